@@ -1,0 +1,3 @@
+"""shaderbuild dxil backend."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""shaderbuild spirv backend."""
+
+__version__ = "0.1.0"

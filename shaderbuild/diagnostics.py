@@ -1,0 +1,124 @@
+"""Diagnostics: source locations, messages and their GNU/MSVC/JSON rendering.
+
+Every user-facing error in the compiler is a `Diagnostic`.  Front-end code raises
+`CompileError` carrying one or more diagnostics; the driver renders them and exits
+with status 1.  A Python traceback reaching the user is always a bug.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLoc:
+    """A position in a source file: 1-based line and column."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """One message: severity is 'error', 'warning' or 'note'."""
+
+    severity: str
+    message: str
+    loc: SourceLoc | None = None
+    notes: list[Diagnostic] = field(default_factory=list)
+    source_line: str | None = None  # the text of loc.line, filled in by the renderer
+
+    def render(self, sources: SourceCache | None = None, style: str = "gnu") -> str:
+        out: list[str] = []
+        self._render_into(out, sources, style)
+        return "\n".join(out)
+
+    def _render_into(self, out: list[str], sources: SourceCache | None, style: str) -> None:
+        if self.loc is None:
+            out.append(f"{self.severity}: {self.message}")
+        elif style == "msvc":
+            out.append(f"{self.loc.file}({self.loc.line},{self.loc.col}): {self.severity}: {self.message}")
+        else:
+            out.append(f"{self.loc}: {self.severity}: {self.message}")
+        if self.loc is not None:
+            line = self.source_line
+            if line is None and sources is not None:
+                line = sources.line(self.loc.file, self.loc.line)
+            if line is not None:
+                line = line.rstrip("\r\n").replace("\t", " ")
+                out.append(line)
+                out.append(" " * max(0, min(self.loc.col - 1, len(line))) + "^")
+        for note in self.notes:
+            note._render_into(out, sources, style)
+
+    def to_json(self) -> dict:
+        d: dict = {"severity": self.severity, "message": self.message}
+        if self.loc is not None:
+            d.update(file=self.loc.file, line=self.loc.line, column=self.loc.col)
+        if self.notes:
+            d["notes"] = [n.to_json() for n in self.notes]
+        return d
+
+
+class CompileError(Exception):
+    """Raised to abandon a compilation; carries the diagnostics that explain why."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = diagnostics
+        super().__init__("; ".join(f"{d.loc}: {d.message}" if d.loc else d.message for d in diagnostics))
+
+
+def error(message: str, loc: SourceLoc | None = None, notes: list[Diagnostic] | None = None) -> CompileError:
+    """Build a CompileError for a single error diagnostic (use as `raise error(...)`)."""
+    return CompileError(Diagnostic("error", message, loc, notes or []))
+
+
+class SourceCache:
+    """Maps file names to their text so renderers can show the offending line."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, list[str]] = {}
+
+    def add(self, name: str, text: str) -> None:
+        self._lines[name] = text.splitlines()
+
+    def line(self, name: str, lineno: int) -> str | None:
+        lines = self._lines.get(name)
+        if lines is None or not 1 <= lineno <= len(lines):
+            return None
+        return lines[lineno - 1]
+
+
+class DiagnosticSink:
+    """Collects warnings (and errors that do not stop compilation immediately)."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def warning(self, message: str, loc: SourceLoc | None = None) -> None:
+        self.items.append(Diagnostic("warning", message, loc))
+
+    def error(self, message: str, loc: SourceLoc | None = None) -> None:
+        self.items.append(Diagnostic("error", message, loc))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+    def raise_if_errors(self) -> None:
+        if self.errors:
+            raise CompileError(self.errors)
+
+
+def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = "gnu") -> str:
+    """Render diagnostics as text ('gnu' or 'msvc') or as JSON lines ('json')."""
+    if fmt == "json":
+        return "\n".join(json.dumps(d.to_json(), sort_keys=True) for d in diags)
+    return "\n".join(d.render(sources, fmt) for d in diags)

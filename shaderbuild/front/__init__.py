@@ -1,0 +1,1 @@
+"""Front end: preprocessor, lexer, parser, semantic analysis (AST → IR)."""

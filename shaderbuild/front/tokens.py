@@ -1,0 +1,41 @@
+"""The token type shared by the lexer, the preprocessor and the parser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from ..diagnostics import SourceLoc
+
+
+class TokKind(Enum):
+    IDENT = "identifier"
+    INT = "integer literal"
+    FLOAT = "floating literal"
+    STRING = "string literal"
+    CHAR = "character literal"
+    PUNCT = "punctuator"
+    EOF = "end of file"
+
+
+@dataclass(slots=True)
+class Token:
+    """A preprocessed token.
+
+    `loc` is where the token's spelling came from (the file it was read from, or
+    for a macro expansion the place of the macro use); `expansion` names the macro
+    whose expansion produced it, for "in expansion of macro" notes.
+    """
+
+    kind: TokKind
+    text: str
+    loc: SourceLoc
+    expansion: tuple[str, SourceLoc] | None = None
+    leading_space: bool = False  # whitespace precedes it (for # stringizing)
+    at_line_start: bool = False  # first token on its line (for directive detection)
+
+    def is_punct(self, text: str) -> bool:
+        return self.kind is TokKind.PUNCT and self.text == text
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind.name}, {self.text!r}, {self.loc})"

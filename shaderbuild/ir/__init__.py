@@ -1,0 +1,9 @@
+"""The one intermediate representation shared by every pass and backend.
+
+`types` holds interned value types; `nodes` holds the module, its globals,
+functions, structured statements and typed expression trees.  See
+ARCHITECTURE.md for the contract backends rely on.
+"""
+
+from .nodes import *  # noqa: F401,F403
+from .types import *  # noqa: F401,F403

@@ -1,0 +1,422 @@
+"""IR nodes: module, variables, functions, structured statements, typed expressions.
+
+Design (after naga/Tint): expressions are side-effect-free typed trees except
+`Call` and `Intrinsic`, whose evaluation order is left-to-right, depth-first;
+statements form a structured tree (if / loop / switch), so the SPIR-V backend
+can emit structured control flow directly and the DXIL backend lowers it to a
+reducible CFG.  Memory locations are *places* (VarRef, FieldRef, IndexRef,
+SwizzleRef, BufferElem); a place is read with `Load` and written with `Store`.
+
+Semantic analysis has already:
+  * resolved every name, overload and intrinsic;
+  * inserted every implicit conversion (operands of Binary have equal types,
+    except shifts; comparisons yield bool / bool vectors);
+  * lowered `&&`, `||` and `?:` on scalars to control flow (HLSL 2021
+    short-circuit), so `Binary('land'|'lor')` and `Select` are component-wise;
+  * made out/inout arguments caller temporaries: a `Call` argument for an
+    out/inout parameter is always a `VarRef` to a function-local temporary;
+  * lowered compound assignment, ++/--, and the comma operator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..diagnostics import SourceLoc
+from .types import Type
+
+__all__ = [
+    "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "VarRef",
+    "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
+    "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
+    "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
+    "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
+    "BINARY_OPS", "walk_stmts", "walk_expr",
+]
+
+
+class Storage(Enum):
+    FUNCTION = "function"        # a local or a temporary
+    PRIVATE = "private"          # `static` globals
+    WORKGROUP = "groupshared"
+    UNIFORM = "uniform"          # resources, cbuffers, $Globals
+    PUSH_CONSTANT = "push_constant"
+    INPUT = "input"              # stage inputs (created by the entry wrapper pass)
+    OUTPUT = "output"
+
+
+@dataclass(slots=True)
+class VkBinding:
+    """Vulkan view of a resource, assigned by passes/vk_bindings.py."""
+
+    set: int
+    binding: int
+    counter_binding: int | None = None
+
+
+@dataclass(slots=True)
+class Binding:
+    """HLSL view of a resource binding.  `register` None means "not given"."""
+
+    register_class: str          # 't' | 'u' | 'b' | 's'
+    register: int | None
+    space: int = 0
+    count: int | None = 1        # flattened array size; None = unbounded
+    vk_explicit: tuple[int, int] | None = None  # [[vk::binding(b, s)]]
+    vk_counter_explicit: int | None = None      # [[vk::counter_binding(b)]]
+    vk: VkBinding | None = None
+
+
+@dataclass(slots=True)
+class IOInfo:
+    """Stage input/output: semantic and where it lands in each target."""
+
+    semantic: str                # as written, upper-cased index stripped: 'SV_DispatchThreadID', 'TEXCOORD'
+    index: int = 0               # semantic index (TEXCOORD3 -> 3)
+    builtin: str | None = None   # SPIR-V BuiltIn name, or None for a Location
+    location: int | None = None
+    interpolation: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Variable:
+    name: str
+    type: Type
+    storage: Storage
+    loc: SourceLoc | None = None
+    binding: Binding | None = None
+    io: IOInfo | None = None
+    const: bool = False
+    init: Expr | None = None     # constant initializer of a global (static const tables)
+
+    def __repr__(self) -> str:
+        return f"Variable({self.name}: {self.type}, {self.storage.value})"
+
+
+# ---------------------------------------------------------------- expressions
+
+class Expr:
+    """Base class; every expression has `.type` (an ir.types.Type)."""
+
+    __slots__ = ()
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Const(Expr):
+    """A scalar or vector constant: value is a Python bool/int/float, or a tuple for vectors."""
+
+    type: Type
+    value: Any
+
+
+@dataclass(slots=True, eq=False)
+class VarRef(Expr):
+    var: Variable
+    type: Type = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.type = self.var.type
+
+
+@dataclass(slots=True, eq=False)
+class FieldRef(Expr):
+    """Place: field `index` of a struct place."""
+
+    base: Expr
+    index: int
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class IndexRef(Expr):
+    """Place: element of an array place, component of a vector place, row of a matrix place."""
+
+    base: Expr
+    index: Expr
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class SwizzleRef(Expr):
+    """Place: components of a vector place (distinct components when stored to)."""
+
+    base: Expr
+    comps: tuple[int, ...]
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class BufferElem(Expr):
+    """Place: element `index` of a buffer resource; `resource` is a place of Resource type."""
+
+    resource: Expr
+    index: Expr
+    type: Type
+
+
+PLACE_TYPES = (VarRef, FieldRef, IndexRef, SwizzleRef, BufferElem)
+
+
+@dataclass(slots=True, eq=False)
+class Load(Expr):
+    place: Expr
+    type: Type
+
+
+UNARY_OPS = ("neg", "not", "bitnot")
+BINARY_OPS = (
+    "add", "sub", "mul", "div", "mod",      # component-wise arithmetic; mod is fmod/srem/urem
+    "shl", "shr",                           # shr is arithmetic for int, logical for uint
+    "bitand", "bitor", "bitxor",
+    "land", "lor",                          # component-wise on bool values (no short circuit)
+    "eq", "ne", "lt", "le", "gt", "ge",     # yield bool / bool vector
+)
+
+
+@dataclass(slots=True, eq=False)
+class Unary(Expr):
+    op: str
+    operand: Expr
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Binary(Expr):
+    op: str
+    lhs: Expr
+    rhs: Expr
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Select(Expr):
+    """Component-wise select: cond is bool or bool vector of the result's size."""
+
+    cond: Expr
+    true: Expr
+    false: Expr
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Convert(Expr):
+    """Numeric conversion between scalar/vector/matrix types of equal shape
+    (bool <-> int <-> float, widths).  Shape changes are explicit via
+    Swizzle (truncation) or Construct (splat)."""
+
+    value: Expr
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Bitcast(Expr):
+    """Reinterpret bits between types of equal size (asuint, asfloat, ...)."""
+
+    value: Expr
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Construct(Expr):
+    """Build a vector/matrix/array/struct from parts whose components, in order,
+    fill the result.  For vectors the parts are scalars or vectors; for matrices
+    the parts are the row vectors; for arrays/structs one part per element/field."""
+
+    type: Type
+    parts: list[Expr]
+
+
+@dataclass(slots=True, eq=False)
+class Swizzle(Expr):
+    value: Expr
+    comps: tuple[int, ...]
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Extract(Expr):
+    """Constant-index extraction: struct field, array element, vector component, matrix row."""
+
+    value: Expr
+    index: int
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Call(Expr):
+    """Call of a user function.  Arguments of out/inout parameters are VarRef places."""
+
+    func: Function
+    args: list[Expr]
+    type: Type
+
+
+@dataclass(slots=True, eq=False)
+class Intrinsic(Expr):
+    """A built-in function or resource method, by its table name (see
+    front/intrinsics.py).  Resource methods take the resource place first."""
+
+    name: str
+    args: list[Expr]
+    type: Type
+
+
+# ----------------------------------------------------------------- statements
+
+class Stmt:
+    __slots__ = ()
+
+
+@dataclass(slots=True, eq=False)
+class Store(Stmt):
+    place: Expr
+    value: Expr
+    loc: SourceLoc | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Eval(Stmt):
+    """Evaluate an expression for its side effects (a call, an atomic, a barrier)."""
+
+    expr: Expr
+    loc: SourceLoc | None = None
+
+
+@dataclass(slots=True, eq=False)
+class If(Stmt):
+    cond: Expr
+    then: list[Stmt]
+    else_: list[Stmt]
+    hint: str | None = None      # 'branch' | 'flatten'
+
+
+@dataclass(slots=True, eq=False)
+class Loop(Stmt):
+    """`loop { body; continuing: continuing; if (break_if) break; }` - exits only by Break/Return."""
+
+    body: list[Stmt]
+    continuing: list[Stmt] = field(default_factory=list)
+    break_if: Expr | None = None
+    hint: str | None = None      # 'unroll' | 'loop' | 'fastopt'
+    unroll_count: int | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Return(Stmt):
+    value: Expr | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Discard(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class SwitchCase:
+    """values: the case labels (empty for a pure `default:`); a body that does
+    not end in Break/Return/Continue falls through into the next case."""
+
+    values: list[int]
+    is_default: bool
+    body: list[Stmt]
+
+
+@dataclass(slots=True, eq=False)
+class Switch(Stmt):
+    selector: Expr
+    cases: list[SwitchCase]
+
+
+# -------------------------------------------------------------- functions etc.
+
+@dataclass(slots=True, eq=False)
+class Param:
+    var: Variable
+    direction: str = "in"        # 'in' | 'out' | 'inout'
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    name: str
+    params: list[Param]
+    return_type: Type
+    body: list[Stmt] = field(default_factory=list)
+    locals: list[Variable] = field(default_factory=list)
+    loc: SourceLoc | None = None
+
+    def __repr__(self) -> str:
+        return f"Function({self.name})"
+
+
+@dataclass(slots=True, eq=False)
+class EntryPoint:
+    """The shader entry.  After passes/entry_wrapper.py, `function` is a
+    parameterless void wrapper that loads `inputs`, calls `source_function`
+    and stores `outputs` (all Storage.INPUT/OUTPUT globals with IOInfo)."""
+
+    name: str
+    stage: str                   # 'compute' | 'vertex' | 'pixel'
+    source_function: Function
+    function: Function | None = None
+    numthreads: tuple[int, int, int] | None = None
+    inputs: list[Variable] = field(default_factory=list)
+    outputs: list[Variable] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class Module:
+    stage: str
+    shader_model: tuple[int, int]
+    globals: list[Variable] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)   # callees before callers
+    entry: EntryPoint | None = None
+    source_files: list[str] = field(default_factory=list)     # every file the preprocessor read
+
+    @property
+    def resources(self) -> list[Variable]:
+        return [g for g in self.globals if g.binding is not None]
+
+
+# ------------------------------------------------------------------- walking
+
+def walk_stmts(stmts: list[Stmt]):
+    """Yield every statement in a statement list, depth-first, pre-order."""
+    for s in stmts:
+        yield s
+        if isinstance(s, If):
+            yield from walk_stmts(s.then)
+            yield from walk_stmts(s.else_)
+        elif isinstance(s, Loop):
+            yield from walk_stmts(s.body)
+            yield from walk_stmts(s.continuing)
+        elif isinstance(s, Switch):
+            for c in s.cases:
+                yield from walk_stmts(c.body)
+
+
+def walk_expr(e: Expr):
+    """Yield an expression and all its sub-expressions, pre-order."""
+    yield e
+    for name in getattr(type(e), "__slots__", ()):
+        if name == "type":
+            continue
+        v = getattr(e, name)
+        if isinstance(v, Expr):
+            yield from walk_expr(v)
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, Expr):
+                    yield from walk_expr(x)

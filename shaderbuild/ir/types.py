@@ -1,0 +1,181 @@
+"""IR types.  All are frozen dataclasses, so equal types compare and hash equal
+(structural interning); construct them freely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
+    "Resource", "VOID", "BOOL", "INT", "UINT", "FLOAT", "DOUBLE", "HALF", "INT64", "UINT64",
+    "INT16", "UINT16", "scalar_of", "component_count", "vec", "is_numeric",
+]
+
+
+class Type:
+    """Base class of IR types."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VoidType(Type):
+    def __str__(self) -> str:
+        return "void"
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar(Type):
+    """kind is 'bool', 'int', 'uint' or 'float'; width in bits (bool is 32 in memory)."""
+
+    kind: str
+    width: int = 32
+
+    def __str__(self) -> str:
+        if self.kind == "bool":
+            return "bool"
+        if self.kind == "float":
+            return {16: "half", 32: "float", 64: "double"}[self.width]
+        base = self.kind
+        return base if self.width == 32 else f"{base}{self.width}_t"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind == "int"
+
+
+@dataclass(frozen=True, slots=True)
+class Vector(Type):
+    elem: Scalar
+    size: int
+
+    def __str__(self) -> str:
+        return f"{self.elem}{self.size}"
+
+
+@dataclass(frozen=True, slots=True)
+class Matrix(Type):
+    """An HLSL matrix: `rows` x `cols` of `elem` (HLSL's row/column convention)."""
+
+    elem: Scalar
+    rows: int
+    cols: int
+
+    def __str__(self) -> str:
+        return f"{self.elem}{self.rows}x{self.cols}"
+
+
+@dataclass(frozen=True, slots=True)
+class Array(Type):
+    """A fixed array, or a runtime-sized one when size is None."""
+
+    elem: Type
+    size: int | None
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{'' if self.size is None else self.size}]"
+
+
+@dataclass(frozen=True, slots=True)
+class StructField:
+    name: str
+    type: Type
+    semantic: str | None = None
+    interpolation: str | None = None
+    row_major: bool | None = None  # matrix majorness override; None = module default
+    vk_offset: int | None = None
+    vk_location: int | None = None
+    vk_builtin: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Struct(Type):
+    name: str
+    fields: tuple[StructField, ...]
+
+    def field_index(self, name: str) -> int:
+        for i, f in enumerate(self.fields):
+            if f.name == name:
+                return i
+        raise KeyError(name)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Resource(Type):
+    """An opaque resource.  kind is the HLSL spelling ('RWStructuredBuffer',
+    'Texture2D', 'SamplerState', ...); elem is the element type where there is one."""
+
+    kind: str
+    elem: Type | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind}<{self.elem}>" if self.elem is not None else self.kind
+
+    @property
+    def register_class(self) -> str:
+        """The D3D register class letter: t, u, b or s."""
+        if self.kind in ("SamplerState", "SamplerComparisonState"):
+            return "s"
+        if self.kind.startswith(("RW", "Append", "Consume", "RasterizerOrdered")):
+            return "u"
+        if self.kind in ("cbuffer", "ConstantBuffer"):
+            return "b"
+        return "t"
+
+
+VOID = VoidType()
+BOOL = Scalar("bool")
+INT = Scalar("int")
+UINT = Scalar("uint")
+FLOAT = Scalar("float")
+DOUBLE = Scalar("float", 64)
+HALF = Scalar("float", 16)
+INT64 = Scalar("int", 64)
+UINT64 = Scalar("uint", 64)
+INT16 = Scalar("int", 16)
+UINT16 = Scalar("uint", 16)
+
+
+def scalar_of(t: Type) -> Scalar | None:
+    """The component scalar of a scalar, vector or matrix type, else None."""
+    if isinstance(t, Scalar):
+        return t
+    if isinstance(t, (Vector, Matrix)):
+        return t.elem
+    return None
+
+
+def component_count(t: Type) -> int:
+    """Number of scalar components of a numeric type (recursively for aggregates)."""
+    if isinstance(t, Scalar):
+        return 1
+    if isinstance(t, Vector):
+        return t.size
+    if isinstance(t, Matrix):
+        return t.rows * t.cols
+    if isinstance(t, Array):
+        return (t.size or 0) * component_count(t.elem)
+    if isinstance(t, Struct):
+        return sum(component_count(f.type) for f in t.fields)
+    return 0
+
+
+def vec(elem: Scalar, n: int) -> Type:
+    """A vector of n elements, or the scalar itself when n == 1."""
+    return elem if n == 1 else Vector(elem, n)
+
+
+def is_numeric(t: Type) -> bool:
+    return isinstance(t, (Scalar, Vector, Matrix))

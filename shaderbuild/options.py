@@ -1,0 +1,71 @@
+"""Compile options: everything that changes a compiled binary.
+
+The build engine hashes `CompileOptions.cache_fields()` into its cache key, so
+every field here must be deterministic and JSON-serialisable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from .diagnostics import error
+
+STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel"}
+_PROFILE_RE = re.compile(r"^(cs|vs|ps)_6_([0-8])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    stage: str          # 'compute' | 'vertex' | 'pixel'
+    major: int
+    minor: int
+
+    @property
+    def short(self) -> str:
+        return {v: k for k, v in STAGES.items()}[self.stage]
+
+    def __str__(self) -> str:
+        return f"{self.short}_{self.major}_{self.minor}"
+
+
+def parse_profile(text: str) -> Profile:
+    """Parse a DXC profile such as 'cs_6_0' (SM 6.0 through 6.8)."""
+    m = _PROFILE_RE.match(text)
+    if not m:
+        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x or ps_6_x)")
+    return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
+
+
+@dataclass(frozen=True, slots=True)
+class BindingShift:
+    """DXC's -fvk-{b,t,s,u}-shift N <space|all>."""
+
+    register_class: str   # 'b' | 't' | 's' | 'u'
+    shift: int
+    space: int | None     # None = all spaces
+
+
+@dataclass(slots=True)
+class CompileOptions:
+    entry: str = "main"
+    profile: str = "cs_6_0"
+    target: str = "spirv"
+    defines: dict[str, str] = field(default_factory=dict)
+    include_dirs: list[str] = field(default_factory=list)
+    binding_shifts: list[BindingShift] = field(default_factory=list)
+    vk_target_env: str = "vulkan1.1"
+    dxil_hash: str = "bypass"       # 'bypass' | 'retail'
+    hlsl_version: int = 2021
+    enable_16bit_types: bool = False
+
+    def cache_fields(self) -> dict:
+        """A stable, JSON-serialisable view used in cache keys."""
+        d = asdict(self)
+        d["defines"] = sorted(self.defines.items())
+        d["binding_shifts"] = [[s.register_class, s.shift, s.space] for s in self.binding_shifts]
+        return d
+
+    @property
+    def parsed_profile(self) -> Profile:
+        return parse_profile(self.profile)

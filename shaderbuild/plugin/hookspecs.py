@@ -1,0 +1,68 @@
+"""Hook specifications for shaderbuild backends.
+
+A backend is an ordinary pluggy plugin registered under the entry-point group
+``shaderbuild``; the core never imports one directly.  A backend module
+implements the hooks below with ``@shaderbuild.plugin.hookimpl``::
+
+    @hookimpl
+    def shaderbuild_register_backends():
+        return [BackendInfo(name="spirv", extension=".spv", description="...")]
+
+    @hookimpl
+    def shaderbuild_compile(module, target, options):
+        if target != "spirv":
+            return None
+        return BackendResult(binary=..., reflection={...}, disassembly=...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..ir import Module
+    from ..options import CompileOptions
+
+PROJECT = "shaderbuild"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@dataclass(frozen=True, slots=True)
+class BackendInfo:
+    """What a backend declares about itself."""
+
+    name: str            # the --target value, e.g. 'spirv'
+    extension: str       # output file extension, e.g. '.spv'
+    description: str = ""
+    version: str = ""    # the backend's own version; part of every cache key
+
+
+@dataclass(slots=True)
+class BackendResult:
+    """What a backend returns for one compiled module."""
+
+    binary: bytes
+    reflection: dict = field(default_factory=dict)   # backend view merged into the manifest
+    disassembly: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # warnings only
+
+
+@hookspec
+def shaderbuild_register_backends() -> list[BackendInfo]:
+    """Return the backends this plugin provides."""
+
+
+@hookspec(firstresult=True)
+def shaderbuild_compile(module: Module, target: str, options: CompileOptions) -> BackendResult | None:
+    """Compile the IR module for `target`; return None when `target` is not yours.
+
+    The module has been through the shared passes (entry wrapper, Vulkan binding
+    assignment); a backend may transform it further in place.  Raise
+    `diagnostics.CompileError` for user errors (e.g. an operation the profile
+    does not allow); anything else is reported as an internal compiler error.
+    """
