@@ -8,10 +8,13 @@ diagnostics in the result.
 
 from __future__ import annotations
 
+import os
+import time
+import traceback
 from dataclasses import dataclass, field
 
-from .diagnostics import Diagnostic, SourceCache
-from .options import CompileOptions
+from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, error
+from .options import CompileOptions, Profile, parse_profile
 
 
 @dataclass(slots=True)
@@ -24,3 +27,125 @@ class CompileResult:
     dependencies: list[str] = field(default_factory=list)   # every file the preprocessor read
     sources: SourceCache = field(default_factory=SourceCache)
     timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds
+
+
+
+def predefined_macros(options: CompileOptions, profile: Profile) -> dict[str, str]:
+    """Macros the compiler defines, as DXC does."""
+    stage_numbers = {"pixel": 0, "vertex": 1, "compute": 5}
+    macros = {
+        "__HLSL_VERSION": str(options.hlsl_version),
+        "__SHADER_TARGET_STAGE": str(stage_numbers[profile.stage]),
+        "__SHADER_TARGET_MAJOR": str(profile.major),
+        "__SHADER_TARGET_MINOR": str(profile.minor),
+        "__SHADERBUILD__": "1",
+    }
+    if options.enable_16bit_types:
+        macros["__HLSL_ENABLE_16_BIT"] = "1"
+    if options.target == "spirv":
+        macros["__spirv__"] = "1"
+    return macros
+
+
+def source_display_name(path: str) -> str:
+    """The name recorded in manifests: relative to the working directory when
+    the file lies below it, else the base name (never an absolute path)."""
+    rel = os.path.relpath(os.path.abspath(path))
+    return os.path.basename(path) if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _check_target(host, target: str) -> None:
+    backends = host.backends()
+    if target in backends:
+        return
+    for failed in host.failed:
+        if failed.name == target:
+            raise error(f"backend '{target}' ({failed.distribution}) failed to load: {failed.error}")
+    available = ", ".join(backends) or "none"
+    raise error(f"no backend for target '{target}' is installed (available: {available}); "
+                f"install shaderbuild-{target}")
+
+
+def compile_file(
+    path: str,
+    options: CompileOptions,
+    *,
+    text: str | None = None,
+    reader=None,
+    host=None,
+) -> CompileResult:
+    """Compile one entry point of one HLSL file for `options.target`.
+
+    `text` overrides the file's contents; `reader(path) -> bytes` lets the build
+    engine share a file cache; `host` is a PluginHost (default: the process-wide
+    one).  Never raises for bad input; see CompileResult.ok / .diagnostics.
+    """
+    from .front.parser import parse
+    from .front.preprocessor import preprocess
+    from .front.sema import analyze
+    from .passes import run_shared_passes
+    from .plugin import get_host
+    from .reflect import build_manifest
+
+    result = CompileResult(ok=False)
+    timings = result.timings
+    sink = DiagnosticSink()
+    t = time.perf_counter()
+
+    def lap(phase: str) -> None:
+        nonlocal t
+        now = time.perf_counter()
+        timings[phase] = timings.get(phase, 0.0) + now - t
+        t = now
+
+    try:
+        profile = parse_profile(options.profile)
+        host = host or get_host()
+        _check_target(host, options.target)
+        pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
+                        predefined=predefined_macros(options, profile), sources=result.sources, reader=reader)
+        result.dependencies = list(pp.files)
+        sink.items.extend(pp.warnings)
+        lap("preprocess")
+        tu = parse(pp.tokens)
+        lap("parse")
+        module = analyze(tu, options, profile, sink, list(pp.files), path)
+        lap("sema")
+        run_shared_passes(module, options)
+        lap("passes")
+        backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
+        if backend is None:
+            raise error(f"backend '{options.target}' returned no result")
+        sink.items.extend(backend.diagnostics)
+        lap("emit")
+        result.binary = backend.binary
+        result.disassembly = backend.disassembly
+        result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection)
+        result.ok = True
+    except CompileError as e:
+        sink.items.extend(e.diagnostics)
+    except RecursionError:
+        sink.items.append(Diagnostic("error", "program too deeply nested for the compiler (recursion limit)"))
+    except Exception as e:  # noqa: BLE001 - a bug must become a diagnostic, never a traceback
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
+        sink.items.append(Diagnostic("error", f"internal compiler error: {type(e).__name__}: {e} (at {where}); "
+                                              f"please report this with the shader"))
+    result.diagnostics = sink.items
+    if result.ok and any(d.severity == "error" for d in sink.items):
+        result.ok = False
+    if not result.ok:
+        result.binary = result.manifest = result.disassembly = None
+    return result
+
+
+def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:
+    """Every file the preprocessor reads for this file and options (absolute paths).
+
+    Raises CompileError when preprocessing fails (e.g. a missing include)."""
+    from .front.preprocessor import preprocess
+
+    profile = parse_profile(options.profile)
+    pp = preprocess(path, defines=options.defines, include_dirs=options.include_dirs,
+                    predefined=predefined_macros(options, profile), reader=reader)
+    return list(pp.files)

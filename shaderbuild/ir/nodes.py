@@ -372,6 +372,7 @@ class EntryPoint:
     source_function: Function
     function: Function | None = None
     numthreads: tuple[int, int, int] | None = None
+    return_semantic: str | None = None
     inputs: list[Variable] = field(default_factory=list)
     outputs: list[Variable] = field(default_factory=list)
 

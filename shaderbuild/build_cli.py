@@ -1,0 +1,180 @@
+"""`shaderbuild build | clean | list | explain`: argparse front end of shaderbuild.build.
+
+The lead's shaderbuild/cli.py calls `add_build_commands(subparsers)`; each
+subcommand stores its handler in `args.func(args) -> int` (exit status).
+Imports are lazy so `shaderbuild build` on an up-to-date tree stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+DIAG_FORMATS = ("gnu", "msvc", "json")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("directory", nargs="?", default=".", help="project directory or project file (default: .)")
+    p.add_argument("-o", "--output-dir", help="build into this directory instead of the project's output_dir")
+    p.add_argument("--target", dest="backends", action="append", metavar="BACKEND",
+                   help="only this backend (spirv, dxil, ...); repeatable")
+    p.add_argument("--filter", dest="filters", action="append", metavar="GLOB",
+                   help="only targets whose name, id or source path matches; repeatable")
+
+
+def add_build_commands(subparsers) -> None:
+    """Register build/clean/list/explain on an argparse subparsers object."""
+    b = subparsers.add_parser("build", help="compile a shader project incrementally")
+    _common(b)
+    b.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    b.add_argument("--force", action="store_true", help="rebuild every selected target")
+    b.add_argument("--keep-going", action="store_true", help="continue after a failed target")
+    b.add_argument("--no-wait", action="store_true", help="fail instead of waiting for a concurrent build")
+    b.add_argument("--diagnostics-format", choices=DIAG_FORMATS, default="gnu")
+    b.add_argument("--report", metavar="FILE", help="write the build report as JSON ('-' for stdout)")
+    b.add_argument("-q", "--quiet", action="store_true", help="no per-target lines when not on a terminal")
+    b.set_defaults(func=cmd_build)
+
+    c = subparsers.add_parser("clean", help="remove everything a build wrote")
+    c.add_argument("directory", nargs="?", default=".")
+    c.add_argument("-o", "--output-dir")
+    c.add_argument("--no-wait", action="store_true")
+    c.set_defaults(func=cmd_clean)
+
+    ls = subparsers.add_parser("list", help="list the project's targets")
+    _common(ls)
+    ls.add_argument("--status", action="store_true", help="also show whether each target is up to date")
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+    ls.set_defaults(func=cmd_list)
+
+    e = subparsers.add_parser("explain", help="show a target's cache key and why it would (not) rebuild")
+    e.add_argument("target", help="target name, id, or glob")
+    _common(e)
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=cmd_explain)
+
+
+def _load(args):
+    from .build.config import load_project
+
+    return load_project(args.directory, output_dir=args.output_dir)
+
+
+def _config_errors(exc, style: str = "gnu") -> int:
+    for err in exc.errors:
+        print(err.render("msvc" if style == "msvc" else "gnu"), file=sys.stderr)
+    return 1
+
+
+def _planned(args):
+    from .build.targets import plan, select
+
+    project = _load(args)
+    return project, select(plan(project, backends=args.backends), args.filters)
+
+
+def cmd_build(args) -> int:
+    from .build.config import ConfigFileError
+    from .build.lock import LockBusy
+    from .build.scheduler import build
+
+    try:
+        project, targets = _planned(args)
+        full = not args.filters and not args.backends
+        report = build(project, None if full else targets, jobs=args.jobs, force=args.force,
+                       keep_going=args.keep_going, diag_format=args.diagnostics_format,
+                       wait=not args.no_wait, quiet=args.quiet)
+    except ConfigFileError as exc:
+        return _config_errors(exc, args.diagnostics_format)
+    except LockBusy as exc:
+        print(f"shaderbuild: error: {exc}", file=sys.stderr)
+        return 1
+    for dup in report.duplicates:
+        print(f"note: {dup['shader']}: identical outputs for permutations " + ", ".join(
+            f"[{k}]" for k in dup["permutations"]), file=sys.stderr)
+    print(report.summary(), file=sys.stderr)
+    if args.report:
+        text = json.dumps(report.to_json(), indent=2, sort_keys=True)
+        if args.report == "-":
+            print(text)
+        else:
+            with open(args.report, "w") as f:
+                f.write(text + "\n")
+    return 0 if report.ok else 1
+
+
+def cmd_clean(args) -> int:
+    from .build.clean import clean
+    from .build.config import ConfigFileError
+    from .build.lock import LockBusy
+
+    try:
+        removed = clean(_load(args), wait=not args.no_wait, on_wait=lambda m: print(m, file=sys.stderr))
+    except ConfigFileError as exc:
+        return _config_errors(exc)
+    except LockBusy as exc:
+        print(f"shaderbuild: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"shaderbuild: removed {len(removed)} file(s)", file=sys.stderr)
+    return 0
+
+
+def cmd_list(args) -> int:
+    from .build.cache import BuildDB
+    from .build.config import ConfigFileError
+    from .build.files import FileState
+    from .build.scheduler import is_up_to_date
+
+    try:
+        project, targets = _planned(args)
+    except ConfigFileError as exc:
+        return _config_errors(exc)
+    db = BuildDB.load(project.output_dir) if args.status else None
+    fs = FileState()
+    rows = []
+    for t in targets:
+        row = {"name": t.name, "id": t.tid, "binary": t.outputs["binary"]}
+        if db is not None:
+            row["fresh"] = is_up_to_date(project, t, db=db, fs=fs).fresh
+        rows.append(row)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            state = "" if db is None else ("  up-to-date" if row["fresh"] else "  stale")
+            print(f"{row['id']}  {row['name']}{state}")
+    return 0
+
+
+def cmd_explain(args) -> int:
+    from .build.config import ConfigFileError
+    from .build.explain import explain, explain_data
+    from .build.targets import plan, select
+
+    try:
+        project = _load(args)
+        targets = select(select(plan(project, backends=args.backends), [args.target]), args.filters)
+    except ConfigFileError as exc:
+        return _config_errors(exc)
+    if not targets:
+        print(f"shaderbuild: error: no target matches '{args.target}' (see 'shaderbuild list')", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([explain_data(project, t) for t in targets], indent=2, sort_keys=True))
+    else:
+        print(explain(project, targets))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Standalone entry (`python -m shaderbuild.build_cli`) until the main CLI wires these in."""
+    parser = argparse.ArgumentParser(prog="shaderbuild")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_build_commands(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

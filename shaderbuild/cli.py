@@ -1,0 +1,177 @@
+"""The `shaderbuild` command line.
+
+Sub-commands: compile (one shader, DXC-style options), plugins, and the
+project commands build / clean / list / explain (see build_cli.py).  Imports
+are lazy so that start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+SHIFT_OPTIONS = ("b", "t", "s", "u")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors: exit 1 like every other error, no traceback
+        self.print_usage(sys.stderr)
+        print(f"shaderbuild: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def _add_compile(sub) -> None:
+    p = sub.add_parser("compile", help="compile one entry point of one HLSL file",
+                       description="Compile one HLSL entry point to SPIR-V or DXIL (DXC-compatible spellings accepted).")
+    p.add_argument("source", help="HLSL source file")
+    p.add_argument("-T", dest="profile", required=True, help="profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x")
+    p.add_argument("-E", dest="entry", default="main", help="entry point name (default: main)")
+    p.add_argument("--target", choices=None, default=None, help="backend: spirv or dxil (default: dxil, as DXC)")
+    p.add_argument("-spirv", action="store_true", help="same as --target spirv")
+    p.add_argument("-o", "-Fo", dest="output", help="output binary path")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument("--manifest", help="write the binding manifest JSON here")
+    p.add_argument("--Fc", "-Fc", dest="disassembly", help="write the disassembly here")
+    for cls in SHIFT_OPTIONS:
+        p.add_argument(f"-fvk-{cls}-shift", dest=f"shift_{cls}", nargs=2, action="append", default=[],
+                       metavar=("N", "SPACE"), help=f"shift '{cls}' registers by N in SPACE (a number or 'all')")
+    p.add_argument("-fspv-target-env", "--vk-target-env", dest="vk_target_env", default="vulkan1.1",
+                   choices=["vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"])
+    p.add_argument("--dxil-hash", choices=["bypass", "retail"], default="bypass",
+                   help="container hash: BYPASS pattern (default) or the retail algorithm")
+    p.add_argument("-HV", dest="hlsl_version", type=int, choices=[2016, 2017, 2018, 2021], default=2021)
+    p.add_argument("-enable-16bit-types", dest="enable_16bit", action="store_true")
+    p.add_argument("--diagnostics-format", choices=["gnu", "msvc", "json"], default="gnu")
+    p.add_argument("--time-report", action="store_true", help="print the time spent in each phase")
+    p.set_defaults(func=cmd_compile)
+
+
+def _parse_defines(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        out[name] = value if "=" in item else "1"
+    return out
+
+
+def _parse_shifts(args) -> list:
+    from .diagnostics import error
+    from .options import BindingShift
+
+    shifts = []
+    for cls in SHIFT_OPTIONS:
+        for n, space in getattr(args, f"shift_{cls}"):
+            try:
+                shift = int(n)
+                sp = None if space == "all" else int(space)
+            except ValueError:
+                raise error(f"-fvk-{cls}-shift expects a number and a space number or 'all', got '{n} {space}'") from None
+            shifts.append(BindingShift(cls, shift, sp))
+    return shifts
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write via a temporary file in the same directory and os.replace."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_compile(args) -> int:
+    from .compiler import compile_file
+    from .diagnostics import CompileError, render_all
+    from .options import CompileOptions
+    from .reflect.manifest import dumps
+
+    target = "spirv" if args.spirv else (args.target or "dxil")
+    try:
+        options = CompileOptions(
+            entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
+            include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
+            dxil_hash=args.dxil_hash, hlsl_version=args.hlsl_version, enable_16bit_types=args.enable_16bit)
+    except CompileError as e:
+        print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
+        return 1
+    result = compile_file(args.source, options)
+    if result.diagnostics:
+        print(render_all(result.diagnostics, result.sources, args.diagnostics_format), file=sys.stderr)
+    if args.time_report:
+        total = sum(result.timings.values())
+        for phase, secs in result.timings.items():
+            print(f"{phase:>12}: {secs * 1000:8.2f} ms", file=sys.stderr)
+        print(f"{'total':>12}: {total * 1000:8.2f} ms", file=sys.stderr)
+    if not result.ok:
+        return 1
+    outputs = []
+    if args.output:
+        outputs.append((args.output, result.binary))
+    if args.manifest:
+        outputs.append((args.manifest, dumps(result.manifest).encode()))
+    if args.disassembly:
+        outputs.append((args.disassembly, (result.disassembly or "").encode()))
+    if not outputs:
+        print("shaderbuild: warning: no output requested (use -o, --manifest or --Fc)", file=sys.stderr)
+    try:
+        for path, data in outputs:
+            write_atomic(path, data)
+    except OSError as e:
+        print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_plugins(args) -> int:
+    from .plugin import get_host
+
+    host = get_host()
+    backends = host.backends()
+    if not backends and not host.failed:
+        print("no backends installed (pip install shaderbuild-spirv shaderbuild-dxil)")
+    for name, b in backends.items():
+        print(f"{name:8} {b.distribution} {b.dist_version}  {b.info.description}")
+    for f in host.failed:
+        print(f"{f.name:8} {f.distribution}  FAILED TO LOAD: {f.error}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(prog="shaderbuild", description="HLSL to SPIR-V and DXIL compiler and shader build tool")
+    parser.add_argument("--version", action="version", version=f"shaderbuild {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    _add_compile(sub)
+    p = sub.add_parser("plugins", help="list the installed backends")
+    p.set_defaults(func=cmd_plugins)
+    try:
+        from .build_cli import add_build_commands
+    except ImportError:
+        add_build_commands = None
+    if add_build_commands is not None:
+        add_build_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("shaderbuild: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

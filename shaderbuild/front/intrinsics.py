@@ -1,0 +1,101 @@
+"""The intrinsic function table: name, parameter/return patterns, allowed
+component kinds, stage and shader-model limits.
+
+Patterns (see sema/calls.py for resolution):
+  T  generic numeric (scalar, vector or matrix); all T parameters unify
+  V  like T but scalar or vector only
+  S  scalar of the unified component type
+  O  an `out` place of the unified type
+  u  uint scalar
+  b  bool scalar (condition)
+Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
+shape), I (int, same shape), u (uint scalar), u4 (uint4), v (void).
+Kinds: f float (any width), i int, u uint, b bool.
+Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
+typed in sema/calls.py and listed in SPECIAL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class IntrinsicSig:
+    name: str
+    params: tuple[str, ...]
+    ret: str
+    kinds: str = "f"
+    stages: frozenset[str] | None = None    # None = every stage
+    min_sm: tuple[int, int] = (6, 0)
+    side_effects: bool = False
+
+
+def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[IntrinsicSig]:
+    p = tuple(params.split()) if params else ()
+    return [IntrinsicSig(n, p, ret, kinds, **kw) for n in names.split()]
+
+
+PIXEL = frozenset({"pixel"})
+PIXEL_COMPUTE = frozenset({"pixel", "compute"})
+COMPUTE = frozenset({"compute"})
+
+_TABLE: list[IntrinsicSig] = [
+    *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
+           "frac saturate rcp degrees radians", "T", "T"),
+    *_sigs("abs", "T", "T", "fi"),
+    *_sigs("sign", "T", "I", "fi"),
+    *_sigs("min max", "T T", "T", "fiu"),
+    *_sigs("clamp", "T T T", "T", "fiu"),
+    *_sigs("mad", "T T T", "T", "fiu"),
+    *_sigs("pow atan2 fmod step ldexp", "T T", "T"),
+    *_sigs("lerp smoothstep", "T T T", "T"),
+    *_sigs("dot", "V V", "S", "fiu"),
+    *_sigs("length", "V", "S"),
+    *_sigs("distance", "V V", "S"),
+    *_sigs("normalize", "V", "V"),
+    *_sigs("reflect", "V V", "V"),
+    *_sigs("refract", "V V S", "V"),
+    *_sigs("faceforward", "V V V", "V"),
+    *_sigs("all any", "T", "b", "b"),
+    *_sigs("isnan isinf isfinite", "T", "B"),
+    *_sigs("countbits reversebits firstbitlow", "T", "U", "u"),
+    *_sigs("firstbithigh", "T", "T", "iu"),
+    *_sigs("f32tof16", "T", "U", "f"),
+    *_sigs("f16tof32", "T", "T", "u"),
+    *_sigs("modf frexp", "T O", "T"),
+    *_sigs("sincos", "T O O", "v"),
+    *_sigs("and or", "T T", "B", "b"),
+    *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL),
+    *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
+    *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
+           "", "v", stages=COMPUTE, side_effects=True),
+    *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
+    *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveIsFirstLane", "", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "
+           "WaveReadLaneFirst QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal",
+           "T", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveReadLaneAt QuadReadLaneAt", "T u", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveAllEqual", "T", "b", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveBallot", "b", "u4", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+]
+
+INTRINSICS: dict[str, list[IntrinsicSig]] = {}
+for _sig in _TABLE:
+    INTRINSICS.setdefault(_sig.name, []).append(_sig)
+
+# typed by hand in sema/calls.py
+SPECIAL = frozenset({
+    "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
+    "InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin", "InterlockedMax",
+    "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore",
+})
+
+
+def is_intrinsic(name: str) -> bool:
+    return name in INTRINSICS or name in SPECIAL

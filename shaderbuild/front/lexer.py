@@ -1,0 +1,241 @@
+"""HLSL lexer: one master regular expression turns source text into tokens.
+
+The preprocessor lexes whole files once (leniently, so that junk inside `#if 0`
+blocks is only reported if it is actually used); `tokenize` is the strict entry
+point used for everything else.  Numbers keep their full spelling; the parser
+interprets suffixes.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+
+from ..diagnostics import SourceLoc, error
+from .tokens import Token, TokKind
+
+# Longest punctuators first so that alternation picks the maximal munch.
+PUNCTUATORS: tuple[str, ...] = (
+    "<<=", ">>=", "...",
+    "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##",
+    "[", "]", "(", ")", "{", "}", ".", ",", ";", ":", "?", "~", "!",
+    "+", "-", "*", "/", "%", "<", ">", "=", "&", "|", "^", "#",
+)
+
+_INT_SUFFIX = r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?"
+_FLOAT_SUFFIX = r"[fFhHlL]?"
+_EXP = r"[eE][+-]?[0-9]+"
+
+_FLOAT = rf"(?:[0-9]+\.[0-9]*(?:{_EXP})?|\.[0-9]+(?:{_EXP})?|[0-9]+{_EXP}){_FLOAT_SUFFIX}"
+_INT = rf"(?:0[xX][0-9a-fA-F]+|[0-9]+){_INT_SUFFIX}"
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_CHAR = r"'(?:[^'\\\n]|\\.)*'"
+
+# The token alternatives, in priority order.  Numbers refuse to be followed by
+# identifier characters, so `1.5x` is one bad number while `1.xxxx` stays
+# INT `.` IDENT (a scalar swizzle).  Unterminated comments/strings and stray
+# characters get their own alternatives so every position matches something.
+_TOKEN = "|".join((
+    r"[A-Za-z_][A-Za-z0-9_]*",
+    rf"{_FLOAT}(?![A-Za-z0-9_])",
+    rf"{_INT}(?![A-Za-z0-9_]|\.[0-9])",
+    r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*",  # malformed number
+    r"//[^\n]*",
+    r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/",
+    r"/\*",  # unterminated comment
+    _STRING,
+    _CHAR,
+    r"[\"'][^\n]*",  # unterminated literal
+    *(re.escape(p) for p in PUNCTUATORS),
+    r".",  # newline or invalid character
+))
+# One match per token: (blanks before it, the token).  findall builds the pairs in C.
+_MASTER = re.compile(rf"([ \t\f\v\r]*)({_TOKEN})", re.DOTALL)
+_SINGLE = re.compile(_TOKEN, re.DOTALL)
+_FLOAT_RE = re.compile(_FLOAT)
+_INT_RE = re.compile(_INT)
+_STRING_RE = re.compile(_STRING)
+_CHAR_RE = re.compile(_CHAR)
+
+# Dispatch on a token's first character.
+_NL, _SLASH, _NUM, _DOT, _QUOTE, _BAD = "nl", "slash", "num", "dot", "quote", "bad"
+_FIRST: dict[str, object] = {c: TokKind.PUNCT for p in PUNCTUATORS for c in p[0]}
+_FIRST.update({c: TokKind.IDENT for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"})
+_FIRST.update({c: _NUM for c in "0123456789"})
+_FIRST.update({"\n": _NL, "/": _SLASH, ".": _DOT, '"': _QUOTE, "'": _QUOTE})
+
+# A backslash, optional trailing blanks (accepted like clang/gcc do), newline.
+_SPLICE = re.compile(r"\\[ \t]*\n")
+
+
+def _number_kind(text: str, _cache: dict[str, TokKind | None] = {}) -> TokKind | None:  # noqa: B006
+    kind = _cache.get(text, _BAD)
+    if kind is _BAD:
+        kind = TokKind.FLOAT if _FLOAT_RE.fullmatch(text) else TokKind.INT if _INT_RE.fullmatch(text) else None
+        if len(_cache) < 4096:
+            _cache[text] = kind  # type: ignore[assignment]
+    return kind  # type: ignore[return-value]
+
+
+class LexResult:
+    """Tokens plus what the preprocessor needs: directive starts and deferred errors."""
+
+    __slots__ = ("tokens", "hashes", "bad")
+
+    def __init__(self, tokens: list[Token], hashes: list[int], bad: dict[int, str]):
+        self.tokens = tokens
+        self.hashes = hashes  # indices of `#` tokens that start a line
+        self.bad = bad  # token index -> error message (lenient mode only)
+
+
+def _bad_message(text: str) -> str:
+    c = text[0]
+    if c in "0123456789.":
+        return f"invalid numeric literal '{text}'"
+    if c == '"':
+        return "unterminated string literal"
+    if c == "'":
+        return "unterminated character literal"
+    if not c.isprintable():
+        return f"invalid character '\\x{ord(c):02x}'" if ord(c) < 0x100 else f"invalid character 'U+{ord(c):04X}'"
+    return f"invalid character '{c}'"
+
+
+def _splice_mapper(orig: str, filename: str, first_line: int,
+                   splice_pos: list[int], splice_delta: list[int]) -> Callable[[int], SourceLoc]:
+    """Location of an offset in spliced text, measured in the original (unspliced) text."""
+    state = [first_line, 0, 0]  # line, offset of its first char, offset counted up to
+
+    def loc(pos: int) -> SourceLoc:
+        k = bisect_right(splice_pos, pos)
+        if k:
+            pos += splice_delta[k - 1]
+        line, line_start, scanned = state
+        if pos >= scanned:
+            nls = orig.count("\n", scanned, pos)
+            if nls:
+                line += nls
+                line_start = orig.rfind("\n", scanned, pos) + 1
+        else:  # not expected (tokens come in order), but stay correct
+            line = first_line + orig.count("\n", 0, pos)
+            line_start = orig.rfind("\n", 0, pos) + 1
+        state[:] = (line, line_start, pos)
+        return SourceLoc(filename, line, pos - line_start + 1)
+
+    return loc
+
+
+def _remove_splices(text: str) -> tuple[str, list[int], list[int]]:
+    """Delete backslash-newlines; return the new text and where (and how much) was removed."""
+    pieces: list[str] = []
+    splice_pos: list[int] = []
+    splice_delta: list[int] = []
+    last = removed = out_len = 0
+    for m in _SPLICE.finditer(text):
+        pieces.append(text[last:m.start()])
+        out_len += m.start() - last
+        removed += m.end() - m.start()
+        splice_pos.append(out_len)
+        splice_delta.append(removed)
+        last = m.end()
+    pieces.append(text[last:])
+    return "".join(pieces), splice_pos, splice_delta
+
+
+def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) -> LexResult:
+    """Lex `text`; in lenient mode malformed tokens become PUNCT tokens listed in `bad`."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    mapper = None
+    if "\\" in text and _SPLICE.search(text):
+        orig = text
+        text, splice_pos, splice_delta = _remove_splices(text)
+        mapper = _splice_mapper(orig, filename, first_line, splice_pos, splice_delta)
+
+    text = text.rstrip(" \t\f\v\r")  # trailing blanks would match no token
+    tokens: list[Token] = []
+    hashes: list[int] = []
+    bad: dict[int, str] = {}
+    append = tokens.append
+    line = first_line
+    line_start = 0  # offset of the current line's first character
+    pos = 0
+    at_start = True
+    space = False  # a comment since the last token counts as whitespace
+    first = _FIRST
+    new = object.__new__
+    set_file, set_line, set_col = SourceLoc.file.__set__, SourceLoc.line.__set__, SourceLoc.col.__set__  # type: ignore[attr-defined]
+    IDENT, PUNCT, STRING, CHAR = TokKind.IDENT, TokKind.PUNCT, TokKind.STRING, TokKind.CHAR
+    for blanks, tok in _MASTER.findall(text):
+        start = pos + len(blanks)
+        pos = start + len(tok)
+        kind = first.get(tok[0], _BAD)
+        if kind is not IDENT and kind is not PUNCT:
+            if kind is _NL:
+                line += 1
+                line_start = pos
+                at_start = True
+                space = False
+                continue
+            if kind is _SLASH:
+                if tok[:2] == "//":
+                    space = True
+                    continue
+                if tok[:2] == "/*" and len(tok) >= 4:
+                    nls = tok.count("\n")
+                    if nls:
+                        line += nls
+                        line_start = start + tok.rfind("\n") + 1
+                    space = True
+                    continue
+                kind = PUNCT if tok[:2] != "/*" else _BAD
+            elif kind is _NUM or (kind is _DOT and len(tok) > 1 and tok[1] in "0123456789"):
+                kind = _number_kind(tok) or _BAD
+            elif kind is _DOT:
+                kind = PUNCT
+            elif kind is _QUOTE:
+                if tok[0] == '"':
+                    kind = STRING if _STRING_RE.fullmatch(tok) else _BAD
+                else:
+                    kind = CHAR if _CHAR_RE.fullmatch(tok) else _BAD
+        if mapper is None:
+            # Same as SourceLoc(filename, line, col), but twice as fast as the frozen __init__.
+            loc = new(SourceLoc)
+            set_file(loc, filename)
+            set_line(loc, line)
+            set_col(loc, start - line_start + 1)
+        else:
+            loc = mapper(start)
+        if kind is _BAD:
+            if tok == "/*":
+                raise error("unterminated comment", loc)
+            msg = _bad_message(tok)
+            if not lenient:
+                raise error(msg, loc)
+            bad[len(tokens)] = msg
+            kind = PUNCT
+        elif at_start and kind is PUNCT and tok == "#":
+            hashes.append(len(tokens))
+        append(Token(kind, tok, loc, None, space or blanks != "", at_start))  # type: ignore[arg-type]
+        at_start = False
+        space = False
+    return LexResult(tokens, hashes, bad)
+
+
+def tokenize(text: str, filename: str, first_line: int = 1) -> list[Token]:
+    """Lex `text` strictly: any invalid character or literal is a CompileError."""
+    return lex(text, filename, first_line).tokens
+
+
+def single_token_kind(text: str) -> TokKind | None:
+    """The kind of `text` if it lexes as exactly one valid token (for `##` pasting)."""
+    if not _SINGLE.fullmatch(text):
+        return None
+    res = lex(text, "", lenient=True)
+    if len(res.tokens) != 1 or res.bad:
+        return None
+    return res.tokens[0].kind

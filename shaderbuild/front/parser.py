@@ -1,0 +1,714 @@
+"""Recursive-descent parser: preprocessed tokens -> ast.TranslationUnit.
+
+HLSL, like C, needs to know which identifiers name types; the parser tracks
+built-in type names (a table-driven regex) and the structs, typedefs and enums
+declared so far.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import SourceLoc, error
+from . import ast
+from .tokens import Token, TokKind
+
+SCALAR_TYPE_NAMES = (
+    "bool", "int", "uint", "dword", "float", "double", "half",
+    "min16float", "min10float", "min16int", "min12int", "min16uint",
+    "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+    "float16_t", "float32_t", "float64_t",
+)
+_NUMERIC_TYPE_RE = re.compile(r"^(?:%s)(?:[1-4](?:x[1-4])?)?$" % "|".join(SCALAR_TYPE_NAMES))
+TEMPLATE_TYPES = frozenset({
+    "vector", "matrix",
+    "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
+    "ConsumeStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
+    "Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D", "TextureCube",
+    "TextureCubeArray", "Texture2DMS", "Texture2DMSArray", "RWTexture1D", "RWTexture1DArray",
+    "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
+    "SamplerState", "SamplerComparisonState", "sampler", "RasterizerOrderedBuffer",
+    "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer", "RasterizerOrderedTexture2D",
+})
+OTHER_TYPES = frozenset({"void", "string"})
+
+QUALIFIERS = frozenset({
+    "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
+    "in", "out", "inout", "row_major", "column_major", "nointerpolation", "noperspective",
+    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline",
+    "point", "line", "triangle", "lineadj", "triangleadj",
+})
+
+# binary operator precedence (higher binds tighter), C rules
+BINARY_PREC = {
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8,
+    "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}
+ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
+_INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
+_FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?)([fFhHlL]?)$")
+MAX_NESTING = 256
+
+
+def is_builtin_type_name(name: str) -> bool:
+    return name in TEMPLATE_TYPES or name in OTHER_TYPES or _NUMERIC_TYPE_RE.match(name) is not None
+
+
+class Parser:
+    def __init__(self, tokens: list[Token]) -> None:
+        self.toks = tokens
+        self.pos = 0
+        self.user_types: set[str] = set()
+        self.depth = 0
+
+    # ------------------------------------------------------------ token helpers
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.pos]
+
+    def peek(self, n: int = 1) -> Token:
+        i = min(self.pos + n, len(self.toks) - 1)
+        return self.toks[i]
+
+    def advance(self) -> Token:
+        t = self.toks[self.pos]
+        if t.kind is not TokKind.EOF:
+            self.pos += 1
+        return t
+
+    def at(self, text: str) -> bool:
+        t = self.tok
+        return t.text == text and t.kind in (TokKind.PUNCT, TokKind.IDENT)
+
+    def accept(self, text: str) -> bool:
+        if self.at(text):
+            self.advance()
+            return True
+        return False
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        if not self.at(text):
+            self.fail(f"expected '{text}'" + (f" {what}" if what else ""))
+        return self.advance()
+
+    def fail(self, message: str, tok: Token | None = None):
+        tok = tok or self.tok
+        found = "end of file" if tok.kind is TokKind.EOF else f"'{tok.text}'"
+        raise error(f"{message}, found {found}" if "found" not in message else message, tok.loc)
+
+    def ident(self, what: str = "identifier") -> Token:
+        if self.tok.kind is not TokKind.IDENT:
+            self.fail(f"expected {what}")
+        return self.advance()
+
+    def is_type_name(self, name: str) -> bool:
+        return name in self.user_types or is_builtin_type_name(name)
+
+    def enter(self, loc: SourceLoc) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise error(f"nesting too deep (limit {MAX_NESTING})", loc)
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    # ------------------------------------------------------------- top level
+    def parse(self) -> ast.TranslationUnit:
+        loc = self.tok.loc
+        decls: list[ast.Node] = []
+        while self.tok.kind is not TokKind.EOF:
+            if self.accept(";"):
+                continue
+            decls.extend(self.top_level_decl())
+        return ast.TranslationUnit(loc, decls)
+
+    def attributes(self) -> list[ast.Attribute]:
+        attrs: list[ast.Attribute] = []
+        while self.at("["):
+            double = self.peek().is_punct("[")
+            self.advance()
+            if double:
+                self.advance()
+            while True:
+                name_tok = self.ident("attribute name")
+                name = name_tok.text
+                while self.accept("::"):
+                    name += "::" + self.ident("attribute name").text
+                args: list[ast.Expr] = []
+                if self.accept("("):
+                    if not self.at(")"):
+                        args.append(self.assignment())
+                        while self.accept(","):
+                            args.append(self.assignment())
+                    self.expect(")")
+                attrs.append(ast.Attribute(name_tok.loc, name, args))
+                if not (double and self.accept(",")):
+                    break
+            self.expect("]", "to close the attribute")
+            if double:
+                self.expect("]", "to close the attribute")
+        return attrs
+
+    def qualifiers(self) -> set[str]:
+        quals: set[str] = set()
+        while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS:
+            quals.add(self.advance().text)
+        return quals
+
+    def top_level_decl(self) -> list[ast.Node]:
+        attrs = self.attributes()
+        t = self.tok
+        if t.kind is TokKind.IDENT:
+            if t.text in ("cbuffer", "tbuffer"):
+                return [self.cbuffer(attrs)]
+            if t.text == "typedef":
+                return [self.typedef()]
+            if t.text == "enum":
+                d = self.enum_decl()
+                self.expect(";", "after enum")
+                return [d]
+            if t.text == "namespace":
+                self.fail("namespaces are not supported")
+        return self.declaration(attrs, top_level=True)
+
+    def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
+        """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
+        quals = self.qualifiers()
+        out: list[ast.Node] = []
+        if self.at("struct"):
+            sd = self.struct_decl()
+            out.append(sd)
+            if self.accept(";"):
+                return out
+            type_ref = ast.TypeRef(sd.loc, sd.name)
+        else:
+            type_ref = self.type_ref()
+        quals |= self.qualifiers()
+        name_tok = self.ident("a name for the declaration")
+        if self.at("(") and top_level:
+            out.append(self.function(type_ref, name_tok, attrs, quals))
+            return out
+        while True:
+            out.append(self.declarator(type_ref, name_tok, attrs, quals))
+            if not self.accept(","):
+                break
+            name_tok = self.ident("a name for the declaration")
+        self.expect(";", "after declaration")
+        return out
+
+    def type_ref(self) -> ast.TypeRef:
+        t = self.tok
+        if t.kind is not TokKind.IDENT:
+            self.fail("expected a type")
+        name = t.text
+        if not self.is_type_name(name):
+            # allow scoped enum / qualified names
+            if self.peek().is_punct("::"):
+                pass
+            else:
+                self.fail(f"unknown type name '{name}'") if self.peek().kind is TokKind.IDENT else self.fail("expected a type")
+        self.advance()
+        while self.at("::"):
+            self.advance()
+            name += "::" + self.ident().text
+        ref = ast.TypeRef(t.loc, name)
+        if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
+            self.advance()
+            if not self.at(">"):
+                ref.args.append(self.template_arg())
+                while self.accept(","):
+                    ref.args.append(self.template_arg())
+            self.close_angle()
+        return ref
+
+    def template_arg(self) -> ast.TypeRef | ast.Expr:
+        if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
+            return self.type_ref()
+        return self.binary(BINARY_PREC["<"] + 1)  # stop before '>' comparisons
+
+    def close_angle(self) -> None:
+        if self.at(">>"):
+            # split '>>' into two '>' tokens
+            t = self.tok
+            second = Token(TokKind.PUNCT, ">", SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1))
+            self.toks[self.pos] = Token(TokKind.PUNCT, ">", t.loc)
+            self.toks.insert(self.pos + 1, second)
+        self.expect(">", "to close the template argument list")
+
+    def dims(self) -> list[ast.Expr | None]:
+        dims: list[ast.Expr | None] = []
+        while self.accept("["):
+            if self.accept("]"):
+                dims.append(None)
+                continue
+            dims.append(self.expression())
+            self.expect("]")
+        return dims
+
+    def semantics(self, decl: ast.VarDecl | ast.FuncDecl) -> None:
+        while self.accept(":"):
+            t = self.ident("a semantic, register or packoffset")
+            if t.text == "register":
+                reg = self.register_spec(t)
+                if isinstance(decl, ast.VarDecl):
+                    decl.register = reg
+            elif t.text == "packoffset":
+                reg = self.register_spec(t, "packoffset")
+                if isinstance(decl, ast.VarDecl):
+                    decl.packoffset = reg
+            else:
+                decl.semantic = t.text
+
+    def register_spec(self, kw: Token, kind: str = "register") -> ast.Register:
+        self.expect("(")
+        first = self.ident("a register such as u0")
+        text = first.text
+        if kind == "register" and text.startswith("space"):
+            self.fail("expected a register such as u0", first)
+        m = re.match(r"^([a-zA-Z])(\d*)$", text)
+        if not m:
+            raise error(f"invalid register '{text}'", first.loc)
+        number = int(m.group(2)) if m.group(2) else 0
+        reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind)
+        if kind == "packoffset" and self.accept("."):
+            reg.component = self.ident("a component").text
+        if kind == "register" and self.accept(","):
+            sp = self.ident("a register space such as space1")
+            ms = re.match(r"^space(\d+)$", sp.text)
+            if not ms:
+                raise error(f"invalid register space '{sp.text}'", sp.loc)
+            reg.space = int(ms.group(1))
+        self.expect(")")
+        return reg
+
+    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals) -> ast.VarDecl:
+        d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs)
+        self.semantics(d)
+        if self.accept("="):
+            d.init = self.initializer()
+        return d
+
+    def initializer(self) -> ast.Expr:
+        if self.at("{"):
+            loc = self.advance().loc
+            items: list[ast.Expr] = []
+            while not self.at("}"):
+                items.append(self.initializer())
+                if not self.accept(","):
+                    break
+            self.expect("}", "to close the initializer list")
+            return ast.InitList(loc, items)
+        return self.assignment()
+
+    def function(self, ret: ast.TypeRef, name_tok: Token, attrs, quals) -> ast.FuncDecl:
+        self.expect("(")
+        params: list[ast.VarDecl] = []
+        if not self.at(")") and not (self.at("void") and self.peek().is_punct(")")):
+            while True:
+                p_attrs = self.attributes()
+                p_quals = self.qualifiers()
+                p_type = self.type_ref()
+                p_quals |= self.qualifiers()
+                p_name = self.ident("a parameter name")
+                p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
+                self.semantics(p)
+                if self.accept("="):
+                    p.init = self.assignment()
+                params.append(p)
+                if not self.accept(","):
+                    break
+        elif self.at("void"):
+            self.advance()
+        self.expect(")", "to close the parameter list")
+        fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals))
+        self.semantics(fn)
+        if self.accept(";"):
+            return fn
+        fn.body = self.block()
+        return fn
+
+    def struct_decl(self) -> ast.StructDecl:
+        kw = self.expect("struct")
+        name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
+        name = name_tok.text if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
+        self.user_types.add(name)
+        base = None
+        if self.accept(":"):
+            base = self.type_ref()
+        self.expect("{", "to begin the struct body")
+        sd = ast.StructDecl(kw.loc, name, [], [], base)
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                self.fail("expected '}' to end the struct")
+            attrs = self.attributes()
+            quals = self.qualifiers()
+            ftype = self.type_ref()
+            quals |= self.qualifiers()
+            fname = self.ident("a field name")
+            if self.at("("):
+                sd.methods.append(self.function(ftype, fname, attrs, quals))
+                continue
+            while True:
+                sd.fields.append(self.declarator(ftype, fname, attrs, quals))
+                if not self.accept(","):
+                    break
+                fname = self.ident("a field name")
+            self.expect(";", "after struct field")
+        self.expect("}")
+        return sd
+
+    def cbuffer(self, attrs) -> ast.CBufferDecl:
+        kw = self.advance()
+        name = self.ident("a cbuffer name")
+        cb = ast.CBufferDecl(kw.loc, name.text, kw.text, [], None, attrs)
+        while self.accept(":"):
+            t = self.ident("register")
+            if t.text != "register":
+                raise error("expected 'register' after ':' in a cbuffer declaration", t.loc)
+            cb.register = self.register_spec(t)
+        self.expect("{", "to begin the cbuffer body")
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                self.fail("expected '}' to end the cbuffer")
+            for d in self.declaration(self.attributes(), top_level=False):
+                if isinstance(d, ast.VarDecl):
+                    cb.members.append(d)
+        self.expect("}")
+        self.accept(";")
+        return cb
+
+    def typedef(self) -> ast.TypedefDecl:
+        kw = self.advance()
+        self.qualifiers()
+        if self.at("struct"):
+            sd = self.struct_decl()
+            t = ast.TypeRef(sd.loc, sd.name)
+            self._pending_struct = sd
+        else:
+            t = self.type_ref()
+        name = self.ident("a typedef name")
+        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims())
+        self.user_types.add(name.text)
+        self.expect(";", "after typedef")
+        return td
+
+    def enum_decl(self) -> ast.EnumDecl:
+        kw = self.expect("enum")
+        scoped = self.accept("class") or self.accept("struct")
+        name = self.ident("an enum name").text if self.tok.kind is TokKind.IDENT else None
+        underlying = None
+        if self.accept(":"):
+            underlying = self.type_ref()
+        if name:
+            self.user_types.add(name)
+        self.expect("{", "to begin the enum body")
+        members = []
+        while not self.at("}"):
+            m = self.ident("an enumerator")
+            value = self.assignment() if self.accept("=") else None
+            members.append((m.text, value, m.loc))
+            if not self.accept(","):
+                break
+        self.expect("}")
+        return ast.EnumDecl(kw.loc, name, scoped, underlying, members)
+
+    # -------------------------------------------------------------- statements
+    def block(self) -> ast.Block:
+        lb = self.expect("{")
+        self.enter(lb.loc)
+        stmts: list[ast.Stmt] = []
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                raise error("expected '}' to close the block opened here", lb.loc)
+            stmts.append(self.statement())
+        self.advance()
+        self.leave()
+        return ast.Block(lb.loc, stmts)
+
+    def starts_declaration(self) -> bool:
+        t = self.tok
+        if t.kind is not TokKind.IDENT:
+            return False
+        if t.text in QUALIFIERS or t.text in ("struct", "typedef", "enum"):
+            return True
+        if self.is_type_name(t.text):
+            # `float4(…)` is a constructor expression; `float4 x` a declaration
+            nxt = self.peek()
+            if nxt.is_punct("<"):
+                return True
+            if nxt.is_punct("::"):
+                return self.peek(2).kind is TokKind.IDENT and self.peek(3).kind is TokKind.IDENT
+            return nxt.kind is TokKind.IDENT
+        return False
+
+    def statement(self) -> ast.Stmt:
+        attrs = self.attributes() if self.at("[") else []
+        t = self.tok
+        loc = t.loc
+        if t.kind is TokKind.PUNCT:
+            if t.text == "{":
+                return self.block()
+            if t.text == ";":
+                self.advance()
+                return ast.EmptyStmt(loc)
+        if t.kind is TokKind.IDENT:
+            kw = t.text
+            if kw == "if":
+                self.advance()
+                self.expect("(")
+                cond = self.expression()
+                self.expect(")")
+                self.enter(loc)
+                then = self.statement()
+                else_ = self.statement() if self.accept("else") else None
+                self.leave()
+                return ast.IfStmt(loc, cond, then, else_, attrs)
+            if kw == "for":
+                self.advance()
+                self.expect("(")
+                init = None if self.at(";") else (self.decl_statement() if self.starts_declaration() else None)
+                if init is None:
+                    if not self.at(";"):
+                        init = ast.ExprStmt(self.tok.loc, self.expression())
+                    self.expect(";")
+                cond = None if self.at(";") else self.expression()
+                self.expect(";")
+                step = None if self.at(")") else self.expression()
+                self.expect(")")
+                self.enter(loc)
+                body = self.statement()
+                self.leave()
+                return ast.ForStmt(loc, init, cond, step, body, attrs)
+            if kw == "while":
+                self.advance()
+                self.expect("(")
+                cond = self.expression()
+                self.expect(")")
+                self.enter(loc)
+                body = self.statement()
+                self.leave()
+                return ast.WhileStmt(loc, cond, body, attrs)
+            if kw == "do":
+                self.advance()
+                self.enter(loc)
+                body = self.statement()
+                self.leave()
+                self.expect("while")
+                self.expect("(")
+                cond = self.expression()
+                self.expect(")")
+                self.expect(";")
+                return ast.DoStmt(loc, body, cond, attrs)
+            if kw == "switch":
+                return self.switch(attrs)
+            if kw == "break":
+                self.advance()
+                self.expect(";")
+                return ast.BreakStmt(loc)
+            if kw == "continue":
+                self.advance()
+                self.expect(";")
+                return ast.ContinueStmt(loc)
+            if kw == "discard":
+                self.advance()
+                self.expect(";")
+                return ast.DiscardStmt(loc)
+            if kw == "return":
+                self.advance()
+                value = None if self.at(";") else self.expression()
+                self.expect(";", "after return statement")
+                return ast.ReturnStmt(loc, value)
+            if self.starts_declaration():
+                return self.decl_statement()
+        expr = self.expression()
+        self.expect(";", "after expression")
+        return ast.ExprStmt(loc, expr)
+
+    def decl_statement(self) -> ast.DeclStmt:
+        loc = self.tok.loc
+        if self.at("typedef"):
+            return ast.DeclStmt(loc, [self.typedef()])
+        if self.at("enum"):
+            d = self.enum_decl()
+            self.expect(";")
+            return ast.DeclStmt(loc, [d])
+        return ast.DeclStmt(loc, self.declaration([], top_level=False))
+
+    def switch(self, attrs) -> ast.SwitchStmt:
+        loc = self.advance().loc
+        self.expect("(")
+        sel = self.expression()
+        self.expect(")")
+        self.expect("{", "to begin the switch body")
+        sections: list[tuple[list[ast.CaseLabel], list[ast.Stmt]]] = []
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                self.fail("expected '}' to end the switch")
+            labels: list[ast.CaseLabel] = []
+            while self.at("case") or self.at("default"):
+                t = self.advance()
+                value = self.conditional() if t.text == "case" else None
+                self.expect(":", "after case label")
+                labels.append(ast.CaseLabel(t.loc, value))
+            if not labels:
+                self.fail("expected 'case' or 'default'")
+            body: list[ast.Stmt] = []
+            while not (self.at("case") or self.at("default") or self.at("}")):
+                if self.tok.kind is TokKind.EOF:
+                    self.fail("expected '}' to end the switch")
+                body.append(self.statement())
+            sections.append((labels, body))
+        self.advance()
+        return ast.SwitchStmt(loc, sel, sections, attrs)
+
+    # ------------------------------------------------------------- expressions
+    def expression(self) -> ast.Expr:
+        e = self.assignment()
+        if self.at(","):
+            items = [e]
+            while self.accept(","):
+                items.append(self.assignment())
+            return ast.Comma(e.loc, items)
+        return e
+
+    def assignment(self) -> ast.Expr:
+        lhs = self.conditional()
+        t = self.tok
+        if t.kind is TokKind.PUNCT and t.text in ASSIGN_OPS:
+            self.advance()
+            self.enter(t.loc)
+            rhs = self.assignment()
+            self.leave()
+            return ast.Assign(t.loc, t.text, lhs, rhs)
+        return lhs
+
+    def conditional(self) -> ast.Expr:
+        cond = self.binary(1)
+        if self.at("?"):
+            q = self.advance()
+            self.enter(q.loc)
+            a = self.assignment()
+            self.expect(":", "in conditional expression")
+            b = self.assignment()
+            self.leave()
+            return ast.Conditional(q.loc, cond, a, b)
+        return cond
+
+    def binary(self, min_prec: int) -> ast.Expr:
+        lhs = self.unary()
+        while True:
+            t = self.tok
+            prec = BINARY_PREC.get(t.text) if t.kind is TokKind.PUNCT else None
+            if prec is None or prec < min_prec:
+                return lhs
+            self.advance()
+            self.enter(t.loc)
+            rhs = self.binary(prec + 1)
+            self.leave()
+            lhs = ast.BinaryOp(t.loc, t.text, lhs, rhs)
+
+    def unary(self) -> ast.Expr:
+        t = self.tok
+        if t.kind is TokKind.PUNCT and t.text in ("-", "+", "!", "~", "++", "--"):
+            self.advance()
+            self.enter(t.loc)
+            operand = self.unary()
+            self.leave()
+            return ast.UnaryOp(t.loc, t.text, operand)
+        if t.is_punct("(") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text) \
+                and not self.peek(2).is_punct("("):
+            # C-style cast: (type[dims]) expr
+            self.advance()
+            type_ref = self.type_ref()
+            dims = self.dims()
+            self.expect(")", "to close the cast")
+            self.enter(t.loc)
+            operand = self.unary()
+            self.leave()
+            return ast.Cast(t.loc, type_ref, dims, operand)
+        return self.postfix(self.primary())
+
+    def postfix(self, e: ast.Expr) -> ast.Expr:
+        while True:
+            t = self.tok
+            if t.kind is not TokKind.PUNCT:
+                return e
+            if t.text == ".":
+                self.advance()
+                name = self.ident("a member name")
+                e = ast.Member(name.loc, e, name.text)
+            elif t.text == "[":
+                self.advance()
+                idx = self.expression()
+                self.expect("]")
+                e = ast.Index(t.loc, e, idx)
+            elif t.text == "(":
+                e = ast.CallExpr(e.loc, e, self.call_args())
+            elif t.text in ("++", "--"):
+                self.advance()
+                e = ast.UnaryOp(t.loc, "post" + t.text, e)
+            else:
+                return e
+
+    def call_args(self) -> list[ast.Expr]:
+        self.expect("(")
+        args: list[ast.Expr] = []
+        if not self.at(")"):
+            args.append(self.assignment())
+            while self.accept(","):
+                args.append(self.assignment())
+        self.expect(")", "to close the argument list")
+        return args
+
+    def primary(self) -> ast.Expr:
+        t = self.tok
+        if t.kind is TokKind.INT:
+            self.advance()
+            m = _INT_RE.match(t.text)
+            if not m:
+                raise error(f"invalid integer literal '{t.text}'", t.loc)
+            digits = m.group(1)
+            value = int(digits, 16) if digits[:2].lower() == "0x" else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
+            return ast.IntLit(t.loc, value, m.group(2).lower())
+        if t.kind is TokKind.FLOAT:
+            self.advance()
+            m = _FLOAT_RE.match(t.text)
+            if not m:
+                raise error(f"invalid floating literal '{t.text}'", t.loc)
+            return ast.FloatLit(t.loc, float(m.group(1)), m.group(2).lower())
+        if t.kind is TokKind.STRING:
+            self.advance()
+            return ast.StringLit(t.loc, t.text[1:-1])
+        if t.kind is TokKind.CHAR:
+            self.advance()
+            body = t.text[1:-1]
+            return ast.IntLit(t.loc, ord(body[-1]) if body else 0, "")
+        if t.kind is TokKind.IDENT:
+            if t.text in ("true", "false"):
+                self.advance()
+                return ast.BoolLit(t.loc, t.text == "true")
+            if self.is_type_name(t.text) and not self.peek().is_punct("::"):
+                type_ref = self.type_ref()
+                if not self.at("("):
+                    self.fail(f"expected '(' after type name '{type_ref.name}' in an expression")
+                return ast.CallExpr(t.loc, type_ref, self.call_args())
+            self.advance()
+            name = t.text
+            while self.at("::"):
+                self.advance()
+                name += "::" + self.ident().text
+            return ast.Name(t.loc, name)
+        if t.is_punct("("):
+            self.advance()
+            self.enter(t.loc)
+            e = self.expression()
+            self.leave()
+            self.expect(")", "to close the parenthesis")
+            return e
+        self.fail("expected an expression")
+
+
+def parse(tokens: list[Token]) -> ast.TranslationUnit:
+    """Parse a preprocessed token list (ending in EOF)."""
+    return Parser(tokens).parse()

@@ -1,0 +1,448 @@
+"""Calls: overload resolution, out/inout temporaries (seed 000), constructors,
+intrinsics (driven by front/intrinsics.py) and resource/struct methods."""
+
+from __future__ import annotations
+
+from ... import ir
+from ...diagnostics import Diagnostic, SourceLoc, error
+from .. import ast
+from ..intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
+from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
+from .scope import FuncInfo, FuncSymbol, TypeSymbol
+
+KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
+ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
+           "InterlockedMax", "InterlockedExchange")
+
+# resource methods: kind prefix set -> {method: (param patterns, return pattern)}
+BUFFER_LOAD_KINDS = ("StructuredBuffer", "RWStructuredBuffer", "Buffer", "RWBuffer")
+
+
+class CallLowering:
+    """Mixin of Analyzer."""
+
+    def call(self, e: ast.CallExpr) -> ir.Expr:
+        callee = e.callee
+        if isinstance(callee, ast.TypeRef):
+            return self.construct(self.resolve_type(callee, []), e.args, e.loc)
+        if isinstance(callee, ast.Member):
+            return self.method_call(callee, e.args, e.loc)
+        if not isinstance(callee, ast.Name):
+            raise error("called object is not a function", e.loc)
+        sym = self.scope.lookup(callee.name)
+        if isinstance(sym, TypeSymbol):
+            return self.construct(sym.type, e.args, e.loc)
+        if isinstance(sym, FuncSymbol):
+            return self.user_call(callee.name, sym.overloads, e.args, e.loc)
+        if sym is None and is_intrinsic(callee.name):
+            return self.intrinsic_call(callee.name, e.args, e.loc)
+        if sym is None:
+            raise self.undeclared(callee.name, callee.loc)
+        raise error(f"called object '{callee.name}' is not a function", e.loc)
+
+    # ------------------------------------------------------------ constructors
+    def construct(self, t: ir.Type, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+        if not ir.is_numeric(t):
+            if isinstance(t, ir.Struct) and len(args) == ir.component_count(t) or isinstance(t, ir.Struct):
+                comps: list[ir.Expr] = []
+                for a in args:
+                    comps.extend(self.components(self.rvalue(a), a.loc))
+                return self.build_from_components(comps, t, loc)
+            raise error(f"cannot construct a value of type '{t}'", loc)
+        values = [self.rvalue(a) for a in args]
+        comps = []
+        for a, v in zip(args, values):
+            if not ir.is_numeric(v.type):
+                raise error(f"cannot use a value of type '{v.type}' to construct '{t}'", a.loc)
+            comps.extend(self.components(v, a.loc))
+        need = ir.component_count(t)
+        if len(comps) == 1 and need > 1 and isinstance(values[0].type, ir.Scalar):
+            return self.convert(values[0], t, loc, explicit=True)
+        if len(comps) != need:
+            raise error(f"{'too few' if len(comps) < need else 'too many'} elements in vector initialization "
+                        f"(expected {need} elements, have {len(comps)})", loc)
+        return self.build_from_components(comps, t, loc)
+
+    # ------------------------------------------------------------ user calls
+    def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
+                  this: ir.Expr | None = None) -> ir.Expr:
+        values: list[ir.Expr | None] = []
+        for a in args:
+            values.append(None if self.is_place_expr(a) else self.rvalue(a))
+        arg_types = [v.type if v is not None else self.place(a, for_write=False).type for a, v in zip(args, values)]
+        best = self.resolve_overload(name, overloads, args, values, arg_types, loc)
+        return self.emit_call(best, args, values, loc, this)
+
+    def resolve_overload(self, name, overloads, args, values, arg_types, loc) -> FuncInfo:
+        viable: list[tuple[list[int], FuncInfo]] = []
+        for f in overloads:
+            n_req = sum(1 for p in f.decl.params if p.init is None)
+            if not n_req <= len(args) <= len(f.param_types):
+                continue
+            costs = []
+            for a, v, at, pt, d in zip(args, values, arg_types, f.param_types, f.param_dirs):
+                lit = v is not None and self.is_literal(v)
+                c = conversion_cost(at, pt, lit)
+                if c is None and isinstance(at, ir.Array) and isinstance(pt, ir.Array) and at.elem == pt.elem \
+                        and pt.size is None and at.size is not None:
+                    c = 1
+                if c is None:
+                    break
+                costs.append(c)
+            else:
+                viable.append((costs, f))
+        if not viable:
+            notes = [Diagnostic("note", f"candidate function not viable: {f.signature()}", f.decl.loc) for f in overloads]
+            tys = ", ".join(str(t) for t in arg_types)
+            raise error(f"no matching function for call to '{name}' with arguments ({tys})", loc, notes)
+        best = [v for v in viable if not any(self._better(o[0], v[0]) for o in viable if o is not v)]
+        if len(best) != 1:
+            notes = [Diagnostic("note", f"candidate function: {f.signature()}", f.decl.loc) for _, f in (best or viable)]
+            raise error(f"call to '{name}' is ambiguous", loc, notes)
+        return best[0][1]
+
+    @staticmethod
+    def _better(a: list[int], b: list[int]) -> bool:
+        return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+
+    def emit_call(self, f: FuncInfo, args, values, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:
+        self.record_call(f, loc)
+        call_args: list[ir.Expr] = []
+        writebacks: list[tuple[ir.Expr, ir.Variable]] = []
+        if this is not None:
+            tmp = self.temp(this.type)
+            self.emit(ir.Store(ir.VarRef(tmp), self.load(this)))
+            call_args.append(ir.VarRef(tmp))
+            writebacks.append((this, tmp))
+        for i, pt in enumerate(f.param_types[: len(f.param_types) - (1 if this is not None else 0)] if False else f.param_types):
+            d = f.param_dirs[i]
+            if i >= len(args):
+                default = f.decl.params[i].init
+                call_args.append(self.convert(self.rvalue(default), pt, default.loc))
+                continue
+            a = args[i]
+            if d == "in":
+                v = values[i] if values[i] is not None else self.rvalue(a)
+                if isinstance(pt, ir.Array) and pt.size is None:
+                    pt = v.type
+                call_args.append(self.convert(v, pt, a.loc))
+                continue
+            if not self.is_place_expr(a):
+                raise error(f"cannot bind non-lvalue argument to {d} parameter '{f.decl.params[i].name}'", a.loc)
+            place = self.place(a, for_write=True)
+            tmp = self.temp(pt)
+            if d == "inout":
+                self.emit(ir.Store(ir.VarRef(tmp), self.convert(self.load(place), pt, a.loc)))
+            call_args.append(ir.VarRef(tmp))
+            writebacks.append((place, tmp))
+        call = ir.Call(f.ir_func, call_args, f.return_type)
+        result = None
+        if isinstance(f.return_type, ir.VoidType):
+            self.emit(ir.Eval(call, loc))
+        else:
+            result = self.temp(f.return_type)
+            self.emit(ir.Store(ir.VarRef(result), call, loc))
+        # write-back in reverse parameter order (seed 000: Init(V, V) leaves V == 1)
+        for place, tmp in reversed(writebacks):
+            self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
+        if result is None:
+            return ir.Call(f.ir_func, [], ir.VOID) if False else _VoidValue(loc)
+        return self.load(ir.VarRef(result))
+
+    # ------------------------------------------------------------ intrinsics
+    def check_stage(self, name: str, stages, min_sm, loc: SourceLoc) -> None:
+        stage = self.profile.stage
+        if stages is not None and stage not in stages:
+            allowed = ", ".join(sorted(stages))
+            raise error(f"intrinsic '{name}' is not allowed in {stage} shaders (allowed in: {allowed})", loc)
+        if (self.profile.major, self.profile.minor) < min_sm:
+            raise error(f"intrinsic '{name}' requires shader model {min_sm[0]}.{min_sm[1]} or higher", loc)
+
+    def intrinsic_call(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+        if name in SPECIAL:
+            return getattr(self, "special_" + name.replace("Interlocked", "interlocked_"), self.special_interlocked)(name, args, loc)
+        sigs = INTRINSICS[name]
+        arity = [s for s in sigs if len(s.params) == len(args)]
+        if not arity:
+            counts = sorted({len(s.params) for s in sigs})
+            raise error(f"no matching intrinsic for call to '{name}': expected {' or '.join(map(str, counts))} "
+                        f"argument{'s' if counts != [1] else ''}, have {len(args)}", loc)
+        sig = arity[0]
+        self.check_stage(name, sig.stages, sig.min_sm, loc)
+        return self.apply_sig(sig, args, loc)
+
+    def apply_sig(self, sig: IntrinsicSig, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+        values: list[ir.Expr | None] = []
+        for p, a in zip(sig.params, args):
+            values.append(None if p == "O" else self.rvalue(a))
+        # unify generic parameters
+        generic = [v for p, v in zip(sig.params, values) if p in ("T", "V", "S")]
+        shape_t: ir.Type | None = None
+        scalar: ir.Scalar | None = None
+        for p, v in zip(sig.params, values):
+            if p not in ("T", "V") or v is None:
+                continue
+            if not ir.is_numeric(v.type):
+                raise error(f"invalid argument of type '{v.type}' to intrinsic '{sig.name}'", loc)
+            if p == "V" and isinstance(v.type, ir.Matrix):
+                raise error(f"intrinsic '{sig.name}' does not take a matrix argument", loc)
+            if shape_t is None or (isinstance(shape_t, ir.Scalar) and not isinstance(v.type, ir.Scalar)):
+                shape_t = v.type
+            elif isinstance(v.type, ir.Vector) and isinstance(shape_t, ir.Vector) and v.type.size < shape_t.size:
+                self.warn("implicit truncation of vector type", loc)
+                shape_t = v.type
+        for v in generic:
+            if v is None or not ir.is_numeric(v.type):
+                continue
+            s = ir.scalar_of(v.type)
+            lit = self.is_literal(v)
+            scalar = s if scalar is None else common_scalar(scalar, s, False, lit)
+        if shape_t is None:
+            shape_t = scalar or ir.FLOAT
+        if scalar is None:
+            scalar = ir.scalar_of(shape_t) or ir.FLOAT
+        kinds = sig.kinds
+        kind_key = {"float": "f", "int": "i", "uint": "u", "bool": "b"}[scalar.kind]
+        if kind_key not in kinds:
+            fallback = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
+            if kind_key == "b" and "i" in kinds:
+                scalar = ir.INT
+            elif kind_key in "iub" and "f" in kinds:
+                scalar = ir.FLOAT
+            elif kind_key == "i" and "u" in kinds:
+                scalar = ir.UINT
+            elif kind_key == "f" and kinds == "b":
+                scalar = ir.BOOL
+            elif kinds == "b" or "b" in kinds:
+                scalar = ir.BOOL
+            else:
+                if kind_key == "f" and ("i" in kinds or "u" in kinds):
+                    raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
+                scalar = fallback[kinds[0]]
+        ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
+        conv: list[ir.Expr] = []
+        for p, a, v in zip(sig.params, args, values):
+            if p in ("T", "V"):
+                conv.append(self.convert(v, ut, a.loc))
+            elif p == "S":
+                conv.append(self.convert(v, scalar, a.loc))
+            elif p == "u":
+                conv.append(self.convert(v, ir.UINT, a.loc))
+            elif p == "b":
+                conv.append(self.convert(v, ir.BOOL, a.loc))
+            elif p == "O":
+                if not self.is_place_expr(a):
+                    raise error(f"cannot bind non-lvalue argument to out parameter of '{sig.name}'", a.loc)
+                place = self.place(a, for_write=True)
+                conv.append(place)
+        # out places of another type go through a temporary
+        final: list[ir.Expr] = []
+        writebacks = []
+        for p, x in zip(sig.params, conv):
+            if p == "O" and x.type != ut:
+                tmp = self.temp(ut)
+                writebacks.append((x, tmp))
+                final.append(ir.VarRef(tmp))
+            else:
+                final.append(x)
+        rt = self.intrinsic_return(sig.ret, ut, scalar)
+        node = ir.Intrinsic(sig.name, final, rt)
+        if sig.side_effects or writebacks or any(p == "O" for p in sig.params):
+            if isinstance(rt, ir.VoidType):
+                self.emit(ir.Eval(node, loc))
+                res = _VoidValue(loc)
+            else:
+                tmp = self.temp(rt)
+                self.emit(ir.Store(ir.VarRef(tmp), node, loc))
+                res = self.load(ir.VarRef(tmp))
+            for place, tmp in writebacks:
+                self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
+            return res
+        return node
+
+    @staticmethod
+    def intrinsic_return(pattern: str, ut: ir.Type, scalar: ir.Scalar) -> ir.Type:
+        if pattern in ("T", "V"):
+            return ut
+        if pattern == "S":
+            return scalar
+        if pattern == "B":
+            return with_scalar(ut, ir.BOOL)
+        if pattern == "U":
+            return with_scalar(ut, ir.UINT)
+        if pattern == "I":
+            return with_scalar(ut, ir.INT)
+        if pattern == "b":
+            return ir.BOOL
+        if pattern == "u":
+            return ir.UINT
+        if pattern == "u4":
+            return ir.Vector(ir.UINT, 4)
+        return ir.VOID
+
+    def _numeric_args(self, name, args, count, loc) -> list[ir.Expr]:
+        if len(args) != count:
+            raise error(f"no matching intrinsic for call to '{name}': expected {count} argument"
+                        f"{'s' if count != 1 else ''}, have {len(args)}", loc)
+        vals = [self.rvalue(a) for a in args]
+        for a, v in zip(args, vals):
+            if not ir.is_numeric(v.type):
+                raise error(f"invalid argument of type '{v.type}' to intrinsic '{name}'", a.loc)
+        return vals
+
+    def special_mul(self, name, args, loc) -> ir.Expr:
+        a, b = self._numeric_args(name, args, 2, loc)
+        s = common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type), self.is_literal(a), self.is_literal(b))
+        if s.kind == "bool":
+            s = ir.INT
+        sa, sb = shape_of(a.type), shape_of(b.type)
+        a = self.convert(a, with_scalar(a.type, s), loc)
+        b = self.convert(b, with_scalar(b.type, s), loc)
+        if sa[0] == "s" or sb[0] == "s":
+            t = b.type if sa[0] == "s" else a.type
+            return ir.Binary("mul", self.convert(a, t, loc), self.convert(b, t, loc), t)
+        if sa[0] == "v" and sb[0] == "v":
+            n = min(sa[1], sb[1])
+            return ir.Intrinsic("dot", [self.convert(a, ir.Vector(s, n), loc), self.convert(b, ir.Vector(s, n), loc)], s)
+        if sa[0] == "v" and sb[0] == "m":
+            if sa[1] != sb[1]:
+                raise error(f"mul: vector of size {sa[1]} cannot multiply '{b.type}'", loc)
+            return ir.Intrinsic("mul", [a, b], ir.vec(s, sb[2]))
+        if sa[0] == "m" and sb[0] == "v":
+            if sa[2] != sb[1]:
+                raise error(f"mul: '{a.type}' cannot multiply a vector of size {sb[1]}", loc)
+            return ir.Intrinsic("mul", [a, b], ir.vec(s, sa[1]))
+        if sa[2] != sb[1]:
+            raise error(f"mul: inner dimensions of '{a.type}' and '{b.type}' do not match", loc)
+        return ir.Intrinsic("mul", [a, b], ir.Matrix(s, sa[1], sb[2]))
+
+    def special_cross(self, name, args, loc) -> ir.Expr:
+        vals = self._numeric_args(name, args, 2, loc)
+        t = ir.Vector(ir.FLOAT, 3)
+        return ir.Intrinsic("cross", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
+
+    def special_transpose(self, name, args, loc) -> ir.Expr:
+        (m,) = self._numeric_args(name, args, 1, loc)
+        if not isinstance(m.type, ir.Matrix):
+            raise error("transpose requires a matrix argument", loc)
+        return ir.Intrinsic("transpose", [m], ir.Matrix(m.type.elem, m.type.cols, m.type.rows))
+
+    def special_determinant(self, name, args, loc) -> ir.Expr:
+        (m,) = self._numeric_args(name, args, 1, loc)
+        if not isinstance(m.type, ir.Matrix) or m.type.rows != m.type.cols:
+            raise error("determinant requires a square matrix argument", loc)
+        m = self.convert(m, with_scalar(m.type, ir.FLOAT), loc)
+        return ir.Intrinsic("determinant", [m], ir.FLOAT)
+
+    def _bitcast(self, name, args, loc, to: ir.Scalar) -> ir.Expr:
+        (v,) = self._numeric_args(name, args, 1, loc)
+        s = ir.scalar_of(v.type)
+        if s.width != to.width or s.kind == "bool":
+            raise error(f"'{name}' cannot reinterpret a value of type '{v.type}'", loc)
+        return ir.Bitcast(v, with_scalar(v.type, to)) if s != to else v
+
+    def special_asuint(self, name, args, loc):
+        if len(args) == 3:
+            raise error("asuint(double, out uint, out uint) is not supported yet", loc)
+        return self._bitcast(name, args, loc, ir.UINT)
+
+    def special_asint(self, name, args, loc):
+        return self._bitcast(name, args, loc, ir.INT)
+
+    def special_asfloat(self, name, args, loc):
+        return self._bitcast(name, args, loc, ir.FLOAT)
+
+    def special_asdouble(self, name, args, loc):
+        lo, hi = self._numeric_args(name, args, 2, loc)
+        lo, hi = self.convert(lo, ir.UINT, loc), self.convert(hi, ir.UINT, loc)
+        return ir.Intrinsic("asdouble", [lo, hi], ir.DOUBLE)
+
+    def special_select(self, name, args, loc):
+        c, a, b = self._numeric_args(name, args, 3, loc)
+        return self.select(c, a, b, loc)
+
+    def special_lit(self, name, args, loc):
+        vals = self._numeric_args(name, args, 3, loc)
+        vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
+        return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
+
+    def special_interlocked(self, name, args, loc):
+        if not args or not self.is_place_expr(args[0]):
+            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)
+        dest = self.place(args[0], for_write=True)
+        if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int):
+            raise error(f"'{name}' requires an int or uint destination, not '{dest.type}'", args[0].loc)
+        root = dest
+        while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            root = root.base
+        if isinstance(root, ir.VarRef) and root.var.storage not in (ir.Storage.WORKGROUP,):
+            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", args[0].loc)
+        t = dest.type
+        n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
+        has_out = name != "InterlockedCompareStore"
+        if len(args) not in (1 + n_values, 1 + n_values + (1 if has_out else 0)):
+            raise error(f"no matching intrinsic for call to '{name}'", loc)
+        if name == "InterlockedCompareExchange" and len(args) != 4:
+            raise error(f"'{name}' requires an out argument for the original value", loc)
+        operands = [dest] + [self.convert(self.rvalue(a), t, a.loc) for a in args[1: 1 + n_values]]
+        out_place = None
+        if len(args) == 2 + n_values:
+            oa = args[1 + n_values]
+            if not self.is_place_expr(oa):
+                raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", oa.loc)
+            out_place = self.place(oa, for_write=True)
+        node = ir.Intrinsic(name, operands, t)
+        tmp = self.temp(t)
+        self.emit(ir.Store(ir.VarRef(tmp), node, loc))
+        if out_place is not None:
+            self.emit(ir.Store(out_place, self.convert(self.load(ir.VarRef(tmp)), out_place.type, loc), loc))
+        return _VoidValue(loc)
+
+    # ------------------------------------------------------------ methods
+    def method_call(self, callee: ast.Member, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+        base_ast = callee.base
+        if self.is_place_expr(base_ast):
+            base = self.place(base_ast, for_write=False)
+        else:
+            v = self.rvalue(base_ast)
+            tmp = self.temp(v.type)
+            self.emit(ir.Store(ir.VarRef(tmp), v))
+            base = ir.VarRef(tmp)
+        t = base.type
+        if isinstance(t, ir.Struct):
+            methods = self.methods.get(t.name, {}).get(callee.name)
+            if not methods:
+                raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
+            return self.user_call(callee.name, methods, args, loc, this=base)
+        if isinstance(t, ir.Resource):
+            return self.resource_method(base, callee.name, args, loc)
+        raise error(f"member reference base type '{t}' is not a structure or resource", callee.loc)
+
+    def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+        r: ir.Resource = res.type
+        if r.kind in BUFFER_LOAD_KINDS and name == "Load":
+            if len(args) != 1:
+                raise error(f"no matching member function for call to 'Load' on '{r}'", loc)
+            idx = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+            return self.load(ir.BufferElem(res, idx, r.elem))
+        if r.kind in ("StructuredBuffer", "RWStructuredBuffer") and name == "GetDimensions":
+            if len(args) != 2 or not all(self.is_place_expr(a) for a in args):
+                raise error("GetDimensions(out uint numStructs, out uint stride) requires two lvalue arguments", loc)
+            node = ir.Intrinsic("GetDimensions", [res], ir.UINT)
+            count = self.temp(ir.UINT)
+            self.emit(ir.Store(ir.VarRef(count), node, loc))
+            p0 = self.place(args[0], for_write=True)
+            self.emit(ir.Store(p0, self.convert(self.load(ir.VarRef(count)), p0.type, loc), loc))
+            from ...ir.layout import layout_of  # local: layout is a leaf module
+            stride = layout_of(r.elem, "std430").size if r.elem is not None else 0
+            p1 = self.place(args[1], for_write=True)
+            self.emit(ir.Store(p1, self.convert(ir.Const(ir.UINT, stride), p1.type, loc), loc))
+            return _VoidValue(loc)
+        raise error(f"no member function named '{name}' in '{r}' (not supported yet)", loc)
+
+
+class _VoidValue(ir.Const):
+    """The 'value' of a void call; using it anywhere is an error caught by convert()."""
+
+    def __init__(self, loc: SourceLoc) -> None:
+        super().__init__(ir.VOID, None)

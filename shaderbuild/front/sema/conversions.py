@@ -1,0 +1,112 @@
+"""HLSL's implicit conversions and the usual arithmetic conversions.
+
+Ranks follow DXC: bool < int < uint < half < float < double for the component
+kind of a binary operation; shapes splat scalars and truncate vectors.
+"""
+
+from __future__ import annotations
+
+from ... import ir
+
+KIND_RANK = {("bool", 32): 0, ("int", 16): 1, ("uint", 16): 2, ("int", 32): 3, ("uint", 32): 4,
+             ("int", 64): 5, ("uint", 64): 6, ("float", 16): 7, ("float", 32): 8, ("float", 64): 9}
+
+
+def rank(s: ir.Scalar) -> int:
+    return KIND_RANK[(s.kind, s.width)]
+
+
+def common_scalar(a: ir.Scalar, b: ir.Scalar, a_literal: bool = False, b_literal: bool = False) -> ir.Scalar:
+    """Component type of a binary arithmetic operation.
+
+    An unsuffixed literal adopts the other operand's type (DXC's "literal int/
+    float"), except that a float literal with an integer operand yields float.
+    """
+    if a_literal and not b_literal:
+        return ir.FLOAT if (a.is_float and not b.is_float) else b
+    if b_literal and not a_literal:
+        return ir.FLOAT if (b.is_float and not a.is_float) else a
+    return a if rank(a) >= rank(b) else b
+
+
+def shape_of(t: ir.Type) -> tuple:
+    """('s',) scalar, ('v', n) vector, ('m', r, c) matrix."""
+    if isinstance(t, ir.Scalar):
+        return ("s",)
+    if isinstance(t, ir.Vector):
+        return ("v", t.size)
+    if isinstance(t, ir.Matrix):
+        return ("m", t.rows, t.cols)
+    return ("x",)
+
+
+def with_scalar(t: ir.Type, s: ir.Scalar) -> ir.Type:
+    """The same shape as t with component type s."""
+    if isinstance(t, ir.Scalar):
+        return s
+    if isinstance(t, ir.Vector):
+        return ir.Vector(s, t.size)
+    if isinstance(t, ir.Matrix):
+        return ir.Matrix(s, t.rows, t.cols)
+    raise TypeError(t)
+
+
+def common_shape(a: ir.Type, b: ir.Type) -> tuple[ir.Type | None, bool]:
+    """The shape both operands convert to and whether a truncation happened.
+
+    Returns a type whose component is a placeholder (a's scalar); None when
+    the shapes are incompatible (e.g. vector with matrix of other size).
+    """
+    sa, sb = shape_of(a), shape_of(b)
+    if sa == sb:
+        return a, False
+    if sa[0] == "s":
+        return b, False
+    if sb[0] == "s":
+        return a, False
+    if sa[0] == "v" and sb[0] == "v":
+        return (a if sa[1] < sb[1] else b), True
+    if sa[0] == "m" and sb[0] == "m":
+        r, c = min(sa[1], sb[1]), min(sa[2], sb[2])
+        return ir.Matrix(a.elem, r, c), True
+    # vector vs matrix: allowed when the matrix has one row/col of the same size
+    return None, False
+
+
+def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | None:
+    """Ranking for overload resolution: 0 exact, 1 promotion/literal, 2 conversion,
+    3 splat, 4 truncation; None if not implicitly convertible."""
+    if src == dst:
+        return 0
+    ss, sd = ir.scalar_of(src), ir.scalar_of(dst)
+    if isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(dst, (ir.Struct, ir.Array, ir.Resource)):
+        return None
+    if ss is None or sd is None:
+        return None
+    shp_s, shp_d = shape_of(src), shape_of(dst)
+    if ss == sd:
+        kind_cost = 0
+    elif literal:
+        kind_cost = 1
+    elif ss.kind == sd.kind and sd.width > ss.width or (ss.is_int and sd.is_int and ss.width == sd.width):
+        kind_cost = 1 if ss.kind == sd.kind else 2
+    else:
+        kind_cost = 2
+    if shp_s == shp_d:
+        return kind_cost
+    if shp_s[0] == "s":
+        return 3 + kind_cost
+    if shp_s[0] == "v" and shp_d[0] == "s":
+        return 6 + kind_cost
+    if shp_s[0] == "v" and shp_d[0] == "v" and shp_d[1] < shp_s[1]:
+        return 6 + kind_cost
+    if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
+        return 6 + kind_cost
+    if shp_s[0] == "m" and shp_d[0] == "s":
+        return 6 + kind_cost
+    # 1xN / Nx1 matrix <-> vector
+    if shp_s[0] == "m" and shp_d[0] == "v" and (shp_s[1] == 1 or shp_s[2] == 1) and shp_s[1] * shp_s[2] == shp_d[1]:
+        return 2 + kind_cost
+    if shp_s[0] == "v" and shp_d[0] == "m" and (shp_d[1] == 1 or shp_d[2] == 1) and shp_d[1] * shp_d[2] == shp_s[1]:
+        return 2 + kind_cost
+    return None

@@ -1,0 +1,738 @@
+"""Expression lowering: typing, implicit conversions, places and swizzles."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ... import ir
+from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
+from .. import ast
+from .conversions import common_scalar, common_shape, shape_of, with_scalar
+from .scope import EnumConstSymbol, FuncSymbol, TypeSymbol, VarSymbol
+
+_SWIZZLE_SETS = ("xyzw", "rgba")
+_MATRIX_ZERO_RE = re.compile(r"^(?:_m([0-3])([0-3]))+$")
+_MATRIX_ONE_RE = re.compile(r"^(?:_([1-4])([1-4]))+$")
+
+ARITH_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
+BIT_OPS = {"&": "bitand", "|": "bitor", "^": "bitxor", "<<": "shl", ">>": "shr"}
+CMP_OPS = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
+def const_of(t: ir.Type, v) -> ir.Const:
+    return ir.Const(t, v)
+
+
+def scalar_value(s: ir.Scalar, v):
+    """Coerce a Python number to the representation of scalar type s."""
+    if s.kind == "bool":
+        return bool(v)
+    if s.kind == "float":
+        return float(v)
+    iv = int(v)
+    bits = s.width
+    iv &= (1 << bits) - 1
+    if s.kind == "int" and iv >= 1 << (bits - 1):
+        iv -= 1 << bits
+    return iv
+
+
+class ExprLowering:
+    """Mixin of Analyzer: lowers ast expressions to IR expressions."""
+
+    # ---------------------------------------------------------------- helpers
+    def lit(self, e: ir.Const) -> ir.Const:
+        self.literals.add(id(e))
+        return e
+
+    def is_literal(self, e: ir.Expr) -> bool:
+        return id(e) in self.literals
+
+    def load(self, place: ir.Expr) -> ir.Expr:
+        return ir.Load(place, place.type)
+
+    def warn(self, msg: str, loc: SourceLoc) -> None:
+        self.sink.warning(msg, loc)
+
+    def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
+        close = difflib.get_close_matches(name, self.scope.all_names(), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return error(f"use of undeclared identifier '{name}'{hint}", loc)
+
+    # ---------------------------------------------------------------- conversions
+    def convert(self, x: ir.Expr, to: ir.Type, loc: SourceLoc, explicit: bool = False, what: str = "") -> ir.Expr:
+        src = x.type
+        if src == to:
+            return x
+        if isinstance(to, ir.Array) and isinstance(src, ir.Array):
+            if to.size is not None and src.size is None:
+                raise error(f"cannot convert '{src}' to '{to}'", loc)
+            if to.elem == src.elem and (to.size is None or to.size == src.size):
+                return x
+        if isinstance(to, ir.Struct) or isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(to, (ir.Array, ir.Resource)):
+            if explicit and ir.is_numeric(src) and isinstance(to, (ir.Struct, ir.Array)):
+                return self.build_from_components(self.components(x, loc) * ir.component_count(to), to, loc) \
+                    if ir.component_count(src) == 1 else self.build_from_components(self.components(x, loc), to, loc)
+            if explicit and isinstance(src, (ir.Struct, ir.Array)) and ir.is_numeric(to):
+                comps = self.components(x, loc)
+                if len(comps) >= ir.component_count(to):
+                    return self.build_from_components(comps[: ir.component_count(to)], to, loc)
+            raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
+        if isinstance(to, ir.VoidType) or isinstance(src, ir.VoidType):
+            raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
+        ss, sd = ir.scalar_of(src), ir.scalar_of(to)
+        shp_s, shp_d = shape_of(src), shape_of(to)
+        # constant folding of scalar literals keeps literal typing precise
+        if isinstance(x, ir.Const) and shp_s == ("s",):
+            if shp_d == ("s",):
+                return ir.Const(to, scalar_value(sd, x.value))
+            if shp_d[0] == "v":
+                v = scalar_value(sd, x.value)
+                return ir.Const(to, (v,) * shp_d[1])
+        if shp_s != shp_d:
+            if shp_s[0] == "s":
+                x = self.convert(x, sd, loc)
+                if shp_d[0] == "v":
+                    return ir.Construct(to, [x] * shp_d[1])
+                row = ir.vec(sd, to.cols)
+                r = ir.Construct(row, [x] * to.cols) if to.cols > 1 else x
+                return ir.Construct(to, [r] * to.rows)
+            if shp_s[0] == "v" and shp_d[0] == "s":
+                if not explicit:
+                    self.warn(f"implicit truncation of vector type", loc)
+                return self.convert(ir.Swizzle(x, (0,), ss), to, loc)
+            if shp_s[0] == "v" and shp_d[0] == "v" and shp_d[1] < shp_s[1]:
+                if not explicit:
+                    self.warn(f"implicit truncation of vector type", loc)
+                return self.convert(ir.Swizzle(x, tuple(range(shp_d[1])), ir.Vector(ss, shp_d[1])), to, loc)
+            if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
+                if not explicit:
+                    self.warn(f"implicit truncation of matrix type", loc)
+                rows = [ir.Extract(x, r, ir.vec(ss, src.cols)) for r in range(to.rows)]
+                rows = [ir.Swizzle(r, tuple(range(to.cols)), ir.vec(ss, to.cols)) if to.cols < src.cols else r for r in rows]
+                if to.cols == 1:
+                    rows = [ir.Extract(r, 0, ss) if isinstance(r.type, ir.Vector) else r for r in rows]
+                return self.convert(ir.Construct(ir.Matrix(ss, to.rows, to.cols), rows), to, loc)
+            if shp_s[0] == "m" and shp_d[0] == "s":
+                if not explicit:
+                    self.warn(f"implicit truncation of matrix type", loc)
+                return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
+            comps_s = ir.component_count(src)
+            comps_d = ir.component_count(to)
+            if comps_s == comps_d and (shp_s[0] == "m" or shp_d[0] == "m"):
+                return self.build_from_components(self.components(x, loc), to, loc)
+            if explicit and comps_s > comps_d:
+                return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
+            raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
+        return ir.Convert(x, to)
+
+    def components(self, x: ir.Expr, loc: SourceLoc) -> list[ir.Expr]:
+        """The scalar components of a value in HLSL memory order (row-major for matrices)."""
+        t = x.type
+        if isinstance(t, ir.Scalar):
+            return [x]
+        if isinstance(t, ir.Vector):
+            if isinstance(x, ir.Construct):
+                out: list[ir.Expr] = []
+                for p in x.parts:
+                    out.extend(self.components(p, loc))
+                return out
+            if isinstance(x, ir.Const):
+                return [ir.Const(t.elem, v) for v in x.value]
+            x = self.stable(x)
+            return [ir.Extract(x, i, t.elem) for i in range(t.size)]
+        if isinstance(t, ir.Matrix):
+            x = self.stable(x)
+            out = []
+            for r in range(t.rows):
+                row = ir.Extract(x, r, ir.vec(t.elem, t.cols))
+                out.extend(self.components(row, loc))
+            return out
+        if isinstance(t, ir.Array):
+            x = self.stable(x)
+            out = []
+            for i in range(t.size or 0):
+                out.extend(self.components(ir.Extract(x, i, t.elem), loc))
+            return out
+        if isinstance(t, ir.Struct):
+            x = self.stable(x)
+            out = []
+            for i, f in enumerate(t.fields):
+                out.extend(self.components(ir.Extract(x, i, f.type), loc))
+            return out
+        raise error(f"cannot use a value of type '{t}' here", loc)
+
+    def stable(self, x: ir.Expr) -> ir.Expr:
+        """Evaluate x once into a temporary if it is not trivially re-evaluable."""
+        if isinstance(x, (ir.Const,)) or (isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)):
+            return x
+        tmp = self.temp(x.type)
+        self.emit(ir.Store(ir.VarRef(tmp), x))
+        return self.load(ir.VarRef(tmp))
+
+    def build_from_components(self, comps: list[ir.Expr], t: ir.Type, loc: SourceLoc) -> ir.Expr:
+        """Rebuild a value of type t from scalar components (initializer-list flattening)."""
+        need = ir.component_count(t)
+        if len(comps) != need:
+            raise error(f"{'too few' if len(comps) < need else 'too many'} elements in initializer for type '{t}' "
+                        f"(expected {need}, have {len(comps)})", loc)
+        it = iter(comps)
+        return self._build(it, t, loc)
+
+    def _build(self, it, t: ir.Type, loc: SourceLoc) -> ir.Expr:
+        if isinstance(t, ir.Scalar):
+            return self.convert(next(it), t, loc)
+        if isinstance(t, ir.Vector):
+            parts = [self.convert(next(it), t.elem, loc) for _ in range(t.size)]
+            if all(isinstance(p, ir.Const) for p in parts):
+                return ir.Const(t, tuple(p.value for p in parts))
+            return ir.Construct(t, parts)
+        if isinstance(t, ir.Matrix):
+            rows = [self._build(it, ir.vec(t.elem, t.cols), loc) for _ in range(t.rows)]
+            return ir.Construct(t, rows)
+        if isinstance(t, ir.Array):
+            return ir.Construct(t, [self._build(it, t.elem, loc) for _ in range(t.size or 0)])
+        if isinstance(t, ir.Struct):
+            return ir.Construct(t, [self._build(it, f.type, loc) for f in t.fields])
+        raise error(f"cannot initialize a value of type '{t}' from a list", loc)
+
+    def init_value(self, init: ast.Expr, t: ir.Type, loc: SourceLoc) -> ir.Expr:
+        """Initializer: `{...}` lists flatten; anything else converts implicitly."""
+        if isinstance(init, ast.InitList):
+            comps: list[ir.Expr] = []
+            for item in self.flatten_init(init):
+                comps.extend(self.components(item, item_loc(init)))
+            if isinstance(t, ir.Array) and t.size is None:
+                per = ir.component_count(t.elem)
+                if per == 0 or len(comps) % per:
+                    raise error(f"cannot infer the size of '{t}' from the initializer", loc)
+                t = ir.Array(t.elem, len(comps) // per)
+            return self.build_from_components(comps, t, init.loc)
+        value = self.rvalue(init)
+        return self.convert(value, t, init.loc)
+
+    def flatten_init(self, init: ast.InitList) -> list[ir.Expr]:
+        out: list[ir.Expr] = []
+        for item in init.items:
+            if isinstance(item, ast.InitList):
+                out.extend(self.flatten_init(item))
+            else:
+                out.append(self.rvalue(item))
+        return out
+
+    # ---------------------------------------------------------------- rvalues
+    def rvalue(self, e: ast.Expr) -> ir.Expr:
+        method = getattr(self, "rv_" + type(e).__name__, None)
+        if method is None:
+            raise error("unsupported expression", e.loc)
+        return method(e)
+
+    def rv_IntLit(self, e: ast.IntLit) -> ir.Expr:
+        s = e.suffix
+        if "u" in s:
+            t = ir.UINT64 if "ll" in s else ir.UINT
+        elif "ll" in s:
+            t = ir.INT64
+        else:
+            t = ir.INT
+            if e.value > 0xFFFFFFFF:
+                t = ir.INT64
+            c = ir.Const(t, scalar_value(t, e.value) if e.value <= 0x7FFFFFFF or t.width == 64 else e.value)
+            if t == ir.INT and e.value > 0x7FFFFFFF:
+                c = ir.Const(ir.UINT, e.value)
+            return self.lit(c)
+        return ir.Const(t, scalar_value(t, e.value))
+
+    def rv_FloatLit(self, e: ast.FloatLit) -> ir.Expr:
+        if e.suffix == "l":
+            return ir.Const(ir.DOUBLE, e.value)
+        if e.suffix == "h":
+            return ir.Const(ir.HALF if self.options.enable_16bit_types else ir.FLOAT, e.value)
+        c = ir.Const(ir.FLOAT, e.value)
+        return c if e.suffix == "f" else self.lit(c)
+
+    def rv_BoolLit(self, e: ast.BoolLit) -> ir.Expr:
+        return ir.Const(ir.BOOL, e.value)
+
+    def rv_StringLit(self, e: ast.StringLit) -> ir.Expr:
+        raise error("string literals are not supported in shader code", e.loc)
+
+    def rv_InitList(self, e: ast.InitList) -> ir.Expr:
+        raise error("an initializer list is only allowed in a declaration", e.loc)
+
+    def rv_Name(self, e: ast.Name) -> ir.Expr:
+        sym = self.scope.lookup(e.name)
+        if sym is None and "::" in e.name:
+            sym = self.scope.lookup(e.name.split("::")[-1])
+        if isinstance(sym, EnumConstSymbol):
+            return ir.Const(sym.type, sym.value)
+        if isinstance(sym, VarSymbol) and sym.const_value is not None and isinstance(sym.var.type, ir.Scalar):
+            return ir.Const(sym.var.type, sym.const_value)
+        return self.load(self.place(e, for_write=False))
+
+    def rv_Member(self, e: ast.Member) -> ir.Expr:
+        base_ast = e.base
+        if self.is_place_expr(base_ast):
+            p = self.place(e, for_write=False)
+            return self.load(p)
+        base = self.rvalue(base_ast)
+        return self.member_of_value(base, e.name, e.loc)
+
+    def rv_Index(self, e: ast.Index) -> ir.Expr:
+        if self.is_place_expr(e.base):
+            return self.load(self.place(e, for_write=False))
+        base = self.rvalue(e.base)
+        idx = self.index_value(e.index)
+        if isinstance(idx, ir.Const):
+            n = self.index_bound(base.type)
+            if n is not None and not 0 <= idx.value < n:
+                raise error(f"index {idx.value} is out of bounds for type '{base.type}'", e.index.loc)
+            return ir.Extract(base, idx.value, self.element_type(base.type, e.loc))
+        tmp = self.temp(base.type)
+        self.emit(ir.Store(ir.VarRef(tmp), base))
+        return self.load(ir.IndexRef(ir.VarRef(tmp), idx, self.element_type(base.type, e.loc)))
+
+    def rv_UnaryOp(self, e: ast.UnaryOp) -> ir.Expr:
+        op = e.op
+        if op in ("++", "--", "post++", "post--"):
+            return self.increment(e)
+        x = self.rvalue(e.operand)
+        t = x.type
+        if not ir.is_numeric(t):
+            raise error(f"invalid argument type '{t}' to unary operator '{op}'", e.loc)
+        s = ir.scalar_of(t)
+        if op == "+":
+            return self.convert(x, with_scalar(t, ir.INT), e.loc) if s.kind == "bool" else x
+        if op == "-":
+            if s.kind == "bool":
+                x = self.convert(x, with_scalar(t, ir.INT), e.loc)
+                t = x.type
+            if isinstance(x, ir.Const) and isinstance(t, ir.Scalar):
+                c = ir.Const(t, scalar_value(t, -x.value))
+                return self.lit(c) if self.is_literal(x) else c
+            return ir.Unary("neg", x, t)
+        if op == "!":
+            x = self.convert(x, with_scalar(t, ir.BOOL), e.loc)
+            return ir.Unary("not", x, x.type)
+        if op == "~":
+            if not s.is_int:
+                if s.kind == "bool":
+                    x = self.convert(x, with_scalar(t, ir.INT), e.loc)
+                else:
+                    raise error(f"invalid argument type '{t}' to unary operator '~'", e.loc)
+            if isinstance(x, ir.Const) and isinstance(x.type, ir.Scalar):
+                return ir.Const(x.type, scalar_value(x.type, ~x.value))
+            return ir.Unary("bitnot", x, x.type)
+        raise error(f"unsupported unary operator '{op}'", e.loc)
+
+    def increment(self, e: ast.UnaryOp) -> ir.Expr:
+        place = self.place(e.operand, for_write=True)
+        t = place.type
+        if not ir.is_numeric(t) or ir.scalar_of(t).kind == "bool":
+            raise error(f"cannot increment value of type '{t}'", e.loc)
+        one = self.convert(ir.Const(ir.INT, 1), t, e.loc)
+        old = self.temp(t)
+        self.emit(ir.Store(ir.VarRef(old), self.load(place)))
+        new = ir.Binary("add" if "++" in e.op else "sub", self.load(ir.VarRef(old)), one, t)
+        self.emit(ir.Store(place, new, e.loc))
+        return self.load(ir.VarRef(old)) if e.op.startswith("post") else self.load(place)
+
+    def rv_BinaryOp(self, e: ast.BinaryOp) -> ir.Expr:
+        op = e.op
+        if op in ("&&", "||"):
+            return self.logical(e)
+        a = self.rvalue(e.lhs)
+        b = self.rvalue(e.rhs)
+        return self.binary(op, a, b, e.loc)
+
+    def binary(self, op: str, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Expr:
+        ta, tb = a.type, b.type
+        if not ir.is_numeric(ta) or not ir.is_numeric(tb):
+            raise error(f"invalid operands to binary expression ('{ta}' and '{tb}')", loc)
+        sa, sb = ir.scalar_of(ta), ir.scalar_of(tb)
+        shape, truncated = common_shape(ta, tb)
+        if shape is None:
+            raise error(f"invalid operands to binary expression ('{ta}' and '{tb}')", loc)
+        if truncated:
+            self.warn("implicit truncation of vector type", loc)
+        s = common_scalar(sa, sb, self.is_literal(a), self.is_literal(b))
+        if op in BIT_OPS:
+            if s.is_float:
+                raise error(f"invalid operands to binary expression ('{ta}' and '{tb}'): "
+                            f"bitwise operators require integer operands", loc)
+            if s.kind == "bool":
+                s = ir.INT
+            if op in ("<<", ">>") and not self.is_literal(a):
+                s = sa if sa.is_int else ir.INT
+        elif op in ARITH_OPS and s.kind == "bool":
+            s = ir.INT
+        t = with_scalar(shape, s)
+        ca = self.convert(a, t, loc)
+        cb = self.convert(b, t, loc)
+        literal = self.is_literal(a) and self.is_literal(b)
+        if op in CMP_OPS:
+            rt = with_scalar(shape, ir.BOOL)
+            folded = self.fold(CMP_OPS[op], ca, cb, rt)
+            return folded if folded is not None else ir.Binary(CMP_OPS[op], ca, cb, rt)
+        irop = ARITH_OPS.get(op) or BIT_OPS[op]
+        if irop in ("div", "mod") and s.is_int and isinstance(cb, ir.Const) and cb.value == 0 and isinstance(t, ir.Scalar):
+            raise error("division by zero", loc)
+        folded = self.fold(irop, ca, cb, t)
+        if folded is not None:
+            return self.lit(folded) if literal else folded
+        return ir.Binary(irop, ca, cb, t)
+
+    def fold(self, op: str, a: ir.Expr, b: ir.Expr, t: ir.Type) -> ir.Const | None:
+        """Fold scalar constants (used for array sizes, case labels and static consts)."""
+        if not (isinstance(a, ir.Const) and isinstance(b, ir.Const) and isinstance(t, ir.Scalar)):
+            return None
+        x, y = a.value, b.value
+        s = a.type
+        try:
+            if op == "add":
+                r = x + y
+            elif op == "sub":
+                r = x - y
+            elif op == "mul":
+                r = x * y
+            elif op == "div":
+                if s.is_float:
+                    return None
+                r = int(x / y) if y else None
+            elif op == "mod":
+                if s.is_float or not y:
+                    return None
+                r = x - int(x / y) * y
+            elif op == "shl":
+                r = x << (y & (s.width - 1))
+            elif op == "shr":
+                r = (x if s.kind == "int" else x & ((1 << s.width) - 1)) >> (y & (s.width - 1))
+            elif op == "bitand":
+                r = x & y
+            elif op == "bitor":
+                r = x | y
+            elif op == "bitxor":
+                r = x ^ y
+            elif op in ("eq", "ne", "lt", "le", "gt", "ge"):
+                r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[op]
+            else:
+                return None
+        except (TypeError, OverflowError):
+            return None
+        if r is None:
+            return None
+        return ir.Const(t, scalar_value(t, r))
+
+    def logical(self, e: ast.BinaryOp) -> ir.Expr:
+        a = self.rvalue(e.lhs)
+        if not ir.is_numeric(a.type):
+            raise error(f"invalid operand of type '{a.type}' to '{e.op}'", e.lhs.loc)
+        if self.options.hlsl_version >= 2021:
+            if not isinstance(a.type, ir.Scalar):
+                raise error(f"operands for short-circuiting logical binary operator must be scalar, "
+                            f"for non-scalar types use '{'and' if e.op == '&&' else 'or'}'", e.loc)
+            ca = self.convert(a, ir.BOOL, e.lhs.loc)
+            result = self.temp(ir.BOOL)
+            self.emit(ir.Store(ir.VarRef(result), ca))
+            body: list[ir.Stmt] = []
+            with self.collect(body):
+                b = self.rvalue(e.rhs)
+                if not isinstance(b.type, ir.Scalar):
+                    raise error(f"operands for short-circuiting logical binary operator must be scalar, "
+                                f"for non-scalar types use '{'and' if e.op == '&&' else 'or'}'", e.loc)
+                self.emit(ir.Store(ir.VarRef(result), self.convert(b, ir.BOOL, e.rhs.loc)))
+            cond = self.load(ir.VarRef(result))
+            if e.op == "||":
+                cond = ir.Unary("not", cond, ir.BOOL)
+            self.emit(ir.If(cond, body, []))
+            return self.load(ir.VarRef(result))
+        b = self.rvalue(e.rhs)
+        shape, _ = common_shape(a.type, b.type)
+        if shape is None:
+            raise error(f"invalid operands to binary expression ('{a.type}' and '{b.type}')", e.loc)
+        t = with_scalar(shape, ir.BOOL)
+        return ir.Binary("land" if e.op == "&&" else "lor", self.convert(a, t, e.loc), self.convert(b, t, e.loc), t)
+
+    def rv_Conditional(self, e: ast.Conditional) -> ir.Expr:
+        c = self.rvalue(e.cond)
+        if self.options.hlsl_version >= 2021 or isinstance(c.type, ir.Scalar):
+            if not isinstance(c.type, ir.Scalar):
+                raise error("condition for short-circuiting ternary operator must be scalar, "
+                            "for non-scalar types use 'select'", e.cond.loc)
+            cb = self.convert(c, ir.BOOL, e.cond.loc)
+            then_body: list[ir.Stmt] = []
+            else_body: list[ir.Stmt] = []
+            with self.collect(then_body):
+                a = self.rvalue(e.true)
+            with self.collect(else_body):
+                b = self.rvalue(e.false)
+            t = self.result_type_of_pair(a, b, e.loc)
+            result = self.temp(t)
+            with self.collect(then_body):
+                self.emit(ir.Store(ir.VarRef(result), self.convert(a, t, e.true.loc)))
+            with self.collect(else_body):
+                self.emit(ir.Store(ir.VarRef(result), self.convert(b, t, e.false.loc)))
+            self.emit(ir.If(cb, then_body, else_body))
+            return self.load(ir.VarRef(result))
+        a = self.rvalue(e.true)
+        b = self.rvalue(e.false)
+        return self.select(c, a, b, e.loc)
+
+    def result_type_of_pair(self, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Type:
+        if a.type == b.type:
+            return a.type
+        if ir.is_numeric(a.type) and ir.is_numeric(b.type):
+            shape, _ = common_shape(a.type, b.type)
+            if shape is not None:
+                return with_scalar(shape, common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type),
+                                                        self.is_literal(a), self.is_literal(b)))
+        raise error(f"incompatible operand types ('{a.type}' and '{b.type}')", loc)
+
+    def select(self, c: ir.Expr, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Expr:
+        t = self.result_type_of_pair(a, b, loc)
+        if isinstance(c.type, ir.Vector) and isinstance(t, ir.Scalar):
+            t = ir.Vector(t, c.type.size)
+        ct = with_scalar(t, ir.BOOL) if ir.is_numeric(t) and not isinstance(t, ir.Matrix) else ir.BOOL
+        return ir.Select(self.convert(c, ct, loc), self.convert(a, t, loc), self.convert(b, t, loc), t)
+
+    def rv_Comma(self, e: ast.Comma) -> ir.Expr:
+        for x in e.exprs[:-1]:
+            self.effect(x)
+        return self.rvalue(e.exprs[-1])
+
+    def rv_Assign(self, e: ast.Assign) -> ir.Expr:
+        place = self.assign(e)
+        return self.load(place)
+
+    def assign(self, e: ast.Assign) -> ir.Expr:
+        place = self.place(e.target, for_write=True)
+        if e.op == "=":
+            if isinstance(e.value, ast.InitList):
+                raise error("an initializer list is only allowed in a declaration", e.value.loc)
+            value = self.convert(self.rvalue(e.value), place.type, e.value.loc)
+        else:
+            rhs = self.rvalue(e.value)
+            cur = self.load(place)
+            value = self.convert(self.binary(e.op[:-1], cur, rhs, e.loc), place.type, e.loc)
+        self.emit(ir.Store(place, value, e.loc))
+        return place
+
+    def rv_Cast(self, e: ast.Cast) -> ir.Expr:
+        t = self.resolve_type(e.type, e.dims)
+        x = self.rvalue(e.operand)
+        return self.convert(x, t, e.loc, explicit=True)
+
+    def rv_CallExpr(self, e: ast.CallExpr) -> ir.Expr:
+        return self.call(e)
+
+    # ---------------------------------------------------------------- places
+    def is_place_expr(self, e: ast.Expr) -> bool:
+        if isinstance(e, ast.Name):
+            sym = self.scope.lookup(e.name)
+            return isinstance(sym, VarSymbol) and not (sym.const_value is not None and isinstance(sym.var.type, ir.Scalar))
+        if isinstance(e, (ast.Member, ast.Index)):
+            return self.is_place_expr(e.base)
+        return False
+
+    def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
+        if isinstance(e, ast.Name):
+            sym = self.scope.lookup(e.name)
+            if sym is None:
+                raise self.undeclared(e.name, e.loc)
+            if not isinstance(sym, VarSymbol):
+                kind = "function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol) else "constant"
+                raise error(f"'{e.name}' is a {kind}, not a variable", e.loc)
+            var = sym.var
+            if for_write and (var.const or var.storage is ir.Storage.UNIFORM):
+                what = "const-qualified" if var.const else "uniform"
+                raise error(f"cannot assign to {what} variable '{e.name}'", e.loc)
+            self.note_use(var)
+            return ir.VarRef(var)
+        if isinstance(e, ast.Member):
+            if not self.is_place_expr(e.base):
+                raise error("expression is not assignable", e.loc)
+            base = self.place(e.base, for_write)
+            return self.member_place(base, e.name, e.loc, for_write)
+        if isinstance(e, ast.Index):
+            if not self.is_place_expr(e.base):
+                raise error("expression is not assignable", e.loc)
+            base = self.place(e.base, for_write and not isinstance(self.peek_type(e.base), ir.Resource))
+            idx = self.index_value(e.index)
+            bt = base.type
+            if isinstance(bt, ir.Resource):
+                return self.resource_index(base, idx, e, for_write)
+            if isinstance(idx, ir.Const):
+                n = self.index_bound(bt)
+                if n is not None and not 0 <= idx.value < n:
+                    raise error(f"index {idx.value} is out of bounds for type '{bt}'", e.index.loc)
+            return ir.IndexRef(base, idx, self.element_type(bt, e.loc))
+        raise error("expression is not assignable", e.loc)
+
+    def peek_type(self, e: ast.Expr) -> ir.Type | None:
+        if isinstance(e, ast.Name):
+            sym = self.scope.lookup(e.name)
+            return sym.var.type if isinstance(sym, VarSymbol) else None
+        return None
+
+    def note_use(self, var: ir.Variable) -> None:
+        """Hook for uninitialised-resource checks (see lower.py)."""
+
+    def index_value(self, e: ast.Expr) -> ir.Expr:
+        idx = self.rvalue(e)
+        if not isinstance(idx.type, ir.Scalar) or idx.type.is_float and False:
+            raise error(f"array subscript is not an integer (type '{idx.type}')", e.loc)
+        if idx.type.kind == "float":
+            self.warn("array index is a floating-point value; it is truncated", e.loc)
+        if idx.type.kind == "bool":
+            raise error(f"array subscript is not an integer (type '{idx.type}')", e.loc)
+        return self.convert(idx, ir.UINT if not (isinstance(idx, ir.Const) and idx.value < 0) else ir.INT, e.loc)
+
+    def index_bound(self, t: ir.Type) -> int | None:
+        if isinstance(t, ir.Array):
+            return t.size
+        if isinstance(t, ir.Vector):
+            return t.size
+        if isinstance(t, ir.Matrix):
+            return t.rows
+        return None
+
+    def element_type(self, t: ir.Type, loc: SourceLoc) -> ir.Type:
+        if isinstance(t, ir.Array):
+            return t.elem
+        if isinstance(t, ir.Vector):
+            return t.elem
+        if isinstance(t, ir.Matrix):
+            return ir.vec(t.elem, t.cols)
+        raise error(f"subscripted value of type '{t}' is not an array, vector or matrix", loc)
+
+    def resource_index(self, base: ir.Expr, idx: ir.Expr, e: ast.Index, for_write: bool) -> ir.Expr:
+        r: ir.Resource = base.type
+        if r.kind in ("StructuredBuffer", "RWStructuredBuffer", "Buffer", "RWBuffer", "RWTexture1D", "RWTexture2D",
+                      "RWTexture3D", "Texture1D", "Texture2D", "Texture3D", "RWTexture1DArray", "RWTexture2DArray",
+                      "Texture1DArray", "Texture2DArray"):
+            if for_write and not r.kind.startswith("RW"):
+                raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
+            return ir.BufferElem(base, idx, r.elem)
+        raise error(f"type '{r}' does not support the subscript operator", e.loc)
+
+    # ------------------------------------------------------------- members
+    def member_place(self, base: ir.Expr, name: str, loc: SourceLoc, for_write: bool) -> ir.Expr:
+        t = base.type
+        if isinstance(t, ir.Struct):
+            try:
+                i = t.field_index(name)
+            except KeyError:
+                raise error(f"no member named '{name}' in '{t}'", loc) from None
+            return ir.FieldRef(base, i, t.fields[i].type)
+        if isinstance(t, (ir.Vector, ir.Scalar)):
+            comps = self.swizzle_comps(t, name, loc)
+            s = ir.scalar_of(t)
+            if for_write and len(set(comps)) != len(comps):
+                raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", loc)
+            if isinstance(t, ir.Scalar):
+                if len(comps) == 1:
+                    return base
+                if for_write:
+                    raise error(f"cannot assign to swizzle '{name}' of a scalar", loc)
+            return ir.SwizzleRef(base, comps, ir.vec(s, len(comps)))
+        if isinstance(t, ir.Matrix):
+            elems = self.matrix_comps(t, name, loc)
+            if len(elems) == 1:
+                r, c = elems[0]
+                row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))
+                return ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row
+            if for_write:
+                raise error("assignment to a multi-element matrix swizzle is not supported", loc)
+            # read-only: materialise
+            tmp = self.temp(ir.vec(t.elem, len(elems)))
+            parts = []
+            for r, c in elems:
+                row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))
+                parts.append(self.load(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row))
+            self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
+            return ir.VarRef(tmp)
+        raise error(f"member reference base type '{t}' is not a structure", loc)
+
+    def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:
+        t = base.type
+        if isinstance(t, ir.Struct):
+            try:
+                i = t.field_index(name)
+            except KeyError:
+                raise error(f"no member named '{name}' in '{t}'", loc) from None
+            return ir.Extract(base, i, t.fields[i].type)
+        if isinstance(t, (ir.Vector, ir.Scalar)):
+            comps = self.swizzle_comps(t, name, loc)
+            s = ir.scalar_of(t)
+            if isinstance(t, ir.Scalar):
+                base = self.stable(base)
+                return base if len(comps) == 1 else ir.Construct(ir.Vector(s, len(comps)), [base] * len(comps))
+            if isinstance(base, ir.Const):
+                vals = tuple(base.value[c] for c in comps)
+                return ir.Const(ir.vec(s, len(comps)), vals if len(vals) > 1 else vals[0])
+            return ir.Swizzle(base, comps, ir.vec(s, len(comps)))
+        if isinstance(t, ir.Matrix):
+            elems = self.matrix_comps(t, name, loc)
+            base = self.stable(base)
+            parts = []
+            for r, c in elems:
+                row = ir.Extract(base, r, ir.vec(t.elem, t.cols))
+                parts.append(ir.Extract(row, c, t.elem) if t.cols > 1 else row)
+            return parts[0] if len(parts) == 1 else ir.Construct(ir.Vector(t.elem, len(parts)), parts)
+        raise error(f"member reference base type '{t}' is not a structure", loc)
+
+    def swizzle_comps(self, t: ir.Type, name: str, loc: SourceLoc) -> tuple[int, ...]:
+        n = t.size if isinstance(t, ir.Vector) else 1
+        for letters in _SWIZZLE_SETS:
+            if all(ch in letters for ch in name):
+                comps = tuple(letters.index(ch) for ch in name)
+                if len(comps) > 4:
+                    break
+                bad = [name[i] for i, c in enumerate(comps) if c >= n]
+                if bad:
+                    raise error(f"vector swizzle '{name}' is out of bounds for type '{t}'", loc)
+                return comps
+        raise error(f"invalid swizzle '{name}' on type '{t}'", loc)
+
+    def matrix_comps(self, t: ir.Matrix, name: str, loc: SourceLoc) -> list[tuple[int, int]]:
+        if _MATRIX_ZERO_RE.match(name):
+            pairs = [(int(a), int(b)) for a, b in re.findall(r"_m([0-3])([0-3])", name)]
+        elif _MATRIX_ONE_RE.match(name):
+            pairs = [(int(a) - 1, int(b) - 1) for a, b in re.findall(r"_([1-4])([1-4])", name)]
+        else:
+            raise error(f"invalid matrix swizzle '{name}' on type '{t}'", loc)
+        for r, c in pairs:
+            if r >= t.rows or c >= t.cols:
+                raise error(f"matrix swizzle '{name}' is out of bounds for type '{t}'", loc)
+        if len(pairs) > 4:
+            raise error(f"matrix swizzle '{name}' has too many components", loc)
+        return pairs
+
+    def effect(self, e: ast.Expr) -> None:
+        """Lower an expression evaluated only for its side effects."""
+        if isinstance(e, ast.Assign):
+            self.assign(e)
+            return
+        if isinstance(e, ast.UnaryOp) and e.op in ("++", "--", "post++", "post--"):
+            place = self.place(e.operand, for_write=True)
+            t = place.type
+            if not ir.is_numeric(t) or ir.scalar_of(t).kind == "bool":
+                raise error(f"cannot increment value of type '{t}'", e.loc)
+            one = self.convert(ir.Const(ir.INT, 1), t, e.loc)
+            self.emit(ir.Store(place, ir.Binary("add" if "++" in e.op else "sub", self.load(place), one, t), e.loc))
+            return
+        if isinstance(e, ast.Comma):
+            for x in e.exprs:
+                self.effect(x)
+            return
+        v = self.rvalue(e)
+        if isinstance(v, (ir.Call, ir.Intrinsic)):
+            self.emit(ir.Eval(v, e.loc))
+
+
+def item_loc(init: ast.InitList) -> SourceLoc:
+    return init.loc
+
+
+__all__ = ["ExprLowering", "Diagnostic"]

@@ -1,0 +1,486 @@
+"""The semantic analyser: declarations, scopes and the module it produces.
+
+Expression, call and statement lowering live in the mixins exprs.py, calls.py
+and stmts.py; this module owns declarations and assembles the ir.Module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ... import ir
+from ...diagnostics import Diagnostic, DiagnosticSink, SourceLoc, error
+from ...options import CompileOptions, Profile
+from .. import ast
+from .calls import CallLowering
+from .exprs import ExprLowering
+from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, TypeSymbol, VarSymbol
+from .stmts import StmtLowering, ends_flow
+from .typeresolve import TypeResolver
+
+MAX_ARRAY_ELEMENTS = 1 << 24
+
+
+class MemberSymbol(VarSymbol):
+    """A cbuffer member, visible as a global name: FieldRef(VarRef(cbuffer), index)."""
+
+    __slots__ = ("index",)
+
+
+class Analyzer(ExprLowering, CallLowering, StmtLowering):
+    def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink) -> None:
+        self.options = options
+        self.profile = profile
+        self.sink = sink
+        self.scope = Scope()
+        self.types = TypeResolver(options.enable_16bit_types, self.const_int)
+        self.literals: set[int] = set()
+        self.globals: list[ir.Variable] = []
+        self.funcs: list[FuncInfo] = []
+        self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
+        self.fn: ir.Function | None = None
+        self.fn_info: FuncInfo | None = None
+        self.fn_return_type: ir.Type = ir.VOID
+        self.out: list[ir.Stmt] = []
+        self.loop_depth = 0
+        self.switch_depth = 0
+        self.temp_counter = 0
+        self.decl_locs: dict[int, SourceLoc] = {}
+
+    # ------------------------------------------------------------ plumbing
+    def emit(self, s: ir.Stmt) -> None:
+        self.out.append(s)
+
+    @contextlib.contextmanager
+    def collect(self, into: list[ir.Stmt]):
+        saved = self.out
+        self.out = into
+        try:
+            yield into
+        finally:
+            self.out = saved
+
+    def temp(self, t: ir.Type, name: str = "tmp") -> ir.Variable:
+        self.temp_counter += 1
+        v = ir.Variable(f"{name}.{self.temp_counter}", t, ir.Storage.FUNCTION)
+        if self.fn is None:
+            raise error("expression requires a function context")
+        self.fn.locals.append(v)
+        return v
+
+    def push_scope(self) -> None:
+        self.scope = Scope(self.scope)
+
+    def pop_scope(self) -> None:
+        self.scope = self.scope.parent
+
+    def declare(self, name: str, sym, loc: SourceLoc) -> None:
+        prev = self.scope.names.get(name)
+        if prev is not None:
+            prev_loc = self.decl_locs.get(id(prev))
+            notes = [Diagnostic("note", "previous definition is here", prev_loc)] if prev_loc else []
+            raise error(f"redefinition of '{name}'", loc, notes)
+        self.scope.names[name] = sym
+        self.decl_locs[id(sym)] = loc
+
+    def declare_var(self, name: str, var: ir.Variable, loc: SourceLoc, const_value=None) -> VarSymbol:
+        sym = VarSymbol(var, const_value)
+        self.declare(name, sym, loc)
+        return sym
+
+    def mark_initialized(self, var: ir.Variable) -> None:
+        pass
+
+    def record_call(self, f: FuncInfo, loc: SourceLoc) -> None:
+        if self.fn_info is not None:
+            self.fn_info.calls.append((f, loc))
+
+    # ------------------------------------------------------------ constants and types
+    def const_int(self, e: ast.Expr) -> int:
+        tmp: list[ir.Stmt] = []
+        saved_fn = self.fn
+        with self.collect(tmp):
+            v = self.rvalue(e)
+        self.fn = saved_fn
+        if tmp or not isinstance(v, ir.Const) or not isinstance(v.type, ir.Scalar) or v.type.is_float:
+            raise error("expression is not an integer constant expression", e.loc)
+        return int(v.value)
+
+    def resolve_type(self, ref: ast.TypeRef, dims: list, allow_unsized: bool = False) -> ir.Type:
+        t = self.types.resolve(ref)
+        for d in reversed(dims):
+            if d is None:
+                t = ir.Array(t, None)
+                continue
+            n = self.const_int(d)
+            if n <= 0:
+                raise error(f"array size must be greater than zero (is {n})", d.loc)
+            if n > MAX_ARRAY_ELEMENTS:
+                raise error(f"array size {n} exceeds the limit of {MAX_ARRAY_ELEMENTS} elements", d.loc)
+            t = ir.Array(t, n)
+        return t
+
+    def declare_type_like(self, d) -> None:
+        if isinstance(d, ast.StructDecl):
+            self.struct(d)
+        elif isinstance(d, ast.TypedefDecl):
+            t = self.resolve_type(d.type, d.dims)
+            self.types.named[d.name] = t
+            self.declare(d.name, TypeSymbol(t), d.loc)
+        elif isinstance(d, ast.EnumDecl):
+            self.enum(d)
+
+    def struct(self, d: ast.StructDecl) -> ir.Struct:
+        fields: list[ir.StructField] = []
+        if d.base is not None:
+            base = self.types.resolve(d.base)
+            if not isinstance(base, ir.Struct):
+                raise error(f"base type '{base}' is not a struct", d.base.loc)
+            fields.extend(base.fields)
+        names = {f.name for f in fields}
+        for f in d.fields:
+            if f.name in names:
+                raise error(f"duplicate member '{f.name}'", f.loc)
+            names.add(f.name)
+            t = self.resolve_type(f.type, f.dims)
+            if isinstance(t, ir.Array) and t.size is None:
+                raise error(f"field '{f.name}' has an unsized array type", f.loc)
+            interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
+            row_major = True if "row_major" in f.qualifiers else False if "column_major" in f.qualifiers else None
+            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major))
+        st = ir.Struct(d.name, tuple(fields))
+        self.types.named[d.name] = st
+        self.declare(d.name, TypeSymbol(st), d.loc)
+        for m in d.methods:
+            info = self.function_decl(m, method_of=st)
+            self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
+        for m, info in zip(d.methods, [i for lst in self.methods.get(d.name, {}).values() for i in lst]):
+            pass
+        for lst in self.methods.get(d.name, {}).values():
+            for info in lst:
+                if info.decl.body is not None and not info.defined:
+                    self.function_body(info)
+        return st
+
+    def enum(self, d: ast.EnumDecl) -> None:
+        t = self.types.resolve(d.underlying) if d.underlying is not None else ir.INT
+        if d.name:
+            self.types.named[d.name] = t
+        next_value = 0
+        for name, value, loc in d.members:
+            if value is not None:
+                next_value = self.const_int(value)
+            sym = EnumConstSymbol(next_value, t)
+            if d.scoped and d.name:
+                self.declare(f"{d.name}::{name}", sym, loc)
+            else:
+                self.declare(name, sym, loc)
+                if d.name:
+                    self.scope.names.setdefault(f"{d.name}::{name}", sym)
+            next_value += 1
+
+    # ------------------------------------------------------------ globals
+    def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        t = self.resolve_type(d.type, d.dims)
+        q = d.qualifiers
+        base = t
+        dims_count: int | None = 1
+        while isinstance(base, ir.Array):
+            if base.size is None:
+                dims_count = None
+            elif dims_count is not None:
+                dims_count *= base.size
+            base = base.elem
+        if isinstance(base, ir.Resource):
+            if local_static:
+                raise error("static local resources are not supported", d.loc)
+            self.resource_global(d, t, base, dims_count)
+            return
+        if isinstance(t, ir.Array) and t.size is None and d.init is None:
+            raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
+        if "groupshared" in q:
+            if self.profile.stage != "compute":
+                raise error("groupshared variables are only allowed in compute shaders", d.loc)
+            var = ir.Variable(d.name, t, ir.Storage.WORKGROUP, d.loc)
+            if d.init is not None:
+                raise error("groupshared variables cannot have an initializer", d.init.loc)
+            self.globals.append(var)
+            self.declare_var(d.name, var, d.loc)
+            return
+        if "static" in q or local_static:
+            saved = (self.fn, self.out)
+            init = None
+            const_value = None
+            if d.init is not None:
+                tmp: list[ir.Stmt] = []
+                with self.collect(tmp):
+                    init = self.init_value(d.init, t, d.loc)
+                t = init.type
+                if tmp:
+                    raise error("static initializer must be a constant expression", d.init.loc)
+                if isinstance(init, ir.Const) and "const" in q:
+                    const_value = init.value
+            self.fn, self.out = saved
+            var = ir.Variable(d.name, t, ir.Storage.PRIVATE, d.loc, const="const" in q, init=init)
+            if "const" in q and d.init is None:
+                raise error(f"const variable '{d.name}' must be initialized", d.loc)
+            self.globals.append(var)
+            self.declare_var(d.name, var, d.loc, const_value if isinstance(t, ir.Scalar) else None)
+            return
+        if "const" in q and d.init is not None and False:
+            pass
+        raise error(f"global variable '{d.name}' without 'static' is a uniform ($Globals) and is not supported yet; "
+                    f"declare it 'static const' or move it into a cbuffer", d.loc)
+
+    def resource_global(self, d: ast.VarDecl, t: ir.Type, base: ir.Resource, count: int | None) -> None:
+        if isinstance(t, ir.Array):
+            a = t.elem
+            while isinstance(a, ir.Array):
+                if a.size is None:
+                    raise error("only the first dimension of a resource array may be unbounded", d.loc)
+                a = a.elem
+        cls = base.register_class
+        reg = d.register
+        binding = ir.Binding(cls, None, 0, count)
+        if reg is not None:
+            if reg.reg_class != cls:
+                kinds = {"t": "shader resource view", "u": "unordered access view", "b": "constant buffer", "s": "sampler"}
+                raise error(f"invalid register class '{reg.reg_class}' for {kinds[cls]} '{d.name}' of type '{base}' "
+                            f"(expected '{cls}')", reg.loc)
+            binding.register = reg.number
+            binding.space = reg.space or 0
+        for a in d.attributes:
+            if a.name == "vk::binding":
+                vals = [self.const_int(x) for x in a.args]
+                binding.vk_explicit = (vals[0], vals[1] if len(vals) > 1 else 0)
+            elif a.name == "vk::counter_binding":
+                binding.vk_counter_explicit = self.const_int(a.args[0])
+        var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, binding=binding)
+        self.globals.append(var)
+        self.declare_var(d.name, var, d.loc)
+
+    def cbuffer(self, d: ast.CBufferDecl) -> None:
+        fields = []
+        for m in d.members:
+            t = self.resolve_type(m.type, m.dims)
+            row_major = True if "row_major" in m.qualifiers else False if "column_major" in m.qualifiers else None
+            fields.append(ir.StructField(m.name, t, None, None, row_major))
+        st = ir.Struct(f"type.{d.name}", tuple(fields))
+        kind = "cbuffer" if d.kind == "cbuffer" else "tbuffer"
+        res = ir.Resource(kind, st)
+        binding = ir.Binding(res.register_class if kind == "cbuffer" else "t", None, 0, 1)
+        if d.register is not None:
+            if d.register.reg_class != binding.register_class:
+                raise error(f"invalid register class '{d.register.reg_class}' for {kind} '{d.name}' "
+                            f"(expected '{binding.register_class}')", d.register.loc)
+            binding.register = d.register.number
+            binding.space = d.register.space or 0
+        var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
+        self.globals.append(var)
+        for i, m in enumerate(d.members):
+            sym = MemberSymbol(var)
+            sym.index = i
+            self.declare(m.name, sym, m.loc)
+
+    def place(self, e, for_write):  # cbuffer members resolve to fields
+        if isinstance(e, ast.Name):
+            sym = self.scope.lookup(e.name)
+            if isinstance(sym, MemberOfThis):
+                st = sym.var.type
+                return ir.FieldRef(ir.VarRef(sym.var), sym.index, st.fields[sym.index].type)
+            if isinstance(sym, MemberSymbol):
+                if for_write:
+                    raise error(f"cannot assign to constant buffer member '{e.name}'", e.loc)
+                st = sym.var.type
+                return ir.FieldRef(ir.VarRef(sym.var), sym.index, st.fields[sym.index].type)
+        return super().place(e, for_write)
+
+    # ------------------------------------------------------------ functions
+    def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None) -> FuncInfo:
+        ptypes, pdirs = [], []
+        if method_of is not None:
+            ptypes.append(method_of)
+            pdirs.append("inout")
+        for p in d.params:
+            t = self.resolve_type(p.type, p.dims)
+            q = p.qualifiers
+            direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
+            ptypes.append(t)
+            pdirs.append(direction)
+        rt = self.resolve_type(d.return_type, d.return_dims)
+        key_types = ptypes
+        existing = None if method_of is not None else self.scope.lookup(d.name)
+        if existing is not None and not isinstance(existing, FuncSymbol):
+            raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
+        if isinstance(existing, FuncSymbol):
+            for f in existing.overloads:
+                if f.param_types == key_types:
+                    if f.return_type != rt:
+                        raise error(f"functions that differ only in their return type cannot be overloaded", d.loc)
+                    if d.body is not None and f.defined:
+                        raise error(f"redefinition of '{d.name}'", d.loc,
+                                    [Diagnostic("note", "previous definition is here", f.decl.loc)])
+                    if d.body is not None:
+                        f.decl = d
+                    return f
+        name = d.name if method_of is None else f"{method_of.name}.{d.name}"
+        irf = ir.Function(name, [], rt, loc=d.loc)
+        info = FuncInfo(d, ptypes, pdirs, rt, irf, method_of=method_of)
+        if method_of is None:
+            if isinstance(existing, FuncSymbol):
+                existing.overloads.append(info)
+            else:
+                sym = FuncSymbol([info])
+                self.scope.names[d.name] = sym
+                self.decl_locs[id(sym)] = d.loc
+        self.funcs.append(info)
+        return info
+
+    def function_body(self, info: FuncInfo) -> None:
+        d = info.decl
+        irf = info.ir_func
+        info.defined = True
+        self.fn, self.fn_info, self.fn_return_type = irf, info, info.return_type
+        self.out = irf.body
+        self.push_scope()
+        try:
+            params = list(d.params)
+            offset = 0
+            if info.method_of is not None:
+                this = ir.Variable("this", info.method_of, ir.Storage.FUNCTION, d.loc)
+                irf.params.append(ir.Param(this, "inout"))
+                for i, f in enumerate(info.method_of.fields):
+                    sym = MemberOfThis(this)
+                    sym.index = i
+                    self.scope.names[f.name] = sym
+                offset = 1
+            for p, t, direction in zip(params, info.param_types[offset:], info.param_dirs[offset:]):
+                var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers)
+                if p.semantic is not None:
+                    var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers))
+                irf.params.append(ir.Param(var, direction))
+                self.declare_var(p.name, var, p.loc)
+            self.lower_block(d.body.stmts, new_scope=False)
+            if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
+                end = d.body.loc
+                raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
+        finally:
+            self.pop_scope()
+            self.fn, self.fn_info, self.out = None, None, []
+
+    # ------------------------------------------------------------ top level
+    def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
+        for d in tu.decls:
+            if isinstance(d, ast.FuncDecl):
+                info = self.function_decl(d)
+                if d.body is not None:
+                    self.function_body(info)
+            elif isinstance(d, ast.VarDecl):
+                self.global_var(d)
+            elif isinstance(d, ast.CBufferDecl):
+                self.cbuffer(d)
+            else:
+                self.declare_type_like(d)
+        entry = self.find_entry(main_file)
+        self.check_recursion(entry)
+        order = self.reachable(entry)
+        undefined = [f for f in order if not f.defined]
+        if undefined:
+            f = undefined[0]
+            raise error(f"function '{f.decl.name}' is declared but never defined", f.decl.loc)
+        module = ir.Module(self.profile.stage, (self.profile.major, self.profile.minor))
+        module.globals = self.globals
+        module.functions = [f.ir_func for f in order]
+        module.entry = self.entry_point(entry)
+        module.source_files = source_files
+        return module
+
+    def find_entry(self, main_file: str) -> FuncInfo:
+        name = self.options.entry
+        sym = self.scope.lookup(name)
+        if not isinstance(sym, FuncSymbol) or not any(f.defined for f in sym.overloads):
+            raise error(f"missing entry point definition '{name}'", SourceLoc(main_file, 1, 1))
+        defined = [f for f in sym.overloads if f.defined]
+        if len(defined) > 1:
+            raise error(f"entry point '{name}' is overloaded", defined[1].decl.loc)
+        return defined[0]
+
+    def check_recursion(self, entry: FuncInfo) -> None:
+        state: dict[int, int] = {}
+        stack = [(entry, iter(entry.calls))]
+        state[id(entry)] = 1
+        while stack:
+            f, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[id(f)] = 2
+                stack.pop()
+                continue
+            callee, loc = nxt
+            st = state.get(id(callee), 0)
+            if st == 1:
+                raise error(f"recursive call to function '{callee.decl.name}' is not allowed", loc)
+            if st == 0:
+                state[id(callee)] = 1
+                stack.append((callee, iter(callee.calls)))
+
+    def reachable(self, entry: FuncInfo) -> list[FuncInfo]:
+        order: list[FuncInfo] = []
+        seen: set[int] = set()
+
+        def visit(f: FuncInfo) -> None:
+            if id(f) in seen:
+                return
+            seen.add(id(f))
+            for callee, _ in f.calls:
+                visit(callee)
+            order.append(f)
+
+        visit(entry)
+        return order
+
+    def entry_point(self, info: FuncInfo) -> ir.EntryPoint:
+        d = info.decl
+        stage = self.profile.stage
+        numthreads = None
+        for a in d.attributes:
+            if a.name == "numthreads":
+                if len(a.args) != 3:
+                    raise error("attribute 'numthreads' takes three arguments", a.loc)
+                numthreads = tuple(self.const_int(x) for x in a.args)
+                for v, x in zip(numthreads, a.args):
+                    if v < 1:
+                        raise error("numthreads values must be at least 1", x.loc)
+                if numthreads[0] * numthreads[1] * numthreads[2] > 1024:
+                    raise error("numthreads total exceeds 1024 threads per group", a.loc)
+                if numthreads[2] > 64:
+                    raise error("numthreads Z value exceeds 64", a.loc)
+        if stage == "compute" and numthreads is None:
+            raise error(f"compute entry point '{d.name}' requires the [numthreads(x, y, z)] attribute", d.loc)
+        if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
+            raise error(f"compute entry point '{d.name}' must return void", d.loc)
+        for p, t in zip(d.params, info.param_types):
+            if p.semantic is None and not _has_field_semantics(t):
+                raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
+        return ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic)
+
+
+def _interpolation(quals) -> str | None:
+    return next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in quals), None)
+
+
+class MemberOfThis(VarSymbol):
+    """A struct field seen from inside a method: FieldRef(VarRef(this), index)."""
+
+    __slots__ = ("index",)
+
+
+def _has_field_semantics(t: ir.Type) -> bool:
+    return isinstance(t, ir.Struct) and all(f.semantic is not None or _has_field_semantics(f.type) for f in t.fields)
+
+
+def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
+            source_files: list[str], main_file: str) -> ir.Module:
+    """Type-check the translation unit and lower it to an ir.Module."""
+    an = Analyzer(options, profile, sink)
+    return an.run(tu, source_files, main_file)

@@ -1,0 +1,74 @@
+"""Symbols and lexical scopes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ... import ir
+from ...diagnostics import SourceLoc
+from .. import ast
+
+
+@dataclass(slots=True, eq=False)
+class VarSymbol:
+    var: ir.Variable
+    const_value: object = None       # folded value of a `static const` scalar, if known
+    is_param: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class FuncInfo:
+    decl: ast.FuncDecl
+    param_types: list[ir.Type]
+    param_dirs: list[str]
+    return_type: ir.Type
+    ir_func: ir.Function
+    defined: bool = False
+    method_of: ir.Struct | None = None
+    calls: list[tuple[FuncInfo, SourceLoc]] = field(default_factory=list)
+
+    def signature(self) -> str:
+        ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))
+        return f"{self.return_type} {self.decl.name}({ps})"
+
+
+@dataclass(slots=True, eq=False)
+class FuncSymbol:
+    overloads: list[FuncInfo]
+
+
+@dataclass(slots=True, eq=False)
+class EnumConstSymbol:
+    value: int
+    type: ir.Type
+
+
+@dataclass(slots=True, eq=False)
+class TypeSymbol:
+    type: ir.Type
+
+
+Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | TypeSymbol
+
+
+class Scope:
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.parent = parent
+        self.names: dict[str, Symbol] = {}
+
+    def lookup(self, name: str) -> Symbol | None:
+        s: Scope | None = self
+        while s is not None:
+            sym = s.names.get(name)
+            if sym is not None:
+                return sym
+            s = s.parent
+        return None
+
+    def all_names(self) -> list[str]:
+        out: list[str] = []
+        s: Scope | None = self
+        while s is not None:
+            out.extend(s.names)
+            s = s.parent
+        return out

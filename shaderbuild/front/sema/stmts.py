@@ -1,0 +1,239 @@
+"""Statement lowering: structured control flow, locals, returns."""
+
+from __future__ import annotations
+
+from ... import ir
+from ...diagnostics import error
+from .. import ast
+from .scope import Scope
+
+LOOP_HINTS = {"unroll": "unroll", "loop": "loop", "fastopt": "fastopt", "allow_uav_condition": None}
+IF_HINTS = {"branch": "branch", "flatten": "flatten"}
+
+
+def ends_flow(stmts: list[ir.Stmt]) -> bool:
+    """True when control cannot fall off the end of the list."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ir.Return, ir.Discard, ir.Break, ir.Continue)):
+        return True
+    if isinstance(last, ir.If):
+        return ends_flow(last.then) and ends_flow(last.else_)
+    if isinstance(last, ir.Loop):
+        # an infinite loop without break never falls through
+        return last.break_if is None and not any(isinstance(s, ir.Break) for s in _direct_breaks(last.body))
+    if isinstance(last, ir.Switch):
+        has_default = any(c.is_default for c in last.cases)
+        return has_default and all(_case_returns(c.body) for c in last.cases)
+    return False
+
+
+def _case_returns(body: list[ir.Stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ir.Return, ir.Discard)) or (
+        bool(body) and isinstance(body[-1], ir.If) and ends_flow(body) and not any(isinstance(s, ir.Break) for s in _direct_breaks(body)))
+
+
+def _direct_breaks(stmts: list[ir.Stmt]):
+    """Breaks that exit the enclosing loop/switch (not nested loops/switches)."""
+    for s in stmts:
+        if isinstance(s, ir.Break):
+            yield s
+        elif isinstance(s, ir.If):
+            yield from _direct_breaks(s.then)
+            yield from _direct_breaks(s.else_)
+
+
+class StmtLowering:
+    """Mixin of Analyzer."""
+
+    def lower_block(self, stmts: list[ast.Stmt], new_scope: bool = True) -> None:
+        if new_scope:
+            self.push_scope()
+        try:
+            for s in stmts:
+                self.lower_stmt(s)
+        finally:
+            if new_scope:
+                self.pop_scope()
+
+    def lower_stmt(self, s: ast.Stmt) -> None:
+        method = getattr(self, "st_" + type(s).__name__)
+        method(s)
+
+    def st_Block(self, s: ast.Block) -> None:
+        self.lower_block(s.stmts)
+
+    def st_EmptyStmt(self, s) -> None:
+        pass
+
+    def st_ExprStmt(self, s: ast.ExprStmt) -> None:
+        self.effect(s.expr)
+
+    def st_DeclStmt(self, s: ast.DeclStmt) -> None:
+        for d in s.decls:
+            if isinstance(d, ast.VarDecl):
+                self.local_var(d)
+            else:
+                self.declare_type_like(d)
+
+    def local_var(self, d: ast.VarDecl) -> None:
+        t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
+        if "static" in d.qualifiers:
+            self.global_var(d, local_static=True)
+            return
+        if isinstance(t, ir.Array) and t.size is None and d.init is not None:
+            init = self.init_value(d.init, t, d.loc)
+            t = init.type
+        elif isinstance(t, ir.Array) and t.size is None:
+            raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
+        else:
+            init = self.init_value(d.init, t, d.loc) if d.init is not None else None
+        if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
+            if isinstance(t, ir.Array) and t.size is None:
+                raise error("local resource arrays must have a size", d.loc)
+        var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers)
+        self.fn.locals.append(var)
+        self.declare_var(d.name, var, d.loc)
+        if init is not None:
+            self.emit(ir.Store(ir.VarRef(var), init, d.loc))
+            self.mark_initialized(var)
+        elif var.const:
+            raise error(f"const variable '{d.name}' must be initialized", d.loc)
+
+    def st_IfStmt(self, s: ast.IfStmt) -> None:
+        cond = self.condition(s.cond)
+        then: list[ir.Stmt] = []
+        else_: list[ir.Stmt] = []
+        with self.collect(then):
+            self.lower_block([s.then])
+        if s.else_ is not None:
+            with self.collect(else_):
+                self.lower_block([s.else_])
+        hint = next((IF_HINTS[a.name] for a in s.attributes if a.name in IF_HINTS), None)
+        self.emit(ir.If(cond, then, else_, hint))
+
+    def condition(self, e: ast.Expr) -> ir.Expr:
+        c = self.rvalue(e)
+        if not isinstance(c.type, ir.Scalar):
+            if isinstance(c.type, ir.Vector):
+                raise error(f"condition must be a scalar, not '{c.type}'; use all() or any()", e.loc)
+            raise error(f"value of type '{c.type}' is not contextually convertible to 'bool'", e.loc)
+        return self.convert(c, ir.BOOL, e.loc)
+
+    def loop_hint(self, attrs: list[ast.Attribute]) -> tuple[str | None, int | None]:
+        for a in attrs:
+            if a.name in LOOP_HINTS:
+                count = None
+                if a.name == "unroll" and a.args:
+                    count = self.const_int(a.args[0])
+                return LOOP_HINTS[a.name], count
+        return None, None
+
+    def loop(self, attrs, cond: ast.Expr | None, body: ast.Stmt, step: ast.Expr | None, do_while: bool) -> None:
+        hint, count = self.loop_hint(attrs)
+        body_ir: list[ir.Stmt] = []
+        cont: list[ir.Stmt] = []
+        break_if = None
+        self.loop_depth += 1
+        try:
+            with self.collect(body_ir):
+                if cond is not None and not do_while:
+                    c = self.condition(cond)
+                    if not (isinstance(c, ir.Const) and c.value is True):
+                        self.emit(ir.If(ir.Unary("not", c, ir.BOOL), [ir.Break()], []))
+                self.lower_block([body])
+            with self.collect(cont):
+                if step is not None:
+                    self.effect(step)
+                if do_while:
+                    c = self.condition(cond)
+                    break_if = ir.Unary("not", c, ir.BOOL)
+        finally:
+            self.loop_depth -= 1
+        self.emit(ir.Loop(body_ir, cont, break_if, hint, count))
+
+    def st_ForStmt(self, s: ast.ForStmt) -> None:
+        self.push_scope()
+        try:
+            if s.init is not None:
+                self.lower_stmt(s.init)
+            self.loop(s.attributes, s.cond, s.body, s.step, do_while=False)
+        finally:
+            self.pop_scope()
+
+    def st_WhileStmt(self, s: ast.WhileStmt) -> None:
+        self.loop(s.attributes, s.cond, s.body, None, do_while=False)
+
+    def st_DoStmt(self, s: ast.DoStmt) -> None:
+        self.loop(s.attributes, s.cond, s.body, None, do_while=True)
+
+    def st_SwitchStmt(self, s: ast.SwitchStmt) -> None:
+        sel = self.rvalue(s.selector)
+        if not (isinstance(sel.type, ir.Scalar) and sel.type.kind in ("int", "uint", "bool")):
+            raise error(f"switch condition must be an integer, not '{sel.type}'", s.selector.loc)
+        sel = self.convert(sel, ir.INT if sel.type.kind != "uint" else ir.UINT, s.selector.loc)
+        cases: list[ir.SwitchCase] = []
+        seen: dict[int, object] = {}
+        has_default = False
+        self.switch_depth += 1
+        self.push_scope()
+        try:
+            for labels, body in s.sections:
+                values = []
+                is_default = False
+                for lab in labels:
+                    if lab.value is None:
+                        if has_default:
+                            raise error("multiple default labels in one switch", lab.loc)
+                        has_default = is_default = True
+                        continue
+                    v = self.const_int(lab.value)
+                    if v in seen:
+                        raise error(f"duplicate case value '{v}'", lab.loc)
+                    seen[v] = lab
+                    values.append(v)
+                body_ir: list[ir.Stmt] = []
+                with self.collect(body_ir):
+                    self.lower_block(body, new_scope=False)
+                cases.append(ir.SwitchCase(values, is_default, body_ir))
+        finally:
+            self.pop_scope()
+            self.switch_depth -= 1
+        self.emit(ir.Switch(sel, cases))
+
+    def st_BreakStmt(self, s: ast.BreakStmt) -> None:
+        if self.loop_depth == 0 and self.switch_depth == 0:
+            raise error("'break' statement not in loop or switch statement", s.loc)
+        self.emit(ir.Break())
+
+    def st_ContinueStmt(self, s: ast.ContinueStmt) -> None:
+        if self.loop_depth == 0:
+            raise error("'continue' statement not in loop statement", s.loc)
+        self.emit(ir.Continue())
+
+    def st_DiscardStmt(self, s: ast.DiscardStmt) -> None:
+        if self.profile.stage != "pixel":
+            raise error(f"'discard' is only allowed in pixel shaders", s.loc)
+        self.emit(ir.Discard())
+
+    def st_ReturnStmt(self, s: ast.ReturnStmt) -> None:
+        rt = self.fn_return_type
+        if s.value is None:
+            if not isinstance(rt, ir.VoidType):
+                raise error(f"non-void function '{self.fn.name}' should return a value", s.loc)
+            self.emit(ir.Return())
+            return
+        if isinstance(rt, ir.VoidType):
+            raise error(f"void function '{self.fn.name}' should not return a value", s.loc)
+        v = self.init_value(s.value, rt, s.value.loc) if isinstance(s.value, ast.InitList) else self.rvalue(s.value)
+        self.emit(ir.Return(self.convert(v, rt, s.value.loc, what=" in return statement")))
+
+
+def _base_elem(t: ir.Type) -> ir.Type:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return t
+
+
+__all__ = ["StmtLowering", "Scope", "ends_flow"]

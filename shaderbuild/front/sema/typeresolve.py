@@ -1,0 +1,121 @@
+"""Turns written type names (ast.TypeRef) into IR types."""
+
+from __future__ import annotations
+
+import re
+
+from ... import ir
+from ...diagnostics import error
+from .. import ast
+
+# spelling -> (kind, width, width with -enable-16bit-types)
+SCALAR_SPELLINGS: dict[str, tuple[str, int, int]] = {
+    "bool": ("bool", 32, 32),
+    "int": ("int", 32, 32), "int32_t": ("int", 32, 32), "dword": ("uint", 32, 32),
+    "uint": ("uint", 32, 32), "uint32_t": ("uint", 32, 32),
+    "float": ("float", 32, 32), "float32_t": ("float", 32, 32),
+    "double": ("float", 64, 64), "float64_t": ("float", 64, 64),
+    "half": ("float", 32, 16), "float16_t": ("float", 16, 16),
+    "min16float": ("float", 32, 16), "min10float": ("float", 32, 16),
+    "min16int": ("int", 32, 16), "min12int": ("int", 32, 16), "min16uint": ("uint", 32, 16),
+    "int16_t": ("int", 16, 16), "uint16_t": ("uint", 16, 16),
+    "int64_t": ("int", 64, 64), "uint64_t": ("uint", 64, 64),
+}
+REQUIRES_16BIT = frozenset({"float16_t", "int16_t", "uint16_t"})
+_SHAPED_RE = re.compile(r"^([a-z0-9_]+?)([1-4])(?:x([1-4]))?$")
+
+RESOURCE_KINDS = frozenset({
+    "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
+    "ConsumeStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
+    "Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D", "TextureCube",
+    "TextureCubeArray", "Texture2DMS", "Texture2DMSArray", "RWTexture1D", "RWTexture1DArray",
+    "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
+    "SamplerState", "SamplerComparisonState",
+})
+UNTYPED_RESOURCES = frozenset({"ByteAddressBuffer", "RWByteAddressBuffer", "SamplerState", "SamplerComparisonState"})
+# textures whose element defaults to float4 when written without <T>
+DEFAULT_FLOAT4 = frozenset(k for k in RESOURCE_KINDS if "Texture" in k or k in ("Buffer", "RWBuffer"))
+
+
+class TypeResolver:
+    """Resolves type names against built-ins and the user's structs/typedefs."""
+
+    def __init__(self, enable_16bit: bool, const_eval) -> None:
+        self.enable_16bit = enable_16bit
+        self.named: dict[str, ir.Type] = {}
+        self.const_eval = const_eval  # callable(ast.Expr) -> int
+
+    def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
+        spec = SCALAR_SPELLINGS.get(name)
+        if spec is None:
+            return None
+        if name in REQUIRES_16BIT and not self.enable_16bit:
+            raise error(f"'{name}' requires -enable-16bit-types", ref.loc)
+        kind, width, width16 = spec
+        return ir.Scalar(kind, width16 if self.enable_16bit else width)
+
+    def resolve(self, ref: ast.TypeRef) -> ir.Type:
+        name = ref.name
+        if name == "void":
+            return ir.VOID
+        if name in self.named:
+            return self.named[name]
+        s = self.scalar(name, ref)
+        if s is not None:
+            return s
+        m = _SHAPED_RE.match(name)
+        if m and m.group(1) in SCALAR_SPELLINGS:
+            elem = self.scalar(m.group(1), ref)
+            n = int(m.group(2))
+            if m.group(3) is None:
+                return ir.Vector(elem, n) if n > 1 else elem
+            return ir.Matrix(elem, n, int(m.group(3)))
+        if name == "vector":
+            elem, n = self._template_args(ref, 2, (ir.FLOAT, 4))
+            return self._shape(ref, elem, n)
+        if name == "matrix":
+            if not ref.args:
+                return ir.Matrix(ir.FLOAT, 4, 4)
+            if len(ref.args) != 3:
+                raise error("'matrix' takes three template arguments", ref.loc)
+            elem = self._elem_scalar(ref.args[0])
+            r, c = self.const_eval(ref.args[1]), self.const_eval(ref.args[2])
+            if not (1 <= r <= 4 and 1 <= c <= 4):
+                raise error("matrix dimensions must be between 1 and 4", ref.loc)
+            return ir.Matrix(elem, r, c)
+        if name in RESOURCE_KINDS:
+            if name in UNTYPED_RESOURCES:
+                if ref.args:
+                    raise error(f"'{name}' does not take template arguments", ref.loc)
+                return ir.Resource(name)
+            if not ref.args:
+                if name in DEFAULT_FLOAT4:
+                    return ir.Resource(name, ir.Vector(ir.FLOAT, 4))
+                raise error(f"'{name}' requires a template argument", ref.loc)
+            arg = ref.args[0]
+            if not isinstance(arg, ast.TypeRef):
+                raise error(f"'{name}' requires a type as template argument", ref.loc)
+            return ir.Resource(name, self.resolve(arg))
+        if name == "sampler":
+            return ir.Resource("SamplerState")
+        raise error(f"unknown type name '{name}'", ref.loc)
+
+    def _elem_scalar(self, arg) -> ir.Scalar:
+        if not isinstance(arg, ast.TypeRef):
+            raise error("expected a scalar type", arg.loc)
+        t = self.resolve(arg)
+        if not isinstance(t, ir.Scalar):
+            raise error(f"expected a scalar type, not '{t}'", arg.loc)
+        return t
+
+    def _template_args(self, ref: ast.TypeRef, count: int, default):
+        if not ref.args:
+            return default
+        if len(ref.args) != count:
+            raise error(f"'{ref.name}' takes {count} template arguments", ref.loc)
+        return self._elem_scalar(ref.args[0]), self.const_eval(ref.args[1])
+
+    def _shape(self, ref: ast.TypeRef, elem: ir.Scalar, n: int) -> ir.Type:
+        if not 1 <= n <= 4:
+            raise error("vector size must be between 1 and 4", ref.loc)
+        return ir.vec(elem, n)

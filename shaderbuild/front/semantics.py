@@ -1,0 +1,60 @@
+"""System-value semantics: the SV_* table shared by sema, the entry wrapper
+pass and both backends (SPIR-V BuiltIn per DXC's mapping; DXIL system value).
+
+Keys are upper-case semantic names.  `stages` maps (stage, direction) to the
+SPIR-V BuiltIn used there; a semantic absent for a (stage, direction) pair is
+either an error (compute) or a user semantic with a Location (SV_Target).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+
+
+@dataclass(frozen=True, slots=True)
+class SystemValue:
+    name: str                      # canonical spelling
+    type: ir.Type                  # natural type of the built-in variable
+    builtins: dict                 # (stage, 'in'|'out') -> SPIR-V BuiltIn name
+    dxil_kind: str                 # DXIL semantic kind / compute op name
+
+
+_U3 = ir.Vector(ir.UINT, 3)
+_F4 = ir.Vector(ir.FLOAT, 4)
+
+SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
+    SystemValue("SV_DispatchThreadID", _U3, {("compute", "in"): "GlobalInvocationId"}, "threadId"),
+    SystemValue("SV_GroupID", _U3, {("compute", "in"): "WorkgroupId"}, "groupId"),
+    SystemValue("SV_GroupThreadID", _U3, {("compute", "in"): "LocalInvocationId"}, "threadIdInGroup"),
+    SystemValue("SV_GroupIndex", ir.UINT, {("compute", "in"): "LocalInvocationIndex"}, "flattenedThreadIdInGroup"),
+    SystemValue("SV_Position", _F4, {("vertex", "out"): "Position", ("pixel", "in"): "FragCoord"}, "Position"),
+    SystemValue("SV_VertexID", ir.UINT, {("vertex", "in"): "VertexIndex"}, "VertexID"),
+    SystemValue("SV_InstanceID", ir.UINT, {("vertex", "in"): "InstanceIndex"}, "InstanceID"),
+    SystemValue("SV_IsFrontFace", ir.BOOL, {("pixel", "in"): "FrontFacing"}, "IsFrontFace"),
+    SystemValue("SV_Depth", ir.FLOAT, {("pixel", "out"): "FragDepth"}, "Depth"),
+    SystemValue("SV_Coverage", ir.UINT, {("pixel", "in"): "SampleMask", ("pixel", "out"): "SampleMask"}, "Coverage"),
+    SystemValue("SV_SampleIndex", ir.UINT, {("pixel", "in"): "SampleId"}, "SampleIndex"),
+    SystemValue("SV_PrimitiveID", ir.UINT, {("pixel", "in"): "PrimitiveId"}, "PrimitiveID"),
+    SystemValue("SV_ClipDistance", ir.FLOAT, {("vertex", "out"): "ClipDistance", ("pixel", "in"): "ClipDistance"}, "ClipDistance"),
+    SystemValue("SV_CullDistance", ir.FLOAT, {("vertex", "out"): "CullDistance", ("pixel", "in"): "CullDistance"}, "CullDistance"),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, {("pixel", "in"): "Layer"}, "RenderTargetArrayIndex"),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, {("pixel", "in"): "ViewportIndex"}, "ViewportArrayIndex"),
+    SystemValue("SV_Target", _F4, {}, "Target"),
+)}
+
+
+def split_semantic(text: str) -> tuple[str, int]:
+    """'TEXCOORD3' -> ('TEXCOORD', 3); 'SV_Target' -> ('SV_Target', 0)."""
+    i = len(text)
+    while i > 0 and text[i - 1].isdigit():
+        i -= 1
+    if i == len(text):
+        return text, 0
+    return text[:i], int(text[i:])
+
+
+def lookup(semantic: str) -> SystemValue | None:
+    name, _ = split_semantic(semantic)
+    return SYSTEM_VALUES.get(name.upper())

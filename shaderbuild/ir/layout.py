@@ -1,0 +1,169 @@
+"""Memory layout rules: size, alignment, member offsets and strides of IR types.
+
+Shared by every backend and the manifest so that all of them agree on where
+each byte lives.  Rules (names as DXC's SPIR-V docs use them):
+
+  std140       vector-relaxed std140 (DXC default for cbuffers)
+  std430       vector-relaxed std430 (DXC default for structured buffers, push constants)
+  gl140/gl430  strict GLSL std140/std430 (-fvk-use-gl-layout)
+  scalar       VK_EXT_scalar_block_layout (-fvk-use-scalar-layout)
+  dx_cbuffer   HLSL cbuffer packing: 16-byte rows, nothing straddles a row
+  dx_structured  HLSL structured-buffer packing: C-like, 4-byte aligned
+
+Matrices: an HLSL RxC matrix is stored as C column vectors of R elements when
+column_major (the HLSL default) and R row vectors of C elements when row_major;
+`matrix_stride` is the distance between those vectors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .types import Array, Matrix, Resource, Scalar, Struct, Type, Vector
+
+__all__ = ["Layout", "RULES", "layout_of", "round_up"]
+
+RULES = ("std140", "std430", "gl140", "gl430", "scalar", "dx_cbuffer", "dx_structured")
+_RELAXED = frozenset(("std140", "std430"))          # vector-relaxed placement of vector members
+_ROUND16 = frozenset(("std140", "gl140"))           # arrays and structs round to 16
+_DX = frozenset(("dx_cbuffer", "dx_structured"))
+_ELEM_ALIGNED = frozenset(("scalar", "dx_cbuffer", "dx_structured"))  # vectors align to their element
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a type's bytes go.  `offsets`/`members` are per struct field; `array_stride`
+    is set for arrays; `matrix_stride` for matrices and arrays of matrices (the
+    stride between the stored vectors, see module docstring)."""
+
+    size: int
+    alignment: int
+    offsets: tuple[int, ...] = ()
+    members: tuple[Layout, ...] = ()
+    array_stride: int | None = None
+    matrix_stride: int | None = None
+    row_major: bool | None = None
+
+
+def round_up(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+def _scalar_size(s: Scalar) -> int:
+    return 4 if s.kind == "bool" else s.width // 8
+
+
+def _check_rule(rule: str) -> None:
+    if rule not in RULES:
+        raise ValueError(f"unknown layout rule {rule!r} (one of {', '.join(RULES)})")
+
+
+@lru_cache(maxsize=4096)
+def layout_of(t: Type, rule: str = "std430", row_major: bool = False) -> Layout:
+    """Layout of `t` under `rule`; `row_major` applies to matrices not inside a
+    struct that overrides it (StructField.row_major).  Memoised per argument tuple."""
+    _check_rule(rule)
+    if isinstance(t, Scalar):
+        n = _scalar_size(t)
+        return Layout(n, n)
+    if isinstance(t, Vector):
+        return _vector(t, rule)
+    if isinstance(t, Matrix):
+        return _matrix(t, rule, row_major)
+    if isinstance(t, Array):
+        return _array(t, rule, row_major)
+    if isinstance(t, Struct):
+        return _struct(t, rule, row_major)
+    if isinstance(t, Resource):
+        raise TypeError(f"resource type {t} has no memory layout")
+    raise TypeError(f"type {t} has no memory layout")
+
+
+def _vector(t: Vector, rule: str) -> Layout:
+    e = _scalar_size(t.elem)
+    size = e * t.size
+    if rule in _ELEM_ALIGNED:
+        return Layout(size, e)
+    return Layout(size, e * (4 if t.size == 3 else t.size))
+
+
+def _matrix(t: Matrix, rule: str, row_major: bool) -> Layout:
+    if rule not in _DX and (t.rows == 1 or t.cols == 1):
+        # Vulkan rules: 1xN / Nx1 matrices are plain vectors (1x1: scalars), as in SPIR-V
+        n = t.rows * t.cols
+        return layout_of(t.elem if n == 1 else Vector(t.elem, n), rule)
+    # stored as `count` vectors of `n` elements
+    count, n = (t.rows, t.cols) if row_major else (t.cols, t.rows)
+    e = _scalar_size(t.elem)
+    if rule == "dx_structured" or rule == "scalar":
+        return Layout(e * n * count, e, matrix_stride=e * n, row_major=row_major)
+    if rule == "dx_cbuffer":
+        # every stored vector starts a 16-byte row; the last one is not padded
+        return Layout(16 * (count - 1) + e * n, 16 if count > 1 else e, matrix_stride=16, row_major=row_major)
+    vl = _vector(Vector(t.elem, n), rule)
+    align = max(vl.alignment, 16) if rule in _ROUND16 else vl.alignment
+    stride = round_up(vl.size, align)
+    return Layout(stride * count, align, matrix_stride=stride, row_major=row_major)
+
+
+def _array(t: Array, rule: str, row_major: bool) -> Layout:
+    el = layout_of(t.elem, rule, row_major)
+    count = t.size or 0
+    ms = el.matrix_stride if isinstance(t.elem, (Matrix, Array)) else None
+    rm = el.row_major if ms is not None else None
+    if rule == "dx_cbuffer":
+        stride = round_up(el.size, 16)
+        size = stride * (count - 1) + el.size if count else 0
+        return Layout(size, 16, array_stride=stride, matrix_stride=ms, row_major=rm)
+    align = max(el.alignment, 16) if rule in _ROUND16 else el.alignment
+    stride = round_up(el.size, align)
+    return Layout(stride * count, align, array_stride=stride, matrix_stride=ms, row_major=rm)
+
+
+def _place_vector(offset: int, fl: Layout, elem_align: int) -> int:
+    """HLSL vector-relaxed placement: align to the element, then to 16 if the
+    vector would straddle a 16-byte boundary (or start a >16-byte vector unaligned)."""
+    offset = round_up(offset, elem_align)
+    if fl.size <= 16:
+        if offset // 16 != (offset + fl.size - 1) // 16:
+            offset = round_up(offset, 16)
+    elif offset % 16:
+        offset = round_up(offset, 16)
+    return offset
+
+
+def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
+    offsets: list[int] = []
+    members: list[Layout] = []
+    offset = 0
+    max_align = 1
+    for f in t.fields:
+        rm = row_major if f.row_major is None else f.row_major
+        fl = layout_of(f.type, rule, rm)
+        if f.vk_offset is not None:
+            offset = f.vk_offset
+        elif isinstance(f.type, Vector) and (rule in _RELAXED or rule == "dx_cbuffer"):
+            offset = _place_vector(offset, fl, _scalar_size(f.type.elem))
+        elif rule == "dx_cbuffer":
+            offset = _place_cbuffer(offset, f.type, fl)
+        else:
+            offset = round_up(offset, fl.alignment)
+        offsets.append(offset)
+        members.append(fl)
+        offset += fl.size
+        max_align = max(max_align, fl.alignment)
+    if rule == "dx_cbuffer":
+        return Layout(offset, 16, tuple(offsets), tuple(members))
+    align = max(max_align, 16) if rule in _ROUND16 else max_align
+    return Layout(round_up(offset, align), align, tuple(offsets), tuple(members))
+
+
+def _place_cbuffer(offset: int, t: Type, fl: Layout) -> int:
+    """HLSL cbuffer packing: aggregates start a new 16-byte row; scalars never straddle."""
+    if isinstance(t, (Array, Struct)) or (isinstance(t, Matrix) and fl.alignment == 16):
+        return round_up(offset, 16)
+    offset = round_up(offset, fl.alignment)
+    if offset // 16 != (offset + fl.size - 1) // 16:
+        offset = round_up(offset, 16)
+    return offset

@@ -1,0 +1,17 @@
+"""Shared IR passes, one per module, run on every module before a backend.
+
+`run_shared_passes` is the pipeline order; each pass mutates the module in place.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..options import CompileOptions
+from . import entry_wrapper, vk_bindings
+
+PIPELINE = (entry_wrapper.run, vk_bindings.run)
+
+
+def run_shared_passes(module: ir.Module, options: CompileOptions) -> None:
+    for p in PIPELINE:
+        p(module, options)

@@ -1,0 +1,171 @@
+"""Entry wrapper: makes stage I/O explicit.
+
+Creates Storage.INPUT/OUTPUT variables for the entry function's parameters and
+return value (flattening structs; SV_* semantics become BuiltIns per
+front/semantics.py, other semantics get Locations in declaration order,
+SV_Target<n> gets Location n), renames the HLSL function to `src.<name>`, and
+adds a parameterless void wrapper named after the entry that loads inputs,
+calls it and stores outputs.  Static-global initialisers run at its top.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..diagnostics import SourceLoc, error
+from ..front.semantics import lookup, split_semantic
+from ..options import CompileOptions
+
+
+class _Builder:
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self.stage = module.stage
+        self.entry = module.entry
+        self.body: list[ir.Stmt] = []
+        self.locals: list[ir.Variable] = []
+        self.next_location = {"in": 0, "out": 0}
+        self.seen_semantics: dict[tuple[str, str], SourceLoc | None] = {}
+
+    def local(self, name: str, t: ir.Type) -> ir.Variable:
+        v = ir.Variable(name, t, ir.Storage.FUNCTION)
+        self.locals.append(v)
+        return v
+
+    def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
+               interpolation: str | None, prefix: str) -> ir.Variable:
+        base, index = split_semantic(semantic)
+        key = (direction, semantic.upper())
+        if key in self.seen_semantics:
+            raise error(f"semantic '{semantic}' is used more than once for {'inputs' if direction == 'in' else 'outputs'}", loc)
+        self.seen_semantics[key] = loc
+        sv = lookup(semantic)
+        storage = ir.Storage.INPUT if direction == "in" else ir.Storage.OUTPUT
+        name = f"{prefix}.{semantic}"
+        if sv is not None and sv.name != "SV_Target":
+            builtin = sv.builtins.get((self.stage, direction))
+            if builtin is None:
+                raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
+                            f"{'input' if direction == 'in' else 'output'}", loc)
+            var_type = sv.type
+            if sv.name == "SV_Position" and not _is_float_vec(t, 4) and not isinstance(t, (ir.Vector, ir.Scalar)):
+                raise error(f"semantic 'SV_Position' requires a float4, not '{t}'", loc)
+            if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
+                var_type = t
+            io = ir.IOInfo(sv.name, index, builtin=builtin, interpolation=interpolation)
+            return ir.Variable(name, var_type, storage, loc, io=io)
+        if self.stage == "compute":
+            raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
+                        f"SV_DispatchThreadID, SV_GroupID, SV_GroupThreadID and SV_GroupIndex", loc)
+        if sv is not None and sv.name == "SV_Target":
+            if direction != "out" or self.stage != "pixel":
+                raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
+                            f"{'input' if direction == 'in' else 'output'}", loc)
+            location = index
+        else:
+            location = self.next_location[direction]
+        self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
+        io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation)
+        return ir.Variable(name, t, storage, loc, io=io)
+
+    # values in / out, recursively through structs
+    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str) -> ir.Expr:
+        if semantic is None:
+            if not isinstance(t, ir.Struct):
+                raise error("entry point parameter is missing a semantic", loc)
+            parts = [self.load_input(f.type, f.semantic, loc, f.interpolation or interp, f"{prefix}.{f.name}")
+                     for f in t.fields]
+            return ir.Construct(t, parts)
+        var = self.io_var(semantic, t, "in", loc, interp, "in")
+        self.entry.inputs.append(var)
+        return _adapt(ir.Load(ir.VarRef(var), var.type), t)
+
+    def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str) -> None:
+        if semantic is None:
+            if not isinstance(t, ir.Struct):
+                raise error("entry point output is missing a semantic", loc)
+            for i, f in enumerate(t.fields):
+                self.store_output(ir.Extract(value, i, f.type), f.type, f.semantic, loc,
+                                  f.interpolation or interp, f"{prefix}.{f.name}")
+            return
+        var = self.io_var(semantic, t, "out", loc, interp, "out")
+        self.entry.outputs.append(var)
+        self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
+
+
+def _is_float_vec(t: ir.Type, n: int) -> bool:
+    return isinstance(t, ir.Vector) and t.elem.is_float and t.size == n
+
+
+def _location_count(t: ir.Type) -> int:
+    if isinstance(t, ir.Array):
+        return (t.size or 1) * _location_count(t.elem)
+    if isinstance(t, ir.Matrix):
+        return t.rows
+    return 1
+
+
+def _adapt(value: ir.Expr, to: ir.Type) -> ir.Expr:
+    """Convert between a built-in's natural type and the declared type
+    (uint3 -> uint2 / int3 / uint, float4 -> float4, ...)."""
+    src = value.type
+    if src == to:
+        return value
+    ss, sd = ir.scalar_of(src), ir.scalar_of(to)
+    ns = src.size if isinstance(src, ir.Vector) else 1
+    nd = to.size if isinstance(to, ir.Vector) else 1
+    if ss is None or sd is None:
+        return value
+    if nd < ns:
+        value = ir.Swizzle(value, tuple(range(nd)), ir.vec(ss, nd))
+    elif nd > ns:
+        parts = [value] + [ir.Const(ss, ss.kind == "float" and 0.0 or 0)] * (nd - ns)
+        value = ir.Construct(ir.Vector(ss, nd), parts)
+    if ss != sd:
+        value = ir.Convert(value, ir.vec(sd, nd))
+    return value
+
+
+def run(module: ir.Module, options: CompileOptions) -> None:
+    ep = module.entry
+    if ep is None or ep.function is not None:
+        return
+    src = ep.source_function
+    b = _Builder(module)
+    # static initialisers first
+    for g in module.globals:
+        if g.storage is ir.Storage.PRIVATE and g.init is not None:
+            b.body.append(ir.Store(ir.VarRef(g), g.init))
+            g.init = None
+    args: list[ir.Expr] = []
+    out_params: list[tuple[ir.Variable, ir.Variable, str | None, str | None]] = []
+    for p in src.params:
+        var = p.var
+        semantic = var.io.semantic if var.io else None
+        interp = var.io.interpolation if var.io else None
+        if p.direction == "in":
+            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}")
+            args.append(value)
+        else:
+            tmp = b.local(f"param.{var.name}", var.type)
+            if p.direction == "inout":
+                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name)))
+            args.append(ir.VarRef(tmp))
+            out_params.append((var, tmp, semantic, interp))
+        var.io = None
+    call = ir.Call(src, args, src.return_type)
+    if isinstance(src.return_type, ir.VoidType):
+        b.body.append(ir.Eval(call))
+    else:
+        if ep.return_semantic is None and not isinstance(src.return_type, ir.Struct):
+            raise error(f"return value of entry point '{ep.name}' is missing a semantic", src.loc)
+        ret = b.local("ret", src.return_type)
+        b.body.append(ir.Store(ir.VarRef(ret), call))
+        b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, ep.return_semantic, src.loc, None, "out.ret")
+    for var, tmp, semantic, interp in out_params:
+        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}")
+    b.body.append(ir.Return())
+    src.name = f"src.{ep.name}"
+    wrapper = ir.Function(ep.name, [], ir.VOID, b.body, b.locals, src.loc)
+    module.functions.append(wrapper)
+    ep.function = wrapper
+
