@@ -1,0 +1,46 @@
+"""Shared fixtures: the Vulkan runner (lavapipe), tool markers, and importability of tests/harness.
+
+tests/ is deliberately not a package; this directory is put on sys.path so test modules
+can `from harness import ...` whether pytest runs from the repo root or from tests/.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
+
+from harness import tools  # noqa: E402
+
+MARKERS = {
+    "vulkan": "executes SPIR-V on lavapipe (needs PyPI vulkan + mesa-vulkan-drivers)",
+    "spirv_tools": "needs spirv-val/spirv-dis/spirv-cross/glslangValidator",
+    "llvm": "needs the llvm-19 tools (obj2yaml-19, llvm-bcanalyzer-19, llvm-dis-19, lli-19)",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, doc in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {doc}")
+
+
+@pytest.fixture(scope="session")
+def vk():
+    """The harness.vulkan_runner module, with its worker stopped at session end."""
+    try:
+        import vulkan  # noqa: F401  (only checks the binding is installed; the worker uses it)
+    except ImportError:
+        tools.missing_dependency("PyPI package 'vulkan'")
+    from harness import vulkan_runner
+
+    icd = os.environ.get("SHADERBUILD_VK_ICD", vulkan_runner.LAVAPIPE_ICD)
+    if not os.path.exists(icd):
+        tools.missing_dependency(f"Vulkan ICD {icd} (apt mesa-vulkan-drivers)")
+    yield vulkan_runner
+    vulkan_runner.shutdown()

@@ -1,0 +1,363 @@
+"""Execute DXIL compute shaders on the CPU: llvm-dis-19 -> dx.op shim -> llvm-link-19 with a C runtime -> lli-19.
+
+There is no DXIL driver here; this route gives DXIL output an executed check.  The module
+text (typed pointers already upgraded to `ptr` by llvm-dis) gets:
+  * its target triple/datalayout removed (lli JITs for the host),
+  * its entry renamed to `__dxil_entry` (the runtime owns `main`),
+  * every known `dx.op.*` declaration replaced by a definition generated from a table below,
+    which addresses buffers through `rt_addr` in dxop_runtime.c.
+Buffers are bound by (register, space, class letter) using the module's !dx.resources records.
+Threads run serially: group-sync barriers abort (the runtime refuses them for >1 thread).
+"""
+
+from __future__ import annotations
+
+import atexit
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .dxil_tools import extract_bitcode, llvm_dis
+from .tools import run_tool
+
+RUNTIME_C = Path(__file__).with_name("dxop_runtime.c")
+
+# overload suffix -> (LLVM type, size in bytes)
+OVERLOADS = {"f16": ("half", 2), "f32": ("float", 4), "f64": ("double", 8),
+             "i1": ("i1", 1), "i8": ("i8", 1), "i16": ("i16", 2), "i32": ("i32", 4), "i64": ("i64", 8)}
+# resource class index in !dx.resources -> (class letter, default ResourceKind, field of shape, field of tags)
+CLASSES = {0: ("t", None, 6, 8), 1: ("u", None, 6, 10), 2: ("b", 13, None, 7)}
+KIND_CBUFFER, KIND_STRUCTURED, TAG_STRIDE = 13, 12, 1
+
+
+class DxilExecError(AssertionError):
+    """The module could not be prepared, linked or run; the message says which step and why."""
+
+
+@dataclass(frozen=True)
+class OpDecl:
+    name: str  # dx.op.bufferLoad.i32
+    op_class: str  # bufferLoad
+    overload: str  # i32 ('' for void-overload ops)
+    ret: str
+    params: list[str]
+
+
+# ---------------------------------------------------------------- IR text parsing
+
+_DECL = re.compile(r"^declare (?:[a-z_]+ )*(.+?) @(dx\.op\.[\w.]+)\((.*)\)[^\n]*$", re.M)
+_PARAM_ATTR = re.compile(r"\s+(?:noundef|zeroext|signext|nocapture|readonly|readnone)\b")
+_MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
+_NAMED_MD = re.compile(r"^!dx\.resources = !\{(.*)\}\s*$", re.M)
+_TARGET = re.compile(r"^target (?:datalayout|triple) = .*$\n?", re.M)
+_INT = re.compile(r"^i\d+ (-?\d+)$")
+
+
+def split_top(text: str) -> list[str]:
+    """Split an operand list on commas outside braces, parentheses and quotes."""
+    out, depth, quote, cur = [], 0, False, []
+    for ch in text:
+        if ch == '"':
+            quote = not quote
+        elif not quote and ch in "{([<":
+            depth += 1
+        elif not quote and ch in "})]>":
+            depth -= 1
+        elif ch == "," and not depth and not quote:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def parse_decls(ir: str) -> list[OpDecl]:
+    decls = []
+    for m in _DECL.finditer(ir):
+        ret, name, params = m.group(1), m.group(2), m.group(3)
+        parts = name.split(".")
+        op_class = parts[2]
+        overload = parts[3] if len(parts) > 3 else ""
+        decls.append(OpDecl(name, op_class, overload, ret, [_PARAM_ATTR.sub("", p) for p in split_top(params)]))
+    return decls
+
+
+def _md_int(field: str) -> int:
+    m = _INT.match(field.strip())
+    if not m:
+        raise DxilExecError(f"expected an integer metadata operand, got {field!r}")
+    return int(m.group(1))
+
+
+@dataclass(frozen=True)
+class Resource:
+    cls: int  # 0 SRV, 1 UAV, 2 CBV
+    range_id: int
+    space: int
+    lower: int
+    count: int  # -1 when unbounded
+    kind: int  # ResourceKind
+    stride: int  # structured stride (0 if none)
+
+
+def parse_resources(ir: str) -> list[Resource]:
+    """Resource records of !dx.resources (SRV/UAV/CBV lists; samplers are ignored)."""
+    named = _NAMED_MD.search(ir)
+    if not named:
+        return []
+    nodes = {int(m.group(1)): split_top(m.group(2)) for m in _MD_NODE.finditer(ir)}
+
+    def node(ref: str) -> list[str] | None:
+        ref = ref.strip()
+        return None if ref == "null" else nodes[int(ref.lstrip("!"))]
+
+    out = []
+    lists = node(split_top(named.group(1))[0]) or []  # !dx.resources = !{!{SRVs, UAVs, CBVs, Samplers}}
+    for cls, ref in enumerate(lists):
+        if cls not in CLASSES or node(ref) is None:
+            continue
+        _letter, default_kind, shape_field, tags_field = CLASSES[cls]
+        for rec_ref in node(ref):
+            rec = node(rec_ref)
+            kind = default_kind if shape_field is None else _md_int(rec[shape_field])
+            stride = 0
+            if len(rec) > tags_field and rec[tags_field].strip() != "null":
+                tags = node(rec[tags_field])
+                for i in range(0, len(tags) - 1, 2):
+                    if _md_int(tags[i]) == TAG_STRIDE:
+                        stride = _md_int(tags[i + 1])
+            size = _md_int(rec[5])
+            out.append(Resource(cls, _md_int(rec[0]), _md_int(rec[3]), _md_int(rec[4]),
+                                -1 if size in (-1, 0xFFFFFFFF) else size, kind, stride))
+    return out
+
+
+_ENTRY_POINTS = re.compile(r"^!dx\.entryPoints = !\{(.*)\}\s*$", re.M)
+TAG_NUMTHREADS = 4
+
+
+def parse_numthreads(ir: str, entry: str) -> tuple[int, int, int]:
+    """numthreads of `entry` from !dx.entryPoints (record: fn, name, signatures, resources, tag/value props)."""
+    nodes = {int(m.group(1)): split_top(m.group(2)) for m in _MD_NODE.finditer(ir)}
+    named = _ENTRY_POINTS.search(ir)
+    for ref in split_top(named.group(1)) if named else []:
+        rec = nodes[int(ref.lstrip("!"))]
+        if len(rec) < 5 or rec[1] != f'!"{entry}"' or rec[4] == "null":
+            continue
+        props = nodes[int(rec[4].lstrip("!"))]
+        for i in range(0, len(props) - 1, 2):
+            if _md_int(props[i]) == TAG_NUMTHREADS:
+                x, y, z = (_md_int(v) for v in nodes[int(props[i + 1].lstrip("!"))])
+                return x, y, z
+    raise DxilExecError(f"no numthreads for entry {entry!r} in !dx.entryPoints; pass numthreads=")
+
+
+# ---------------------------------------------------------------- shim generation (one function per op class)
+
+
+def _sig(d: OpDecl) -> str:
+    return ", ".join(f"{t} %a{i}" for i, t in enumerate(d.params))
+
+
+def _forward(rt_name: str, args: Callable[[OpDecl], str]) -> Callable[[OpDecl], str]:
+    def gen(d: OpDecl) -> str:
+        return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n"
+                f"  %r = call {d.ret} @{rt_name}({args(d)})\n  ret {d.ret} %r\n}}\n")
+    return gen
+
+
+def _create_handle(d: OpDecl) -> str:
+    return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n"
+            "  %c = zext i8 %a1 to i32\n"
+            "  %p = call ptr @rt_create_handle(i32 %c, i32 %a2, i32 %a3)\n"
+            f"  %h = insertvalue {d.ret} undef, ptr %p, 0\n  ret {d.ret} %h\n}}\n")
+
+
+def _load(ncomp: Callable[[int], int], offset: str, with_status: bool) -> Callable[[OpDecl], str]:
+    """Load components of the overload type from rt_addr; ResRet also gets status 0 (fully mapped)."""
+
+    def gen(d: OpDecl) -> str:
+        ty, size = OVERLOADS[d.overload]
+        n = ncomp(size)
+        body, prev = [], "undef"
+        for k in range(n):
+            body += [f"  %p{k} = call ptr @rt_addr(ptr %h, i32 %a2, i32 {offset}, i32 {k * size}, i32 {size})",
+                     f"  %v{k} = load {ty}, ptr %p{k}, align 1",
+                     f"  %s{k} = insertvalue {d.ret} {prev}, {ty} %v{k}, {k}"]
+            prev = f"%s{k}"
+        if with_status:
+            body.append(f"  %st = insertvalue {d.ret} {prev}, i32 0, {n}")
+            prev = "%st"
+        return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+                + "\n".join(body) + f"\n  ret {d.ret} {prev}\n}}\n")
+    return gen
+
+
+def _store(d: OpDecl) -> str:
+    """bufferStore/rawBufferStore: (op, h, index, offset, v0..v3, i8 mask[, align])."""
+    ty, size = OVERLOADS[d.overload]
+    lines = [f"define void @{d.name}({_sig(d)}) {{", f"  %h = extractvalue {d.params[1]} %a1, 0",
+             "  %m = zext i8 %a8 to i32", "  br label %c0"]
+    for k in range(4):
+        lines += [f"c{k}:", f"  %b{k} = and i32 %m, {1 << k}", f"  %t{k} = icmp ne i32 %b{k}, 0",
+                  f"  br i1 %t{k}, label %w{k}, label %c{k + 1}", f"w{k}:",
+                  f"  %p{k} = call ptr @rt_addr(ptr %h, i32 %a2, i32 %a3, i32 {k * size}, i32 {size})",
+                  f"  store {ty} %a{4 + k}, ptr %p{k}, align 1", f"  br label %c{k + 1}"]
+    lines += ["c4:", "  ret void", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _all_args(skip: int) -> Callable[[OpDecl], str]:
+    return lambda d: ", ".join(f"{t} %a{i}" for i, t in enumerate(d.params) if i >= skip)
+
+
+# op class -> generator; math classes forward to rt_<class>_<overload> when the runtime defines it
+SHIMS: dict[str, Callable[[OpDecl], str]] = {
+    "threadId": _forward("rt_thread_id", _all_args(1)),
+    "groupId": _forward("rt_group_id", _all_args(1)),
+    "threadIdInGroup": _forward("rt_thread_id_in_group", _all_args(1)),
+    "flattenedThreadIdInGroup": _forward("rt_flattened_thread_id_in_group", _all_args(1)),
+    "createHandle": _create_handle,
+    "bufferLoad": _load(lambda _s: 4, "%a3", True),
+    "rawBufferLoad": _load(lambda _s: 4, "%a3", True),
+    "cbufferLoadLegacy": _load(lambda s: 16 // s, "0", False),
+    "bufferStore": _store,
+    "rawBufferStore": _store,
+}
+FORWARDED_CLASSES = ("unary", "unaryBits", "binary", "tertiary", "dot2", "dot3", "dot4")
+VOID_SHIMS = {"barrier": "rt_barrier"}
+RT_DECLS = """
+declare ptr @rt_create_handle(i32, i32, i32)
+declare ptr @rt_addr(ptr, i32, i32, i32, i32)
+declare i32 @rt_thread_id(i32)
+declare i32 @rt_group_id(i32)
+declare i32 @rt_thread_id_in_group(i32)
+declare i32 @rt_flattened_thread_id_in_group()
+"""
+
+
+def _shim_for(d: OpDecl, runtime_fns: dict[str, str]) -> tuple[str, str] | None:
+    """(definition, extra declaration) for one dx.op declaration, or None if unsupported."""
+    if d.op_class in SHIMS:
+        return SHIMS[d.op_class](d), ""
+    if d.op_class in VOID_SHIMS:
+        rt = VOID_SHIMS[d.op_class]
+        body = f"define void @{d.name}({_sig(d)}) {{\n  call void @{rt}({_all_args(0)(d)})\n  ret void\n}}\n"
+        return body, runtime_fns.get(rt, "")
+    rt = f"rt_{d.op_class}_{d.overload}"
+    if d.op_class in FORWARDED_CLASSES and rt in runtime_fns:
+        return _forward(rt, _all_args(0))(d), runtime_fns[rt]
+    return None
+
+
+def prepare_module(ir: str, entry: str, runtime_fns: dict[str, str]) -> str:
+    """The shader IR made runnable: shims instead of dx.op declarations, renamed entry, host target."""
+    decls = parse_decls(ir)
+    shims, extra, missing = [], [], []
+    for d in decls:
+        got = _shim_for(d, runtime_fns)
+        if got is None:
+            missing.append(d.name)
+        else:
+            shims.append(got[0])
+            extra.append(got[1])
+    if missing:
+        raise DxilExecError(f"dx.op functions the interpreter runtime does not implement: {', '.join(missing)}")
+    text = _DECL.sub("", ir)
+    text = _TARGET.sub("", text)
+    entry_ref = re.compile(rf"@{re.escape(entry)}(?![-\w$.])")
+    if not re.search(rf"^define [^\n]*@{re.escape(entry)}\(", text, re.M):
+        raise DxilExecError(f"entry function @{entry} is not defined in the module")
+    text = entry_ref.sub("@__dxil_entry", text)
+    return text + RT_DECLS + "\n".join(sorted(set(filter(None, extra)))) + "\n" + "\n".join(shims)
+
+
+# ---------------------------------------------------------------- runtime build (once per process)
+
+_RT_DEFINE = re.compile(r"^define [^@\n]*@(rt_\w+)\(([^)]*)\)", re.M)
+_runtime: tuple[Path, dict[str, str]] | None = None
+
+
+def runtime() -> tuple[Path, dict[str, str]]:
+    """(runtime .ll path, {rt function: declaration}) — compiled with clang-19 once per process."""
+    global _runtime
+    if _runtime is None:
+        tmp = Path(tempfile.mkdtemp(prefix="dxoprt-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        out = tmp / "dxop_runtime.ll"
+        run_tool(["clang-19", "-O1", "-S", "-emit-llvm", "-fno-math-errno", str(RUNTIME_C), "-o", str(out)])
+        text = out.read_text()
+        fns = {}
+        for m in _RT_DEFINE.finditer(text):
+            ret = text[m.start():m.start(1)].split()[-2]  # type just before '@name'
+            params = ", ".join(p.split()[0] for p in split_top(m.group(2)))
+            fns[m.group(1)] = f"declare {ret} @{m.group(1)}({params})"
+        _runtime = (out, fns)
+    return _runtime
+
+
+# ---------------------------------------------------------------- public entry points
+
+CLASS_LETTERS = {letter: cls for cls, (letter, *_rest) in CLASSES.items()}
+
+
+def _bind(resources: list[Resource], buffers: list[tuple[int, int, str, bytes]]) -> tuple[list[str], list[str]]:
+    """Spec lines for slots (one per buffer, same order) and ranges; errors on unmatched buffers."""
+    slot_lines, range_lines = [], []
+    for slot, (reg, space, letter, data) in enumerate(buffers):
+        cls = CLASS_LETTERS.get(letter)
+        match = next((r for r in resources if r.cls == cls and r.space == space and r.lower <= reg
+                      and (r.count < 0 or reg < r.lower + r.count)), None)
+        if match is None:
+            raise DxilExecError(f"buffer {letter}{reg}, space{space} matches no resource in !dx.resources")
+        slot_lines.append(f"{match.kind} {match.stride or 4} {len(data)}")
+        range_lines.append(f"{match.cls} {match.range_id} {reg} 1 {slot}")
+    return slot_lines, range_lines
+
+
+def run_dxil_ir(
+    ir: str,
+    entry: str,
+    buffers: list[tuple[int, int, str, bytes]],
+    groups: tuple[int, int, int] = (1, 1, 1),
+    numthreads: tuple[int, int, int] | None = None,
+) -> list[bytes]:
+    """Run already-disassembled DXIL IR text (opaque pointers) over the grid; final buffer contents.
+    numthreads=None reads it from the module's !dx.entryPoints metadata."""
+    if numthreads is None:
+        numthreads = parse_numthreads(ir, entry)
+    rt_path, rt_fns = runtime()
+    module = prepare_module(ir, entry, rt_fns)
+    slot_lines, range_lines = _bind(parse_resources(ir), buffers)
+    with tempfile.TemporaryDirectory(prefix="dxilexec-") as tmp:
+        d = Path(tmp)
+        (d / "shader.ll").write_text(module)
+        for i, (*_, data) in enumerate(buffers):
+            (d / f"buf{i}.bin").write_bytes(data)
+        spec = [" ".join(map(str, (*groups, *numthreads))) + f" {len(buffers)}", *slot_lines,
+                str(len(range_lines)), *range_lines]
+        (d / "spec.txt").write_text("\n".join(spec) + "\n")
+        proc = run_tool(["llvm-link-19", str(d / "shader.ll"), str(rt_path), "-o", str(d / "linked.bc")], check=False)
+        if proc.returncode != 0:
+            raise DxilExecError(f"llvm-link-19 failed:\n{proc.stderr.decode(errors='replace')}\n--- module ---\n{module}")
+        proc = run_tool(["lli-19", str(d / "linked.bc"), str(d)], check=False)
+        if proc.returncode != 0:
+            raise DxilExecError(f"lli-19 exited with {proc.returncode}:\n{proc.stderr.decode(errors='replace')}")
+        return [(d / f"buf{i}.bin").read_bytes() for i in range(len(buffers))]
+
+
+def run_dxil_compute(
+    container: bytes,
+    entry: str,
+    buffers: list[tuple[int, int, str, bytes]],
+    groups: tuple[int, int, int] = (1, 1, 1),
+    numthreads: tuple[int, int, int] | None = None,
+) -> list[bytes]:
+    """Run a DXIL compute shader from a DXContainer; buffers are (register, space, 'u'|'t'|'b', data).
+    numthreads=None reads it from the module's !dx.entryPoints metadata."""
+    return run_dxil_ir(llvm_dis(extract_bitcode(container)), entry, buffers, groups, numthreads)

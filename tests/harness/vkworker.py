@@ -1,0 +1,430 @@
+"""Vulkan worker process: runs compute dispatches on lavapipe for vulkan_runner.
+
+Runs as a separate process so a driver crash on a bad binary cannot take pytest down.
+Protocol (binary, on the original stdout/stdin): each message is an 8-byte little-endian
+length followed by a pickle.  Requests are dicts with an "op" key; replies are
+("ok", value) or ("err", text).  fd 1 is redirected to stderr so driver chatter cannot
+corrupt the protocol.  Standalone on purpose: imports nothing from the harness.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import traceback
+
+import vulkan as vk
+
+ffi = vk.ffi
+_HDR = struct.Struct("<Q")
+_FENCE_TIMEOUT_NS = 30_000_000_000
+API_VERSION = vk.VK_MAKE_VERSION(1, 3, 0)
+
+# Buf kind -> (descriptor type, buffer usage)
+_KINDS = {
+    "storage": (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT),
+    "uniform": (vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT),
+}
+_HOST_MEM = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+
+# Feature structs queried and enabled as a pNext chain: (C type, sType).
+_FEATURE_CHAIN = (
+    ("VkPhysicalDeviceVulkan11Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES),
+    ("VkPhysicalDeviceVulkan12Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES),
+    ("VkPhysicalDeviceVulkan13Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES),
+)
+
+
+class Context:
+    """Instance, device, queue and command pool; created once per worker."""
+
+    def __init__(self) -> None:
+        app = vk.VkApplicationInfo(
+            pApplicationName="shaderbuild-tests", applicationVersion=1,
+            pEngineName="none", engineVersion=1, apiVersion=API_VERSION,
+        )
+        self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(pApplicationInfo=app), None)
+        pds = vk.vkEnumeratePhysicalDevices(self.instance)
+        if not pds:
+            raise RuntimeError("no Vulkan physical device (is mesa-vulkan-drivers installed?)")
+        self.pd = pds[0]
+        self.props = vk.vkGetPhysicalDeviceProperties(self.pd)
+        self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
+        families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.pd)
+        self.qfi = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+        self._features = self._query_features()
+        prio = ffi.new("float[]", [1.0])
+        qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            "queueFamilyIndex": self.qfi, "queueCount": 1, "pQueuePriorities": prio,
+        })
+        dinfo = ffi.new("VkDeviceCreateInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+            "pNext": self._features[0], "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
+        })
+        self.device = vk.vkCreateDevice(self.pd, dinfo[0], None)
+        self.queue = vk.vkGetDeviceQueue(self.device, self.qfi, 0)
+        self.cmd_pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(
+            flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, queueFamilyIndex=self.qfi), None)
+
+    def _query_features(self) -> list:
+        """Query core + 1.1/1.2/1.3 features; the same chain is enabled as-is (all supported)."""
+        chain = []
+        nxt = ffi.NULL
+        for ctype, stype in reversed(_FEATURE_CHAIN):
+            s = ffi.new(ctype + "*", {"sType": stype, "pNext": nxt})
+            chain.insert(0, s)
+            nxt = s
+        f2 = ffi.new("VkPhysicalDeviceFeatures2*", {
+            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, "pNext": nxt})
+        vk.vkGetPhysicalDeviceFeatures2(self.pd, f2)
+        return [f2, *chain]  # keep every struct alive as long as the device
+
+    def feature_flags(self) -> dict[str, bool]:
+        """Names of the enabled features, for tests and diagnostics."""
+        out = {}
+        structs = [self._features[0].features, *(p[0] for p in self._features[1:])]
+        for s in structs:
+            for name, _field in ffi.typeof(s).fields:
+                if name not in ("sType", "pNext"):
+                    out[name] = bool(getattr(s, name))
+        return out
+
+    def memory_type(self, type_bits: int, flags: int) -> int:
+        for i in range(self.mem_props.memoryTypeCount):
+            if type_bits & (1 << i) and (self.mem_props.memoryTypes[i].propertyFlags & flags) == flags:
+                return i
+        raise RuntimeError("no host-visible coherent memory type")
+
+
+class Resources:
+    """Every object one dispatch creates; destroyed in reverse order by close()."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._undo: list = []
+
+    def add(self, destroy, handle):
+        self._undo.append((destroy, handle))
+        return handle
+
+    def close(self) -> None:
+        dev = self.ctx.device
+        for destroy, handle in reversed(self._undo):
+            destroy(dev, handle, None)
+        self._undo.clear()
+
+    def host_buffer(self, data: bytes, usage: int):
+        """Host-visible coherent buffer holding `data`; returns (buffer, memory, mapping)."""
+        dev = self.ctx.device
+        size = max(len(data), 4)
+        buf = self.add(vk.vkDestroyBuffer, vk.vkCreateBuffer(dev, vk.VkBufferCreateInfo(
+            size=size, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE), None))
+        req = vk.vkGetBufferMemoryRequirements(dev, buf)
+        mem = self.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
+            allocationSize=req.size,
+            memoryTypeIndex=self.ctx.memory_type(req.memoryTypeBits, _HOST_MEM)), None))
+        vk.vkBindBufferMemory(dev, buf, mem, 0)
+        mapping = vk.vkMapMemory(dev, mem, 0, size, 0)
+        mapping[:size] = bytes(data).ljust(size, b"\0")
+        return buf, mem, mapping
+
+
+def _set_layouts(res: Resources, bufs: list) -> list:
+    """One layout per set number 0..max (gaps get empty layouts)."""
+    dev = res.ctx.device
+    nsets = max((b[0] for b in bufs), default=-1) + 1
+    layouts = []
+    for s in range(nsets):
+        bindings = [
+            vk.VkDescriptorSetLayoutBinding(
+                binding=b[1], descriptorType=_KINDS[b[3]][0], descriptorCount=1,
+                stageFlags=vk.VK_SHADER_STAGE_ALL)
+            for b in bufs if b[0] == s
+        ]
+        info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(bindings), pBindings=bindings or None)
+        layouts.append(res.add(vk.vkDestroyDescriptorSetLayout, vk.vkCreateDescriptorSetLayout(dev, info, None)))
+    return layouts
+
+
+def _descriptor_sets(res: Resources, layouts: list, bufs: list, handles: list) -> list:
+    dev = res.ctx.device
+    if not layouts:
+        return []
+    counts: dict[int, int] = {}
+    for b in bufs:
+        counts[_KINDS[b[3]][0]] = counts.get(_KINDS[b[3]][0], 0) + 1
+    sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n) for t, n in counts.items()]
+    if not sizes:  # only empty sets: pools still need one size entry
+        sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount=1)]
+    pool = res.add(vk.vkDestroyDescriptorPool, vk.vkCreateDescriptorPool(dev, vk.VkDescriptorPoolCreateInfo(
+        maxSets=len(layouts), poolSizeCount=len(sizes), pPoolSizes=sizes), None))
+    sets = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
+        descriptorPool=pool, descriptorSetCount=len(layouts), pSetLayouts=layouts))
+    writes = [
+        vk.VkWriteDescriptorSet(
+            dstSet=sets[b[0]], dstBinding=b[1], descriptorCount=1, descriptorType=_KINDS[b[3]][0],
+            pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=h, offset=0, range=max(len(b[2]), 4))])
+        for b, h in zip(bufs, handles)
+    ]
+    if writes:
+        vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
+    return sets
+
+
+def run_compute(ctx: Context, spirv: bytes, entry: str, bufs: list, groups: tuple, push: bytes) -> list[bytes]:
+    """bufs: [(set, binding, data, kind)]. Returns final buffer contents, same order."""
+    if len(spirv) % 4:
+        raise ValueError(f"SPIR-V size {len(spirv)} is not a multiple of 4")
+    dev = ctx.device
+    res = Resources(ctx)
+    try:
+        mapped = [res.host_buffer(b[2], _KINDS[b[3]][1]) for b in bufs]
+        layouts = _set_layouts(res, bufs)
+        pc_ranges = []
+        if push:
+            pc_ranges = [vk.VkPushConstantRange(
+                stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0, size=(len(push) + 3) & ~3)]
+        playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
+            setLayoutCount=len(layouts), pSetLayouts=layouts or None,
+            pushConstantRangeCount=len(pc_ranges), pPushConstantRanges=pc_ranges or None), None))
+        module = res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
+            codeSize=len(spirv), pCode=spirv), None))
+        name = ffi.new("char[]", entry.encode())  # must outlive the create call (dangling pName pitfall)
+        stage = vk.VkPipelineShaderStageCreateInfo(
+            stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=name)
+        pinfo = vk.VkComputePipelineCreateInfo(stage=stage, layout=playout)
+        pipeline = vk.vkCreateComputePipelines(dev, vk.VK_NULL_HANDLE, 1, [pinfo], None)[0]
+        res.add(vk.vkDestroyPipeline, pipeline)
+        sets = _descriptor_sets(res, layouts, bufs, [m[0] for m in mapped])
+
+        cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
+            commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
+        res.add(lambda d, c, _a: vk.vkFreeCommandBuffers(d, ctx.cmd_pool, 1, [c]), cmd)
+        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo(
+            flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+        vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
+        if sets:
+            vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0,
+                                       len(sets), sets, 0, None)
+        if push:
+            padded = bytes(push).ljust(pc_ranges[0].size, b"\0")
+            vk.vkCmdPushConstants(cmd, playout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(padded),
+                                  ffi.new("char[]", padded))
+        vk.vkCmdDispatch(cmd, *groups)
+        barrier = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                     dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT,
+                                0, 1, [barrier], 0, None, 0, None)
+        vk.vkEndCommandBuffer(cmd)
+        _submit_and_wait(res, cmd)
+        return [bytes(m[2][: len(b[2])]) for b, m in zip(bufs, mapped)]
+    finally:
+        res.close()
+
+
+def _submit_and_wait(res: Resources, cmd) -> None:
+    dev = res.ctx.device
+    fence = res.add(vk.vkDestroyFence, vk.vkCreateFence(dev, vk.VkFenceCreateInfo(), None))
+    vk.vkQueueSubmit(res.ctx.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1, pCommandBuffers=[cmd])], fence)
+    vk.vkWaitForFences(dev, 1, [fence], vk.VK_TRUE, _FENCE_TIMEOUT_NS)
+
+
+_VERTEX_FORMATS = {
+    "float": vk.VK_FORMAT_R32_SFLOAT, "float2": vk.VK_FORMAT_R32G32_SFLOAT,
+    "float3": vk.VK_FORMAT_R32G32B32_SFLOAT, "float4": vk.VK_FORMAT_R32G32B32A32_SFLOAT,
+    "uint": vk.VK_FORMAT_R32_UINT, "uint2": vk.VK_FORMAT_R32G32_UINT,
+    "uint3": vk.VK_FORMAT_R32G32B32_UINT, "uint4": vk.VK_FORMAT_R32G32B32A32_UINT,
+    "int": vk.VK_FORMAT_R32_SINT, "int2": vk.VK_FORMAT_R32G32_SINT,
+    "int3": vk.VK_FORMAT_R32G32B32_SINT, "int4": vk.VK_FORMAT_R32G32B32A32_SINT,
+}
+_COLOR_FORMAT = vk.VK_FORMAT_R8G8B8A8_UNORM
+
+
+def _color_target(res: Resources, width: int, height: int):
+    """RGBA8 image + view usable as color attachment and copy source."""
+    dev = res.ctx.device
+    image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
+        imageType=vk.VK_IMAGE_TYPE_2D, format=_COLOR_FORMAT,
+        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
+        samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+        usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+        sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
+    req = vk.vkGetImageMemoryRequirements(dev, image)
+    mem = res.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
+        allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
+    vk.vkBindImageMemory(dev, image, mem, 0)
+    view = res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_COLOR_FORMAT,
+        subresourceRange=vk.VkImageSubresourceRange(
+            aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=0, levelCount=1,
+            baseArrayLayer=0, layerCount=1)), None))
+    return image, view
+
+
+def _render_pass(res: Resources):
+    attachment = vk.VkAttachmentDescription(
+        format=_COLOR_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+        loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
+        stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, finalLayout=vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+    ref = vk.VkAttachmentReference(attachment=0, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+    subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
+                                      colorAttachmentCount=1, pColorAttachments=[ref])
+    dep = vk.VkSubpassDependency(
+        srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
+        srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+        srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, dstAccessMask=vk.VK_ACCESS_TRANSFER_READ_BIT)
+    return res.add(vk.vkDestroyRenderPass, vk.vkCreateRenderPass(res.ctx.device, vk.VkRenderPassCreateInfo(
+        attachmentCount=1, pAttachments=[attachment], subpassCount=1, pSubpasses=[subpass],
+        dependencyCount=1, pDependencies=[dep]), None))
+
+
+def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
+    dev = res.ctx.device
+    keep = []  # C strings referenced by the create infos
+    stages = []
+    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
+        spirv, entry = r[key]
+        module = res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
+            codeSize=len(spirv), pCode=spirv), None))
+        keep.append(ffi.new("char[]", entry.encode()))
+        stages.append(vk.VkPipelineShaderStageCreateInfo(stage=stage_bit, module=module, pName=keep[-1]))
+    bindings, attrs = [], []
+    for i, (_data, stride, attributes) in enumerate(r["vertex_buffers"]):
+        bindings.append(vk.VkVertexInputBindingDescription(
+            binding=i, stride=stride, inputRate=vk.VK_VERTEX_INPUT_RATE_VERTEX))
+        attrs += [vk.VkVertexInputAttributeDescription(location=loc, binding=i, format=_VERTEX_FORMATS[fmt],
+                                                       offset=off) for loc, fmt, off in attributes]
+    vinput = vk.VkPipelineVertexInputStateCreateInfo(
+        vertexBindingDescriptionCount=len(bindings), pVertexBindingDescriptions=bindings or None,
+        vertexAttributeDescriptionCount=len(attrs), pVertexAttributeDescriptions=attrs or None)
+    w, h = r["size"]
+    viewport = vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0, maxDepth=1.0)
+    scissor = vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h))
+    blend = vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)
+    info = vk.VkGraphicsPipelineCreateInfo(
+        stageCount=2, pStages=stages, pVertexInputState=vinput,
+        pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
+        pViewportState=vk.VkPipelineViewportStateCreateInfo(
+            viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
+        pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
+            polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE,
+            frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),
+        pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
+            rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
+        pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=1, pAttachments=[blend]),
+        layout=layout, renderPass=render_pass, subpass=0)
+    pipeline = vk.vkCreateGraphicsPipelines(dev, vk.VK_NULL_HANDLE, 1, [info], None)[0]
+    del keep
+    return res.add(vk.vkDestroyPipeline, pipeline)
+
+
+def run_graphics(ctx: Context, r: dict) -> bytes:
+    """Draw r['vertex_count'] vertices into an RGBA8 target cleared to r['clear']; return its pixels."""
+    dev = ctx.device
+    w, h = r["size"]
+    res = Resources(ctx)
+    try:
+        bufs = r["buffers"]
+        mapped = [res.host_buffer(b[2], _KINDS[b[3]][1]) for b in bufs]
+        vbufs = [res.host_buffer(vb[0], vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT)[0] for vb in r["vertex_buffers"]]
+        readback = res.host_buffer(bytes(w * h * 4), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        layouts = _set_layouts(res, bufs)
+        playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
+            setLayoutCount=len(layouts), pSetLayouts=layouts or None), None))
+        image, view = _color_target(res, w, h)
+        rpass = _render_pass(res)
+        fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
+            renderPass=rpass, attachmentCount=1, pAttachments=[view], width=w, height=h, layers=1), None))
+        pipeline = _graphics_pipeline(res, r, playout, rpass)
+        sets = _descriptor_sets(res, layouts, bufs, [m[0] for m in mapped])
+
+        cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
+            commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
+        res.add(lambda d, c, _a: vk.vkFreeCommandBuffers(d, ctx.cmd_pool, 1, [c]), cmd)
+        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo(
+            flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+        clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
+        vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
+            renderPass=rpass, framebuffer=fb,
+            renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h)),
+            clearValueCount=1, pClearValues=[clear]), vk.VK_SUBPASS_CONTENTS_INLINE)
+        vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
+        if sets:
+            vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, playout, 0,
+                                       len(sets), sets, 0, None)
+        if vbufs:
+            vk.vkCmdBindVertexBuffers(cmd, 0, len(vbufs), vbufs, [0] * len(vbufs))
+        vk.vkCmdDraw(cmd, r["vertex_count"], 1, 0, 0)
+        vk.vkCmdEndRenderPass(cmd)
+        region = vk.VkBufferImageCopy(
+            bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=vk.VkImageSubresourceLayers(
+                aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=1),
+            imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
+        vk.vkCmdCopyImageToBuffer(cmd, image, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback[0], 1, [region])
+        barrier = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                     dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT,
+                                0, 1, [barrier], 0, None, 0, None)
+        vk.vkEndCommandBuffer(cmd)
+        _submit_and_wait(res, cmd)
+        return bytes(readback[2][: w * h * 4])
+    finally:
+        res.close()
+
+
+def _crash(_ctx, how: str):
+    """Test hook: die the way a driver crash would, to exercise the client's recovery path."""
+    if how == "segv":
+        import ctypes
+        ctypes.string_at(0)
+    os._exit(3)
+
+
+_OPS = {
+    "compute": lambda ctx, r: run_compute(ctx, r["spirv"], r["entry"], r["buffers"], r["groups"], r["push"]),
+    "graphics": run_graphics,
+    "info": lambda ctx, r: {"device": ctx.props.deviceName, "api": ctx.props.apiVersion,
+                            "features": ctx.feature_flags()},
+    "crash": lambda ctx, r: _crash(ctx, r.get("how", "exit")),
+}
+
+
+def _read(stream, n: int) -> bytes:
+    data = stream.read(n)
+    if len(data) != n:
+        raise EOFError
+    return data
+
+
+def main() -> None:
+    proto_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything the driver prints goes to stderr
+    proto_in = sys.stdin.buffer
+    ctx = None
+    while True:
+        try:
+            (n,) = _HDR.unpack(_read(proto_in, _HDR.size))
+            req = pickle.loads(_read(proto_in, n))
+        except EOFError:
+            return
+        try:
+            if ctx is None:
+                ctx = Context()
+            reply = ("ok", _OPS[req["op"]](ctx, req))
+        except Exception as exc:  # reported to the client, worker stays usable
+            reply = ("err", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            if isinstance(exc, vk.VkErrorDeviceLost):
+                ctx = None  # a lost device cannot be reused; the next request makes a new one
+        blob = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        proto_out.write(_HDR.pack(len(blob)) + blob)
+        proto_out.flush()
+
+
+if __name__ == "__main__":
+    main()
