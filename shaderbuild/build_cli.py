@@ -130,8 +130,8 @@ def cmd_list(args) -> int:
         project, targets = _planned(args)
     except ConfigFileError as exc:
         return _config_errors(exc)
-    db = BuildDB.load(project.output_dir) if args.status else None
-    fs = FileState()
+    db = BuildDB.load(project.output_dir, project.root) if args.status else None
+    fs = FileState(project.root)
     rows = []
     for t in targets:
         row = {"name": t.name, "id": t.tid, "binary": t.outputs["binary"]}

@@ -101,9 +101,11 @@ SHADER = """\
 #include "common.hlsli"
 #if MODE
 #include "mode.hlsli"
+#else
+#define EXTRA 0
 #endif
 RWStructuredBuffer<uint> Out : register(u0);
-[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x * SCALE + BIAS; }
+[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x * SCALE + BIAS + EXTRA; }
 """
 OTHER = """\
 #include "common.hlsli"
@@ -111,7 +113,7 @@ RWStructuredBuffer<uint> Data : register(u1);
 [numthreads(32,1,1)] void main(uint3 id : SV_DispatchThreadID) { Data[id.x] = id.x + SCALE; }
 """
 COMMON = "#define SCALE 3\n"
-MODE_H = "#define BIAS_FROM_MODE 1\n"
+MODE_H = "#define EXTRA 7\n"
 PROJECT_TOML = """\
 output_dir = "out"
 targets = {targets}

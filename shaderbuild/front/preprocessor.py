@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from ..diagnostics import CompileError, Diagnostic, SourceCache, SourceLoc, error
-from .lexer import lex, single_token_kind
+from .lexer import gc_paused, lex, single_token_kind
 from .tokens import Token, TokKind
 
 _text = attrgetter("text")
@@ -384,7 +384,7 @@ _BINARY_PREC = {
 }
 _CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11,
                  "\\": 92, "'": 39, '"': 34, "?": 63}
-_MAX_EXPR_NESTING = 200
+_MAX_EXPR_NESTING = 64  # each level costs ~4 Python frames
 
 
 def _wrap(v: int, unsigned: bool) -> tuple[int, bool]:
@@ -679,6 +679,8 @@ def _spell(toks: Sequence[Token]) -> str:
     return "".join(parts)
 
 
+# Directives whose operands are free text, where a stray character is no error.
+_FREE_TEXT_DIRECTIVES = frozenset(("error", "warning", "include", "pragma"))
 _MISSING_FILE_ERRORS = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 
@@ -788,13 +790,13 @@ class _Preprocessor:
                 return
             raise error(f"invalid preprocessing directive '#{name}'", name_tok.loc)
         if f.active:
-            self.check_bad(f, start, end, name in ("error", "warning"))
+            self.check_bad(f, start, end, name in _FREE_TEXT_DIRECTIVES)
         handler(f, line)
 
     def do_define(self, f: _Frame, line: list[Token]) -> None:
         self.define(line, 2, line[1])
 
-    def define(self, line: list[Token], i: int, directive_tok: Token) -> None:
+    def define(self, line: list[Token], i: int, directive_tok: Token, warn: bool = True) -> None:
         n = len(line)
         if i >= n:
             raise error("macro name missing", directive_tok.loc)
@@ -807,7 +809,7 @@ class _Preprocessor:
         body = line[i:]
         macro = Macro(name_tok.text, params, variadic, body, name_tok.loc)
         old = self.exp.macros.get(name_tok.text)
-        if old is not None and not old.builtin and old.loc is not None and not old.same_as(macro):
+        if warn and old is not None and not old.builtin and old.loc is not None and not old.same_as(macro):
             self.warn(f"'{name_tok.text}' macro redefined", name_tok.loc,
                       [Diagnostic("note", "previous definition is here", old.loc)])
         self.exp.macros[name_tok.text] = macro
@@ -956,7 +958,12 @@ class _Preprocessor:
             if len(data) > self.limits.max_file_size:
                 raise error(f"file '{display}' is too large ({len(data)} bytes; the limit is "
                             f"{self.limits.max_file_size})", name_tok.loc)
-            text = decode_source(data, display)
+            try:
+                text = decode_source(data, display)
+            except CompileError as e:
+                loc = line[0].loc
+                e.diagnostics[0].notes.append(Diagnostic("note", f"in file included from {loc.file}:{loc.line}", loc))
+                raise
             self.push_file(text, display, abspath, line[0].loc)
             return
         raise error(f"'{name}' file not found", name_tok.loc)
@@ -1016,7 +1023,7 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
             lx = lex(f"{name} {value}", origin)
             if not lx.tokens:
                 raise error("macro name missing", SourceLoc(origin, 1, 1))
-            pp.define(lx.tokens, 0, lx.tokens[0])
+            pp.define(lx.tokens, 0, lx.tokens[0], warn=False)
     abspath = os.path.abspath(path)
     if text is None:
         try:
@@ -1027,12 +1034,15 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
             raise error(f"file '{path}' is too large ({len(data)} bytes; the limit is {limits.max_file_size})")
         text = decode_source(data, path)
     else:
+        if len(text) > limits.max_file_size:
+            raise error(f"file '{path}' is too large ({len(text)} characters; the limit is {limits.max_file_size})")
         if text.startswith("\ufeff"):
             text = text[1:]
         _check_nul(text, path)
-    pp.push_file(text, path, abspath, None)
     try:
-        pp.run()
+        with gc_paused():
+            pp.push_file(text, path, abspath, None)
+            pp.run()
     except CompileError as e:
         notes = pp.include_notes()
         for d in e.diagnostics:

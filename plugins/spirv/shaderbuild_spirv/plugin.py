@@ -1,6 +1,8 @@
 """pluggy entry point of the SPIR-V backend."""
 
-from shaderbuild.plugin import BackendInfo, hookimpl
+from __future__ import annotations
+
+from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
 
@@ -8,3 +10,16 @@ from . import __version__
 @hookimpl
 def shaderbuild_register_backends():
     return [BackendInfo(name="spirv", extension=".spv", description="SPIR-V for Vulkan", version=__version__)]
+
+
+@hookimpl
+def shaderbuild_compile(module, target, options):
+    """Compile for --target spirv; other targets are not ours (return None)."""
+    if target != "spirv":
+        return None
+    from .disasm import disassemble
+    from .lower import lower_module, reflection
+
+    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"))
+    return BackendResult(binary=lowered.binary, reflection=reflection(lowered),
+                         disassembly=disassemble(lowered.binary))

@@ -1,0 +1,220 @@
+"""LLVM bitstream writer: fixed/VBR fields, abbreviations, blocks, BLOCKINFO.
+
+Bits are packed LSB-first into little-endian 32-bit words, as the LLVM
+bitstream format requires.  Block lengths are back-patched on exit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
+           "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
+
+END_BLOCK, ENTER_SUBBLOCK, DEFINE_ABBREV, UNABBREV_RECORD = 0, 1, 2, 3
+BLOCKINFO_BLOCK_ID = 0
+_BLOCKINFO_SETBID = 1
+
+_CHAR6 = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._"
+_CHAR6_INDEX = {ord(c): i for i, c in enumerate(_CHAR6)}
+
+
+def is_char6(text: str) -> bool:
+    return all(ord(c) in _CHAR6_INDEX for c in text)
+
+
+@dataclass(frozen=True, slots=True)
+class AbbrevOp:
+    """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'."""
+
+    kind: str
+    value: int = 0
+
+
+def lit(v: int) -> AbbrevOp:
+    return AbbrevOp("literal", v)
+
+
+def fixed(w: int) -> AbbrevOp:
+    return AbbrevOp("fixed", w)
+
+
+def vbr(w: int) -> AbbrevOp:
+    return AbbrevOp("vbr", w)
+
+
+def array() -> AbbrevOp:
+    return AbbrevOp("array")
+
+
+def char6() -> AbbrevOp:
+    return AbbrevOp("char6")
+
+
+def blob() -> AbbrevOp:
+    return AbbrevOp("blob")
+
+
+_ENCODING = {"fixed": 1, "vbr": 2, "array": 3, "char6": 4, "blob": 5}
+
+
+@dataclass(frozen=True, slots=True)
+class Abbrev:
+    ops: tuple[AbbrevOp, ...]
+
+
+class BitstreamWriter:
+    """Accumulates bits; `data()` returns the bytes (always a whole number of words)."""
+
+    def __init__(self) -> None:
+        self._words = bytearray()
+        self._cur = 0          # pending bits
+        self._nbits = 0        # number of pending bits (< 32)
+        self.abbrev_width = 2
+        self._abbrevs: list[Abbrev] = []
+        self._stack: list[tuple[int, list[Abbrev], int]] = []   # (outer width, outer abbrevs, size word index)
+        self._blockinfo: dict[int, list[Abbrev]] = {}
+        self._blockinfo_cur: int | None = None
+
+    # -------------------------------------------------------------- raw bits
+    def emit(self, value: int, width: int) -> None:
+        """Emit `width` bits of `value` (width may exceed 32)."""
+        if width == 0:
+            return
+        value &= (1 << width) - 1
+        self._cur |= value << self._nbits
+        self._nbits += width
+        while self._nbits >= 32:
+            self._words += (self._cur & 0xFFFFFFFF).to_bytes(4, "little")
+            self._cur >>= 32
+            self._nbits -= 32
+
+    def emit_vbr(self, value: int, width: int) -> None:
+        if value < 0:
+            raise ValueError("VBR fields are unsigned")
+        threshold = 1 << (width - 1)
+        while value >= threshold:
+            self.emit((value & (threshold - 1)) | threshold, width)
+            value >>= width - 1
+        self.emit(value, width)
+
+    def align32(self) -> None:
+        if self._nbits:
+            self.emit(0, 32 - self._nbits)
+
+    @property
+    def bit_position(self) -> int:
+        return len(self._words) * 8 + self._nbits
+
+    def data(self) -> bytes:
+        if self._stack:
+            raise RuntimeError("unterminated block")
+        out = bytes(self._words)
+        if self._nbits:
+            out += (self._cur & 0xFFFFFFFF).to_bytes(4, "little")[: (self._nbits + 7) // 8]
+            out += bytes((4 - len(out) % 4) % 4)
+        return out
+
+    # ---------------------------------------------------------------- blocks
+    def enter_block(self, block_id: int, abbrev_width: int) -> None:
+        self.emit(ENTER_SUBBLOCK, self.abbrev_width)
+        self.emit_vbr(block_id, 8)
+        self.emit_vbr(abbrev_width, 4)
+        self.align32()
+        size_index = len(self._words) // 4
+        self.emit(0, 32)                       # block length, patched in exit_block
+        self._stack.append((self.abbrev_width, self._abbrevs, size_index))
+        self.abbrev_width = abbrev_width
+        self._abbrevs = list(self._blockinfo.get(block_id, ()))
+
+    def exit_block(self) -> None:
+        self.emit(END_BLOCK, self.abbrev_width)
+        self.align32()
+        width, abbrevs, size_index = self._stack.pop()
+        nwords = len(self._words) // 4 - size_index - 1
+        self._words[size_index * 4:size_index * 4 + 4] = nwords.to_bytes(4, "little")
+        self.abbrev_width, self._abbrevs = width, abbrevs
+        self._blockinfo_cur = None
+
+    # ------------------------------------------------------------ abbrevs
+    def _emit_abbrev_def(self, abbrev: Abbrev) -> None:
+        self.emit(DEFINE_ABBREV, self.abbrev_width)
+        self.emit_vbr(len(abbrev.ops), 5)
+        for op in abbrev.ops:
+            if op.kind == "literal":
+                self.emit(1, 1)
+                self.emit_vbr(op.value, 8)
+            else:
+                self.emit(0, 1)
+                self.emit(_ENCODING[op.kind], 3)
+                if op.kind in ("fixed", "vbr"):
+                    self.emit_vbr(op.value, 5)
+
+    def define_abbrev(self, abbrev: Abbrev) -> int:
+        """Define an abbreviation in the current block; returns its id."""
+        self._emit_abbrev_def(abbrev)
+        self._abbrevs.append(abbrev)
+        return len(self._abbrevs) + 3
+
+    def enter_blockinfo(self) -> None:
+        self.enter_block(BLOCKINFO_BLOCK_ID, 2)
+
+    def blockinfo_abbrev(self, block_id: int, abbrev: Abbrev) -> int:
+        """Inside BLOCKINFO: define an abbreviation for every later `block_id` block."""
+        if self._blockinfo_cur != block_id:
+            self.emit_record(_BLOCKINFO_SETBID, [block_id])
+            self._blockinfo_cur = block_id
+        self._emit_abbrev_def(abbrev)
+        lst = self._blockinfo.setdefault(block_id, [])
+        lst.append(abbrev)
+        return len(lst) + 3
+
+    # ------------------------------------------------------------ records
+    def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
+        if abbrev == 0:
+            self.emit(UNABBREV_RECORD, self.abbrev_width)
+            self.emit_vbr(code, 6)
+            self.emit_vbr(len(ops), 6)
+            for v in ops:
+                self.emit_vbr(v, 6)
+            return
+        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, [code, *ops])
+
+    def _emit_scalar(self, op: AbbrevOp, v: int) -> None:
+        if op.kind == "literal":
+            if v != op.value:
+                raise ValueError(f"literal mismatch {v} != {op.value}")
+        elif op.kind == "fixed":
+            if v >> op.value:
+                raise ValueError(f"value {v} does not fit in {op.value} bits")
+            self.emit(v, op.value)
+        elif op.kind == "vbr":
+            self.emit_vbr(v, op.value)
+        elif op.kind == "char6":
+            self.emit(_CHAR6_INDEX[v], 6)
+        else:
+            raise ValueError(op.kind)
+
+    def _emit_abbreviated(self, abbrev: Abbrev, abbrev_id: int, vals: list[int]) -> None:
+        self.emit(abbrev_id, self.abbrev_width)
+        ops = abbrev.ops
+        i = 0
+        for k, op in enumerate(ops):
+            if op.kind == "array":
+                rest = vals[i:]
+                self.emit_vbr(len(rest), 6)
+                for v in rest:
+                    self._emit_scalar(ops[k + 1], v)
+                return
+            if op.kind == "blob":
+                rest = bytes(vals[i:])
+                self.emit_vbr(len(rest), 6)
+                self.align32()
+                for b in rest:
+                    self.emit(b, 8)
+                self.align32()
+                return
+            self._emit_scalar(op, vals[i])
+            i += 1
+        if i != len(vals):
+            raise ValueError("record has more operands than its abbreviation")

@@ -1,0 +1,205 @@
+"""Buffer and constant-buffer access: component byte offsets and the dx.op
+loads/stores (rawBuffer* from SM 6.2, buffer* below; cbufferLoadLegacy).
+
+Offsets inside a structured-buffer element come from shaderbuild.ir.layout's
+'dx_structured' rule (4-byte aligned C packing), cbuffers from 'dx_cbuffer'.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import layout_of
+
+from .llvm import types as T
+from .llvm.values import ConstInt, Undef, Value
+from .ops import overload_name
+from .places import BufferPlace, CBufPlace, to_memory, to_register
+from .scalarize import component_types, memory_scalar
+
+if TYPE_CHECKING:
+    from .lower import FunctionLowerer
+
+__all__ = ["component_offsets", "BufferAccess", "buffer_coords"]
+
+STRUCTURED, RAW, TYPED = 12, 11, 10
+
+
+def _size(s: ir.Scalar) -> int:
+    return 4 if s.kind == "bool" else s.width // 8
+
+
+@lru_cache(maxsize=None)
+def component_offsets(t: ir.Type, rule: str, row_major: bool = False) -> tuple[int, ...]:
+    """Byte offset of every canonical component of `t` under layout `rule`."""
+    if isinstance(t, ir.Scalar):
+        return (0,)
+    if isinstance(t, ir.Vector):
+        return tuple(i * _size(t.elem) for i in range(t.size))
+    if isinstance(t, ir.Matrix):
+        lay = layout_of(t, rule, row_major)
+        es, ms = _size(t.elem), lay.matrix_stride or 0
+        rm = lay.row_major if lay.row_major is not None else row_major
+        return tuple((r * ms + c * es) if rm else (c * ms + r * es) for r in range(t.rows) for c in range(t.cols))
+    if isinstance(t, ir.Array):
+        lay = layout_of(t, rule, row_major)
+        inner = component_offsets(t.elem, rule, row_major)
+        return tuple(j * lay.array_stride + o for j in range(t.size or 0) for o in inner)
+    if isinstance(t, ir.Struct):
+        lay = layout_of(t, rule, row_major)
+        out: list[int] = []
+        for f, off in zip(t.fields, lay.offsets):
+            rm = row_major if f.row_major is None else f.row_major
+            out += [off + o for o in component_offsets(f.type, rule, rm)]
+        return tuple(out)
+    raise error(f"type '{t}' cannot be stored in a buffer")
+
+
+def _runs(scalars: list[ir.Scalar], offsets: list[int], comps: list[int], limit: int = 4) -> list[list[int]]:
+    """Group components into runs of <= 4 consecutive same-typed values."""
+    runs: list[list[int]] = []
+    for c in comps:
+        if runs:
+            last = runs[-1]
+            p = last[-1]
+            s = scalars[c]
+            if (memory_scalar(scalars[p]) == memory_scalar(s) and offsets[c] == offsets[p] + _size(s)
+                    and len(last) < limit):
+                last.append(c)
+                continue
+        runs.append([c])
+    return runs
+
+
+def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Value]:
+    """(coord0, coord1, coord2) of an element access for atomics / loads."""
+    u = Undef(T.i32)
+    off = L.add_const(p.dyn_offset, p.offset + extra) if p.dyn_offset is not None else ConstInt(T.i32, p.offset + extra)
+    if p.res.shape == STRUCTURED:
+        return [p.index, off, u]
+    if p.res.shape == RAW:
+        return [L.add(p.index, off), u, u]
+    idx = p.index if isinstance(p.index, list) else [p.index]
+    return (list(idx) + [u, u, u])[:3]
+
+
+class BufferAccess:
+    def __init__(self, L: FunctionLowerer) -> None:
+        self.L = L
+
+    def _offsets(self, p: BufferPlace) -> tuple[list[ir.Scalar], list[int]]:
+        scalars = list(component_types(p.type))
+        if p.res.shape in (STRUCTURED, RAW):
+            offs = list(component_offsets(p.type, "dx_structured"))
+        else:
+            offs = [i * _size(s) for i, s in enumerate(scalars)]
+        return scalars, offs
+
+    def _typed_coords(self, p: BufferPlace) -> list[Value]:
+        idx = p.index if isinstance(p.index, list) else [p.index]
+        return idx
+
+    # ------------------------------------------------------------ loads
+    def read(self, p: BufferPlace) -> list[Value]:
+        L = self.L
+        scalars, offs = self._offsets(p)
+        out: list[Value | None] = [None] * len(scalars)
+        if p.res.shape not in (STRUCTURED, RAW):
+            return self._typed_read(p, scalars)
+        for run in _runs(scalars, offs, list(range(len(scalars)))):
+            s = scalars[run[0]]
+            mt = memory_scalar(s)
+            ov = overload_name(mt)
+            coords = buffer_coords(L, p, offs[run[0]])
+            mask = ConstInt(T.i8, (1 << len(run)) - 1)
+            if L.sm >= (6, 2):
+                rr = L.ops.call(L.b, "RawBufferLoad", ov, [p.handle, coords[0], coords[1], mask,
+                                                            ConstInt(T.i32, _size(s))])
+            else:
+                if mt.width == 64:
+                    raise error("64-bit buffer loads require shader model 6.3")
+                rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]])
+            for k, c in enumerate(run):
+                out[c] = to_register(L, L.b.extract_value(rr, k), s)
+        return out  # type: ignore[return-value]
+
+    def _typed_read(self, p: BufferPlace, scalars: list[ir.Scalar]) -> list[Value]:
+        L = self.L
+        s = scalars[0]
+        ov = overload_name(memory_scalar(s))
+        coords = self._typed_coords(p)
+        u = Undef(T.i32)
+        if p.res.shape == TYPED:
+            rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], u])
+        else:
+            c = (coords + [u, u, u])[:3]
+            mip = u if p.res.res_class == "UAV" else ConstInt(T.i32, 0)
+            rr = L.ops.call(L.b, "TextureLoad", ov, [p.handle, mip, *c, u, u, u])
+        return [to_register(L, L.b.extract_value(rr, k), s) for k in range(len(scalars))]
+
+    # ------------------------------------------------------------ stores
+    def write(self, p: BufferPlace, values: list[Value], comps: list[int] | None) -> None:
+        L = self.L
+        if p.res.res_class != "UAV":
+            raise error(f"cannot write to read-only resource '{p.res.var.name}'")
+        scalars, offs = self._offsets(p)
+        comps = list(range(len(scalars))) if comps is None else comps
+        vals = dict(zip(comps, values, strict=True))
+        if p.res.shape not in (STRUCTURED, RAW):
+            return self._typed_write(p, scalars, vals)
+        for run in _runs(scalars, offs, comps):
+            s = scalars[run[0]]
+            mt = memory_scalar(s)
+            ov = overload_name(mt)
+            coords = buffer_coords(L, p, offs[run[0]])
+            v = [to_memory(L, vals[c], s) for c in run] + [Undef(mt)] * (4 - len(run))
+            mask = ConstInt(T.i8, (1 << len(run)) - 1)
+            if L.sm >= (6, 2):
+                L.ops.call(L.b, "RawBufferStore", ov, [p.handle, coords[0], coords[1], *v, mask,
+                                                        ConstInt(T.i32, _size(s))])
+            else:
+                L.ops.call(L.b, "BufferStore", ov, [p.handle, coords[0], coords[1], *v, mask])
+        return None
+
+    def _typed_write(self, p: BufferPlace, scalars: list[ir.Scalar], vals: dict[int, Value]) -> None:
+        L = self.L
+        s = scalars[0]
+        mt = memory_scalar(s)
+        ov = overload_name(mt)
+        n = len(scalars)
+        if len(vals) != n:                      # typed UAV stores write whole elements
+            old = self._typed_read(p, scalars)
+            vals = {c: vals.get(c, old[c]) for c in range(n)}
+        v = [to_memory(L, vals[c], s) for c in range(n)] + [Undef(mt)] * (4 - n)
+        mask = ConstInt(T.i8, (1 << n) - 1)
+        coords = self._typed_coords(p)
+        u = Undef(T.i32)
+        if p.res.shape == TYPED:
+            L.ops.call(L.b, "BufferStore", ov, [p.handle, coords[0], u, *v, mask])
+        else:
+            c = (coords + [u, u, u])[:3]
+            L.ops.call(L.b, "TextureStore", ov, [p.handle, *c, *v, mask])
+
+    # ------------------------------------------------------------ cbuffers
+    def read_cbuffer(self, p: CBufPlace) -> list[Value]:
+        L = self.L
+        scalars = list(component_types(p.type))
+        offs = component_offsets(p.type, "dx_cbuffer", bool(p.row_major))
+        rows: dict[tuple[int, str], Value] = {}
+        out: list[Value] = []
+        for s, o in zip(scalars, offs):
+            off = p.offset + o
+            mt = memory_scalar(s)
+            if mt.width == 16 and not L.native16:
+                raise error("16-bit cbuffer members need -enable-16bit-types in the DXIL backend")
+            ov = overload_name(mt)
+            row = off // 16
+            key = (row, ov)
+            if key not in rows:
+                rv = L.add_const(p.dyn_row, row) if p.dyn_row is not None else ConstInt(T.i32, row)
+                rows[key] = L.ops.call(L.b, "CBufferLoadLegacy", ov, [p.handle, rv])
+            out.append(to_register(L, L.b.extract_value(rows[key], (off % 16) // _size(s)), s))
+        return out

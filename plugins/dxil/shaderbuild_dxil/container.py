@@ -1,0 +1,231 @@
+"""The DXBC container around DXIL: SFI0, ISG1, OSG1, [PSG1], PSV0, HASH, DXIL.
+
+Part order and layouts follow DXC's container writer (DxilContainer.h,
+DxilPipelineStateValidation.h).  The PSV0 runtime-info version follows
+`dx.valver` exactly, because the validator rejects any other size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field
+
+from .hash import BYPASS_HASH, container_hash
+
+__all__ = ["SignatureElement", "PSVResource", "ContainerInfo", "build_container", "psv_version", "fourcc",
+           "SHADER_KIND", "PSV_RESOURCE_TYPE", "parse_container"]
+
+SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
+               "mesh": 13, "amplification": 14}
+PSV_RESOURCE_TYPE = {"Sampler": 1, "CBV": 2, "SRVTyped": 3, "SRVRaw": 4, "SRVStructured": 5, "UAVTyped": 6,
+                     "UAVRaw": 7, "UAVStructured": 8, "UAVStructuredWithCounter": 9}
+RUNTIME_INFO_SIZE = {0: 24, 1: 36, 2: 48, 3: 52, 4: 56}
+PSV_SIG_ELEMENT_SIZE = 12
+
+
+def fourcc(s: str) -> int:
+    return int.from_bytes(s.encode(), "little")
+
+
+def psv_version(valver: tuple[int, int]) -> int:
+    """PSV0 version implied by the validator version (DXC GetPSVVersion)."""
+    if valver < (1, 1):
+        return 0
+    if valver < (1, 6):
+        return 1
+    if valver < (1, 8):
+        return 2
+    if valver < (1, 10):
+        return 3
+    return 4
+
+
+@dataclass(slots=True)
+class SignatureElement:
+    """One signature element, as both the ISG1/OSG1 part and PSV0 need it."""
+
+    name: str
+    index: int                 # semantic index
+    system_value: int          # DxilProgramSigSemantic (0 = arbitrary)
+    semantic_kind: int         # PSV semantic kind (DXIL::SemanticKind)
+    comp_type: int             # DxilProgramSigCompType (1 u32, 2 s32, 3 f32, ...)
+    register: int
+    mask: int                  # component mask
+    rw_mask: int = 0           # never-writes (outputs) / always-reads (inputs)
+    cols: int = 1
+    start_col: int = 0
+    rows: int = 1
+    interpolation: int = 0
+    min_precision: int = 0
+    stream: int = 0
+
+
+@dataclass(slots=True)
+class PSVResource:
+    res_type: int              # PSV_RESOURCE_TYPE value
+    space: int
+    lower: int
+    upper: int                 # inclusive; 0xFFFFFFFF unbounded
+    kind: int                  # ResourceKind
+    flags: int = 0
+
+
+@dataclass(slots=True)
+class ContainerInfo:
+    stage: str
+    shader_model: tuple[int, int]
+    dxil_version: tuple[int, int]
+    valver: tuple[int, int]
+    bitcode: bytes
+    entry_name: str = "main"
+    feature_flags: int = 0
+    inputs: list[SignatureElement] = field(default_factory=list)
+    outputs: list[SignatureElement] = field(default_factory=list)
+    resources: list[PSVResource] = field(default_factory=list)   # CBVs, samplers, SRVs, UAVs (PSV order)
+    numthreads: tuple[int, int, int] = (0, 0, 0)
+    group_shared_bytes: int = 0
+    output_position: bool = False
+    depth_output: bool = False
+    sample_frequency: bool = False
+    hash_mode: str = "bypass"
+
+
+# ------------------------------------------------------------------ parts
+
+def _signature_part(elems: list[SignatureElement]) -> bytes:
+    head = struct.pack("<II", len(elems), 8)
+    names: dict[str, int] = {}
+    strings = bytearray()
+    base = 8 + 32 * len(elems)
+    for e in elems:
+        if e.name not in names:
+            names[e.name] = base + len(strings)
+            strings += e.name.encode() + b"\0"
+    while len(strings) % 4:
+        strings += b"\0"
+    body = b"".join(
+        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.index, e.system_value, e.comp_type, e.register,
+                    e.mask, e.rw_mask, 0, e.min_precision)
+        for e in elems)
+    return head + body + bytes(strings)
+
+
+def _psv_part(info: ContainerInfo) -> bytes:
+    ver = psv_version(info.valver)
+    kind = SHADER_KIND[info.stage]
+    stage_info = bytearray(16)
+    if info.stage == "vertex":
+        stage_info[0] = int(info.output_position)
+    elif info.stage == "pixel":
+        stage_info[0] = int(info.depth_output)
+        stage_info[1] = int(info.sample_frequency)
+    rt = bytes(stage_info) + struct.pack("<II", 0, 0xFFFFFFFF)
+    in_vectors = max((e.register + e.rows for e in info.inputs), default=0)
+    out_vectors = max((e.register + e.rows for e in info.outputs), default=0)
+    strings = bytearray(b"\0")
+    sem_index: list[int] = []
+    sig_elems = bytearray()
+    entry_name_offset = 0
+    if ver >= 1:
+        rt += struct.pack("<BBHBBBB4B", kind, 0, 0, len(info.inputs), len(info.outputs), 0, in_vectors,
+                          out_vectors, 0, 0, 0)
+        for e in (*info.inputs, *info.outputs):
+            name_off = 0
+            if e.semantic_kind == 0 and e.name:
+                name_off = len(strings)
+                strings += e.name.encode() + b"\0"
+            idx = [e.index + r for r in range(e.rows)]
+            pos = _find_run(sem_index, idx)
+            if pos < 0:
+                pos = len(sem_index)
+                sem_index += idx
+            cols_start = (e.cols & 0xF) | (e.start_col & 0x3) << 4 | 1 << 6
+            sig_elems += struct.pack("<IIBBBBBBBB", name_off, pos, e.rows, e.register, cols_start,
+                                     e.semantic_kind, e.comp_type, e.interpolation, e.stream << 4, 0)
+    if ver >= 2:
+        rt += struct.pack("<III", *info.numthreads)
+    if ver >= 3:
+        entry_name_offset = len(strings)
+        strings += info.entry_name.encode() + b"\0"
+        rt += struct.pack("<I", entry_name_offset)
+    if ver >= 4:
+        rt += struct.pack("<I", info.group_shared_bytes)
+    assert len(rt) == RUNTIME_INFO_SIZE[ver]
+    out = bytearray(struct.pack("<I", len(rt)) + rt)
+    out += struct.pack("<I", len(info.resources))
+    if info.resources:
+        bind_size = 16 if ver < 2 else 24
+        out += struct.pack("<I", bind_size)
+        for r in info.resources:
+            out += struct.pack("<IIII", r.res_type, r.space, r.lower, r.upper)
+            if bind_size == 24:
+                out += struct.pack("<II", r.kind, r.flags)
+    if ver >= 1:
+        while len(strings) % 4:
+            strings += b"\0"
+        out += struct.pack("<I", len(strings)) + strings
+        out += struct.pack("<I", len(sem_index)) + struct.pack(f"<{len(sem_index)}I", *sem_index)
+        if info.inputs or info.outputs:
+            out += struct.pack("<I", PSV_SIG_ELEMENT_SIZE) + sig_elems
+        if in_vectors and out_vectors:               # input -> output dependency table (none recorded)
+            out += bytes(4 * ((out_vectors + 7) >> 3) * in_vectors * 4)
+    return bytes(out)
+
+
+def _find_run(haystack: list[int], needle: list[int]) -> int:
+    n = len(needle)
+    for i in range(len(haystack) - n + 1):
+        if haystack[i:i + n] == needle:
+            return i
+    return -1
+
+
+def _dxil_part(info: ContainerInfo) -> bytes:
+    bc = info.bitcode + bytes((4 - len(info.bitcode) % 4) % 4)
+    major, minor = info.shader_model
+    version = SHADER_KIND[info.stage] << 16 | major << 4 | minor
+    dxil_version = info.dxil_version[0] << 8 | info.dxil_version[1]
+    size_dwords = (24 + len(bc)) // 4
+    return struct.pack("<IIIIII", version, size_dwords, fourcc("DXIL"), dxil_version, 16, len(bc)) + bc
+
+
+def _hash_part(info: ContainerInfo) -> bytes:
+    return struct.pack("<I", 0) + hashlib.md5(info.bitcode).digest()
+
+
+def build_container(info: ContainerInfo) -> bytes:
+    """Assemble the container; the header digest is BYPASS unless hash_mode == 'retail'."""
+    parts: list[tuple[str, bytes]] = [
+        ("SFI0", struct.pack("<Q", info.feature_flags)),
+        ("ISG1", _signature_part(info.inputs)),
+        ("OSG1", _signature_part(info.outputs)),
+        ("PSV0", _psv_part(info)),
+        ("HASH", _hash_part(info)),
+        ("DXIL", _dxil_part(info)),
+    ]
+    header_size = 32 + 4 * len(parts)
+    offsets: list[int] = []
+    body = bytearray()
+    for name, data in parts:
+        offsets.append(header_size + len(body))
+        body += struct.pack("<II", fourcc(name), len(data)) + data
+    total = header_size + len(body)
+    head = struct.pack("<I16sHHII", fourcc("DXBC"), b"\0" * 16, 1, 0, total, len(parts))
+    out = bytearray(head + struct.pack(f"<{len(parts)}I", *offsets) + body)
+    digest = container_hash(bytes(out)) if info.hash_mode == "retail" else BYPASS_HASH
+    out[4:20] = digest
+    return bytes(out)
+
+
+def parse_container(data: bytes) -> dict[str, bytes]:
+    """Part name -> part data (for tests, the checker and the disassembler)."""
+    if data[:4] != b"DXBC":
+        raise ValueError("not a DXBC container")
+    count = struct.unpack_from("<I", data, 28)[0]
+    parts: dict[str, bytes] = {}
+    for i in range(count):
+        off = struct.unpack_from("<I", data, 32 + 4 * i)[0]
+        cc, size = struct.unpack_from("<II", data, off)
+        parts[cc.to_bytes(4, "little").decode()] = data[off + 8:off + 8 + size]
+    return parts

@@ -1,0 +1,234 @@
+"""An llvmlite-style IR builder: a cursor at the end of a block, and families
+of instructions stamped out by small decorator factories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, Type, i1, i32, void
+from .values import BasicBlock, ConstInt, Function, Instruction, Value
+
+__all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
+
+# LLVM CmpInst::Predicate numbering (the bitcode and the printer use these).
+FCMP_PREDICATES = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "one": 6, "ord": 7, "uno": 8,
+                   "ueq": 9, "ugt": 10, "uge": 11, "ult": 12, "ule": 13, "une": 14, "true": 15}
+ICMP_PREDICATES = {"eq": 32, "ne": 33, "ugt": 34, "uge": 35, "ult": 36, "ule": 37, "sgt": 38, "sge": 39,
+                   "slt": 40, "sle": 41}
+
+INT_BINOPS = ("add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor")
+FLOAT_BINOPS = ("fadd", "fsub", "fmul", "fdiv", "frem")
+BINOPS = INT_BINOPS + FLOAT_BINOPS
+CASTS = ("trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptrunc", "fpext", "ptrtoint",
+         "inttoptr", "bitcast")
+ATOMIC_RMW_OPS = ("xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin")
+
+
+def _binop(op: str) -> Callable:
+    want = FloatType if op in FLOAT_BINOPS else IntType
+
+    def factory(fn: Callable) -> Callable:
+        def method(self: IRBuilder, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
+            if lhs.type != rhs.type or not isinstance(lhs.type, want):
+                raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
+            return self._insert(Instruction(op, lhs.type, [lhs, rhs], name, flags=flags))
+        method.__name__ = fn.__name__
+        method.__doc__ = f"`{op}` of two {want.__name__} values."
+        return method
+    return factory
+
+
+def _cast(op: str) -> Callable:
+    def factory(fn: Callable) -> Callable:
+        def method(self: IRBuilder, value: Value, to: Type, name: str = "") -> Instruction:
+            return self._insert(Instruction(op, to, [value], name))
+        method.__name__ = fn.__name__
+        method.__doc__ = f"`{op}` cast."
+        return method
+    return factory
+
+
+class IRBuilder:
+    def __init__(self, block: BasicBlock | None = None) -> None:
+        self.block = block
+
+    def position_at_end(self, block: BasicBlock) -> None:
+        self.block = block
+
+    def _insert(self, inst: Instruction) -> Instruction:
+        if self.block is None:
+            raise RuntimeError("builder has no insertion block")
+        if self.block.terminator is not None:
+            raise RuntimeError(f"block {self.block.name} is already terminated")
+        inst.parent = self.block
+        self.block.instructions.append(inst)
+        return inst
+
+    # ---- arithmetic (one line each; the decorator does the work)
+    @_binop("add")
+    def add(self): ...
+    @_binop("sub")
+    def sub(self): ...
+    @_binop("mul")
+    def mul(self): ...
+    @_binop("udiv")
+    def udiv(self): ...
+    @_binop("sdiv")
+    def sdiv(self): ...
+    @_binop("urem")
+    def urem(self): ...
+    @_binop("srem")
+    def srem(self): ...
+    @_binop("shl")
+    def shl(self): ...
+    @_binop("lshr")
+    def lshr(self): ...
+    @_binop("ashr")
+    def ashr(self): ...
+    @_binop("and")
+    def and_(self): ...
+    @_binop("or")
+    def or_(self): ...
+    @_binop("xor")
+    def xor(self): ...
+    @_binop("fadd")
+    def fadd(self): ...
+    @_binop("fsub")
+    def fsub(self): ...
+    @_binop("fmul")
+    def fmul(self): ...
+    @_binop("fdiv")
+    def fdiv(self): ...
+    @_binop("frem")
+    def frem(self): ...
+
+    def binop(self, op: str, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
+        return getattr(self, {"and": "and_", "or": "or_"}.get(op, op))(lhs, rhs, name, flags)
+
+    # ---- casts
+    @_cast("trunc")
+    def trunc(self): ...
+    @_cast("zext")
+    def zext(self): ...
+    @_cast("sext")
+    def sext(self): ...
+    @_cast("fptoui")
+    def fptoui(self): ...
+    @_cast("fptosi")
+    def fptosi(self): ...
+    @_cast("uitofp")
+    def uitofp(self): ...
+    @_cast("sitofp")
+    def sitofp(self): ...
+    @_cast("fptrunc")
+    def fptrunc(self): ...
+    @_cast("fpext")
+    def fpext(self): ...
+    @_cast("ptrtoint")
+    def ptrtoint(self): ...
+    @_cast("inttoptr")
+    def inttoptr(self): ...
+    @_cast("bitcast")
+    def bitcast(self): ...
+
+    def cast(self, op: str, value: Value, to: Type, name: str = "") -> Instruction:
+        return getattr(self, op)(value, to, name)
+
+    # ---- comparisons and select
+    def icmp(self, pred: str, lhs: Value, rhs: Value, name: str = "") -> Instruction:
+        if lhs.type != rhs.type:
+            raise TypeError(f"icmp operand types {lhs.type}, {rhs.type}")
+        return self._insert(Instruction("icmp", i1, [lhs, rhs], name, pred=pred))
+
+    def fcmp(self, pred: str, lhs: Value, rhs: Value, name: str = "") -> Instruction:
+        if lhs.type != rhs.type:
+            raise TypeError(f"fcmp operand types {lhs.type}, {rhs.type}")
+        return self._insert(Instruction("fcmp", i1, [lhs, rhs], name, pred=pred))
+
+    def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Instruction:
+        if a.type != b.type or cond.type != i1:
+            raise TypeError("select: bad operand types")
+        return self._insert(Instruction("select", a.type, [cond, a, b], name))
+
+    # ---- calls
+    def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
+        ft: FunctionType = fn.ftype
+        if len(args) != len(ft.params) or any(a.type != p for a, p in zip(args, ft.params)):
+            got = ", ".join(str(a.type) for a in args)
+            raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
+        return self._insert(Instruction("call", ft.ret, [fn, *args], name))
+
+    # ---- terminators
+    def ret(self, value: Value | None = None) -> Instruction:
+        return self._insert(Instruction("ret", void, [] if value is None else [value]))
+
+    def br(self, target: BasicBlock) -> Instruction:
+        return self._insert(Instruction("br", void, [], targets=(target,)))
+
+    def cbranch(self, cond: Value, then: BasicBlock, else_: BasicBlock) -> Instruction:
+        if cond.type != i1:
+            raise TypeError("branch condition must be i1")
+        return self._insert(Instruction("br", void, [cond], targets=(then, else_)))
+
+    def switch(self, value: Value, default: BasicBlock, cases: list[tuple[ConstInt, BasicBlock]]) -> Instruction:
+        return self._insert(Instruction("switch", void, [value], default=default, cases=list(cases)))
+
+    def unreachable(self) -> Instruction:
+        return self._insert(Instruction("unreachable", void, []))
+
+    def phi(self, type: Type, incoming: list[tuple[Value, BasicBlock]], name: str = "") -> Instruction:
+        inst = Instruction("phi", type, [], name, incoming=list(incoming))
+        if self.block is None:
+            raise RuntimeError("builder has no insertion block")
+        # phis go before every non-phi instruction of the block
+        pos = 0
+        while pos < len(self.block.instructions) and self.block.instructions[pos].op == "phi":
+            pos += 1
+        inst.parent = self.block
+        self.block.instructions.insert(pos, inst)
+        return inst
+
+    # ---- memory
+    def alloca(self, type: Type, align: int = 4, name: str = "") -> Instruction:
+        return self._insert(Instruction("alloca", PointerType(type), [ConstInt(i32, 1)], name,
+                                        allocated=type, align=align))
+
+    def load(self, ptr: Value, align: int = 4, name: str = "") -> Instruction:
+        if not isinstance(ptr.type, PointerType):
+            raise TypeError("load from a non-pointer")
+        return self._insert(Instruction("load", ptr.type.pointee, [ptr], name, align=align, volatile=False))
+
+    def store(self, value: Value, ptr: Value, align: int = 4) -> Instruction:
+        if not isinstance(ptr.type, PointerType) or ptr.type.pointee != value.type:
+            raise TypeError(f"store {value.type} to {ptr.type}")
+        return self._insert(Instruction("store", void, [value, ptr], align=align, volatile=False))
+
+    def gep(self, ptr: Value, indices: list[Value], inbounds: bool = True, name: str = "") -> Instruction:
+        if not isinstance(ptr.type, PointerType):
+            raise TypeError("gep on a non-pointer")
+        t: Type = ptr.type.pointee
+        for idx in indices[1:]:
+            if isinstance(t, ArrayType):
+                t = t.elem
+            elif isinstance(t, StructType):
+                t = t.elems[idx.value]          # struct indices are constants
+            else:
+                raise TypeError(f"gep into {t}")
+        rt = PointerType(t, ptr.type.addrspace)
+        return self._insert(Instruction("getelementptr", rt, [ptr, *indices], name, inbounds=inbounds,
+                                        source=ptr.type.pointee))
+
+    def extract_value(self, agg: Value, index: int, name: str = "") -> Instruction:
+        t = agg.type
+        et = t.elems[index] if isinstance(t, StructType) else t.elem
+        return self._insert(Instruction("extractvalue", et, [agg], name, indices=(index,)))
+
+    def atomic_rmw(self, op: str, ptr: Value, value: Value, ordering: str = "seq_cst", name: str = "") -> Instruction:
+        if op not in ATOMIC_RMW_OPS:
+            raise ValueError(op)
+        return self._insert(Instruction("atomicrmw", value.type, [ptr, value], name, rmw=op, ordering=ordering))
+
+    def cmpxchg(self, ptr: Value, cmp: Value, new: Value, ordering: str = "seq_cst", name: str = "") -> Instruction:
+        rt = StructType((cmp.type, i1))
+        return self._insert(Instruction("cmpxchg", rt, [ptr, cmp, new], name, ordering=ordering,
+                                        failure="seq_cst" if ordering in ("seq_cst", "acq_rel") else "monotonic"))

@@ -1,0 +1,215 @@
+"""LLVM values: constants, globals, functions, arguments, blocks, instructions.
+
+Constants are compared by `key()` so equal constants share one value id in the
+bitcode.  Instructions are a single class keyed by LLVM opcode name with the
+opcode-specific extras in `attrs`; the writer and printer dispatch on tables.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from .types import FloatType, FunctionType, IntType, PointerType, StructType, Type, VoidType, label
+
+__all__ = ["Value", "Constant", "ConstInt", "ConstFloat", "Undef", "ConstNull", "ConstAggregate", "GlobalValue",
+           "GlobalVariable", "Function", "Argument", "BasicBlock", "Instruction", "float_bits", "const_key"]
+
+
+class Value:
+    __slots__ = ("type", "name")
+
+    def __init__(self, type: Type, name: str = "") -> None:
+        self.type = type
+        self.name = name
+
+
+class Constant(Value):
+    __slots__ = ()
+
+    def key(self) -> tuple:
+        raise NotImplementedError
+
+
+class ConstInt(Constant):
+    __slots__ = ("value",)
+
+    def __init__(self, type: IntType, value: int) -> None:
+        super().__init__(type)
+        mask = (1 << type.width) - 1
+        self.value = int(value) & mask           # stored unsigned
+
+    @property
+    def signed(self) -> int:
+        w = self.type.width
+        v = self.value
+        return v - (1 << w) if v >> (w - 1) else v
+
+    def key(self) -> tuple:
+        return ("int", self.type, self.value)
+
+
+def float_bits(width: int, value: float) -> int:
+    """IEEE bit pattern of `value` at `width` bits (half/float/double)."""
+    fmt = {16: "<e", 32: "<f", 64: "<d"}[width]
+    return int.from_bytes(struct.pack(fmt, value), "little")
+
+
+class ConstFloat(Constant):
+    __slots__ = ("value", "bits")
+
+    def __init__(self, type: FloatType, value: float, bits: int | None = None) -> None:
+        super().__init__(type)
+        self.value = float(value)
+        self.bits = float_bits(type.width, value) if bits is None else bits
+
+    def key(self) -> tuple:
+        return ("float", self.type, self.bits)
+
+
+class Undef(Constant):
+    __slots__ = ()
+
+    def key(self) -> tuple:
+        return ("undef", self.type)
+
+
+class ConstNull(Constant):
+    """The all-zero value of a type (null pointer, zeroinitializer, 0)."""
+
+    __slots__ = ()
+
+    def key(self) -> tuple:
+        return ("null", self.type)
+
+
+class ConstAggregate(Constant):
+    __slots__ = ("elems",)
+
+    def __init__(self, type: Type, elems: list[Constant]) -> None:
+        super().__init__(type)
+        self.elems = list(elems)
+
+    def key(self) -> tuple:
+        return ("agg", self.type, tuple(e.key() for e in self.elems))
+
+
+def const_key(v: Value) -> Any:
+    return v.key() if isinstance(v, Constant) else id(v)
+
+
+def is_null_value(c: Constant) -> bool:
+    """LLVM writes zero integers/floats (+0.0) as NULL records."""
+    if isinstance(c, ConstNull):
+        return True
+    if isinstance(c, ConstInt):
+        return c.value == 0
+    if isinstance(c, ConstFloat):
+        return c.bits == 0
+    return False
+
+
+class GlobalValue(Constant):
+    __slots__ = ("linkage",)
+
+    def key(self) -> tuple:
+        return ("global", id(self))
+
+
+class GlobalVariable(GlobalValue):
+    __slots__ = ("value_type", "constant", "initializer", "align", "addrspace", "unnamed_addr")
+
+    def __init__(self, value_type: Type, name: str, addrspace: int = 0, constant: bool = False,
+                 initializer: Constant | None = None, linkage: str = "external", align: int = 0) -> None:
+        super().__init__(PointerType(value_type, addrspace), name)
+        self.value_type = value_type
+        self.addrspace = addrspace
+        self.constant = constant
+        self.initializer = initializer
+        self.linkage = linkage
+        self.align = align
+        self.unnamed_addr = False
+
+
+class Argument(Value):
+    __slots__ = ("index",)
+
+    def __init__(self, type: Type, index: int, name: str = "") -> None:
+        super().__init__(type, name)
+        self.index = index
+
+
+class Function(GlobalValue):
+    __slots__ = ("ftype", "attrs", "blocks", "args")
+
+    def __init__(self, ftype: FunctionType, name: str, attrs: tuple[str, ...] = (), linkage: str = "external") -> None:
+        super().__init__(PointerType(ftype), name)
+        self.ftype = ftype
+        self.attrs = tuple(attrs)
+        self.linkage = linkage
+        self.blocks: list[BasicBlock] = []
+        self.args = [Argument(t, i) for i, t in enumerate(ftype.params)]
+
+    @property
+    def is_declaration(self) -> bool:
+        return not self.blocks
+
+    def append_block(self, name: str = "") -> BasicBlock:
+        bb = BasicBlock(name, self)
+        self.blocks.append(bb)
+        return bb
+
+
+class BasicBlock(Value):
+    __slots__ = ("instructions", "parent")
+
+    def __init__(self, name: str, parent: Function | None) -> None:
+        super().__init__(label, name)
+        self.instructions: list[Instruction] = []
+        self.parent = parent
+
+    @property
+    def terminator(self) -> Instruction | None:
+        if self.instructions and self.instructions[-1].is_terminator:
+            return self.instructions[-1]
+        return None
+
+
+TERMINATORS = frozenset({"ret", "br", "switch", "unreachable"})
+
+
+class Instruction(Value):
+    """`op` is the LLVM opcode name; `operands` are the value operands; `attrs`
+    holds the rest (predicate, flags, alignment, successors, indices, ...)."""
+
+    __slots__ = ("op", "operands", "attrs", "parent")
+
+    def __init__(self, op: str, type: Type, operands: list[Value], name: str = "", **attrs: Any) -> None:
+        super().__init__(type, name)
+        self.op = op
+        self.operands = list(operands)
+        self.attrs = attrs
+        self.parent: BasicBlock | None = None
+
+    @property
+    def is_terminator(self) -> bool:
+        return self.op in TERMINATORS
+
+    @property
+    def has_value(self) -> bool:
+        return not isinstance(self.type, VoidType)
+
+    @property
+    def successors(self) -> list[BasicBlock]:
+        if self.op == "br":
+            return list(self.attrs["targets"])
+        if self.op == "switch":
+            return [self.attrs["default"], *(bb for _, bb in self.attrs["cases"])]
+        return []
+
+    def __repr__(self) -> str:
+        return f"<Instruction {self.op} {self.type}>"
+
+
+def is_struct(t: Type) -> bool:
+    return isinstance(t, StructType)

@@ -1,0 +1,202 @@
+"""DXIL operations, derived from the declarative table in ops_table.py.
+
+Everything about a `dx.op` call comes from here: its function name
+(`dx.op.<class>.<overload>`), its LLVM signature, its function attributes,
+which overloads / stages / shader models allow it, and the diagnostics when
+they do not.  No opcode number appears anywhere else in the backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shaderbuild.diagnostics import SourceLoc, error
+
+from .llvm import types as T
+from .llvm.builder import IRBuilder
+from .llvm.module import Module
+from .llvm.values import ConstInt, Function, Instruction, Value
+from .ops_table import OP_TABLE
+
+__all__ = ["DxilOp", "OPS", "BY_OPCODE", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
+           "handle_type", "overload_name"]
+
+OVERLOAD_LETTERS = {"h": "f16", "f": "f32", "d": "f64", "1": "i1", "8": "i8", "w": "i16", "i": "i32", "l": "i64",
+                    "u": "udt", "o": "obj"}
+OVERLOAD_TYPES: dict[str, T.Type] = {"f16": T.f16, "f32": T.f32, "f64": T.double, "i1": T.i1, "i8": T.i8,
+                                     "i16": T.i16, "i32": T.i32, "i64": T.i64}
+STAGE_SHORT = {"compute": "cs", "pixel": "ps", "vertex": "vs", "hull": "hs", "domain": "ds", "geometry": "gs",
+               "mesh": "ms", "amplification": "as", "library": "lib"}
+ATTRS = {"rn": ("nounwind", "readnone"), "ro": ("nounwind", "readonly"), "nd": ("noduplicate", "nounwind"),
+         "nr": ("noreturn", "nounwind"), "-": ("nounwind",)}
+FLAG_NAMES = {"w": "wave", "d": "derivative", "g": "gradient", "b": "barrier", "f": "feedback"}
+
+# overloads that need a newer shader model than the operation itself
+OVERLOAD_MIN_SM: dict[tuple[str, str], tuple[int, int]] = {
+    ("AtomicBinOp", "i64"): (6, 6), ("AtomicCompareExchange", "i64"): (6, 6),
+    ("RawBufferLoad", "f64"): (6, 3), ("RawBufferLoad", "i64"): (6, 3),
+    ("RawBufferStore", "f64"): (6, 3), ("RawBufferStore", "i64"): (6, 3),
+}
+NATIVE_16BIT_MIN_SM = (6, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class DxilOp:
+    opcode: int
+    name: str
+    func_class: str
+    overloads: tuple[str, ...]        # () means the void overload (no name suffix)
+    attrs: tuple[str, ...]
+    min_sm: tuple[int, int]
+    stages: frozenset[str] | None     # None = every stage
+    flags: frozenset[str]
+    ret: str
+    params: tuple[str, ...]           # without the leading i32 opcode
+
+    def function_name(self, overload: str | None) -> str:
+        return f"dx.op.{self.func_class}" + (f".{overload}" if overload else "")
+
+
+def _parse(text: str) -> dict[str, DxilOp]:
+    ops: dict[str, DxilOp] = {}
+    for line in text.splitlines():
+        head, _, sig = line.partition(":")
+        opcode, name, cls, ol, attr, sm, stages, flags = head.split()
+        ret, _, params = sig.strip().partition(" ")
+        major, minor = sm.split(".")
+        ops[name] = DxilOp(
+            opcode=int(opcode), name=name, func_class=cls,
+            overloads=() if ol == "v" else tuple(OVERLOAD_LETTERS[c] for c in ol),
+            attrs=ATTRS[attr], min_sm=(int(major), int(minor)),
+            stages=None if stages == "*" else frozenset(stages.split(",")),
+            flags=frozenset() if flags == "-" else frozenset(FLAG_NAMES[c] for c in flags),
+            ret=ret, params=tuple(params.split(",")) if params else ())
+    return ops
+
+
+OPS: dict[str, DxilOp] = _parse(OP_TABLE)
+BY_OPCODE: dict[int, DxilOp] = {o.opcode: o for o in OPS.values()}
+BY_FUNCTION_CLASS: dict[str, list[DxilOp]] = {}
+for _o in OPS.values():
+    BY_FUNCTION_CLASS.setdefault(_o.func_class, []).append(_o)
+
+
+def handle_type() -> T.StructType:
+    return T.StructType((T.i8.ptr(),), "dx.types.Handle")
+
+
+def _named(name: str, *elems: T.Type) -> T.StructType:
+    return T.StructType(tuple(elems), f"dx.types.{name}")
+
+
+def _cbufret(ov: T.Type, ovname: str, native16: bool) -> T.StructType:
+    n = 2 if ovname in ("f64", "i64") else (8 if ovname in ("f16", "i16") and native16 else 4)
+    return _named(f"CBufRet.{ovname}", *([ov] * n))
+
+
+_FIXED_TOKENS: dict[str, T.Type] = {
+    "void": T.void, "i1": T.i1, "i8": T.i8, "i16": T.i16, "i32": T.i32, "i64": T.i64, "f16": T.f16, "f32": T.f32,
+    "f64": T.double,
+}
+_STRUCT_TOKENS: dict[str, tuple[T.Type, ...]] = {
+    "Dimensions": (T.i32,) * 4, "SamplePos": (T.f32, T.f32), "ResBind": (T.i32, T.i32, T.i32, T.i8),
+    "ResourceProperties": (T.i32, T.i32), "twoi32": (T.i32, T.i32), "fouri32": (T.i32,) * 4,
+    "i32c": (T.i32, T.i1), "splitdouble": (T.i32, T.i32), "NodeHandle": (T.i8.ptr(),),
+    "NodeRecordHandle": (T.i8.ptr(),), "NodeInfo": (T.i32, T.i32), "NodeRecordInfo": (T.i32, T.i32),
+}
+
+
+def op_llvm_type(token: str, overload: str | None, native16: bool = False) -> T.Type:
+    """The LLVM type of one signature token for a given overload."""
+    if token in _FIXED_TOKENS:
+        return _FIXED_TOKENS[token]
+    if token == "Handle":
+        return handle_type()
+    if token in _STRUCT_TOKENS:
+        return _named(token, *_STRUCT_TOKENS[token])
+    ov = OVERLOAD_TYPES.get(overload or "")
+    if ov is None:
+        raise error(f"DXIL operand type '{token}' with overload '{overload}' is not supported by the DXIL backend yet")
+    if token == "T":
+        return ov
+    if token == "ResRet":
+        return _named(f"ResRet.{overload}", ov, ov, ov, ov, T.i32)
+    if token == "CBufRet":
+        return _cbufret(ov, overload, native16)
+    if token == "four":
+        return _named(f"fouri{ov.width}", *([ov] * 4))
+    raise error(f"DXIL operand type '{token}' is not supported by the DXIL backend yet")
+
+
+def overload_name(t: T.Type) -> str:
+    for k, v in OVERLOAD_TYPES.items():
+        if v == t:
+            return k
+    raise ValueError(f"{t} is not an overload type")
+
+
+def _sm_text(sm: tuple[int, int]) -> str:
+    return f"{sm[0]}.{sm[1]}"
+
+
+class OpEmitter:
+    """Declares and calls dx.op functions in one module for one profile, with checks."""
+
+    def __init__(self, module: Module, stage: str, sm: tuple[int, int], native16: bool = False) -> None:
+        self.module = module
+        self.stage = stage
+        self.sm = sm
+        self.native16 = native16
+        self.used: dict[str, DxilOp] = {}
+
+    def check(self, op: DxilOp, overload: str | None, loc: SourceLoc | None = None) -> None:
+        """Raise a user diagnostic when `op` with `overload` is illegal for this profile."""
+        profile = f"{STAGE_SHORT.get(self.stage, self.stage)}_{self.sm[0]}_{self.sm[1]}"
+        if self.sm < op.min_sm:
+            raise error(f"operation {op.name} is not allowed in profile {profile} "
+                        f"(requires shader model {_sm_text(op.min_sm)} or newer)", loc)
+        short = STAGE_SHORT.get(self.stage, self.stage)
+        if op.stages is not None and short not in op.stages:
+            raise error(f"operation {op.name} is not allowed in {self.stage} shaders (profile {profile})", loc)
+        if not op.overloads:
+            if overload:
+                raise error(f"operation {op.name} takes no overload (got {overload})", loc)
+            return
+        if overload not in op.overloads:
+            allowed = ", ".join(op.overloads)
+            raise error(f"operation {op.name} has no {overload} overload (allowed: {allowed})", loc)
+        need = OVERLOAD_MIN_SM.get((op.name, overload))
+        if need is not None and self.sm < need:
+            raise error(f"operation {op.name} with {overload} requires shader model {_sm_text(need)} "
+                        f"(profile {profile})", loc)
+        if self.native16 and overload in ("f16", "i16") and self.sm < NATIVE_16BIT_MIN_SM:
+            raise error(f"16-bit types require shader model 6.2 (profile {profile})", loc)
+
+    def function_type(self, op: DxilOp, overload: str | None) -> T.FunctionType:
+        ret = op_llvm_type(op.ret, overload, self.native16)
+        params = (T.i32, *(op_llvm_type(p, overload, self.native16) for p in op.params))
+        return T.FunctionType(ret, params)
+
+    def declare(self, name: str, overload: str | None = None, loc: SourceLoc | None = None) -> Function:
+        op = OPS[name]
+        self.check(op, overload, loc)
+        self.used[op.name] = op
+        return self.module.declare(self.function_type(op, overload), op.function_name(overload), op.attrs)
+
+    def call(self, b: IRBuilder, name: str, overload: str | None, args: list[Value],
+             loc: SourceLoc | None = None) -> Instruction:
+        """Emit `call dx.op.<class>.<overload>(i32 opcode, args...)`."""
+        fn = self.declare(name, overload, loc)
+        return b.call(fn, [ConstInt(T.i32, OPS[name].opcode), *args])
+
+
+def function_op(fn_name: str) -> tuple[DxilOp, str | None] | None:
+    """Map a declared function name back to its operation class + overload (for the checker)."""
+    if not fn_name.startswith("dx.op."):
+        return None
+    rest = fn_name[len("dx.op."):]
+    cls, _, ov = rest.partition(".")
+    ops = BY_FUNCTION_CLASS.get(cls)
+    if not ops:
+        return None
+    return ops[0], (ov or None)

@@ -1,0 +1,247 @@
+"""Places: where an IR place expression lives after lowering, and how to read
+and write its scalar components (canonical order, see scalarize.py).
+
+* MemPlace   - a local/static/groupshared variable split into leaf arrays;
+* AddrPlace  - explicit component addresses (swizzles, constant components);
+* DynPlace   - a dynamically indexed vector component / matrix row;
+* BufferPlace- (part of) a structured/typed/raw buffer element;
+* CBufPlace  - (part of) a constant buffer;
+* IOPlace    - stage inputs/outputs (dx.op reads/writes);
+* ResourcePlace / LocalResourcePlace - a resource (or resource array element).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+
+from .llvm import types as T
+from .llvm.values import ConstInt, Value
+from .scalarize import component_types, leaf_layout, llvm_scalar, memory_scalar
+
+if TYPE_CHECKING:
+    from .lower import FunctionLowerer
+    from .resources import ResourceInfo
+
+__all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "DynPlace", "BufferPlace", "CBufPlace", "IOPlace",
+           "ResourcePlace", "CompPlace", "DynCompPlace"]
+
+
+@dataclass(slots=True)
+class VarStorage:
+    """One LLVM pointer per leaf of the variable's type (see scalarize.leaf_layout)."""
+
+    var: ir.Variable
+    ptrs: list[Value]
+    counts: list[int]
+    scalars: list[ir.Scalar]
+
+
+class Place:
+    type: ir.Type
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        raise NotImplementedError
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        raise error(f"cannot assign to this location of type '{self.type}'")
+
+
+def to_register(L: FunctionLowerer, v: Value, s: ir.Scalar) -> Value:
+    """Memory representation -> register representation (bool: i32 -> i1)."""
+    if s.kind == "bool":
+        return L.b.icmp("ne", v, ConstInt(T.i32, 0))
+    return v
+
+
+def to_memory(L: FunctionLowerer, v: Value, s: ir.Scalar) -> Value:
+    if s.kind == "bool":
+        return L.b.zext(v, T.i32)
+    return v
+
+
+Address = tuple[int, Value]      # (leaf index within the variable, element index)
+
+
+@dataclass(slots=True)
+class AddrPlace(Place):
+    storage: VarStorage
+    addrs: list[Address]
+    type: ir.Type
+
+    def _ptr(self, L: FunctionLowerer, a: Address) -> Value:
+        leaf, idx = a
+        p = self.storage.ptrs[leaf]
+        if self.storage.counts[leaf] == 1:
+            return p
+        return L.b.gep(p, [ConstInt(T.i32, 0), idx])
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        out = []
+        for a in self.addrs:
+            s = self.storage.scalars[a[0]]
+            out.append(to_register(L, L.b.load(self._ptr(L, a), align=_align(s)), s))
+        return out
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        addrs = self.addrs if comps is None else [self.addrs[c] for c in comps]
+        for a, v in zip(addrs, values, strict=True):
+            s = self.storage.scalars[a[0]]
+            L.b.store(to_memory(L, v, s), self._ptr(L, a), align=_align(s))
+
+    def pick(self, comps: list[int], t: ir.Type) -> AddrPlace:
+        return AddrPlace(self.storage, [self.addrs[c] for c in comps], t)
+
+
+def _align(s: ir.Scalar) -> int:
+    return 4 if s.kind == "bool" else max(1, s.width // 8)
+
+
+@dataclass(slots=True)
+class MemPlace(Place):
+    """Sub-object `type` of a variable: leaves leafbase.., element index idx (see scalarize)."""
+
+    storage: VarStorage
+    type: ir.Type
+    leafbase: int
+    idx: Value
+
+    def addresses(self, L: FunctionLowerer) -> list[Address]:
+        lay = leaf_layout(self.type)
+        return [(self.leafbase + p, L.mul_add(self.idx, lay.mult[p], k)) for p, k in lay.order]
+
+    def as_addr(self, L: FunctionLowerer) -> AddrPlace:
+        return AddrPlace(self.storage, self.addresses(L), self.type)
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        return self.as_addr(L).read(L)
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        self.as_addr(L).write(L, values, comps)
+
+
+@dataclass(slots=True)
+class CompPlace(Place):
+    """Selected components of another place (swizzle / constant component of a non-memory place)."""
+
+    base: Place
+    comps: list[int]
+    type: ir.Type
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        vals = self.base.read(L)
+        return [vals[c] for c in self.comps]
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        sel = self.comps if comps is None else [self.comps[c] for c in comps]
+        self.base.write(L, values, sel)
+
+
+@dataclass(slots=True)
+class DynCompPlace(Place):
+    """Group `index` (dynamic) of `groups` of components of `base` (vector component or matrix row)."""
+
+    base: Place
+    groups: list[list[int]]
+    index: Value
+    type: ir.Type
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        vals = self.base.read(L)
+        out = [vals[c] for c in self.groups[0]]
+        for g, comps in enumerate(self.groups[1:], start=1):
+            hit = L.b.icmp("eq", self.index, ConstInt(T.i32, g))
+            out = [L.b.select(hit, vals[c], o) for c, o in zip(comps, out)]
+        return out
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        old = self.base.read(L)
+        new = list(old)
+        sub = list(range(len(self.groups[0]))) if comps is None else comps
+        for g, group in enumerate(self.groups):
+            hit = L.b.icmp("eq", self.index, ConstInt(T.i32, g))
+            for j, v in zip(sub, values):
+                c = group[j]
+                new[c] = L.b.select(hit, v, old[c])
+        touched = sorted({g[j] for g in self.groups for j in sub})
+        self.base.write(L, [new[c] for c in touched], touched)
+
+
+@dataclass(slots=True)
+class BufferPlace(Place):
+    """A structured / typed / raw buffer location: element `index`, byte offset `offset` (+ `dyn_offset`)."""
+
+    res: ResourceInfo
+    handle: Value
+    index: Value
+    type: ir.Type
+    offset: int = 0
+    dyn_offset: Value | None = None
+    comp_offsets: list[int] = field(default_factory=list)
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        return L.buffers.read(self)
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        L.buffers.write(self, values, comps)
+
+
+@dataclass(slots=True)
+class CBufPlace(Place):
+    res: ResourceInfo
+    handle: Value
+    type: ir.Type
+    offset: int = 0
+    dyn_row: Value | None = None
+    row_major: bool | None = None
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        return L.buffers.read_cbuffer(self)
+
+
+@dataclass(slots=True)
+class IOPlace(Place):
+    var: ir.Variable
+    type: ir.Type
+    comps: list[int]
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        return L.io_read(self)
+
+    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        L.io_write(self, values, comps)
+
+
+@dataclass(slots=True)
+class ResourcePlace(Place):
+    """A resource or resource array (element); `index` is the flattened index so far."""
+
+    res: ResourceInfo
+    type: ir.Type
+    index: Value
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        raise error(f"a resource of type '{self.type}' cannot be used as a value here")
+
+
+@dataclass(slots=True)
+class LocalResourcePlace(Place):
+    """A function-local resource variable or array: tracked at compile time (slots of ResourcePlace)."""
+
+    var: ir.Variable
+    type: ir.Type
+    slots: list[int]          # indices into the variable's slot list
+
+    def read(self, L: FunctionLowerer) -> list[Value]:
+        raise error(f"a resource of type '{self.type}' cannot be used as a value here")
+
+
+def scalar_types(t: ir.Type) -> list[T.Type]:
+    return [llvm_scalar(s) for s in component_types(t)]
+
+
+def memory_types(t: ir.Type) -> list[T.Type]:
+    return [memory_scalar(s) for s in component_types(t)]

@@ -1,0 +1,262 @@
+"""Resources: classification, register allocation, `dx.resources` records,
+PSV0 bind info and handle creation (createHandle below SM 6.6,
+createHandleFromBinding + annotateHandle from SM 6.6).
+
+Binding ranges follow seed 001: an array of resources is one range
+[lower, lower + flattened count - 1] (upper -1 when unbounded); the handle
+index is lower bound + flattened element index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import layout_of
+
+from .container import PSV_RESOURCE_TYPE, PSVResource
+from .llvm import types as T
+from .llvm.builder import IRBuilder
+from .llvm.metadata import MDNode, MDString, MDValue
+from .llvm.values import ConstAggregate, ConstInt, Undef, Value
+from .ops import OpEmitter
+from .scalarize import memory_scalar
+
+__all__ = ["ResourceInfo", "classify", "assign_ranges", "resource_records", "psv_resources", "HandleFactory",
+           "CLASS_INDEX", "element_stride"]
+
+CLASS_INDEX = {"SRV": 0, "UAV": 1, "CBV": 2, "Sampler": 3}
+_CLASS_OF_REGISTER = {"t": "SRV", "u": "UAV", "b": "CBV", "s": "Sampler"}
+
+# IR resource kind -> (ResourceKind shape, psv type suffix)
+_SHAPES = {
+    "Texture1D": 1, "Texture2D": 2, "Texture2DMS": 3, "Texture3D": 4, "TextureCube": 5, "Texture1DArray": 6,
+    "Texture2DArray": 7, "Texture2DMSArray": 8, "TextureCubeArray": 9, "Buffer": 10, "ByteAddressBuffer": 11,
+    "StructuredBuffer": 12,
+}
+KIND_CBUFFER, KIND_SAMPLER = 13, 14
+_COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32): 4, ("uint", 32): 5,
+                   ("int", 64): 6, ("uint", 64): 7, ("float", 16): 8, ("float", 32): 9, ("float", 64): 10}
+TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
+
+
+@dataclass(slots=True)
+class ResourceInfo:
+    var: ir.Variable
+    res_class: str               # SRV | UAV | CBV | Sampler
+    shape: int                   # DXIL ResourceKind
+    space: int
+    lower: int
+    count: int | None            # None = unbounded
+    range_id: int = 0
+    stride: int = 0              # structured buffers
+    elem: ir.Type | None = None
+    comp_type: int = 0           # typed resources
+    comp_count: int = 0
+    cbuffer_size: int = 0
+    sampler_cmp: bool = False
+    kind_name: str = ""
+
+    @property
+    def upper(self) -> int:
+        return 0xFFFFFFFF if self.count is None else self.lower + self.count - 1
+
+    @property
+    def is_raw_or_structured(self) -> bool:
+        return self.shape in (11, 12)
+
+
+def element_stride(elem: ir.Type) -> int:
+    """Structured-buffer stride (the 'dx_structured' rule: C packing, 4-byte aligned)."""
+    return layout_of(elem, "dx_structured").size
+
+
+def _base_resource_type(t: ir.Type) -> tuple[ir.Type, int | None]:
+    """Strip resource arrays: (element type, flattened count or None when unbounded)."""
+    n: int | None = 1
+    while isinstance(t, ir.Array):
+        n = None if (t.size is None or n is None) else n * t.size
+        t = t.elem
+    return t, n
+
+
+def classify(var: ir.Variable) -> ResourceInfo:
+    b = var.binding
+    t, n = _base_resource_type(var.type)
+    if b.count is not None and n is not None and b.count != n:
+        n = b.count
+    res_class = _CLASS_OF_REGISTER[b.register_class]
+    if isinstance(t, ir.Struct) and res_class == "CBV":          # cbuffer block
+        size = layout_of(t, "dx_cbuffer").size
+        return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=t,
+                            cbuffer_size=(size + 15) // 16 * 16, kind_name="cbuffer")
+    if not isinstance(t, ir.Resource):
+        raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
+    kind = t.kind
+    if kind in ("cbuffer", "ConstantBuffer"):
+        elem = t.elem
+        size = layout_of(elem, "dx_cbuffer").size if elem is not None else 0
+        return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=elem,
+                            cbuffer_size=(size + 15) // 16 * 16, kind_name=kind)
+    if kind in ("SamplerState", "SamplerComparisonState"):
+        return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
+                            sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
+    base = kind[2:] if kind.startswith("RW") else kind
+    shape = _SHAPES.get(base)
+    if shape is None:
+        raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
+    info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind)
+    if shape == 12:
+        info.stride = element_stride(t.elem)
+    elif shape != 11:
+        s = ir.scalar_of(t.elem) if t.elem is not None else ir.FLOAT
+        if s is None:
+            raise error(f"typed resource element '{t.elem}' must be a scalar or vector", var.loc)
+        info.comp_type = _COMPONENT_TYPE[(s.kind, s.width)]
+        info.comp_count = t.elem.size if isinstance(t.elem, ir.Vector) else 1
+    return info
+
+
+def assign_ranges(infos: list[ResourceInfo]) -> None:
+    """Give implicit registers (lowest free slots per class and space) and range ids per class."""
+    taken: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for r in infos:
+        if r.var.binding.register is not None:
+            taken.setdefault((r.res_class, r.space), []).append((r.lower, r.upper))
+    for r in infos:
+        if r.var.binding.register is None:
+            if r.count is None:
+                raise error(f"unbounded resource array '{r.var.name}' needs an explicit register", r.var.loc)
+            spans = sorted(taken.setdefault((r.res_class, r.space), []))
+            lo = 0
+            for a, z in spans:
+                if lo + r.count - 1 < a:
+                    break
+                lo = max(lo, z + 1)
+            r.lower = lo
+            spans.append((r.lower, r.upper))
+    next_id: dict[str, int] = {}
+    for r in infos:
+        r.range_id = next_id.get(r.res_class, 0)
+        next_id[r.res_class] = r.range_id + 1
+
+
+def resource_type(r: ResourceInfo) -> T.StructType:
+    """The named struct that stands for the resource in its metadata record."""
+    def mem(t: ir.Type | None) -> T.Type:
+        if t is None:
+            return T.i32
+        if isinstance(t, ir.Scalar):
+            return memory_scalar(t)
+        if isinstance(t, (ir.Vector, ir.Matrix)):
+            return T.ArrayType(memory_scalar(ir.scalar_of(t)), t.size if isinstance(t, ir.Vector) else t.rows * t.cols)
+        if isinstance(t, ir.Array):
+            return T.ArrayType(mem(t.elem), t.size or 0)
+        if isinstance(t, ir.Struct):
+            return T.StructType(tuple(mem(f.type) for f in t.fields), f"struct.{t.name}")
+        return T.i32
+    if r.kind_name == "cbuffer":
+        return T.StructType(tuple(mem(f.type) for f in r.elem.fields), f"{r.elem.name}")
+    name = f"class.{r.kind_name}" + (f"<{r.elem}>" if r.elem is not None else "")
+    return T.StructType((mem(r.elem),), name)
+
+
+def _i32(v: int) -> MDValue:
+    return MDValue(ConstInt(T.i32, v))
+
+
+def _i1(v: bool) -> MDValue:
+    return MDValue(ConstInt(T.i1, int(v)))
+
+
+def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
+    """The single `!dx.resources` tuple {SRVs, UAVs, CBVs, Samplers} (None when there are none)."""
+    lists: dict[str, list[MDNode]] = {c: [] for c in CLASS_INDEX}
+    for r in infos:
+        size = 0xFFFFFFFF if r.count is None else r.count
+        common = [_i32(r.range_id), MDValue(Undef(resource_type(r).ptr())), MDString(r.var.name), _i32(r.space),
+                  _i32(r.lower), _i32(size)]
+        tags = None
+        if r.shape == 12:
+            tags = MDNode([_i32(TAG_STRIDE), _i32(r.stride)])
+        elif r.comp_type:
+            tags = MDNode([_i32(TAG_ELEMENT_TYPE), _i32(r.comp_type)])
+        if r.res_class == "SRV":
+            rec = [*common, _i32(r.shape), _i32(0), tags]
+        elif r.res_class == "UAV":
+            rec = [*common, _i32(r.shape), _i1(False), _i1(False), _i1(False), tags]
+        elif r.res_class == "CBV":
+            rec = [*common, _i32(r.cbuffer_size), None]
+        else:
+            rec = [*common, _i32(int(r.sampler_cmp)), None]
+        lists[r.res_class].append(MDNode(rec))
+    if not infos:
+        return None
+    return MDNode([MDNode(lists[c]) if lists[c] else None for c in CLASS_INDEX])
+
+
+_PSV_TYPE = {("SRV", 11): "SRVRaw", ("SRV", 12): "SRVStructured", ("UAV", 11): "UAVRaw",
+             ("UAV", 12): "UAVStructured"}
+
+
+def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
+    """PSV0 bind records in DXC's order: CBVs, samplers, SRVs, UAVs."""
+    out: list[PSVResource] = []
+    for cls in ("CBV", "Sampler", "SRV", "UAV"):
+        for r in infos:
+            if r.res_class != cls:
+                continue
+            if cls == "CBV":
+                name = "CBV"
+            elif cls == "Sampler":
+                name = "Sampler"
+            else:
+                name = _PSV_TYPE.get((cls, r.shape), f"{cls}Typed")
+            out.append(PSVResource(PSV_RESOURCE_TYPE[name], r.space, r.lower, r.upper, r.shape))
+    return out
+
+
+def resource_properties(r: ResourceInfo) -> tuple[int, int]:
+    """The two dwords of %dx.types.ResourceProperties (SM 6.6 annotateHandle)."""
+    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp else 0)
+    if r.res_class == "CBV":
+        d1 = r.cbuffer_size
+    elif r.shape == 12:
+        d1 = r.stride
+    elif r.comp_type:
+        d1 = r.comp_type | r.comp_count << 8
+    else:
+        d1 = 0
+    return d0, d1
+
+
+class HandleFactory:
+    """Creates resource handles with the form the shader model requires."""
+
+    def __init__(self, ops: OpEmitter, sm: tuple[int, int]) -> None:
+        self.ops = ops
+        self.sm = sm
+
+    def create(self, b: IRBuilder, r: ResourceInfo, index: Value, non_uniform: bool = False) -> Value:
+        """`index` is the flattened element index within the range (seed 001); the
+        operand is lower bound + index."""
+        if isinstance(index, ConstInt):
+            abs_index: Value = ConstInt(T.i32, r.lower + index.value)
+        elif r.lower:
+            abs_index = b.add(index, ConstInt(T.i32, r.lower))
+        else:
+            abs_index = index
+        nu = ConstInt(T.i1, int(non_uniform))
+        if self.sm < (6, 6):
+            return self.ops.call(b, "CreateHandle", None,
+                                 [ConstInt(T.i8, CLASS_INDEX[r.res_class]), ConstInt(T.i32, r.range_id), abs_index, nu])
+        from .ops import op_llvm_type
+        bind_t = op_llvm_type("ResBind", None)
+        bind = ConstAggregate(bind_t, [ConstInt(T.i32, r.lower), ConstInt(T.i32, r.upper), ConstInt(T.i32, r.space),
+                                       ConstInt(T.i8, CLASS_INDEX[r.res_class])])
+        h = self.ops.call(b, "CreateHandleFromBinding", None, [bind, abs_index, nu])
+        props_t = op_llvm_type("ResourceProperties", None)
+        d0, d1 = resource_properties(r)
+        props = ConstAggregate(props_t, [ConstInt(T.i32, d0), ConstInt(T.i32, d1)])
+        return self.ops.call(b, "AnnotateHandle", None, [h, props])

@@ -1,0 +1,120 @@
+"""Scalarisation: IR types -> LLVM scalar types and flat component lists.
+
+DXIL has no vectors, so every IR value becomes a list of scalar LLVM values in
+*canonical order*: struct fields in order, array elements in order, vector
+components, matrix components row by row.  Memory (locals, statics,
+groupshared) is split the other way round, into one LLVM array per scalar
+*leaf* ("structure of arrays", like DXC's SROA): `leaf_layout` says which leaf
+and element each canonical component lives in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+
+from .llvm import types as T
+
+__all__ = ["llvm_scalar", "memory_scalar", "LeafLayout", "leaf_layout", "component_types", "count",
+           "subrange", "native_16bit"]
+
+
+def native_16bit(enabled: bool) -> bool:
+    return enabled
+
+
+def llvm_scalar(s: ir.Scalar) -> T.Type:
+    """The register type of an IR scalar (bool is i1)."""
+    if s.kind == "bool":
+        return T.i1
+    if s.kind == "float":
+        return {16: T.f16, 32: T.f32, 64: T.double}[s.width]
+    return T.IntType(s.width)
+
+
+def memory_scalar(s: ir.Scalar) -> T.Type:
+    """The in-memory type of an IR scalar (bool is stored as i32, as DXC does)."""
+    return T.i32 if s.kind == "bool" else llvm_scalar(s)
+
+
+@lru_cache(maxsize=None)
+def component_types(t: ir.Type) -> tuple[ir.Scalar, ...]:
+    """The IR scalar of every component, in canonical order."""
+    if isinstance(t, ir.Scalar):
+        return (t,)
+    if isinstance(t, ir.Vector):
+        return (t.elem,) * t.size
+    if isinstance(t, ir.Matrix):
+        return (t.elem,) * (t.rows * t.cols)
+    if isinstance(t, ir.Array):
+        if t.size is None:
+            raise error(f"runtime-sized array '{t}' cannot be used as a value")
+        return component_types(t.elem) * t.size
+    if isinstance(t, ir.Struct):
+        return tuple(c for f in t.fields for c in component_types(f.type))
+    raise error(f"type '{t}' cannot be used as a value in the DXIL backend")
+
+
+def count(t: ir.Type) -> int:
+    return len(component_types(t))
+
+
+def subrange(t: ir.Type, index: int) -> tuple[int, int, ir.Type]:
+    """(start, length, type) of sub-object `index` (field / element / component / row) in canonical order."""
+    if isinstance(t, ir.Struct):
+        start = sum(count(f.type) for f in t.fields[:index])
+        ft = t.fields[index].type
+        return start, count(ft), ft
+    if isinstance(t, ir.Array):
+        n = count(t.elem)
+        return index * n, n, t.elem
+    if isinstance(t, ir.Vector):
+        return index, 1, t.elem
+    if isinstance(t, ir.Matrix):
+        return index * t.cols, t.cols, ir.vec(t.elem, t.cols)
+    raise error(f"cannot extract from '{t}'")
+
+
+@dataclass(frozen=True, slots=True)
+class LeafLayout:
+    """leaves[p]: scalar of leaf p; mult[p]: its element count within the type;
+    order[c] = (p, k): canonical component c is element k of leaf p."""
+
+    leaves: tuple[ir.Scalar, ...]
+    mult: tuple[int, ...]
+    order: tuple[tuple[int, int], ...]
+
+
+@lru_cache(maxsize=None)
+def leaf_layout(t: ir.Type) -> LeafLayout:
+    if isinstance(t, ir.Scalar):
+        return LeafLayout((t,), (1,), ((0, 0),))
+    if isinstance(t, (ir.Vector, ir.Matrix)):
+        n = count(t)
+        return LeafLayout((ir.scalar_of(t),) * n, (1,) * n, tuple((i, 0) for i in range(n)))
+    if isinstance(t, ir.Array):
+        if t.size is None:
+            raise error(f"runtime-sized array '{t}' cannot be a local variable")
+        e = leaf_layout(t.elem)
+        order = tuple((p, j * e.mult[p] + k) for j in range(t.size) for p, k in e.order)
+        return LeafLayout(e.leaves, tuple(m * t.size for m in e.mult), order)
+    if isinstance(t, ir.Struct):
+        leaves: list[ir.Scalar] = []
+        mult: list[int] = []
+        order: list[tuple[int, int]] = []
+        for f in t.fields:
+            fl = leaf_layout(f.type)
+            base = len(leaves)
+            leaves += fl.leaves
+            mult += fl.mult
+            order += [(p + base, k) for p, k in fl.order]
+        return LeafLayout(tuple(leaves), tuple(mult), tuple(order))
+    raise error(f"type '{t}' cannot be stored in DXIL memory")
+
+
+@lru_cache(maxsize=None)
+def field_leaf_base(t: ir.Struct, index: int) -> int:
+    return sum(len(leaf_layout(f.type).leaves) for f in t.fields[:index])

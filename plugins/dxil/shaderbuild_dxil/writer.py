@@ -1,0 +1,550 @@
+"""llvm.Module -> LLVM 3.7 bitcode, in the shape DXIL requires.
+
+Mirrors the record layouts of LLVM 3.7's BitcodeWriter (as kept in DXC):
+MODULE_CODE_VERSION 1 (relative operand ids), BLOCKINFO abbreviations for the
+constants, function and value-symtab blocks, TYPE_BLOCK_NEW, explicit-type
+GLOBALVAR/FUNCTION/CALL/LOAD/GEP records, no IDENTIFICATION block, no wrapper.
+Output is deterministic: every table is built in module order.
+"""
+
+from __future__ import annotations
+
+from .bitstream import Abbrev, BitstreamWriter, array, char6, fixed, is_char6, lit, vbr
+from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
+from .llvm.metadata import MDNode, MDString, MDValue, Metadata
+from .llvm.module import Module
+from .llvm.types import (
+    ArrayType, FloatType, FunctionType, IntType, LabelType, MetadataType, PointerType, StructType, Type, VoidType,
+)
+from .llvm.values import (
+    Argument, BasicBlock, Constant, ConstAggregate, ConstFloat, ConstInt, Function, GlobalValue, GlobalVariable,
+    Instruction, Undef, Value, is_null_value,
+)
+
+__all__ = ["write_bitcode", "BITCODE_MAGIC"]
+
+BITCODE_MAGIC = b"BC\xc0\xde"
+
+# block ids
+MODULE_BLOCK, PARAMATTR_BLOCK, PARAMATTR_GROUP_BLOCK, CONSTANTS_BLOCK, FUNCTION_BLOCK = 8, 9, 10, 11, 12
+VALUE_SYMTAB_BLOCK, METADATA_BLOCK, TYPE_BLOCK_NEW = 14, 15, 17
+
+# record codes
+TYPE_CODES = {"numentry": 1, "void": 2, "float": 3, "double": 4, "label": 5, "integer": 7, "pointer": 8,
+              "half": 10, "array": 11, "metadata": 16, "struct_anon": 18, "struct_name": 19, "struct_named": 20,
+              "function": 21}
+_FLOAT_TYPE_CODE = {16: 10, 32: 3, 64: 4}
+CST_SETTYPE, CST_NULL, CST_UNDEF, CST_INTEGER, CST_FLOAT, CST_AGGREGATE = 1, 2, 3, 4, 6, 7
+FUNC_CODES = {"declareblocks": 1, "binop": 2, "cast": 3, "select": 29, "ret": 10, "br": 11, "switch": 12,
+              "unreachable": 15, "phi": 16, "alloca": 19, "load": 20, "extractvalue": 26, "cmp": 28, "call": 34,
+              "atomicrmw": 38, "getelementptr": 43, "store": 44, "cmpxchg": 46}
+BINOP_CODES = {"add": 0, "sub": 1, "mul": 2, "udiv": 3, "sdiv": 4, "urem": 5, "srem": 6, "shl": 7, "lshr": 8,
+               "ashr": 9, "and": 10, "or": 11, "xor": 12,
+               "fadd": 0, "fsub": 1, "fmul": 2, "fdiv": 4, "frem": 6}
+CAST_CODES = {name: i for i, name in enumerate(CASTS)}
+RMW_CODES = {name: i for i, name in enumerate(ATOMIC_RMW_OPS)}
+ORDERING_CODES = {"notatomic": 0, "unordered": 1, "monotonic": 2, "acquire": 3, "release": 4, "acq_rel": 5,
+                  "seq_cst": 6}
+MD_STRING, MD_VALUE, MD_NODE, MD_NAME, MD_NAMED_NODE = 1, 2, 3, 4, 10
+VST_ENTRY, VST_BBENTRY = 1, 2
+MODULE_VERSION, MODULE_TRIPLE, MODULE_DATALAYOUT, MODULE_GLOBALVAR, MODULE_FUNCTION = 1, 2, 3, 7, 8
+PARAMATTR_ENTRY, PARAMATTR_GRP_ENTRY = 2, 3
+LINKAGE_CODES = {"external": 0, "internal": 3, "private": 9}
+ATTR_KIND_CODES = {"alwaysinline": 2, "noduplicate": 12, "noinline": 14, "noreturn": 17, "nounwind": 18,
+                   "readnone": 20, "readonly": 21}
+FUNCTION_ATTR_INDEX = 0xFFFFFFFF
+
+# abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
+VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
+CST_SETTYPE_ABBREV, CST_INTEGER_ABBREV, CST_CE_CAST_ABBREV, CST_NULL_ABBREV = 4, 5, 6, 7
+FN_LOAD, FN_BINOP, FN_BINOP_FLAGS, FN_CAST, FN_RET_VOID, FN_RET_VAL, FN_UNREACHABLE, FN_GEP = 4, 5, 6, 7, 8, 9, 10, 11
+
+
+def _signed(v: int) -> int:
+    return v << 1 if v >= 0 else ((-v) << 1) | 1
+
+
+def _log2_ceil(n: int) -> int:
+    return (n - 1).bit_length() if n > 1 else 0
+
+
+def _align_code(align: int) -> int:
+    return align.bit_length() if align else 0      # Log2(align) + 1 for powers of two
+
+
+class _Enumerator:
+    """Assigns type, value, metadata and attribute ids the way LLVM's ValueEnumerator does."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.types: list[Type] = []
+        self.type_ids: dict[Type, int] = {}
+        self.values: list[Value] = []
+        self.value_ids: dict[object, int] = {}
+        self.mds: list[Metadata] = []
+        self.md_ids: dict[int, int] = {}
+        self.attr_sets: list[tuple[str, ...]] = []
+        for g in module.globals:
+            self._add_value(g)
+        for f in module.functions:
+            self._add_value(f)
+        for g in module.globals:
+            self.type_of(g.value_type)
+            self.type_of(g.type)
+        for f in module.functions:
+            self.type_of(f.ftype)
+            self.type_of(f.type)
+            if f.attrs and f.attrs not in self.attr_sets:
+                self.attr_sets.append(f.attrs)
+        self.first_constant = len(self.values)
+        for g in module.globals:
+            if g.initializer is not None:
+                self._add_constant(g.initializer)
+        for nmd in module.named_md:
+            for node in nmd.nodes:
+                self._add_md(node)
+        self.num_module_values = len(self.values)
+        for f in module.functions:                       # types used inside bodies
+            for bb in f.blocks:
+                for inst in bb.instructions:
+                    self.type_of(inst.type)
+                    for op in inst.operands:
+                        self.type_of(op.type)
+                    for key in ("allocated", "source"):
+                        if key in inst.attrs:
+                            self.type_of(inst.attrs[key])
+                    if inst.op == "call":
+                        self.type_of(inst.operands[0].ftype)
+                    if inst.op == "phi":
+                        for v, _ in inst.attrs["incoming"]:
+                            self.type_of(v.type)
+
+    # ---- types
+    def type_of(self, t: Type) -> int:
+        tid = self.type_ids.get(t)
+        if tid is not None:
+            return tid
+        if isinstance(t, PointerType):
+            self.type_of(t.pointee)
+        elif isinstance(t, ArrayType):
+            self.type_of(t.elem)
+        elif isinstance(t, StructType):
+            if t.name is not None:                       # named structs may be referenced recursively
+                self.type_ids[t] = -1
+            for e in t.elems:
+                self.type_of(e)
+        elif isinstance(t, FunctionType):
+            self.type_of(t.ret)
+            for p in t.params:
+                self.type_of(p)
+        tid = len(self.types)
+        self.types.append(t)
+        self.type_ids[t] = tid
+        return tid
+
+    # ---- values
+    @staticmethod
+    def _key(v: Value) -> object:
+        return v.key() if isinstance(v, Constant) and not isinstance(v, GlobalValue) else id(v)
+
+    def _add_value(self, v: Value) -> int:
+        self.value_ids[self._key(v)] = len(self.values)
+        self.values.append(v)
+        return len(self.values) - 1
+
+    def _add_constant(self, c: Constant) -> None:
+        if self._key(c) in self.value_ids:
+            return
+        if isinstance(c, ConstAggregate) and not is_null_value(c):
+            for e in c.elems:
+                self._add_constant(e)
+        self.type_of(c.type)
+        self._add_value(c)
+
+    def value_id(self, v: Value) -> int:
+        return self.value_ids[self._key(v)]
+
+    # ---- metadata
+    def _add_md(self, md: Metadata) -> None:
+        if id(md) in self.md_ids:
+            return
+        if isinstance(md, MDNode):
+            for op in md.ops:
+                if op is not None:
+                    self._add_md(op)
+        elif isinstance(md, MDValue):
+            self.type_of(md.value.type)
+            if not isinstance(md.value, GlobalValue):
+                self._add_constant(md.value)
+        self.md_ids[id(md)] = len(self.mds)
+        self.mds.append(md)
+
+    # ---- functions
+    def incorporate(self, f: Function) -> tuple[int, int, dict[int, int]]:
+        """Number a function's args, constants, and instructions; returns
+        (first constant id, first instruction id, block index map)."""
+        self._saved = (len(self.values), dict(self.value_ids))
+        for a in f.args:
+            self._add_value(a)
+        cst_start = len(self.values)
+        for bb in f.blocks:
+            for inst in bb.instructions:
+                ops = list(inst.operands)
+                if inst.op == "phi":
+                    ops = [v for v, _ in inst.attrs["incoming"]]
+                elif inst.op == "switch":
+                    ops += [c for c, _ in inst.attrs["cases"]]
+                for op in ops:
+                    if isinstance(op, Constant) and not isinstance(op, GlobalValue):
+                        self._add_constant(op)
+        inst_start = len(self.values)
+        for bb in f.blocks:
+            for inst in bb.instructions:
+                if inst.has_value:
+                    self._add_value(inst)
+        return cst_start, inst_start, {id(bb): i for i, bb in enumerate(f.blocks)}
+
+    def purge(self) -> None:
+        n, ids = self._saved
+        del self.values[n:]
+        self.value_ids = ids
+
+
+class _Writer:
+    def __init__(self, module: Module) -> None:
+        self.m = module
+        self.e = _Enumerator(module)
+        self.w = BitstreamWriter()
+        self.type_bits = _log2_ceil(len(self.e.types) + 1)
+
+    def write(self) -> bytes:
+        w = self.w
+        for b in BITCODE_MAGIC:
+            w.emit(b, 8)
+        w.enter_block(MODULE_BLOCK, 3)
+        w.emit_record(MODULE_VERSION, [1])
+        self._blockinfo()
+        self._attributes()
+        self._types()
+        self._string_record(MODULE_TRIPLE, self.m.triple)
+        self._string_record(MODULE_DATALAYOUT, self.m.datalayout)
+        self._globals()
+        self._constants(self.e.first_constant, self.e.num_module_values, module_level=True)
+        self._metadata()
+        self._symtab([(g.name, self.e.value_id(g)) for g in (*self.m.globals, *self.m.functions) if g.name])
+        for f in self.m.functions:
+            if not f.is_declaration:
+                self._function(f)
+        w.exit_block()
+        return w.data()
+
+    def _string_record(self, code: int, text: str) -> None:
+        if text:
+            self.w.emit_record(code, list(text.encode()))
+
+    # ---- BLOCKINFO: the standard abbreviations of LLVM 3.7
+    def _blockinfo(self) -> None:
+        w, tb = self.w, self.type_bits
+        w.enter_blockinfo()
+        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((fixed(3), vbr(8), array(), fixed(8))))
+        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), fixed(7))))
+        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), char6())))
+        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_BBENTRY), vbr(8), array(), char6())))
+        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_SETTYPE), fixed(tb))))
+        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_INTEGER), vbr(8))))
+        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(11), fixed(4), fixed(tb), vbr(8))))   # CE_CAST
+        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_NULL),)))
+        fc = FUNC_CODES
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["load"]), vbr(6), fixed(tb), vbr(4), fixed(1))))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4))))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4), fixed(7))))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["cast"]), vbr(6), fixed(tb), fixed(4))))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["ret"]),)))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["ret"]), vbr(6))))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),)))
+        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6))))
+        w.exit_block()
+
+    # ---- attributes: one group (function slot) per distinct set
+    def _attributes(self) -> None:
+        sets = self.e.attr_sets
+        if not sets:
+            return
+        w = self.w
+        w.enter_block(PARAMATTR_GROUP_BLOCK, 3)
+        for gid, attrs in enumerate(sets, start=1):
+            rec = [gid, FUNCTION_ATTR_INDEX]
+            for a in sorted(attrs, key=ATTR_KIND_CODES.__getitem__):
+                rec += [0, ATTR_KIND_CODES[a]]
+            w.emit_record(PARAMATTR_GRP_ENTRY, rec)
+        w.exit_block()
+        w.enter_block(PARAMATTR_BLOCK, 3)
+        for gid in range(1, len(sets) + 1):
+            w.emit_record(PARAMATTR_ENTRY, [gid])
+        w.exit_block()
+
+    def _attr_id(self, attrs: tuple[str, ...]) -> int:
+        return self.e.attr_sets.index(attrs) + 1 if attrs else 0
+
+    # ---- types
+    def _types(self) -> None:
+        w, e, tb = self.w, self.e, self.type_bits
+        w.enter_block(TYPE_BLOCK_NEW, 4)
+        ptr_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["pointer"]), fixed(tb), lit(0))))
+        fn_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["function"]), fixed(1), array(), fixed(tb))))
+        anon_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["struct_anon"]), fixed(1), array(), fixed(tb))))
+        name_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["struct_name"]), array(), char6())))
+        named_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["struct_named"]), fixed(1), array(), fixed(tb))))
+        arr_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["array"]), vbr(8), fixed(tb))))
+        w.emit_record(TYPE_CODES["numentry"], [len(e.types)])
+        for t in e.types:
+            if isinstance(t, VoidType):
+                w.emit_record(TYPE_CODES["void"], [])
+            elif isinstance(t, FloatType):
+                w.emit_record(_FLOAT_TYPE_CODE[t.width], [])
+            elif isinstance(t, LabelType):
+                w.emit_record(TYPE_CODES["label"], [])
+            elif isinstance(t, MetadataType):
+                w.emit_record(TYPE_CODES["metadata"], [])
+            elif isinstance(t, IntType):
+                w.emit_record(TYPE_CODES["integer"], [t.width])
+            elif isinstance(t, PointerType):
+                if t.addrspace == 0:
+                    w.emit_record(TYPE_CODES["pointer"], [e.type_ids[t.pointee], 0], ptr_ab)
+                else:
+                    w.emit_record(TYPE_CODES["pointer"], [e.type_ids[t.pointee], t.addrspace])
+            elif isinstance(t, FunctionType):
+                w.emit_record(TYPE_CODES["function"],
+                              [int(t.vararg), e.type_ids[t.ret], *(e.type_ids[p] for p in t.params)], fn_ab)
+            elif isinstance(t, StructType):
+                elems = [int(t.packed), *(e.type_ids[x] for x in t.elems)]
+                if t.name is None:
+                    w.emit_record(TYPE_CODES["struct_anon"], elems, anon_ab)
+                else:
+                    name = list(t.name.encode())
+                    w.emit_record(TYPE_CODES["struct_name"], name, name_ab if is_char6(t.name) else 0)
+                    w.emit_record(TYPE_CODES["struct_named"], elems, named_ab)
+            elif isinstance(t, ArrayType):
+                w.emit_record(TYPE_CODES["array"], [t.count, e.type_ids[t.elem]], arr_ab)
+            else:
+                raise TypeError(f"cannot write type {t}")
+        w.exit_block()
+
+    # ---- globals and function prototypes
+    def _globals(self) -> None:
+        w, e = self.w, self.e
+        for g in self.m.globals:
+            init = 0 if g.initializer is None else e.value_id(g.initializer) + 1
+            rec = [e.type_ids[g.value_type], g.addrspace << 2 | 2 | int(g.constant), init,
+                   LINKAGE_CODES[g.linkage], _align_code(g.align), 0]
+            if g.unnamed_addr:
+                rec += [0, 0, 1, 0, 0, 0]
+            w.emit_record(MODULE_GLOBALVAR, rec)
+        for f in self.m.functions:
+            rec = [e.type_ids[f.ftype], 0, int(f.is_declaration), LINKAGE_CODES[f.linkage],
+                   self._attr_id(f.attrs), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            w.emit_record(MODULE_FUNCTION, rec)
+
+    # ---- constants
+    def _constants(self, first: int, last: int, module_level: bool) -> None:
+        if first == last:
+            return
+        w, e = self.w, self.e
+        w.enter_block(CONSTANTS_BLOCK, 4)
+        agg_ab = 0
+        if module_level:
+            agg_ab = w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(_log2_ceil(last + 1)))))
+            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
+            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
+            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
+        last_type = None
+        for c in e.values[first:last]:
+            if c.type != last_type:
+                last_type = c.type
+                w.emit_record(CST_SETTYPE, [e.type_ids[c.type]], CST_SETTYPE_ABBREV)
+            if is_null_value(c):
+                w.emit_record(CST_NULL, [], CST_NULL_ABBREV)
+            elif isinstance(c, Undef):
+                w.emit_record(CST_UNDEF, [])
+            elif isinstance(c, ConstInt):
+                w.emit_record(CST_INTEGER, [_signed(c.signed)], CST_INTEGER_ABBREV)
+            elif isinstance(c, ConstFloat):
+                w.emit_record(CST_FLOAT, [c.bits])
+            elif isinstance(c, ConstAggregate):
+                w.emit_record(CST_AGGREGATE, [e.value_id(x) for x in c.elems], agg_ab)
+            else:
+                raise TypeError(f"cannot write constant {c!r}")
+        w.exit_block()
+
+    # ---- metadata
+    def _metadata(self) -> None:
+        e, w = self.e, self.w
+        if not e.mds and not self.m.named_md:
+            return
+        w.enter_block(METADATA_BLOCK, 3)
+        str_ab = w.define_abbrev(Abbrev((lit(MD_STRING), array(), fixed(8))))
+        name_ab = w.define_abbrev(Abbrev((lit(MD_NAME), array(), fixed(8))))
+        for md in e.mds:
+            if isinstance(md, MDString):
+                w.emit_record(MD_STRING, list(md.text.encode()), str_ab)
+            elif isinstance(md, MDValue):
+                w.emit_record(MD_VALUE, [e.type_ids[md.value.type], e.value_id(md.value)])
+            else:
+                w.emit_record(MD_NODE, [0 if op is None else e.md_ids[id(op)] + 1 for op in md.ops])
+        for nmd in self.m.named_md:
+            w.emit_record(MD_NAME, list(nmd.name.encode()), name_ab)
+            w.emit_record(MD_NAMED_NODE, [e.md_ids[id(n)] for n in nmd.nodes])
+        w.exit_block()
+
+    # ---- value symbol table
+    def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
+        if not entries and not bb_entries:
+            return
+        w = self.w
+        w.enter_block(VALUE_SYMTAB_BLOCK, 4)
+        for name, vid in sorted(entries):
+            data = list(name.encode())
+            if is_char6(name):
+                w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_6)
+            elif all(b < 128 for b in data):
+                w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_7)
+            else:
+                w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_8)
+        for name, bid in sorted(bb_entries):
+            data = list(name.encode())
+            w.emit_record(VST_BBENTRY, [bid, *data], VST_BBENTRY_6 if is_char6(name) else 0)
+        w.exit_block()
+
+    # ---- function bodies
+    def _function(self, f: Function) -> None:
+        w, e = self.w, self.e
+        w.enter_block(FUNCTION_BLOCK, 4)
+        cst_start, inst_id, self._bb = e.incorporate(f)
+        w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
+        self._constants(cst_start, inst_id, module_level=False)
+        for bb in f.blocks:
+            for inst in bb.instructions:
+                self._instruction(inst, inst_id)
+                if inst.has_value:
+                    inst_id += 1
+        names = [(a.name, e.value_id(a)) for a in f.args if a.name]
+        names += [(i.name, e.value_id(i)) for bb in f.blocks for i in bb.instructions if i.name and i.has_value]
+        self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
+        e.purge()
+        w.exit_block()
+
+    def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
+        """Relative operand id; a forward reference also carries its type. Returns True if typed."""
+        vid = self.e.value_id(v)
+        vals.append((inst_id - vid) & 0xFFFFFFFF)
+        if with_type and vid >= inst_id:
+            vals.append(self.e.type_ids[v.type])
+            return True
+        return False
+
+    def _instruction(self, inst: Instruction, iid: int) -> None:
+        w, e, op = self.w, self.e, inst.op
+        vals: list[int] = []
+        ab = 0
+        code = FUNC_CODES.get(op)
+        if op in BINOP_CODES:
+            code = FUNC_CODES["binop"]
+            fwd = self._push(vals, inst.operands[0], iid)
+            self._push(vals, inst.operands[1], iid, False)
+            vals.append(BINOP_CODES[op])
+            flags = inst.attrs.get("flags", 0)
+            if flags:
+                vals.append(flags)
+            ab = 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
+        elif op in CAST_CODES:
+            code = FUNC_CODES["cast"]
+            fwd = self._push(vals, inst.operands[0], iid)
+            vals += [e.type_ids[inst.type], CAST_CODES[op]]
+            ab = 0 if fwd else FN_CAST
+        elif op == "getelementptr":
+            vals += [int(inst.attrs["inbounds"]), e.type_ids[inst.attrs["source"]]]
+            fwd = False
+            for o in inst.operands:
+                fwd |= self._push(vals, o, iid)
+            ab = 0 if fwd else FN_GEP
+        elif op == "extractvalue":
+            self._push(vals, inst.operands[0], iid)
+            vals += list(inst.attrs["indices"])
+        elif op == "select":
+            c, a, b = inst.operands
+            self._push(vals, a, iid)
+            self._push(vals, b, iid, False)
+            self._push(vals, c, iid)
+        elif op in ("icmp", "fcmp"):
+            code = FUNC_CODES["cmp"]
+            self._push(vals, inst.operands[0], iid)
+            self._push(vals, inst.operands[1], iid, False)
+            preds = ICMP_PREDICATES if op == "icmp" else FCMP_PREDICATES
+            vals.append(preds[inst.attrs["pred"]])
+        elif op == "ret":
+            if inst.operands:
+                fwd = self._push(vals, inst.operands[0], iid)
+                ab = 0 if fwd else FN_RET_VAL
+            else:
+                ab = FN_RET_VOID
+        elif op == "br":
+            targets = inst.attrs["targets"]
+            vals.append(self._bb[id(targets[0])])
+            if inst.operands:
+                vals.append(self._bb[id(targets[1])])
+                self._push(vals, inst.operands[0], iid, False)
+        elif op == "switch":
+            cond = inst.operands[0]
+            vals.append(e.type_ids[cond.type])
+            self._push(vals, cond, iid, False)
+            vals.append(self._bb[id(inst.attrs["default"])])
+            for c, bb in inst.attrs["cases"]:
+                vals += [e.value_id(c), self._bb[id(bb)]]
+        elif op == "unreachable":
+            ab = FN_UNREACHABLE
+        elif op == "phi":
+            vals.append(e.type_ids[inst.type])
+            for v, bb in inst.attrs["incoming"]:
+                vals += [_signed(iid - e.value_id(v)), self._bb[id(bb)]]
+        elif op == "alloca":
+            size = inst.operands[0]
+            vals += [e.type_ids[inst.attrs["allocated"]], e.type_ids[size.type], e.value_id(size),
+                     _align_code(inst.attrs["align"]) | 1 << 6]
+        elif op == "load":
+            fwd = self._push(vals, inst.operands[0], iid)
+            vals += [e.type_ids[inst.type], _align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
+            ab = 0 if fwd else FN_LOAD
+        elif op == "store":
+            value, ptr = inst.operands
+            self._push(vals, ptr, iid)
+            self._push(vals, value, iid)
+            vals += [_align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
+        elif op == "call":
+            fn: Function = inst.operands[0]
+            vals += [0, 1 << 15, e.type_ids[fn.ftype]]
+            self._push(vals, fn, iid)
+            for a in inst.operands[1:]:
+                self._push(vals, a, iid, False)
+        elif op == "atomicrmw":
+            ptr, value = inst.operands
+            self._push(vals, ptr, iid)
+            self._push(vals, value, iid, False)
+            vals += [RMW_CODES[inst.attrs["rmw"]], 0, ORDERING_CODES[inst.attrs["ordering"]], 1]
+        elif op == "cmpxchg":
+            ptr, cmp, new = inst.operands
+            self._push(vals, ptr, iid)
+            self._push(vals, cmp, iid)
+            self._push(vals, new, iid, False)
+            vals += [0, ORDERING_CODES[inst.attrs["ordering"]], 1, ORDERING_CODES[inst.attrs["failure"]], 0]
+        else:
+            raise TypeError(f"cannot write instruction {op}")
+        w.emit_record(code, vals, ab)
+
+
+def write_bitcode(module: Module) -> bytes:
+    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE)."""
+    return _Writer(module).write()
+
+
+# re-exported for tests that build tiny modules by hand
+_ = (Argument, BasicBlock, GlobalVariable)

@@ -1,0 +1,637 @@
+"""Expressions and places -> SPIR-V instructions (one function body at a time).
+
+Values always have the *logical* SPIR-V type of their IR type; a load from
+laid-out memory (buffers, push constants) is re-typed member by member
+(`relayout`), which also turns stored uint booleans back into bools.  Places
+resolve to a `Ptr` (a base pointer plus an access chain), a `SwizzlePlace` or
+an `ImagePlace` (texel of a texture / typed buffer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.nodes import (
+    Binary,
+    Bitcast,
+    BufferElem,
+    Call,
+    Const,
+    Construct,
+    Convert,
+    Expr,
+    Extract,
+    FieldRef,
+    IndexRef,
+    Intrinsic,
+    Load,
+    Select,
+    Swizzle,
+    SwizzleRef,
+    Unary,
+    Variable,
+    VarRef,
+)
+from shaderbuild.ir.types import (
+    BOOL,
+    INT,
+    UINT,
+    Array,
+    Matrix,
+    Resource,
+    Scalar,
+    Struct,
+    Type,
+    Vector,
+    scalar_of,
+)
+
+from .builder import inst
+from .emit_types import has_layout_difference, matrix_shape
+from .resources import Kind, ResourceVar, element_scalar
+
+# ------------------------------------------------------------------ tables
+
+_KINDS = ("int", "uint", "float", "bool")
+
+
+def _row(op: str, *names: str | None) -> dict[tuple[str, str], str]:
+    return {(op, k): n for k, n in zip(_KINDS, names) if n}
+
+
+# (IR op, component kind) -> opcode; seed 002's operator tables
+BINARY_OPS: dict[tuple[str, str], str] = {
+    **_row("add", "OpIAdd", "OpIAdd", "OpFAdd"),
+    **_row("sub", "OpISub", "OpISub", "OpFSub"),
+    **_row("mul", "OpIMul", "OpIMul", "OpFMul"),
+    **_row("div", "OpSDiv", "OpUDiv", "OpFDiv"),
+    **_row("mod", "OpSRem", "OpUMod", "OpFRem"),
+    **_row("shl", "OpShiftLeftLogical", "OpShiftLeftLogical"),
+    **_row("shr", "OpShiftRightArithmetic", "OpShiftRightLogical"),
+    **_row("bitand", "OpBitwiseAnd", "OpBitwiseAnd", None, "OpLogicalAnd"),
+    **_row("bitor", "OpBitwiseOr", "OpBitwiseOr", None, "OpLogicalOr"),
+    **_row("bitxor", "OpBitwiseXor", "OpBitwiseXor", None, "OpLogicalNotEqual"),
+    **_row("land", None, None, None, "OpLogicalAnd"),
+    **_row("lor", None, None, None, "OpLogicalOr"),
+    **_row("eq", "OpIEqual", "OpIEqual", "OpFOrdEqual", "OpLogicalEqual"),
+    **_row("ne", "OpINotEqual", "OpINotEqual", "OpFOrdNotEqual", "OpLogicalNotEqual"),
+    **_row("lt", "OpSLessThan", "OpULessThan", "OpFOrdLessThan"),
+    **_row("le", "OpSLessThanEqual", "OpULessThanEqual", "OpFOrdLessThanEqual"),
+    **_row("gt", "OpSGreaterThan", "OpUGreaterThan", "OpFOrdGreaterThan"),
+    **_row("ge", "OpSGreaterThanEqual", "OpUGreaterThanEqual", "OpFOrdGreaterThanEqual"),
+}
+UNARY_OPS: dict[tuple[str, str], str] = {
+    **_row("neg", "OpSNegate", "OpSNegate", "OpFNegate"),
+    **_row("not", None, None, None, "OpLogicalNot"),
+    **_row("bitnot", "OpNot", "OpNot"),
+}
+_SHIFTS = frozenset(("shl", "shr"))
+_COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
+
+# (from kind, to kind) -> opcode for numeric conversions (seed 002 "Casts")
+CONVERT_OPS: dict[tuple[str, str], str] = {
+    ("int", "float"): "OpConvertSToF", ("uint", "float"): "OpConvertUToF",
+    ("float", "int"): "OpConvertFToS", ("float", "uint"): "OpConvertFToU",
+    ("int", "int"): "OpSConvert", ("uint", "uint"): "OpUConvert", ("float", "float"): "OpFConvert",
+    ("int", "uint"): "OpSConvert", ("uint", "int"): "OpUConvert",   # width change, then bitcast
+}
+_TO_BOOL = {"int": "OpINotEqual", "uint": "OpINotEqual", "float": "OpFOrdNotEqual"}
+
+
+# ------------------------------------------------------------------ places
+
+@dataclass(slots=True)
+class Ptr:
+    """A pointer place: `base` id plus access-chain index ids."""
+
+    base: int
+    chain: list[int]
+    sc: str
+    layout: str | None
+    type: Type
+    pointee: int | None = None        # SPIR-V type of *base when chain is empty (blocks)
+    res: ResourceVar | None = None
+
+    def extend(self, index: int, t: Type) -> Ptr:
+        return Ptr(self.base, [*self.chain, index], self.sc, self.layout, t, None, self.res)
+
+
+@dataclass(slots=True)
+class SwizzlePlace:
+    base: object
+    comps: tuple[int, ...]
+    type: Type
+
+
+@dataclass(slots=True)
+class ImagePlace:
+    image: Ptr
+    coord: int
+    rtype: Resource
+    kind: Kind
+    type: Type
+
+
+@dataclass(slots=True)
+class VarSlot:
+    """Where a variable lives."""
+
+    id: int
+    sc: str
+    layout: str | None = None
+    pointee: int | None = None
+    res: ResourceVar | None = None
+
+
+@dataclass(slots=True)
+class Ctx:
+    """Module-wide state shared by every function emitter."""
+
+    b: object
+    T: object
+    R: object
+    stage: str
+    slots: dict[Variable, VarSlot] = field(default_factory=dict)
+    func_ids: dict = field(default_factory=dict)
+    builtins: dict[str, int] = field(default_factory=dict)
+    interface: list[int] = field(default_factory=list)
+
+
+class ExprEmitter:
+    """Expression half of a function emitter; `code` receives the instructions."""
+
+    ctx: Ctx
+    code: list[int]
+    locals_slots: dict[Variable, VarSlot]
+
+    # ----------------------------------------------------- primitives
+
+    def op(self, opname: str, type_id: int, *operands: int) -> int:
+        rid = self.b.new_id()
+        self.code += inst(opname, [type_id, rid, *operands])
+        return rid
+
+    def void_op(self, opname: str, *operands: int) -> None:
+        self.code += inst(opname, list(operands))
+
+    def ext(self, name: str, t: Type, *args: int) -> int:
+        """A GLSL.std.450 instruction."""
+        b = self.b
+        return self.op("OpExtInst", self.T.tid(t), b.glsl_std_450(), b.ext_inst_number(name), *args)
+
+    def tid(self, t: Type) -> int:
+        return self.T.tid(t)
+
+    def const(self, t: Type, v) -> int:
+        return self.T.const(t, v)
+
+    # ----------------------------------------------------- dispatch
+
+    def expr(self, e: Expr) -> int:
+        fn = _EXPR_DISPATCH.get(type(e))
+        if fn is None:
+            raise error(f"expression {type(e).__name__} is not supported by the SPIR-V backend")
+        return fn(self, e)
+
+    def e_const(self, e: Const) -> int:
+        return self.const(e.type, e.value)
+
+    def e_load(self, e: Load) -> int:
+        return self.load(self.place(e.place))
+
+    def e_place(self, e: Expr) -> int:
+        return self.load(self.place(e))
+
+    def e_unary(self, e: Unary) -> int:
+        v = self.expr(e.operand)
+        return self.componentwise(e.type, lambda rt, x: self._unary(e.op, rt, x), (e.operand.type, v))
+
+    def _unary(self, op: str, t: Type, x: int) -> int:
+        s = scalar_of(t)
+        name = UNARY_OPS.get((op, s.kind))
+        if name is None:
+            raise error(f"unary '{op}' is not defined for {t}")
+        return self.op(name, self.tid(t), x)
+
+    def e_binary(self, e: Binary) -> int:
+        lhs = self.expr(e.lhs)
+        rhs = self.expr(e.rhs)
+        if e.op in _SHIFTS:
+            return self.shift(e, lhs, rhs)
+        kind = scalar_of(e.lhs.type).kind
+        name = BINARY_OPS.get((e.op, kind))
+        if name is None:
+            raise error(f"operator '{e.op}' is not defined for {e.lhs.type}")
+        return self.componentwise(e.type, lambda rt, a, b: self.op(name, self.tid(rt), a, b),
+                                  (e.lhs.type, lhs), (e.rhs.type, rhs))
+
+    def shift(self, e: Binary, lhs: int, rhs: int) -> int:
+        """HLSL masks the shift amount to the bit width (DXC does the same)."""
+        lt = e.lhs.type
+        s = scalar_of(lt)
+        rt = e.rhs.type
+        if isinstance(lt, Vector) and not isinstance(rt, Vector):
+            rhs = self.splat(rhs, Vector(scalar_of(rt), lt.size))
+            rt = Vector(scalar_of(rt), lt.size)
+        amount = self.op("OpBitwiseAnd", self.tid(rt), rhs, self.const(rt, s.width - 1))
+        return self.op(BINARY_OPS[(e.op, s.kind)], self.tid(e.type), lhs, amount)
+
+    def componentwise(self, rt: Type, fn, *args: tuple[Type, int]) -> int:
+        """Apply fn per row when values are (non-degenerate) matrices, else directly."""
+        if isinstance(rt, Matrix) and matrix_shape(rt) in ("matrix", "array"):
+            row_t = Vector(rt.elem, rt.cols)
+            rows = []
+            for r in range(rt.rows):
+                parts = [self.op("OpCompositeExtract", self.tid(_row_type(t)), v, r) for t, v in args]
+                rows.append(fn(row_t, *parts))
+            return self.op("OpCompositeConstruct", self.tid(rt), *rows)
+        return fn(rt, *(v for _t, v in args))
+
+    def e_select(self, e: Select) -> int:
+        c = self.expr(e.cond)
+        t = self.expr(e.true)
+        f = self.expr(e.false)
+        return self.select(e.type, e.cond.type, c, t, f)
+
+    def select(self, rt: Type, ct: Type, c: int, t: int, f: int) -> int:
+        if isinstance(rt, Matrix) and matrix_shape(rt) in ("matrix", "array"):
+            if isinstance(ct, Matrix):
+                return self.componentwise(rt, lambda r, cc, a, b: self.select(r, _row_type(ct), cc, a, b),
+                                          (ct, c), (rt, t), (rt, f))
+            return self.componentwise(rt, lambda r, a, b: self.select(r, ct, c, a, b), (rt, t), (rt, f))
+        if isinstance(rt, (Struct, Array)):
+            if self.b.version < (1, 4):
+                raise error("select of structs/arrays needs SPIR-V 1.4 (-fspv-target-env=vulkan1.2)")
+            return self.op("OpSelect", self.tid(rt), c, t, f)
+        n = _ncomp(rt)
+        if n > 1 and _ncomp(ct) == 1:
+            c = self.splat(c, Vector(BOOL, n))
+        return self.op("OpSelect", self.tid(rt), c, t, f)
+
+    def splat(self, v: int, t: Type) -> int:
+        n = _ncomp(t)
+        if n == 1:
+            return v
+        return self.op("OpCompositeConstruct", self.tid(t), *([v] * n))
+
+    def e_convert(self, e: Convert) -> int:
+        return self.convert(self.expr(e.value), e.value.type, e.type)
+
+    def convert(self, v: int, src: Type, dst: Type) -> int:
+        if src == dst:
+            return v
+        if isinstance(dst, Matrix) and matrix_shape(dst) in ("matrix", "array"):
+            return self.componentwise(dst, lambda rt, x: self.convert(x, _row_type(src), rt), (src, v))
+        ss, ds = scalar_of(src), scalar_of(dst)
+        if ss is None or ds is None:
+            raise error(f"cannot convert {src} to {dst}")
+        if ss == ds:
+            return v
+        if ss.kind == "bool":
+            return self.op("OpSelect", self.tid(dst), self.splat_bool_cond(v, src, dst),
+                           self.const(dst, 1), self.const(dst, 0))
+        if ds.kind == "bool":
+            return self.op(_TO_BOOL[ss.kind], self.tid(dst), v, self.const(src, 0))
+        name = CONVERT_OPS[(ss.kind, ds.kind)]
+        if (ss.kind, ds.kind) in (("int", "uint"), ("uint", "int")):
+            if ss.width != ds.width:
+                mid = _with_scalar(src, Scalar(ss.kind, ds.width))
+                v = self.op(name, self.tid(mid), v)
+            return self.op("OpBitcast", self.tid(dst), v)
+        return self.op(name, self.tid(dst), v)
+
+    def splat_bool_cond(self, v: int, src: Type, dst: Type) -> int:
+        return v
+
+    def e_bitcast(self, e: Bitcast) -> int:
+        v = self.expr(e.value)
+        if isinstance(e.type, Matrix) and matrix_shape(e.type) in ("matrix", "array"):
+            return self.componentwise(e.type, lambda rt, x: self.op("OpBitcast", self.tid(rt), x), (e.value.type, v))
+        return self.op("OpBitcast", self.tid(e.type), v)
+
+    def e_construct(self, e: Construct) -> int:
+        parts = [(p.type, self.expr(p)) for p in e.parts]
+        return self.construct(e.type, parts)
+
+    def construct(self, t: Type, parts: list[tuple[Type, int]]) -> int:
+        if isinstance(t, (Scalar,)) or (isinstance(t, Vector) and t.size == 1):
+            pt, v = parts[0]
+            return v if _ncomp(pt) == 1 else self.op("OpCompositeExtract", self.tid(t), v, 0)
+        if isinstance(t, Vector):
+            ids = []
+            for pt, v in parts:
+                if isinstance(pt, Matrix) and matrix_shape(pt) in ("matrix", "array"):
+                    ids += self.flatten(pt, v)
+                else:
+                    ids.append(v)
+            return self.op("OpCompositeConstruct", self.tid(t), *ids)
+        if isinstance(t, Matrix):
+            shape = matrix_shape(t)
+            row_t = _row_type(t)
+            if len(parts) != t.rows or any(pt != row_t and _ncomp(pt) != t.cols for pt, _ in parts):
+                comps = [c for pt, v in parts for c in self.flatten(pt, v)]
+                parts = [(row_t, self.construct(row_t, [(t.elem, c) for c in comps[r * t.cols:(r + 1) * t.cols]]))
+                         for r in range(t.rows)]
+            if shape == "scalar":
+                return parts[0][1]
+            if shape == "vector":
+                if t.rows == 1:
+                    return parts[0][1]
+                return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
+            return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
+        return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
+
+    def flatten(self, t: Type, v: int) -> list[int]:
+        """Scalar component ids of a scalar/vector/matrix value (matrix row by row)."""
+        s = scalar_of(t)
+        n = _ncomp(t)
+        if n == 1:
+            return [v]
+        if isinstance(t, Matrix) and matrix_shape(t) in ("matrix", "array"):
+            return [self.op("OpCompositeExtract", self.tid(s), v, r, c) for r in range(t.rows) for c in range(t.cols)]
+        return [self.op("OpCompositeExtract", self.tid(s), v, i) for i in range(n)]
+
+    def e_swizzle(self, e: Swizzle) -> int:
+        return self.swizzle(self.expr(e.value), e.value.type, e.comps, e.type)
+
+    def swizzle(self, v: int, src: Type, comps: tuple[int, ...], rt: Type) -> int:
+        n = _ncomp(src)
+        if n == 1:
+            return self.splat(v, rt)
+        if len(comps) == 1:
+            return self.op("OpCompositeExtract", self.tid(rt), v, comps[0])
+        if tuple(comps) == tuple(range(n)):
+            return v
+        return self.op("OpVectorShuffle", self.tid(rt), v, v, *comps)
+
+    def e_extract(self, e: Extract) -> int:
+        v = self.expr(e.value)
+        t = e.value.type
+        if isinstance(t, Matrix):
+            shape = matrix_shape(t)
+            if shape == "scalar" or (shape == "vector" and t.rows == 1):
+                return v
+        if _ncomp(t) == 1 and isinstance(t, (Scalar, Vector)):
+            return v
+        return self.op("OpCompositeExtract", self.tid(e.type), v, e.index)
+
+    def e_call(self, e: Call) -> int:
+        f = e.func
+        args = []
+        copy_back: list[tuple[object, int, Type]] = []
+        for p, a in zip(f.params, e.args):
+            if p.direction == "in":
+                args.append(self.expr(a))
+                continue
+            pl = self.place(a)
+            if isinstance(pl, Ptr) and not pl.chain and pl.sc == "Function" and pl.layout is None:
+                args.append(pl.base)
+                continue
+            tmp = self.temp_var(p.var.type)       # not a plain local: copy in/out through a temporary
+            if p.direction == "inout":
+                self.void_op("OpStore", tmp, self.load(pl))
+            args.append(tmp)
+            copy_back.append((pl, tmp, p.var.type))
+        fid = self.ctx.func_ids.get(f)
+        if fid is None:
+            raise error(f"call of unknown function '{f.name}'")
+        rid = self.op("OpFunctionCall", self.tid(f.return_type), fid, *args)
+        for pl, tmp, t in copy_back:
+            self.store(pl, self.op("OpLoad", self.tid(t), tmp))
+        return rid
+
+    def e_intrinsic(self, e: Intrinsic) -> int:
+        from .intrinsics import lower_intrinsic
+
+        rid = lower_intrinsic(self, e)
+        return 0 if rid is None else rid
+
+    # ----------------------------------------------------- places
+
+    def slot(self, var: Variable) -> VarSlot:
+        s = self.locals_slots.get(var) or self.ctx.slots.get(var)
+        if s is None:
+            raise error(f"variable '{var.name}' is not visible in this function", var.loc)
+        return s
+
+    def place(self, e: Expr):
+        t = type(e)
+        if t is VarRef:
+            s = self.slot(e.var)
+            vt = e.var.type
+            if s.res is not None and s.res.kind.rep == "cbuffer" and not isinstance(vt, Array):
+                vt = s.res.rtype.elem
+            return Ptr(s.id, [], s.sc, s.layout, vt, s.pointee, s.res)
+        if t is FieldRef:
+            base = self.place(e.base)
+            if isinstance(base.type, Resource) and base.res is not None and base.res.kind.rep in ("cbuffer",
+                                                                                                   "tbuffer"):
+                base.type = base.res.rtype.elem
+            return base.extend(self.T.uconst(e.index), e.type)
+        if t is IndexRef:
+            return self.index_place(self.place(e.base), e)
+        if t is SwizzleRef:
+            return SwizzlePlace(self.place(e.base), tuple(e.comps), e.type)
+        if t is BufferElem:
+            return self.buffer_place(self.place(e.resource), e)
+        raise error(f"{t.__name__} is not an assignable place")
+
+    def index_place(self, base, e: IndexRef):
+        if not isinstance(base, Ptr):
+            raise error("dynamic indexing of a swizzle or texel is not supported")
+        bt = base.type
+        if isinstance(bt, Matrix):
+            shape = matrix_shape(bt)
+            if shape == "scalar" or (shape == "vector" and bt.rows == 1):
+                return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
+        if isinstance(bt, Vector) and bt.size == 1 or isinstance(bt, Scalar):
+            return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
+        return base.extend(self.expr(e.index), e.type)
+
+    def buffer_place(self, res, e: BufferElem):
+        if not isinstance(res, Ptr) or res.res is None:
+            raise error("buffer element access needs a resource")
+        rv = res.res
+        if rv.kind.rep == "structured":
+            p = Ptr(res.base, [*res.chain, self.T.uconst(0), self.expr(e.index)], rv.storage_class, rv.layout,
+                    e.type, None, rv)
+            return p
+        if rv.kind.rep == "image":
+            return ImagePlace(res, self.expr(e.index), rv.rtype, rv.kind, e.type)
+        raise error(f"{rv.rtype.kind} cannot be indexed with []")
+
+    def pointer(self, p: Ptr) -> int:
+        if not p.chain:
+            return p.base
+        return self.op("OpAccessChain", self.T.ptr(p.sc, self.T.tid(p.type, p.layout)), p.base, *p.chain)
+
+    def mem_type(self, p: Ptr) -> int:
+        if not p.chain and p.pointee is not None:
+            return p.pointee
+        return self.T.tid(p.type, p.layout)
+
+    def load(self, p) -> int:
+        if isinstance(p, Ptr):
+            if isinstance(p.type, Resource):
+                raise error(f"resource {p.type} cannot be used as a value")
+            v = self.op("OpLoad", self.mem_type(p), self.pointer(p))
+            return self.relayout(v, p.type, p.layout, None)
+        if isinstance(p, SwizzlePlace):
+            base = self.load(p.base)
+            return self.swizzle(base, p.base.type, p.comps, p.type)
+        if isinstance(p, ImagePlace):
+            return self.image_read(p)
+        raise error("not a readable place")
+
+    def store(self, p, v: int) -> None:
+        if isinstance(p, Ptr):
+            if p.res is not None and not p.res.kind.writable and p.sc != "Function":
+                raise error(f"cannot write to read-only resource '{p.res.var.name}'")
+            v = self.relayout(v, p.type, None, p.layout)
+            self.void_op("OpStore", self.pointer(p), v)
+            return
+        if isinstance(p, SwizzlePlace):
+            base = p.base
+            bt = base.type
+            n = _ncomp(bt)
+            if n == 1:
+                self.store(base, v if _ncomp(p.type) == 1 else self.op("OpCompositeExtract", self.tid(bt), v, 0))
+                return
+            if len(p.comps) == 1 and isinstance(base, Ptr):
+                elem = scalar_of(bt)
+                self.store(base.extend(self.T.uconst(p.comps[0]), elem), v)
+                return
+            old = self.load(base)
+            if len(p.comps) == 1:
+                new = self.op("OpCompositeInsert", self.tid(bt), v, old, p.comps[0])
+            else:
+                sel = [n + p.comps.index(i) if i in p.comps else i for i in range(n)]
+                new = self.op("OpVectorShuffle", self.tid(bt), old, v, *sel)
+            self.store(base, new)
+            return
+        if isinstance(p, ImagePlace):
+            self.image_write(p, v)
+            return
+        raise error("not a writable place")
+
+    def relayout(self, v: int, t: Type, src: str | None, dst: str | None) -> int:
+        """Re-type a value between layout contexts (logical <-> laid-out memory)."""
+        if src == dst or not has_layout_difference(t):
+            return v
+        T = self.T
+        if isinstance(t, (Scalar, Vector)):     # bool <-> uint
+            if dst is None:
+                ut = _with_scalar(t, UINT)
+                return self.op("OpINotEqual", T.tid(t), v, T.const(ut, 0))
+            ut = _with_scalar(t, UINT)
+            return self.op("OpSelect", T.tid(ut, dst), v, T.const(ut, 1), T.const(ut, 0))
+        if isinstance(t, Struct):
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(f.type, src), v, i), f.type, src, dst)
+                     for i, f in enumerate(t.fields)]
+        elif isinstance(t, Array):
+            if t.size is None:
+                raise error("a runtime-sized array cannot be copied")
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src), v, i), t.elem, src, dst)
+                     for i in range(t.size)]
+        elif isinstance(t, Matrix):
+            rt = _row_type(t)
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(rt, src), v, i), rt, src, dst)
+                     for i in range(t.rows)]
+        else:
+            return v
+        return self.op("OpCompositeConstruct", T.tid(t, dst), *parts)
+
+    # ----------------------------------------------------- images
+
+    def load_image(self, p: Ptr) -> int:
+        return self.op("OpLoad", self.image_type(p), self.pointer(p))
+
+    def image_type(self, p: Ptr) -> int:
+        return self.ctx.R.image_type(p.res.rtype, p.res.kind)
+
+    def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:
+        s, n = element_scalar(rtype)
+        return s, n, Vector(s, 4)
+
+    def shrink(self, v4: int, s: Scalar, n: int, rt: Type) -> int:
+        if n == 4:
+            return v4
+        if n == 1:
+            return self.op("OpCompositeExtract", self.tid(s), v4, 0)
+        return self.op("OpVectorShuffle", self.tid(Vector(s, n)), v4, v4, *range(n))
+
+    def image_read(self, p: ImagePlace) -> int:
+        img = self.load_image(p.image)
+        s, n, t4 = self.texel4(p.rtype)
+        if p.kind.writable:
+            v4 = self.op("OpImageRead", self.tid(t4), img, p.coord)
+        elif p.kind.dim == "Buffer":
+            v4 = self.op("OpImageFetch", self.tid(t4), img, p.coord)
+        else:
+            from .builder import enum
+
+            v4 = self.op("OpImageFetch", self.tid(t4), img, p.coord, enum("ImageOperands", "Lod"),
+                         self.const(INT, 0))
+        return self.shrink(v4, s, n, p.type)
+
+    def image_write(self, p: ImagePlace, v: int) -> None:
+        if not p.kind.writable:
+            raise error(f"cannot write to read-only {p.rtype.kind}")
+        img = self.load_image(p.image)
+        s, n, t4 = self.texel4(p.rtype)
+        if n != 4:
+            comps = [v] if n == 1 else [self.op("OpCompositeExtract", self.tid(s), v, i) for i in range(n)]
+            comps += [self.const(s, 0)] * (4 - n)
+            v = self.op("OpCompositeConstruct", self.tid(t4), *comps)
+        self.void_op("OpImageWrite", img, p.coord, v)
+
+    # ----------------------------------------------------- helpers for subclasses
+
+    def temp_var(self, t: Type) -> int:
+        raise NotImplementedError
+
+    @property
+    def b(self):
+        return self.ctx.b
+
+    @property
+    def T(self):
+        return self.ctx.T
+
+
+def _ncomp(t: Type) -> int:
+    if isinstance(t, Scalar):
+        return 1
+    if isinstance(t, Vector):
+        return t.size
+    if isinstance(t, Matrix):
+        return t.rows * t.cols
+    return 0
+
+
+def _row_type(t: Type) -> Type:
+    if isinstance(t, Matrix):
+        return t.elem if t.cols == 1 else Vector(t.elem, t.cols)
+    return t
+
+
+def _with_scalar(t: Type, s: Scalar) -> Type:
+    if isinstance(t, Vector):
+        return Vector(s, t.size)
+    if isinstance(t, Matrix):
+        return Matrix(s, t.rows, t.cols)
+    return s
+
+
+_EXPR_DISPATCH = {
+    Const: ExprEmitter.e_const, Load: ExprEmitter.e_load, Unary: ExprEmitter.e_unary,
+    Binary: ExprEmitter.e_binary, Select: ExprEmitter.e_select, Convert: ExprEmitter.e_convert,
+    Bitcast: ExprEmitter.e_bitcast, Construct: ExprEmitter.e_construct, Swizzle: ExprEmitter.e_swizzle,
+    Extract: ExprEmitter.e_extract, Call: ExprEmitter.e_call, Intrinsic: ExprEmitter.e_intrinsic,
+    VarRef: ExprEmitter.e_place, FieldRef: ExprEmitter.e_place, IndexRef: ExprEmitter.e_place,
+    SwizzleRef: ExprEmitter.e_place, BufferElem: ExprEmitter.e_place,
+}
+
+__all__ = ["BINARY_OPS", "CONVERT_OPS", "UNARY_OPS", "Ctx", "ExprEmitter", "ImagePlace", "Ptr", "SwizzlePlace",
+           "VarSlot", "INT", "UINT"]

@@ -1,0 +1,235 @@
+"""Functions and structured statements -> SPIR-V blocks.
+
+Control flow maps one-to-one onto SPIR-V structured constructs: If ->
+OpSelectionMerge, Loop -> header / body / continue target / merge, Switch ->
+OpSwitch with case blocks in source order so fall-through branches to the next
+case block.  Statements after a terminator in the same list are dead and are
+dropped (there is no block to put them in).
+"""
+
+from __future__ import annotations
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.nodes import (
+    Break,
+    Continue,
+    Discard,
+    Eval,
+    Function,
+    If,
+    Loop,
+    Return,
+    Stmt,
+    Store,
+    Switch,
+    Variable,
+)
+from shaderbuild.ir.types import VOID, Type
+
+from .builder import enum, inst
+from .emit_expr import Ctx, ExprEmitter, VarSlot
+
+_LOOP_HINTS = {"unroll": "Unroll", "loop": "DontUnroll", "fastopt": "DontUnroll"}
+_IF_HINTS = {"flatten": "Flatten", "branch": "DontFlatten"}
+
+
+class FunctionEmitter(ExprEmitter):
+    """Emits one IR function; `emit()` returns its words."""
+
+    def __init__(self, ctx: Ctx, func: Function, prologue=None) -> None:
+        self.ctx = ctx
+        self.func = func
+        self.code: list[int] = []
+        self.decls: list[int] = []
+        self.locals_slots: dict[Variable, VarSlot] = {}
+        self.open = False
+        self.breaks: list[int] = []
+        self.continues: list[int] = []
+        self.prologue = prologue
+
+    # ----------------------------------------------------- frame
+
+    def emit(self) -> list[int]:
+        f = self.func
+        T = self.T
+        b = self.b
+        ret = T.tid(f.return_type)
+        ptypes = []
+        for p in f.params:
+            vt = T.tid(p.var.type)
+            ptypes.append(vt if p.direction == "in" else T.ptr("Function", vt))
+        fid = self.ctx.func_ids[f]
+        head = inst("OpFunction", [ret, fid, enum("FunctionControl", "None"), T.func_type(ret, ptypes)])
+        b.name(fid, f.name)
+        stores: list[tuple[int, int]] = []
+        for p, pt in zip(f.params, ptypes):
+            pid = b.new_id()
+            head += inst("OpFunctionParameter", [pt, pid])
+            if p.direction == "in":
+                vid = self.declare(p.var)
+                stores.append((vid, pid))
+            else:
+                b.name(pid, p.var.name)
+                self.locals_slots[p.var] = VarSlot(pid, "Function")
+        for v in f.locals:
+            if v not in self.locals_slots:
+                self.declare(v)
+        self.open = True
+        for vid, pid in stores:
+            self.void_op("OpStore", vid, pid)
+        if self.prologue is not None:
+            self.prologue(self)
+        self.block(f.body)
+        if self.open:
+            if f.return_type == VOID:
+                self.void_op("OpReturn")
+            else:
+                self.void_op("OpUnreachable")
+        return head + inst("OpLabel", [b.new_id()]) + self.decls + self.code + inst("OpFunctionEnd", [])
+
+    def declare(self, v: Variable) -> int:
+        vid = self.temp_var(v.type)
+        self.b.name(vid, v.name)
+        self.locals_slots[v] = VarSlot(vid, "Function")
+        return vid
+
+    def temp_var(self, t: Type) -> int:
+        vid = self.b.new_id()
+        self.decls += inst("OpVariable", [self.T.ptr("Function", self.T.tid(t)), vid, enum("StorageClass", "Function")])
+        return vid
+
+    # ----------------------------------------------------- blocks
+
+    def label(self, lid: int) -> None:
+        self.code += inst("OpLabel", [lid])
+        self.open = True
+
+    def terminate(self, opname: str, *operands: int) -> None:
+        self.void_op(opname, *operands)
+        self.open = False
+
+    def branch(self, target: int) -> None:
+        if self.open:
+            self.terminate("OpBranch", target)
+
+    def block(self, stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if not self.open:
+                return      # dead code after break/continue/return/discard
+            fn = _STMT_DISPATCH.get(type(s))
+            if fn is None:
+                raise error(f"statement {type(s).__name__} is not supported by the SPIR-V backend")
+            fn(self, s)
+
+    # ----------------------------------------------------- statements
+
+    def s_store(self, s: Store) -> None:
+        v = self.expr(s.value)
+        self.store(self.place(s.place), v)
+
+    def s_eval(self, s: Eval) -> None:
+        self.expr(s.expr)
+
+    def s_if(self, s: If) -> None:
+        cond = self.expr(s.cond)
+        b = self.b
+        merge, then_l = b.new_id(), b.new_id()
+        else_l = b.new_id() if s.else_ else merge
+        control = enum("SelectionControl", _IF_HINTS.get(s.hint or "", "None"))
+        self.void_op("OpSelectionMerge", merge, control)
+        self.terminate("OpBranchConditional", cond, then_l, else_l)
+        self.label(then_l)
+        self.block(s.then)
+        self.branch(merge)
+        if s.else_:
+            self.label(else_l)
+            self.block(s.else_)
+            self.branch(merge)
+        self.label(merge)
+
+    def s_loop(self, s: Loop) -> None:
+        b = self.b
+        header, body, cont, merge = b.new_id(), b.new_id(), b.new_id(), b.new_id()
+        self.branch(header)
+        self.label(header)
+        control = [enum("LoopControl", _LOOP_HINTS.get(s.hint or "", "None"))]
+        if s.unroll_count and b.version >= (1, 4):
+            control = [enum("LoopControl", "PartialCount"), s.unroll_count]
+        self.void_op("OpLoopMerge", merge, cont, *control)
+        self.terminate("OpBranch", body)
+        self.label(body)
+        self.breaks.append(merge)
+        self.continues.append(cont)
+        self.block(s.body)
+        self.branch(cont)
+        self.breaks.pop()
+        self.continues.pop()
+        self.label(cont)
+        # the continue construct cannot break out of the loop: Break/Continue there are invalid
+        saved_b, saved_c = self.breaks, self.continues
+        self.breaks, self.continues = [], []
+        self.block(s.continuing)
+        self.breaks, self.continues = saved_b, saved_c
+        if self.open:
+            if s.break_if is not None:
+                self.terminate("OpBranchConditional", self.expr(s.break_if), merge, header)
+            else:
+                self.terminate("OpBranch", header)
+        self.label(merge)
+
+    def s_switch(self, s: Switch) -> None:
+        sel = self.expr(s.selector)
+        b = self.b
+        merge = b.new_id()
+        labels = [b.new_id() for _ in s.cases]
+        default = next((lab for c, lab in zip(s.cases, labels) if c.is_default), merge)
+        targets: list[int] = []
+        for c, lab in zip(s.cases, labels):
+            for v in c.values:
+                targets += [int(v) & 0xFFFFFFFF, lab]
+        self.void_op("OpSelectionMerge", merge, enum("SelectionControl", "None"))
+        self.terminate("OpSwitch", sel, default, *targets)
+        self.breaks.append(merge)
+        for i, (c, lab) in enumerate(zip(s.cases, labels)):
+            self.label(lab)
+            self.block(c.body)
+            self.branch(labels[i + 1] if i + 1 < len(labels) else merge)   # fall-through
+        self.breaks.pop()
+        self.label(merge)
+
+    def s_break(self, s: Break) -> None:
+        if not self.breaks:
+            raise error("'break' outside a loop or switch")
+        self.terminate("OpBranch", self.breaks[-1])
+
+    def s_continue(self, s: Continue) -> None:
+        if not self.continues:
+            raise error("'continue' outside a loop")
+        self.terminate("OpBranch", self.continues[-1])
+
+    def s_return(self, s: Return) -> None:
+        if s.value is None:
+            self.terminate("OpReturn")
+        else:
+            self.terminate("OpReturnValue", self.expr(s.value))
+
+    def s_discard(self, s: Discard) -> None:
+        if self.ctx.stage != "pixel":
+            raise error("'discard' is only allowed in pixel shaders")
+        self.terminate("OpTerminateInvocation" if self.b.version >= (1, 6) else "OpKill")
+
+    def discard_if(self, cond: int) -> None:
+        """`if (cond) discard;` in the middle of an expression (clip())."""
+        kill, merge = self.b.new_id(), self.b.new_id()
+        self.void_op("OpSelectionMerge", merge, enum("SelectionControl", "None"))
+        self.terminate("OpBranchConditional", cond, kill, merge)
+        self.label(kill)
+        self.s_discard(Discard())
+        self.label(merge)
+
+
+_STMT_DISPATCH = {
+    Store: FunctionEmitter.s_store, Eval: FunctionEmitter.s_eval, If: FunctionEmitter.s_if,
+    Loop: FunctionEmitter.s_loop, Switch: FunctionEmitter.s_switch, Break: FunctionEmitter.s_break,
+    Continue: FunctionEmitter.s_continue, Return: FunctionEmitter.s_return, Discard: FunctionEmitter.s_discard,
+}

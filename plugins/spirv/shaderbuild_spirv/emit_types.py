@@ -1,0 +1,252 @@
+"""IR types and constants -> SPIR-V ids.
+
+A type is lowered per *layout context*: None for logical values (Function,
+Private, Workgroup, Input/Output) or a layout rule name for memory that needs
+explicit offsets (buffers, push constants).  Struct and array types get one
+SPIR-V type per context, as DXC does, because Vulkan forbids explicit-layout
+decorations outside those storage classes and a decorated type cannot be shared.
+In a layout context `bool` is stored as a 32-bit uint.
+
+Matrices follow DXC: an HLSL RxC float matrix is OpTypeMatrix of R column
+vectors of C components (the transpose); Rx1/1xC are vectors, 1x1 a scalar;
+non-float matrices are arrays of R row vectors.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import layout_of
+from shaderbuild.ir.types import (
+    UINT,
+    Array,
+    Matrix,
+    Resource,
+    Scalar,
+    Struct,
+    Type,
+    Vector,
+    VoidType,
+)
+
+from .builder import ModuleBuilder
+
+_WIDTH_CAPS = {("float", 16): "Float16", ("float", 64): "Float64", ("int", 16): "Int16", ("int", 64): "Int64",
+               ("uint", 16): "Int16", ("uint", 64): "Int64", ("int", 8): "Int8", ("uint", 8): "Int8"}
+_STORAGE_16BIT = {"Uniform": "UniformAndStorageBuffer16BitAccess", "StorageBuffer": "StorageBuffer16BitAccess",
+                  "PushConstant": "StoragePushConstant16"}
+
+
+def matrix_shape(t: Matrix) -> str:
+    """'scalar', 'vector', 'matrix' (OpTypeMatrix) or 'array' (non-float) representation."""
+    if t.rows == 1 and t.cols == 1:
+        return "scalar"
+    if t.rows == 1 or t.cols == 1:
+        return "vector"
+    return "matrix" if t.elem.kind == "float" else "array"
+
+
+def has_layout_difference(t: Type) -> bool:
+    """Whether a value of `t` loaded from laid-out memory has a different SPIR-V type."""
+    if isinstance(t, Scalar):
+        return t.kind == "bool"
+    if isinstance(t, Vector):
+        return t.elem.kind == "bool"
+    if isinstance(t, Matrix):
+        return t.elem.kind == "bool" or matrix_shape(t) == "array"
+    return isinstance(t, (Array, Struct))
+
+
+class TypeLowering:
+    """Interns SPIR-V types and constants for IR types."""
+
+    def __init__(self, b: ModuleBuilder) -> None:
+        self.b = b
+
+    # ------------------------------------------------------------ types
+
+    def void(self) -> int:
+        return self.b.type("OpTypeVoid")
+
+    def bool_(self) -> int:
+        return self.b.type("OpTypeBool")
+
+    def scalar(self, s: Scalar, layout: str | None = None) -> int:
+        if s.kind == "bool":
+            return self.scalar(UINT) if layout else self.bool_()
+        cap = _WIDTH_CAPS.get((s.kind, s.width))
+        if cap:
+            self.b.capability(cap)
+        if s.kind == "float":
+            return self.b.type("OpTypeFloat", s.width)
+        return self.b.type("OpTypeInt", s.width, 1 if s.kind == "int" else 0)
+
+    def vector(self, elem: Scalar, n: int, layout: str | None = None) -> int:
+        e = self.scalar(elem, layout)
+        return e if n == 1 else self.b.type("OpTypeVector", e, n)
+
+    def tid(self, t: Type, layout: str | None = None) -> int:
+        """The SPIR-V type id of `t` in layout context `layout`."""
+        if isinstance(t, Scalar):
+            return self.scalar(t, layout)
+        if isinstance(t, Vector):
+            return self.vector(t.elem, t.size, layout)
+        if isinstance(t, Matrix):
+            return self._matrix(t, layout)
+        if isinstance(t, Array):
+            return self._array(t, layout)
+        if isinstance(t, Struct):
+            return self._struct(t, layout)
+        if isinstance(t, VoidType):
+            return self.void()
+        if isinstance(t, Resource):
+            raise error(f"resource type {t} cannot be used as a value here")
+        raise error(f"type {t} is not supported by the SPIR-V backend")
+
+    def _matrix(self, t: Matrix, layout: str | None) -> int:
+        shape = matrix_shape(t)
+        if shape == "scalar":
+            return self.scalar(t.elem, layout)
+        if shape == "vector":
+            return self.vector(t.elem, t.rows * t.cols, layout)
+        row = self.vector(t.elem, t.cols, layout)
+        if shape == "matrix":
+            self.b.capability("Shader")
+            return self.b.type("OpTypeMatrix", row, t.rows)
+        n = self.uconst(t.rows)
+        if layout is None:
+            return self.b.type("OpTypeArray", row, n)
+        tid = self.b.type("OpTypeArray", row, n, key=("mat-array", t, layout))
+        self.b.decorate(tid, "ArrayStride", layout_of(t, layout, True).matrix_stride)
+        return tid
+
+    def _array(self, t: Array, layout: str | None) -> int:
+        elem = self.tid(t.elem, layout)
+        if layout is None:
+            if t.size is None:
+                return self.b.type("OpTypeRuntimeArray", elem)
+            return self.b.type("OpTypeArray", elem, self.uconst(t.size))
+        key = ("array", t, layout)
+        if t.size is None:
+            tid = self.b.type("OpTypeRuntimeArray", elem, key=key)
+            stride = layout_of(Array(t.elem, 1), layout).array_stride
+        else:
+            tid = self.b.type("OpTypeArray", elem, self.uconst(t.size), key=key)
+            stride = layout_of(t, layout).array_stride
+        self.b.decorate(tid, "ArrayStride", stride)
+        return tid
+
+    def _struct(self, t: Struct, layout: str | None, block: str | None = None) -> int:
+        key = ("struct", t, layout, block)
+        tid = self.b.interned(key)
+        if tid is not None:
+            return tid
+        members = [self.tid(f.type, layout) for f in t.fields]
+        tid = self.b.type("OpTypeStruct", *members, key=key)
+        self.b.name(tid, block or t.name)
+        for i, f in enumerate(t.fields):
+            self.b.member_name(tid, i, f.name)
+        if layout is not None:
+            self.decorate_members(tid, t, layout)
+        return tid
+
+    def decorate_members(self, tid: int, t: Struct, layout: str) -> None:
+        """Offset, MatrixStride and majorness of each member of a laid-out struct."""
+        lay = layout_of(t, layout)
+        for i, (f, off, ml) in enumerate(zip(t.fields, lay.offsets, lay.members)):
+            self.b.member_decorate(tid, i, "Offset", off)
+            self.matrix_decorations(tid, i, f.type, ml)
+
+    def matrix_decorations(self, tid: int, member: int, t: Type, ml) -> None:
+        inner = t
+        while isinstance(inner, Array):
+            inner = inner.elem
+        if isinstance(inner, Matrix) and matrix_shape(inner) == "matrix":
+            self.b.member_decorate(tid, member, "MatrixStride", ml.matrix_stride)
+            # HLSL rows are SPIR-V columns, so majorness flips (DXC SPIR-V.rst Appendix A)
+            self.b.member_decorate(tid, member, "ColMajor" if ml.row_major else "RowMajor")
+
+    def block_struct(self, name: str, t: Struct, layout: str) -> int:
+        """A struct used directly as a buffer block (its own id, named after the resource type)."""
+        return self._struct(t, layout, block=name)
+
+    def note_storage(self, t: Type, storage_class: str) -> None:
+        """Capabilities for 16-bit types in buffer memory."""
+        if _has_16bit(t) and storage_class in _STORAGE_16BIT:
+            self.b.capability(_STORAGE_16BIT[storage_class])
+            if self.b.version < (1, 3):
+                self.b.extension("SPV_KHR_16bit_storage")
+
+    def ptr(self, storage_class: str, pointee: int) -> int:
+        from .builder import enum
+
+        return self.b.type("OpTypePointer", enum("StorageClass", storage_class), pointee)
+
+    def func_type(self, ret: int, params: list[int]) -> int:
+        return self.b.type("OpTypeFunction", ret, *params)
+
+    # -------------------------------------------------------- constants
+
+    def uconst(self, v: int) -> int:
+        return self.scalar_const(UINT, v)
+
+    def scalar_const(self, s: Scalar, v) -> int:
+        tid = self.scalar(s)
+        if s.kind == "bool":
+            return self.b.constant("OpConstantTrue" if v else "OpConstantFalse", tid)
+        return self.b.constant("OpConstant", tid, *_literal_words(s, v))
+
+    def const(self, t: Type, value) -> int:
+        """A scalar, vector or (flattened, row by row) matrix constant; a scalar value splats."""
+        if isinstance(t, Scalar):
+            return self.scalar_const(t, value)
+        if isinstance(t, (Vector, Matrix)):
+            n = t.size if isinstance(t, Vector) else t.rows * t.cols
+            vals = tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+            comps = [self.scalar_const(t.elem, v) for v in vals]
+            if n == 1:
+                return comps[0]
+            if isinstance(t, Matrix) and matrix_shape(t) in ("matrix", "array"):
+                rt = Vector(t.elem, t.cols)
+                rows = [self.b.constant("OpConstantComposite", self.tid(rt), *comps[r * t.cols:(r + 1) * t.cols])
+                        for r in range(t.rows)]
+                return self.b.constant("OpConstantComposite", self.tid(t), *rows)
+            return self.b.constant("OpConstantComposite", self.tid(t), *comps)
+        raise error(f"cannot make a constant of type {t}")
+
+    def null(self, t: Type, layout: str | None = None) -> int:
+        return self.b.constant("OpConstantNull", self.tid(t, layout))
+
+
+def _has_16bit(t: Type) -> bool:
+    if isinstance(t, Scalar):
+        return t.width == 16
+    if isinstance(t, (Vector, Matrix)):
+        return t.elem.width == 16
+    if isinstance(t, Array):
+        return _has_16bit(t.elem)
+    if isinstance(t, Struct):
+        return any(_has_16bit(f.type) for f in t.fields)
+    return False
+
+
+def _literal_words(s: Scalar, v) -> list[int]:
+    """Words of an OpConstant literal of scalar type `s` (low-order word first)."""
+    if s.kind == "float":
+        if s.width == 16:
+            return [struct.unpack("<H", struct.pack("<e", float(v)))[0]]
+        if s.width == 64:
+            lo, hi = struct.unpack("<II", struct.pack("<d", float(v)))
+            return [lo, hi]
+        return [struct.unpack("<I", struct.pack("<f", float(v)))[0]]
+    v = int(v)
+    if s.width == 64:
+        v &= (1 << 64) - 1
+        return [v & 0xFFFFFFFF, v >> 32]
+    if s.width < 32:
+        # narrower ints are sign/zero-extended into one word (spec §2.2.1)
+        v &= (1 << s.width) - 1
+        if s.kind == "int" and v >> (s.width - 1):
+            v -= 1 << s.width
+    return [v & 0xFFFFFFFF]

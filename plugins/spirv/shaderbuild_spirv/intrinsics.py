@@ -1,0 +1,793 @@
+"""HLSL intrinsics -> SPIR-V: one dispatch table, name -> lowering function.
+
+IR intrinsic names are the HLSL names; the front end has already picked the
+overload (arguments converted, result type in `.type`).  Math goes through
+GLSL.std.450 where it has an instruction; capabilities are requested by the
+entries that need them.  Matrices use DXC's transposed representation, so
+`mul` swaps operands (seed 002 "Vectors and matrices").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.nodes import Intrinsic
+from shaderbuild.ir.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    UINT,
+    Matrix,
+    Resource,
+    Scalar,
+    Struct,
+    StructField,
+    Type,
+    Vector,
+    scalar_of,
+)
+
+from .builder import enum
+from .emit_expr import ExprEmitter, Ptr, _ncomp, _with_scalar
+from .emit_types import matrix_shape
+
+Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
+TABLE: dict[str, Lowering] = {}
+
+
+def lower_intrinsic(fe: ExprEmitter, e: Intrinsic) -> int | None:
+    fn = TABLE.get(e.name)
+    if fn is None:
+        raise error(f"intrinsic '{e.name}' is not supported by the SPIR-V backend")
+    return fn(fe, e)
+
+
+def _args(fe: ExprEmitter, e: Intrinsic) -> list[int]:
+    return [fe.expr(a) for a in e.args]
+
+
+def _kind(e: Intrinsic, i: int = 0) -> str:
+    return scalar_of(e.args[i].type).kind
+
+
+def _is_matrix(t: Type) -> bool:
+    return isinstance(t, Matrix) and matrix_shape(t) in ("matrix", "array")
+
+
+def _per_row(fe: ExprEmitter, e: Intrinsic, fn: Callable[[Type, list[int]], int]) -> int:
+    """Apply fn(result_type, arg_ids) per matrix row when the result is a matrix."""
+    ids = _args(fe, e)
+    if _is_matrix(e.type) and all(_is_matrix(a.type) for a in e.args):
+        return fe.componentwise(e.type, lambda rt, *xs: fn(rt, list(xs)), *zip((a.type for a in e.args), ids))
+    return fn(e.type, ids)
+
+
+# ---------------------------------------------------------------- GLSL.std.450
+
+def _glsl(name: str) -> Lowering:
+    return lambda fe, e: _per_row(fe, e, lambda rt, xs: fe.ext(name, rt, *xs))
+
+
+def _glsl_by_kind(names: dict[str, str | None]) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        k = _kind(e)
+        if k not in names:
+            raise error(f"'{e.name}' is not defined for {e.args[0].type}")
+        name = names[k]
+        if name is None:     # identity (abs of unsigned)
+            return fe.expr(e.args[0])
+        return _per_row(fe, e, lambda rt, xs: fe.ext(name, rt, *xs))
+    return lower
+
+
+def _sign(fe: ExprEmitter, e: Intrinsic) -> int:
+    t = e.args[0].type
+    k = _kind(e)
+    x = fe.expr(e.args[0])
+    if k == "uint":
+        return fe.convert(fe.op("OpINotEqual", fe.tid(_with_scalar(t, BOOL)), x, fe.const(t, 0)),
+                          _with_scalar(t, BOOL), e.type)
+    v = fe.ext({"float": "FSign", "int": "SSign"}[k], t, x)
+    return fe.convert(v, t, e.type)
+
+
+def _fma_or_muladd(fe: ExprEmitter, e: Intrinsic) -> int:
+    if _kind(e) == "float":
+        return _per_row(fe, e, lambda rt, xs: fe.ext("Fma", rt, *xs))
+    a, b, c = _args(fe, e)
+    t = fe.tid(e.type)
+    return fe.op("OpIAdd", t, fe.op("OpIMul", t, a, b), c)
+
+
+def _log10(fe: ExprEmitter, e: Intrinsic) -> int:
+    def f(rt, xs):
+        return fe.op("OpFMul", fe.tid(rt), fe.ext("Log2", rt, *xs), fe.const(rt, math.log10(2.0)))
+    return _per_row(fe, e, f)
+
+
+def _rcp(fe: ExprEmitter, e: Intrinsic) -> int:
+    return _per_row(fe, e, lambda rt, xs: fe.op("OpFDiv", fe.tid(rt), fe.const(rt, 1.0), xs[0]))
+
+
+def _saturate(fe: ExprEmitter, e: Intrinsic) -> int:
+    return _per_row(fe, e, lambda rt, xs: fe.ext("FClamp", rt, xs[0], fe.const(rt, 0.0), fe.const(rt, 1.0)))
+
+
+def _fmod(fe: ExprEmitter, e: Intrinsic) -> int:
+    return _per_row(fe, e, lambda rt, xs: fe.op("OpFRem", fe.tid(rt), *xs))
+
+
+def _ldexp(fe: ExprEmitter, e: Intrinsic) -> int:
+    x, ex = _args(fe, e)
+    et = e.args[1].type
+    if scalar_of(et).kind == "float":
+        it = _with_scalar(et, INT)
+        ex = fe.convert(ex, et, it)
+    return fe.ext("Ldexp", e.type, x, ex)
+
+
+def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
+    x = fe.expr(e.args[0])
+    t = e.args[0].type
+    it = _with_scalar(t, INT)
+    st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(it))
+    r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("FrexpStruct"), x)
+    exp = fe.op("OpCompositeExtract", fe.tid(it), r, 1)
+    out = e.args[1]
+    fe.store(fe.place(out), fe.convert(exp, it, out.type))
+    return fe.op("OpCompositeExtract", fe.tid(t), r, 0)
+
+
+def _modf(fe: ExprEmitter, e: Intrinsic) -> int:
+    x = fe.expr(e.args[0])
+    t = e.args[0].type
+    st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(t))
+    r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("ModfStruct"), x)
+    fe.store(fe.place(e.args[1]), fe.op("OpCompositeExtract", fe.tid(t), r, 1))
+    return fe.op("OpCompositeExtract", fe.tid(t), r, 0)
+
+
+def _op(opname: str) -> Lowering:
+    return lambda fe, e: _per_row(fe, e, lambda rt, xs: fe.op(opname, fe.tid(rt), *xs))
+
+
+def _isfinite(fe: ExprEmitter, e: Intrinsic) -> int:
+    x = fe.expr(e.args[0])
+    t = fe.tid(e.type)
+    bad = fe.op("OpLogicalOr", t, fe.op("OpIsNan", t, x), fe.op("OpIsInf", t, x))
+    return fe.op("OpLogicalNot", t, bad)
+
+
+def _all_any(opname: str, combine: str) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        t = e.args[0].type
+        x = fe.convert(fe.expr(e.args[0]), t, _with_scalar(t, BOOL))
+        if _is_matrix(t):
+            rows = [fe.op(opname, fe.tid(BOOL), fe.op("OpCompositeExtract", fe.tid(Vector(BOOL, t.cols)), x, r))
+                    for r in range(t.rows)]
+            acc = rows[0]
+            for r in rows[1:]:
+                acc = fe.op(combine, fe.tid(BOOL), acc, r)
+            return acc
+        return x if _ncomp(t) == 1 else fe.op(opname, fe.tid(BOOL), x)
+    return lower
+
+
+def _bitcast(fe: ExprEmitter, e: Intrinsic) -> int:
+    if len(e.args) != 1:
+        raise error(f"'{e.name}' with {len(e.args)} arguments is not supported by the SPIR-V backend")
+    x = fe.expr(e.args[0])
+    if e.args[0].type == e.type:
+        return x
+    return _per_row(fe, e, lambda rt, xs: fe.op("OpBitcast", fe.tid(rt), *xs))
+
+
+def _f32tof16(fe: ExprEmitter, e: Intrinsic) -> int:
+    x = fe.expr(e.args[0])
+    v2 = fe.tid(Vector(FLOAT, 2))
+
+    def one(c: int) -> int:
+        return fe.ext("PackHalf2x16", UINT, fe.op("OpCompositeConstruct", v2, c, fe.const(FLOAT, 0.0)))
+    return _map_components(fe, e.args[0].type, e.type, x, one)
+
+
+def _f16tof32(fe: ExprEmitter, e: Intrinsic) -> int:
+    x = fe.expr(e.args[0])
+
+    def one(c: int) -> int:
+        return fe.op("OpCompositeExtract", fe.tid(FLOAT), fe.ext("UnpackHalf2x16", Vector(FLOAT, 2), c), 0)
+    return _map_components(fe, e.args[0].type, e.type, x, one)
+
+
+def _map_components(fe: ExprEmitter, at: Type, rt: Type, x: int, one: Callable[[int], int]) -> int:
+    comps = [one(c) for c in fe.flatten(at, x)]
+    return comps[0] if len(comps) == 1 else fe.op("OpCompositeConstruct", fe.tid(rt), *comps)
+
+
+def _firstbit(signed_name: str, unsigned_name: str) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        name = signed_name if _kind(e) == "int" else unsigned_name
+        return fe.ext(name, e.type, fe.expr(e.args[0]))
+    return lower
+
+
+def _transpose(fe: ExprEmitter, e: Intrinsic) -> int:
+    t = e.args[0].type
+    x = fe.expr(e.args[0])
+    if isinstance(t, Matrix) and matrix_shape(t) == "matrix":
+        return fe.op("OpTranspose", fe.tid(e.type), x)    # transposed representation: still a transpose
+    comps = fe.flatten(t, x)
+    rows, cols = (t.rows, t.cols) if isinstance(t, Matrix) else (1, _ncomp(t))
+    tr = [comps[r * cols + c] for c in range(cols) for r in range(rows)]
+    return fe.construct(e.type, [(scalar_of(t), c) for c in tr])
+
+
+def _determinant(fe: ExprEmitter, e: Intrinsic) -> int:
+    t = e.args[0].type
+    if not (isinstance(t, Matrix) and matrix_shape(t) == "matrix"):
+        if isinstance(t, Matrix) and t.rows == t.cols == 1:
+            return fe.expr(e.args[0])
+        raise error(f"determinant of {t} is not supported")
+    return fe.ext("Determinant", e.type, fe.expr(e.args[0]))
+
+
+# ---------------------------------------------------------------- dot / mul
+
+def _dot_ids(fe: ExprEmitter, t: Type, a: int, b: int) -> int:
+    s = scalar_of(t)
+    if _ncomp(t) == 1:
+        return fe.op("OpFMul" if s.kind == "float" else "OpIMul", fe.tid(s), a, b)
+    if s.kind == "float":
+        return fe.op("OpDot", fe.tid(s), a, b)
+    prods = [fe.op("OpIMul", fe.tid(s), x, y) for x, y in zip(fe.flatten(t, a), fe.flatten(t, b))]
+    acc = prods[0]
+    for p in prods[1:]:
+        acc = fe.op("OpIAdd", fe.tid(s), acc, p)
+    return acc
+
+
+def _dot(fe: ExprEmitter, e: Intrinsic) -> int:
+    a, b = _args(fe, e)
+    return _dot_ids(fe, e.args[0].type, a, b)
+
+
+def _rank(t: Type) -> int:
+    return 0 if isinstance(t, Scalar) else 1 if isinstance(t, Vector) else 2
+
+
+def _grid(fe: ExprEmitter, t: Type, v: int, as_row: bool) -> list[list[int]]:
+    comps = fe.flatten(t, v)
+    if isinstance(t, Matrix):
+        return [comps[r * t.cols:(r + 1) * t.cols] for r in range(t.rows)]
+    return [comps] if as_row else [[c] for c in comps]
+
+
+def _mul(fe: ExprEmitter, e: Intrinsic) -> int:
+    at, bt = e.args[0].type, e.args[1].type
+    a, b = _args(fe, e)
+    s = scalar_of(e.type)
+    is_float = s.kind == "float"
+    ra, rb = _rank(at), _rank(bt)
+    rt = fe.tid(e.type)
+    if ra == 0 or rb == 0:
+        (st, sv), (ot, ov) = ((at, a), (bt, b)) if ra == 0 else ((bt, b), (at, a))
+        if _rank(ot) == 0:
+            return fe.op("OpFMul" if is_float else "OpIMul", rt, sv, ov)
+        if is_float and isinstance(ot, Vector):
+            return fe.op("OpVectorTimesScalar", rt, ov, sv)
+        if is_float and isinstance(ot, Matrix) and matrix_shape(ot) == "matrix":
+            return fe.op("OpMatrixTimesScalar", rt, ov, sv)
+        if isinstance(ot, Matrix) and _is_matrix(ot):
+            return fe.componentwise(e.type, lambda r, x: fe.op("OpFMul" if is_float else "OpIMul", fe.tid(r), x,
+                                                                fe.splat(sv, r)), (ot, ov))
+        return fe.op("OpFMul" if is_float else "OpIMul", rt, ov, fe.splat(sv, ot))
+    if ra == 1 and rb == 1:
+        return _dot_ids(fe, at, a, b)
+    if is_float:
+        am = isinstance(at, Matrix) and matrix_shape(at) == "matrix"
+        bm = isinstance(bt, Matrix) and matrix_shape(bt) == "matrix"
+        if ra == 1 and bm:
+            return fe.op("OpMatrixTimesVector", rt, b, a)
+        if am and rb == 1:
+            return fe.op("OpVectorTimesMatrix", rt, b, a)
+        if am and bm and _is_matrix(e.type):
+            return fe.op("OpMatrixTimesMatrix", rt, b, a)
+    # general case (integers, 1xN / Nx1 matrices): sum of products per element
+    ga, gb = _grid(fe, at, a, True), _grid(fe, bt, b, False)
+    mul_op, add_op = ("OpFMul", "OpFAdd") if is_float else ("OpIMul", "OpIAdd")
+    st = fe.tid(s)
+    out = []
+    for row in ga:
+        for c in range(len(gb[0])):
+            acc = None
+            for k, x in enumerate(row):
+                p = fe.op(mul_op, st, x, gb[k][c])
+                acc = p if acc is None else fe.op(add_op, st, acc, p)
+            out.append(acc)
+    return fe.construct(e.type, [(s, c) for c in out])
+
+
+# ---------------------------------------------------------------- atomics
+
+_ATOMICS = {
+    "InterlockedAdd": {"int": "OpAtomicIAdd", "uint": "OpAtomicIAdd"},
+    "InterlockedAnd": {"int": "OpAtomicAnd", "uint": "OpAtomicAnd"},
+    "InterlockedOr": {"int": "OpAtomicOr", "uint": "OpAtomicOr"},
+    "InterlockedXor": {"int": "OpAtomicXor", "uint": "OpAtomicXor"},
+    "InterlockedMin": {"int": "OpAtomicSMin", "uint": "OpAtomicUMin"},
+    "InterlockedMax": {"int": "OpAtomicSMax", "uint": "OpAtomicUMax"},
+    "InterlockedExchange": {"int": "OpAtomicExchange", "uint": "OpAtomicExchange", "float": "OpAtomicExchange"},
+}
+_SCOPE = {"CrossDevice": 0, "Device": 1, "Workgroup": 2, "Subgroup": 3, "Invocation": 4}
+
+
+def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
+    """(pointer id, pointee type, remaining args) for the free function or the
+    RWByteAddressBuffer method form (resource, byte address, ...)."""
+    first = e.args[0]
+    p = fe.place(first)
+    if not isinstance(p, Ptr):
+        raise error(f"'{e.name}' needs a memory location")
+    if isinstance(p.type, Resource):
+        rv = p.res
+        if rv is None or rv.kind.rep != "bytes":
+            raise error(f"'{e.name}' method is only supported on RWByteAddressBuffer")
+        idx = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
+        q = Ptr(p.base, [*p.chain, fe.T.uconst(0), idx], rv.storage_class, rv.layout, UINT, None, rv)
+        return fe.pointer(q), UINT, list(e.args[2:])
+    if p.res is not None and not p.res.kind.writable:
+        raise error(f"'{e.name}' on read-only resource '{p.res.var.name}'")
+    return fe.pointer(p), p.type, list(e.args[1:])
+
+
+def _atomic(fe: ExprEmitter, e: Intrinsic) -> int:
+    """Returns the original value; an extra trailing place receives it too."""
+    ptr, t, rest = _atomic_target(fe, e)
+    opname = _ATOMICS[e.name].get(scalar_of(t).kind)
+    if opname is None:
+        raise error(f"'{e.name}' is not defined for {t}")
+    value = fe.convert(fe.expr(rest[0]), rest[0].type, t)
+    r = fe.op(opname, fe.tid(t), ptr, fe.T.uconst(_SCOPE["Device"]), fe.T.uconst(0), value)
+    if len(rest) > 1:
+        fe.store(fe.place(rest[1]), fe.convert(r, t, rest[1].type))
+    return r
+
+
+def _compare_exchange(fe: ExprEmitter, e: Intrinsic) -> int:
+    ptr, t, rest = _atomic_target(fe, e)
+    cmp = fe.convert(fe.expr(rest[0]), rest[0].type, t)
+    value = fe.convert(fe.expr(rest[1]), rest[1].type, t)
+    zero = fe.T.uconst(0)
+    r = fe.op("OpAtomicCompareExchange", fe.tid(t), ptr, fe.T.uconst(_SCOPE["Device"]), zero, zero, value, cmp)
+    if len(rest) > 2:
+        fe.store(fe.place(rest[2]), fe.convert(r, t, rest[2].type))
+    return r
+
+
+# ---------------------------------------------------------------- barriers
+
+_ACQ_REL, _UNIFORM, _WORKGROUP, _IMAGE = 0x8, 0x40, 0x100, 0x800
+# name -> (execution scope or None, memory scope, semantics); DXC's choices
+BARRIERS = {
+    "GroupMemoryBarrierWithGroupSync": ("Workgroup", "Workgroup", _ACQ_REL | _WORKGROUP),
+    "GroupMemoryBarrier": (None, "Workgroup", _ACQ_REL | _WORKGROUP),
+    "DeviceMemoryBarrierWithGroupSync": ("Workgroup", "Device", _ACQ_REL | _UNIFORM | _IMAGE),
+    "DeviceMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _IMAGE),
+    "AllMemoryBarrierWithGroupSync": ("Workgroup", "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
+    "AllMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
+}
+
+
+def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
+    exe, mem, sem = BARRIERS[e.name]
+    u = fe.T.uconst
+    if exe is None:
+        fe.void_op("OpMemoryBarrier", u(_SCOPE[mem]), u(sem))
+    else:
+        fe.void_op("OpControlBarrier", u(_SCOPE[exe]), u(_SCOPE[mem]), u(sem))
+    return None
+
+
+# ---------------------------------------------------------------- wave ops
+
+def _need_wave(fe: ExprEmitter, e: Intrinsic, cap: str) -> int:
+    if fe.b.version < (1, 3):
+        raise error(f"'{e.name}' needs SPIR-V 1.3 or later (use -fspv-target-env=vulkan1.1 or newer)")
+    fe.b.capability("GroupNonUniform")
+    fe.b.capability(cap)
+    return fe.T.uconst(_SCOPE["Subgroup"])
+
+
+_ADD = {"int": "OpGroupNonUniformIAdd", "uint": "OpGroupNonUniformIAdd", "float": "OpGroupNonUniformFAdd"}
+_MUL = {"int": "OpGroupNonUniformIMul", "uint": "OpGroupNonUniformIMul", "float": "OpGroupNonUniformFMul"}
+_MIN = {"int": "OpGroupNonUniformSMin", "uint": "OpGroupNonUniformUMin", "float": "OpGroupNonUniformFMin"}
+_MAX = {"int": "OpGroupNonUniformSMax", "uint": "OpGroupNonUniformUMax", "float": "OpGroupNonUniformFMax"}
+_AND = {"int": "OpGroupNonUniformBitwiseAnd", "uint": "OpGroupNonUniformBitwiseAnd"}
+_OR = {"int": "OpGroupNonUniformBitwiseOr", "uint": "OpGroupNonUniformBitwiseOr"}
+_XOR = {"int": "OpGroupNonUniformBitwiseXor", "uint": "OpGroupNonUniformBitwiseXor"}
+WAVE_ARITH = {
+    "WaveActiveSum": ("Reduce", _ADD), "WaveActiveProduct": ("Reduce", _MUL),
+    "WaveActiveMin": ("Reduce", _MIN), "WaveActiveMax": ("Reduce", _MAX),
+    "WaveActiveBitAnd": ("Reduce", _AND), "WaveActiveBitOr": ("Reduce", _OR), "WaveActiveBitXor": ("Reduce", _XOR),
+    "WavePrefixSum": ("ExclusiveScan", _ADD), "WavePrefixProduct": ("ExclusiveScan", _MUL),
+}
+
+
+def _wave_arith(fe: ExprEmitter, e: Intrinsic) -> int:
+    group_op, ops = WAVE_ARITH[e.name]
+    scope = _need_wave(fe, e, "GroupNonUniformArithmetic")
+    opname = ops.get(_kind(e))
+    if opname is None:
+        raise error(f"'{e.name}' is not defined for {e.args[0].type}")
+    return fe.op(opname, fe.tid(e.type), scope, enum("GroupOperation", group_op), fe.expr(e.args[0]))
+
+
+def _wave_simple(opname: str, cap: str) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        scope = _need_wave(fe, e, cap)
+        return fe.op(opname, fe.tid(e.type), scope, *_args(fe, e))
+    return lower
+
+
+def _wave_all_equal(fe: ExprEmitter, e: Intrinsic) -> int:
+    scope = _need_wave(fe, e, "GroupNonUniformVote")
+    t = e.args[0].type
+    x = fe.expr(e.args[0])
+    if _ncomp(e.type) > 1:
+        comps = [fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, c) for c in fe.flatten(t, x)]
+        return fe.op("OpCompositeConstruct", fe.tid(e.type), *comps)
+    return fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, x)
+
+
+def _ballot(fe: ExprEmitter, e: Intrinsic, scope: int) -> int:
+    return fe.op("OpGroupNonUniformBallot", fe.tid(Vector(UINT, 4)), scope, fe.expr(e.args[0]))
+
+
+def _wave_ballot(fe: ExprEmitter, e: Intrinsic) -> int:
+    return _ballot(fe, e, _need_wave(fe, e, "GroupNonUniformBallot"))
+
+
+def _wave_count(group_op: str) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        scope = _need_wave(fe, e, "GroupNonUniformBallot")
+        bal = _ballot(fe, e, scope)
+        r = fe.op("OpGroupNonUniformBallotBitCount", fe.tid(UINT), scope, enum("GroupOperation", group_op), bal)
+        return fe.convert(r, UINT, e.type)
+    return lower
+
+
+def _quad_swap(direction: int) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        scope = _need_wave(fe, e, "GroupNonUniformQuad")
+        return fe.op("OpGroupNonUniformQuadSwap", fe.tid(e.type), scope, fe.expr(e.args[0]), fe.T.uconst(direction))
+    return lower
+
+
+def _lane_builtin(builtin: str) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        _need_wave(fe, e, "GroupNonUniform")
+        vid = builtin_input(fe, builtin, UINT)
+        return fe.convert(fe.op("OpLoad", fe.tid(UINT), vid), UINT, e.type)
+    return lower
+
+
+def builtin_input(fe: ExprEmitter, builtin: str, t: Type) -> int:
+    """An Input variable decorated BuiltIn, created once per module."""
+    ctx = fe.ctx
+    vid = ctx.builtins.get(builtin)
+    if vid is None:
+        b = fe.b
+        vid = b.global_variable(fe.T.ptr("Input", fe.tid(t)), "Input")
+        b.name(vid, f"gl_{builtin}")
+        b.decorate(vid, "BuiltIn", enum("BuiltIn", builtin))
+        if ctx.stage == "pixel" and scalar_of(t).kind != "float":
+            b.decorate(vid, "Flat")
+        ctx.builtins[builtin] = vid
+        ctx.interface.append(vid)
+    return vid
+
+
+# ---------------------------------------------------------------- resource methods
+
+def _resource(fe: ExprEmitter, e: Intrinsic) -> Ptr:
+    p = fe.place(e.args[0])
+    if not isinstance(p, Ptr) or p.res is None:
+        raise error(f"'{e.name}' must be called on a resource")
+    return p
+
+
+def _sampled_image(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
+    img = fe.load_image(p)
+    sp = fe.place(e.args[1])
+    sampler = fe.op("OpLoad", fe.b.type("OpTypeSampler"), fe.pointer(sp))
+    sit = fe.b.type("OpTypeSampledImage", fe.image_type(p))
+    return fe.op("OpSampledImage", sit, img, sampler)
+
+
+def _sample(lod_operand: str | None, implicit: bool) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        if implicit and fe.ctx.stage != "pixel":
+            raise error(f"'{e.name}' (implicit level of detail) is only allowed in pixel shaders; use SampleLevel")
+        p = _resource(fe, e)
+        si = _sampled_image(fe, e, p)
+        coord = fe.expr(e.args[2])
+        extra = [fe.expr(a) for a in e.args[3:]]
+        s, n, t4 = fe.texel4(p.res.rtype)
+        ops: list[int] = [si, coord]
+        if lod_operand == "Grad":
+            ops += [enum("ImageOperands", "Grad"), *extra[:2]]
+        elif lod_operand is not None:
+            ops += [enum("ImageOperands", lod_operand), extra[0]]
+        name = "OpImageSampleImplicitLod" if implicit else "OpImageSampleExplicitLod"
+        return fe.shrink(fe.op(name, fe.tid(t4), *ops), s, n, e.type)
+    return lower
+
+
+def _load(fe: ExprEmitter, e: Intrinsic) -> int:
+    p = _resource(fe, e)
+    rv = p.res
+    rep = rv.kind.rep
+    if rep == "bytes":
+        return _bytes_load(fe, e, p)
+    if rep == "structured":
+        q = Ptr(p.base, [*p.chain, fe.T.uconst(0), fe.expr(e.args[1])], rv.storage_class, rv.layout, e.type, None, rv)
+        return fe.load(q)
+    if rep == "image":
+        s, n, t4 = fe.texel4(rv.rtype)
+        img = fe.load_image(p)
+        loc_t = e.args[1].type
+        loc = fe.expr(e.args[1])
+        if rv.kind.writable:
+            v4 = fe.op("OpImageRead", fe.tid(t4), img, loc)
+        elif rv.kind.dim == "Buffer":
+            v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc)
+        else:
+            # Texture.Load(int3(x, y, mip)): the last component is the level
+            n_loc = _ncomp(loc_t)
+            cs = scalar_of(loc_t)
+            coord_t = Vector(cs, n_loc - 1) if n_loc > 2 else cs
+            coord = fe.swizzle(loc, loc_t, tuple(range(n_loc - 1)), coord_t)
+            lod = fe.op("OpCompositeExtract", fe.tid(cs), loc, n_loc - 1)
+            v4 = fe.op("OpImageFetch", fe.tid(t4), img, coord, enum("ImageOperands", "Lod"), lod)
+        return fe.shrink(v4, s, n, e.type)
+    raise error(f"'Load' is not supported on {rv.rtype.kind}")
+
+
+def _bytes_word_ptr(fe: ExprEmitter, p: Ptr, word: int) -> int:
+    rv = p.res
+    return fe.pointer(Ptr(p.base, [*p.chain, fe.T.uconst(0), word], rv.storage_class, rv.layout, UINT, None, rv))
+
+
+def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
+    n = _ncomp(e.type) or 1
+    base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
+    words = []
+    for i in range(n):
+        idx = base if i == 0 else fe.op("OpIAdd", fe.tid(UINT), base, fe.const(UINT, i))
+        words.append(fe.op("OpLoad", fe.tid(UINT), _bytes_word_ptr(fe, p, idx)))
+    v = words[0] if n == 1 else fe.op("OpCompositeConstruct", fe.tid(Vector(UINT, n)), *words)
+    ut = UINT if n == 1 else Vector(UINT, n)
+    if scalar_of(e.type) != UINT:
+        return fe.op("OpBitcast", fe.tid(e.type), v)
+    return fe.convert(v, ut, e.type)
+
+
+def _bytes_store(fe: ExprEmitter, e: Intrinsic) -> None:
+    p = _resource(fe, e)
+    if p.res.kind.rep != "bytes" or not p.res.kind.writable:
+        raise error(f"'{e.name}' is only supported on RWByteAddressBuffer")
+    vt = e.args[2].type
+    v = fe.expr(e.args[2])
+    if scalar_of(vt) != UINT:
+        ut = _with_scalar(vt, UINT)
+        v = fe.op("OpBitcast", fe.tid(ut), v)
+        vt = ut
+    base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
+    for i, c in enumerate(fe.flatten(vt, v)):
+        idx = base if i == 0 else fe.op("OpIAdd", fe.tid(UINT), base, fe.const(UINT, i))
+        fe.void_op("OpStore", _bytes_word_ptr(fe, p, idx), c)
+    return None
+
+
+_SIZE_COMPONENTS = {"1D": 1, "2D": 2, "3D": 3, "Cube": 2, "Buffer": 1}
+
+
+def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
+    p = _resource(fe, e)
+    rv = p.res
+    outs = list(e.args[1:])
+    if rv.kind.rep in ("structured", "bytes"):
+        block = fe.pointer(p)
+        n = fe.op("OpArrayLength", fe.tid(UINT), block, 0)
+        if not outs:     # the front end's form: returns the element count, stride is a constant
+            return n if rv.kind.rep == "structured" else fe.op("OpIMul", fe.tid(UINT), n, fe.const(UINT, 4))
+        if rv.kind.rep == "bytes":
+            fe.store(fe.place(outs[0]), fe.convert(fe.op("OpIMul", fe.tid(UINT), n, fe.const(UINT, 4)), UINT,
+                                                   outs[0].type))
+            return None
+        from shaderbuild.ir.layout import layout_of
+        from shaderbuild.ir.types import Array
+
+        stride = layout_of(Array(rv.rtype.elem, 1), rv.layout).array_stride
+        fe.store(fe.place(outs[0]), fe.convert(n, UINT, outs[0].type))
+        if len(outs) > 1:
+            fe.store(fe.place(outs[1]), fe.convert(fe.const(UINT, stride), UINT, outs[1].type))
+        return None
+    if rv.kind.rep != "image":
+        raise error(f"GetDimensions is not supported on {rv.rtype.kind}")
+    fe.b.capability("ImageQuery")
+    img = fe.load_image(p)
+    k = rv.kind
+    nsize = _SIZE_COMPONENTS[k.dim] + int(k.arrayed)
+    st = UINT if nsize == 1 else Vector(UINT, nsize)
+    sampled_mip = not k.writable and k.dim != "Buffer" and not k.ms
+    if sampled_mip:
+        has_mip_arg = len(outs) > nsize and scalar_of(outs[0].type) is not None and len(outs) == nsize + 2
+        mip = fe.convert(fe.expr(outs[0]), outs[0].type, UINT) if has_mip_arg else fe.const(UINT, 0)
+        if has_mip_arg:
+            outs = outs[1:]
+        size = fe.op("OpImageQuerySizeLod", fe.tid(st), img, mip)
+    else:
+        size = fe.op("OpImageQuerySize", fe.tid(st), img)
+    comps = fe.flatten(st, size)
+    for out, c in zip(outs, comps):
+        fe.store(fe.place(out), fe.convert(c, UINT, out.type))
+    if len(outs) > nsize:
+        extra = outs[nsize]
+        if sampled_mip:
+            lv = fe.op("OpImageQueryLevels", fe.tid(UINT), img)
+        else:
+            lv = fe.op("OpImageQuerySamples", fe.tid(UINT), img)
+        fe.store(fe.place(extra), fe.convert(lv, UINT, extra.type))
+    return None
+
+
+# ---------------------------------------------------------------- misc
+
+def _sincos(fe: ExprEmitter, e: Intrinsic) -> None:
+    x = fe.expr(e.args[0])
+    t = e.args[0].type
+
+    def one(name: str) -> int:
+        if _is_matrix(t):
+            return fe.componentwise(t, lambda rt, r: fe.ext(name, rt, r), (t, x))
+        return fe.ext(name, t, x)
+    fe.store(fe.place(e.args[1]), one("Sin"))
+    fe.store(fe.place(e.args[2]), one("Cos"))
+    return None
+
+
+def _derivative(opname: str, cap: str | None = None) -> Lowering:
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        if fe.ctx.stage != "pixel":
+            raise error(f"'{e.name}' is only allowed in pixel shaders")
+        if cap:
+            fe.b.capability(cap)
+        return _per_row(fe, e, lambda rt, xs: fe.op(opname, fe.tid(rt), *xs))
+    return lower
+
+
+def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
+    """clip(x): discard when any component of x is negative."""
+    if fe.ctx.stage != "pixel":
+        raise error("'clip' is only allowed in pixel shaders")
+    t = e.args[0].type
+    x = fe.expr(e.args[0])
+    bt = _with_scalar(t, BOOL)
+    neg = _per_row_ids(fe, bt, lambda rt, v: fe.op("OpFOrdLessThan", fe.tid(rt), v, fe.const(_with_scalar(rt, FLOAT), 0.0)), t, x)
+    cond = _reduce_any(fe, bt, neg)
+    fe.discard_if(cond)
+    return None
+
+
+def _per_row_ids(fe: ExprEmitter, rt: Type, fn, at: Type, x: int) -> int:
+    if _is_matrix(rt):
+        return fe.componentwise(rt, fn, (at, x))
+    return fn(rt, x)
+
+
+def _reduce_any(fe: ExprEmitter, t: Type, v: int) -> int:
+    if _is_matrix(t):
+        rows = [fe.op("OpAny", fe.tid(BOOL), fe.op("OpCompositeExtract", fe.tid(Vector(BOOL, t.cols)), v, r))
+                for r in range(t.rows)]
+        acc = rows[0]
+        for r in rows[1:]:
+            acc = fe.op("OpLogicalOr", fe.tid(BOOL), acc, r)
+        return acc
+    return v if _ncomp(t) == 1 else fe.op("OpAny", fe.tid(BOOL), v)
+
+
+def _asdouble(fe: ExprEmitter, e: Intrinsic) -> int:
+    lo, hi = _args(fe, e)
+    v = fe.op("OpCompositeConstruct", fe.tid(Vector(UINT, 2)), lo, hi)
+    return fe.op("OpBitcast", fe.tid(e.type), v)
+
+
+def _lit(fe: ExprEmitter, e: Intrinsic) -> int:
+    """lit(n.l, n.h, m) = (1, max(n.l, 0), (n.l < 0 || n.h < 0) ? 0 : pow(n.h, m), 1)."""
+    nl, nh, m = _args(fe, e)
+    f = fe.tid(FLOAT)
+    zero, one = fe.const(FLOAT, 0.0), fe.const(FLOAT, 1.0)
+    diffuse = fe.ext("FMax", FLOAT, nl, zero)
+    bt = fe.tid(BOOL)
+    cond = fe.op("OpLogicalOr", bt, fe.op("OpFOrdLessThan", bt, nl, zero), fe.op("OpFOrdLessThan", bt, nh, zero))
+    spec = fe.op("OpSelect", f, cond, zero, fe.ext("Pow", FLOAT, nh, m))
+    return fe.op("OpCompositeConstruct", fe.tid(e.type), one, diffuse, spec, one)
+
+
+def _identity(fe: ExprEmitter, e: Intrinsic) -> int:
+    return fe.expr(e.args[0])
+
+
+def _select(fe: ExprEmitter, e: Intrinsic) -> int:
+    c, a, b = _args(fe, e)
+    return fe.select(e.type, e.args[0].type, c, a, b)
+
+
+def _logical(opname: str) -> Lowering:
+    return lambda fe, e: _per_row(fe, e, lambda rt, xs: fe.op(opname, fe.tid(rt), *xs))
+
+
+# ---------------------------------------------------------------- the table
+
+_FLOAT_GLSL = {
+    "floor": "Floor", "ceil": "Ceil", "round": "RoundEven", "trunc": "Trunc", "frac": "Fract", "sqrt": "Sqrt",
+    "rsqrt": "InverseSqrt", "exp": "Exp", "exp2": "Exp2", "log": "Log", "log2": "Log2", "pow": "Pow",
+    "sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "atan2": "Atan2",
+    "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "lerp": "FMix", "step": "Step", "smoothstep": "SmoothStep",
+    "length": "Length", "distance": "Distance", "normalize": "Normalize", "cross": "Cross", "reflect": "Reflect",
+    "refract": "Refract", "faceforward": "FaceForward", "degrees": "Degrees", "radians": "Radians",
+}
+_KIND_GLSL = {
+    "abs": {"float": "FAbs", "int": "SAbs", "uint": None},
+    "min": {"float": "FMin", "int": "SMin", "uint": "UMin"},
+    "max": {"float": "FMax", "int": "SMax", "uint": "UMax"},
+    "clamp": {"float": "FClamp", "int": "SClamp", "uint": "UClamp"},
+}
+
+TABLE.update({name: _glsl(g) for name, g in _FLOAT_GLSL.items()})
+TABLE.update({name: _glsl_by_kind(k) for name, k in _KIND_GLSL.items()})
+TABLE.update({
+    "sign": _sign, "mad": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
+    "ldexp": _ldexp, "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
+    "dot": _dot, "mul": _mul,
+    "countbits": _op("OpBitCount"), "reversebits": _op("OpBitReverse"),
+    "firstbithigh": _firstbit("FindSMsb", "FindUMsb"), "firstbitlow": _firstbit("FindILsb", "FindILsb"),
+    "isnan": _op("OpIsNan"), "isinf": _op("OpIsInf"), "isfinite": _isfinite,
+    "all": _all_any("OpAll", "OpLogicalAnd"), "any": _all_any("OpAny", "OpLogicalOr"),
+    "asuint": _bitcast, "asint": _bitcast, "asfloat": _bitcast,
+    "f32tof16": _f32tof16, "f16tof32": _f16tof32,
+    "InterlockedCompareExchange": _compare_exchange, "InterlockedCompareStore": _compare_exchange,
+    "WaveGetLaneIndex": _lane_builtin("SubgroupLocalInvocationId"),
+    "WaveGetLaneCount": _lane_builtin("SubgroupSize"),
+    "WaveIsFirstLane": _wave_simple("OpGroupNonUniformElect", "GroupNonUniform"),
+    "WaveActiveAllTrue": _wave_simple("OpGroupNonUniformAll", "GroupNonUniformVote"),
+    "WaveActiveAnyTrue": _wave_simple("OpGroupNonUniformAny", "GroupNonUniformVote"),
+    "WaveActiveAllEqual": _wave_all_equal,
+    "WaveActiveBallot": _wave_ballot,
+    "WaveActiveCountBits": _wave_count("Reduce"), "WavePrefixCountBits": _wave_count("ExclusiveScan"),
+    "WaveReadLaneFirst": _wave_simple("OpGroupNonUniformBroadcastFirst", "GroupNonUniformBallot"),
+    "WaveReadLaneAt": _wave_simple("OpGroupNonUniformShuffle", "GroupNonUniformShuffle"),
+    "QuadReadAcrossX": _quad_swap(0), "QuadReadAcrossY": _quad_swap(1), "QuadReadAcrossDiagonal": _quad_swap(2),
+    "QuadReadLaneAt": _wave_simple("OpGroupNonUniformQuadBroadcast", "GroupNonUniformQuad"),
+    "Sample": _sample(None, True), "SampleBias": _sample("Bias", True),
+    "SampleLevel": _sample("Lod", False), "SampleGrad": _sample("Grad", False),
+    "Load": _load, "Load2": _load, "Load3": _load, "Load4": _load,
+    "Store": _bytes_store, "Store2": _bytes_store, "Store3": _bytes_store, "Store4": _bytes_store,
+    "GetDimensions": _get_dimensions,
+    "sincos": _sincos, "clip": _clip, "asdouble": _asdouble, "lit": _lit, "select": _select,
+    "NonUniformResourceIndex": _identity,
+    "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
+    "ddx": _derivative("OpDPdx"), "ddy": _derivative("OpDPdy"), "fwidth": _derivative("OpFwidth"),
+    "ddx_coarse": _derivative("OpDPdxCoarse", "DerivativeControl"),
+    "ddy_coarse": _derivative("OpDPdyCoarse", "DerivativeControl"),
+    "ddx_fine": _derivative("OpDPdxFine", "DerivativeControl"),
+    "ddy_fine": _derivative("OpDPdyFine", "DerivativeControl"),
+})
+TABLE.update({name: _atomic for name in _ATOMICS})
+TABLE.update({name: _barrier for name in BARRIERS})
+TABLE.update({name: _wave_arith for name in WAVE_ARITH})
+
+__all__ = ["BARRIERS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic", "Struct", "StructField"]

@@ -1,0 +1,250 @@
+"""IR Module -> SPIR-V module: target version, globals, entry point, functions.
+
+The per-function work is in emit_stmt/emit_expr/intrinsics; this module decides
+what exists at module scope (DXC conventions, research/compiler_notes.md §1):
+storage classes, stage I/O decorations, the entry point and its interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.nodes import Call, Function, Module, Storage, Variable, VarRef, walk_expr, walk_stmts
+from shaderbuild.ir.types import Array, Resource, Scalar, Struct, Type, Vector, scalar_of
+
+from .builder import ModuleBuilder
+from .emit_expr import Ctx, VarSlot
+from .emit_stmt import FunctionEmitter
+from .emit_types import TypeLowering
+from .resources import ResourceLowering, ResourceVar, reflection_entry
+
+# --fspv-target-env -> SPIR-V version (DXC's mapping)
+TARGET_ENVS: dict[str, tuple[int, int]] = {
+    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
+}
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
+_STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup", Storage.FUNCTION: "Private",
+                    Storage.INPUT: "Input", Storage.OUTPUT: "Output"}
+_INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
+                  "sample": "Sample", "linear": None}
+_INTERPOLATION_CAPS = {"Sample": "SampleRateShading"}
+# built-ins that need a capability (and extension) of their own
+_BUILTIN_CAPS: dict[str, tuple[str, str | None]] = {
+    "SampleId": ("SampleRateShading", None), "SamplePosition": ("SampleRateShading", None),
+    "ClipDistance": ("ClipDistance", None), "CullDistance": ("CullDistance", None),
+    "BaseVertex": ("DrawParameters", "SPV_KHR_shader_draw_parameters"),
+    "BaseInstance": ("DrawParameters", "SPV_KHR_shader_draw_parameters"),
+    "DrawIndex": ("DrawParameters", "SPV_KHR_shader_draw_parameters"),
+    "ViewIndex": ("MultiView", "SPV_KHR_multiview"),
+    "FragStencilRefEXT": ("StencilExportEXT", "SPV_EXT_shader_stencil_export"),
+    "Layer": ("Geometry", None), "ViewportIndex": ("MultiViewport", None),
+}
+
+
+@dataclass(slots=True)
+class Lowered:
+    binary: bytes
+    version: tuple[int, int]
+    resources: list[ResourceVar]
+
+
+def spirv_version(target_env: str) -> tuple[int, int]:
+    v = TARGET_ENVS.get(target_env)
+    if v is None:
+        raise error(f"unknown Vulkan target environment '{target_env}' (one of {', '.join(TARGET_ENVS)})")
+    return v
+
+
+def reachable_functions(module: Module, entry: Function) -> list[Function]:
+    """Functions called (transitively) from `entry`, callees before callers, entry last."""
+    order: list[Function] = []
+    seen: set[int] = set()
+
+    def visit(f: Function) -> None:
+        seen.add(id(f))
+        for s in walk_stmts(f.body):
+            for e in _stmt_exprs(s):
+                for x in walk_expr(e):
+                    if isinstance(x, Call) and id(x.func) not in seen:
+                        visit(x.func)
+        order.append(f)
+
+    visit(entry)
+    return order
+
+
+def _stmt_exprs(s) -> list:
+    out = []
+    for name in getattr(type(s), "__slots__", ()):
+        v = getattr(s, name)
+        if hasattr(v, "type") and not isinstance(v, (list, Variable)):
+            out.append(v)
+    return out
+
+
+def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
+    """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
+    if module.entry is None:
+        raise error("module has no entry point")
+    entry = module.entry
+    wrapper = entry.function or entry.source_function
+    version = spirv_version(target_env)
+    b = ModuleBuilder(version)
+    b.capability("Shader")
+    T = TypeLowering(b)
+    R = ResourceLowering(T, version >= (1, 4))
+    ctx = Ctx(b, T, R, entry.stage)
+    model = EXECUTION_MODELS.get(entry.stage)
+    if model is None:
+        raise error(f"shader stage '{entry.stage}' is not supported by the SPIR-V backend")
+
+    resources: list[ResourceVar] = []
+    initializers: list[Variable] = []
+    io_vars = {id(v) for v in (*entry.inputs, *entry.outputs)}
+    all_globals = list(module.globals) + [v for v in (*entry.inputs, *entry.outputs)
+                                          if v not in module.globals]
+    for g in all_globals:
+        if _is_resource(g):
+            rv = R.lower(g)
+            resources.append(rv)
+            pointee = rv.block_type if rv.kind.rep in ("cbuffer", "tbuffer") else None
+            ctx.slots[g] = VarSlot(rv.id, rv.storage_class, rv.layout, pointee, rv)
+        elif g.storage == Storage.PUSH_CONSTANT:
+            ctx.slots[g] = _push_constant(T, g)
+        elif g.storage in (Storage.INPUT, Storage.OUTPUT) or id(g) in io_vars:
+            ctx.slots[g] = _stage_io(T, g, entry.stage)
+            ctx.interface.append(ctx.slots[g].id)
+        else:
+            sc = _STORAGE_CLASSES.get(g.storage)
+            if sc is None:
+                raise error(f"global '{g.name}' with storage {g.storage.value} has no SPIR-V storage class", g.loc)
+            init = _constant_initializer(T, g) if sc == "Private" else None
+            if g.init is not None and init is None:
+                initializers.append(g)
+            vid = b.global_variable(T.ptr(sc, T.tid(g.type)), sc, init)
+            b.name(vid, g.name)
+            ctx.slots[g] = VarSlot(vid, sc)
+            if version >= (1, 4):
+                ctx.interface.append(vid)
+    if version >= (1, 4):
+        ctx.interface += [r.id for r in resources]
+        ctx.interface += [s.id for g, s in ctx.slots.items() if g.storage == Storage.PUSH_CONSTANT]
+
+    funcs = reachable_functions(module, wrapper)
+    for f in funcs:
+        ctx.func_ids[f] = b.new_id()
+
+    def run_initializers(fe: FunctionEmitter) -> None:
+        for g in initializers:
+            fe.store(fe.place(VarRef(g)), fe.expr(g.init))
+
+    for f in funcs:
+        fe = FunctionEmitter(ctx, f, run_initializers if f is wrapper else None)
+        b.functions += fe.emit()
+
+    fid = ctx.func_ids[wrapper]
+    b.entry_point(model, fid, entry.name, _dedup(ctx.interface))
+    if entry.stage == "compute":
+        x, y, z = entry.numthreads or (1, 1, 1)
+        b.execution_mode(fid, "LocalSize", x, y, z)
+    elif entry.stage == "pixel":
+        b.execution_mode(fid, "OriginUpperLeft")
+        if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
+            b.execution_mode(fid, "DepthReplacing")
+    return Lowered(b.assemble(), version, resources)
+
+
+def reflection(lowered: Lowered) -> dict:
+    major, minor = lowered.version
+    return {"vulkan": {"spirv_version": f"{major}.{minor}",
+                       "resources": [reflection_entry(r) for r in lowered.resources]}}
+
+
+def _dedup(ids: list[int]) -> list[int]:
+    return list(dict.fromkeys(ids))
+
+
+def _is_resource(g: Variable) -> bool:
+    t = g.type
+    while isinstance(t, Array):
+        t = t.elem
+    return isinstance(t, Resource) or (g.storage == Storage.UNIFORM and g.binding is not None)
+
+
+def _push_constant(T: TypeLowering, g: Variable) -> VarSlot:
+    if not isinstance(g.type, Struct):
+        raise error(f"push constant '{g.name}' must be a struct", g.loc)
+    bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, "std430")
+    T.b.decorate(bt, "Block")
+    T.note_storage(g.type, "PushConstant")
+    vid = T.b.global_variable(T.ptr("PushConstant", bt), "PushConstant")
+    T.b.name(vid, g.name)
+    return VarSlot(vid, "PushConstant", "std430", bt)
+
+
+def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
+    sc = "Input" if g.storage == Storage.INPUT else "Output"
+    b = T.b
+    vid = b.global_variable(T.ptr(sc, T.tid(g.type)), sc)
+    b.name(vid, g.name)
+    io = g.io
+    if io is None:
+        raise error(f"stage variable '{g.name}' has no semantic", g.loc)
+    if io.builtin:
+        b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
+        cap = _BUILTIN_CAPS.get(io.builtin)
+        if cap and not (io.builtin == "Layer" and stage == "pixel"):
+            b.capability(cap[0])
+            if cap[1] and b.version < (1, 3):
+                b.extension(cap[1])
+    else:
+        b.decorate(vid, "Location", io.location if io.location is not None else io.index)
+    interp = _INTERPOLATION.get(io.interpolation or "linear")
+    if io.interpolation and io.interpolation not in _INTERPOLATION:
+        raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)
+    pixel_in = stage == "pixel" and sc == "Input"
+    if pixel_in and not io.builtin and _is_integer(g.type):
+        interp = "Flat"     # Vulkan: integer fragment inputs must be Flat
+    if interp and (pixel_in or (stage == "vertex" and sc == "Output")) and not io.builtin:
+        b.decorate(vid, interp)
+        if interp in _INTERPOLATION_CAPS:
+            b.capability(_INTERPOLATION_CAPS[interp])
+    return VarSlot(vid, sc)
+
+
+def _builtin_value(name: str) -> int:
+    from .builder import enum
+
+    try:
+        return enum("BuiltIn", name)
+    except KeyError:
+        raise error(f"unknown SPIR-V built-in '{name}'") from None
+
+
+def _is_integer(t: Type) -> bool:
+    while isinstance(t, Array):
+        t = t.elem
+    s = scalar_of(t)
+    return s is not None and (s.kind in ("int", "uint") or s.width == 64)
+
+
+def _constant_initializer(T: TypeLowering, g: Variable) -> int | None:
+    """OpConstant* for a constant initializer (Const, or Construct of constants)."""
+    from shaderbuild.ir.nodes import Const, Construct
+
+    def fold(e) -> int | None:
+        if isinstance(e, Const):
+            return T.const(e.type, e.value)
+        if isinstance(e, Construct):
+            t = e.type
+            if isinstance(t, (Scalar, Vector)) and all(isinstance(p, Const) and isinstance(p.type, Scalar)
+                                                        for p in e.parts):
+                return T.const(t, tuple(p.value for p in e.parts))
+            if isinstance(t, (Array, Struct)):
+                parts = [fold(p) for p in e.parts]
+                if all(p is not None for p in parts):
+                    return T.b.constant("OpConstantComposite", T.tid(t), *parts)
+        return None
+
+    return fold(g.init) if g.init is not None else None

@@ -1,0 +1,226 @@
+"""HLSL resources -> SPIR-V variables, types and Vulkan reflection.
+
+One table (`KINDS`) says, per HLSL resource kind, how it is represented:
+a buffer block (struct wrapping a runtime array, or the cbuffer struct itself)
+or an opaque image/sampler, which layout rule applies and which Vulkan
+descriptor type it binds as.  Conventions follow DXC's SPIR-V.rst.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.nodes import Variable
+from shaderbuild.ir.types import UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
+
+from .emit_types import TypeLowering
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    rep: str                 # 'structured' | 'bytes' | 'cbuffer' | 'tbuffer' | 'image' | 'sampler'
+    descriptor: str          # Vulkan descriptor type for reflection
+    writable: bool = False
+    dim: str | None = None   # SPIR-V Dim for images
+    arrayed: bool = False
+    ms: bool = False
+
+
+KINDS: dict[str, Kind] = {
+    "StructuredBuffer": Kind("structured", "storage_buffer"),
+    "RWStructuredBuffer": Kind("structured", "storage_buffer", True),
+    "AppendStructuredBuffer": Kind("structured", "storage_buffer", True),
+    "ConsumeStructuredBuffer": Kind("structured", "storage_buffer", True),
+    "RasterizerOrderedStructuredBuffer": Kind("structured", "storage_buffer", True),
+    "ByteAddressBuffer": Kind("bytes", "storage_buffer"),
+    "RWByteAddressBuffer": Kind("bytes", "storage_buffer", True),
+    "cbuffer": Kind("cbuffer", "uniform_buffer"),
+    "ConstantBuffer": Kind("cbuffer", "uniform_buffer"),
+    "tbuffer": Kind("tbuffer", "storage_buffer"),
+    "TextureBuffer": Kind("tbuffer", "storage_buffer"),
+    "Texture1D": Kind("image", "sampled_image", dim="1D"),
+    "Texture1DArray": Kind("image", "sampled_image", dim="1D", arrayed=True),
+    "Texture2D": Kind("image", "sampled_image", dim="2D"),
+    "Texture2DArray": Kind("image", "sampled_image", dim="2D", arrayed=True),
+    "Texture2DMS": Kind("image", "sampled_image", dim="2D", ms=True),
+    "Texture2DMSArray": Kind("image", "sampled_image", dim="2D", arrayed=True, ms=True),
+    "Texture3D": Kind("image", "sampled_image", dim="3D"),
+    "TextureCube": Kind("image", "sampled_image", dim="Cube"),
+    "TextureCubeArray": Kind("image", "sampled_image", dim="Cube", arrayed=True),
+    "Buffer": Kind("image", "uniform_texel_buffer", dim="Buffer"),
+    "RWBuffer": Kind("image", "storage_texel_buffer", True, dim="Buffer"),
+    "RWTexture1D": Kind("image", "storage_image", True, dim="1D"),
+    "RWTexture1DArray": Kind("image", "storage_image", True, dim="1D", arrayed=True),
+    "RWTexture2D": Kind("image", "storage_image", True, dim="2D"),
+    "RWTexture2DArray": Kind("image", "storage_image", True, dim="2D", arrayed=True),
+    "RWTexture3D": Kind("image", "storage_image", True, dim="3D"),
+    "SamplerState": Kind("sampler", "sampler"),
+    "SamplerComparisonState": Kind("sampler", "sampler"),
+}
+
+_DIM_CAPS = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",
+             ("Buffer", True): "ImageBuffer"}
+_CUBE_ARRAY_CAPS = {False: "SampledCubeArray", True: "ImageCubeArray"}
+
+# (scalar kind, width, components) -> SPIR-V ImageFormat for storage images
+_FORMATS = {
+    ("float", 32, 1): "R32f", ("float", 32, 2): "Rg32f", ("float", 32, 4): "Rgba32f",
+    ("float", 16, 1): "R16f", ("float", 16, 2): "Rg16f", ("float", 16, 4): "Rgba16f",
+    ("int", 32, 1): "R32i", ("int", 32, 2): "Rg32i", ("int", 32, 4): "Rgba32i",
+    ("uint", 32, 1): "R32ui", ("uint", 32, 2): "Rg32ui", ("uint", 32, 4): "Rgba32ui",
+}
+_EXTENDED_FORMATS = frozenset(("Rg32f", "Rg16f", "R16f", "Rg32i", "Rg32ui"))
+
+
+def kind_of(t: Resource) -> Kind:
+    k = KINDS.get(t.kind)
+    if k is None:
+        raise error(f"resource type '{t.kind}' is not supported by the SPIR-V backend")
+    return k
+
+
+def element_scalar(t: Resource) -> tuple[Scalar, int]:
+    """Component scalar and count of a texture/typed buffer's element (float4 default)."""
+    e = t.elem if t.elem is not None else Vector(Scalar("float"), 4)
+    if isinstance(e, Scalar):
+        return e, 1
+    if isinstance(e, Vector):
+        return e.elem, e.size
+    raise error(f"invalid element type {e} for {t.kind}")
+
+
+@dataclass(slots=True)
+class ResourceVar:
+    """How a resource global was lowered."""
+
+    var: Variable
+    id: int
+    storage_class: str
+    layout: str | None
+    kind: Kind
+    rtype: Resource
+    block_type: int | None      # SPIR-V struct type of a buffer block
+    set: int
+    binding: int
+    count: int | None           # array size; None = unbounded
+
+
+def vk_binding(var: Variable) -> tuple[int, int]:
+    """(set, binding): the core pass's assignment, else the HLSL register as DXC would map it."""
+    bd = var.binding
+    if bd is None:
+        raise error(f"resource '{var.name}' has no binding", var.loc)
+    if bd.vk is not None:
+        return bd.vk.set, bd.vk.binding
+    if bd.vk_explicit is not None:
+        return bd.vk_explicit[1], bd.vk_explicit[0]
+    return bd.space, bd.register or 0
+
+
+class ResourceLowering:
+    """Creates resource variables; keeps what the expression emitter needs."""
+
+    def __init__(self, types: TypeLowering, spirv_14: bool) -> None:
+        self.T = types
+        self.b = types.b
+        self.spirv_14 = spirv_14
+
+    def buffer_class(self) -> tuple[str, str]:
+        """(storage class, block decoration) of storage buffers for the target version."""
+        return ("StorageBuffer", "Block") if self.spirv_14 else ("Uniform", "BufferBlock")
+
+    def lower(self, var: Variable) -> ResourceVar:
+        t = var.type
+        count: int | None = 1
+        if isinstance(t, Array):
+            count = t.size
+            t = t.elem
+        if not isinstance(t, Resource):
+            if isinstance(t, Struct):   # a plain struct global with a binding: a cbuffer
+                t = Resource("cbuffer", t)
+            else:
+                raise error(f"global '{var.name}' of type {var.type} cannot be bound as a resource", var.loc)
+        k = kind_of(t)
+        sc, layout, block_type, inner = self._inner_type(var, t, k)
+        outer = inner
+        if isinstance(var.type, Array):
+            if count is None:
+                self.b.capability("RuntimeDescriptorArray")
+                if self.b.version < (1, 5):
+                    self.b.extension("SPV_EXT_descriptor_indexing")
+                outer = self.b.type("OpTypeRuntimeArray", inner)
+            else:
+                outer = self.b.type("OpTypeArray", inner, self.T.uconst(count))
+        vid = self.b.global_variable(self.T.ptr(sc, outer), sc)
+        self.b.name(vid, var.name)
+        s, bnd = vk_binding(var)
+        self.b.decorate(vid, "DescriptorSet", s)
+        self.b.decorate(vid, "Binding", bnd)
+        return ResourceVar(var, vid, sc, layout, k, t, block_type, s, bnd, count)
+
+    def _inner_type(self, var: Variable, t: Resource, k: Kind) -> tuple[str, str | None, int | None, int]:
+        if k.rep in ("structured", "bytes"):
+            elem = UINT if k.rep == "bytes" else t.elem
+            if elem is None:
+                raise error(f"{t.kind} needs an element type", var.loc)
+            sc, deco = self.buffer_class()
+            layout = "std430"
+            wrapper = Struct(f"type.{t.kind}.{elem}", (StructField("_", Array(elem, None)),))
+            self.T.note_storage(elem, sc)
+            bt = self.T.block_struct(wrapper.name, wrapper, layout)
+            self.b.decorate(bt, deco)
+            if not k.writable:
+                self.b.member_decorate(bt, 0, "NonWritable")
+            return sc, layout, bt, bt
+        if k.rep in ("cbuffer", "tbuffer"):
+            if not isinstance(t.elem, Struct):
+                raise error(f"{t.kind} '{var.name}' needs a struct element type", var.loc)
+            if k.rep == "cbuffer":
+                sc, deco, layout = "Uniform", "Block", "std140"
+            else:
+                (sc, deco), layout = self.buffer_class(), "std430"
+            self.T.note_storage(t.elem, sc)
+            bt = self.T.block_struct(f"type.{t.kind}.{t.elem.name}", t.elem, layout)
+            self.b.decorate(bt, deco)
+            if k.rep == "tbuffer":
+                for i in range(len(t.elem.fields)):
+                    self.b.member_decorate(bt, i, "NonWritable")
+            return sc, layout, bt, bt
+        if k.rep == "sampler":
+            return "UniformConstant", None, None, self.b.type("OpTypeSampler")
+        return "UniformConstant", None, None, self.image_type(t, k)
+
+    def image_type(self, t: Resource, k: Kind) -> int:
+        s, n = element_scalar(t)
+        sampled_type = self.T.scalar(s)
+        fmt = "Unknown"
+        if k.writable:
+            fmt = _FORMATS.get((s.kind, s.width, n if n != 3 else 4))
+            if fmt is None:
+                fmt = "Unknown"
+                self.b.capability("StorageImageWriteWithoutFormat")
+                self.b.capability("StorageImageReadWithoutFormat")
+            elif fmt in _EXTENDED_FORMATS:
+                self.b.capability("StorageImageExtendedFormats")
+        cap = _DIM_CAPS.get((k.dim, k.writable))
+        if cap:
+            self.b.capability(cap)
+        if k.dim == "Cube" and k.arrayed:
+            self.b.capability(_CUBE_ARRAY_CAPS[k.writable])
+        if k.ms and k.arrayed and k.writable:
+            self.b.capability("ImageMSArray")
+        from .builder import enum
+
+        return self.b.type("OpTypeImage", sampled_type, enum("Dim", k.dim), 2, int(k.arrayed), int(k.ms),
+                           2 if k.writable else 1, enum("ImageFormat", fmt))
+
+
+def reflection_entry(r: ResourceVar) -> dict:
+    return {"name": r.var.name, "set": r.set, "binding": r.binding, "descriptor_type": r.kind.descriptor,
+            "count": r.count, "type": str(r.rtype)}
+
+
+def block_member_type(r: ResourceVar) -> Type:
+    """IR type of the runtime array inside a structured/byte-address buffer block."""
+    return Array(UINT if r.kind.rep == "bytes" else r.rtype.elem, None)

@@ -1,0 +1,347 @@
+"""Shared helper of the executed HLSL language corpus (tests/test_lang_*.py).
+
+`run_cs` compiles a compute shader with shaderbuild, validates the SPIR-V, runs it on
+lavapipe with buffers bound from the manifest, and (optionally) compiles the same source to
+DXIL, checks it with the LLVM 19 tools and runs it through the lli-based DXIL interpreter as
+a differential check.  `SlotTable` turns a table of (expression, expected) rows into one
+dispatch whose results are checked row by row, so each row is its own pytest case and can
+carry its own xfail mark for the component that gets it wrong.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import struct
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pytest
+from harness import tools
+
+from shaderbuild.compiler import CompileResult, compile_file
+from shaderbuild.options import CompileOptions
+
+ENTRY = "main"
+SENTINEL = 0xCDCDCDCD  # initial word of every output element: "not written" is visible
+
+# element type -> (struct code per component, component count, decoder of one component)
+_SCALARS = {"uint": "I", "int": "i", "float": "f", "double": "d", "bool": "I", "dword": "I",
+            "uint64_t": "Q", "int64_t": "q"}
+_VEC_RE = re.compile(r"^(uint|int|float|double|bool)([1-4])$")
+_BARRIER_RE = re.compile(r"\b(?:\w*MemoryBarrier\w*|Wave\w+|Quad\w+)\s*\(")
+
+
+def elem_format(t: str) -> tuple[str, int]:
+    """(struct code, component count) of a buffer element type such as 'uint', 'float4'."""
+    if t in _SCALARS:
+        return _SCALARS[t], 1
+    m = _VEC_RE.match(t)
+    if m:
+        return _SCALARS[m.group(1)], int(m.group(2))
+    raise ValueError(f"unsupported buffer element type {t!r}")
+
+
+def encode(t: str, values: Iterable) -> bytes:
+    code, n = elem_format(t)
+    flat: list = []
+    for v in values:
+        flat.extend(v if n > 1 else [v])
+    return struct.pack(f"<{len(flat)}{code}", *flat)
+
+
+def decode(t: str, data: bytes) -> list:
+    code, n = elem_format(t)
+    vals = list(struct.unpack(f"<{len(data) // struct.calcsize(code)}{code}", data))
+    return vals if n == 1 else [tuple(vals[i:i + n]) for i in range(0, len(vals), n)]
+
+
+def sentinel_bytes(t: str, count: int) -> bytes:
+    code, n = elem_format(t)
+    return struct.pack("<I", SENTINEL) * (count * n * struct.calcsize(code) // 4)
+
+
+# ---------------------------------------------------------------- float helpers
+
+def f32(x: float) -> float:
+    """Round a Python float to binary32 (what the GPU stores)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _ordered(x: float) -> int:
+    i = struct.unpack("<i", struct.pack("<f", x))[0]
+    return i if i >= 0 else -(i & 0x7FFFFFFF)
+
+
+def ulp_diff(a: float, b: float) -> float:
+    """Distance in binary32 ULPs (inf if exactly one is NaN)."""
+    if math.isnan(a) or math.isnan(b):
+        return 0 if math.isnan(a) and math.isnan(b) else math.inf
+    return abs(_ordered(f32(a)) - _ordered(f32(b)))
+
+
+def close(got: float, want: float, ulps: int = 0, abs_tol: float = 0.0) -> bool:
+    """got == want within `ulps` binary32 ULPs or `abs_tol` (for results near zero)."""
+    if ulps == 0 and abs_tol == 0.0:
+        return got == f32(want) or (math.isnan(got) and math.isnan(want))
+    return ulp_diff(got, want) <= ulps or abs(got - want) <= abs_tol
+
+
+def assert_close(got, want, ulps: int = 0, abs_tol: float = 0.0, what: str = "") -> None:
+    gs = got if isinstance(got, tuple) else (got,)
+    ws = want if isinstance(want, tuple) else (want,)
+    assert len(gs) == len(ws), f"{what}: got {got!r}, want {want!r}"
+    for g, w in zip(gs, ws):
+        if isinstance(w, float) or isinstance(g, float):
+            assert close(g, w, ulps, abs_tol), f"{what}: got {got!r}, want {want!r} (ulps={ulps}, abs={abs_tol})"
+        else:
+            assert g == w, f"{what}: got {got!r}, want {want!r}"
+
+
+# ---------------------------------------------------------------- compile
+
+@functools.lru_cache(maxsize=512)
+def _compile(hlsl: str, target: str, defines: tuple, profile: str, hlsl_version: int, entry: str) -> CompileResult:
+    opts = CompileOptions(entry=entry, profile=profile, target=target, defines=dict(defines),
+                          hlsl_version=hlsl_version)
+    return compile_file("lang_test.hlsl", opts, text=hlsl)
+
+
+def compile_cs(hlsl: str, target: str = "spirv", defines: dict | None = None, profile: str = "cs_6_0",
+               hlsl_version: int = 2021, entry: str = ENTRY) -> CompileResult:
+    """Compile (cached per argument tuple); never raises for bad input."""
+    return _compile(hlsl, target, tuple(sorted((defines or {}).items())), profile, hlsl_version, entry)
+
+
+def diagnostics_text(res: CompileResult) -> str:
+    return "\n".join(d.render(res.sources) for d in res.diagnostics)
+
+
+def compile_ok(hlsl: str, target: str = "spirv", **kw) -> CompileResult:
+    res = compile_cs(hlsl, target, **kw)
+    if not res.ok:
+        raise AssertionError(f"{target} compile failed:\n{diagnostics_text(res)}\n--- source ---\n{hlsl}")
+    return res
+
+
+def warnings_of(res: CompileResult) -> list[str]:
+    return [d.message for d in res.diagnostics if d.severity == "warning"]
+
+
+# ---------------------------------------------------------------- run
+
+def _vk():
+    try:
+        import vulkan  # noqa: F401
+    except ImportError:
+        tools.missing_dependency("PyPI package 'vulkan'")
+    from harness import vulkan_runner
+    return vulkan_runner
+
+
+def _resource_map(manifest: dict) -> dict[str, dict]:
+    return {r["name"]: r for r in manifest["resources"]}
+
+
+def _buffers(outputs: dict, inputs: dict) -> list[tuple[str, str, bytes]]:
+    """(name, element type, initial bytes) for every buffer, inputs first."""
+    bufs = []
+    for name, (t, values) in inputs.items():
+        bufs.append((name, t, encode(t, values)))
+    for name, spec in outputs.items():
+        t, init = spec
+        data = sentinel_bytes(t, init) if isinstance(init, int) else encode(t, init)
+        bufs.append((name, t, data))
+    return bufs
+
+
+def run_spirv(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
+              profile: str = "cs_6_0", hlsl_version: int = 2021) -> dict[str, bytes]:
+    """Compile to SPIR-V, spirv-val it, run it on lavapipe; raw bytes of every buffer by name."""
+    vk = _vk()
+    res = compile_ok(hlsl, "spirv", defines=defines, profile=profile, hlsl_version=hlsl_version)
+    tools.spirv_val(res.binary, "vulkan1.1")
+    rmap = _resource_map(res.manifest)
+    bufs = _buffers(outputs, inputs or {})
+    descs = []
+    for name, _t, data in bufs:
+        if name not in rmap:
+            raise AssertionError(f"buffer {name!r} is not in the manifest ({sorted(rmap)})")
+        v = rmap[name]["vulkan"]
+        descs.append(vk.Buf(v["set"], v["binding"], data))
+    got = vk.run_compute(res.binary, ENTRY, descs, groups=tuple(groups))
+    return {name: data for (name, _t, _d), data in zip(bufs, got)}
+
+
+def run_dxil(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
+             profile: str = "cs_6_0", hlsl_version: int = 2021) -> dict[str, bytes]:
+    """Compile to DXIL, check it with obj2yaml/bcanalyzer/llvm-dis, run it with the lli interpreter."""
+    from harness import dxil_exec, dxil_tools
+    res = compile_ok(hlsl, "dxil", defines=defines, profile=profile, hlsl_version=hlsl_version)
+    dxil_tools.check_dxil(res.binary)
+    rmap = _resource_map(res.manifest)
+    bufs = _buffers(outputs, inputs or {})
+    specs = []
+    for name, _t, data in bufs:
+        h = rmap[name]["hlsl"]
+        specs.append((h["register"], h["space"], h["class"], data))
+    got = dxil_exec.run_dxil_compute(res.binary, ENTRY, specs, groups=tuple(groups))
+    return {name: data for (name, _t, _d), data in zip(bufs, got)}
+
+
+def uses_group_sync(hlsl: str) -> bool:
+    """Barriers and wave ops cannot run on the serial DXIL interpreter."""
+    return bool(_BARRIER_RE.search(hlsl))
+
+
+def run_cs(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
+           profile: str = "cs_6_0", check_dxil: bool = True, hlsl_version: int = 2021,
+           float_ulps: int = 0) -> dict[str, list]:
+    """Run on lavapipe and return decoded buffers {name: [elements]}.
+
+    outputs: {name: (element type, count | initial values)}; inputs: {name: (type, values)}.
+    With check_dxil the DXIL build is structurally checked, and, when the shader has no
+    barriers or wave ops, executed and compared with the lavapipe results (floats within
+    float_ulps, everything else exactly).
+    """
+    kw = dict(groups=groups, defines=defines, profile=profile, hlsl_version=hlsl_version)
+    raw = run_spirv(hlsl, outputs, inputs, **kw)
+    types = {n: t for n, (t, _v) in {**(inputs or {}), **outputs}.items()}
+    decoded = {n: decode(types[n], b) for n, b in raw.items()}
+    if check_dxil:
+        if uses_group_sync(hlsl):
+            from harness import dxil_tools
+            dxil_tools.check_dxil(compile_ok(hlsl, "dxil", defines=defines, profile=profile,
+                                             hlsl_version=hlsl_version).binary)
+        else:
+            draw = run_dxil(hlsl, outputs, inputs, **kw)
+            for n, b in draw.items():
+                for i, (g, w) in enumerate(zip(decode(types[n], b), decoded[n])):
+                    assert_close(g, w, float_ulps, what=f"DXIL vs SPIR-V {n}[{i}]")
+    return decoded
+
+
+def run_backend(backend: str, hlsl: str, outputs: dict, inputs: dict | None = None, **kw) -> dict[str, list]:
+    """Decoded buffers from one backend alone ('spirv' on lavapipe, 'dxil' on the interpreter)."""
+    runner = run_spirv if backend == "spirv" else run_dxil
+    raw = runner(hlsl, outputs, inputs, **kw)
+    types = {n: t for n, (t, _v) in {**(inputs or {}), **outputs}.items()}
+    return {n: decode(types[n], b) for n, b in raw.items()}
+
+
+# ---------------------------------------------------------------- slot tables
+
+BACKENDS = ("spirv", "dxil")
+
+
+@dataclass
+class Case:
+    """One checked behaviour: `code` computes slot value(s); `want` is the Python-side expectation.
+
+    code: an expression (assigned to the slot) or, with stmt=True, statements that assign `R`.
+    xfail: {backend: reason}; backend 'all' marks both.
+    """
+
+    name: str
+    code: str
+    want: object
+    ulps: int = 0
+    abs_tol: float = 0.0
+    stmt: bool = False
+    xfail: dict = field(default_factory=dict)
+
+
+def case(name: str, code: str, want, **kw) -> Case:
+    return Case(name, code, want, **kw)
+
+
+class SlotTable:
+    """A table of Cases compiled into one shader: slot i of `Out` receives case i's value.
+
+    prelude: helper declarations placed before the entry point; setup: statements at the top of
+    main (e.g. reading inputs into locals so values are not compile-time constants).
+    """
+
+    def __init__(self, name: str, elem: str, cases: list[Case], prelude: str = "", setup: str = "",
+                 inputs: dict | None = None, hlsl_version: int = 2021, defines: dict | None = None,
+                 xfail: dict | None = None) -> None:
+        self.name, self.elem, self.cases = name, elem, cases
+        self.xfail = xfail or {}  # {backend: reason} for every row (a whole-shader failure)
+        self.prelude, self.setup, self.inputs = prelude, setup, inputs or {}
+        self.hlsl_version, self.defines = hlsl_version, defines or {}
+        names = [c.name for c in cases]
+        assert len(set(names)) == len(names), f"duplicate case names in {name}"
+        self._results: dict[str, object] = {}
+
+    def source(self) -> str:
+        decls = [f"RWStructuredBuffer<{self.elem}> Out : register(u0);"]
+        for i, (n, (t, _v)) in enumerate(self.inputs.items()):
+            decls.append(f"StructuredBuffer<{t}> {n} : register(t{i + 1});")
+        body = []
+        for i, c in enumerate(self.cases):
+            if c.stmt:
+                body.append(f"    {{ // {c.name}\n        {self.elem} R = ({self.elem})0;\n        {c.code}\n"
+                            f"        Out[{i}] = R;\n    }}")
+            else:
+                body.append(f"    Out[{i}] = {c.code}; // {c.name}")
+        return ("\n".join(decls) + "\n" + self.prelude + "\n[numthreads(1, 1, 1)]\nvoid main() {\n"
+                + self.setup + "\n" + "\n".join(body) + "\n}\n")
+
+    def results(self, backend: str) -> list:
+        if backend not in self._results:
+            try:
+                got = run_backend(backend, self.source(), {"Out": (self.elem, len(self.cases))}, self.inputs,
+                                  defines=self.defines, hlsl_version=self.hlsl_version)["Out"]
+            except Exception as exc:  # noqa: BLE001 - remembered so every row reports the same failure
+                got = exc
+            self._results[backend] = got
+        got = self._results[backend]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    def params(self) -> list:
+        """pytest params (case, backend) with per-backend xfail marks."""
+        out = []
+        for c in self.cases:
+            for b in BACKENDS:
+                reason = c.xfail.get(b) or c.xfail.get("all") or self.xfail.get(b) or self.xfail.get("all")
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                out.append(pytest.param(c, b, id=f"{c.name}-{b}", marks=marks))
+        return out
+
+    def check(self, c: Case, backend: str) -> None:
+        got = self.results(backend)[self.cases.index(c)]
+        want = c.want() if callable(c.want) else c.want
+        assert_close(got, want, c.ulps, c.abs_tol, what=f"{self.name}/{c.name} [{backend}]")
+
+
+def table_test(table: SlotTable) -> Callable:
+    """A parametrized test function checking every row of `table` on both backends."""
+
+    @pytest.mark.parametrize("c, backend", table.params())
+    def test(c: Case, backend: str) -> None:
+        table.check(c, backend)
+
+    test.__name__ = f"test_{table.name}"
+    return test
+
+
+def u32(x: int) -> int:
+    return x & 0xFFFFFFFF
+
+
+def i32(x: int) -> int:
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+def trunc_div(a: int, b: int) -> int:
+    """C/HLSL integer division (rounds toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def trunc_mod(a: int, b: int) -> int:
+    return a - trunc_div(a, b) * b
