@@ -30,6 +30,8 @@ def add_build_commands(subparsers) -> None:
     b.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
     b.add_argument("--force", action="store_true", help="rebuild every selected target")
     b.add_argument("--keep-going", action="store_true", help="continue after a failed target")
+    b.add_argument("--verify", action="store_true",
+                   help="hash every input and output instead of trusting unchanged file stats")
     b.add_argument("--no-wait", action="store_true", help="fail instead of waiting for a concurrent build")
     b.add_argument("--diagnostics-format", choices=DIAG_FORMATS, default="gnu")
     b.add_argument("--report", metavar="FILE", help="write the build report as JSON ('-' for stdout)")
@@ -82,7 +84,7 @@ def cmd_build(args) -> int:
     try:
         project, targets = _planned(args)
         full = not args.filters and not args.backends
-        report = build(project, None if full else targets, jobs=args.jobs, force=args.force,
+        report = build(project, None if full else targets, jobs=args.jobs, force=args.force, verify=args.verify,
                        keep_going=args.keep_going, diag_format=args.diagnostics_format,
                        wait=not args.no_wait, quiet=args.quiet)
     except ConfigFileError as exc:
@@ -93,6 +95,10 @@ def cmd_build(args) -> int:
     for dup in report.duplicates:
         print(f"note: {dup['shader']}: identical outputs for permutations " + ", ".join(
             f"[{k}]" for k in dup["permutations"]), file=sys.stderr)
+    for name in report.failed:
+        print(f"  FAILED   {name}", file=sys.stderr)
+    for m in report.mismatches:
+        print(f"  MISMATCH {m['variant']} ({' vs '.join(m['backends'])})", file=sys.stderr)
     print(report.summary(), file=sys.stderr)
     if args.report:
         text = json.dumps(report.to_json(), indent=2, sort_keys=True)

@@ -81,20 +81,20 @@ def ulp_diff(a: float, b: float) -> float:
     return abs(_ordered(f32(a)) - _ordered(f32(b)))
 
 
-def close(got: float, want: float, ulps: int = 0, abs_tol: float = 0.0) -> bool:
-    """got == want within `ulps` binary32 ULPs or `abs_tol` (for results near zero)."""
+def close(got: float, want: float, ulps: int = 0, abs_tol: float = 0.0, double: bool = False) -> bool:
+    """got == want (rounded to binary32 unless `double`) within `ulps` binary32 ULPs or `abs_tol`."""
     if ulps == 0 and abs_tol == 0.0:
-        return got == f32(want) or (math.isnan(got) and math.isnan(want))
+        return got == (want if double else f32(want)) or (math.isnan(got) and math.isnan(want))
     return ulp_diff(got, want) <= ulps or abs(got - want) <= abs_tol
 
 
-def assert_close(got, want, ulps: int = 0, abs_tol: float = 0.0, what: str = "") -> None:
+def assert_close(got, want, ulps: int = 0, abs_tol: float = 0.0, what: str = "", double: bool = False) -> None:
     gs = got if isinstance(got, tuple) else (got,)
     ws = want if isinstance(want, tuple) else (want,)
     assert len(gs) == len(ws), f"{what}: got {got!r}, want {want!r}"
     for g, w in zip(gs, ws):
         if isinstance(w, float) or isinstance(g, float):
-            assert close(g, w, ulps, abs_tol), f"{what}: got {got!r}, want {want!r} (ulps={ulps}, abs={abs_tol})"
+            assert close(g, w, ulps, abs_tol, double), f"{what}: got {got!r}, want {want!r} (ulps={ulps}, abs={abs_tol})"
         else:
             assert g == w, f"{what}: got {got!r}, want {want!r}"
 
@@ -250,6 +250,7 @@ class Case:
     abs_tol: float = 0.0
     stmt: bool = False
     xfail: dict = field(default_factory=dict)
+    prelude: str = ""  # extra declarations this row needs (placed after the table's prelude)
 
 
 def case(name: str, code: str, want, **kw) -> Case:
@@ -285,7 +286,8 @@ class SlotTable:
                             f"        Out[{i}] = R;\n    }}")
             else:
                 body.append(f"    Out[{i}] = {c.code}; // {c.name}")
-        return ("\n".join(decls) + "\n" + self.prelude + "\n[numthreads(1, 1, 1)]\nvoid main() {\n"
+        extra = "".join(c.prelude for c in self.cases)
+        return ("\n".join(decls) + "\n" + self.prelude + extra + "\n[numthreads(1, 1, 1)]\nvoid main() {\n"
                 + self.setup + "\n" + "\n".join(body) + "\n}\n")
 
     def results(self, backend: str) -> list:
@@ -314,18 +316,29 @@ class SlotTable:
     def check(self, c: Case, backend: str) -> None:
         got = self.results(backend)[self.cases.index(c)]
         want = c.want() if callable(c.want) else c.want
-        assert_close(got, want, c.ulps, c.abs_tol, what=f"{self.name}/{c.name} [{backend}]")
+        assert_close(got, want, c.ulps, c.abs_tol, what=f"{self.name}/{c.name} [{backend}]",
+                     double=self.elem.startswith("double"))
 
 
-def table_test(table: SlotTable) -> Callable:
-    """A parametrized test function checking every row of `table` on both backends."""
+def table_test(*tables: SlotTable) -> Callable:
+    """A parametrized test function checking every row of `tables` on both backends."""
+    params = []
+    for t in tables:
+        for p in t.params():
+            c, b = p.values
+            params.append(pytest.param(t, c, b, id=p.id, marks=p.marks))
 
-    @pytest.mark.parametrize("c, backend", table.params())
-    def test(c: Case, backend: str) -> None:
+    @pytest.mark.parametrize("table, c, backend", params)
+    def test(table: SlotTable, c: Case, backend: str) -> None:
         table.check(c, backend)
 
-    test.__name__ = f"test_{table.name}"
+    test.__name__ = f"test_{tables[0].name}"
     return test
+
+
+def solo_tables(name: str, elem: str, cases: list[Case], **kw) -> list[SlotTable]:
+    """One shader per case: for rows that may fail to compile, so one failure hides no other row."""
+    return [SlotTable(f"{name}.{c.name}", elem, [c], **kw) for c in cases]
 
 
 def u32(x: int) -> int:

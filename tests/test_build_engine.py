@@ -341,41 +341,44 @@ def test_parallel_build_is_byte_identical_to_serial(tmp_path, compiler):
     assert sorted(a) == sorted(b) and a == b
 
 
-def _build_script(root: Path, jobs: int) -> str:
+def _build_script(root: Path, jobs: int, fn) -> str:
     return textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(TESTS_DIR)!r})
-        from test_build_engine import fake_compile
+        from test_build_engine import {fn.__name__} as compile_fn
         from shaderbuild.build.config import load_project
         from shaderbuild.build.scheduler import build
-        r = build(load_project({str(root)!r}), compile_fn=fake_compile, jobs={jobs}, quiet=True)
+        r = build(load_project({str(root)!r}), compile_fn=compile_fn, jobs={jobs}, quiet=True)
         print("DONE", len(r.built))
     """)
 
 
-def test_sigkill_mid_build_then_rebuild_is_correct(tmp_path):
-    toml = PROJECT_TOML.format(targets='["spirv", "dxil"]').replace("MODE = [0, 1]", "MODE = [0, 1, 2, 3, 4, 5, 6, 7]")
+def test_sigkill_mid_build_then_rebuild_is_correct(tmp_path, compiler):
+    fn, backends = compiler
+    modes = list(range(8 if fn is fake_compile else 40))
+    toml = PROJECT_TOML.format(targets=json.dumps(backends)).replace("MODE = [0, 1]", f"MODE = {modes}")
     root = make_project(tmp_path / "victim", [], toml + 'outputs = ["header"]\n')
     ref = make_project(tmp_path / "ref", [], toml + 'outputs = ["header"]\n')
-    run_build(ref, fake_compile)
+    run_build(ref, fn)
+    total = (len(modes) + 1) * len(backends)
     env = dict(os.environ, FAKE_COMPILE_SLEEP="0.05")
-    proc = subprocess.Popen([sys.executable, "-c", _build_script(root, 2)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", _build_script(root, 2, fn)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     out_dir = root / "out"
     deadline = time.time() + 20
-    while time.time() < deadline and len(list(out_dir.rglob("*.spv"))) < 3:
-        time.sleep(0.01)
+    while time.time() < deadline and len(list(out_dir.rglob("*.json"))) < 3:
+        time.sleep(0.002)
     os.killpg(proc.pid, signal.SIGKILL)   # the build and its workers
     proc.wait()
     expected = output_bytes(ref / "out")
     partial = output_bytes(out_dir)
-    assert 0 < len([p for p in partial if p.endswith(".spv")]) < 9, "kill was not mid-build"
+    assert 0 < len([p for p in partial if p.endswith(".json")]) < total, "kill was not mid-build"
     for rel, data in partial.items():   # whatever exists is complete and correct
         if not os.path.basename(rel).startswith(".tmp-") and rel != "index.json":
             assert data == expected[rel], rel
-    report = run_build(root, fake_compile)
+    report = run_build(root, fn)
     assert report.ok and report.built, "the rebuild had work left"
-    assert len(report.built) + len(report.up_to_date) == 18
+    assert len(report.built) + len(report.up_to_date) == total
     after = {k: v for k, v in output_bytes(out_dir).items() if not os.path.basename(k).startswith(".tmp-")}
     assert after == expected
 
@@ -416,17 +419,18 @@ def test_second_build_waits_for_the_first(tmp_path):
     assert result["r"].ok and len(result["r"].built) == 6
 
 
-def test_two_concurrent_builds_do_not_corrupt_anything(tmp_path):
-    root = make_project(tmp_path / "p", ["spirv", "dxil"])
-    ref = make_project(tmp_path / "ref", ["spirv", "dxil"])
-    run_build(ref, fake_compile)
+def test_two_concurrent_builds_do_not_corrupt_anything(tmp_path, compiler):
+    fn, backends = compiler
+    root = make_project(tmp_path / "p", backends)
+    ref = make_project(tmp_path / "ref", backends)
+    run_build(ref, fn)
     env = dict(os.environ, FAKE_COMPILE_SLEEP="0.02")
-    procs = [subprocess.Popen([sys.executable, "-c", _build_script(root, 2)], env=env, stdout=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", _build_script(root, 2, fn)], env=env, stdout=subprocess.PIPE,
                               text=True) for _ in range(2)]
     outs = [p.communicate(timeout=60)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs)
     built = sorted(int(o.split()[-1]) for o in outs)
-    assert built == [0, 6]   # the second waited, then found everything fresh
+    assert built == [0, 3 * len(backends)]   # the second waited, then found everything fresh
     assert output_bytes(root / "out") == output_bytes(ref / "out")
 
 
@@ -605,3 +609,80 @@ def test_a_copied_project_is_still_up_to_date_and_independent(tmp_path):
     (moved / "include/common.hlsli").write_text("#define SCALE 7\n")
     assert set(run_build(moved, fake_compile).built) == names(["spirv"], A0, A1, B)
     assert set(run_build(root, fake_compile).built) == names(["spirv"], A1)
+
+
+def test_a_new_header_shadowing_an_include_is_detected(tmp_path, compiler):
+    fn, backends = compiler
+    root = make_project(tmp_path, backends)
+    run_build(root, fn)
+    # an unrelated new file in a search directory: rescanned, nothing rebuilt
+    (root / "shaders/notes.txt").write_text("hello\n")
+    (root / "include/unused.hlsli").write_text("#define UNUSED 1\n")
+    assert run_build(root, fn).built == []
+    # shaders/common.hlsli now wins over include/common.hlsli for "common.hlsli" (the includer's dir first)
+    (root / "shaders/common.hlsli").write_text("#define SCALE 11\n")
+    report = run_build(root, fn)
+    assert set(report.built) == names(backends, A0, A1, B)
+    assert report.reasons[f"{B}@{backends[0]}"] == [
+        "include resolution changed: now reads shaders/common.hlsli; no longer reads include/common.hlsli"]
+    assert run_build(root, fn).built == []
+
+
+def test_temp_files_of_a_killed_build_are_removed(tmp_path):
+    root = make_project(tmp_path, ["spirv"])
+    run_build(root, fake_compile)
+    leftover = root / "out/shaders/.tmp-abc123"
+    leftover.write_bytes(b"partial")
+    (root / "shaders/b.hlsl").write_text(OTHER + "\n// edited\n")
+    assert run_build(root, fake_compile).built == [f"{B}@spirv"]
+    assert not leftover.exists()
+
+
+def test_verify_catches_a_corruption_that_kept_its_stat(tmp_path):
+    root = make_project(tmp_path, ["spirv"])
+    run_build(root, fake_compile)
+    target = next(t for t in plan(load_project(str(root))) if t.name == f"{B}@spirv")
+    path = Path(target.outputs["binary"])
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[0] ^= 0xFF
+    with open(path, "r+b") as f:   # same inode, same size, mtime restored
+        f.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert run_build(root, fake_compile).built == []        # the stat fast path trusts it
+    report = run_build(root, fake_compile, verify=True)
+    assert report.built == [target.name] and "hash mismatch" in report.reasons[target.name][0]
+
+
+def test_query_dependencies_and_affected_targets(tmp_path, compiler):
+    from shaderbuild.build.query import affected, all_outputs, dependencies
+
+    fn, backends = compiler
+    root = make_project(tmp_path, backends)
+    project = load_project(str(root))
+    targets = plan(project)
+    by_name = {t.name: t for t in targets}
+    a1 = by_name[f"{A1}@{backends[0]}"]
+    # never built: a preprocessor scan
+    assert set(dependencies(project, a1)) == {str(root / "shaders/a.hlsl"), str(root / "include/common.hlsli"),
+                                              str(root / "shaders/mode.hlsli")}
+    assert len(affected(project, targets, [])) == len(targets)
+    run_build(root, fn)
+    assert {t.name for t in affected(project, targets, [str(root / "shaders/mode.hlsli")])} == names(backends, A1)
+    assert {t.name for t in affected(project, targets, [str(root / "include/common.hlsli")])} == names(
+        backends, A0, A1, B)
+    assert all_outputs(a1) == [a1.outputs["binary"], a1.outputs["manifest"]]
+
+
+def test_outputs_no_longer_requested_are_removed(tmp_path):
+    root = make_project(tmp_path, ["spirv"])
+    toml = root / "shaderbuild.toml"
+    toml.write_text(toml.read_text() + 'outputs = ["header", "disassembly"]\n')
+    run_build(root, fake_compile)
+    [target] = [t for t in plan(load_project(str(root))) if t.name == f"{B}@spirv"]
+    assert os.path.exists(target.outputs["header"]) and os.path.exists(target.outputs["disassembly"])
+    toml.write_text(toml.read_text().replace('outputs = ["header", "disassembly"]', 'outputs = ["header"]'))
+    report = run_build(root, fake_compile)
+    assert report.built == [target.name] and report.reasons[target.name][0].startswith("output paths changed")
+    assert report.removed == [target.outputs["disassembly"]] and not os.path.exists(target.outputs["disassembly"])
+    assert os.path.exists(target.outputs["header"])

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from shaderbuild.diagnostics import CompileError, Diagnostic, SourceCache, SourceLoc
 from shaderbuild.front.preprocessor import PPLimits, PPResult, preprocess
@@ -231,9 +233,30 @@ def test_unterminated_macro_call() -> None:
     assert (d.message, d.loc) == ("unterminated call to macro 'F'", SourceLoc("main.hlsl", 2, 3))
 
 
-def test_macro_call_cut_by_directive_is_unterminated() -> None:
-    d = fail("#define F(a) a\nF(1\n#define Y\n)")
-    assert d.message == "unterminated call to macro 'F'"
+def test_macro_arguments_may_contain_conditional_directives() -> None:
+    src = "#define LIST(...) [__VA_ARGS__]\nLIST(a,\n#ifdef HAS_B\n b,\n#else\n nob,\n#endif\n c) tail"
+    assert out(src) == "[ a , nob , c ] tail"
+    assert out(src, defines={"HAS_B": "1"}) == "[ a , b , c ] tail"
+
+
+def test_function_macro_name_before_directive_still_takes_parenthesis() -> None:
+    assert out("#define F(x) <x>\nF\n#define Y 2\n(Y) F;") == "< 2 > F ;"
+
+
+def test_open_call_retry_does_not_repeat_side_effects() -> None:
+    src = "#define F(x) x\n__COUNTER__ F(__COUNTER__\n#if 1\n)\n#endif\n__COUNTER__"
+    assert out(src) == "0 1 2"
+
+
+def test_macro_call_left_open_at_end_of_file() -> None:
+    d = fail("#define F(a) a\nF(1\n#define Y\n2,\n#if 1\n#endif\n")
+    assert (d.message, d.loc) == ("unterminated call to macro 'F'", SourceLoc("main.hlsl", 2, 1))
+
+
+def test_include_inside_macro_call_is_an_error(in_tmp: Path) -> None:
+    write(in_tmp, {"h.h": "h"})
+    d = fail('#define F(a) a\n F(1,\n#include "h.h"\n)')
+    assert (d.message, d.loc) == ("unterminated call to macro 'F'", SourceLoc("main.hlsl", 2, 2))
 
 
 # ---------------------------------------------------------------------------
@@ -728,3 +751,24 @@ def test_exponential_expansion_hits_token_limit() -> None:
     d = fail(src, limits=PPLimits(max_expanded_tokens=50_000))
     assert d.message == "macro expansion produced too many tokens (limit 50000)"
     assert out("#define A0 x x\n#define A1 A0 A0\nA1", limits=PPLimits(max_expanded_tokens=6)) == "x x x x"
+
+
+# ---------------------------------------------------------------------------
+# Robustness
+
+
+_FUZZ_PIECES = ["#define ", "#undef ", "#if ", "#ifdef ", "#elif ", "#else", "#endif", "#line ", "#error ",
+                "F", "G", "X", "(", ")", ",", "...", "__VA_ARGS__", "#", "##", "defined", "1", "0", "/", "%",
+                "+", "?", ":", "'", '"', "\\", "\n", " ", "/*", "*/", "//", "@", "__LINE__", "0x", "u", "."]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_FUZZ_PIECES), max_size=60))
+def test_any_input_gives_tokens_or_compile_error(pieces: list[str]) -> None:
+    src = "".join(pieces)
+    try:
+        res = preprocess("fuzz.hlsl", text=src, limits=PPLimits(max_expanded_tokens=20_000))
+    except CompileError as e:
+        assert all(d.message for d in e.diagnostics)
+        return
+    assert res.tokens[-1].kind is TokKind.EOF

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from ..diagnostics import SourceLoc, error
 from .tokens import Token, TokKind
 
+__all__ = ["PUNCTUATORS", "LexResult", "gc_paused", "lex", "single_token_kind", "tokenize"]
+
 # Longest punctuators first so that alternation picks the maximal munch.
 PUNCTUATORS: tuple[str, ...] = (
     "<<=", ">>=", "...",
@@ -72,13 +74,19 @@ _FIRST.update({"/": _SLASH, ".": _DOT, '"': _QUOTE, "'": _QUOTE})
 _SPLICE = re.compile(r"\\[ \t]*\n")
 
 
-def _number_kind(text: str, _cache: dict[str, TokKind | None] = {}) -> TokKind | None:  # noqa: B006
-    kind = _cache.get(text, _BAD)
-    if kind is _BAD:
-        kind = TokKind.FLOAT if _FLOAT_RE.fullmatch(text) else TokKind.INT if _INT_RE.fullmatch(text) else None
-        if len(_cache) < 4096:
-            _cache[text] = kind  # type: ignore[assignment]
-    return kind  # type: ignore[return-value]
+_NUMBER_KINDS: dict[str, TokKind | None] = {}  # spelling -> kind; numbers repeat a lot
+
+
+def _number_kind(text: str) -> TokKind | None:
+    """FLOAT or INT for a well-formed literal, None for a malformed one."""
+    try:
+        return _NUMBER_KINDS[text]
+    except KeyError:
+        pass
+    kind = TokKind.FLOAT if _FLOAT_RE.fullmatch(text) else TokKind.INT if _INT_RE.fullmatch(text) else None
+    if len(_NUMBER_KINDS) < 4096:
+        _NUMBER_KINDS[text] = kind
+    return kind
 
 
 class LexResult:

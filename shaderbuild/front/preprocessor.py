@@ -21,6 +21,8 @@ from .lexer import gc_paused, lex, single_token_kind
 from .tokens import Token, TokKind
 
 _text = attrgetter("text")
+__all__ = ["Macro", "PPLimits", "PPResult", "decode_source", "preprocess"]
+
 IDENT, INT, STRING, CHAR, PUNCT, EOF = (
     TokKind.IDENT, TokKind.INT, TokKind.STRING, TokKind.CHAR, TokKind.PUNCT, TokKind.EOF
 )
@@ -141,6 +143,11 @@ def _stringize(toks: list[Token], site: SourceLoc, expansion: tuple[str, SourceL
 _PLACEMARKER = Token(PUNCT, "", SourceLoc("", 0, 0))
 
 
+class _Unfinished(Exception):
+    """An open-ended expansion ran out of tokens inside a macro call (the call continues
+    after a directive line); the caller retries with more text."""
+
+
 class _Expander:
     """Macro expansion with a context stack (rescanning + 'painted blue' rule), no recursion per token."""
 
@@ -155,8 +162,12 @@ class _Expander:
             self.macros[name] = Macro(name, None, False, [], None, builtin=True)
 
     # -- entry point -------------------------------------------------------
-    def expand(self, toks: list[Token], out: list[Token], depth: int = 0) -> None:
-        """Append the full expansion of `toks` to `out`; `depth` counts enclosing argument expansions."""
+    def expand(self, toks: list[Token], out: list[Token], depth: int = 0, open_ended: bool = False) -> None:
+        """Append the full expansion of `toks` to `out`; `depth` counts enclosing argument expansions.
+
+        With `open_ended`, running out of tokens inside a macro call (or right after a
+        function-like macro name) raises _Unfinished instead of an error.
+        """
         macros = self.macros
         disabled = self.disabled
         stack: list[list] = [[toks, 0, None]]
@@ -208,10 +219,10 @@ class _Expander:
             if m.params is None:
                 repl = self._substitute(m, tok, [], level)
             else:
-                if not self._open_paren(stack):
+                if not self._open_paren(stack, open_ended):
                     out.append(tok)
                     continue
-                args = self._collect_args(stack, m, tok)
+                args = self._collect_args(stack, m, tok, open_ended)
                 repl = self._substitute(m, tok, args, level)
             self.expanded += len(repl)
             if self.expanded > self.limits.max_expanded_tokens:
@@ -231,7 +242,7 @@ class _Expander:
         self.counter += 1
         return Token(INT, str(self.counter - 1), tok.loc, None, tok.leading_space)
 
-    def _open_paren(self, stack: list[list]) -> bool:
+    def _open_paren(self, stack: list[list], open_ended: bool) -> bool:
         """If the next token (across exhausted contexts) is '(', consume it and return True."""
         k = len(stack) - 1
         while k >= 0:
@@ -240,6 +251,8 @@ class _Expander:
                 break
             k -= 1
         else:
+            if open_ended:
+                raise _Unfinished
             return False
         nxt = ctx[0][ctx[1]]
         if nxt.kind is not PUNCT or nxt.text != "(":
@@ -249,7 +262,7 @@ class _Expander:
         ctx[1] += 1
         return True
 
-    def _collect_args(self, stack: list[list], m: Macro, name_tok: Token) -> list[list[Token]]:
+    def _collect_args(self, stack: list[list], m: Macro, name_tok: Token, open_ended: bool) -> list[list[Token]]:
         disabled = self.disabled
         macros = self.macros
         params = m.params
@@ -263,6 +276,8 @@ class _Expander:
             body = ctx[0]
             if ctx[1] >= len(body):
                 if len(stack) == 1:
+                    if open_ended:
+                        raise _Unfinished
                     raise error(f"unterminated call to macro '{m.name}'", name_tok.loc, self._defined_here(m))
                 stack.pop()
                 disabled.discard(ctx[2])
@@ -624,7 +639,7 @@ class _Frame:
     """A file being processed."""
 
     __slots__ = ("toks", "hashes", "hi", "pos", "bad", "bad_msgs", "conds", "display", "abspath", "dir",
-                 "include_loc", "line_map")
+                 "include_loc", "line_map", "pending")
 
     def __init__(self, toks: list[Token], hashes: list[int], bad: dict[int, str], display: str,
                  abspath: str, include_loc: SourceLoc | None):
@@ -640,6 +655,7 @@ class _Frame:
         self.dir = os.path.dirname(display)
         self.include_loc = include_loc
         self.line_map: tuple[int, str] | None = None  # (line delta, file name) after #line
+        self.pending: list[Token] | None = None  # text whose last macro call is still open
 
     @property
     def active(self) -> bool:
@@ -679,12 +695,16 @@ def _spell(toks: Sequence[Token]) -> str:
     return "".join(parts)
 
 
+# Directives still interpreted inside skipped #if regions (only to track nesting).
+_CONDITIONAL_DIRECTIVES = frozenset(("if", "ifdef", "ifndef", "elif", "else", "endif"))
 # Directives whose operands are free text, where a stray character is no error.
 _FREE_TEXT_DIRECTIVES = frozenset(("error", "warning", "include", "pragma"))
 _MISSING_FILE_ERRORS = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 
 class _Preprocessor:
+    """Drives the file stack: text runs go to the expander, directive lines to handlers."""
+
     def __init__(self, include_dirs: Sequence[str], sources: SourceCache | None,
                  reader: Callable[[str], bytes], limits: PPLimits):
         self.include_dirs = list(include_dirs)
@@ -705,7 +725,6 @@ class _Preprocessor:
             "line": self.do_line, "error": self.do_error, "warning": self.do_warning,
             "pragma": self.do_pragma,
         }
-        self.conditionals = frozenset(("if", "ifdef", "ifndef", "elif", "else", "endif"))
 
     # -- files -------------------------------------------------------------
     def push_file(self, text: str, display: str, abspath: str, include_loc: SourceLoc | None) -> None:
@@ -739,10 +758,13 @@ class _Preprocessor:
                     seg = toks[f.pos:nh]
                     if f.line_map is not None:
                         seg = self.remap(f, seg)
-                    expand(seg, out)
+                    self.expand_text(f, seg)
                 f.pos = nh
                 continue
             if f.pos >= len(toks):
+                if f.pending is not None:
+                    seg, f.pending = f.pending, None
+                    expand(seg, out)  # now any unfinished call is an error
                 if f.conds:
                     raise error("unterminated conditional directive", f.conds[-1].loc)
                 frames.pop()
@@ -757,6 +779,23 @@ class _Preprocessor:
             if f.line_map is not None:
                 line = self.remap(f, line)
             self.directive(f, line, nh, end)
+
+    def expand_text(self, f: _Frame, seg: list[Token]) -> None:
+        """Expand a run of text lines.  A macro call left open at its end may continue
+        after the following directive lines (as in GCC/Clang), so it is kept pending
+        and expanded again, joined with the next run of text."""
+        if f.pending is not None:
+            seg = f.pending + seg
+            f.pending = None
+        exp = self.exp
+        mark, counter, expanded = len(self.out), exp.counter, exp.expanded
+        try:
+            exp.expand(seg, self.out, 0, open_ended=True)
+        except _Unfinished:
+            del self.out[mark:]
+            exp.counter, exp.expanded = counter, expanded
+            exp.disabled.clear()
+            f.pending = seg
 
     def check_bad(self, f: _Frame, start: int, end: int, allow: bool) -> None:
         if f.bad is None or allow:
@@ -782,7 +821,7 @@ class _Preprocessor:
             return  # null directive
         name_tok = line[1]
         name = name_tok.text
-        if not f.active and name not in self.conditionals:
+        if not f.active and name not in _CONDITIONAL_DIRECTIVES:
             return
         handler = self.handlers.get(name) if name_tok.kind is IDENT else None
         if handler is None:
@@ -937,6 +976,9 @@ class _Preprocessor:
 
     # include
     def do_include(self, f: _Frame, line: list[Token]) -> None:
+        if f.pending is not None:
+            seg, f.pending = f.pending, None
+            self.exp.expand(seg, self.out)  # reports the unterminated call
         name, angled, name_tok, extra = self.include_name(line)
         if extra:
             self.warn("extra tokens at end of #include directive", extra.loc)

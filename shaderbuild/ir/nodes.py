@@ -25,6 +25,7 @@ from enum import Enum
 from typing import Any
 
 from ..diagnostics import SourceLoc
+from ..records import Record
 from .types import Type
 
 __all__ = [
@@ -80,8 +81,7 @@ class IOInfo:
     interpolation: str | None = None
 
 
-@dataclass(slots=True, eq=False)
-class Variable:
+class Variable(Record):
     name: str
     type: Type
     storage: Storage
@@ -97,14 +97,12 @@ class Variable:
 
 # ---------------------------------------------------------------- expressions
 
-class Expr:
+class Expr(Record):
     """Base class; every expression has `.type` (an ir.types.Type)."""
 
     __slots__ = ()
-    type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Const(Expr):
     """A scalar or vector constant: value is a Python bool/int/float, or a tuple for vectors."""
 
@@ -112,16 +110,14 @@ class Const(Expr):
     value: Any
 
 
-@dataclass(slots=True, eq=False)
 class VarRef(Expr):
+    __slots__ = ("var", "type")
     var: Variable
-    type: Type = field(init=False)
 
     def __post_init__(self) -> None:
         self.type = self.var.type
 
 
-@dataclass(slots=True, eq=False)
 class FieldRef(Expr):
     """Place: field `index` of a struct place."""
 
@@ -130,7 +126,6 @@ class FieldRef(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class IndexRef(Expr):
     """Place: element of an array place, component of a vector place, row of a matrix place."""
 
@@ -139,7 +134,6 @@ class IndexRef(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class SwizzleRef(Expr):
     """Place: components of a vector place (distinct components when stored to)."""
 
@@ -148,7 +142,6 @@ class SwizzleRef(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class BufferElem(Expr):
     """Place: element `index` of a buffer resource; `resource` is a place of Resource type."""
 
@@ -160,7 +153,6 @@ class BufferElem(Expr):
 PLACE_TYPES = (VarRef, FieldRef, IndexRef, SwizzleRef, BufferElem)
 
 
-@dataclass(slots=True, eq=False)
 class Load(Expr):
     place: Expr
     type: Type
@@ -176,14 +168,12 @@ BINARY_OPS = (
 )
 
 
-@dataclass(slots=True, eq=False)
 class Unary(Expr):
     op: str
     operand: Expr
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Binary(Expr):
     op: str
     lhs: Expr
@@ -191,7 +181,6 @@ class Binary(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Select(Expr):
     """Component-wise select: cond is bool or bool vector of the result's size."""
 
@@ -201,7 +190,6 @@ class Select(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Convert(Expr):
     """Numeric conversion between scalar/vector/matrix types of equal shape
     (bool <-> int <-> float, widths).  Shape changes are explicit via
@@ -211,7 +199,6 @@ class Convert(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Bitcast(Expr):
     """Reinterpret bits between types of equal size (asuint, asfloat, ...)."""
 
@@ -219,7 +206,6 @@ class Bitcast(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Construct(Expr):
     """Build a vector/matrix/array/struct from parts whose components, in order,
     fill the result.  For vectors the parts are scalars or vectors; for matrices
@@ -229,14 +215,12 @@ class Construct(Expr):
     parts: list[Expr]
 
 
-@dataclass(slots=True, eq=False)
 class Swizzle(Expr):
     value: Expr
     comps: tuple[int, ...]
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Extract(Expr):
     """Constant-index extraction: struct field, array element, vector component, matrix row."""
 
@@ -245,7 +229,6 @@ class Extract(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Call(Expr):
     """Call of a user function.  Arguments of out/inout parameters are VarRef places."""
 
@@ -254,7 +237,6 @@ class Call(Expr):
     type: Type
 
 
-@dataclass(slots=True, eq=False)
 class Intrinsic(Expr):
     """A built-in function or resource method, by its table name (see
     front/intrinsics.py).  Resource methods take the resource place first."""
@@ -266,18 +248,16 @@ class Intrinsic(Expr):
 
 # ----------------------------------------------------------------- statements
 
-class Stmt:
+class Stmt(Record):
     __slots__ = ()
 
 
-@dataclass(slots=True, eq=False)
 class Store(Stmt):
     place: Expr
     value: Expr
     loc: SourceLoc | None = None
 
 
-@dataclass(slots=True, eq=False)
 class Eval(Stmt):
     """Evaluate an expression for its side effects (a call, an atomic, a barrier)."""
 
@@ -285,7 +265,6 @@ class Eval(Stmt):
     loc: SourceLoc | None = None
 
 
-@dataclass(slots=True, eq=False)
 class If(Stmt):
     cond: Expr
     then: list[Stmt]
@@ -293,39 +272,33 @@ class If(Stmt):
     hint: str | None = None      # 'branch' | 'flatten'
 
 
-@dataclass(slots=True, eq=False)
 class Loop(Stmt):
     """`loop { body; continuing: continuing; if (break_if) break; }` - exits only by Break/Return."""
 
     body: list[Stmt]
-    continuing: list[Stmt] = field(default_factory=list)
+    continuing: list[Stmt] = Record.factory(list)
     break_if: Expr | None = None
     hint: str | None = None      # 'unroll' | 'loop' | 'fastopt'
     unroll_count: int | None = None
 
 
-@dataclass(slots=True, eq=False)
 class Break(Stmt):
     pass
 
 
-@dataclass(slots=True, eq=False)
 class Continue(Stmt):
     pass
 
 
-@dataclass(slots=True, eq=False)
 class Return(Stmt):
     value: Expr | None = None
 
 
-@dataclass(slots=True, eq=False)
 class Discard(Stmt):
     pass
 
 
-@dataclass(slots=True, eq=False)
-class SwitchCase:
+class SwitchCase(Record):
     """values: the case labels (empty for a pure `default:`); a body that does
     not end in Break/Return/Continue falls through into the next case."""
 
@@ -334,7 +307,6 @@ class SwitchCase:
     body: list[Stmt]
 
 
-@dataclass(slots=True, eq=False)
 class Switch(Stmt):
     selector: Expr
     cases: list[SwitchCase]
@@ -342,27 +314,24 @@ class Switch(Stmt):
 
 # -------------------------------------------------------------- functions etc.
 
-@dataclass(slots=True, eq=False)
-class Param:
+class Param(Record):
     var: Variable
     direction: str = "in"        # 'in' | 'out' | 'inout'
 
 
-@dataclass(slots=True, eq=False)
-class Function:
+class Function(Record):
     name: str
     params: list[Param]
     return_type: Type
-    body: list[Stmt] = field(default_factory=list)
-    locals: list[Variable] = field(default_factory=list)
+    body: list[Stmt] = Record.factory(list)
+    locals: list[Variable] = Record.factory(list)
     loc: SourceLoc | None = None
 
     def __repr__(self) -> str:
         return f"Function({self.name})"
 
 
-@dataclass(slots=True, eq=False)
-class EntryPoint:
+class EntryPoint(Record):
     """The shader entry.  After passes/entry_wrapper.py, `function` is a
     parameterless void wrapper that loads `inputs`, calls `source_function`
     and stores `outputs` (all Storage.INPUT/OUTPUT globals with IOInfo)."""
@@ -373,18 +342,17 @@ class EntryPoint:
     function: Function | None = None
     numthreads: tuple[int, int, int] | None = None
     return_semantic: str | None = None
-    inputs: list[Variable] = field(default_factory=list)
-    outputs: list[Variable] = field(default_factory=list)
+    inputs: list[Variable] = Record.factory(list)
+    outputs: list[Variable] = Record.factory(list)
 
 
-@dataclass(slots=True, eq=False)
-class Module:
+class Module(Record):
     stage: str
     shader_model: tuple[int, int]
-    globals: list[Variable] = field(default_factory=list)
-    functions: list[Function] = field(default_factory=list)   # callees before callers
+    globals: list[Variable] = Record.factory(list)
+    functions: list[Function] = Record.factory(list)   # callees before callers
     entry: EntryPoint | None = None
-    source_files: list[str] = field(default_factory=list)     # every file the preprocessor read
+    source_files: list[str] = Record.factory(list)     # every file the preprocessor read
 
     @property
     def resources(self) -> list[Variable]:

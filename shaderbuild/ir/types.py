@@ -1,10 +1,10 @@
-"""IR types.  All are frozen dataclasses, so equal types compare and hash equal
+"""IR types.  All are value records (see records.py), so equal types compare and hash equal
 (structural interning); construct them freely.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import ValueRecord
 
 __all__ = [
     "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
@@ -13,19 +13,17 @@ __all__ = [
 ]
 
 
-class Type:
+class Type(ValueRecord):
     """Base class of IR types."""
 
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
 class VoidType(Type):
     def __str__(self) -> str:
         return "void"
 
 
-@dataclass(frozen=True, slots=True)
 class Scalar(Type):
     """kind is 'bool', 'int', 'uint' or 'float'; width in bits (bool is 32 in memory)."""
 
@@ -53,7 +51,6 @@ class Scalar(Type):
         return self.kind == "int"
 
 
-@dataclass(frozen=True, slots=True)
 class Vector(Type):
     elem: Scalar
     size: int
@@ -62,7 +59,6 @@ class Vector(Type):
         return f"{self.elem}{self.size}"
 
 
-@dataclass(frozen=True, slots=True)
 class Matrix(Type):
     """An HLSL matrix: `rows` x `cols` of `elem` (HLSL's row/column convention)."""
 
@@ -74,7 +70,6 @@ class Matrix(Type):
         return f"{self.elem}{self.rows}x{self.cols}"
 
 
-@dataclass(frozen=True, slots=True)
 class Array(Type):
     """A fixed array, or a runtime-sized one when size is None."""
 
@@ -85,8 +80,7 @@ class Array(Type):
         return f"{self.elem}[{'' if self.size is None else self.size}]"
 
 
-@dataclass(frozen=True, slots=True)
-class StructField:
+class StructField(ValueRecord):
     name: str
     type: Type
     semantic: str | None = None
@@ -97,7 +91,6 @@ class StructField:
     vk_builtin: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class Struct(Type):
     name: str
     fields: tuple[StructField, ...]
@@ -112,7 +105,6 @@ class Struct(Type):
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
 class Resource(Type):
     """An opaque resource.  kind is the HLSL spelling ('RWStructuredBuffer',
     'Texture2D', 'SamplerState', ...); elem is the element type where there is one."""

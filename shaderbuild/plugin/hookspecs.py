@@ -20,13 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import pluggy
+from .lazy import import_pluggy
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..ir import Module
     from ..options import CompileOptions
 
+pluggy = import_pluggy()
 PROJECT = "shaderbuild"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 from dataclasses import dataclass
 
-import pluggy
+from . import discovery
+from .lazy import import_pluggy
+
+pluggy = import_pluggy()
 
 from . import hookspecs
 from .hookspecs import BackendInfo
@@ -43,12 +45,11 @@ class PluginHost:
         # Each entry point is loaded on its own so one broken plugin cannot take
         # the others down (pluggy's load_setuptools_entrypoints stops at the first).
         seen: set[str] = set()
-        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        for ep in sorted(discovery.entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in seen:
                 continue
             seen.add(ep.name)
-            dist = ep.dist.name if ep.dist is not None else "?"
-            version = ep.dist.version if ep.dist is not None else "?"
+            dist, version = ep.dist_name, ep.dist_version
             try:
                 plugin = ep.load()
                 self.pm.register(plugin, name=ep.name)

@@ -7,7 +7,7 @@ Offsets inside a structured-buffer element come from shaderbuild.ir.layout's
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 from shaderbuild import ir
@@ -32,7 +32,7 @@ def _size(s: ir.Scalar) -> int:
     return 4 if s.kind == "bool" else s.width // 8
 
 
-@lru_cache(maxsize=None)
+@cache
 def component_offsets(t: ir.Type, rule: str, row_major: bool = False) -> tuple[int, ...]:
     """Byte offset of every canonical component of `t` under layout `rule`."""
     if isinstance(t, ir.Scalar):
@@ -173,8 +173,9 @@ class BufferAccess:
         if len(vals) != n:                      # typed UAV stores write whole elements
             old = self._typed_read(p, scalars)
             vals = {c: vals.get(c, old[c]) for c in range(n)}
-        v = [to_memory(L, vals[c], s) for c in range(n)] + [Undef(mt)] * (4 - n)
-        mask = ConstInt(T.i8, (1 << n) - 1)
+        v = [to_memory(L, vals[c], s) for c in range(n)]
+        v += [v[0]] * (4 - n)                   # typed UAV stores must write all four components
+        mask = ConstInt(T.i8, 15)
         coords = self._typed_coords(p)
         u = Undef(T.i32)
         if p.res.shape == TYPED:

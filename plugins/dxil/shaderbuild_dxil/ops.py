@@ -38,6 +38,10 @@ OVERLOAD_MIN_SM: dict[tuple[str, str], tuple[int, int]] = {
     ("RawBufferStore", "f64"): (6, 3), ("RawBufferStore", "i64"): (6, 3),
 }
 NATIVE_16BIT_MIN_SM = (6, 2)
+# (flag, stage) -> shader model from which operations with that flag are allowed there
+STAGE_FLAG_MIN_SM: dict[tuple[str, str], tuple[int, int]] = {
+    ("gradient", "cs"): (6, 6), ("gradient", "ms"): (6, 6), ("gradient", "as"): (6, 6),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +162,11 @@ class OpEmitter:
         short = STAGE_SHORT.get(self.stage, self.stage)
         if op.stages is not None and short not in op.stages:
             raise error(f"operation {op.name} is not allowed in {self.stage} shaders (profile {profile})", loc)
+        for flag in op.flags:
+            need_sm = STAGE_FLAG_MIN_SM.get((flag, short))
+            if need_sm is not None and self.sm < need_sm:
+                raise error(f"operation {op.name} is not allowed in {self.stage} shaders before shader model "
+                            f"{_sm_text(need_sm)} (profile {profile})", loc)
         if not op.overloads:
             if overload:
                 raise error(f"operation {op.name} takes no overload (got {overload})", loc)

@@ -3,7 +3,7 @@ and write its scalar components (canonical order, see scalarize.py).
 
 * MemPlace   - a local/static/groupshared variable split into leaf arrays;
 * AddrPlace  - explicit component addresses (swizzles, constant components);
-* DynPlace   - a dynamically indexed vector component / matrix row;
+* DynCompPlace - a dynamically indexed vector component / matrix row;
 * BufferPlace- (part of) a structured/typed/raw buffer element;
 * CBufPlace  - (part of) a constant buffer;
 * IOPlace    - stage inputs/outputs (dx.op reads/writes);
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from .lower import FunctionLowerer
     from .resources import ResourceInfo
 
-__all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "DynPlace", "BufferPlace", "CBufPlace", "IOPlace",
-           "ResourcePlace", "CompPlace", "DynCompPlace"]
+__all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "BufferPlace", "CBufPlace", "IOPlace",
+           "ResourcePlace", "LocalResourcePlace", "CompPlace", "DynCompPlace"]
 
 
 @dataclass(slots=True)

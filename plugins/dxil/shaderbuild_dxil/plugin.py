@@ -1,6 +1,6 @@
 """pluggy entry point of the DXIL backend."""
 
-from shaderbuild.plugin import BackendInfo, hookimpl
+from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
 
@@ -8,3 +8,15 @@ from . import __version__
 @hookimpl
 def shaderbuild_register_backends():
     return [BackendInfo(name="dxil", extension=".dxil", description="DXIL in a DXBC container for Direct3D 12", version=__version__)]
+
+
+@hookimpl
+def shaderbuild_compile(module, target, options):
+    """Compile `module` to a DXIL container when the target is 'dxil'."""
+    if target != "dxil":
+        return None
+    from .backend import compile_dxil
+    from .disasm import disassemble
+
+    out = compile_dxil(module, options)
+    return BackendResult(binary=out.container, reflection={"dxil": out.reflection()}, disassembly=disassemble(out))

@@ -11,7 +11,7 @@ and element each canonical component lives in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -40,7 +40,7 @@ def memory_scalar(s: ir.Scalar) -> T.Type:
     return T.i32 if s.kind == "bool" else llvm_scalar(s)
 
 
-@lru_cache(maxsize=None)
+@cache
 def component_types(t: ir.Type) -> tuple[ir.Scalar, ...]:
     """The IR scalar of every component, in canonical order."""
     if isinstance(t, ir.Scalar):
@@ -88,7 +88,7 @@ class LeafLayout:
     order: tuple[tuple[int, int], ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def leaf_layout(t: ir.Type) -> LeafLayout:
     if isinstance(t, ir.Scalar):
         return LeafLayout((t,), (1,), ((0, 0),))
@@ -115,6 +115,6 @@ def leaf_layout(t: ir.Type) -> LeafLayout:
     raise error(f"type '{t}' cannot be stored in DXIL memory")
 
 
-@lru_cache(maxsize=None)
+@cache
 def field_leaf_base(t: ir.Struct, index: int) -> int:
     return sum(len(leaf_layout(f.type).leaves) for f in t.fields[:index])

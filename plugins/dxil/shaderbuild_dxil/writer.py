@@ -14,11 +14,31 @@ from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATE
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
 from .llvm.types import (
-    ArrayType, FloatType, FunctionType, IntType, LabelType, MetadataType, PointerType, StructType, Type, VoidType,
+    ArrayType,
+    FloatType,
+    FunctionType,
+    IntType,
+    LabelType,
+    MetadataType,
+    PointerType,
+    StructType,
+    Type,
+    VoidType,
 )
 from .llvm.values import (
-    Argument, BasicBlock, Constant, ConstAggregate, ConstFloat, ConstInt, Function, GlobalValue, GlobalVariable,
-    Instruction, Undef, Value, is_null_value,
+    Argument,
+    BasicBlock,
+    ConstAggregate,
+    Constant,
+    ConstFloat,
+    ConstInt,
+    Function,
+    GlobalValue,
+    GlobalVariable,
+    Instruction,
+    Undef,
+    Value,
+    is_null_value,
 )
 
 __all__ = ["write_bitcode", "BITCODE_MAGIC"]

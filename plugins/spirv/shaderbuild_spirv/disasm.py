@@ -78,6 +78,36 @@ class Disassembler:
                 self.names[i] = n
             elif n:
                 self.names[i] = f"{n}_{i}"
+        self._friendly_type_names()
+
+    def _friendly_type_names(self) -> None:
+        """spirv-dis style names for unnamed types and constants (%float, %v4uint, %uint_0, ...)."""
+        taken = set(self.names.values())
+        w = self.words
+        scalar: dict[int, tuple[str, int]] = {}
+        for op, start, end in self._instructions():
+            opname = INSTRUCTIONS.get(op, ("",))[0]
+            fn = _FRIENDLY.get(opname)
+            if fn is None:
+                continue
+            rid = w[start + (2 if opname.startswith("OpConstant") else 1)]
+            if opname == "OpTypeInt":
+                scalar[rid] = ("int" if w[start + 3] else "uint", w[start + 2])
+            elif opname == "OpTypeFloat":
+                scalar[rid] = ("float", w[start + 2])
+            if rid in self.names:
+                continue
+            name = fn(self, w[start + 1:end], scalar)
+            name = name.replace(".", "_") if name else name
+            if not name:
+                continue
+            if name in taken:
+                name = f"{name}_{rid}"
+            taken.add(name)
+            self.names[rid] = name
+
+    def _n(self, i: int) -> str:
+        return self.names.get(i, str(i))
 
     def _instructions(self):
         i = 5
@@ -196,6 +226,51 @@ class Disassembler:
         if kind == "int" and lo >> 31:
             return str(lo - (1 << 32))
         return str(lo)
+
+
+def _scalar_name(kind: str, width: int) -> str:
+    if kind == "float":
+        return {16: "half", 32: "float", 64: "double"}.get(width, f"float{width}")
+    return kind if width == 32 else f"{kind}{width}"
+
+
+def _const_name(d: Disassembler, ops: tuple[int, ...], scalar: dict) -> str | None:
+    t = scalar.get(ops[0])
+    if t is None or len(ops) < 3:
+        return None
+    kind, width = t
+    if kind == "float" or width != 32:
+        return None
+    v = ops[2] - (1 << 32) if kind == "int" and ops[2] >> 31 else ops[2]
+    return f"{_scalar_name(kind, width)}_{v}".replace("-", "n")
+
+
+_STORAGE_NAMES: dict[int, str] = {}
+
+
+def _storage_name(v: int) -> str:
+    if not _STORAGE_NAMES:
+        _STORAGE_NAMES.update(_reverse("StorageClass"))
+    return _STORAGE_NAMES.get(v, str(v))
+
+
+_FRIENDLY = {
+    "OpTypeVoid": lambda d, o, s: "void",
+    "OpTypeBool": lambda d, o, s: "bool",
+    "OpTypeInt": lambda d, o, s: _scalar_name("int" if o[2] else "uint", o[1]),
+    "OpTypeFloat": lambda d, o, s: _scalar_name("float", o[1]),
+    "OpTypeVector": lambda d, o, s: f"v{o[2]}{d._n(o[1])}",
+    "OpTypeMatrix": lambda d, o, s: f"mat{o[2]}{d._n(o[1])}",
+    "OpTypeArray": lambda d, o, s: f"_arr_{d._n(o[1])}_{d._n(o[2])}",
+    "OpTypeRuntimeArray": lambda d, o, s: f"_runtimearr_{d._n(o[1])}",
+    "OpTypePointer": lambda d, o, s: f"_ptr_{_storage_name(o[1])}_{d._n(o[2])}",
+    "OpTypeSampler": lambda d, o, s: "type_sampler",
+    "OpTypeImage": lambda d, o, s: "type_image",
+    "OpTypeSampledImage": lambda d, o, s: "type_sampled_image",
+    "OpConstantTrue": lambda d, o, s: "true",
+    "OpConstantFalse": lambda d, o, s: "false",
+    "OpConstant": _const_name,
+}
 
 
 def disassemble(binary: bytes) -> str:

@@ -181,7 +181,9 @@ class ResourceLowering:
             else:
                 (sc, deco), layout = self.buffer_class(), "std430"
             self.T.note_storage(t.elem, sc)
-            bt = self.T.block_struct(f"type.{t.kind}.{t.elem.name}", t.elem, layout)
+            # `cbuffer Foo {...}` arrives as a struct the front end already named (DXC: type.Foo)
+            name = t.elem.name if t.kind in ("cbuffer", "tbuffer") else f"type.{t.kind}.{t.elem.name}"
+            bt = self.T.block_struct(name, t.elem, layout)
             self.b.decorate(bt, deco)
             if k.rep == "tbuffer":
                 for i in range(len(t.elem.fields)):

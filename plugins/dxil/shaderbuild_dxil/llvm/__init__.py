@@ -5,12 +5,41 @@ from .builder import IRBuilder
 from .metadata import MDNode, MDString, MDValue, NamedMD
 from .module import Module
 from .types import (
-    ArrayType, FloatType, FunctionType, IntType, LabelType, MetadataType, PointerType, StructType, Type, VoidType,
-    double, f16, f32, i1, i8, i16, i32, i64, label, metadata, void,
+    ArrayType,
+    FloatType,
+    FunctionType,
+    IntType,
+    LabelType,
+    MetadataType,
+    PointerType,
+    StructType,
+    Type,
+    VoidType,
+    double,
+    f16,
+    f32,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+    label,
+    metadata,
+    void,
 )
 from .values import (
-    Argument, BasicBlock, Constant, ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, GlobalVariable,
-    Instruction, Undef, Value,
+    Argument,
+    BasicBlock,
+    ConstAggregate,
+    Constant,
+    ConstFloat,
+    ConstInt,
+    ConstNull,
+    Function,
+    GlobalVariable,
+    Instruction,
+    Undef,
+    Value,
 )
 
 __all__ = [

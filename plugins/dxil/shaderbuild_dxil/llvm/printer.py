@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-import re
 import struct
 
 from .metadata import MDNode, MDString, MDValue, Metadata
 from .module import Module
-from .types import FloatType, StructType, Type
+from .types import FloatType, StructType, Type, quote_name
 from .values import (
-    Argument, BasicBlock, Constant, ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, GlobalValue,
-    Instruction, Undef, Value,
+    Argument,
+    BasicBlock,
+    ConstAggregate,
+    Constant,
+    ConstFloat,
+    ConstInt,
+    ConstNull,
+    Function,
+    GlobalValue,
+    Instruction,
+    Undef,
+    Value,
 )
 
 __all__ = ["print_module"]
 
-_IDENT = re.compile(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$")
-
-
-def _quote(name: str) -> str:
-    return name if _IDENT.match(name) else '"' + name.replace('"', "\\22") + '"'
+_quote = quote_name
 
 
 def _float_text(c: ConstFloat) -> str:
@@ -124,7 +129,7 @@ class _Printer:
                 if isinstance(op, MDValue):
                     visit(op.value.type)
         for s in structs:
-            out.append(f"%{_quote(s.name)} = type {s.body()}")
+            out.append(f"{s} = type {s.body()}")
         if structs:
             out.append("")
         for g in self.m.globals:
@@ -189,7 +194,8 @@ class _Printer:
         for k, bb in enumerate(f.blocks):
             if k > 0 or bb.name:
                 lab = local[id(bb)][1:]
-                lines.append("" if k == 0 else "")
+                if k > 0:
+                    lines.append("")
                 lines.append(f"; <label>:{lab}" if lab.isdigit() else f"{lab}:")
             for i in bb.instructions:
                 lines.append("  " + self.instruction(i, local))

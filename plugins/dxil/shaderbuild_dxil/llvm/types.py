@@ -3,11 +3,12 @@ named structs compare by name, as in LLVM."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataType", "PointerType", "ArrayType",
            "StructType", "FunctionType", "void", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "double", "label",
-           "metadata"]
+           "metadata", "quote_name"]
 
 
 class Type:
@@ -101,7 +102,7 @@ class StructType(Type):
 
     def __str__(self) -> str:
         if self.name is not None:
-            return f"%{self.name}"
+            return "%" + quote_name(self.name)
         return self.body()
 
     def body(self) -> str:
@@ -120,6 +121,14 @@ class FunctionType(Type):
         if self.vararg:
             ps = f"{ps}, ..." if ps else "..."
         return f"{self.ret} ({ps})"
+
+
+_IDENT = re.compile(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$")
+
+
+def quote_name(name: str) -> str:
+    """An LLVM identifier, quoted when it has characters outside [-a-zA-Z$._0-9]."""
+    return name if _IDENT.match(name) else '"' + name.replace('"', "\\22") + '"'
 
 
 void = VoidType()

@@ -1,0 +1,70 @@
+"""The DXIL compile pipeline: IR -> lowered LLVM module -> metadata ->
+self-check -> bitcode -> DXBC container (+ reflection, disassembly)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shaderbuild import ir
+from shaderbuild.options import CompileOptions
+
+from . import check
+from .container import ContainerInfo, build_container
+from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
+from .lower import LoweredModule, lower_module
+from .resources import psv_resources
+from .writer import write_bitcode
+
+__all__ = ["DxilOutput", "compile_dxil"]
+
+
+@dataclass(slots=True)
+class DxilOutput:
+    container: bytes
+    bitcode: bytes
+    lowered: LoweredModule
+    info: ContainerInfo
+
+    def reflection(self) -> dict:
+        lm = self.lowered
+        return {
+            "shader_model": f"{lm.sm[0]}.{lm.sm[1]}",
+            "dxil_version": "{}.{}".format(*dxil_version(lm.sm)),
+            "validator_version": "{}.{}".format(*validator_version(lm.sm)),
+            "stage": lm.stage,
+            "entry": lm.entry.name,
+            "numthreads": list(lm.numthreads) if lm.stage == "compute" else None,
+            "shader_flags": shader_flags(lm),
+            "feature_info": self.info.feature_flags,
+            "hash": self.info.hash_mode,
+            "resources": [
+                {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
+                 "lower_bound": r.lower, "count": r.count, "kind": r.shape}
+                for r in lm.resources],
+            "inputs": [{"semantic": e.name, "index": e.index, "register": e.start_row, "cols": e.cols}
+                       for e in lm.inputs],
+            "outputs": [{"semantic": e.name, "index": e.index, "register": e.start_row, "cols": e.cols}
+                        for e in lm.outputs],
+            "dx_ops": sorted(lm.ops.used),
+        }
+
+
+def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
+    profile = options.parsed_profile
+    sm = (profile.major, profile.minor)
+    lm = lower_module(module, profile.stage, sm, options.enable_16bit_types)
+    add_metadata(lm)
+    check.check_module(lm, lm.ops)
+    bitcode = write_bitcode(lm.llmod)
+    info = ContainerInfo(
+        stage=lm.stage, shader_model=sm, dxil_version=dxil_version(sm), valver=validator_version(sm),
+        bitcode=bitcode, entry_name=lm.entry.name, feature_flags=feature_info(lm),
+        inputs=[e.container_element(False) for e in lm.inputs],
+        outputs=[e.container_element(True) for e in lm.outputs],
+        resources=psv_resources(lm.resources), numthreads=lm.numthreads if lm.stage == "compute" else (0, 0, 0),
+        group_shared_bytes=lm.group_shared_bytes,
+        output_position=any(e.kind == 3 for e in lm.outputs),
+        hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
+    )
+    check.check_container_info(lm, info)
+    return DxilOutput(build_container(info), bitcode, lm, info)

@@ -1,0 +1,113 @@
+"""A DXIL self-checker, run before writing: catches backend bugs early, with
+an internal-error diagnostic instead of a container the driver rejects."""
+
+from __future__ import annotations
+
+from shaderbuild.diagnostics import CompileError, Diagnostic
+
+from .container import ContainerInfo
+from .dxmeta import KNOWN_NAMED_METADATA
+from .llvm import types as T
+from .llvm.metadata import MDNode
+from .llvm.values import ConstInt
+from .lower import LoweredModule
+from .ops import BY_FUNCTION_CLASS, OpEmitter
+
+__all__ = ["check_module", "check_container_info", "DxilCheckError"]
+
+ALLOWED_INSTRUCTIONS = frozenset({
+    "add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor", "fadd", "fsub",
+    "fmul", "fdiv", "frem", "trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptrunc", "fpext",
+    "bitcast", "icmp", "fcmp", "select", "call", "ret", "br", "switch", "unreachable", "phi", "alloca", "load",
+    "store", "getelementptr", "extractvalue", "atomicrmw", "cmpxchg",
+})
+_SCALARS = frozenset({T.i1, T.i8, T.i16, T.i32, T.i64, T.f16, T.f32, T.double, T.void})
+
+
+class DxilCheckError(CompileError):
+    pass
+
+
+def _fail(msg: str) -> DxilCheckError:
+    return DxilCheckError(Diagnostic("error", f"internal compiler error: DXIL self-check failed: {msg}"))
+
+
+def _legal_value_type(t: T.Type) -> bool:
+    if t in _SCALARS:
+        return True
+    if isinstance(t, T.StructType):
+        return t.name is not None and t.name.startswith("dx.types.") or t.name is None
+    if isinstance(t, T.PointerType):
+        return True
+    return False
+
+
+def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
+    m = lm.llmod
+    defined = [f for f in m.functions if not f.is_declaration]
+    if defined != [lm.entry]:
+        raise _fail("exactly one defined function (the entry) is expected")
+    for f in m.functions:
+        if f.is_declaration:
+            _check_declaration(f, ops)
+    for bb in lm.entry.blocks:
+        if bb.terminator is None:
+            raise _fail(f"block without terminator in {lm.entry.name}")
+        for inst in bb.instructions:
+            if inst.op not in ALLOWED_INSTRUCTIONS:
+                raise _fail(f"instruction '{inst.op}' is not allowed in DXIL")
+            if not _legal_value_type(inst.type):
+                raise _fail(f"instruction '{inst.op}' produces illegal type {inst.type}")
+            if inst.op == "call":
+                callee = inst.operands[0]
+                first = inst.operands[1] if len(inst.operands) > 1 else None
+                classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
+                if not isinstance(first, ConstInt) or first.value not in {o.opcode for o in classes}:
+                    raise _fail(f"call to {callee.name} has a wrong opcode operand")
+    for nmd in m.named_md:
+        if nmd.name not in KNOWN_NAMED_METADATA:
+            raise _fail(f"unknown named metadata !{nmd.name}")
+    for required in ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints"):
+        if m.get_named_md(required) is None:
+            raise _fail(f"missing !{required}")
+
+
+def _check_declaration(f, ops: OpEmitter) -> None:
+    name = f.name
+    if not name.startswith("dx.op."):
+        raise _fail(f"call to unknown external function {name}")
+    parts = name.split(".")
+    cls, ov = parts[2], (parts[3] if len(parts) > 3 else None)
+    candidates = BY_FUNCTION_CLASS.get(cls)
+    if not candidates:
+        raise _fail(f"unknown DXIL operation class in {name}")
+    for op in candidates:
+        if (ov is None) != (not op.overloads):
+            continue
+        if ov is not None and ov not in op.overloads:
+            continue
+        try:
+            ft = ops.function_type(op, ov)
+        except CompileError:
+            continue
+        if ft == f.ftype:
+            ops.check(op, ov)
+            want = tuple(sorted(op.attrs))
+            if tuple(sorted(f.attrs)) != want:
+                raise _fail(f"{name} has attributes {f.attrs}, expected {want}")
+            return
+    raise _fail(f"{name} does not match any DXIL operation signature ({f.ftype})")
+
+
+def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
+    res = lm.llmod.get_named_md("dx.resources")
+    n_md = 0
+    if res is not None:
+        for lst in res.nodes[0].ops:
+            n_md += len(lst.ops) if isinstance(lst, MDNode) else 0
+    if n_md != len(info.resources):
+        raise _fail(f"PSV0 lists {len(info.resources)} resources, dx.resources {n_md}")
+    if len(info.inputs) != len(lm.inputs) or len(info.outputs) != len(lm.outputs):
+        raise _fail("signature parts disagree with the module signature")
+    if lm.stage == "compute" and tuple(info.numthreads) != tuple(lm.numthreads):
+        raise _fail("PSV0 numthreads disagree with the entry metadata")

@@ -1,0 +1,34 @@
+"""`--Fc` text: container parts, resources and signatures as comments, then
+the module in LLVM-IR syntax."""
+
+from __future__ import annotations
+
+from .backend import DxilOutput
+from .container import parse_container
+from .llvm.printer import print_module
+
+__all__ = ["disassemble"]
+
+_CLASS_PREFIX = {"SRV": "t", "UAV": "u", "CBV": "cb", "Sampler": "s"}
+
+
+def disassemble(out: DxilOutput) -> str:
+    lm = out.lowered
+    lines = [f"; shaderbuild DXIL: {lm.stage} shader, SM {lm.sm[0]}.{lm.sm[1]}, hash {out.info.hash_mode}",
+             ";", "; Container parts:"]
+    for name, data in parse_container(out.container).items():
+        lines.append(f";   {name}  {len(data)} bytes")
+    if lm.stage == "compute":
+        lines.append(f"; numthreads({', '.join(map(str, lm.numthreads))})")
+    lines += [";", "; Resource bindings:", ";   name  class  range  space  lower  count"]
+    for r in lm.resources:
+        count = "unbounded" if r.count is None else str(r.count)
+        lines.append(f";   {r.var.name}  {r.res_class}  {r.range_id}  space{r.space}  "
+                     f"{_CLASS_PREFIX[r.res_class]}{r.lower}  {count}")
+    for title, elems in (("Input signature", lm.inputs), ("Output signature", lm.outputs)):
+        lines += [";", f"; {title}:"]
+        for e in elems:
+            reg = "NA" if e.start_row < 0 else str(e.start_row)
+            lines.append(f";   {e.name}{e.index}  register {reg}  cols {e.cols}")
+    lines.append(";")
+    return "\n".join(lines) + "\n" + print_module(lm.llmod)

@@ -1,0 +1,98 @@
+"""DXIL named metadata: dx.version, dx.valver, dx.shaderModel, dx.resources,
+dx.typeAnnotations, dx.entryPoints, llvm.ident; and the shader flags."""
+
+from __future__ import annotations
+
+from .llvm import types as T
+from .llvm.metadata import MDNode, MDString, MDValue
+from .llvm.values import ConstInt
+from .lower import LoweredModule
+from .resources import resource_records
+from .signature import signature_metadata
+
+__all__ = ["add_metadata", "shader_flags", "feature_info", "dxil_version", "validator_version", "STAGE_NAMES",
+           "KNOWN_NAMED_METADATA", "SHADER_FLAG_BITS", "IDENT"]
+
+IDENT = "shaderbuild-dxil"
+STAGE_NAMES = {"vertex": "vs", "pixel": "ps", "geometry": "gs", "hull": "hs", "domain": "ds", "compute": "cs",
+               "mesh": "ms", "amplification": "as"}
+KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "dx.resources", "dx.typeAnnotations",
+                                  "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags"})
+TAG_SHADER_FLAGS, TAG_NUM_THREADS = 0, 4
+# module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
+SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "uavs_every_stage": 16,
+                    "wave_ops": 19, "int64": 20, "native_low_precision": 23}
+FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "wave_ops": 0x4000,
+                "int64": 0x8000, "native_low_precision": 0x40000}
+MIN_VALIDATOR = (1, 7)
+
+
+def dxil_version(sm: tuple[int, int]) -> tuple[int, int]:
+    return (1, sm[1])
+
+
+def validator_version(sm: tuple[int, int]) -> tuple[int, int]:
+    """valver 1.7 (PSV0 v2) unless the DXIL version needs a newer validator."""
+    return max(MIN_VALIDATOR, dxil_version(sm))
+
+
+def _i32(v: int) -> MDValue:
+    return MDValue(ConstInt(T.i32, v))
+
+
+def _used_features(lm: LoweredModule) -> set[str]:
+    feats: set[str] = set()
+    types: set[T.Type] = set()
+    for bb in lm.entry.blocks:
+        for inst in bb.instructions:
+            types.add(inst.type)
+            for op in inst.operands:
+                types.add(op.type)
+    if T.double in types:
+        feats.add("doubles")
+    if T.i64 in types:
+        feats.add("int64")
+    if T.f16 in types or T.i16 in types:
+        feats.add("native_low_precision" if lm.native16 else "low_precision")
+        if lm.native16:
+            feats.add("low_precision")
+    if any(op.flags & {"wave"} for op in lm.ops.used.values()):
+        feats.add("wave_ops")
+    if any(r.is_raw_or_structured for r in lm.resources):
+        feats.add("raw_structured")
+    if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in lm.resources):
+        feats.add("uavs_every_stage")
+    return feats
+
+
+def shader_flags(lm: LoweredModule) -> int:
+    return sum(1 << SHADER_FLAG_BITS[f] for f in _used_features(lm))
+
+
+def feature_info(lm: LoweredModule) -> int:
+    return sum(FEATURE_BITS.get(f, 0) for f in _used_features(lm))
+
+
+def add_metadata(lm: LoweredModule) -> None:
+    m = lm.llmod
+    dxv = dxil_version(lm.sm)
+    valv = validator_version(lm.sm)
+    m.add_named_md("llvm.ident", [MDNode([MDString(IDENT)])])
+    m.add_named_md("dx.version", [MDNode([_i32(dxv[0]), _i32(dxv[1])])])
+    m.add_named_md("dx.valver", [MDNode([_i32(valv[0]), _i32(valv[1])])])
+    m.add_named_md("dx.shaderModel", [MDNode([MDString(STAGE_NAMES[lm.stage]), _i32(lm.sm[0]), _i32(lm.sm[1])])])
+    res = resource_records(lm.resources)
+    if res is not None:
+        m.add_named_md("dx.resources", [res])
+    empty = MDNode([])
+    m.add_named_md("dx.typeAnnotations", [MDNode([_i32(1), MDValue(lm.entry), MDNode([MDNode([_i32(1), empty, empty])])])])
+    sig_in, sig_out = signature_metadata(lm.inputs), signature_metadata(lm.outputs)
+    sigs = MDNode([sig_in, sig_out, None]) if (sig_in or sig_out) else None
+    props: list = []
+    flags = shader_flags(lm)
+    if flags:
+        props += [_i32(TAG_SHADER_FLAGS), MDValue(ConstInt(T.i64, flags))]
+    if lm.stage == "compute":
+        props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
+    m.add_named_md("dx.entryPoints", [MDNode([MDValue(lm.entry), MDString(lm.entry.name), sigs, res,
+                                              MDNode(props) if props else None])])

@@ -1,0 +1,516 @@
+"""HLSL intrinsics -> dx.op calls / LLVM instruction sequences.
+
+Simple component-wise intrinsics are plain data (name -> operation per
+component kind); the rest are small functions registered with @intrinsic.
+Everything works on scalarised values (lists of LLVM scalars).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+
+from .buffers import buffer_coords
+from .llvm import types as T
+from .llvm.values import ConstFloat, ConstInt, Undef, Value
+from .ops import overload_name
+from .places import AddrPlace, BufferPlace, MemPlace, Place
+from .scalarize import component_types, llvm_scalar
+
+if TYPE_CHECKING:
+    from .lower import FunctionLowerer
+
+__all__ = ["lower_intrinsic", "SUPPORTED"]
+
+Handler = Callable[["FunctionLowerer", ir.Intrinsic], list[Value]]
+_HANDLERS: dict[str, Handler] = {}
+
+# one dx.op per component, chosen by component kind ('float' | 'int' | 'uint')
+UNARY_OPS: dict[str, dict[str, str]] = {
+    **{n: {"float": op} for n, op in {
+        "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp2": "Exp", "log2": "Log", "sin": "Sin", "cos": "Cos", "tan": "Tan",
+        "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Hsin", "cosh": "Hcos", "tanh": "Htan",
+        "floor": "Round_ni", "ceil": "Round_pi", "round": "Round_ne", "trunc": "Round_z", "frac": "Frc",
+        "saturate": "Saturate"}.items()},
+    "reversebits": {"int": "Bfrev", "uint": "Bfrev"},
+    "ddx": {"float": "DerivCoarseX"}, "ddy": {"float": "DerivCoarseY"},
+    "ddx_coarse": {"float": "DerivCoarseX"}, "ddy_coarse": {"float": "DerivCoarseY"},
+    "ddx_fine": {"float": "DerivFineX"}, "ddy_fine": {"float": "DerivFineY"},
+    "WaveReadLaneFirst": {"float": "WaveReadLaneFirst", "int": "WaveReadLaneFirst", "uint": "WaveReadLaneFirst"},
+}
+# ops whose result is i32 / i1 regardless of the operand
+UNARY_FIXED_RESULT = {"countbits": "Countbits", "firstbitlow": "FirstbitLo", "isnan": "IsNaN", "isinf": "IsInf",
+                      "isfinite": "IsFinite"}
+BINARY_OPS: dict[str, dict[str, str]] = {
+    "min": {"float": "FMin", "int": "IMin", "uint": "UMin"},
+    "max": {"float": "FMax", "int": "IMax", "uint": "UMax"},
+}
+TERTIARY_OPS: dict[str, dict[str, str]] = {"mad": {"float": "FMad", "int": "IMad", "uint": "UMad"}}
+
+# barrier mode bits: SyncThreadGroup 1, UAVFenceGlobal 2, UAVFenceThreadGroup 4, TGSMFence 8
+BARRIERS = {
+    "GroupMemoryBarrierWithGroupSync": 1 | 8, "GroupMemoryBarrier": 8,
+    "DeviceMemoryBarrierWithGroupSync": 1 | 2, "DeviceMemoryBarrier": 2,
+    "AllMemoryBarrierWithGroupSync": 1 | 2 | 8, "AllMemoryBarrier": 2 | 8,
+}
+# wave reductions: (operation, op code operand)
+WAVE_ACTIVE_OP = {"WaveActiveSum": 0, "WaveActiveProduct": 1, "WaveActiveMin": 2, "WaveActiveMax": 3}
+WAVE_PREFIX_OP = {"WavePrefixSum": 0, "WavePrefixProduct": 1}
+WAVE_BIT_OP = {"WaveActiveBitAnd": 0, "WaveActiveBitOr": 1, "WaveActiveBitXor": 2}
+QUAD_OP = {"QuadReadAcrossX": 0, "QuadReadAcrossY": 1, "QuadReadAcrossDiagonal": 2}
+ATOMIC_OP = {"InterlockedAdd": 0, "InterlockedAnd": 1, "InterlockedOr": 2, "InterlockedXor": 3,
+             "InterlockedMin": (4, 6), "InterlockedMax": (5, 7), "InterlockedExchange": 8}
+ATOMIC_RMW = {"InterlockedAdd": "add", "InterlockedAnd": "and", "InterlockedOr": "or", "InterlockedXor": "xor",
+              "InterlockedMin": ("min", "umin"), "InterlockedMax": ("max", "umax"), "InterlockedExchange": "xchg"}
+
+
+def intrinsic(*names: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        for n in names:
+            _HANDLERS[n] = fn
+        return fn
+    return deco
+
+
+def _kind(t: ir.Type) -> str:
+    s = ir.scalar_of(t)
+    return "float" if s.kind == "float" else ("uint" if s.kind in ("uint", "bool") else "int")
+
+
+def _ov(v: Value) -> str:
+    return overload_name(v.type)
+
+
+def _fconst(t: T.Type, x: float) -> ConstFloat:
+    return ConstFloat(t, x)
+
+
+def _args(L: FunctionLowerer, e: ir.Intrinsic) -> list[list[Value]]:
+    vals = [L.expr(a) for a in e.args]
+    n = max((len(v) for v in vals), default=1)
+    return [v * n if len(v) == 1 and n > 1 else v for v in vals]
+
+
+def _per_component(L: FunctionLowerer, e: ir.Intrinsic, op: str) -> list[Value]:
+    args = _args(L, e)
+    return [L.ops.call(L.b, op, _ov(cs[0]), list(cs)) for cs in zip(*args)]
+
+
+def _table_lookup(table: dict[str, dict[str, str]], e: ir.Intrinsic) -> str:
+    kind = _kind(e.args[0].type)
+    op = table[e.name].get(kind)
+    if op is None:
+        raise error(f"intrinsic '{e.name}' on '{e.args[0].type}' is not supported by the DXIL backend yet")
+    return op
+
+
+# ---------------------------------------------------------------- data-driven families
+def _unary(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return _per_component(L, e, _table_lookup(UNARY_OPS, e))
+
+
+def _unary_fixed(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return _per_component(L, e, UNARY_FIXED_RESULT[e.name])
+
+
+def _binary(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return _per_component(L, e, _table_lookup(BINARY_OPS, e))
+
+
+def _tertiary(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return _per_component(L, e, _table_lookup(TERTIARY_OPS, e))
+
+
+for _n in UNARY_OPS:
+    _HANDLERS[_n] = _unary
+for _n in UNARY_FIXED_RESULT:
+    _HANDLERS[_n] = _unary_fixed
+for _n in BINARY_OPS:
+    _HANDLERS[_n] = _binary
+for _n in TERTIARY_OPS:
+    _HANDLERS[_n] = _tertiary
+
+
+# ---------------------------------------------------------------- math built from pieces
+@intrinsic("abs")
+def _abs(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    if _kind(e.type) == "float":
+        return [L.ops.call(L.b, "FAbs", _ov(x), [x]) for x in xs]
+    if _kind(e.type) == "uint":
+        return xs
+    return [L.ops.call(L.b, "IMax", _ov(x), [x, L.b.sub(ConstInt(x.type, 0), x)]) for x in xs]
+
+
+@intrinsic("clamp")
+def _clamp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, lo, hi = _args(L, e)
+    k = _kind(e.type)
+    mx, mn = BINARY_OPS["max"][k], BINARY_OPS["min"][k]
+    return [L.ops.call(L.b, mn, _ov(x), [L.ops.call(L.b, mx, _ov(x), [x, a]), b]) for x, a, b in zip(xs, lo, hi)]
+
+
+@intrinsic("rcp")
+def _rcp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    return [L.b.fdiv(_fconst(x.type, 1.0), x) for x in xs]
+
+
+def _scale(factor: float) -> Handler:
+    def h(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+        (xs,) = _args(L, e)
+        return [L.b.fmul(x, _fconst(x.type, factor)) for x in xs]
+    return h
+
+
+_HANDLERS["degrees"] = _scale(180.0 / math.pi)
+_HANDLERS["radians"] = _scale(math.pi / 180.0)
+
+
+@intrinsic("exp")
+def _exp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    return [L.ops.call(L.b, "Exp", _ov(x), [L.b.fmul(x, _fconst(x.type, math.log2(math.e)))]) for x in xs]
+
+
+def _log_scaled(factor: float) -> Handler:
+    def h(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+        (xs,) = _args(L, e)
+        return [L.b.fmul(L.ops.call(L.b, "Log", _ov(x), [x]), _fconst(x.type, factor)) for x in xs]
+    return h
+
+
+_HANDLERS["log"] = _log_scaled(math.log(2.0))
+_HANDLERS["log10"] = _log_scaled(math.log10(2.0))
+
+
+@intrinsic("pow")
+def _pow(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, ys = _args(L, e)
+    return [L.ops.call(L.b, "Exp", _ov(x), [L.b.fmul(L.ops.call(L.b, "Log", _ov(x), [x]), y)]) for x, y in zip(xs, ys)]
+
+
+@intrinsic("fmod")
+def _fmod(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, ys = _args(L, e)
+    return [L.b.frem(x, y) for x, y in zip(xs, ys)]
+
+
+@intrinsic("step")
+def _step(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    ys, xs = _args(L, e)
+    return [L.b.select(L.b.fcmp("oge", x, y), _fconst(x.type, 1.0), _fconst(x.type, 0.0)) for y, x in zip(ys, xs)]
+
+
+@intrinsic("lerp")
+def _lerp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a, b, t = _args(L, e)
+    return [L.b.fadd(x, L.b.fmul(s, L.b.fsub(y, x))) for x, y, s in zip(a, b, t)]
+
+
+@intrinsic("smoothstep")
+def _smoothstep(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a, b, xs = _args(L, e)
+    out = []
+    for lo, hi, x in zip(a, b, xs):
+        t = L.ops.call(L.b, "Saturate", _ov(x), [L.b.fdiv(L.b.fsub(x, lo), L.b.fsub(hi, lo))])
+        poly = L.b.fsub(_fconst(x.type, 3.0), L.b.fmul(_fconst(x.type, 2.0), t))
+        out.append(L.b.fmul(L.b.fmul(t, t), poly))
+    return out
+
+
+def _dot_values(L: FunctionLowerer, a: list[Value], b: list[Value]) -> Value:
+    t = a[0].type
+    if isinstance(t, T.FloatType) and 2 <= len(a) <= 4 and t.width != 64:
+        return L.ops.call(L.b, f"Dot{len(a)}", _ov(a[0]), [*a, *b])
+    if isinstance(t, T.FloatType):
+        acc = L.b.fmul(a[0], b[0])
+        for x, y in zip(a[1:], b[1:]):
+            acc = L.b.fadd(acc, L.b.fmul(x, y))
+        return acc
+    acc = L.b.mul(a[0], b[0])
+    for x, y in zip(a[1:], b[1:]):
+        acc = L.ops.call(L.b, "IMad", _ov(x), [x, y, acc])
+    return acc
+
+
+@intrinsic("dot")
+def _dot(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a, b = _args(L, e)
+    return [_dot_values(L, a, b)]
+
+
+@intrinsic("length")
+def _length(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (a,) = _args(L, e)
+    return [L.ops.call(L.b, "Sqrt", _ov(a[0]), [_dot_values(L, a, a)])]
+
+
+@intrinsic("distance")
+def _distance(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a, b = _args(L, e)
+    d = [L.b.fsub(x, y) for x, y in zip(a, b)]
+    return [L.ops.call(L.b, "Sqrt", _ov(d[0]), [_dot_values(L, d, d)])]
+
+
+@intrinsic("normalize")
+def _normalize(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (a,) = _args(L, e)
+    r = L.ops.call(L.b, "Rsqrt", _ov(a[0]), [_dot_values(L, a, a)])
+    return [L.b.fmul(x, r) for x in a]
+
+
+@intrinsic("reflect")
+def _reflect(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    i, n = _args(L, e)
+    d = _dot_values(L, i, n)
+    d2 = L.b.fmul(d, _fconst(d.type, 2.0))
+    return [L.b.fsub(x, L.b.fmul(d2, y)) for x, y in zip(i, n)]
+
+
+@intrinsic("cross")
+def _cross(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a, b = _args(L, e)
+    return [L.b.fsub(L.b.fmul(a[(k + 1) % 3], b[(k + 2) % 3]), L.b.fmul(a[(k + 2) % 3], b[(k + 1) % 3]))
+            for k in range(3)]
+
+
+@intrinsic("sign")
+def _sign(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    out = []
+    for x in xs:
+        if isinstance(x.type, T.FloatType):
+            zero = _fconst(x.type, 0.0)
+            gt, lt = L.b.fcmp("ogt", x, zero), L.b.fcmp("olt", x, zero)
+        else:
+            zero = ConstInt(x.type, 0)
+            gt, lt = L.b.icmp("sgt", x, zero), L.b.icmp("slt", x, zero)
+        rt = llvm_scalar(ir.scalar_of(e.type))
+        out.append(L.b.sub(L.b.zext(gt, rt), L.b.zext(lt, rt)))
+    return out
+
+
+@intrinsic("firstbithigh")
+def _firstbithigh(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    op = "FirstbitSHi" if _kind(e.args[0].type) == "int" else "FirstbitHi"
+    out = []
+    for x in xs:
+        r = L.ops.call(L.b, op, _ov(x), [x])            # counted from the MSB; HLSL counts from the LSB
+        fixed = L.b.sub(ConstInt(T.i32, x.type.width - 1), r)
+        out.append(L.b.select(L.b.icmp("eq", r, ConstInt(T.i32, -1)), r, fixed))
+    return out
+
+
+@intrinsic("all", "any")
+def _all_any(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    bs = [L.truthy(x) for x in xs]
+    acc = bs[0]
+    for x in bs[1:]:
+        acc = L.b.and_(acc, x) if e.name == "all" else L.b.or_(acc, x)
+    return [acc]
+
+
+@intrinsic("fwidth")
+def _fwidth(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    out = []
+    for x in xs:
+        dx = L.ops.call(L.b, "FAbs", _ov(x), [L.ops.call(L.b, "DerivCoarseX", _ov(x), [x])])
+        dy = L.ops.call(L.b, "FAbs", _ov(x), [L.ops.call(L.b, "DerivCoarseY", _ov(x), [x])])
+        out.append(L.b.fadd(dx, dy))
+    return out
+
+
+@intrinsic("clip")
+def _clip(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    cond = None
+    for x in xs:
+        c = L.b.fcmp("olt", x, _fconst(x.type, 0.0))
+        cond = c if cond is None else L.b.or_(cond, c)
+    L.ops.call(L.b, "Discard", None, [cond])
+    return []
+
+
+@intrinsic("mul")
+def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a_t, b_t = e.args[0].type, e.args[1].type
+    a, b = L.expr(e.args[0]), L.expr(e.args[1])
+
+    def shape(t: ir.Type) -> tuple[int, int]:
+        if isinstance(t, ir.Matrix):
+            return t.rows, t.cols
+        if isinstance(t, ir.Vector):
+            return 1, t.size
+        return 1, 1
+    if not isinstance(a_t, (ir.Matrix, ir.Vector)) or not isinstance(b_t, (ir.Matrix, ir.Vector)):
+        if len(a) == 1:
+            a = a * len(b)
+        if len(b) == 1:
+            b = b * len(a)
+        return [L.mul(x, y) for x, y in zip(a, b)]
+    ra, ca = shape(a_t)
+    rb, cb = shape(b_t)
+    if isinstance(b_t, ir.Vector) and isinstance(a_t, ir.Matrix):      # M x v: v is a column
+        rb, cb = b_t.size, 1
+    out = []
+    for i in range(ra):
+        for j in range(cb):
+            out.append(_dot_values(L, [a[i * ca + k] for k in range(ca)], [b[k * cb + j] for k in range(rb)]))
+    return out
+
+
+@intrinsic("transpose")
+def _transpose(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    m = e.args[0].type
+    v = L.expr(e.args[0])
+    return [v[r * m.cols + c] for c in range(m.cols) for r in range(m.rows)]
+
+
+@intrinsic("asdouble")
+def _asdouble(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    lo, hi = _args(L, e)
+    return [L.ops.call(L.b, "MakeDouble", "f64", [x, y]) for x, y in zip(lo, hi)]
+
+
+# ---------------------------------------------------------------- barriers and waves
+def _barrier(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    L.ops.call(L.b, "Barrier", None, [ConstInt(T.i32, BARRIERS[e.name])])
+    return []
+
+
+for _n in BARRIERS:
+    _HANDLERS[_n] = _barrier
+
+
+@intrinsic("WaveGetLaneIndex", "WaveGetLaneCount", "WaveIsFirstLane")
+def _wave_query(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return [L.ops.call(L.b, e.name, None, [])]
+
+
+def _wave_sign(e: ir.Intrinsic) -> int:
+    return 1 if _kind(e.args[0].type) == "uint" else 0
+
+
+@intrinsic(*WAVE_ACTIVE_OP, *WAVE_PREFIX_OP)
+def _wave_op(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    if e.name in WAVE_ACTIVE_OP:
+        op_name, code = "WaveActiveOp", WAVE_ACTIVE_OP[e.name]
+    else:
+        op_name, code = "WavePrefixOp", WAVE_PREFIX_OP[e.name]
+    extra = [ConstInt(T.i8, code), ConstInt(T.i8, _wave_sign(e))]
+    return [L.ops.call(L.b, op_name, _ov(x), [x, *extra]) for x in xs]
+
+
+@intrinsic(*WAVE_BIT_OP)
+def _wave_bit(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    return [L.ops.call(L.b, "WaveActiveBit", _ov(x), [x, ConstInt(T.i8, WAVE_BIT_OP[e.name])]) for x in xs]
+
+
+@intrinsic(*QUAD_OP)
+def _quad(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    return [L.ops.call(L.b, "QuadOp", _ov(x), [x, ConstInt(T.i8, QUAD_OP[e.name])]) for x in xs]
+
+
+@intrinsic("WaveReadLaneAt", "QuadReadLaneAt")
+def _read_lane(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, lane = _args(L, e)
+    return [L.ops.call(L.b, e.name, _ov(x), [x, lane[0]]) for x in xs]
+
+
+@intrinsic("WaveActiveAllTrue", "WaveActiveAnyTrue")
+def _wave_vote(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    op = "WaveAllTrue" if e.name == "WaveActiveAllTrue" else "WaveAnyTrue"
+    return [L.ops.call(L.b, op, None, [xs[0]])]
+
+
+@intrinsic("WaveActiveAllEqual")
+def _wave_all_equal(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    acc = None
+    for x in xs:
+        r = L.ops.call(L.b, "WaveActiveAllEqual", _ov(x), [x])
+        acc = r if acc is None else L.b.and_(acc, r)
+    return [acc]
+
+
+@intrinsic("WaveActiveCountBits", "WavePrefixCountBits")
+def _wave_count(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    op = "WaveAllBitCount" if e.name == "WaveActiveCountBits" else "WavePrefixBitCount"
+    return [L.ops.call(L.b, op, None, [xs[0]])]
+
+
+@intrinsic("WaveActiveBallot")
+def _ballot(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    r = L.ops.call(L.b, "WaveActiveBallot", None, [xs[0]])
+    return [L.b.extract_value(r, k) for k in range(4)]
+
+
+@intrinsic("NonUniformResourceIndex")
+def _non_uniform(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return L.expr(e.args[0])
+
+
+# ---------------------------------------------------------------- resources and atomics
+@intrinsic("GetDimensions")
+def _get_dimensions(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    h = L.handle(L.resource_place(e.args[0]))
+    dims = L.ops.call(L.b, "GetDimensions", None, [h, Undef(T.i32)])
+    n = len(component_types(e.type))
+    return [L.b.extract_value(dims, k) for k in range(n)]
+
+
+def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
+    p = L.place(e.args[0])
+    if isinstance(p, MemPlace):
+        p = p.as_addr(L)
+    return p
+
+
+@intrinsic(*ATOMIC_OP, "InterlockedCompareExchange", "InterlockedCompareStore")
+def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    p = _atomic_place(L, e)
+    vals = [L.expr(a)[0] for a in e.args[1:]]
+    signed = _kind(e.args[0].type) == "int"
+    if isinstance(p, BufferPlace):
+        c = buffer_coords(L, p)
+        ov = _ov(vals[0])
+        if e.name in ATOMIC_OP:
+            code = ATOMIC_OP[e.name]
+            if isinstance(code, tuple):
+                code = code[0] if signed else code[1]
+            return [L.ops.call(L.b, "AtomicBinOp", ov, [p.handle, ConstInt(T.i32, code), *c, vals[0]])]
+        return [L.ops.call(L.b, "AtomicCompareExchange", ov, [p.handle, *c, vals[0], vals[1]])]
+    if isinstance(p, AddrPlace) and len(p.addrs) == 1:
+        ptr = p._ptr(L, p.addrs[0])
+        if e.name in ATOMIC_RMW:
+            op = ATOMIC_RMW[e.name]
+            if isinstance(op, tuple):
+                op = op[0] if signed else op[1]
+            return [L.b.atomic_rmw(op, ptr, vals[0])]
+        pair = L.b.cmpxchg(ptr, vals[0], vals[1])
+        return [L.b.extract_value(pair, 0)]
+    raise error(f"'{e.name}' needs a buffer element or groupshared destination")
+
+
+SUPPORTED = frozenset(_HANDLERS)
+
+
+def lower_intrinsic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    h = _HANDLERS.get(e.name)
+    if h is None:
+        raise error(f"intrinsic '{e.name}' is not supported by the DXIL backend yet")
+    return h(L, e)

@@ -1,0 +1,859 @@
+"""shaderbuild IR -> DXIL-shaped LLVM module.
+
+One `FunctionLowerer` turns the entry wrapper into a single LLVM function:
+calls are inlined (out/inout arguments alias the caller's temporaries),
+values are scalarised (lists of LLVM scalars), locals live in per-leaf
+allocas, structured control flow becomes branches/switches, and stage I/O,
+resources and intrinsics become dx.op calls.  `lower_module` wraps it with
+the module-level parts (resources, signatures, metadata inputs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import SourceLoc, error
+from shaderbuild.ir.layout import layout_of
+
+from . import cfg
+from .buffers import BufferAccess
+from .intrinsics import lower_intrinsic
+from .llvm import types as T
+from .llvm.builder import IRBuilder
+from .llvm.module import Module as LLModule
+from .llvm.values import BasicBlock, ConstFloat, ConstInt, ConstNull, Function, GlobalVariable, Undef, Value
+from .ops import OpEmitter
+from .places import (
+    AddrPlace,
+    BufferPlace,
+    CBufPlace,
+    CompPlace,
+    DynCompPlace,
+    IOPlace,
+    LocalResourcePlace,
+    MemPlace,
+    Place,
+    ResourcePlace,
+    VarStorage,
+)
+from .resources import HandleFactory, ResourceInfo, assign_ranges, classify
+from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
+from .signature import COMPUTE_BUILTINS, SigElement, build_signature
+
+__all__ = ["lower_module", "LoweredModule", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16", "TRIPLE"]
+
+TRIPLE = "dxil-ms-dx"
+DATALAYOUT_LEGACY = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+DATALAYOUT_NATIVE16 = "e-m:e-p:32:32-i1:32-i8:8-i16:16-i32:32-i64:64-f16:16-f32:32-f64:64-n8:16:32:64"
+GROUPSHARED_ADDRSPACE = 3
+MAX_INLINE_DEPTH = 64
+
+_FLOAT_BINOPS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv", "mod": "frem"}
+_INT_BINOPS = {"add": "add", "sub": "sub", "mul": "mul", "shl": "shl", "bitand": "and", "bitor": "or",
+               "bitxor": "xor", "land": "and", "lor": "or"}
+_SIGNED_BINOPS = {"div": ("sdiv", "udiv"), "mod": ("srem", "urem"), "shr": ("ashr", "lshr")}
+_FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_ICMP_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+@dataclass(slots=True)
+class LoweredModule:
+    llmod: LLModule
+    entry: Function
+    ops: OpEmitter
+    resources: list[ResourceInfo]
+    inputs: list[SigElement]
+    outputs: list[SigElement]
+    stage: str
+    sm: tuple[int, int]
+    native16: bool
+    numthreads: tuple[int, int, int]
+    group_shared_bytes: int = 0
+    uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
+
+
+@dataclass(slots=True)
+class _Frame:
+    storages: dict[int, VarStorage]
+    ret_slot: VarStorage | None
+    exit_block: BasicBlock | None
+
+
+@dataclass(slots=True)
+class _LoopTargets:
+    brk: BasicBlock
+    cont: BasicBlock | None
+
+
+def _used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
+    """Globals referenced from fn and its callees (in first-use order), and the callees."""
+    seen_vars: dict[int, ir.Variable] = {}
+    seen_fns: dict[int, ir.Function] = {}
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        if id(f) in seen_fns:
+            continue
+        seen_fns[id(f)] = f
+        local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
+        for s in ir.walk_stmts(f.body):
+            for name in type(s).__slots__:
+                v = getattr(s, name, None)
+                exprs = [v] if isinstance(v, ir.Expr) else []
+                for e0 in exprs:
+                    for e in ir.walk_expr(e0):
+                        if isinstance(e, ir.VarRef) and id(e.var) not in local_ids:
+                            seen_vars.setdefault(id(e.var), e.var)
+                        elif isinstance(e, ir.Call):
+                            stack.append(e.func)
+    return list(seen_vars.values()), list(seen_fns.values())
+
+
+class FunctionLowerer:
+    """Lowers the entry wrapper (and, by inlining, everything it calls)."""
+
+    def __init__(self, mod: _ModuleContext) -> None:
+        self.m = mod
+        self.ops = mod.ops
+        self.sm = mod.sm
+        self.native16 = mod.native16
+        self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), mod.entry_name)
+        self.alloca_block = self.fn.append_block("entry")
+        self.alloca_builder = IRBuilder(self.alloca_block)
+        first = self.fn.append_block()
+        self.b = IRBuilder(first)
+        self.buffers = BufferAccess(self)
+        self.handles = HandleFactory(self.ops, self.sm)
+        self._handle_cache: dict[tuple[int, int], Value] = {}
+        self._handle_builder = self.alloca_builder
+        self.frames: list[_Frame] = []
+        self.loops: list[_LoopTargets] = []
+        self.local_resources: dict[int, list[ResourcePlace | None]] = {}
+        self.control_depth = 0
+        self._local_res_depth: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ helpers
+    def add(self, a: Value, b: Value) -> Value:
+        if isinstance(a, ConstInt) and isinstance(b, ConstInt):
+            return ConstInt(a.type, a.value + b.value)
+        if isinstance(b, ConstInt) and b.value == 0:
+            return a
+        if isinstance(a, ConstInt) and a.value == 0:
+            return b
+        return self.b.add(a, b)
+
+    def add_const(self, a: Value, k: int) -> Value:
+        return self.add(a, ConstInt(T.i32, k))
+
+    def mul_add(self, idx: Value, m: int, k: int) -> Value:
+        """idx * m + k with constant folding (element addressing)."""
+        if isinstance(idx, ConstInt):
+            return ConstInt(T.i32, idx.value * m + k)
+        v = idx if m == 1 else self.b.mul(idx, ConstInt(T.i32, m))
+        return self.add_const(v, k) if k else v
+
+    def mul(self, a: Value, b: Value) -> Value:
+        return self.b.fmul(a, b) if isinstance(a.type, T.FloatType) else self.b.mul(a, b)
+
+    def truthy(self, v: Value) -> Value:
+        if v.type == T.i1:
+            return v
+        if isinstance(v.type, T.FloatType):
+            return self.b.fcmp("une", v, ConstFloat(v.type, 0.0))
+        return self.b.icmp("ne", v, ConstInt(v.type, 0))
+
+    def const_values(self, t: ir.Type, value: object) -> list[Value]:
+        scalars = component_types(t)
+        vals = list(value) if isinstance(value, (tuple, list)) else [value] * len(scalars)
+        out: list[Value] = []
+        for s, v in zip(scalars, vals, strict=True):
+            lt = llvm_scalar(s)
+            if s.kind == "float":
+                out.append(ConstFloat(lt, float(v)))
+            else:
+                out.append(ConstInt(lt, int(v)))
+        return out
+
+    def new_block(self, name: str = "") -> BasicBlock:
+        return self.fn.append_block(name)
+
+    def set_block(self, bb: BasicBlock) -> None:
+        self.b.position_at_end(bb)
+
+    def branch_to(self, bb: BasicBlock) -> None:
+        if self.b.block.terminator is None:
+            self.b.br(bb)
+
+    # ------------------------------------------------------------------ storage
+    def make_storage(self, var: ir.Variable) -> VarStorage:
+        lay = leaf_layout(var.type)
+        ptrs: list[Value] = []
+        for s, n in zip(lay.leaves, lay.mult):
+            mt = memory_scalar(s)
+            t = mt if n == 1 else T.ArrayType(mt, n)
+            ptrs.append(self.alloca_builder.alloca(t, align=max(1, mt.width // 8) if not mt == T.i1 else 4))
+        return VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
+
+    def storage_of(self, var: ir.Variable) -> VarStorage:
+        for fr in reversed(self.frames):
+            st = fr.storages.get(id(var))
+            if st is not None:
+                return st
+        st = self.m.global_storages.get(id(var))
+        if st is not None:
+            return st
+        if var.storage == ir.Storage.FUNCTION:         # a local not listed in Function.locals
+            st = self.make_storage(var)
+            self.frames[-1].storages[id(var)] = st
+            return st
+        raise error(f"variable '{var.name}' ({var.storage.value}) is not supported by the DXIL backend yet", var.loc)
+
+    # ------------------------------------------------------------------ places
+    def place(self, e: ir.Expr) -> Place:
+        if isinstance(e, ir.VarRef):
+            return self._var_place(e.var)
+        if isinstance(e, ir.FieldRef):
+            base = self.place(e.base)
+            return self._field(base, e.index, e.type)
+        if isinstance(e, ir.IndexRef):
+            base = self.place(e.base)
+            return self._index(base, e.index, e.type)
+        if isinstance(e, ir.SwizzleRef):
+            base = self.place(e.base)
+            return self._components(base, list(e.comps), e.type)
+        if isinstance(e, ir.BufferElem):
+            res = self.resource_place(e.resource)
+            idx = self.expr(e.index)
+            index: Value | list[Value] = idx[0] if len(idx) == 1 else idx
+            return BufferPlace(res.res, self.handle(res), index, e.type)
+        raise error(f"expression '{type(e).__name__}' is not a place")
+
+    def _var_place(self, var: ir.Variable) -> Place:
+        if var.binding is not None:
+            info = self.m.resource_of(var)
+            if info.res_class == "CBV" and not _is_resource_type(var.type):
+                return CBufPlace(info, self.handle(ResourcePlace(info, var.type, ConstInt(T.i32, 0))), var.type)
+            return ResourcePlace(info, var.type, ConstInt(T.i32, 0))
+        if var.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT):
+            return IOPlace(var, var.type, list(range(len(component_types(var.type)))))
+        if _is_resource_type(var.type):
+            slots = self.local_resources.setdefault(id(var), [None] * _resource_slots(var.type))
+            return LocalResourcePlace(var, var.type, list(range(len(slots))))
+        st = self.storage_of(var)
+        return MemPlace(st, var.type, 0, ConstInt(T.i32, 0))
+
+    def _field(self, base: Place, index: int, t: ir.Type) -> Place:
+        if isinstance(base, MemPlace):
+            return MemPlace(base.storage, t, base.leafbase + field_leaf_base(base.type, index), base.idx)
+        if isinstance(base, BufferPlace):
+            lay = layout_of(base.type, "dx_structured")
+            return BufferPlace(base.res, base.handle, base.index, t, base.offset + lay.offsets[index],
+                               base.dyn_offset)
+        if isinstance(base, ResourcePlace) and base.res.res_class == "CBV":     # ConstantBuffer<T>
+            base = CBufPlace(base.res, self.handle(base), base.res.elem)
+        if isinstance(base, CBufPlace):
+            st = base.type
+            lay = layout_of(st, "dx_cbuffer")
+            f = st.fields[index]
+            rm = base.row_major if f.row_major is None else f.row_major
+            return CBufPlace(base.res, base.handle, t, base.offset + lay.offsets[index], base.dyn_row, rm)
+        start, n, _ = subrange(base.type, index)
+        return self._components(base, list(range(start, start + n)), t)
+
+    def _index(self, base: Place, index_expr: ir.Expr, t: ir.Type) -> Place:
+        bt = base.type
+        iv = self.expr(index_expr)[0]
+        if isinstance(base, ResourcePlace):
+            n = bt.size if isinstance(bt, ir.Array) and bt.size is not None else 1
+            return ResourcePlace(base.res, t, self.add(self.mul_add(base.index, n, 0), iv)
+                                 if not (isinstance(base.index, ConstInt) and base.index.value == 0) else iv)
+        if isinstance(base, LocalResourcePlace):
+            if not isinstance(iv, ConstInt):
+                raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
+            per = _resource_slots(t)
+            return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
+        if isinstance(bt, ir.Array):
+            if isinstance(base, MemPlace):
+                return MemPlace(base.storage, t, base.leafbase, self.add(self.mul_add(base.idx, bt.size, 0), iv))
+            if isinstance(base, BufferPlace):
+                stride = layout_of(bt, "dx_structured").array_stride
+                return self._buffer_offset(base, t, iv, stride)
+            if isinstance(base, CBufPlace):
+                stride = layout_of(bt, "dx_cbuffer", bool(base.row_major)).array_stride
+                if isinstance(iv, ConstInt):
+                    return CBufPlace(base.res, base.handle, t, base.offset + iv.value * stride, base.dyn_row,
+                                     base.row_major)
+                if stride % 16:
+                    raise error("dynamic cbuffer array indexing with a stride not a multiple of 16")
+                rows = self.mul_add(iv, stride // 16, 0)
+                dyn = rows if base.dyn_row is None else self.add(base.dyn_row, rows)
+                return CBufPlace(base.res, base.handle, t, base.offset, dyn, base.row_major)
+            n = len(component_types(t))
+            groups = [list(range(k * n, (k + 1) * n)) for k in range(bt.size)]
+        else:
+            if isinstance(bt, ir.Vector):
+                groups = [[k] for k in range(bt.size)]
+            elif isinstance(bt, ir.Matrix):
+                groups = [list(range(r * bt.cols, (r + 1) * bt.cols)) for r in range(bt.rows)]
+            else:
+                raise error(f"cannot index '{bt}'")
+        if isinstance(iv, ConstInt):
+            return self._components(base, groups[iv.value] if iv.value < len(groups) else groups[-1], t)
+        if isinstance(base, MemPlace):
+            base = base.as_addr(self)
+        return DynCompPlace(base, groups, iv, t)
+
+    def _buffer_offset(self, base: BufferPlace, t: ir.Type, iv: Value, stride: int) -> BufferPlace:
+        if isinstance(iv, ConstInt):
+            return BufferPlace(base.res, base.handle, base.index, t, base.offset + iv.value * stride, base.dyn_offset)
+        off = self.mul_add(iv, stride, 0)
+        dyn = off if base.dyn_offset is None else self.add(base.dyn_offset, off)
+        return BufferPlace(base.res, base.handle, base.index, t, base.offset, dyn)
+
+    def _components(self, base: Place, comps: list[int], t: ir.Type) -> Place:
+        if isinstance(base, MemPlace):
+            return base.as_addr(self).pick(comps, t)
+        if isinstance(base, AddrPlace):
+            return base.pick(comps, t)
+        if isinstance(base, IOPlace):
+            return IOPlace(base.var, t, [base.comps[c] for c in comps])
+        return CompPlace(base, comps, t)
+
+    # ------------------------------------------------------------------ resources
+    def handle(self, p: ResourcePlace) -> Value:
+        if isinstance(p.index, ConstInt):
+            key = (id(p.res), p.index.value)
+            h = self._handle_cache.get(key)
+            if h is None:
+                term = self.alloca_block.instructions
+                h = self.handles.create(self._handle_builder, p.res, p.index)
+                assert term[-1] is h
+                self._handle_cache[key] = h
+            return h
+        return self.handles.create(self.b, p.res, p.index)
+
+    def resource_place(self, e: ir.Expr) -> ResourcePlace:
+        """The single resource an expression (global, array element or local copy) refers to."""
+        p = self.place(e.place if isinstance(e, ir.Load) else e)
+        if isinstance(p, LocalResourcePlace):
+            slots = self._resolve_resource(p)
+            if len(slots) != 1:
+                raise error("expected a single resource, not an array")
+            if slots[0] is None:
+                raise error(f"local resource '{p.var.name}' is used before it is assigned")
+            return slots[0]
+        if not isinstance(p, ResourcePlace):
+            raise error("expected a resource")
+        return p
+
+    def _resolve_resource(self, p: Place) -> list[ResourcePlace | None]:
+        if isinstance(p, ResourcePlace):
+            n = _resource_slots(p.type)
+            return [ResourcePlace(p.res, _resource_elem(p.type), self.add_const(self.mul_add(p.index, n, 0), k))
+                    for k in range(n)]
+        if isinstance(p, LocalResourcePlace):
+            slots = self.local_resources[id(p.var)]
+            return [slots[k] for k in p.slots]
+        raise error("expected a resource")
+
+    # ------------------------------------------------------------------ I/O
+    def io_read(self, p: IOPlace) -> list[Value]:
+        io = p.var.io
+        if self.m.stage == "compute":
+            op = COMPUTE_BUILTINS.get(io.semantic)
+            if op is None:
+                raise error(f"semantic '{io.semantic}' is not supported for compute shaders", p.var.loc)
+            if op == "FlattenedThreadIdInGroup":
+                return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
+            return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
+        el = self.m.input_elems.get(id(p.var))
+        if el is None:
+            raise error(f"cannot read output '{io.semantic}'", p.var.loc)
+        scalars = component_types(p.var.type)
+        out = []
+        for c in p.comps:
+            s = scalars[c]
+            mt = memory_scalar(s)
+            v = self.ops.call(self.b, "LoadInput", _ov(mt), [ConstInt(T.i32, el.id), ConstInt(T.i32, 0),
+                                                             ConstInt(T.i8, c), Undef(T.i32)])
+            out.append(self.b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
+        return out
+
+    def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
+        el = self.m.output_elems.get(id(p.var))
+        if el is None:
+            raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
+        sel = p.comps if comps is None else [p.comps[c] for c in comps]
+        scalars = component_types(p.var.type)
+        for c, v in zip(sel, values, strict=True):
+            s = scalars[c]
+            if s.kind == "bool":
+                v = self.b.zext(v, T.i32)
+            self.ops.call(self.b, "StoreOutput", _ov(v.type), [ConstInt(T.i32, el.id), ConstInt(T.i32, 0),
+                                                               ConstInt(T.i8, c), v])
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: ir.Expr) -> list[Value]:
+        h = _EXPR.get(type(e))
+        if h is None:
+            raise error(f"expression '{type(e).__name__}' is not supported by the DXIL backend yet")
+        return h(self, e)
+
+    def _const(self, e: ir.Const) -> list[Value]:
+        return self.const_values(e.type, e.value)
+
+    def _load(self, e: ir.Load) -> list[Value]:
+        return self.place(e.place).read(self)
+
+    def _unary(self, e: ir.Unary) -> list[Value]:
+        vals = self.expr(e.operand)
+        out = []
+        for v in vals:
+            t = v.type
+            if e.op == "neg":
+                out.append(self.b.fsub(ConstFloat(t, -0.0), v) if isinstance(t, T.FloatType)
+                           else self.b.sub(ConstInt(t, 0), v))
+            elif e.op == "not":
+                out.append(self.b.xor(self.truthy(v), ConstInt(T.i1, 1)))
+            else:
+                out.append(self.b.xor(v, ConstInt(t, -1)))
+        return out
+
+    def _binary(self, e: ir.Binary) -> list[Value]:
+        a, b = self.expr(e.lhs), self.expr(e.rhs)
+        if len(a) == 1 and len(b) > 1:
+            a = a * len(b)
+        if len(b) == 1 and len(a) > 1:
+            b = b * len(a)
+        s = ir.scalar_of(e.lhs.type)
+        op = e.op
+        out = []
+        for x, y in zip(a, b):
+            if op in _FCMP or op in ("eq", "ne"):
+                if isinstance(x.type, T.FloatType):
+                    out.append(self.b.fcmp(_FCMP[op], x, y))
+                else:
+                    table = _ICMP_SIGNED if s.kind == "int" else _ICMP_UNSIGNED
+                    out.append(self.b.icmp(table[op], x, y))
+            elif isinstance(x.type, T.FloatType):
+                if op not in _FLOAT_BINOPS:
+                    raise error(f"operator '{op}' on floating point is not supported")
+                out.append(self.b.binop(_FLOAT_BINOPS[op], x, y))
+            elif op in ("shl", "shr"):
+                if y.type != x.type:
+                    y = self.b.trunc(y, x.type) if y.type.width > x.type.width else self.b.zext(y, x.type)
+                y = self.b.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
+                    ConstInt(x.type, y.value & (x.type.width - 1))
+                name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if s.kind == "int" else 1]
+                out.append(self.b.binop(name, x, y))
+            elif op in _SIGNED_BINOPS:
+                out.append(self.b.binop(_SIGNED_BINOPS[op][0 if s.kind == "int" else 1], x, y))
+            else:
+                out.append(self.b.binop(_INT_BINOPS[op], x, y))
+        return out
+
+    def _select(self, e: ir.Select) -> list[Value]:
+        c, a, b = self.expr(e.cond), self.expr(e.true), self.expr(e.false)
+        n = max(len(a), len(b))
+        c, a, b = (c * n if len(c) == 1 else c), (a * n if len(a) == 1 else a), (b * n if len(b) == 1 else b)
+        return [self.b.select(self.truthy(x), y, z) for x, y, z in zip(c, a, b)]
+
+    def _convert(self, e: ir.Convert) -> list[Value]:
+        vals = self.expr(e.value)
+        src = component_types(e.value.type)
+        dst = component_types(e.type)
+        if len(vals) == 1 and len(dst) > 1:
+            vals, src = vals * len(dst), src * len(dst)
+        return [self.convert_scalar(v, s, d) for v, s, d in zip(vals, src, dst)]
+
+    def convert_scalar(self, v: Value, s: ir.Scalar, d: ir.Scalar) -> Value:
+        if s == d:
+            return v
+        dt = llvm_scalar(d)
+        b = self.b
+        if d.kind == "bool":
+            return self.truthy(v)
+        if s.kind == "bool":
+            return b.uitofp(v, dt) if d.kind == "float" else b.zext(v, dt)
+        if s.kind == "float" and d.kind == "float":
+            return b.fpext(v, dt) if d.width > s.width else b.fptrunc(v, dt)
+        if s.kind == "float":
+            return b.fptosi(v, dt) if d.kind == "int" else b.fptoui(v, dt)
+        if d.kind == "float":
+            return b.sitofp(v, dt) if s.kind == "int" else b.uitofp(v, dt)
+        if d.width == s.width:
+            return v
+        if d.width < s.width:
+            return b.trunc(v, dt)
+        return b.sext(v, dt) if s.kind == "int" else b.zext(v, dt)
+
+    def _bitcast(self, e: ir.Bitcast) -> list[Value]:
+        vals = self.expr(e.value)
+        dst = [llvm_scalar(s) for s in component_types(e.type)]
+        if len(vals) == len(dst):
+            return [v if v.type == t else self.b.bitcast(v, t) for v, t in zip(vals, dst)]
+        if all(t == T.double for t in dst) and len(vals) == 2 * len(dst):
+            return [self.ops.call(self.b, "MakeDouble", "f64", [vals[2 * k], vals[2 * k + 1]]) for k in range(len(dst))]
+        if all(v.type == T.double for v in vals) and len(dst) == 2 * len(vals):
+            out: list[Value] = []
+            for v in vals:
+                pair = self.ops.call(self.b, "SplitDouble", "f64", [v])
+                out += [self.b.extract_value(pair, 0), self.b.extract_value(pair, 1)]
+            return [x if x.type == t else self.b.bitcast(x, t) for x, t in zip(out, dst)]
+        raise error(f"bit cast from '{e.value.type}' to '{e.type}' is not supported by the DXIL backend yet")
+
+    def _construct(self, e: ir.Construct) -> list[Value]:
+        out: list[Value] = []
+        for p in e.parts:
+            out += self.expr(p)
+        n = len(component_types(e.type))
+        if len(out) == 1 and n > 1:
+            out = out * n
+        if len(out) != n:
+            raise error(f"constructor of '{e.type}' has {len(out)} components, expected {n}")
+        return out
+
+    def _swizzle(self, e: ir.Swizzle) -> list[Value]:
+        vals = self.expr(e.value)
+        return [vals[c] if c < len(vals) else vals[0] for c in e.comps]
+
+    def _extract(self, e: ir.Extract) -> list[Value]:
+        vals = self.expr(e.value)
+        start, n, _ = subrange(e.value.type, e.index)
+        return vals[start:start + n]
+
+    def _intrinsic(self, e: ir.Intrinsic) -> list[Value]:
+        return lower_intrinsic(self, e)
+
+    # ------------------------------------------------------------------ calls (inlined)
+    def _call(self, e: ir.Call) -> list[Value]:
+        if len(self.frames) > MAX_INLINE_DEPTH:
+            raise error(f"recursive call of '{e.func.name}' is not allowed")
+        f = e.func
+        storages: dict[int, VarStorage] = {}
+        pending: list[tuple[ir.Param, ir.Expr]] = []
+        for p, a in zip(f.params, e.args, strict=True):
+            if p.direction in ("out", "inout") and isinstance(a, ir.VarRef):
+                target = self._var_place(a.var)
+                if isinstance(target, LocalResourcePlace):
+                    self.local_resources[id(p.var)] = self.local_resources[id(a.var)]
+                    continue
+                if isinstance(target, MemPlace):
+                    storages[id(p.var)] = target.storage
+                    continue
+            pending.append((p, a))
+        ret_slot = None
+        if not isinstance(f.return_type, ir.VoidType):
+            ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, ir.Storage.FUNCTION))
+        exit_bb = self.new_block()
+        frame = _Frame(storages, ret_slot, exit_bb)
+        # evaluate `in` arguments in the caller's frame, then bind them
+        for p, a in pending:
+            if _is_resource_type(p.var.type):
+                self.local_resources[id(p.var)] = list(self._resource_value(a))      # a local copy (seed 001)
+                continue
+            vals = self.expr(a)
+            st = self.make_storage(p.var)
+            storages[id(p.var)] = st
+            MemPlace(st, p.var.type, 0, ConstInt(T.i32, 0)).write(self, vals)
+        for v in f.locals:
+            if id(v) not in storages and not _is_resource_type(v.type):
+                storages[id(v)] = self.make_storage(v)
+        self.frames.append(frame)
+        saved_loops, self.loops = self.loops, []
+        self.stmts(f.body)
+        self.loops = saved_loops
+        self.frames.pop()
+        self.branch_to(exit_bb)
+        self.set_block(exit_bb)
+        if ret_slot is None:
+            return []
+        return MemPlace(ret_slot, f.return_type, 0, ConstInt(T.i32, 0)).read(self)
+
+    # ------------------------------------------------------------------ statements
+    def stmts(self, body: list[ir.Stmt]) -> None:
+        for s in body:
+            if self.b.block.terminator is not None:
+                self.set_block(self.new_block())       # dead code after break/return; dropped later
+            h = _STMT.get(type(s))
+            if h is None:
+                raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
+            h(self, s)
+
+    def _store(self, s: ir.Store) -> None:
+        if _is_resource_type(s.place.type):
+            self._store_resource(s)
+            return
+        vals = self.expr(s.value)
+        self.place(s.place).write(self, vals)
+
+    def _store_resource(self, s: ir.Store) -> None:
+        dest = self.place(s.place)
+        if not isinstance(dest, LocalResourcePlace):
+            raise error("cannot assign to a global resource", s.loc)
+        depth = self._local_res_depth.setdefault(id(dest.var), self.control_depth)
+        if depth != self.control_depth:
+            raise error("assigning a local resource inside control flow is not supported by the DXIL backend yet",
+                        s.loc)
+        src = self._resource_value(s.value)
+        slots = self.local_resources[id(dest.var)]
+        for k, v in zip(dest.slots, src, strict=True):
+            slots[k] = v
+
+    def _resource_value(self, e: ir.Expr) -> list[ResourcePlace | None]:
+        if isinstance(e, ir.Load):
+            return self._resolve_resource(self.place(e.place))
+        if isinstance(e, ir.Construct):
+            out: list[ResourcePlace | None] = []
+            for p in e.parts:
+                out += self._resource_value(p)
+            return out
+        return self._resolve_resource(self.place(e))
+
+    def _eval(self, s: ir.Eval) -> None:
+        self.expr(s.expr)
+
+    def _if(self, s: ir.If) -> None:
+        cond = self.truthy(self.expr(s.cond)[0])
+        then_bb, merge = self.new_block(), self.new_block()
+        else_bb = self.new_block() if s.else_ else merge
+        self.b.cbranch(cond, then_bb, else_bb)
+        self.control_depth += 1
+        self.set_block(then_bb)
+        self.stmts(s.then)
+        self.branch_to(merge)
+        if s.else_:
+            self.set_block(else_bb)
+            self.stmts(s.else_)
+            self.branch_to(merge)
+        self.control_depth -= 1
+        self._move_to_end(merge)
+        self.set_block(merge)
+
+    def _move_to_end(self, bb: BasicBlock) -> None:
+        """Keep blocks in a dominance-friendly order: a merge block follows its arms."""
+        self.fn.blocks.remove(bb)
+        self.fn.blocks.append(bb)
+
+    def _loop(self, s: ir.Loop) -> None:
+        header, cont, merge = self.new_block(), self.new_block(), self.new_block()
+        self.branch_to(header)
+        self.set_block(header)
+        self.loops.append(_LoopTargets(merge, cont))
+        self.control_depth += 1
+        self.stmts(s.body)
+        self.branch_to(cont)
+        self._move_to_end(cont)
+        self.set_block(cont)
+        self.stmts(s.continuing)
+        if self.b.block.terminator is None:
+            if s.break_if is not None:
+                self.b.cbranch(self.truthy(self.expr(s.break_if)[0]), merge, header)
+            else:
+                self.b.br(header)
+        self.control_depth -= 1
+        self.loops.pop()
+        self._move_to_end(merge)
+        self.set_block(merge)
+
+    def _break(self, s: ir.Break) -> None:
+        if not self.loops:
+            raise error("'break' outside of a loop or switch")
+        self.b.br(self.loops[-1].brk)
+
+    def _continue(self, s: ir.Continue) -> None:
+        for t in reversed(self.loops):
+            if t.cont is not None:
+                self.b.br(t.cont)
+                return
+        raise error("'continue' outside of a loop")
+
+    def _return(self, s: ir.Return) -> None:
+        fr = self.frames[-1]
+        if s.value is not None and fr.ret_slot is not None:
+            vals = self.expr(s.value)
+            MemPlace(fr.ret_slot, s.value.type, 0, ConstInt(T.i32, 0)).write(self, vals)
+        self.b.br(fr.exit_block)
+
+    def _discard(self, s: ir.Discard) -> None:
+        self.ops.call(self.b, "Discard", None, [ConstInt(T.i1, 1)])
+
+    def _switch(self, s: ir.Switch) -> None:
+        sel = self.expr(s.selector)[0]
+        merge = self.new_block()
+        blocks = [self.new_block() for _ in s.cases]
+        default = merge
+        cases: list[tuple[ConstInt, BasicBlock]] = []
+        seen: set[int] = set()
+        for c, bb in zip(s.cases, blocks):
+            if c.is_default:
+                default = bb
+            for v in c.values:
+                cv = ConstInt(sel.type, v)
+                if cv.value in seen:
+                    raise error(f"duplicate case value {v}")
+                seen.add(cv.value)
+                cases.append((cv, bb))
+        self.b.switch(sel, default, cases)
+        self.loops.append(_LoopTargets(merge, None))
+        self.control_depth += 1
+        for k, (c, bb) in enumerate(zip(s.cases, blocks)):
+            self.set_block(bb)
+            self.stmts(c.body)
+            self.branch_to(blocks[k + 1] if k + 1 < len(blocks) else merge)    # fall through
+        self.control_depth -= 1
+        self.loops.pop()
+        self._move_to_end(merge)
+        self.set_block(merge)
+
+    # ------------------------------------------------------------------ driver
+    def lower_entry(self, fn: ir.Function) -> Function:
+        exit_bb = self.new_block()
+        frame = _Frame({}, None, exit_bb)
+        for v in fn.locals:
+            if not _is_resource_type(v.type):
+                frame.storages[id(v)] = self.make_storage(v)
+        self.frames.append(frame)
+        self.stmts(fn.body)
+        self.frames.pop()
+        self.branch_to(exit_bb)
+        self._move_to_end(exit_bb)
+        self.set_block(exit_bb)
+        self.b.ret()
+        self.alloca_builder.br(self.fn.blocks[1])
+        cfg.remove_unreachable_blocks(self.fn)
+        return self.fn
+
+
+_EXPR = {
+    ir.Const: FunctionLowerer._const, ir.Load: FunctionLowerer._load, ir.Unary: FunctionLowerer._unary,
+    ir.Binary: FunctionLowerer._binary, ir.Select: FunctionLowerer._select, ir.Convert: FunctionLowerer._convert,
+    ir.Bitcast: FunctionLowerer._bitcast, ir.Construct: FunctionLowerer._construct,
+    ir.Swizzle: FunctionLowerer._swizzle, ir.Extract: FunctionLowerer._extract, ir.Call: FunctionLowerer._call,
+    ir.Intrinsic: FunctionLowerer._intrinsic,
+}
+_STMT = {
+    ir.Store: FunctionLowerer._store, ir.Eval: FunctionLowerer._eval, ir.If: FunctionLowerer._if,
+    ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
+    ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
+}
+
+
+def _is_resource_type(t: ir.Type) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource)
+
+
+def _resource_elem(t: ir.Type) -> ir.Type:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return t
+
+
+def _resource_slots(t: ir.Type) -> int:
+    n = 1
+    while isinstance(t, ir.Array):
+        n *= t.size or 1
+        t = t.elem
+    return n
+
+
+def _ov(t: T.Type) -> str:
+    from .ops import overload_name
+    return overload_name(t)
+
+
+class _ModuleContext:
+    """Module-wide state shared by the function lowerer."""
+
+    def __init__(self, module: ir.Module, stage: str, sm: tuple[int, int], native16: bool) -> None:
+        self.module = module
+        self.stage = stage
+        self.sm = sm
+        self.native16 = native16
+        self.entry_name = module.entry.name
+        self.llmod = LLModule(module.entry.name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
+        self.ops = OpEmitter(self.llmod, stage, sm, native16)
+        self.global_storages: dict[int, VarStorage] = {}
+        self.resources: list[ResourceInfo] = []
+        self._res_by_var: dict[int, ResourceInfo] = {}
+        self.input_elems: dict[int, SigElement] = {}
+        self.output_elems: dict[int, SigElement] = {}
+        self.group_shared_bytes = 0
+
+    def resource_of(self, var: ir.Variable) -> ResourceInfo:
+        r = self._res_by_var.get(id(var))
+        if r is None:
+            raise error(f"resource '{var.name}' was not collected", var.loc)
+        return r
+
+    def add_global_storage(self, var: ir.Variable) -> None:
+        lay = leaf_layout(var.type)
+        space = GROUPSHARED_ADDRSPACE if var.storage == ir.Storage.WORKGROUP else 0
+        ptrs: list[Value] = []
+        for p, (s, n) in enumerate(zip(lay.leaves, lay.mult)):
+            mt = memory_scalar(s)
+            t = mt if n == 1 else T.ArrayType(mt, n)
+            init = None if space == GROUPSHARED_ADDRSPACE else ConstNull(t)
+            name = f"{var.name}" if len(lay.leaves) == 1 else f"{var.name}.{p}"
+            g = self.llmod.add_global(t, name, addrspace=space, initializer=init,
+                                      linkage="external" if init is None else "internal",
+                                      align=max(4, mt.width // 8))
+            if space == GROUPSHARED_ADDRSPACE:
+                g.initializer = Undef(t)
+                g.linkage = "internal"
+                self.group_shared_bytes += (mt.width // 8 if mt != T.i1 else 4) * n
+            ptrs.append(g)
+        self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
+
+
+def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False) -> LoweredModule:
+    """Lower the module's entry point into a DXIL-shaped LLVM module."""
+    entry = module.entry
+    if entry is None or entry.function is None:
+        raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
+    if module.stage != stage:
+        raise error(f"profile stage '{stage}' does not match the entry point's stage '{module.stage}'")
+    if native16 and sm < (6, 2):
+        raise error("-enable-16bit-types requires shader model 6.2 or newer")
+    ctx = _ModuleContext(module, stage, sm, native16)
+    used_vars, _fns = _used_globals(entry.function)
+    used_ids = {id(v) for v in used_vars}
+    for g in module.globals:                       # declaration order, only what the entry uses
+        if id(g) not in used_ids:
+            continue
+        if g.binding is not None:
+            info = classify(g)
+            ctx.resources.append(info)
+            ctx._res_by_var[id(g)] = info
+        elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
+            ctx.add_global_storage(g)
+    for v in used_vars:                            # globals not listed in module.globals
+        if id(v) in ctx._res_by_var or id(v) in ctx.global_storages:
+            continue
+        if v.binding is not None:
+            info = classify(v)
+            ctx.resources.append(info)
+            ctx._res_by_var[id(v)] = info
+        elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
+            ctx.add_global_storage(v)
+    assign_ranges(ctx.resources)
+    inputs = build_signature(entry.inputs, stage, is_output=False)
+    outputs = build_signature(entry.outputs, stage, is_output=True)
+    ctx.input_elems = {id(e.var): e for e in inputs}
+    ctx.output_elems = {id(e.var): e for e in outputs}
+    lowerer = FunctionLowerer(ctx)
+    fn = lowerer.lower_entry(entry.function)
+    # the entry function comes first, as in DXC's output
+    ctx.llmod.functions.remove(fn)
+    ctx.llmod.functions.insert(0, fn)
+    if stage == "compute" and entry.numthreads is None:
+        raise error("compute shaders need a [numthreads(x, y, z)] attribute")
+    return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
+                         entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+
+
+_ = (GlobalVariable, SourceLoc)

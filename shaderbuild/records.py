@@ -1,0 +1,107 @@
+"""`Record`: a cheap-to-declare base class for the many small node types of the
+AST and the IR.
+
+dataclasses generate methods with `exec` at import time (~0.25 ms per class),
+which dominated the cold start of `shaderbuild compile`.  A Record class gets
+`__slots__` from its annotations when the class is created (so no class is
+rebuilt), and its `__init__` is generated on first instantiation, so only the
+node types a compilation actually uses pay for code generation.  Equality is
+identity, as for `@dataclass(eq=False)` nodes.
+
+    class BinaryOp(Record):
+        op: str
+        lhs: Expr
+        rhs: Expr
+        notes: list = Record.factory(list)   # a fresh list per instance
+"""
+
+from __future__ import annotations
+
+_MISSING = object()
+
+
+class _Factory:
+    __slots__ = ("make",)
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+
+class _RecordMeta(type):
+    def __new__(mcls, name, bases, ns):
+        anns = ns.get("__annotations__", {})
+        own = tuple(k for k, v in anns.items() if not str(v).startswith("ClassVar"))
+        defaults = {k: ns.pop(k) for k in own if k in ns}
+        ns.setdefault("__slots__", own)
+        cls = super().__new__(mcls, name, bases, ns)
+        base_fields = tuple(f for b in bases for f in getattr(b, "_fields", ()))
+        base_defaults: dict = {}
+        for b in bases:
+            base_defaults.update(getattr(b, "_defaults", {}))
+        cls._fields = base_fields + tuple(f for f in own if f not in base_fields)
+        cls._defaults = {**base_defaults, **defaults}
+        if "__init__" not in ns:
+            cls.__init__ = _first_init
+        return cls
+
+
+def _first_init(self, *args, **kwargs) -> None:
+    """Generate this class's real __init__, install it, and call it."""
+    cls = type(self)
+    owner = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
+    fields = owner._fields
+    defaults = owner._defaults
+    params, body, env = [], [], {}
+    for f in fields:
+        if f in defaults:
+            d = defaults[f]
+            if isinstance(d, _Factory):
+                env[f"_f_{f}"] = d.make
+                params.append(f"{f}=_M")
+                body.append(f"  self.{f} = _f_{f}() if {f} is _M else {f}")
+                continue
+            env[f"_d_{f}"] = d
+            params.append(f"{f}=_d_{f}")
+        else:
+            params.append(f)
+        body.append(f"  self.{f} = {f}")
+    post = "__post_init__" in dir(owner)
+    if post:
+        body.append("  self.__post_init__()")
+    src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
+    env["_M"] = _MISSING
+    exec(src, env)  # noqa: S102 - generated from the class's own field names
+    owner.__init__ = env["__init__"]
+    owner.__init__(self, *args, **kwargs)
+
+
+class Record(metaclass=_RecordMeta):
+    __slots__ = ()
+
+    factory = staticmethod(_Factory)
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{f}={getattr(self, f, '?')!r}" for f in self._fields)
+        return f"{type(self).__name__}({items})"
+
+
+class ValueRecord(Record):
+    """A Record compared and hashed by its fields, and not to be mutated after
+    construction (IR types are interned by structure)."""
+
+    __slots__ = ("_hash",)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash((type(self).__name__,) + tuple(getattr(self, f) for f in self._fields))
+            object.__setattr__(self, "_hash", h)
+            return h

@@ -1,0 +1,213 @@
+"""Executed HLSL operators: arithmetic, bitwise, comparison, compound assignment, ++/--, comma,
+ternary, and HLSL 2021 short-circuiting (side effects of the skipped operand must not happen)
+versus HLSL 2018's evaluate-both semantics.  Expected values are computed in Python from the
+same inputs the shader reads from a buffer (so nothing folds at compile time)."""
+
+from __future__ import annotations
+
+import pytest
+from lang_util import SlotTable, case, f32, i32, run_cs, table_test, trunc_div, trunc_mod, u32
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
+
+IA = [-7, 3, 0, 1, 5, 100, -1, 2, 31, -2147483647 - 1]
+a, b, z, one, five, hund, m1, two, t31, imin = IA
+INT_SETUP = "    int a = In[0], b = In[1], z = In[2], one = In[3], five = In[4], hund = In[5], m1 = In[6];\n" \
+            "    int two = In[7], t31 = In[8], imin = In[9];\n"
+
+INT_OPS = SlotTable("int_ops", "int", [
+    case("add", "a + b", a + b),
+    case("sub", "a - b", a - b),
+    case("mul", "a * b", a * b),
+    case("div_trunc_neg", "a / b", trunc_div(a, b)),
+    case("mod_sign_of_dividend", "a % b", trunc_mod(a, b)),
+    case("div_pos_by_neg", "hund / a", trunc_div(hund, a)),
+    case("mod_pos_by_neg", "hund % a", trunc_mod(hund, a)),
+    case("shl", "a << 2", a << 2),
+    case("shr_arithmetic", "a >> 1", a >> 1),
+    case("shr_by_var", "hund >> two", hund >> two),
+    case("shl_count_masked", "one << (t31 + one)", 1),  # shift counts use the low 5 bits (32 -> 0)
+    case("and", "a & b", a & b),
+    case("or", "a | b", a | b),
+    case("xor", "a ^ b", a ^ b),
+    case("bitnot", "~a", ~a),
+    case("neg", "-a", -a),
+    case("unary_plus", "+a", a),
+    case("not_zero", "!z", 1),
+    case("not_nonzero", "!a", 0),
+    case("eq", "a == b", 0),
+    case("ne", "a != b", 1),
+    case("lt", "a < b", 1),
+    case("le_equal", "b <= b", 1),
+    case("gt", "a > b", 0),
+    case("ge", "hund >= five", 1),
+    case("precedence_mul_add", "a + b * five", a + b * five),
+    case("precedence_shift_add", "one << two + one", 1 << 3),
+    case("precedence_and_eq", "(b & one) == one", 1),
+    case("mul_wraps", "hund * hund * hund * hund * hund", i32(100 ** 5)),
+    case("add_wraps_min", "imin + m1", i32(imin - 1)),
+    case("neg_min_wraps", "-imin", imin),
+    case("paren_group", "(a + b) * (five - two)", (a + b) * (five - two)),
+], setup=INT_SETUP, inputs={"In": ("int", IA)})
+
+UA = [0xF0000001, 5, 3, 0xFFFFFFFF, 1]
+UINT_SETUP = "    uint c = In[0], d = In[1], e = In[2], mx = In[3], u1 = In[4];\n"
+c_, d_, e_, mx, u1 = UA
+UINT_OPS = SlotTable("uint_ops", "uint", [
+    case("div", "c / d", c_ // d_),
+    case("mod", "c % d", c_ % d_),
+    case("shr_logical", "c >> 4", c_ >> 4),
+    case("shl_drops_bits", "c << 4", u32(c_ << 4)),
+    case("add_wraps", "mx + u1", 0),
+    case("sub_wraps", "e - d", u32(e_ - d_)),
+    case("mul_wraps", "c * d", u32(c_ * d_)),
+    case("bitnot", "~c", u32(~c_)),
+    case("neg", "-d", u32(-d_)),
+    case("lt_unsigned", "(uint)(d < c)", 1),  # 0xF0000001 is large, not negative
+    case("mixed_int_uint_is_unsigned", "(uint)((int)mx > d)", 1),  # -1 converts to 0xFFFFFFFF
+    case("xor_self_zero", "c ^ c", 0),
+    case("and_mask", "c & 0xFFu", c_ & 0xFF),
+    case("or_high", "d | 0x80000000u", d_ | 0x80000000),
+], setup=UINT_SETUP, inputs={"In": ("uint", UA)})
+
+FA = [1.5, -2.25, 0.0, 3.0, 7.5, 2.0, -0.5, 1e30]
+fa, fb, fz, f3, f75, f2, fmh, fbig = (f32(x) for x in FA)
+FLOAT_SETUP = "    float a = In[0], b = In[1], z = In[2], c = In[3], d = In[4], e = In[5], h = In[6], big = In[7];\n"
+FLOAT_OPS = SlotTable("float_ops", "float", [
+    case("add", "a + b", fa + fb),
+    case("sub", "a - b", fa - fb),
+    case("mul", "a * b", fa * fb),
+    case("div", "d / c", f32(f75 / f3), ulps=1),
+    case("mod_positive", "d % e", 1.5),  # HLSL float % truncates like fmod
+    case("mod_negative_dividend", "(-d) % e", -1.5),
+    case("neg", "-a", -fa),
+    case("lt", "a < b ? 1.0 : 0.0", 0.0),
+    case("ge", "a >= a ? 1.0 : 0.0", 1.0),
+    case("eq_neg_zero", "(z == -z) ? 1.0 : 0.0", 1.0),
+    case("mul_overflow_inf", "big * big", float("inf")),
+    case("div_by_zero_inf", "c / z", float("inf")),
+    case("int_float_promotes", "a + 1", fa + 1),
+    case("literal_half_fraction", "c * 0.5", 1.5),
+    case("not_float", "(float)!z", 1.0),
+    case("preinc_float", "++a", fa + 1),
+], setup=FLOAT_SETUP, inputs={"In": ("float", FA)})
+
+COMPOUND = SlotTable("compound_assign", "int", [
+    case("add_assign", "R = a; R += b;", a + b, stmt=True),
+    case("sub_assign", "R = a; R -= b;", a - b, stmt=True),
+    case("mul_assign", "R = a; R *= b;", a * b, stmt=True),
+    case("div_assign", "R = a; R /= b;", trunc_div(a, b), stmt=True),
+    case("mod_assign", "R = a; R %= b;", trunc_mod(a, b), stmt=True),
+    case("shl_assign", "R = a; R <<= 3;", a << 3, stmt=True),
+    case("shr_assign", "R = a; R >>= 1;", a >> 1, stmt=True),
+    case("and_assign", "R = a; R &= b;", a & b, stmt=True),
+    case("or_assign", "R = a; R |= b;", a | b, stmt=True),
+    case("xor_assign", "R = a; R ^= b;", a ^ b, stmt=True),
+    case("assign_is_expression", "int x; int y; x = y = five; R = x * 10 + y;", 55, stmt=True),
+    case("compound_value", "int x = two; R = (x += five) * 10 + x;", 77, stmt=True),
+    case("float_compound_to_int", "R = five; R *= 1.5;", int(5 * 1.5), stmt=True),
+    case("chain_right_assoc", "int x = 1, y = 2, w = 3; x += y += w; R = x * 100 + y * 10 + w;", 653, stmt=True),
+    case("pre_inc_value", "int x = five; R = ++x * 10 + x;", 66, stmt=True),
+    case("post_inc_value", "int x = five; R = x++ * 10 + x;", 56, stmt=True),
+    case("pre_dec_value", "int x = five; R = --x * 10 + x;", 44, stmt=True),
+    case("post_dec_value", "int x = five; R = x-- * 10 + x;", 54, stmt=True),
+    case("inc_array_elem", "int arr[3] = {1, 2, 3}; arr[one]++; ++arr[two]; R = arr[0] * 100 + arr[1] * 10 + arr[2];",
+         134, stmt=True),
+    case("inc_vector_comp", "int2 v = int2(one, two); v.y++; v.x--; R = v.x * 10 + v.y;", 3, stmt=True),
+    case("comma_value", "int x = 0; R = (x = five, x + one);", 6, stmt=True),
+    case("comma_in_for", "int s = 0; int i, j; for (i = 0, j = 10; i < j; i++, j--) s += 1; R = s;", 5, stmt=True),
+    case("ternary_int", "five > two ? hund : m1", hund),
+    case("ternary_nested", "a < 0 ? (b < 0 ? 1 : 2) : 3", 2),
+], setup=INT_SETUP, inputs={"In": ("int", IA)})
+
+VEC_SETUP = "    float4 p = In[0], q = In[1]; float s = In[2].x;\n"
+VP = [(1.0, 2.0, 3.0, 4.0), (0.5, -1.0, 2.0, 8.0), (2.0, 0.0, 0.0, 0.0)]
+p_, q_, s_ = VP[0], VP[1], VP[2][0]
+
+
+def vmap(fn, *vs):
+    return tuple(fn(*xs) for xs in zip(*vs))
+
+
+VECTOR_OPS = SlotTable("vector_ops", "float4", [
+    case("add", "p + q", vmap(lambda x, y: x + y, p_, q_)),
+    case("sub", "p - q", vmap(lambda x, y: x - y, p_, q_)),
+    case("mul_componentwise", "p * q", vmap(lambda x, y: x * y, p_, q_)),
+    case("div_componentwise", "p / q", vmap(lambda x, y: x / y, p_, q_)),
+    case("scalar_splat_mul", "p * s", vmap(lambda x: x * s_, p_)),
+    case("scalar_splat_add_left", "s + p", vmap(lambda x: x + s_, p_)),
+    case("neg", "-q", vmap(lambda x: -x, q_)),
+    case("compare_gives_bool_vector", "(float4)(p > q)", vmap(lambda x, y: float(x > y), p_, q_)),
+    case("eq_vector", "(float4)(p == float4(1, 0, 3, 0))", (1.0, 0.0, 1.0, 0.0)),
+    case("compound_vec", "R = p; R *= q; R += 1;", vmap(lambda x, y: x * y + 1, p_, q_), stmt=True),
+    case("compound_vec_scalar", "R = p; R /= s;", vmap(lambda x: x / s_, p_), stmt=True),
+    case("inc_vector", "R = p; R++;", vmap(lambda x: x + 1, p_), stmt=True),
+    case("and_vector", "(float4)and(p > 1.5, q > 0)", (0.0, 0.0, 1.0, 1.0)),
+    case("or_vector", "(float4)or(p > 3.5, q < 0)", (0.0, 1.0, 0.0, 1.0)),
+    case("select_vector", "select(p > q, p, q)", vmap(max, p_, q_)),
+    case("not_vector", "(float4)!(p > 2)", (1.0, 1.0, 0.0, 0.0)),
+], setup=VEC_SETUP, inputs={"In": ("float4", VP)})
+
+SC_PRELUDE = """
+static int g_calls = 0;
+bool Touch(bool v) { g_calls += 1; return v; }
+"""
+SHORT_CIRCUIT = SlotTable("short_circuit_2021", "int", [
+    case("and_skips_rhs", "g_calls = 0; bool r = (z != 0) && Touch(true); R = g_calls * 10 + (int)r;", 0, stmt=True),
+    case("and_evaluates_rhs", "g_calls = 0; bool r = (one != 0) && Touch(true); R = g_calls * 10 + (int)r;", 11,
+         stmt=True),
+    case("or_skips_rhs", "g_calls = 0; bool r = (one != 0) || Touch(false); R = g_calls * 10 + (int)r;", 1, stmt=True),
+    case("or_evaluates_rhs", "g_calls = 0; bool r = (z != 0) || Touch(true); R = g_calls * 10 + (int)r;", 11,
+         stmt=True),
+    case("ternary_evaluates_one_arm", "g_calls = 0; int r = one ? (Touch(true) ? 5 : 6) : (Touch(true) ? 7 : 8);"
+         " R = g_calls * 10 + r;", 15, stmt=True),
+    case("ternary_false_arm", "g_calls = 0; int r = z ? (Touch(true) ? 5 : 6) : 9; R = g_calls * 10 + r;", 9,
+         stmt=True),
+    case("chain_stops_at_first_false", "g_calls = 0; bool r = Touch(true) && Touch(false) && Touch(true);"
+         " R = g_calls * 10 + (int)r;", 20, stmt=True),
+    case("inc_in_rhs_skipped", "int x = five; bool r = (z != 0) && (x++ > 0); R = x;", 5, stmt=True),
+    case("scalar_int_operands", "(int)(five && two)", 1),
+], prelude=SC_PRELUDE, setup=INT_SETUP, inputs={"In": ("int", IA)})
+
+NON_SC_2018 = SlotTable("logical_2018", "int", [
+    case("and_evaluates_both", "g_calls = 0; bool r = (z != 0) && Touch(true); R = g_calls * 10 + (int)r;", 10,
+         stmt=True),
+    case("or_evaluates_both", "g_calls = 0; bool r = (one != 0) || Touch(false); R = g_calls * 10 + (int)r;", 11,
+         stmt=True),
+    case("vector_and_elementwise", "bool2 v = int2(one, z) && int2(one, one); R = (int)v.x * 10 + (int)v.y;", 10,
+         stmt=True),
+    case("vector_ternary_is_select", "int2 v = bool2(true, false) ? int2(1, 2) : int2(3, 4); R = v.x * 10 + v.y;",
+         14, stmt=True),
+], prelude=SC_PRELUDE, setup=INT_SETUP, inputs={"In": ("int", IA)}, hlsl_version=2018)
+
+test_int_ops = table_test(INT_OPS)
+test_uint_ops = table_test(UINT_OPS)
+test_float_ops = table_test(FLOAT_OPS)
+test_compound = table_test(COMPOUND)
+test_vector_ops = table_test(VECTOR_OPS)
+test_short_circuit = table_test(SHORT_CIRCUIT)
+test_logical_2018 = table_test(NON_SC_2018)
+
+SIDE_EFFECT_BUFFER = """
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Side : register(u1);
+bool Mark(uint slot) { Side[slot] = 1u; return true; }
+[numthreads(1, 1, 1)]
+void main() {
+    uint zero = Out[0] - Out[0];
+    bool r0 = (zero != 0u) && Mark(0);
+    bool r1 = (zero == 0u) || Mark(1);
+    uint r2 = (zero != 0u) ? (Mark(2) ? 1u : 0u) : 7u;
+    bool r3 = (zero == 0u) && Mark(3);
+    Out[0] = (uint)r0; Out[1] = (uint)r1; Out[2] = r2; Out[3] = (uint)r3;
+}
+"""
+
+
+@pytest.mark.parametrize("version, side", [(2021, [0, 0, 0, 1]), (2018, [1, 1, 0, 1])])
+def test_short_circuit_writes_buffer_only_when_evaluated(version, side):
+    """HLSL 2021: the skipped operand's buffer write never happens; 2018 evaluates && and || fully.
+    The ternary picks one arm in both versions for a scalar condition."""
+    got = run_cs(SIDE_EFFECT_BUFFER, {"Out": ("uint", [0] * 4), "Side": ("uint", [0] * 4)}, hlsl_version=version)
+    assert got["Out"] == [0, 1, 7, 1]
+    assert got["Side"] == side
