@@ -160,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         add_build_commands = None
     if add_build_commands is not None:
         add_build_commands(sub)
+    from .watch import add_watch_command
+    add_watch_command(sub)
     return parser
 
 

@@ -11,22 +11,21 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from dataclasses import dataclass, field
 
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, error
 from .options import CompileOptions, Profile, parse_profile
+from .records import DataRecord, Record
 
 
-@dataclass(slots=True)
-class CompileResult:
+class CompileResult(DataRecord):
     ok: bool
     binary: bytes | None = None
     manifest: dict | None = None
     disassembly: str | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    dependencies: list[str] = field(default_factory=list)   # every file the preprocessor read
-    sources: SourceCache = field(default_factory=SourceCache)
-    timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds
+    diagnostics: list[Diagnostic] = Record.factory(list)
+    dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
+    sources: SourceCache = Record.factory(SourceCache)
+    timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
 
 
 

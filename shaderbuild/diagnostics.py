@@ -8,11 +8,11 @@ with status 1.  A Python traceback reaching the user is always a bug.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+
+from .records import DataRecord, Record, ValueRecord
 
 
-@dataclass(frozen=True, slots=True)
-class SourceLoc:
+class SourceLoc(ValueRecord):
     """A position in a source file: 1-based line and column."""
 
     file: str
@@ -23,14 +23,13 @@ class SourceLoc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-@dataclass(slots=True)
-class Diagnostic:
+class Diagnostic(DataRecord):
     """One message: severity is 'error', 'warning' or 'note'."""
 
     severity: str
     message: str
     loc: SourceLoc | None = None
-    notes: list[Diagnostic] = field(default_factory=list)
+    notes: list[Diagnostic] = Record.factory(list)
     source_line: str | None = None  # the text of loc.line, filled in by the renderer
 
     def render(self, sources: SourceCache | None = None, style: str = "gnu") -> str:

@@ -85,6 +85,18 @@ class Record(metaclass=_RecordMeta):
         return f"{type(self).__name__}({items})"
 
 
+class DataRecord(Record):
+    """A mutable Record compared by its fields (unhashable, like a non-frozen dataclass)."""
+
+    __slots__ = ()
+    __hash__ = None
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
+
+
 class ValueRecord(Record):
     """A Record compared and hashed by its fields, and not to be mutated after
     construction (IR types are interned by structure)."""
@@ -97,6 +109,10 @@ class ValueRecord(Record):
         if type(other) is not type(self):
             return NotImplemented
         return all(getattr(self, f) == getattr(other, f) for f in self._fields)
+
+    def __reduce__(self):
+        # rebuild from fields: a cached hash must not cross processes (str hashes are salted)
+        return type(self), tuple(getattr(self, f) for f in self._fields)
 
     def __hash__(self) -> int:
         try:

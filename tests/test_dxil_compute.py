@@ -35,7 +35,8 @@ def compute_module(body_fn, globals_: list[ir.Variable], numthreads=(64, 1, 1), 
     pid = ir.Variable("id", UINT3, ir.Storage.FUNCTION)
     src = ir.Function("src.main", [ir.Param(pid)], ir.VOID, body_fn(pid), list(locals_ or []))
     wrapper = ir.Function("main", [], ir.VOID, [ir.Eval(ir.Call(src, [ir.Load(ir.VarRef(inp), UINT3)], ir.VOID))])
-    ep = ir.EntryPoint("main", "compute", src, wrapper, numthreads, [inp], [])
+    ep = ir.EntryPoint(name="main", stage="compute", source_function=src, function=wrapper, numthreads=numthreads,
+                       inputs=[inp], outputs=[])
     return ir.Module("compute", sm, [*globals_, inp], [*(extra_functions or []), src, wrapper], ep)
 
 

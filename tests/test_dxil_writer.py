@@ -6,10 +6,28 @@ from __future__ import annotations
 import re
 
 from harness.dxil_tools import bcanalyzer, llvm_dis
-
 from shaderbuild_dxil.llvm import (
-    ArrayType, ConstAggregate, ConstFloat, ConstInt, ConstNull, FunctionType, IRBuilder, MDNode, MDString, MDValue,
-    Module, StructType, Undef, double, f16, f32, i1, i8, i32, i64, void,
+    ArrayType,
+    ConstAggregate,
+    ConstFloat,
+    ConstInt,
+    ConstNull,
+    FunctionType,
+    IRBuilder,
+    MDNode,
+    MDString,
+    MDValue,
+    Module,
+    StructType,
+    Undef,
+    double,
+    f16,
+    f32,
+    i1,
+    i8,
+    i32,
+    i64,
+    void,
 )
 from shaderbuild_dxil.llvm.printer import print_module
 from shaderbuild_dxil.lower import DATALAYOUT_LEGACY, TRIPLE

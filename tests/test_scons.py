@@ -108,8 +108,7 @@ def compiled(lines: list[str]) -> list[str]:
     for line in lines:
         source = line.split()[1]
         defines = line.rsplit("[", 1)[1].rstrip("]").split()[2:]
-        rel = os.path.relpath(source).replace(os.sep, "/") if not source.startswith("/") else \
-            "/".join(Path(source).parts[-2:])
+        rel = "/".join(Path(source).parts[-2:])
         out.append(f"{rel}[{' '.join(defines)}]")
     return sorted(out)
 

@@ -28,6 +28,7 @@ from irbuild import (
     Switch,
     SwitchCase,
     Vector,
+    b,
     bin,
     builtin_in,
     call,
@@ -37,6 +38,7 @@ from irbuild import (
     cvec,
     elem,
     ev,
+    extract,
     f,
     field,
     function,
@@ -57,7 +59,7 @@ from irbuild import (
     var,
 )
 
-from shaderbuild.ir import VOID, Construct, VarRef
+from shaderbuild.ir import VOID, Bitcast, Construct, VarRef
 from shaderbuild.ir.layout import layout_of
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
@@ -671,3 +673,44 @@ def test_wave_op_needs_spirv_1_3():
     with pytest.raises(CompileError, match="SPIR-V 1.3"):
         spirv(m, "vulkan1.0")
 
+
+
+def test_composites_extract_bitcast_select_and_splat(vk):
+    """Struct return values, array constructors, Bitcast, vector Select, scalar splats, matrix ops."""
+    P = Struct("Pair", (StructField("lo", UINT), StructField("hi", Vector(FLOAT, 2))))
+    px = var("x", UINT)
+    make = function("src.make", [Return(construct(P, bin("mul", load(px), u(3)),
+                                                  construct(Vector(FLOAT, 2), conv(load(px), FLOAT), f(0.5))))],
+                    ret=P, params=[Param(px)])
+    out = resource("Out", "RWStructuredBuffer", UINT)
+    tid, x = tid_x()
+    arr_t = Array(UINT, 3)
+    arr = var("arr", arr_t)
+    p = var("p", P)
+    M = Matrix(FLOAT, 2, 2)
+    mm = var("mm", M)
+    c = construct(M, cvec(FLOAT, 1.0, -2.0), construct(Vector(FLOAT, 2), conv(x, FLOAT), f(4.0)))
+    U4 = Vector(UINT, 4)
+    vals = [
+        extract(load(p), 0),
+        conv(swz(extract(load(p), 1), "x"), UINT),
+        load(index(ref(arr), bin("mod", x, u(3)))),
+        Bitcast(f(1.0), UINT),
+        swz(sel(construct(Vector(BOOL, 2), bin("lt", x, u(5)), b(False)), cvec(UINT, 1, 2), cvec(UINT, 3, 4)), "x"),
+        swz(swz(x, "xxxx"), "w"),
+        conv(extract(extract(un("neg", load(mm)), 0), 1), INT),
+        conv(swz(extract(conv(load(mm), Matrix(INT, 2, 2)), 1), "x"), UINT),
+        un("neg", swz(conv(construct(Vector(INT, 2), conv(x, INT), i(-3)), Vector(FLOAT, 2)), "y")),
+        intr("GetDimensions", UINT, ref(out)),
+        swz(bin("add", construct(U4, x, x, x, x), cvec(UINT, 1, 2, 3, 4)), "z"),
+    ]
+    body = [store(p, call(make, x)), store(arr, construct(arr_t, x, u(20), bin("add", x, u(30)))), store(mm, c)]
+    base = bin("mul", x, u(len(vals)))
+    body += [store(elem(out, bin("add", base, u(k))), conv(v, UINT) if v.type != UINT else v)
+             for k, v in enumerate(vals)]
+    m = compute_module(body, [out], locals_=[arr, p, mm], functions=[make], inputs=[tid], numthreads=(8, 1, 1))
+    (res,) = run(vk, m, [vk.Buf(0, 0, bytes(4 * len(vals) * 8))])
+    got = words(res)
+    for t in range(8):
+        expect = [3 * t, t, (t, 20, t + 30)[t % 3], 0x3F800000, 1 if t < 5 else 3, t, 2, t, 3, len(vals) * 8, t + 3]
+        assert list(got[t * len(vals):(t + 1) * len(vals)]) == expect, t

@@ -350,3 +350,25 @@ def test_resource_arrays_and_reflection():
                                "count": 3, "type": "RWStructuredBuffer<uint>"}
     assert by_name["Texs"]["descriptor_type"] == "sampled_image" and by_name["Texs"]["count"] == 2
     assert by_name["S"]["descriptor_type"] == "sampler"
+
+
+@pytest.mark.parametrize("env", ["vulkan1.1", "vulkan1.2"])
+def test_16_and_64_bit_types_request_their_capabilities(env):
+    from shaderbuild.ir import HALF, INT64, UINT16
+    S = Struct("Wide", (StructField("h", Vector(HALF, 2)), StructField("s", UINT16), StructField("d", DOUBLE),
+                        StructField("l", INT64)))
+    buf = resource("B", "RWStructuredBuffer", S)
+    tid, x = tid_x()
+    e = elem(buf, x)
+    body = [
+        store(field(e, 0), bin("mul", load(field(e, 0)), construct(Vector(HALF, 2), conv(f(2.0), HALF),
+                                                                   conv(f(0.5), HALF)))),
+        store(field(e, 1), conv(x, UINT16)),
+        store(field(e, 2), conv(load(field(e, 3)), DOUBLE)),
+        store(field(e, 3), conv(conv(x, INT), INT64)),
+    ]
+    text = dis(spirv(compute_module(body, [buf], inputs=[tid]), env))
+    for cap in ("Float16", "Int16", "Float64", "Int64", "StorageBuffer16BitAccess"):
+        assert f"OpCapability {cap}" in text
+    lay = layout_of(S, "std430")
+    assert [f"OpMemberDecorate %Wide {k} Offset {o}" in text for k, o in enumerate(lay.offsets)] == [True] * 4

@@ -2,7 +2,7 @@
 #include "include/common.hlsli"
 
 StructuredBuffer<uint>   Values : register(t0);
-RWStructuredBuffer<uint> Bins   : register(u0);
+RWStructuredBuffer<uint> Bins   : register(u1);
 
 #define VALUES_PER_THREAD 4
 

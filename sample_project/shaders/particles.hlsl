@@ -3,7 +3,7 @@
 #include "include/particles.hlsli"
 
 StructuredBuffer<Particle>   ParticlesIn  : register(t0);
-RWStructuredBuffer<Particle> ParticlesOut : register(u0);
+RWStructuredBuffer<Particle> ParticlesOut : register(u1);
 
 [numthreads(GROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID)

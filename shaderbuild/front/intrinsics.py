@@ -17,11 +17,10 @@ typed in sema/calls.py and listed in SPECIAL.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import ValueRecord
 
 
-@dataclass(frozen=True, slots=True)
-class IntrinsicSig:
+class IntrinsicSig(ValueRecord):
     name: str
     params: tuple[str, ...]
     ret: str

@@ -19,7 +19,7 @@ SCALAR_TYPE_NAMES = (
     "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
     "float16_t", "float32_t", "float64_t",
 )
-_NUMERIC_TYPE_RE = re.compile(r"^(?:%s)(?:[1-4](?:x[1-4])?)?$" % "|".join(SCALAR_TYPE_NAMES))
+_NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4](?:x[1-4])?)?$")
 TEMPLATE_TYPES = frozenset({
     "vector", "matrix",
     "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from operator import attrgetter
 
 from ..diagnostics import CompileError, Diagnostic, SourceCache, SourceLoc, error
+from ..records import DataRecord, Record, ValueRecord
 from .lexer import gc_paused, lex, single_token_kind
 from .tokens import Token, TokKind
 
@@ -28,8 +28,7 @@ IDENT, INT, STRING, CHAR, PUNCT, EOF = (
 )
 
 
-@dataclass(frozen=True)
-class PPLimits:
+class PPLimits(ValueRecord):
     """Resource limits; exceeding one is a clean error instead of a hang."""
 
     max_include_depth: int = 64
@@ -38,11 +37,10 @@ class PPLimits:
     max_file_size: int = 16 * 1024 * 1024
 
 
-@dataclass
-class PPResult:
+class PPResult(DataRecord):
     tokens: list[Token]  # fully expanded, directives removed, ends with one EOF token
     files: list[str]  # every file read, main first, absolute normalized paths
-    warnings: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = Record.factory(list)
 
 
 def _default_reader(path: str) -> bytes:

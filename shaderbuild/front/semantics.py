@@ -8,13 +8,11 @@ either an error (compute) or a user semantic with a Location (SV_Target).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .. import ir
+from ..records import ValueRecord
 
 
-@dataclass(frozen=True, slots=True)
-class SystemValue:
+class SystemValue(ValueRecord):
     name: str                      # canonical spelling
     type: ir.Type                  # natural type of the built-in variable
     builtins: dict                 # (stage, 'in'|'out') -> SPIR-V BuiltIn name

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from ..diagnostics import SourceLoc
+from ..records import DataRecord
 
 
 class TokKind(Enum):
@@ -18,8 +18,7 @@ class TokKind(Enum):
     EOF = "end of file"
 
 
-@dataclass(slots=True)
-class Token:
+class Token(DataRecord):
     """A preprocessed token.
 
     `loc` is where the token's spelling came from (the file it was read from, or

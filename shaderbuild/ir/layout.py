@@ -17,9 +17,9 @@ column_major (the HLSL default) and R row vectors of C elements when row_major;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ..records import ValueRecord
 from .types import Array, Matrix, Resource, Scalar, Struct, Type, Vector
 
 __all__ = ["Layout", "RULES", "layout_of", "round_up"]
@@ -31,8 +31,7 @@ _DX = frozenset(("dx_cbuffer", "dx_structured"))
 _ELEM_ALIGNED = frozenset(("scalar", "dx_cbuffer", "dx_structured"))  # vectors align to their element
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(ValueRecord):
     """Where a type's bytes go.  `offsets`/`members` are per struct field; `array_stride`
     is set for arrays; `matrix_stride` for matrices and arrays of matrices (the
     stride between the stored vectors, see module docstring)."""

@@ -20,12 +20,11 @@ Semantic analysis has already:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from ..diagnostics import SourceLoc
-from ..records import Record
+from ..records import DataRecord, Record
 from .types import Type
 
 __all__ = [
@@ -48,8 +47,7 @@ class Storage(Enum):
     OUTPUT = "output"
 
 
-@dataclass(slots=True)
-class VkBinding:
+class VkBinding(DataRecord):
     """Vulkan view of a resource, assigned by passes/vk_bindings.py."""
 
     set: int
@@ -57,8 +55,7 @@ class VkBinding:
     counter_binding: int | None = None
 
 
-@dataclass(slots=True)
-class Binding:
+class Binding(DataRecord):
     """HLSL view of a resource binding.  `register` None means "not given"."""
 
     register_class: str          # 't' | 'u' | 'b' | 's'
@@ -70,8 +67,7 @@ class Binding:
     vk: VkBinding | None = None
 
 
-@dataclass(slots=True)
-class IOInfo:
+class IOInfo(DataRecord):
     """Stage input/output: semantic and where it lands in each target."""
 
     semantic: str                # as written, upper-cased index stripped: 'SV_DispatchThreadID', 'TEXCOORD'

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
+
+from ..records import ValueRecord
 
 _DIST_DIR_RE = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$")
 
 
-@dataclass(frozen=True, slots=True)
-class EntryPoint:
+class EntryPoint(ValueRecord):
     name: str
     value: str          # "module" or "module:attr"
     dist_name: str

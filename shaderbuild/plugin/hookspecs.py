@@ -17,9 +17,9 @@ implements the hooks below with ``@shaderbuild.plugin.hookimpl``::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..records import DataRecord, Record, ValueRecord
 from .lazy import import_pluggy
 
 if TYPE_CHECKING:
@@ -33,8 +33,7 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
-@dataclass(frozen=True, slots=True)
-class BackendInfo:
+class BackendInfo(ValueRecord):
     """What a backend declares about itself."""
 
     name: str            # the --target value, e.g. 'spirv'
@@ -43,14 +42,13 @@ class BackendInfo:
     version: str = ""    # the backend's own version; part of every cache key
 
 
-@dataclass(slots=True)
-class BackendResult:
+class BackendResult(DataRecord):
     """What a backend returns for one compiled module."""
 
     binary: bytes
-    reflection: dict = field(default_factory=dict)   # backend view merged into the manifest
+    reflection: dict = Record.factory(dict)   # backend view merged into the manifest
     disassembly: str | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)  # warnings only
+    diagnostics: list[Diagnostic] = Record.factory(list)  # warnings only
 
 
 @hookspec

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from . import discovery
-from .lazy import import_pluggy
-
-pluggy = import_pluggy()
-
-from . import hookspecs
-from .hookspecs import BackendInfo
+from ..records import ValueRecord
+from . import discovery, hookspecs
+from .hookspecs import BackendInfo, pluggy
 
 ENTRY_POINT_GROUP = "shaderbuild"
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedBackend:
+class LoadedBackend(ValueRecord):
     info: BackendInfo
     plugin_name: str
     distribution: str
     dist_version: str
 
 
-@dataclass(frozen=True, slots=True)
-class FailedPlugin:
+class FailedPlugin(ValueRecord):
     name: str
     distribution: str
     error: str

@@ -21,7 +21,7 @@ SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "
 PSV_RESOURCE_TYPE = {"Sampler": 1, "CBV": 2, "SRVTyped": 3, "SRVRaw": 4, "SRVStructured": 5, "UAVTyped": 6,
                      "UAVRaw": 7, "UAVStructured": 8, "UAVStructuredWithCounter": 9}
 RUNTIME_INFO_SIZE = {0: 24, 1: 36, 2: 48, 3: 52, 4: 56}
-PSV_SIG_ELEMENT_SIZE = 12
+PSV_SIG_ELEMENT_SIZE = 16          # PSVSignatureElement0: two u32 + eight u8
 
 
 def fourcc(s: str) -> int:

@@ -99,7 +99,7 @@ def _used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]
         seen_fns[id(f)] = f
         local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
         for s in ir.walk_stmts(f.body):
-            for name in type(s).__slots__:
+            for name in getattr(type(s), "_fields", None) or type(s).__slots__:
                 v = getattr(s, name, None)
                 exprs = [v] if isinstance(v, ir.Expr) else []
                 for e0 in exprs:

@@ -47,9 +47,9 @@ from shaderbuild.ir.types import (
     scalar_of,
 )
 
-from .builder import inst
-from .emit_types import has_layout_difference, matrix_shape
-from .resources import Kind, ResourceVar, element_scalar
+from .builder import ModuleBuilder, enum, inst
+from .emit_types import TypeLowering, has_layout_difference, matrix_shape
+from .resources import Kind, ResourceLowering, ResourceVar, element_scalar
 
 # ------------------------------------------------------------------ tables
 
@@ -148,9 +148,9 @@ class VarSlot:
 class Ctx:
     """Module-wide state shared by every function emitter."""
 
-    b: object
-    T: object
-    R: object
+    b: ModuleBuilder
+    T: TypeLowering
+    R: ResourceLowering
     stage: str
     slots: dict[Variable, VarSlot] = field(default_factory=dict)
     func_ids: dict = field(default_factory=dict)
@@ -243,7 +243,7 @@ class ExprEmitter:
             row_t = Vector(rt.elem, rt.cols)
             rows = []
             for r in range(rt.rows):
-                parts = [self.op("OpCompositeExtract", self.tid(_row_type(t)), v, r) for t, v in args]
+                parts = [self.op("OpCompositeExtract", self.tid(row_type(t)), v, r) for t, v in args]
                 rows.append(fn(row_t, *parts))
             return self.op("OpCompositeConstruct", self.tid(rt), *rows)
         return fn(rt, *(v for _t, v in args))
@@ -257,20 +257,20 @@ class ExprEmitter:
     def select(self, rt: Type, ct: Type, c: int, t: int, f: int) -> int:
         if isinstance(rt, Matrix) and matrix_shape(rt) in ("matrix", "array"):
             if isinstance(ct, Matrix):
-                return self.componentwise(rt, lambda r, cc, a, b: self.select(r, _row_type(ct), cc, a, b),
+                return self.componentwise(rt, lambda r, cc, a, b: self.select(r, row_type(ct), cc, a, b),
                                           (ct, c), (rt, t), (rt, f))
             return self.componentwise(rt, lambda r, a, b: self.select(r, ct, c, a, b), (rt, t), (rt, f))
         if isinstance(rt, (Struct, Array)):
             if self.b.version < (1, 4):
                 raise error("select of structs/arrays needs SPIR-V 1.4 (-fspv-target-env=vulkan1.2)")
             return self.op("OpSelect", self.tid(rt), c, t, f)
-        n = _ncomp(rt)
-        if n > 1 and _ncomp(ct) == 1:
+        n = ncomp(rt)
+        if n > 1 and ncomp(ct) == 1:
             c = self.splat(c, Vector(BOOL, n))
         return self.op("OpSelect", self.tid(rt), c, t, f)
 
     def splat(self, v: int, t: Type) -> int:
-        n = _ncomp(t)
+        n = ncomp(t)
         if n == 1:
             return v
         return self.op("OpCompositeConstruct", self.tid(t), *([v] * n))
@@ -282,27 +282,23 @@ class ExprEmitter:
         if src == dst:
             return v
         if isinstance(dst, Matrix) and matrix_shape(dst) in ("matrix", "array"):
-            return self.componentwise(dst, lambda rt, x: self.convert(x, _row_type(src), rt), (src, v))
+            return self.componentwise(dst, lambda rt, x: self.convert(x, row_type(src), rt), (src, v))
         ss, ds = scalar_of(src), scalar_of(dst)
         if ss is None or ds is None:
             raise error(f"cannot convert {src} to {dst}")
         if ss == ds:
             return v
         if ss.kind == "bool":
-            return self.op("OpSelect", self.tid(dst), self.splat_bool_cond(v, src, dst),
-                           self.const(dst, 1), self.const(dst, 0))
+            return self.op("OpSelect", self.tid(dst), v, self.const(dst, 1), self.const(dst, 0))
         if ds.kind == "bool":
             return self.op(_TO_BOOL[ss.kind], self.tid(dst), v, self.const(src, 0))
         name = CONVERT_OPS[(ss.kind, ds.kind)]
         if (ss.kind, ds.kind) in (("int", "uint"), ("uint", "int")):
             if ss.width != ds.width:
-                mid = _with_scalar(src, Scalar(ss.kind, ds.width))
+                mid = with_scalar(src, Scalar(ss.kind, ds.width))
                 v = self.op(name, self.tid(mid), v)
             return self.op("OpBitcast", self.tid(dst), v)
         return self.op(name, self.tid(dst), v)
-
-    def splat_bool_cond(self, v: int, src: Type, dst: Type) -> int:
-        return v
 
     def e_bitcast(self, e: Bitcast) -> int:
         v = self.expr(e.value)
@@ -317,7 +313,7 @@ class ExprEmitter:
     def construct(self, t: Type, parts: list[tuple[Type, int]]) -> int:
         if isinstance(t, (Scalar,)) or (isinstance(t, Vector) and t.size == 1):
             pt, v = parts[0]
-            return v if _ncomp(pt) == 1 else self.op("OpCompositeExtract", self.tid(t), v, 0)
+            return v if ncomp(pt) == 1 else self.op("OpCompositeExtract", self.tid(t), v, 0)
         if isinstance(t, Vector):
             ids = []
             for pt, v in parts:
@@ -328,8 +324,8 @@ class ExprEmitter:
             return self.op("OpCompositeConstruct", self.tid(t), *ids)
         if isinstance(t, Matrix):
             shape = matrix_shape(t)
-            row_t = _row_type(t)
-            if len(parts) != t.rows or any(pt != row_t and _ncomp(pt) != t.cols for pt, _ in parts):
+            row_t = row_type(t)
+            if len(parts) != t.rows or any(pt != row_t and ncomp(pt) != t.cols for pt, _ in parts):
                 comps = [c for pt, v in parts for c in self.flatten(pt, v)]
                 parts = [(row_t, self.construct(row_t, [(t.elem, c) for c in comps[r * t.cols:(r + 1) * t.cols]]))
                          for r in range(t.rows)]
@@ -345,7 +341,7 @@ class ExprEmitter:
     def flatten(self, t: Type, v: int) -> list[int]:
         """Scalar component ids of a scalar/vector/matrix value (matrix row by row)."""
         s = scalar_of(t)
-        n = _ncomp(t)
+        n = ncomp(t)
         if n == 1:
             return [v]
         if isinstance(t, Matrix) and matrix_shape(t) in ("matrix", "array"):
@@ -356,7 +352,7 @@ class ExprEmitter:
         return self.swizzle(self.expr(e.value), e.value.type, e.comps, e.type)
 
     def swizzle(self, v: int, src: Type, comps: tuple[int, ...], rt: Type) -> int:
-        n = _ncomp(src)
+        n = ncomp(src)
         if n == 1:
             return self.splat(v, rt)
         if len(comps) == 1:
@@ -372,7 +368,7 @@ class ExprEmitter:
             shape = matrix_shape(t)
             if shape == "scalar" or (shape == "vector" and t.rows == 1):
                 return v
-        if _ncomp(t) == 1 and isinstance(t, (Scalar, Vector)):
+        if ncomp(t) == 1 and isinstance(t, (Scalar, Vector)):
             return v
         return self.op("OpCompositeExtract", self.tid(e.type), v, e.index)
 
@@ -494,9 +490,9 @@ class ExprEmitter:
         if isinstance(p, SwizzlePlace):
             base = p.base
             bt = base.type
-            n = _ncomp(bt)
+            n = ncomp(bt)
             if n == 1:
-                self.store(base, v if _ncomp(p.type) == 1 else self.op("OpCompositeExtract", self.tid(bt), v, 0))
+                self.store(base, v if ncomp(p.type) == 1 else self.op("OpCompositeExtract", self.tid(bt), v, 0))
                 return
             if len(p.comps) == 1 and isinstance(base, Ptr):
                 elem = scalar_of(bt)
@@ -522,9 +518,9 @@ class ExprEmitter:
         T = self.T
         if isinstance(t, (Scalar, Vector)):     # bool <-> uint
             if dst is None:
-                ut = _with_scalar(t, UINT)
+                ut = with_scalar(t, UINT)
                 return self.op("OpINotEqual", T.tid(t), v, T.const(ut, 0))
-            ut = _with_scalar(t, UINT)
+            ut = with_scalar(t, UINT)
             return self.op("OpSelect", T.tid(ut, dst), v, T.const(ut, 1), T.const(ut, 0))
         if isinstance(t, Struct):
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(f.type, src), v, i), f.type, src, dst)
@@ -535,7 +531,7 @@ class ExprEmitter:
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src), v, i), t.elem, src, dst)
                      for i in range(t.size)]
         elif isinstance(t, Matrix):
-            rt = _row_type(t)
+            rt = row_type(t)
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(rt, src), v, i), rt, src, dst)
                      for i in range(t.rows)]
         else:
@@ -569,8 +565,6 @@ class ExprEmitter:
         elif p.kind.dim == "Buffer":
             v4 = self.op("OpImageFetch", self.tid(t4), img, p.coord)
         else:
-            from .builder import enum
-
             v4 = self.op("OpImageFetch", self.tid(t4), img, p.coord, enum("ImageOperands", "Lod"),
                          self.const(INT, 0))
         return self.shrink(v4, s, n, p.type)
@@ -592,15 +586,15 @@ class ExprEmitter:
         raise NotImplementedError
 
     @property
-    def b(self):
+    def b(self) -> ModuleBuilder:
         return self.ctx.b
 
     @property
-    def T(self):
+    def T(self) -> TypeLowering:
         return self.ctx.T
 
 
-def _ncomp(t: Type) -> int:
+def ncomp(t: Type) -> int:
     if isinstance(t, Scalar):
         return 1
     if isinstance(t, Vector):
@@ -610,13 +604,13 @@ def _ncomp(t: Type) -> int:
     return 0
 
 
-def _row_type(t: Type) -> Type:
+def row_type(t: Type) -> Type:
     if isinstance(t, Matrix):
         return t.elem if t.cols == 1 else Vector(t.elem, t.cols)
     return t
 
 
-def _with_scalar(t: Type, s: Scalar) -> Type:
+def with_scalar(t: Type, s: Scalar) -> Type:
     if isinstance(t, Vector):
         return Vector(s, t.size)
     if isinstance(t, Matrix):
@@ -634,4 +628,4 @@ _EXPR_DISPATCH = {
 }
 
 __all__ = ["BINARY_OPS", "CONVERT_OPS", "UNARY_OPS", "Ctx", "ExprEmitter", "ImagePlace", "Ptr", "SwizzlePlace",
-           "VarSlot", "INT", "UINT"]
+           "VarSlot"]

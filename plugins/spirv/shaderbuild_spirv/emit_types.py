@@ -30,12 +30,13 @@ from shaderbuild.ir.types import (
     VoidType,
 )
 
-from .builder import ModuleBuilder
+from .builder import ModuleBuilder, enum
 
 _WIDTH_CAPS = {("float", 16): "Float16", ("float", 64): "Float64", ("int", 16): "Int16", ("int", 64): "Int64",
                ("uint", 16): "Int16", ("uint", 64): "Int64", ("int", 8): "Int8", ("uint", 8): "Int8"}
-_STORAGE_16BIT = {"Uniform": "UniformAndStorageBuffer16BitAccess", "StorageBuffer": "StorageBuffer16BitAccess",
-                  "PushConstant": "StoragePushConstant16"}
+# buffer kind -> capability for 16-bit types in it (BufferBlock buffers count as storage buffers)
+_STORAGE_16BIT = {"uniform": "UniformAndStorageBuffer16BitAccess", "storage": "StorageBuffer16BitAccess",
+                  "push_constant": "StoragePushConstant16"}
 
 
 def matrix_shape(t: Matrix) -> str:
@@ -171,16 +172,14 @@ class TypeLowering:
         """A struct used directly as a buffer block (its own id, named after the resource type)."""
         return self._struct(t, layout, block=name)
 
-    def note_storage(self, t: Type, storage_class: str) -> None:
-        """Capabilities for 16-bit types in buffer memory."""
-        if _has_16bit(t) and storage_class in _STORAGE_16BIT:
-            self.b.capability(_STORAGE_16BIT[storage_class])
+    def note_storage(self, t: Type, buffer_kind: str) -> None:
+        """Capabilities for 16-bit types in buffer memory ('uniform', 'storage', 'push_constant')."""
+        if _has_16bit(t):
+            self.b.capability(_STORAGE_16BIT[buffer_kind])
             if self.b.version < (1, 3):
                 self.b.extension("SPV_KHR_16bit_storage")
 
     def ptr(self, storage_class: str, pointee: int) -> int:
-        from .builder import enum
-
         return self.b.type("OpTypePointer", enum("StorageClass", storage_class), pointee)
 
     def func_type(self, ret: int, params: list[int]) -> int:

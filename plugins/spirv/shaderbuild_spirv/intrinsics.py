@@ -13,24 +13,24 @@ import math
 from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Intrinsic
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
     INT,
     UINT,
+    Array,
     Matrix,
     Resource,
     Scalar,
-    Struct,
-    StructField,
     Type,
     Vector,
     scalar_of,
 )
 
 from .builder import enum
-from .emit_expr import ExprEmitter, Ptr, _ncomp, _with_scalar
+from .emit_expr import ExprEmitter, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
@@ -87,8 +87,8 @@ def _sign(fe: ExprEmitter, e: Intrinsic) -> int:
     k = _kind(e)
     x = fe.expr(e.args[0])
     if k == "uint":
-        return fe.convert(fe.op("OpINotEqual", fe.tid(_with_scalar(t, BOOL)), x, fe.const(t, 0)),
-                          _with_scalar(t, BOOL), e.type)
+        return fe.convert(fe.op("OpINotEqual", fe.tid(with_scalar(t, BOOL)), x, fe.const(t, 0)),
+                          with_scalar(t, BOOL), e.type)
     v = fe.ext({"float": "FSign", "int": "SSign"}[k], t, x)
     return fe.convert(v, t, e.type)
 
@@ -123,7 +123,7 @@ def _ldexp(fe: ExprEmitter, e: Intrinsic) -> int:
     x, ex = _args(fe, e)
     et = e.args[1].type
     if scalar_of(et).kind == "float":
-        it = _with_scalar(et, INT)
+        it = with_scalar(et, INT)
         ex = fe.convert(ex, et, it)
     return fe.ext("Ldexp", e.type, x, ex)
 
@@ -131,7 +131,7 @@ def _ldexp(fe: ExprEmitter, e: Intrinsic) -> int:
 def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
-    it = _with_scalar(t, INT)
+    it = with_scalar(t, INT)
     st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(it))
     r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("FrexpStruct"), x)
     exp = fe.op("OpCompositeExtract", fe.tid(it), r, 1)
@@ -163,7 +163,7 @@ def _isfinite(fe: ExprEmitter, e: Intrinsic) -> int:
 def _all_any(opname: str, combine: str) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         t = e.args[0].type
-        x = fe.convert(fe.expr(e.args[0]), t, _with_scalar(t, BOOL))
+        x = fe.convert(fe.expr(e.args[0]), t, with_scalar(t, BOOL))
         if _is_matrix(t):
             rows = [fe.op(opname, fe.tid(BOOL), fe.op("OpCompositeExtract", fe.tid(Vector(BOOL, t.cols)), x, r))
                     for r in range(t.rows)]
@@ -171,7 +171,7 @@ def _all_any(opname: str, combine: str) -> Lowering:
             for r in rows[1:]:
                 acc = fe.op(combine, fe.tid(BOOL), acc, r)
             return acc
-        return x if _ncomp(t) == 1 else fe.op(opname, fe.tid(BOOL), x)
+        return x if ncomp(t) == 1 else fe.op(opname, fe.tid(BOOL), x)
     return lower
 
 
@@ -219,7 +219,7 @@ def _transpose(fe: ExprEmitter, e: Intrinsic) -> int:
     if isinstance(t, Matrix) and matrix_shape(t) == "matrix":
         return fe.op("OpTranspose", fe.tid(e.type), x)    # transposed representation: still a transpose
     comps = fe.flatten(t, x)
-    rows, cols = (t.rows, t.cols) if isinstance(t, Matrix) else (1, _ncomp(t))
+    rows, cols = (t.rows, t.cols) if isinstance(t, Matrix) else (1, ncomp(t))
     tr = [comps[r * cols + c] for c in range(cols) for r in range(rows)]
     return fe.construct(e.type, [(scalar_of(t), c) for c in tr])
 
@@ -237,7 +237,7 @@ def _determinant(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _dot_ids(fe: ExprEmitter, t: Type, a: int, b: int) -> int:
     s = scalar_of(t)
-    if _ncomp(t) == 1:
+    if ncomp(t) == 1:
         return fe.op("OpFMul" if s.kind == "float" else "OpIMul", fe.tid(s), a, b)
     if s.kind == "float":
         return fe.op("OpDot", fe.tid(s), a, b)
@@ -435,7 +435,7 @@ def _wave_all_equal(fe: ExprEmitter, e: Intrinsic) -> int:
     scope = _need_wave(fe, e, "GroupNonUniformVote")
     t = e.args[0].type
     x = fe.expr(e.args[0])
-    if _ncomp(e.type) > 1:
+    if ncomp(e.type) > 1:
         comps = [fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, c) for c in fe.flatten(t, x)]
         return fe.op("OpCompositeConstruct", fe.tid(e.type), *comps)
     return fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, x)
@@ -545,7 +545,7 @@ def _load(fe: ExprEmitter, e: Intrinsic) -> int:
             v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc)
         else:
             # Texture.Load(int3(x, y, mip)): the last component is the level
-            n_loc = _ncomp(loc_t)
+            n_loc = ncomp(loc_t)
             cs = scalar_of(loc_t)
             coord_t = Vector(cs, n_loc - 1) if n_loc > 2 else cs
             coord = fe.swizzle(loc, loc_t, tuple(range(n_loc - 1)), coord_t)
@@ -561,7 +561,7 @@ def _bytes_word_ptr(fe: ExprEmitter, p: Ptr, word: int) -> int:
 
 
 def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
-    n = _ncomp(e.type) or 1
+    n = ncomp(e.type) or 1
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
     words = []
     for i in range(n):
@@ -581,7 +581,7 @@ def _bytes_store(fe: ExprEmitter, e: Intrinsic) -> None:
     vt = e.args[2].type
     v = fe.expr(e.args[2])
     if scalar_of(vt) != UINT:
-        ut = _with_scalar(vt, UINT)
+        ut = with_scalar(vt, UINT)
         v = fe.op("OpBitcast", fe.tid(ut), v)
         vt = ut
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
@@ -607,9 +607,6 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
             fe.store(fe.place(outs[0]), fe.convert(fe.op("OpIMul", fe.tid(UINT), n, fe.const(UINT, 4)), UINT,
                                                    outs[0].type))
             return None
-        from shaderbuild.ir.layout import layout_of
-        from shaderbuild.ir.types import Array
-
         stride = layout_of(Array(rv.rtype.elem, 1), rv.layout).array_stride
         fe.store(fe.place(outs[0]), fe.convert(n, UINT, outs[0].type))
         if len(outs) > 1:
@@ -675,8 +672,8 @@ def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
         raise error("'clip' is only allowed in pixel shaders")
     t = e.args[0].type
     x = fe.expr(e.args[0])
-    bt = _with_scalar(t, BOOL)
-    neg = _per_row_ids(fe, bt, lambda rt, v: fe.op("OpFOrdLessThan", fe.tid(rt), v, fe.const(_with_scalar(rt, FLOAT), 0.0)), t, x)
+    bt = with_scalar(t, BOOL)
+    neg = _per_row_ids(fe, bt, lambda rt, v: fe.op("OpFOrdLessThan", fe.tid(rt), v, fe.const(with_scalar(rt, FLOAT), 0.0)), t, x)
     cond = _reduce_any(fe, bt, neg)
     fe.discard_if(cond)
     return None
@@ -696,7 +693,7 @@ def _reduce_any(fe: ExprEmitter, t: Type, v: int) -> int:
         for r in rows[1:]:
             acc = fe.op("OpLogicalOr", fe.tid(BOOL), acc, r)
         return acc
-    return v if _ncomp(t) == 1 else fe.op("OpAny", fe.tid(BOOL), v)
+    return v if ncomp(t) == 1 else fe.op("OpAny", fe.tid(BOOL), v)
 
 
 def _asdouble(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -790,4 +787,4 @@ TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
-__all__ = ["BARRIERS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic", "Struct", "StructField"]
+__all__ = ["BARRIERS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

@@ -10,10 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.nodes import Call, Function, Module, Storage, Variable, VarRef, walk_expr, walk_stmts
+from shaderbuild.ir.nodes import (
+    Call,
+    Const,
+    Construct,
+    Expr,
+    Function,
+    Module,
+    Storage,
+    Variable,
+    VarRef,
+    walk_expr,
+    walk_stmts,
+)
 from shaderbuild.ir.types import Array, Resource, Scalar, Struct, Type, Vector, scalar_of
 
-from .builder import ModuleBuilder
+from .builder import ModuleBuilder, enum
 from .emit_expr import Ctx, VarSlot
 from .emit_stmt import FunctionEmitter
 from .emit_types import TypeLowering
@@ -24,8 +36,7 @@ TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
 }
 EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
-_STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup", Storage.FUNCTION: "Private",
-                    Storage.INPUT: "Input", Storage.OUTPUT: "Output"}
+_STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None}
 _INTERPOLATION_CAPS = {"Sample": "SampleRateShading"}
@@ -74,13 +85,9 @@ def reachable_functions(module: Module, entry: Function) -> list[Function]:
     return order
 
 
-def _stmt_exprs(s) -> list:
-    out = []
-    for name in getattr(type(s), "__slots__", ()):
-        v = getattr(s, name)
-        if hasattr(v, "type") and not isinstance(v, (list, Variable)):
-            out.append(v)
-    return out
+def _stmt_exprs(s) -> list[Expr]:
+    """The expressions a statement holds directly (not those of nested statements)."""
+    return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), Expr)]
 
 
 def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
@@ -177,7 +184,7 @@ def _push_constant(T: TypeLowering, g: Variable) -> VarSlot:
         raise error(f"push constant '{g.name}' must be a struct", g.loc)
     bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, "std430")
     T.b.decorate(bt, "Block")
-    T.note_storage(g.type, "PushConstant")
+    T.note_storage(g.type, "push_constant")
     vid = T.b.global_variable(T.ptr("PushConstant", bt), "PushConstant")
     T.b.name(vid, g.name)
     return VarSlot(vid, "PushConstant", "std430", bt)
@@ -214,8 +221,6 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
 
 
 def _builtin_value(name: str) -> int:
-    from .builder import enum
-
     try:
         return enum("BuiltIn", name)
     except KeyError:
@@ -231,8 +236,6 @@ def _is_integer(t: Type) -> bool:
 
 def _constant_initializer(T: TypeLowering, g: Variable) -> int | None:
     """OpConstant* for a constant initializer (Const, or Construct of constants)."""
-    from shaderbuild.ir.nodes import Const, Construct
-
     def fold(e) -> int | None:
         if isinstance(e, Const):
             return T.const(e.type, e.value)

@@ -14,6 +14,7 @@ from shaderbuild.diagnostics import error
 from shaderbuild.ir.nodes import Variable
 from shaderbuild.ir.types import UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
 
+from .builder import enum
 from .emit_types import TypeLowering
 
 
@@ -167,7 +168,7 @@ class ResourceLowering:
             sc, deco = self.buffer_class()
             layout = "std430"
             wrapper = Struct(f"type.{t.kind}.{elem}", (StructField("_", Array(elem, None)),))
-            self.T.note_storage(elem, sc)
+            self.T.note_storage(elem, "storage")
             bt = self.T.block_struct(wrapper.name, wrapper, layout)
             self.b.decorate(bt, deco)
             if not k.writable:
@@ -180,7 +181,7 @@ class ResourceLowering:
                 sc, deco, layout = "Uniform", "Block", "std140"
             else:
                 (sc, deco), layout = self.buffer_class(), "std430"
-            self.T.note_storage(t.elem, sc)
+            self.T.note_storage(t.elem, "uniform" if k.rep == "cbuffer" else "storage")
             # `cbuffer Foo {...}` arrives as a struct the front end already named (DXC: type.Foo)
             name = t.elem.name if t.kind in ("cbuffer", "tbuffer") else f"type.{t.kind}.{t.elem.name}"
             bt = self.T.block_struct(name, t.elem, layout)
@@ -212,8 +213,6 @@ class ResourceLowering:
             self.b.capability(_CUBE_ARRAY_CAPS[k.writable])
         if k.ms and k.arrayed and k.writable:
             self.b.capability("ImageMSArray")
-        from .builder import enum
-
         return self.b.type("OpTypeImage", sampled_type, enum("Dim", k.dim), 2, int(k.arrayed), int(k.ms),
                            2 if k.writable else 1, enum("ImageFormat", fmt))
 

@@ -80,7 +80,7 @@ class CallLowering:
             if not n_req <= len(args) <= len(f.param_types):
                 continue
             costs = []
-            for a, v, at, pt, d in zip(args, values, arg_types, f.param_types, f.param_dirs):
+            for v, at, pt in zip(values, arg_types, f.param_types):
                 lit = v is not None and self.is_literal(v)
                 c = conversion_cost(at, pt, lit)
                 if c is None and isinstance(at, ir.Array) and isinstance(pt, ir.Array) and at.elem == pt.elem \
@@ -114,7 +114,7 @@ class CallLowering:
             self.emit(ir.Store(ir.VarRef(tmp), self.load(this)))
             call_args.append(ir.VarRef(tmp))
             writebacks.append((this, tmp))
-        for i, pt in enumerate(f.param_types[: len(f.param_types) - (1 if this is not None else 0)] if False else f.param_types):
+        for i, pt in enumerate(f.param_types):
             d = f.param_dirs[i]
             if i >= len(args):
                 default = f.decl.params[i].init
@@ -146,7 +146,7 @@ class CallLowering:
         for place, tmp in reversed(writebacks):
             self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
         if result is None:
-            return ir.Call(f.ir_func, [], ir.VOID) if False else _VoidValue(loc)
+            return _VoidValue(loc)
         return self.load(ir.VarRef(result))
 
     # ------------------------------------------------------------ intrinsics

@@ -100,15 +100,15 @@ class ExprLowering:
                 return ir.Construct(to, [r] * to.rows)
             if shp_s[0] == "v" and shp_d[0] == "s":
                 if not explicit:
-                    self.warn(f"implicit truncation of vector type", loc)
+                    self.warn("implicit truncation of vector type", loc)
                 return self.convert(ir.Swizzle(x, (0,), ss), to, loc)
             if shp_s[0] == "v" and shp_d[0] == "v" and shp_d[1] < shp_s[1]:
                 if not explicit:
-                    self.warn(f"implicit truncation of vector type", loc)
+                    self.warn("implicit truncation of vector type", loc)
                 return self.convert(ir.Swizzle(x, tuple(range(shp_d[1])), ir.Vector(ss, shp_d[1])), to, loc)
             if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
                 if not explicit:
-                    self.warn(f"implicit truncation of matrix type", loc)
+                    self.warn("implicit truncation of matrix type", loc)
                 rows = [ir.Extract(x, r, ir.vec(ss, src.cols)) for r in range(to.rows)]
                 rows = [ir.Swizzle(r, tuple(range(to.cols)), ir.vec(ss, to.cols)) if to.cols < src.cols else r for r in rows]
                 if to.cols == 1:
@@ -116,7 +116,7 @@ class ExprLowering:
                 return self.convert(ir.Construct(ir.Matrix(ss, to.rows, to.cols), rows), to, loc)
             if shp_s[0] == "m" and shp_d[0] == "s":
                 if not explicit:
-                    self.warn(f"implicit truncation of matrix type", loc)
+                    self.warn("implicit truncation of matrix type", loc)
                 return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
             comps_s = ir.component_count(src)
             comps_d = ir.component_count(to)
@@ -580,7 +580,7 @@ class ExprLowering:
 
     def index_value(self, e: ast.Expr) -> ir.Expr:
         idx = self.rvalue(e)
-        if not isinstance(idx.type, ir.Scalar) or idx.type.is_float and False:
+        if not isinstance(idx.type, ir.Scalar):
             raise error(f"array subscript is not an integer (type '{idx.type}')", e.loc)
         if idx.type.kind == "float":
             self.warn("array index is a floating-point value; it is truncated", e.loc)

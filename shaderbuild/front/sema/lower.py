@@ -154,8 +154,6 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
             self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
-        for m, info in zip(d.methods, [i for lst in self.methods.get(d.name, {}).values() for i in lst]):
-            pass
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
@@ -227,8 +225,6 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc, const_value if isinstance(t, ir.Scalar) else None)
             return
-        if "const" in q and d.init is not None and False:
-            pass
         raise error(f"global variable '{d.name}' without 'static' is a uniform ($Globals) and is not supported yet; "
                     f"declare it 'static const' or move it into a cbuffer", d.loc)
 
@@ -298,9 +294,6 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
     # ------------------------------------------------------------ functions
     def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
-        if method_of is not None:
-            ptypes.append(method_of)
-            pdirs.append("inout")
         for p in d.params:
             t = self.resolve_type(p.type, p.dims)
             q = p.qualifiers
@@ -316,7 +309,7 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             for f in existing.overloads:
                 if f.param_types == key_types:
                     if f.return_type != rt:
-                        raise error(f"functions that differ only in their return type cannot be overloaded", d.loc)
+                        raise error("functions that differ only in their return type cannot be overloaded", d.loc)
                     if d.body is not None and f.defined:
                         raise error(f"redefinition of '{d.name}'", d.loc,
                                     [Diagnostic("note", "previous definition is here", f.decl.loc)])
@@ -345,7 +338,6 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
         self.push_scope()
         try:
             params = list(d.params)
-            offset = 0
             if info.method_of is not None:
                 this = ir.Variable("this", info.method_of, ir.Storage.FUNCTION, d.loc)
                 irf.params.append(ir.Param(this, "inout"))
@@ -353,8 +345,7 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
                     sym = MemberOfThis(this)
                     sym.index = i
                     self.scope.names[f.name] = sym
-                offset = 1
-            for p, t, direction in zip(params, info.param_types[offset:], info.param_dirs[offset:]):
+            for p, t, direction in zip(params, info.param_types, info.param_dirs):
                 var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers)
                 if p.semantic is not None:
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers))

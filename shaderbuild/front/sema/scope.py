@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ... import ir
 from ...diagnostics import SourceLoc
+from ...records import Record
 from .. import ast
 
 
-@dataclass(slots=True, eq=False)
-class VarSymbol:
+class VarSymbol(Record):
     var: ir.Variable
     const_value: object = None       # folded value of a `static const` scalar, if known
     is_param: bool = False
 
 
-@dataclass(slots=True, eq=False)
-class FuncInfo:
+class FuncInfo(Record):
     decl: ast.FuncDecl
     param_types: list[ir.Type]
     param_dirs: list[str]
@@ -25,26 +22,23 @@ class FuncInfo:
     ir_func: ir.Function
     defined: bool = False
     method_of: ir.Struct | None = None
-    calls: list[tuple[FuncInfo, SourceLoc]] = field(default_factory=list)
+    calls: list[tuple[FuncInfo, SourceLoc]] = Record.factory(list)
 
     def signature(self) -> str:
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))
         return f"{self.return_type} {self.decl.name}({ps})"
 
 
-@dataclass(slots=True, eq=False)
-class FuncSymbol:
+class FuncSymbol(Record):
     overloads: list[FuncInfo]
 
 
-@dataclass(slots=True, eq=False)
-class EnumConstSymbol:
+class EnumConstSymbol(Record):
     value: int
     type: ir.Type
 
 
-@dataclass(slots=True, eq=False)
-class TypeSymbol:
+class TypeSymbol(Record):
     type: ir.Type
 
 

@@ -1,0 +1,172 @@
+"""shaderbuild compile-time benchmarks, compared side by side with glslangValidator.
+
+    python bench/run.py [--check] [--repeat N] [--json FILE]
+
+Measures, on the sample project's shaders plus generated 100/1,000/5,000-line shaders:
+  1. warm in-process compile time per shader and backend, split by phase;
+  2. the `shaderbuild compile` process, cold, end to end;
+  3. `glslangValidator -D -V` on the same shader, in the same run;
+  4. how compile time grows with shader size (per-line cost).
+With --check it exits 1 when a target of issue 7 is missed:
+  warm SPIR-V <= 1.0x glslang process; cold process <= 2.5x glslang;
+  DXIL <= 1.5x our SPIR-V; per-line time 100 -> 5,000 lines within 1.5x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from gen import shader  # noqa: E402
+
+from shaderbuild.compiler import compile_file  # noqa: E402
+from shaderbuild.options import CompileOptions  # noqa: E402
+
+PHASES = ("preprocess", "parse", "sema", "passes", "emit")
+TARGETS = {"warm_vs_glslang": 1.0, "cold_vs_glslang": 2.5, "dxil_vs_spirv": 1.5, "per_line_growth": 1.5}
+
+
+def sample_shaders() -> list[tuple[str, Path, str, list[str]]]:
+    """(name, path, entry, include dirs) for every compute shader of the sample project."""
+    shaders = []
+    for p in sorted((ROOT / "sample_project" / "shaders").glob("*.hlsl")):
+        text = p.read_text()
+        if "[numthreads" in text:
+            shaders.append((p.stem, p, "main", [str(p.parent)]))
+    return shaders
+
+
+def median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def warm(path: Path, entry: str, incs: list[str], target: str, repeat: int) -> tuple[float, dict]:
+    opts = CompileOptions(entry=entry, profile="cs_6_0", target=target, include_dirs=incs)
+    first = compile_file(str(path), opts)
+    if not first.ok:
+        raise SystemExit(f"{path}: {target} compile failed: {[d.message for d in first.diagnostics]}")
+    phases: dict[str, list[float]] = {p: [] for p in PHASES}
+    totals = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = compile_file(str(path), opts)
+        totals.append(time.perf_counter() - t)
+        for p in PHASES:
+            phases[p].append(r.timings.get(p, 0.0))
+    return statistics.median(totals), {p: statistics.median(v) for p, v in phases.items()}
+
+
+def run_process(cmd: list[str], cwd: str) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise SystemExit(f"command failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
+
+
+def cold(path: Path, entry: str, incs: list[str], repeat: int, tmp: str) -> float:
+    exe = shutil.which("shaderbuild")
+    base = [exe] if exe else [sys.executable, "-m", "shaderbuild"]
+    cmd = base + ["compile", str(path), "-T", "cs_6_0", "-E", entry, "-spirv", "-o", os.path.join(tmp, "x.spv")]
+    for d in incs:
+        cmd += ["-I", d]
+    return median_time(lambda: run_process(cmd, tmp), repeat)
+
+
+def glslang(path: Path, entry: str, incs: list[str], repeat: int, tmp: str) -> float | None:
+    exe = shutil.which("glslangValidator")
+    if exe is None:
+        return None
+    cmd = [exe, "-D", "-V", "-S", "comp", "-e", entry, str(path), "-o", os.path.join(tmp, "g.spv")]
+    cmd += [f"-I{d}" for d in incs]
+    return median_time(lambda: run_process(cmd, tmp), repeat)
+
+
+def ms(x: float | None) -> str:
+    return "-" if x is None else f"{x * 1000:8.2f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--repeat", type=int, default=15, help="runs per measurement (median)")
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args(argv)
+
+    tmp = tempfile.mkdtemp(prefix="shaderbuild-bench-")
+    corpus = sample_shaders()
+    for lines in (100, 1000, 5000):
+        p = Path(tmp) / f"gen{lines}.hlsl"
+        p.write_text(shader(lines))
+        corpus.append((f"gen{lines}", p, "main", []))
+
+    rows = []
+    header = (f"{'shader':<12}{'lines':>6} | {'pre':>6}{'parse':>7}{'sema':>7}{'pass':>6}{'emit':>7} | "
+              f"{'spirv':>8}{'dxil':>9}{'cold':>9}{'glslang':>9} | {'warm/gl':>7}{'cold/gl':>8}{'dxil/sp':>8}")
+    print(header)
+    print("-" * len(header))
+    for name, path, entry, incs in corpus:
+        n_lines = path.read_text().count("\n") + 1
+        small = n_lines < 2000
+        rep = args.repeat if small else max(3, args.repeat // 5)
+        spirv, phases = warm(path, entry, incs, "spirv", rep)
+        dxil, _ = warm(path, entry, incs, "dxil", rep)
+        cold_t = cold(path, entry, incs, max(5, rep // 2), tmp)
+        gl = glslang(path, entry, incs, max(5, rep // 2), tmp)
+        row = {"shader": name, "lines": n_lines, "phases_ms": {k: v * 1000 for k, v in phases.items()},
+               "spirv_ms": spirv * 1000, "dxil_ms": dxil * 1000, "cold_ms": cold_t * 1000,
+               "glslang_ms": None if gl is None else gl * 1000,
+               "warm_vs_glslang": None if gl is None else spirv / gl,
+               "cold_vs_glslang": None if gl is None else cold_t / gl,
+               "dxil_vs_spirv": dxil / spirv}
+        rows.append(row)
+        ph = "".join(f"{phases[p] * 1000:7.2f}" if p != "preprocess" else f"{phases[p] * 1000:6.2f}" for p in PHASES)
+        ratio = lambda v: "      -" if v is None else f"{v:7.2f}"  # noqa: E731
+        print(f"{name:<12}{n_lines:>6} | {ph} | {ms(spirv)}{ms(dxil)} {ms(cold_t)} {ms(gl)} | "
+              f"{ratio(row['warm_vs_glslang'])} {ratio(row['cold_vs_glslang'])} {ratio(row['dxil_vs_spirv'])}")
+
+    gen = {r["shader"]: r for r in rows if r["shader"].startswith("gen")}
+    per_line = {k: gen[k]["spirv_ms"] / gen[k]["lines"] for k in gen}
+    growth = per_line["gen5000"] / per_line["gen100"]
+    print()
+    print("per-line SPIR-V compile time (us/line): " + ", ".join(f"{k}: {v * 1000:.1f}" for k, v in per_line.items())
+          + f"; growth 100 -> 5,000 lines: {growth:.2f}x")
+
+    failures = []
+    sample_rows = [r for r in rows if not r["shader"].startswith("gen")]
+    for r in sample_rows:
+        for key in ("warm_vs_glslang", "cold_vs_glslang"):
+            if r[key] is not None and r[key] > TARGETS[key]:
+                failures.append(f"{r['shader']}: {key} {r[key]:.2f} > {TARGETS[key]}")
+    for r in rows:
+        if r["dxil_vs_spirv"] > TARGETS["dxil_vs_spirv"]:
+            failures.append(f"{r['shader']}: dxil_vs_spirv {r['dxil_vs_spirv']:.2f} > {TARGETS['dxil_vs_spirv']}")
+    if growth > TARGETS["per_line_growth"]:
+        failures.append(f"per-line growth {growth:.2f} > {TARGETS['per_line_growth']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "per_line_growth": growth, "failures": failures},
+                                              indent=2, sort_keys=True))
+    shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("\ntargets missed:\n  " + "\n  ".join(failures))
+    else:
+        print("\nall targets met")
+    return 1 if (args.check and failures) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

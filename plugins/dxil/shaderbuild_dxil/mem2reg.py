@@ -1,0 +1,200 @@
+"""Promote scalar allocas to SSA values with phis (the classic mem2reg).
+
+Lowering keeps every local in an alloca, which is simple and correct; this
+pass turns the scalar ones (only loaded and stored directly) into SSA values:
+dominators by Cooper-Harvey-Kennedy, phis at the iterated dominance frontier,
+renaming along the dominator tree.  Array allocas (dynamically indexed
+through GEPs) stay in memory.
+"""
+
+from __future__ import annotations
+
+from .cfg import predecessors
+from .llvm.types import ArrayType, PointerType
+from .llvm.values import BasicBlock, Function, Instruction, Undef, Value
+
+__all__ = ["promote_allocas", "dominators"]
+
+
+def _rpo(f: Function) -> list[BasicBlock]:
+    seen: set[int] = set()
+    order: list[BasicBlock] = []
+    stack: list[tuple[BasicBlock, int]] = [(f.blocks[0], 0)]
+    seen.add(id(f.blocks[0]))
+    while stack:
+        bb, i = stack.pop()
+        succ = bb.terminator.successors if bb.terminator is not None else []
+        if i < len(succ):
+            stack.append((bb, i + 1))
+            s = succ[i]
+            if id(s) not in seen:
+                seen.add(id(s))
+                stack.append((s, 0))
+        else:
+            order.append(bb)
+    order.reverse()
+    return order
+
+
+def dominators(f: Function) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
+    """(reverse post-order, immediate dominator by block id); the entry's idom is itself."""
+    rpo = _rpo(f)
+    index = {id(b): i for i, b in enumerate(rpo)}
+    preds = predecessors(f)
+    idom: dict[int, BasicBlock] = {id(rpo[0]): rpo[0]}
+
+    def intersect(a: BasicBlock, b: BasicBlock) -> BasicBlock:
+        while a is not b:
+            while index[id(a)] > index[id(b)]:
+                a = idom[id(a)]
+            while index[id(b)] > index[id(a)]:
+                b = idom[id(b)]
+        return a
+    changed = True
+    while changed:
+        changed = False
+        for bb in rpo[1:]:
+            ps = [p for p in preds[id(bb)] if id(p) in idom]
+            if not ps:
+                continue
+            new = ps[0]
+            for p in ps[1:]:
+                new = intersect(p, new)
+            if idom.get(id(bb)) is not new:
+                idom[id(bb)] = new
+                changed = True
+    return rpo, idom
+
+
+def _promotable(f: Function) -> list[Instruction]:
+    allocas = [i for i in f.blocks[0].instructions if i.op == "alloca" and not isinstance(i.attrs["allocated"], ArrayType)]
+    ok = {id(a): True for a in allocas}
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            for k, op in enumerate(inst.operands):
+                if id(op) in ok and not (inst.op == "load" or (inst.op == "store" and k == 1)):
+                    ok[id(op)] = False
+            if inst.op == "phi":
+                for v, _ in inst.attrs["incoming"]:
+                    if id(v) in ok:
+                        ok[id(v)] = False
+    return [a for a in allocas if ok[id(a)]]
+
+
+def promote_allocas(f: Function) -> int:
+    """Promote what can be promoted; returns the number of allocas removed."""
+    if not f.blocks:
+        return 0
+    allocas = _promotable(f)
+    if not allocas:
+        return 0
+    rpo, idom = dominators(f)
+    reachable = {id(b) for b in rpo}
+    preds = predecessors(f)
+    children: dict[int, list[BasicBlock]] = {}
+    for bb in rpo[1:]:
+        if id(bb) in idom:
+            children.setdefault(id(idom[id(bb)]), []).append(bb)
+    # dominance frontiers
+    df: dict[int, set[int]] = {id(b): set() for b in rpo}
+    by_id = {id(b): b for b in rpo}
+    for bb in rpo:
+        ps = [p for p in preds[id(bb)] if id(p) in reachable]
+        if len(ps) >= 2:
+            for p in ps:
+                runner = p
+                while runner is not idom[id(bb)]:
+                    df[id(runner)].add(id(bb))
+                    runner = idom[id(runner)]
+    slot_of = {id(a): n for n, a in enumerate(allocas)}
+    # phi placement
+    phis: dict[tuple[int, int], Instruction] = {}
+    for n, a in enumerate(allocas):
+        t = a.attrs["allocated"]
+        defs = {id(i.parent) for bb in rpo for i in bb.instructions
+                if i.op == "store" and i.operands[1] is a}
+        work = list(defs)
+        placed: set[int] = set()
+        while work:
+            b = work.pop()
+            for d in df.get(b, ()):
+                if d not in placed:
+                    placed.add(d)
+                    phi = Instruction("phi", t, [], incoming=[])
+                    phi.parent = by_id[d]
+                    by_id[d].instructions.insert(0, phi)
+                    phis[(d, n)] = phi
+                    if d not in defs:
+                        work.append(d)
+    # renaming
+    replace: dict[int, Value] = {}
+    dead: set[int] = {id(a) for a in allocas}
+    phi_slot = {id(p): n for (_, n), p in phis.items()}
+    stack: list[tuple[BasicBlock, list[Value]]] = [(rpo[0], [Undef(a.attrs["allocated"]) for a in allocas])]
+    while stack:
+        bb, incoming = stack.pop()
+        cur = list(incoming)
+        for inst in bb.instructions:
+            if inst.op == "phi" and id(inst) in phi_slot:
+                cur[phi_slot[id(inst)]] = inst
+            elif inst.op == "load" and id(inst.operands[0]) in slot_of:
+                replace[id(inst)] = cur[slot_of[id(inst.operands[0])]]
+                dead.add(id(inst))
+            elif inst.op == "store" and id(inst.operands[1]) in slot_of:
+                cur[slot_of[id(inst.operands[1])]] = inst.operands[0]
+                dead.add(id(inst))
+        term = bb.terminator
+        for s in (term.successors if term is not None else []):
+            for n in range(len(allocas)):
+                p = phis.get((id(s), n))
+                if p is not None:
+                    p.attrs["incoming"].append((cur[n], bb))
+        for child in children.get(id(bb), []):
+            stack.append((child, cur))
+
+    def resolve(v: Value) -> Value:
+        while id(v) in replace:
+            v = replace[id(v)]
+        return v
+    for bb in f.blocks:
+        bb.instructions = [i for i in bb.instructions if id(i) not in dead]
+        for inst in bb.instructions:
+            inst.operands = [resolve(o) for o in inst.operands]
+            if inst.op == "phi":
+                inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
+    _prune_trivial_phis(f)
+    return len(allocas)
+
+
+def _prune_trivial_phis(f: Function) -> None:
+    """Remove phis whose incoming values are all the same value (or the phi itself)."""
+    changed = True
+    while changed:
+        changed = False
+        replace: dict[int, Value] = {}
+        for bb in f.blocks:
+            keep = []
+            for inst in bb.instructions:
+                if inst.op == "phi":
+                    vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
+                    if len(vals) == 1:
+                        replace[id(inst)] = next(iter(vals.values()))
+                        changed = True
+                        continue
+                keep.append(inst)
+            bb.instructions = keep
+        if not changed:
+            break
+
+        def resolve(v: Value) -> Value:
+            while id(v) in replace:
+                v = replace[id(v)]
+            return v
+        for bb in f.blocks:
+            for inst in bb.instructions:
+                inst.operands = [resolve(o) for o in inst.operands]
+                if inst.op == "phi":
+                    inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
+
+
+_ = PointerType
