@@ -144,7 +144,12 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+LIGHT_COMMANDS = ("compile", "plugins")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; for the light commands only their own sub-parsers are
+    built, so `shaderbuild compile` never imports the build engine or watchdog."""
     from . import __version__
 
     parser = _Parser(prog="shaderbuild", description="HLSL to SPIR-V and DXIL compiler and shader build tool")
@@ -154,19 +159,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compile(sub)
     p = sub.add_parser("plugins", help="list the installed backends")
     p.set_defaults(func=cmd_plugins)
-    try:
-        from .build_cli import add_build_commands
-    except ImportError:
-        add_build_commands = None
-    if add_build_commands is not None:
-        add_build_commands(sub)
+    if command in LIGHT_COMMANDS:
+        return parser
+    from .build_cli import add_build_commands
     from .watch import add_watch_command
+
+    add_build_commands(sub)
     add_watch_command(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-import traceback
 
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, error
 from .options import CompileOptions, Profile, parse_profile
@@ -18,14 +17,24 @@ from .records import DataRecord, Record
 
 
 class CompileResult(DataRecord):
+    """Everything one compilation produced.  `disassembly` is computed on first
+    access when the backend supplied it as a callable (most callers never ask)."""
+
     ok: bool
     binary: bytes | None = None
     manifest: dict | None = None
-    disassembly: str | None = None
+    disassembly_source: object = None    # str, or a zero-argument callable returning it
     diagnostics: list[Diagnostic] = Record.factory(list)
     dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
+
+    @property
+    def disassembly(self) -> str | None:
+        src = self.disassembly_source
+        if callable(src):
+            src = self.disassembly_source = src()
+        return src
 
 
 
@@ -118,7 +127,7 @@ def compile_file(
         sink.items.extend(backend.diagnostics)
         lap("emit")
         result.binary = backend.binary
-        result.disassembly = backend.disassembly
+        result.disassembly_source = backend.disassembly
         result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection)
         result.ok = True
     except CompileError as e:
@@ -126,6 +135,8 @@ def compile_file(
     except RecursionError:
         sink.items.append(Diagnostic("error", "program too deeply nested for the compiler (recursion limit)"))
     except Exception as e:  # noqa: BLE001 - a bug must become a diagnostic, never a traceback
+        import traceback
+
         frame = traceback.extract_tb(e.__traceback__)[-1]
         where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
         sink.items.append(Diagnostic("error", f"internal compiler error: {type(e).__name__}: {e} (at {where}); "
@@ -134,7 +145,7 @@ def compile_file(
     if result.ok and any(d.severity == "error" for d in sink.items):
         result.ok = False
     if not result.ok:
-        result.binary = result.manifest = result.disassembly = None
+        result.binary = result.manifest = result.disassembly_source = None
     return result
 
 

@@ -138,6 +138,10 @@ class Watcher:
             self.sink.target(name, "built" if ok else "failed", source=t.rel, backend=t.backend,
                              outputs=dict(t.outputs) if ok else {}, diagnostics=diags,
                              reasons=report.reasons.get(name, []))
+        for name in [n for n in report.up_to_date if n in self.failed]:   # reverted to the last good source
+            self.failed.discard(name)
+            t = self.targets[name]
+            self.sink.target(name, "up-to-date", source=t.rel, backend=t.backend, outputs=dict(t.outputs))
         removed = removed or {}
         for name, t in sorted(removed.items()):
             self.sink.target(name, "removed", source=t.rel, backend=t.backend)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 # Names editors and tools create next to the real files (vim swap/backup/probe, emacs
 # lock/autosave, gedit, JetBrains safe-write, LibreOffice locks, generic temp files).
 _IGNORED_NAME = re.compile(
-    r"""^\.\#|^\#.*\#$|~$|\.sw[a-p]x?$|^4913$|^\.goutputstream-|___jb_(?:tmp|old)___$|
+    r"""^\.\#|^\#.*\#$|~$|\.sw[a-px]$|^4913$|^\.goutputstream-|___jb_(?:tmp|old)___$|
         \.(?:tmp|temp|bak|orig|part)$|^\.~lock\.|^\.tmp-""",
     re.VERBOSE,
 )

@@ -7,7 +7,8 @@ diagnostics still go to stderr.  Event kinds:
 
     ready    {"event","directory","targets","observer"}      after the first build, once watching
     target   {"event","target","status","source","backend","outputs","diagnostics","reasons"}
-             status: built | failed | removed
+             status: built | failed | removed | up-to-date (a failed target whose source
+             was reverted to the last good version: its outputs are current again)
     cycle    {"event","trigger","built","failed","removed","seconds","ok"}   after each rebuild
     error    {"event","message","file","line"}               project file problems
     hook     {"event","command","returncode"}                after --on-success ran

@@ -30,7 +30,7 @@ SENTINEL = 0xCDCDCDCD  # initial word of every output element: "not written" is 
 _SCALARS = {"uint": "I", "int": "i", "float": "f", "double": "d", "bool": "I", "dword": "I",
             "uint64_t": "Q", "int64_t": "q"}
 _VEC_RE = re.compile(r"^(uint|int|float|double|bool)([1-4])$")
-_BARRIER_RE = re.compile(r"\b(?:\w*MemoryBarrier\w*|Wave\w+|Quad\w+)\s*\(")
+_BARRIER_RE = re.compile(r"\b(?:\w*MemoryBarrier\w*|Wave\w+|Quad\w+|Interlocked\w+)\s*\(")
 
 
 def elem_format(t: str) -> tuple[str, int]:
@@ -275,33 +275,52 @@ class SlotTable:
         assert len(set(names)) == len(names), f"duplicate case names in {name}"
         self._results: dict[str, object] = {}
 
-    def source(self) -> str:
+    def source(self, cases: list[Case] | None = None) -> str:
+        """The shader for `cases` (default: all rows); slot i receives cases[i]."""
+        cases = self.cases if cases is None else cases
         decls = [f"RWStructuredBuffer<{self.elem}> Out : register(u0);"]
         for i, (n, (t, _v)) in enumerate(self.inputs.items()):
             decls.append(f"StructuredBuffer<{t}> {n} : register(t{i + 1});")
         body = []
-        for i, c in enumerate(self.cases):
+        for i, c in enumerate(cases):
             if c.stmt:
                 body.append(f"    {{ // {c.name}\n        {self.elem} R = ({self.elem})0;\n        {c.code}\n"
                             f"        Out[{i}] = R;\n    }}")
             else:
                 body.append(f"    Out[{i}] = {c.code}; // {c.name}")
-        extra = "".join(c.prelude for c in self.cases)
+        extra = "".join(c.prelude for c in cases)
         return ("\n".join(decls) + "\n" + self.prelude + extra + "\n[numthreads(1, 1, 1)]\nvoid main() {\n"
                 + self.setup + "\n" + "\n".join(body) + "\n}\n")
 
+    def _compiles(self, backend: str, cases: list[Case]) -> None:
+        """Compile and statically check (spirv-val / LLVM tools); raise on failure."""
+        res = compile_ok(self.source(cases), backend, defines=self.defines, hlsl_version=self.hlsl_version)
+        if backend == "spirv":
+            tools.spirv_val(res.binary, "vulkan1.1")
+        else:
+            from harness import dxil_tools
+            dxil_tools.check_dxil(res.binary)
+
+    def _run(self, backend: str, cases: list[Case]) -> list:
+        return run_backend(backend, self.source(cases), {"Out": (self.elem, len(cases))}, self.inputs,
+                           defines=self.defines, hlsl_version=self.hlsl_version)["Out"]
+
     def results(self, backend: str) -> list:
+        """Per-row value or exception.  A whole-shader failure is narrowed down by bisection (first on
+        compile + static checks, which are cheap, then on execution) so it is charged only to the
+        rows that cause it and every other row is still checked."""
         if backend not in self._results:
-            try:
-                got = run_backend(backend, self.source(), {"Out": (self.elem, len(self.cases))}, self.inputs,
-                                  defines=self.defines, hlsl_version=self.hlsl_version)["Out"]
-            except Exception as exc:  # noqa: BLE001 - remembered so every row reports the same failure
-                got = exc
-            self._results[backend] = got
-        got = self._results[backend]
-        if isinstance(got, Exception):
-            raise got
-        return got
+            out: dict[str, object] = {}
+            good = _bisect(self.cases, lambda cs: self._compiles(backend, cs), out)
+            values: dict[str, object] = {}
+
+            def run(cs: list[Case]) -> None:
+                values.update(zip((c.name for c in cs), self._run(backend, cs)))
+
+            _bisect(good, run, out)
+            out.update(values)
+            self._results[backend] = [out[c.name] for c in self.cases]
+        return self._results[backend]
 
     def params(self) -> list:
         """pytest params (case, backend) with per-backend xfail marks."""
@@ -315,9 +334,27 @@ class SlotTable:
 
     def check(self, c: Case, backend: str) -> None:
         got = self.results(backend)[self.cases.index(c)]
+        if isinstance(got, Exception):
+            raise got
         want = c.want() if callable(c.want) else c.want
         assert_close(got, want, c.ulps, c.abs_tol, what=f"{self.name}/{c.name} [{backend}]",
                      double=self.elem.startswith("double"))
+
+
+def _bisect(cases: list[Case], attempt: Callable[[list[Case]], None], failures: dict) -> list[Case]:
+    """Cases for which attempt() succeeds (tried in as few groups as possible); the exception of a
+    failing single case is stored in failures[name]."""
+    if not cases:
+        return []
+    try:
+        attempt(cases)
+        return list(cases)
+    except Exception as exc:  # noqa: BLE001 - a failing row is reported by its own test
+        if len(cases) == 1:
+            failures[cases[0].name] = exc
+            return []
+    mid = len(cases) // 2
+    return _bisect(cases[:mid], attempt, failures) + _bisect(cases[mid:], attempt, failures)
 
 
 def table_test(*tables: SlotTable) -> Callable:
@@ -334,6 +371,17 @@ def table_test(*tables: SlotTable) -> Callable:
 
     test.__name__ = f"test_{tables[0].name}"
     return test
+
+
+def known_failures(tables: Iterable[SlotTable], backend: str, reasons: dict[str, str]) -> None:
+    """Attach strict xfails for `backend` to rows named 'table/case' (a bug list kept in one place).
+    A key naming no row is an error, so the list cannot go stale silently."""
+    rows = {f"{t.name}/{c.name}": c for t in tables for c in t.cases}
+    missing = sorted(set(reasons) - set(rows))
+    if missing:
+        raise KeyError(f"known_failures names unknown rows: {missing}")
+    for key, reason in reasons.items():
+        rows[key].xfail[backend] = reason
 
 
 def solo_tables(name: str, elem: str, cases: list[Case], **kw) -> list[SlotTable]:

@@ -70,7 +70,10 @@ def test_loop_with_continue_and_break():
             if acc > 40:
                 break
         return acc
-    assert run(compute_module(body, [out], numthreads=(N, 1, 1), locals_=[s, i])) == [expect(x) for x in range(N)]
+    module = compute_module(body, [out], numthreads=(N, 1, 1), locals_=[s, i])
+    text = check_dxil(compile_ir(module, "cs_6_0").container).ir
+    assert "phi i32" in text and "alloca" not in text          # scalar locals promoted to SSA
+    assert run(module) == [expect(x) for x in range(N)]
 
 
 def test_break_if_loop_and_switch_fallthrough():
@@ -240,3 +243,19 @@ def test_sm_too_old_for_operation():
     t62 = check_dxil(compile_ir(compute_module(body, [src, out], sm=(6, 2)), "cs_6_2").container).ir
     assert "@dx.op.bufferLoad.i32(i32 68" in t60 and "rawBufferLoad" not in t60
     assert "@dx.op.rawBufferLoad.i32(i32 139" in t62
+
+
+def test_dynamically_indexed_local_array_stays_in_memory():
+    """uint t[4] = {x, x+1, x+2, x+3}; Out[x] = t[x % 4] * 10"""
+    out = uav("Out")
+    arr = ir.Variable("t", ir.Array(U, 4), ir.Storage.FUNCTION)
+
+    def body(pid):
+        x = id_x(pid)
+        init = ir.Construct(ir.Array(U, 4), [bop("add", x, c(k)) for k in range(4)])
+        elem = ir.IndexRef(ir.VarRef(arr), bop("mod", x, c(4)), U)
+        return [st(arr, init), store_out(out, pid, bop("mul", ir.Load(elem, U), c(10)))]
+    module = compute_module(body, [out], numthreads=(N, 1, 1), locals_=[arr])
+    text = check_dxil(compile_ir(module, "cs_6_0").container).ir
+    assert "alloca [4 x i32]" in text and "getelementptr inbounds [4 x i32]" in text
+    assert run(module) == [(x + x % 4) * 10 for x in range(N)]

@@ -47,7 +47,7 @@ class BackendResult(DataRecord):
 
     binary: bytes
     reflection: dict = Record.factory(dict)   # backend view merged into the manifest
-    disassembly: str | None = None
+    disassembly: object = None    # str, or a zero-argument callable producing it on demand
     diagnostics: list[Diagnostic] = Record.factory(list)  # warnings only
 
 

@@ -43,3 +43,32 @@ def predecessors(f: Function) -> dict[int, list]:
             for s in term.successors:
                 preds[id(s)].append(bb)
     return preds
+
+
+def merge_straight_line_blocks(f: Function) -> None:
+    """Fold a block into its only predecessor when that predecessor branches only to it."""
+    changed = True
+    while changed:
+        changed = False
+        preds = predecessors(f)
+        for bb in f.blocks[1:]:
+            ps = preds[id(bb)]
+            if len(ps) != 1:
+                continue
+            p = ps[0]
+            term = p.terminator
+            if p is bb or term is None or term.op != "br" or term.operands or len(term.attrs["targets"]) != 1:
+                continue
+            if any(i.op == "phi" for i in bb.instructions):
+                continue
+            p.instructions.pop()
+            for inst in bb.instructions:
+                inst.parent = p
+            p.instructions += bb.instructions
+            f.blocks.remove(bb)
+            for other in f.blocks:                       # phis naming bb now come from p
+                for inst in other.instructions:
+                    if inst.op == "phi":
+                        inst.attrs["incoming"] = [(v, p if b is bb else b) for v, b in inst.attrs["incoming"]]
+            changed = True
+            break

@@ -18,11 +18,13 @@ from shaderbuild.ir.layout import layout_of
 
 from . import cfg
 from .buffers import BufferAccess
+from .dce import eliminate_dead_code
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
 from .llvm.values import BasicBlock, ConstFloat, ConstInt, ConstNull, Function, GlobalVariable, Undef, Value
+from .mem2reg import promote_allocas
 from .ops import OpEmitter
 from .places import (
     AddrPlace,
@@ -724,6 +726,10 @@ class FunctionLowerer:
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
         cfg.remove_unreachable_blocks(self.fn)
+        if self.m.optimize:
+            promote_allocas(self.fn)
+            eliminate_dead_code(self.fn)
+            cfg.merge_straight_line_blocks(self.fn)
         return self.fn
 
 
@@ -769,8 +775,10 @@ def _ov(t: T.Type) -> str:
 class _ModuleContext:
     """Module-wide state shared by the function lowerer."""
 
-    def __init__(self, module: ir.Module, stage: str, sm: tuple[int, int], native16: bool) -> None:
+    def __init__(self, module: ir.Module, stage: str, sm: tuple[int, int], native16: bool,
+                 optimize: bool = True) -> None:
         self.module = module
+        self.optimize = optimize
         self.stage = stage
         self.sm = sm
         self.native16 = native16
@@ -810,8 +818,9 @@ class _ModuleContext:
         self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
 
 
-def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False) -> LoweredModule:
-    """Lower the module's entry point into a DXIL-shaped LLVM module."""
+def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
+                 optimize: bool = True) -> LoweredModule:
+    """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: mem2reg + DCE)."""
     entry = module.entry
     if entry is None or entry.function is None:
         raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
@@ -819,7 +828,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         raise error(f"profile stage '{stage}' does not match the entry point's stage '{module.stage}'")
     if native16 and sm < (6, 2):
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
-    ctx = _ModuleContext(module, stage, sm, native16)
+    ctx = _ModuleContext(module, stage, sm, native16, optimize)
     used_vars, _fns = _used_globals(entry.function)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses
@@ -847,9 +856,10 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     ctx.output_elems = {id(e.var): e for e in outputs}
     lowerer = FunctionLowerer(ctx)
     fn = lowerer.lower_entry(entry.function)
-    # the entry function comes first, as in DXC's output
-    ctx.llmod.functions.remove(fn)
-    ctx.llmod.functions.insert(0, fn)
+    # the entry function comes first, as in DXC's output; unused declarations go
+    called = {id(i.operands[0]) for bb in fn.blocks for i in bb.instructions if i.op == "call"}
+    ctx.llmod.retain_functions([fn] + [f for f in ctx.llmod.functions if f is not fn and id(f) in called])
+    ctx.ops.retain({f.name for f in ctx.llmod.functions})
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
     return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,

@@ -152,16 +152,9 @@ def promote_allocas(f: Function) -> int:
         for child in children.get(id(bb), []):
             stack.append((child, cur))
 
-    def resolve(v: Value) -> Value:
-        while id(v) in replace:
-            v = replace[id(v)]
-        return v
     for bb in f.blocks:
         bb.instructions = [i for i in bb.instructions if id(i) not in dead]
-        for inst in bb.instructions:
-            inst.operands = [resolve(o) for o in inst.operands]
-            if inst.op == "phi":
-                inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
+    _substitute(f, replace)
     _prune_trivial_phis(f)
     return len(allocas)
 
@@ -183,18 +176,21 @@ def _prune_trivial_phis(f: Function) -> None:
                         continue
                 keep.append(inst)
             bb.instructions = keep
-        if not changed:
-            break
+        if changed:
+            _substitute(f, replace)
 
-        def resolve(v: Value) -> Value:
-            while id(v) in replace:
-                v = replace[id(v)]
-            return v
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                inst.operands = [resolve(o) for o in inst.operands]
-                if inst.op == "phi":
-                    inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
+
+def _substitute(f: Function, replace: dict[int, Value]) -> None:
+    """Rewrite every operand through `replace` (following chains)."""
+    def resolve(v: Value) -> Value:
+        while id(v) in replace:
+            v = replace[id(v)]
+        return v
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            inst.operands = [resolve(o) for o in inst.operands]
+            if inst.op == "phi":
+                inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
 
 
 _ = PointerType

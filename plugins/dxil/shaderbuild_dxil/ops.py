@@ -153,6 +153,11 @@ class OpEmitter:
         self.native16 = native16
         self.used: dict[str, DxilOp] = {}
 
+    def retain(self, function_names: set[str]) -> None:
+        """Forget operations whose declarations were removed (dead code)."""
+        classes = {n.split(".")[2] for n in function_names if n.startswith("dx.op.")}
+        self.used = {k: o for k, o in self.used.items() if o.func_class in classes}
+
     def check(self, op: DxilOp, overload: str | None, loc: SourceLoc | None = None) -> None:
         """Raise a user diagnostic when `op` with `overload` is illegal for this profile."""
         profile = f"{STAGE_SHORT.get(self.stage, self.stage)}_{self.sm[0]}_{self.sm[1]}"

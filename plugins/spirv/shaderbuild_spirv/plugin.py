@@ -17,9 +17,14 @@ def shaderbuild_compile(module, target, options):
     """Compile for --target spirv; other targets are not ours (return None)."""
     if target != "spirv":
         return None
-    from .disasm import disassemble
     from .lower import lower_module, reflection
 
     lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"))
     return BackendResult(binary=lowered.binary, reflection=reflection(lowered),
-                         disassembly=disassemble(lowered.binary))
+                         disassembly=lambda: _disassemble(lowered.binary))
+
+
+def _disassemble(binary: bytes) -> str:
+    from .disasm import disassemble   # only when --Fc or a build asks for it
+
+    return disassemble(binary)

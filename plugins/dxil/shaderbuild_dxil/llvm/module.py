@@ -32,6 +32,11 @@ class Module:
         self._fn_index[name] = f
         return f
 
+    def retain_functions(self, keep: list[Function]) -> None:
+        """Replace the function list (dropping unused declarations), keeping the name index in step."""
+        self.functions = list(keep)
+        self._fn_index = {f.name: f for f in self.functions}
+
     def get_function(self, name: str) -> Function | None:
         return self._fn_index.get(name)
 

@@ -1,0 +1,71 @@
+"""The self-checker turns backend mistakes into internal-error diagnostics."""
+
+from __future__ import annotations
+
+import pytest
+from shaderbuild_dxil import check
+from shaderbuild_dxil.dxmeta import add_metadata
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, MDNode, f32, i32
+from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Instruction
+from shaderbuild_dxil.lower import lower_module
+from test_dxil_compute import double_plus_one_module
+
+
+def lowered():
+    lm = lower_module(double_plus_one_module(), "compute", (6, 0))
+    add_metadata(lm)
+    return lm
+
+
+def insert_before_ret(lm, inst: Instruction) -> None:
+    bb = lm.entry.blocks[-1]
+    inst.parent = bb
+    bb.instructions.insert(len(bb.instructions) - 1, inst)
+
+
+def test_clean_module_passes():
+    lm = lowered()
+    check.check_module(lm, lm.ops)
+
+
+def expect_failure(lm, text: str) -> None:
+    with pytest.raises(check.DxilCheckError) as exc:
+        check.check_module(lm, lm.ops)
+    msg = str(exc.value)
+    assert "internal compiler error: DXIL self-check failed" in msg and text in msg
+
+
+def test_unknown_external_function():
+    lm = lowered()
+    f = lm.llmod.declare(FunctionType(f32, (f32,)), "llvm.sqrt.f32")
+    insert_before_ret(lm, Instruction("call", f32, [f, ConstFloat(f32, 2.0)]))
+    expect_failure(lm, "unknown external function llvm.sqrt.f32")
+
+
+def test_wrong_signature_for_class():
+    lm = lowered()
+    f = lm.llmod.declare(FunctionType(i32, (i32, f32)), "dx.op.threadId.f32", ("nounwind", "readnone"))
+    insert_before_ret(lm, Instruction("call", i32, [f, ConstInt(i32, 93), ConstFloat(f32, 0.0)]))
+    expect_failure(lm, "dx.op.threadId.f32 does not match any DXIL operation signature")
+
+
+def test_wrong_opcode_operand():
+    lm = lowered()
+    fn = lm.llmod.get_function("dx.op.threadId.i32")
+    b = IRBuilder(lm.entry.blocks[-1])
+    call = Instruction("call", i32, [fn, ConstInt(i32, 94), ConstInt(i32, 0)])   # GroupId's opcode
+    insert_before_ret(lm, call)
+    _ = b
+    expect_failure(lm, "wrong opcode operand")
+
+
+def test_unknown_named_metadata():
+    lm = lowered()
+    lm.llmod.add_named_md("my.private", [MDNode([])])
+    expect_failure(lm, "unknown named metadata !my.private")
+
+
+def test_missing_terminator():
+    lm = lowered()
+    lm.entry.blocks[-1].instructions.pop()
+    expect_failure(lm, "block without terminator")
