@@ -83,7 +83,9 @@ class Collector:
             try:
                 first = self.queue.get(timeout=poll)
             except queue.Empty:
+                if stop.is_set(): os.write(2, b"EMPTY STOP\n")
                 continue
+            if stop.is_set(): os.write(2, ("GOT %r\n" % (first,)).encode())
         batch = [first]
         deadline = time.monotonic() + max_wait
         while not stop.is_set():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -25,6 +26,10 @@ def test_build_then_noop_then_explain_and_list(tmp_path, capsys, backends):
     report = tmp_path / "r.json"
     assert main(["build", str(root), "-j", "2", "--report", str(report)]) == 0
     assert set(json.loads(report.read_text())["built"]) == names(backends, A0, A1, B)
+    spirv_val = shutil.which("spirv-val")
+    for spv in (root / "out").rglob("*.spv") if spirv_val else ():
+        proc = subprocess.run([spirv_val, "--target-env", "vulkan1.1", str(spv)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
     assert main(["build", str(root), "--report", str(report)]) == 0
     data = json.loads(report.read_text())
     assert data["built"] == [] and data["ok"] is True

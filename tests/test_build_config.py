@@ -269,3 +269,10 @@ def test_select_by_glob_name_and_id(tmp_path):
     assert select(targets, [targets[2].tid]) == [targets[2]]
     assert select(targets, [targets[3].name]) == [targets[3]]
     assert plan(load_project(str(root)), backends=["dxil"]) == [t for t in targets if t.backend == "dxil"]
+
+
+def test_project_file_is_found_from_a_subdirectory(tmp_path):
+    root = write(tmp_path / "proj", BASE)
+    assert load_project(str(root / "shaders")).config_path == str(root / "shaderbuild.toml")
+    with pytest.raises(ConfigFileError, match="no shaderbuild.toml"):
+        load_project(str(tmp_path))

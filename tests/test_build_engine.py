@@ -37,6 +37,8 @@ REPO = TESTS_DIR.parent
 
 # --- a deterministic stand-in compiler ------------------------------------------------------
 
+# CompileResult.disassembly became a lazy property over `disassembly_source`
+_DISASSEMBLY_FIELD = "disassembly_source" if hasattr(CompileResult, "disassembly_source") else "disassembly"
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 _RESOURCE = re.compile(r"(\w+)\s*:\s*register\(\s*([a-z])(\d+)\s*\)")
 
@@ -91,8 +93,10 @@ def fake_compile(path, options, *, text=None, reader=None, host=None):
             reg = str(int(reg) + 1)
         resources.append({"name": name, "hlsl": {"class": cls, "register": int(reg), "space": 0, "count": 1}})
     digest = hashlib.sha256(f"{options.target}|{options.profile}|{options.entry}|{body}".encode()).digest()
-    return CompileResult(ok=True, binary=digest * 4, manifest={"resources": resources},
-                         disassembly=f"; {options.target}\n{body}\n", dependencies=deps, sources=sources)
+    result = CompileResult(ok=True, binary=digest * 4, manifest={"resources": resources}, dependencies=deps,
+                           sources=sources)
+    setattr(result, _DISASSEMBLY_FIELD, f"; {options.target}\n{body}\n")
+    return result
 
 
 # --- the real compiler, when it works ------------------------------------------------------
@@ -516,6 +520,7 @@ def test_blob_header_and_index_outputs(tmp_path, compiler):
         for key in blob:
             t = targets[f"shaders/a.hlsl:main[{key}]@{backend}"]
             assert blob[key] == Path(t.outputs["binary"]).read_bytes()
+        assert Path(targets[f"{A1}@{backend}"].outputs["disassembly"]).read_text().startswith(";")
         header = Path(targets[f"{A1}@{backend}"].outputs["header"]).read_text()
         data = Path(targets[f"{A1}@{backend}"].outputs["binary"]).read_bytes()
         assert f"_size = {len(data)}u;" in header

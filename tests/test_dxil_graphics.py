@@ -88,3 +88,25 @@ def test_compute_only_operation_in_pixel_shader_is_rejected():
     with pytest.raises(CompileError) as exc:
         compile_ir(m, "ps_6_0")
     assert "SV_DispatchThreadID" in str(exc.value)
+
+
+def test_texture_sample_and_load():
+    """float4 main(float2 uv : TEXCOORD0) : SV_Target { return tex.Sample(samp, uv) + tex.Load(int3(1, 2, 0)); }"""
+    tex = ir.Variable("tex", ir.Resource("Texture2D", F4), ir.Storage.UNIFORM, binding=ir.Binding("t", 3))
+    samp = ir.Variable("samp", ir.Resource("SamplerState"), ir.Storage.UNIFORM, binding=ir.Binding("s", 1))
+    iuv = io("in.TEXCOORD0", F2, ir.Storage.INPUT, "TEXCOORD", 0, location=0)
+    otgt = io("out.SV_Target0", F4, ir.Storage.OUTPUT, "SV_Target", 0, location=0)
+    sample = ir.Intrinsic("Sample", [ir.VarRef(tex), ir.VarRef(samp), ir.Load(ir.VarRef(iuv), F2)], F4)
+    load = ir.Intrinsic("Load", [ir.VarRef(tex), ir.Const(ir.Vector(ir.INT, 3), (1, 2, 0))], F4)
+    m = module("pixel", [iuv], [otgt], [ir.Store(ir.VarRef(otgt), ir.Binary("add", sample, load, F4))])
+    m.globals[:0] = [tex, samp]
+    c = check_dxil(compile_ir(m, "ps_6_0").container)
+    assert "@dx.op.createHandle(i32 57, i8 0, i32 0, i32 3, i1 false)" in c.ir        # SRV t3
+    assert "@dx.op.createHandle(i32 57, i8 3, i32 0, i32 1, i1 false)" in c.ir        # sampler s1
+    assert ("@dx.op.sample.f32(i32 60, %dx.types.Handle %" in c.ir
+            and "float undef, float undef, i32 undef, i32 undef, i32 undef, float undef)" in c.ir)
+    assert "@dx.op.textureLoad.f32(i32 66, %dx.types.Handle %" in c.ir and "i32 0, i32 1, i32 2, i32 undef" in c.ir
+    assert '!"tex", i32 0, i32 3, i32 1, i32 2, i32 0, !' in c.ir                    # Texture2D, F32 tag below
+    assert "!{i32 0, i32 9}" in c.ir
+    psv = parts(c)["PSV0"]["PSVInfo"]
+    assert [(r["Type"], r["LowerBound"], r["Kind"]) for r in psv["Resources"]] == [(1, 1, 14), (3, 3, 2)]

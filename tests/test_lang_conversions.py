@@ -6,7 +6,7 @@ forms, unsuffixed literals adopting the other operand's type)."""
 from __future__ import annotations
 
 import pytest
-from lang_util import SlotTable, case, compile_ok, f32, table_test
+from lang_util import SlotTable, case, compile_ok, f32, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -33,8 +33,6 @@ IMPLICIT = SlotTable("implicit_conversions", "float", [
     case("bool_to_int_arith", "int i = (one > 0) + (two > 0); R = i;", 2.0, stmt=True),
     case("int_to_float_in_arith", "R = one / 2 + fhalf;", 0.5, stmt=True),  # int division first
     case("int_promoted_by_float_operand", "R = two / (2.0 * fone * 2);", 0.5, stmt=True),
-    case("uint_int_compare_unsigned", "uint u = 1; R = (m1 < u) ? 1 : 0;", 0.0, stmt=True,
-         xfail={"all": LITERAL_ID_BUG}),
     case("int_to_uint_wraps", "uint u = m1; R = (float)(u == 0xFFFFFFFFu);", 1.0, stmt=True),
     case("splat_scalar_to_vector", "float4 v = fhalf; R = v.x + v.y + v.z + v.w;", 2.0, stmt=True),
     case("splat_int_to_float_vector", "float3 v = two; R = v.x + v.y + v.z;", 6.0, stmt=True),
@@ -155,3 +153,15 @@ def test_explicit_cast_does_not_warn():
     src = ("RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n"
            "    float2 t = (float2)float4(1, 2, 3, 4); float s = (float)t;\n    Out[0] = t.x + s;\n}\n")
     assert [d for d in compile_ok(src).diagnostics if d.severity == "warning"] == []
+
+LITERAL_STRESS_BLOCK = "    { float R = (float)0; uint u = 1; R = (m1 < u) ? 1 : 0; Out[%d] = R; }\n"
+LITERAL_STRESS = ("RWStructuredBuffer<float> Out : register(u0);\nStructuredBuffer<int> In : register(t1);\n"
+                  "[numthreads(1, 1, 1)]\nvoid main() {\n    int m1 = In[0];\n"
+                  + "".join(LITERAL_STRESS_BLOCK % i for i in range(64)) + "}\n")
+
+
+@pytest.mark.xfail(strict=True, reason=LITERAL_ID_BUG)
+def test_int_uint_compare_is_unsigned_every_time():
+    """64 copies of `int < uint`: every one must compare unsigned (-1 -> 0xFFFFFFFF, not less than 1)."""
+    got = run_cs(LITERAL_STRESS, {"Out": ("float", 64)}, {"In": ("int", [-1])})["Out"]
+    assert got == [0.0] * 64

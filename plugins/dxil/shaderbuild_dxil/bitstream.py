@@ -19,6 +19,22 @@ _CHAR6 = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._"
 _CHAR6_INDEX = {ord(c): i for i, c in enumerate(_CHAR6)}
 
 
+def _vbr(value: int, width: int) -> tuple[int, int]:
+    """(bits, bit count) of `value` as a VBR-`width` field."""
+    if value < 0:
+        raise ValueError("VBR fields are unsigned")
+    threshold = 1 << (width - 1)
+    if value < threshold:
+        return value, width
+    mask = threshold - 1
+    acc = n = 0
+    while value >= threshold:
+        acc |= ((value & mask) | threshold) << n
+        n += width
+        value >>= width - 1
+    return acc | value << n, n + width
+
+
 def is_char6(text: str) -> bool:
     return all(ord(c) in _CHAR6_INDEX for c in text)
 
@@ -90,13 +106,8 @@ class BitstreamWriter:
             self._nbits -= 32
 
     def emit_vbr(self, value: int, width: int) -> None:
-        if value < 0:
-            raise ValueError("VBR fields are unsigned")
-        threshold = 1 << (width - 1)
-        while value >= threshold:
-            self.emit((value & (threshold - 1)) | threshold, width)
-            value >>= width - 1
-        self.emit(value, width)
+        bits, n = _vbr(value, width)
+        self.emit(bits, n)
 
     def align32(self) -> None:
         if self._nbits:
@@ -171,12 +182,17 @@ class BitstreamWriter:
 
     # ------------------------------------------------------------ records
     def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
-        if abbrev == 0:
-            self.emit(UNABBREV_RECORD, self.abbrev_width)
-            self.emit_vbr(code, 6)
-            self.emit_vbr(len(ops), 6)
+        if abbrev == 0:                      # packed into one field: far fewer calls for long records
+            acc, n = _vbr(code, 6)
+            b, k = _vbr(len(ops), 6)
+            acc |= b << n
+            n += k
             for v in ops:
-                self.emit_vbr(v, 6)
+                b, k = _vbr(v, 6)
+                acc |= b << n
+                n += k
+            self.emit(UNABBREV_RECORD, self.abbrev_width)
+            self.emit(acc, n)
             return
         self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, [code, *ops])
 

@@ -58,6 +58,10 @@ def component_offsets(t: ir.Type, rule: str, row_major: bool = False) -> tuple[i
     raise error(f"type '{t}' cannot be stored in a buffer")
 
 
+def _is64(s: ir.Scalar) -> bool:
+    return s.kind != "bool" and s.width == 64
+
+
 def _runs(scalars: list[ir.Scalar], offsets: list[int], comps: list[int], limit: int = 4) -> list[list[int]]:
     """Group components into runs of <= 4 consecutive same-typed values."""
     runs: list[list[int]] = []
@@ -109,22 +113,50 @@ class BufferAccess:
         out: list[Value | None] = [None] * len(scalars)
         if p.res.shape not in (STRUCTURED, RAW):
             return self._typed_read(p, scalars)
-        for run in _runs(scalars, offs, list(range(len(scalars)))):
+        split = L.sm < (6, 3)                   # 64-bit raw loads/stores need SM 6.3: use i32 pairs
+        for run in _runs(scalars, offs, list(range(len(scalars))), 2 if split and _is64(scalars[0]) else 4):
             s = scalars[run[0]]
             mt = memory_scalar(s)
-            ov = overload_name(mt)
-            coords = buffer_coords(L, p, offs[run[0]])
-            mask = ConstInt(T.i8, (1 << len(run)) - 1)
-            if L.sm >= (6, 2):
-                rr = L.ops.call(L.b, "RawBufferLoad", ov, [p.handle, coords[0], coords[1], mask,
-                                                            ConstInt(T.i32, _size(s))])
-            else:
-                if mt.width == 64:
-                    raise error("64-bit buffer loads require shader model 6.3")
-                rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]])
-            for k, c in enumerate(run):
-                out[c] = to_register(L, L.b.extract_value(rr, k), s)
+            if split and mt.width == 64:
+                words = self._load_words(p, offs[run[0]], 2 * len(run))
+                for k, c in enumerate(run):
+                    out[c] = self._join64(words[2 * k], words[2 * k + 1], mt)
+                continue
+            for k, v in enumerate(self._load_run(p, offs[run[0]], mt, len(run))):
+                out[run[k]] = to_register(L, v, s)
         return out  # type: ignore[return-value]
+
+    def _load_run(self, p: BufferPlace, offset: int, mt: T.Type, n: int) -> list[Value]:
+        L = self.L
+        ov = overload_name(mt)
+        coords = buffer_coords(L, p, offset)
+        if L.sm >= (6, 2):
+            mask = ConstInt(T.i8, (1 << n) - 1)
+            rr = L.ops.call(L.b, "RawBufferLoad", ov, [p.handle, coords[0], coords[1], mask,
+                                                        ConstInt(T.i32, max(1, mt.width // 8))])
+        else:
+            rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]])
+        return [L.b.extract_value(rr, k) for k in range(n)]
+
+    def _load_words(self, p: BufferPlace, offset: int, n: int) -> list[Value]:
+        out: list[Value] = []
+        for start in range(0, n, 4):
+            out += self._load_run(p, offset + 4 * start, T.i32, min(4, n - start))
+        return out
+
+    def _join64(self, lo: Value, hi: Value, mt: T.Type) -> Value:
+        L = self.L
+        if mt == T.double:
+            return L.ops.call(L.b, "MakeDouble", "f64", [lo, hi])
+        wide = L.b.shl(L.b.zext(hi, T.i64), ConstInt(T.i64, 32))
+        return L.b.or_(wide, L.b.zext(lo, T.i64))
+
+    def _split64(self, v: Value) -> list[Value]:
+        L = self.L
+        if v.type == T.double:
+            pair = L.ops.call(L.b, "SplitDouble", "f64", [v])
+            return [L.b.extract_value(pair, 0), L.b.extract_value(pair, 1)]
+        return [L.b.trunc(v, T.i32), L.b.trunc(L.b.lshr(v, ConstInt(T.i64, 32)), T.i32)]
 
     def _typed_read(self, p: BufferPlace, scalars: list[ir.Scalar]) -> list[Value]:
         L = self.L
@@ -150,19 +182,29 @@ class BufferAccess:
         vals = dict(zip(comps, values, strict=True))
         if p.res.shape not in (STRUCTURED, RAW):
             return self._typed_write(p, scalars, vals)
-        for run in _runs(scalars, offs, comps):
+        split = L.sm < (6, 3)
+        for run in _runs(scalars, offs, comps, 2 if split and _is64(scalars[comps[0]]) else 4):
             s = scalars[run[0]]
             mt = memory_scalar(s)
-            ov = overload_name(mt)
-            coords = buffer_coords(L, p, offs[run[0]])
-            v = [to_memory(L, vals[c], s) for c in run] + [Undef(mt)] * (4 - len(run))
-            mask = ConstInt(T.i8, (1 << len(run)) - 1)
-            if L.sm >= (6, 2):
-                L.ops.call(L.b, "RawBufferStore", ov, [p.handle, coords[0], coords[1], *v, mask,
-                                                        ConstInt(T.i32, _size(s))])
-            else:
-                L.ops.call(L.b, "BufferStore", ov, [p.handle, coords[0], coords[1], *v, mask])
+            vs = [to_memory(L, vals[c], s) for c in run]
+            if split and mt.width == 64:
+                words = [w for v in vs for w in self._split64(v)]
+                self._store_run(p, offs[run[0]], T.i32, words)
+                continue
+            self._store_run(p, offs[run[0]], mt, vs)
         return None
+
+    def _store_run(self, p: BufferPlace, offset: int, mt: T.Type, values: list[Value]) -> None:
+        L = self.L
+        ov = overload_name(mt)
+        coords = buffer_coords(L, p, offset)
+        v = values + [Undef(mt)] * (4 - len(values))
+        mask = ConstInt(T.i8, (1 << len(values)) - 1)
+        if L.sm >= (6, 2):
+            L.ops.call(L.b, "RawBufferStore", ov, [p.handle, coords[0], coords[1], *v, mask,
+                                                    ConstInt(T.i32, max(1, mt.width // 8))])
+        else:
+            L.ops.call(L.b, "BufferStore", ov, [p.handle, coords[0], coords[1], *v, mask])
 
     def _typed_write(self, p: BufferPlace, scalars: list[ir.Scalar], vals: dict[int, Value]) -> None:
         L = self.L

@@ -23,41 +23,44 @@ def _removable(inst: Instruction) -> bool:
     return False
 
 
+def _operands(inst: Instruction) -> list:
+    if inst.op == "phi":
+        return [v for v, _ in inst.attrs["incoming"]]
+    return inst.operands
+
+
 def eliminate_dead_code(f: Function) -> int:
+    """Worklist DCE over use counts; then allocas that are only ever stored to."""
+    uses: dict[int, int] = {}
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            for op in _operands(inst):
+                uses[id(op)] = uses.get(id(op), 0) + 1
+    dead: set[int] = set()
+    work = [i for bb in f.blocks for i in bb.instructions if i.has_value and not uses.get(id(i)) and _removable(i)]
+    while work:
+        inst = work.pop()
+        if id(inst) in dead:
+            continue
+        dead.add(id(inst))
+        for op in _operands(inst):
+            n = uses[id(op)] - 1
+            uses[id(op)] = n
+            if n == 0 and isinstance(op, Instruction) and op.has_value and _removable(op):
+                work.append(op)
+    # allocas whose only uses are as the pointer of stores
+    stored_only = {id(i) for i in (f.blocks[0].instructions if f.blocks else []) if i.op == "alloca"}
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            if id(inst) in dead:
+                continue
+            for k, op in enumerate(_operands(inst)):
+                if id(op) in stored_only and not (inst.op == "store" and k == 1):
+                    stored_only.discard(id(op))
     removed = 0
-    while True:
-        used: set[int] = set()
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                for op in inst.operands:
-                    used.add(id(op))
-                if inst.op == "phi":
-                    for v, _ in inst.attrs["incoming"]:
-                        used.add(id(v))
-        dead = 0
-        for bb in f.blocks:
-            keep = []
-            for inst in bb.instructions:
-                if inst.has_value and id(inst) not in used and _removable(inst):
-                    dead += 1
-                    continue
-                keep.append(inst)
-            bb.instructions = keep
-        # allocas that are only stored to are dead too
-        loaded = set()
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                for k, op in enumerate(inst.operands):
-                    if not (inst.op == "store" and k == 1):
-                        loaded.add(id(op))
-        write_only = {id(i) for i in f.blocks[0].instructions if i.op == "alloca" and id(i) not in loaded} \
-            if f.blocks else set()
-        if write_only:
-            for bb in f.blocks:
-                before = len(bb.instructions)
-                bb.instructions = [i for i in bb.instructions
-                                   if id(i) not in write_only and not (i.op == "store" and id(i.operands[1]) in write_only)]
-                dead += before - len(bb.instructions)
-        removed += dead
-        if not dead:
-            return removed
+    for bb in f.blocks:
+        before = len(bb.instructions)
+        bb.instructions = [i for i in bb.instructions if id(i) not in dead and id(i) not in stored_only
+                           and not (i.op == "store" and id(i.operands[1]) in stored_only)]
+        removed += before - len(bb.instructions)
+    return removed

@@ -70,7 +70,11 @@ def shader_flags(lm: LoweredModule) -> int:
 
 
 def feature_info(lm: LoweredModule) -> int:
-    return sum(FEATURE_BITS.get(f, 0) for f in _used_features(lm))
+    """SFI0 bits; minimum precision and native low precision are exclusive (DXC GetFeatureInfo)."""
+    feats = _used_features(lm)
+    if "native_low_precision" in feats:
+        feats.discard("low_precision")
+    return sum(FEATURE_BITS.get(f, 0) for f in feats)
 
 
 def add_metadata(lm: LoweredModule) -> None:

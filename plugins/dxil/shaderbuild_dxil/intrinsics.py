@@ -506,6 +506,78 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     raise error(f"'{e.name}' needs a buffer element or groupshared destination")
 
 
+# ---------------------------------------------------------------- textures
+# texture kind -> (coordinate count, offset count)
+TEXTURE_DIMS = {"Texture1D": (1, 1), "Texture1DArray": (2, 1), "Texture2D": (2, 2), "Texture2DArray": (3, 2),
+                "Texture3D": (3, 3), "TextureCube": (3, 0), "TextureCubeArray": (4, 0),
+                "Texture2DMS": (2, 2), "Texture2DMSArray": (3, 2)}
+# method -> (dx.op, names of the scalar arguments after coordinates/offsets, whether a clamp operand follows)
+SAMPLE_METHODS = {
+    "Sample": ("Sample", (), True), "SampleBias": ("SampleBias", ("bias",), True),
+    "SampleLevel": ("SampleLevel", ("lod",), False), "SampleGrad": ("SampleGrad", ("ddx", "ddy"), True),
+    "SampleCmp": ("SampleCmp", ("cmp",), True), "SampleCmpLevelZero": ("SampleCmpLevelZero", ("cmp",), False),
+}
+
+
+def _texture_kind(L: FunctionLowerer, e: ir.Expr) -> str:
+    t = e.type
+    while isinstance(t, ir.Array):
+        t = t.elem
+    kind = t.kind[2:] if t.kind.startswith("RW") else t.kind
+    if kind not in TEXTURE_DIMS:
+        raise error(f"'{t}' is not a texture")
+    return kind
+
+
+def _pad(vals: list[Value], n: int, t: T.Type) -> list[Value]:
+    return vals[:n] + [Undef(t)] * (n - len(vals[:n]))
+
+
+@intrinsic(*SAMPLE_METHODS)
+def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """tex.Sample*(sampler, location, [extra...], [offset]) -> ResRet components."""
+    op, extra_names, has_clamp = SAMPLE_METHODS[e.name]
+    kind = _texture_kind(L, e.args[0])
+    ncoord, noff = TEXTURE_DIMS[kind]
+    tex = L.handle(L.resource_place(e.args[0]))
+    samp = L.handle(L.resource_place(e.args[1]))
+    coords = L.expr(e.args[2])
+    rest = e.args[3:]
+    extra: list[Value] = []
+    for name in extra_names:
+        if not rest:
+            raise error(f"'{e.name}' needs a {name} argument")
+        vals = L.expr(rest[0])
+        rest = rest[1:]
+        extra += _pad(vals, 3, T.f32) if name in ("ddx", "ddy") else vals[:1]
+    offsets = L.expr(rest[0]) if rest and noff else []
+    args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
+            *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff), *extra]
+    if has_clamp:
+        args.append(Undef(T.f32))
+    n = len(component_types(e.type))
+    ov = overload_name(llvm_scalar(ir.scalar_of(e.type)))
+    rr = L.ops.call(L.b, op, ov, args)
+    return [L.b.extract_value(rr, k) for k in range(n)]
+
+
+@intrinsic("Load")
+def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """tex.Load(int3(x, y, mip) [, offset]) -> TextureLoad."""
+    kind = _texture_kind(L, e.args[0])
+    ncoord, noff = TEXTURE_DIMS[kind]
+    res = L.resource_place(e.args[0])
+    loc = L.expr(e.args[1])
+    is_uav = res.res.res_class == "UAV"
+    mip = Undef(T.i32) if is_uav or "MS" in kind else loc[ncoord]
+    offsets = L.expr(e.args[2]) if len(e.args) > 2 and noff else []
+    args = [L.handle(res), mip, *_pad(loc, ncoord, T.i32), *[Undef(T.i32)] * (3 - ncoord),
+            *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff)]
+    n = len(component_types(e.type))
+    rr = L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.scalar_of(e.type))), args)
+    return [L.b.extract_value(rr, k) for k in range(n)]
+
+
 SUPPORTED = frozenset(_HANDLERS)
 
 

@@ -55,6 +55,8 @@ _FLOAT_BINOPS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv", "mo
 _INT_BINOPS = {"add": "add", "sub": "sub", "mul": "mul", "shl": "shl", "bitand": "and", "bitor": "or",
                "bitxor": "xor", "land": "and", "lor": "or"}
 _SIGNED_BINOPS = {"div": ("sdiv", "udiv"), "mod": ("srem", "urem"), "shr": ("ashr", "lshr")}
+_INT_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+             "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b}
 _FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _ICMP_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
 _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
@@ -453,8 +455,15 @@ class FunctionLowerer:
             elif op in _SIGNED_BINOPS:
                 out.append(self.b.binop(_SIGNED_BINOPS[op][0 if s.kind == "int" else 1], x, y))
             else:
-                out.append(self.b.binop(_INT_BINOPS[op], x, y))
+                out.append(self.int_binop(_INT_BINOPS[op], x, y))
         return out
+
+    def int_binop(self, name: str, x: Value, y: Value) -> Value:
+        """An integer binop, folded when both operands are constants."""
+        fold = _INT_FOLD.get(name)
+        if fold is not None and isinstance(x, ConstInt) and isinstance(y, ConstInt):
+            return ConstInt(x.type, fold(x.value, y.value))
+        return self.b.binop(name, x, y)
 
     def _select(self, e: ir.Select) -> list[Value]:
         c, a, b = self.expr(e.cond), self.expr(e.true), self.expr(e.false)

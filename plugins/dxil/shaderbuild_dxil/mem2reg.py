@@ -109,10 +109,14 @@ def promote_allocas(f: Function) -> int:
     slot_of = {id(a): n for n, a in enumerate(allocas)}
     # phi placement
     phis: dict[tuple[int, int], Instruction] = {}
+    def_blocks: dict[int, set[int]] = {id(a): set() for a in allocas}
+    for bb in rpo:
+        for i in bb.instructions:
+            if i.op == "store" and id(i.operands[1]) in def_blocks:
+                def_blocks[id(i.operands[1])].add(id(bb))
     for n, a in enumerate(allocas):
         t = a.attrs["allocated"]
-        defs = {id(i.parent) for bb in rpo for i in bb.instructions
-                if i.op == "store" and i.operands[1] is a}
+        defs = def_blocks[id(a)]
         work = list(defs)
         placed: set[int] = set()
         while work:

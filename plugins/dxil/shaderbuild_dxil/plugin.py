@@ -19,4 +19,6 @@ def shaderbuild_compile(module, target, options):
     from .disasm import disassemble
 
     out = compile_dxil(module, options)
-    return BackendResult(binary=out.container, reflection={"dxil": out.reflection()}, disassembly=disassemble(out))
+    # the --Fc text is produced only when somebody asks for it
+    return BackendResult(binary=out.container, reflection={"dxil": out.reflection()},
+                         disassembly=lambda: disassemble(out))

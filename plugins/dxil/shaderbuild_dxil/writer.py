@@ -103,6 +103,7 @@ class _Enumerator:
         self.value_ids: dict[object, int] = {}
         self.mds: list[Metadata] = []
         self.md_ids: dict[int, int] = {}
+        self._md_unique: dict[tuple, int] = {}
         self.attr_sets: list[tuple[str, ...]] = []
         for g in module.globals:
             self._add_value(g)
@@ -186,17 +187,26 @@ class _Enumerator:
 
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
+        """Number metadata operands first; equal strings, values and tuples share one id (uniquing)."""
         if id(md) in self.md_ids:
             return
         if isinstance(md, MDNode):
             for op in md.ops:
                 if op is not None:
                     self._add_md(op)
+            key: tuple = ("node", tuple(-1 if op is None else self.md_ids[id(op)] for op in md.ops))
         elif isinstance(md, MDValue):
             self.type_of(md.value.type)
             if not isinstance(md.value, GlobalValue):
                 self._add_constant(md.value)
-        self.md_ids[id(md)] = len(self.mds)
+            key = ("value", self._key(md.value))
+        else:
+            key = ("string", md.text)
+        existing = self._md_unique.get(key)
+        if existing is not None:
+            self.md_ids[id(md)] = existing
+            return
+        self._md_unique[key] = self.md_ids[id(md)] = len(self.mds)
         self.mds.append(md)
 
     # ---- functions

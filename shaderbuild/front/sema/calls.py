@@ -30,6 +30,12 @@ class CallLowering:
         if not isinstance(callee, ast.Name):
             raise error("called object is not a function", e.loc)
         sym = self.scope.lookup(callee.name)
+        this_struct = self.fn_info.method_of if self.fn_info is not None else None
+        if this_struct is not None and callee.name in self.methods.get(this_struct.name, {}) \
+                and not isinstance(sym, FuncSymbol | TypeSymbol):
+            this_var = self.fn.params[0].var
+            return self.user_call(callee.name, self.methods[this_struct.name][callee.name], e.args, e.loc,
+                                  this=ir.VarRef(this_var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
         if isinstance(sym, FuncSymbol):
@@ -66,34 +72,48 @@ class CallLowering:
     # ------------------------------------------------------------ user calls
     def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
                   this: ir.Expr | None = None) -> ir.Expr:
-        values: list[ir.Expr | None] = []
+        # each argument is lowered exactly once: places stay places (for out/inout), the rest become values
+        values: list[ir.Expr] = []
+        is_place: list[bool] = []
         for a in args:
-            values.append(None if self.is_place_expr(a) else self.rvalue(a))
-        arg_types = [v.type if v is not None else self.place(a, for_write=False).type for a, v in zip(args, values)]
-        best = self.resolve_overload(name, overloads, args, values, arg_types, loc)
-        return self.emit_call(best, args, values, loc, this)
+            p = self.is_place_expr(a)
+            is_place.append(p)
+            values.append(self.place(a, for_write=False) if p else self.rvalue(a))
+        best = self.resolve_overload(name, overloads, args, values, loc)
+        if any(isinstance(t, ir.Array) and t.size is None for t in best.param_types):
+            best = self.specialize(best, [v.type for v in values])
+        return self.emit_call(best, args, values, is_place, loc, this)
 
-    def resolve_overload(self, name, overloads, args, values, arg_types, loc) -> FuncInfo:
+    def resolve_overload(self, name, overloads, args, values, loc) -> FuncInfo:
         viable: list[tuple[list[int], FuncInfo]] = []
+        rejections: list[tuple[FuncInfo, str, SourceLoc]] = []
         for f in overloads:
             n_req = sum(1 for p in f.decl.params if p.init is None)
             if not n_req <= len(args) <= len(f.param_types):
+                want = f"{n_req}" if n_req == len(f.param_types) else f"{n_req} to {len(f.param_types)}"
+                rejections.append((f, f"requires {want} argument{'s' if len(f.param_types) != 1 else ''}, "
+                                      f"but {len(args)} {'was' if len(args) == 1 else 'were'} provided", f.decl.loc))
                 continue
             costs = []
-            for v, at, pt in zip(values, arg_types, f.param_types):
-                lit = v is not None and self.is_literal(v)
-                c = conversion_cost(at, pt, lit)
-                if c is None and isinstance(at, ir.Array) and isinstance(pt, ir.Array) and at.elem == pt.elem \
-                        and pt.size is None and at.size is not None:
+            for i, (a, v, pt) in enumerate(zip(args, values, f.param_types)):
+                c = conversion_cost(v.type, pt, self.is_literal(v))
+                if c is None and isinstance(v.type, ir.Array) and isinstance(pt, ir.Array) and v.type.elem == pt.elem \
+                        and pt.size is None and v.type.size is not None:
                     c = 1
                 if c is None:
+                    rejections.append((f, f"cannot convert '{v.type}' to '{pt}'", a.loc))
                     break
                 costs.append(c)
             else:
                 viable.append((costs, f))
         if not viable:
-            notes = [Diagnostic("note", f"candidate function not viable: {f.signature()}", f.decl.loc) for f in overloads]
-            tys = ", ".join(str(t) for t in arg_types)
+            if len(overloads) == 1 and rejections[0][2] is not overloads[0].decl.loc:
+                # one candidate: name the failing argument conversion at the argument
+                raise error(rejections[0][1], rejections[0][2],
+                            [Diagnostic("note", f"in call to '{overloads[0].signature()}'", overloads[0].decl.loc)])
+            notes = [Diagnostic("note", f"candidate function not viable: {f.signature()}: {why}", f.decl.loc)
+                     for f, why, _ in rejections]
+            tys = ", ".join(str(v.type) for v in values)
             raise error(f"no matching function for call to '{name}' with arguments ({tys})", loc, notes)
         best = [v for v in viable if not any(self._better(o[0], v[0]) for o in viable if o is not v)]
         if len(best) != 1:
@@ -105,7 +125,25 @@ class CallLowering:
     def _better(a: list[int], b: list[int]) -> bool:
         return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
 
-    def emit_call(self, f: FuncInfo, args, values, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:
+    def specialize(self, f: FuncInfo, arg_types: list[ir.Type]) -> FuncInfo:
+        """An instance of a function with unsized array parameters for the argument
+        sizes of this call (arrays are passed by value, so each size is its own copy)."""
+        types = [at if isinstance(pt, ir.Array) and pt.size is None else pt
+                 for pt, at in zip(f.param_types, arg_types)] + f.param_types[len(arg_types):]
+        key = tuple(types)
+        inst = f.instances.get(key)
+        if inst is None:
+            sizes = ",".join(str(t.size) for t, pt in zip(types, f.param_types) if isinstance(pt, ir.Array) and pt.size is None)
+            irf = ir.Function(f"{f.ir_func.name}<{sizes}>", [], f.return_type, loc=f.decl.loc)
+            inst = FuncInfo(f.decl, types, f.param_dirs, f.return_type, irf, method_of=f.method_of)
+            f.instances[key] = inst
+            self.funcs.append(inst)
+            with self.function_context():
+                self.scope = self.global_scope
+                self.function_body(inst)
+        return inst
+
+    def emit_call(self, f: FuncInfo, args, values, is_place, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:
         self.record_call(f, loc)
         call_args: list[ir.Expr] = []
         writebacks: list[tuple[ir.Expr, ir.Variable]] = []
@@ -120,21 +158,22 @@ class CallLowering:
                 default = f.decl.params[i].init
                 call_args.append(self.convert(self.rvalue(default), pt, default.loc))
                 continue
-            a = args[i]
+            a, v = args[i], values[i]
             if d == "in":
-                v = values[i] if values[i] is not None else self.rvalue(a)
-                if isinstance(pt, ir.Array) and pt.size is None:
-                    pt = v.type
-                call_args.append(self.convert(v, pt, a.loc))
+                value = self.load(v) if is_place[i] else v
+                call_args.append(self.convert(value, pt, a.loc))
                 continue
-            if not self.is_place_expr(a):
+            if not is_place[i]:
                 raise error(f"cannot bind non-lvalue argument to {d} parameter '{f.decl.params[i].name}'", a.loc)
-            place = self.place(a, for_write=True)
+            self.check_writable(v, a)
             tmp = self.temp(pt)
             if d == "inout":
-                self.emit(ir.Store(ir.VarRef(tmp), self.convert(self.load(place), pt, a.loc)))
+                self.emit(ir.Store(ir.VarRef(tmp), self.convert(self.load(v), pt, a.loc)))
+            else:
+                # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
+                self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))
             call_args.append(ir.VarRef(tmp))
-            writebacks.append((place, tmp))
+            writebacks.append((v, tmp))
         call = ir.Call(f.ir_func, call_args, f.return_type)
         result = None
         if isinstance(f.return_type, ir.VoidType):
@@ -148,6 +187,31 @@ class CallLowering:
         if result is None:
             return _VoidValue(loc)
         return self.load(ir.VarRef(result))
+
+    def zero(self, t: ir.Type) -> ir.Expr:
+        """The all-zero value of a type."""
+        if isinstance(t, ir.Scalar):
+            return ir.Const(t, False if t.kind == "bool" else 0.0 if t.is_float else 0)
+        if isinstance(t, ir.Vector):
+            z = self.zero(t.elem).value
+            return ir.Const(t, (z,) * t.size)
+        if isinstance(t, ir.Matrix):
+            return ir.Construct(t, [self.zero(ir.vec(t.elem, t.cols)) for _ in range(t.rows)])
+        if isinstance(t, ir.Array):
+            return ir.Construct(t, [self.zero(t.elem) for _ in range(t.size or 0)])
+        if isinstance(t, ir.Struct):
+            return ir.Construct(t, [self.zero(f.type) for f in t.fields])
+        raise error(f"an 'out' parameter of type '{t}' is not supported")
+
+    def check_writable(self, place: ir.Expr, a: ast.Expr) -> None:
+        root = place
+        while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            root = root.base
+        if isinstance(root, ir.VarRef) and (root.var.const or root.var.storage is ir.Storage.UNIFORM):
+            what = "const-qualified" if root.var.const else "uniform"
+            raise error(f"cannot assign to {what} variable '{root.var.name}'", a.loc)
+        if isinstance(root, ir.BufferElem) and not root.resource.type.kind.startswith("RW"):
+            raise error(f"cannot assign to an element of read-only resource type '{root.resource.type}'", a.loc)
 
     # ------------------------------------------------------------ intrinsics
     def check_stage(self, name: str, stages, min_sm, loc: SourceLoc) -> None:
@@ -272,6 +336,8 @@ class CallLowering:
             return with_scalar(ut, ir.UINT)
         if pattern == "I":
             return with_scalar(ut, ir.INT)
+        if pattern == "F":
+            return with_scalar(ut, ir.FLOAT)
         if pattern == "b":
             return ir.BOOL
         if pattern == "u":

@@ -43,7 +43,7 @@ class ExprLowering:
 
     # ---------------------------------------------------------------- helpers
     def lit(self, e: ir.Const) -> ir.Const:
-        self.literals.add(id(e))
+        self.literals[id(e)] = e   # keeps e alive, so its id is never reused
         return e
 
     def is_literal(self, e: ir.Expr) -> bool:
@@ -351,11 +351,9 @@ class ExprLowering:
         if not ir.is_numeric(ta) or not ir.is_numeric(tb):
             raise error(f"invalid operands to binary expression ('{ta}' and '{tb}')", loc)
         sa, sb = ir.scalar_of(ta), ir.scalar_of(tb)
-        shape, truncated = common_shape(ta, tb)
+        shape, _ = common_shape(ta, tb)
         if shape is None:
             raise error(f"invalid operands to binary expression ('{ta}' and '{tb}')", loc)
-        if truncated:
-            self.warn("implicit truncation of vector type", loc)
         s = common_scalar(sa, sb, self.is_literal(a), self.is_literal(b))
         if op in BIT_OPS:
             if s.is_float:

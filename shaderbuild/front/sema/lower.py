@@ -32,9 +32,9 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
         self.options = options
         self.profile = profile
         self.sink = sink
-        self.scope = Scope()
+        self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
-        self.literals: set[int] = set()
+        self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
@@ -50,6 +50,16 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
         self.out.append(s)
+
+    @contextlib.contextmanager
+    def function_context(self):
+        """Save and restore the current function (to lower another body in the middle of one)."""
+        saved = (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth, self.scope)
+        try:
+            yield
+        finally:
+            (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth,
+             self.scope) = saved
 
     @contextlib.contextmanager
     def collect(self, into: list[ir.Stmt]):
@@ -355,6 +365,10 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
+            for p in irf.params:
+                if p.direction == "out" and p.var.name != "this" and not definitely_assigned(irf.body, p.var):
+                    self.sink.warning(f"'out' parameter '{p.var.name}' is not assigned on every path through "
+                                      f"'{d.name}'; the caller receives zero there", p.var.loc)
         finally:
             self.pop_scope()
             self.fn, self.fn_info, self.out = None, None, []
@@ -364,8 +378,10 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
         for d in tu.decls:
             if isinstance(d, ast.FuncDecl):
                 info = self.function_decl(d)
-                if d.body is not None:
+                if d.body is not None and not _has_unsized_param(info):
                     self.function_body(info)
+                elif d.body is not None:
+                    info.defined = True
             elif isinstance(d, ast.VarDecl):
                 self.global_var(d)
             elif isinstance(d, ast.CBufferDecl):
@@ -464,6 +480,50 @@ class MemberOfThis(VarSymbol):
     """A struct field seen from inside a method: FieldRef(VarRef(this), index)."""
 
     __slots__ = ("index",)
+
+
+def _stores_to(s: ir.Stmt, var: ir.Variable) -> bool:
+    if not isinstance(s, ir.Store):
+        return False
+    root = s.place
+    while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+        root = root.base
+    return isinstance(root, ir.VarRef) and root.var is var
+
+
+def _assign_state(stmts: list[ir.Stmt], var: ir.Variable) -> tuple[bool, bool]:
+    """(some path leaves the function with `var` unassigned, `var` is assigned at the end)."""
+    exits = False
+    for s in stmts:
+        if _stores_to(s, var):
+            return exits, True
+        if isinstance(s, (ir.Return, ir.Discard)):
+            return True, False
+        if isinstance(s, ir.If):
+            e1, a1 = _assign_state(s.then, var)
+            e2, a2 = _assign_state(s.else_, var)
+            exits = exits or e1 or e2
+            if a1 and a2:
+                return exits, True
+        elif isinstance(s, ir.Loop):
+            e, _ = _assign_state(s.body, var)
+            exits = exits or e
+        elif isinstance(s, ir.Switch):
+            results = [_assign_state(c.body, var) for c in s.cases]
+            exits = exits or any(e for e, _ in results)
+            if any(c.is_default for c in s.cases) and all(a for _, a in results):
+                return exits, True
+    return exits, False
+
+
+def definitely_assigned(body: list[ir.Stmt], var: ir.Variable) -> bool:
+    """Conservative: True only when every path through `body` stores to `var`."""
+    exits, assigned = _assign_state(body, var)
+    return assigned and not exits
+
+
+def _has_unsized_param(info: FuncInfo) -> bool:
+    return any(isinstance(t, ir.Array) and t.size is None for t in info.param_types)
 
 
 def _has_field_semantics(t: ir.Type) -> bool:

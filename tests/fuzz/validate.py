@@ -1,0 +1,56 @@
+"""External validators for a successful compile: spirv-val for SPIR-V, obj2yaml-19 plus
+llvm-bcanalyzer-19 for DXIL.  Returns an error message or None; never raises for a bad binary
+(the fuzz worker must keep going), only for a missing tool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+from harness.dxil_tools import extract_bitcode
+
+TOOL_TIMEOUT = 60.0
+SPIRV_ENV = "vulkan1.1"
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise FileNotFoundError(f"fuzz validator {name} is not on PATH")
+    return path
+
+
+def _run(args: list[str], data: bytes, suffix: str, workdir: str | None) -> str | None:
+    """Run a tool on `data` written to a temp file; the tool's complaint or None."""
+    fd, path = tempfile.mkstemp(suffix=suffix, dir=workdir)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        proc = subprocess.run([_tool(args[0]), *args[1:], path], capture_output=True, timeout=TOOL_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"{args[0]} timed out"
+    finally:
+        os.unlink(path)
+    if proc.returncode != 0:
+        return f"{args[0]} exit {proc.returncode}: " + (proc.stderr + proc.stdout).decode(errors="replace")[:2000]
+    return None
+
+
+def check_spirv(binary: bytes, workdir: str | None = None) -> str | None:
+    return _run(["spirv-val", "--target-env", SPIRV_ENV], binary, ".spv", workdir)
+
+
+def check_dxil(binary: bytes, workdir: str | None = None) -> str | None:
+    problem = _run(["obj2yaml-19"], binary, ".dxil", workdir)
+    if problem:
+        return problem
+    try:
+        bitcode = extract_bitcode(binary)
+    except Exception as exc:  # noqa: BLE001 - any parse failure is the finding
+        return f"container: {exc}"
+    return _run(["llvm-bcanalyzer-19"], bitcode, ".bc", workdir)
+
+
+VALIDATORS = {"spirv": check_spirv, "dxil": check_dxil}
