@@ -185,10 +185,8 @@ class Watcher:
     # -- the session ------------------------------------------------------------------------
 
     def _on_signal(self, signum, frame) -> None:
-        os.write(2, b"GOT SIGNAL\n")
         self.stop_signal = signal.Signals(signum).name
         self.stop.set()
-        os.write(2, b"SET\n")
 
     def run(self) -> int:
         from .build.config import ConfigFileError, find_project_file

@@ -44,7 +44,9 @@ class Collector:
     """A watchdog event handler (duck-typed `dispatch`) feeding a queue of Changes."""
 
     def __init__(self, skip_dirs: list[str]) -> None:
-        self.queue: queue.SimpleQueue[Change] = queue.SimpleQueue()
+        # Not SimpleQueue: on CPython 3.11 its get(timeout=...) can block forever when a signal
+        # handler runs during the wait and the deadline passes meanwhile (negative = no timeout).
+        self.queue: queue.Queue[Change] = queue.Queue()
         self.skip = tuple(os.path.join(os.path.abspath(d), "") for d in skip_dirs)
 
     def set_skip_dirs(self, skip_dirs: list[str]) -> None:
@@ -83,9 +85,7 @@ class Collector:
             try:
                 first = self.queue.get(timeout=poll)
             except queue.Empty:
-                if stop.is_set(): os.write(2, b"EMPTY STOP\n")
                 continue
-            if stop.is_set(): os.write(2, ("GOT %r\n" % (first,)).encode())
         batch = [first]
         deadline = time.monotonic() + max_wait
         while not stop.is_set():

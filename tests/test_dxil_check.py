@@ -69,3 +69,17 @@ def test_missing_terminator():
     lm = lowered()
     lm.entry.blocks[-1].instructions.pop()
     expect_failure(lm, "block without terminator")
+
+
+def test_container_info_consistency():
+    from shaderbuild.options import CompileOptions
+    from shaderbuild_dxil.backend import compile_dxil
+    out = compile_dxil(double_plus_one_module(), CompileOptions(profile="cs_6_0", target="dxil"))
+    check.check_container_info(out.lowered, out.info)
+    out.info.numthreads = (1, 1, 1)
+    with pytest.raises(check.DxilCheckError, match="numthreads"):
+        check.check_container_info(out.lowered, out.info)
+    out.info.numthreads = out.lowered.numthreads
+    out.info.resources[0].lower = 7
+    with pytest.raises(check.DxilCheckError, match="resource ranges"):
+        check.check_container_info(out.lowered, out.info)

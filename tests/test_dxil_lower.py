@@ -259,3 +259,34 @@ def test_dynamically_indexed_local_array_stays_in_memory():
     text = check_dxil(compile_ir(module, "cs_6_0").container).ir
     assert "alloca [4 x i32]" in text and "getelementptr inbounds [4 x i32]" in text
     assert run(module) == [(x + x % 4) * 10 for x in range(N)]
+
+
+def test_more_math_intrinsics_execute():
+    """Out[x] = float4(atan2(y, -1), modf(x * 1.25, ip) + ip * 10, ldexp(1.5, 3), determinant(float2x2(x, 2, 3, 4)))"""
+    f4 = ir.Vector(F, 4)
+    out = uav("Out", f4)
+    ip = ir.Variable("ip", F, ir.Storage.FUNCTION)
+    tmp = ir.Variable("frac", F, ir.Storage.FUNCTION)
+    m22 = ir.Matrix(F, 2, 2)
+
+    def body(pid):
+        xf = ir.Convert(id_x(pid), F)
+        y = bop("sub", xf, c(7.0, F))
+        mat = ir.Construct(m22, [ir.Construct(ir.Vector(F, 2), [xf, c(2.0, F)]),
+                                 ir.Construct(ir.Vector(F, 2), [c(3.0, F), c(4.0, F)])])
+        return [
+            st(tmp, ir.Intrinsic("modf", [bop("mul", xf, c(1.25, F)), ir.VarRef(ip)], F)),
+            store_out(out, pid, ir.Construct(f4, [
+                ir.Intrinsic("atan2", [y, c(-1.0, F)], F),
+                bop("add", ld(tmp), bop("mul", ld(ip), c(10.0, F))),
+                ir.Intrinsic("ldexp", [c(1.5, F), c(3.0, F)], F),
+                ir.Intrinsic("determinant", [mat], F)])),
+        ]
+    got = run(compute_module(body, [out], numthreads=(N, 1, 1), locals_=[ip, tmp]), elem_size=16, fmt="f")
+    import math
+    for x in range(N):
+        v = x * 1.25
+        assert got[4 * x] == pytest.approx(math.atan2(x - 7.0, -1.0), abs=1e-5)
+        assert got[4 * x + 1] == pytest.approx((v - math.trunc(v)) + math.trunc(v) * 10, rel=1e-6)
+        assert got[4 * x + 2] == pytest.approx(12.0, rel=1e-6)
+        assert got[4 * x + 3] == pytest.approx(4.0 * x - 6.0, abs=1e-5)

@@ -81,9 +81,7 @@ ARGS = SlotTable("argument_passing", "int", [
     case("inout_into_array_element", "int a[3] = {1, 2, 3}; Bump(a[two]); R = a[0] * 100 + a[1] * 10 + a[2];", 133,
          stmt=True),
     case("inout_index_evaluated_once", "int a[3] = {1, 2, 3}; g_index_calls = 0; Bump(a[Idx(one)]);"
-         " R = g_index_calls * 1000 + a[1];", 1012, stmt=True,
-         xfail={"all": "front end: the index of an out/inout argument is evaluated twice (Idx() runs 2 times; "
-                       "user_call lowers the place once for overload typing and again for the call)"}),
+         " R = g_index_calls * 1000 + a[1];", 1012, stmt=True),
     case("inout_struct_member", "P p = MakeP(three); Bump(p.b); R = p.a * 100 + p.b;", 316, stmt=True),
     case("inout_swizzle_vector", "int4 v = int4(1, 2, 3, 4); Bump3(v.wzy); R = v.x * 1000 + v.y * 100 + v.z * 10 + v.w;",
          1000 + 500 + 50 + 5, stmt=True),

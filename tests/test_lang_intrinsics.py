@@ -10,7 +10,7 @@ import math
 import struct
 
 import pytest
-from lang_util import SENTINEL, SlotTable, case, f32, run_cs, solo_tables, table_test
+from lang_util import SENTINEL, SlotTable, case, f32, known_failures, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -270,18 +270,31 @@ BITS = SlotTable("bits", "uint", [
     case("shift_and_mask_extract", "(pat >> 8) & 0xFFu", (UV[4] >> 8) & 0xFF),
 ], setup=BIT_SETUP, inputs={"In": ("uint", UV)})
 
-F16_BUG = ("front end: f16tof32 is typed as returning uint (intrinsics table 'T' with kinds 'u'); the SPIR-V "
-           "stores a float into a uint location and spirv-val rejects the module")
-F16 = solo_tables("f16tof32", "uint", [
-    case("f16tof32", "asuint(f16tof32(0x3E00u + z))", asuint_f(1.5), xfail={"all": F16_BUG}),
-    case("f16tof32_ignores_high_bits", "asuint(f16tof32(0xFFFF3C00u + z))", asuint_f(1.0), xfail={"all": F16_BUG}),
+F16 = SlotTable("f16tof32", "uint", [
+    case("f16tof32", "asuint(f16tof32(0x3E00u + z))", asuint_f(1.5)),
+    case("f16tof32_ignores_high_bits", "asuint(f16tof32(0xFFFF3C00u + z))", asuint_f(1.0)),
     case("f16_roundtrip", "asuint(f16tof32(f32tof16(0.1 * (float)(six / 6))))",
-         asuint_f(struct.unpack("<e", struct.pack("<e", 0.1))[0]), xfail={"all": F16_BUG}),
-    case("f16tof32_into_float", "(uint)(f16tof32(0x4200u + z) * 2.0)", 6, xfail={"all": F16_BUG}),
+         asuint_f(struct.unpack("<e", struct.pack("<e", 0.1))[0])),
+    case("f16tof32_into_float", "(uint)(f16tof32(0x4200u + z) * 2.0)", 6),
 ], setup=BIT_SETUP, inputs={"In": ("uint", UV)})
 
+# DXIL rows whose shader compiles and passes the LLVM checks but cannot execute: the lli-based
+# interpreter (tests/harness/dxil_exec.py) has no shim for these dx.op functions yet.
+_NO_SHIM = "harness: the DXIL interpreter has no shim for dx.op.{}"
+known_failures([VECTOR_MATH, BITS, F16], "dxil", {
+    "math_vector/isnan_isinf_isfinite": _NO_SHIM.format("isSpecialFloat.f32"),
+    "math_vector/isnan_vector": _NO_SHIM.format("isSpecialFloat.f32"),
+    "bits/f32tof16_one": _NO_SHIM.format("legacyF32ToF16"),
+    "bits/f32tof16_fraction": _NO_SHIM.format("legacyF32ToF16"),
+    "bits/f32tof16_large": _NO_SHIM.format("legacyF32ToF16"),
+    "f16tof32/f16tof32": _NO_SHIM.format("legacyF16ToF32"),
+    "f16tof32/f16tof32_ignores_high_bits": _NO_SHIM.format("legacyF16ToF32"),
+    "f16tof32/f16_roundtrip": _NO_SHIM.format("legacyF32ToF16 / legacyF16ToF32"),
+    "f16tof32/f16tof32_into_float": _NO_SHIM.format("legacyF16ToF32"),
+})
+
 test_math_scalar = table_test(MATH)
-test_f16tof32 = table_test(*F16)
+test_f16tof32 = table_test(F16)
 test_math_vector = table_test(VECTOR_MATH)
 test_mul_forms = table_test(MUL)
 test_bits = table_test(BITS)

@@ -105,6 +105,7 @@ class CallExpr(Expr):
 class Member(Expr):
     base: Expr
     name: str
+    template: TypeRef | None = None     # buf.Load<float4>(...)
 
 
 class Index(Expr):

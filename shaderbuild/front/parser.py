@@ -638,6 +638,10 @@ class Parser:
                 self.advance()
                 name = self.ident("a member name")
                 e = ast.Member(name.loc, e, name.text)
+                if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
+                    self.advance()              # templated method: buf.Load<float4>(addr)
+                    e.template = self.type_ref()
+                    self.close_angle()
             elif t.text == "[":
                 self.advance()
                 idx = self.expression()

@@ -65,6 +65,7 @@ class Binding(DataRecord):
     vk_explicit: tuple[int, int] | None = None  # [[vk::binding(b, s)]]
     vk_counter_explicit: int | None = None      # [[vk::counter_binding(b)]]
     vk: VkBinding | None = None
+    kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
 
 
 class IOInfo(DataRecord):

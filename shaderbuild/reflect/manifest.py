@@ -20,7 +20,7 @@ DESCRIPTOR_TYPES: tuple[tuple[str, str], ...] = (
     ("RWStructuredBuffer", "storage_buffer"), ("StructuredBuffer", "storage_buffer"),
     ("AppendStructuredBuffer", "storage_buffer"), ("ConsumeStructuredBuffer", "storage_buffer"),
     ("RWByteAddressBuffer", "storage_buffer"), ("ByteAddressBuffer", "storage_buffer"),
-    ("cbuffer", "uniform_buffer"), ("ConstantBuffer", "uniform_buffer"),
+    ("cbuffer", "uniform_buffer"), ("ConstantBuffer", "uniform_buffer"), ("$Globals", "uniform_buffer"),
     ("tbuffer", "storage_buffer"), ("TextureBuffer", "storage_buffer"),
     ("RWBuffer", "storage_texel_buffer"), ("Buffer", "uniform_texel_buffer"),
     ("RWTexture", "storage_image"), ("Texture", "sampled_image"),
@@ -46,9 +46,7 @@ def resource_kind(var: ir.Variable) -> str:
 
 def _resource_entry(var: ir.Variable) -> dict:
     b = var.binding
-    kind = resource_kind(var)
-    if isinstance(var.type, ir.Struct) and b.register_class == "t":
-        kind = "tbuffer"
+    kind = b.kind or resource_kind(var)
     count = "unbounded" if b.count is None else b.count
     entry = {
         "name": var.name,

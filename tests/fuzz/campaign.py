@@ -20,20 +20,26 @@ from pathlib import Path
 
 from . import hlsl_gen, mutators
 from .outcome import FINDINGS
-from .runner import DEFAULT_TIMEOUT, FuzzInput, Pool
+from .runner import DEFAULT_TIMEOUT, TARGETS, FuzzInput, Pool
+
+
+def _targets(rng: random.Random, both_fraction: float) -> tuple[str, ...]:
+    return TARGETS if rng.random() < both_fraction else (rng.choice(TARGETS),)
 
 
 def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fraction: float = 0.5,
-                start: int = 0) -> Iterator[FuzzInput]:
-    """The campaign's input stream; input i depends only on (seed, i), so any one is reproducible."""
+                start: int = 0, both_fraction: float = 1.0) -> Iterator[FuzzInput]:
+    """The campaign's input stream; input i depends only on (seed, i), so any one is reproducible.
+    Each input is compiled for both backends with probability `both_fraction`, else for one."""
     seeds = mutators.load_seeds()
     donors = [s.data for s in seeds]
     for i in range(start, start + count):
         rng = random.Random(f"{seed}:{i}")
         validate = rng.random() < validate_fraction
+        targets = _targets(rng, both_fraction)
         if rng.random() < gen_fraction:
             prog = hlsl_gen.generate(rng)
-            yield FuzzInput(f"gen_{i}.hlsl", prog.source.encode(), f"gen seed={seed} i={i}", validate=validate)
+            yield FuzzInput(f"gen_{i}.hlsl", prog.source.encode(), f"gen seed={seed} i={i}", targets, validate)
             continue
         if rng.random() < 0.3:  # mutate a generated program: mutations then reach sema and the backends
             base, name, dirs = hlsl_gen.generate(rng).source.encode(), "generated", ()
@@ -42,7 +48,7 @@ def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fract
             base, name, dirs = s.data, s.name, s.include_dirs
         data, applied = mutators.mutate(rng, base, donors)
         yield FuzzInput(f"mut_{i}.hlsl", data, f"mutate {name} [{','.join(applied)}] seed={seed} i={i}",
-                        validate=validate, options={"include_dirs": list(dirs)} if dirs else {})
+                        targets, validate, options={"include_dirs": list(dirs)} if dirs else {})
 
 
 class Tally:
@@ -110,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="fuzz_report.json")
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per input (a hang beyond)")
     ap.add_argument("--validate-fraction", type=float, default=0.1)
-    ap.add_argument("--gen-fraction", type=float, default=0.5)
+    ap.add_argument("--gen-fraction", type=float, default=0.4)
+    ap.add_argument("--both-fraction", type=float, default=0.2, help="share of inputs compiled for both backends")
     ap.add_argument("--findings-md", default=None, help="also keep a markdown list of findings up to date here")
     ap.add_argument("--progress", type=int, default=1000, help="report progress every N inputs")
     args = ap.parse_args(argv)
@@ -124,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.findings_md).write_text(findings_markdown(report))
         return report
 
-    stream = make_inputs(args.inputs, args.seed, args.validate_fraction, args.gen_fraction, args.start)
+    stream = make_inputs(args.inputs, args.seed, args.validate_fraction, args.gen_fraction, args.start,
+                         args.both_fraction)
     with Pool(args.jobs, args.timeout) as pool:
         for job, outcomes in pool.run(stream):
             new = tally.add(job, outcomes)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from .container import ContainerInfo
-from .dxmeta import KNOWN_NAMED_METADATA
+from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
 from .llvm.values import ConstInt
@@ -111,3 +111,13 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
         raise _fail("signature parts disagree with the module signature")
     if lm.stage == "compute" and tuple(info.numthreads) != tuple(lm.numthreads):
         raise _fail("PSV0 numthreads disagree with the entry metadata")
+    flags = shader_flags(lm)
+    for name, bit in SHADER_FLAG_BITS.items():
+        feature = FEATURE_BITS.get(name)
+        if feature is None or name == "low_precision":
+            continue
+        if bool(flags >> bit & 1) != bool(info.feature_flags & feature):
+            raise _fail(f"SFI0 and the shader flags disagree about '{name}'")
+    bounds = sorted((r.space, r.lower, r.upper) for r in lm.resources)
+    if bounds != sorted((r.space, r.lower, r.upper) for r in info.resources):
+        raise _fail("PSV0 resource ranges disagree with dx.resources")

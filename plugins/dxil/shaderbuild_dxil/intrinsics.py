@@ -380,6 +380,136 @@ def _asdouble(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, "MakeDouble", "f64", [x, y]) for x, y in zip(lo, hi)]
 
 
+@intrinsic("and", "or")
+def _and_or(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    a, b = _args(L, e)
+    op = L.b.and_ if e.name == "and" else L.b.or_
+    return [op(L.truthy(x), L.truthy(y)) for x, y in zip(a, b)]
+
+
+@intrinsic("atan2")
+def _atan2(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    ys, xs = _args(L, e)
+    out = []
+    for y, x in zip(ys, xs):
+        t = x.type
+        zero = _fconst(t, 0.0)
+        r = L.ops.call(L.b, "Atan", _ov(x), [L.b.fdiv(y, x)])
+        x_neg, y_neg = L.b.fcmp("olt", x, zero), L.b.fcmp("olt", y, zero)
+        x_zero = L.b.fcmp("oeq", x, zero)
+        r = L.b.select(x_neg, L.b.select(y_neg, L.b.fsub(r, _fconst(t, math.pi)), L.b.fadd(r, _fconst(t, math.pi))), r)
+        half_pi = L.b.select(y_neg, _fconst(t, -math.pi / 2), _fconst(t, math.pi / 2))
+        out.append(L.b.select(x_zero, half_pi, r))
+    return out
+
+
+@intrinsic("sincos")
+def _sincos(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs = L.expr(e.args[0])
+    L.place(e.args[1]).write(L, [L.ops.call(L.b, "Sin", _ov(x), [x]) for x in xs])
+    L.place(e.args[2]).write(L, [L.ops.call(L.b, "Cos", _ov(x), [x]) for x in xs])
+    return []
+
+
+@intrinsic("modf")
+def _modf(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs = L.expr(e.args[0])
+    ips = [L.ops.call(L.b, "Round_z", _ov(x), [x]) for x in xs]
+    L.place(e.args[1]).write(L, ips)
+    return [L.b.fsub(x, i) for x, i in zip(xs, ips)]
+
+
+@intrinsic("frexp")
+def _frexp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """mantissa in [0.5, 1) and exponent, from the float32 bit pattern (0 gives 0, 0)."""
+    xs = L.expr(e.args[0])
+    mant, exps = [], []
+    for x in xs:
+        if x.type != T.f32:
+            raise error("frexp is supported for float only in the DXIL backend")
+        bits = L.b.bitcast(x, T.i32)
+        nonzero = L.b.fcmp("une", x, _fconst(T.f32, 0.0))
+        ebits = L.b.and_(L.b.lshr(bits, ConstInt(T.i32, 23)), ConstInt(T.i32, 0xFF))
+        ex = L.b.sitofp(L.b.sub(ebits, ConstInt(T.i32, 126)), T.f32)
+        mbits = L.b.or_(L.b.and_(bits, ConstInt(T.i32, 0x807FFFFF)), ConstInt(T.i32, 0x3F000000))
+        mant.append(L.b.select(nonzero, L.b.bitcast(mbits, T.f32), _fconst(T.f32, 0.0)))
+        exps.append(L.b.select(nonzero, ex, _fconst(T.f32, 0.0)))
+    L.place(e.args[1]).write(L, exps)
+    return mant
+
+
+@intrinsic("ldexp")
+def _ldexp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, es = _args(L, e)
+    return [L.b.fmul(x, L.ops.call(L.b, "Exp", _ov(x), [p])) for x, p in zip(xs, es)]
+
+
+@intrinsic("f32tof16")
+def _f32tof16(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    return [L.ops.call(L.b, "LegacyF32ToF16", None, [x]) for x in xs]
+
+
+@intrinsic("f16tof32")
+def _f16tof32(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    (xs,) = _args(L, e)
+    return [L.ops.call(L.b, "LegacyF16ToF32", None, [x]) for x in xs]
+
+
+@intrinsic("refract")
+def _refract(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    i, n, eta = _args(L, e)
+    eta = eta[0]
+    t = eta.type
+    d = _dot_values(L, n, i)
+    one = _fconst(t, 1.0)
+    k = L.b.fsub(one, L.b.fmul(L.b.fmul(eta, eta), L.b.fsub(one, L.b.fmul(d, d))))
+    neg = L.b.fcmp("olt", k, _fconst(t, 0.0))
+    scale = L.b.fadd(L.b.fmul(eta, d), L.ops.call(L.b, "Sqrt", _ov(k), [k]))
+    return [L.b.select(neg, _fconst(t, 0.0), L.b.fsub(L.b.fmul(eta, x), L.b.fmul(scale, y))) for x, y in zip(i, n)]
+
+
+@intrinsic("faceforward")
+def _faceforward(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    n, i, ng = _args(L, e)
+    d = _dot_values(L, i, ng)
+    flip = L.b.fcmp("olt", d, _fconst(d.type, 0.0))
+    return [L.b.select(flip, x, L.b.fsub(_fconst(x.type, -0.0), x)) for x in n]
+
+
+@intrinsic("lit")
+def _lit(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    ndl, ndh, m = (L.expr(a)[0] for a in e.args)
+    t = ndl.type
+    zero, one = _fconst(t, 0.0), _fconst(t, 1.0)
+    diffuse = L.ops.call(L.b, "FMax", _ov(ndl), [ndl, zero])
+    spec = L.ops.call(L.b, "Exp", _ov(ndh), [L.b.fmul(L.ops.call(L.b, "Log", _ov(ndh), [ndh]), m)])
+    dark = L.b.or_(L.b.fcmp("olt", ndl, zero), L.b.fcmp("olt", ndh, zero))
+    return [one, diffuse, L.b.select(dark, zero, spec), one]
+
+
+def _det(L: FunctionLowerer, m: list[list[Value]]) -> Value:
+    n = len(m)
+    if n == 1:
+        return m[0][0]
+    if n == 2:
+        return L.b.fsub(L.b.fmul(m[0][0], m[1][1]), L.b.fmul(m[0][1], m[1][0]))
+    acc = None
+    for j in range(n):
+        minor = [row[:j] + row[j + 1:] for row in m[1:]]
+        term = L.b.fmul(m[0][j], _det(L, minor))
+        acc = term if acc is None else (L.b.fsub(acc, term) if j % 2 else L.b.fadd(acc, term))
+    return acc
+
+
+@intrinsic("determinant")
+def _determinant(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    t = e.args[0].type
+    v = L.expr(e.args[0])
+    rows = [v[r * t.cols:(r + 1) * t.cols] for r in range(t.rows)]
+    return [_det(L, rows)]
+
+
 # ---------------------------------------------------------------- barriers and waves
 def _barrier(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     L.ops.call(L.b, "Barrier", None, [ConstInt(T.i32, BARRIERS[e.name])])

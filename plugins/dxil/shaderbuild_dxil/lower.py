@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import SourceLoc, error
+from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 
 from . import cfg
@@ -23,7 +23,7 @@ from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
-from .llvm.values import BasicBlock, ConstFloat, ConstInt, ConstNull, Function, GlobalVariable, Undef, Value
+from .llvm.values import BasicBlock, ConstFloat, ConstInt, ConstNull, Function, Undef, Value
 from .mem2reg import promote_allocas
 from .ops import OpEmitter
 from .places import (
@@ -39,7 +39,7 @@ from .places import (
     ResourcePlace,
     VarStorage,
 )
-from .resources import HandleFactory, ResourceInfo, assign_ranges, classify
+from .resources import HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
 from .signature import COMPUTE_BUILTINS, SigElement, build_signature
 
@@ -859,6 +859,9 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
     assign_ranges(ctx.resources)
+    if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol
+        for r in ctx.resources:
+            r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
     inputs = build_signature(entry.inputs, stage, is_output=False)
     outputs = build_signature(entry.outputs, stage, is_output=True)
     ctx.input_elems = {id(e.var): e for e in inputs}
@@ -874,5 +877,3 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
                          entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
 
-
-_ = (GlobalVariable, SourceLoc)

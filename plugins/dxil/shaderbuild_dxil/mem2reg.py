@@ -10,7 +10,7 @@ through GEPs) stay in memory.
 from __future__ import annotations
 
 from .cfg import predecessors
-from .llvm.types import ArrayType, PointerType
+from .llvm.types import ArrayType
 from .llvm.values import BasicBlock, Function, Instruction, Undef, Value
 
 __all__ = ["promote_allocas", "dominators"]
@@ -196,5 +196,3 @@ def _substitute(f: Function, replace: dict[int, Value]) -> None:
             if inst.op == "phi":
                 inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
 
-
-_ = PointerType

@@ -57,6 +57,7 @@ class ResourceInfo:
     cbuffer_size: int = 0
     sampler_cmp: bool = False
     kind_name: str = ""
+    symbol: Value | None = None  # the global constant standing for the resource (SM < 6.6)
 
     @property
     def upper(self) -> int:
@@ -142,6 +143,12 @@ def assign_ranges(infos: list[ResourceInfo]) -> None:
         next_id[r.res_class] = r.range_id + 1
 
 
+def symbol_type(r: ResourceInfo) -> T.Type:
+    """The resource's global: the struct, or an array of it for resource arrays ([0 x] when unbounded)."""
+    t = resource_type(r)
+    return t if r.count == 1 and not isinstance(r.var.type, ir.Array) else T.ArrayType(t, r.count or 0)
+
+
 def resource_type(r: ResourceInfo) -> T.StructType:
     """The named struct that stands for the resource in its metadata record."""
     def mem(t: ir.Type | None) -> T.Type:
@@ -175,7 +182,8 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
     lists: dict[str, list[MDNode]] = {c: [] for c in CLASS_INDEX}
     for r in infos:
         size = 0xFFFFFFFF if r.count is None else r.count
-        common = [_i32(r.range_id), MDValue(Undef(resource_type(r).ptr())), MDString(r.var.name), _i32(r.space),
+        sym = r.symbol if r.symbol is not None else Undef(resource_type(r).ptr())
+        common = [_i32(r.range_id), MDValue(sym), MDString(r.var.name), _i32(r.space),
                   _i32(r.lower), _i32(size)]
         tags = None
         if r.shape == 12:

@@ -19,11 +19,7 @@ from shaderbuild.diagnostics import error
 from .llvm import types as T
 
 __all__ = ["llvm_scalar", "memory_scalar", "LeafLayout", "leaf_layout", "component_types", "count",
-           "subrange", "native_16bit"]
-
-
-def native_16bit(enabled: bool) -> bool:
-    return enabled
+           "subrange", "field_leaf_base"]
 
 
 def llvm_scalar(s: ir.Scalar) -> T.Type:

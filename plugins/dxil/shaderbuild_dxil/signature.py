@@ -59,7 +59,7 @@ class SigElement:
             name=self.name, index=self.index, system_value=self.system_value, semantic_kind=self.kind,
             comp_type=self.sig_comp_type, register=self.start_row if self.start_row >= 0 else 0xFFFFFFFF,
             mask=mask, rw_mask=(0 if is_output else mask), cols=self.cols, rows=self.rows,
-            interpolation=self.interp if not is_output or True else 0)
+            interpolation=self.interp)
 
 
 def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool) -> list[SigElement]:
@@ -77,25 +77,30 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool) -> li
             raise error(f"signature element '{io.semantic}' of type '{t}' is not supported by the DXIL backend yet",
                         v.loc)
         cols = t.size if isinstance(t, ir.Vector) else 1
-        kind, sysval, allocated = _SYSTEM_VALUES.get(io.semantic, (0, 0, True))
-        if io.semantic == "SV_Target" or not io.semantic.upper().startswith("SV_"):
-            pass
-        elif io.semantic not in _SYSTEM_VALUES:
+        is_system = io.semantic.upper().startswith("SV_")
+        if is_system and io.semantic not in _SYSTEM_VALUES:
             raise error(f"semantic '{io.semantic}' is not supported by the DXIL backend yet", v.loc)
+        kind, sysval, allocated = _SYSTEM_VALUES.get(io.semantic, (0, 0, True))
         ct, sct = _COMP_TYPES[(s.kind, 32 if s.kind == "bool" else s.width)]
         start = -1
         if allocated:
             start = io.index if io.semantic == "SV_Target" else row
             row = max(row, start + 1)
-        interp = 0 if (is_output and stage == "pixel") or stage == "vertex" and not is_output else \
-            _INTERP.get(io.interpolation, 2)
-        if s.kind != "float" and interp not in (0,):
-            interp = 1
-        if stage == "pixel" and not is_output and kind == 3:
-            interp = 4                                  # SV_Position: linear noperspective
-        name = io.semantic if kind == 0 else io.semantic
-        out.append(SigElement(v, len(out), name, io.index, kind, sysval, ct, sct, 1, cols, start, interp))
+        out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, 1, cols, start,
+                              _interpolation(stage, is_output, kind, s, io.interpolation)))
     return out
+
+
+def _interpolation(stage: str, is_output: bool, kind: int, s: ir.Scalar, declared: str | None) -> int:
+    """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for integers,
+    noperspective for SV_Position read by a pixel shader, else the declared mode (linear default)."""
+    if (stage == "vertex" and not is_output) or (stage == "pixel" and is_output):
+        return 0
+    if s.kind != "float":
+        return 1
+    if stage == "pixel" and kind == 3:
+        return 4
+    return _INTERP.get(declared, 2)
 
 
 def _i32(v: int) -> MDValue:

@@ -26,15 +26,12 @@ from .llvm.types import (
     VoidType,
 )
 from .llvm.values import (
-    Argument,
-    BasicBlock,
     ConstAggregate,
     Constant,
     ConstFloat,
     ConstInt,
     Function,
     GlobalValue,
-    GlobalVariable,
     Instruction,
     Undef,
     Value,
@@ -575,6 +572,3 @@ def write_bitcode(module: Module) -> bytes:
     """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE)."""
     return _Writer(module).write()
 
-
-# re-exported for tests that build tiny modules by hand
-_ = (Argument, BasicBlock, GlobalVariable)

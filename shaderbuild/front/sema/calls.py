@@ -481,30 +481,12 @@ class CallLowering:
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
-            return self.resource_method(base, callee.name, args, loc)
+            template = self.resolve_type(callee.template, []) if callee.template is not None else None
+            return self.resource_method(base, callee.name, args, loc, template)
         raise error(f"member reference base type '{t}' is not a structure or resource", callee.loc)
 
-    def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
-        r: ir.Resource = res.type
-        if r.kind in BUFFER_LOAD_KINDS and name == "Load":
-            if len(args) != 1:
-                raise error(f"no matching member function for call to 'Load' on '{r}'", loc)
-            idx = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
-            return self.load(ir.BufferElem(res, idx, r.elem))
-        if r.kind in ("StructuredBuffer", "RWStructuredBuffer") and name == "GetDimensions":
-            if len(args) != 2 or not all(self.is_place_expr(a) for a in args):
-                raise error("GetDimensions(out uint numStructs, out uint stride) requires two lvalue arguments", loc)
-            node = ir.Intrinsic("GetDimensions", [res], ir.UINT)
-            count = self.temp(ir.UINT)
-            self.emit(ir.Store(ir.VarRef(count), node, loc))
-            p0 = self.place(args[0], for_write=True)
-            self.emit(ir.Store(p0, self.convert(self.load(ir.VarRef(count)), p0.type, loc), loc))
-            from ...ir.layout import layout_of  # local: layout is a leaf module
-            stride = layout_of(r.elem, "std430").size if r.elem is not None else 0
-            p1 = self.place(args[1], for_write=True)
-            self.emit(ir.Store(p1, self.convert(ir.Const(ir.UINT, stride), p1.type, loc), loc))
-            return _VoidValue(loc)
-        raise error(f"no member function named '{name}' in '{r}' (not supported yet)", loc)
+    def void_value(self, loc: SourceLoc) -> ir.Expr:
+        return _VoidValue(loc)
 
 
 class _VoidValue(ir.Const):

@@ -556,10 +556,10 @@ class ExprLowering:
             if not self.is_place_expr(e.base):
                 raise error("expression is not assignable", e.loc)
             base = self.place(e.base, for_write and not isinstance(self.peek_type(e.base), ir.Resource))
-            idx = self.index_value(e.index)
             bt = base.type
             if isinstance(bt, ir.Resource):
-                return self.resource_index(base, idx, e, for_write)
+                return self.resource_index(base, e, for_write)
+            idx = self.index_value(e.index)
             if isinstance(idx, ir.Const):
                 n = self.index_bound(bt)
                 if n is not None and not 0 <= idx.value < n:
@@ -604,15 +604,20 @@ class ExprLowering:
             return ir.vec(t.elem, t.cols)
         raise error(f"subscripted value of type '{t}' is not an array, vector or matrix", loc)
 
-    def resource_index(self, base: ir.Expr, idx: ir.Expr, e: ast.Index, for_write: bool) -> ir.Expr:
+    def resource_index(self, base: ir.Expr, e: ast.Index, for_write: bool) -> ir.Expr:
+        from .resources import texel_index_type
+
         r: ir.Resource = base.type
-        if r.kind in ("StructuredBuffer", "RWStructuredBuffer", "Buffer", "RWBuffer", "RWTexture1D", "RWTexture2D",
-                      "RWTexture3D", "Texture1D", "Texture2D", "Texture3D", "RWTexture1DArray", "RWTexture2DArray",
-                      "Texture1DArray", "Texture2DArray"):
-            if for_write and not r.kind.startswith("RW"):
-                raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
-            return ir.BufferElem(base, idx, r.elem)
-        raise error(f"type '{r}' does not support the subscript operator", e.loc)
+        if r.kind in ("StructuredBuffer", "RWStructuredBuffer"):
+            idx = self.index_value(e.index)
+        else:
+            it = texel_index_type(r.kind)
+            if it is None:
+                raise error(f"type '{r}' does not support the subscript operator", e.loc)
+            idx = self.convert(self.rvalue(e.index), it, e.index.loc)
+        if for_write and not r.kind.startswith("RW"):
+            raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
+        return ir.BufferElem(base, idx, r.elem)
 
     # ------------------------------------------------------------- members
     def member_place(self, base: ir.Expr, name: str, loc: SourceLoc, for_write: bool) -> ir.Expr:

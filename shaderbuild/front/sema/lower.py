@@ -14,6 +14,7 @@ from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
+from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
 from .typeresolve import TypeResolver
@@ -27,7 +28,7 @@ class MemberSymbol(VarSymbol):
     __slots__ = ("index",)
 
 
-class Analyzer(ExprLowering, CallLowering, StmtLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink) -> None:
         self.options = options
         self.profile = profile
@@ -46,6 +47,7 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
         self.switch_depth = 0
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
+        self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
@@ -199,6 +201,19 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             elif dims_count is not None:
                 dims_count *= base.size
             base = base.elem
+        if isinstance(base, ir.Resource) and base.kind in ("ConstantBuffer", "TextureBuffer"):
+            if not isinstance(base.elem, ir.Struct):
+                raise error(f"'{base.kind}' requires a struct template argument, not '{base.elem}'", d.loc)
+            if t is not base:
+                raise error(f"arrays of {base.kind} are not supported yet", d.loc)
+            if any(a.name == "vk::push_constant" for a in d.attributes):
+                self.push_constant(d, base.elem)
+                return
+            var = ir.Variable(d.name, base.elem, ir.Storage.UNIFORM, d.loc, const=True,
+                              binding=self.block_binding(base.kind, d.register, d.attributes, d.name))
+            self.globals.append(var)
+            self.declare_var(d.name, var, d.loc)
+            return
         if isinstance(base, ir.Resource):
             if local_static:
                 raise error("static local resources are not supported", d.loc)
@@ -235,8 +250,71 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc, const_value if isinstance(t, ir.Scalar) else None)
             return
-        raise error(f"global variable '{d.name}' without 'static' is a uniform ($Globals) and is not supported yet; "
-                    f"declare it 'static const' or move it into a cbuffer", d.loc)
+        if any(a.name == "vk::push_constant" for a in d.attributes):
+            self.push_constant(d, t)
+            return
+        self.loose_uniform(d, t)
+
+    # ------------------------------------------------------------ uniform blocks
+    def block_binding(self, kind: str, reg: ast.Register | None, attrs: list[ast.Attribute], name: str) -> ir.Binding:
+        cls = "t" if kind in ("tbuffer", "TextureBuffer") else "b"
+        binding = ir.Binding(cls, None, 0, 1, kind=kind)
+        if reg is not None:
+            if reg.reg_class != cls:
+                raise error(f"invalid register class '{reg.reg_class}' for {kind} '{name}' (expected '{cls}')", reg.loc)
+            binding.register = reg.number
+            binding.space = reg.space or 0
+        for a in attrs:
+            if a.name == "vk::binding":
+                vals = [self.const_int(x) for x in a.args]
+                binding.vk_explicit = (vals[0], vals[1] if len(vals) > 1 else 0)
+        return binding
+
+    def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> None:
+        """A global without `static` is a member of the implicit `$Globals` cbuffer."""
+        if d.init is not None:
+            self.sink.warning(f"the initializer of uniform global '{d.name}' is ignored; declare it 'static const' "
+                              f"for a compile-time constant", d.init.loc)
+        if isinstance(t, ir.Array) and t.size is None:
+            raise error(f"uniform global '{d.name}' cannot have an unsized array type", d.loc)
+        if self.globals_block is None:
+            st = ir.Struct("type.$Globals", ())
+            var = ir.Variable("$Globals", st, ir.Storage.UNIFORM, d.loc, binding=ir.Binding("b", None, 0, 1, kind="$Globals"),
+                              const=True)
+            self.globals.append(var)
+            self.globals_block = (var, [])
+        var, fields = self.globals_block
+        row_major = True if "row_major" in d.qualifiers else False if "column_major" in d.qualifiers else None
+        fields.append(ir.StructField(d.name, t, None, None, row_major))
+        sym = MemberSymbol(var)
+        sym.index = len(fields) - 1
+        self.declare(d.name, sym, d.loc)
+
+    def push_constant(self, d: ast.VarDecl, t: ir.Type) -> None:
+        if not isinstance(t, ir.Struct):
+            raise error(f"[[vk::push_constant]] requires a struct or ConstantBuffer<T> variable, not '{t}'", d.loc)
+        if any(v.storage is ir.Storage.PUSH_CONSTANT for v in self.globals):
+            raise error("only one [[vk::push_constant]] block is allowed per shader", d.loc)
+        if self.options.target == "spirv":
+            var = ir.Variable(d.name, t, ir.Storage.PUSH_CONSTANT, d.loc, const=True)
+        else:  # Direct3D has no push constants: the block is an ordinary constant buffer there
+            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True,
+                              binding=self.block_binding("ConstantBuffer", d.register, [], d.name))
+        self.globals.append(var)
+        self.declare_var(d.name, var, d.loc)
+
+    def finish_globals_block(self, functions: list[ir.Function]) -> None:
+        """Give `$Globals` its final member list and update references made while it grew."""
+        if self.globals_block is None:
+            return
+        var, fields = self.globals_block
+        var.type = ir.Struct("type.$Globals", tuple(fields))
+        for f in functions:
+            for s in ir.walk_stmts(f.body):
+                for e in _stmt_exprs(s):
+                    for x in ir.walk_expr(e):
+                        if isinstance(x, ir.VarRef) and x.var is var:
+                            x.type = var.type
 
     def resource_global(self, d: ast.VarDecl, t: ir.Type, base: ir.Resource, count: int | None) -> None:
         if isinstance(t, ir.Array):
@@ -272,15 +350,7 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             row_major = True if "row_major" in m.qualifiers else False if "column_major" in m.qualifiers else None
             fields.append(ir.StructField(m.name, t, None, None, row_major))
         st = ir.Struct(f"type.{d.name}", tuple(fields))
-        kind = "cbuffer" if d.kind == "cbuffer" else "tbuffer"
-        res = ir.Resource(kind, st)
-        binding = ir.Binding(res.register_class if kind == "cbuffer" else "t", None, 0, 1)
-        if d.register is not None:
-            if d.register.reg_class != binding.register_class:
-                raise error(f"invalid register class '{d.register.reg_class}' for {kind} '{d.name}' "
-                            f"(expected '{binding.register_class}')", d.register.loc)
-            binding.register = d.register.number
-            binding.space = d.register.space or 0
+        binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
         self.globals.append(var)
         for i, m in enumerate(d.members):
@@ -297,8 +367,11 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             if isinstance(sym, MemberSymbol):
                 if for_write:
                     raise error(f"cannot assign to constant buffer member '{e.name}'", e.loc)
-                st = sym.var.type
-                return ir.FieldRef(ir.VarRef(sym.var), sym.index, st.fields[sym.index].type)
+                if self.globals_block is not None and sym.var is self.globals_block[0]:
+                    field_type = self.globals_block[1][sym.index].type   # $Globals is still growing
+                else:
+                    field_type = sym.var.type.fields[sym.index].type
+                return ir.FieldRef(ir.VarRef(sym.var), sym.index, field_type)
         return super().place(e, for_write)
 
     # ------------------------------------------------------------ functions
@@ -396,6 +469,7 @@ class Analyzer(ExprLowering, CallLowering, StmtLowering):
             f = undefined[0]
             raise error(f"function '{f.decl.name}' is declared but never defined", f.decl.loc)
         module = ir.Module(self.profile.stage, (self.profile.major, self.profile.minor))
+        self.finish_globals_block([f.ir_func for f in self.funcs])
         module.globals = self.globals
         module.functions = [f.ir_func for f in order]
         module.entry = self.entry_point(entry)
@@ -480,6 +554,22 @@ class MemberOfThis(VarSymbol):
     """A struct field seen from inside a method: FieldRef(VarRef(this), index)."""
 
     __slots__ = ("index",)
+
+
+def _stmt_exprs(s: ir.Stmt) -> list[ir.Expr]:
+    if isinstance(s, ir.Store):
+        return [s.place, s.value]
+    if isinstance(s, ir.Eval):
+        return [s.expr]
+    if isinstance(s, ir.If):
+        return [s.cond]
+    if isinstance(s, ir.Loop):
+        return [s.break_if] if s.break_if is not None else []
+    if isinstance(s, ir.Switch):
+        return [s.selector]
+    if isinstance(s, ir.Return) and s.value is not None:
+        return [s.value]
+    return []
 
 
 def _stores_to(s: ir.Stmt, var: ir.Variable) -> bool:

@@ -8,8 +8,6 @@ from .metadata import MDNode, MDString, MDValue, Metadata
 from .module import Module
 from .types import FloatType, StructType, Type, quote_name
 from .values import (
-    Argument,
-    BasicBlock,
     ConstAggregate,
     Constant,
     ConstFloat,
@@ -263,5 +261,3 @@ def print_module(module: Module) -> str:
     """The module as LLVM assembly text (3.7 syntax)."""
     return _Printer(module).module()
 
-
-_ = (Argument, BasicBlock)

@@ -1,0 +1,252 @@
+"""Resource methods and subscripts: textures, samplers, typed/raw/structured
+buffers.  Lowered to ir.Intrinsic(<method>, [resource place, ...]) so both
+backends see one spelling per operation (see ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+from ... import ir
+from ...diagnostics import SourceLoc, error
+from .. import ast
+
+# texture kind -> (coordinate components, offset components, array layer adds a coordinate)
+TEXTURE_SHAPES: dict[str, tuple[int, int]] = {
+    "Texture1D": (1, 1), "Texture1DArray": (2, 1), "Texture2D": (2, 2), "Texture2DArray": (3, 2),
+    "Texture3D": (3, 3), "TextureCube": (3, 0), "TextureCubeArray": (4, 0),
+    "Texture2DMS": (2, 2), "Texture2DMSArray": (3, 2),
+    "RWTexture1D": (1, 0), "RWTexture1DArray": (2, 0), "RWTexture2D": (2, 0), "RWTexture2DArray": (3, 0),
+    "RWTexture3D": (3, 0),
+}
+# size components GetDimensions reports (width, height, depth/elements)
+SIZE_COMPONENTS = {"Texture1D": 1, "Texture1DArray": 2, "Texture2D": 2, "Texture2DArray": 3, "Texture3D": 3,
+                   "TextureCube": 2, "TextureCubeArray": 3, "Texture2DMS": 2, "Texture2DMSArray": 3,
+                   "RWTexture1D": 1, "RWTexture1DArray": 2, "RWTexture2D": 2, "RWTexture2DArray": 3,
+                   "RWTexture3D": 3, "Buffer": 1, "RWBuffer": 1}
+# sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
+SAMPLE_METHODS = {
+    "Sample": ((), False, True), "SampleBias": (("bias",), False, True), "SampleLevel": (("lod",), False, False),
+    "SampleGrad": (("ddx", "ddy"), False, False), "SampleCmp": (("compare value",), True, True),
+    "SampleCmpLevelZero": (("compare value",), True, False),
+}
+GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
+STRUCTURED = ("StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer", "ConsumeStructuredBuffer")
+BYTE_ADDRESS = ("ByteAddressBuffer", "RWByteAddressBuffer")
+
+
+def texel_index_type(kind: str) -> ir.Type | None:
+    """The coordinate type of `tex[coord]` (RW textures and Texture* subscripts)."""
+    if kind in ("Buffer", "RWBuffer"):
+        return ir.UINT
+    shape = TEXTURE_SHAPES.get(kind)
+    if shape is None or "Cube" in kind:
+        return None
+    return ir.vec(ir.UINT, shape[0])
+
+
+class ResourceLowering:
+    """Mixin of Analyzer."""
+
+    def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
+                        template: ir.Type | None = None) -> ir.Expr:
+        r: ir.Resource = res.type
+        kind = r.kind
+        if kind in SAMPLE_METHODS or kind in ("SamplerState", "SamplerComparisonState"):
+            raise error(f"'{kind}' has no member function '{name}'", loc)
+        if kind in STRUCTURED or kind in ("Buffer", "RWBuffer"):
+            return self._buffer_method(res, r, name, args, loc)
+        if kind in BYTE_ADDRESS:
+            return self._byte_address_method(res, r, name, args, loc, template)
+        if kind in TEXTURE_SHAPES:
+            return self._texture_method(res, r, name, args, loc)
+        raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    # -------------------------------------------------------------- buffers
+    def _buffer_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
+        if name == "Load":
+            self._arity(name, args, (1,), loc)
+            idx = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+            return self.load(ir.BufferElem(res, idx, r.elem))
+        if name == "GetDimensions":
+            if r.kind in ("Buffer", "RWBuffer"):
+                return self._get_dimensions(res, r, args, loc)
+            if len(args) != 2 or not all(self.is_place_expr(a) for a in args):
+                raise error("GetDimensions(out uint numStructs, out uint stride) requires two lvalue arguments", loc)
+            count = self.temp(ir.UINT)
+            self.emit(ir.Store(ir.VarRef(count), ir.Intrinsic("GetDimensions", [res], ir.UINT), loc))
+            p0 = self.place(args[0], for_write=True)
+            self.emit(ir.Store(p0, self.convert(self.load(ir.VarRef(count)), p0.type, loc), loc))
+            from ...ir.layout import layout_of
+            stride = layout_of(r.elem, "std430").size
+            p1 = self.place(args[1], for_write=True)
+            self.emit(ir.Store(p1, self.convert(ir.Const(ir.UINT, stride), p1.type, loc), loc))
+            return self.void_value(loc)
+        if name in ("IncrementCounter", "DecrementCounter") and r.kind == "RWStructuredBuffer":
+            self._arity(name, args, (0,), loc)
+            return self._side_effect(ir.Intrinsic(name, [res], ir.UINT), loc)
+        if name == "Append" and r.kind == "AppendStructuredBuffer":
+            self._arity(name, args, (1,), loc)
+            value = self.convert(self.rvalue(args[0]), r.elem, args[0].loc)
+            self.emit(ir.Eval(ir.Intrinsic("Append", [res, value], ir.VOID), loc))
+            return self.void_value(loc)
+        if name == "Consume" and r.kind == "ConsumeStructuredBuffer":
+            self._arity(name, args, (0,), loc)
+            return self._side_effect(ir.Intrinsic("Consume", [res], r.elem), loc)
+        raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    # -------------------------------------------------------------- raw buffers
+    def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template) -> ir.Expr:
+        widths = {"Load": 1, "Load2": 2, "Load3": 3, "Load4": 4, "Store": 1, "Store2": 2, "Store3": 3, "Store4": 4}
+        if name in widths and name.startswith("Load"):
+            self._arity(name, args, (1,), loc)
+            addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+            t = template if template is not None else ir.vec(ir.UINT, widths[name])
+            if template is not None and name != "Load":
+                raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
+            if not ir.is_numeric(t) or ir.scalar_of(t).width != 32:
+                raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
+            return ir.Intrinsic("Load", [res, addr], t)
+        if name in widths:
+            if r.kind != "RWByteAddressBuffer":
+                raise error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
+            self._arity(name, args, (2,), loc)
+            addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+            if template is not None and name != "Store":
+                raise error(f"'{name}' does not take a template argument; use Store<T>", loc)
+            want = template if template is not None else ir.vec(ir.UINT, widths[name])
+            value = self.convert(self.rvalue(args[1]), want, args[1].loc)
+            self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
+            return self.void_value(loc)
+        if name == "GetDimensions":
+            self._arity(name, args, (1,), loc)
+            if not self.is_place_expr(args[0]):
+                raise error("GetDimensions(out uint size) requires an lvalue argument", args[0].loc)
+            count = self.temp(ir.UINT)
+            self.emit(ir.Store(ir.VarRef(count), ir.Intrinsic("GetDimensions", [res], ir.UINT), loc))
+            p = self.place(args[0], for_write=True)
+            self.emit(ir.Store(p, self.convert(self.load(ir.VarRef(count)), p.type, loc), loc))
+            return self.void_value(loc)
+        raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    # -------------------------------------------------------------- textures
+    def _texture_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
+        kind = r.kind
+        ncoord, noff = TEXTURE_SHAPES[kind]
+        elem = r.elem or ir.Vector(ir.FLOAT, 4)
+        if name in SAMPLE_METHODS:
+            if kind.startswith("RW") or "MS" in kind:
+                raise error(f"'{kind}' cannot be sampled", loc)
+            extras, comparison, implicit = SAMPLE_METHODS[name]
+            if implicit and self.profile.stage != "pixel" and (self.profile.major, self.profile.minor) < (6, 6):
+                raise error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
+                            f"(or compute shaders from shader model 6.6); use SampleLevel", loc)
+            n = 2 + len(extras)
+            self._arity(name, args, (n, n + 1) if noff else (n,), loc)
+            samp = self._sampler(args[0], comparison, name)
+            coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
+            ops = [res, samp, coord]
+            for i, what in enumerate(extras):
+                a = args[2 + i]
+                t = ir.vec(ir.FLOAT, ncoord - (1 if "Array" in kind else 0)) if what in ("ddx", "ddy") else ir.FLOAT
+                ops.append(self.convert(self.rvalue(a), t, a.loc))
+            if len(args) > n:
+                ops.append(self._offset(args[n], noff))
+            rt = ir.FLOAT if comparison else elem
+            return ir.Intrinsic(name, ops, rt)
+        if name in GATHER_METHODS:
+            if kind not in ("Texture2D", "Texture2DArray", "TextureCube", "TextureCubeArray"):
+                raise error(f"'{name}' is not available on '{kind}'", loc)
+            self._arity(name, args, (2, 3) if noff else (2,), loc)
+            samp = self._sampler(args[0], False, name)
+            coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
+            ops = [res, samp, coord] + ([self._offset(args[2], noff)] if len(args) > 2 else [])
+            return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
+        if name == "CalculateLevelOfDetail" or name == "CalculateLevelOfDetailUnclamped":
+            if self.profile.stage != "pixel":
+                raise error(f"'{name}' is only allowed in pixel shaders", loc)
+            self._arity(name, args, (2,), loc)
+            samp = self._sampler(args[0], False, name)
+            n = ncoord - (1 if "Array" in kind else 0)
+            coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, n), args[1].loc)
+            return ir.Intrinsic(name, [res, samp, coord], ir.FLOAT)
+        if name == "Load":
+            if "MS" in kind:
+                self._arity(name, args, (2, 3), loc)
+                loc_t = ir.vec(ir.INT, ncoord)
+                ops = [res, self.convert(self.rvalue(args[0]), loc_t, args[0].loc),
+                       self.convert(self.rvalue(args[1]), ir.INT, args[1].loc)]
+                if len(args) > 2:
+                    ops.append(self._offset(args[2], noff))
+                return ir.Intrinsic("Load", ops, elem)
+            with_mip = not kind.startswith("RW")
+            self._arity(name, args, (1, 2) if noff else (1,), loc)
+            loc_t = ir.vec(ir.INT, ncoord + (1 if with_mip else 0))
+            ops = [res, self.convert(self.rvalue(args[0]), loc_t, args[0].loc)]
+            if len(args) > 1:
+                ops.append(self._offset(args[1], noff))
+            return ir.Intrinsic("Load", ops, elem)
+        if name == "GetDimensions":
+            return self._get_dimensions(res, r, args, loc)
+        raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    def _get_dimensions(self, res, r: ir.Resource, args, loc) -> ir.Expr:
+        """tex.GetDimensions([mip,] out width[, out height][, out depth/elements][, out levels/samples]).
+
+        IR form: Eval(Intrinsic('GetDimensions', [res, mip?, out places...], void)), the
+        places in the order written; a backend stores each query result into its place."""
+        kind = r.kind
+        nsize = SIZE_COMPONENTS[kind]
+        has_levels = not kind.startswith("RW") and kind not in ("Buffer",) or "MS" in kind
+        forms = {nsize}
+        if has_levels:
+            forms.add(nsize + 1)
+            if "MS" not in kind:
+                forms.add(nsize + 2)     # (mip, dims..., levels)
+        if len(args) not in forms:
+            want = " or ".join(str(n) for n in sorted(forms))
+            raise error(f"no matching member function for call to 'GetDimensions' on '{kind}': expected "
+                        f"{want} arguments, have {len(args)}", loc)
+        ops: list[ir.Expr] = [res]
+        outs = args
+        if len(args) == nsize + 2:
+            ops.append(self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc))
+            outs = args[1:]
+        for a in outs:
+            if not self.is_place_expr(a):
+                raise error("GetDimensions writes its results to lvalue arguments", a.loc)
+            p = self.place(a, for_write=True)
+            if not isinstance(p.type, ir.Scalar) or p.type.kind not in ("uint", "float", "int"):
+                raise error(f"GetDimensions output must be a uint or float scalar, not '{p.type}'", a.loc)
+            ops.append(p)
+        self.emit(ir.Eval(ir.Intrinsic("GetDimensions", ops, ir.VOID), loc))
+        return self.void_value(loc)
+
+    # -------------------------------------------------------------- helpers
+    def _sampler(self, a: ast.Expr, comparison: bool, method: str) -> ir.Expr:
+        if not self.is_place_expr(a):
+            raise error(f"the first argument of '{method}' must be a sampler", a.loc)
+        s = self.place(a, for_write=False)
+        want = "SamplerComparisonState" if comparison else "SamplerState"
+        if not (isinstance(s.type, ir.Resource) and s.type.kind == want):
+            raise error(f"'{method}' requires a {want} as its first argument, not '{s.type}'", a.loc)
+        return s
+
+    def _offset(self, a: ast.Expr, noff: int) -> ir.Expr:
+        if noff == 0:
+            raise error("this texture type does not take an offset", a.loc)
+        v = self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc)
+        if not isinstance(v, ir.Const):
+            raise error("texture offsets must be compile-time constants", a.loc)
+        vals = v.value if isinstance(v.value, tuple) else (v.value,)
+        if any(not -8 <= x <= 7 for x in vals):
+            raise error("texture offsets must be in the range [-8, 7]", a.loc)
+        return v
+
+    def _arity(self, name: str, args: list, counts: tuple[int, ...], loc: SourceLoc) -> None:
+        if len(args) not in counts:
+            want = " or ".join(str(c) for c in counts)
+            raise error(f"no matching member function for call to '{name}': expected {want} argument"
+                        f"{'s' if counts != (1,) else ''}, have {len(args)}", loc)
+
+    def _side_effect(self, node: ir.Intrinsic, loc: SourceLoc) -> ir.Expr:
+        tmp = self.temp(node.type)
+        self.emit(ir.Store(ir.VarRef(tmp), node, loc))
+        return self.load(ir.VarRef(tmp))

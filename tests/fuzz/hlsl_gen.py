@@ -1,0 +1,442 @@
+"""A generator of well-typed HLSL compute shaders inside the compiler's supported subset.
+
+Programs use int/uint/float scalars and vectors, arithmetic, bitwise and comparison operators,
+casts, swizzles (reads and writes), if/else, for, while, do-while, switch, helper functions with
+in/out/inout parameters, static const arrays and RWStructuredBuffer outputs.  Being well typed,
+they get past the parser into sema, the shared passes and both backends.
+
+With `safe=True` every program is also free of undefined behaviour (guarded division, masked
+shifts, in-bounds indices, no float->int casts, floats stay small dyadic numbers), so its SPIR-V
+and DXIL must produce the same buffers: the differential check.
+
+Randomness comes through a `Chooser`, so the same code serves hypothesis (`programs()`, a
+strategy that shrinks) and the campaign (`generate(random.Random)`, fast and reproducible).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Protocol
+
+KINDS = ("int", "uint", "float")
+SIZES = (1, 2, 3, 4)
+SWIZZLE = "xyzw"
+SLOTS = 8                       # output elements per thread and buffer
+ARRAY_LEN = 4
+MAX_STMTS = 40                  # statement budget per program (keeps a compile in milliseconds)
+
+
+class Chooser(Protocol):
+    """The one source of randomness of the generator."""
+
+    def int(self, lo: int, hi: int) -> int: ...  # inclusive
+
+
+class RandomChooser:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def int(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+
+class DrawChooser:
+    """Adapter for hypothesis: every choice is a drawn integer, so examples shrink."""
+
+    def __init__(self, draw, st) -> None:
+        self.draw, self.st = draw, st
+
+    def int(self, lo: int, hi: int) -> int:
+        return self.draw(self.st.integers(lo, hi))
+
+
+@dataclass(frozen=True)
+class Ty:
+    kind: str
+    n: int = 1
+
+    def __str__(self) -> str:
+        return self.kind if self.n == 1 else f"{self.kind}{self.n}"
+
+    def scalar(self) -> Ty:
+        return Ty(self.kind)
+
+
+@dataclass
+class Output:
+    name: str
+    ty: Ty
+    register: int
+    count: int          # elements
+
+
+@dataclass
+class Program:
+    """A generated shader: its source and what a dispatch needs (buffers, thread count)."""
+
+    source: str
+    outputs: list[Output]
+    threads: int
+    safe: bool
+
+
+@dataclass
+class _Func:
+    name: str
+    ret: Ty | None
+    params: list[tuple[str, Ty, str]]     # (name, type, 'in'|'out'|'inout')
+
+
+@dataclass
+class _Var:
+    ty: Ty
+    writable: bool = True
+
+
+@dataclass
+class _Gen:
+    c: Chooser
+    safe: bool
+    scopes: list[dict[str, _Var]] = field(default_factory=list)
+    funcs: list[_Func] = field(default_factory=list)
+    arrays: dict[str, Ty] = field(default_factory=dict)
+    outputs: list[Output] = field(default_factory=list)
+    counter: int = 0
+    budget: int = MAX_STMTS
+    loop_depth: int = 0
+    in_main: bool = False
+
+    # ------------------------------------------------------------ helpers
+
+    def pick(self, seq):
+        return seq[self.c.int(0, len(seq) - 1)]
+
+    def chance(self, percent: int) -> bool:
+        return self.c.int(0, 99) < percent
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def ty(self, kinds: tuple[str, ...] = KINDS) -> Ty:
+        return Ty(self.pick(kinds), self.pick(SIZES))
+
+    def visible(self, pred) -> list[tuple[str, _Var]]:
+        seen: dict[str, _Var] = {}
+        for scope in self.scopes:
+            seen.update(scope)
+        return [(n, v) for n, v in seen.items() if pred(v)]
+
+    def declare(self, name: str, ty: Ty, writable: bool = True) -> None:
+        self.scopes[-1][name] = _Var(ty, writable)
+
+    # ------------------------------------------------------------ expressions
+
+    def literal(self, t: Ty) -> str:
+        if t.kind == "float":
+            k = self.c.int(-8, 8)
+            s = f"{k / 2:.1f}" if k >= 0 else f"({k / 2:.1f})"
+        elif t.kind == "uint":
+            s = f"{self.pick((0, 1, 2, 3, 7, 100, 0xFFFFFFFF, 0x80000000))}u"
+        else:
+            s = str(self.pick((0, 1, -1, 2, 3, -7, 100, 2147483647)))
+            s = f"({s})" if s.startswith("-") else s
+        if t.n == 1:
+            return s
+        if self.chance(50):
+            return f"(({t}){s})"
+        return f"{t}({', '.join(self.literal(t.scalar()) for _ in range(t.n))})"
+
+    def expr(self, t: Ty, depth: int = 2) -> str:
+        if depth <= 0:
+            return self.leaf(t)
+        options = [self.leaf, self.binary, self.binary, self.unary, self.cast, self.ternary, self.construct,
+                   self.intrinsic, self.call, self.array_elem]
+        if t.kind != "float":
+            options += [self.bitwise, self.shift, self.divide]
+        return self.pick(options)(t, depth - 1)
+
+    def leaf(self, t: Ty, depth: int = 0) -> str:
+        vars_ = self.visible(lambda v: v.ty.kind == t.kind and (v.ty.n == t.n or (v.ty.n > 1 and t.n <= v.ty.n)))
+        if vars_ and self.chance(75):
+            name, var = self.pick(vars_)
+            if var.ty.n == t.n and (t.n == 1 or self.chance(60)):
+                return name
+            return f"{name}.{''.join(SWIZZLE[self.c.int(0, var.ty.n - 1)] for _ in range(t.n))}"
+        if self.in_main and self.chance(30):
+            return self.convert(t, "tid.x", Ty("uint"))
+        return self.literal(t)
+
+    def convert(self, t: Ty, text: str, src: Ty) -> str:
+        """`text` of type `src` as a value of type t (an explicit cast, splat for vectors)."""
+        return text if src == t else f"(({t}){text})" if src.n in (1, t.n) else f"(({t}){text}.x)"
+
+    def binary(self, t: Ty, depth: int) -> str:
+        op = self.pick(("+", "-", "*"))
+        if self.safe and t.kind == "float" and op == "*":
+            return f"({self.expr(t, depth)} * {self.pick(('0.5', '2.0', '-1.0', '0.25'))})"
+        rhs_ty = t if t.n == 1 or self.chance(70) else t.scalar()
+        return f"({self.expr(t, depth)} {op} {self.expr(rhs_ty, depth)})"
+
+    def bitwise(self, t: Ty, depth: int) -> str:
+        return f"({self.expr(t, depth)} {self.pick(('&', '|', '^'))} {self.expr(t, depth)})"
+
+    def shift(self, t: Ty, depth: int) -> str:
+        amount = self.expr(Ty(self.pick(("int", "uint")), t.n), depth)
+        return f"({self.expr(t, depth)} {self.pick(('<<', '>>'))} ({amount} & 15))"
+
+    def divide(self, t: Ty, depth: int) -> str:
+        op = self.pick(("/", "%"))
+        den = self.expr(t, depth)
+        guard = f"(({den} & 7) + 1)" if t.kind == "int" else f"({den} | 1u)"
+        return f"({self.expr(t, depth)} {op} {guard})"
+
+    def unary(self, t: Ty, depth: int) -> str:
+        ops = ("-", "+", "~") if t.kind != "float" else ("-", "+")
+        return f"({self.pick(ops)}{self.expr(t, depth)})"
+
+    def cast(self, t: Ty, depth: int) -> str:
+        kinds = ("int", "uint") if self.safe and t.kind != "float" else KINDS
+        src = Ty(self.pick(kinds), t.n if self.chance(70) else 1)
+        return f"(({t}){self.expr(src, depth)})"
+
+    def condition(self, depth: int = 1) -> str:
+        t = Ty(self.pick(KINDS))
+        cond = f"({self.expr(t, depth)} {self.pick(('<', '<=', '>', '>=', '==', '!='))} {self.expr(t, depth)})"
+        if self.chance(20):
+            cond = f"({cond} {self.pick(('&&', '||'))} {self.condition(0)})"
+        if self.chance(10):
+            cond = f"(!{cond})"
+        return cond
+
+    def ternary(self, t: Ty, depth: int) -> str:
+        return f"({self.condition(depth)} ? {self.expr(t, depth)} : {self.expr(t, depth)})"
+
+    def construct(self, t: Ty, depth: int) -> str:
+        if t.n == 1:
+            return f"(({t}){self.condition(depth)})" if self.chance(30) else self.leaf(t)
+        parts, left = [], t.n
+        while left:
+            k = self.c.int(1, left)
+            parts.append(self.expr(Ty(t.kind, k), depth))
+            left -= k
+        return f"{t}({', '.join(parts)})"
+
+    def intrinsic(self, t: Ty, depth: int) -> str:
+        name = self.pick(("min", "max", "clamp", "abs") if t.kind != "uint" else ("min", "max", "clamp"))
+        if name == "abs":
+            if t.kind == "int" and self.safe:  # abs(INT_MIN) is fine (wraps), but keep it obvious
+                return f"abs({self.expr(t, depth)} & 0xFFFF)"
+            return f"abs({self.expr(t, depth)})"
+        if name == "clamp":
+            lo, hi = sorted((self.c.int(-4, 4), self.c.int(-4, 4)))
+            lo, hi = (abs(lo), abs(hi)) if t.kind == "uint" else (lo, hi)
+            lo, hi = min(lo, hi), max(lo, hi)
+            cv = (lambda v: f"(({t}){v}.0)") if t.kind == "float" else (lambda v: f"(({t}){v})")
+            return f"clamp({self.expr(t, depth)}, {cv(lo)}, {cv(hi)})"
+        return f"{name}({self.expr(t, depth)}, {self.expr(t, depth)})"
+
+    def call(self, t: Ty, depth: int) -> str:
+        fns = [f for f in self.funcs if f.ret == t and all(m == "in" for _n, _t, m in f.params)]
+        if not fns:
+            return self.leaf(t)
+        f = self.pick(fns)
+        return f"{f.name}({', '.join(self.expr(pt, depth) for _n, pt, _m in f.params)})"
+
+    def array_elem(self, t: Ty, depth: int) -> str:
+        names = [n for n, at in self.arrays.items() if at == t]
+        if not names:
+            return self.leaf(t)
+        idx = self.expr(Ty(self.pick(("int", "uint"))), depth)
+        return f"{self.pick(names)}[({idx}) & {ARRAY_LEN - 1}]"
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, indent: str, count: int) -> list[str]:
+        self.scopes.append({})
+        out: list[str] = []
+        for _ in range(count):
+            if self.budget <= 0:
+                break
+            self.budget -= 1
+            out += self.stmt(indent)
+        self.scopes.pop()
+        return out
+
+    def stmt(self, indent: str) -> list[str]:
+        depth = len(self.scopes)
+        kinds = [self.decl, self.decl, self.assign, self.assign, self.swizzle_assign, self.store]
+        if depth < 5:
+            kinds += [self.if_stmt, self.for_stmt, self.while_stmt, self.do_stmt, self.switch_stmt]
+        if self.loop_depth and self.chance(15):
+            return [f"{indent}if {self.condition(1)} {self.pick(('break', 'continue'))};"]
+        if any(m != "in" for f in self.funcs for *_x, m in f.params):
+            kinds.append(self.call_stmt)
+        return self.pick(kinds)(indent)
+
+    def decl(self, indent: str) -> list[str]:
+        t = self.ty()
+        name = self.fresh("v")
+        init = self.expr(t)
+        self.declare(name, t)
+        return [f"{indent}{t} {name} = {init};"]
+
+    def assign(self, indent: str) -> list[str]:
+        vars_ = self.visible(lambda v: v.writable)
+        if not vars_:
+            return self.decl(indent)
+        name, var = self.pick(vars_)
+        op = self.pick(("=", "=", "+=", "-=", "*=") if var.ty.kind == "float" or not self.safe
+                       else ("=", "+=", "-=", "*=", "&=", "|=", "^="))
+        if self.safe and var.ty.kind == "float" and op == "*=":
+            return [f"{indent}{name} *= {self.pick(('0.5', '2.0', '-1.0'))};"]
+        return [f"{indent}{name} {op} {self.expr(var.ty)};"]
+
+    def swizzle_assign(self, indent: str) -> list[str]:
+        vars_ = self.visible(lambda v: v.writable and v.ty.n > 1)
+        if not vars_:
+            return self.assign(indent)
+        name, var = self.pick(vars_)
+        comps = list(SWIZZLE[:var.ty.n])
+        k = self.c.int(1, var.ty.n)
+        chosen = []
+        for _ in range(k):
+            chosen.append(comps.pop(self.c.int(0, len(comps) - 1)))
+        return [f"{indent}{name}.{''.join(chosen)} = {self.expr(Ty(var.ty.kind, k))};"]
+
+    def store(self, indent: str) -> list[str]:
+        if not self.in_main:
+            return self.assign(indent)
+        out = self.pick(self.outputs)
+        return [f"{indent}{out.name}[tid.x * {SLOTS} + {self.c.int(0, SLOTS - 1)}] = {self.expr(out.ty)};"]
+
+    def if_stmt(self, indent: str) -> list[str]:
+        lines = [f"{indent}if {self.condition()} {{", *self.block(indent + "    ", self.c.int(1, 3))]
+        if self.chance(50):
+            lines += [f"{indent}}} else {{", *self.block(indent + "    ", self.c.int(1, 3))]
+        return [*lines, f"{indent}}}"]
+
+    def _loop_body(self, indent: str) -> list[str]:
+        self.loop_depth += 1
+        body = self.block(indent + "    ", self.c.int(1, 3))
+        self.loop_depth -= 1
+        return body
+
+    def for_stmt(self, indent: str) -> list[str]:
+        i = self.fresh("i")
+        n = self.c.int(0, 4)
+        self.scopes.append({i: _Var(Ty("int"), writable=False)})
+        body = self._loop_body(indent)
+        self.scopes.pop()
+        return [f"{indent}for (int {i} = 0; {i} < {n}; {i}++) {{", *body, f"{indent}}}"]
+
+    def while_stmt(self, indent: str) -> list[str]:
+        w = self.fresh("w")
+        n = self.c.int(0, 4)
+        self.scopes.append({w: _Var(Ty("int"), writable=False)})
+        body = self._loop_body(indent)
+        self.scopes.pop()
+        return [f"{indent}{{", f"{indent}int {w} = 0;", f"{indent}while ({w} < {n}) {{", f"{indent}    {w}++;",
+                *body, f"{indent}}}", f"{indent}}}"]
+
+    def do_stmt(self, indent: str) -> list[str]:
+        w = self.fresh("d")
+        n = self.c.int(1, 3)
+        self.scopes.append({w: _Var(Ty("int"), writable=False)})
+        body = self._loop_body(indent)
+        self.scopes.pop()
+        return [f"{indent}{{", f"{indent}int {w} = 0;", f"{indent}do {{", f"{indent}    {w}++;",
+                *body, f"{indent}}} while ({w} < {n});", f"{indent}}}"]
+
+    def switch_stmt(self, indent: str) -> list[str]:
+        sel = self.expr(Ty(self.pick(("int", "uint"))), 1)
+        lines = [f"{indent}switch (({sel}) & 3) {{"]
+        cases = sorted({self.c.int(0, 3) for _ in range(self.c.int(1, 3))})
+        for label in [*(f"case {k}:" for k in cases), *(["default:"] if self.chance(60) else [])]:
+            lines += [f"{indent}{label} {{", *self.block(indent + "    ", self.c.int(1, 2)), f"{indent}    break;",
+                      f"{indent}}}"]
+        return [*lines, f"{indent}}}"]
+
+    def call_stmt(self, indent: str) -> list[str]:
+        fns = [f for f in self.funcs if any(m != "in" for *_x, m in f.params)]
+        f = self.pick(fns)
+        args, pre, used = [], [], set()
+        for _n, pt, mode in f.params:
+            if mode == "in":
+                args.append(self.expr(pt, 1))
+                continue
+            cands = [n for n, v in self.visible(lambda v, pt=pt: v.writable and v.ty == pt) if n not in used]
+            if cands and self.chance(70):
+                name = self.pick(cands)
+            else:
+                name = self.fresh("a")
+                pre.append(f"{indent}{pt} {name} = {self.expr(pt, 1)};")
+                self.declare(name, pt)
+            used.add(name)
+            args.append(name)
+        call = f"{f.name}({', '.join(args)})"
+        if f.ret is not None and self.chance(50):
+            name = self.fresh("r")
+            self.declare(name, f.ret)
+            return [*pre, f"{indent}{f.ret} {name} = {call};"]
+        return [*pre, f"{indent}{call};"]
+
+    # ------------------------------------------------------------ top level
+
+    def function(self) -> list[str]:
+        name = self.fresh("Fn")
+        ret = None if self.chance(25) else self.ty()
+        params = [(self.fresh("p"), self.ty(), self.pick(("in", "in", "out", "inout")))
+                  for _ in range(self.c.int(0 if ret else 1, 3))]
+        self.scopes = [{}]
+        self.budget, saved = 8, self.budget
+        lines = []
+        for pname, pt, mode in params:
+            if mode == "out":
+                lines.append(f"    {pname} = {self.expr(pt, 1)};")
+            self.declare(pname, pt)
+        lines += self.block("    ", self.c.int(1, 4))
+        if ret is not None:
+            lines.append(f"    return {self.expr(ret)};")
+        self.budget = saved
+        head = ", ".join(f"{'' if m == 'in' and self.chance(70) else m + ' '}{pt} {pn}" for pn, pt, m in params)
+        self.funcs.append(_Func(name, ret, params))
+        return [f"{ret or 'void'} {name}({head}) {{", *lines, "}"]
+
+    def program(self) -> Program:
+        threads = self.pick((1, 2, 4))
+        self.outputs = [Output(f"Out{k}", self.ty(), k, threads * SLOTS) for k in range(self.c.int(1, 3))]
+        lines = [f"RWStructuredBuffer<{o.ty}> {o.name} : register(u{o.register});" for o in self.outputs]
+        self.scopes = [{}]
+        for _ in range(self.c.int(0, 2)):
+            t = Ty(self.pick(KINDS))
+            name = self.fresh("T")
+            self.arrays[name] = t
+            lines.append(f"static const {t} {name}[{ARRAY_LEN}] = {{"
+                         f"{', '.join(self.literal(t) for _ in range(ARRAY_LEN))}}};")
+        for _ in range(self.c.int(0, 3)):
+            lines += self.function()
+        self.scopes = [{"tid": _Var(Ty("uint", 3), writable=False)}]
+        self.in_main, self.budget = True, MAX_STMTS
+        body = self.block("    ", self.c.int(2, 10))
+        for o in self.outputs:  # every buffer gets at least one write
+            body.append(f"    {o.name}[tid.x * {SLOTS} + {self.c.int(0, SLOTS - 1)}] = {self.expr(o.ty)};")
+        lines += [f"[numthreads({threads}, 1, 1)]", "void main(uint3 tid : SV_DispatchThreadID) {", *body, "}"]
+        return Program("\n".join(lines) + "\n", self.outputs, threads, self.safe)
+
+
+def generate(rng: random.Random, safe: bool = False) -> Program:
+    """One program from a `random.Random` (the campaign's fast path)."""
+    return _Gen(RandomChooser(rng), safe).program()
+
+
+def programs(safe: bool = False):
+    """A hypothesis strategy of `Program`s (shrinks towards small programs)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw):
+        return _Gen(DrawChooser(draw, st), safe).program()
+
+    return build()
