@@ -36,6 +36,9 @@ def add_build_commands(subparsers) -> None:
     b.add_argument("--diagnostics-format", choices=DIAG_FORMATS, default="gnu")
     b.add_argument("--report", metavar="FILE", help="write the build report as JSON ('-' for stdout)")
     b.add_argument("-q", "--quiet", action="store_true", help="no per-target lines when not on a terminal")
+    from .build.distributed_config import add_cli_options
+
+    add_cli_options(b)
     b.set_defaults(func=cmd_build)
 
     c = subparsers.add_parser("clean", help="remove everything a build wrote")
@@ -84,9 +87,14 @@ def cmd_build(args) -> int:
     try:
         project, targets = _planned(args)
         full = not args.filters and not args.backends
-        report = build(project, None if full else targets, jobs=args.jobs, force=args.force, verify=args.verify,
-                       keep_going=args.keep_going, diag_format=args.diagnostics_format,
-                       wait=not args.no_wait, quiet=args.quiet)
+        from .build.distributed_config import executor_from_args
+
+        with executor_from_args(project, args) as executor:
+            report = build(project, None if full else targets, jobs=args.jobs, force=args.force, verify=args.verify,
+                           keep_going=args.keep_going, diag_format=args.diagnostics_format,
+                           wait=not args.no_wait, quiet=args.quiet, executor=executor)
+            if executor is not None:
+                print(f"shaderbuild: {executor.describe()}: {executor.stats.summary()}", file=sys.stderr)
     except ConfigFileError as exc:
         return _config_errors(exc, args.diagnostics_format)
     except LockBusy as exc:

@@ -451,6 +451,8 @@ def test_failure_stops_unless_keep_going(tmp_path):
     report = run_build(root, fake_compile)
     assert not report.ok and report.failed == [f"{B}@spirv"] and report.skipped
     assert f"{root}/shaders/b.hlsl:2:3: error: broken on purpose" in report.messages[0]
+    assert report.diagnostics == {f"{B}@spirv": [{"severity": "error", "message": "broken on purpose",
+                                                  "file": f"{root}/shaders/b.hlsl", "line": 2, "column": 3}]}
     report = run_build(root, fake_compile, keep_going=True)
     assert set(report.failed) == names(["spirv", "dxil"], B) and not report.skipped
     assert set(report.built) | set(report.up_to_date) == names(["spirv", "dxil"], A0, A1)

@@ -43,6 +43,15 @@ static int g_index_calls = 0;
 int Idx(int i) { g_index_calls += 1; return i; }
 void TwoOuts(out int a, out int b) { a = 1; b = 2; }
 float4 Vec4Ret(float x) { return x; }
+static const int KDef = 3;
+int DefaultExpr(int a, int b = KDef * 2) { return a + b; }
+void FillArr(out int a[3]) { a[0] = 1; a[1] = 2; a[2] = 3; }
+void IncArr(inout int a[3]) { for (int i = 0; i < 3; i++) a[i] += 1; }
+struct HasMat { float2x2 m; };
+void ScaleMat(inout HasMat s) { s.m *= 2; }
+float2x2 MakeDiag(float a) { return float2x2(a, 0, 0, a); }
+int ByMat(float2x2 m) { return 22; }
+int ByMat(float3x3 m) { return 33; }
 """
 
 OVERLOADS = SlotTable("overloads", "int", [
@@ -94,6 +103,12 @@ ARGS = SlotTable("argument_passing", "int", [
     case("scalar_return_splat", "float4 v = Vec4Ret(fone * 3); R = (int)(v.x + v.y + v.z + v.w);", 12, stmt=True),
     case("call_in_condition", "R = (Defaults(one) > 100) ? 1 : 0;", 1, stmt=True),
     case("call_result_discarded", "Defaults(one); R = 5;", 5, stmt=True),
+    case("default_arg_constant_expression", "R = DefaultExpr(one);", 7, stmt=True),
+    case("out_array", "int a[3]; FillArr(a); R = a[0] * 100 + a[1] * 10 + a[2];", 123, stmt=True),
+    case("inout_array", "int a[3] = {1, 2, 3}; IncArr(a); R = a[0] * 100 + a[1] * 10 + a[2];", 234, stmt=True),
+    case("inout_struct_with_matrix", "HasMat s = {1, 2, 3, 4}; ScaleMat(s); R = (int)s.m._22;", 8, stmt=True),
+    case("matrix_return", "float2x2 m = MakeDiag(three); R = (int)(m._11 + m._22 + m._12);", 6, stmt=True),
+    case("overload_by_matrix_shape", "float3x3 m = 0; R = ByMat(m);", 33, stmt=True),
     case("inout_with_literal_conversion_int_to_uint", "uint u = 5u; Bump(u); R = (int)u;", 15, stmt=True),
 ], prelude=PRELUDE, setup=SETUP, inputs=IN)
 

@@ -180,7 +180,36 @@ NON_SC_2018 = SlotTable("logical_2018", "int", [
          14, stmt=True),
 ], prelude=SC_PRELUDE, setup=INT_SETUP, inputs={"In": ("int", IA)}, hlsl_version=2018)
 
+MISC = SlotTable("misc_expressions", "int", [
+    case("ternary_right_assoc", "z == 1 ? 10 : z == 0 ? 20 : 30", 20),
+    case("assign_in_condition", "int x; if ((x = five + one) > 3) R = x;", 6, stmt=True),
+    case("while_postinc_condition", "int i = 0; while (i++ < five) R += i;", 15, stmt=True),
+    case("do_predecrement_condition", "int n = five; do { R += 1; } while (--n);", 5, stmt=True),
+    case("for_two_declarators", "for (int i = 0, j = five; i < j; i++, j--) R++;", 3, stmt=True),
+    case("bitand_binds_looser_than_eq", "five & one == one", 5 & 1),
+    case("logical_not_binds_tight", "!z == one", 1),
+    case("neg_times", "-five * m1", 5),
+    case("mod_precedence", "hund - hund % 7 * 2", 100 - (100 % 7) * 2),
+    case("shift_vs_compare", "(one << 3 > 7)", 1),
+    case("nan_equal_is_false", "float n = asfloat(0x7FC00000u + (uint)z); R = (n == n) ? 1 : 0;", 0, stmt=True),
+    case("nan_less_is_false", "float n = asfloat(0x7FC00000u + (uint)z); R = (n < 1.0) ? 1 : 0;", 0, stmt=True),
+    case("nan_greater_equal_is_false", "float n = asfloat(0x7FC00000u + (uint)z); R = (n >= n) ? 1 : 0;", 0,
+         stmt=True),
+    case("int64_division", "int64_t x = -9000000000ll * (int64_t)one; R = (int)(x / 1000000000ll);", -9, stmt=True),
+    case("int64_remainder", "int64_t x = -9000000000ll * (int64_t)one; R = (int)(x % 7ll);",
+         trunc_mod(-9000000000, 7), stmt=True),
+    case("uint64_division", "uint64_t x = 0x123456789ull * (uint64_t)one; R = (int)(x / 7ull);", 0x123456789 // 7,
+         stmt=True),
+    case("uint64_shift", "uint64_t x = 0x123456789ull * (uint64_t)one; R = (int)(x >> 4);", 0x123456789 >> 4,
+         stmt=True),
+    case("matrix_compare_componentwise", "float2x2 p = {1, 2, 3, 4}; float2x2 w = {1, 0, 3, 0}; bool2x2 e = (p == w);"
+         " R = e._11 + e._12 * 2 + e._21 * 4 + e._22 * 8;", 5, stmt=True),
+    case("matrix_negate_divide", "float2x2 p = {2, 4, 6, 8}; float2x2 c = -p / 2; R = (int)(c._11 + c._22 * 10);",
+         -41, stmt=True),
+], setup=INT_SETUP, inputs={"In": ("int", IA)})
+
 test_int_ops = table_test(INT_OPS)
+test_misc_expressions = table_test(MISC)
 test_uint_ops = table_test(UINT_OPS)
 test_float_ops = table_test(FLOAT_OPS)
 test_compound = table_test(COMPOUND)

@@ -360,7 +360,8 @@ def test_200_edit_cycles_leak_neither_threads_nor_memory(watcher: WatchProcess, 
     elapsed = time.monotonic() - start
     assert samples[200]["Threads"] == samples[50]["Threads"]
     growth_kb = samples[200]["VmRSS"] - samples[50]["VmRSS"]
-    assert growth_kb < 4096, f"RSS grew by {growth_kb} kB over 150 cycles"
+    # measured: ~130 kB of allocator noise; keeping each cycle's compile results would add ~900 kB
+    assert growth_kb < 600, f"RSS grew by {growth_kb} kB over 150 cycles"
     assert elapsed < 60
 
 

@@ -56,3 +56,17 @@ def split_semantic(text: str) -> tuple[str, int]:
 def lookup(semantic: str) -> SystemValue | None:
     name, _ = split_semantic(semantic)
     return SYSTEM_VALUES.get(name.upper())
+
+
+# SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the SPIR-V spec
+SPIRV_BUILTINS: dict[int, tuple[str, str]] = {   # number -> (name, 'in' | 'out' | 'inout')
+    0: ("Position", "inout"), 1: ("PointSize", "inout"), 3: ("ClipDistance", "inout"), 4: ("CullDistance", "inout"),
+    7: ("PrimitiveId", "in"), 9: ("Layer", "inout"), 10: ("ViewportIndex", "inout"), 15: ("FragCoord", "in"),
+    17: ("FrontFacing", "in"), 18: ("SampleId", "in"), 19: ("SamplePosition", "in"), 20: ("SampleMask", "inout"),
+    22: ("FragDepth", "out"), 23: ("HelperInvocation", "in"), 24: ("NumWorkgroups", "in"),
+    25: ("WorkgroupSize", "in"), 26: ("WorkgroupId", "in"), 27: ("LocalInvocationId", "in"),
+    28: ("GlobalInvocationId", "in"), 29: ("LocalInvocationIndex", "in"), 36: ("SubgroupSize", "in"),
+    38: ("NumSubgroups", "in"), 40: ("SubgroupId", "in"), 41: ("SubgroupLocalInvocationId", "in"),
+    42: ("VertexIndex", "in"), 43: ("InstanceIndex", "in"), 4424: ("BaseVertex", "in"),
+    4425: ("BaseInstance", "in"), 4426: ("DrawIndex", "in"), 4440: ("ViewIndex", "in"),
+}

@@ -164,8 +164,44 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     for var, tmp, semantic, interp in out_params:
         b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}")
     b.body.append(ir.Return())
+    _add_ext_builtins(module)
     src.name = f"src.{ep.name}"
     wrapper = ir.Function(ep.name, [], ir.VOID, b.body, b.locals, src.loc)
     module.functions.append(wrapper)
     ep.function = wrapper
 
+
+
+def _add_ext_builtins(module: ir.Module) -> None:
+    """Seed 004 built-in globals join the entry interface only when some function
+    uses them (an unused input built-in is not emitted)."""
+    ext = [g for g in module.globals if g.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT)]
+    if not ext:
+        return
+    used: set[int] = set()
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for e in _exprs_of(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.VarRef):
+                        used.add(id(x.var))
+    for g in ext:
+        module.globals.remove(g)
+        if id(g) in used:
+            (module.entry.inputs if g.storage is ir.Storage.INPUT else module.entry.outputs).append(g)
+
+
+def _exprs_of(s: ir.Stmt) -> list[ir.Expr]:
+    if isinstance(s, ir.Store):
+        return [s.place, s.value]
+    if isinstance(s, ir.Eval):
+        return [s.expr]
+    if isinstance(s, ir.If):
+        return [s.cond]
+    if isinstance(s, ir.Loop):
+        return [s.break_if] if s.break_if is not None else []
+    if isinstance(s, ir.Switch):
+        return [s.selector]
+    if isinstance(s, ir.Return) and s.value is not None:
+        return [s.value]
+    return []

@@ -218,9 +218,9 @@ class CallLowering:
         stage = self.profile.stage
         if stages is not None and stage not in stages:
             allowed = ", ".join(sorted(stages))
-            raise error(f"intrinsic '{name}' is not allowed in {stage} shaders (allowed in: {allowed})", loc)
+            self.stage_error(f"intrinsic '{name}' is not allowed in {stage} shaders (allowed in: {allowed})", loc)
         if (self.profile.major, self.profile.minor) < min_sm:
-            raise error(f"intrinsic '{name}' requires shader model {min_sm[0]}.{min_sm[1]} or higher", loc)
+            self.stage_error(f"intrinsic '{name}' requires shader model {min_sm[0]}.{min_sm[1]} or higher", loc)
 
     def intrinsic_call(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         if name in SPECIAL:

@@ -545,6 +545,7 @@ class ExprLowering:
             if for_write and (var.const or var.storage is ir.Storage.UNIFORM):
                 what = "const-qualified" if var.const else "uniform"
                 raise error(f"cannot assign to {what} variable '{e.name}'", e.loc)
+            self.use_loc = e.loc
             self.note_use(var)
             return ir.VarRef(var)
         if isinstance(e, ast.Member):

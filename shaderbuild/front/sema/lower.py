@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from ... import ir
-from ...diagnostics import Diagnostic, DiagnosticSink, SourceLoc, error
+from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
@@ -102,6 +102,17 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
 
     def mark_initialized(self, var: ir.Variable) -> None:
         pass
+
+    def stage_error(self, message: str, loc: SourceLoc) -> None:
+        """An error that depends on the stage: reported only if the function that
+        contains it is reachable from the entry point (a file may hold several stages)."""
+        if self.fn_info is None:
+            raise error(message, loc)
+        self.fn_info.stage_errors.append(Diagnostic("error", message, loc))
+
+    def note_use(self, var: ir.Variable) -> None:
+        if var.storage is ir.Storage.WORKGROUP and self.profile.stage != "compute":
+            self.stage_error(f"groupshared variable '{var.name}' can only be used in compute shaders", self.use_loc)
 
     def record_call(self, f: FuncInfo, loc: SourceLoc) -> None:
         if self.fn_info is not None:
@@ -221,9 +232,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             return
         if isinstance(t, ir.Array) and t.size is None and d.init is None:
             raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
+        ext = next((a for a in d.attributes if a.name in ("vk::ext_builtin_input", "vk::ext_builtin_output")), None)
+        if ext is not None:
+            self.ext_builtin(d, t, ext)
+            return
         if "groupshared" in q:
-            if self.profile.stage != "compute":
-                raise error("groupshared variables are only allowed in compute shaders", d.loc)
             var = ir.Variable(d.name, t, ir.Storage.WORKGROUP, d.loc)
             if d.init is not None:
                 raise error("groupshared variables cannot have an initializer", d.init.loc)
@@ -254,6 +267,34 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             self.push_constant(d, t)
             return
         self.loose_uniform(d, t)
+
+    def ext_builtin(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute) -> None:
+        """Seed 004: `[[vk::ext_builtin_input(N)]] static const T x;` reads SPIR-V BuiltIn N,
+        `[[vk::ext_builtin_output(N)]] static T x;` writes it."""
+        from ..semantics import SPIRV_BUILTINS
+
+        is_input = attr.name == "vk::ext_builtin_input"
+        if len(attr.args) != 1:
+            raise error(f"attribute '{attr.name}' takes one argument (a SPIR-V BuiltIn number)", attr.loc)
+        number = self.const_int(attr.args[0])
+        if "static" not in d.qualifiers or ("const" in d.qualifiers) != is_input:
+            need = "'static const'" if is_input else "'static' and not 'const'"
+            raise error(f"a variable with '{attr.name}' must be {need}", d.loc)
+        if d.init is not None:
+            raise error(f"a built-in {'input' if is_input else 'output'} variable cannot have an initializer", d.init.loc)
+        entry = SPIRV_BUILTINS.get(number)
+        if entry is None:
+            raise error(f"unknown or unsupported SPIR-V BuiltIn {number}", attr.args[0].loc)
+        name, direction = entry
+        if direction != "inout" and direction != ("in" if is_input else "out"):
+            raise error(f"SPIR-V BuiltIn {number} ({name}) is not an {'input' if is_input else 'output'}", attr.loc)
+        if self.options.target != "spirv":
+            raise error(f"'{attr.name}' is only supported when targeting SPIR-V", attr.loc)
+        storage = ir.Storage.INPUT if is_input else ir.Storage.OUTPUT
+        var = ir.Variable(d.name, t, storage, d.loc, const=is_input,
+                          io=ir.IOInfo(f"{attr.name}({number})", 0, builtin=name))
+        self.globals.append(var)
+        self.declare_var(d.name, var, d.loc)
 
     # ------------------------------------------------------------ uniform blocks
     def block_binding(self, kind: str, reg: ast.Register | None, attrs: list[ast.Attribute], name: str) -> ir.Binding:
@@ -464,6 +505,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
         entry = self.find_entry(main_file)
         self.check_recursion(entry)
         order = self.reachable(entry)
+        errors = [d for f in order for d in f.stage_errors]
+        if errors:
+            raise CompileError(errors[:1])
+        if self.profile.stage != "compute":
+            self.globals = [g for g in self.globals if g.storage is not ir.Storage.WORKGROUP]
         undefined = [f for f in order if not f.defined]
         if undefined:
             f = undefined[0]

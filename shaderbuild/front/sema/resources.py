@@ -136,8 +136,8 @@ class ResourceLowering:
                 raise error(f"'{kind}' cannot be sampled", loc)
             extras, comparison, implicit = SAMPLE_METHODS[name]
             if implicit and self.profile.stage != "pixel" and (self.profile.major, self.profile.minor) < (6, 6):
-                raise error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
-                            f"(or compute shaders from shader model 6.6); use SampleLevel", loc)
+                self.stage_error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
+                                 f"(or compute shaders from shader model 6.6); use SampleLevel", loc)
             n = 2 + len(extras)
             self._arity(name, args, (n, n + 1) if noff else (n,), loc)
             samp = self._sampler(args[0], comparison, name)
@@ -161,7 +161,7 @@ class ResourceLowering:
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name == "CalculateLevelOfDetail" or name == "CalculateLevelOfDetailUnclamped":
             if self.profile.stage != "pixel":
-                raise error(f"'{name}' is only allowed in pixel shaders", loc)
+                self.stage_error(f"'{name}' is only allowed in pixel shaders", loc)
             self._arity(name, args, (2,), loc)
             samp = self._sampler(args[0], False, name)
             n = ncoord - (1 if "Array" in kind else 0)

@@ -23,7 +23,8 @@ class FuncInfo(Record):
     defined: bool = False
     method_of: ir.Struct | None = None
     calls: list[tuple[FuncInfo, SourceLoc]] = Record.factory(list)
-    instances: dict = Record.factory(dict)    # specialisations for unsized array parameters
+    instances: dict = Record.factory(dict)
+    stage_errors: list = Record.factory(list)   # reported only when reachable from the entry    # specialisations for unsized array parameters
 
     def signature(self) -> str:
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))

@@ -214,7 +214,7 @@ class StmtLowering:
 
     def st_DiscardStmt(self, s: ast.DiscardStmt) -> None:
         if self.profile.stage != "pixel":
-            raise error("'discard' is only allowed in pixel shaders", s.loc)
+            self.stage_error("'discard' is only allowed in pixel shaders", s.loc)
         self.emit(ir.Discard())
 
     def st_ReturnStmt(self, s: ast.ReturnStmt) -> None:
