@@ -214,8 +214,13 @@ class Watcher:
             self.sink.ready(root, len(self.targets), kind)
             while not self.stop.is_set():
                 batch = self.collector.next_batch(self.debounce, self.stop)
-                if batch:
+                if not batch:
+                    continue
+                try:
                     self._handle(batch)
+                except Exception as exc:  # noqa: BLE001 - the watcher outlives any one failed rebuild
+                    self.sink.error(f"internal error while rebuilding ({type(exc).__name__}: {exc}); "
+                                    f"still watching")
         finally:
             if observer is not None:
                 stop_observer(observer)

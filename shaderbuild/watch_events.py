@@ -25,6 +25,8 @@ _IGNORED_NAME = re.compile(
         \.(?:tmp|temp|bak|orig|part)$|^\.~lock\.|^\.tmp-""",
     re.VERBOSE,
 )
+# Directories whose contents never matter (version control, caches, build state).
+_IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".shaderbuild", ".pytest_cache"})
 # watchdog event type -> what happened to the path (None: not interesting)
 _KINDS = {"created": "created", "deleted": "deleted", "modified": "modified", "closed": "modified",
           "moved": None, "opened": None, "closed_no_write": None}
@@ -37,7 +39,10 @@ class Change:
 
 
 def is_ignored_name(path: str) -> bool:
-    return _IGNORED_NAME.search(os.path.basename(path)) is not None
+    """Editor and tool litter, or anything inside a version-control or cache directory."""
+    if _IGNORED_NAME.search(os.path.basename(path)) is not None:
+        return True
+    return not _IGNORED_DIRS.isdisjoint(path.split(os.sep))
 
 
 class Collector:

@@ -169,7 +169,8 @@ def run_spirv(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1
         if name not in rmap:
             raise AssertionError(f"buffer {name!r} is not in the manifest ({sorted(rmap)})")
         v = rmap[name]["vulkan"]
-        descs.append(vk.Buf(v["set"], v["binding"], data))
+        kind = "uniform" if v["descriptor_type"] == "uniform_buffer" else "storage"
+        descs.append(vk.Buf(v["set"], v["binding"], data, kind))
     got = vk.run_compute(res.binary, ENTRY, descs, groups=tuple(groups))
     return {name: data for (name, _t, _d), data in zip(bufs, got)}
 

@@ -456,3 +456,41 @@ def test_wave_ops_see_only_active_lanes():
     for t in range(16):
         want.append(SENTINEL if t % 2 == 0 else 4 * 100 + (t % LANES) // 2)
     assert got == want
+
+
+WAVE_MORE = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(16, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint t = tid.x;
+    uint base = t * 10u;
+    Out[base + 0] = WaveReadLaneAt(t * 3u, 5);
+    Out[base + 1] = WaveActiveBitOr(1u << t);
+    Out[base + 2] = WaveActiveBitAnd(t | 0xF0u);
+    Out[base + 3] = WaveActiveBitXor(t);
+    Out[base + 4] = WaveActiveAllTrue(t < 12u) ? 1u : 0u;
+    Out[base + 5] = WaveActiveAnyTrue(t == 3u) ? 1u : 0u;
+    Out[base + 6] = WaveActiveBallot(t % 3u == 0u).x;
+    Out[base + 7] = WavePrefixCountBits(t % 2u == 1u);
+    Out[base + 8] = WaveActiveProduct(t % 3u + 1u);
+    Out[base + 9] = WaveActiveAllEqual(t / 8u) ? 1u : 0u;
+}
+"""
+
+
+def test_more_wave_ops_with_8_lane_subgroups():
+    got = run_cs(WAVE_MORE, {"Out": ("uint", 16 * 10)})["Out"]
+    for t in range(16):
+        first = t - t % LANES
+        lanes = list(range(first, first + LANES))
+        band = 0xFFFFFFFF
+        xor = 0
+        prod = 1
+        for u in lanes:
+            band &= u | 0xF0
+            xor ^= u
+            prod *= u % 3 + 1
+        ballot = sum(1 << (u - first) for u in lanes if u % 3 == 0)
+        want = [(first + 5) * 3, sum(1 << u for u in lanes), band, xor, int(all(u < 12 for u in lanes)),
+                int(3 in lanes), ballot, sum(1 for u in lanes if u < t and u % 2 == 1), prod & 0xFFFFFFFF, 1]
+        assert got[t * 10:(t + 1) * 10] == want, f"thread {t}"

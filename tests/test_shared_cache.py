@@ -249,8 +249,8 @@ def test_cache_and_executor_tables_in_the_project_file(source_tree, tmp_path, mo
     proj = checkout(source_tree, tmp_path, "p")
     toml = proj / "shaderbuild.toml"
     base = toml.read_text()
-    toml.write_text('[executor]\nkind = "dask"\naddress = "tcp://127.0.0.1:8786"\nretries = 3\n'
-                    '[cache]\ndir = "cache"\nshared = "redis://127.0.0.1:6379/2"\nmode = "read-write"\n' + base)
+    toml.write_text(base + '\n[executor]\nkind = "dask"\naddress = "tcp://127.0.0.1:8786"\nretries = 3\n'
+                    '[cache]\ndir = "cache"\nshared = "redis://127.0.0.1:6379/2"\nmode = "read-write"\n')
     project = load_project(str(proj))
     ex, cs = settings_for(project)
     assert (ex.kind, ex.address, ex.retries) == ("dask", "tcp://127.0.0.1:8786", 3)
@@ -262,7 +262,7 @@ def test_cache_and_executor_tables_in_the_project_file(source_tree, tmp_path, mo
     assert not cs.enabled and open_cache(cs) is None
     ex, _ = settings_for(project, executor="dask=tcp://10.1.2.3:9000")
     assert ex.address == "tcp://10.1.2.3:9000"
-    toml.write_text('[cache]\nmode = "sometimes"\n[executor]\nkind = "cloud"\n' + base)
+    toml.write_text(base + '\n[cache]\nmode = "sometimes"\n[executor]\nkind = "cloud"\n')
     with pytest.raises(ConfigFileError) as err:
         load_project(str(proj))
     text = str(err.value)

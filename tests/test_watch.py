@@ -372,7 +372,8 @@ def test_ignored_editor_files():
     for name in ("a.hlsl~", ".a.hlsl.swp", ".a.hlsl.swx", "4913", ".goutputstream-X1Y2", "a.hlsl___jb_tmp___",
                  ".#a.hlsl", "#a.hlsl#", "a.hlsl.tmp", ".tmp-abc"):
         assert is_ignored_name(f"/p/{name}"), name
-    for name in ("a.hlsl", "common.hlsli", "shaderbuild.toml", "swap.hlsl", "tmp.hlsl"):
+    assert is_ignored_name("/p/.git/objects/ab/cdef") and is_ignored_name("/p/x/__pycache__/m.hlsl")
+    for name in ("a.hlsl", "common.hlsli", "shaderbuild.toml", "swap.hlsl", "tmp.hlsl", "git/a.hlsl"):
         assert not is_ignored_name(f"/p/{name}"), name
 
 

@@ -80,7 +80,8 @@ class CallLowering:
             is_place.append(p)
             values.append(self.place(a, for_write=False) if p else self.rvalue(a))
         best = self.resolve_overload(name, overloads, args, values, loc)
-        if any(isinstance(t, ir.Array) and t.size is None for t in best.param_types):
+        if any(isinstance(t, ir.Array) and t.size is None for t in best.param_types) and \
+                not any(isinstance(v.type, ir.Array) and v.type.size is None for v in values):
             best = self.specialize(best, [v.type for v in values])
         return self.emit_call(best, args, values, is_place, loc, this)
 

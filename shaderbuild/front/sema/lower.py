@@ -495,6 +495,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
                 if d.body is not None and not _has_unsized_param(info):
                     self.function_body(info)
                 elif d.body is not None:
+                    # type-check the body once with the unsized types (so `float[]` -> `float[4]` is an
+                    # error whatever the callers pass); code is generated per call size (calls.specialize)
+                    probe = FuncInfo(d, info.param_types, info.param_dirs, info.return_type,
+                                     ir.Function(d.name, [], info.return_type, loc=d.loc))
+                    self.function_body(probe)
                     info.defined = True
             elif isinstance(d, ast.VarDecl):
                 self.global_var(d)
