@@ -162,3 +162,69 @@ def test_divergent_loops_and_switch_per_thread():
             continue
         want.append(r)
     assert run_cs(DIVERGENT, {"Out": ("uint", 32)}, groups=(1, 1, 1))["Out"] == want
+
+
+LOOP_CONDITIONS = """
+RWStructuredBuffer<int> Out : register(u0);
+static int calls = 0;
+bool Check(int i) { calls++; return i < 3; }
+[numthreads(1, 1, 1)]
+void main() {
+    int arr[4] = {5, 6, 0, 7};
+    int i = 0;
+    while (i < 4 && arr[i] != 0) i++;
+    Out[0] = i;
+    int n = 0;
+    for (int k = 0; k < 10 && Check(k); k++) n++;
+    Out[1] = n; Out[2] = calls;
+    calls = 0;
+    int m = 0;
+    do { m++; } while (m < 5 && Check(m));
+    Out[3] = m; Out[4] = calls;
+}
+"""
+
+
+def test_short_circuit_loop_conditions_reevaluated_each_iteration():
+    """The side effects of a short-circuit loop condition happen once per test, in every loop form."""
+    assert run_cs(LOOP_CONDITIONS, {"Out": ("int", 5)})["Out"] == [2, 3, 4, 3, 3]
+
+
+SV_IDS = """
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(4, 2, 2)]
+void main(uint3 dt : SV_DispatchThreadID, uint3 gt : SV_GroupThreadID, uint3 g : SV_GroupID, uint gi : SV_GroupIndex) {
+    uint flat = (g.y * 2 + g.x) * 16 + gi;
+    Out[flat * 2] = uint4(dt, gi);
+    Out[flat * 2 + 1] = uint4(gt, g.x * 10 + g.y);
+}
+"""
+
+
+def test_compute_system_values_3d():
+    """SV_DispatchThreadID = group * numthreads + SV_GroupThreadID; SV_GroupIndex flattens x fastest."""
+    got = run_cs(SV_IDS, {"Out": ("uint4", 6 * 16 * 2)}, groups=(2, 3, 1))["Out"]
+    want = [None] * (6 * 16 * 2)
+    for gy in range(3):
+        for gx in range(2):
+            for tz in range(2):
+                for ty in range(2):
+                    for tx in range(4):
+                        gi = tz * 8 + ty * 4 + tx
+                        flat = (gy * 2 + gx) * 16 + gi
+                        want[flat * 2] = (gx * 4 + tx, gy * 2 + ty, tz, gi)
+                        want[flat * 2 + 1] = (tx, ty, tz, gx * 10 + gy)
+    assert got == want
+
+
+ENTRY_STRUCT = """
+RWStructuredBuffer<uint> Out : register(u0);
+struct CSIn { uint3 id : SV_DispatchThreadID; uint gi : SV_GroupIndex; };
+[numthreads(8, 1, 1)]
+void main(CSIn i) { Out[i.id.x] = i.gi * 100 + i.id.x; }
+"""
+
+
+def test_entry_parameter_struct_with_semantics():
+    got = run_cs(ENTRY_STRUCT, {"Out": ("uint", 16)}, groups=(2, 1, 1))["Out"]
+    assert got == [(t % 8) * 100 + t for t in range(16)]

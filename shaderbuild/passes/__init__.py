@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from .. import ir
 from ..options import CompileOptions
-from . import dx_registers, entry_wrapper, vk_bindings
+from . import dx_registers, entry_wrapper, flatten_resource_arrays, resource_locals, vk_bindings
 
-PIPELINE = (entry_wrapper.run, vk_bindings.run, dx_registers.run)
+PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, vk_bindings.run, dx_registers.run)
 
 
 def run_shared_passes(module: ir.Module, options: CompileOptions) -> None:

@@ -22,10 +22,60 @@ _HDR = struct.Struct("<Q")
 _FENCE_TIMEOUT_NS = 30_000_000_000
 API_VERSION = vk.VK_MAKE_VERSION(1, 3, 0)
 
-# Buf kind -> (descriptor type, buffer usage)
+# buffer-backed descriptor kind -> (descriptor type, buffer usage)
 _KINDS = {
     "storage": (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT),
     "uniform": (vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT),
+    "uniform_texel_buffer": (vk.VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                             vk.VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT),
+    "storage_texel_buffer": (vk.VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+                             vk.VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT),
+}
+_TEXEL_KINDS = frozenset({"uniform_texel_buffer", "storage_texel_buffer"})
+# image/sampler descriptor kinds -> descriptor type
+_IMAGE_KINDS = {
+    "sampled_image": vk.VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+    "storage_image": vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+    "sampler": vk.VK_DESCRIPTOR_TYPE_SAMPLER,
+}
+# texel format name -> (VkFormat, aspect)
+_TEXEL_FORMATS = {
+    "rgba8": (vk.VK_FORMAT_R8G8B8A8_UNORM, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "r32f": (vk.VK_FORMAT_R32_SFLOAT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "rg32f": (vk.VK_FORMAT_R32G32_SFLOAT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "rgba32f": (vk.VK_FORMAT_R32G32B32A32_SFLOAT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "r32ui": (vk.VK_FORMAT_R32_UINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "r32i": (vk.VK_FORMAT_R32_SINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "rgba32ui": (vk.VK_FORMAT_R32G32B32A32_UINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "rgba32i": (vk.VK_FORMAT_R32G32B32A32_SINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "d32f": (vk.VK_FORMAT_D32_SFLOAT, vk.VK_IMAGE_ASPECT_DEPTH_BIT),
+}
+# dim name -> (image type, view type, cube compatible)
+_DIMS = {
+    "1d": (vk.VK_IMAGE_TYPE_1D, vk.VK_IMAGE_VIEW_TYPE_1D, False),
+    "1d_array": (vk.VK_IMAGE_TYPE_1D, vk.VK_IMAGE_VIEW_TYPE_1D_ARRAY, False),
+    "2d": (vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_2D, False),
+    "2d_array": (vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY, False),
+    "3d": (vk.VK_IMAGE_TYPE_3D, vk.VK_IMAGE_VIEW_TYPE_3D, False),
+    "cube": (vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_CUBE, True),
+    "cube_array": (vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, True),
+}
+_FILTERS = {"nearest": vk.VK_FILTER_NEAREST, "linear": vk.VK_FILTER_LINEAR}
+_MIPMAP_MODES = {"nearest": vk.VK_SAMPLER_MIPMAP_MODE_NEAREST, "linear": vk.VK_SAMPLER_MIPMAP_MODE_LINEAR}
+_ADDRESS_MODES = {
+    "wrap": vk.VK_SAMPLER_ADDRESS_MODE_REPEAT, "mirror": vk.VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
+    "clamp": vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, "border": vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+}
+_COMPARE_OPS = {
+    "never": vk.VK_COMPARE_OP_NEVER, "less": vk.VK_COMPARE_OP_LESS, "equal": vk.VK_COMPARE_OP_EQUAL,
+    "less_equal": vk.VK_COMPARE_OP_LESS_OR_EQUAL, "greater": vk.VK_COMPARE_OP_GREATER,
+    "not_equal": vk.VK_COMPARE_OP_NOT_EQUAL, "greater_equal": vk.VK_COMPARE_OP_GREATER_OR_EQUAL,
+    "always": vk.VK_COMPARE_OP_ALWAYS,
+}
+_BORDER_COLORS = {
+    "transparent_black": vk.VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK,
+    "opaque_black": vk.VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK,
+    "opaque_white": vk.VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE,
 }
 _HOST_MEM = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
 

@@ -13,14 +13,12 @@ import math
 from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Intrinsic
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
     INT,
     UINT,
-    Array,
     Matrix,
     Resource,
     Scalar,
@@ -30,8 +28,9 @@ from shaderbuild.ir.types import (
 )
 
 from .builder import enum
-from .emit_expr import ExprEmitter, Ptr, ncomp, with_scalar
+from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
+from .resource_ops import RESOURCE_METHODS
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -328,6 +327,13 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
     RWByteAddressBuffer method form (resource, byte address, ...)."""
     first = e.args[0]
     p = fe.place(first)
+    if isinstance(p, ImagePlace):      # RWTexture / RWBuffer element: a texel pointer
+        if not p.kind.writable:
+            raise error(f"'{e.name}' on read-only {p.rtype.kind}")
+        s = scalar_of(p.type)
+        tp = fe.op("OpImageTexelPointer", fe.T.ptr("Image", fe.tid(s)), fe.pointer(p.image), p.coord,
+                   fe.T.uconst(0))
+        return tp, s, list(e.args[1:])
     if not isinstance(p, Ptr):
         raise error(f"'{e.name}' needs a memory location")
     if isinstance(p.type, Resource):
@@ -489,158 +495,6 @@ def builtin_input(fe: ExprEmitter, builtin: str, t: Type) -> int:
     return vid
 
 
-# ---------------------------------------------------------------- resource methods
-
-def _resource(fe: ExprEmitter, e: Intrinsic) -> Ptr:
-    p = fe.place(e.args[0])
-    if not isinstance(p, Ptr) or p.res is None:
-        raise error(f"'{e.name}' must be called on a resource")
-    return p
-
-
-def _sampled_image(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
-    img = fe.load_image(p)
-    sp = fe.place(e.args[1])
-    sampler = fe.op("OpLoad", fe.b.type("OpTypeSampler"), fe.pointer(sp))
-    sit = fe.b.type("OpTypeSampledImage", fe.image_type(p))
-    return fe.op("OpSampledImage", sit, img, sampler)
-
-
-def _sample(lod_operand: str | None, implicit: bool) -> Lowering:
-    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
-        if implicit and fe.ctx.stage != "pixel":
-            raise error(f"'{e.name}' (implicit level of detail) is only allowed in pixel shaders; use SampleLevel")
-        p = _resource(fe, e)
-        si = _sampled_image(fe, e, p)
-        coord = fe.expr(e.args[2])
-        extra = [fe.expr(a) for a in e.args[3:]]
-        s, n, t4 = fe.texel4(p.res.rtype)
-        ops: list[int] = [si, coord]
-        if lod_operand == "Grad":
-            ops += [enum("ImageOperands", "Grad"), *extra[:2]]
-        elif lod_operand is not None:
-            ops += [enum("ImageOperands", lod_operand), extra[0]]
-        name = "OpImageSampleImplicitLod" if implicit else "OpImageSampleExplicitLod"
-        return fe.shrink(fe.op(name, fe.tid(t4), *ops), s, n, e.type)
-    return lower
-
-
-def _load(fe: ExprEmitter, e: Intrinsic) -> int:
-    p = _resource(fe, e)
-    rv = p.res
-    rep = rv.kind.rep
-    if rep == "bytes":
-        return _bytes_load(fe, e, p)
-    if rep == "structured":
-        q = Ptr(p.base, [*p.chain, fe.T.uconst(0), fe.expr(e.args[1])], rv.storage_class, rv.layout, e.type, None, rv)
-        return fe.load(q)
-    if rep == "image":
-        s, n, t4 = fe.texel4(rv.rtype)
-        img = fe.load_image(p)
-        loc_t = e.args[1].type
-        loc = fe.expr(e.args[1])
-        if rv.kind.writable:
-            v4 = fe.op("OpImageRead", fe.tid(t4), img, loc)
-        elif rv.kind.dim == "Buffer":
-            v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc)
-        else:
-            # Texture.Load(int3(x, y, mip)): the last component is the level
-            n_loc = ncomp(loc_t)
-            cs = scalar_of(loc_t)
-            coord_t = Vector(cs, n_loc - 1) if n_loc > 2 else cs
-            coord = fe.swizzle(loc, loc_t, tuple(range(n_loc - 1)), coord_t)
-            lod = fe.op("OpCompositeExtract", fe.tid(cs), loc, n_loc - 1)
-            v4 = fe.op("OpImageFetch", fe.tid(t4), img, coord, enum("ImageOperands", "Lod"), lod)
-        return fe.shrink(v4, s, n, e.type)
-    raise error(f"'Load' is not supported on {rv.rtype.kind}")
-
-
-def _bytes_word_ptr(fe: ExprEmitter, p: Ptr, word: int) -> int:
-    rv = p.res
-    return fe.pointer(Ptr(p.base, [*p.chain, fe.T.uconst(0), word], rv.storage_class, rv.layout, UINT, None, rv))
-
-
-def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
-    n = ncomp(e.type) or 1
-    base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
-    words = []
-    for i in range(n):
-        idx = base if i == 0 else fe.op("OpIAdd", fe.tid(UINT), base, fe.const(UINT, i))
-        words.append(fe.op("OpLoad", fe.tid(UINT), _bytes_word_ptr(fe, p, idx)))
-    v = words[0] if n == 1 else fe.op("OpCompositeConstruct", fe.tid(Vector(UINT, n)), *words)
-    ut = UINT if n == 1 else Vector(UINT, n)
-    if scalar_of(e.type) != UINT:
-        return fe.op("OpBitcast", fe.tid(e.type), v)
-    return fe.convert(v, ut, e.type)
-
-
-def _bytes_store(fe: ExprEmitter, e: Intrinsic) -> None:
-    p = _resource(fe, e)
-    if p.res.kind.rep != "bytes" or not p.res.kind.writable:
-        raise error(f"'{e.name}' is only supported on RWByteAddressBuffer")
-    vt = e.args[2].type
-    v = fe.expr(e.args[2])
-    if scalar_of(vt) != UINT:
-        ut = with_scalar(vt, UINT)
-        v = fe.op("OpBitcast", fe.tid(ut), v)
-        vt = ut
-    base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
-    for i, c in enumerate(fe.flatten(vt, v)):
-        idx = base if i == 0 else fe.op("OpIAdd", fe.tid(UINT), base, fe.const(UINT, i))
-        fe.void_op("OpStore", _bytes_word_ptr(fe, p, idx), c)
-    return None
-
-
-_SIZE_COMPONENTS = {"1D": 1, "2D": 2, "3D": 3, "Cube": 2, "Buffer": 1}
-
-
-def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
-    p = _resource(fe, e)
-    rv = p.res
-    outs = list(e.args[1:])
-    if rv.kind.rep in ("structured", "bytes"):
-        block = fe.pointer(p)
-        n = fe.op("OpArrayLength", fe.tid(UINT), block, 0)
-        if not outs:     # the front end's form: returns the element count, stride is a constant
-            return n if rv.kind.rep == "structured" else fe.op("OpIMul", fe.tid(UINT), n, fe.const(UINT, 4))
-        if rv.kind.rep == "bytes":
-            fe.store(fe.place(outs[0]), fe.convert(fe.op("OpIMul", fe.tid(UINT), n, fe.const(UINT, 4)), UINT,
-                                                   outs[0].type))
-            return None
-        stride = layout_of(Array(rv.rtype.elem, 1), rv.layout).array_stride
-        fe.store(fe.place(outs[0]), fe.convert(n, UINT, outs[0].type))
-        if len(outs) > 1:
-            fe.store(fe.place(outs[1]), fe.convert(fe.const(UINT, stride), UINT, outs[1].type))
-        return None
-    if rv.kind.rep != "image":
-        raise error(f"GetDimensions is not supported on {rv.rtype.kind}")
-    fe.b.capability("ImageQuery")
-    img = fe.load_image(p)
-    k = rv.kind
-    nsize = _SIZE_COMPONENTS[k.dim] + int(k.arrayed)
-    st = UINT if nsize == 1 else Vector(UINT, nsize)
-    sampled_mip = not k.writable and k.dim != "Buffer" and not k.ms
-    if sampled_mip:
-        has_mip_arg = len(outs) > nsize and scalar_of(outs[0].type) is not None and len(outs) == nsize + 2
-        mip = fe.convert(fe.expr(outs[0]), outs[0].type, UINT) if has_mip_arg else fe.const(UINT, 0)
-        if has_mip_arg:
-            outs = outs[1:]
-        size = fe.op("OpImageQuerySizeLod", fe.tid(st), img, mip)
-    else:
-        size = fe.op("OpImageQuerySize", fe.tid(st), img)
-    comps = fe.flatten(st, size)
-    for out, c in zip(outs, comps):
-        fe.store(fe.place(out), fe.convert(c, UINT, out.type))
-    if len(outs) > nsize:
-        extra = outs[nsize]
-        if sampled_mip:
-            lv = fe.op("OpImageQueryLevels", fe.tid(UINT), img)
-        else:
-            lv = fe.op("OpImageQuerySamples", fe.tid(UINT), img)
-        fe.store(fe.place(extra), fe.convert(lv, UINT, extra.type))
-    return None
-
-
 # ---------------------------------------------------------------- misc
 
 def _sincos(fe: ExprEmitter, e: Intrinsic) -> None:
@@ -769,11 +623,6 @@ TABLE.update({
     "WaveReadLaneAt": _wave_simple("OpGroupNonUniformShuffle", "GroupNonUniformShuffle"),
     "QuadReadAcrossX": _quad_swap(0), "QuadReadAcrossY": _quad_swap(1), "QuadReadAcrossDiagonal": _quad_swap(2),
     "QuadReadLaneAt": _wave_simple("OpGroupNonUniformQuadBroadcast", "GroupNonUniformQuad"),
-    "Sample": _sample(None, True), "SampleBias": _sample("Bias", True),
-    "SampleLevel": _sample("Lod", False), "SampleGrad": _sample("Grad", False),
-    "Load": _load, "Load2": _load, "Load3": _load, "Load4": _load,
-    "Store": _bytes_store, "Store2": _bytes_store, "Store3": _bytes_store, "Store4": _bytes_store,
-    "GetDimensions": _get_dimensions,
     "sincos": _sincos, "clip": _clip, "asdouble": _asdouble, "lit": _lit, "select": _select,
     "NonUniformResourceIndex": _identity,
     "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
@@ -783,6 +632,7 @@ TABLE.update({
     "ddx_fine": _derivative("OpDPdxFine", "DerivativeControl"),
     "ddy_fine": _derivative("OpDPdyFine", "DerivativeControl"),
 })
+TABLE.update(RESOURCE_METHODS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})

@@ -29,7 +29,7 @@ from .builder import ModuleBuilder, enum
 from .emit_expr import Ctx, VarSlot
 from .emit_stmt import FunctionEmitter
 from .emit_types import TypeLowering
-from .resources import ResourceLowering, ResourceVar, reflection_entry
+from .resources import ResourceLowering, ResourceVar, reflection_entries
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
@@ -165,7 +165,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
 def reflection(lowered: Lowered) -> dict:
     major, minor = lowered.version
     return {"vulkan": {"spirv_version": f"{major}.{minor}",
-                       "resources": [reflection_entry(r) for r in lowered.resources]}}
+                       "resources": [e for r in lowered.resources for e in reflection_entries(r)]}}
 
 
 def _dedup(ids: list[int]) -> list[int]:

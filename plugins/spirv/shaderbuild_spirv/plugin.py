@@ -25,6 +25,6 @@ def shaderbuild_compile(module, target, options):
 
 
 def _disassemble(binary: bytes) -> str:
-    from .disasm import disassemble   # only when --Fc or a build asks for it
+    from .disasm import disassemble  # only when --Fc or a build asks for it
 
     return disassemble(binary)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.nodes import Variable
-from shaderbuild.ir.types import UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
+from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
 
 from .builder import enum
 from .emit_types import TypeLowering
@@ -105,6 +105,8 @@ class ResourceVar:
     set: int
     binding: int
     count: int | None           # array size; None = unbounded
+    counter: int | None = None  # variable of the UAV counter (created on first use)
+    counter_binding: int | None = None
 
 
 def vk_binding(var: Variable) -> tuple[int, int]:
@@ -126,6 +128,7 @@ class ResourceLowering:
         self.T = types
         self.b = types.b
         self.spirv_14 = spirv_14
+        self.used_bindings: dict[int, set[int]] = {}
 
     def buffer_class(self) -> tuple[str, str]:
         """(storage class, block decoration) of storage buffers for the target version."""
@@ -158,7 +161,35 @@ class ResourceLowering:
         s, bnd = vk_binding(var)
         self.b.decorate(vid, "DescriptorSet", s)
         self.b.decorate(vid, "Binding", bnd)
+        self.used_bindings.setdefault(s, set()).add(bnd)
         return ResourceVar(var, vid, sc, layout, k, t, block_type, s, bnd, count)
+
+    def counter(self, rv: ResourceVar) -> int:
+        """The counter variable of an RW/Append/Consume structured buffer (DXC: a separate
+        `struct { int }` buffer in the same set); binding from [[vk::counter_binding]] or the
+        core pass, else the next free binding of the set."""
+        if rv.counter is not None:
+            return rv.counter
+        if isinstance(rv.var.type, Array):
+            raise error(f"counters of resource arrays are not supported ('{rv.var.name}')", rv.var.loc)
+        bd = rv.var.binding
+        b = bd.vk.counter_binding if bd.vk is not None else None
+        if b is None:
+            b = bd.vk_counter_explicit
+        used = self.used_bindings.setdefault(rv.set, set())
+        if b is None:
+            b = next(n for n in range(len(used) + 1) if n not in used)
+        used.add(b)
+        sc, deco = self.buffer_class()
+        st = Struct("type.ACSBuffer.counter", (StructField("counter", INT),))
+        bt = self.T.block_struct(st.name, st, "std430")
+        self.b.decorate(bt, deco)
+        vid = self.b.global_variable(self.T.ptr(sc, bt), sc)
+        self.b.name(vid, f"counter.var.{rv.var.name}")
+        self.b.decorate(vid, "DescriptorSet", rv.set)
+        self.b.decorate(vid, "Binding", b)
+        rv.counter, rv.counter_binding = vid, b
+        return vid
 
     def _inner_type(self, var: Variable, t: Resource, k: Kind) -> tuple[str, str | None, int | None, int]:
         if k.rep in ("structured", "bytes"):
@@ -217,9 +248,14 @@ class ResourceLowering:
                            2 if k.writable else 1, enum("ImageFormat", fmt))
 
 
-def reflection_entry(r: ResourceVar) -> dict:
-    return {"name": r.var.name, "set": r.set, "binding": r.binding, "descriptor_type": r.kind.descriptor,
-            "count": r.count, "type": str(r.rtype)}
+def reflection_entries(r: ResourceVar) -> list[dict]:
+    """The resource's descriptor, and its counter buffer's when it has one."""
+    out = [{"name": r.var.name, "set": r.set, "binding": r.binding, "descriptor_type": r.kind.descriptor,
+            "count": r.count, "type": str(r.rtype)}]
+    if r.counter is not None:
+        out.append({"name": f"counter.var.{r.var.name}", "set": r.set, "binding": r.counter_binding,
+                    "descriptor_type": "storage_buffer", "count": 1, "type": "counter", "counter_of": r.var.name})
+    return out
 
 
 def block_member_type(r: ResourceVar) -> Type:

@@ -199,6 +199,8 @@ class ExprLowering:
 
     def init_value(self, init: ast.Expr, t: ir.Type, loc: SourceLoc) -> ir.Expr:
         """Initializer: `{...}` lists flatten; anything else converts implicitly."""
+        if isinstance(init, ast.InitList) and isinstance(t, ir.Array) and _holds_resources(t):
+            return self.resource_list(init, t)
         if isinstance(init, ast.InitList):
             comps: list[ir.Expr] = []
             for item in self.flatten_init(init):
@@ -211,6 +213,25 @@ class ExprLowering:
             return self.build_from_components(comps, t, init.loc)
         value = self.rvalue(init)
         return self.convert(value, t, init.loc)
+
+    def resource_list(self, init: ast.InitList, t: ir.Array) -> ir.Expr:
+        """`RWBuffer<int> Arr[2] = {X, Y};` - resources do not flatten into components."""
+        items: list[ir.Expr] = []
+        for item in init.items:
+            if isinstance(item, ast.InitList):
+                if not isinstance(t.elem, ir.Array):
+                    raise error("too many braces in resource array initializer", item.loc)
+                items.append(self.resource_list(item, t.elem))
+            else:
+                v = self.rvalue(item)
+                if isinstance(t.elem, ir.Array) and isinstance(v.type, ir.Array):
+                    items.append(self.convert(v, t.elem, item.loc))
+                else:
+                    items.append(self.convert(v, t.elem, item.loc))
+        if t.size is not None and len(items) != t.size:
+            raise error(f"{'too few' if len(items) < t.size else 'too many'} elements in initializer for type '{t}' "
+                        f"(expected {t.size}, have {len(items)})", init.loc)
+        return ir.Construct(ir.Array(t.elem, len(items)), items)
 
     def flatten_init(self, init: ast.InitList) -> list[ir.Expr]:
         out: list[ir.Expr] = []
@@ -733,6 +754,12 @@ class ExprLowering:
         v = self.rvalue(e)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))
+
+
+def _holds_resources(t: ir.Type) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource)
 
 
 def item_loc(init: ast.InitList) -> SourceLoc:

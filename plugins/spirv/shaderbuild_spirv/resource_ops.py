@@ -1,0 +1,302 @@
+"""Resource methods -> SPIR-V: sampling, gathers, texel loads, raw-buffer loads/stores,
+size queries and UAV counters.  Each IR intrinsic takes the resource place first
+(front/sema/resources.py documents the argument lists); `RESOURCE_METHODS` is
+merged into the intrinsic table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import layout_of
+from shaderbuild.ir.nodes import Const, Intrinsic
+from shaderbuild.ir.types import FLOAT, INT, UINT, Array, Type, Vector, scalar_of
+
+from .builder import enum
+from .emit_expr import ExprEmitter, Ptr, ncomp
+
+Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
+_SCOPE_DEVICE = 1
+
+
+def _resource(fe: ExprEmitter, e: Intrinsic) -> Ptr:
+    p = fe.place(e.args[0])
+    if not isinstance(p, Ptr) or p.res is None:
+        raise error(f"'{e.name}' must be called on a resource")
+    return p
+
+
+def _image_operands(fe: ExprEmitter, ops: list[tuple[str, list[int]]]) -> list[int]:
+    """ImageOperands mask followed by the operands' ids, in mask-bit order (spec §3.14)."""
+    ops = sorted((o for o in ops if o[1]), key=lambda o: enum("ImageOperands", o[0]))
+    if not ops:
+        return []
+    mask = 0
+    ids: list[int] = []
+    for name, vals in ops:
+        mask |= enum("ImageOperands", name)
+        ids += vals
+    return [mask, *ids]
+
+
+def _offset(fe: ExprEmitter, e: Intrinsic, index: int) -> list[int]:
+    """A constant texel offset argument at `index`, if present."""
+    if len(e.args) <= index:
+        return []
+    a = e.args[index]
+    if not isinstance(a, Const):
+        raise error("texture offsets must be compile-time constants")
+    return [fe.expr(a)]
+
+
+# ---------------------------------------------------------------- sampling
+
+def _sampled_image(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
+    img = fe.load_image(p)
+    sp = fe.place(e.args[1])
+    sampler = fe.op("OpLoad", fe.b.type("OpTypeSampler"), fe.pointer(sp))
+    sit = fe.b.type("OpTypeSampledImage", fe.image_type(p))
+    return fe.op("OpSampledImage", sit, img, sampler)
+
+
+# name -> (image operand for the extra arguments, number of extra args, implicit LOD, depth comparison)
+SAMPLES = {
+    "Sample": (None, 0, True, False), "SampleBias": ("Bias", 1, True, False),
+    "SampleLevel": ("Lod", 1, False, False), "SampleGrad": ("Grad", 2, False, False),
+    "SampleCmp": (None, 0, True, True), "SampleCmpLevelZero": ("Lod", 0, False, True),
+}
+
+
+def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
+    operand, nextra, implicit, dref = SAMPLES[e.name]
+    if implicit and fe.ctx.stage != "pixel":
+        raise error(f"'{e.name}' (implicit level of detail) is only allowed in pixel shaders; use SampleLevel")
+    p = _resource(fe, e)
+    si = _sampled_image(fe, e, p)
+    coord = fe.expr(e.args[2])
+    pos = 3
+    dref_id = None
+    if dref:
+        dref_id = fe.expr(e.args[3])
+        pos = 4
+    extra = [fe.expr(a) for a in e.args[pos:pos + nextra]]
+    if e.name == "SampleCmpLevelZero":
+        extra = [fe.const(FLOAT, 0.0)]
+    operands = [(operand, extra)] if operand else []
+    operands.append(("ConstOffset", _offset(fe, e, pos + nextra)))
+    tail = _image_operands(fe, operands)
+    if dref:
+        name = "OpImageSampleDrefImplicitLod" if implicit else "OpImageSampleDrefExplicitLod"
+        return fe.op(name, fe.tid(FLOAT), si, coord, dref_id, *tail)
+    s, n, t4 = fe.texel4(p.res.rtype)
+    name = "OpImageSampleImplicitLod" if implicit else "OpImageSampleExplicitLod"
+    return fe.shrink(fe.op(name, fe.tid(t4), si, coord, *tail), s, n, e.type)
+
+
+GATHER_COMPONENT = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
+
+
+def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
+    p = _resource(fe, e)
+    si = _sampled_image(fe, e, p)
+    coord = fe.expr(e.args[2])
+    tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
+    comp = fe.const(INT, GATHER_COMPONENT[e.name])
+    return fe.op("OpImageGather", fe.tid(e.type), si, coord, comp, *tail)
+
+
+def _lod(fe: ExprEmitter, e: Intrinsic) -> int:
+    """CalculateLevelOfDetail -> OpImageQueryLod .x (clamped), ...Unclamped -> .y."""
+    fe.b.capability("ImageQuery")
+    p = _resource(fe, e)
+    si = _sampled_image(fe, e, p)
+    v = fe.op("OpImageQueryLod", fe.tid(Vector(FLOAT, 2)), si, fe.expr(e.args[2]))
+    return fe.op("OpCompositeExtract", fe.tid(FLOAT), v, 0 if e.name == "CalculateLevelOfDetail" else 1)
+
+
+# ---------------------------------------------------------------- loads
+
+def _load(fe: ExprEmitter, e: Intrinsic) -> int:
+    p = _resource(fe, e)
+    rv = p.res
+    rep = rv.kind.rep
+    if rep == "bytes":
+        return _bytes_load(fe, e, p)
+    if rep == "structured":
+        q = Ptr(p.base, [*p.chain, fe.T.uconst(0), fe.expr(e.args[1])], rv.storage_class, rv.layout, e.type, None, rv)
+        return fe.load(q)
+    if rep != "image":
+        raise error(f"'Load' is not supported on {rv.rtype.kind}")
+    s, n, t4 = fe.texel4(rv.rtype)
+    img = fe.load_image(p)
+    loc_t = e.args[1].type
+    loc = fe.expr(e.args[1])
+    k = rv.kind
+    if k.writable:
+        v4 = fe.op("OpImageRead", fe.tid(t4), img, loc)
+    elif k.dim == "Buffer":
+        v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc)
+    elif k.ms:
+        tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3)), ("Sample", [fe.expr(e.args[2])])])
+        v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc, *tail)
+    else:
+        # Texture.Load(int3(x, y, mip)[, offset]): the last coordinate is the level
+        n_loc = ncomp(loc_t)
+        cs = scalar_of(loc_t)
+        coord_t = Vector(cs, n_loc - 1) if n_loc > 2 else cs
+        coord = fe.swizzle(loc, loc_t, tuple(range(n_loc - 1)), coord_t)
+        lod = fe.op("OpCompositeExtract", fe.tid(cs), loc, n_loc - 1)
+        tail = _image_operands(fe, [("Lod", [lod]), ("ConstOffset", _offset(fe, e, 2))])
+        v4 = fe.op("OpImageFetch", fe.tid(t4), img, coord, *tail)
+    return fe.shrink(v4, s, n, e.type)
+
+
+def _word_ptr(fe: ExprEmitter, p: Ptr, word: int) -> int:
+    rv = p.res
+    return fe.pointer(Ptr(p.base, [*p.chain, fe.T.uconst(0), word], rv.storage_class, rv.layout, UINT, None, rv))
+
+
+def _word_index(fe: ExprEmitter, base: int, i: int) -> int:
+    return base if i == 0 else fe.op("OpIAdd", fe.tid(UINT), base, fe.const(UINT, i))
+
+
+def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
+    """Load/Load2/3/4/Load<T>: consecutive 32-bit words, bitcast to T's components
+    (matrices row by row)."""
+    t = e.type
+    s = scalar_of(t)
+    base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
+    comps = []
+    for i in range(ncomp(t) or 1):
+        w = fe.op("OpLoad", fe.tid(UINT), _word_ptr(fe, p, _word_index(fe, base, i)))
+        comps.append(w if s == UINT else fe.op("OpBitcast", fe.tid(s), w))
+    return fe.construct(t, [(s, c) for c in comps])
+
+
+def _store(fe: ExprEmitter, e: Intrinsic) -> None:
+    p = _resource(fe, e)
+    if p.res.kind.rep != "bytes" or not p.res.kind.writable:
+        raise error(f"'{e.name}' is only supported on RWByteAddressBuffer")
+    vt = e.args[2].type
+    base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
+    comps = fe.flatten(vt, fe.expr(e.args[2]))
+    for i, c in enumerate(comps):
+        if scalar_of(vt) != UINT:
+            c = fe.op("OpBitcast", fe.tid(UINT), c)
+        fe.void_op("OpStore", _word_ptr(fe, p, _word_index(fe, base, i)), c)
+    return None
+
+
+# ---------------------------------------------------------------- sizes
+
+_SIZE_COMPONENTS = {"1D": 1, "2D": 2, "3D": 3, "Cube": 2, "Buffer": 1}
+
+
+def _array_length(fe: ExprEmitter, p: Ptr) -> int:
+    return fe.op("OpArrayLength", fe.tid(UINT), fe.pointer(p), 0)
+
+
+def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
+    """Buffers: returns the element (structured) or byte (raw) count; the brief's form with
+    trailing out places is accepted too.  Images: [res, mip?, out places...]."""
+    p = _resource(fe, e)
+    rv = p.res
+    outs = list(e.args[1:])
+    if rv.kind.rep in ("structured", "bytes"):
+        n = _array_length(fe, p)
+        if rv.kind.rep == "bytes":
+            n = fe.op("OpIMul", fe.tid(UINT), n, fe.const(UINT, 4))
+        if not outs:
+            return n
+        fe.store(fe.place(outs[0]), fe.convert(n, UINT, outs[0].type))
+        if len(outs) > 1:
+            stride = layout_of(Array(rv.rtype.elem, 1), rv.layout).array_stride
+            fe.store(fe.place(outs[1]), fe.convert(fe.const(UINT, stride), UINT, outs[1].type))
+        return None
+    if rv.kind.rep != "image":
+        raise error(f"GetDimensions is not supported on {rv.rtype.kind}")
+    fe.b.capability("ImageQuery")
+    img = fe.load_image(p)
+    k = rv.kind
+    nsize = _SIZE_COMPONENTS[k.dim] + int(k.arrayed)
+    st = UINT if nsize == 1 else Vector(UINT, nsize)
+    sampled_mip = not k.writable and k.dim != "Buffer" and not k.ms
+    if sampled_mip:
+        mip = fe.const(UINT, 0)
+        if len(outs) == nsize + 2:
+            mip = fe.convert(fe.expr(outs[0]), outs[0].type, UINT)
+            outs = outs[1:]
+        size = fe.op("OpImageQuerySizeLod", fe.tid(st), img, mip)
+    else:
+        size = fe.op("OpImageQuerySize", fe.tid(st), img)
+    for out, c in zip(outs, fe.flatten(st, size)):
+        fe.store(fe.place(out), fe.convert(c, UINT, out.type))
+    if len(outs) > nsize:
+        name = "OpImageQueryLevels" if sampled_mip else "OpImageQuerySamples"
+        fe.store(fe.place(outs[nsize]), fe.convert(fe.op(name, fe.tid(UINT), img), UINT, outs[nsize].type))
+    return None
+
+
+# ---------------------------------------------------------------- counters
+
+def _counter_ptr(fe: ExprEmitter, p: Ptr) -> int:
+    rv = p.res
+    if rv.kind.rep != "structured" or not rv.kind.writable:
+        raise error(f"{rv.rtype.kind} has no counter")
+    vid = fe.ctx.R.counter(rv)
+    if fe.b.version >= (1, 4):
+        fe.ctx.interface.append(vid)
+    sc = rv.storage_class
+    return fe.op("OpAccessChain", fe.T.ptr(sc, fe.tid(INT)), vid, fe.T.uconst(0))
+
+
+def _bump(fe: ExprEmitter, p: Ptr, opname: str) -> int:
+    """Atomic +-1 on the counter; returns the *old* value as int."""
+    ptr = _counter_ptr(fe, p)
+    u = fe.T.uconst
+    return fe.op(opname, fe.tid(INT), ptr, u(_SCOPE_DEVICE), u(0), fe.const(INT, 1))
+
+
+def _increment(fe: ExprEmitter, e: Intrinsic) -> int:
+    """IncrementCounter returns the value before the increment."""
+    return fe.op("OpBitcast", fe.tid(UINT), _bump(fe, _resource(fe, e), "OpAtomicIAdd"))
+
+
+def _decrement(fe: ExprEmitter, e: Intrinsic) -> int:
+    """DecrementCounter returns the value after the decrement."""
+    old = _bump(fe, _resource(fe, e), "OpAtomicISub")
+    return fe.op("OpBitcast", fe.tid(UINT), fe.op("OpISub", fe.tid(INT), old, fe.const(INT, 1)))
+
+
+def _element(fe: ExprEmitter, p: Ptr, index: int, t: Type) -> Ptr:
+    rv = p.res
+    return Ptr(p.base, [*p.chain, fe.T.uconst(0), index], rv.storage_class, rv.layout, t, None, rv)
+
+
+def _append(fe: ExprEmitter, e: Intrinsic) -> None:
+    p = _resource(fe, e)
+    value = fe.expr(e.args[1])
+    idx = fe.op("OpBitcast", fe.tid(UINT), _bump(fe, p, "OpAtomicIAdd"))
+    fe.store(_element(fe, p, idx, e.args[1].type), value)
+    return None
+
+
+def _consume(fe: ExprEmitter, e: Intrinsic) -> int:
+    p = _resource(fe, e)
+    old = _bump(fe, p, "OpAtomicISub")
+    idx = fe.op("OpBitcast", fe.tid(UINT), fe.op("OpISub", fe.tid(INT), old, fe.const(INT, 1)))
+    return fe.load(_element(fe, p, idx, e.type))
+
+
+RESOURCE_METHODS: dict[str, Lowering] = {
+    **{name: _sample for name in SAMPLES},
+    **{name: _gather for name in GATHER_COMPONENT},
+    "CalculateLevelOfDetail": _lod, "CalculateLevelOfDetailUnclamped": _lod,
+    "Load": _load, "Load2": _load, "Load3": _load, "Load4": _load,
+    "Store": _store, "Store2": _store, "Store3": _store, "Store4": _store,
+    "GetDimensions": _get_dimensions,
+    "IncrementCounter": _increment, "DecrementCounter": _decrement, "Append": _append, "Consume": _consume,
+}
+
+__all__ = ["GATHER_COMPONENT", "RESOURCE_METHODS", "SAMPLES"]

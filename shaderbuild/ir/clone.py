@@ -1,0 +1,54 @@
+"""Deep copies of IR statements and expressions with variables substituted
+(used by inlining: each inlined body gets fresh locals)."""
+
+from __future__ import annotations
+
+from . import nodes as n
+
+
+def clone_expr(e: n.Expr, vmap: dict[int, n.Variable]) -> n.Expr:
+    if isinstance(e, n.VarRef):
+        return n.VarRef(vmap.get(id(e.var), e.var))
+    cls = type(e)
+    values = []
+    for f in cls._fields:
+        v = getattr(e, f)
+        if isinstance(v, n.Expr):
+            v = clone_expr(v, vmap)
+        elif isinstance(v, list):
+            v = [clone_expr(x, vmap) if isinstance(x, n.Expr) else x for x in v]
+        values.append(v)
+    c = object.__new__(cls)
+    for f, v in zip(cls._fields, values):
+        object.__setattr__(c, f, v)
+    return c
+
+
+def clone_stmts(stmts: list[n.Stmt], vmap: dict[int, n.Variable]) -> list[n.Stmt]:
+    return [clone_stmt(s, vmap) for s in stmts]
+
+
+def clone_stmt(s: n.Stmt, vmap: dict[int, n.Variable]) -> n.Stmt:
+    ce = lambda x: None if x is None else clone_expr(x, vmap)  # noqa: E731
+    match s:
+        case n.Store():
+            return n.Store(ce(s.place), ce(s.value), s.loc)
+        case n.Eval():
+            return n.Eval(ce(s.expr), s.loc)
+        case n.If():
+            return n.If(ce(s.cond), clone_stmts(s.then, vmap), clone_stmts(s.else_, vmap), s.hint)
+        case n.Loop():
+            return n.Loop(clone_stmts(s.body, vmap), clone_stmts(s.continuing, vmap), ce(s.break_if), s.hint,
+                          s.unroll_count)
+        case n.Switch():
+            return n.Switch(ce(s.selector), [n.SwitchCase(list(c.values), c.is_default, clone_stmts(c.body, vmap))
+                                              for c in s.cases])
+        case n.Return():
+            return n.Return(ce(s.value))
+        case n.Break():
+            return n.Break()
+        case n.Continue():
+            return n.Continue()
+        case n.Discard():
+            return n.Discard()
+    raise TypeError(f"cannot clone {type(s).__name__}")

@@ -1,0 +1,85 @@
+"""Inlining of calls, used where a backend-independent pass needs to see
+through function boundaries (resource arguments, see resource_locals.py).
+
+An inlined body gets fresh copies of the callee's locals; `in` parameters
+become locals initialised from the argument, `out`/`inout` parameters use the
+caller's temporary directly (sema guarantees it is a VarRef).  Early returns
+become `ret = v; returned = true; break` out of a run-once loop, re-checked
+after every nested loop or switch.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..ir.clone import clone_stmts
+
+
+def _has_early_return(stmts: list[ir.Stmt]) -> bool:
+    for i, s in enumerate(stmts):
+        if isinstance(s, ir.Return) and i != len(stmts) - 1:
+            return True
+        if isinstance(s, (ir.If, ir.Loop, ir.Switch)) and any(isinstance(x, ir.Return) for x in ir.walk_stmts([s])):
+            return True
+    return False
+
+
+def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Variable, in_construct: bool) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.Return):
+            if ret is not None and s.value is not None:
+                out.append(ir.Store(ir.VarRef(ret), s.value))
+            out.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, True)))
+            out.append(ir.Break())
+            return out           # the rest of this block is unreachable
+        if isinstance(s, ir.If):
+            s = ir.If(s.cond, _rewrite_returns(s.then, ret, flag, in_construct),
+                      _rewrite_returns(s.else_, ret, flag, in_construct), s.hint)
+            out.append(s)
+            continue
+        if isinstance(s, (ir.Loop, ir.Switch)):
+            has_ret = any(isinstance(x, ir.Return) for x in ir.walk_stmts([s]))
+            if isinstance(s, ir.Loop):
+                s = ir.Loop(_rewrite_returns(s.body, ret, flag, True), s.continuing, s.break_if, s.hint, s.unroll_count)
+            else:
+                s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
+                                                         _rewrite_returns(c.body, ret, flag, True)) for c in s.cases])
+            out.append(s)
+            if has_ret:
+                out.append(ir.If(ir.Load(ir.VarRef(flag), ir.BOOL), [ir.Break()], []))
+            continue
+        out.append(s)
+    return out
+
+
+def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, counter: list[int]) -> list[ir.Stmt]:
+    """The statements replacing `result = call(...)` (or `call(...)` when result is None)."""
+    callee = call.func
+    counter[0] += 1
+    tag = counter[0]
+    vmap: dict[int, ir.Variable] = {}
+    prologue: list[ir.Stmt] = []
+    for p, arg in zip(callee.params, call.args):
+        if p.direction == "in":
+            local = ir.Variable(f"{p.var.name}.i{tag}", arg.type if isinstance(p.var.type, ir.Array) and
+                                p.var.type.size is None else p.var.type, ir.Storage.FUNCTION, p.var.loc)
+            caller.locals.append(local)
+            vmap[id(p.var)] = local
+            prologue.append(ir.Store(ir.VarRef(local), arg))
+        else:
+            vmap[id(p.var)] = arg.var        # sema: out/inout arguments are VarRefs of caller temporaries
+    for v in callee.locals:
+        local = ir.Variable(f"{v.name}.i{tag}", v.type, v.storage, v.loc, v.binding, v.io, v.const, v.init)
+        caller.locals.append(local)
+        vmap[id(v)] = local
+    body = clone_stmts(callee.body, vmap)
+    if _has_early_return(body):
+        flag = ir.Variable(f"returned.i{tag}", ir.BOOL, ir.Storage.FUNCTION)
+        caller.locals.append(flag)
+        prologue.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, False)))
+        body = [ir.Loop(_rewrite_returns(body, result, flag, False) + [ir.Break()])]
+    elif body and isinstance(body[-1], ir.Return):
+        last = body.pop()
+        if result is not None and last.value is not None:
+            body.append(ir.Store(ir.VarRef(result), last.value))
+    return prologue + body

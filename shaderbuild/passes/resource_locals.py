@@ -1,0 +1,270 @@
+"""Resource-typed locals and parameters, resolved at compile time (seed 001).
+
+A resource value is a handle to a global resource (or a global resource
+array, or a sub-array of one).  Functions taking resources are inlined, then
+every function is walked once in program order, tracking which global each
+resource-typed local holds; every use of such a local is rewritten to the
+global place, and the assignments disappear.  Local arrays are copies, so
+assigning `Arr[0] = Y` inside an inlined callee never changes the caller's
+array - the DXC bug of seed 001 cannot happen.  Unresolvable cases are
+errors: an uninitialised local resource, or one whose value depends on
+control flow.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..diagnostics import SourceLoc, error
+from ..ir.printer import expr_str
+from ..options import CompileOptions
+from .inline import inline_call
+
+CONFLICT = ("conflict",)
+
+
+def has_resource(t: ir.Type) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource)
+
+
+def _takes_resources(f: ir.Function) -> bool:
+    return any(has_resource(p.var.type) for p in f.params) or has_resource(f.return_type)
+
+
+def _is_local_resource(v: ir.Variable) -> bool:
+    return v.storage is ir.Storage.FUNCTION and has_resource(v.type)
+
+
+def run(module: ir.Module, options: CompileOptions) -> None:
+    targets = {id(f) for f in module.functions if _takes_resources(f)}
+    needs = targets or any(_is_local_resource(v) for f in module.functions for v in f.locals)
+    if not needs:
+        return
+    counter = [0]
+    for f in module.functions:
+        if targets:
+            f.body = _inline(f, f.body, targets, counter)
+        if any(_is_local_resource(v) for v in f.locals):
+            _Resolver(f).run()
+    module.functions = [f for f in module.functions if id(f) not in targets]
+
+
+def _inline(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
+            out.extend(inline_call(f, s.value, s.place.var, counter))
+        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
+            out.extend(inline_call(f, s.expr, None, counter))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.cond, _inline(f, s.then, targets, counter), _inline(f, s.else_, targets, counter), s.hint))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(_inline(f, s.body, targets, counter), _inline(f, s.continuing, targets, counter),
+                               s.break_if, s.hint, s.unroll_count))
+        elif isinstance(s, ir.Switch):
+            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _inline(f, c.body, targets, counter))
+                                              for c in s.cases]))
+        else:
+            out.append(s)
+    return out
+
+
+def _root(p: ir.Expr) -> ir.Expr:
+    while isinstance(p, (ir.IndexRef, ir.FieldRef, ir.SwizzleRef)):
+        p = p.base
+    return p
+
+
+def _place_name(p: ir.Expr) -> str:
+    if isinstance(p, ir.VarRef):
+        return p.var.name
+    if isinstance(p, ir.IndexRef):
+        i = str(p.index.value) if isinstance(p.index, ir.Const) else "..."
+        return f"{_place_name(p.base)}[{i}]"
+    return "resource"
+
+
+def _key(v) -> str:
+    if v is None:
+        return "uninit"
+    if v[0] == "ref":
+        return "ref:" + expr_str(v[1])
+    if v[0] == "elems":
+        return "[" + ",".join(_key(x) for x in v[1]) + "]"
+    return "conflict"
+
+
+class _Resolver:
+    def __init__(self, f: ir.Function) -> None:
+        self.f = f
+        self.env: dict[int, object] = {}
+        self.names: dict[int, str] = {}
+        self.loc: SourceLoc | None = f.loc
+
+    def run(self) -> None:
+        self.f.body = self.block(self.f.body)
+        self.f.locals = [v for v in self.f.locals if not _is_local_resource(v)]
+
+    # ---------------------------------------------------------------- values
+    def value_of_place(self, p: ir.Expr, name: str):
+        if isinstance(p, ir.VarRef):
+            if p.var.storage is ir.Storage.UNIFORM:
+                return ("ref", p)
+            if _is_local_resource(p.var):
+                return self.env.get(id(p.var))
+            raise error(f"'{p.var.name}' does not hold a resource", self.loc)
+        if isinstance(p, ir.IndexRef):
+            base = self.value_of_place(p.base, name)
+            idx = self.expr(p.index)
+            return self.index(base, idx, p.type, name)
+        raise error("resources inside structs are not supported yet", self.loc)
+
+    def index(self, base, idx: ir.Expr, t: ir.Type, name: str):
+        if base is None or base is CONFLICT:
+            return base
+        if base[0] == "ref":
+            return ("ref", ir.IndexRef(base[1], idx, t))
+        elems = base[1]
+        if isinstance(idx, ir.Const):
+            if not 0 <= idx.value < len(elems):
+                raise error(f"index {idx.value} is out of bounds for local resource array '{name}'", self.loc)
+            return elems[idx.value]
+        # a dynamic index is fine when the elements are consecutive elements of one global array
+        refs = [e[1] for e in elems if e is not None and e[0] == "ref"]
+        if len(refs) == len(elems) and all(isinstance(r, ir.IndexRef) and isinstance(r.index, ir.Const) for r in refs):
+            bases = {expr_str(r.base) for r in refs}
+            first = refs[0].index.value
+            if len(bases) == 1 and all(r.index.value == first + i for i, r in enumerate(refs)):
+                shifted = idx if first == 0 else ir.Binary("add", idx, ir.Const(idx.type, first), idx.type)
+                return ("ref", ir.IndexRef(refs[0].base, shifted, t))
+        raise error(f"local resource array '{name}' is indexed dynamically but does not hold consecutive elements "
+                    f"of one global array", self.loc)
+
+    def value(self, e: ir.Expr, name: str):
+        if isinstance(e, ir.Load):
+            return self.value_of_place(e.place, name)
+        if isinstance(e, ir.Construct) and isinstance(e.type, ir.Array):
+            return ("elems", [self.value(p, name) for p in e.parts])
+        raise error("unsupported resource expression", self.loc)
+
+    def need_ref(self, v, place: ir.Expr) -> ir.Expr:
+        name = _place_name(place)
+        if v is None:
+            raise error(f"local resource '{name}' is used before it is assigned", self.loc)
+        if v is CONFLICT:
+            raise error(f"the resource held by '{name}' depends on control flow; assign local resources "
+                        f"unconditionally", self.loc)
+        if v[0] == "elems":
+            missing = [i for i, x in enumerate(v[1]) if x is None or x is CONFLICT]
+            if missing:
+                raise error(f"local resource '{name}[{missing[0]}]' is used before it is assigned", self.loc)
+            raise error(f"local resource array '{name}' cannot be used as a whole here", self.loc)
+        return v[1]
+
+    # ---------------------------------------------------------------- expressions
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, (ir.VarRef, ir.IndexRef)) and has_resource(e.type) and isinstance(_root(e), ir.VarRef) \
+                and _is_local_resource(_root(e).var):
+            return self.need_ref(self.value_of_place(e, _root(e).var.name), e)
+        if isinstance(e, ir.VarRef):
+            return e
+        cls = type(e)
+        changed = False
+        values = []
+        for f in cls._fields:
+            v = getattr(e, f)
+            if isinstance(v, ir.Expr):
+                nv = self.expr(v)
+                changed |= nv is not v
+                v = nv
+            elif isinstance(v, list) and v and isinstance(v[0], ir.Expr):
+                nv = [self.expr(x) for x in v]
+                changed |= any(a is not b for a, b in zip(nv, v))
+                v = nv
+            values.append(v)
+        if not changed:
+            return e
+        c = object.__new__(cls)
+        for f, v in zip(cls._fields, values):
+            object.__setattr__(c, f, v)
+        return c
+
+    # ---------------------------------------------------------------- statements
+    def assign(self, place: ir.Expr, value: ir.Expr) -> None:
+        root = _root(place)
+        var = root.var
+        new = self.value(value, var.name)
+        if place is root:
+            self.env[id(var)] = new
+            return
+        if not (isinstance(place, ir.IndexRef) and place.base is root):
+            raise error("only whole local resource arrays and their elements can be assigned", self.loc)
+        idx = self.expr(place.index)
+        if not isinstance(idx, ir.Const):
+            raise error(f"an element of local resource array '{var.name}' is assigned with a dynamic index",
+                        self.loc)
+        cur = self.env.get(id(var))
+        size = var.type.size
+        if cur is None or cur is CONFLICT:
+            cur = ("elems", [None] * size)
+        elif cur[0] == "ref":     # a copy of a global (sub-)array: expand into its elements
+            cur = ("elems", [("ref", ir.IndexRef(cur[1], ir.Const(ir.UINT, i), var.type.elem)) for i in range(size)])
+        elems = list(cur[1])
+        elems[idx.value] = new
+        self.env[id(var)] = ("elems", elems)
+
+    def block(self, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            if isinstance(s, (ir.Store, ir.Eval)) and s.loc is not None:
+                self.loc = s.loc
+            if isinstance(s, ir.Store):
+                root = _root(s.place)
+                if has_resource(s.place.type) and isinstance(root, ir.VarRef) and _is_local_resource(root.var):
+                    self.assign(s.place, s.value)
+                    continue
+                out.append(ir.Store(self.expr(s.place), self.expr(s.value), s.loc))
+            elif isinstance(s, ir.Eval):
+                out.append(ir.Eval(self.expr(s.expr), s.loc))
+            elif isinstance(s, ir.If):
+                cond = self.expr(s.cond)
+                before = dict(self.env)
+                then = self.block(s.then)
+                after_then = self.env
+                self.env = dict(before)
+                else_ = self.block(s.else_)
+                self.env = self.merge([after_then, self.env])
+                out.append(ir.If(cond, then, else_, s.hint))
+            elif isinstance(s, ir.Loop):
+                before = dict(self.env)
+                body = self.block(s.body)
+                cont = self.block(s.continuing)
+                brk = self.expr(s.break_if) if s.break_if is not None else None
+                self.env = self.merge([before, self.env])
+                out.append(ir.Loop(body, cont, brk, s.hint, s.unroll_count))
+            elif isinstance(s, ir.Switch):
+                sel = self.expr(s.selector)
+                before = dict(self.env)
+                envs = [] if any(c.is_default for c in s.cases) else [before]
+                cases = []
+                for c in s.cases:
+                    self.env = dict(before)
+                    cases.append(ir.SwitchCase(c.values, c.is_default, self.block(c.body)))
+                    envs.append(self.env)
+                self.env = self.merge(envs)
+                out.append(ir.Switch(sel, cases))
+            elif isinstance(s, ir.Return):
+                out.append(ir.Return(self.expr(s.value) if s.value is not None else None))
+            else:
+                out.append(s)
+        return out
+
+    @staticmethod
+    def merge(envs: list[dict]) -> dict:
+        merged: dict = {}
+        keys = set().union(*envs) if envs else set()
+        for k in keys:
+            vals = [e.get(k) for e in envs]
+            merged[k] = vals[0] if len({_key(v) for v in vals}) == 1 else CONFLICT
+        return merged
