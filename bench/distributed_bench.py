@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--targets", type=int, default=500)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=None, help="targets per task (default: the executor's)")
     ap.add_argument("--keep", help="generate into this directory and keep it")
     args = ap.parse_args(argv)
 
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("local executor (process pool), clean build", t))
 
         project = load_project(str(base / "dask"))
-        t_start, ex = _timed(lambda: open_executor(project, ExecutorSettings("dask", workers=args.workers),
+        t_start, ex = _timed(lambda: open_executor(project, ExecutorSettings("dask", workers=args.workers, batch=args.batch),
                                                    CacheSettings()))
         with ex:
             t, rep = _timed(lambda: build(project, jobs=args.workers, quiet=True, executor=ex))
@@ -155,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             shared = server.url if server else str(base / "shared-cache")
             for name, mode in (("ci", "read-write"), ("dev", "read")):
                 project = load_project(str(base / name))
-                ex = open_executor(project, ExecutorSettings("local", workers=args.workers),
+                ex = open_executor(project, ExecutorSettings("local", workers=args.workers, batch=args.batch),
                                    CacheSettings(shared=shared, mode=mode))
                 with ex:
                     t, rep = _timed(lambda p=project, e=ex: build(p, jobs=args.workers, quiet=True, executor=e))

@@ -41,6 +41,21 @@ def _add_compile(sub) -> None:
                    choices=["vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"])
     p.add_argument("--dxil-hash", choices=["bypass", "retail"], default="bypass",
                    help="container hash: BYPASS pattern (default) or the retail algorithm")
+    p.add_argument("-fvk-invert-y", dest="vk_invert_y", action="store_true", help="negate SV_Position.y (vertex stage)")
+    p.add_argument("-fvk-use-dx-position-w", dest="vk_use_dx_position_w", action="store_true",
+                   help="reciprocate SV_Position.w in the pixel stage, as D3D does")
+    p.add_argument("-fvk-auto-shift-bindings", dest="vk_auto_shift_bindings", action="store_true",
+                   help="resources without register() get D3D's register, then the class shift")
+    p.add_argument("-fvk-bind-register", "-vkbr", dest="vk_bind_register", nargs=4, action="append", default=[],
+                   metavar=("xX", "SPACE", "BINDING", "SET"), help="bind register xX in SPACE to BINDING in SET")
+    p.add_argument("-fvk-bind-globals", dest="vk_bind_globals", nargs=2, type=int, metavar=("BINDING", "SET"))
+    p.add_argument("-auto-binding-space", dest="auto_binding_space", type=int, default=0, metavar="SET")
+    layout = p.add_mutually_exclusive_group()
+    for name in ("dx", "gl", "scalar"):
+        layout.add_argument(f"-fvk-use-{name}-layout", dest="vk_layout", action="store_const", const=name)
+    major = p.add_mutually_exclusive_group()
+    major.add_argument("-Zpr", dest="row_major", action="store_true", help="matrices are row_major by default")
+    major.add_argument("-Zpc", dest="row_major", action="store_false", help="matrices are column_major by default")
     p.add_argument("-HV", dest="hlsl_version", type=int, choices=[2016, 2017, 2018, 2021], default=2021)
     p.add_argument("-enable-16bit-types", dest="enable_16bit", action="store_true")
     p.add_argument("--diagnostics-format", choices=["gnu", "msvc", "json"], default="gnu")
@@ -72,6 +87,22 @@ def _parse_shifts(args) -> list:
     return shifts
 
 
+def _parse_bind_registers(args) -> list:
+    import re
+
+    from .diagnostics import error
+    from .options import BindRegister
+
+    out = []
+    for reg, space, binding, set_ in args.vk_bind_register:
+        m = re.match(r"^([btsu])(\d+)$", reg)
+        if not m or not (space.isdigit() and binding.isdigit() and set_.isdigit()):
+            raise error(f"-fvk-bind-register expects xX SPACE BINDING SET (e.g. t3 0 5 1), got "
+                        f"'{reg} {space} {binding} {set_}'")
+        out.append(BindRegister(m.group(1), int(m.group(2)), int(space), int(binding), int(set_)))
+    return out
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Write via a temporary file in the same directory and os.replace."""
     d = os.path.dirname(os.path.abspath(path))
@@ -98,7 +129,12 @@ def cmd_compile(args) -> int:
         options = CompileOptions(
             entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
             include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
-            dxil_hash=args.dxil_hash, hlsl_version=args.hlsl_version, enable_16bit_types=args.enable_16bit)
+            dxil_hash=args.dxil_hash, hlsl_version=args.hlsl_version, enable_16bit_types=args.enable_16bit,
+            vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
+            vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
+            vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
+            auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
+            row_major=args.row_major)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1

@@ -46,6 +46,20 @@ class BindingShift:
     space: int | None     # None = all spaces
 
 
+@dataclass(frozen=True, slots=True)
+class BindRegister:
+    """DXC's -fvk-bind-register xX Y N M: register xX in space Y -> binding N, set M."""
+
+    register_class: str
+    register: int
+    space: int
+    binding: int
+    set: int
+
+
+VK_LAYOUTS = ("default", "dx", "gl", "scalar")
+
+
 @dataclass(slots=True)
 class CompileOptions:
     entry: str = "main"
@@ -58,12 +72,24 @@ class CompileOptions:
     dxil_hash: str = "bypass"       # 'bypass' | 'retail'
     hlsl_version: int = 2021
     enable_16bit_types: bool = False
+    # DXC's Vulkan options (SPIR-V.rst "Vulkan-specific options")
+    vk_invert_y: bool = False                       # -fvk-invert-y
+    vk_use_dx_position_w: bool = False              # -fvk-use-dx-position-w
+    vk_auto_shift_bindings: bool = False            # -fvk-auto-shift-bindings
+    vk_bind_registers: list[BindRegister] = field(default_factory=list)   # -fvk-bind-register
+    vk_bind_globals: tuple[int, int] | None = None  # -fvk-bind-globals N M (binding, set)
+    auto_binding_space: int = 0                     # -auto-binding-space N
+    vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
+    row_major: bool = False                         # -Zpr (default column_major, -Zpc)
 
     def cache_fields(self) -> dict:
         """A stable, JSON-serialisable view used in cache keys."""
         d = asdict(self)
         d["defines"] = sorted(self.defines.items())
         d["binding_shifts"] = [[s.register_class, s.shift, s.space] for s in self.binding_shifts]
+        d["vk_bind_registers"] = [[b.register_class, b.register, b.space, b.binding, b.set]
+                                  for b in self.vk_bind_registers]
+        d["vk_bind_globals"] = list(self.vk_bind_globals) if self.vk_bind_globals is not None else None
         return d
 
     @property

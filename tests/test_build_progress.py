@@ -38,6 +38,18 @@ def test_terminal_status_line_is_rewritten_and_cleared_for_messages():
     assert out.getvalue() == ("[ 1/10] a" "\r\x1b[K[ 2/10] 1 failed | b" "\r\x1b[Kerror text\n")
 
 
+def test_terminal_shows_the_target_being_built():
+    out = io.StringIO()
+    p = Progress(2, out, tty=True)
+    p.started("a")
+    p.finished("a", True)
+    p.started("b")
+    assert out.getvalue() == "[0/2] building a\r\x1b[K[1/2] a\r\x1b[K[1/2] building b"
+    plain = io.StringIO()
+    Progress(2, plain, tty=False).started("a")
+    assert plain.getvalue() == ""
+
+
 def test_lock_is_exclusive_and_reentrant_after_release(tmp_path):
     first = ProjectLock(str(tmp_path))
     first.acquire()

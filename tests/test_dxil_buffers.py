@@ -75,3 +75,23 @@ def test_partial_store_to_struct_member():
     res = compile_ir(compute_module(body, [out], numthreads=(4, 1, 1), sm=(6, 2)), "cs_6_2")
     text = check_dxil(res.container).ir
     assert "@dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %" in text and ", i32 12, i32 %" in text
+
+
+def test_struct_with_bool_and_uint_members_round_trips():
+    """struct B { uint a; bool f; uint c; };  Out[x] = B(x, x & 1, 7); Out2[x] = Out[x].f ? 1 : 2  (bool <-> i32)"""
+    s = ir.Struct("B", (ir.StructField("a", U), ir.StructField("f", ir.BOOL), ir.StructField("c", U)))
+    out = uav("Out", s)
+
+    def body(pid):
+        x = id_x(pid)
+        flag = ir.Convert(ir.Binary("bitand", x, ir.Const(U, 1), U), ir.BOOL)
+        elem = ir.BufferElem(ir.VarRef(out), x, s)
+        back = ir.Load(ir.FieldRef(elem, 1, ir.BOOL), ir.BOOL)
+        return [ir.Store(elem, ir.Construct(s, [x, flag, ir.Const(U, 7)])),
+                ir.Store(ir.FieldRef(elem, 2, U), ir.Select(back, ir.Const(U, 1), ir.Const(U, 2), U))]
+    res = compile_ir(compute_module(body, [out], numthreads=(4, 1, 1)), "cs_6_0")
+    text = check_dxil(res.container).ir                       # llvm-dis rejects a mistyped cast
+    assert "zext i1 %" in text
+    (buf,) = run_dxil_compute(res.container, "main", [(0, 0, "u", bytes(12 * 4))], numthreads=(4, 1, 1))
+    assert [struct.unpack_from("<3I", buf, 12 * x) for x in range(4)] == [(x, x & 1, 1 if x & 1 else 2)
+                                                                          for x in range(4)]

@@ -72,8 +72,9 @@ def test_missing_terminator():
 
 
 def test_container_info_consistency():
-    from shaderbuild.options import CompileOptions
     from shaderbuild_dxil.backend import compile_dxil
+
+    from shaderbuild.options import CompileOptions
     out = compile_dxil(double_plus_one_module(), CompileOptions(profile="cs_6_0", target="dxil"))
     check.check_container_info(out.lowered, out.info)
     out.info.numthreads = (1, 1, 1)

@@ -150,3 +150,12 @@ def test_retail_hash_differs_from_bypass_and_is_recomputable():
     assert container_hash(out.container) == digest
     bypass = compile_ir(double_plus_one_module(), "cs_6_0").container
     assert bypass[20:] == out.container[20:]       # the digest is the only difference
+
+
+def test_sm68_uses_validator_18_and_psv_v3():
+    out = compile_ir(double_plus_one_module(sm=(6, 8)), "cs_6_8")
+    c = check_dxil(out.container)
+    psv = part(c, "PSV0")["PSVInfo"]
+    assert psv["Version"] == 3 and psv["EntryName"] == "main"
+    assert "!{i32 1, i32 8}" in c.ir                         # dx.version and dx.valver 1.8
+    assert [n for n, _ in dx_calls(c.ir)][:2] == ["dx.op.createHandleFromBinding", "dx.op.annotateHandle"]

@@ -110,3 +110,20 @@ def test_texture_sample_and_load():
     assert "!{i32 0, i32 9}" in c.ir
     psv = parts(c)["PSV0"]["PSVInfo"]
     assert [(r["Type"], r["LowerBound"], r["Kind"]) for r in psv["Resources"]] == [(1, 1, 14), (3, 3, 2)]
+
+
+def test_usage_masks_follow_the_code():
+    """Reading only POSITION.xy and writing only SV_Position.xyw: ISG1 AlwaysReads = 0b0011,
+    OSG1 NeverWrites = 0b0100, and the metadata carries the same usage masks (tag 3)."""
+    ipos = io("in.POSITION", F4, ir.Storage.INPUT, "POSITION", location=0)
+    opos = io("out.SV_Position", F4, ir.Storage.OUTPUT, "SV_Position", builtin="Position")
+    xy = ir.Swizzle(ir.Load(ir.VarRef(ipos), F4), (0, 1), F2)
+    body = [ir.Store(ir.SwizzleRef(ir.VarRef(opos), (0, 1), F2), xy),
+            ir.Store(ir.SwizzleRef(ir.VarRef(opos), (3,), ir.FLOAT), ir.Const(ir.FLOAT, 1.0))]
+    c = check_dxil(compile_ir(module("vertex", [ipos], [opos], body), "vs_6_0").container)
+    p = parts(c)
+    (inp,) = p["ISG1"]["Signature"]["Parameters"]
+    (out,) = p["OSG1"]["Signature"]["Parameters"]
+    assert (inp["Mask"], inp["ExclusiveMask"]) == (15, 3)
+    assert (out["Mask"], out["ExclusiveMask"]) == (15, 4)
+    assert "!{i32 3, i32 3}" in c.ir and "!{i32 3, i32 11}" in c.ir

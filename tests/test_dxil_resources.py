@@ -158,3 +158,16 @@ def test_range_ids_follow_declaration_order_per_class():
     assert '!"A", i32 0, i32 3, i32 1' in text and '!"B", i32 0, i32 1, i32 1' in text
     assert re.search(r'!\{i32 0, ptr @A, !"A"', text) and re.search(r'!\{i32 1, ptr @B, !"B"', text)
     assert re.search(r'!\{i32 0, ptr @T, !"T", i32 0, i32 2, i32 1, i32 12, i32 0, ', text)
+
+
+@pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_6"])
+def test_non_uniform_resource_index_sets_the_flag(profile):
+    """Arr[NonUniformResourceIndex(id.x)][0] = 1 -> the handle's nonUniform operand is true."""
+    arr = res_array("Arr", [8], 0)
+
+    def body(pid):
+        idx = ir.Intrinsic("NonUniformResourceIndex", [ir.Swizzle(ir.Load(ir.VarRef(pid), ir.Vector(ir.UINT, 3)),
+                                                                  (0,), ir.UINT)], ir.UINT)
+        return [store_one(ir.IndexRef(ir.VarRef(arr), idx, RWBUF))]
+    text = check_dxil(compile_ir(compute_module(body, [arr], sm=(6, int(profile[-1]))), profile).container).ir
+    assert re.search(r"@dx\.op\.createHandle(FromBinding)?\(i32 \d+, .*, i32 %\d+, i1 true\)", text)

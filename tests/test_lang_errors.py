@@ -185,6 +185,11 @@ ERRORS = {
     "call_of_non_function": (
         CS + "    float f = 1;\n    Out[0] = f(2);\n}\n",
         ["lang_test.hlsl:5:14: error: called object 'f' is not a function"], 14),
+    "unsized_array_to_sized_parameter": (
+        "void Sized(float a[4]) { }\nvoid Unsized(float a[]) {\n    Sized(a);\n}\n" + CS
+        + "    float arr[4] = {1, 1, 1, 1};\n    Unsized(arr);\n}\n",
+        ["lang_test.hlsl:4:11: error: cannot convert 'float[]' to 'float[4]'",
+         "lang_test.hlsl:2:6: note: in call to 'void Sized(float[4])'"], 11),
     "unscoped_name_of_scoped_enum": (
         "enum class E { A, B };\n" + CS + "    Out[0] = B;\n}\n",
         ["lang_test.hlsl:5:14: error: use of undeclared identifier 'B'"], 14),
@@ -193,12 +198,6 @@ ERRORS = {
 # Cases where the compiler's current diagnostic is wrong or poor: the expectation is the message
 # the compiler should give (see the report), strict xfail until it does.
 POOR = {
-    "unsized_array_to_sized_parameter": (
-        "void Sized(float a[4]) { }\nvoid Unsized(float a[]) {\n    Sized(a);\n}\n" + CS
-        + "    float arr[4] = {1, 1, 1, 1};\n    Unsized(arr);\n}\n",
-        ["lang_test.hlsl:4:11: error: cannot convert 'float[]' to 'float[4]'"], 11,
-        "front end: unsized array parameters are specialised per call site, so Sized(a) inside Unsized(float a[]) "
-        "compiles without an error"),
     "unknown_type_name": (
         CS + "    flaot x = 1;\n    Out[0] = x;\n}\n",
         ["lang_test.hlsl:4:5: error: unknown type name 'flaot'; did you mean 'float'?"], 5,

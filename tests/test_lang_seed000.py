@@ -115,9 +115,6 @@ void main() { float arr[4] = {1, 1, 1, 1}; UnsizedArray(arr); Out[0] = arr[0]; }
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: the unsized parameter is specialised per call site, so "
-                   "SizedArray(a) inside UnsizedArray(float a[]) compiles (a becomes float[4]); the seed requires the "
-                   "error 'cannot convert float[] to float[4]' whatever the caller passes")
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_unsized_to_sized_is_an_error(target):
     """Seed: 'Cannot convert float[] to float[4]'."""

@@ -714,3 +714,58 @@ def test_composites_extract_bitcast_select_and_splat(vk):
     for t in range(8):
         expect = [3 * t, t, (t, 20, t + 30)[t % 3], 0x3F800000, 1 if t < 5 else 3, t, 2, t, 3, len(vals) * 8, t + 3]
         assert list(got[t * len(vals):(t + 1) * len(vals)]) == expect, t
+
+
+def test_uav_counters_append_and_consume(vk):
+    """IncrementCounter / Append / Consume through counter buffers bound where reflection says."""
+    from harness.tools import spirv_val
+    from shaderbuild_spirv.lower import lower_module, reflection
+    out = resource("Out", "RWStructuredBuffer", UINT, 0, 0)
+    app = resource("App", "AppendStructuredBuffer", UINT, 0, 1)
+    con = resource("Con", "ConsumeStructuredBuffer", UINT, 0, 2)
+    got = resource("Got", "RWStructuredBuffer", UINT, 0, 3)
+    tid, x = tid_x()
+    slot = var("slot", UINT)
+    body = [
+        store(slot, intr("IncrementCounter", UINT, ref(out))),
+        store(elem(out, load(slot)), bin("add", x, u(1))),
+        ev(intr("Append", VOID, ref(app), bin("mul", x, u(3)))),
+        store(elem(got, x), intr("Consume", UINT, ref(con))),
+    ]
+    n = 16
+    m = compute_module(body, [out, app, con, got], locals_=[slot], inputs=[tid], numthreads=(n, 1, 1))
+    lowered = lower_module(m, "vulkan1.1")
+    spirv_val(lowered.binary)
+    counters = {r["counter_of"]: r["binding"] for r in reflection(lowered)["vulkan"]["resources"] if "counter_of" in r}
+    assert set(counters) == {"Out", "App", "Con"} and len(set(counters.values())) == 3
+    assert not set(counters.values()) & {0, 1, 2, 3}
+    bufs = [vk.Buf(0, 0, bytes(4 * n)), vk.Buf(0, 1, bytes(4 * n)), vk.Buf(0, 2, struct.pack(f"<{n}I", *range(100, 100 + n))),
+            vk.Buf(0, 3, bytes(4 * n)), vk.Buf(0, counters["Out"], bytes(4)), vk.Buf(0, counters["App"], bytes(4)),
+            vk.Buf(0, counters["Con"], struct.pack("<I", n))]
+    r_out, r_app, _, r_got, c_out, c_app, c_con = vk.run_compute(lowered.binary, "main", bufs)
+    assert sorted(words(r_out)) == list(range(1, n + 1))
+    assert sorted(words(r_app)) == [3 * k for k in range(n)]
+    assert sorted(words(r_got)) == list(range(100, 100 + n))
+    assert (words(c_out)[0], words(c_app)[0], words(c_con)[0]) == (n, n, 0)
+
+
+def test_templated_raw_buffer_load_store(vk):
+    """Load<T>/Store<T> on raw buffers: words in component order (matrices row by row)."""
+    raw = resource("Raw", "RWByteAddressBuffer", None, 0, 0)
+    tid, x = tid_x()
+    M = Matrix(FLOAT, 2, 2)
+    addr = bin("mul", x, u(16))
+    fx = conv(x, FLOAT)
+    mat = construct(M, construct(Vector(FLOAT, 2), fx, f(1.0)), construct(Vector(FLOAT, 2), f(2.0), f(-1.0)))
+    loaded = intr("Load", Vector(INT, 2), ref(raw), bin("add", addr, u(64 * 16)))
+    body = [
+        ev(intr("Store", VOID, ref(raw), addr, bin("mul", mat, construct(M, cvec(FLOAT, 2.0, 2.0),
+                                                                      cvec(FLOAT, 2.0, 2.0))))),
+        ev(intr("Store", VOID, ref(raw), bin("add", addr, u(64 * 16 + 8)), un("neg", loaded))),
+    ]
+    m = compute_module(body, [raw], inputs=[tid], numthreads=(64, 1, 1))
+    init = bytes(64 * 16) + b"".join(struct.pack("<2i4x4x", k, -2 * k) for k in range(64))
+    (res,) = run(vk, m, [vk.Buf(0, 0, init)])
+    for k in range(64):
+        assert struct.unpack_from("<4f", res, 16 * k) == (2.0 * k, 2.0, 4.0, -2.0)
+        assert struct.unpack_from("<2i2i", res, 64 * 16 + 16 * k) == (k, -2 * k, -k, 2 * k)

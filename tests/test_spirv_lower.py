@@ -372,3 +372,24 @@ def test_16_and_64_bit_types_request_their_capabilities(env):
         assert f"OpCapability {cap}" in text
     lay = layout_of(S, "std430")
     assert [f"OpMemberDecorate %Wide {k} Offset {o}" in text for k, o in enumerate(lay.offsets)] == [True] * 4
+
+
+@pytest.mark.parametrize("env", ["vulkan1.1", "vulkan1.2"])
+def test_nonuniform_resource_index_on_texture_and_buffer_arrays(env):
+    texs = resource("Texs", "Texture2D", F4, 0, 0, array=4)
+    smps = resource("Smps", "SamplerState", None, 0, 4, array=2)
+    bufs = resource("Bufs", "RWStructuredBuffer", F4, 0, 6, array=3)
+    tid, x = tid_x()
+    nu = intr("NonUniformResourceIndex", UINT, x)
+    uv = construct(F2, f(0.5), f(0.5))
+    body = [
+        store(elem(index(ref(bufs), intr("NonUniformResourceIndex", UINT, bin("mod", x, u(3)))), x),
+              intr("SampleLevel", F4, index(ref(texs), nu), index(ref(smps), bin("mod", x, u(2))), uv, f(0.0))),
+        store(elem(index(ref(bufs), u(1)), x), intr("Load", F4, index(ref(texs), u(2)), construct(
+            Vector(INT, 3), conv(x, INT), conv(u(0), INT), conv(u(0), INT)))),
+    ]
+    text = dis(spirv(compute_module(body, [texs, smps, bufs], inputs=[tid]), env))
+    for cap in ("ShaderNonUniform", "SampledImageArrayNonUniformIndexing", "StorageBufferArrayNonUniformIndexing"):
+        assert f"OpCapability {cap}" in text
+    assert ('OpExtension "SPV_EXT_descriptor_indexing"' in text) == (env == "vulkan1.1")
+    assert text.count(" NonUniform\n") >= 5     # the two indices, two access chains, loads / sampled image

@@ -65,6 +65,7 @@ class Binding(DataRecord):
     vk_explicit: tuple[int, int] | None = None  # [[vk::binding(b, s)]]
     vk_counter_explicit: int | None = None      # [[vk::counter_binding(b)]]
     vk: VkBinding | None = None
+    implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
 
 

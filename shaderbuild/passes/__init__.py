@@ -9,7 +9,7 @@ from .. import ir
 from ..options import CompileOptions
 from . import dx_registers, entry_wrapper, flatten_resource_arrays, resource_locals, vk_bindings
 
-PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, vk_bindings.run, dx_registers.run)
+PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, dx_registers.run, vk_bindings.run)
 
 
 def run_shared_passes(module: ir.Module, options: CompileOptions) -> None:

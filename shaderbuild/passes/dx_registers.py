@@ -1,9 +1,10 @@
 """D3D register assignment for resources declared without `register(...)`.
 
 Direct3D needs every resource at a register; like DXC, a resource without one
-gets the lowest free range of its class in space 0, in declaration order.
-Runs after vk_bindings, which follows DXC's Vulkan rule (next free binding)
-for these resources instead.
+gets the lowest free range of its class in space 0, in declaration order, and
+is marked `implicit`: vk_bindings (which runs next) gives such resources the
+next free Vulkan binding instead, unless -fvk-auto-shift-bindings asks for the
+D3D register plus the class shift.
 """
 
 from __future__ import annotations
@@ -47,4 +48,5 @@ def run(module: ir.Module, options: CompileOptions) -> None:
                             f"every register from {b.register_class}{lo})", var.loc)
         b.register = slot
         b.space = 0
+        b.implicit = True
         taken.setdefault((b.register_class, 0), []).append(((slot, slot + b.count - 1), var))

@@ -17,7 +17,8 @@ from ..options import CompileOptions
 
 
 class _Builder:
-    def __init__(self, module: ir.Module) -> None:
+    def __init__(self, module: ir.Module, options: CompileOptions) -> None:
+        self.options = options
         self.module = module
         self.stage = module.stage
         self.entry = module.entry
@@ -77,7 +78,10 @@ class _Builder:
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in")
         self.entry.inputs.append(var)
-        return _adapt(ir.Load(ir.VarRef(var), var.type), t)
+        value: ir.Expr = ir.Load(ir.VarRef(var), var.type)
+        if var.io.builtin == "FragCoord" and self.options.vk_use_dx_position_w:
+            value = _with_component(value, 3, lambda w: ir.Binary("div", ir.Const(ir.FLOAT, 1.0), w, ir.FLOAT))
+        return _adapt(value, t)
 
     def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str) -> None:
         if semantic is None:
@@ -89,7 +93,17 @@ class _Builder:
             return
         var = self.io_var(semantic, t, "out", loc, interp, "out")
         self.entry.outputs.append(var)
-        self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
+        value = _adapt(value, var.type)
+        if var.io.builtin == "Position" and self.options.vk_invert_y:
+            value = _with_component(value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
+        self.body.append(ir.Store(ir.VarRef(var), value))
+
+
+def _with_component(value: ir.Expr, index: int, change) -> ir.Expr:
+    """`value` (a float4) with component `index` replaced by change(component)."""
+    parts = [ir.Extract(value, i, ir.FLOAT) for i in range(4)]
+    parts[index] = change(parts[index])
+    return ir.Construct(ir.Vector(ir.FLOAT, 4), parts)
 
 
 def _is_float_vec(t: ir.Type, n: int) -> bool:
@@ -130,7 +144,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     if ep is None or ep.function is not None:
         return
     src = ep.source_function
-    b = _Builder(module)
+    b = _Builder(module, options)
     # static initialisers first
     for g in module.globals:
         if g.storage is ir.Storage.PRIVATE and g.init is not None:

@@ -1,9 +1,17 @@
-"""Vulkan descriptor bindings, following DXC's SPIR-V rules.
+"""Vulkan descriptor bindings, following DXC's SPIR-V rules (SPIR-V.rst,
+"HLSL register and Vulkan binding").
 
-Precedence: [[vk::binding(b, s)]], then `register(xN, spaceM)` -> set M,
-binding N + the class shift (-fvk-{b,t,s,u}-shift), then the next free binding
-in set 0 for everything else, in declaration order.  Two resources landing on
-the same (set, binding) is an error naming both.
+Precedence, most specific first:
+  1. -fvk-bind-register xX Y N M (exclusive with shifts and [[vk::binding]]);
+  2. [[vk::binding(b, s)]];
+  3. `register(xN, spaceM)` -> set M, binding N + the class shift
+     (-fvk-{b,t,s,u}-shift; the class letter is otherwise ignored);
+     with -fvk-auto-shift-bindings, resources without `register` are treated as
+     if D3D's register had been written;
+  4. -fvk-bind-globals for `$Globals`;
+  5. everything else: the next free binding in set -auto-binding-space (0), in
+     declaration order.
+Two resources landing on the same (set, binding) is an error naming both.
 """
 
 from __future__ import annotations
@@ -22,6 +30,9 @@ def class_shift(options: CompileOptions, register_class: str, space: int) -> int
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
+    if options.vk_bind_registers and options.binding_shifts:
+        raise error("-fvk-bind-register cannot be combined with -fvk-{b,t,s,u}-shift")
+    explicit_map = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
     used: dict[tuple[int, int], ir.Variable] = {}
     pending: list[ir.Variable] = []
 
@@ -37,14 +48,28 @@ def run(module: ir.Module, options: CompileOptions) -> None:
 
     for var in module.resources:
         b = var.binding
-        if b.vk_explicit is not None:
+        if explicit_map:
+            if b.vk_explicit is not None:
+                raise error("-fvk-bind-register cannot be combined with [[vk::binding]]", var.loc)
+            target = explicit_map.get((b.register_class, b.register, b.space)) if not b.implicit else None
+            if target is None:
+                if b.kind == "$Globals" and options.vk_bind_globals is not None:
+                    claim(var, options.vk_bind_globals[1], options.vk_bind_globals[0])
+                    continue
+                raise error(f"resource '{var.name}' ({b.register_class}{b.register}, space{b.space}) has no "
+                            f"-fvk-bind-register mapping", var.loc)
+            claim(var, *target)
+        elif b.vk_explicit is not None:
             claim(var, b.vk_explicit[1], b.vk_explicit[0])
-        elif b.register is not None:
+        elif b.kind == "$Globals" and options.vk_bind_globals is not None:
+            claim(var, options.vk_bind_globals[1], options.vk_bind_globals[0])
+        elif b.register is not None and (not b.implicit or options.vk_auto_shift_bindings):
             claim(var, b.space, b.register + class_shift(options, b.register_class, b.space))
         else:
             pending.append(var)
+    space = options.auto_binding_space
     for var in pending:
         n = 0
-        while (0, n) in used:
+        while (space, n) in used:
             n += 1
-        claim(var, 0, n)
+        claim(var, space, n)

@@ -1,4 +1,4 @@
-"""Vulkan worker process: runs compute dispatches on lavapipe for vulkan_runner.
+"""Vulkan worker process: runs compute dispatches and offscreen draws on lavapipe for vulkan_runner.
 
 Runs as a separate process so a driver crash on a bad binary cannot take pytest down.
 Protocol (binary, on the original stdout/stdin): each message is an 8-byte little-endian
@@ -30,6 +30,16 @@ _KINDS = {
                              vk.VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT),
     "storage_texel_buffer": (vk.VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
                              vk.VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT),
+}
+# descriptor type -> the per-stage limit it counts against
+_STAGE_LIMITS = {
+    vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER: "maxPerStageDescriptorStorageBuffers",
+    vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER: "maxPerStageDescriptorUniformBuffers",
+    vk.VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER: "maxPerStageDescriptorSampledImages",
+    vk.VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE: "maxPerStageDescriptorSampledImages",
+    vk.VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER: "maxPerStageDescriptorStorageImages",
+    vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE: "maxPerStageDescriptorStorageImages",
+    vk.VK_DESCRIPTOR_TYPE_SAMPLER: "maxPerStageDescriptorSamplers",
 }
 _TEXEL_KINDS = frozenset({"uniform_texel_buffer", "storage_texel_buffer"})
 # image/sampler descriptor kinds -> descriptor type
@@ -182,57 +192,241 @@ class Resources:
         return buf, mem, mapping
 
 
-def _set_layouts(res: Resources, bufs: list) -> list:
-    """One layout per set number 0..max (gaps get empty layouts)."""
-    dev = res.ctx.device
-    nsets = max((b[0] for b in bufs), default=-1) + 1
-    layouts = []
-    for s in range(nsets):
-        bindings = [
-            vk.VkDescriptorSetLayoutBinding(
-                binding=b[1], descriptorType=_KINDS[b[3]][0], descriptorCount=1,
-                stageFlags=vk.VK_SHADER_STAGE_ALL)
-            for b in bufs if b[0] == s
-        ]
-        info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(bindings), pBindings=bindings or None)
-        layouts.append(res.add(vk.vkDestroyDescriptorSetLayout, vk.vkCreateDescriptorSetLayout(dev, info, None)))
-    return layouts
+def _texel_size(fmt: str) -> int:
+    return {"rgba8": 4, "rg32f": 8, "rgba32f": 16, "rgba32ui": 16, "rgba32i": 16}.get(fmt, 4)
 
 
-def _descriptor_sets(res: Resources, layouts: list, bufs: list, handles: list) -> list:
-    dev = res.ctx.device
-    if not layouts:
-        return []
-    counts: dict[int, int] = {}
-    for b in bufs:
-        counts[_KINDS[b[3]][0]] = counts.get(_KINDS[b[3]][0], 0) + 1
-    sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n) for t, n in counts.items()]
-    if not sizes:  # only empty sets: pools still need one size entry
-        sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount=1)]
-    pool = res.add(vk.vkDestroyDescriptorPool, vk.vkCreateDescriptorPool(dev, vk.VkDescriptorPoolCreateInfo(
-        maxSets=len(layouts), poolSizeCount=len(sizes), pPoolSizes=sizes), None))
-    sets = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
-        descriptorPool=pool, descriptorSetCount=len(layouts), pSetLayouts=layouts))
-    writes = [
-        vk.VkWriteDescriptorSet(
-            dstSet=sets[b[0]], dstBinding=b[1], descriptorCount=1, descriptorType=_KINDS[b[3]][0],
-            pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=h, offset=0, range=max(len(b[2]), 4))])
-        for b, h in zip(bufs, handles)
-    ]
-    if writes:
-        vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
-    return sets
+def _image_levels(d: dict) -> list[tuple[int, int, int]]:
+    """(width, height, depth) of every mip level of image descriptor d."""
+    w, h, dep = d["width"], d.get("height", 1), d.get("depth", 1)
+    return [(max(1, w >> m), max(1, h >> m), max(1, dep >> m)) for m in range(d.get("mips", 1))]
 
 
-def run_compute(ctx: Context, spirv: bytes, entry: str, bufs: list, groups: tuple, push: bytes) -> list[bytes]:
-    """bufs: [(set, binding, data, kind)]. Returns final buffer contents, same order."""
+def image_data_size(d: dict) -> int:
+    """Bytes of an image's data: per mip level, every layer's texels (rows of width texels)."""
+    layers = d.get("layers", 1)
+    return sum(w * h * dep * layers for w, h, dep in _image_levels(d)) * _texel_size(d["format"])
+
+
+class Descriptors:
+    """The descriptors of one dispatch or draw: their objects, set layouts and sets, plus the
+    transfer commands that upload images before the work and read storage images back after it.
+
+    Each request descriptor is a dict with set, binding, index (array element), kind, data and,
+    for images, format/width/height/depth/layers/mips/dim, for samplers filter/mipmap/address/
+    compare/border/max_lod, for texel buffers format."""
+
+    def __init__(self, res: Resources, descs: list[dict]) -> None:
+        self.res, self.descs = res, descs
+        self.items = [self._create(d) for d in descs]
+        self._check_limits()
+        self.layouts = self._set_layouts()
+        self.sets = self._descriptor_sets()
+
+    # ---- object creation
+    def _create(self, d: dict) -> dict:
+        kind = d["kind"]
+        if kind in _KINDS:
+            buf, _mem, mapping = self.res.host_buffer(d["data"], _KINDS[kind][1])
+            item = {"type": _KINDS[kind][0], "buffer": buf, "mapping": mapping, "size": len(d["data"])}
+            if kind in _TEXEL_KINDS:
+                item["view"] = self.res.add(vk.vkDestroyBufferView, vk.vkCreateBufferView(
+                    self.res.ctx.device, vk.VkBufferViewCreateInfo(
+                        buffer=buf, format=_TEXEL_FORMATS[d["format"]][0], offset=0,
+                        range=len(d["data"]) - len(d["data"]) % _texel_size(d["format"])),
+                    None))
+            return item
+        if kind == "sampler":
+            return {"type": _IMAGE_KINDS[kind], "sampler": self._sampler(d)}
+        if kind in _IMAGE_KINDS:
+            return self._image(d)
+        raise ValueError(f"unknown descriptor kind {kind!r}")
+
+    def _sampler(self, d: dict):
+        compare = d.get("compare")
+        addr = _ADDRESS_MODES[d.get("address", "clamp")]
+        filt = _FILTERS[d.get("filter", "nearest")]
+        info = vk.VkSamplerCreateInfo(
+            magFilter=filt, minFilter=filt, mipmapMode=_MIPMAP_MODES[d.get("mipmap", "nearest")],
+            addressModeU=addr, addressModeV=addr, addressModeW=addr, mipLodBias=0.0,
+            anisotropyEnable=vk.VK_FALSE, maxAnisotropy=1.0,
+            compareEnable=vk.VK_TRUE if compare else vk.VK_FALSE,
+            compareOp=_COMPARE_OPS[compare or "never"], minLod=0.0, maxLod=float(d.get("max_lod", 1000.0)),
+            borderColor=_BORDER_COLORS[d.get("border", "transparent_black")],
+            unnormalizedCoordinates=vk.VK_FALSE)
+        return self.res.add(vk.vkDestroySampler, vk.vkCreateSampler(self.res.ctx.device, info, None))
+
+    def _image(self, d: dict) -> dict:
+        dev = self.res.ctx.device
+        fmt, aspect = _TEXEL_FORMATS[d["format"]]
+        itype, vtype, cube = _DIMS[d.get("dim", "2d")]
+        size = image_data_size(d)
+        if len(d["data"]) != size:
+            raise ValueError(f"image data is {len(d['data'])} bytes, its shape needs {size}")
+        storage = d["kind"] == "storage_image"
+        usage = vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+        if storage:
+            usage |= vk.VK_IMAGE_USAGE_STORAGE_BIT
+        mips, layers = d.get("mips", 1), d.get("layers", 1)
+        image = self.res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
+            flags=vk.VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT if cube else 0, imageType=itype, format=fmt,
+            extent=vk.VkExtent3D(width=d["width"], height=d.get("height", 1), depth=d.get("depth", 1)),
+            mipLevels=mips, arrayLayers=layers, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE,
+            initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
+        req = vk.vkGetImageMemoryRequirements(dev, image)
+        mem = self.res.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
+            allocationSize=req.size, memoryTypeIndex=self.res.ctx.memory_type(req.memoryTypeBits, 0)), None))
+        vk.vkBindImageMemory(dev, image, mem, 0)
+        subrange = vk.VkImageSubresourceRange(aspectMask=aspect, baseMipLevel=0, levelCount=mips,
+                                              baseArrayLayer=0, layerCount=layers)
+        view = self.res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
+            image=image, viewType=vtype, format=fmt, subresourceRange=subrange), None))
+        staging = self.res.host_buffer(d["data"], vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        regions, offset = [], 0
+        for m, (w, h, dep) in enumerate(_image_levels(d)):
+            regions.append(vk.VkBufferImageCopy(
+                bufferOffset=offset, bufferRowLength=0, bufferImageHeight=0,
+                imageSubresource=vk.VkImageSubresourceLayers(aspectMask=aspect, mipLevel=m, baseArrayLayer=0,
+                                                             layerCount=layers),
+                imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=dep)))
+            offset += w * h * dep * layers * _texel_size(d["format"])
+        return {"type": _IMAGE_KINDS[d["kind"]], "image": image, "view": view, "staging": staging,
+                "regions": regions, "subrange": subrange, "readback": storage, "size": size}
+
+    def _check_limits(self) -> None:
+        """Exceeding a per-stage descriptor limit is undefined behaviour (lavapipe segfaults): refuse it."""
+        limits = self.res.ctx.props.limits
+        totals: dict[str, int] = {}
+        for dtype, count in self._bindings().values():
+            field = _STAGE_LIMITS[dtype]
+            totals[field] = totals.get(field, 0) + count
+        for field, total in totals.items():
+            if total > getattr(limits, field):
+                raise ValueError(f"{total} descriptors exceed the device's {field} = {getattr(limits, field)}")
+
+    # ---- layouts and sets
+    def _bindings(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """(set, binding) -> (descriptor type, count); every element of a binding must agree on type."""
+        out: dict[tuple[int, int], tuple[int, int]] = {}
+        for d, item in zip(self.descs, self.items):
+            key = (d["set"], d["binding"])
+            dtype, count = out.get(key, (item["type"], 0))
+            if dtype != item["type"]:
+                raise ValueError(f"set {key[0]} binding {key[1]} mixes descriptor kinds")
+            out[key] = (dtype, max(count, d.get("index", 0) + 1))
+        return out
+
+    def _set_layouts(self) -> list:
+        """One layout per set number 0..max (gaps get empty layouts)."""
+        dev = self.res.ctx.device
+        bindings = self._bindings()
+        nsets = max((s for s, _b in bindings), default=-1) + 1
+        layouts = []
+        for s in range(nsets):
+            entries = [vk.VkDescriptorSetLayoutBinding(binding=b, descriptorType=t, descriptorCount=n,
+                                                       stageFlags=vk.VK_SHADER_STAGE_ALL)
+                       for (ss, b), (t, n) in sorted(bindings.items()) if ss == s]
+            info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(entries), pBindings=entries or None)
+            layouts.append(self.res.add(vk.vkDestroyDescriptorSetLayout,
+                                        vk.vkCreateDescriptorSetLayout(dev, info, None)))
+        return layouts
+
+    def _descriptor_sets(self) -> list:
+        dev = self.res.ctx.device
+        if not self.layouts:
+            return []
+        counts: dict[int, int] = {}
+        for t, n in self._bindings().values():
+            counts[t] = counts.get(t, 0) + n
+        sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n) for t, n in counts.items()]
+        if not sizes:  # only empty sets: pools still need one size entry
+            sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount=1)]
+        pool = self.res.add(vk.vkDestroyDescriptorPool, vk.vkCreateDescriptorPool(dev, vk.VkDescriptorPoolCreateInfo(
+            maxSets=len(self.layouts), poolSizeCount=len(sizes), pPoolSizes=sizes), None))
+        sets = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
+            descriptorPool=pool, descriptorSetCount=len(self.layouts), pSetLayouts=self.layouts))
+        writes = [self._write(sets[d["set"]], d, item) for d, item in zip(self.descs, self.items)]
+        if writes:
+            vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
+        return sets
+
+    @staticmethod
+    def _write(dst_set, d: dict, item: dict):
+        common = dict(dstSet=dst_set, dstBinding=d["binding"], dstArrayElement=d.get("index", 0),
+                      descriptorCount=1, descriptorType=item["type"])
+        if "image" in item:
+            layout = vk.VK_IMAGE_LAYOUT_GENERAL
+            return vk.VkWriteDescriptorSet(**common, pImageInfo=[vk.VkDescriptorImageInfo(
+                imageView=item["view"], imageLayout=layout)])
+        if "sampler" in item:
+            return vk.VkWriteDescriptorSet(**common, pImageInfo=[vk.VkDescriptorImageInfo(sampler=item["sampler"])])
+        if "view" in item:
+            return vk.VkWriteDescriptorSet(**common, pTexelBufferView=[item["view"]])
+        return vk.VkWriteDescriptorSet(**common, pBufferInfo=[vk.VkDescriptorBufferInfo(
+            buffer=item["buffer"], offset=0, range=max(item["size"], 4))])
+
+    # ---- commands
+    def _images(self) -> list[dict]:
+        return [item for item in self.items if "image" in item]
+
+    @staticmethod
+    def _transition(cmd, item: dict, old: int, new: int, src_access: int, dst_access: int) -> None:
+        barrier = vk.VkImageMemoryBarrier(
+            srcAccessMask=src_access, dstAccessMask=dst_access, oldLayout=old, newLayout=new,
+            srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+            image=item["image"], subresourceRange=item["subrange"])
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                0, 0, None, 0, None, 1, [barrier])
+
+    def record_uploads(self, cmd) -> None:
+        """Copy every image's data in and leave it in GENERAL layout for the shaders."""
+        for item in self._images():
+            self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                             0, vk.VK_ACCESS_TRANSFER_WRITE_BIT)
+            vk.vkCmdCopyBufferToImage(cmd, item["staging"][0], item["image"],
+                                      vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, len(item["regions"]), item["regions"])
+            self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                             vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                             vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT)
+
+    def record_readbacks(self, cmd) -> None:
+        """After the work: storage images back into their staging buffers, then make all host-visible."""
+        barrier = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                     dstAccessMask=vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_HOST_READ_BIT)
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                0, 1, [barrier], 0, None, 0, None)
+        for item in self._images():
+            if item["readback"]:
+                vk.vkCmdCopyImageToBuffer(cmd, item["image"], vk.VK_IMAGE_LAYOUT_GENERAL, item["staging"][0],
+                                          len(item["regions"]), item["regions"])
+        host = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_TRANSFER_WRITE_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                  dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT,
+                                0, 1, [host], 0, None, 0, None)
+
+    def results(self) -> list[bytes]:
+        """Final contents per descriptor: buffers and storage images as read back, others as given."""
+        out = []
+        for d, item in zip(self.descs, self.items):
+            if "mapping" in item:
+                out.append(bytes(item["mapping"][: item["size"]]))
+            elif item.get("readback"):
+                out.append(bytes(item["staging"][2][: item["size"]]))
+            else:
+                out.append(bytes(d["data"]))
+        return out
+
+
+def run_compute(ctx: Context, spirv: bytes, entry: str, descs: list, groups: tuple, push: bytes) -> list[bytes]:
+    """descs: descriptor dicts (see Descriptors). Returns final contents, same order."""
     if len(spirv) % 4:
         raise ValueError(f"SPIR-V size {len(spirv)} is not a multiple of 4")
     dev = ctx.device
     res = Resources(ctx)
     try:
-        mapped = [res.host_buffer(b[2], _KINDS[b[3]][1]) for b in bufs]
-        layouts = _set_layouts(res, bufs)
+        bound = Descriptors(res, descs)
+        layouts = bound.layouts
         pc_ranges = []
         if push:
             pc_ranges = [vk.VkPushConstantRange(
@@ -248,13 +442,14 @@ def run_compute(ctx: Context, spirv: bytes, entry: str, bufs: list, groups: tupl
         pinfo = vk.VkComputePipelineCreateInfo(stage=stage, layout=playout)
         pipeline = vk.vkCreateComputePipelines(dev, vk.VK_NULL_HANDLE, 1, [pinfo], None)[0]
         res.add(vk.vkDestroyPipeline, pipeline)
-        sets = _descriptor_sets(res, layouts, bufs, [m[0] for m in mapped])
+        sets = bound.sets
 
         cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
             commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
         res.add(lambda d, c, _a: vk.vkFreeCommandBuffers(d, ctx.cmd_pool, 1, [c]), cmd)
         vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo(
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+        bound.record_uploads(cmd)
         vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline)
         if sets:
             vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0,
@@ -264,13 +459,10 @@ def run_compute(ctx: Context, spirv: bytes, entry: str, bufs: list, groups: tupl
             vk.vkCmdPushConstants(cmd, playout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(padded),
                                   ffi.new("char[]", padded))
         vk.vkCmdDispatch(cmd, *groups)
-        barrier = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT,
-                                     dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
-        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT,
-                                0, 1, [barrier], 0, None, 0, None)
+        bound.record_readbacks(cmd)
         vk.vkEndCommandBuffer(cmd)
         _submit_and_wait(res, cmd)
-        return [bytes(m[2][: len(b[2])]) for b, m in zip(bufs, mapped)]
+        return bound.results()
     finally:
         res.close()
 
@@ -314,21 +506,22 @@ def _color_target(res: Resources, width: int, height: int):
     return image, view
 
 
-def _render_pass(res: Resources):
+def _render_pass(res: Resources, targets: int = 1):
     attachment = vk.VkAttachmentDescription(
         format=_COLOR_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
         loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
         stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
         initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, finalLayout=vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
-    ref = vk.VkAttachmentReference(attachment=0, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+    refs = [vk.VkAttachmentReference(attachment=i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+            for i in range(targets)]
     subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
-                                      colorAttachmentCount=1, pColorAttachments=[ref])
+                                      colorAttachmentCount=targets, pColorAttachments=refs)
     dep = vk.VkSubpassDependency(
         srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
         srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, dstAccessMask=vk.VK_ACCESS_TRANSFER_READ_BIT)
     return res.add(vk.vkDestroyRenderPass, vk.vkCreateRenderPass(res.ctx.device, vk.VkRenderPassCreateInfo(
-        attachmentCount=1, pAttachments=[attachment], subpassCount=1, pSubpasses=[subpass],
+        attachmentCount=targets, pAttachments=[attachment] * targets, subpassCount=1, pSubpasses=[subpass],
         dependencyCount=1, pDependencies=[dep]), None))
 
 
@@ -354,7 +547,7 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     w, h = r["size"]
     viewport = vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0, maxDepth=1.0)
     scissor = vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h))
-    blend = vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)
+    blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
     info = vk.VkGraphicsPipelineCreateInfo(
         stageCount=2, pStages=stages, pVertexInputState=vinput,
         pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
@@ -366,64 +559,69 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
             frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
             rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
-        pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=1, pAttachments=[blend]),
+        pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=len(blends), pAttachments=blends),
         layout=layout, renderPass=render_pass, subpass=0)
     pipeline = vk.vkCreateGraphicsPipelines(dev, vk.VK_NULL_HANDLE, 1, [info], None)[0]
     del keep
     return res.add(vk.vkDestroyPipeline, pipeline)
 
 
-def run_graphics(ctx: Context, r: dict) -> bytes:
-    """Draw r['vertex_count'] vertices into an RGBA8 target cleared to r['clear']; return its pixels."""
+def run_graphics(ctx: Context, r: dict):
+    """Draw r['vertex_count'] vertices (r['instance_count'] instances) into r['targets'] RGBA8 targets
+    cleared to r['clear']; return the pixels of target 0, or with r['full'] the tuple
+    (pixels of every target, final contents of every descriptor)."""
     dev = ctx.device
     w, h = r["size"]
+    ntargets = r.get("targets", 1)
     res = Resources(ctx)
     try:
-        bufs = r["buffers"]
-        mapped = [res.host_buffer(b[2], _KINDS[b[3]][1]) for b in bufs]
+        bound = Descriptors(res, r["buffers"])
         vbufs = [res.host_buffer(vb[0], vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT)[0] for vb in r["vertex_buffers"]]
-        readback = res.host_buffer(bytes(w * h * 4), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
-        layouts = _set_layouts(res, bufs)
+        readbacks = [res.host_buffer(bytes(w * h * 4), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT) for _ in range(ntargets)]
+        layouts = bound.layouts
         playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
             setLayoutCount=len(layouts), pSetLayouts=layouts or None), None))
-        image, view = _color_target(res, w, h)
-        rpass = _render_pass(res)
+        targets = [_color_target(res, w, h) for _ in range(ntargets)]
+        rpass = _render_pass(res, ntargets)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
-            renderPass=rpass, attachmentCount=1, pAttachments=[view], width=w, height=h, layers=1), None))
+            renderPass=rpass, attachmentCount=ntargets, pAttachments=[t[1] for t in targets], width=w, height=h,
+            layers=1), None))
         pipeline = _graphics_pipeline(res, r, playout, rpass)
-        sets = _descriptor_sets(res, layouts, bufs, [m[0] for m in mapped])
+        sets = bound.sets
 
         cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
             commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
         res.add(lambda d, c, _a: vk.vkFreeCommandBuffers(d, ctx.cmd_pool, 1, [c]), cmd)
         vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo(
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+        bound.record_uploads(cmd)
         clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
         vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
             renderPass=rpass, framebuffer=fb,
             renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h)),
-            clearValueCount=1, pClearValues=[clear]), vk.VK_SUBPASS_CONTENTS_INLINE)
+            clearValueCount=ntargets, pClearValues=[clear] * ntargets), vk.VK_SUBPASS_CONTENTS_INLINE)
         vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
         if sets:
             vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, playout, 0,
                                        len(sets), sets, 0, None)
         if vbufs:
             vk.vkCmdBindVertexBuffers(cmd, 0, len(vbufs), vbufs, [0] * len(vbufs))
-        vk.vkCmdDraw(cmd, r["vertex_count"], 1, 0, 0)
+        vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
         vk.vkCmdEndRenderPass(cmd)
         region = vk.VkBufferImageCopy(
             bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
             imageSubresource=vk.VkImageSubresourceLayers(
                 aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=1),
             imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
-        vk.vkCmdCopyImageToBuffer(cmd, image, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback[0], 1, [region])
-        barrier = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                                     dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
-        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT,
-                                0, 1, [barrier], 0, None, 0, None)
+        for (image, _view), rb in zip(targets, readbacks):
+            vk.vkCmdCopyImageToBuffer(cmd, image, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb[0], 1, [region])
+        bound.record_readbacks(cmd)
         vk.vkEndCommandBuffer(cmd)
         _submit_and_wait(res, cmd)
-        return bytes(readback[2][: w * h * 4])
+        pixels = [bytes(rb[2][: w * h * 4]) for rb in readbacks]
+        if r.get("full"):
+            return pixels, bound.results()
+        return pixels[0]
     finally:
         res.close()
 

@@ -21,6 +21,12 @@ WORKER = Path(__file__).with_name("vkworker.py")
 DEFAULT_TIMEOUT = 60.0
 _HDR = struct.Struct("<Q")
 _KINDS = frozenset({"storage", "uniform"})
+_TEXEL_KINDS = frozenset({"uniform_texel_buffer", "storage_texel_buffer"})
+_IMAGE_KINDS = frozenset({"sampled_image", "storage_image"})
+_DIMS = frozenset({"1d", "1d_array", "2d", "2d_array", "3d", "cube", "cube_array"})
+# texel format -> bytes per texel (the worker maps the names to VkFormats)
+TEXEL_SIZES = {"rgba8": 4, "r32f": 4, "rg32f": 8, "rgba32f": 16, "r32ui": 4, "r32i": 4,
+               "rgba32ui": 16, "rgba32i": 16, "d32f": 4}
 
 
 class VulkanError(RuntimeError):
@@ -39,6 +45,64 @@ class Buf:
     binding: int
     data: bytes
     kind: str = "storage"  # 'storage' -> STORAGE_BUFFER, 'uniform' -> UNIFORM_BUFFER
+    index: int = 0  # element of a descriptor array at (set, binding)
+
+
+@dataclass
+class TexelBuffer:
+    """A texel-buffer descriptor (HLSL Buffer<T> / RWBuffer<T>): data viewed with `format`."""
+
+    set: int
+    binding: int
+    data: bytes
+    format: str = "r32f"  # a TEXEL_SIZES key
+    kind: str = "storage_texel_buffer"  # or 'uniform_texel_buffer'
+    index: int = 0
+
+
+@dataclass
+class Image:
+    """A sampled or storage image, uploaded from `data` before the work (storage images are read
+    back after it).  Data layout: mip level by mip level; within a level, layer by layer (cube
+    faces are layers), each layer depth x height x width texels, rows from y = 0."""
+
+    set: int
+    binding: int
+    data: bytes
+    width: int
+    height: int = 1
+    format: str = "rgba8"  # a TEXEL_SIZES key
+    kind: str = "sampled_image"  # or 'storage_image'
+    dim: str = "2d"  # 1d, 1d_array, 2d, 2d_array, 3d, cube, cube_array
+    depth: int = 1
+    layers: int = 1
+    mips: int = 1
+    index: int = 0
+
+    def levels(self) -> list[tuple[int, int, int]]:
+        """(width, height, depth) of each mip level."""
+        return [(max(1, self.width >> m), max(1, self.height >> m), max(1, self.depth >> m))
+                for m in range(self.mips)]
+
+    def data_size(self) -> int:
+        return sum(w * h * d for w, h, d in self.levels()) * self.layers * TEXEL_SIZES[self.format]
+
+
+@dataclass
+class Sampler:
+    """A sampler descriptor; compare (e.g. 'less_equal') makes it a comparison sampler."""
+
+    set: int
+    binding: int
+    filter: str = "nearest"  # or 'linear' (min and mag)
+    address: str = "clamp"  # clamp, wrap, mirror, border (all three axes)
+    mipmap: str = "nearest"  # or 'linear'
+    compare: str | None = None
+    border: str = "transparent_black"  # or opaque_black, opaque_white
+    max_lod: float = 1000.0
+    index: int = 0
+    kind: str = "sampler"
+    data: bytes = b""
 
 
 @dataclass
@@ -151,12 +215,13 @@ def device_info() -> dict:
 def run_compute(
     spirv: bytes,
     entry: str,
-    buffers: list[Buf],
+    buffers: list,
     groups: tuple[int, int, int] = (1, 1, 1),
     push_constants: bytes = b"",
     timeout: float = DEFAULT_TIMEOUT,
 ) -> list[bytes]:
-    """Dispatch `entry` of `spirv` over `groups`; return every buffer's final contents, same order."""
+    """Dispatch `entry` of `spirv` over `groups`; return every descriptor's final contents, same order.
+    Descriptors may be Buf, TexelBuffer, Image (storage images are read back) or Sampler (b"")."""
     req = {
         "op": "compute", "spirv": bytes(spirv), "entry": entry, "groups": tuple(groups),
         "push": bytes(push_constants), "buffers": _check_bufs(buffers),
@@ -164,13 +229,36 @@ def run_compute(
     return _call(req, timeout)
 
 
-def _check_bufs(buffers: list[Buf]) -> list[tuple]:
-    for b in buffers:
-        if b.kind not in _KINDS:
-            raise ValueError(f"unsupported buffer kind {b.kind!r} (have {sorted(_KINDS)})")
-        if not b.data:
-            raise ValueError(f"buffer set={b.set} binding={b.binding} is empty")
-    return [(b.set, b.binding, bytes(b.data), b.kind) for b in buffers]
+def _check_bufs(buffers: list) -> list[dict]:
+    """Validate descriptors (Buf, TexelBuffer, Image, Sampler) and turn them into worker request dicts."""
+    return [_describe(b) for b in buffers]
+
+
+def _describe(b) -> dict:
+    d = {"set": b.set, "binding": b.binding, "index": b.index, "kind": b.kind, "data": bytes(b.data)}
+    where = f"set={b.set} binding={b.binding}"
+    if isinstance(b, Sampler):
+        d.update(filter=b.filter, address=b.address, mipmap=b.mipmap, compare=b.compare, border=b.border,
+                 max_lod=b.max_lod)
+        return d
+    if not b.data:
+        raise ValueError(f"descriptor {where} is empty")
+    if isinstance(b, Image):
+        if b.kind not in _IMAGE_KINDS or b.format not in TEXEL_SIZES or b.dim not in _DIMS:
+            raise ValueError(f"unsupported image {where}: kind {b.kind!r}, format {b.format!r}, dim {b.dim!r}")
+        if len(b.data) != b.data_size():
+            raise ValueError(f"image {where}: {len(b.data)} bytes of data, its shape needs {b.data_size()}")
+        d.update(format=b.format, width=b.width, height=b.height, depth=b.depth, layers=b.layers, mips=b.mips,
+                 dim=b.dim)
+        return d
+    if isinstance(b, TexelBuffer):
+        if b.kind not in _TEXEL_KINDS or b.format not in TEXEL_SIZES or b.format == "d32f":
+            raise ValueError(f"unsupported texel buffer {where}: kind {b.kind!r}, format {b.format!r}")
+        d["format"] = b.format
+        return d
+    if b.kind not in _KINDS:
+        raise ValueError(f"unsupported buffer kind {b.kind!r} (have {sorted(_KINDS)})")
+    return d
 
 
 def run_graphics(
@@ -185,14 +273,21 @@ def run_graphics(
     vertex_count: int = 3,
     clear: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
     timeout: float = DEFAULT_TIMEOUT,
-) -> bytes:
-    """Draw vertex_count vertices (triangle list) into a width x height RGBA8_UNORM target; return its
-    pixels, row-major from the top row (Vulkan conventions: y down, no D3D flip), 4 bytes per pixel."""
+    *,
+    instance_count: int = 1,
+    targets: int = 1,
+    full: bool = False,
+):
+    """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
+    RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
+    no D3D flip), 4 bytes per pixel.  With full=True return (pixels of every target, final contents of
+    every descriptor) instead.  Descriptors may be Buf, TexelBuffer, Image or Sampler."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
         "vertex_buffers": [(bytes(v.data), v.stride, list(v.attributes)) for v in vertex_buffers or ()],
         "vertex_count": vertex_count, "clear": tuple(float(c) for c in clear),
+        "instance_count": int(instance_count), "targets": int(targets), "full": bool(full),
     }
     return _call(req, timeout)
 

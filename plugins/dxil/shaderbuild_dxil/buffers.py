@@ -122,8 +122,8 @@ class BufferAccess:
                 for k, c in enumerate(run):
                     out[c] = self._join64(words[2 * k], words[2 * k + 1], mt)
                 continue
-            for k, v in enumerate(self._load_run(p, offs[run[0]], mt, len(run))):
-                out[run[k]] = to_register(L, v, s)
+            for c, v in zip(run, self._load_run(p, offs[run[0]], mt, len(run))):
+                out[c] = to_register(L, v, scalars[c])          # a run may mix bool and uint members
         return out  # type: ignore[return-value]
 
     def _load_run(self, p: BufferPlace, offset: int, mt: T.Type, n: int) -> list[Value]:
@@ -186,7 +186,7 @@ class BufferAccess:
         for run in _runs(scalars, offs, comps, 2 if split and _is64(scalars[comps[0]]) else 4):
             s = scalars[run[0]]
             mt = memory_scalar(s)
-            vs = [to_memory(L, vals[c], s) for c in run]
+            vs = [to_memory(L, vals[c], scalars[c]) for c in run]
             if split and mt.width == 64:
                 words = [w for v in vs for w in self._split64(v)]
                 self._store_run(p, offs[run[0]], T.i32, words)

@@ -41,7 +41,7 @@ from .places import (
 )
 from .resources import HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
-from .signature import COMPUTE_BUILTINS, SigElement, build_signature
+from .signature import COMPUTE_BUILTINS, SigElement, build_signature, record_usage
 
 __all__ = ["lower_module", "LoweredModule", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16", "TRIPLE"]
 
@@ -271,8 +271,11 @@ class FunctionLowerer:
         iv = self.expr(index_expr)[0]
         if isinstance(base, ResourcePlace):
             n = bt.size if isinstance(bt, ir.Array) and bt.size is not None else 1
-            return ResourcePlace(base.res, t, self.add(self.mul_add(base.index, n, 0), iv)
-                                 if not (isinstance(base.index, ConstInt) and base.index.value == 0) else iv)
+            flat = iv if isinstance(base.index, ConstInt) and base.index.value == 0 else \
+                self.add(self.mul_add(base.index, n, 0), iv)
+            non_uniform = base.non_uniform or any(isinstance(x, ir.Intrinsic) and x.name == "NonUniformResourceIndex"
+                                                  for x in ir.walk_expr(index_expr))
+            return ResourcePlace(base.res, t, flat, non_uniform)
         if isinstance(base, LocalResourcePlace):
             if not isinstance(iv, ConstInt):
                 raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
@@ -336,7 +339,7 @@ class FunctionLowerer:
                 assert term[-1] is h
                 self._handle_cache[key] = h
             return h
-        return self.handles.create(self.b, p.res, p.index)
+        return self.handles.create(self.b, p.res, p.index, p.non_uniform)
 
     def resource_place(self, e: ir.Expr) -> ResourcePlace:
         """The single resource an expression (global, array element or local copy) refers to."""
@@ -872,6 +875,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     called = {id(i.operands[0]) for bb in fn.blocks for i in bb.instructions if i.op == "call"}
     ctx.llmod.retain_functions([fn] + [f for f in ctx.llmod.functions if f is not fn and id(f) in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
+    record_usage(fn, inputs, outputs, "dx.op.loadInput.", "dx.op.storeOutput.")
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
     return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,

@@ -222,6 +222,7 @@ class ResourcePlace(Place):
     res: ResourceInfo
     type: ir.Type
     index: Value
+    non_uniform: bool = False     # the index went through NonUniformResourceIndex
 
     def read(self, L: FunctionLowerer) -> list[Value]:
         raise error(f"a resource of type '{self.type}' cannot be used as a value here")

@@ -17,7 +17,7 @@ from .llvm import types as T
 from .llvm.metadata import MDNode, MDString, MDValue
 from .llvm.values import ConstInt
 
-__all__ = ["COMPUTE_BUILTINS", "SigElement", "build_signature", "signature_metadata"]
+__all__ = ["COMPUTE_BUILTINS", "SigElement", "build_signature", "signature_metadata", "record_usage"]
 
 # semantic -> DXIL operation reading it in compute shaders
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
@@ -35,6 +35,7 @@ _SYSTEM_VALUES = {
 _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), ("float", 32): (9, 3),
                ("int", 16): (2, 5), ("uint", 16): (3, 4), ("float", 16): (8, 6), ("int", 64): (6, 8),
                ("uint", 64): (7, 7), ("float", 64): (10, 9)}
+USAGE_MASK_TAG = 3          # kDxilSignatureElementUsageCompMaskTag
 _INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 7}
 
 
@@ -52,13 +53,14 @@ class SigElement:
     cols: int
     start_row: int          # -1 when not allocated
     interp: int
+    usage: int = 0          # components the shader reads (inputs) / writes (outputs)
 
     def container_element(self, is_output: bool) -> SignatureElement:
         mask = (1 << self.cols) - 1
         return SignatureElement(
             name=self.name, index=self.index, system_value=self.system_value, semantic_kind=self.kind,
             comp_type=self.sig_comp_type, register=self.start_row if self.start_row >= 0 else 0xFFFFFFFF,
-            mask=mask, rw_mask=(0 if is_output else mask), cols=self.cols, rows=self.rows,
+            mask=mask, rw_mask=(~self.usage & 0xF if is_output else self.usage), cols=self.cols, rows=self.rows,
             interpolation=self.interp)
 
 
@@ -119,5 +121,23 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
     for e in elems:
         nodes.append(MDNode([_i32(e.id), MDString(e.name), _i8(e.comp_type), _i8(e.kind),
                              MDNode([_i32(e.index)]), _i8(e.interp), _i32(e.rows), _i8(e.cols),
-                             _i32(e.start_row), _i8(0 if e.start_row >= 0 else -1), None]))
+                             _i32(e.start_row), _i8(0 if e.start_row >= 0 else -1),
+                             MDNode([_i32(USAGE_MASK_TAG), _i32(e.usage)]) if e.usage else None]))
     return MDNode(nodes)
+
+
+def record_usage(fn, inputs: list[SigElement], outputs: list[SigElement], read_op: str, write_op: str) -> None:
+    """Set each element's usage mask from the loadInput/storeOutput calls left after optimisation."""
+    by_id = {"in": {e.id: e for e in inputs}, "out": {e.id: e for e in outputs}}
+    for bb in fn.blocks:
+        for inst in bb.instructions:
+            if inst.op != "call" or len(inst.operands) < 5:
+                continue
+            name = inst.operands[0].name
+            side = "in" if name.startswith(read_op) else "out" if name.startswith(write_op) else None
+            if side is None:
+                continue
+            sig_id, col = inst.operands[2], inst.operands[4]
+            el = by_id[side].get(getattr(sig_id, "value", -1))
+            if el is not None and hasattr(col, "value"):
+                el.usage |= 1 << col.value

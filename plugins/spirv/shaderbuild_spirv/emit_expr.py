@@ -96,6 +96,14 @@ CONVERT_OPS: dict[tuple[str, str], str] = {
     ("int", "int"): "OpSConvert", ("uint", "uint"): "OpUConvert", ("float", "float"): "OpFConvert",
     ("int", "uint"): "OpSConvert", ("uint", "int"): "OpUConvert",   # width change, then bitcast
 }
+# descriptor type -> capability for non-uniform indexing of an array of it
+_NONUNIFORM_CAPS = {
+    "storage_buffer": "StorageBufferArrayNonUniformIndexing", "uniform_buffer": "UniformBufferArrayNonUniformIndexing",
+    "sampled_image": "SampledImageArrayNonUniformIndexing", "sampler": "SampledImageArrayNonUniformIndexing",
+    "storage_image": "StorageImageArrayNonUniformIndexing",
+    "uniform_texel_buffer": "UniformTexelBufferArrayNonUniformIndexing",
+    "storage_texel_buffer": "StorageTexelBufferArrayNonUniformIndexing",
+}
 _TO_BOOL = {"int": "OpINotEqual", "uint": "OpINotEqual", "float": "OpFOrdNotEqual"}
 
 
@@ -112,9 +120,10 @@ class Ptr:
     type: Type
     pointee: int | None = None        # SPIR-V type of *base when chain is empty (blocks)
     res: ResourceVar | None = None
+    nonuniform: bool = False          # selected with NonUniformResourceIndex
 
     def extend(self, index: int, t: Type) -> Ptr:
-        return Ptr(self.base, [*self.chain, index], self.sc, self.layout, t, None, self.res)
+        return Ptr(self.base, [*self.chain, index], self.sc, self.layout, t, None, self.res, self.nonuniform)
 
 
 @dataclass(slots=True)
@@ -443,7 +452,22 @@ class ExprEmitter:
                 return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
         if isinstance(bt, Vector) and bt.size == 1 or isinstance(bt, Scalar):
             return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
-        return base.extend(self.expr(e.index), e.type)
+        index = self.expr(e.index)
+        p = base.extend(index, e.type)
+        if isinstance(e.index, Intrinsic) and e.index.name == "NonUniformResourceIndex" and base.res is not None:
+            self.nonuniform(index, base.res)
+            p.nonuniform = True
+        return p
+
+    def nonuniform(self, value: int, rv: ResourceVar | None = None) -> None:
+        """Decorate a value NonUniform (DXC's NonUniformResourceIndex lowering)."""
+        b = self.b
+        b.capability("ShaderNonUniform")
+        if b.version < (1, 5):
+            b.extension("SPV_EXT_descriptor_indexing")
+        if rv is not None:
+            b.capability(_NONUNIFORM_CAPS[rv.kind.descriptor])
+        b.decorate(value, "NonUniform")
 
     def buffer_place(self, res, e: BufferElem):
         if not isinstance(res, Ptr) or res.res is None:
@@ -460,7 +484,12 @@ class ExprEmitter:
     def pointer(self, p: Ptr) -> int:
         if not p.chain:
             return p.base
-        return self.op("OpAccessChain", self.T.ptr(p.sc, self.T.tid(p.type, p.layout)), p.base, *p.chain)
+        t = self.image_type(p) if p.res is not None and isinstance(p.type, Resource) and p.res.kind.rep in (
+            "image", "sampler") else self.T.tid(p.type, p.layout)
+        rid = self.op("OpAccessChain", self.T.ptr(p.sc, t), p.base, *p.chain)
+        if p.nonuniform:
+            self.nonuniform(rid)
+        return rid
 
     def mem_type(self, p: Ptr) -> int:
         if not p.chain and p.pointee is not None:
@@ -472,6 +501,8 @@ class ExprEmitter:
             if isinstance(p.type, Resource):
                 raise error(f"resource {p.type} cannot be used as a value")
             v = self.op("OpLoad", self.mem_type(p), self.pointer(p))
+            if p.nonuniform:
+                self.nonuniform(v)
             return self.relayout(v, p.type, p.layout, None)
         if isinstance(p, SwizzlePlace):
             base = self.load(p.base)
@@ -541,9 +572,15 @@ class ExprEmitter:
     # ----------------------------------------------------- images
 
     def load_image(self, p: Ptr) -> int:
-        return self.op("OpLoad", self.image_type(p), self.pointer(p))
+        v = self.op("OpLoad", self.image_type(p), self.pointer(p))
+        if p.nonuniform:
+            self.nonuniform(v)
+        return v
 
     def image_type(self, p: Ptr) -> int:
+        """SPIR-V type of an image or sampler resource."""
+        if p.res.kind.rep == "sampler":
+            return self.b.type("OpTypeSampler")
         return self.ctx.R.image_type(p.res.rtype, p.res.kind)
 
     def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:

@@ -55,9 +55,12 @@ def _offset(fe: ExprEmitter, e: Intrinsic, index: int) -> list[int]:
 def _sampled_image(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
     img = fe.load_image(p)
     sp = fe.place(e.args[1])
-    sampler = fe.op("OpLoad", fe.b.type("OpTypeSampler"), fe.pointer(sp))
+    sampler = fe.load_image(sp)
     sit = fe.b.type("OpTypeSampledImage", fe.image_type(p))
-    return fe.op("OpSampledImage", sit, img, sampler)
+    si = fe.op("OpSampledImage", sit, img, sampler)
+    if p.nonuniform or sp.nonuniform:
+        fe.nonuniform(si)
+    return si
 
 
 # name -> (image operand for the extra arguments, number of extra args, implicit LOD, depth comparison)

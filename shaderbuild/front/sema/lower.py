@@ -103,6 +103,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
     def mark_initialized(self, var: ir.Variable) -> None:
         pass
 
+    def majorness(self, qualifiers) -> bool:
+        """row_major / column_major as written, else the -Zpr/-Zpc default."""
+        if "row_major" in qualifiers:
+            return True
+        if "column_major" in qualifiers:
+            return False
+        return self.options.row_major
+
     def stage_error(self, message: str, loc: SourceLoc) -> None:
         """An error that depends on the stage: reported only if the function that
         contains it is reachable from the entry point (a file may hold several stages)."""
@@ -169,7 +177,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error(f"field '{f.name}' has an unsized array type", f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
-            row_major = True if "row_major" in f.qualifiers else False if "column_major" in f.qualifiers else None
+            row_major = self.majorness(f.qualifiers)
             fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major))
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
@@ -325,7 +333,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             self.globals.append(var)
             self.globals_block = (var, [])
         var, fields = self.globals_block
-        row_major = True if "row_major" in d.qualifiers else False if "column_major" in d.qualifiers else None
+        row_major = self.majorness(d.qualifiers)
         fields.append(ir.StructField(d.name, t, None, None, row_major))
         sym = MemberSymbol(var)
         sym.index = len(fields) - 1
@@ -388,7 +396,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
         fields = []
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
-            row_major = True if "row_major" in m.qualifiers else False if "column_major" in m.qualifiers else None
+            row_major = self.majorness(m.qualifiers)
             fields.append(ir.StructField(m.name, t, None, None, row_major))
         st = ir.Struct(f"type.{d.name}", tuple(fields))
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)

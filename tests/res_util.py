@@ -1,0 +1,350 @@
+"""Shared helper of the executed resource corpus (tests/test_res_*.py).
+
+Every shader of the corpus goes through `build()`: compile with shaderbuild, and for SPIR-V
+run spirv-val and `check_reflection` (the manifest's Vulkan view must equal what spirv-cross
+--reflect reports for the binary).  `run_cs` / `draw` then bind descriptors *by manifest
+name* (set/binding are never hard-coded in a test, so a wrong binding shows up as wrong data
+or a reflection mismatch), execute on lavapipe and return the final contents.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+import struct
+from collections.abc import Iterable
+
+import pytest
+from harness import tools
+
+from shaderbuild.compiler import CompileResult, compile_file
+from shaderbuild.options import BindingShift, CompileOptions
+
+SENTINEL = 0xCDCDCDCD
+
+# ---------------------------------------------------------------- packing
+
+
+def pack(code: str, values: Iterable) -> bytes:
+    """Little-endian struct pack of a flat sequence: pack('f', [1.0, 2.0])."""
+    vals = list(values)
+    return struct.pack(f"<{len(vals)}{code}", *vals)
+
+
+def unpack(code: str, data: bytes) -> list:
+    n = len(data) // struct.calcsize(code)
+    return list(struct.unpack(f"<{n}{code}", data[: n * struct.calcsize(code)]))
+
+
+def sentinel(words: int) -> bytes:
+    return struct.pack("<I", SENTINEL) * words
+
+
+def f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def approx(got: Iterable[float], want: Iterable[float], tol: float = 1e-5) -> bool:
+    g, w = list(got), list(want)
+    return len(g) == len(w) and all(math.isclose(a, b, rel_tol=tol, abs_tol=tol) for a, b in zip(g, w))
+
+
+# ---------------------------------------------------------------- compile
+
+
+def _shifts(shifts: Iterable[tuple]) -> list[BindingShift]:
+    return [BindingShift(c, n, s) for c, n, s in shifts]
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile(src: str, entry: str, profile: str, target: str, shifts: tuple, env: str,
+             defines: tuple) -> CompileResult:
+    opts = CompileOptions(entry=entry, profile=profile, target=target, binding_shifts=_shifts(shifts),
+                          vk_target_env=env, defines=dict(defines))
+    return compile_file("res_test.hlsl", opts, text=src)
+
+
+def compile_hlsl(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = "spirv",
+                 shifts: Iterable[tuple] = (), env: str = "vulkan1.1", defines: dict | None = None) -> CompileResult:
+    """Compile (cached); never raises for bad input.  shifts: (class letter, shift, space | None)."""
+    return _compile(src, entry, profile, target, tuple(shifts), env, tuple(sorted((defines or {}).items())))
+
+
+def diagnostics_text(res: CompileResult) -> str:
+    return "\n".join(d.render(res.sources) for d in res.diagnostics)
+
+
+def errors(res: CompileResult) -> list[str]:
+    """'line:col: message' of every error (location-less errors as '?:?: message')."""
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" if d.loc else f"?:?: {d.message}"
+            for d in res.diagnostics if d.severity == "error"]
+
+
+_ENV_FOR_VAL = {"vulkan1.0": "vulkan1.0", "vulkan1.1": "vulkan1.1", "vulkan1.2": "vulkan1.2", "vulkan1.3": "vulkan1.3"}
+
+
+def build(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = "spirv",
+          shifts: Iterable[tuple] = (), env: str = "vulkan1.1", defines: dict | None = None) -> CompileResult:
+    """Compile, require success; SPIR-V is validated and its manifest checked against spirv-cross."""
+    res = compile_hlsl(src, entry, profile, target, shifts, env, defines)
+    if not res.ok:
+        raise AssertionError(f"{target} compile failed:\n{diagnostics_text(res)}\n--- source ---\n{src}")
+    if target == "spirv":
+        tools.spirv_val(res.binary, _ENV_FOR_VAL.get(env, "vulkan1.1"))
+        check_reflection(res.manifest, res.binary)
+    return res
+
+
+def build_dxil(src: str, entry: str = "main", profile: str = "cs_6_0", **kw):
+    """(CompileResult, DxilCheck): the DXIL build read back by obj2yaml/bcanalyzer/llvm-dis."""
+    from harness import dxil_tools
+    res = build(src, entry, profile, "dxil", **kw)
+    return res, dxil_tools.check_dxil(res.binary)
+
+
+def spirv_dis(res: CompileResult) -> str:
+    return tools.spirv_dis(res.binary)
+
+
+# ---------------------------------------------------------------- reflection
+
+
+def _cross_descriptor_type(category: str, entry: dict) -> str:
+    t = entry.get("type", "")
+    if category == "separate_images":
+        return "uniform_texel_buffer" if t.endswith("samplerBuffer") else "sampled_image"
+    if category == "images":
+        return "storage_texel_buffer" if t.endswith("imageBuffer") else "storage_image"
+    return _CROSS_CATEGORIES[category]
+
+
+_CROSS_CATEGORIES = {"ubos": "uniform_buffer", "ssbos": "storage_buffer", "separate_samplers": "sampler",
+                     "separate_images": None, "images": None, "textures": "combined_image_sampler",
+                     "acceleration_structures": "acceleration_structure"}
+
+
+def _count(dims: list[int] | None) -> int | str:
+    if not dims:
+        return 1
+    return "unbounded" if 0 in dims else math.prod(dims)
+
+
+def cross_resources(reflect: dict) -> dict[tuple[int, int], dict]:
+    """(set, binding) -> {descriptor_type, count, block_size?, stride?, members?} from spirv-cross."""
+    types = reflect.get("types", {})
+    out: dict[tuple[int, int], dict] = {}
+    for cat in _CROSS_CATEGORIES:
+        for e in reflect.get(cat, []):
+            key = (e["set"], e["binding"])
+            assert key not in out, f"spirv-cross reports two resources at set {key[0]} binding {key[1]}"
+            d = {"descriptor_type": _cross_descriptor_type(cat, e), "count": _count(e.get("array"))}
+            if cat in ("ubos", "ssbos"):
+                members = types[e["type"]]["members"]
+                d["block_size"] = e.get("block_size")
+                d["members"] = [(m["name"], m["offset"]) for m in members]
+                last = members[-1] if members else None
+                if cat == "ssbos" and last is not None and last.get("array") == [0]:
+                    d["stride"] = last.get("array_stride")
+            out[key] = d
+    return out
+
+
+def check_reflection(manifest: dict, spirv: bytes) -> dict:
+    """The manifest's Vulkan view must equal spirv-cross --reflect: same (set, binding) keys, descriptor
+    types, array sizes; structured-buffer strides; and block sizes / member offsets whenever the manifest
+    states them.  Entry-point Location I/O must match too.  Returns the spirv-cross JSON."""
+    reflect = tools.spirv_cross_reflect(spirv)
+    cross = cross_resources(reflect)
+    ours: dict[tuple[int, int], dict] = {}
+    for r in manifest["resources"]:
+        v = r.get("vulkan")
+        assert v is not None, f"manifest resource {r['name']} has no Vulkan view"
+        key = (v["set"], v["binding"])
+        assert key not in ours, f"manifest puts {ours.get(key, {}).get('name')} and {r['name']} at {key}"
+        ours[key] = {**v, "name": r["name"], "stride": r.get("stride")}
+    assert sorted(ours) == sorted(cross), (
+        f"(set, binding) keys differ: manifest {sorted(ours)} ({[o['name'] for o in ours.values()]}), "
+        f"spirv-cross {sorted(cross)}")
+    for key, o in ours.items():
+        c = cross[key]
+        what = f"{o['name']} at set {key[0]} binding {key[1]}"
+        assert o["descriptor_type"] == c["descriptor_type"], f"{what}: manifest {o['descriptor_type']}, spirv-cross {c['descriptor_type']}"
+        assert o["count"] == c["count"], f"{what}: manifest count {o['count']}, spirv-cross {c['count']}"
+        if o.get("stride") is not None or c.get("stride") is not None:
+            assert o["stride"] == c.get("stride"), f"{what}: manifest stride {o['stride']}, spirv-cross {c.get('stride')}"
+        if "block_size" in o:
+            assert o["block_size"] == c.get("block_size"), f"{what}: block size {o['block_size']} vs {c.get('block_size')}"
+        if "members" in o:
+            got = [(m["name"], m["offset"]) for m in o["members"]]
+            assert got == c.get("members"), f"{what}: member offsets {got} vs {c.get('members')}"
+    _check_io(manifest, reflect)
+    return reflect
+
+
+def _check_io(manifest: dict, reflect: dict) -> None:
+    """Location-decorated stage I/O: manifest locations equal spirv-cross's (builtins are not listed there)."""
+    for side in ("inputs", "outputs"):
+        ours = sorted(e["location"] for e in manifest["entry"][side] if "location" in e)
+        cross = sorted(e["location"] for e in reflect.get(side, []))
+        assert ours == cross, f"entry {side}: manifest locations {ours}, spirv-cross {cross}"
+
+
+# ---------------------------------------------------------------- execution
+
+
+def vk_runner():
+    try:
+        import vulkan  # noqa: F401
+    except ImportError:
+        tools.missing_dependency("PyPI package 'vulkan'")
+    from harness import vulkan_runner
+    return vulkan_runner
+
+
+def resource(manifest: dict, name: str) -> dict:
+    for r in manifest["resources"]:
+        if r["name"] == name:
+            return r
+    raise AssertionError(f"{name!r} is not in the manifest ({[r['name'] for r in manifest['resources']]})")
+
+
+# manifest descriptor type -> harness descriptor kinds that may bind it
+_ACCEPTS = {"storage_buffer": {"storage"}, "uniform_buffer": {"uniform"}, "sampler": {"sampler"},
+            "sampled_image": {"sampled_image"}, "storage_image": {"storage_image"},
+            "uniform_texel_buffer": {"uniform_texel_buffer"}, "storage_texel_buffer": {"storage_texel_buffer"}}
+
+
+def bind(manifests: list[dict], specs: dict[str, object]) -> list:
+    """Harness descriptors placed at the manifest's (set, binding) of each named resource.  A spec is a
+    harness descriptor (its set/binding are replaced) or a list of them for a resource array."""
+    out = []
+    for name, spec in specs.items():
+        entry = next((r for m in manifests for r in m["resources"] if r["name"] == name), None)
+        if entry is None:
+            raise AssertionError(f"{name!r} is not in the manifest")
+        v = entry["vulkan"]
+        elems = spec if isinstance(spec, list) else [spec]
+        for i, e in enumerate(elems):
+            kind = e.kind
+            if kind not in _ACCEPTS[v["descriptor_type"]]:
+                raise AssertionError(f"{name}: manifest says {v['descriptor_type']}, test binds {kind}")
+            out.append(dataclasses.replace(e, set=v["set"], binding=v["binding"], index=i))
+    return out
+
+
+def storage(data: bytes):
+    return vk_runner().Buf(-1, -1, data, "storage")
+
+
+def uniform(data: bytes):
+    return vk_runner().Buf(-1, -1, data, "uniform")
+
+
+def texel(data: bytes, fmt: str = "r32f", writable: bool = True):
+    return vk_runner().TexelBuffer(-1, -1, data, fmt, "storage_texel_buffer" if writable else "uniform_texel_buffer")
+
+
+def image(data: bytes, width: int, height: int = 1, fmt: str = "rgba8", storage_image: bool = False, **kw):
+    return vk_runner().Image(-1, -1, data, width, height, fmt, "storage_image" if storage_image else "sampled_image",
+                             **kw)
+
+
+def sampler(**kw):
+    return vk_runner().Sampler(-1, -1, **kw)
+
+
+def run_cs(res: CompileResult, specs: dict[str, object], groups=(1, 1, 1), push: bytes = b"",
+           entry: str = "main") -> dict[str, bytes]:
+    """Run a built compute shader; final bytes of each named descriptor (arrays: element 0..n as name[i])."""
+    vk = vk_runner()
+    descs = bind([res.manifest], specs)
+    got = vk.run_compute(res.binary, entry, descs, groups=tuple(groups), push_constants=push)
+    return _by_name(specs, got)
+
+
+def _by_name(specs: dict, got: list[bytes]) -> dict[str, bytes]:
+    out, i = {}, 0
+    for name, spec in specs.items():
+        if isinstance(spec, list):
+            for j in range(len(spec)):
+                out[f"{name}[{j}]"] = got[i]
+                i += 1
+        else:
+            out[name] = got[i]
+            i += 1
+    return out
+
+
+def cs(src: str, specs: dict[str, object], groups=(1, 1, 1), **kw) -> dict[str, bytes]:
+    """build + run_cs in one call."""
+    push = kw.pop("push", b"")
+    return run_cs(build(src, **kw), specs, groups, push)
+
+
+FULLSCREEN_VS = """
+struct VOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; };
+VOut main(uint id : SV_VertexID) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.uv = uv;
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    return o;
+}
+"""
+
+
+def draw(vs_src: str, ps_src: str, width: int, height: int, specs: dict | None = None, vertex_buffers=None,
+         vertex_count: int = 3, *, vs_entry: str = "main", ps_entry: str = "main", full: bool = False, **kw):
+    """Build VS (vs_6_0) and PS (ps_6_0), draw; pixels of target 0 (or with full: (targets, {name: bytes}))."""
+    vs = build(vs_src, vs_entry, "vs_6_0")
+    ps = build(ps_src, ps_entry, "ps_6_0")
+    specs = specs or {}
+    vk = vk_runner()
+    descs = bind([vs.manifest, ps.manifest], specs)
+    _check_shared_bindings(vs.manifest, ps.manifest)
+    out = vk.run_graphics(vs.binary, vs_entry, ps.binary, ps_entry, width, height, descs, vertex_buffers,
+                          vertex_count, full=full, **kw)
+    if full:
+        targets, got = out
+        return targets, _by_name(specs, got)
+    return out
+
+
+def _check_shared_bindings(*manifests: dict) -> None:
+    seen: dict[tuple[int, int], tuple[str, str]] = {}
+    for m in manifests:
+        for r in m["resources"]:
+            key = (r["vulkan"]["set"], r["vulkan"]["binding"])
+            val = (r["name"], r["vulkan"]["descriptor_type"])
+            assert seen.setdefault(key, val) == val, f"stages disagree at {key}: {seen[key]} vs {val}"
+
+
+def pixel(pixels: bytes, width: int, x: int, y: int) -> tuple[int, int, int, int]:
+    i = (y * width + x) * 4
+    return tuple(pixels[i:i + 4])
+
+
+def unorm8(x: float) -> int:
+    """What an RGBA8_UNORM target stores for x (round to nearest)."""
+    return int(math.floor(min(max(x, 0.0), 1.0) * 255.0 + 0.5))
+
+
+# ---------------------------------------------------------------- xfail helpers
+
+
+def xfail(reason: str):
+    """A strict xfail mark; reason starts with the component ('front end: ...', 'SPIR-V: ...')."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def param(*values, id: str, bug: str | None = None):  # noqa: A002 - mirrors pytest.param
+    return pytest.param(*values, id=id, marks=[xfail(bug)] if bug else [])
+
+
+_WS = re.compile(r"\s+")
+
+
+def squash(text: str) -> str:
+    return _WS.sub(" ", text).strip()
