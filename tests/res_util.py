@@ -60,16 +60,20 @@ def _shifts(shifts: Iterable[tuple]) -> list[BindingShift]:
 
 @functools.lru_cache(maxsize=1024)
 def _compile(src: str, entry: str, profile: str, target: str, shifts: tuple, env: str,
-             defines: tuple) -> CompileResult:
+             defines: tuple, extra: tuple) -> CompileResult:
     opts = CompileOptions(entry=entry, profile=profile, target=target, binding_shifts=_shifts(shifts),
-                          vk_target_env=env, defines=dict(defines))
+                          vk_target_env=env, defines=dict(defines),
+                          **{k: list(v) if isinstance(v, tuple) and k != "vk_bind_globals" else v for k, v in extra})
     return compile_file("res_test.hlsl", opts, text=src)
 
 
 def compile_hlsl(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = "spirv",
-                 shifts: Iterable[tuple] = (), env: str = "vulkan1.1", defines: dict | None = None) -> CompileResult:
-    """Compile (cached); never raises for bad input.  shifts: (class letter, shift, space | None)."""
-    return _compile(src, entry, profile, target, tuple(shifts), env, tuple(sorted((defines or {}).items())))
+                 shifts: Iterable[tuple] = (), env: str = "vulkan1.1", defines: dict | None = None,
+                 **options) -> CompileResult:
+    """Compile (cached); never raises for bad input.  shifts: (class letter, shift, space | None);
+    options: further CompileOptions fields (lists as tuples), e.g. vk_invert_y=True."""
+    extra = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items()))
+    return _compile(src, entry, profile, target, tuple(shifts), env, tuple(sorted((defines or {}).items())), extra)
 
 
 def diagnostics_text(res: CompileResult) -> str:
@@ -86,9 +90,10 @@ _ENV_FOR_VAL = {"vulkan1.0": "vulkan1.0", "vulkan1.1": "vulkan1.1", "vulkan1.2":
 
 
 def build(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = "spirv",
-          shifts: Iterable[tuple] = (), env: str = "vulkan1.1", defines: dict | None = None) -> CompileResult:
+          shifts: Iterable[tuple] = (), env: str = "vulkan1.1", defines: dict | None = None,
+          **options) -> CompileResult:
     """Compile, require success; SPIR-V is validated and its manifest checked against spirv-cross."""
-    res = compile_hlsl(src, entry, profile, target, shifts, env, defines)
+    res = compile_hlsl(src, entry, profile, target, shifts, env, defines, **options)
     if not res.ok:
         raise AssertionError(f"{target} compile failed:\n{diagnostics_text(res)}\n--- source ---\n{src}")
     if target == "spirv":
@@ -131,6 +136,10 @@ def _count(dims: list[int] | None) -> int | str:
     return "unbounded" if 0 in dims else math.prod(dims)
 
 
+def _members(types: dict, type_id: str) -> list[tuple[str, int]]:
+    return [(m["name"], m["offset"]) for m in types[type_id]["members"]]
+
+
 def cross_resources(reflect: dict) -> dict[tuple[int, int], dict]:
     """(set, binding) -> {descriptor_type, count, block_size?, stride?, members?} from spirv-cross."""
     types = reflect.get("types", {})
@@ -143,7 +152,7 @@ def cross_resources(reflect: dict) -> dict[tuple[int, int], dict]:
             if cat in ("ubos", "ssbos"):
                 members = types[e["type"]]["members"]
                 d["block_size"] = e.get("block_size")
-                d["members"] = [(m["name"], m["offset"]) for m in members]
+                d["members"] = _members(types, e["type"])
                 last = members[-1] if members else None
                 if cat == "ssbos" and last is not None and last.get("array") == [0]:
                     d["stride"] = last.get("array_stride")
@@ -152,9 +161,10 @@ def cross_resources(reflect: dict) -> dict[tuple[int, int], dict]:
 
 
 def check_reflection(manifest: dict, spirv: bytes) -> dict:
-    """The manifest's Vulkan view must equal spirv-cross --reflect: same (set, binding) keys, descriptor
-    types, array sizes; structured-buffer strides; and block sizes / member offsets whenever the manifest
-    states them.  Entry-point Location I/O must match too.  Returns the spirv-cross JSON."""
+    """The manifest's Vulkan view must equal what spirv-cross --reflect says of the binary: the same
+    (set, binding) keys, descriptor types and array sizes; structured-buffer strides; block sizes and
+    member offsets of cbuffer-like blocks; push-constant member offsets; entry-point Locations.
+    Returns the spirv-cross JSON."""
     reflect = tools.spirv_cross_reflect(spirv)
     cross = cross_resources(reflect)
     ours: dict[tuple[int, int], dict] = {}
@@ -163,7 +173,7 @@ def check_reflection(manifest: dict, spirv: bytes) -> dict:
         assert v is not None, f"manifest resource {r['name']} has no Vulkan view"
         key = (v["set"], v["binding"])
         assert key not in ours, f"manifest puts {ours.get(key, {}).get('name')} and {r['name']} at {key}"
-        ours[key] = {**v, "name": r["name"], "stride": r.get("stride")}
+        ours[key] = {**v, "name": r["name"], "kind": r["kind"], "block": r.get("block")}
     assert sorted(ours) == sorted(cross), (
         f"(set, binding) keys differ: manifest {sorted(ours)} ({[o['name'] for o in ours.values()]}), "
         f"spirv-cross {sorted(cross)}")
@@ -172,15 +182,26 @@ def check_reflection(manifest: dict, spirv: bytes) -> dict:
         what = f"{o['name']} at set {key[0]} binding {key[1]}"
         assert o["descriptor_type"] == c["descriptor_type"], f"{what}: manifest {o['descriptor_type']}, spirv-cross {c['descriptor_type']}"
         assert o["count"] == c["count"], f"{what}: manifest count {o['count']}, spirv-cross {c['count']}"
-        if o.get("stride") is not None or c.get("stride") is not None:
-            assert o["stride"] == c.get("stride"), f"{what}: manifest stride {o['stride']}, spirv-cross {c.get('stride')}"
-        if "block_size" in o:
-            assert o["block_size"] == c.get("block_size"), f"{what}: block size {o['block_size']} vs {c.get('block_size')}"
-        if "members" in o:
-            got = [(m["name"], m["offset"]) for m in o["members"]]
-            assert got == c.get("members"), f"{what}: member offsets {got} vs {c.get('members')}"
+        if "StructuredBuffer" in o["kind"]:
+            assert o.get("stride") == c.get("stride"), f"{what}: manifest stride {o.get('stride')}, spirv-cross {c.get('stride')}"
+        if o["block"] is not None:
+            b = o["block"]
+            assert b["vulkan_size"] == c.get("block_size"), f"{what}: block size {b['vulkan_size']} vs spirv-cross {c.get('block_size')}"
+            got = [(m["name"], m["vulkan"]["offset"]) for m in b["members"]]
+            assert got == c.get("members"), f"{what}: member offsets {got} vs spirv-cross {c.get('members')}"
+        elif c["descriptor_type"] == "uniform_buffer":
+            raise AssertionError(f"{what}: spirv-cross reports a uniform block, the manifest has no block layout")
+    _check_push_constants(manifest, reflect)
     _check_io(manifest, reflect)
     return reflect
+
+
+def _check_push_constants(manifest: dict, reflect: dict) -> None:
+    types = reflect.get("types", {})
+    cross = [_members(types, p["type"]) for p in reflect.get("push_constants", [])]
+    ours = [[(m["name"], m["vulkan"]["offset"]) for m in p["block"]["members"]]
+            for p in manifest.get("push_constants", [])]
+    assert ours == cross, f"push constants: manifest {ours}, spirv-cross {cross}"
 
 
 def _check_io(manifest: dict, reflect: dict) -> None:

@@ -290,3 +290,20 @@ def test_more_math_intrinsics_execute():
         assert got[4 * x + 1] == pytest.approx((v - math.trunc(v)) + math.trunc(v) * 10, rel=1e-6)
         assert got[4 * x + 2] == pytest.approx(12.0, rel=1e-6)
         assert got[4 * x + 3] == pytest.approx(4.0 * x - 6.0, abs=1e-5)
+
+
+def test_static_const_table_becomes_constant_global():
+    """static const uint table[4] = {1, 2, 4, 8};  Out[x] = table[x % 4]  (the wrapper's init store is folded)"""
+    out = uav("Out")
+    arr_t = ir.Array(U, 4)
+    table = ir.Variable("table", arr_t, ir.Storage.PRIVATE, const=True)
+
+    def body(pid):
+        return [store_out(out, pid, ir.Load(ir.IndexRef(ir.VarRef(table), bop("mod", id_x(pid), c(4)), U), U))]
+    module = compute_module(body, [out, table], numthreads=(N, 1, 1))
+    init = ir.Store(ir.VarRef(table), ir.Construct(arr_t, [c(1), c(2), c(4), c(8)]))
+    module.entry.function.body.insert(0, init)
+    text = check_dxil(compile_ir(module, "cs_6_0").container).ir
+    assert "@table = internal constant [4 x i32] [i32 1, i32 2, i32 4, i32 8]" in text
+    assert "store i32" not in text
+    assert run(module) == [(1, 2, 4, 8)[x % 4] for x in range(N)]

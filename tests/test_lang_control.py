@@ -111,7 +111,24 @@ ATTRS = SlotTable("control_attributes", "int", [
     case("call_switch", "[call] switch (three) { case 3: R = 3; break; default: R = 0; }", 3, stmt=True),
 ], prelude="int four_(int x) { return x * 4; }\n", setup=SETUP, inputs=IN)
 
+MORE_CONTROL = SlotTable("more_control", "int", [
+    case("local_array_64_in_loops", "int a[64]; for (int i = 0; i < 64; i++) a[i] = i * i; for (int j = 63; j >= 0; j -= 3) R += a[j];",
+         sum(j * j for j in range(63, -1, -3)), stmt=True),
+    case("nested_loops_switch_break_continue",
+         "for (int i = 0; i < five; i++) { for (int j = 0; j < five; j++) { switch ((i + j) % 3) { case 0: continue;"
+         " case 1: R += 1; break; default: if (j > i) break; R += 10; } if (R > 100) break; } }", 59, stmt=True),
+    case("switch_default_in_middle_falls_through", "switch (two) { case 1: R += 1; default: R += 10; case 3: R += 100; break;"
+         " case 4: R += 1000; }", 110, stmt=True),
+    case("switch_case_after_default", "switch (three) { case 1: R += 1; default: R += 10; case 3: R += 100; break; }", 100,
+         stmt=True),
+    case("while_true_break", "int n = 0; while (true) { n++; if (n == five) break; } R = n;", 5, stmt=True),
+    case("do_while_false_once", "do { R += 7; } while (false);", 7, stmt=True),
+    case("vector_index_in_loop", "float4 v = float4(1, 2, 3, 4); for (int i = 0; i < 4; i++) { v[i] *= 2; R += (int)v[i]; }",
+         20, stmt=True),
+], setup=SETUP, inputs=IN)
+
 test_control_flow = table_test(CONTROL)
+test_more_control = table_test(MORE_CONTROL)
 test_control_attributes = table_test(ATTRS)
 
 DIVERGENT = """
@@ -228,3 +245,28 @@ void main(CSIn i) { Out[i.id.x] = i.gi * 100 + i.id.x; }
 def test_entry_parameter_struct_with_semantics():
     got = run_cs(ENTRY_STRUCT, {"Out": ("uint", 16)}, groups=(2, 1, 1))["Out"]
     assert got == [(t % 8) * 100 + t for t in range(16)]
+
+
+RETURN_FROM_NESTED = """
+RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int target = 12 + (int)tid.x * 6;
+    for (int i = 0; i < 10; i++) {
+        for (int j = 0; j < 10; j++) {
+            if (i * j == target) { Out[tid.x] = i * 10 + j; return; }
+        }
+    }
+    Out[tid.x] = -1;
+}
+"""
+
+
+def test_return_from_nested_loops_in_entry():
+    def first(target):
+        for i in range(10):
+            for j in range(10):
+                if i * j == target:
+                    return i * 10 + j
+        return -1
+    assert run_cs(RETURN_FROM_NESTED, {"Out": ("int", 4)})["Out"] == [first(12 + 6 * t) for t in range(4)]

@@ -293,7 +293,29 @@ known_failures([VECTOR_MATH, BITS, F16], "dxil", {
     "f16tof32/f16tof32_into_float": _NO_SHIM.format("legacyF16ToF32"),
 })
 
+INT_INTRINSICS = SlotTable("int_intrinsics", "int", [
+    case("max_signed", "max(m7, one)", 1),
+    case("min_signed", "min(m7, one)", -7),
+    case("clamp_signed", "clamp(m7, -3, 3)", -3),
+    case("abs_int", "abs(m7)", 7),
+    case("max_int_vector", "max(int2(m7, 5), int2(-8, 6)).x", -7),
+    case("max_uint_large", "(int)(max((uint)m1, 1u) == 0xFFFFFFFFu)", 1),
+    case("min_uint_large", "(int)min((uint)m1, 5u)", 5),
+    case("clamp_int_vector", "int3 c = clamp(int3(m7, 2, 9), int3(-5, 0, 0), int3(5, 1, 8)); R = c.x * 100 + c.y * 10 + c.z;",
+         -500 + 10 + 8, stmt=True),
+    case("countbits_vector", "uint4 c = countbits(uint4(0xFu, 0xFFu, 0u, (uint)m1)); R = (int)(c.x + c.y * 100 + c.z * 10000 + c.w * 100000);",
+         4 + 800 + 3200000, stmt=True),
+    case("firstbitlow_vector", "uint2 f = firstbitlow(uint2(8u, 0u)); R = (int)f.x * 10 + (int)(f.y == 0xFFFFFFFFu);", 31,
+         stmt=True),
+    case("mad_int_vector", "int3 r = mad(int3(1, 2, 3), int3(one, 2, 3), int3(10, 10, 10)); R = r.x + r.y * 100 + r.z * 10000;",
+         11 + 1400 + 190000, stmt=True),
+    case("sign_int_vector", "int3 g = sign(int3(m7, 0, 5)); R = g.x * 100 + g.y * 10 + g.z;", -100 + 1, stmt=True),
+    case("reversebits_vector", "uint2 r = reversebits(uint2(1u, 0x80000000u)); R = (int)(r.x == 0x80000000u) * 10 + (int)r.y;",
+         11, stmt=True),
+], setup="    int one = In[0], m1 = In[3], m7 = In[6];\n", inputs={"In": ("int", [1, 2, 3, -1, 0, 5, -7, 100])})
+
 test_math_scalar = table_test(MATH)
+test_int_intrinsics = table_test(INT_INTRINSICS)
 test_f16tof32 = table_test(F16)
 test_math_vector = table_test(VECTOR_MATH)
 test_mul_forms = table_test(MUL)

@@ -208,7 +208,30 @@ MISC = SlotTable("misc_expressions", "int", [
          -41, stmt=True),
 ], setup=INT_SETUP, inputs={"In": ("int", IA)})
 
+VINT_SETUP = "    int one = In[0], two = In[1], m1 = In[3], m7 = In[6], five = In[5];\n"
+VINT = SlotTable("int_vector_ops", "int", [
+    case("div_vector_trunc", "int3 q = int3(m7, 7, m7) / int3(2, m1 * 2, m1 * 2); R = q.x * 100 + q.y * 10 + q.z;",
+         trunc_div(-7, 2) * 100 + trunc_div(7, -2) * 10 + trunc_div(-7, -2), stmt=True),
+    case("mod_vector_sign", "int3 r = int3(m7, 7, m7) % int3(2, m1 * 2, m1 * 2); R = r.x * 100 + r.y * 10 + r.z;",
+         trunc_mod(-7, 2) * 100 + trunc_mod(7, -2) * 10 + trunc_mod(-7, -2), stmt=True),
+    case("shr_vector_arithmetic", "int2 p = int2(m7, 7) >> int2(1, 1); R = p.x * 10 + p.y;", (-7 >> 1) * 10 + 3,
+         stmt=True),
+    case("shr_vector_logical", "uint2 u = uint2(0x80000000u, 1u) >> uint2(31u, 0u); R = (int)(u.x * 10 + u.y);", 11,
+         stmt=True),
+    case("shl_scalar_by_vector", "R = (one << uint2(3u, 4u)).y;", 16, stmt=True),
+    case("uint_vector_compare", "bool2 c = uint2(0xFFFFFFFFu * (uint)one, 1u) > uint2(1u, 0u); R = c.x * 10 + c.y;", 11,
+         stmt=True),
+    case("ternary_scalar_cond_vector_arms", "int3 v = (five > 3) ? int3(1, 2, 3) : int3(4, 5, 6); R = v.x * 100 + v.y * 10 + v.z;",
+         123, stmt=True),
+    case("ternary_splats_scalar_arm", "float2 f = one ? 1.5 : float2(2, 3); R = (int)(f.y * 10);", 15, stmt=True),
+    case("select_scalar_condition", "int2 v = select(one > 0, int2(1, 2), int2(3, 4)); R = v.x * 10 + v.y;", 12,
+         stmt=True),
+    case("float_mod_vector", "float2 r = float2(7.5, -7.5) % 2.0; R = (int)(r.x * 10) * 1000 + (int)(r.y * 10);",
+         15 * 1000 - 15, stmt=True),
+], setup=VINT_SETUP, inputs={"In": ("int", [1, 2, 3, -1, 0, 5, -7, 100])})
+
 test_int_ops = table_test(INT_OPS)
+test_int_vector_ops = table_test(VINT)
 test_misc_expressions = table_test(MISC)
 test_uint_ops = table_test(UINT_OPS)
 test_float_ops = table_test(FLOAT_OPS)

@@ -9,7 +9,7 @@ import re
 import struct
 
 import pytest
-from lang_util import case, compile_cs, diagnostics_text, run_cs, solo_tables, table_test
+from lang_util import SlotTable, case, compile_cs, diagnostics_text, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -67,8 +67,8 @@ PARAM_FORMS = [
     case("inout_no_alias_during_call", "float g = 1; R = float4(ReadBoth(g, g), g, 0, 0);", (1.0, 5.0, 0.0, 0.0),
          stmt=True, prelude="float ReadBoth(inout float a, inout float b) { a = 5; return b; }\n"),
 ]
-SEED = solo_tables("seed000", "float4", SEED_CASES + PARAM_FORMS, setup=SETUP, inputs=IN)
-test_seed000 = table_test(*SEED)
+SEED = SlotTable("seed000", "float4", SEED_CASES + PARAM_FORMS, setup=SETUP, inputs=IN)
+test_seed000 = table_test(SEED)
 
 UB_SHADER = """
 RWStructuredBuffer<int> Out : register(u0);

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from lang_util import SlotTable, case, f32, known_failures, run_backend, run_cs, solo_tables, table_test
+from lang_util import SlotTable, case, f32, known_failures, run_backend, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -168,7 +168,7 @@ struct Counter {
 struct Base { int id; int Id() { return id; } };
 struct Derived : Base { int extra; };
 """
-HLSL2021 = solo_tables("hlsl2021", "int", [
+HLSL2021 = SlotTable("hlsl2021", "int", [
     case("this_member_access", "WithThis w = {seven}; R = w.Get();", 14, stmt=True,
          prelude="struct WithThis { int n; int Get() { return this.n * 2; } };\n",
          xfail={"all": "front end: 'this' is not supported inside methods (\"use of undeclared identifier 'this'; "
@@ -188,7 +188,7 @@ HLSL2021 = solo_tables("hlsl2021", "int", [
          xfail={"all": "front end: sizeof is not supported (expected '(' after type name 'float4')"}),
 ], setup=SETUP, inputs={"In": ("int", IN)})
 
-METHODS = solo_tables("methods", "int", [
+METHODS = SlotTable("methods", "int", [
     case("method_no_args", "Counter c = {seven}; R = c.Get();", 70, stmt=True),
     case("method_mutates_object", "Counter c = {seven}; c.Add(three); R = c.n;", 10, stmt=True),
     case("method_calls_method", "Twice t = {seven}; R = t.Run() * 100 + t.n;", 1414, stmt=True,
@@ -200,8 +200,8 @@ METHODS = solo_tables("methods", "int", [
 ], prelude=METHOD_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
 
 test_scalar_types = table_test(SCALARS)
-test_methods = table_test(*METHODS)
-test_hlsl2021 = table_test(*HLSL2021)
+test_methods = table_test(METHODS)
+test_hlsl2021 = table_test(HLSL2021)
 test_vector_types = table_test(VECTORS)
 test_matrix_types = table_test(MATRICES)
 test_aggregates = table_test(STRUCTS)
@@ -334,12 +334,7 @@ void main() {
 """
 
 
-@pytest.mark.parametrize("backend", [
-    "spirv",
-    pytest.param("dxil", marks=pytest.mark.xfail(strict=True, reason="DXIL: storing a whole struct with bool members "
-                                                  "to a structured buffer emits a cast llvm-dis-19 rejects "
-                                                  "('Invalid cast'); member-wise stores are fine")),
-])
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_bool_members_in_structured_buffer(backend):
     """bool is stored as a 32-bit 0/1 in buffers; whole-struct and member stores."""
     got = run_backend(backend, BOOL_STRUCT, {"Out": ("uint", [1, 5, 0, 0, 0, 0, 0, 0])})["Out"]

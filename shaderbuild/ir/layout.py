@@ -166,3 +166,18 @@ def _place_cbuffer(offset: int, t: Type, fl: Layout) -> int:
     if offset // 16 != (offset + fl.size - 1) // 16:
         offset = round_up(offset, 16)
     return offset
+
+
+# DXC's Vulkan layout per block kind and -fvk-use-*-layout option
+_VULKAN_RULES = {
+    "default": {"uniform": "std140", "storage": "std430", "push": "std430"},
+    "dx": {"uniform": "dx_cbuffer", "storage": "dx_structured", "push": "dx_structured"},
+    "gl": {"uniform": "gl140", "storage": "gl430", "push": "gl430"},
+    "scalar": {"uniform": "scalar", "storage": "scalar", "push": "scalar"},
+}
+
+
+def vulkan_rule(block: str, vk_layout: str = "default") -> str:
+    """The layout rule of a Vulkan block: block is 'uniform' (cbuffers), 'storage'
+    (structured/tbuffer) or 'push' (push constants)."""
+    return _VULKAN_RULES[vk_layout][block]

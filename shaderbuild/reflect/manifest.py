@@ -44,7 +44,36 @@ def resource_kind(var: ir.Variable) -> str:
     return "cbuffer"   # cbuffer/tbuffer blocks are typed as their member struct
 
 
-def _resource_entry(var: ir.Variable) -> dict:
+def _block_kind(kind: str) -> str:
+    return "uniform" if descriptor_type(kind) == "uniform_buffer" else "storage"
+
+
+def _members(st: ir.Struct, hlsl, vulkan) -> list[dict]:
+    out = []
+    for i, f in enumerate(st.fields):
+        m = {"name": f.name, "type": str(f.type),
+             "hlsl": {"offset": hlsl.offsets[i], "size": hlsl.members[i].size},
+             "vulkan": {"offset": vulkan.offsets[i], "size": vulkan.members[i].size}}
+        if isinstance(f.type, ir.Matrix) or (isinstance(f.type, ir.Array) and isinstance(f.type.elem, ir.Matrix)):
+            m["row_major"] = bool(f.row_major)
+        out.append(m)
+    return out
+
+
+def block_layout(st: ir.Struct, hlsl_rule: str, vulkan_rule_name: str) -> dict:
+    from ..ir.layout import layout_of
+
+    hl = layout_of(st, hlsl_rule)
+    vk = layout_of(st, vulkan_rule_name)
+    # the byte range a descriptor must cover (what spirv-cross reports as block_size)
+    used = max((o + m.size for o, m in zip(vk.offsets, vk.members)), default=0)
+    return {"hlsl_size": hl.size, "vulkan_size": used, "vulkan_rule": vulkan_rule_name,
+            "members": _members(st, hl, vk)}
+
+
+def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
+    from ..ir.layout import layout_of, vulkan_rule
+
     b = var.binding
     kind = b.kind or resource_kind(var)
     count = "unbounded" if b.count is None else b.count
@@ -57,12 +86,18 @@ def _resource_entry(var: ir.Variable) -> dict:
     if b.vk is not None:
         entry["vulkan"] = {"set": b.vk.set, "binding": b.vk.binding, "descriptor_type": descriptor_type(kind),
                            "count": count}
+        if b.vk.counter_binding is not None:
+            entry["vulkan"]["counter_binding"] = b.vk.counter_binding
     elem = var.type
     while isinstance(elem, ir.Array):
         elem = elem.elem
     if isinstance(elem, ir.Resource) and elem.kind.endswith("StructuredBuffer") and elem.elem is not None:
-        from ..ir.layout import layout_of
-        entry["stride"] = layout_of(elem.elem, "std430").size
+        entry["hlsl"]["stride"] = layout_of(elem.elem, "dx_structured").size
+        if "vulkan" in entry:
+            entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), vulkan_rule("storage", options.vk_layout)).array_stride
+    if isinstance(var.type, ir.Struct):     # cbuffer / ConstantBuffer / tbuffer / $Globals
+        hlsl_rule = "dx_cbuffer" if _block_kind(kind) == "uniform" else "dx_structured"
+        entry["block"] = block_layout(var.type, hlsl_rule, vulkan_rule(_block_kind(kind), options.vk_layout))
     return entry
 
 
@@ -79,6 +114,8 @@ def _io_entry(var: ir.Variable) -> dict:
 
 
 def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict) -> dict:
+    from ..ir.layout import vulkan_rule
+
     ep = module.entry
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
@@ -89,7 +126,10 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         "source": source_name,
         "target": options.target,
         "entry": entry,
-        "resources": [_resource_entry(v) for v in module.resources],
+        "resources": [_resource_entry(v, options) for v in module.resources],
+        "push_constants": [{"name": v.name, "block": block_layout(v.type, "dx_cbuffer",
+                                                                  vulkan_rule("push", options.vk_layout))}
+                           for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT],
         "backend": backend_reflection,
     }
 

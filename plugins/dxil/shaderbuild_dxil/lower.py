@@ -23,7 +23,7 @@ from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
-from .llvm.values import BasicBlock, ConstFloat, ConstInt, ConstNull, Function, Undef, Value
+from .llvm.values import BasicBlock, ConstAggregate, Constant, ConstFloat, ConstInt, ConstNull, Function, Undef, Value
 from .mem2reg import promote_allocas
 from .ops import OpEmitter
 from .places import (
@@ -589,6 +589,8 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
         for s in body:
+            if id(s) in self.m.folded_stores:
+                continue
             if self.b.block.terminator is not None:
                 self.set_block(self.new_block())       # dead code after break/return; dropped later
             h = _STMT.get(type(s))
@@ -803,6 +805,7 @@ class _ModuleContext:
         self.input_elems: dict[int, SigElement] = {}
         self.output_elems: dict[int, SigElement] = {}
         self.group_shared_bytes = 0
+        self.folded_stores: set[int] = set()
 
     def resource_of(self, var: ir.Variable) -> ResourceInfo:
         r = self._res_by_var.get(id(var))
@@ -828,6 +831,57 @@ class _ModuleContext:
                 self.group_shared_bytes += (mt.width // 8 if mt != T.i1 else 4) * n
             ptrs.append(g)
         self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
+
+
+def _const_eval(e: ir.Expr) -> list | None:
+    """Python values of a constant expression's components (canonical order), or None."""
+    if isinstance(e, ir.Const):
+        n = len(component_types(e.type))
+        return list(e.value) if isinstance(e.value, (tuple, list)) else [e.value] * n
+    if isinstance(e, ir.Construct):
+        out: list = []
+        for p in e.parts:
+            v = _const_eval(p)
+            if v is None:
+                return None
+            out += v
+        n = len(component_types(e.type))
+        return out * n if len(out) == 1 and n > 1 else out
+    if isinstance(e, ir.Convert):
+        v = _const_eval(e.value)
+        if v is None:
+            return None
+        kinds = component_types(e.type)
+        return [(float(x) if k.kind == "float" else bool(x) if k.kind == "bool" else int(x)) for x, k in zip(v, kinds)]
+    return None
+
+
+def _leaf_constant(s: ir.Scalar, values: list) -> Constant:
+    mt = memory_scalar(s)
+    consts = [ConstFloat(mt, float(v)) if s.kind == "float" else ConstInt(mt, int(v)) for v in values]
+    return consts[0] if len(consts) == 1 else ConstAggregate(T.ArrayType(mt, len(consts)), consts)
+
+
+def _fold_static_initializers(ctx: _ModuleContext, body: list[ir.Stmt]) -> None:
+    """`static const` tables: constant stores the entry wrapper puts at its top become global initializers."""
+    for s in body:
+        if not (isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef)):
+            continue
+        var = s.place.var
+        st = ctx.global_storages.get(id(var))
+        if st is None or not var.const or var.storage != ir.Storage.PRIVATE:
+            continue
+        vals = _const_eval(s.value)
+        if vals is None:
+            continue
+        lay = leaf_layout(var.type)
+        per_leaf: list[list] = [[None] * m for m in lay.mult]
+        for (p, k), v in zip(lay.order, vals, strict=True):
+            per_leaf[p][k] = v
+        for g, scalar, leaf_vals in zip(st.ptrs, lay.leaves, per_leaf):
+            g.initializer = _leaf_constant(scalar, leaf_vals)
+            g.constant = True
+        ctx.folded_stores.add(id(s))
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
@@ -862,6 +916,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
     assign_ranges(ctx.resources)
+    _fold_static_initializers(ctx, entry.function.body)
     if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)

@@ -96,7 +96,7 @@ class CallLowering:
                                       f"but {len(args)} {'was' if len(args) == 1 else 'were'} provided", f.decl.loc))
                 continue
             costs = []
-            for i, (a, v, pt) in enumerate(zip(args, values, f.param_types)):
+            for a, v, pt in zip(args, values, f.param_types):
                 c = conversion_cost(v.type, pt, self.is_literal(v))
                 if c is None and isinstance(v.type, ir.Array) and isinstance(pt, ir.Array) and v.type.elem == pt.elem \
                         and pt.size is None and v.type.size is not None:
