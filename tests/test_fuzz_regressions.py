@@ -12,7 +12,8 @@ import pytest
 from fuzz.worker import compile_one
 
 TARGETS = ("spirv", "dxil")
-HEAD = "RWStructuredBuffer<int> O : register(u0);\nint f(int x) { return x; }\n"
+HEAD = ("RWStructuredBuffer<int> O : register(u0);\nRWStructuredBuffer<float> F : register(u1);\n"
+        "int f(int x) { return x; }\n")
 
 
 def in_main(body: str) -> bytes:
@@ -47,6 +48,27 @@ CASES = [
                  marks=xfail("parser", "switch nesting is not counted by MAX_NESTING; 1000 levels exhaust "
                                        "Python recursion; error without location"),
                  id="nested_switch_1000"),
+    pytest.param(in_main("O[1e999999] = 1;"),
+                 marks=xfail("sema", "an infinite float literal converted to int raises OverflowError "
+                                     "(exprs.py) -> internal compiler error"),
+                 id="inf_literal_as_index"),
+    pytest.param(in_main("int x = 1e999999; O[0] = x;"),
+                 marks=xfail("sema", "constant float->int conversion of infinity -> internal compiler error"),
+                 id="inf_literal_to_int"),
+    pytest.param(in_main("F[0] = 1e39;"),
+                 marks=xfail("backends", "a float constant beyond binary32 range (1e39 -> +inf) makes "
+                                         "struct.pack('f') raise: emit_types.py (SPIR-V) / values.py (DXIL)"),
+                 id="float_literal_overflows_binary32"),
+    pytest.param(in_main("F[0] = 1e300 * 10;"),
+                 marks=xfail("backends", "constant folding to infinity -> struct.pack OverflowError"),
+                 id="folded_float_infinity"),
+    pytest.param((HEAD + "[numthreads(4, 1, true ? 1 : 0)]\nvoid main() { O[0] = 1; }\n").encode(),
+                 marks=xfail("sema", "a non-literal expression in [numthreads] reports 'expression requires a "
+                                     "function context' without file:line:col"),
+                 id="numthreads_ternary_argument"),
+    pytest.param((HEAD + "[numthreads(4, 1, f(1))]\nvoid main() { O[0] = 1; }\n").encode(),
+                 marks=xfail("sema", "a call in [numthreads]: error without file:line:col"),
+                 id="numthreads_call_argument"),
 ]
 
 

@@ -6,7 +6,7 @@ forms, unsuffixed literals adopting the other operand's type)."""
 from __future__ import annotations
 
 import pytest
-from lang_util import SlotTable, case, compile_ok, f32, run_cs, table_test
+from lang_util import SlotTable, case, compile_ok, f32, known_failures, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -122,7 +122,26 @@ LITERALS = SlotTable("literals", "uint", [
     case("ull_literal_64bit", "(uint)(0x100000000ull >> 31)", 2),
 ], setup="", inputs={"In": ("uint", [1, 2, 3, 0xFFFFFFFF])})
 
+NAN_BOOL = "float n = asfloat(0x7FC00000u + (uint)one - 1u); "
+FLOAT_BOOL = SlotTable("float_to_bool", "int", [
+    case("nan_converts_to_true", NAN_BOOL + "bool b = n; R = (int)b;", 1, stmt=True),
+    case("nan_in_if_is_true", NAN_BOOL + "if (n) R = 1; else R = 2;", 1, stmt=True),
+    case("not_nan_is_false", NAN_BOOL + "R = (int)!n;", 0, stmt=True),
+    case("negative_zero_is_false", "float z = -0.0 * (float)one; R = (int)(bool)z;", 0, stmt=True),
+    case("tiny_is_true", "float t = 1e-30 * (float)one; R = (int)(bool)t;", 1, stmt=True),
+    case("minus_half_truncates_to_zero", "(int)(-0.5 * (float)one)", 0),
+    case("compound_int_plus_float", "int x = 5 * one; x += 1.5; R = x;", 6, stmt=True),
+    case("compound_int_times_half", "int y = 5 * one; y *= 0.5; R = y;", 2, stmt=True),
+    case("compound_vector_truncates_rhs", "float2 v = float2(1, 2); v += float4(10, 20, 30, 40) * (float)one; R = (int)(v.x + v.y);",
+         33, stmt=True),
+], setup="    int one = In[0];\n", inputs={"In": ("int", [1])})
+known_failures([FLOAT_BOOL], "spirv", {
+    name: "SPIR-V: float -> bool conversion compares with OpFOrdNotEqual, so NaN converts to false (DXIL gives true; "
+          "HLSL/C: every non-zero value, NaN included, is true)"
+    for name in ("float_to_bool/nan_converts_to_true", "float_to_bool/nan_in_if_is_true", "float_to_bool/not_nan_is_false")})
+
 test_implicit_conversions = table_test(IMPLICIT)
+test_float_to_bool = table_test(FLOAT_BOOL)
 test_casts_and_constructors = table_test(CASTS)
 test_initializer_lists = table_test(INIT_LISTS)
 test_literals = table_test(LITERALS)

@@ -230,7 +230,39 @@ VINT = SlotTable("int_vector_ops", "int", [
          15 * 1000 - 15, stmt=True),
 ], setup=VINT_SETUP, inputs={"In": ("int", [1, 2, 3, -1, 0, 5, -7, 100])})
 
+ALIAS_SETUP = "    int one = In[0], two = In[1], three = In[2], m7 = In[6], five = In[5];\n"
+ALIASING = SlotTable("aliasing_and_order", "int", [
+    case("swizzle_swap", "int2 v = int2(one, two); v.xy = v.yx; R = v.x * 10 + v.y;", 21, stmt=True),
+    case("swizzle_rotate", "int3 v = int3(1, 2, 3) * one; v.xyz = v.zxy; R = v.x * 100 + v.y * 10 + v.z;", 312, stmt=True),
+    case("whole_vector_from_own_swizzle", "int4 v = int4(1, 2, 3, 4) * one; v = v.wzyx; R = v.x * 1000 + v.y * 100 + v.z * 10 + v.w;",
+         4321, stmt=True),
+    case("compound_from_own_swizzle", "int3 v = int3(1, 2, 3) * one; v.xy += v.yx; R = v.x * 100 + v.y * 10 + v.z;", 333,
+         stmt=True),
+    case("matrix_row_swap", "int2x2 m = {1, 2, 3, 4}; int2 t = m[0]; m[0] = m[1]; m[1] = t; R = m._11 * 1000 + m._12 * 100 + m._21 * 10 + m._22;",
+         3412, stmt=True),
+    case("struct_copy_then_swap", "Pair p = {one, two}; Pair q = p; p.a = q.b; p.b = q.a; R = p.a * 10 + p.b;", 21,
+         stmt=True),
+    case("array_element_copies", "int a[3] = {1, 2, 3}; a[0] = a[two]; a[two] = a[1]; R = a[0] * 100 + a[1] * 10 + a[2];",
+         322, stmt=True),
+    case("postinc_in_index", "int a[3] = {0, 0, 0}; int i = 0; a[i++] = 5; a[i++] = 6; R = a[0] * 100 + a[1] * 10 + i;", 562,
+         stmt=True),
+    case("inc_swizzle_component", "int2 v = int2(one, two); v.y++; ++v.x; R = v.x * 10 + v.y;", 23, stmt=True),
+    case("assignment_value_used", "int p, q; p = (q = 3) + 1; R = p * 10 + q;", 43, stmt=True),
+    case("comma_in_if_condition", "int x = 0; if (x = 1, x == 1) R = 7; else R = 8;", 7, stmt=True),
+    case("int_div_uint_literal_is_unsigned", "(int)(m7 / 2u == 2147483644u)", 1),
+    case("literal_div_uint_literal_is_unsigned", "(int)(-7 / 2u == 2147483644u)", 1),
+    case("int_shr_by_uint_stays_arithmetic", "m7 >> 1u", -4),
+    case("bool_plus_uint_wraps", "(int)((one > 0) + 4294967295u)", 0),
+    case("chained_compare_compares_bool", "(int)(three > two > one)", 0),
+    case("unary_minus_uint_vector", "uint2 u = -uint2(1u, 2u) * (uint)one; R = (int)(u.x == 0xFFFFFFFFu) + (int)(u.y == 0xFFFFFFFEu) * 10;",
+         11, stmt=True),
+    case("not_int_vector", "bool3 b = !int3(0, one, two); R = b.x * 100 + b.y * 10 + b.z;", 100, stmt=True),
+    case("bitnot_bool_promotes", "~true", -2),
+    case("bool_vector_addition_is_int", "int2 r = bool2(true, false) + bool2(true, true); R = r.x * 10 + r.y;", 21, stmt=True),
+], prelude="struct Pair { int a; int b; };\n", setup=ALIAS_SETUP, inputs={"In": ("int", [1, 2, 3, -1, 0, 5, -7, 100])})
+
 test_int_ops = table_test(INT_OPS)
+test_aliasing_and_order = table_test(ALIASING)
 test_int_vector_ops = table_test(VINT)
 test_misc_expressions = table_test(MISC)
 test_uint_ops = table_test(UINT_OPS)

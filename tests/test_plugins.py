@@ -115,4 +115,4 @@ def test_in_process_plugin_receives_the_ir_module(tmp_path):
     assert "input in.SV_DispatchThreadID: uint3 (SV_DispatchThreadID, BuiltIn GlobalInvocationId)" in text
     assert result.manifest["backend"] == {"echo": True}
     assert result.manifest["resources"][0]["vulkan"] == {"set": 0, "binding": 0, "descriptor_type": "storage_buffer",
-                                                         "count": 1}
+                                                         "count": 1, "stride": 4}

@@ -57,8 +57,8 @@ def test_manifest_describes_entry_and_both_binding_views(tmp_path):
     assert m["source"] == "cs.hlsl"
     (res,) = m["resources"]
     assert res["name"] == "Out" and res["kind"] == "RWStructuredBuffer"
-    assert res["hlsl"] == {"class": "u", "register": 0, "space": 0, "count": 1}
-    assert res["vulkan"] == {"set": 0, "binding": 10, "descriptor_type": "storage_buffer", "count": 1}
+    assert res["hlsl"] == {"class": "u", "register": 0, "space": 0, "count": 1, "stride": 4}
+    assert res["vulkan"] == {"set": 0, "binding": 10, "descriptor_type": "storage_buffer", "count": 1, "stride": 4}
     reflect = tools.spirv_cross_reflect((tmp_path / "cs.spv").read_bytes())
     (ssbo,) = reflect["ssbos"]
     assert (ssbo["set"], ssbo["binding"]) == (0, 10)

@@ -340,6 +340,7 @@ class EntryPoint(Record):
     function: Function | None = None
     numthreads: tuple[int, int, int] | None = None
     return_semantic: str | None = None
+    return_location: int | None = None      # [[vk::location(N)]] on the entry function
     inputs: list[Variable] = Record.factory(list)
     outputs: list[Variable] = Record.factory(list)
 

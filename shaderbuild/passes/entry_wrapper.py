@@ -26,6 +26,7 @@ class _Builder:
         self.locals: list[ir.Variable] = []
         self.next_location = {"in": 0, "out": 0}
         self.seen_semantics: dict[tuple[str, str], SourceLoc | None] = {}
+        self.explicit: dict[str, bool] = {}
 
     def local(self, name: str, t: ir.Type) -> ir.Variable:
         v = ir.Variable(name, t, ir.Storage.FUNCTION)
@@ -33,8 +34,9 @@ class _Builder:
         return v
 
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
-               interpolation: str | None, prefix: str) -> ir.Variable:
+               interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None)) -> ir.Variable:
         base, index = split_semantic(semantic)
+        vk_location, vk_builtin = vk
         key = (direction, semantic.upper())
         if key in self.seen_semantics:
             raise error(f"semantic '{semantic}' is used more than once for {'inputs' if direction == 'in' else 'outputs'}", loc)
@@ -42,6 +44,8 @@ class _Builder:
         sv = lookup(semantic)
         storage = ir.Storage.INPUT if direction == "in" else ir.Storage.OUTPUT
         name = f"{prefix}.{semantic}"
+        if vk_builtin is not None:      # [[vk::builtin("PointSize")]]
+            return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
         if sv is not None and sv.name != "SV_Target":
             builtin = sv.builtins.get((self.stage, direction))
             if builtin is None:
@@ -62,36 +66,43 @@ class _Builder:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             location = index
+        elif vk_location is not None:   # [[vk::location(N)]]
+            location = vk_location
+            self.explicit[direction] = True
         else:
+            if self.explicit.get(direction):
+                raise error(f"semantic '{semantic}' needs [[vk::location]] too: explicit locations must be given "
+                            f"for all or none of the {'inputs' if direction == 'in' else 'outputs'}", loc)
             location = self.next_location[direction]
         self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
         io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation)
         return ir.Variable(name, t, storage, loc, io=io)
 
     # values in / out, recursively through structs
-    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str) -> ir.Expr:
+    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None)) -> ir.Expr:
         if semantic is None:
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            parts = [self.load_input(f.type, f.semantic, loc, f.interpolation or interp, f"{prefix}.{f.name}")
-                     for f in t.fields]
+            parts = [self.load_input(f.type, f.semantic, loc, f.interpolation or interp, f"{prefix}.{f.name}",
+                                     (f.vk_location, f.vk_builtin)) for f in t.fields]
             return ir.Construct(t, parts)
-        var = self.io_var(semantic, t, "in", loc, interp, "in")
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk)
         self.entry.inputs.append(var)
         value: ir.Expr = ir.Load(ir.VarRef(var), var.type)
         if var.io.builtin == "FragCoord" and self.options.vk_use_dx_position_w:
             value = _with_component(value, 3, lambda w: ir.Binary("div", ir.Const(ir.FLOAT, 1.0), w, ir.FLOAT))
         return _adapt(value, t)
 
-    def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str) -> None:
+    def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
+                     vk=(None, None)) -> None:
         if semantic is None:
             if not isinstance(t, ir.Struct):
                 raise error("entry point output is missing a semantic", loc)
             for i, f in enumerate(t.fields):
                 self.store_output(ir.Extract(value, i, f.type), f.type, f.semantic, loc,
-                                  f.interpolation or interp, f"{prefix}.{f.name}")
+                                  f.interpolation or interp, f"{prefix}.{f.name}", (f.vk_location, f.vk_builtin))
             return
-        var = self.io_var(semantic, t, "out", loc, interp, "out")
+        var = self.io_var(semantic, t, "out", loc, interp, "out", vk)
         self.entry.outputs.append(var)
         value = _adapt(value, var.type)
         if var.io.builtin == "Position" and self.options.vk_invert_y:
@@ -151,20 +162,21 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             b.body.append(ir.Store(ir.VarRef(g), g.init))
             g.init = None
     args: list[ir.Expr] = []
-    out_params: list[tuple[ir.Variable, ir.Variable, str | None, str | None]] = []
+    out_params: list[tuple] = []
     for p in src.params:
         var = p.var
         semantic = var.io.semantic if var.io else None
         interp = var.io.interpolation if var.io else None
+        vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         if p.direction == "in":
-            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}")
+            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk)
             args.append(value)
         else:
             tmp = b.local(f"param.{var.name}", var.type)
             if p.direction == "inout":
-                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name)))
+                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name, vk)))
             args.append(ir.VarRef(tmp))
-            out_params.append((var, tmp, semantic, interp))
+            out_params.append((var, tmp, semantic, interp, vk))
         var.io = None
     call = ir.Call(src, args, src.return_type)
     if isinstance(src.return_type, ir.VoidType):
@@ -174,9 +186,10 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             raise error(f"return value of entry point '{ep.name}' is missing a semantic", src.loc)
         ret = b.local("ret", src.return_type)
         b.body.append(ir.Store(ir.VarRef(ret), call))
-        b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, ep.return_semantic, src.loc, None, "out.ret")
-    for var, tmp, semantic, interp in out_params:
-        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}")
+        b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, ep.return_semantic, src.loc, None, "out.ret",
+                       (ep.return_location, None))
+    for var, tmp, semantic, interp, vk in out_params:
+        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk)
     b.body.append(ir.Return())
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"

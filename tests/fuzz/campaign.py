@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--validate-fraction", type=float, default=0.1)
     ap.add_argument("--gen-fraction", type=float, default=0.4)
     ap.add_argument("--both-fraction", type=float, default=0.2, help="share of inputs compiled for both backends")
+    ap.add_argument("--recycle", type=int, default=2000, help="restart each worker after N inputs")
     ap.add_argument("--findings-md", default=None, help="also keep a markdown list of findings up to date here")
     ap.add_argument("--progress", type=int, default=1000, help="report progress every N inputs")
     args = ap.parse_args(argv)
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stream = make_inputs(args.inputs, args.seed, args.validate_fraction, args.gen_fraction, args.start,
                          args.both_fraction)
-    with Pool(args.jobs, args.timeout) as pool:
+    with Pool(args.jobs, args.timeout, args.recycle) as pool:
         for job, outcomes in pool.run(stream):
             new = tally.add(job, outcomes)
             for sig in new:

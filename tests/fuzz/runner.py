@@ -48,6 +48,7 @@ class _Worker:
         self.job: FuzzInput | None = None
         self.deadline = time.monotonic() + STARTUP_TIMEOUT
         self.ready = False
+        self.served = 0
         os.set_blocking(self.proc.stdout.fileno(), False)
 
     def send(self, job: FuzzInput, timeout: float) -> None:
@@ -96,8 +97,10 @@ class _Worker:
 class Pool:
     """`jobs` workers; `run(inputs)` yields (input, [Outcome per target]) in completion order."""
 
-    def __init__(self, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.jobs, self.timeout = max(1, jobs), timeout
+    def __init__(self, jobs: int = 2, timeout: float = DEFAULT_TIMEOUT, recycle: int = 0) -> None:
+        """recycle > 0: replace each worker after that many inputs (bounds leaked state and memory,
+        and picks up compiler changes during a long campaign)."""
+        self.jobs, self.timeout, self.recycle = max(1, jobs), timeout, recycle
         self.workers: list[_Worker] = []
         self.restarts = 0
 
@@ -152,7 +155,13 @@ class Pool:
                             w.ready = True
                         else:
                             job, w.job = w.job, None
+                            w.served += 1
                             yield job, msg
+                    if self.recycle and w.served >= self.recycle and w.job is None and not eof:
+                        sel.unregister(w.proc.stdout)
+                        self.workers.remove(w)
+                        w.kill()
+                        continue
                     if eof:
                         sel.unregister(w.proc.stdout)
                         if w.job is None:

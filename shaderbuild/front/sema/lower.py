@@ -20,6 +20,9 @@ from .stmts import StmtLowering, ends_flow
 from .typeresolve import TypeResolver
 
 MAX_ARRAY_ELEMENTS = 1 << 24
+# [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
+VK_BUILTIN_ATTRIBUTE = ("PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex", "DeviceIndex",
+                        "ViewportMaskNV")
 
 
 class MemberSymbol(VarSymbol):
@@ -103,6 +106,20 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
     def mark_initialized(self, var: ir.Variable) -> None:
         pass
 
+    def vk_io_attributes(self, attrs: list[ast.Attribute]) -> tuple[int | None, str | None]:
+        """[[vk::location(N)]] and [[vk::builtin("Name")]] on a parameter, field or entry function."""
+        location = builtin = None
+        for a in attrs:
+            if a.name == "vk::location":
+                location = self.const_int(a.args[0])
+            elif a.name == "vk::builtin":
+                if len(a.args) != 1 or not isinstance(a.args[0], ast.StringLit):
+                    raise error('[[vk::builtin]] takes a built-in name string, e.g. [[vk::builtin("PointSize")]]', a.loc)
+                builtin = a.args[0].value
+                if builtin not in VK_BUILTIN_ATTRIBUTE:
+                    raise error(f"unknown [[vk::builtin]] '{builtin}' (one of {', '.join(VK_BUILTIN_ATTRIBUTE)})", a.loc)
+        return location, builtin
+
     def majorness(self, qualifiers) -> bool:
         """row_major / column_major as written, else the -Zpr/-Zpc default."""
         if "row_major" in qualifiers:
@@ -178,7 +195,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
                 raise error(f"field '{f.name}' has an unsized array type", f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f.qualifiers)
-            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major))
+            vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
+            vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
+            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
         self.declare(d.name, TypeSymbol(st), d.loc)
@@ -480,7 +499,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
                 var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers)
                 if p.semantic is not None:
-                    var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers))
+                    loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
+                    var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
+                                       builtin=builtin_attr)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             self.lower_block(d.body.stmts, new_scope=False)
@@ -602,7 +623,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
         for p, t in zip(d.params, info.param_types):
             if p.semantic is None and not _has_field_semantics(t):
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
-        return ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic)
+        return ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
+                             return_location=self.vk_io_attributes(d.attributes)[0])
 
 
 def _interpolation(quals) -> str | None:
