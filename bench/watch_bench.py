@@ -10,7 +10,7 @@ project and measures, per save:
 Two scenarios: editing one shader (one target), and editing an .hlsli that 20
 shaders include (20 targets).  The target for the one-shader edit is < 200 ms.
 
-    python bench/watch_bench.py [--runs 20] [--debounce 0.05] [--poll]
+    python bench/watch_bench.py [--runs 20] [--debounce 0.05] [--poll] [--backends spirv,dxil]
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ RWStructuredBuffer<uint> Out : register(u0);
 """
 PROJECT = """\
 output_dir = "out"
-targets = ["spirv"]
+targets = {targets}
+layout = "by-backend"
 profile = "cs_6_0"
 
 [[shader]]
@@ -48,9 +49,12 @@ files = "shaders/*.hlsl"
 DEPENDENTS = 20
 
 
-def make_project(root: Path) -> None:
+EXTENSIONS = {"spirv": ".spv", "dxil": ".dxil"}
+
+
+def make_project(root: Path, backends: list[str]) -> None:
     (root / "shaders").mkdir(parents=True)
-    (root / "shaderbuild.toml").write_text(PROJECT)
+    (root / "shaderbuild.toml").write_text(PROJECT.format(targets=json.dumps(backends)))
     (root / "shaders" / "shared.hlsli").write_text("#define SCALE 1\n")
     (root / "shaders" / "single.hlsl").write_text(SINGLE.format(n=0))
     for i in range(DEPENDENTS):
@@ -122,27 +126,36 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--debounce", type=float, default=None, help="passed to the watcher (default: its own)")
     ap.add_argument("--poll", action="store_true", help="use the polling observer (interval 0.05 s)")
+    ap.add_argument("--backends", default="spirv", help="comma-separated backends to build (default: spirv)")
     args = ap.parse_args()
+    backends = [b for b in args.backends.split(",") if b]
     extra = [] if args.debounce is None else ["--debounce", str(args.debounce)]
     if args.poll:
         extra += ["--poll", "--poll-interval", "0.05"]
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
-        make_project(root)
+        make_project(root, backends)
         w = Watcher(root, extra)
         try:
             w.wait("ready", timeout=120)
-            out = root / "out" / "shaders"
+
+            def outputs(stem: str) -> list[Path]:
+                return [root / "out" / b / "shaders" / f"{stem}{EXTENSIONS[b]}" for b in backends]
+
             single, shared = root / "shaders" / "single.hlsl", root / "shaders" / "shared.hlsli"
-            one = [measure(w, single, SINGLE.format(n=i + 1), [out / "single.spv"], 1) for i in range(args.runs)]
-            deps = [out / f"dep{i:02d}.spv" for i in range(DEPENDENTS)]
-            many = [measure(w, shared, f"#define SCALE {i + 2}\n", deps, DEPENDENTS) for i in range(args.runs)]
+            one = [measure(w, single, SINGLE.format(n=i + 1), outputs("single"), len(backends))
+                   for i in range(args.runs)]
+            deps = [p for i in range(DEPENDENTS) for p in outputs(f"dep{i:02d}")]
+            many = [measure(w, shared, f"#define SCALE {i + 2}\n", deps, DEPENDENTS * len(backends))
+                    for i in range(args.runs)]
         finally:
             w.stop()
     mode = "polling" if args.poll else "native"
-    print(f"shaderbuild watch latency ({mode} observer, debounce {args.debounce or 'default'}, {args.runs} runs)")
-    print(summary("one-shader edit (1 target)", one))
-    print(summary(f".hlsli edit ({DEPENDENTS} dependents)", many))
+    n = len(backends)
+    print(f"shaderbuild watch latency ({mode} observer, debounce {args.debounce or 'default'}, "
+          f"backends {','.join(backends)}, {args.runs} runs)")
+    print(summary(f"one-shader edit ({n} target{'s' if n > 1 else ''})", one))
+    print(summary(f".hlsli edit ({DEPENDENTS} dependent shaders, {DEPENDENTS * n} targets)", many))
     return 0
 
 

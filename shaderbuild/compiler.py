@@ -9,9 +9,10 @@ diagnostics in the result.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
-from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, error
+from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
 from .options import CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
 
@@ -95,6 +96,10 @@ def compile_file(
     from .plugin import get_host
     from .reflect import build_manifest
 
+    # nesting is bounded by the parser (MAX_NESTING), so every pass stays far below this;
+    # CPython 3.11 keeps Python frames off the C stack, so a high limit is safe
+    if sys.getrecursionlimit() < 20000:
+        sys.setrecursionlimit(20000)
     result = CompileResult(ok=False)
     timings = result.timings
     sink = DiagnosticSink()
@@ -133,7 +138,8 @@ def compile_file(
     except CompileError as e:
         sink.items.extend(e.diagnostics)
     except RecursionError:
-        sink.items.append(Diagnostic("error", "program too deeply nested for the compiler (recursion limit)"))
+        sink.items.append(Diagnostic("error", "program too deeply nested for the compiler (recursion limit)",
+                                     SourceLoc(path, 1, 1)))
     except Exception as e:  # noqa: BLE001 - a bug must become a diagnostic, never a traceback
         import traceback
 

@@ -58,6 +58,8 @@ class Watcher:
         self.suffixes: frozenset[str] = INCLUDE_SUFFIXES
         self.config_path = ""
         self.collector: Collector | None = None
+        self.observer = None
+        self.watched: list[str] = []
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -90,7 +92,6 @@ class Watcher:
         from .build.config import ConfigFileError
         from .build.scheduler import build
         from .compiler import compile_file
-        from .diagnostics import render_all
 
         start = time.perf_counter()
         captured: dict[int, object] = {}
@@ -119,25 +120,8 @@ class Watcher:
             self.sink.note(w)
         failed_messages = dict(zip(report.failed, report.messages))
         for name in [*report.built, *report.failed]:
-            t = self.targets[name]
-            result = captured.get(id(t.options))
-            ok = name in report.built
-            diags = [d.to_json() for d in result.diagnostics] if result is not None else []
-            if result is not None and result.diagnostics:
-                self.sink.diagnostics_text(render_all(result.diagnostics, result.sources, self.diag_format))
-            elif not ok:
-                self.sink.diagnostics_text(failed_messages.get(name, ""))
-                diags = diags or [{"severity": "error", "message": failed_messages.get(name, "compile failed")}]
-            deps = [t.source, *(result.dependencies if result is not None else [])]
-            if ok:
-                self.graph.set(name, deps)
-                self.failed.discard(name)
-            else:
-                self.graph.add(name, deps)
-                self.failed.add(name)
-            self.sink.target(name, "built" if ok else "failed", source=t.rel, backend=t.backend,
-                             outputs=dict(t.outputs) if ok else {}, diagnostics=diags,
-                             reasons=report.reasons.get(name, []))
+            self._record(name, name in report.built, captured.get(id(self.targets[name].options)),
+                         failed_messages.get(name, ""), report.reasons.get(name, []))
         for name in [n for n in report.up_to_date if n in self.failed]:   # reverted to the last good source
             self.failed.discard(name)
             t = self.targets[name]
@@ -154,6 +138,27 @@ class Watcher:
         if self.on_success and report.built and not report.failed:
             binaries = [self.targets[n].outputs["binary"] for n in report.built]
             self.sink.hook(self.on_success, run_hook(self.on_success, list(report.built), binaries, self.sink.err))
+
+    def _record(self, name: str, ok: bool, result, message: str, reasons: list[str]) -> None:
+        """Update the graph and the failed set from one compile, and report it."""
+        from .diagnostics import render_all
+
+        t = self.targets[name]
+        diags = [d.to_json() for d in result.diagnostics] if result is not None else []
+        if result is not None and result.diagnostics:
+            self.sink.diagnostics_text(render_all(result.diagnostics, result.sources, self.diag_format))
+        elif not ok:   # the compiler raised: the engine's message is all there is
+            self.sink.diagnostics_text(message)
+            diags = [{"severity": "error", "message": message or "compile failed"}]
+        deps = [t.source, *(result.dependencies if result is not None else [])]
+        if ok:
+            self.graph.set(name, deps)
+            self.failed.discard(name)
+        else:   # keep what the last good build read: a fix may land in any of those files
+            self.graph.add(name, deps)
+            self.failed.add(name)
+        self.sink.target(name, "built" if ok else "failed", source=t.rel, backend=t.backend,
+                         outputs=dict(t.outputs) if ok else {}, diagnostics=diags, reasons=reasons)
 
     # -- classifying changes ------------------------------------------------------------------
 
@@ -179,6 +184,7 @@ class Watcher:
         removed = {name: t for name, t in before.items() if name not in self.targets}
         for name in removed:
             self.graph.drop(name)
+        self._watch_new_roots()
         if self.project is not None:
             self._build(None, paths, removed)
 
@@ -205,9 +211,10 @@ class Watcher:
         observer = None
         try:
             loaded = self._load()
-            dirs = self._watch_roots(root)
-            observer, kind = start_observer(self.collector, dirs, poll=self.poll, poll_interval=self.poll_interval,
-                                            on_fallback=self.sink.note)
+            self.watched = self._watch_roots(root)
+            observer, kind = start_observer(self.collector, self.watched, poll=self.poll,
+                                            poll_interval=self.poll_interval, on_fallback=self.sink.note)
+            self.observer = observer
             if loaded:
                 self.graph = from_database(self.project, self.targets.values())
                 self._build(None, [])
@@ -228,6 +235,19 @@ class Watcher:
                 signal.signal(s, handler)
             self.sink.stopped(self.stop_signal)
         return 0
+
+    def _watch_new_roots(self) -> None:
+        """Include directories outside the project added by a project-file edit get watched too."""
+        if self.observer is None or self.project is None:
+            return
+        for d in self._watch_roots(self.project.root):
+            if not any(d == w or d.startswith(w + os.sep) for w in self.watched):
+                try:
+                    self.observer.schedule(self.collector, d, recursive=True)
+                except OSError as exc:
+                    self.sink.note(f"cannot watch {d}: {exc.strerror}")
+                    continue
+                self.watched.append(d)
 
     def _watch_roots(self, root: str) -> list[str]:
         """The project directory plus include directories outside it (never nested twice)."""

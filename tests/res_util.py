@@ -97,9 +97,21 @@ def build(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = 
     if not res.ok:
         raise AssertionError(f"{target} compile failed:\n{diagnostics_text(res)}\n--- source ---\n{src}")
     if target == "spirv":
-        tools.spirv_val(res.binary, _ENV_FOR_VAL.get(env, "vulkan1.1"))
+        if options.get("vk_layout") in ("dx", "scalar"):
+            spirv_val_flags(res.binary, env, "--scalar-block-layout")
+        else:
+            tools.spirv_val(res.binary, _ENV_FOR_VAL.get(env, "vulkan1.1"))
         check_reflection(res.manifest, res.binary)
     return res
+
+
+def spirv_val_flags(spirv: bytes, env: str, *flags: str) -> None:
+    """spirv-val with extra validator options (e.g. --scalar-block-layout for dx/scalar layouts)."""
+    with tools.TempInput(spirv, ".spv") as path:
+        proc = tools.run_tool(["spirv-val", "--target-env", env, *flags, str(path)], check=False)
+    if proc.returncode != 0:
+        raise AssertionError(f"spirv-val {' '.join(flags)} rejected the module:\n"
+                             f"{(proc.stderr + proc.stdout).decode(errors='replace')}\n{tools.spirv_dis(spirv)}")
 
 
 def build_dxil(src: str, entry: str = "main", profile: str = "cs_6_0", **kw):

@@ -7,49 +7,72 @@ import json
 import pytest
 
 from shaderbuild.build import cache
-from shaderbuild.options import BindingShift, CompileOptions
+from shaderbuild.options import BindingShift, BindRegister, CompileOptions
 
-OPTION_CASES = [
-    CompileOptions(),
-    CompileOptions(entry="alt", profile="ps_6_6", target="dxil", defines={"B": "2", "A": "1"},
-                   include_dirs=["/x/inc", "/y"], binding_shifts=[BindingShift("t", 200, None),
-                                                                  BindingShift("u", 400, 3)],
-                   vk_target_env="vulkan1.3", dxil_hash="retail", hlsl_version=2018, enable_16bit_types=True),
-]
+# A non-default value for every CompileOptions field whose type cannot be derived below.
+EXPLICIT = {
+    "entry": "alt", "profile": "ps_6_6", "target": "dxil", "defines": {"B": "2", "A": "1"},
+    "include_dirs": ["/x/inc", "/y"], "binding_shifts": [BindingShift("t", 200, None), BindingShift("u", 400, 3)],
+    "vk_target_env": "vulkan1.3", "dxil_hash": "retail", "hlsl_version": 2018, "vk_layout": "scalar",
+    "vk_bind_registers": [BindRegister("t", 1, 2, 3, 4)], "vk_bind_globals": (5, 6),
+}
 
 
-@pytest.mark.parametrize("options", OPTION_CASES)
-def test_fast_option_fields_match_cache_fields(options):
+def changed_value(name: str):
+    """A value different from the field's default (bools flip, ints grow); others from EXPLICIT."""
+    if name in EXPLICIT:
+        return EXPLICIT[name]
+    default = getattr(CompileOptions(), name)
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, int):
+        return default + 7
+    pytest.fail(f"CompileOptions.{name} is new: add a non-default value to EXPLICIT in {__file__}")
+
+
+FIELDS = list(CompileOptions.__dataclass_fields__)
+
+
+def everything_changed() -> CompileOptions:
+    opts = CompileOptions()
+    for name in FIELDS:
+        setattr(opts, name, changed_value(name))
+    return opts
+
+
+@pytest.mark.parametrize("make", [CompileOptions, everything_changed], ids=["defaults", "all-changed"])
+def test_fast_option_fields_match_cache_fields(make):
+    options = make()
     fast = cache.options_fields(options)
     assert json.dumps(fast, sort_keys=True) == json.dumps(options.cache_fields(), sort_keys=True)
 
 
-def test_every_option_field_changes_the_config_digest():
-    base = CompileOptions()
+class _T:
+    backend = "spirv"
+    rel = "a.hlsl"
+    outputs = {"binary": "/out/a.spv"}
 
-    class T:
-        backend = "spirv"
-        rel = "a.hlsl"
-        outputs = {"binary": "/out/a.spv"}
+    def __init__(self, options):
+        self.options = options
 
-        def __init__(self, options):
-            self.options = options
 
-    def digest(options):
-        return cache.config_digest(cache.key_parts(T(options), {"spirv": "1"}, "/p", "/out"))
+def _digest(options) -> str:
+    return cache.config_digest(cache.key_parts(_T(options), {"spirv": "1"}, "/p", "/out"))
 
-    changed = {"entry": "x", "profile": "cs_6_1", "target": "dxil", "defines": {"A": "1"}, "include_dirs": ["/i"],
-               "binding_shifts": [BindingShift("b", 1, None)], "vk_target_env": "vulkan1.2", "dxil_hash": "retail",
-               "hlsl_version": 2018, "enable_16bit_types": True}
-    missing = set(CompileOptions.__dataclass_fields__) - set(changed)
-    assert not missing, f"add a case for new option fields: {missing}"
-    seen = {digest(base)}
-    for name, value in changed.items():
-        opts = CompileOptions()
-        setattr(opts, name, value)
-        d = digest(opts)
-        assert d not in seen, name
-        seen.add(d)
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_every_option_field_changes_the_config_digest(name):
+    opts = CompileOptions()
+    setattr(opts, name, changed_value(name))
+    assert _digest(opts) != _digest(CompileOptions())
+
+
+def test_unexpected_option_types_fall_back_to_cache_fields(monkeypatch):
+    monkeypatch.setattr(CompileOptions, "cache_fields", lambda self: {"from": "cache_fields"})
+    opts = CompileOptions()
+    assert cache.options_fields(opts)["entry"] == "main"          # plain values: the fast path
+    opts.include_dirs = [object()]                                 # not JSON-shaped: it must not guess
+    assert cache.options_fields(opts) == {"from": "cache_fields"}
 
 
 def test_portable_paths():

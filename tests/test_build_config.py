@@ -13,7 +13,7 @@ import pytest
 
 from shaderbuild.build.config import ConfigFileError, load_project
 from shaderbuild.build.targets import expand_permutations, plan, select
-from shaderbuild.options import BindingShift, CompileOptions
+from shaderbuild.options import BindingShift, BindRegister, CompileOptions
 
 
 def write(root: Path, toml: str, files=("shaders/a.hlsl", "shaders/b.hlsl")) -> Path:
@@ -102,8 +102,9 @@ def test_pyproject_tool_table_lines(tmp_path):
         load_project(str(tmp_path))
     [e] = exc.value.errors
     assert (e.line, e.file) == (11, str(tmp_path / "pyproject.toml"))
-    assert e.render().endswith("error: shader[0].entry[0].defnes: unknown key (known keys: backends, defines, "
-                               "enable_16bit_types, hlsl_version, include_dirs, name, outputs, profile, targets)")
+    assert e.render().endswith("error: shader[0].entry[0].defnes: unknown key (known keys: auto_binding_space, "
+                               "backends, defines, enable_16bit_types, hlsl_version, include_dirs, name, outputs, "
+                               "profile, row_major, targets)")
 
 
 def test_toml_syntax_error_has_a_line(tmp_path):
@@ -202,10 +203,14 @@ def test_settings_inherit_and_entries_override(tmp_path):
         targets = ["spirv", "dxil"]
         include_dirs = ["inc"]
         defines = { QUALITY = 2, DEBUG = false }
+        row_major = true
 
         [backends.spirv]
         target_env = "vulkan1.2"
         binding_shifts = { t = 200, u = 400 }
+        invert_y = true
+        bind_globals = { binding = 3, set = 1 }
+        bind_registers = [{ class = "t", register = 0, space = 0, binding = 9, set = 2 }]
 
         [backends.dxil]
         shader_model = "6.6"
@@ -233,9 +238,12 @@ def test_settings_inherit_and_entries_override(tmp_path):
     assert main_spv == CompileOptions(
         entry="main", profile="cs_6_0", target="spirv", defines={"QUALITY": "3", "DEBUG": "0"},
         include_dirs=[str(root / "inc")], vk_target_env="vulkan1.2",
-        binding_shifts=[BindingShift("t", 200, None), BindingShift("u", 400, None)])
+        binding_shifts=[BindingShift("t", 200, None), BindingShift("u", 400, None)], row_major=True,
+        vk_invert_y=True, vk_bind_globals=(3, 1), vk_bind_registers=[BindRegister("t", 0, 0, 9, 2)])
     dxil = targets["shaders/a.hlsl:main@dxil"].options
-    assert (dxil.profile, dxil.dxil_hash, dxil.vk_target_env) == ("cs_6_6", "retail", "vulkan1.1")
+    assert (dxil.profile, dxil.dxil_hash, dxil.vk_target_env, dxil.row_major) == ("cs_6_6", "retail", "vulkan1.1",
+                                                                                  True)
+    assert (dxil.vk_invert_y, dxil.vk_bind_registers) == (False, [])   # spirv options stay on spirv
     alt = targets["shaders/a.hlsl:alt@spirv"]
     assert alt.options.defines == {"QUALITY": "3", "DEBUG": "0", "ALT": "yes"}
     assert alt.options.include_dirs == [str(root / "inc"), str(root / "inc2")]
@@ -243,14 +251,19 @@ def test_settings_inherit_and_entries_override(tmp_path):
     assert alt.outputs["binary"] == str(root / "out/shaders/a_alt.spv")
 
 
-def test_layout_option_needs_compiler_support(tmp_path):
+def test_options_the_compiler_lacks_are_rejected(tmp_path, monkeypatch):
+    from shaderbuild.build import config
+
     root = write(tmp_path, BASE + '[shader.backends.spirv]\nlayout = "scalar"\n')
-    if "vk_layout" in CompileOptions.__dataclass_fields__:
-        [t] = [t for t in plan(load_project(str(root))) if t.backend == "spirv"]
-        assert t.options.vk_layout == "scalar"
-    else:
-        assert errors(root) == [f"{root}/shaderbuild.toml:8: error: shader[0].backends.spirv.layout: 'layout' is not "
-                                "supported by this compiler version"]
+    [t] = [t for t in plan(load_project(str(root))) if t.backend == "spirv"]
+    assert t.options.vk_layout == "scalar"
+    # as with a compiler version whose CompileOptions has no vk_layout field
+    monkeypatch.setattr(config, "_OPTION_FIELDS", config._OPTION_FIELDS - {"vk_layout"})
+    with pytest.raises(ConfigFileError) as exc:
+        load_project(str(root))
+    assert [e.render() for e in exc.value.errors] == [
+        f"{root}/shaderbuild.toml:8: error: shader[0].backends.spirv.layout: 'layout' is not supported by this "
+        "compiler version"]
 
 
 @pytest.mark.parametrize("layout, expected", [

@@ -86,9 +86,8 @@ def reference(source_tree, tmp_path_factory) -> dict[str, bytes]:
     return outputs_of(root)
 
 
-def dask_build(client, root: Path, **kw):
-    ex = RemoteExecutor(DaskBackend(client=client), None, str(root))
-    with chdir(root):
+def dask_build(client, root: Path, executor_batch: int | None = None, **kw):
+    with RemoteExecutor(DaskBackend(client=client), None, str(root), batch=executor_batch) as ex, chdir(root):
         report = build(load_project(str(root)), quiet=True, executor=ex, **kw)
     return report, ex.stats
 
@@ -117,34 +116,35 @@ def test_dask_build_is_byte_identical_to_local(client, source_tree, reference, t
 def test_killed_worker_still_finishes_the_build(client, source_tree, reference, tmp_path):
     root = checkout(source_tree, tmp_path)
     pids = client.run(os.getpid)
-    victim_addr, victim = sorted(pids.items())[0]
-    seen = {}
+    seen: dict = {}
 
     def killer() -> None:
+        """Once the build is under way, SIGKILL a worker process that has a task in flight."""
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             n = sum(1 for _ in (root / "out").rglob("*.spv")) if (root / "out").exists() else 0
             if n >= 40:
-                seen["outputs_at_kill"] = n
-                seen["in_flight"] = client.processing(workers=[victim_addr]).get(victim_addr, [])
-                os.kill(victim, signal.SIGKILL)
-                return
-            time.sleep(0.01)
+                busy = [addr for addr, keys in client.processing().items() if keys and addr in pids]
+                if busy:
+                    seen.update(outputs_at_kill=n, victim=pids[busy[0]], in_flight=client.processing()[busy[0]])
+                    os.kill(pids[busy[0]], signal.SIGKILL)
+                    return
+            time.sleep(0.005)
 
     thread = threading.Thread(target=killer)
     thread.start()
     try:
-        report, stats = dask_build(client, root)
+        report, stats = dask_build(client, root, executor_batch=4)
     finally:
         thread.join()
-    assert 0 < seen["outputs_at_kill"] < N_TARGETS // 2        # the kill happened mid-build...
+    assert 0 < seen["outputs_at_kill"] < N_TARGETS               # the kill happened mid-build...
     assert seen["in_flight"]                                     # ...while that worker was compiling
     assert report.ok and len(report.built) == N_TARGETS and stats.failed_tasks == 0
     assert outputs_of(root) == reference
     deadline = time.monotonic() + 30
-    while victim in client.run(os.getpid).values() and time.monotonic() < deadline:  # pragma: no cover
+    while seen["victim"] in client.run(os.getpid).values() and time.monotonic() < deadline:  # pragma: no cover
         time.sleep(0.2)
-    assert victim not in client.run(os.getpid).values()        # that process is really gone
+    assert seen["victim"] not in client.run(os.getpid).values()    # that process is really gone
 
 
 def broken_project(root: Path) -> None:
@@ -194,7 +194,7 @@ def test_ctrl_c_cancels_queued_tasks(client, tmp_path):
     root = tmp_path / "proj"
     n = bench.write_project(root, 160)
     ex = RemoteExecutor(DaskBackend(client=client), None, str(root), batch=4)
-    with pytest.raises(KeyboardInterrupt):
+    with ex, pytest.raises(KeyboardInterrupt):
         build(load_project(str(root)), executor=ex, stream=InterruptingStream(20), tty=False)
     deadline = time.monotonic() + 20
     while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
@@ -224,8 +224,11 @@ def test_task_needs_no_filesystem():
                   b'[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x * K; }\n',
              "/nonexistent/proj/inc/inc.hlsli": b"#define K 9u\n"}
     opts = CompileOptions(entry="main", profile="cs_6_0", target="spirv", include_dirs=["/nonexistent/proj/inc"])
-    out = compile_task(TaskInput("t", "k", src, opts, files))
-    assert out.ok and out.binary[:4] == b"\x03\x02\x23\x07"
+    out = compile_task(TaskInput("t", "k", src, opts, files, kinds=("header",), source_name="shaders/k.hlsl",
+                                 header_symbol="g_k"))
+    assert out.ok and out.files["binary"][:4] == b"\x03\x02\x23\x07"
+    assert json.loads(out.files["manifest"])["source"] == "shaders/k.hlsl"
+    assert b"g_k[" in out.files["header"] and "disassembly" not in out.files
     assert sorted(out.dependencies) == sorted(files)
     assert out.misses == ["/nonexistent/proj/shaders/inc.hlsli"]   # probed first, absent: not an error
     del files["/nonexistent/proj/inc/inc.hlsli"]
@@ -245,8 +248,7 @@ def test_incomplete_scan_is_repaired_by_resubmission(tmp_path):
         reader(path)
         return [path]
 
-    ex = RemoteExecutor(InlineBackend(), None, str(root), scan_fn=main_file_only)
-    with chdir(root):
+    with RemoteExecutor(InlineBackend(), None, str(root), scan_fn=main_file_only) as ex, chdir(root):
         report = build(load_project(str(root)), quiet=True, executor=ex)
     # k0.hlsl misses common.hlsli (one resubmission), k1.hlsl then also extra.hlsli (two).
     assert report.ok and ex.stats.rescans == n // 2 * 3 and ex.stats.compiled == n

@@ -84,3 +84,14 @@ def test_container_info_consistency():
     out.info.resources[0].lower = 7
     with pytest.raises(check.DxilCheckError, match="resource ranges"):
         check.check_container_info(out.lowered, out.info)
+
+
+def test_use_before_definition_is_caught():
+    lm = lowered()
+    bb = lm.entry.blocks[0]
+    calls = [i for i in bb.instructions if i.op == "call" and i.has_value]
+    handle, tid = calls[0], calls[1]
+    bb.instructions.remove(tid)
+    bb.instructions.insert(len(bb.instructions) - 1, tid)      # now defined after its users
+    expect_failure(lm, "not dominated by its definition")
+    _ = handle

@@ -127,3 +127,13 @@ def test_usage_masks_follow_the_code():
     assert (inp["Mask"], inp["ExclusiveMask"]) == (15, 3)
     assert (out["Mask"], out["ExclusiveMask"]) == (15, 4)
     assert "!{i32 3, i32 3}" in c.ir and "!{i32 3, i32 11}" in c.ir
+
+
+def test_sample_interpolation_sets_sample_frequency():
+    iuv = ir.Variable("in.TEXCOORD0", F2, ir.Storage.INPUT, io=ir.IOInfo("TEXCOORD", 0, None, 0, "sample"))
+    otgt = io("out.SV_Target0", F2, ir.Storage.OUTPUT, "SV_Target", 0, location=0)
+    m = module("pixel", [iuv], [otgt], [ir.Store(ir.VarRef(otgt), ir.Load(ir.VarRef(iuv), F2))])
+    c = check_dxil(compile_ir(m, "ps_6_0").container)
+    psv = parts(c)["PSV0"]["PSVInfo"]
+    assert psv["SampleFrequency"] == 1 and psv["DepthOutput"] == 0
+    assert [e["Interpolation"] for e in psv["SigInputElements"]] == ["LinearSample"]

@@ -307,3 +307,40 @@ def test_static_const_table_becomes_constant_global():
     assert "@table = internal constant [4 x i32] [i32 1, i32 2, i32 4, i32 8]" in text
     assert "store i32" not in text
     assert run(module) == [(1, 2, 4, 8)[x % 4] for x in range(N)]
+
+
+def test_matrix_rows_and_struct_arrays_in_locals():
+    """struct P { float2 v; uint k; };  P ps[3];  float3x2 m;
+    ps[i].v = float2(i, x); ps[i].k = i*x;  m[x % 3] = ps[x % 3].v;  m[1][1] += 1;
+    Out[x] = float4(m[x % 3], ps[2].k, m[1][1])"""
+    f2, f4 = ir.Vector(F, 2), ir.Vector(F, 4)
+    p_t = ir.Struct("P", (ir.StructField("v", f2), ir.StructField("k", U)))
+    m_t = ir.Matrix(F, 3, 2)
+    out = uav("Out", f4)
+    ps = ir.Variable("ps", ir.Array(p_t, 3), ir.Storage.FUNCTION)
+    m = ir.Variable("m", m_t, ir.Storage.FUNCTION)
+
+    def body(pid):
+        x = id_x(pid)
+        xf = ir.Convert(x, F)
+        stmts = [st(m, ir.Construct(m_t, [ir.Const(f2, (0.0, 0.0))] * 3))]
+        for i in range(3):
+            elem = ir.IndexRef(ir.VarRef(ps), c(i), p_t)
+            stmts += [ir.Store(ir.FieldRef(elem, 0, f2), ir.Construct(f2, [c(float(i), F), xf])),
+                      ir.Store(ir.FieldRef(elem, 1, U), bop("mul", c(i), x))]
+        row = bop("mod", x, c(3))
+        dyn_elem = ir.IndexRef(ir.VarRef(ps), row, p_t)
+        stmts.append(ir.Store(ir.IndexRef(ir.VarRef(m), row, f2), ir.Load(ir.FieldRef(dyn_elem, 0, f2), f2)))
+        m11 = ir.IndexRef(ir.IndexRef(ir.VarRef(m), c(1), f2), c(1), F)
+        stmts.append(ir.Store(m11, bop("add", ir.Load(m11, F), c(1.0, F))))
+        k2 = ir.Load(ir.FieldRef(ir.IndexRef(ir.VarRef(ps), c(2), p_t), 1, U), U)
+        stmts.append(store_out(out, pid, ir.Construct(f4, [ir.Load(ir.IndexRef(ir.VarRef(m), row, f2), f2),
+                                                           ir.Convert(k2, F), ir.Load(m11, F)])))
+        return stmts
+    got = run(compute_module(body, [out], numthreads=(N, 1, 1), locals_=[ps, m]), elem_size=16, fmt="f")
+    for x in range(N):
+        r = x % 3
+        mat = [[0.0, 0.0] for _ in range(3)]
+        mat[r] = [float(r), float(x)]
+        mat[1][1] += 1
+        assert got[4 * x:4 * x + 4] == [*mat[r], float(2 * x), mat[1][1]]

@@ -6,7 +6,7 @@ must be accepted without changing results.  One test runs divergent per-thread l
 from __future__ import annotations
 
 import pytest
-from lang_util import SlotTable, case, run_cs, table_test
+from lang_util import SlotTable, case, run_backend, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -270,3 +270,34 @@ def test_return_from_nested_loops_in_entry():
                     return i * 10 + j
         return -1
     assert run_cs(RETURN_FROM_NESTED, {"Out": ("int", 4)})["Out"] == [first(12 + 6 * t) for t in range(4)]
+
+
+SV_TYPES = {
+    "uint2_dispatch_thread_id": (
+        "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(4, 2, 1)]\n"
+        "void main(uint2 id : SV_DispatchThreadID) { Out[id.y * 4 + id.x] = id.x * 10 + id.y; }",
+        [x * 10 + y for y in range(2) for x in range(4)]),
+    "int3_dispatch_thread_id": (
+        "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(8, 1, 1)]\n"
+        "void main(int3 id : SV_DispatchThreadID) { Out[id.x] = id.x - 4; }", [t - 4 for t in range(8)]),
+    "scalar_dispatch_thread_id": (
+        "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(8, 1, 1)]\n"
+        "void main(uint id : SV_DispatchThreadID) { Out[id] = id * 3; }", [t * 3 for t in range(8)]),
+    "int_group_index": (
+        "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(8, 1, 1)]\n"
+        "void main(int gi : SV_GroupIndex) { Out[gi] = gi * 2; }", [t * 2 for t in range(8)]),
+    "numthreads_from_static_const": (
+        "static const uint N = 8;\nRWStructuredBuffer<int> Out : register(u0);\n[numthreads(N, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }", list(range(8))),
+    "numthreads_from_macro_expression": (
+        "#define N 8\nRWStructuredBuffer<int> Out : register(u0);\n[numthreads(N / 2 * 2, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x + 1; }", [t + 1 for t in range(8)]),
+}
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
+@pytest.mark.parametrize("name", sorted(SV_TYPES))
+def test_entry_system_value_types(name, backend):
+    """System values declared with fewer components or signed types, numthreads from constant expressions."""
+    src, want = SV_TYPES[name]
+    assert run_backend(backend, src, {"Out": ("int", 8)})["Out"] == want

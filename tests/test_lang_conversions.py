@@ -140,7 +140,27 @@ known_failures([FLOAT_BOOL], "spirv", {
           "HLSL/C: every non-zero value, NaN included, is true)"
     for name in ("float_to_bool/nan_converts_to_true", "float_to_bool/nan_in_if_is_true", "float_to_bool/not_nan_is_false")})
 
+LITERAL_WIDE_BUG_DIV = ("front end: arithmetic on unsuffixed float literals is evaluated in 32-bit float "
+                        "(double d = 1.0 / 3.0 gives 0.3333333432674408); DXC folds literal expressions in 64-bit")
+LITERAL_WIDE_BUG_NEG = ("front end: -2147483648 is typed as the negation of the uint literal 2147483648, so "
+                        "int64_t a = -2147483648 is +2147483648; DXC's literal int is 64-bit and gives -2147483648")
+LITERALS_WIDE = SlotTable("literals_in_wide_context", "int", [
+    case("double_from_literal_keeps_precision", "double d = 0.1; R = (int)((d - 0.1l) * 1e17l);", 0, stmt=True),
+    case("double_from_literal_division", "double d = 1.0 / 3.0; R = (int)((d - 0.333333l) * 1e9l);",
+         int((1.0 / 3.0 - 0.333333) * 1e9), stmt=True, xfail={"all": LITERAL_WIDE_BUG_DIV}),
+    case("double_from_literal_product", "double d = 1.0e300 * 10.0; R = (int)(d / 1.0e300l);", 10, stmt=True),
+    case("int64_from_negative_int_min_literal", "int64_t a = -2147483648; R = (int)(a >> 32) * 10 + (int)(a < 0);", -10 + 1,
+         stmt=True, xfail={"all": LITERAL_WIDE_BUG_NEG}),
+    case("int64_from_large_literal", "int64_t b = 2147483648; R = (int)(b >> 31);", 1, stmt=True),
+    case("int64_from_uint_max_literal", "int64_t c = 0xFFFFFFFF; R = (int)(c >> 16);", 0xFFFF, stmt=True),
+    case("int64_from_2_pow_32_literal", "int64_t e = 4294967296; R = (int)(e >> 32);", 1, stmt=True),
+    case("uint64_from_minus_one", "uint64_t g = -1; R = (int)(g >> 60);", 15, stmt=True),
+    case("int_from_uint_max_literal", "int x = 0xFFFFFFFF; R = x;", -1, stmt=True),
+    case("float_from_large_int_literal", "float f = 16777217; R = (int)(f - 16777216.0);", 0, stmt=True),
+], setup="", inputs={})
+
 test_implicit_conversions = table_test(IMPLICIT)
+test_literals_in_wide_context = table_test(LITERALS_WIDE)
 test_float_to_bool = table_test(FLOAT_BOOL)
 test_casts_and_constructors = table_test(CASTS)
 test_initializer_lists = table_test(INIT_LISTS)

@@ -190,6 +190,59 @@ ERRORS = {
         + "    float arr[4] = {1, 1, 1, 1};\n    Unsized(arr);\n}\n",
         ["lang_test.hlsl:4:11: error: cannot convert 'float[]' to 'float[4]'",
          "lang_test.hlsl:2:6: note: in call to 'void Sized(float[4])'"], 11),
+    "declared_but_never_defined": (
+        "float G(float x);\n" + CS + "    Out[0] = G(1);\n}\n",
+        ["lang_test.hlsl:2:7: error: function 'G' is declared but never defined"], 7),
+    "use_before_declaration": (
+        CS + "    float a = b;\n    float b = 1;\n    Out[0] = a;\n}\n",
+        ["lang_test.hlsl:4:15: error: use of undeclared identifier 'b'"], 15),
+    "assign_to_rvalue": (
+        CS + "    float a = 1, b = 2;\n    (a + b) = 3;\n    Out[0] = a;\n}\n",
+        ["lang_test.hlsl:5:8: error: expression is not assignable"], 8),
+    "assign_to_swizzle_of_temporary": (
+        CS + "    float4(1, 2, 3, 4).x = 1;\n}\n",
+        ["lang_test.hlsl:4:24: error: expression is not assignable"], 24),
+    "wrong_register_class": (
+        "RWStructuredBuffer<float> B : register(t1);\n" + CS + "    B[0] = 1;\n}\n",
+        ["lang_test.hlsl:2:31: error: invalid register class 't' for unordered access view 'B' of type "
+         "'RWStructuredBuffer<float>' (expected 'u')"], 31),
+    "numthreads_zero": (
+        "[numthreads(0, 1, 1)]\nvoid main() {\n    Out[0] = 1;\n}\n",
+        ["lang_test.hlsl:2:13: error: numthreads values must be at least 1"], 13),
+    "numthreads_too_many": (
+        "[numthreads(2048, 1, 1)]\nvoid main() {\n    Out[0] = 1;\n}\n",
+        ["lang_test.hlsl:2:2: error: numthreads total exceeds 1024 threads per group"], 2),
+    "missing_close_paren": (
+        CS + "    Out[0] = (1 + 2;\n}\n",
+        ["lang_test.hlsl:4:20: error: expected ')' to close the parenthesis, found ';'"], 20),
+    "unterminated_block": (
+        CS + "    Out[0] = 1;\n",
+        ["lang_test.hlsl:3:13: error: expected '}' to close the block opened here"], 13),
+    "entry_parameter_without_semantic": (
+        "[numthreads(1, 1, 1)]\nvoid main(uint3 id) {\n    Out[0] = id.x;\n}\n",
+        ["lang_test.hlsl:3:17: error: parameter 'id' of entry point 'main' is missing a semantic"], 17),
+    "void_call_used_as_value": (
+        "void F() { }\n" + CS + "    Out[0] = F();\n}\n",
+        ["lang_test.hlsl:5:14: error: cannot convert from 'void' to 'float'"], 14),
+    "swizzle_too_long": (
+        CS + "    float4 v = 1;\n    Out[0] = v.xyzwx.x;\n}\n",
+        ["lang_test.hlsl:5:16: error: invalid swizzle 'xyzwx' on type 'float4'"], 16),
+    "negative_array_size": (
+        CS + "    float a[-1];\n    Out[0] = 0;\n}\n",
+        ["lang_test.hlsl:4:13: error: array size must be greater than zero (is -1)"], 13),
+    "struct_equality": (
+        "struct S { float a; };\n" + CS + "    S p = (S)0, q = (S)0;\n    Out[0] = p == q;\n}\n",
+        ["lang_test.hlsl:6:16: error: invalid operands to binary expression ('S' and 'S')"], 16),
+    "out_argument_read_only_buffer": (
+        "StructuredBuffer<float> Ro : register(t1);\nvoid Set(out float x) { x = 1; }\n" + CS + "    Set(Ro[0]);\n}\n",
+        ["lang_test.hlsl:6:11: error: cannot assign to an element of read-only resource type 'StructuredBuffer<float>'"],
+        11),
+    "for_variable_out_of_scope_2021": (
+        CS + "    for (int i = 0; i < 3; i++) { }\n    Out[0] = i;\n}\n",
+        ["lang_test.hlsl:5:14: error: use of undeclared identifier 'i'"], 14),
+    "strict_struct_cast_2021": (
+        "struct A { float x; };\nstruct B { float y; };\n" + CS + "    A a = {5};\n    B b = (B)a;\n    Out[0] = b.y;\n}\n",
+        ["lang_test.hlsl:7:11: error: cannot convert from 'A' to 'B'"], 11),
     "unscoped_name_of_scoped_enum": (
         "enum class E { A, B };\n" + CS + "    Out[0] = B;\n}\n",
         ["lang_test.hlsl:5:14: error: use of undeclared identifier 'B'"], 14),
@@ -198,6 +251,22 @@ ERRORS = {
 # Cases where the compiler's current diagnostic is wrong or poor: the expectation is the message
 # the compiler should give (see the report), strict xfail until it does.
 POOR = {
+    "unknown_template_argument_type": (
+        "RWStructuredBuffer<float5> B : register(u1);\n" + CS + "    Out[0] = 1;\n}\n",
+        ["lang_test.hlsl:2:20: error: unknown type name 'float5'"], 20,
+        "front end: says \"'RWStructuredBuffer' requires a type as template argument\" at 2:1"),
+    "struct_without_semicolon": (
+        "struct S { int a; }\n" + CS + "    Out[0] = 1;\n}\n",
+        ["lang_test.hlsl:2:20: error: expected ';' after struct"], 20,
+        "front end: reported at the next declaration as \"expected a name for the declaration, found '['\" (3:1)"),
+    "misspelt_intrinsic_suggests_name": (
+        CS + "    Out[0] = lerpp(1.0, 2.0, 0.5);\n}\n",
+        ["lang_test.hlsl:4:14: error: use of undeclared identifier 'lerpp'; did you mean 'lerp'?"], 14,
+        "front end: intrinsic names are not offered as spelling suggestions"),
+    "void_variable": (
+        CS + "    void v;\n    Out[0] = 0;\n}\n",
+        ["lang_test.hlsl:4:10: error: variable 'v' has incomplete type 'void'"], 10,
+        "front end: `void v;` is accepted without a diagnostic"),
     "unknown_type_name": (
         CS + "    flaot x = 1;\n    Out[0] = x;\n}\n",
         ["lang_test.hlsl:4:5: error: unknown type name 'flaot'; did you mean 'float'?"], 5,
@@ -259,3 +328,34 @@ def test_error_through_cli(tmp_path, name):
                                                                    for ln in lines]
     assert out[2] == " " * (col - 1) + "^"
     assert not (tmp_path / "out.spv").exists() and not (tmp_path / "out.json").exists()
+
+
+# Functions that return on every path: no "does not return a value" error (and they run: see test_lang_control).
+ALL_PATHS_RETURN = {
+    "infinite_for": "int F(int x) { for (;;) { if (x > 0) return 1; x++; } }",
+    "while_true": "int F(int x) { while (true) { if (x > 3) return x; x++; } }",
+    "switch_all_cases_return": "int F(int x) { switch (x) { case 0: return 1; default: return 2; } }",
+    "switch_block_cases_return": "int F(int x) { switch (x) { case 0: { return 1; } default: { return 2; } } }",
+    "if_else_both_return": "int F(int x) { if (x) return 1; else return 2; }",
+    "else_if_chain": "int F(int x) { if (x < 0) { return -1; } else if (x == 0) { return 0; } else { return 1; } }",
+    "nested_block": "int F(int x) { { return x; } }",
+    "return_after_loop": "int F(int x) { for (int i = 0; i < 3; i++) { if (i == x) return i; } return -1; }",
+    "do_while_body_returns": pytest.param(
+        "int F(int x) { do { return x; } while (false); }",
+        marks=pytest.mark.xfail(strict=True, reason="front end: a do-while whose body always returns is reported as "
+                                                    "'does not return a value on all control paths'")),
+}
+
+
+@pytest.mark.parametrize("fn", list(ALL_PATHS_RETURN.values()), ids=list(ALL_PATHS_RETURN))
+def test_no_false_missing_return(fn):
+    res = compile_cs(HEAD + fn + "\n" + CS + "    Out[0] = F((int)Out[0]);\n}\n")
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert [d for d in res.diagnostics if d.severity != "note"] == []
+
+
+def test_float_index_warns_and_truncates():
+    res = compile_cs(HEAD + CS + "    float a[2] = {1, 2};\n    float i = 1.5;\n    Out[0] = a[i];\n}\n")
+    assert res.ok
+    assert [d.render(res.sources).splitlines()[0] for d in res.diagnostics] == [
+        "lang_test.hlsl:6:16: warning: array index is a floating-point value; it is truncated"]

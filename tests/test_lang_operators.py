@@ -169,15 +169,26 @@ SHORT_CIRCUIT = SlotTable("short_circuit_2021", "int", [
     case("scalar_int_operands", "(int)(five && two)", 1),
 ], prelude=SC_PRELUDE, setup=INT_SETUP, inputs={"In": ("int", IA)})
 
-NON_SC_2018 = SlotTable("logical_2018", "int", [
+NON_SC_2018 = SlotTable("hlsl_2018", "int", [
     case("and_evaluates_both", "g_calls = 0; bool r = (z != 0) && Touch(true); R = g_calls * 10 + (int)r;", 10,
          stmt=True),
     case("or_evaluates_both", "g_calls = 0; bool r = (one != 0) || Touch(false); R = g_calls * 10 + (int)r;", 11,
          stmt=True),
     case("vector_and_elementwise", "bool2 v = int2(one, z) && int2(one, one); R = (int)v.x * 10 + (int)v.y;", 10,
          stmt=True),
+    case("scalar_ternary_evaluates_both_arms", "g_calls = 0; int r = one ? (Touch(true) ? 5 : 6) : (Touch(true) ? 7 : 8);"
+         " R = g_calls * 10 + r;", 25, stmt=True,
+         xfail={"all": "front end: with -HV 2018 a scalar ?: still short-circuits (lowered to an if); before HLSL 2021 "
+                       "?: is a select that evaluates both arms"}),
     case("vector_ternary_is_select", "int2 v = bool2(true, false) ? int2(1, 2) : int2(3, 4); R = v.x * 10 + v.y;",
          14, stmt=True),
+    case("for_variable_visible_after_loop", "for (int i = 0; i < 3; i++) { } R = i;", 3, stmt=True,
+         xfail={"all": "front end: -HV 2018 keeps a for-init variable in the loop's scope; before HLSL 2021 it "
+                       "belongs to the enclosing scope (use of undeclared identifier 'i')"}),
+    case("cast_between_layout_identical_structs", "SA sa = {five}; SB sb = (SB)sa; R = sb.y;", 5, stmt=True,
+         prelude="struct SA { int x; };\nstruct SB { int y; };\n",
+         xfail={"all": "front end: -HV 2018 rejects (SB)sa between structs of identical layout (cannot convert from "
+                       "'SA' to 'SB'); only HLSL 2021 made user-defined casts strict"}),
 ], prelude=SC_PRELUDE, setup=INT_SETUP, inputs={"In": ("int", IA)}, hlsl_version=2018)
 
 MISC = SlotTable("misc_expressions", "int", [
@@ -270,7 +281,7 @@ test_float_ops = table_test(FLOAT_OPS)
 test_compound = table_test(COMPOUND)
 test_vector_ops = table_test(VECTOR_OPS)
 test_short_circuit = table_test(SHORT_CIRCUIT)
-test_logical_2018 = table_test(NON_SC_2018)
+test_hlsl_2018 = table_test(NON_SC_2018)
 
 SIDE_EFFECT_BUFFER = """
 RWStructuredBuffer<uint> Out : register(u0);
@@ -288,10 +299,16 @@ void main() {
 """
 
 
-@pytest.mark.parametrize("version, side", [(2021, [0, 0, 0, 1]), (2018, [1, 1, 0, 1])])
+TERNARY_2018 = ("front end: with -HV 2018 a scalar ?: still short-circuits (lowered to an if); before HLSL 2021 "
+                "?: is a select that evaluates both arms")
+
+
+@pytest.mark.parametrize("version, side", [
+    (2021, [0, 0, 0, 1]),
+    pytest.param(2018, [1, 1, 1, 1], marks=pytest.mark.xfail(strict=True, reason=TERNARY_2018)),
+])
 def test_short_circuit_writes_buffer_only_when_evaluated(version, side):
-    """HLSL 2021: the skipped operand's buffer write never happens; 2018 evaluates && and || fully.
-    The ternary picks one arm in both versions for a scalar condition."""
+    """HLSL 2021: the skipped operand's buffer write never happens; 2018 evaluates &&, || and ?: fully."""
     got = run_cs(SIDE_EFFECT_BUFFER, {"Out": ("uint", [0] * 4), "Side": ("uint", [0] * 4)}, hlsl_version=version)
     assert got["Out"] == [0, 1, 7, 1]
     assert got["Side"] == side

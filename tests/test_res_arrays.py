@@ -51,8 +51,8 @@ def test_seed_global_fixed_array_typed_buffer():
 SEED_A_SB = """
 RWStructuredBuffer<float> A[4] : register(u10);
 RWStructuredBuffer<float> Out : register(u0);
-[numthreads(4, 1, 1)]
-void main(uint3 t : SV_DispatchThreadID) {
+[numthreads(1, 1, 1)]
+void main(uint3 t : SV_GroupID) {  // one thread per group: dynamically uniform indices
     Out[t.x] = A[t.x][0];          // dynamic index
     Out[4 + t.x] = A[3 - t.x][1];  // dynamic, reversed
 }
@@ -60,7 +60,7 @@ void main(uint3 t : SV_DispatchThreadID) {
 
 
 def test_global_fixed_array_dynamic_index():
-    out = R.cs(SEED_A_SB, {"A": storage_array(4), "Out": R.storage(R.sentinel(8))})
+    out = R.cs(SEED_A_SB, {"A": storage_array(4), "Out": R.storage(R.sentinel(8))}, groups=(4, 1, 1))
     assert R.unpack("f", out["Out"]) == [100, 101, 102, 103, 1003, 1002, 1001, 1000]
 
 
@@ -85,7 +85,7 @@ def test_global_array_element_write():
 def test_seed_global_fixed_array_manifest():
     res = R.build(SEED_A)
     a = R.resource(res.manifest, "A")
-    assert a["hlsl"] == {"class": "u", "register": 10, "space": 0, "count": 4}
+    assert (a["hlsl"]["class"], a["hlsl"]["register"], a["hlsl"]["space"], a["hlsl"]["count"]) == ("u", 10, 0, 4)
     assert a["vulkan"] == {"set": 0, "binding": 10, "descriptor_type": "storage_texel_buffer", "count": 4}
 
 
@@ -118,7 +118,8 @@ def test_seed_multidim_arrays_flatten_row_major():
 def test_seed_multidim_arrays_manifest():
     res = R.build(SEED_BC)
     c = R.resource(res.manifest, "C")
-    assert c["hlsl"] == {"class": "u", "register": 10, "space": 1, "count": 20}
+    assert {k: c["hlsl"][k] for k in ("class", "register", "space", "count")} == {
+        "class": "u", "register": 10, "space": 1, "count": 20}
     assert c["vulkan"]["set"] == 1 and c["vulkan"]["binding"] == 10 and c["vulkan"]["count"] == 20
     assert R.resource(res.manifest, "B")["hlsl"]["count"] == 16
 
@@ -154,10 +155,10 @@ def test_seed_unbounded_spirv_structure(src, name):
     res = R.build(src)  # spirv-val + reflection (count 'unbounded' on both sides)
     dis = R.spirv_dis(res)
     assert "OpCapability RuntimeDescriptorArray" in dis
-    assert re.search(rf"%_runtimearr_\w+ = OpTypeRuntimeArray", dis), dis
+    assert re.search(r"%_runtimearr_\w+ = OpTypeRuntimeArray", dis), dis
     assert R.resource(res.manifest, name)["vulkan"]["count"] == "unbounded"
-    assert R.resource(res.manifest, name)["hlsl"] == {"class": "u", "register": 5, "space": 0,
-                                                      "count": "unbounded"}
+    h = R.resource(res.manifest, name)["hlsl"]
+    assert (h["class"], h["register"], h["space"], h["count"]) == ("u", 5, 0, "unbounded")
 
 
 def test_seed_unbounded_2d_spirv_index():
@@ -406,16 +407,16 @@ def test_local_array_dynamic_index_of_unrelated_resources_is_diagnosed():
 LOCAL_COPY_DYNAMIC = """
 RWStructuredBuffer<uint> G[4] : register(u0);
 RWStructuredBuffer<uint> Out : register(u4);
-[numthreads(4,1,1)]
-void main(uint GI : SV_GroupIndex) {
+[numthreads(1,1,1)]
+void main(uint3 g : SV_GroupID) {        // uniform index per group
   RWStructuredBuffer<uint> Arr[4] = G;   // a local copy of the whole global range
-  Out[GI] = Arr[3 - GI][0];
+  Out[g.x] = Arr[3 - g.x][0];
 }
 """
 
 
 def test_local_copy_of_global_array_dynamic_index():
-    out = R.cs(LOCAL_COPY_DYNAMIC, {"G": storage_array(4, "I"), "Out": R.storage(R.sentinel(4))})
+    out = R.cs(LOCAL_COPY_DYNAMIC, {"G": storage_array(4, "I"), "Out": R.storage(R.sentinel(4))}, groups=(4, 1, 1))
     assert R.unpack("I", out["Out"]) == [103, 102, 101, 100]
 
 
@@ -469,3 +470,60 @@ def test_seed_dxc_bug_dxil_executes():
     got = dxil_exec.run_dxil_compute(res.binary, "main", [(0, 0, "u", R.pack("i", [-1] * 4)),
                                                            (1, 0, "u", R.pack("i", [-1] * 4))])
     assert R.unpack("i", got[0]) == [2] * 4 and R.unpack("i", got[1]) == [1] * 4
+
+
+# ---------------------------------------------------------------- the same seed cases through the DXIL interpreter
+
+def _dxil_run(src: str, specs: dict[str, list[bytes] | bytes], groups=(1, 1, 1)) -> dict[str, bytes]:
+    """Bind buffers by the manifest's D3D view (array element i at register lower + i) and run the DXIL."""
+    from harness import dxil_exec
+    res, _chk = R.build_dxil(src)
+    bufs, names = [], []
+    for name, data in specs.items():
+        h = R.resource(res.manifest, name)["hlsl"]
+        elems = data if isinstance(data, list) else [data]
+        for i, d in enumerate(elems):
+            bufs.append((h["register"] + i, h["space"], h["class"], d))
+            names.append(f"{name}[{i}]" if isinstance(data, list) else name)
+    return dict(zip(names, dxil_exec.run_dxil_compute(res.binary, "main", bufs, groups=groups)))
+
+
+@pytest.mark.llvm
+def test_dxil_exec_global_array_dynamic_index():
+    out = _dxil_run(SEED_A_SB, {"A": marked(4), "Out": R.sentinel(8)}, groups=(4, 1, 1))
+    assert R.unpack("f", out["Out"]) == [100, 101, 102, 103, 1003, 1002, 1001, 1000]
+
+
+@pytest.mark.llvm
+def test_dxil_exec_multidim():
+    src = SEED_BC.replace("C[2][2][5]", "C[2][2][3]").replace("C[0][1][4]", "C[0][1][2]").replace(
+        "C[1][0][3]", "C[1][0][2]")
+    out = _dxil_run(src, {"B": marked(16), "C": marked(12), "Out": R.sentinel(5)})
+    assert R.unpack("f", out["Out"]) == [108, 105, 109, 113, 1003]
+
+
+@pytest.mark.llvm
+def test_dxil_exec_sub_array_and_local_copy():
+    src = SEED_SUB_LOCAL_EDIT.replace("RWBuffer<float>", "RWStructuredBuffer<float>")
+    out = _dxil_run(src, {"N": marked(50), "Other": R.pack("f", [7.0]), "Out": R.sentinel(2)})
+    assert R.unpack("f", out["Out"]) == [7.0 + 136.0, 138.0]
+
+
+@pytest.mark.llvm
+def test_dxil_exec_local_fixed_array():
+    out = _dxil_run(LOCAL_FIXED, {"Buf": R.pack("f", [3.0, 4.0]), "Buf2": R.pack("f", [5.0, 6.0]), "Out": R.sentinel(1)})
+    assert R.unpack("f", out["Out"]) == [9.0]
+
+
+@pytest.mark.llvm
+def test_dxil_exec_function_arguments_fixed():
+    out = _dxil_run(FN_ARGS_FIXED, {"K": marked(3), "L": marked(4), "Out": R.sentinel(1)})
+    assert R.unpack("f", out["Out"]) == [102 + 103 + 1001]
+
+
+@pytest.mark.llvm
+def test_dxil_sm60_dxc_bug_handles():
+    """SM 6.0 form of the DXC-bug example: X (u0) and Y (u1) each get a createHandle with their own register."""
+    _res, chk = R.build_dxil(SEED_DXC_BUG, profile="cs_6_0")
+    indices = {c[2] for c in _handle_calls(chk.ir, _SM60) if c[0] == 1}
+    assert {0, 1} <= indices, indices

@@ -248,6 +248,28 @@ def test_outputs_equal_the_build_engines(project: Path):
         assert (project / "engine" / rel).read_bytes() == (project / "build/shaders" / rel).read_bytes(), rel
 
 
+def _dxil_works(tmp: Path) -> bool:
+    from shaderbuild.compiler import compile_file
+
+    make_project(tmp)
+    res = compile_file(str(tmp / "shaders" / "c.hlsl"), CompileOptions(target="dxil", include_dirs=[str(tmp / "include")]))
+    return res.ok
+
+
+def test_both_backends(tmp_path: Path):
+    if not _dxil_works(tmp_path / "probe"):
+        pytest.skip("the DXIL backend cannot compile the test shader")
+    root = make_project(tmp_path / "p")
+    toml = root / "shaderbuild.toml"
+    toml.write_text(PROJECT.replace('targets = ["spirv"]', 'targets = ["spirv", "dxil"]'))
+    _, lines = scons(root)
+    assert len(lines) == 2 * 4 + 1
+    dxil = sorted(p for p in (root / "build/shaders").rglob("*.dxil"))
+    assert len(dxil) == 4 and all(p.read_bytes()[:4] == b"DXBC" for p in dxil)
+    _, lines = scons(root)
+    assert lines == []
+
+
 LOADERS = {
     "callable": "import shaderbuild.scons\nenv = Environment(tools=['default', shaderbuild.scons.tool])\n",
     "toolpath": "import shaderbuild.scons\n"

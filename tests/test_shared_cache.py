@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from shaderbuild.build.config import ConfigFileError, load_project
-from shaderbuild.build.distributed_config import CacheSettings, open_cache, settings_for
+from shaderbuild.build.distributed_config import (
+    CacheSettings,
+    ExecutorSettings,
+    open_cache,
+    open_executor,
+    settings_for,
+)
 from shaderbuild.build.executors.backends import InlineBackend
 from shaderbuild.build.executors.runner import RemoteExecutor
 from shaderbuild.build.remote_cache import (
@@ -61,8 +68,8 @@ class NoCompile:
 
 
 def cached_build(root: Path, cache: SharedCache, backend=None):
-    ex = RemoteExecutor(backend or InlineBackend(), cache, str(root))
-    report = build(load_project(str(root)), quiet=True, executor=ex)
+    with RemoteExecutor(backend or InlineBackend(), cache, str(root)) as ex:
+        report = build(load_project(str(root)), quiet=True, executor=ex)
     return report, ex.stats
 
 
@@ -202,7 +209,7 @@ def test_corrupted_entries_are_detected_and_rebuilt(redis_url, source_tree, tmp_
     assert len(mine) == N_TARGETS               # the cache keys are the build engine's keys
     flipped, truncated = mine[3], mine[7]
     value = bytearray(client.get(flipped))
-    value[len(value) // 2] ^= 0xFF
+    value[-10] ^= 0x01                          # one bit inside the stored binary: only the hashes can tell
     client.set(flipped, bytes(value))
     client.set(truncated, client.get(truncated)[:-20])
 
@@ -218,8 +225,12 @@ def test_corrupted_entries_are_detected_and_rebuilt(redis_url, source_tree, tmp_
 def test_shared_directory_cache_between_checkouts(source_tree, tmp_path):
     share = tmp_path / "share"
     ci = checkout(source_tree, tmp_path, "ci")
-    rep, stats = cached_build(ci, SharedCache(DirectoryStore(str(share)), mode="read-write"))
-    assert rep.ok and stats.compiled == N_TARGETS
+    project = load_project(str(ci))
+    with open_executor(project, ExecutorSettings("local", workers=2),       # a local process pool
+                       CacheSettings(shared=str(share), mode="read-write")) as ex:
+        rep = build(project, quiet=True, executor=ex)
+    assert rep.ok and ex.stats.compiled == N_TARGETS
+    assert ex.stats.workers and f"pid {os.getpid()}" not in ex.stats.workers     # compiled in other processes
     victim = sorted(p for p in share.rglob("*") if p.is_file())[5]
     victim.write_bytes(victim.read_bytes()[:100])
     dev = checkout(source_tree, tmp_path, "dev")
@@ -242,7 +253,12 @@ def test_disassembly_requested_but_not_cached_is_a_miss(source_tree, tmp_path):
     shutil.copy(toml, dis2 / "shaderbuild.toml")
     rep, stats = cached_build(dis2, share, NoCompile())
     assert stats.cache_hits == N_TARGETS and outputs_of(dis2) == outputs_of(dis)
-    assert any(name.endswith(".dis") for name in outputs_of(dis2))
+    plain = checkout(source_tree, tmp_path, "plain")       # the local executor, no cache
+    shutil.copy(toml, plain / "shaderbuild.toml")
+    assert build(load_project(str(plain)), jobs=1, quiet=True).ok
+    assert outputs_of(plain) == outputs_of(dis2)
+    names = outputs_of(dis2)
+    assert sum(n.endswith(".dis") for n in names) == N_TARGETS and sum(n.endswith(".h") for n in names) == N_TARGETS
 
 
 # --- configuration ------------------------------------------------------------------------------

@@ -393,3 +393,50 @@ def test_nonuniform_resource_index_on_texture_and_buffer_arrays(env):
         assert f"OpCapability {cap}" in text
     assert ('OpExtension "SPV_EXT_descriptor_indexing"' in text) == (env == "vulkan1.1")
     assert text.count(" NonUniform\n") >= 5     # the two indices, two access chains, loads / sampled image
+
+
+@pytest.mark.parametrize("env", ["vulkan1.0", "vulkan1.2"])
+def test_tricky_structured_control_flow_validates(env):
+    """continue/return from a switch inside a loop, if-else that both break, an if in the continuing block,
+    a loop that exits only by return, and dead statements after terminators."""
+    from irbuild import Break, Continue, Loop, Param, Return, Switch, SwitchCase, call
+    out = resource("Out", "RWStructuredBuffer", UINT)
+    px, j = var("x", UINT), var("j", UINT)
+    jv = load(j)
+    helper = function("src.helper", [
+        store(j, u(0)),
+        Loop(body=[
+            Switch(bin("mod", jv, u(4)), [
+                SwitchCase([0], False, [store(j, bin("add", jv, u(3))), Continue(), store(j, u(9))]),
+                SwitchCase([1, 5], False, [If(bin("gt", jv, load(px)), [Return(jv)], [Break()])]),
+                SwitchCase([], True, []),
+            ]),
+            If(bin("gt", jv, u(100)), [Break()], [Break()]),
+            store(j, u(7)),
+        ], continuing=[If(bin("lt", jv, u(50)), [store(j, bin("add", jv, u(1)))], [store(j, bin("add", jv, u(2)))])],
+            break_if=bin("gt", jv, u(1000))),
+        Loop(body=[If(bin("gt", jv, load(px)), [Return(jv)], []), store(j, bin("add", jv, u(1)))]),
+    ], ret=UINT, params=[Param(px)], locals_=[j])
+    tid, x = tid_x()
+    m = compute_module([store(elem(out, x), call(helper, x)), Return(), store(elem(out, x), u(0))], [out],
+                       functions=[helper], inputs=[tid])
+    spirv(m, env)
+
+
+_CROSS_KINDS = {"ssbos": "storage_buffer", "ubos": "uniform_buffer", "separate_images": "sampled_image",
+                "separate_samplers": "sampler", "images": "storage_image"}
+
+
+@pytest.mark.parametrize("make", [pixel_module, simple_compute])
+def test_reflection_agrees_with_spirv_cross(make):
+    from harness.tools import spirv_cross_reflect
+    from shaderbuild_spirv.lower import reflection
+    lowered = lower_module(make(), "vulkan1.1")
+    cross = spirv_cross_reflect(lowered.binary)
+    theirs = sorted((_CROSS_KINDS[k], r["set"], r["binding"]) for k in _CROSS_KINDS for r in cross.get(k, ()))
+    ours = sorted((r["descriptor_type"], r["set"], r["binding"]) for r in reflection(lowered)["vulkan"]["resources"])
+    assert ours == theirs
+    for block in cross.get("ubos", ()):
+        members = cross["types"][block["type"]]["members"]
+        lay = layout_of(make().globals[3].type.elem, "std140")
+        assert [m["offset"] for m in members] == list(lay.offsets)

@@ -295,6 +295,58 @@ def test_project_file_changes_replan(watcher: WatchProcess, project: Path):
     assert "shaders/a.hlsl:main[MODE=2]@spirv" in cyc["removed"]
 
 
+def test_include_dir_outside_the_project_is_watched_after_a_toml_edit(watcher: WatchProcess, project: Path):
+    ext = project.parent / "ext"
+    ext.mkdir()
+    (ext / "other.hlsli").write_text("#define SCALE 8\n")
+    toml = project / "shaderbuild.toml"
+    toml.write_text(PROJECT.replace('include_dirs = ["include"]', 'include_dirs = ["../ext", "include"]'))
+    cyc, _ = watcher.cycle()
+    assert sorted(cyc["built"]) == sorted([A0, A1, B, C])     # include_dirs are part of every target's key
+    (ext / "other.hlsli").write_text("#define SCALE 9\n")
+    cyc, _ = watcher.cycle()
+    assert cyc["built"] == [B] and cyc["trigger"] == [str(ext / "other.hlsli")]
+
+
+def test_text_mode_prints_errors_and_keeps_running(project: Path):
+    proc = subprocess.Popen([sys.executable, "-m", "shaderbuild", "watch", str(project), "--debounce", "0.02"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+
+    def wait_for(text: str) -> list[str]:
+        seen, deadline = [], time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                seen.append(lines.get(timeout=0.1))
+            except queue.Empty:
+                continue
+            if text in seen[-1]:
+                return seen
+        raise AssertionError(f"{text!r} not printed; got {seen}")
+
+    try:
+        wait_for("watching")
+        (project / "shaders" / "b.hlsl").write_text("broken(\n")
+        out = wait_for("FAILED")
+        assert any("b.hlsl:1:1: error:" in x for x in out) and any("failed" in x and B in x for x in out)
+        (project / "shaders" / "b.hlsl").write_text(SHADER_B.replace("+ VALUE", "+ VALUE + 4"))
+        out = wait_for("ok: 1 built")
+        assert any("built" in x and B in x for x in out)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+    assert proc.stdout.read() == ""
+
+
+def test_no_project_is_an_error(tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-m", "shaderbuild", "watch", str(tmp_path), "--events=json"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1
+    events = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert events[0]["event"] == "error" and "shaderbuild.toml" in events[0]["message"]
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_clean_exit_on_signals(project: Path, sig: int):
     w = WatchProcess(project)

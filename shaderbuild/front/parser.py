@@ -48,7 +48,7 @@ BINARY_PREC = {
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
 _INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 _FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?)([fFhHlL]?)$")
-MAX_NESTING = 256
+MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for real shaders
 
 
 def is_builtin_type_name(name: str) -> bool:
@@ -541,6 +541,7 @@ class Parser:
         sel = self.expression()
         self.expect(")")
         self.expect("{", "to begin the switch body")
+        self.enter(loc)
         sections: list[tuple[list[ast.CaseLabel], list[ast.Stmt]]] = []
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
@@ -560,6 +561,7 @@ class Parser:
                 body.append(self.statement())
             sections.append((labels, body))
         self.advance()
+        self.leave()
         return ast.SwitchStmt(loc, sel, sections, attrs)
 
     # ------------------------------------------------------------- expressions
@@ -656,7 +658,9 @@ class Parser:
                 return e
 
     def call_args(self) -> list[ast.Expr]:
-        self.expect("(")
+        lp = self.expect("(")
+        self.enter(lp.loc)
+        self.leave()     # a call nests as deep as its deepest argument (counted by assignment())
         args: list[ast.Expr] = []
         if not self.at(")"):
             args.append(self.assignment())
@@ -673,6 +677,8 @@ class Parser:
             if not m:
                 raise error(f"invalid integer literal '{t.text}'", t.loc)
             digits = m.group(1)
+            if len(digits) > 24:
+                raise error("integer literal is too large to be represented in any integer type", t.loc)
             value = int(digits, 16) if digits[:2].lower() == "0x" else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
             return ast.IntLit(t.loc, value, m.group(2).lower())
         if t.kind is TokKind.FLOAT:

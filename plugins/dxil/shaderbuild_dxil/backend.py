@@ -17,6 +17,10 @@ from .writer import write_bitcode
 
 __all__ = ["DxilOutput", "compile_dxil"]
 
+DEPTH_KINDS = frozenset({17, 18, 19})       # SV_Depth, SV_DepthLessEqual, SV_DepthGreaterEqual
+SAMPLE_INTERP = frozenset({6, 7})           # LinearSample, LinearNoperspectiveSample
+SAMPLE_INDEX_KIND = 12
+
 
 @dataclass(slots=True)
 class DxilOutput:
@@ -64,6 +68,8 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         resources=psv_resources(lm.resources), numthreads=lm.numthreads if lm.stage == "compute" else (0, 0, 0),
         group_shared_bytes=lm.group_shared_bytes,
         output_position=any(e.kind == 3 for e in lm.outputs),
+        depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
+        sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
     )
     check.check_container_info(lm, info)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
+from .cfg import predecessors
 from .container import ContainerInfo
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
-from .llvm.values import ConstInt
+from .llvm.values import ConstInt, Instruction
 from .lower import LoweredModule
+from .mem2reg import dominators
 from .ops import BY_FUNCTION_CLASS, OpEmitter
 
 __all__ = ["check_module", "check_container_info", "DxilCheckError"]
@@ -64,6 +66,7 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
                 classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
                 if not isinstance(first, ConstInt) or first.value not in {o.opcode for o in classes}:
                     raise _fail(f"call to {callee.name} has a wrong opcode operand")
+    _check_ssa(lm.entry)
     for nmd in m.named_md:
         if nmd.name not in KNOWN_NAMED_METADATA:
             raise _fail(f"unknown named metadata !{nmd.name}")
@@ -121,3 +124,41 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
     bounds = sorted((r.space, r.lower, r.upper) for r in lm.resources)
     if bounds != sorted((r.space, r.lower, r.upper) for r in info.resources):
         raise _fail("PSV0 resource ranges disagree with dx.resources")
+
+
+def _check_ssa(f) -> None:
+    """Phis have one incoming value per predecessor edge; every use is dominated by its definition."""
+    rpo, idom = dominators(f)
+    preds = predecessors(f)
+    pos: dict[int, tuple[int, int]] = {}
+    for bi, bb in enumerate(f.blocks):
+        for ii, inst in enumerate(bb.instructions):
+            pos[id(inst)] = (bi, ii)
+
+    def dominates(a, b) -> bool:
+        while True:
+            if a is b:
+                return True
+            parent = idom.get(id(b))
+            if parent is None or parent is b:
+                return False
+            b = parent
+    for bb in f.blocks:
+        want = sorted(id(p) for p in preds[id(bb)])
+        for ii, inst in enumerate(bb.instructions):
+            if inst.op == "phi":
+                if sorted(id(b) for _, b in inst.attrs["incoming"]) != want:
+                    raise _fail("phi incoming blocks do not match the predecessors")
+                uses = [(v, b, len(b.instructions)) for v, b in inst.attrs["incoming"]]
+            else:
+                uses = [(v, bb, ii) for v in inst.operands]
+            for v, at_block, at_index in uses:
+                if not isinstance(v, Instruction):
+                    continue
+                where = pos.get(id(v))
+                if where is None:
+                    raise _fail(f"operand of '{inst.op}' is not in the function")
+                def_block = f.blocks[where[0]]
+                ok = where[1] < at_index if def_block is at_block else dominates(def_block, at_block)
+                if not ok:
+                    raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")

@@ -18,12 +18,13 @@ from shaderbuild.ir.layout import layout_of
 
 from . import cfg
 from .buffers import BufferAccess
+from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
 from .dce import eliminate_dead_code
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
-from .llvm.values import BasicBlock, ConstAggregate, Constant, ConstFloat, ConstInt, ConstNull, Function, Undef, Value
+from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .mem2reg import promote_allocas
 from .ops import OpEmitter
 from .places import (
@@ -42,13 +43,11 @@ from .places import (
 from .resources import HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
 from .signature import COMPUTE_BUILTINS, SigElement, build_signature, record_usage
+from .statics import fold_static_initializers
 
-__all__ = ["lower_module", "LoweredModule", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16", "TRIPLE"]
+__all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
+           "TRIPLE"]
 
-TRIPLE = "dxil-ms-dx"
-DATALAYOUT_LEGACY = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
-DATALAYOUT_NATIVE16 = "e-m:e-p:32:32-i1:32-i8:8-i16:16-i32:32-i64:64-f16:16-f32:32-f64:64-n8:16:32:64"
-GROUPSHARED_ADDRSPACE = 3
 MAX_INLINE_DEPTH = 64
 
 _FLOAT_BINOPS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv", "mod": "frem"}
@@ -91,34 +90,10 @@ class _LoopTargets:
     cont: BasicBlock | None
 
 
-def _used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
-    """Globals referenced from fn and its callees (in first-use order), and the callees."""
-    seen_vars: dict[int, ir.Variable] = {}
-    seen_fns: dict[int, ir.Function] = {}
-    stack = [fn]
-    while stack:
-        f = stack.pop()
-        if id(f) in seen_fns:
-            continue
-        seen_fns[id(f)] = f
-        local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
-        for s in ir.walk_stmts(f.body):
-            for name in getattr(type(s), "_fields", None) or type(s).__slots__:
-                v = getattr(s, name, None)
-                exprs = [v] if isinstance(v, ir.Expr) else []
-                for e0 in exprs:
-                    for e in ir.walk_expr(e0):
-                        if isinstance(e, ir.VarRef) and id(e.var) not in local_ids:
-                            seen_vars.setdefault(id(e.var), e.var)
-                        elif isinstance(e, ir.Call):
-                            stack.append(e.func)
-    return list(seen_vars.values()), list(seen_fns.values())
-
-
 class FunctionLowerer:
     """Lowers the entry wrapper (and, by inlining, everything it calls)."""
 
-    def __init__(self, mod: _ModuleContext) -> None:
+    def __init__(self, mod: ModuleContext) -> None:
         self.m = mod
         self.ops = mod.ops
         self.sm = mod.sm
@@ -786,104 +761,6 @@ def _ov(t: T.Type) -> str:
     return overload_name(t)
 
 
-class _ModuleContext:
-    """Module-wide state shared by the function lowerer."""
-
-    def __init__(self, module: ir.Module, stage: str, sm: tuple[int, int], native16: bool,
-                 optimize: bool = True) -> None:
-        self.module = module
-        self.optimize = optimize
-        self.stage = stage
-        self.sm = sm
-        self.native16 = native16
-        self.entry_name = module.entry.name
-        self.llmod = LLModule(module.entry.name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
-        self.ops = OpEmitter(self.llmod, stage, sm, native16)
-        self.global_storages: dict[int, VarStorage] = {}
-        self.resources: list[ResourceInfo] = []
-        self._res_by_var: dict[int, ResourceInfo] = {}
-        self.input_elems: dict[int, SigElement] = {}
-        self.output_elems: dict[int, SigElement] = {}
-        self.group_shared_bytes = 0
-        self.folded_stores: set[int] = set()
-
-    def resource_of(self, var: ir.Variable) -> ResourceInfo:
-        r = self._res_by_var.get(id(var))
-        if r is None:
-            raise error(f"resource '{var.name}' was not collected", var.loc)
-        return r
-
-    def add_global_storage(self, var: ir.Variable) -> None:
-        lay = leaf_layout(var.type)
-        space = GROUPSHARED_ADDRSPACE if var.storage == ir.Storage.WORKGROUP else 0
-        ptrs: list[Value] = []
-        for p, (s, n) in enumerate(zip(lay.leaves, lay.mult)):
-            mt = memory_scalar(s)
-            t = mt if n == 1 else T.ArrayType(mt, n)
-            init = None if space == GROUPSHARED_ADDRSPACE else ConstNull(t)
-            name = f"{var.name}" if len(lay.leaves) == 1 else f"{var.name}.{p}"
-            g = self.llmod.add_global(t, name, addrspace=space, initializer=init,
-                                      linkage="external" if init is None else "internal",
-                                      align=max(4, mt.width // 8))
-            if space == GROUPSHARED_ADDRSPACE:
-                g.initializer = Undef(t)
-                g.linkage = "internal"
-                self.group_shared_bytes += (mt.width // 8 if mt != T.i1 else 4) * n
-            ptrs.append(g)
-        self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
-
-
-def _const_eval(e: ir.Expr) -> list | None:
-    """Python values of a constant expression's components (canonical order), or None."""
-    if isinstance(e, ir.Const):
-        n = len(component_types(e.type))
-        return list(e.value) if isinstance(e.value, (tuple, list)) else [e.value] * n
-    if isinstance(e, ir.Construct):
-        out: list = []
-        for p in e.parts:
-            v = _const_eval(p)
-            if v is None:
-                return None
-            out += v
-        n = len(component_types(e.type))
-        return out * n if len(out) == 1 and n > 1 else out
-    if isinstance(e, ir.Convert):
-        v = _const_eval(e.value)
-        if v is None:
-            return None
-        kinds = component_types(e.type)
-        return [(float(x) if k.kind == "float" else bool(x) if k.kind == "bool" else int(x)) for x, k in zip(v, kinds)]
-    return None
-
-
-def _leaf_constant(s: ir.Scalar, values: list) -> Constant:
-    mt = memory_scalar(s)
-    consts = [ConstFloat(mt, float(v)) if s.kind == "float" else ConstInt(mt, int(v)) for v in values]
-    return consts[0] if len(consts) == 1 else ConstAggregate(T.ArrayType(mt, len(consts)), consts)
-
-
-def _fold_static_initializers(ctx: _ModuleContext, body: list[ir.Stmt]) -> None:
-    """`static const` tables: constant stores the entry wrapper puts at its top become global initializers."""
-    for s in body:
-        if not (isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef)):
-            continue
-        var = s.place.var
-        st = ctx.global_storages.get(id(var))
-        if st is None or not var.const or var.storage != ir.Storage.PRIVATE:
-            continue
-        vals = _const_eval(s.value)
-        if vals is None:
-            continue
-        lay = leaf_layout(var.type)
-        per_leaf: list[list] = [[None] * m for m in lay.mult]
-        for (p, k), v in zip(lay.order, vals, strict=True):
-            per_leaf[p][k] = v
-        for g, scalar, leaf_vals in zip(st.ptrs, lay.leaves, per_leaf):
-            g.initializer = _leaf_constant(scalar, leaf_vals)
-            g.constant = True
-        ctx.folded_stores.add(id(s))
-
-
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: mem2reg + DCE)."""
@@ -894,8 +771,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         raise error(f"profile stage '{stage}' does not match the entry point's stage '{module.stage}'")
     if native16 and sm < (6, 2):
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
-    ctx = _ModuleContext(module, stage, sm, native16, optimize)
-    used_vars, _fns = _used_globals(entry.function)
+    ctx = ModuleContext(module, stage, sm, native16, optimize)
+    used_vars, _fns = used_globals(entry.function)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses
         if id(g) not in used_ids:
@@ -916,7 +793,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
     assign_ranges(ctx.resources)
-    _fold_static_initializers(ctx, entry.function.body)
+    fold_static_initializers(ctx, entry.function.body)
     if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)

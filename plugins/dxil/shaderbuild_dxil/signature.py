@@ -36,7 +36,7 @@ _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), 
                ("int", 16): (2, 5), ("uint", 16): (3, 4), ("float", 16): (8, 6), ("int", 64): (6, 8),
                ("uint", 64): (7, 7), ("float", 64): (10, 9)}
 USAGE_MASK_TAG = 3          # kDxilSignatureElementUsageCompMaskTag
-_INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 7}
+_INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6}
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from shaderbuild.ir.nodes import (
     Const,
     Construct,
     Convert,
+    EntryPoint,
     Expr,
     Extract,
     FieldRef,
@@ -161,6 +162,7 @@ class Ctx:
     T: TypeLowering
     R: ResourceLowering
     stage: str
+    entry: EntryPoint | None = None
     slots: dict[Variable, VarSlot] = field(default_factory=dict)
     func_ids: dict = field(default_factory=dict)
     builtins: dict[str, int] = field(default_factory=dict)
@@ -320,7 +322,11 @@ class ExprEmitter:
         return self.construct(e.type, parts)
 
     def construct(self, t: Type, parts: list[tuple[Type, int]]) -> int:
-        if isinstance(t, (Scalar,)) or (isinstance(t, Vector) and t.size == 1):
+        """Build `t` from (type, id) parts; vectors flatten their parts, matrices take rows
+        (or, leniently, any parts whose components fill it row by row)."""
+        if len(parts) == 1 and parts[0][0] == t:
+            return parts[0][1]
+        if isinstance(t, Scalar) or (isinstance(t, Vector) and t.size == 1):
             pt, v = parts[0]
             return v if ncomp(pt) == 1 else self.op("OpCompositeExtract", self.tid(t), v, 0)
         if isinstance(t, Vector):
@@ -338,12 +344,8 @@ class ExprEmitter:
                 comps = [c for pt, v in parts for c in self.flatten(pt, v)]
                 parts = [(row_t, self.construct(row_t, [(t.elem, c) for c in comps[r * t.cols:(r + 1) * t.cols]]))
                          for r in range(t.rows)]
-            if shape == "scalar":
-                return parts[0][1]
-            if shape == "vector":
-                if t.rows == 1:
-                    return parts[0][1]
-                return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
+            if shape == "scalar" or (shape == "vector" and t.rows == 1):
+                return parts[0][1]      # the single row is the whole value
             return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
         return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
 

@@ -101,27 +101,48 @@ def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
     b.capability("Shader")
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4))
-    ctx = Ctx(b, T, R, entry.stage)
+    ctx = Ctx(b, T, R, entry.stage, entry)
     model = EXECUTION_MODELS.get(entry.stage)
     if model is None:
         raise error(f"shader stage '{entry.stage}' is not supported by the SPIR-V backend")
 
+    resources, initializers = _lower_globals(ctx, module)
+    funcs = reachable_functions(module, wrapper)
+    for f in funcs:
+        ctx.func_ids[f] = b.new_id()
+
+    def run_initializers(fe: FunctionEmitter) -> None:
+        # static globals whose initializer is not a constant: run at the top of the entry (DXC)
+        for g in initializers:
+            fe.store(fe.place(VarRef(g)), fe.expr(g.init))
+
+    for f in funcs:
+        b.functions += FunctionEmitter(ctx, f, run_initializers if f is wrapper else None).emit()
+    _entry_point(ctx, model, ctx.func_ids[wrapper])
+    return Lowered(b.assemble(), version, resources)
+
+
+def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Variable]]:
+    """Create every global variable; returns the resources and the globals whose
+    initializer must run in the entry function."""
+    entry = module.entry
+    b, T = ctx.b, ctx.T
     resources: list[ResourceVar] = []
     initializers: list[Variable] = []
-    io_vars = {id(v) for v in (*entry.inputs, *entry.outputs)}
-    all_globals = list(module.globals) + [v for v in (*entry.inputs, *entry.outputs)
-                                          if v not in module.globals]
-    for g in all_globals:
+    known = {id(g) for g in module.globals}
+    io_vars = [v for v in (*entry.inputs, *entry.outputs) if id(v) not in known]
+    spirv_14 = b.version >= (1, 4)
+    for g in (*module.globals, *io_vars):
         if _is_resource(g):
-            rv = R.lower(g)
+            rv = ctx.R.lower(g)
             resources.append(rv)
             pointee = rv.block_type if rv.kind.rep in ("cbuffer", "tbuffer") else None
-            ctx.slots[g] = VarSlot(rv.id, rv.storage_class, rv.layout, pointee, rv)
+            slot = VarSlot(rv.id, rv.storage_class, rv.layout, pointee, rv)
         elif g.storage == Storage.PUSH_CONSTANT:
-            ctx.slots[g] = _push_constant(T, g)
-        elif g.storage in (Storage.INPUT, Storage.OUTPUT) or id(g) in io_vars:
-            ctx.slots[g] = _stage_io(T, g, entry.stage)
-            ctx.interface.append(ctx.slots[g].id)
+            slot = _push_constant(T, g)
+        elif g.storage in (Storage.INPUT, Storage.OUTPUT):
+            slot = _stage_io(T, g, entry.stage)
+            ctx.interface.append(slot.id)
         else:
             sc = _STORAGE_CLASSES.get(g.storage)
             if sc is None:
@@ -129,29 +150,18 @@ def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
             init = _constant_initializer(T, g) if sc == "Private" else None
             if g.init is not None and init is None:
                 initializers.append(g)
-            vid = b.global_variable(T.ptr(sc, T.tid(g.type)), sc, init)
-            b.name(vid, g.name)
-            ctx.slots[g] = VarSlot(vid, sc)
-            if version >= (1, 4):
-                ctx.interface.append(vid)
-    if version >= (1, 4):
-        ctx.interface += [r.id for r in resources]
-        ctx.interface += [s.id for g, s in ctx.slots.items() if g.storage == Storage.PUSH_CONSTANT]
+            slot = VarSlot(b.global_variable(T.ptr(sc, T.tid(g.type)), sc, init), sc)
+            b.name(slot.id, g.name)
+        ctx.slots[g] = slot
+        if spirv_14:      # from SPIR-V 1.4 the interface lists every global the entry uses
+            ctx.interface.append(slot.id)
+    return resources, initializers
 
-    funcs = reachable_functions(module, wrapper)
-    for f in funcs:
-        ctx.func_ids[f] = b.new_id()
 
-    def run_initializers(fe: FunctionEmitter) -> None:
-        for g in initializers:
-            fe.store(fe.place(VarRef(g)), fe.expr(g.init))
-
-    for f in funcs:
-        fe = FunctionEmitter(ctx, f, run_initializers if f is wrapper else None)
-        b.functions += fe.emit()
-
-    fid = ctx.func_ids[wrapper]
-    b.entry_point(model, fid, entry.name, _dedup(ctx.interface))
+def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
+    entry = ctx.entry
+    b = ctx.b
+    b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
     if entry.stage == "compute":
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
@@ -159,17 +169,12 @@ def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
         b.execution_mode(fid, "OriginUpperLeft")
         if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
             b.execution_mode(fid, "DepthReplacing")
-    return Lowered(b.assemble(), version, resources)
 
 
 def reflection(lowered: Lowered) -> dict:
     major, minor = lowered.version
     return {"vulkan": {"spirv_version": f"{major}.{minor}",
                        "resources": [e for r in lowered.resources for e in reflection_entries(r)]}}
-
-
-def _dedup(ids: list[int]) -> list[int]:
-    return list(dict.fromkeys(ids))
 
 
 def _is_resource(g: Variable) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 
 from ... import ir
@@ -24,12 +25,21 @@ def const_of(t: ir.Type, v) -> ir.Const:
     return ir.Const(t, v)
 
 
+FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: float("inf")}
+
+
 def scalar_value(s: ir.Scalar, v):
-    """Coerce a Python number to the representation of scalar type s."""
+    """Coerce a Python number to the representation of scalar type s (C conversion
+    rules; a float beyond the type's range becomes infinity)."""
     if s.kind == "bool":
         return bool(v)
     if s.kind == "float":
-        return float(v)
+        f = float(v)
+        if math.isfinite(f) and abs(f) > FLOAT_MAX[s.width]:
+            f = math.copysign(math.inf, f)
+        return f
+    if isinstance(v, float) and not math.isfinite(v):
+        raise OverflowError("non-finite value converted to an integer")
     iv = int(v)
     bits = s.width
     iv &= (1 << bits) - 1
@@ -85,10 +95,13 @@ class ExprLowering:
         shp_s, shp_d = shape_of(src), shape_of(to)
         # constant folding of scalar literals keeps literal typing precise
         if isinstance(x, ir.Const) and shp_s == ("s",):
-            if shp_d == ("s",):
-                return ir.Const(to, scalar_value(sd, x.value))
-            if shp_d[0] == "v":
+            try:
                 v = scalar_value(sd, x.value)
+            except (OverflowError, ValueError):
+                raise error(f"constant value {x.value} is out of range for type '{sd}'", loc) from None
+            if shp_d == ("s",):
+                return ir.Const(to, v)
+            if shp_d[0] == "v":
                 return ir.Const(to, (v,) * shp_d[1])
         if shp_s != shp_d:
             if shp_s[0] == "s":

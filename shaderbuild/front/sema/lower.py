@@ -147,8 +147,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
     def const_int(self, e: ast.Expr) -> int:
         tmp: list[ir.Stmt] = []
         saved_fn = self.fn
-        with self.collect(tmp):
-            v = self.rvalue(e)
+        try:
+            with self.collect(tmp):
+                v = self.rvalue(e)
+        except CompileError as exc:
+            if exc.diagnostics[0].loc is None:   # e.g. a call outside any function
+                raise error("expression is not an integer constant expression", e.loc) from None
+            raise
         self.fn = saved_fn
         if tmp or not isinstance(v, ir.Const) or not isinstance(v.type, ir.Scalar) or v.type.is_float:
             raise error("expression is not an integer constant expression", e.loc)

@@ -1,0 +1,95 @@
+"""Module-wide lowering state: the LLVM module, its dx.op emitter, resources,
+signature elements and memory for statics / groupshared variables."""
+
+from __future__ import annotations
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+
+from .llvm import types as T
+from .llvm.module import Module as LLModule
+from .llvm.values import ConstNull, Undef, Value
+from .ops import OpEmitter
+from .places import VarStorage
+from .resources import ResourceInfo
+from .scalarize import leaf_layout, memory_scalar
+from .signature import SigElement
+
+__all__ = ["ModuleContext", "used_globals", "TRIPLE", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
+           "GROUPSHARED_ADDRSPACE"]
+
+TRIPLE = "dxil-ms-dx"
+DATALAYOUT_LEGACY = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+DATALAYOUT_NATIVE16 = "e-m:e-p:32:32-i1:32-i8:8-i16:16-i32:32-i64:64-f16:16-f32:32-f64:64-n8:16:32:64"
+GROUPSHARED_ADDRSPACE = 3
+
+
+def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
+    """Globals referenced from fn and its callees (in first-use order), and the callees."""
+    seen_vars: dict[int, ir.Variable] = {}
+    seen_fns: dict[int, ir.Function] = {}
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        if id(f) in seen_fns:
+            continue
+        seen_fns[id(f)] = f
+        local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
+        for s in ir.walk_stmts(f.body):
+            for name in getattr(type(s), "_fields", None) or type(s).__slots__:
+                v = getattr(s, name, None)
+                exprs = [v] if isinstance(v, ir.Expr) else []
+                for e0 in exprs:
+                    for e in ir.walk_expr(e0):
+                        if isinstance(e, ir.VarRef) and id(e.var) not in local_ids:
+                            seen_vars.setdefault(id(e.var), e.var)
+                        elif isinstance(e, ir.Call):
+                            stack.append(e.func)
+    return list(seen_vars.values()), list(seen_fns.values())
+
+
+class ModuleContext:
+    """Module-wide state shared by the function lowerer."""
+
+    def __init__(self, module: ir.Module, stage: str, sm: tuple[int, int], native16: bool,
+                 optimize: bool = True) -> None:
+        self.module = module
+        self.optimize = optimize
+        self.stage = stage
+        self.sm = sm
+        self.native16 = native16
+        self.entry_name = module.entry.name
+        self.llmod = LLModule(module.entry.name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
+        self.ops = OpEmitter(self.llmod, stage, sm, native16)
+        self.global_storages: dict[int, VarStorage] = {}
+        self.resources: list[ResourceInfo] = []
+        self._res_by_var: dict[int, ResourceInfo] = {}
+        self.input_elems: dict[int, SigElement] = {}
+        self.output_elems: dict[int, SigElement] = {}
+        self.group_shared_bytes = 0
+        self.folded_stores: set[int] = set()
+
+    def resource_of(self, var: ir.Variable) -> ResourceInfo:
+        r = self._res_by_var.get(id(var))
+        if r is None:
+            raise error(f"resource '{var.name}' was not collected", var.loc)
+        return r
+
+    def add_global_storage(self, var: ir.Variable) -> None:
+        lay = leaf_layout(var.type)
+        space = GROUPSHARED_ADDRSPACE if var.storage == ir.Storage.WORKGROUP else 0
+        ptrs: list[Value] = []
+        for p, (s, n) in enumerate(zip(lay.leaves, lay.mult)):
+            mt = memory_scalar(s)
+            t = mt if n == 1 else T.ArrayType(mt, n)
+            init = None if space == GROUPSHARED_ADDRSPACE else ConstNull(t)
+            name = f"{var.name}" if len(lay.leaves) == 1 else f"{var.name}.{p}"
+            g = self.llmod.add_global(t, name, addrspace=space, initializer=init,
+                                      linkage="external" if init is None else "internal",
+                                      align=max(4, mt.width // 8))
+            if space == GROUPSHARED_ADDRSPACE:
+                g.initializer = Undef(t)
+                g.linkage = "internal"
+                self.group_shared_bytes += (mt.width // 8 if mt != T.i1 else 4) * n
+            ptrs.append(g)
+        self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
