@@ -216,7 +216,8 @@ def test_corrupted_entries_are_detected_and_rebuilt(redis_url, source_tree, tmp_
     again = checkout(source_tree, tmp_path, "again")
     rep, stats = cached_build(again, SharedCache(open_store(redis_url), mode="read-write"))
     assert rep.ok and len(rep.built) == N_TARGETS
-    assert stats.compiled == 2 and stats.cache_hits == N_TARGETS - 2
+    assert stats.compiled == 2 and stats.cache_hits == N_TARGETS - 2 and stats.corrupt == 2
+    assert "2 corrupt cache entries ignored" in stats.summary()
     assert outputs_of(again) == reference
     for key in (flipped, truncated):            # rebuilt entries replaced the corrupt ones
         assert decode_entry(client.get(key), key.decode()[len(REDIS_PREFIX):]) is not None

@@ -590,7 +590,8 @@ class ExprLowering:
         if isinstance(e, ast.Index):
             if not self.is_place_expr(e.base):
                 raise error("expression is not assignable", e.loc)
-            base = self.place(e.base, for_write and not isinstance(self.peek_type(e.base), ir.Resource))
+            # writing `Buf[i]` or `Bufs[k][i]` writes the resource, not the (uniform) variable holding it
+            base = self.place(e.base, for_write and not _holds_resources(self.peek_type(e.base)))
             bt = base.type
             if isinstance(bt, ir.Resource):
                 return self.resource_index(base, e, for_write)
@@ -603,9 +604,13 @@ class ExprLowering:
         raise error("expression is not assignable", e.loc)
 
     def peek_type(self, e: ast.Expr) -> ir.Type | None:
+        """The type of a place expression without lowering it (None when unknown)."""
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
             return sym.var.type if isinstance(sym, VarSymbol) else None
+        if isinstance(e, ast.Index):
+            t = self.peek_type(e.base)
+            return t.elem if isinstance(t, ir.Array) else None
         return None
 
     def note_use(self, var: ir.Variable) -> None:
@@ -769,7 +774,7 @@ class ExprLowering:
             self.emit(ir.Eval(v, e.loc))
 
 
-def _holds_resources(t: ir.Type) -> bool:
+def _holds_resources(t: ir.Type | None) -> bool:
     while isinstance(t, ir.Array):
         t = t.elem
     return isinstance(t, ir.Resource)
