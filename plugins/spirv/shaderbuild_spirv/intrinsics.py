@@ -205,6 +205,51 @@ def _map_components(fe: ExprEmitter, at: Type, rt: Type, x: int, one: Callable[[
     return comps[0] if len(comps) == 1 else fe.op("OpCompositeConstruct", fe.tid(rt), *comps)
 
 
+def _halves(fe: ExprEmitter, t: Type, x: int) -> tuple[Type, int, int]:
+    """(32-bit uint type of t's shape, low word, high word) of a 64-bit integer value."""
+    u64 = with_scalar(t, Scalar("uint", 64))
+    if scalar_of(t).kind == "int":
+        x = fe.op("OpBitcast", fe.tid(u64), x)
+    u32 = with_scalar(t, UINT)
+    lo = fe.op("OpUConvert", fe.tid(u32), x)
+    hi = fe.op("OpUConvert", fe.tid(u32), fe.op("OpShiftRightLogical", fe.tid(u64), x, fe.const(u64, 32)))
+    return u32, lo, hi
+
+
+def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
+    """countbits / firstbithigh / firstbitlow on 64-bit integers, from 32-bit halves
+    (Vulkan's BitCount and Find*sb only take 32-bit operands)."""
+    t = e.args[0].type
+    x = fe.expr(e.args[0])
+    if e.name == "firstbithigh" and scalar_of(t).kind == "int":    # FindSMsb(x) == FindUMsb(x < 0 ? ~x : x)
+        neg = fe.op("OpSLessThan", fe.tid(with_scalar(t, BOOL)), x, fe.const(t, 0))
+        x = fe.op("OpSelect", fe.tid(t), neg, fe.op("OpNot", fe.tid(t), x), x)
+    u32, lo, hi = _halves(fe, t, x)
+    ut = fe.tid(u32)
+    if e.name == "countbits":
+        r = fe.op("OpIAdd", ut, fe.op("OpBitCount", ut, lo), fe.op("OpBitCount", ut, hi))
+        return fe.convert(r, u32, e.type)
+    bt = fe.tid(with_scalar(t, BOOL))
+    if e.name == "firstbithigh":
+        hi_set = fe.op("OpINotEqual", bt, hi, fe.const(u32, 0))
+        from_hi = fe.op("OpIAdd", ut, fe.ext("FindUMsb", u32, hi), fe.const(u32, 32))
+        r = fe.op("OpSelect", ut, hi_set, from_hi, fe.ext("FindUMsb", u32, lo))
+    else:
+        lo_set = fe.op("OpINotEqual", bt, lo, fe.const(u32, 0))
+        hi_set = fe.op("OpINotEqual", bt, hi, fe.const(u32, 0))
+        from_hi = fe.op("OpSelect", ut, hi_set, fe.op("OpIAdd", ut, fe.ext("FindILsb", u32, hi), fe.const(u32, 32)),
+                        fe.const(u32, 0xFFFFFFFF))
+        r = fe.op("OpSelect", ut, lo_set, fe.ext("FindILsb", u32, lo), from_hi)
+    return fe.convert(r, u32, e.type)
+
+
+def _wide(narrow: Lowering) -> Lowering:
+    """Use the 64-bit split for 64-bit operands, `narrow` otherwise."""
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
+        return (_bits64 if scalar_of(e.args[0].type).width == 64 else narrow)(fe, e)
+    return lower
+
+
 def _firstbit(signed_name: str, unsigned_name: str) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         name = signed_name if _kind(e) == "int" else unsigned_name
@@ -604,8 +649,8 @@ TABLE.update({
     "sign": _sign, "mad": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
     "ldexp": _ldexp, "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
     "dot": _dot, "mul": _mul,
-    "countbits": _op("OpBitCount"), "reversebits": _op("OpBitReverse"),
-    "firstbithigh": _firstbit("FindSMsb", "FindUMsb"), "firstbitlow": _firstbit("FindILsb", "FindILsb"),
+    "countbits": _wide(_op("OpBitCount")), "reversebits": _op("OpBitReverse"),
+    "firstbithigh": _wide(_firstbit("FindSMsb", "FindUMsb")), "firstbitlow": _wide(_firstbit("FindILsb", "FindILsb")),
     "isnan": _op("OpIsNan"), "isinf": _op("OpIsInf"), "isfinite": _isfinite,
     "all": _all_any("OpAll", "OpLogicalAnd"), "any": _all_any("OpAny", "OpLogicalOr"),
     "asuint": _bitcast, "asint": _bitcast, "asfloat": _bitcast,

@@ -501,6 +501,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
                     sym = MemberOfThis(this)
                     sym.index = i
                     self.scope.names[f.name] = sym
+                self.scope.names["this"] = VarSymbol(this)     # `this.x` as in HLSL 2021
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
                 var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers)
                 if p.semantic is not None:
