@@ -148,7 +148,9 @@ LITERALS_WIDE = SlotTable("literals_in_wide_context", "int", [
     case("double_from_literal_keeps_precision", "double d = 0.1; R = (int)((d - 0.1l) * 1e17l);", 0, stmt=True),
     case("double_from_literal_division", "double d = 1.0 / 3.0; R = (int)((d - 0.333333l) * 1e9l);",
          int((1.0 / 3.0 - 0.333333) * 1e9), stmt=True, xfail={"all": LITERAL_WIDE_BUG_DIV}),
-    case("double_from_literal_product", "double d = 1.0e300 * 10.0; R = (int)(d / 1.0e300l);", 10, stmt=True),
+    case("double_from_literal_product", "double d = 1.0e300 * 10.0; R = (int)(d / 1.0e300l);", 10, stmt=True,
+         xfail={"all": "front end: unsuffixed float literals are 32-bit, so 1.0e300 becomes +inf even in a double "
+                       "context (DXC's literal float is 64-bit until converted)"}),
     case("int64_from_negative_int_min_literal", "int64_t a = -2147483648; R = (int)(a >> 32) * 10 + (int)(a < 0);", -10 + 1,
          stmt=True, xfail={"all": LITERAL_WIDE_BUG_NEG}),
     case("int64_from_large_literal", "int64_t b = 2147483648; R = (int)(b >> 31);", 1, stmt=True),

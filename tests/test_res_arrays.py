@@ -74,8 +74,6 @@ void main(uint3 t : SV_DispatchThreadID) {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: storing through an element of a global RW resource array is "
-                                       "rejected ('cannot assign to uniform variable')")
 def test_global_array_element_write():
     out = R.cs(ARRAY_ELEMENT_WRITE, {"A": storage_array(4)})
     assert [R.unpack("f", out[f"A[{i}]"])[2] for i in range(4)] == [0.0, 10.0, 20.0, 30.0]

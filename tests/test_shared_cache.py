@@ -313,3 +313,30 @@ def test_cli_build_with_cache(source_tree, tmp_path, capsys):
     assert outputs_of(dev) == outputs_of(ci)
     with pytest.raises(SystemExit):
         main(["build", str(dev), "--executor", "ray"])
+
+
+def test_cli_uses_the_project_file_cache_table(redis_url, source_tree, tmp_path, capsys):
+    from shaderbuild.build_cli import main
+
+    ci, dev = checkout(source_tree, tmp_path, "ci"), checkout(source_tree, tmp_path, "dev")
+    for root in (ci, dev):
+        with open(root / "shaderbuild.toml", "a") as f:
+            f.write(f'\n[cache]\nshared = "{redis_url}"\ndir = ".cache"\n')
+    (ci / "shaders" / "common.hlsli").write_text("#define BIAS 21\n")     # keys nobody has built yet
+    (dev / "shaders" / "common.hlsli").write_text("#define BIAS 21\n")
+    assert main(["build", str(ci), "-j", "1", "--cache-mode", "read-write", "-q"]) == 0
+    assert f"0 from cache, {N_TARGETS} compiled" in capsys.readouterr().err
+    assert main(["build", str(dev), "-j", "1", "-q"]) == 0                  # the file's mode: read
+    err = capsys.readouterr().err
+    assert f"{N_TARGETS} from cache, 0 compiled" in err and f"redis {redis_url} (read-only)" in err
+    assert any((dev / ".cache").rglob("*"))                                 # the local tier was filled
+    assert outputs_of(dev) == outputs_of(ci)
+
+
+def test_unreachable_redis_is_a_miss_not_a_failure(source_tree, tmp_path):
+    pytest.importorskip("redis")
+    dead = open_store(f"redis://127.0.0.1:{bench.free_port()}/0")     # nothing listens there
+    proj = checkout(source_tree, tmp_path, "p")
+    rep, stats = cached_build(proj, SharedCache(dead, mode="read-write"))
+    assert rep.ok and stats.compiled == N_TARGETS and stats.cache_hits == 0
+    assert dead.error and "unavailable" in dead.describe()            # marked down after the first error

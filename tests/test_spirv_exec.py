@@ -769,3 +769,28 @@ def test_templated_raw_buffer_load_store(vk):
     for k in range(64):
         assert struct.unpack_from("<4f", res, 16 * k) == (2.0 * k, 2.0, 4.0, -2.0)
         assert struct.unpack_from("<2i2i", res, 64 * 16 + 16 * k) == (k, -2 * k, -k, 2 * k)
+
+
+def test_64_bit_bit_intrinsics_split_into_halves(vk):
+    from shaderbuild.ir import INT64, UINT64
+    src = resource("In", "StructuredBuffer", UINT64, 0, 0)
+    out = resource("Out", "RWStructuredBuffer", UINT, 0, 1)
+    tid, x = tid_x()
+    v = load(elem(src, x))
+    s = conv(v, INT64)
+    vals = [intr("countbits", UINT, v), conv(intr("firstbithigh", UINT64, v), UINT), intr("firstbitlow", UINT, v),
+            conv(intr("firstbithigh", INT64, s), UINT)]
+    body = [store(elem(out, bin("add", bin("mul", x, u(4)), u(k))), e) for k, e in enumerate(vals)]
+    m = compute_module(body, [src, out], inputs=[tid], numthreads=(8, 1, 1))
+    data = [0, 1, 1 << 32, (1 << 63) | 5, 0xFFFFFFFFFFFFFFFF, 0xF00000000, 0x8000, (1 << 64) - (1 << 40)]
+    _, res = run(vk, m, [vk.Buf(0, 0, struct.pack("<8Q", *data)), vk.Buf(0, 1, bytes(4 * 4 * 8))])
+    got = words(res)
+    none = 0xFFFFFFFF
+
+    def fbh_signed(n):
+        sv = n - (1 << 64) if n >> 63 else n
+        return none if sv in (0, -1) else (sv if sv > 0 else ~sv).bit_length() - 1
+    for t, n in enumerate(data):
+        expect = [bin_(n).count("1"), n.bit_length() - 1 if n else none, (n & -n).bit_length() - 1 if n else none,
+                  fbh_signed(n)]
+        assert list(got[4 * t:4 * t + 4]) == expect, hex(n)

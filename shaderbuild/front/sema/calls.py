@@ -9,6 +9,7 @@ from .. import ast
 from ..intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
+from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
 ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
@@ -80,8 +81,7 @@ class CallLowering:
             is_place.append(p)
             values.append(self.place(a, for_write=False) if p else self.rvalue(a))
         best = self.resolve_overload(name, overloads, args, values, loc)
-        if any(isinstance(t, ir.Array) and t.size is None for t in best.param_types) and \
-                not any(isinstance(v.type, ir.Array) and v.type.size is None for v in values):
+        if any(_unsized_value_array(t) for t in best.param_types) and not self.probing:
             best = self.specialize(best, [v.type for v in values])
         return self.emit_call(best, args, values, is_place, loc, this)
 
@@ -129,12 +129,12 @@ class CallLowering:
     def specialize(self, f: FuncInfo, arg_types: list[ir.Type]) -> FuncInfo:
         """An instance of a function with unsized array parameters for the argument
         sizes of this call (arrays are passed by value, so each size is its own copy)."""
-        types = [at if isinstance(pt, ir.Array) and pt.size is None else pt
+        types = [at if _unsized_value_array(pt) else pt
                  for pt, at in zip(f.param_types, arg_types)] + f.param_types[len(arg_types):]
         key = tuple(types)
         inst = f.instances.get(key)
         if inst is None:
-            sizes = ",".join(str(t.size) for t, pt in zip(types, f.param_types) if isinstance(pt, ir.Array) and pt.size is None)
+            sizes = ",".join(str(t.size) for t, pt in zip(types, f.param_types) if _unsized_value_array(pt))
             irf = ir.Function(f"{f.ir_func.name}<{sizes}>", [], f.return_type, loc=f.decl.loc)
             inst = FuncInfo(f.decl, types, f.param_dirs, f.return_type, irf, method_of=f.method_of)
             f.instances[key] = inst

@@ -18,6 +18,7 @@ from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
 from .typeresolve import TypeResolver
+from .typeresolve import unsized_value_array as _unsized_value_array
 
 MAX_ARRAY_ELEMENTS = 1 << 24
 # [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
@@ -51,6 +52,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
+        self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
@@ -534,7 +536,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
                     # error whatever the callers pass); code is generated per call size (calls.specialize)
                     probe = FuncInfo(d, info.param_types, info.param_dirs, info.return_type,
                                      ir.Function(d.name, [], info.return_type, loc=d.loc))
-                    self.function_body(probe)
+                    self.probing = True
+                    try:
+                        self.function_body(probe)
+                    finally:
+                        self.probing = False
                     info.defined = True
             elif isinstance(d, ast.VarDecl):
                 self.global_var(d)
@@ -700,7 +706,7 @@ def definitely_assigned(body: list[ir.Stmt], var: ir.Variable) -> bool:
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:
-    return any(isinstance(t, ir.Array) and t.size is None for t in info.param_types)
+    return any(_unsized_value_array(t) for t in info.param_types)
 
 
 def _has_field_semantics(t: ir.Type) -> bool:

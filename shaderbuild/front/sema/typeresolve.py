@@ -119,3 +119,14 @@ class TypeResolver:
         if not 1 <= n <= 4:
             raise error("vector size must be between 1 and 4", ref.loc)
         return ir.vec(elem, n)
+
+
+def unsized_value_array(t: ir.Type) -> bool:
+    """An unsized array of values (a parameter type specialised per call); unsized
+    resource arrays are not: they stay references to their global and are inlined
+    (passes/resource_locals.py)."""
+    if not (isinstance(t, ir.Array) and t.size is None):
+        return False
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return not isinstance(t, ir.Resource)
