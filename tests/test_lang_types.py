@@ -170,9 +170,9 @@ struct Derived : Base { int extra; };
 """
 HLSL2021 = SlotTable("hlsl2021", "int", [
     case("this_member_access", "WithThis w = {seven}; R = w.Get();", 14, stmt=True,
-         prelude="struct WithThis { int n; int Get() { return this.n * 2; } };\n",
-         xfail={"all": "front end: 'this' is not supported inside methods (\"use of undeclared identifier 'this'; "
-                       "did you mean 'WithThis'?\")"}),
+         prelude="struct WithThis { int n; int Get() { return this.n * 2; } };\n"),
+    case("this_method_call_and_write", "WithThis2 w = {three}; w.Bump(); R = w.n;", 4, stmt=True,
+         prelude="struct WithThis2 { int n; void Inc() { n += 1; } void Bump() { this.Inc(); } };\n"),
     case("template_function", "R = Add2(two, three) + (int)Add2(1.5, 1.0);", 7, stmt=True,
          prelude="template<typename T> T Add2(T p, T q) { return p + q; }\n",
          xfail={"all": "front end: HLSL 2021 templates are not supported (expected a type, found 'template')"}),

@@ -148,3 +148,10 @@ def test_invariants_members_are_aligned_and_do_not_overlap(t, rule):
         assert lay.array_stride >= el.size
         if rule in ("std140", "gl140", "dx_cbuffer"):
             assert lay.array_stride % 16 == 0
+
+
+def test_non_float_matrices_are_stored_by_rows_under_vulkan_rules():
+    m = Matrix(INT, 2, 3)
+    assert layout_of(m, "std430") == layout_of(m, "std430", row_major=True)
+    assert (layout_of(m, "std430").matrix_stride, layout_of(m, "std430").size) == (16, 32)
+    assert layout_of(m, "dx_structured").size == 24          # HLSL packing keeps column_major

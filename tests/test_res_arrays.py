@@ -239,12 +239,7 @@ void main() {
 }
 """
 
-_FN_ARGS_DXIL_BUG = ("DXIL: internal compiler error 'zip() argument 2 is longer than argument 1' (lower.py) "
-                     "for the seed's unbounded-array function arguments")
-
-
 @pytest.mark.llvm
-@pytest.mark.xfail(strict=True, reason=_FN_ARGS_DXIL_BUG)
 def test_seed_function_arguments_dxil_operands():
     """LK[2] -> K index 2 (0..2); LL[1][1] -> L index 13 (10..13); LM1[100] -> M index 100 (space 1, unbounded);
     LM2[100] -> K index 100 (K's own range 0..2, indexed beyond its size)."""
@@ -525,3 +520,17 @@ def test_dxil_sm60_dxc_bug_handles():
     _res, chk = R.build_dxil(SEED_DXC_BUG, profile="cs_6_0")
     indices = {c[2] for c in _handle_calls(chk.ir, _SM60) if c[0] == 1}
     assert {0, 1} <= indices, indices
+
+
+@pytest.mark.llvm
+def test_seed_function_arguments_dxil_sm60_operands():
+    """SM 6.0: createHandle(class UAV, K's/L's/M's range ID, absolute index 2 / 13 / 100 / 100)."""
+    _res, chk = R.build_dxil(SEED_FN_ARGS, profile="cs_6_0")
+    ranges = {}
+    for name in ("K", "L", "M"):
+        rec = re.search(rf'^!\d+ = !\{{i32 (\d+), ptr [^,]+, !"{name}", i32 (\d+), i32 (\d+)', chk.ir, re.M)
+        assert rec, f"no resource record for {name}:\n{chk.ir}"
+        ranges[name] = int(rec.group(1))
+    calls = _handle_calls(chk.ir, _SM60)
+    for name, index in [("K", 2), ("L", 13), ("M", 100), ("K", 100)]:
+        assert (1, ranges[name], index) in calls, f"missing {name}[{index}] in {calls}"

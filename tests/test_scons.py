@@ -107,7 +107,7 @@ def compiled(lines: list[str]) -> list[str]:
     out = []
     for line in lines:
         source = line.split()[1]
-        defines = line.rsplit("[", 1)[1].rstrip("]").split()[2:]
+        defines = line.rsplit("[", 1)[1].split("]")[0].split()[2:]
         rel = "/".join(Path(source).parts[-2:])
         out.append(f"{rel}[{' '.join(defines)}]")
     return sorted(out)
@@ -205,6 +205,7 @@ def test_parallel_build_matches_serial(tmp_path: Path):
     scons(serial, "-j1")
     _, lines = scons(parallel, "-j2")
     assert compiled(lines) == ALL_COMPILES
+    assert len({line.rsplit("pid=", 1)[1] for line in lines}) == 1    # in-process: one pid, no subprocess each
     files = output_files(serial)
     assert files == output_files(parallel)
     for f in files:
@@ -280,11 +281,19 @@ LOADERS = {
                  "env = Environment(tools=['default', 'sconstool.shaderbuild'])\n",
     "sconstool-transparent": "import SCons.Tool\nSCons.Tool.DefaultToolpath.append({sconstool!r})\n"
                              "env = Environment(tools=['default', 'shaderbuild'])\n",
+    # the real scons-tool-loader (optional): scan the checkout, as it would scan site-packages
+    "loader": "import sconstool.loader\nsconstool.loader.extend_toolpath(scan=True, scan_dirs=[{repo!r}])\n"
+              "env = Environment(tools=['default', 'sconstool.shaderbuild'])\n",
+    "loader-transparent": "import sconstool.loader\n"
+                          "sconstool.loader.extend_toolpath(transparent=True, scan=True, scan_dirs=[{repo!r}])\n"
+                          "env = Environment(tools=['default', 'shaderbuild'])\n",
 }
 
 
 @pytest.mark.parametrize("how", sorted(LOADERS))
 def test_tool_loads(tmp_path: Path, how: str):
+    if how.startswith("loader"):
+        pytest.importorskip("sconstool.loader", reason="scons-tool-loader is not installed")
     head = LOADERS[how].format(toolpath=toolpath(), repo=str(REPO), sconstool=str(REPO / "sconstool"))
     body = textwrap.dedent("""\
         env.HLSL("out/c.spv", "shaders/c.hlsl", include_dirs=["include"])

@@ -440,3 +440,15 @@ def test_reflection_agrees_with_spirv_cross(make):
         members = cross["types"][block["type"]]["members"]
         lay = layout_of(make().globals[3].type.elem, "std140")
         assert [m["offset"] for m in members] == list(lay.offsets)
+
+
+def test_non_float_matrix_members_match_the_layout():
+    """int2x3 is an array of 2 int3 rows; its ArrayStride and the next member's offset agree with layout.py."""
+    S = Struct("IM", (StructField("m", Matrix(INT, 2, 3)), StructField("after", FLOAT)))
+    buf = resource("B", "RWStructuredBuffer", S)
+    tid, x = tid_x()
+    body = [store(field(elem(buf, x), 1), conv(swz(load(index(field(elem(buf, x), 0), u(1))), "z"), FLOAT))]
+    text = dis(spirv(compute_module(body, [buf], inputs=[tid])))
+    lay = layout_of(S, "std430")
+    assert f"OpMemberDecorate %IM 1 Offset {lay.offsets[1]}" in text and lay.offsets[1] == 32
+    assert re.search(r"OpDecorate %_arr_v3int_uint_2 ArrayStride 16$", text, re.M)

@@ -12,7 +12,9 @@ each byte lives.  Rules (names as DXC's SPIR-V docs use them):
 
 Matrices: an HLSL RxC matrix is stored as C column vectors of R elements when
 column_major (the HLSL default) and R row vectors of C elements when row_major;
-`matrix_stride` is the distance between those vectors.
+`matrix_stride` is the distance between those vectors.  Under the Vulkan rules a
+non-float matrix is an array of row vectors (SPIR-V has float matrices only), so
+it is always stored by rows there.
 """
 
 from __future__ import annotations
@@ -92,6 +94,9 @@ def _matrix(t: Matrix, rule: str, row_major: bool) -> Layout:
         # Vulkan rules: 1xN / Nx1 matrices are plain vectors (1x1: scalars), as in SPIR-V
         n = t.rows * t.cols
         return layout_of(t.elem if n == 1 else Vector(t.elem, n), rule)
+    if rule not in _DX and t.elem.kind != "float":
+        # SPIR-V has float matrices only; others are arrays of row vectors (DXC), so rows are stored
+        row_major = True
     # stored as `count` vectors of `n` elements
     count, n = (t.rows, t.cols) if row_major else (t.cols, t.rows)
     e = _scalar_size(t.elem)

@@ -33,7 +33,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs",
 ]
 
 
@@ -388,3 +388,20 @@ def walk_expr(e: Expr):
             for x in v:
                 if isinstance(x, Expr):
                     yield from walk_expr(x)
+
+
+def stmt_exprs(s: Stmt) -> list[Expr]:
+    """The expressions a statement evaluates itself (not those of nested statements)."""
+    if isinstance(s, Store):
+        return [s.place, s.value]
+    if isinstance(s, Eval):
+        return [s.expr]
+    if isinstance(s, If):
+        return [s.cond]
+    if isinstance(s, Loop):
+        return [s.break_if] if s.break_if is not None else []
+    if isinstance(s, Switch):
+        return [s.selector]
+    if isinstance(s, Return) and s.value is not None:
+        return [s.value]
+    return []

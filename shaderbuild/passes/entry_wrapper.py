@@ -208,7 +208,7 @@ def _add_ext_builtins(module: ir.Module) -> None:
     used: set[int] = set()
     for f in module.functions:
         for s in ir.walk_stmts(f.body):
-            for e in _exprs_of(s):
+            for e in ir.stmt_exprs(s):
                 for x in ir.walk_expr(e):
                     if isinstance(x, ir.VarRef):
                         used.add(id(x.var))
@@ -216,19 +216,3 @@ def _add_ext_builtins(module: ir.Module) -> None:
         module.globals.remove(g)
         if id(g) in used:
             (module.entry.inputs if g.storage is ir.Storage.INPUT else module.entry.outputs).append(g)
-
-
-def _exprs_of(s: ir.Stmt) -> list[ir.Expr]:
-    if isinstance(s, ir.Store):
-        return [s.place, s.value]
-    if isinstance(s, ir.Eval):
-        return [s.expr]
-    if isinstance(s, ir.If):
-        return [s.cond]
-    if isinstance(s, ir.Loop):
-        return [s.break_if] if s.break_if is not None else []
-    if isinstance(s, ir.Switch):
-        return [s.selector]
-    if isinstance(s, ir.Return) and s.value is not None:
-        return [s.value]
-    return []

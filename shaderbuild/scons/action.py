@@ -6,7 +6,8 @@ lock (they are pure Python, so the GIL would serialise them anyway) while
 SCons still overlaps its own scanning and signature work.
 
 `SHADERBUILD_COMPILE_LOG=<file>` in the process environment appends one line
-per compile: tests and users can prove that a rebuild compiled nothing.
+per compile (with the compiling process id): tests and users can prove that a
+rebuild compiled nothing, and that compiles ran inside the SCons process.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _log_compile(source: str, binary: str, options) -> None:
         return
     defines = " ".join(f"{k}={v}" for k, v in sorted(options.defines.items()))
     with _LOG_LOCK, open(path, "a", encoding="utf-8") as f:
-        f.write(f"compile {source} -> {binary} [{options.target} {options.entry} {defines}]\n")
+        f.write(f"compile {source} -> {binary} [{options.target} {options.entry} {defines}] pid={os.getpid()}\n")
 
 
 def compile_action(target, source, env) -> int:

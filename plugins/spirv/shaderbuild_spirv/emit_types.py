@@ -36,7 +36,7 @@ _WIDTH_CAPS = {("float", 16): "Float16", ("float", 64): "Float64", ("int", 16): 
                ("uint", 16): "Int16", ("uint", 64): "Int64", ("int", 8): "Int8", ("uint", 8): "Int8"}
 # buffer kind -> capability for 16-bit types in it (BufferBlock buffers count as storage buffers)
 _STORAGE_16BIT = {"uniform": "UniformAndStorageBuffer16BitAccess", "storage": "StorageBuffer16BitAccess",
-                  "push_constant": "StoragePushConstant16"}
+                  "push_constant": "StoragePushConstant16", "io": "StorageInputOutput16"}
 
 
 def matrix_shape(t: Matrix) -> str:
@@ -173,7 +173,7 @@ class TypeLowering:
         return self._struct(t, layout, block=name)
 
     def note_storage(self, t: Type, buffer_kind: str) -> None:
-        """Capabilities for 16-bit types in buffer memory ('uniform', 'storage', 'push_constant')."""
+        """Capabilities for 16-bit types in buffers or stage I/O ('uniform', 'storage', 'push_constant', 'io')."""
         if _has_16bit(t):
             self.b.capability(_STORAGE_16BIT[buffer_kind])
             if self.b.version < (1, 3):

@@ -198,6 +198,7 @@ def _push_constant(T: TypeLowering, g: Variable) -> VarSlot:
 def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     sc = "Input" if g.storage == Storage.INPUT else "Output"
     b = T.b
+    T.note_storage(g.type, "io")
     vid = b.global_variable(T.ptr(sc, T.tid(g.type)), sc)
     b.name(vid, g.name)
     io = g.io

@@ -663,10 +663,7 @@ class ExprLowering:
     def member_place(self, base: ir.Expr, name: str, loc: SourceLoc, for_write: bool) -> ir.Expr:
         t = base.type
         if isinstance(t, ir.Struct):
-            try:
-                i = t.field_index(name)
-            except KeyError:
-                raise error(f"no member named '{name}' in '{t}'", loc) from None
+            i = _field_index(t, name, loc)
             return ir.FieldRef(base, i, t.fields[i].type)
         if isinstance(t, (ir.Vector, ir.Scalar)):
             comps = self.swizzle_comps(t, name, loc)
@@ -700,10 +697,7 @@ class ExprLowering:
     def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:
         t = base.type
         if isinstance(t, ir.Struct):
-            try:
-                i = t.field_index(name)
-            except KeyError:
-                raise error(f"no member named '{name}' in '{t}'", loc) from None
+            i = _field_index(t, name, loc)
             return ir.Extract(base, i, t.fields[i].type)
         if isinstance(t, (ir.Vector, ir.Scalar)):
             comps = self.swizzle_comps(t, name, loc)
@@ -772,6 +766,13 @@ class ExprLowering:
         v = self.rvalue(e)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))
+
+
+def _field_index(t: ir.Struct, name: str, loc: SourceLoc) -> int:
+    try:
+        return t.field_index(name)
+    except KeyError:
+        raise error(f"no member named '{name}' in '{t}'", loc) from None
 
 
 def _holds_resources(t: ir.Type | None) -> bool:

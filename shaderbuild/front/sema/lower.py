@@ -386,7 +386,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
         var.type = ir.Struct("type.$Globals", tuple(fields))
         for f in functions:
             for s in ir.walk_stmts(f.body):
-                for e in _stmt_exprs(s):
+                for e in ir.stmt_exprs(s):
                     for x in ir.walk_expr(e):
                         if isinstance(x, ir.VarRef) and x.var is var:
                             x.type = var.type
@@ -647,22 +647,6 @@ class MemberOfThis(VarSymbol):
     """A struct field seen from inside a method: FieldRef(VarRef(this), index)."""
 
     __slots__ = ("index",)
-
-
-def _stmt_exprs(s: ir.Stmt) -> list[ir.Expr]:
-    if isinstance(s, ir.Store):
-        return [s.place, s.value]
-    if isinstance(s, ir.Eval):
-        return [s.expr]
-    if isinstance(s, ir.If):
-        return [s.cond]
-    if isinstance(s, ir.Loop):
-        return [s.break_if] if s.break_if is not None else []
-    if isinstance(s, ir.Switch):
-        return [s.selector]
-    if isinstance(s, ir.Return) and s.value is not None:
-        return [s.value]
-    return []
 
 
 def _stores_to(s: ir.Stmt, var: ir.Variable) -> bool:
