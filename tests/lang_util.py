@@ -192,7 +192,7 @@ def run_dxil(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1,
 
 
 def uses_group_sync(hlsl: str) -> bool:
-    """Barriers and wave ops cannot run on the serial DXIL interpreter."""
+    """Barriers, wave ops and atomics cannot run on the serial DXIL interpreter (it has no shims for them)."""
     return bool(_BARRIER_RE.search(hlsl))
 
 

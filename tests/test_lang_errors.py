@@ -263,6 +263,11 @@ POOR = {
         CS + "    Out[0] = lerpp(1.0, 2.0, 0.5);\n}\n",
         ["lang_test.hlsl:4:14: error: use of undeclared identifier 'lerpp'; did you mean 'lerp'?"], 14,
         "front end: intrinsic names are not offered as spelling suggestions"),
+    "out_argument_duplicate_swizzle": (
+        "void Set2(out int2 v) { v = int2(7, 8); }\n" + CS + "    int4 v = 0;\n    Set2(v.xx);\n    Out[0] = v.x;\n}\n",
+        ["lang_test.hlsl:6:12: error: vector swizzle 'xx' has duplicate components and cannot be assigned"], 12,
+        "front end: an out argument with a duplicate-component swizzle (v.xx) is accepted; both components are "
+        "written back in turn (direct assignment to v.xx is rejected)"),
     "void_variable": (
         CS + "    void v;\n    Out[0] = 0;\n}\n",
         ["lang_test.hlsl:4:10: error: variable 'v' has incomplete type 'void'"], 10,

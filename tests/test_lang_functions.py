@@ -123,6 +123,9 @@ void StepB(inout int x) { StepA(x); x *= 2; }
 void StepC(inout int x) { StepB(x); StepB(x); }
 int StepD(int x) { StepC(x); return x; }
 float4 Ramp(float x) { return float4(x, x + 1, x + 2, x + 3); }
+void SetPair(out int2 v) { v = int2(7, 8); }
+int OutFive(out int y) { y = 5; return 3; }
+int Digits(int a, int b) { return a * 10 + b; }
 static float s_root = sqrt(4.0 * (float)In[0]);
 static int s_scaled = In[1] * 3;
 """
@@ -134,6 +137,12 @@ MORE = SlotTable("more_calls", "int", [
     case("deep_inout_chain", "R = StepD(one) * 100; int y = 3; StepC(y); R += y;", 1018, stmt=True),
     case("swizzle_of_call_result", "int2 v = Ramp(one).yx; R = v.x * 10 + v.y;", 21, stmt=True),
     case("member_of_call_result", "R = (int)Ramp(2).w;", 5, stmt=True),
+    case("out_into_matrix_elements", "int2x2 m = 0; StepA(m[1][0]); StepA(m._22); R = m._21 * 100 + m._22;", 101,
+         stmt=True),
+    case("out_into_matrix_multi_swizzle", "int2x2 m = 0; SetPair(m._m00_m11); R = m._11 * 10 + m._22;", 78, stmt=True,
+         xfail={"all": "front end: an out argument that is a multi-element matrix swizzle (m._m00_m11) is written back "
+                       "to a temporary copy, so the write is silently lost (direct assignment is rejected instead)"}),
+    case("arguments_evaluated_left_to_right", "int y = 0; int r = Digits(OutFive(y), y); R = r * 10 + y;", 355, stmt=True),
     case("static_initialised_at_entry", "R = (int)s_root * 10 + s_scaled;", 26, stmt=True),
 ], prelude=MORE_PRELUDE, setup=SETUP, inputs=IN)
 

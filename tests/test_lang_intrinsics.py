@@ -634,3 +634,45 @@ void main() {
 def test_bit_intrinsics_on_uint64(backend):
     got = run_backend(backend, BITS64, {"Out": ("uint", 3)}, {"In": ("uint", [1])})["Out"]
     assert got == [32, 5, 32]
+
+
+WAVE_TYPES = """
+RWStructuredBuffer<int> Out : register(u0);
+RWStructuredBuffer<float> F : register(u1);
+groupshared int G[4][8];
+[numthreads(16, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int t = (int)tid.x;
+    Out[t * 6 + 0] = WaveActiveMin(t - 10);
+    Out[t * 6 + 1] = WaveActiveMax(-t);
+    Out[t * 6 + 2] = (int)WaveActiveMin((uint)(t - 10));
+    Out[t * 6 + 3] = WaveReadLaneAt(t * 2, (uint)(t % 8 + 1) % 8);
+    Out[t * 6 + 4] = WavePrefixProduct(t % 3 + 1);
+    Out[t * 6 + 5] = QuadReadAcrossX(t);
+    F[t] = WaveActiveSum(0.5 * t);
+    G[t % 4][t / 2] = t;
+    AllMemoryBarrierWithGroupSync();
+    DeviceMemoryBarrierWithGroupSync();
+    GroupMemoryBarrier();
+    if (t == 0) { int s = 0; for (int i = 0; i < 4; i++) for (int j = 0; j < 8; j++) s += G[i][j]; Out[96] = s; }
+}
+"""
+
+
+def test_wave_ops_signedness_floats_quads_and_barrier_variants():
+    """Signed vs unsigned wave min/max, a dynamic WaveReadLaneAt lane, prefix product, quad swap, float sums,
+    and a 2-D groupshared array behind every barrier flavour."""
+    got = run_cs(WAVE_TYPES, {"Out": ("int", 97), "F": ("float", 16)})
+    for t in range(16):
+        first = t - t % LANES
+        lanes = range(first, first + LANES)
+        prefix = 1
+        for u in lanes:
+            if u < t:
+                prefix *= u % 3 + 1
+        umin = min((u - 10) & 0xFFFFFFFF for u in lanes)
+        want = [min(u - 10 for u in lanes), max(-u for u in lanes), umin - (1 << 32) if umin >= 1 << 31 else umin,
+                ((t % 8 + 1) % 8 + first) * 2, prefix, t ^ 1]
+        assert got["Out"][t * 6:(t + 1) * 6] == want, f"thread {t}"
+    assert got["F"] == [sum(0.5 * u for u in range(t - t % LANES, t - t % LANES + LANES)) for t in range(16)]
+    assert got["Out"][96] == sum(range(16))

@@ -249,6 +249,20 @@ def test_outputs_equal_the_build_engines(project: Path):
         assert (project / "engine" / rel).read_bytes() == (project / "build/shaders" / rel).read_bytes(), rel
 
 
+@pytest.mark.skipif(not (REPO / "sample_project" / "shaderbuild.toml").exists(), reason="no sample project file")
+def test_sample_project_sconstruct(tmp_path: Path):
+    """sample_project/SConstruct on a copy of the sample project: full build, no-op, clean."""
+    root = tmp_path / "sample"
+    shutil.copytree(REPO / "sample_project", root, ignore=shutil.ignore_patterns("out", "build", ".sconsign*"))
+    proc, lines = scons(root, "-j2")
+    built = sorted(p for p in (root / "build" / "scons").rglob("*") if p.is_file())
+    assert lines and len(built) >= 2 * len(lines)       # every compile wrote a binary and a manifest
+    _, lines = scons(root)
+    assert lines == []
+    scons(root, "-c")
+    assert not [p for p in (root / "build").rglob("*") if p.is_file()]
+
+
 def _dxil_works(tmp: Path) -> bool:
     from shaderbuild.compiler import compile_file
 

@@ -73,3 +73,40 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         while (space, n) in used:
             n += 1
         claim(var, space, n)
+    _counter_bindings(module, used)
+
+
+def _counter_users(module: ir.Module) -> set[int]:
+    """Structured buffers whose hidden counter is used (Append/Consume always have one)."""
+    users: set[int] = set()
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for e in ir.stmt_exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter") \
+                            and isinstance(x.args[0], ir.VarRef):
+                        users.add(id(x.args[0].var))
+    return users
+
+
+def _counter_bindings(module: ir.Module, used: dict[tuple[int, int], ir.Variable]) -> None:
+    """DXC gives a structured buffer's counter its own binding in the same set:
+    [[vk::counter_binding(N)]], else the next free binding."""
+    users = _counter_users(module)
+    for var in module.resources:
+        kind = var.type.kind if isinstance(var.type, ir.Resource) else None
+        if kind not in ("AppendStructuredBuffer", "ConsumeStructuredBuffer") and id(var) not in users:
+            continue
+        b = var.binding
+        set_ = b.vk.set
+        n = b.vk_counter_explicit
+        if n is None:
+            n = 0
+            while (set_, n) in used:
+                n += 1
+        elif (set_, n) in used:
+            other = used[(set_, n)]
+            raise error(f"the counter of '{var.name}' and resource '{other.name}' are both bound to descriptor "
+                        f"set {set_} binding {n}", var.loc)
+        used[(set_, n)] = var
+        b.vk.counter_binding = n

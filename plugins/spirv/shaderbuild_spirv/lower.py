@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
     Call,
     Const,
@@ -90,7 +91,7 @@ def _stmt_exprs(s) -> list[Expr]:
     return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), Expr)]
 
 
-def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
+def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default") -> Lowered:
     """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
     if module.entry is None:
         raise error("module has no entry point")
@@ -100,7 +101,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1") -> Lowered:
     b = ModuleBuilder(version)
     b.capability("Shader")
     T = TypeLowering(b)
-    R = ResourceLowering(T, version >= (1, 4))
+    R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
     model = EXECUTION_MODELS.get(entry.stage)
     if model is None:
@@ -139,7 +140,7 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
             pointee = rv.block_type if rv.kind.rep in ("cbuffer", "tbuffer") else None
             slot = VarSlot(rv.id, rv.storage_class, rv.layout, pointee, rv)
         elif g.storage == Storage.PUSH_CONSTANT:
-            slot = _push_constant(T, g)
+            slot = _push_constant(T, g, vulkan_rule("push", ctx.R.vk_layout))
         elif g.storage in (Storage.INPUT, Storage.OUTPUT):
             slot = _stage_io(T, g, entry.stage)
             ctx.interface.append(slot.id)
@@ -184,15 +185,15 @@ def _is_resource(g: Variable) -> bool:
     return isinstance(t, Resource) or (g.storage == Storage.UNIFORM and g.binding is not None)
 
 
-def _push_constant(T: TypeLowering, g: Variable) -> VarSlot:
+def _push_constant(T: TypeLowering, g: Variable, rule: str) -> VarSlot:
     if not isinstance(g.type, Struct):
         raise error(f"push constant '{g.name}' must be a struct", g.loc)
-    bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, "std430")
+    bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, rule)
     T.b.decorate(bt, "Block")
     T.note_storage(g.type, "push_constant")
     vid = T.b.global_variable(T.ptr("PushConstant", bt), "PushConstant")
     T.b.name(vid, g.name)
-    return VarSlot(vid, "PushConstant", "std430", bt)
+    return VarSlot(vid, "PushConstant", rule, bt)
 
 
 def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:

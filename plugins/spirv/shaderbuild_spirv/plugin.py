@@ -19,7 +19,7 @@ def shaderbuild_compile(module, target, options):
         return None
     from .lower import lower_module, reflection
 
-    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"))
+    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"))
     return BackendResult(binary=lowered.binary, reflection=reflection(lowered),
                          disassembly=lambda: _disassemble(lowered.binary))
 

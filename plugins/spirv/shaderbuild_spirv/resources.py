@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import Variable
 from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
 
@@ -124,10 +125,13 @@ def vk_binding(var: Variable) -> tuple[int, int]:
 class ResourceLowering:
     """Creates resource variables; keeps what the expression emitter needs."""
 
-    def __init__(self, types: TypeLowering, spirv_14: bool) -> None:
+    def __init__(self, types: TypeLowering, spirv_14: bool, vk_layout: str = "default") -> None:
         self.T = types
         self.b = types.b
         self.spirv_14 = spirv_14
+        self.vk_layout = vk_layout
+        self.storage_rule = vulkan_rule("storage", vk_layout)    # DXC: -fvk-use-{dx,gl,scalar}-layout
+        self.uniform_rule = vulkan_rule("uniform", vk_layout)
         self.used_bindings: dict[int, set[int]] = {}
 
     def buffer_class(self) -> tuple[str, str]:
@@ -197,7 +201,7 @@ class ResourceLowering:
             if elem is None:
                 raise error(f"{t.kind} needs an element type", var.loc)
             sc, deco = self.buffer_class()
-            layout = "std430"
+            layout = self.storage_rule
             wrapper = Struct(f"type.{t.kind}.{elem}", (StructField("_", Array(elem, None)),))
             self.T.note_storage(elem, "storage")
             bt = self.T.block_struct(wrapper.name, wrapper, layout)
@@ -209,9 +213,9 @@ class ResourceLowering:
             if not isinstance(t.elem, Struct):
                 raise error(f"{t.kind} '{var.name}' needs a struct element type", var.loc)
             if k.rep == "cbuffer":
-                sc, deco, layout = "Uniform", "Block", "std140"
+                sc, deco, layout = "Uniform", "Block", self.uniform_rule
             else:
-                (sc, deco), layout = self.buffer_class(), "std430"
+                (sc, deco), layout = self.buffer_class(), self.storage_rule
             self.T.note_storage(t.elem, "uniform" if k.rep == "cbuffer" else "storage")
             # `cbuffer Foo {...}` arrives as a struct the front end already named (DXC: type.Foo)
             name = t.elem.name if t.kind in ("cbuffer", "tbuffer") else f"type.{t.kind}.{t.elem.name}"

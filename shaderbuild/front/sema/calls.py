@@ -262,6 +262,8 @@ class CallLowering:
             s = ir.scalar_of(v.type)
             lit = self.is_literal(v)
             scalar = s if scalar is None else common_scalar(scalar, s, False, lit)
+        if shape_t is None and not generic:     # no generic parameter: the first allowed kind
+            shape_t = scalar = KIND_SCALARS[sig.kinds[0]]
         if shape_t is None:
             shape_t = scalar or ir.FLOAT
         if scalar is None:
