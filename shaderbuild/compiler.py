@@ -8,6 +8,7 @@ diagnostics in the result.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -89,6 +90,26 @@ def compile_file(
     engine share a file cache; `host` is a PluginHost (default: the process-wide
     one).  Never raises for bad input; see CompileResult.ok / .diagnostics.
     """
+    # nesting is bounded by the parser (MAX_NESTING), so every pass stays far below this;
+    # CPython 3.11 keeps Python frames off the C stack, so a high limit is safe
+    if sys.getrecursionlimit() < 20000:
+        sys.setrecursionlimit(20000)
+    result = CompileResult(ok=False)
+    timings = result.timings
+    # a compilation allocates many small acyclic objects; the cyclic collector only slows it
+    # down (superlinearly in shader size), so it is paused and the garbage freed at the end
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _compile_into(result, path, options, text, reader, host)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return result
+
+
+def _compile_into(result: CompileResult, path: str, options: CompileOptions, text, reader, host) -> None:
+    """The pipeline proper; fills `result` (see compile_file)."""
     from .front.parser import parse
     from .front.preprocessor import preprocess
     from .front.sema import analyze
@@ -96,11 +117,6 @@ def compile_file(
     from .plugin import get_host
     from .reflect import build_manifest
 
-    # nesting is bounded by the parser (MAX_NESTING), so every pass stays far below this;
-    # CPython 3.11 keeps Python frames off the C stack, so a high limit is safe
-    if sys.getrecursionlimit() < 20000:
-        sys.setrecursionlimit(20000)
-    result = CompileResult(ok=False)
     timings = result.timings
     sink = DiagnosticSink()
     t = time.perf_counter()
@@ -152,7 +168,6 @@ def compile_file(
         result.ok = False
     if not result.ok:
         result.binary = result.manifest = result.disassembly_source = None
-    return result
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:

@@ -120,6 +120,12 @@ LITERALS = SlotTable("literals", "uint", [
     case("bool_literals", "(uint)true * 10 + (uint)false", 10),
     case("char_arith_in_literal_expr", "(uint)((3 + 4) * 2 - 1)", 13),
     case("ull_literal_64bit", "(uint)(0x100000000ull >> 31)", 2),
+    case("ll_suffix_is_64bit", "(uint)((5ll << 40) >> 38)", 20),
+    case("ull_suffix_shift_is_64bit", "(uint)((5ull << 40) >> 38)", 20),
+    case("upper_LL_suffix", "(uint)((5LL << 33) >> 32)", 10),
+    case("exponent_with_f_suffix", "(uint)(1e1f * 2)", 20),
+    case("exponent_after_trailing_dot", "(uint)1.e1", 10),
+    case("leading_zero_octal_seven", "07 + 010", 15),
 ], setup="", inputs={"In": ("uint", [1, 2, 3, 0xFFFFFFFF])})
 
 NAN_BOOL = "float n = asfloat(0x7FC00000u + (uint)one - 1u); "

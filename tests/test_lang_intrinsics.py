@@ -650,6 +650,9 @@ void main(uint3 tid : SV_DispatchThreadID) {
     Out[t * 6 + 4] = WavePrefixProduct(t % 3 + 1);
     Out[t * 6 + 5] = QuadReadAcrossX(t);
     F[t] = WaveActiveSum(0.5 * t);
+    G[t / 8 * 2][t % 8] = 0;          // groupshared memory starts undefined: clear all 32 cells first
+    G[t / 8 * 2 + 1][t % 8] = 0;
+    GroupMemoryBarrierWithGroupSync();
     G[t % 4][t / 2] = t;
     AllMemoryBarrierWithGroupSync();
     DeviceMemoryBarrierWithGroupSync();

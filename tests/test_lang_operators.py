@@ -213,6 +213,11 @@ MISC = SlotTable("misc_expressions", "int", [
          stmt=True),
     case("uint64_shift", "uint64_t x = 0x123456789ull * (uint64_t)one; R = (int)(x >> 4);", 0x123456789 >> 4,
          stmt=True),
+    case("uint64_shift_past_32", "uint64_t x = (uint64_t)(uint)(two + one); R = (int)((x << (uint)(t31 + 9)) >> 32);", 768,
+         stmt=True),
+    case("uint64_shift_count_masked_to_6_bits", "uint64_t x = (uint64_t)(uint)(two + one); R = (int)((x << (uint)(t31 + 73)) >> 32);",
+         768, stmt=True),
+    case("int64_arithmetic_shift", "int64_t n = -(int64_t)(two + one); R = (int)(n >> (uint)(t31 + 17));", -1, stmt=True),
     case("matrix_compare_componentwise", "float2x2 p = {1, 2, 3, 4}; float2x2 w = {1, 0, 3, 0}; bool2x2 e = (p == w);"
          " R = e._11 + e._12 * 2 + e._21 * 4 + e._22 * 8;", 5, stmt=True),
     case("matrix_negate_divide", "float2x2 p = {2, 4, 6, 8}; float2x2 c = -p / 2; R = (int)(c._11 + c._22 * 10);",

@@ -551,12 +551,7 @@ void main() { uint n, stride; V.GetDimensions(n, stride); Out[0] = V[1].x; Out[1
 """
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("spirv", marks=pytest.mark.xfail(strict=True, reason=(
-        "front end: GetDimensions reports a stride of 12 for StructuredBuffer<float3> while the SPIR-V ArrayStride "
-        "(DXC's relaxed std430 for the runtime array) is 16"))),
-    "dxil",
-])
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_getdimensions_stride_matches_element_spacing(backend):
     """Word i of the buffer holds i, so V[1].x names the word where element 1 starts."""
     got = run_backend(backend, FLOAT3_STRIDE, {"Out": ("float", 2)}, {"V": ("float", [float(i) for i in range(16)])})

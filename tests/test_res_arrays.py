@@ -534,3 +534,24 @@ def test_seed_function_arguments_dxil_sm60_operands():
     calls = _handle_calls(chk.ir, _SM60)
     for name, index in [("K", 2), ("L", 13), ("M", 100), ("K", 100)]:
         assert (1, ranges[name], index) in calls, f"missing {name}[{index}] in {calls}"
+
+
+@pytest.mark.parametrize("env", ["vulkan1.0", "vulkan1.2", "vulkan1.3"])
+def test_seed_cases_across_target_envs(env):
+    """The DXC-bug example and a dynamically indexed array under each SPIR-V version's buffer convention."""
+    src = SEED_DXC_BUG.replace("RWBuffer<int>", "RWStructuredBuffer<int>")
+    res = R.build(src, env=env)
+    out = R.run_cs(res, {"X": R.storage(R.pack("i", [-1] * 4)), "Y": R.storage(R.pack("i", [-1] * 4))})
+    assert R.unpack("i", out["X"]) == [2] * 4 and R.unpack("i", out["Y"]) == [1] * 4
+    res = R.build(SEED_A_SB, env=env)
+    out = R.run_cs(res, {"A": storage_array(4), "Out": R.storage(R.sentinel(8))}, groups=(4, 1, 1))
+    assert R.unpack("f", out["Out"]) == [100, 101, 102, 103, 1003, 1002, 1001, 1000]
+
+
+def test_shifted_array_binding():
+    """-fvk-u-shift moves the whole range: A[4] : register(u10) with shift 100 -> binding 110, count 4."""
+    res = R.build(SEED_A_SB, shifts=[("u", 100, 0)])
+    a = R.resource(res.manifest, "A")["vulkan"]
+    assert (a["set"], a["binding"], a["count"]) == (0, 110, 4)
+    out = R.run_cs(res, {"A": storage_array(4), "Out": R.storage(R.sentinel(8))}, groups=(4, 1, 1))
+    assert R.unpack("f", out["Out"])[:4] == [100, 101, 102, 103]

@@ -357,8 +357,6 @@ RWStructuredBuffer<float> Out : register(u9);
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: NonUniformResourceIndex(uint) rejected ('requires integer "
-                                       "arguments, not float')")
 def test_non_uniform_resource_index_structure():
     """lavapipe lacks the non-uniform indexing features, so only the NonUniform decoration is checked."""
     dis = R.spirv_dis(R.build(NONUNIFORM))

@@ -327,16 +327,7 @@ _LAYOUT_WANT = {
 }
 
 
-_LAYOUT_BUG = ("SPIR-V: -fvk-use-{dx,gl,scalar}-layout not applied to the binary's offsets (the manifest "
-               "states the option's layout, the module keeps the default relaxed offsets)")
-
-
-@pytest.mark.parametrize("opt", [
-    "default",
-    pytest.param("dx", marks=R.xfail(_LAYOUT_BUG)),
-    pytest.param("gl", marks=R.xfail(_LAYOUT_BUG)),
-    pytest.param("scalar", marks=R.xfail(_LAYOUT_BUG)),
-])
+@pytest.mark.parametrize("opt", ["default", "dx", "gl", "scalar"])
 def test_layout_options(opt):
     x, stride, y, v, w = _LAYOUT_WANT[opt]
     res = R.build(DX_LAYOUT_SRC, env="vulkan1.2", vk_layout=opt)

@@ -159,3 +159,50 @@ def test_vk_constant_id():
            "[numthreads(1,1,1)] void main() { Out[0] = K; }\n")
     res = R.build(src)
     assert "SpecId 7" in R.spirv_dis(res)
+
+
+_DXIL_CLASS = {"t": 0, "u": 1, "b": 2}
+
+
+# a read of element 1 of R0 per kind, so the DXIL keeps the resource (unused ones may be dropped, as DXC does)
+_USE = {"Texture1D": "R0[1].Load(int2(0, 0)).x", "Texture2D<": "R0[1].Load(int3(0, 0, 0)).x",
+        "Texture2DArray": "R0[1].Load(int4(0, 0, 0, 0)).x", "Texture3D": "R0[1].Load(int4(0, 0, 0, 0)).x",
+        "TextureCube": "R0[1].SampleLevel(Smp, float3(1, 0, 0), 0).x", "Texture2DMS": "R0[1].Load(int2(0, 0), 0).x",
+        "Buffer<": "R0[1][0].x", "StructuredBuffer<float2>": "R0[1][0].x", "ByteAddressBuffer": "R0[1].Load(0)",
+        "RWTexture1D": "R0[1][0]", "RWTexture2D<": "R0[1][uint2(0, 0)].x", "RWTexture2DArray": "R0[1][uint3(0, 0, 0)]",
+        "RWTexture3D": "R0[1][uint3(0, 0, 0)]", "RWBuffer": "R0[1][0]", "RWStructuredBuffer": "R0[1][0]",
+        "RWByteAddressBuffer": "R0[1].Load(0)"}
+
+
+def _use(decl: str) -> str:
+    return next(u for k, u in sorted(_USE.items(), key=lambda kv: -len(kv[0])) if decl.startswith(k))
+
+
+_BAB_DXIL = "DXIL: ByteAddressBuffer.Load* rejected ('ByteAddressBuffer' is not a texture)"
+
+
+@pytest.mark.llvm
+@pytest.mark.parametrize("decl, cls, dtype, access", [
+    R.param(*k, id=k[0], bug=_BAB_DXIL if "ByteAddress" in k[0] else None) for k in KINDS if k[1] != "s"])
+def test_dxil_resource_record_matches_manifest(decl, cls, dtype, access):
+    """!dx.resources (class list, space, lower bound, range size) carries the manifest's D3D view."""
+    from harness import dxil_exec
+    src = (f"{decl} R0[3] : register({cls}3, space1);\nSamplerState Smp : register(s0);\n"
+           "RWStructuredBuffer<float> Out : register(u0, space7);\n"
+           f"[numthreads(1,1,1)] void main() {{ Out[0] = {_use(decl)}; }}\n")
+    res, chk = R.build_dxil(src)
+    recs = [(x.cls, x.space, x.lower, x.count) for x in dxil_exec.parse_resources(chk.ir) if x.space == 1]
+    assert recs == [(_DXIL_CLASS[cls], 1, 3, 3)], chk.ir
+    r = R.resource(res.manifest, "R0")
+    assert (r["hlsl"]["class"], r["hlsl"]["space"], r["hlsl"]["register"], r["hlsl"]["count"]) == (cls, 1, 3, 3)
+
+
+@pytest.mark.llvm
+def test_dxil_cbuffer_record_size():
+    """The CBV record's size field is the FXC-packed size rounded to 16 (float4 x; float y -> 20 -> 32)."""
+    src = ("cbuffer CB : register(b2, space3) { float4 x; float y; };\nRWStructuredBuffer<float> Out : register(u0);\n"
+           "[numthreads(1,1,1)] void main() { Out[0] = x.w + y; }\n")
+    _res, chk = R.build_dxil(src)
+    import re
+    rec = re.search(r'^!\d+ = !\{i32 \d+, ptr [^,]+, !"CB", i32 3, i32 2, i32 1, i32 (\d+)', chk.ir, re.M)
+    assert rec and int(rec.group(1)) == 32, chk.ir

@@ -237,8 +237,11 @@ def test_compile_error_fails_the_build_and_fix_recovers(project: Path):
 
 
 def test_outputs_equal_the_build_engines(project: Path):
-    """ShaderProject plans with the `shaderbuild build` planner: same files, same bytes."""
+    """ShaderProject plans with the `shaderbuild build` planner: same files, same bytes (blobs too)."""
+    toml = project / "shaderbuild.toml"
+    toml.write_text(PROJECT.replace('outputs = ["disassembly", "header"]', 'outputs = ["disassembly", "header", "blob"]'))
     scons(project)
+    assert len(list((project / "build/shaders").rglob("*.blob"))) == 3
     proc = subprocess.run([sys.executable, "-m", "shaderbuild", "build", ".", "-o", "engine", "-j1", "-q"],
                           cwd=project, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
