@@ -180,6 +180,8 @@ DXIL_CASES = [
      (10, 13, 0, 1, 12)),
     ("C[1][0][3]", "RWBuffer<float> C[2][2][5] : register(u10, space1);\nRWStructuredBuffer<float> Out : register(u0);\n"
      "[numthreads(1,1,1)] void main() { Out[0] = C[1][0][3][0]; }\n", "C", (1, 23), (10, 29, 1, 1, 23)),
+    ("B[3][1]", "RWBuffer<float> B[4][4] : register(u2);\nRWStructuredBuffer<float> Out : register(u0);\n"
+     "[numthreads(1,1,1)] void main() { Out[0] = B[3][1][0]; }\n", "B", (1, 15), (2, 17, 0, 1, 15)),
     ("D[100]", SEED_D, "D", (1, 105), (5, -1, 0, 1, 105)),
     ("E[100][3]", SEED_E, "E", (1, 408), (5, -1, 0, 1, 408)),
     ("N[7]->P[3]", "RWBuffer<float> N[10][5] : register(u0);\nRWBuffer<float> Out : register(u0, space1);\n"
