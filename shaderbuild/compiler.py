@@ -129,6 +129,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
 
     try:
         profile = parse_profile(options.profile)
+        if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
+            raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()
         _check_target(host, options.target)
         pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
