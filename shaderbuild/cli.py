@@ -181,6 +181,7 @@ def cmd_plugins(args) -> int:
 
 
 LIGHT_COMMANDS = ("compile", "plugins")
+BUILD_COMMANDS = ("build", "clean", "list", "explain")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -197,11 +198,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_plugins)
     if command in LIGHT_COMMANDS:
         return parser
-    from .build_cli import add_build_commands
-    from .watch import add_watch_command
+    if command != "watch":
+        from .build_cli import add_build_commands
 
-    add_build_commands(sub)
-    add_watch_command(sub)
+        add_build_commands(sub)
+    if command not in BUILD_COMMANDS:   # `watch`, or no/unknown command (help lists everything)
+        from .watch import add_watch_command
+
+        add_watch_command(sub)
     return parser
 
 

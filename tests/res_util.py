@@ -375,9 +375,3 @@ def xfail(reason: str):
 def param(*values, id: str, bug: str | None = None):  # noqa: A002 - mirrors pytest.param
     return pytest.param(*values, id=id, marks=[xfail(bug)] if bug else [])
 
-
-_WS = re.compile(r"\s+")
-
-
-def squash(text: str) -> str:
-    return _WS.sub(" ", text).strip()

@@ -25,51 +25,36 @@ def assert_clean(data: bytes, target: str, tmp_path) -> None:
     assert out.acceptable, f"{out.cls}: {out.detail}"
 
 
-def xfail(component: str, bug: str):
-    return pytest.mark.xfail(strict=True, reason=f"{component}: {bug}")
-
-
-CASES = [
-    pytest.param(in_main("O[0] = " + "9" * 5000 + ";"),
-                 marks=xfail("parser", "a 5000-digit integer literal raises ValueError (int max str digits) "
-                                       "-> internal compiler error instead of 'literal too large'"),
-                 id="huge_decimal_literal"),
-    pytest.param(in_main("O[0] = " + "(" * 250 + "1" + ")" * 250 + ";"),
-                 marks=xfail("parser", "250 nested parentheses (below MAX_NESTING) exhaust Python recursion; "
-                                       "the 'too deeply nested' error has no file:line:col"),
-                 id="nested_parens_250"),
-    pytest.param(in_main("O[0] = " + "f(" * 250 + "1" + ")" * 250 + ";"),
-                 marks=xfail("parser", "250 nested calls exhaust Python recursion; error without location"),
-                 id="nested_calls_250"),
-    pytest.param(in_main("O[0] = " + "true?(" * 250 + "1" + "):0" * 250 + ";"),
-                 marks=xfail("parser", "250 nested conditionals exhaust Python recursion; error without location"),
-                 id="nested_ternary_250"),
-    pytest.param(in_main("switch(0){default:" * 1000 + "}" * 1000),
-                 marks=xfail("parser", "switch nesting is not counted by MAX_NESTING; 1000 levels exhaust "
-                                       "Python recursion; error without location"),
-                 id="nested_switch_1000"),
-    pytest.param(in_main("O[1e999999] = 1;"),
-                 marks=xfail("sema", "an infinite float literal converted to int raises OverflowError "
-                                     "(exprs.py) -> internal compiler error"),
-                 id="inf_literal_as_index"),
-    pytest.param(in_main("int x = 1e999999; O[0] = x;"),
-                 marks=xfail("sema", "constant float->int conversion of infinity -> internal compiler error"),
-                 id="inf_literal_to_int"),
-    pytest.param(in_main("F[0] = 1e39;"),
-                 marks=xfail("backends", "a float constant beyond binary32 range (1e39 -> +inf) makes "
-                                         "struct.pack('f') raise: emit_types.py (SPIR-V) / values.py (DXIL)"),
-                 id="float_literal_overflows_binary32"),
-    pytest.param(in_main("F[0] = 1e300 * 10;"),
-                 marks=xfail("backends", "constant folding to infinity -> struct.pack OverflowError"),
-                 id="folded_float_infinity"),
-    pytest.param((HEAD + "[numthreads(4, 1, true ? 1 : 0)]\nvoid main() { O[0] = 1; }\n").encode(),
-                 marks=xfail("sema", "a non-literal expression in [numthreads] reports 'expression requires a "
-                                     "function context' without file:line:col"),
-                 id="numthreads_ternary_argument"),
-    pytest.param((HEAD + "[numthreads(4, 1, f(1))]\nvoid main() { O[0] = 1; }\n").encode(),
-                 marks=xfail("sema", "a call in [numthreads]: error without file:line:col"),
-                 id="numthreads_call_argument"),
+# (id, reproducer, finding, open bug or None).  `finding` says what the fuzzer saw before the fix;
+# `open` is "<component>: <bug>" while the bug is unfixed (the case is then a strict xfail).
+REGRESSIONS = [
+    ("huge_decimal_literal", in_main("O[0] = " + "9" * 5000 + ";"),
+     "parser: ValueError from int() on a 5000-digit literal -> internal compiler error", None),
+    ("nested_parens_250", in_main("O[0] = " + "(" * 250 + "1" + ")" * 250 + ";"),
+     "parser: Python recursion limit below MAX_NESTING; error without location", None),
+    ("nested_calls_250", in_main("O[0] = " + "f(" * 250 + "1" + ")" * 250 + ";"),
+     "parser: Python recursion limit; error without location", None),
+    ("nested_ternary_250", in_main("O[0] = " + "true?(" * 250 + "1" + "):0" * 250 + ";"),
+     "parser: Python recursion limit; error without location", None),
+    ("nested_switch_1000", in_main("switch(0){default:" * 1000 + "}" * 1000),
+     "parser: switch nesting not counted by the nesting limit; recursion error without location", None),
+    ("inf_literal_as_index", in_main("O[1e999999] = 1;"),
+     "sema: OverflowError converting an infinite float constant to int -> internal compiler error", None),
+    ("inf_literal_to_int", in_main("int x = 1e999999; O[0] = x;"),
+     "sema: OverflowError converting an infinite float constant to int -> internal compiler error", None),
+    ("float_literal_overflows_binary32", in_main("F[0] = 1e39;"),
+     "backends: struct.pack('f') OverflowError on a constant beyond binary32 range",
+     "backends: a float constant beyond binary32 range (1e39 -> +inf) makes struct.pack('f') raise: "
+     "emit_types.py (SPIR-V) / values.py (DXIL) -> internal compiler error"),
+    ("folded_float_infinity", in_main("F[0] = 1e300 * 10;"),
+     "backends: constant folding to infinity -> struct.pack OverflowError", None),
+    ("numthreads_ternary_argument", (HEAD + "[numthreads(4, 1, true ? 1 : 0)]\nvoid main() { O[0] = 1; }\n").encode(),
+     "sema: 'expression requires a function context' without file:line:col", None),
+    ("numthreads_call_argument", (HEAD + "[numthreads(4, 1, f(1))]\nvoid main() { O[0] = 1; }\n").encode(),
+     "sema: 'expression requires a function context' without file:line:col", None),
 ]
+CASES = [pytest.param(data, id=name, marks=[pytest.mark.xfail(strict=True, reason=bug)] if bug else [])
+         for name, data, _finding, bug in REGRESSIONS]
 
 
 @pytest.mark.parametrize("target", TARGETS)

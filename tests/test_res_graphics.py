@@ -352,3 +352,72 @@ DXIL_BUGS = {
 def test_graphics_dxil_builds(name):
     src, profile = GRAPHICS_SHADERS[name]
     R.build_dxil(src, profile=profile)
+
+
+VS_UINT_ATTR = """
+struct VIn { float2 pos : POSITION; uint tag : TAG; int delta : DELTA; };
+struct VOut { float4 pos : SV_Position; nointerpolation uint tag : TAG; nointerpolation int delta : DELTA; };
+VOut main(VIn i) { VOut o; o.pos = float4(i.pos, 0, 1); o.tag = i.tag; o.delta = i.delta; return o; }
+"""
+PS_UINT_ATTR = """
+struct PIn { float4 pos : SV_Position; nointerpolation uint tag : TAG; nointerpolation int delta : DELTA; };
+float4 main(PIn i) : SV_Target { return float4(i.tag / 255.0, (i.delta + 128) / 255.0, 0, 1); }
+"""
+
+
+def test_integer_vertex_attributes():
+    vk = R.vk_runner()
+    data = b""
+    for (x0, x1), tag, delta in [((-1.0, 0.0), 200, -100), ((0.0, 1.0), 17, 60)]:
+        for px, py in [(x0, -1), (x1, -1), (x0, 1), (x1, -1), (x1, 1), (x0, 1)]:
+            data += struct.pack("<2fIi", px, py, tag, delta)
+    vb = vk.VertexBuffer(data, 16, [(0, "float2", 0), (1, "uint", 8), (2, "int", 12)])
+    px = R.draw(VS_UINT_ATTR, PS_UINT_ATTR, W, H, vertex_buffers=[vb], vertex_count=12)
+    assert R.pixel(px, W, 1, 1) == (200, 28, 0, 255)
+    assert R.pixel(px, W, 6, 6) == (17, 188, 0, 255)
+
+
+VS_NESTED = """
+struct Inner { float2 a : A; float c : C; };
+struct VOut { float4 pos : SV_Position; Inner inner; float b : B; };
+VOut main(uint id : SV_VertexID) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.inner.a = uv; o.inner.c = 0.5; o.b = 0.25;
+    return o;
+}
+"""
+PS_NESTED = """
+struct Inner { float2 a : A; float c : C; };
+struct PIn { float4 pos : SV_Position; Inner inner; float b : B; };
+float4 main(PIn i) : SV_Target { return float4(i.inner.a.x, i.inner.c, i.b, 1); }
+"""
+
+
+def test_nested_struct_stage_io():
+    """Nested structs flatten in declaration order: A -> 0, C -> 1, B -> 2 on both sides."""
+    res = R.build(VS_NESTED, profile="vs_6_0")
+    assert [(e["semantic"], e.get("location")) for e in res.manifest["entry"]["outputs"]] == [
+        ("SV_Position", None), ("A", 0), ("C", 1), ("B", 2)]
+    px = R.draw(VS_NESTED, PS_NESTED, W, H)
+    u, _v = uv_at(5, 2)
+    assert near(R.pixel(px, W, 5, 2), (R.unorm8(u), R.unorm8(0.5), R.unorm8(0.25), 255))
+
+
+VS_CB = """
+cbuffer Xform : register(b0) { float2 scale; float2 offset; };
+float4 main(uint id : SV_VertexID) : SV_Position {
+    float2 uv = float2((id << 1) & 2, id & 2);
+    return float4((uv * 2.0 - 1.0) * scale + offset, 0, 1);
+}
+"""
+
+
+def test_vertex_shader_reads_cbuffer():
+    """Scale 0.5 and offset (0.5, 0.5) shrink the full-screen triangle into the lower-right quadrant's corner."""
+    specs = {"Xform": R.uniform(R.pack("f", [0.5, 0.5, 0.5, 0.5]))}
+    px = R.draw(VS_CB, PS_SOLID, W, H, specs)
+    assert R.pixel(px, W, 0, 0) == (0, 0, 0, 0)
+    assert R.pixel(px, W, 4, 4) == (255, 255, 0, 255)
+    assert R.pixel(px, W, 7, 7) == (255, 255, 0, 255)
