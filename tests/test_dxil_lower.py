@@ -344,3 +344,40 @@ def test_matrix_rows_and_struct_arrays_in_locals():
         mat[r] = [float(r), float(x)]
         mat[1][1] += 1
         assert got[4 * x:4 * x + 4] == [*mat[r], float(2 * x), mat[1][1]]
+
+
+@pytest.mark.parametrize("storage, dims, message", [
+    (ir.Storage.FUNCTION, (65536, 65536), "is too large for the DXIL backend"),
+    (ir.Storage.PRIVATE, (65536, 65536), "is too large for the DXIL backend"),
+    (ir.Storage.WORKGROUP, (10000,), "exceeds the 32768-byte limit"),
+])
+def test_oversized_arrays_are_errors_not_hangs(storage, dims, message):
+    t: ir.Type = U
+    for d in reversed(dims):
+        t = ir.Array(t, d)
+    big = ir.Variable("big", t, storage)
+    out = uav("Out")
+
+    def body(pid):
+        elem: ir.Expr = ir.VarRef(big)
+        for _ in dims:
+            elem = ir.IndexRef(elem, id_x(pid), elem.type.elem)
+        return [ir.Store(elem, c(1)), store_out(out, pid, ir.Load(elem, U))]
+    module = compute_module(body, [out] + ([big] if storage != ir.Storage.FUNCTION else []),
+                            locals_=[big] if storage == ir.Storage.FUNCTION else [])
+    with pytest.raises(CompileError) as exc:
+        compile_ir(module, "cs_6_0")
+    assert message in str(exc.value)
+
+
+def test_whole_aggregate_copies_are_bounded():
+    """Copying a 100000-element local array as a value is refused rather than expanded."""
+    a = ir.Variable("a", ir.Array(U, 100000), ir.Storage.FUNCTION)
+    b = ir.Variable("b", ir.Array(U, 100000), ir.Storage.FUNCTION)
+    out = uav("Out")
+
+    def body(pid):
+        return [st(b, ld(a)), store_out(out, pid, ir.Load(ir.IndexRef(ir.VarRef(b), id_x(pid), U), U))]
+    with pytest.raises(CompileError) as exc:
+        compile_ir(compute_module(body, [out], locals_=[a, b]), "cs_6_0")
+    assert "too large for the DXIL backend" in str(exc.value)

@@ -133,6 +133,9 @@ ERRORS = {
         "int Odd(int n);\nint Even(int n) { return n == 0 ? 1 : Odd(n - 1); }\n"
         "int Odd(int n) { return n == 0 ? 0 : Even(n - 1); }\n" + CS + "    Out[0] = Even(4);\n}\n",
         ["lang_test.hlsl:4:38: error: recursive call to function 'Even' is not allowed"], 38),
+    "recursive_method": (
+        "struct R { int F(int n) { return n <= 0 ? 0 : F(n - 1); } };\n" + CS + "    R r;\n    Out[0] = r.F(3);\n}\n",
+        ["lang_test.hlsl:2:47: error: recursive call to function 'F' is not allowed"], 47),
     "vector_if_condition": (
         CS + "    float2 v = 1;\n    if (v) Out[0] = 1;\n}\n",
         ["lang_test.hlsl:5:9: error: condition must be a scalar, not 'float2'; use all() or any()"], 9),

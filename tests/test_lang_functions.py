@@ -153,7 +153,47 @@ STATIC_CALL_INIT = SlotTable("static_init_call", "int", [
                        "requires a function context\" (no source location); DXC runs such initialisers at entry"}),
 ], setup=SETUP, inputs=IN)
 
+PROG_SETUP = ("    int one = In[0], two = In[1], three = In[2], zero = In[4], five = In[5], hund = In[7];\n")
+PROG_PRELUDE = """
+struct VK { int2 v; int k; };
+static const float3 Table3[3] = { float3(1, 2, 3), float3(4, 5, 6), float3(7, 8, 9) };
+struct PG { int a; float b; int2 c; };
+static PG g_pg = { 1, 2.5, int2(3, 4) };
+int Sw(int x) {
+    switch (x) {
+        case 0: return 10; case 1: return 11; case 2: return 12; case 3: return 13; case 4: return 14;
+        case 5: return 15; case 6: return 16; case 7: return 17; case 8: return 18; case 9: return 19;
+        case 10: return 20; case 11: return 21; case 12: return 22; case 13: return 23; case 14: return 24;
+        case 15: return 25; case 100: return 99; default: return -1;
+    }
+}
+void Many(int a, out int b, inout int c, int d, out int e, in out int f, int g, out int h, int i2, inout int j) {
+    b = a + d; c += g; e = i2 * 2; f *= 3; h = a + c; j = -j;
+}
+static int s_cnt = 0;
+int NextCount() { s_cnt++; return s_cnt; }
+"""
+PROGRAMS = SlotTable("small_programs", "int", [
+    case("dynamic_struct_array_swizzle_write", "VK arr[3] = (VK[3])0; arr[two].v.yx = int2(7, 9); arr[one].k = 4;"
+         " R = arr[2].v.x * 100 + arr[2].v.y * 10 + arr[1].k;", 974, stmt=True),
+    case("static_const_vector_table", "R = (int)(Table3[two].y * 10 + Table3[one].z);", 86, stmt=True),
+    case("static_struct_initialiser", "R = g_pg.a * 1000 + (int)(g_pg.b * 100) + g_pg.c.y;", 1254, stmt=True),
+    case("static_struct_mutation", "g_pg.c.x = five; R = g_pg.c.x;", 5, stmt=True),
+    case("switch_with_17_returning_cases", "int s = 0; for (int i = 0; i < 17; i++) s += Sw(i); R = s;",
+         sum(range(10, 26)) - 1, stmt=True),
+    case("switch_sparse_case", "R = Sw(hund);", 99, stmt=True),
+    case("ten_mixed_direction_parameters", "int b, e, h; int c = 10, f = 4, j = 6; Many(one, b, c, two, e, f, three, h, five, j);"
+         " R = b * 100000 + c * 10000 + e * 1000 + f * 100 + h * 10 + (j + 6);", 441340, stmt=True),
+    case("ternary_side_effects_in_loop", "int s = 0; for (int i = 0; i < 6; i++) s += (i % 2 == 0) ? NextCount() : 100;"
+         " R = s * 10 + s_cnt;", (1 + 2 + 3 + 300) * 10 + 3, stmt=True),
+    case("array_of_arrays_assignment", "int a[2][2] = {1, 2, 3, 4}; int b[2][2]; b = a; b[1] = a[0];"
+         " R = b[0][0] * 1000 + b[0][1] * 100 + b[1][0] * 10 + b[1][1];", 1212, stmt=True),
+    case("matrix_array_dynamic_index", "float2x2 ms[2] = {1, 2, 3, 4, 5, 6, 7, 8}; R = (int)(ms[one][one][zero] * 10 + ms[zero][zero][one]);",
+         72, stmt=True),
+], prelude=PROG_PRELUDE, setup=PROG_SETUP, inputs={"In": ("int", [1, 2, 3, -1, 0, 5, -7, 100])})
+
 test_overloads = table_test(OVERLOADS)
+test_small_programs = table_test(PROGRAMS)
 test_more_calls = table_test(MORE)
 test_static_init_call = table_test(STATIC_CALL_INIT)
 test_argument_passing = table_test(ARGS)

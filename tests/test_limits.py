@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from fuzz.runner import FuzzInput, run_inputs
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.diagnostics import Diagnostic
@@ -19,6 +20,7 @@ from shaderbuild.options import CompileOptions
 
 HEAD = "RWStructuredBuffer<int> O : register(u0);\nint f(int x) { return x; }\n"
 DEEP = 1000
+ISOLATED_TIMEOUT = 15.0  # seconds; a compile at a limit takes milliseconds
 
 
 def main_with(body: str, before: str = "") -> str:
@@ -135,15 +137,15 @@ def test_conditional_nesting_is_fine() -> None:
 RECURSION = "parser/sema: the nesting is not bounded by a located limit; Python's recursion limit is hit " \
             "and the error has no file:line:col"
 EXPRESSIONS = [
-    pytest.param("(" * DEEP + "1" + ")" * DEEP, marks=xfail("parser", RECURSION), id="parentheses"),
+    pytest.param("(" * DEEP + "1" + ")" * DEEP, id="parentheses"),
     pytest.param("-" * DEEP + "1", id="unary_minus"),
     pytest.param("!" * DEEP + "1", id="logical_not"),
     pytest.param("(int)" * DEEP + "1", id="casts"),
     pytest.param("1+(" * DEEP + "1" + ")" * DEEP, id="binary_right_nested"),
-    pytest.param("f(" * DEEP + "1" + ")" * DEEP, marks=xfail("parser", RECURSION), id="calls"),
-    pytest.param("true?(" * DEEP + "1" + "):0" * DEEP, marks=xfail("parser", RECURSION), id="conditionals"),
-    pytest.param("int2(" * DEEP + "1" + ",1).x" * DEEP, marks=xfail("parser", RECURSION), id="constructors"),
-    pytest.param("1" + ".x" * DEEP, marks=xfail("parser", RECURSION), id="member_chain"),
+    pytest.param("f(" * DEEP + "1" + ")" * DEEP, id="calls"),
+    pytest.param("true?(" * DEEP + "1" + "):0" * DEEP, id="conditionals"),
+    pytest.param("int2(" * DEEP + "1" + ",1).x" * DEEP, id="constructors"),
+    pytest.param("1" + ".x" * DEEP, id="member_chain"),
     pytest.param("1+" * 20000 + "1", marks=xfail("parser/sema", RECURSION + " (left-nested 20000 terms)"),
                  id="binary_left_chain"),
 ]
@@ -151,16 +153,15 @@ EXPRESSIONS = [
 
 @pytest.mark.parametrize("expr", EXPRESSIONS)
 def test_expression_nesting(expr: str) -> None:
+    """Far beyond any sane depth: compiled, or refused with a located nesting error."""
     res = compile_text(main_with(f"O[0] = {expr};"))
-    assert_located_error(res, r"nest|deep|limit", line=5)
+    if not res.ok:
+        assert_located_error(res, r"nest|deep|limit", line=5)
 
 
 def test_index_chain_nesting() -> None:
     res = compile_text(main_with("int a[1] = {1};\nO[0] = a" + "[0]" * DEEP + ";"))
     assert_clean(res)
-
-
-test_index_chain_nesting = xfail("parser", RECURSION)(test_index_chain_nesting)
 
 
 def test_assignment_chain_nesting() -> None:
@@ -177,9 +178,7 @@ STATEMENTS = [
     pytest.param("for (;;) {" * DEEP + "}" * DEEP, id="for"),
     pytest.param("while (false) {" * DEEP + "}" * DEEP, id="while"),
     pytest.param("do {" * DEEP + "} while (false);" * DEEP, id="do_while"),
-    pytest.param("switch (0) { default:" * DEEP + "}" * DEEP,
-                 marks=xfail("parser", "switch bodies are not counted by the nesting limit; " + RECURSION),
-                 id="switch"),
+    pytest.param("switch (0) { default:" * DEEP + "}" * DEEP, id="switch"),
 ]
 
 
@@ -206,9 +205,6 @@ def test_struct_nesting() -> None:
     assert_clean(res)
 
 
-test_struct_nesting = xfail("sema", "a chain of 1000 nested struct types: " + RECURSION)(test_struct_nesting)
-
-
 def test_typedef_chain() -> None:
     defs = "typedef int T0;\n" + "".join(f"typedef T{i} T{i + 1};\n" for i in range(DEEP))
     assert_clean(compile_text(main_with(f"T{DEEP} x = 1;\nO[0] = x;", before=defs)))
@@ -231,18 +227,21 @@ ARRAYS = [
     pytest.param("RWStructuredBuffer<int> O[4294967295] : register(u0);\n"
                  "[numthreads(1,1,1)] void main() { O[0][0] = 1; }\n", id="resource_array"),
     pytest.param(main_with("int a[65536][65536]; a[0][0] = 1; O[0] = a[0][0];"),
-                 marks=xfail("sema", "only each dimension is checked against the element limit; a "
-                                     "65536 x 65536 local array (2^32 elements) compiles"),
+                 marks=xfail("sema", "only each dimension is checked against the element limit: a "
+                                     "65536 x 65536 local array (2^32 elements) compiles for SPIR-V and "
+                                     "hangs the DXIL backend (per-element expansion)"),
                  id="total_size_2d"),
     pytest.param(main_with("int a[99999999999999999999]; O[0] = 1;"), id="beyond_64_bits"),
 ]
 
 
 @pytest.mark.parametrize("src", ARRAYS)
-@pytest.mark.parametrize("target", ["spirv", "dxil"])
-def test_array_size_limit(src: str, target: str) -> None:
-    res = compile_text(src, target)
-    assert_located_error(res, r"array size|too large|exceeds|limit")
+def test_array_size_limit(src: str) -> None:
+    """Run in the fuzz worker pool: a missing limit can mean minutes and gigabytes, not an error."""
+    results = run_inputs([FuzzInput("arrays.hlsl", src.encode(), "limits")], jobs=1, timeout=ISOLATED_TIMEOUT)
+    for out in results[0][1]:
+        assert out.cls == "error", f"{out.target}: {out.cls} {out.detail}"
+        assert re.search(r"array size|too large|exceeds|limit", out.detail), out.detail
 
 
 # ---------------------------------------------------------------- source size
@@ -284,7 +283,7 @@ def test_non_utf8_byte_is_a_located_error(tmp_path) -> None:
     src = tmp_path / "latin1.hlsl"
     src.write_bytes(HEAD.encode() + b"// caf\xe9\n[numthreads(1,1,1)] void main() { O[0] = 1; }\n")
     res = compile_file(str(src), CompileOptions(target="spirv"))
-    assert_located_error(res, r"not valid UTF-8", line=3, col=8, file="latin1.hlsl")
+    assert_located_error(res, r"not valid UTF-8", line=3, col=7, file="latin1.hlsl")
 
 
 def test_non_utf8_in_an_included_file(tmp_path) -> None:
@@ -332,8 +331,9 @@ def test_crlf_and_bom_keep_error_positions(tmp_path, prefix: bytes, newline: byt
 
 
 def test_bom_in_text_argument_and_first_line_column() -> None:
-    res = compile_text("\ufeffint x = y;\n" + main_with("O[0] = 1;"))
-    assert_located_error(res, r"'y'|undeclared", line=1, col=9)
+    line = "RWStructuredBuffer<int> O : register(u0); [numthreads(1,1,1)] void main() { O[0] = y; }\n"
+    res = compile_text("\ufeff" + line)
+    assert_located_error(res, r"'y'|undeclared", line=1, col=line.index("y;") + 1)
 
 
 def test_lone_cr_line_endings_do_not_crash() -> None:

@@ -66,6 +66,7 @@ class StringLit(Expr):
 
 class Name(Expr):
     name: str                 # may be qualified: 'Color::Red'
+    template_args: list[TypeRef] | None = None   # Add<float>(...)
 
 
 class UnaryOp(Expr):
@@ -146,6 +147,7 @@ class FuncDecl(Node):
     attributes: list[Attribute] = Record.factory(list)
     qualifiers: frozenset[str] = frozenset()
     return_dims: list[Expr | None] = Record.factory(list)
+    template_params: list[str] | None = None     # template<typename T> ...
 
 
 class StructDecl(Node):
@@ -153,6 +155,13 @@ class StructDecl(Node):
     fields: list[VarDecl]
     methods: list[FuncDecl] = Record.factory(list)
     base: TypeRef | None = None
+    template_params: list[str] | None = None
+
+
+class SizeOf(Expr):
+    """sizeof(type) or sizeof(expression), in bytes."""
+
+    operand: TypeRef | Expr
 
 
 class CBufferDecl(Node):

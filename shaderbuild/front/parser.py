@@ -60,6 +60,7 @@ class Parser:
         self.toks = tokens
         self.pos = 0
         self.user_types: set[str] = set()
+        self.template_funcs: set[str] = set()
         self.depth = 0
 
     # ------------------------------------------------------------ token helpers
@@ -170,7 +171,37 @@ class Parser:
                 return [d]
             if t.text == "namespace":
                 self.fail("namespaces are not supported")
+            if t.text == "template":
+                return self.template_decl(attrs)
         return self.declaration(attrs, top_level=True)
+
+    def template_decl(self, attrs) -> list[ast.Node]:
+        """template<typename T, class U> followed by a function or struct (HLSL 2021)."""
+        self.advance()
+        self.expect("<", "after 'template'")
+        params: list[str] = []
+        while True:
+            kw = self.ident("'typename'")
+            if kw.text not in ("typename", "class"):
+                raise error("only type template parameters ('typename T') are supported", kw.loc)
+            params.append(self.ident("a template parameter name").text)
+            if not self.accept(","):
+                break
+        self.close_angle()
+        added = [p for p in params if p not in self.user_types]
+        self.user_types.update(added)
+        try:
+            decls = self.declaration(attrs, top_level=True)
+        finally:
+            self.user_types.difference_update(added)
+        for d in decls:
+            if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
+                d.template_params = params
+                if isinstance(d, ast.FuncDecl):
+                    self.template_funcs.add(d.name)
+            else:
+                raise error("only functions and structs can be templates", d.loc)
+        return decls
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
@@ -346,6 +377,14 @@ class Parser:
             ftype = self.type_ref()
             quals |= self.qualifiers()
             fname = self.ident("a field name")
+            if fname.text == "operator":
+                op = self.advance()
+                if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "("):
+                    raise error("expected an operator after 'operator'", op.loc)
+                if op.text in ("[", "("):
+                    self.expect("]" if op.text == "[" else ")")
+                fname = Token(TokKind.IDENT, "operator" + op.text + ("]" if op.text == "[" else ")" if op.text == "(" else ""),
+                              fname.loc)
             if self.at("("):
                 sd.methods.append(self.function(ftype, fname, attrs, quals))
                 continue
@@ -698,6 +737,23 @@ class Parser:
             if t.text in ("true", "false"):
                 self.advance()
                 return ast.BoolLit(t.loc, t.text == "true")
+            if t.text == "sizeof" and self.peek().is_punct("("):
+                self.advance()
+                self.expect("(")
+                if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text) and not self.peek().is_punct("("):
+                    operand = self.type_ref()
+                else:
+                    operand = self.expression()
+                self.expect(")", "to close 'sizeof'")
+                return ast.SizeOf(t.loc, operand)
+            if t.text in self.template_funcs and self.peek().is_punct("<"):
+                self.advance()
+                self.advance()
+                targs = [self.type_ref()]
+                while self.accept(","):
+                    targs.append(self.type_ref())
+                self.close_angle()
+                return ast.Name(t.loc, t.text, targs)
             if self.is_type_name(t.text) and not self.peek().is_punct("::"):
                 type_ref = self.type_ref()
                 if not self.at("("):

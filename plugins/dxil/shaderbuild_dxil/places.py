@@ -20,7 +20,7 @@ from shaderbuild.diagnostics import error
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
-from .scalarize import component_types, leaf_layout, llvm_scalar, memory_scalar
+from .scalarize import component_types, leaf_layout, leaf_order, llvm_scalar, memory_scalar
 
 if TYPE_CHECKING:
     from .lower import FunctionLowerer
@@ -111,7 +111,7 @@ class MemPlace(Place):
 
     def addresses(self, L: FunctionLowerer) -> list[Address]:
         lay = leaf_layout(self.type)
-        return [(self.leafbase + p, L.mul_add(self.idx, lay.mult[p], k)) for p, k in lay.order]
+        return [(self.leafbase + p, L.mul_add(self.idx, lay.mult[p], k)) for p, k in leaf_order(self.type)]
 
     def as_addr(self, L: FunctionLowerer) -> AddrPlace:
         return AddrPlace(self.storage, self.addresses(L), self.type)

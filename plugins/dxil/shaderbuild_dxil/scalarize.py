@@ -5,7 +5,7 @@ DXIL has no vectors, so every IR value becomes a list of scalar LLVM values in
 components, matrix components row by row.  Memory (locals, statics,
 groupshared) is split the other way round, into one LLVM array per scalar
 *leaf* ("structure of arrays", like DXC's SROA): `leaf_layout` says which leaf
-and element each canonical component lives in.
+and `leaf_order` which leaf element each canonical component lives in.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ from shaderbuild.diagnostics import error
 
 from .llvm import types as T
 
-__all__ = ["llvm_scalar", "memory_scalar", "LeafLayout", "leaf_layout", "component_types", "count",
-           "subrange", "field_leaf_base"]
+__all__ = ["llvm_scalar", "memory_scalar", "LeafLayout", "leaf_layout", "leaf_order", "component_types", "count",
+           "subrange", "field_leaf_base", "MAX_VALUE_COMPONENTS", "MAX_LEAF_ELEMENTS"]
+
+MAX_VALUE_COMPONENTS = 1 << 16      # a value (or a whole-aggregate copy) is scalarised: keep it bounded
+MAX_LEAF_ELEMENTS = 1 << 22         # elements of one leaf array of a local / static / groupshared variable
 
 
 def llvm_scalar(s: ir.Scalar) -> T.Type:
@@ -37,8 +40,38 @@ def memory_scalar(s: ir.Scalar) -> T.Type:
 
 
 @cache
+def count(t: ir.Type) -> int:
+    """Number of scalar components, computed arithmetically (no expansion)."""
+    if isinstance(t, ir.Scalar):
+        return 1
+    if isinstance(t, ir.Vector):
+        return t.size
+    if isinstance(t, ir.Matrix):
+        return t.rows * t.cols
+    if isinstance(t, ir.Array):
+        if t.size is None:
+            raise error(f"runtime-sized array '{t}' cannot be used as a value")
+        return t.size * count(t.elem)
+    if isinstance(t, ir.Struct):
+        return sum(count(f.type) for f in t.fields)
+    raise error(f"type '{t}' cannot be used as a value in the DXIL backend")
+
+
+def _check_value_size(t: ir.Type) -> None:
+    n = count(t)
+    if n > MAX_VALUE_COMPONENTS:
+        raise error(f"a value of type '{t}' has {n} components, too large for the DXIL backend "
+                    f"(limit {MAX_VALUE_COMPONENTS}); access it element by element")
+
+
+@cache
 def component_types(t: ir.Type) -> tuple[ir.Scalar, ...]:
     """The IR scalar of every component, in canonical order."""
+    _check_value_size(t)
+    return _components(t)
+
+
+def _components(t: ir.Type) -> tuple[ir.Scalar, ...]:
     if isinstance(t, ir.Scalar):
         return (t,)
     if isinstance(t, ir.Vector):
@@ -46,16 +79,8 @@ def component_types(t: ir.Type) -> tuple[ir.Scalar, ...]:
     if isinstance(t, ir.Matrix):
         return (t.elem,) * (t.rows * t.cols)
     if isinstance(t, ir.Array):
-        if t.size is None:
-            raise error(f"runtime-sized array '{t}' cannot be used as a value")
-        return component_types(t.elem) * t.size
-    if isinstance(t, ir.Struct):
-        return tuple(c for f in t.fields for c in component_types(f.type))
-    raise error(f"type '{t}' cannot be used as a value in the DXIL backend")
-
-
-def count(t: ir.Type) -> int:
-    return len(component_types(t))
+        return _components(t.elem) * t.size
+    return tuple(c for f in t.fields for c in _components(f.type))
 
 
 def subrange(t: ir.Type, index: int) -> tuple[int, int, ir.Type]:
@@ -74,41 +99,66 @@ def subrange(t: ir.Type, index: int) -> tuple[int, int, ir.Type]:
     raise error(f"cannot extract from '{t}'")
 
 
+
+
 @dataclass(frozen=True, slots=True)
 class LeafLayout:
-    """leaves[p]: scalar of leaf p; mult[p]: its element count within the type;
-    order[c] = (p, k): canonical component c is element k of leaf p."""
+    """leaves[p]: scalar of leaf p; mult[p]: its element count within the type.
+    leaf_order(t)[c] = (p, k): canonical component c is element k of leaf p."""
 
     leaves: tuple[ir.Scalar, ...]
     mult: tuple[int, ...]
-    order: tuple[tuple[int, int], ...]
 
 
 @cache
 def leaf_layout(t: ir.Type) -> LeafLayout:
     if isinstance(t, ir.Scalar):
-        return LeafLayout((t,), (1,), ((0, 0),))
+        return LeafLayout((t,), (1,))
     if isinstance(t, (ir.Vector, ir.Matrix)):
         n = count(t)
-        return LeafLayout((ir.scalar_of(t),) * n, (1,) * n, tuple((i, 0) for i in range(n)))
+        return LeafLayout((ir.scalar_of(t),) * n, (1,) * n)
     if isinstance(t, ir.Array):
         if t.size is None:
             raise error(f"runtime-sized array '{t}' cannot be a local variable")
         e = leaf_layout(t.elem)
-        order = tuple((p, j * e.mult[p] + k) for j in range(t.size) for p, k in e.order)
-        return LeafLayout(e.leaves, tuple(m * t.size for m in e.mult), order)
+        mult = tuple(m * t.size for m in e.mult)
+        if max(mult) > MAX_LEAF_ELEMENTS:
+            raise error(f"array '{t}' is too large for the DXIL backend ({max(mult)} elements, "
+                        f"limit {MAX_LEAF_ELEMENTS})")
+        return LeafLayout(e.leaves, mult)
     if isinstance(t, ir.Struct):
         leaves: list[ir.Scalar] = []
         mult: list[int] = []
-        order: list[tuple[int, int]] = []
         for f in t.fields:
             fl = leaf_layout(f.type)
-            base = len(leaves)
             leaves += fl.leaves
             mult += fl.mult
-            order += [(p + base, k) for p, k in fl.order]
-        return LeafLayout(tuple(leaves), tuple(mult), tuple(order))
+        return LeafLayout(tuple(leaves), tuple(mult))
     raise error(f"type '{t}' cannot be stored in DXIL memory")
+
+
+@cache
+def leaf_order(t: ir.Type) -> tuple[tuple[int, int], ...]:
+    """(leaf, element) of every canonical component; bounded like values."""
+    _check_value_size(t)
+    return _order(t)
+
+
+def _order(t: ir.Type) -> tuple[tuple[int, int], ...]:
+    if isinstance(t, ir.Scalar):
+        return ((0, 0),)
+    if isinstance(t, (ir.Vector, ir.Matrix)):
+        return tuple((i, 0) for i in range(count(t)))
+    if isinstance(t, ir.Array):
+        e = leaf_layout(t.elem)
+        inner = _order(t.elem)
+        return tuple((p, j * e.mult[p] + k) for j in range(t.size) for p, k in inner)
+    out: list[tuple[int, int]] = []
+    base = 0
+    for f in t.fields:
+        out += [(p + base, k) for p, k in _order(f.type)]
+        base += len(leaf_layout(f.type).leaves)
+    return tuple(out)
 
 
 @cache

@@ -8,7 +8,7 @@ from shaderbuild import ir
 from .context import ModuleContext
 from .llvm import types as T
 from .llvm.values import ConstAggregate, Constant, ConstFloat, ConstInt
-from .scalarize import component_types, leaf_layout, memory_scalar
+from .scalarize import component_types, leaf_layout, leaf_order, memory_scalar
 
 __all__ = ["fold_static_initializers"]
 
@@ -56,7 +56,7 @@ def fold_static_initializers(ctx: ModuleContext, body: list[ir.Stmt]) -> None:
             continue
         lay = leaf_layout(var.type)
         per_leaf: list[list] = [[None] * m for m in lay.mult]
-        for (p, k), v in zip(lay.order, vals, strict=True):
+        for (p, k), v in zip(leaf_order(var.type), vals, strict=True):
             per_leaf[p][k] = v
         for g, scalar, leaf_vals in zip(st.ptrs, lay.leaves, per_leaf):
             g.initializer = _leaf_constant(scalar, leaf_vals)

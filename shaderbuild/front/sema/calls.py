@@ -31,6 +31,8 @@ class CallLowering:
         if not isinstance(callee, ast.Name):
             raise error("called object is not a function", e.loc)
         sym = self.scope.lookup(callee.name)
+        if callee.name in self.func_templates and not isinstance(sym, FuncSymbol | TypeSymbol):
+            return self.template_call(callee.name, e.args, callee.template_args, e.loc)
         this_struct = self.fn_info.method_of if self.fn_info is not None else None
         if this_struct is not None and callee.name in self.methods.get(this_struct.name, {}) \
                 and not isinstance(sym, FuncSymbol | TypeSymbol):
@@ -73,17 +75,21 @@ class CallLowering:
     # ------------------------------------------------------------ user calls
     def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
                   this: ir.Expr | None = None) -> ir.Expr:
-        # each argument is lowered exactly once: places stay places (for out/inout), the rest become values
+        values, is_place = self.lower_args(args)
+        best = self.resolve_overload(name, overloads, args, values, loc)
+        if any(_unsized_value_array(t) for t in best.param_types) and not self.probing:
+            best = self.specialize(best, [v.type for v in values])
+        return self.emit_call(best, args, values, is_place, loc, this)
+
+    def lower_args(self, args: list[ast.Expr]) -> tuple[list[ir.Expr], list[bool]]:
+        """Each argument is lowered exactly once: places stay places (for out/inout), the rest become values."""
         values: list[ir.Expr] = []
         is_place: list[bool] = []
         for a in args:
             p = self.is_place_expr(a)
             is_place.append(p)
             values.append(self.place(a, for_write=False) if p else self.rvalue(a))
-        best = self.resolve_overload(name, overloads, args, values, loc)
-        if any(_unsized_value_array(t) for t in best.param_types) and not self.probing:
-            best = self.specialize(best, [v.type for v in values])
-        return self.emit_call(best, args, values, is_place, loc, this)
+        return values, is_place
 
     def resolve_overload(self, name, overloads, args, values, loc) -> FuncInfo:
         viable: list[tuple[list[int], FuncInfo]] = []

@@ -376,9 +376,37 @@ class ExprLowering:
         op = e.op
         if op in ("&&", "||"):
             return self.logical(e)
+        if self.is_struct_operand(e.lhs):
+            return self.operator_call(e)
         a = self.rvalue(e.lhs)
         b = self.rvalue(e.rhs)
         return self.binary(op, a, b, e.loc)
+
+    def is_struct_operand(self, e: ast.Expr) -> bool:
+        t = self.peek_type(e)
+        return isinstance(t, ir.Struct) and bool(self.methods.get(t.name))
+
+    def operator_call(self, e: ast.BinaryOp) -> ir.Expr:
+        """`a + b` on a struct with `operator+` (HLSL 2021): a method call on `a`."""
+        this = self.place(e.lhs, for_write=False)
+        methods = self.methods.get(this.type.name, {}).get("operator" + e.op)
+        if not methods:
+            raise error(f"invalid operands to binary expression: '{this.type}' has no 'operator{e.op}'", e.loc)
+        return self.user_call("operator" + e.op, methods, [e.rhs], e.loc, this=this)
+
+    def rv_SizeOf(self, e: ast.SizeOf) -> ir.Expr:
+        from ...ir.layout import layout_of
+
+        if isinstance(e.operand, ast.TypeRef):
+            t = self.resolve_type(e.operand, [])
+        else:
+            with self.collect([]):            # sizeof does not evaluate its operand
+                t = self.rvalue(e.operand).type
+        try:
+            size = layout_of(t, "dx_structured").size
+        except TypeError:
+            raise error(f"invalid application of 'sizeof' to type '{t}'", e.loc) from None
+        return self.lit(ir.Const(ir.UINT, size))
 
     def binary(self, op: str, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Expr:
         ta, tb = a.type, b.type
@@ -607,7 +635,13 @@ class ExprLowering:
         """The type of a place expression without lowering it (None when unknown)."""
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
-            return sym.var.type if isinstance(sym, VarSymbol) else None
+            if not isinstance(sym, VarSymbol):
+                return None
+            index = getattr(sym, "index", None)     # a cbuffer member or a field seen from a method
+            if index is not None:
+                st = sym.var.type
+                return st.fields[index].type if isinstance(st, ir.Struct) and index < len(st.fields) else None
+            return sym.var.type
         if isinstance(e, ast.Index):
             t = self.peek_type(e.base)
             return t.elem if isinstance(t, ir.Array) else None

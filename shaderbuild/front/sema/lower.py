@@ -17,6 +17,7 @@ from .exprs import ExprLowering
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
+from .templates import TemplateLowering
 from .typeresolve import TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
@@ -32,13 +33,17 @@ class MemberSymbol(VarSymbol):
     __slots__ = ("index",)
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink) -> None:
         self.options = options
         self.profile = profile
         self.sink = sink
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
+        self.types.template_hook = self.template_struct_hook
+        self.func_templates: dict[str, list[ast.FuncDecl]] = {}
+        self.struct_templates: dict[str, ast.StructDecl] = {}
+        self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
         self.funcs: list[FuncInfo] = []
@@ -175,8 +180,17 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             t = ir.Array(t, n)
         return t
 
+    def template_struct_hook(self, ref: ast.TypeRef) -> ir.Type | None:
+        if ref.name in self.struct_templates:
+            return self.instantiate_struct(ref)
+        return None
+
     def declare_type_like(self, d) -> None:
-        if isinstance(d, ast.StructDecl):
+        if isinstance(d, ast.StructDecl) and d.template_params:
+            if d.name in self.struct_templates:
+                raise error(f"redefinition of template '{d.name}'", d.loc)
+            self.struct_templates[d.name] = d
+        elif isinstance(d, ast.StructDecl):
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
             t = self.resolve_type(d.type, d.dims)
@@ -450,7 +464,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
         return super().place(e, for_write)
 
     # ------------------------------------------------------------ functions
-    def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None) -> FuncInfo:
+    def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
+                      name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
         for p in d.params:
             t = self.resolve_type(p.type, p.dims)
@@ -460,7 +475,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
         key_types = ptypes
-        existing = None if method_of is not None else self.scope.lookup(d.name)
+        existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
@@ -474,10 +489,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
                     if d.body is not None:
                         f.decl = d
                     return f
-        name = d.name if method_of is None else f"{method_of.name}.{d.name}"
+        name = name or (d.name if method_of is None else f"{method_of.name}.{d.name}")
         irf = ir.Function(name, [], rt, loc=d.loc)
         info = FuncInfo(d, ptypes, pdirs, rt, irf, method_of=method_of)
-        if method_of is None:
+        if method_of is None and register:
             if isinstance(existing, FuncSymbol):
                 existing.overloads.append(info)
             else:
@@ -527,7 +542,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, StmtLowering):
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
         for d in tu.decls:
-            if isinstance(d, ast.FuncDecl):
+            if isinstance(d, ast.FuncDecl) and d.template_params:
+                self.func_templates.setdefault(d.name, []).append(d)
+            elif isinstance(d, ast.FuncDecl):
                 info = self.function_decl(d)
                 if d.body is not None and not _has_unsized_param(info):
                     self.function_body(info)

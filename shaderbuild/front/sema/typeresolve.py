@@ -44,6 +44,7 @@ class TypeResolver:
         self.enable_16bit = enable_16bit
         self.named: dict[str, ir.Type] = {}
         self.const_eval = const_eval  # callable(ast.Expr) -> int
+        self.template_hook = None     # callable(ast.TypeRef) -> ir.Type | None (struct templates)
 
     def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
         spec = SCALAR_SPELLINGS.get(name)
@@ -60,6 +61,10 @@ class TypeResolver:
             return ir.VOID
         if name in self.named:
             return self.named[name]
+        if self.template_hook is not None:
+            t = self.template_hook(ref)
+            if t is not None:
+                return t
         s = self.scalar(name, ref)
         if s is not None:
             return s
