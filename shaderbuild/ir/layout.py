@@ -145,8 +145,10 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
     for f in t.fields:
         rm = row_major if f.row_major is None else f.row_major
         fl = layout_of(f.type, rule, rm)
-        if f.vk_offset is not None:
+        if f.vk_offset is not None and rule not in _DX:
             offset = f.vk_offset
+        elif f.packoffset is not None:
+            offset = f.packoffset
         elif isinstance(f.type, Vector) and (rule in _RELAXED or rule == "dx_cbuffer"):
             offset = _place_vector(offset, fl, _scalar_size(f.type.elem))
         elif rule == "dx_cbuffer":

@@ -86,9 +86,10 @@ class StructField(ValueRecord):
     semantic: str | None = None
     interpolation: str | None = None
     row_major: bool | None = None  # matrix majorness override; None = module default
-    vk_offset: int | None = None
+    vk_offset: int | None = None       # [[vk::offset(N)]]: Vulkan layouts only, wins over packoffset
     vk_location: int | None = None
     vk_builtin: str | None = None
+    packoffset: int | None = None      # `: packoffset(cN.x)` in bytes: every cbuffer layout
 
 
 class Struct(Type):

@@ -11,7 +11,8 @@ Precedence, most specific first:
   4. -fvk-bind-globals for `$Globals`;
   5. everything else: the next free binding in set -auto-binding-space (0), in
      declaration order.
-Two resources landing on the same (set, binding) is an error naming both.
+Two resources landing on the same (set, binding) is an error naming both when
+compiling for SPIR-V; for other targets the Vulkan view is informational only.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
 
     def claim(var: ir.Variable, set_: int, binding: int) -> None:
         other = used.get((set_, binding))
-        if other is not None:
+        if other is not None and options.target == "spirv":   # only a Vulkan binary has these bindings
             raise error(
                 f"resource '{var.name}' and resource '{other.name}' are both bound to descriptor set {set_} "
                 f"binding {binding}; use [[vk::binding]] or -fvk-{{b,t,s,u}}-shift to separate them",

@@ -113,6 +113,27 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     def mark_initialized(self, var: ir.Variable) -> None:
         pass
 
+    def packoffset(self, m: ast.VarDecl, t: ir.Type) -> int | None:
+        """`: packoffset(c3.y)` -> byte offset 3 * 16 + 4 (HLSL cbuffer registers are 16 bytes)."""
+        p = m.packoffset
+        if p is None:
+            return None
+        if p.reg_class != "c":
+            raise error(f"packoffset must name a 'c' register, not '{p.reg_class}{p.number}'", p.loc)
+        comps = "xyzw"
+        comp = 0
+        if p.component is not None:
+            if p.component not in comps:
+                raise error(f"invalid packoffset component '.{p.component}'", p.loc)
+            comp = comps.index(p.component)
+        offset = p.number * 16 + comp * 4
+        from ...ir.layout import layout_of
+
+        size = layout_of(t, "dx_cbuffer").size
+        if comp and offset % 16 + size > 16:
+            raise error(f"packoffset(c{p.number}.{p.component}) makes '{m.name}' straddle a 16-byte register", p.loc)
+        return offset
+
     def vk_io_attributes(self, attrs: list[ast.Attribute]) -> tuple[int | None, str | None]:
         """[[vk::location(N)]] and [[vk::builtin("Name")]] on a parameter, field or entry function."""
         location = builtin = None
@@ -437,7 +458,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
             row_major = self.majorness(m.qualifiers)
-            fields.append(ir.StructField(m.name, t, None, None, row_major))
+            vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
+            fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
+                                         self.packoffset(m, t)))
         st = ir.Struct(f"type.{d.name}", tuple(fields))
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
