@@ -14,7 +14,7 @@ import sys
 import time
 
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
-from .options import CompileOptions, Profile, parse_profile
+from .options import VK_LAYOUTS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
 
 
@@ -129,6 +129,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
 
     try:
         profile = parse_profile(options.profile)
+        if options.vk_layout not in VK_LAYOUTS:
+            raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
         if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
             raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()

@@ -145,8 +145,9 @@ class ResourceLowering:
             count = t.size
             t = t.elem
         if not isinstance(t, Resource):
-            if isinstance(t, Struct):   # a plain struct global with a binding: a cbuffer
-                t = Resource("cbuffer", t)
+            if isinstance(t, Struct):   # a struct-typed block: Binding.kind says which (cbuffer, tbuffer, ...)
+                kind = var.binding.kind if var.binding is not None and var.binding.kind in KINDS else "cbuffer"
+                t = Resource(kind if kind != "$Globals" else "cbuffer", t)
             else:
                 raise error(f"global '{var.name}' of type {var.type} cannot be bound as a resource", var.loc)
         k = kind_of(t)
