@@ -8,7 +8,7 @@ from . import nodes as n
 
 def clone_expr(e: n.Expr, vmap: dict[int, n.Variable]) -> n.Expr:
     if isinstance(e, n.VarRef):
-        return n.VarRef(vmap.get(id(e.var), e.var))
+        return n.VarRef(vmap.get(id(e.var), e.var), e.loc)
     cls = type(e)
     values = []
     for f in cls._fields:

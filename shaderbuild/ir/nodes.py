@@ -109,8 +109,9 @@ class Const(Expr):
 
 
 class VarRef(Expr):
-    __slots__ = ("var", "type")
+    __slots__ = ("var", "type", "loc")
     var: Variable
+    loc: SourceLoc | None = None        # where the name was written (for diagnostics of later passes)
 
     def __post_init__(self) -> None:
         self.type = self.var.type

@@ -150,6 +150,9 @@ class _Resolver:
 
     def need_ref(self, v, place: ir.Expr) -> ir.Expr:
         name = _place_name(place)
+        root = _root(place)
+        if isinstance(root, ir.VarRef) and root.loc is not None:
+            self.loc = root.loc      # point at the use, not at the statement
         if v is None:
             raise error(f"local resource '{name}' is used before it is assigned", self.loc)
         if v is CONFLICT:

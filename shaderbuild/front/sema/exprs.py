@@ -609,7 +609,7 @@ class ExprLowering:
                 raise error(f"cannot assign to {what} variable '{e.name}'", e.loc)
             self.use_loc = e.loc
             self.note_use(var)
-            return ir.VarRef(var)
+            return ir.VarRef(var, e.loc)
         if isinstance(e, ast.Member):
             if not self.is_place_expr(e.base):
                 raise error("expression is not assignable", e.loc)
