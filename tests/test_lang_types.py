@@ -174,18 +174,29 @@ HLSL2021 = SlotTable("hlsl2021", "int", [
     case("this_method_call_and_write", "WithThis2 w = {three}; w.Bump(); R = w.n;", 4, stmt=True,
          prelude="struct WithThis2 { int n; void Inc() { n += 1; } void Bump() { this.Inc(); } };\n"),
     case("template_function", "R = Add2(two, three) + (int)Add2(1.5, 1.0);", 7, stmt=True,
-         prelude="template<typename T> T Add2(T p, T q) { return p + q; }\n",
-         xfail={"all": "front end: HLSL 2021 templates are not supported (expected a type, found 'template')"}),
+         prelude="template<typename T> T Add2(T p, T q) { return p + q; }\n"),
     case("operator_overload", "V2 p = {two}; V2 q = {three}; V2 r = p + q; R = r.x;", 5, stmt=True,
-         prelude="struct V2 { int x; V2 operator+(V2 o) { V2 r; r.x = x + o.x; return r; } };\n",
-         xfail={"all": "front end: HLSL 2021 operator overloading is not supported "
-                       "(expected ';' after struct field, found '+')"}),
+         prelude="struct V2 { int x; V2 operator+(V2 o) { V2 r; r.x = x + o.x; return r; } };\n"),
     case("bitfields", "Bits b; b.lo = three; b.hi = seven; R = (int)(b.lo + b.hi * 16);", 3 + 7 * 16, stmt=True,
          prelude="struct Bits { uint lo : 4; uint hi : 4; };\n",
          xfail={"all": "front end: HLSL 2021 bitfields are not supported "
                        "(expected a semantic, register or packoffset, found '4')"}),
-    case("sizeof", "R = sizeof(float4) + sizeof(int2x2);", 32, stmt=True,
-         xfail={"all": "front end: sizeof is not supported (expected '(' after type name 'float4')"}),
+    case("sizeof", "R = sizeof(float4) + sizeof(int2x2);", 32, stmt=True),
+    case("sizeof_struct", "R = sizeof(SizedS) + sizeof(int) * 100;", 416, stmt=True,
+         prelude="struct SizedS { float3 a; int b; };\n"),
+    case("template_struct_with_method", "Box<int> b; b.v = seven + 2; Box<float> f; f.v = 1.5; R = b.Get() * 10 + (int)(f.v * 2);",
+         93, stmt=True, prelude="template<typename T> struct Box { T v; T Get() { return v; } };\n"),
+    case("explicit_template_arguments", "R = (int)(Twice<float>(1.25) * 4) + Twice<int>(three);", 16, stmt=True,
+         prelude="template<typename T> T Twice(T x) { return x + x; }\n"),
+    case("two_template_parameters", "R = Conv<int, float>(2.75);", 2, stmt=True,
+         prelude="template<typename T, typename U> T Conv(U x) { return (T)x; }\n"),
+    case("operator_mul_and_equality", "VM p = {three}; VM q = p * 4; VM w = {12}; R = q.x * 10 + (q == w ? 1 : 0);", 121,
+         stmt=True, prelude="struct VM { int x; VM operator*(int k) { VM r; r.x = x * k; return r; } "
+                            "bool operator==(VM o) { return x == o.x; } };\n"),
+    case("operator_subscript", "A3 a = {1, 2, 3}; R = a[two];", 30, stmt=True,
+         prelude="struct A3 { int d[3]; int operator[](int i) { return d[i] * 10; } };\n",
+         xfail={"all": "front end: HLSL 2021 operator[] overloading is not supported (subscripted value of type 'A3' "
+                       "is not an array, vector or matrix)"}),
 ], setup=SETUP, inputs={"In": ("int", IN)})
 
 METHODS = SlotTable("methods", "int", [
@@ -452,8 +463,6 @@ void main() { Out[0] = a; Out[1] = b.y; }
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: packoffset is parsed (decl.packoffset) but ignored; members are "
-                                       "laid out in declaration order")
 @pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_cbuffer_packoffset(backend):
     """packoffset(c1.z) puts `a` at byte 24, packoffset(c0) puts `b` at 0 (word i of the buffer holds i)."""

@@ -46,29 +46,37 @@ def predecessors(f: Function) -> dict[int, list]:
 
 
 def merge_straight_line_blocks(f: Function) -> None:
-    """Fold a block into its only predecessor when that predecessor branches only to it."""
-    changed = True
-    while changed:
-        changed = False
-        preds = predecessors(f)
-        for bb in f.blocks[1:]:
-            ps = preds[id(bb)]
-            if len(ps) != 1:
-                continue
-            p = ps[0]
-            term = p.terminator
-            if p is bb or term is None or term.op != "br" or term.operands or len(term.attrs["targets"]) != 1:
-                continue
-            if any(i.op == "phi" for i in bb.instructions):
-                continue
-            p.instructions.pop()
-            for inst in bb.instructions:
-                inst.parent = p
-            p.instructions += bb.instructions
-            f.blocks.remove(bb)
-            for other in f.blocks:                       # phis naming bb now come from p
-                for inst in other.instructions:
-                    if inst.op == "phi":
-                        inst.attrs["incoming"] = [(v, p if b is bb else b) for v, b in inst.attrs["incoming"]]
-            changed = True
-            break
+    """Fold a block into its only predecessor when that predecessor branches only to it.
+
+    One pass: `into` records which block absorbed which, so chains A -> B -> C fold in
+    any visiting order, and phis are re-pointed once at the end (linear, not quadratic).
+    """
+    preds = predecessors(f)
+    into: dict[int, object] = {}
+
+    def find(bb):
+        while id(bb) in into:
+            bb = into[id(bb)]
+        return bb
+
+    kept = [f.blocks[0]] if f.blocks else []
+    for bb in f.blocks[1:]:
+        ps = preds[id(bb)]
+        p = find(ps[0]) if len(ps) == 1 else None
+        term = p.terminator if p is not None else None
+        if p is None or p is bb or term is None or term.op != "br" or term.operands \
+                or len(term.attrs["targets"]) != 1 or any(i.op == "phi" for i in bb.instructions):
+            kept.append(bb)
+            continue
+        p.instructions.pop()
+        for inst in bb.instructions:
+            inst.parent = p
+        p.instructions += bb.instructions
+        into[id(bb)] = p
+    if not into:
+        return
+    f.blocks = [bb for bb in kept if id(bb) not in into]
+    for bb in f.blocks:                                  # phis naming a folded block now come from its absorber
+        for inst in bb.instructions:
+            if inst.op == "phi":
+                inst.attrs["incoming"] = [(v, find(b)) for v, b in inst.attrs["incoming"]]

@@ -130,31 +130,43 @@ def promote_allocas(f: Function) -> int:
                     phis[(d, n)] = phi
                     if d not in defs:
                         work.append(d)
-    # renaming
+    # renaming: a walk of the dominator tree with one value stack per alloca; each block
+    # pushes its definitions and pops them when its subtree is done (linear in the IR size)
     replace: dict[int, Value] = {}
     dead: set[int] = {id(a) for a in allocas}
     phi_slot = {id(p): n for (_, n), p in phis.items()}
-    stack: list[tuple[BasicBlock, list[Value]]] = [(rpo[0], [Undef(a.attrs["allocated"]) for a in allocas])]
-    while stack:
-        bb, incoming = stack.pop()
-        cur = list(incoming)
+    phis_at: dict[int, list[tuple[int, Instruction]]] = {}
+    for (d, n), p in phis.items():
+        phis_at.setdefault(d, []).append((n, p))
+    stacks: list[list[Value]] = [[Undef(a.attrs["allocated"])] for a in allocas]
+    work: list[tuple[BasicBlock, list[int] | None]] = [(rpo[0], None)]
+    while work:
+        bb, pushed_on_entry = work.pop()
+        if pushed_on_entry is not None:          # leaving bb's dominator subtree
+            for n in pushed_on_entry:
+                stacks[n].pop()
+            continue
+        pushed: list[int] = []
         for inst in bb.instructions:
             if inst.op == "phi" and id(inst) in phi_slot:
-                cur[phi_slot[id(inst)]] = inst
+                n = phi_slot[id(inst)]
+                stacks[n].append(inst)
+                pushed.append(n)
             elif inst.op == "load" and id(inst.operands[0]) in slot_of:
-                replace[id(inst)] = cur[slot_of[id(inst.operands[0])]]
+                replace[id(inst)] = stacks[slot_of[id(inst.operands[0])]][-1]
                 dead.add(id(inst))
             elif inst.op == "store" and id(inst.operands[1]) in slot_of:
-                cur[slot_of[id(inst.operands[1])]] = inst.operands[0]
+                n = slot_of[id(inst.operands[1])]
+                stacks[n].append(inst.operands[0])
+                pushed.append(n)
                 dead.add(id(inst))
         term = bb.terminator
         for s in (term.successors if term is not None else []):
-            for n in range(len(allocas)):
-                p = phis.get((id(s), n))
-                if p is not None:
-                    p.attrs["incoming"].append((cur[n], bb))
+            for n, p in phis_at.get(id(s), ()):
+                p.attrs["incoming"].append((stacks[n][-1], bb))
+        work.append((bb, pushed))
         for child in children.get(id(bb), []):
-            stack.append((child, cur))
+            work.append((child, None))
 
     for bb in f.blocks:
         bb.instructions = [i for i in bb.instructions if id(i) not in dead]
