@@ -121,3 +121,43 @@ class ValueRecord(Record):
             h = hash((type(self).__name__,) + tuple(getattr(self, f) for f in self._fields))
             object.__setattr__(self, "_hash", h)
             return h
+
+
+class _InternMeta(_RecordMeta):
+    """Constructing an interned record with fields equal to an existing one returns
+    that instance, so equality and hashing are by identity (fast dict keys)."""
+
+    def __call__(cls, *args, **kwargs):
+        fields = cls._fields
+        if kwargs or len(args) < len(fields):
+            values = list(args)
+            defaults = cls._defaults
+            for f in fields[len(args):]:
+                if f in kwargs:
+                    values.append(kwargs.pop(f))
+                elif f in defaults:
+                    values.append(defaults[f])
+                else:
+                    raise TypeError(f"{cls.__name__}() missing argument '{f}'")
+            if kwargs:
+                raise TypeError(f"{cls.__name__}() got unexpected arguments {sorted(kwargs)}")
+            args = tuple(values)
+        key = (cls, args)
+        inst = cls._interned.get(key)
+        if inst is None:
+            inst = super().__call__(*args)
+            cls._interned[key] = inst
+        return inst
+
+
+class InternedRecord(Record, metaclass=_InternMeta):
+    """A Record interned by its fields: one instance per distinct value (IR types).
+    The table lives as long as the process; it holds only the distinct types seen."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return type(self), tuple(getattr(self, f) for f in self._fields)
+
+
+InternedRecord._interned = {}     # shared by all subclasses; keys include the class

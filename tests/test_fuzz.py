@@ -126,7 +126,8 @@ def test_generated_programs_are_diverse() -> None:
 
 
 def test_runner_reports_hang_and_crash(monkeypatch) -> None:
-    """The pool turns a hang into 'hang' and a dead worker into 'crash', then carries on."""
+    """The pool turns a hang (twice: the retry in a fresh worker hangs too) into 'hang' and a dead
+    worker into 'crash', then carries on."""
     import fuzz.runner as runner
 
     monkeypatch.setattr(runner, "_BOOT", runner._BOOT.replace(
@@ -135,7 +136,7 @@ def test_runner_reports_hang_and_crash(monkeypatch) -> None:
                   "(__import__('os')._exit(3) if d == b'CRASH' else orig(d, *a)); main()"))
     ok = b"RWStructuredBuffer<uint> O : register(u0);\n[numthreads(1,1,1)] void main() { O[0] = 1; }\n"
     inputs = [FuzzInput(f"{k}.hlsl", d, k) for k, d in (("hang", b"HANG"), ("crash", b"CRASH"), ("ok", ok))]
-    results = {job.origin: [o.cls for o in outs] for job, outs in run_inputs(inputs, jobs=2, timeout=3.0)}
+    results = {job.origin: [o.cls for o in outs] for job, outs in run_inputs(inputs, jobs=2, timeout=1.5)}
     assert results == {"hang": ["hang", "hang"], "crash": ["crash", "crash"], "ok": ["ok", "ok"]}
 
 

@@ -1,10 +1,10 @@
-"""IR types.  All are value records (see records.py), so equal types compare and hash equal
+"""IR types.  All are interned records (see records.py): equal types are the same object
 (structural interning); construct them freely.
 """
 
 from __future__ import annotations
 
-from ..records import ValueRecord
+from ..records import InternedRecord
 
 __all__ = [
     "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
@@ -13,7 +13,7 @@ __all__ = [
 ]
 
 
-class Type(ValueRecord):
+class Type(InternedRecord):
     """Base class of IR types."""
 
     __slots__ = ()
@@ -80,7 +80,7 @@ class Array(Type):
         return f"{self.elem}[{'' if self.size is None else self.size}]"
 
 
-class StructField(ValueRecord):
+class StructField(InternedRecord):
     name: str
     type: Type
     semantic: str | None = None

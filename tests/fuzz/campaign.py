@@ -88,13 +88,14 @@ class Tally:
             entry["count"] += 1
         return new
 
-    def report(self, args: dict) -> dict:
+    def report(self, args: dict, retried: list[str] | None = None) -> dict:
         elapsed = time.monotonic() - self.t0
         bad = sum(f["count"] for f in self.findings.values())
         return {"args": args, "inputs": self.inputs, "by_kind": dict(self.by_kind), "compiles": dict(self.compiles),
                 "validated_ok_compiles": self.validated, "finding_compiles": bad,
                 "distinct_findings": len(self.findings), "seconds": round(elapsed, 1),
                 "inputs_per_second": round(self.inputs / elapsed, 2) if elapsed else None,
+                "timeouts_retried": len(retried or []), "retried_origins": (retried or [])[:50],
                 "findings": self.findings}
 
 
@@ -125,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     tally = Tally(out.with_name(out.stem + "_repro"))
 
+    pool = Pool(args.jobs, args.timeout, args.recycle)
+
     def flush() -> dict:
-        report = tally.report(vars(args))
+        report = tally.report(vars(args), pool.retried)
         out.write_text(json.dumps(report, indent=1, sort_keys=True))
         if args.findings_md:
             Path(args.findings_md).write_text(findings_markdown(report))
@@ -134,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stream = make_inputs(args.inputs, args.seed, args.validate_fraction, args.gen_fraction, args.start,
                          args.both_fraction)
-    with Pool(args.jobs, args.timeout, args.recycle) as pool:
+    with pool:
         for job, outcomes in pool.run(stream):
             new = tally.add(job, outcomes)
             for sig in new:

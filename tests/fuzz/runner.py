@@ -103,6 +103,7 @@ class Pool:
         self.jobs, self.timeout, self.recycle = max(1, jobs), timeout, recycle
         self.workers: list[_Worker] = []
         self.restarts = 0
+        self.retried: list[str] = []   # origins of inputs that timed out once and were retried
 
     def __enter__(self) -> Pool:
         return self
@@ -125,24 +126,25 @@ class Pool:
         return job, outs
 
     def run(self, inputs: Iterable[FuzzInput]) -> Iterator[tuple[FuzzInput, list[Outcome]]]:
-        pending = iter(inputs)
+        source = iter(inputs)
+        retry: list[FuzzInput] = []
         exhausted = False
         sel = selectors.DefaultSelector()
         try:
             while True:
-                while not exhausted and len(self.workers) < self.jobs:
+                while (not exhausted or retry) and len(self.workers) < self.jobs:
                     w = _Worker()
                     self.workers.append(w)
                     sel.register(w.proc.stdout, selectors.EVENT_READ, w)
                 idle = [w for w in self.workers if w.ready and w.job is None]
                 for w in idle:
-                    job = next(pending, None)
+                    job = retry.pop() if retry else None if exhausted else next(source, None)
                     if job is None:
                         exhausted = True
                         break
-                    w.send(job, self.timeout)
+                    w.send(job, self.timeout * (3 if job.origin in self.retried else 1))
                 busy = [w for w in self.workers if w.job is not None or not w.ready]
-                if exhausted and not any(w.job is not None for w in self.workers):
+                if exhausted and not retry and not any(w.job is not None for w in self.workers):
                     return
                 if not busy:
                     continue
@@ -173,7 +175,14 @@ class Pool:
                         sel.unregister(w.proc.stdout)
                         if w.job is None:
                             raise RuntimeError(f"fuzz worker did not start:\n{w.stderr_tail()}")
-                        yield self._failed(w, HANG, f"no answer within {self.timeout:g} s")
+                        if w.job.origin not in self.retried:  # a load spike is not a hang: retry once, longer
+                            self.retried.append(w.job.origin)
+                            retry.append(w.job)
+                            self.workers.remove(w)
+                            w.kill()
+                            continue
+                        yield self._failed(w, HANG, f"no answer within {self.timeout:g} s, nor {3 * self.timeout:g} s "
+                                                    "on a retry in a fresh worker")
         finally:
             sel.close()
 
