@@ -95,7 +95,6 @@ def compile_file(
     if sys.getrecursionlimit() < 20000:
         sys.setrecursionlimit(20000)
     result = CompileResult(ok=False)
-    timings = result.timings
     # a compilation allocates many small acyclic objects; the cyclic collector only slows it
     # down (superlinearly in shader size), so it is paused and the garbage freed at the end
     gc_was_enabled = gc.isenabled()

@@ -48,7 +48,8 @@ REGRESSIONS = [
      "backends: a float constant beyond binary32 range (1e39 -> +inf) makes struct.pack('f') raise: "
      "emit_types.py (SPIR-V) / values.py (DXIL) -> internal compiler error"),
     ("folded_float_infinity", in_main("F[0] = 1e300 * 10;"),
-     "backends: constant folding to infinity -> struct.pack OverflowError", None),
+     "backends: constant folding to infinity -> struct.pack OverflowError",
+     "backends: a constant folded to +inf (1e300 * 10) makes struct.pack('f') raise -> internal compiler error"),
     ("numthreads_ternary_argument", (HEAD + "[numthreads(4, 1, true ? 1 : 0)]\nvoid main() { O[0] = 1; }\n").encode(),
      "sema: 'expression requires a function context' without file:line:col", None),
     ("numthreads_call_argument", (HEAD + "[numthreads(4, 1, f(1))]\nvoid main() { O[0] = 1; }\n").encode(),
@@ -71,6 +72,18 @@ REGRESSIONS = [
      "dxil: \"intrinsic 'Store' is not supported by the DXIL backend yet\" without file:line:col",
      {"dxil": "dxil: RWByteAddressBuffer.Store -> \"intrinsic 'Store' is not supported by the DXIL backend "
               "yet\" without file:line:col (unsupported is fine; the error needs the call's location)"}),
+    ("byte_address_load3",
+     b"ByteAddressBuffer In : register(t0);\nRWStructuredBuffer<uint> Out : register(u1);\n"
+     b"[numthreads(1,1,1)] void main() { uint3 v = In.Load3(16); Out[0] = v.x; }\n",
+     "dxil: \"'ByteAddressBuffer' is not a texture\" without file:line:col",
+     {"dxil": "dxil: ByteAddressBuffer.Load3 -> \"'ByteAddressBuffer' is not a texture\", an error without "
+              "file:line:col (SPIR-V compiles it)"}),
+    ("texture_get_dimensions",
+     b"RWTexture2D<float4> Img : register(u1);\nRWStructuredBuffer<uint> Out : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { uint w, h; Img.GetDimensions(w, h); Out[0] = w; }\n",
+     "dxil: \"type 'void' cannot be used as a value in the DXIL backend\" without file:line:col",
+     {"dxil": "dxil: RWTexture2D.GetDimensions -> \"type 'void' cannot be used as a value in the DXIL "
+              "backend\", an error without file:line:col (SPIR-V compiles it)"}),
 ]
 
 

@@ -141,24 +141,14 @@ FLOAT_BOOL = SlotTable("float_to_bool", "int", [
     case("compound_vector_truncates_rhs", "float2 v = float2(1, 2); v += float4(10, 20, 30, 40) * (float)one; R = (int)(v.x + v.y);",
          33, stmt=True),
 ], setup="    int one = In[0];\n", inputs={"In": ("int", [1])})
-known_failures([FLOAT_BOOL], "spirv", {
-    name: "SPIR-V: float -> bool conversion compares with OpFOrdNotEqual, so NaN converts to false (DXIL gives true; "
-          "HLSL/C: every non-zero value, NaN included, is true)"
-    for name in ("float_to_bool/nan_converts_to_true", "float_to_bool/nan_in_if_is_true", "float_to_bool/not_nan_is_false")})
 
-LITERAL_WIDE_BUG_DIV = ("front end: arithmetic on unsuffixed float literals is evaluated in 32-bit float "
-                        "(double d = 1.0 / 3.0 gives 0.3333333432674408); DXC folds literal expressions in 64-bit")
-LITERAL_WIDE_BUG_NEG = ("front end: -2147483648 is typed as the negation of the uint literal 2147483648, so "
-                        "int64_t a = -2147483648 is +2147483648; DXC's literal int is 64-bit and gives -2147483648")
 LITERALS_WIDE = SlotTable("literals_in_wide_context", "int", [
     case("double_from_literal_keeps_precision", "double d = 0.1; R = (int)((d - 0.1l) * 1e17l);", 0, stmt=True),
     case("double_from_literal_division", "double d = 1.0 / 3.0; R = (int)((d - 0.333333l) * 1e9l);",
-         int((1.0 / 3.0 - 0.333333) * 1e9), stmt=True, xfail={"all": LITERAL_WIDE_BUG_DIV}),
-    case("double_from_literal_product", "double d = 1.0e300 * 10.0; R = (int)(d / 1.0e300l);", 10, stmt=True,
-         xfail={"all": "front end: unsuffixed float literals are 32-bit, so 1.0e300 becomes +inf even in a double "
-                       "context (DXC's literal float is 64-bit until converted)"}),
+         int((1.0 / 3.0 - 0.333333) * 1e9), stmt=True),
+    case("double_from_literal_product", "double d = 1.0e300 * 10.0; R = (int)(d / 1.0e300l);", 10, stmt=True),
     case("int64_from_negative_int_min_literal", "int64_t a = -2147483648; R = (int)(a >> 32) * 10 + (int)(a < 0);", -10 + 1,
-         stmt=True, xfail={"all": LITERAL_WIDE_BUG_NEG}),
+         stmt=True),
     case("int64_from_large_literal", "int64_t b = 2147483648; R = (int)(b >> 31);", 1, stmt=True),
     case("int64_from_uint_max_literal", "int64_t c = 0xFFFFFFFF; R = (int)(c >> 16);", 0xFFFF, stmt=True),
     case("int64_from_2_pow_32_literal", "int64_t e = 4294967296; R = (int)(e >> 32);", 1, stmt=True),

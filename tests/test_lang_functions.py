@@ -148,9 +148,7 @@ MORE = SlotTable("more_calls", "int", [
 
 STATIC_CALL_INIT = SlotTable("static_init_call", "int", [
     case("static_initialised_by_user_function", "R = s_seven_times;", 21, stmt=True,
-         prelude="int Times7(int x) { return x * 7; }\nstatic int s_seven_times = Times7(3);\n",
-         xfail={"all": "front end: a static global initialised by a user-function call fails with \"error: expression "
-                       "requires a function context\" (no source location); DXC runs such initialisers at entry"}),
+         prelude="int Times7(int x) { return x * 7; }\nstatic int s_seven_times = Times7(3);\n"),
 ], setup=SETUP, inputs=IN)
 
 PROG_SETUP = ("    int one = In[0], two = In[1], three = In[2], zero = In[4], five = In[5], hund = In[7];\n")

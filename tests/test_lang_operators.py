@@ -177,9 +177,7 @@ NON_SC_2018 = SlotTable("hlsl_2018", "int", [
     case("vector_and_elementwise", "bool2 v = int2(one, z) && int2(one, one); R = (int)v.x * 10 + (int)v.y;", 10,
          stmt=True),
     case("scalar_ternary_evaluates_both_arms", "g_calls = 0; int r = one ? (Touch(true) ? 5 : 6) : (Touch(true) ? 7 : 8);"
-         " R = g_calls * 10 + r;", 25, stmt=True,
-         xfail={"all": "front end: with -HV 2018 a scalar ?: still short-circuits (lowered to an if); before HLSL 2021 "
-                       "?: is a select that evaluates both arms"}),
+         " R = g_calls * 10 + r;", 25, stmt=True),
     case("vector_ternary_is_select", "int2 v = bool2(true, false) ? int2(1, 2) : int2(3, 4); R = v.x * 10 + v.y;",
          14, stmt=True),
     case("for_variable_visible_after_loop", "for (int i = 0; i < 3; i++) { } R = i;", 3, stmt=True,
@@ -310,7 +308,7 @@ TERNARY_2018 = ("front end: with -HV 2018 a scalar ?: still short-circuits (lowe
 
 @pytest.mark.parametrize("version, side", [
     (2021, [0, 0, 0, 1]),
-    pytest.param(2018, [1, 1, 1, 1], marks=pytest.mark.xfail(strict=True, reason=TERNARY_2018)),
+    (2018, [1, 1, 1, 1]),
 ])
 def test_short_circuit_writes_buffer_only_when_evaluated(version, side):
     """HLSL 2021: the skipped operand's buffer write never happens; 2018 evaluates &&, || and ?: fully."""

@@ -601,15 +601,12 @@ CB_LAYOUTS = {
     "float3_array_then_scalar": ("float3 arr[2]; float k;", ["arr[1].z", "k"], [6, 8], [6, 7]),
     "struct_then_float2": ("S1 s; float2 t;", ["s.a", "t.y"], [0, 5], [0, 5]),
 }
-_CB_DXIL_STRUCT = ("DXIL: a cbuffer member after a struct is packed into the struct's last register instead of the next "
-                   "one (t.y read from word 2)")
 
 
 def _cb_params():
     for name, (_decls, _reads, vk_words, dx_words) in CB_LAYOUTS.items():
         yield pytest.param(name, "spirv", vk_words, id=f"{name}-spirv")
-        marks = [pytest.mark.xfail(strict=True, reason=_CB_DXIL_STRUCT)] if name == "struct_then_float2" else []
-        yield pytest.param(name, "dxil", dx_words, id=f"{name}-dxil", marks=marks)
+        yield pytest.param(name, "dxil", dx_words, id=f"{name}-dxil")
 
 
 @pytest.mark.parametrize("name, backend, words", list(_cb_params()))

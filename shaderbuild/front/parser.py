@@ -212,6 +212,9 @@ class Parser:
             out.append(sd)
             if self.accept(";"):
                 return out
+            if self.tok.kind is not TokKind.IDENT:
+                end = self.toks[self.pos - 1].loc      # the closing brace
+                raise error("expected ';' after struct", SourceLoc(end.file, end.line, end.col + 1))
             type_ref = ast.TypeRef(sd.loc, sd.name)
         else:
             type_ref = self.type_ref()

@@ -142,9 +142,13 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
     members: list[Layout] = []
     offset = 0
     max_align = 1
+    after_struct = False
     for f in t.fields:
         rm = row_major if f.row_major is None else f.row_major
         fl = layout_of(f.type, rule, rm)
+        if after_struct and rule == "dx_cbuffer":    # D3D: the member after a struct starts a new register
+            offset = round_up(offset, 16)
+        after_struct = isinstance(f.type, Struct)
         if f.vk_offset is not None and rule not in _DX:
             offset = f.vk_offset
         elif f.packoffset is not None:

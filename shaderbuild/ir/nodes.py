@@ -342,6 +342,7 @@ class EntryPoint(Record):
     numthreads: tuple[int, int, int] | None = None
     return_semantic: str | None = None
     return_location: int | None = None      # [[vk::location(N)]] on the entry function
+    static_init: Function | None = None     # runs first: non-constant static initialisers
     inputs: list[Variable] = Record.factory(list)
     outputs: list[Variable] = Record.factory(list)
 

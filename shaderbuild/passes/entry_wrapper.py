@@ -157,6 +157,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     src = ep.source_function
     b = _Builder(module, options)
     # static initialisers first
+    if ep.static_init is not None:
+        b.body.append(ir.Eval(ir.Call(ep.static_init, [], ir.VOID)))
     for g in module.globals:
         if g.storage is ir.Storage.PRIVATE and g.init is not None:
             b.body.append(ir.Store(ir.VarRef(g), g.init))

@@ -88,14 +88,14 @@ class Tally:
             entry["count"] += 1
         return new
 
-    def report(self, args: dict, retried: list[str] | None = None) -> dict:
+    def report(self, args: dict, retried: list[str] | None = None, startup_failures: int = 0) -> dict:
         elapsed = time.monotonic() - self.t0
         bad = sum(f["count"] for f in self.findings.values())
         return {"args": args, "inputs": self.inputs, "by_kind": dict(self.by_kind), "compiles": dict(self.compiles),
                 "validated_ok_compiles": self.validated, "finding_compiles": bad,
                 "distinct_findings": len(self.findings), "seconds": round(elapsed, 1),
                 "inputs_per_second": round(self.inputs / elapsed, 2) if elapsed else None,
-                "timeouts_retried": len(retried or []), "retried_origins": (retried or [])[:50],
+                "timeouts_retried": len(retried or []), "worker_startup_failures": startup_failures, "retried_origins": (retried or [])[:50],
                 "findings": self.findings}
 
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     pool = Pool(args.jobs, args.timeout, args.recycle)
 
     def flush() -> dict:
-        report = tally.report(vars(args), pool.retried)
+        report = tally.report(vars(args), pool.retried, pool.startup_failures)
         out.write_text(json.dumps(report, indent=1, sort_keys=True))
         if args.findings_md:
             Path(args.findings_md).write_text(findings_markdown(report))

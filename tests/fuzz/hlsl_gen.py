@@ -406,7 +406,11 @@ class _Gen:
 
     def program(self) -> Program:
         threads = self.pick((1, 2, 4))
-        self.outputs = [Output(f"Out{k}", self.ty(), k, threads * SLOTS) for k in range(self.c.int(1, 3))]
+        # 3-component elements have a different stride under Vulkan (std430: 16) and D3D (12); the
+        # differential check compares raw buffers, so safe programs use 1-, 2- and 4-vectors
+        out_sizes = (1, 2, 4) if self.safe else SIZES
+        self.outputs = [Output(f"Out{k}", Ty(self.pick(KINDS), self.pick(out_sizes)), k, threads * SLOTS)
+                        for k in range(self.c.int(1, 3))]
         lines = [f"RWStructuredBuffer<{o.ty}> {o.name} : register(u{o.register});" for o in self.outputs]
         self.scopes = [{}]
         for _ in range(self.c.int(0, 2)):

@@ -24,6 +24,7 @@ from .worker import HDR
 TARGETS = ("spirv", "dxil")
 DEFAULT_TIMEOUT = 20.0
 STARTUP_TIMEOUT = 120.0
+MAX_STARTUP_FAILURES = 20
 _BOOT = f"import sys; sys.path.insert(0, {str(TESTS_DIR)!r}); from fuzz.worker import main; main()"
 
 
@@ -104,6 +105,7 @@ class Pool:
         self.workers: list[_Worker] = []
         self.restarts = 0
         self.retried: list[str] = []   # origins of inputs that timed out once and were retried
+        self.startup_failures = 0      # workers that never became ready (e.g. a broken compiler tree)
 
     def __enter__(self) -> Pool:
         return self
@@ -124,6 +126,16 @@ class Pool:
         w.kill()
         self.restarts += 1
         return job, outs
+
+    def _startup_failed(self, w: _Worker) -> None:
+        """A worker died or stalled before taking input: replace it, give up after a few in a row."""
+        tail = w.stderr_tail()
+        self.workers.remove(w)
+        w.kill()
+        self.startup_failures += 1
+        print(f"fuzz: worker failed to start ({self.startup_failures}):\n{tail}", file=sys.stderr, flush=True)
+        if self.startup_failures >= MAX_STARTUP_FAILURES:
+            raise RuntimeError(f"{self.startup_failures} fuzz workers failed to start; last stderr:\n{tail}")
 
     def run(self, inputs: Iterable[FuzzInput]) -> Iterator[tuple[FuzzInput, list[Outcome]]]:
         source = iter(inputs)
@@ -158,6 +170,7 @@ class Pool:
                         else:
                             job, w.job = w.job, None
                             w.served += 1
+                            self.startup_failures = 0
                             yield job, msg
                     if self.recycle and w.served >= self.recycle and w.job is None and not eof:
                         sel.unregister(w.proc.stdout)
@@ -167,14 +180,16 @@ class Pool:
                     if eof:
                         sel.unregister(w.proc.stdout)
                         if w.job is None:
-                            raise RuntimeError(f"fuzz worker died while idle:\n{w.stderr_tail()}")
+                            self._startup_failed(w)
+                            continue
                         yield self._failed(w, CRASH, f"worker died (exit {w.proc.wait()}): {w.stderr_tail()}")
                 now = time.monotonic()
                 for w in list(self.workers):
                     if w in self.workers and now > w.deadline and (w.job is not None or not w.ready):
                         sel.unregister(w.proc.stdout)
                         if w.job is None:
-                            raise RuntimeError(f"fuzz worker did not start:\n{w.stderr_tail()}")
+                            self._startup_failed(w)
+                            continue
                         if w.job.origin not in self.retried:  # a load spike is not a hang: retry once, longer
                             self.retried.append(w.job.origin)
                             retry.append(w.job)

@@ -105,7 +105,8 @@ _NONUNIFORM_CAPS = {
     "uniform_texel_buffer": "UniformTexelBufferArrayNonUniformIndexing",
     "storage_texel_buffer": "StorageTexelBufferArrayNonUniformIndexing",
 }
-_TO_BOOL = {"int": "OpINotEqual", "uint": "OpINotEqual", "float": "OpFOrdNotEqual"}
+# unordered: NaN converts to true, as in DXIL (any non-zero value is true)
+_TO_BOOL = {"int": "OpINotEqual", "uint": "OpINotEqual", "float": "OpFUnordNotEqual"}
 
 
 # ------------------------------------------------------------------ places

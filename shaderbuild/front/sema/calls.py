@@ -211,6 +211,11 @@ class CallLowering:
         raise error(f"an 'out' parameter of type '{t}' is not supported")
 
     def check_writable(self, place: ir.Expr, a: ast.Expr) -> None:
+        if isinstance(place, ir.SwizzleRef) and len(set(place.comps)) != len(place.comps):
+            name = "".join("xyzw"[c] for c in place.comps)
+            raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", a.loc)
+        if isinstance(place, ir.VarRef) and id(place.var) in self.readonly_temps:
+            raise error("a multi-element matrix swizzle cannot be bound to an out parameter", a.loc)
         root = place
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base

@@ -66,7 +66,10 @@ class ExprLowering:
         self.sink.warning(msg, loc)
 
     def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
-        close = difflib.get_close_matches(name, self.scope.all_names(), n=1)
+        from ..intrinsics import INTRINSICS, SPECIAL
+
+        candidates = self.scope.all_names() + list(INTRINSICS) + list(SPECIAL)
+        close = difflib.get_close_matches(name, candidates, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return error(f"use of undeclared identifier '{name}'{hint}", loc)
 
@@ -269,13 +272,12 @@ class ExprLowering:
         elif "ll" in s:
             t = ir.INT64
         else:
-            t = ir.INT
-            if e.value > 0xFFFFFFFF:
-                t = ir.INT64
-            c = ir.Const(t, scalar_value(t, e.value) if e.value <= 0x7FFFFFFF or t.width == 64 else e.value)
-            if t == ir.INT and e.value > 0x7FFFFFFF:
-                c = ir.Const(ir.UINT, e.value)
-            return self.lit(c)
+            # an unsuffixed literal is DXC's "literal int": it adopts the other operand's type;
+            # alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative)
+            t = ir.INT if e.value <= 0x7FFFFFFF else ir.INT64
+            if e.value > 0x7FFFFFFFFFFFFFFF:
+                raise error("integer literal is too large to be represented in any integer type", e.loc)
+            return self.lit(ir.Const(t, e.value))
         return ir.Const(t, scalar_value(t, e.value))
 
     def rv_FloatLit(self, e: ast.FloatLit) -> ir.Expr:
@@ -438,13 +440,16 @@ class ExprLowering:
         irop = ARITH_OPS.get(op) or BIT_OPS[op]
         if irop in ("div", "mod") and s.is_int and isinstance(cb, ir.Const) and cb.value == 0 and isinstance(t, ir.Scalar):
             raise error("division by zero", loc)
-        folded = self.fold(irop, ca, cb, t)
+        folded = self.fold(irop, ca, cb, t, literal)
         if folded is not None:
             return self.lit(folded) if literal else folded
         return ir.Binary(irop, ca, cb, t)
 
-    def fold(self, op: str, a: ir.Expr, b: ir.Expr, t: ir.Type) -> ir.Const | None:
-        """Fold scalar constants (used for array sizes, case labels and static consts)."""
+    def fold(self, op: str, a: ir.Expr, b: ir.Expr, t: ir.Type, literal: bool = False) -> ir.Const | None:
+        """Fold scalar constants (used for array sizes, case labels and static consts).
+
+        Two unsuffixed literals fold in full (double) precision and stay a literal, so
+        `double d = 1.0 / 3.0` is exact and `1e300 * 10` is only infinite in a float context."""
         if not (isinstance(a, ir.Const) and isinstance(b, ir.Const) and isinstance(t, ir.Scalar)):
             return None
         x, y = a.value, b.value
@@ -458,8 +463,11 @@ class ExprLowering:
                 r = x * y
             elif op == "div":
                 if s.is_float:
-                    return None
-                r = int(x / y) if y else None
+                    if not (literal and y):
+                        return None
+                    r = x / y
+                else:
+                    r = int(x / y) if y else None
             elif op == "mod":
                 if s.is_float or not y:
                     return None
@@ -482,6 +490,8 @@ class ExprLowering:
             return None
         if r is None:
             return None
+        if literal and t.is_float:
+            return ir.Const(t, float(r))         # keeps double precision until the literal is used
         return ir.Const(t, scalar_value(t, r))
 
     def logical(self, e: ast.BinaryOp) -> ir.Expr:
@@ -516,7 +526,7 @@ class ExprLowering:
 
     def rv_Conditional(self, e: ast.Conditional) -> ir.Expr:
         c = self.rvalue(e.cond)
-        if self.options.hlsl_version >= 2021 or isinstance(c.type, ir.Scalar):
+        if self.options.hlsl_version >= 2021:       # before HLSL 2021 both arms are evaluated
             if not isinstance(c.type, ir.Scalar):
                 raise error("condition for short-circuiting ternary operator must be scalar, "
                             "for non-scalar types use 'select'", e.cond.loc)
@@ -718,8 +728,9 @@ class ExprLowering:
                 return ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row
             if for_write:
                 raise error("assignment to a multi-element matrix swizzle is not supported", loc)
-            # read-only: materialise
+            # read-only: materialise (and refuse it as an out argument, see check_writable)
             tmp = self.temp(ir.vec(t.elem, len(elems)))
+            self.readonly_temps.add(id(tmp))
             parts = []
             for r, c in elems:
                 row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))

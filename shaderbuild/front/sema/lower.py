@@ -58,6 +58,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.decl_locs: dict[int, SourceLoc] = {}
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
+        self.readonly_temps: set[int] = set()
+        # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
+        self.static_init = ir.Function("static.init", [], ir.VOID)
+        self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
@@ -312,21 +316,27 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
             return
+        if isinstance(t, ir.VoidType):
+            raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
         if "static" in q or local_static:
-            saved = (self.fn, self.out)
             init = None
             const_value = None
+            deferred: list[ir.Stmt] = []
             if d.init is not None:
-                tmp: list[ir.Stmt] = []
-                with self.collect(tmp):
+                with self.function_context():
+                    self.fn, self.fn_info, self.out = self.static_init, self.static_init_info, deferred
                     init = self.init_value(d.init, t, d.loc)
                 t = init.type
-                if tmp:
-                    raise error("static initializer must be a constant expression", d.init.loc)
+                if deferred:        # not a constant: computed when the shader starts (as DXC does)
+                    if local_static:
+                        raise error("a static local variable needs a constant initializer", d.init.loc)
+                    self.static_init.body.extend(deferred)
+                    deferred_value, init = init, None
                 if isinstance(init, ir.Const) and "const" in q:
                     const_value = init.value
-            self.fn, self.out = saved
             var = ir.Variable(d.name, t, ir.Storage.PRIVATE, d.loc, const="const" in q, init=init)
+            if deferred:
+                self.static_init.body.append(ir.Store(ir.VarRef(var), deferred_value, d.loc))
             if "const" in q and d.init is None:
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
             self.globals.append(var)
@@ -591,6 +601,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         entry = self.find_entry(main_file)
         self.check_recursion(entry)
         order = self.reachable(entry)
+        if self.static_init.body:
+            seen = {id(f) for f in order}
+            order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
         errors = [d for f in order for d in f.stage_errors]
         if errors:
             raise CompileError(errors[:1])
@@ -605,6 +618,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         module.globals = self.globals
         module.functions = [f.ir_func for f in order]
         module.entry = self.entry_point(entry)
+        if self.static_init.body:
+            module.entry.static_init = self.static_init
         module.source_files = source_files
         return module
 

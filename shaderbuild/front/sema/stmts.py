@@ -21,8 +21,9 @@ def ends_flow(stmts: list[ir.Stmt]) -> bool:
     if isinstance(last, ir.If):
         return ends_flow(last.then) and ends_flow(last.else_)
     if isinstance(last, ir.Loop):
-        # an infinite loop without break never falls through
-        return last.break_if is None and not any(isinstance(s, ir.Break) for s in _direct_breaks(last.body))
+        no_break = not any(isinstance(s, ir.Break) for s in _direct_breaks(last.body))
+        # an infinite loop without break never falls through; nor does one whose body always returns
+        return no_break and (last.break_if is None or ends_flow(last.body))
     if isinstance(last, ir.Switch):
         has_default = any(c.is_default for c in last.cases)
         return has_default and all(_case_returns(c.body) for c in last.cases)
@@ -79,6 +80,8 @@ class StmtLowering:
 
     def local_var(self, d: ast.VarDecl) -> None:
         t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
+        if isinstance(t, ir.VoidType):
+            raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
         if "static" in d.qualifiers:
             self.global_var(d, local_static=True)
             return

@@ -98,6 +98,8 @@ class TypeResolver:
                     return ir.Resource(name, ir.Vector(ir.FLOAT, 4))
                 raise error(f"'{name}' requires a template argument", ref.loc)
             arg = ref.args[0]
+            if isinstance(arg, ast.Name):
+                raise error(f"unknown type name '{arg.name}'", arg.loc)
             if not isinstance(arg, ast.TypeRef):
                 raise error(f"'{name}' requires a type as template argument", ref.loc)
             return ir.Resource(name, self.resolve(arg))
