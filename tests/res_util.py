@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import re
 import struct
 from collections.abc import Iterable
 

@@ -6,7 +6,7 @@ forms, unsuffixed literals adopting the other operand's type)."""
 from __future__ import annotations
 
 import pytest
-from lang_util import SlotTable, case, compile_ok, f32, known_failures, run_cs, table_test
+from lang_util import SlotTable, case, compile_ok, f32, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 

@@ -8,8 +8,8 @@ from importlib import resources
 
 import jsonschema
 import pytest
-
 from harness import tools
+
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 from shaderbuild.reflect.manifest import dumps

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from harness import dxil_exec, dxil_tools, tools
 
 REPO = Path(__file__).resolve().parents[1]
