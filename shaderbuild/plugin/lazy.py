@@ -22,6 +22,9 @@ def _lazy(name: str) -> None:
     spec.loader = loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent:                      # `import a.b` also binds b as an attribute of a
+        setattr(sys.modules[parent], child, module)
     loader.exec_module(module)
 
 
