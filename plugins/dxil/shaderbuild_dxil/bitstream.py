@@ -85,7 +85,7 @@ class BitstreamWriter:
     def __init__(self) -> None:
         self._words = bytearray()
         self._cur = 0          # pending bits
-        self._nbits = 0        # number of pending bits (< 32)
+        self._nbits = 0        # number of pending bits (flushed in words; see _flush)
         self.abbrev_width = 2
         self._abbrevs: list[Abbrev] = []
         self._stack: list[tuple[int, list[Abbrev], int]] = []   # (outer width, outer abbrevs, size word index)
@@ -94,24 +94,32 @@ class BitstreamWriter:
 
     # -------------------------------------------------------------- raw bits
     def emit(self, value: int, width: int) -> None:
-        """Emit `width` bits of `value` (width may exceed 32)."""
+        """Emit `width` bits of `value` (width may exceed 32).  Bits gather in one integer
+        and are flushed to bytes a few words at a time (fewer Python-level operations)."""
         if width == 0:
             return
-        value &= (1 << width) - 1
-        self._cur |= value << self._nbits
+        self._cur |= (value & ((1 << width) - 1)) << self._nbits
         self._nbits += width
-        while self._nbits >= 32:
-            self._words += (self._cur & 0xFFFFFFFF).to_bytes(4, "little")
-            self._cur >>= 32
-            self._nbits -= 32
+        if self._nbits >= 256:
+            self._flush()
 
     def emit_vbr(self, value: int, width: int) -> None:
         bits, n = _vbr(value, width)
         self.emit(bits, n)
 
+    def _flush(self) -> None:
+        """Move every whole pending word to the byte buffer (afterwards fewer than 32 bits pend)."""
+        n = self._nbits >> 5
+        if n:
+            self._words += (self._cur & ((1 << (n << 5)) - 1)).to_bytes(n << 2, "little")
+            self._cur >>= n << 5
+            self._nbits -= n << 5
+
     def align32(self) -> None:
+        self._flush()
         if self._nbits:
             self.emit(0, 32 - self._nbits)
+            self._flush()
 
     @property
     def bit_position(self) -> int:
@@ -120,6 +128,7 @@ class BitstreamWriter:
     def data(self) -> bytes:
         if self._stack:
             raise RuntimeError("unterminated block")
+        self._flush()
         out = bytes(self._words)
         if self._nbits:
             out += (self._cur & 0xFFFFFFFF).to_bytes(4, "little")[: (self._nbits + 7) // 8]
@@ -133,7 +142,7 @@ class BitstreamWriter:
         self.emit_vbr(abbrev_width, 4)
         self.align32()
         size_index = len(self._words) // 4
-        self.emit(0, 32)                       # block length, patched in exit_block
+        self._words += bytes(4)                # block length, patched in exit_block
         self._stack.append((self.abbrev_width, self._abbrevs, size_index))
         self.abbrev_width = abbrev_width
         self._abbrevs = list(self._blockinfo.get(block_id, ()))

@@ -41,6 +41,14 @@ def _i32(v: int) -> MDValue:
 
 
 def _used_features(lm: LoweredModule) -> set[str]:
+    """The optional features the module uses (computed once per module: shader flags,
+    SFI0 and the checker all ask)."""
+    if lm.features is None:
+        lm.features = frozenset(_compute_features(lm))
+    return set(lm.features)
+
+
+def _compute_features(lm: LoweredModule) -> set[str]:
     feats: set[str] = set()
     types: set[T.Type] = set()
     for bb in lm.entry.blocks:

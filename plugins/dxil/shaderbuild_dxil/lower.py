@@ -75,6 +75,7 @@ class LoweredModule:
     numthreads: tuple[int, int, int]
     group_shared_bytes: int = 0
     uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
+    features: frozenset[str] | None = None            # memo of dxmeta._used_features
 
 
 @dataclass(slots=True)
