@@ -35,6 +35,10 @@ def _vbr(value: int, width: int) -> tuple[int, int]:
     return acc | value << n, n + width
 
 
+# VBR-6 encodings of small values, precomputed: unabbreviated records are VBR-6 throughout
+_VBR6 = [_vbr(v, 6) for v in range(1 << 12)]
+
+
 def is_char6(text: str) -> bool:
     return all(ord(c) in _CHAR6_INDEX for c in text)
 
@@ -192,16 +196,16 @@ class BitstreamWriter:
     # ------------------------------------------------------------ records
     def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
         if abbrev == 0:                      # packed into one field: far fewer calls for long records
-            acc, n = _vbr(code, 6)
-            b, k = _vbr(len(ops), 6)
+            table = _VBR6
+            acc, n = table[code] if code < 4096 else _vbr(code, 6)
+            b, k = table[len(ops)] if len(ops) < 4096 else _vbr(len(ops), 6)
             acc |= b << n
             n += k
             for v in ops:
-                b, k = _vbr(v, 6)
+                b, k = table[v] if 0 <= v < 4096 else _vbr(v, 6)
                 acc |= b << n
                 n += k
-            self.emit(UNABBREV_RECORD, self.abbrev_width)
-            self.emit(acc, n)
+            self.emit((acc << self.abbrev_width) | UNABBREV_RECORD, n + self.abbrev_width)
             return
         self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, [code, *ops])
 
