@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 import struct
 from collections.abc import Callable, Iterable
@@ -105,7 +106,27 @@ def assert_close(got, want, ulps: int = 0, abs_tol: float = 0.0, what: str = "",
 def _compile(hlsl: str, target: str, defines: tuple, profile: str, hlsl_version: int, entry: str) -> CompileResult:
     opts = CompileOptions(entry=entry, profile=profile, target=target, defines=dict(defines),
                           hlsl_version=hlsl_version)
-    return compile_file("lang_test.hlsl", opts, text=hlsl)
+    result = compile_file("lang_test.hlsl", opts, text=hlsl)
+    _dump_for_benchmark(hlsl, opts, result)
+    return result
+
+
+def _dump_for_benchmark(hlsl: str, opts: CompileOptions, result: CompileResult) -> None:
+    """With SHADERBUILD_DUMP_SHADERS=DIR, keep every shader that compiled to SPIR-V, so
+    bench/lang_corpus.py can time the corpus against glslangValidator."""
+    out = os.environ.get("SHADERBUILD_DUMP_SHADERS")
+    if not out or not result.ok or opts.target != "spirv":
+        return
+    import hashlib
+    import json
+
+    digest = hashlib.sha256((hlsl + repr(sorted(opts.defines.items())) + opts.profile).encode()).hexdigest()[:16]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"{digest}.hlsl"), "w") as f:
+        f.write(hlsl)
+    with open(os.path.join(out, f"{digest}.json"), "w") as f:
+        json.dump({"entry": opts.entry, "profile": opts.profile, "defines": opts.defines,
+                   "hlsl_version": opts.hlsl_version}, f)
 
 
 def compile_cs(hlsl: str, target: str = "spirv", defines: dict | None = None, profile: str = "cs_6_0",
