@@ -44,10 +44,7 @@ KNOWN = {
     r"^internal\|(emit_types|values)\.py:\d+\|.*float too large to pack":
         "test_fuzz_regression[float_literal_overflows_binary32-*]",
     r"^internal\|stmts\.py:\d+\|.*AttributeError": "test_fuzz_regression[local_struct_with_method-*]",
-    r"^bad_diagnostic\|\|.*is not a texture": "test_fuzz_regression[byte_address_load3-dxil]",
-    r"^bad_diagnostic\|\|.*cannot be used as a value in the DXIL backend":
-        "test_fuzz_regression[texture_get_dimensions-dxil]",
-    r"^bad_diagnostic\|\|.*is not supported by the DXIL backend": "test_fuzz_regression[byte_address_store_scalar-dxil]",
+    r"^bad_diagnostic\|\|.*duplicate case value": "test_fuzz_regression[case_label_wraps_to_duplicate-dxil]",
 }
 _KNOWN = [re.compile(p) for p in KNOWN]
 

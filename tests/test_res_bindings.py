@@ -161,9 +161,6 @@ def test_dxil_keeps_d3d_registers_when_vulkan_bindings_collide():
     assert res.ok, R.diagnostics_text(res)
 
 
-test_dxil_keeps_d3d_registers_when_vulkan_bindings_collide = R.xfail(
-    "front end: for target dxil the Vulkan-only clash of t0/u0/b0/s0 (class letter ignored) is a hard error, "
-    "though the D3D registers do not overlap")(test_dxil_keeps_d3d_registers_when_vulkan_bindings_collide)
 
 
 @pytest.mark.llvm

@@ -361,10 +361,8 @@ RWStructuredBuffer<float> Out : register(u1);
 
 
 @pytest.mark.parametrize("src, offs", [
-    pytest.param(PACKOFFSET_SRC, (20, 8), id="packoffset",
-                 marks=R.xfail("front end: packoffset is ignored (members laid out as if it were absent)")),
-    pytest.param(VK_OFFSET_SRC, (32, 48), id="vk-offset",
-                 marks=R.xfail("front end: [[vk::offset]] is ignored (members laid out as if it were absent)")),
+    pytest.param(PACKOFFSET_SRC, (20, 8), id="packoffset"),
+    pytest.param(VK_OFFSET_SRC, (32, 48), id="vk-offset"),
 ])
 def test_manual_member_offsets(src, offs):
     res = R.build(src)

@@ -99,9 +99,6 @@ ALL = [("register-class", *c) for c in REGISTER_CLASS] + [("conflict", *c) for c
 
 
 BUGS = {
-    "uninitialised-local-array-element": "front end: the uninitialised-local-resource error points at the "
-                                         "assignment 'LocalArray[2] = Buf' (6:17), not at the read of "
-                                         "LocalArray[0] (8:29)",
 }
 
 
@@ -146,9 +143,6 @@ def test_unknown_layout_option_is_a_diagnostic():
     assert len(msgs) == 1 and "bogus" in msgs[0] and "internal compiler error" not in msgs[0], msgs
 
 
-test_unknown_layout_option_is_a_diagnostic = R.xfail(
-    "manifest/layout: an unknown vk_layout value is an internal compiler error (KeyError in layout.py), "
-    "not a diagnostic")(test_unknown_layout_option_is_a_diagnostic)
 
 
 def test_no_traceback_for_any_case():

@@ -340,11 +340,7 @@ GRAPHICS_SHADERS = {"vs-fullscreen": (R.FULLSCREEN_VS, "vs_6_0"), "vs-vb": (VS_V
                     "ps-cmp": (PS_CMP, "ps_6_0"), "ps-store": (PS_STORE, "ps_6_0"), "ps-depth": (PS_DEPTH, "ps_6_0")}
 
 
-DXIL_BUGS = {
-    "ps-lod": "DXIL: CalculateLevelOfDetail not supported ('intrinsic is not supported by the DXIL backend yet')",
-    "ps-depth": "DXIL: SV_Depth output crashes the container writer (internal compiler error: ubyte format "
-                "requires 0 <= number <= 255 at container.py)",
-}
+DXIL_BUGS: dict[str, str] = {}
 
 
 @pytest.mark.llvm

@@ -121,8 +121,9 @@ def _psv_part(info: ContainerInfo) -> bytes:
         stage_info[0] = int(info.depth_output)
         stage_info[1] = int(info.sample_frequency)
     rt = bytes(stage_info) + struct.pack("<II", 0, 0xFFFFFFFF)
-    in_vectors = max((e.register + e.rows for e in info.inputs), default=0)
-    out_vectors = max((e.register + e.rows for e in info.outputs), default=0)
+    # system values that take no register (SV_Depth, SV_Coverage, ...) have register 0xFFFFFFFF
+    in_vectors = max((e.register + e.rows for e in info.inputs if e.register != 0xFFFFFFFF), default=0)
+    out_vectors = max((e.register + e.rows for e in info.outputs if e.register != 0xFFFFFFFF), default=0)
     strings = bytearray(b"\0")
     sem_index: list[int] = []
     sig_elems = bytearray()
@@ -140,8 +141,9 @@ def _psv_part(info: ContainerInfo) -> bytes:
             if pos < 0:
                 pos = len(sem_index)
                 sem_index += idx
-            cols_start = (e.cols & 0xF) | (e.start_col & 0x3) << 4 | 1 << 6
-            sig_elems += struct.pack("<IIBBBBBBBB", name_off, pos, e.rows, e.register, cols_start,
+            allocated = e.register != 0xFFFFFFFF      # SV_Depth & co. have no register
+            cols_start = (e.cols & 0xF) | ((e.start_col & 0x3) << 4 | 1 << 6 if allocated else 0)
+            sig_elems += struct.pack("<IIBBBBBBBB", name_off, pos, e.rows, e.register if allocated else 0, cols_start,
                                      e.semantic_kind, e.comp_type, e.interpolation, e.stream << 4, 0)
     if ver >= 2:
         rt += struct.pack("<III", *info.numthreads)

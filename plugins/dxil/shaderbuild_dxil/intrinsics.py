@@ -595,12 +595,38 @@ def _non_uniform(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 
 
 # ---------------------------------------------------------------- resources and atomics
+# resource kind -> size components GetDimensions reports before levels/samples (front/sema/resources.py)
+_SIZE_COMPONENTS = {"Texture1D": 1, "Texture1DArray": 2, "Texture2D": 2, "Texture2DArray": 3, "Texture3D": 3,
+                    "TextureCube": 2, "TextureCubeArray": 3, "Texture2DMS": 2, "Texture2DMSArray": 3,
+                    "RWTexture1D": 1, "RWTexture1DArray": 2, "RWTexture2D": 2, "RWTexture2DArray": 3,
+                    "RWTexture3D": 3, "Buffer": 1, "RWBuffer": 1}
+
+
 @intrinsic("GetDimensions")
 def _get_dimensions(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    h = L.handle(L.resource_place(e.args[0]))
-    dims = L.ops.call(L.b, "GetDimensions", None, [h, Undef(T.i32)])
-    n = len(component_types(e.type))
-    return [L.b.extract_value(dims, k) for k in range(n)]
+    """Buffers: the IR value is the element count (or byte size).  Textures and typed
+    buffers: Eval(GetDimensions(res, [mip,] out places...)) - dx.op.getDimensions gives
+    (width, height, depth/elements, levels/samples) and each place gets its component."""
+    res = e.args[0]
+    h = L.handle(L.resource_place(res))
+    if not isinstance(e.type, ir.VoidType):
+        dims = L.ops.call(L.b, "GetDimensions", None, [h, Undef(T.i32)])
+        n = len(component_types(e.type))
+        return [L.b.extract_value(dims, k) for k in range(n)]
+    t = res.type
+    while isinstance(t, ir.Array):
+        t = t.elem
+    nsize = _SIZE_COMPONENTS[t.kind]
+    outs = list(e.args[1:])
+    mip: Value = Undef(T.i32)
+    if len(outs) == nsize + 2:                     # (mip, dims..., levels)
+        mip = L.convert_scalar(L.expr(outs[0])[0], outs[0].type, ir.UINT)
+        outs = outs[1:]
+    dims = L.ops.call(L.b, "GetDimensions", None, [h, mip])
+    for k, out in enumerate(outs):
+        v = L.b.extract_value(dims, k if k < nsize else 3)
+        L.place(out).write(L, [L.convert_scalar(v, ir.UINT, out.type)])
+    return []
 
 
 def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
@@ -691,9 +717,63 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 
+GATHER_CHANNELS = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
+
+
+@intrinsic(*GATHER_CHANNELS)
+def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """tex.Gather*(sampler, location[, offset]) -> textureGather with the channel operand."""
+    kind = _texture_kind(L, e.args[0])
+    ncoord, noff = TEXTURE_DIMS[kind]
+    tex = L.handle(L.resource_place(e.args[0]))
+    samp = L.handle(L.resource_place(e.args[1]))
+    coords = L.expr(e.args[2])
+    offsets = L.expr(e.args[3]) if len(e.args) > 3 and noff else []
+    offsets = _pad(offsets, min(noff, 2), T.i32) + [Undef(T.i32)] * (2 - min(noff, 2))
+    args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord), *offsets,
+            ConstInt(T.i32, GATHER_CHANNELS[e.name])]
+    ov = overload_name(llvm_scalar(ir.scalar_of(e.type)))
+    rr = L.ops.call(L.b, "TextureGather", ov, args)
+    return [L.b.extract_value(rr, k) for k in range(4)]
+
+
+@intrinsic("CalculateLevelOfDetail", "CalculateLevelOfDetailUnclamped")
+def _calculate_lod(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    tex = L.handle(L.resource_place(e.args[0]))
+    samp = L.handle(L.resource_place(e.args[1]))
+    coords = _pad(L.expr(e.args[2]), 3, T.f32)
+    clamped = ConstInt(T.i1, int(e.name == "CalculateLevelOfDetail"))
+    return [L.ops.call(L.b, "CalculateLOD", "f32", [tex, samp, *coords, clamped])]
+
+
+def _raw_place(L: FunctionLowerer, e: ir.Intrinsic) -> BufferPlace:
+    """The bytes at `address` of a [RW]ByteAddressBuffer, typed as the IR value (`Load<T>` etc.)."""
+    res = L.resource_place(e.args[0])
+    t = e.type if e.name == "Load" else e.args[2].type
+    return BufferPlace(res.res, L.handle(res), L.expr(e.args[1])[0], t)
+
+
+def _is_raw(e: ir.Expr) -> bool:
+    t = e.type
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource) and t.kind in ("ByteAddressBuffer", "RWByteAddressBuffer")
+
+
+@intrinsic("Store")
+def _raw_store(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """buf.Store*(address, value) -> rawBufferStore / bufferStore on the raw buffer."""
+    if not _is_raw(e.args[0]):
+        raise error(f"'Store' is only available on RWByteAddressBuffer, not '{e.args[0].type}'")
+    L.buffers.write(_raw_place(L, e), L.expr(e.args[2]), None)
+    return []
+
+
 @intrinsic("Load")
 def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    """tex.Load(int3(x, y, mip) [, offset]) -> TextureLoad."""
+    """tex.Load(int3(x, y, mip) [, offset]) -> TextureLoad; raw buffers -> rawBufferLoad."""
+    if _is_raw(e.args[0]):
+        return L.buffers.read(_raw_place(L, e))
     kind = _texture_kind(L, e.args[0])
     ncoord, noff = TEXTURE_DIMS[kind]
     res = L.resource_place(e.args[0])
