@@ -34,9 +34,9 @@ from hypothesis import HealthCheck, given, settings
 pytestmark = [pytest.mark.spirv_tools, pytest.mark.llvm]
 
 SEED = 20261121
-GENERATED = 150          # programs, each for both backends, all validated
-MUTATED = 2400           # mutated inputs (a third mutate generated programs), all validated
-HYPOTHESIS_EXAMPLES = 120
+GENERATED = 400          # programs, each for both backends, all validated
+MUTATED = 5000           # mutated inputs (a third mutate generated programs), all validated
+HYPOTHESIS_EXAMPLES = 200
 TIMEOUT = 30.0           # per input, in the pool
 
 # signature pattern -> the regression test that tracks it (remove when fixed)
@@ -161,7 +161,7 @@ def test_cli_exit_status(tmp_path) -> None:
             assert out.stat().st_size > 0
         else:
             assert not out.exists()
-            assert re.search(r":\d+:\d+: error: ", proc.stderr) or "recursion limit" in proc.stderr, proc.stderr
+            assert re.search(r":\d+:\d+: error: ", proc.stderr), proc.stderr
 
 
 def test_known_findings_have_open_regression_tests() -> None:

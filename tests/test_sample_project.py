@@ -47,10 +47,19 @@ def test_every_spirv_validates_and_has_a_manifest(built):
 def test_every_dxil_parses(built):
     dxils = outputs(built, "dxil", ".dxil")
     assert len(dxils) == len(outputs(built, "spirv", ".spv"))
+    stages = set()
     for d in dxils:
         check = dxil_tools.check_dxil(d.read_bytes())
-        assert "call void @dx.op.bufferStore" in check.ir or "call void @dx.op.rawBufferStore" in check.ir
-        assert json.loads(Path(str(d) + ".json").read_text())["target"] == "dxil"
+        manifest = json.loads(Path(str(d) + ".json").read_text())
+        assert manifest["target"] == "dxil"
+        stage = manifest["entry"]["stage"]
+        stages.add(stage)
+        if stage == "compute":     # every pass writes its results somewhere
+            assert any(f"call void @dx.op.{op}" in check.ir
+                       for op in ("bufferStore", "rawBufferStore", "textureStore")), d
+        else:
+            assert "call void @dx.op.storeOutput" in check.ir, d
+    assert stages == {"compute", "vertex", "pixel"}
 
 
 def test_manifests_agree_across_backends(built):
@@ -133,3 +142,49 @@ def test_histogram_executes(vk, built):
     expect = [sum(1 for v in values if v >> 4 == b) for b in range(16)]
     assert list(struct.unpack("16I", got_vk)) == expect
     assert got_dx == got_vk
+
+
+def test_prefix_sum_executes(vk, built):
+    spv = next(p for p in outputs(built, "spirv", ".spv") if p.stem == "prefix_sum")
+    res = binding(Path(str(spv) + ".json"))
+    values = [(i * 7 + 3) % 11 for i in range(128)]
+    bufs = [vk.Buf(res["Input"]["vulkan"]["set"], res["Input"]["vulkan"]["binding"], struct.pack("128I", *values)),
+            vk.Buf(res["Output"]["vulkan"]["set"], res["Output"]["vulkan"]["binding"], bytes(512))]
+    out = struct.unpack("128I", vk.run_compute(spv.read_bytes(), "main", bufs, groups=(2, 1, 1))[1])
+    expect = []
+    for g in range(2):                      # an inclusive scan within each 64-thread group
+        total = 0
+        for v in values[64 * g: 64 * g + 64]:
+            total += v
+            expect.append(total)
+    assert list(out) == expect
+
+
+def aces(x: float) -> float:
+    return min(1.0, max(0.0, (x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14)))
+
+
+def test_tonemap_draws_the_aces_curve(vk, built):
+    """The full-screen tonemap pass, drawn on lavapipe from a 2x2 HDR texture (nearest sampling)."""
+    spvs = {(p.parent.name, p.stem): p for p in outputs(built, "spirv", ".spv")}
+    vs = next(p for (_, stem), p in spvs.items() if stem.startswith("tonemap_vs"))
+    ps = next(p for (_, stem), p in spvs.items() if stem.startswith("tonemap_ps"))
+    res = binding(Path(str(ps) + ".json"))
+    hdr = [(0.25, 0.5, 1.0, 1.0), (2.0, 4.0, 0.0, 1.0), (0.0, 0.1, 8.0, 1.0), (1.0, 1.0, 1.0, 1.0)]
+    exposure = 1.5
+    frame = struct.pack("16f", *([0.0] * 16)) + struct.pack("3ff", 0, 0, 0, 0) + struct.pack("3ff", 0, 0, 1, exposure) \
+        + struct.pack("3fI", 1, 1, 1, 0)
+    fr, tx, sm = res["Frame"]["vulkan"], res["HdrColor"]["vulkan"], res["LinearWrap"]["vulkan"]
+    descriptors = [vk.Buf(fr["set"], fr["binding"], frame, kind="uniform"),
+                   vk.Image(tx["set"], tx["binding"], struct.pack("16f", *[c for t in hdr for c in t]), 2, 2,
+                            format="rgba32f"),
+                   vk.Sampler(sm["set"], sm["binding"], filter="nearest")]
+    px = vk.run_graphics(vs.read_bytes(), "vs_main", ps.read_bytes(), "ps_main", 2, 2, descriptors)
+    for i, texel in enumerate(hdr):
+        ldr = [aces(c * exposure) ** (1 / 2.2) for c in texel[:3]]
+        lum = 0.2126 * ldr[0] + 0.7152 * ldr[1] + 0.0722 * ldr[2]
+        x, y = i % 2, i // 2
+        row = 1 - y      # the shader uses D3D clip space and is drawn without -fvk-invert-y: rows come out flipped
+        got = px[4 * (2 * row + x): 4 * (2 * row + x) + 4]
+        want = [round(v * 255) for v in (*ldr, lum)]
+        assert all(abs(g - w) <= 1 for g, w in zip(got, want)), (i, list(got), want)

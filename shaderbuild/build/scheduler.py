@@ -1,0 +1,289 @@
+"""The build: decide what is stale, compile it on a process pool, then finish the project.
+
+`build()` is the one entry point shared by the CLI, the watch mode and the SCons
+tool.  The no-op path (everything fresh) imports neither the compiler nor any
+plugin and hashes nothing whose stat is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import TextIO
+
+from . import report as rep
+from .cache import BuildDB, config_digest, full_key, key_parts, sha_text, state_dir
+from .config import Project
+from .deps import Status, check, rescanner
+from .files import FileState
+from .lock import ProjectLock
+from .outputs import TEMP_PREFIX, atomic_write
+from .progress import Progress
+from .report import BuildReport
+from .targets import Target, plan
+
+FLUSH_INTERVAL = 0.5   # seconds between build-database flushes during a build
+
+
+def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
+                  explain: bool = False) -> Status:
+    """Freshness of one target (reads the build database unless `db` is given)."""
+    db = db or BuildDB.load(project.output_dir, project.root)
+    parts = key_parts(target, db.plugin_versions(), project.root, project.output_dir)
+    return check(db.targets.get(target.tid), config_digest(parts), parts, fs or FileState(project.root),
+                 explain=explain, rescan=rescanner(target, db))
+
+
+def build(
+    project: Project,
+    targets: list[Target] | None = None,
+    *,
+    jobs: int | None = None,
+    force: bool = False,
+    verify: bool = False,
+    keep_going: bool = False,
+    compile_fn: Callable | None = None,
+    diag_format: str = "gnu",
+    stream: TextIO | None = None,
+    tty: bool | None = None,
+    quiet: bool = False,
+    wait: bool = True,
+    prune: bool | None = None,
+    plugin_versions: dict[str, str] | None = None,
+    scan_fn: Callable | None = None,
+    executor=None,
+) -> BuildReport:
+    """Bring `targets` (default: the whole project) up to date; never raises for compile errors.
+
+    `compile_fn(path, options, reader=...)` defaults to shaderbuild.compiler.compile_file;
+    it must be a module-level function when jobs > 1 (it is pickled to the workers).
+    `verify` hashes every dependency and output instead of trusting unchanged stats.
+    `prune` removes outputs of targets that left the project (default: when building all).
+    `scan_fn(path, options)` (default shaderbuild.compiler.scan_dependencies) re-reads the
+    includes of a target whose search directories gained or lost files.
+    `executor` (e.g. executors.runner.RemoteExecutor) replaces the local process pool.
+    """
+    start = time.perf_counter()
+    all_targets = plan(project)
+    if targets is None:
+        targets = all_targets
+        prune = True if prune is None else prune
+    report = BuildReport()
+    progress_out = Progress(0, stream, tty=tty, quiet=quiet)
+    with ProjectLock(state_dir(project.output_dir), wait=wait, on_wait=progress_out.message):
+        db = BuildDB.load(project.output_dir, project.root)
+        if db.load_warning:
+            report.warnings.append(db.load_warning)
+            progress_out.message(f"warning: {db.load_warning}")
+        versions = plugin_versions if plugin_versions is not None else db.plugin_versions()
+        fs = FileState(project.root)
+        stale: list[tuple[Target, dict, str]] = []
+        for t in targets:
+            parts = key_parts(t, versions, project.root, project.output_dir)
+            cd = config_digest(parts)
+            status = check(db.targets.get(t.tid), cd, parts, fs, force=force, verify=verify,
+                           rescan=rescanner(t, db, scan_fn))
+            if status.refreshed:
+                db.dirty = True
+            if status.fresh:
+                report.up_to_date.append(t.name)
+            else:
+                stale.append((t, parts, cd))
+                report.reasons[t.name] = status.reasons
+        try:
+            if stale:
+                _remove_stale_temps({os.path.dirname(p) for t, _, _ in stale for p in t.outputs.values()}
+                                    | {state_dir(project.output_dir)})
+                progress = Progress(len(stale), stream, tty=tty, quiet=quiet)
+                _run(stale, db, report, progress, jobs=jobs, keep_going=keep_going, compile_fn=compile_fn,
+                     diag_format=diag_format, executor=executor)
+                progress.close()
+            _finish(project, all_targets, db, report, fs, progress_out, prune=bool(prune))
+        finally:
+            if db.dirty:
+                db.save()
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+
+def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
+         diag_format, executor=None) -> None:
+    from .worker import Job, JobResult, init_worker, run_job  # not needed on the no-op path
+
+    by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
+    work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format) for t, _, _ in stale]
+    last_flush = time.monotonic()
+
+    def handle(res) -> bool:
+        nonlocal last_flush
+        t, parts, cd = by_tid[res.tid]
+        if res.messages:
+            progress.message(res.messages)
+        if res.diagnostics:
+            report.diagnostics[t.name] = res.diagnostics
+        if res.ok:
+            for row in [*res.deps, *res.outputs.values(), *res.dirs]:
+                row[0] = db.rel(row[0])
+            _drop_orphans(db, db.targets.get(t.tid), res.outputs, report)
+            db.put(t.tid, {
+                "name": t.name, "config": cd, "parts": parts, "key": full_key(cd, res.deps),
+                "deps": res.deps, "outputs": res.outputs, "dirs": res.dirs, "resources": res.resources,
+                "reason": report.reasons.get(t.name, []),
+            })
+            report.built.append(t.name)
+        else:
+            report.failed.append(t.name)
+            report.messages.append(res.messages)
+        progress.finished(t.name, res.ok, res.seconds)
+        if time.monotonic() - last_flush > FLUSH_INTERVAL:
+            db.save()
+            last_flush = time.monotonic()
+        return res.ok
+
+    if executor is not None:
+        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report)
+        return
+    workers = min(jobs or os.cpu_count() or 1, len(work))
+    if workers <= 1:
+        stop = False
+        for job in work:
+            if stop:
+                report.skipped.append(job.name)
+                continue
+            progress.started(job.name)
+            stop = not handle(run_job(job, compile_fn)) and not keep_going
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker if compile_fn is None else None)
+    try:
+        futures = {pool.submit(run_job, job, compile_fn): job for job in work}
+        stop = False
+        for fut in as_completed(futures):
+            job = futures[fut]
+            if fut.cancelled():
+                report.skipped.append(job.name)
+                continue
+            try:
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
+                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: {exc!r}")
+            if not handle(res) and not keep_going and not stop:
+                stop = True
+                for other in futures:
+                    other.cancel()
+    finally:
+        # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
+        # normally and their finished outputs are already atomic.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: BuildReport) -> None:
+    """Outputs the previous build of a target wrote but this one does not (e.g. a header no longer requested)."""
+    if old is None:
+        return
+    keep = {row[0] for row in new_outputs.values()}
+    for row in old["outputs"].values():
+        path = db.abs(row[0])
+        if row[0] not in keep and path.startswith(db.output_dir + os.sep):
+            try:
+                os.unlink(path)
+                report.removed.append(path)
+            except FileNotFoundError:
+                pass
+
+
+def _finish(project: Project, all_targets: list[Target], db: BuildDB, report: BuildReport, fs: FileState,
+            progress: Progress, *, prune: bool) -> None:
+    out = project.output_dir
+    failed = set(report.failed)
+    blob_keys = _write_blobs(all_targets, db, report, fs, failed)
+    report.mismatches = rep.cross_backend_mismatches(all_targets, db.targets)
+    for m in report.mismatches:
+        progress.message(f"error: {m['variant']}: resources differ between {' and '.join(m['backends'])}: "
+                         + "; ".join(m["differences"]))
+    report.duplicates = rep.identical_outputs(all_targets, db.targets)
+    if prune:
+        _prune(all_targets, db, report, out)
+    # The index only changes when the database did (or someone touched the file).
+    index_path = os.path.join(out, rep.INDEX_FILE)
+    sig = fs.stat(index_path)
+    if db.dirty or report.built or sig is None or list(sig) != db.meta.get("index_sig"):
+        data = rep.index_bytes(rep.index_document(all_targets, db.targets, project.root, out, blob_keys))
+        digest = sha_text(data.decode("utf-8"))
+        if db.meta.get("index") != digest or sig is None or fs.sha(index_path) != digest:
+            atomic_write(index_path, data)
+            fs.forget(index_path)
+        db.meta["index"] = digest
+        db.meta["index_sig"] = list(fs.stat(index_path) or ())
+        db.dirty = True
+
+
+def _write_blobs(all_targets, db: BuildDB, report: BuildReport, fs: FileState, failed: set[str]) -> dict:
+    groups: dict[str, list[Target]] = defaultdict(list)
+    for t in all_targets:
+        if t.blob:
+            groups[t.blob].append(t)
+    keys_by_blob = {}
+    for path, members in sorted(groups.items()):
+        recs = [db.targets.get(t.tid) for t in members]
+        if any(r is None for r in recs) or any(t.name in failed for t in members):
+            continue   # incomplete: keep the previous blob, if any
+        entries = sorted([t.perm_key, r["outputs"]["binary"][0], r["outputs"]["binary"][4]]
+                         for t, r in zip(members, recs))
+        digest = sha_text(repr([(k, sha) for k, _, sha in entries]))
+        keys_by_blob[path] = [k for k, _, _ in entries]
+        prev = db.blobs.get(db.rel(path))
+        sig = fs.stat(path)
+        if prev is not None and prev["digest"] == digest and sig is not None and list(sig) == prev["sig"]:
+            continue
+        from .blob import pack
+
+        payload = {}
+        for key, bin_path, _ in entries:
+            with open(db.abs(bin_path), "rb") as f:
+                payload[key] = f.read()
+        atomic_write(path, pack(payload))
+        fs.forget(path)
+        db.blobs[db.rel(path)] = {"digest": digest, "sig": list(fs.stat(path) or ())}
+        db.dirty = True
+        report.blobs.append(path)
+    return keys_by_blob
+
+
+def _prune(all_targets, db: BuildDB, report: BuildReport, out: str) -> None:
+    live = {t.tid for t in all_targets}
+    live_blobs = {db.rel(t.blob) for t in all_targets if t.blob}
+    doomed = [tid for tid in db.targets if tid not in live]
+    paths = [db.abs(row[0]) for tid in doomed for row in db.targets[tid]["outputs"].values()]
+    paths += [db.abs(p) for p in db.blobs if p not in live_blobs]
+    for path in paths:
+        if os.path.normpath(path).startswith(out + os.sep):
+            try:
+                os.unlink(path)
+                report.removed.append(path)
+            except FileNotFoundError:
+                pass
+    for tid in doomed:
+        db.drop(tid)
+    for p in [p for p in db.blobs if p not in live_blobs]:
+        del db.blobs[p]
+        db.dirty = True
+
+
+def _remove_stale_temps(directories: set[str]) -> None:
+    """Temp files left by a killed build (we hold the lock: no other build is writing)."""
+    for d in directories:
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(TEMP_PREFIX):
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass

@@ -1,0 +1,122 @@
+"""What runs in a worker process: compile one target and write its outputs.
+
+Workers import the compiler once (pool initializer) and compile in-process.  The
+files the compiler reads go through `reader`, which records each file's stat
+(taken *before* the read) and the sha256 of the exact bytes compiled, so the
+database can never pair a new stat with old content.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..options import CompileOptions
+from .files import sha256_bytes, sha256_file, stat_sig
+from .outputs import c_identifier, manifest_bytes, render_header, write_all
+
+
+@dataclass(slots=True)
+class Job:
+    tid: str
+    name: str
+    source: str
+    options: CompileOptions
+    outputs: dict[str, str]          # kind -> path
+    diag_format: str = "gnu"
+
+
+@dataclass(slots=True)
+class JobResult:
+    tid: str
+    ok: bool
+    messages: str = ""               # rendered diagnostics (errors and warnings)
+    diagnostics: list[dict] = field(default_factory=list)
+    deps: list[list] = field(default_factory=list)        # [path, mtime_ns, size, inode, sha256]
+    outputs: dict[str, list] = field(default_factory=dict)  # kind -> [path, mtime_ns, size, inode, sha256]
+    resources: list | None = None    # [[name, hlsl], ...] sorted, for the cross-backend check
+    dirs: list[list] = field(default_factory=list)   # [dir, mtime_ns]: include search directories
+    seconds: float = 0.0
+
+
+def default_compile() -> Callable:
+    from ..compiler import compile_file
+
+    return compile_file
+
+
+def init_worker() -> None:
+    """Pool initializer: import the compiler and load the plugins once per process."""
+    default_compile()
+    from ..plugin import get_host
+
+    get_host().backends()
+
+
+def resource_signature(manifest: dict | None) -> list | None:
+    if not manifest or "resources" not in manifest:
+        return None
+    return sorted([r.get("name"), r.get("hlsl")] for r in manifest["resources"])
+
+
+def run_job(job: Job, compile_fn: Callable | None = None) -> JobResult:
+    start = time.perf_counter()
+    compile_fn = compile_fn or default_compile()
+    reads: dict[str, list] = {}
+    # Directory mtimes change when entries are added, removed or renamed: a new header
+    # that would shadow an include.  Taken before compiling so a race only causes a rescan.
+    dir_mtimes = {d: sig[0] for d in [os.path.dirname(job.source), *job.options.include_dirs]
+                  if (sig := stat_sig(d)) is not None}
+
+    def reader(path: str) -> bytes:
+        path = os.path.abspath(path)
+        sig = stat_sig(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        if sig is not None:
+            reads[path] = [path, *sig, sha256_bytes(data)]
+        return data
+
+    try:
+        result = compile_fn(job.source, job.options, reader=reader)
+    except Exception:  # noqa: BLE001 - a compiler crash fails this target, not the build
+        msg = f"{job.source}: internal compiler error while building {job.name}\n{traceback.format_exc()}"
+        return JobResult(job.tid, False, msg, [{"severity": "error", "message": msg}],
+                         seconds=time.perf_counter() - start)
+    from ..diagnostics import render_all
+
+    messages = render_all(result.diagnostics, result.sources, job.diag_format) if result.diagnostics else ""
+    diags = [d.to_json() for d in result.diagnostics]
+    if not result.ok or result.binary is None:
+        if not messages:
+            messages = f"{job.source}: error: compilation of {job.name} failed without a diagnostic"
+        return JobResult(job.tid, False, messages, diags, seconds=time.perf_counter() - start)
+
+    deps = []
+    for path in sorted({os.path.abspath(p) for p in result.dependencies} | {os.path.abspath(job.source)}):
+        row = reads.get(path)
+        if row is None:  # the compiler read it without our reader
+            sig = stat_sig(path)
+            if sig is None:
+                continue
+            row = [path, *sig, sha256_file(path)]
+        deps.append(row)
+
+    for row in deps:
+        d = os.path.dirname(row[0])
+        if d not in dir_mtimes and (sig := stat_sig(d)) is not None:
+            dir_mtimes[d] = sig[0]
+    files = {"binary": (job.outputs["binary"], result.binary),
+             "manifest": (job.outputs["manifest"], manifest_bytes(result.manifest or {}))}
+    if "disassembly" in job.outputs:
+        files["disassembly"] = (job.outputs["disassembly"], (result.disassembly or "").encode("utf-8"))
+    if "header" in job.outputs:
+        symbol = c_identifier(job.outputs["binary"])
+        files["header"] = (job.outputs["header"], render_header(symbol, result.binary, job.name))
+    written = write_all(files)
+    outputs = {kind: [path, *sig, sha] for kind, (path, sig, sha) in written.items()}
+    return JobResult(job.tid, True, messages, diags, deps, outputs, resource_signature(result.manifest),
+                     [[d, m] for d, m in sorted(dir_mtimes.items())], time.perf_counter() - start)
