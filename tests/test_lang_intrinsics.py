@@ -342,12 +342,10 @@ ARG_CONV = SlotTable("intrinsic_argument_conversions", "float", [
 
 _MISSING = "front end: intrinsic '{}' is not in the intrinsic table (use of undeclared identifier '{}')"
 MORE_INTRINSICS = SlotTable("more_intrinsics", "float", [
-    case("fma_double", "(float)fma((double)one, 2.0l, 1.0l)", 3.0, xfail={"all": _MISSING.format("fma", "fma")}),
-    case("dst", "dst(float4(1, 2, 3, 4) * one, float4(5, 6, 7, 8)).y", 12.0, xfail={"all": _MISSING.format("dst", "dst")}),
-    case("D3DCOLORtoUBYTE4", "(float)D3DCOLORtoUBYTE4(float4(0.5, 0.25, 1, 0) * one).x", 255.0,
-         xfail={"all": _MISSING.format("D3DCOLORtoUBYTE4", "D3DCOLORtoUBYTE4")}),
-    case("msad4_identical_window", "(float)msad4(0x01020304u, uint2(0x01020304u, 0u), uint4(0, 0, 0, 0)).x", 0.0,
-         xfail={"all": _MISSING.format("msad4", "msad4")}),
+    case("fma_double", "(float)fma((double)one, 2.0l, 1.0l)", 3.0),
+    case("dst", "dst(float4(1, 2, 3, 4) * one, float4(5, 6, 7, 8)).y", 12.0),
+    case("D3DCOLORtoUBYTE4", "(float)D3DCOLORtoUBYTE4(float4(0.5, 0.25, 1, 0) * one).x", 255.0),
+    case("msad4_identical_window", "(float)msad4(0x01020304u, uint2(0x01020304u, 0u), uint4(0, 0, 0, 0)).x", 0.0),
     case("asuint_double_halves", "uint lo, hi; asuint(1.0l * (double)one, lo, hi); R = (float)(hi >> 20) + (float)lo;", 1023.0,
          stmt=True, xfail={"all": "front end: asuint(double, out uint, out uint) is not supported yet"}),
     case("asdouble_halves", "(float)asdouble(0u, 0x3FF00000u)", 1.0),

@@ -91,6 +91,7 @@ for _sig in _TABLE:
 # typed by hand in sema/calls.py
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4",
     "InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin", "InterlockedMax",
     "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore",
 })

@@ -446,6 +446,57 @@ class CallLowering:
         vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
         return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
 
+    def special_fma(self, name, args, loc):
+        """fma is defined for double only; a fused multiply-add (the backends' mad)."""
+        vals = self._numeric_args(name, args, 3, loc)
+        shape = next((v.type for v in vals if not isinstance(v.type, ir.Scalar)), ir.DOUBLE)
+        t = with_scalar(shape, ir.DOUBLE)
+        if any(ir.scalar_of(v.type) != ir.DOUBLE and not self.is_literal(v) for v in vals):
+            raise error("fma requires double arguments", loc)
+        return ir.Intrinsic("mad", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
+
+    def special_dst(self, name, args, loc):
+        """dst(a, b) = float4(1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline)."""
+        f4 = ir.Vector(ir.FLOAT, 4)
+        a, b = (self.stable(self.convert(v, f4, x.loc)) for v, x in zip(self._numeric_args(name, args, 2, loc), args))
+        c = lambda v, i: ir.Extract(v, i, ir.FLOAT)  # noqa: E731
+        return ir.Construct(f4, [ir.Const(ir.FLOAT, 1.0), ir.Binary("mul", c(a, 1), c(b, 1), ir.FLOAT), c(a, 2), c(b, 3)])
+
+    def special_D3DCOLORtoUBYTE4(self, name, args, loc):  # noqa: N802 - the HLSL spelling
+        """int4(x.zyxw * 255.001953): BGRA float color to bytes, as D3D defines it."""
+        (v,) = self._numeric_args(name, args, 1, loc)
+        f4 = ir.Vector(ir.FLOAT, 4)
+        v = self.convert(v, f4, loc)
+        scaled = ir.Binary("mul", ir.Swizzle(v, (2, 1, 0, 3), f4), ir.Const(f4, (255.001953,) * 4), f4)
+        return ir.Convert(scaled, ir.Vector(ir.INT, 4))
+
+    def special_msad4(self, name, args, loc):
+        """msad4(reference, source, accum): for each of 4 byte offsets i, accum[i] + the sum over the
+        reference's non-zero bytes j of |ref_j - src_(i+j)|, src being the 8 bytes of source.xy."""
+        ref, src, acc = self._numeric_args(name, args, 3, loc)
+        u, u4 = ir.UINT, ir.Vector(ir.UINT, 4)
+        ref = self.stable(self.convert(ref, u, args[0].loc))
+        src = self.stable(self.convert(src, ir.Vector(u, 2), args[1].loc))
+        acc = self.stable(self.convert(acc, u4, args[2].loc))
+        k = lambda n: ir.Const(u, n)  # noqa: E731
+
+        def byte(word: ir.Expr, shift: int) -> ir.Expr:
+            return ir.Binary("bitand", ir.Binary("shr", word, k(shift), u) if shift else word, k(255), u)
+
+        def src_byte(n: int) -> ir.Expr:
+            return byte(ir.Extract(src, n // 4, u), 8 * (n % 4))
+
+        parts = []
+        for i in range(4):
+            total: ir.Expr = ir.Extract(acc, i, u)
+            for j in range(4):
+                r, s = byte(ref, 8 * j), src_byte(i + j)
+                diff = ir.Select(ir.Binary("gt", r, s, ir.BOOL), ir.Binary("sub", r, s, u), ir.Binary("sub", s, r, u), u)
+                term = ir.Select(ir.Binary("eq", r, k(0), ir.BOOL), k(0), diff, u)
+                total = ir.Binary("add", total, term, u)
+            parts.append(total)
+        return ir.Construct(u4, parts)
+
     def special_interlocked(self, name, args, loc):
         if not args or not self.is_place_expr(args[0]):
             raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)
