@@ -83,6 +83,12 @@ REGRESSIONS = [
      {"dxil": "sema/dxil: case 4294967296 on a 32-bit selector is accepted by sema (SPIR-V compiles it) and the "
               "DXIL backend reports 'duplicate case value 4294967296' without file:line:col; sema should convert "
               "the label to the selector type and report the duplicate of 'case 0' at its location"}),
+    ("structured_buffer_increment_counter",
+     b"RWStructuredBuffer<uint> Items : register(u0);\n[numthreads(4,1,1)] void main(uint3 t : SV_DispatchThreadID) {\n"
+     b"    uint i = Items.IncrementCounter();\n    Items[i] = t.x;\n}\n",
+     "dxil: \"intrinsic 'IncrementCounter' is not supported by the DXIL backend yet\" without file:line:col",
+     {"dxil": "dxil: RWStructuredBuffer.IncrementCounter -> \"intrinsic 'IncrementCounter' is not supported by the "
+              "DXIL backend yet\" without file:line:col (the unsupported-intrinsic error needs the call's location)"}),
 ]
 
 

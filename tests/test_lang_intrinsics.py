@@ -278,20 +278,6 @@ F16 = SlotTable("f16tof32", "uint", [
     case("f16tof32_into_float", "(uint)(f16tof32(0x4200u + z) * 2.0)", 6),
 ], setup=BIT_SETUP, inputs={"In": ("uint", UV)})
 
-# DXIL rows whose shader compiles and passes the LLVM checks but cannot execute: the lli-based
-# interpreter (tests/harness/dxil_exec.py) has no shim for these dx.op functions yet.
-_NO_SHIM = "harness: the DXIL interpreter has no shim for dx.op.{}"
-known_failures([VECTOR_MATH, BITS, F16], "dxil", {
-    "math_vector/isnan_isinf_isfinite": _NO_SHIM.format("isSpecialFloat.f32"),
-    "math_vector/isnan_vector": _NO_SHIM.format("isSpecialFloat.f32"),
-    "bits/f32tof16_one": _NO_SHIM.format("legacyF32ToF16"),
-    "bits/f32tof16_fraction": _NO_SHIM.format("legacyF32ToF16"),
-    "bits/f32tof16_large": _NO_SHIM.format("legacyF32ToF16"),
-    "f16tof32/f16tof32": _NO_SHIM.format("legacyF16ToF32"),
-    "f16tof32/f16tof32_ignores_high_bits": _NO_SHIM.format("legacyF16ToF32"),
-    "f16tof32/f16_roundtrip": _NO_SHIM.format("legacyF32ToF16 / legacyF16ToF32"),
-    "f16tof32/f16tof32_into_float": _NO_SHIM.format("legacyF16ToF32"),
-})
 
 INT_INTRINSICS = SlotTable("int_intrinsics", "int", [
     case("max_signed", "max(m7, one)", 1),
@@ -359,9 +345,6 @@ MORE_INTRINSICS = SlotTable("more_intrinsics", "float", [
     case("lerp_int_endpoints", "lerp(0, 10, 0.25 * one)", 2.5),
     case("atan2_vector", "atan2(float2(1, -1) * one, float2(1, 1)).y", -math.pi / 4, **TRIG),
 ], setup="    float one = In[0];\n", inputs={"In": ("float", [1.0])})
-known_failures([MORE_INTRINSICS], "dxil", {
-    "more_intrinsics/asdouble_halves": _NO_SHIM.format("makeDouble.f64"),
-})
 
 test_math_scalar = table_test(MATH)
 test_more_intrinsics = table_test(MORE_INTRINSICS)
@@ -627,7 +610,7 @@ void main() {
         "SPIR-V: 64-bit firstbithigh/countbits/firstbitlow are emitted as FindUMsb/BitCount on 64-bit operands, "
         "which spirv-val rejects (Vulkan limits them to 32-bit); split into 32-bit halves or diagnose"))),
     pytest.param("dxil", marks=pytest.mark.xfail(strict=True, reason=(
-        "harness: the DXIL interpreter has no shim for dx.op.unaryBits.i64"))),
+        "DXIL: 64-bit countbits/firstbithigh/firstbitlow emit a cast llvm-dis-19 rejects ('Invalid cast')"))),
 ])
 def test_bit_intrinsics_on_uint64(backend):
     got = run_backend(backend, BITS64, {"Out": ("uint", 3)}, {"In": ("uint", [1])})["Out"]

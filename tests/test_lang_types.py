@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from lang_util import SlotTable, case, compile_cs, f32, known_failures, run_backend, run_cs, table_test
+from lang_util import SlotTable, case, compile_cs, f32, run_backend, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -224,9 +224,6 @@ DOUBLES = SlotTable("double_type", "double", [
     case("float_to_double_widen", "(double)(float)d", f32(0.1)),
     case("int_to_double", "(double)(int)(d * 100.0l) + 0.5l", 10.5),
 ], setup="    double d = In[0];\n", inputs={"In": ("double", [0.1])})
-known_failures([DOUBLES], "dxil", {
-    f"double_type/{c.name}": "harness: the DXIL interpreter has no shim for dx.op.makeDouble / dx.op.splitDouble "
-                             "(64-bit structured-buffer access at cs_6_0)" for c in DOUBLES.cases})
 test_double_type = table_test(DOUBLES)
 
 LAYOUT = """

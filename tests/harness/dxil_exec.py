@@ -212,6 +212,70 @@ def _store(d: OpDecl) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _create_handle_from_binding(d: OpDecl) -> str:
+    """(op, %dx.types.ResBind {lower, upper, space, i8 class}, i32 index, i1 nonUniform)."""
+    return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n"
+            f"  %sp = extractvalue {d.params[1]} %a1, 2\n  %c8 = extractvalue {d.params[1]} %a1, 3\n"
+            "  %c = zext i8 %c8 to i32\n"
+            "  %p = call ptr @rt_create_handle_binding(i32 %c, i32 %sp, i32 %a2)\n"
+            f"  %h = insertvalue {d.ret} undef, ptr %p, 0\n  ret {d.ret} %h\n}}\n")
+
+
+def _annotate_handle(d: OpDecl) -> str:
+    return f"define {d.ret} @{d.name}({_sig(d)}) {{\n  ret {d.ret} %a1\n}}\n"
+
+
+def _make_double(d: OpDecl) -> str:
+    return (f"define double @{d.name}({_sig(d)}) {{\n  %lo = zext i32 %a1 to i64\n  %hi0 = zext i32 %a2 to i64\n"
+            "  %hi = shl i64 %hi0, 32\n  %x = or i64 %hi, %lo\n  %r = bitcast i64 %x to double\n  ret double %r\n}\n")
+
+
+def _split_double(d: OpDecl) -> str:
+    return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n  %x = bitcast double %a1 to i64\n"
+            "  %lo = trunc i64 %x to i32\n  %h64 = lshr i64 %x, 32\n  %hi = trunc i64 %h64 to i32\n"
+            f"  %s0 = insertvalue {d.ret} undef, i32 %lo, 0\n  %s1 = insertvalue {d.ret} %s0, i32 %hi, 1\n"
+            f"  ret {d.ret} %s1\n}}\n")
+
+
+def _f32_to_f16(d: OpDecl) -> str:
+    return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = fptrunc float %a1 to half\n  %b = bitcast half %h to i16\n"
+            "  %r = zext i16 %b to i32\n  ret i32 %r\n}\n")
+
+
+def _f16_to_f32(d: OpDecl) -> str:
+    return (f"define float @{d.name}({_sig(d)}) {{\n  %b = trunc i32 %a1 to i16\n  %h = bitcast i16 %b to half\n"
+            "  %r = fpext half %h to float\n  ret float %r\n}\n")
+
+
+def _is_special_float(d: OpDecl) -> str:
+    """IsNaN 8, IsInf 9, IsFinite 10, IsNormal 11 on a float/half."""
+    ty = d.params[1]
+    inf = "0x7FF0000000000000" if ty in ("float", "double") else "0xH7C00"
+    return (f"define i1 @{d.name}({_sig(d)}) {{\n"
+            f"  %nan = fcmp uno {ty} %a1, %a1\n  %abs = call {ty} @llvm.fabs.{_LLVM_SUFFIX[ty]}({ty} %a1)\n"
+            f"  %inf = fcmp oeq {ty} %abs, {inf}\n  %fin = fcmp one {ty} %abs, {inf}\n"
+            f"  %r0 = icmp eq i32 %a0, 8\n  %r1 = icmp eq i32 %a0, 9\n"
+            "  %v1 = select i1 %r1, i1 %inf, i1 %fin\n  %v = select i1 %r0, i1 %nan, i1 %v1\n  ret i1 %v\n}\n"
+            f"declare {ty} @llvm.fabs.{_LLVM_SUFFIX[ty]}({ty})\n")
+
+
+_LLVM_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
+
+
+def _atomic_bin_op(d: OpDecl) -> str:
+    """(op, handle, i32 atomicOp, c0, c1, c2, i32 value) -> old value."""
+    return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+            "  %p = call ptr @rt_addr(ptr %h, i32 %a3, i32 %a4, i32 0, i32 4)\n"
+            "  %r = call i32 @rt_atomic_i32(ptr %p, i32 %a2, i32 %a6)\n  ret i32 %r\n}\n")
+
+
+def _atomic_cmpxchg(d: OpDecl) -> str:
+    """(op, handle, c0, c1, c2, i32 compare, i32 value) -> old value."""
+    return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+            "  %p = call ptr @rt_addr(ptr %h, i32 %a2, i32 %a3, i32 0, i32 4)\n"
+            "  %r = call i32 @rt_cmpxchg_i32(ptr %p, i32 %a5, i32 %a6)\n  ret i32 %r\n}\n")
+
+
 def _all_args(skip: int) -> Callable[[OpDecl], str]:
     return lambda d: ", ".join(f"{t} %a{i}" for i, t in enumerate(d.params) if i >= skip)
 
@@ -228,11 +292,23 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "cbufferLoadLegacy": _load(lambda s: 16 // s, "0", False),
     "bufferStore": _store,
     "rawBufferStore": _store,
+    "createHandleFromBinding": _create_handle_from_binding,
+    "annotateHandle": _annotate_handle,
+    "makeDouble": _make_double,
+    "splitDouble": _split_double,
+    "legacyF32ToF16": _f32_to_f16,
+    "legacyF16ToF32": _f16_to_f32,
+    "isSpecialFloat": _is_special_float,
+    "atomicBinOp": _atomic_bin_op,
+    "atomicCompareExchange": _atomic_cmpxchg,
 }
 FORWARDED_CLASSES = ("unary", "unaryBits", "binary", "tertiary", "dot2", "dot3", "dot4")
 VOID_SHIMS = {"barrier": "rt_barrier"}
 RT_DECLS = """
 declare ptr @rt_create_handle(i32, i32, i32)
+declare ptr @rt_create_handle_binding(i32, i32, i32)
+declare i32 @rt_atomic_i32(ptr, i32, i32)
+declare i32 @rt_cmpxchg_i32(ptr, i32, i32)
 declare ptr @rt_addr(ptr, i32, i32, i32, i32)
 declare i32 @rt_thread_id(i32)
 declare i32 @rt_group_id(i32)
@@ -316,7 +392,7 @@ def _bind(resources: list[Resource], buffers: list[tuple[int, int, str, bytes]])
         if match is None:
             raise DxilExecError(f"buffer {letter}{reg}, space{space} matches no resource in !dx.resources")
         slot_lines.append(f"{match.kind} {match.stride or 4} {len(data)}")
-        range_lines.append(f"{match.cls} {match.range_id} {reg} 1 {slot}")
+        range_lines.append(f"{match.cls} {match.range_id} {reg} 1 {slot} {space}")
     return slot_lines, range_lines
 
 

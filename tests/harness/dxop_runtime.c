@@ -21,7 +21,7 @@ typedef struct {
 } Res;
 
 typedef struct {
-    int cls, range, lower, count, slot;
+    int cls, range, lower, count, slot, space;
 } Range;
 
 enum { K_TYPED = 10, K_RAW = 11, K_STRUCT = 12, K_CBUF = 13 };
@@ -47,6 +47,57 @@ void *rt_create_handle(int cls, int range, int index) {
             return &slots[r->slot + index - r->lower];
     }
     die("no buffer bound for class/range/index", cls, range, index);
+    return 0;
+}
+
+/* SM 6.6 createHandleFromBinding: the resource by class, space and absolute register. */
+void *rt_create_handle_binding(int cls, int space, int index) {
+    for (int i = 0; i < nranges; i++) {
+        const Range *r = &ranges[i];
+        if (r->cls == cls && r->space == space && index >= r->lower && index - r->lower < r->count)
+            return &slots[r->slot + index - r->lower];
+    }
+    die("no buffer bound for class/space/register", cls, space, index);
+    return 0;
+}
+
+/* Atomics: threads run one at a time, so a read-modify-write is atomic. */
+uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
+    uint32_t old = *p;
+    switch (op) {
+    case 0: *p = old + v; break;
+    case 1: *p = old & v; break;
+    case 2: *p = old | v; break;
+    case 3: *p = old ^ v; break;
+    case 4: *p = (int32_t)old < (int32_t)v ? old : v; break;
+    case 5: *p = (int32_t)old > (int32_t)v ? old : v; break;
+    case 6: *p = old < v ? old : v; break;
+    case 7: *p = old > v ? old : v; break;
+    case 8: *p = v; break;
+    default: die("unsupported atomic op", op, 0, 0);
+    }
+    return old;
+}
+
+uint32_t rt_cmpxchg_i32(uint32_t *p, uint32_t cmp, uint32_t v) {
+    uint32_t old = *p;
+    if (old == cmp)
+        *p = v;
+    return old;
+}
+
+/* 64-bit bit operations (unaryBits.i64): counts are 32-bit results */
+uint32_t rt_unaryBits_i64(int op, uint64_t x) {
+    switch (op) {
+    case 31: return (uint32_t)__builtin_popcountll(x);
+    case 32: return x ? (uint32_t)__builtin_ctzll(x) : 0xFFFFFFFFu;
+    case 33: return x ? (uint32_t)__builtin_clzll(x) : 0xFFFFFFFFu;
+    case 34: {
+        uint64_t y = (x >> 63) ? ~x : x;
+        return y ? (uint32_t)__builtin_clzll(y) : 0xFFFFFFFFu;
+    }
+    }
+    die("unsupported unaryBits.i64 opcode", op, 0, 0);
     return 0;
 }
 
@@ -255,7 +306,7 @@ int main(int argc, char **argv) {
     ranges = calloc((size_t)nranges + 1, sizeof *ranges);
     for (int i = 0; i < nranges; i++) {
         Range *r = &ranges[i];
-        if (fscanf(spec, "%d %d %d %d %d", &r->cls, &r->range, &r->lower, &r->count, &r->slot) != 5)
+        if (fscanf(spec, "%d %d %d %d %d %d", &r->cls, &r->range, &r->lower, &r->count, &r->slot, &r->space) != 6)
             die("bad range", i, 0, 0);
     }
     fclose(spec);
