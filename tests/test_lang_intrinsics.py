@@ -10,7 +10,7 @@ import math
 import struct
 
 import pytest
-from lang_util import SENTINEL, SlotTable, case, f32, known_failures, run_backend, run_cs, table_test
+from lang_util import SENTINEL, SlotTable, case, f32, run_backend, run_cs, table_test
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
