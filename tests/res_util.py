@@ -185,6 +185,11 @@ def check_reflection(manifest: dict, spirv: bytes) -> dict:
         key = (v["set"], v["binding"])
         assert key not in ours, f"manifest puts {ours.get(key, {}).get('name')} and {r['name']} at {key}"
         ours[key] = {**v, "name": r["name"], "kind": r["kind"], "block": r.get("block")}
+        if "counter_binding" in v:      # the hidden counter buffer of a structured buffer: an SSBO of one int
+            ckey = (v["set"], v["counter_binding"])
+            assert ckey not in ours, f"manifest puts {r['name']}'s counter on an occupied binding {ckey}"
+            ours[ckey] = {"set": v["set"], "binding": v["counter_binding"], "descriptor_type": "storage_buffer",
+                          "count": 1, "name": f"{r['name']}.counter", "kind": "counter", "block": None}
     assert sorted(ours) == sorted(cross), (
         f"(set, binding) keys differ: manifest {sorted(ours)} ({[o['name'] for o in ours.values()]}), "
         f"spirv-cross {sorted(cross)}")

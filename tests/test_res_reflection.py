@@ -128,8 +128,6 @@ COUNTER_SRC = """
 """
 
 
-@pytest.mark.xfail(strict=True, reason="SPIR-V/manifest: counter buffers ([[vk::counter_binding]]) are not emitted: "
-                                       "no counter variable at binding 5, no counter_binding in the manifest")
 def test_counter_binding():
     res = R.build(COUNTER_SRC)
     assert R.resource(res.manifest, "Items")["vulkan"].get("counter_binding") == 5
