@@ -333,7 +333,7 @@ MORE_INTRINSICS = SlotTable("more_intrinsics", "float", [
     case("D3DCOLORtoUBYTE4", "(float)D3DCOLORtoUBYTE4(float4(0.5, 0.25, 1, 0) * one).x", 255.0),
     case("msad4_identical_window", "(float)msad4(0x01020304u, uint2(0x01020304u, 0u), uint4(0, 0, 0, 0)).x", 0.0),
     case("asuint_double_halves", "uint lo, hi; asuint(1.0l * (double)one, lo, hi); R = (float)(hi >> 20) + (float)lo;", 1023.0,
-         stmt=True, xfail={"all": "front end: asuint(double, out uint, out uint) is not supported yet"}),
+         stmt=True),
     case("asdouble_halves", "(float)asdouble(0u, 0x3FF00000u)", 1.0),
     case("abs_double", "(float)abs(-2.5l * (double)one)", 2.5),
     case("min_double", "(float)min(2.5l * (double)one, 1.5l)", 1.5),

@@ -422,8 +422,16 @@ class CallLowering:
         return ir.Bitcast(v, with_scalar(v.type, to)) if s != to else v
 
     def special_asuint(self, name, args, loc):
-        if len(args) == 3:
-            raise error("asuint(double, out uint, out uint) is not supported yet", loc)
+        if len(args) == 3:      # asuint(double value, out uint lowbits, out uint highbits)
+            d = self.convert(self.rvalue(args[0]), ir.DOUBLE, args[0].loc)
+            halves = self.stable(ir.Bitcast(d, ir.Vector(ir.UINT, 2)))
+            for i, a in enumerate(args[1:]):
+                if not self.is_place_expr(a):
+                    raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", a.loc)
+                p = self.place(a, for_write=True)
+                self.check_writable(p, a)
+                self.emit(ir.Store(p, self.convert(ir.Extract(halves, i, ir.UINT), p.type, a.loc), loc))
+            return _VoidValue(loc)
         return self._bitcast(name, args, loc, ir.UINT)
 
     def special_asint(self, name, args, loc):
