@@ -180,13 +180,9 @@ NON_SC_2018 = SlotTable("hlsl_2018", "int", [
          " R = g_calls * 10 + r;", 25, stmt=True),
     case("vector_ternary_is_select", "int2 v = bool2(true, false) ? int2(1, 2) : int2(3, 4); R = v.x * 10 + v.y;",
          14, stmt=True),
-    case("for_variable_visible_after_loop", "for (int i = 0; i < 3; i++) { } R = i;", 3, stmt=True,
-         xfail={"all": "front end: -HV 2018 keeps a for-init variable in the loop's scope; before HLSL 2021 it "
-                       "belongs to the enclosing scope (use of undeclared identifier 'i')"}),
+    case("for_variable_visible_after_loop", "for (int i = 0; i < 3; i++) { } R = i;", 3, stmt=True),
     case("cast_between_layout_identical_structs", "SA sa = {five}; SB sb = (SB)sa; R = sb.y;", 5, stmt=True,
-         prelude="struct SA { int x; };\nstruct SB { int y; };\n",
-         xfail={"all": "front end: -HV 2018 rejects (SB)sa between structs of identical layout (cannot convert from "
-                       "'SA' to 'SB'); only HLSL 2021 made user-defined casts strict"}),
+         prelude="struct SA { int x; };\nstruct SB { int y; };\n"),
 ], prelude=SC_PRELUDE, setup=INT_SETUP, inputs={"In": ("int", IA)}, hlsl_version=2018)
 
 MISC = SlotTable("misc_expressions", "int", [

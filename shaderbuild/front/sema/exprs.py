@@ -591,6 +591,10 @@ class ExprLowering:
     def rv_Cast(self, e: ast.Cast) -> ir.Expr:
         t = self.resolve_type(e.type, e.dims)
         x = self.rvalue(e.operand)
+        if (self.options.hlsl_version < 2021 and isinstance(t, ir.Struct) and isinstance(x.type, ir.Struct)
+                and x.type != t and _flat_scalars(x.type) == _flat_scalars(t)):
+            # HLSL 2018 casts between structs of the same component layout, member by member
+            return self.build_from_components(self.components(x, e.loc), t, e.loc)
         return self.convert(x, t, e.loc, explicit=True)
 
     def rv_CallExpr(self, e: ast.CallExpr) -> ir.Expr:
@@ -811,6 +815,16 @@ class ExprLowering:
         v = self.rvalue(e)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))
+
+
+def _flat_scalars(t: ir.Type) -> list:
+    """The scalar component types of an aggregate, in order."""
+    if isinstance(t, ir.Struct):
+        return [s for f in t.fields for s in _flat_scalars(f.type)]
+    if isinstance(t, ir.Array):
+        return _flat_scalars(t.elem) * (t.size or 0)
+    s = ir.scalar_of(t)
+    return [s] * ir.component_count(t) if s is not None else [t]
 
 
 def _field_index(t: ir.Struct, name: str, loc: SourceLoc) -> int:

@@ -157,13 +157,16 @@ class StmtLowering:
         self.emit(ir.Loop(body_ir, cont, break_if, hint, count))
 
     def st_ForStmt(self, s: ast.ForStmt) -> None:
-        self.push_scope()
+        scoped = self.options.hlsl_version >= 2021   # before HLSL 2021 the init variable outlives the loop
+        if scoped:
+            self.push_scope()
         try:
             if s.init is not None:
                 self.lower_stmt(s.init)
             self.loop(s.attributes, s.cond, s.body, s.step, do_while=False)
         finally:
-            self.pop_scope()
+            if scoped:
+                self.pop_scope()
 
     def st_WhileStmt(self, s: ast.WhileStmt) -> None:
         self.loop(s.attributes, s.cond, s.body, None, do_while=False)
