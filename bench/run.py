@@ -15,6 +15,7 @@ With --check it exits 1 when a target of issue 7 is missed:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -37,14 +38,18 @@ PHASES = ("preprocess", "parse", "sema", "passes", "emit")
 TARGETS = {"warm_vs_glslang": 1.0, "cold_vs_glslang": 2.5, "dxil_vs_spirv": 1.5, "per_line_growth": 1.5}
 
 
-def sample_shaders() -> list[tuple[str, Path, str, list[str]]]:
-    """(name, path, entry, include dirs) for every compute shader of the sample project."""
-    shaders = []
-    for p in sorted((ROOT / "sample_project" / "shaders").glob("*.hlsl")):
-        text = p.read_text()
-        if "[numthreads" in text:
-            shaders.append((p.stem, p, "main", [str(p.parent)]))
-    return shaders
+def sample_shaders() -> list[tuple[str, Path, CompileOptions]]:
+    """(name, path, options) for every SPIR-V target of the sample project (its shaderbuild.toml),
+    one permutation per shader entry (the first), so each pass is measured once."""
+    from shaderbuild.build import load_project, plan
+
+    seen, out = set(), []
+    for t in plan(load_project(str(ROOT / "sample_project")), backends=["spirv"]):
+        key = (t.source, t.options.entry)
+        if key not in seen:
+            seen.add(key)
+            out.append((f"{Path(t.source).stem}:{t.options.entry}", Path(t.source), t.options))
+    return out
 
 
 def median_time(fn, repeat: int) -> float:
@@ -56,8 +61,8 @@ def median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-def warm(path: Path, entry: str, incs: list[str], target: str, repeat: int) -> tuple[float, dict]:
-    opts = CompileOptions(entry=entry, profile="cs_6_0", target=target, include_dirs=incs)
+def warm(path: Path, base: CompileOptions, target: str, repeat: int) -> tuple[float, dict]:
+    opts = dataclasses.replace(base, target=target)
     first = compile_file(str(path), opts)
     if not first.ok:
         raise SystemExit(f"{path}: {target} compile failed: {[d.message for d in first.diagnostics]}")
@@ -78,21 +83,33 @@ def run_process(cmd: list[str], cwd: str) -> None:
         raise SystemExit(f"command failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
 
 
-def cold(path: Path, entry: str, incs: list[str], repeat: int, tmp: str) -> float:
+def _cli_options(o: CompileOptions) -> list[str]:
+    args = ["-T", o.profile, "-E", o.entry]
+    for d in o.include_dirs:
+        args += ["-I", d]
+    for k, v in o.defines.items():
+        args += ["-D", f"{k}={v}"]
+    for s in o.binding_shifts:
+        args += [f"-fvk-{s.register_class}-shift", str(s.shift), "all" if s.space is None else str(s.space)]
+    return args
+
+
+def cold(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float:
     exe = shutil.which("shaderbuild")
     base = [exe] if exe else [sys.executable, "-m", "shaderbuild"]
-    cmd = base + ["compile", str(path), "-T", "cs_6_0", "-E", entry, "-spirv", "-o", os.path.join(tmp, "x.spv")]
-    for d in incs:
-        cmd += ["-I", d]
+    cmd = base + ["compile", str(path), *_cli_options(o), "-spirv", "-o", os.path.join(tmp, "x.spv")]
     return median_time(lambda: run_process(cmd, tmp), repeat)
 
 
-def glslang(path: Path, entry: str, incs: list[str], repeat: int, tmp: str) -> float | None:
+GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag"}
+
+
+def glslang(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float | None:
     exe = shutil.which("glslangValidator")
     if exe is None:
         return None
-    cmd = [exe, "-D", "-V", "-S", "comp", "-e", entry, str(path), "-o", os.path.join(tmp, "g.spv")]
-    cmd += [f"-I{d}" for d in incs]
+    cmd = [exe, "-D", "-V", "-S", GLSLANG_STAGES[o.profile[:2]], "-e", o.entry, str(path), "-o", os.path.join(tmp, "g.spv")]
+    cmd += [f"-I{d}" for d in o.include_dirs] + [f"-D{k}={v}" for k, v in o.defines.items()]
     return median_time(lambda: run_process(cmd, tmp), repeat)
 
 
@@ -112,21 +129,21 @@ def main(argv: list[str] | None = None) -> int:
     for lines in (100, 1000, 5000):
         p = Path(tmp) / f"gen{lines}.hlsl"
         p.write_text(shader(lines))
-        corpus.append((f"gen{lines}", p, "main", []))
+        corpus.append((f"gen{lines}", p, CompileOptions(entry="main", profile="cs_6_0")))
 
     rows = []
-    header = (f"{'shader':<12}{'lines':>6} | {'pre':>6}{'parse':>7}{'sema':>7}{'pass':>6}{'emit':>7} | "
+    header = (f"{'shader':<22}{'lines':>6} | {'pre':>6}{'parse':>7}{'sema':>7}{'pass':>6}{'emit':>7} | "
               f"{'spirv':>8}{'dxil':>9}{'cold':>9}{'glslang':>9} | {'warm/gl':>7}{'cold/gl':>8}{'dxil/sp':>8}")
     print(header)
     print("-" * len(header))
-    for name, path, entry, incs in corpus:
+    for name, path, opts in corpus:
         n_lines = path.read_text().count("\n") + 1
         small = n_lines < 2000
         rep = args.repeat if small else max(3, args.repeat // 5)
-        spirv, phases = warm(path, entry, incs, "spirv", rep)
-        dxil, _ = warm(path, entry, incs, "dxil", rep)
-        cold_t = cold(path, entry, incs, max(5, rep // 2), tmp)
-        gl = glslang(path, entry, incs, max(5, rep // 2), tmp)
+        spirv, phases = warm(path, opts, "spirv", rep)
+        dxil, _ = warm(path, opts, "dxil", rep)
+        cold_t = cold(path, opts, max(5, rep // 2), tmp)
+        gl = glslang(path, opts, max(5, rep // 2), tmp)
         row = {"shader": name, "lines": n_lines, "phases_ms": {k: v * 1000 for k, v in phases.items()},
                "spirv_ms": spirv * 1000, "dxil_ms": dxil * 1000, "cold_ms": cold_t * 1000,
                "glslang_ms": None if gl is None else gl * 1000,
@@ -136,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         ph = "".join(f"{phases[p] * 1000:7.2f}" if p != "preprocess" else f"{phases[p] * 1000:6.2f}" for p in PHASES)
         ratio = lambda v: "      -" if v is None else f"{v:7.2f}"  # noqa: E731
-        print(f"{name:<12}{n_lines:>6} | {ph} | {ms(spirv)}{ms(dxil)} {ms(cold_t)} {ms(gl)} | "
+        print(f"{name:<22}{n_lines:>6} | {ph} | {ms(spirv)}{ms(dxil)} {ms(cold_t)} {ms(gl)} | "
               f"{ratio(row['warm_vs_glslang'])} {ratio(row['cold_vs_glslang'])} {ratio(row['dxil_vs_spirv'])}")
 
     gen = {r["shader"]: r for r in rows if r["shader"].startswith("gen")}
