@@ -45,6 +45,8 @@ from shaderbuild.ir.types import (
     Struct,
     Type,
     Vector,
+    component_count,
+    is_numeric,
     scalar_of,
 )
 
@@ -635,13 +637,8 @@ class ExprEmitter:
 
 
 def ncomp(t: Type) -> int:
-    if isinstance(t, Scalar):
-        return 1
-    if isinstance(t, Vector):
-        return t.size
-    if isinstance(t, Matrix):
-        return t.rows * t.cols
-    return 0
+    """Scalar components of a scalar/vector/matrix type; 0 for anything else."""
+    return component_count(t) if is_numeric(t) else 0
 
 
 def row_type(t: Type) -> Type:
