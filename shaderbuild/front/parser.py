@@ -49,6 +49,7 @@ ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "
 _INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 _FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?)([fFhHlL]?)$")
 MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for real shaders
+MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
 
 
 def is_builtin_type_name(name: str) -> bool:
@@ -641,11 +642,15 @@ class Parser:
 
     def binary(self, min_prec: int) -> ast.Expr:
         lhs = self.unary()
+        operators = 0
         while True:
             t = self.tok
             prec = BINARY_PREC.get(t.text) if t.kind is TokKind.PUNCT else None
             if prec is None or prec < min_prec:
                 return lhs
+            operators += 1
+            if operators > MAX_CHAIN:      # a left-deep tree this long would exhaust every later pass
+                raise error(f"expression has too many operators (limit {MAX_CHAIN})", t.loc)
             self.advance()
             self.enter(t.loc)
             rhs = self.binary(prec + 1)

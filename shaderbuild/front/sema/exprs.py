@@ -77,6 +77,8 @@ class ExprLowering:
     def convert(self, x: ir.Expr, to: ir.Type, loc: SourceLoc, explicit: bool = False, what: str = "") -> ir.Expr:
         src = x.type
         if src == to:
+            if isinstance(x, ir.Const) and isinstance(to, ir.Scalar) and to.is_float and self.is_literal(x):
+                return ir.Const(to, scalar_value(to, x.value))   # a literal used as a float: inf if out of range
             return x
         if isinstance(to, ir.Array) and isinstance(src, ir.Array):
             if to.size is not None and src.size is None:

@@ -22,6 +22,7 @@ from .typeresolve import TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 MAX_ARRAY_ELEMENTS = 1 << 24
+MAX_ARRAY_DIMENSIONS = 32
 # [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
 VK_BUILTIN_ATTRIBUTE = ("PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex", "DeviceIndex",
                         "ViewportMaskNV")
@@ -193,6 +194,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def resolve_type(self, ref: ast.TypeRef, dims: list, allow_unsized: bool = False) -> ir.Type:
         t = self.types.resolve(ref)
+        if len(dims) > MAX_ARRAY_DIMENSIONS:
+            raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
+        total = 1
         for d in reversed(dims):
             if d is None:
                 t = ir.Array(t, None)
@@ -200,8 +204,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             n = self.const_int(d)
             if n <= 0:
                 raise error(f"array size must be greater than zero (is {n})", d.loc)
-            if n > MAX_ARRAY_ELEMENTS:
-                raise error(f"array size {n} exceeds the limit of {MAX_ARRAY_ELEMENTS} elements", d.loc)
+            total *= n
+            if n > MAX_ARRAY_ELEMENTS or total > MAX_ARRAY_ELEMENTS:
+                raise error(f"array size {total if n <= MAX_ARRAY_ELEMENTS else n} exceeds the limit of "
+                            f"{MAX_ARRAY_ELEMENTS} elements", d.loc)
             t = ir.Array(t, n)
         return t
 
@@ -253,7 +259,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
-                    self.function_body(info)
+                    with self.function_context():     # a struct may be declared inside a function
+                        self.function_body(info)
         return st
 
     def enum(self, d: ast.EnumDecl) -> None:

@@ -195,6 +195,9 @@ class StmtLowering:
                         has_default = is_default = True
                         continue
                     v = self.const_int(lab.value)
+                    wrapped = v & 0xFFFFFFFF if sel.type.kind == "uint" else ((v + 2**31) % 2**32) - 2**31
+                    if wrapped != v:
+                        raise error(f"case value {v} is out of range for a switch on '{sel.type}'", lab.loc)
                     if v in seen:
                         raise error(f"duplicate case value '{v}'", lab.loc)
                     seen[v] = lab
