@@ -100,6 +100,10 @@ def cmd_build(args) -> int:
     except LockBusy as exc:
         print(f"shaderbuild: error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:      # disk full, read-only output directory, ...: a message, not a traceback
+        where = f"'{exc.filename}': " if exc.filename else ""
+        print(f"shaderbuild: error: cannot write {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     for dup in report.duplicates:
         print(f"note: {dup['shader']}: identical outputs for permutations " + ", ".join(
             f"[{k}]" for k in dup["permutations"]), file=sys.stderr)

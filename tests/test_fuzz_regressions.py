@@ -89,6 +89,26 @@ REGRESSIONS = [
      "dxil: \"intrinsic 'IncrementCounter' is not supported by the DXIL backend yet\" without file:line:col",
      {"dxil": "dxil: RWStructuredBuffer.IncrementCounter -> \"intrinsic 'IncrementCounter' is not supported by the "
               "DXIL backend yet\" without file:line:col (the unsupported-intrinsic error needs the call's location)"}),
+    ("unsized_array_in_cbuffer",
+     b"RWStructuredBuffer<float> Out : register(u0);\n"
+     b"cbuffer C : register(b1) { float a[]; float b; };\n"
+     b"[numthreads(1, 1, 1)]\nvoid main() { Out[0] = a[1]; Out[1] = b; }\n",
+     "spirv: invalid output - spirv-val: OpTypeRuntimeArray not the last member of the cbuffer struct",
+     "sema: an unsized array inside a cbuffer is accepted; SPIR-V emits a runtime array in the middle of the "
+     "block struct, which spirv-val rejects (VUID-StandaloneSpirv-OpTypeRuntimeArray-04680); expected a "
+     "located error"),
+    ("vk_offset_without_argument",
+     b"cbuffer CB : register(b0) { [[vk::offset()]] float2 b; };\nRWStructuredBuffer<float2> O : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { O[0] = b; }\n",
+     "sema: IndexError at lower.py:478 -> internal compiler error",
+     "sema: [[vk::offset()]] with no argument -> IndexError: list index out of range (lower.py:478) -> "
+     "internal compiler error"),
+    ("texture_as_texture_element",
+     b"RWTexture2DArray<Texture2D> Img : register(u0);\n[numthreads(1,1,1)] void main() { }\n",
+     "spirv: 'invalid element type Texture2D<float4> for RWTexture2DArray' without file:line:col",
+     {"spirv": "sema/spirv: RWTexture2DArray<Texture2D> -> 'invalid element type ...' from the SPIR-V backend "
+               "without file:line:col (the DXIL backend even accepts it); sema should reject the element type "
+               "at its location"}),
 ]
 
 

@@ -717,6 +717,15 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 
+@intrinsic("IncrementCounter", "DecrementCounter")
+def _update_counter(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """The hidden counter of a RWStructuredBuffer: bufferUpdateCounter with +1 / -1."""
+    res = L.resource_place(e.args[0])
+    res.res.has_counter = True
+    step = 1 if e.name == "IncrementCounter" else 0xFF      # i8 -1
+    return [L.ops.call(L.b, "BufferUpdateCounter", None, [L.handle(res), ConstInt(T.i8, step)])]
+
+
 GATHER_CHANNELS = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
 
 

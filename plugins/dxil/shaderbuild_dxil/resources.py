@@ -58,6 +58,7 @@ class ResourceInfo:
     sampler_cmp: bool = False
     kind_name: str = ""
     symbol: Value | None = None  # the global constant standing for the resource (SM < 6.6)
+    has_counter: bool = False    # IncrementCounter/DecrementCounter used (UAV metadata, PSV0 kind)
 
     @property
     def upper(self) -> int:
@@ -193,7 +194,7 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
         if r.res_class == "SRV":
             rec = [*common, _i32(r.shape), _i32(0), tags]
         elif r.res_class == "UAV":
-            rec = [*common, _i32(r.shape), _i1(False), _i1(False), _i1(False), tags]
+            rec = [*common, _i32(r.shape), _i1(False), _i1(r.has_counter), _i1(False), tags]
         elif r.res_class == "CBV":
             rec = [*common, _i32(r.cbuffer_size), None]
         else:
