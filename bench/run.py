@@ -110,6 +110,8 @@ def glslang(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float | Non
         return None
     cmd = [exe, "-D", "-V", "-S", GLSLANG_STAGES[o.profile[:2]], "-e", o.entry, str(path), "-o", os.path.join(tmp, "g.spv")]
     cmd += [f"-I{d}" for d in o.include_dirs] + [f"-D{k}={v}" for k, v in o.defines.items()]
+    if subprocess.run(cmd, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        return None        # glslang rejects it (HLSL it does not support): no ratio for this shader
     return median_time(lambda: run_process(cmd, tmp), repeat)
 
 
