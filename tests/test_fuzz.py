@@ -40,13 +40,8 @@ HYPOTHESIS_EXAMPLES = 200
 TIMEOUT = 30.0           # per input, in the pool
 
 # signature pattern -> the regression test that tracks it (remove when fixed)
-KNOWN = {
-    r"^internal\|(emit_types|values)\.py:\d+\|.*float too large to pack":
-        "test_fuzz_regression[float_literal_overflows_binary32-*]",
-    r"^internal\|stmts\.py:\d+\|.*AttributeError": "test_fuzz_regression[local_struct_with_method-*]",
-    r"^bad_diagnostic\|\|.*duplicate case value": "test_fuzz_regression[case_label_wraps_to_duplicate-dxil]",
-    r"^bad_diagnostic\|\|.*is not supported by the DXIL backend":
-        "test_fuzz_regression[structured_buffer_increment_counter-dxil]",
+KNOWN: dict[str, str] = {
+    # e.g. r"^internal\|values\.py:\d+\|.*float too large": "test_fuzz_regression[float_literal_overflows_binary32-*]",
 }
 _KNOWN = [re.compile(p) for p in KNOWN]
 

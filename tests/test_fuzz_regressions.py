@@ -45,11 +45,10 @@ REGRESSIONS = [
      "sema: OverflowError converting an infinite float constant to int -> internal compiler error", None),
     ("float_literal_overflows_binary32", in_main("F[0] = 1e39;"),
      "backends: struct.pack('f') OverflowError on a constant beyond binary32 range",
-     "backends: a float constant beyond binary32 range (1e39 -> +inf) makes struct.pack('f') raise: "
-     "emit_types.py (SPIR-V) / values.py (DXIL) -> internal compiler error"),
+     None),
     ("folded_float_infinity", in_main("F[0] = 1e300 * 10;"),
      "backends: constant folding to infinity -> struct.pack OverflowError",
-     "backends: a constant folded to +inf (1e300 * 10) makes struct.pack('f') raise -> internal compiler error"),
+     None),
     ("numthreads_ternary_argument", (HEAD + "[numthreads(4, 1, true ? 1 : 0)]\nvoid main() { O[0] = 1; }\n").encode(),
      "sema: 'expression requires a function context' without file:line:col", None),
     ("numthreads_call_argument", (HEAD + "[numthreads(4, 1, f(1))]\nvoid main() { O[0] = 1; }\n").encode(),
@@ -58,8 +57,7 @@ REGRESSIONS = [
      b"RWStructuredBuffer<int> O : register(u0);\n[numthreads(1,1,1)] void main() {\n"
      b"    struct S { int id; int Id() { return id; } };\n    S s; s.id = 1; O[0] = s.Id();\n}\n",
      "sema: AttributeError at stmts.py:96 ('NoneType' has no attribute 'locals') -> internal compiler error",
-     "sema: a struct with a method declared inside a function -> AttributeError 'NoneType' object has no "
-     "attribute 'locals' (stmts.py:96) -> internal compiler error"),
+     None),
     ("buffer_empty_template_get_dimensions",
      b"Buffer<> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u1);\n"
      b"[numthreads(1,1,1)] void main() { uint n; In.GetDimensions(n); Out[0] = n; }\n",
@@ -80,23 +78,19 @@ REGRESSIONS = [
      b"RWStructuredBuffer<int> O : register(u0);\n[numthreads(1,1,1)] void main(uint3 tid : SV_DispatchThreadID) {\n"
      b"    switch (tid.x) { case 0: O[0] = 1; break; case 4294967296: O[0] = 2; break; }\n}\n",
      "dxil: 'duplicate case value 4294967296' without file:line:col",
-     {"dxil": "sema/dxil: case 4294967296 on a 32-bit selector is accepted by sema (SPIR-V compiles it) and the "
-              "DXIL backend reports 'duplicate case value 4294967296' without file:line:col; sema should convert "
-              "the label to the selector type and report the duplicate of 'case 0' at its location"}),
+     None),
     ("structured_buffer_increment_counter",
      b"RWStructuredBuffer<uint> Items : register(u0);\n[numthreads(4,1,1)] void main(uint3 t : SV_DispatchThreadID) {\n"
      b"    uint i = Items.IncrementCounter();\n    Items[i] = t.x;\n}\n",
      "dxil: \"intrinsic 'IncrementCounter' is not supported by the DXIL backend yet\" without file:line:col",
-     {"dxil": "dxil: RWStructuredBuffer.IncrementCounter -> \"intrinsic 'IncrementCounter' is not supported by the "
-              "DXIL backend yet\" without file:line:col (the unsupported-intrinsic error needs the call's location)"}),
+     None),
     ("unsized_array_in_cbuffer",
      b"RWStructuredBuffer<float> Out : register(u0);\n"
      b"cbuffer C : register(b1) { float a[]; float b; };\n"
      b"[numthreads(1, 1, 1)]\nvoid main() { Out[0] = a[1]; Out[1] = b; }\n",
      "spirv: invalid output - spirv-val: OpTypeRuntimeArray not the last member of the cbuffer struct",
-     "sema: an unsized array inside a cbuffer is accepted; SPIR-V emits a runtime array in the middle of the "
-     "block struct, which spirv-val rejects (VUID-StandaloneSpirv-OpTypeRuntimeArray-04680); expected a "
-     "located error"),
+     {"spirv": "sema/spirv: an unsized array inside a cbuffer is accepted; SPIR-V emits a runtime array in the "
+               "middle of the block struct, which spirv-val rejects (VUID-StandaloneSpirv-OpTypeRuntimeArray-04680)"}),
     ("vk_offset_without_argument",
      b"cbuffer CB : register(b0) { [[vk::offset()]] float2 b; };\nRWStructuredBuffer<float2> O : register(u0);\n"
      b"[numthreads(1,1,1)] void main() { O[0] = b; }\n",

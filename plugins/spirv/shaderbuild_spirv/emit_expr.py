@@ -9,8 +9,6 @@ an `ImagePlace` (texel of a texture / typed buffer).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.nodes import (
     Binary,
@@ -49,6 +47,7 @@ from shaderbuild.ir.types import (
     is_numeric,
     scalar_of,
 )
+from shaderbuild.records import DataRecord, Record
 
 from .builder import ModuleBuilder, enum, inst
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
@@ -113,8 +112,7 @@ _TO_BOOL = {"int": "OpINotEqual", "uint": "OpINotEqual", "float": "OpFUnordNotEq
 
 # ------------------------------------------------------------------ places
 
-@dataclass(slots=True)
-class Ptr:
+class Ptr(DataRecord):
     """A pointer place: `base` id plus access-chain index ids."""
 
     base: int
@@ -130,15 +128,13 @@ class Ptr:
         return Ptr(self.base, [*self.chain, index], self.sc, self.layout, t, None, self.res, self.nonuniform)
 
 
-@dataclass(slots=True)
-class SwizzlePlace:
+class SwizzlePlace(DataRecord):
     base: object
     comps: tuple[int, ...]
     type: Type
 
 
-@dataclass(slots=True)
-class ImagePlace:
+class ImagePlace(DataRecord):
     image: Ptr
     coord: int
     rtype: Resource
@@ -146,8 +142,7 @@ class ImagePlace:
     type: Type
 
 
-@dataclass(slots=True)
-class VarSlot:
+class VarSlot(DataRecord):
     """Where a variable lives."""
 
     id: int
@@ -157,8 +152,7 @@ class VarSlot:
     res: ResourceVar | None = None
 
 
-@dataclass(slots=True)
-class Ctx:
+class Ctx(DataRecord):
     """Module-wide state shared by every function emitter."""
 
     b: ModuleBuilder
@@ -166,10 +160,10 @@ class Ctx:
     R: ResourceLowering
     stage: str
     entry: EntryPoint | None = None
-    slots: dict[Variable, VarSlot] = field(default_factory=dict)
-    func_ids: dict = field(default_factory=dict)
-    builtins: dict[str, int] = field(default_factory=dict)
-    interface: list[int] = field(default_factory=list)
+    slots: dict[Variable, VarSlot] = Record.factory(dict)
+    func_ids: dict = Record.factory(dict)
+    builtins: dict[str, int] = Record.factory(dict)
+    interface: list[int] = Record.factory(list)
 
 
 class ExprEmitter:

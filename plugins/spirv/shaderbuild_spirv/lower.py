@@ -7,8 +7,6 @@ storage classes, stage I/O decorations, the entry point and its interface.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
@@ -25,6 +23,7 @@ from shaderbuild.ir.nodes import (
     walk_stmts,
 )
 from shaderbuild.ir.types import Array, Resource, Scalar, Struct, Type, Vector, scalar_of
+from shaderbuild.records import DataRecord
 
 from .builder import ModuleBuilder, enum
 from .emit_expr import Ctx, VarSlot
@@ -54,8 +53,7 @@ _BUILTIN_CAPS: dict[str, tuple[str, str | None]] = {
 }
 
 
-@dataclass(slots=True)
-class Lowered:
+class Lowered(DataRecord):
     binary: bytes
     version: tuple[int, int]
     resources: list[ResourceVar]

@@ -8,19 +8,17 @@ descriptor type it binds as.  Conventions follow DXC's SPIR-V.rst.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import Variable
 from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
+from shaderbuild.records import DataRecord, ValueRecord
 
 from .builder import enum
 from .emit_types import TypeLowering
 
 
-@dataclass(frozen=True, slots=True)
-class Kind:
+class Kind(ValueRecord):
     rep: str                 # 'structured' | 'bytes' | 'cbuffer' | 'tbuffer' | 'image' | 'sampler'
     descriptor: str          # Vulkan descriptor type for reflection
     writable: bool = False
@@ -92,8 +90,7 @@ def element_scalar(t: Resource) -> tuple[Scalar, int]:
     raise error(f"invalid element type {e} for {t.kind}")
 
 
-@dataclass(slots=True)
-class ResourceVar:
+class ResourceVar(DataRecord):
     """How a resource global was lowered."""
 
     var: Variable
