@@ -14,7 +14,17 @@ import sys
 SHIFT_OPTIONS = ("b", "t", "s", "u")
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's default formatter imports shutil (for the terminal width) whenever an argument is
+    added, which costs several ms on every start; help is formatted for 100 columns instead."""
+    return argparse.HelpFormatter(prog, width=100)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # usage errors: exit 1 like every other error, no traceback
         self.print_usage(sys.stderr)
         print(f"shaderbuild: error: {message}", file=sys.stderr)

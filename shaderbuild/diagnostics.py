@@ -7,8 +7,6 @@ with status 1.  A Python traceback reaching the user is always a bug.
 
 from __future__ import annotations
 
-import json
-
 from .records import DataRecord, Record, ValueRecord
 
 
@@ -119,5 +117,7 @@ class DiagnosticSink:
 def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = "gnu") -> str:
     """Render diagnostics as text ('gnu' or 'msvc') or as JSON lines ('json')."""
     if fmt == "json":
+        import json
+
         return "\n".join(json.dumps(d.to_json(), sort_keys=True) for d in diags)
     return "\n".join(d.render(sources, fmt) for d in diags)

@@ -8,8 +8,6 @@ absolute paths, keys sorted when serialised.
 
 from __future__ import annotations
 
-import json
-
 from .. import ir
 from ..options import CompileOptions
 
@@ -135,4 +133,6 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
 
 
 def dumps(manifest: dict) -> str:
+    import json
+
     return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
