@@ -154,6 +154,8 @@ LITERALS_WIDE = SlotTable("literals_in_wide_context", "int", [
     case("int64_from_2_pow_32_literal", "int64_t e = 4294967296; R = (int)(e >> 32);", 1, stmt=True),
     case("uint64_from_minus_one", "uint64_t g = -1; R = (int)(g >> 60);", 15, stmt=True),
     case("int_from_uint_max_literal", "int x = 0xFFFFFFFF; R = x;", -1, stmt=True),
+    case("float_suffix_beyond_range_is_infinity", "float f = 3.4e39f; R = (int)isinf(f) * 10 + (int)(f > 0);", 11,
+         stmt=True),
     case("float_from_large_int_literal", "float f = 16777217; R = (int)(f - 16777216.0);", 0, stmt=True),
 ], setup="", inputs={})
 

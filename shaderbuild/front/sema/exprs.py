@@ -286,9 +286,11 @@ class ExprLowering:
         if e.suffix == "l":
             return ir.Const(ir.DOUBLE, e.value)
         if e.suffix == "h":
-            return ir.Const(ir.HALF if self.options.enable_16bit_types else ir.FLOAT, e.value)
-        c = ir.Const(ir.FLOAT, e.value)
-        return c if e.suffix == "f" else self.lit(c)
+            t = ir.HALF if self.options.enable_16bit_types else ir.FLOAT
+            return ir.Const(t, scalar_value(t, e.value))
+        if e.suffix == "f":
+            return ir.Const(ir.FLOAT, scalar_value(ir.FLOAT, e.value))   # 3.4e39f is infinity
+        return self.lit(ir.Const(ir.FLOAT, e.value))
 
     def rv_BoolLit(self, e: ast.BoolLit) -> ir.Expr:
         return ir.Const(ir.BOOL, e.value)
@@ -432,9 +434,12 @@ class ExprLowering:
         elif op in ARITH_OPS and s.kind == "bool":
             s = ir.INT
         t = with_scalar(shape, s)
-        ca = self.convert(a, t, loc)
-        cb = self.convert(b, t, loc)
         literal = self.is_literal(a) and self.is_literal(b)
+        if literal and ta == tb == t:
+            ca, cb = a, b     # two literals fold unclamped: `1e300 * 10.0` is finite in a double context
+        else:
+            ca = self.convert(a, t, loc)
+            cb = self.convert(b, t, loc)
         if op in CMP_OPS:
             rt = with_scalar(shape, ir.BOOL)
             folded = self.fold(CMP_OPS[op], ca, cb, rt)
