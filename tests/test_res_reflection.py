@@ -151,7 +151,6 @@ def test_vk_builtin_attribute():
     assert "BuiltIn PointSize" in R.spirv_dis(res)
 
 
-@pytest.mark.xfail(strict=True, reason="front end: [[vk::constant_id]] specialization constants not implemented")
 def test_vk_constant_id():
     src = ("[[vk::constant_id(7)]] const uint K = 3;\nRWStructuredBuffer<uint> Out : register(u0);\n"
            "[numthreads(1,1,1)] void main() { Out[0] = K; }\n")

@@ -563,6 +563,9 @@ class Parser:
                 self.expect(";", "after return statement")
                 return ast.ReturnStmt(loc, value)
             if self.starts_declaration():
+                spec = next((a for a in attrs if a.name == "vk::constant_id"), None)
+                if spec is not None:
+                    raise error("[[vk::constant_id]] is only allowed on a global variable", spec.loc)
                 return self.decl_statement()
         expr = self.expression()
         self.expect(";", "after expression")

@@ -28,7 +28,7 @@ from ..records import DataRecord, Record
 from .types import Type
 
 __all__ = [
-    "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "VarRef",
+    "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
@@ -106,6 +106,17 @@ class Const(Expr):
 
     type: Type
     value: Any
+
+
+class SpecConst(Expr):
+    """`[[vk::constant_id(N)]] const T name = value;`: a scalar specialisation constant.
+    SPIR-V emits OpSpecConstant* decorated SpecId N; other targets use `value` (as DXC does for DXIL).
+    Never folded: its value is only known when the pipeline is created."""
+
+    type: Type
+    value: Any
+    spec_id: int
+    name: str
 
 
 class VarRef(Expr):
@@ -354,6 +365,7 @@ class Module(Record):
     functions: list[Function] = Record.factory(list)   # callees before callers
     entry: EntryPoint | None = None
     source_files: list[str] = Record.factory(list)     # every file the preprocessor read
+    spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
 
     @property
     def resources(self) -> list[Variable]:

@@ -9,6 +9,8 @@ def expr_str(e: n.Expr) -> str:
     match e:
         case n.Const():
             return f"{e.value!r}:{e.type}"
+        case n.SpecConst():
+            return f"spec{e.spec_id}<{e.name}={e.value!r}>:{e.type}"
         case n.VarRef():
             return f"%{e.var.name}"
         case n.FieldRef():

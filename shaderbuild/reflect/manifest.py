@@ -119,7 +119,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
-    return {
+    out = {
         "format": FORMAT,
         "source": source_name,
         "target": options.target,
@@ -130,6 +130,11 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                            for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT],
         "backend": backend_reflection,
     }
+    if options.target == "spirv":
+        # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
+        out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": c.value}
+                                 for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    return out
 
 
 def dumps(manifest: dict) -> str:

@@ -418,8 +418,25 @@ class Descriptors:
         return out
 
 
-def run_compute(ctx: Context, spirv: bytes, entry: str, descs: list, groups: tuple, push: bytes) -> list[bytes]:
-    """descs: descriptor dicts (see Descriptors). Returns final contents, same order."""
+def _specialization_info(spec: dict[int, bytes] | None, keep: list):
+    """VkSpecializationInfo for {constant id: value bytes}; cffi buffers are kept alive in `keep`."""
+    if not spec:
+        return None
+    entries, data, offset = [], b"", 0
+    for cid, value in sorted(spec.items()):
+        entries.append(vk.VkSpecializationMapEntry(constantID=cid, offset=offset, size=len(value)))
+        data += value
+        offset += len(value)
+    blob = ffi.new("char[]", data)
+    keep += [blob, entries]
+    return vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries, dataSize=len(data),
+                                   pData=blob)
+
+
+def run_compute(ctx: Context, spirv: bytes, entry: str, descs: list, groups: tuple, push: bytes,
+                spec: dict[int, bytes] | None = None) -> list[bytes]:
+    """descs: descriptor dicts (see Descriptors); spec: specialization constants {id: bytes}.
+    Returns final contents, same order."""
     if len(spirv) % 4:
         raise ValueError(f"SPIR-V size {len(spirv)} is not a multiple of 4")
     dev = ctx.device
@@ -437,8 +454,10 @@ def run_compute(ctx: Context, spirv: bytes, entry: str, descs: list, groups: tup
         module = res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
             codeSize=len(spirv), pCode=spirv), None))
         name = ffi.new("char[]", entry.encode())  # must outlive the create call (dangling pName pitfall)
+        keep: list = []
+        spec_info = _specialization_info(spec, keep)
         stage = vk.VkPipelineShaderStageCreateInfo(
-            stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=name)
+            stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=name, pSpecializationInfo=spec_info)
         pinfo = vk.VkComputePipelineCreateInfo(stage=stage, layout=playout)
         pipeline = vk.vkCreateComputePipelines(dev, vk.VK_NULL_HANDLE, 1, [pinfo], None)[0]
         res.add(vk.vkDestroyPipeline, pipeline)
@@ -635,7 +654,8 @@ def _crash(_ctx, how: str):
 
 
 _OPS = {
-    "compute": lambda ctx, r: run_compute(ctx, r["spirv"], r["entry"], r["buffers"], r["groups"], r["push"]),
+    "compute": lambda ctx, r: run_compute(ctx, r["spirv"], r["entry"], r["buffers"], r["groups"], r["push"],
+                                          r.get("spec")),
     "graphics": run_graphics,
     "info": lambda ctx, r: {"device": ctx.props.deviceName, "api": ctx.props.apiVersion,
                             "features": ctx.feature_flags()},

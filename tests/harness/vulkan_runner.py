@@ -219,13 +219,17 @@ def run_compute(
     groups: tuple[int, int, int] = (1, 1, 1),
     push_constants: bytes = b"",
     timeout: float = DEFAULT_TIMEOUT,
+    specialization: dict[int, bytes] | None = None,
 ) -> list[bytes]:
     """Dispatch `entry` of `spirv` over `groups`; return every descriptor's final contents, same order.
-    Descriptors may be Buf, TexelBuffer, Image (storage images are read back) or Sampler (b"")."""
+    Descriptors may be Buf, TexelBuffer, Image (storage images are read back) or Sampler (b"").
+    specialization: {constant id: value bytes} passed as the compute stage's VkSpecializationInfo."""
     req = {
         "op": "compute", "spirv": bytes(spirv), "entry": entry, "groups": tuple(groups),
         "push": bytes(push_constants), "buffers": _check_bufs(buffers),
     }
+    if specialization:
+        req["spec"] = {int(k): bytes(v) for k, v in specialization.items()}
     return _call(req, timeout)
 
 

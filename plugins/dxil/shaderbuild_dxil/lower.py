@@ -725,6 +725,7 @@ class FunctionLowerer:
 
 _EXPR = {
     ir.Const: FunctionLowerer._const, ir.Load: FunctionLowerer._load, ir.Unary: FunctionLowerer._unary,
+    ir.SpecConst: FunctionLowerer._const,    # no specialisation in DXIL: the default value (as DXC)
     ir.Binary: FunctionLowerer._binary, ir.Select: FunctionLowerer._select, ir.Convert: FunctionLowerer._convert,
     ir.Bitcast: FunctionLowerer._bitcast, ir.Construct: FunctionLowerer._construct,
     ir.Swizzle: FunctionLowerer._swizzle, ir.Extract: FunctionLowerer._extract, ir.Call: FunctionLowerer._call,

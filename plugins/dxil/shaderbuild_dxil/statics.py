@@ -15,7 +15,7 @@ __all__ = ["fold_static_initializers"]
 
 def _const_eval(e: ir.Expr) -> list | None:
     """Python values of a constant expression's components (canonical order), or None."""
-    if isinstance(e, ir.Const):
+    if isinstance(e, (ir.Const, ir.SpecConst)):    # DXIL has no specialisation: the default value
         n = len(component_types(e.type))
         return list(e.value) if isinstance(e.value, (tuple, list)) else [e.value] * n
     if isinstance(e, ir.Construct):

@@ -26,6 +26,7 @@ from shaderbuild.ir.nodes import (
     Intrinsic,
     Load,
     Select,
+    SpecConst,
     Swizzle,
     SwizzleRef,
     Unary,
@@ -204,6 +205,9 @@ class ExprEmitter:
 
     def e_const(self, e: Const) -> int:
         return self.const(e.type, e.value)
+
+    def e_spec_const(self, e: SpecConst) -> int:
+        return self.T.spec_const(e)
 
     def e_load(self, e: Load) -> int:
         return self.load(self.place(e.place))
@@ -650,7 +654,7 @@ def with_scalar(t: Type, s: Scalar) -> Type:
 
 
 _EXPR_DISPATCH = {
-    Const: ExprEmitter.e_const, Load: ExprEmitter.e_load, Unary: ExprEmitter.e_unary,
+    Const: ExprEmitter.e_const, SpecConst: ExprEmitter.e_spec_const, Load: ExprEmitter.e_load, Unary: ExprEmitter.e_unary,
     Binary: ExprEmitter.e_binary, Select: ExprEmitter.e_select, Convert: ExprEmitter.e_convert,
     Bitcast: ExprEmitter.e_bitcast, Construct: ExprEmitter.e_construct, Swizzle: ExprEmitter.e_swizzle,
     Extract: ExprEmitter.e_extract, Call: ExprEmitter.e_call, Intrinsic: ExprEmitter.e_intrinsic,

@@ -30,7 +30,7 @@ from shaderbuild.ir.types import (
     VoidType,
 )
 
-from .builder import ModuleBuilder, enum
+from .builder import ModuleBuilder, enum, inst
 
 _WIDTH_CAPS = {("float", 16): "Float16", ("float", 64): "Float64", ("int", 16): "Int16", ("int", 64): "Int64",
                ("uint", 16): "Int16", ("uint", 64): "Int64", ("int", 8): "Int8", ("uint", 8): "Int8"}
@@ -64,6 +64,23 @@ class TypeLowering:
 
     def __init__(self, b: ModuleBuilder) -> None:
         self.b = b
+        self.spec_ids: dict[int, int] = {}     # SpecId -> result id
+
+    def spec_const(self, c) -> int:
+        """OpSpecConstant / OpSpecConstantTrue / OpSpecConstantFalse decorated SpecId (one per
+        [[vk::constant_id]], never interned with an equal constant)."""
+        cid = self.spec_ids.get(c.spec_id)
+        if cid is None:
+            s = c.type
+            tid = self.scalar(s)
+            cid = self.spec_ids[c.spec_id] = self.b.new_id()
+            if s.kind == "bool":
+                self.b.globals += inst("OpSpecConstantTrue" if c.value else "OpSpecConstantFalse", [tid, cid])
+            else:
+                self.b.globals += inst("OpSpecConstant", [tid, cid, *_literal_words(s, c.value)])
+            self.b.decorate(cid, "SpecId", c.spec_id)
+            self.b.name(cid, c.name)
+        return cid
 
     # ------------------------------------------------------------ types
 

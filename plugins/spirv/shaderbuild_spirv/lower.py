@@ -105,6 +105,8 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     if model is None:
         raise error(f"shader stage '{entry.stage}' is not supported by the SPIR-V backend")
 
+    for c in module.spec_constants:      # every [[vk::constant_id]] is declared, used or not (as DXC)
+        T.spec_const(c)
     resources, initializers = _lower_globals(ctx, module)
     funcs = reachable_functions(module, wrapper)
     for f in funcs:

@@ -10,7 +10,7 @@ from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from .. import ast
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
-from .scope import EnumConstSymbol, FuncSymbol, TypeSymbol, VarSymbol
+from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 _MATRIX_ZERO_RE = re.compile(r"^(?:_m([0-3])([0-3]))+$")
@@ -307,6 +307,8 @@ class ExprLowering:
             sym = self.scope.lookup(e.name.split("::")[-1])
         if isinstance(sym, EnumConstSymbol):
             return ir.Const(sym.type, sym.value)
+        if isinstance(sym, SpecConstSymbol):
+            return sym.expr
         if isinstance(sym, VarSymbol) and sym.const_value is not None and isinstance(sym.var.type, ir.Scalar):
             return ir.Const(sym.var.type, sym.const_value)
         return self.load(self.place(e, for_write=False))
@@ -622,7 +624,8 @@ class ExprLowering:
             if sym is None:
                 raise self.undeclared(e.name, e.loc)
             if not isinstance(sym, VarSymbol):
-                kind = "function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol) else "constant"
+                kind = ("function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol)
+                        else "specialization constant" if isinstance(sym, SpecConstSymbol) else "constant")
                 raise error(f"'{e.name}' is a {kind}, not a variable", e.loc)
             var = sym.var
             if for_write and (var.const or var.storage is ir.Storage.UNIFORM):

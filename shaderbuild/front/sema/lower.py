@@ -7,6 +7,7 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 from __future__ import annotations
 
 import contextlib
+import struct
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
@@ -15,7 +16,7 @@ from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .resources import ResourceLowering
-from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, TypeSymbol, VarSymbol
+from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
 from .templates import TemplateLowering
 from .typeresolve import TypeResolver
@@ -62,6 +63,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.readonly_temps: set[int] = set()
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
+        self.spec_constants: list[ir.SpecConst] = []
+        self.spec_locs: dict[int, SourceLoc] = {}
         self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)
 
     # ------------------------------------------------------------ plumbing
@@ -188,6 +191,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 raise error("expression is not an integer constant expression", e.loc) from None
             raise
         self.fn = saved_fn
+        spec = next((x for x in ir.walk_expr(v) if isinstance(x, ir.SpecConst)), None)
+        if spec is not None:
+            raise error(f"expression is not an integer constant expression: specialization constant "
+                        f"'{spec.name}' is only known when the pipeline is created", e.loc)
         if tmp or not isinstance(v, ir.Const) or not isinstance(v.type, ir.Scalar) or v.type.is_float:
             raise error("expression is not an integer constant expression", e.loc)
         return int(v.value)
@@ -312,6 +319,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             return
         if isinstance(t, ir.Array) and t.size is None and d.init is None:
             raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
+        spec = next((a for a in d.attributes if a.name == "vk::constant_id"), None)
+        if spec is not None:
+            self.spec_constant(d, t, spec, local_static)
+            return
         ext = next((a for a in d.attributes if a.name in ("vk::ext_builtin_input", "vk::ext_builtin_output")), None)
         if ext is not None:
             self.ext_builtin(d, t, ext)
@@ -328,13 +339,17 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if "static" in q or local_static:
             init = None
             const_value = None
+            runtime = False
             deferred: list[ir.Stmt] = []
             if d.init is not None:
                 with self.function_context():
                     self.fn, self.fn_info, self.out = self.static_init, self.static_init_info, deferred
                     init = self.init_value(d.init, t, d.loc)
                 t = init.type
-                if deferred:        # not a constant: computed when the shader starts (as DXC does)
+                # not a constant (or it depends on a specialisation constant): computed when the shader
+                # starts (as DXC does)
+                runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) for x in ir.walk_expr(init))
+                if runtime:
                     if local_static:
                         raise error("a static local variable needs a constant initializer", d.init.loc)
                     self.static_init.body.extend(deferred)
@@ -342,7 +357,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 if isinstance(init, ir.Const) and "const" in q:
                     const_value = init.value
             var = ir.Variable(d.name, t, ir.Storage.PRIVATE, d.loc, const="const" in q, init=init)
-            if deferred:
+            if runtime:
                 self.static_init.body.append(ir.Store(ir.VarRef(var), deferred_value, d.loc))
             if "const" in q and d.init is None:
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
@@ -353,6 +368,48 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.push_constant(d, t)
             return
         self.loose_uniform(d, t)
+
+    def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute, local: bool) -> None:
+        """`[[vk::constant_id(N)]] const T name = literal;` (DXC SPIR-V.rst, "Specialization constants"):
+        a scalar specialisation constant, not a $Globals member.  The DXIL backend uses the default."""
+        if local:
+            raise error("[[vk::constant_id]] is only allowed on a global variable", attr.loc)
+        if len(attr.args) != 1 or not isinstance(attr.args[0], ast.IntLit) or not 0 <= attr.args[0].value <= 0xFFFFFFFF:
+            where = attr.args[0].loc if len(attr.args) == 1 else attr.loc
+            raise error("[[vk::constant_id]] takes one argument, a non-negative integer literal", where)
+        spec_id = attr.args[0].value
+        if "const" not in d.qualifiers or "static" in d.qualifiers or "groupshared" in d.qualifiers:
+            raise error(f"specialization constant '{d.name}' must be declared 'const' (and not 'static' or "
+                        f"'groupshared')", d.loc)
+        if not isinstance(t, ir.Scalar):
+            raise error(f"specialization constant '{d.name}' must have a scalar type (bool, int, uint, float, ...), "
+                        f"not '{t}'", d.loc)
+        if d.init is None:
+            raise error(f"specialization constant '{d.name}' requires an initializer (its default value)", d.loc)
+        tmp: list[ir.Stmt] = []
+        with self.function_context():
+            self.fn, self.fn_info, self.out = self.static_init, self.static_init_info, tmp
+            init = self.init_value(d.init, t, d.loc)
+        if tmp or not isinstance(init, ir.Const):
+            raise error(f"the initializer of specialization constant '{d.name}' must be a constant expression "
+                        f"(a literal)", d.init.loc)
+        prev = next((c for c in self.spec_constants if c.spec_id == spec_id), None)
+        if prev is not None:
+            raise error(f"specialization constant id {spec_id} is already used by '{prev.name}'", attr.args[0].loc,
+                        [Diagnostic("note", f"'{prev.name}' is declared here", self.spec_locs[id(prev)])])
+        value = init.value
+        if t.kind == "float":       # the value the binary holds (and the manifest reports)
+            value = float(value)
+            if t.width == 32:
+                value = struct.unpack("<f", struct.pack("<f", value))[0]
+        elif t.kind == "bool":
+            value = bool(value)
+        else:
+            value = int(value)
+        c = ir.SpecConst(t, value, spec_id, d.name)
+        self.spec_constants.append(c)
+        self.spec_locs[id(c)] = d.loc
+        self.declare(d.name, SpecConstSymbol(c), d.loc)
 
     def ext_builtin(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute) -> None:
         """Seed 004: `[[vk::ext_builtin_input(N)]] static const T x;` reads SPIR-V BuiltIn N,
@@ -628,6 +685,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if self.static_init.body:
             module.entry.static_init = self.static_init
         module.source_files = source_files
+        module.spec_constants = self.spec_constants
         return module
 
     def find_entry(self, main_file: str) -> FuncInfo:

@@ -40,11 +40,17 @@ class EnumConstSymbol(Record):
     type: ir.Type
 
 
+class SpecConstSymbol(Record):
+    """A `[[vk::constant_id(N)]]` constant: reads give `expr` (an ir.SpecConst)."""
+
+    expr: ir.Expr
+
+
 class TypeSymbol(Record):
     type: ir.Type
 
 
-Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | TypeSymbol
+Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol
 
 
 class Scope:
