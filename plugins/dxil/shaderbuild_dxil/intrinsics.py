@@ -638,9 +638,17 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
 
 @intrinsic(*ATOMIC_OP, "InterlockedCompareExchange", "InterlockedCompareStore")
 def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    p = _atomic_place(L, e)
-    vals = [L.expr(a)[0] for a in e.args[1:]]
-    signed = _kind(e.args[0].type) == "int"
+    if _is_raw(e.args[0]):
+        # RWByteAddressBuffer method: (resource, byte offset, values...); the 32-bit word at
+        # coord0 = byte offset, signedness (Min/Max) from the value type
+        res = L.resource_place(e.args[0])
+        p: Place = BufferPlace(res.res, L.handle(res), L.expr(e.args[1])[0], e.type)
+        vals = [L.expr(a)[0] for a in e.args[2:]]
+        signed = _kind(e.type) == "int"
+    else:
+        p = _atomic_place(L, e)
+        vals = [L.expr(a)[0] for a in e.args[1:]]
+        signed = _kind(e.args[0].type) == "int"
     if isinstance(p, BufferPlace):
         c = buffer_coords(L, p)
         ov = _ov(vals[0])

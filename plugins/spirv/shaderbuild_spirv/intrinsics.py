@@ -396,13 +396,22 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
 def _atomic(fe: ExprEmitter, e: Intrinsic) -> int:
     """Returns the original value; an extra trailing place receives it too."""
     ptr, t, rest = _atomic_target(fe, e)
-    opname = _ATOMICS[e.name].get(scalar_of(t).kind)
+    # a RWByteAddressBuffer word is uint; the IR value type (int or uint) picks Min/Max signedness
+    kind = scalar_of(e.type).kind if isinstance(e.type, Scalar) and e.type.is_int else scalar_of(t).kind
+    opname = _ATOMICS[e.name].get(kind)
     if opname is None:
         raise error(f"'{e.name}' is not defined for {t}")
     value = fe.convert(fe.expr(rest[0]), rest[0].type, t)
     r = fe.op(opname, fe.tid(t), ptr, fe.T.uconst(_SCOPE["Device"]), fe.T.uconst(0), value)
     if len(rest) > 1:
         fe.store(fe.place(rest[1]), fe.convert(r, t, rest[1].type))
+    return _as_ir_type(fe, r, t, e.type)
+
+
+def _as_ir_type(fe: ExprEmitter, r: int, t: Type, want: Type) -> int:
+    """The atomic's result typed as the IR node (a byte-address word is uint, the value may be int)."""
+    if isinstance(want, Scalar) and want != t and want.is_int and t.is_int:
+        return fe.op("OpBitcast", fe.tid(want), r)
     return r
 
 
@@ -414,7 +423,7 @@ def _compare_exchange(fe: ExprEmitter, e: Intrinsic) -> int:
     r = fe.op("OpAtomicCompareExchange", fe.tid(t), ptr, fe.T.uconst(_SCOPE["Device"]), zero, zero, value, cmp)
     if len(rest) > 2:
         fe.store(fe.place(rest[2]), fe.convert(r, t, rest[2].type))
-    return r
+    return _as_ir_type(fe, r, t, e.type)
 
 
 # ---------------------------------------------------------------- barriers

@@ -30,6 +30,9 @@ SAMPLE_METHODS = {
 GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
 STRUCTURED = ("StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer", "ConsumeStructuredBuffer")
 BYTE_ADDRESS = ("ByteAddressBuffer", "RWByteAddressBuffer")
+BYTE_ADDRESS_ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
+                        "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange",
+                        "InterlockedCompareStore")
 
 
 def texel_index_type(kind: str) -> ir.Type | None:
@@ -102,6 +105,8 @@ class ResourceLowering:
             t = template if template is not None else ir.vec(ir.UINT, widths[name])
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
+            if isinstance(t, (ir.Struct, ir.Array)):
+                return self._byte_address_aggregate(res, addr, t, None, loc)
             if not ir.is_numeric(t) or ir.scalar_of(t).width != 32:
                 raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
             return ir.Intrinsic("Load", [res, addr], t)
@@ -114,8 +119,13 @@ class ResourceLowering:
                 raise error(f"'{name}' does not take a template argument; use Store<T>", loc)
             want = template if template is not None else ir.vec(ir.UINT, widths[name])
             value = self.convert(self.rvalue(args[1]), want, args[1].loc)
+            if isinstance(want, (ir.Struct, ir.Array)):
+                self._byte_address_aggregate(res, addr, want, value, loc)
+                return self.void_value(loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
+        if name in BYTE_ADDRESS_ATOMICS:
+            return self._byte_address_atomic(res, r, name, args, loc)
         if name == "GetDimensions":
             self._arity(name, args, (1,), loc)
             if not self.is_place_expr(args[0]):
@@ -126,6 +136,87 @@ class ResourceLowering:
             self.emit(ir.Store(p, self.convert(self.load(ir.VarRef(count)), p.type, loc), loc))
             return self.void_value(loc)
         raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    def _byte_address_atomic(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
+        """B.Interlocked*(byteOffset, value[, out original]) and the compare forms:
+        Intrinsic(name, [resource, byte offset, values...], value type), the 32-bit word at
+        byteOffset (DXC: SPIR-V element byteOffset/4, DXIL coord0 = byteOffset)."""
+        if r.kind != "RWByteAddressBuffer":
+            raise error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
+        n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
+        has_out = name != "InterlockedCompareStore"
+        forms = (1 + n_values + 1,) if name == "InterlockedCompareExchange" else \
+            ((1 + n_values, 2 + n_values) if has_out else (1 + n_values,))
+        self._arity(name, args, forms, loc)
+        addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+        vals = [self.rvalue(a) for a in args[1: 1 + n_values]]
+        # the value's type picks the signedness (Min/Max), as DXC: int stays int, else uint
+        t = ir.INT if isinstance(vals[-1].type, ir.Scalar) and vals[-1].type.kind == "int" else ir.UINT
+        operands = [res, addr] + [self.convert(v, t, a.loc) for v, a in zip(vals, args[1: 1 + n_values])]
+        out_place = None
+        if len(args) == 2 + n_values:
+            oa = args[1 + n_values]
+            if not self.is_place_expr(oa):
+                raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", oa.loc)
+            out_place = self.place(oa, for_write=True)
+        tmp = self.temp(t)
+        self.emit(ir.Store(ir.VarRef(tmp), ir.Intrinsic(name, operands, t), loc))
+        if out_place is not None:
+            self.emit(ir.Store(out_place, self.convert(self.load(ir.VarRef(tmp)), out_place.type, loc), loc))
+        return self.void_value(loc)
+
+    def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
+                                loc: SourceLoc) -> ir.Expr | None:
+        """Load<S>/Store<S> for a struct or array S: per-member Load/Store intrinsics of the
+        scalar/vector paths at S's StructuredBuffer (dx_structured) offsets."""
+        from ...ir.layout import layout_of
+        base = self.temp(ir.UINT)
+        self.emit(ir.Store(ir.VarRef(base), addr, loc))
+        var = self.temp(t)
+        if value is not None:
+            self.emit(ir.Store(ir.VarRef(var), value, loc))
+        leaves: list[tuple[ir.Expr, int, ir.Type]] = []
+
+        def walk(place: ir.Expr, ty: ir.Type, off: int, row_major: bool) -> None:
+            if isinstance(ty, ir.Struct):
+                lay = layout_of(ty, "dx_structured", row_major)
+                for i, (f, o) in enumerate(zip(ty.fields, lay.offsets)):
+                    rm = row_major if f.row_major is None else f.row_major
+                    walk(ir.FieldRef(place, i, f.type), f.type, off + o, rm)
+            elif isinstance(ty, ir.Array):
+                if ty.size is None:
+                    raise error(f"Load<{t}>/Store<{t}>: runtime-sized arrays have no fixed layout", loc)
+                stride = layout_of(ty, "dx_structured", row_major).array_stride
+                for j in range(ty.size):
+                    walk(ir.IndexRef(place, ir.Const(ir.UINT, j), ty.elem), ty.elem, off + j * stride, row_major)
+            elif isinstance(ty, ir.Matrix):
+                lay = layout_of(ty, "dx_structured", row_major)
+                rm = lay.row_major if lay.row_major is not None else row_major
+                ms, es = lay.matrix_stride or 0, 4
+                for rr in range(ty.rows):
+                    row = ir.IndexRef(place, ir.Const(ir.UINT, rr), ir.Vector(ty.elem, ty.cols))
+                    for c in range(ty.cols):
+                        walk(ir.IndexRef(row, ir.Const(ir.UINT, c), ty.elem), ty.elem,
+                             off + (rr * ms + c * es if rm else c * ms + rr * es), rm)
+            else:
+                if not ir.is_numeric(ty) or ir.scalar_of(ty).width != 32:
+                    raise error(f"Load<{t}>/Store<{t}>: member type '{ty}' is not a 32-bit scalar or vector", loc)
+                leaves.append((place, off, ty))
+
+        walk(ir.VarRef(var), t, 0, bool(self.options.row_major))
+        for place, off, ty in leaves:
+            a = self.load(ir.VarRef(base))
+            if off:
+                a = ir.Binary("add", a, ir.Const(ir.UINT, off), ir.UINT)
+            # bool members are 32-bit words (0 / 1), as in a StructuredBuffer
+            wt = ir.vec(ir.UINT, ty.size) if isinstance(ty, ir.Vector) else ir.UINT
+            wt = wt if ir.scalar_of(ty) == ir.BOOL else ty
+            if value is None:
+                self.emit(ir.Store(place, self.convert(ir.Intrinsic("Load", [res, a], wt), ty, loc), loc))
+            else:
+                v = self.convert(self.load(place), wt, loc)
+                self.emit(ir.Eval(ir.Intrinsic("Store", [res, a, v], ir.VOID), loc))
+        return None if value is not None else self.load(ir.VarRef(var))
 
     # -------------------------------------------------------------- textures
     def _texture_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
