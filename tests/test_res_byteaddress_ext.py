@@ -272,3 +272,33 @@ def test_load_store_struct_bool_members_dxil():
     h = R.resource(res.manifest, "B")["hlsl"]
     (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], BOOL_IN)])
     _check_bool(out)
+
+
+PLAIN_BOOL_SRC = """
+RWByteAddressBuffer B : register(u0);
+[numthreads(1,1,1)] void main() {
+  bool2 v = B.Load<bool2>(0);
+  bool w = B.Load<bool>(8);
+  B.Store<bool2>(16, !v);
+  B.Store<bool>(24, w);
+  B.Store(28, (uint)(v.x && !v.y));
+}
+"""
+PLAIN_BOOL_IN = struct.pack("<III", 5, 0, 0xFFFFFFFF) + bytes(20)   # any non-zero word is true
+
+
+def _check_plain_bool(data: bytes) -> None:
+    assert struct.unpack_from("<IIII", data, 16) == (0, 1, 1, 1)
+
+
+def test_load_store_plain_bool_spirv():
+    _check_plain_bool(R.run_cs(R.build(PLAIN_BOOL_SRC), {"B": R.storage(PLAIN_BOOL_IN)})["B"])
+
+
+@pytest.mark.llvm
+def test_load_store_plain_bool_dxil():
+    from harness import dxil_exec
+    res, _chk = R.build_dxil(PLAIN_BOOL_SRC)
+    h = R.resource(res.manifest, "B")["hlsl"]
+    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], PLAIN_BOOL_IN)])
+    _check_plain_bool(out)

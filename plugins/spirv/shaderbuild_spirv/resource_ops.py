@@ -11,7 +11,7 @@ from collections.abc import Callable
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
-from shaderbuild.ir.types import FLOAT, INT, UINT, Array, Type, Vector, scalar_of
+from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Type, Vector, scalar_of
 
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
@@ -164,6 +164,24 @@ def _word_index(fe: ExprEmitter, base: int, i: int) -> int:
     return base if i == 0 else fe.op("OpIAdd", fe.tid(UINT), base, fe.const(UINT, i))
 
 
+def _word_to(fe: ExprEmitter, s: Type, w: int) -> int:
+    """A 32-bit buffer word as scalar s (a bool is any non-zero word)."""
+    if s == UINT:
+        return w
+    if s == BOOL:
+        return fe.op("OpINotEqual", fe.tid(BOOL), w, fe.const(UINT, 0))
+    return fe.op("OpBitcast", fe.tid(s), w)
+
+
+def _word_from(fe: ExprEmitter, s: Type, c: int) -> int:
+    """Scalar s as a 32-bit buffer word (a bool is stored as 0 or 1)."""
+    if s == UINT:
+        return c
+    if s == BOOL:
+        return fe.op("OpSelect", fe.tid(UINT), c, fe.const(UINT, 1), fe.const(UINT, 0))
+    return fe.op("OpBitcast", fe.tid(UINT), c)
+
+
 def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
     """Load/Load2/3/4/Load<T>: consecutive 32-bit words, bitcast to T's components
     (matrices row by row)."""
@@ -173,7 +191,7 @@ def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
     comps = []
     for i in range(ncomp(t) or 1):
         w = fe.op("OpLoad", fe.tid(UINT), _word_ptr(fe, p, _word_index(fe, base, i)))
-        comps.append(w if s == UINT else fe.op("OpBitcast", fe.tid(s), w))
+        comps.append(_word_to(fe, s, w))
     return fe.construct(t, [(s, c) for c in comps])
 
 
@@ -185,8 +203,7 @@ def _store(fe: ExprEmitter, e: Intrinsic) -> None:
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
     comps = fe.flatten(vt, fe.expr(e.args[2]))
     for i, c in enumerate(comps):
-        if scalar_of(vt) != UINT:
-            c = fe.op("OpBitcast", fe.tid(UINT), c)
+        c = _word_from(fe, scalar_of(vt), c)
         fe.void_op("OpStore", _word_ptr(fe, p, _word_index(fe, base, i)), c)
     return None
 
