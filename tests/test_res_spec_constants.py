@@ -218,3 +218,21 @@ def test_cannot_assign():
     res = R.compile_hlsl("[[vk::constant_id(1)]] const int K = 4;\nRWStructuredBuffer<int> Out;\n"
                          "[numthreads(1, 1, 1)] void main() { K = 3; Out[0] = K; }")
     assert not res.ok and "'K' is a specialization constant, not a variable" in R.errors(res)[0]
+
+
+def test_non_finite_default_is_valid_json():
+    """JSON has no infinity: a default of 3.4e39f (float infinity) is written as "inf"."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    res = R.compile_hlsl("[[vk::constant_id(4)]] const float Big = 3.4e39f;\n"
+                         "[[vk::constant_id(5)]] const float Small = -3.4e39f;\n"
+                         "RWStructuredBuffer<float> O : register(u0);\n"
+                         "[numthreads(1,1,1)] void main() { O[0] = Big + Small; }")
+    tools.spirv_val(res.binary)        # (spirv-cross --reflect itself prints a bare `inf` here)
+    assert [c["default"] for c in res.manifest["spec_constants"]] == ["inf", "-inf"]
+    text = json.dumps(res.manifest, allow_nan=False)        # raises on Infinity/NaN
+    schema = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
+    jsonschema.validate(json.loads(text), schema)

@@ -8,6 +8,8 @@ absolute paths, keys sorted when serialised.
 
 from __future__ import annotations
 
+import math
+
 from .. import ir
 from ..options import CompileOptions
 
@@ -132,7 +134,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     }
     if options.target == "spirv":
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
-        out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": c.value}
+        out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
     return out
 
@@ -141,3 +143,10 @@ def dumps(manifest: dict) -> str:
     import json
 
     return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+
+
+def _json_number(v):
+    """JSON has no infinity or NaN: those defaults are written as the strings "inf", "-inf", "nan"."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
