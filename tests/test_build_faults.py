@@ -182,13 +182,6 @@ def test_disk_full_on_rebuild_keeps_old_outputs_then_recovers(tmp_path, faulty_w
     assert output_bytes(root / "out") == output_bytes(ref / "out")
 
 
-CLI_OSERROR = pytest.mark.xfail(strict=True, reason=(
-    "build engine/CLI: an OSError while writing the build database (scheduler.build -> cache.save -> "
-    "atomic_write) or taking the project lock escapes `shaderbuild build` as a traceback instead of "
-    "'error: ...' and exit status 1"))
-
-
-@CLI_OSERROR
 def test_disk_full_in_cli_build_is_exit_status_1_without_traceback(tmp_path, faulty_writes, capsys):
     root = project(tmp_path)
     faulty_writes(root / "out")
@@ -244,7 +237,6 @@ def read_only(monkeypatch, faulty_writes):
         os.chmod(d, 0o755)
 
 
-@CLI_OSERROR
 def test_read_only_output_dir_fails_cleanly_in_cli_build(tmp_path, read_only, capsys):
     root = project(tmp_path)
     assert run_build(root, fake_compile).ok

@@ -41,7 +41,9 @@ TIMEOUT = 30.0           # per input, in the pool
 
 # signature pattern -> the regression test that tracks it (remove when fixed)
 KNOWN: dict[str, str] = {
-    # e.g. r"^internal\|values\.py:\d+\|.*float too large": "test_fuzz_regression[float_literal_overflows_binary32-*]",
+    r"^internal\|layout\.py:\d+\|.*void has no memory layout":
+        "test_fuzz_regression[void_struct_member-*]",
+    r"^internal\|lower\.py:\d+\|.*IndexError": "test_fuzz_regression[vk_offset_without_argument-*]",
 }
 _KNOWN = [re.compile(p) for p in KNOWN]
 
@@ -108,7 +110,7 @@ def test_mutated_batch() -> None:
 
 def test_every_mutator_changes_its_input() -> None:
     """Each mutator does something on a real seed (a no-op mutator would test nothing)."""
-    seed = next(s for s in mutators.load_seeds() if s.name.endswith("fill.hlsl"))
+    seed = max(mutators.load_seeds(), key=lambda s: len(s.data))
     for name, fn in mutators.MUTATORS.items():
         changed = sum(fn(random.Random(k), seed.data) != seed.data for k in range(20))
         assert changed >= 15, f"mutator {name} changed only {changed}/20 inputs"

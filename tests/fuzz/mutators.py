@@ -217,8 +217,8 @@ def load_seeds() -> list[Seed]:
             if data not in seen and len(data) < 20000:
                 seen.add(data)
                 seeds.append(Seed(f"{path.stem}_{k}.hlsl", data))
-    for path in sorted(SAMPLE_SHADERS.glob("*.hlsl")):
-        seeds.append(Seed(path.name, path.read_bytes(), (str(SAMPLE_SHADERS),)))
+    for path in sorted(SAMPLE_SHADERS.rglob("*.hlsl")):
+        seeds.append(Seed(path.name, path.read_bytes(), (str(SAMPLE_SHADERS), str(path.parent))))
     return seeds
 
 
