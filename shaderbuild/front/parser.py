@@ -11,6 +11,7 @@ import re
 
 from ..diagnostics import SourceLoc, error
 from . import ast
+from .attributes import check_attribute
 from .tokens import Token, TokKind
 
 SCALAR_TYPE_NAMES = (
@@ -144,7 +145,9 @@ class Parser:
                         while self.accept(","):
                             args.append(self.assignment())
                     self.expect(")")
-                attrs.append(ast.Attribute(name_tok.loc, name, args))
+                attr = ast.Attribute(name_tok.loc, name, args)
+                check_attribute(attr)
+                attrs.append(attr)
                 if not (double and self.accept(",")):
                     break
             self.expect("]", "to close the attribute")

@@ -250,8 +250,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
             t = self.resolve_type(f.type, f.dims)
-            if isinstance(t, ir.Array) and t.size is None:
-                raise error(f"field '{f.name}' has an unsized array type", f.loc)
+            self.check_member_type(f.name, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f.qualifiers)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
@@ -527,10 +526,21 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
 
+    def check_member_type(self, name: str, t: ir.Type, loc: SourceLoc) -> None:
+        """Struct and cbuffer members have a size: no void, no unsized array."""
+        elem = t
+        while isinstance(elem, ir.Array):
+            if elem.size is None:
+                raise error(f"field '{name}' has an unsized array type", loc)
+            elem = elem.elem
+        if isinstance(elem, ir.VoidType):
+            raise error(f"field '{name}' has type 'void'", loc)
+
     def cbuffer(self, d: ast.CBufferDecl) -> None:
         fields = []
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
+            self.check_member_type(m.name, t, m.loc)
             row_major = self.majorness(m.qualifiers)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
@@ -738,8 +748,6 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         numthreads = None
         for a in d.attributes:
             if a.name == "numthreads":
-                if len(a.args) != 3:
-                    raise error("attribute 'numthreads' takes three arguments", a.loc)
                 numthreads = tuple(self.const_int(x) for x in a.args)
                 for v, x in zip(numthreads, a.args):
                     if v < 1:

@@ -35,6 +35,8 @@ RESOURCE_KINDS = frozenset({
 UNTYPED_RESOURCES = frozenset({"ByteAddressBuffer", "RWByteAddressBuffer", "SamplerState", "SamplerComparisonState"})
 # textures whose element defaults to float4 when written without <T>
 DEFAULT_FLOAT4 = frozenset(k for k in RESOURCE_KINDS if "Texture" in k or k in ("Buffer", "RWBuffer"))
+# resources of formatted texels: their element is a scalar or a vector
+TEXEL_RESOURCES = DEFAULT_FLOAT4 - {"TextureBuffer"}
 
 
 class TypeResolver:
@@ -102,7 +104,11 @@ class TypeResolver:
                 raise error(f"unknown type name '{arg.name}'", arg.loc)
             if not isinstance(arg, ast.TypeRef):
                 raise error(f"'{name}' requires a type as template argument", ref.loc)
-            return ir.Resource(name, self.resolve(arg))
+            elem = self.resolve(arg)
+            if isinstance(elem, (ir.Resource, ir.VoidType)) or \
+                    (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
+                raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
+            return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
         raise error(f"unknown type name '{name}'", ref.loc)

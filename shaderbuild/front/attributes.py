@@ -1,0 +1,49 @@
+"""The attributes the compiler knows and how many arguments each takes.
+
+Checked once, in the parser, so every later use may index an attribute's arguments
+without guarding against a missing one. Attributes not listed are accepted and ignored,
+as DXC does with attributes it does not know."""
+
+from __future__ import annotations
+
+from ..diagnostics import error
+from .ast import Attribute
+
+# name -> (fewest, most) arguments
+ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
+    "numthreads": (3, 3),
+    "unroll": (0, 1),
+    "loop": (0, 0),
+    "fastopt": (0, 0),
+    "allow_uav_condition": (0, 0),
+    "branch": (0, 0),
+    "flatten": (0, 0),
+    "forcecase": (0, 0),
+    "call": (0, 0),
+    "vk::binding": (1, 2),
+    "vk::counter_binding": (1, 1),
+    "vk::offset": (1, 1),
+    "vk::location": (1, 1),
+    "vk::builtin": (1, 1),
+    "vk::constant_id": (1, 1),
+    "vk::push_constant": (0, 0),
+    "vk::ext_builtin_input": (1, 1),
+    "vk::ext_builtin_output": (1, 1),
+}
+
+_WORDS = {0: "no arguments", 1: "one argument", 2: "two arguments", 3: "three arguments"}
+
+
+def _count(lo: int, hi: int) -> str:
+    if lo == hi:
+        return _WORDS[lo]
+    if lo == 0:
+        return f"at most {_WORDS[hi]}"
+    return f"{_WORDS[lo].split()[0]} or {_WORDS[hi]}"
+
+
+def check_attribute(a: Attribute) -> None:
+    """Reject a known attribute given the wrong number of arguments."""
+    bounds = ATTRIBUTE_ARGS.get(a.name)
+    if bounds is not None and not bounds[0] <= len(a.args) <= bounds[1]:
+        raise error(f"attribute '{a.name}' takes {_count(*bounds)}, not {len(a.args)}", a.loc)
