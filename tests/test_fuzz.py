@@ -40,11 +40,7 @@ HYPOTHESIS_EXAMPLES = 200
 TIMEOUT = 30.0           # per input, in the pool
 
 # signature pattern -> the regression test that tracks it (remove when fixed)
-KNOWN: dict[str, str] = {
-    r"^internal\|layout\.py:\d+\|.*void has no memory layout":
-        "test_fuzz_regression[void_struct_member-*]",
-    r"^internal\|lower\.py:\d+\|.*IndexError": "test_fuzz_regression[vk_offset_without_argument-*]",
-}
+KNOWN: dict[str, str] = {}
 _KNOWN = [re.compile(p) for p in KNOWN]
 
 
