@@ -389,8 +389,6 @@ void main(uint GI : SV_GroupIndex) {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: the dynamic-index error points at '=' (col 11), "
-                                       "not at the indexing expression 'Arr[GI & 1]' (col 13)")
 def test_local_array_dynamic_index_of_unrelated_resources_is_diagnosed():
     """{X, Y} are not one global range, so a dynamic index cannot become one descriptor index: an error
     at the indexing expression (DXC also rejects dynamically indexed local resource arrays)."""

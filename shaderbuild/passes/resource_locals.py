@@ -169,6 +169,8 @@ class _Resolver:
     def expr(self, e: ir.Expr) -> ir.Expr:
         if isinstance(e, (ir.VarRef, ir.IndexRef)) and has_resource(e.type) and isinstance(_root(e), ir.VarRef) \
                 and _is_local_resource(_root(e).var):
+            if _root(e).loc is not None:
+                self.loc = _root(e).loc      # errors while indexing point at the use, not at the statement
             return self.need_ref(self.value_of_place(e, _root(e).var.name), e)
         if isinstance(e, ir.VarRef):
             return e
