@@ -47,7 +47,6 @@ def r32f_data(w: int, h: int, mips: int = 1) -> bytes:
     return R.pack("f", vals)
 
 
-MIPS_BUG = "front end: Texture2D.mips[level][coord] rejected ('member reference base type ... is not a structure')"
 GATHER_DXIL = None      # fixed: textureGather in the DXIL backend
 DIMS_DXIL = None        # fixed: texture GetDimensions in the DXIL backend
 
@@ -111,7 +110,21 @@ CASES = [
     Case("subscript", T2, "Out[0] = Tex[uint2(3, 0)]; Out[1] = Tex[uint2(0, 2)];",
          {"Tex": tex2d()}, unorm(rgba(3, 0)) + unorm(rgba(0, 2))),
     Case("mips-subscript", T2, "Out[0] = Tex.mips[1][uint2(1, 1)];",
-         {"Tex": tex2d(mips=2)}, unorm(rgba(1, 1, mip=1)), bug=MIPS_BUG, dxil_bug=MIPS_BUG),
+         {"Tex": tex2d(mips=2)}, unorm(rgba(1, 1, mip=1))),
+    # the level is a run-time value (the level count - 1); the result is swizzled
+    Case("mips-subscript-dynamic", T2, "uint w, h, n; Tex.GetDimensions(0, w, h, n);\n"
+         "Out[0] = Tex.mips[n - 1][uint2(0, 1)].wzyx; Out[1] = Tex.mips[n - 2][uint2(3, 2)];",
+         {"Tex": tex2d(mips=2)}, unorm(rgba(0, 1, mip=1))[::-1] + unorm(rgba(3, 2))),
+    Case("mips-subscript-array", "Texture2DArray<float4> Tex : register(t1);",
+         "Out[0] = Tex.mips[1][uint3(1, 0, 2)]; Out[1] = Tex.mips[0][uint3(3, 1, 1)];",
+         {"Tex": lambda: R.image(rgba_image_data(4, 4, layers=3, mips=2), 4, 4, dim="2d_array", layers=3, mips=2)},
+         unorm(rgba(1, 0, layer=2, mip=1)) + unorm(rgba(3, 1, layer=1))),
+    Case("mips-subscript-1d", "Texture1D<float4> Tex : register(t1);", "Out[0] = Tex.mips[1][2];",
+         {"Tex": lambda: R.image(rgba_image_data(8, 1, mips=2), 8, 1, dim="1d", mips=2)}, unorm(rgba(2, 0, mip=1))),
+    Case("mips-subscript-3d", "Texture3D<float4> Tex : register(t1);",
+         "Out[0] = Tex.mips[0][uint3(1, 1, 1)]; Out[1] = Tex.mips[1][uint3(0, 0, 0)];",
+         {"Tex": lambda: R.image(rgba_image_data(2, 2, depth=2, mips=2), 2, 2, dim="3d", depth=2, mips=2)},
+         unorm(rgba(1, 1, z=1)) + unorm(rgba(0, 0, mip=1))),
     Case("load-float-scalar", "Texture2D<float> Tex : register(t1);",
          "Out[0] = float4(Tex.Load(int3(3, 2, 0)), Tex.Load(int3(0, 1, 0)), Tex[uint2(2, 2)], 0);",
          {"Tex": tex2d_f()}, [r32f_value(3, 2), r32f_value(0, 1), r32f_value(2, 2), 0.0]),
@@ -313,3 +326,41 @@ def test_harness_rejects_bad_image_and_limits():
     res = R.build("RWStructuredBuffer<float> A[40] : register(u0);\n[numthreads(1,1,1)] void main() { A[0][0] = 1; }\n")
     with pytest.raises(vk.VulkanError, match="maxPerStageDescriptorStorageBuffers"):
         R.run_cs(res, {"A": [R.storage(bytes(4)) for _ in range(40)]})
+
+
+# ---------------------------------------------------------------- Texture2DMS.sample[s][coord]
+
+MS_SRC = """
+Texture2DMS<float4> Tex : register(t1);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {{ Out[0] = {read}; }}
+"""
+
+
+def _fetch_lines(text: str, needle: str) -> list[str]:
+    """The texel-fetch instructions of a disassembly with their result names dropped."""
+    return [line.split("=", 1)[1] for line in text.splitlines() if needle in line and "=" in line]
+
+
+def test_ms_sample_subscript_is_load_with_the_sample_index():
+    """The harness has no multisampled images, so this compares the two spellings instruction by
+    instruction: `Tex.sample[s][coord]` must fetch exactly what `Tex.Load(coord, s)` fetches, with
+    the sample index in the Sample operand (SPIR-V) / the mip-or-sample slot (DXIL)."""
+    sub = MS_SRC.format(read="Tex.sample[3][int2(1, 2)]")
+    load = MS_SRC.format(read="Tex.Load(int2(1, 2), 3)")
+    spv = [_fetch_lines(R.spirv_dis(R.build(s)), "OpImageFetch") for s in (sub, load)]
+    assert len(spv[0]) == 1 and "Sample %int_3" in spv[0][0] and spv[0] == spv[1]
+    dx = [_fetch_lines(R.build_dxil(s)[1].ir, "@dx.op.textureLoad") for s in (sub, load)]
+    assert len(dx[0]) == 1 and "i32 66, %dx.types.Handle %0, i32 3, i32 1, i32 2, i32 undef" in dx[0][0], dx
+    assert dx[0] == dx[1]
+
+
+@pytest.mark.parametrize("body, want", [
+    ("Tex.mips[0][uint2(0, 0)] = 1;", "6:7: 'Texture2D<float4>.mips' is read-only and is used as "
+                                     "'mips[index][coordinate]'"),
+    ("Out[0] = Tex.sample[0][uint2(0, 0)];", "6:16: 'Texture2D<float4>' has no member 'sample'"),
+], ids=["mips-write", "sample-on-non-ms"])
+def test_indexed_load_errors(body, want):
+    src = f"{T2}\n{OUT}\n[numthreads(1, 1, 1)]\nvoid main() {{\n  {body}\n}}\n"
+    assert R.errors(R.compile_hlsl(src)) == [want]

@@ -796,8 +796,10 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     res = L.resource_place(e.args[0])
     loc = L.expr(e.args[1])
     is_uav = res.res.res_class == "UAV"
-    mip = Undef(T.i32) if is_uav or "MS" in kind else loc[ncoord]
-    offsets = L.expr(e.args[2]) if len(e.args) > 2 and noff else []
+    ms = "MS" in kind       # Texture2DMS[Array].Load(coord, sample [, offset]): the sample index takes the mip slot
+    mip = L.expr(e.args[2])[0] if ms else Undef(T.i32) if is_uav else loc[ncoord]
+    first_offset = 3 if ms else 2
+    offsets = L.expr(e.args[first_offset]) if len(e.args) > first_offset and noff else []
     args = [L.handle(res), mip, *_pad(loc, ncoord, T.i32), *[Undef(T.i32)] * (3 - ncoord),
             *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff)]
     n = len(component_types(e.type))

@@ -322,6 +322,9 @@ class ExprLowering:
         return self.member_of_value(base, e.name, e.loc)
 
     def rv_Index(self, e: ast.Index) -> ir.Expr:
+        parts = self.indexed_load_parts(e)
+        if parts is not None:
+            return self.indexed_load(*parts)
         if self.is_place_expr(e.base):
             return self.load(self.place(e, for_write=False))
         base = self.rvalue(e.base)
@@ -615,7 +618,7 @@ class ExprLowering:
             sym = self.scope.lookup(e.name)
             return isinstance(sym, VarSymbol) and not (sym.const_value is not None and isinstance(sym.var.type, ir.Scalar))
         if isinstance(e, (ast.Member, ast.Index)):
-            return self.is_place_expr(e.base)
+            return self.is_place_expr(e.base) and self.indexed_load_parts(e) is None
         return False
 
     def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
@@ -637,7 +640,8 @@ class ExprLowering:
         if isinstance(e, ast.Member):
             if not self.is_place_expr(e.base):
                 raise error("expression is not assignable", e.loc)
-            base = self.place(e.base, for_write)
+            # a resource's members (`.mips`) are never written through the variable holding it
+            base = self.place(e.base, for_write and not isinstance(self.peek_type(e.base), ir.Resource))
             return self.member_place(base, e.name, e.loc, for_write)
         if isinstance(e, ast.Index):
             if not self.is_place_expr(e.base):
@@ -751,6 +755,11 @@ class ExprLowering:
                 parts.append(self.load(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row))
             self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
             return ir.VarRef(tmp)
+        if isinstance(t, ir.Resource):
+            from .resources import INDEXED_LOADS
+            if INDEXED_LOADS.get(t.kind) == name:
+                raise error(f"'{t}.{name}' is read-only and is used as '{name}[index][coordinate]'", loc)
+            raise error(f"'{t}' has no member '{name}'", loc)
         raise error(f"member reference base type '{t}' is not a structure", loc)
 
     def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:

@@ -35,6 +35,13 @@ BYTE_ADDRESS_ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "In
                         "InterlockedCompareStore")
 
 
+# `tex.mips[level][coord]` / `ms.sample[index][coord]`: the member name per texture kind
+INDEXED_LOADS: dict[str, str] = {
+    "Texture1D": "mips", "Texture1DArray": "mips", "Texture2D": "mips", "Texture2DArray": "mips",
+    "Texture3D": "mips", "Texture2DMS": "sample", "Texture2DMSArray": "sample",
+}
+
+
 def texel_index_type(kind: str) -> ir.Type | None:
     """The coordinate type of `tex[coord]` (RW textures and Texture* subscripts)."""
     if kind in ("Buffer", "RWBuffer"):
@@ -310,6 +317,31 @@ class ResourceLowering:
             ops.append(p)
         self.emit(ir.Eval(ir.Intrinsic("GetDimensions", ops, ir.VOID), loc))
         return self.void_value(loc)
+
+    def indexed_load_parts(self, e: ast.Expr) -> tuple[ast.Expr, ast.Index, ast.Expr] | None:
+        """(texture, level/sample subscript, coordinate) when `e` is `tex.mips[level][coord]` or
+        `tex.sample[s][coord]` on a texture that has them; None otherwise (a purely syntactic check, so
+        `is_place_expr` can route these reads to `indexed_load` instead of the place path)."""
+        if not (isinstance(e, ast.Index) and isinstance(e.base, ast.Index) and isinstance(e.base.base, ast.Member)):
+            return None
+        member = e.base.base
+        t = self.peek_type(member.base)
+        if not isinstance(t, ir.Resource) or INDEXED_LOADS.get(t.kind) != member.name:
+            return None
+        return member.base, e.base, e.index
+
+    def indexed_load(self, tex_ast: ast.Expr, level: ast.Index, coord_ast: ast.Expr) -> ir.Expr:
+        """`tex.mips[level][coord]` is `tex.Load(int(coord, level))`; `ms.sample[s][coord]` is
+        `ms.Load(coord, s)`: the same IR as the Load method, so both backends handle it unchanged."""
+        res = self.place(tex_ast, for_write=False)
+        r: ir.Resource = res.type
+        elem = r.elem or ir.Vector(ir.FLOAT, 4)
+        ncoord = TEXTURE_SHAPES[r.kind][0]
+        coord = self.convert(self.rvalue(coord_ast), ir.vec(ir.INT, ncoord), coord_ast.loc)
+        index = self.convert(self.rvalue(level.index), ir.INT, level.index.loc)
+        if "MS" in r.kind:
+            return ir.Intrinsic("Load", [res, coord, index], elem)
+        return ir.Intrinsic("Load", [res, ir.Construct(ir.vec(ir.INT, ncoord + 1), [coord, index])], elem)
 
     # -------------------------------------------------------------- helpers
     def _sampler(self, a: ast.Expr, comparison: bool, method: str) -> ir.Expr:
