@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from shaderbuild.ir.layout import RULES, layout_of, round_up
@@ -155,3 +155,65 @@ def test_non_float_matrices_are_stored_by_rows_under_vulkan_rules():
     assert layout_of(m, "std430") == layout_of(m, "std430", row_major=True)
     assert (layout_of(m, "std430").matrix_stride, layout_of(m, "std430").size) == (16, 32)
     assert layout_of(m, "dx_structured").size == 24          # HLSL packing keeps column_major
+
+
+# ---------------------------------------------------------------- vectors nested in relaxed structs
+
+P = Struct("P", (StructField("a", FLOAT), StructField("b", F2)))       # std430: align 8, b at 4
+Q = Struct("Q", (StructField("p", P), StructField("w", UINT)))
+
+
+def _vectors(t, lay, base: int, rule: str):
+    """(absolute offset, size) of every vector inside `t` placed at `base`, every array element included."""
+    if isinstance(t, Vector):
+        yield base, lay.size
+    elif isinstance(t, Struct):
+        for f, m, off in zip(t.fields, lay.members, lay.offsets):
+            yield from _vectors(f.type, m, base + off, rule)
+    elif isinstance(t, Array):
+        el = layout_of(t.elem, rule)
+        for k in range(t.size or 1):
+            yield from _vectors(t.elem, el, base + k * lay.array_stride, rule)
+
+
+def _straddling(t, rule: str, base: int = 0) -> list[tuple[int, int]]:
+    return [(o, n) for o, n in _vectors(t, layout_of(t, rule), base, rule)
+            if (o // 16 != (o + n - 1) // 16 if n <= 16 else o % 16)]
+
+
+def test_nested_struct_moves_off_a_straddling_position():
+    """P at 8 (its std430 alignment) would put P.b at 12..19, across 16: P moves to 16 (DXC keeps 8 and
+    emits invalid SPIR-V, DirectXShaderCompiler #2639); P's own layout does not change."""
+    blk = Struct("B", (StructField("a", FLOAT), StructField("p", P), StructField("c", FLOAT)))
+    lay = layout_of(blk, "std430")
+    assert lay.offsets == (0, 16, 32) and lay.members[1] == layout_of(P, "std430")
+    assert layout_of(blk, "std140").offsets == (0, 16, 32)      # std140 aligns structs to 16 anyway
+    # a position that is already fine is kept: no move after a float2 (P at 8 -> b at 12 is the only bad one)
+    ok = Struct("B2", (StructField("a", F4), StructField("p", P)))
+    assert layout_of(ok, "std430").offsets == (0, 16)
+    first = Struct("B3", (StructField("p", P), StructField("c", FLOAT)))
+    assert layout_of(first, "std430").offsets == (0, 16)
+
+
+def test_arrays_of_position_sensitive_structs_get_a_16_byte_stride():
+    """Q is 24 bytes (align 8); at stride 24 element 1's p.b would sit at 28..35.  Insensitive
+    element types keep their natural stride."""
+    assert (layout_of(Q, "std430").size, layout_of(Q, "std430").alignment) == (24, 8)
+    assert layout_of(Array(Q, 2), "std430").array_stride == 32
+    assert layout_of(Array(Q, None), "std430").array_stride == 32
+    two_floats = Struct("V", (StructField("a", FLOAT), StructField("b", FLOAT), StructField("c", FLOAT)))
+    assert layout_of(Array(two_floats, 3), "std430").array_stride == 12
+    assert layout_of(Array(F2, 3), "std430").array_stride == 8
+
+
+@settings(max_examples=1000)
+@given(_types, st.sampled_from(["std140", "std430"]))
+@example(P, "std430")
+@example(Array(Q, 3), "std430")
+def test_no_vector_improperly_straddles_under_relaxed_rules(t, rule):
+    """The relaxed rules' promise, at absolute offsets through nested structs and every array element:
+    checked for the type at 0 and, wrapped after each scalar size, at a non-zero position."""
+    assert _straddling(t, rule) == []
+    for lead in (FLOAT, DOUBLE, HALF, F2):
+        wrapped = Struct("W", (StructField("x", lead), StructField("t", t)))
+        assert _straddling(wrapped, rule) == []

@@ -15,6 +15,11 @@ column_major (the HLSL default) and R row vectors of C elements when row_major;
 `matrix_stride` is the distance between those vectors.  Under the Vulkan rules a
 non-float matrix is an array of row vectors (SPIR-V has float matrices only), so
 it is always stored by rows there.
+
+One deliberate difference from DXC under std140/std430: a nested struct (or array of structs) whose
+relaxed vectors would straddle a 16-byte boundary at its aligned position is moved to the next safe
+one, and arrays of such structs get a 16-multiple stride (see `_place_aggregate`); DXC keeps the
+position and emits SPIR-V that spirv-val rejects.
 """
 
 from __future__ import annotations
@@ -122,7 +127,58 @@ def _array(t: Array, rule: str, row_major: bool) -> Layout:
         return Layout(size, 16, array_stride=stride, matrix_stride=ms, row_major=rm)
     align = max(el.alignment, 16) if rule in _ROUND16 else el.alignment
     stride = round_up(el.size, align)
+    if _straddle_bases(t.elem, el, rule, row_major):
+        stride = round_up(stride, 16)       # every element at the first one's position modulo 16
     return Layout(stride * count, align, array_stride=stride, matrix_stride=ms, row_major=rm)
+
+
+# ---------------------------------------------------------------- vectors nested in relaxed structs
+# A vector-relaxed struct member is placed so that it does not straddle a 16-byte boundary *relative
+# to the start of its struct*.  Under std430 a struct is only aligned to its largest member alignment
+# (e.g. 8 for struct P { float a; float2 b; }, b at 4), so the struct itself placed at 8 would put b
+# across 16, which Vulkan (and spirv-val) forbid at the absolute offset.  DXC computes the same
+# offsets and then emits invalid SPIR-V (DirectXShaderCompiler issue #2639).  Here such a struct is
+# moved forward by its alignment to the next position where nothing inside straddles (at most
+# 16 / alignment steps: at a multiple of 16 its relative layout is the absolute one, which is valid),
+# and arrays of such structs get a stride that is a multiple of 16 so every element sits at the same
+# position modulo 16.  Whenever DXC's layout is valid, it is unchanged.
+
+def _improper_straddle(offset: int, size: int) -> bool:
+    """Vulkan's "improperly straddling" vector (relaxed block layout)."""
+    return offset // 16 != (offset + size - 1) // 16 if size <= 16 else offset % 16 != 0
+
+
+def _straddles(t: Type, lay: Layout, base: int, rule: str, row_major: bool) -> bool:
+    """Whether a vector somewhere inside `t`, placed at absolute offset `base`, improperly straddles."""
+    if isinstance(t, Vector):
+        return _improper_straddle(base, lay.size)
+    if isinstance(t, Struct):
+        return any(_straddles(f.type, m, base + off, rule, row_major if f.row_major is None else f.row_major)
+                   for f, m, off in zip(t.fields, lay.members, lay.offsets))
+    if isinstance(t, Array) and lay.array_stride:
+        el = layout_of(t.elem, rule, row_major)
+        count = min(t.size or 1, 16)        # positions modulo 16 repeat after at most 16 elements
+        return any(_straddles(t.elem, el, base + k * lay.array_stride, rule, row_major) for k in range(count))
+    return False        # scalars; matrices store naturally aligned vectors
+
+
+def _straddle_bases(t: Type, lay: Layout, rule: str, row_major: bool) -> tuple[int, ...]:
+    """The positions modulo 16, among multiples of the type's alignment, where it would straddle (relaxed
+    rules only; never 0, see above)."""
+    if rule not in _RELAXED or not isinstance(t, (Struct, Array)) or lay.alignment >= 16:
+        return ()
+    return tuple(b for b in range(0, 16, lay.alignment) if _straddles(t, lay, b, rule, row_major))
+
+
+def _place_aggregate(offset: int, t: Type, fl: Layout, rule: str, row_major: bool) -> int:
+    """A relaxed struct/array member at the first multiple of its alignment where nothing in it straddles."""
+    offset = round_up(offset, fl.alignment)
+    bad = _straddle_bases(t, fl, rule, row_major)
+    for _ in range(len(bad)):               # bounded: each step leaves one bad position behind
+        if offset % 16 not in bad:
+            break
+        offset += fl.alignment
+    return offset
 
 
 def _place_vector(offset: int, fl: Layout, elem_align: int) -> int:
@@ -157,6 +213,8 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
             offset = _place_vector(offset, fl, _scalar_size(f.type.elem))
         elif rule == "dx_cbuffer":
             offset = _place_cbuffer(offset, f.type, fl)
+        elif rule in _RELAXED and isinstance(f.type, (Struct, Array)):
+            offset = _place_aggregate(offset, f.type, fl, rule, rm)
         else:
             offset = round_up(offset, fl.alignment)
         offsets.append(offset)
