@@ -536,12 +536,7 @@ void main() {
 """
 
 
-@pytest.mark.parametrize("backend", [
-    "spirv",
-    pytest.param("dxil", marks=pytest.mark.xfail(strict=True, reason=(
-        "DXIL: a row_major matrix member read straight from a structured buffer element (In[0].r) comes back "
-        "transposed; reading the whole element first (T t = In[0]) is right"))),
-])
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_structured_buffer_matrix_members(backend):
     """r = [[1, 2], [3, 4]] stored by rows, c = the same matrix stored by columns, v = (10, 100)."""
     data = [1, 2, 3, 4, 1, 3, 2, 4, 10, 100]
@@ -659,12 +654,7 @@ void main() {
 """
 
 
-@pytest.mark.parametrize("backend", [
-    "spirv",
-    pytest.param("dxil", marks=pytest.mark.xfail(strict=True, reason=(
-        "DXIL: writes to a row_major matrix member of a structured buffer element (B[0].r = m, B[2].r._12, "
-        "B[3].r[1]) land transposed; a whole-element store is right"))),
-])
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_structured_buffer_matrix_member_writes(backend):
     """Element layout: r by rows (words 0-3), c by columns (words 4-7)."""
     got = run_backend(backend, SB_MATRIX_WRITES, {"B": ("float", [0.0] * 32)})["B"]
