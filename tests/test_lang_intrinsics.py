@@ -600,12 +600,15 @@ void main() {
     for (uint i = 0; i < N; i++) {
         uint64_t x = ((uint64_t)In[2 * i + 1] << 32) | In[2 * i];
         uint2 pair = countbits(uint64_t2(x, x >> 1));
-        Out[6 * i + 0] = countbits(x);
-        Out[6 * i + 1] = firstbithigh(x);
-        Out[6 * i + 2] = firstbitlow(x);
-        Out[6 * i + 3] = (uint)firstbithigh((int64_t)x);
-        Out[6 * i + 4] = firstbitlow((int64_t)x);
-        Out[6 * i + 5] = pair.x * 100 + pair.y;
+        Out[8 * i + 0] = countbits(x);
+        Out[8 * i + 1] = firstbithigh(x);
+        Out[8 * i + 2] = firstbitlow(x);
+        Out[8 * i + 3] = (uint)firstbithigh((int64_t)x);
+        Out[8 * i + 4] = firstbitlow((int64_t)x);
+        Out[8 * i + 5] = pair.x * 100 + pair.y;
+        uint64_t r = reversebits(x);
+        Out[8 * i + 6] = (uint)r;
+        Out[8 * i + 7] = (uint)(r >> 32);
     }
 }
 """
@@ -617,20 +620,22 @@ def _bits64_want(x: int) -> list[int]:
     none = 0xFFFFFFFF
     s = x - (1 << 64) if x >> 63 else x
     shi = (~s if s < 0 else s).bit_length() - 1          # signed: first bit differing from the sign
+    rev = int(f"{x:064b}"[::-1], 2)
     return [bin(x).count("1"), x.bit_length() - 1 if x else none, (x & -x).bit_length() - 1 if x else none,
             shi & 0xFFFFFFFF, (x & -x).bit_length() - 1 if x else none,
-            bin(x).count("1") * 100 + bin(x >> 1).count("1")]
+            bin(x).count("1") * 100 + bin(x >> 1).count("1"), rev & 0xFFFFFFFF, rev >> 32]
 
 
 @pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_bit_intrinsics_on_64_bit_integers(backend):
-    """countbits/firstbithigh/firstbitlow on uint64_t and int64_t give 32-bit results; SPIR-V splits the
-    operand into 32-bit halves (GLSL.std.450 Find*sb are 32-bit only), DXIL uses the ops' i64 overloads."""
+    """countbits/firstbithigh/firstbitlow on uint64_t and int64_t give 32-bit results, reversebits a 64-bit
+    one; SPIR-V splits the operand into 32-bit halves (Vulkan allows BitCount, BitReverse and the
+    GLSL.std.450 Find*sb on 32-bit operands only), DXIL uses the ops' i64 overloads."""
     words = [w for x in BITS64_VALUES for w in (x & 0xFFFFFFFF, x >> 32)]
     src = BITS64.replace("N;", f"{len(BITS64_VALUES)};")
-    got = run_backend(backend, src, {"Out": ("uint", 6 * len(BITS64_VALUES))}, {"In": ("uint", words)})["Out"]
+    got = run_backend(backend, src, {"Out": ("uint", 8 * len(BITS64_VALUES))}, {"In": ("uint", words)})["Out"]
     for k, x in enumerate(BITS64_VALUES):
-        assert got[6 * k:6 * k + 6] == _bits64_want(x), hex(x)
+        assert got[8 * k:8 * k + 8] == _bits64_want(x), hex(x)
 
 
 WAVE_TYPES = """

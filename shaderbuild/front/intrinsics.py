@@ -59,7 +59,8 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("faceforward", "V V V", "V"),
     *_sigs("all any", "T", "b", "b"),
     *_sigs("isnan isinf isfinite", "T", "B"),
-    *_sigs("countbits reversebits firstbitlow", "T", "U", "u"),
+    *_sigs("countbits firstbitlow", "T", "U", "u"),
+    *_sigs("reversebits", "T", "T", "u"),
     *_sigs("firstbithigh", "T", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
     *_sigs("f32tof16", "T", "U", "f"),
     *_sigs("f16tof32", "T", "F", "u"),
