@@ -594,27 +594,48 @@ def test_interlocked_results_and_signedness():
 
 BITS64 = """
 RWStructuredBuffer<uint> Out : register(u0);
-StructuredBuffer<uint> In : register(t1);
+StructuredBuffer<uint> In : register(t1);   // (low, high) word pairs
 [numthreads(1, 1, 1)]
 void main() {
-    uint64_t x = 0x100000000ull * (uint64_t)In[0];
-    Out[0] = firstbithigh(x);
-    Out[1] = countbits(x | 0xF00000000ull);
-    Out[2] = firstbitlow(x);
+    for (uint i = 0; i < N; i++) {
+        uint64_t x = ((uint64_t)In[2 * i + 1] << 32) | In[2 * i];
+        uint2 pair = countbits(uint64_t2(x, x >> 1));
+        Out[8 * i + 0] = countbits(x);
+        Out[8 * i + 1] = firstbithigh(x);
+        Out[8 * i + 2] = firstbitlow(x);
+        Out[8 * i + 3] = (uint)firstbithigh((int64_t)x);
+        Out[8 * i + 4] = firstbitlow((int64_t)x);
+        Out[8 * i + 5] = pair.x * 100 + pair.y;
+        uint64_t r = reversebits(x);
+        Out[8 * i + 6] = (uint)r;
+        Out[8 * i + 7] = (uint)(r >> 32);
+    }
 }
 """
+BITS64_VALUES = [0, 1, 0x100000000, 0xF00000001, 0x8000000000000000, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFF00000000,
+                 0x00000000FFFFFFFF, 0x123456789ABCDEF0, 0x7FFFFFFFFFFFFFFF]
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("spirv", marks=pytest.mark.xfail(strict=True, reason=(
-        "SPIR-V: 64-bit firstbithigh/countbits/firstbitlow are emitted as FindUMsb/BitCount on 64-bit operands, "
-        "which spirv-val rejects (Vulkan limits them to 32-bit); split into 32-bit halves or diagnose"))),
-    pytest.param("dxil", marks=pytest.mark.xfail(strict=True, reason=(
-        "DXIL: 64-bit countbits/firstbithigh/firstbitlow emit a cast llvm-dis-19 rejects ('Invalid cast')"))),
-])
-def test_bit_intrinsics_on_uint64(backend):
-    got = run_backend(backend, BITS64, {"Out": ("uint", 3)}, {"In": ("uint", [1])})["Out"]
-    assert got == [32, 5, 32]
+def _bits64_want(x: int) -> list[int]:
+    none = 0xFFFFFFFF
+    s = x - (1 << 64) if x >> 63 else x
+    shi = (~s if s < 0 else s).bit_length() - 1          # signed: first bit differing from the sign
+    rev = int(f"{x:064b}"[::-1], 2)
+    return [bin(x).count("1"), x.bit_length() - 1 if x else none, (x & -x).bit_length() - 1 if x else none,
+            shi & 0xFFFFFFFF, (x & -x).bit_length() - 1 if x else none,
+            bin(x).count("1") * 100 + bin(x >> 1).count("1"), rev & 0xFFFFFFFF, rev >> 32]
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
+def test_bit_intrinsics_on_64_bit_integers(backend):
+    """countbits/firstbithigh/firstbitlow on uint64_t and int64_t give 32-bit results, reversebits a 64-bit
+    one; SPIR-V splits the operand into 32-bit halves (Vulkan allows BitCount, BitReverse and the
+    GLSL.std.450 Find*sb on 32-bit operands only), DXIL uses the ops' i64 overloads."""
+    words = [w for x in BITS64_VALUES for w in (x & 0xFFFFFFFF, x >> 32)]
+    src = BITS64.replace("N;", f"{len(BITS64_VALUES)};")
+    got = run_backend(backend, src, {"Out": ("uint", 8 * len(BITS64_VALUES))}, {"In": ("uint", words)})["Out"]
+    for k, x in enumerate(BITS64_VALUES):
+        assert got[8 * k:8 * k + 8] == _bits64_want(x), hex(x)
 
 
 WAVE_TYPES = """

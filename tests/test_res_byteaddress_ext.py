@@ -1,4 +1,5 @@
-"""RWByteAddressBuffer atomics (Interlocked* methods) and Load<S>/Store<S> of structs, executed on
+"""RWByteAddressBuffer atomics (Interlocked* methods), Load<S>/Store<S> of structs and Load<M>/Store<M> of
+matrices (stored column_major, as DXC assumes on both targets), executed on
 lavapipe (SPIR-V) and through the DXIL interpreter, plus the dx.op calls and manifest of the DXIL build.
 
 SPIR-V: OpAtomic* on the uint word at index byteOffset/4 (DXC's mapping); DXIL: atomicBinOp (78) /
@@ -302,3 +303,46 @@ def test_load_store_plain_bool_dxil():
     h = R.resource(res.manifest, "B")["hlsl"]
     (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], PLAIN_BOOL_IN)])
     _check_plain_bool(out)
+
+
+# ---------------------------------------------------------------- Load<matrix> / Store<matrix>
+
+def _mat_dump(var: str, rows: int, cols: int, at: int, scale: str = "") -> str:
+    """Store every element of `var` by rows (r, c) as a float at byte `at`, so both backends are read alike."""
+    return " ".join(f"B.Store<float>({at + 4 * (r * cols + c)}, (float){var}._m{r}{c}{scale});"
+                    for r in range(rows) for c in range(cols))
+
+
+# (type, rows, cols, load offset, row-major dump offset, Store<type> offset)
+MATRIX_LOADS = [("float2x2", 2, 2, 0, 256, 384), ("float3x4", 3, 4, 16, 272, 400), ("uint2x3", 2, 3, 64, 320, 448),
+                ("float4x1", 4, 1, 88, 344, 472), ("float1x3", 1, 3, 104, 360, 488)]
+PLAIN_MATRIX_SRC = ("RWByteAddressBuffer B : register(u0);\n[numthreads(1,1,1)] void main() {\n" + "\n".join(
+    f"  {t} m{k} = B.Load<{t}>({lo});\n  {_mat_dump(f'm{k}', r, c, dump)}\n  B.Store<{t}>({so}, m{k});"
+    for k, (t, r, c, lo, dump, so) in enumerate(MATRIX_LOADS)) + "\n}\n")
+PLAIN_MATRIX_IN = b"".join(struct.pack("<I", i + 1) if k == "u" else struct.pack("<f", i + 1.0)
+                           for i, k in enumerate("f" * 64 + "u" * 6 + "f" * 58))
+
+
+def _check_plain_matrix(data: bytes) -> None:
+    """DXC's rule: a matrix in a byte-address buffer is stored column_major, so element (r, c) of a
+    rows x cols matrix loaded at byte `lo` is word lo/4 + c*rows + r; Store<matrix> writes the same order."""
+    for t, rows, cols, lo, dump, so in MATRIX_LOADS:
+        src = [struct.unpack_from("<I" if t[0] == "u" else "<f", data, lo + 4 * (c * rows + r))[0]
+               for r in range(rows) for c in range(cols)]
+        assert list(struct.unpack_from(f"<{rows * cols}f", data, dump)) == [float(x) for x in src], t
+        assert data[so:so + 4 * rows * cols] == data[lo:lo + 4 * rows * cols], t
+
+
+def test_load_store_plain_matrix_spirv():
+    _check_plain_matrix(R.run_cs(R.build(PLAIN_MATRIX_SRC), {"B": R.storage(PLAIN_MATRIX_IN + bytes(512))})["B"])
+
+
+@pytest.mark.llvm
+@pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_2"])
+def test_load_store_plain_matrix_dxil(profile):
+    from harness import dxil_exec
+    res, _chk = R.build_dxil(PLAIN_MATRIX_SRC, profile=profile)
+    h = R.resource(res.manifest, "B")["hlsl"]
+    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"],
+                                                             PLAIN_MATRIX_IN + bytes(512))])
+    _check_plain_matrix(out)

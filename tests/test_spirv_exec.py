@@ -750,7 +750,8 @@ def test_uav_counters_append_and_consume(vk):
 
 
 def test_templated_raw_buffer_load_store(vk):
-    """Load<T>/Store<T> on raw buffers: words in component order (matrices row by row)."""
+    """Load<T>/Store<T> on raw buffers: words in component order, matrices column by column (DXC's
+    column_major rule for byte-address buffers, as the DXIL backend stores them)."""
     raw = resource("Raw", "RWByteAddressBuffer", None, 0, 0)
     tid, x = tid_x()
     M = Matrix(FLOAT, 2, 2)
@@ -767,7 +768,7 @@ def test_templated_raw_buffer_load_store(vk):
     init = bytes(64 * 16) + b"".join(struct.pack("<2i4x4x", k, -2 * k) for k in range(64))
     (res,) = run(vk, m, [vk.Buf(0, 0, init)])
     for k in range(64):
-        assert struct.unpack_from("<4f", res, 16 * k) == (2.0 * k, 2.0, 4.0, -2.0)
+        assert struct.unpack_from("<4f", res, 16 * k) == (2.0 * k, 4.0, 2.0, -2.0)    # _11 _21 _12 _22
         assert struct.unpack_from("<2i2i", res, 64 * 16 + 16 * k) == (k, -2 * k, -k, 2 * k)
 
 

@@ -9,7 +9,8 @@ Patterns (see sema/calls.py for resolution):
   u  uint scalar
   b  bool scalar (condition)
 Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
-shape), I (int, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void).
+shape), I (int, same shape), K (the operand's kind at
+32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void).
 Kinds: f float (any width), i int, u uint, b bool.
 Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
 typed in sema/calls.py and listed in SPECIAL.
@@ -58,8 +59,9 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("faceforward", "V V V", "V"),
     *_sigs("all any", "T", "b", "b"),
     *_sigs("isnan isinf isfinite", "T", "B"),
-    *_sigs("countbits reversebits firstbitlow", "T", "U", "u"),
-    *_sigs("firstbithigh", "T", "T", "iu"),
+    *_sigs("countbits firstbitlow", "T", "U", "u"),
+    *_sigs("reversebits", "T", "T", "u"),
+    *_sigs("firstbithigh", "T", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
     *_sigs("f32tof16", "T", "U", "f"),
     *_sigs("f16tof32", "T", "F", "u"),
     *_sigs("modf frexp", "T O", "T"),

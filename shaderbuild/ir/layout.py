@@ -198,13 +198,9 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
     members: list[Layout] = []
     offset = 0
     max_align = 1
-    after_struct = False
     for f in t.fields:
         rm = row_major if f.row_major is None else f.row_major
         fl = layout_of(f.type, rule, rm)
-        if after_struct and rule == "dx_cbuffer":    # D3D: the member after a struct starts a new register
-            offset = round_up(offset, 16)
-        after_struct = isinstance(f.type, Struct)
         if f.vk_offset is not None and rule not in _DX:
             offset = f.vk_offset
         elif f.packoffset is not None:
@@ -228,7 +224,10 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
 
 
 def _place_cbuffer(offset: int, t: Type, fl: Layout) -> int:
-    """HLSL cbuffer packing: aggregates start a new 16-byte row; scalars never straddle."""
+    """HLSL cbuffer packing: aggregates start a new 16-byte row; scalars never straddle.
+    An aggregate is not padded at its end, so the member after a struct or array may share
+    its last row (DXC: `S2 s3; float3 c;` puts c in s3's row, d3dreflect test
+    structured_buffer_layout.hlsl; DXC's FxcCTBuffer rule says the same)."""
     if isinstance(t, (Array, Struct)) or (isinstance(t, Matrix) and fl.alignment == 16):
         return round_up(offset, 16)
     offset = round_up(offset, fl.alignment)

@@ -86,6 +86,16 @@ uint32_t rt_cmpxchg_i32(uint32_t *p, uint32_t cmp, uint32_t v) {
     return old;
 }
 
+uint64_t rt_unary_i64(int op, uint64_t x) {
+    if (op == 30) { /* Bfrev */
+        uint64_t r = 0;
+        for (int i = 0; i < 64; i++) r |= ((x >> i) & 1u) << (63 - i);
+        return r;
+    }
+    die("unsupported unary.i64 opcode", op, 0, 0);
+    return 0;
+}
+
 /* 64-bit bit operations (unaryBits.i64): counts are 32-bit results */
 uint32_t rt_unaryBits_i64(int op, uint64_t x) {
     switch (op) {

@@ -97,7 +97,7 @@ class BufferAccess:
     def _offsets(self, p: BufferPlace) -> tuple[list[ir.Scalar], list[int]]:
         scalars = list(component_types(p.type))
         if p.res.shape in (STRUCTURED, RAW):
-            offs = list(component_offsets(p.type, "dx_structured"))
+            offs = list(component_offsets(p.type, "dx_structured", bool(p.row_major)))
         else:
             offs = [i * _size(s) for i, s in enumerate(scalars)]
         return scalars, offs

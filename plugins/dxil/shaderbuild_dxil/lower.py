@@ -228,9 +228,11 @@ class FunctionLowerer:
         if isinstance(base, MemPlace):
             return MemPlace(base.storage, t, base.leafbase + field_leaf_base(base.type, index), base.idx)
         if isinstance(base, BufferPlace):
-            lay = layout_of(base.type, "dx_structured")
+            lay = layout_of(base.type, "dx_structured", bool(base.row_major))
+            f = base.type.fields[index]
+            rm = base.row_major if f.row_major is None else f.row_major
             return BufferPlace(base.res, base.handle, base.index, t, base.offset + lay.offsets[index],
-                               base.dyn_offset)
+                               base.dyn_offset, row_major=rm)
         if isinstance(base, ResourcePlace) and base.res.res_class == "CBV":     # ConstantBuffer<T>
             base = CBufPlace(base.res, self.handle(base), base.res.elem)
         if isinstance(base, CBufPlace):
@@ -261,7 +263,7 @@ class FunctionLowerer:
             if isinstance(base, MemPlace):
                 return MemPlace(base.storage, t, base.leafbase, self.add(self.mul_add(base.idx, bt.size, 0), iv))
             if isinstance(base, BufferPlace):
-                stride = layout_of(bt, "dx_structured").array_stride
+                stride = layout_of(bt, "dx_structured", bool(base.row_major)).array_stride
                 return self._buffer_offset(base, t, iv, stride)
             if isinstance(base, CBufPlace):
                 stride = layout_of(bt, "dx_cbuffer", bool(base.row_major)).array_stride
@@ -290,10 +292,11 @@ class FunctionLowerer:
 
     def _buffer_offset(self, base: BufferPlace, t: ir.Type, iv: Value, stride: int) -> BufferPlace:
         if isinstance(iv, ConstInt):
-            return BufferPlace(base.res, base.handle, base.index, t, base.offset + iv.value * stride, base.dyn_offset)
+            return BufferPlace(base.res, base.handle, base.index, t, base.offset + iv.value * stride, base.dyn_offset,
+                               row_major=base.row_major)
         off = self.mul_add(iv, stride, 0)
         dyn = off if base.dyn_offset is None else self.add(base.dyn_offset, off)
-        return BufferPlace(base.res, base.handle, base.index, t, base.offset, dyn)
+        return BufferPlace(base.res, base.handle, base.index, t, base.offset, dyn, row_major=base.row_major)
 
     def _components(self, base: Place, comps: list[int], t: ir.Type) -> Place:
         if isinstance(base, MemPlace):

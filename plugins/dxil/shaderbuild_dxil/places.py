@@ -181,6 +181,7 @@ class BufferPlace(Place):
     offset: int = 0
     dyn_offset: Value | None = None
     comp_offsets: list[int] = field(default_factory=list)
+    row_major: bool | None = None      # majorness of the enclosing struct member (None: column_major)
 
     def read(self, L: FunctionLowerer) -> list[Value]:
         return L.buffers.read(self)

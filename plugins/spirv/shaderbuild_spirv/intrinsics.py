@@ -217,8 +217,8 @@ def _halves(fe: ExprEmitter, t: Type, x: int) -> tuple[Type, int, int]:
 
 
 def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
-    """countbits / firstbithigh / firstbitlow on 64-bit integers, from 32-bit halves
-    (Vulkan's BitCount and Find*sb only take 32-bit operands)."""
+    """countbits / firstbithigh / firstbitlow / reversebits on 64-bit integers, from 32-bit halves
+    (Vulkan's BitCount, BitReverse and Find*sb only take 32-bit operands)."""
     t = e.args[0].type
     x = fe.expr(e.args[0])
     if e.name == "firstbithigh" and scalar_of(t).kind == "int":    # FindSMsb(x) == FindUMsb(x < 0 ? ~x : x)
@@ -229,6 +229,13 @@ def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
     if e.name == "countbits":
         r = fe.op("OpIAdd", ut, fe.op("OpBitCount", ut, lo), fe.op("OpBitCount", ut, hi))
         return fe.convert(r, u32, e.type)
+    if e.name == "reversebits":                 # the reversed low word becomes the high word
+        u64 = with_scalar(t, Scalar("uint", 64))
+        new_hi = fe.op("OpUConvert", fe.tid(u64), fe.op("OpBitReverse", ut, lo))
+        new_lo = fe.op("OpUConvert", fe.tid(u64), fe.op("OpBitReverse", ut, hi))
+        r = fe.op("OpBitwiseOr", fe.tid(u64), fe.op("OpShiftLeftLogical", fe.tid(u64), new_hi, fe.const(u64, 32)),
+                  new_lo)
+        return fe.convert(r, u64, e.type)
     bt = fe.tid(with_scalar(t, BOOL))
     if e.name == "firstbithigh":
         hi_set = fe.op("OpINotEqual", bt, hi, fe.const(u32, 0))
@@ -658,7 +665,7 @@ TABLE.update({
     "sign": _sign, "mad": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
     "ldexp": _ldexp, "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
     "dot": _dot, "mul": _mul,
-    "countbits": _wide(_op("OpBitCount")), "reversebits": _op("OpBitReverse"),
+    "countbits": _wide(_op("OpBitCount")), "reversebits": _wide(_op("OpBitReverse")),
     "firstbithigh": _wide(_firstbit("FindSMsb", "FindUMsb")), "firstbitlow": _wide(_firstbit("FindILsb", "FindILsb")),
     "isnan": _op("OpIsNan"), "isinf": _op("OpIsInf"), "isfinite": _isfinite,
     "all": _all_any("OpAll", "OpLogicalAnd"), "any": _all_any("OpAny", "OpLogicalOr"),

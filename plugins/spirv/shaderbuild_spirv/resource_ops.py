@@ -11,7 +11,7 @@ from collections.abc import Callable
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
-from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Type, Vector, scalar_of
+from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, scalar_of
 
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
@@ -182,14 +182,22 @@ def _word_from(fe: ExprEmitter, s: Type, c: int) -> int:
     return fe.op("OpBitcast", fe.tid(UINT), c)
 
 
+def _word_order(t: Type) -> list[int]:
+    """Word (from the load address) of each canonical component of t.  A matrix in a byte-address
+    buffer is stored column_major, as DXC assumes for both DXIL and SPIR-V: element (r, c) of an
+    R x C matrix is word c*R + r."""
+    if isinstance(t, Matrix):
+        return [c * t.rows + r for r in range(t.rows) for c in range(t.cols)]
+    return list(range(ncomp(t) or 1))
+
+
 def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
-    """Load/Load2/3/4/Load<T>: consecutive 32-bit words, bitcast to T's components
-    (matrices row by row)."""
+    """Load/Load2/3/4/Load<T>: consecutive 32-bit words, bitcast to T's components."""
     t = e.type
     s = scalar_of(t)
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
     comps = []
-    for i in range(ncomp(t) or 1):
+    for i in _word_order(t):
         w = fe.op("OpLoad", fe.tid(UINT), _word_ptr(fe, p, _word_index(fe, base, i)))
         comps.append(_word_to(fe, s, w))
     return fe.construct(t, [(s, c) for c in comps])
@@ -202,7 +210,7 @@ def _store(fe: ExprEmitter, e: Intrinsic) -> None:
     vt = e.args[2].type
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
     comps = fe.flatten(vt, fe.expr(e.args[2]))
-    for i, c in enumerate(comps):
+    for i, c in zip(_word_order(vt), comps, strict=True):
         c = _word_from(fe, scalar_of(vt), c)
         fe.void_op("OpStore", _word_ptr(fe, p, _word_index(fe, base, i)), c)
     return None

@@ -288,7 +288,7 @@ class CallLowering:
             elif kind_key in "iub" and "f" in kinds:
                 scalar = ir.FLOAT
             elif kind_key == "i" and "u" in kinds:
-                scalar = ir.UINT
+                scalar = ir.Scalar("uint", scalar.width)      # same width: countbits(int64_t) is 64-bit
             elif kind_key == "f" and kinds == "b":
                 scalar = ir.BOOL
             elif kinds == "b" or "b" in kinds:
@@ -350,6 +350,8 @@ class CallLowering:
             return with_scalar(ut, ir.UINT)
         if pattern == "I":
             return with_scalar(ut, ir.INT)
+        if pattern == "K":                      # the operand's kind at 32 bits
+            return with_scalar(ut, ir.INT if scalar.kind == "int" else ir.UINT)
         if pattern == "F":
             return with_scalar(ut, ir.FLOAT)
         if pattern == "b":
