@@ -301,6 +301,50 @@ def test_clip_distances_get_rows_of_their_own(tmp_path):
     ]
 
 
+VS_CLIP_CULL = """
+struct O { float4 p : SV_Position; float3 cd : SV_ClipDistance0; float2 cu : SV_CullDistance0;
+           float c2 : SV_ClipDistance1; float x : X; };
+O main(float4 p : P) { O o; o.p = p; o.cd = p.xyz; o.cu = p.zw; o.c2 = p.x; o.x = 1; return o; }
+"""
+
+VS_CLIP_ARRAY = """
+struct O { float4 p : SV_Position; float a : SV_ClipDistance0; float cd[2] : SV_ClipDistance1; float x : X; };
+O main(float4 p : P) { O o; o.p = p; o.a = 1; o.cd[0] = p.x; o.cd[1] = p.y; o.x = 1; return o; }
+"""
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # clip and cull distances fill at most two reserved rows among themselves, first fit
+    (VS_CLIP_CULL, [("SV_Position", 0, 0, 0, 1, 4), ("SV_ClipDistance", 0, 1, 0, 1, 3),
+                    ("SV_CullDistance", 0, 2, 0, 1, 2), ("SV_ClipDistance", 1, 1, 3, 1, 1), ("X", 0, 3, 0, 1, 1)]),
+    # an array of clip distances needs two adjacent reserved rows
+    (VS_CLIP_ARRAY, [("SV_Position", 0, 0, 0, 1, 4), ("SV_ClipDistance", 0, 1, 0, 1, 1),
+                     ("SV_ClipDistance", 1, 1, 1, 2, 1), ("X", 0, 3, 0, 1, 1)]),
+], ids=["clip-cull", "clip-array"])
+def test_clip_cull_rows(tmp_path, text, want):
+    c = check_dxil(compile_source(tmp_path, text, "vs_6_0"))
+    assert placement(c)["out"] == want
+
+
+PS_WIDTHS = """
+float4 main(float16_t2 h : H, float f : F, float16_t g : G, centroid float2 c : C, sample float s : S)
+    : SV_Target { return float4(h.x, f, g, c.x + s); }
+"""
+
+
+def test_native_16_bit_elements_do_not_share_rows_with_32_bit(tmp_path):
+    src = tmp_path / "s.hlsl"
+    src.write_text(PS_WIDTHS)
+    res = compile_file(str(src), CompileOptions(profile="ps_6_2", target="dxil", enable_16bit_types=True))
+    assert res.ok, [d.message for d in res.diagnostics]
+    c = check_dxil(res.binary)
+    # H and G (16-bit) share row 0; F (32-bit) cannot; centroid and sample each get their own row
+    assert placement(c)["in"] == [("H", 0, 0, 0, 1, 2), ("F", 0, 1, 0, 1, 1), ("G", 0, 0, 2, 1, 1),
+                                  ("C", 0, 2, 0, 1, 2), ("S", 0, 3, 0, 1, 1)]
+    interp = [e["Interpolation"] for e in parts(c)["PSV0"]["PSVInfo"]["SigInputElements"]]
+    assert interp == ["Linear", "Linear", "Linear", "LinearCentroid", "LinearSample"]
+
+
 def test_disassembly_shows_packed_masks(tmp_path):
     src = tmp_path / "s.hlsl"
     src.write_text(VS_BASIC)
