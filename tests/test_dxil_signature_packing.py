@@ -422,3 +422,17 @@ def test_too_many_rows_is_a_located_error(tmp_path):
     assert not res.ok
     assert any("does not fit in the 32 output registers" in d.message for d in res.diagnostics)
 
+
+@pytest.mark.parametrize("decl", ["float2 a[2] : TEXCOORD0, float b : TEXCOORD1",
+                                  "float4 a[2] : SV_Target0, out float4 b : SV_Target1"])
+def test_overlapping_semantic_indices_are_errors(tmp_path, decl):
+    ret = "void" if "SV_Target" in decl else "float4"
+    body = "a[0] = 0; a[1] = 1; b = 2;" if "SV_Target" in decl else "return a[1].xyxy + b;"
+    params = decl.replace("float4 a[2]", "out float4 a[2]")
+    text = f"{ret} main({params}){' : SV_Target' if ret == 'float4' else ''} {{ {body} }}\n"
+    src = tmp_path / "s.hlsl"
+    src.write_text(text)
+    res = compile_file(str(src), CompileOptions(profile="ps_6_0", target="dxil"))
+    assert not res.ok
+    assert any("has overlapping semantic index 1" in d.message for d in res.diagnostics), \
+        [d.message for d in res.diagnostics]

@@ -132,12 +132,26 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
         data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols,
                               _interpolation(point, kind, s, io.interpolation), how, data_width))
+    _check_semantic_indices(out, is_output)
     sigpack.pack(out, point)
     for e in out:
         if sigpack.is_allocated(e.interpretation) and not e.allocated:
             raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
                         f"{'output' if is_output else 'input'} registers", e.var.loc)
     return out
+
+
+def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
+    """Each (semantic, index) names one row: an array element covers index..index+rows-1, so
+    `float2 a[2] : TEXCOORD0` and `float b : TEXCOORD1` collide (as in DXC)."""
+    seen: set[tuple[str, int]] = set()
+    for e in elems:
+        for r in range(e.rows):
+            key = (e.name.upper(), e.index + r)
+            if key in seen:
+                raise error(f"{'output' if is_output else 'input'} semantic '{e.name}' has overlapping semantic "
+                            f"index {e.index + r}", e.var.loc)
+            seen.add(key)
 
 
 def _interpolation(point: str, kind: int, s: ir.Scalar, declared: str | None) -> int:
