@@ -32,13 +32,29 @@ COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
 INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage"}
 
-# semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value)
-_SYSTEM_VALUES = {
-    "SV_VertexID": (1, 6), "SV_InstanceID": (2, 8), "SV_Position": (3, 1),
-    "SV_RenderTargetArrayIndex": (4, 4), "SV_ViewportArrayIndex": (5, 5),
-    "SV_ClipDistance": (6, 2), "SV_CullDistance": (7, 3), "SV_PrimitiveID": (10, 7),
-    "SV_SampleIndex": (12, 10), "SV_IsFrontFace": (13, 9), "SV_Coverage": (14, 66),
-    "SV_Target": (16, 64), "SV_Depth": (17, 65), "SV_StencilRef": (20, 69),
+# semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
+# sigpack.SIG_POINTS entry: VSIn, VSOut, PSIn, PSOut; None = not allowed there).  "" is every non-SV
+# semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
+_A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
+                                          sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
+_SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
+    "": (0, 0, (_A, _A, _A, None)),
+    "SV_VertexID": (1, 6, (_SV, None, None, None)),
+    "SV_InstanceID": (2, 8, (_SV, _A, _A, None)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None)),
+    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None)),
+    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None)),
+    "SV_SampleIndex": (12, 10, (None, None, _SH, None)),
+    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None)),
+    "SV_Coverage": (14, 66, (None, None, _NIS, _NP)),
+    "SV_Target": (16, 64, (None, None, None, _T)),
+    "SV_Depth": (17, 65, (None, None, None, _NP)),
+    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP)),
+    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP)),
+    "SV_StencilRef": (20, 69, (None, None, None, _NP)),
 }
 # component type: (DXIL::ComponentType for metadata, DxilProgramSigCompType for the part)
 _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), ("float", 32): (9, 3),
@@ -117,16 +133,16 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
             raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
                         f"backend yet", v.loc)
         rows, cols, s = layout
-        is_system = io.semantic.upper().startswith("SV_")
-        if is_system and io.semantic not in _SYSTEM_VALUES:
+        row = _SEMANTICS.get(io.semantic if io.semantic.upper().startswith("SV_") else "")
+        if row is None:
             raise error(f"semantic '{io.semantic}' is not supported by the DXIL backend yet", v.loc)
-        how = sigpack.interpretation(io.semantic, point)
+        kind, sysval, interpretations = row
+        how = interpretations[sigpack.SIG_POINTS.index(point)]
         if how is None:
             raise error(f"invalid semantic '{io.semantic}' for {stage} shader {'output' if is_output else 'input'}",
                         v.loc)
         if how == sigpack.NOT_IN_SIG:
             continue
-        kind, sysval = _SYSTEM_VALUES.get(io.semantic, (0, 0))
         width = 32 if s.kind == "bool" else s.width
         ct, sct = _COMP_TYPES[(s.kind, width)]
         data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32

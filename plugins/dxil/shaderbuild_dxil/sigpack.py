@@ -4,11 +4,12 @@ register space, following DXC's default (prefix-stable) allocator.
 Facts (docs/DXIL.rst "Signature packing", the SigPoint and semantic
 interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 
-* every (semantic, signature point) pair has an *interpretation*: arbitrary,
-  SV (system value), SGV (system generated, packed after/right of the rest),
-  ClipCull, NotPacked (in the signature, no register: SV_Depth), Shadow (in the
-  signature, no register, read by an intrinsic: SV_SampleIndex) or NotInSig
-  (no element at all, read by an intrinsic: SV_Coverage as a PS input);
+* every (semantic, signature point) pair has an *interpretation* (the table
+  is signature.py's _SEMANTICS): arbitrary, SV (system value), SGV (system
+  generated, packed after/right of the rest), ClipCull, NotPacked (in the
+  signature, no register: SV_Depth), Shadow (in the signature, no register,
+  read by an intrinsic: SV_SampleIndex) or NotInSig (no element at all, read
+  by an intrinsic: SV_Coverage as a PS input);
 * VS inputs are not packed: each element starts a new row at column 0;
 * PS outputs: SV_Target<n> takes row n, column 0; everything else is unpacked;
 * everything else is packed in declaration order, each element at the first
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 __all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "MAX_ROWS",
-           "sig_point", "interpretation", "is_allocated", "pack", "Packable"]
+           "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
 
 ARB, SV, SGV, CLIPCULL, NOT_PACKED, SHADOW, NOT_IN_SIG, TARGET = (
     "Arb", "SV", "SGV", "ClipCull", "NotPacked", "Shadow", "NotInSig", "Target")
@@ -32,42 +33,15 @@ MAX_ROWS = 32
 _ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET})
 
 # (stage, is_output) -> DXIL SigPoint, and its packing kind (DXIL.rst SigPoint table)
+SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut")
 _SIG_POINTS = {("vertex", False): "VSIn", ("vertex", True): "VSOut", ("pixel", False): "PSIn",
                ("pixel", True): "PSOut"}
 _PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target"}
 
-# semantic -> interpretation at (VSIn, VSOut, PSIn, PSOut); None = not valid there.  "" is any
-# non-SV semantic.  Transcribed from the DXIL.rst "Semantic Interpretations" table.
-_COLUMNS = ("VSIn", "VSOut", "PSIn", "PSOut")
-_INTERPRETATIONS: dict[str, tuple[str | None, ...]] = {
-    "": (ARB, ARB, ARB, None),
-    "SV_VertexID": (SV, None, None, None),
-    "SV_InstanceID": (SV, ARB, ARB, None),
-    "SV_Position": (ARB, SV, SV, None),
-    "SV_RenderTargetArrayIndex": (ARB, SV, SV, None),
-    "SV_ViewportArrayIndex": (ARB, SV, SV, None),
-    "SV_ClipDistance": (ARB, CLIPCULL, CLIPCULL, None),
-    "SV_CullDistance": (ARB, CLIPCULL, CLIPCULL, None),
-    "SV_PrimitiveID": (None, None, SGV, None),
-    "SV_SampleIndex": (None, None, SHADOW, None),
-    "SV_IsFrontFace": (None, None, SGV, None),
-    "SV_Coverage": (None, None, NOT_IN_SIG, NOT_PACKED),
-    "SV_Target": (None, None, None, TARGET),
-    "SV_Depth": (None, None, None, NOT_PACKED),
-    "SV_DepthLessEqual": (None, None, None, NOT_PACKED),
-    "SV_DepthGreaterEqual": (None, None, None, NOT_PACKED),
-    "SV_StencilRef": (None, None, None, NOT_PACKED),
-}
 
 
 def sig_point(stage: str, is_output: bool) -> str:
     return _SIG_POINTS[(stage, is_output)]
-
-
-def interpretation(semantic: str, point: str) -> str | None:
-    """How `semantic` is treated at signature point `point`; None when it is not allowed there."""
-    row = _INTERPRETATIONS.get(semantic if semantic.upper().startswith("SV_") else "")
-    return None if row is None else row[_COLUMNS.index(point)]
 
 
 def is_allocated(interp_kind: str) -> bool:
