@@ -45,12 +45,16 @@ class DxilOutput:
                 {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
                  "lower_bound": r.lower, "count": r.count, "kind": r.shape}
                 for r in lm.resources],
-            "inputs": [{"semantic": e.name, "index": e.index, "register": e.start_row, "cols": e.cols}
-                       for e in lm.inputs],
-            "outputs": [{"semantic": e.name, "index": e.index, "register": e.start_row, "cols": e.cols}
-                        for e in lm.outputs],
+            "inputs": [_element(e) for e in lm.inputs],
+            "outputs": [_element(e) for e in lm.outputs],
             "dx_ops": sorted(lm.ops.used),
         }
+
+
+def _element(e) -> dict:
+    """A signature element's packed place: start register and column (-1 when it has none)."""
+    return {"semantic": e.name, "index": e.index, "register": e.start_row, "column": e.start_col,
+            "rows": e.rows, "cols": e.cols}
 
 
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
@@ -73,4 +77,6 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
     )
     check.check_container_info(lm, info)
-    return DxilOutput(build_container(info), bitcode, lm, info)
+    container = build_container(info)
+    check.check_container(lm, container)
+    return DxilOutput(container, bitcode, lm, info)

@@ -3,10 +3,13 @@ an internal-error diagnostic instead of a container the driver rejects."""
 
 from __future__ import annotations
 
+import struct
+
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
+from . import sigpack
 from .cfg import predecessors
-from .container import ContainerInfo
+from .container import ContainerInfo, parse_container
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
@@ -15,7 +18,7 @@ from .lower import LoweredModule
 from .mem2reg import dominators
 from .ops import BY_FUNCTION_CLASS, OpEmitter
 
-__all__ = ["check_module", "check_container_info", "DxilCheckError"]
+__all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
 
 ALLOWED_INSTRUCTIONS = frozenset({
     "add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor", "fadd", "fsub",
@@ -124,6 +127,89 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
     bounds = sorted((r.space, r.lower, r.upper) for r in lm.resources)
     if bounds != sorted((r.space, r.lower, r.upper) for r in info.resources):
         raise _fail("PSV0 resource ranges disagree with dx.resources")
+    if lm.stage != "compute":
+        for is_output, elems in ((False, lm.inputs), (True, lm.outputs)):
+            _check_packing(elems, sigpack.sig_point(lm.stage, is_output))
+
+
+def _check_packing(elems, point: str) -> None:
+    """Packed elements obey DXC's constraints: allocated exactly when their interpretation takes a
+    register, inside 32 x 4 components, never overlapping, one interpolation mode per row where
+    rows are interpolated, SV_Target<n> in row n."""
+    owner: dict[tuple[int, int], str] = {}
+    row_interp: dict[int, int] = {}
+    for e in elems:
+        name = f"{e.name}{e.index}"
+        if e.allocated != sigpack.is_allocated(e.interpretation):
+            raise _fail(f"signature element {name} ({e.interpretation}) is {'' if e.allocated else 'not '}allocated")
+        if not e.allocated:
+            if e.start_col != -1:
+                raise _fail(f"unallocated signature element {name} has start column {e.start_col}")
+            continue
+        if e.start_col < 0 or e.start_col + e.cols > 4 or e.start_row + e.rows > sigpack.MAX_ROWS:
+            raise _fail(f"signature element {name} lies outside the register space")
+        if e.interpretation == sigpack.TARGET and e.start_row != e.index:
+            raise _fail(f"{name} is in row {e.start_row}")
+        for r in range(e.start_row, e.start_row + e.rows):
+            if point not in ("VSIn", "PSOut") and row_interp.setdefault(r, e.interp) != e.interp:
+                raise _fail(f"signature row {r} mixes interpolation modes")
+            for c in range(e.start_col, e.start_col + e.cols):
+                other = owner.setdefault((r, c), name)
+                if other != name:
+                    raise _fail(f"signature elements {other} and {name} overlap at row {r} column {c}")
+
+
+def check_container(lm: LoweredModule, blob: bytes) -> None:
+    """Decode the written ISG1/OSG1 and PSV0 parts and compare them with the module's signature
+    elements (the rows and columns the dx.entryPoints metadata carries)."""
+    parts = parse_container(blob)
+    if lm.stage == "compute" or struct.unpack_from("<I", parts["PSV0"])[0] < 36:     # PSV0 v0: no signatures
+        return
+    psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
+    for tag, elems, psv, vectors in (("ISG1", lm.inputs, psv_in, in_vectors),
+                                     ("OSG1", lm.outputs, psv_out, out_vectors)):
+        want_rows = sorted((e.start_row + r if e.allocated else 0xFFFFFFFF, e.index + r,
+                            ((1 << e.cols) - 1) << max(e.start_col, 0)) for e in elems for r in range(e.rows))
+        if sorted(_signature_rows(parts[tag])) != want_rows:
+            raise _fail(f"{tag} registers or masks disagree with the signature metadata")
+        want_psv = [(e.rows, e.start_row if e.allocated else 0, e.cols, max(e.start_col, 0), e.allocated)
+                    for e in elems]
+        if psv != want_psv:
+            raise _fail(f"PSV0 {tag[:1]} signature elements disagree with the signature metadata")
+        used = max((e.start_row + e.rows for e in elems if e.allocated), default=0)
+        if vectors != used:
+            raise _fail(f"PSV0 says {vectors} {tag[:1]} vectors, the signature uses {used}")
+
+
+def _signature_rows(part: bytes) -> list[tuple[int, int, int]]:
+    count, offset = struct.unpack_from("<II", part, 0)
+    rows = []
+    for i in range(count):
+        _, _, index, _, _, register, mask = struct.unpack_from("<IIIIIIB", part, offset + 32 * i)
+        rows.append((register, index, mask))
+    return rows
+
+
+def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
+    """(input elements, output elements, input vectors, output vectors) of a v1+ PSV0 part; each
+    element as (rows, start row, cols, start col, allocated)."""
+    rt_size = struct.unpack_from("<I", part, 0)[0]
+    n_in, n_out, n_pc, in_vectors, out_vectors = struct.unpack_from("<BBBBB", part, 4 + 28)
+    pos = 4 + rt_size
+    n_res = struct.unpack_from("<I", part, pos)[0]
+    pos += 4
+    if n_res:
+        pos += 4 + n_res * struct.unpack_from("<I", part, pos)[0]
+    pos += 4 + struct.unpack_from("<I", part, pos)[0]            # string table
+    pos += 4 + 4 * struct.unpack_from("<I", part, pos)[0]        # semantic index table
+    elems = []
+    if n_in + n_out + n_pc:
+        size = struct.unpack_from("<I", part, pos)[0]
+        pos += 4
+        for i in range(n_in + n_out):
+            rows, start_row, cols_start = struct.unpack_from("<BBB", part, pos + size * i + 8)
+            elems.append((rows, start_row, cols_start & 0xF, cols_start >> 4 & 3, bool(cols_start & 0x40)))
+    return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
 def _check_ssa(f) -> None:

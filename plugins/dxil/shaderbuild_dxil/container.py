@@ -94,21 +94,27 @@ class ContainerInfo:
 # ------------------------------------------------------------------ parts
 
 def _signature_part(elems: list[SignatureElement]) -> bytes:
-    head = struct.pack("<II", len(elems), 8)
+    """One 32-byte entry per element row (semantic index and register counting up), in register
+    order, then by name offset (DXC's DxilProgramSignatureWriter); unallocated rows come last."""
     names: dict[str, int] = {}
     strings = bytearray()
-    base = 8 + 32 * len(elems)
+    rows = [(e, r) for e in elems for r in range(e.rows)]
+    base = 8 + 32 * len(rows)
     for e in elems:
         if e.name not in names:
             names[e.name] = base + len(strings)
             strings += e.name.encode() + b"\0"
     while len(strings) % 4:
         strings += b"\0"
+
+    def register(e: SignatureElement, r: int) -> int:
+        return e.register if e.register == 0xFFFFFFFF else e.register + r
+    rows.sort(key=lambda er: (er[0].stream, register(*er), names[er[0].name]))
     body = b"".join(
-        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.index, e.system_value, e.comp_type, e.register,
-                    e.mask, e.rw_mask, 0, e.min_precision)
-        for e in elems)
-    return head + body + bytes(strings)
+        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.index + r, e.system_value, e.comp_type,
+                    register(e, r), e.mask, e.rw_mask, 0, e.min_precision)
+        for e, r in rows)
+    return struct.pack("<II", len(rows), 8) + body + bytes(strings)
 
 
 def _psv_part(info: ContainerInfo) -> bytes:

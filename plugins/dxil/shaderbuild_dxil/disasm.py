@@ -29,6 +29,8 @@ def disassemble(out: DxilOutput) -> str:
         lines += [";", f"; {title}:"]
         for e in elems:
             reg = "NA" if e.start_row < 0 else str(e.start_row)
-            lines.append(f";   {e.name}{e.index}  register {reg}  cols {e.cols}")
+            first = max(e.start_col, 0)
+            mask = "".join("xyzw"[c] if first <= c < first + e.cols else "_" for c in range(4))
+            lines.append(f";   {e.name}{e.index}  register {reg}  mask {mask}  rows {e.rows}")
     lines.append(";")
     return "\n".join(lines) + "\n" + print_module(lm.llmod)

@@ -42,7 +42,7 @@ from .places import (
 )
 from .resources import HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
-from .signature import COMPUTE_BUILTINS, SigElement, build_signature, record_usage
+from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_usage
 from .statics import fold_static_initializers
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
@@ -354,6 +354,9 @@ class FunctionLowerer:
             if op == "FlattenedThreadIdInGroup":
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
+        op = INTRINSIC_INPUTS.get(io.semantic)
+        if op is not None:          # SV_SampleIndex / SV_Coverage: an operation, not loadInput
+            return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
@@ -362,8 +365,9 @@ class FunctionLowerer:
         for c in p.comps:
             s = scalars[c]
             mt = memory_scalar(s)
-            v = self.ops.call(self.b, "LoadInput", _ov(mt), [ConstInt(T.i32, el.id), ConstInt(T.i32, 0),
-                                                             ConstInt(T.i8, c), Undef(T.i32)])
+            row, col = divmod(c, el.cols)
+            v = self.ops.call(self.b, "LoadInput", _ov(mt), [ConstInt(T.i32, el.id), ConstInt(T.i32, row),
+                                                             ConstInt(T.i8, col), Undef(T.i32)])
             out.append(self.b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
         return out
 
@@ -377,8 +381,9 @@ class FunctionLowerer:
             s = scalars[c]
             if s.kind == "bool":
                 v = self.b.zext(v, T.i32)
-            self.ops.call(self.b, "StoreOutput", _ov(v.type), [ConstInt(T.i32, el.id), ConstInt(T.i32, 0),
-                                                               ConstInt(T.i8, c), v])
+            row, col = divmod(c, el.cols)     # row and column relative to the element's start
+            self.ops.call(self.b, "StoreOutput", _ov(v.type), [ConstInt(T.i32, el.id), ConstInt(T.i32, row),
+                                                               ConstInt(T.i8, col), v])
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr) -> list[Value]:
@@ -802,8 +807,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
-    inputs = build_signature(entry.inputs, stage, is_output=False)
-    outputs = build_signature(entry.outputs, stage, is_output=True)
+    inputs = build_signature(entry.inputs, stage, is_output=False, native16=native16)
+    outputs = build_signature(entry.outputs, stage, is_output=True, native16=native16)
     ctx.input_elems = {id(e.var): e for e in inputs}
     ctx.output_elems = {id(e.var): e for e in outputs}
     lowerer = FunctionLowerer(ctx)

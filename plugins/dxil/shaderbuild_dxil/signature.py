@@ -1,8 +1,13 @@
 """Stage I/O signatures: IR INPUT/OUTPUT globals -> DXIL signature elements.
 
-Compute built-ins become dx.op reads (no signature); graphics I/O gets one
-signature element per variable, one packed row each (start column 0), which
-the ISG1/OSG1/PSV0 parts and the `dx.entryPoints` signature metadata share.
+Compute built-ins become dx.op reads (no signature).  Graphics I/O gets one
+signature element per variable (an array of scalars/vectors is one element of
+several rows), placed in the 4-component register rows by sigpack.py the way
+DXC packs them; the ISG1/OSG1/PSV0 parts and the `dx.entryPoints` signature
+metadata all take their rows and columns from here.  loadInput/storeOutput
+address an element by its id with row and column *relative* to the element's
+start (DXIL.rst "Accessing signature value in operations"), so packing never
+changes their operands.
 """
 
 from __future__ import annotations
@@ -12,24 +17,44 @@ from dataclasses import dataclass
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 
+from . import sigpack
 from .container import SignatureElement
 from .llvm import types as T
 from .llvm.metadata import MDNode, MDString, MDValue
 from .llvm.values import ConstInt
 
-__all__ = ["COMPUTE_BUILTINS", "SigElement", "build_signature", "signature_metadata", "record_usage"]
+__all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
+           "record_usage", "element_layout"]
 
 # semantic -> DXIL operation reading it in compute shaders
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
                     "SV_GroupThreadID": "ThreadIdInGroup", "SV_GroupIndex": "FlattenedThreadIdInGroup"}
+# pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
+INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage"}
 
-# semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, allocated to a register)
-_SYSTEM_VALUES = {
-    "SV_VertexID": (1, 6, True), "SV_InstanceID": (2, 8, True), "SV_Position": (3, 1, True),
-    "SV_RenderTargetArrayIndex": (4, 4, True), "SV_ViewportArrayIndex": (5, 5, True),
-    "SV_ClipDistance": (6, 2, True), "SV_CullDistance": (7, 3, True), "SV_PrimitiveID": (10, 7, True),
-    "SV_SampleIndex": (12, 10, True), "SV_IsFrontFace": (13, 9, True), "SV_Coverage": (14, 66, False),
-    "SV_Target": (16, 64, True), "SV_Depth": (17, 65, False), "SV_StencilRef": (20, 69, False),
+# semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
+# sigpack.SIG_POINTS entry: VSIn, VSOut, PSIn, PSOut; None = not allowed there).  "" is every non-SV
+# semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
+_A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
+                                          sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
+_SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
+    "": (0, 0, (_A, _A, _A, None)),
+    "SV_VertexID": (1, 6, (_SV, None, None, None)),
+    "SV_InstanceID": (2, 8, (_SV, _A, _A, None)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None)),
+    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None)),
+    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None)),
+    "SV_SampleIndex": (12, 10, (None, None, _SH, None)),
+    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None)),
+    "SV_Coverage": (14, 66, (None, None, _NIS, _NP)),
+    "SV_Target": (16, 64, (None, None, None, _T)),
+    "SV_Depth": (17, 65, (None, None, None, _NP)),
+    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP)),
+    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP)),
+    "SV_StencilRef": (20, 69, (None, None, None, _NP)),
 }
 # component type: (DXIL::ComponentType for metadata, DxilProgramSigCompType for the part)
 _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), ("float", 32): (9, 3),
@@ -37,6 +62,9 @@ _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), 
                ("uint", 64): (7, 7), ("float", 64): (10, 9)}
 USAGE_MASK_TAG = 3          # kDxilSignatureElementUsageCompMaskTag
 _INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6}
+# SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
+_NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
+_UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode
 
 
 @dataclass(slots=True)
@@ -51,58 +79,106 @@ class SigElement:
     sig_comp_type: int      # container CompType
     rows: int
     cols: int
-    start_row: int          # -1 when not allocated
     interp: int
-    usage: int = 0          # components the shader reads (inputs) / writes (outputs)
+    interpretation: str     # sigpack interpretation (Arb, SV, SGV, NotPacked, ...)
+    data_width: int         # 16 / 32 (0: undefined, 64-bit) - one width per packed row
+    start_row: int = -1     # -1 when not allocated
+    start_col: int = -1
+    usage: int = 0          # components the shader reads (inputs) / writes (outputs), element-relative
+
+    @property
+    def allocated(self) -> bool:
+        return self.start_row >= 0
 
     def container_element(self, is_output: bool) -> SignatureElement:
-        mask = (1 << self.cols) - 1
+        """The ISG1/OSG1/PSV0 view: masks are register components (shifted by the start column);
+        the usage mask is shifted only for allocated elements (DXC's signature writer)."""
+        shift = self.start_col if self.allocated else 0
+        mask = ((1 << self.cols) - 1) << shift
+        usage = self.usage << shift
         return SignatureElement(
             name=self.name, index=self.index, system_value=self.system_value, semantic_kind=self.kind,
-            comp_type=self.sig_comp_type, register=self.start_row if self.start_row >= 0 else 0xFFFFFFFF,
-            mask=mask, rw_mask=(~self.usage & 0xF if is_output else self.usage), cols=self.cols, rows=self.rows,
-            interpolation=self.interp)
+            comp_type=self.sig_comp_type, register=self.start_row if self.allocated else 0xFFFFFFFF,
+            mask=mask, rw_mask=(~usage & 0xF if is_output else usage), cols=self.cols,
+            start_col=self.start_col if self.allocated else 0, rows=self.rows, interpolation=self.interp)
 
 
-def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool) -> list[SigElement]:
+def element_layout(t: ir.Type) -> tuple[int, int, ir.Scalar] | None:
+    """(rows, cols, scalar) of a signature element of type `t`: a scalar or vector is one row, a
+    one-dimensional array of them one row per element; None for other types."""
+    rows = 1
+    if isinstance(t, ir.Array):
+        if t.size is None or isinstance(t.elem, ir.Array):
+            return None
+        rows, t = t.size, t.elem
+    if isinstance(t, ir.Scalar):
+        return rows, 1, t
+    if isinstance(t, ir.Vector):
+        return rows, t.size, t.elem
+    return None
+
+
+def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, native16: bool = False) -> list[SigElement]:
     out: list[SigElement] = []
-    row = 0
+    if stage == "compute":
+        for v in vars_:
+            if v.io.semantic not in COMPUTE_BUILTINS:
+                raise error(f"semantic '{v.io.semantic}' is not supported for compute shaders", v.loc)
+        return out
+    point = sigpack.sig_point(stage, is_output)
     for v in vars_:
         io = v.io
-        if stage == "compute":
-            if io.semantic not in COMPUTE_BUILTINS:
-                raise error(f"semantic '{io.semantic}' is not supported for compute shaders", v.loc)
-            continue
-        t = v.type
-        s = ir.scalar_of(t)
-        if s is None or isinstance(t, ir.Matrix):
-            raise error(f"signature element '{io.semantic}' of type '{t}' is not supported by the DXIL backend yet",
-                        v.loc)
-        cols = t.size if isinstance(t, ir.Vector) else 1
-        is_system = io.semantic.upper().startswith("SV_")
-        if is_system and io.semantic not in _SYSTEM_VALUES:
+        layout = element_layout(v.type)
+        if layout is None:
+            raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
+                        f"backend yet", v.loc)
+        rows, cols, s = layout
+        row = _SEMANTICS.get(io.semantic if io.semantic.upper().startswith("SV_") else "")
+        if row is None:
             raise error(f"semantic '{io.semantic}' is not supported by the DXIL backend yet", v.loc)
-        kind, sysval, allocated = _SYSTEM_VALUES.get(io.semantic, (0, 0, True))
-        ct, sct = _COMP_TYPES[(s.kind, 32 if s.kind == "bool" else s.width)]
-        start = -1
-        if allocated:
-            start = io.index if io.semantic == "SV_Target" else row
-            row = max(row, start + 1)
-        out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, 1, cols, start,
-                              _interpolation(stage, is_output, kind, s, io.interpolation)))
+        kind, sysval, interpretations = row
+        how = interpretations[sigpack.SIG_POINTS.index(point)]
+        if how is None:
+            raise error(f"invalid semantic '{io.semantic}' for {stage} shader {'output' if is_output else 'input'}",
+                        v.loc)
+        if how == sigpack.NOT_IN_SIG:
+            continue
+        width = 32 if s.kind == "bool" else s.width
+        ct, sct = _COMP_TYPES[(s.kind, width)]
+        data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32
+        out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols,
+                              _interpolation(point, kind, s, io.interpolation), how, data_width))
+    _check_semantic_indices(out, is_output)
+    sigpack.pack(out, point)
+    for e in out:
+        if sigpack.is_allocated(e.interpretation) and not e.allocated:
+            raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
+                        f"{'output' if is_output else 'input'} registers", e.var.loc)
     return out
 
 
-def _interpolation(stage: str, is_output: bool, kind: int, s: ir.Scalar, declared: str | None) -> int:
-    """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for integers,
-    noperspective for SV_Position read by a pixel shader, else the declared mode (linear default)."""
-    if (stage == "vertex" and not is_output) or (stage == "pixel" and is_output):
+def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
+    """Each (semantic, index) names one row: an array element covers index..index+rows-1, so
+    `float2 a[2] : TEXCOORD0` and `float b : TEXCOORD1` collide (as in DXC)."""
+    seen: set[tuple[str, int]] = set()
+    for e in elems:
+        for r in range(e.rows):
+            key = (e.name.upper(), e.index + r)
+            if key in seen:
+                raise error(f"{'output' if is_output else 'input'} semantic '{e.name}' has overlapping semantic "
+                            f"index {e.index + r}", e.var.loc)
+            seen.add(key)
+
+
+def _interpolation(point: str, kind: int, s: ir.Scalar, declared: str | None) -> int:
+    """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for non-floats,
+    else the declared mode (linear by default), the noperspective variant for SV_Position."""
+    if point in _UNINTERPOLATED:
         return 0
     if s.kind != "float":
         return 1
-    if stage == "pixel" and kind == 3:
-        return 4
-    return _INTERP.get(declared, 2)
+    mode = _INTERP.get(declared, 2)
+    return _NOPERSPECTIVE.get(mode, mode) if kind == 3 else mode
 
 
 def _i32(v: int) -> MDValue:
@@ -120,8 +196,8 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
     nodes = []
     for e in elems:
         nodes.append(MDNode([_i32(e.id), MDString(e.name), _i8(e.comp_type), _i8(e.kind),
-                             MDNode([_i32(e.index)]), _i8(e.interp), _i32(e.rows), _i8(e.cols),
-                             _i32(e.start_row), _i8(0 if e.start_row >= 0 else -1),
+                             MDNode([_i32(e.index + r) for r in range(e.rows)]), _i8(e.interp), _i32(e.rows), _i8(e.cols),
+                             _i32(e.start_row), _i8(e.start_col),
                              MDNode([_i32(USAGE_MASK_TAG), _i32(e.usage)]) if e.usage else None]))
     return MDNode(nodes)
 

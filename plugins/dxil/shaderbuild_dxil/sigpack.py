@@ -1,0 +1,266 @@
+"""Signature packing: where each stage I/O element lands in the 32 x 4-component
+register space, following DXC's default (prefix-stable) allocator.
+
+Facts (docs/DXIL.rst "Signature packing", the SigPoint and semantic
+interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
+
+* every (semantic, signature point) pair has an *interpretation* (the table
+  is signature.py's _SEMANTICS): arbitrary, SV (system value), SGV (system
+  generated, packed after/right of the rest), ClipCull, NotPacked (in the
+  signature, no register: SV_Depth), Shadow (in the signature, no register,
+  read by an intrinsic: SV_SampleIndex) or NotInSig (no element at all, read
+  by an intrinsic: SV_Coverage as a PS input);
+* VS inputs are not packed: each element starts a new row at column 0;
+* PS outputs: SV_Target<n> takes row n, column 0; everything else is unpacked;
+* everything else is packed in declaration order, each element at the first
+  (row, column) that fits: one interpolation mode and one data width per row,
+  a system value never left of an arbitrary value, an SGV never left of
+  anything else, multi-row (array) elements never share a row with an SV/SGV,
+  and SV_ClipDistance/SV_CullDistance share at most two rows of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+__all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "MAX_ROWS",
+           "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
+
+ARB, SV, SGV, CLIPCULL, NOT_PACKED, SHADOW, NOT_IN_SIG, TARGET = (
+    "Arb", "SV", "SGV", "ClipCull", "NotPacked", "Shadow", "NotInSig", "Target")
+MAX_ROWS = 32
+_ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET})
+
+# (stage, is_output) -> DXIL SigPoint, and its packing kind (DXIL.rst SigPoint table)
+SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut")
+_SIG_POINTS = {("vertex", False): "VSIn", ("vertex", True): "VSOut", ("pixel", False): "PSIn",
+               ("pixel", True): "PSOut"}
+_PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target"}
+
+
+
+def sig_point(stage: str, is_output: bool) -> str:
+    return _SIG_POINTS[(stage, is_output)]
+
+
+def is_allocated(interp_kind: str) -> bool:
+    """Does an element of this interpretation get a register (DxilSignature::ShouldBeAllocated)?"""
+    return interp_kind in _ALLOCATED
+
+
+class Packable(Protocol):
+    interpretation: str
+    interp: int            # DXIL::InterpolationMode
+    data_width: int        # 16 or 32 (0: undefined)
+    rows: int
+    cols: int
+    index: int             # first semantic index
+    kind: int              # DXIL::SemanticKind (16 = Target)
+    start_row: int
+    start_col: int
+
+
+# ------------------------------------------------------------------ one register
+# element flags; a free component carries the flags of the kinds it may no longer hold
+_OCCUPIED, _F_ARB, _F_SGV, _F_SV, _F_CLIPCULL = 1, 2, 4, 8, 32
+_FLAG = {ARB: _F_ARB, SV: _F_SV, SGV: _F_SGV, CLIPCULL: _F_CLIPCULL}
+_CONFLICTS_WITH_INDEXED = _F_SGV | _F_SV
+# kinds that may not sit left / right of a component of the given kind
+_BLOCK_LEFT = {_F_ARB: _F_SGV | _F_SV | _F_CLIPCULL, _F_SV: _F_SGV, _F_CLIPCULL: _F_SGV, _F_SGV: 0}
+_BLOCK_RIGHT = {_F_SGV: _F_ARB | _F_SV | _F_CLIPCULL, _F_SV: _F_ARB, _F_CLIPCULL: _F_ARB, _F_ARB: 0}
+_INDEXED_UP, _INDEXED_DOWN = 1, 2
+
+
+@dataclass(slots=True)
+class _Register:
+    flags: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    interp: int = 0                 # 0: undefined, no constraint yet
+    width: int = 0
+    index_flags: int = 0
+    index_fixed: bool = False
+
+    def row_fits(self, flag: int, index_flags: int, interp: int, cols: int, width: int) -> bool:
+        if self.index_flags and flag & _CONFLICTS_WITH_INDEXED:
+            return False
+        if self.index_fixed and (index_flags | self.index_flags) != self.index_flags:
+            return False
+        if self.interp and self.interp != interp:
+            return False
+        if self.width and self.width != width:
+            return False
+        run = 0
+        for f in self.flags:
+            run = 0 if f & (_OCCUPIED | flag) else run + 1
+            if run >= cols:
+                return True
+        return False
+
+    def col_fits(self, flag: int, col: int, cols: int) -> bool:
+        return col + cols <= 4 and not any(self.flags[i] & (flag | _OCCUPIED) for i in range(col, col + cols))
+
+    def place(self, flag: int, index_flags: int, interp: int, col: int, cols: int, width: int) -> None:
+        self.interp, self.width = interp, width
+        self.index_flags |= index_flags
+        if flag & _CONFLICTS_WITH_INDEXED:
+            self.index_fixed = True
+        for i in range(4):
+            if self.flags[i] & _OCCUPIED:
+                continue
+            if i < col:
+                self.flags[i] |= _BLOCK_LEFT[flag]
+            elif i < col + cols:
+                self.flags[i] = _OCCUPIED | flag
+            else:
+                self.flags[i] |= _BLOCK_RIGHT[flag]
+
+
+def _index_flags(r: int, rows: int) -> int:
+    return (_INDEXED_UP if r > 0 else 0) | (_INDEXED_DOWN if r < rows - 1 else 0)
+
+
+@dataclass(slots=True)
+class _Shape:
+    """What the allocator needs of an element (also used for clip/cull placeholders)."""
+
+    flag: int
+    interp: int
+    width: int
+    rows: int
+    cols: int
+
+
+class _Allocator:
+    def __init__(self, n: int = MAX_ROWS) -> None:
+        self.regs = [_Register() for _ in range(n)]
+
+    def fits(self, s: _Shape, row: int, col: int) -> bool:
+        if row + s.rows > len(self.regs):
+            return False
+        return all(self.regs[row + r].row_fits(s.flag, _index_flags(r, s.rows), s.interp, s.cols, s.width)
+                   and self.regs[row + r].col_fits(s.flag, col, s.cols) for r in range(s.rows))
+
+    def find(self, s: _Shape, first: int = 0, last: int | None = None) -> tuple[int, int] | None:
+        """The first (row, col) at or after row `first` (rows end before `last`) where `s` fits."""
+        end = len(self.regs) if last is None else last
+        for row in range(first, end - s.rows + 1):
+            for col in range(4 - s.cols + 1):
+                if self.fits(s, row, col):
+                    return row, col
+        return None
+
+    def place(self, s: _Shape, row: int, col: int) -> None:
+        for r in range(s.rows):
+            self.regs[row + r].place(s.flag, _index_flags(r, s.rows), s.interp, col, s.cols, s.width)
+
+
+def _shape(e: Packable) -> _Shape:
+    return _Shape(_FLAG[e.interpretation], e.interp, e.data_width, e.rows, e.cols)
+
+
+def _clear(e: Packable) -> None:
+    e.start_row, e.start_col = -1, -1
+
+
+# ------------------------------------------------------------------ strategies
+def _pack_input_assembler(elems: list[Packable]) -> None:
+    row = 0
+    for e in elems:
+        e.start_row, e.start_col = row, 0
+        row += e.rows
+
+
+def _pack_targets(elems: list[Packable]) -> None:
+    for e in elems:
+        if e.interpretation == TARGET:
+            e.start_row, e.start_col = e.index, 0
+        else:
+            _clear(e)
+
+
+class _ClipCull:
+    """SV_ClipDistance/SV_CullDistance, prefix-stable: packed among themselves into at most two
+    registers, each reserved whole in the main allocator when first needed."""
+
+    def __init__(self, main: _Allocator) -> None:
+        self.main = main
+        self.sub = _Allocator(2)
+        self.rows: list[int] = []        # main-allocator row of sub-row 0 and 1
+        self.indexed = False
+
+    def place(self, e: Packable) -> bool:
+        s = _shape(e)
+        spot = self.sub.find(s)
+        if spot is None:
+            return False
+        sub_row, col = spot
+        needed = sub_row + s.rows
+        if s.rows > 1 and not self.indexed:
+            if len(self.rows) == 2 and self.rows[0] + 1 != self.rows[1]:
+                return False
+            self.indexed = True
+        if needed > len(self.rows) and not self._reserve(s, needed):
+            return False
+        self.sub.place(s, sub_row, col)
+        e.start_row, e.start_col = self.rows[sub_row], col
+        return True
+
+    def _reserve(self, s: _Shape, needed: int) -> bool:
+        holder = _Shape(s.flag, s.interp, s.width, 1, 4)
+        if self.indexed:
+            if not self.rows:                       # one two-row placeholder
+                holder.rows = 2
+                spot = self.main.find(holder)
+                if spot is None:
+                    return False
+                self.main.place(holder, *spot)
+                self.rows = [spot[0], spot[0] + 1]
+                return True
+            # DXC searches from the row after the first one; its row count argument is that row + 1
+            # (PackNext(DE, row0 + 1, row0 + 2)), so the search window is wider than one row
+            first = self.rows[0] + 1
+            spot = self.main.find(holder, first, first + self.rows[0] + 2)
+            if spot is None:
+                return False
+            self.main.place(holder, *spot)
+            self.rows.append(spot[0])
+            return True
+        while len(self.rows) < needed:
+            spot = self.main.find(holder)
+            if spot is None:
+                return False
+            self.main.place(holder, *spot)
+            self.rows.append(spot[0])
+        return True
+
+
+def _pack_prefix_stable(elems: list[Packable]) -> None:
+    main = _Allocator()
+    clip = _ClipCull(main)
+    for e in elems:
+        _clear(e)
+        if e.interpretation == CLIPCULL:
+            clip.place(e)
+            continue
+        s = _shape(e)
+        spot = main.find(s)
+        if spot is not None:
+            main.place(s, *spot)
+            e.start_row, e.start_col = spot
+
+
+_STRATEGIES = {"InputAssembler": _pack_input_assembler, "Vertex": _pack_prefix_stable, "Target": _pack_targets}
+
+
+def pack(elems: list[Packable], point: str) -> None:
+    """Assign start_row/start_col to every element (-1/-1 for those without a register), in place.
+
+    Elements whose interpretation takes no register are left unallocated; an element that does
+    not fit in 32 rows stays unallocated too (the caller reports it)."""
+    allocated = []
+    for e in elems:
+        if is_allocated(e.interpretation):
+            allocated.append(e)
+        else:
+            _clear(e)
+    _STRATEGIES[_PACKING_KIND[point]](allocated)
