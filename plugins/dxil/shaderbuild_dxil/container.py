@@ -89,6 +89,7 @@ class ContainerInfo:
     depth_output: bool = False
     sample_frequency: bool = False
     hash_mode: str = "bypass"
+    view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
 
 
 # ------------------------------------------------------------------ parts
@@ -135,7 +136,8 @@ def _psv_part(info: ContainerInfo) -> bytes:
     sig_elems = bytearray()
     entry_name_offset = 0
     if ver >= 1:
-        rt += struct.pack("<BBHBBBB4B", kind, 0, 0, len(info.inputs), len(info.outputs), 0, in_vectors,
+        uses_view_id = int(info.view_id is not None and info.view_id.uses_view_id)
+        rt += struct.pack("<BBHBBBB4B", kind, uses_view_id, 0, len(info.inputs), len(info.outputs), 0, in_vectors,
                           out_vectors, 0, 0, 0)
         for e in (*info.inputs, *info.outputs):
             name_off = 0
@@ -176,7 +178,10 @@ def _psv_part(info: ContainerInfo) -> bytes:
         out += struct.pack("<I", len(sem_index)) + struct.pack(f"<{len(sem_index)}I", *sem_index)
         if info.inputs or info.outputs:
             out += struct.pack("<I", PSV_SIG_ELEMENT_SIZE) + sig_elems
-        if in_vectors and out_vectors:               # input -> output dependency table (none recorded)
+        if info.view_id is not None:                 # [ViewID output mask], input -> output table
+            words = info.view_id.psv_tables(in_vectors, out_vectors)
+            out += struct.pack(f"<{len(words)}I", *words)
+        elif in_vectors and out_vectors:             # no analysis (compute has no signatures)
             out += bytes(4 * ((out_vectors + 7) >> 3) * in_vectors * 4)
     return bytes(out)
 

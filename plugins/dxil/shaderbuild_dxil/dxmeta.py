@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from .llvm import types as T
 from .llvm.metadata import MDNode, MDString, MDValue
-from .llvm.values import ConstInt
+from .llvm.values import ConstAggregate, ConstInt
 from .lower import LoweredModule
 from .resources import resource_records
 from .signature import signature_metadata
 
-__all__ = ["add_metadata", "shader_flags", "feature_info", "dxil_version", "validator_version", "STAGE_NAMES",
+__all__ = ["add_metadata", "view_id_metadata", "shader_flags", "feature_info", "dxil_version", "validator_version", "STAGE_NAMES",
            "KNOWN_NAMED_METADATA", "SHADER_FLAG_BITS", "IDENT"]
 
 IDENT = "shaderbuild-dxil"
@@ -85,6 +85,18 @@ def feature_info(lm: LoweredModule) -> int:
     return sum(FEATURE_BITS.get(f, 0) for f in feats)
 
 
+def view_id_metadata(lm: LoweredModule, valver: tuple[int, int]) -> MDNode | None:
+    """`!{[N x i32] [...]}`: the serialized ViewID state, which DXC emits for graphics stages from
+    validator 1.1 on (or 0.0), and not at all when every word is zero (DxilModule::EmitDxilMetadata,
+    DxilMDHelper::EmitDxilViewIdState)."""
+    if lm.view_id is None or (valver < (1, 1) and valver != (0, 0)):
+        return None
+    words = lm.view_id.serialize()
+    if not any(words):
+        return None
+    return MDNode([MDValue(ConstAggregate(T.ArrayType(T.i32, len(words)), [ConstInt(T.i32, w) for w in words]))])
+
+
 def add_metadata(lm: LoweredModule) -> None:
     m = lm.llmod
     dxv = dxil_version(lm.sm)
@@ -98,6 +110,9 @@ def add_metadata(lm: LoweredModule) -> None:
         m.add_named_md("dx.resources", [res])
     empty = MDNode([])
     m.add_named_md("dx.typeAnnotations", [MDNode([_i32(1), MDValue(lm.entry), MDNode([MDNode([_i32(1), empty, empty])])])])
+    view_id = view_id_metadata(lm, valv)
+    if view_id is not None:
+        m.add_named_md("dx.viewIdState", [view_id])
     sig_in, sig_out = signature_metadata(lm.inputs), signature_metadata(lm.outputs)
     sigs = MDNode([sig_in, sig_out, None]) if (sig_in or sig_out) else None
     props: list = []

@@ -76,6 +76,7 @@ class LoweredModule:
     group_shared_bytes: int = 0
     uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
     features: frozenset[str] | None = None            # memo of dxmeta._used_features
+    view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend
 
 
 @dataclass(slots=True)

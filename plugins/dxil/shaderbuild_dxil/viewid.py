@@ -1,0 +1,362 @@
+"""Which input components (and ViewID) each output component depends on.
+
+The validator compares PSV0's input->output dependency table with the module's
+`dx.viewIdState`, and DXC fills both from its ViewIdState analysis; this is that
+analysis over our DXIL function, with the same answers:
+
+* an output component (storeOutput's element, row, column, as an absolute
+  packed index `(start_row + row) * 4 + start_col + col`) depends on everything
+  reachable backwards from the stored value and from the branches its block is
+  control dependent on (ctrldep.py);
+* reachable means: SSA operands (phi incoming values included), the branches
+  the instruction's block is control dependent on, for a load or atomic every
+  store to the alloca/global the pointer comes from (flow-insensitive), and for
+  a phi with constant incoming values the branch that chose the constant;
+* a loadInput in that set contributes its component (all rows of the element
+  when its row index is dynamic), a viewID call marks the output as ViewID-
+  dependent.  A dynamic storeOutput row applies the set to every row.
+
+DXC answers per output with a fresh depth-first search; here the dependency
+graph is condensed into strongly connected components once (Tarjan), each
+component's input set a bitmask OR-ed from its successors, so the whole pass
+is linear in instructions plus edges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ctrldep import control_dependence
+from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value, const_key
+from .mem2reg import dominators
+from .signature import SigElement
+
+__all__ = ["ViewIdState", "compute_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
+
+LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
+_VIEW_ID_BIT = 1 << 128          # past every input scalar (32 rows x 4 components)
+_MEMORY_READS = frozenset({"load", "atomicrmw", "cmpxchg"})
+_STORES = frozenset({"store", "atomicrmw", "cmpxchg"})
+_POINTER_THROUGH = frozenset({"getelementptr", "bitcast", "addrspacecast"})
+
+
+def _dwords(scalars: int) -> int:
+    return (scalars + 31) // 32
+
+
+@dataclass(frozen=True, slots=True)
+class ViewIdState:
+    """DXC's DxilViewIdState for one output stream (VS/PS): scalar counts are the packed extent of the
+    allocated elements, `inputs_of[o]` the bitmask of input scalars output scalar `o` depends on."""
+
+    num_inputs: int
+    num_outputs: int
+    inputs_of: tuple[int, ...]
+    uses_view_id: bool = False
+    view_id_outputs: int = 0          # bitmask of output scalars that depend on ViewID
+
+    def _table(self, num_inputs: int) -> list[int]:
+        width = _dwords(self.num_outputs)
+        table = [0] * (num_inputs * width)
+        for o, mask in enumerate(self.inputs_of):
+            i = 0
+            while mask:
+                if mask & 1:
+                    table[i * width + o // 32] |= 1 << (o % 32)
+                mask >>= 1
+                i += 1
+        return table
+
+    def _view_id_mask(self) -> list[int]:
+        return [(self.view_id_outputs >> (32 * w)) & 0xFFFFFFFF for w in range(_dwords(self.num_outputs))]
+
+    def serialize(self) -> list[int]:
+        """The `dx.viewIdState` words: #inputs, #outputs, [ViewID mask], then per input scalar a
+        bitmask over the output scalars in ceil(#outputs / 32) words."""
+        words = [self.num_inputs, self.num_outputs]
+        if self.uses_view_id:
+            words += self._view_id_mask()
+        return words + self._table(self.num_inputs)
+
+    def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]:
+        """PSV0's words after the signature elements: the ViewID output mask (only when ViewID is used)
+        and the input->output table, with rows for all `in_vectors * 4` input scalars (DXC copies the
+        serialized table and leaves the padding rows zero)."""
+        assert self.num_inputs <= 4 * in_vectors and self.num_outputs <= 4 * out_vectors
+        width = (out_vectors + 7) >> 3          # == ceil(num_outputs / 32) for a packed signature
+        assert not self.num_outputs or _dwords(self.num_outputs) == width
+        words: list[int] = []
+        if self.uses_view_id and out_vectors:
+            words += self._view_id_mask()
+        if in_vectors and out_vectors:
+            words += self._table(4 * in_vectors)
+        return words
+
+
+def signature_scalars(elems: list[SigElement]) -> int:
+    """One past the last packed scalar of the allocated elements (DXC DetermineMaxPackedLocation)."""
+    return max(((e.start_row + e.rows - 1) * 4 + e.start_col + e.cols for e in elems if e.allocated), default=0)
+
+
+def _const(v: Value) -> int | None:
+    return v.value if isinstance(v, ConstInt) else None
+
+
+def _callee(inst: Instruction) -> str:
+    return inst.operands[0].name if inst.op == "call" else ""
+
+
+class _Analysis:
+    def __init__(self, fn: Function, inputs: list[SigElement]) -> None:
+        self.fn = fn
+        self.inputs = {e.id: e for e in inputs}
+        self.cd = control_dependence(fn)
+        _, idom = dominators(fn)
+        entry = fn.blocks[0]
+        self.idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
+        self.users: dict[int, list[Instruction]] = {}
+        for bb in fn.blocks:
+            for inst in bb.instructions:
+                ops = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+                for v in ops:
+                    self.users.setdefault(id(v), []).append(inst)
+        self.decl_stores: dict[int, list[Instruction]] = {}
+        # the dependency graph: node keys are id(instruction), ("cd", id(block)), ("decl", id(value))
+        self.deps: dict[object, list[object]] = {}
+        self.leaf: dict[object, int] = {}
+        self.mask: dict[object, int] = {}
+
+    # ---- edges
+    def _cd_key(self, bb: BasicBlock) -> object | None:
+        blocks = self.cd.get(id(bb))
+        if not blocks:
+            return None
+        key = ("cd", id(bb))
+        if key not in self.deps:
+            self.deps[key] = [id(b.terminator) for b in blocks]
+            for b in blocks:
+                self.nodes[id(b.terminator)] = b.terminator
+        return key
+
+    def _decl_key(self, decl: Value) -> object:
+        key = ("decl", id(decl))
+        if key not in self.deps:
+            stores = self._stores(decl)
+            self.deps[key] = [id(s) for s in stores]
+            for s in stores:
+                self.nodes[id(s)] = s
+        return key
+
+    def _reaching_decls(self, ptr: Value) -> list[Value]:
+        out: list[Value] = []
+        seen: set[int] = set()
+        stack = [ptr]
+        while stack:
+            v = stack.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if isinstance(v, Instruction) and v.op in _POINTER_THROUGH:
+                stack.append(v.operands[0])
+            elif isinstance(v, Instruction) and v.op == "phi":
+                stack.extend(x for x, _ in v.attrs["incoming"])
+            elif isinstance(v, Instruction) and v.op == "select":
+                stack.extend(v.operands[1:3])
+            elif isinstance(v, (Instruction, GlobalVariable)) or not isinstance(v, Constant):
+                out.append(v)          # alloca, global, argument, call result
+        return out
+
+    def _stores(self, decl: Value) -> list[Instruction]:
+        """Every store/atomic reached through the users of `decl` (DXC CollectStores: loads end a path)."""
+        cached = self.decl_stores.get(id(decl))
+        if cached is not None:
+            return cached
+        out: list[Instruction] = []
+        seen: set[int] = {id(decl)}
+        stack = list(self.users.get(id(decl), []))
+        while stack:
+            u = stack.pop()
+            if id(u) in seen:
+                continue
+            seen.add(id(u))
+            if u.op in _STORES:
+                out.append(u)
+            elif u.op != "load":
+                stack.extend(self.users.get(id(u), []))
+        self.decl_stores[id(decl)] = out
+        return out
+
+    def _phi_control(self, phi: Instruction) -> list[object]:
+        """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
+        value that reaches each block, then for each constant incoming value the branches deciding the
+        highest block still marked with it."""
+        idom = self.idom
+        entry = self.fn.blocks[0]
+        null = object()
+        marks: dict[int, object] = {}
+        incoming = phi.attrs["incoming"]
+        for v, pred in incoming:
+            marks.setdefault(id(pred), v)
+
+        def same(a: object, b: Value) -> bool:
+            return a is not null and const_key(a) == const_key(b)   # type: ignore[arg-type]
+        for v, pred in incoming:
+            def_bb = v.parent if isinstance(v, Instruction) else entry
+            if pred is def_bb:
+                continue
+            node = idom.get(id(pred))
+            while node is not None:
+                cur = marks.get(id(node))
+                if id(node) in marks:
+                    if cur is not null and not same(cur, v) and not (isinstance(cur, Constant) and isinstance(v, Constant)):
+                        marks[id(node)] = null
+                    break
+                marks[id(node)] = v
+                if node is def_bb:
+                    break
+                node = idom.get(id(node))
+        out: list[object] = []
+        for v, pred in incoming:
+            if not isinstance(v, Constant):
+                continue
+            node, top = pred, pred
+            while node is not None and id(node) in marks and same(marks[id(node)], v):
+                top = node
+                node = idom.get(id(node))
+            key = self._cd_key(top)
+            if key is not None:
+                out.append(key)
+        return out
+
+    def _edges(self, key: object) -> list[object]:
+        got = self.deps.get(key)
+        if got is not None:
+            return got
+        inst: Instruction = self.nodes[key]
+        out: list[object] = []
+        if inst.op == "phi":
+            values = [v for v, _ in inst.attrs["incoming"]]
+            out += self._phi_control(inst)
+        else:
+            values = inst.operands
+        for v in values:
+            if isinstance(v, Instruction):
+                self.nodes[id(v)] = v
+                out.append(id(v))
+        if inst.op in _MEMORY_READS:
+            out += [self._decl_key(d) for d in self._reaching_decls(inst.operands[0])]
+        cd = self._cd_key(inst.parent)
+        if cd is not None:
+            out.append(cd)
+        self.deps[key] = out
+        self.leaf[key] = self._leaf_bits(inst)
+        return out
+
+    def _leaf_bits(self, inst: Instruction) -> int:
+        name = _callee(inst)
+        if name.startswith(VIEW_ID):
+            return _VIEW_ID_BIT
+        if not name.startswith(LOAD_INPUT):
+            return 0
+        el = self.inputs.get(_const(inst.operands[2]))
+        col = _const(inst.operands[4])
+        if el is None or not el.allocated or col is None:
+            return 0
+        row = _const(inst.operands[3])
+        rows = range(el.rows) if row is None else (row,)
+        bits = 0
+        for r in rows:
+            bits |= 1 << ((el.start_row + r) * 4 + el.start_col + col)
+        return bits
+
+    # ---- condensation
+    def mask_of(self, root: object) -> int:
+        """Input bits reachable from `root` (Tarjan's SCCs, each finished component's mask memoized)."""
+        if root in self.mask:
+            return self.mask[root]
+        index: dict[object, int] = self.index
+        low: dict[object, int] = {}
+        stack: list[object] = []
+        on_stack: set[object] = set()
+        work: list[tuple[object, int]] = [(root, 0)]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, i = work[-1]
+            edges = self._edges(node) if isinstance(node, int) else self.deps[node]
+            if i < len(edges):
+                work[-1] = (node, i + 1)
+                nxt = edges[i]
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] != index[node]:
+                continue
+            members: list[object] = []
+            while True:
+                m = stack.pop()
+                on_stack.discard(m)
+                members.append(m)
+                if m == node:
+                    break
+            inside = set(members)
+            bits = 0
+            for m in members:
+                bits |= self.leaf.get(m, 0)
+                for d in self.deps[m]:
+                    if d not in inside:
+                        bits |= self.mask[d]
+            for m in members:
+                self.mask[m] = bits
+        return self.mask[root]
+
+    def run(self, outputs: list[SigElement]) -> dict[int, int]:
+        self.nodes: dict[int, Instruction] = {}
+        self.index: dict[object, int] = {}
+        by_id = {e.id: e for e in outputs}
+        result: dict[int, int] = {}
+        for bb in self.fn.blocks:
+            for inst in bb.instructions:
+                if not _callee(inst).startswith(STORE_OUTPUT):
+                    continue
+                el = by_id.get(_const(inst.operands[2]))
+                col = _const(inst.operands[4])
+                if el is None or not el.allocated or col is None:
+                    continue
+                bits = 0
+                value = inst.operands[5]
+                if isinstance(value, Instruction):
+                    self.nodes[id(value)] = value
+                    bits |= self.mask_of(id(value))
+                cd = self._cd_key(bb)
+                if cd is not None:
+                    bits |= self.mask_of(cd)
+                row = _const(inst.operands[3])
+                for r in (range(el.rows) if row is None else (row,)):
+                    o = (el.start_row + r) * 4 + el.start_col + col
+                    result[o] = result.get(o, 0) | bits
+        return result
+
+
+def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],
+                          uses_view_id: bool = False) -> ViewIdState:
+    """The dependency state of a graphics entry function (its stores of stage outputs)."""
+    num_in, num_out = signature_scalars(inputs), signature_scalars(outputs)
+    per_output = _Analysis(fn, inputs).run(outputs) if fn.blocks else {}
+    inputs_of = [0] * num_out
+    view_id = 0
+    for o, bits in per_output.items():
+        inputs_of[o] = bits & (_VIEW_ID_BIT - 1)
+        if bits & _VIEW_ID_BIT:
+            view_id |= 1 << o
+    return ViewIdState(num_in, num_out, tuple(inputs_of), uses_view_id, view_id if uses_view_id else 0)
