@@ -17,6 +17,7 @@ from .llvm.values import ConstInt, Instruction
 from .lower import LoweredModule
 from .mem2reg import dominators
 from .ops import BY_FUNCTION_CLASS, OpEmitter
+from .viewid import signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
 
@@ -76,6 +77,46 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
     for required in ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints"):
         if m.get_named_md(required) is None:
             raise _fail(f"missing !{required}")
+    _check_view_id_metadata(lm)
+
+
+def _covered(elems) -> int:
+    """Bitmask of the packed scalars the allocated elements occupy."""
+    bits = 0
+    for e in elems:
+        if e.allocated:
+            for r in range(e.start_row, e.start_row + e.rows):
+                bits |= ((1 << e.cols) - 1) << (4 * r + e.start_col)
+    return bits
+
+
+def _check_view_id_metadata(lm: LoweredModule) -> None:
+    """dx.viewIdState has the serialized size its own counts imply, the counts are the signatures'
+    packed extents, and every dependency joins an input and an output component that exist."""
+    nmd = lm.llmod.get_named_md("dx.viewIdState")
+    state = lm.view_id
+    if state is None:
+        if nmd is not None:
+            raise _fail("!dx.viewIdState on a stage without signatures")
+        return
+    if (state.num_inputs, state.num_outputs) != (signature_scalars(lm.inputs), signature_scalars(lm.outputs)):
+        raise _fail("ViewID state scalar counts disagree with the packed signatures")
+    if len(state.inputs_of) != state.num_outputs:
+        raise _fail("ViewID state has a dependency set per output scalar")
+    ins, outs = _covered(lm.inputs), _covered(lm.outputs)
+    for o, deps in enumerate(state.inputs_of):
+        if deps & ~ins or (deps and not outs >> o & 1):
+            raise _fail(f"ViewID state: output scalar {o} depends on inputs outside the signatures")
+    if nmd is None:
+        return
+    data = nmd.nodes[0].ops[0].value
+    words = [c.value for c in data.elems]
+    width = (words[1] + 31) // 32 if len(words) > 1 else 0
+    want = 2 + (width if state.uses_view_id else 0) + words[0] * width
+    if len(words) != want:
+        raise _fail(f"!dx.viewIdState has {len(words)} words, its counts imply {want}")
+    if words != state.serialize():
+        raise _fail("!dx.viewIdState disagrees with the module's ViewID state")
 
 
 def _check_declaration(f, ops: OpEmitter) -> None:
@@ -179,6 +220,25 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
         used = max((e.start_row + e.rows for e in elems if e.allocated), default=0)
         if vectors != used:
             raise _fail(f"PSV0 says {vectors} {tag[:1]} vectors, the signature uses {used}")
+    _check_psv_dependencies(lm, parts["PSV0"], in_vectors, out_vectors)
+
+
+def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out_vectors: int) -> None:
+    """PSV0 ends with exactly the dependency table its vector counts imply, and reading it back the
+    way the validator does (LoadViewIDStateFromPSV) gives the module's ViewID state."""
+    width = (out_vectors + 7) >> 3
+    uses_view_id = part[4 + 16 + 8 + 1]
+    size = (width if uses_view_id and out_vectors else 0) + (4 * in_vectors * width if in_vectors and out_vectors else 0)
+    tail = part[_psv_elements_end(part):]
+    if len(tail) != 4 * size:
+        raise _fail(f"PSV0 dependency tables take {len(tail)} bytes, {4 * size} expected")
+    state = lm.view_id
+    if state is None:
+        return
+    words = list(struct.unpack(f"<{size}I", tail))
+    want = state.psv_tables(in_vectors, out_vectors)
+    if words != want:
+        raise _fail("PSV0 dependency table disagrees with the module's ViewID state")
 
 
 def _signature_rows(part: bytes) -> list[tuple[int, int, int]]:
@@ -188,6 +248,22 @@ def _signature_rows(part: bytes) -> list[tuple[int, int, int]]:
         _, _, index, _, _, register, mask = struct.unpack_from("<IIIIIIB", part, offset + 32 * i)
         rows.append((register, index, mask))
     return rows
+
+
+def _psv_elements_end(part: bytes) -> int:
+    """Offset just past the signature elements of a v1+ PSV0 part."""
+    rt_size = struct.unpack_from("<I", part, 0)[0]
+    n_in, n_out, n_pc = struct.unpack_from("<BBB", part, 4 + 28)
+    pos = 4 + rt_size
+    n_res = struct.unpack_from("<I", part, pos)[0]
+    pos += 4
+    if n_res:
+        pos += 4 + n_res * struct.unpack_from("<I", part, pos)[0]
+    pos += 4 + struct.unpack_from("<I", part, pos)[0]
+    pos += 4 + 4 * struct.unpack_from("<I", part, pos)[0]
+    if n_in + n_out + n_pc:
+        pos += 4 + (n_in + n_out + n_pc) * struct.unpack_from("<I", part, pos)[0]
+    return pos
 
 
 def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:

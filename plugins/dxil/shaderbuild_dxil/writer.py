@@ -40,6 +40,19 @@ from .llvm.values import (
 
 __all__ = ["write_bitcode", "BITCODE_MAGIC"]
 
+
+def _is_data_array(c: Constant) -> bool:
+    """An array LLVM holds as a ConstantDataArray (i16/i32/i64 or floating-point elements, all
+    plain numbers): written as one DATA record of raw element values, its elements never numbered
+    as constants of their own (LLVM 3.7's writer and value enumerator).  i8 arrays would be STRING
+    records in LLVM and stay aggregates here."""
+    if not isinstance(c, ConstAggregate) or not isinstance(c.type, ArrayType) or not c.elems:
+        return False
+    elem = c.type.elem
+    if not (isinstance(elem, FloatType) or (isinstance(elem, IntType) and elem.width in (16, 32, 64))):
+        return False
+    return all(isinstance(x, (ConstInt, ConstFloat)) for x in c.elems)
+
 BITCODE_MAGIC = b"BC\xc0\xde"
 
 # block ids
@@ -51,7 +64,7 @@ TYPE_CODES = {"numentry": 1, "void": 2, "float": 3, "double": 4, "label": 5, "in
               "half": 10, "array": 11, "metadata": 16, "struct_anon": 18, "struct_name": 19, "struct_named": 20,
               "function": 21}
 _FLOAT_TYPE_CODE = {16: 10, 32: 3, 64: 4}
-CST_SETTYPE, CST_NULL, CST_UNDEF, CST_INTEGER, CST_FLOAT, CST_AGGREGATE = 1, 2, 3, 4, 6, 7
+CST_SETTYPE, CST_NULL, CST_UNDEF, CST_INTEGER, CST_FLOAT, CST_AGGREGATE, CST_DATA = 1, 2, 3, 4, 6, 7, 22
 FUNC_CODES = {"declareblocks": 1, "binop": 2, "cast": 3, "select": 29, "ret": 10, "br": 11, "switch": 12,
               "unreachable": 15, "phi": 16, "alloca": 19, "load": 20, "extractvalue": 26, "cmp": 28, "call": 34,
               "atomicrmw": 38, "getelementptr": 43, "store": 44, "cmpxchg": 46}
@@ -173,7 +186,7 @@ class _Enumerator:
     def _add_constant(self, c: Constant) -> None:
         if self._key(c) in self.value_ids:
             return
-        if isinstance(c, ConstAggregate) and not is_null_value(c):
+        if isinstance(c, ConstAggregate) and not is_null_value(c) and not _is_data_array(c):
             for e in c.elems:
                 self._add_constant(e)
         self.type_of(c.type)
@@ -397,6 +410,8 @@ class _Writer:
                 w.emit_record(CST_INTEGER, [_signed(c.signed)], CST_INTEGER_ABBREV)
             elif isinstance(c, ConstFloat):
                 w.emit_record(CST_FLOAT, [c.bits])
+            elif _is_data_array(c):
+                w.emit_record(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
             elif isinstance(c, ConstAggregate):
                 w.emit_record(CST_AGGREGATE, [e.value_id(x) for x in c.elems], agg_ab)
             else:
