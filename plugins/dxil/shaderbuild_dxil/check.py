@@ -236,9 +236,18 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
     if state is None:
         return
     words = list(struct.unpack(f"<{size}I", tail))
-    want = state.psv_tables(in_vectors, out_vectors)
-    if words != want:
-        raise _fail("PSV0 dependency table disagrees with the module's ViewID state")
+    md = state.serialize()
+    n_in, n_out, md = md[0], md[1], md[2:]
+    md_width = (n_out + 31) // 32
+    if n_out and md_width != width:
+        raise _fail(f"PSV0 has {width} words per input row, dx.viewIdState {md_width}")
+    if uses_view_id:
+        if words[:width] != md[:md_width]:
+            raise _fail("PSV0 ViewID output mask disagrees with dx.viewIdState")
+        words, md = words[width:], md[md_width:]
+    # the validator reads PSV0 with whole input vectors: our rows, then zero padding rows
+    if words[:n_in * width] != md or any(words[n_in * width:]):
+        raise _fail("PSV0 dependency table disagrees with dx.viewIdState")
 
 
 def _signature_rows(part: bytes) -> list[tuple[int, int, int]]:

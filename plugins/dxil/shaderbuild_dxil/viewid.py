@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ctrldep import control_dependence
-from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value, const_key
+from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
 from .mem2reg import dominators
 from .signature import SigElement
 
@@ -98,6 +98,11 @@ def signature_scalars(elems: list[SigElement]) -> int:
     return max(((e.start_row + e.rows - 1) * 4 + e.start_col + e.cols for e in elems if e.allocated), default=0)
 
 
+def _same(a: object, b: Value) -> bool:
+    """LLVM value identity (constants are uniqued in LLVM, compared by key here)."""
+    return a is b or (isinstance(a, Constant) and isinstance(b, Constant) and a.key() == b.key())
+
+
 def _const(v: Value) -> int | None:
     return v.value if isinstance(v, ConstInt) else None
 
@@ -115,8 +120,10 @@ class _Analysis:
         entry = fn.blocks[0]
         self.idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
         self.users: dict[int, list[Instruction]] = {}
+        self.block_of: dict[int, BasicBlock] = {}      # the block lists, not `.parent`, are authoritative
         for bb in fn.blocks:
             for inst in bb.instructions:
+                self.block_of[id(inst)] = bb
                 ops = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
                 for v in ops:
                     self.users.setdefault(id(v), []).append(inst)
@@ -188,42 +195,51 @@ class _Analysis:
 
     def _phi_control(self, phi: Instruction) -> list[object]:
         """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
-        value that reaches each block, then for each constant incoming value the branches deciding the
-        highest block still marked with it."""
+        value that reaches each block, then for each constant incoming value take the branches
+        deciding the highest block still marked with it.
+
+        DXC walks constants' marks up to the entry block; every walk passes the phi block's immediate
+        dominator D (it dominates every predecessor), and a constant whose marks reach D is marked
+        up to the entry, whose control dependence is empty.  So walks stop at D and such a constant
+        contributes nothing: the same answer, with walks bounded by the branch region."""
         idom = self.idom
         entry = self.fn.blocks[0]
+        top_dom = idom.get(id(self.block_of[id(phi)]))
         null = object()
         marks: dict[int, object] = {}
         incoming = phi.attrs["incoming"]
         for v, pred in incoming:
             marks.setdefault(id(pred), v)
-
-        def same(a: object, b: Value) -> bool:
-            return a is not null and const_key(a) == const_key(b)   # type: ignore[arg-type]
         for v, pred in incoming:
-            def_bb = v.parent if isinstance(v, Instruction) else entry
-            if pred is def_bb:
+            def_bb = self.block_of.get(id(v), entry) if isinstance(v, Instruction) else entry
+            if pred is def_bb or pred is top_dom:
                 continue
             node = idom.get(id(pred))
             while node is not None:
-                cur = marks.get(id(node))
                 if id(node) in marks:
-                    if cur is not null and not same(cur, v) and not (isinstance(cur, Constant) and isinstance(v, Constant)):
+                    cur = marks[id(node)]
+                    if cur is not null and not _same(cur, v) and not (isinstance(cur, Constant) and isinstance(v, Constant)):
                         marks[id(node)] = null
                     break
                 marks[id(node)] = v
-                if node is def_bb:
+                if node is def_bb or node is top_dom:
                     break
                 node = idom.get(id(node))
         out: list[object] = []
         for v, pred in incoming:
             if not isinstance(v, Constant):
                 continue
-            node, top = pred, pred
-            while node is not None and id(node) in marks and same(marks[id(node)], v):
+            node, top = pred, None
+            while node is not None:
+                mark = marks.get(id(node), null)
+                if mark is null or not _same(mark, v):
+                    break
+                if node is top_dom:         # marked with v up to the entry block
+                    top = None
+                    break
                 top = node
                 node = idom.get(id(node))
-            key = self._cd_key(top)
+            key = self._cd_key(top) if top is not None else None
             if key is not None:
                 out.append(key)
         return out
@@ -245,7 +261,7 @@ class _Analysis:
                 out.append(id(v))
         if inst.op in _MEMORY_READS:
             out += [self._decl_key(d) for d in self._reaching_decls(inst.operands[0])]
-        cd = self._cd_key(inst.parent)
+        cd = self._cd_key(self.block_of[key])
         if cd is not None:
             out.append(cd)
         self.deps[key] = out

@@ -1,0 +1,265 @@
+"""The input->output dependency state: PSV0's InputOutputMap and `dx.viewIdState`.
+
+Each shader's expectation is written by hand as "output component <- the input
+components it depends on" (through data flow, memory and the branches deciding
+the stored value, as DXC's ViewIdState analysis defines it), translated to packed
+scalar indices through the element placement the dx.entryPoints metadata reports.
+Both views are decoded by the independent tools: obj2yaml-19 (PSV0) and
+llvm-dis-19 (the metadata), and they must agree the way the validator reads
+them (PSV rows padded to whole vectors).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from harness.dxil_tools import check_dxil, parse_container
+from shaderbuild_dxil import viewid
+from shaderbuild_dxil.container import ContainerInfo, SignatureElement, build_container
+from shaderbuild_dxil.llvm import types as T
+from shaderbuild_dxil.llvm.builder import IRBuilder
+from shaderbuild_dxil.llvm.module import Module
+from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Undef
+from shaderbuild_dxil.signature import SigElement
+from test_dxil_compute import compile_ir, double_plus_one_module
+from test_dxil_signature_packing import compile_source, metadata_signatures
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+_VIEWID_MD = re.compile(r"^!dx\.viewIdState = !\{!(\d+)\}$", re.M)
+
+
+def _bits(words: list[int], n_in: int, width: int) -> dict[int, set[int]]:
+    deps: dict[int, set[int]] = {}
+    for i in range(n_in):
+        for w in range(width):
+            word = words[i * width + w]
+            for b in range(32):
+                if word >> b & 1:
+                    deps.setdefault(32 * w + b, set()).add(i)
+    return deps
+
+
+class Analysed:
+    """A compiled shader's dependency state as the tools report it."""
+
+    def __init__(self, tmp_path, src: str, profile: str) -> None:
+        c = check_dxil(compile_source(tmp_path, src, profile))
+        self.ir = c.ir
+        psv = next(p for p in c.container["Parts"] if p["Name"] == "PSV0")["PSVInfo"]
+        in_vec, out_vec = psv["SigInputVectors"], psv["SigOutputVectors"][0]
+        table = psv["InputOutputMap"][0]
+        width = (out_vec + 7) >> 3
+        assert len(table) == (4 * in_vec * width if in_vec and out_vec else 0)
+        self.psv = _bits(table, 4 * in_vec, width)
+        self.words = self.metadata_words()
+        self.md_in, self.md_out = metadata_signatures(c.ir)
+        if self.words is not None:
+            n_in, n_out = self.words[:2]
+            width_md = (n_out + 31) // 32
+            assert len(self.words) == 2 + n_in * width_md
+            assert (n_in, n_out) == (self.extent(self.md_in), self.extent(self.md_out))
+            assert _bits(self.words[2:], n_in, width_md) == self.psv, "PSV0 and dx.viewIdState disagree"
+
+    def metadata_words(self) -> list[int] | None:
+        m = _VIEWID_MD.search(self.ir)
+        if m is None:
+            return None
+        line = re.search(rf"^!{m.group(1)} = !\{{\[\d+ x i32\] \[(.*)\]\}}$", self.ir, re.M).group(1)
+        return [int(x) for x in re.findall(r"i32 (-?\d+)", line)]
+
+    @staticmethod
+    def extent(elems: list[dict]) -> int:
+        return max(((e["row"] + e["rows"] - 1) * 4 + e["col"] + e["cols"] for e in elems if e["row"] >= 0), default=0)
+
+    def scalar(self, side: str, name: str, comp: int, index: int = 0) -> int:
+        for e in self.md_in if side == "in" else self.md_out:
+            if e["name"] == name and index in e["indices"]:
+                return (e["row"] + e["indices"].index(index)) * 4 + e["col"] + comp
+        raise KeyError(name)
+
+    def expect(self, want: dict[tuple, set[tuple]]) -> None:
+        """want: {(output name, comp): {(input name, comp), ...}}; unlisted outputs depend on nothing."""
+        mapped = {self.scalar("out", *o): {self.scalar("in", *i) for i in ins} for o, ins in want.items() if ins}
+        assert self.psv == mapped
+
+
+def xyzw(name: str, ins: set[tuple] = frozenset(), same: str | None = None) -> dict:
+    """Four output components, each depending on `ins` plus component c of input `same`."""
+    return {(name, c): set(ins) | ({(same, c)} if same else set()) for c in range(4)}
+
+
+def test_pass_through(tmp_path):
+    a = Analysed(tmp_path, """
+float4 main(float4 p : POSITION, float2 uv : TEXCOORD, out float2 ouv : TEXCOORD) : SV_Position {
+  ouv = uv; return p; }""", "vs_6_0")
+    a.expect({**xyzw("SV_Position", same="POSITION"), ("TEXCOORD", 0): {("TEXCOORD", 0)},
+              ("TEXCOORD", 1): {("TEXCOORD", 1)}})
+    assert a.words[:2] == [6, 6]
+
+
+def test_outputs_computed_from_two_inputs(tmp_path):
+    a = Analysed(tmp_path, """
+float4 main(float4 p : P, float s : S, float2 u : A, float2 v : B, out float2 o : O) : SV_Position {
+  o = float2(u.x + v.y, dot(u, v)); return p * s; }""", "vs_6_0")
+    a.expect({**xyzw("SV_Position", {("S", 0)}, same="P"),
+              ("O", 0): {("A", 0), ("B", 1)},
+              ("O", 1): {("A", 0), ("A", 1), ("B", 0), ("B", 1)}})
+
+
+def test_component_written_under_a_branch_on_an_input(tmp_path):
+    """The constant 1 reaches r.x only when k > 0.5: the branch on k decides the stored value."""
+    a = Analysed(tmp_path, """
+float4 main(float4 c : COLOR, float k : K) : SV_Target {
+  float4 r = c; if (k > 0.5) r.x = 1; return r; }""", "ps_6_0")
+    want = xyzw("SV_Target", same="COLOR")
+    want[("SV_Target", 0)].add(("K", 0))
+    a.expect(want)
+
+
+def test_constants_chosen_by_a_branch(tmp_path):
+    a = Analysed(tmp_path, """
+float4 main(float4 c : COLOR, float k : K) : SV_Target {
+  float4 r = 0; if (k > 0.5) r = float4(1, 2, 3, 4); return r; }""", "ps_6_0")
+    a.expect(xyzw("SV_Target", {("K", 0)}))
+
+
+def test_outputs_independent_of_inputs(tmp_path):
+    a = Analysed(tmp_path, """
+cbuffer C { float4 tint; };
+float4 main(float4 p : POSITION, out float4 col : COLOR, out float4 t : TINT) : SV_Position {
+  col = float4(0.25, 0.5, 0.75, 1); t = tint; return p; }""", "vs_6_0")
+    a.expect(xyzw("SV_Position", same="POSITION"))
+
+
+def test_loop_trip_count_from_an_input(tmp_path):
+    a = Analysed(tmp_path, """
+float4 main(float4 p : P, uint n : N) : SV_Position {
+  float4 acc = 0; for (uint k = 0; k < n; k++) acc += p; return acc; }""", "vs_6_0")
+    a.expect(xyzw("SV_Position", {("N", 0)}, same="P"))
+
+
+def test_memory_through_a_dynamically_indexed_array(tmp_path):
+    """Every store to the array feeds every load of it (values and indices), as in DXC."""
+    a = Analysed(tmp_path, """
+float4 main(float4 p : P, uint i : I, float x : X, uint j : J) : SV_Position {
+  float a[4] = {p.x, p.y, p.z, p.w}; a[i] = x; return float4(a[j], p.y, 0, 1); }""", "vs_6_0")
+    a.expect({("SV_Position", 0): {("P", 0), ("P", 1), ("P", 2), ("P", 3), ("I", 0), ("X", 0), ("J", 0)},
+              ("SV_Position", 1): {("P", 1)}})
+
+
+def test_unallocated_outputs_are_not_in_the_table(tmp_path):
+    a = Analysed(tmp_path, """
+float4 main(float4 c : COLOR, out float d : SV_Depth) : SV_Target { d = c.x; return c.yyyy; }""", "ps_6_0")
+    a.expect(xyzw("SV_Target", {("COLOR", 1)}))
+    assert a.words[1] == 4
+
+
+def test_no_inputs_keeps_the_counts_only(tmp_path):
+    a = Analysed(tmp_path, "float4 main() : SV_Position { return 1; }", "vs_6_0")
+    assert a.words == [0, 4] and a.psv == {}
+
+
+def test_compute_has_no_view_id_state(tmp_path):
+    c = check_dxil(compile_source(tmp_path, """
+RWStructuredBuffer<uint> b; [numthreads(4, 1, 1)] void main(uint t : SV_DispatchThreadID) { b[t] = t; }""",
+                                  "cs_6_0"))
+    assert "dx.viewIdState" not in c.ir
+
+
+def test_psv_view_id_masks_layout():
+    """With UsesViewID the per-output ViewID mask comes before the table (layout only: the front end has
+    no SV_ViewID yet)."""
+    state = viewid.ViewIdState(4, 6, (1, 2, 4, 8, 3, 0), uses_view_id=True, view_id_outputs=0b110000)
+    assert state.serialize() == [4, 6, 0b110000, 0x11, 0x12, 0x4, 0x8]
+    info = ContainerInfo(
+        stage="vertex", shader_model=(6, 1), dxil_version=(1, 1), valver=(1, 7),
+        bitcode=compile_ir(double_plus_one_module(), "cs_6_0").bitcode,
+        inputs=[SignatureElement("A", 0, 0, 0, 3, 0, 0xF, cols=4)],
+        outputs=[SignatureElement("", 0, 1, 3, 3, 0, 0xF, cols=4), SignatureElement("B", 0, 0, 0, 3, 1, 0x3, cols=2)],
+        view_id=state)
+    psv = next(p for p in parse_container(build_container(info))["Parts"] if p["Name"] == "PSV0")["PSVInfo"]
+    assert psv["UsesViewID"] == 1
+    assert psv["OutputVectorMasks"][0] == [0b110000]
+    assert psv["InputOutputMap"][0] == [0x11, 0x12, 0x4, 0x8]
+
+
+def _element(ident: int, row: int, col: int, cols: int) -> SigElement:
+    return SigElement(var=None, id=ident, name="V", index=0, kind=0, system_value=0, comp_type=9, sig_comp_type=3,
+                      rows=1, cols=cols, interp=0, interpretation="Arb", data_width=32, start_row=row, start_col=col)
+
+
+def test_long_dependency_chains_do_not_recurse():
+    """Thousands of chained branches and phis, analysed under a small recursion limit: the
+    analysis is iterative, not a recursive walk as in DXC."""
+    n = 5000
+    m = Module()
+    load = m.declare(T.FunctionType(T.f32, (T.i32, T.i32, T.i32, T.i8, T.i32)), "dx.op.loadInput.f32")
+    store = m.declare(T.FunctionType(T.void, (T.i32, T.i32, T.i32, T.i8, T.f32)), "dx.op.storeOutput.f32")
+    fn = m.add_function(T.FunctionType(T.void, ()), "main")
+    b = IRBuilder(fn.append_block("entry"))
+    i32, i8 = (lambda v: ConstInt(T.i32, v)), (lambda v: ConstInt(T.i8, v))
+    x = b.call(load, [i32(4), i32(0), i32(0), i8(1), Undef(T.i32)])
+    unused = b.call(load, [i32(4), i32(0), i32(0), i8(0), Undef(T.i32)])
+    for _ in range(n):
+        then, join = fn.append_block(), fn.append_block()
+        head = b.block
+        b.cbranch(b.fcmp("ogt", x, ConstFloat(T.f32, 0.0)), then, join)
+        b.position_at_end(then)
+        y = b.fmul(x, x)
+        b.br(join)
+        b.position_at_end(join)
+        x = b.phi(T.f32, [(y, then), (ConstFloat(T.f32, 1.0), head)])
+    b.call(store, [i32(5), i32(0), i32(0), i8(2), x])
+    b.call(store, [i32(5), i32(0), i32(0), i8(0), b.fadd(unused, unused)])
+    b.ret()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        state = viewid.compute_view_id_state(fn, [_element(0, 0, 0, 2)], [_element(0, 0, 0, 3)])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert state.inputs_of == (0b01, 0, 0b10)
+
+
+def _compile(tmp_path, src: str, profile: str):
+    path = tmp_path / "s.hlsl"
+    path.write_text(src)
+    return compile_file(str(path), CompileOptions(profile=profile, target="dxil"))
+
+
+def test_self_check_rejects_a_wrong_psv_table(tmp_path, monkeypatch):
+    real = viewid.ViewIdState.psv_tables
+    monkeypatch.setattr(viewid.ViewIdState, "psv_tables", lambda self, i, o: [0] * len(real(self, i, o)))
+    res = _compile(tmp_path, "float4 main(float4 p : P) : SV_Position { return p; }", "vs_6_0")
+    assert not res.ok
+    assert any("PSV0 dependency table" in d.message for d in res.diagnostics)
+
+
+def test_self_check_rejects_a_truncated_metadata_array(tmp_path, monkeypatch):
+    from shaderbuild_dxil import dxmeta
+    real = dxmeta.view_id_metadata
+
+    def truncated(lm, valver):
+        node = real(lm, valver)
+        arr = node.ops[0].value
+        arr.elems.pop()
+        arr.type = T.ArrayType(T.i32, len(arr.elems))
+        return node
+    monkeypatch.setattr(dxmeta, "view_id_metadata", truncated)
+    res = _compile(tmp_path, "float4 main(float4 p : P) : SV_Position { return p; }", "vs_6_0")
+    assert not res.ok
+    assert any("dx.viewIdState" in d.message for d in res.diagnostics)
+
+
+@pytest.mark.parametrize("valver, present", [((1, 0), False), ((1, 1), True), ((0, 0), True)])
+def test_metadata_follows_the_validator_version(tmp_path, monkeypatch, valver, present):
+    from shaderbuild_dxil import backend, dxmeta
+    monkeypatch.setattr(dxmeta, "validator_version", lambda sm: valver)
+    monkeypatch.setattr(backend, "validator_version", lambda sm: valver)
+    res = _compile(tmp_path, "float4 main(float4 p : P) : SV_Position { return p; }", "vs_6_0")
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert ("dx.viewIdState" in check_dxil(res.binary).ir) == present
