@@ -2,7 +2,9 @@
 
 Part order and layouts follow DXC's container writer (DxilContainer.h,
 DxilPipelineStateValidation.h).  The PSV0 runtime-info version follows
-`dx.valver` exactly, because the validator rejects any other size.
+`dx.valver` exactly, because the validator rejects any other size.  PSV0's
+ViewID masks and input->output dependency table come from viewid.py (the same
+state `dx.viewIdState` serializes).
 """
 
 from __future__ import annotations
