@@ -263,3 +263,65 @@ def test_metadata_follows_the_validator_version(tmp_path, monkeypatch, valver, p
     res = _compile(tmp_path, "float4 main(float4 p : P) : SV_Position { return p; }", "vs_6_0")
     assert res.ok, [d.message for d in res.diagnostics]
     assert ("dx.viewIdState" in check_dxil(res.binary).ir) == present
+
+
+def test_early_return_and_texture_coordinates(tmp_path):
+    """The returned value is chosen by a branch on k; a sampled colour depends on its coordinates."""
+    a = Analysed(tmp_path, """
+Texture2D t; SamplerState s;
+float4 main(float4 c : COLOR, float2 uv : UV, float k : K) : SV_Target {
+  if (k > 0) return t.Sample(s, uv);
+  return c; }""", "ps_6_0")
+    a.expect(xyzw("SV_Target", {("UV", 0), ("UV", 1), ("K", 0)}, same="COLOR"))
+
+
+def test_static_global_carries_dependencies(tmp_path):
+    a = Analysed(tmp_path, """
+static float g;
+void set(float v) { g = v; }
+float4 main(float4 p : P, float v : V) : SV_Position { set(v); return float4(p.xy, g, 1); }""", "vs_6_0")
+    a.expect({("SV_Position", 0): {("P", 0)}, ("SV_Position", 1): {("P", 1)}, ("SV_Position", 2): {("V", 0)}})
+
+
+# ------------------------------------------------------------------ control dependence
+def _cfg(edges: dict[str, tuple[str, ...]]):
+    """A function whose blocks branch as `edges` says (conditions are function arguments)."""
+    from shaderbuild_dxil.llvm.values import Argument
+    m = Module()
+    fn = m.add_function(T.FunctionType(T.void, ()), "f")
+    blocks = {name: fn.append_block(name) for name in edges}
+    cond = Argument(T.i1, 0)
+    for name, succ in edges.items():
+        b = IRBuilder(blocks[name])
+        if not succ:
+            b.ret()
+        elif len(succ) == 1:
+            b.br(blocks[succ[0]])
+        else:
+            b.cbranch(cond, blocks[succ[0]], blocks[succ[1]])
+    return fn, blocks
+
+
+def _cd(edges: dict[str, tuple[str, ...]]) -> dict[str, set[str]]:
+    from shaderbuild_dxil.ctrldep import control_dependence
+    fn, blocks = _cfg(edges)
+    cd = control_dependence(fn)
+    return {name: {b.name for b in cd.get(id(bb), [])} for name, bb in blocks.items() if cd.get(id(bb))}
+
+
+def test_control_dependence_of_nested_ifs():
+    assert _cd({"entry": ("a", "b"), "a": ("j",), "b": ("c", "j"), "c": ("j",), "j": ()}) == \
+        {"a": {"entry"}, "b": {"entry"}, "c": {"b"}}
+
+
+def test_control_dependence_of_a_loop():
+    """The body and the header itself run again depending on the header's branch."""
+    assert _cd({"entry": ("h",), "h": ("body", "exit"), "body": ("h",), "exit": ()}) == \
+        {"body": {"h"}, "h": {"h"}}
+
+
+def test_control_dependence_with_two_exits_and_an_endless_loop():
+    """Exit blocks hang off one virtual root.  A block that never reaches an exit is outside the
+    post-dominator tree (as in LLVM 3.7's), so `r` post-dominates the entry and depends on nothing."""
+    assert _cd({"entry": ("r1", "r2"), "r1": (), "r2": ()}) == {"r1": {"entry"}, "r2": {"entry"}}
+    assert _cd({"entry": ("spin", "r"), "spin": ("spin",), "r": ()}) == {}
