@@ -132,6 +132,8 @@ class _Analysis:
         self.deps: dict[object, list[object]] = {}
         self.leaf: dict[object, int] = {}
         self.mask: dict[object, int] = {}
+        self.nodes: dict[int, Instruction] = {}          # id -> instruction, for the nodes met so far
+        self.index: dict[object, int] = {}               # Tarjan visit order, kept across roots
 
     # ---- edges
     def _cd_key(self, bb: BasicBlock) -> object | None:
@@ -337,8 +339,6 @@ class _Analysis:
         return self.mask[root]
 
     def run(self, outputs: list[SigElement]) -> dict[int, int]:
-        self.nodes: dict[int, Instruction] = {}
-        self.index: dict[object, int] = {}
         by_id = {e.id: e for e in outputs}
         result: dict[int, int] = {}
         for bb in self.fn.blocks:
