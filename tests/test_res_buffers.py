@@ -282,7 +282,14 @@ _TBUF_BUG = ("SPIR-V: tbuffer/TextureBuffer emitted as a uniform Block (std140, 
              "BufferBlock/StorageBuffer with NonWritable members; the manifest says storage_buffer")
 
 
-@pytest.mark.parametrize("src", [pytest.param(TBUFFER, id="tbuffer"), pytest.param(TEXTUREBUFFER, id="TextureBuffer")])
+_TBUF_DXIL = R.dxil_xfail("tbuffer / TextureBuffer<S> resources are rejected by the DXIL backend "
+                          "('not supported by the DXIL backend yet'; DXC makes them TBuffer SRVs)")
+_APPEND_DXIL = R.dxil_xfail("Append/ConsumeStructuredBuffer are rejected by the DXIL backend "
+                            "('not supported by the DXIL backend yet'; DXC uses bufferUpdateCounter)")
+
+
+@pytest.mark.parametrize("src", [pytest.param(TBUFFER, id="tbuffer", marks=_TBUF_DXIL),
+                                 pytest.param(TEXTUREBUFFER, id="TextureBuffer", marks=_TBUF_DXIL)])
 def test_tbuffer_executes(src):
     # std430: a at 0, b (float4) at 16
     out = R.cs(src, {"TB": R.storage(R.pack("f", [1.5, 0, 0, 0, 0, 0, 0, 4.0])), "Out": R.storage(R.sentinel(1))})
@@ -297,6 +304,7 @@ _COUNTER_BUG = ("manifest: Append/Consume/IncrementCounter emit a counter buffer
                 "does not list (spirv-cross sees an extra storage buffer)")
 
 
+@_APPEND_DXIL
 def test_append_structured_buffer():
     res = R.build(APPEND)   # reflection must list the counter
     counter = R.resource(res.manifest, "A")["vulkan"]["counter_binding"]
@@ -311,6 +319,7 @@ RWStructuredBuffer<uint> Out : register(u1);
 """
 
 
+@_APPEND_DXIL
 def test_consume_structured_buffer_builds():
     R.build(CONSUME)
 
