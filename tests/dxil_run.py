@@ -20,7 +20,6 @@ from shaderbuild.compiler import CompileResult
 
 # key -> why the DXIL twin of such a shader is not executed (res_util.run_cs compares nothing then)
 NOT_EXECUTABLE = {
-    "cube": "cube / cube-array textures: the runtime has no cube-face selection",
     "structured-layout": "structured buffer whose D3D stride differs from its Vulkan stride: the test data is "
                          "laid out for Vulkan and its element layout is not in the manifest",
     "cbuffer-member": "cbuffer member that is a struct or a matrix: its inner Vulkan/D3D layouts are not in the "
@@ -103,7 +102,8 @@ def _bindings(vk_manifest: dict, dx_manifest: dict, specs: dict, push: bytes, d3
             else:
                 data, view = _data_and_view(dxil_exec, entry, _vk_entry(vk_manifest, name), e)
             binds.append((h["register"] + i, h["space"], h["class"], data, view))
-            names.append((f"{name}[{i}]" if isinstance(spec, list) else name, e.kind in _WRITABLE))
+            writable = e.kind in _WRITABLE and entry.get("access") != "read-only"   # (a tbuffer is 'storage')
+            names.append((f"{name}[{i}]" if isinstance(spec, list) else name, writable))
     for pc in vk_manifest.get("push_constants", []):
         entry = _resource(dx_manifest, pc["name"])
         h = entry["hlsl"]
@@ -123,13 +123,11 @@ def _data_and_view(dxil_exec, dx_entry: dict, vk_entry: dict, e) -> tuple[bytes,
         return b"\0" * 4, dxil_exec.View(filter=e.filter, address=e.address, mipmap=e.mipmap, border=e.border,
                                          compare=e.compare, max_lod=e.max_lod)
     if kind in ("sampled_image", "storage_image"):
-        if e.dim.startswith("cube"):
-            raise NotExecutable("cube")
         return e.data, dxil_exec.View(fmt=e.format, width=e.width, height=e.height, depth=e.depth,
                                       layers=e.layers, mips=e.mips)
     if kind in ("uniform_texel_buffer", "storage_texel_buffer"):
         return e.data, dxil_exec.View(fmt=e.format)
-    if kind == "uniform":
+    if kind == "uniform" or dx_entry.get("block") is not None:     # cbuffer, push constants, tbuffer
         return _cbuffer_bytes(vk_entry["block"], dx_entry["block"], e.data), dxil_exec.View()
     if dx_entry["hlsl"].get("stride") != vk_entry["vulkan"].get("stride"):
         raise NotExecutable("structured-layout")

@@ -9,7 +9,7 @@ text (typed pointers already upgraded to `ptr` by llvm-dis) gets:
 Resources are bound by (register, space, class letter) using the module's !dx.resources records;
 typed buffers, textures and samplers carry a `View` (texel format, extent, sampler state), and the
 runtime implements typed loads/stores, getDimensions, texture loads/stores and sampling (nearest and
-linear, clamp/wrap/mirror/border, mip selection, depth compare, gather) for 1D/2D/3D/array textures.
+linear, clamp/wrap/mirror/border, mip selection, depth compare, gather) for 1D/2D/3D/array/cube textures.
 Threads run serially: group-sync barriers abort (the runtime refuses them for >1 thread).
 """
 
@@ -269,14 +269,14 @@ _LLVM_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
 def _atomic_bin_op(d: OpDecl) -> str:
     """(op, handle, i32 atomicOp, c0, c1, c2, i32 value) -> old value."""
     return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
-            "  %p = call ptr @rt_addr(ptr %h, i32 %a3, i32 %a4, i32 0, i32 4)\n"
+            "  %p = call ptr @rt_atomic_addr(ptr %h, i32 %a3, i32 %a4, i32 %a5)\n"
             "  %r = call i32 @rt_atomic_i32(ptr %p, i32 %a2, i32 %a6)\n  ret i32 %r\n}\n")
 
 
 def _atomic_cmpxchg(d: OpDecl) -> str:
     """(op, handle, c0, c1, c2, i32 compare, i32 value) -> old value."""
     return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
-            "  %p = call ptr @rt_addr(ptr %h, i32 %a2, i32 %a3, i32 0, i32 4)\n"
+            "  %p = call ptr @rt_atomic_addr(ptr %h, i32 %a2, i32 %a3, i32 %a4)\n"
             "  %r = call i32 @rt_cmpxchg_i32(ptr %p, i32 %a5, i32 %a6)\n  ret i32 %r\n}\n")
 
 
@@ -371,10 +371,10 @@ _SAMPLE_OFFSETS = "i32 %a7, i32 %a8, i32 %a9"
 _float_sample = {
     # (op, t, s, c0..c3, o0..o2, lod)
     "sampleLevel": (lambda k: f"call float @rt_sample_level(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                              f"float %a10, i32 {k})", _SAMPLE_OFFSETS),
+                              f"float %a6, float %a10, i32 {k})", _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0..o2, compare)
     "sampleCmpLevelZero": (lambda k: "call float @rt_sample_cmp(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                                     "float %a10)", _SAMPLE_OFFSETS),
+                                     "float %a6, float %a10)", _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0..o2, ddx0..2, ddy0..2, clamp)
     "sampleGrad": (lambda k: "call float @rt_sample_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
                              f"float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, i32 {k})",
@@ -393,6 +393,12 @@ def _sample(op_class: str) -> Callable[[OpDecl], str]:
             raise DxilExecError(f"{d.name}: the runtime samples float textures only")
         return _per_component(call, "float", _sampler_pre(offsets))(d)
     return gen
+
+
+def _update_counter(d: OpDecl) -> str:
+    """(op, handle, i8 step) -> i32."""
+    return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+            "  %s = sext i8 %a2 to i32\n  %r = call i32 @rt_update_counter(ptr %h, i32 %s)\n  ret i32 %r\n}\n")
 
 
 def _all_args(skip: int) -> Callable[[OpDecl], str]:
@@ -424,6 +430,7 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "legacyF16ToF32": _f16_to_f32,
     "isSpecialFloat": _is_special_float,
     "atomicBinOp": _atomic_bin_op,
+    "bufferUpdateCounter": _update_counter,
     "atomicCompareExchange": _atomic_cmpxchg,
 }
 FORWARDED_CLASSES = ("unary", "unaryBits", "binary", "tertiary", "dot2", "dot3", "dot4")
@@ -434,14 +441,16 @@ declare ptr @rt_create_handle_binding(i32, i32, i32)
 declare i32 @rt_atomic_i32(ptr, i32, i32)
 declare i32 @rt_cmpxchg_i32(ptr, i32, i32)
 declare ptr @rt_addr(ptr, i32, i32, i32, i32)
+declare ptr @rt_atomic_addr(ptr, i32, i32, i32)
+declare i32 @rt_update_counter(ptr, i32)
 declare i32 @rt_load32(ptr, i32, i32, i32)
 declare void @rt_store32(ptr, i32, i32, i32, i32)
 declare i32 @rt_tex_load32(ptr, i32, i32, i32, i32, i32, i32, i32, i32)
 declare void @rt_tex_store32(ptr, i32, i32, i32, i32, i32)
 declare i32 @rt_dims(ptr, i32, i32)
 declare void @rt_sample_offsets(i32, i32, i32)
-declare float @rt_sample_level(ptr, ptr, float, float, float, float, i32)
-declare float @rt_sample_cmp(ptr, ptr, float, float, float, float)
+declare float @rt_sample_level(ptr, ptr, float, float, float, float, float, i32)
+declare float @rt_sample_cmp(ptr, ptr, float, float, float, float, float)
 declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, i32)
 declare float @rt_gather(ptr, ptr, float, float, float, i32, i32)
 declare i32 @rt_thread_id(i32)
@@ -543,13 +552,14 @@ class View:
     border: str = "transparent_black"
     compare: str | None = None
     max_lod: float = 1000.0
+    counter: int = 0  # initial hidden counter of a structured UAV (Append/Consume/IncrementCounter)
 
     def fields(self) -> str:
         cmp = 0 if self.compare is None else 1 + COMPARE_OPS.index(self.compare)
         return " ".join(map(str, (TEXEL_FORMATS.index(self.fmt) if self.fmt else 0, self.width, self.height,
                                   self.depth, self.layers, self.mips, FILTERS.index(self.filter),
                                   ADDRESS_MODES.index(self.address), FILTERS.index(self.mipmap),
-                                  BORDERS.index(self.border), cmp, float(self.max_lod))))
+                                  BORDERS.index(self.border), cmp, float(self.max_lod), self.counter)))
 
 
 # code tables shared with dxop_runtime.c (FORMATS, sampler fields); index = code

@@ -7,6 +7,7 @@
  * argv[1] is a directory holding spec.txt:
  *   gx gy gz tx ty tz nslots
  *   per slot:  kind stride size fmt width height depth layers mips filter address mipfilter border compare maxlod
+ *              counter
  *              (data in buf<i>.bin, written back; fmt 0 = plain memory, else a FORMATS index; the sampler
  *              fields are used by sampler slots, kind 14)
  *   nranges     then per range: class rangeId lower count slot space
@@ -23,13 +24,14 @@ typedef struct {
     uint32_t fmt, width, height, depth, layers, mips;   /* typed buffers and textures */
     uint32_t filter, address, mipfilter, border, compare; /* samplers */
     float max_lod;
+    uint32_t counter; /* the hidden counter of a structured UAV (bufferUpdateCounter) */
 } Res;
 
 typedef struct {
     int cls, range, lower, count, slot, space;
 } Range;
 
-enum { K_TYPED = 10, K_RAW = 11, K_STRUCT = 12, K_CBUF = 13, K_SAMPLER = 14 };
+enum { K_TYPED = 10, K_RAW = 11, K_STRUCT = 12, K_CBUF = 13, K_SAMPLER = 14, K_TBUF = 15 };
 /* ResourceKind shapes of textures */
 enum { S_1D = 1, S_2D = 2, S_3D = 4, S_CUBE = 5, S_1D_ARRAY = 6, S_2D_ARRAY = 7, S_CUBE_ARRAY = 9 };
 
@@ -68,6 +70,22 @@ void *rt_create_handle_binding(int cls, int space, int index) {
     return 0;
 }
 
+static uint8_t *texel_at(const Res *r, int mip, int c0, int c1, int c2);
+void *rt_addr(Res *r, uint32_t index, uint32_t offset, uint32_t comp_byte, uint32_t nbytes);
+
+/* The 32-bit cell an atomic on (c0, c1, c2) touches: a texel of a texture or typed buffer (r32ui/r32i),
+ * else a buffer element (index, byte offset). */
+void *rt_atomic_addr(Res *r, uint32_t c0, uint32_t c1, uint32_t c2) {
+    if (r->kind == K_TYPED && r->fmt)
+        return rt_addr(r, c0, 0, 0, 4);
+    if (r->kind >= S_1D && r->kind <= S_CUBE_ARRAY && r->fmt) {
+        uint8_t *p = texel_at(r, 0, (int)c0, (int)c1, (int)c2);
+        if (!p) { memset(scratch, 0, sizeof scratch); return scratch; }
+        return p;
+    }
+    return rt_addr(r, c0, c1, 0, 4);
+}
+
 /* Atomics: threads run one at a time, so a read-modify-write is atomic. */
 uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
     uint32_t old = *p;
@@ -84,6 +102,12 @@ uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
     default: die("unsupported atomic op", op, 0, 0);
     }
     return old;
+}
+
+/* bufferUpdateCounter: +1 returns the value before the increment, -1 the value after the decrement. */
+uint32_t rt_update_counter(Res *r, int step) {
+    if (step > 0) return r->counter++;
+    return --r->counter;
 }
 
 uint32_t rt_cmpxchg_i32(uint32_t *p, uint32_t cmp, uint32_t v) {
@@ -191,7 +215,8 @@ void *rt_addr(Res *r, uint32_t index, uint32_t offset, uint32_t comp_byte, uint3
     switch (r->kind) {
     case K_STRUCT: a = (uint64_t)index * r->stride + offset; break;
     case K_RAW: a = index; break;
-    case K_CBUF: a = (uint64_t)index * 16; break;
+    case K_CBUF: case K_TBUF: a = (uint64_t)index * 16; break;
+    case K_TYPED: a = (uint64_t)index * (r->fmt ? texel_size(r) : r->stride); break;
     default: a = (uint64_t)index * r->stride; break;
     }
     a += comp_byte;
@@ -258,6 +283,8 @@ uint32_t rt_dims(Res *r, int mip, int k) {
     case S_2D_ARRAY: v[1] = mip_dim(r->height, mip); v[2] = r->layers; break;
     case S_3D: v[1] = mip_dim(r->height, mip); v[2] = mip_dim(r->depth, mip); break;
     case S_1D: break;
+    case S_CUBE: v[1] = mip_dim(r->height, mip); break;
+    case S_CUBE_ARRAY: v[1] = mip_dim(r->height, mip); v[2] = r->layers / 6; break;
     default: die("getDimensions: texture shape not supported by the runtime", (int)r->kind, 0, 0);
     }
     return v[k];
@@ -348,6 +375,34 @@ static int array_layer(const Res *t, float c) {
     return l < 0 ? 0 : ((uint32_t)l >= t->layers ? (int)t->layers - 1 : l);
 }
 
+/* Cube direction -> face (layer) and face coordinates (Vulkan 15.6.4 / D3D: same table); cube maps clamp
+ * to the face edge (no seamless filtering across faces). */
+static int cube_face(float x, float y, float z, float *s, float *t) {
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), sc, tc, ma;
+    int face;
+    if (ax >= ay && ax >= az) { face = x >= 0 ? 0 : 1; sc = x >= 0 ? -z : z; tc = -y; ma = ax; }
+    else if (ay >= az) { face = y >= 0 ? 2 : 3; sc = x; tc = y >= 0 ? z : -z; ma = ay; }
+    else { face = z >= 0 ? 4 : 5; sc = z >= 0 ? x : -x; tc = -y; ma = az; }
+    *s = 0.5f * (sc / ma + 1.0f);
+    *t = 0.5f * (tc / ma + 1.0f);
+    return face;
+}
+
+static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref);
+
+static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c2, float c3, float lod, int k,
+                         float ref) {
+    Res face_view = *t, edge = *s;
+    float u, v;
+    int face = cube_face(c0, c1, c2, &u, &v);
+    int cube = t->kind == S_CUBE_ARRAY ? (int)floorf(c3 + 0.5f) : 0;
+    int ncubes = (int)t->layers / 6;
+    cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
+    face_view.kind = S_2D_ARRAY;
+    edge.address = 0;
+    return sample_lod(&face_view, &edge, u, v, (float)(cube * 6 + face), lod, k, ref);
+}
+
 static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref) {
     if (t->kind != S_1D && t->kind != S_1D_ARRAY && t->kind != S_2D && t->kind != S_2D_ARRAY && t->kind != S_3D)
         die("sampling: texture shape not supported by the runtime", (int)t->kind, 0, 0);
@@ -371,12 +426,16 @@ static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2
 /* sampleLevel / sampleCmpLevelZero / sampleGrad: one component (4 calls per sample; the runtime is serial). */
 void rt_sample_offsets(int o0, int o1, int o2) { g_off[0] = o0; g_off[1] = o1; g_off[2] = o2; }
 
-float rt_sample_level(Res *t, Res *s, float c0, float c1, float c2, float lod, int k) {
+static int is_cube(const Res *t) { return t->kind == S_CUBE || t->kind == S_CUBE_ARRAY; }
+
+float rt_sample_level(Res *t, Res *s, float c0, float c1, float c2, float c3, float lod, int k) {
+    if (is_cube(t)) return sample_cube(t, s, c0, c1, c2, c3, lod, k, 0.0f);
     return sample_lod(t, s, c0, c1, c2, lod, k, 0.0f);
 }
 
-float rt_sample_cmp(Res *t, Res *s, float c0, float c1, float c2, float ref) {
+float rt_sample_cmp(Res *t, Res *s, float c0, float c1, float c2, float c3, float ref) {
     if (!s->compare) die("SampleCmp with a sampler that has no compare op", 0, 0, 0);
+    if (is_cube(t)) return sample_cube(t, s, c0, c1, c2, c3, 0.0f, 0, ref);
     return sample_lod(t, s, c0, c1, c2, 0.0f, 0, ref);
 }
 
@@ -573,7 +632,7 @@ int main(int argc, char **argv) {
         Res *r = &slots[i];
         if (fscanf(spec, "%u %u %u %u %u %u %u %u %u %u %u %u %u %u %f", &r->kind, &r->stride, &r->size, &r->fmt,
                    &r->width, &r->height, &r->depth, &r->layers, &r->mips, &r->filter, &r->address, &r->mipfilter,
-                   &r->border, &r->compare, &r->max_lod) != 15)
+                   &r->border, &r->compare, &r->max_lod) != 15 || fscanf(spec, "%u", &r->counter) != 1)
             die("bad slot", i, 0, 0);
         if (r->fmt >= sizeof FORMATS / sizeof FORMATS[0]) die("bad texel format", i, (int)r->fmt, 0);
         slots[i].data = calloc(slots[i].size + 16, 1);
