@@ -54,6 +54,7 @@ def pytest_runtest_call(item: pytest.Item):
     if res_util is not None:
         res_util.take_deferred()
     out = yield
+    res_util = sys.modules.get("res_util")   # the test body may have imported it
     if res_util is not None:
         pending = res_util.take_deferred()
         if pending:

@@ -48,6 +48,8 @@ def _compile(text: str, entry: str, profile: str, env: str = "vulkan1.1") -> byt
     r = compile_file("e2e.hlsl", CompileOptions(entry=entry, profile=profile, vk_target_env=env), text=text)
     assert r.ok, "\n".join(d.render() for d in r.diagnostics)
     spirv_val(r.binary, env)
+    import res_util   # the DXIL twin (compiled and read back by the LLVM tools; a failure is a deferred DxilBug)
+    res_util.dxil_twin(text, entry, profile)
     return r.binary
 
 
