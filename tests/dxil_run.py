@@ -5,7 +5,9 @@ re-bound by the DXIL manifest's HLSL view (class, register + array index, space)
 push-constant bytes are moved from the Vulkan layout to D3D's legacy cbuffer layout member by member
 (both offsets come from the manifests).  Each writable resource must end with the same bytes as on
 lavapipe.  What the interpreter cannot run is listed in NOT_EXECUTABLE, the one place for such
-exclusions; a shader hitting one is counted in NOT_RUN, not silently passed.
+exclusions; a shader hitting one is counted in NOT_RUN (printed in the pytest summary), not silently
+passed.  A dx.op the runtime lacks fails the test as a DxilBug naming it: implement it in
+tests/harness (dxil_exec.py / dxop_runtime.c) or add a key here.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ _WRITABLE = {"storage", "storage_texel_buffer", "storage_image"}
 
 
 class NotExecutable(Exception):
+    """This twin cannot run for a listed reason (key of NOT_EXECUTABLE)."""
+
     def __init__(self, key: str) -> None:
         assert key in NOT_EXECUTABLE, f"unlisted DXIL-execution exclusion {key!r}"
         super().__init__(key)
@@ -41,6 +45,7 @@ class NotExecutable(Exception):
 
 def run_twin(res: CompileResult, twin: CompileResult, specs: dict, lavapipe: dict[str, bytes], groups, push: bytes,
              entry: str, tol: float, skip: str | None = None, d3d: dict[str, bytes] | None = None) -> None:
+    """Run `twin` with the test's data; defer a DxilBug if a writable resource ends unlike `lavapipe`."""
     from harness import dxil_exec
     try:
         if skip is not None:
