@@ -44,3 +44,34 @@ def vk():
         tools.missing_dependency(f"Vulkan ICD {icd} (apt mesa-vulkan-drivers)")
     yield vulkan_runner
     vulkan_runner.shutdown()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """Raise a DXIL-twin failure that res_util deferred during the test body (after the body, so the
+    SPIR-V checks of the test still ran; see res_util.DxilBug)."""
+    res_util = sys.modules.get("res_util")
+    if res_util is not None:
+        res_util.take_deferred()
+    out = yield
+    res_util = sys.modules.get("res_util")   # the test body may have imported it
+    if res_util is not None:
+        pending = res_util.take_deferred()
+        if pending:
+            raise pending[0]
+    return out
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many DXIL twins of the resource corpus ran, and which were excluded and why (never silent)."""
+    res_util, dxil_run = sys.modules.get("res_util"), sys.modules.get("dxil_run")
+    if res_util is None or (not res_util.EXCLUDED and dxil_run is None):
+        return
+    tr = terminalreporter
+    tr.write_sep("-", "DXIL twins of the resource corpus")
+    for reason, n in sorted(res_util.EXCLUDED.items()):
+        tr.write_line(f"not compiled for DXIL ({n}): {reason}")
+    if dxil_run is not None:
+        tr.write_line(f"executed on the interpreter and compared with lavapipe: {dxil_run.RAN[0]}")
+        for key, n in sorted(dxil_run.NOT_RUN.items()):
+            tr.write_line(f"not executed ({n}): {key}: {dxil_run.NOT_EXECUTABLE[key]}")

@@ -31,7 +31,10 @@ SENTINEL = 0xCDCDCDCD  # initial word of every output element: "not written" is 
 _SCALARS = {"uint": "I", "int": "i", "float": "f", "double": "d", "bool": "I", "dword": "I",
             "uint64_t": "Q", "int64_t": "q"}
 _VEC_RE = re.compile(r"^(uint|int|float|double|bool)([1-4])$")
-_BARRIER_RE = re.compile(r"\b(?:\w*MemoryBarrier\w*|Wave\w+|Quad\w+|Interlocked\w+)\s*\(")
+# Only these cannot run on the serial DXIL interpreter: a group-sync barrier needs the other threads of the
+# group to have reached it, and wave/quad ops read other lanes.  Atomics (rt_atomic_i32, native atomicrmw
+# on groupshared) and barriers without group sync (memory ordering only) run as they are.
+_GROUP_SYNC_RE = re.compile(r"\b(?:\w*WithGroupSync|Wave\w+|Quad\w+)\s*\(")
 
 
 def elem_format(t: str) -> tuple[str, int]:
@@ -213,19 +216,22 @@ def run_dxil(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1,
 
 
 def uses_group_sync(hlsl: str) -> bool:
-    """Barriers, wave ops and atomics cannot run on the serial DXIL interpreter (it has no shims for them)."""
-    return bool(_BARRIER_RE.search(hlsl))
+    """*WithGroupSync barriers and Wave*/Quad* ops cannot run on the serial DXIL interpreter (threads run
+    one after another, so no thread can wait for or read another)."""
+    return bool(_GROUP_SYNC_RE.search(hlsl))
 
 
 def run_cs(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
            profile: str = "cs_6_0", check_dxil: bool = True, hlsl_version: int = 2021,
-           float_ulps: int = 0) -> dict[str, list]:
+           float_ulps: int = 0, order_free: dict[str, Callable[[list], list]] | None = None) -> dict[str, list]:
     """Run on lavapipe and return decoded buffers {name: [elements]}.
 
     outputs: {name: (element type, count | initial values)}; inputs: {name: (type, values)}.
     With check_dxil the DXIL build is structurally checked, and, when the shader has no
     barriers or wave ops, executed and compared with the lavapipe results (floats within
-    float_ulps, everything else exactly).
+    float_ulps, everything else exactly).  order_free: {buffer: f} for results that depend on thread
+    order (atomics' original values, compare-exchange chains): both backends' values are compared as f(values),
+    e.g. `sorted`; f must keep everything the test checks about them.
     """
     kw = dict(groups=groups, defines=defines, profile=profile, hlsl_version=hlsl_version)
     raw = run_spirv(hlsl, outputs, inputs, **kw)
@@ -238,8 +244,12 @@ def run_cs(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1
                                              hlsl_version=hlsl_version).binary)
         else:
             draw = run_dxil(hlsl, outputs, inputs, **kw)
+            norm = order_free or {}
             for n, b in draw.items():
-                for i, (g, w) in enumerate(zip(decode(types[n], b), decoded[n])):
+                f = norm.get(n, lambda v: v)
+                got, want = f(decode(types[n], b)), f(decoded[n])
+                assert len(got) == len(want), f"DXIL vs SPIR-V {n}: {len(got)} vs {len(want)} values"
+                for i, (g, w) in enumerate(zip(got, want)):
                     assert_close(g, w, float_ulps, what=f"DXIL vs SPIR-V {n}[{i}]")
     return decoded
 

@@ -101,7 +101,92 @@ def build(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = 
         else:
             tools.spirv_val(res.binary, _ENV_FOR_VAL.get(env, "vulkan1.1"))
         check_reflection(res.manifest, res.binary)
+        twin = dxil_twin(src, entry, profile, defines, options)
+        if twin is not None:
+            _DXIL_TWIN[id(res)] = (res, twin)
     return res
+
+
+# ---------------------------------------------------------------- the DXIL twin of every SPIR-V build
+
+class DxilBug(AssertionError):
+    """The DXIL twin of a SPIR-V build failed: compile, LLVM read-back, or execution differing from
+    lavapipe.  Raised after the test body (tests/conftest.py), so the SPIR-V checks still run; a
+    known bug is marked with dxil_xfail(), which expects exactly this exception type."""
+
+
+_deferred: list[DxilBug] = []
+
+
+def defer(exc: DxilBug) -> None:
+    _deferred.append(exc)
+
+
+def take_deferred() -> list[DxilBug]:
+    """The DXIL failures recorded since the last call (conftest raises the first after each test)."""
+    out = list(_deferred)
+    _deferred.clear()
+    return out
+
+
+def dxil_xfail(reason: str):
+    """Strict xfail for a DXIL bug found by the twin checks; any other failure still fails the test."""
+    return pytest.mark.xfail(strict=True, raises=DxilBug, reason=f"DXIL: {reason}")
+
+
+# Options that only shape the Vulkan view (DXC's -fvk-* flags): the DXIL twin is compiled without
+# them, as DXC ignores them when it emits DXIL.
+_VULKAN_ONLY = frozenset({"vk_invert_y", "vk_use_dx_position_w", "vk_auto_shift_bindings", "vk_bind_registers",
+                          "vk_bind_globals", "vk_layout"})
+# Diagnostics of the DXIL compile that mean "this shader uses a SPIR-V-only feature": no twin.
+# vk::ext_builtin_input/output: DXC parses vk:: attributes only for -spirv (for DXIL it warns and
+# ignores them), so the variable has no DXIL meaning; shaderbuild rejects it for DXIL instead.
+SPIRV_ONLY = {"is only supported when targeting SPIR-V": "vk::ext_builtin_* (Vulkan-only attribute)"}
+# twin exclusions seen in this process: reason -> count (reported by nothing; inspect when needed)
+EXCLUDED: dict[str, int] = {}
+_DXIL_TWIN: dict[int, tuple[CompileResult, CompileResult]] = {}
+
+
+def dxil_twin(src: str, entry: str = "main", profile: str = "cs_6_0", defines: dict | None = None,
+              options: dict | None = None) -> CompileResult | None:
+    """The DXIL build of a shader the corpus builds for SPIR-V (issue 4: every SPIR-V shader of the
+    tests is also compiled to DXIL and read back by obj2yaml/bcanalyzer/llvm-dis).  Cached per
+    source/entry/profile/defines/DXIL-relevant options, so repeated builds check it once.  A failure
+    is deferred as a DxilBug; None for a SPIR-V-only shader (SPIRV_ONLY) or a failed twin."""
+    dx_opts = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (options or {}).items()
+                           if k not in _VULKAN_ONLY))
+    res, failure = _checked_dxil(src, entry, profile, tuple(sorted((defines or {}).items())), dx_opts)
+    if failure is not None:
+        if failure in SPIRV_ONLY.values():
+            EXCLUDED[failure] = EXCLUDED.get(failure, 0) + 1
+        else:
+            defer(DxilBug(failure))
+    return res
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked_dxil(src: str, entry: str, profile: str, defines: tuple, dx_opts: tuple
+                  ) -> tuple[CompileResult | None, str | None]:
+    """(result, None) or (None, why it failed / SPIRV_ONLY reason); failures are cached too."""
+    from harness import dxil_tools
+    res = compile_hlsl(src, entry, profile, "dxil", defines=dict(defines), **dict(dx_opts))
+    if not res.ok:
+        errs = errors(res)
+        for needle, reason in SPIRV_ONLY.items():
+            if errs and all(needle in e for e in errs):
+                return None, reason
+        return None, f"DXIL twin failed to compile:\n{diagnostics_text(res)}\n--- source ---\n{src}"
+    try:
+        dxil_tools.check_dxil(res.binary)
+    except AssertionError as exc:
+        return None, f"DXIL twin rejected by the LLVM tools: {exc}\n--- source ---\n{src}"
+    return res, None
+
+
+def twin_of(res: CompileResult) -> CompileResult | None:
+    """The checked DXIL build of a SPIR-V result that build() returned (None for other results)."""
+    pair = _DXIL_TWIN.get(id(res))
+    return pair[1] if pair is not None and pair[0] is res else None
 
 
 def spirv_val_flags(spirv: bytes, env: str, *flags: str) -> None:
@@ -293,12 +378,23 @@ def sampler(**kw):
 
 
 def run_cs(res: CompileResult, specs: dict[str, object], groups=(1, 1, 1), push: bytes = b"",
-           entry: str = "main") -> dict[str, bytes]:
-    """Run a built compute shader; final bytes of each named descriptor (arrays: element 0..n as name[i])."""
+           entry: str = "main", dxil_tol: float = 0.0, dxil_skip: str | None = None,
+           dxil_data: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Run a built compute shader; final bytes of each named descriptor (arrays: element 0..n as name[i]).
+    The DXIL twin of a build() result also runs on the lli interpreter with the same data, bound by its
+    manifest's HLSL view, and every writable resource must end equal to lavapipe's (32-bit words exactly,
+    or floats within dxil_tol where filtering precision differs); a difference is a deferred DxilBug.
+    dxil_skip: a dxil_run.NOT_EXECUTABLE key the test knows applies (e.g. 'thread-order').
+    dxil_data: {cbuffer or push-constant name: bytes already in the D3D packing} (from the test's own model)."""
     vk = vk_runner()
     descs = bind([res.manifest], specs)
     got = vk.run_compute(res.binary, entry, descs, groups=tuple(groups), push_constants=push)
-    return _by_name(specs, got)
+    out = _by_name(specs, got)
+    twin = twin_of(res)
+    if twin is not None:
+        from dxil_run import run_twin
+        run_twin(res, twin, specs, out, groups, push, entry, dxil_tol, dxil_skip, dxil_data or {})
+    return out
 
 
 def _by_name(specs: dict, got: list[bytes]) -> dict[str, bytes]:
@@ -317,7 +413,8 @@ def _by_name(specs: dict, got: list[bytes]) -> dict[str, bytes]:
 def cs(src: str, specs: dict[str, object], groups=(1, 1, 1), **kw) -> dict[str, bytes]:
     """build + run_cs in one call."""
     push = kw.pop("push", b"")
-    return run_cs(build(src, **kw), specs, groups, push)
+    dx = {k: kw.pop(k) for k in ("dxil_tol", "dxil_skip", "dxil_data") if k in kw}
+    return run_cs(build(src, **kw), specs, groups, push, **dx)
 
 
 FULLSCREEN_VS = """
@@ -376,6 +473,8 @@ def xfail(reason: str):
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-def param(*values, id: str, bug: str | None = None):  # noqa: A002 - mirrors pytest.param
-    return pytest.param(*values, id=id, marks=[xfail(bug)] if bug else [])
+def param(*values, id: str, bug: str | None = None, dxil: str | None = None):  # noqa: A002 - mirrors pytest.param
+    """bug: strict xfail of the whole case; dxil: strict xfail expecting a DxilBug (reason without 'DXIL: ')."""
+    marks = [xfail(bug)] if bug else [dxil_xfail(dxil)] if dxil else []
+    return pytest.param(*values, id=id, marks=marks)
 

@@ -175,3 +175,16 @@ def test_binding_dxil_registers(cid, src, opts, want, bug):
         h = r["hlsl"]
         if h["class"] in cls:
             assert (cls[h["class"]], h["space"], h["register"]) in recs, (r["name"], recs)
+
+
+def test_static_resource_alias_is_not_a_new_resource():
+    """`static RWStructuredBuffer<float> Alias = Out;` names Out again: no second binding (it was a fresh
+    resource at u0 whose initializer was dropped, so the DXIL build wrote to an unbound u0)."""
+    src = ("RWStructuredBuffer<float> Out : register(u9);\nstatic RWStructuredBuffer<float> Alias = Out;\n"
+           "[numthreads(1,1,1)] void main() { Alias[0] = 3; }\n")
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, target=target)
+        assert [(r["name"], r["hlsl"]["register"]) for r in res.manifest["resources"]] == [("Out", 9)]
+    bad = src.replace("= Out;", "= 3;")
+    assert R.errors(R.compile_hlsl(bad)) == [
+        "2:42: static resource 'Alias' must be initialized with a global resource of type 'RWStructuredBuffer<float>'"]

@@ -162,6 +162,82 @@ def scalars(expr: str, t: T, base: int, rule: str) -> list[tuple[str, int, str]]
     return [(f"{expr}.{'xyzw'[i]}", base + 4 * i, t.kind) for i in range(t.n)]
 
 
+# ---------------------------------------------------------------- the D3D cbuffer packing (for the DXIL run)
+# FXC/DXC legacy cbuffer rules (Microsoft's "Packing rules for constant variables"): 16-byte rows; a scalar or
+# vector never straddles a row; arrays, structs and matrices start a new row; every array element starts a
+# new row; the member after a struct starts a new row; a matrix is an array of column (row_major: row)
+# vectors; the last row of an aggregate is not padded, so a following scalar may share it.
+
+
+def _inner(t: T) -> T:
+    return T(t.kind, t.n, t.cols, t.array[1:], t.fields, t.row_major)
+
+
+def d3d_size(t: T) -> int:
+    if t.array:
+        es = d3d_size(_inner(t))
+        return _round(es, 16) * (t.array[0] - 1) + es
+    if t.kind == "struct":
+        return _d3d_fields(t.fields)[1]
+    if t.cols is not None:
+        count, length = (t.n, t.cols) if t.row_major else (t.cols, t.n)
+        return 16 * (count - 1) + 4 * length
+    return 4 * t.n
+
+
+def _d3d_place(off: int, t: T, after_struct: bool) -> int:
+    if after_struct or t.array or t.kind == "struct" or t.cols is not None:
+        return _round(off, 16)
+    size = 4 * t.n
+    return _round(off, 16) if off // 16 != (off + size - 1) // 16 else off
+
+
+def _d3d_fields(fields) -> tuple[list[int], int]:
+    offs, off, after = [], 0, False
+    for _f, ft in fields:
+        o = _d3d_place(off, ft, after)
+        offs.append(o)
+        off, after = o + d3d_size(ft), ft.kind == "struct" and not ft.array
+    return offs, off
+
+
+def d3d_scalars(expr: str, t: T, base: int) -> list[tuple[str, int, str]]:
+    """scalars() under the D3D rules (same order)."""
+    if t.array:
+        inner = _inner(t)
+        stride = _round(d3d_size(inner), 16)
+        return [s for i in range(t.array[0]) for s in d3d_scalars(f"{expr}[{i}]", inner, base + i * stride)]
+    if t.kind == "struct":
+        offs, _end = _d3d_fields(t.fields)
+        return [s for (f, ft), o in zip(t.fields, offs) for s in d3d_scalars(f"{expr}.{f}", ft, base + o)]
+    if t.cols is not None:
+        return [(f"{expr}[{r}][{c}]", base + 16 * ((r, c) if t.row_major else (c, r))[0]
+                 + 4 * ((r, c) if t.row_major else (c, r))[1], t.kind) for r in range(t.n) for c in range(t.cols)]
+    if t.n == 1:
+        return [(expr, base, t.kind)]
+    return [(f"{expr}.{'xyzw'[i]}", base + 4 * i, t.kind) for i in range(t.n)]
+
+
+def d3d_fill(members: list[tuple[str, str]], vals: list) -> bytes:
+    """fill()'s values at their D3D cbuffer offsets: the bytes the DXIL twin reads."""
+    fields = tuple((name, parse(decl, STRUCTS)) for name, decl in members)
+    sc = d3d_scalars("", T("struct", fields=fields), 0)
+    buf = bytearray(_round(max(o for _e, o, _k in sc) + 4, 16))
+    for (_e, o, kind), v in zip(sc, vals):
+        struct.pack_into({"float": "<f", "int": "<i", "uint": "<I"}[kind], buf, o, v)
+    return bytes(buf)
+
+
+def test_d3d_model_matches_the_documented_example():
+    """Microsoft's packing examples: float3 then float share a row; float2 after float3 starts a new one;
+    a float after an array or a matrix shares its last row; the member after a struct starts a new row."""
+    off = lambda ms: _d3d_fields(tuple((n, parse(d, STRUCTS)) for n, d in ms))[0]  # noqa: E731
+    assert off([("a", "float3"), ("b", "float"), ("c", "float2"), ("d", "float2")]) == [0, 12, 16, 24]
+    assert off([("a", "float[2]"), ("b", "float")]) == [0, 20]
+    assert off([("m", "float2x2"), ("v", "float2")]) == [0, 24]
+    assert off([("a", "float"), ("p", "P"), ("b", "float")]) == [0, 16, 32]
+
+
 def test_layout_model_matches_the_documented_example():
     """SPIR-V.rst's worked example: cbuffer 0,4,16,32,80,112,160; storage 0,4,16,32,64,96,112."""
     structs = {"S": [("f", "float3")]}
@@ -252,12 +328,13 @@ def test_block_layout_executes(name, form):
     src, sc, vals, data = shader(members, form)
     res = R.build(src)
     reflect = R.check_reflection(res.manifest, res.binary)
+    d3d = {FORMS[form] or "PC": d3d_fill(members, vals)}  # the DXIL twin reads the D3D packing
     if form == "push":
         specs = {"Out": R.storage(R.sentinel(len(sc)))}
-        out = R.run_cs(res, specs, push=data)
+        out = R.run_cs(res, specs, push=data, dxil_data=d3d)
     else:
         specs = {FORMS[form]: R.uniform(data), "Out": R.storage(R.sentinel(len(sc)))}
-        out = R.run_cs(res, specs)
+        out = R.run_cs(res, specs, dxil_data=d3d)
     assert R.unpack("I", out["Out"]) == _as_words(vals)
     # spirv-cross's top-level member offsets equal the Python layout
     rule = "std430" if form == "push" else "std140"
@@ -342,7 +419,8 @@ def test_matrix_mul_from_cbuffer():
         for c in range(3):
             struct.pack_into("<f", buf, c * 16 + r * 4, a[r][c])
             struct.pack_into("<f", buf, 48 + r * 16 + c * 4, b[r][c])
-    out = R.cs(MUL_SRC, {"M": R.uniform(bytes(buf)), "Out": R.storage(R.sentinel(7))})
+    # D3D packs A as 3 column rows (size 40) and B from the next row (48): the same bytes for the DXIL twin
+    out = R.cs(MUL_SRC, {"M": R.uniform(bytes(buf)), "Out": R.storage(R.sentinel(7))}, dxil_data={"M": bytes(buf)})
     v = [1, 2, 3]
     want = [sum(a[r][c] * v[c] for c in range(3)) for r in range(2)]
     want += [sum(b[r][c] * v[c] for c in range(3)) for r in range(2)]

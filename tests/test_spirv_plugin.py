@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+import res_util
 from harness.tools import spirv_val
 from irbuild import UINT, bin, compute_module, elem, resource, store, tid_x, u
 from shaderbuild_spirv import plugin
@@ -48,6 +49,7 @@ def _compile(text: str, entry: str, profile: str, env: str = "vulkan1.1") -> byt
     r = compile_file("e2e.hlsl", CompileOptions(entry=entry, profile=profile, vk_target_env=env), text=text)
     assert r.ok, "\n".join(d.render() for d in r.diagnostics)
     spirv_val(r.binary, env)
+    res_util.dxil_twin(text, entry, profile)   # read back by the LLVM tools; a failure is a deferred DxilBug
     return r.binary
 
 

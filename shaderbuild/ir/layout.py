@@ -196,7 +196,7 @@ def _place_vector(offset: int, fl: Layout, elem_align: int) -> int:
 def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
     offsets: list[int] = []
     members: list[Layout] = []
-    offset = 0
+    offset = end = 0
     max_align = 1
     for f in t.fields:
         rm = row_major if f.row_major is None else f.row_major
@@ -216,11 +216,12 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
         offsets.append(offset)
         members.append(fl)
         offset += fl.size
+        end = max(end, offset)   # packoffset / vk::offset may place members out of order
         max_align = max(max_align, fl.alignment)
     if rule == "dx_cbuffer":
-        return Layout(offset, 16, tuple(offsets), tuple(members))
+        return Layout(end, 16, tuple(offsets), tuple(members))
     align = max(max_align, 16) if rule in _ROUND16 else max_align
-    return Layout(round_up(offset, align), align, tuple(offsets), tuple(members))
+    return Layout(round_up(end, align), align, tuple(offsets), tuple(members))
 
 
 def _place_cbuffer(offset: int, t: Type, fl: Layout) -> int:

@@ -96,8 +96,8 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
         if "vulkan" in entry:
             entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), vulkan_rule("storage", options.vk_layout)).array_stride
     if isinstance(var.type, ir.Struct):     # cbuffer / ConstantBuffer / tbuffer / $Globals
-        hlsl_rule = "dx_cbuffer" if _block_kind(kind) == "uniform" else "dx_structured"
-        entry["block"] = block_layout(var.type, hlsl_rule, vulkan_rule(_block_kind(kind), options.vk_layout))
+        # D3D packs tbuffers like cbuffers (16-byte rows); only the Vulkan view of a tbuffer is a storage block
+        entry["block"] = block_layout(var.type, "dx_cbuffer", vulkan_rule(_block_kind(kind), options.vk_layout))
     return entry
 
 

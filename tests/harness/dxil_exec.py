@@ -6,7 +6,10 @@ text (typed pointers already upgraded to `ptr` by llvm-dis) gets:
   * its entry renamed to `__dxil_entry` (the runtime owns `main`),
   * every known `dx.op.*` declaration replaced by a definition generated from a table below,
     which addresses buffers through `rt_addr` in dxop_runtime.c.
-Buffers are bound by (register, space, class letter) using the module's !dx.resources records.
+Resources are bound by (register, space, class letter) using the module's !dx.resources records;
+typed buffers, textures and samplers carry a `View` (texel format, extent, sampler state), and the
+runtime implements typed loads/stores, getDimensions, texture loads/stores and sampling (nearest and
+linear, clamp/wrap/mirror/border, mip selection, depth compare, gather) for 1D/2D/3D/array/cube textures.
 Threads run serially: group-sync barriers abort (the runtime refuses them for >1 thread).
 """
 
@@ -29,8 +32,9 @@ RUNTIME_C = Path(__file__).with_name("dxop_runtime.c")
 OVERLOADS = {"f16": ("half", 2), "f32": ("float", 4), "f64": ("double", 8),
              "i1": ("i1", 1), "i8": ("i8", 1), "i16": ("i16", 2), "i32": ("i32", 4), "i64": ("i64", 8)}
 # resource class index in !dx.resources -> (class letter, default ResourceKind, field of shape, field of tags)
-CLASSES = {0: ("t", None, 6, 8), 1: ("u", None, 6, 10), 2: ("b", 13, None, 7)}
+CLASSES = {0: ("t", None, 6, 8), 1: ("u", None, 6, 10), 2: ("b", 13, None, 7), 3: ("s", 14, None, 7)}
 KIND_CBUFFER, KIND_STRUCTURED, TAG_STRIDE = 13, 12, 1
+KIND_UNUSED = 0  # a bound resource the module does not declare (never addressed)
 
 
 class DxilExecError(AssertionError):
@@ -106,7 +110,7 @@ class Resource:
 
 
 def parse_resources(ir: str) -> list[Resource]:
-    """Resource records of !dx.resources (SRV/UAV/CBV lists; samplers are ignored)."""
+    """Resource records of !dx.resources (SRV, UAV, CBV and sampler lists)."""
     named = _NAMED_MD.search(ir)
     if not named:
         return []
@@ -265,15 +269,136 @@ _LLVM_SUFFIX = {"float": "f32", "half": "f16", "double": "f64"}
 def _atomic_bin_op(d: OpDecl) -> str:
     """(op, handle, i32 atomicOp, c0, c1, c2, i32 value) -> old value."""
     return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
-            "  %p = call ptr @rt_addr(ptr %h, i32 %a3, i32 %a4, i32 0, i32 4)\n"
+            "  %p = call ptr @rt_atomic_addr(ptr %h, i32 %a3, i32 %a4, i32 %a5)\n"
             "  %r = call i32 @rt_atomic_i32(ptr %p, i32 %a2, i32 %a6)\n  ret i32 %r\n}\n")
 
 
 def _atomic_cmpxchg(d: OpDecl) -> str:
     """(op, handle, c0, c1, c2, i32 compare, i32 value) -> old value."""
     return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
-            "  %p = call ptr @rt_addr(ptr %h, i32 %a2, i32 %a3, i32 0, i32 4)\n"
+            "  %p = call ptr @rt_atomic_addr(ptr %h, i32 %a2, i32 %a3, i32 %a4)\n"
             "  %r = call i32 @rt_cmpxchg_i32(ptr %p, i32 %a5, i32 %a6)\n  ret i32 %r\n}\n")
+
+
+def _typed(d: OpDecl, k: int, call: str, rt_ret: str = "i32") -> list[str]:
+    """Lines computing component k as the overload type from `call` (an rt_* call returning rt_ret bits)."""
+    ty = OVERLOADS[d.overload][0]
+    if ty == rt_ret:
+        return [f"  %v{k} = {call}"]
+    return [f"  %r{k} = {call}", f"  %v{k} = bitcast {rt_ret} %r{k} to {ty}"]
+
+
+def _per_component(call: Callable[[int], str], rt_ret: str = "i32", pre: Callable[[OpDecl], str] = lambda d: ""
+                   ) -> Callable[[OpDecl], str]:
+    """A ResRet-returning op computed one component at a time by an rt_* function (status 0 appended)."""
+
+    def gen(d: OpDecl) -> str:
+        body, prev = [pre(d)] if pre(d) else [], "undef"
+        for k in range(4):
+            body += _typed(d, k, call(k), rt_ret)
+            body.append(f"  %s{k} = insertvalue {d.ret} {prev}, {OVERLOADS[d.overload][0]} %v{k}, {k}")
+            prev = f"%s{k}"
+        body.append(f"  %st = insertvalue {d.ret} {prev}, i32 0, 4")
+        return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+                + "\n".join(body) + f"\n  ret {d.ret} %st\n}}\n")
+    return gen
+
+
+def _bits32(d: OpDecl) -> bool:
+    return d.overload in ("f32", "i32")
+
+
+def _buffer_load(d: OpDecl) -> str:
+    """bufferLoad: 32-bit overloads through rt_load32 (typed buffers convert from their format)."""
+    if not _bits32(d):
+        return _load(lambda _s: 4, "%a3", True)(d)
+    return _per_component(lambda k: f"call i32 @rt_load32(ptr %h, i32 %a2, i32 %a3, i32 {k})")(d)
+
+
+def _buffer_store(d: OpDecl) -> str:
+    """bufferStore: 32-bit overloads through rt_store32 (typed buffers convert to their format)."""
+    if not _bits32(d):
+        return _store(d)
+    ty = OVERLOADS[d.overload][0]
+    lines = [f"define void @{d.name}({_sig(d)}) {{", f"  %h = extractvalue {d.params[1]} %a1, 0",
+             "  %m = zext i8 %a8 to i32", "  br label %c0"]
+    for k in range(4):
+        val = f"%a{4 + k}" if ty == "i32" else f"%b{k}x"
+        lines += [f"c{k}:", f"  %b{k} = and i32 %m, {1 << k}", f"  %t{k} = icmp ne i32 %b{k}, 0",
+                  f"  br i1 %t{k}, label %w{k}, label %c{k + 1}", f"w{k}:"]
+        if ty != "i32":
+            lines.append(f"  %b{k}x = bitcast {ty} %a{4 + k} to i32")
+        lines += [f"  call void @rt_store32(ptr %h, i32 %a2, i32 %a3, i32 {k}, i32 {val})", f"  br label %c{k + 1}"]
+    lines += ["c4:", "  ret void", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _texture_store(d: OpDecl) -> str:
+    """(op, h, c0, c1, c2, v0..v3, i8 mask)."""
+    ty = OVERLOADS[d.overload][0]
+    lines = [f"define void @{d.name}({_sig(d)}) {{", f"  %h = extractvalue {d.params[1]} %a1, 0",
+             "  %m = zext i8 %a9 to i32", "  br label %c0"]
+    for k in range(4):
+        lines += [f"c{k}:", f"  %b{k} = and i32 %m, {1 << k}", f"  %t{k} = icmp ne i32 %b{k}, 0",
+                  f"  br i1 %t{k}, label %w{k}, label %c{k + 1}", f"w{k}:"]
+        val = f"%a{5 + k}"
+        if ty != "i32":
+            lines.append(f"  %x{k} = bitcast {ty} %a{5 + k} to i32")
+            val = f"%x{k}"
+        lines += [f"  call void @rt_tex_store32(ptr %h, i32 %a2, i32 %a3, i32 %a4, i32 {k}, i32 {val})",
+                  f"  br label %c{k + 1}"]
+    lines += ["c4:", "  ret void", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _get_dimensions(d: OpDecl) -> str:
+    body, prev = [], "undef"
+    for k in range(4):
+        body += [f"  %v{k} = call i32 @rt_dims(ptr %h, i32 %a2, i32 {k})",
+                 f"  %s{k} = insertvalue {d.ret} {prev}, i32 %v{k}, {k}"]
+        prev = f"%s{k}"
+    return (f"define {d.ret} @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+            + "\n".join(body) + f"\n  ret {d.ret} {prev}\n}}\n")
+
+
+def _sampler_pre(offsets: str) -> Callable[[OpDecl], str]:
+    """Extract the sampler pointer and set the immediate offsets before the per-component calls."""
+    return lambda d: (f"  %s = extractvalue {d.params[2]} %a2, 0\n"
+                      f"  call void @rt_sample_offsets({offsets})")
+
+
+_SAMPLE_OFFSETS = "i32 %a7, i32 %a8, i32 %a9"
+_float_sample = {
+    # (op, t, s, c0..c3, o0..o2, lod)
+    "sampleLevel": (lambda k: f"call float @rt_sample_level(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                              f"float %a6, float %a10, i32 {k})", _SAMPLE_OFFSETS),
+    # (op, t, s, c0..c3, o0..o2, compare)
+    "sampleCmpLevelZero": (lambda k: "call float @rt_sample_cmp(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                                     "float %a6, float %a10)", _SAMPLE_OFFSETS),
+    # (op, t, s, c0..c3, o0..o2, ddx0..2, ddy0..2, clamp)
+    "sampleGrad": (lambda k: "call float @rt_sample_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                             f"float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, i32 {k})",
+                   _SAMPLE_OFFSETS),
+    # (op, t, s, c0..c3, o0, o1, channel)
+    "textureGather": (lambda k: "call float @rt_gather(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                                f"i32 %a9, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
+}
+
+
+def _sample(op_class: str) -> Callable[[OpDecl], str]:
+    call, offsets = _float_sample[op_class]
+
+    def gen(d: OpDecl) -> str:
+        if d.overload != "f32":
+            raise DxilExecError(f"{d.name}: the runtime samples float textures only")
+        return _per_component(call, "float", _sampler_pre(offsets))(d)
+    return gen
+
+
+def _update_counter(d: OpDecl) -> str:
+    """(op, handle, i8 step) -> i32."""
+    return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
+            "  %s = sext i8 %a2 to i32\n  %r = call i32 @rt_update_counter(ptr %h, i32 %s)\n  ret i32 %r\n}\n")
 
 
 def _all_args(skip: int) -> Callable[[OpDecl], str]:
@@ -287,10 +412,15 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "threadIdInGroup": _forward("rt_thread_id_in_group", _all_args(1)),
     "flattenedThreadIdInGroup": _forward("rt_flattened_thread_id_in_group", _all_args(1)),
     "createHandle": _create_handle,
-    "bufferLoad": _load(lambda _s: 4, "%a3", True),
+    "bufferLoad": _buffer_load,
     "rawBufferLoad": _load(lambda _s: 4, "%a3", True),
     "cbufferLoadLegacy": _load(lambda s: 16 // s, "0", False),
-    "bufferStore": _store,
+    "bufferStore": _buffer_store,
+    "textureLoad": _per_component(lambda k: f"call i32 @rt_tex_load32(ptr %h, i32 %a2, i32 %a3, i32 %a4, i32 %a5, "
+                                            f"i32 %a6, i32 %a7, i32 %a8, i32 {k})"),
+    "textureStore": _texture_store,
+    "getDimensions": _get_dimensions,
+    **{name: _sample(name) for name in _float_sample},
     "rawBufferStore": _store,
     "createHandleFromBinding": _create_handle_from_binding,
     "annotateHandle": _annotate_handle,
@@ -300,6 +430,7 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "legacyF16ToF32": _f16_to_f32,
     "isSpecialFloat": _is_special_float,
     "atomicBinOp": _atomic_bin_op,
+    "bufferUpdateCounter": _update_counter,
     "atomicCompareExchange": _atomic_cmpxchg,
 }
 FORWARDED_CLASSES = ("unary", "unaryBits", "binary", "tertiary", "dot2", "dot3", "dot4")
@@ -310,6 +441,18 @@ declare ptr @rt_create_handle_binding(i32, i32, i32)
 declare i32 @rt_atomic_i32(ptr, i32, i32)
 declare i32 @rt_cmpxchg_i32(ptr, i32, i32)
 declare ptr @rt_addr(ptr, i32, i32, i32, i32)
+declare ptr @rt_atomic_addr(ptr, i32, i32, i32)
+declare i32 @rt_update_counter(ptr, i32)
+declare i32 @rt_load32(ptr, i32, i32, i32)
+declare void @rt_store32(ptr, i32, i32, i32, i32)
+declare i32 @rt_tex_load32(ptr, i32, i32, i32, i32, i32, i32, i32, i32)
+declare void @rt_tex_store32(ptr, i32, i32, i32, i32, i32)
+declare i32 @rt_dims(ptr, i32, i32)
+declare void @rt_sample_offsets(i32, i32, i32)
+declare float @rt_sample_level(ptr, ptr, float, float, float, float, float, i32)
+declare float @rt_sample_cmp(ptr, ptr, float, float, float, float, float)
+declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, i32)
+declare float @rt_gather(ptr, ptr, float, float, float, i32, i32)
 declare i32 @rt_thread_id(i32)
 declare i32 @rt_group_id(i32)
 declare i32 @rt_thread_id_in_group(i32)
@@ -331,6 +474,14 @@ def _shim_for(d: OpDecl, runtime_fns: dict[str, str]) -> tuple[str, str] | None:
     return None
 
 
+# dx.op call lines: their undef operands (unused coordinates, offsets, mip of a UAV load) become zero, so
+# the runtime can read every operand (an undef reaching C code would be an arbitrary register value).
+_DX_CALL = re.compile(r"^.*\bcall\b[^\n]*@dx\.op\.[^\n]*$", re.M)
+_UNDEF = re.compile(r"\b(i1|i8|i16|i32|i64|half|float|double) undef\b")
+_ZERO = {"i1": "false", "i8": "0", "i16": "0", "i32": "0", "i64": "0", "half": "0xH0000", "float": "0.000000e+00",
+         "double": "0.000000e+00"}
+
+
 def prepare_module(ir: str, entry: str, runtime_fns: dict[str, str]) -> str:
     """The shader IR made runnable: shims instead of dx.op declarations, renamed entry, host target."""
     decls = parse_decls(ir)
@@ -344,7 +495,8 @@ def prepare_module(ir: str, entry: str, runtime_fns: dict[str, str]) -> str:
             extra.append(got[1])
     if missing:
         raise DxilExecError(f"dx.op functions the interpreter runtime does not implement: {', '.join(missing)}")
-    text = _DECL.sub("", ir)
+    text = _DX_CALL.sub(lambda m: _UNDEF.sub(lambda u: f"{u.group(1)} {_ZERO[u.group(1)]}", m.group(0)),
+                        _DECL.sub("", ir))
     text = _TARGET.sub("", text)
     entry_ref = re.compile(rf"@{re.escape(entry)}(?![-\w$.])")
     if not re.search(rf"^define [^\n]*@{re.escape(entry)}\(", text, re.M):
@@ -382,16 +534,59 @@ def runtime() -> tuple[Path, dict[str, str]]:
 CLASS_LETTERS = {letter: cls for cls, (letter, *_rest) in CLASSES.items()}
 
 
-def _bind(resources: list[Resource], buffers: list[tuple[int, int, str, bytes]]) -> tuple[list[str], list[str]]:
-    """Spec lines for slots (one per buffer, same order) and ranges; errors on unmatched buffers."""
+@dataclass(frozen=True)
+class View:
+    """How the runtime reads a bound resource that is not plain memory.  fmt: a TEXEL_FORMATS key for typed
+    buffers and textures; extent and mips for textures (data laid out as vulkan_runner.Image documents);
+    sampler state with the names of vulkan_runner.Sampler."""
+
+    fmt: str = ""
+    width: int = 0
+    height: int = 1
+    depth: int = 1
+    layers: int = 1
+    mips: int = 1
+    filter: str = "nearest"
+    address: str = "clamp"
+    mipmap: str = "nearest"
+    border: str = "transparent_black"
+    compare: str | None = None
+    max_lod: float = 1000.0
+    counter: int = 0  # initial hidden counter of a structured UAV (Append/Consume/IncrementCounter)
+
+    def fields(self) -> str:
+        cmp = 0 if self.compare is None else 1 + COMPARE_OPS.index(self.compare)
+        return " ".join(map(str, (TEXEL_FORMATS.index(self.fmt) if self.fmt else 0, self.width, self.height,
+                                  self.depth, self.layers, self.mips, FILTERS.index(self.filter),
+                                  ADDRESS_MODES.index(self.address), FILTERS.index(self.mipmap),
+                                  BORDERS.index(self.border), cmp, float(self.max_lod), self.counter)))
+
+
+# code tables shared with dxop_runtime.c (FORMATS, sampler fields); index = code
+TEXEL_FORMATS = ("", "rgba8", "r32f", "rg32f", "rgba32f", "r32ui", "r32i", "rgba32ui", "rgba32i", "d32f")
+FILTERS = ("nearest", "linear")
+ADDRESS_MODES = ("clamp", "wrap", "mirror", "border")
+BORDERS = ("transparent_black", "opaque_black", "opaque_white")
+COMPARE_OPS = ("never", "less", "equal", "less_equal", "greater", "not_equal", "greater_equal", "always")
+_PLAIN = View()
+
+
+def _bind(resources: list[Resource], buffers: list[tuple], allow_unused: bool = False) -> tuple[list[str], list[str]]:
+    """Spec lines for slots (one per binding, same order) and ranges; errors on unmatched bindings unless
+    allow_unused (a resource the shader never touches is not in !dx.resources; its data comes back as is).
+    A binding is (register, space, class letter, data[, View])."""
     slot_lines, range_lines = [], []
-    for slot, (reg, space, letter, data) in enumerate(buffers):
+    for slot, (reg, space, letter, data, *rest) in enumerate(buffers):
+        view = rest[0] if rest else _PLAIN
         cls = CLASS_LETTERS.get(letter)
         match = next((r for r in resources if r.cls == cls and r.space == space and r.lower <= reg
                       and (r.count < 0 or reg < r.lower + r.count)), None)
+        if match is None and allow_unused:
+            slot_lines.append(f"{KIND_UNUSED} 4 {len(data)} {view.fields()}")
+            continue
         if match is None:
-            raise DxilExecError(f"buffer {letter}{reg}, space{space} matches no resource in !dx.resources")
-        slot_lines.append(f"{match.kind} {match.stride or 4} {len(data)}")
+            raise DxilExecError(f"binding {letter}{reg}, space{space} matches no resource in !dx.resources")
+        slot_lines.append(f"{match.kind} {match.stride or 4} {len(data)} {view.fields()}")
         range_lines.append(f"{match.cls} {match.range_id} {reg} 1 {slot} {space}")
     return slot_lines, range_lines
 
@@ -399,9 +594,10 @@ def _bind(resources: list[Resource], buffers: list[tuple[int, int, str, bytes]])
 def run_dxil_ir(
     ir: str,
     entry: str,
-    buffers: list[tuple[int, int, str, bytes]],
+    buffers: list[tuple],
     groups: tuple[int, int, int] = (1, 1, 1),
     numthreads: tuple[int, int, int] | None = None,
+    allow_unused: bool = False,
 ) -> list[bytes]:
     """Run already-disassembled DXIL IR text (opaque pointers) over the grid; final buffer contents.
     numthreads=None reads it from the module's !dx.entryPoints metadata."""
@@ -409,11 +605,11 @@ def run_dxil_ir(
         numthreads = parse_numthreads(ir, entry)
     rt_path, rt_fns = runtime()
     module = prepare_module(ir, entry, rt_fns)
-    slot_lines, range_lines = _bind(parse_resources(ir), buffers)
+    slot_lines, range_lines = _bind(parse_resources(ir), buffers, allow_unused)
     with tempfile.TemporaryDirectory(prefix="dxilexec-") as tmp:
         d = Path(tmp)
         (d / "shader.ll").write_text(module)
-        for i, (*_, data) in enumerate(buffers):
+        for i, (_r, _s, _c, data, *_v) in enumerate(buffers):
             (d / f"buf{i}.bin").write_bytes(data)
         spec = [" ".join(map(str, (*groups, *numthreads))) + f" {len(buffers)}", *slot_lines,
                 str(len(range_lines)), *range_lines]
@@ -430,10 +626,11 @@ def run_dxil_ir(
 def run_dxil_compute(
     container: bytes,
     entry: str,
-    buffers: list[tuple[int, int, str, bytes]],
+    buffers: list[tuple],
     groups: tuple[int, int, int] = (1, 1, 1),
     numthreads: tuple[int, int, int] | None = None,
+    allow_unused: bool = False,
 ) -> list[bytes]:
-    """Run a DXIL compute shader from a DXContainer; buffers are (register, space, 'u'|'t'|'b', data).
+    """Run a DXIL compute shader from a DXContainer; buffers are (register, space, 'u'|'t'|'b'|'s', data[, View]).
     numthreads=None reads it from the module's !dx.entryPoints metadata."""
-    return run_dxil_ir(llvm_dis(extract_bitcode(container)), entry, buffers, groups, numthreads)
+    return run_dxil_ir(llvm_dis(extract_bitcode(container)), entry, buffers, groups, numthreads, allow_unused)

@@ -5,9 +5,12 @@
  * Threads run one after another, so group-sync barriers are refused rather than mis-run.
  *
  * argv[1] is a directory holding spec.txt:
- *   gx gy gz tx ty tz
- *   nslots      then per slot:  kind stride size      (data in buf<i>.bin, written back)
- *   nranges     then per range: class rangeId lower count slot
+ *   gx gy gz tx ty tz nslots
+ *   per slot:  kind stride size fmt width height depth layers mips filter address mipfilter border compare maxlod
+ *              counter
+ *              (data in buf<i>.bin, written back; fmt 0 = plain memory, else a FORMATS index; the sampler
+ *              fields are used by sampler slots, kind 14)
+ *   nranges     then per range: class rangeId lower count slot space
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,13 +21,19 @@
 typedef struct {
     uint8_t *data;
     uint32_t size, kind, stride;
+    uint32_t fmt, width, height, depth, layers, mips;   /* typed buffers and textures */
+    uint32_t filter, address, mipfilter, border, compare; /* samplers */
+    float max_lod;
+    uint32_t counter; /* the hidden counter of a structured UAV (bufferUpdateCounter) */
 } Res;
 
 typedef struct {
     int cls, range, lower, count, slot, space;
 } Range;
 
-enum { K_TYPED = 10, K_RAW = 11, K_STRUCT = 12, K_CBUF = 13 };
+enum { K_TYPED = 10, K_RAW = 11, K_STRUCT = 12, K_CBUF = 13, K_SAMPLER = 14, K_TBUF = 15 };
+/* ResourceKind shapes of textures */
+enum { S_1D = 1, S_2D = 2, S_3D = 4, S_CUBE = 5, S_1D_ARRAY = 6, S_2D_ARRAY = 7, S_CUBE_ARRAY = 9 };
 
 static Res *slots;
 static int nslots;
@@ -61,6 +70,22 @@ void *rt_create_handle_binding(int cls, int space, int index) {
     return 0;
 }
 
+static uint8_t *texel_at(const Res *r, int mip, int c0, int c1, int c2);
+void *rt_addr(Res *r, uint32_t index, uint32_t offset, uint32_t comp_byte, uint32_t nbytes);
+
+/* The 32-bit cell an atomic on (c0, c1, c2) touches: a texel of a texture or typed buffer (r32ui/r32i),
+ * else a buffer element (index, byte offset). */
+void *rt_atomic_addr(Res *r, uint32_t c0, uint32_t c1, uint32_t c2) {
+    if (r->kind == K_TYPED && r->fmt)
+        return rt_addr(r, c0, 0, 0, 4);
+    if (r->kind >= S_1D && r->kind <= S_CUBE_ARRAY && r->fmt) {
+        uint8_t *p = texel_at(r, 0, (int)c0, (int)c1, (int)c2);
+        if (!p) { memset(scratch, 0, sizeof scratch); return scratch; }
+        return p;
+    }
+    return rt_addr(r, c0, c1, 0, 4);
+}
+
 /* Atomics: threads run one at a time, so a read-modify-write is atomic. */
 uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
     uint32_t old = *p;
@@ -77,6 +102,12 @@ uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
     default: die("unsupported atomic op", op, 0, 0);
     }
     return old;
+}
+
+/* bufferUpdateCounter: +1 returns the value before the increment, -1 the value after the decrement. */
+uint32_t rt_update_counter(Res *r, int step) {
+    if (step > 0) return r->counter++;
+    return --r->counter;
 }
 
 uint32_t rt_cmpxchg_i32(uint32_t *p, uint32_t cmp, uint32_t v) {
@@ -111,13 +142,91 @@ uint32_t rt_unaryBits_i64(int op, uint64_t x) {
     return 0;
 }
 
+/* ---- texel formats (index = harness format code; the names are vulkan_runner.TEXEL_SIZES keys) */
+
+enum { C_F32, C_U32, C_I32, C_UNORM8 };
+typedef struct { int ncomp, ctype; } Format;
+static const Format FORMATS[] = {
+    {0, 0},          /* 0: plain memory */
+    {4, C_UNORM8},   /* 1 rgba8 */
+    {1, C_F32},      /* 2 r32f */
+    {2, C_F32},      /* 3 rg32f */
+    {4, C_F32},      /* 4 rgba32f */
+    {1, C_U32},      /* 5 r32ui */
+    {1, C_I32},      /* 6 r32i */
+    {4, C_U32},      /* 7 rgba32ui */
+    {4, C_I32},      /* 8 rgba32i */
+    {1, C_F32},      /* 9 d32f */
+};
+
+static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t texel_size(const Res *r) {
+    const Format *f = &FORMATS[r->fmt];
+    return (uint32_t)f->ncomp * (f->ctype == C_UNORM8 ? 1u : 4u);
+}
+
+/* Component k of the texel at p as 32 bits (float bits for float/unorm formats); missing: 0, alpha 1. */
+static uint32_t texel_get(const Res *r, const uint8_t *p, int k) {
+    const Format *f = &FORMATS[r->fmt];
+    int is_float = f->ctype == C_F32 || f->ctype == C_UNORM8;
+    if (!p || k >= f->ncomp) return k == 3 && p ? (is_float ? fbits(1.0f) : 1u) : 0u;
+    if (f->ctype == C_UNORM8) return fbits(p[k] * (1.0f / 255.0f)); /* as lavapipe converts */
+    uint32_t v;
+    memcpy(&v, p + 4 * k, 4);
+    return v;
+}
+
+static void texel_put(const Res *r, uint8_t *p, int k, uint32_t bits) {
+    const Format *f = &FORMATS[r->fmt];
+    if (!p || k >= f->ncomp) return;
+    if (f->ctype == C_UNORM8) {
+        float x = bitsf(bits);
+        x = x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x));
+        p[k] = (uint8_t)floorf(x * 255.0f + 0.5f);
+    } else {
+        memcpy(p + 4 * k, &bits, 4);
+    }
+}
+
+static uint32_t mip_dim(uint32_t d, int mip) { d >>= mip; return d ? d : 1; }
+
+/* Texel (x, y, z, layer) of mip level `mip` in the harness image layout (mip by mip, layer by layer,
+ * each depth x height x width); NULL when outside the image (D3D: loads give 0, stores vanish). */
+static uint8_t *texel_ptr(const Res *r, int mip, int x, int y, int z, int layer) {
+    if (mip < 0 || (uint32_t)mip >= r->mips) return NULL;
+    uint64_t off = 0, ts = texel_size(r);
+    for (int m = 0; m < mip; m++)
+        off += (uint64_t)mip_dim(r->width, m) * mip_dim(r->height, m) * mip_dim(r->depth, m) * r->layers * ts;
+    uint32_t w = mip_dim(r->width, mip), h = mip_dim(r->height, mip), d = mip_dim(r->depth, mip);
+    if (x < 0 || y < 0 || z < 0 || layer < 0 || (uint32_t)x >= w || (uint32_t)y >= h || (uint32_t)z >= d ||
+        (uint32_t)layer >= r->layers)
+        return NULL;
+    off += ((((uint64_t)layer * d + z) * h + y) * w + x) * ts;
+    return off + ts <= r->size ? r->data + off : NULL;
+}
+
+/* Texture coordinates (c0, c1, c2) of a load/store split by shape into x, y, z, layer. */
+static uint8_t *texel_at(const Res *r, int mip, int c0, int c1, int c2) {
+    switch (r->kind) {
+    case S_1D: return texel_ptr(r, mip, c0, 0, 0, 0);
+    case S_1D_ARRAY: return texel_ptr(r, mip, c0, 0, 0, c1);
+    case S_2D: return texel_ptr(r, mip, c0, c1, 0, 0);
+    case S_2D_ARRAY: return texel_ptr(r, mip, c0, c1, 0, c2);
+    case S_3D: return texel_ptr(r, mip, c0, c1, c2, 0);
+    }
+    die("texture shape not supported by the runtime", (int)r->kind, 0, 0);
+    return NULL;
+}
+
 /* Address of component `comp_byte` of element (index, offset); D3D out-of-bounds rules. */
 void *rt_addr(Res *r, uint32_t index, uint32_t offset, uint32_t comp_byte, uint32_t nbytes) {
     uint64_t a;
     switch (r->kind) {
     case K_STRUCT: a = (uint64_t)index * r->stride + offset; break;
     case K_RAW: a = index; break;
-    case K_CBUF: a = (uint64_t)index * 16; break;
+    case K_CBUF: case K_TBUF: a = (uint64_t)index * 16; break;
+    case K_TYPED: a = (uint64_t)index * (r->fmt ? texel_size(r) : r->stride); break;
     default: a = (uint64_t)index * r->stride; break;
     }
     a += comp_byte;
@@ -136,6 +245,228 @@ uint32_t rt_flattened_thread_id_in_group(void) { return (gtid[2] * ntid[1] + gti
 void rt_barrier(int op, int mode) {
     if ((mode & 1) && ntid[0] * ntid[1] * ntid[2] > 1)
         die("group-sync barrier cannot run with serial threads", op, mode, 0);
+}
+
+/* ---- typed resources: bufferLoad/bufferStore (typed buffers go through the format), textures */
+
+uint32_t rt_load32(Res *r, uint32_t index, uint32_t offset, uint32_t k) {
+    if (r->kind == K_TYPED && r->fmt) {
+        uint64_t a = (uint64_t)index * texel_size(r);
+        return texel_get(r, a + texel_size(r) <= r->size ? r->data + a : NULL, (int)k);
+    }
+    uint32_t v;
+    memcpy(&v, rt_addr(r, index, offset, 4 * k, 4), 4);
+    return v;
+}
+
+void rt_store32(Res *r, uint32_t index, uint32_t offset, uint32_t k, uint32_t bits) {
+    if (r->kind == K_TYPED && r->fmt) {
+        uint64_t a = (uint64_t)index * texel_size(r);
+        texel_put(r, a + texel_size(r) <= r->size ? r->data + a : NULL, (int)k, bits);
+        return;
+    }
+    memcpy(rt_addr(r, index, offset, 4 * k, 4), &bits, 4);
+}
+
+/* textureLoad: UAV textures have no mip argument (it is undef, given as 0 by the shim). */
+uint32_t rt_tex_load32(Res *r, int mip, int c0, int c1, int c2, int o0, int o1, int o2, int k) {
+    int x = c0 + o0, y = c1 + (r->kind == S_1D_ARRAY ? 0 : o1), z = c2 + (r->kind == S_3D ? o2 : 0);
+    return texel_get(r, texel_at(r, mip, x, y, z), k);
+}
+
+void rt_tex_store32(Res *r, int c0, int c1, int c2, int k, uint32_t bits) {
+    texel_put(r, texel_at(r, 0, c0, c1, c2), k, bits);
+}
+
+/* getDimensions: buffers give their element count (raw: bytes); textures width, height, depth or
+ * layers at `mip`, and the mip count in w. */
+uint32_t rt_dims(Res *r, int mip, int k) {
+    switch (r->kind) {
+    case K_RAW: return k == 0 ? r->size : 0;
+    case K_STRUCT: return k == 0 ? r->size / r->stride : k == 1 ? r->stride : 0;
+    case K_TYPED: return k == 0 ? (r->fmt ? r->size / texel_size(r) : r->size / r->stride) : 0;
+    }
+    uint32_t v[4] = {mip_dim(r->width, mip), 0, 0, r->mips};
+    switch (r->kind) {
+    case S_1D_ARRAY: v[1] = r->layers; break;
+    case S_2D: v[1] = mip_dim(r->height, mip); break;
+    case S_2D_ARRAY: v[1] = mip_dim(r->height, mip); v[2] = r->layers; break;
+    case S_3D: v[1] = mip_dim(r->height, mip); v[2] = mip_dim(r->depth, mip); break;
+    case S_1D: break;
+    case S_CUBE: v[1] = mip_dim(r->height, mip); break;
+    case S_CUBE_ARRAY: v[1] = mip_dim(r->height, mip); v[2] = r->layers / 6; break;
+    default: die("getDimensions: texture shape not supported by the runtime", (int)r->kind, 0, 0);
+    }
+    return v[k];
+}
+
+/* ---- sampling (Vulkan rules as lavapipe applies them, no anisotropy): filter nearest 0 / linear 1,
+ * address clamp 0 / wrap 1 / mirror 2 / border 3, border transparent black 0 / opaque black 1 /
+ * opaque white 2, compare: 0 none, else 1 + VkCompareOp. */
+
+static int wrap_coord(const Res *s, int i, int n, int *outside) {
+    *outside = 0;
+    switch (s->address) {
+    case 1: return ((i % n) + n) % n;
+    case 2: {
+        int p = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return p < n ? p : 2 * n - 1 - p;
+    }
+    case 3: if (i < 0 || i >= n) *outside = 1; return i;
+    default: return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    }
+}
+
+static float border_comp(const Res *s, int k) {
+    if (s->border == 0) return 0.0f;
+    if (k == 3) return 1.0f;
+    return s->border == 2 ? 1.0f : 0.0f;
+}
+
+static int compare_pass(int op, float ref, float texel) {
+    switch (op) {
+    case 0: return 0;                 /* never */
+    case 1: return ref < texel;
+    case 2: return ref == texel;
+    case 3: return ref <= texel;
+    case 4: return ref > texel;
+    case 5: return ref != texel;
+    case 6: return ref >= texel;
+    default: return 1;                /* always */
+    }
+}
+
+/* Component k of one texel for filtering (as float, after address mode and depth compare). */
+static float fetch(const Res *t, const Res *s, int mip, int x, int y, int z, int layer, int k, float ref) {
+    uint32_t w = mip_dim(t->width, mip), h = mip_dim(t->height, mip), d = mip_dim(t->depth, mip);
+    int ox, oy, oz;
+    x = wrap_coord(s, x, (int)w, &ox);
+    y = wrap_coord(s, y, (int)h, &oy);
+    z = wrap_coord(s, z, (int)d, &oz);
+    if (ox || oy || oz) return border_comp(s, s->compare ? 0 : k);
+    const uint8_t *p = texel_ptr(t, mip, x, y, z, layer);
+    int comp = s->compare ? 0 : k;
+    uint32_t bits = texel_get(t, p, comp);
+    const Format *f = &FORMATS[t->fmt];
+    float v = (f->ctype == C_U32) ? (float)bits : (f->ctype == C_I32) ? (float)(int32_t)bits : bitsf(bits);
+    if (s->compare) return compare_pass((int)s->compare - 1, ref, v) ? 1.0f : 0.0f;
+    return v;
+}
+
+static float frac_weight(float f) { return f - floorf(f); }
+static int g_off[3]; /* immediate texel offsets of the sample being taken */
+
+static float sample_mip(const Res *t, const Res *s, int mip, float u, float v, float wc, int layer, int k, float ref) {
+    int dims = (t->kind == S_1D || t->kind == S_1D_ARRAY) ? 1 : (t->kind == S_3D ? 3 : 2);
+    float su = u * mip_dim(t->width, mip), sv = v * mip_dim(t->height, mip), sw = wc * mip_dim(t->depth, mip);
+    if (s->filter == 0) {
+        return fetch(t, s, mip, (int)floorf(su) + g_off[0], dims > 1 ? (int)floorf(sv) + g_off[1] : 0,
+                     dims > 2 ? (int)floorf(sw) + g_off[2] : 0, layer, k, ref);
+    }
+    float a = su - 0.5f, b = sv - 0.5f, c = sw - 0.5f;
+    int x0 = (int)floorf(a), y0 = (int)floorf(b), z0 = (int)floorf(c);
+    float fa = frac_weight(a), fb = dims > 1 ? frac_weight(b) : 0.0f, fc = dims > 2 ? frac_weight(c) : 0.0f;
+    x0 += g_off[0];
+    y0 = dims < 2 ? 0 : y0 + g_off[1];
+    z0 = dims < 3 ? 0 : z0 + g_off[2];
+    float acc = 0.0f;
+    for (int dz = 0; dz < (dims > 2 ? 2 : 1); dz++)
+        for (int dy = 0; dy < (dims > 1 ? 2 : 1); dy++)
+            for (int dx = 0; dx < 2; dx++) {
+                float wgt = (dx ? fa : 1 - fa) * (dims > 1 ? (dy ? fb : 1 - fb) : 1.0f) *
+                            (dims > 2 ? (dz ? fc : 1 - fc) : 1.0f);
+                if (wgt != 0.0f) acc += wgt * fetch(t, s, mip, x0 + dx, y0 + dy, z0 + dz, layer, k, ref);
+            }
+    return acc;
+}
+
+static int array_layer(const Res *t, float c) {
+    int l = (int)floorf(c + 0.5f);
+    return l < 0 ? 0 : ((uint32_t)l >= t->layers ? (int)t->layers - 1 : l);
+}
+
+/* Cube direction -> face (layer) and face coordinates (Vulkan 15.6.4 / D3D: same table); cube maps clamp
+ * to the face edge (no seamless filtering across faces). */
+static int cube_face(float x, float y, float z, float *s, float *t) {
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), sc, tc, ma;
+    int face;
+    if (ax >= ay && ax >= az) { face = x >= 0 ? 0 : 1; sc = x >= 0 ? -z : z; tc = -y; ma = ax; }
+    else if (ay >= az) { face = y >= 0 ? 2 : 3; sc = x; tc = y >= 0 ? z : -z; ma = ay; }
+    else { face = z >= 0 ? 4 : 5; sc = z >= 0 ? x : -x; tc = -y; ma = az; }
+    *s = 0.5f * (sc / ma + 1.0f);
+    *t = 0.5f * (tc / ma + 1.0f);
+    return face;
+}
+
+static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref);
+
+static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c2, float c3, float lod, int k,
+                         float ref) {
+    Res face_view = *t, edge = *s;
+    float u, v;
+    int face = cube_face(c0, c1, c2, &u, &v);
+    int cube = t->kind == S_CUBE_ARRAY ? (int)floorf(c3 + 0.5f) : 0;
+    int ncubes = (int)t->layers / 6;
+    cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
+    face_view.kind = S_2D_ARRAY;
+    edge.address = 0;
+    return sample_lod(&face_view, &edge, u, v, (float)(cube * 6 + face), lod, k, ref);
+}
+
+static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref) {
+    if (t->kind != S_1D && t->kind != S_1D_ARRAY && t->kind != S_2D && t->kind != S_2D_ARRAY && t->kind != S_3D)
+        die("sampling: texture shape not supported by the runtime", (int)t->kind, 0, 0);
+    int layer = t->kind == S_1D_ARRAY ? array_layer(t, c1) : t->kind == S_2D_ARRAY ? array_layer(t, c2) : 0;
+    float v = t->kind == S_1D_ARRAY ? 0.0f : c1, w = t->kind == S_3D ? c2 : 0.0f;
+    float maxl = (float)(t->mips - 1);
+    if (s->max_lod < maxl) maxl = s->max_lod;
+    if (lod != lod || lod < 0.0f) lod = 0.0f;
+    if (lod > maxl) lod = maxl;
+    if (s->mipfilter == 0) {
+        int m = (int)floorf(lod + 0.5f);  /* Vulkan: nearest mip is round(lod), rounding .5 up */
+        return sample_mip(t, s, m, c0, v, w, layer, k, ref);
+    }
+    int m0 = (int)floorf(lod);
+    float f = lod - m0;
+    float a = sample_mip(t, s, m0, c0, v, w, layer, k, ref);
+    if (f == 0.0f || m0 + 1 > (int)maxl) return a;
+    return a * (1 - f) + f * sample_mip(t, s, m0 + 1, c0, v, w, layer, k, ref);
+}
+
+/* sampleLevel / sampleCmpLevelZero / sampleGrad: one component (4 calls per sample; the runtime is serial). */
+void rt_sample_offsets(int o0, int o1, int o2) { g_off[0] = o0; g_off[1] = o1; g_off[2] = o2; }
+
+static int is_cube(const Res *t) { return t->kind == S_CUBE || t->kind == S_CUBE_ARRAY; }
+
+float rt_sample_level(Res *t, Res *s, float c0, float c1, float c2, float c3, float lod, int k) {
+    if (is_cube(t)) return sample_cube(t, s, c0, c1, c2, c3, lod, k, 0.0f);
+    return sample_lod(t, s, c0, c1, c2, lod, k, 0.0f);
+}
+
+float rt_sample_cmp(Res *t, Res *s, float c0, float c1, float c2, float c3, float ref) {
+    if (!s->compare) die("SampleCmp with a sampler that has no compare op", 0, 0, 0);
+    if (is_cube(t)) return sample_cube(t, s, c0, c1, c2, c3, 0.0f, 0, ref);
+    return sample_lod(t, s, c0, c1, c2, 0.0f, 0, ref);
+}
+
+float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, float dx1, float dx2,
+                     float dy0, float dy1, float dy2, int k) {
+    float w = (float)t->width, h = (float)t->height, d = (float)t->depth;
+    float lx = sqrtf(dx0 * w * dx0 * w + dx1 * h * dx1 * h + dx2 * d * dx2 * d);
+    float ly = sqrtf(dy0 * w * dy0 * w + dy1 * h * dy1 * h + dy2 * d * dy2 * d);
+    float m = lx > ly ? lx : ly;
+    return sample_lod(t, s, c0, c1, c2, m > 0.0f ? log2f(m) : 0.0f, k, 0.0f);
+}
+
+/* textureGather: component `channel` of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order
+ * (-,+), (+,+), (+,-), (-,-) of (x, y) relative to the sample point. */
+float rt_gather(Res *t, Res *s, float c0, float c1, float c2, int channel, int k) {
+    if (t->kind != S_2D && t->kind != S_2D_ARRAY) die("gather: texture shape not supported", (int)t->kind, 0, 0);
+    int layer = t->kind == S_2D_ARRAY ? array_layer(t, c2) : 0;
+    float a = c0 * t->width - 0.5f, b = c1 * t->height - 0.5f;
+    int x0 = (int)floorf(a) + g_off[0], y0 = (int)floorf(b) + g_off[1];
+    static const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
+    return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, channel, 0.0f);
 }
 
 /* ---- math op classes: rt_<class>_<overload>(opcode, args...) */
@@ -308,7 +639,12 @@ int main(int argc, char **argv) {
         die("bad spec header", 0, 0, 0);
     slots = calloc((size_t)nslots + 1, sizeof *slots);
     for (int i = 0; i < nslots; i++) {
-        if (fscanf(spec, "%u %u %u", &slots[i].kind, &slots[i].stride, &slots[i].size) != 3) die("bad slot", i, 0, 0);
+        Res *r = &slots[i];
+        if (fscanf(spec, "%u %u %u %u %u %u %u %u %u %u %u %u %u %u %f", &r->kind, &r->stride, &r->size, &r->fmt,
+                   &r->width, &r->height, &r->depth, &r->layers, &r->mips, &r->filter, &r->address, &r->mipfilter,
+                   &r->border, &r->compare, &r->max_lod) != 15 || fscanf(spec, "%u", &r->counter) != 1)
+            die("bad slot", i, 0, 0);
+        if (r->fmt >= sizeof FORMATS / sizeof FORMATS[0]) die("bad texel format", i, (int)r->fmt, 0);
         slots[i].data = calloc(slots[i].size + 16, 1);
         buffer_io(argv[1], i, 0);
     }

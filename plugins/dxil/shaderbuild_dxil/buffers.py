@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["component_offsets", "BufferAccess", "buffer_coords"]
 
-STRUCTURED, RAW, TYPED = 12, 11, 10
+STRUCTURED, RAW, TYPED, TBUFFER = 12, 11, 10, 15
 
 
 def _size(s: ir.Scalar) -> int:
@@ -243,6 +243,11 @@ class BufferAccess:
             key = (row, ov)
             if key not in rows:
                 rv = L.add_const(p.dyn_row, row) if p.dyn_row is not None else ConstInt(T.i32, row)
-                rows[key] = L.ops.call(L.b, "CBufferLoadLegacy", ov, [p.handle, rv])
+                if p.res.shape == TBUFFER:   # a tbuffer is an SRV: bufferLoad of 16-byte row `row`, as DXC does
+                    if mt.width == 64:
+                        raise error("64-bit tbuffer members are not supported by the DXIL backend yet")
+                    rows[key] = L.ops.call(L.b, "BufferLoad", ov, [p.handle, rv, Undef(T.i32)])
+                else:
+                    rows[key] = L.ops.call(L.b, "CBufferLoadLegacy", ov, [p.handle, rv])
             out.append(to_register(L, L.b.extract_value(rows[key], (off % 16) // _size(s)), s))
         return out

@@ -734,6 +734,22 @@ def _update_counter(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, "BufferUpdateCounter", None, [L.handle(res), ConstInt(T.i8, step)])]
 
 
+@intrinsic("Append", "Consume")
+def _append_consume(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """Append(v): store at the counter's value before the increment; Consume(): load at its value after
+    the decrement (bufferUpdateCounter returns exactly those), as DXC lowers them."""
+    res = L.resource_place(e.args[0])
+    res.res.has_counter = True
+    handle = L.handle(res)
+    append = e.name == "Append"
+    index = L.ops.call(L.b, "BufferUpdateCounter", None, [handle, ConstInt(T.i8, 1 if append else 0xFF)])
+    place = BufferPlace(res.res, handle, index, e.args[1].type if append else e.type)
+    if append:
+        L.buffers.write(place, L.expr(e.args[1]), None)
+        return []
+    return L.buffers.read(place)
+
+
 GATHER_CHANNELS = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
 
 

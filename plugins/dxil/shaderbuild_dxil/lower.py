@@ -40,7 +40,7 @@ from .places import (
     ResourcePlace,
     VarStorage,
 )
-from .resources import HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
+from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
 from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_usage
 from .statics import fold_static_initializers
@@ -214,7 +214,7 @@ class FunctionLowerer:
     def _var_place(self, var: ir.Variable) -> Place:
         if var.binding is not None:
             info = self.m.resource_of(var)
-            if info.res_class == "CBV" and not _is_resource_type(var.type):
+            if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type):
                 return CBufPlace(info, self.handle(ResourcePlace(info, var.type, ConstInt(T.i32, 0))), var.type)
             return ResourcePlace(info, var.type, ConstInt(T.i32, 0))
         if var.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT):

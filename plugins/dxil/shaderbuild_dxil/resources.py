@@ -23,7 +23,7 @@ from .llvm.values import ConstAggregate, ConstInt, Undef, Value
 from .ops import OpEmitter
 from .scalarize import memory_scalar
 
-__all__ = ["ResourceInfo", "classify", "assign_ranges", "resource_records", "psv_resources", "HandleFactory",
+__all__ = ["KIND_CBUFFER", "KIND_TBUFFER", "ResourceInfo", "classify", "assign_ranges", "resource_records", "psv_resources", "HandleFactory",
            "CLASS_INDEX", "element_stride"]
 
 CLASS_INDEX = {"SRV": 0, "UAV": 1, "CBV": 2, "Sampler": 3}
@@ -35,7 +35,9 @@ _SHAPES = {
     "Texture2DArray": 7, "Texture2DMSArray": 8, "TextureCubeArray": 9, "Buffer": 10, "ByteAddressBuffer": 11,
     "StructuredBuffer": 12,
 }
-KIND_CBUFFER, KIND_SAMPLER = 13, 14
+KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER = 13, 14, 15
+# structured UAVs whose hidden counter is always used (bufferUpdateCounter)
+_COUNTED = {"AppendStructuredBuffer": "StructuredBuffer", "ConsumeStructuredBuffer": "StructuredBuffer"}
 _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32): 4, ("uint", 32): 5,
                    ("int", 64): 6, ("uint", 64): 7, ("float", 16): 8, ("float", 32): 9, ("float", 64): 10}
 TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
@@ -89,10 +91,11 @@ def classify(var: ir.Variable) -> ResourceInfo:
     if b.count is not None and n is not None and b.count != n:
         n = b.count
     res_class = _CLASS_OF_REGISTER[b.register_class]
-    if isinstance(t, ir.Struct) and res_class == "CBV":          # cbuffer block
+    if isinstance(t, ir.Struct) and res_class in ("CBV", "SRV"):   # cbuffer / tbuffer block (cbuffer packing)
         size = layout_of(t, "dx_cbuffer").size
-        return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=t,
-                            cbuffer_size=(size + 15) // 16 * 16, kind_name="cbuffer")
+        kind, name = (KIND_CBUFFER, "cbuffer") if res_class == "CBV" else (KIND_TBUFFER, "tbuffer")
+        return ResourceInfo(var, res_class, kind, b.space, b.register or 0, n, elem=t,
+                            cbuffer_size=(size + 15) // 16 * 16, kind_name=name)
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
     kind = t.kind
@@ -104,7 +107,7 @@ def classify(var: ir.Variable) -> ResourceInfo:
     if kind in ("SamplerState", "SamplerComparisonState"):
         return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
                             sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
-    base = kind[2:] if kind.startswith("RW") else kind
+    base = kind[2:] if kind.startswith("RW") else _COUNTED.get(kind, kind)
     shape = _SHAPES.get(base)
     if shape is None:
         raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
@@ -164,7 +167,7 @@ def resource_type(r: ResourceInfo) -> T.StructType:
         if isinstance(t, ir.Struct):
             return T.StructType(tuple(mem(f.type) for f in t.fields), f"struct.{t.name}")
         return T.i32
-    if r.kind_name == "cbuffer":
+    if r.kind_name in ("cbuffer", "tbuffer"):
         return T.StructType(tuple(mem(f.type) for f in r.elem.fields), f"{r.elem.name}")
     name = f"class.{r.kind_name}" + (f"<{r.elem}>" if r.elem is not None else "")
     return T.StructType((mem(r.elem),), name)
@@ -222,6 +225,8 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
                 name = "Sampler"
             else:
                 name = _PSV_TYPE.get((cls, r.shape), f"{cls}Typed")
+                if name == "UAVStructured" and r.has_counter:
+                    name = "UAVStructuredWithCounter"
             out.append(PSVResource(PSV_RESOURCE_TYPE[name], r.space, r.lower, r.upper, r.shape))
     return out
 
@@ -229,7 +234,7 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
 def resource_properties(r: ResourceInfo) -> tuple[int, int]:
     """The two dwords of %dx.types.ResourceProperties (SM 6.6 annotateHandle)."""
     d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp else 0)
-    if r.res_class == "CBV":
+    if r.res_class == "CBV" or r.shape == KIND_TBUFFER:
         d1 = r.cbuffer_size
     elif r.shape == 12:
         d1 = r.stride

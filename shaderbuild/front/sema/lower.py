@@ -314,6 +314,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if isinstance(base, ir.Resource):
             if local_static:
                 raise error("static local resources are not supported", d.loc)
+            if "static" in q and d.init is not None:
+                self.resource_alias(d, t)
+                return
             self.resource_global(d, t, base, dims_count)
             return
         if isinstance(t, ir.Array) and t.size is None and d.init is None:
@@ -525,6 +528,15 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
+
+    def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
+        """`static RWBuffer<T> A = B;` names the global resource B again (no new binding), as in DXC."""
+        sym = self.scope.lookup(d.init.name) if isinstance(d.init, ast.Name) else None
+        var = getattr(sym, "var", None)
+        if var is None or var.binding is None or var.type != t:
+            raise error(f"static resource '{d.name}' must be initialized with a global resource of type '{t}'",
+                        d.init.loc)
+        self.declare(d.name, sym, d.loc)
 
     def check_member_type(self, name: str, t: ir.Type, loc: SourceLoc) -> None:
         """Struct and cbuffer members have a size: no void, no unsized array."""
