@@ -44,8 +44,11 @@ class NotExecutable(Exception):
 
 
 def run_twin(res: CompileResult, twin: CompileResult, specs: dict, lavapipe: dict[str, bytes], groups, push: bytes,
-             entry: str, tol: float, skip: str | None = None, d3d: dict[str, bytes] | None = None) -> None:
-    """Run `twin` with the test's data; defer a DxilBug if a writable resource ends unlike `lavapipe`."""
+             entry: str, tol: float, skip: str | None = None, d3d: dict[str, bytes] | None = None,
+             check=None) -> None:
+    """Run `twin` with the test's data; defer a DxilBug if a writable resource ends unlike `lavapipe`.
+    check: the test's own judgement of {name: final bytes}, for results that depend on thread order
+    (atomics): it replaces the byte comparison and raises AssertionError on a wrong answer."""
     from harness import dxil_exec
     try:
         if skip is not None:
@@ -60,6 +63,12 @@ def run_twin(res: CompileResult, twin: CompileResult, specs: dict, lavapipe: dic
         defer(DxilBug(f"DXIL twin did not run on the interpreter: {exc}"))
         return
     RAN[0] += 1
+    if check is not None:
+        try:
+            check({name: data for (name, writable), data in zip(names, got) if writable})
+        except AssertionError as exc:
+            defer(DxilBug(f"DXIL run fails the test's check: {exc}"))
+        return
     for (name, writable), data in zip(names, got):
         if writable and name in lavapipe:
             why = _differs(data, lavapipe[name], tol)

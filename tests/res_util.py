@@ -379,13 +379,14 @@ def sampler(**kw):
 
 def run_cs(res: CompileResult, specs: dict[str, object], groups=(1, 1, 1), push: bytes = b"",
            entry: str = "main", dxil_tol: float = 0.0, dxil_skip: str | None = None,
-           dxil_data: dict[str, bytes] | None = None) -> dict[str, bytes]:
+           dxil_data: dict[str, bytes] | None = None, dxil_check=None) -> dict[str, bytes]:
     """Run a built compute shader; final bytes of each named descriptor (arrays: element 0..n as name[i]).
     The DXIL twin of a build() result also runs on the lli interpreter with the same data, bound by its
     manifest's HLSL view, and every writable resource must end equal to lavapipe's (32-bit words exactly,
     or floats within dxil_tol where filtering precision differs); a difference is a deferred DxilBug.
     dxil_skip: a dxil_run.NOT_EXECUTABLE key the test knows applies (e.g. 'thread-order').
-    dxil_data: {cbuffer or push-constant name: bytes already in the D3D packing} (from the test's own model)."""
+    dxil_data: {cbuffer or push-constant name: bytes already in the D3D packing} (from the test's own model).
+    dxil_check: callable({name: bytes}) judging the DXIL results itself, for thread-order-dependent results."""
     vk = vk_runner()
     descs = bind([res.manifest], specs)
     got = vk.run_compute(res.binary, entry, descs, groups=tuple(groups), push_constants=push)
@@ -393,7 +394,7 @@ def run_cs(res: CompileResult, specs: dict[str, object], groups=(1, 1, 1), push:
     twin = twin_of(res)
     if twin is not None:
         from dxil_run import run_twin
-        run_twin(res, twin, specs, out, groups, push, entry, dxil_tol, dxil_skip, dxil_data or {})
+        run_twin(res, twin, specs, out, groups, push, entry, dxil_tol, dxil_skip, dxil_data or {}, dxil_check)
     return out
 
 
@@ -413,7 +414,7 @@ def _by_name(specs: dict, got: list[bytes]) -> dict[str, bytes]:
 def cs(src: str, specs: dict[str, object], groups=(1, 1, 1), **kw) -> dict[str, bytes]:
     """build + run_cs in one call."""
     push = kw.pop("push", b"")
-    dx = {k: kw.pop(k) for k in ("dxil_tol", "dxil_skip", "dxil_data") if k in kw}
+    dx = {k: kw.pop(k) for k in ("dxil_tol", "dxil_skip", "dxil_data", "dxil_check") if k in kw}
     return run_cs(build(src, **kw), specs, groups, push, **dx)
 
 

@@ -111,7 +111,8 @@ def _check(case: Case, data: bytes) -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_atomics_spirv(case: Case):
     res = R.build(case.src)
-    out = R.run_cs(res, {"B": R.storage(_i(case.init))}, case.groups)
+    out = R.run_cs(res, {"B": R.storage(_i(case.init))}, case.groups,
+                   dxil_check=lambda got: _check(case, got["B"]))
     _check(case, out["B"])
     dis = R.spirv_dis(res)
     assert "OpAtomic" in dis
