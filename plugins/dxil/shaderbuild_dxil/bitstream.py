@@ -37,6 +37,15 @@ def _vbr(value: int, width: int) -> tuple[int, int]:
 
 # VBR-6 encodings of small values, precomputed: unabbreviated records are VBR-6 throughout
 _VBR6 = [_vbr(v, 6) for v in range(1 << 12)]
+_VBR_TABLES: dict[int, list[tuple[int, int]]] = {6: _VBR6}
+
+
+def _vbr_table(width: int) -> list[tuple[int, int]]:
+    """Precomputed VBR-`width` encodings of 0..4095 (abbreviation operands use widths 4..8)."""
+    t = _VBR_TABLES.get(width)
+    if t is None:
+        t = _VBR_TABLES[width] = [_vbr(v, width) for v in range(1 << 12)]
+    return t
 
 
 def is_char6(text: str) -> bool:
@@ -83,6 +92,36 @@ class Abbrev:
     ops: tuple[AbbrevOp, ...]
 
 
+# compiled abbreviation operand kinds (see _compile)
+_K_LIT, _K_FIXED, _K_VBR, _K_CHAR6, _K_ARRAY, _K_BLOB = range(6)
+_KIND = {"literal": _K_LIT, "fixed": _K_FIXED, "vbr": _K_VBR, "char6": _K_CHAR6, "array": _K_ARRAY, "blob": _K_BLOB}
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """An abbreviation compiled for emission: (kind, width or literal, VBR table) per scalar
+    operand, and the array element operand (or blob) that ends it, if any."""
+
+    scalars: tuple[tuple[int, int, list | None], ...]
+    tail: tuple[int, int, list | None] | None
+    blob: bool
+
+
+def _compile(abbrev: Abbrev) -> _Plan:
+    ops = abbrev.ops
+    scalars = []
+    for k, op in enumerate(ops):
+        kind = _KIND[op.kind]
+        if kind == _K_ARRAY:
+            e = ops[k + 1]
+            ek = _KIND[e.kind]
+            return _Plan(tuple(scalars), (ek, e.value, _vbr_table(e.value) if ek == _K_VBR else None), False)
+        if kind == _K_BLOB:
+            return _Plan(tuple(scalars), None, True)
+        scalars.append((kind, op.value, _vbr_table(op.value) if kind == _K_VBR else None))
+    return _Plan(tuple(scalars), None, False)
+
+
 class BitstreamWriter:
     """Accumulates bits; `data()` returns the bytes (always a whole number of words)."""
 
@@ -91,9 +130,9 @@ class BitstreamWriter:
         self._cur = 0          # pending bits
         self._nbits = 0        # number of pending bits (flushed in words; see _flush)
         self.abbrev_width = 2
-        self._abbrevs: list[Abbrev] = []
-        self._stack: list[tuple[int, list[Abbrev], int]] = []   # (outer width, outer abbrevs, size word index)
-        self._blockinfo: dict[int, list[Abbrev]] = {}
+        self._abbrevs: list[_Plan] = []
+        self._stack: list[tuple[int, list[_Plan], int]] = []   # (outer width, outer abbrevs, size word index)
+        self._blockinfo: dict[int, list[_Plan]] = {}
         self._blockinfo_cur: int | None = None
 
     # -------------------------------------------------------------- raw bits
@@ -177,7 +216,7 @@ class BitstreamWriter:
     def define_abbrev(self, abbrev: Abbrev) -> int:
         """Define an abbreviation in the current block; returns its id."""
         self._emit_abbrev_def(abbrev)
-        self._abbrevs.append(abbrev)
+        self._abbrevs.append(_compile(abbrev))
         return len(self._abbrevs) + 3
 
     def enter_blockinfo(self) -> None:
@@ -190,7 +229,7 @@ class BitstreamWriter:
             self._blockinfo_cur = block_id
         self._emit_abbrev_def(abbrev)
         lst = self._blockinfo.setdefault(block_id, [])
-        lst.append(abbrev)
+        lst.append(_compile(abbrev))
         return len(lst) + 3
 
     # ------------------------------------------------------------ records
@@ -207,43 +246,69 @@ class BitstreamWriter:
                 n += k
             self.emit((acc << self.abbrev_width) | UNABBREV_RECORD, n + self.abbrev_width)
             return
-        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, [code, *ops])
+        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, code, ops)
 
-    def _emit_scalar(self, op: AbbrevOp, v: int) -> None:
-        if op.kind == "literal":
-            if v != op.value:
-                raise ValueError(f"literal mismatch {v} != {op.value}")
-        elif op.kind == "fixed":
-            if v >> op.value:
-                raise ValueError(f"value {v} does not fit in {op.value} bits")
-            self.emit(v, op.value)
-        elif op.kind == "vbr":
-            self.emit_vbr(v, op.value)
-        elif op.kind == "char6":
-            self.emit(_CHAR6_INDEX[v], 6)
-        else:
-            raise ValueError(op.kind)
-
-    def _emit_abbreviated(self, abbrev: Abbrev, abbrev_id: int, vals: list[int]) -> None:
-        self.emit(abbrev_id, self.abbrev_width)
-        ops = abbrev.ops
-        i = 0
-        for k, op in enumerate(ops):
-            if op.kind == "array":
-                rest = vals[i:]
-                self.emit_vbr(len(rest), 6)
-                for v in rest:
-                    self._emit_scalar(ops[k + 1], v)
-                return
-            if op.kind == "blob":
-                rest = bytes(vals[i:])
-                self.emit_vbr(len(rest), 6)
-                self.align32()
-                for b in rest:
-                    self.emit(b, 8)
-                self.align32()
-                return
-            self._emit_scalar(op, vals[i])
+    def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: list[int]) -> None:
+        """Pack the whole record into one integer, then emit it once."""
+        n = self.abbrev_width
+        acc = abbrev_id
+        scalars = plan.scalars
+        if len(ops) + 1 < len(scalars) or (plan.tail is None and not plan.blob and len(ops) + 1 != len(scalars)):
+            raise ValueError("record has more operands than its abbreviation" if len(ops) + 1 > len(scalars)
+                             else "record has fewer operands than its abbreviation")
+        i = -1                                   # -1 is the record code, then ops[0], ...
+        for kind, w, table in scalars:
+            v = code if i < 0 else ops[i]
             i += 1
-        if i != len(vals):
-            raise ValueError("record has more operands than its abbreviation")
+            if kind == _K_LIT:
+                if v != w:
+                    raise ValueError(f"literal mismatch {v} != {w}")
+            elif kind == _K_FIXED:
+                if v >> w:
+                    raise ValueError(f"value {v} does not fit in {w} bits")
+                acc |= v << n
+                n += w
+            elif kind == _K_VBR:
+                b, k = table[v] if 0 <= v < 4096 else _vbr(v, w)
+                acc |= b << n
+                n += k
+            else:
+                acc |= _CHAR6_INDEX[v] << n
+                n += 6
+        rest = ops[i:] if i >= 0 else [code, *ops]
+        if plan.blob:
+            self.emit(acc, n)
+            self._emit_blob(bytes(rest))
+            return
+        tail = plan.tail
+        if tail is not None:
+            b, k = _VBR6[len(rest)] if len(rest) < 4096 else _vbr(len(rest), 6)
+            acc |= b << n
+            n += k
+            kind, w, table = tail
+            if kind == _K_FIXED:
+                for v in rest:
+                    if v >> w:
+                        raise ValueError(f"value {v} does not fit in {w} bits")
+                    acc |= v << n
+                    n += w
+            elif kind == _K_VBR:
+                for v in rest:
+                    b, k = table[v] if 0 <= v < 4096 else _vbr(v, w)
+                    acc |= b << n
+                    n += k
+            elif kind == _K_CHAR6:
+                idx = _CHAR6_INDEX
+                for v in rest:
+                    acc |= idx[v] << n
+                    n += 6
+            else:
+                raise ValueError(f"array element kind {kind}")
+        self.emit(acc, n)
+
+    def _emit_blob(self, data: bytes) -> None:
+        self.emit_vbr(len(data), 6)
+        self.align32()
+        for b in data:
+            self.emit(b, 8)
+        self.align32()

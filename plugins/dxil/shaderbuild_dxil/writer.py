@@ -122,20 +122,25 @@ class _Enumerator:
             for node in nmd.nodes:
                 self._add_md(node)
         self.num_module_values = len(self.values)
-        for f in module.functions:                       # types used inside bodies
+        type_ids, type_of = self.type_ids, self.type_of
+        for f in module.functions:                       # types used inside bodies (known ones skipped inline)
             for bb in f.blocks:
                 for inst in bb.instructions:
-                    self.type_of(inst.type)
+                    if inst.type not in type_ids:
+                        type_of(inst.type)
                     for op in inst.operands:
-                        self.type_of(op.type)
-                    for key in ("allocated", "source"):
-                        if key in inst.attrs:
-                            self.type_of(inst.attrs[key])
+                        if op.type not in type_ids:
+                            type_of(op.type)
+                    attrs = inst.attrs
+                    if attrs:
+                        for key in ("allocated", "source"):
+                            if key in attrs:
+                                type_of(attrs[key])
                     if inst.op == "call":
-                        self.type_of(inst.operands[0].ftype)
-                    if inst.op == "phi":
-                        for v, _ in inst.attrs["incoming"]:
-                            self.type_of(v.type)
+                        type_of(inst.operands[0].ftype)
+                    elif inst.op == "phi":
+                        for v, _ in attrs["incoming"]:
+                            type_of(v.type)
 
     # ---- types
     def type_of(self, t: Type) -> int:
@@ -180,7 +185,9 @@ class _Enumerator:
         self._add_value(c)
 
     def value_id(self, v: Value) -> int:
-        return self.value_ids[self._key(v)]
+        # non-constants are keyed by id(); a constant's id is never a key (its key is a tuple)
+        vid = self.value_ids.get(id(v))
+        return vid if vid is not None else self.value_ids[self._key(v)]
 
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
@@ -447,6 +454,7 @@ class _Writer:
         w, e = self.w, self.e
         w.enter_block(FUNCTION_BLOCK, 4)
         cst_start, inst_id, self._bb = e.incorporate(f)
+        self._vid = e.value_ids.get
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
         for bb in f.blocks:
@@ -462,7 +470,9 @@ class _Writer:
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
-        vid = self.e.value_id(v)
+        vid = self._vid(id(v))
+        if vid is None:
+            vid = self.e.value_id(v)
         vals.append((inst_id - vid) & 0xFFFFFFFF)
         if with_type and vid >= inst_id:
             vals.append(self.e.type_ids[v.type])
@@ -470,102 +480,149 @@ class _Writer:
         return False
 
     def _instruction(self, inst: Instruction, iid: int) -> None:
-        w, e, op = self.w, self.e, inst.op
+        """One FUNCTION_BLOCK record; the per-opcode encoders live in _ENCODERS."""
         vals: list[int] = []
-        ab = 0
-        code = FUNC_CODES.get(op)
-        if op in BINOP_CODES:
-            code = FUNC_CODES["binop"]
+        code, ab = _ENCODERS[inst.op](self, inst, iid, vals)
+        self.w.emit_record(code, vals, ab)
+
+    def _binop(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        a, b = inst.operands
+        fwd = self._push(vals, a, iid)
+        self._push(vals, b, iid, False)
+        vals.append(BINOP_CODES[inst.op])
+        flags = inst.attrs.get("flags", 0)
+        if flags:
+            vals.append(flags)
+        return FUNC_CODES["binop"], 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
+
+    def _cast(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        fwd = self._push(vals, inst.operands[0], iid)
+        vals += [self.e.type_ids[inst.type], CAST_CODES[inst.op]]
+        return FUNC_CODES["cast"], 0 if fwd else FN_CAST
+
+    def _gep(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        vals += [int(inst.attrs["inbounds"]), self.e.type_ids[inst.attrs["source"]]]
+        fwd = False
+        for o in inst.operands:
+            fwd |= self._push(vals, o, iid)
+        return FUNC_CODES["getelementptr"], 0 if fwd else FN_GEP
+
+    def _extractvalue(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        self._push(vals, inst.operands[0], iid)
+        vals += inst.attrs["indices"]
+        return FUNC_CODES["extractvalue"], 0
+
+    def _select(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        c, a, b = inst.operands
+        self._push(vals, a, iid)
+        self._push(vals, b, iid, False)
+        self._push(vals, c, iid)
+        return FUNC_CODES["select"], 0
+
+    def _cmp(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        a, b = inst.operands
+        self._push(vals, a, iid)
+        self._push(vals, b, iid, False)
+        vals.append((ICMP_PREDICATES if inst.op == "icmp" else FCMP_PREDICATES)[inst.attrs["pred"]])
+        return FUNC_CODES["cmp"], 0
+
+    def _ret(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        if inst.operands:
             fwd = self._push(vals, inst.operands[0], iid)
-            self._push(vals, inst.operands[1], iid, False)
-            vals.append(BINOP_CODES[op])
-            flags = inst.attrs.get("flags", 0)
-            if flags:
-                vals.append(flags)
-            ab = 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
-        elif op in CAST_CODES:
-            code = FUNC_CODES["cast"]
-            fwd = self._push(vals, inst.operands[0], iid)
-            vals += [e.type_ids[inst.type], CAST_CODES[op]]
-            ab = 0 if fwd else FN_CAST
-        elif op == "getelementptr":
-            vals += [int(inst.attrs["inbounds"]), e.type_ids[inst.attrs["source"]]]
-            fwd = False
-            for o in inst.operands:
-                fwd |= self._push(vals, o, iid)
-            ab = 0 if fwd else FN_GEP
-        elif op == "extractvalue":
-            self._push(vals, inst.operands[0], iid)
-            vals += list(inst.attrs["indices"])
-        elif op == "select":
-            c, a, b = inst.operands
-            self._push(vals, a, iid)
-            self._push(vals, b, iid, False)
-            self._push(vals, c, iid)
-        elif op in ("icmp", "fcmp"):
-            code = FUNC_CODES["cmp"]
-            self._push(vals, inst.operands[0], iid)
-            self._push(vals, inst.operands[1], iid, False)
-            preds = ICMP_PREDICATES if op == "icmp" else FCMP_PREDICATES
-            vals.append(preds[inst.attrs["pred"]])
-        elif op == "ret":
-            if inst.operands:
-                fwd = self._push(vals, inst.operands[0], iid)
-                ab = 0 if fwd else FN_RET_VAL
-            else:
-                ab = FN_RET_VOID
-        elif op == "br":
-            targets = inst.attrs["targets"]
-            vals.append(self._bb[id(targets[0])])
-            if inst.operands:
-                vals.append(self._bb[id(targets[1])])
-                self._push(vals, inst.operands[0], iid, False)
-        elif op == "switch":
-            cond = inst.operands[0]
-            vals.append(e.type_ids[cond.type])
-            self._push(vals, cond, iid, False)
-            vals.append(self._bb[id(inst.attrs["default"])])
-            for c, bb in inst.attrs["cases"]:
-                vals += [e.value_id(c), self._bb[id(bb)]]
-        elif op == "unreachable":
-            ab = FN_UNREACHABLE
-        elif op == "phi":
-            vals.append(e.type_ids[inst.type])
-            for v, bb in inst.attrs["incoming"]:
-                vals += [_signed(iid - e.value_id(v)), self._bb[id(bb)]]
-        elif op == "alloca":
-            size = inst.operands[0]
-            vals += [e.type_ids[inst.attrs["allocated"]], e.type_ids[size.type], e.value_id(size),
-                     _align_code(inst.attrs["align"]) | 1 << 6]
-        elif op == "load":
-            fwd = self._push(vals, inst.operands[0], iid)
-            vals += [e.type_ids[inst.type], _align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
-            ab = 0 if fwd else FN_LOAD
-        elif op == "store":
-            value, ptr = inst.operands
-            self._push(vals, ptr, iid)
-            self._push(vals, value, iid)
-            vals += [_align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
-        elif op == "call":
-            fn: Function = inst.operands[0]
-            vals += [0, 1 << 15, e.type_ids[fn.ftype]]
-            self._push(vals, fn, iid)
-            for a in inst.operands[1:]:
-                self._push(vals, a, iid, False)
-        elif op == "atomicrmw":
-            ptr, value = inst.operands
-            self._push(vals, ptr, iid)
-            self._push(vals, value, iid, False)
-            vals += [RMW_CODES[inst.attrs["rmw"]], 0, ORDERING_CODES[inst.attrs["ordering"]], 1]
-        elif op == "cmpxchg":
-            ptr, cmp, new = inst.operands
-            self._push(vals, ptr, iid)
-            self._push(vals, cmp, iid)
-            self._push(vals, new, iid, False)
-            vals += [0, ORDERING_CODES[inst.attrs["ordering"]], 1, ORDERING_CODES[inst.attrs["failure"]], 0]
-        else:
-            raise TypeError(f"cannot write instruction {op}")
-        w.emit_record(code, vals, ab)
+            return FUNC_CODES["ret"], 0 if fwd else FN_RET_VAL
+        return FUNC_CODES["ret"], FN_RET_VOID
+
+    def _br(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        targets = inst.attrs["targets"]
+        vals.append(self._bb[id(targets[0])])
+        if inst.operands:
+            vals.append(self._bb[id(targets[1])])
+            self._push(vals, inst.operands[0], iid, False)
+        return FUNC_CODES["br"], 0
+
+    def _switch(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        e = self.e
+        cond = inst.operands[0]
+        vals.append(e.type_ids[cond.type])
+        self._push(vals, cond, iid, False)
+        vals.append(self._bb[id(inst.attrs["default"])])
+        for c, bb in inst.attrs["cases"]:
+            vals += [e.value_id(c), self._bb[id(bb)]]
+        return FUNC_CODES["switch"], 0
+
+    def _unreachable(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        return FUNC_CODES["unreachable"], FN_UNREACHABLE
+
+    def _phi(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        e, bbs = self.e, self._bb
+        vals.append(e.type_ids[inst.type])
+        for v, bb in inst.attrs["incoming"]:
+            vals += [_signed(iid - e.value_id(v)), bbs[id(bb)]]
+        return FUNC_CODES["phi"], 0
+
+    def _alloca(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        e = self.e
+        size = inst.operands[0]
+        vals += [e.type_ids[inst.attrs["allocated"]], e.type_ids[size.type], e.value_id(size),
+                 _align_code(inst.attrs["align"]) | 1 << 6]
+        return FUNC_CODES["alloca"], 0
+
+    def _load(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        fwd = self._push(vals, inst.operands[0], iid)
+        vals += [self.e.type_ids[inst.type], _align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
+        return FUNC_CODES["load"], 0 if fwd else FN_LOAD
+
+    def _store(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        value, ptr = inst.operands
+        self._push(vals, ptr, iid)
+        self._push(vals, value, iid)
+        vals += [_align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
+        return FUNC_CODES["store"], 0
+
+    def _call(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        ops = inst.operands
+        fn: Function = ops[0]
+        vals += [0, 1 << 15, self.e.type_ids[fn.ftype]]
+        push = self._push
+        push(vals, fn, iid)
+        for a in ops[1:]:
+            push(vals, a, iid, False)
+        return FUNC_CODES["call"], 0
+
+    def _atomicrmw(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        ptr, value = inst.operands
+        self._push(vals, ptr, iid)
+        self._push(vals, value, iid, False)
+        vals += [RMW_CODES[inst.attrs["rmw"]], 0, ORDERING_CODES[inst.attrs["ordering"]], 1]
+        return FUNC_CODES["atomicrmw"], 0
+
+    def _cmpxchg(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        ptr, cmp, new = inst.operands
+        self._push(vals, ptr, iid)
+        self._push(vals, cmp, iid)
+        self._push(vals, new, iid, False)
+        vals += [0, ORDERING_CODES[inst.attrs["ordering"]], 1, ORDERING_CODES[inst.attrs["failure"]], 0]
+        return FUNC_CODES["cmpxchg"], 0
+
+
+def _unknown(self: _Writer, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+    raise TypeError(f"cannot write instruction {inst.op}")
+
+
+class _Encoders(dict):
+    def __missing__(self, op: str):
+        return _unknown
+
+
+# opcode name -> record encoder (a table, not an if-chain: one lookup per instruction)
+_ENCODERS: dict[str, object] = _Encoders(
+    {op: _Writer._binop for op in BINOP_CODES}
+    | {op: _Writer._cast for op in CAST_CODES}
+    | {"getelementptr": _Writer._gep, "extractvalue": _Writer._extractvalue, "select": _Writer._select,
+       "icmp": _Writer._cmp, "fcmp": _Writer._cmp, "ret": _Writer._ret, "br": _Writer._br,
+       "switch": _Writer._switch, "unreachable": _Writer._unreachable, "phi": _Writer._phi,
+       "alloca": _Writer._alloca, "load": _Writer._load, "store": _Writer._store, "call": _Writer._call,
+       "atomicrmw": _Writer._atomicrmw, "cmpxchg": _Writer._cmpxchg})
 
 
 def write_bitcode(module: Module) -> bytes:

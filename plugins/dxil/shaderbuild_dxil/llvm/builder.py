@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, Type, i1, i32, void
-from .values import BasicBlock, ConstInt, Function, Instruction, Value
+from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
@@ -29,7 +29,8 @@ def _binop(op: str) -> Callable:
 
     def factory(fn: Callable) -> Callable:
         def method(self: IRBuilder, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
-            if lhs.type != rhs.type or not isinstance(lhs.type, want):
+            t = lhs.type
+            if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
                 raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
             return self._insert(Instruction(op, lhs.type, [lhs, rhs], name, flags=flags))
         method.__name__ = fn.__name__
@@ -56,12 +57,14 @@ class IRBuilder:
         self.block = block
 
     def _insert(self, inst: Instruction) -> Instruction:
-        if self.block is None:
+        block = self.block
+        if block is None:
             raise RuntimeError("builder has no insertion block")
-        if self.block.terminator is not None:
-            raise RuntimeError(f"block {self.block.name} is already terminated")
-        inst.parent = self.block
-        self.block.instructions.append(inst)
+        insts = block.instructions
+        if insts and insts[-1].op in TERMINATORS:
+            raise RuntimeError(f"block {block.name} is already terminated")
+        inst.parent = block
+        insts.append(inst)
         return inst
 
     # ---- arithmetic (one line each; the decorator does the work)
@@ -153,7 +156,7 @@ class IRBuilder:
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        if len(args) != len(ft.params) or any(a.type != p for a, p in zip(args, ft.params)):
+        if len(args) != len(ft.params) or any(a.type is not p and a.type != p for a, p in zip(args, ft.params)):
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
         return self._insert(Instruction("call", ft.ret, [fn, *args], name))

@@ -35,9 +35,9 @@ class ConstInt(Constant):
     __slots__ = ("value",)
 
     def __init__(self, type: IntType, value: int) -> None:
-        super().__init__(type)
-        mask = (1 << type.width) - 1
-        self.value = int(value) & mask           # stored unsigned
+        self.type = type
+        self.name = ""
+        self.value = int(value) & ((1 << type.width) - 1)          # stored unsigned
 
     @property
     def signed(self) -> int:
@@ -170,8 +170,9 @@ class BasicBlock(Value):
 
     @property
     def terminator(self) -> Instruction | None:
-        if self.instructions and self.instructions[-1].is_terminator:
-            return self.instructions[-1]
+        insts = self.instructions
+        if insts and insts[-1].op in TERMINATORS:
+            return insts[-1]
         return None
 
 
@@ -185,7 +186,8 @@ class Instruction(Value):
     __slots__ = ("op", "operands", "attrs", "parent")
 
     def __init__(self, op: str, type: Type, operands: list[Value], name: str = "", **attrs: Any) -> None:
-        super().__init__(type, name)
+        self.type = type
+        self.name = name
         self.op = op
         self.operands = list(operands)
         self.attrs = attrs
@@ -197,7 +199,7 @@ class Instruction(Value):
 
     @property
     def has_value(self) -> bool:
-        return not isinstance(self.type, VoidType)
+        return self.type.__class__ is not VoidType
 
     @property
     def successors(self) -> list[BasicBlock]:
