@@ -25,11 +25,44 @@ GROUPSHARED_ADDRSPACE = 3
 MAX_GROUPSHARED_BYTES = 32768       # D3D12 thread-group shared memory per group
 
 
+_CHILD_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_slots(cls: type) -> tuple[str, ...]:
+    names = _CHILD_SLOTS.get(cls)
+    if names is None:
+        names = _CHILD_SLOTS[cls] = tuple(n for n in getattr(cls, "__slots__", ()) if n != "type")
+    return names
+
+
+def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
+    """`ir.walk_expr`'s order (pre-order, fields in slot order) with an explicit stack:
+    nested generators cost O(depth) per node on deep expressions."""
+    out: list[ir.Expr] = []
+    stack = [root]
+    Expr = ir.Expr
+    while stack:
+        e = stack.pop()
+        out.append(e)
+        kids: list[ir.Expr] = []
+        for name in _child_slots(type(e)):
+            v = getattr(e, name)
+            if isinstance(v, Expr):
+                kids.append(v)
+            elif isinstance(v, list):
+                kids += [x for x in v if isinstance(x, Expr)]
+        if kids:
+            kids.reverse()
+            stack += kids
+    return out
+
+
 def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
     """Globals referenced from fn and its callees (in first-use order), and the callees."""
     seen_vars: dict[int, ir.Variable] = {}
     seen_fns: dict[int, ir.Function] = {}
     stack = [fn]
+    VarRef, Call = ir.VarRef, ir.Call
     while stack:
         f = stack.pop()
         if id(f) in seen_fns:
@@ -39,13 +72,14 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]
         for s in ir.walk_stmts(f.body):
             for name in getattr(type(s), "_fields", None) or type(s).__slots__:
                 v = getattr(s, name, None)
-                exprs = [v] if isinstance(v, ir.Expr) else []
-                for e0 in exprs:
-                    for e in ir.walk_expr(e0):
-                        if isinstance(e, ir.VarRef) and id(e.var) not in local_ids:
+                if not isinstance(v, ir.Expr):
+                    continue
+                for e in _expr_preorder(v):
+                    if isinstance(e, VarRef):
+                        if id(e.var) not in local_ids:
                             seen_vars.setdefault(id(e.var), e.var)
-                        elif isinstance(e, ir.Call):
-                            stack.append(e.func)
+                    elif isinstance(e, Call):
+                        stack.append(e.func)
     return list(seen_vars.values()), list(seen_fns.values())
 
 

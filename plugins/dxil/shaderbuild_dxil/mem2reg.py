@@ -68,13 +68,23 @@ def dominators(f: Function) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
 
 def _promotable(f: Function) -> list[Instruction]:
     allocas = [i for i in f.blocks[0].instructions if i.op == "alloca" and not isinstance(i.attrs["allocated"], ArrayType)]
+    if not allocas:
+        return []
     ok = {id(a): True for a in allocas}
     for bb in f.blocks:
         for inst in bb.instructions:
-            for k, op in enumerate(inst.operands):
-                if id(op) in ok and not (inst.op == "load" or (inst.op == "store" and k == 1)):
-                    ok[id(op)] = False
-            if inst.op == "phi":
+            op = inst.op
+            if op == "load":                     # a load's only operand is its pointer: fine
+                continue
+            if op == "store":                    # storing the pointer itself (operand 0) escapes it
+                v = inst.operands[0]
+                if id(v) in ok:
+                    ok[id(v)] = False
+                continue
+            for v in inst.operands:
+                if id(v) in ok:
+                    ok[id(v)] = False
+            if op == "phi":
                 for v, _ in inst.attrs["incoming"]:
                     if id(v) in ok:
                         ok[id(v)] = False
@@ -176,35 +186,43 @@ def promote_allocas(f: Function) -> int:
 
 
 def _prune_trivial_phis(f: Function) -> None:
-    """Remove phis whose incoming values are all the same value (or the phi itself)."""
+    """Remove phis whose incoming values are all the same value (or the phi itself).
+    Phis lead their blocks, so only the leading run of each block is looked at."""
     changed = True
     while changed:
         changed = False
         replace: dict[int, Value] = {}
         for bb in f.blocks:
-            keep = []
-            for inst in bb.instructions:
-                if inst.op == "phi":
-                    vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
-                    if len(vals) == 1:
-                        replace[id(inst)] = next(iter(vals.values()))
-                        changed = True
-                        continue
-                keep.append(inst)
-            bb.instructions = keep
+            insts = bb.instructions
+            n = 0
+            dropped = False
+            while n < len(insts) and insts[n].op == "phi":
+                inst = insts[n]
+                vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
+                if len(vals) == 1:
+                    replace[id(inst)] = next(iter(vals.values()))
+                    dropped = True
+                n += 1
+            if dropped:
+                bb.instructions = [i for i in insts[:n] if id(i) not in replace] + insts[n:]
+                changed = True
         if changed:
             _substitute(f, replace)
 
 
 def _substitute(f: Function, replace: dict[int, Value]) -> None:
-    """Rewrite every operand through `replace` (following chains)."""
-    def resolve(v: Value) -> Value:
+    """Rewrite every operand through `replace` (following chains, resolved once up front)."""
+    final: dict[int, Value] = {}
+    for k, v in replace.items():
         while id(v) in replace:
             v = replace[id(v)]
-        return v
+        final[k] = v
+    if not final:
+        return
+    get, hit = final.get, final.__contains__
     for bb in f.blocks:
         for inst in bb.instructions:
-            inst.operands = [resolve(o) for o in inst.operands]
+            if any(map(hit, map(id, inst.operands))):        # C-level scan; most operands stay
+                inst.operands = [get(id(o), o) for o in inst.operands]
             if inst.op == "phi":
-                inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
-
+                inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]
