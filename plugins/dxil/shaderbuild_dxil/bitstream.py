@@ -7,6 +7,7 @@ bitstream format requires.  Block lengths are back-patched on exit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
            "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
@@ -107,6 +108,26 @@ class _Plan:
     blob: bool
 
 
+@lru_cache(maxsize=256)
+def _abbrev_def_bits(abbrev: Abbrev) -> tuple[int, int]:
+    """The DEFINE_ABBREV body (after the abbreviation id) as one (bits, count) field;
+    the writer defines the same few abbreviations in every module."""
+    fields = [_vbr(len(abbrev.ops), 5)]
+    for op in abbrev.ops:
+        if op.kind == "literal":
+            fields += [(1, 1), _vbr(op.value, 8)]
+        else:
+            fields += [(0, 1), (_ENCODING[op.kind], 3)]
+            if op.kind in ("fixed", "vbr"):
+                fields.append(_vbr(op.value, 5))
+    acc = n = 0
+    for bits, k in fields:
+        acc |= bits << n
+        n += k
+    return acc, n
+
+
+@lru_cache(maxsize=256)
 def _compile(abbrev: Abbrev) -> _Plan:
     ops = abbrev.ops
     scalars = []
@@ -201,17 +222,8 @@ class BitstreamWriter:
 
     # ------------------------------------------------------------ abbrevs
     def _emit_abbrev_def(self, abbrev: Abbrev) -> None:
-        self.emit(DEFINE_ABBREV, self.abbrev_width)
-        self.emit_vbr(len(abbrev.ops), 5)
-        for op in abbrev.ops:
-            if op.kind == "literal":
-                self.emit(1, 1)
-                self.emit_vbr(op.value, 8)
-            else:
-                self.emit(0, 1)
-                self.emit(_ENCODING[op.kind], 3)
-                if op.kind in ("fixed", "vbr"):
-                    self.emit_vbr(op.value, 5)
+        acc, n = _abbrev_def_bits(abbrev)
+        self.emit((acc << self.abbrev_width) | DEFINE_ABBREV, n + self.abbrev_width)
 
     def define_abbrev(self, abbrev: Abbrev) -> int:
         """Define an abbreviation in the current block; returns its id."""
@@ -244,7 +256,11 @@ class BitstreamWriter:
                 b, k = table[v] if 0 <= v < 4096 else _vbr(v, 6)
                 acc |= b << n
                 n += k
-            self.emit((acc << self.abbrev_width) | UNABBREV_RECORD, n + self.abbrev_width)
+            # the record is exactly n + width bits: add it to the pending bits directly (emit, inlined)
+            self._cur |= ((acc << self.abbrev_width) | UNABBREV_RECORD) << self._nbits
+            self._nbits += n + self.abbrev_width
+            if self._nbits >= 256:
+                self._flush()
             return
         self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, code, ops)
 

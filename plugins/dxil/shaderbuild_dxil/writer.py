@@ -122,15 +122,18 @@ class _Enumerator:
             for node in nmd.nodes:
                 self._add_md(node)
         self.num_module_values = len(self.values)
-        type_ids, type_of = self.type_ids, self.type_of
+        type_of = self.type_of
+        known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
         for f in module.functions:                       # types used inside bodies (known ones skipped inline)
             for bb in f.blocks:
                 for inst in bb.instructions:
-                    if inst.type not in type_ids:
+                    if id(inst.type) not in known:
                         type_of(inst.type)
+                        known.add(id(inst.type))
                     for op in inst.operands:
-                        if op.type not in type_ids:
+                        if id(op.type) not in known:
                             type_of(op.type)
+                            known.add(id(op.type))
                     attrs = inst.attrs
                     if attrs:
                         for key in ("allocated", "source"):
@@ -170,24 +173,35 @@ class _Enumerator:
     def _key(v: Value) -> object:
         return v.key() if isinstance(v, Constant) and not isinstance(v, GlobalValue) else id(v)
 
-    def _add_value(self, v: Value) -> int:
-        self.value_ids[self._key(v)] = len(self.values)
+    def _add_value(self, v: Value, key: object = None) -> int:
+        vid = len(self.values)
+        self.value_ids[self._key(v) if key is None else key] = vid
         self.values.append(v)
-        return len(self.values) - 1
+        return vid
 
     def _add_constant(self, c: Constant) -> None:
-        if self._key(c) in self.value_ids:
+        """Number `c` unless an equal constant already is; either way remember c's id."""
+        ids = self.value_ids
+        if id(c) in ids:
             return
-        if isinstance(c, ConstAggregate) and not is_null_value(c):
-            for e in c.elems:
-                self._add_constant(e)
-        self.type_of(c.type)
-        self._add_value(c)
+        key = c.key()
+        vid = ids.get(key)
+        if vid is None:
+            if isinstance(c, ConstAggregate) and not is_null_value(c):
+                for e in c.elems:
+                    self._add_constant(e)
+            self.type_of(c.type)
+            vid = self._add_value(c, key)
+        ids[id(c)] = vid
 
     def value_id(self, v: Value) -> int:
-        # non-constants are keyed by id(); a constant's id is never a key (its key is a tuple)
-        vid = self.value_ids.get(id(v))
-        return vid if vid is not None else self.value_ids[self._key(v)]
+        """Non-constants are keyed by id(); a constant by its key, and then also by its id
+        (memo: every value written is alive for the whole write, so ids are not reused)."""
+        ids = self.value_ids
+        vid = ids.get(id(v))
+        if vid is None:
+            vid = ids[id(v)] = ids[self._key(v)]
+        return vid
 
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
@@ -221,21 +235,24 @@ class _Enumerator:
         for a in f.args:
             self._add_value(a)
         cst_start = len(self.values)
+        ids, add_constant = self.value_ids, self._add_constant
         for bb in f.blocks:
             for inst in bb.instructions:
-                ops = list(inst.operands)
+                ops = inst.operands
                 if inst.op == "phi":
                     ops = [v for v, _ in inst.attrs["incoming"]]
                 elif inst.op == "switch":
-                    ops += [c for c, _ in inst.attrs["cases"]]
+                    ops = ops + [c for c, _ in inst.attrs["cases"]]
                 for op in ops:
-                    if isinstance(op, Constant) and not isinstance(op, GlobalValue):
-                        self._add_constant(op)
+                    if id(op) not in ids and isinstance(op, Constant) and not isinstance(op, GlobalValue):
+                        add_constant(op)
         inst_start = len(self.values)
+        values = self.values
         for bb in f.blocks:
             for inst in bb.instructions:
-                if inst.has_value:
-                    self._add_value(inst)
+                if inst.type.__class__ is not VoidType:
+                    ids[id(inst)] = len(values)
+                    values.append(inst)
         return cst_start, inst_start, {id(bb): i for i, bb in enumerate(f.blocks)}
 
     def purge(self) -> None:
@@ -457,10 +474,13 @@ class _Writer:
         self._vid = e.value_ids.get
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        encoders, emit_record = _ENCODERS, w.emit_record
         for bb in f.blocks:
             for inst in bb.instructions:
-                self._instruction(inst, inst_id)
-                if inst.has_value:
+                vals: list[int] = []
+                code, ab = encoders[inst.op](self, inst, inst_id, vals)
+                emit_record(code, vals, ab)
+                if inst.type.__class__ is not VoidType:
                     inst_id += 1
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         names += [(i.name, e.value_id(i)) for bb in f.blocks for i in bb.instructions if i.name and i.has_value]
@@ -583,10 +603,11 @@ class _Writer:
         ops = inst.operands
         fn: Function = ops[0]
         vals += [0, 1 << 15, self.e.type_ids[fn.ftype]]
-        push = self._push
-        push(vals, fn, iid)
-        for a in ops[1:]:
-            push(vals, a, iid, False)
+        self._push(vals, fn, iid)
+        vid_of, value_id = self._vid, self.e.value_id
+        for a in ops[1:]:                         # arguments never carry a type (inlined _push)
+            vid = vid_of(id(a))
+            vals.append((iid - (value_id(a) if vid is None else vid)) & 0xFFFFFFFF)
         return FUNC_CODES["call"], 0
 
     def _atomicrmw(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
