@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
            "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
@@ -53,9 +54,9 @@ def is_char6(text: str) -> bool:
     return all(ord(c) in _CHAR6_INDEX for c in text)
 
 
-@dataclass(frozen=True, slots=True)
-class AbbrevOp:
-    """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'."""
+class AbbrevOp(NamedTuple):
+    """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'.
+    (A named tuple: hashing and equality at C speed for the plan caches below.)"""
 
     kind: str
     value: int = 0
@@ -88,8 +89,7 @@ def blob() -> AbbrevOp:
 _ENCODING = {"fixed": 1, "vbr": 2, "array": 3, "char6": 4, "blob": 5}
 
 
-@dataclass(frozen=True, slots=True)
-class Abbrev:
+class Abbrev(NamedTuple):
     ops: tuple[AbbrevOp, ...]
 
 
