@@ -50,8 +50,11 @@ def _vbr_table(width: int) -> list[tuple[int, int]]:
     return t
 
 
+_CHAR6_SET = frozenset(_CHAR6)
+
+
 def is_char6(text: str) -> bool:
-    return all(ord(c) in _CHAR6_INDEX for c in text)
+    return _CHAR6_SET.issuperset(text)
 
 
 class AbbrevOp(NamedTuple):
@@ -234,6 +237,17 @@ class BitstreamWriter:
     def enter_blockinfo(self) -> None:
         self.enter_block(BLOCKINFO_BLOCK_ID, 2)
 
+    def write_blockinfo(self, entries: tuple[tuple[int, Abbrev], ...]) -> None:
+        """The whole BLOCKINFO block for (block id, abbreviation) entries.  Its body starts
+        word-aligned, so its bits do not depend on the position: they are built once per
+        entry list and copied in (every module of a compile session repeats the same block)."""
+        bits, n, plans = _blockinfo_body(entries)
+        self.enter_blockinfo()
+        self.emit(bits, n)
+        for block_id, plan in plans:
+            self._blockinfo.setdefault(block_id, []).append(plan)
+        self.exit_block()
+
     def blockinfo_abbrev(self, block_id: int, abbrev: Abbrev) -> int:
         """Inside BLOCKINFO: define an abbreviation for every later `block_id` block."""
         if self._blockinfo_cur != block_id:
@@ -328,3 +342,17 @@ class BitstreamWriter:
         for b in data:
             self.emit(b, 8)
         self.align32()
+
+
+@lru_cache(maxsize=16)
+def _blockinfo_body(entries: tuple[tuple[int, Abbrev], ...]) -> tuple[int, int, tuple[tuple[int, _Plan], ...]]:
+    """(bits, bit count, plans) of a BLOCKINFO body, written by a scratch writer at an aligned start."""
+    w = BitstreamWriter()
+    w.abbrev_width = 2                   # BLOCKINFO's abbreviation width (enter_blockinfo)
+    for block_id, abbrev in entries:
+        w.blockinfo_abbrev(block_id, abbrev)
+    w._flush()
+    bits = int.from_bytes(w._words, "little") | w._cur << (len(w._words) * 8)
+    n = len(w._words) * 8 + w._nbits
+    plans = tuple((block_id, plan) for block_id, lst in w._blockinfo.items() for plan in lst)
+    return bits, n, plans

@@ -148,7 +148,20 @@ def promote_allocas(f: Function) -> int:
     phis_at: dict[int, list[tuple[int, Instruction]]] = {}
     for (d, n), p in phis.items():
         phis_at.setdefault(d, []).append((n, p))
-    stacks: list[list[Value]] = [[Undef(a.attrs["allocated"])] for a in allocas]
+    # stacks[n] is alloca n's reaching definition stack; an empty stack reads the alloca's
+    # one Undef (created on first read: a single object per alloca, as trivial-phi pruning needs)
+    stacks: list[list[Value]] = [[] for _ in allocas]
+    undefs: dict[int, Value] = {}
+
+    def current(n: int) -> Value:
+        st = stacks[n]
+        if st:
+            return st[-1]
+        u = undefs.get(n)
+        if u is None:
+            u = undefs[n] = Undef(allocas[n].attrs["allocated"])
+        return u
+    slot_get, phi_get, dead_add = slot_of.get, phi_slot.get, dead.add
     work: list[tuple[BasicBlock, list[int] | None]] = [(rpo[0], None)]
     while work:
         bb, pushed_on_entry = work.pop()
@@ -158,25 +171,32 @@ def promote_allocas(f: Function) -> int:
             continue
         pushed: list[int] = []
         for inst in bb.instructions:
-            if inst.op == "phi" and id(inst) in phi_slot:
-                n = phi_slot[id(inst)]
-                stacks[n].append(inst)
-                pushed.append(n)
-            elif inst.op == "load" and id(inst.operands[0]) in slot_of:
-                replace[id(inst)] = stacks[slot_of[id(inst.operands[0])]][-1]
-                dead.add(id(inst))
-            elif inst.op == "store" and id(inst.operands[1]) in slot_of:
-                n = slot_of[id(inst.operands[1])]
-                stacks[n].append(inst.operands[0])
-                pushed.append(n)
-                dead.add(id(inst))
+            op = inst.op
+            if op == "load":
+                n = slot_get(id(inst.operands[0]))
+                if n is not None:
+                    replace[id(inst)] = current(n)
+                    dead_add(id(inst))
+            elif op == "store":
+                n = slot_get(id(inst.operands[1]))
+                if n is not None:
+                    stacks[n].append(inst.operands[0])
+                    pushed.append(n)
+                    dead_add(id(inst))
+            elif op == "phi":
+                n = phi_get(id(inst))
+                if n is not None:
+                    stacks[n].append(inst)
+                    pushed.append(n)
         term = bb.terminator
-        for s in (term.successors if term is not None else []):
-            for n, p in phis_at.get(id(s), ()):
-                p.attrs["incoming"].append((stacks[n][-1], bb))
+        if term is not None:
+            for s in term.successors:
+                for n, p in phis_at.get(id(s), ()):
+                    p.attrs["incoming"].append((current(n), bb))
         work.append((bb, pushed))
-        for child in children.get(id(bb), []):
-            work.append((child, None))
+        kids = children.get(id(bb))
+        if kids:
+            work += [(child, None) for child in kids]
 
     for bb in f.blocks:
         bb.instructions = [i for i in bb.instructions if id(i) not in dead]

@@ -9,6 +9,8 @@ Output is deterministic: every table is built in module order.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .bitstream import Abbrev, BitstreamWriter, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
@@ -295,26 +297,7 @@ class _Writer:
 
     # ---- BLOCKINFO: the standard abbreviations of LLVM 3.7
     def _blockinfo(self) -> None:
-        w, tb = self.w, self.type_bits
-        w.enter_blockinfo()
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((fixed(3), vbr(8), array(), fixed(8))))
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), fixed(7))))
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), char6())))
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_BBENTRY), vbr(8), array(), char6())))
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_SETTYPE), fixed(tb))))
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_INTEGER), vbr(8))))
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(11), fixed(4), fixed(tb), vbr(8))))   # CE_CAST
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_NULL),)))
-        fc = FUNC_CODES
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["load"]), vbr(6), fixed(tb), vbr(4), fixed(1))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4), fixed(7))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["cast"]), vbr(6), fixed(tb), fixed(4))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["ret"]),)))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["ret"]), vbr(6))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),)))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6))))
-        w.exit_block()
+        self.w.write_blockinfo(_blockinfo_entries(self.type_bits))
 
     # ---- attributes: one group (function slot) per distinct set
     def _attributes(self) -> None:
@@ -644,6 +627,30 @@ _ENCODERS: dict[str, object] = _Encoders(
        "switch": _Writer._switch, "unreachable": _Writer._unreachable, "phi": _Writer._phi,
        "alloca": _Writer._alloca, "load": _Writer._load, "store": _Writer._store, "call": _Writer._call,
        "atomicrmw": _Writer._atomicrmw, "cmpxchg": _Writer._cmpxchg})
+
+
+@lru_cache(maxsize=16)
+def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
+    """The standard abbreviations of LLVM 3.7 (type operands are `tb` bits wide)."""
+    fc = FUNC_CODES
+    return (
+        (VALUE_SYMTAB_BLOCK, Abbrev((fixed(3), vbr(8), array(), fixed(8)))),
+        (VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), fixed(7)))),
+        (VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), char6()))),
+        (VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_BBENTRY), vbr(8), array(), char6()))),
+        (CONSTANTS_BLOCK, Abbrev((lit(CST_SETTYPE), fixed(tb)))),
+        (CONSTANTS_BLOCK, Abbrev((lit(CST_INTEGER), vbr(8)))),
+        (CONSTANTS_BLOCK, Abbrev((lit(11), fixed(4), fixed(tb), vbr(8)))),   # CE_CAST
+        (CONSTANTS_BLOCK, Abbrev((lit(CST_NULL),))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["load"]), vbr(6), fixed(tb), vbr(4), fixed(1)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4), fixed(7)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["cast"]), vbr(6), fixed(tb), fixed(4)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["ret"]),))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["ret"]), vbr(6)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6)))),
+    )
 
 
 def write_bitcode(module: Module) -> bytes:
