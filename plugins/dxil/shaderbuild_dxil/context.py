@@ -3,6 +3,8 @@ signature elements and memory for statics / groupshared variables."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 
@@ -25,14 +27,23 @@ GROUPSHARED_ADDRSPACE = 3
 MAX_GROUPSHARED_BYTES = 32768       # D3D12 thread-group shared memory per group
 
 
-_CHILD_SLOTS: dict[type, tuple[str, ...]] = {}
+_CHILDREN: dict[type, object] = {}
 
 
-def _child_slots(cls: type) -> tuple[str, ...]:
-    names = _CHILD_SLOTS.get(cls)
-    if names is None:
-        names = _CHILD_SLOTS[cls] = tuple(n for n in getattr(cls, "__slots__", ()) if n != "type")
-    return names
+def _children_of(cls: type):
+    """A C-level getter of a node class's fields (all but `type`) as a tuple, or None."""
+    getter = _CHILDREN.get(cls, False)
+    if getter is False:
+        names = tuple(n for n in getattr(cls, "__slots__", ()) if n != "type")
+        if not names:
+            getter = None
+        elif len(names) == 1:
+            one = attrgetter(names[0])
+            getter = lambda e: (one(e),)  # noqa: E731
+        else:
+            getter = attrgetter(*names)
+        _CHILDREN[cls] = getter
+    return getter
 
 
 def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
@@ -44,9 +55,11 @@ def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
     while stack:
         e = stack.pop()
         out.append(e)
+        getter = _children_of(e.__class__)
+        if getter is None:
+            continue
         kids: list[ir.Expr] = []
-        for name in _child_slots(type(e)):
-            v = getattr(e, name)
+        for v in getter(e):
             if isinstance(v, Expr):
                 kids.append(v)
             elif isinstance(v, list):

@@ -156,7 +156,13 @@ class IRBuilder:
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        if len(args) != len(ft.params) or any(a.type is not p and a.type != p for a, p in zip(args, ft.params)):
+        ok = len(args) == len(ft.params)
+        if ok:
+            for a, p in zip(args, ft.params):
+                if a.type is not p and a.type != p:
+                    ok = False
+                    break
+        if not ok:
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
         return self._insert(Instruction("call", ft.ret, [fn, *args], name))
@@ -202,7 +208,8 @@ class IRBuilder:
         return self._insert(Instruction("load", ptr.type.pointee, [ptr], name, align=align, volatile=False))
 
     def store(self, value: Value, ptr: Value, align: int = 4) -> Instruction:
-        if not isinstance(ptr.type, PointerType) or ptr.type.pointee != value.type:
+        pt = ptr.type
+        if not isinstance(pt, PointerType) or (pt.pointee is not value.type and pt.pointee != value.type):
             raise TypeError(f"store {value.type} to {ptr.type}")
         return self._insert(Instruction("store", void, [value, ptr], align=align, volatile=False))
 
