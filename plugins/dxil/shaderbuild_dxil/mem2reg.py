@@ -161,7 +161,14 @@ def promote_allocas(f: Function) -> int:
         if u is None:
             u = undefs[n] = Undef(allocas[n].attrs["allocated"])
         return u
+    # Operands are rewritten during the walk: a non-phi operand is defined in a dominating
+    # position, so a promoted load it names has been replaced (and the values pushed for
+    # stores are already rewritten: no chains).  Phis that lowering built may name values
+    # defined later: they are rewritten after the walk.
     slot_get, phi_get, dead_add = slot_of.get, phi_slot.get, dead.add
+    rget, hit = replace.get, replace.__contains__
+    other_phis: list[Instruction] = []
+    visited = 0
     work: list[tuple[BasicBlock, list[int] | None]] = [(rpo[0], None)]
     while work:
         bb, pushed_on_entry = work.pop()
@@ -169,9 +176,12 @@ def promote_allocas(f: Function) -> int:
             for n in pushed_on_entry:
                 stacks[n].pop()
             continue
+        visited += 1
         pushed: list[int] = []
         for inst in bb.instructions:
             op = inst.op
+            if op != "phi" and any(map(hit, map(id, inst.operands))):
+                inst.operands = [rget(id(o), o) for o in inst.operands]
             if op == "load":
                 n = slot_get(id(inst.operands[0]))
                 if n is not None:
@@ -188,6 +198,8 @@ def promote_allocas(f: Function) -> int:
                 if n is not None:
                     stacks[n].append(inst)
                     pushed.append(n)
+                else:
+                    other_phis.append(inst)
         term = bb.terminator
         if term is not None:
             for s in term.successors:
@@ -200,7 +212,13 @@ def promote_allocas(f: Function) -> int:
 
     for bb in f.blocks:
         bb.instructions = [i for i in bb.instructions if id(i) not in dead]
-    _substitute(f, replace)
+    if visited != len(f.blocks):                 # blocks outside the dominator tree: rewrite all
+        _substitute(f, replace)
+    elif replace:
+        final = _resolved(replace)
+        get = final.get
+        for p in other_phis:
+            p.attrs["incoming"] = [(get(id(v), v), b) for v, b in p.attrs["incoming"]]
     _prune_trivial_phis(f)
     return len(allocas)
 
@@ -230,13 +248,19 @@ def _prune_trivial_phis(f: Function) -> None:
             _substitute(f, replace)
 
 
-def _substitute(f: Function, replace: dict[int, Value]) -> None:
-    """Rewrite every operand through `replace` (following chains, resolved once up front)."""
+def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
+    """`replace` with chains followed to their end."""
     final: dict[int, Value] = {}
     for k, v in replace.items():
         while id(v) in replace:
             v = replace[id(v)]
         final[k] = v
+    return final
+
+
+def _substitute(f: Function, replace: dict[int, Value]) -> None:
+    """Rewrite every operand through `replace` (following chains, resolved once up front)."""
+    final = _resolved(replace)
     if not final:
         return
     get, hit = final.get, final.__contains__

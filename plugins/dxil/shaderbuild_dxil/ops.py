@@ -132,11 +132,14 @@ def op_llvm_type(token: str, overload: str | None, native16: bool = False) -> T.
     raise error(f"DXIL operand type '{token}' is not supported by the DXIL backend yet")
 
 
+_OVERLOAD_NAMES: dict[T.Type, str] = {v: k for k, v in OVERLOAD_TYPES.items()}
+
+
 def overload_name(t: T.Type) -> str:
-    for k, v in OVERLOAD_TYPES.items():
-        if v == t:
-            return k
-    raise ValueError(f"{t} is not an overload type")
+    name = _OVERLOAD_NAMES.get(t)
+    if name is None:
+        raise ValueError(f"{t} is not an overload type")
+    return name
 
 
 def _sm_text(sm: tuple[int, int]) -> str:
