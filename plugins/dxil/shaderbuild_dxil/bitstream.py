@@ -316,7 +316,14 @@ class BitstreamWriter:
             acc |= b << n
             n += k
             kind, w, table = tail
-            if kind == _K_FIXED:
+            if kind == _K_FIXED and w == 8:
+                # bytes: 8-bit fields packed LSB-first are exactly the little-endian integer
+                try:
+                    acc |= int.from_bytes(bytes(rest), "little") << n
+                except ValueError:
+                    raise ValueError(f"a value of {rest} does not fit in 8 bits") from None
+                n += 8 * len(rest)
+            elif kind == _K_FIXED:
                 for v in rest:
                     if v >> w:
                         raise ValueError(f"value {v} does not fit in {w} bits")

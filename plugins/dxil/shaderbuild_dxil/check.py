@@ -3,6 +3,9 @@ an internal-error diagnostic instead of a container the driver rejects."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from .cfg import predecessors
@@ -51,7 +54,7 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
         raise _fail("exactly one defined function (the entry) is expected")
     for f in m.functions:
         if f.is_declaration:
-            _check_declaration(f, ops)
+            _check_declaration_cached(f.name, f.ftype, f.attrs, ops.stage, ops.sm, ops.native16)
     opcodes: dict[int, frozenset[int]] = {}          # callee -> its class's opcodes (once per callee)
     legal_types: set[T.Type] = set()
     for bb in lm.entry.blocks:
@@ -80,6 +83,21 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
     for required in ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints"):
         if m.get_named_md(required) is None:
             raise _fail(f"missing !{required}")
+
+
+@lru_cache(maxsize=1024)
+def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str, ...], stage: str,
+                              sm: tuple[int, int], native16: bool) -> None:
+    """`_check_declaration` depends only on these: each dx.op declaration of a profile is
+    checked once per process, not once per compile (failures raise, so are not cached)."""
+    _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))
+
+
+@dataclass(frozen=True, slots=True)
+class _Decl:
+    name: str
+    ftype: T.FunctionType
+    attrs: tuple[str, ...]
 
 
 def _check_declaration(f, ops: OpEmitter) -> None:

@@ -208,25 +208,34 @@ class _Enumerator:
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
         """Number metadata operands first; equal strings, values and tuples share one id (uniquing)."""
-        if id(md) in self.md_ids:
+        md_ids = self.md_ids
+        if id(md) in md_ids:
             return
         if isinstance(md, MDNode):
-            for op in md.ops:
-                if op is not None:
+            ops = md.ops
+            for op in ops:
+                if op is not None and id(op) not in md_ids:
                     self._add_md(op)
-            key: tuple = ("node", tuple(-1 if op is None else self.md_ids[id(op)] for op in md.ops))
+            key: tuple = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
         elif isinstance(md, MDValue):
-            self.type_of(md.value.type)
-            if not isinstance(md.value, GlobalValue):
-                self._add_constant(md.value)
-            key = ("value", self._key(md.value))
+            v = md.value
+            self.type_of(v.type)
+            if isinstance(v, GlobalValue):
+                key = ("value", id(v))
+            elif isinstance(v, Constant):
+                self._add_constant(v)
+                key = ("value", v.key())
+            else:                                    # not a constant: numbered by identity
+                if id(v) not in self.value_ids:
+                    self._add_value(v)
+                key = ("value", id(v))
         else:
             key = ("string", md.text)
         existing = self._md_unique.get(key)
         if existing is not None:
-            self.md_ids[id(md)] = existing
+            md_ids[id(md)] = existing
             return
-        self._md_unique[key] = self.md_ids[id(md)] = len(self.mds)
+        self._md_unique[key] = md_ids[id(md)] = len(self.mds)
         self.mds.append(md)
 
     # ---- functions
