@@ -179,8 +179,8 @@ def _dominator_intervals(rpo: list, idom: dict[int, object]) -> dict[int, tuple[
 
 def _check_ssa(f) -> None:
     """Phis have one incoming value per predecessor edge; every use is dominated by its definition."""
-    rpo, idom = dominators(f)
     preds = predecessors(f)
+    rpo, idom = dominators(f, preds)
     span = _dominator_intervals(rpo, idom)
     pos: dict[int, tuple[object, int]] = {}
     for bb in f.blocks:

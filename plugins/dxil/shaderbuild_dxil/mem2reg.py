@@ -16,31 +16,38 @@ from .llvm.values import BasicBlock, Function, Instruction, Undef, Value
 __all__ = ["promote_allocas", "dominators"]
 
 
+def _succ(bb: BasicBlock) -> list[BasicBlock]:
+    term = bb.terminator
+    return term.successors if term is not None else []
+
+
 def _rpo(f: Function) -> list[BasicBlock]:
     seen: set[int] = set()
     order: list[BasicBlock] = []
-    stack: list[tuple[BasicBlock, int]] = [(f.blocks[0], 0)]
-    seen.add(id(f.blocks[0]))
+    entry = f.blocks[0]
+    stack: list[tuple[BasicBlock, list[BasicBlock], int]] = [(entry, _succ(entry), 0)]
+    seen.add(id(entry))
     while stack:
-        bb, i = stack.pop()
-        succ = bb.terminator.successors if bb.terminator is not None else []
+        bb, succ, i = stack.pop()
         if i < len(succ):
-            stack.append((bb, i + 1))
+            stack.append((bb, succ, i + 1))
             s = succ[i]
             if id(s) not in seen:
                 seen.add(id(s))
-                stack.append((s, 0))
+                stack.append((s, _succ(s), 0))
         else:
             order.append(bb)
     order.reverse()
     return order
 
 
-def dominators(f: Function) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
-    """(reverse post-order, immediate dominator by block id); the entry's idom is itself."""
+def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
+    """(reverse post-order, immediate dominator by block id); the entry's idom is itself.
+    `preds` may pass in cfg.predecessors(f) when the caller has it already."""
     rpo = _rpo(f)
     index = {id(b): i for i, b in enumerate(rpo)}
-    preds = predecessors(f)
+    if preds is None:
+        preds = predecessors(f)
     idom: dict[int, BasicBlock] = {id(rpo[0]): rpo[0]}
 
     def intersect(a: BasicBlock, b: BasicBlock) -> BasicBlock:
@@ -98,9 +105,9 @@ def promote_allocas(f: Function) -> int:
     allocas = _promotable(f)
     if not allocas:
         return 0
-    rpo, idom = dominators(f)
-    reachable = {id(b) for b in rpo}
     preds = predecessors(f)
+    rpo, idom = dominators(f, preds)
+    reachable = {id(b) for b in rpo}
     children: dict[int, list[BasicBlock]] = {}
     for bb in rpo[1:]:
         if id(bb) in idom:
@@ -124,6 +131,7 @@ def promote_allocas(f: Function) -> int:
         for i in bb.instructions:
             if i.op == "store" and id(i.operands[1]) in def_blocks:
                 def_blocks[id(i.operands[1])].add(id(bb))
+    new_phis: dict[int, list[Instruction]] = {}     # block -> phis in placement order
     for n, a in enumerate(allocas):
         t = a.attrs["allocated"]
         defs = def_blocks[id(a)]
@@ -136,14 +144,16 @@ def promote_allocas(f: Function) -> int:
                     placed.add(d)
                     phi = Instruction("phi", t, [], incoming=[])
                     phi.parent = by_id[d]
-                    by_id[d].instructions.insert(0, phi)
+                    new_phis.setdefault(d, []).append(phi)
                     phis[(d, n)] = phi
                     if d not in defs:
                         work.append(d)
+    for d, lst in new_phis.items():              # each new phi goes first: latest placed leads
+        lst.reverse()
+        by_id[d].instructions[:0] = lst
     # renaming: a walk of the dominator tree with one value stack per alloca; each block
     # pushes its definitions and pops them when its subtree is done (linear in the IR size)
     replace: dict[int, Value] = {}
-    dead: set[int] = {id(a) for a in allocas}
     phi_slot = {id(p): n for (_, n), p in phis.items()}
     phis_at: dict[int, list[tuple[int, Instruction]]] = {}
     for (d, n), p in phis.items():
@@ -165,7 +175,7 @@ def promote_allocas(f: Function) -> int:
     # position, so a promoted load it names has been replaced (and the values pushed for
     # stores are already rewritten: no chains).  Phis that lowering built may name values
     # defined later: they are rewritten after the walk.
-    slot_get, phi_get, dead_add = slot_of.get, phi_slot.get, dead.add
+    slot_get, phi_get = slot_of.get, phi_slot.get
     rget, hit = replace.get, replace.__contains__
     other_phis: list[Instruction] = []
     visited = 0
@@ -178,6 +188,7 @@ def promote_allocas(f: Function) -> int:
             continue
         visited += 1
         pushed: list[int] = []
+        kept: list[Instruction] = []              # the block without the promoted allocas, loads, stores
         for inst in bb.instructions:
             op = inst.op
             if op != "phi" and any(map(hit, map(id, inst.operands))):
@@ -186,13 +197,16 @@ def promote_allocas(f: Function) -> int:
                 n = slot_get(id(inst.operands[0]))
                 if n is not None:
                     replace[id(inst)] = current(n)
-                    dead_add(id(inst))
+                    continue
             elif op == "store":
                 n = slot_get(id(inst.operands[1]))
                 if n is not None:
                     stacks[n].append(inst.operands[0])
                     pushed.append(n)
-                    dead_add(id(inst))
+                    continue
+            elif op == "alloca":
+                if id(inst) in slot_of:
+                    continue
             elif op == "phi":
                 n = phi_get(id(inst))
                 if n is not None:
@@ -200,6 +214,8 @@ def promote_allocas(f: Function) -> int:
                     pushed.append(n)
                 else:
                     other_phis.append(inst)
+            kept.append(inst)
+        bb.instructions = kept
         term = bb.terminator
         if term is not None:
             for s in term.successors:
@@ -210,8 +226,6 @@ def promote_allocas(f: Function) -> int:
         if kids:
             work += [(child, None) for child in kids]
 
-    for bb in f.blocks:
-        bb.instructions = [i for i in bb.instructions if id(i) not in dead]
     if visited != len(f.blocks):                 # blocks outside the dominator tree: rewrite all
         _substitute(f, replace)
     elif replace:
