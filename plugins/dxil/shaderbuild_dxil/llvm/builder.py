@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, Type, i1, i32, void
+from .types import (
+    ArrayType,
+    FloatType,
+    FunctionType,
+    IntType,
+    PointerType,
+    StructType,
+    Type,
+    i1,
+    i32,
+    pointer_to,
+    void,
+)
 from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
@@ -199,7 +211,7 @@ class IRBuilder:
 
     # ---- memory
     def alloca(self, type: Type, align: int = 4, name: str = "") -> Instruction:
-        return self._insert(Instruction("alloca", PointerType(type), [ConstInt(i32, 1)], name,
+        return self._insert(Instruction("alloca", pointer_to(type), [ConstInt(i32, 1)], name,
                                         allocated=type, align=align))
 
     def load(self, ptr: Value, align: int = 4, name: str = "") -> Instruction:
@@ -224,7 +236,7 @@ class IRBuilder:
                 t = t.elems[idx.value]          # struct indices are constants
             else:
                 raise TypeError(f"gep into {t}")
-        rt = PointerType(t, ptr.type.addrspace)
+        rt = pointer_to(t, ptr.type.addrspace)
         return self._insert(Instruction("getelementptr", rt, [ptr, *indices], name, inbounds=inbounds,
                                         source=ptr.type.pointee))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataType", "PointerType", "ArrayType",
            "StructType", "FunctionType", "void", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "double", "label",
-           "metadata", "quote_name"]
+           "metadata", "quote_name", "pointer_to"]
 
 
 # the scalar types are interned (one object per kind and width): IntType(32) is i32
@@ -28,7 +28,7 @@ class Type:
     __slots__ = ()
 
     def ptr(self, addrspace: int = 0) -> PointerType:
-        return PointerType(self, addrspace)
+        return pointer_to(self, addrspace)
 
     @property
     def is_int(self) -> bool:
@@ -234,6 +234,20 @@ class FunctionType(Type):
         if self.vararg:
             ps = f"{ps}, ..." if ps else "..."
         return f"{self.ret} ({ps})"
+
+
+_SCALAR_POINTERS: dict[tuple[Type, int], PointerType] = {}
+
+
+def pointer_to(t: Type, addrspace: int = 0) -> PointerType:
+    """PointerType(t, addrspace), shared when t is an interned scalar type (allocas and
+    GEPs of scalars ask for the same few pointer types over and over)."""
+    if t.__class__ is IntType or t.__class__ is FloatType:
+        p = _SCALAR_POINTERS.get((t, addrspace))
+        if p is None:
+            p = _SCALAR_POINTERS[(t, addrspace)] = PointerType(t, addrspace)
+        return p
+    return PointerType(t, addrspace)
 
 
 _IDENT = re.compile(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$")
