@@ -30,9 +30,10 @@ def remove_unreachable_blocks(f: Function) -> None:
         return
     f.blocks = [bb for bb in f.blocks if id(bb) in seen]
     for bb in f.blocks:
-        for inst in bb.instructions:
-            if inst.op == "phi":
-                inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
+        for inst in bb.instructions:                 # phis lead their blocks
+            if inst.op != "phi":
+                break
+            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
 
 
 def predecessors(f: Function) -> dict[int, list]:

@@ -73,20 +73,25 @@ def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[
     return rpo, idom
 
 
-def _promotable(f: Function) -> list[Instruction]:
+def _promotable(f: Function) -> tuple[list[Instruction], dict[int, set[int]]]:
+    """The scalar allocas only loaded and stored through, and the blocks storing to each
+    (one scan of the function for both)."""
     allocas = [i for i in f.blocks[0].instructions if i.op == "alloca" and not isinstance(i.attrs["allocated"], ArrayType)]
     if not allocas:
-        return []
+        return [], {}
     ok = {id(a): True for a in allocas}
+    def_blocks: dict[int, set[int]] = {id(a): set() for a in allocas}
     for bb in f.blocks:
         for inst in bb.instructions:
             op = inst.op
             if op == "load":                     # a load's only operand is its pointer: fine
                 continue
             if op == "store":                    # storing the pointer itself (operand 0) escapes it
-                v = inst.operands[0]
+                v, ptr = inst.operands
                 if id(v) in ok:
                     ok[id(v)] = False
+                if id(ptr) in ok:
+                    def_blocks[id(ptr)].add(id(bb))
                 continue
             for v in inst.operands:
                 if id(v) in ok:
@@ -95,14 +100,14 @@ def _promotable(f: Function) -> list[Instruction]:
                 for v, _ in inst.attrs["incoming"]:
                     if id(v) in ok:
                         ok[id(v)] = False
-    return [a for a in allocas if ok[id(a)]]
+    return [a for a in allocas if ok[id(a)]], def_blocks
 
 
 def promote_allocas(f: Function) -> int:
     """Promote what can be promoted; returns the number of allocas removed."""
     if not f.blocks:
         return 0
-    allocas = _promotable(f)
+    allocas, def_blocks = _promotable(f)
     if not allocas:
         return 0
     preds = predecessors(f)
@@ -126,11 +131,6 @@ def promote_allocas(f: Function) -> int:
     slot_of = {id(a): n for n, a in enumerate(allocas)}
     # phi placement
     phis: dict[tuple[int, int], Instruction] = {}
-    def_blocks: dict[int, set[int]] = {id(a): set() for a in allocas}
-    for bb in rpo:
-        for i in bb.instructions:
-            if i.op == "store" and id(i.operands[1]) in def_blocks:
-                def_blocks[id(i.operands[1])].add(id(bb))
     new_phis: dict[int, list[Instruction]] = {}     # block -> phis in placement order
     for n, a in enumerate(allocas):
         t = a.attrs["allocated"]
@@ -191,21 +191,23 @@ def promote_allocas(f: Function) -> int:
         kept: list[Instruction] = []              # the block without the promoted allocas, loads, stores
         for inst in bb.instructions:
             op = inst.op
-            if op != "phi" and any(map(hit, map(id, inst.operands))):
-                inst.operands = [rget(id(o), o) for o in inst.operands]
             if op == "load":
-                n = slot_get(id(inst.operands[0]))
+                n = slot_get(id(inst.operands[0]))       # a promoted alloca is never a replacement
                 if n is not None:
                     replace[id(inst)] = current(n)
                     continue
-            elif op == "store":
+                if hit(id(inst.operands[0])):
+                    inst.operands = [rget(id(inst.operands[0]))]
+            elif op == "alloca":
+                if id(inst) in slot_of:
+                    continue
+            elif op != "phi" and any(map(hit, map(id, inst.operands))):
+                inst.operands = [rget(id(o), o) for o in inst.operands]
+            if op == "store":
                 n = slot_get(id(inst.operands[1]))
                 if n is not None:
                     stacks[n].append(inst.operands[0])
                     pushed.append(n)
-                    continue
-            elif op == "alloca":
-                if id(inst) in slot_of:
                     continue
             elif op == "phi":
                 n = phi_get(id(inst))
