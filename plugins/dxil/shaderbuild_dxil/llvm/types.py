@@ -143,6 +143,9 @@ class PointerType(Type):
         return self is other or (other.__class__ is PointerType and self.addrspace == other.addrspace
                                  and self.pointee == other.pointee)
 
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.pointee, self.addrspace))       # the cached hash is per process: not pickled
+
     def __hash__(self) -> int:
         h = self._hash
         if h is None:
@@ -164,6 +167,9 @@ class ArrayType(Type):
     def __eq__(self, other: object) -> bool:
         return self is other or (other.__class__ is ArrayType and self.count == other.count
                                  and self.elem == other.elem)
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.elem, self.count))       # the cached hash is per process: not pickled
 
     def __hash__(self) -> int:
         h = self._hash
@@ -194,6 +200,9 @@ class StructType(Type):
             return self.name == other.name
         return self.elems == other.elems and self.packed == other.packed
 
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.elems, self.name, self.packed))       # the cached hash is per process: not pickled
+
     def __hash__(self) -> int:
         h = self._hash
         if h is None:
@@ -221,6 +230,9 @@ class FunctionType(Type):
     def __eq__(self, other: object) -> bool:
         return self is other or (other.__class__ is FunctionType and self.vararg == other.vararg
                                  and self.ret == other.ret and self.params == other.params)
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.ret, self.params, self.vararg))       # the cached hash is per process: not pickled
 
     def __hash__(self) -> int:
         h = self._hash
