@@ -142,7 +142,10 @@ class _Enumerator:
                             if key in attrs:
                                 type_of(attrs[key])
                     if inst.op == "call":
-                        type_of(inst.operands[0].ftype)
+                        ft = inst.operands[0].ftype
+                        if id(ft) not in known:
+                            type_of(ft)
+                            known.add(id(ft))
                     elif inst.op == "phi":
                         for v, _ in attrs["incoming"]:
                             type_of(v.type)

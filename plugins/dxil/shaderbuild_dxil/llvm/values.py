@@ -49,17 +49,20 @@ class ConstInt(Constant):
         return ("int", self.type, self.value)
 
 
+_FLOAT_PACK = {16: struct.Struct("<e").pack, 32: struct.Struct("<f").pack, 64: struct.Struct("<d").pack}
+
+
 def float_bits(width: int, value: float) -> int:
     """IEEE bit pattern of `value` at `width` bits (half/float/double)."""
-    fmt = {16: "<e", 32: "<f", 64: "<d"}[width]
-    return int.from_bytes(struct.pack(fmt, value), "little")
+    return int.from_bytes(_FLOAT_PACK[width](value), "little")
 
 
 class ConstFloat(Constant):
     __slots__ = ("value", "bits")
 
     def __init__(self, type: FloatType, value: float, bits: int | None = None) -> None:
-        super().__init__(type)
+        self.type = type
+        self.name = ""
         self.value = float(value)
         self.bits = float_bits(type.width, value) if bits is None else bits
 
