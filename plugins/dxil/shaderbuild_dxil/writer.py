@@ -469,7 +469,7 @@ class _Writer:
         self._vid = e.value_ids.get
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
-        encoders, emit_record = _ENCODERS, w.emit_record
+        encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
         for bb in f.blocks:
             for inst in bb.instructions:
                 vals: list[int] = []
@@ -493,12 +493,6 @@ class _Writer:
             vals.append(self.e.type_ids[v.type])
             return True
         return False
-
-    def _instruction(self, inst: Instruction, iid: int) -> None:
-        """One FUNCTION_BLOCK record; the per-opcode encoders live in _ENCODERS."""
-        vals: list[int] = []
-        code, ab = _ENCODERS[inst.op](self, inst, iid, vals)
-        self.w.emit_record(code, vals, ab)
 
     def _binop(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         a, b = inst.operands
