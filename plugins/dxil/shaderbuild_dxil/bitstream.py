@@ -111,6 +111,16 @@ class _Plan:
     blob: bool
 
 
+@lru_cache(maxsize=4096)
+def _char6_bits(text: bytes) -> int:
+    """A char6 array's fields packed LSB-first (symbol and type names recur across modules)."""
+    acc = n = 0
+    for v in text:
+        acc |= _CHAR6_INDEX[v] << n
+        n += 6
+    return acc
+
+
 @lru_cache(maxsize=256)
 def _abbrev_def_bits(abbrev: Abbrev) -> tuple[int, int]:
     """The DEFINE_ABBREV body (after the abbreviation id) as one (bits, count) field;
@@ -335,10 +345,9 @@ class BitstreamWriter:
                     acc |= b << n
                     n += k
             elif kind == _K_CHAR6:
-                idx = _CHAR6_INDEX
-                for v in rest:
-                    acc |= idx[v] << n
-                    n += 6
+                bits = _char6_bits(bytes(rest))
+                acc |= bits << n
+                n += 6 * len(rest)
             else:
                 raise ValueError(f"array element kind {kind}")
         self.emit(acc, n)
