@@ -70,6 +70,9 @@ def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
     return out
 
 
+_STMT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
     """Globals referenced from fn and its callees (in first-use order), and the callees."""
     seen_vars: dict[int, ir.Variable] = {}
@@ -83,7 +86,11 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]
         seen_fns[id(f)] = f
         local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
         for s in ir.walk_stmts(f.body):
-            for name in getattr(type(s), "_fields", None) or type(s).__slots__:
+            cls = type(s)
+            names = _STMT_FIELDS.get(cls)
+            if names is None:
+                names = _STMT_FIELDS[cls] = tuple(getattr(cls, "_fields", None) or cls.__slots__)
+            for name in names:
                 v = getattr(s, name, None)
                 if not isinstance(v, ir.Expr):
                     continue
