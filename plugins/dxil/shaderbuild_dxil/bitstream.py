@@ -42,6 +42,12 @@ _VBR6 = [_vbr(v, 6) for v in range(1 << 12)]
 _VBR_TABLES: dict[int, list[tuple[int, int]]] = {6: _VBR6}
 
 
+@lru_cache(maxsize=1024)
+def _vbr6_large(value: int) -> tuple[int, int]:
+    """VBR-6 of values past the table (call records carry 1 << 15 for their explicit type)."""
+    return _vbr(value, 6)
+
+
 def _vbr_table(width: int) -> list[tuple[int, int]]:
     """Precomputed VBR-`width` encodings of 0..4095 (abbreviation operands use widths 4..8)."""
     t = _VBR_TABLES.get(width)
@@ -277,7 +283,7 @@ class BitstreamWriter:
             acc |= b << n
             n += k
             for v in ops:
-                b, k = table[v] if 0 <= v < 4096 else _vbr(v, 6)
+                b, k = table[v] if 0 <= v < 4096 else _vbr6_large(v)
                 acc |= b << n
                 n += k
             # the record is exactly n + width bits: add it to the pending bits directly (emit, inlined)
