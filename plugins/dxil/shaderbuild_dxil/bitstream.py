@@ -7,6 +7,8 @@ bitstream format requires.  Block lengths are back-patched on exit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
            "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
@@ -37,15 +39,33 @@ def _vbr(value: int, width: int) -> tuple[int, int]:
 
 # VBR-6 encodings of small values, precomputed: unabbreviated records are VBR-6 throughout
 _VBR6 = [_vbr(v, 6) for v in range(1 << 12)]
+_VBR_TABLES: dict[int, list[tuple[int, int]]] = {6: _VBR6}
+
+
+@lru_cache(maxsize=1024)
+def _vbr6_large(value: int) -> tuple[int, int]:
+    """VBR-6 of values past the table (call records carry 1 << 15 for their explicit type)."""
+    return _vbr(value, 6)
+
+
+def _vbr_table(width: int) -> list[tuple[int, int]]:
+    """Precomputed VBR-`width` encodings of 0..4095 (abbreviation operands use widths 4..8)."""
+    t = _VBR_TABLES.get(width)
+    if t is None:
+        t = _VBR_TABLES[width] = [_vbr(v, width) for v in range(1 << 12)]
+    return t
+
+
+_CHAR6_SET = frozenset(_CHAR6)
 
 
 def is_char6(text: str) -> bool:
-    return all(ord(c) in _CHAR6_INDEX for c in text)
+    return _CHAR6_SET.issuperset(text)
 
 
-@dataclass(frozen=True, slots=True)
-class AbbrevOp:
-    """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'."""
+class AbbrevOp(NamedTuple):
+    """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'.
+    (A named tuple: hashing and equality at C speed for the plan caches below.)"""
 
     kind: str
     value: int = 0
@@ -78,9 +98,68 @@ def blob() -> AbbrevOp:
 _ENCODING = {"fixed": 1, "vbr": 2, "array": 3, "char6": 4, "blob": 5}
 
 
-@dataclass(frozen=True, slots=True)
-class Abbrev:
+class Abbrev(NamedTuple):
     ops: tuple[AbbrevOp, ...]
+
+
+# compiled abbreviation operand kinds (see _compile)
+_K_LIT, _K_FIXED, _K_VBR, _K_CHAR6, _K_ARRAY, _K_BLOB = range(6)
+_KIND = {"literal": _K_LIT, "fixed": _K_FIXED, "vbr": _K_VBR, "char6": _K_CHAR6, "array": _K_ARRAY, "blob": _K_BLOB}
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """An abbreviation compiled for emission: (kind, width or literal, VBR table) per scalar
+    operand, and the array element operand (or blob) that ends it, if any."""
+
+    scalars: tuple[tuple[int, int, list | None], ...]
+    tail: tuple[int, int, list | None] | None
+    blob: bool
+
+
+@lru_cache(maxsize=4096)
+def _char6_bits(text: bytes) -> int:
+    """A char6 array's fields packed LSB-first (symbol and type names recur across modules)."""
+    acc = n = 0
+    for v in text:
+        acc |= _CHAR6_INDEX[v] << n
+        n += 6
+    return acc
+
+
+@lru_cache(maxsize=256)
+def _abbrev_def_bits(abbrev: Abbrev) -> tuple[int, int]:
+    """The DEFINE_ABBREV body (after the abbreviation id) as one (bits, count) field;
+    the writer defines the same few abbreviations in every module."""
+    fields = [_vbr(len(abbrev.ops), 5)]
+    for op in abbrev.ops:
+        if op.kind == "literal":
+            fields += [(1, 1), _vbr(op.value, 8)]
+        else:
+            fields += [(0, 1), (_ENCODING[op.kind], 3)]
+            if op.kind in ("fixed", "vbr"):
+                fields.append(_vbr(op.value, 5))
+    acc = n = 0
+    for bits, k in fields:
+        acc |= bits << n
+        n += k
+    return acc, n
+
+
+@lru_cache(maxsize=256)
+def _compile(abbrev: Abbrev) -> _Plan:
+    ops = abbrev.ops
+    scalars = []
+    for k, op in enumerate(ops):
+        kind = _KIND[op.kind]
+        if kind == _K_ARRAY:
+            e = ops[k + 1]
+            ek = _KIND[e.kind]
+            return _Plan(tuple(scalars), (ek, e.value, _vbr_table(e.value) if ek == _K_VBR else None), False)
+        if kind == _K_BLOB:
+            return _Plan(tuple(scalars), None, True)
+        scalars.append((kind, op.value, _vbr_table(op.value) if kind == _K_VBR else None))
+    return _Plan(tuple(scalars), None, False)
 
 
 class BitstreamWriter:
@@ -91,9 +170,9 @@ class BitstreamWriter:
         self._cur = 0          # pending bits
         self._nbits = 0        # number of pending bits (flushed in words; see _flush)
         self.abbrev_width = 2
-        self._abbrevs: list[Abbrev] = []
-        self._stack: list[tuple[int, list[Abbrev], int]] = []   # (outer width, outer abbrevs, size word index)
-        self._blockinfo: dict[int, list[Abbrev]] = {}
+        self._abbrevs: list[_Plan] = []
+        self._stack: list[tuple[int, list[_Plan], int]] = []   # (outer width, outer abbrevs, size word index)
+        self._blockinfo: dict[int, list[_Plan]] = {}
         self._blockinfo_cur: int | None = None
 
     # -------------------------------------------------------------- raw bits
@@ -162,26 +241,28 @@ class BitstreamWriter:
 
     # ------------------------------------------------------------ abbrevs
     def _emit_abbrev_def(self, abbrev: Abbrev) -> None:
-        self.emit(DEFINE_ABBREV, self.abbrev_width)
-        self.emit_vbr(len(abbrev.ops), 5)
-        for op in abbrev.ops:
-            if op.kind == "literal":
-                self.emit(1, 1)
-                self.emit_vbr(op.value, 8)
-            else:
-                self.emit(0, 1)
-                self.emit(_ENCODING[op.kind], 3)
-                if op.kind in ("fixed", "vbr"):
-                    self.emit_vbr(op.value, 5)
+        acc, n = _abbrev_def_bits(abbrev)
+        self.emit((acc << self.abbrev_width) | DEFINE_ABBREV, n + self.abbrev_width)
 
     def define_abbrev(self, abbrev: Abbrev) -> int:
         """Define an abbreviation in the current block; returns its id."""
         self._emit_abbrev_def(abbrev)
-        self._abbrevs.append(abbrev)
+        self._abbrevs.append(_compile(abbrev))
         return len(self._abbrevs) + 3
 
     def enter_blockinfo(self) -> None:
         self.enter_block(BLOCKINFO_BLOCK_ID, 2)
+
+    def write_blockinfo(self, entries: tuple[tuple[int, Abbrev], ...]) -> None:
+        """The whole BLOCKINFO block for (block id, abbreviation) entries.  Its body starts
+        word-aligned, so its bits do not depend on the position: they are built once per
+        entry list and copied in (every module of a compile session repeats the same block)."""
+        bits, n, plans = _blockinfo_body(entries)
+        self.enter_blockinfo()
+        self.emit(bits, n)
+        for block_id, plan in plans:
+            self._blockinfo.setdefault(block_id, []).append(plan)
+        self.exit_block()
 
     def blockinfo_abbrev(self, block_id: int, abbrev: Abbrev) -> int:
         """Inside BLOCKINFO: define an abbreviation for every later `block_id` block."""
@@ -190,7 +271,7 @@ class BitstreamWriter:
             self._blockinfo_cur = block_id
         self._emit_abbrev_def(abbrev)
         lst = self._blockinfo.setdefault(block_id, [])
-        lst.append(abbrev)
+        lst.append(_compile(abbrev))
         return len(lst) + 3
 
     # ------------------------------------------------------------ records
@@ -202,48 +283,98 @@ class BitstreamWriter:
             acc |= b << n
             n += k
             for v in ops:
-                b, k = table[v] if 0 <= v < 4096 else _vbr(v, 6)
+                b, k = table[v] if 0 <= v < 4096 else _vbr6_large(v)
                 acc |= b << n
                 n += k
-            self.emit((acc << self.abbrev_width) | UNABBREV_RECORD, n + self.abbrev_width)
+            # the record is exactly n + width bits: add it to the pending bits directly (emit, inlined)
+            self._cur |= ((acc << self.abbrev_width) | UNABBREV_RECORD) << self._nbits
+            self._nbits += n + self.abbrev_width
+            if self._nbits >= 256:
+                self._flush()
             return
-        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, [code, *ops])
+        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, code, ops)
 
-    def _emit_scalar(self, op: AbbrevOp, v: int) -> None:
-        if op.kind == "literal":
-            if v != op.value:
-                raise ValueError(f"literal mismatch {v} != {op.value}")
-        elif op.kind == "fixed":
-            if v >> op.value:
-                raise ValueError(f"value {v} does not fit in {op.value} bits")
-            self.emit(v, op.value)
-        elif op.kind == "vbr":
-            self.emit_vbr(v, op.value)
-        elif op.kind == "char6":
-            self.emit(_CHAR6_INDEX[v], 6)
-        else:
-            raise ValueError(op.kind)
-
-    def _emit_abbreviated(self, abbrev: Abbrev, abbrev_id: int, vals: list[int]) -> None:
-        self.emit(abbrev_id, self.abbrev_width)
-        ops = abbrev.ops
-        i = 0
-        for k, op in enumerate(ops):
-            if op.kind == "array":
-                rest = vals[i:]
-                self.emit_vbr(len(rest), 6)
-                for v in rest:
-                    self._emit_scalar(ops[k + 1], v)
-                return
-            if op.kind == "blob":
-                rest = bytes(vals[i:])
-                self.emit_vbr(len(rest), 6)
-                self.align32()
-                for b in rest:
-                    self.emit(b, 8)
-                self.align32()
-                return
-            self._emit_scalar(op, vals[i])
+    def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: list[int]) -> None:
+        """Pack the whole record into one integer, then emit it once."""
+        n = self.abbrev_width
+        acc = abbrev_id
+        scalars = plan.scalars
+        if len(ops) + 1 < len(scalars) or (plan.tail is None and not plan.blob and len(ops) + 1 != len(scalars)):
+            raise ValueError("record has more operands than its abbreviation" if len(ops) + 1 > len(scalars)
+                             else "record has fewer operands than its abbreviation")
+        i = -1                                   # -1 is the record code, then ops[0], ...
+        for kind, w, table in scalars:
+            v = code if i < 0 else ops[i]
             i += 1
-        if i != len(vals):
-            raise ValueError("record has more operands than its abbreviation")
+            if kind == _K_LIT:
+                if v != w:
+                    raise ValueError(f"literal mismatch {v} != {w}")
+            elif kind == _K_FIXED:
+                if v >> w:
+                    raise ValueError(f"value {v} does not fit in {w} bits")
+                acc |= v << n
+                n += w
+            elif kind == _K_VBR:
+                b, k = table[v] if 0 <= v < 4096 else _vbr(v, w)
+                acc |= b << n
+                n += k
+            else:
+                acc |= _CHAR6_INDEX[v] << n
+                n += 6
+        rest = ops[i:] if i >= 0 else [code, *ops]
+        if plan.blob:
+            self.emit(acc, n)
+            self._emit_blob(bytes(rest))
+            return
+        tail = plan.tail
+        if tail is not None:
+            b, k = _VBR6[len(rest)] if len(rest) < 4096 else _vbr(len(rest), 6)
+            acc |= b << n
+            n += k
+            kind, w, table = tail
+            if kind == _K_FIXED and w == 8:
+                # bytes: 8-bit fields packed LSB-first are exactly the little-endian integer
+                try:
+                    acc |= int.from_bytes(bytes(rest), "little") << n
+                except ValueError:
+                    raise ValueError(f"a value of {rest} does not fit in 8 bits") from None
+                n += 8 * len(rest)
+            elif kind == _K_FIXED:
+                for v in rest:
+                    if v >> w:
+                        raise ValueError(f"value {v} does not fit in {w} bits")
+                    acc |= v << n
+                    n += w
+            elif kind == _K_VBR:
+                for v in rest:
+                    b, k = table[v] if 0 <= v < 4096 else _vbr(v, w)
+                    acc |= b << n
+                    n += k
+            elif kind == _K_CHAR6:
+                bits = _char6_bits(bytes(rest))
+                acc |= bits << n
+                n += 6 * len(rest)
+            else:
+                raise ValueError(f"array element kind {kind}")
+        self.emit(acc, n)
+
+    def _emit_blob(self, data: bytes) -> None:
+        self.emit_vbr(len(data), 6)
+        self.align32()
+        for b in data:
+            self.emit(b, 8)
+        self.align32()
+
+
+@lru_cache(maxsize=16)
+def _blockinfo_body(entries: tuple[tuple[int, Abbrev], ...]) -> tuple[int, int, tuple[tuple[int, _Plan], ...]]:
+    """(bits, bit count, plans) of a BLOCKINFO body, written by a scratch writer at an aligned start."""
+    w = BitstreamWriter()
+    w.abbrev_width = 2                   # BLOCKINFO's abbreviation width (enter_blockinfo)
+    for block_id, abbrev in entries:
+        w.blockinfo_abbrev(block_id, abbrev)
+    w._flush()
+    bits = int.from_bytes(w._words, "little") | w._cur << (len(w._words) * 8)
+    n = len(w._words) * 8 + w._nbits
+    plans = tuple((block_id, plan) for block_id, lst in w._blockinfo.items() for plan in lst)
+    return bits, n, plans

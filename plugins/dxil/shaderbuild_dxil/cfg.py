@@ -30,9 +30,10 @@ def remove_unreachable_blocks(f: Function) -> None:
         return
     f.blocks = [bb for bb in f.blocks if id(bb) in seen]
     for bb in f.blocks:
-        for inst in bb.instructions:
-            if inst.op == "phi":
-                inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
+        for inst in bb.instructions:                 # phis lead their blocks
+            if inst.op != "phi":
+                break
+            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
 
 
 def predecessors(f: Function) -> dict[int, list]:
@@ -50,6 +51,8 @@ def merge_straight_line_blocks(f: Function) -> None:
 
     One pass: `into` records which block absorbed which, so chains A -> B -> C fold in
     any visiting order, and phis are re-pointed once at the end (linear, not quadratic).
+    Phis lead their blocks (the builder and mem2reg put them first), so a block has
+    phis iff its first instruction is one.
     """
     preds = predecessors(f)
     into: dict[int, object] = {}
@@ -65,7 +68,7 @@ def merge_straight_line_blocks(f: Function) -> None:
         p = find(ps[0]) if len(ps) == 1 else None
         term = p.terminator if p is not None else None
         if p is None or p is bb or term is None or term.op != "br" or term.operands \
-                or len(term.attrs["targets"]) != 1 or any(i.op == "phi" for i in bb.instructions):
+                or len(term.attrs["targets"]) != 1 or (bb.instructions and bb.instructions[0].op == "phi"):
             kept.append(bb)
             continue
         p.instructions.pop()
@@ -78,5 +81,6 @@ def merge_straight_line_blocks(f: Function) -> None:
     f.blocks = [bb for bb in kept if id(bb) not in into]
     for bb in f.blocks:                                  # phis naming a folded block now come from its absorber
         for inst in bb.instructions:
-            if inst.op == "phi":
-                inst.attrs["incoming"] = [(v, find(b)) for v, b in inst.attrs["incoming"]]
+            if inst.op != "phi":
+                break
+            inst.attrs["incoming"] = [(v, find(b)) for v, b in inst.attrs["incoming"]]

@@ -4,6 +4,8 @@ an internal-error diagnostic instead of a container the driver rejects."""
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
+from functools import lru_cache
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
@@ -55,20 +57,27 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
         raise _fail("exactly one defined function (the entry) is expected")
     for f in m.functions:
         if f.is_declaration:
-            _check_declaration(f, ops)
+            _check_declaration_cached(f.name, f.ftype, f.attrs, ops.stage, ops.sm, ops.native16)
+    opcodes: dict[int, frozenset[int]] = {}          # callee -> its class's opcodes (once per callee)
+    legal_types: set[T.Type] = set()
     for bb in lm.entry.blocks:
         if bb.terminator is None:
             raise _fail(f"block without terminator in {lm.entry.name}")
         for inst in bb.instructions:
             if inst.op not in ALLOWED_INSTRUCTIONS:
                 raise _fail(f"instruction '{inst.op}' is not allowed in DXIL")
-            if not _legal_value_type(inst.type):
-                raise _fail(f"instruction '{inst.op}' produces illegal type {inst.type}")
+            if inst.type not in legal_types:
+                if not _legal_value_type(inst.type):
+                    raise _fail(f"instruction '{inst.op}' produces illegal type {inst.type}")
+                legal_types.add(inst.type)
             if inst.op == "call":
                 callee = inst.operands[0]
                 first = inst.operands[1] if len(inst.operands) > 1 else None
-                classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
-                if not isinstance(first, ConstInt) or first.value not in {o.opcode for o in classes}:
+                allowed = opcodes.get(id(callee))
+                if allowed is None:
+                    classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
+                    allowed = opcodes[id(callee)] = frozenset(o.opcode for o in classes)
+                if not isinstance(first, ConstInt) or first.value not in allowed:
                     raise _fail(f"call to {callee.name} has a wrong opcode operand")
     _check_ssa(lm.entry)
     for nmd in m.named_md:
@@ -117,6 +126,21 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
         raise _fail(f"!dx.viewIdState has {len(words)} words, its counts imply {want}")
     if words != state.serialize():
         raise _fail("!dx.viewIdState disagrees with the module's ViewID state")
+
+
+@lru_cache(maxsize=1024)
+def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str, ...], stage: str,
+                              sm: tuple[int, int], native16: bool) -> None:
+    """`_check_declaration` depends only on these: each dx.op declaration of a profile is
+    checked once per process, not once per compile (failures raise, so are not cached)."""
+    _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))
+
+
+@dataclass(frozen=True, slots=True)
+class _Decl:
+    name: str
+    ftype: T.FunctionType
+    attrs: tuple[str, ...]
 
 
 def _check_declaration(f, ops: OpEmitter) -> None:
@@ -297,39 +321,69 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
+def _dominator_intervals(rpo: list, idom: dict[int, object]) -> dict[int, tuple[int, int]]:
+    """Pre/post numbers of the dominator tree: a dominates b iff a's interval encloses b's
+    (O(1) per query instead of a walk up the tree, so the check stays linear)."""
+    children: dict[int, list] = {}
+    for bb in rpo[1:]:
+        parent = idom.get(id(bb))
+        if parent is not None and parent is not bb:
+            children.setdefault(id(parent), []).append(bb)
+    span: dict[int, tuple[int, int]] = {}
+    clock = 0
+    stack: list[tuple[object, bool]] = [(rpo[0], False)] if rpo else []
+    pre: dict[int, int] = {}
+    while stack:
+        bb, done = stack.pop()
+        if done:
+            span[id(bb)] = (pre[id(bb)], clock)
+            clock += 1
+            continue
+        pre[id(bb)] = clock
+        clock += 1
+        stack.append((bb, True))
+        for c in reversed(children.get(id(bb), ())):
+            stack.append((c, False))
+    return span
+
+
 def _check_ssa(f) -> None:
     """Phis have one incoming value per predecessor edge; every use is dominated by its definition."""
-    rpo, idom = dominators(f)
     preds = predecessors(f)
-    pos: dict[int, tuple[int, int]] = {}
-    for bi, bb in enumerate(f.blocks):
+    rpo, idom = dominators(f, preds)
+    span = _dominator_intervals(rpo, idom)
+    pos: dict[int, tuple[object, int]] = {}
+    for bb in f.blocks:
         for ii, inst in enumerate(bb.instructions):
-            pos[id(inst)] = (bi, ii)
+            pos[id(inst)] = (bb, ii)
 
     def dominates(a, b) -> bool:
-        while True:
-            if a is b:
-                return True
-            parent = idom.get(id(b))
-            if parent is None or parent is b:
-                return False
-            b = parent
+        if a is b:
+            return True
+        sa, sb = span.get(id(a)), span.get(id(b))
+        return sa is not None and sb is not None and sa[0] <= sb[0] and sb[1] <= sa[1]
+    where_of = pos.get
     for bb in f.blocks:
         want = sorted(id(p) for p in preds[id(bb)])
         for ii, inst in enumerate(bb.instructions):
             if inst.op == "phi":
-                if sorted(id(b) for _, b in inst.attrs["incoming"]) != want:
+                incoming = inst.attrs["incoming"]
+                if sorted(id(b) for _, b in incoming) != want:
                     raise _fail("phi incoming blocks do not match the predecessors")
-                uses = [(v, b, len(b.instructions)) for v, b in inst.attrs["incoming"]]
-            else:
-                uses = [(v, bb, ii) for v in inst.operands]
-            for v, at_block, at_index in uses:
-                if not isinstance(v, Instruction):
-                    continue
-                where = pos.get(id(v))
+                for v, b in incoming:
+                    where = where_of(id(v))
+                    if where is None:
+                        if isinstance(v, Instruction):
+                            raise _fail(f"operand of '{inst.op}' is not in the function")
+                        continue
+                    if not (where[1] < len(b.instructions) if where[0] is b else dominates(where[0], b)):
+                        raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
+                continue
+            for v in inst.operands:
+                where = where_of(id(v))
                 if where is None:
-                    raise _fail(f"operand of '{inst.op}' is not in the function")
-                def_block = f.blocks[where[0]]
-                ok = where[1] < at_index if def_block is at_block else dominates(def_block, at_block)
-                if not ok:
+                    if isinstance(v, Instruction):
+                        raise _fail(f"operand of '{inst.op}' is not in the function")
+                    continue
+                if not (where[1] < ii if where[0] is bb else dominates(where[0], bb)):
                     raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")

@@ -3,6 +3,8 @@ signature elements and memory for statics / groupshared variables."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 
@@ -25,11 +27,58 @@ GROUPSHARED_ADDRSPACE = 3
 MAX_GROUPSHARED_BYTES = 32768       # D3D12 thread-group shared memory per group
 
 
+_CHILDREN: dict[type, object] = {}
+
+
+def _children_of(cls: type):
+    """A C-level getter of a node class's fields (all but `type`) as a tuple, or None."""
+    getter = _CHILDREN.get(cls, False)
+    if getter is False:
+        names = tuple(n for n in getattr(cls, "__slots__", ()) if n != "type")
+        if not names:
+            getter = None
+        elif len(names) == 1:
+            one = attrgetter(names[0])
+            getter = lambda e: (one(e),)  # noqa: E731
+        else:
+            getter = attrgetter(*names)
+        _CHILDREN[cls] = getter
+    return getter
+
+
+def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
+    """`ir.walk_expr`'s order (pre-order, fields in slot order) with an explicit stack:
+    nested generators cost O(depth) per node on deep expressions."""
+    out: list[ir.Expr] = []
+    stack = [root]
+    Expr = ir.Expr
+    while stack:
+        e = stack.pop()
+        out.append(e)
+        getter = _children_of(e.__class__)
+        if getter is None:
+            continue
+        kids: list[ir.Expr] = []
+        for v in getter(e):
+            if isinstance(v, Expr):
+                kids.append(v)
+            elif isinstance(v, list):
+                kids += [x for x in v if isinstance(x, Expr)]
+        if kids:
+            kids.reverse()
+            stack += kids
+    return out
+
+
+_STMT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
     """Globals referenced from fn and its callees (in first-use order), and the callees."""
     seen_vars: dict[int, ir.Variable] = {}
     seen_fns: dict[int, ir.Function] = {}
     stack = [fn]
+    VarRef, Call = ir.VarRef, ir.Call
     while stack:
         f = stack.pop()
         if id(f) in seen_fns:
@@ -37,15 +86,20 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]
         seen_fns[id(f)] = f
         local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
         for s in ir.walk_stmts(f.body):
-            for name in getattr(type(s), "_fields", None) or type(s).__slots__:
+            cls = type(s)
+            names = _STMT_FIELDS.get(cls)
+            if names is None:
+                names = _STMT_FIELDS[cls] = tuple(getattr(cls, "_fields", None) or cls.__slots__)
+            for name in names:
                 v = getattr(s, name, None)
-                exprs = [v] if isinstance(v, ir.Expr) else []
-                for e0 in exprs:
-                    for e in ir.walk_expr(e0):
-                        if isinstance(e, ir.VarRef) and id(e.var) not in local_ids:
+                if not isinstance(v, ir.Expr):
+                    continue
+                for e in _expr_preorder(v):
+                    if isinstance(e, VarRef):
+                        if id(e.var) not in local_ids:
                             seen_vars.setdefault(id(e.var), e.var)
-                        elif isinstance(e, ir.Call):
-                            stack.append(e.func)
+                    elif isinstance(e, Call):
+                        stack.append(e.func)
     return list(seen_vars.values()), list(seen_fns.values())
 
 

@@ -634,9 +634,17 @@ class FunctionLowerer:
         self.set_block(merge)
 
     def _move_to_end(self, bb: BasicBlock) -> None:
-        """Keep blocks in a dominance-friendly order: a merge block follows its arms."""
-        self.fn.blocks.remove(bb)
-        self.fn.blocks.append(bb)
+        """Keep blocks in a dominance-friendly order: a merge block follows its arms.
+        The block was created just before its construct's arms, so it is searched for from
+        the end (list.remove would scan from the front: quadratic in the function size)."""
+        blocks = self.fn.blocks
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i] is bb:
+                del blocks[i]
+                break
+        else:
+            raise ValueError("block is not in the function")
+        blocks.append(bb)
 
     def _loop(self, s: ir.Loop) -> None:
         header, cont, merge = self.new_block(), self.new_block(), self.new_block()

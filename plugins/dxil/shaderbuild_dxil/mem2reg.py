@@ -16,31 +16,38 @@ from .llvm.values import BasicBlock, Function, Instruction, Undef, Value
 __all__ = ["promote_allocas", "dominators"]
 
 
+def _succ(bb: BasicBlock) -> list[BasicBlock]:
+    term = bb.terminator
+    return term.successors if term is not None else []
+
+
 def _rpo(f: Function) -> list[BasicBlock]:
     seen: set[int] = set()
     order: list[BasicBlock] = []
-    stack: list[tuple[BasicBlock, int]] = [(f.blocks[0], 0)]
-    seen.add(id(f.blocks[0]))
+    entry = f.blocks[0]
+    stack: list[tuple[BasicBlock, list[BasicBlock], int]] = [(entry, _succ(entry), 0)]
+    seen.add(id(entry))
     while stack:
-        bb, i = stack.pop()
-        succ = bb.terminator.successors if bb.terminator is not None else []
+        bb, succ, i = stack.pop()
         if i < len(succ):
-            stack.append((bb, i + 1))
+            stack.append((bb, succ, i + 1))
             s = succ[i]
             if id(s) not in seen:
                 seen.add(id(s))
-                stack.append((s, 0))
+                stack.append((s, _succ(s), 0))
         else:
             order.append(bb)
     order.reverse()
     return order
 
 
-def dominators(f: Function) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
-    """(reverse post-order, immediate dominator by block id); the entry's idom is itself."""
+def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
+    """(reverse post-order, immediate dominator by block id); the entry's idom is itself.
+    `preds` may pass in cfg.predecessors(f) when the caller has it already."""
     rpo = _rpo(f)
     index = {id(b): i for i, b in enumerate(rpo)}
-    preds = predecessors(f)
+    if preds is None:
+        preds = predecessors(f)
     idom: dict[int, BasicBlock] = {id(rpo[0]): rpo[0]}
 
     def intersect(a: BasicBlock, b: BasicBlock) -> BasicBlock:
@@ -66,31 +73,46 @@ def dominators(f: Function) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
     return rpo, idom
 
 
-def _promotable(f: Function) -> list[Instruction]:
+def _promotable(f: Function) -> tuple[list[Instruction], dict[int, set[int]]]:
+    """The scalar allocas only loaded and stored through, and the blocks storing to each
+    (one scan of the function for both)."""
     allocas = [i for i in f.blocks[0].instructions if i.op == "alloca" and not isinstance(i.attrs["allocated"], ArrayType)]
+    if not allocas:
+        return [], {}
     ok = {id(a): True for a in allocas}
+    def_blocks: dict[int, set[int]] = {id(a): set() for a in allocas}
     for bb in f.blocks:
         for inst in bb.instructions:
-            for k, op in enumerate(inst.operands):
-                if id(op) in ok and not (inst.op == "load" or (inst.op == "store" and k == 1)):
-                    ok[id(op)] = False
-            if inst.op == "phi":
+            op = inst.op
+            if op == "load":                     # a load's only operand is its pointer: fine
+                continue
+            if op == "store":                    # storing the pointer itself (operand 0) escapes it
+                v, ptr = inst.operands
+                if id(v) in ok:
+                    ok[id(v)] = False
+                if id(ptr) in ok:
+                    def_blocks[id(ptr)].add(id(bb))
+                continue
+            for v in inst.operands:
+                if id(v) in ok:
+                    ok[id(v)] = False
+            if op == "phi":
                 for v, _ in inst.attrs["incoming"]:
                     if id(v) in ok:
                         ok[id(v)] = False
-    return [a for a in allocas if ok[id(a)]]
+    return [a for a in allocas if ok[id(a)]], def_blocks
 
 
 def promote_allocas(f: Function) -> int:
     """Promote what can be promoted; returns the number of allocas removed."""
     if not f.blocks:
         return 0
-    allocas = _promotable(f)
+    allocas, def_blocks = _promotable(f)
     if not allocas:
         return 0
-    rpo, idom = dominators(f)
-    reachable = {id(b) for b in rpo}
     preds = predecessors(f)
+    rpo, idom = dominators(f, preds)
+    reachable = {id(b) for b in rpo}
     children: dict[int, list[BasicBlock]] = {}
     for bb in rpo[1:]:
         if id(bb) in idom:
@@ -109,11 +131,7 @@ def promote_allocas(f: Function) -> int:
     slot_of = {id(a): n for n, a in enumerate(allocas)}
     # phi placement
     phis: dict[tuple[int, int], Instruction] = {}
-    def_blocks: dict[int, set[int]] = {id(a): set() for a in allocas}
-    for bb in rpo:
-        for i in bb.instructions:
-            if i.op == "store" and id(i.operands[1]) in def_blocks:
-                def_blocks[id(i.operands[1])].add(id(bb))
+    new_phis: dict[int, list[Instruction]] = {}     # block -> phis in placement order
     for n, a in enumerate(allocas):
         t = a.attrs["allocated"]
         defs = def_blocks[id(a)]
@@ -126,19 +144,41 @@ def promote_allocas(f: Function) -> int:
                     placed.add(d)
                     phi = Instruction("phi", t, [], incoming=[])
                     phi.parent = by_id[d]
-                    by_id[d].instructions.insert(0, phi)
+                    new_phis.setdefault(d, []).append(phi)
                     phis[(d, n)] = phi
                     if d not in defs:
                         work.append(d)
+    for d, lst in new_phis.items():              # each new phi goes first: latest placed leads
+        lst.reverse()
+        by_id[d].instructions[:0] = lst
     # renaming: a walk of the dominator tree with one value stack per alloca; each block
     # pushes its definitions and pops them when its subtree is done (linear in the IR size)
     replace: dict[int, Value] = {}
-    dead: set[int] = {id(a) for a in allocas}
     phi_slot = {id(p): n for (_, n), p in phis.items()}
     phis_at: dict[int, list[tuple[int, Instruction]]] = {}
     for (d, n), p in phis.items():
         phis_at.setdefault(d, []).append((n, p))
-    stacks: list[list[Value]] = [[Undef(a.attrs["allocated"])] for a in allocas]
+    # stacks[n] is alloca n's reaching definition stack; an empty stack reads the alloca's
+    # one Undef (created on first read: a single object per alloca, as trivial-phi pruning needs)
+    stacks: list[list[Value]] = [[] for _ in allocas]
+    undefs: dict[int, Value] = {}
+
+    def current(n: int) -> Value:
+        st = stacks[n]
+        if st:
+            return st[-1]
+        u = undefs.get(n)
+        if u is None:
+            u = undefs[n] = Undef(allocas[n].attrs["allocated"])
+        return u
+    # Operands are rewritten during the walk: a non-phi operand is defined in a dominating
+    # position, so a promoted load it names has been replaced (and the values pushed for
+    # stores are already rewritten: no chains).  Phis that lowering built may name values
+    # defined later: they are rewritten after the walk.
+    slot_get, phi_get = slot_of.get, phi_slot.get
+    rget, hit = replace.get, replace.__contains__
+    other_phis: list[Instruction] = []
+    visited = 0
     work: list[tuple[BasicBlock, list[int] | None]] = [(rpo[0], None)]
     while work:
         bb, pushed_on_entry = work.pop()
@@ -146,65 +186,103 @@ def promote_allocas(f: Function) -> int:
             for n in pushed_on_entry:
                 stacks[n].pop()
             continue
+        visited += 1
         pushed: list[int] = []
+        kept: list[Instruction] = []              # the block without the promoted allocas, loads, stores
         for inst in bb.instructions:
-            if inst.op == "phi" and id(inst) in phi_slot:
-                n = phi_slot[id(inst)]
-                stacks[n].append(inst)
-                pushed.append(n)
-            elif inst.op == "load" and id(inst.operands[0]) in slot_of:
-                replace[id(inst)] = stacks[slot_of[id(inst.operands[0])]][-1]
-                dead.add(id(inst))
-            elif inst.op == "store" and id(inst.operands[1]) in slot_of:
-                n = slot_of[id(inst.operands[1])]
-                stacks[n].append(inst.operands[0])
-                pushed.append(n)
-                dead.add(id(inst))
+            op = inst.op
+            if op == "load":
+                n = slot_get(id(inst.operands[0]))       # a promoted alloca is never a replacement
+                if n is not None:
+                    replace[id(inst)] = current(n)
+                    continue
+                if hit(id(inst.operands[0])):
+                    inst.operands = [rget(id(inst.operands[0]))]
+            elif op == "alloca":
+                if id(inst) in slot_of:
+                    continue
+            elif op != "phi" and any(map(hit, map(id, inst.operands))):
+                inst.operands = [rget(id(o), o) for o in inst.operands]
+            if op == "store":
+                n = slot_get(id(inst.operands[1]))
+                if n is not None:
+                    stacks[n].append(inst.operands[0])
+                    pushed.append(n)
+                    continue
+            elif op == "phi":
+                n = phi_get(id(inst))
+                if n is not None:
+                    stacks[n].append(inst)
+                    pushed.append(n)
+                else:
+                    other_phis.append(inst)
+            kept.append(inst)
+        bb.instructions = kept
         term = bb.terminator
-        for s in (term.successors if term is not None else []):
-            for n, p in phis_at.get(id(s), ()):
-                p.attrs["incoming"].append((stacks[n][-1], bb))
+        if term is not None:
+            for s in term.successors:
+                for n, p in phis_at.get(id(s), ()):
+                    p.attrs["incoming"].append((current(n), bb))
         work.append((bb, pushed))
-        for child in children.get(id(bb), []):
-            work.append((child, None))
+        kids = children.get(id(bb))
+        if kids:
+            work += [(child, None) for child in kids]
 
-    for bb in f.blocks:
-        bb.instructions = [i for i in bb.instructions if id(i) not in dead]
-    _substitute(f, replace)
+    if visited != len(f.blocks):                 # blocks outside the dominator tree: rewrite all
+        _substitute(f, replace)
+    elif replace:
+        final = _resolved(replace)
+        get = final.get
+        for p in other_phis:
+            p.attrs["incoming"] = [(get(id(v), v), b) for v, b in p.attrs["incoming"]]
     _prune_trivial_phis(f)
     return len(allocas)
 
 
 def _prune_trivial_phis(f: Function) -> None:
-    """Remove phis whose incoming values are all the same value (or the phi itself)."""
+    """Remove phis whose incoming values are all the same value (or the phi itself).
+    Phis lead their blocks, so only the leading run of each block is looked at."""
     changed = True
     while changed:
         changed = False
         replace: dict[int, Value] = {}
         for bb in f.blocks:
-            keep = []
-            for inst in bb.instructions:
-                if inst.op == "phi":
-                    vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
-                    if len(vals) == 1:
-                        replace[id(inst)] = next(iter(vals.values()))
-                        changed = True
-                        continue
-                keep.append(inst)
-            bb.instructions = keep
+            insts = bb.instructions
+            n = 0
+            dropped = False
+            while n < len(insts) and insts[n].op == "phi":
+                inst = insts[n]
+                vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
+                if len(vals) == 1:
+                    replace[id(inst)] = next(iter(vals.values()))
+                    dropped = True
+                n += 1
+            if dropped:
+                bb.instructions = [i for i in insts[:n] if id(i) not in replace] + insts[n:]
+                changed = True
         if changed:
             _substitute(f, replace)
 
 
-def _substitute(f: Function, replace: dict[int, Value]) -> None:
-    """Rewrite every operand through `replace` (following chains)."""
-    def resolve(v: Value) -> Value:
+def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
+    """`replace` with chains followed to their end."""
+    final: dict[int, Value] = {}
+    for k, v in replace.items():
         while id(v) in replace:
             v = replace[id(v)]
-        return v
+        final[k] = v
+    return final
+
+
+def _substitute(f: Function, replace: dict[int, Value]) -> None:
+    """Rewrite every operand through `replace` (following chains, resolved once up front)."""
+    final = _resolved(replace)
+    if not final:
+        return
+    get, hit = final.get, final.__contains__
     for bb in f.blocks:
         for inst in bb.instructions:
-            inst.operands = [resolve(o) for o in inst.operands]
+            if any(map(hit, map(id, inst.operands))):        # C-level scan; most operands stay
+                inst.operands = [get(id(o), o) for o in inst.operands]
             if inst.op == "phi":
-                inst.attrs["incoming"] = [(resolve(v), b) for v, b in inst.attrs["incoming"]]
-
+                inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]

@@ -132,11 +132,14 @@ def op_llvm_type(token: str, overload: str | None, native16: bool = False) -> T.
     raise error(f"DXIL operand type '{token}' is not supported by the DXIL backend yet")
 
 
+_OVERLOAD_NAMES: dict[T.Type, str] = {v: k for k, v in OVERLOAD_TYPES.items()}
+
+
 def overload_name(t: T.Type) -> str:
-    for k, v in OVERLOAD_TYPES.items():
-        if v == t:
-            return k
-    raise ValueError(f"{t} is not an overload type")
+    name = _OVERLOAD_NAMES.get(t)
+    if name is None:
+        raise ValueError(f"{t} is not an overload type")
+    return name
 
 
 def _sm_text(sm: tuple[int, int]) -> str:
@@ -152,6 +155,9 @@ class OpEmitter:
         self.sm = sm
         self.native16 = native16
         self.used: dict[str, DxilOp] = {}
+        # (name, overload) -> declaration: the profile checks and the signature are the same
+        # for every call of one operation, so they run once per module, not once per call
+        self._declared: dict[tuple[str, str | None], tuple[Function, ConstInt]] = {}
 
     def retain(self, function_names: set[str]) -> None:
         """Forget operations whose declarations were removed (dead code)."""
@@ -200,8 +206,11 @@ class OpEmitter:
     def call(self, b: IRBuilder, name: str, overload: str | None, args: list[Value],
              loc: SourceLoc | None = None) -> Instruction:
         """Emit `call dx.op.<class>.<overload>(i32 opcode, args...)`."""
-        fn = self.declare(name, overload, loc)
-        return b.call(fn, [ConstInt(T.i32, OPS[name].opcode), *args])
+        hit = self._declared.get((name, overload))
+        if hit is None:
+            fn = self.declare(name, overload, loc)
+            hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode))
+        return b.call(hit[0], [hit[1], *args])
 
 
 def function_op(fn_name: str) -> tuple[DxilOp, str | None] | None:

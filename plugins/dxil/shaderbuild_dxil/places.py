@@ -81,23 +81,40 @@ class AddrPlace(Place):
 
     def read(self, L: FunctionLowerer) -> list[Value]:
         out = []
-        for a in self.addrs:
-            s = self.storage.scalars[a[0]]
-            out.append(to_register(L, L.b.load(self._ptr(L, a), align=_align(s)), s))
+        b = L.b
+        st = self.storage
+        ptrs, counts, scalars = st.ptrs, st.counts, st.scalars
+        for leaf, idx in self.addrs:
+            s = scalars[leaf]
+            ptr = ptrs[leaf] if counts[leaf] == 1 else b.gep(ptrs[leaf], [ConstInt(T.i32, 0), idx])
+            v = b.load(ptr, align=_align(s))
+            out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
         return out
 
     def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
         addrs = self.addrs if comps is None else [self.addrs[c] for c in comps]
-        for a, v in zip(addrs, values, strict=True):
-            s = self.storage.scalars[a[0]]
-            L.b.store(to_memory(L, v, s), self._ptr(L, a), align=_align(s))
+        b = L.b
+        st = self.storage
+        ptrs, counts, scalars = st.ptrs, st.counts, st.scalars
+        for (leaf, idx), v in zip(addrs, values, strict=True):
+            s = scalars[leaf]
+            if s.kind == "bool":
+                v = b.zext(v, T.i32)
+            ptr = ptrs[leaf] if counts[leaf] == 1 else b.gep(ptrs[leaf], [ConstInt(T.i32, 0), idx])
+            b.store(v, ptr, align=_align(s))
 
     def pick(self, comps: list[int], t: ir.Type) -> AddrPlace:
         return AddrPlace(self.storage, [self.addrs[c] for c in comps], t)
 
 
+_ALIGN: dict[ir.Scalar, int] = {}
+
+
 def _align(s: ir.Scalar) -> int:
-    return 4 if s.kind == "bool" else max(1, s.width // 8)
+    a = _ALIGN.get(s)
+    if a is None:
+        a = _ALIGN[s] = 4 if s.kind == "bool" else max(1, s.width // 8)
+    return a
 
 
 @dataclass(slots=True)
@@ -110,8 +127,12 @@ class MemPlace(Place):
     idx: Value
 
     def addresses(self, L: FunctionLowerer) -> list[Address]:
-        lay = leaf_layout(self.type)
-        return [(self.leafbase + p, L.mul_add(self.idx, lay.mult[p], k)) for p, k in leaf_order(self.type)]
+        """A single-element leaf needs no element index (its pointer is used directly): there
+        mul_add(idx, 1, 0) would only rebuild idx, so idx itself is kept."""
+        mult = leaf_layout(self.type).mult
+        counts, base, idx = self.storage.counts, self.leafbase, self.idx
+        return [(base + p, idx if counts[base + p] == 1 else L.mul_add(idx, mult[p], k))
+                for p, k in leaf_order(self.type)]
 
     def as_addr(self, L: FunctionLowerer) -> AddrPlace:
         return AddrPlace(self.storage, self.addresses(L), self.type)

@@ -25,13 +25,22 @@ MAX_VALUE_COMPONENTS = 1 << 16      # a value (or a whole-aggregate copy) is sca
 MAX_LEAF_ELEMENTS = 1 << 22         # elements of one leaf array of a local / static / groupshared variable
 
 
+_FLOATS = {16: T.f16, 32: T.f32, 64: T.double}
+_REGISTER: dict[ir.Scalar, T.Type] = {}       # IR scalars are interned: one entry per kind/width
+
+
 def llvm_scalar(s: ir.Scalar) -> T.Type:
     """The register type of an IR scalar (bool is i1)."""
-    if s.kind == "bool":
-        return T.i1
-    if s.kind == "float":
-        return {16: T.f16, 32: T.f32, 64: T.double}[s.width]
-    return T.IntType(s.width)
+    t = _REGISTER.get(s)
+    if t is None:
+        if s.kind == "bool":
+            t = T.i1
+        elif s.kind == "float":
+            t = _FLOATS[s.width]
+        else:
+            t = T.IntType(s.width)
+        _REGISTER[s] = t
+    return t
 
 
 def memory_scalar(s: ir.Scalar) -> T.Type:

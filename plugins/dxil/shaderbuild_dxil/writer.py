@@ -9,6 +9,8 @@ Output is deterministic: every table is built in module order.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .bitstream import Abbrev, BitstreamWriter, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
@@ -135,20 +137,31 @@ class _Enumerator:
             for node in nmd.nodes:
                 self._add_md(node)
         self.num_module_values = len(self.values)
-        for f in module.functions:                       # types used inside bodies
+        type_of = self.type_of
+        known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
+        for f in module.functions:                       # types used inside bodies (known ones skipped inline)
             for bb in f.blocks:
                 for inst in bb.instructions:
-                    self.type_of(inst.type)
+                    if id(inst.type) not in known:
+                        type_of(inst.type)
+                        known.add(id(inst.type))
                     for op in inst.operands:
-                        self.type_of(op.type)
-                    for key in ("allocated", "source"):
-                        if key in inst.attrs:
-                            self.type_of(inst.attrs[key])
+                        if id(op.type) not in known:
+                            type_of(op.type)
+                            known.add(id(op.type))
+                    attrs = inst.attrs
+                    if attrs:
+                        for key in ("allocated", "source"):
+                            if key in attrs:
+                                type_of(attrs[key])
                     if inst.op == "call":
-                        self.type_of(inst.operands[0].ftype)
-                    if inst.op == "phi":
-                        for v, _ in inst.attrs["incoming"]:
-                            self.type_of(v.type)
+                        ft = inst.operands[0].ftype
+                        if id(ft) not in known:
+                            type_of(ft)
+                            known.add(id(ft))
+                    elif inst.op == "phi":
+                        for v, _ in attrs["incoming"]:
+                            type_of(v.type)
 
     # ---- types
     def type_of(self, t: Type) -> int:
@@ -178,45 +191,67 @@ class _Enumerator:
     def _key(v: Value) -> object:
         return v.key() if isinstance(v, Constant) and not isinstance(v, GlobalValue) else id(v)
 
-    def _add_value(self, v: Value) -> int:
-        self.value_ids[self._key(v)] = len(self.values)
+    def _add_value(self, v: Value, key: object = None) -> int:
+        vid = len(self.values)
+        self.value_ids[self._key(v) if key is None else key] = vid
         self.values.append(v)
-        return len(self.values) - 1
+        return vid
 
     def _add_constant(self, c: Constant) -> None:
-        if self._key(c) in self.value_ids:
+        """Number `c` unless an equal constant already is; either way remember c's id."""
+        ids = self.value_ids
+        if id(c) in ids:
             return
-        if isinstance(c, ConstAggregate) and not is_null_value(c) and not _is_data_array(c):
-            for e in c.elems:
-                self._add_constant(e)
-        self.type_of(c.type)
-        self._add_value(c)
+        key = c.key()
+        vid = ids.get(key)
+        if vid is None:
+            if isinstance(c, ConstAggregate) and not is_null_value(c) and not _is_data_array(c):
+                for e in c.elems:
+                    self._add_constant(e)
+            self.type_of(c.type)
+            vid = self._add_value(c, key)
+        ids[id(c)] = vid
 
     def value_id(self, v: Value) -> int:
-        return self.value_ids[self._key(v)]
+        """Non-constants are keyed by id(); a constant by its key, and then also by its id
+        (memo: every value written is alive for the whole write, so ids are not reused)."""
+        ids = self.value_ids
+        vid = ids.get(id(v))
+        if vid is None:
+            vid = ids[id(v)] = ids[self._key(v)]
+        return vid
 
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
         """Number metadata operands first; equal strings, values and tuples share one id (uniquing)."""
-        if id(md) in self.md_ids:
+        md_ids = self.md_ids
+        if id(md) in md_ids:
             return
         if isinstance(md, MDNode):
-            for op in md.ops:
-                if op is not None:
+            ops = md.ops
+            for op in ops:
+                if op is not None and id(op) not in md_ids:
                     self._add_md(op)
-            key: tuple = ("node", tuple(-1 if op is None else self.md_ids[id(op)] for op in md.ops))
+            key: tuple = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
         elif isinstance(md, MDValue):
-            self.type_of(md.value.type)
-            if not isinstance(md.value, GlobalValue):
-                self._add_constant(md.value)
-            key = ("value", self._key(md.value))
+            v = md.value
+            self.type_of(v.type)
+            if isinstance(v, GlobalValue):
+                key = ("value", id(v))
+            elif isinstance(v, Constant):
+                self._add_constant(v)
+                key = ("value", v.key())
+            else:                                    # not a constant: numbered by identity
+                if id(v) not in self.value_ids:
+                    self._add_value(v)
+                key = ("value", id(v))
         else:
             key = ("string", md.text)
         existing = self._md_unique.get(key)
         if existing is not None:
-            self.md_ids[id(md)] = existing
+            md_ids[id(md)] = existing
             return
-        self._md_unique[key] = self.md_ids[id(md)] = len(self.mds)
+        self._md_unique[key] = md_ids[id(md)] = len(self.mds)
         self.mds.append(md)
 
     # ---- functions
@@ -227,21 +262,24 @@ class _Enumerator:
         for a in f.args:
             self._add_value(a)
         cst_start = len(self.values)
+        ids, add_constant = self.value_ids, self._add_constant
         for bb in f.blocks:
             for inst in bb.instructions:
-                ops = list(inst.operands)
+                ops = inst.operands
                 if inst.op == "phi":
                     ops = [v for v, _ in inst.attrs["incoming"]]
                 elif inst.op == "switch":
-                    ops += [c for c, _ in inst.attrs["cases"]]
+                    ops = ops + [c for c, _ in inst.attrs["cases"]]
                 for op in ops:
-                    if isinstance(op, Constant) and not isinstance(op, GlobalValue):
-                        self._add_constant(op)
+                    if id(op) not in ids and isinstance(op, Constant) and not isinstance(op, GlobalValue):
+                        add_constant(op)
         inst_start = len(self.values)
+        values = self.values
         for bb in f.blocks:
             for inst in bb.instructions:
-                if inst.has_value:
-                    self._add_value(inst)
+                if inst.type.__class__ is not VoidType:
+                    ids[id(inst)] = len(values)
+                    values.append(inst)
         return cst_start, inst_start, {id(bb): i for i, bb in enumerate(f.blocks)}
 
     def purge(self) -> None:
@@ -284,26 +322,7 @@ class _Writer:
 
     # ---- BLOCKINFO: the standard abbreviations of LLVM 3.7
     def _blockinfo(self) -> None:
-        w, tb = self.w, self.type_bits
-        w.enter_blockinfo()
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((fixed(3), vbr(8), array(), fixed(8))))
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), fixed(7))))
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), char6())))
-        w.blockinfo_abbrev(VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_BBENTRY), vbr(8), array(), char6())))
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_SETTYPE), fixed(tb))))
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_INTEGER), vbr(8))))
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(11), fixed(4), fixed(tb), vbr(8))))   # CE_CAST
-        w.blockinfo_abbrev(CONSTANTS_BLOCK, Abbrev((lit(CST_NULL),)))
-        fc = FUNC_CODES
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["load"]), vbr(6), fixed(tb), vbr(4), fixed(1))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4), fixed(7))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["cast"]), vbr(6), fixed(tb), fixed(4))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["ret"]),)))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["ret"]), vbr(6))))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),)))
-        w.blockinfo_abbrev(FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6))))
-        w.exit_block()
+        self.w.write_blockinfo(_blockinfo_entries(self.type_bits))
 
     # ---- attributes: one group (function slot) per distinct set
     def _attributes(self) -> None:
@@ -462,12 +481,16 @@ class _Writer:
         w, e = self.w, self.e
         w.enter_block(FUNCTION_BLOCK, 4)
         cst_start, inst_id, self._bb = e.incorporate(f)
+        self._vid = e.value_ids.get
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
         for bb in f.blocks:
             for inst in bb.instructions:
-                self._instruction(inst, inst_id)
-                if inst.has_value:
+                vals: list[int] = []
+                code, ab = encoders[inst.op](self, inst, inst_id, vals)
+                emit_record(code, vals, ab)
+                if inst.type.__class__ is not VoidType:
                     inst_id += 1
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         names += [(i.name, e.value_id(i)) for bb in f.blocks for i in bb.instructions if i.name and i.has_value]
@@ -477,110 +500,178 @@ class _Writer:
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
-        vid = self.e.value_id(v)
+        vid = self._vid(id(v))
+        if vid is None:
+            vid = self.e.value_id(v)
         vals.append((inst_id - vid) & 0xFFFFFFFF)
         if with_type and vid >= inst_id:
             vals.append(self.e.type_ids[v.type])
             return True
         return False
 
-    def _instruction(self, inst: Instruction, iid: int) -> None:
-        w, e, op = self.w, self.e, inst.op
-        vals: list[int] = []
-        ab = 0
-        code = FUNC_CODES.get(op)
-        if op in BINOP_CODES:
-            code = FUNC_CODES["binop"]
+    def _binop(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        a, b = inst.operands
+        fwd = self._push(vals, a, iid)
+        self._push(vals, b, iid, False)
+        vals.append(BINOP_CODES[inst.op])
+        flags = inst.attrs.get("flags", 0)
+        if flags:
+            vals.append(flags)
+        return FUNC_CODES["binop"], 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
+
+    def _cast(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        fwd = self._push(vals, inst.operands[0], iid)
+        vals += [self.e.type_ids[inst.type], CAST_CODES[inst.op]]
+        return FUNC_CODES["cast"], 0 if fwd else FN_CAST
+
+    def _gep(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        vals += [int(inst.attrs["inbounds"]), self.e.type_ids[inst.attrs["source"]]]
+        fwd = False
+        for o in inst.operands:
+            fwd |= self._push(vals, o, iid)
+        return FUNC_CODES["getelementptr"], 0 if fwd else FN_GEP
+
+    def _extractvalue(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        self._push(vals, inst.operands[0], iid)
+        vals += inst.attrs["indices"]
+        return FUNC_CODES["extractvalue"], 0
+
+    def _select(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        c, a, b = inst.operands
+        self._push(vals, a, iid)
+        self._push(vals, b, iid, False)
+        self._push(vals, c, iid)
+        return FUNC_CODES["select"], 0
+
+    def _cmp(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        a, b = inst.operands
+        self._push(vals, a, iid)
+        self._push(vals, b, iid, False)
+        vals.append((ICMP_PREDICATES if inst.op == "icmp" else FCMP_PREDICATES)[inst.attrs["pred"]])
+        return FUNC_CODES["cmp"], 0
+
+    def _ret(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        if inst.operands:
             fwd = self._push(vals, inst.operands[0], iid)
-            self._push(vals, inst.operands[1], iid, False)
-            vals.append(BINOP_CODES[op])
-            flags = inst.attrs.get("flags", 0)
-            if flags:
-                vals.append(flags)
-            ab = 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
-        elif op in CAST_CODES:
-            code = FUNC_CODES["cast"]
-            fwd = self._push(vals, inst.operands[0], iid)
-            vals += [e.type_ids[inst.type], CAST_CODES[op]]
-            ab = 0 if fwd else FN_CAST
-        elif op == "getelementptr":
-            vals += [int(inst.attrs["inbounds"]), e.type_ids[inst.attrs["source"]]]
-            fwd = False
-            for o in inst.operands:
-                fwd |= self._push(vals, o, iid)
-            ab = 0 if fwd else FN_GEP
-        elif op == "extractvalue":
-            self._push(vals, inst.operands[0], iid)
-            vals += list(inst.attrs["indices"])
-        elif op == "select":
-            c, a, b = inst.operands
-            self._push(vals, a, iid)
-            self._push(vals, b, iid, False)
-            self._push(vals, c, iid)
-        elif op in ("icmp", "fcmp"):
-            code = FUNC_CODES["cmp"]
-            self._push(vals, inst.operands[0], iid)
-            self._push(vals, inst.operands[1], iid, False)
-            preds = ICMP_PREDICATES if op == "icmp" else FCMP_PREDICATES
-            vals.append(preds[inst.attrs["pred"]])
-        elif op == "ret":
-            if inst.operands:
-                fwd = self._push(vals, inst.operands[0], iid)
-                ab = 0 if fwd else FN_RET_VAL
-            else:
-                ab = FN_RET_VOID
-        elif op == "br":
-            targets = inst.attrs["targets"]
-            vals.append(self._bb[id(targets[0])])
-            if inst.operands:
-                vals.append(self._bb[id(targets[1])])
-                self._push(vals, inst.operands[0], iid, False)
-        elif op == "switch":
-            cond = inst.operands[0]
-            vals.append(e.type_ids[cond.type])
-            self._push(vals, cond, iid, False)
-            vals.append(self._bb[id(inst.attrs["default"])])
-            for c, bb in inst.attrs["cases"]:
-                vals += [e.value_id(c), self._bb[id(bb)]]
-        elif op == "unreachable":
-            ab = FN_UNREACHABLE
-        elif op == "phi":
-            vals.append(e.type_ids[inst.type])
-            for v, bb in inst.attrs["incoming"]:
-                vals += [_signed(iid - e.value_id(v)), self._bb[id(bb)]]
-        elif op == "alloca":
-            size = inst.operands[0]
-            vals += [e.type_ids[inst.attrs["allocated"]], e.type_ids[size.type], e.value_id(size),
-                     _align_code(inst.attrs["align"]) | 1 << 6]
-        elif op == "load":
-            fwd = self._push(vals, inst.operands[0], iid)
-            vals += [e.type_ids[inst.type], _align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
-            ab = 0 if fwd else FN_LOAD
-        elif op == "store":
-            value, ptr = inst.operands
-            self._push(vals, ptr, iid)
-            self._push(vals, value, iid)
-            vals += [_align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
-        elif op == "call":
-            fn: Function = inst.operands[0]
-            vals += [0, 1 << 15, e.type_ids[fn.ftype]]
-            self._push(vals, fn, iid)
-            for a in inst.operands[1:]:
-                self._push(vals, a, iid, False)
-        elif op == "atomicrmw":
-            ptr, value = inst.operands
-            self._push(vals, ptr, iid)
-            self._push(vals, value, iid, False)
-            vals += [RMW_CODES[inst.attrs["rmw"]], 0, ORDERING_CODES[inst.attrs["ordering"]], 1]
-        elif op == "cmpxchg":
-            ptr, cmp, new = inst.operands
-            self._push(vals, ptr, iid)
-            self._push(vals, cmp, iid)
-            self._push(vals, new, iid, False)
-            vals += [0, ORDERING_CODES[inst.attrs["ordering"]], 1, ORDERING_CODES[inst.attrs["failure"]], 0]
-        else:
-            raise TypeError(f"cannot write instruction {op}")
-        w.emit_record(code, vals, ab)
+            return FUNC_CODES["ret"], 0 if fwd else FN_RET_VAL
+        return FUNC_CODES["ret"], FN_RET_VOID
+
+    def _br(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        targets = inst.attrs["targets"]
+        vals.append(self._bb[id(targets[0])])
+        if inst.operands:
+            vals.append(self._bb[id(targets[1])])
+            self._push(vals, inst.operands[0], iid, False)
+        return FUNC_CODES["br"], 0
+
+    def _switch(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        e = self.e
+        cond = inst.operands[0]
+        vals.append(e.type_ids[cond.type])
+        self._push(vals, cond, iid, False)
+        vals.append(self._bb[id(inst.attrs["default"])])
+        for c, bb in inst.attrs["cases"]:
+            vals += [e.value_id(c), self._bb[id(bb)]]
+        return FUNC_CODES["switch"], 0
+
+    def _unreachable(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        return FUNC_CODES["unreachable"], FN_UNREACHABLE
+
+    def _phi(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        e, bbs = self.e, self._bb
+        vals.append(e.type_ids[inst.type])
+        for v, bb in inst.attrs["incoming"]:
+            vals += [_signed(iid - e.value_id(v)), bbs[id(bb)]]
+        return FUNC_CODES["phi"], 0
+
+    def _alloca(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        e = self.e
+        size = inst.operands[0]
+        vals += [e.type_ids[inst.attrs["allocated"]], e.type_ids[size.type], e.value_id(size),
+                 _align_code(inst.attrs["align"]) | 1 << 6]
+        return FUNC_CODES["alloca"], 0
+
+    def _load(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        fwd = self._push(vals, inst.operands[0], iid)
+        vals += [self.e.type_ids[inst.type], _align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
+        return FUNC_CODES["load"], 0 if fwd else FN_LOAD
+
+    def _store(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        value, ptr = inst.operands
+        self._push(vals, ptr, iid)
+        self._push(vals, value, iid)
+        vals += [_align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
+        return FUNC_CODES["store"], 0
+
+    def _call(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        ops = inst.operands
+        fn: Function = ops[0]
+        vals += [0, 1 << 15, self.e.type_ids[fn.ftype]]
+        self._push(vals, fn, iid)
+        vid_of, value_id = self._vid, self.e.value_id
+        for a in ops[1:]:                         # arguments never carry a type (inlined _push)
+            vid = vid_of(id(a))
+            vals.append((iid - (value_id(a) if vid is None else vid)) & 0xFFFFFFFF)
+        return FUNC_CODES["call"], 0
+
+    def _atomicrmw(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        ptr, value = inst.operands
+        self._push(vals, ptr, iid)
+        self._push(vals, value, iid, False)
+        vals += [RMW_CODES[inst.attrs["rmw"]], 0, ORDERING_CODES[inst.attrs["ordering"]], 1]
+        return FUNC_CODES["atomicrmw"], 0
+
+    def _cmpxchg(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+        ptr, cmp, new = inst.operands
+        self._push(vals, ptr, iid)
+        self._push(vals, cmp, iid)
+        self._push(vals, new, iid, False)
+        vals += [0, ORDERING_CODES[inst.attrs["ordering"]], 1, ORDERING_CODES[inst.attrs["failure"]], 0]
+        return FUNC_CODES["cmpxchg"], 0
+
+
+def _unknown(self: _Writer, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
+    raise TypeError(f"cannot write instruction {inst.op}")
+
+
+class _Encoders(dict):
+    def __missing__(self, op: str):
+        return _unknown
+
+
+# opcode name -> record encoder (a table, not an if-chain: one lookup per instruction)
+_ENCODERS: dict[str, object] = _Encoders(
+    {op: _Writer._binop for op in BINOP_CODES}
+    | {op: _Writer._cast for op in CAST_CODES}
+    | {"getelementptr": _Writer._gep, "extractvalue": _Writer._extractvalue, "select": _Writer._select,
+       "icmp": _Writer._cmp, "fcmp": _Writer._cmp, "ret": _Writer._ret, "br": _Writer._br,
+       "switch": _Writer._switch, "unreachable": _Writer._unreachable, "phi": _Writer._phi,
+       "alloca": _Writer._alloca, "load": _Writer._load, "store": _Writer._store, "call": _Writer._call,
+       "atomicrmw": _Writer._atomicrmw, "cmpxchg": _Writer._cmpxchg})
+
+
+@lru_cache(maxsize=16)
+def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
+    """The standard abbreviations of LLVM 3.7 (type operands are `tb` bits wide)."""
+    fc = FUNC_CODES
+    return (
+        (VALUE_SYMTAB_BLOCK, Abbrev((fixed(3), vbr(8), array(), fixed(8)))),
+        (VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), fixed(7)))),
+        (VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_ENTRY), vbr(8), array(), char6()))),
+        (VALUE_SYMTAB_BLOCK, Abbrev((lit(VST_BBENTRY), vbr(8), array(), char6()))),
+        (CONSTANTS_BLOCK, Abbrev((lit(CST_SETTYPE), fixed(tb)))),
+        (CONSTANTS_BLOCK, Abbrev((lit(CST_INTEGER), vbr(8)))),
+        (CONSTANTS_BLOCK, Abbrev((lit(11), fixed(4), fixed(tb), vbr(8)))),   # CE_CAST
+        (CONSTANTS_BLOCK, Abbrev((lit(CST_NULL),))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["load"]), vbr(6), fixed(tb), vbr(4), fixed(1)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["binop"]), vbr(6), vbr(6), fixed(4), fixed(7)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["cast"]), vbr(6), fixed(tb), fixed(4)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["ret"]),))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["ret"]), vbr(6)))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),))),
+        (FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6)))),
+    )
 
 
 def write_bitcode(module: Module) -> bytes:

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, Type, i1, i32, void
-from .values import BasicBlock, ConstInt, Function, Instruction, Value
+from .types import (
+    ArrayType,
+    FloatType,
+    FunctionType,
+    IntType,
+    PointerType,
+    StructType,
+    Type,
+    i1,
+    i32,
+    pointer_to,
+    void,
+)
+from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
@@ -29,7 +41,8 @@ def _binop(op: str) -> Callable:
 
     def factory(fn: Callable) -> Callable:
         def method(self: IRBuilder, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
-            if lhs.type != rhs.type or not isinstance(lhs.type, want):
+            t = lhs.type
+            if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
                 raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
             return self._insert(Instruction(op, lhs.type, [lhs, rhs], name, flags=flags))
         method.__name__ = fn.__name__
@@ -56,12 +69,14 @@ class IRBuilder:
         self.block = block
 
     def _insert(self, inst: Instruction) -> Instruction:
-        if self.block is None:
+        block = self.block
+        if block is None:
             raise RuntimeError("builder has no insertion block")
-        if self.block.terminator is not None:
-            raise RuntimeError(f"block {self.block.name} is already terminated")
-        inst.parent = self.block
-        self.block.instructions.append(inst)
+        insts = block.instructions
+        if insts and insts[-1].op in TERMINATORS:
+            raise RuntimeError(f"block {block.name} is already terminated")
+        inst.parent = block
+        insts.append(inst)
         return inst
 
     # ---- arithmetic (one line each; the decorator does the work)
@@ -153,7 +168,13 @@ class IRBuilder:
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        if len(args) != len(ft.params) or any(a.type != p for a, p in zip(args, ft.params)):
+        ok = len(args) == len(ft.params)
+        if ok:
+            for a, p in zip(args, ft.params):
+                if a.type is not p and a.type != p:
+                    ok = False
+                    break
+        if not ok:
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
         return self._insert(Instruction("call", ft.ret, [fn, *args], name))
@@ -190,7 +211,7 @@ class IRBuilder:
 
     # ---- memory
     def alloca(self, type: Type, align: int = 4, name: str = "") -> Instruction:
-        return self._insert(Instruction("alloca", PointerType(type), [ConstInt(i32, 1)], name,
+        return self._insert(Instruction("alloca", pointer_to(type), [ConstInt(i32, 1)], name,
                                         allocated=type, align=align))
 
     def load(self, ptr: Value, align: int = 4, name: str = "") -> Instruction:
@@ -199,7 +220,8 @@ class IRBuilder:
         return self._insert(Instruction("load", ptr.type.pointee, [ptr], name, align=align, volatile=False))
 
     def store(self, value: Value, ptr: Value, align: int = 4) -> Instruction:
-        if not isinstance(ptr.type, PointerType) or ptr.type.pointee != value.type:
+        pt = ptr.type
+        if not isinstance(pt, PointerType) or (pt.pointee is not value.type and pt.pointee != value.type):
             raise TypeError(f"store {value.type} to {ptr.type}")
         return self._insert(Instruction("store", void, [value, ptr], align=align, volatile=False))
 
@@ -214,7 +236,7 @@ class IRBuilder:
                 t = t.elems[idx.value]          # struct indices are constants
             else:
                 raise TypeError(f"gep into {t}")
-        rt = PointerType(t, ptr.type.addrspace)
+        rt = pointer_to(t, ptr.type.addrspace)
         return self._insert(Instruction("getelementptr", rt, [ptr, *indices], name, inbounds=inbounds,
                                         source=ptr.type.pointee))
 

@@ -1,21 +1,34 @@
 """LLVM 3.7 types.  Literal types are frozen dataclasses (structural equality);
-named structs compare by name, as in LLVM."""
+named structs compare by name, as in LLVM.
+
+Types are dictionary keys everywhere in the backend (the writer's type table, the
+checker, the feature scan), so the composite ones remember their hash after the
+first computation and equality short-cuts on identity (most types are shared).
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataType", "PointerType", "ArrayType",
            "StructType", "FunctionType", "void", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "double", "label",
-           "metadata", "quote_name"]
+           "metadata", "quote_name", "pointer_to"]
+
+
+# the scalar types are interned (one object per kind and width): IntType(32) is i32
+_INTERNED: dict[object, Type] = {}
+
+
+def cls_of(t: Type) -> type:
+    return t.__class__
 
 
 class Type:
     __slots__ = ()
 
     def ptr(self, addrspace: int = 0) -> PointerType:
-        return PointerType(self, addrspace)
+        return pointer_to(self, addrspace)
 
     @property
     def is_int(self) -> bool:
@@ -26,15 +39,38 @@ class Type:
         return isinstance(self, FloatType)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class VoidType(Type):
+    """A singleton: equality and hashing are identity (C speed)."""
+
+    def __new__(cls) -> VoidType:
+        t = _INTERNED.get(cls)
+        if t is None:
+            t = _INTERNED[cls] = object.__new__(cls)
+        return t
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), ())
+
     def __str__(self) -> str:
         return "void"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class IntType(Type):
+    """Interned per width: equality and hashing are identity (C speed)."""
+
     width: int
+
+    def __new__(cls, width: int) -> IntType:
+        t = _INTERNED.get((cls, width))
+        if t is None:
+            t = _INTERNED[(cls, width)] = object.__new__(cls)
+            object.__setattr__(t, "width", width)
+        return t
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.width,))
 
     def __str__(self) -> str:
         return f"i{self.width}"
@@ -43,22 +79,56 @@ class IntType(Type):
 _FLOAT_NAMES = {16: "half", 32: "float", 64: "double"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class FloatType(Type):
+    """Interned per width: equality and hashing are identity (C speed)."""
+
     width: int
+
+    def __new__(cls, width: int) -> FloatType:
+        t = _INTERNED.get((cls, width))
+        if t is None:
+            t = _INTERNED[(cls, width)] = object.__new__(cls)
+            object.__setattr__(t, "width", width)
+        return t
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.width,))
 
     def __str__(self) -> str:
         return _FLOAT_NAMES[self.width]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class LabelType(Type):
+    """A singleton: equality and hashing are identity (C speed)."""
+
+    def __new__(cls) -> LabelType:
+        t = _INTERNED.get(cls)
+        if t is None:
+            t = _INTERNED[cls] = object.__new__(cls)
+        return t
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), ())
+
     def __str__(self) -> str:
         return "label"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class MetadataType(Type):
+    """A singleton: equality and hashing are identity (C speed)."""
+
+    def __new__(cls) -> MetadataType:
+        t = _INTERNED.get(cls)
+        if t is None:
+            t = _INTERNED[cls] = object.__new__(cls)
+        return t
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), ())
+
     def __str__(self) -> str:
         return "metadata"
 
@@ -67,6 +137,21 @@ class MetadataType(Type):
 class PointerType(Type):
     pointee: Type
     addrspace: int = 0
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (other.__class__ is PointerType and self.addrspace == other.addrspace
+                                 and self.pointee == other.pointee)
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.pointee, self.addrspace))       # the cached hash is per process: not pickled
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(("ptr", self.pointee, self.addrspace))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __str__(self) -> str:
         space = f" addrspace({self.addrspace})" if self.addrspace else ""
@@ -77,6 +162,21 @@ class PointerType(Type):
 class ArrayType(Type):
     elem: Type
     count: int
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (other.__class__ is ArrayType and self.count == other.count
+                                 and self.elem == other.elem)
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.elem, self.count))       # the cached hash is per process: not pickled
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(("array", self.elem, self.count))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __str__(self) -> str:
         return f"[{self.count} x {self.elem}]"
@@ -89,16 +189,26 @@ class StructType(Type):
     elems: tuple[Type, ...]
     name: str | None = None
     packed: bool = False
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         if not isinstance(other, StructType):
             return False
         if self.name is not None or other.name is not None:
             return self.name == other.name
         return self.elems == other.elems and self.packed == other.packed
 
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.elems, self.name, self.packed))       # the cached hash is per process: not pickled
+
     def __hash__(self) -> int:
-        return hash(("struct", self.name) if self.name is not None else ("struct", self.elems, self.packed))
+        h = self._hash
+        if h is None:
+            h = hash(("struct", self.name) if self.name is not None else ("struct", self.elems, self.packed))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __str__(self) -> str:
         if self.name is not None:
@@ -115,12 +225,41 @@ class FunctionType(Type):
     ret: Type
     params: tuple[Type, ...]
     vararg: bool = False
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (other.__class__ is FunctionType and self.vararg == other.vararg
+                                 and self.ret == other.ret and self.params == other.params)
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), (self.ret, self.params, self.vararg))       # the cached hash is per process: not pickled
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(("fn", self.ret, self.params, self.vararg))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __str__(self) -> str:
         ps = ", ".join(str(p) for p in self.params)
         if self.vararg:
             ps = f"{ps}, ..." if ps else "..."
         return f"{self.ret} ({ps})"
+
+
+_SCALAR_POINTERS: dict[tuple[Type, int], PointerType] = {}
+
+
+def pointer_to(t: Type, addrspace: int = 0) -> PointerType:
+    """PointerType(t, addrspace), shared when t is an interned scalar type (allocas and
+    GEPs of scalars ask for the same few pointer types over and over)."""
+    if t.__class__ is IntType or t.__class__ is FloatType:
+        p = _SCALAR_POINTERS.get((t, addrspace))
+        if p is None:
+            p = _SCALAR_POINTERS[(t, addrspace)] = PointerType(t, addrspace)
+        return p
+    return PointerType(t, addrspace)
 
 
 _IDENT = re.compile(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$")

@@ -35,9 +35,9 @@ class ConstInt(Constant):
     __slots__ = ("value",)
 
     def __init__(self, type: IntType, value: int) -> None:
-        super().__init__(type)
-        mask = (1 << type.width) - 1
-        self.value = int(value) & mask           # stored unsigned
+        self.type = type
+        self.name = ""
+        self.value = int(value) & ((1 << type.width) - 1)          # stored unsigned
 
     @property
     def signed(self) -> int:
@@ -49,17 +49,20 @@ class ConstInt(Constant):
         return ("int", self.type, self.value)
 
 
+_FLOAT_PACK = {16: struct.Struct("<e").pack, 32: struct.Struct("<f").pack, 64: struct.Struct("<d").pack}
+
+
 def float_bits(width: int, value: float) -> int:
     """IEEE bit pattern of `value` at `width` bits (half/float/double)."""
-    fmt = {16: "<e", 32: "<f", 64: "<d"}[width]
-    return int.from_bytes(struct.pack(fmt, value), "little")
+    return int.from_bytes(_FLOAT_PACK[width](value), "little")
 
 
 class ConstFloat(Constant):
     __slots__ = ("value", "bits")
 
     def __init__(self, type: FloatType, value: float, bits: int | None = None) -> None:
-        super().__init__(type)
+        self.type = type
+        self.name = ""
         self.value = float(value)
         self.bits = float_bits(type.width, value) if bits is None else bits
 
@@ -170,8 +173,9 @@ class BasicBlock(Value):
 
     @property
     def terminator(self) -> Instruction | None:
-        if self.instructions and self.instructions[-1].is_terminator:
-            return self.instructions[-1]
+        insts = self.instructions
+        if insts and insts[-1].op in TERMINATORS:
+            return insts[-1]
         return None
 
 
@@ -185,7 +189,8 @@ class Instruction(Value):
     __slots__ = ("op", "operands", "attrs", "parent")
 
     def __init__(self, op: str, type: Type, operands: list[Value], name: str = "", **attrs: Any) -> None:
-        super().__init__(type, name)
+        self.type = type
+        self.name = name
         self.op = op
         self.operands = list(operands)
         self.attrs = attrs
@@ -197,7 +202,7 @@ class Instruction(Value):
 
     @property
     def has_value(self) -> bool:
-        return not isinstance(self.type, VoidType)
+        return self.type.__class__ is not VoidType
 
     @property
     def successors(self) -> list[BasicBlock]:
