@@ -22,9 +22,11 @@ IN_U = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3]
 class Case:
     """src; inputs {name: descriptor factory()}; output name, struct code, count; expected list."""
 
-    def __init__(self, cid, src, inputs, out, code, want, groups=(1, 1, 1), bug=None, dxil_exec=True, dxil_bug=None):
+    def __init__(self, cid, src, inputs, out, code, want, groups=(1, 1, 1), bug=None, dxil_exec=True, dxil_bug=None,
+                 want_d3d=None):
         self.id, self.src, self.inputs, self.out, self.code, self.want = cid, src, inputs, out, code, want
         self.groups, self.bug, self.dxil_exec, self.dxil_bug = groups, bug, dxil_exec, dxil_bug
+        self.want_d3d = want if want_d3d is None else want_d3d  # where D3D's structured layout differs
 
 
 BAB_LOAD_DXIL = None    # fixed: raw buffer loads in the DXIL backend
@@ -70,7 +72,8 @@ RWStructuredBuffer<uint> Out : register(u1);
     Case("rwsb-float3-stride16", """
 RWStructuredBuffer<float3> Out : register(u0);
 [numthreads(3,1,1)] void main(uint3 t : SV_DispatchThreadID) { Out[t.x] = float3(t.x, t.x * 2, t.x * 3); }
-""", {}, "Out", "f", [v for i in range(3) for v in (i, 2 * i, 3 * i, (IN_F + [0.0] * 8)[4 * i + 3])], dxil_exec=False),
+""", {}, "Out", "f", [v for i in range(3) for v in (i, 2 * i, 3 * i, (IN_F + [0.0] * 8)[4 * i + 3])],
+        want_d3d=[v for i in range(3) for v in (i, 2 * i, 3 * i)]),  # D3D: float3 stride 12
     Case("sb-struct", """
 struct S { float a; uint b; float2 c; };
 StructuredBuffer<S> In : register(t0);
@@ -99,7 +102,9 @@ RWStructuredBuffer<uint> Out : register(u1);
 struct S { float a; uint b; float3 c; };
 RWStructuredBuffer<S> Out : register(u0);
 [numthreads(1,1,1)] void main() { uint n, s; Out.GetDimensions(n, s); Out[0].a = n; Out[0].b = s; }
-""", {}, "Out", "I", None, dxil_exec=False),
+""", {}, "Out", "I", None,
+        # D3D packs S tightly (stride 20): the 128-byte buffer holds 6 elements
+        want_d3d=[struct.unpack("<I", struct.pack("<f", 6.0))[0], 20]),
     Case("bab-load", """
 ByteAddressBuffer In : register(t0);
 RWStructuredBuffer<uint> Out : register(u1);
@@ -241,8 +246,8 @@ def test_buffer_dxil_exec(case: Case):
         view = dxil_exec.View(fmt=d.format) if hasattr(d, "format") else dxil_exec.View()
         bufs.append((h["register"], h["space"], h["class"], d.data, view))
     got_all = dxil_exec.run_dxil_compute(res.binary, "main", bufs, groups=case.groups)
-    got = R.unpack(case.code, got_all[-1])[: len(case.want)]
-    assert R.approx(got, case.want) if case.code == "f" else got == case.want
+    got = R.unpack(case.code, got_all[-1])[: len(case.want_d3d)]
+    assert R.approx(got, case.want_d3d) if case.code == "f" else got == case.want_d3d, f"got {got}"
 
 
 @pytest.mark.llvm
