@@ -385,7 +385,7 @@ def run_cs(res: CompileResult, specs: dict[str, object], groups=(1, 1, 1), push:
     manifest's HLSL view, and every writable resource must end equal to lavapipe's (32-bit words exactly,
     or floats within dxil_tol where filtering precision differs); a difference is a deferred DxilBug.
     dxil_skip: a dxil_run.NOT_EXECUTABLE key the test knows applies (e.g. 'thread-order').
-    dxil_data: {cbuffer or push-constant name: bytes already in the D3D packing} (from the test's own model).
+    dxil_data: {resource or push-constant name: bytes already in the D3D layout} (from the test's own model).
     dxil_check: callable({name: bytes}) judging the DXIL results itself, for thread-order-dependent results."""
     vk = vk_runner()
     descs = bind([res.manifest], specs)
