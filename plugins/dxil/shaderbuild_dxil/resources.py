@@ -89,10 +89,12 @@ def classify(var: ir.Variable) -> ResourceInfo:
     if b.count is not None and n is not None and b.count != n:
         n = b.count
     res_class = _CLASS_OF_REGISTER[b.register_class]
+    # cbuffer sizes are the packed size, not rounded up to a 16-byte row (DXC: metadata record and
+    # annotateHandle both carry DxilCBuffer::GetSize(), e.g. 20 for { float4; float; })
     if isinstance(t, ir.Struct) and res_class == "CBV":          # cbuffer block
         size = layout_of(t, "dx_cbuffer").size
         return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=t,
-                            cbuffer_size=(size + 15) // 16 * 16, kind_name="cbuffer")
+                            cbuffer_size=size, kind_name="cbuffer")
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
     kind = t.kind
@@ -100,7 +102,7 @@ def classify(var: ir.Variable) -> ResourceInfo:
         elem = t.elem
         size = layout_of(elem, "dx_cbuffer").size if elem is not None else 0
         return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=elem,
-                            cbuffer_size=(size + 15) // 16 * 16, kind_name=kind)
+                            cbuffer_size=size, kind_name=kind)
     if kind in ("SamplerState", "SamplerComparisonState"):
         return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
                             sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
