@@ -530,6 +530,43 @@ DOTS_BODY = [
     "float 3.000000e+00, float 4.000000e+00)", ST.format(4),
 ]
 
+GEOM = """
+RWStructuredBuffer<float3> V : register(u0);
+RWStructuredBuffer<float> F : register(u1);
+RWStructuredBuffer<uint> U : register(u2);
+RWStructuredBuffer<int> I : register(u3);
+[numthreads(1, 1, 1)]
+void main() {
+  float3 a = V[0], b = V[1];
+  float x = F[0];
+  F[1] = length(a);
+  V[2] = normalize(b);
+  F[2] = distance(a, b) + length(x);
+  V[3] = reflect(a, b);
+  F[3] = clamp(x, 0.25, 0.75);
+  U[0] = clamp(U[1], 2u, 9u);
+  I[0] = clamp(I[1], -2, 9);
+  F[4] = atan2(x, F[5]) + exp(x) + log(x);
+  V[4] = lerp(a, b, 0.5) + cross(a, b);
+}
+"""
+DOT3 = "dx.op.dot3.f32(i32 55, float %, float %, float %, float %, float %, float %)"
+STV = "dx.op.bufferStore.f32(i32 69, H, i32 {}, i32 0, float %, float %, float %, float undef, i8 7)"
+GEOM_BODY = [
+    LD.format(0), LD.format(1), LD.format(0),
+    un(24), ST.format(1),                        # length(vector): Sqrt of fmul/fadd squares, no Dot3
+    DOT3, un(25), STV.format(2),                 # normalize: Rsqrt(Dot3(b, b))
+    un(24), un(6), ST.format(2),                 # distance = length(a - b); length(scalar) = FAbs
+    DOT3, STV.format(3),                         # reflect
+    # clamp = FMin(FMax(x, lo), hi); UMax/UMin and IMax/IMin for integers
+    "dx.op.binary.f32(i32 35, float %, float 2.500000e-01)", "dx.op.binary.f32(i32 36, float %, float 7.500000e-01)",
+    ST.format(3),
+    LDI.format(1), "dx.op.binary.i32(i32 39, i32 %, i32 2)", "dx.op.binary.i32(i32 40, i32 %, i32 9)", STI.format(0),
+    LDI.format(1), "dx.op.binary.i32(i32 37, i32 %, i32 -2)", "dx.op.binary.i32(i32 38, i32 %, i32 9)", STI.format(0),
+    LD.format(5), un(17), un(21), un(23), ST.format(4),      # atan2 -> Atan, exp -> Exp, log -> Log
+    STV.format(4),                               # lerp and cross are plain fmul/fadd/fsub
+]
+
 SPECIAL = """
 RWStructuredBuffer<float> F : register(u0);
 RWStructuredBuffer<uint> U : register(u1);
@@ -638,6 +675,7 @@ CASES = [
     Case("math_float_sm60", "cs_6_0", MATHF, MATHF_BODY, [ch60(UAV, 0, 0)]),
     Case("math_int_sm60", "cs_6_0", MATHI, MATHI_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
     Case("dot_sm60", "cs_6_0", DOTS, DOTS_BODY, [ch60(UAV, 0, 0)]),
+    Case("geometric_sm60", "cs_6_0", GEOM, GEOM_BODY, [ch60(UAV, i, i) for i in range(4)]),
     Case("special_float_sm60", "cs_6_0", SPECIAL, SPECIAL_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
     Case("vertex_sm60", "vs_6_0", VS, VS_BODY, [ch60(CBV, 0, 0)]),
     Case("vertex_sm66", "vs_6_6", VS, VS_BODY, [ch66(CBV, 0, 13, 80)]),

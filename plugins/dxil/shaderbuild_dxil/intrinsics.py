@@ -244,17 +244,26 @@ def _dot(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [_dot_values(L, a, b)]
 
 
+def _length_of(L: FunctionLowerer, xs: list[Value]) -> Value:
+    """DXC's length: Sqrt of an fmul/fadd sum of squares (not a Dot op); a scalar's is FAbs."""
+    if len(xs) == 1:
+        return L.ops.call(L.b, "FAbs", _ov(xs[0]), [xs[0]])
+    acc = L.b.fmul(xs[0], xs[0])
+    for x in xs[1:]:
+        acc = L.b.fadd(acc, L.b.fmul(x, x))
+    return L.ops.call(L.b, "Sqrt", _ov(xs[0]), [acc])
+
+
 @intrinsic("length")
 def _length(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (a,) = _args(L, e)
-    return [L.ops.call(L.b, "Sqrt", _ov(a[0]), [_dot_values(L, a, a)])]
+    return [_length_of(L, a)]
 
 
 @intrinsic("distance")
 def _distance(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     a, b = _args(L, e)
-    d = [L.b.fsub(x, y) for x, y in zip(a, b)]
-    return [L.ops.call(L.b, "Sqrt", _ov(d[0]), [_dot_values(L, d, d)])]
+    return [_length_of(L, [L.b.fsub(x, y) for x, y in zip(a, b)])]
 
 
 @intrinsic("normalize")
