@@ -404,8 +404,9 @@ float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target {
   float c = ddx_fine(uv.x);
   float d = ddy_fine(uv.y);
   float e = ddy_coarse(uv.x);
-  float f = fwidth(uv.y);
-  return float4(a + b, c + d, e, f);
+  float f = fwidth(uv.x * uv.y);
+  float g = ddy(uv.y);             // the same ReadNone call as b: CSE'd away, as EarlyCSE does in DXC
+  return float4(a + b, c + d, e + g, f);
 }
 """
 DERIV_BODY = [
@@ -453,7 +454,7 @@ void main() {
   F[6] = floor(x) + ceil(y) + round(x) + trunc(y);
   F[7] = sin(x) + cos(y) + tan(x) + atan(y);
   F[8] = mad(x, y, 2.0);
-  F[9] = pow(x, y);
+  F[9] = pow(y, x) + log2(x);     // log2(x) again: the ReadNone Log call above is reused
 }
 """
 LD = "dx.op.bufferLoad.f32(i32 68, H, i32 {}, i32 0)"
@@ -479,7 +480,7 @@ MATHF_BODY = [
     un(27), un(28), un(26), un(29), ST.format(6),                   # Round_ni, Round_pi, Round_ne, Round_z
     un(13), un(12), un(14), un(17), ST.format(7),                   # Sin, Cos, Tan, Atan
     "dx.op.tertiary.f32(i32 46, float %, float %, float 2.000000e+00)", ST.format(8),     # FMad
-    un(23), un(21), ST.format(9),                                   # pow(x, y) = Exp(Log(x) * y)
+    un(23), un(21), ST.format(9),                                   # pow(y, x) = Exp(Log(y) * x)
 ]
 
 MATHI = """
@@ -585,6 +586,112 @@ SPECIAL_BODY = [
     "dx.op.isSpecialFloat.f32(i32 10, float %)", STI.format(2),    # IsFinite
 ]
 
+SAMPLE_DIMS = """
+Texture1D<float4> T1 : register(t0);
+Texture2DArray<float4> TA : register(t1);
+Texture3D<float4> T3 : register(t2);
+TextureCube<float4> TC : register(t3);
+SamplerState S : register(s0);
+float4 main(float4 uvw : TEXCOORD0) : SV_Target {
+  float4 r = T1.Sample(S, uvw.x) + TA.Sample(S, uvw.xyz) + T3.Sample(S, uvw.xyz) + TC.Sample(S, uvw.xyz);
+  r += TA.SampleLevel(S, uvw.xyz, 1.0, int2(2, 3));
+  r += TC.SampleLevel(S, uvw.xyz, 0.0);
+  r.x += TA.CalculateLevelOfDetail(S, uvw.xy) + TA.CalculateLevelOfDetailUnclamped(S, uvw.xy);
+  return r;
+}
+"""
+COORD3 = "float %, float %, float %, float undef"
+SAMPLE_DIMS_BODY = [
+    *[f"dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {c}, i32 undef)" for c in range(3)],
+    # offsets: one per dimension the texture has (1D 1, 2D array 2, 3D 3, cube none), the rest undef
+    "dx.op.sample.f32(i32 60, H, H, float %, float undef, float undef, float undef, i32 0, i32 undef, i32 undef, "
+    "float undef)",
+    f"dx.op.sample.f32(i32 60, H, H, {COORD3}, i32 0, i32 0, i32 undef, float undef)",
+    f"dx.op.sample.f32(i32 60, H, H, {COORD3}, i32 0, i32 0, i32 0, float undef)",
+    f"dx.op.sample.f32(i32 60, H, H, {COORD3}, i32 undef, i32 undef, i32 undef, float undef)",
+    f"dx.op.sampleLevel.f32(i32 62, H, H, {COORD3}, i32 2, i32 3, i32 undef, float 1.000000e+00)",
+    f"dx.op.sampleLevel.f32(i32 62, H, H, {COORD3}, i32 undef, i32 undef, i32 undef, float 0.000000e+00)",
+    # CalculateLOD(81): c0..c2, clamped
+    "dx.op.calculateLOD.f32(i32 81, H, H, float %, float %, float undef, i1 true)",
+    "dx.op.calculateLOD.f32(i32 81, H, H, float %, float %, float undef, i1 false)",
+    *TARGET_STORES,
+]
+
+COUNTER_DOUBLE = """
+cbuffer P : register(b0) { double d; };
+RWStructuredBuffer<uint> C : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+  uint i = C.IncrementCounter();
+  uint j = C.DecrementCounter();
+  uint lo, hi;
+  asuint(fma(d, 2.0, 1.0), lo, hi);
+  C[0] = i + j + lo;
+  C[1] = asdouble(lo, hi) > 2.0 ? 1 : 0;
+  C[2] = f32tof16(asfloat(hi)) + asuint(f16tof32(lo));
+}
+"""
+RAW_STI = "dx.op.rawBufferStore.i32(i32 140, H, i32 {}, i32 0, i32 %, i32 undef, i32 undef, i32 undef, i8 1, i32 4)"
+
+
+def counter_double_body(store: str) -> list[str]:
+    return [
+        "dx.op.bufferUpdateCounter(i32 70, H, i8 1)",              # IncrementCounter: +1
+        "dx.op.bufferUpdateCounter(i32 70, H, i8 -1)",             # DecrementCounter: -1
+        "dx.op.cbufferLoadLegacy.f64(i32 59, H, i32 0)",
+        "extractvalue %dx.types.CBufRet.f64 %, 0",
+        "dx.op.tertiary.f64(i32 47, double %, double 2.000000e+00, double 1.000000e+00)",   # fma = Fma, not FMad
+        "dx.op.splitDouble.f64(i32 102, double %)",                # asuint(double, out lo, out hi)
+        store.format(0),
+        "dx.op.makeDouble.f64(i32 101, i32 %, i32 %)",             # asdouble(lo, hi)
+        store.format(1),
+        "dx.op.legacyF32ToF16(i32 130, float %)",
+        "dx.op.legacyF16ToF32(i32 131, i32 %)",
+        store.format(2),
+    ]
+
+
+CBUF_REUSE = """
+cbuffer P : register(b0) { float x; float y; };
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+  Out[0] = x * x + y;
+}
+"""
+CBUF_REUSE_BODY = [
+    "dx.op.cbufferLoadLegacy.f32(i32 59, H, i32 0)",   # one load of row 0 serves x, x and y
+    "extractvalue %dx.types.CBufRet.f32 %, 0",
+    "extractvalue %dx.types.CBufRet.f32 %, 1",
+    ST.format(0),
+]
+
+PS_OUT = """
+Texture2D<float4> T : register(t0);
+struct PSOut { float4 c0 : SV_Target0; float4 c1 : SV_Target1; float depth : SV_Depth; };
+PSOut main(float4 pos : SV_Position, bool front : SV_IsFrontFace, uint sid : SV_SampleIndex) {
+  PSOut o;
+  o.c0 = T[uint2(pos.xy)];
+  o.c1 = front ? float4(1, 0, 0, 1) : float4(0, 1, 0, 1);
+  o.depth = pos.z + sid;
+  return o;
+}
+"""
+PS_OUT_BODY = [
+    *[f"dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {c}, i32 undef)" for c in range(3)],
+    "dx.op.loadInput.i32(i32 4, i32 1, i32 0, i8 0, i32 undef)",  # SV_IsFrontFace: a bool is i32 in a signature
+    "dx.op.sampleIndex.i32(i32 90)",                               # SV_SampleIndex is Shadow in PSIn: read by op
+    # tex[uint2]: a single-subscripted SRV reads mip 0
+    "dx.op.textureLoad.f32(i32 66, H, i32 0, i32 %, i32 %, i32 undef, i32 undef, i32 undef, i32 undef)",
+    *TARGET_STORES,
+    # SV_Target1 is element 1; components equal on both arms are constants (InstCombine folds them)
+    "dx.op.storeOutput.f32(i32 5, i32 1, i32 0, i8 0, float %)",
+    "dx.op.storeOutput.f32(i32 5, i32 1, i32 0, i8 1, float %)",
+    "dx.op.storeOutput.f32(i32 5, i32 1, i32 0, i8 2, float 0.000000e+00)",
+    "dx.op.storeOutput.f32(i32 5, i32 1, i32 0, i8 3, float 1.000000e+00)",
+    "dx.op.storeOutput.f32(i32 5, i32 2, i32 0, i8 0, float %)",  # SV_Depth (NotPacked): element 2
+]
+
 VS = """
 cbuffer M : register(b0) { float4x4 unused; float4 tint; };
 struct VSOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; float3 n : NORMAL; };
@@ -677,6 +784,13 @@ CASES = [
     Case("dot_sm60", "cs_6_0", DOTS, DOTS_BODY, [ch60(UAV, 0, 0)]),
     Case("geometric_sm60", "cs_6_0", GEOM, GEOM_BODY, [ch60(UAV, i, i) for i in range(4)]),
     Case("special_float_sm60", "cs_6_0", SPECIAL, SPECIAL_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
+    Case("sample_dims_sm60", "ps_6_0", SAMPLE_DIMS, SAMPLE_DIMS_BODY,
+         [ch60(SRV, i, i) for i in range(4)] + [ch60(SAMPLER, 0, 0)]),
+    Case("counter_double_sm60", "cs_6_0", COUNTER_DOUBLE, counter_double_body(STI), [ch60(UAV, 0, 0), ch60(CBV, 0, 0)]),
+    Case("counter_double_sm66", "cs_6_6", COUNTER_DOUBLE, counter_double_body(RAW_STI),   # bit 15: has counter
+         [ch66(UAV, 0, 0x8000 | 0x1000 | 12, 4), ch66(CBV, 0, 13, 8)]),
+    Case("cbuffer_reuse_sm60", "cs_6_0", CBUF_REUSE, CBUF_REUSE_BODY, [ch60(CBV, 0, 0), ch60(UAV, 0, 0)]),
+    Case("pixel_outputs_sm60", "ps_6_0", PS_OUT, PS_OUT_BODY, [ch60(SRV, 0, 0)]),
     Case("vertex_sm60", "vs_6_0", VS, VS_BODY, [ch60(CBV, 0, 0)]),
     Case("vertex_sm66", "vs_6_6", VS, VS_BODY, [ch66(CBV, 0, 13, 80)]),
     Case("vertex_array_rows_sm60", "vs_6_0", VS_ROWS, VS_ROWS_BODY, [],

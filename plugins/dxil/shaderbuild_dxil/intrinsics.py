@@ -49,7 +49,8 @@ BINARY_OPS: dict[str, dict[str, str]] = {
     "min": {"float": "FMin", "int": "IMin", "uint": "UMin"},
     "max": {"float": "FMax", "int": "IMax", "uint": "UMax"},
 }
-TERTIARY_OPS: dict[str, dict[str, str]] = {"mad": {"float": "FMad", "int": "IMad", "uint": "UMad"}}
+TERTIARY_OPS: dict[str, dict[str, str]] = {"mad": {"float": "FMad", "int": "IMad", "uint": "UMad"},
+                                           "fma": {"float": "Fma"}}      # double only, fused
 
 # barrier mode bits: SyncThreadGroup 1, UAVFenceGlobal 2, UAVFenceThreadGroup 4, TGSMFence 8
 BARRIERS = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .cfg import predecessors
 from .llvm.types import ArrayType
-from .llvm.values import BasicBlock, Function, Instruction, Undef, Value
+from .llvm.values import BasicBlock, Function, Instruction, Undef, Value, const_key
 
 __all__ = ["promote_allocas", "dominators"]
 
@@ -176,7 +176,8 @@ def promote_allocas(f: Function) -> int:
 
 
 def _prune_trivial_phis(f: Function) -> None:
-    """Remove phis whose incoming values are all the same value (or the phi itself)."""
+    """Remove phis whose incoming values are all the same value (or the phi itself); equal
+    constants count as the same value (both arms of `c ? 1.0 : 1.0`)."""
     changed = True
     while changed:
         changed = False
@@ -185,7 +186,7 @@ def _prune_trivial_phis(f: Function) -> None:
             keep = []
             for inst in bb.instructions:
                 if inst.op == "phi":
-                    vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
+                    vals = {const_key(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
                     if len(vals) == 1:
                         replace[id(inst)] = next(iter(vals.values()))
                         changed = True

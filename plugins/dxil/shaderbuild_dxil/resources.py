@@ -230,7 +230,7 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
 
 def resource_properties(r: ResourceInfo) -> tuple[int, int]:
     """The two dwords of %dx.types.ResourceProperties (SM 6.6 annotateHandle)."""
-    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp else 0)
+    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp or r.has_counter else 0)
     if r.res_class == "CBV":
         d1 = r.cbuffer_size
     elif r.shape == 12:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, Type, i1, i32, void
-from .values import BasicBlock, ConstInt, Function, Instruction, Value
+from .values import BasicBlock, ConstInt, Function, Instruction, Value, const_key
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
@@ -145,9 +145,11 @@ class IRBuilder:
             raise TypeError(f"fcmp operand types {lhs.type}, {rhs.type}")
         return self._insert(Instruction("fcmp", i1, [lhs, rhs], name, pred=pred))
 
-    def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Instruction:
+    def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Value:
         if a.type != b.type or cond.type != i1:
             raise TypeError("select: bad operand types")
+        if const_key(a) == const_key(b):        # select c, x, x is x (as InstCombine folds it in DXC)
+            return a
         return self._insert(Instruction("select", a.type, [cond, a, b], name))
 
     # ---- calls
