@@ -103,7 +103,7 @@ def ch66(cls: int, reg: int, kind_flags: int, props: int, space: int = 0) -> str
 
 SRV, UAV, CBV, SAMPLER = 0, 1, 2, 3
 # ResourceProperties word 1 for typed resources: component type | count << 8 (F32 9, I32 4, U32 5)
-F32x1, F32x2, F32x4, U32x1 = 9 | 1 << 8, 9 | 2 << 8, 9 | 4 << 8, 5 | 1 << 8
+F32x1, F32x2, F32x4, U32x1, I32x1 = 9 | 1 << 8, 9 | 2 << 8, 9 | 4 << 8, 5 | 1 << 8, 4 | 1 << 8
 
 # --------------------------------------------------------------------------- the curated set
 SYSVALS = """
@@ -695,6 +695,26 @@ PS_OUT_BODY = [
     "dx.op.storeOutput.f32(i32 5, i32 2, i32 0, i8 0, float %)",  # SV_Depth (NotPacked): element 2
 ]
 
+QUAD = """
+Texture2D<float4> T : register(t0);
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0, uint cov : SV_Coverage) : SV_Target {
+  float4 a = T.Load(int3(1, 2, 0));
+  float q = QuadReadLaneAt(uv.x, 1) + QuadReadAcrossX(uv.y) + QuadReadAcrossY(uv.x) + QuadReadAcrossDiagonal(uv.y);
+  return a + q + cov;
+}
+"""
+QUAD_BODY = [
+    *UV,
+    "dx.op.coverage.i32(i32 91)",                  # SV_Coverage is NotInSig in PSIn: read by op
+    "dx.op.textureLoad.f32(i32 66, H, i32 0, i32 1, i32 2, i32 undef, i32 undef, i32 undef, i32 undef)",
+    "dx.op.quadReadLaneAt.f32(i32 122, float %, i32 1)",
+    # QuadOp(123): QuadOpKind ReadAcrossX 0, ReadAcrossY 1, ReadAcrossDiagonal 2
+    "dx.op.quadOp.f32(i32 123, float %, i8 0)",
+    "dx.op.quadOp.f32(i32 123, float %, i8 1)",
+    "dx.op.quadOp.f32(i32 123, float %, i8 2)",
+    *TARGET_STORES,
+]
+
 VS = """
 cbuffer M : register(b0) { float4x4 unused; float4 tint; };
 struct VSOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; float3 n : NORMAL; };
@@ -777,6 +797,9 @@ CASES = [
          [ch60(SRV, i, i) for i in range(4)] + [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
     Case("atomics_sm60", "cs_6_0", ATOMICS, ATOMICS_BODY, [ch60(UAV, i, i) for i in range(4)],
          [r"atomicrmw add ptr addrspace\(3\) @\S+, i32 1 seq_cst"]),      # groupshared: an LLVM atomic, no dx.op
+    Case("atomics_sm66", "cs_6_6", ATOMICS, [*ATOMICS_BODY[:-1], RAW_STI.replace("{}", "%")],
+         [ch66(UAV, 0, 0x1000 | 11, 0), ch66(UAV, 1, 0x1000 | 12, 4), ch66(UAV, 2, 0x1000 | 10, U32x1),
+          ch66(UAV, 3, 0x1000 | 10, I32x1)]),
     Case("barriers_sm60", "cs_6_0", BARRIERS, BARRIERS_BODY, [ch60(UAV, 0, 0)]),
     Case("wave_sm60", "cs_6_0", WAVE, WAVE_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
     Case("derivatives_sm60", "ps_6_0", DERIV, DERIV_BODY, []),
@@ -793,6 +816,7 @@ CASES = [
     Case("counter_double_sm66", "cs_6_6", COUNTER_DOUBLE, counter_double_body(RAW_STI),   # bit 15: has counter
          [ch66(UAV, 0, 0x8000 | 0x1000 | 12, 4), ch66(CBV, 0, 13, 8)]),
     Case("cbuffer_reuse_sm60", "cs_6_0", CBUF_REUSE, CBUF_REUSE_BODY, [ch60(CBV, 0, 0), ch60(UAV, 0, 0)]),
+    Case("quad_coverage_sm60", "ps_6_0", QUAD, QUAD_BODY, [ch60(SRV, 0, 0)]),
     Case("pixel_outputs_sm60", "ps_6_0", PS_OUT, PS_OUT_BODY, [ch60(SRV, 0, 0)]),
     Case("vertex_sm60", "vs_6_0", VS, VS_BODY, [ch60(CBV, 0, 0)]),
     Case("vertex_sm66", "vs_6_6", VS, VS_BODY, [ch66(CBV, 0, 13, 80)]),
