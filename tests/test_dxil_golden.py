@@ -48,6 +48,7 @@ class Case:
     patterns: list[str] = field(default_factory=list)      # extra regexes over the llvm-dis text
     absent: list[str] = field(default_factory=list)        # text that must not occur in it
     xfail: str | None = None
+    native16: bool = False                                  # -enable-16bit-types
 
 
 def _norm(args: str) -> str:
@@ -83,7 +84,8 @@ def calls(ir_text: str) -> tuple[list[str], list[str]]:
 def compile_case(tmp_path, case: Case):
     src = tmp_path / f"{case.id}.hlsl"
     src.write_text(case.source)
-    res = compile_file(str(src), CompileOptions(profile=case.profile, target="dxil"))
+    res = compile_file(str(src), CompileOptions(profile=case.profile, target="dxil",
+                                                enable_16bit_types=case.native16))
     assert res.ok, [d.message for d in res.diagnostics]
     return check_dxil(res.binary)
 
@@ -715,6 +717,29 @@ QUAD_BODY = [
     *TARGET_STORES,
 ]
 
+HALF = """
+RWStructuredBuffer<half> H : register(u0);
+RWStructuredBuffer<int16_t> S : register(u1);
+[numthreads(1, 1, 1)]
+void main() {
+  half x = H[0], y = H[1];
+  H[2] = sqrt(x) + max(x, y) + dot(half2(x, y), half2(y, x));
+  S[0] = max(S[1], (int16_t)3);
+}
+"""
+HALF_BODY = [
+    # native 16-bit types: f16/i16 overloads, 2-byte alignment on raw buffer access
+    "dx.op.rawBufferLoad.f16(i32 139, H, i32 0, i32 0, i8 1, i32 2)",
+    "dx.op.rawBufferLoad.f16(i32 139, H, i32 1, i32 0, i8 1, i32 2)",
+    "dx.op.unary.f16(i32 24, half %)",
+    "dx.op.binary.f16(i32 35, half %, half %)",
+    "dx.op.dot2.f16(i32 54, half %, half %, half %, half %)",
+    "dx.op.rawBufferStore.f16(i32 140, H, i32 2, i32 0, half %, half undef, half undef, half undef, i8 1, i32 2)",
+    "dx.op.rawBufferLoad.i16(i32 139, H, i32 1, i32 0, i8 1, i32 2)",
+    "dx.op.binary.i16(i32 37, i16 %, i16 3)",
+    "dx.op.rawBufferStore.i16(i32 140, H, i32 0, i32 0, i16 %, i16 undef, i16 undef, i16 undef, i8 1, i32 2)",
+]
+
 VS = """
 cbuffer M : register(b0) { float4x4 unused; float4 tint; };
 struct VSOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; float3 n : NORMAL; };
@@ -810,6 +835,7 @@ CASES = [
     Case("dot_sm60", "cs_6_0", DOTS, DOTS_BODY, [ch60(UAV, 0, 0)]),
     Case("geometric_sm60", "cs_6_0", GEOM, GEOM_BODY, [ch60(UAV, i, i) for i in range(4)]),
     Case("special_float_sm60", "cs_6_0", SPECIAL, SPECIAL_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
+    Case("native16_sm62", "cs_6_2", HALF, HALF_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)], native16=True),
     Case("sample_dims_sm60", "ps_6_0", SAMPLE_DIMS, SAMPLE_DIMS_BODY,
          [ch60(SRV, i, i) for i in range(4)] + [ch60(SAMPLER, 0, 0)]),
     Case("counter_double_sm60", "cs_6_0", COUNTER_DOUBLE, counter_double_body(STI), [ch60(UAV, 0, 0), ch60(CBV, 0, 0)]),
