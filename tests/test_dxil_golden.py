@@ -740,6 +740,56 @@ HALF_BODY = [
     "dx.op.rawBufferStore.i16(i32 140, H, i32 0, i32 0, i16 %, i16 undef, i16 undef, i16 undef, i8 1, i32 2)",
 ]
 
+MEMBERS = """
+struct S { float a; float3 b; uint c; };
+cbuffer P : register(b0) { float4 arr[4]; uint k; };
+StructuredBuffer<S> SB : register(t0);
+RWStructuredBuffer<S> RS : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+  float3 b = SB[id.x].b;
+  RS[id.x].c = SB[id.x].c + k;
+  RS[id.x].b = b * arr[id.x & 3].y;
+}
+"""
+
+
+def members_body(raw: bool) -> list[str]:
+    """Structured members by byte offset (b at 4, c at 16); a dynamic cbuffer row, read once."""
+    def ld(t: str, off: int, mask: int) -> str:
+        return (f"dx.op.rawBufferLoad.{t}(i32 139, H, i32 %, i32 {off}, i8 {mask}, i32 4)" if raw
+                else f"dx.op.bufferLoad.{t}(i32 68, H, i32 %, i32 {off})")
+
+    def st(t: str, off: int, vals: str, mask: int) -> str:
+        return (f"dx.op.rawBufferStore.{t}(i32 140, H, i32 %, i32 {off}, {vals}, i8 {mask}, i32 4)" if raw
+                else f"dx.op.bufferStore.{t}(i32 69, H, i32 %, i32 {off}, {vals}, i8 {mask})")
+    return [
+        "dx.op.threadId.i32(i32 93, i32 0)",
+        ld("f32", 4, 7), ld("i32", 16, 1),
+        "dx.op.cbufferLoadLegacy.i32(i32 59, H, i32 4)",           # k follows the 4 rows of arr
+        "extractvalue %dx.types.CBufRet.i32 %, 0",
+        st("i32", 16, "i32 %, i32 undef, i32 undef, i32 undef", 1),
+        "dx.op.cbufferLoadLegacy.f32(i32 59, H, i32 %)",           # arr[id.x & 3]: the row is the index
+        "extractvalue %dx.types.CBufRet.f32 %, 1",
+        st("f32", 4, "float %, float %, float %, float undef", 7),
+    ]
+
+MATRIX = """
+cbuffer M : register(b0) { float4x4 mvp; };
+float4 main(float4 p : POSITION) : SV_Position {
+  return mul(p, mvp);
+}
+"""
+MATRIX_BODY = [
+    *[f"dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {c}, i32 undef)" for c in range(4)],
+    # a column_major matrix is read column by column (one cbuffer row each), all four components
+    *[x for r in range(4) for x in (f"dx.op.cbufferLoadLegacy.f32(i32 59, H, i32 {r})",
+                                    *[f"extractvalue %dx.types.CBufRet.f32 %, {c}" for c in range(4)])],
+    # mul(vector, matrix): per result component fmul then three FMad (HLMatrixLowerPass), no Dot4
+    *["dx.op.tertiary.f32(i32 46, float %, float %, float %)"] * 12,
+    *[f"dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {c}, float %)" for c in range(4)],
+]
+
 VS = """
 cbuffer M : register(b0) { float4x4 unused; float4 tint; };
 struct VSOut { float4 pos : SV_Position; float2 uv : TEXCOORD0; float3 n : NORMAL; };
@@ -836,6 +886,10 @@ CASES = [
     Case("geometric_sm60", "cs_6_0", GEOM, GEOM_BODY, [ch60(UAV, i, i) for i in range(4)]),
     Case("special_float_sm60", "cs_6_0", SPECIAL, SPECIAL_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)]),
     Case("native16_sm62", "cs_6_2", HALF, HALF_BODY, [ch60(UAV, 0, 0), ch60(UAV, 1, 1)], native16=True),
+    Case("struct_members_sm60", "cs_6_0", MEMBERS, members_body(raw=False),
+         [ch60(CBV, 0, 0), ch60(SRV, 0, 0), ch60(UAV, 0, 0)]),
+    Case("struct_members_sm62", "cs_6_2", MEMBERS, members_body(raw=True),
+         [ch60(CBV, 0, 0), ch60(SRV, 0, 0), ch60(UAV, 0, 0)]),
     Case("sample_dims_sm60", "ps_6_0", SAMPLE_DIMS, SAMPLE_DIMS_BODY,
          [ch60(SRV, i, i) for i in range(4)] + [ch60(SAMPLER, 0, 0)]),
     Case("counter_double_sm60", "cs_6_0", COUNTER_DOUBLE, counter_double_body(STI), [ch60(UAV, 0, 0), ch60(CBV, 0, 0)]),
@@ -844,6 +898,7 @@ CASES = [
     Case("cbuffer_reuse_sm60", "cs_6_0", CBUF_REUSE, CBUF_REUSE_BODY, [ch60(CBV, 0, 0), ch60(UAV, 0, 0)]),
     Case("quad_coverage_sm60", "ps_6_0", QUAD, QUAD_BODY, [ch60(SRV, 0, 0)]),
     Case("pixel_outputs_sm60", "ps_6_0", PS_OUT, PS_OUT_BODY, [ch60(SRV, 0, 0)]),
+    Case("matrix_mul_sm60", "vs_6_0", MATRIX, MATRIX_BODY, [ch60(CBV, 0, 0)]),
     Case("vertex_sm60", "vs_6_0", VS, VS_BODY, [ch60(CBV, 0, 0)]),
     Case("vertex_sm66", "vs_6_6", VS, VS_BODY, [ch66(CBV, 0, 13, 80)]),
     Case("vertex_array_rows_sm60", "vs_6_0", VS_ROWS, VS_ROWS_BODY, [],

@@ -6,7 +6,9 @@ DXC's pipeline: reading one cbuffer variable twice gives one cbufferLoadLegacy, 
 * a readonly call (cbufferLoadLegacy, bufferLoad, sample, ...) likewise, unless something
   that may write memory (store, atomic, or a call that is neither readnone nor readonly)
   lies between them;
-* then duplicate `extractvalue`s of one aggregate and index.
+* pure instructions (arithmetic, casts, compares, select, extractvalue, getelementptr) with
+  the same opcode, type, flags and operands, so that a recomputed index does not hide a
+  repeated call.
 Calls without either attribute (wave ops, barriers, stores, discard) are never merged."""
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from .mem2reg import _substitute
 __all__ = ["eliminate_common_calls"]
 
 _WRITES = frozenset({"store", "atomicrmw", "cmpxchg"})
+_PURE = frozenset({
+    "add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor", "fadd", "fsub",
+    "fmul", "fdiv", "frem", "trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptrunc", "fpext",
+    "bitcast", "icmp", "fcmp", "select", "getelementptr", "extractvalue",
+})
 
 
 def _call_kind(inst: Instruction) -> str:
@@ -28,7 +35,8 @@ def _call_kind(inst: Instruction) -> str:
 
 
 def _key(inst: Instruction) -> tuple[Any, ...]:
-    return (inst.op, inst.attrs.get("indices"), *(const_key(o) for o in inst.operands))
+    attrs = tuple(sorted((k, repr(v)) for k, v in inst.attrs.items()))
+    return (inst.op, str(inst.type), attrs, *(const_key(o) for o in inst.operands))
 
 
 def eliminate_common_calls(f: Function) -> int:
@@ -43,7 +51,7 @@ def eliminate_common_calls(f: Function) -> int:
             if inst.op in _WRITES or kind == "other":
                 reads.clear()                  # memory may have changed
                 continue
-            table = pure if kind == "readnone" or inst.op == "extractvalue" else reads if kind else None
+            table = pure if kind == "readnone" or inst.op in _PURE else reads if kind else None
             if table is None:
                 continue
             key = _key(inst)
