@@ -370,10 +370,16 @@ def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     rb, cb = shape(b_t)
     if isinstance(b_t, ir.Vector) and isinstance(a_t, ir.Matrix):      # M x v: v is a column
         rb, cb = b_t.size, 1
+    mad = TERTIARY_OPS["mad"][_kind(e.type)]
     out = []
     for i in range(ra):
         for j in range(cb):
-            out.append(_dot_values(L, [a[i * ca + k] for k in range(ca)], [b[k * cb + j] for k in range(rb)]))
+            xs, ys = [a[i * ca + k] for k in range(ca)], [b[k * cb + j] for k in range(rb)]
+            # DXC (HLMatrixLowerPass): x0 * y0, then mad(xk, yk, acc); never a Dot op
+            acc = L.mul(xs[0], ys[0])
+            for x, y in zip(xs[1:], ys[1:]):
+                acc = L.ops.call(L.b, mad, _ov(x), [x, y, acc])
+            out.append(acc)
     return out
 
 
