@@ -195,10 +195,11 @@ def test_dxil_resource_record_matches_manifest(decl, cls, dtype, access):
 
 @pytest.mark.llvm
 def test_dxil_cbuffer_record_size():
-    """The CBV record's size field is the FXC-packed size rounded to 16 (float4 x; float y -> 20 -> 32)."""
+    """The CBV record's size field is the packed size, not rounded to a row (float4 x; float y -> 20), as
+    DXC writes DxilCBuffer::GetSize() (e.g. `i32 28, null}` / `i32 4, null}` records in its tests)."""
     src = ("cbuffer CB : register(b2, space3) { float4 x; float y; };\nRWStructuredBuffer<float> Out : register(u0);\n"
            "[numthreads(1,1,1)] void main() { Out[0] = x.w + y; }\n")
     _res, chk = R.build_dxil(src)
     import re
     rec = re.search(r'^!\d+ = !\{i32 \d+, ptr [^,]+, !"CB", i32 3, i32 2, i32 1, i32 (\d+)', chk.ir, re.M)
-    assert rec and int(rec.group(1)) == 32, chk.ir
+    assert rec and int(rec.group(1)) == 20, chk.ir

@@ -232,9 +232,10 @@ class BufferAccess:
         scalars = list(component_types(p.type))
         offs = component_offsets(p.type, "dx_cbuffer", bool(p.row_major))
         rows: dict[tuple[int, str], Value] = {}
-        out: list[Value] = []
-        for s, o in zip(scalars, offs):
-            off = p.offset + o
+        out: list[Value | None] = [None] * len(scalars)
+        # in memory order, as DXC reads a column_major matrix: one row (a column), then its components
+        for k in sorted(range(len(scalars)), key=offs.__getitem__):
+            s, off = scalars[k], p.offset + offs[k]
             mt = memory_scalar(s)
             if mt.width == 16 and not L.native16:
                 raise error("16-bit cbuffer members need -enable-16bit-types in the DXIL backend")
@@ -249,5 +250,5 @@ class BufferAccess:
                     rows[key] = L.ops.call(L.b, "BufferLoad", ov, [p.handle, rv, Undef(T.i32)])
                 else:
                     rows[key] = L.ops.call(L.b, "CBufferLoadLegacy", ov, [p.handle, rv])
-            out.append(to_register(L, L.b.extract_value(rows[key], (off % 16) // _size(s)), s))
+            out[k] = to_register(L, L.b.extract_value(rows[key], (off % 16) // _size(s)), s)
         return out

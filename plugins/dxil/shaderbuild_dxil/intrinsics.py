@@ -49,7 +49,8 @@ BINARY_OPS: dict[str, dict[str, str]] = {
     "min": {"float": "FMin", "int": "IMin", "uint": "UMin"},
     "max": {"float": "FMax", "int": "IMax", "uint": "UMax"},
 }
-TERTIARY_OPS: dict[str, dict[str, str]] = {"mad": {"float": "FMad", "int": "IMad", "uint": "UMad"}}
+TERTIARY_OPS: dict[str, dict[str, str]] = {"mad": {"float": "FMad", "int": "IMad", "uint": "UMad"},
+                                           "fma": {"float": "Fma"}}      # double only, fused
 
 # barrier mode bits: SyncThreadGroup 1, UAVFenceGlobal 2, UAVFenceThreadGroup 4, TGSMFence 8
 BARRIERS = {
@@ -244,17 +245,26 @@ def _dot(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [_dot_values(L, a, b)]
 
 
+def _length_of(L: FunctionLowerer, xs: list[Value]) -> Value:
+    """DXC's length: Sqrt of an fmul/fadd sum of squares (not a Dot op); a scalar's is FAbs."""
+    if len(xs) == 1:
+        return L.ops.call(L.b, "FAbs", _ov(xs[0]), [xs[0]])
+    acc = L.b.fmul(xs[0], xs[0])
+    for x in xs[1:]:
+        acc = L.b.fadd(acc, L.b.fmul(x, x))
+    return L.ops.call(L.b, "Sqrt", _ov(xs[0]), [acc])
+
+
 @intrinsic("length")
 def _length(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (a,) = _args(L, e)
-    return [L.ops.call(L.b, "Sqrt", _ov(a[0]), [_dot_values(L, a, a)])]
+    return [_length_of(L, a)]
 
 
 @intrinsic("distance")
 def _distance(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     a, b = _args(L, e)
-    d = [L.b.fsub(x, y) for x, y in zip(a, b)]
-    return [L.ops.call(L.b, "Sqrt", _ov(d[0]), [_dot_values(L, d, d)])]
+    return [_length_of(L, [L.b.fsub(x, y) for x, y in zip(a, b)])]
 
 
 @intrinsic("normalize")
@@ -360,10 +370,16 @@ def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     rb, cb = shape(b_t)
     if isinstance(b_t, ir.Vector) and isinstance(a_t, ir.Matrix):      # M x v: v is a column
         rb, cb = b_t.size, 1
+    mad = TERTIARY_OPS["mad"][_kind(e.type)]
     out = []
     for i in range(ra):
         for j in range(cb):
-            out.append(_dot_values(L, [a[i * ca + k] for k in range(ca)], [b[k * cb + j] for k in range(rb)]))
+            xs, ys = [a[i * ca + k] for k in range(ca)], [b[k * cb + j] for k in range(rb)]
+            # DXC (HLMatrixLowerPass): x0 * y0, then mad(xk, yk, acc); never a Dot op
+            acc = L.mul(xs[0], ys[0])
+            for x, y in zip(xs[1:], ys[1:]):
+                acc = L.ops.call(L.b, mad, _ov(x), [x, y, acc])
+            out.append(acc)
     return out
 
 
@@ -618,7 +634,9 @@ def _get_dimensions(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         t = t.elem
     nsize = _SIZE_COMPONENTS[t.kind]
     outs = list(e.args[1:])
-    mip: Value = Undef(T.i32)
+    # DXC: a mip-less texture query asks about level 0; buffers and MS textures take undef
+    mip: Value = ConstInt(T.i32, 0) if t.kind.removeprefix("RW") in TEXTURE_DIMS and "MS" not in t.kind \
+        else Undef(T.i32)
     if len(outs) == nsize + 2:                     # (mip, dims..., levels)
         mip = L.convert_scalar(L.expr(outs[0])[0], outs[0].type, ir.UINT)
         outs = outs[1:]
@@ -697,6 +715,24 @@ def _pad(vals: list[Value], n: int, t: T.Type) -> list[Value]:
     return vals[:n] + [Undef(t)] * (n - len(vals[:n]))
 
 
+def _offsets(vals: list[Value], used: int, slots: int) -> list[Value]:
+    """Sample/Gather texel offsets as DXC writes them: an omitted offset is 0 in each
+    dimension the texture has (not undef); dimensions it lacks are undef."""
+    given = vals[:used] or [ConstInt(T.i32, 0)] * used
+    return given + [Undef(T.i32)] * (slots - used)
+
+
+# DXC clamps an immediate SampleBias bias to D3D's [MinMipLodBias, MaxMipLodBias] (-16, 15.99f)
+MIP_LOD_BIAS_RANGE = (-16.0, 15.99)
+
+
+def _clamp_bias(bias: Value) -> Value:
+    lo, hi = MIP_LOD_BIAS_RANGE
+    if isinstance(bias, ConstFloat) and not lo <= bias.value <= hi:
+        return ConstFloat(bias.type, min(max(bias.value, lo), hi))
+    return bias
+
+
 @intrinsic(*SAMPLE_METHODS)
 def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """tex.Sample*(sampler, location, [extra...], [offset]) -> ResRet components."""
@@ -715,8 +751,10 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         rest = rest[1:]
         extra += _pad(vals, 3, T.f32) if name in ("ddx", "ddy") else vals[:1]
     offsets = L.expr(rest[0]) if rest and noff else []
+    if e.name == "SampleBias":
+        extra = [_clamp_bias(extra[0])]
     args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
-            *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff), *extra]
+            *_offsets(offsets, noff, 3), *extra]
     if has_clamp:
         args.append(Undef(T.f32))
     n = len(component_types(e.type))
@@ -762,8 +800,8 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     samp = L.handle(L.resource_place(e.args[1]))
     coords = L.expr(e.args[2])
     offsets = L.expr(e.args[3]) if len(e.args) > 3 and noff else []
-    offsets = _pad(offsets, min(noff, 2), T.i32) + [Undef(T.i32)] * (2 - min(noff, 2))
-    args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord), *offsets,
+    args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
+            *_offsets(offsets, min(noff, 2), 2),
             ConstInt(T.i32, GATHER_CHANNELS[e.name])]
     ov = overload_name(llvm_scalar(ir.scalar_of(e.type)))
     rr = L.ops.call(L.b, "TextureGather", ov, args)

@@ -19,6 +19,7 @@ from shaderbuild.ir.layout import layout_of
 from . import cfg
 from .buffers import BufferAccess
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
+from .cse import eliminate_common_calls
 from .dce import eliminate_dead_code
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
@@ -737,6 +738,8 @@ class FunctionLowerer:
             promote_allocas(self.fn)
             eliminate_dead_code(self.fn)
             cfg.merge_straight_line_blocks(self.fn)
+            if eliminate_common_calls(self.fn):
+                eliminate_dead_code(self.fn)
         return self.fn
 
 
@@ -780,6 +783,22 @@ def _ov(t: T.Type) -> str:
     return overload_name(t)
 
 
+COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
+
+
+def _counter_users(fns: list[ir.Function]) -> set[int]:
+    """ids of the resources whose hidden counter is used.  Known before lowering because the
+    SM 6.6 annotateHandle properties (counter bit 15, as DXC sets it) are written at handle creation."""
+    out: set[int] = set()
+    for f in fns:
+        for s in ir.walk_stmts(f.body):
+            for e0 in ir.stmt_exprs(s):
+                for e in ir.walk_expr(e0):
+                    if isinstance(e, ir.Intrinsic) and e.name in COUNTER_INTRINSICS:
+                        out.update(id(r.var) for r in ir.walk_expr(e.args[0]) if isinstance(r, ir.VarRef))
+    return out
+
+
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: mem2reg + DCE)."""
@@ -811,6 +830,9 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             ctx._res_by_var[id(v)] = info
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
+    for vid in _counter_users(_fns):
+        if vid in ctx._res_by_var:
+            ctx._res_by_var[vid].has_counter = True
     assign_ranges(ctx.resources)
     fold_static_initializers(ctx, entry.function.body)
     if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol

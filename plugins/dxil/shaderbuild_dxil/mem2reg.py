@@ -10,8 +10,8 @@ through GEPs) stay in memory.
 from __future__ import annotations
 
 from .cfg import predecessors
-from .llvm.types import ArrayType
-from .llvm.values import BasicBlock, Function, Instruction, Undef, Value
+from .llvm.types import ArrayType, PointerType, StructType, i32
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
 
 __all__ = ["promote_allocas", "dominators"]
 
@@ -103,10 +103,58 @@ def _promotable(f: Function) -> tuple[list[Instruction], dict[int, set[int]]]:
     return [a for a in allocas if ok[id(a)]], def_blocks
 
 
+def _split_constant_arrays(f: Function) -> None:
+    """Scalar replacement of local arrays of scalars that are only ever indexed by constants
+    (`gep %a, 0, k` feeding loads and stores): one scalar alloca per element, which promotion
+    then turns into SSA values, so unread elements (and the stage inputs copied into them) die."""
+    entry = f.blocks[0]
+    arrays = {id(i): i for i in entry.instructions if i.op == "alloca" and isinstance(i.attrs["allocated"], ArrayType)
+              and not isinstance(i.attrs["allocated"].elem, (ArrayType, StructType))}
+    geps: dict[int, list[Instruction]] = {k: [] for k in arrays}
+    gep_ok: dict[int, bool] = {}
+    bad: set[int] = set()
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            uses = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+            for k, op in enumerate(uses):
+                if id(op) in arrays:
+                    size = arrays[id(op)].attrs["allocated"].count
+                    if (inst.op == "getelementptr" and k == 0 and len(inst.operands) == 3
+                            and all(isinstance(x, ConstInt) for x in inst.operands[1:])
+                            and inst.operands[1].value == 0 and 0 <= inst.operands[2].value < size):
+                        geps[id(op)].append(inst)
+                        gep_ok.setdefault(id(inst), True)
+                    else:
+                        bad.add(id(op))
+                elif id(op) in gep_ok and not (inst.op == "load" or (inst.op == "store" and k == 1)):
+                    gep_ok[id(op)] = False
+    replace: dict[int, Value] = {}
+    for aid, uses in geps.items():
+        if aid in bad or not all(gep_ok[id(g)] for g in uses):
+            continue
+        a = arrays[aid]
+        elem = a.attrs["allocated"].elem
+        slots: dict[int, Instruction] = {}
+        for g in uses:
+            k = g.operands[2].value
+            if k not in slots:
+                slots[k] = Instruction("alloca", PointerType(elem), [ConstInt(i32, 1)], allocated=elem,
+                                       align=a.attrs.get("align", 4))
+                slots[k].parent = entry
+            replace[id(g)] = slots[k]
+        at = entry.instructions.index(a)
+        entry.instructions[at:at + 1] = list(slots.values())
+    if replace:
+        _substitute(f, replace)
+        for bb in f.blocks:
+            bb.instructions = [i for i in bb.instructions if id(i) not in replace]
+
+
 def promote_allocas(f: Function) -> int:
     """Promote what can be promoted; returns the number of allocas removed."""
     if not f.blocks:
         return 0
+    _split_constant_arrays(f)
     allocas, def_blocks = _promotable(f)
     if not allocas:
         return 0
@@ -240,8 +288,9 @@ def promote_allocas(f: Function) -> int:
 
 
 def _prune_trivial_phis(f: Function) -> None:
-    """Remove phis whose incoming values are all the same value (or the phi itself).
-    Phis lead their blocks, so only the leading run of each block is looked at."""
+    """Remove phis whose incoming values are all the same value (or the phi itself); equal
+    constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
+    so only the leading run of each block is looked at."""
     changed = True
     while changed:
         changed = False
@@ -252,7 +301,7 @@ def _prune_trivial_phis(f: Function) -> None:
             dropped = False
             while n < len(insts) and insts[n].op == "phi":
                 inst = insts[n]
-                vals = {id(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
+                vals = {const_key(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
                 if len(vals) == 1:
                     replace[id(inst)] = next(iter(vals.values()))
                     dropped = True

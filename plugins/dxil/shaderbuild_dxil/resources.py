@@ -91,11 +91,14 @@ def classify(var: ir.Variable) -> ResourceInfo:
     if b.count is not None and n is not None and b.count != n:
         n = b.count
     res_class = _CLASS_OF_REGISTER[b.register_class]
+    # cbuffer sizes are the packed size, not rounded up to a 16-byte row (DXC: metadata record and
+    # annotateHandle both carry DxilCBuffer::GetSize(), e.g. 20 for { float4; float; }); a tbuffer is a
+    # DxilCBuffer turned into a TBuffer SRV, so the same size
     if isinstance(t, ir.Struct) and res_class in ("CBV", "SRV"):   # cbuffer / tbuffer block (cbuffer packing)
         size = layout_of(t, "dx_cbuffer").size
         kind, name = (KIND_CBUFFER, "cbuffer") if res_class == "CBV" else (KIND_TBUFFER, "tbuffer")
         return ResourceInfo(var, res_class, kind, b.space, b.register or 0, n, elem=t,
-                            cbuffer_size=(size + 15) // 16 * 16, kind_name=name)
+                            cbuffer_size=size, kind_name=name)
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
     kind = t.kind
@@ -103,7 +106,7 @@ def classify(var: ir.Variable) -> ResourceInfo:
         elem = t.elem
         size = layout_of(elem, "dx_cbuffer").size if elem is not None else 0
         return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=elem,
-                            cbuffer_size=(size + 15) // 16 * 16, kind_name=kind)
+                            cbuffer_size=size, kind_name=kind)
     if kind in ("SamplerState", "SamplerComparisonState"):
         return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
                             sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
@@ -233,7 +236,7 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
 
 def resource_properties(r: ResourceInfo) -> tuple[int, int]:
     """The two dwords of %dx.types.ResourceProperties (SM 6.6 annotateHandle)."""
-    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp else 0)
+    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp or r.has_counter else 0)
     if r.res_class == "CBV" or r.shape == KIND_TBUFFER:
         d1 = r.cbuffer_size
     elif r.shape == 12:

@@ -662,7 +662,7 @@ _KIND_GLSL = {
 TABLE.update({name: _glsl(g) for name, g in _FLOAT_GLSL.items()})
 TABLE.update({name: _glsl_by_kind(k) for name, k in _KIND_GLSL.items()})
 TABLE.update({
-    "sign": _sign, "mad": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
+    "sign": _sign, "mad": _fma_or_muladd, "fma": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
     "ldexp": _ldexp, "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
     "dot": _dot, "mul": _mul,
     "countbits": _wide(_op("OpBitCount")), "reversebits": _wide(_op("OpBitReverse")),

@@ -457,13 +457,13 @@ class CallLowering:
         return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
 
     def special_fma(self, name, args, loc):
-        """fma is defined for double only; a fused multiply-add (the backends' mad)."""
+        """fma is defined for double only: a *fused* multiply-add (DXIL Fma, not mad's FMad)."""
         vals = self._numeric_args(name, args, 3, loc)
         shape = next((v.type for v in vals if not isinstance(v.type, ir.Scalar)), ir.DOUBLE)
         t = with_scalar(shape, ir.DOUBLE)
         if any(ir.scalar_of(v.type) != ir.DOUBLE and not self.is_literal(v) for v in vals):
             raise error("fma requires double arguments", loc)
-        return ir.Intrinsic("mad", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
+        return ir.Intrinsic("fma", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
 
     def special_dst(self, name, args, loc):
         """dst(a, b) = float4(1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline)."""

@@ -18,7 +18,7 @@ from .types import (
     pointer_to,
     void,
 )
-from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value
+from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value, const_key
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
@@ -160,9 +160,11 @@ class IRBuilder:
             raise TypeError(f"fcmp operand types {lhs.type}, {rhs.type}")
         return self._insert(Instruction("fcmp", i1, [lhs, rhs], name, pred=pred))
 
-    def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Instruction:
+    def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Value:
         if a.type != b.type or cond.type != i1:
             raise TypeError("select: bad operand types")
+        if const_key(a) == const_key(b):        # select c, x, x is x (as InstCombine folds it in DXC)
+            return a
         return self._insert(Instruction("select", a.type, [cond, a, b], name))
 
     # ---- calls
