@@ -5,17 +5,18 @@ which is most of a cold `shaderbuild compile`.  Installed distributions keep the
 entry points in `<name>-<version>.dist-info/entry_points.txt` (or `.egg-info`) on
 sys.path, so scanning those directories directly finds the same plugins.  Path
 entries that are not directories (zip files) fall back to importlib.metadata.
+Files are read as bytes and only those naming our group are decoded and parsed,
+with string methods (no regular expressions to compile on every start).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from ..records import ValueRecord
 
-_DIST_DIR_RE = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$")
+_DIST_SUFFIXES = (".dist-info", ".egg-info")
 
 
 class EntryPoint(ValueRecord):
@@ -50,19 +51,35 @@ def _parse_group(text: str, group: str) -> list[tuple[str, str]]:
     return out
 
 
+def _name_version_from_dirname(dirname: str) -> tuple[str, str]:
+    """`name-version[-pyX.Y].dist-info` (or .egg-info) -> (name, version); (dirname, '?') otherwise."""
+    stem = dirname.rpartition(".")[0]
+    parts = stem.split("-")
+    if len(parts) == 3 and parts[2].startswith("py") and parts[2][2:].replace(".", "").isdigit():
+        parts.pop()
+    if len(parts) == 2 and all(parts):
+        return parts[0], parts[1]
+    return dirname, "?"
+
+
+def _header(head: str, field: str) -> str | None:
+    prefix = field + ":"
+    for line in head.splitlines():
+        if line.startswith(prefix) and line[len(prefix):].strip():
+            return line[len(prefix):].strip()
+    return None
+
+
 def _dist_identity(dist_dir: str, dirname: str) -> tuple[str, str]:
     """Name and version from METADATA when present (exact spelling), else the directory name."""
-    m = _DIST_DIR_RE.match(dirname)
-    name, version = (m.group("name"), m.group("version")) if m else (dirname, "?")
+    name, version = _name_version_from_dirname(dirname)
     for meta in ("METADATA", "PKG-INFO"):
         try:
             with open(os.path.join(dist_dir, meta), encoding="utf-8", errors="replace") as f:
                 head = f.read(2048)
         except OSError:
             continue
-        nm = re.search(r"^Name:\s*(.+)$", head, re.MULTILINE)
-        vm = re.search(r"^Version:\s*(.+)$", head, re.MULTILINE)
-        return (nm.group(1).strip() if nm else name), (vm.group(1).strip() if vm else version)
+        return _header(head, "Name") or name, _header(head, "Version") or version
     return name, version
 
 
@@ -70,6 +87,7 @@ def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
     """All entry points of `group` from distributions on sys.path (first path entry wins per name)."""
     found: list[EntryPoint] = []
     seen_dists: set[str] = set()
+    marker = f"[{group}]".encode()
     for entry in path if path is not None else sys.path:
         directory = entry or "."
         if not os.path.isdir(directory):
@@ -77,20 +95,19 @@ def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
                 found.extend(_from_importlib(group, directory))
             continue
         try:
-            names = sorted(os.listdir(directory))
+            names = sorted(n for n in os.listdir(directory) if n.endswith(_DIST_SUFFIXES))
         except OSError:
             continue
         for dirname in names:
-            if not dirname.endswith((".dist-info", ".egg-info")):
-                continue
             dist_dir = os.path.join(directory, dirname)
             try:
-                with open(os.path.join(dist_dir, "entry_points.txt"), encoding="utf-8") as f:
-                    text = f.read()
+                with open(os.path.join(dist_dir, "entry_points.txt"), "rb") as f:
+                    data = f.read()
             except OSError:
                 continue
-            if f"[{group}]" not in text:
+            if marker not in data:
                 continue
+            text = data.decode("utf-8")
             name, version = _dist_identity(dist_dir, dirname)
             key = name.lower().replace("_", "-")
             if key in seen_dists:
