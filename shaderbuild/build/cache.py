@@ -52,7 +52,7 @@ def portable(path: str, root: str) -> str:
     return path
 
 
-_OPTION_FIELDS = tuple(CompileOptions.__dataclass_fields__)
+_OPTION_FIELDS = CompileOptions._fields
 _SCALARS = (str, int, float, bool, type(None))
 
 
