@@ -6,7 +6,8 @@ entry points in `<name>-<version>.dist-info/entry_points.txt` (or `.egg-info`) o
 sys.path, so scanning those directories directly finds the same plugins.  Path
 entries that are not directories (zip files) fall back to importlib.metadata.
 Files are read as bytes and only those naming our group are decoded and parsed,
-with string methods (no regular expressions to compile on every start).
+with string methods (no regular expressions to compile on every start); the
+answer per directory is cached (discovery_cache.py).
 """
 
 from __future__ import annotations
@@ -83,37 +84,71 @@ def _dist_identity(dist_dir: str, dirname: str) -> tuple[str, str]:
     return name, version
 
 
+# One directory's distributions that declare the group: ((name, version, ((ep name, value), ...)), ...)
+DirDists = tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]
+Stamps = tuple[tuple[str, int], ...]
+
+
+def mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def scan_dir(directory: str, group: str) -> tuple[Stamps, DirDists]:
+    """The distributions in `directory` declaring `group`, and the stamps (path, mtime) that
+    change when that answer may: the directory (a distribution installed or removed adds or
+    removes a *.dist-info directory), the files read from each matching distribution, and every
+    egg-info's entry_points.txt (setuptools rewrites those in place)."""
+    stamps = [(directory, mtime_ns(directory))]        # before listing: a later change is newer
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(_DIST_SUFFIXES))
+    except OSError:
+        return (), ()
+    marker = f"[{group}]".encode()
+    dists = []
+    for dirname in names:
+        dist_dir = os.path.join(directory, dirname)
+        ep_file = os.path.join(dist_dir, "entry_points.txt")
+        try:
+            with open(ep_file, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        if marker not in data:
+            if dirname.endswith(".egg-info"):
+                stamps.append((ep_file, mtime_ns(ep_file)))
+            continue
+        name, version = _dist_identity(dist_dir, dirname)
+        stamps += [(os.path.join(dist_dir, f), mtime_ns(os.path.join(dist_dir, f)))
+                   for f in ("entry_points.txt", "METADATA", "PKG-INFO")]
+        dists.append((name, version, tuple(_parse_group(data.decode("utf-8"), group))))
+    return tuple(stamps), tuple(dists)
+
+
 def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
-    """All entry points of `group` from distributions on sys.path (first path entry wins per name)."""
+    """All entry points of `group` from distributions on sys.path (first path entry wins per name).
+    For sys.path itself each directory's answer is cached while its stamps hold (discovery_cache)."""
+    from . import discovery_cache
+
+    cache = discovery_cache.DirCache(group) if path is None else None
     found: list[EntryPoint] = []
     seen_dists: set[str] = set()
-    marker = f"[{group}]".encode()
     for entry in path if path is not None else sys.path:
-        directory = entry or "."
+        directory = os.path.abspath(entry or ".")
         if not os.path.isdir(directory):
             if os.path.isfile(directory):
                 found.extend(_from_importlib(group, directory))
             continue
-        try:
-            names = sorted(n for n in os.listdir(directory) if n.endswith(_DIST_SUFFIXES))
-        except OSError:
-            continue
-        for dirname in names:
-            dist_dir = os.path.join(directory, dirname)
-            try:
-                with open(os.path.join(dist_dir, "entry_points.txt"), "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            if marker not in data:
-                continue
-            text = data.decode("utf-8")
-            name, version = _dist_identity(dist_dir, dirname)
+        dists = cache.get(directory) if cache is not None else scan_dir(directory, group)[1]
+        for name, version, eps in dists:
             key = name.lower().replace("_", "-")
-            if key in seen_dists:
-                continue
-            seen_dists.add(key)
-            found.extend(EntryPoint(n, v, name, version) for n, v in _parse_group(text, group))
+            if key not in seen_dists:
+                seen_dists.add(key)
+                found.extend(EntryPoint(n, v, name, version) for n, v in eps)
+    if cache is not None:
+        cache.save()
     return found
 
 
