@@ -25,7 +25,9 @@ FORMAT = 1
 
 
 def cache_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):            # unset, or relative (which the XDG spec says to ignore)
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "shaderbuild", f"entry-points-{sys.implementation.cache_tag}.marshal")
 
 
