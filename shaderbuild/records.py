@@ -65,7 +65,7 @@ def _first_init(self, *args, **kwargs) -> None:
         else:
             params.append(f)
         body.append(f"  self.{f} = {f}")
-    post = "__post_init__" in dir(owner)
+    post = hasattr(owner, "__post_init__")   # not dir(): ~5 us per class on the cold path
     if post:
         body.append("  self.__post_init__()")
     src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
