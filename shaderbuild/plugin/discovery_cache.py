@@ -5,39 +5,26 @@ Scanning site-packages opens every distribution's entry_points.txt: ~2 ms of eac
 answer is reused while every stamp recorded with it (discovery.scan_dir) still has the
 same mtime, so installing, upgrading or removing a distribution is seen on the next
 run (installers write a *.dist-info directory once and replace it as a whole, which
-changes the mtime of the directory holding it).  Stamps younger than RACY_NS are not trusted (a change within the same clock tick
-would keep the mtime), so such directories are rescanned until they settle.  Any
-problem with the file (missing, unreadable, another format) just means a rescan.
+changes the mtime of the directory holding it).  Stamps younger than RACY_NS are not
+trusted (a change within the same clock tick would keep the mtime), so such directories
+are rescanned until they settle.  Any problem with the file (user_cache.py) just means
+a rescan.
 """
 
 from __future__ import annotations
 
-import marshal
-import os
-import sys
 import time
 
+from .. import user_cache
 from .discovery import DirDists, Stamps, mtime_ns, scan_dir
 
 RACY_NS = 2_000_000_000
 MAX_DIRS = 64
-FORMAT = 1
+CACHE_NAME = "entry-points"
 
 
 def cache_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):            # unset, or relative (which the XDG spec says to ignore)
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "shaderbuild", f"entry-points-{sys.implementation.cache_tag}.marshal")
-
-
-def _load(path: str) -> dict:
-    try:
-        with open(path, "rb") as f:
-            data = marshal.loads(f.read())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    return data.get("dirs", {}) if isinstance(data, dict) and data.get("format") == FORMAT else {}
+    return user_cache.path_of(CACHE_NAME)
 
 
 class DirCache:
@@ -45,8 +32,7 @@ class DirCache:
 
     def __init__(self, group: str) -> None:
         self.group = group
-        self.path = cache_path()
-        self.entries: dict[tuple[str, str], tuple[Stamps, DirDists]] = _load(self.path)
+        self.entries: dict[tuple[str, str], tuple[Stamps, DirDists]] = user_cache.load(CACHE_NAME) or {}
         self.used: list[tuple[str, str]] = []
         self.changed = False
 
@@ -74,14 +60,4 @@ class DirCache:
             if len(keep) >= MAX_DIRS:
                 break
             keep.setdefault(k, v)
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(tmp, "wb") as f:
-                f.write(marshal.dumps({"format": FORMAT, "dirs": keep}))
-            os.replace(tmp, self.path)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        user_cache.save(CACHE_NAME, keep)
