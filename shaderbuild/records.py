@@ -81,8 +81,9 @@ def _first_init(self, *args, **kwargs) -> None:
 # `shaderbuild compile` (~80 classes), so the CLI saves what it compiled (save_init_code_cache)
 # and later processes load it, as Python's own bytecode cache does for modules.
 _INIT_CODE_CACHE = "record-inits"
-_MAX_CACHED_INITS = 4000
+_MAX_CACHED_INITS = 300          # the project has ~200 record classes; older sources go first
 _init_codes: dict | None = None
+_init_used: list[str] = []
 _init_codes_added = False
 
 
@@ -92,6 +93,7 @@ def _compile_init(src: str) -> CodeType:
         from . import user_cache
 
         _init_codes = user_cache.load(_INIT_CODE_CACHE) or {}
+    _init_used.append(src)
     code = _init_codes.get(src)
     if not isinstance(code, CodeType):
         code = _init_codes[src] = compile(src, "<record __init__>", "exec")
@@ -105,7 +107,12 @@ def save_init_code_cache() -> None:
     if _init_codes_added:
         from . import user_cache
 
-        user_cache.save(_INIT_CODE_CACHE, dict(list(_init_codes.items())[-_MAX_CACHED_INITS:]))
+        keep = {src: _init_codes[src] for src in _init_used if src in _init_codes}
+        for src, code in _init_codes.items():
+            if len(keep) >= _MAX_CACHED_INITS:
+                break
+            keep.setdefault(src, code)
+        user_cache.save(_INIT_CODE_CACHE, keep)
 
 
 class Record(metaclass=_RecordMeta):

@@ -103,6 +103,7 @@ def test_value_records_hash_by_fields():
 def _fresh_code_cache(monkeypatch, cache_home) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
     monkeypatch.setattr(records, "_init_codes", None)
+    monkeypatch.setattr(records, "_init_used", [])
     monkeypatch.setattr(records, "_init_codes_added", False)
 
 
