@@ -15,7 +15,6 @@ With --check it exits 1 when a target of issue 7 is missed:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import shutil
@@ -62,7 +61,7 @@ def median_time(fn, repeat: int) -> float:
 
 
 def warm(path: Path, base: CompileOptions, target: str, repeat: int) -> tuple[float, dict]:
-    opts = dataclasses.replace(base, target=target)
+    opts = base.replace(target=target)
     first = compile_file(str(path), opts)
     if not first.ok:
         raise SystemExit(f"{path}: {target} compile failed: {[d.message for d in first.diagnostics]}")

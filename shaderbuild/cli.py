@@ -2,75 +2,138 @@
 
 Sub-commands: compile (one shader, DXC-style options), plugins, and the
 project commands build / clean / list / explain (see build_cli.py).  Imports
-are lazy so that start-up stays fast.
+are lazy so that start-up stays fast: a `compile` command line with exact
+option spellings is parsed here from COMPILE_ARGUMENTS without argparse;
+anything else (help, other commands, usage errors) goes to cli_parser.py,
+which builds the argparse parser from the same table.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+from types import SimpleNamespace
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
+_VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
+
+# `compile`'s arguments as (flags, argparse.add_argument keywords), plus "group" for mutually
+# exclusive options.  Every entry names its dest; actions: store (default), store_true,
+# store_false, store_const, append.
+COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
+    (("source",), {"dest": "source", "help": "HLSL source file"}),
+    (("-T",), {"dest": "profile", "required": True, "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x"}),
+    (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
+    (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
+    (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),
+    (("-o", "-Fo"), {"dest": "output", "help": "output binary path"}),
+    (("-D",), {"dest": "defines", "action": "append", "default": [], "metavar": "NAME[=VALUE]"}),
+    (("-I",), {"dest": "include_dirs", "action": "append", "default": [], "metavar": "DIR"}),
+    (("--manifest",), {"dest": "manifest", "help": "write the binding manifest JSON here"}),
+    (("--Fc", "-Fc"), {"dest": "disassembly", "help": "write the disassembly here"}),
+    *(((f"-fvk-{cls}-shift",), {"dest": f"shift_{cls}", "nargs": 2, "action": "append", "default": [],
+                                 "metavar": ("N", "SPACE"),
+                                 "help": f"shift '{cls}' registers by N in SPACE (a number or 'all')"})
+      for cls in SHIFT_OPTIONS),
+    (("-fspv-target-env", "--vk-target-env"), {"dest": "vk_target_env", "default": "vulkan1.1", "choices": _VK_ENVS}),
+    (("--dxil-hash",), {"dest": "dxil_hash", "choices": ("bypass", "retail"), "default": "bypass",
+                        "help": "container hash: BYPASS pattern (default) or the retail algorithm"}),
+    (("-fvk-invert-y",), {"dest": "vk_invert_y", "action": "store_true", "help": "negate SV_Position.y (vertex stage)"}),
+    (("-fvk-use-dx-position-w",), {"dest": "vk_use_dx_position_w", "action": "store_true",
+                                   "help": "reciprocate SV_Position.w in the pixel stage, as D3D does"}),
+    (("-fvk-auto-shift-bindings",), {"dest": "vk_auto_shift_bindings", "action": "store_true",
+                                     "help": "resources without register() get D3D's register, then the class shift"}),
+    (("-fvk-bind-register", "-vkbr"), {"dest": "vk_bind_register", "nargs": 4, "action": "append", "default": [],
+                                       "metavar": ("xX", "SPACE", "BINDING", "SET"),
+                                       "help": "bind register xX in SPACE to BINDING in SET"}),
+    (("-fvk-bind-globals",), {"dest": "vk_bind_globals", "nargs": 2, "type": int, "metavar": ("BINDING", "SET")}),
+    (("-auto-binding-space",), {"dest": "auto_binding_space", "type": int, "default": 0, "metavar": "SET"}),
+    *(((f"-fvk-use-{name}-layout",), {"dest": "vk_layout", "action": "store_const", "const": name, "group": "layout"})
+      for name in ("dx", "gl", "scalar")),
+    (("-Zpr",), {"dest": "row_major", "action": "store_true", "group": "major",
+                 "help": "matrices are row_major by default"}),
+    (("-Zpc",), {"dest": "row_major", "action": "store_false", "group": "major",
+                 "help": "matrices are column_major by default"}),
+    (("-HV",), {"dest": "hlsl_version", "type": int, "choices": (2016, 2017, 2018, 2021), "default": 2021}),
+    (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
+    (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
+    (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
+)
+_COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
+_IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
 
 
-def _formatter(prog: str) -> argparse.HelpFormatter:
-    """argparse's default formatter imports shutil (for the terminal width) whenever an argument is
-    added, which costs several ms on every start; help is formatted for 100 columns instead."""
-    return argparse.HelpFormatter(prog, width=100)
+def _take_values(spec: dict, values: list[str]):
+    """The converted value(s) of one option occurrence, or None when argparse must judge them."""
+    if any(v.startswith("-") for v in values):
+        return None                         # argparse decides whether that is an option or a value
+    try:
+        converted = [spec.get("type", str)(v) for v in values]
+    except ValueError:
+        return None
+    if "choices" in spec and any(v not in spec["choices"] for v in converted):
+        return None
+    return converted if "nargs" in spec else converted[0]
 
 
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", _formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # usage errors: exit 1 like every other error, no traceback
-        self.print_usage(sys.stderr)
-        print(f"shaderbuild: error: {message}", file=sys.stderr)
-        raise SystemExit(1)
-
-
-def _add_compile(sub) -> None:
-    p = sub.add_parser("compile", help="compile one entry point of one HLSL file",
-                       description="Compile one HLSL entry point to SPIR-V or DXIL (DXC-compatible spellings accepted).")
-    p.add_argument("source", help="HLSL source file")
-    p.add_argument("-T", dest="profile", required=True, help="profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x")
-    p.add_argument("-E", dest="entry", default="main", help="entry point name (default: main)")
-    p.add_argument("--target", choices=None, default=None, help="backend: spirv or dxil (default: dxil, as DXC)")
-    p.add_argument("-spirv", action="store_true", help="same as --target spirv")
-    p.add_argument("-o", "-Fo", dest="output", help="output binary path")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("--manifest", help="write the binding manifest JSON here")
-    p.add_argument("--Fc", "-Fc", dest="disassembly", help="write the disassembly here")
-    for cls in SHIFT_OPTIONS:
-        p.add_argument(f"-fvk-{cls}-shift", dest=f"shift_{cls}", nargs=2, action="append", default=[],
-                       metavar=("N", "SPACE"), help=f"shift '{cls}' registers by N in SPACE (a number or 'all')")
-    p.add_argument("-fspv-target-env", "--vk-target-env", dest="vk_target_env", default="vulkan1.1",
-                   choices=["vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"])
-    p.add_argument("--dxil-hash", choices=["bypass", "retail"], default="bypass",
-                   help="container hash: BYPASS pattern (default) or the retail algorithm")
-    p.add_argument("-fvk-invert-y", dest="vk_invert_y", action="store_true", help="negate SV_Position.y (vertex stage)")
-    p.add_argument("-fvk-use-dx-position-w", dest="vk_use_dx_position_w", action="store_true",
-                   help="reciprocate SV_Position.w in the pixel stage, as D3D does")
-    p.add_argument("-fvk-auto-shift-bindings", dest="vk_auto_shift_bindings", action="store_true",
-                   help="resources without register() get D3D's register, then the class shift")
-    p.add_argument("-fvk-bind-register", "-vkbr", dest="vk_bind_register", nargs=4, action="append", default=[],
-                   metavar=("xX", "SPACE", "BINDING", "SET"), help="bind register xX in SPACE to BINDING in SET")
-    p.add_argument("-fvk-bind-globals", dest="vk_bind_globals", nargs=2, type=int, metavar=("BINDING", "SET"))
-    p.add_argument("-auto-binding-space", dest="auto_binding_space", type=int, default=0, metavar="SET")
-    layout = p.add_mutually_exclusive_group()
-    for name in ("dx", "gl", "scalar"):
-        layout.add_argument(f"-fvk-use-{name}-layout", dest="vk_layout", action="store_const", const=name)
-    major = p.add_mutually_exclusive_group()
-    major.add_argument("-Zpr", dest="row_major", action="store_true", help="matrices are row_major by default")
-    major.add_argument("-Zpc", dest="row_major", action="store_false", help="matrices are column_major by default")
-    p.add_argument("-HV", dest="hlsl_version", type=int, choices=[2016, 2017, 2018, 2021], default=2021)
-    p.add_argument("-enable-16bit-types", dest="enable_16bit", action="store_true")
-    p.add_argument("--diagnostics-format", choices=["gnu", "msvc", "json"], default="gnu")
-    p.add_argument("--time-report", action="store_true", help="print the time spent in each phase")
-    p.set_defaults(func=cmd_compile)
+def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
+    """`shaderbuild compile ...` parsed as argparse would, for exact option spellings (and DXC's
+    `-DNAME`, `-Idir`); None for anything else, which then goes to argparse for its help,
+    abbreviations and error messages.  tests/test_cli_fast_args.py checks both agree."""
+    if not argv or argv[0] != "compile":
+        return None
+    ns = {"command": "compile", "func": cmd_compile}
+    seen_groups: dict[str, str] = {}
+    positionals: list[str] = []
+    i, n = 1, len(argv)
+    while i < n:
+        tok = argv[i]
+        i += 1
+        if not tok.startswith("-"):
+            positionals.append(tok)
+            continue
+        spec, flag, attached = _COMPILE_FLAGS.get(tok), tok, None
+        if spec is None:                   # DXC style -DNAME=VALUE / -Idir: a one-letter flag and its value
+            flag, attached = tok[:2], tok[2:]
+            spec = _COMPILE_FLAGS.get(flag)
+            if (spec is None or "nargs" in spec or spec.get("action", "store") not in ("store", "append")
+                    or tok.split("=", 1)[0] in _COMPILE_FLAGS or any(f.startswith(tok) for f in _COMPILE_FLAGS)):
+                return None
+        action = spec.get("action", "store")
+        group = spec.get("group")
+        if group is not None:
+            if seen_groups.setdefault(group, flag) != flag:
+                return None                 # argparse: "not allowed with argument ..."
+        if action in ("store", "append"):
+            if attached is not None:
+                values = [attached]
+            else:
+                count = spec.get("nargs", 1)
+                values = argv[i:i + count]
+                if len(values) < count:
+                    return None
+                i += count
+            value = _take_values(spec, values)
+            if value is None:
+                return None
+            if action == "append":
+                ns.setdefault(spec["dest"], []).append(value)
+            else:
+                ns[spec["dest"]] = value
+        elif action == "store_const":
+            ns[spec["dest"]] = spec["const"]
+        else:
+            ns[spec["dest"]] = action == "store_true"
+    if len(positionals) != 1:
+        return None
+    ns["source"] = positionals[0]
+    for _, spec in COMPILE_ARGUMENTS:
+        if spec["dest"] not in ns:
+            if spec.get("required"):
+                return None
+            default = spec.get("default", _IMPLICIT_DEFAULTS.get(spec.get("action")))
+            ns[spec["dest"]] = list(default) if isinstance(default, list) else default
+    return SimpleNamespace(**ns)
 
 
 def _parse_defines(items: list[str]) -> dict[str, str]:
@@ -132,7 +195,6 @@ def cmd_compile(args) -> int:
     from .compiler import compile_file
     from .diagnostics import CompileError, render_all
     from .options import CompileOptions
-    from .reflect.manifest import dumps
 
     target = "spirv" if args.spirv else (args.target or "dxil")
     try:
@@ -162,6 +224,8 @@ def cmd_compile(args) -> int:
     if args.output:
         outputs.append((args.output, result.binary))
     if args.manifest:
+        from .reflect.manifest import dumps
+
         outputs.append((args.manifest, dumps(result.manifest).encode()))
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
@@ -194,41 +258,46 @@ LIGHT_COMMANDS = ("compile", "plugins")
 BUILD_COMMANDS = ("build", "clean", "list", "explain")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; for the light commands only their own sub-parsers are
-    built, so `shaderbuild compile` never imports the build engine or watchdog."""
-    from . import __version__
+def build_parser(command: str | None = None):
+    """The argparse parser (see cli_parser.build_parser)."""
+    from .cli_parser import build_parser
 
-    parser = _Parser(prog="shaderbuild", description="HLSL to SPIR-V and DXIL compiler and shader build tool")
-    parser.add_argument("--version", action="version", version=f"shaderbuild {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    _add_compile(sub)
-    p = sub.add_parser("plugins", help="list the installed backends")
-    p.set_defaults(func=cmd_plugins)
-    if command in LIGHT_COMMANDS:
-        return parser
-    if command != "watch":
-        from .build_cli import add_build_commands
+    return build_parser(command)
 
-        add_build_commands(sub)
-    if command not in BUILD_COMMANDS:   # `watch`, or no/unknown command (help lists everything)
-        from .watch import add_watch_command
 
-        add_watch_command(sub)
-    return parser
+def _end_process(status: int) -> None:
+    """End a finished `compile` process without interpreter teardown: freeing every module and
+    object at exit costs ~10 ms, as much as compiling a small shader.  Only for commands that
+    start no threads or child processes and have closed every file they wrote.  The record
+    __init__ code compiled by this process is saved first for the next one (records.py)."""
+    from .records import save_init_code_cache
+
+    save_init_code_cache()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):       # a closed or broken pipe: let the normal exit report it
+        return
+    os._exit(status)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command.  Called without `argv` (the console script, `python -m shaderbuild`), a
+    `compile` ends the process itself when done (see _end_process)."""
+    as_program = argv is None
     if argv is None:
         argv = sys.argv[1:]
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    args = parse_compile_fast(argv)
+    if args is None:
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
     except KeyboardInterrupt:
         print("shaderbuild: interrupted", file=sys.stderr)
         return 130
+    if as_program and args.command == "compile":
+        _end_process(status)
+    return status
 
 
 if __name__ == "__main__":

@@ -7,16 +7,17 @@ every field here must be deterministic and JSON-serialisable.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
 
 from .diagnostics import error
+from .records import DataRecord, Record, ValueRecord
 
 STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel"}
 _PROFILE_RE = re.compile(r"^(cs|vs|ps)_6_([0-8])$")
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(ValueRecord):
+    """A parsed shader profile."""
+
     stage: str          # 'compute' | 'vertex' | 'pixel'
     major: int
     minor: int
@@ -37,8 +38,7 @@ def parse_profile(text: str) -> Profile:
     return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
 
 
-@dataclass(frozen=True, slots=True)
-class BindingShift:
+class BindingShift(ValueRecord):
     """DXC's -fvk-{b,t,s,u}-shift N <space|all>."""
 
     register_class: str   # 'b' | 't' | 's' | 'u'
@@ -46,8 +46,7 @@ class BindingShift:
     space: int | None     # None = all spaces
 
 
-@dataclass(frozen=True, slots=True)
-class BindRegister:
+class BindRegister(ValueRecord):
     """DXC's -fvk-bind-register xX Y N M: register xX in space Y -> binding N, set M."""
 
     register_class: str
@@ -60,14 +59,17 @@ class BindRegister:
 VK_LAYOUTS = ("default", "dx", "gl", "scalar")
 
 
-@dataclass(slots=True)
-class CompileOptions:
+class CompileOptions(DataRecord):
+    """Everything that changes a compiled binary (see the module docstring).  `_fields` names
+    them in order.  Records, not dataclasses: this module is on every compile's start-up path,
+    where importing dataclasses (with copy) and creating each dataclass cost ~3 ms in all."""
+
     entry: str = "main"
     profile: str = "cs_6_0"
     target: str = "spirv"
-    defines: dict[str, str] = field(default_factory=dict)
-    include_dirs: list[str] = field(default_factory=list)
-    binding_shifts: list[BindingShift] = field(default_factory=list)
+    defines: dict[str, str] = Record.factory(dict)
+    include_dirs: list[str] = Record.factory(list)
+    binding_shifts: list[BindingShift] = Record.factory(list)
     vk_target_env: str = "vulkan1.1"
     dxil_hash: str = "bypass"       # 'bypass' | 'retail'
     hlsl_version: int = 2021
@@ -76,7 +78,7 @@ class CompileOptions:
     vk_invert_y: bool = False                       # -fvk-invert-y
     vk_use_dx_position_w: bool = False              # -fvk-use-dx-position-w
     vk_auto_shift_bindings: bool = False            # -fvk-auto-shift-bindings
-    vk_bind_registers: list[BindRegister] = field(default_factory=list)   # -fvk-bind-register
+    vk_bind_registers: list[BindRegister] = Record.factory(list)   # -fvk-bind-register
     vk_bind_globals: tuple[int, int] | None = None  # -fvk-bind-globals N M (binding, set)
     auto_binding_space: int = 0                     # -auto-binding-space N
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
@@ -84,13 +86,18 @@ class CompileOptions:
 
     def cache_fields(self) -> dict:
         """A stable, JSON-serialisable view used in cache keys."""
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in self._fields}
+        d["include_dirs"] = list(self.include_dirs)
         d["defines"] = sorted(self.defines.items())
         d["binding_shifts"] = [[s.register_class, s.shift, s.space] for s in self.binding_shifts]
         d["vk_bind_registers"] = [[b.register_class, b.register, b.space, b.binding, b.set]
                                   for b in self.vk_bind_registers]
         d["vk_bind_globals"] = list(self.vk_bind_globals) if self.vk_bind_globals is not None else None
         return d
+
+    def replace(self, **changes) -> CompileOptions:
+        """A copy with `changes` applied, as dataclasses.replace (an unknown name is a TypeError)."""
+        return type(self)(**{**{name: getattr(self, name) for name in self._fields}, **changes})
 
     @property
     def parsed_profile(self) -> Profile:

@@ -30,7 +30,7 @@ def changed_value(name: str):
     pytest.fail(f"CompileOptions.{name} is new: add a non-default value to EXPLICIT in {__file__}")
 
 
-FIELDS = list(CompileOptions.__dataclass_fields__)
+FIELDS = list(CompileOptions._fields)
 
 
 def everything_changed() -> CompileOptions:

@@ -124,9 +124,10 @@ def test_killed_worker_still_finishes_the_build(client, source_tree, reference, 
         while time.monotonic() < deadline:
             n = sum(1 for _ in (root / "out").rglob("*.spv")) if (root / "out").exists() else 0
             if n >= 20:
-                busy = [addr for addr, keys in client.processing().items() if keys and addr in pids]
+                processing = client.processing()     # one snapshot: a second call may find the batch done
+                busy = [addr for addr, keys in processing.items() if keys and addr in pids]
                 if busy:
-                    seen.update(outputs_at_kill=n, victim=pids[busy[0]], in_flight=client.processing()[busy[0]])
+                    seen.update(outputs_at_kill=n, victim=pids[busy[0]], in_flight=processing[busy[0]])
                     os.kill(pids[busy[0]], signal.SIGKILL)
                     return
             time.sleep(0.005)

@@ -52,7 +52,7 @@ def portable(path: str, root: str) -> str:
     return path
 
 
-_OPTION_FIELDS = tuple(CompileOptions.__dataclass_fields__)
+_OPTION_FIELDS = CompileOptions._fields
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -64,7 +64,7 @@ def _plain(value):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    fields = getattr(value, "__dataclass_fields__", None)
+    fields = getattr(value, "__dataclass_fields__", None) or getattr(value, "_fields", None)   # or a Record
     if fields is None:
         raise TypeError(type(value).__name__)
     return [_plain(getattr(value, f)) for f in fields]

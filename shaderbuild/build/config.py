@@ -45,7 +45,7 @@ DEFAULT_OUTPUT_DIR = "build/shaders"
 EXTRA_OUTPUTS = ("disassembly", "header", "blob")
 LAYOUTS = ("mirror", "flat", "by-backend")
 PROFILE_PATTERN = r"^(cs|vs|ps)_6_[0-8]$"
-_OPTION_FIELDS = {f for f in CompileOptions.__dataclass_fields__}
+_OPTION_FIELDS = set(CompileOptions._fields)
 _RULE_TOKEN_RE = re.compile(r"^(!)?([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$")
 
 

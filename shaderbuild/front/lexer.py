@@ -57,7 +57,6 @@ _TOKEN = "|".join((
 ))
 # One match per token: (blanks and newlines before it, the token).  findall builds the pairs in C.
 _MASTER = re.compile(rf"([ \t\f\v\r\n]*)({_TOKEN})", re.DOTALL)
-_SINGLE = re.compile(_TOKEN, re.DOTALL)
 _FLOAT_RE = re.compile(_FLOAT)
 _INT_RE = re.compile(_INT)
 _STRING_RE = re.compile(_STRING)
@@ -257,7 +256,8 @@ def tokenize(text: str, filename: str, first_line: int = 1) -> list[Token]:
 
 def single_token_kind(text: str) -> TokKind | None:
     """The kind of `text` if it lexes as exactly one valid token (for `##` pasting)."""
-    if not _SINGLE.fullmatch(text):
+    m = _MASTER.fullmatch(text)     # one token and no blanks before it (no second ~0.7 ms regex)
+    if m is None or m.group(1):
         return None
     res = lex(text, "", lenient=True)
     if len(res.tokens) != 1 or res.bad:

@@ -2,7 +2,7 @@
 1.6 rev 1 and extinst.glsl.std.450.grammar.json;
 do not edit.
 
-The tables are stored as JSON text and decoded at import: compiling ~100 kB of Python
+The tables are stored as JSON text and decoded on first use: compiling ~100 kB of Python
 literals costs ~20 ms when no bytecode cache is available, json.loads ~1 ms.
 
 OPCODES        opname -> opcode
@@ -29,12 +29,30 @@ _ENUMS = '{"ImageOperands":{"None":0,"Bias":1,"Lod":2,"Grad":4,"ConstOffset":8,"
 _ENUM_PARAMS = '{"ImageOperands":{"1":["IdRef"],"2":["IdRef"],"4":["IdRef","IdRef"],"8":["IdRef"],"16":["IdRef"],"32":["IdRef"],"64":["IdRef"],"128":["IdRef"],"256":["IdScope"],"512":["IdScope"],"65536":["IdRef"]},"LoopControl":{"8":["LiteralInteger"],"16":["LiteralInteger"],"32":["LiteralInteger"],"64":["LiteralInteger"],"128":["LiteralInteger"],"256":["LiteralInteger"],"65536":["LiteralInteger"],"131072":["LiteralInteger"],"262144":["LiteralInteger"],"524288":["LiteralInteger"],"1048576":["LiteralInteger"],"2097152":["LiteralInteger"],"4194304":["LiteralInteger"],"16777216":["LiteralInteger"],"33554432":["LiteralInteger"]},"MemoryAccess":{"2":["LiteralInteger"],"8":["IdScope"],"16":["IdScope"],"65536":["IdRef"],"131072":["IdRef"]},"ExecutionMode":{"0":["LiteralInteger"],"17":["LiteralInteger","LiteralInteger","LiteralInteger"],"18":["LiteralInteger","LiteralInteger","LiteralInteger"],"26":["LiteralInteger"],"30":["LiteralInteger"],"35":["LiteralInteger"],"36":["LiteralInteger"],"37":["IdRef"],"38":["IdRef","IdRef","IdRef"],"39":["IdRef","IdRef","IdRef"],"4459":["LiteralInteger"],"4460":["LiteralInteger"],"4461":["LiteralInteger"],"4462":["LiteralInteger"],"4463":["LiteralInteger"],"5270":["LiteralInteger"],"5618":["LiteralInteger"],"5620":["LiteralInteger"],"5621":["LiteralInteger"],"5622":["LiteralInteger"],"5623":["LiteralInteger"],"5893":["LiteralInteger","LiteralInteger","LiteralInteger"],"5894":["LiteralInteger"],"5896":["LiteralInteger"],"5903":["LiteralInteger"],"6154":["LiteralInteger"],"6417":["LiteralInteger"]},"Decoration":{"1":["LiteralInteger"],"6":["LiteralInteger"],"7":["LiteralInteger"],"11":["BuiltIn"],"27":["IdScope"],"29":["LiteralInteger"],"30":["LiteralInteger"],"31":["LiteralInteger"],"32":["LiteralInteger"],"33":["LiteralInteger"],"34":["LiteralInteger"],"35":["LiteralInteger"],"36":["LiteralInteger"],"37":["LiteralInteger"],"38":["FunctionParameterAttribute"],"39":["FPRoundingMode"],"40":["FPFastMathMode"],"41":["LiteralString","LinkageType"],"43":["LiteralInteger"],"44":["LiteralInteger"],"45":["LiteralInteger"],"46":["IdRef"],"47":["IdRef"],"5256":["LiteralInteger"],"5599":["LiteralInteger"],"5607":["LiteralString"],"5625":["LiteralInteger"],"5628":["LiteralInteger"],"5634":["IdRef"],"5635":["LiteralString"],"5636":["LiteralString"],"5822":["LiteralInteger","FPRoundingMode"],"5823":["LiteralInteger","FPDenormMode"],"5826":["LiteralString"],"5827":["LiteralInteger"],"5828":["LiteralInteger"],"5829":["LiteralInteger"],"5832":["LiteralInteger"],"5834":["LiteralString","LiteralString"],"5835":["LiteralInteger*"],"5836":["LiteralInteger"],"5900":["LiteralInteger"],"5902":["LiteralInteger"],"5909":["LiteralInteger","LiteralInteger"],"5914":["IdRef"],"5915":["IdRef"],"5917":["LiteralInteger"],"5918":["LiteralInteger"],"5919":["LiteralInteger"],"5921":["LiteralInteger"],"5944":["LiteralInteger"],"6080":["LiteralInteger","FPOperationMode"]}}'
 _GLSL_STD_450 = '{"Round":1,"RoundEven":2,"Trunc":3,"FAbs":4,"SAbs":5,"FSign":6,"SSign":7,"Floor":8,"Ceil":9,"Fract":10,"Radians":11,"Degrees":12,"Sin":13,"Cos":14,"Tan":15,"Asin":16,"Acos":17,"Atan":18,"Sinh":19,"Cosh":20,"Tanh":21,"Asinh":22,"Acosh":23,"Atanh":24,"Atan2":25,"Pow":26,"Exp":27,"Log":28,"Exp2":29,"Log2":30,"Sqrt":31,"InverseSqrt":32,"Determinant":33,"MatrixInverse":34,"Modf":35,"ModfStruct":36,"FMin":37,"UMin":38,"SMin":39,"FMax":40,"UMax":41,"SMax":42,"FClamp":43,"UClamp":44,"SClamp":45,"FMix":46,"IMix":47,"Step":48,"SmoothStep":49,"Fma":50,"Frexp":51,"FrexpStruct":52,"Ldexp":53,"PackSnorm4x8":54,"PackUnorm4x8":55,"PackSnorm2x16":56,"PackUnorm2x16":57,"PackHalf2x16":58,"PackDouble2x32":59,"UnpackSnorm2x16":60,"UnpackUnorm2x16":61,"UnpackHalf2x16":62,"UnpackSnorm4x8":63,"UnpackUnorm4x8":64,"UnpackDouble2x32":65,"Length":66,"Distance":67,"Cross":68,"Normalize":69,"FaceForward":70,"Reflect":71,"Refract":72,"FindILsb":73,"FindSMsb":74,"FindUMsb":75,"InterpolateAtCentroid":76,"InterpolateAtSample":77,"InterpolateAtOffset":78,"NMin":79,"NMax":80,"NClamp":81}'
 
-OPCODES: dict[str, int] = json.loads(_OPCODES)
-INSTRUCTIONS: dict[int, tuple[str, tuple[str, ...]]] = {
-    int(k): (v[0], tuple(v[1])) for k, v in json.loads(_INSTRUCTIONS).items()}
-KIND_CATEGORY: dict[str, str] = json.loads(_KIND_CATEGORY)
-COMPOSITES: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in json.loads(_COMPOSITES).items()}
-ENUMS: dict[str, dict[str, int]] = json.loads(_ENUMS)
-ENUM_PARAMS: dict[str, dict[int, tuple[str, ...]]] = {
-    kind: {int(v): tuple(p) for v, p in d.items()} for kind, d in json.loads(_ENUM_PARAMS).items()}
-GLSL_STD_450: dict[str, int] = json.loads(_GLSL_STD_450)
+# Each table is decoded on first use (PEP 562 module __getattr__): a compilation needs only
+# OPCODES, ENUMS and GLSL_STD_450; the disassembler's tables cost ~1 ms more to decode.
+OPCODES: dict[str, int]
+INSTRUCTIONS: dict[int, tuple[str, tuple[str, ...]]]
+KIND_CATEGORY: dict[str, str]
+COMPOSITES: dict[str, tuple[str, ...]]
+ENUMS: dict[str, dict[str, int]]
+ENUM_PARAMS: dict[str, dict[int, tuple[str, ...]]]
+GLSL_STD_450: dict[str, int]
+
+_DECODE = {
+    "OPCODES": lambda: json.loads(_OPCODES),
+    "INSTRUCTIONS": lambda: {int(k): (v[0], tuple(v[1])) for k, v in json.loads(_INSTRUCTIONS).items()},
+    "KIND_CATEGORY": lambda: json.loads(_KIND_CATEGORY),
+    "COMPOSITES": lambda: {k: tuple(v) for k, v in json.loads(_COMPOSITES).items()},
+    "ENUMS": lambda: json.loads(_ENUMS),
+    "ENUM_PARAMS": lambda: {kind: {int(v): tuple(p) for v, p in d.items()}
+                            for kind, d in json.loads(_ENUM_PARAMS).items()},
+    "GLSL_STD_450": lambda: json.loads(_GLSL_STD_450),
+}
+
+
+def __getattr__(name: str):
+    if name not in _DECODE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = _DECODE[name]()
+    return value

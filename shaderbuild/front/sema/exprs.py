@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 
@@ -66,6 +65,8 @@ class ExprLowering:
         self.sink.warning(msg, loc)
 
     def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
+        import difflib  # only for this error's hint: ~1 ms of every cold start otherwise
+
         from ..intrinsics import INTRINSICS, SPECIAL
 
         candidates = self.scope.all_names() + list(INTRINSICS) + list(SPECIAL)

@@ -1,0 +1,71 @@
+"""The argparse parser of the `shaderbuild` command line.
+
+Only imported when `cli.parse_compile_fast` cannot handle the command line
+(help, other commands, abbreviations, usage errors): argparse costs ~5 ms per
+process start, a tenth of a cold `shaderbuild compile`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+from .cli import BUILD_COMMANDS, COMPILE_ARGUMENTS, LIGHT_COMMANDS, cmd_compile, cmd_plugins
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's default formatter imports shutil (for the terminal width) whenever an argument is
+    added, which costs several ms on every start; help is formatted for 100 columns instead."""
+    return argparse.HelpFormatter(prog, width=100)
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> None:  # usage errors: exit 1 like every other error, no traceback
+        self.print_usage(sys.stderr)
+        print(f"shaderbuild: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def _add_compile(sub) -> None:
+    p = sub.add_parser("compile", help="compile one entry point of one HLSL file",
+                       description="Compile one HLSL entry point to SPIR-V or DXIL (DXC-compatible spellings accepted).")
+    groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for flags, spec in COMPILE_ARGUMENTS:
+        kwargs = dict(spec)
+        group = kwargs.pop("group", None)
+        if group and group not in groups:
+            groups[group] = p.add_mutually_exclusive_group()
+        if flags[0].startswith("-"):
+            (groups[group] if group else p).add_argument(*flags, **kwargs)
+        else:
+            kwargs.pop("dest")              # a positional's dest is its name
+            p.add_argument(*flags, **kwargs)
+    p.set_defaults(func=cmd_compile)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; for the light commands only their own sub-parsers are
+    built, so `shaderbuild compile` never imports the build engine or watchdog."""
+    parser = _Parser(prog="shaderbuild", description="HLSL to SPIR-V and DXIL compiler and shader build tool")
+    parser.add_argument("--version", action="version", version=f"shaderbuild {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    _add_compile(sub)
+    p = sub.add_parser("plugins", help="list the installed backends")
+    p.set_defaults(func=cmd_plugins)
+    if command in LIGHT_COMMANDS:
+        return parser
+    if command != "watch":
+        from .build_cli import add_build_commands
+
+        add_build_commands(sub)
+    if command not in BUILD_COMMANDS:   # `watch`, or no/unknown command (help lists everything)
+        from .watch import add_watch_command
+
+        add_watch_command(sub)
+    return parser
