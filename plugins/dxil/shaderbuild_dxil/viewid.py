@@ -296,21 +296,22 @@ class _Analysis:
         low: dict[object, int] = {}
         stack: list[object] = []
         on_stack: set[object] = set()
-        work: list[tuple[object, int]] = [(root, 0)]
+        edges_of, deps = self._edges, self.deps
+        work: list[tuple[object, list[object], int]] = [
+            (root, edges_of(root) if root.__class__ is int else deps[root], 0)]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
         while work:
-            node, i = work[-1]
-            edges = self._edges(node) if isinstance(node, int) else self.deps[node]
+            node, edges, i = work[-1]
             if i < len(edges):
-                work[-1] = (node, i + 1)
+                work[-1] = (node, edges, i + 1)
                 nxt = edges[i]
                 if nxt not in index:
                     index[nxt] = low[nxt] = len(index)
                     stack.append(nxt)
                     on_stack.add(nxt)
-                    work.append((nxt, 0))
+                    work.append((nxt, edges_of(nxt) if nxt.__class__ is int else deps[nxt], 0))
                 elif nxt in on_stack:
                     low[node] = min(low[node], index[nxt])
                 continue
@@ -319,6 +320,16 @@ class _Analysis:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] != index[node]:
+                continue
+            mask = self.mask
+            if stack[-1] == node:                # a single-node component (the common case)
+                stack.pop()
+                on_stack.discard(node)
+                bits = self.leaf.get(node, 0)
+                for d in deps[node]:
+                    if d != node:
+                        bits |= mask[d]
+                mask[node] = bits
                 continue
             members: list[object] = []
             while True:
