@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .llvm.values import Function, Instruction, Value, const_key
+from .llvm.values import Constant, Function, Instruction, Value
 from .mem2reg import substitute
 
 __all__ = ["eliminate_common_calls"]
@@ -38,7 +38,8 @@ def _key(inst: Instruction) -> tuple[Any, ...]:
     """Opcode, type, attributes and operands.  The attributes of the instructions merged here
     (flags, predicate, indices, inbounds, source type) are hashable, and the builder passes them
     in one order per opcode; types are interned or hash by structure."""
-    return (inst.op, inst.type, *inst.attrs.items(), *[const_key(o) for o in inst.operands])
+    return (inst.op, inst.type, *inst.attrs.items(),
+            *[o.key() if isinstance(o, Constant) else id(o) for o in inst.operands])   # const_key, inlined
 
 
 def eliminate_common_calls(f: Function) -> int:

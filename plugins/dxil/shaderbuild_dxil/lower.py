@@ -768,16 +768,15 @@ class FunctionLowerer:
         self.set_block(exit_bb)
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
-        if self.ssa is not None:
-            self.ssa.finish(self.fn)
+        forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
         cfg.remove_unreachable_blocks(self.fn)
         if self.m.optimize:
             promote_allocas(self.fn)         # local arrays indexed only by constants (split first)
-            prune_trivial_phis(self.fn)      # dropping unreachable predecessors can leave some
-            eliminate_dead_code(self.fn)
+            # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
+            prune_trivial_phis(self.fn, forwarded)
             cfg.merge_straight_line_blocks(self.fn)
-            if eliminate_common_calls(self.fn):
-                eliminate_dead_code(self.fn)
+            eliminate_common_calls(self.fn)
+            eliminate_dead_code(self.fn)
         return self.fn
 
 

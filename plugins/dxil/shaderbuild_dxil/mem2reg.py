@@ -1,10 +1,12 @@
 """Promote scalar allocas to SSA values with phis (the classic mem2reg).
 
-Lowering keeps every local in an alloca, which is simple and correct; this
-pass turns the scalar ones (only loaded and stored directly) into SSA values:
-dominators by Cooper-Harvey-Kennedy, phis at the iterated dominance frontier,
-renaming along the dominator tree.  Array allocas (dynamically indexed
-through GEPs) stay in memory.
+Lowering builds the scalar components of locals as SSA values directly
+(ssa.py); only local arrays reach memory.  This pass splits the arrays that
+are indexed only by constants into scalar allocas and turns those (and any
+other scalar alloca) into SSA values: dominators by Cooper-Harvey-Kennedy,
+phis at the iterated dominance frontier, renaming along the dominator tree.
+Arrays indexed dynamically stay in memory.  It also holds the phi clean-up
+and operand substitution that the other passes share.
 """
 
 from __future__ import annotations
@@ -289,14 +291,19 @@ def promote_allocas(f: Function) -> int:
     return len(allocas)
 
 
-def prune_trivial_phis(f: Function) -> None:
+def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> None:
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
     constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
-    so only the leading run of each block is looked at."""
+    so only the leading run of each block is looked at.  `pending`: replacements already
+    decided (values forwarded elsewhere), applied in the same rewriting pass."""
     changed = True
     while changed:
         changed = False
         replace: dict[int, Value] = {}
+        if pending:
+            replace.update(pending)
+            pending = None
+            changed = True
         for bb in f.blocks:
             insts = bb.instructions
             n = 0

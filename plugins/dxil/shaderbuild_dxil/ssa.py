@@ -11,7 +11,8 @@ through the predecessors, and phis are made only at joins.  Blocks are
 when); a read in an unsealed block makes an incomplete phi that sealing
 completes.  A phi whose operands are all one value (or itself) is forwarded
 to that value at once; `finish` puts the surviving phis at the head of their
-blocks and rewrites the operands that named a forwarded phi.
+blocks and hands back the forwarded ones, whose remaining uses the phi
+clean-up rewrites.
 
 Everything is keyed by insertion-ordered dicts and lists (creation order), so
 the output is deterministic.
@@ -22,7 +23,6 @@ from __future__ import annotations
 from .llvm.builder import IRBuilder
 from .llvm.types import Type
 from .llvm.values import BasicBlock, Function, Instruction, Undef, Value, const_key
-from .mem2reg import substitute
 
 __all__ = ["SSABuilder", "EdgeRecordingBuilder"]
 
@@ -163,8 +163,9 @@ class SSABuilder:
         return same
 
     # ---------------------------------------------------------------- the end
-    def finish(self, f: Function) -> None:
-        """Put the live phis at the head of their blocks and rewrite uses of forwarded ones."""
+    def finish(self, f: Function) -> dict[int, Value]:
+        """Put the live phis at the head of their blocks; returns the forwarded phis (phi id ->
+        value), whose uses the caller rewrites (mem2reg.prune_trivial_phis / substitute)."""
         if self.incomplete:
             raise AssertionError("SSA construction left unsealed blocks with reads")
         fwd = self.forward
@@ -174,8 +175,7 @@ class SSABuilder:
                 live = [p for p in lst if id(p) not in fwd]
                 if live:
                     bb.instructions[:0] = live
-        if fwd:
-            substitute(f, fwd)
+        return fwd
 
 
 class EdgeRecordingBuilder(IRBuilder):

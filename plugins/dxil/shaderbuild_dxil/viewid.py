@@ -119,14 +119,11 @@ class _Analysis:
         _, idom = dominators(fn)
         entry = fn.blocks[0]
         self.idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
-        self.users: dict[int, list[Instruction]] = {}
+        self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
         self.block_of: dict[int, BasicBlock] = {}      # the block lists, not `.parent`, are authoritative
         for bb in fn.blocks:
             for inst in bb.instructions:
                 self.block_of[id(inst)] = bb
-                ops = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
-                for v in ops:
-                    self.users.setdefault(id(v), []).append(inst)
         self.decl_stores: dict[int, list[Instruction]] = {}
         # the dependency graph: node keys are id(instruction), ("cd", id(block)), ("decl", id(value))
         self.deps: dict[object, list[object]] = {}
@@ -174,6 +171,19 @@ class _Analysis:
             elif isinstance(v, (Instruction, GlobalVariable)) or not isinstance(v, Constant):
                 out.append(v)          # alloca, global, argument, call result
         return out
+
+    @property
+    def users(self) -> dict[int, list[Instruction]]:
+        """Value id -> the instructions using it (only memory reads need it)."""
+        if self._users is None:
+            users: dict[int, list[Instruction]] = {}
+            for bb in self.fn.blocks:
+                for inst in bb.instructions:
+                    ops = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+                    for v in ops:
+                        users.setdefault(id(v), []).append(inst)
+            self._users = users
+        return self._users
 
     def _stores(self, decl: Value) -> list[Instruction]:
         """Every store/atomic reached through the users of `decl` (DXC CollectStores: loads end a path)."""
