@@ -59,12 +59,11 @@ class ViewIdState:
         width = _dwords(self.num_outputs)
         table = [0] * (num_inputs * width)
         for o, mask in enumerate(self.inputs_of):
-            i = 0
-            while mask:
-                if mask & 1:
-                    table[i * width + o // 32] |= 1 << (o % 32)
-                mask >>= 1
-                i += 1
+            word, bit = o // 32, 1 << (o % 32)
+            while mask:                          # visit the set bits only
+                low = mask & -mask
+                table[(low.bit_length() - 1) * width + word] |= bit
+                mask ^= low
         return table
 
     def _view_id_mask(self) -> list[int]:
@@ -120,6 +119,7 @@ class _Analysis:
         entry = fn.blocks[0]
         self.idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
         self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
+        self._cd_of_block: dict[int, object | None] = {}
         self.block_of: dict[int, BasicBlock] = {}      # the block lists, not `.parent`, are authoritative
         for bb in fn.blocks:
             for inst in bb.instructions:
@@ -134,14 +134,19 @@ class _Analysis:
 
     # ---- edges
     def _cd_key(self, bb: BasicBlock) -> object | None:
+        """The node of bb's control dependences (None when it has none); one per block."""
+        try:
+            return self._cd_of_block[id(bb)]
+        except KeyError:
+            pass
         blocks = self.cd.get(id(bb))
-        if not blocks:
-            return None
-        key = ("cd", id(bb))
-        if key not in self.deps:
+        key = None
+        if blocks:
+            key = ("cd", id(bb))
             self.deps[key] = [id(b.terminator) for b in blocks]
             for b in blocks:
                 self.nodes[id(b.terminator)] = b.terminator
+        self._cd_of_block[id(bb)] = key
         return key
 
     def _decl_key(self, decl: Value) -> object:
@@ -277,7 +282,8 @@ class _Analysis:
         if cd is not None:
             out.append(cd)
         self.deps[key] = out
-        self.leaf[key] = self._leaf_bits(inst)
+        if inst.op == "call":                    # only dx.op calls read inputs or ViewID
+            self.leaf[key] = self._leaf_bits(inst)
         return out
 
     def _leaf_bits(self, inst: Instruction) -> int:
