@@ -60,20 +60,27 @@ def median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-def warm(path: Path, base: CompileOptions, target: str, repeat: int) -> tuple[float, dict]:
-    opts = base.replace(target=target)
-    first = compile_file(str(path), opts)
-    if not first.ok:
-        raise SystemExit(f"{path}: {target} compile failed: {[d.message for d in first.diagnostics]}")
+def warm(path: Path, base: CompileOptions, repeat: int) -> tuple[float, dict, float]:
+    """Median warm SPIR-V time, its phases, and median warm DXIL time.  The two targets alternate
+    within each repeat, so a load that comes and goes on the machine slows both alike."""
+    targets = ("spirv", "dxil")
+    opts = {t: base.replace(target=t) for t in targets}
+    for t in targets:
+        first = compile_file(str(path), opts[t])
+        if not first.ok:
+            raise SystemExit(f"{path}: {t} compile failed: {[d.message for d in first.diagnostics]}")
     phases: dict[str, list[float]] = {p: [] for p in PHASES}
-    totals = []
+    totals: dict[str, list[float]] = {t: [] for t in targets}
     for _ in range(repeat):
-        t = time.perf_counter()
-        r = compile_file(str(path), opts)
-        totals.append(time.perf_counter() - t)
-        for p in PHASES:
-            phases[p].append(r.timings.get(p, 0.0))
-    return statistics.median(totals), {p: statistics.median(v) for p, v in phases.items()}
+        for t in targets:
+            start = time.perf_counter()
+            r = compile_file(str(path), opts[t])
+            totals[t].append(time.perf_counter() - start)
+            if t == "spirv":
+                for p in PHASES:
+                    phases[p].append(r.timings.get(p, 0.0))
+    return (statistics.median(totals["spirv"]), {p: statistics.median(v) for p, v in phases.items()},
+            statistics.median(totals["dxil"]))
 
 
 def run_process(cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> None:
@@ -147,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         n_lines = path.read_text().count("\n") + 1
         small = n_lines < 2000
         rep = args.repeat if small else max(3, args.repeat // 5)
-        spirv, phases = warm(path, opts, "spirv", rep)
-        dxil, _ = warm(path, opts, "dxil", rep)
+        spirv, phases, dxil = warm(path, opts, rep)
         cold_t = cold(path, opts, max(5, rep // 2), tmp)
         gl = glslang(path, opts, max(5, rep // 2), tmp)
         row = {"shader": name, "lines": n_lines, "phases_ms": {k: v * 1000 for k, v in phases.items()},

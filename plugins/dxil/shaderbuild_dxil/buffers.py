@@ -114,7 +114,9 @@ class BufferAccess:
         if p.res.shape not in (STRUCTURED, RAW):
             return self._typed_read(p, scalars)
         split = L.sm < (6, 3)                   # 64-bit raw loads/stores need SM 6.3: use i32 pairs
-        for run in _runs(scalars, offs, list(range(len(scalars))), 2 if split and _is64(scalars[0]) else 4):
+        # in memory order (as DXC reads a column_major matrix: a column per load), so that runs are long
+        in_memory = sorted(range(len(scalars)), key=offs.__getitem__)
+        for run in _runs(scalars, offs, in_memory, 2 if split and _is64(scalars[0]) else 4):
             s = scalars[run[0]]
             mt = memory_scalar(s)
             if split and mt.width == 64:

@@ -73,12 +73,20 @@ def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
 _STMT_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]:
-    """Globals referenced from fn and its callees (in first-use order), and the callees."""
+COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
+
+
+def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function], set[int]]:
+    """Globals referenced from fn and its callees (in first-use order), the callees, and the
+    ids of the variables under the resource argument of IncrementCounter/DecrementCounter (the
+    resources whose hidden counter is used: known before lowering because the SM 6.6
+    annotateHandle properties, counter bit 15 as DXC sets it, are written at handle creation).
+    One walk of the expressions for all three."""
     seen_vars: dict[int, ir.Variable] = {}
     seen_fns: dict[int, ir.Function] = {}
+    counters: set[int] = set()
     stack = [fn]
-    VarRef, Call = ir.VarRef, ir.Call
+    VarRef, Call, Intrinsic = ir.VarRef, ir.Call, ir.Intrinsic
     while stack:
         f = stack.pop()
         if id(f) in seen_fns:
@@ -100,7 +108,9 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function]]
                             seen_vars.setdefault(id(e.var), e.var)
                     elif isinstance(e, Call):
                         stack.append(e.func)
-    return list(seen_vars.values()), list(seen_fns.values())
+                    elif isinstance(e, Intrinsic) and e.name in COUNTER_INTRINSICS:
+                        counters.update(id(r.var) for r in _expr_preorder(e.args[0]) if isinstance(r, VarRef))
+    return list(seen_vars.values()), list(seen_fns.values()), counters
 
 
 class ModuleContext:

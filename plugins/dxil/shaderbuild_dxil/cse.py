@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .llvm.values import Function, Instruction, Value, const_key
-from .mem2reg import _substitute
+from .llvm.values import Constant, Function, Instruction, Value
+from .mem2reg import substitute
 
 __all__ = ["eliminate_common_calls"]
 
@@ -35,23 +35,36 @@ def _call_kind(inst: Instruction) -> str:
 
 
 def _key(inst: Instruction) -> tuple[Any, ...]:
-    attrs = tuple(sorted((k, repr(v)) for k, v in inst.attrs.items()))
-    return (inst.op, str(inst.type), attrs, *(const_key(o) for o in inst.operands))
+    """Opcode, type, attributes and operands.  The attributes of the instructions merged here
+    (flags, predicate, indices, inbounds, source type) are hashable, and the builder passes them
+    in one order per opcode; types are interned or hash by structure."""
+    return (inst.op, inst.type, *inst.attrs.items(),
+            *[o.key() if isinstance(o, Constant) else id(o) for o in inst.operands])   # const_key, inlined
 
 
 def eliminate_common_calls(f: Function) -> int:
     """Merge duplicates within each block; returns how many instructions were replaced."""
     replace: dict[int, Value] = {}
+    get, hit = replace.get, replace.__contains__
+    kinds: dict[int, str] = {}                 # callee -> its kind
     for bb in f.blocks:
         pure: dict[tuple, Instruction] = {}
         reads: dict[tuple, Instruction] = {}
         for inst in bb.instructions:
-            inst.operands = [replace.get(id(o), o) for o in inst.operands]
-            kind = _call_kind(inst) if inst.op == "call" else None
-            if inst.op in _WRITES or kind == "other":
+            if replace and any(map(hit, map(id, inst.operands))):
+                inst.operands = [get(id(o), o) for o in inst.operands]
+            op = inst.op
+            if op == "call":
+                callee = inst.operands[0]
+                kind = kinds.get(id(callee))
+                if kind is None:
+                    kind = kinds[id(callee)] = _call_kind(inst)
+            else:
+                kind = None
+            if op in _WRITES or kind == "other":
                 reads.clear()                  # memory may have changed
                 continue
-            table = pure if kind == "readnone" or inst.op in _PURE else reads if kind else None
+            table = pure if kind == "readnone" or op in _PURE else reads if kind else None
             if table is None:
                 continue
             key = _key(inst)
@@ -60,7 +73,7 @@ def eliminate_common_calls(f: Function) -> int:
             else:
                 table[key] = inst
     if replace:
-        _substitute(f, replace)
+        substitute(f, replace)
         for bb in f.blocks:
             bb.instructions = [i for i in bb.instructions if id(i) not in replace]
     return len(replace)

@@ -26,7 +26,7 @@ from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
 from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
-from .mem2reg import promote_allocas
+from .mem2reg import promote_allocas, prune_trivial_phis
 from .ops import OpEmitter
 from .places import (
     AddrPlace,
@@ -44,6 +44,7 @@ from .places import (
 from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
 from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_usage
+from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
@@ -105,7 +106,11 @@ class FunctionLowerer:
         self.alloca_block = self.fn.append_block("entry")
         self.alloca_builder = IRBuilder(self.alloca_block)
         first = self.fn.append_block()
-        self.b = IRBuilder(first)
+        # locals' scalar components become SSA values as they are lowered (ssa.py); without
+        # optimisation every local stays in an alloca
+        self.ssa = SSABuilder() if mod.optimize else None
+        self.b = EdgeRecordingBuilder(first, self.ssa)
+        self.seal(first)                 # entered only from the alloca block: no local is defined there
         self.buffers = BufferAccess(self)
         self.handles = HandleFactory(self.ops, self.sm)
         self._handle_cache: dict[tuple[int, int], Value] = {}
@@ -164,6 +169,11 @@ class FunctionLowerer:
     def set_block(self, bb: BasicBlock) -> None:
         self.b.position_at_end(bb)
 
+    def seal(self, bb: BasicBlock) -> None:
+        """Every predecessor of `bb` has been built (SSA construction may complete its phis)."""
+        if self.ssa is not None:
+            self.ssa.seal(bb)
+
     def branch_to(self, bb: BasicBlock) -> None:
         if self.b.block.terminator is None:
             self.b.br(bb)
@@ -171,12 +181,20 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ storage
     def make_storage(self, var: ir.Variable) -> VarStorage:
         lay = leaf_layout(var.type)
-        ptrs: list[Value] = []
+        ptrs: list[Value | None] = []
+        ssa = self.ssa
+        nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
+            if ssa is not None:
+                if n == 1:                       # a scalar component: an SSA variable, no memory
+                    nums.append(ssa.new_var(llvm_scalar(s)))
+                    ptrs.append(None)
+                    continue
+                nums.append(-1)                  # an indexable array stays in memory
             mt = memory_scalar(s)
             t = mt if n == 1 else T.ArrayType(mt, n)
             ptrs.append(self.alloca_builder.alloca(t, align=max(1, mt.width // 8) if not mt == T.i1 else 4))
-        return VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
+        return VarStorage(var, ptrs, list(lay.mult), list(lay.leaves), nums)
 
     def storage_of(self, var: ir.Variable) -> VarStorage:
         for fr in reversed(self.frames):
@@ -506,8 +524,13 @@ class FunctionLowerer:
 
     def _construct(self, e: ir.Construct) -> list[Value]:
         out: list[Value] = []
+        prev: ir.Expr | None = None
+        vals: list[Value] = []
         for p in e.parts:
-            out += self.expr(p)
+            if p is not prev:         # a splat repeats one node (`[x] * n`): x is evaluated once
+                vals = self.expr(p)
+                prev = p
+            out += vals
         n = len(component_types(e.type))
         if len(out) == 1 and n > 1:
             out = out * n
@@ -567,6 +590,7 @@ class FunctionLowerer:
         self.loops = saved_loops
         self.frames.pop()
         self.branch_to(exit_bb)
+        self.seal(exit_bb)
         self.set_block(exit_bb)
         if ret_slot is None:
             return []
@@ -578,7 +602,9 @@ class FunctionLowerer:
             if id(s) in self.m.folded_stores:
                 continue
             if self.b.block.terminator is not None:
-                self.set_block(self.new_block())       # dead code after break/return; dropped later
+                dead = self.new_block()                 # dead code after break/return; dropped later
+                self.seal(dead)
+                self.set_block(dead)
             h = _STMT.get(type(s))
             if h is None:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
@@ -623,15 +649,18 @@ class FunctionLowerer:
         else_bb = self.new_block() if s.else_ else merge
         self.b.cbranch(cond, then_bb, else_bb)
         self.control_depth += 1
+        self.seal(then_bb)
         self.set_block(then_bb)
         self.stmts(s.then)
         self.branch_to(merge)
         if s.else_:
+            self.seal(else_bb)
             self.set_block(else_bb)
             self.stmts(s.else_)
             self.branch_to(merge)
         self.control_depth -= 1
         self._move_to_end(merge)
+        self.seal(merge)
         self.set_block(merge)
 
     def _move_to_end(self, bb: BasicBlock) -> None:
@@ -656,6 +685,7 @@ class FunctionLowerer:
         self.stmts(s.body)
         self.branch_to(cont)
         self._move_to_end(cont)
+        self.seal(cont)                  # reached from the body's end and its `continue`s
         self.set_block(cont)
         self.stmts(s.continuing)
         if self.b.block.terminator is None:
@@ -663,9 +693,11 @@ class FunctionLowerer:
                 self.b.cbranch(self.truthy(self.expr(s.break_if)[0]), merge, header)
             else:
                 self.b.br(header)
+        self.seal(header)                # the back edge is built
         self.control_depth -= 1
         self.loops.pop()
         self._move_to_end(merge)
+        self.seal(merge)
         self.set_block(merge)
 
     def _break(self, s: ir.Break) -> None:
@@ -710,12 +742,14 @@ class FunctionLowerer:
         self.loops.append(_LoopTargets(merge, None))
         self.control_depth += 1
         for k, (c, bb) in enumerate(zip(s.cases, blocks)):
+            self.seal(bb)                # from the switch and the previous case's fall-through
             self.set_block(bb)
             self.stmts(c.body)
             self.branch_to(blocks[k + 1] if k + 1 < len(blocks) else merge)    # fall through
         self.control_depth -= 1
         self.loops.pop()
         self._move_to_end(merge)
+        self.seal(merge)
         self.set_block(merge)
 
     # ------------------------------------------------------------------ driver
@@ -730,16 +764,19 @@ class FunctionLowerer:
         self.frames.pop()
         self.branch_to(exit_bb)
         self._move_to_end(exit_bb)
+        self.seal(exit_bb)
         self.set_block(exit_bb)
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
+        forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
         cfg.remove_unreachable_blocks(self.fn)
         if self.m.optimize:
-            promote_allocas(self.fn)
-            eliminate_dead_code(self.fn)
+            promote_allocas(self.fn)         # local arrays indexed only by constants (split first)
+            # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
+            prune_trivial_phis(self.fn, forwarded)
             cfg.merge_straight_line_blocks(self.fn)
-            if eliminate_common_calls(self.fn):
-                eliminate_dead_code(self.fn)
+            eliminate_common_calls(self.fn)
+            eliminate_dead_code(self.fn)
         return self.fn
 
 
@@ -783,25 +820,9 @@ def _ov(t: T.Type) -> str:
     return overload_name(t)
 
 
-COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
-
-
-def _counter_users(fns: list[ir.Function]) -> set[int]:
-    """ids of the resources whose hidden counter is used.  Known before lowering because the
-    SM 6.6 annotateHandle properties (counter bit 15, as DXC sets it) are written at handle creation."""
-    out: set[int] = set()
-    for f in fns:
-        for s in ir.walk_stmts(f.body):
-            for e0 in ir.stmt_exprs(s):
-                for e in ir.walk_expr(e0):
-                    if isinstance(e, ir.Intrinsic) and e.name in COUNTER_INTRINSICS:
-                        out.update(id(r.var) for r in ir.walk_expr(e.args[0]) if isinstance(r, ir.VarRef))
-    return out
-
-
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True) -> LoweredModule:
-    """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: mem2reg + DCE)."""
+    """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
     entry = module.entry
     if entry is None or entry.function is None:
         raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
@@ -810,7 +831,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if native16 and sm < (6, 2):
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
     ctx = ModuleContext(module, stage, sm, native16, optimize)
-    used_vars, _fns = used_globals(entry.function)
+    used_vars, _fns, counter_users = used_globals(entry.function)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses
         if id(g) not in used_ids:
@@ -830,7 +851,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             ctx._res_by_var[id(v)] = info
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
-    for vid in _counter_users(_fns):
+    for vid in counter_users:
         if vid in ctx._res_by_var:
             ctx._res_by_var[vid].has_counter = True
     assign_ranges(ctx.resources)

@@ -1,10 +1,12 @@
 """Promote scalar allocas to SSA values with phis (the classic mem2reg).
 
-Lowering keeps every local in an alloca, which is simple and correct; this
-pass turns the scalar ones (only loaded and stored directly) into SSA values:
-dominators by Cooper-Harvey-Kennedy, phis at the iterated dominance frontier,
-renaming along the dominator tree.  Array allocas (dynamically indexed
-through GEPs) stay in memory.
+Lowering builds the scalar components of locals as SSA values directly
+(ssa.py); only local arrays reach memory.  This pass splits the arrays that
+are indexed only by constants into scalar allocas and turns those (and any
+other scalar alloca) into SSA values: dominators by Cooper-Harvey-Kennedy,
+phis at the iterated dominance frontier, renaming along the dominator tree.
+Arrays indexed dynamically stay in memory.  It also holds the phi clean-up
+and operand substitution that the other passes share.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from .cfg import predecessors
 from .llvm.types import ArrayType, PointerType, StructType, i32
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
 
-__all__ = ["promote_allocas", "dominators"]
+__all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "substitute"]
 
 
 def _succ(bb: BasicBlock) -> list[BasicBlock]:
@@ -110,6 +112,8 @@ def _split_constant_arrays(f: Function) -> None:
     entry = f.blocks[0]
     arrays = {id(i): i for i in entry.instructions if i.op == "alloca" and isinstance(i.attrs["allocated"], ArrayType)
               and not isinstance(i.attrs["allocated"].elem, (ArrayType, StructType))}
+    if not arrays:
+        return
     geps: dict[int, list[Instruction]] = {k: [] for k in arrays}
     gep_ok: dict[int, bool] = {}
     bad: set[int] = set()
@@ -145,7 +149,7 @@ def _split_constant_arrays(f: Function) -> None:
         at = entry.instructions.index(a)
         entry.instructions[at:at + 1] = list(slots.values())
     if replace:
-        _substitute(f, replace)
+        substitute(f, replace)
         for bb in f.blocks:
             bb.instructions = [i for i in bb.instructions if id(i) not in replace]
 
@@ -277,24 +281,29 @@ def promote_allocas(f: Function) -> int:
             work += [(child, None) for child in kids]
 
     if visited != len(f.blocks):                 # blocks outside the dominator tree: rewrite all
-        _substitute(f, replace)
+        substitute(f, replace)
     elif replace:
         final = _resolved(replace)
         get = final.get
         for p in other_phis:
             p.attrs["incoming"] = [(get(id(v), v), b) for v, b in p.attrs["incoming"]]
-    _prune_trivial_phis(f)
+    prune_trivial_phis(f)
     return len(allocas)
 
 
-def _prune_trivial_phis(f: Function) -> None:
+def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> None:
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
     constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
-    so only the leading run of each block is looked at."""
+    so only the leading run of each block is looked at.  `pending`: replacements already
+    decided (values forwarded elsewhere), applied in the same rewriting pass."""
     changed = True
     while changed:
         changed = False
         replace: dict[int, Value] = {}
+        if pending:
+            replace.update(pending)
+            pending = None
+            changed = True
         for bb in f.blocks:
             insts = bb.instructions
             n = 0
@@ -310,7 +319,7 @@ def _prune_trivial_phis(f: Function) -> None:
                 bb.instructions = [i for i in insts[:n] if id(i) not in replace] + insts[n:]
                 changed = True
         if changed:
-            _substitute(f, replace)
+            substitute(f, replace)
 
 
 def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
@@ -323,7 +332,7 @@ def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
     return final
 
 
-def _substitute(f: Function, replace: dict[int, Value]) -> None:
+def substitute(f: Function, replace: dict[int, Value]) -> None:
     """Rewrite every operand through `replace` (following chains, resolved once up front)."""
     final = _resolved(replace)
     if not final:

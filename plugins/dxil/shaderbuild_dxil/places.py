@@ -32,12 +32,14 @@ __all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "BufferPlace", "CBufP
 
 @dataclass(slots=True)
 class VarStorage:
-    """One LLVM pointer per leaf of the variable's type (see scalarize.leaf_layout)."""
+    """One LLVM pointer per leaf of the variable's type (see scalarize.leaf_layout), or, for a
+    single-element leaf of a local, an SSA variable number in `ssa` (ssa.py; -1: in memory)."""
 
     var: ir.Variable
-    ptrs: list[Value]
+    ptrs: list[Value | None]
     counts: list[int]
     scalars: list[ir.Scalar]
+    ssa: list[int] | None = None
 
 
 class Place:
@@ -83,8 +85,11 @@ class AddrPlace(Place):
         out = []
         b = L.b
         st = self.storage
-        ptrs, counts, scalars = st.ptrs, st.counts, st.scalars
+        ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
         for leaf, idx in self.addrs:
+            if ssa is not None and ssa[leaf] >= 0:
+                out.append(L.ssa.read(ssa[leaf], b.block))
+                continue
             s = scalars[leaf]
             ptr = ptrs[leaf] if counts[leaf] == 1 else b.gep(ptrs[leaf], [ConstInt(T.i32, 0), idx])
             v = b.load(ptr, align=_align(s))
@@ -95,8 +100,11 @@ class AddrPlace(Place):
         addrs = self.addrs if comps is None else [self.addrs[c] for c in comps]
         b = L.b
         st = self.storage
-        ptrs, counts, scalars = st.ptrs, st.counts, st.scalars
+        ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
         for (leaf, idx), v in zip(addrs, values, strict=True):
+            if ssa is not None and ssa[leaf] >= 0:
+                L.ssa.write(ssa[leaf], b.block, v)
+                continue
             s = scalars[leaf]
             if s.kind == "bool":
                 v = b.zext(v, T.i32)

@@ -59,12 +59,11 @@ class ViewIdState:
         width = _dwords(self.num_outputs)
         table = [0] * (num_inputs * width)
         for o, mask in enumerate(self.inputs_of):
-            i = 0
-            while mask:
-                if mask & 1:
-                    table[i * width + o // 32] |= 1 << (o % 32)
-                mask >>= 1
-                i += 1
+            word, bit = o // 32, 1 << (o % 32)
+            while mask:                          # visit the set bits only
+                low = mask & -mask
+                table[(low.bit_length() - 1) * width + word] |= bit
+                mask ^= low
         return table
 
     def _view_id_mask(self) -> list[int]:
@@ -119,14 +118,12 @@ class _Analysis:
         _, idom = dominators(fn)
         entry = fn.blocks[0]
         self.idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
-        self.users: dict[int, list[Instruction]] = {}
+        self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
+        self._cd_of_block: dict[int, object | None] = {}
         self.block_of: dict[int, BasicBlock] = {}      # the block lists, not `.parent`, are authoritative
         for bb in fn.blocks:
             for inst in bb.instructions:
                 self.block_of[id(inst)] = bb
-                ops = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
-                for v in ops:
-                    self.users.setdefault(id(v), []).append(inst)
         self.decl_stores: dict[int, list[Instruction]] = {}
         # the dependency graph: node keys are id(instruction), ("cd", id(block)), ("decl", id(value))
         self.deps: dict[object, list[object]] = {}
@@ -137,14 +134,19 @@ class _Analysis:
 
     # ---- edges
     def _cd_key(self, bb: BasicBlock) -> object | None:
+        """The node of bb's control dependences (None when it has none); one per block."""
+        try:
+            return self._cd_of_block[id(bb)]
+        except KeyError:
+            pass
         blocks = self.cd.get(id(bb))
-        if not blocks:
-            return None
-        key = ("cd", id(bb))
-        if key not in self.deps:
+        key = None
+        if blocks:
+            key = ("cd", id(bb))
             self.deps[key] = [id(b.terminator) for b in blocks]
             for b in blocks:
                 self.nodes[id(b.terminator)] = b.terminator
+        self._cd_of_block[id(bb)] = key
         return key
 
     def _decl_key(self, decl: Value) -> object:
@@ -174,6 +176,19 @@ class _Analysis:
             elif isinstance(v, (Instruction, GlobalVariable)) or not isinstance(v, Constant):
                 out.append(v)          # alloca, global, argument, call result
         return out
+
+    @property
+    def users(self) -> dict[int, list[Instruction]]:
+        """Value id -> the instructions using it (only memory reads need it)."""
+        if self._users is None:
+            users: dict[int, list[Instruction]] = {}
+            for bb in self.fn.blocks:
+                for inst in bb.instructions:
+                    ops = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+                    for v in ops:
+                        users.setdefault(id(v), []).append(inst)
+            self._users = users
+        return self._users
 
     def _stores(self, decl: Value) -> list[Instruction]:
         """Every store/atomic reached through the users of `decl` (DXC CollectStores: loads end a path)."""
@@ -267,7 +282,8 @@ class _Analysis:
         if cd is not None:
             out.append(cd)
         self.deps[key] = out
-        self.leaf[key] = self._leaf_bits(inst)
+        if inst.op == "call":                    # only dx.op calls read inputs or ViewID
+            self.leaf[key] = self._leaf_bits(inst)
         return out
 
     def _leaf_bits(self, inst: Instruction) -> int:
@@ -296,21 +312,22 @@ class _Analysis:
         low: dict[object, int] = {}
         stack: list[object] = []
         on_stack: set[object] = set()
-        work: list[tuple[object, int]] = [(root, 0)]
+        edges_of, deps = self._edges, self.deps
+        work: list[tuple[object, list[object], int]] = [
+            (root, edges_of(root) if root.__class__ is int else deps[root], 0)]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
         while work:
-            node, i = work[-1]
-            edges = self._edges(node) if isinstance(node, int) else self.deps[node]
+            node, edges, i = work[-1]
             if i < len(edges):
-                work[-1] = (node, i + 1)
+                work[-1] = (node, edges, i + 1)
                 nxt = edges[i]
                 if nxt not in index:
                     index[nxt] = low[nxt] = len(index)
                     stack.append(nxt)
                     on_stack.add(nxt)
-                    work.append((nxt, 0))
+                    work.append((nxt, edges_of(nxt) if nxt.__class__ is int else deps[nxt], 0))
                 elif nxt in on_stack:
                     low[node] = min(low[node], index[nxt])
                 continue
@@ -319,6 +336,16 @@ class _Analysis:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] != index[node]:
+                continue
+            mask = self.mask
+            if stack[-1] == node:                # a single-node component (the common case)
+                stack.pop()
+                on_stack.discard(node)
+                bits = self.leaf.get(node, 0)
+                for d in deps[node]:
+                    if d != node:
+                        bits |= mask[d]
+                mask[node] = bits
                 continue
             members: list[object] = []
             while True:

@@ -1,0 +1,200 @@
+"""SSA construction during lowering (Braun et al. 2013, "Simple and Efficient
+Construction of Static Single Assignment Form").
+
+DXIL is scalar, so a float4x4 local is 16 values; keeping each in an alloca
+and promoting afterwards built (and then deleted) most of a function's
+instructions.  Instead, every scalar component of a local that is never
+indexed dynamically is an SSA *variable* here: lowering writes and reads it
+per block (`write` / `read`), a read with no definition in its block looks
+through the predecessors, and phis are made only at joins.  Blocks are
+*sealed* once all their predecessors are known (the structured lowering knows
+when); a read in an unsealed block makes an incomplete phi that sealing
+completes.  A phi whose operands are all one value (or itself) is forwarded
+to that value at once; `finish` puts the surviving phis at the head of their
+blocks and hands back the forwarded ones, whose remaining uses the phi
+clean-up rewrites.
+
+Everything is keyed by insertion-ordered dicts and lists (creation order), so
+the output is deterministic.
+"""
+
+from __future__ import annotations
+
+from .llvm.builder import IRBuilder
+from .llvm.types import Type
+from .llvm.values import BasicBlock, Function, Instruction, Undef, Value, const_key
+
+__all__ = ["SSABuilder", "EdgeRecordingBuilder"]
+
+
+class SSABuilder:
+    """Per-block current definitions of numbered variables (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.types: list[Type] = []                                  # variable -> register type
+        self.defs: dict[int, dict[int, Value]] = {}                  # block -> variable -> value
+        self.preds: dict[int, list[BasicBlock]] = {}                 # block -> predecessors (edges)
+        self.sealed: set[int] = set()                                # membership tests only
+        self.incomplete: dict[int, list[tuple[int, Instruction]]] = {}
+        self.phis: dict[int, list[Instruction]] = {}                 # block -> its phis, creation order
+        self.forward: dict[int, Value] = {}                          # trivial phi -> its one value
+        self._undef: dict[Type, Value] = {}
+
+    def new_var(self, t: Type) -> int:
+        self.types.append(t)
+        return len(self.types) - 1
+
+    # ---------------------------------------------------------------- CFG events
+    def add_edges(self, term: Instruction) -> None:
+        """Record the edges of a terminator just built (one entry per edge, as phis need)."""
+        bb = term.parent
+        for s in term.successors:
+            sid = id(s)
+            if sid in self.sealed:
+                raise AssertionError("an edge into a sealed block")
+            ps = self.preds.get(sid)
+            if ps is None:
+                self.preds[sid] = [bb]
+            else:
+                ps.append(bb)
+
+    def seal(self, bb: BasicBlock) -> None:
+        """All predecessors of `bb` are known: complete its incomplete phis."""
+        bid = id(bb)
+        self.sealed.add(bid)
+        pending = self.incomplete.pop(bid, None)
+        if pending:
+            for var, phi in pending:
+                self._add_operands(var, phi)
+
+    # ---------------------------------------------------------------- variables
+    def write(self, var: int, bb: BasicBlock, v: Value) -> None:
+        d = self.defs.get(id(bb))
+        if d is None:
+            self.defs[id(bb)] = {var: v}
+        else:
+            d[var] = v
+
+    def read(self, var: int, bb: BasicBlock) -> Value:
+        d = self.defs.get(id(bb))
+        if d is not None:
+            v = d.get(var)
+            if v is not None:
+                if self.forward:
+                    v = self._resolve(v)
+                return v
+        return self._read_recursive(var, bb)
+
+    def _resolve(self, v: Value) -> Value:
+        fwd = self.forward
+        while id(v) in fwd:
+            v = fwd[id(v)]
+        return v
+
+    def _read_recursive(self, var: int, bb: BasicBlock) -> Value:
+        # walk up single-predecessor sealed blocks without recursion; remember the path
+        path = [bb]
+        sealed, preds, defs = self.sealed, self.preds, self.defs
+        while True:
+            bid = id(bb)
+            if bid not in sealed:
+                phi = self._new_phi(var, bb)
+                self.incomplete.setdefault(bid, []).append((var, phi))
+                val: Value = phi
+                break
+            ps = preds.get(bid)
+            if not ps:
+                val = self.undef(var)
+                break
+            if len(ps) == 1:
+                bb = ps[0]
+                d = defs.get(id(bb))
+                if d is not None and var in d:
+                    val = self._resolve(d[var]) if self.forward else d[var]
+                    break
+                path.append(bb)
+                continue
+            phi = self._new_phi(var, bb)
+            self.write(var, bb, phi)                  # breaks cycles through loops
+            val = self._add_operands(var, phi)
+            break
+        for b in path:
+            self.write(var, b, val)
+        return val
+
+    def undef(self, var: int) -> Value:
+        t = self.types[var]
+        u = self._undef.get(t)
+        if u is None:
+            u = self._undef[t] = Undef(t)
+        return u
+
+    def _new_phi(self, var: int, bb: BasicBlock) -> Instruction:
+        phi = Instruction("phi", self.types[var], [], incoming=[])
+        phi.parent = bb
+        lst = self.phis.get(id(bb))
+        if lst is None:
+            self.phis[id(bb)] = [phi]
+        else:
+            lst.append(phi)
+        return phi
+
+    def _add_operands(self, var: int, phi: Instruction) -> Value:
+        incoming = phi.attrs["incoming"]
+        for p in self.preds.get(id(phi.parent), ()):
+            incoming.append((self.read(var, p), p))
+        return self._try_remove_trivial(phi)
+
+    def _try_remove_trivial(self, phi: Instruction) -> Value:
+        same: Value | None = None
+        for v, _ in phi.attrs["incoming"]:
+            if self.forward:
+                v = self._resolve(v)
+            if v is same or v is phi:
+                continue
+            if same is not None:
+                if const_key(v) == const_key(same):        # equal constants are one value
+                    continue
+                return phi
+            same = v
+        if same is None:
+            same = self._undef.get(phi.type) or self._undef.setdefault(phi.type, Undef(phi.type))
+        self.forward[id(phi)] = same
+        return same
+
+    # ---------------------------------------------------------------- the end
+    def finish(self, f: Function) -> dict[int, Value]:
+        """Put the live phis at the head of their blocks; returns the forwarded phis (phi id ->
+        value), whose uses the caller rewrites (mem2reg.prune_trivial_phis / substitute)."""
+        if self.incomplete:
+            raise AssertionError("SSA construction left unsealed blocks with reads")
+        fwd = self.forward
+        for bb in f.blocks:
+            lst = self.phis.get(id(bb))
+            if lst:
+                live = [p for p in lst if id(p) not in fwd]
+                if live:
+                    bb.instructions[:0] = live
+        return fwd
+
+
+class EdgeRecordingBuilder(IRBuilder):
+    """The lowering builder: every branch it builds tells the SSA builder its edges."""
+
+    def __init__(self, block: BasicBlock, ssa: SSABuilder | None) -> None:
+        super().__init__(block)
+        self.ssa = ssa
+
+    def _edges(self, inst: Instruction) -> Instruction:
+        if self.ssa is not None:
+            self.ssa.add_edges(inst)
+        return inst
+
+    def br(self, target: BasicBlock) -> Instruction:
+        return self._edges(IRBuilder.br(self, target))
+
+    def cbranch(self, cond: Value, then: BasicBlock, else_: BasicBlock) -> Instruction:
+        return self._edges(IRBuilder.cbranch(self, cond, then, else_))
+
+    def switch(self, value: Value, default: BasicBlock, cases: list) -> Instruction:
+        return self._edges(IRBuilder.switch(self, value, default, cases))
