@@ -15,10 +15,11 @@ from .container import ContainerInfo, parse_container
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
-from .llvm.values import ConstInt, Instruction
+from .llvm.values import ConstInt, Instruction, Undef
 from .lower import LoweredModule
 from .mem2reg import dominators
 from .ops import BY_FUNCTION_CLASS, OpEmitter
+from .undef_outputs import STORE_OUTPUT, STORE_OUTPUT_VALUE
 from .viewid import signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -79,6 +80,8 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
                     allowed = opcodes[id(callee)] = frozenset(o.opcode for o in classes)
                 if not isinstance(first, ConstInt) or first.value not in allowed:
                     raise _fail(f"call to {callee.name} has a wrong opcode operand")
+                if callee.name.startswith(STORE_OUTPUT) and isinstance(inst.operands[STORE_OUTPUT_VALUE], Undef):
+                    raise _fail("an undef value reaches an output (storeOutput)")
     _check_ssa(lm.entry)
     for nmd in m.named_md:
         if nmd.name not in KNOWN_NAMED_METADATA:

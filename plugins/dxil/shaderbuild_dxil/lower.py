@@ -46,6 +46,7 @@ from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scala
 from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
+from .undef_outputs import remove_undef_output_stores
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]
@@ -776,6 +777,8 @@ class FunctionLowerer:
             prune_trivial_phis(self.fn, forwarded)
             cfg.merge_straight_line_blocks(self.fn)
             eliminate_common_calls(self.fn)
+        remove_undef_output_stores(self.fn)
+        if self.m.optimize:
             eliminate_dead_code(self.fn)
         return self.fn
 
