@@ -13,6 +13,7 @@ import re
 
 import pytest
 from harness.dxil_tools import check_dxil
+from test_dxil_frontend import compile_source
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.front.parser import parse
@@ -22,14 +23,6 @@ from shaderbuild.options import CompileOptions, parse_profile
 from shaderbuild.passes import run_shared_passes
 
 UNALLOCATED = 0xFFFFFFFF
-
-
-def compile_source(tmp_path, text: str, profile: str) -> bytes:
-    src = tmp_path / "s.hlsl"
-    src.write_text(text)
-    res = compile_file(str(src), CompileOptions(profile=profile, target="dxil"))
-    assert res.ok, [d.message for d in res.diagnostics]
-    return res.binary
 
 
 # ------------------------------------------------------------------ decoding the three views
