@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .bitstream import Abbrev, BitstreamWriter, array, char6, fixed, is_char6, lit, vbr
+from .bitstream import Abbrev, BitstreamWriter, BlockCache, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
@@ -85,6 +85,8 @@ LINKAGE_CODES = {"external": 0, "internal": 3, "private": 9}
 ATTR_KIND_CODES = {"alwaysinline": 2, "noduplicate": 12, "noinline": 14, "noreturn": 17, "nounwind": 18,
                    "readnone": 20, "readonly": 21}
 FUNCTION_ATTR_INDEX = 0xFFFFFFFF
+_TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer._types)
+_MD_BLOCKS = BlockCache()            # metadata block body by its records (see _Writer._metadata)
 
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
@@ -347,8 +349,14 @@ class _Writer:
 
     # ---- types
     def _types(self) -> None:
+        """The type table, copied from _TYPE_BLOCKS when an equal table was written before (the
+        key holds every type; named structs compare by name, so their bodies are added)."""
+        key = (self.type_bits, *[(t, t.elems, t.packed) if t.__class__ is StructType and t.name is not None else t
+                                 for t in self.e.types])
+        self.w.block_cached(TYPE_BLOCK_NEW, 4, _TYPE_BLOCKS, key, self._type_records)
+
+    def _type_records(self) -> None:
         w, e, tb = self.w, self.e, self.type_bits
-        w.enter_block(TYPE_BLOCK_NEW, 4)
         ptr_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["pointer"]), fixed(tb), lit(0))))
         fn_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["function"]), fixed(1), array(), fixed(tb))))
         anon_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["struct_anon"]), fixed(1), array(), fixed(tb))))
@@ -387,7 +395,6 @@ class _Writer:
                 w.emit_record(TYPE_CODES["array"], [t.count, e.type_ids[t.elem]], arr_ab)
             else:
                 raise TypeError(f"cannot write type {t}")
-        w.exit_block()
 
     # ---- globals and function prototypes
     def _globals(self) -> None:
@@ -439,23 +446,36 @@ class _Writer:
 
     # ---- metadata
     def _metadata(self) -> None:
-        e, w = self.e, self.w
+        """The metadata block, as records first: they are the cache key of the block's bits
+        (_MD_BLOCKS; dx.* metadata repeats across the compiles of one shader's permutations)."""
+        e = self.e
         if not e.mds and not self.m.named_md:
             return
-        w.enter_block(METADATA_BLOCK, 3)
+        type_ids, value_id, md_ids = e.type_ids, e.value_id, e.md_ids
+        records: list[tuple] = []
+        for md in e.mds:
+            cls = md.__class__
+            if cls is MDString:
+                records.append((MD_STRING, md.text))
+            elif cls is MDValue:
+                records.append((MD_VALUE, type_ids[md.value.type], value_id(md.value)))
+            else:
+                records.append((MD_NODE, *[0 if op is None else md_ids[id(op)] + 1 for op in md.ops]))
+        for nmd in self.m.named_md:
+            records.append((MD_NAME, nmd.name))
+            records.append((MD_NAMED_NODE, *[md_ids[id(n)] for n in nmd.nodes]))
+        key = tuple(records)
+        self.w.block_cached(METADATA_BLOCK, 3, _MD_BLOCKS, key, lambda: self._metadata_records(key))
+
+    def _metadata_records(self, records: tuple[tuple, ...]) -> None:
+        w = self.w
         str_ab = w.define_abbrev(Abbrev((lit(MD_STRING), array(), fixed(8))))
         name_ab = w.define_abbrev(Abbrev((lit(MD_NAME), array(), fixed(8))))
-        for md in e.mds:
-            if isinstance(md, MDString):
-                w.emit_record(MD_STRING, list(md.text.encode()), str_ab)
-            elif isinstance(md, MDValue):
-                w.emit_record(MD_VALUE, [e.type_ids[md.value.type], e.value_id(md.value)])
+        for code, *ops in records:
+            if code == MD_STRING or code == MD_NAME:
+                w.emit_record(code, list(ops[0].encode()), str_ab if code == MD_STRING else name_ab)
             else:
-                w.emit_record(MD_NODE, [0 if op is None else e.md_ids[id(op)] + 1 for op in md.ops])
-        for nmd in self.m.named_md:
-            w.emit_record(MD_NAME, list(nmd.name.encode()), name_ab)
-            w.emit_record(MD_NAMED_NODE, [e.md_ids[id(n)] for n in nmd.nodes])
-        w.exit_block()
+                w.emit_record(code, ops)
 
     # ---- value symbol table
     def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
