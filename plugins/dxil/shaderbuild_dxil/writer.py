@@ -87,6 +87,9 @@ ATTR_KIND_CODES = {"alwaysinline": 2, "noduplicate": 12, "noinline": 14, "noretu
 FUNCTION_ATTR_INDEX = 0xFFFFFFFF
 _TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer._types)
 _MD_BLOCKS = BlockCache()            # metadata block body by its records (see _Writer._metadata)
+_ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
+_SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
+_CONSTANT_BLOCKS = BlockCache()      # constant blocks by their records (see _Writer._constants)
 
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
@@ -328,21 +331,25 @@ class _Writer:
 
     # ---- attributes: one group (function slot) per distinct set
     def _attributes(self) -> None:
-        sets = self.e.attr_sets
+        """Both attribute blocks depend on the list of sets alone (cached: the dx.op attribute
+        sets are the same few in every module)."""
+        sets = tuple(self.e.attr_sets)
         if not sets:
             return
         w = self.w
-        w.enter_block(PARAMATTR_GROUP_BLOCK, 3)
+        w.block_cached(PARAMATTR_GROUP_BLOCK, 3, _ATTR_BLOCKS, ("groups", sets), lambda: self._attr_groups(sets))
+        w.block_cached(PARAMATTR_BLOCK, 3, _ATTR_BLOCKS, ("entries", len(sets)), lambda: self._attr_entries(len(sets)))
+
+    def _attr_groups(self, sets: tuple[tuple[str, ...], ...]) -> None:
         for gid, attrs in enumerate(sets, start=1):
             rec = [gid, FUNCTION_ATTR_INDEX]
             for a in sorted(attrs, key=ATTR_KIND_CODES.__getitem__):
                 rec += [0, ATTR_KIND_CODES[a]]
-            w.emit_record(PARAMATTR_GRP_ENTRY, rec)
-        w.exit_block()
-        w.enter_block(PARAMATTR_BLOCK, 3)
-        for gid in range(1, len(sets) + 1):
-            w.emit_record(PARAMATTR_ENTRY, [gid])
-        w.exit_block()
+            self.w.emit_record(PARAMATTR_GRP_ENTRY, rec)
+
+    def _attr_entries(self, n: int) -> None:
+        for gid in range(1, n + 1):
+            self.w.emit_record(PARAMATTR_ENTRY, [gid])
 
     def _attr_id(self, attrs: tuple[str, ...]) -> int:
         return self.e.attr_sets.index(attrs) + 1 if attrs else 0
@@ -413,36 +420,46 @@ class _Writer:
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
+        """Values first..last-1 as records first: with the abbreviation width they imply, they
+        are the cache key of the block's bits (_CONSTANT_BLOCKS)."""
         if first == last:
             return
-        w, e = self.w, self.e
-        w.enter_block(CONSTANTS_BLOCK, 4)
-        agg_ab = 0
-        if module_level:
-            agg_ab = w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(_log2_ceil(last + 1)))))
-            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
-            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
-            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
+        e = self.e
+        type_ids, value_id = e.type_ids, e.value_id
+        agg_ab = 8 if module_level else 0       # the first abbreviation the block defines (below)
+        records: list[tuple] = []
         last_type = None
         for c in e.values[first:last]:
             if c.type != last_type:
                 last_type = c.type
-                w.emit_record(CST_SETTYPE, [e.type_ids[c.type]], CST_SETTYPE_ABBREV)
+                records.append((CST_SETTYPE, CST_SETTYPE_ABBREV, type_ids[c.type]))
             if is_null_value(c):
-                w.emit_record(CST_NULL, [], CST_NULL_ABBREV)
+                records.append((CST_NULL, CST_NULL_ABBREV))
             elif isinstance(c, Undef):
-                w.emit_record(CST_UNDEF, [])
+                records.append((CST_UNDEF, 0))
             elif isinstance(c, ConstInt):
-                w.emit_record(CST_INTEGER, [_signed(c.signed)], CST_INTEGER_ABBREV)
+                records.append((CST_INTEGER, CST_INTEGER_ABBREV, _signed(c.signed)))
             elif isinstance(c, ConstFloat):
-                w.emit_record(CST_FLOAT, [c.bits])
+                records.append((CST_FLOAT, 0, c.bits))
             elif _is_data_array(c):
-                w.emit_record(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
+                records.append((CST_DATA, 0, *[x.value if isinstance(x, ConstInt) else x.bits for x in c.elems]))
             elif isinstance(c, ConstAggregate):
-                w.emit_record(CST_AGGREGATE, [e.value_id(x) for x in c.elems], agg_ab)
+                records.append((CST_AGGREGATE, agg_ab, *[value_id(x) for x in c.elems]))
             else:
                 raise TypeError(f"cannot write constant {c!r}")
-        w.exit_block()
+        key = (_log2_ceil(last + 1) if module_level else -1, tuple(records))
+        self.w.block_cached(CONSTANTS_BLOCK, 4, _CONSTANT_BLOCKS, key, lambda: self._constant_records(*key))
+
+    def _constant_records(self, agg_width: int, records: tuple[tuple, ...]) -> None:
+        w = self.w
+        if agg_width >= 0:
+            w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))))
+            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
+            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
+            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
+        emit = w.emit_record
+        for code, ab, *ops in records:
+            emit(code, ops, ab)
 
     # ---- metadata
     def _metadata(self) -> None:
@@ -479,11 +496,16 @@ class _Writer:
 
     # ---- value symbol table
     def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
+        """Names with their value / block ids; the block is a function of the sorted entries
+        (cached: the module's dx.op declarations recur)."""
         if not entries and not bb_entries:
             return
+        key = (tuple(sorted(entries)), tuple(sorted(bb_entries)))
+        self.w.block_cached(VALUE_SYMTAB_BLOCK, 4, _SYMTAB_BLOCKS, key, lambda: self._symtab_records(*key))
+
+    def _symtab_records(self, entries: tuple[tuple[str, int], ...], bb_entries: tuple[tuple[str, int], ...]) -> None:
         w = self.w
-        w.enter_block(VALUE_SYMTAB_BLOCK, 4)
-        for name, vid in sorted(entries):
+        for name, vid in entries:
             data = list(name.encode())
             if is_char6(name):
                 w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_6)
@@ -491,10 +513,9 @@ class _Writer:
                 w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_7)
             else:
                 w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_8)
-        for name, bid in sorted(bb_entries):
+        for name, bid in bb_entries:
             data = list(name.encode())
             w.emit_record(VST_BBENTRY, [bid, *data], VST_BBENTRY_6 if is_char6(name) else 0)
-        w.exit_block()
 
     # ---- function bodies
     def _function(self, f: Function) -> None:
