@@ -420,8 +420,9 @@ class _Writer:
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
-        """Values first..last-1 as records first: with the abbreviation width they imply, they
-        are the cache key of the block's bits (_CONSTANT_BLOCKS)."""
+        """Values first..last-1 as records first.  At module level (metadata operands, resource
+        symbols, initializers: shared by a shader's permutations) they and the abbreviation width
+        they imply are the cache key of the block's bits (_CONSTANT_BLOCKS)."""
         if first == last:
             return
         e = self.e
@@ -447,10 +448,15 @@ class _Writer:
                 records.append((CST_AGGREGATE, agg_ab, *[value_id(x) for x in c.elems]))
             else:
                 raise TypeError(f"cannot write constant {c!r}")
-        key = (_log2_ceil(last + 1) if module_level else -1, tuple(records))
+        if not module_level:                # a function's literals: specific to its body, not cached
+            self.w.enter_block(CONSTANTS_BLOCK, 4)
+            self._constant_records(-1, records)
+            self.w.exit_block()
+            return
+        key = (_log2_ceil(last + 1), tuple(records))
         self.w.block_cached(CONSTANTS_BLOCK, 4, _CONSTANT_BLOCKS, key, lambda: self._constant_records(*key))
 
-    def _constant_records(self, agg_width: int, records: tuple[tuple, ...]) -> None:
+    def _constant_records(self, agg_width: int, records: tuple[tuple, ...] | list[tuple]) -> None:
         w = self.w
         if agg_width >= 0:
             w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))))
