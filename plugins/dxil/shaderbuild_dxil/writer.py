@@ -32,6 +32,7 @@ from .llvm.values import (
     Constant,
     ConstFloat,
     ConstInt,
+    ConstNull,
     Function,
     GlobalValue,
     Instruction,
@@ -54,6 +55,9 @@ def _is_data_array(c: Constant) -> bool:
     if not (isinstance(elem, FloatType) or (isinstance(elem, IntType) and elem.width in (16, 32, 64))):
         return False
     return all(isinstance(x, (ConstInt, ConstFloat)) for x in c.elems)
+
+# constants numbered per function (GlobalValues are module-level values)
+_LITERAL_CLASSES = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef})
 
 BITCODE_MAGIC = b"BC\xc0\xde"
 
@@ -144,7 +148,13 @@ class _Enumerator:
         self.num_module_values = len(self.values)
         type_of = self.type_of
         known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
-        for f in module.functions:                       # types used inside bodies (known ones skipped inline)
+        # one walk of the bodies: the types they use (known ones skipped inline) and, per function,
+        # its literal operands in first-use order (numbered by `incorporate`, which needs no walk)
+        self.literals: dict[int, list[Constant]] = {}
+        literal_classes = _LITERAL_CLASSES
+        for f in module.functions:
+            literals: list[Constant] = []
+            self.literals[id(f)] = literals
             for bb in f.blocks:
                 for inst in bb.instructions:
                     if id(inst.type) not in known:
@@ -154,19 +164,26 @@ class _Enumerator:
                         if id(op.type) not in known:
                             type_of(op.type)
                             known.add(id(op.type))
+                        if op.__class__ in literal_classes:
+                            literals.append(op)
                     attrs = inst.attrs
                     if attrs:
                         for key in ("allocated", "source"):
                             if key in attrs:
                                 type_of(attrs[key])
-                    if inst.op == "call":
+                    op = inst.op
+                    if op == "call":
                         ft = inst.operands[0].ftype
                         if id(ft) not in known:
                             type_of(ft)
                             known.add(id(ft))
-                    elif inst.op == "phi":
+                    elif op == "phi":
                         for v, _ in attrs["incoming"]:
                             type_of(v.type)
+                            if v.__class__ in literal_classes:
+                                literals.append(v)
+                    elif op == "switch":
+                        literals += [c for c, _ in attrs["cases"] if c.__class__ in literal_classes]
 
     # ---- types
     def type_of(self, t: Type) -> int:
@@ -268,16 +285,9 @@ class _Enumerator:
             self._add_value(a)
         cst_start = len(self.values)
         ids, add_constant = self.value_ids, self._add_constant
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                ops = inst.operands
-                if inst.op == "phi":
-                    ops = [v for v, _ in inst.attrs["incoming"]]
-                elif inst.op == "switch":
-                    ops = ops + [c for c, _ in inst.attrs["cases"]]
-                for op in ops:
-                    if id(op) not in ids and isinstance(op, Constant) and not isinstance(op, GlobalValue):
-                        add_constant(op)
+        for c in self.literals[id(f)]:
+            if id(c) not in ids:
+                add_constant(c)
         inst_start = len(self.values)
         values = self.values
         for bb in f.blocks:
