@@ -323,8 +323,7 @@ class _Analysis:
         if got is not None:
             return got
         seen, leaf, deps, edges_of = self.seen, self.leaf, self.deps, self._edges
-        seen.add(root)
-        grey = {root}
+        seen.add(root)                           # seen and not yet in `mask`: on the search stack
         stack = [(root, iter(edges_of(root) if root.__class__ is int else deps[root]))]
         order: list[object] = []
         cyclic = False
@@ -333,14 +332,12 @@ class _Analysis:
             for nxt in it:
                 if nxt not in seen:
                     seen.add(nxt)
-                    grey.add(nxt)
                     stack.append((nxt, iter(edges_of(nxt) if nxt.__class__ is int else deps[nxt])))
                     break
-                if nxt in grey:
+                if nxt not in mask:
                     cyclic = True
             else:
                 stack.pop()
-                grey.discard(node)
                 bits = leaf.get(node, 0)
                 for d in deps[node]:
                     bits |= mask.get(d, 0)
@@ -362,7 +359,7 @@ class _Analysis:
         result: dict[int, int] = {}
         for bb in self.fn.blocks:
             for inst in bb.instructions:
-                if not _callee(inst).startswith(STORE_OUTPUT):
+                if inst.op != "call" or not inst.operands[0].name.startswith(STORE_OUTPUT):
                     continue
                 el = by_id.get(_const(inst.operands[2]))
                 col = _const(inst.operands[4])
