@@ -539,6 +539,7 @@ class _Writer:
         w.enter_block(FUNCTION_BLOCK, 4)
         cst_start, inst_id, self._bb = e.incorporate(f)
         self._vid = e.value_ids.get
+        self._callees: dict[int, tuple[int, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
         encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
@@ -663,8 +664,11 @@ class _Writer:
     def _call(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         ops = inst.operands
         fn: Function = ops[0]
-        vals += [0, 1 << 15, self.e.type_ids[fn.ftype]]
-        self._push(vals, fn, iid)
+        callee = self._callees.get(id(fn))
+        if callee is None:                        # (function type id, value id), once per callee
+            callee = self._callees[id(fn)] = (self.e.type_ids[fn.ftype], self.e.value_id(fn))
+        # the callee is a module-level value, numbered before every instruction: never typed
+        vals += [0, 1 << 15, callee[0], (iid - callee[1]) & 0xFFFFFFFF]
         vid_of, value_id = self._vid, self.e.value_id
         for a in ops[1:]:                         # arguments never carry a type (inlined _push)
             vid = vid_of(id(a))
