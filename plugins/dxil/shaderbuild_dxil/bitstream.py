@@ -175,6 +175,9 @@ class BlockCache:
     def get(self, key: Hashable) -> tuple[int, int] | None:
         return self._items.get(key)
 
+    def clear(self) -> None:
+        self._items.clear()
+
     def put(self, key: Hashable, bits: tuple[int, int]) -> None:
         if len(self._items) >= self._limit:
             self._items.clear()

@@ -41,7 +41,7 @@ from .llvm.values import (
     is_null_value,
 )
 
-__all__ = ["write_bitcode", "BITCODE_MAGIC"]
+__all__ = ["write_bitcode", "clear_block_caches", "BITCODE_MAGIC"]
 
 
 def _is_data_array(c: Constant) -> bool:
@@ -431,8 +431,9 @@ class _Writer:
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
         """Values first..last-1 as records first.  At module level (metadata operands, resource
-        symbols, initializers: shared by a shader's permutations) they and the abbreviation width
-        they imply are the cache key of the block's bits (_CONSTANT_BLOCKS)."""
+        symbols, initializers: shared by a shader's permutations) they and the abbreviation widths
+        the block uses (BLOCKINFO's SETTYPE is type_bits wide) are the cache key of the block's
+        bits (_CONSTANT_BLOCKS)."""
         if first == last:
             return
         e = self.e
@@ -463,8 +464,8 @@ class _Writer:
             self._constant_records(-1, records)
             self.w.exit_block()
             return
-        key = (_log2_ceil(last + 1), tuple(records))
-        self.w.block_cached(CONSTANTS_BLOCK, 4, _CONSTANT_BLOCKS, key, lambda: self._constant_records(*key))
+        key = (self.type_bits, _log2_ceil(last + 1), tuple(records))    # SETTYPE's width is type_bits
+        self.w.block_cached(CONSTANTS_BLOCK, 4, _CONSTANT_BLOCKS, key, lambda: self._constant_records(*key[1:]))
 
     def _constant_records(self, agg_width: int, records: tuple[tuple, ...] | list[tuple]) -> None:
         w = self.w
@@ -733,6 +734,12 @@ def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
         (FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),))),
         (FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6)))),
     )
+
+
+def clear_block_caches() -> None:
+    """Forget every cached block body (tests compare cold and warm output)."""
+    for cache in (_TYPE_BLOCKS, _MD_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _CONSTANT_BLOCKS):
+        cache.clear()
 
 
 def write_bitcode(module: Module) -> bytes:
