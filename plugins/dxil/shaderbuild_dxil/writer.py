@@ -245,36 +245,62 @@ class _Enumerator:
 
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
-        """Number metadata operands first; equal strings, values and tuples share one id (uniquing)."""
+        """Number metadata operands first (post-order); equal strings, values and tuples share one
+        id (uniquing).  A node's string and value operands are numbered inline: they are most of
+        the operands, and a call per operand is most of the cost."""
         md_ids = self.md_ids
         if id(md) in md_ids:
             return
-        if isinstance(md, MDNode):
+        unique, mds = self._md_unique, self.mds
+        if md.__class__ is MDNode:
             ops = md.ops
+            value_ids, type_ids = self.value_ids, self.type_ids
             for op in ops:
-                if op is not None and id(op) not in md_ids:
+                if op is None or id(op) in md_ids:
+                    continue
+                cls = op.__class__
+                if cls is MDNode:
                     self._add_md(op)
-            key: tuple = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
-        elif isinstance(md, MDValue):
-            v = md.value
-            self.type_of(v.type)
-            if isinstance(v, GlobalValue):
-                key = ("value", id(v))
-            elif isinstance(v, Constant):
-                self._add_constant(v)
-                key = ("value", v.key())
-            else:                                    # not a constant: numbered by identity
-                if id(v) not in self.value_ids:
-                    self._add_value(v)
-                key = ("value", id(v))
-        else:
+                    continue
+                if cls is MDString:
+                    key: tuple = ("string", op.text)
+                else:
+                    v = op.value
+                    if v.__class__ is ConstInt:          # the common operand: an i32 of dx.* metadata
+                        if v.type not in type_ids:
+                            self.type_of(v.type)
+                        if id(v) not in value_ids:
+                            self._add_constant(v)
+                        key = ("value", v.key())
+                    else:
+                        key = self._value_key(v)
+                n = unique.get(key)
+                if n is None:
+                    n = unique[key] = len(mds)
+                    mds.append(op)
+                md_ids[id(op)] = n
+            key = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
+        elif md.__class__ is MDString:
             key = ("string", md.text)
-        existing = self._md_unique.get(key)
-        if existing is not None:
-            md_ids[id(md)] = existing
-            return
-        self._md_unique[key] = md_ids[id(md)] = len(self.mds)
-        self.mds.append(md)
+        else:
+            key = self._value_key(md.value)
+        n = unique.get(key)
+        if n is None:
+            n = unique[key] = len(mds)
+            mds.append(md)
+        md_ids[id(md)] = n
+
+    def _value_key(self, v: Value) -> tuple:
+        """The uniquing key of a value as metadata, numbering its type and the value first."""
+        self.type_of(v.type)
+        if isinstance(v, GlobalValue):
+            return ("value", id(v))
+        if isinstance(v, Constant):
+            self._add_constant(v)
+            return ("value", v.key())
+        if id(v) not in self.value_ids:            # not a constant: numbered by identity
+            self._add_value(v)
+        return ("value", id(v))
 
     # ---- functions
     def incorporate(self, f: Function) -> tuple[int, int, dict[int, int]]:
