@@ -127,11 +127,11 @@ class _Analysis:
             for inst in bb.instructions:
                 self.block_of[id(inst)] = bb
         self.decl_stores: dict[int, list[Instruction]] = {}
-        # the dependency graph: node keys are id(instruction), ("cd", id(block)), ("decl", id(value))
+        # the dependency graph: nodes are instructions (hashed by identity), ("cd", id(block)) and
+        # ("decl", id(value))
         self.deps: dict[object, list[object]] = {}
         self.leaf: dict[object, int] = {}
         self.mask: dict[object, int] = {}
-        self.nodes: dict[int, Instruction] = {}          # id -> instruction, for the nodes met so far
         self.seen: set[object] = set()                   # nodes met by any search so far
 
     # ---- edges
@@ -145,9 +145,7 @@ class _Analysis:
         key = None
         if blocks:
             key = ("cd", id(bb))
-            self.deps[key] = [id(b.terminator) for b in blocks]
-            for b in blocks:
-                self.nodes[id(b.terminator)] = b.terminator
+            self.deps[key] = [b.terminator for b in blocks]
         self._cd_of_block[id(bb)] = key
         return key
 
@@ -155,9 +153,7 @@ class _Analysis:
         key = ("decl", id(decl))
         if key not in self.deps:
             stores = self._stores(decl)
-            self.deps[key] = [id(s) for s in stores]
-            for s in stores:
-                self.nodes[id(s)] = s
+            self.deps[key] = list(stores)
         return key
 
     def _reaching_decls(self, ptr: Value) -> list[Value]:
@@ -263,13 +259,11 @@ class _Analysis:
                 out.append(key)
         return out
 
-    def _edges(self, key: int) -> list[object]:
-        """The successors of instruction node `key` (recorded in `deps`; a dx.op call's input
+    def _edges(self, inst: Instruction) -> list[object]:
+        """The successors of instruction node `inst` (recorded in `deps`; a dx.op call's input
         bits in `leaf`).  Called once per instruction met, so kept to plain lookups."""
-        inst: Instruction = self.nodes[key]
         op = inst.op
         out: list[object] = []
-        nodes = self.nodes
         if op == "phi":
             out += self._phi_control(inst)
             values = [v for v, _ in inst.attrs["incoming"]]
@@ -277,22 +271,20 @@ class _Analysis:
             values = inst.operands
         for v in values:
             if v.__class__ is Instruction:
-                k = id(v)
-                nodes[k] = v
-                out.append(k)
+                out.append(v)
         if op in _MEMORY_READS:
             out += [self._decl_key(d) for d in self._reaching_decls(inst.operands[0])]
-        bb = self.block_of[key]
+        bb = self.block_of[id(inst)]
         cd = self._cd_of_block.get(id(bb), _UNSET)
         if cd is _UNSET:
             cd = self._cd_key(bb)
         if cd is not None:
             out.append(cd)
-        self.deps[key] = out
+        self.deps[inst] = out
         if op == "call":                         # only dx.op calls read inputs or ViewID
             name = inst.operands[0].name
             if name.startswith(_LEAF_PREFIX):
-                self.leaf[key] = self._leaf_bits(inst)
+                self.leaf[inst] = self._leaf_bits(inst)
         return out
 
     def _leaf_bits(self, inst: Instruction) -> int:
@@ -324,7 +316,7 @@ class _Analysis:
             return got
         seen, leaf, deps, edges_of = self.seen, self.leaf, self.deps, self._edges
         seen.add(root)                           # seen and not yet in `mask`: on the search stack
-        stack = [(root, iter(edges_of(root) if root.__class__ is int else deps[root]))]
+        stack = [(root, iter(edges_of(root) if root.__class__ is Instruction else deps[root]))]
         order: list[object] = []
         cyclic = False
         while stack:
@@ -332,7 +324,7 @@ class _Analysis:
             for nxt in it:
                 if nxt not in seen:
                     seen.add(nxt)
-                    stack.append((nxt, iter(edges_of(nxt) if nxt.__class__ is int else deps[nxt])))
+                    stack.append((nxt, iter(edges_of(nxt) if nxt.__class__ is Instruction else deps[nxt])))
                     break
                 if nxt not in mask:
                     cyclic = True
@@ -368,8 +360,7 @@ class _Analysis:
                 bits = 0
                 value = inst.operands[5]
                 if isinstance(value, Instruction):
-                    self.nodes[id(value)] = value
-                    bits |= self.mask_of(id(value))
+                    bits |= self.mask_of(value)
                 cd = self._cd_key(bb)
                 if cd is not None:
                     bits |= self.mask_of(cd)
