@@ -98,6 +98,7 @@ _CONSTANT_BLOCKS = BlockCache()      # constant blocks by their records (see _Wr
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
 CST_SETTYPE_ABBREV, CST_INTEGER_ABBREV, CST_CE_CAST_ABBREV, CST_NULL_ABBREV = 4, 5, 6, 7
+_NULL_RECORD = (CST_NULL, CST_NULL_ABBREV)
 FN_LOAD, FN_BINOP, FN_BINOP_FLAGS, FN_CAST, FN_RET_VOID, FN_RET_VAL, FN_UNREACHABLE, FN_GEP = 4, 5, 6, 7, 8, 9, 10, 11
 
 
@@ -471,8 +472,20 @@ class _Writer:
             if c.type != last_type:
                 last_type = c.type
                 records.append((CST_SETTYPE, CST_SETTYPE_ABBREV, type_ids[c.type]))
-            if is_null_value(c):
-                records.append((CST_NULL, CST_NULL_ABBREV))
+            cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
+            if cls is ConstInt:
+                v = c.value
+                if v == 0:
+                    records.append(_NULL_RECORD)
+                else:
+                    if v >> (c.type.width - 1):      # stored unsigned: the signed value, VBR-signed
+                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, (((1 << c.type.width) - v) << 1) | 1))
+                    else:
+                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, v << 1))
+            elif cls is ConstFloat:
+                records.append(_NULL_RECORD if c.bits == 0 else (CST_FLOAT, 0, c.bits))
+            elif is_null_value(c):
+                records.append(_NULL_RECORD)
             elif isinstance(c, Undef):
                 records.append((CST_UNDEF, 0))
             elif isinstance(c, ConstInt):
