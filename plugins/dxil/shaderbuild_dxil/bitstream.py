@@ -6,12 +6,13 @@ bitstream format requires.  Block lengths are back-patched on exit.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
-           "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
+           "BlockCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
 
 END_BLOCK, ENTER_SUBBLOCK, DEFINE_ABBREV, UNABBREV_RECORD = 0, 1, 2, 3
 BLOCKINFO_BLOCK_ID = 0
@@ -162,6 +163,27 @@ def _compile(abbrev: Abbrev) -> _Plan:
     return _Plan(tuple(scalars), None, False)
 
 
+
+class BlockCache:
+    """Block bodies by key, for BitstreamWriter.block_cached: bounded (emptied when full), since
+    keys are per module content and a long-lived process compiles many modules."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self._items: dict[Hashable, tuple[int, int]] = {}
+        self._limit = limit
+
+    def get(self, key: Hashable) -> tuple[int, int] | None:
+        return self._items.get(key)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def put(self, key: Hashable, bits: tuple[int, int]) -> None:
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        self._items[key] = bits
+
+
 class BitstreamWriter:
     """Accumulates bits; `data()` returns the bytes (always a whole number of words)."""
 
@@ -238,6 +260,25 @@ class BitstreamWriter:
         self._words[size_index * 4:size_index * 4 + 4] = nwords.to_bytes(4, "little")
         self.abbrev_width, self._abbrevs = width, abbrevs
         self._blockinfo_cur = None
+
+    def block_cached(self, block_id: int, abbrev_width: int, cache: BlockCache, key: Hashable,
+                     write_body: Callable[[], None]) -> None:
+        """A whole block whose body is a function of `key` alone (records and the abbreviations
+        it defines for itself, no BLOCKINFO): the body starts word-aligned, so its bits do not
+        depend on the position and are copied from `cache` when an equal key was written before."""
+        self.enter_block(block_id, abbrev_width)
+        hit = cache.get(key)
+        if hit is None:
+            start = len(self._words)             # enter_block leaves no pending bits
+            write_body()
+            self._flush()
+            n_bytes = len(self._words) - start
+            hit = (int.from_bytes(self._words[start:], "little") | self._cur << (n_bytes * 8),
+                   n_bytes * 8 + self._nbits)
+            cache.put(key, hit)
+        else:
+            self.emit(*hit)
+        self.exit_block()
 
     # ------------------------------------------------------------ abbrevs
     def _emit_abbrev_def(self, abbrev: Abbrev) -> None:

@@ -60,17 +60,17 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
         if f.is_declaration:
             _check_declaration_cached(f.name, f.ftype, f.attrs, ops.stage, ops.sm, ops.native16)
     opcodes: dict[int, frozenset[int]] = {}          # callee -> its class's opcodes (once per callee)
-    legal_types: set[T.Type] = set()
+    legal_types: set[int] = set()        # ids of the result types already found legal
     for bb in lm.entry.blocks:
         if bb.terminator is None:
             raise _fail(f"block without terminator in {lm.entry.name}")
         for inst in bb.instructions:
             if inst.op not in ALLOWED_INSTRUCTIONS:
                 raise _fail(f"instruction '{inst.op}' is not allowed in DXIL")
-            if inst.type not in legal_types:
+            if id(inst.type) not in legal_types:
                 if not _legal_value_type(inst.type):
                     raise _fail(f"instruction '{inst.op}' produces illegal type {inst.type}")
-                legal_types.add(inst.type)
+                legal_types.add(id(inst.type))
             if inst.op == "call":
                 callee = inst.operands[0]
                 first = inst.operands[1] if len(inst.operands) > 1 else None
@@ -365,8 +365,9 @@ def _check_ssa(f) -> None:
             return True
         sa, sb = span.get(id(a)), span.get(id(b))
         return sa is not None and sb is not None and sa[0] <= sb[0] and sb[1] <= sa[1]
-    where_of = pos.get
+    where_of, span_of = pos.get, span.get
     for bb in f.blocks:
+        sb = span_of(id(bb))                 # bb's dominator-tree interval (inlined `dominates`)
         want = sorted(id(p) for p in preds[id(bb)])
         for ii, inst in enumerate(bb.instructions):
             if inst.op == "phi":
@@ -388,5 +389,12 @@ def _check_ssa(f) -> None:
                     if isinstance(v, Instruction):
                         raise _fail(f"operand of '{inst.op}' is not in the function")
                     continue
-                if not (where[1] < ii if where[0] is bb else dominates(where[0], bb)):
-                    raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
+                def_bb = where[0]
+                if def_bb is bb:
+                    if where[1] < ii:
+                        continue
+                else:
+                    sa = span_of(id(def_bb))
+                    if sa is not None and sb is not None and sa[0] <= sb[0] and sb[1] <= sa[1]:
+                        continue
+                raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")

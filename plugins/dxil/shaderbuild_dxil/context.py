@@ -86,13 +86,42 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
     seen_fns: dict[int, ir.Function] = {}
     counters: set[int] = set()
     stack = [fn]
-    VarRef, Call, Intrinsic = ir.VarRef, ir.Call, ir.Intrinsic
+    VarRef, Call, Intrinsic, Expr = ir.VarRef, ir.Call, ir.Intrinsic, ir.Expr
+    children = _CHILDREN
+    local_ids: set[int] = set()
+
+    def scan(e: ir.Expr) -> None:
+        """Pre-order over e, fields in slot order (recursion: one call per node, depth bounded
+        by the parser's nesting limit and the compiler's recursion limit)."""
+        cls = e.__class__
+        if cls is VarRef:
+            if id(e.var) not in local_ids:
+                seen_vars.setdefault(id(e.var), e.var)
+        elif cls is Call:
+            stack.append(e.func)
+        elif cls is Intrinsic and e.name in COUNTER_INTRINSICS:
+            counters.update(id(r.var) for r in _expr_preorder(e.args[0]) if isinstance(r, VarRef))
+        getter = children.get(cls, False)
+        if getter is False:
+            getter = _children_of(cls)
+        if getter is None:
+            return
+        for v in getter(e):
+            if isinstance(v, Expr):
+                scan(v)
+            elif isinstance(v, list):
+                for x in v:
+                    if isinstance(x, Expr):
+                        scan(x)
+
     while stack:
         f = stack.pop()
         if id(f) in seen_fns:
             continue
         seen_fns[id(f)] = f
-        local_ids = {id(v) for v in f.locals} | {id(p.var) for p in f.params}
+        local_ids.clear()
+        local_ids.update(id(v) for v in f.locals)
+        local_ids.update(id(p.var) for p in f.params)
         for s in ir.walk_stmts(f.body):
             cls = type(s)
             names = _STMT_FIELDS.get(cls)
@@ -100,16 +129,8 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
                 names = _STMT_FIELDS[cls] = tuple(getattr(cls, "_fields", None) or cls.__slots__)
             for name in names:
                 v = getattr(s, name, None)
-                if not isinstance(v, ir.Expr):
-                    continue
-                for e in _expr_preorder(v):
-                    if isinstance(e, VarRef):
-                        if id(e.var) not in local_ids:
-                            seen_vars.setdefault(id(e.var), e.var)
-                    elif isinstance(e, Call):
-                        stack.append(e.func)
-                    elif isinstance(e, Intrinsic) and e.name in COUNTER_INTRINSICS:
-                        counters.update(id(r.var) for r in _expr_preorder(e.args[0]) if isinstance(r, VarRef))
+                if isinstance(v, Expr):
+                    scan(v)
     return list(seen_vars.values()), list(seen_fns.values()), counters
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .llvm.values import Constant, Function, Instruction, Value
+from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value
 from .mem2reg import substitute
 
 __all__ = ["eliminate_common_calls"]
@@ -27,6 +27,9 @@ _PURE = frozenset({
     "bitcast", "icmp", "fcmp", "select", "getelementptr", "extractvalue",
 })
 
+# constants compare by value (LLVM uniques them); globals and functions by identity, as values do
+_VALUE_KEYED = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef})
+
 
 def _call_kind(inst: Instruction) -> str:
     """'readnone', 'readonly' or 'other' for a call's callee."""
@@ -37,9 +40,13 @@ def _call_kind(inst: Instruction) -> str:
 def _key(inst: Instruction) -> tuple[Any, ...]:
     """Opcode, type, attributes and operands.  The attributes of the instructions merged here
     (flags, predicate, indices, inbounds, source type) are hashable, and the builder passes them
-    in one order per opcode; types are interned or hash by structure."""
-    return (inst.op, inst.type, *inst.attrs.items(),
-            *[o.key() if isinstance(o, Constant) else id(o) for o in inst.operands])   # const_key, inlined
+    in one order per opcode; types are interned or hash by structure.  A constant operand is
+    keyed by value, anything else by identity (the object itself: values hash by identity)."""
+    return (inst.op, inst.type, *inst.attrs.items(), *map(_operand_key, inst.operands))
+
+
+def _operand_key(o: Value) -> object:
+    return o.key() if o.__class__ in _VALUE_KEYED else o
 
 
 def eliminate_common_calls(f: Function) -> int:
@@ -47,29 +54,38 @@ def eliminate_common_calls(f: Function) -> int:
     replace: dict[int, Value] = {}
     get, hit = replace.get, replace.__contains__
     kinds: dict[int, str] = {}                 # callee -> its kind
+    operand_key = _operand_key
     for bb in f.blocks:
         pure: dict[tuple, Instruction] = {}
         reads: dict[tuple, Instruction] = {}
         for inst in bb.instructions:
-            if replace and any(map(hit, map(id, inst.operands))):
-                inst.operands = [get(id(o), o) for o in inst.operands]
+            ops = inst.operands
+            if replace and any(map(hit, map(id, ops))):
+                ops = inst.operands = [get(id(o), o) for o in ops]
             op = inst.op
             if op == "call":
-                callee = inst.operands[0]
+                callee = ops[0]
                 kind = kinds.get(id(callee))
                 if kind is None:
                     kind = kinds[id(callee)] = _call_kind(inst)
+                if kind == "other":
+                    reads.clear()              # memory may have changed
+                    continue
+                table = pure if kind == "readnone" else reads
+            elif op in _PURE:
+                table = pure
             else:
-                kind = None
-            if op in _WRITES or kind == "other":
-                reads.clear()                  # memory may have changed
+                if op in _WRITES:
+                    reads.clear()
                 continue
-            table = pure if kind == "readnone" or op in _PURE else reads if kind else None
-            if table is None:
-                continue
-            key = _key(inst)
-            if key in table:
-                replace[id(inst)] = table[key]
+            attrs = inst.attrs
+            if attrs:
+                key = (op, inst.type, *attrs.items(), *map(operand_key, ops))
+            else:
+                key = (op, inst.type, *map(operand_key, ops))
+            first = table.get(key)
+            if first is not None:
+                replace[id(inst)] = first
             else:
                 table[key] = inst
     if replace:

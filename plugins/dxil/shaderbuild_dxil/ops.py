@@ -9,6 +9,7 @@ they do not.  No opcode number appears anywhere else in the backend.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from shaderbuild.diagnostics import SourceLoc, error
 
@@ -193,9 +194,7 @@ class OpEmitter:
             raise error(f"16-bit types require shader model 6.2 (profile {profile})", loc)
 
     def function_type(self, op: DxilOp, overload: str | None) -> T.FunctionType:
-        ret = op_llvm_type(op.ret, overload, self.native16)
-        params = (T.i32, *(op_llvm_type(p, overload, self.native16) for p in op.params))
-        return T.FunctionType(ret, params)
+        return _function_type(op.name, overload, self.native16)
 
     def declare(self, name: str, overload: str | None = None, loc: SourceLoc | None = None) -> Function:
         op = OPS[name]
@@ -211,6 +210,15 @@ class OpEmitter:
             fn = self.declare(name, overload, loc)
             hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode))
         return b.call(hit[0], [hit[1], *args])
+
+
+@lru_cache(maxsize=4096)
+def _function_type(name: str, overload: str | None, native16: bool) -> T.FunctionType:
+    """A dx.op declaration's type (types are immutable values: shared by every module)."""
+    op = OPS[name]
+    ret = op_llvm_type(op.ret, overload, native16)
+    params = (T.i32, *(op_llvm_type(p, overload, native16) for p in op.params))
+    return T.FunctionType(ret, params)
 
 
 def function_op(fn_name: str) -> tuple[DxilOp, str | None] | None:

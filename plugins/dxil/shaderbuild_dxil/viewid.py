@@ -16,10 +16,10 @@ analysis over our DXIL function, with the same answers:
   when its row index is dynamic), a viewID call marks the output as ViewID-
   dependent.  A dynamic storeOutput row applies the set to every row.
 
-DXC answers per output with a fresh depth-first search; here the dependency
-graph is condensed into strongly connected components once (Tarjan), each
-component's input set a bitmask OR-ed from its successors, so the whole pass
-is linear in instructions plus edges.
+DXC answers per output with a fresh depth-first search; here one search covers the
+nodes not met by earlier ones, each node's input set a bitmask OR-ed from its successors in
+postorder (re-OR-ed to a fixed point only when the search met a loop), so the whole pass is
+linear in instructions plus edges (times the loop nesting depth).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ _VIEW_ID_BIT = 1 << 128          # past every input scalar (32 rows x 4 componen
 _MEMORY_READS = frozenset({"load", "atomicrmw", "cmpxchg"})
 _STORES = frozenset({"store", "atomicrmw", "cmpxchg"})
 _POINTER_THROUGH = frozenset({"getelementptr", "bitcast", "addrspacecast"})
+_LEAF_PREFIX = (LOAD_INPUT, VIEW_ID)
+_UNSET = object()
 
 
 def _dwords(scalars: int) -> int:
@@ -125,12 +127,12 @@ class _Analysis:
             for inst in bb.instructions:
                 self.block_of[id(inst)] = bb
         self.decl_stores: dict[int, list[Instruction]] = {}
-        # the dependency graph: node keys are id(instruction), ("cd", id(block)), ("decl", id(value))
+        # the dependency graph: nodes are instructions (hashed by identity), ("cd", id(block)) and
+        # ("decl", id(value))
         self.deps: dict[object, list[object]] = {}
         self.leaf: dict[object, int] = {}
         self.mask: dict[object, int] = {}
-        self.nodes: dict[int, Instruction] = {}          # id -> instruction, for the nodes met so far
-        self.index: dict[object, int] = {}               # Tarjan visit order, kept across roots
+        self.seen: set[object] = set()                   # nodes met by any search so far
 
     # ---- edges
     def _cd_key(self, bb: BasicBlock) -> object | None:
@@ -143,9 +145,7 @@ class _Analysis:
         key = None
         if blocks:
             key = ("cd", id(bb))
-            self.deps[key] = [id(b.terminator) for b in blocks]
-            for b in blocks:
-                self.nodes[id(b.terminator)] = b.terminator
+            self.deps[key] = [b.terminator for b in blocks]
         self._cd_of_block[id(bb)] = key
         return key
 
@@ -153,9 +153,7 @@ class _Analysis:
         key = ("decl", id(decl))
         if key not in self.deps:
             stores = self._stores(decl)
-            self.deps[key] = [id(s) for s in stores]
-            for s in stores:
-                self.nodes[id(s)] = s
+            self.deps[key] = list(stores)
         return key
 
     def _reaching_decls(self, ptr: Value) -> list[Value]:
@@ -261,29 +259,32 @@ class _Analysis:
                 out.append(key)
         return out
 
-    def _edges(self, key: object) -> list[object]:
-        got = self.deps.get(key)
-        if got is not None:
-            return got
-        inst: Instruction = self.nodes[key]
+    def _edges(self, inst: Instruction) -> list[object]:
+        """The successors of instruction node `inst` (recorded in `deps`; a dx.op call's input
+        bits in `leaf`).  Called once per instruction met, so kept to plain lookups."""
+        op = inst.op
         out: list[object] = []
-        if inst.op == "phi":
-            values = [v for v, _ in inst.attrs["incoming"]]
+        if op == "phi":
             out += self._phi_control(inst)
+            values = [v for v, _ in inst.attrs["incoming"]]
         else:
             values = inst.operands
         for v in values:
-            if isinstance(v, Instruction):
-                self.nodes[id(v)] = v
-                out.append(id(v))
-        if inst.op in _MEMORY_READS:
+            if v.__class__ is Instruction:
+                out.append(v)
+        if op in _MEMORY_READS:
             out += [self._decl_key(d) for d in self._reaching_decls(inst.operands[0])]
-        cd = self._cd_key(self.block_of[key])
+        bb = self.block_of[id(inst)]
+        cd = self._cd_of_block.get(id(bb), _UNSET)
+        if cd is _UNSET:
+            cd = self._cd_key(bb)
         if cd is not None:
             out.append(cd)
-        self.deps[key] = out
-        if inst.op == "call":                    # only dx.op calls read inputs or ViewID
-            self.leaf[key] = self._leaf_bits(inst)
+        self.deps[inst] = out
+        if op == "call":                         # only dx.op calls read inputs or ViewID
+            name = inst.operands[0].name
+            if name.startswith(_LEAF_PREFIX):
+                self.leaf[inst] = self._leaf_bits(inst)
         return out
 
     def _leaf_bits(self, inst: Instruction) -> int:
@@ -303,74 +304,54 @@ class _Analysis:
             bits |= 1 << ((el.start_row + r) * 4 + el.start_col + col)
         return bits
 
-    # ---- condensation
+    # ---- reachability masks
     def mask_of(self, root: object) -> int:
-        """Input bits reachable from `root` (Tarjan's SCCs, each finished component's mask memoized)."""
-        if root in self.mask:
-            return self.mask[root]
-        index: dict[object, int] = self.index
-        low: dict[object, int] = {}
-        stack: list[object] = []
-        on_stack: set[object] = set()
-        edges_of, deps = self._edges, self.deps
-        work: list[tuple[object, list[object], int]] = [
-            (root, edges_of(root) if root.__class__ is int else deps[root], 0)]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, edges, i = work[-1]
-            if i < len(edges):
-                work[-1] = (node, edges, i + 1)
-                nxt = edges[i]
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, edges_of(nxt) if nxt.__class__ is int else deps[nxt], 0))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] != index[node]:
-                continue
-            mask = self.mask
-            if stack[-1] == node:                # a single-node component (the common case)
-                stack.pop()
-                on_stack.discard(node)
-                bits = self.leaf.get(node, 0)
-                for d in deps[node]:
-                    if d != node:
-                        bits |= mask[d]
-                mask[node] = bits
-                continue
-            members: list[object] = []
-            while True:
-                m = stack.pop()
-                on_stack.discard(m)
-                members.append(m)
-                if m == node:
+        """Input bits reachable from `root`.  One depth-first search over the nodes not met yet,
+        each node's mask OR-ed from its successors in postorder; a back edge (only loops make
+        cycles) leaves masks short, so the nodes of that search are then re-OR-ed until nothing
+        changes (the least fixed point is exactly the reachable set; loops nest shallowly)."""
+        mask = self.mask
+        got = mask.get(root)
+        if got is not None:
+            return got
+        seen, leaf, deps, edges_of = self.seen, self.leaf, self.deps, self._edges
+        seen.add(root)                           # seen and not yet in `mask`: on the search stack
+        stack = [(root, iter(edges_of(root) if root.__class__ is Instruction else deps[root]))]
+        order: list[object] = []
+        cyclic = False
+        while stack:
+            node, it = stack[-1]
+            for nxt in it:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, iter(edges_of(nxt) if nxt.__class__ is Instruction else deps[nxt])))
                     break
-            inside = set(members)
-            bits = 0
-            for m in members:
-                bits |= self.leaf.get(m, 0)
-                for d in self.deps[m]:
-                    if d not in inside:
-                        bits |= self.mask[d]
-            for m in members:
-                self.mask[m] = bits
-        return self.mask[root]
+                if nxt not in mask:
+                    cyclic = True
+            else:
+                stack.pop()
+                bits = leaf.get(node, 0)
+                for d in deps[node]:
+                    bits |= mask.get(d, 0)
+                mask[node] = bits
+                order.append(node)
+        while cyclic:
+            cyclic = False
+            for node in order:
+                bits = leaf.get(node, 0)
+                for d in deps[node]:
+                    bits |= mask[d]
+                if bits != mask[node]:
+                    mask[node] = bits
+                    cyclic = True
+        return mask[root]
 
     def run(self, outputs: list[SigElement]) -> dict[int, int]:
         by_id = {e.id: e for e in outputs}
         result: dict[int, int] = {}
         for bb in self.fn.blocks:
             for inst in bb.instructions:
-                if not _callee(inst).startswith(STORE_OUTPUT):
+                if inst.op != "call" or not inst.operands[0].name.startswith(STORE_OUTPUT):
                     continue
                 el = by_id.get(_const(inst.operands[2]))
                 col = _const(inst.operands[4])
@@ -379,8 +360,7 @@ class _Analysis:
                 bits = 0
                 value = inst.operands[5]
                 if isinstance(value, Instruction):
-                    self.nodes[id(value)] = value
-                    bits |= self.mask_of(id(value))
+                    bits |= self.mask_of(value)
                 cd = self._cd_key(bb)
                 if cd is not None:
                     bits |= self.mask_of(cd)

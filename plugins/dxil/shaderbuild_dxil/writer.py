@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .bitstream import Abbrev, BitstreamWriter, array, char6, fixed, is_char6, lit, vbr
+from .bitstream import Abbrev, BitstreamWriter, BlockCache, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
@@ -32,6 +32,7 @@ from .llvm.values import (
     Constant,
     ConstFloat,
     ConstInt,
+    ConstNull,
     Function,
     GlobalValue,
     Instruction,
@@ -40,7 +41,7 @@ from .llvm.values import (
     is_null_value,
 )
 
-__all__ = ["write_bitcode", "BITCODE_MAGIC"]
+__all__ = ["write_bitcode", "clear_block_caches", "BITCODE_MAGIC"]
 
 
 def _is_data_array(c: Constant) -> bool:
@@ -54,6 +55,9 @@ def _is_data_array(c: Constant) -> bool:
     if not (isinstance(elem, FloatType) or (isinstance(elem, IntType) and elem.width in (16, 32, 64))):
         return False
     return all(isinstance(x, (ConstInt, ConstFloat)) for x in c.elems)
+
+# constants numbered per function (GlobalValues are module-level values)
+_LITERAL_CLASSES = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef})
 
 BITCODE_MAGIC = b"BC\xc0\xde"
 
@@ -85,10 +89,16 @@ LINKAGE_CODES = {"external": 0, "internal": 3, "private": 9}
 ATTR_KIND_CODES = {"alwaysinline": 2, "noduplicate": 12, "noinline": 14, "noreturn": 17, "nounwind": 18,
                    "readnone": 20, "readonly": 21}
 FUNCTION_ATTR_INDEX = 0xFFFFFFFF
+_TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer._types)
+_MD_BLOCKS = BlockCache()            # metadata block body by its records (see _Writer._metadata)
+_ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
+_SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
+_CONSTANT_BLOCKS = BlockCache()      # constant blocks by their records (see _Writer._constants)
 
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
 CST_SETTYPE_ABBREV, CST_INTEGER_ABBREV, CST_CE_CAST_ABBREV, CST_NULL_ABBREV = 4, 5, 6, 7
+_NULL_RECORD = (CST_NULL, CST_NULL_ABBREV)
 FN_LOAD, FN_BINOP, FN_BINOP_FLAGS, FN_CAST, FN_RET_VOID, FN_RET_VAL, FN_UNREACHABLE, FN_GEP = 4, 5, 6, 7, 8, 9, 10, 11
 
 
@@ -139,7 +149,13 @@ class _Enumerator:
         self.num_module_values = len(self.values)
         type_of = self.type_of
         known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
-        for f in module.functions:                       # types used inside bodies (known ones skipped inline)
+        # one walk of the bodies: the types they use (known ones skipped inline) and, per function,
+        # its literal operands in first-use order (numbered by `incorporate`, which needs no walk)
+        self.literals: dict[int, list[Constant]] = {}
+        literal_classes = _LITERAL_CLASSES
+        for f in module.functions:
+            literals: list[Constant] = []
+            self.literals[id(f)] = literals
             for bb in f.blocks:
                 for inst in bb.instructions:
                     if id(inst.type) not in known:
@@ -149,19 +165,26 @@ class _Enumerator:
                         if id(op.type) not in known:
                             type_of(op.type)
                             known.add(id(op.type))
+                        if op.__class__ in literal_classes:
+                            literals.append(op)
                     attrs = inst.attrs
                     if attrs:
                         for key in ("allocated", "source"):
                             if key in attrs:
                                 type_of(attrs[key])
-                    if inst.op == "call":
+                    op = inst.op
+                    if op == "call":
                         ft = inst.operands[0].ftype
                         if id(ft) not in known:
                             type_of(ft)
                             known.add(id(ft))
-                    elif inst.op == "phi":
+                    elif op == "phi":
                         for v, _ in attrs["incoming"]:
                             type_of(v.type)
+                            if v.__class__ in literal_classes:
+                                literals.append(v)
+                    elif op == "switch":
+                        literals += [c for c, _ in attrs["cases"] if c.__class__ in literal_classes]
 
     # ---- types
     def type_of(self, t: Type) -> int:
@@ -223,36 +246,62 @@ class _Enumerator:
 
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
-        """Number metadata operands first; equal strings, values and tuples share one id (uniquing)."""
+        """Number metadata operands first (post-order); equal strings, values and tuples share one
+        id (uniquing).  A node's string and value operands are numbered inline: they are most of
+        the operands, and a call per operand is most of the cost."""
         md_ids = self.md_ids
         if id(md) in md_ids:
             return
-        if isinstance(md, MDNode):
+        unique, mds = self._md_unique, self.mds
+        if md.__class__ is MDNode:
             ops = md.ops
+            value_ids, type_ids = self.value_ids, self.type_ids
             for op in ops:
-                if op is not None and id(op) not in md_ids:
+                if op is None or id(op) in md_ids:
+                    continue
+                cls = op.__class__
+                if cls is MDNode:
                     self._add_md(op)
-            key: tuple = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
-        elif isinstance(md, MDValue):
-            v = md.value
-            self.type_of(v.type)
-            if isinstance(v, GlobalValue):
-                key = ("value", id(v))
-            elif isinstance(v, Constant):
-                self._add_constant(v)
-                key = ("value", v.key())
-            else:                                    # not a constant: numbered by identity
-                if id(v) not in self.value_ids:
-                    self._add_value(v)
-                key = ("value", id(v))
-        else:
+                    continue
+                if cls is MDString:
+                    key: tuple = ("string", op.text)
+                else:
+                    v = op.value
+                    if v.__class__ is ConstInt:          # the common operand: an i32 of dx.* metadata
+                        if v.type not in type_ids:
+                            self.type_of(v.type)
+                        if id(v) not in value_ids:
+                            self._add_constant(v)
+                        key = ("value", v.key())
+                    else:
+                        key = self._value_key(v)
+                n = unique.get(key)
+                if n is None:
+                    n = unique[key] = len(mds)
+                    mds.append(op)
+                md_ids[id(op)] = n
+            key = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
+        elif md.__class__ is MDString:
             key = ("string", md.text)
-        existing = self._md_unique.get(key)
-        if existing is not None:
-            md_ids[id(md)] = existing
-            return
-        self._md_unique[key] = md_ids[id(md)] = len(self.mds)
-        self.mds.append(md)
+        else:
+            key = self._value_key(md.value)
+        n = unique.get(key)
+        if n is None:
+            n = unique[key] = len(mds)
+            mds.append(md)
+        md_ids[id(md)] = n
+
+    def _value_key(self, v: Value) -> tuple:
+        """The uniquing key of a value as metadata, numbering its type and the value first."""
+        self.type_of(v.type)
+        if isinstance(v, GlobalValue):
+            return ("value", id(v))
+        if isinstance(v, Constant):
+            self._add_constant(v)
+            return ("value", v.key())
+        if id(v) not in self.value_ids:            # not a constant: numbered by identity
+            self._add_value(v)
+        return ("value", id(v))
 
     # ---- functions
     def incorporate(self, f: Function) -> tuple[int, int, dict[int, int]]:
@@ -263,16 +312,9 @@ class _Enumerator:
             self._add_value(a)
         cst_start = len(self.values)
         ids, add_constant = self.value_ids, self._add_constant
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                ops = inst.operands
-                if inst.op == "phi":
-                    ops = [v for v, _ in inst.attrs["incoming"]]
-                elif inst.op == "switch":
-                    ops = ops + [c for c, _ in inst.attrs["cases"]]
-                for op in ops:
-                    if id(op) not in ids and isinstance(op, Constant) and not isinstance(op, GlobalValue):
-                        add_constant(op)
+        for c in self.literals[id(f)]:
+            if id(c) not in ids:
+                add_constant(c)
         inst_start = len(self.values)
         values = self.values
         for bb in f.blocks:
@@ -326,29 +368,39 @@ class _Writer:
 
     # ---- attributes: one group (function slot) per distinct set
     def _attributes(self) -> None:
-        sets = self.e.attr_sets
+        """Both attribute blocks depend on the list of sets alone (cached: the dx.op attribute
+        sets are the same few in every module)."""
+        sets = tuple(self.e.attr_sets)
         if not sets:
             return
         w = self.w
-        w.enter_block(PARAMATTR_GROUP_BLOCK, 3)
+        w.block_cached(PARAMATTR_GROUP_BLOCK, 3, _ATTR_BLOCKS, ("groups", sets), lambda: self._attr_groups(sets))
+        w.block_cached(PARAMATTR_BLOCK, 3, _ATTR_BLOCKS, ("entries", len(sets)), lambda: self._attr_entries(len(sets)))
+
+    def _attr_groups(self, sets: tuple[tuple[str, ...], ...]) -> None:
         for gid, attrs in enumerate(sets, start=1):
             rec = [gid, FUNCTION_ATTR_INDEX]
             for a in sorted(attrs, key=ATTR_KIND_CODES.__getitem__):
                 rec += [0, ATTR_KIND_CODES[a]]
-            w.emit_record(PARAMATTR_GRP_ENTRY, rec)
-        w.exit_block()
-        w.enter_block(PARAMATTR_BLOCK, 3)
-        for gid in range(1, len(sets) + 1):
-            w.emit_record(PARAMATTR_ENTRY, [gid])
-        w.exit_block()
+            self.w.emit_record(PARAMATTR_GRP_ENTRY, rec)
+
+    def _attr_entries(self, n: int) -> None:
+        for gid in range(1, n + 1):
+            self.w.emit_record(PARAMATTR_ENTRY, [gid])
 
     def _attr_id(self, attrs: tuple[str, ...]) -> int:
         return self.e.attr_sets.index(attrs) + 1 if attrs else 0
 
     # ---- types
     def _types(self) -> None:
+        """The type table, copied from _TYPE_BLOCKS when an equal table was written before (the
+        key holds every type; named structs compare by name, so their bodies are added)."""
+        key = (self.type_bits, *[(t, t.elems, t.packed) if t.__class__ is StructType and t.name is not None else t
+                                 for t in self.e.types])
+        self.w.block_cached(TYPE_BLOCK_NEW, 4, _TYPE_BLOCKS, key, self._type_records)
+
+    def _type_records(self) -> None:
         w, e, tb = self.w, self.e, self.type_bits
-        w.enter_block(TYPE_BLOCK_NEW, 4)
         ptr_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["pointer"]), fixed(tb), lit(0))))
         fn_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["function"]), fixed(1), array(), fixed(tb))))
         anon_ab = w.define_abbrev(Abbrev((lit(TYPE_CODES["struct_anon"]), fixed(1), array(), fixed(tb))))
@@ -387,7 +439,6 @@ class _Writer:
                 w.emit_record(TYPE_CODES["array"], [t.count, e.type_ids[t.elem]], arr_ab)
             else:
                 raise TypeError(f"cannot write type {t}")
-        w.exit_block()
 
     # ---- globals and function prototypes
     def _globals(self) -> None:
@@ -406,64 +457,111 @@ class _Writer:
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
+        """Values first..last-1 as records first.  At module level (metadata operands, resource
+        symbols, initializers: shared by a shader's permutations) they and the abbreviation widths
+        the block uses (BLOCKINFO's SETTYPE is type_bits wide) are the cache key of the block's
+        bits (_CONSTANT_BLOCKS)."""
         if first == last:
             return
-        w, e = self.w, self.e
-        w.enter_block(CONSTANTS_BLOCK, 4)
-        agg_ab = 0
-        if module_level:
-            agg_ab = w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(_log2_ceil(last + 1)))))
-            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
-            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
-            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
+        e = self.e
+        type_ids, value_id = e.type_ids, e.value_id
+        agg_ab = 8 if module_level else 0       # the first abbreviation the block defines (below)
+        records: list[tuple] = []
         last_type = None
         for c in e.values[first:last]:
             if c.type != last_type:
                 last_type = c.type
-                w.emit_record(CST_SETTYPE, [e.type_ids[c.type]], CST_SETTYPE_ABBREV)
-            if is_null_value(c):
-                w.emit_record(CST_NULL, [], CST_NULL_ABBREV)
+                records.append((CST_SETTYPE, CST_SETTYPE_ABBREV, type_ids[c.type]))
+            cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
+            if cls is ConstInt:
+                v = c.value
+                if v == 0:
+                    records.append(_NULL_RECORD)
+                else:
+                    if v >> (c.type.width - 1):      # stored unsigned: the signed value, VBR-signed
+                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, (((1 << c.type.width) - v) << 1) | 1))
+                    else:
+                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, v << 1))
+            elif cls is ConstFloat:
+                records.append(_NULL_RECORD if c.bits == 0 else (CST_FLOAT, 0, c.bits))
+            elif is_null_value(c):
+                records.append(_NULL_RECORD)
             elif isinstance(c, Undef):
-                w.emit_record(CST_UNDEF, [])
+                records.append((CST_UNDEF, 0))
             elif isinstance(c, ConstInt):
-                w.emit_record(CST_INTEGER, [_signed(c.signed)], CST_INTEGER_ABBREV)
+                records.append((CST_INTEGER, CST_INTEGER_ABBREV, _signed(c.signed)))
             elif isinstance(c, ConstFloat):
-                w.emit_record(CST_FLOAT, [c.bits])
+                records.append((CST_FLOAT, 0, c.bits))
             elif _is_data_array(c):
-                w.emit_record(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
+                records.append((CST_DATA, 0, *[x.value if isinstance(x, ConstInt) else x.bits for x in c.elems]))
             elif isinstance(c, ConstAggregate):
-                w.emit_record(CST_AGGREGATE, [e.value_id(x) for x in c.elems], agg_ab)
+                records.append((CST_AGGREGATE, agg_ab, *[value_id(x) for x in c.elems]))
             else:
                 raise TypeError(f"cannot write constant {c!r}")
-        w.exit_block()
+        if not module_level:                # a function's literals: specific to its body, not cached
+            self.w.enter_block(CONSTANTS_BLOCK, 4)
+            self._constant_records(-1, records)
+            self.w.exit_block()
+            return
+        key = (self.type_bits, _log2_ceil(last + 1), tuple(records))    # SETTYPE's width is type_bits
+        self.w.block_cached(CONSTANTS_BLOCK, 4, _CONSTANT_BLOCKS, key, lambda: self._constant_records(*key[1:]))
+
+    def _constant_records(self, agg_width: int, records: tuple[tuple, ...] | list[tuple]) -> None:
+        w = self.w
+        if agg_width >= 0:
+            w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))))
+            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
+            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
+            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
+        emit = w.emit_record
+        for code, ab, *ops in records:
+            emit(code, ops, ab)
 
     # ---- metadata
     def _metadata(self) -> None:
-        e, w = self.e, self.w
+        """The metadata block, as records first: they are the cache key of the block's bits
+        (_MD_BLOCKS; dx.* metadata repeats across the compiles of one shader's permutations)."""
+        e = self.e
         if not e.mds and not self.m.named_md:
             return
-        w.enter_block(METADATA_BLOCK, 3)
+        type_ids, value_id, md_ids = e.type_ids, e.value_id, e.md_ids
+        records: list[tuple] = []
+        for md in e.mds:
+            cls = md.__class__
+            if cls is MDString:
+                records.append((MD_STRING, md.text))
+            elif cls is MDValue:
+                records.append((MD_VALUE, type_ids[md.value.type], value_id(md.value)))
+            else:
+                records.append((MD_NODE, *[0 if op is None else md_ids[id(op)] + 1 for op in md.ops]))
+        for nmd in self.m.named_md:
+            records.append((MD_NAME, nmd.name))
+            records.append((MD_NAMED_NODE, *[md_ids[id(n)] for n in nmd.nodes]))
+        key = tuple(records)
+        self.w.block_cached(METADATA_BLOCK, 3, _MD_BLOCKS, key, lambda: self._metadata_records(key))
+
+    def _metadata_records(self, records: tuple[tuple, ...]) -> None:
+        w = self.w
         str_ab = w.define_abbrev(Abbrev((lit(MD_STRING), array(), fixed(8))))
         name_ab = w.define_abbrev(Abbrev((lit(MD_NAME), array(), fixed(8))))
-        for md in e.mds:
-            if isinstance(md, MDString):
-                w.emit_record(MD_STRING, list(md.text.encode()), str_ab)
-            elif isinstance(md, MDValue):
-                w.emit_record(MD_VALUE, [e.type_ids[md.value.type], e.value_id(md.value)])
+        for code, *ops in records:
+            if code == MD_STRING or code == MD_NAME:
+                w.emit_record(code, list(ops[0].encode()), str_ab if code == MD_STRING else name_ab)
             else:
-                w.emit_record(MD_NODE, [0 if op is None else e.md_ids[id(op)] + 1 for op in md.ops])
-        for nmd in self.m.named_md:
-            w.emit_record(MD_NAME, list(nmd.name.encode()), name_ab)
-            w.emit_record(MD_NAMED_NODE, [e.md_ids[id(n)] for n in nmd.nodes])
-        w.exit_block()
+                w.emit_record(code, ops)
 
     # ---- value symbol table
     def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
+        """Names with their value / block ids; the block is a function of the sorted entries
+        (cached: the module's dx.op declarations recur)."""
         if not entries and not bb_entries:
             return
+        key = (tuple(sorted(entries)), tuple(sorted(bb_entries)))
+        self.w.block_cached(VALUE_SYMTAB_BLOCK, 4, _SYMTAB_BLOCKS, key, lambda: self._symtab_records(*key))
+
+    def _symtab_records(self, entries: tuple[tuple[str, int], ...], bb_entries: tuple[tuple[str, int], ...]) -> None:
         w = self.w
-        w.enter_block(VALUE_SYMTAB_BLOCK, 4)
-        for name, vid in sorted(entries):
+        for name, vid in entries:
             data = list(name.encode())
             if is_char6(name):
                 w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_6)
@@ -471,10 +569,9 @@ class _Writer:
                 w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_7)
             else:
                 w.emit_record(VST_ENTRY, [vid, *data], VST_ENTRY_8)
-        for name, bid in sorted(bb_entries):
+        for name, bid in bb_entries:
             data = list(name.encode())
             w.emit_record(VST_BBENTRY, [bid, *data], VST_BBENTRY_6 if is_char6(name) else 0)
-        w.exit_block()
 
     # ---- function bodies
     def _function(self, f: Function) -> None:
@@ -482,6 +579,7 @@ class _Writer:
         w.enter_block(FUNCTION_BLOCK, 4)
         cst_start, inst_id, self._bb = e.incorporate(f)
         self._vid = e.value_ids.get
+        self._callees: dict[int, tuple[int, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
         encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
@@ -606,8 +704,11 @@ class _Writer:
     def _call(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         ops = inst.operands
         fn: Function = ops[0]
-        vals += [0, 1 << 15, self.e.type_ids[fn.ftype]]
-        self._push(vals, fn, iid)
+        callee = self._callees.get(id(fn))
+        if callee is None:                        # (function type id, value id), once per callee
+            callee = self._callees[id(fn)] = (self.e.type_ids[fn.ftype], self.e.value_id(fn))
+        # the callee is a module-level value, numbered before every instruction: never typed
+        vals += [0, 1 << 15, callee[0], (iid - callee[1]) & 0xFFFFFFFF]
         vid_of, value_id = self._vid, self.e.value_id
         for a in ops[1:]:                         # arguments never carry a type (inlined _push)
             vid = vid_of(id(a))
@@ -672,6 +773,12 @@ def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
         (FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),))),
         (FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6)))),
     )
+
+
+def clear_block_caches() -> None:
+    """Forget every cached block body (tests compare cold and warm output)."""
+    for cache in (_TYPE_BLOCKS, _MD_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _CONSTANT_BLOCKS):
+        cache.clear()
 
 
 def write_bitcode(module: Module) -> bytes:

@@ -143,7 +143,7 @@ class Argument(Value):
 
 
 class Function(GlobalValue):
-    __slots__ = ("ftype", "attrs", "blocks", "args")
+    __slots__ = ("ftype", "attrs", "blocks", "_args")
 
     def __init__(self, ftype: FunctionType, name: str, attrs: tuple[str, ...] = (), linkage: str = "external") -> None:
         super().__init__(PointerType(ftype), name)
@@ -151,7 +151,15 @@ class Function(GlobalValue):
         self.attrs = tuple(attrs)
         self.linkage = linkage
         self.blocks: list[BasicBlock] = []
-        self.args = [Argument(t, i) for i, t in enumerate(ftype.params)]
+        self._args: list[Argument] | None = None
+
+    @property
+    def args(self) -> list[Argument]:
+        """The parameters as values, made on first use: a module declares dozens of dx.op
+        functions whose arguments nothing ever refers to."""
+        if self._args is None:
+            self._args = [Argument(t, i) for i, t in enumerate(self.ftype.params)]
+        return self._args
 
     @property
     def is_declaration(self) -> bool:
