@@ -90,10 +90,8 @@ ATTR_KIND_CODES = {"alwaysinline": 2, "noduplicate": 12, "noinline": 14, "noretu
                    "readnone": 20, "readonly": 21}
 FUNCTION_ATTR_INDEX = 0xFFFFFFFF
 _TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer._types)
-_MD_BLOCKS = BlockCache()            # metadata block body by its records (see _Writer._metadata)
 _ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
 _SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
-_CONSTANT_BLOCKS = BlockCache()      # constant blocks by their records (see _Writer._constants)
 
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
@@ -457,10 +455,8 @@ class _Writer:
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
-        """Values first..last-1 as records first.  At module level (metadata operands, resource
-        symbols, initializers: shared by a shader's permutations) they and the abbreviation widths
-        the block uses (BLOCKINFO's SETTYPE is type_bits wide) are the cache key of the block's
-        bits (_CONSTANT_BLOCKS)."""
+        """Values first..last-1 as records, then written (the module-level block defines its own
+        aggregate/string abbreviations)."""
         if first == last:
             return
         e = self.e
@@ -498,13 +494,11 @@ class _Writer:
                 records.append((CST_AGGREGATE, agg_ab, *[value_id(x) for x in c.elems]))
             else:
                 raise TypeError(f"cannot write constant {c!r}")
-        if not module_level:                # a function's literals: specific to its body, not cached
-            self.w.enter_block(CONSTANTS_BLOCK, 4)
-            self._constant_records(-1, records)
-            self.w.exit_block()
-            return
-        key = (self.type_bits, _log2_ceil(last + 1), tuple(records))    # SETTYPE's width is type_bits
-        self.w.block_cached(CONSTANTS_BLOCK, 4, _CONSTANT_BLOCKS, key, lambda: self._constant_records(*key[1:]))
+        # not cached across compiles: constants are specific to one shader, and a cache keyed by them
+        # would only hit when the very same shader is compiled again (a benchmark loop, not a build)
+        self.w.enter_block(CONSTANTS_BLOCK, 4)
+        self._constant_records(_log2_ceil(last + 1) if module_level else -1, records)
+        self.w.exit_block()
 
     def _constant_records(self, agg_width: int, records: tuple[tuple, ...] | list[tuple]) -> None:
         w = self.w
@@ -519,8 +513,7 @@ class _Writer:
 
     # ---- metadata
     def _metadata(self) -> None:
-        """The metadata block, as records first: they are the cache key of the block's bits
-        (_MD_BLOCKS; dx.* metadata repeats across the compiles of one shader's permutations)."""
+        """The metadata block: its records are collected first, then written."""
         e = self.e
         if not e.mds and not self.m.named_md:
             return
@@ -537,8 +530,9 @@ class _Writer:
         for nmd in self.m.named_md:
             records.append((MD_NAME, nmd.name))
             records.append((MD_NAMED_NODE, *[md_ids[id(n)] for n in nmd.nodes]))
-        key = tuple(records)
-        self.w.block_cached(METADATA_BLOCK, 3, _MD_BLOCKS, key, lambda: self._metadata_records(key))
+        self.w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
+        self._metadata_records(records)
+        self.w.exit_block()
 
     def _metadata_records(self, records: tuple[tuple, ...]) -> None:
         w = self.w
@@ -777,7 +771,7 @@ def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
 
 def clear_block_caches() -> None:
     """Forget every cached block body (tests compare cold and warm output)."""
-    for cache in (_TYPE_BLOCKS, _MD_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _CONSTANT_BLOCKS):
+    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS):
         cache.clear()
 
 
