@@ -295,31 +295,38 @@ def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> 
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
     constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
     so only the leading run of each block is looked at.  `pending`: replacements already
-    decided (values forwarded elsewhere), applied in the same rewriting pass."""
+    decided (values forwarded elsewhere), applied in the same rewriting pass.  The phis are
+    re-examined through the replacements found so far until none is added, and the function
+    is rewritten once at the end."""
+    replace: dict[int, Value] = dict(pending) if pending else {}
+    phis: list[Instruction] = []
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            if inst.op != "phi":
+                break
+            phis.append(inst)
     changed = True
     while changed:
         changed = False
-        replace: dict[int, Value] = {}
-        if pending:
-            replace.update(pending)
-            pending = None
-            changed = True
-        for bb in f.blocks:
-            insts = bb.instructions
-            n = 0
-            dropped = False
-            while n < len(insts) and insts[n].op == "phi":
-                inst = insts[n]
-                vals = {const_key(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
-                if len(vals) == 1:
-                    replace[id(inst)] = next(iter(vals.values()))
-                    dropped = True
-                n += 1
-            if dropped:
-                bb.instructions = [i for i in insts[:n] if id(i) not in replace] + insts[n:]
+        for inst in phis:
+            if id(inst) in replace:
+                continue
+            vals: dict[object, Value] = {}
+            for v, _ in inst.attrs["incoming"]:
+                while id(v) in replace:
+                    v = replace[id(v)]
+                if v is not inst:
+                    vals[const_key(v)] = v
+            if len(vals) == 1:
+                replace[id(inst)] = next(iter(vals.values()))
                 changed = True
-        if changed:
-            substitute(f, replace)
+    if not replace:
+        return
+    for bb in f.blocks:
+        insts = bb.instructions
+        if insts and insts[0].op == "phi" and any(id(i) in replace for i in insts if i.op == "phi"):
+            bb.instructions = [i for i in insts if i.op != "phi" or id(i) not in replace]
+    substitute(f, replace)
 
 
 def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
