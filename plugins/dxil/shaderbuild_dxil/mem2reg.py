@@ -45,33 +45,39 @@ def _rpo(f: Function) -> list[BasicBlock]:
 
 def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
     """(reverse post-order, immediate dominator by block id); the entry's idom is itself.
-    `preds` may pass in cfg.predecessors(f) when the caller has it already."""
+    `preds` may pass in cfg.predecessors(f) when the caller has it already.  Cooper, Harvey
+    and Kennedy's iteration, on blocks numbered in reverse post-order (plain integer lists;
+    predecessors not reached from the entry never get a dominator, so they are dropped)."""
     rpo = _rpo(f)
     index = {id(b): i for i, b in enumerate(rpo)}
     if preds is None:
         preds = predecessors(f)
-    idom: dict[int, BasicBlock] = {id(rpo[0]): rpo[0]}
-
-    def intersect(a: BasicBlock, b: BasicBlock) -> BasicBlock:
-        while a is not b:
-            while index[id(a)] > index[id(b)]:
-                a = idom[id(a)]
-            while index[id(b)] > index[id(a)]:
-                b = idom[id(b)]
-        return a
+    get = index.get
+    pred_idx = [[i for i in map(get, map(id, preds[id(b)])) if i is not None] for b in rpo]
+    doms = [-1] * len(rpo)
+    doms[0] = 0
     changed = True
     while changed:
         changed = False
-        for bb in rpo[1:]:
-            ps = [p for p in preds[id(bb)] if id(p) in idom]
-            if not ps:
-                continue
-            new = ps[0]
-            for p in ps[1:]:
-                new = intersect(p, new)
-            if idom.get(id(bb)) is not new:
-                idom[id(bb)] = new
+        for i in range(1, len(rpo)):
+            new = -1
+            for p in pred_idx[i]:
+                if doms[p] < 0:
+                    continue                 # not reached by this pass yet
+                if new < 0:
+                    new = p
+                    continue
+                a, b = p, new                # intersect: walk up to the common dominator
+                while a != b:
+                    while a > b:
+                        a = doms[a]
+                    while b > a:
+                        b = doms[b]
+                new = a
+            if new >= 0 and doms[i] != new:
+                doms[i] = new
                 changed = True
+    idom: dict[int, BasicBlock] = {id(rpo[i]): rpo[d] for i, d in enumerate(doms) if d >= 0}
     return rpo, idom
 
 
