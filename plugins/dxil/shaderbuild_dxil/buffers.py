@@ -14,6 +14,7 @@ from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 
+from .cse import may_write
 from .llvm import types as T
 from .llvm.values import ConstInt, Undef, Value
 from .ops import overload_name
@@ -93,6 +94,35 @@ def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Va
 class BufferAccess:
     def __init__(self, L: FunctionLowerer) -> None:
         self.L = L
+        # cbuffer rows already loaded in the current block (see _row_memo)
+        self._memo_on = L.m.optimize
+        self._memo_block: object = None
+        self._memo_last: object = None
+        self._memo: dict[tuple, Value] = {}
+
+    def _row_memo(self) -> dict[tuple, Value]:
+        """The cbuffer loads and component extracts emitted earlier in the current block that
+        block-local CSE (cse.py) would merge a repeat into: dropped when the block changes or
+        a possible memory write was emitted since.  Reusing them only saves building the
+        duplicates CSE removes later, so the output is the same; when in doubt it is dropped."""
+        memo = self._memo
+        block = self.L.b.block
+        insts = block.instructions
+        if block is not self._memo_block:
+            memo.clear()
+            self._memo_block = block
+        elif memo:
+            last = self._memo_last
+            for inst in reversed(insts):
+                if inst is last:
+                    break
+                if may_write(inst):
+                    memo.clear()
+                    break
+            else:
+                memo.clear()
+        self._memo_last = insts[-1] if insts else None
+        return memo
 
     def _offsets(self, p: BufferPlace) -> tuple[list[ir.Scalar], list[int]]:
         scalars = list(component_types(p.type))
@@ -233,7 +263,8 @@ class BufferAccess:
         L = self.L
         scalars = list(component_types(p.type))
         offs = component_offsets(p.type, "dx_cbuffer", bool(p.row_major))
-        rows: dict[tuple[int, str], Value] = {}
+        memo = self._row_memo() if self._memo_on and p.dyn_row is None else None
+        rows: dict[tuple, Value] = {} if memo is None else memo
         out: list[Value | None] = [None] * len(scalars)
         # in memory order, as DXC reads a column_major matrix: one row (a column), then its components
         for k in sorted(range(len(scalars)), key=offs.__getitem__):
@@ -243,7 +274,7 @@ class BufferAccess:
                 raise error("16-bit cbuffer members need -enable-16bit-types in the DXIL backend")
             ov = overload_name(mt)
             row = off // 16
-            key = (row, ov)
+            key = (p.handle, p.res.shape, row, ov)
             if key not in rows:
                 rv = L.add_const(p.dyn_row, row) if p.dyn_row is not None else ConstInt(T.i32, row)
                 if p.res.shape == TBUFFER:   # a tbuffer is an SRV: bufferLoad of 16-byte row `row`, as DXC does
@@ -252,5 +283,15 @@ class BufferAccess:
                     rows[key] = L.ops.call(L.b, "BufferLoad", ov, [p.handle, rv, Undef(T.i32)])
                 else:
                     rows[key] = L.ops.call(L.b, "CBufferLoadLegacy", ov, [p.handle, rv])
-            out[k] = to_register(L, L.b.extract_value(rows[key], (off % 16) // _size(s)), s)
+            call = rows[key]
+            index = (off % 16) // _size(s)
+            if memo is None:
+                ev = L.b.extract_value(call, index)
+            else:
+                ev = memo.get((call, index))
+                if ev is None:
+                    ev = memo[(call, index)] = L.b.extract_value(call, index)
+            out[k] = to_register(L, ev, s)
+        if memo is not None:
+            self._memo_last = L.b.block.instructions[-1]
         return out

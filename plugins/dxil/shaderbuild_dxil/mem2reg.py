@@ -45,33 +45,39 @@ def _rpo(f: Function) -> list[BasicBlock]:
 
 def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
     """(reverse post-order, immediate dominator by block id); the entry's idom is itself.
-    `preds` may pass in cfg.predecessors(f) when the caller has it already."""
+    `preds` may pass in cfg.predecessors(f) when the caller has it already.  Cooper, Harvey
+    and Kennedy's iteration, on blocks numbered in reverse post-order (plain integer lists;
+    predecessors not reached from the entry never get a dominator, so they are dropped)."""
     rpo = _rpo(f)
     index = {id(b): i for i, b in enumerate(rpo)}
     if preds is None:
         preds = predecessors(f)
-    idom: dict[int, BasicBlock] = {id(rpo[0]): rpo[0]}
-
-    def intersect(a: BasicBlock, b: BasicBlock) -> BasicBlock:
-        while a is not b:
-            while index[id(a)] > index[id(b)]:
-                a = idom[id(a)]
-            while index[id(b)] > index[id(a)]:
-                b = idom[id(b)]
-        return a
+    get = index.get
+    pred_idx = [[i for i in map(get, map(id, preds[id(b)])) if i is not None] for b in rpo]
+    doms = [-1] * len(rpo)
+    doms[0] = 0
     changed = True
     while changed:
         changed = False
-        for bb in rpo[1:]:
-            ps = [p for p in preds[id(bb)] if id(p) in idom]
-            if not ps:
-                continue
-            new = ps[0]
-            for p in ps[1:]:
-                new = intersect(p, new)
-            if idom.get(id(bb)) is not new:
-                idom[id(bb)] = new
+        for i in range(1, len(rpo)):
+            new = -1
+            for p in pred_idx[i]:
+                if doms[p] < 0:
+                    continue                 # not reached by this pass yet
+                if new < 0:
+                    new = p
+                    continue
+                a, b = p, new                # intersect: walk up to the common dominator
+                while a != b:
+                    while a > b:
+                        a = doms[a]
+                    while b > a:
+                        b = doms[b]
+                new = a
+            if new >= 0 and doms[i] != new:
+                doms[i] = new
                 changed = True
+    idom: dict[int, BasicBlock] = {id(rpo[i]): rpo[d] for i, d in enumerate(doms) if d >= 0}
     return rpo, idom
 
 
@@ -295,31 +301,38 @@ def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> 
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
     constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
     so only the leading run of each block is looked at.  `pending`: replacements already
-    decided (values forwarded elsewhere), applied in the same rewriting pass."""
+    decided (values forwarded elsewhere), applied in the same rewriting pass.  The phis are
+    re-examined through the replacements found so far until none is added, and the function
+    is rewritten once at the end."""
+    replace: dict[int, Value] = dict(pending) if pending else {}
+    phis: list[Instruction] = []
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            if inst.op != "phi":
+                break
+            phis.append(inst)
     changed = True
     while changed:
         changed = False
-        replace: dict[int, Value] = {}
-        if pending:
-            replace.update(pending)
-            pending = None
-            changed = True
-        for bb in f.blocks:
-            insts = bb.instructions
-            n = 0
-            dropped = False
-            while n < len(insts) and insts[n].op == "phi":
-                inst = insts[n]
-                vals = {const_key(v): v for v, _ in inst.attrs["incoming"] if v is not inst}
-                if len(vals) == 1:
-                    replace[id(inst)] = next(iter(vals.values()))
-                    dropped = True
-                n += 1
-            if dropped:
-                bb.instructions = [i for i in insts[:n] if id(i) not in replace] + insts[n:]
+        for inst in phis:
+            if id(inst) in replace:
+                continue
+            vals: dict[object, Value] = {}
+            for v, _ in inst.attrs["incoming"]:
+                while id(v) in replace:
+                    v = replace[id(v)]
+                if v is not inst:
+                    vals[const_key(v)] = v
+            if len(vals) == 1:
+                replace[id(inst)] = next(iter(vals.values()))
                 changed = True
-        if changed:
-            substitute(f, replace)
+    if not replace:
+        return
+    for bb in f.blocks:
+        insts = bb.instructions
+        if insts and insts[0].op == "phi" and any(id(i) in replace for i in insts if i.op == "phi"):
+            bb.instructions = [i for i in insts if i.op != "phi" or id(i) not in replace]
+    substitute(f, replace)
 
 
 def _resolved(replace: dict[int, Value]) -> dict[int, Value]:

@@ -17,9 +17,9 @@ analysis over our DXIL function, with the same answers:
   dependent.  A dynamic storeOutput row applies the set to every row.
 
 DXC answers per output with a fresh depth-first search; here one search covers the
-nodes not met by earlier ones, each node's input set a bitmask OR-ed from its successors in
-postorder (re-OR-ed to a fixed point only when the search met a loop), so the whole pass is
-linear in instructions plus edges (times the loop nesting depth).
+nodes not met by earlier ones, each strongly connected component's input set (a loop's cycle,
+else one node) a bitmask OR-ed from its successors in postorder, so the whole pass is linear
+in instructions plus edges.
 """
 
 from __future__ import annotations
@@ -132,7 +132,6 @@ class _Analysis:
         self.deps: dict[object, list[object]] = {}
         self.leaf: dict[object, int] = {}
         self.mask: dict[object, int] = {}
-        self.seen: set[object] = set()                   # nodes met by any search so far
 
     # ---- edges
     def _cd_key(self, bb: BasicBlock) -> object | None:
@@ -306,44 +305,54 @@ class _Analysis:
 
     # ---- reachability masks
     def mask_of(self, root: object) -> int:
-        """Input bits reachable from `root`.  One depth-first search over the nodes not met yet,
-        each node's mask OR-ed from its successors in postorder; a back edge (only loops make
-        cycles) leaves masks short, so the nodes of that search are then re-OR-ed until nothing
-        changes (the least fixed point is exactly the reachable set; loops nest shallowly)."""
+        """Input bits reachable from `root`.  One depth-first search (Tarjan's) over the nodes
+        not met yet: each strongly connected component (a loop's cycle, else one node) gets the
+        OR of its members' bits and of the masks of the components it reaches, which are finished
+        first (postorder), so every node is visited once and the answer is the reachable set."""
         mask = self.mask
         got = mask.get(root)
         if got is not None:
             return got
-        seen, leaf, deps, edges_of = self.seen, self.leaf, self.deps, self._edges
-        seen.add(root)                           # seen and not yet in `mask`: on the search stack
+        leaf, deps, edges_of = self.leaf, self.deps, self._edges
+        index: dict[object, int] = {root: 0}     # search order of the nodes met by this search
+        low = [0]                                # lowest index reachable, by search order
+        on_stack: list[object] = [root]          # nodes of the components not finished yet
         stack = [(root, iter(edges_of(root) if root.__class__ is Instruction else deps[root]))]
-        order: list[object] = []
-        cyclic = False
         while stack:
             node, it = stack[-1]
+            k = index[node]
             for nxt in it:
-                if nxt not in seen:
-                    seen.add(nxt)
+                if nxt in mask:
+                    continue                     # finished: by an earlier search or component
+                j = index.get(nxt)
+                if j is None:
+                    index[nxt] = len(low)
+                    low.append(len(low))
+                    on_stack.append(nxt)
                     stack.append((nxt, iter(edges_of(nxt) if nxt.__class__ is Instruction else deps[nxt])))
                     break
-                if nxt not in mask:
-                    cyclic = True
+                if j < low[k]:
+                    low[k] = j
             else:
                 stack.pop()
-                bits = leaf.get(node, 0)
-                for d in deps[node]:
-                    bits |= mask.get(d, 0)
-                mask[node] = bits
-                order.append(node)
-        while cyclic:
-            cyclic = False
-            for node in order:
-                bits = leaf.get(node, 0)
-                for d in deps[node]:
-                    bits |= mask[d]
-                if bits != mask[node]:
-                    mask[node] = bits
-                    cyclic = True
+                lk = low[k]
+                if stack:
+                    p = index[stack[-1][0]]
+                    if lk < low[p]:
+                        low[p] = lk
+                if lk == k:                      # `node` roots a component: its members lie above it
+                    at = len(on_stack) - 1
+                    while on_stack[at] is not node:
+                        at -= 1
+                    members = on_stack[at:]
+                    del on_stack[at:]
+                    bits = 0
+                    for w in members:
+                        bits |= leaf.get(w, 0)
+                        for d in deps[w]:
+                            bits |= mask.get(d, 0)
+                    for w in members:
+                        mask[w] = bits
         return mask[root]
 
     def run(self, outputs: list[SigElement]) -> dict[int, int]:
