@@ -39,6 +39,32 @@ class Type:
         return isinstance(self, FloatType)
 
 
+class _Composite(Type):
+    """Pointer, array, struct and function types: equal by their fields, hashed once with the
+    hash kept in the `_hash` slot (types are dictionary keys everywhere).  The cached hash is
+    per process, so pickling rebuilds the type from its fields.  Subclasses set
+    `__hash__ = _Composite.cached_hash` (a dataclass would otherwise generate its own)."""
+
+    __slots__ = ()
+
+    def fields(self) -> tuple:
+        """The constructor arguments."""
+        raise NotImplementedError
+
+    def hash_key(self) -> tuple:
+        return (self.__class__.__name__, *self.fields())
+
+    def cached_hash(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(self.hash_key())
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __reduce__(self) -> tuple:
+        return (cls_of(self), self.fields())
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class VoidType(Type):
     """A singleton: equality and hashing are identity (C speed)."""
@@ -134,7 +160,7 @@ class MetadataType(Type):
 
 
 @dataclass(frozen=True, slots=True)
-class PointerType(Type):
+class PointerType(_Composite):
     pointee: Type
     addrspace: int = 0
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
@@ -143,15 +169,10 @@ class PointerType(Type):
         return self is other or (other.__class__ is PointerType and self.addrspace == other.addrspace
                                  and self.pointee == other.pointee)
 
-    def __reduce__(self) -> tuple:
-        return (cls_of(self), (self.pointee, self.addrspace))       # the cached hash is per process: not pickled
+    def fields(self) -> tuple:
+        return (self.pointee, self.addrspace)
 
-    def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            h = hash(("ptr", self.pointee, self.addrspace))
-            object.__setattr__(self, "_hash", h)
-        return h
+    __hash__ = _Composite.cached_hash
 
     def __str__(self) -> str:
         space = f" addrspace({self.addrspace})" if self.addrspace else ""
@@ -159,7 +180,7 @@ class PointerType(Type):
 
 
 @dataclass(frozen=True, slots=True)
-class ArrayType(Type):
+class ArrayType(_Composite):
     elem: Type
     count: int
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
@@ -168,22 +189,17 @@ class ArrayType(Type):
         return self is other or (other.__class__ is ArrayType and self.count == other.count
                                  and self.elem == other.elem)
 
-    def __reduce__(self) -> tuple:
-        return (cls_of(self), (self.elem, self.count))       # the cached hash is per process: not pickled
+    def fields(self) -> tuple:
+        return (self.elem, self.count)
 
-    def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            h = hash(("array", self.elem, self.count))
-            object.__setattr__(self, "_hash", h)
-        return h
+    __hash__ = _Composite.cached_hash
 
     def __str__(self) -> str:
         return f"[{self.count} x {self.elem}]"
 
 
 @dataclass(frozen=True, slots=True)
-class StructType(Type):
+class StructType(_Composite):
     """A literal struct when name is None, else a named (identified) struct."""
 
     elems: tuple[Type, ...]
@@ -200,15 +216,14 @@ class StructType(Type):
             return self.name == other.name
         return self.elems == other.elems and self.packed == other.packed
 
-    def __reduce__(self) -> tuple:
-        return (cls_of(self), (self.elems, self.name, self.packed))       # the cached hash is per process: not pickled
+    def fields(self) -> tuple:
+        return (self.elems, self.name, self.packed)
 
-    def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            h = hash(("struct", self.name) if self.name is not None else ("struct", self.elems, self.packed))
-            object.__setattr__(self, "_hash", h)
-        return h
+    def hash_key(self) -> tuple:
+        """A named struct is equal to any struct of its name (see __eq__), so only the name is hashed."""
+        return ("struct", self.name) if self.name is not None else ("struct", self.elems, self.packed)
+
+    __hash__ = _Composite.cached_hash
 
     def __str__(self) -> str:
         if self.name is not None:
@@ -221,7 +236,7 @@ class StructType(Type):
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionType(Type):
+class FunctionType(_Composite):
     ret: Type
     params: tuple[Type, ...]
     vararg: bool = False
@@ -231,15 +246,10 @@ class FunctionType(Type):
         return self is other or (other.__class__ is FunctionType and self.vararg == other.vararg
                                  and self.ret == other.ret and self.params == other.params)
 
-    def __reduce__(self) -> tuple:
-        return (cls_of(self), (self.ret, self.params, self.vararg))       # the cached hash is per process: not pickled
+    def fields(self) -> tuple:
+        return (self.ret, self.params, self.vararg)
 
-    def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            h = hash(("fn", self.ret, self.params, self.vararg))
-            object.__setattr__(self, "_hash", h)
-        return h
+    __hash__ = _Composite.cached_hash
 
     def __str__(self) -> str:
         ps = ", ".join(str(p) for p in self.params)
