@@ -526,15 +526,19 @@ class CallLowering:
         if name == "InterlockedCompareExchange" and len(args) != 4:
             raise error(f"'{name}' requires an out argument for the original value", loc)
         operands = [dest] + [self.convert(self.rvalue(a), t, a.loc) for a in args[1: 1 + n_values]]
+        return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)
+
+    def emit_atomic(self, name: str, operands: list[ir.Expr], t: ir.Type, out_args: list, loc: SourceLoc) -> ir.Expr:
+        """Evaluate an Interlocked* intrinsic once; its result (the original value) goes to the
+        optional out argument `out_args[0]`.  Shared by buffer/groupshared and byte-address atomics."""
         out_place = None
-        if len(args) == 2 + n_values:
-            oa = args[1 + n_values]
+        if out_args:
+            oa = out_args[0]
             if not self.is_place_expr(oa):
                 raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", oa.loc)
             out_place = self.place(oa, for_write=True)
-        node = ir.Intrinsic(name, operands, t)
         tmp = self.temp(t)
-        self.emit(ir.Store(ir.VarRef(tmp), node, loc))
+        self.emit(ir.Store(ir.VarRef(tmp), ir.Intrinsic(name, operands, t), loc))
         if out_place is not None:
             self.emit(ir.Store(out_place, self.convert(self.load(ir.VarRef(tmp)), out_place.type, loc), loc))
         return _VoidValue(loc)

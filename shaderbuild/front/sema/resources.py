@@ -160,17 +160,7 @@ class ResourceLowering:
         # the value's type picks the signedness (Min/Max), as DXC: int stays int, else uint
         t = ir.INT if isinstance(vals[-1].type, ir.Scalar) and vals[-1].type.kind == "int" else ir.UINT
         operands = [res, addr] + [self.convert(v, t, a.loc) for v, a in zip(vals, args[1: 1 + n_values])]
-        out_place = None
-        if len(args) == 2 + n_values:
-            oa = args[1 + n_values]
-            if not self.is_place_expr(oa):
-                raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", oa.loc)
-            out_place = self.place(oa, for_write=True)
-        tmp = self.temp(t)
-        self.emit(ir.Store(ir.VarRef(tmp), ir.Intrinsic(name, operands, t), loc))
-        if out_place is not None:
-            self.emit(ir.Store(out_place, self.convert(self.load(ir.VarRef(tmp)), out_place.type, loc), loc))
-        return self.void_value(loc)
+        return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)
 
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
                                 loc: SourceLoc) -> ir.Expr | None:
