@@ -15,6 +15,16 @@ import struct
 import pytest
 import res_util as R
 
+
+def run_dxil_b(res, data: bytes, groups=(1, 1, 1)) -> bytes:
+    """Run a DXIL build whose one resource is the byte-address buffer B on the interpreter;
+    B's final bytes.  (Bound by the manifest's HLSL view.)"""
+    from harness import dxil_exec
+    h = R.resource(res.manifest, "B")["hlsl"]
+    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], data)],
+                                        groups=groups)
+    return out
+
 pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
 
 
@@ -147,12 +157,8 @@ def test_atomics_dxil_ops(case: Case):
 @pytest.mark.llvm
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_atomics_dxil_exec(case: Case):
-    from harness import dxil_exec
     res, _chk = R.build_dxil(case.src)
-    h = R.resource(res.manifest, "B")["hlsl"]
-    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], _i(case.init))],
-                                        groups=case.groups)
-    _check(case, out)
+    _check(case, run_dxil_b(res, _i(case.init), case.groups))
 
 
 # ---------------------------------------------------------------- Load<S> / Store<S>
@@ -194,17 +200,13 @@ def test_load_store_struct_spirv():
 
 @pytest.mark.llvm
 def test_load_store_struct_dxil():
-    from harness import dxil_exec
     res, chk = R.build_dxil(STRUCT_SRC)
     # cs_6_0: raw buffer access is bufferLoad (68) / bufferStore (69), one call per member (the
     # second Load<S> is mostly dead code, and so is the first one's n.w[1], overwritten before any
     # read once the local array is promoted: at least five + one loads remain)
     assert len(re.findall(r"@dx\.op\.bufferLoad\.(?:f32|i32)\(i32 68,", chk.ir)) >= 5 + 1
     assert len(re.findall(r"call void @dx\.op\.bufferStore\.(?:f32|i32)\(i32 69,", chk.ir)) == 6 + 1
-    h = R.resource(res.manifest, "B")["hlsl"]
-    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"],
-                                                             _struct_input())])
-    _check_struct(out)
+    _check_struct(run_dxil_b(res, _struct_input()))
 
 
 @pytest.mark.llvm
@@ -270,11 +272,7 @@ def test_load_store_struct_bool_members_spirv():
 
 @pytest.mark.llvm
 def test_load_store_struct_bool_members_dxil():
-    from harness import dxil_exec
-    res, _chk = R.build_dxil(BOOL_SRC)
-    h = R.resource(res.manifest, "B")["hlsl"]
-    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], BOOL_IN)])
-    _check_bool(out)
+    _check_bool(run_dxil_b(R.build_dxil(BOOL_SRC)[0], BOOL_IN))
 
 
 PLAIN_BOOL_SRC = """
@@ -300,11 +298,7 @@ def test_load_store_plain_bool_spirv():
 
 @pytest.mark.llvm
 def test_load_store_plain_bool_dxil():
-    from harness import dxil_exec
-    res, _chk = R.build_dxil(PLAIN_BOOL_SRC)
-    h = R.resource(res.manifest, "B")["hlsl"]
-    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"], PLAIN_BOOL_IN)])
-    _check_plain_bool(out)
+    _check_plain_bool(run_dxil_b(R.build_dxil(PLAIN_BOOL_SRC)[0], PLAIN_BOOL_IN))
 
 
 # ---------------------------------------------------------------- Load<matrix> / Store<matrix>
@@ -342,9 +336,4 @@ def test_load_store_plain_matrix_spirv():
 @pytest.mark.llvm
 @pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_2"])
 def test_load_store_plain_matrix_dxil(profile):
-    from harness import dxil_exec
-    res, _chk = R.build_dxil(PLAIN_MATRIX_SRC, profile=profile)
-    h = R.resource(res.manifest, "B")["hlsl"]
-    (out,) = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], h["class"],
-                                                             PLAIN_MATRIX_IN + bytes(512))])
-    _check_plain_matrix(out)
+    _check_plain_matrix(run_dxil_b(R.build_dxil(PLAIN_MATRIX_SRC, profile=profile)[0], PLAIN_MATRIX_IN + bytes(512)))
