@@ -142,7 +142,7 @@ _VULKAN_ONLY = frozenset({"vk_invert_y", "vk_use_dx_position_w", "vk_auto_shift_
 # vk::ext_builtin_input/output: DXC parses vk:: attributes only for -spirv (for DXIL it warns and
 # ignores them), so the variable has no DXIL meaning; shaderbuild rejects it for DXIL instead.
 SPIRV_ONLY = {"is only supported when targeting SPIR-V": "vk::ext_builtin_* (Vulkan-only attribute)"}
-# twin exclusions seen in this process: reason -> count (reported by nothing; inspect when needed)
+# twin exclusions seen in this process: reason -> count (printed in the pytest summary, tests/conftest.py)
 EXCLUDED: dict[str, int] = {}
 _DXIL_TWIN: dict[int, tuple[CompileResult, CompileResult]] = {}
 

@@ -360,8 +360,12 @@ class DxilCheck:
     ir: str  # llvm-dis-19 of the patched copy
 
 
+@functools.lru_cache(maxsize=512)
 def check_dxil(blob: bytes) -> DxilCheck:
-    """Run obj2yaml-19, llvm-bcanalyzer-19 and llvm-dis-19 on a container; AssertionError on any failure."""
+    """Run obj2yaml-19, llvm-bcanalyzer-19 and llvm-dis-19 on a container; AssertionError on any failure.
+    Cached by content: the corpus helpers check the same binary from several places (DXIL twin,
+    build_dxil, the language corpus), and each check starts three processes.  Treat the result as
+    read-only."""
     container = parse_container(blob)
     bitcode = extract_bitcode(blob)
     return DxilCheck(container, bitcode, bcanalyzer(bitcode), llvm_dis(bitcode))
