@@ -476,13 +476,10 @@ def test_cbuffer_dxil_builds(name):
 def fxc_size(t: T) -> int:
     """Packed size under FXC's cbuffer rules (arrays/structs/matrices start rows; the tail is not padded)."""
     if t.array:
-        es = fxc_size(T(t.kind, t.n, t.cols, t.array[1:], t.fields, t.row_major))
+        es = fxc_size(_inner(t))
         return (t.array[0] - 1) * _round(es, 16) + es
     if t.kind == "struct":
-        off = 0
-        for _f, ft in t.fields:
-            off = fxc_place(off, ft) + fxc_size(ft)
-        return off
+        return _fxc_fields(t.fields)[1]
     if t.cols is not None:
         count, length = (t.n, t.cols) if t.row_major else (t.cols, t.n)
         return (count - 1) * 16 + 4 * length
@@ -496,18 +493,24 @@ def fxc_place(off: int, t: T) -> int:
     return _round(off, 16) if off // 16 != (off + size - 1) // 16 else off
 
 
+def _fxc_fields(fields) -> tuple[list[int], int]:
+    """Offsets of (name, type) fields placed one after another, and the end of the last."""
+    offs, off = [], 0
+    for _f, ft in fields:
+        o = fxc_place(off, ft)
+        offs.append(o)
+        off = o + fxc_size(ft)
+    return offs, off
+
+
 def fxc_scalars(expr: str, t: T, base: int) -> list[tuple[str, int, str]]:
     if t.array:
-        inner = T(t.kind, t.n, t.cols, t.array[1:], t.fields, t.row_major)
+        inner = _inner(t)
         stride = _round(fxc_size(inner), 16)
         return [s for i in range(t.array[0]) for s in fxc_scalars(f"{expr}[{i}]", inner, base + i * stride)]
     if t.kind == "struct":
-        out, off = [], 0
-        for f, ft in t.fields:
-            o = fxc_place(off, ft)
-            out += fxc_scalars(f"{expr}.{f}", ft, base + o)
-            off = o + fxc_size(ft)
-        return out
+        return [s for (f, ft), o in zip(t.fields, _fxc_fields(t.fields)[0])
+                for s in fxc_scalars(f"{expr}.{f}", ft, base + o)]
     if t.cols is not None:
         return [(f"{expr}[{r}][{c}]", base + ((r * 16 + c * 4) if t.row_major else (c * 16 + r * 4)), t.kind)
                 for r in range(t.n) for c in range(t.cols)]
@@ -517,13 +520,8 @@ def fxc_scalars(expr: str, t: T, base: int) -> list[tuple[str, int, str]]:
 
 
 def fxc_layout(members: list[tuple[str, str]]) -> list[tuple[str, int, T]]:
-    out, off = [], 0
-    for name, decl in members:
-        t = parse(decl, STRUCTS)
-        o = fxc_place(off, t)
-        out.append((name, o, t))
-        off = o + fxc_size(t)
-    return out
+    fields = [(name, parse(decl, STRUCTS)) for name, decl in members]
+    return [(name, o, t) for (name, t), o in zip(fields, _fxc_fields(fields)[0])]
 
 
 # every layout, members after a struct included: as in DXC, a struct's tail is not padded, so the next
