@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .llvm.values import Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators"]
 
 
 def remove_unreachable_blocks(f: Function) -> None:
@@ -34,6 +34,37 @@ def remove_unreachable_blocks(f: Function) -> None:
             if inst.op != "phi":
                 break
             inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
+
+
+def immediate_dominators(preds: list[list[int]]) -> list[int]:
+    """Cooper, Harvey and Kennedy's iteration on a graph whose nodes are numbered in reverse
+    post-order from the root (node 0); preds[i] are node i's predecessors.  Returns each node's
+    immediate dominator (the root's is itself; -1 for a node no pass reaches).  Shared by the
+    dominators of mem2reg and the post-dominators of ctrldep (run on the reversed CFG)."""
+    doms = [-1] * len(preds)
+    doms[0] = 0
+    changed = True
+    while changed:
+        changed = False
+        for i in range(1, len(preds)):
+            new = -1
+            for p in preds[i]:
+                if doms[p] < 0:
+                    continue                 # not reached by this pass yet
+                if new < 0:
+                    new = p
+                    continue
+                a, b = p, new                # intersect: walk up to the common dominator
+                while a != b:
+                    while a > b:
+                        a = doms[a]
+                    while b > a:
+                        b = doms[b]
+                new = a
+            if new >= 0 and doms[i] != new:
+                doms[i] = new
+                changed = True
+    return doms
 
 
 def predecessors(f: Function) -> dict[int, list]:

@@ -9,6 +9,7 @@ LLVM's post-dominator tree, whose virtual root joins every exit block).
 
 from __future__ import annotations
 
+from .cfg import immediate_dominators
 from .llvm.values import BasicBlock, Function
 
 __all__ = ["post_dominators", "control_dependence"]
@@ -47,36 +48,15 @@ def post_dominators(f: Function) -> dict[int, int]:
                     stack.append((p, 0))
             else:
                 order.append(b)
-    number = {b: n for n, b in enumerate(order)}
-    number[VIRTUAL_EXIT] = len(order)
-    ipdom: dict[int, int] = {VIRTUAL_EXIT: VIRTUAL_EXIT}
-    for b in exits:
-        ipdom[b] = VIRTUAL_EXIT
-
-    def intersect(a: int, b: int) -> int:
-        while a != b:
-            while number[a] < number[b]:
-                a = ipdom[a]
-            while number[b] < number[a]:
-                b = ipdom[b]
-        return a
-    changed = True
-    while changed:
-        changed = False
-        for b in reversed(order):
-            if b in exits:
-                continue
-            done = [s for s in succs[b] if s in ipdom]
-            if not done:
-                continue
-            new = done[0]
-            for s in done[1:]:
-                new = intersect(s, new)
-            if ipdom.get(b) != new:
-                ipdom[b] = new
-                changed = True
-    del ipdom[VIRTUAL_EXIT]
-    return ipdom
+    # reverse post-order numbering with the virtual root as node 0; a node's predecessors in the
+    # reversed CFG are its successors (and the root, for an exit block)
+    rpo = order[::-1]
+    number = {b: n + 1 for n, b in enumerate(rpo)}
+    exit_set = set(exits)
+    rpreds = [([0] if b in exit_set else []) + [number[s] for s in succs[b] if s in number] for b in rpo]
+    doms = immediate_dominators([[]] + rpreds)
+    return {b: VIRTUAL_EXIT if doms[n + 1] == 0 else rpo[doms[n + 1] - 1]
+            for n, b in enumerate(rpo) if doms[n + 1] >= 0}
 
 
 def control_dependence(f: Function) -> dict[int, list[BasicBlock]]:

@@ -11,7 +11,7 @@ and operand substitution that the other passes share.
 
 from __future__ import annotations
 
-from .cfg import predecessors
+from .cfg import immediate_dominators, predecessors
 from .llvm.types import ArrayType, PointerType, StructType, i32
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
 
@@ -54,29 +54,7 @@ def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[
         preds = predecessors(f)
     get = index.get
     pred_idx = [[i for i in map(get, map(id, preds[id(b)])) if i is not None] for b in rpo]
-    doms = [-1] * len(rpo)
-    doms[0] = 0
-    changed = True
-    while changed:
-        changed = False
-        for i in range(1, len(rpo)):
-            new = -1
-            for p in pred_idx[i]:
-                if doms[p] < 0:
-                    continue                 # not reached by this pass yet
-                if new < 0:
-                    new = p
-                    continue
-                a, b = p, new                # intersect: walk up to the common dominator
-                while a != b:
-                    while a > b:
-                        a = doms[a]
-                    while b > a:
-                        b = doms[b]
-                new = a
-            if new >= 0 and doms[i] != new:
-                doms[i] = new
-                changed = True
+    doms = immediate_dominators(pred_idx)
     idom: dict[int, BasicBlock] = {id(rpo[i]): rpo[d] for i, d in enumerate(doms) if d >= 0}
     return rpo, idom
 
