@@ -20,8 +20,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from run import median_time  # bench/ is the script directory, so its sibling imports directly
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,15 +32,6 @@ def dump_corpus(out: str) -> None:
     files = sorted(str(p) for p in (ROOT / "tests").glob("test_lang_*.py"))
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-k", "not dxil", "-p", "no:cacheprovider", *files],
                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=False)
-
-
-def median_time(fn, repeat: int) -> float:
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
 
 
 def main(argv: list[str] | None = None) -> int:
