@@ -16,30 +16,29 @@ class SystemValue(ValueRecord):
     name: str                      # canonical spelling
     type: ir.Type                  # natural type of the built-in variable
     builtins: dict                 # (stage, 'in'|'out') -> SPIR-V BuiltIn name
-    dxil_kind: str                 # DXIL semantic kind / compute op name
 
 
 _U3 = ir.Vector(ir.UINT, 3)
 _F4 = ir.Vector(ir.FLOAT, 4)
 
 SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
-    SystemValue("SV_DispatchThreadID", _U3, {("compute", "in"): "GlobalInvocationId"}, "threadId"),
-    SystemValue("SV_GroupID", _U3, {("compute", "in"): "WorkgroupId"}, "groupId"),
-    SystemValue("SV_GroupThreadID", _U3, {("compute", "in"): "LocalInvocationId"}, "threadIdInGroup"),
-    SystemValue("SV_GroupIndex", ir.UINT, {("compute", "in"): "LocalInvocationIndex"}, "flattenedThreadIdInGroup"),
-    SystemValue("SV_Position", _F4, {("vertex", "out"): "Position", ("pixel", "in"): "FragCoord"}, "Position"),
-    SystemValue("SV_VertexID", ir.UINT, {("vertex", "in"): "VertexIndex"}, "VertexID"),
-    SystemValue("SV_InstanceID", ir.UINT, {("vertex", "in"): "InstanceIndex"}, "InstanceID"),
-    SystemValue("SV_IsFrontFace", ir.BOOL, {("pixel", "in"): "FrontFacing"}, "IsFrontFace"),
-    SystemValue("SV_Depth", ir.FLOAT, {("pixel", "out"): "FragDepth"}, "Depth"),
-    SystemValue("SV_Coverage", ir.UINT, {("pixel", "in"): "SampleMask", ("pixel", "out"): "SampleMask"}, "Coverage"),
-    SystemValue("SV_SampleIndex", ir.UINT, {("pixel", "in"): "SampleId"}, "SampleIndex"),
-    SystemValue("SV_PrimitiveID", ir.UINT, {("pixel", "in"): "PrimitiveId"}, "PrimitiveID"),
-    SystemValue("SV_ClipDistance", ir.FLOAT, {("vertex", "out"): "ClipDistance", ("pixel", "in"): "ClipDistance"}, "ClipDistance"),
-    SystemValue("SV_CullDistance", ir.FLOAT, {("vertex", "out"): "CullDistance", ("pixel", "in"): "CullDistance"}, "CullDistance"),
-    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, {("pixel", "in"): "Layer"}, "RenderTargetArrayIndex"),
-    SystemValue("SV_ViewportArrayIndex", ir.UINT, {("pixel", "in"): "ViewportIndex"}, "ViewportArrayIndex"),
-    SystemValue("SV_Target", _F4, {}, "Target"),
+    SystemValue("SV_DispatchThreadID", _U3, {("compute", "in"): "GlobalInvocationId"}),
+    SystemValue("SV_GroupID", _U3, {("compute", "in"): "WorkgroupId"}),
+    SystemValue("SV_GroupThreadID", _U3, {("compute", "in"): "LocalInvocationId"}),
+    SystemValue("SV_GroupIndex", ir.UINT, {("compute", "in"): "LocalInvocationIndex"}),
+    SystemValue("SV_Position", _F4, {("vertex", "out"): "Position", ("pixel", "in"): "FragCoord"}),
+    SystemValue("SV_VertexID", ir.UINT, {("vertex", "in"): "VertexIndex"}),
+    SystemValue("SV_InstanceID", ir.UINT, {("vertex", "in"): "InstanceIndex"}),
+    SystemValue("SV_IsFrontFace", ir.BOOL, {("pixel", "in"): "FrontFacing"}),
+    SystemValue("SV_Depth", ir.FLOAT, {("pixel", "out"): "FragDepth"}),
+    SystemValue("SV_Coverage", ir.UINT, {("pixel", "in"): "SampleMask", ("pixel", "out"): "SampleMask"}),
+    SystemValue("SV_SampleIndex", ir.UINT, {("pixel", "in"): "SampleId"}),
+    SystemValue("SV_PrimitiveID", ir.UINT, {("pixel", "in"): "PrimitiveId"}),
+    SystemValue("SV_ClipDistance", ir.FLOAT, {("vertex", "out"): "ClipDistance", ("pixel", "in"): "ClipDistance"}),
+    SystemValue("SV_CullDistance", ir.FLOAT, {("vertex", "out"): "CullDistance", ("pixel", "in"): "CullDistance"}),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, {("pixel", "in"): "Layer"}),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, {("pixel", "in"): "ViewportIndex"}),
+    SystemValue("SV_Target", _F4, {}),
 )}
 
 
