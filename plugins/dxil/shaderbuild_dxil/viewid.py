@@ -16,10 +16,10 @@ analysis over our DXIL function, with the same answers:
   when its row index is dynamic), a viewID call marks the output as ViewID-
   dependent.  A dynamic storeOutput row applies the set to every row.
 
-DXC answers per output with a fresh depth-first search; here one search covers the
-nodes not met by earlier ones, each strongly connected component's input set (a loop's cycle,
-else one node) a bitmask OR-ed from its successors in postorder, so the whole pass is linear
-in instructions plus edges.
+DXC answers per output with a fresh depth-first search; here every instruction's input set
+(a bitmask) is OR-ed from its dependences' in one forward pass over the blocks, which settles
+all code whose dependences come first; only loops (and a load before a store it reads) need
+further passes, until nothing changes.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ _MEMORY_READS = frozenset({"load", "atomicrmw", "cmpxchg"})
 _STORES = frozenset({"store", "atomicrmw", "cmpxchg"})
 _POINTER_THROUGH = frozenset({"getelementptr", "bitcast", "addrspacecast"})
 _LEAF_PREFIX = (LOAD_INPUT, VIEW_ID)
-_UNSET = object()
 
 
 def _dwords(scalars: int) -> int:
@@ -108,53 +107,31 @@ def _const(v: Value) -> int | None:
     return v.value if isinstance(v, ConstInt) else None
 
 
-def _callee(inst: Instruction) -> str:
-    return inst.operands[0].name if inst.op == "call" else ""
-
-
 class _Analysis:
+    """The input bits of every instruction of one function, as a least fixpoint of
+    `mask(i) = leaf(i) | mask(operands) | mask(deciding branches) | mask(extra deps)`: one
+    forward pass over the blocks settles every instruction whose dependences come earlier (all
+    of straight-line and if/else code in block order); only when a pass met a dependence not
+    computed yet (a loop's back edge, a store after a load) are the blocks from the first such
+    one passed over again until nothing changes.  Masks only grow from 0, so this is the
+    reachable set a per-output search would find."""
+
     def __init__(self, fn: Function, inputs: list[SigElement]) -> None:
         self.fn = fn
         self.inputs = {e.id: e for e in inputs}
-        self.cd = control_dependence(fn)
-        _, idom = dominators(fn)
-        entry = fn.blocks[0]
-        self.idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
-        self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
-        self._cd_of_block: dict[int, object | None] = {}
-        self.block_of: dict[int, BasicBlock] = {}      # the block lists, not `.parent`, are authoritative
-        for bb in fn.blocks:
-            for inst in bb.instructions:
-                self.block_of[id(inst)] = bb
+        # id(block) -> terminators of the branches deciding whether it runs
+        self.cd_terms: dict[int, list[Instruction]] = {
+            k: [b.terminator for b in blocks] for k, blocks in control_dependence(fn).items()}
+        self.cd_mask: dict[int, int] = {}          # id(block) -> OR of its deciding branches' masks
+        self.mask: dict[Instruction, int] = {}
+        self.leaf: dict[Instruction, int] = {}     # a loadInput / viewID call's own bits
+        self.extra: dict[Instruction, list[Instruction]] = {}   # phi control, a memory read's stores
         self.decl_stores: dict[int, list[Instruction]] = {}
-        # the dependency graph: nodes are instructions (hashed by identity), ("cd", id(block)) and
-        # ("decl", id(value))
-        self.deps: dict[object, list[object]] = {}
-        self.leaf: dict[object, int] = {}
-        self.mask: dict[object, int] = {}
+        self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
+        self._block_of: dict[Instruction, BasicBlock] | None = None         # built on the first constant phi
+        self._idom: dict[int, BasicBlock | None] | None = None
 
-    # ---- edges
-    def _cd_key(self, bb: BasicBlock) -> object | None:
-        """The node of bb's control dependences (None when it has none); one per block."""
-        try:
-            return self._cd_of_block[id(bb)]
-        except KeyError:
-            pass
-        blocks = self.cd.get(id(bb))
-        key = None
-        if blocks:
-            key = ("cd", id(bb))
-            self.deps[key] = [b.terminator for b in blocks]
-        self._cd_of_block[id(bb)] = key
-        return key
-
-    def _decl_key(self, decl: Value) -> object:
-        key = ("decl", id(decl))
-        if key not in self.deps:
-            stores = self._stores(decl)
-            self.deps[key] = list(stores)
-        return key
-
+    # ---- dependences beyond the operands
     def _reaching_decls(self, ptr: Value) -> list[Value]:
         out: list[Value] = []
         seen: set[int] = set()
@@ -207,25 +184,47 @@ class _Analysis:
         self.decl_stores[id(decl)] = out
         return out
 
-    def _phi_control(self, phi: Instruction) -> list[object]:
+    def _memory_deps(self, inst: Instruction) -> list[Instruction]:
+        """A load's or atomic's extra dependences: every store to what its pointer comes from."""
+        out: list[Instruction] = []
+        for d in self._reaching_decls(inst.operands[0]):
+            out += self._stores(d)
+        return out
+
+    def _dominator_facts(self) -> tuple[dict[Instruction, BasicBlock], dict[int, BasicBlock | None]]:
+        """(instruction -> its block, id(block) -> immediate dominator or None for the entry);
+        only phis with constant incoming values need them, so they are built on first use."""
+        if self._idom is None:
+            block_of: dict[Instruction, BasicBlock] = {}
+            for bb in self.fn.blocks:
+                block_of.update(dict.fromkeys(bb.instructions, bb))
+            self._block_of = block_of
+            _, idom = dominators(self.fn)
+            entry = self.fn.blocks[0]
+            self._idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
+        return self._block_of, self._idom
+
+    def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Instruction]:
         """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
         value that reaches each block, then for each constant incoming value take the branches
-        deciding the highest block still marked with it.
+        deciding the highest block still marked with it (their terminators are returned).
 
         DXC walks constants' marks up to the entry block; every walk passes the phi block's immediate
         dominator D (it dominates every predecessor), and a constant whose marks reach D is marked
         up to the entry, whose control dependence is empty.  So walks stop at D and such a constant
         contributes nothing: the same answer, with walks bounded by the branch region."""
-        idom = self.idom
+        incoming = phi.attrs["incoming"]
+        if not any(isinstance(v, Constant) for v, _ in incoming):
+            return []                   # only constants contribute: skip the dominator tree
+        block_of, idom = self._dominator_facts()
         entry = self.fn.blocks[0]
-        top_dom = idom.get(id(self.block_of[id(phi)]))
+        top_dom = idom.get(id(phi_bb))
         null = object()
         marks: dict[int, object] = {}
-        incoming = phi.attrs["incoming"]
         for v, pred in incoming:
             marks.setdefault(id(pred), v)
         for v, pred in incoming:
-            def_bb = self.block_of.get(id(v), entry) if isinstance(v, Instruction) else entry
+            def_bb = block_of.get(v, entry) if isinstance(v, Instruction) else entry
             if pred is def_bb or pred is top_dom:
                 continue
             node = idom.get(id(pred))
@@ -239,7 +238,7 @@ class _Analysis:
                 if node is def_bb or node is top_dom:
                     break
                 node = idom.get(id(node))
-        out: list[object] = []
+        out: list[Instruction] = []
         for v, pred in incoming:
             if not isinstance(v, Constant):
                 continue
@@ -253,41 +252,11 @@ class _Analysis:
                     break
                 top = node
                 node = idom.get(id(node))
-            key = self._cd_key(top) if top is not None else None
-            if key is not None:
-                out.append(key)
+            if top is not None:
+                out += self.cd_terms.get(id(top), ())
         return out
 
-    def _edges(self, inst: Instruction) -> list[object]:
-        """The successors of instruction node `inst` (recorded in `deps`; a dx.op call's input
-        bits in `leaf`).  Called once per instruction met, so kept to plain lookups."""
-        op = inst.op
-        out: list[object] = []
-        if op == "phi":
-            out += self._phi_control(inst)
-            values = [v for v, _ in inst.attrs["incoming"]]
-        else:
-            values = inst.operands
-        for v in values:
-            if v.__class__ is Instruction:
-                out.append(v)
-        if op in _MEMORY_READS:
-            out += [self._decl_key(d) for d in self._reaching_decls(inst.operands[0])]
-        bb = self.block_of[id(inst)]
-        cd = self._cd_of_block.get(id(bb), _UNSET)
-        if cd is _UNSET:
-            cd = self._cd_key(bb)
-        if cd is not None:
-            out.append(cd)
-        self.deps[inst] = out
-        if op == "call":                         # only dx.op calls read inputs or ViewID
-            name = inst.operands[0].name
-            if name.startswith(_LEAF_PREFIX):
-                self.leaf[inst] = self._leaf_bits(inst)
-        return out
-
-    def _leaf_bits(self, inst: Instruction) -> int:
-        name = _callee(inst)
+    def _leaf_bits(self, inst: Instruction, name: str) -> int:
         if name.startswith(VIEW_ID):
             return _VIEW_ID_BIT
         if not name.startswith(LOAD_INPUT):
@@ -303,81 +272,171 @@ class _Analysis:
             bits |= 1 << ((el.start_row + r) * 4 + el.start_col + col)
         return bits
 
-    # ---- reachability masks
-    def mask_of(self, root: object) -> int:
-        """Input bits reachable from `root`.  One depth-first search (Tarjan's) over the nodes
-        not met yet: each strongly connected component (a loop's cycle, else one node) gets the
-        OR of its members' bits and of the masks of the components it reaches, which are finished
-        first (postorder), so every node is visited once and the answer is the reachable set."""
-        mask = self.mask
-        got = mask.get(root)
-        if got is not None:
-            return got
-        leaf, deps, edges_of = self.leaf, self.deps, self._edges
-        index: dict[object, int] = {root: 0}     # search order of the nodes met by this search
-        low = [0]                                # lowest index reachable, by search order
-        on_stack: list[object] = [root]          # nodes of the components not finished yet
-        stack = [(root, iter(edges_of(root) if root.__class__ is Instruction else deps[root]))]
-        while stack:
-            node, it = stack[-1]
-            k = index[node]
-            for nxt in it:
-                if nxt in mask:
-                    continue                     # finished: by an earlier search or component
-                j = index.get(nxt)
-                if j is None:
-                    index[nxt] = len(low)
-                    low.append(len(low))
-                    on_stack.append(nxt)
-                    stack.append((nxt, iter(edges_of(nxt) if nxt.__class__ is Instruction else deps[nxt])))
-                    break
-                if j < low[k]:
-                    low[k] = j
-            else:
-                stack.pop()
-                lk = low[k]
-                if stack:
-                    p = index[stack[-1][0]]
-                    if lk < low[p]:
-                        low[p] = lk
-                if lk == k:                      # `node` roots a component: its members lie above it
-                    at = len(on_stack) - 1
-                    while on_stack[at] is not node:
-                        at -= 1
-                    members = on_stack[at:]
-                    del on_stack[at:]
-                    bits = 0
-                    for w in members:
-                        bits |= leaf.get(w, 0)
-                        for d in deps[w]:
-                            bits |= mask.get(d, 0)
-                    for w in members:
-                        mask[w] = bits
-        return mask[root]
+    # ---- the masks
+    def _first_pass(self, blocks: list[BasicBlock], stored: list[tuple[Instruction, BasicBlock]],
+                    late: set[Instruction]) -> None:
+        """Every instruction's mask from the masks computed before it, recording leaf bits, extra
+        dependences and the storeOutput calls (into `stored`); a dependence not computed yet
+        counts as 0 and goes into `late`."""
+        mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
+        get = mask.get
+        for bb in blocks:
+            cdm = 0
+            for t in cd_terms.get(id(bb), ()):
+                m = get(t)
+                if m is None:
+                    late.add(t)
+                else:
+                    cdm |= m
+            cd_mask[id(bb)] = cdm
+            for inst in bb.instructions:
+                op = inst.op
+                bits = cdm
+                more = None
+                if op == "phi":
+                    values = [v for v, _ in inst.attrs["incoming"]]
+                    more = self._phi_control(inst, bb)
+                else:
+                    values = inst.operands
+                    if op == "call":                 # only dx.op calls read inputs or ViewID
+                        name = values[0].name
+                        if name.startswith(_LEAF_PREFIX):
+                            own = leaf[inst] = self._leaf_bits(inst, name)
+                            bits |= own
+                        elif name.startswith(STORE_OUTPUT):
+                            stored.append((inst, bb))
+                    elif op in _MEMORY_READS:
+                        more = self._memory_deps(inst)
+                for v in values:
+                    m = get(v)
+                    if m is not None:
+                        bits |= m
+                    elif v.__class__ is Instruction:
+                        late.add(v)
+                if more:
+                    extra[inst] = more
+                    for v in more:
+                        m = get(v)
+                        if m is not None:
+                            bits |= m
+                        else:
+                            late.add(v)
+                mask[inst] = bits
+
+    def _settle(self, blocks: list[BasicBlock], watch: set[Instruction] | None) -> None:
+        """Pass over `blocks` again until the fixpoint.  A pass reads a mask before recomputing
+        it only for the dependences in `watch` (those a pass met before computing them), so once
+        none of those changes, every mask read was final; None watches every mask."""
+        mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
+        get = mask.get
+        again = True
+        while again:
+            again = False
+            for bb in blocks:
+                cdm = 0
+                for t in cd_terms.get(id(bb), ()):
+                    cdm |= get(t, 0)
+                cd_mask[id(bb)] = cdm
+                for inst in bb.instructions:
+                    bits = cdm | leaf.get(inst, 0)
+                    for v in ([v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands):
+                        bits |= get(v, 0)
+                    for v in extra.get(inst, ()):
+                        bits |= get(v, 0)
+                    if bits != mask[inst]:
+                        mask[inst] = bits
+                        if watch is None or inst in watch:
+                            again = True
 
     def run(self, outputs: list[SigElement]) -> dict[int, int]:
+        """Output scalar -> input bits (ViewID as _VIEW_ID_BIT) of the values stored to it and
+        the branches deciding the store.  Masks are computed a CFG component at a time in
+        topological order: SSA, control and phi-control dependences all follow CFG paths, so
+        only a loop's own blocks need settling; a load may also read a store of a later
+        component, which a final settling from the first such load covers."""
+        mask = self.mask
+        stored: list[tuple[Instruction, BasicBlock]] = []
+        done: list[BasicBlock] = []
+        far: set[Instruction] = set()
+        far_from = 0
+        for comp in _components(self.fn.blocks):
+            late: set[Instruction] = set()
+            self._first_pass(comp, stored, late)
+            if late:
+                near = {v for v in late if v in mask}
+                if near:
+                    self._settle(comp, near)
+                if len(near) < len(late):
+                    if not far:
+                        far_from = len(done)
+                    far |= late
+            done += comp
+        if far:
+            self._settle(done[far_from:], None)
         by_id = {e.id: e for e in outputs}
+        cd_mask = self.cd_mask
         result: dict[int, int] = {}
-        for bb in self.fn.blocks:
-            for inst in bb.instructions:
-                if inst.op != "call" or not inst.operands[0].name.startswith(STORE_OUTPUT):
-                    continue
-                el = by_id.get(_const(inst.operands[2]))
-                col = _const(inst.operands[4])
-                if el is None or not el.allocated or col is None:
-                    continue
-                bits = 0
-                value = inst.operands[5]
-                if isinstance(value, Instruction):
-                    bits |= self.mask_of(value)
-                cd = self._cd_key(bb)
-                if cd is not None:
-                    bits |= self.mask_of(cd)
-                row = _const(inst.operands[3])
-                for r in (range(el.rows) if row is None else (row,)):
-                    o = (el.start_row + r) * 4 + el.start_col + col
-                    result[o] = result.get(o, 0) | bits
+        for inst, bb in stored:
+            el = by_id.get(_const(inst.operands[2]))
+            col = _const(inst.operands[4])
+            if el is None or not el.allocated or col is None:
+                continue
+            bits = mask.get(inst.operands[5], 0) | cd_mask[id(bb)]
+            row = _const(inst.operands[3])
+            for r in (range(el.rows) if row is None else (row,)):
+                o = (el.start_row + r) * 4 + el.start_col + col
+                result[o] = result.get(o, 0) | bits
         return result
+
+
+def _components(blocks: list[BasicBlock]) -> list[list[BasicBlock]]:
+    """The CFG's strongly connected components (a loop's blocks, else one block) in topological
+    order, each in function order (Tarjan's algorithm, iterative; unreachable blocks included)."""
+    if len(blocks) == 1:
+        return [blocks]
+    index = {id(bb): i for i, bb in enumerate(blocks)}
+    succs = [[index[id(s)] for s in bb.terminator.successors] if bb.terminator is not None else []
+             for bb in blocks]
+    order = [-1] * len(blocks)          # search order, -1 before a block is met
+    low = [0] * len(blocks)
+    at = [-1] * len(blocks)             # place in `pending` while there, else -1
+    pending: list[int] = []
+    comps: list[list[BasicBlock]] = []
+    met = 0
+    for root in range(len(blocks)):
+        if order[root] >= 0:
+            continue
+        order[root] = low[root] = met
+        met += 1
+        at[root] = len(pending)
+        pending.append(root)
+        stack = [(root, iter(succs[root]))]
+        while stack:
+            b, it = stack[-1]
+            for s in it:
+                if order[s] < 0:
+                    order[s] = low[s] = met
+                    met += 1
+                    at[s] = len(pending)
+                    pending.append(s)
+                    stack.append((s, iter(succs[s])))
+                    break
+                if at[s] >= 0 and order[s] < low[b]:
+                    low[b] = order[s]
+            else:
+                stack.pop()
+                if stack:
+                    p = stack[-1][0]
+                    if low[b] < low[p]:
+                        low[p] = low[b]
+                if low[b] == order[b]:
+                    members = sorted(pending[at[b]:])
+                    del pending[at[b]:]
+                    for m in members:
+                        at[m] = -1
+                    comps.append([blocks[m] for m in members])
+    comps.reverse()
+    return comps
 
 
 def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],
