@@ -12,19 +12,25 @@ from __future__ import annotations
 from .cfg import immediate_dominators
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["post_dominators", "control_dependence"]
+__all__ = ["successors", "post_dominators", "control_dependence"]
 
 VIRTUAL_EXIT = -1       # index of the virtual root joining every exit block
 
 
-def post_dominators(f: Function) -> dict[int, int]:
+def successors(blocks: list[BasicBlock]) -> list[list[int]]:
+    """Each block's successors, by index into `blocks` (built once, shared by the CFG passes)."""
+    index = {id(bb): i for i, bb in enumerate(blocks)}
+    return [[index[id(s)] for s in bb.terminator.successors] if bb.terminator is not None else []
+            for bb in blocks]
+
+
+def post_dominators(f: Function, succs: list[list[int]] | None = None) -> dict[int, int]:
     """Immediate post-dominator of each block, by index into `f.blocks` (VIRTUAL_EXIT for the exit
     blocks); blocks from which no exit is reachable are missing (Cooper-Harvey-Kennedy on the
-    reversed CFG)."""
+    reversed CFG).  `succs` may pass in successors(f.blocks) when the caller has it already."""
     blocks = f.blocks
-    index = {id(bb): i for i, bb in enumerate(blocks)}
-    succs = [[index[id(s)] for s in (bb.terminator.successors if bb.terminator is not None else [])]
-             for bb in blocks]
+    if succs is None:
+        succs = successors(blocks)
     preds: list[list[int]] = [[] for _ in blocks]
     for i, ss in enumerate(succs):
         for s in ss:
@@ -59,19 +65,23 @@ def post_dominators(f: Function) -> dict[int, int]:
             for n, b in enumerate(rpo) if doms[n + 1] >= 0}
 
 
-def control_dependence(f: Function) -> dict[int, list[BasicBlock]]:
-    """id(block) -> the blocks whose branch decides whether it runs (its post-dominance frontier)."""
+def control_dependence(f: Function, succs: list[list[int]] | None = None) -> dict[int, list[BasicBlock]]:
+    """id(block) -> the blocks whose branch decides whether it runs (its post-dominance frontier).
+    Without a block of two distinct successors nothing is decided, so no post-dominators are built."""
     blocks = f.blocks
-    index = {id(bb): i for i, bb in enumerate(blocks)}
-    ipdom = post_dominators(f)
+    if succs is None:
+        succs = successors(blocks)
+    branches = [(y, set(ss)) for y, ss in enumerate(succs) if len(ss) > 1]
     cd: dict[int, list[BasicBlock]] = {}
-    for y, bb in enumerate(blocks):
-        term = bb.terminator
-        succ = {index[id(s)] for s in term.successors} if term is not None else set()
-        if len(succ) < 2 or y not in ipdom:
+    if not any(len(targets) > 1 for _, targets in branches):
+        return cd
+    ipdom = post_dominators(f, succs)
+    for y, targets in branches:
+        if len(targets) < 2 or y not in ipdom:
             continue
+        bb = blocks[y]
         stop = ipdom[y]
-        for runner in succ:
+        for runner in targets:
             while runner != stop and runner != VIRTUAL_EXIT and runner in ipdom:
                 deps = cd.setdefault(id(blocks[runner]), [])
                 if not deps or deps[-1] is not bb:

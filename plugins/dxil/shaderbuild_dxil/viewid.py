@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ctrldep import control_dependence
+from .ctrldep import control_dependence, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
 from .mem2reg import dominators
 from .signature import SigElement
@@ -35,10 +35,11 @@ __all__ = ["ViewIdState", "compute_view_id_state", "signature_scalars", "LOAD_IN
 
 LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
 _VIEW_ID_BIT = 1 << 128          # past every input scalar (32 rows x 4 components)
-_MEMORY_READS = frozenset({"load", "atomicrmw", "cmpxchg"})
+_SPECIAL = frozenset({"call", "phi", "load", "atomicrmw", "cmpxchg"})    # beyond their operands
 _STORES = frozenset({"store", "atomicrmw", "cmpxchg"})
 _POINTER_THROUGH = frozenset({"getelementptr", "bitcast", "addrspacecast"})
-_LEAF_PREFIX = (LOAD_INPUT, VIEW_ID)
+_READS_INPUT, _READS_VIEW_ID, _WRITES_OUTPUT = 1, 2, 3
+_CALL_KINDS = ((LOAD_INPUT, _READS_INPUT), (VIEW_ID, _READS_VIEW_ID), (STORE_OUTPUT, _WRITES_OUTPUT))
 
 
 def _dwords(scalars: int) -> int:
@@ -98,6 +99,11 @@ def signature_scalars(elems: list[SigElement]) -> int:
     return max(((e.start_row + e.rows - 1) * 4 + e.start_col + e.cols for e in elems if e.allocated), default=0)
 
 
+def _call_kind(callee: str) -> int:
+    """What a call to `callee` means to the analysis (0: only its operands matter)."""
+    return next((kind for prefix, kind in _CALL_KINDS if callee.startswith(prefix)), 0)
+
+
 def _same(a: object, b: Value) -> bool:
     """LLVM value identity (constants are uniqued in LLVM, compared by key here)."""
     return a is b or (isinstance(a, Constant) and isinstance(b, Constant) and a.key() == b.key())
@@ -119,12 +125,14 @@ class _Analysis:
     def __init__(self, fn: Function, inputs: list[SigElement]) -> None:
         self.fn = fn
         self.inputs = {e.id: e for e in inputs}
+        self.succs = successors(fn.blocks)
         # id(block) -> terminators of the branches deciding whether it runs
         self.cd_terms: dict[int, list[Instruction]] = {
-            k: [b.terminator for b in blocks] for k, blocks in control_dependence(fn).items()}
+            k: [b.terminator for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
         self.cd_mask: dict[int, int] = {}          # id(block) -> OR of its deciding branches' masks
         self.mask: dict[Instruction, int] = {}
         self.leaf: dict[Instruction, int] = {}     # a loadInput / viewID call's own bits
+        self.callee_kind: dict[Value, int] = {}    # callee -> _call_kind of its name
         self.extra: dict[Instruction, list[Instruction]] = {}   # phi control, a memory read's stores
         self.decl_stores: dict[int, list[Instruction]] = {}
         self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
@@ -207,15 +215,14 @@ class _Analysis:
     def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Instruction]:
         """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
         value that reaches each block, then for each constant incoming value take the branches
-        deciding the highest block still marked with it (their terminators are returned).
+        deciding the highest block still marked with it (their terminators are returned; only
+        called for a phi with a constant incoming value).
 
         DXC walks constants' marks up to the entry block; every walk passes the phi block's immediate
         dominator D (it dominates every predecessor), and a constant whose marks reach D is marked
         up to the entry, whose control dependence is empty.  So walks stop at D and such a constant
         contributes nothing: the same answer, with walks bounded by the branch region."""
         incoming = phi.attrs["incoming"]
-        if not any(isinstance(v, Constant) for v, _ in incoming):
-            return []                   # only constants contribute: skip the dominator tree
         block_of, idom = self._dominator_facts()
         entry = self.fn.blocks[0]
         top_dom = idom.get(id(phi_bb))
@@ -256,20 +263,20 @@ class _Analysis:
                 out += self.cd_terms.get(id(top), ())
         return out
 
-    def _leaf_bits(self, inst: Instruction, name: str) -> int:
-        if name.startswith(VIEW_ID):
-            return _VIEW_ID_BIT
-        if not name.startswith(LOAD_INPUT):
-            return 0
-        el = self.inputs.get(_const(inst.operands[2]))
-        col = _const(inst.operands[4])
+    def _input_bits(self, inst: Instruction) -> int:
+        """The input scalars a loadInput call reads: all rows of the element for a dynamic row."""
+        ops = inst.operands
+        el = self.inputs.get(_const(ops[2]))
+        col = _const(ops[4])
         if el is None or not el.allocated or col is None:
             return 0
-        row = _const(inst.operands[3])
-        rows = range(el.rows) if row is None else (row,)
+        row = _const(ops[3])
+        first = el.start_row * 4 + el.start_col + col
+        if row is not None:
+            return 1 << (first + 4 * row)
         bits = 0
-        for r in rows:
-            bits |= 1 << ((el.start_row + r) * 4 + el.start_col + col)
+        for r in range(el.rows):
+            bits |= 1 << (first + 4 * r)
         return bits
 
     # ---- the masks
@@ -279,6 +286,7 @@ class _Analysis:
         dependences and the storeOutput calls (into `stored`); a dependence not computed yet
         counts as 0 and goes into `late`."""
         mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
+        callee_kind = self.callee_kind
         get = mask.get
         for bb in blocks:
             cdm = 0
@@ -292,35 +300,43 @@ class _Analysis:
             for inst in bb.instructions:
                 op = inst.op
                 bits = cdm
-                more = None
-                if op == "phi":
-                    values = [v for v, _ in inst.attrs["incoming"]]
-                    more = self._phi_control(inst, bb)
-                else:
-                    values = inst.operands
-                    if op == "call":                 # only dx.op calls read inputs or ViewID
-                        name = values[0].name
-                        if name.startswith(_LEAF_PREFIX):
-                            own = leaf[inst] = self._leaf_bits(inst, name)
+                values = inst.operands
+                if op in _SPECIAL:
+                    more = None
+                    if op == "call":
+                        kind = callee_kind.get(values[0])
+                        if kind is None:
+                            kind = callee_kind[values[0]] = _call_kind(values[0].name)
+                        if kind == _READS_INPUT:
+                            own = leaf[inst] = self._input_bits(inst)
                             bits |= own
-                        elif name.startswith(STORE_OUTPUT):
+                        elif kind == _READS_VIEW_ID:
+                            leaf[inst] = _VIEW_ID_BIT
+                            bits |= _VIEW_ID_BIT
+                        elif kind == _WRITES_OUTPUT:
                             stored.append((inst, bb))
-                    elif op in _MEMORY_READS:
+                    elif op == "phi":
+                        values = [v for v, _ in inst.attrs["incoming"]]
+                        for v in values:
+                            if isinstance(v, Constant):    # only constants bring in phi control
+                                more = self._phi_control(inst, bb)
+                                break
+                    else:
                         more = self._memory_deps(inst)
+                    if more:
+                        extra[inst] = more
+                        for v in more:
+                            m = get(v)
+                            if m is not None:
+                                bits |= m
+                            else:
+                                late.add(v)
                 for v in values:
                     m = get(v)
                     if m is not None:
                         bits |= m
                     elif v.__class__ is Instruction:
                         late.add(v)
-                if more:
-                    extra[inst] = more
-                    for v in more:
-                        m = get(v)
-                        if m is not None:
-                            bits |= m
-                        else:
-                            late.add(v)
                 mask[inst] = bits
 
     def _settle(self, blocks: list[BasicBlock], watch: set[Instruction] | None) -> None:
@@ -359,7 +375,7 @@ class _Analysis:
         done: list[BasicBlock] = []
         far: set[Instruction] = set()
         far_from = 0
-        for comp in _components(self.fn.blocks):
+        for comp in _components(self.fn.blocks, self.succs):
             late: set[Instruction] = set()
             self._first_pass(comp, stored, late)
             if late:
@@ -389,14 +405,12 @@ class _Analysis:
         return result
 
 
-def _components(blocks: list[BasicBlock]) -> list[list[BasicBlock]]:
+def _components(blocks: list[BasicBlock], succs: list[list[int]]) -> list[list[BasicBlock]]:
     """The CFG's strongly connected components (a loop's blocks, else one block) in topological
-    order, each in function order (Tarjan's algorithm, iterative; unreachable blocks included)."""
-    if len(blocks) == 1:
-        return [blocks]
-    index = {id(bb): i for i, bb in enumerate(blocks)}
-    succs = [[index[id(s)] for s in bb.terminator.successors] if bb.terminator is not None else []
-             for bb in blocks]
+    order, each in function order (Tarjan's algorithm, iterative; unreachable blocks included).
+    Without a branch back to the same or an earlier block, function order is such an order."""
+    if all(s > b for b, ss in enumerate(succs) for s in ss):
+        return [[bb] for bb in blocks]
     order = [-1] * len(blocks)          # search order, -1 before a block is met
     low = [0] * len(blocks)
     at = [-1] * len(blocks)             # place in `pending` while there, else -1
