@@ -1,10 +1,12 @@
-"""Post-dominators and control dependence of a function's CFG.
+"""Dominators, post-dominators and control dependence of a function's CFG.
 
 The ViewID/dependency analysis (viewid.py) needs to know which branches decide
 whether a block runs: block X is control dependent on block Y when Y has an
 edge from which X is certain to run but Y itself is not post-dominated by X
 (the post-dominance frontier, as DXC's ControlDependence computes it from
-LLVM's post-dominator tree, whose virtual root joins every exit block).
+LLVM's post-dominator tree, whose virtual root joins every exit block); its
+phi-control rule walks the dominator tree.  All work on successor index lists
+built once per function.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from .cfg import immediate_dominators
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["successors", "post_dominators", "control_dependence"]
+__all__ = ["successors", "dominator_tree", "post_dominators", "control_dependence"]
 
 VIRTUAL_EXIT = -1       # index of the virtual root joining every exit block
 
@@ -22,6 +24,45 @@ def successors(blocks: list[BasicBlock]) -> list[list[int]]:
     index = {id(bb): i for i, bb in enumerate(blocks)}
     return [[index[id(s)] for s in bb.terminator.successors] if bb.terminator is not None else []
             for bb in blocks]
+
+
+def _postorder(adj: list[list[int]], roots: list[int]) -> list[int]:
+    """The nodes reachable from `roots` (in turn) over the edges `adj`, in depth-first postorder."""
+    order: list[int] = []
+    seen = [False] * len(adj)
+    for root in roots:
+        if seen[root]:
+            continue
+        seen[root] = True
+        stack: list[tuple[int, int]] = [(root, 0)]
+        while stack:
+            b, i = stack.pop()
+            if i < len(adj[b]):
+                stack.append((b, i + 1))
+                n = adj[b][i]
+                if not seen[n]:
+                    seen[n] = True
+                    stack.append((n, 0))
+            else:
+                order.append(b)
+    return order
+
+
+def dominator_tree(succs: list[list[int]]) -> list[int]:
+    """Immediate dominator of each block by index (block 0, the entry, is its own; -1 for a block
+    the entry does not reach): Cooper-Harvey-Kennedy on the reverse postorder from the entry."""
+    rpo = _postorder(succs, [0])[::-1]
+    number = [-1] * len(succs)
+    for n, b in enumerate(rpo):
+        number[b] = n
+    preds: list[list[int]] = [[] for _ in rpo]
+    for b in rpo:
+        for s in succs[b]:
+            preds[number[s]].append(number[b])
+    idom = [-1] * len(succs)
+    for n, d in enumerate(immediate_dominators(preds)):
+        idom[rpo[n]] = rpo[d]
+    return idom
 
 
 def post_dominators(f: Function, succs: list[list[int]] | None = None) -> dict[int, int]:
@@ -37,23 +78,7 @@ def post_dominators(f: Function, succs: list[list[int]] | None = None) -> dict[i
             preds[s].append(i)
     exits = [i for i, ss in enumerate(succs) if not ss]
     # post-order of the reversed CFG from the virtual root (edges: root -> exits, block -> predecessors)
-    order: list[int] = []
-    seen: set[int] = set()
-    for root in exits:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack: list[tuple[int, int]] = [(root, 0)]
-        while stack:
-            b, i = stack.pop()
-            if i < len(preds[b]):
-                stack.append((b, i + 1))
-                p = preds[b][i]
-                if p not in seen:
-                    seen.add(p)
-                    stack.append((p, 0))
-            else:
-                order.append(b)
+    order = _postorder(preds, exits)
     # reverse post-order numbering with the virtual root as node 0; a node's predecessors in the
     # reversed CFG are its successors (and the root, for an exit block)
     rpo = order[::-1]

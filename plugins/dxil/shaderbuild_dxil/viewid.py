@@ -26,9 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ctrldep import control_dependence, successors
+from .ctrldep import control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
-from .mem2reg import dominators
 from .signature import SigElement
 
 __all__ = ["ViewIdState", "compute_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
@@ -114,13 +113,13 @@ def _const(v: Value) -> int | None:
 
 
 class _Analysis:
-    """The input bits of every instruction of one function, as a least fixpoint of
-    `mask(i) = leaf(i) | mask(operands) | mask(deciding branches) | mask(extra deps)`: one
-    forward pass over the blocks settles every instruction whose dependences come earlier (all
-    of straight-line and if/else code in block order); only when a pass met a dependence not
-    computed yet (a loop's back edge, a store after a load) are the blocks from the first such
-    one passed over again until nothing changes.  Masks only grow from 0, so this is the
-    reachable set a per-output search would find."""
+    """The input bits of every instruction of one function, as the least fixpoint of
+    `mask(i) = own bits | masks of its operands, deciding branches and extra dependences`.
+    The blocks are taken a CFG component at a time in topological order (run), each
+    instruction's mask OR-ed from the masks computed before it; a dependence met before it
+    was computed (only in a loop, or a load before a store it reads) sends its component
+    (or everything from the load on) through further passes until nothing changes.  Masks
+    only grow from 0, so the result is the reachable set a per-output search would find."""
 
     def __init__(self, fn: Function, inputs: list[SigElement]) -> None:
         self.fn = fn
@@ -136,7 +135,9 @@ class _Analysis:
         self.extra: dict[Instruction, list[Instruction]] = {}   # phi control, a memory read's stores
         self.decl_stores: dict[int, list[Instruction]] = {}
         self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
-        self._block_of: dict[Instruction, BasicBlock] | None = None         # built on the first constant phi
+        self._block_of: dict[Instruction, BasicBlock] | None = None         # see _def_block
+        self._block_ids: set[int] | None = None
+        self._scan_budget = 0
         self._idom: dict[int, BasicBlock | None] | None = None
 
     # ---- dependences beyond the operands
@@ -199,18 +200,33 @@ class _Analysis:
             out += self._stores(d)
         return out
 
-    def _dominator_facts(self) -> tuple[dict[Instruction, BasicBlock], dict[int, BasicBlock | None]]:
-        """(instruction -> its block, id(block) -> immediate dominator or None for the entry);
-        only phis with constant incoming values need them, so they are built on first use."""
+    def _dominator_tree(self) -> dict[int, BasicBlock | None]:
+        """id(block) -> its immediate dominator (None for the entry); only phis with constant
+        incoming values need it, so it is built on first use."""
         if self._idom is None:
+            blocks = self.fn.blocks
+            self._idom = {id(blocks[b]): (None if d == b else blocks[d])
+                          for b, d in enumerate(dominator_tree(self.succs)) if d >= 0}
+        return self._idom
+
+    def _def_block(self, v: Instruction) -> BasicBlock:
+        """The block holding `v` (the entry when none does).  `v.parent` is tried first, checked
+        by a scan of that block; once such scans have cost as much as mapping every instruction
+        to its block, the map is built instead."""
+        if self._block_of is None:
+            if self._block_ids is None:
+                self._block_ids = {id(bb) for bb in self.fn.blocks}
+                self._scan_budget = sum(len(bb.instructions) for bb in self.fn.blocks)
+            hint = v.parent
+            if self._scan_budget > 0 and hint is not None and id(hint) in self._block_ids:
+                self._scan_budget -= len(hint.instructions)
+                if v in hint.instructions:
+                    return hint
             block_of: dict[Instruction, BasicBlock] = {}
             for bb in self.fn.blocks:
                 block_of.update(dict.fromkeys(bb.instructions, bb))
             self._block_of = block_of
-            _, idom = dominators(self.fn)
-            entry = self.fn.blocks[0]
-            self._idom = {k: (None if b is entry and k == id(entry) else b) for k, b in idom.items()}
-        return self._block_of, self._idom
+        return self._block_of.get(v, self.fn.blocks[0])
 
     def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Instruction]:
         """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
@@ -223,7 +239,7 @@ class _Analysis:
         up to the entry, whose control dependence is empty.  So walks stop at D and such a constant
         contributes nothing: the same answer, with walks bounded by the branch region."""
         incoming = phi.attrs["incoming"]
-        block_of, idom = self._dominator_facts()
+        idom = self._dominator_tree()
         entry = self.fn.blocks[0]
         top_dom = idom.get(id(phi_bb))
         null = object()
@@ -231,8 +247,10 @@ class _Analysis:
         for v, pred in incoming:
             marks.setdefault(id(pred), v)
         for v, pred in incoming:
-            def_bb = block_of.get(v, entry) if isinstance(v, Instruction) else entry
-            if pred is def_bb or pred is top_dom:
+            if pred is top_dom:
+                continue
+            def_bb = self._def_block(v) if isinstance(v, Instruction) else entry
+            if pred is def_bb:
                 continue
             node = idom.get(id(pred))
             while node is not None:
@@ -288,6 +306,7 @@ class _Analysis:
         mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
         callee_kind = self.callee_kind
         get = mask.get
+        special, instruction = _SPECIAL, Instruction      # locals: looked up per instruction
         for bb in blocks:
             cdm = 0
             for t in cd_terms.get(id(bb), ()):
@@ -301,7 +320,7 @@ class _Analysis:
                 op = inst.op
                 bits = cdm
                 values = inst.operands
-                if op in _SPECIAL:
+                if op in special:
                     more = None
                     if op == "call":
                         kind = callee_kind.get(values[0])
@@ -335,7 +354,7 @@ class _Analysis:
                     m = get(v)
                     if m is not None:
                         bits |= m
-                    elif v.__class__ is Instruction:
+                    elif v.__class__ is instruction:
                         late.add(v)
                 mask[inst] = bits
 
