@@ -11,6 +11,7 @@ them (PSV rows padded to whole vectors).
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 
@@ -225,6 +226,107 @@ def test_long_dependency_chains_do_not_recurse():
     assert state.inputs_of == (0b01, 0, 0b10)
 
 
+def _random_function(rng: random.Random):
+    """A function of up to six blocks branching anywhere (loops, unreachable blocks), with
+    loadInput calls, arithmetic, phis, stores/loads on two allocas and storeOutput calls; values
+    are used anywhere, even before their definition, so the analysis must settle what a forward
+    pass cannot (a load before a store, a loop's back edges)."""
+    from shaderbuild_dxil.llvm.values import Instruction
+    m = Module()
+    ft = T.FunctionType(T.void, ())
+    load_in, store_out = m.declare(ft, "dx.op.loadInput.f32"), m.declare(ft, "dx.op.storeOutput.f32")
+    fn = m.add_function(ft, "main")
+    blocks = [fn.append_block() for _ in range(rng.randint(1, 6))]
+    i32 = lambda v: ConstInt(T.i32, v)   # noqa: E731
+    slots = [Instruction("alloca", T.pointer_to(T.f32), [i32(1)], allocated=T.f32, align=4) for _ in range(2)]
+    blocks[0].instructions += slots
+    values: list = []
+    patch: list = []                     # (instruction, operand index) filled once all values exist
+    for bb in blocks:
+        for _ in range(rng.randint(0, 6)):
+            kind = rng.randrange(5)
+            if kind == 0:
+                inst = Instruction("call", T.f32, [load_in, i32(4), i32(0), i32(0), ConstInt(T.i8, rng.randrange(4)), Undef(T.i32)])
+            elif kind == 1:
+                inst = Instruction("fadd", T.f32, [None, None])
+                patch += [(inst, 0), (inst, 1)]
+            elif kind == 2:
+                inst = Instruction("load", T.f32, [rng.choice(slots)])
+            elif kind == 3:
+                inst = Instruction("store", T.void, [None, rng.choice(slots)])
+                patch.append((inst, 0))
+            else:
+                inst = Instruction("call", T.void, [store_out, i32(5), i32(0), i32(0), ConstInt(T.i8, rng.randrange(4)), None])
+                patch.append((inst, 5))
+            bb.instructions.append(inst)
+            values.append(inst)
+    preds: dict[int, list] = {id(bb): [] for bb in blocks}
+    for n, bb in enumerate(blocks):
+        if n == len(blocks) - 1 or rng.random() < 0.2:
+            bb.instructions.append(Instruction("ret", T.void, []))
+            continue
+        targets = (rng.choice(blocks), blocks[rng.randrange(n + 1, len(blocks))])[rng.randrange(2):]
+        term = Instruction("br", T.void, [None] if len(targets) == 2 else [], targets=targets)
+        if len(targets) == 2:
+            patch.append((term, 0))
+        bb.instructions.append(term)
+        values.append(term)
+        for t in dict.fromkeys(targets):
+            preds[id(t)].append(bb)
+    for bb in blocks:
+        if preds[id(bb)] and rng.random() < 0.5:
+            phi = Instruction("phi", T.f32, [], incoming=[(None, p) for p in preds[id(bb)]])
+            bb.instructions.insert(0, phi)
+            values.append(phi)
+    for inst, k in patch:
+        inst.operands[k] = rng.choice(values)
+    for inst in values:
+        if inst.op == "phi":
+            inst.attrs["incoming"] = [(rng.choice(values), p) for _, p in inst.attrs["incoming"]]
+    return fn
+
+
+def _searched(fn) -> tuple[int, ...]:
+    """Each output component's input components by a plain search from each storeOutput over
+    operands, phi incoming values, deciding branches and (for a load) every store to its slot."""
+    from shaderbuild_dxil.ctrldep import control_dependence
+    from shaderbuild_dxil.llvm.values import Instruction
+    cd = control_dependence(fn)
+    block_of = {id(i): bb for bb in fn.blocks for i in bb.instructions}
+    stores = [i for bb in fn.blocks for i in bb.instructions if i.op == "store"]
+    deciding = lambda bb: [b.terminator for b in cd.get(id(bb), [])]   # noqa: E731
+
+    def deps(inst):
+        values = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+        out = [v for v in values if isinstance(v, Instruction)] + deciding(block_of[id(inst)])
+        return out + [s for s in stores if s.operands[1] is inst.operands[0]] if inst.op == "load" else out
+
+    outputs = [0] * 4
+    for bb in fn.blocks:
+        for inst in bb.instructions:
+            if inst.op != "call" or inst.operands[0].name != "dx.op.storeOutput.f32":
+                continue
+            todo, seen, bits = [inst.operands[5], *deciding(bb)], set(), 0
+            while todo:
+                v = todo.pop()
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    if v.op == "call" and v.operands[0].name == "dx.op.loadInput.f32":
+                        bits |= 1 << v.operands[4].value
+                    todo += deps(v)
+            outputs[inst.operands[4].value] |= bits
+    return tuple(outputs)
+
+
+def test_masks_equal_a_search_from_every_output():
+    """The one-pass-and-settle masks against the definition (reachability), on random CFGs."""
+    rng = random.Random(7)
+    for _ in range(400):
+        fn = _random_function(rng)
+        state = viewid.compute_view_id_state(fn, [_element(0, 0, 0, 4)], [_element(0, 0, 0, 4)])
+        assert state.inputs_of == _searched(fn)
+
+
 def _compile(tmp_path, src: str, profile: str):
     path = tmp_path / "s.hlsl"
     path.write_text(src)
@@ -325,3 +427,29 @@ def test_control_dependence_with_two_exits_and_an_endless_loop():
     post-dominator tree (as in LLVM 3.7's), so `r` post-dominates the entry and depends on nothing."""
     assert _cd({"entry": ("r1", "r2"), "r1": (), "r2": ()}) == {"r1": {"entry"}, "r2": {"entry"}}
     assert _cd({"entry": ("spin", "r"), "spin": ("spin",), "r": ()}) == {}
+
+
+def test_dominator_tree_against_the_definition():
+    """a dominates b when b cannot be reached from the entry once a is removed; the immediate
+    dominator is the strict dominator that every other strict dominator dominates."""
+    from shaderbuild_dxil.ctrldep import dominator_tree
+    rng = random.Random(3)
+
+    def reached(succs, without):
+        seen, todo = set(), [0] if without != 0 else []
+        while todo:
+            b = todo.pop()
+            if b not in seen:
+                seen.add(b)
+                todo += [s for s in succs[b] if s != without]
+        return seen
+
+    for _ in range(300):
+        n = rng.randint(1, 8)
+        succs = [rng.sample(range(n), rng.randint(0, min(2, n))) for _ in range(n)]
+        live = reached(succs, None)
+        strict = {b: {a for a in live if a != b and b not in reached(succs, a)} for b in live}
+        want = [-1] * n
+        for b in live:
+            want[b] = 0 if b == 0 else next(a for a in strict[b] if strict[b] - {a} <= strict[a])
+        assert dominator_tree(succs) == want
