@@ -17,9 +17,10 @@ analysis over our DXIL function, with the same answers:
   dependent.  A dynamic storeOutput row applies the set to every row.
 
 DXC answers per output with a fresh depth-first search; here every instruction's input set
-(a bitmask) is OR-ed from its dependences' in one forward pass over the blocks, which settles
-all code whose dependences come first; only loops (and a load before a store it reads) need
-further passes, until nothing changes.
+(a bitmask) is OR-ed from its dependences' in one forward pass over the CFG's strongly
+connected components in topological order, which settles all code whose dependences come
+first; only loops (and a load before a store it reads) need further passes, until nothing
+changes.
 """
 
 from __future__ import annotations
@@ -358,10 +359,10 @@ class _Analysis:
                         late.add(v)
                 mask[inst] = bits
 
-    def _settle(self, blocks: list[BasicBlock], watch: set[Instruction] | None) -> None:
+    def _settle(self, blocks: list[BasicBlock], watch: set[Instruction]) -> None:
         """Pass over `blocks` again until the fixpoint.  A pass reads a mask before recomputing
-        it only for the dependences in `watch` (those a pass met before computing them), so once
-        none of those changes, every mask read was final; None watches every mask."""
+        it only for the dependences in `watch` (those the first pass met before computing them),
+        so once none of those changes, every mask read was final."""
         mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
         get = mask.get
         again = True
@@ -380,7 +381,7 @@ class _Analysis:
                         bits |= get(v, 0)
                     if bits != mask[inst]:
                         mask[inst] = bits
-                        if watch is None or inst in watch:
+                        if inst in watch:
                             again = True
 
     def run(self, outputs: list[SigElement]) -> dict[int, int]:
@@ -392,8 +393,8 @@ class _Analysis:
         mask = self.mask
         stored: list[tuple[Instruction, BasicBlock]] = []
         done: list[BasicBlock] = []
-        far: set[Instruction] = set()
-        far_from = 0
+        read_late: set[Instruction] = set()      # every dependence met before it was computed
+        far_from = -1                            # where the first read of a later component is
         for comp in _components(self.fn.blocks, self.succs):
             late: set[Instruction] = set()
             self._first_pass(comp, stored, late)
@@ -401,13 +402,12 @@ class _Analysis:
                 near = {v for v in late if v in mask}
                 if near:
                     self._settle(comp, near)
-                if len(near) < len(late):
-                    if not far:
-                        far_from = len(done)
-                    far |= late
+                if len(near) < len(late) and far_from < 0:
+                    far_from = len(done)
+                read_late |= late
             done += comp
-        if far:
-            self._settle(done[far_from:], None)
+        if far_from >= 0:                        # passes in the same order: the same reads come late
+            self._settle(done[far_from:], read_late)
         by_id = {e.id: e for e in outputs}
         cd_mask = self.cd_mask
         result: dict[int, int] = {}
