@@ -318,8 +318,11 @@ def _searched(fn) -> tuple[int, ...]:
     return tuple(outputs)
 
 
-def test_masks_equal_a_search_from_every_output():
-    """The one-pass-and-settle masks against the definition (reachability), on random CFGs."""
+@pytest.mark.parametrize("passes", [0, 1, viewid._PASSES])
+def test_masks_equal_a_search_from_every_output(monkeypatch, passes):
+    """The one-pass-and-settle masks against the definition (reachability), on random CFGs;
+    with 0 passes every settling goes to the worklist, with 1 most do after one pass."""
+    monkeypatch.setattr(viewid, "_PASSES", passes)
     rng = random.Random(7)
     for _ in range(400):
         fn = _random_function(rng)

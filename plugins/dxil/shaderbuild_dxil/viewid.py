@@ -39,6 +39,7 @@ _SPECIAL = frozenset({"call", "phi", "load", "atomicrmw", "cmpxchg"})    # beyon
 _STORES = frozenset({"store", "atomicrmw", "cmpxchg"})
 _POINTER_THROUGH = frozenset({"getelementptr", "bitcast", "addrspacecast"})
 _READS_INPUT, _READS_VIEW_ID, _WRITES_OUTPUT = 1, 2, 3
+_PASSES = 4                      # passes over a loop before settling it by a worklist instead
 _CALL_KINDS = ((LOAD_INPUT, _READS_INPUT), (VIEW_ID, _READS_VIEW_ID), (STORE_OUTPUT, _WRITES_OUTPUT))
 
 
@@ -360,29 +361,83 @@ class _Analysis:
                 mask[inst] = bits
 
     def _settle(self, blocks: list[BasicBlock], watch: set[Instruction]) -> None:
-        """Pass over `blocks` again until the fixpoint.  A pass reads a mask before recomputing
-        it only for the dependences in `watch` (those the first pass met before computing them),
-        so once none of those changes, every mask read was final."""
+        """Bring the masks of `blocks` to the fixpoint: passes in order while they settle quickly
+        (a loop takes one or two), else a worklist, whose work does not grow with the number
+        of passes a chain of late reads (loads before the stores they read) would take."""
+        for _ in range(_PASSES):
+            if not self._pass(blocks, watch):
+                return
+        self._propagate(blocks)
+
+    def _pass(self, blocks: list[BasicBlock], watch: set[Instruction]) -> bool:
+        """Recompute every mask of `blocks` in order; False when the fixpoint is reached.  A pass
+        reads a mask before recomputing it only for the dependences in `watch` (those the first
+        pass met before computing them), so once none of those changes, every read was final."""
         mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
         get = mask.get
-        again = True
-        while again:
-            again = False
-            for bb in blocks:
+        again = False
+        for bb in blocks:
+            cdm = 0
+            for t in cd_terms.get(id(bb), ()):
+                cdm |= get(t, 0)
+            cd_mask[id(bb)] = cdm
+            for inst in bb.instructions:
+                bits = cdm | leaf.get(inst, 0)
+                for v in self._deps(inst):
+                    bits |= get(v, 0)
+                if bits != mask[inst]:
+                    mask[inst] = bits
+                    if inst in watch:
+                        again = True
+        return again
+
+    def _propagate(self, blocks: list[BasicBlock]) -> None:
+        """The fixpoint by a worklist: an instruction is recomputed when a dependence's mask or
+        its block's deciding branches' mask grows (each mask grows at most once per bit)."""
+        mask, leaf, cd_terms, cd_mask = self.mask, self.leaf, self.cd_terms, self.cd_mask
+        get = mask.get
+        readers: dict[Value, list[Instruction]] = {}
+        decides: dict[Instruction, list[BasicBlock]] = {}       # a branch -> the blocks it decides
+        block_of: dict[Instruction, BasicBlock] = {}
+        for bb in blocks:
+            cdm = 0
+            for t in cd_terms.get(id(bb), ()):
+                decides.setdefault(t, []).append(bb)
+                cdm |= get(t, 0)
+            cd_mask[id(bb)] = cdm
+            for inst in bb.instructions:
+                block_of[inst] = bb
+                for v in self._deps(inst):
+                    readers.setdefault(v, []).append(inst)
+        work = [inst for bb in blocks for inst in bb.instructions]
+        queued = set(work)
+        while work:
+            inst = work.pop()
+            queued.discard(inst)
+            bits = cd_mask[id(block_of[inst])] | leaf.get(inst, 0)
+            for v in self._deps(inst):
+                bits |= get(v, 0)
+            if bits == mask[inst]:
+                continue
+            mask[inst] = bits
+            stale = list(readers.get(inst, ()))
+            for bb in decides.get(inst, ()):
                 cdm = 0
-                for t in cd_terms.get(id(bb), ()):
+                for t in cd_terms[id(bb)]:
                     cdm |= get(t, 0)
-                cd_mask[id(bb)] = cdm
-                for inst in bb.instructions:
-                    bits = cdm | leaf.get(inst, 0)
-                    for v in ([v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands):
-                        bits |= get(v, 0)
-                    for v in extra.get(inst, ()):
-                        bits |= get(v, 0)
-                    if bits != mask[inst]:
-                        mask[inst] = bits
-                        if inst in watch:
-                            again = True
+                if cdm != cd_mask[id(bb)]:
+                    cd_mask[id(bb)] = cdm
+                    stale += bb.instructions
+            for r in stale:
+                if r not in queued:
+                    queued.add(r)
+                    work.append(r)
+
+    def _deps(self, inst: Instruction) -> list[Value]:
+        """The values `inst`'s mask is OR-ed from, besides its block's deciding branches."""
+        values = [v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+        more = self.extra.get(inst)
+        return values + more if more else values
 
     def run(self, outputs: list[SigElement]) -> dict[int, int]:
         """Output scalar -> input bits (ViewID as _VIEW_ID_BIT) of the values stored to it and
