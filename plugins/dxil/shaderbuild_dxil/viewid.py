@@ -383,7 +383,9 @@ class _Analysis:
             cd_mask[id(bb)] = cdm
             for inst in bb.instructions:
                 bits = cdm | leaf.get(inst, 0)
-                for v in self._deps(inst):
+                for v in ([v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands):
+                    bits |= get(v, 0)
+                for v in extra.get(inst, ()):
                     bits |= get(v, 0)
                 if bits != mask[inst]:
                     mask[inst] = bits
