@@ -328,14 +328,16 @@ class _Analysis:
                         kind = callee_kind.get(values[0])
                         if kind is None:
                             kind = callee_kind[values[0]] = _call_kind(values[0].name)
-                        if kind == _READS_INPUT:
+                        if not kind:
+                            pass                      # most calls: only their operands count
+                        elif kind == _READS_INPUT:
                             own = leaf[inst] = self._input_bits(inst)
                             bits |= own
-                        elif kind == _READS_VIEW_ID:
-                            leaf[inst] = _VIEW_ID_BIT
-                            bits |= _VIEW_ID_BIT
                         elif kind == _WRITES_OUTPUT:
                             stored.append((inst, bb))
+                        else:
+                            leaf[inst] = _VIEW_ID_BIT
+                            bits |= _VIEW_ID_BIT
                     elif op == "phi":
                         values = [v for v, _ in inst.attrs["incoming"]]
                         for v in values:
