@@ -456,3 +456,13 @@ def test_dominator_tree_against_the_definition():
         for b in live:
             want[b] = 0 if b == 0 else next(a for a in strict[b] if strict[b] - {a} <= strict[a])
         assert dominator_tree(succs) == want
+
+
+def test_components_in_topological_order():
+    """A loop's blocks form one component, after what enters it and before what it exits to;
+    a block no path reaches still gets one."""
+    from shaderbuild_dxil.ctrldep import components, successors
+    fn, blocks = _cfg({"entry": ("h",), "x": (), "h": ("b", "x"), "b": ("c",), "c": ("h",), "dead": ("x",)})
+    got = [[bb.name for bb in comp] for comp in components(fn.blocks, successors(fn.blocks))]
+    assert sorted(map(sorted, got)) == [["b", "c", "h"], ["dead"], ["entry"], ["x"]]
+    assert got.index(["entry"]) < got.index(["h", "b", "c"]) < got.index(["x"]) and got.index(["dead"]) < got.index(["x"])

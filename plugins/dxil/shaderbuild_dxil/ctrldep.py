@@ -1,11 +1,13 @@
-"""Dominators, post-dominators and control dependence of a function's CFG.
+"""Strongly connected components, dominators, post-dominators and control
+dependence of a function's CFG.
 
 The ViewID/dependency analysis (viewid.py) needs to know which branches decide
 whether a block runs: block X is control dependent on block Y when Y has an
 edge from which X is certain to run but Y itself is not post-dominated by X
 (the post-dominance frontier, as DXC's ControlDependence computes it from
 LLVM's post-dominator tree, whose virtual root joins every exit block); its
-phi-control rule walks the dominator tree.  All work on successor index lists
+phi-control rule walks the dominator tree, and it visits the blocks a strongly
+connected component (a loop) at a time.  All work on successor index lists
 built once per function.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 from .cfg import immediate_dominators
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["successors", "dominator_tree", "post_dominators", "control_dependence"]
+__all__ = ["successors", "components", "dominator_tree", "post_dominators", "control_dependence"]
 
 VIRTUAL_EXIT = -1       # index of the virtual root joining every exit block
 
@@ -113,3 +115,51 @@ def control_dependence(f: Function, succs: list[list[int]] | None = None) -> dic
                     deps.append(bb)
                 runner = ipdom[runner]
     return cd
+
+
+def components(blocks: list[BasicBlock], succs: list[list[int]]) -> list[list[BasicBlock]]:
+    """The CFG's strongly connected components (a loop's blocks, else one block) in topological
+    order, each in function order (Tarjan's algorithm, iterative; unreachable blocks included).
+    Without a branch back to the same or an earlier block, function order is such an order."""
+    if all(s > b for b, ss in enumerate(succs) for s in ss):
+        return [[bb] for bb in blocks]
+    order = [-1] * len(blocks)          # search order, -1 before a block is met
+    low = [0] * len(blocks)
+    at = [-1] * len(blocks)             # place in `pending` while there, else -1
+    pending: list[int] = []
+    comps: list[list[BasicBlock]] = []
+    met = 0
+    for root in range(len(blocks)):
+        if order[root] >= 0:
+            continue
+        order[root] = low[root] = met
+        met += 1
+        at[root] = len(pending)
+        pending.append(root)
+        stack = [(root, iter(succs[root]))]
+        while stack:
+            b, it = stack[-1]
+            for s in it:
+                if order[s] < 0:
+                    order[s] = low[s] = met
+                    met += 1
+                    at[s] = len(pending)
+                    pending.append(s)
+                    stack.append((s, iter(succs[s])))
+                    break
+                if at[s] >= 0 and order[s] < low[b]:
+                    low[b] = order[s]
+            else:
+                stack.pop()
+                if stack:
+                    p = stack[-1][0]
+                    if low[b] < low[p]:
+                        low[p] = low[b]
+                if low[b] == order[b]:
+                    members = sorted(pending[at[b]:])
+                    del pending[at[b]:]
+                    for m in members:
+                        at[m] = -1
+                    comps.append([blocks[m] for m in members])
+    comps.reverse()
+    return comps

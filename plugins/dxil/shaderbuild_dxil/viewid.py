@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ctrldep import control_dependence, dominator_tree, successors
+from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
 from .signature import SigElement
 
@@ -454,7 +454,7 @@ class _Analysis:
         done: list[BasicBlock] = []
         read_late: set[Instruction] = set()      # every dependence met before it was computed
         far_from = -1                            # where the first read of a later component is
-        for comp in _components(self.fn.blocks, self.succs):
+        for comp in components(self.fn.blocks, self.succs):
             late: set[Instruction] = set()
             self._first_pass(comp, stored, late)
             if late:
@@ -481,54 +481,6 @@ class _Analysis:
                 o = (el.start_row + r) * 4 + el.start_col + col
                 result[o] = result.get(o, 0) | bits
         return result
-
-
-def _components(blocks: list[BasicBlock], succs: list[list[int]]) -> list[list[BasicBlock]]:
-    """The CFG's strongly connected components (a loop's blocks, else one block) in topological
-    order, each in function order (Tarjan's algorithm, iterative; unreachable blocks included).
-    Without a branch back to the same or an earlier block, function order is such an order."""
-    if all(s > b for b, ss in enumerate(succs) for s in ss):
-        return [[bb] for bb in blocks]
-    order = [-1] * len(blocks)          # search order, -1 before a block is met
-    low = [0] * len(blocks)
-    at = [-1] * len(blocks)             # place in `pending` while there, else -1
-    pending: list[int] = []
-    comps: list[list[BasicBlock]] = []
-    met = 0
-    for root in range(len(blocks)):
-        if order[root] >= 0:
-            continue
-        order[root] = low[root] = met
-        met += 1
-        at[root] = len(pending)
-        pending.append(root)
-        stack = [(root, iter(succs[root]))]
-        while stack:
-            b, it = stack[-1]
-            for s in it:
-                if order[s] < 0:
-                    order[s] = low[s] = met
-                    met += 1
-                    at[s] = len(pending)
-                    pending.append(s)
-                    stack.append((s, iter(succs[s])))
-                    break
-                if at[s] >= 0 and order[s] < low[b]:
-                    low[b] = order[s]
-            else:
-                stack.pop()
-                if stack:
-                    p = stack[-1][0]
-                    if low[b] < low[p]:
-                        low[p] = low[b]
-                if low[b] == order[b]:
-                    members = sorted(pending[at[b]:])
-                    del pending[at[b]:]
-                    for m in members:
-                        at[m] = -1
-                    comps.append([blocks[m] for m in members])
-    comps.reverse()
-    return comps
 
 
 def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],
