@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from .bitstream import Abbrev, BitstreamWriter, BlockCache, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
-from .llvm.metadata import MDNode, MDString, MDValue, Metadata
+from .llvm.metadata import MDNode, MDString, Metadata
 from .llvm.module import Module
 from .llvm.types import (
     ArrayType,
@@ -121,9 +121,12 @@ class _Enumerator:
         self.type_ids: dict[Type, int] = {}
         self.values: list[Value] = []
         self.value_ids: dict[object, int] = {}
-        self.mds: list[Metadata] = []
-        self.md_ids: dict[int, int] = {}
-        self._md_unique: dict[tuple, int] = {}
+        self.md_records: list[tuple[int, object]] = []    # (code, operands or text) per metadata id
+        self.md_ids: dict[int, int] = {}                  # id(metadata object) -> metadata id
+        self._md_strings: dict[str, int] = {}
+        self._md_values: dict[int, int] = {}               # by value id
+        self._md_ints: dict[tuple[Type, int], int] = {}    # integer constants by (type, value)
+        self._md_nodes: dict[tuple[int, ...], int] = {}    # by the record's operands
         self.attr_sets: list[tuple[str, ...]] = []
         for g in module.globals:
             self._add_value(g)
@@ -245,61 +248,69 @@ class _Enumerator:
     # ---- metadata
     def _add_md(self, md: Metadata) -> None:
         """Number metadata operands first (post-order); equal strings, values and tuples share one
-        id (uniquing).  A node's string and value operands are numbered inline: they are most of
-        the operands, and a call per operand is most of the cost."""
+        id (uniquing), and each new id's record is made at once (its operands are numbered by
+        then), so the writer needs no second walk.  A node's string and value operands are
+        numbered inline: they are most of the operands, and a call per operand is most of the cost."""
         md_ids = self.md_ids
         if id(md) in md_ids:
             return
-        unique, mds = self._md_unique, self.mds
-        if md.__class__ is MDNode:
-            ops = md.ops
-            value_ids, type_ids = self.value_ids, self.type_ids
-            for op in ops:
-                if op is None or id(op) in md_ids:
-                    continue
-                cls = op.__class__
-                if cls is MDNode:
-                    self._add_md(op)
-                    continue
-                if cls is MDString:
-                    key: tuple = ("string", op.text)
-                else:
-                    v = op.value
-                    if v.__class__ is ConstInt:          # the common operand: an i32 of dx.* metadata
-                        if v.type not in type_ids:
-                            self.type_of(v.type)
-                        if id(v) not in value_ids:
-                            self._add_constant(v)
-                        key = ("value", v.key())
-                    else:
-                        key = self._value_key(v)
-                n = unique.get(key)
+        cls = md.__class__
+        if cls is not MDNode:
+            md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
+            return
+        ops = md.ops
+        value_ids, strings, values, ints = self.value_ids, self._md_strings, self._md_values, self._md_ints
+        for op in ops:
+            if op is None or id(op) in md_ids:
+                continue
+            cls = op.__class__
+            if cls is MDNode:
+                self._add_md(op)
+                continue
+            if cls is MDString:
+                n = strings.get(op.text)
+                md_ids[id(op)] = self._md_string(op.text) if n is None else n
+                continue
+            v = op.value
+            if v.__class__ is ConstInt:          # the common operand: an i32 or i8 of dx.* metadata
+                key = (v.type, v.value)          # (each a new object: the id memo would miss)
+                n = ints.get(key)
                 if n is None:
-                    n = unique[key] = len(mds)
-                    mds.append(op)
-                md_ids[id(op)] = n
-            key = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
-        elif md.__class__ is MDString:
-            key = ("string", md.text)
-        else:
-            key = self._value_key(md.value)
-        n = unique.get(key)
+                    n = ints[key] = self._md_value(v)
+            else:
+                vid = value_ids.get(id(v))
+                n = None if vid is None else values.get(vid)
+                if n is None:
+                    n = self._md_value(v)
+            md_ids[id(op)] = n
+        key = tuple([0 if op is None else md_ids[id(op)] + 1 for op in ops])    # the record's operands
+        n = self._md_nodes.get(key)
         if n is None:
-            n = unique[key] = len(mds)
-            mds.append(md)
+            n = self._md_nodes[key] = len(self.md_records)
+            self.md_records.append((MD_NODE, key))
         md_ids[id(md)] = n
 
-    def _value_key(self, v: Value) -> tuple:
-        """The uniquing key of a value as metadata, numbering its type and the value first."""
+    def _md_string(self, text: str) -> int:
+        n = self._md_strings.get(text)
+        if n is None:
+            n = self._md_strings[text] = len(self.md_records)
+            self.md_records.append((MD_STRING, text))
+        return n
+
+    def _md_value(self, v: Value) -> int:
+        """A value as metadata, numbering its type and the value first; equal constants are one
+        value, so the value id is the uniquing key."""
         self.type_of(v.type)
-        if isinstance(v, GlobalValue):
-            return ("value", id(v))
-        if isinstance(v, Constant):
+        if isinstance(v, Constant) and not isinstance(v, GlobalValue):
             self._add_constant(v)
-            return ("value", v.key())
-        if id(v) not in self.value_ids:            # not a constant: numbered by identity
+        elif id(v) not in self.value_ids:            # not a constant: numbered by identity
             self._add_value(v)
-        return ("value", id(v))
+        vid = self.value_ids[id(v)]
+        n = self._md_values.get(vid)
+        if n is None:
+            n = self._md_values[vid] = len(self.md_records)
+            self.md_records.append((MD_VALUE, (self.type_ids[v.type], vid)))
+        return n
 
     # ---- functions
     def incorporate(self, f: Function) -> tuple[int, int, dict[int, int]]:
@@ -513,36 +524,26 @@ class _Writer:
 
     # ---- metadata
     def _metadata(self) -> None:
-        """The metadata block: its records are collected first, then written."""
+        """The metadata block: the records the enumerator made, then the named metadata."""
         e = self.e
-        if not e.mds and not self.m.named_md:
+        named = self.m.named_md
+        if not e.md_records and not named:
             return
-        type_ids, value_id, md_ids = e.type_ids, e.value_id, e.md_ids
-        records: list[tuple] = []
-        for md in e.mds:
-            cls = md.__class__
-            if cls is MDString:
-                records.append((MD_STRING, md.text))
-            elif cls is MDValue:
-                records.append((MD_VALUE, type_ids[md.value.type], value_id(md.value)))
-            else:
-                records.append((MD_NODE, *[0 if op is None else md_ids[id(op)] + 1 for op in md.ops]))
-        for nmd in self.m.named_md:
-            records.append((MD_NAME, nmd.name))
-            records.append((MD_NAMED_NODE, *[md_ids[id(n)] for n in nmd.nodes]))
-        self.w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
-        self._metadata_records(records)
-        self.w.exit_block()
-
-    def _metadata_records(self, records: tuple[tuple, ...]) -> None:
         w = self.w
+        w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
         str_ab = w.define_abbrev(Abbrev((lit(MD_STRING), array(), fixed(8))))
         name_ab = w.define_abbrev(Abbrev((lit(MD_NAME), array(), fixed(8))))
-        for code, *ops in records:
-            if code == MD_STRING or code == MD_NAME:
-                w.emit_record(code, list(ops[0].encode()), str_ab if code == MD_STRING else name_ab)
+        emit = w.emit_record
+        for code, ops in e.md_records:
+            if code == MD_STRING:
+                emit(code, ops.encode(), str_ab)
             else:
-                w.emit_record(code, ops)
+                emit(code, ops)
+        md_ids = e.md_ids
+        for nmd in named:
+            emit(MD_NAME, nmd.name.encode(), name_ab)
+            emit(MD_NAMED_NODE, [md_ids[id(n)] for n in nmd.nodes])
+        w.exit_block()
 
     # ---- value symbol table
     def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
