@@ -152,6 +152,8 @@ class _Plan:
     scalars: tuple[tuple[int | None, dict | None], ...]
     tail: dict | None
     blob: bool
+    code: int | None = None                  # the literal record code of a plan that is ...
+    fields: tuple[dict, ...] | None = None   # ... that code then scalar fields only (the fast path)
 
 
 def _field_digits(op: AbbrevOp) -> dict:
@@ -200,6 +202,8 @@ def _compile(abbrev: Abbrev) -> _Plan:
         if op.kind == "blob":
             return _Plan(tuple(scalars), None, True)
         scalars.append((op.value, None) if op.kind == "literal" else (None, _field_digits(op)))
+    if scalars[0][1] is None and all(table is not None for _, table in scalars[1:]):
+        return _Plan(tuple(scalars), None, False, scalars[0][0], tuple(table for _, table in scalars[1:]))
     return _Plan(tuple(scalars), None, False)
 
 
@@ -359,7 +363,14 @@ class BitstreamWriter:
             p += (self._unabbrev, _V6[code], _V6[len(ops)])
             p += map(_V6_GET, ops)
             return
-        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, code, ops)
+        plan = self._abbrevs[abbrev - 4]
+        fields = plan.fields
+        if fields is not None and code == plan.code and len(ops) == len(fields):
+            p = self._pieces                 # a literal code and scalar fields: one lookup per field
+            p.append(self._id_digits[abbrev])
+            p += map(_GETITEM, fields, ops)
+            return
+        self._emit_abbreviated(plan, abbrev, code, ops)
 
     def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: list[int]) -> None:
         scalars = plan.scalars
@@ -391,6 +402,7 @@ class BitstreamWriter:
 
 
 _V6_GET = _V6.__getitem__
+_GETITEM = dict.__getitem__                  # (table, value) -> digits, through map()
 
 
 @lru_cache(maxsize=16)

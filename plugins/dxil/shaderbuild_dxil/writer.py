@@ -151,17 +151,24 @@ class _Enumerator:
         type_of = self.type_of
         known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
         # one walk of the bodies: the types they use (known ones skipped inline) and, per function,
-        # its literal operands in first-use order (numbered by `incorporate`, which needs no walk)
+        # its literal operands in first-use order and its value-producing instructions (numbered
+        # by `incorporate`, which needs no walk)
         self.literals: dict[int, list[Constant]] = {}
+        self.valued: dict[int, list[Instruction]] = {}
         literal_classes = _LITERAL_CLASSES
         for f in module.functions:
             literals: list[Constant] = []
+            valued: list[Instruction] = []
             self.literals[id(f)] = literals
+            self.valued[id(f)] = valued
             for bb in f.blocks:
                 for inst in bb.instructions:
-                    if id(inst.type) not in known:
-                        type_of(inst.type)
-                        known.add(id(inst.type))
+                    t = inst.type
+                    if id(t) not in known:
+                        type_of(t)
+                        known.add(id(t))
+                    if t.__class__ is not VoidType:
+                        valued.append(inst)
                     for op in inst.operands:
                         if id(op.type) not in known:
                             type_of(op.type)
@@ -181,7 +188,9 @@ class _Enumerator:
                             known.add(id(ft))
                     elif op == "phi":
                         for v, _ in attrs["incoming"]:
-                            type_of(v.type)
+                            if id(v.type) not in known:
+                                type_of(v.type)
+                                known.add(id(v.type))
                             if v.__class__ in literal_classes:
                                 literals.append(v)
                     elif op == "switch":
@@ -189,25 +198,33 @@ class _Enumerator:
 
     # ---- types
     def type_of(self, t: Type) -> int:
-        tid = self.type_ids.get(t)
+        """Number `t` after the types it refers to (post-order); known parts are skipped inline."""
+        ids = self.type_ids
+        tid = ids.get(t)
         if tid is not None:
             return tid
-        if isinstance(t, PointerType):
-            self.type_of(t.pointee)
-        elif isinstance(t, ArrayType):
-            self.type_of(t.elem)
-        elif isinstance(t, StructType):
+        cls = t.__class__
+        if cls is PointerType:
+            if t.pointee not in ids:
+                self.type_of(t.pointee)
+        elif cls is ArrayType:
+            if t.elem not in ids:
+                self.type_of(t.elem)
+        elif cls is StructType:
             if t.name is not None:                       # named structs may be referenced recursively
-                self.type_ids[t] = -1
+                ids[t] = -1
             for e in t.elems:
-                self.type_of(e)
-        elif isinstance(t, FunctionType):
-            self.type_of(t.ret)
+                if e not in ids:
+                    self.type_of(e)
+        elif cls is FunctionType:
+            if t.ret not in ids:
+                self.type_of(t.ret)
             for p in t.params:
-                self.type_of(p)
+                if p not in ids:
+                    self.type_of(p)
         tid = len(self.types)
         self.types.append(t)
-        self.type_ids[t] = tid
+        ids[t] = tid
         return tid
 
     # ---- values
@@ -320,17 +337,25 @@ class _Enumerator:
         for a in f.args:
             self._add_value(a)
         cst_start = len(self.values)
-        ids, add_constant = self.value_ids, self._add_constant
+        ids, add_constant, type_ids, values = self.value_ids, self._add_constant, self.type_ids, self.values
         for c in self.literals[id(f)]:
-            if id(c) not in ids:
-                add_constant(c)
-        inst_start = len(self.values)
-        values = self.values
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                if inst.type.__class__ is not VoidType:
-                    ids[id(inst)] = len(values)
-                    values.append(inst)
+            if id(c) in ids:
+                continue
+            key = c.key()                  # _add_constant inlined for scalars: one key() per literal
+            vid = ids.get(key)
+            if vid is None:
+                if c.__class__ is ConstAggregate:
+                    add_constant(c)
+                    continue
+                if c.type not in type_ids:
+                    self.type_of(c.type)
+                vid = ids[key] = len(values)
+                values.append(c)
+            ids[id(c)] = vid
+        inst_start = len(values)
+        valued = self.valued[id(f)]
+        ids.update(zip(map(id, valued), range(inst_start, inst_start + len(valued))))
+        values += valued
         return cst_start, inst_start, {id(bb): i for i, bb in enumerate(f.blocks)}
 
     def purge(self) -> None:
