@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from .bitstream import Abbrev, BitstreamWriter, BlockCache, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
-from .llvm.metadata import MDNode, MDString, Metadata
+from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
 from .llvm.types import (
     ArrayType,
@@ -263,49 +263,52 @@ class _Enumerator:
         return vid
 
     # ---- metadata
-    def _add_md(self, md: Metadata) -> None:
+    def _add_md(self, md: Metadata) -> int:
         """Number metadata operands first (post-order); equal strings, values and tuples share one
         id (uniquing), and each new id's record is made at once (its operands are numbered by
-        then), so the writer needs no second walk.  A node's string and value operands are
-        numbered inline: they are most of the operands, and a call per operand is most of the cost."""
+        then), so the writer needs no second walk.  A node's operands are numbered inline, straight
+        into its record: they are most of the metadata, and a call per operand is most of the cost."""
         md_ids = self.md_ids
-        if id(md) in md_ids:
-            return
+        n = md_ids.get(id(md))
+        if n is not None:
+            return n
         cls = md.__class__
         if cls is not MDNode:
-            md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
-            return
-        ops = md.ops
-        value_ids, strings, values, ints = self.value_ids, self._md_strings, self._md_values, self._md_ints
-        for op in ops:
-            if op is None or id(op) in md_ids:
-                continue
+            n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
+            return n
+        strings, ints = self._md_strings, self._md_ints
+        rec: list[int] = []                       # operand ids + 1, 0 for null
+        for op in md.ops:
             cls = op.__class__
-            if cls is MDNode:
-                self._add_md(op)
-                continue
-            if cls is MDString:
-                n = strings.get(op.text)
-                md_ids[id(op)] = self._md_string(op.text) if n is None else n
-                continue
-            v = op.value
-            if v.__class__ is ConstInt:          # the common operand: an i32 or i8 of dx.* metadata
-                key = (v.type, v.value)          # (each a new object: the id memo would miss)
-                n = ints.get(key)
-                if n is None:
-                    n = ints[key] = self._md_value(v)
-            else:
-                vid = value_ids.get(id(v))
-                n = None if vid is None else values.get(vid)
-                if n is None:
+            if cls is MDValue:
+                v = op.value
+                if v.__class__ is ConstInt:       # the common operand: an i32 or i8 of dx.* metadata
+                    key = (v.type, v.value)       # (each a new object: an id memo would miss)
+                    n = ints.get(key)
+                    if n is None:
+                        n = ints[key] = self._md_value(v)
+                else:
                     n = self._md_value(v)
-            md_ids[id(op)] = n
-        key = tuple([0 if op is None else md_ids[id(op)] + 1 for op in ops])    # the record's operands
+            elif cls is MDNode:
+                n = md_ids.get(id(op))
+                if n is None:
+                    n = self._add_md(op)
+            elif cls is MDString:
+                n = strings.get(op.text)
+                if n is None:
+                    n = self._md_string(op.text)
+            elif op is None:
+                n = -1
+            else:
+                raise TypeError(f"cannot write metadata {op!r}")
+            rec.append(n + 1)
+        key = tuple(rec)
         n = self._md_nodes.get(key)
         if n is None:
             n = self._md_nodes[key] = len(self.md_records)
             self.md_records.append((MD_NODE, key))
         md_ids[id(md)] = n
+        return n
 
     def _md_string(self, text: str) -> int:
         n = self._md_strings.get(text)
@@ -599,9 +602,11 @@ class _Writer:
         w.enter_block(FUNCTION_BLOCK, 4)
         cst_start, inst_id, self._bb = e.incorporate(f)
         self._vid = e.value_ids.get
+        self._vids = e.value_ids.__getitem__
         self._callees: dict[int, tuple[int, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
         for bb in f.blocks:
             for inst in bb.instructions:
@@ -609,9 +614,9 @@ class _Writer:
                 code, ab = encoders[inst.op](self, inst, inst_id, vals)
                 emit_record(code, vals, ab)
                 if inst.type.__class__ is not VoidType:
+                    if inst.name:                 # named values go to the symbol table
+                        names.append((inst.name, inst_id))
                     inst_id += 1
-        names = [(a.name, e.value_id(a)) for a in f.args if a.name]
-        names += [(i.name, e.value_id(i)) for bb in f.blocks for i in bb.instructions if i.name and i.has_value]
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
@@ -729,10 +734,10 @@ class _Writer:
             callee = self._callees[id(fn)] = (self.e.type_ids[fn.ftype], self.e.value_id(fn))
         # the callee is a module-level value, numbered before every instruction: never typed
         vals += [0, 1 << 15, callee[0], (iid - callee[1]) & 0xFFFFFFFF]
-        vid_of, value_id = self._vid, self.e.value_id
-        for a in ops[1:]:                         # arguments never carry a type (inlined _push)
-            vid = vid_of(id(a))
-            vals.append((iid - (value_id(a) if vid is None else vid)) & 0xFFFFFFFF)
+        try:                                      # arguments never carry a type (_push inlined)
+            vals += [(iid - vid) & 0xFFFFFFFF for vid in map(self._vids, map(id, ops[1:]))]
+        except KeyError:                          # an operand known only by its constant key
+            vals += [(iid - self.e.value_id(a)) & 0xFFFFFFFF for a in ops[1:]]
         return FUNC_CODES["call"], 0
 
     def _atomicrmw(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
