@@ -214,23 +214,23 @@ def _block_header(outer_width: int, block_id: int, abbrev_width: int) -> str:
 
 
 class BlockCache:
-    """Block bodies (as digits) by key, for BitstreamWriter.block_cached: bounded (emptied when
+    """Blocks after their header (bytes) by key, for BitstreamWriter.block_cached: bounded (emptied when
     full), since keys are per module content and a long-lived process compiles many modules."""
 
     def __init__(self, limit: int = 256) -> None:
-        self._items: dict[Hashable, str] = {}
+        self._items: dict[Hashable, bytes] = {}
         self._limit = limit
 
-    def get(self, key: Hashable) -> str | None:
+    def get(self, key: Hashable) -> bytes | None:
         return self._items.get(key)
 
     def clear(self) -> None:
         self._items.clear()
 
-    def put(self, key: Hashable, digits: str) -> None:
+    def put(self, key: Hashable, tail: bytes) -> None:
         if len(self._items) >= self._limit:
             self._items.clear()
-        self._items[key] = digits
+        self._items[key] = tail
 
 
 class BitstreamWriter:
@@ -307,23 +307,22 @@ class BitstreamWriter:
 
     def block_cached(self, block_id: int, abbrev_width: int, cache: BlockCache, key: Hashable,
                      write_body: Callable[[], None]) -> None:
-        """A whole block whose body is a function of `key` alone (records and the abbreviations
-        it defines for itself, no BLOCKINFO): the body starts word-aligned, so its bits do not
-        depend on the position and are copied from `cache` when an equal key was written before."""
+        """A whole block whose body is a function of `key` alone (records, the abbreviations it
+        defines for itself, and BLOCKINFO abbreviations that do not vary): everything after the
+        block header is word-aligned, so it does not depend on the position and is copied from
+        `cache` (length word, body, END_BLOCK) when an equal key was written before."""
+        tail = cache.get(key)
+        if tail is not None:
+            self._pieces.append(_block_header(self.abbrev_width, block_id, abbrev_width))
+            self.align32()
+            self._bytes += tail
+            self._blockinfo_cur = None
+            return
         self.enter_block(block_id, abbrev_width)
-        body = cache.get(key)
-        if body is None:
-            start = len(self._bytes)             # enter_block leaves no pending bits
-            write_body()
-            body = "".join(reversed(self._pieces))
-            if len(self._bytes) > start:         # the body committed words (a nested block, a blob)
-                k = len(self._bytes) - start
-                body += format(int.from_bytes(self._bytes[start:], "little"), f"0{8 * k}b")
-                del self._bytes[start:]
-            self._pieces.clear()
-            cache.put(key, body)
-        self._pieces.append(body)
+        start = len(self._bytes) - 4             # the length word enter_block reserved
+        write_body()
         self.exit_block()
+        cache.put(key, bytes(self._bytes[start:]))
 
     # ------------------------------------------------------------ abbrevs
     def define_abbrev(self, abbrev: Abbrev) -> int:
@@ -336,15 +335,16 @@ class BitstreamWriter:
         self.enter_block(BLOCKINFO_BLOCK_ID, 2)
 
     def write_blockinfo(self, entries: tuple[tuple[int, Abbrev], ...]) -> None:
-        """The whole BLOCKINFO block for (block id, abbreviation) entries.  Its body starts
-        word-aligned, so its bits do not depend on the position: they are built once per
+        """The whole BLOCKINFO block for (block id, abbreviation) entries.  Everything after its
+        header is word-aligned, so it does not depend on the position: it is built once per
         entry list and copied in (every module of a compile session repeats the same block)."""
-        body, plans = _blockinfo_body(entries)
-        self.enter_blockinfo()
-        self._pieces.append(body)
+        tail, plans = _blockinfo_block(entries)
+        self._pieces.append(_block_header(self.abbrev_width, BLOCKINFO_BLOCK_ID, 2))
+        self.align32()
+        self._bytes += tail
         for block_id, plan in plans:
             self._blockinfo.setdefault(block_id, []).append(plan)
-        self.exit_block()
+        self._blockinfo_cur = None
 
     def blockinfo_abbrev(self, block_id: int, abbrev: Abbrev) -> int:
         """Inside BLOCKINFO: define an abbreviation for every later `block_id` block."""
@@ -406,11 +406,13 @@ _GETITEM = dict.__getitem__                  # (table, value) -> digits, through
 
 
 @lru_cache(maxsize=16)
-def _blockinfo_body(entries: tuple[tuple[int, Abbrev], ...]) -> tuple[str, tuple[tuple[int, _Plan], ...]]:
-    """(digits, plans) of a BLOCKINFO body, written by a scratch writer at an aligned start."""
-    w = BitstreamWriter()                # BLOCKINFO's abbreviation width is the initial 2 (enter_blockinfo)
+def _blockinfo_block(entries: tuple[tuple[int, Abbrev], ...]) -> tuple[bytes, tuple[tuple[int, _Plan], ...]]:
+    """(bytes after the header, plans) of a BLOCKINFO block, written by a scratch writer."""
+    w = BitstreamWriter()
+    w.enter_blockinfo()
+    start = len(w._bytes) - 4                # the length word
     for block_id, abbrev in entries:
         w.blockinfo_abbrev(block_id, abbrev)
-    body = "".join(reversed(w._pieces))
     plans = tuple((block_id, plan) for block_id, lst in w._blockinfo.items() for plan in lst)
-    return body, plans
+    w.exit_block()
+    return bytes(w._bytes[start:]), plans

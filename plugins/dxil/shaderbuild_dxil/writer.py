@@ -93,10 +93,12 @@ _TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer
 _ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
 _SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
 
+_MD_STRING_ABBREV = Abbrev((lit(MD_STRING), array(), fixed(8)))
+_MD_NAME_ABBREV = Abbrev((lit(MD_NAME), array(), fixed(8)))
+
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
 CST_SETTYPE_ABBREV, CST_INTEGER_ABBREV, CST_CE_CAST_ABBREV, CST_NULL_ABBREV = 4, 5, 6, 7
-_NULL_RECORD = (CST_NULL, CST_NULL_ABBREV)
 FN_LOAD, FN_BINOP, FN_BINOP_FLAGS, FN_CAST, FN_RET_VOID, FN_RET_VAL, FN_UNREACHABLE, FN_GEP = 4, 5, 6, 7, 8, 9, 10, 11
 
 
@@ -494,61 +496,56 @@ class _Writer:
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
-        """Values first..last-1 as records, then written (the module-level block defines its own
-        aggregate/string abbreviations)."""
+        """Values first..last-1, one record each (after a SETTYPE when the type changes); the
+        module-level block defines its own aggregate/string abbreviations.  Not cached across
+        compiles: constants are specific to one shader, and a cache keyed by them would only hit
+        when the very same shader is compiled again (a benchmark loop, not a build)."""
         if first == last:
             return
-        e = self.e
+        e, w = self.e, self.w
         type_ids, value_id = e.type_ids, e.value_id
-        agg_ab = 8 if module_level else 0       # the first abbreviation the block defines (below)
-        records: list[tuple] = []
+        w.enter_block(CONSTANTS_BLOCK, 4)
+        agg_ab = 0
+        if module_level:
+            agg_ab = 8                          # the first abbreviation the block defines
+            for ab in _module_constant_abbrevs(_log2_ceil(last + 1)):
+                w.define_abbrev(ab)
+        emit = w.emit_record
         last_type = None
         for c in e.values[first:last]:
-            if c.type != last_type:
-                last_type = c.type
-                records.append((CST_SETTYPE, CST_SETTYPE_ABBREV, type_ids[c.type]))
+            t = c.type
+            if t is not last_type and t != last_type:
+                last_type = t
+                emit(CST_SETTYPE, (type_ids[t],), CST_SETTYPE_ABBREV)
             cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
             if cls is ConstInt:
                 v = c.value
                 if v == 0:
-                    records.append(_NULL_RECORD)
+                    emit(CST_NULL, (), CST_NULL_ABBREV)
+                elif v >> (t.width - 1):         # stored unsigned: the signed value, VBR-signed
+                    emit(CST_INTEGER, ((((1 << t.width) - v) << 1) | 1,), CST_INTEGER_ABBREV)
                 else:
-                    if v >> (c.type.width - 1):      # stored unsigned: the signed value, VBR-signed
-                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, (((1 << c.type.width) - v) << 1) | 1))
-                    else:
-                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, v << 1))
+                    emit(CST_INTEGER, (v << 1,), CST_INTEGER_ABBREV)
             elif cls is ConstFloat:
-                records.append(_NULL_RECORD if c.bits == 0 else (CST_FLOAT, 0, c.bits))
+                if c.bits == 0:
+                    emit(CST_NULL, (), CST_NULL_ABBREV)
+                else:
+                    emit(CST_FLOAT, (c.bits,))
             elif is_null_value(c):
-                records.append(_NULL_RECORD)
+                emit(CST_NULL, (), CST_NULL_ABBREV)
             elif isinstance(c, Undef):
-                records.append((CST_UNDEF, 0))
+                emit(CST_UNDEF, ())
             elif isinstance(c, ConstInt):
-                records.append((CST_INTEGER, CST_INTEGER_ABBREV, _signed(c.signed)))
+                emit(CST_INTEGER, (_signed(c.signed),), CST_INTEGER_ABBREV)
             elif isinstance(c, ConstFloat):
-                records.append((CST_FLOAT, 0, c.bits))
+                emit(CST_FLOAT, (c.bits,))
             elif _is_data_array(c):
-                records.append((CST_DATA, 0, *[x.value if isinstance(x, ConstInt) else x.bits for x in c.elems]))
+                emit(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
             elif isinstance(c, ConstAggregate):
-                records.append((CST_AGGREGATE, agg_ab, *[value_id(x) for x in c.elems]))
+                emit(CST_AGGREGATE, [value_id(x) for x in c.elems], agg_ab)
             else:
                 raise TypeError(f"cannot write constant {c!r}")
-        # not cached across compiles: constants are specific to one shader, and a cache keyed by them
-        # would only hit when the very same shader is compiled again (a benchmark loop, not a build)
-        self.w.enter_block(CONSTANTS_BLOCK, 4)
-        self._constant_records(_log2_ceil(last + 1) if module_level else -1, records)
-        self.w.exit_block()
-
-    def _constant_records(self, agg_width: int, records: tuple[tuple, ...] | list[tuple]) -> None:
-        w = self.w
-        if agg_width >= 0:
-            w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))))
-            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
-            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
-            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
-        emit = w.emit_record
-        for code, ab, *ops in records:
-            emit(code, ops, ab)
+        w.exit_block()
 
     # ---- metadata
     def _metadata(self) -> None:
@@ -559,8 +556,8 @@ class _Writer:
             return
         w = self.w
         w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
-        str_ab = w.define_abbrev(Abbrev((lit(MD_STRING), array(), fixed(8))))
-        name_ab = w.define_abbrev(Abbrev((lit(MD_NAME), array(), fixed(8))))
+        str_ab = w.define_abbrev(_MD_STRING_ABBREV)
+        name_ab = w.define_abbrev(_MD_NAME_ABBREV)
         emit = w.emit_record
         for code, ops in e.md_records:
             if code == MD_STRING:
@@ -798,6 +795,15 @@ def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
         (FUNCTION_BLOCK, Abbrev((lit(fc["unreachable"]),))),
         (FUNCTION_BLOCK, Abbrev((lit(fc["getelementptr"]), fixed(1), fixed(tb), array(), vbr(6)))),
     )
+
+
+@lru_cache(maxsize=16)
+def _module_constant_abbrevs(agg_width: int) -> tuple[Abbrev, ...]:
+    """The module-level constants block's own abbreviations (aggregate operands are value ids)."""
+    return (Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))),
+            Abbrev((lit(8), array(), fixed(8))),       # STRING
+            Abbrev((lit(9), array(), fixed(7))),       # CSTRING
+            Abbrev((lit(9), array(), char6())))        # CSTRING
 
 
 def clear_block_caches() -> None:
