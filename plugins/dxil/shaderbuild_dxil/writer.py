@@ -99,6 +99,7 @@ _MD_NAME_ABBREV = Abbrev((lit(MD_NAME), array(), fixed(8)))
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
 CST_SETTYPE_ABBREV, CST_INTEGER_ABBREV, CST_CE_CAST_ABBREV, CST_NULL_ABBREV = 4, 5, 6, 7
+FUNC_BINOP = FUNC_CODES["binop"]
 FN_LOAD, FN_BINOP, FN_BINOP_FLAGS, FN_CAST, FN_RET_VOID, FN_RET_VAL, FN_UNREACHABLE, FN_GEP = 4, 5, 6, 7, 8, 9, 10, 11
 
 
@@ -620,24 +621,36 @@ class _Writer:
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
-        vid = self._vid(id(v))
-        if vid is None:
+        try:
+            vid = self._vids(id(v))
+        except KeyError:                          # an operand known only by its constant key
             vid = self.e.value_id(v)
+        if vid < inst_id:
+            vals.append(inst_id - vid)
+            return False
         vals.append((inst_id - vid) & 0xFFFFFFFF)
-        if with_type and vid >= inst_id:
+        if with_type:
             vals.append(self.e.type_ids[v.type])
             return True
         return False
 
     def _binop(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         a, b = inst.operands
-        fwd = self._push(vals, a, iid)
-        self._push(vals, b, iid, False)
-        vals.append(BINOP_CODES[inst.op])
+        try:                                      # _push inlined for the common backward references
+            va, vb = self._vids(id(a)), self._vids(id(b))
+        except KeyError:
+            va, vb = self.e.value_id(a), self.e.value_id(b)
+        if va < iid and vb < iid:
+            vals += [iid - va, iid - vb, BINOP_CODES[inst.op]]
+            fwd = False
+        else:
+            fwd = self._push(vals, a, iid)
+            self._push(vals, b, iid, False)
+            vals.append(BINOP_CODES[inst.op])
         flags = inst.attrs.get("flags", 0)
         if flags:
             vals.append(flags)
-        return FUNC_CODES["binop"], 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
+        return FUNC_BINOP, 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
 
     def _cast(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         fwd = self._push(vals, inst.operands[0], iid)
@@ -700,8 +713,13 @@ class _Writer:
     def _phi(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         e, bbs = self.e, self._bb
         vals.append(e.type_ids[inst.type])
+        vids = self._vids
         for v, bb in inst.attrs["incoming"]:
-            vals += [_signed(iid - e.value_id(v)), bbs[id(bb)]]
+            try:
+                vid = vids(id(v))
+            except KeyError:
+                vid = e.value_id(v)
+            vals += [_signed(iid - vid), bbs[id(bb)]]
         return FUNC_CODES["phi"], 0
 
     def _alloca(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
