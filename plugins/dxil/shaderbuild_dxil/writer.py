@@ -159,43 +159,46 @@ class _Enumerator:
         self.literals: dict[int, list[Constant]] = {}
         self.valued: dict[int, list[Instruction]] = {}
         literal_classes = _LITERAL_CLASSES
+        known_add = known.add
         for f in module.functions:
             literals: list[Constant] = []
             valued: list[Instruction] = []
             self.literals[id(f)] = literals
             self.valued[id(f)] = valued
+            add_literal, add_valued = literals.append, valued.append
             for bb in f.blocks:
                 for inst in bb.instructions:
                     t = inst.type
                     if id(t) not in known:
                         type_of(t)
-                        known.add(id(t))
+                        known_add(id(t))
                     if t.__class__ is not VoidType:
-                        valued.append(inst)
+                        add_valued(inst)
                     for op in inst.operands:
-                        if id(op.type) not in known:
-                            type_of(op.type)
-                            known.add(id(op.type))
+                        t = op.type
+                        if id(t) not in known:
+                            type_of(t)
+                            known_add(id(t))
                         if op.__class__ in literal_classes:
-                            literals.append(op)
+                            add_literal(op)
                     attrs = inst.attrs
-                    if attrs:
-                        for key in ("allocated", "source"):
-                            if key in attrs:
-                                type_of(attrs[key])
+                    if "allocated" in attrs:          # alloca's and GEP's type operands
+                        type_of(attrs["allocated"])
+                    if "source" in attrs:
+                        type_of(attrs["source"])
                     op = inst.op
                     if op == "call":
                         ft = inst.operands[0].ftype
                         if id(ft) not in known:
                             type_of(ft)
-                            known.add(id(ft))
+                            known_add(id(ft))
                     elif op == "phi":
                         for v, _ in attrs["incoming"]:
                             if id(v.type) not in known:
                                 type_of(v.type)
-                                known.add(id(v.type))
+                                known_add(id(v.type))
                             if v.__class__ in literal_classes:
-                                literals.append(v)
+                                add_literal(v)
                     elif op == "switch":
                         literals += [c for c, _ in attrs["cases"] if c.__class__ in literal_classes]
 
@@ -323,12 +326,23 @@ class _Enumerator:
     def _md_value(self, v: Value) -> int:
         """A value as metadata, numbering its type and the value first; equal constants are one
         value, so the value id is the uniquing key."""
-        self.type_of(v.type)
-        if isinstance(v, Constant) and not isinstance(v, GlobalValue):
-            self._add_constant(v)
-        elif id(v) not in self.value_ids:            # not a constant: numbered by identity
-            self._add_value(v)
-        vid = self.value_ids[id(v)]
+        if v.__class__ is ConstInt:                  # _add_constant inlined for the common case
+            t = v.type
+            if t not in self.type_ids:
+                self.type_of(t)
+            key = v.key()
+            vid = self.value_ids.get(key)
+            if vid is None:
+                vid = self.value_ids[key] = len(self.values)
+                self.values.append(v)
+            self.value_ids[id(v)] = vid
+        else:
+            self.type_of(v.type)
+            if isinstance(v, Constant) and not isinstance(v, GlobalValue):
+                self._add_constant(v)
+            elif id(v) not in self.value_ids:        # not a constant: numbered by identity
+                self._add_value(v)
+            vid = self.value_ids[id(v)]
         n = self._md_values.get(vid)
         if n is None:
             n = self._md_values[vid] = len(self.md_records)
