@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
-           "BlockCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
+           "BlockCache", "RecordCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
 
 END_BLOCK, ENTER_SUBBLOCK, DEFINE_ABBREV, UNABBREV_RECORD = 0, 1, 2, 3
 BLOCKINFO_BLOCK_ID = 0
@@ -233,6 +233,26 @@ class BlockCache:
         self._items[key] = tail
 
 
+class RecordCache:
+    """Record digits by (abbreviation width, abbreviation id, code, operands), for
+    BitstreamWriter.emit_record_cached: bounded like BlockCache."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._items: dict[Hashable, str] = {}
+        self._limit = limit
+
+    def get(self, key: Hashable) -> str | None:
+        return self._items.get(key)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def put(self, key: Hashable, digits: str) -> None:
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        self._items[key] = digits
+
+
 class BitstreamWriter:
     """Accumulates bits; `data()` returns the bytes (always a whole number of words).
 
@@ -371,6 +391,21 @@ class BitstreamWriter:
             p += map(_GETITEM, fields, ops)
             return
         self._emit_abbreviated(plan, abbrev, code, ops)
+
+    def emit_record_cached(self, cache: RecordCache, code: int, ops: bytes | tuple[int, ...], abbrev: int = 0) -> None:
+        """emit_record for records that recur across modules (metadata names, the triple): their
+        digits depend on the record, the abbreviation width and the abbreviation `abbrev`, which
+        must mean the same in every block that uses `cache`."""
+        p = self._pieces
+        key = (self.abbrev_width, abbrev, code, ops)
+        digits = cache.get(key)
+        if digits is None:
+            n = len(p)
+            self.emit_record(code, ops, abbrev)
+            digits = "".join(reversed(p[n:]))
+            del p[n:]
+            cache.put(key, digits)
+        p.append(digits)
 
     def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: list[int]) -> None:
         scalars = plan.scalars

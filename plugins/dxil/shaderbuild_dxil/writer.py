@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .bitstream import Abbrev, BitstreamWriter, BlockCache, array, char6, fixed, is_char6, lit, vbr
+from .bitstream import Abbrev, BitstreamWriter, BlockCache, RecordCache, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
@@ -92,6 +92,7 @@ FUNCTION_ATTR_INDEX = 0xFFFFFFFF
 _TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer._types)
 _ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
 _SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
+_NAME_RECORDS = RecordCache()        # metadata names and strings, the triple and datalayout
 
 _MD_STRING_ABBREV = Abbrev((lit(MD_STRING), array(), fixed(8)))
 _MD_NAME_ABBREV = Abbrev((lit(MD_NAME), array(), fixed(8)))
@@ -414,7 +415,7 @@ class _Writer:
 
     def _string_record(self, code: int, text: str) -> None:
         if text:
-            self.w.emit_record(code, list(text.encode()))
+            self.w.emit_record_cached(_NAME_RECORDS, code, text.encode())
 
     # ---- BLOCKINFO: the standard abbreviations of LLVM 3.7
     def _blockinfo(self) -> None:
@@ -573,15 +574,15 @@ class _Writer:
         w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
         str_ab = w.define_abbrev(_MD_STRING_ABBREV)
         name_ab = w.define_abbrev(_MD_NAME_ABBREV)
-        emit = w.emit_record
+        emit, emit_cached = w.emit_record, w.emit_record_cached
         for code, ops in e.md_records:
-            if code == MD_STRING:
-                emit(code, ops.encode(), str_ab)
+            if code == MD_STRING:                  # strings and names recur across modules
+                emit_cached(_NAME_RECORDS, code, ops.encode(), str_ab)
             else:
                 emit(code, ops)
         md_ids = e.md_ids
         for nmd in named:
-            emit(MD_NAME, nmd.name.encode(), name_ab)
+            emit_cached(_NAME_RECORDS, MD_NAME, nmd.name.encode(), name_ab)
             emit(MD_NAMED_NODE, [md_ids[id(n)] for n in nmd.nodes])
         w.exit_block()
 
@@ -840,7 +841,7 @@ def _module_constant_abbrevs(agg_width: int) -> tuple[Abbrev, ...]:
 
 def clear_block_caches() -> None:
     """Forget every cached block body (tests compare cold and warm output)."""
-    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS):
+    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _NAME_RECORDS):
         cache.clear()
 
 
