@@ -394,8 +394,7 @@ class _Writer:
 
     def write(self) -> bytes:
         w = self.w
-        for b in BITCODE_MAGIC:
-            w.emit(b, 8)
+        w.emit(int.from_bytes(BITCODE_MAGIC, "little"), 32)     # 'BC' 0xC0DE, byte by byte
         w.enter_block(MODULE_BLOCK, 3)
         w.emit_record(MODULE_VERSION, [1])
         self._blockinfo()
