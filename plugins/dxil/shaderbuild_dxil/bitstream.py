@@ -42,6 +42,9 @@ def _digits(value: int, width: int) -> str:
     return format(value & ((1 << width) - 1), f"0{width}b") if width else ""
 
 
+_TABLE_LIMIT = 1 << 14                   # entries a digit table keeps (then computes the rest)
+
+
 class _VbrDigits(dict):
     """value -> the digits of its VBR-`width` field, filled on first use (ids and small numbers
     recur in every record; a lookup is one C call, also through map())."""
@@ -53,7 +56,7 @@ class _VbrDigits(dict):
     def __missing__(self, value: int) -> str:
         bits, n = _vbr(value, self.width)        # raises for negative values
         s = format(bits, f"0{n}b")
-        if len(self) < 1 << 16:
+        if len(self) < _TABLE_LIMIT:             # bounded: float bits and far ids are many
             self[value] = s
         return s
 
@@ -69,7 +72,7 @@ class _FixedDigits(dict):
         if value < 0 or value >> self.width:
             raise ValueError(f"value {value} does not fit in {self.width} bits")
         s = format(value, f"0{self.width}b")
-        if self.width <= 16:
+        if len(self) < _TABLE_LIMIT:
             self[value] = s
         return s
 
