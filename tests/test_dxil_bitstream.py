@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from shaderbuild_dxil.bitstream import Abbrev, BitstreamWriter, array, blob, char6, fixed, lit, vbr
+from shaderbuild_dxil.bitstream import (
+    Abbrev,
+    BitstreamWriter,
+    BlockCache,
+    RecordCache,
+    array,
+    blob,
+    char6,
+    fixed,
+    lit,
+    vbr,
+)
 
 
 class BitReader:
@@ -121,3 +132,51 @@ def test_blockinfo_abbrevs_apply_to_later_blocks():
     with pytest.raises(IndexError):
         w.enter_block(12, 4)
         w.emit_record(4, [1], 4)
+
+
+def _block_body(w: BitstreamWriter) -> None:
+    aid = w.define_abbrev(Abbrev((lit(2), fixed(5), array(), vbr(6))))
+    w.emit_record(2, [17, 1, 40, 1000], aid)
+    w.emit_record(9, [3, 2**33])
+
+
+@pytest.mark.parametrize("lead_bits", [0, 1, 7, 31, 45])
+def test_cached_block_is_position_free(lead_bits):
+    """A block copied from the cache equals the block written afresh, wherever it starts."""
+    cache = BlockCache()
+    warm = BitstreamWriter()
+    warm.emit(0, 13)                        # fill the cache at another bit offset first
+    warm.block_cached(14, 4, cache, "k", lambda: _block_body(warm))
+    outs = []
+    for c in (cache, BlockCache()):         # warm copy, then a cold write
+        w = BitstreamWriter()
+        w.emit((1 << lead_bits) - 1, lead_bits)
+        w.enter_block(8, 3)
+        w.emit_record(1, [5])
+        w.block_cached(14, 4, c, "k", lambda w=w: _block_body(w))
+        w.exit_block()
+        outs.append(w.data())
+    assert outs[0] == outs[1]
+    plain = BitstreamWriter()               # and both equal the uncached writer's output
+    plain.emit((1 << lead_bits) - 1, lead_bits)
+    plain.enter_block(8, 3)
+    plain.emit_record(1, [5])
+    plain.enter_block(14, 4)
+    _block_body(plain)
+    plain.exit_block()
+    plain.exit_block()
+    assert outs[0] == plain.data()
+
+
+def test_cached_record_equals_the_record():
+    cache = RecordCache()
+    for width in (3, 4, 3):                 # the abbreviation width is part of the key
+        a, b = BitstreamWriter(), BitstreamWriter()
+        for w in (a, b):
+            w.enter_block(15, width)
+            w.emit(1, 1)                    # an odd start
+        a.emit_record_cached(cache, 4, b"dx.version")
+        b.emit_record(4, list(b"dx.version"))
+        for w in (a, b):
+            w.exit_block()
+        assert a.data() == b.data()

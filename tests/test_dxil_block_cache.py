@@ -1,8 +1,9 @@
-"""The DXIL writer copies block bodies it has written before (bitstream.BlockCache: type table,
-metadata, attributes, symbol tables, module constants).  A cached body is only right if its key
-holds everything the bits depend on, abbreviation widths included (the BLOCKINFO SETTYPE field is
-as wide as the module's type count needs): every module must come out as it does from empty
-caches, whatever was compiled before it."""
+"""The DXIL writer copies blocks it has written before (bitstream.BlockCache: type table,
+attributes, symbol tables) and the digits of recurring records (bitstream.RecordCache: metadata
+strings and names, triple, datalayout).  A cached block or record is only right if its key holds
+everything the bits depend on, abbreviation widths included (the BLOCKINFO SETTYPE field is as wide
+as the module's type count needs): every module must come out as it does from empty caches,
+whatever was compiled before it."""
 
 from __future__ import annotations
 

@@ -12,14 +12,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
-           "BlockCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
+           "BlockCache", "RecordCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
 
 END_BLOCK, ENTER_SUBBLOCK, DEFINE_ABBREV, UNABBREV_RECORD = 0, 1, 2, 3
 BLOCKINFO_BLOCK_ID = 0
 _BLOCKINFO_SETBID = 1
 
 _CHAR6 = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._"
-_CHAR6_INDEX = {ord(c): i for i, c in enumerate(_CHAR6)}
 
 
 def _vbr(value: int, width: int) -> tuple[int, int]:
@@ -38,23 +37,67 @@ def _vbr(value: int, width: int) -> tuple[int, int]:
     return acc | value << n, n + width
 
 
-# VBR-6 encodings of small values, precomputed: unabbreviated records are VBR-6 throughout
-_VBR6 = [_vbr(v, 6) for v in range(1 << 12)]
-_VBR_TABLES: dict[int, list[tuple[int, int]]] = {6: _VBR6}
+def _digits(value: int, width: int) -> str:
+    """`width` bits of `value` as binary digits, most significant first (see BitstreamWriter)."""
+    return format(value & ((1 << width) - 1), f"0{width}b") if width else ""
 
 
-@lru_cache(maxsize=1024)
-def _vbr6_large(value: int) -> tuple[int, int]:
-    """VBR-6 of values past the table (call records carry 1 << 15 for their explicit type)."""
-    return _vbr(value, 6)
+_TABLE_LIMIT = 1 << 14                   # entries a digit table keeps (then computes the rest)
 
 
-def _vbr_table(width: int) -> list[tuple[int, int]]:
-    """Precomputed VBR-`width` encodings of 0..4095 (abbreviation operands use widths 4..8)."""
-    t = _VBR_TABLES.get(width)
+class _VbrDigits(dict):
+    """value -> the digits of its VBR-`width` field, filled on first use (ids and small numbers
+    recur in every record; a lookup is one C call, also through map())."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.width = width
+
+    def __missing__(self, value: int) -> str:
+        bits, n = _vbr(value, self.width)        # raises for negative values
+        s = format(bits, f"0{n}b")
+        if len(self) < _TABLE_LIMIT:             # bounded: float bits and far ids are many
+            self[value] = s
+        return s
+
+
+class _FixedDigits(dict):
+    """value -> the digits of a fixed-`width` field; values that do not fit raise ValueError."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.width = width
+
+    def __missing__(self, value: int) -> str:
+        if value < 0 or value >> self.width:
+            raise ValueError(f"value {value} does not fit in {self.width} bits")
+        s = format(value, f"0{self.width}b")
+        if len(self) < _TABLE_LIMIT:
+            self[value] = s
+        return s
+
+
+_VBR_DIGITS: dict[int, _VbrDigits] = {}
+_FIXED_DIGITS: dict[int, _FixedDigits] = {}
+
+
+def _vbr_digits(width: int) -> _VbrDigits:
+    t = _VBR_DIGITS.get(width)
     if t is None:
-        t = _VBR_TABLES[width] = [_vbr(v, width) for v in range(1 << 12)]
+        t = _VBR_DIGITS[width] = _VbrDigits(width)
     return t
+
+
+def _fixed_digits(width: int) -> _FixedDigits:
+    t = _FIXED_DIGITS.get(width)
+    if t is None:
+        t = _FIXED_DIGITS[width] = _FixedDigits(width)
+    return t
+
+
+_V6 = _vbr_digits(6)             # unabbreviated records are VBR-6 throughout
+_CHAR6_DIGITS = {ord(c): format(i, "06b") for i, c in enumerate(_CHAR6)}
+_UNABBREV = {w: format(3, f"0{w}b") for w in range(2, 33)}    # UNABBREV_RECORD per abbreviation width
 
 
 _CHAR6_SET = frozenset(_CHAR6)
@@ -103,29 +146,27 @@ class Abbrev(NamedTuple):
     ops: tuple[AbbrevOp, ...]
 
 
-# compiled abbreviation operand kinds (see _compile)
-_K_LIT, _K_FIXED, _K_VBR, _K_CHAR6, _K_ARRAY, _K_BLOB = range(6)
-_KIND = {"literal": _K_LIT, "fixed": _K_FIXED, "vbr": _K_VBR, "char6": _K_CHAR6, "array": _K_ARRAY, "blob": _K_BLOB}
-
-
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """An abbreviation compiled for emission: (kind, width or literal, VBR table) per scalar
-    operand, and the array element operand (or blob) that ends it, if any."""
+    """An abbreviation compiled for emission: per scalar operand (literal value, None) or (None,
+    digit table), the digit table of the array element operand that ends it (if any), and
+    whether a blob ends it.  Fixed, VBR and char6 fields are all one table lookup."""
 
-    scalars: tuple[tuple[int, int, list | None], ...]
-    tail: tuple[int, int, list | None] | None
+    scalars: tuple[tuple[int | None, dict | None], ...]
+    tail: dict | None
     blob: bool
+    code: int | None = None                  # the literal record code of a plan that is ...
+    fields: tuple[dict, ...] | None = None   # ... that code then scalar fields only (the fast path)
 
 
-@lru_cache(maxsize=4096)
-def _char6_bits(text: bytes) -> int:
-    """A char6 array's fields packed LSB-first (symbol and type names recur across modules)."""
-    acc = n = 0
-    for v in text:
-        acc |= _CHAR6_INDEX[v] << n
-        n += 6
-    return acc
+def _field_digits(op: AbbrevOp) -> dict:
+    if op.kind == "fixed":
+        return _fixed_digits(op.value)
+    if op.kind == "vbr":
+        return _vbr_digits(op.value)
+    if op.kind == "char6":
+        return _CHAR6_DIGITS
+    raise ValueError(f"abbreviation operand {op.kind} is not a scalar field")
 
 
 @lru_cache(maxsize=256)
@@ -148,146 +189,168 @@ def _abbrev_def_bits(abbrev: Abbrev) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=256)
+def _abbrev_def_digits(abbrev: Abbrev, abbrev_width: int) -> str:
+    """The whole DEFINE_ABBREV record (abbreviation id included) as digits."""
+    acc, n = _abbrev_def_bits(abbrev)
+    return _digits((acc << abbrev_width) | DEFINE_ABBREV, n + abbrev_width)
+
+
+@lru_cache(maxsize=256)
 def _compile(abbrev: Abbrev) -> _Plan:
     ops = abbrev.ops
-    scalars = []
+    scalars: list[tuple[int | None, dict | None]] = []
     for k, op in enumerate(ops):
-        kind = _KIND[op.kind]
-        if kind == _K_ARRAY:
-            e = ops[k + 1]
-            ek = _KIND[e.kind]
-            return _Plan(tuple(scalars), (ek, e.value, _vbr_table(e.value) if ek == _K_VBR else None), False)
-        if kind == _K_BLOB:
+        if op.kind == "array":
+            return _Plan(tuple(scalars), _field_digits(ops[k + 1]), False)
+        if op.kind == "blob":
             return _Plan(tuple(scalars), None, True)
-        scalars.append((kind, op.value, _vbr_table(op.value) if kind == _K_VBR else None))
+        scalars.append((op.value, None) if op.kind == "literal" else (None, _field_digits(op)))
+    if scalars[0][1] is None and all(table is not None for _, table in scalars[1:]):
+        return _Plan(tuple(scalars), None, False, scalars[0][0], tuple(table for _, table in scalars[1:]))
     return _Plan(tuple(scalars), None, False)
 
 
+@lru_cache(maxsize=256)
+def _block_header(outer_width: int, block_id: int, abbrev_width: int) -> str:
+    """ENTER_SUBBLOCK, the block id and the new abbreviation width, as digits (before alignment)."""
+    return _vbr_digits(4)[abbrev_width] + _vbr_digits(8)[block_id] + _digits(ENTER_SUBBLOCK, outer_width)
+
 
 class BlockCache:
-    """Block bodies by key, for BitstreamWriter.block_cached: bounded (emptied when full), since
-    keys are per module content and a long-lived process compiles many modules."""
+    """Blocks after their header (bytes) by key, for BitstreamWriter.block_cached: bounded (emptied when
+    full), since keys are per module content and a long-lived process compiles many modules."""
 
     def __init__(self, limit: int = 256) -> None:
-        self._items: dict[Hashable, tuple[int, int]] = {}
+        self._items: dict[Hashable, bytes] = {}
         self._limit = limit
 
-    def get(self, key: Hashable) -> tuple[int, int] | None:
+    def get(self, key: Hashable) -> bytes | None:
         return self._items.get(key)
 
     def clear(self) -> None:
         self._items.clear()
 
-    def put(self, key: Hashable, bits: tuple[int, int]) -> None:
+    def put(self, key: Hashable, tail: bytes) -> None:
         if len(self._items) >= self._limit:
             self._items.clear()
-        self._items[key] = bits
+        self._items[key] = tail
+
+
+class RecordCache:
+    """Record digits by (abbreviation width, abbreviation id, code, operands), for
+    BitstreamWriter.emit_record_cached: bounded like BlockCache."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._items: dict[Hashable, str] = {}
+        self._limit = limit
+
+    def get(self, key: Hashable) -> str | None:
+        return self._items.get(key)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def put(self, key: Hashable, digits: str) -> None:
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        self._items[key] = digits
 
 
 class BitstreamWriter:
-    """Accumulates bits; `data()` returns the bytes (always a whole number of words)."""
+    """Accumulates bits; `data()` returns the bytes (always a whole number of words).
+
+    Pending fields are kept as strings of binary digits (each most significant digit first) in
+    emission order; at every 32-bit alignment point (block entry and exit) they are joined in
+    reverse and converted by one int(..., 2).  A field is then one table lookup (see _VbrDigits),
+    and a record's operands are encoded by map() at C speed instead of a shift-and-or per field."""
 
     def __init__(self) -> None:
-        self._words = bytearray()
-        self._cur = 0          # pending bits
-        self._nbits = 0        # number of pending bits (flushed in words; see _flush)
-        self.abbrev_width = 2
+        self._bytes = bytearray()            # committed output, whole words
+        self._pieces: list[str] = []         # pending fields as digits, first field first
         self._abbrevs: list[_Plan] = []
         self._stack: list[tuple[int, list[_Plan], int]] = []   # (outer width, outer abbrevs, size word index)
         self._blockinfo: dict[int, list[_Plan]] = {}
         self._blockinfo_cur: int | None = None
+        self._set_width(2)
+
+    def _set_width(self, abbrev_width: int) -> None:
+        self.abbrev_width = abbrev_width
+        self._id_digits = _fixed_digits(abbrev_width)          # abbreviation ids at this width
+        self._unabbrev = self._id_digits[UNABBREV_RECORD]
 
     # -------------------------------------------------------------- raw bits
     def emit(self, value: int, width: int) -> None:
-        """Emit `width` bits of `value` (width may exceed 32).  Bits gather in one integer
-        and are flushed to bytes a few words at a time (fewer Python-level operations)."""
-        if width == 0:
-            return
-        self._cur |= (value & ((1 << width) - 1)) << self._nbits
-        self._nbits += width
-        if self._nbits >= 256:
-            self._flush()
+        """Emit `width` bits of `value` (width may exceed 32)."""
+        if width:
+            self._pieces.append(_digits(value, width))
 
     def emit_vbr(self, value: int, width: int) -> None:
-        bits, n = _vbr(value, width)
-        self.emit(bits, n)
-
-    def _flush(self) -> None:
-        """Move every whole pending word to the byte buffer (afterwards fewer than 32 bits pend)."""
-        n = self._nbits >> 5
-        if n:
-            self._words += (self._cur & ((1 << (n << 5)) - 1)).to_bytes(n << 2, "little")
-            self._cur >>= n << 5
-            self._nbits -= n << 5
+        self._pieces.append(_vbr_digits(width)[value])
 
     def align32(self) -> None:
-        self._flush()
-        if self._nbits:
-            self.emit(0, 32 - self._nbits)
-            self._flush()
+        """Commit the pending fields, zero-padded to a whole word."""
+        p = self._pieces
+        if p:
+            s = "".join(reversed(p)) if len(p) > 1 else p[0]
+            p.clear()
+            if s:
+                self._bytes += int(s, 2).to_bytes(((len(s) + 31) >> 5) << 2, "little")
 
     @property
     def bit_position(self) -> int:
-        return len(self._words) * 8 + self._nbits
+        return len(self._bytes) * 8 + sum(map(len, self._pieces))
 
     def data(self) -> bytes:
         if self._stack:
             raise RuntimeError("unterminated block")
-        self._flush()
-        out = bytes(self._words)
-        if self._nbits:
-            out += (self._cur & 0xFFFFFFFF).to_bytes(4, "little")[: (self._nbits + 7) // 8]
-            out += bytes((4 - len(out) % 4) % 4)
-        return out
+        s = "".join(reversed(self._pieces))
+        if not s:
+            return bytes(self._bytes)
+        return bytes(self._bytes) + int(s, 2).to_bytes(((len(s) + 31) >> 5) << 2, "little")
 
     # ---------------------------------------------------------------- blocks
     def enter_block(self, block_id: int, abbrev_width: int) -> None:
-        self.emit(ENTER_SUBBLOCK, self.abbrev_width)
-        self.emit_vbr(block_id, 8)
-        self.emit_vbr(abbrev_width, 4)
+        self._pieces.append(_block_header(self.abbrev_width, block_id, abbrev_width))
         self.align32()
-        size_index = len(self._words) // 4
-        self._words += bytes(4)                # block length, patched in exit_block
+        size_index = len(self._bytes) >> 2
+        self._bytes += b"\0\0\0\0"              # block length, patched in exit_block
         self._stack.append((self.abbrev_width, self._abbrevs, size_index))
-        self.abbrev_width = abbrev_width
+        self._set_width(abbrev_width)
         self._abbrevs = list(self._blockinfo.get(block_id, ()))
 
     def exit_block(self) -> None:
-        self.emit(END_BLOCK, self.abbrev_width)
+        self._pieces.append(self._id_digits[END_BLOCK])
         self.align32()
         width, abbrevs, size_index = self._stack.pop()
-        nwords = len(self._words) // 4 - size_index - 1
-        self._words[size_index * 4:size_index * 4 + 4] = nwords.to_bytes(4, "little")
-        self.abbrev_width, self._abbrevs = width, abbrevs
+        nwords = (len(self._bytes) >> 2) - size_index - 1
+        self._bytes[size_index * 4:size_index * 4 + 4] = nwords.to_bytes(4, "little")
+        self._set_width(width)
+        self._abbrevs = abbrevs
         self._blockinfo_cur = None
 
     def block_cached(self, block_id: int, abbrev_width: int, cache: BlockCache, key: Hashable,
                      write_body: Callable[[], None]) -> None:
-        """A whole block whose body is a function of `key` alone (records and the abbreviations
-        it defines for itself, no BLOCKINFO): the body starts word-aligned, so its bits do not
-        depend on the position and are copied from `cache` when an equal key was written before."""
+        """A whole block whose body is a function of `key` alone (records, the abbreviations it
+        defines for itself, and BLOCKINFO abbreviations that do not vary): everything after the
+        block header is word-aligned, so it does not depend on the position and is copied from
+        `cache` (length word, body, END_BLOCK) when an equal key was written before."""
+        tail = cache.get(key)
+        if tail is not None:
+            self._pieces.append(_block_header(self.abbrev_width, block_id, abbrev_width))
+            self.align32()
+            self._bytes += tail
+            self._blockinfo_cur = None
+            return
         self.enter_block(block_id, abbrev_width)
-        hit = cache.get(key)
-        if hit is None:
-            start = len(self._words)             # enter_block leaves no pending bits
-            write_body()
-            self._flush()
-            n_bytes = len(self._words) - start
-            hit = (int.from_bytes(self._words[start:], "little") | self._cur << (n_bytes * 8),
-                   n_bytes * 8 + self._nbits)
-            cache.put(key, hit)
-        else:
-            self.emit(*hit)
+        start = len(self._bytes) - 4             # the length word enter_block reserved
+        write_body()
         self.exit_block()
+        cache.put(key, bytes(self._bytes[start:]))
 
     # ------------------------------------------------------------ abbrevs
-    def _emit_abbrev_def(self, abbrev: Abbrev) -> None:
-        acc, n = _abbrev_def_bits(abbrev)
-        self.emit((acc << self.abbrev_width) | DEFINE_ABBREV, n + self.abbrev_width)
-
     def define_abbrev(self, abbrev: Abbrev) -> int:
         """Define an abbreviation in the current block; returns its id."""
-        self._emit_abbrev_def(abbrev)
+        self._pieces.append(_abbrev_def_digits(abbrev, self.abbrev_width))
         self._abbrevs.append(_compile(abbrev))
         return len(self._abbrevs) + 3
 
@@ -295,127 +358,99 @@ class BitstreamWriter:
         self.enter_block(BLOCKINFO_BLOCK_ID, 2)
 
     def write_blockinfo(self, entries: tuple[tuple[int, Abbrev], ...]) -> None:
-        """The whole BLOCKINFO block for (block id, abbreviation) entries.  Its body starts
-        word-aligned, so its bits do not depend on the position: they are built once per
+        """The whole BLOCKINFO block for (block id, abbreviation) entries.  Everything after its
+        header is word-aligned, so it does not depend on the position: it is built once per
         entry list and copied in (every module of a compile session repeats the same block)."""
-        bits, n, plans = _blockinfo_body(entries)
-        self.enter_blockinfo()
-        self.emit(bits, n)
+        tail, plans = _blockinfo_block(entries)
+        self._pieces.append(_block_header(self.abbrev_width, BLOCKINFO_BLOCK_ID, 2))
+        self.align32()
+        self._bytes += tail
         for block_id, plan in plans:
             self._blockinfo.setdefault(block_id, []).append(plan)
-        self.exit_block()
+        self._blockinfo_cur = None
 
     def blockinfo_abbrev(self, block_id: int, abbrev: Abbrev) -> int:
         """Inside BLOCKINFO: define an abbreviation for every later `block_id` block."""
         if self._blockinfo_cur != block_id:
             self.emit_record(_BLOCKINFO_SETBID, [block_id])
             self._blockinfo_cur = block_id
-        self._emit_abbrev_def(abbrev)
+        self._pieces.append(_abbrev_def_digits(abbrev, self.abbrev_width))
         lst = self._blockinfo.setdefault(block_id, [])
         lst.append(_compile(abbrev))
         return len(lst) + 3
 
     # ------------------------------------------------------------ records
     def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
-        if abbrev == 0:                      # packed into one field: far fewer calls for long records
-            table = _VBR6
-            acc, n = table[code] if code < 4096 else _vbr(code, 6)
-            b, k = table[len(ops)] if len(ops) < 4096 else _vbr(len(ops), 6)
-            acc |= b << n
-            n += k
-            for v in ops:
-                b, k = table[v] if 0 <= v < 4096 else _vbr6_large(v)
-                acc |= b << n
-                n += k
-            # the record is exactly n + width bits: add it to the pending bits directly (emit, inlined)
-            self._cur |= ((acc << self.abbrev_width) | UNABBREV_RECORD) << self._nbits
-            self._nbits += n + self.abbrev_width
-            if self._nbits >= 256:
-                self._flush()
+        if abbrev == 0:                      # VBR-6 throughout: the operands go through map()
+            p = self._pieces
+            p += (self._unabbrev, _V6[code], _V6[len(ops)])
+            p += map(_V6_GET, ops)
             return
-        self._emit_abbreviated(self._abbrevs[abbrev - 4], abbrev, code, ops)
+        plan = self._abbrevs[abbrev - 4]
+        fields = plan.fields
+        if fields is not None and code == plan.code and len(ops) == len(fields):
+            p = self._pieces                 # a literal code and scalar fields: one lookup per field
+            p.append(self._id_digits[abbrev])
+            p += map(_GETITEM, fields, ops)
+            return
+        self._emit_abbreviated(plan, abbrev, code, ops)
+
+    def emit_record_cached(self, cache: RecordCache, code: int, ops: bytes | tuple[int, ...], abbrev: int = 0) -> None:
+        """emit_record for records that recur across modules (metadata names, the triple): their
+        digits depend on the record, the abbreviation width and the abbreviation `abbrev`, which
+        must mean the same in every block that uses `cache`."""
+        p = self._pieces
+        key = (self.abbrev_width, abbrev, code, ops)
+        digits = cache.get(key)
+        if digits is None:
+            n = len(p)
+            self.emit_record(code, ops, abbrev)
+            digits = "".join(reversed(p[n:]))
+            del p[n:]
+            cache.put(key, digits)
+        p.append(digits)
 
     def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: list[int]) -> None:
-        """Pack the whole record into one integer, then emit it once."""
-        n = self.abbrev_width
-        acc = abbrev_id
         scalars = plan.scalars
         if len(ops) + 1 < len(scalars) or (plan.tail is None and not plan.blob and len(ops) + 1 != len(scalars)):
             raise ValueError("record has more operands than its abbreviation" if len(ops) + 1 > len(scalars)
                              else "record has fewer operands than its abbreviation")
+        p = self._pieces
+        p.append(self._id_digits[abbrev_id])
         i = -1                                   # -1 is the record code, then ops[0], ...
-        for kind, w, table in scalars:
+        for literal, table in scalars:
             v = code if i < 0 else ops[i]
             i += 1
-            if kind == _K_LIT:
-                if v != w:
-                    raise ValueError(f"literal mismatch {v} != {w}")
-            elif kind == _K_FIXED:
-                if v >> w:
-                    raise ValueError(f"value {v} does not fit in {w} bits")
-                acc |= v << n
-                n += w
-            elif kind == _K_VBR:
-                b, k = table[v] if 0 <= v < 4096 else _vbr(v, w)
-                acc |= b << n
-                n += k
+            if table is None:
+                if v != literal:
+                    raise ValueError(f"literal mismatch {v} != {literal}")
             else:
-                acc |= _CHAR6_INDEX[v] << n
-                n += 6
-        rest = ops[i:] if i >= 0 else [code, *ops]
+                p.append(table[v])
         if plan.blob:
-            self.emit(acc, n)
-            self._emit_blob(bytes(rest))
-            return
-        tail = plan.tail
-        if tail is not None:
-            b, k = _VBR6[len(rest)] if len(rest) < 4096 else _vbr(len(rest), 6)
-            acc |= b << n
-            n += k
-            kind, w, table = tail
-            if kind == _K_FIXED and w == 8:
-                # bytes: 8-bit fields packed LSB-first are exactly the little-endian integer
-                try:
-                    acc |= int.from_bytes(bytes(rest), "little") << n
-                except ValueError:
-                    raise ValueError(f"a value of {rest} does not fit in 8 bits") from None
-                n += 8 * len(rest)
-            elif kind == _K_FIXED:
-                for v in rest:
-                    if v >> w:
-                        raise ValueError(f"value {v} does not fit in {w} bits")
-                    acc |= v << n
-                    n += w
-            elif kind == _K_VBR:
-                for v in rest:
-                    b, k = table[v] if 0 <= v < 4096 else _vbr(v, w)
-                    acc |= b << n
-                    n += k
-            elif kind == _K_CHAR6:
-                bits = _char6_bits(bytes(rest))
-                acc |= bits << n
-                n += 6 * len(rest)
-            else:
-                raise ValueError(f"array element kind {kind}")
-        self.emit(acc, n)
+            self._emit_blob(bytes(ops[i:] if i >= 0 else [code, *ops]))
+        elif plan.tail is not None:
+            rest = ops[i:] if i >= 0 else [code, *ops]
+            p.append(_V6[len(rest)])
+            p += map(plan.tail.__getitem__, rest)
 
     def _emit_blob(self, data: bytes) -> None:
-        self.emit_vbr(len(data), 6)
+        self._pieces.append(_V6[len(data)])
         self.align32()
-        for b in data:
-            self.emit(b, 8)
-        self.align32()
+        self._bytes += data + bytes(-len(data) % 4)
+
+
+_V6_GET = _V6.__getitem__
+_GETITEM = dict.__getitem__                  # (table, value) -> digits, through map()
 
 
 @lru_cache(maxsize=16)
-def _blockinfo_body(entries: tuple[tuple[int, Abbrev], ...]) -> tuple[int, int, tuple[tuple[int, _Plan], ...]]:
-    """(bits, bit count, plans) of a BLOCKINFO body, written by a scratch writer at an aligned start."""
+def _blockinfo_block(entries: tuple[tuple[int, Abbrev], ...]) -> tuple[bytes, tuple[tuple[int, _Plan], ...]]:
+    """(bytes after the header, plans) of a BLOCKINFO block, written by a scratch writer."""
     w = BitstreamWriter()
-    w.abbrev_width = 2                   # BLOCKINFO's abbreviation width (enter_blockinfo)
+    w.enter_blockinfo()
+    start = len(w._bytes) - 4                # the length word
     for block_id, abbrev in entries:
         w.blockinfo_abbrev(block_id, abbrev)
-    w._flush()
-    bits = int.from_bytes(w._words, "little") | w._cur << (len(w._words) * 8)
-    n = len(w._words) * 8 + w._nbits
     plans = tuple((block_id, plan) for block_id, lst in w._blockinfo.items() for plan in lst)
-    return bits, n, plans
+    w.exit_block()
+    return bytes(w._bytes[start:]), plans

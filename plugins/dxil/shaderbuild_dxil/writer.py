@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .bitstream import Abbrev, BitstreamWriter, BlockCache, array, char6, fixed, is_char6, lit, vbr
+from .bitstream import Abbrev, BitstreamWriter, BlockCache, RecordCache, array, char6, fixed, is_char6, lit, vbr
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
@@ -92,11 +92,15 @@ FUNCTION_ATTR_INDEX = 0xFFFFFFFF
 _TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer._types)
 _ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
 _SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
+_NAME_RECORDS = RecordCache()        # metadata names and strings, the triple and datalayout
+
+_MD_STRING_ABBREV = Abbrev((lit(MD_STRING), array(), fixed(8)))
+_MD_NAME_ABBREV = Abbrev((lit(MD_NAME), array(), fixed(8)))
 
 # abbreviation ids fixed by the BLOCKINFO block below (first application id is 4)
 VST_ENTRY_8, VST_ENTRY_7, VST_ENTRY_6, VST_BBENTRY_6 = 4, 5, 6, 7
 CST_SETTYPE_ABBREV, CST_INTEGER_ABBREV, CST_CE_CAST_ABBREV, CST_NULL_ABBREV = 4, 5, 6, 7
-_NULL_RECORD = (CST_NULL, CST_NULL_ABBREV)
+FUNC_BINOP = FUNC_CODES["binop"]
 FN_LOAD, FN_BINOP, FN_BINOP_FLAGS, FN_CAST, FN_RET_VOID, FN_RET_VAL, FN_UNREACHABLE, FN_GEP = 4, 5, 6, 7, 8, 9, 10, 11
 
 
@@ -121,9 +125,12 @@ class _Enumerator:
         self.type_ids: dict[Type, int] = {}
         self.values: list[Value] = []
         self.value_ids: dict[object, int] = {}
-        self.mds: list[Metadata] = []
-        self.md_ids: dict[int, int] = {}
-        self._md_unique: dict[tuple, int] = {}
+        self.md_records: list[tuple[int, object]] = []    # (code, operands or text) per metadata id
+        self.md_ids: dict[int, int] = {}                  # id(metadata object) -> metadata id
+        self._md_strings: dict[str, int] = {}
+        self._md_values: dict[int, int] = {}               # by value id
+        self._md_ints: dict[tuple[Type, int], int] = {}    # integer constants by (type, value)
+        self._md_nodes: dict[tuple[int, ...], int] = {}    # by the record's operands
         self.attr_sets: list[tuple[str, ...]] = []
         for g in module.globals:
             self._add_value(g)
@@ -148,63 +155,83 @@ class _Enumerator:
         type_of = self.type_of
         known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
         # one walk of the bodies: the types they use (known ones skipped inline) and, per function,
-        # its literal operands in first-use order (numbered by `incorporate`, which needs no walk)
+        # its literal operands in first-use order and its value-producing instructions (numbered
+        # by `incorporate`, which needs no walk)
         self.literals: dict[int, list[Constant]] = {}
+        self.valued: dict[int, list[Instruction]] = {}
         literal_classes = _LITERAL_CLASSES
+        known_add = known.add
         for f in module.functions:
             literals: list[Constant] = []
+            valued: list[Instruction] = []
             self.literals[id(f)] = literals
+            self.valued[id(f)] = valued
+            add_literal, add_valued = literals.append, valued.append
             for bb in f.blocks:
                 for inst in bb.instructions:
-                    if id(inst.type) not in known:
-                        type_of(inst.type)
-                        known.add(id(inst.type))
+                    t = inst.type
+                    if id(t) not in known:
+                        type_of(t)
+                        known_add(id(t))
+                    if t.__class__ is not VoidType:
+                        add_valued(inst)
                     for op in inst.operands:
-                        if id(op.type) not in known:
-                            type_of(op.type)
-                            known.add(id(op.type))
+                        t = op.type
+                        if id(t) not in known:
+                            type_of(t)
+                            known_add(id(t))
                         if op.__class__ in literal_classes:
-                            literals.append(op)
+                            add_literal(op)
                     attrs = inst.attrs
-                    if attrs:
-                        for key in ("allocated", "source"):
-                            if key in attrs:
-                                type_of(attrs[key])
+                    if "allocated" in attrs:          # alloca's and GEP's type operands
+                        type_of(attrs["allocated"])
+                    if "source" in attrs:
+                        type_of(attrs["source"])
                     op = inst.op
                     if op == "call":
                         ft = inst.operands[0].ftype
                         if id(ft) not in known:
                             type_of(ft)
-                            known.add(id(ft))
+                            known_add(id(ft))
                     elif op == "phi":
                         for v, _ in attrs["incoming"]:
-                            type_of(v.type)
+                            if id(v.type) not in known:
+                                type_of(v.type)
+                                known_add(id(v.type))
                             if v.__class__ in literal_classes:
-                                literals.append(v)
+                                add_literal(v)
                     elif op == "switch":
                         literals += [c for c, _ in attrs["cases"] if c.__class__ in literal_classes]
 
     # ---- types
     def type_of(self, t: Type) -> int:
-        tid = self.type_ids.get(t)
+        """Number `t` after the types it refers to (post-order); known parts are skipped inline."""
+        ids = self.type_ids
+        tid = ids.get(t)
         if tid is not None:
             return tid
-        if isinstance(t, PointerType):
-            self.type_of(t.pointee)
-        elif isinstance(t, ArrayType):
-            self.type_of(t.elem)
-        elif isinstance(t, StructType):
+        cls = t.__class__
+        if cls is PointerType:
+            if t.pointee not in ids:
+                self.type_of(t.pointee)
+        elif cls is ArrayType:
+            if t.elem not in ids:
+                self.type_of(t.elem)
+        elif cls is StructType:
             if t.name is not None:                       # named structs may be referenced recursively
-                self.type_ids[t] = -1
+                ids[t] = -1
             for e in t.elems:
-                self.type_of(e)
-        elif isinstance(t, FunctionType):
-            self.type_of(t.ret)
+                if e not in ids:
+                    self.type_of(e)
+        elif cls is FunctionType:
+            if t.ret not in ids:
+                self.type_of(t.ret)
             for p in t.params:
-                self.type_of(p)
+                if p not in ids:
+                    self.type_of(p)
         tid = len(self.types)
         self.types.append(t)
-        self.type_ids[t] = tid
+        ids[t] = tid
         return tid
 
     # ---- values
@@ -243,63 +270,85 @@ class _Enumerator:
         return vid
 
     # ---- metadata
-    def _add_md(self, md: Metadata) -> None:
+    def _add_md(self, md: Metadata) -> int:
         """Number metadata operands first (post-order); equal strings, values and tuples share one
-        id (uniquing).  A node's string and value operands are numbered inline: they are most of
-        the operands, and a call per operand is most of the cost."""
+        id (uniquing), and each new id's record is made at once (its operands are numbered by
+        then), so the writer needs no second walk.  A node's operands are numbered inline, straight
+        into its record: they are most of the metadata, and a call per operand is most of the cost."""
         md_ids = self.md_ids
-        if id(md) in md_ids:
-            return
-        unique, mds = self._md_unique, self.mds
-        if md.__class__ is MDNode:
-            ops = md.ops
-            value_ids, type_ids = self.value_ids, self.type_ids
-            for op in ops:
-                if op is None or id(op) in md_ids:
-                    continue
-                cls = op.__class__
-                if cls is MDNode:
-                    self._add_md(op)
-                    continue
-                if cls is MDString:
-                    key: tuple = ("string", op.text)
+        n = md_ids.get(id(md))
+        if n is not None:
+            return n
+        cls = md.__class__
+        if cls is not MDNode:
+            n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
+            return n
+        strings, ints = self._md_strings, self._md_ints
+        rec: list[int] = []                       # operand ids + 1, 0 for null
+        for op in md.ops:
+            cls = op.__class__
+            if cls is MDValue:
+                v = op.value
+                if v.__class__ is ConstInt:       # the common operand: an i32 or i8 of dx.* metadata
+                    key = (v.type, v.value)       # (each a new object: an id memo would miss)
+                    n = ints.get(key)
+                    if n is None:
+                        n = ints[key] = self._md_value(v)
                 else:
-                    v = op.value
-                    if v.__class__ is ConstInt:          # the common operand: an i32 of dx.* metadata
-                        if v.type not in type_ids:
-                            self.type_of(v.type)
-                        if id(v) not in value_ids:
-                            self._add_constant(v)
-                        key = ("value", v.key())
-                    else:
-                        key = self._value_key(v)
-                n = unique.get(key)
+                    n = self._md_value(v)
+            elif cls is MDNode:
+                n = md_ids.get(id(op))
                 if n is None:
-                    n = unique[key] = len(mds)
-                    mds.append(op)
-                md_ids[id(op)] = n
-            key = ("node", tuple([-1 if op is None else md_ids[id(op)] for op in ops]))
-        elif md.__class__ is MDString:
-            key = ("string", md.text)
-        else:
-            key = self._value_key(md.value)
-        n = unique.get(key)
+                    n = self._add_md(op)
+            elif cls is MDString:
+                n = strings.get(op.text)
+                if n is None:
+                    n = self._md_string(op.text)
+            elif op is None:
+                n = -1
+            else:
+                raise TypeError(f"cannot write metadata {op!r}")
+            rec.append(n + 1)
+        key = tuple(rec)
+        n = self._md_nodes.get(key)
         if n is None:
-            n = unique[key] = len(mds)
-            mds.append(md)
+            n = self._md_nodes[key] = len(self.md_records)
+            self.md_records.append((MD_NODE, key))
         md_ids[id(md)] = n
+        return n
 
-    def _value_key(self, v: Value) -> tuple:
-        """The uniquing key of a value as metadata, numbering its type and the value first."""
-        self.type_of(v.type)
-        if isinstance(v, GlobalValue):
-            return ("value", id(v))
-        if isinstance(v, Constant):
-            self._add_constant(v)
-            return ("value", v.key())
-        if id(v) not in self.value_ids:            # not a constant: numbered by identity
-            self._add_value(v)
-        return ("value", id(v))
+    def _md_string(self, text: str) -> int:
+        n = self._md_strings.get(text)
+        if n is None:
+            n = self._md_strings[text] = len(self.md_records)
+            self.md_records.append((MD_STRING, text))
+        return n
+
+    def _md_value(self, v: Value) -> int:
+        """A value as metadata, numbering its type and the value first; equal constants are one
+        value, so the value id is the uniquing key."""
+        if v.__class__ is ConstInt:                  # _add_constant inlined for the common case
+            t = v.type
+            if t not in self.type_ids:
+                self.type_of(t)
+            key = v.key()
+            vid = self.value_ids.get(key)
+            if vid is None:
+                vid = self.value_ids[key] = len(self.values)
+                self.values.append(v)
+            self.value_ids[id(v)] = vid
+        else:
+            self.type_of(v.type)
+            if isinstance(v, Constant) and not isinstance(v, GlobalValue):
+                self._add_constant(v)
+            elif id(v) not in self.value_ids:        # not a constant: numbered by identity
+                self._add_value(v)
+            vid = self.value_ids[id(v)]
+        n = self._md_values.get(vid)
+        if n is None:
+            n = self._md_values[vid] = len(self.md_records)
+            self.md_records.append((MD_VALUE, (self.type_ids[v.type], vid)))
+        return n
 
     # ---- functions
     def incorporate(self, f: Function) -> tuple[int, int, dict[int, int]]:
@@ -309,17 +358,25 @@ class _Enumerator:
         for a in f.args:
             self._add_value(a)
         cst_start = len(self.values)
-        ids, add_constant = self.value_ids, self._add_constant
+        ids, add_constant, type_ids, values = self.value_ids, self._add_constant, self.type_ids, self.values
         for c in self.literals[id(f)]:
-            if id(c) not in ids:
-                add_constant(c)
-        inst_start = len(self.values)
-        values = self.values
-        for bb in f.blocks:
-            for inst in bb.instructions:
-                if inst.type.__class__ is not VoidType:
-                    ids[id(inst)] = len(values)
-                    values.append(inst)
+            if id(c) in ids:
+                continue
+            key = c.key()                  # _add_constant inlined for scalars: one key() per literal
+            vid = ids.get(key)
+            if vid is None:
+                if c.__class__ is ConstAggregate:
+                    add_constant(c)
+                    continue
+                if c.type not in type_ids:
+                    self.type_of(c.type)
+                vid = ids[key] = len(values)
+                values.append(c)
+            ids[id(c)] = vid
+        inst_start = len(values)
+        valued = self.valued[id(f)]
+        ids.update(zip(map(id, valued), range(inst_start, inst_start + len(valued))))
+        values += valued
         return cst_start, inst_start, {id(bb): i for i, bb in enumerate(f.blocks)}
 
     def purge(self) -> None:
@@ -337,8 +394,7 @@ class _Writer:
 
     def write(self) -> bytes:
         w = self.w
-        for b in BITCODE_MAGIC:
-            w.emit(b, 8)
+        w.emit(int.from_bytes(BITCODE_MAGIC, "little"), 32)     # 'BC' 0xC0DE, byte by byte
         w.enter_block(MODULE_BLOCK, 3)
         w.emit_record(MODULE_VERSION, [1])
         self._blockinfo()
@@ -358,7 +414,7 @@ class _Writer:
 
     def _string_record(self, code: int, text: str) -> None:
         if text:
-            self.w.emit_record(code, list(text.encode()))
+            self.w.emit_record_cached(_NAME_RECORDS, code, text.encode())
 
     # ---- BLOCKINFO: the standard abbreviations of LLVM 3.7
     def _blockinfo(self) -> None:
@@ -455,94 +511,79 @@ class _Writer:
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
-        """Values first..last-1 as records, then written (the module-level block defines its own
-        aggregate/string abbreviations)."""
+        """Values first..last-1, one record each (after a SETTYPE when the type changes); the
+        module-level block defines its own aggregate/string abbreviations.  Not cached across
+        compiles: constants are specific to one shader, and a cache keyed by them would only hit
+        when the very same shader is compiled again (a benchmark loop, not a build)."""
         if first == last:
             return
-        e = self.e
+        e, w = self.e, self.w
         type_ids, value_id = e.type_ids, e.value_id
-        agg_ab = 8 if module_level else 0       # the first abbreviation the block defines (below)
-        records: list[tuple] = []
+        w.enter_block(CONSTANTS_BLOCK, 4)
+        agg_ab = 0
+        if module_level:
+            agg_ab = 8                          # the first abbreviation the block defines
+            for ab in _module_constant_abbrevs(_log2_ceil(last + 1)):
+                w.define_abbrev(ab)
+        emit = w.emit_record
         last_type = None
         for c in e.values[first:last]:
-            if c.type != last_type:
-                last_type = c.type
-                records.append((CST_SETTYPE, CST_SETTYPE_ABBREV, type_ids[c.type]))
+            t = c.type
+            if t is not last_type and t != last_type:
+                last_type = t
+                emit(CST_SETTYPE, (type_ids[t],), CST_SETTYPE_ABBREV)
             cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
             if cls is ConstInt:
                 v = c.value
                 if v == 0:
-                    records.append(_NULL_RECORD)
+                    emit(CST_NULL, (), CST_NULL_ABBREV)
+                elif v >> (t.width - 1):         # stored unsigned: the signed value, VBR-signed
+                    emit(CST_INTEGER, ((((1 << t.width) - v) << 1) | 1,), CST_INTEGER_ABBREV)
                 else:
-                    if v >> (c.type.width - 1):      # stored unsigned: the signed value, VBR-signed
-                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, (((1 << c.type.width) - v) << 1) | 1))
-                    else:
-                        records.append((CST_INTEGER, CST_INTEGER_ABBREV, v << 1))
+                    emit(CST_INTEGER, (v << 1,), CST_INTEGER_ABBREV)
             elif cls is ConstFloat:
-                records.append(_NULL_RECORD if c.bits == 0 else (CST_FLOAT, 0, c.bits))
+                if c.bits == 0:
+                    emit(CST_NULL, (), CST_NULL_ABBREV)
+                else:
+                    emit(CST_FLOAT, (c.bits,))
             elif is_null_value(c):
-                records.append(_NULL_RECORD)
+                emit(CST_NULL, (), CST_NULL_ABBREV)
             elif isinstance(c, Undef):
-                records.append((CST_UNDEF, 0))
+                emit(CST_UNDEF, ())
             elif isinstance(c, ConstInt):
-                records.append((CST_INTEGER, CST_INTEGER_ABBREV, _signed(c.signed)))
+                emit(CST_INTEGER, (_signed(c.signed),), CST_INTEGER_ABBREV)
             elif isinstance(c, ConstFloat):
-                records.append((CST_FLOAT, 0, c.bits))
+                emit(CST_FLOAT, (c.bits,))
             elif _is_data_array(c):
-                records.append((CST_DATA, 0, *[x.value if isinstance(x, ConstInt) else x.bits for x in c.elems]))
+                emit(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
             elif isinstance(c, ConstAggregate):
-                records.append((CST_AGGREGATE, agg_ab, *[value_id(x) for x in c.elems]))
+                emit(CST_AGGREGATE, [value_id(x) for x in c.elems], agg_ab)
             else:
                 raise TypeError(f"cannot write constant {c!r}")
-        # not cached across compiles: constants are specific to one shader, and a cache keyed by them
-        # would only hit when the very same shader is compiled again (a benchmark loop, not a build)
-        self.w.enter_block(CONSTANTS_BLOCK, 4)
-        self._constant_records(_log2_ceil(last + 1) if module_level else -1, records)
-        self.w.exit_block()
-
-    def _constant_records(self, agg_width: int, records: tuple[tuple, ...] | list[tuple]) -> None:
-        w = self.w
-        if agg_width >= 0:
-            w.define_abbrev(Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))))
-            w.define_abbrev(Abbrev((lit(8), array(), fixed(8))))      # STRING
-            w.define_abbrev(Abbrev((lit(9), array(), fixed(7))))      # CSTRING
-            w.define_abbrev(Abbrev((lit(9), array(), char6())))       # CSTRING
-        emit = w.emit_record
-        for code, ab, *ops in records:
-            emit(code, ops, ab)
+        w.exit_block()
 
     # ---- metadata
     def _metadata(self) -> None:
-        """The metadata block: its records are collected first, then written."""
+        """The metadata block: the records the enumerator made, then the named metadata."""
         e = self.e
-        if not e.mds and not self.m.named_md:
+        named = self.m.named_md
+        if not e.md_records and not named:
             return
-        type_ids, value_id, md_ids = e.type_ids, e.value_id, e.md_ids
-        records: list[tuple] = []
-        for md in e.mds:
-            cls = md.__class__
-            if cls is MDString:
-                records.append((MD_STRING, md.text))
-            elif cls is MDValue:
-                records.append((MD_VALUE, type_ids[md.value.type], value_id(md.value)))
-            else:
-                records.append((MD_NODE, *[0 if op is None else md_ids[id(op)] + 1 for op in md.ops]))
-        for nmd in self.m.named_md:
-            records.append((MD_NAME, nmd.name))
-            records.append((MD_NAMED_NODE, *[md_ids[id(n)] for n in nmd.nodes]))
-        self.w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
-        self._metadata_records(records)
-        self.w.exit_block()
-
-    def _metadata_records(self, records: tuple[tuple, ...]) -> None:
         w = self.w
-        str_ab = w.define_abbrev(Abbrev((lit(MD_STRING), array(), fixed(8))))
-        name_ab = w.define_abbrev(Abbrev((lit(MD_NAME), array(), fixed(8))))
-        for code, *ops in records:
-            if code == MD_STRING or code == MD_NAME:
-                w.emit_record(code, list(ops[0].encode()), str_ab if code == MD_STRING else name_ab)
+        w.enter_block(METADATA_BLOCK, 3)           # not cached: shader-specific (see _constants)
+        str_ab = w.define_abbrev(_MD_STRING_ABBREV)
+        name_ab = w.define_abbrev(_MD_NAME_ABBREV)
+        emit, emit_cached = w.emit_record, w.emit_record_cached
+        for code, ops in e.md_records:
+            if code == MD_STRING:                  # strings and names recur across modules
+                emit_cached(_NAME_RECORDS, code, ops.encode(), str_ab)
             else:
-                w.emit_record(code, ops)
+                emit(code, ops)
+        md_ids = e.md_ids
+        for nmd in named:
+            emit_cached(_NAME_RECORDS, MD_NAME, nmd.name.encode(), name_ab)
+            emit(MD_NAMED_NODE, [md_ids[id(n)] for n in nmd.nodes])
+        w.exit_block()
 
     # ---- value symbol table
     def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
@@ -573,9 +614,11 @@ class _Writer:
         w.enter_block(FUNCTION_BLOCK, 4)
         cst_start, inst_id, self._bb = e.incorporate(f)
         self._vid = e.value_ids.get
+        self._vids = e.value_ids.__getitem__
         self._callees: dict[int, tuple[int, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
         for bb in f.blocks:
             for inst in bb.instructions:
@@ -583,33 +626,45 @@ class _Writer:
                 code, ab = encoders[inst.op](self, inst, inst_id, vals)
                 emit_record(code, vals, ab)
                 if inst.type.__class__ is not VoidType:
+                    if inst.name:                 # named values go to the symbol table
+                        names.append((inst.name, inst_id))
                     inst_id += 1
-        names = [(a.name, e.value_id(a)) for a in f.args if a.name]
-        names += [(i.name, e.value_id(i)) for bb in f.blocks for i in bb.instructions if i.name and i.has_value]
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
-        vid = self._vid(id(v))
-        if vid is None:
+        try:
+            vid = self._vids(id(v))
+        except KeyError:                          # an operand known only by its constant key
             vid = self.e.value_id(v)
+        if vid < inst_id:
+            vals.append(inst_id - vid)
+            return False
         vals.append((inst_id - vid) & 0xFFFFFFFF)
-        if with_type and vid >= inst_id:
+        if with_type:
             vals.append(self.e.type_ids[v.type])
             return True
         return False
 
     def _binop(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         a, b = inst.operands
-        fwd = self._push(vals, a, iid)
-        self._push(vals, b, iid, False)
-        vals.append(BINOP_CODES[inst.op])
+        try:                                      # _push inlined for the common backward references
+            va, vb = self._vids(id(a)), self._vids(id(b))
+        except KeyError:
+            va, vb = self.e.value_id(a), self.e.value_id(b)
+        if va < iid and vb < iid:
+            vals += [iid - va, iid - vb, BINOP_CODES[inst.op]]
+            fwd = False
+        else:
+            fwd = self._push(vals, a, iid)
+            self._push(vals, b, iid, False)
+            vals.append(BINOP_CODES[inst.op])
         flags = inst.attrs.get("flags", 0)
         if flags:
             vals.append(flags)
-        return FUNC_CODES["binop"], 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
+        return FUNC_BINOP, 0 if fwd else (FN_BINOP_FLAGS if flags else FN_BINOP)
 
     def _cast(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         fwd = self._push(vals, inst.operands[0], iid)
@@ -672,8 +727,13 @@ class _Writer:
     def _phi(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         e, bbs = self.e, self._bb
         vals.append(e.type_ids[inst.type])
+        vids = self._vids
         for v, bb in inst.attrs["incoming"]:
-            vals += [_signed(iid - e.value_id(v)), bbs[id(bb)]]
+            try:
+                vid = vids(id(v))
+            except KeyError:
+                vid = e.value_id(v)
+            vals += [_signed(iid - vid), bbs[id(bb)]]
         return FUNC_CODES["phi"], 0
 
     def _alloca(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
@@ -703,10 +763,10 @@ class _Writer:
             callee = self._callees[id(fn)] = (self.e.type_ids[fn.ftype], self.e.value_id(fn))
         # the callee is a module-level value, numbered before every instruction: never typed
         vals += [0, 1 << 15, callee[0], (iid - callee[1]) & 0xFFFFFFFF]
-        vid_of, value_id = self._vid, self.e.value_id
-        for a in ops[1:]:                         # arguments never carry a type (inlined _push)
-            vid = vid_of(id(a))
-            vals.append((iid - (value_id(a) if vid is None else vid)) & 0xFFFFFFFF)
+        try:                                      # arguments never carry a type (_push inlined)
+            vals += [(iid - vid) & 0xFFFFFFFF for vid in map(self._vids, map(id, ops[1:]))]
+        except KeyError:                          # an operand known only by its constant key
+            vals += [(iid - self.e.value_id(a)) & 0xFFFFFFFF for a in ops[1:]]
         return FUNC_CODES["call"], 0
 
     def _atomicrmw(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
@@ -769,9 +829,18 @@ def _blockinfo_entries(tb: int) -> tuple[tuple[int, Abbrev], ...]:
     )
 
 
+@lru_cache(maxsize=16)
+def _module_constant_abbrevs(agg_width: int) -> tuple[Abbrev, ...]:
+    """The module-level constants block's own abbreviations (aggregate operands are value ids)."""
+    return (Abbrev((lit(CST_AGGREGATE), array(), fixed(agg_width))),
+            Abbrev((lit(8), array(), fixed(8))),       # STRING
+            Abbrev((lit(9), array(), fixed(7))),       # CSTRING
+            Abbrev((lit(9), array(), char6())))        # CSTRING
+
+
 def clear_block_caches() -> None:
     """Forget every cached block body (tests compare cold and warm output)."""
-    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS):
+    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _NAME_RECORDS):
         cache.clear()
 
 
