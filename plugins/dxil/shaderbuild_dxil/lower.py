@@ -679,6 +679,8 @@ class FunctionLowerer:
 
     def _loop(self, s: ir.Loop) -> None:
         header, cont, merge = self.new_block(), self.new_block(), self.new_block()
+        if self.ssa is not None:
+            self.ssa.loop_header(header)
         self.branch_to(header)
         self.set_block(header)
         self.loops.append(_LoopTargets(merge, cont))

@@ -38,6 +38,8 @@ class SSABuilder:
         self.incomplete: dict[int, list[tuple[int, Instruction]]] = {}
         self.phis: dict[int, list[Instruction]] = {}                 # block -> its phis, creation order
         self.forward: dict[int, Value] = {}                          # trivial phi -> its one value
+        self.headers: set[int] = set()                               # loop headers (back edges in)
+        self.joining: dict[tuple[int, int], Instruction | None] = {}  # joins being read (_join)
         self._undef: dict[Type, Value] = {}
 
     def new_var(self, t: Type) -> int:
@@ -45,6 +47,11 @@ class SSABuilder:
         return len(self.types) - 1
 
     # ---------------------------------------------------------------- CFG events
+    def loop_header(self, bb: BasicBlock) -> None:
+        """`bb` will get a back edge: the only kind of block a read can reach again from its own
+        predecessors, so the only one whose phi must exist before its operands are read."""
+        self.headers.add(id(bb))
+
     def add_edges(self, term: Instruction) -> None:
         """Record the edges of a terminator just built (one entry per edge, as phis need)."""
         bb = term.parent
@@ -85,6 +92,23 @@ class SSABuilder:
                 return v
         return self._read_recursive(var, bb)
 
+    def read_all(self, nums: list[int], bb: BasicBlock) -> list[Value]:
+        """`read` of several variables in one block (a local's components)."""
+        d = self.defs.get(id(bb))
+        if d is None:
+            return [self._read_recursive(n, bb) for n in nums]
+        out = []
+        get = d.get
+        resolve = self._resolve if self.forward else None
+        for n in nums:
+            v = get(n)
+            if v is None:
+                v = self._read_recursive(n, bb)
+            elif resolve is not None:
+                v = resolve(v)
+            out.append(v)
+        return out
+
     def _resolve(self, v: Value) -> Value:
         fwd = self.forward
         while id(v) in fwd:
@@ -114,13 +138,48 @@ class SSABuilder:
                     break
                 path.append(bb)
                 continue
-            phi = self._new_phi(var, bb)
-            self.write(var, bb, phi)                  # breaks cycles through loops
-            val = self._add_operands(var, phi)
+            if bid in self.headers:
+                phi = self._new_phi(var, bb)
+                self.write(var, bb, phi)              # breaks cycles through loops
+                val = self._add_operands(var, phi)
+            elif (bid, var) in self.joining:        # re-entered through a loop: make the phi now
+                val = self.joining[(bid, var)]
+                if val is None:
+                    val = self.joining[(bid, var)] = self._new_phi(var, bb)
+            else:
+                val = self._join(var, bb, ps)
             break
         for b in path:
             self.write(var, b, val)
         return val
+
+    def _join(self, var: int, bb: BasicBlock, ps: list[BasicBlock]) -> Value:
+        """A read at a sealed join that is not a loop header.  Braun et al. make the phi first, so
+        that a read coming back to `bb` through a loop finds it; here the incoming values are read
+        first and the phi is made only when one is needed: when such a read comes back (`joining`
+        then holds the phi, made at that moment: no other phi of `bb` is made in between, so the
+        block's phi order is unchanged), or when the values differ.  The result is the value
+        Braun's order gives after removing a trivial phi, and no trivial phi is built here."""
+        key = (id(bb), var)
+        joining = self.joining
+        joining[key] = None
+        vals = [self.read(var, p) for p in ps]
+        phi = joining.pop(key)
+        if phi is not None:
+            phi.attrs["incoming"] = list(zip(vals, ps))
+            return self._try_remove_trivial(phi)
+        same: Value | None = None
+        for v in vals:
+            if v is same:
+                continue
+            if same is not None:
+                if const_key(v) == const_key(same):        # equal constants are one value
+                    continue
+                phi = self._new_phi(var, bb)
+                phi.attrs["incoming"] = list(zip(vals, ps))
+                return phi
+            same = v
+        return same
 
     def undef(self, var: int) -> Value:
         t = self.types[var]
