@@ -59,6 +59,7 @@ _INT_BINOPS = {"add": "add", "sub": "sub", "mul": "mul", "shl": "shl", "bitand":
 _SIGNED_BINOPS = {"div": ("sdiv", "udiv"), "mod": ("srem", "urem"), "shr": ("ashr", "lshr")}
 _INT_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
              "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b}
+_ZERO = ConstInt(T.i32, 0)      # a variable place's element index (folded away before use as an operand)
 _FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _ICMP_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
 _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
@@ -232,6 +233,9 @@ class FunctionLowerer:
         raise error(f"expression '{type(e).__name__}' is not a place")
 
     def _var_place(self, var: ir.Variable) -> Place:
+        st = self.frames[-1].storages.get(id(var)) if self.frames else None
+        if st is not None:               # a local of the current function (the common case)
+            return MemPlace(st, var.type, 0, _ZERO)
         if var.binding is not None:
             info = self.m.resource_of(var)
             if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type):
@@ -243,7 +247,7 @@ class FunctionLowerer:
             slots = self.local_resources.setdefault(id(var), [None] * _resource_slots(var.type))
             return LocalResourcePlace(var, var.type, list(range(len(slots))))
         st = self.storage_of(var)
-        return MemPlace(st, var.type, 0, ConstInt(T.i32, 0))
+        return MemPlace(st, var.type, 0, _ZERO)
 
     def _field(self, base: Place, index: int, t: ir.Type) -> Place:
         if isinstance(base, MemPlace):
@@ -321,7 +325,7 @@ class FunctionLowerer:
 
     def _components(self, base: Place, comps: list[int], t: ir.Type) -> Place:
         if isinstance(base, MemPlace):
-            return base.as_addr(self).pick(comps, t)
+            return base.pick(self, comps, t)
         if isinstance(base, AddrPlace):
             return base.pick(comps, t)
         if isinstance(base, IOPlace):
@@ -439,32 +443,38 @@ class FunctionLowerer:
             a = a * len(b)
         if len(b) == 1 and len(a) > 1:
             b = b * len(a)
-        s = ir.scalar_of(e.lhs.type)
+        if not a:
+            return []
         op = e.op
-        out = []
-        for x, y in zip(a, b):
-            if op in _FCMP or op in ("eq", "ne"):
-                if isinstance(x.type, T.FloatType):
-                    out.append(self.b.fcmp(_FCMP[op], x, y))
-                else:
-                    table = _ICMP_SIGNED if s.kind == "int" else _ICMP_UNSIGNED
-                    out.append(self.b.icmp(table[op], x, y))
-            elif isinstance(x.type, T.FloatType):
-                if op not in _FLOAT_BINOPS:
-                    raise error(f"operator '{op}' on floating point is not supported")
-                out.append(self.b.binop(_FLOAT_BINOPS[op], x, y))
-            elif op in ("shl", "shr"):
+        # every component has the type of the first: the instruction is chosen once
+        is_float = isinstance(a[0].type, T.FloatType)
+        bld = self.b
+        if op in _FCMP:
+            if is_float:
+                pred = _FCMP[op]
+                return [bld.fcmp(pred, x, y) for x, y in zip(a, b)]
+            pred = (_ICMP_SIGNED if ir.scalar_of(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
+            return [bld.icmp(pred, x, y) for x, y in zip(a, b)]
+        if is_float:
+            name = _FLOAT_BINOPS.get(op)
+            if name is None:
+                raise error(f"operator '{op}' on floating point is not supported")
+            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+        if op in ("shl", "shr"):
+            name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
+            out = []
+            for x, y in zip(a, b):
                 if y.type != x.type:
-                    y = self.b.trunc(y, x.type) if y.type.width > x.type.width else self.b.zext(y, x.type)
-                y = self.b.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
+                    y = bld.trunc(y, x.type) if y.type.width > x.type.width else bld.zext(y, x.type)
+                y = bld.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
                     ConstInt(x.type, y.value & (x.type.width - 1))
-                name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if s.kind == "int" else 1]
-                out.append(self.b.binop(name, x, y))
-            elif op in _SIGNED_BINOPS:
-                out.append(self.b.binop(_SIGNED_BINOPS[op][0 if s.kind == "int" else 1], x, y))
-            else:
-                out.append(self.int_binop(_INT_BINOPS[op], x, y))
-        return out
+                out.append(bld.binop(name, x, y))
+            return out
+        if op in _SIGNED_BINOPS:
+            name = _SIGNED_BINOPS[op][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
+            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+        name = _INT_BINOPS[op]
+        return [self.int_binop(name, x, y) for x, y in zip(a, b)]
 
     def int_binop(self, name: str, x: Value, y: Value) -> Value:
         """An integer binop, folded when both operands are constants."""
@@ -581,7 +591,7 @@ class FunctionLowerer:
             vals = self.expr(a)
             st = self.make_storage(p.var)
             storages[id(p.var)] = st
-            MemPlace(st, p.var.type, 0, ConstInt(T.i32, 0)).write(self, vals)
+            MemPlace(st, p.var.type, 0, _ZERO).write(self, vals)
         for v in f.locals:
             if id(v) not in storages and not _is_resource_type(v.type):
                 storages[id(v)] = self.make_storage(v)
@@ -595,7 +605,7 @@ class FunctionLowerer:
         self.set_block(exit_bb)
         if ret_slot is None:
             return []
-        return MemPlace(ret_slot, f.return_type, 0, ConstInt(T.i32, 0)).read(self)
+        return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
 
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
@@ -719,7 +729,7 @@ class FunctionLowerer:
         fr = self.frames[-1]
         if s.value is not None and fr.ret_slot is not None:
             vals = self.expr(s.value)
-            MemPlace(fr.ret_slot, s.value.type, 0, ConstInt(T.i32, 0)).write(self, vals)
+            MemPlace(fr.ret_slot, s.value.type, 0, _ZERO).write(self, vals)
         self.b.br(fr.exit_block)
 
     def _discard(self, s: ir.Discard) -> None:

@@ -95,17 +95,16 @@ class SSABuilder:
     def read_all(self, nums: list[int], bb: BasicBlock) -> list[Value]:
         """`read` of several variables in one block (a local's components)."""
         d = self.defs.get(id(bb))
-        if d is None:
+        if d is None:                    # reading one variable defines no other in `bb`
             return [self._read_recursive(n, bb) for n in nums]
         out = []
         get = d.get
-        resolve = self._resolve if self.forward else None
         for n in nums:
             v = get(n)
             if v is None:
                 v = self._read_recursive(n, bb)
-            elif resolve is not None:
-                v = resolve(v)
+            elif self.forward:
+                v = self._resolve(v)
             out.append(v)
         return out
 

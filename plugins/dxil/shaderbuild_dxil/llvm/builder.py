@@ -36,6 +36,9 @@ CASTS = ("trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptru
 ATOMIC_RMW_OPS = ("xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin")
 
 
+_BINOP_OPERAND: dict[str, type] = {**dict.fromkeys(INT_BINOPS, IntType), **dict.fromkeys(FLOAT_BINOPS, FloatType)}
+
+
 def _binop(op: str) -> Callable:
     want = FloatType if op in FLOAT_BINOPS else IntType
 
@@ -118,7 +121,12 @@ class IRBuilder:
     def frem(self): ...
 
     def binop(self, op: str, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
-        return getattr(self, {"and": "and_", "or": "or_"}.get(op, op))(lhs, rhs, name, flags)
+        """The binop named `op` (the same checks as the named methods, without a method lookup)."""
+        want = _BINOP_OPERAND[op]
+        t = lhs.type
+        if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
+            raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
+        return self._insert(Instruction(op, t, [lhs, rhs], name, flags=flags))
 
     # ---- casts
     @_cast("trunc")
@@ -170,13 +178,7 @@ class IRBuilder:
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        ok = len(args) == len(ft.params)
-        if ok:
-            for a, p in zip(args, ft.params):
-                if a.type is not p and a.type != p:
-                    ok = False
-                    break
-        if not ok:
+        if tuple([a.type for a in args]) != ft.params:       # element-wise: identity first, then ==
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
         return self._insert(Instruction("call", ft.ret, [fn, *args], name))
