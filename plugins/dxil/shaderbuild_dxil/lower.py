@@ -11,6 +11,7 @@ the module-level parts (resources, signatures, metadata inputs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -154,16 +155,17 @@ class FunctionLowerer:
         return self.b.icmp("ne", v, ConstInt(v.type, 0))
 
     def const_values(self, t: ir.Type, value: object) -> list[Value]:
-        scalars = component_types(t)
-        vals = list(value) if isinstance(value, (tuple, list)) else [value] * len(scalars)
-        out: list[Value] = []
-        for s, v in zip(scalars, vals, strict=True):
-            lt = llvm_scalar(s)
-            if s.kind == "float":
-                out.append(ConstFloat(lt, float(v)))
-            else:
-                out.append(ConstInt(lt, int(v)))
-        return out
+        kinds = _const_kinds(t)
+        if isinstance(value, (tuple, list)):
+            if len(value) != len(kinds):
+                raise ValueError(f"constant of '{t}' has {len(value)} components, expected {len(kinds)}")
+            return [ConstFloat(lt, float(v)) if f else ConstInt(lt, int(v)) for (lt, f), v in zip(kinds, value)]
+        if not kinds:
+            return []
+        lt, f = kinds[0]
+        if len(kinds) == 1 or kinds.count(kinds[0]) == len(kinds):   # a splat: one constant, n uses
+            return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value))] * len(kinds)
+        return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value)) for lt, f in kinds]
 
     def new_block(self, name: str = "") -> BasicBlock:
         return self.fn.append_block(name)
@@ -214,6 +216,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ places
     def place(self, e: ir.Expr) -> Place:
+        cls = e.__class__
+        if cls is ir.VarRef:
+            return self._var_place(e.var)
+        if cls is ir.SwizzleRef:
+            return self._components(self.place(e.base), list(e.comps), e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
         if isinstance(e, ir.FieldRef):
@@ -808,6 +815,12 @@ _STMT = {
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
 }
+
+
+@cache
+def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
+    """(LLVM register type, is float) of every component of a constant of type t."""
+    return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
 
 
 def _is_resource_type(t: ir.Type) -> bool:

@@ -113,9 +113,7 @@ class AddrPlace(Place):
         st = self.storage
         ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
         if st.all_ssa:
-            write, bb = L.ssa.write, b.block
-            for (leaf, _), v in zip(addrs, values, strict=True):
-                write(ssa[leaf], bb, v)
+            L.ssa.write_all([ssa[leaf] for leaf, _ in addrs], b.block, values)
             return
         for (leaf, idx), v in zip(addrs, values, strict=True):
             if ssa is not None and ssa[leaf] >= 0:
@@ -182,9 +180,8 @@ class MemPlace(Place):
     def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
         st = self.storage
         if st.all_ssa and comps is None:
-            ssa, base, write, bb = st.ssa, self.leafbase, L.ssa.write, L.b.block
-            for p, v in zip(leaf_of_components(self.type), values, strict=True):
-                write(ssa[base + p], bb, v)
+            ssa, base = st.ssa, self.leafbase
+            L.ssa.write_all([ssa[base + p] for p in leaf_of_components(self.type)], L.b.block, values)
             return
         self.as_addr(L).write(L, values, comps)
 

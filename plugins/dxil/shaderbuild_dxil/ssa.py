@@ -82,13 +82,22 @@ class SSABuilder:
         else:
             d[var] = v
 
+    def write_all(self, nums: list[int], bb: BasicBlock, values: list[Value]) -> None:
+        """`write` of several variables in one block (a local's components)."""
+        d = self.defs.get(id(bb))
+        if d is None:
+            d = self.defs[id(bb)] = {}
+        for n, v in zip(nums, values, strict=True):
+            d[n] = v
+
     def read(self, var: int, bb: BasicBlock) -> Value:
         d = self.defs.get(id(bb))
         if d is not None:
             v = d.get(var)
             if v is not None:
-                if self.forward:
-                    v = self._resolve(v)
+                fwd = self.forward
+                if fwd and id(v) in fwd:
+                    v = d[var] = self._resolve(v)        # the same value, found directly next time
                 return v
         return self._read_recursive(var, bb)
 
@@ -99,12 +108,13 @@ class SSABuilder:
             return [self._read_recursive(n, bb) for n in nums]
         out = []
         get = d.get
+        fwd = self.forward
         for n in nums:
             v = get(n)
             if v is None:
                 v = self._read_recursive(n, bb)
-            elif self.forward:
-                v = self._resolve(v)
+            elif fwd and id(v) in fwd:
+                v = d[n] = self._resolve(v)
             out.append(v)
         return out
 
@@ -149,7 +159,11 @@ class SSABuilder:
                 val = self._join(var, bb, ps)
             break
         for b in path:
-            self.write(var, b, val)
+            d = defs.get(id(b))
+            if d is None:
+                defs[id(b)] = {var: val}
+            else:
+                d[var] = val
         return val
 
     def _join(self, var: int, bb: BasicBlock, ps: list[BasicBlock]) -> Value:

@@ -8,6 +8,7 @@ opcode-specific extras in `attrs`; the writer and printer dispatch on tables.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 from .types import FloatType, FunctionType, IntType, PointerType, StructType, Type, VoidType, label
@@ -213,9 +214,10 @@ class Instruction(Value):
         return self.type.__class__ is not VoidType
 
     @property
-    def successors(self) -> list[BasicBlock]:
+    def successors(self) -> Sequence[BasicBlock]:
+        """The successor blocks, in order (a br's own tuple: callers only read it)."""
         if self.op == "br":
-            return list(self.attrs["targets"])
+            return self.attrs["targets"]
         if self.op == "switch":
             return [self.attrs["default"], *(bb for _, bb in self.attrs["cases"])]
         return []
