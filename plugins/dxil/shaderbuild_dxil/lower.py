@@ -28,7 +28,7 @@ from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
 from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .mem2reg import promote_allocas, prune_trivial_phis
-from .ops import OpEmitter
+from .ops import OpEmitter, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -428,7 +428,26 @@ class FunctionLowerer:
         return self.const_values(e.type, e.value)
 
     def _load(self, e: ir.Load) -> list[Value]:
+        nums = self._ssa_components(e.place)
+        if nums is not None:
+            return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)
+
+    def _ssa_components(self, p: ir.Expr) -> list[int] | None:
+        """The SSA variables of `var` or `var.swizzle` when var is a local of the current
+        function kept wholly in SSA variables (most loads and stores): no place objects."""
+        cls = p.__class__
+        if cls is ir.VarRef:
+            var, comps = p.var, None
+        elif cls is ir.SwizzleRef and p.base.__class__ is ir.VarRef:
+            var, comps = p.base.var, p.comps
+        else:
+            return None
+        st = self.frames[-1].storages.get(id(var)) if self.frames else None
+        if st is None or st.comp_nums is None:
+            return None
+        nums = st.comp_nums
+        return nums if comps is None else [nums[c] for c in comps]
 
     def _unary(self, e: ir.Unary) -> list[Value]:
         vals = self.expr(e.operand)
@@ -629,6 +648,11 @@ class FunctionLowerer:
             h(self, s)
 
     def _store(self, s: ir.Store) -> None:
+        nums = self._ssa_components(s.place)
+        if nums is not None:             # not a resource: those have no storage
+            vals = self.expr(s.value)    # first: it may end the current block
+            self.ssa.write_all(nums, self.b.block, vals)
+            return
         if _is_resource_type(s.place.type):
             self._store_resource(s)
             return
@@ -843,9 +867,7 @@ def _resource_slots(t: ir.Type) -> int:
     return n
 
 
-def _ov(t: T.Type) -> str:
-    from .ops import overload_name
-    return overload_name(t)
+_ov = overload_name
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,

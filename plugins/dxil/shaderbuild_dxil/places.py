@@ -44,10 +44,14 @@ class VarStorage:
     ssa: list[int] | None = None
     flat: bool = field(init=False, default=False)
     all_ssa: bool = field(init=False, default=False)
+    comp_nums: list[int] | None = field(init=False, default=None)    # all_ssa: the SSA variable of every component
 
     def __post_init__(self) -> None:
         self.flat = all(c == 1 for c in self.counts)
-        self.all_ssa = self.ssa is not None and all(n >= 0 for n in self.ssa)
+        ssa = self.ssa
+        self.all_ssa = ssa is not None and all(n >= 0 for n in ssa)
+        if self.all_ssa:
+            self.comp_nums = [ssa[p] for p in leaf_of_components(self.var.type)]
 
 
 class Place:
