@@ -88,7 +88,7 @@ class LoweredModule:
 class _Frame:
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
-    exit_block: BasicBlock | None
+    exit_block: BasicBlock | None          # None: returns only at the end, falling into the caller
 
 
 @dataclass(slots=True)
@@ -607,7 +607,10 @@ class FunctionLowerer:
         ret_slot = None
         if not isinstance(f.return_type, ir.VoidType):
             ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, ir.Storage.FUNCTION))
-        exit_bb = self.new_block()
+        # a callee left only at its end needs no exit block: its last block continues the caller
+        # (the block would have one predecessor ending in a plain branch to it, and be folded
+        # into it by cfg.merge_straight_line_blocks)
+        exit_bb = None if _falls_off_end(f) else self.new_block()
         frame = _Frame(storages, ret_slot, exit_bb)
         # evaluate `in` arguments in the caller's frame, then bind them
         for p, a in pending:
@@ -626,9 +629,10 @@ class FunctionLowerer:
         self.stmts(f.body)
         self.loops = saved_loops
         self.frames.pop()
-        self.branch_to(exit_bb)
-        self.seal(exit_bb)
-        self.set_block(exit_bb)
+        if exit_bb is not None:
+            self.branch_to(exit_bb)
+            self.seal(exit_bb)
+            self.set_block(exit_bb)
         if ret_slot is None:
             return []
         return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
@@ -761,7 +765,8 @@ class FunctionLowerer:
         if s.value is not None and fr.ret_slot is not None:
             vals = self.expr(s.value)
             MemPlace(fr.ret_slot, s.value.type, 0, _ZERO).write(self, vals)
-        self.b.br(fr.exit_block)
+        if fr.exit_block is not None:    # None: the callee's last statement (see _call)
+            self.b.br(fr.exit_block)
 
     def _discard(self, s: ir.Discard) -> None:
         self.ops.call(self.b, "Discard", None, [ConstInt(T.i1, 1)])
@@ -845,6 +850,12 @@ _STMT = {
 def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
     """(LLVM register type, is float) of every component of a constant of type t."""
     return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
+
+
+def _falls_off_end(f: ir.Function) -> bool:
+    """Whether the only way out of f is its end: no `return` but possibly a last top-level one."""
+    returns = sum(1 for st in ir.walk_stmts(f.body) if st.__class__ is ir.Return)
+    return returns == 0 or (returns == 1 and f.body[-1].__class__ is ir.Return)
 
 
 def _is_resource_type(t: ir.Type) -> bool:
