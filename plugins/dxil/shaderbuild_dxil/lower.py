@@ -723,7 +723,13 @@ class FunctionLowerer:
         blocks.append(bb)
 
     def _loop(self, s: ir.Loop) -> None:
-        header, cont, merge = self.new_block(), self.new_block(), self.new_block()
+        # the continue block is made up front only when a `continue` branches to it; else the
+        # continuing statements follow the body in its last block (the block would have that one
+        # predecessor and be folded into it afterwards), or, when the body ends in a branch, go
+        # to a block made then (placed at the end, as the early-made one would have been moved)
+        header = self.new_block()
+        cont = self.new_block() if _continues(s.body) else None
+        merge = self.new_block()
         if self.ssa is not None:
             self.ssa.loop_header(header)
         self.branch_to(header)
@@ -731,10 +737,13 @@ class FunctionLowerer:
         self.loops.append(_LoopTargets(merge, cont))
         self.control_depth += 1
         self.stmts(s.body)
-        self.branch_to(cont)
-        self._move_to_end(cont)
-        self.seal(cont)                  # reached from the body's end and its `continue`s
-        self.set_block(cont)
+        if cont is None and self.b.block.terminator is not None:
+            cont = self.new_block()
+        if cont is not None:
+            self.branch_to(cont)
+            self._move_to_end(cont)
+            self.seal(cont)              # reached from the body's end and its `continue`s
+            self.set_block(cont)
         self.stmts(s.continuing)
         if self.b.block.terminator is None:
             if s.break_if is not None:
@@ -850,6 +859,21 @@ _STMT = {
 def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
     """(LLVM register type, is float) of every component of a constant of type t."""
     return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
+
+
+def _continues(body: list[ir.Stmt]) -> bool:
+    """Whether a `continue` in body (not in a nested loop) continues the loop of body."""
+    for st in body:
+        cls = st.__class__
+        if cls is ir.Continue:
+            return True
+        if cls is ir.If:
+            if _continues(st.then) or _continues(st.else_):
+                return True
+        elif cls is ir.Switch:
+            if any(_continues(c.body) for c in st.cases):
+                return True
+    return False
 
 
 def _falls_off_end(f: ir.Function) -> bool:
