@@ -631,8 +631,7 @@ class FunctionLowerer:
         self.frames.pop()
         if exit_bb is not None:
             self.branch_to(exit_bb)
-            self.seal(exit_bb)
-            self.set_block(exit_bb)
+            self._enter(exit_bb, move=False)
         if ret_slot is None:
             return []
         return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
@@ -705,9 +704,36 @@ class FunctionLowerer:
             self.stmts(s.else_)
             self.branch_to(merge)
         self.control_depth -= 1
-        self._move_to_end(merge)
-        self.seal(merge)
-        self.set_block(merge)
+        self._enter(merge)
+
+    def _enter(self, bb: BasicBlock, move: bool = True) -> None:
+        """Go on lowering in join block `bb`, all of whose predecessors are built: at the end of
+        the block list (`move`; a merge follows its construct), or, when its one predecessor
+        ends in a plain branch to it, in that predecessor instead: cfg.merge_straight_line_blocks
+        would fold it there, so the branch and the block are not built at all."""
+        if self.ssa is not None:                 # (without optimisation no block is folded)
+            ps = self.ssa.preds.get(id(bb))
+            if ps is not None and len(ps) == 1 and ps[0] is not bb:
+                p = ps[0]
+                term = p.instructions[-1]
+                if term.op == "br" and not term.operands and len(term.attrs["targets"]) == 1:
+                    p.instructions.pop()
+                    self._remove_block(bb)
+                    self.set_block(p)
+                    return
+        if move:
+            self._move_to_end(bb)
+        self.seal(bb)
+        self.set_block(bb)
+
+    def _remove_block(self, bb: BasicBlock) -> None:
+        """Drop a block nothing branches to any more (searched from the end, where new blocks are)."""
+        blocks = self.fn.blocks
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i] is bb:
+                del blocks[i]
+                return
+        raise ValueError("block is not in the function")
 
     def _move_to_end(self, bb: BasicBlock) -> None:
         """Keep blocks in a dominance-friendly order: a merge block follows its arms.
@@ -753,9 +779,7 @@ class FunctionLowerer:
         self.seal(header)                # the back edge is built
         self.control_depth -= 1
         self.loops.pop()
-        self._move_to_end(merge)
-        self.seal(merge)
-        self.set_block(merge)
+        self._enter(merge)
 
     def _break(self, s: ir.Break) -> None:
         if not self.loops:
@@ -806,9 +830,7 @@ class FunctionLowerer:
             self.branch_to(blocks[k + 1] if k + 1 < len(blocks) else merge)    # fall through
         self.control_depth -= 1
         self.loops.pop()
-        self._move_to_end(merge)
-        self.seal(merge)
-        self.set_block(merge)
+        self._enter(merge)
 
     # ------------------------------------------------------------------ driver
     def lower_entry(self, fn: ir.Function) -> Function:
@@ -821,9 +843,7 @@ class FunctionLowerer:
         self.stmts(fn.body)
         self.frames.pop()
         self.branch_to(exit_bb)
-        self._move_to_end(exit_bb)
-        self.seal(exit_bb)
-        self.set_block(exit_bb)
+        self._enter(exit_bb)
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
         forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
