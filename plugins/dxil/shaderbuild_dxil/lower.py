@@ -122,6 +122,7 @@ class FunctionLowerer:
         self.loops: list[_LoopTargets] = []
         self.local_resources: dict[int, list[ResourcePlace | None]] = {}
         self.control_depth = 0
+        self._removed_blocks: list[BasicBlock] = []
         self._local_res_depth: dict[int, int] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -727,11 +728,13 @@ class FunctionLowerer:
         self.set_block(bb)
 
     def _remove_block(self, bb: BasicBlock) -> None:
-        """Drop a block nothing branches to any more (searched from the end, where new blocks are)."""
+        """Drop a block nothing branches to any more (searched from the end, where new blocks are).
+        It is kept alive: the SSA builder's tables are keyed by block id, which must not be reused."""
         blocks = self.fn.blocks
         for i in range(len(blocks) - 1, -1, -1):
             if blocks[i] is bb:
                 del blocks[i]
+                self._removed_blocks.append(bb)
                 return
         raise ValueError("block is not in the function")
 
