@@ -186,8 +186,12 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ storage
     def make_storage(self, var: ir.Variable) -> VarStorage:
         lay = leaf_layout(var.type)
-        ptrs: list[Value | None] = []
         ssa = self.ssa
+        if ssa is not None:
+            regs = _single_leaf_registers(var.type)
+            if regs is not None:             # every leaf one element: SSA variables only, no memory
+                return VarStorage(var, [None] * len(regs), list(lay.mult), list(lay.leaves), ssa.new_vars(regs))
+        ptrs: list[Value | None] = []
         nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
             if ssa is not None:
@@ -876,6 +880,15 @@ _STMT = {
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
 }
+
+
+@cache
+def _single_leaf_registers(t: ir.Type) -> tuple[T.Type, ...] | None:
+    """The register type of every leaf of t when every leaf has one element, else None."""
+    lay = leaf_layout(t)
+    if any(n != 1 for n in lay.mult):
+        return None
+    return tuple(llvm_scalar(s) for s in lay.leaves)
 
 
 @cache

@@ -47,9 +47,10 @@ class VarStorage:
     comp_nums: list[int] | None = field(init=False, default=None)    # all_ssa: the SSA variable of every component
 
     def __post_init__(self) -> None:
-        self.flat = all(c == 1 for c in self.counts)
+        counts = self.counts
+        self.flat = counts.count(1) == len(counts)
         ssa = self.ssa
-        self.all_ssa = ssa is not None and all(n >= 0 for n in ssa)
+        self.all_ssa = ssa is not None and -1 not in ssa
         if self.all_ssa:
             self.comp_nums = [ssa[p] for p in leaf_of_components(self.var.type)]
 

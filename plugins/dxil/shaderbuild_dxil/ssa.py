@@ -46,6 +46,12 @@ class SSABuilder:
         self.types.append(t)
         return len(self.types) - 1
 
+    def new_vars(self, ts: tuple[Type, ...]) -> list[int]:
+        """new_var of each type, in order."""
+        start = len(self.types)
+        self.types += ts
+        return list(range(start, start + len(ts)))
+
     # ---------------------------------------------------------------- CFG events
     def loop_header(self, bb: BasicBlock) -> None:
         """`bb` will get a back edge: the only kind of block a read can reach again from its own
