@@ -763,9 +763,12 @@ class FunctionLowerer:
         header = self.new_block()
         cont = self.new_block() if _continues(s.body) else None
         merge = self.new_block()
+        pre = self.b.block
         if self.ssa is not None:
             self.ssa.loop_header(header)
         self.branch_to(header)
+        if self.ssa is not None:
+            self.ssa.loop_entered(header, pre)
         self.set_block(header)
         self.loops.append(_LoopTargets(merge, cont))
         self.control_depth += 1

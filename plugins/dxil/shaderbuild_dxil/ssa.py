@@ -40,6 +40,9 @@ class SSABuilder:
         self.forward: dict[int, Value] = {}                          # trivial phi -> its one value
         self.headers: set[int] = set()                               # loop headers (back edges in)
         self.joining: dict[tuple[int, int], Instruction | None] = {}  # joins being read (_join)
+        self.open_loops: list[tuple[int, set[int]]] = []             # loops being built: header, writes
+        self.loop_writes: dict[int, set[int]] = {}                   # built loop header -> variables written
+        self.loop_entry: dict[int, BasicBlock] = {}                  # loop header -> the block entering it
         self._undef: dict[Type, Value] = {}
 
     def new_var(self, t: Type) -> int:
@@ -55,8 +58,16 @@ class SSABuilder:
     # ---------------------------------------------------------------- CFG events
     def loop_header(self, bb: BasicBlock) -> None:
         """`bb` will get a back edge: the only kind of block a read can reach again from its own
-        predecessors, so the only one whose phi must exist before its operands are read."""
+        predecessors, so the only one whose phi must exist before its operands are read.  The
+        loop's body is built next: the variables written until `bb` is sealed are recorded."""
         self.headers.add(id(bb))
+        self.open_loops.append((id(bb), set()))
+
+    def loop_entered(self, header: BasicBlock, pre: BasicBlock) -> None:
+        """The loop at `header` is entered from `pre` (its first predecessor; the others are back
+        edges)."""
+        if self.preds.get(id(header)) == [pre]:
+            self.loop_entry[id(header)] = pre
 
     def add_edges(self, term: Instruction) -> None:
         """Record the edges of a terminator just built (one entry per edge, as phis need)."""
@@ -79,9 +90,17 @@ class SSABuilder:
         if pending:
             for var, phi in pending:
                 self._add_operands(var, phi)
+        if self.open_loops and self.open_loops[-1][0] == bid:      # the loop is built
+            _, written = self.open_loops.pop()
+            self.loop_writes[bid] = written
+            if self.open_loops:
+                self.open_loops[-1][1].update(written)
 
     # ---------------------------------------------------------------- variables
     def write(self, var: int, bb: BasicBlock, v: Value) -> None:
+        """An assignment of `var` in `bb`."""
+        if self.open_loops:
+            self.open_loops[-1][1].add(var)
         d = self.defs.get(id(bb))
         if d is None:
             self.defs[id(bb)] = {var: v}
@@ -90,6 +109,8 @@ class SSABuilder:
 
     def write_all(self, nums: list[int], bb: BasicBlock, values: list[Value]) -> None:
         """`write` of several variables in one block (a local's components)."""
+        if self.open_loops:
+            self.open_loops[-1][1].update(nums)
         d = self.defs.get(id(bb))
         if d is None:
             d = self.defs[id(bb)] = {}
@@ -154,8 +175,18 @@ class SSABuilder:
                 path.append(bb)
                 continue
             if bid in self.headers:
+                if ps[0] is self.loop_entry.get(bid) and var not in self.loop_writes.get(bid, (var,)):
+                    # not assigned in the (built) loop: Braun's phi would have the value entering
+                    # the loop and itself as operands (every read inside leads back to it), be
+                    # forwarded to that value and have no use; that value is read directly
+                    val = self.read(var, ps[0])
+                    break
                 phi = self._new_phi(var, bb)
-                self.write(var, bb, phi)              # breaks cycles through loops
+                d = defs.get(bid)                     # breaks cycles through loops
+                if d is None:
+                    defs[bid] = {var: phi}
+                else:
+                    d[var] = phi
                 val = self._add_operands(var, phi)
             elif (bid, var) in self.joining:        # re-entered through a loop: make the phi now
                 val = self.joining[(bid, var)]
