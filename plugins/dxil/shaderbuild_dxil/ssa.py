@@ -152,9 +152,25 @@ class SSABuilder:
         return v
 
     def _read_recursive(self, var: int, bb: BasicBlock) -> Value:
+        sealed, preds, defs = self.sealed, self.preds, self.defs
+        bid = id(bb)
+        if bid in sealed:                # most often: defined in the one predecessor
+            ps = preds.get(bid)
+            if ps is not None and len(ps) == 1:
+                d = defs.get(id(ps[0]))
+                if d is not None:
+                    val = d.get(var)
+                    if val is not None:
+                        if self.forward:
+                            val = self._resolve(val)
+                        d = defs.get(bid)
+                        if d is None:
+                            defs[bid] = {var: val}
+                        else:
+                            d[var] = val
+                        return val
         # walk up single-predecessor sealed blocks without recursion; remember the path
         path = [bb]
-        sealed, preds, defs = self.sealed, self.preds, self.defs
         while True:
             bid = id(bb)
             if bid not in sealed:
