@@ -917,8 +917,28 @@ def _continues(body: list[ir.Stmt]) -> bool:
 
 def _falls_off_end(f: ir.Function) -> bool:
     """Whether the only way out of f is its end: no `return` but possibly a last top-level one."""
-    returns = sum(1 for st in ir.walk_stmts(f.body) if st.__class__ is ir.Return)
-    return returns == 0 or (returns == 1 and f.body[-1].__class__ is ir.Return)
+    body = f.body
+    if body and body[-1].__class__ is ir.Return:
+        return not _returns(body[:-1])
+    return not _returns(body)
+
+
+def _returns(body: list[ir.Stmt]) -> bool:
+    """Whether body contains a `return` (at any depth)."""
+    for st in body:
+        cls = st.__class__
+        if cls is ir.Return:
+            return True
+        if cls is ir.If:
+            if _returns(st.then) or _returns(st.else_):
+                return True
+        elif cls is ir.Loop:
+            if _returns(st.body) or _returns(st.continuing):
+                return True
+        elif cls is ir.Switch:
+            if any(_returns(c.body) for c in st.cases):
+                return True
+    return False
 
 
 def _is_resource_type(t: ir.Type) -> bool:
