@@ -941,6 +941,7 @@ def _returns(body: list[ir.Stmt]) -> bool:
     return False
 
 
+@cache
 def _is_resource_type(t: ir.Type) -> bool:
     while isinstance(t, ir.Array):
         t = t.elem
