@@ -717,7 +717,7 @@ class FunctionLowerer:
         ends in a plain branch to it, in that predecessor instead: cfg.merge_straight_line_blocks
         would fold it there, so the branch and the block are not built at all."""
         if self.ssa is not None:                 # (without optimisation no block is folded)
-            ps = self.ssa.preds.get(id(bb))
+            ps = bb.ssa_preds
             if ps is not None and len(ps) == 1 and ps[0] is not bb:
                 p = ps[0]
                 term = p.instructions[-1]

@@ -32,9 +32,8 @@ class SSABuilder:
 
     def __init__(self) -> None:
         self.types: list[Type] = []                                  # variable -> register type
-        self.defs: dict[int, dict[int, Value]] = {}                  # block -> variable -> value
-        self.preds: dict[int, list[BasicBlock]] = {}                 # block -> predecessors (edges)
-        self.sealed: set[int] = set()                                # membership tests only
+        # per block (on the block: BasicBlock.ssa_defs / ssa_preds / ssa_sealed): variable ->
+        # current value, predecessors (one entry per edge), all predecessors known
         self.incomplete: dict[int, list[tuple[int, Instruction]]] = {}
         self.phis: dict[int, list[Instruction]] = {}                 # block -> its phis, creation order
         self.forward: dict[int, Value] = {}                          # trivial phi -> its one value
@@ -66,26 +65,30 @@ class SSABuilder:
     def loop_entered(self, header: BasicBlock, pre: BasicBlock) -> None:
         """The loop at `header` is entered from `pre` (its first predecessor; the others are back
         edges)."""
-        if self.preds.get(id(header)) == [pre]:
+        if header.ssa_preds == [pre]:
             self.loop_entry[id(header)] = pre
+
+    @staticmethod
+    def preds_of(bb: BasicBlock) -> list[BasicBlock]:
+        """The predecessors recorded so far (one entry per edge)."""
+        return bb.ssa_preds or []
 
     def add_edges(self, term: Instruction) -> None:
         """Record the edges of a terminator just built (one entry per edge, as phis need)."""
         bb = term.parent
         for s in term.successors:
-            sid = id(s)
-            if sid in self.sealed:
+            if s.ssa_sealed:
                 raise AssertionError("an edge into a sealed block")
-            ps = self.preds.get(sid)
+            ps = s.ssa_preds
             if ps is None:
-                self.preds[sid] = [bb]
+                s.ssa_preds = [bb]
             else:
                 ps.append(bb)
 
     def seal(self, bb: BasicBlock) -> None:
         """All predecessors of `bb` are known: complete its incomplete phis."""
         bid = id(bb)
-        self.sealed.add(bid)
+        bb.ssa_sealed = True
         pending = self.incomplete.pop(bid, None)
         if pending:
             for var, phi in pending:
@@ -101,9 +104,9 @@ class SSABuilder:
         """An assignment of `var` in `bb`."""
         if self.open_loops:
             self.open_loops[-1][1].add(var)
-        d = self.defs.get(id(bb))
+        d = bb.ssa_defs
         if d is None:
-            self.defs[id(bb)] = {var: v}
+            bb.ssa_defs = {var: v}
         else:
             d[var] = v
 
@@ -111,14 +114,14 @@ class SSABuilder:
         """`write` of several variables in one block (a local's components)."""
         if self.open_loops:
             self.open_loops[-1][1].update(nums)
-        d = self.defs.get(id(bb))
+        d = bb.ssa_defs
         if d is None:
-            d = self.defs[id(bb)] = {}
+            d = bb.ssa_defs = {}
         for n, v in zip(nums, values, strict=True):
             d[n] = v
 
     def read(self, var: int, bb: BasicBlock) -> Value:
-        d = self.defs.get(id(bb))
+        d = bb.ssa_defs
         if d is not None:
             v = d.get(var)
             if v is not None:
@@ -130,7 +133,7 @@ class SSABuilder:
 
     def read_all(self, nums: list[int], bb: BasicBlock) -> list[Value]:
         """`read` of several variables in one block (a local's components)."""
-        d = self.defs.get(id(bb))
+        d = bb.ssa_defs
         if d is None:                    # reading one variable defines no other in `bb`
             return [self._read_recursive(n, bb) for n in nums]
         out = []
@@ -152,44 +155,42 @@ class SSABuilder:
         return v
 
     def _read_recursive(self, var: int, bb: BasicBlock) -> Value:
-        sealed, preds, defs = self.sealed, self.preds, self.defs
-        bid = id(bb)
-        if bid in sealed:                # most often: defined in the one predecessor
-            ps = preds.get(bid)
+        if bb.ssa_sealed:                # most often: defined in the one predecessor
+            ps = bb.ssa_preds
             if ps is not None and len(ps) == 1:
-                d = defs.get(id(ps[0]))
+                d = ps[0].ssa_defs
                 if d is not None:
                     val = d.get(var)
                     if val is not None:
                         if self.forward:
                             val = self._resolve(val)
-                        d = defs.get(bid)
+                        d = bb.ssa_defs
                         if d is None:
-                            defs[bid] = {var: val}
+                            bb.ssa_defs = {var: val}
                         else:
                             d[var] = val
                         return val
         # walk up single-predecessor sealed blocks without recursion; remember the path
         path = [bb]
         while True:
-            bid = id(bb)
-            if bid not in sealed:
+            if not bb.ssa_sealed:
                 phi = self._new_phi(var, bb)
-                self.incomplete.setdefault(bid, []).append((var, phi))
+                self.incomplete.setdefault(id(bb), []).append((var, phi))
                 val: Value = phi
                 break
-            ps = preds.get(bid)
+            ps = bb.ssa_preds
             if not ps:
                 val = self.undef(var)
                 break
             if len(ps) == 1:
                 bb = ps[0]
-                d = defs.get(id(bb))
+                d = bb.ssa_defs
                 if d is not None and var in d:
                     val = self._resolve(d[var]) if self.forward else d[var]
                     break
                 path.append(bb)
                 continue
+            bid = id(bb)
             if bid in self.headers:
                 if ps[0] is self.loop_entry.get(bid) and var not in self.loop_writes.get(bid, (var,)):
                     # not assigned in the (built) loop: Braun's phi would have the value entering
@@ -198,9 +199,9 @@ class SSABuilder:
                     val = self.read(var, ps[0])
                     break
                 phi = self._new_phi(var, bb)
-                d = defs.get(bid)                     # breaks cycles through loops
+                d = bb.ssa_defs                       # breaks cycles through loops
                 if d is None:
-                    defs[bid] = {var: phi}
+                    bb.ssa_defs = {var: phi}
                 else:
                     d[var] = phi
                 val = self._add_operands(var, phi)
@@ -212,9 +213,9 @@ class SSABuilder:
                 val = self._join(var, bb, ps)
             break
         for b in path:
-            d = defs.get(id(b))
+            d = b.ssa_defs
             if d is None:
-                defs[id(b)] = {var: val}
+                b.ssa_defs = {var: val}
             else:
                 d[var] = val
         return val
@@ -266,7 +267,7 @@ class SSABuilder:
 
     def _add_operands(self, var: int, phi: Instruction) -> Value:
         incoming = phi.attrs["incoming"]
-        for p in self.preds.get(id(phi.parent), ()):
+        for p in phi.parent.ssa_preds or ():
             incoming.append((self.read(var, p), p))
         return self._try_remove_trivial(phi)
 

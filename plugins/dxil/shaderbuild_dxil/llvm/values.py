@@ -173,12 +173,20 @@ class Function(GlobalValue):
 
 
 class BasicBlock(Value):
-    __slots__ = ("instructions", "parent")
+    """`ssa_*`: the SSA construction's state of the block while the function is lowered
+    (ssa.py): current definitions, predecessor edges, whether all of them are known.  Kept on
+    the block because the construction looks them up for nearly every value it reads."""
+
+    __slots__ = ("instructions", "parent", "ssa_defs", "ssa_preds", "ssa_sealed")
 
     def __init__(self, name: str, parent: Function | None) -> None:
-        super().__init__(label, name)
+        self.type = label
+        self.name = name
         self.instructions: list[Instruction] = []
         self.parent = parent
+        self.ssa_defs: dict[int, Value] | None = None
+        self.ssa_preds: list[BasicBlock] | None = None
+        self.ssa_sealed = False
 
     @property
     def terminator(self) -> Instruction | None:
