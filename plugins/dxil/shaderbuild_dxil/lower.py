@@ -614,8 +614,8 @@ class FunctionLowerer:
             ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, ir.Storage.FUNCTION))
         # a callee left only at its end needs no exit block: its last block continues the caller
         # (the block would have one predecessor ending in a plain branch to it, and be folded
-        # into it by cfg.merge_straight_line_blocks)
-        exit_bb = None if _falls_off_end(f) else self.new_block()
+        # into it by cfg.merge_straight_line_blocks, which runs when optimising)
+        exit_bb = None if self.ssa is not None and _falls_off_end(f) else self.new_block()
         frame = _Frame(storages, ret_slot, exit_bb)
         # evaluate `in` arguments in the caller's frame, then bind them
         for p, a in pending:
@@ -756,12 +756,12 @@ class FunctionLowerer:
         blocks.append(bb)
 
     def _loop(self, s: ir.Loop) -> None:
-        # the continue block is made up front only when a `continue` branches to it; else the
-        # continuing statements follow the body in its last block (the block would have that one
-        # predecessor and be folded into it afterwards), or, when the body ends in a branch, go
-        # to a block made then (placed at the end, as the early-made one would have been moved)
+        # when optimising, the continue block is made up front only when a `continue` branches to
+        # it; else the continuing statements follow the body in its last block (the block would
+        # have that one predecessor and be folded into it afterwards), or, when the body ends in a
+        # branch, go to a block made then (placed at the end, as the early-made one was moved)
         header = self.new_block()
-        cont = self.new_block() if _continues(s.body) else None
+        cont = self.new_block() if self.ssa is None or _continues(s.body) else None
         merge = self.new_block()
         pre = self.b.block
         if self.ssa is not None:
