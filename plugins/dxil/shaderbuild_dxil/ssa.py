@@ -15,7 +15,15 @@ blocks and hands back the forwarded ones, whose remaining uses the phi
 clean-up rewrites.
 
 Everything is keyed by insertion-ordered dicts and lists (creation order), so
-the output is deterministic.
+the output is deterministic.  A block's own state (current definitions,
+predecessor edges, sealed) is kept on the block (BasicBlock.ssa_*): it is
+looked up for nearly every value read.
+
+Phis that Braun's order would make only to forward them are not made: a read
+at a join that is not a loop header reads the incoming values first (`_join`),
+and a read reaching the header of a built loop that never assigned the
+variable takes the value entering the loop (`loop_writes`, recorded while the
+loop is built).
 """
 
 from __future__ import annotations
@@ -67,11 +75,6 @@ class SSABuilder:
         edges)."""
         if header.ssa_preds == [pre]:
             self.loop_entry[id(header)] = pre
-
-    @staticmethod
-    def preds_of(bb: BasicBlock) -> list[BasicBlock]:
-        """The predecessors recorded so far (one entry per edge)."""
-        return bb.ssa_preds or []
 
     def add_edges(self, term: Instruction) -> None:
         """Record the edges of a terminator just built (one entry per edge, as phis need)."""
