@@ -92,7 +92,7 @@ def _fconst(t: T.Type, x: float) -> ConstFloat:
 
 def _args(L: FunctionLowerer, e: ir.Intrinsic) -> list[list[Value]]:
     vals = [L.expr(a) for a in e.args]
-    n = max((len(v) for v in vals), default=1)
+    n = max(map(len, vals), default=1)
     return [v * n if len(v) == 1 and n > 1 else v for v in vals]
 
 

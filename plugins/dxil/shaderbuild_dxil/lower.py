@@ -11,6 +11,7 @@ the module-level parts (resources, signatures, metadata inputs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -27,7 +28,7 @@ from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
 from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .mem2reg import promote_allocas, prune_trivial_phis
-from .ops import OpEmitter
+from .ops import OpEmitter, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -59,6 +60,7 @@ _INT_BINOPS = {"add": "add", "sub": "sub", "mul": "mul", "shl": "shl", "bitand":
 _SIGNED_BINOPS = {"div": ("sdiv", "udiv"), "mod": ("srem", "urem"), "shr": ("ashr", "lshr")}
 _INT_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
              "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b}
+_ZERO = ConstInt(T.i32, 0)      # a variable place's element index (folded away before use as an operand)
 _FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _ICMP_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
 _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
@@ -86,7 +88,7 @@ class LoweredModule:
 class _Frame:
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
-    exit_block: BasicBlock | None
+    exit_block: BasicBlock | None          # None: returns only at the end, falling into the caller
 
 
 @dataclass(slots=True)
@@ -120,6 +122,7 @@ class FunctionLowerer:
         self.loops: list[_LoopTargets] = []
         self.local_resources: dict[int, list[ResourcePlace | None]] = {}
         self.control_depth = 0
+        self._removed_blocks: list[BasicBlock] = []
         self._local_res_depth: dict[int, int] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -153,16 +156,17 @@ class FunctionLowerer:
         return self.b.icmp("ne", v, ConstInt(v.type, 0))
 
     def const_values(self, t: ir.Type, value: object) -> list[Value]:
-        scalars = component_types(t)
-        vals = list(value) if isinstance(value, (tuple, list)) else [value] * len(scalars)
-        out: list[Value] = []
-        for s, v in zip(scalars, vals, strict=True):
-            lt = llvm_scalar(s)
-            if s.kind == "float":
-                out.append(ConstFloat(lt, float(v)))
-            else:
-                out.append(ConstInt(lt, int(v)))
-        return out
+        kinds = _const_kinds(t)
+        if isinstance(value, (tuple, list)):
+            if len(value) != len(kinds):
+                raise ValueError(f"constant of '{t}' has {len(value)} components, expected {len(kinds)}")
+            return [ConstFloat(lt, float(v)) if f else ConstInt(lt, int(v)) for (lt, f), v in zip(kinds, value)]
+        if not kinds:
+            return []
+        lt, f = kinds[0]
+        if len(kinds) == 1 or kinds.count(kinds[0]) == len(kinds):   # a splat: one constant, n uses
+            return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value))] * len(kinds)
+        return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value)) for lt, f in kinds]
 
     def new_block(self, name: str = "") -> BasicBlock:
         return self.fn.append_block(name)
@@ -182,8 +186,12 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ storage
     def make_storage(self, var: ir.Variable) -> VarStorage:
         lay = leaf_layout(var.type)
-        ptrs: list[Value | None] = []
         ssa = self.ssa
+        if ssa is not None:
+            regs = _single_leaf_registers(var.type)
+            if regs is not None:             # every leaf one element: SSA variables only, no memory
+                return VarStorage(var, [None] * len(regs), list(lay.mult), list(lay.leaves), ssa.new_vars(regs))
+        ptrs: list[Value | None] = []
         nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
             if ssa is not None:
@@ -213,6 +221,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ places
     def place(self, e: ir.Expr) -> Place:
+        cls = e.__class__
+        if cls is ir.VarRef:
+            return self._var_place(e.var)
+        if cls is ir.SwizzleRef:
+            return self._components(self.place(e.base), list(e.comps), e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
         if isinstance(e, ir.FieldRef):
@@ -232,6 +245,9 @@ class FunctionLowerer:
         raise error(f"expression '{type(e).__name__}' is not a place")
 
     def _var_place(self, var: ir.Variable) -> Place:
+        st = self.frames[-1].storages.get(id(var)) if self.frames else None
+        if st is not None:               # a local of the current function (the common case)
+            return MemPlace(st, var.type, 0, _ZERO)
         if var.binding is not None:
             info = self.m.resource_of(var)
             if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type):
@@ -243,7 +259,7 @@ class FunctionLowerer:
             slots = self.local_resources.setdefault(id(var), [None] * _resource_slots(var.type))
             return LocalResourcePlace(var, var.type, list(range(len(slots))))
         st = self.storage_of(var)
-        return MemPlace(st, var.type, 0, ConstInt(T.i32, 0))
+        return MemPlace(st, var.type, 0, _ZERO)
 
     def _field(self, base: Place, index: int, t: ir.Type) -> Place:
         if isinstance(base, MemPlace):
@@ -321,7 +337,7 @@ class FunctionLowerer:
 
     def _components(self, base: Place, comps: list[int], t: ir.Type) -> Place:
         if isinstance(base, MemPlace):
-            return base.as_addr(self).pick(comps, t)
+            return base.pick(self, comps, t)
         if isinstance(base, AddrPlace):
             return base.pick(comps, t)
         if isinstance(base, IOPlace):
@@ -417,7 +433,26 @@ class FunctionLowerer:
         return self.const_values(e.type, e.value)
 
     def _load(self, e: ir.Load) -> list[Value]:
+        nums = self._ssa_components(e.place)
+        if nums is not None:
+            return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)
+
+    def _ssa_components(self, p: ir.Expr) -> list[int] | None:
+        """The SSA variables of `var` or `var.swizzle` when var is a local of the current
+        function kept wholly in SSA variables (most loads and stores): no place objects."""
+        cls = p.__class__
+        if cls is ir.VarRef:
+            var, comps = p.var, None
+        elif cls is ir.SwizzleRef and p.base.__class__ is ir.VarRef:
+            var, comps = p.base.var, p.comps
+        else:
+            return None
+        st = self.frames[-1].storages.get(id(var)) if self.frames else None
+        if st is None or st.comp_nums is None:
+            return None
+        nums = st.comp_nums
+        return nums if comps is None else [nums[c] for c in comps]
 
     def _unary(self, e: ir.Unary) -> list[Value]:
         vals = self.expr(e.operand)
@@ -439,32 +474,38 @@ class FunctionLowerer:
             a = a * len(b)
         if len(b) == 1 and len(a) > 1:
             b = b * len(a)
-        s = ir.scalar_of(e.lhs.type)
+        if not a:
+            return []
         op = e.op
-        out = []
-        for x, y in zip(a, b):
-            if op in _FCMP or op in ("eq", "ne"):
-                if isinstance(x.type, T.FloatType):
-                    out.append(self.b.fcmp(_FCMP[op], x, y))
-                else:
-                    table = _ICMP_SIGNED if s.kind == "int" else _ICMP_UNSIGNED
-                    out.append(self.b.icmp(table[op], x, y))
-            elif isinstance(x.type, T.FloatType):
-                if op not in _FLOAT_BINOPS:
-                    raise error(f"operator '{op}' on floating point is not supported")
-                out.append(self.b.binop(_FLOAT_BINOPS[op], x, y))
-            elif op in ("shl", "shr"):
+        # every component has the type of the first: the instruction is chosen once
+        is_float = isinstance(a[0].type, T.FloatType)
+        bld = self.b
+        if op in _FCMP:
+            if is_float:
+                pred = _FCMP[op]
+                return [bld.fcmp(pred, x, y) for x, y in zip(a, b)]
+            pred = (_ICMP_SIGNED if ir.scalar_of(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
+            return [bld.icmp(pred, x, y) for x, y in zip(a, b)]
+        if is_float:
+            name = _FLOAT_BINOPS.get(op)
+            if name is None:
+                raise error(f"operator '{op}' on floating point is not supported")
+            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+        if op in ("shl", "shr"):
+            name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
+            out = []
+            for x, y in zip(a, b):
                 if y.type != x.type:
-                    y = self.b.trunc(y, x.type) if y.type.width > x.type.width else self.b.zext(y, x.type)
-                y = self.b.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
+                    y = bld.trunc(y, x.type) if y.type.width > x.type.width else bld.zext(y, x.type)
+                y = bld.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
                     ConstInt(x.type, y.value & (x.type.width - 1))
-                name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if s.kind == "int" else 1]
-                out.append(self.b.binop(name, x, y))
-            elif op in _SIGNED_BINOPS:
-                out.append(self.b.binop(_SIGNED_BINOPS[op][0 if s.kind == "int" else 1], x, y))
-            else:
-                out.append(self.int_binop(_INT_BINOPS[op], x, y))
-        return out
+                out.append(bld.binop(name, x, y))
+            return out
+        if op in _SIGNED_BINOPS:
+            name = _SIGNED_BINOPS[op][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
+            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+        name = _INT_BINOPS[op]
+        return [self.int_binop(name, x, y) for x, y in zip(a, b)]
 
     def int_binop(self, name: str, x: Value, y: Value) -> Value:
         """An integer binop, folded when both operands are constants."""
@@ -571,7 +612,10 @@ class FunctionLowerer:
         ret_slot = None
         if not isinstance(f.return_type, ir.VoidType):
             ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, ir.Storage.FUNCTION))
-        exit_bb = self.new_block()
+        # a callee left only at its end needs no exit block: its last block continues the caller
+        # (the block would have one predecessor ending in a plain branch to it, and be folded
+        # into it by cfg.merge_straight_line_blocks, which runs when optimising)
+        exit_bb = None if self.ssa is not None and _falls_off_end(f) else self.new_block()
         frame = _Frame(storages, ret_slot, exit_bb)
         # evaluate `in` arguments in the caller's frame, then bind them
         for p, a in pending:
@@ -581,7 +625,7 @@ class FunctionLowerer:
             vals = self.expr(a)
             st = self.make_storage(p.var)
             storages[id(p.var)] = st
-            MemPlace(st, p.var.type, 0, ConstInt(T.i32, 0)).write(self, vals)
+            MemPlace(st, p.var.type, 0, _ZERO).write(self, vals)
         for v in f.locals:
             if id(v) not in storages and not _is_resource_type(v.type):
                 storages[id(v)] = self.make_storage(v)
@@ -590,12 +634,12 @@ class FunctionLowerer:
         self.stmts(f.body)
         self.loops = saved_loops
         self.frames.pop()
-        self.branch_to(exit_bb)
-        self.seal(exit_bb)
-        self.set_block(exit_bb)
+        if exit_bb is not None:
+            self.branch_to(exit_bb)
+            self._enter(exit_bb, move=False)
         if ret_slot is None:
             return []
-        return MemPlace(ret_slot, f.return_type, 0, ConstInt(T.i32, 0)).read(self)
+        return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
 
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
@@ -612,6 +656,11 @@ class FunctionLowerer:
             h(self, s)
 
     def _store(self, s: ir.Store) -> None:
+        nums = self._ssa_components(s.place)
+        if nums is not None:             # not a resource: those have no storage
+            vals = self.expr(s.value)    # first: it may end the current block
+            self.ssa.write_all(nums, self.b.block, vals)
+            return
         if _is_resource_type(s.place.type):
             self._store_resource(s)
             return
@@ -660,9 +709,38 @@ class FunctionLowerer:
             self.stmts(s.else_)
             self.branch_to(merge)
         self.control_depth -= 1
-        self._move_to_end(merge)
-        self.seal(merge)
-        self.set_block(merge)
+        self._enter(merge)
+
+    def _enter(self, bb: BasicBlock, move: bool = True) -> None:
+        """Go on lowering in join block `bb`, all of whose predecessors are built: at the end of
+        the block list (`move`; a merge follows its construct), or, when its one predecessor
+        ends in a plain branch to it, in that predecessor instead: cfg.merge_straight_line_blocks
+        would fold it there, so the branch and the block are not built at all."""
+        if self.ssa is not None:                 # (without optimisation no block is folded)
+            ps = bb.ssa_preds
+            if ps is not None and len(ps) == 1 and ps[0] is not bb:
+                p = ps[0]
+                term = p.instructions[-1]
+                if term.op == "br" and not term.operands and len(term.attrs["targets"]) == 1:
+                    p.instructions.pop()
+                    self._remove_block(bb)
+                    self.set_block(p)
+                    return
+        if move:
+            self._move_to_end(bb)
+        self.seal(bb)
+        self.set_block(bb)
+
+    def _remove_block(self, bb: BasicBlock) -> None:
+        """Drop a block nothing branches to any more (searched from the end, where new blocks are).
+        It is kept alive: the SSA builder's tables are keyed by block id, which must not be reused."""
+        blocks = self.fn.blocks
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i] is bb:
+                del blocks[i]
+                self._removed_blocks.append(bb)
+                return
+        raise ValueError("block is not in the function")
 
     def _move_to_end(self, bb: BasicBlock) -> None:
         """Keep blocks in a dominance-friendly order: a merge block follows its arms.
@@ -678,16 +756,30 @@ class FunctionLowerer:
         blocks.append(bb)
 
     def _loop(self, s: ir.Loop) -> None:
-        header, cont, merge = self.new_block(), self.new_block(), self.new_block()
+        # when optimising, the continue block is made up front only when a `continue` branches to
+        # it; else the continuing statements follow the body in its last block (the block would
+        # have that one predecessor and be folded into it afterwards), or, when the body ends in a
+        # branch, go to a block made then (placed at the end, as the early-made one was moved)
+        header = self.new_block()
+        cont = self.new_block() if self.ssa is None or _continues(s.body) else None
+        merge = self.new_block()
+        pre = self.b.block
+        if self.ssa is not None:
+            self.ssa.loop_header(header)
         self.branch_to(header)
+        if self.ssa is not None:
+            self.ssa.loop_entered(header, pre)
         self.set_block(header)
         self.loops.append(_LoopTargets(merge, cont))
         self.control_depth += 1
         self.stmts(s.body)
-        self.branch_to(cont)
-        self._move_to_end(cont)
-        self.seal(cont)                  # reached from the body's end and its `continue`s
-        self.set_block(cont)
+        if cont is None and self.b.block.terminator is not None:
+            cont = self.new_block()
+        if cont is not None:
+            self.branch_to(cont)
+            self._move_to_end(cont)
+            self.seal(cont)              # reached from the body's end and its `continue`s
+            self.set_block(cont)
         self.stmts(s.continuing)
         if self.b.block.terminator is None:
             if s.break_if is not None:
@@ -697,9 +789,7 @@ class FunctionLowerer:
         self.seal(header)                # the back edge is built
         self.control_depth -= 1
         self.loops.pop()
-        self._move_to_end(merge)
-        self.seal(merge)
-        self.set_block(merge)
+        self._enter(merge)
 
     def _break(self, s: ir.Break) -> None:
         if not self.loops:
@@ -717,8 +807,9 @@ class FunctionLowerer:
         fr = self.frames[-1]
         if s.value is not None and fr.ret_slot is not None:
             vals = self.expr(s.value)
-            MemPlace(fr.ret_slot, s.value.type, 0, ConstInt(T.i32, 0)).write(self, vals)
-        self.b.br(fr.exit_block)
+            MemPlace(fr.ret_slot, s.value.type, 0, _ZERO).write(self, vals)
+        if fr.exit_block is not None:    # None: the callee's last statement (see _call)
+            self.b.br(fr.exit_block)
 
     def _discard(self, s: ir.Discard) -> None:
         self.ops.call(self.b, "Discard", None, [ConstInt(T.i1, 1)])
@@ -749,9 +840,7 @@ class FunctionLowerer:
             self.branch_to(blocks[k + 1] if k + 1 < len(blocks) else merge)    # fall through
         self.control_depth -= 1
         self.loops.pop()
-        self._move_to_end(merge)
-        self.seal(merge)
-        self.set_block(merge)
+        self._enter(merge)
 
     # ------------------------------------------------------------------ driver
     def lower_entry(self, fn: ir.Function) -> Function:
@@ -764,9 +853,7 @@ class FunctionLowerer:
         self.stmts(fn.body)
         self.frames.pop()
         self.branch_to(exit_bb)
-        self._move_to_end(exit_bb)
-        self.seal(exit_bb)
-        self.set_block(exit_bb)
+        self._enter(exit_bb)
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
         forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
@@ -798,6 +885,63 @@ _STMT = {
 }
 
 
+@cache
+def _single_leaf_registers(t: ir.Type) -> tuple[T.Type, ...] | None:
+    """The register type of every leaf of t when every leaf has one element, else None."""
+    lay = leaf_layout(t)
+    if any(n != 1 for n in lay.mult):
+        return None
+    return tuple(llvm_scalar(s) for s in lay.leaves)
+
+
+@cache
+def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
+    """(LLVM register type, is float) of every component of a constant of type t."""
+    return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
+
+
+def _continues(body: list[ir.Stmt]) -> bool:
+    """Whether a `continue` in body (not in a nested loop) continues the loop of body."""
+    for st in body:
+        cls = st.__class__
+        if cls is ir.Continue:
+            return True
+        if cls is ir.If:
+            if _continues(st.then) or _continues(st.else_):
+                return True
+        elif cls is ir.Switch:
+            if any(_continues(c.body) for c in st.cases):
+                return True
+    return False
+
+
+def _falls_off_end(f: ir.Function) -> bool:
+    """Whether the only way out of f is its end: no `return` but possibly a last top-level one."""
+    body = f.body
+    if body and body[-1].__class__ is ir.Return:
+        return not _returns(body[:-1])
+    return not _returns(body)
+
+
+def _returns(body: list[ir.Stmt]) -> bool:
+    """Whether body contains a `return` (at any depth)."""
+    for st in body:
+        cls = st.__class__
+        if cls is ir.Return:
+            return True
+        if cls is ir.If:
+            if _returns(st.then) or _returns(st.else_):
+                return True
+        elif cls is ir.Loop:
+            if _returns(st.body) or _returns(st.continuing):
+                return True
+        elif cls is ir.Switch:
+            if any(_returns(c.body) for c in st.cases):
+                return True
+    return False
+
+
+@cache
 def _is_resource_type(t: ir.Type) -> bool:
     while isinstance(t, ir.Array):
         t = t.elem
@@ -818,9 +962,7 @@ def _resource_slots(t: ir.Type) -> int:
     return n
 
 
-def _ov(t: T.Type) -> str:
-    from .ops import overload_name
-    return overload_name(t)
+_ov = overload_name
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,

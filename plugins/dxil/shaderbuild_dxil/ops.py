@@ -165,20 +165,24 @@ class OpEmitter:
         classes = {n.split(".")[2] for n in function_names if n.startswith("dx.op.")}
         self.used = {k: o for k, o in self.used.items() if o.func_class in classes}
 
+    @property
+    def profile(self) -> str:
+        """The profile's name (vs_6_0), for diagnostics."""
+        return f"{STAGE_SHORT.get(self.stage, self.stage)}_{self.sm[0]}_{self.sm[1]}"
+
     def check(self, op: DxilOp, overload: str | None, loc: SourceLoc | None = None) -> None:
         """Raise a user diagnostic when `op` with `overload` is illegal for this profile."""
-        profile = f"{STAGE_SHORT.get(self.stage, self.stage)}_{self.sm[0]}_{self.sm[1]}"
         if self.sm < op.min_sm:
-            raise error(f"operation {op.name} is not allowed in profile {profile} "
+            raise error(f"operation {op.name} is not allowed in profile {self.profile} "
                         f"(requires shader model {_sm_text(op.min_sm)} or newer)", loc)
         short = STAGE_SHORT.get(self.stage, self.stage)
         if op.stages is not None and short not in op.stages:
-            raise error(f"operation {op.name} is not allowed in {self.stage} shaders (profile {profile})", loc)
+            raise error(f"operation {op.name} is not allowed in {self.stage} shaders (profile {self.profile})", loc)
         for flag in op.flags:
             need_sm = STAGE_FLAG_MIN_SM.get((flag, short))
             if need_sm is not None and self.sm < need_sm:
                 raise error(f"operation {op.name} is not allowed in {self.stage} shaders before shader model "
-                            f"{_sm_text(need_sm)} (profile {profile})", loc)
+                            f"{_sm_text(need_sm)} (profile {self.profile})", loc)
         if not op.overloads:
             if overload:
                 raise error(f"operation {op.name} takes no overload (got {overload})", loc)
@@ -189,9 +193,9 @@ class OpEmitter:
         need = OVERLOAD_MIN_SM.get((op.name, overload))
         if need is not None and self.sm < need:
             raise error(f"operation {op.name} with {overload} requires shader model {_sm_text(need)} "
-                        f"(profile {profile})", loc)
+                        f"(profile {self.profile})", loc)
         if self.native16 and overload in ("f16", "i16") and self.sm < NATIVE_16BIT_MIN_SM:
-            raise error(f"16-bit types require shader model 6.2 (profile {profile})", loc)
+            raise error(f"16-bit types require shader model 6.2 (profile {self.profile})", loc)
 
     def function_type(self, op: DxilOp, overload: str | None) -> T.FunctionType:
         return _function_type(op.name, overload, self.native16)

@@ -20,7 +20,7 @@ from shaderbuild.diagnostics import error
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
-from .scalarize import component_types, leaf_layout, leaf_order, llvm_scalar, memory_scalar
+from .scalarize import component_types, leaf_layout, leaf_of_components, leaf_order, llvm_scalar, memory_scalar
 
 if TYPE_CHECKING:
     from .lower import FunctionLowerer
@@ -33,13 +33,26 @@ __all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "BufferPlace", "CBufP
 @dataclass(slots=True)
 class VarStorage:
     """One LLVM pointer per leaf of the variable's type (see scalarize.leaf_layout), or, for a
-    single-element leaf of a local, an SSA variable number in `ssa` (ssa.py; -1: in memory)."""
+    single-element leaf of a local, an SSA variable number in `ssa` (ssa.py; -1: in memory).
+    `flat`: every leaf has one element (no element index anywhere); `all_ssa`: every leaf is an
+    SSA variable (reads and writes never touch memory): the common case, given fast paths."""
 
     var: ir.Variable
     ptrs: list[Value | None]
     counts: list[int]
     scalars: list[ir.Scalar]
     ssa: list[int] | None = None
+    flat: bool = field(init=False, default=False)
+    all_ssa: bool = field(init=False, default=False)
+    comp_nums: list[int] | None = field(init=False, default=None)    # all_ssa: the SSA variable of every component
+
+    def __post_init__(self) -> None:
+        counts = self.counts
+        self.flat = counts.count(1) == len(counts)
+        ssa = self.ssa
+        self.all_ssa = ssa is not None and -1 not in ssa
+        if self.all_ssa:
+            self.comp_nums = [ssa[p] for p in leaf_of_components(self.var.type)]
 
 
 class Place:
@@ -82,9 +95,12 @@ class AddrPlace(Place):
         return L.b.gep(p, [ConstInt(T.i32, 0), idx])
 
     def read(self, L: FunctionLowerer) -> list[Value]:
-        out = []
-        b = L.b
         st = self.storage
+        b = L.b
+        if st.all_ssa:
+            ssa = st.ssa
+            return L.ssa.read_all([ssa[leaf] for leaf, _ in self.addrs], b.block)
+        out = []
         ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
         for leaf, idx in self.addrs:
             if ssa is not None and ssa[leaf] >= 0:
@@ -101,6 +117,9 @@ class AddrPlace(Place):
         b = L.b
         st = self.storage
         ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
+        if st.all_ssa:
+            L.ssa.write_all([ssa[leaf] for leaf, _ in addrs], b.block, values)
+            return
         for (leaf, idx), v in zip(addrs, values, strict=True):
             if ssa is not None and ssa[leaf] >= 0:
                 L.ssa.write(ssa[leaf], b.block, v)
@@ -137,18 +156,38 @@ class MemPlace(Place):
     def addresses(self, L: FunctionLowerer) -> list[Address]:
         """A single-element leaf needs no element index (its pointer is used directly): there
         mul_add(idx, 1, 0) would only rebuild idx, so idx itself is kept."""
+        base, idx = self.leafbase, self.idx
+        if self.storage.flat:
+            return [(base + p, idx) for p in leaf_of_components(self.type)]
         mult = leaf_layout(self.type).mult
-        counts, base, idx = self.storage.counts, self.leafbase, self.idx
+        counts = self.storage.counts
         return [(base + p, idx if counts[base + p] == 1 else L.mul_add(idx, mult[p], k))
                 for p, k in leaf_order(self.type)]
 
     def as_addr(self, L: FunctionLowerer) -> AddrPlace:
         return AddrPlace(self.storage, self.addresses(L), self.type)
 
+    def pick(self, L: FunctionLowerer, comps: list[int], t: ir.Type) -> AddrPlace:
+        """as_addr(L).pick(comps, t) without addressing the components not picked."""
+        st = self.storage
+        if st.flat:
+            leaves, base, idx = leaf_of_components(self.type), self.leafbase, self.idx
+            return AddrPlace(st, [(base + leaves[c], idx) for c in comps], t)
+        return self.as_addr(L).pick(comps, t)
+
     def read(self, L: FunctionLowerer) -> list[Value]:
+        st = self.storage
+        if st.all_ssa:
+            ssa, base = st.ssa, self.leafbase
+            return L.ssa.read_all([ssa[base + p] for p in leaf_of_components(self.type)], L.b.block)
         return self.as_addr(L).read(L)
 
     def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+        st = self.storage
+        if st.all_ssa and comps is None:
+            ssa, base = st.ssa, self.leafbase
+            L.ssa.write_all([ssa[base + p] for p in leaf_of_components(self.type)], L.b.block, values)
+            return
         self.as_addr(L).write(L, values, comps)
 
 

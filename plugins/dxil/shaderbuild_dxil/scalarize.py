@@ -19,7 +19,7 @@ from shaderbuild.diagnostics import error
 from .llvm import types as T
 
 __all__ = ["llvm_scalar", "memory_scalar", "LeafLayout", "leaf_layout", "leaf_order", "component_types", "count",
-           "subrange", "field_leaf_base", "MAX_VALUE_COMPONENTS", "MAX_LEAF_ELEMENTS"]
+           "subrange", "field_leaf_base", "leaf_of_components", "MAX_VALUE_COMPONENTS", "MAX_LEAF_ELEMENTS"]
 
 MAX_VALUE_COMPONENTS = 1 << 16      # a value (or a whole-aggregate copy) is scalarised: keep it bounded
 MAX_LEAF_ELEMENTS = 1 << 22         # elements of one leaf array of a local / static / groupshared variable
@@ -168,6 +168,13 @@ def _order(t: ir.Type) -> tuple[tuple[int, int], ...]:
         out += [(p + base, k) for p, k in _order(f.type)]
         base += len(leaf_layout(f.type).leaves)
     return tuple(out)
+
+
+@cache
+def leaf_of_components(t: ir.Type) -> tuple[int, ...]:
+    """The leaf of every canonical component (leaf_order without the element): enough to
+    address a variable whose leaves all have one element."""
+    return tuple(p for p, _ in leaf_order(t))
 
 
 @cache

@@ -15,7 +15,15 @@ blocks and hands back the forwarded ones, whose remaining uses the phi
 clean-up rewrites.
 
 Everything is keyed by insertion-ordered dicts and lists (creation order), so
-the output is deterministic.
+the output is deterministic.  A block's own state (current definitions,
+predecessor edges, sealed) is kept on the block (BasicBlock.ssa_*): it is
+looked up for nearly every value read.
+
+Phis that Braun's order would make only to forward them are not made: a read
+at a join that is not a loop header reads the incoming values first (`_join`),
+and a read reaching the header of a built loop that never assigned the
+variable takes the value entering the loop (`loop_writes`, recorded while the
+loop is built).
 """
 
 from __future__ import annotations
@@ -32,58 +40,116 @@ class SSABuilder:
 
     def __init__(self) -> None:
         self.types: list[Type] = []                                  # variable -> register type
-        self.defs: dict[int, dict[int, Value]] = {}                  # block -> variable -> value
-        self.preds: dict[int, list[BasicBlock]] = {}                 # block -> predecessors (edges)
-        self.sealed: set[int] = set()                                # membership tests only
+        # per block (on the block: BasicBlock.ssa_defs / ssa_preds / ssa_sealed): variable ->
+        # current value, predecessors (one entry per edge), all predecessors known
         self.incomplete: dict[int, list[tuple[int, Instruction]]] = {}
         self.phis: dict[int, list[Instruction]] = {}                 # block -> its phis, creation order
         self.forward: dict[int, Value] = {}                          # trivial phi -> its one value
+        self.headers: set[int] = set()                               # loop headers (back edges in)
+        self.joining: dict[tuple[int, int], Instruction | None] = {}  # joins being read (_join)
+        self.open_loops: list[tuple[int, set[int]]] = []             # loops being built: header, writes
+        self.loop_writes: dict[int, set[int]] = {}                   # built loop header -> variables written
+        self.loop_entry: dict[int, BasicBlock] = {}                  # loop header -> the block entering it
         self._undef: dict[Type, Value] = {}
 
     def new_var(self, t: Type) -> int:
         self.types.append(t)
         return len(self.types) - 1
 
+    def new_vars(self, ts: tuple[Type, ...]) -> list[int]:
+        """new_var of each type, in order."""
+        start = len(self.types)
+        self.types += ts
+        return list(range(start, start + len(ts)))
+
     # ---------------------------------------------------------------- CFG events
+    def loop_header(self, bb: BasicBlock) -> None:
+        """`bb` will get a back edge: the only kind of block a read can reach again from its own
+        predecessors, so the only one whose phi must exist before its operands are read.  The
+        loop's body is built next: the variables written until `bb` is sealed are recorded."""
+        self.headers.add(id(bb))
+        self.open_loops.append((id(bb), set()))
+
+    def loop_entered(self, header: BasicBlock, pre: BasicBlock) -> None:
+        """The loop at `header` is entered from `pre` (its first predecessor; the others are back
+        edges)."""
+        if header.ssa_preds == [pre]:
+            self.loop_entry[id(header)] = pre
+
     def add_edges(self, term: Instruction) -> None:
         """Record the edges of a terminator just built (one entry per edge, as phis need)."""
         bb = term.parent
         for s in term.successors:
-            sid = id(s)
-            if sid in self.sealed:
+            if s.ssa_sealed:
                 raise AssertionError("an edge into a sealed block")
-            ps = self.preds.get(sid)
+            ps = s.ssa_preds
             if ps is None:
-                self.preds[sid] = [bb]
+                s.ssa_preds = [bb]
             else:
                 ps.append(bb)
 
     def seal(self, bb: BasicBlock) -> None:
         """All predecessors of `bb` are known: complete its incomplete phis."""
         bid = id(bb)
-        self.sealed.add(bid)
+        bb.ssa_sealed = True
         pending = self.incomplete.pop(bid, None)
         if pending:
             for var, phi in pending:
                 self._add_operands(var, phi)
+        if self.open_loops and self.open_loops[-1][0] == bid:      # the loop is built
+            _, written = self.open_loops.pop()
+            self.loop_writes[bid] = written
+            if self.open_loops:
+                self.open_loops[-1][1].update(written)
 
     # ---------------------------------------------------------------- variables
     def write(self, var: int, bb: BasicBlock, v: Value) -> None:
-        d = self.defs.get(id(bb))
+        """An assignment of `var` in `bb`."""
+        if self.open_loops:
+            self.open_loops[-1][1].add(var)
+        d = bb.ssa_defs
         if d is None:
-            self.defs[id(bb)] = {var: v}
+            bb.ssa_defs = {var: v}
         else:
             d[var] = v
 
+    def write_all(self, nums: list[int], bb: BasicBlock, values: list[Value]) -> None:
+        """`write` of several variables in one block (a local's components)."""
+        if self.open_loops:
+            self.open_loops[-1][1].update(nums)
+        d = bb.ssa_defs
+        if d is None:
+            d = bb.ssa_defs = {}
+        for n, v in zip(nums, values, strict=True):
+            d[n] = v
+
     def read(self, var: int, bb: BasicBlock) -> Value:
-        d = self.defs.get(id(bb))
+        d = bb.ssa_defs
         if d is not None:
             v = d.get(var)
             if v is not None:
-                if self.forward:
-                    v = self._resolve(v)
+                fwd = self.forward
+                if fwd and id(v) in fwd:
+                    v = d[var] = self._resolve(v)        # the same value, found directly next time
                 return v
         return self._read_recursive(var, bb)
+
+    def read_all(self, nums: list[int], bb: BasicBlock) -> list[Value]:
+        """`read` of several variables in one block (a local's components)."""
+        d = bb.ssa_defs
+        if d is None:                    # reading one variable defines no other in `bb`
+            return [self._read_recursive(n, bb) for n in nums]
+        out = []
+        get = d.get
+        fwd = self.forward
+        for n in nums:
+            v = get(n)
+            if v is None:
+                v = self._read_recursive(n, bb)
+            elif fwd and id(v) in fwd:
+                v = d[n] = self._resolve(v)
+            out.append(v)
+        return out
 
     def _resolve(self, v: Value) -> Value:
         fwd = self.forward
@@ -92,35 +158,98 @@ class SSABuilder:
         return v
 
     def _read_recursive(self, var: int, bb: BasicBlock) -> Value:
+        if bb.ssa_sealed:                # most often: defined in the one predecessor
+            ps = bb.ssa_preds
+            if ps is not None and len(ps) == 1:
+                d = ps[0].ssa_defs
+                if d is not None:
+                    val = d.get(var)
+                    if val is not None:
+                        if self.forward:
+                            val = self._resolve(val)
+                        d = bb.ssa_defs
+                        if d is None:
+                            bb.ssa_defs = {var: val}
+                        else:
+                            d[var] = val
+                        return val
         # walk up single-predecessor sealed blocks without recursion; remember the path
         path = [bb]
-        sealed, preds, defs = self.sealed, self.preds, self.defs
         while True:
-            bid = id(bb)
-            if bid not in sealed:
+            if not bb.ssa_sealed:
                 phi = self._new_phi(var, bb)
-                self.incomplete.setdefault(bid, []).append((var, phi))
+                self.incomplete.setdefault(id(bb), []).append((var, phi))
                 val: Value = phi
                 break
-            ps = preds.get(bid)
+            ps = bb.ssa_preds
             if not ps:
                 val = self.undef(var)
                 break
             if len(ps) == 1:
                 bb = ps[0]
-                d = defs.get(id(bb))
+                d = bb.ssa_defs
                 if d is not None and var in d:
                     val = self._resolve(d[var]) if self.forward else d[var]
                     break
                 path.append(bb)
                 continue
-            phi = self._new_phi(var, bb)
-            self.write(var, bb, phi)                  # breaks cycles through loops
-            val = self._add_operands(var, phi)
+            bid = id(bb)
+            if bid in self.headers:
+                if ps[0] is self.loop_entry.get(bid) and var not in self.loop_writes.get(bid, (var,)):
+                    # not assigned in the (built) loop: Braun's phi would have the value entering
+                    # the loop and itself as operands (every read inside leads back to it), be
+                    # forwarded to that value and have no use; that value is read directly
+                    val = self.read(var, ps[0])
+                    break
+                phi = self._new_phi(var, bb)
+                d = bb.ssa_defs                       # breaks cycles through loops
+                if d is None:
+                    bb.ssa_defs = {var: phi}
+                else:
+                    d[var] = phi
+                val = self._add_operands(var, phi)
+            elif (bid, var) in self.joining:        # re-entered through a loop: make the phi now
+                val = self.joining[(bid, var)]
+                if val is None:
+                    val = self.joining[(bid, var)] = self._new_phi(var, bb)
+            else:
+                val = self._join(var, bb, ps)
             break
         for b in path:
-            self.write(var, b, val)
+            d = b.ssa_defs
+            if d is None:
+                b.ssa_defs = {var: val}
+            else:
+                d[var] = val
         return val
+
+    def _join(self, var: int, bb: BasicBlock, ps: list[BasicBlock]) -> Value:
+        """A read at a sealed join that is not a loop header.  Braun et al. make the phi first, so
+        that a read coming back to `bb` through a loop finds it; here the incoming values are read
+        first and the phi is made only when one is needed: when such a read comes back (`joining`
+        then holds the phi, made at that moment: no other phi of `bb` is made in between, so the
+        block's phi order is unchanged), or when the values differ.  The result is the value
+        Braun's order gives after removing a trivial phi, and no trivial phi is built here."""
+        key = (id(bb), var)
+        joining = self.joining
+        joining[key] = None
+        vals = [self.read(var, p) for p in ps]
+        phi = joining.pop(key)
+        if phi is not None:
+            phi.attrs["incoming"] = list(zip(vals, ps))
+            return self._try_remove_trivial(phi)
+        same: Value | None = None
+        for v in vals:
+            if v is same:
+                continue
+            if same is not None:
+                if const_key(v) == const_key(same):        # equal constants are one value
+                    continue
+                phi = self._new_phi(var, bb)
+                phi.attrs["incoming"] = list(zip(vals, ps))
+                return phi
+            same = v
+        return same
 
     def undef(self, var: int) -> Value:
         t = self.types[var]
@@ -141,7 +270,7 @@ class SSABuilder:
 
     def _add_operands(self, var: int, phi: Instruction) -> Value:
         incoming = phi.attrs["incoming"]
-        for p in self.preds.get(id(phi.parent), ()):
+        for p in phi.parent.ssa_preds or ():
             incoming.append((self.read(var, p), p))
         return self._try_remove_trivial(phi)
 

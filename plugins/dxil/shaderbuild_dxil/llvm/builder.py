@@ -20,6 +20,8 @@ from .types import (
 )
 from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value, const_key
 
+_new_instruction = Instruction.__new__
+
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
 # LLVM CmpInst::Predicate numbering (the bitcode and the printer use these).
@@ -36,6 +38,9 @@ CASTS = ("trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptru
 ATOMIC_RMW_OPS = ("xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin")
 
 
+_BINOP_OPERAND: dict[str, type] = {**dict.fromkeys(INT_BINOPS, IntType), **dict.fromkeys(FLOAT_BINOPS, FloatType)}
+
+
 def _binop(op: str) -> Callable:
     want = FloatType if op in FLOAT_BINOPS else IntType
 
@@ -44,7 +49,7 @@ def _binop(op: str) -> Callable:
             t = lhs.type
             if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
                 raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
-            return self._insert(Instruction(op, lhs.type, [lhs, rhs], name, flags=flags))
+            return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
         method.__name__ = fn.__name__
         method.__doc__ = f"`{op}` of two {want.__name__} values."
         return method
@@ -54,7 +59,7 @@ def _binop(op: str) -> Callable:
 def _cast(op: str) -> Callable:
     def factory(fn: Callable) -> Callable:
         def method(self: IRBuilder, value: Value, to: Type, name: str = "") -> Instruction:
-            return self._insert(Instruction(op, to, [value], name))
+            return self._emit(op, to, [value], {}, name)
         method.__name__ = fn.__name__
         method.__doc__ = f"`{op}` cast."
         return method
@@ -75,6 +80,25 @@ class IRBuilder:
         insts = block.instructions
         if insts and insts[-1].op in TERMINATORS:
             raise RuntimeError(f"block {block.name} is already terminated")
+        inst.parent = block
+        insts.append(inst)
+        return inst
+
+    def _emit(self, op: str, type: Type, operands: list[Value], attrs: dict, name: str = "") -> Instruction:
+        """_insert(Instruction(op, type, operands, name, **attrs)) in one step: every instruction
+        the lowering builds comes through here (`operands` and `attrs` are fresh: kept as they are)."""
+        block = self.block
+        if block is None:
+            raise RuntimeError("builder has no insertion block")
+        insts = block.instructions
+        if insts and insts[-1].op in TERMINATORS:
+            raise RuntimeError(f"block {block.name} is already terminated")
+        inst = _new_instruction(Instruction)
+        inst.type = type
+        inst.name = name
+        inst.op = op
+        inst.operands = operands
+        inst.attrs = attrs
         inst.parent = block
         insts.append(inst)
         return inst
@@ -118,7 +142,12 @@ class IRBuilder:
     def frem(self): ...
 
     def binop(self, op: str, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
-        return getattr(self, {"and": "and_", "or": "or_"}.get(op, op))(lhs, rhs, name, flags)
+        """The binop named `op` (the same checks as the named methods, without a method lookup)."""
+        want = _BINOP_OPERAND[op]
+        t = lhs.type
+        if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
+            raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
+        return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
 
     # ---- casts
     @_cast("trunc")
@@ -153,51 +182,45 @@ class IRBuilder:
     def icmp(self, pred: str, lhs: Value, rhs: Value, name: str = "") -> Instruction:
         if lhs.type != rhs.type:
             raise TypeError(f"icmp operand types {lhs.type}, {rhs.type}")
-        return self._insert(Instruction("icmp", i1, [lhs, rhs], name, pred=pred))
+        return self._emit("icmp", i1, [lhs, rhs], {"pred": pred}, name)
 
     def fcmp(self, pred: str, lhs: Value, rhs: Value, name: str = "") -> Instruction:
         if lhs.type != rhs.type:
             raise TypeError(f"fcmp operand types {lhs.type}, {rhs.type}")
-        return self._insert(Instruction("fcmp", i1, [lhs, rhs], name, pred=pred))
+        return self._emit("fcmp", i1, [lhs, rhs], {"pred": pred}, name)
 
     def select(self, cond: Value, a: Value, b: Value, name: str = "") -> Value:
         if a.type != b.type or cond.type != i1:
             raise TypeError("select: bad operand types")
         if const_key(a) == const_key(b):        # select c, x, x is x (as InstCombine folds it in DXC)
             return a
-        return self._insert(Instruction("select", a.type, [cond, a, b], name))
+        return self._emit("select", a.type, [cond, a, b], {}, name)
 
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        ok = len(args) == len(ft.params)
-        if ok:
-            for a, p in zip(args, ft.params):
-                if a.type is not p and a.type != p:
-                    ok = False
-                    break
-        if not ok:
+        if tuple([a.type for a in args]) != ft.params:       # element-wise: identity first, then ==
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
-        return self._insert(Instruction("call", ft.ret, [fn, *args], name))
+        return self._emit("call", ft.ret, [fn, *args], {}, name)
 
     # ---- terminators
     def ret(self, value: Value | None = None) -> Instruction:
-        return self._insert(Instruction("ret", void, [] if value is None else [value]))
+        return self._emit("ret", void, [] if value is None else [value], {})
 
     def br(self, target: BasicBlock) -> Instruction:
-        return self._insert(Instruction("br", void, [], targets=(target,)))
+        return self._emit("br", void, [], {"targets": (target,)})
 
     def cbranch(self, cond: Value, then: BasicBlock, else_: BasicBlock) -> Instruction:
         if cond.type != i1:
             raise TypeError("branch condition must be i1")
-        return self._insert(Instruction("br", void, [cond], targets=(then, else_)))
+        return self._emit("br", void, [cond], {"targets": (then, else_)})
 
     def switch(self, value: Value, default: BasicBlock, cases: list[tuple[ConstInt, BasicBlock]]) -> Instruction:
-        return self._insert(Instruction("switch", void, [value], default=default, cases=list(cases)))
+        return self._emit("switch", void, [value], {"default": default, "cases": list(cases)})
 
     def unreachable(self) -> Instruction:
-        return self._insert(Instruction("unreachable", void, []))
+        return self._emit("unreachable", void, [], {})
 
     def phi(self, type: Type, incoming: list[tuple[Value, BasicBlock]], name: str = "") -> Instruction:
         inst = Instruction("phi", type, [], name, incoming=list(incoming))
@@ -213,19 +236,18 @@ class IRBuilder:
 
     # ---- memory
     def alloca(self, type: Type, align: int = 4, name: str = "") -> Instruction:
-        return self._insert(Instruction("alloca", pointer_to(type), [ConstInt(i32, 1)], name,
-                                        allocated=type, align=align))
+        return self._emit("alloca", pointer_to(type), [ConstInt(i32, 1)], {"allocated": type, "align": align}, name)
 
     def load(self, ptr: Value, align: int = 4, name: str = "") -> Instruction:
         if not isinstance(ptr.type, PointerType):
             raise TypeError("load from a non-pointer")
-        return self._insert(Instruction("load", ptr.type.pointee, [ptr], name, align=align, volatile=False))
+        return self._emit("load", ptr.type.pointee, [ptr], {"align": align, "volatile": False}, name)
 
     def store(self, value: Value, ptr: Value, align: int = 4) -> Instruction:
         pt = ptr.type
         if not isinstance(pt, PointerType) or (pt.pointee is not value.type and pt.pointee != value.type):
             raise TypeError(f"store {value.type} to {ptr.type}")
-        return self._insert(Instruction("store", void, [value, ptr], align=align, volatile=False))
+        return self._emit("store", void, [value, ptr], {"align": align, "volatile": False})
 
     def gep(self, ptr: Value, indices: list[Value], inbounds: bool = True, name: str = "") -> Instruction:
         if not isinstance(ptr.type, PointerType):
@@ -239,20 +261,19 @@ class IRBuilder:
             else:
                 raise TypeError(f"gep into {t}")
         rt = pointer_to(t, ptr.type.addrspace)
-        return self._insert(Instruction("getelementptr", rt, [ptr, *indices], name, inbounds=inbounds,
-                                        source=ptr.type.pointee))
+        return self._emit("getelementptr", rt, [ptr, *indices], {"inbounds": inbounds, "source": ptr.type.pointee}, name)
 
     def extract_value(self, agg: Value, index: int, name: str = "") -> Instruction:
         t = agg.type
         et = t.elems[index] if isinstance(t, StructType) else t.elem
-        return self._insert(Instruction("extractvalue", et, [agg], name, indices=(index,)))
+        return self._emit("extractvalue", et, [agg], {"indices": (index,)}, name)
 
     def atomic_rmw(self, op: str, ptr: Value, value: Value, ordering: str = "seq_cst", name: str = "") -> Instruction:
         if op not in ATOMIC_RMW_OPS:
             raise ValueError(op)
-        return self._insert(Instruction("atomicrmw", value.type, [ptr, value], name, rmw=op, ordering=ordering))
+        return self._emit("atomicrmw", value.type, [ptr, value], {"rmw": op, "ordering": ordering}, name)
 
     def cmpxchg(self, ptr: Value, cmp: Value, new: Value, ordering: str = "seq_cst", name: str = "") -> Instruction:
         rt = StructType((cmp.type, i1))
-        return self._insert(Instruction("cmpxchg", rt, [ptr, cmp, new], name, ordering=ordering,
-                                        failure="seq_cst" if ordering in ("seq_cst", "acq_rel") else "monotonic"))
+        return self._emit("cmpxchg", rt, [ptr, cmp, new], {
+            "ordering": ordering, "failure": "seq_cst" if ordering in ("seq_cst", "acq_rel") else "monotonic"}, name)

@@ -8,6 +8,7 @@ opcode-specific extras in `attrs`; the writer and printer dispatch on tables.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 from .types import FloatType, FunctionType, IntType, PointerType, StructType, Type, VoidType, label
@@ -172,12 +173,20 @@ class Function(GlobalValue):
 
 
 class BasicBlock(Value):
-    __slots__ = ("instructions", "parent")
+    """`ssa_*`: the SSA construction's state of the block while the function is lowered
+    (ssa.py): current definitions, predecessor edges, whether all of them are known.  Kept on
+    the block because the construction looks them up for nearly every value it reads."""
+
+    __slots__ = ("instructions", "parent", "ssa_defs", "ssa_preds", "ssa_sealed")
 
     def __init__(self, name: str, parent: Function | None) -> None:
-        super().__init__(label, name)
+        self.type = label
+        self.name = name
         self.instructions: list[Instruction] = []
         self.parent = parent
+        self.ssa_defs: dict[int, Value] | None = None
+        self.ssa_preds: list[BasicBlock] | None = None
+        self.ssa_sealed = False
 
     @property
     def terminator(self) -> Instruction | None:
@@ -213,9 +222,10 @@ class Instruction(Value):
         return self.type.__class__ is not VoidType
 
     @property
-    def successors(self) -> list[BasicBlock]:
+    def successors(self) -> Sequence[BasicBlock]:
+        """The successor blocks, in order (a br's own tuple: callers only read it)."""
         if self.op == "br":
-            return list(self.attrs["targets"])
+            return self.attrs["targets"]
         if self.op == "switch":
             return [self.attrs["default"], *(bb for _, bb in self.attrs["cases"])]
         return []
