@@ -8,32 +8,44 @@ from __future__ import annotations
 
 from .llvm.values import Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors"]
+
+
+def successors(bb) -> tuple | list:
+    """`bb.terminator.successors` (or nothing) read straight from the terminator's attributes:
+    the CFG walks ask this once per block and edge, and the properties build lists each time.
+    The result is the instruction's own tuple for a `br`: not to be mutated."""
+    insts = bb.instructions
+    if insts:
+        term = insts[-1]
+        op = term.op
+        if op == "br":
+            return term.attrs["targets"]
+        if op == "switch":
+            return [term.attrs["default"], *(b for _, b in term.attrs["cases"])]
+    return ()
 
 
 def remove_unreachable_blocks(f: Function) -> None:
     if not f.blocks:
         return
-    seen = {id(f.blocks[0])}
-    stack = [f.blocks[0]]
+    entry = f.blocks[0]
+    seen = {entry}                                   # blocks hash by identity
+    stack = [entry]
     while stack:
-        bb = stack.pop()
-        term = bb.terminator
-        if term is None:
-            continue
-        for s in term.successors:
-            if id(s) not in seen:
-                seen.add(id(s))
+        for s in successors(stack.pop()):
+            if s not in seen:
+                seen.add(s)
                 stack.append(s)
-    dead = {id(bb) for bb in f.blocks if id(bb) not in seen}
+    dead = {bb for bb in f.blocks if bb not in seen}
     if not dead:
         return
-    f.blocks = [bb for bb in f.blocks if id(bb) in seen]
+    f.blocks = [bb for bb in f.blocks if bb not in dead]
     for bb in f.blocks:
         for inst in bb.instructions:                 # phis lead their blocks
             if inst.op != "phi":
                 break
-            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
+            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b not in dead]
 
 
 def immediate_dominators(preds: list[list[int]]) -> list[int]:
@@ -70,10 +82,8 @@ def immediate_dominators(preds: list[list[int]]) -> list[int]:
 def predecessors(f: Function) -> dict[int, list]:
     preds: dict[int, list] = {id(bb): [] for bb in f.blocks}
     for bb in f.blocks:
-        term = bb.terminator
-        if term is not None:
-            for s in term.successors:
-                preds[id(s)].append(bb)
+        for s in successors(bb):
+            preds[id(s)].append(bb)
     return preds
 
 

@@ -11,33 +11,28 @@ and operand substitution that the other passes share.
 
 from __future__ import annotations
 
-from .cfg import immediate_dominators, predecessors
+from .cfg import immediate_dominators, predecessors, successors
 from .llvm.types import ArrayType, PointerType, StructType, i32
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
 
 __all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "substitute"]
 
 
-def _succ(bb: BasicBlock) -> list[BasicBlock]:
-    term = bb.terminator
-    return term.successors if term is not None else []
-
-
 def _rpo(f: Function) -> list[BasicBlock]:
-    seen: set[int] = set()
-    order: list[BasicBlock] = []
+    """Reverse post-order of the blocks reached from the entry (successors in order)."""
     entry = f.blocks[0]
-    stack: list[tuple[BasicBlock, list[BasicBlock], int]] = [(entry, _succ(entry), 0)]
-    seen.add(id(entry))
+    seen = {entry}                               # blocks hash by identity
+    order: list[BasicBlock] = []
+    stack = [(entry, iter(successors(entry)))]
     while stack:
-        bb, succ, i = stack.pop()
-        if i < len(succ):
-            stack.append((bb, succ, i + 1))
-            s = succ[i]
-            if id(s) not in seen:
-                seen.add(id(s))
-                stack.append((s, _succ(s), 0))
+        bb, it = stack[-1]
+        for s in it:
+            if s not in seen:
+                seen.add(s)
+                stack.append((s, iter(successors(s))))
+                break
         else:
+            stack.pop()
             order.append(bb)
     order.reverse()
     return order
