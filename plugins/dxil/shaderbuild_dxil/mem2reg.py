@@ -11,6 +11,9 @@ and operand substitution that the other passes share.
 
 from __future__ import annotations
 
+from itertools import chain, compress, repeat
+from operator import attrgetter, itemgetter, not_
+
 from .cfg import immediate_dominators, predecessors, successors
 from .llvm.types import ArrayType, PointerType, StructType, i32
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
@@ -276,7 +279,8 @@ def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> 
     so only the leading run of each block is looked at.  `pending`: replacements already
     decided (values forwarded elsewhere), applied in the same rewriting pass.  The phis are
     re-examined through the replacements found so far until none is added, and the function
-    is rewritten once at the end."""
+    is rewritten once at the end: the pruned phis leave their blocks' heads as the phis'
+    incomings are rewritten, and the other instructions are rewritten by `_rewrite_operands`."""
     replace: dict[int, Value] = dict(pending) if pending else {}
     phis: list[Instruction] = []
     for bb in f.blocks:
@@ -301,11 +305,17 @@ def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> 
                 changed = True
     if not replace:
         return
-    for bb in f.blocks:
-        insts = bb.instructions
-        if insts and insts[0].op == "phi" and any(id(i) in replace for i in insts if i.op == "phi"):
-            bb.instructions = [i for i in insts if i.op != "phi" or id(i) not in replace]
-    substitute(f, replace)
+    final = _resolved(replace)
+    if len(final) != len(pending or ()):             # some phi of the function was pruned
+        for bb in f.blocks:
+            insts = bb.instructions
+            n = 0
+            while n < len(insts) and insts[n].op == "phi":
+                n += 1
+            if n and any(id(i) in final for i in insts[:n]):
+                bb.instructions = [i for i in insts[:n] if id(i) not in final] + insts[n:]
+    _rewrite_phis(f, final)
+    _rewrite_operands(f, final)
 
 
 def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
@@ -323,10 +333,32 @@ def substitute(f: Function, replace: dict[int, Value]) -> None:
     final = _resolved(replace)
     if not final:
         return
-    get, hit = final.get, final.__contains__
+    _rewrite_phis(f, final)
+    _rewrite_operands(f, final)
+
+
+_instructions = attrgetter("instructions")
+_operand_list = attrgetter("operands")
+_value = itemgetter(0)
+
+
+def _rewrite_operands(f: Function, final: dict[int, Value]) -> None:
+    """Rewrite the operand lists naming a key of `final` (resolved: no chains).  The
+    instructions to rewrite are found at C level (for each operand list, whether its ids
+    miss every key), so the walk costs no Python bytecode per untouched instruction."""
+    get, misses = final.get, final.keys().isdisjoint
+    insts = list(chain.from_iterable(map(_instructions, f.blocks)))
+    for inst in compress(insts, map(not_, map(misses, map(map, repeat(id), map(_operand_list, insts))))):
+        inst.operands = [get(id(o), o) for o in inst.operands]
+
+
+def _rewrite_phis(f: Function, final: dict[int, Value]) -> None:
+    """Rewrite the phis' incoming values through `final` (phis lead their blocks)."""
+    lookup, misses = final.get, final.keys().isdisjoint
     for bb in f.blocks:
         for inst in bb.instructions:
-            if any(map(hit, map(id, inst.operands))):        # C-level scan; most operands stay
-                inst.operands = [get(id(o), o) for o in inst.operands]
-            if inst.op == "phi":
-                inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]
+            if inst.op != "phi":
+                break
+            incoming = inst.attrs["incoming"]
+            if not misses(map(id, map(_value, incoming))):
+                inst.attrs["incoming"] = [(lookup(id(v), v), b) for v, b in incoming]
