@@ -54,7 +54,8 @@ def eliminate_common_calls(f: Function) -> int:
     A key is the opcode, type, attributes and operands.  The attributes of the instructions
     merged here (flags, predicate, indices, inbounds, source type) are hashable, and the builder
     passes them in one order per opcode; types are interned or hash by structure.  A constant
-    operand is keyed by value, anything else by identity (the object itself)."""
+    operand is keyed by value, anything else by identity (the object itself).  A call's key is
+    its attributes and operands (the callee first: it implies the opcode and all types)."""
     replace: dict[Value, Value] = {}
     get, hit = replace.get, replace.__contains__
     kinds: dict[Value, str] = {}               # callee -> its kind
@@ -79,16 +80,23 @@ def eliminate_common_calls(f: Function) -> int:
                     reads.clear()              # memory may have changed
                     continue
                 table = pure if kind == "readnone" else reads
-            elif op in _PURE:
-                table = pure
+                # the callee fixes the result and parameter types: an integer constant is
+                # keyed by its value alone (nothing else at its position keys as an int)
+                parts = [*inst.attrs.items()] if inst.attrs else []
+                for o in ops:
+                    cls = o.__class__
+                    parts.append(o.value if cls is ConstInt else o.key() if cls in value_keyed else o)
             else:
-                if op in _WRITES:
-                    reads.clear()
-                continue
-            attrs = inst.attrs
-            parts = [op, inst.type, *attrs.items()] if attrs else [op, inst.type]
-            for o in ops:                      # inline _operand_key: a call per operand costs more
-                parts.append(o.key() if o.__class__ in value_keyed else o)
+                if op in _PURE:
+                    table = pure
+                else:
+                    if op in _WRITES:
+                        reads.clear()
+                    continue
+                attrs = inst.attrs
+                parts = [op, inst.type, *attrs.items()] if attrs else [op, inst.type]
+                for o in ops:                  # inline _operand_key: a call per operand costs more
+                    parts.append(o.key() if o.__class__ in value_keyed else o)
             first = table.setdefault(tuple(parts), inst)
             if first is not inst:
                 replace[inst] = first          # `first` is kept, so never replaced itself: no chains
