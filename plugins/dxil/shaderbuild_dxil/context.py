@@ -79,8 +79,9 @@ COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
 _NO_EXPR = frozenset({"Type", "str", "int", "bool", "Any", "Variable", "Function", "SourceLoc | None",
                       "tuple[int, ...]", "str | None", "int | None", "list[int]", "list[Stmt]",
                       "list[SwitchCase]"})
-_LEAF, _ONE, _MANY, _LIST, _GENERIC, _VAR, _CALL, _INTRINSIC = range(8)
+_LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC = range(7)
 _EXPR_PLANS: dict[type, tuple[int, object]] = {}
+_ONE_CHILD: dict[type, object] = {}                 # the _ONE classes' getters, looked up first
 _STMT_PLANS: dict[type, tuple[tuple[str, ...], int]] = {}
 _NESTED_NONE, _NESTED_IF, _NESTED_LOOP, _NESTED_SWITCH = range(4)
 
@@ -95,7 +96,7 @@ def _annotations(cls: type) -> dict[str, str]:
 def _expr_plan(cls: type) -> tuple[int, object]:
     """(kind, getter) for an expression class: the kind says how its children are pushed."""
     if cls is ir.VarRef:
-        plan: tuple[int, object] = (_VAR, None)
+        plan: tuple[int, object] = (_LEAF, None)    # the walk records the variable itself
     elif cls is ir.Call:
         plan = (_CALL, None)                        # the callee is walked later; the arguments now
     elif cls is ir.Intrinsic:
@@ -119,6 +120,8 @@ def _expr_plan(cls: type) -> tuple[int, object]:
         else:
             plan = (_LEAF, None)
     _EXPR_PLANS[cls] = plan
+    if plan[0] == _ONE:
+        _ONE_CHILD[cls] = plan[1]
     return plan
 
 
@@ -145,7 +148,7 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
     counters: set[int] = set()
     fn_stack = [fn]
     Expr, VarRef = ir.Expr, ir.VarRef
-    plans, stmt_plans = _EXPR_PLANS, _STMT_PLANS
+    plans, stmt_plans, single = _EXPR_PLANS, _STMT_PLANS, _ONE_CHILD.get
     local_ids: set[int] = set()
 
     def scan(root: ir.Expr) -> None:
@@ -153,19 +156,26 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
         pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
             e = pop()
-            plan = plans.get(e.__class__)
-            if plan is None:
-                plan = _expr_plan(e.__class__)
-            kind, getter = plan
-            if kind == _LEAF:
+            cls = e.__class__
+            one = single(cls)                       # the commonest nodes (loads, field refs, ...)
+            if one is not None:
+                push(one(e))
                 continue
-            if kind == _ONE:
-                push(getter(e))
-            elif kind == _VAR:
+            if cls is VarRef:
                 var = e.var
                 if id(var) not in local_ids:
                     seen_vars.setdefault(id(var), var)
-            elif kind == _MANY:
+                continue
+            plan = plans.get(cls)
+            if plan is None:
+                plan = _expr_plan(cls)
+                if plan[0] == _ONE:
+                    push(plan[1](e))
+                    continue
+            kind, getter = plan
+            if kind == _LEAF:
+                continue
+            if kind == _MANY:
                 extend(getter(e))
             elif kind == _LIST:
                 extend(reversed(getter(e)))
