@@ -6,7 +6,7 @@ them but the DXIL validator wants a tidy, reducible CFG.
 
 from __future__ import annotations
 
-from .llvm.values import Function
+from .llvm.values import BasicBlock, Function
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors"]
 
@@ -93,35 +93,46 @@ def merge_straight_line_blocks(f: Function) -> None:
     One pass: `into` records which block absorbed which, so chains A -> B -> C fold in
     any visiting order, and phis are re-pointed once at the end (linear, not quadratic).
     Phis lead their blocks (the builder and mem2reg put them first), so a block has
-    phis iff its first instruction is one.
+    phis iff its first instruction is one.  Blocks hash by identity, so they key the
+    tables directly, and only the number of incoming edges matters (one, or more).
     """
-    preds = predecessors(f)
-    into: dict[int, object] = {}
-
-    def find(bb):
-        while id(bb) in into:
-            bb = into[id(bb)]
-        return bb
-
-    kept = [f.blocks[0]] if f.blocks else []
-    for bb in f.blocks[1:]:
-        ps = preds[id(bb)]
-        p = find(ps[0]) if len(ps) == 1 else None
-        term = p.terminator if p is not None else None
-        if p is None or p is bb or term is None or term.op != "br" or term.operands \
-                or len(term.attrs["targets"]) != 1 or (bb.instructions and bb.instructions[0].op == "phi"):
+    blocks = f.blocks
+    if not blocks:
+        return
+    only_pred: dict[BasicBlock, BasicBlock | None] = {}   # block -> its one predecessor (None: several edges)
+    for bb in blocks:
+        for s in successors(bb):
+            only_pred[s] = None if s in only_pred else bb
+    into: dict[BasicBlock, BasicBlock] = {}
+    kept = [blocks[0]]
+    for bb in blocks[1:]:
+        p = only_pred.get(bb)
+        if p is not None:
+            while p in into:
+                p = into[p]
+        insts = bb.instructions
+        term = p.instructions[-1] if p is not None and p.instructions else None
+        if term is None or p is bb or term.op != "br" or term.operands or len(term.attrs["targets"]) != 1 \
+                or (insts and insts[0].op == "phi"):
             kept.append(bb)
             continue
         p.instructions.pop()
-        for inst in bb.instructions:
+        for inst in insts:
             inst.parent = p
-        p.instructions += bb.instructions
-        into[id(bb)] = p
+        p.instructions += insts
+        into[bb] = p
     if not into:
         return
-    f.blocks = [bb for bb in kept if id(bb) not in into]
+    f.blocks = [bb for bb in kept if bb not in into]
     for bb in f.blocks:                                  # phis naming a folded block now come from its absorber
         for inst in bb.instructions:
             if inst.op != "phi":
                 break
-            inst.attrs["incoming"] = [(v, find(b)) for v, b in inst.attrs["incoming"]]
+            incoming = inst.attrs["incoming"]
+            if any(b in into for _, b in incoming):
+                fixed = []
+                for v, b in incoming:
+                    while b in into:
+                        b = into[b]
+                    fixed.append((v, b))
+                inst.attrs["incoming"] = fixed
