@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
@@ -357,6 +358,7 @@ def _check_function(f) -> None:
     legal_types: set[int] = set()                   # ids of the result types already found legal
     allowed_ops = ALLOWED_INSTRUCTIONS
     phis: list[tuple[object, Instruction]] = []
+    last_type = None
     for bb in order:
         if bb.terminator is None:
             raise _fail(f"block without terminator in {f.name}")
@@ -367,10 +369,13 @@ def _check_function(f) -> None:
             op = inst.op
             if op not in allowed_ops:
                 raise _fail(f"instruction '{op}' is not allowed in DXIL")
-            if id(inst.type) not in legal_types:
-                if not _legal_value_type(inst.type):
-                    raise _fail(f"instruction '{op}' produces illegal type {inst.type}")
-                legal_types.add(id(inst.type))
+            t = inst.type
+            if t is not last_type:                  # runs of one type are common (f32 arithmetic)
+                if id(t) not in legal_types:
+                    if not _legal_value_type(t):
+                        raise _fail(f"instruction '{op}' produces illegal type {t}")
+                    legal_types.add(id(t))
+                last_type = t
             if op == "phi":
                 phis.append((bb, inst))
                 avail[inst] = code
@@ -401,7 +406,7 @@ def _check_function(f) -> None:
         if want is None:
             want = want_of[id(bb)] = sorted(map(id, preds[id(bb)]))
         incoming = inst.attrs["incoming"]
-        if sorted(id(b) for _, b in incoming) != want:
+        if sorted(map(id, map(_block_of, incoming))) != want:
             raise _fail("phi incoming blocks do not match the predecessors")
         for v, b in incoming:
             c = get(v)
@@ -412,6 +417,9 @@ def _check_function(f) -> None:
             q = num[id(b)]                          # the edge's block: the definition's must dominate it
             if not (c % scale <= q <= c // scale):
                 raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
+
+
+_block_of = itemgetter(1)                           # of a phi's (value, block) pair
 
 
 def _call_facts(callee) -> tuple[frozenset[int], bool]:
