@@ -346,13 +346,12 @@ def _check_function(f) -> None:
     dominated iff its definition was visited already and recorded at least p * scale: one
     dictionary lookup per operand.  Phis read values along edges (defined later in the walk),
     so they are checked after it.  Values that are not instructions (constants, globals,
-    functions, arguments) are valid everywhere: they are recorded as defined by a block that
-    dominates every block, so a shared one (a callee, an opcode) costs one lookup."""
+    functions, arguments) are valid everywhere; Instruction has no subclasses, so a class
+    test tells them apart."""
     preds = predecessors(f)
     order, num, end = _dominator_preorder(f, preds)
     scale = len(order) + 1
     avail: dict[object, int] = {}                   # visited definition -> end * scale + its block
-    anywhere = len(order) * scale                   # recorded for values that are not instructions
     get = avail.get
     opcodes: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> (its class's opcodes, is storeOutput)
     legal_types: set[int] = set()                   # ids of the result types already found legal
@@ -392,13 +391,10 @@ def _check_function(f) -> None:
                 if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
                     raise _fail("an undef value reaches an output (storeOutput)")
             for v in operands:
-                c = get(v)
-                if c is None:
-                    if isinstance(v, Instruction):
+                if v.__class__ is Instruction:      # constants, globals, functions, arguments: anywhere
+                    c = get(v)
+                    if c is None or c < floor:
                         _fail_use(f, op, v)
-                    avail[v] = anywhere             # constants, globals, functions, arguments
-                elif c < floor:
-                    _fail_use(f, op, v)
             avail[inst] = code
     want_of: dict[int, list[int]] = {}              # block -> its predecessor edges, sorted
     for bb, inst in phis:
