@@ -11,8 +11,7 @@ and operand substitution that the other passes share.
 
 from __future__ import annotations
 
-from itertools import chain, compress, repeat
-from operator import attrgetter, itemgetter, not_
+from operator import itemgetter
 
 from .cfg import immediate_dominators, predecessors, successors
 from .llvm.types import ArrayType, PointerType, StructType, i32
@@ -337,19 +336,17 @@ def substitute(f: Function, replace: dict[int, Value]) -> None:
     _rewrite_operands(f, final)
 
 
-_instructions = attrgetter("instructions")
-_operand_list = attrgetter("operands")
 _value = itemgetter(0)
 
 
 def _rewrite_operands(f: Function, final: dict[int, Value]) -> None:
-    """Rewrite the operand lists naming a key of `final` (resolved: no chains).  The
-    instructions to rewrite are found at C level (for each operand list, whether its ids
-    miss every key), so the walk costs no Python bytecode per untouched instruction."""
-    get, misses = final.get, final.keys().isdisjoint
-    insts = list(chain.from_iterable(map(_instructions, f.blocks)))
-    for inst in compress(insts, map(not_, map(misses, map(map, repeat(id), map(_operand_list, insts))))):
-        inst.operands = [get(id(o), o) for o in inst.operands]
+    """Rewrite the operand lists naming a key of `final` (resolved: no chains).  (Finding them
+    with C-level passes measured no faster: touching each instruction is the cost.)"""
+    get, hit = final.get, final.__contains__
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            if any(map(hit, map(id, inst.operands))):
+                inst.operands = [get(id(o), o) for o in inst.operands]
 
 
 def _rewrite_phis(f: Function, final: dict[int, Value]) -> None:
