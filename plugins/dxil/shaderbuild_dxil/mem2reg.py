@@ -15,7 +15,7 @@ from operator import itemgetter
 
 from .cfg import immediate_dominators, predecessors, successors
 from .llvm.types import ArrayType, PointerType, StructType, i32
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
+from .llvm.values import BasicBlock, Constant, ConstInt, Function, Instruction, Undef, Value
 
 __all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "substitute"]
 
@@ -274,51 +274,62 @@ def promote_allocas(f: Function) -> int:
 
 def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> None:
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
-    constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
-    so only the leading run of each block is looked at.  `pending`: replacements already
-    decided (values forwarded elsewhere), applied in the same rewriting pass.  The phis are
-    re-examined through the replacements found so far until none is added, and the function
-    is rewritten once at the end: the pruned phis leave their blocks' heads as the phis'
-    incomings are rewritten, and the other instructions are rewritten by `_rewrite_operands`."""
+    constants count as the same value (both arms of `c ? 1.0 : 1.0`; the last of them is
+    kept).  Phis lead their blocks, so only the leading run of each block is looked at.
+    `pending`: replacements already decided (values forwarded elsewhere), applied in the same
+    rewriting pass.  The phis are re-examined through the replacements found so far until
+    none is added; that last round also lists the remaining phis naming a replaced value, so
+    only those are rewritten, and the other instructions once at the end."""
     replace: dict[int, Value] = dict(pending) if pending else {}
-    phis: list[Instruction] = []
+    heads: list[tuple[BasicBlock, Instruction]] = []
     for bb in f.blocks:
         for inst in bb.instructions:
             if inst.op != "phi":
                 break
-            phis.append(inst)
+            heads.append((bb, inst))
+    stale: list[Instruction] = []
     changed = True
     while changed:
         changed = False
-        for inst in phis:
+        stale = []
+        for _, inst in heads:
             if id(inst) in replace:
                 continue
-            vals: dict[object, Value] = {}
+            same: Value | None = None
+            distinct = renamed = False
             for v, _ in inst.attrs["incoming"]:
-                while id(v) in replace:
-                    v = replace[id(v)]
-                if v is not inst:
-                    vals[const_key(v)] = v
-            if len(vals) == 1:
-                replace[id(inst)] = next(iter(vals.values()))
+                if id(v) in replace:
+                    renamed = True
+                    while id(v) in replace:
+                        v = replace[id(v)]
+                if v is inst or v is same or distinct:
+                    continue
+                if same is None or (isinstance(v, Constant) and isinstance(same, Constant) and v.key() == same.key()):
+                    same = v
+                else:
+                    distinct = True
+            if same is not None and not distinct:
+                replace[id(inst)] = same
                 changed = True
+            elif renamed:
+                stale.append(inst)
     if not replace:
         return
     final = _resolved(replace)
-    if len(final) != len(pending or ()):             # some phi of the function was pruned
-        for bb in f.blocks:
-            insts = bb.instructions
-            n = 0
-            while n < len(insts) and insts[n].op == "phi":
-                n += 1
-            if n and any(id(i) in final for i in insts[:n]):
-                bb.instructions = [i for i in insts[:n] if id(i) not in final] + insts[n:]
-    _rewrite_phis(f, final)
+    pruned = [(bb, inst) for bb, inst in heads if id(inst) in final]
+    for bb in dict.fromkeys(bb for bb, _ in pruned):
+        bb.instructions = [i for i in bb.instructions if i.op != "phi" or id(i) not in final]
+    get = final.get
+    for inst in stale:
+        inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]
     _rewrite_operands(f, final)
 
 
 def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
-    """`replace` with chains followed to their end."""
+    """`replace` with chains followed to their end (`replace` itself when no replacement is
+    replaced in turn, found at C level: the usual case)."""
+    if replace.keys().isdisjoint(map(id, replace.values())):
+        return replace
     final: dict[int, Value] = {}
     for k, v in replace.items():
         while id(v) in replace:
