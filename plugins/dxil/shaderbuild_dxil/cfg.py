@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder"]
 
 
 def successors(bb) -> tuple | list:
@@ -46,6 +46,26 @@ def remove_unreachable_blocks(f: Function) -> None:
             if inst.op != "phi":
                 break
             inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b not in dead]
+
+
+def reverse_postorder(f: Function) -> list[BasicBlock]:
+    """Reverse post-order of the blocks reached from the entry (successors in order)."""
+    entry = f.blocks[0]
+    seen = {entry}                               # blocks hash by identity
+    order: list[BasicBlock] = []
+    stack = [(entry, iter(successors(entry)))]
+    while stack:
+        bb, it = stack[-1]
+        for s in it:
+            if s not in seen:
+                seen.add(s)
+                stack.append((s, iter(successors(s))))
+                break
+        else:
+            stack.pop()
+            order.append(bb)
+    order.reverse()
+    return order
 
 
 def immediate_dominators(preds: list[list[int]]) -> list[int]:

@@ -11,14 +11,13 @@ from operator import itemgetter
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from . import sigpack
-from .cfg import predecessors
+from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .container import ContainerInfo, parse_container
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
 from .llvm.values import ConstInt, Instruction, Undef
 from .lower import LoweredModule
-from .mem2reg import dominators
 from .ops import BY_FUNCTION_CLASS, OpEmitter
 from .undef_outputs import STORE_OUTPUT, STORE_OUTPUT_VALUE
 from .viewid import signature_scalars
@@ -306,26 +305,31 @@ def _dominator_preorder(f, preds: dict[int, list]) -> tuple[list, dict[int, int]
     """The blocks in pre-order of the dominator tree, then the blocks no path reaches (in layout
     order); each block's number in that order; and for each number the last number of its
     subtree.  A block a dominates b iff num[a] <= num[b] <= end[num[a]]; an unreachable block
-    is its own subtree, so it dominates only itself (as no dominator tree holds it)."""
-    rpo, idom = dominators(f, preds)
-    children: dict[int, list] = {}
-    for bb in rpo[1:]:
-        parent = idom.get(id(bb))
-        if parent is not None and parent is not bb:
-            children.setdefault(id(parent), []).append(bb)
-    order: list = []
-    stack = [rpo[0]] if rpo else []
+    is its own subtree, so it dominates only itself (as no dominator tree holds it).  The tree
+    is worked on as integers (reverse post-order indices), as cfg.immediate_dominators gives it."""
+    rpo = reverse_postorder(f) if f.blocks else []
+    index = {bb: i for i, bb in enumerate(rpo)}     # blocks hash by identity
+    doms = immediate_dominators([[index[p] for p in preds[id(bb)] if p in index] for bb in rpo]) if rpo else []
+    children: list[list[int]] = [[] for _ in rpo]
+    for i in range(1, len(rpo)):
+        children[doms[i]].append(i)
+    pre: list[int] = []                             # rpo indices in dominator-tree pre-order
+    stack = [0] if rpo else []
     while stack:
-        bb = stack.pop()
-        order.append(bb)
-        kids = children.get(id(bb))
+        i = stack.pop()
+        pre.append(i)
+        kids = children[i]
         if kids:
             stack += reversed(kids)
+    number = [0] * len(rpo)                         # rpo index -> pre-order number
+    for n, i in enumerate(pre):
+        number[i] = n
+    size = [1] * len(pre)
+    for n in range(len(pre) - 1, 0, -1):            # subtree sizes, children before parents
+        size[number[doms[pre[n]]]] += size[n]
+    end = [n + size[n] - 1 for n in range(len(pre))]
+    order = [rpo[i] for i in pre]
     num = {id(bb): n for n, bb in enumerate(order)}
-    size = [1] * len(order)
-    for n in range(len(order) - 1, 0, -1):          # subtree sizes, children before parents
-        size[num[id(idom[id(order[n])])]] += size[n]
-    end = [n + size[n] - 1 for n in range(len(order))]
     for bb in f.blocks:
         if id(bb) not in num:
             num[id(bb)] = len(order)

@@ -13,31 +13,11 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from .cfg import immediate_dominators, predecessors, successors
+from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .llvm.types import ArrayType, PointerType, StructType, i32
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, Instruction, Undef, Value
 
 __all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "substitute"]
-
-
-def _rpo(f: Function) -> list[BasicBlock]:
-    """Reverse post-order of the blocks reached from the entry (successors in order)."""
-    entry = f.blocks[0]
-    seen = {entry}                               # blocks hash by identity
-    order: list[BasicBlock] = []
-    stack = [(entry, iter(successors(entry)))]
-    while stack:
-        bb, it = stack[-1]
-        for s in it:
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, iter(successors(s))))
-                break
-        else:
-            stack.pop()
-            order.append(bb)
-    order.reverse()
-    return order
 
 
 def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
@@ -45,7 +25,7 @@ def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[
     `preds` may pass in cfg.predecessors(f) when the caller has it already.  Cooper, Harvey
     and Kennedy's iteration, on blocks numbered in reverse post-order (plain integer lists;
     predecessors not reached from the entry never get a dominator, so they are dropped)."""
-    rpo = _rpo(f)
+    rpo = reverse_postorder(f)
     index = {id(b): i for i, b in enumerate(rpo)}
     if preds is None:
         preds = predecessors(f)
