@@ -151,9 +151,11 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
     plans, stmt_plans, single = _EXPR_PLANS, _STMT_PLANS, _ONE_CHILD.get
     local_ids: set[int] = set()
 
+    stack: list = []                                # one expression stack for every scan
+    pop, push, extend = stack.pop, stack.append, stack.extend
+
     def scan(root: ir.Expr) -> None:
-        stack = [root]
-        pop, push, extend = stack.pop, stack.append, stack.extend
+        push(root)
         while stack:
             e = pop()
             cls = e.__class__
