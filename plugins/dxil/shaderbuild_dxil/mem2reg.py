@@ -11,7 +11,8 @@ and operand substitution that the other passes share.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .llvm.types import ArrayType, PointerType, StructType, i32
@@ -328,14 +329,20 @@ def substitute(f: Function, replace: dict[int, Value]) -> None:
 
 
 _value = itemgetter(0)
+_operand_list = attrgetter("operands")
 
 
 def _rewrite_operands(f: Function, final: dict[int, Value]) -> None:
-    """Rewrite the operand lists naming a key of `final` (resolved: no chains).  (Finding them
-    with C-level passes measured no faster: touching each instruction is the cost.)"""
+    """Rewrite the operand lists naming a key of `final` (resolved: no chains).  A block none
+    of whose operands is a key is passed over after one C-level test of all its operands; in
+    the others each instruction is tested (replaced values have few users: most blocks pass)."""
     get, hit = final.get, final.__contains__
+    misses = final.keys().isdisjoint
     for bb in f.blocks:
-        for inst in bb.instructions:
+        insts = bb.instructions
+        if misses(map(id, chain.from_iterable(map(_operand_list, insts)))):
+            continue
+        for inst in insts:
             if any(map(hit, map(id, inst.operands))):
                 inst.operands = [get(id(o), o) for o in inst.operands]
 
