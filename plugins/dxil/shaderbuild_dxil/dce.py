@@ -79,9 +79,11 @@ def eliminate_dead_code(f: Function) -> int:
     if not dead and not stored_only:
         return 0
     if not stored_only:
-        # only the blocks holding dead instructions change; their `parent` names them, and if
-        # that was stale somewhere (fewer removed than died) every block is filtered
-        removed = _drop(dict.fromkeys(i.parent for i in dead), dead)
+        # only the blocks holding dead instructions change; their `parent` names them (blocks
+        # of the function only), and if that was stale somewhere (fewer removed than died)
+        # every block is filtered
+        live = set(blocks)
+        removed = _drop([b for b in dict.fromkeys(i.parent for i in dead) if b in live], dead)
         return removed if removed == len(dead) else removed + _drop(blocks, dead)
     removed = 0
     for bb in blocks:
@@ -96,8 +98,6 @@ def _drop(blocks, dead: set[Instruction]) -> int:
     """Remove the `dead` instructions from `blocks`; returns how many were removed."""
     removed = 0
     for bb in blocks:
-        if bb is None:
-            continue
         before = len(bb.instructions)
         bb.instructions = [i for i in bb.instructions if i not in dead]
         removed += before - len(bb.instructions)
