@@ -13,6 +13,9 @@ Calls without either attribute (wave ops, barriers, stores, discard) are never m
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter, itemgetter
+
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value
 
 __all__ = ["eliminate_common_calls", "may_write"]
@@ -23,6 +26,9 @@ _PURE = frozenset({
     "fmul", "fdiv", "frem", "trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptrunc", "fpext",
     "bitcast", "icmp", "fcmp", "select", "getelementptr", "extractvalue",
 })
+
+_operand_list = attrgetter("operands")
+_value = itemgetter(0)                  # of a phi's (value, block) pair
 
 # constants compare by value (LLVM uniques them); globals and functions by identity, as values do
 _VALUE_KEYED = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef})
@@ -110,16 +116,18 @@ def eliminate_common_calls(f: Function) -> int:
 
 def _rewrite_missed(blocks: list, last: int, replace: dict[Value, Value]) -> None:
     """Rewrite the uses the walk passed before their replacement was known: every phi (they
-    name values from any block), and the other operands of the blocks before `last`."""
-    get, hit = replace.get, replace.__contains__
+    name values from any block), and the other operands of the blocks before `last`.  Merges
+    are few, so a block (or phi) is first tested as a whole at C level."""
+    get, hit, misses = replace.get, replace.__contains__, replace.keys().isdisjoint
     for n, bb in enumerate(blocks):
-        whole = n < last
-        for inst in bb.instructions:
-            if inst.op == "phi":
-                incoming = inst.attrs["incoming"]
-                if any(hit(v) for v, _ in incoming):
-                    inst.attrs["incoming"] = [(get(v, v), b) for v, b in incoming]
-            elif not whole:
-                break                          # phis lead their blocks
-            elif any(map(hit, inst.operands)):
-                inst.operands = [get(o, o) for o in inst.operands]
+        insts = bb.instructions
+        if n < last and not misses(chain.from_iterable(map(_operand_list, insts))):
+            for inst in insts:
+                if any(map(hit, inst.operands)):
+                    inst.operands = [get(o, o) for o in inst.operands]
+        for inst in insts:                     # phis lead their blocks
+            if inst.op != "phi":
+                break
+            incoming = inst.attrs["incoming"]
+            if not misses(map(_value, incoming)):
+                inst.attrs["incoming"] = [(get(v, v), b) for v, b in incoming]
