@@ -95,3 +95,100 @@ def test_use_before_definition_is_caught():
     bb.instructions.insert(len(bb.instructions) - 1, tid)      # now defined after its users
     expect_failure(lm, "not dominated by its definition")
     _ = handle
+
+
+# ---- SSA form on hand-built CFGs: entry -> (left | right) -> join, plus an unreachable block
+
+def diamond():
+    """A function whose blocks are entry, left, right, join (each with a terminator) and the
+    values x (entry), l (left), r (right) and the phi of l and r in join."""
+    from shaderbuild_dxil.llvm import void
+    from shaderbuild_dxil.llvm.values import Function
+
+    f = Function(FunctionType(void, ()), "main")
+    entry, left, right, join = (f.append_block(n) for n in ("entry", "left", "right", "join"))
+    b = IRBuilder(entry)
+    x = b.add(ConstInt(i32, 1), ConstInt(i32, 2))
+    b.cbranch(b.icmp("eq", x, ConstInt(i32, 3)), left, right)
+    b.position_at_end(left)
+    lv = b.mul(x, ConstInt(i32, 2))
+    b.br(join)
+    b.position_at_end(right)
+    rv = b.mul(x, ConstInt(i32, 3))
+    b.br(join)
+    b.position_at_end(join)
+    phi = b.phi(i32, [(lv, left), (rv, right)])
+    b.add(phi, x)
+    b.ret()
+    return f, dict(entry=entry, left=left, right=right, join=join, x=x, l=lv, r=rv, phi=phi)
+
+
+def expect_ssa_failure(f, text: str) -> None:
+    with pytest.raises(check.DxilCheckError, match=text):
+        check._check_function(f)
+
+
+def test_diamond_is_valid():
+    f, _ = diamond()
+    check._check_function(f)
+
+
+def test_use_of_a_value_from_a_sibling_block():
+    f, v = diamond()
+    join = v["join"]
+    join.instructions.insert(1, Instruction("add", i32, [v["l"], v["x"]]))    # l is defined in `left` only
+    expect_ssa_failure(f, "not dominated by its definition")
+
+
+def test_phi_value_along_the_wrong_edge():
+    f, v = diamond()
+    v["phi"].attrs["incoming"] = [(v["r"], v["left"]), (v["l"], v["right"])]
+    expect_ssa_failure(f, "not dominated by its definition")
+
+
+def test_phi_value_defined_later_in_a_dominating_block_is_fine():
+    f, v = diamond()
+    v["phi"].attrs["incoming"] = [(v["x"], v["left"]), (v["r"], v["right"])]
+    check._check_function(f)
+
+
+def test_phi_missing_an_edge():
+    f, v = diamond()
+    v["phi"].attrs["incoming"] = [(v["l"], v["left"])]
+    expect_ssa_failure(f, "phi incoming blocks do not match")
+
+
+def test_operand_from_outside_the_function():
+    f, v = diamond()
+    stray = Instruction("add", i32, [ConstInt(i32, 1), ConstInt(i32, 1)])
+    v["join"].instructions.insert(1, Instruction("add", i32, [stray, v["x"]]))
+    expect_ssa_failure(f, "operand of 'add' is not in the function")
+
+
+def test_phi_operand_from_outside_the_function():
+    f, v = diamond()
+    stray = Instruction("add", i32, [ConstInt(i32, 1), ConstInt(i32, 1)])
+    v["phi"].attrs["incoming"] = [(stray, v["left"]), (v["r"], v["right"])]
+    expect_ssa_failure(f, "operand of 'phi' is not in the function")
+
+
+def test_instruction_using_itself():
+    f, v = diamond()
+    x = v["x"]
+    x.operands = [x, ConstInt(i32, 2)]
+    expect_ssa_failure(f, "not dominated by its definition")
+
+
+def test_unreachable_block_sees_only_its_own_values():
+    f, v = diamond()
+    dead = f.append_block("dead")
+    b = IRBuilder(dead)
+    y = b.add(ConstInt(i32, 4), ConstInt(i32, 5))
+    b.add(y, y)                                     # its own earlier value: fine
+    b.ret()
+    check._check_function(f)
+    dead.instructions.insert(2, Instruction("add", i32, [v["x"], y]))   # entry's x: no dominator tree holds `dead`
+    expect_ssa_failure(f, "not dominated by its definition")
+    dead.instructions.pop(2)
+    v["join"].instructions.insert(1, Instruction("add", i32, [y, v["x"]]))  # and the reachable blocks cannot see y
+    expect_ssa_failure(f, "not dominated by its definition")

@@ -6,34 +6,66 @@ them but the DXIL validator wants a tidy, reducible CFG.
 
 from __future__ import annotations
 
-from .llvm.values import Function
+from .llvm.values import BasicBlock, Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder"]
+
+
+def successors(bb) -> tuple | list:
+    """`bb.terminator.successors` (or nothing) read straight from the terminator's attributes:
+    the CFG walks ask this once per block and edge, and the properties build lists each time.
+    The result is the instruction's own tuple for a `br`: not to be mutated."""
+    insts = bb.instructions
+    if insts:
+        term = insts[-1]
+        op = term.op
+        if op == "br":
+            return term.attrs["targets"]
+        if op == "switch":
+            return [term.attrs["default"], *(b for _, b in term.attrs["cases"])]
+    return ()
 
 
 def remove_unreachable_blocks(f: Function) -> None:
     if not f.blocks:
         return
-    seen = {id(f.blocks[0])}
-    stack = [f.blocks[0]]
+    entry = f.blocks[0]
+    seen = {entry}                                   # blocks hash by identity
+    stack = [entry]
     while stack:
-        bb = stack.pop()
-        term = bb.terminator
-        if term is None:
-            continue
-        for s in term.successors:
-            if id(s) not in seen:
-                seen.add(id(s))
+        for s in successors(stack.pop()):
+            if s not in seen:
+                seen.add(s)
                 stack.append(s)
-    dead = {id(bb) for bb in f.blocks if id(bb) not in seen}
+    dead = {bb for bb in f.blocks if bb not in seen}
     if not dead:
         return
-    f.blocks = [bb for bb in f.blocks if id(bb) in seen]
+    f.blocks = [bb for bb in f.blocks if bb not in dead]
     for bb in f.blocks:
         for inst in bb.instructions:                 # phis lead their blocks
             if inst.op != "phi":
                 break
-            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if id(b) not in dead]
+            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b not in dead]
+
+
+def reverse_postorder(f: Function) -> list[BasicBlock]:
+    """Reverse post-order of the blocks reached from the entry (successors in order)."""
+    entry = f.blocks[0]
+    seen = {entry}                               # blocks hash by identity
+    order: list[BasicBlock] = []
+    stack = [(entry, iter(successors(entry)))]
+    while stack:
+        bb, it = stack[-1]
+        for s in it:
+            if s not in seen:
+                seen.add(s)
+                stack.append((s, iter(successors(s))))
+                break
+        else:
+            stack.pop()
+            order.append(bb)
+    order.reverse()
+    return order
 
 
 def immediate_dominators(preds: list[list[int]]) -> list[int]:
@@ -70,10 +102,8 @@ def immediate_dominators(preds: list[list[int]]) -> list[int]:
 def predecessors(f: Function) -> dict[int, list]:
     preds: dict[int, list] = {id(bb): [] for bb in f.blocks}
     for bb in f.blocks:
-        term = bb.terminator
-        if term is not None:
-            for s in term.successors:
-                preds[id(s)].append(bb)
+        for s in successors(bb):
+            preds[id(s)].append(bb)
     return preds
 
 
@@ -83,35 +113,46 @@ def merge_straight_line_blocks(f: Function) -> None:
     One pass: `into` records which block absorbed which, so chains A -> B -> C fold in
     any visiting order, and phis are re-pointed once at the end (linear, not quadratic).
     Phis lead their blocks (the builder and mem2reg put them first), so a block has
-    phis iff its first instruction is one.
+    phis iff its first instruction is one.  Blocks hash by identity, so they key the
+    tables directly, and only the number of incoming edges matters (one, or more).
     """
-    preds = predecessors(f)
-    into: dict[int, object] = {}
-
-    def find(bb):
-        while id(bb) in into:
-            bb = into[id(bb)]
-        return bb
-
-    kept = [f.blocks[0]] if f.blocks else []
-    for bb in f.blocks[1:]:
-        ps = preds[id(bb)]
-        p = find(ps[0]) if len(ps) == 1 else None
-        term = p.terminator if p is not None else None
-        if p is None or p is bb or term is None or term.op != "br" or term.operands \
-                or len(term.attrs["targets"]) != 1 or (bb.instructions and bb.instructions[0].op == "phi"):
+    blocks = f.blocks
+    if not blocks:
+        return
+    only_pred: dict[BasicBlock, BasicBlock | None] = {}   # block -> its one predecessor (None: several edges)
+    for bb in blocks:
+        for s in successors(bb):
+            only_pred[s] = None if s in only_pred else bb
+    into: dict[BasicBlock, BasicBlock] = {}
+    kept = [blocks[0]]
+    for bb in blocks[1:]:
+        p = only_pred.get(bb)
+        if p is not None:
+            while p in into:
+                p = into[p]
+        insts = bb.instructions
+        term = p.instructions[-1] if p is not None and p.instructions else None
+        if term is None or p is bb or term.op != "br" or term.operands or len(term.attrs["targets"]) != 1 \
+                or (insts and insts[0].op == "phi"):
             kept.append(bb)
             continue
         p.instructions.pop()
-        for inst in bb.instructions:
+        for inst in insts:
             inst.parent = p
-        p.instructions += bb.instructions
-        into[id(bb)] = p
+        p.instructions += insts
+        into[bb] = p
     if not into:
         return
-    f.blocks = [bb for bb in kept if id(bb) not in into]
+    f.blocks = [bb for bb in kept if bb not in into]
     for bb in f.blocks:                                  # phis naming a folded block now come from its absorber
         for inst in bb.instructions:
             if inst.op != "phi":
                 break
-            inst.attrs["incoming"] = [(v, find(b)) for v, b in inst.attrs["incoming"]]
+            incoming = inst.attrs["incoming"]
+            if any(b in into for _, b in incoming):
+                fixed = []
+                for v, b in incoming:
+                    while b in into:
+                        b = into[b]
+                    fixed.append((v, b))
+                inst.attrs["incoming"] = fixed

@@ -6,18 +6,18 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from . import sigpack
-from .cfg import predecessors
+from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .container import ContainerInfo, parse_container
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
 from .llvm.values import ConstInt, Instruction, Undef
 from .lower import LoweredModule
-from .mem2reg import dominators
 from .ops import BY_FUNCTION_CLASS, OpEmitter
 from .undef_outputs import STORE_OUTPUT, STORE_OUTPUT_VALUE
 from .viewid import signature_scalars
@@ -59,30 +59,7 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
     for f in m.functions:
         if f.is_declaration:
             _check_declaration_cached(f.name, f.ftype, f.attrs, ops.stage, ops.sm, ops.native16)
-    opcodes: dict[int, frozenset[int]] = {}          # callee -> its class's opcodes (once per callee)
-    legal_types: set[int] = set()        # ids of the result types already found legal
-    for bb in lm.entry.blocks:
-        if bb.terminator is None:
-            raise _fail(f"block without terminator in {lm.entry.name}")
-        for inst in bb.instructions:
-            if inst.op not in ALLOWED_INSTRUCTIONS:
-                raise _fail(f"instruction '{inst.op}' is not allowed in DXIL")
-            if id(inst.type) not in legal_types:
-                if not _legal_value_type(inst.type):
-                    raise _fail(f"instruction '{inst.op}' produces illegal type {inst.type}")
-                legal_types.add(id(inst.type))
-            if inst.op == "call":
-                callee = inst.operands[0]
-                first = inst.operands[1] if len(inst.operands) > 1 else None
-                allowed = opcodes.get(id(callee))
-                if allowed is None:
-                    classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
-                    allowed = opcodes[id(callee)] = frozenset(o.opcode for o in classes)
-                if not isinstance(first, ConstInt) or first.value not in allowed:
-                    raise _fail(f"call to {callee.name} has a wrong opcode operand")
-                if callee.name.startswith(STORE_OUTPUT) and isinstance(inst.operands[STORE_OUTPUT_VALUE], Undef):
-                    raise _fail("an undef value reaches an output (storeOutput)")
-    _check_ssa(lm.entry)
+    _check_function(lm.entry)
     for nmd in m.named_md:
         if nmd.name not in KNOWN_NAMED_METADATA:
             raise _fail(f"unknown named metadata !{nmd.name}")
@@ -324,77 +301,136 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
-def _dominator_intervals(rpo: list, idom: dict[int, object]) -> dict[int, tuple[int, int]]:
-    """Pre/post numbers of the dominator tree: a dominates b iff a's interval encloses b's
-    (O(1) per query instead of a walk up the tree, so the check stays linear)."""
-    children: dict[int, list] = {}
-    for bb in rpo[1:]:
-        parent = idom.get(id(bb))
-        if parent is not None and parent is not bb:
-            children.setdefault(id(parent), []).append(bb)
-    span: dict[int, tuple[int, int]] = {}
-    clock = 0
-    stack: list[tuple[object, bool]] = [(rpo[0], False)] if rpo else []
-    pre: dict[int, int] = {}
+def _dominator_preorder(f, preds: dict[int, list]) -> tuple[list, dict[int, int], list[int]]:
+    """The blocks in pre-order of the dominator tree, then the blocks no path reaches (in layout
+    order); each block's number in that order; and for each number the last number of its
+    subtree.  A block a dominates b iff num[a] <= num[b] <= end[num[a]]; an unreachable block
+    is its own subtree, so it dominates only itself (as no dominator tree holds it).  The tree
+    is worked on as integers (reverse post-order indices), as cfg.immediate_dominators gives it."""
+    rpo = reverse_postorder(f) if f.blocks else []
+    index = {bb: i for i, bb in enumerate(rpo)}     # blocks hash by identity
+    doms = immediate_dominators([[index[p] for p in preds[id(bb)] if p in index] for bb in rpo]) if rpo else []
+    children: list[list[int]] = [[] for _ in rpo]
+    for i in range(1, len(rpo)):
+        children[doms[i]].append(i)
+    pre: list[int] = []                             # rpo indices in dominator-tree pre-order
+    stack = [0] if rpo else []
     while stack:
-        bb, done = stack.pop()
-        if done:
-            span[id(bb)] = (pre[id(bb)], clock)
-            clock += 1
-            continue
-        pre[id(bb)] = clock
-        clock += 1
-        stack.append((bb, True))
-        for c in reversed(children.get(id(bb), ())):
-            stack.append((c, False))
-    return span
+        i = stack.pop()
+        pre.append(i)
+        kids = children[i]
+        if kids:
+            stack += reversed(kids)
+    number = [0] * len(rpo)                         # rpo index -> pre-order number
+    for n, i in enumerate(pre):
+        number[i] = n
+    size = [1] * len(pre)
+    for n in range(len(pre) - 1, 0, -1):            # subtree sizes, children before parents
+        size[number[doms[pre[n]]]] += size[n]
+    end = [n + size[n] - 1 for n in range(len(pre))]
+    order = [rpo[i] for i in pre]
+    num = {id(bb): n for n, bb in enumerate(order)}
+    for bb in f.blocks:
+        if id(bb) not in num:
+            num[id(bb)] = len(order)
+            end.append(len(order))
+            order.append(bb)
+    return order, num, end
 
 
-def _check_ssa(f) -> None:
-    """Phis have one incoming value per predecessor edge; every use is dominated by its definition."""
+def _check_function(f) -> None:
+    """One walk over the instructions for every rule: allowed opcodes and result types, dx.op
+    opcode operands, no undef reaching an output, and SSA form (every use dominated by its
+    definition; phis with one incoming value per predecessor edge, from a block their value's
+    definition dominates).
+
+    The blocks are visited in dominator-tree pre-order, so a definition that dominates a use
+    has been visited before it.  A definition records the last pre-order number of its
+    block's subtree (times `scale`, plus its block's number); a use in block number p is then
+    dominated iff its definition was visited already and recorded at least p * scale: one
+    dictionary lookup per operand.  Phis read values along edges (defined later in the walk),
+    so they are checked after it.  Values that are not instructions (constants, globals,
+    functions, arguments) are valid everywhere; Instruction has no subclasses, so a class
+    test tells them apart."""
     preds = predecessors(f)
-    rpo, idom = dominators(f, preds)
-    span = _dominator_intervals(rpo, idom)
-    pos: dict[int, tuple[object, int]] = {}
-    for bb in f.blocks:
-        for ii, inst in enumerate(bb.instructions):
-            pos[id(inst)] = (bb, ii)
-
-    def dominates(a, b) -> bool:
-        if a is b:
-            return True
-        sa, sb = span.get(id(a)), span.get(id(b))
-        return sa is not None and sb is not None and sa[0] <= sb[0] and sb[1] <= sa[1]
-    where_of, span_of = pos.get, span.get
-    for bb in f.blocks:
-        sb = span_of(id(bb))                 # bb's dominator-tree interval (inlined `dominates`)
-        want = sorted(id(p) for p in preds[id(bb)])
-        for ii, inst in enumerate(bb.instructions):
-            if inst.op == "phi":
-                incoming = inst.attrs["incoming"]
-                if sorted(id(b) for _, b in incoming) != want:
-                    raise _fail("phi incoming blocks do not match the predecessors")
-                for v, b in incoming:
-                    where = where_of(id(v))
-                    if where is None:
-                        if isinstance(v, Instruction):
-                            raise _fail(f"operand of '{inst.op}' is not in the function")
-                        continue
-                    if not (where[1] < len(b.instructions) if where[0] is b else dominates(where[0], b)):
-                        raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
+    order, num, end = _dominator_preorder(f, preds)
+    scale = len(order) + 1
+    avail: dict[object, int] = {}                   # visited definition -> end * scale + its block
+    get = avail.get
+    opcodes: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> (its class's opcodes, is storeOutput)
+    legal_types: set[int] = set()                   # ids of the result types already found legal
+    allowed_ops = ALLOWED_INSTRUCTIONS
+    phis: list[tuple[object, Instruction]] = []
+    last_type = None
+    for bb in order:
+        if bb.terminator is None:
+            raise _fail(f"block without terminator in {f.name}")
+        p = num[id(bb)]
+        floor = p * scale
+        code = end[p] * scale + p
+        for inst in bb.instructions:
+            op = inst.op
+            if op not in allowed_ops:
+                raise _fail(f"instruction '{op}' is not allowed in DXIL")
+            t = inst.type
+            if t is not last_type:                  # runs of one type are common (f32 arithmetic)
+                if id(t) not in legal_types:
+                    if not _legal_value_type(t):
+                        raise _fail(f"instruction '{op}' produces illegal type {t}")
+                    legal_types.add(id(t))
+                last_type = t
+            if op == "phi":
+                phis.append((bb, inst))
+                avail[inst] = code
                 continue
-            for v in inst.operands:
-                where = where_of(id(v))
-                if where is None:
-                    if isinstance(v, Instruction):
-                        raise _fail(f"operand of '{inst.op}' is not in the function")
-                    continue
-                def_bb = where[0]
-                if def_bb is bb:
-                    if where[1] < ii:
-                        continue
-                else:
-                    sa = span_of(id(def_bb))
-                    if sa is not None and sb is not None and sa[0] <= sb[0] and sb[1] <= sa[1]:
-                        continue
+            operands = inst.operands
+            if op == "call":
+                callee = operands[0]
+                facts = opcodes.get(callee)
+                if facts is None:
+                    facts = opcodes[callee] = _call_facts(callee)
+                first = operands[1] if len(operands) > 1 else None
+                if not isinstance(first, ConstInt) or first.value not in facts[0]:
+                    raise _fail(f"call to {callee.name} has a wrong opcode operand")
+                if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
+                    raise _fail("an undef value reaches an output (storeOutput)")
+            for v in operands:
+                if v.__class__ is Instruction:      # constants, globals, functions, arguments: anywhere
+                    c = get(v)
+                    if c is None or c < floor:
+                        _fail_use(f, op, v)
+            avail[inst] = code
+    want_of: dict[int, list[int]] = {}              # block -> its predecessor edges, sorted
+    for bb, inst in phis:
+        want = want_of.get(id(bb))
+        if want is None:
+            want = want_of[id(bb)] = sorted(map(id, preds[id(bb)]))
+        incoming = inst.attrs["incoming"]
+        if sorted(map(id, map(_block_of, incoming))) != want:
+            raise _fail("phi incoming blocks do not match the predecessors")
+        for v, b in incoming:
+            c = get(v)
+            if c is None:
+                if isinstance(v, Instruction):
+                    raise _fail(f"operand of '{inst.op}' is not in the function")
+                continue
+            q = num[id(b)]                          # the edge's block: the definition's must dominate it
+            if not (c % scale <= q <= c // scale):
                 raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
+
+
+_block_of = itemgetter(1)                           # of a phi's (value, block) pair
+
+
+def _call_facts(callee) -> tuple[frozenset[int], bool]:
+    """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput)."""
+    classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
+    return frozenset(o.opcode for o in classes), callee.name.startswith(STORE_OUTPUT)
+
+
+def _fail_use(f, op: str, v: Instruction) -> None:
+    """Raise for an operand that is not a visited, dominating definition (the error path: a
+    search of the function tells a value from elsewhere from one defined in the wrong place)."""
+    if not any(i is v for bb in f.blocks for i in bb.instructions):
+        raise _fail(f"operand of '{op}' is not in the function")
+    raise _fail(f"use of a value in '{op}' is not dominated by its definition")

@@ -70,10 +70,70 @@ def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
     return out
 
 
-_STMT_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
 COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
+
+# How used_globals walks each node class, decided once per class from its annotations: which
+# fields hold an expression ("Expr"), a list of them ("list[Expr]"), or certainly none (the
+# annotations below; Const.value is a Python number or tuple).  A class with any other field
+# is walked generically (every field tested at run time), as every node used to be.
+_NO_EXPR = frozenset({"Type", "str", "int", "bool", "Any", "Variable", "Function", "SourceLoc | None",
+                      "tuple[int, ...]", "str | None", "int | None", "list[int]", "list[Stmt]",
+                      "list[SwitchCase]"})
+_LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC = range(7)
+_EXPR_PLANS: dict[type, tuple[int, object]] = {}
+_ONE_CHILD: dict[type, object] = {}                 # the _ONE classes' getters, looked up first
+_STMT_PLANS: dict[type, tuple[tuple[str, ...], int]] = {}
+_NESTED_NONE, _NESTED_IF, _NESTED_LOOP, _NESTED_SWITCH = range(4)
+
+
+def _annotations(cls: type) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for c in reversed(cls.__mro__):
+        out.update({k: str(v) for k, v in getattr(c, "__annotations__", {}).items()})
+    return out
+
+
+def _expr_plan(cls: type) -> tuple[int, object]:
+    """(kind, getter) for an expression class: the kind says how its children are pushed."""
+    if cls is ir.VarRef:
+        plan: tuple[int, object] = (_LEAF, None)    # the walk records the variable itself
+    elif cls is ir.Call:
+        plan = (_CALL, None)                        # the callee is walked later; the arguments now
+    elif cls is ir.Intrinsic:
+        plan = (_INTRINSIC, None)
+    elif not issubclass(cls, ir.Expr):
+        plan = (_LEAF, None)                        # None or a non-expression: nothing to walk
+    else:
+        anns = _annotations(cls)
+        names = [n for n in getattr(cls, "__slots__", ()) if n != "type"]
+        exprs = [n for n in names if anns.get(n) == "Expr"]
+        lists = [n for n in names if anns.get(n) == "list[Expr]"]
+        if any(n not in exprs and n not in lists and anns.get(n) not in _NO_EXPR for n in names) \
+                or (exprs and lists) or len(lists) > 1:
+            plan = (_GENERIC, _children_of(cls))
+        elif lists:
+            plan = (_LIST, attrgetter(lists[0]))
+        elif len(exprs) == 1:
+            plan = (_ONE, attrgetter(exprs[0]))
+        elif exprs:
+            plan = (_MANY, attrgetter(*reversed(exprs)))  # pushed last-first: popped in field order
+        else:
+            plan = (_LEAF, None)
+    _EXPR_PLANS[cls] = plan
+    if plan[0] == _ONE:
+        _ONE_CHILD[cls] = plan[1]
+    return plan
+
+
+def _stmt_plan(cls: type) -> tuple[tuple[str, ...], int]:
+    """(the fields that may hold an expression, which nested statement lists it has), matching
+    `ir.walk_stmts`."""
+    anns = _annotations(cls)
+    names = tuple(n for n in (getattr(cls, "_fields", None) or cls.__slots__) if anns.get(n) not in _NO_EXPR)
+    nested = (_NESTED_IF if issubclass(cls, ir.If) else _NESTED_LOOP if issubclass(cls, ir.Loop)
+              else _NESTED_SWITCH if issubclass(cls, ir.Switch) else _NESTED_NONE)
+    plan = _STMT_PLANS[cls] = (names, nested)
+    return plan
 
 
 def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function], set[int]]:
@@ -81,56 +141,91 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
     ids of the variables under the resource argument of IncrementCounter/DecrementCounter (the
     resources whose hidden counter is used: known before lowering because the SM 6.6
     annotateHandle properties, counter bit 15 as DXC sets it, are written at handle creation).
-    One walk of the expressions for all three."""
+    One walk of the expressions for all three: statements and expressions in pre-order
+    (fields in slot order) with explicit stacks, each node class handled by its plan."""
     seen_vars: dict[int, ir.Variable] = {}
     seen_fns: dict[int, ir.Function] = {}
     counters: set[int] = set()
-    stack = [fn]
-    VarRef, Call, Intrinsic, Expr = ir.VarRef, ir.Call, ir.Intrinsic, ir.Expr
-    children = _CHILDREN
+    fn_stack = [fn]
+    Expr, VarRef = ir.Expr, ir.VarRef
+    plans, stmt_plans, single = _EXPR_PLANS, _STMT_PLANS, _ONE_CHILD.get
     local_ids: set[int] = set()
 
-    def scan(e: ir.Expr) -> None:
-        """Pre-order over e, fields in slot order (recursion: one call per node, depth bounded
-        by the parser's nesting limit and the compiler's recursion limit)."""
-        cls = e.__class__
-        if cls is VarRef:
-            if id(e.var) not in local_ids:
-                seen_vars.setdefault(id(e.var), e.var)
-        elif cls is Call:
-            stack.append(e.func)
-        elif cls is Intrinsic and e.name in COUNTER_INTRINSICS:
-            counters.update(id(r.var) for r in _expr_preorder(e.args[0]) if isinstance(r, VarRef))
-        getter = children.get(cls, False)
-        if getter is False:
-            getter = _children_of(cls)
-        if getter is None:
-            return
-        for v in getter(e):
-            if isinstance(v, Expr):
-                scan(v)
-            elif isinstance(v, list):
-                for x in v:
-                    if isinstance(x, Expr):
-                        scan(x)
+    stack: list = []                                # one expression stack for every scan
+    pop, push, extend = stack.pop, stack.append, stack.extend
 
-    while stack:
-        f = stack.pop()
+    def scan(root: ir.Expr) -> None:
+        push(root)
+        while stack:
+            e = pop()
+            cls = e.__class__
+            one = single(cls)                       # the commonest nodes (loads, field refs, ...)
+            if one is not None:
+                push(one(e))
+                continue
+            if cls is VarRef:
+                var = e.var
+                if id(var) not in local_ids:
+                    seen_vars.setdefault(id(var), var)
+                continue
+            plan = plans.get(cls)
+            if plan is None:
+                plan = _expr_plan(cls)
+                if plan[0] == _ONE:
+                    push(plan[1](e))
+                    continue
+            kind, getter = plan
+            if kind == _LEAF:
+                continue
+            if kind == _MANY:
+                extend(getter(e))
+            elif kind == _LIST:
+                extend(reversed(getter(e)))
+            elif kind == _CALL:
+                fn_stack.append(e.func)
+                extend(reversed(e.args))
+            elif kind == _INTRINSIC:
+                if e.name in COUNTER_INTRINSICS:
+                    counters.update(id(r.var) for r in _expr_preorder(e.args[0]) if isinstance(r, VarRef))
+                extend(reversed(e.args))
+            else:
+                kids: list[ir.Expr] = []
+                for v in getter(e) if getter is not None else ():
+                    if isinstance(v, Expr):
+                        kids.append(v)
+                    elif isinstance(v, list):
+                        kids += [x for x in v if isinstance(x, Expr)]
+                kids.reverse()
+                extend(kids)
+
+    while fn_stack:
+        f = fn_stack.pop()
         if id(f) in seen_fns:
             continue
         seen_fns[id(f)] = f
         local_ids.clear()
         local_ids.update(id(v) for v in f.locals)
         local_ids.update(id(p.var) for p in f.params)
-        for s in ir.walk_stmts(f.body):
-            cls = type(s)
-            names = _STMT_FIELDS.get(cls)
-            if names is None:
-                names = _STMT_FIELDS[cls] = tuple(getattr(cls, "_fields", None) or cls.__slots__)
+        stmts = list(reversed(f.body))
+        while stmts:
+            s = stmts.pop()
+            plan = stmt_plans.get(s.__class__)
+            if plan is None:
+                plan = _stmt_plan(s.__class__)
+            names, nested = plan
             for name in names:
                 v = getattr(s, name, None)
                 if isinstance(v, Expr):
                     scan(v)
+            if nested == _NESTED_IF:
+                stmts += reversed(s.else_)
+                stmts += reversed(s.then)
+            elif nested == _NESTED_LOOP:
+                stmts += reversed(s.continuing)
+                stmts += reversed(s.body)
+            elif nested == _NESTED_SWITCH:
+                for c in reversed(s.cases):
+                    stmts += reversed(c.body)
     return list(seen_vars.values()), list(seen_fns.values()), counters
 
 

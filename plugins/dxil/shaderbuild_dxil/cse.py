@@ -13,10 +13,10 @@ Calls without either attribute (wave ops, barriers, stores, discard) are never m
 
 from __future__ import annotations
 
-from typing import Any
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value
-from .mem2reg import substitute
 
 __all__ = ["eliminate_common_calls", "may_write"]
 
@@ -26,6 +26,9 @@ _PURE = frozenset({
     "fmul", "fdiv", "frem", "trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptrunc", "fpext",
     "bitcast", "icmp", "fcmp", "select", "getelementptr", "extractvalue",
 })
+
+_operand_list = attrgetter("operands")
+_value = itemgetter(0)                  # of a phi's (value, block) pair
 
 # constants compare by value (LLVM uniques them); globals and functions by identity, as values do
 _VALUE_KEYED = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef})
@@ -45,59 +48,86 @@ def may_write(inst: Instruction) -> bool:
     return op in _WRITES
 
 
-def _key(inst: Instruction) -> tuple[Any, ...]:
-    """Opcode, type, attributes and operands.  The attributes of the instructions merged here
-    (flags, predicate, indices, inbounds, source type) are hashable, and the builder passes them
-    in one order per opcode; types are interned or hash by structure.  A constant operand is
-    keyed by value, anything else by identity (the object itself: values hash by identity)."""
-    return (inst.op, inst.type, *inst.attrs.items(), *map(_operand_key, inst.operands))
-
-
-def _operand_key(o: Value) -> object:
-    return o.key() if o.__class__ in _VALUE_KEYED else o
-
-
 def eliminate_common_calls(f: Function) -> int:
-    """Merge duplicates within each block; returns how many instructions were replaced."""
-    replace: dict[int, Value] = {}
+    """Merge duplicates within each block; returns how many instructions were replaced.
+
+    One walk does the merging, the operand rewriting and the removal: a block's operands are
+    rewritten through the replacements known when it is reached, and its merged instructions
+    are dropped as the block is done.  What that walk cannot see (phi incomings, and uses in
+    blocks laid out before a later block's merge) is rewritten by one more pass over those.
+    Values hash by identity, so the tables are keyed by the values themselves (no id() calls).
+
+    A key is the opcode, type, attributes and operands.  The attributes of the instructions
+    merged here (flags, predicate, indices, inbounds, source type) are hashable, and the builder
+    passes them in one order per opcode; types are interned or hash by structure.  A constant
+    operand is keyed by value, anything else by identity (the object itself).  A call's key is
+    its attributes and operands (the callee first: it implies the opcode and all types)."""
+    replace: dict[Value, Value] = {}
     get, hit = replace.get, replace.__contains__
-    kinds: dict[int, str] = {}                 # callee -> its kind
-    operand_key = _operand_key
-    for bb in f.blocks:
+    kinds: dict[Value, str] = {}               # callee -> its kind
+    value_keyed = _VALUE_KEYED
+    blocks = f.blocks
+    last = -1                                  # index of the last block that merged something
+    for n, bb in enumerate(blocks):
         pure: dict[tuple, Instruction] = {}
         reads: dict[tuple, Instruction] = {}
+        before = len(replace)
         for inst in bb.instructions:
             ops = inst.operands
-            if replace and any(map(hit, map(id, ops))):
-                ops = inst.operands = [get(id(o), o) for o in ops]
+            if replace and any(map(hit, ops)):
+                ops = inst.operands = [get(o, o) for o in ops]
             op = inst.op
             if op == "call":
                 callee = ops[0]
-                kind = kinds.get(id(callee))
+                kind = kinds.get(callee)
                 if kind is None:
-                    kind = kinds[id(callee)] = _call_kind(inst)
+                    kind = kinds[callee] = _call_kind(inst)
                 if kind == "other":
                     reads.clear()              # memory may have changed
                     continue
                 table = pure if kind == "readnone" else reads
-            elif op in _PURE:
-                table = pure
+                # the callee fixes the result and parameter types: an integer constant is
+                # keyed by its value alone (nothing else at its position keys as an int)
+                parts = [*inst.attrs.items()] if inst.attrs else []
+                for o in ops:
+                    cls = o.__class__
+                    parts.append(o.value if cls is ConstInt else o.key() if cls in value_keyed else o)
             else:
-                if op in _WRITES:
-                    reads.clear()
-                continue
-            attrs = inst.attrs
-            if attrs:
-                key = (op, inst.type, *attrs.items(), *map(operand_key, ops))
-            else:
-                key = (op, inst.type, *map(operand_key, ops))
-            first = table.get(key)
-            if first is not None:
-                replace[id(inst)] = first
-            else:
-                table[key] = inst
+                if op in _PURE:
+                    table = pure
+                else:
+                    if op in _WRITES:
+                        reads.clear()
+                    continue
+                attrs = inst.attrs
+                parts = [op, inst.type, *attrs.items()] if attrs else [op, inst.type]
+                for o in ops:                  # inline _operand_key: a call per operand costs more
+                    parts.append(o.key() if o.__class__ in value_keyed else o)
+            first = table.setdefault(tuple(parts), inst)
+            if first is not inst:
+                replace[inst] = first          # `first` is kept, so never replaced itself: no chains
+        if len(replace) != before:
+            bb.instructions = [i for i in bb.instructions if i not in replace]
+            last = n
     if replace:
-        substitute(f, replace)
-        for bb in f.blocks:
-            bb.instructions = [i for i in bb.instructions if id(i) not in replace]
+        _rewrite_missed(blocks, last, replace)
     return len(replace)
+
+
+def _rewrite_missed(blocks: list, last: int, replace: dict[Value, Value]) -> None:
+    """Rewrite the uses the walk passed before their replacement was known: every phi (they
+    name values from any block), and the other operands of the blocks before `last`.  Merges
+    are few, so a block (or phi) is first tested as a whole at C level."""
+    get, hit, misses = replace.get, replace.__contains__, replace.keys().isdisjoint
+    for n, bb in enumerate(blocks):
+        insts = bb.instructions
+        if n < last and not misses(chain.from_iterable(map(_operand_list, insts))):
+            for inst in insts:
+                if any(map(hit, inst.operands)):
+                    inst.operands = [get(o, o) for o in inst.operands]
+        for inst in insts:                     # phis lead their blocks
+            if inst.op != "phi":
+                break
+            incoming = inst.attrs["incoming"]
+            if not misses(map(_value, incoming)):
+                inst.attrs["incoming"] = [(get(v, v), b) for v, b in incoming]

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from itertools import chain
+from itertools import chain, compress
+from operator import attrgetter, itemgetter, not_
 
 from .llvm.types import VoidType
-from .llvm.values import Function, Instruction
+from .llvm.values import Function, Instruction, Value
 
 __all__ = ["eliminate_dead_code"]
 
@@ -16,6 +17,10 @@ _PURE = frozenset({
     "fmul", "fdiv", "frem", "trunc", "zext", "sext", "fptoui", "fptosi", "uitofp", "sitofp", "fptrunc", "fpext",
     "bitcast", "icmp", "fcmp", "select", "getelementptr", "extractvalue", "phi", "load", "alloca",
 })
+
+_instructions = attrgetter("instructions")
+_operand_list = attrgetter("operands")
+_value = itemgetter(0)
 
 
 def _removable(inst: Instruction) -> bool:
@@ -35,39 +40,65 @@ def _operands(inst: Instruction) -> list:
 
 def eliminate_dead_code(f: Function) -> int:
     """Worklist DCE over use counts; then allocas that are only ever stored to.
-    Linear: one counting pass (C-level Counter), a worklist, one filtering pass."""
-    insts = [i for bb in f.blocks for i in bb.instructions]
-    uses = Counter(map(id, chain.from_iterable(map(_operands, insts))))     # counted at C level
-    dead: set[int] = set()
-    work = [i for i in insts if i.type.__class__ is not VoidType and id(i) not in uses and _removable(i)]
+    Linear, and the full walks run at C level: the use counts (operand lists chained into a
+    Counter; phis, which lead their blocks and keep their values in `incoming`, add theirs) and
+    the unused instructions (compress).  Values hash by identity, so they key the counts."""
+    blocks = f.blocks
+    insts = list(chain.from_iterable(map(_instructions, blocks)))
+    uses = Counter(chain.from_iterable(map(_operand_list, insts)))
+    phi_values: list[Value] = []
+    for bb in blocks:
+        for inst in bb.instructions:
+            if inst.op != "phi":
+                break
+            phi_values += map(_value, inst.attrs["incoming"])
+    if phi_values:
+        uses.update(phi_values)
+    dead: set[Instruction] = set()
+    work = [i for i in compress(insts, map(not_, map(uses.__contains__, insts)))
+            if i.type.__class__ is not VoidType and _removable(i)]
     while work:
         inst = work.pop()
-        if id(inst) in dead:
+        if inst in dead:
             continue
-        dead.add(id(inst))
+        dead.add(inst)
         for op in _operands(inst):
-            n = uses[id(op)] - 1
-            uses[id(op)] = n
+            n = uses[op] - 1
+            uses[op] = n
             if n == 0 and isinstance(op, Instruction) and op.type.__class__ is not VoidType and _removable(op):
                 work.append(op)
     # allocas whose only uses are as the pointer of stores
-    stored_only = {id(i) for i in (f.blocks[0].instructions if f.blocks else []) if i.op == "alloca"}
+    stored_only = {i for i in (blocks[0].instructions if blocks else []) if i.op == "alloca"}
     if stored_only:
         for inst in insts:
-            if id(inst) in dead:
+            if inst in dead:
                 continue
             for k, op in enumerate(_operands(inst)):
-                if id(op) in stored_only and not (inst.op == "store" and k == 1):
-                    stored_only.discard(id(op))
+                if op in stored_only and not (inst.op == "store" and k == 1):
+                    stored_only.discard(op)
     if not dead and not stored_only:
         return 0
+    if not stored_only:
+        # only the blocks holding dead instructions change; their `parent` names them (blocks
+        # of the function only), and if that was stale somewhere (fewer removed than died)
+        # every block is filtered
+        live = set(blocks)
+        removed = _drop([b for b in dict.fromkeys(i.parent for i in dead) if b in live], dead)
+        return removed if removed == len(dead) else removed + _drop(blocks, dead)
     removed = 0
-    for bb in f.blocks:
+    for bb in blocks:
         before = len(bb.instructions)
-        if stored_only:
-            bb.instructions = [i for i in bb.instructions if id(i) not in dead and id(i) not in stored_only
-                               and not (i.op == "store" and id(i.operands[1]) in stored_only)]
-        else:
-            bb.instructions = [i for i in bb.instructions if id(i) not in dead]
+        bb.instructions = [i for i in bb.instructions if i not in dead and i not in stored_only
+                           and not (i.op == "store" and i.operands[1] in stored_only)]
+        removed += before - len(bb.instructions)
+    return removed
+
+
+def _drop(blocks, dead: set[Instruction]) -> int:
+    """Remove the `dead` instructions from `blocks`; returns how many were removed."""
+    removed = 0
+    for bb in blocks:
+        before = len(bb.instructions)
+        bb.instructions = [i for i in bb.instructions if i not in dead]
         removed += before - len(bb.instructions)
     return removed

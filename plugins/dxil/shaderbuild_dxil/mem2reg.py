@@ -11,36 +11,14 @@ and operand substitution that the other passes share.
 
 from __future__ import annotations
 
-from .cfg import immediate_dominators, predecessors
+from itertools import chain
+from operator import attrgetter, itemgetter
+
+from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .llvm.types import ArrayType, PointerType, StructType, i32
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value, const_key
+from .llvm.values import BasicBlock, Constant, ConstInt, Function, Instruction, Undef, Value
 
 __all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "substitute"]
-
-
-def _succ(bb: BasicBlock) -> list[BasicBlock]:
-    term = bb.terminator
-    return term.successors if term is not None else []
-
-
-def _rpo(f: Function) -> list[BasicBlock]:
-    seen: set[int] = set()
-    order: list[BasicBlock] = []
-    entry = f.blocks[0]
-    stack: list[tuple[BasicBlock, list[BasicBlock], int]] = [(entry, _succ(entry), 0)]
-    seen.add(id(entry))
-    while stack:
-        bb, succ, i = stack.pop()
-        if i < len(succ):
-            stack.append((bb, succ, i + 1))
-            s = succ[i]
-            if id(s) not in seen:
-                seen.add(id(s))
-                stack.append((s, _succ(s), 0))
-        else:
-            order.append(bb)
-    order.reverse()
-    return order
 
 
 def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
@@ -48,7 +26,7 @@ def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[
     `preds` may pass in cfg.predecessors(f) when the caller has it already.  Cooper, Harvey
     and Kennedy's iteration, on blocks numbered in reverse post-order (plain integer lists;
     predecessors not reached from the entry never get a dominator, so they are dropped)."""
-    rpo = _rpo(f)
+    rpo = reverse_postorder(f)
     index = {id(b): i for i, b in enumerate(rpo)}
     if preds is None:
         preds = predecessors(f)
@@ -277,44 +255,62 @@ def promote_allocas(f: Function) -> int:
 
 def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> None:
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
-    constants count as the same value (both arms of `c ? 1.0 : 1.0`).  Phis lead their blocks,
-    so only the leading run of each block is looked at.  `pending`: replacements already
-    decided (values forwarded elsewhere), applied in the same rewriting pass.  The phis are
-    re-examined through the replacements found so far until none is added, and the function
-    is rewritten once at the end."""
+    constants count as the same value (both arms of `c ? 1.0 : 1.0`; the last of them is
+    kept).  Phis lead their blocks, so only the leading run of each block is looked at.
+    `pending`: replacements already decided (values forwarded elsewhere), applied in the same
+    rewriting pass.  The phis are re-examined through the replacements found so far until
+    none is added; that last round also lists the remaining phis naming a replaced value, so
+    only those are rewritten, and the other instructions once at the end."""
     replace: dict[int, Value] = dict(pending) if pending else {}
-    phis: list[Instruction] = []
+    heads: list[tuple[BasicBlock, Instruction]] = []
     for bb in f.blocks:
         for inst in bb.instructions:
             if inst.op != "phi":
                 break
-            phis.append(inst)
+            heads.append((bb, inst))
+    stale: list[Instruction] = []
     changed = True
     while changed:
         changed = False
-        for inst in phis:
+        stale = []
+        for _, inst in heads:
             if id(inst) in replace:
                 continue
-            vals: dict[object, Value] = {}
+            same: Value | None = None
+            distinct = renamed = False
             for v, _ in inst.attrs["incoming"]:
-                while id(v) in replace:
-                    v = replace[id(v)]
-                if v is not inst:
-                    vals[const_key(v)] = v
-            if len(vals) == 1:
-                replace[id(inst)] = next(iter(vals.values()))
+                if id(v) in replace:
+                    renamed = True
+                    while id(v) in replace:
+                        v = replace[id(v)]
+                if v is inst or v is same or distinct:
+                    continue
+                if same is None or (isinstance(v, Constant) and isinstance(same, Constant) and v.key() == same.key()):
+                    same = v
+                else:
+                    distinct = True
+            if same is not None and not distinct:
+                replace[id(inst)] = same
                 changed = True
+            elif renamed:
+                stale.append(inst)
     if not replace:
         return
-    for bb in f.blocks:
-        insts = bb.instructions
-        if insts and insts[0].op == "phi" and any(id(i) in replace for i in insts if i.op == "phi"):
-            bb.instructions = [i for i in insts if i.op != "phi" or id(i) not in replace]
-    substitute(f, replace)
+    final = _resolved(replace)
+    pruned = [(bb, inst) for bb, inst in heads if id(inst) in final]
+    for bb in dict.fromkeys(bb for bb, _ in pruned):
+        bb.instructions = [i for i in bb.instructions if i.op != "phi" or id(i) not in final]
+    get = final.get
+    for inst in stale:
+        inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]
+    _rewrite_operands(f, final)
 
 
 def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
-    """`replace` with chains followed to their end."""
+    """`replace` with chains followed to their end (`replace` itself when no replacement is
+    replaced in turn, found at C level: the usual case)."""
+    if replace.keys().isdisjoint(map(id, replace.values())):
+        return replace
     final: dict[int, Value] = {}
     for k, v in replace.items():
         while id(v) in replace:
@@ -328,10 +324,36 @@ def substitute(f: Function, replace: dict[int, Value]) -> None:
     final = _resolved(replace)
     if not final:
         return
+    _rewrite_phis(f, final)
+    _rewrite_operands(f, final)
+
+
+_value = itemgetter(0)
+_operand_list = attrgetter("operands")
+
+
+def _rewrite_operands(f: Function, final: dict[int, Value]) -> None:
+    """Rewrite the operand lists naming a key of `final` (resolved: no chains).  A block none
+    of whose operands is a key is passed over after one C-level test of all its operands; in
+    the others each instruction is tested (replaced values have few users: most blocks pass)."""
     get, hit = final.get, final.__contains__
+    misses = final.keys().isdisjoint
+    for bb in f.blocks:
+        insts = bb.instructions
+        if misses(map(id, chain.from_iterable(map(_operand_list, insts)))):
+            continue
+        for inst in insts:
+            if any(map(hit, map(id, inst.operands))):
+                inst.operands = [get(id(o), o) for o in inst.operands]
+
+
+def _rewrite_phis(f: Function, final: dict[int, Value]) -> None:
+    """Rewrite the phis' incoming values through `final` (phis lead their blocks)."""
+    lookup, misses = final.get, final.keys().isdisjoint
     for bb in f.blocks:
         for inst in bb.instructions:
-            if any(map(hit, map(id, inst.operands))):        # C-level scan; most operands stay
-                inst.operands = [get(id(o), o) for o in inst.operands]
-            if inst.op == "phi":
-                inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]
+            if inst.op != "phi":
+                break
+            incoming = inst.attrs["incoming"]
+            if not misses(map(id, map(_value, incoming))):
+                inst.attrs["incoming"] = [(lookup(id(v), v), b) for v, b in incoming]

@@ -203,17 +203,27 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
 
 
 def record_usage(fn, inputs: list[SigElement], outputs: list[SigElement], read_op: str, write_op: str) -> None:
-    """Set each element's usage mask from the loadInput/storeOutput calls left after optimisation."""
+    """Set each element's usage mask from the loadInput/storeOutput calls left after optimisation.
+    Which elements (if any) a callee's calls address is decided once per callee."""
     by_id = {"in": {e.id: e for e in inputs}, "out": {e.id: e for e in outputs}}
+    side_of: dict[object, dict | None] = {}      # callee -> the elements its calls address, or None
     for bb in fn.blocks:
         for inst in bb.instructions:
-            if inst.op != "call" or len(inst.operands) < 5:
+            if inst.op != "call":
                 continue
-            name = inst.operands[0].name
-            side = "in" if name.startswith(read_op) else "out" if name.startswith(write_op) else None
-            if side is None:
+            ops = inst.operands
+            if len(ops) < 5:
                 continue
-            sig_id, col = inst.operands[2], inst.operands[4]
-            el = by_id[side].get(getattr(sig_id, "value", -1))
+            callee = ops[0]
+            if callee in side_of:
+                elems = side_of[callee]
+            else:
+                name = callee.name
+                side = "in" if name.startswith(read_op) else "out" if name.startswith(write_op) else None
+                elems = side_of[callee] = by_id[side] if side is not None else None
+            if elems is None:
+                continue
+            sig_id, col = ops[2], ops[4]
+            el = elems.get(getattr(sig_id, "value", -1))
             if el is not None and hasattr(col, "value"):
                 el.usage |= 1 << col.value

@@ -17,16 +17,24 @@ STORE_OUTPUT_VALUE = 5      # operands: callee, opcode, signature id, row, colum
 
 
 def remove_undef_output_stores(f: Function) -> int:
-    """Remove the stores in place; returns how many went."""
+    """Remove the stores in place; returns how many went.  One look at each instruction's
+    opcode; whether a callee is a storeOutput is decided once per callee."""
     removed = 0
+    is_store: dict[object, bool] = {}            # callee -> whether it is a storeOutput
     for bb in f.blocks:
-        keep = [i for i in bb.instructions if not _stores_undef(i)]
-        if len(keep) != len(bb.instructions):
-            removed += len(bb.instructions) - len(keep)
-            bb.instructions = keep
+        doomed = None
+        for inst in bb.instructions:
+            if inst.op == "call":
+                ops = inst.operands
+                callee = ops[0]
+                store = is_store.get(callee)
+                if store is None:
+                    store = is_store[callee] = callee.name.startswith(STORE_OUTPUT)
+                if store and isinstance(ops[STORE_OUTPUT_VALUE], Undef):
+                    if doomed is None:
+                        doomed = set()
+                    doomed.add(inst)
+        if doomed:
+            bb.instructions = [i for i in bb.instructions if i not in doomed]
+            removed += len(doomed)
     return removed
-
-
-def _stores_undef(inst) -> bool:
-    return (inst.op == "call" and inst.operands[0].name.startswith(STORE_OUTPUT)
-            and isinstance(inst.operands[STORE_OUTPUT_VALUE], Undef))

@@ -1,0 +1,120 @@
+"""The DXIL clean-up passes on hand-built functions: the paths the sample shaders rarely take
+(uses laid out before their definition's block, stale `parent` links, forwarded values)."""
+
+from __future__ import annotations
+
+from shaderbuild_dxil.cfg import merge_straight_line_blocks
+from shaderbuild_dxil.cse import eliminate_common_calls
+from shaderbuild_dxil.dce import eliminate_dead_code
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i32, void
+from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction
+from shaderbuild_dxil.mem2reg import prune_trivial_phis
+
+
+def function(*names: str) -> tuple[Function, list]:
+    f = Function(FunctionType(void, ()), "main")
+    return f, [f.append_block(n) for n in names]
+
+
+def readnone(name: str = "dx.op.unary.f32") -> Function:
+    return Function(FunctionType(f32, (i32, f32)), name, ("nounwind", "readnone"))
+
+
+def all_instructions(f: Function) -> list[Instruction]:
+    return [i for bb in f.blocks for i in bb.instructions]
+
+
+def test_cse_rewrites_a_use_laid_out_before_the_merged_block():
+    """Block `late` (laid out last) merges a duplicate call; `early` is laid out first but runs
+    after `late`, so its use is only rewritten by the pass after the walk."""
+    f, (entry, early, late) = function("entry", "early", "late")
+    fn = readnone()
+    b = IRBuilder(entry)
+    b.br(late)
+    b.position_at_end(late)
+    first = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 1.0)])
+    dup = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 1.0)])      # equal constants, new objects
+    b.br(early)
+    b.position_at_end(early)
+    user = b.fadd(dup, first)
+    b.ret()
+    assert eliminate_common_calls(f) == 1
+    assert dup not in all_instructions(f)
+    assert user.operands == [first, first]
+
+
+def test_cse_rewrites_phis_and_keeps_calls_of_different_opcodes():
+    f, (entry, left, join) = function("entry", "left", "join")
+    fn = readnone()
+    b = IRBuilder(entry)
+    a = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 2.0)])
+    other = b.call(fn, [ConstInt(i32, 14), ConstFloat(f32, 2.0)])    # another opcode: kept
+    dup = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 2.0)])
+    b.cbranch(b.fcmp("olt", a, other), left, join)
+    b.position_at_end(left)
+    b.br(join)
+    b.position_at_end(join)
+    phi = b.phi(f32, [(dup, entry), (other, left)])
+    b.ret()
+    assert eliminate_common_calls(f) == 1
+    assert [v for v, _ in phi.attrs["incoming"]] == [a, other]
+
+
+def test_dce_removes_chains_even_with_a_stale_parent():
+    f, (entry,) = function("entry")
+    fn = readnone()
+    b = IRBuilder(entry)
+    x = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 3.0)])
+    y = b.fmul(x, x)
+    z = b.fadd(y, ConstFloat(f32, 1.0))               # nothing uses z: z, y and x die
+    keep = b.call(Function(FunctionType(void, (i32,)), "dx.op.barrier", ()), [ConstInt(i32, 80)])
+    b.ret()
+    elsewhere, = function("elsewhere")[1]
+    for inst in (x, y, z):
+        inst.parent = elsewhere                       # stale: the pass must not trust it blindly
+    assert eliminate_dead_code(f) == 3
+    assert all_instructions(f) == [keep, entry.instructions[-1]]
+    assert z not in all_instructions(f)
+
+
+def test_prune_applies_forwarded_values_and_keeps_the_last_equal_constant():
+    f, (entry, left, right, join) = function("entry", "left", "right", "join")
+    b = IRBuilder(entry)
+    c = b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0))
+    b.cbranch(c, left, right)
+    for bb in (left, right):
+        b.position_at_end(bb)
+        b.br(join)
+    b.position_at_end(join)
+    one_a, one_b = ConstFloat(f32, 1.0), ConstFloat(f32, 1.0)
+    trivial = b.phi(f32, [(one_a, left), (one_b, right)])       # `c ? 1.0 : 1.0`
+    forwarded = Instruction("phi", f32, [], incoming=[])         # made by SSA construction, not placed
+    real = b.phi(f32, [(forwarded, left), (one_a, right)])
+    user = b.fadd(trivial, forwarded)
+    b.ret()
+    prune_trivial_phis(f, {id(forwarded): ConstFloat(f32, 5.0)})
+    assert trivial not in join.instructions and real in join.instructions
+    assert user.operands[0] is one_b
+    assert user.operands[1].value == 5.0 and real.attrs["incoming"][0][0].value == 5.0
+
+
+def test_merge_folds_a_chain_and_repoints_phis():
+    f, (entry, mid, tail, other, join) = function("entry", "mid", "tail", "other", "join")
+    b = IRBuilder(entry)
+    c = b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0))
+    b.cbranch(c, mid, other)
+    b.position_at_end(mid)
+    v = b.fadd(ConstFloat(f32, 1.0), ConstFloat(f32, 2.0))
+    b.br(tail)
+    b.position_at_end(tail)
+    w = b.fmul(v, v)
+    b.br(join)
+    b.position_at_end(other)
+    b.br(join)
+    b.position_at_end(join)
+    phi = b.phi(f32, [(w, tail), (v, other)])
+    b.ret()
+    merge_straight_line_blocks(f)
+    assert f.blocks == [entry, mid, other, join]
+    assert [i.op for i in mid.instructions] == ["fadd", "fmul", "br"] and w.parent is mid
+    assert [blk for _, blk in phi.attrs["incoming"]] == [mid, other]
