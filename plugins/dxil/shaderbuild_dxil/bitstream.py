@@ -380,6 +380,13 @@ class BitstreamWriter:
         return len(lst) + 3
 
     # ------------------------------------------------------------ records
+    def unabbreviated_sink(self) -> tuple[list[str], str]:
+        """(pending digit list, UNABBREV_RECORD id digits) of the current block, for a caller
+        that appends many unabbreviated records itself (id digits, then VBR-6 code, operand
+        count and operands; see vbr6_digits): a function body's records, without a method
+        call per record.  Valid until the next block is entered or exited."""
+        return self._pieces, self._unabbrev
+
     def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
         if abbrev == 0:                      # VBR-6 throughout: the operands go through map()
             p = self._pieces
@@ -440,6 +447,7 @@ class BitstreamWriter:
 
 
 _V6_GET = _V6.__getitem__
+vbr6_digits = _V6                            # value -> its VBR-6 digits (for unabbreviated_sink)
 _GETITEM = dict.__getitem__                  # (table, value) -> digits, through map()
 
 

@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .bitstream import Abbrev, BitstreamWriter, BlockCache, RecordCache, array, char6, fixed, is_char6, lit, vbr
+from .bitstream import (
+    Abbrev,
+    BitstreamWriter,
+    BlockCache,
+    RecordCache,
+    array,
+    char6,
+    fixed,
+    is_char6,
+    lit,
+    vbr,
+    vbr6_digits,
+)
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
 from .llvm.metadata import MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
@@ -152,56 +164,98 @@ class _Enumerator:
             for node in nmd.nodes:
                 self._add_md(node)
         self.num_module_values = len(self.values)
-        type_of = self.type_of
-        known: set[int] = set()           # ids of type objects already numbered (C-level hashing)
-        # one walk of the bodies: the types they use (known ones skipped inline) and, per function,
-        # its literal operands in first-use order and its value-producing instructions (numbered
-        # by `incorporate`, which needs no walk)
-        self.literals: dict[int, list[Constant]] = {}
-        self.valued: dict[int, list[Instruction]] = {}
-        literal_classes = _LITERAL_CLASSES
-        known_add = known.add
+        self._known: set[int] = set()     # ids of type objects already numbered (C-level hashing)
+        self.bodies: dict[int, tuple[dict[object, int], list[Value], int, int]] = {}
         for f in module.functions:
-            literals: list[Constant] = []
-            valued: list[Instruction] = []
-            self.literals[id(f)] = literals
-            self.valued[id(f)] = valued
-            add_literal, add_valued = literals.append, valued.append
-            for bb in f.blocks:
-                for inst in bb.instructions:
-                    t = inst.type
+            if f.blocks:
+                self._number_body(f)
+
+    def _number_body(self, f: Function) -> None:
+        """One walk of a body: the types it uses (known ones skipped inline) and its values
+        numbered after the module's (arguments, literal operands in first-use order, then the
+        value-producing instructions), into a copy of the module's value ids that `incorporate`
+        swaps in while the body is written.  A call's result and argument types are the callee's
+        (numbered with the module's functions; the builder checks arguments against parameters),
+        so only its literal operands are looked at."""
+        type_of, known = self.type_of, self._known
+        known_add = known.add
+        module_ids, n_module = self.value_ids, len(self.values)
+        ids = self.value_ids = dict(module_ids)
+        values = self.values
+        for a in f.args:
+            self._add_value(a)
+        cst_start = len(values)
+        literal_classes = _LITERAL_CLASSES
+        add_constant, literal = self._add_constant, self._add_literal
+        valued: list[Instruction] = []
+        add_valued = valued.append
+        for bb in f.blocks:
+            for inst in bb.instructions:
+                op = inst.op
+                if op == "call":
+                    if inst.type.__class__ is not VoidType:
+                        add_valued(inst)
+                    for v in inst.operands:
+                        if v.__class__ in literal_classes and id(v) not in ids:
+                            key = v.key()         # _add_constant inlined for scalars
+                            vid = ids.get(key)
+                            if vid is None:
+                                if v.__class__ is ConstAggregate:
+                                    add_constant(v)
+                                    continue
+                                vid = ids[key] = len(values)
+                                values.append(v)
+                            ids[id(v)] = vid
+                    continue
+                t = inst.type
+                if id(t) not in known:
+                    type_of(t)
+                    known_add(id(t))
+                if t.__class__ is not VoidType:
+                    add_valued(inst)
+                for v in inst.operands:
+                    t = v.type
                     if id(t) not in known:
                         type_of(t)
                         known_add(id(t))
-                    if t.__class__ is not VoidType:
-                        add_valued(inst)
-                    for op in inst.operands:
-                        t = op.type
-                        if id(t) not in known:
-                            type_of(t)
-                            known_add(id(t))
-                        if op.__class__ in literal_classes:
-                            add_literal(op)
-                    attrs = inst.attrs
-                    if "allocated" in attrs:          # alloca's and GEP's type operands
-                        type_of(attrs["allocated"])
-                    if "source" in attrs:
-                        type_of(attrs["source"])
-                    op = inst.op
-                    if op == "call":
-                        ft = inst.operands[0].ftype
-                        if id(ft) not in known:
-                            type_of(ft)
-                            known_add(id(ft))
-                    elif op == "phi":
-                        for v, _ in attrs["incoming"]:
-                            if id(v.type) not in known:
-                                type_of(v.type)
-                                known_add(id(v.type))
-                            if v.__class__ in literal_classes:
-                                add_literal(v)
-                    elif op == "switch":
-                        literals += [c for c, _ in attrs["cases"] if c.__class__ in literal_classes]
+                    if v.__class__ in literal_classes and id(v) not in ids:
+                        literal(v)
+                attrs = inst.attrs
+                if "allocated" in attrs:          # alloca's and GEP's type operands
+                    type_of(attrs["allocated"])
+                if "source" in attrs:
+                    type_of(attrs["source"])
+                if op == "phi":
+                    for v, _ in attrs["incoming"]:
+                        if id(v.type) not in known:
+                            type_of(v.type)
+                            known_add(id(v.type))
+                        if v.__class__ in literal_classes and id(v) not in ids:
+                            literal(v)
+                elif op == "switch":
+                    for c, _ in attrs["cases"]:
+                        if c.__class__ in literal_classes and id(c) not in ids:
+                            literal(c)
+        inst_start = len(values)
+        ids.update(zip(map(id, valued), range(inst_start, inst_start + len(valued))))
+        self.bodies[id(f)] = (ids, values[n_module:] + valued, cst_start, inst_start)
+        del values[n_module:]
+        self.value_ids = module_ids
+
+    def _add_literal(self, c: Constant) -> None:
+        """A literal operand (its type is numbered): _add_constant with one key() for scalars."""
+        ids = self.value_ids
+        key = c.key()
+        vid = ids.get(key)
+        if vid is None:
+            if c.__class__ is ConstAggregate:
+                self._add_constant(c)
+                return
+            if c.type not in self.type_ids:
+                self.type_of(c.type)
+            vid = ids[key] = len(self.values)
+            self.values.append(c)
+        ids[id(c)] = vid
 
     # ---- types
     def type_of(self, t: Type) -> int:
@@ -352,31 +406,12 @@ class _Enumerator:
 
     # ---- functions
     def incorporate(self, f: Function) -> tuple[int, int, dict[int, int]]:
-        """Number a function's args, constants, and instructions; returns
-        (first constant id, first instruction id, block index map)."""
-        self._saved = (len(self.values), dict(self.value_ids))
-        for a in f.args:
-            self._add_value(a)
-        cst_start = len(self.values)
-        ids, add_constant, type_ids, values = self.value_ids, self._add_constant, self.type_ids, self.values
-        for c in self.literals[id(f)]:
-            if id(c) in ids:
-                continue
-            key = c.key()                  # _add_constant inlined for scalars: one key() per literal
-            vid = ids.get(key)
-            if vid is None:
-                if c.__class__ is ConstAggregate:
-                    add_constant(c)
-                    continue
-                if c.type not in type_ids:
-                    self.type_of(c.type)
-                vid = ids[key] = len(values)
-                values.append(c)
-            ids[id(c)] = vid
-        inst_start = len(values)
-        valued = self.valued[id(f)]
-        ids.update(zip(map(id, valued), range(inst_start, inst_start + len(valued))))
-        values += valued
+        """Swap in a body's values numbered by _number_body; returns (first constant id, first
+        instruction id, block index map)."""
+        ids, local, cst_start, inst_start = self.bodies[id(f)]
+        self._saved = (len(self.values), self.value_ids)
+        self.value_ids = ids
+        self.values += local
         return cst_start, inst_start, {id(bb): i for i, bb in enumerate(f.blocks)}
 
     def purge(self) -> None:
@@ -619,12 +654,38 @@ class _Writer:
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
-        encoders, emit_record = _ENCODERS, w.emit_record      # one record per instruction
+        # one record per instruction; unabbreviated ones are appended to the stream here (no
+        # call per record), and an encoder that returns None has appended its record itself.
+        # Calls, most of a shader's records, are encoded inline: their digits are the callee's
+        # head (see _call) and the relative ids of the callee and arguments, each one lookup.
+        encoders, emit_record = _ENCODERS, w.emit_record
+        pieces, unabbrev = self._sink = w.unabbreviated_sink()
+        v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
+        callees, vids = self._callees, self._vids
         for bb in f.blocks:
             for inst in bb.instructions:
-                vals: list[int] = []
-                code, ab = encoders[inst.op](self, inst, inst_id, vals)
-                emit_record(code, vals, ab)
+                if inst.op == "call":
+                    ops = inst.operands
+                    callee = callees.get(id(ops[0]))
+                    if callee is None:
+                        callee = self._call_head(ops)
+                    n = len(pieces)
+                    try:
+                        pieces += (callee[0], v6[inst_id - callee[1]])
+                        pieces += map(v6_get, map(inst_id.__sub__, map(vids, map(id, ops[1:]))))
+                    except (KeyError, ValueError):   # an argument known by its constant key, or a
+                        del pieces[n:]               # forward reference (negative): the general path
+                        self._call(inst, inst_id, [])
+                else:
+                    vals: list[int] = []
+                    rec = encoders[inst.op](self, inst, inst_id, vals)
+                    if rec is not None:
+                        code, ab = rec
+                        if ab:
+                            emit_record(code, vals, ab)
+                        else:
+                            pieces += (unabbrev, v6[code], v6[len(vals)])
+                            pieces += map(v6_get, vals)
                 if inst.type.__class__ is not VoidType:
                     if inst.name:                 # named values go to the symbol table
                         names.append((inst.name, inst_id))
@@ -755,19 +816,26 @@ class _Writer:
         vals += [_align_code(inst.attrs["align"]), int(inst.attrs["volatile"])]
         return FUNC_CODES["store"], 0
 
-    def _call(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
-        ops = inst.operands
+    def _call_head(self, ops: list[Value]) -> tuple[str, int]:
+        """(digits, value id) of a callee: the digits up to the callee operand (record id, code,
+        operand count, attributes, calling convention, function type) are the same for every
+        call of a callee, so they are made once per callee and function."""
         fn: Function = ops[0]
-        callee = self._callees.get(id(fn))
-        if callee is None:                        # (function type id, value id), once per callee
-            callee = self._callees[id(fn)] = (self.e.type_ids[fn.ftype], self.e.value_id(fn))
-        # the callee is a module-level value, numbered before every instruction: never typed
-        vals += [0, 1 << 15, callee[0], (iid - callee[1]) & 0xFFFFFFFF]
-        try:                                      # arguments never carry a type (_push inlined)
-            vals += [(iid - vid) & 0xFFFFFFFF for vid in map(self._vids, map(id, ops[1:]))]
-        except KeyError:                          # an operand known only by its constant key
-            vals += [(iid - self.e.value_id(a)) & 0xFFFFFFFF for a in ops[1:]]
-        return FUNC_CODES["call"], 0
+        fields = [self._sink[1], *map(vbr6_digits.__getitem__,
+                                      (FUNC_CODES["call"], len(ops) + 3, 0, 1 << 15, self.e.type_ids[fn.ftype]))]
+        head = "".join(reversed(fields))          # one piece: its fields last first (see BitstreamWriter)
+        callee = self._callees[id(fn)] = (head, self.e.value_id(fn))
+        return callee
+
+    def _call(self, inst: Instruction, iid: int, vals: list[int]) -> None:
+        """The general call encoder (_function inlines the common case); appends its record
+        itself.  The callee is a module-level value, numbered before every instruction, and
+        arguments never carry a type."""
+        ops = inst.operands
+        callee = self._callees.get(id(ops[0])) or self._call_head(ops)
+        vals += [(iid - self.e.value_id(a)) & 0xFFFFFFFF for a in ops[1:]]
+        self._sink[0].extend((callee[0], vbr6_digits[iid - callee[1]], *map(vbr6_digits.__getitem__, vals)))
+        return None
 
     def _atomicrmw(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         ptr, value = inst.operands
