@@ -387,6 +387,16 @@ class BitstreamWriter:
         call per record.  Valid until the next block is entered or exited."""
         return self._pieces, self._unabbrev
 
+    def abbrev_digits(self, abbrev: int) -> tuple[str, tuple[dict, ...]]:
+        """(id digits, per-operand digit tables) of abbreviation `abbrev` of the current block,
+        which must be a literal code followed by scalar fields: a caller emitting many such
+        records appends the id digits and then table[operand] per operand itself (one piece
+        per field, as emit_record does).  Valid until the next block is entered or exited."""
+        plan = self._abbrevs[abbrev - 4]
+        if plan.fields is None:
+            raise ValueError(f"abbreviation {abbrev} is not a literal code with scalar fields")
+        return self._id_digits[abbrev], plan.fields
+
     def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
         if abbrev == 0:                      # VBR-6 throughout: the operands go through map()
             p = self._pieces

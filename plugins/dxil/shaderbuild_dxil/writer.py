@@ -662,34 +662,52 @@ class _Writer:
         pieces, unabbrev = self._sink = w.unabbreviated_sink()
         v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
         callees, vids = self._callees, self._vids
+        # binary operators, the next most common, inline too when both operands come before
+        # (abbreviated: the id digits, then one digit table per field)
+        binop_codes = BINOP_CODES
+        binop_id, (_, _, f4) = w.abbrev_digits(FN_BINOP)
+        binop_flags_id, (_, _, _, f7) = w.abbrev_digits(FN_BINOP_FLAGS)
+        vid_get = e.value_ids.get
         for bb in f.blocks:
             for inst in bb.instructions:
-                if inst.op == "call":
+                iid = inst_id                     # this instruction's id (if it has a value)
+                if inst.type.__class__ is not VoidType:
+                    if inst.name:                 # named values go to the symbol table
+                        names.append((inst.name, iid))
+                    inst_id += 1
+                op = inst.op
+                if op in binop_codes:
+                    a, b = inst.operands          # relative ids, 0 when not found by id()
+                    ra, rb = iid - vid_get(id(a), iid), iid - vid_get(id(b), iid)
+                    if ra > 0 and rb > 0:
+                        flags = inst.attrs.get("flags", 0)
+                        if flags:
+                            pieces += (binop_flags_id, v6[ra], v6[rb], f4[binop_codes[op]], f7[flags])
+                        else:
+                            pieces += (binop_id, v6[ra], v6[rb], f4[binop_codes[op]])
+                        continue
+                elif op == "call":
                     ops = inst.operands
                     callee = callees.get(id(ops[0]))
                     if callee is None:
                         callee = self._call_head(ops)
                     n = len(pieces)
                     try:
-                        pieces += (callee[0], v6[inst_id - callee[1]])
-                        pieces += map(v6_get, map(inst_id.__sub__, map(vids, map(id, ops[1:]))))
+                        pieces += (callee[0], v6[iid - callee[1]])
+                        pieces += map(v6_get, map(iid.__sub__, map(vids, map(id, ops[1:]))))
                     except (KeyError, ValueError):   # an argument known by its constant key, or a
                         del pieces[n:]               # forward reference (negative): the general path
-                        self._call(inst, inst_id, [])
-                else:
-                    vals: list[int] = []
-                    rec = encoders[inst.op](self, inst, inst_id, vals)
-                    if rec is not None:
-                        code, ab = rec
-                        if ab:
-                            emit_record(code, vals, ab)
-                        else:
-                            pieces += (unabbrev, v6[code], v6[len(vals)])
-                            pieces += map(v6_get, vals)
-                if inst.type.__class__ is not VoidType:
-                    if inst.name:                 # named values go to the symbol table
-                        names.append((inst.name, inst_id))
-                    inst_id += 1
+                        self._call(inst, iid, [])
+                    continue
+                vals: list[int] = []
+                rec = encoders[op](self, inst, iid, vals)
+                if rec is not None:
+                    code, ab = rec
+                    if ab:
+                        emit_record(code, vals, ab)
+                    else:
+                        pieces += (unabbrev, v6[code], v6[len(vals)])
+                        pieces += map(v6_get, vals)
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
