@@ -4,7 +4,7 @@ dx.typeAnnotations, dx.entryPoints, llvm.ident; and the shader flags."""
 from __future__ import annotations
 
 from .llvm import types as T
-from .llvm.metadata import MDNode, MDString, MDValue
+from .llvm.metadata import MDNode, MDString, MDValue, md_int
 from .llvm.values import ConstAggregate, ConstInt
 from .lower import LoweredModule
 from .resources import resource_records
@@ -37,7 +37,7 @@ def validator_version(sm: tuple[int, int]) -> tuple[int, int]:
 
 
 def _i32(v: int) -> MDValue:
-    return MDValue(ConstInt(T.i32, v))
+    return md_int(T.i32, v)
 
 
 def _used_features(lm: LoweredModule) -> set[str]:

@@ -18,7 +18,7 @@ from shaderbuild.ir.layout import layout_of
 from .container import PSV_RESOURCE_TYPE, PSVResource
 from .llvm import types as T
 from .llvm.builder import IRBuilder
-from .llvm.metadata import MDNode, MDString, MDValue
+from .llvm.metadata import MDNode, MDString, MDValue, md_int
 from .llvm.values import ConstAggregate, ConstInt, Undef, Value
 from .ops import OpEmitter
 from .scalarize import memory_scalar
@@ -177,11 +177,11 @@ def resource_type(r: ResourceInfo) -> T.StructType:
 
 
 def _i32(v: int) -> MDValue:
-    return MDValue(ConstInt(T.i32, v))
+    return md_int(T.i32, v)
 
 
 def _i1(v: bool) -> MDValue:
-    return MDValue(ConstInt(T.i1, int(v)))
+    return md_int(T.i1, int(v))
 
 
 def resource_records(infos: list[ResourceInfo]) -> MDNode | None:

@@ -20,8 +20,7 @@ from shaderbuild.diagnostics import error
 from . import sigpack
 from .container import SignatureElement
 from .llvm import types as T
-from .llvm.metadata import MDNode, MDString, MDValue
-from .llvm.values import ConstInt
+from .llvm.metadata import MDNode, MDString, MDValue, md_int
 
 __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
            "record_usage", "element_layout"]
@@ -182,11 +181,11 @@ def _interpolation(point: str, kind: int, s: ir.Scalar, declared: str | None) ->
 
 
 def _i32(v: int) -> MDValue:
-    return MDValue(ConstInt(T.i32, v))
+    return md_int(T.i32, v)
 
 
 def _i8(v: int) -> MDValue:
-    return MDValue(ConstInt(T.i8, v))
+    return md_int(T.i8, v)
 
 
 def signature_metadata(elems: list[SigElement]) -> MDNode | None:

@@ -341,15 +341,18 @@ class _Enumerator:
         rec: list[int] = []                       # operand ids + 1, 0 for null
         for op in md.ops:
             cls = op.__class__
-            if cls is MDValue:
-                v = op.value
-                if v.__class__ is ConstInt:       # the common operand: an i32 or i8 of dx.* metadata
-                    key = (v.type, v.value)       # (each a new object: an id memo would miss)
-                    n = ints.get(key)
-                    if n is None:
-                        n = ints[key] = self._md_value(v)
-                else:
-                    n = self._md_value(v)
+            if cls is MDValue:                    # the common operand: an i32 or i8 of dx.*
+                n = md_ids.get(id(op))            # metadata, mostly shared objects (md_int)
+                if n is None:
+                    v = op.value
+                    if v.__class__ is ConstInt:
+                        key = (v.type, v.value)
+                        n = ints.get(key)
+                        if n is None:
+                            n = ints[key] = self._md_value(v)
+                    else:
+                        n = self._md_value(v)
+                    md_ids[id(op)] = n
             elif cls is MDNode:
                 n = md_ids.get(id(op))
                 if n is None:
