@@ -68,6 +68,8 @@ def _is_data_array(c: Constant) -> bool:
         return False
     return all(isinstance(x, (ConstInt, ConstFloat)) for x in c.elems)
 
+# instructions with values or types outside their operands (the enumerator's walk)
+_WITH_EXTRAS = frozenset({"alloca", "getelementptr", "phi", "switch"})
 # constants numbered per function (GlobalValues are module-level values)
 _LITERAL_CLASSES = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef})
 
@@ -220,12 +222,14 @@ class _Enumerator:
                         known_add(id(t))
                     if v.__class__ in literal_classes and id(v) not in ids:
                         literal(v)
+                if op not in _WITH_EXTRAS:
+                    continue
                 attrs = inst.attrs
-                if "allocated" in attrs:          # alloca's and GEP's type operands
+                if op == "alloca":                # alloca's and GEP's type operands
                     type_of(attrs["allocated"])
-                if "source" in attrs:
+                elif op == "getelementptr":
                     type_of(attrs["source"])
-                if op == "phi":
+                elif op == "phi":
                     for v, _ in attrs["incoming"]:
                         if id(v.type) not in known:
                             type_of(v.type)
@@ -612,11 +616,14 @@ class _Writer:
         str_ab = w.define_abbrev(_MD_STRING_ABBREV)
         name_ab = w.define_abbrev(_MD_NAME_ABBREV)
         emit, emit_cached = w.emit_record, w.emit_record_cached
+        pieces, unabbrev = w.unabbreviated_sink()  # values and nodes: appended here (no call each)
+        v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
         for code, ops in e.md_records:
             if code == MD_STRING:                  # strings and names recur across modules
                 emit_cached(_NAME_RECORDS, code, ops.encode(), str_ab)
             else:
-                emit(code, ops)
+                pieces += (unabbrev, v6[code], v6[len(ops)])
+                pieces += map(v6_get, ops)
         md_ids = e.md_ids
         for nmd in named:
             emit_cached(_NAME_RECORDS, MD_NAME, nmd.name.encode(), name_ab)
@@ -663,6 +670,7 @@ class _Writer:
         # head (see _call) and the relative ids of the callee and arguments, each one lookup.
         encoders, emit_record = _ENCODERS, w.emit_record
         pieces, unabbrev = self._sink = w.unabbreviated_sink()
+        append = pieces.append
         v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
         callees, vids = self._callees, self._vids
         # binary operators, the next most common, inline too when both operands come before
@@ -671,6 +679,7 @@ class _Writer:
         binop_id, (_, _, f4) = w.abbrev_digits(FN_BINOP)
         binop_flags_id, (_, _, _, f7) = w.abbrev_digits(FN_BINOP_FLAGS)
         vid_get = e.value_ids.get
+        extract_code = v6[FUNC_CODES["extractvalue"]]
         for bb in f.blocks:
             for inst in bb.instructions:
                 iid = inst_id                     # this instruction's id (if it has a value)
@@ -695,13 +704,21 @@ class _Writer:
                     if callee is None:
                         callee = self._call_head(ops)
                     n = len(pieces)
-                    try:
+                    try:                          # (a plain loop: faster than map() chains here)
                         pieces += (callee[0], v6[iid - callee[1]])
-                        pieces += map(v6_get, map(iid.__sub__, map(vids, map(id, ops[1:]))))
+                        for a in ops[1:]:
+                            append(v6[iid - vids(id(a))])
                     except (KeyError, ValueError):   # an argument known by its constant key, or a
                         del pieces[n:]               # forward reference (negative): the general path
                         self._call(inst, iid, [])
                     continue
+                elif op == "extractvalue":        # unabbreviated: no type when the operand is before
+                    r = iid - vid_get(id(inst.operands[0]), iid)
+                    if r > 0:
+                        indices = inst.attrs["indices"]
+                        pieces += (unabbrev, extract_code, v6[1 + len(indices)], v6[r])
+                        pieces += map(v6_get, indices)
+                        continue
                 vals: list[int] = []
                 rec = encoders[op](self, inst, iid, vals)
                 if rec is not None:
