@@ -679,7 +679,7 @@ class _Writer:
         binop_id, (_, _, f4) = w.abbrev_digits(FN_BINOP)
         binop_flags_id, (_, _, _, f7) = w.abbrev_digits(FN_BINOP_FLAGS)
         vid_get = e.value_ids.get
-        extract_code = v6[FUNC_CODES["extractvalue"]]
+        extract_code, br_code, one, bbs = v6[FUNC_CODES["extractvalue"]], v6[FUNC_CODES["br"]], v6[1], self._bb
         for bb in f.blocks:
             for inst in bb.instructions:
                 iid = inst_id                     # this instruction's id (if it has a value)
@@ -719,6 +719,9 @@ class _Writer:
                         pieces += (unabbrev, extract_code, v6[1 + len(indices)], v6[r])
                         pieces += map(v6_get, indices)
                         continue
+                elif op == "br" and not inst.operands:   # unconditional: the target's index
+                    pieces += (unabbrev, br_code, one, v6[bbs[id(inst.attrs["targets"][0])]])
+                    continue
                 vals: list[int] = []
                 rec = encoders[op](self, inst, iid, vals)
                 if rec is not None:
@@ -826,13 +829,13 @@ class _Writer:
     def _phi(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
         e, bbs = self.e, self._bb
         vals.append(e.type_ids[inst.type])
-        vids = self._vids
+        vid_get = e.value_ids.get
         for v, bb in inst.attrs["incoming"]:
-            try:
-                vid = vids(id(v))
-            except KeyError:
+            vid = vid_get(id(v))
+            if vid is None:                       # an operand known only by its constant key
                 vid = e.value_id(v)
-            vals += [_signed(iid - vid), bbs[id(bb)]]
+            d = iid - vid                         # signed VBR: forward references are negative
+            vals += (d << 1 if d >= 0 else (-d << 1) | 1, bbs[id(bb)])
         return FUNC_CODES["phi"], 0
 
     def _alloca(self, inst: Instruction, iid: int, vals: list[int]) -> tuple[int, int]:
