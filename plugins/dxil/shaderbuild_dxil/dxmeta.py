@@ -4,8 +4,9 @@ dx.typeAnnotations, dx.entryPoints, llvm.ident; and the shader flags."""
 from __future__ import annotations
 
 from .llvm import types as T
+from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstInt
+from .llvm.values import ConstAggregate, ConstInt, Function
 from .lower import LoweredModule
 from .resources import resource_records
 from .signature import signature_metadata
@@ -48,14 +49,34 @@ def _used_features(lm: LoweredModule) -> set[str]:
     return set(lm.features)
 
 
+# opcodes whose operands add no type the feature tests look for: binary operators (operands of
+# the result's type, checked by the builder), select (that, and an i1), extractvalue (an
+# aggregate) and br (an i1)
+_NO_NEW_OPERAND_TYPES = frozenset(BINOPS) | {"select", "extractvalue", "br"}
+
+
 def _compute_features(lm: LoweredModule) -> set[str]:
+    """The scalar types of the entry's values and operands, and the other features.  A call's
+    arguments have its callee's parameter types (the builder checks them), so those come from
+    each distinct callee's type instead of every argument."""
     feats: set[str] = set()
     types: set[T.Type] = set()
+    add = types.add
+    callees: dict[int, Function] = {}
+    skip = _NO_NEW_OPERAND_TYPES
     for bb in lm.entry.blocks:
         for inst in bb.instructions:
-            types.add(inst.type)
-            for op in inst.operands:
-                types.add(op.type)
+            add(inst.type)
+            op = inst.op
+            if op == "call":
+                callee = inst.operands[0]
+                callees[id(callee)] = callee
+            elif op not in skip:
+                for v in inst.operands:
+                    add(v.type)
+    for callee in callees.values():
+        add(callee.type)
+        types.update(callee.ftype.params)
     if T.double in types:
         feats.add("doubles")
     if T.i64 in types:
