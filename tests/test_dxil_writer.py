@@ -152,3 +152,37 @@ def test_relative_ids_and_deterministic_output():
     dump = bcanalyzer(a)
     # MODULE_CODE_VERSION 1: operands are relative, so the first call's function operand is a small delta
     assert re.search(r"<INST_CALL op0=0 op1=32768 op2=\d+ op3=\d+", dump)
+
+
+def test_forward_references_in_calls_binops_and_extractvalue():
+    """A block laid out before the block defining its operands (valid: the definitions
+    dominate the uses): calls, binary operators and extractvalue then refer forward, which the
+    writer's inline encoders hand to the general path (a call's argument never carries a type,
+    a binop's first operand does)."""
+    m = Module("t", TRIPLE, DATALAYOUT_LEGACY)
+    pair = StructType((i32, i1))
+    unary = m.declare(FunctionType(f32, (i32, f32)), "dx.op.unary.f32", ("nounwind", "readnone"))
+    make = m.declare(FunctionType(pair, (i32,)), "make.pair", ("nounwind",))
+    f = m.add_function(FunctionType(f32, (f32,)), "fwd")
+    (x,) = f.args
+    entry, use, define = (f.append_block(n) for n in ("entry", "use", "define"))
+    b = IRBuilder(entry)
+    b.br(define)
+    b.position_at_end(define)
+    y = b.fmul(x, ConstFloat(f32, 2.0), name="y")
+    s = b.call(make, [ConstInt(i32, 7)], name="s")
+    b.br(use)
+    b.position_at_end(use)
+    c = b.call(unary, [ConstInt(i32, 13), y], name="c")
+    z = b.fadd(y, c, name="z")
+    k = b.extract_value(s, 0, name="k")
+    b.ret(b.fadd(z, b.sitofp(k, f32, name="kf"), name="r"))
+    bc = write_bitcode(m)
+    text = llvm_dis(bc)
+    body = text[text.index("define float @fwd"):]
+    assert body.index("use:") < body.index("define:")
+    for pat in (r"%c = call float @dx\.op\.unary\.f32\(i32 13, float %y\)", r"%z = fadd float %y, %c",
+                r"%k = extractvalue \{ i32, i1 \} %s, 0", r"%y = fmul float %0, 2\.000000e\+00",
+                r"%s = call \{ i32, i1 \} @make\.pair\(i32 7\)"):
+        assert re.search(pat, body), pat
+    assert write_bitcode(m) == bc
