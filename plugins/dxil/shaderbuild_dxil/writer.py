@@ -107,6 +107,7 @@ _TYPE_BLOCKS = BlockCache()          # type table body by its types (see _Writer
 _ATTR_BLOCKS = BlockCache()          # attribute blocks by their sets (see _Writer._attributes)
 _SYMTAB_BLOCKS = BlockCache()        # symbol tables by their sorted entries (see _Writer._symtab)
 _NAME_RECORDS = RecordCache()        # metadata names and strings, the triple and datalayout
+_PROTO_RECORDS = RecordCache()       # function prototype records (see _Writer._globals)
 
 _MD_STRING_ABBREV = Abbrev((lit(MD_STRING), array(), fixed(8)))
 _MD_NAME_ABBREV = Abbrev((lit(MD_NAME), array(), fixed(8)))
@@ -484,9 +485,6 @@ class _Writer:
         for gid in range(1, n + 1):
             self.w.emit_record(PARAMATTR_ENTRY, [gid])
 
-    def _attr_id(self, attrs: tuple[str, ...]) -> int:
-        return self.e.attr_sets.index(attrs) + 1 if attrs else 0
-
     # ---- types
     def _types(self) -> None:
         """The type table, copied from _TYPE_BLOCKS when an equal table was written before (the
@@ -546,10 +544,11 @@ class _Writer:
             if g.unnamed_addr:
                 rec += [0, 0, 1, 0, 0, 0]
             w.emit_record(MODULE_GLOBALVAR, rec)
-        for f in self.m.functions:
-            rec = [e.type_ids[f.ftype], 0, int(f.is_declaration), LINKAGE_CODES[f.linkage],
-                   self._attr_id(f.attrs), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-            w.emit_record(MODULE_FUNCTION, rec)
+        emit_cached, type_ids, attr_sets = w.emit_record_cached, e.type_ids, e.attr_sets
+        for f in self.m.functions:            # prototypes recur across modules: cached digits
+            rec = (type_ids[f.ftype], 0, 0 if f.blocks else 1, LINKAGE_CODES[f.linkage],
+                   attr_sets.index(f.attrs) + 1 if f.attrs else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            emit_cached(_PROTO_RECORDS, MODULE_FUNCTION, rec)
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
@@ -568,26 +567,34 @@ class _Writer:
             for ab in _module_constant_abbrevs(_log2_ceil(last + 1)):
                 w.define_abbrev(ab)
         emit = w.emit_record
+        # the scalar records are appended here: SETTYPE, INTEGER and NULL from their
+        # abbreviations' digit tables, FLOAT unabbreviated
+        pieces, unabbrev = w.unabbreviated_sink()
+        settype_id, (type_field,) = w.abbrev_digits(CST_SETTYPE_ABBREV)
+        int_id, (int_field,) = w.abbrev_digits(CST_INTEGER_ABBREV)
+        null_id = w.abbrev_digits(CST_NULL_ABBREV)[0]
+        float_head = (unabbrev, vbr6_digits[CST_FLOAT], vbr6_digits[1])
         last_type = None
         for c in e.values[first:last]:
             t = c.type
             if t is not last_type and t != last_type:
                 last_type = t
-                emit(CST_SETTYPE, (type_ids[t],), CST_SETTYPE_ABBREV)
+                pieces += (settype_id, type_field[type_ids[t]])
             cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
             if cls is ConstInt:
                 v = c.value
                 if v == 0:
-                    emit(CST_NULL, (), CST_NULL_ABBREV)
+                    pieces.append(null_id)
                 elif v >> (t.width - 1):         # stored unsigned: the signed value, VBR-signed
-                    emit(CST_INTEGER, ((((1 << t.width) - v) << 1) | 1,), CST_INTEGER_ABBREV)
+                    pieces += (int_id, int_field[(((1 << t.width) - v) << 1) | 1])
                 else:
-                    emit(CST_INTEGER, (v << 1,), CST_INTEGER_ABBREV)
+                    pieces += (int_id, int_field[v << 1])
             elif cls is ConstFloat:
                 if c.bits == 0:
-                    emit(CST_NULL, (), CST_NULL_ABBREV)
+                    pieces.append(null_id)
                 else:
-                    emit(CST_FLOAT, (c.bits,))
+                    pieces += float_head
+                    pieces.append(vbr6_digits[c.bits])
             elif is_null_value(c):
                 emit(CST_NULL, (), CST_NULL_ABBREV)
             elif isinstance(c, Undef):
@@ -949,7 +956,7 @@ def _module_constant_abbrevs(agg_width: int) -> tuple[Abbrev, ...]:
 
 def clear_block_caches() -> None:
     """Forget every cached block body (tests compare cold and warm output)."""
-    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _NAME_RECORDS):
+    for cache in (_TYPE_BLOCKS, _ATTR_BLOCKS, _SYMTAB_BLOCKS, _NAME_RECORDS, _PROTO_RECORDS):
         cache.clear()
 
 
