@@ -20,7 +20,7 @@ from shaderbuild.diagnostics import error
 from . import sigpack
 from .container import SignatureElement
 from .llvm import types as T
-from .llvm.metadata import MDNode, MDString, MDValue, md_int
+from .llvm.metadata import MDNode, MDString, md_ints
 
 __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
            "record_usage", "element_layout"]
@@ -180,25 +180,18 @@ def _interpolation(point: str, kind: int, s: ir.Scalar, declared: str | None) ->
     return _NOPERSPECTIVE.get(mode, mode) if kind == 3 else mode
 
 
-def _i32(v: int) -> MDValue:
-    return md_int(T.i32, v)
-
-
-def _i8(v: int) -> MDValue:
-    return md_int(T.i8, v)
-
-
 def signature_metadata(elems: list[SigElement]) -> MDNode | None:
-    """`!{i32 id, !"name", i8 compType, i8 kind, !{indices}, i8 interp, i32 rows, i8 cols, i32 startRow, i8 startCol, null}`"""
+    """`!{i32 id, !"name", i8 compType, i8 kind, !{indices}, i8 interp, i32 rows, i8 cols, i32 startRow, i8 startCol, null}`
+    (integers from the shared tables: one lookup each)."""
     if not elems:
         return None
-    nodes = []
-    for e in elems:
-        nodes.append(MDNode([_i32(e.id), MDString(e.name), _i8(e.comp_type), _i8(e.kind),
-                             MDNode([_i32(e.index + r) for r in range(e.rows)]), _i8(e.interp), _i32(e.rows), _i8(e.cols),
-                             _i32(e.start_row), _i8(e.start_col),
-                             MDNode([_i32(USAGE_MASK_TAG), _i32(e.usage)]) if e.usage else None]))
-    return MDNode(nodes)
+    i32, i8 = md_ints(T.i32), md_ints(T.i8)
+    usage_tag = i32[USAGE_MASK_TAG]
+    return MDNode([MDNode([i32[e.id], MDString(e.name), i8[e.comp_type], i8[e.kind],
+                           MDNode([i32[e.index + r] for r in range(e.rows)]), i8[e.interp], i32[e.rows], i8[e.cols],
+                           i32[e.start_row], i8[e.start_col],
+                           MDNode([usage_tag, i32[e.usage]]) if e.usage else None])
+                   for e in elems])
 
 
 def record_usage(fn, inputs: list[SigElement], outputs: list[SigElement], read_op: str, write_op: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .types import IntType
 from .values import Constant, ConstInt
 
-__all__ = ["Metadata", "MDString", "MDNode", "MDValue", "NamedMD", "md_int"]
+__all__ = ["Metadata", "MDString", "MDNode", "MDValue", "NamedMD", "md_int", "md_ints"]
 
 
 class Metadata:
@@ -45,19 +45,38 @@ class NamedMD:
         self.nodes = list(nodes)
 
 
-_MD_INTS: dict[tuple[IntType, int], MDValue] = {}
 _MD_INTS_LIMIT = 4096
+
+
+class _MDInts(dict):
+    """value -> the shared MDValue of ConstInt(t, value), made on first use (bounded)."""
+
+    def __init__(self, t: IntType) -> None:
+        super().__init__()
+        self.t = t
+
+    def __missing__(self, value: int) -> MDValue:
+        md = MDValue(ConstInt(self.t, value))
+        if len(self) < _MD_INTS_LIMIT:
+            self[value] = md
+        return md
+
+
+_MD_INTS: dict[IntType, _MDInts] = {}
+
+
+def md_ints(t: IntType) -> dict[int, MDValue]:
+    """The table of shared integer metadata of type `t` (see md_int): indexing it is one
+    C-level lookup, for builders of many operands."""
+    table = _MD_INTS.get(t)
+    if table is None:
+        table = _MD_INTS[t] = _MDInts(t)
+    return table
 
 
 def md_int(t: IntType, value: int) -> MDValue:
     """The integer `value` of type `t` as metadata, one shared object per (type, value): dx.*
     metadata is mostly small integers that recur in every module (ids, counts, registers,
     tags), and the writer numbers a shared object once per module, by identity.  Never mutate
-    the result.  Bounded (emptied when full) for long-lived processes."""
-    key = (t, value)
-    md = _MD_INTS.get(key)
-    if md is None:
-        if len(_MD_INTS) >= _MD_INTS_LIMIT:
-            _MD_INTS.clear()
-        md = _MD_INTS[key] = MDValue(ConstInt(t, value))
-    return md
+    the result."""
+    return md_ints(t)[value]
