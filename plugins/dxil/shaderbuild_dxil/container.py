@@ -189,7 +189,11 @@ def _psv_part(info: ContainerInfo) -> bytes:
 
 
 def _find_run(haystack: list[int], needle: list[int]) -> int:
+    """The first index where `needle` occurs as a run in `haystack`, -1 if nowhere (single
+    rows, most elements, by list.index at C speed)."""
     n = len(needle)
+    if n == 1:
+        return haystack.index(needle[0]) if needle[0] in haystack else -1
     for i in range(len(haystack) - n + 1):
         if haystack[i:i + n] == needle:
             return i
