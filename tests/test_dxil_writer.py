@@ -29,6 +29,7 @@ from shaderbuild_dxil.llvm import (
     i64,
     void,
 )
+from shaderbuild_dxil.llvm.metadata import md_int, md_ints
 from shaderbuild_dxil.llvm.printer import print_module
 from shaderbuild_dxil.lower import DATALAYOUT_LEGACY, TRIPLE
 from shaderbuild_dxil.writer import BITCODE_MAGIC, write_bitcode
@@ -186,3 +187,25 @@ def test_forward_references_in_calls_binops_and_extractvalue():
                 r"%s = call \{ i32, i1 \} @make\.pair\(i32 7\)"):
         assert re.search(pat, body), pat
     assert write_bitcode(m) == bc
+
+
+def _md_module(name: str, values: list[int]) -> Module:
+    m = Module(name, TRIPLE, DATALAYOUT_LEGACY)
+    f = m.add_function(FunctionType(void, ()), name)
+    IRBuilder(f.append_block("entry")).ret()
+    ints = md_ints(i32)
+    m.add_named_md("t.ints", [MDNode([ints[v] for v in values]), MDNode([md_int(i8, values[0]), ints[values[-1]]])])
+    return m
+
+
+def test_shared_metadata_integers_across_modules():
+    """md_int objects are shared by every module (numbered by identity per write): writing
+    other modules in between does not change a module's bitcode, and each module numbers
+    and prints its own integers."""
+    assert md_int(i32, 7) is md_ints(i32)[7] and md_int(i8, 7) is not md_int(i32, 7)
+    first = write_bitcode(_md_module("a", [7, 3, 7]))
+    other = write_bitcode(_md_module("b", [3, 9]))
+    assert write_bitcode(_md_module("a", [7, 3, 7])) == first != other
+    text_a, text_b = llvm_dis(first), llvm_dis(other)
+    assert re.search(r"!\{i32 7, i32 3, i32 7\}", text_a) and re.search(r"!\{i8 7, i32 7\}", text_a)
+    assert re.search(r"!\{i32 3, i32 9\}", text_b) and re.search(r"!\{i8 3, i32 9\}", text_b)
