@@ -6,17 +6,17 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
+from operator import attrgetter
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from . import sigpack
-from .cfg import immediate_dominators, predecessors, reverse_postorder
+from .cfg import immediate_dominators, successors
 from .container import ContainerInfo, parse_container
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
-from .llvm.values import ConstInt, Instruction, Undef
+from .llvm.values import TERMINATORS, ConstInt, Instruction, Undef
 from .lower import LoweredModule
 from .ops import BY_FUNCTION_CLASS, OpEmitter
 from .undef_outputs import STORE_OUTPUT, STORE_OUTPUT_VALUE
@@ -301,41 +301,79 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
-def _dominator_preorder(f, preds: dict[int, list]) -> tuple[list, dict[int, int], list[int]]:
+def _dominator_preorder(f) -> tuple[list, dict, list[int], list[list[int]]]:
     """The blocks in pre-order of the dominator tree, then the blocks no path reaches (in layout
-    order); each block's number in that order; and for each number the last number of its
-    subtree.  A block a dominates b iff num[a] <= num[b] <= end[num[a]]; an unreachable block
-    is its own subtree, so it dominates only itself (as no dominator tree holds it).  The tree
-    is worked on as integers (reverse post-order indices), as cfg.immediate_dominators gives it."""
-    rpo = reverse_postorder(f) if f.blocks else []
-    index = {bb: i for i, bb in enumerate(rpo)}     # blocks hash by identity
-    doms = immediate_dominators([[index[p] for p in preds[id(bb)] if p in index] for bb in rpo]) if rpo else []
-    children: list[list[int]] = [[] for _ in rpo]
-    for i in range(1, len(rpo)):
-        children[doms[i]].append(i)
-    pre: list[int] = []                             # rpo indices in dominator-tree pre-order
-    stack = [0] if rpo else []
+    order); each block's number in that order; for each number the last number of its subtree;
+    and for each number its predecessor edges (as numbers, one per edge).  A block a dominates b
+    iff num[a] <= num[b] <= end[num[a]]; an unreachable block is its own subtree, so it dominates
+    only itself (as no dominator tree holds it).  Everything works on integer indices (layout
+    order, then reverse post-order, as cfg.immediate_dominators takes it), so the blocks are
+    hashed once."""
+    blocks = f.blocks
+    if not blocks:
+        return [], {}, [], []
+    index = {bb: i for i, bb in enumerate(blocks)}      # blocks hash by identity
+    succ = [[index[s] for s in successors(bb)] for bb in blocks]
+    post: list[int] = []                                # depth-first post-order from the entry
+    seen = [False] * len(blocks)
+    seen[0] = True
+    stack = [(0, iter(succ[0]))]
     while stack:
-        i = stack.pop()
-        pre.append(i)
-        kids = children[i]
+        b, it = stack[-1]
+        for s in it:
+            if not seen[s]:
+                seen[s] = True
+                stack.append((s, iter(succ[s])))
+                break
+        else:
+            stack.pop()
+            post.append(b)
+    rpo = post[::-1]
+    rnum = [-1] * len(blocks)                           # layout index -> rpo index (-1: unreachable)
+    for r, b in enumerate(rpo):
+        rnum[b] = r
+    rpreds: list[list[int]] = [[] for _ in rpo]
+    for b in rpo:
+        for s in succ[b]:
+            rpreds[rnum[s]].append(rnum[b])
+    doms = immediate_dominators(rpreds)
+    children: list[list[int]] = [[] for _ in rpo]
+    for r in range(1, len(rpo)):
+        children[doms[r]].append(r)
+    pre: list[int] = []                                 # rpo indices in dominator-tree pre-order
+    stack2 = [0]
+    while stack2:
+        r = stack2.pop()
+        pre.append(r)
+        kids = children[r]
         if kids:
-            stack += reversed(kids)
-    number = [0] * len(rpo)                         # rpo index -> pre-order number
-    for n, i in enumerate(pre):
-        number[i] = n
+            stack2 += reversed(kids)
+    number = [0] * len(rpo)                             # rpo index -> pre-order number
+    for n, r in enumerate(pre):
+        number[r] = n
     size = [1] * len(pre)
-    for n in range(len(pre) - 1, 0, -1):            # subtree sizes, children before parents
+    for n in range(len(pre) - 1, 0, -1):                # subtree sizes, children before parents
         size[number[doms[pre[n]]]] += size[n]
     end = [n + size[n] - 1 for n in range(len(pre))]
-    order = [rpo[i] for i in pre]
-    num = {id(bb): n for n, bb in enumerate(order)}
-    for bb in f.blocks:
-        if id(bb) not in num:
-            num[id(bb)] = len(order)
-            end.append(len(order))
-            order.append(bb)
-    return order, num, end
+    order_idx = [rpo[r] for r in pre]                   # layout indices in the final order
+    if len(order_idx) < len(blocks):
+        for b in range(len(blocks)):
+            if rnum[b] < 0:
+                end.append(len(order_idx))
+                order_idx.append(b)
+    pos = [0] * len(blocks)                             # layout index -> number in the order
+    for n, b in enumerate(order_idx):
+        pos[b] = n
+    preds: list[list[int]] = [[] for _ in blocks]       # by number: the predecessors' numbers
+    for b, ss in enumerate(succ):
+        for s in ss:
+            preds[pos[s]].append(pos[b])
+    order = [blocks[b] for b in order_idx]
+    return order, dict(zip(order, range(len(order)))), end, preds
+
+
+_get_op = attrgetter("op")
+_get_type = attrgetter("type")
 
 
 def _check_function(f) -> None:
@@ -351,62 +389,55 @@ def _check_function(f) -> None:
     dictionary lookup per operand.  Phis read values along edges (defined later in the walk),
     so they are checked after it.  Values that are not instructions (constants, globals,
     functions, arguments) are valid everywhere; Instruction has no subclasses, so a class
-    test tells them apart."""
-    preds = predecessors(f)
-    order, num, end = _dominator_preorder(f, preds)
+    test tells them apart.  Per block, the opcodes and result types are tested as sets (a
+    block has few distinct ones), and only blocks holding calls or phis look for them."""
+    order, num, end, preds = _dominator_preorder(f)
     scale = len(order) + 1
     avail: dict[object, int] = {}                   # visited definition -> end * scale + its block
     get = avail.get
-    opcodes: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> (its class's opcodes, is storeOutput)
-    legal_types: set[int] = set()                   # ids of the result types already found legal
+    facts_of: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> _call_facts
+    legal_types: set = set(_SCALARS)                # result types already found legal
     allowed_ops = ALLOWED_INSTRUCTIONS
-    phis: list[tuple[object, Instruction]] = []
-    last_type = None
-    for bb in order:
-        if bb.terminator is None:
+    phis: list[tuple[int, Instruction]] = []
+    instruction, terminators = Instruction, TERMINATORS
+    for p, bb in enumerate(order):
+        insts = bb.instructions
+        if not insts or insts[-1].op not in terminators:
             raise _fail(f"block without terminator in {f.name}")
-        p = num[id(bb)]
+        kinds = set(map(_get_op, insts))
+        types = set(map(_get_type, insts))
+        if not (kinds <= allowed_ops and types <= legal_types):
+            _check_kinds(insts, legal_types)
+        if "phi" in kinds:
+            phis += [(p, i) for i in insts if i.op == "phi"]
+        if "call" in kinds:
+            for inst in insts:
+                if inst.op == "call":
+                    operands = inst.operands
+                    callee = operands[0]
+                    facts = facts_of.get(callee)
+                    if facts is None:
+                        facts = facts_of[callee] = _call_facts(callee.name)
+                    first = operands[1] if len(operands) > 1 else None
+                    if not isinstance(first, ConstInt) or first.value not in facts[0]:
+                        raise _fail(f"call to {callee.name} has a wrong opcode operand")
+                    if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
+                        raise _fail("an undef value reaches an output (storeOutput)")
         floor = p * scale
         code = end[p] * scale + p
-        for inst in bb.instructions:
-            op = inst.op
-            if op not in allowed_ops:
-                raise _fail(f"instruction '{op}' is not allowed in DXIL")
-            t = inst.type
-            if t is not last_type:                  # runs of one type are common (f32 arithmetic)
-                if id(t) not in legal_types:
-                    if not _legal_value_type(t):
-                        raise _fail(f"instruction '{op}' produces illegal type {t}")
-                    legal_types.add(id(t))
-                last_type = t
-            if op == "phi":
-                phis.append((bb, inst))
-                avail[inst] = code
-                continue
-            operands = inst.operands
-            if op == "call":
-                callee = operands[0]
-                facts = opcodes.get(callee)
-                if facts is None:
-                    facts = opcodes[callee] = _call_facts(callee)
-                first = operands[1] if len(operands) > 1 else None
-                if not isinstance(first, ConstInt) or first.value not in facts[0]:
-                    raise _fail(f"call to {callee.name} has a wrong opcode operand")
-                if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
-                    raise _fail("an undef value reaches an output (storeOutput)")
-            for v in operands:
-                if v.__class__ is Instruction:      # constants, globals, functions, arguments: anywhere
-                    c = get(v)
-                    if c is None or c < floor:
-                        _fail_use(f, op, v)
+        for inst in insts:
+            for v in inst.operands:
+                if v.__class__ is instruction:      # constants, globals, functions, arguments: anywhere
+                    if get(v, -1) < floor:
+                        _fail_use(f, inst.op, v)
             avail[inst] = code
-    want_of: dict[int, list[int]] = {}              # block -> its predecessor edges, sorted
-    for bb, inst in phis:
-        want = want_of.get(id(bb))
+    want_of: dict[int, list[int]] = {}              # block number -> its predecessor edges, sorted
+    for p, inst in phis:
+        want = want_of.get(p)
         if want is None:
-            want = want_of[id(bb)] = sorted(map(id, preds[id(bb)]))
+            want = want_of[p] = sorted(preds[p])
         incoming = inst.attrs["incoming"]
-        if sorted(map(id, map(_block_of, incoming))) != want:
+        if sorted([num.get(b, -1) for _, b in incoming]) != want:
             raise _fail("phi incoming blocks do not match the predecessors")
         for v, b in incoming:
             c = get(v)
@@ -414,18 +445,31 @@ def _check_function(f) -> None:
                 if isinstance(v, Instruction):
                     raise _fail(f"operand of '{inst.op}' is not in the function")
                 continue
-            q = num[id(b)]                          # the edge's block: the definition's must dominate it
+            q = num[b]                              # the edge's block: the definition's must dominate it
             if not (c % scale <= q <= c // scale):
                 raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
 
 
-_block_of = itemgetter(1)                           # of a phi's (value, block) pair
+def _check_kinds(insts: list[Instruction], legal_types: set) -> None:
+    """The opcodes and result types of a block whose sets are not known legal, one instruction at a
+    time (the first offending instruction is reported); newly found legal types are recorded."""
+    for inst in insts:
+        op = inst.op
+        if op not in ALLOWED_INSTRUCTIONS:
+            raise _fail(f"instruction '{op}' is not allowed in DXIL")
+        t = inst.type
+        if t not in legal_types:
+            if not _legal_value_type(t):
+                raise _fail(f"instruction '{op}' produces illegal type {t}")
+            legal_types.add(t)
 
 
-def _call_facts(callee) -> tuple[frozenset[int], bool]:
-    """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput)."""
-    classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
-    return frozenset(o.opcode for o in classes), callee.name.startswith(STORE_OUTPUT)
+@lru_cache(maxsize=1024)
+def _call_facts(name: str) -> tuple[frozenset[int], bool]:
+    """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput), by callee
+    name: the same few dx.op functions recur in every shader."""
+    classes = BY_FUNCTION_CLASS.get(name.split(".")[2], [])
+    return frozenset(o.opcode for o in classes), name.startswith(STORE_OUTPUT)
 
 
 def _fail_use(f, op: str, v: Instruction) -> None:

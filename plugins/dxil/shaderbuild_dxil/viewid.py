@@ -25,7 +25,7 @@ changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
@@ -58,9 +58,12 @@ class ViewIdState:
     uses_view_id: bool = False
     view_id_outputs: int = 0          # bitmask of output scalars that depend on ViewID
 
-    def _table(self, num_inputs: int) -> list[int]:
+    _words: list[int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _table(self) -> list[int]:
+        """The input -> output table over `num_inputs` rows, ceil(#outputs / 32) words per row."""
         width = _dwords(self.num_outputs)
-        table = [0] * (num_inputs * width)
+        table = [0] * (self.num_inputs * width)
         for o, mask in enumerate(self.inputs_of):
             word, bit = o // 32, 1 << (o % 32)
             while mask:                          # visit the set bits only
@@ -74,11 +77,16 @@ class ViewIdState:
 
     def serialize(self) -> list[int]:
         """The `dx.viewIdState` words: #inputs, #outputs, [ViewID mask], then per input scalar a
-        bitmask over the output scalars in ceil(#outputs / 32) words."""
-        words = [self.num_inputs, self.num_outputs]
-        if self.uses_view_id:
-            words += self._view_id_mask()
-        return words + self._table(self.num_inputs)
+        bitmask over the output scalars in ceil(#outputs / 32) words.  Built once per state (the
+        metadata, the container's PSV0 tables and the self-check all read it); a fresh list each call."""
+        words = self._words
+        if words is None:
+            words = [self.num_inputs, self.num_outputs]
+            if self.uses_view_id:
+                words += self._view_id_mask()
+            words += self._table()
+            object.__setattr__(self, "_words", words)       # frozen: a cache, not state
+        return list(words)
 
     def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]:
         """PSV0's words after the signature elements: the ViewID output mask (only when ViewID is used)
@@ -88,10 +96,16 @@ class ViewIdState:
         width = (out_vectors + 7) >> 3          # == ceil(num_outputs / 32) for a packed signature
         assert not self.num_outputs or _dwords(self.num_outputs) == width
         words: list[int] = []
-        if self.uses_view_id and out_vectors:
-            words += self._view_id_mask()
-        if in_vectors and out_vectors:
-            words += self._table(4 * in_vectors)
+        if not out_vectors:
+            return words
+        serialized = self.serialize()
+        row = _dwords(self.num_outputs)         # the serialized words per input row (== width, or 0)
+        head = 2 + (row if self.uses_view_id else 0)
+        if self.uses_view_id:
+            words += serialized[2:head]
+        if in_vectors:
+            words += serialized[head:]
+            words += [0] * ((4 * in_vectors - self.num_inputs) * row)
         return words
 
 
@@ -285,15 +299,13 @@ class _Analysis:
 
     def _input_bits(self, inst: Instruction) -> int:
         """The input scalars a loadInput call reads: all rows of the element for a dynamic row."""
-        ops = inst.operands
-        el = self.inputs.get(_const(ops[2]))
-        col = _const(ops[4])
-        if el is None or not el.allocated or col is None:
+        _, _, el_id, row, col = inst.operands[:5]
+        el = self.inputs.get(el_id.value if isinstance(el_id, ConstInt) else None)
+        if el is None or not el.allocated or not isinstance(col, ConstInt):
             return 0
-        row = _const(ops[3])
-        first = el.start_row * 4 + el.start_col + col
-        if row is not None:
-            return 1 << (first + 4 * row)
+        first = el.start_row * 4 + el.start_col + col.value
+        if isinstance(row, ConstInt):
+            return 1 << (first + 4 * row.value)
         bits = 0
         for r in range(el.rows):
             bits |= 1 << (first + 4 * r)
