@@ -6,7 +6,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
@@ -53,29 +52,34 @@ def _legal_value_type(t: T.Type) -> bool:
 
 def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
     m = lm.llmod
-    defined = [f for f in m.functions if not f.is_declaration]
+    defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
     if defined != [lm.entry]:
         raise _fail("exactly one defined function (the entry) is expected")
+    stage, sm, native16 = ops.stage, ops.sm, ops.native16
     for f in m.functions:
-        if f.is_declaration:
-            _check_declaration_cached(f.name, f.ftype, f.attrs, ops.stage, ops.sm, ops.native16)
+        if not f.blocks:
+            _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
     _check_function(lm.entry)
-    for nmd in m.named_md:
-        if nmd.name not in KNOWN_NAMED_METADATA:
-            raise _fail(f"unknown named metadata !{nmd.name}")
-    for required in ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints"):
-        if m.get_named_md(required) is None:
+    names = [nmd.name for nmd in m.named_md]
+    for name in names:
+        if name not in KNOWN_NAMED_METADATA:
+            raise _fail(f"unknown named metadata !{name}")
+    for required in _REQUIRED_NAMED_METADATA:
+        if required not in names:
             raise _fail(f"missing !{required}")
     _check_view_id_metadata(lm)
 
 
+_REQUIRED_NAMED_METADATA = ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints")
+
+
 def _covered(elems) -> int:
-    """Bitmask of the packed scalars the allocated elements occupy."""
+    """Bitmask of the packed scalars the allocated elements occupy: an element's row mask repeated
+    every 4 bits for its rows (times 0b...00010001, (16**rows - 1) // 15)."""
     bits = 0
     for e in elems:
         if e.allocated:
-            for r in range(e.start_row, e.start_row + e.rows):
-                bits |= ((1 << e.cols) - 1) << (4 * r + e.start_col)
+            bits |= (((1 << e.cols) - 1) * ((16 ** e.rows - 1) // 15)) << (4 * e.start_row + e.start_col)
     return bits
 
 
@@ -402,10 +406,6 @@ def _dominator_preorder(f) -> tuple[list, dict, list[int], list[list[int]]]:
     return order, dict(zip(order, range(len(order)))), end, preds
 
 
-_get_op = attrgetter("op")
-_get_type = attrgetter("type")
-
-
 def _check_function(f) -> None:
     """One walk over the instructions for every rule: allowed opcodes and result types, dx.op
     opcode operands, no undef reaching an output, and SSA form (every use dominated by its
@@ -419,8 +419,7 @@ def _check_function(f) -> None:
     dictionary lookup per operand.  Phis read values along edges (defined later in the walk),
     so they are checked after it.  Values that are not instructions (constants, globals,
     functions, arguments) are valid everywhere; Instruction has no subclasses, so a class
-    test tells them apart.  Per block, the opcodes and result types are tested as sets (a
-    block has few distinct ones), and only blocks holding calls or phis look for them."""
+    test tells them apart."""
     order, num, end, preds = _dominator_preorder(f)
     scale = len(order) + 1
     avail: dict[object, int] = {}                   # visited definition -> end * scale + its block
@@ -430,36 +429,40 @@ def _check_function(f) -> None:
     allowed_ops = ALLOWED_INSTRUCTIONS
     phis: list[tuple[int, Instruction]] = []
     instruction, terminators = Instruction, TERMINATORS
+    last_type = None
     for p, bb in enumerate(order):
         insts = bb.instructions
         if not insts or insts[-1].op not in terminators:
             raise _fail(f"block without terminator in {f.name}")
-        kinds = set(map(_get_op, insts))
-        types = set(map(_get_type, insts))
-        if not (kinds <= allowed_ops and types <= legal_types):
-            _check_kinds(insts, legal_types)
-        if "phi" in kinds:
-            phis += [(p, i) for i in insts if i.op == "phi"]
-        if "call" in kinds:
-            for inst in insts:
-                if inst.op == "call":
-                    operands = inst.operands
-                    callee = operands[0]
-                    facts = facts_of.get(callee)
-                    if facts is None:
-                        facts = facts_of[callee] = _call_facts(callee.name)
-                    first = operands[1] if len(operands) > 1 else None
-                    if not isinstance(first, ConstInt) or first.value not in facts[0]:
-                        raise _fail(f"call to {callee.name} has a wrong opcode operand")
-                    if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
-                        raise _fail("an undef value reaches an output (storeOutput)")
         floor = p * scale
         code = end[p] * scale + p
         for inst in insts:
-            for v in inst.operands:
-                if v.__class__ is instruction:      # constants, globals, functions, arguments: anywhere
-                    if get(v, -1) < floor:
-                        _fail_use(f, inst.op, v)
+            op = inst.op
+            if op not in allowed_ops:
+                raise _fail(f"instruction '{op}' is not allowed in DXIL")
+            t = inst.type
+            if t is not last_type:                  # runs of one type are common (f32 arithmetic)
+                if t not in legal_types:
+                    if not _legal_value_type(t):
+                        raise _fail(f"instruction '{op}' produces illegal type {t}")
+                    legal_types.add(t)
+                last_type = t
+            operands = inst.operands
+            if op == "call":
+                callee = operands[0]
+                facts = facts_of.get(callee)
+                if facts is None:
+                    facts = facts_of[callee] = _call_facts(callee.name)
+                first = operands[1] if len(operands) > 1 else None
+                if not isinstance(first, ConstInt) or first.value not in facts[0]:
+                    raise _fail(f"call to {callee.name} has a wrong opcode operand")
+                if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
+                    raise _fail("an undef value reaches an output (storeOutput)")
+            elif op == "phi":
+                phis.append((p, inst))
+            for v in operands:
+                if v.__class__ is instruction and get(v, -1) < floor:   # others: valid anywhere
+                    _fail_use(f, op, v)
             avail[inst] = code
     want_of: dict[int, list[int]] = {}              # block number -> its predecessor edges, sorted
     for p, inst in phis:
@@ -478,20 +481,6 @@ def _check_function(f) -> None:
             q = num[b]                              # the edge's block: the definition's must dominate it
             if not (c % scale <= q <= c // scale):
                 raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
-
-
-def _check_kinds(insts: list[Instruction], legal_types: set) -> None:
-    """The opcodes and result types of a block whose sets are not known legal, one instruction at a
-    time (the first offending instruction is reported); newly found legal types are recorded."""
-    for inst in insts:
-        op = inst.op
-        if op not in ALLOWED_INSTRUCTIONS:
-            raise _fail(f"instruction '{op}' is not allowed in DXIL")
-        t = inst.type
-        if t not in legal_types:
-            if not _legal_value_type(t):
-                raise _fail(f"instruction '{op}' produces illegal type {t}")
-            legal_types.add(t)
 
 
 @lru_cache(maxsize=1024)
