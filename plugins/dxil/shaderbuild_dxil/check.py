@@ -247,15 +247,25 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
     psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
     for tag, elems, psv, vectors in (("ISG1", lm.inputs, psv_in, in_vectors),
                                      ("OSG1", lm.outputs, psv_out, out_vectors)):
-        want_rows = sorted((e.start_row + r if e.allocated else 0xFFFFFFFF, e.index + r,
-                            ((1 << e.cols) - 1) << max(e.start_col, 0)) for e in elems for r in range(e.rows))
+        want_rows: list[tuple[int, int, int]] = []     # (register, semantic index, mask) per row
+        want_psv: list[tuple] = []                       # as _psv_signatures reads them
+        used = 0                                         # rows the allocated elements span
+        for e in elems:
+            allocated, rows, start_row = e.allocated, e.rows, e.start_row
+            col = e.start_col if e.start_col > 0 else 0
+            mask = ((1 << e.cols) - 1) << col
+            if allocated:
+                want_rows += [(start_row + r, e.index + r, mask) for r in range(rows)]
+                if start_row + rows > used:
+                    used = start_row + rows
+            else:
+                want_rows += [(0xFFFFFFFF, e.index + r, mask) for r in range(rows)]
+            want_psv.append((rows, start_row if allocated else 0, e.cols, col, allocated))
+        want_rows.sort()
         if sorted(_signature_rows(parts[tag])) != want_rows:
             raise _fail(f"{tag} registers or masks disagree with the signature metadata")
-        want_psv = [(e.rows, e.start_row if e.allocated else 0, e.cols, max(e.start_col, 0), e.allocated)
-                    for e in elems]
         if psv != want_psv:
             raise _fail(f"PSV0 {tag[:1]} signature elements disagree with the signature metadata")
-        used = max((e.start_row + e.rows for e in elems if e.allocated), default=0)
         if vectors != used:
             raise _fail(f"PSV0 says {vectors} {tag[:1]} vectors, the signature uses {used}")
     _check_psv_dependencies(lm, parts["PSV0"], in_vectors, out_vectors)
@@ -465,20 +475,25 @@ def _check_function(f) -> None:
                     _fail_use(f, op, v)
             avail[inst] = code
     want_of: dict[int, list[int]] = {}              # block number -> its predecessor edges, sorted
+    last: tuple[int, list] = (-1, [])              # the block and incoming blocks of the last phi checked
+    edges: list[int] = []                           # the numbers of those incoming blocks
     for p, inst in phis:
-        want = want_of.get(p)
-        if want is None:
-            want = want_of[p] = sorted(preds[p])
         incoming = inst.attrs["incoming"]
-        if sorted([num.get(b, -1) for _, b in incoming]) != want:
-            raise _fail("phi incoming blocks do not match the predecessors")
-        for v, b in incoming:
+        blocks = [b for _, b in incoming]
+        if last[0] != p or last[1] != blocks:       # the phis of a block list the same edges, mostly
+            want = want_of.get(p)
+            if want is None:
+                want = want_of[p] = sorted(preds[p])
+            edges = [num.get(b, -1) for b in blocks]
+            if sorted(edges) != want:
+                raise _fail("phi incoming blocks do not match the predecessors")
+            last = (p, blocks)
+        for (v, _), q in zip(incoming, edges):      # q: the edge's block, which the definition's must dominate
             c = get(v)
             if c is None:
                 if isinstance(v, Instruction):
                     raise _fail(f"operand of '{inst.op}' is not in the function")
                 continue
-            q = num[b]                              # the edge's block: the definition's must dominate it
             if not (c % scale <= q <= c // scale):
                 raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
 
