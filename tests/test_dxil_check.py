@@ -158,6 +158,22 @@ def test_phi_missing_an_edge():
     expect_ssa_failure(f, "phi incoming blocks do not match")
 
 
+def test_second_phi_of_a_block_with_other_edges():
+    """Phis of one block listing the same incoming blocks share one edge test; a later phi whose
+    incoming blocks differ (a missing edge, or its values along the wrong edges) is still caught."""
+    f, v = diamond()
+    join = v["join"]
+    second = Instruction("phi", i32, [], incoming=[(v["l"], v["left"]), (v["r"], v["right"])])
+    join.instructions.insert(1, second)
+    check._check_function(f)
+    second.attrs["incoming"] = [(v["l"], v["left"])]
+    expect_ssa_failure(f, "phi incoming blocks do not match")
+    second.attrs["incoming"] = [(v["r"], v["right"]), (v["l"], v["right"])]
+    expect_ssa_failure(f, "phi incoming blocks do not match")
+    second.attrs["incoming"] = [(v["r"], v["left"]), (v["l"], v["right"])]
+    expect_ssa_failure(f, "not dominated by its definition")
+
+
 def test_operand_from_outside_the_function():
     f, v = diamond()
     stray = Instruction("add", i32, [ConstInt(i32, 1), ConstInt(i32, 1)])
