@@ -334,23 +334,23 @@ class _Analysis:
                 op = inst.op
                 bits = cdm
                 values = inst.operands
-                if op in special:
+                if op == "call":
+                    kind = callee_kind.get(values[0])
+                    if kind is None:
+                        kind = callee_kind[values[0]] = _call_kind(values[0].name)
+                    if not kind:
+                        pass                          # most calls: only their operands count
+                    elif kind == _READS_INPUT:
+                        own = leaf[inst] = self._input_bits(inst)
+                        bits |= own
+                    elif kind == _WRITES_OUTPUT:
+                        stored.append((inst, bb))
+                    else:
+                        leaf[inst] = _VIEW_ID_BIT
+                        bits |= _VIEW_ID_BIT
+                elif op in special:                   # phi, load, atomics: dependences beyond operands
                     more = None
-                    if op == "call":
-                        kind = callee_kind.get(values[0])
-                        if kind is None:
-                            kind = callee_kind[values[0]] = _call_kind(values[0].name)
-                        if not kind:
-                            pass                      # most calls: only their operands count
-                        elif kind == _READS_INPUT:
-                            own = leaf[inst] = self._input_bits(inst)
-                            bits |= own
-                        elif kind == _WRITES_OUTPUT:
-                            stored.append((inst, bb))
-                        else:
-                            leaf[inst] = _VIEW_ID_BIT
-                            bits |= _VIEW_ID_BIT
-                    elif op == "phi":
+                    if op == "phi":
                         values = [v for v, _ in inst.attrs["incoming"]]
                         for v in values:
                             if isinstance(v, Constant):    # only constants bring in phi control
@@ -389,6 +389,7 @@ class _Analysis:
         pass met before computing them), so once none of those changes, every read was final."""
         mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
         get = mask.get
+        special = _SPECIAL                      # only these have leaf bits or extra dependences
         again = False
         for bb in blocks:
             cdm = 0
@@ -396,11 +397,21 @@ class _Analysis:
                 cdm |= get(t, 0)
             cd_mask[id(bb)] = cdm
             for inst in bb.instructions:
-                bits = cdm | leaf.get(inst, 0)
-                for v in ([v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands):
-                    bits |= get(v, 0)
-                for v in extra.get(inst, ()):
-                    bits |= get(v, 0)
+                op = inst.op
+                bits = cdm
+                if op in special:
+                    bits |= leaf.get(inst, 0)
+                    for v in extra.get(inst, ()):
+                        bits |= get(v, 0)
+                    if op == "phi":
+                        for v, _ in inst.attrs["incoming"]:
+                            bits |= get(v, 0)
+                    else:
+                        for v in inst.operands:
+                            bits |= get(v, 0)
+                else:
+                    for v in inst.operands:
+                        bits |= get(v, 0)
                 if bits != mask[inst]:
                     mask[inst] = bits
                     if inst in watch:
@@ -483,14 +494,14 @@ class _Analysis:
         cd_mask = self.cd_mask
         result: dict[int, int] = {}
         for inst, bb in stored:
-            el = by_id.get(_const(inst.operands[2]))
-            col = _const(inst.operands[4])
-            if el is None or not el.allocated or col is None:
+            _, _, el_id, row, col, value = inst.operands[:6]
+            el = by_id.get(el_id.value if isinstance(el_id, ConstInt) else None)
+            if el is None or not el.allocated or not isinstance(col, ConstInt):
                 continue
-            bits = mask.get(inst.operands[5], 0) | cd_mask[id(bb)]
-            row = _const(inst.operands[3])
-            for r in (range(el.rows) if row is None else (row,)):
-                o = (el.start_row + r) * 4 + el.start_col + col
+            bits = mask.get(value, 0) | cd_mask[id(bb)]
+            first = el.start_row * 4 + el.start_col + col.value
+            for r in (range(el.rows) if not isinstance(row, ConstInt) else (row.value,)):
+                o = first + 4 * r
                 result[o] = result.get(o, 0) | bits
         return result
 
