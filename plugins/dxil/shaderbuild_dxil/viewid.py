@@ -141,9 +141,10 @@ class _Analysis:
         self.fn = fn
         self.inputs = {e.id: e for e in inputs}
         self.succs = successors(fn.blocks)
-        # id(block) -> terminators of the branches deciding whether it runs
+        # id(block) -> terminators of the branches deciding whether it runs (a deciding block has
+        # successors, so its last instruction is its terminator)
         self.cd_terms: dict[int, list[Instruction]] = {
-            k: [b.terminator for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
+            k: [b.instructions[-1] for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
         self.cd_mask: dict[int, int] = {}          # id(block) -> OR of its deciding branches' masks
         self.mask: dict[Instruction, int] = {}
         self.leaf: dict[Instruction, int] = {}     # a loadInput / viewID call's own bits
