@@ -185,22 +185,21 @@ def _check_packing(elems, point: str) -> None:
     """Packed elements obey DXC's constraints: allocated exactly when their interpretation takes a
     register, inside 32 x 4 components, never overlapping, one interpolation mode per row where
     rows are interpolated, SV_Target<n> in row n.  Each row's taken components are a bitmask; on
-    a collision the component-by-component check (_packing_overlaps) decides and names the pair."""
+    a collision or a misplaced element the component-by-component check (_packing_overlaps)
+    decides and names the elements."""
     taken: dict[int, int] = {}
     row_interp: dict[int, int] = {}
     interpolated = point not in ("VSIn", "PSOut")
     for e in elems:
-        name = f"{e.name}{e.index}"
-        if e.allocated != sigpack.is_allocated(e.interpretation):
-            raise _fail(f"signature element {name} ({e.interpretation}) is {'' if e.allocated else 'not '}allocated")
-        if not e.allocated:
-            if e.start_col != -1:
-                raise _fail(f"unallocated signature element {name} has start column {e.start_col}")
+        allocated = e.allocated
+        if allocated != sigpack.is_allocated(e.interpretation) or (
+                e.start_col != -1 if not allocated else
+                e.start_col < 0 or e.start_col + e.cols > 4 or e.start_row + e.rows > sigpack.MAX_ROWS
+                or e.interpretation == sigpack.TARGET and e.start_row != e.index):
+            _packing_overlaps(elems, point)         # reports the first failure, by the element's name
+            return
+        if not allocated:
             continue
-        if e.start_col < 0 or e.start_col + e.cols > 4 or e.start_row + e.rows > sigpack.MAX_ROWS:
-            raise _fail(f"signature element {name} lies outside the register space")
-        if e.interpretation == sigpack.TARGET and e.start_row != e.index:
-            raise _fail(f"{name} is in row {e.start_row}")
         cols = ((1 << e.cols) - 1) << e.start_col
         for r in range(e.start_row, e.start_row + e.rows):
             if interpolated and row_interp.setdefault(r, e.interp) != e.interp:
@@ -214,7 +213,8 @@ def _check_packing(elems, point: str) -> None:
 
 def _packing_overlaps(elems, point: str) -> None:
     """_check_packing one component at a time, with each component's first owner: raises for the
-    first overlap of two differently named elements (or any earlier failure, in the same order)."""
+    first failure (an overlap of two differently named elements, or an element out of place), in
+    element order, naming the element."""
     owner: dict[tuple[int, int], str] = {}
     row_interp: dict[int, int] = {}
     for e in elems:
