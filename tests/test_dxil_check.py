@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from shaderbuild_dxil import check
 from shaderbuild_dxil.dxmeta import add_metadata
@@ -158,6 +160,22 @@ def test_phi_missing_an_edge():
     expect_ssa_failure(f, "phi incoming blocks do not match")
 
 
+def test_second_phi_of_a_block_with_other_edges():
+    """Phis of one block listing the same incoming blocks share one edge test; a later phi whose
+    incoming blocks differ (a missing edge, or its values along the wrong edges) is still caught."""
+    f, v = diamond()
+    join = v["join"]
+    second = Instruction("phi", i32, [], incoming=[(v["l"], v["left"]), (v["r"], v["right"])])
+    join.instructions.insert(1, second)
+    check._check_function(f)
+    second.attrs["incoming"] = [(v["l"], v["left"])]
+    expect_ssa_failure(f, "phi incoming blocks do not match")
+    second.attrs["incoming"] = [(v["r"], v["right"]), (v["l"], v["right"])]
+    expect_ssa_failure(f, "phi incoming blocks do not match")
+    second.attrs["incoming"] = [(v["r"], v["left"]), (v["l"], v["right"])]
+    expect_ssa_failure(f, "not dominated by its definition")
+
+
 def test_operand_from_outside_the_function():
     f, v = diamond()
     stray = Instruction("add", i32, [ConstInt(i32, 1), ConstInt(i32, 1)])
@@ -192,3 +210,35 @@ def test_unreachable_block_sees_only_its_own_values():
     dead.instructions.pop(2)
     v["join"].instructions.insert(1, Instruction("add", i32, [y, v["x"]]))  # and the reachable blocks cannot see y
     expect_ssa_failure(f, "not dominated by its definition")
+
+
+# ---- signature packing rules (check_container_info), on hand-placed elements
+
+def _sig(name: str, row: int, col: int, rows: int = 1, cols: int = 4, interpretation: str = "Arb", interp: int = 2,
+         index: int = 0):
+    from shaderbuild_dxil.signature import SigElement
+    return SigElement(var=None, id=0, name=name, index=index, kind=0, system_value=0, comp_type=9, sig_comp_type=3,
+                      rows=rows, cols=cols, interp=interp, interpretation=interpretation, data_width=32,
+                      start_row=row, start_col=col)
+
+
+@pytest.mark.parametrize("elems, text", [
+    ([_sig("A", 0, 0), _sig("B", 32, 0)], "signature element B0 lies outside the register space"),
+    ([_sig("A", 0, 0), _sig("B", 1, 2, cols=3)], "signature element B0 lies outside the register space"),
+    ([_sig("A", 0, 0), _sig("B", -1, 2, interpretation="NotPacked")], "unallocated signature element B0 has start column 2"),
+    ([_sig("A", 0, 0), _sig("B", 1, 0, interpretation="NotPacked")], "signature element B0 (NotPacked) is allocated"),
+    ([_sig("A", 0, 0), _sig("B", -1, -1)], "signature element B0 (Arb) is not allocated"),
+    ([_sig("A", 0, 0, rows=2), _sig("B", 1, 3, cols=1), _sig("C", 1, 3, cols=1)],
+     "signature elements A0 and B0 overlap at row 1 column 3"),
+    ([_sig("A", 0, 0, cols=2), _sig("B", 0, 2, cols=2, interp=1)], "signature row 0 mixes interpolation modes"),
+    ([_sig("SV_Target", 1, 0, interpretation="Target", index=2)], "SV_Target2 is in row 1"),
+])
+def test_packing_failures_name_the_first_offending_element(elems, text):
+    with pytest.raises(check.DxilCheckError, match=re.escape(text)):
+        check._check_packing(elems, "VSOut")
+
+
+def test_packing_of_disjoint_elements_and_same_named_halves_passes():
+    check._check_packing([_sig("A", 0, 0, cols=2), _sig("B", 0, 2, cols=2), _sig("C", 1, 0, rows=2)], "VSOut")
+    check._check_packing([_sig("A", 0, 0, cols=2), _sig("A", 0, 1, cols=2)], "VSOut")   # one name: not an overlap
+    check._check_packing([_sig("A", 0, 0, cols=2), _sig("B", 0, 2, cols=2, interp=1)], "VSIn")   # not interpolated

@@ -188,6 +188,19 @@ def test_psv_view_id_masks_layout():
     assert psv["InputOutputMap"][0] == [0x11, 0x12, 0x4, 0x8]
 
 
+def test_psv_tables_pad_the_serialized_table_with_zero_rows():
+    """PSV0 takes the serialized words (built once per state) with zero rows up to whole input vectors;
+    every call hands out a fresh list, so a caller changing one cannot change the state."""
+    state = viewid.ViewIdState(5, 6, (1, 2, 4, 8, 16, 3), uses_view_id=True, view_id_outputs=0b100001)
+    words = state.serialize()
+    assert words == [5, 6, 0b100001, 0b100001, 0b100010, 0b100, 0b1000, 0b10000]
+    words.append(99)
+    assert state.serialize() == words[:-1]
+    assert state.psv_tables(2, 2) == [0b100001] + words[3:-1] + [0] * 3
+    no_view = viewid.ViewIdState(5, 6, (1, 2, 4, 8, 16, 3))
+    assert no_view.psv_tables(2, 2) == no_view.serialize()[2:] + [0] * 3
+
+
 def _element(ident: int, row: int, col: int, cols: int) -> SigElement:
     return SigElement(var=None, id=ident, name="V", index=0, kind=0, system_value=0, comp_type=9, sig_comp_type=3,
                       rows=1, cols=cols, interp=0, interpretation="Arb", data_width=32, start_row=row, start_col=col)

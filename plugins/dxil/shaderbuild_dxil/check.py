@@ -6,17 +6,16 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from . import sigpack
-from .cfg import immediate_dominators, predecessors, reverse_postorder
+from .cfg import immediate_dominators, successors
 from .container import ContainerInfo, parse_container
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
-from .llvm.values import ConstInt, Instruction, Undef
+from .llvm.values import TERMINATORS, ConstInt, Instruction, Undef
 from .lower import LoweredModule
 from .ops import BY_FUNCTION_CLASS, OpEmitter
 from .undef_outputs import STORE_OUTPUT, STORE_OUTPUT_VALUE
@@ -53,29 +52,34 @@ def _legal_value_type(t: T.Type) -> bool:
 
 def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
     m = lm.llmod
-    defined = [f for f in m.functions if not f.is_declaration]
+    defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
     if defined != [lm.entry]:
         raise _fail("exactly one defined function (the entry) is expected")
+    stage, sm, native16 = ops.stage, ops.sm, ops.native16
     for f in m.functions:
-        if f.is_declaration:
-            _check_declaration_cached(f.name, f.ftype, f.attrs, ops.stage, ops.sm, ops.native16)
+        if not f.blocks:
+            _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
     _check_function(lm.entry)
-    for nmd in m.named_md:
-        if nmd.name not in KNOWN_NAMED_METADATA:
-            raise _fail(f"unknown named metadata !{nmd.name}")
-    for required in ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints"):
-        if m.get_named_md(required) is None:
+    names = [nmd.name for nmd in m.named_md]
+    for name in names:
+        if name not in KNOWN_NAMED_METADATA:
+            raise _fail(f"unknown named metadata !{name}")
+    for required in _REQUIRED_NAMED_METADATA:
+        if required not in names:
             raise _fail(f"missing !{required}")
     _check_view_id_metadata(lm)
 
 
+_REQUIRED_NAMED_METADATA = ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints")
+
+
 def _covered(elems) -> int:
-    """Bitmask of the packed scalars the allocated elements occupy."""
+    """Bitmask of the packed scalars the allocated elements occupy: an element's row mask repeated
+    every 4 bits for its rows (times 0b...00010001, (16**rows - 1) // 15)."""
     bits = 0
     for e in elems:
         if e.allocated:
-            for r in range(e.start_row, e.start_row + e.rows):
-                bits |= ((1 << e.cols) - 1) << (4 * r + e.start_col)
+            bits |= (((1 << e.cols) - 1) * ((16 ** e.rows - 1) // 15)) << (4 * e.start_row + e.start_col)
     return bits
 
 
@@ -180,7 +184,37 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
 def _check_packing(elems, point: str) -> None:
     """Packed elements obey DXC's constraints: allocated exactly when their interpretation takes a
     register, inside 32 x 4 components, never overlapping, one interpolation mode per row where
-    rows are interpolated, SV_Target<n> in row n."""
+    rows are interpolated, SV_Target<n> in row n.  Each row's taken components are a bitmask; on
+    a collision or a misplaced element the component-by-component check (_packing_overlaps)
+    decides and names the elements."""
+    taken: dict[int, int] = {}
+    row_interp: dict[int, int] = {}
+    interpolated = point not in ("VSIn", "PSOut")
+    for e in elems:
+        allocated = e.allocated
+        if allocated != sigpack.is_allocated(e.interpretation) or (
+                e.start_col != -1 if not allocated else
+                e.start_col < 0 or e.start_col + e.cols > 4 or e.start_row + e.rows > sigpack.MAX_ROWS
+                or e.interpretation == sigpack.TARGET and e.start_row != e.index):
+            _packing_overlaps(elems, point)         # reports the first failure, by the element's name
+            return
+        if not allocated:
+            continue
+        cols = ((1 << e.cols) - 1) << e.start_col
+        for r in range(e.start_row, e.start_row + e.rows):
+            if interpolated and row_interp.setdefault(r, e.interp) != e.interp:
+                raise _fail(f"signature row {r} mixes interpolation modes")
+            row = taken.get(r, 0)
+            if row & cols:
+                _packing_overlaps(elems, point)
+                return
+            taken[r] = row | cols
+
+
+def _packing_overlaps(elems, point: str) -> None:
+    """_check_packing one component at a time, with each component's first owner: raises for the
+    first failure (an overlap of two differently named elements, or an element out of place), in
+    element order, naming the element."""
     owner: dict[tuple[int, int], str] = {}
     row_interp: dict[int, int] = {}
     for e in elems:
@@ -213,15 +247,25 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
     psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
     for tag, elems, psv, vectors in (("ISG1", lm.inputs, psv_in, in_vectors),
                                      ("OSG1", lm.outputs, psv_out, out_vectors)):
-        want_rows = sorted((e.start_row + r if e.allocated else 0xFFFFFFFF, e.index + r,
-                            ((1 << e.cols) - 1) << max(e.start_col, 0)) for e in elems for r in range(e.rows))
+        want_rows: list[tuple[int, int, int]] = []     # (register, semantic index, mask) per row
+        want_psv: list[tuple] = []                       # as _psv_signatures reads them
+        used = 0                                         # rows the allocated elements span
+        for e in elems:
+            allocated, rows, start_row = e.allocated, e.rows, e.start_row
+            col = e.start_col if e.start_col > 0 else 0
+            mask = ((1 << e.cols) - 1) << col
+            if allocated:
+                want_rows += [(start_row + r, e.index + r, mask) for r in range(rows)]
+                if start_row + rows > used:
+                    used = start_row + rows
+            else:
+                want_rows += [(0xFFFFFFFF, e.index + r, mask) for r in range(rows)]
+            want_psv.append((rows, start_row if allocated else 0, e.cols, col, allocated))
+        want_rows.sort()
         if sorted(_signature_rows(parts[tag])) != want_rows:
             raise _fail(f"{tag} registers or masks disagree with the signature metadata")
-        want_psv = [(e.rows, e.start_row if e.allocated else 0, e.cols, max(e.start_col, 0), e.allocated)
-                    for e in elems]
         if psv != want_psv:
             raise _fail(f"PSV0 {tag[:1]} signature elements disagree with the signature metadata")
-        used = max((e.start_row + e.rows for e in elems if e.allocated), default=0)
         if vectors != used:
             raise _fail(f"PSV0 says {vectors} {tag[:1]} vectors, the signature uses {used}")
     _check_psv_dependencies(lm, parts["PSV0"], in_vectors, out_vectors)
@@ -301,41 +345,75 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
-def _dominator_preorder(f, preds: dict[int, list]) -> tuple[list, dict[int, int], list[int]]:
+def _dominator_preorder(f) -> tuple[list, dict, list[int], list[list[int]]]:
     """The blocks in pre-order of the dominator tree, then the blocks no path reaches (in layout
-    order); each block's number in that order; and for each number the last number of its
-    subtree.  A block a dominates b iff num[a] <= num[b] <= end[num[a]]; an unreachable block
-    is its own subtree, so it dominates only itself (as no dominator tree holds it).  The tree
-    is worked on as integers (reverse post-order indices), as cfg.immediate_dominators gives it."""
-    rpo = reverse_postorder(f) if f.blocks else []
-    index = {bb: i for i, bb in enumerate(rpo)}     # blocks hash by identity
-    doms = immediate_dominators([[index[p] for p in preds[id(bb)] if p in index] for bb in rpo]) if rpo else []
-    children: list[list[int]] = [[] for _ in rpo]
-    for i in range(1, len(rpo)):
-        children[doms[i]].append(i)
-    pre: list[int] = []                             # rpo indices in dominator-tree pre-order
-    stack = [0] if rpo else []
+    order); each block's number in that order; for each number the last number of its subtree;
+    and for each number its predecessor edges (as numbers, one per edge).  A block a dominates b
+    iff num[a] <= num[b] <= end[num[a]]; an unreachable block is its own subtree, so it dominates
+    only itself (as no dominator tree holds it).  Everything works on integer indices (layout
+    order, then reverse post-order, as cfg.immediate_dominators takes it), so the blocks are
+    hashed once."""
+    blocks = f.blocks
+    if not blocks:
+        return [], {}, [], []
+    index = {bb: i for i, bb in enumerate(blocks)}      # blocks hash by identity
+    succ = [[index[s] for s in successors(bb)] for bb in blocks]
+    post: list[int] = []                                # depth-first post-order from the entry
+    seen = [False] * len(blocks)
+    seen[0] = True
+    stack = [(0, iter(succ[0]))]
     while stack:
-        i = stack.pop()
-        pre.append(i)
-        kids = children[i]
+        b, it = stack[-1]
+        for s in it:
+            if not seen[s]:
+                seen[s] = True
+                stack.append((s, iter(succ[s])))
+                break
+        else:
+            stack.pop()
+            post.append(b)
+    rpo = post[::-1]
+    rnum = [-1] * len(blocks)                           # layout index -> rpo index (-1: unreachable)
+    for r, b in enumerate(rpo):
+        rnum[b] = r
+    rpreds: list[list[int]] = [[] for _ in rpo]
+    for b in rpo:
+        for s in succ[b]:
+            rpreds[rnum[s]].append(rnum[b])
+    doms = immediate_dominators(rpreds)
+    children: list[list[int]] = [[] for _ in rpo]
+    for r in range(1, len(rpo)):
+        children[doms[r]].append(r)
+    pre: list[int] = []                                 # rpo indices in dominator-tree pre-order
+    stack2 = [0]
+    while stack2:
+        r = stack2.pop()
+        pre.append(r)
+        kids = children[r]
         if kids:
-            stack += reversed(kids)
-    number = [0] * len(rpo)                         # rpo index -> pre-order number
-    for n, i in enumerate(pre):
-        number[i] = n
+            stack2 += reversed(kids)
+    number = [0] * len(rpo)                             # rpo index -> pre-order number
+    for n, r in enumerate(pre):
+        number[r] = n
     size = [1] * len(pre)
-    for n in range(len(pre) - 1, 0, -1):            # subtree sizes, children before parents
+    for n in range(len(pre) - 1, 0, -1):                # subtree sizes, children before parents
         size[number[doms[pre[n]]]] += size[n]
     end = [n + size[n] - 1 for n in range(len(pre))]
-    order = [rpo[i] for i in pre]
-    num = {id(bb): n for n, bb in enumerate(order)}
-    for bb in f.blocks:
-        if id(bb) not in num:
-            num[id(bb)] = len(order)
-            end.append(len(order))
-            order.append(bb)
-    return order, num, end
+    order_idx = [rpo[r] for r in pre]                   # layout indices in the final order
+    if len(order_idx) < len(blocks):
+        for b in range(len(blocks)):
+            if rnum[b] < 0:
+                end.append(len(order_idx))
+                order_idx.append(b)
+    pos = [0] * len(blocks)                             # layout index -> number in the order
+    for n, b in enumerate(order_idx):
+        pos[b] = n
+    preds: list[list[int]] = [[] for _ in blocks]       # by number: the predecessors' numbers
+    for b, ss in enumerate(succ):
+        for s in ss:
+            preds[pos[s]].append(pos[b])
+    order = [blocks[b] for b in order_idx]
+    return order, dict(zip(order, range(len(order)))), end, preds
 
 
 def _check_function(f) -> None:
@@ -352,80 +430,80 @@ def _check_function(f) -> None:
     so they are checked after it.  Values that are not instructions (constants, globals,
     functions, arguments) are valid everywhere; Instruction has no subclasses, so a class
     test tells them apart."""
-    preds = predecessors(f)
-    order, num, end = _dominator_preorder(f, preds)
+    order, num, end, preds = _dominator_preorder(f)
     scale = len(order) + 1
     avail: dict[object, int] = {}                   # visited definition -> end * scale + its block
     get = avail.get
-    opcodes: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> (its class's opcodes, is storeOutput)
-    legal_types: set[int] = set()                   # ids of the result types already found legal
+    facts_of: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> _call_facts
+    legal_types: set = set(_SCALARS)                # result types already found legal
     allowed_ops = ALLOWED_INSTRUCTIONS
-    phis: list[tuple[object, Instruction]] = []
+    phis: list[tuple[int, Instruction]] = []
+    instruction, terminators = Instruction, TERMINATORS
     last_type = None
-    for bb in order:
-        if bb.terminator is None:
+    for p, bb in enumerate(order):
+        insts = bb.instructions
+        if not insts or insts[-1].op not in terminators:
             raise _fail(f"block without terminator in {f.name}")
-        p = num[id(bb)]
         floor = p * scale
         code = end[p] * scale + p
-        for inst in bb.instructions:
+        for inst in insts:
             op = inst.op
             if op not in allowed_ops:
                 raise _fail(f"instruction '{op}' is not allowed in DXIL")
             t = inst.type
             if t is not last_type:                  # runs of one type are common (f32 arithmetic)
-                if id(t) not in legal_types:
+                if t not in legal_types:
                     if not _legal_value_type(t):
                         raise _fail(f"instruction '{op}' produces illegal type {t}")
-                    legal_types.add(id(t))
+                    legal_types.add(t)
                 last_type = t
-            if op == "phi":
-                phis.append((bb, inst))
-                avail[inst] = code
-                continue
             operands = inst.operands
             if op == "call":
                 callee = operands[0]
-                facts = opcodes.get(callee)
+                facts = facts_of.get(callee)
                 if facts is None:
-                    facts = opcodes[callee] = _call_facts(callee)
+                    facts = facts_of[callee] = _call_facts(callee.name)
                 first = operands[1] if len(operands) > 1 else None
                 if not isinstance(first, ConstInt) or first.value not in facts[0]:
                     raise _fail(f"call to {callee.name} has a wrong opcode operand")
                 if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
                     raise _fail("an undef value reaches an output (storeOutput)")
+            elif op == "phi":
+                phis.append((p, inst))
             for v in operands:
-                if v.__class__ is Instruction:      # constants, globals, functions, arguments: anywhere
-                    c = get(v)
-                    if c is None or c < floor:
-                        _fail_use(f, op, v)
+                if v.__class__ is instruction and get(v, -1) < floor:   # others: valid anywhere
+                    _fail_use(f, op, v)
             avail[inst] = code
-    want_of: dict[int, list[int]] = {}              # block -> its predecessor edges, sorted
-    for bb, inst in phis:
-        want = want_of.get(id(bb))
-        if want is None:
-            want = want_of[id(bb)] = sorted(map(id, preds[id(bb)]))
+    want_of: dict[int, list[int]] = {}              # block number -> its predecessor edges, sorted
+    last: tuple[int, list] = (-1, [])              # the block and incoming blocks of the last phi checked
+    edges: list[int] = []                           # the numbers of those incoming blocks
+    for p, inst in phis:
         incoming = inst.attrs["incoming"]
-        if sorted(map(id, map(_block_of, incoming))) != want:
-            raise _fail("phi incoming blocks do not match the predecessors")
-        for v, b in incoming:
+        blocks = [b for _, b in incoming]
+        if last[0] != p or last[1] != blocks:       # the phis of a block list the same edges, mostly
+            want = want_of.get(p)
+            if want is None:
+                want = want_of[p] = sorted(preds[p])
+            edges = [num.get(b, -1) for b in blocks]
+            if sorted(edges) != want:
+                raise _fail("phi incoming blocks do not match the predecessors")
+            last = (p, blocks)
+        for (v, _), q in zip(incoming, edges):      # q: the edge's block, which the definition's must dominate
             c = get(v)
             if c is None:
                 if isinstance(v, Instruction):
                     raise _fail(f"operand of '{inst.op}' is not in the function")
                 continue
-            q = num[id(b)]                          # the edge's block: the definition's must dominate it
             if not (c % scale <= q <= c // scale):
                 raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
 
 
-_block_of = itemgetter(1)                           # of a phi's (value, block) pair
-
-
-def _call_facts(callee) -> tuple[frozenset[int], bool]:
-    """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput)."""
-    classes = BY_FUNCTION_CLASS.get(callee.name.split(".")[2], [])
-    return frozenset(o.opcode for o in classes), callee.name.startswith(STORE_OUTPUT)
+@lru_cache(maxsize=1024)
+def _call_facts(name: str) -> tuple[frozenset[int], bool]:
+    """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput), by callee
+    name: the same few dx.op functions recur in every shader."""
+    classes = BY_FUNCTION_CLASS.get(name.split(".")[2], [])
+    return frozenset(o.opcode for o in classes), name.startswith(STORE_OUTPUT)
 
 
 def _fail_use(f, op: str, v: Instruction) -> None:

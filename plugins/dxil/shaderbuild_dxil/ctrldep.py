@@ -75,18 +75,22 @@ def post_dominators(f: Function, succs: list[list[int]] | None = None) -> dict[i
     if succs is None:
         succs = successors(blocks)
     preds: list[list[int]] = [[] for _ in blocks]
+    exits: list[int] = []
     for i, ss in enumerate(succs):
+        if not ss:
+            exits.append(i)
         for s in ss:
             preds[s].append(i)
-    exits = [i for i, ss in enumerate(succs) if not ss]
     # post-order of the reversed CFG from the virtual root (edges: root -> exits, block -> predecessors)
     order = _postorder(preds, exits)
-    # reverse post-order numbering with the virtual root as node 0; a node's predecessors in the
-    # reversed CFG are its successors (and the root, for an exit block)
+    # reverse post-order numbering with the virtual root as node 0 (0 also marks a block no exit is
+    # reachable from); a node's predecessors in the reversed CFG are its successors (and the root,
+    # for an exit block)
     rpo = order[::-1]
-    number = {b: n + 1 for n, b in enumerate(rpo)}
-    exit_set = set(exits)
-    rpreds = [([0] if b in exit_set else []) + [number[s] for s in succs[b] if s in number] for b in rpo]
+    number = [0] * len(blocks)
+    for n, b in enumerate(rpo, 1):
+        number[b] = n
+    rpreds = [[number[s] for s in succs[b] if number[s]] if succs[b] else [0] for b in rpo]
     doms = immediate_dominators([[]] + rpreds)
     return {b: VIRTUAL_EXIT if doms[n + 1] == 0 else rpo[doms[n + 1] - 1]
             for n, b in enumerate(rpo) if doms[n + 1] >= 0}

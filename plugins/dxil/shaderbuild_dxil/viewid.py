@@ -25,7 +25,7 @@ changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
@@ -58,9 +58,12 @@ class ViewIdState:
     uses_view_id: bool = False
     view_id_outputs: int = 0          # bitmask of output scalars that depend on ViewID
 
-    def _table(self, num_inputs: int) -> list[int]:
+    _words: list[int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _table(self) -> list[int]:
+        """The input -> output table over `num_inputs` rows, ceil(#outputs / 32) words per row."""
         width = _dwords(self.num_outputs)
-        table = [0] * (num_inputs * width)
+        table = [0] * (self.num_inputs * width)
         for o, mask in enumerate(self.inputs_of):
             word, bit = o // 32, 1 << (o % 32)
             while mask:                          # visit the set bits only
@@ -74,11 +77,16 @@ class ViewIdState:
 
     def serialize(self) -> list[int]:
         """The `dx.viewIdState` words: #inputs, #outputs, [ViewID mask], then per input scalar a
-        bitmask over the output scalars in ceil(#outputs / 32) words."""
-        words = [self.num_inputs, self.num_outputs]
-        if self.uses_view_id:
-            words += self._view_id_mask()
-        return words + self._table(self.num_inputs)
+        bitmask over the output scalars in ceil(#outputs / 32) words.  Built once per state (the
+        metadata, the container's PSV0 tables and the self-check all read it); a fresh list each call."""
+        words = self._words
+        if words is None:
+            words = [self.num_inputs, self.num_outputs]
+            if self.uses_view_id:
+                words += self._view_id_mask()
+            words += self._table()
+            object.__setattr__(self, "_words", words)       # frozen: a cache, not state
+        return list(words)
 
     def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]:
         """PSV0's words after the signature elements: the ViewID output mask (only when ViewID is used)
@@ -88,10 +96,16 @@ class ViewIdState:
         width = (out_vectors + 7) >> 3          # == ceil(num_outputs / 32) for a packed signature
         assert not self.num_outputs or _dwords(self.num_outputs) == width
         words: list[int] = []
-        if self.uses_view_id and out_vectors:
-            words += self._view_id_mask()
-        if in_vectors and out_vectors:
-            words += self._table(4 * in_vectors)
+        if not out_vectors:
+            return words
+        serialized = self.serialize()
+        row = _dwords(self.num_outputs)         # the serialized words per input row (== width, or 0)
+        head = 2 + (row if self.uses_view_id else 0)
+        if self.uses_view_id:
+            words += serialized[2:head]
+        if in_vectors:
+            words += serialized[head:]
+            words += [0] * ((4 * in_vectors - self.num_inputs) * row)
         return words
 
 
@@ -127,9 +141,10 @@ class _Analysis:
         self.fn = fn
         self.inputs = {e.id: e for e in inputs}
         self.succs = successors(fn.blocks)
-        # id(block) -> terminators of the branches deciding whether it runs
+        # id(block) -> terminators of the branches deciding whether it runs (a deciding block has
+        # successors, so its last instruction is its terminator)
         self.cd_terms: dict[int, list[Instruction]] = {
-            k: [b.terminator for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
+            k: [b.instructions[-1] for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
         self.cd_mask: dict[int, int] = {}          # id(block) -> OR of its deciding branches' masks
         self.mask: dict[Instruction, int] = {}
         self.leaf: dict[Instruction, int] = {}     # a loadInput / viewID call's own bits
@@ -285,15 +300,13 @@ class _Analysis:
 
     def _input_bits(self, inst: Instruction) -> int:
         """The input scalars a loadInput call reads: all rows of the element for a dynamic row."""
-        ops = inst.operands
-        el = self.inputs.get(_const(ops[2]))
-        col = _const(ops[4])
-        if el is None or not el.allocated or col is None:
+        _, _, el_id, row, col = inst.operands[:5]
+        el = self.inputs.get(el_id.value if isinstance(el_id, ConstInt) else None)
+        if el is None or not el.allocated or not isinstance(col, ConstInt):
             return 0
-        row = _const(ops[3])
-        first = el.start_row * 4 + el.start_col + col
-        if row is not None:
-            return 1 << (first + 4 * row)
+        first = el.start_row * 4 + el.start_col + col.value
+        if isinstance(row, ConstInt):
+            return 1 << (first + 4 * row.value)
         bits = 0
         for r in range(el.rows):
             bits |= 1 << (first + 4 * r)
@@ -322,23 +335,23 @@ class _Analysis:
                 op = inst.op
                 bits = cdm
                 values = inst.operands
-                if op in special:
+                if op == "call":
+                    kind = callee_kind.get(values[0])
+                    if kind is None:
+                        kind = callee_kind[values[0]] = _call_kind(values[0].name)
+                    if not kind:
+                        pass                          # most calls: only their operands count
+                    elif kind == _READS_INPUT:
+                        own = leaf[inst] = self._input_bits(inst)
+                        bits |= own
+                    elif kind == _WRITES_OUTPUT:
+                        stored.append((inst, bb))
+                    else:
+                        leaf[inst] = _VIEW_ID_BIT
+                        bits |= _VIEW_ID_BIT
+                elif op in special:                   # phi, load, atomics: dependences beyond operands
                     more = None
-                    if op == "call":
-                        kind = callee_kind.get(values[0])
-                        if kind is None:
-                            kind = callee_kind[values[0]] = _call_kind(values[0].name)
-                        if not kind:
-                            pass                      # most calls: only their operands count
-                        elif kind == _READS_INPUT:
-                            own = leaf[inst] = self._input_bits(inst)
-                            bits |= own
-                        elif kind == _WRITES_OUTPUT:
-                            stored.append((inst, bb))
-                        else:
-                            leaf[inst] = _VIEW_ID_BIT
-                            bits |= _VIEW_ID_BIT
-                    elif op == "phi":
+                    if op == "phi":
                         values = [v for v, _ in inst.attrs["incoming"]]
                         for v in values:
                             if isinstance(v, Constant):    # only constants bring in phi control
@@ -377,6 +390,7 @@ class _Analysis:
         pass met before computing them), so once none of those changes, every read was final."""
         mask, leaf, extra, cd_terms, cd_mask = self.mask, self.leaf, self.extra, self.cd_terms, self.cd_mask
         get = mask.get
+        special = _SPECIAL                      # only these have leaf bits or extra dependences
         again = False
         for bb in blocks:
             cdm = 0
@@ -384,11 +398,21 @@ class _Analysis:
                 cdm |= get(t, 0)
             cd_mask[id(bb)] = cdm
             for inst in bb.instructions:
-                bits = cdm | leaf.get(inst, 0)
-                for v in ([v for v, _ in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands):
-                    bits |= get(v, 0)
-                for v in extra.get(inst, ()):
-                    bits |= get(v, 0)
+                op = inst.op
+                bits = cdm
+                if op in special:
+                    bits |= leaf.get(inst, 0)
+                    for v in extra.get(inst, ()):
+                        bits |= get(v, 0)
+                    if op == "phi":
+                        for v, _ in inst.attrs["incoming"]:
+                            bits |= get(v, 0)
+                    else:
+                        for v in inst.operands:
+                            bits |= get(v, 0)
+                else:
+                    for v in inst.operands:
+                        bits |= get(v, 0)
                 if bits != mask[inst]:
                     mask[inst] = bits
                     if inst in watch:
@@ -471,14 +495,14 @@ class _Analysis:
         cd_mask = self.cd_mask
         result: dict[int, int] = {}
         for inst, bb in stored:
-            el = by_id.get(_const(inst.operands[2]))
-            col = _const(inst.operands[4])
-            if el is None or not el.allocated or col is None:
+            _, _, el_id, row, col, value = inst.operands[:6]
+            el = by_id.get(el_id.value if isinstance(el_id, ConstInt) else None)
+            if el is None or not el.allocated or not isinstance(col, ConstInt):
                 continue
-            bits = mask.get(inst.operands[5], 0) | cd_mask[id(bb)]
-            row = _const(inst.operands[3])
-            for r in (range(el.rows) if row is None else (row,)):
-                o = (el.start_row + r) * 4 + el.start_col + col
+            bits = mask.get(value, 0) | cd_mask[id(bb)]
+            first = el.start_row * 4 + el.start_col + col.value
+            for r in (range(el.rows) if not isinstance(row, ConstInt) else (row.value,)):
+                o = first + 4 * r
                 result[o] = result.get(o, 0) | bits
         return result
 
