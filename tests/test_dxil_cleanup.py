@@ -92,7 +92,7 @@ def test_prune_applies_forwarded_values_and_keeps_the_last_equal_constant():
     real = b.phi(f32, [(forwarded, left), (one_a, right)])
     user = b.fadd(trivial, forwarded)
     b.ret()
-    prune_trivial_phis(f, {id(forwarded): ConstFloat(f32, 5.0)})
+    prune_trivial_phis(f, {forwarded: ConstFloat(f32, 5.0)})
     assert trivial not in join.instructions and real in join.instructions
     assert user.operands[0] is one_b
     assert user.operands[1].value == 5.0 and real.attrs["incoming"][0][0].value == 5.0

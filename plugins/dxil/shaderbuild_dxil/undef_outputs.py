@@ -8,12 +8,18 @@ requires that no undef reaches an output.
 
 from __future__ import annotations
 
-from .llvm.values import Function, Undef
+from .llvm.values import Function, Instruction, Undef
 
-__all__ = ["remove_undef_output_stores", "STORE_OUTPUT", "STORE_OUTPUT_VALUE"]
+__all__ = ["remove_undef_output_stores", "stores_undef", "STORE_OUTPUT", "STORE_OUTPUT_VALUE"]
 
 STORE_OUTPUT = "dx.op.storeOutput."
 STORE_OUTPUT_VALUE = 5      # operands: callee, opcode, signature id, row, column, value
+
+
+def stores_undef(store: Instruction) -> bool:
+    """Whether a storeOutput call stores undef (and so is to go); the clean-up walk asks this of
+    each storeOutput call it passes."""
+    return isinstance(store.operands[STORE_OUTPUT_VALUE], Undef)
 
 
 def remove_undef_output_stores(f: Function) -> int:
@@ -30,7 +36,7 @@ def remove_undef_output_stores(f: Function) -> int:
                 store = is_store.get(callee)
                 if store is None:
                     store = is_store[callee] = callee.name.startswith(STORE_OUTPUT)
-                if store and isinstance(ops[STORE_OUTPUT_VALUE], Undef):
+                if store and stores_undef(inst):
                     if doomed is None:
                         doomed = set()
                     doomed.add(inst)
