@@ -77,7 +77,7 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
     replace: dict[Value, Value] = dict(pending) if pending else {}
     # pending targets that a merge here replaces in turn are redirected (no chains)
     targets = set(replace.values()) if replace else ()
-    get, hit = replace.get, replace.__contains__
+    get, misses = replace.get, replace.keys().isdisjoint      # the view follows the dict
     kinds: dict[Value, tuple[str, CallHook | None]] = {}       # callee -> its kind, its hook
     value_keyed = _VALUE_KEYED
     blocks = f.blocks
@@ -89,9 +89,13 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
         reads: dict[tuple, Instruction] = {}
         before = merged
         dropped_before = len(dropped)
-        for inst in bb.instructions:
+        insts = bb.instructions
+        # whether an operand here may need rewriting: the block as a whole first (at C level),
+        # then any instruction after a merge in the block
+        check = bool(replace) and not misses(chain.from_iterable(map(_operand_list, insts)))
+        for inst in insts:
             ops = inst.operands
-            if replace and any(map(hit, ops)):
+            if check and not misses(ops):
                 ops = inst.operands = [get(o, o) for o in ops]
             op = inst.op
             if op == "call":
@@ -130,6 +134,7 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
             if first is not inst:
                 replace[inst] = first          # `first` is kept, so never replaced itself: no chains
                 merged += 1
+                check = True
                 if inst in targets:
                     for k, v in replace.items():
                         if v is inst:
