@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from shaderbuild_dxil.cfg import merge_straight_line_blocks
+from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
-from shaderbuild_dxil.dce import eliminate_dead_code
-from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i32, void
-from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction
+from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i8, i32, void
+from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction, Undef
 from shaderbuild_dxil.mem2reg import prune_trivial_phis
 
 
@@ -118,3 +119,79 @@ def test_merge_folds_a_chain_and_repoints_phis():
     assert f.blocks == [entry, mid, other, join]
     assert [i.op for i in mid.instructions] == ["fadd", "fmul", "br"] and w.parent is mid
     assert [blk for _, blk in phi.attrs["incoming"]] == [mid, other]
+
+
+def test_cse_pending_target_merged_later_is_followed():
+    """A pending replacement (forwarded phi -> x) whose target x is itself merged by CSE: the
+    phi's later uses get the kept call, not x (no chains)."""
+    f, (entry,) = function("entry")
+    fn = readnone()
+    b = IRBuilder(entry)
+    first = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 4.0)])
+    x = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 4.0)])          # merged into `first`
+    forwarded = Instruction("phi", f32, [], incoming=[])
+    user = b.fadd(forwarded, x)
+    b.ret()
+    assert eliminate_common_calls(f, {forwarded: x}) == 1
+    assert user.operands == [first, first]
+
+
+def test_cse_hooks_see_rewritten_calls_and_drop_what_they_ask():
+    f, (entry,) = function("entry")
+    store = Function(FunctionType(void, (i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b = IRBuilder(entry)
+    forwarded = Instruction("phi", f32, [], incoming=[])
+    undef_store = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 0), forwarded])
+    kept = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 1), ConstFloat(f32, 1.0)])
+    b.ret()
+    asked, seen = [], []
+
+    def hook_for(callee):
+        asked.append(callee)
+        return lambda inst: seen.append(inst) or isinstance(inst.operands[4], Undef)
+
+    eliminate_common_calls(f, {forwarded: Undef(f32)}, hook_for)
+    assert asked == [store]                           # once per callee
+    assert seen == [undef_store, kept]
+    assert all_instructions(f) == [kept, entry.instructions[-1]]
+
+
+def test_dce_counts_tell_what_is_left():
+    f, (entry,) = function("entry")
+    fn = readnone()
+    b = IRBuilder(entry)
+    x = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 3.0)])
+    dead = b.call(readnone("dx.op.unary.other"), [ConstInt(i32, 14), x])
+    store = Function(FunctionType(void, (i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 0), x])
+    b.ret()
+    removed, uses = remove_dead_code(f)
+    assert removed == 1 and dead not in all_instructions(f)
+    assert uses[x] > 0 and uses[fn] > 0 and uses[store] > 0
+    assert uses[dead.operands[0]] == 0                # its only call died
+
+
+def test_clean_up_reports_callees_and_io_calls_left():
+    """The fused clean-up: the undef store goes, the duplicate and the unused input reads go,
+    and what it reports matches a walk of what is left."""
+    f, (entry, body) = function("entry", "body")
+    load = Function(FunctionType(f32, (i32, i32, i32, i8, i32)), "dx.op.loadInput.f32", ("nounwind", "readnone"))
+    store = Function(FunctionType(void, (i32, i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b = IRBuilder(entry)
+    b.br(body)
+    b.position_at_end(body)
+    args = [ConstInt(i32, 4), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), Undef(i32)]
+    a = b.call(load, args)
+    dup = b.call(load, [ConstInt(i32, 4), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), Undef(i32)])
+    unused = b.call(load, [ConstInt(i32, 4), ConstInt(i32, 1), ConstInt(i32, 0), ConstInt(i8, 0), Undef(i32)])
+    forwarded = Instruction("phi", f32, [], incoming=[])
+    s1 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), b.fadd(a, dup)])
+    s2 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 1), forwarded])
+    b.ret()
+    cleaned = clean_up(f, {forwarded: Undef(f32)}, optimize=True)
+    left = all_instructions(f)
+    assert dup not in left and unused not in left and s2 not in left
+    assert f.blocks == [entry]                        # body folded into the entry
+    assert cleaned.callees == {load, store}
+    assert sorted(map(id, cleaned.io_calls)) == sorted(map(id, [a, s1]))
+    assert cleaned.callees == {i.operands[0] for i in left if i.op == "call"}
