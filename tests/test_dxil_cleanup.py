@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from shaderbuild_dxil.cfg import merge_straight_line_blocks
+from shaderbuild_dxil.cfg import merge_straight_line_blocks, remove_unreachable_blocks
 from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
 from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
@@ -195,3 +195,19 @@ def test_clean_up_reports_callees_and_io_calls_left():
     assert cleaned.callees == {load, store}
     assert sorted(map(id, cleaned.io_calls)) == sorted(map(id, [a, s1]))
     assert cleaned.callees == {i.operands[0] for i in left if i.op == "call"}
+
+
+def test_unreachable_blocks_go_with_their_phi_incomings():
+    f, (entry, orphan, join) = function("entry", "orphan", "join")
+    b = IRBuilder(entry)
+    b.br(join)
+    b.position_at_end(orphan)                         # nothing branches here
+    b.br(join)
+    b.position_at_end(join)
+    one, two = ConstFloat(f32, 1.0), ConstFloat(f32, 2.0)
+    phi = b.phi(f32, [(one, entry), (two, orphan)])
+    other = b.phi(f32, [(two, entry)])
+    b.ret()
+    remove_unreachable_blocks(f)
+    assert f.blocks == [entry, join]
+    assert phi.attrs["incoming"] == [(one, entry)] and other.attrs["incoming"] == [(two, entry)]
