@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from shaderbuild_dxil.cfg import merge_straight_line_blocks, remove_unreachable_blocks
 from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
@@ -99,7 +100,10 @@ def test_prune_applies_forwarded_values_and_keeps_the_last_equal_constant():
     assert user.operands[1].value == 5.0 and real.attrs["incoming"][0][0].value == 5.0
 
 
-def test_merge_folds_a_chain_and_repoints_phis():
+@pytest.mark.parametrize("given_preds", [False, True])
+def test_merge_folds_a_chain_and_repoints_phis(given_preds):
+    """The same with the predecessor table built here or handed over by the unreachable-block
+    search (whose search order differs from the layout order)."""
     f, (entry, mid, tail, other, join) = function("entry", "mid", "tail", "other", "join")
     b = IRBuilder(entry)
     c = b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0))
@@ -115,7 +119,7 @@ def test_merge_folds_a_chain_and_repoints_phis():
     b.position_at_end(join)
     phi = b.phi(f32, [(w, tail), (v, other)])
     b.ret()
-    merge_straight_line_blocks(f)
+    merge_straight_line_blocks(f, remove_unreachable_blocks(f) if given_preds else None)
     assert f.blocks == [entry, mid, other, join]
     assert [i.op for i in mid.instructions] == ["fadd", "fmul", "br"] and w.parent is mid
     assert [blk for _, blk in phi.attrs["incoming"]] == [mid, other]

@@ -30,19 +30,23 @@ def successors(bb) -> tuple | list:
     return ()
 
 
-def remove_unreachable_blocks(f: Function) -> None:
+def remove_unreachable_blocks(f: Function) -> dict[BasicBlock, BasicBlock | None]:
     """Drop the blocks the entry does not reach, and the phi incomings from them.  The search
     reads the terminators inline (as `successors` does): it runs once per block of every
-    function, and nearly always finds every block reached (one C-level test then ends it)."""
+    function, and nearly always finds every block reached (one C-level test then ends it).
+    Returns each reached block's one predecessor (None: several edges enter it), seen on the
+    way, for merge_straight_line_blocks (valid while no terminator changes)."""
     blocks = f.blocks
+    only_pred: dict[BasicBlock, BasicBlock | None] = {}
     if not blocks:
-        return
+        return only_pred
     entry = blocks[0]
     seen = {entry}                                   # blocks hash by identity
     stack = [entry]
     add, push = seen.add, stack.append
     while stack:
-        insts = stack.pop().instructions
+        bb = stack.pop()
+        insts = bb.instructions
         if not insts:
             continue
         term = insts[-1]
@@ -54,11 +58,12 @@ def remove_unreachable_blocks(f: Function) -> None:
         else:
             continue
         for s in succ:
+            only_pred[s] = None if s in only_pred else bb
             if s not in seen:
                 add(s)
                 push(s)
     if seen.issuperset(blocks):
-        return
+        return only_pred
     dead = {bb for bb in blocks if bb not in seen}
     f.blocks = [bb for bb in f.blocks if bb not in dead]
     live = dead.isdisjoint
@@ -69,6 +74,7 @@ def remove_unreachable_blocks(f: Function) -> None:
             incoming = inst.attrs["incoming"]
             if not live(map(_block, incoming)):      # tested as a whole at C level: most phis pass
                 inst.attrs["incoming"] = [(v, b) for v, b in incoming if b not in dead]
+    return only_pred
 
 
 def reverse_postorder(f: Function) -> list[BasicBlock]:
@@ -130,7 +136,7 @@ def predecessors(f: Function) -> dict[int, list]:
     return preds
 
 
-def merge_straight_line_blocks(f: Function) -> None:
+def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlock | None] | None = None) -> None:
     """Fold a block into its only predecessor when that predecessor branches only to it.
 
     One pass: `into` records which block absorbed which, so chains A -> B -> C fold in
@@ -138,14 +144,17 @@ def merge_straight_line_blocks(f: Function) -> None:
     Phis lead their blocks (the builder and mem2reg put them first), so a block has
     phis iff its first instruction is one.  Blocks hash by identity, so they key the
     tables directly, and only the number of incoming edges matters (one, or more).
+    `only_pred`: that table (block -> its one predecessor, None: several edges) when the
+    caller has it (remove_unreachable_blocks returns it), else it is built here.
     """
     blocks = f.blocks
     if not blocks:
         return
-    only_pred: dict[BasicBlock, BasicBlock | None] = {}   # block -> its one predecessor (None: several edges)
-    for bb in blocks:
-        for s in successors(bb):
-            only_pred[s] = None if s in only_pred else bb
+    if only_pred is None:
+        only_pred = {}
+        for bb in blocks:
+            for s in successors(bb):
+                only_pred[s] = None if s in only_pred else bb
     into: dict[BasicBlock, BasicBlock] = {}
     kept = [blocks[0]]
     for bb in blocks[1:]:

@@ -38,7 +38,7 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
     unreachable blocks and the undef output stores go."""
-    cfg.remove_unreachable_blocks(f)
+    only_pred = cfg.remove_unreachable_blocks(f)
     if not optimize:
         remove_undef_output_stores(f)
         return _calls_left(f)
@@ -46,7 +46,7 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
         promote_allocas(f)               # local arrays indexed only by constants (split first)
     # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
     pending = trivial_phi_replacements(f, forwarded)
-    cfg.merge_straight_line_blocks(f)
+    cfg.merge_straight_line_blocks(f, only_pred)           # promotion and phi pruning keep the edges
     callees: list[Value] = []
     stores: list[Instruction] = []
     loads: list[Instruction] = []
