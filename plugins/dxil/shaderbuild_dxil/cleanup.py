@@ -12,6 +12,7 @@ and read.  Promotion runs only when an alloca exists.  Each pass stays usable on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from . import cfg
 from .cse import CallHook, eliminate_common_calls
@@ -23,6 +24,7 @@ from .undef_outputs import STORE_OUTPUT, remove_undef_output_stores, stores_unde
 __all__ = ["Cleaned", "clean_up", "LOAD_INPUT"]
 
 LOAD_INPUT = "dx.op.loadInput."
+_opcode = attrgetter("op")
 
 
 @dataclass(slots=True)
@@ -42,7 +44,7 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     if not optimize:
         remove_undef_output_stores(f)
         return _calls_left(f)
-    if any(i.op == "alloca" for i in f.blocks[0].instructions):
+    if "alloca" in map(_opcode, f.blocks[0].instructions):
         promote_allocas(f)               # local arrays indexed only by constants (split first)
     # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
     pending = trivial_phi_replacements(f, forwarded)

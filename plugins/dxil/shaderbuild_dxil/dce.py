@@ -19,6 +19,7 @@ _PURE = frozenset({
 })
 
 _instructions = attrgetter("instructions")
+_opcode = attrgetter("op")
 _operand_list = attrgetter("operands")
 _value = itemgetter(0)
 
@@ -77,7 +78,10 @@ def remove_dead_code(f: Function) -> tuple[int, Counter]:
             if n == 0 and isinstance(op, Instruction) and op.type.__class__ is not VoidType and _removable(op):
                 work.append(op)
     # allocas whose only uses are as the pointer of stores
-    stored_only = {i for i in (blocks[0].instructions if blocks else []) if i.op == "alloca"}
+    entry = blocks[0].instructions if blocks else []
+    # the entry block holds the allocas; after block merging it often holds much more, so it
+    # is first searched for one at C level
+    stored_only = {i for i in entry if i.op == "alloca"} if "alloca" in map(_opcode, entry) else set()
     if stored_only:
         for inst in insts:
             if inst in dead:
