@@ -11,6 +11,7 @@ from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
 from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i8, i32, void
 from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction, Undef
 from shaderbuild_dxil.mem2reg import prune_trivial_phis
+from shaderbuild_dxil.undef_outputs import remove_undef_among
 
 
 def function(*names: str) -> tuple[Function, list]:
@@ -140,24 +141,37 @@ def test_cse_pending_target_merged_later_is_followed():
     assert user.operands == [first, first]
 
 
-def test_cse_hooks_see_rewritten_calls_and_drop_what_they_ask():
+def test_cse_hooks_see_rewritten_calls():
     f, (entry,) = function("entry")
     store = Function(FunctionType(void, (i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    fn = readnone()
     b = IRBuilder(entry)
     forwarded = Instruction("phi", f32, [], incoming=[])
-    undef_store = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 0), forwarded])
-    kept = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 1), ConstFloat(f32, 1.0)])
+    s1 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 0), forwarded])
+    s2 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 1), ConstFloat(f32, 1.0)])
+    b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 4.0)])
     b.ret()
     asked, seen = [], []
 
     def hook_for(callee):
         asked.append(callee)
-        return lambda inst: seen.append(inst) or isinstance(inst.operands[4], Undef)
+        return seen.append if callee is store else None
 
     eliminate_common_calls(f, {forwarded: Undef(f32)}, hook_for)
-    assert asked == [store]                           # once per callee
-    assert seen == [undef_store, kept]
-    assert all_instructions(f) == [kept, entry.instructions[-1]]
+    assert asked == [store, fn]                       # once per callee
+    assert seen == [s1, s2] and isinstance(s1.operands[4], Undef)     # after the rewrite
+
+
+def test_undef_stores_among_given_ones_go_even_with_a_stale_parent():
+    f, (entry,) = function("entry")
+    store = Function(FunctionType(void, (i32, i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b = IRBuilder(entry)
+    s1 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), Undef(f32)])
+    s2 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 1), ConstFloat(f32, 1.0)])
+    b.ret()
+    s1.parent = function("elsewhere")[1][0]
+    assert remove_undef_among(f, [s1, s2]) == [s2]
+    assert all_instructions(f) == [s2, entry.instructions[-1]]
 
 
 def test_dce_counts_tell_what_is_left():

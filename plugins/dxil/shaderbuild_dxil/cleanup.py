@@ -2,11 +2,12 @@
 
 Run one after another, the passes (cfg, mem2reg, cse, undef_outputs, dce) and the module's
 questions afterwards (which declarations are still called, which signature components are
-read or written) each walked every instruction.  Here the trivial-phi rewrite, CSE, the
-removal of undef output stores and the collection of the I/O calls share CSE's walk (the
-first two only ever rewrite and merge, the others look at a few callees' calls, each decided
-once per callee), and DCE's use counts, which it builds anyway, answer what is still called
-and read.  Promotion runs only when an alloca exists.  Each pass stays usable on its own.
+read or written) each walked every instruction.  Here the trivial-phi rewrite, CSE and the
+collection of the I/O calls share CSE's walk (the rewrite goes with CSE's own; the calls are
+collected by per-callee hooks, decided once per callee); the undef output stores are looked
+for among the collected stores only; DCE's use counts, which it builds anyway, answer what is
+still called and read; the unreachable-block search hands block merging its predecessor
+table; promotion runs only when an alloca exists.  Each pass stays usable on its own.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .cse import CallHook, eliminate_common_calls
 from .dce import remove_dead_code
 from .llvm.values import Function, Instruction, Value
 from .mem2reg import promote_allocas, trivial_phi_replacements
-from .undef_outputs import STORE_OUTPUT, remove_undef_output_stores, stores_undef
+from .undef_outputs import STORE_OUTPUT, remove_undef_among, remove_undef_output_stores
 
 __all__ = ["Cleaned", "clean_up", "LOAD_INPUT"]
 
@@ -53,22 +54,14 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     stores: list[Instruction] = []
     loads: list[Instruction] = []
 
-    def keep_store(inst: Instruction) -> bool:
-        if stores_undef(inst):
-            return True
-        stores.append(inst)
-        return False
-
-    def keep_load(inst: Instruction) -> bool:
-        loads.append(inst)
-        return False
-
     def hook_for(callee: Value) -> CallHook | None:
         callees.append(callee)
         name = callee.name
-        return keep_store if name.startswith(STORE_OUTPUT) else keep_load if name.startswith(LOAD_INPUT) else None
+        return stores.append if name.startswith(STORE_OUTPUT) else loads.append if name.startswith(LOAD_INPUT) \
+            else None
 
     eliminate_common_calls(f, pending, hook_for)
+    stores = remove_undef_among(f, stores)               # after CSE, as a pass of its own would run
     _, uses = remove_dead_code(f)
     # a call or callee left has a positive use count: merged and dead reads, and callees
     # whose calls all went, have none

@@ -49,9 +49,9 @@ def may_write(inst: Instruction) -> bool:
     return op in _WRITES
 
 
-CallHook = Callable[[Instruction], bool]
-"""Called on each call of a callee it was given for, once the call's operands are rewritten;
-returns whether to drop the call (it is then neither merged nor a merge target)."""
+CallHook = Callable[[Instruction], object]
+"""Called on each call of a callee it was given for, once the call's operands are rewritten
+(a list's `append` collects them at C speed); its result is ignored."""
 
 
 def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = None,
@@ -67,7 +67,7 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
     `pending`: replacements decided before (resolved, for non-phi operands only: the trivial
     phis, mem2reg.trivial_phi_replacements), applied by the same walk instead of a walk of their
     own.  `hook_for(callee)`, asked once per callee, gives a CallHook for its calls or None: so
-    other per-call work (dropping undef output stores, collecting I/O calls) shares the walk.
+    the clean-up collects the calls it needs (I/O calls) without a walk of its own.
 
     A key is the opcode, type, attributes and operands.  The attributes of the instructions
     merged here (flags, predicate, indices, inbounds, source type) are hashable, and the builder
@@ -83,12 +83,10 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
     blocks = f.blocks
     last = -1                                  # index of the last block that merged something
     merged = 0
-    dropped: set[Instruction] = set()
     for n, bb in enumerate(blocks):
         pure: dict[tuple, Instruction] = {}
         reads: dict[tuple, Instruction] = {}
         before = merged
-        dropped_before = len(dropped)
         insts = bb.instructions
         # whether an operand here may need rewriting: the block as a whole first (at C level),
         # then any instruction after a merge in the block
@@ -104,11 +102,8 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
                 if known is None:
                     known = kinds[callee] = (_call_kind(inst), hook_for(callee) if hook_for is not None else None)
                 kind, hook = known
-                if hook is not None and hook(inst):
-                    dropped.add(inst)
-                    if kind == "other":
-                        reads.clear()
-                    continue
+                if hook is not None:
+                    hook(inst)
                 if kind == "other":
                     reads.clear()              # memory may have changed
                     continue
@@ -140,10 +135,8 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
                         if v is inst:
                             replace[k] = first
         if merged != before:
-            bb.instructions = [i for i in bb.instructions if i not in replace and i not in dropped]
+            bb.instructions = [i for i in bb.instructions if i not in replace]
             last = n
-        elif len(dropped) != dropped_before:
-            bb.instructions = [i for i in bb.instructions if i not in dropped]
     if merged:
         _rewrite_missed(blocks, last, replace)
     return merged
