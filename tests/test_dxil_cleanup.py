@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from shaderbuild_dxil.cfg import merge_straight_line_blocks
+import pytest
+from shaderbuild_dxil.cfg import merge_straight_line_blocks, remove_unreachable_blocks
+from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
-from shaderbuild_dxil.dce import eliminate_dead_code
-from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i32, void
-from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction
+from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i8, i32, void
+from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction, Undef
 from shaderbuild_dxil.mem2reg import prune_trivial_phis
+from shaderbuild_dxil.undef_outputs import remove_undef_among
 
 
 def function(*names: str) -> tuple[Function, list]:
@@ -92,13 +95,16 @@ def test_prune_applies_forwarded_values_and_keeps_the_last_equal_constant():
     real = b.phi(f32, [(forwarded, left), (one_a, right)])
     user = b.fadd(trivial, forwarded)
     b.ret()
-    prune_trivial_phis(f, {id(forwarded): ConstFloat(f32, 5.0)})
+    prune_trivial_phis(f, {forwarded: ConstFloat(f32, 5.0)})
     assert trivial not in join.instructions and real in join.instructions
     assert user.operands[0] is one_b
     assert user.operands[1].value == 5.0 and real.attrs["incoming"][0][0].value == 5.0
 
 
-def test_merge_folds_a_chain_and_repoints_phis():
+@pytest.mark.parametrize("given_preds", [False, True])
+def test_merge_folds_a_chain_and_repoints_phis(given_preds):
+    """The same with the predecessor table built here or handed over by the unreachable-block
+    search (whose search order differs from the layout order)."""
     f, (entry, mid, tail, other, join) = function("entry", "mid", "tail", "other", "join")
     b = IRBuilder(entry)
     c = b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0))
@@ -114,7 +120,112 @@ def test_merge_folds_a_chain_and_repoints_phis():
     b.position_at_end(join)
     phi = b.phi(f32, [(w, tail), (v, other)])
     b.ret()
-    merge_straight_line_blocks(f)
+    merge_straight_line_blocks(f, remove_unreachable_blocks(f) if given_preds else None)
     assert f.blocks == [entry, mid, other, join]
     assert [i.op for i in mid.instructions] == ["fadd", "fmul", "br"] and w.parent is mid
     assert [blk for _, blk in phi.attrs["incoming"]] == [mid, other]
+
+
+def test_cse_pending_target_merged_later_is_followed():
+    """A pending replacement (forwarded phi -> x) whose target x is itself merged by CSE: the
+    phi's later uses get the kept call, not x (no chains)."""
+    f, (entry,) = function("entry")
+    fn = readnone()
+    b = IRBuilder(entry)
+    first = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 4.0)])
+    x = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 4.0)])          # merged into `first`
+    forwarded = Instruction("phi", f32, [], incoming=[])
+    user = b.fadd(forwarded, x)
+    b.ret()
+    assert eliminate_common_calls(f, {forwarded: x}) == 1
+    assert user.operands == [first, first]
+
+
+def test_cse_hooks_see_rewritten_calls():
+    f, (entry,) = function("entry")
+    store = Function(FunctionType(void, (i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    fn = readnone()
+    b = IRBuilder(entry)
+    forwarded = Instruction("phi", f32, [], incoming=[])
+    s1 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 0), forwarded])
+    s2 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 1), ConstFloat(f32, 1.0)])
+    b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 4.0)])
+    b.ret()
+    asked, seen = [], []
+
+    def hook_for(callee):
+        asked.append(callee)
+        return seen.append if callee is store else None
+
+    eliminate_common_calls(f, {forwarded: Undef(f32)}, hook_for)
+    assert asked == [store, fn]                       # once per callee
+    assert seen == [s1, s2] and isinstance(s1.operands[4], Undef)     # after the rewrite
+
+
+def test_undef_stores_among_given_ones_go_even_with_a_stale_parent():
+    f, (entry,) = function("entry")
+    store = Function(FunctionType(void, (i32, i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b = IRBuilder(entry)
+    s1 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), Undef(f32)])
+    s2 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 1), ConstFloat(f32, 1.0)])
+    b.ret()
+    s1.parent = function("elsewhere")[1][0]
+    assert remove_undef_among(f, [s1, s2]) == [s2]
+    assert all_instructions(f) == [s2, entry.instructions[-1]]
+
+
+def test_dce_counts_tell_what_is_left():
+    f, (entry,) = function("entry")
+    fn = readnone()
+    b = IRBuilder(entry)
+    x = b.call(fn, [ConstInt(i32, 13), ConstFloat(f32, 3.0)])
+    dead = b.call(readnone("dx.op.unary.other"), [ConstInt(i32, 14), x])
+    store = Function(FunctionType(void, (i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i8, 0), x])
+    b.ret()
+    removed, uses = remove_dead_code(f)
+    assert removed == 1 and dead not in all_instructions(f)
+    assert uses[x] > 0 and uses[fn] > 0 and uses[store] > 0
+    assert uses[dead.operands[0]] == 0                # its only call died
+
+
+def test_clean_up_reports_callees_and_io_calls_left():
+    """The fused clean-up: the undef store goes, the duplicate and the unused input reads go,
+    and what it reports matches a walk of what is left."""
+    f, (entry, body) = function("entry", "body")
+    load = Function(FunctionType(f32, (i32, i32, i32, i8, i32)), "dx.op.loadInput.f32", ("nounwind", "readnone"))
+    store = Function(FunctionType(void, (i32, i32, i32, i8, f32)), "dx.op.storeOutput.f32", ("nounwind",))
+    b = IRBuilder(entry)
+    b.br(body)
+    b.position_at_end(body)
+    args = [ConstInt(i32, 4), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), Undef(i32)]
+    a = b.call(load, args)
+    dup = b.call(load, [ConstInt(i32, 4), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), Undef(i32)])
+    unused = b.call(load, [ConstInt(i32, 4), ConstInt(i32, 1), ConstInt(i32, 0), ConstInt(i8, 0), Undef(i32)])
+    forwarded = Instruction("phi", f32, [], incoming=[])
+    s1 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 0), b.fadd(a, dup)])
+    s2 = b.call(store, [ConstInt(i32, 5), ConstInt(i32, 0), ConstInt(i32, 0), ConstInt(i8, 1), forwarded])
+    b.ret()
+    cleaned = clean_up(f, {forwarded: Undef(f32)}, optimize=True)
+    left = all_instructions(f)
+    assert dup not in left and unused not in left and s2 not in left
+    assert f.blocks == [entry]                        # body folded into the entry
+    assert cleaned.callees == {load, store}
+    assert sorted(map(id, cleaned.io_calls)) == sorted(map(id, [a, s1]))
+    assert cleaned.callees == {i.operands[0] for i in left if i.op == "call"}
+
+
+def test_unreachable_blocks_go_with_their_phi_incomings():
+    f, (entry, orphan, join) = function("entry", "orphan", "join")
+    b = IRBuilder(entry)
+    b.br(join)
+    b.position_at_end(orphan)                         # nothing branches here
+    b.br(join)
+    b.position_at_end(join)
+    one, two = ConstFloat(f32, 1.0), ConstFloat(f32, 2.0)
+    phi = b.phi(f32, [(one, entry), (two, orphan)])
+    other = b.phi(f32, [(two, entry)])
+    b.ret()
+    remove_unreachable_blocks(f)
+    assert f.blocks == [entry, join]
+    assert phi.attrs["incoming"] == [(one, entry)] and other.attrs["incoming"] == [(two, entry)]

@@ -6,9 +6,13 @@ them but the DXIL validator wants a tidy, reducible CFG.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from .llvm.values import BasicBlock, Function
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder"]
+
+_block = itemgetter(1)                  # of a phi's (value, block) pair
 
 
 def successors(bb) -> tuple | list:
@@ -26,26 +30,51 @@ def successors(bb) -> tuple | list:
     return ()
 
 
-def remove_unreachable_blocks(f: Function) -> None:
-    if not f.blocks:
-        return
-    entry = f.blocks[0]
+def remove_unreachable_blocks(f: Function) -> dict[BasicBlock, BasicBlock | None]:
+    """Drop the blocks the entry does not reach, and the phi incomings from them.  The search
+    reads the terminators inline (as `successors` does): it runs once per block of every
+    function, and nearly always finds every block reached (one C-level test then ends it).
+    Returns each reached block's one predecessor (None: several edges enter it), seen on the
+    way, for merge_straight_line_blocks (valid while no terminator changes)."""
+    blocks = f.blocks
+    only_pred: dict[BasicBlock, BasicBlock | None] = {}
+    if not blocks:
+        return only_pred
+    entry = blocks[0]
     seen = {entry}                                   # blocks hash by identity
     stack = [entry]
+    add, push = seen.add, stack.append
     while stack:
-        for s in successors(stack.pop()):
+        bb = stack.pop()
+        insts = bb.instructions
+        if not insts:
+            continue
+        term = insts[-1]
+        op = term.op
+        if op == "br":
+            succ = term.attrs["targets"]
+        elif op == "switch":
+            succ = [term.attrs["default"], *(b for _, b in term.attrs["cases"])]
+        else:
+            continue
+        for s in succ:
+            only_pred[s] = None if s in only_pred else bb
             if s not in seen:
-                seen.add(s)
-                stack.append(s)
-    dead = {bb for bb in f.blocks if bb not in seen}
-    if not dead:
-        return
+                add(s)
+                push(s)
+    if seen.issuperset(blocks):
+        return only_pred
+    dead = {bb for bb in blocks if bb not in seen}
     f.blocks = [bb for bb in f.blocks if bb not in dead]
+    live = dead.isdisjoint
     for bb in f.blocks:
         for inst in bb.instructions:                 # phis lead their blocks
             if inst.op != "phi":
                 break
-            inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b not in dead]
+            incoming = inst.attrs["incoming"]
+            if not live(map(_block, incoming)):      # tested as a whole at C level: most phis pass
+                inst.attrs["incoming"] = [(v, b) for v, b in incoming if b not in dead]
+    return only_pred
 
 
 def reverse_postorder(f: Function) -> list[BasicBlock]:
@@ -107,7 +136,7 @@ def predecessors(f: Function) -> dict[int, list]:
     return preds
 
 
-def merge_straight_line_blocks(f: Function) -> None:
+def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlock | None] | None = None) -> None:
     """Fold a block into its only predecessor when that predecessor branches only to it.
 
     One pass: `into` records which block absorbed which, so chains A -> B -> C fold in
@@ -115,14 +144,17 @@ def merge_straight_line_blocks(f: Function) -> None:
     Phis lead their blocks (the builder and mem2reg put them first), so a block has
     phis iff its first instruction is one.  Blocks hash by identity, so they key the
     tables directly, and only the number of incoming edges matters (one, or more).
+    `only_pred`: that table (block -> its one predecessor, None: several edges) when the
+    caller has it (remove_unreachable_blocks returns it), else it is built here.
     """
     blocks = f.blocks
     if not blocks:
         return
-    only_pred: dict[BasicBlock, BasicBlock | None] = {}   # block -> its one predecessor (None: several edges)
-    for bb in blocks:
-        for s in successors(bb):
-            only_pred[s] = None if s in only_pred else bb
+    if only_pred is None:
+        only_pred = {}
+        for bb in blocks:
+            for s in successors(bb):
+                only_pred[s] = None if s in only_pred else bb
     into: dict[BasicBlock, BasicBlock] = {}
     kept = [blocks[0]]
     for bb in blocks[1:]:
@@ -144,12 +176,13 @@ def merge_straight_line_blocks(f: Function) -> None:
     if not into:
         return
     f.blocks = [bb for bb in kept if bb not in into]
+    absorbed = into.keys().isdisjoint
     for bb in f.blocks:                                  # phis naming a folded block now come from its absorber
         for inst in bb.instructions:
             if inst.op != "phi":
                 break
             incoming = inst.attrs["incoming"]
-            if any(b in into for _, b in incoming):
+            if not absorbed(map(_block, incoming)):      # tested as a whole at C level: most phis pass
                 fixed = []
                 for v, b in incoming:
                     while b in into:

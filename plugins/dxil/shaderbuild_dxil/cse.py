@@ -13,12 +13,13 @@ Calls without either attribute (wave ops, barriers, stores, discard) are never m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter, itemgetter
 
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value
 
-__all__ = ["eliminate_common_calls", "may_write"]
+__all__ = ["eliminate_common_calls", "may_write", "CallHook"]
 
 _WRITES = frozenset({"store", "atomicrmw", "cmpxchg"})
 _PURE = frozenset({
@@ -48,7 +49,13 @@ def may_write(inst: Instruction) -> bool:
     return op in _WRITES
 
 
-def eliminate_common_calls(f: Function) -> int:
+CallHook = Callable[[Instruction], object]
+"""Called on each call of a callee it was given for, once the call's operands are rewritten
+(a list's `append` collects them at C speed); its result is ignored."""
+
+
+def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = None,
+                           hook_for: Callable[[Value], CallHook | None] | None = None) -> int:
     """Merge duplicates within each block; returns how many instructions were replaced.
 
     One walk does the merging, the operand rewriting and the removal: a block's operands are
@@ -57,31 +64,46 @@ def eliminate_common_calls(f: Function) -> int:
     blocks laid out before a later block's merge) is rewritten by one more pass over those.
     Values hash by identity, so the tables are keyed by the values themselves (no id() calls).
 
+    `pending`: replacements decided before (resolved, for non-phi operands only: the trivial
+    phis, mem2reg.trivial_phi_replacements), applied by the same walk instead of a walk of their
+    own.  `hook_for(callee)`, asked once per callee, gives a CallHook for its calls or None: so
+    the clean-up collects the calls it needs (I/O calls) without a walk of its own.
+
     A key is the opcode, type, attributes and operands.  The attributes of the instructions
     merged here (flags, predicate, indices, inbounds, source type) are hashable, and the builder
     passes them in one order per opcode; types are interned or hash by structure.  A constant
     operand is keyed by value, anything else by identity (the object itself).  A call's key is
     its attributes and operands (the callee first: it implies the opcode and all types)."""
-    replace: dict[Value, Value] = {}
-    get, hit = replace.get, replace.__contains__
-    kinds: dict[Value, str] = {}               # callee -> its kind
+    replace: dict[Value, Value] = dict(pending) if pending else {}
+    # pending targets that a merge here replaces in turn are redirected (no chains)
+    targets = set(replace.values()) if replace else ()
+    get, misses = replace.get, replace.keys().isdisjoint      # the view follows the dict
+    kinds: dict[Value, tuple[str, CallHook | None]] = {}       # callee -> its kind, its hook
     value_keyed = _VALUE_KEYED
     blocks = f.blocks
     last = -1                                  # index of the last block that merged something
+    merged = 0
     for n, bb in enumerate(blocks):
         pure: dict[tuple, Instruction] = {}
         reads: dict[tuple, Instruction] = {}
-        before = len(replace)
-        for inst in bb.instructions:
+        before = merged
+        insts = bb.instructions
+        # whether an operand here may need rewriting: the block as a whole first (at C level),
+        # then any instruction after a merge in the block
+        check = bool(replace) and not misses(chain.from_iterable(map(_operand_list, insts)))
+        for inst in insts:
             ops = inst.operands
-            if replace and any(map(hit, ops)):
+            if check and not misses(ops):
                 ops = inst.operands = [get(o, o) for o in ops]
             op = inst.op
             if op == "call":
                 callee = ops[0]
-                kind = kinds.get(callee)
-                if kind is None:
-                    kind = kinds[callee] = _call_kind(inst)
+                known = kinds.get(callee)
+                if known is None:
+                    known = kinds[callee] = (_call_kind(inst), hook_for(callee) if hook_for is not None else None)
+                kind, hook = known
+                if hook is not None:
+                    hook(inst)
                 if kind == "other":
                     reads.clear()              # memory may have changed
                     continue
@@ -106,12 +128,18 @@ def eliminate_common_calls(f: Function) -> int:
             first = table.setdefault(tuple(parts), inst)
             if first is not inst:
                 replace[inst] = first          # `first` is kept, so never replaced itself: no chains
-        if len(replace) != before:
+                merged += 1
+                check = True
+                if inst in targets:
+                    for k, v in replace.items():
+                        if v is inst:
+                            replace[k] = first
+        if merged != before:
             bb.instructions = [i for i in bb.instructions if i not in replace]
             last = n
-    if replace:
+    if merged:
         _rewrite_missed(blocks, last, replace)
-    return len(replace)
+    return merged
 
 
 def _rewrite_missed(blocks: list, last: int, replace: dict[Value, Value]) -> None:

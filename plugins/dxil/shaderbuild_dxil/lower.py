@@ -17,17 +17,14 @@ from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 
-from . import cfg
 from .buffers import BufferAccess
+from .cleanup import LOAD_INPUT, clean_up
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
-from .cse import eliminate_common_calls
-from .dce import eliminate_dead_code
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
 from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
-from .mem2reg import promote_allocas, prune_trivial_phis
 from .ops import OpEmitter, overload_name
 from .places import (
     AddrPlace,
@@ -44,10 +41,10 @@ from .places import (
 )
 from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
-from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_usage
+from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_call_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
-from .undef_outputs import remove_undef_output_stores
+from .undef_outputs import STORE_OUTPUT
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]
@@ -857,16 +854,10 @@ class FunctionLowerer:
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
         forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
-        cfg.remove_unreachable_blocks(self.fn)
-        if self.m.optimize:
-            promote_allocas(self.fn)         # local arrays indexed only by constants (split first)
-            # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
-            prune_trivial_phis(self.fn, forwarded)
-            cfg.merge_straight_line_blocks(self.fn)
-            eliminate_common_calls(self.fn)
-        remove_undef_output_stores(self.fn)
-        if self.m.optimize:
-            eliminate_dead_code(self.fn)
+        # finish keys the forwarded phis by id; every one of them is among the builder's phis
+        by_phi = {p: forwarded[id(p)] for lst in self.ssa.phis.values() for p in lst
+                  if id(p) in forwarded} if forwarded else {}
+        self.cleaned = clean_up(self.fn, by_phi, self.m.optimize)
         return self.fn
 
 
@@ -1011,10 +1002,10 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     lowerer = FunctionLowerer(ctx)
     fn = lowerer.lower_entry(entry.function)
     # the entry function comes first, as in DXC's output; unused declarations go
-    called = {id(i.operands[0]) for bb in fn.blocks for i in bb.instructions if i.op == "call"}
-    ctx.llmod.retain_functions([fn] + [f for f in ctx.llmod.functions if f is not fn and id(f) in called])
+    called = lowerer.cleaned.callees
+    ctx.llmod.retain_functions([fn] + [f for f in ctx.llmod.functions if f is not fn and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
-    record_usage(fn, inputs, outputs, "dx.op.loadInput.", "dx.op.storeOutput.")
+    record_call_usage(lowerer.cleaned.io_calls, inputs, outputs, LOAD_INPUT, STORE_OUTPUT)
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
     return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,

@@ -18,7 +18,7 @@ from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .llvm.types import ArrayType, PointerType, StructType, i32
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, Instruction, Undef, Value
 
-__all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "substitute"]
+__all__ = ["promote_allocas", "dominators", "prune_trivial_phis", "trivial_phi_replacements", "substitute"]
 
 
 def dominators(f: Function, preds: dict[int, list] | None = None) -> tuple[list[BasicBlock], dict[int, BasicBlock]]:
@@ -94,7 +94,7 @@ def _split_constant_arrays(f: Function) -> None:
                         bad.add(id(op))
                 elif id(op) in gep_ok and not (inst.op == "load" or (inst.op == "store" and k == 1)):
                     gep_ok[id(op)] = False
-    replace: dict[int, Value] = {}
+    replace: dict[Value, Value] = {}
     for aid, uses in geps.items():
         if aid in bad or not all(gep_ok[id(g)] for g in uses):
             continue
@@ -107,13 +107,13 @@ def _split_constant_arrays(f: Function) -> None:
                 slots[k] = Instruction("alloca", PointerType(elem), [ConstInt(i32, 1)], allocated=elem,
                                        align=a.attrs.get("align", 4))
                 slots[k].parent = entry
-            replace[id(g)] = slots[k]
+            replace[g] = slots[k]
         at = entry.instructions.index(a)
         entry.instructions[at:at + 1] = list(slots.values())
     if replace:
         substitute(f, replace)
         for bb in f.blocks:
-            bb.instructions = [i for i in bb.instructions if id(i) not in replace]
+            bb.instructions = [i for i in bb.instructions if i not in replace]
 
 
 def promote_allocas(f: Function) -> int:
@@ -167,7 +167,7 @@ def promote_allocas(f: Function) -> int:
         by_id[d].instructions[:0] = lst
     # renaming: a walk of the dominator tree with one value stack per alloca; each block
     # pushes its definitions and pops them when its subtree is done (linear in the IR size)
-    replace: dict[int, Value] = {}
+    replace: dict[Value, Value] = {}
     phi_slot = {id(p): n for (_, n), p in phis.items()}
     phis_at: dict[int, list[tuple[int, Instruction]]] = {}
     for (d, n), p in phis.items():
@@ -208,15 +208,15 @@ def promote_allocas(f: Function) -> int:
             if op == "load":
                 n = slot_get(id(inst.operands[0]))       # a promoted alloca is never a replacement
                 if n is not None:
-                    replace[id(inst)] = current(n)
+                    replace[inst] = current(n)
                     continue
-                if hit(id(inst.operands[0])):
-                    inst.operands = [rget(id(inst.operands[0]))]
+                if hit(inst.operands[0]):
+                    inst.operands = [rget(inst.operands[0])]
             elif op == "alloca":
                 if id(inst) in slot_of:
                     continue
-            elif op != "phi" and any(map(hit, map(id, inst.operands))):
-                inst.operands = [rget(id(o), o) for o in inst.operands]
+            elif op != "phi" and any(map(hit, inst.operands)):
+                inst.operands = [rget(o, o) for o in inst.operands]
             if op == "store":
                 n = slot_get(id(inst.operands[1]))
                 if n is not None:
@@ -248,20 +248,29 @@ def promote_allocas(f: Function) -> int:
         final = _resolved(replace)
         get = final.get
         for p in other_phis:
-            p.attrs["incoming"] = [(get(id(v), v), b) for v, b in p.attrs["incoming"]]
+            p.attrs["incoming"] = [(get(v, v), b) for v, b in p.attrs["incoming"]]
     prune_trivial_phis(f)
     return len(allocas)
 
 
-def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> None:
+def prune_trivial_phis(f: Function, pending: dict[Value, Value] | None = None) -> None:
+    """Remove the trivial phis (trivial_phi_replacements) and rewrite every use of them."""
+    final = trivial_phi_replacements(f, pending)
+    if final:
+        _rewrite_operands(f, final)
+
+
+def trivial_phi_replacements(f: Function, pending: dict[Value, Value] | None = None) -> dict[Value, Value]:
     """Remove phis whose incoming values are all the same value (or the phi itself); equal
     constants count as the same value (both arms of `c ? 1.0 : 1.0`; the last of them is
     kept).  Phis lead their blocks, so only the leading run of each block is looked at.
-    `pending`: replacements already decided (values forwarded elsewhere), applied in the same
-    rewriting pass.  The phis are re-examined through the replacements found so far until
-    none is added; that last round also lists the remaining phis naming a replaced value, so
-    only those are rewritten, and the other instructions once at the end."""
-    replace: dict[int, Value] = dict(pending) if pending else {}
+    `pending`: replacements already decided (values forwarded elsewhere).  The phis are
+    re-examined through the replacements found so far until none is added; that last round
+    also lists the remaining phis naming a replaced value, so only those are rewritten here.
+    Returns the replacements, chains resolved, that the other instructions' operands still
+    need (prune_trivial_phis applies them; the clean-up walk does it together with CSE).
+    Values hash by identity: they key the tables themselves."""
+    replace: dict[Value, Value] = dict(pending) if pending else {}
     heads: list[tuple[BasicBlock, Instruction]] = []
     for bb in f.blocks:
         for inst in bb.instructions:
@@ -274,15 +283,15 @@ def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> 
         changed = False
         stale = []
         for _, inst in heads:
-            if id(inst) in replace:
+            if inst in replace:
                 continue
             same: Value | None = None
             distinct = renamed = False
             for v, _ in inst.attrs["incoming"]:
-                if id(v) in replace:
+                if v in replace:
                     renamed = True
-                    while id(v) in replace:
-                        v = replace[id(v)]
+                    while v in replace:
+                        v = replace[v]
                 if v is inst or v is same or distinct:
                     continue
                 if same is None or (isinstance(v, Constant) and isinstance(same, Constant) and v.key() == same.key()):
@@ -290,36 +299,36 @@ def prune_trivial_phis(f: Function, pending: dict[int, Value] | None = None) -> 
                 else:
                     distinct = True
             if same is not None and not distinct:
-                replace[id(inst)] = same
+                replace[inst] = same
                 changed = True
             elif renamed:
                 stale.append(inst)
     if not replace:
-        return
+        return replace
     final = _resolved(replace)
-    pruned = [(bb, inst) for bb, inst in heads if id(inst) in final]
-    for bb in dict.fromkeys(bb for bb, _ in pruned):
-        bb.instructions = [i for i in bb.instructions if i.op != "phi" or id(i) not in final]
+    pruned = [bb for bb, inst in heads if inst in final]
+    for bb in dict.fromkeys(pruned):
+        bb.instructions = [i for i in bb.instructions if i.op != "phi" or i not in final]
     get = final.get
     for inst in stale:
-        inst.attrs["incoming"] = [(get(id(v), v), b) for v, b in inst.attrs["incoming"]]
-    _rewrite_operands(f, final)
+        inst.attrs["incoming"] = [(get(v, v), b) for v, b in inst.attrs["incoming"]]
+    return final
 
 
-def _resolved(replace: dict[int, Value]) -> dict[int, Value]:
+def _resolved(replace: dict[Value, Value]) -> dict[Value, Value]:
     """`replace` with chains followed to their end (`replace` itself when no replacement is
     replaced in turn, found at C level: the usual case)."""
-    if replace.keys().isdisjoint(map(id, replace.values())):
+    if replace.keys().isdisjoint(replace.values()):
         return replace
-    final: dict[int, Value] = {}
+    final: dict[Value, Value] = {}
     for k, v in replace.items():
-        while id(v) in replace:
-            v = replace[id(v)]
+        while v in replace:
+            v = replace[v]
         final[k] = v
     return final
 
 
-def substitute(f: Function, replace: dict[int, Value]) -> None:
+def substitute(f: Function, replace: dict[Value, Value]) -> None:
     """Rewrite every operand through `replace` (following chains, resolved once up front)."""
     final = _resolved(replace)
     if not final:
@@ -332,7 +341,7 @@ _value = itemgetter(0)
 _operand_list = attrgetter("operands")
 
 
-def _rewrite_operands(f: Function, final: dict[int, Value]) -> None:
+def _rewrite_operands(f: Function, final: dict[Value, Value]) -> None:
     """Rewrite the operand lists naming a key of `final` (resolved: no chains).  A block none
     of whose operands is a key is passed over after one C-level test of all its operands; in
     the others each instruction is tested (replaced values have few users: most blocks pass)."""
@@ -340,14 +349,14 @@ def _rewrite_operands(f: Function, final: dict[int, Value]) -> None:
     misses = final.keys().isdisjoint
     for bb in f.blocks:
         insts = bb.instructions
-        if misses(map(id, chain.from_iterable(map(_operand_list, insts)))):
+        if misses(chain.from_iterable(map(_operand_list, insts))):
             continue
         for inst in insts:
-            if any(map(hit, map(id, inst.operands))):
-                inst.operands = [get(id(o), o) for o in inst.operands]
+            if any(map(hit, inst.operands)):
+                inst.operands = [get(o, o) for o in inst.operands]
 
 
-def _rewrite_phis(f: Function, final: dict[int, Value]) -> None:
+def _rewrite_phis(f: Function, final: dict[Value, Value]) -> None:
     """Rewrite the phis' incoming values through `final` (phis lead their blocks)."""
     lookup, misses = final.get, final.keys().isdisjoint
     for bb in f.blocks:
@@ -355,5 +364,5 @@ def _rewrite_phis(f: Function, final: dict[int, Value]) -> None:
             if inst.op != "phi":
                 break
             incoming = inst.attrs["incoming"]
-            if not misses(map(id, map(_value, incoming))):
-                inst.attrs["incoming"] = [(lookup(id(v), v), b) for v, b in incoming]
+            if not misses(map(_value, incoming)):
+                inst.attrs["incoming"] = [(lookup(v, v), b) for v, b in incoming]

@@ -23,7 +23,7 @@ from .llvm import types as T
 from .llvm.metadata import MDNode, MDString, md_ints
 
 __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
-           "record_usage", "element_layout"]
+           "record_usage", "record_call_usage", "element_layout"]
 
 # semantic -> DXIL operation reading it in compute shaders
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
@@ -195,27 +195,32 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
 
 
 def record_usage(fn, inputs: list[SigElement], outputs: list[SigElement], read_op: str, write_op: str) -> None:
-    """Set each element's usage mask from the loadInput/storeOutput calls left after optimisation.
-    Which elements (if any) a callee's calls address is decided once per callee."""
+    """Set each element's usage mask from the loadInput/storeOutput calls left after optimisation."""
+    record_call_usage((i for bb in fn.blocks for i in bb.instructions if i.op == "call"), inputs, outputs,
+                      read_op, write_op)
+
+
+def record_call_usage(calls, inputs: list[SigElement], outputs: list[SigElement], read_op: str,
+                      write_op: str) -> None:
+    """record_usage over given call instructions (the clean-up walk collects the I/O calls as it
+    passes them, so no walk of the function is needed).  Which elements (if any) a callee's
+    calls address is decided once per callee."""
     by_id = {"in": {e.id: e for e in inputs}, "out": {e.id: e for e in outputs}}
     side_of: dict[object, dict | None] = {}      # callee -> the elements its calls address, or None
-    for bb in fn.blocks:
-        for inst in bb.instructions:
-            if inst.op != "call":
-                continue
-            ops = inst.operands
-            if len(ops) < 5:
-                continue
-            callee = ops[0]
-            if callee in side_of:
-                elems = side_of[callee]
-            else:
-                name = callee.name
-                side = "in" if name.startswith(read_op) else "out" if name.startswith(write_op) else None
-                elems = side_of[callee] = by_id[side] if side is not None else None
-            if elems is None:
-                continue
-            sig_id, col = ops[2], ops[4]
-            el = elems.get(getattr(sig_id, "value", -1))
-            if el is not None and hasattr(col, "value"):
-                el.usage |= 1 << col.value
+    for inst in calls:
+        ops = inst.operands
+        if len(ops) < 5:
+            continue
+        callee = ops[0]
+        if callee in side_of:
+            elems = side_of[callee]
+        else:
+            name = callee.name
+            side = "in" if name.startswith(read_op) else "out" if name.startswith(write_op) else None
+            elems = side_of[callee] = by_id[side] if side is not None else None
+        if elems is None:
+            continue
+        sig_id, col = ops[2], ops[4]
+        el = elems.get(getattr(sig_id, "value", -1))
+        if el is not None and hasattr(col, "value"):
+            el.usage |= 1 << col.value

@@ -8,12 +8,17 @@ requires that no undef reaches an output.
 
 from __future__ import annotations
 
-from .llvm.values import Function, Undef
+from .llvm.values import Function, Instruction, Undef
 
-__all__ = ["remove_undef_output_stores", "STORE_OUTPUT", "STORE_OUTPUT_VALUE"]
+__all__ = ["remove_undef_output_stores", "remove_undef_among", "stores_undef", "STORE_OUTPUT", "STORE_OUTPUT_VALUE"]
 
 STORE_OUTPUT = "dx.op.storeOutput."
 STORE_OUTPUT_VALUE = 5      # operands: callee, opcode, signature id, row, column, value
+
+
+def stores_undef(store: Instruction) -> bool:
+    """Whether a storeOutput call stores undef (and so is to go)."""
+    return isinstance(store.operands[STORE_OUTPUT_VALUE], Undef)
 
 
 def remove_undef_output_stores(f: Function) -> int:
@@ -30,7 +35,7 @@ def remove_undef_output_stores(f: Function) -> int:
                 store = is_store.get(callee)
                 if store is None:
                     store = is_store[callee] = callee.name.startswith(STORE_OUTPUT)
-                if store and isinstance(ops[STORE_OUTPUT_VALUE], Undef):
+                if store and stores_undef(inst):
                     if doomed is None:
                         doomed = set()
                     doomed.add(inst)
@@ -38,3 +43,24 @@ def remove_undef_output_stores(f: Function) -> int:
             bb.instructions = [i for i in bb.instructions if i not in doomed]
             removed += len(doomed)
     return removed
+
+
+def remove_undef_among(f: Function, stores: list[Instruction]) -> list[Instruction]:
+    """remove_undef_output_stores when the storeOutput calls are known already (the clean-up
+    collects them during CSE's walk): only they are looked at, and only the blocks holding the
+    undef ones (named by `parent`; every block if that was stale) are filtered.  Returns the
+    stores kept."""
+    doomed = {s for s in stores if stores_undef(s)}
+    if not doomed:
+        return stores
+    live = set(f.blocks)
+    removed = 0
+    for bb in dict.fromkeys(s.parent for s in doomed):
+        if bb in live:
+            before = len(bb.instructions)
+            bb.instructions = [i for i in bb.instructions if i not in doomed]
+            removed += before - len(bb.instructions)
+    if removed != len(doomed):
+        for bb in f.blocks:
+            bb.instructions = [i for i in bb.instructions if i not in doomed]
+    return [s for s in stores if s not in doomed]

@@ -1,0 +1,75 @@
+"""The clean-up after lowering, in as few walks over the function as the passes allow.
+
+Run one after another, the passes (cfg, mem2reg, cse, undef_outputs, dce) and the module's
+questions afterwards (which declarations are still called, which signature components are
+read or written) each walked every instruction.  Here the trivial-phi rewrite, CSE and the
+collection of the I/O calls share CSE's walk (the rewrite goes with CSE's own; the calls are
+collected by per-callee hooks, decided once per callee); the undef output stores are looked
+for among the collected stores only; DCE's use counts, which it builds anyway, answer what is
+still called and read; the unreachable-block search hands block merging its predecessor
+table; promotion runs only when an alloca exists.  Each pass stays usable on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import attrgetter
+
+from . import cfg
+from .cse import CallHook, eliminate_common_calls
+from .dce import remove_dead_code
+from .llvm.values import Function, Instruction, Value
+from .mem2reg import promote_allocas, trivial_phi_replacements
+from .undef_outputs import STORE_OUTPUT, remove_undef_among, remove_undef_output_stores
+
+__all__ = ["Cleaned", "clean_up", "LOAD_INPUT"]
+
+LOAD_INPUT = "dx.op.loadInput."
+_opcode = attrgetter("op")
+
+
+@dataclass(slots=True)
+class Cleaned:
+    """What the module still needs from the function: the functions it calls, and its
+    loadInput/storeOutput calls (for the signature's usage masks)."""
+
+    callees: set[Value]
+    io_calls: list[Instruction]
+
+
+def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Cleaned:
+    """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
+    phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
+    unreachable blocks and the undef output stores go."""
+    only_pred = cfg.remove_unreachable_blocks(f)
+    if not optimize:
+        remove_undef_output_stores(f)
+        return _calls_left(f)
+    if "alloca" in map(_opcode, f.blocks[0].instructions):
+        promote_allocas(f)               # local arrays indexed only by constants (split first)
+    # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
+    pending = trivial_phi_replacements(f, forwarded)
+    cfg.merge_straight_line_blocks(f, only_pred)           # promotion and phi pruning keep the edges
+    callees: list[Value] = []
+    stores: list[Instruction] = []
+    loads: list[Instruction] = []
+
+    def hook_for(callee: Value) -> CallHook | None:
+        callees.append(callee)
+        name = callee.name
+        return stores.append if name.startswith(STORE_OUTPUT) else loads.append if name.startswith(LOAD_INPUT) \
+            else None
+
+    eliminate_common_calls(f, pending, hook_for)
+    stores = remove_undef_among(f, stores)               # after CSE, as a pass of its own would run
+    _, uses = remove_dead_code(f)
+    # a call or callee left has a positive use count: merged and dead reads, and callees
+    # whose calls all went, have none
+    return Cleaned({c for c in callees if uses[c] > 0}, stores + [i for i in loads if uses[i] > 0])
+
+
+def _calls_left(f: Function) -> Cleaned:
+    """The callees and I/O calls of the function, by a walk of it (without optimisation)."""
+    calls = [i for bb in f.blocks for i in bb.instructions if i.op == "call"]
+    io = [i for i in calls if i.operands[0].name.startswith((LOAD_INPUT, STORE_OUTPUT))]
+    return Cleaned({i.operands[0] for i in calls}, io)
