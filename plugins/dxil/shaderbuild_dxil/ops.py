@@ -158,7 +158,7 @@ class OpEmitter:
         self.used: dict[str, DxilOp] = {}
         # (name, overload) -> declaration: the profile checks and the signature are the same
         # for every call of one operation, so they run once per module, not once per call
-        self._declared: dict[tuple[str, str | None], tuple[Function, ConstInt]] = {}
+        self._declared: dict[tuple[str, str | None], tuple[Function, ConstInt, tuple, T.Type]] = {}
 
     def retain(self, function_names: set[str]) -> None:
         """Forget operations whose declarations were removed (dead code)."""
@@ -206,14 +206,26 @@ class OpEmitter:
         self.used[op.name] = op
         return self.module.declare(self.function_type(op, overload), op.function_name(overload), op.attrs)
 
+    def _prepare(self, name: str, overload: str | None, loc: SourceLoc | None) -> tuple:
+        """(declaration, opcode constant, parameter types after the opcode, return type) of an
+        operation: the profile check, the signature and the opcode constant are made once per
+        (operation, overload) in a module, and every call of it only builds its instruction."""
+        fn = self.declare(name, overload, loc)
+        ft = fn.ftype
+        hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode), ft.params[1:], ft.ret)
+        return hit
+
     def call(self, b: IRBuilder, name: str, overload: str | None, args: list[Value],
              loc: SourceLoc | None = None) -> Instruction:
-        """Emit `call dx.op.<class>.<overload>(i32 opcode, args...)`."""
+        """Emit `call dx.op.<class>.<overload>(i32 opcode, args...)` (IRBuilder.call's type
+        check, with the operand list built once)."""
         hit = self._declared.get((name, overload))
         if hit is None:
-            fn = self.declare(name, overload, loc)
-            hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode))
-        return b.call(hit[0], [hit[1], *args])
+            hit = self._prepare(name, overload, loc)
+        fn, opcode, params, ret = hit
+        if tuple([a.type for a in args]) != params:        # element-wise: identity first, then ==
+            b.call(fn, [opcode, *args])                     # raises IRBuilder.call's TypeError
+        return b._emit("call", ret, [fn, opcode, *args], {}, "")
 
 
 @lru_cache(maxsize=4096)
