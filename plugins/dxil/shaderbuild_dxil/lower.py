@@ -397,15 +397,14 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        scalars = component_types(p.var.type)
+        plan = _io_plan(p.var.type, el.cols)
+        call, b = self.ops.call, self.b
+        elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
         out = []
         for c in p.comps:
-            s = scalars[c]
-            mt = memory_scalar(s)
-            row, col = divmod(c, el.cols)
-            v = self.ops.call(self.b, "LoadInput", _ov(mt), [ConstInt(T.i32, el.id), ConstInt(T.i32, row),
-                                                             ConstInt(T.i8, col), Undef(T.i32)])
-            out.append(self.b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
+            row, col, ov, is_bool = plan[c]
+            v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
+            out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
@@ -413,14 +412,14 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        scalars = component_types(p.var.type)
+        plan = _io_plan(p.var.type, el.cols)
+        call, b = self.ops.call, self.b
+        elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
-            s = scalars[c]
-            if s.kind == "bool":
-                v = self.b.zext(v, T.i32)
-            row, col = divmod(c, el.cols)     # row and column relative to the element's start
-            self.ops.call(self.b, "StoreOutput", _ov(v.type), [ConstInt(T.i32, el.id), ConstInt(T.i32, row),
-                                                               ConstInt(T.i8, col), v])
+            row, col, _, is_bool = plan[c]
+            if is_bool:
+                v = b.zext(v, T.i32)
+            call(b, "StoreOutput", _ov(v.type), [elem_id, row, col, v])
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr) -> list[Value]:
@@ -883,6 +882,18 @@ _STMT = {
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
 }
+
+
+@cache
+def _io_plan(t: ir.Type, cols: int) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
+    """Per component of a signature element of type t with `cols` columns: the loadInput /
+    storeOutput operands it fixes (row and column relative to the element's start, as
+    constants), the memory overload, and whether it is a bool (i32 in the signature)."""
+    out = []
+    for c, s in enumerate(component_types(t)):
+        row, col = divmod(c, cols)
+        out.append((ConstInt(T.i32, row), ConstInt(T.i8, col), _ov(memory_scalar(s)), s.kind == "bool"))
+    return tuple(out)
 
 
 @cache

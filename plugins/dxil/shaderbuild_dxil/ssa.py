@@ -34,6 +34,8 @@ from .llvm.values import BasicBlock, Function, Instruction, Undef, Value, const_
 
 __all__ = ["SSABuilder", "EdgeRecordingBuilder"]
 
+_new_instruction = Instruction.__new__
+
 
 class SSABuilder:
     """Per-block current definitions of numbered variables (see the module docstring)."""
@@ -259,7 +261,12 @@ class SSABuilder:
         return u
 
     def _new_phi(self, var: int, bb: BasicBlock) -> Instruction:
-        phi = Instruction("phi", self.types[var], [], incoming=[])
+        phi = _new_instruction(Instruction)       # Instruction("phi", ...) without the keyword packing
+        phi.type = self.types[var]
+        phi.name = ""
+        phi.op = "phi"
+        phi.operands = []
+        phi.attrs = {"incoming": []}
         phi.parent = bb
         lst = self.phis.get(id(bb))
         if lst is None:
