@@ -181,7 +181,7 @@ class BufferAccess:
                                                         ConstInt(T.i32, max(1, mt.width // 8))])
         else:
             rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]])
-        return [L.b.extract_value(rr, k) for k in range(n)]
+        return L.b.extract_values(rr, n)
 
     def _load_words(self, p: BufferPlace, offset: int, n: int) -> list[Value]:
         out: list[Value] = []

@@ -481,15 +481,14 @@ class FunctionLowerer:
         bld = self.b
         if op in _FCMP:
             if is_float:
-                pred = _FCMP[op]
-                return [bld.fcmp(pred, x, y) for x, y in zip(a, b)]
+                return bld.compares("fcmp", _FCMP[op], a, b)
             pred = (_ICMP_SIGNED if ir.scalar_of(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
-            return [bld.icmp(pred, x, y) for x, y in zip(a, b)]
+            return bld.compares("icmp", pred, a, b)
         if is_float:
             name = _FLOAT_BINOPS.get(op)
             if name is None:
                 raise error(f"operator '{op}' on floating point is not supported")
-            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+            return bld.binops(name, a, b)
         if op in ("shl", "shr"):
             name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
             out = []
@@ -502,7 +501,7 @@ class FunctionLowerer:
             return out
         if op in _SIGNED_BINOPS:
             name = _SIGNED_BINOPS[op][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
-            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+            return bld.binops(name, a, b)
         name = _INT_BINOPS[op]
         return [self.int_binop(name, x, y) for x, y in zip(a, b)]
 
