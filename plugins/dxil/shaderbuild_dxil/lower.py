@@ -124,6 +124,7 @@ class FunctionLowerer:
         self.control_depth = 0
         self._removed_blocks: list[BasicBlock] = []
         self._local_res_depth: dict[int, int] = {}
+        self._consts: dict[tuple, Value] = {}             # scalar_const
 
     # ------------------------------------------------------------------ helpers
     def add(self, a: Value, b: Value) -> Value:
@@ -157,16 +158,33 @@ class FunctionLowerer:
 
     def const_values(self, t: ir.Type, value: object) -> list[Value]:
         kinds = _const_kinds(t)
+        c = self.scalar_const
         if isinstance(value, (tuple, list)):
             if len(value) != len(kinds):
                 raise ValueError(f"constant of '{t}' has {len(value)} components, expected {len(kinds)}")
-            return [ConstFloat(lt, float(v)) if f else ConstInt(lt, int(v)) for (lt, f), v in zip(kinds, value)]
+            return [c(lt, f, v) for (lt, f), v in zip(kinds, value)]
         if not kinds:
             return []
         lt, f = kinds[0]
         if len(kinds) == 1 or kinds.count(kinds[0]) == len(kinds):   # a splat: one constant, n uses
-            return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value))] * len(kinds)
-        return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value)) for lt, f in kinds]
+            return [c(lt, f, value)] * len(kinds)
+        return [c(lt, f, value) for lt, f in kinds]
+
+    def scalar_const(self, lt: T.Type, is_float: bool, v: object) -> Value:
+        """The constant `v` of register type `lt`: one object per (type, value) in the function
+        (equal constants are one value in the output anyway), except zeros and NaNs of floats,
+        whose equality does not follow their bits (-0.0 == 0.0, NaN != NaN)."""
+        if is_float:
+            fv = float(v)
+            if fv == 0.0 or fv != fv:
+                return ConstFloat(lt, fv)
+            key: tuple = (lt, fv)
+        else:
+            key = (lt, int(v))
+        c = self._consts.get(key)
+        if c is None:
+            c = self._consts[key] = ConstFloat(lt, fv) if is_float else ConstInt(lt, key[1])
+        return c
 
     def new_block(self, name: str = "") -> BasicBlock:
         return self.fn.append_block(name)
@@ -190,7 +208,7 @@ class FunctionLowerer:
         if ssa is not None:
             regs = _single_leaf_registers(var.type)
             if regs is not None:             # every leaf one element: SSA variables only, no memory
-                return VarStorage(var, [None] * len(regs), list(lay.mult), list(lay.leaves), ssa.new_vars(regs))
+                return VarStorage.registers(var, ssa.new_vars(regs), list(lay.mult), list(lay.leaves))
         ptrs: list[Value | None] = []
         nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
