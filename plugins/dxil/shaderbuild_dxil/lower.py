@@ -43,7 +43,15 @@ from .places import (
     VarStorage,
 )
 from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
-from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
+from .scalarize import (
+    component_types,
+    field_leaf_base,
+    leaf_layout,
+    leaf_of_components,
+    llvm_scalar,
+    memory_scalar,
+    subrange,
+)
 from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
@@ -244,6 +252,8 @@ class FunctionLowerer:
             return self._var_place(e.var)
         if cls is ir.SwizzleRef:
             return self._components(self.place(e.base), list(e.comps), e.type)
+        if cls is ir.FieldRef:
+            return self._field(self.place(e.base), e.index, e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
         if isinstance(e, ir.FieldRef):
@@ -456,19 +466,41 @@ class FunctionLowerer:
         return self.place(e.place).read(self)
 
     def _ssa_components(self, p: ir.Expr) -> list[int] | None:
-        """The SSA variables of `var` or `var.swizzle` when var is a local of the current
-        function kept wholly in SSA variables (most loads and stores): no place objects."""
+        """The SSA variables of `var`, `var.field...` or either swizzled, when var is a local of
+        the current function kept wholly in SSA variables (most loads and stores): no place
+        objects (the components MemPlace / AddrPlace would address)."""
         cls = p.__class__
+        comps = None
+        if cls is ir.SwizzleRef:
+            comps = p.comps
+            p = p.base
+            cls = p.__class__
         if cls is ir.VarRef:
-            var, comps = p.var, None
-        elif cls is ir.SwizzleRef and p.base.__class__ is ir.VarRef:
-            var, comps = p.base.var, p.comps
+            st = self.frames[-1].storages.get(id(p.var)) if self.frames else None
+            if st is None or st.comp_nums is None:
+                return None
+            nums = st.comp_nums
+        elif cls is ir.FieldRef:
+            chain = [p]
+            base = p.base
+            while base.__class__ is ir.FieldRef:
+                chain.append(base)
+                base = base.base
+            if base.__class__ is not ir.VarRef:
+                return None
+            st = self.frames[-1].storages.get(id(base.var)) if self.frames else None
+            if st is None or st.comp_nums is None:
+                return None
+            t, leaf = base.var.type, 0
+            for f in reversed(chain):                   # as _field: leaf bases of the fields
+                leaf += field_leaf_base(t, f.index)
+                t = f.type
+            if _is_resource_type(t):                    # resources are tracked, not stored
+                return None
+            ssa = st.ssa
+            nums = [ssa[leaf + q] for q in leaf_of_components(t)]
         else:
             return None
-        st = self.frames[-1].storages.get(id(var)) if self.frames else None
-        if st is None or st.comp_nums is None:
-            return None
-        nums = st.comp_nums
         return nums if comps is None else [nums[c] for c in comps]
 
     def _unary(self, e: ir.Unary) -> list[Value]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 
 from shaderbuild.diagnostics import SourceLoc, error
 
@@ -143,6 +144,9 @@ def overload_name(t: T.Type) -> str:
     return name
 
 
+_type_of = attrgetter("type")
+
+
 def _sm_text(sm: tuple[int, int]) -> str:
     return f"{sm[0]}.{sm[1]}"
 
@@ -223,7 +227,7 @@ class OpEmitter:
         if hit is None:
             hit = self._prepare(name, overload, loc)
         fn, opcode, params, ret = hit
-        if tuple([a.type for a in args]) != params:        # element-wise: identity first, then ==
+        if tuple(map(_type_of, args)) != params:           # element-wise: identity first, then ==
             b.call(fn, [opcode, *args])                     # raises IRBuilder.call's TypeError
         return b._emit("call", ret, [fn, opcode, *args], {}, "")
 

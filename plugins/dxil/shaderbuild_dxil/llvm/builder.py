@@ -4,6 +4,7 @@ of instructions stamped out by small decorator factories."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 
 from .types import (
     ArrayType,
@@ -21,6 +22,7 @@ from .types import (
 from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value, const_key
 
 _new_instruction = Instruction.__new__
+_type_of = attrgetter("type")
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
@@ -250,7 +252,7 @@ class IRBuilder:
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        if tuple([a.type for a in args]) != ft.params:       # element-wise: identity first, then ==
+        if tuple(map(_type_of, args)) != ft.params:          # element-wise: identity first, then ==
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
         return self._emit("call", ft.ret, [fn, *args], {}, name)
