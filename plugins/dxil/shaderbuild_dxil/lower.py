@@ -26,7 +26,7 @@ from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
-from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
+from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .mem2reg import promote_allocas, prune_trivial_phis
 from .ops import OpEmitter, overload_name
 from .places import (
@@ -691,14 +691,17 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
+        folded = self.m.folded_stores
+        b = self.b
         for s in body:
-            if id(s) in self.m.folded_stores:
+            if folded and id(s) in folded:
                 continue
-            if self.b.block.terminator is not None:
+            insts = b.block.instructions                # (BasicBlock.terminator, without the call)
+            if insts and insts[-1].op in TERMINATORS:
                 dead = self.new_block()                 # dead code after break/return; dropped later
                 self.seal(dead)
                 self.set_block(dead)
-            h = _STMT.get(type(s))
+            h = _STMT.get(s.__class__)
             if h is None:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
             h(self, s)
