@@ -371,8 +371,8 @@ def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     if isinstance(b_t, ir.Vector) and isinstance(a_t, ir.Matrix):      # M x v: v is a column
         rb, cb = b_t.size, 1
     mad = TERTIARY_OPS["mad"][_kind(e.type)]
-    ov = _ov(a[0])                      # one component type: the overload is chosen once
-    call, bld, first = L.ops.call, L.b, L.mul
+    first = L.mul
+    call = None                         # one component type: the operation is looked up once
     out = []
     for i in range(ra):
         row = a[i * ca:(i + 1) * ca]
@@ -382,7 +382,9 @@ def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
             x, y = next(pairs)
             acc = first(x, y)
             for x, y in pairs:
-                acc = call(bld, mad, ov, [x, y, acc])
+                if call is None:
+                    call = L.ops.emitter(L.b, mad, _ov(x))
+                acc = call([x, y, acc])
             out.append(acc)
     return out
 

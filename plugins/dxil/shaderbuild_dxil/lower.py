@@ -460,7 +460,12 @@ class FunctionLowerer:
         return self.const_values(e.type, e.value)
 
     def _load(self, e: ir.Load) -> list[Value]:
-        nums = self._ssa_components(e.place)
+        p = e.place
+        if p.__class__ is ir.VarRef and self.frames:        # the commonest load: a whole register local
+            st = self.frames[-1].storages.get(id(p.var))
+            if st is not None and st.comp_nums is not None:
+                return self.ssa.read_all(st.comp_nums, self.b.block)
+        nums = self._ssa_components(p)
         if nums is not None:
             return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)

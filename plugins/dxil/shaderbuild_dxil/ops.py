@@ -8,6 +8,7 @@ they do not.  No opcode number appears anywhere else in the backend.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -112,8 +113,10 @@ _STRUCT_TOKENS: dict[str, tuple[T.Type, ...]] = {
 }
 
 
+@lru_cache(maxsize=1024)
 def op_llvm_type(token: str, overload: str | None, native16: bool = False) -> T.Type:
-    """The LLVM type of one signature token for a given overload."""
+    """The LLVM type of one signature token for a given overload (types are immutable values:
+    made once, shared by every module)."""
     if token in _FIXED_TOKENS:
         return _FIXED_TOKENS[token]
     if token == "Handle":
@@ -230,6 +233,23 @@ class OpEmitter:
         if tuple(map(_type_of, args)) != params:           # element-wise: identity first, then ==
             b.call(fn, [opcode, *args])                     # raises IRBuilder.call's TypeError
         return b._emit("call", ret, [fn, opcode, *args], {}, "")
+
+
+    def emitter(self, b: IRBuilder, name: str, overload: str | None,
+                loc: SourceLoc | None = None) -> Callable[[list[Value]], Instruction]:
+        """`lambda args: self.call(b, name, overload, args)` with the operation looked up once:
+        for loops emitting many calls of one operation (a matrix product's FMad chains)."""
+        hit = self._declared.get((name, overload))
+        if hit is None:
+            hit = self._prepare(name, overload, loc)
+        fn, opcode, params, ret = hit
+        emit = b._emit
+
+        def call(args: list[Value]) -> Instruction:
+            if tuple(map(_type_of, args)) != params:       # as `call`
+                b.call(fn, [opcode, *args])
+            return emit("call", ret, [fn, opcode, *args], {}, "")
+        return call
 
 
 @lru_cache(maxsize=4096)
