@@ -154,6 +154,13 @@ def _sm_text(sm: tuple[int, int]) -> str:
     return f"{sm[0]}.{sm[1]}"
 
 
+# (operation, overload, stage, shader model, native16) -> (operation, signature, function name)
+# of the combinations the profile checks allowed: a table of facts about profiles, shared by
+# every module (OpEmitter.check is a pure function of these; a forbidden one is checked again,
+# to raise its diagnostic at its own location)
+_CHECKED: dict[tuple, tuple[DxilOp, T.FunctionType, str]] = {}
+
+
 class OpEmitter:
     """Declares and calls dx.op functions in one module for one profile, with checks."""
 
@@ -217,8 +224,15 @@ class OpEmitter:
         """(declaration, opcode constant, parameter types after the opcode, return type) of an
         operation: the profile check, the signature and the opcode constant are made once per
         (operation, overload) in a module, and every call of it only builds its instruction."""
-        fn = self.declare(name, overload, loc)
-        ft = fn.ftype
+        key = (name, overload, self.stage, self.sm, self.native16)
+        facts = _CHECKED.get(key)
+        if facts is None:
+            op = OPS[name]
+            self.check(op, overload, loc)               # raises when the profile forbids it
+            facts = _CHECKED[key] = (op, self.function_type(op, overload), op.function_name(overload))
+        op, ft, fname = facts
+        self.used[op.name] = op
+        fn = self.module.declare(ft, fname, op.attrs)
         hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode), ft.params[1:], ft.ret)
         return hit
 
