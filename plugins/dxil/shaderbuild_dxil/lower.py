@@ -71,6 +71,10 @@ _INT_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda
 _ZERO = ConstInt(T.i32, 0)      # a variable place's element index (folded away before use as an operand)
 _FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _ICMP_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+# enum members read once (a class attribute read of an Enum member is slow in CPython 3.11);
+# tested by identity (members are singletons)
+_IO_STORAGES = (ir.Storage.INPUT, ir.Storage.OUTPUT)
+_FUNCTION_STORAGE = ir.Storage.FUNCTION
 _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
 
 
@@ -239,7 +243,7 @@ class FunctionLowerer:
         st = self.m.global_storages.get(id(var))
         if st is not None:
             return st
-        if var.storage == ir.Storage.FUNCTION:         # a local not listed in Function.locals
+        if var.storage is _FUNCTION_STORAGE:           # a local not listed in Function.locals
             st = self.make_storage(var)
             self.frames[-1].storages[id(var)] = st
             return st
@@ -281,7 +285,7 @@ class FunctionLowerer:
             if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type):
                 return CBufPlace(info, self.handle(ResourcePlace(info, var.type, ConstInt(T.i32, 0))), var.type)
             return ResourcePlace(info, var.type, ConstInt(T.i32, 0))
-        if var.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT):
+        if var.storage in _IO_STORAGES:
             return IOPlace(var, var.type, list(range(len(component_types(var.type)))))
         if _is_resource_type(var.type):
             slots = self.local_resources.setdefault(id(var), [None] * _resource_slots(var.type))
@@ -664,7 +668,7 @@ class FunctionLowerer:
             pending.append((p, a))
         ret_slot = None
         if not isinstance(f.return_type, ir.VoidType):
-            ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, ir.Storage.FUNCTION))
+            ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, _FUNCTION_STORAGE))
         # a callee left only at its end needs no exit block: its last block continues the caller
         # (the block would have one predecessor ending in a plain branch to it, and be folded
         # into it by cfg.merge_straight_line_blocks, which runs when optimising)
