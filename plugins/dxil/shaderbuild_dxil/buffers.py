@@ -79,6 +79,23 @@ def _runs(scalars: list[ir.Scalar], offsets: list[int], comps: list[int], limit:
     return runs
 
 
+@cache
+def _load_plan(t: ir.Type, row_major: bool, split: bool) -> tuple[tuple, int]:
+    """How BufferAccess.read loads a structured/raw element of type `t` (a per-type fact):
+    (runs, component count); a run is (components, byte offset of its first, memory type,
+    loaded as i32 pairs (64-bit below SM 6.3), which components are bools).  In memory order
+    (as DXC reads a column_major matrix: a column per load), so that runs are long."""
+    scalars = component_types(t)
+    offs = component_offsets(t, "dx_structured", row_major)
+    in_memory = sorted(range(len(scalars)), key=offs.__getitem__)
+    plan = []
+    for run in _runs(scalars, offs, in_memory, 2 if split and _is64(scalars[0]) else 4):
+        mt = memory_scalar(scalars[run[0]])
+        plan.append((tuple(run), offs[run[0]], mt, split and mt.width == 64,
+                     tuple(scalars[c].kind == "bool" for c in run)))
+    return tuple(plan), len(scalars)
+
+
 def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Value]:
     """(coord0, coord1, coord2) of an element access for atomics / loads."""
     u = Undef(T.i32)
@@ -139,23 +156,19 @@ class BufferAccess:
     # ------------------------------------------------------------ loads
     def read(self, p: BufferPlace) -> list[Value]:
         L = self.L
-        scalars, offs = self._offsets(p)
-        out: list[Value | None] = [None] * len(scalars)
         if p.res.shape not in (STRUCTURED, RAW):
-            return self._typed_read(p, scalars)
-        split = L.sm < (6, 3)                   # 64-bit raw loads/stores need SM 6.3: use i32 pairs
-        # in memory order (as DXC reads a column_major matrix: a column per load), so that runs are long
-        in_memory = sorted(range(len(scalars)), key=offs.__getitem__)
-        for run in _runs(scalars, offs, in_memory, 2 if split and _is64(scalars[0]) else 4):
-            s = scalars[run[0]]
-            mt = memory_scalar(s)
-            if split and mt.width == 64:
-                words = self._load_words(p, offs[run[0]], 2 * len(run))
+            return self._typed_read(p, list(component_types(p.type)))
+        plan, n = _load_plan(p.type, bool(p.row_major), L.sm < (6, 3))
+        out: list[Value | None] = [None] * n
+        for run, offset, mt, split64, bools in plan:
+            if split64:
+                words = self._load_words(p, offset, 2 * len(run))
                 for k, c in enumerate(run):
                     out[c] = self._join64(words[2 * k], words[2 * k + 1], mt)
                 continue
-            for c, v in zip(run, self._load_run(p, offs[run[0]], mt, len(run))):
-                out[c] = to_register(L, v, scalars[c])          # a run may mix bool and uint members
+            for c, v, is_bool in zip(run, self._load_run(p, offset, mt, len(run)), bools):
+                # a run may mix bool and uint members (to_register)
+                out[c] = L.b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v
         return out  # type: ignore[return-value]
 
     def _load_run(self, p: BufferPlace, offset: int, mt: T.Type, n: int) -> list[Value]:
@@ -168,7 +181,7 @@ class BufferAccess:
                                                         ConstInt(T.i32, max(1, mt.width // 8))])
         else:
             rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]])
-        return [L.b.extract_value(rr, k) for k in range(n)]
+        return L.b.extract_values(rr, n)
 
     def _load_words(self, p: BufferPlace, offset: int, n: int) -> list[Value]:
         out: list[Value] = []
@@ -261,37 +274,51 @@ class BufferAccess:
     # ------------------------------------------------------------ cbuffers
     def read_cbuffer(self, p: CBufPlace) -> list[Value]:
         L = self.L
-        scalars = list(component_types(p.type))
-        offs = component_offsets(p.type, "dx_cbuffer", bool(p.row_major))
+        plan, n = _cbuffer_plan(p.type, bool(p.row_major))
         memo = self._row_memo() if self._memo_on and p.dyn_row is None else None
         rows: dict[tuple, Value] = {} if memo is None else memo
-        out: list[Value | None] = [None] * len(scalars)
-        # in memory order, as DXC reads a column_major matrix: one row (a column), then its components
-        for k in sorted(range(len(scalars)), key=offs.__getitem__):
-            s, off = scalars[k], p.offset + offs[k]
-            mt = memory_scalar(s)
-            if mt.width == 16 and not L.native16:
+        out: list[Value | None] = [None] * n
+        handle, shape, base = p.handle, p.res.shape, p.offset
+        b = L.b
+        for k, off, ov, wide, size, is_bool in plan:
+            if wide == 16 and not L.native16:
                 raise error("16-bit cbuffer members need -enable-16bit-types in the DXIL backend")
-            ov = overload_name(mt)
+            off += base
             row = off // 16
-            key = (p.handle, p.res.shape, row, ov)
-            if key not in rows:
+            key = (handle, shape, row, ov)
+            call = rows.get(key)
+            if call is None:
                 rv = L.add_const(p.dyn_row, row) if p.dyn_row is not None else ConstInt(T.i32, row)
-                if p.res.shape == TBUFFER:   # a tbuffer is an SRV: bufferLoad of 16-byte row `row`, as DXC does
-                    if mt.width == 64:
+                if shape == TBUFFER:   # a tbuffer is an SRV: bufferLoad of 16-byte row `row`, as DXC does
+                    if wide == 64:
                         raise error("64-bit tbuffer members are not supported by the DXIL backend yet")
-                    rows[key] = L.ops.call(L.b, "BufferLoad", ov, [p.handle, rv, Undef(T.i32)])
+                    call = L.ops.call(b, "BufferLoad", ov, [handle, rv, Undef(T.i32)])
                 else:
-                    rows[key] = L.ops.call(L.b, "CBufferLoadLegacy", ov, [p.handle, rv])
-            call = rows[key]
-            index = (off % 16) // _size(s)
+                    call = L.ops.call(b, "CBufferLoadLegacy", ov, [handle, rv])
+                rows[key] = call
+            index = (off % 16) // size
             if memo is None:
-                ev = L.b.extract_value(call, index)
+                ev = b.extract_value(call, index)
             else:
                 ev = memo.get((call, index))
                 if ev is None:
-                    ev = memo[(call, index)] = L.b.extract_value(call, index)
-            out[k] = to_register(L, ev, s)
+                    ev = memo[(call, index)] = b.extract_value(call, index)
+            out[k] = b.icmp("ne", ev, ConstInt(T.i32, 0)) if is_bool else ev
         if memo is not None:
-            self._memo_last = L.b.block.instructions[-1]
+            self._memo_last = b.block.instructions[-1]
         return out
+
+
+@cache
+def _cbuffer_plan(t: ir.Type, row_major: bool) -> tuple[tuple, int]:
+    """How BufferAccess.read_cbuffer reads a cbuffer value of type `t` (a per-type fact): per
+    component in memory order (as DXC reads a column_major matrix: one row (a column), then its
+    components): (component, byte offset, overload, memory width, byte size, is bool)."""
+    scalars = component_types(t)
+    offs = component_offsets(t, "dx_cbuffer", row_major)
+    plan = []
+    for k in sorted(range(len(scalars)), key=offs.__getitem__):
+        s = scalars[k]
+        mt = memory_scalar(s)
+        plan.append((k, offs[k], overload_name(mt), mt.width, _size(s), s.kind == "bool"))
+    return tuple(plan), len(scalars)

@@ -371,14 +371,20 @@ def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     if isinstance(b_t, ir.Vector) and isinstance(a_t, ir.Matrix):      # M x v: v is a column
         rb, cb = b_t.size, 1
     mad = TERTIARY_OPS["mad"][_kind(e.type)]
+    first = L.mul
+    call = None                         # one component type: the operation is looked up once
     out = []
     for i in range(ra):
+        row = a[i * ca:(i + 1) * ca]
         for j in range(cb):
-            xs, ys = [a[i * ca + k] for k in range(ca)], [b[k * cb + j] for k in range(rb)]
             # DXC (HLMatrixLowerPass): x0 * y0, then mad(xk, yk, acc); never a Dot op
-            acc = L.mul(xs[0], ys[0])
-            for x, y in zip(xs[1:], ys[1:]):
-                acc = L.ops.call(L.b, mad, _ov(x), [x, y, acc])
+            pairs = zip(row, b[j:rb * cb:cb])         # (a[i][k], b[k][j])
+            x, y = next(pairs)
+            acc = first(x, y)
+            for x, y in pairs:
+                if call is None:
+                    call = L.ops.emitter(L.b, mad, _ov(x))
+                acc = call([x, y, acc])
             out.append(acc)
     return out
 

@@ -24,7 +24,7 @@ from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
-from .llvm.values import BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
+from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .ops import OpEmitter, overload_name
 from .places import (
     AddrPlace,
@@ -40,7 +40,15 @@ from .places import (
     VarStorage,
 )
 from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
-from .scalarize import component_types, field_leaf_base, leaf_layout, llvm_scalar, memory_scalar, subrange
+from .scalarize import (
+    component_types,
+    field_leaf_base,
+    leaf_layout,
+    leaf_of_components,
+    llvm_scalar,
+    memory_scalar,
+    subrange,
+)
 from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_call_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
@@ -60,6 +68,10 @@ _INT_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda
 _ZERO = ConstInt(T.i32, 0)      # a variable place's element index (folded away before use as an operand)
 _FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _ICMP_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+# enum members read once (a class attribute read of an Enum member is slow in CPython 3.11);
+# tested by identity (members are singletons)
+_IO_STORAGES = (ir.Storage.INPUT, ir.Storage.OUTPUT)
+_FUNCTION_STORAGE = ir.Storage.FUNCTION
 _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
 
 
@@ -121,6 +133,7 @@ class FunctionLowerer:
         self.control_depth = 0
         self._removed_blocks: list[BasicBlock] = []
         self._local_res_depth: dict[int, int] = {}
+        self._consts: dict[tuple, Value] = {}             # scalar_const
 
     # ------------------------------------------------------------------ helpers
     def add(self, a: Value, b: Value) -> Value:
@@ -154,16 +167,33 @@ class FunctionLowerer:
 
     def const_values(self, t: ir.Type, value: object) -> list[Value]:
         kinds = _const_kinds(t)
+        c = self.scalar_const
         if isinstance(value, (tuple, list)):
             if len(value) != len(kinds):
                 raise ValueError(f"constant of '{t}' has {len(value)} components, expected {len(kinds)}")
-            return [ConstFloat(lt, float(v)) if f else ConstInt(lt, int(v)) for (lt, f), v in zip(kinds, value)]
+            return [c(lt, f, v) for (lt, f), v in zip(kinds, value)]
         if not kinds:
             return []
         lt, f = kinds[0]
         if len(kinds) == 1 or kinds.count(kinds[0]) == len(kinds):   # a splat: one constant, n uses
-            return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value))] * len(kinds)
-        return [ConstFloat(lt, float(value)) if f else ConstInt(lt, int(value)) for lt, f in kinds]
+            return [c(lt, f, value)] * len(kinds)
+        return [c(lt, f, value) for lt, f in kinds]
+
+    def scalar_const(self, lt: T.Type, is_float: bool, v: object) -> Value:
+        """The constant `v` of register type `lt`: one object per (type, value) in the function
+        (equal constants are one value in the output anyway), except zeros and NaNs of floats,
+        whose equality does not follow their bits (-0.0 == 0.0, NaN != NaN)."""
+        if is_float:
+            fv = float(v)
+            if fv == 0.0 or fv != fv:
+                return ConstFloat(lt, fv)
+            key: tuple = (lt, fv)
+        else:
+            key = (lt, int(v))
+        c = self._consts.get(key)
+        if c is None:
+            c = self._consts[key] = ConstFloat(lt, fv) if is_float else ConstInt(lt, key[1])
+        return c
 
     def new_block(self, name: str = "") -> BasicBlock:
         return self.fn.append_block(name)
@@ -187,7 +217,7 @@ class FunctionLowerer:
         if ssa is not None:
             regs = _single_leaf_registers(var.type)
             if regs is not None:             # every leaf one element: SSA variables only, no memory
-                return VarStorage(var, [None] * len(regs), list(lay.mult), list(lay.leaves), ssa.new_vars(regs))
+                return VarStorage.registers(var, ssa.new_vars(regs), list(lay.mult), list(lay.leaves))
         ptrs: list[Value | None] = []
         nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
@@ -210,7 +240,7 @@ class FunctionLowerer:
         st = self.m.global_storages.get(id(var))
         if st is not None:
             return st
-        if var.storage == ir.Storage.FUNCTION:         # a local not listed in Function.locals
+        if var.storage is _FUNCTION_STORAGE:           # a local not listed in Function.locals
             st = self.make_storage(var)
             self.frames[-1].storages[id(var)] = st
             return st
@@ -223,6 +253,8 @@ class FunctionLowerer:
             return self._var_place(e.var)
         if cls is ir.SwizzleRef:
             return self._components(self.place(e.base), list(e.comps), e.type)
+        if cls is ir.FieldRef:
+            return self._field(self.place(e.base), e.index, e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
         if isinstance(e, ir.FieldRef):
@@ -250,7 +282,7 @@ class FunctionLowerer:
             if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type):
                 return CBufPlace(info, self.handle(ResourcePlace(info, var.type, ConstInt(T.i32, 0))), var.type)
             return ResourcePlace(info, var.type, ConstInt(T.i32, 0))
-        if var.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT):
+        if var.storage in _IO_STORAGES:
             return IOPlace(var, var.type, list(range(len(component_types(var.type)))))
         if _is_resource_type(var.type):
             slots = self.local_resources.setdefault(id(var), [None] * _resource_slots(var.type))
@@ -394,15 +426,14 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        scalars = component_types(p.var.type)
+        plan = _io_plan(p.var.type, el.cols)
+        call, b = self.ops.call, self.b
+        elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
         out = []
         for c in p.comps:
-            s = scalars[c]
-            mt = memory_scalar(s)
-            row, col = divmod(c, el.cols)
-            v = self.ops.call(self.b, "LoadInput", _ov(mt), [ConstInt(T.i32, el.id), ConstInt(T.i32, row),
-                                                             ConstInt(T.i8, col), Undef(T.i32)])
-            out.append(self.b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
+            row, col, ov, is_bool = plan[c]
+            v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
+            out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
@@ -410,14 +441,14 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        scalars = component_types(p.var.type)
+        plan = _io_plan(p.var.type, el.cols)
+        call, b = self.ops.call, self.b
+        elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
-            s = scalars[c]
-            if s.kind == "bool":
-                v = self.b.zext(v, T.i32)
-            row, col = divmod(c, el.cols)     # row and column relative to the element's start
-            self.ops.call(self.b, "StoreOutput", _ov(v.type), [ConstInt(T.i32, el.id), ConstInt(T.i32, row),
-                                                               ConstInt(T.i8, col), v])
+            row, col, _, is_bool = plan[c]
+            if is_bool:
+                v = b.zext(v, T.i32)
+            call(b, "StoreOutput", _ov(v.type), [elem_id, row, col, v])
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr) -> list[Value]:
@@ -430,25 +461,52 @@ class FunctionLowerer:
         return self.const_values(e.type, e.value)
 
     def _load(self, e: ir.Load) -> list[Value]:
-        nums = self._ssa_components(e.place)
+        p = e.place
+        if p.__class__ is ir.VarRef and self.frames:        # the commonest load: a whole register local
+            st = self.frames[-1].storages.get(id(p.var))
+            if st is not None and st.comp_nums is not None:
+                return self.ssa.read_all(st.comp_nums, self.b.block)
+        nums = self._ssa_components(p)
         if nums is not None:
             return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)
 
     def _ssa_components(self, p: ir.Expr) -> list[int] | None:
-        """The SSA variables of `var` or `var.swizzle` when var is a local of the current
-        function kept wholly in SSA variables (most loads and stores): no place objects."""
+        """The SSA variables of `var`, `var.field...` or either swizzled, when var is a local of
+        the current function kept wholly in SSA variables (most loads and stores): no place
+        objects (the components MemPlace / AddrPlace would address)."""
         cls = p.__class__
+        comps = None
+        if cls is ir.SwizzleRef:
+            comps = p.comps
+            p = p.base
+            cls = p.__class__
         if cls is ir.VarRef:
-            var, comps = p.var, None
-        elif cls is ir.SwizzleRef and p.base.__class__ is ir.VarRef:
-            var, comps = p.base.var, p.comps
+            st = self.frames[-1].storages.get(id(p.var)) if self.frames else None
+            if st is None or st.comp_nums is None:
+                return None
+            nums = st.comp_nums
+        elif cls is ir.FieldRef:
+            chain = [p]
+            base = p.base
+            while base.__class__ is ir.FieldRef:
+                chain.append(base)
+                base = base.base
+            if base.__class__ is not ir.VarRef:
+                return None
+            st = self.frames[-1].storages.get(id(base.var)) if self.frames else None
+            if st is None or st.comp_nums is None:
+                return None
+            t, leaf = base.var.type, 0
+            for f in reversed(chain):                   # as _field: leaf bases of the fields
+                leaf += field_leaf_base(t, f.index)
+                t = f.type
+            if _is_resource_type(t):                    # resources are tracked, not stored
+                return None
+            ssa = st.ssa
+            nums = [ssa[leaf + q] for q in leaf_of_components(t)]
         else:
             return None
-        st = self.frames[-1].storages.get(id(var)) if self.frames else None
-        if st is None or st.comp_nums is None:
-            return None
-        nums = st.comp_nums
         return nums if comps is None else [nums[c] for c in comps]
 
     def _unary(self, e: ir.Unary) -> list[Value]:
@@ -479,15 +537,14 @@ class FunctionLowerer:
         bld = self.b
         if op in _FCMP:
             if is_float:
-                pred = _FCMP[op]
-                return [bld.fcmp(pred, x, y) for x, y in zip(a, b)]
+                return bld.compares("fcmp", _FCMP[op], a, b)
             pred = (_ICMP_SIGNED if ir.scalar_of(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
-            return [bld.icmp(pred, x, y) for x, y in zip(a, b)]
+            return bld.compares("icmp", pred, a, b)
         if is_float:
             name = _FLOAT_BINOPS.get(op)
             if name is None:
                 raise error(f"operator '{op}' on floating point is not supported")
-            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+            return bld.binops(name, a, b)
         if op in ("shl", "shr"):
             name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
             out = []
@@ -500,7 +557,7 @@ class FunctionLowerer:
             return out
         if op in _SIGNED_BINOPS:
             name = _SIGNED_BINOPS[op][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
-            return [bld.binop(name, x, y) for x, y in zip(a, b)]
+            return bld.binops(name, a, b)
         name = _INT_BINOPS[op]
         return [self.int_binop(name, x, y) for x, y in zip(a, b)]
 
@@ -608,7 +665,7 @@ class FunctionLowerer:
             pending.append((p, a))
         ret_slot = None
         if not isinstance(f.return_type, ir.VoidType):
-            ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, ir.Storage.FUNCTION))
+            ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, _FUNCTION_STORAGE))
         # a callee left only at its end needs no exit block: its last block continues the caller
         # (the block would have one predecessor ending in a plain branch to it, and be folded
         # into it by cfg.merge_straight_line_blocks, which runs when optimising)
@@ -640,14 +697,17 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
+        folded = self.m.folded_stores
+        b = self.b
         for s in body:
-            if id(s) in self.m.folded_stores:
+            if folded and id(s) in folded:
                 continue
-            if self.b.block.terminator is not None:
+            insts = b.block.instructions                # (BasicBlock.terminator, without the call)
+            if insts and insts[-1].op in TERMINATORS:
                 dead = self.new_block()                 # dead code after break/return; dropped later
                 self.seal(dead)
                 self.set_block(dead)
-            h = _STMT.get(type(s))
+            h = _STMT.get(s.__class__)
             if h is None:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
             h(self, s)
@@ -874,6 +934,18 @@ _STMT = {
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
 }
+
+
+@cache
+def _io_plan(t: ir.Type, cols: int) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
+    """Per component of a signature element of type t with `cols` columns: the loadInput /
+    storeOutput operands it fixes (row and column relative to the element's start, as
+    constants), the memory overload, and whether it is a bool (i32 in the signature)."""
+    out = []
+    for c, s in enumerate(component_types(t)):
+        row, col = divmod(c, cols)
+        out.append((ConstInt(T.i32, row), ConstInt(T.i8, col), _ov(memory_scalar(s)), s.kind == "bool"))
+    return tuple(out)
 
 
 @cache

@@ -8,8 +8,10 @@ they do not.  No opcode number appears anywhere else in the backend.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 
 from shaderbuild.diagnostics import SourceLoc, error
 
@@ -111,8 +113,10 @@ _STRUCT_TOKENS: dict[str, tuple[T.Type, ...]] = {
 }
 
 
+@lru_cache(maxsize=1024)
 def op_llvm_type(token: str, overload: str | None, native16: bool = False) -> T.Type:
-    """The LLVM type of one signature token for a given overload."""
+    """The LLVM type of one signature token for a given overload (types are immutable values:
+    made once, shared by every module)."""
     if token in _FIXED_TOKENS:
         return _FIXED_TOKENS[token]
     if token == "Handle":
@@ -143,8 +147,18 @@ def overload_name(t: T.Type) -> str:
     return name
 
 
+_type_of = attrgetter("type")
+
+
 def _sm_text(sm: tuple[int, int]) -> str:
     return f"{sm[0]}.{sm[1]}"
+
+
+# (operation, overload, stage, shader model, native16) -> (operation, signature, function name)
+# of the combinations the profile checks allowed: a table of facts about profiles, shared by
+# every module (OpEmitter.check is a pure function of these; a forbidden one is checked again,
+# to raise its diagnostic at its own location)
+_CHECKED: dict[tuple, tuple[DxilOp, T.FunctionType, str]] = {}
 
 
 class OpEmitter:
@@ -158,7 +172,7 @@ class OpEmitter:
         self.used: dict[str, DxilOp] = {}
         # (name, overload) -> declaration: the profile checks and the signature are the same
         # for every call of one operation, so they run once per module, not once per call
-        self._declared: dict[tuple[str, str | None], tuple[Function, ConstInt]] = {}
+        self._declared: dict[tuple[str, str | None], tuple[Function, ConstInt, tuple, T.Type]] = {}
 
     def retain(self, function_names: set[str]) -> None:
         """Forget operations whose declarations were removed (dead code)."""
@@ -206,14 +220,50 @@ class OpEmitter:
         self.used[op.name] = op
         return self.module.declare(self.function_type(op, overload), op.function_name(overload), op.attrs)
 
+    def _prepare(self, name: str, overload: str | None, loc: SourceLoc | None) -> tuple:
+        """(declaration, opcode constant, parameter types after the opcode, return type) of an
+        operation: the profile check, the signature and the opcode constant are made once per
+        (operation, overload) in a module, and every call of it only builds its instruction."""
+        key = (name, overload, self.stage, self.sm, self.native16)
+        facts = _CHECKED.get(key)
+        if facts is None:
+            op = OPS[name]
+            self.check(op, overload, loc)               # raises when the profile forbids it
+            facts = _CHECKED[key] = (op, self.function_type(op, overload), op.function_name(overload))
+        op, ft, fname = facts
+        self.used[op.name] = op
+        fn = self.module.declare(ft, fname, op.attrs)
+        hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode), ft.params[1:], ft.ret)
+        return hit
+
     def call(self, b: IRBuilder, name: str, overload: str | None, args: list[Value],
              loc: SourceLoc | None = None) -> Instruction:
-        """Emit `call dx.op.<class>.<overload>(i32 opcode, args...)`."""
+        """Emit `call dx.op.<class>.<overload>(i32 opcode, args...)` (IRBuilder.call's type
+        check, with the operand list built once)."""
         hit = self._declared.get((name, overload))
         if hit is None:
-            fn = self.declare(name, overload, loc)
-            hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode))
-        return b.call(hit[0], [hit[1], *args])
+            hit = self._prepare(name, overload, loc)
+        fn, opcode, params, ret = hit
+        if tuple(map(_type_of, args)) != params:           # element-wise: identity first, then ==
+            b.call(fn, [opcode, *args])                     # raises IRBuilder.call's TypeError
+        return b._emit("call", ret, [fn, opcode, *args], {}, "")
+
+
+    def emitter(self, b: IRBuilder, name: str, overload: str | None,
+                loc: SourceLoc | None = None) -> Callable[[list[Value]], Instruction]:
+        """`lambda args: self.call(b, name, overload, args)` with the operation looked up once:
+        for loops emitting many calls of one operation (a matrix product's FMad chains)."""
+        hit = self._declared.get((name, overload))
+        if hit is None:
+            hit = self._prepare(name, overload, loc)
+        fn, opcode, params, ret = hit
+        emit = b._emit
+
+        def call(args: list[Value]) -> Instruction:
+            if tuple(map(_type_of, args)) != params:       # as `call`
+                b.call(fn, [opcode, *args])
+            return emit("call", ret, [fn, opcode, *args], {}, "")
+        return call
 
 
 @lru_cache(maxsize=4096)

@@ -55,6 +55,22 @@ class VarStorage:
             self.comp_nums = [ssa[p] for p in leaf_of_components(self.var.type)]
 
 
+    @classmethod
+    def registers(cls, var: ir.Variable, nums: list[int], counts: list[int], scalars: list[ir.Scalar]) -> VarStorage:
+        """A variable whose leaves are all single SSA variables `nums` (the commonest local):
+        the fields __post_init__ would derive are known (flat, all_ssa)."""
+        st = cls.__new__(cls)
+        st.var = var
+        st.ptrs = [None] * len(nums)
+        st.counts = counts
+        st.scalars = scalars
+        st.ssa = nums
+        st.flat = True
+        st.all_ssa = True
+        st.comp_nums = [nums[p] for p in leaf_of_components(var.type)]
+        return st
+
+
 class Place:
     type: ir.Type
 

@@ -34,6 +34,8 @@ from .llvm.values import BasicBlock, Function, Instruction, Undef, Value, const_
 
 __all__ = ["SSABuilder", "EdgeRecordingBuilder"]
 
+_new_instruction = Instruction.__new__
+
 
 class SSABuilder:
     """Per-block current definitions of numbered variables (see the module docstring)."""
@@ -135,17 +137,32 @@ class SSABuilder:
         return self._read_recursive(var, bb)
 
     def read_all(self, nums: list[int], bb: BasicBlock) -> list[Value]:
-        """`read` of several variables in one block (a local's components)."""
+        """`read` of several variables in one block (a local's components).  A read always
+        records its value in `bb` (as `_read_recursive` does), so the block's table is made
+        first; a variable defined in the one predecessor of a sealed block (the commonest miss)
+        is taken from there without a call."""
         d = bb.ssa_defs
-        if d is None:                    # reading one variable defines no other in `bb`
-            return [self._read_recursive(n, bb) for n in nums]
+        if d is None:
+            d = bb.ssa_defs = {}
+        single = None
+        if bb.ssa_sealed:
+            ps = bb.ssa_preds
+            if ps is not None and len(ps) == 1:
+                single = ps[0].ssa_defs
         out = []
         get = d.get
         fwd = self.forward
         for n in nums:
             v = get(n)
             if v is None:
-                v = self._read_recursive(n, bb)
+                if single is not None:
+                    v = single.get(n)
+                if v is None:
+                    v = self._read_recursive(n, bb)
+                else:
+                    if fwd:
+                        v = self._resolve(v)
+                    d[n] = v
             elif fwd and id(v) in fwd:
                 v = d[n] = self._resolve(v)
             out.append(v)
@@ -259,7 +276,12 @@ class SSABuilder:
         return u
 
     def _new_phi(self, var: int, bb: BasicBlock) -> Instruction:
-        phi = Instruction("phi", self.types[var], [], incoming=[])
+        phi = _new_instruction(Instruction)       # Instruction("phi", ...) without the keyword packing
+        phi.type = self.types[var]
+        phi.name = ""
+        phi.op = "phi"
+        phi.operands = []
+        phi.attrs = {"incoming": []}
         phi.parent = bb
         lst = self.phis.get(id(bb))
         if lst is None:

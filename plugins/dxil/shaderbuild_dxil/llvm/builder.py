@@ -4,6 +4,7 @@ of instructions stamped out by small decorator factories."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 
 from .types import (
     ArrayType,
@@ -21,6 +22,7 @@ from .types import (
 from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value, const_key
 
 _new_instruction = Instruction.__new__
+_type_of = attrgetter("type")
 
 __all__ = ["IRBuilder", "ICMP_PREDICATES", "FCMP_PREDICATES", "BINOPS", "CASTS"]
 
@@ -149,6 +151,57 @@ class IRBuilder:
             raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
         return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
 
+    def binops(self, op: str, lhs: list[Value], rhs: list[Value], flags: int = 0) -> list[Instruction]:
+        """`binop(op, x, y)` of each pair, in order: a scalarised vector operation.  The block is
+        tested once (nothing appended here ends it) and the instructions are built in one loop."""
+        want = _BINOP_OPERAND[op]
+        block = self._open_block()
+        append = block.instructions.append
+        out = []
+        for x, y in zip(lhs, rhs):
+            t = x.type
+            if (t is not y.type and t != y.type) or not isinstance(t, want):
+                raise TypeError(f"{op}: operand types {x.type}, {y.type}")
+            inst = _new_instruction(Instruction)
+            inst.type = t
+            inst.name = ""
+            inst.op = op
+            inst.operands = [x, y]
+            inst.attrs = {"flags": flags}
+            inst.parent = block
+            append(inst)
+            out.append(inst)
+        return out
+
+    def compares(self, op: str, pred: str, lhs: list[Value], rhs: list[Value]) -> list[Instruction]:
+        """`icmp` / `fcmp` (op) with `pred` of each pair, in order (as `binops`)."""
+        block = self._open_block()
+        append = block.instructions.append
+        out = []
+        for x, y in zip(lhs, rhs):
+            if x.type != y.type:
+                raise TypeError(f"{op} operand types {x.type}, {y.type}")
+            inst = _new_instruction(Instruction)
+            inst.type = i1
+            inst.name = ""
+            inst.op = op
+            inst.operands = [x, y]
+            inst.attrs = {"pred": pred}
+            inst.parent = block
+            append(inst)
+            out.append(inst)
+        return out
+
+    def _open_block(self) -> BasicBlock:
+        """The insertion block, checked as `_emit` checks it."""
+        block = self.block
+        if block is None:
+            raise RuntimeError("builder has no insertion block")
+        insts = block.instructions
+        if insts and insts[-1].op in TERMINATORS:
+            raise RuntimeError(f"block {block.name} is already terminated")
+        return block
+
     # ---- casts
     @_cast("trunc")
     def trunc(self): ...
@@ -199,7 +252,7 @@ class IRBuilder:
     # ---- calls
     def call(self, fn: Function, args: list[Value], name: str = "") -> Instruction:
         ft: FunctionType = fn.ftype
-        if tuple([a.type for a in args]) != ft.params:       # element-wise: identity first, then ==
+        if tuple(map(_type_of, args)) != ft.params:          # element-wise: identity first, then ==
             got = ", ".join(str(a.type) for a in args)
             raise TypeError(f"call {fn.name}: expected ({', '.join(map(str, ft.params))}), got ({got})")
         return self._emit("call", ft.ret, [fn, *args], {}, name)
@@ -267,6 +320,24 @@ class IRBuilder:
         t = agg.type
         et = t.elems[index] if isinstance(t, StructType) else t.elem
         return self._emit("extractvalue", et, [agg], {"indices": (index,)}, name)
+
+    def extract_values(self, agg: Value, n: int) -> list[Instruction]:
+        """`extract_value(agg, k)` for k < n, in order (the components of a dx.op's result)."""
+        t = agg.type
+        block = self._open_block()
+        append = block.instructions.append
+        out = []
+        for k in range(n):
+            inst = _new_instruction(Instruction)
+            inst.type = t.elems[k] if isinstance(t, StructType) else t.elem
+            inst.name = ""
+            inst.op = "extractvalue"
+            inst.operands = [agg]
+            inst.attrs = {"indices": (k,)}
+            inst.parent = block
+            append(inst)
+            out.append(inst)
+        return out
 
     def atomic_rmw(self, op: str, ptr: Value, value: Value, ordering: str = "seq_cst", name: str = "") -> Instruction:
         if op not in ATOMIC_RMW_OPS:

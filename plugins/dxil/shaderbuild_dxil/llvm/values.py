@@ -143,11 +143,24 @@ class Argument(Value):
         self.index = index
 
 
+_FUNCTION_POINTERS: dict[FunctionType, PointerType] = {}
+
+
+def _function_pointer(ftype: FunctionType) -> PointerType:
+    """PointerType(ftype), shared by every declaration of the same function type object (the
+    dx.op signatures are made once per operation and overload, and declared in every module)."""
+    p = _FUNCTION_POINTERS.get(ftype)
+    if p is None or p.pointee is not ftype:
+        p = _FUNCTION_POINTERS[ftype] = PointerType(ftype)
+    return p
+
+
 class Function(GlobalValue):
     __slots__ = ("ftype", "attrs", "blocks", "_args")
 
     def __init__(self, ftype: FunctionType, name: str, attrs: tuple[str, ...] = (), linkage: str = "external") -> None:
-        super().__init__(PointerType(ftype), name)
+        self.type = _function_pointer(ftype)
+        self.name = name
         self.ftype = ftype
         self.attrs = tuple(attrs)
         self.linkage = linkage
