@@ -965,41 +965,31 @@ def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
 
 def _continues(body: list[ir.Stmt]) -> bool:
     """Whether a `continue` in body (not in a nested loop) continues the loop of body."""
-    for st in body:
-        cls = st.__class__
-        if cls is ir.Continue:
-            return True
-        if cls is ir.If:
-            if _continues(st.then) or _continues(st.else_):
-                return True
-        elif cls is ir.Switch:
-            if any(_continues(c.body) for c in st.cases):
-                return True
-    return False
+    return _contains(body, ir.Continue, into_loops=False)
 
 
 def _falls_off_end(f: ir.Function) -> bool:
     """Whether the only way out of f is its end: no `return` but possibly a last top-level one."""
     body = f.body
     if body and body[-1].__class__ is ir.Return:
-        return not _returns(body[:-1])
-    return not _returns(body)
+        body = body[:-1]
+    return not _contains(body, ir.Return, into_loops=True)
 
 
-def _returns(body: list[ir.Stmt]) -> bool:
-    """Whether body contains a `return` (at any depth)."""
+def _contains(body: list[ir.Stmt], wanted: type, into_loops: bool) -> bool:
+    """Whether body holds a statement of class `wanted`, looking into ifs and switches (and loops)."""
     for st in body:
         cls = st.__class__
-        if cls is ir.Return:
+        if cls is wanted:
             return True
         if cls is ir.If:
-            if _returns(st.then) or _returns(st.else_):
-                return True
-        elif cls is ir.Loop:
-            if _returns(st.body) or _returns(st.continuing):
+            if _contains(st.then, wanted, into_loops) or _contains(st.else_, wanted, into_loops):
                 return True
         elif cls is ir.Switch:
-            if any(_returns(c.body) for c in st.cases):
+            if any(_contains(c.body, wanted, into_loops) for c in st.cases):
+                return True
+        elif cls is ir.Loop and into_loops:
+            if _contains(st.body, wanted, into_loops) or _contains(st.continuing, wanted, into_loops):
                 return True
     return False
 

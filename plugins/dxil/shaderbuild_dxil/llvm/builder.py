@@ -152,41 +152,31 @@ class IRBuilder:
         return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
 
     def binops(self, op: str, lhs: list[Value], rhs: list[Value], flags: int = 0) -> list[Instruction]:
-        """`binop(op, x, y)` of each pair, in order: a scalarised vector operation.  The block is
-        tested once (nothing appended here ends it) and the instructions are built in one loop."""
-        want = _BINOP_OPERAND[op]
+        """`binop(op, x, y)` of each pair, in order: a scalarised vector operation."""
+        return self._pairwise(op, lhs, rhs, {"flags": flags}, _BINOP_OPERAND[op], None)
+
+    def compares(self, op: str, pred: str, lhs: list[Value], rhs: list[Value]) -> list[Instruction]:
+        """`icmp` / `fcmp` (op) with `pred` of each pair, in order (as `binops`)."""
+        return self._pairwise(op, lhs, rhs, {"pred": pred}, None, i1)
+
+    def _pairwise(self, op: str, lhs: list[Value], rhs: list[Value], attrs: dict, want: type | None,
+                  result: Type | None) -> list[Instruction]:
+        """One `op` instruction per operand pair (equal types, of class `want` when given), typed
+        `result` or the operands' type.  The block is tested once (nothing appended here ends it)
+        and the instructions are built in one loop."""
         block = self._open_block()
         append = block.instructions.append
         out = []
         for x, y in zip(lhs, rhs):
             t = x.type
-            if (t is not y.type and t != y.type) or not isinstance(t, want):
+            if (t is not y.type and t != y.type) or (want is not None and not isinstance(t, want)):
                 raise TypeError(f"{op}: operand types {x.type}, {y.type}")
             inst = _new_instruction(Instruction)
-            inst.type = t
+            inst.type = t if result is None else result
             inst.name = ""
             inst.op = op
             inst.operands = [x, y]
-            inst.attrs = {"flags": flags}
-            inst.parent = block
-            append(inst)
-            out.append(inst)
-        return out
-
-    def compares(self, op: str, pred: str, lhs: list[Value], rhs: list[Value]) -> list[Instruction]:
-        """`icmp` / `fcmp` (op) with `pred` of each pair, in order (as `binops`)."""
-        block = self._open_block()
-        append = block.instructions.append
-        out = []
-        for x, y in zip(lhs, rhs):
-            if x.type != y.type:
-                raise TypeError(f"{op} operand types {x.type}, {y.type}")
-            inst = _new_instruction(Instruction)
-            inst.type = i1
-            inst.name = ""
-            inst.op = op
-            inst.operands = [x, y]
-            inst.attrs = {"pred": pred}
+            inst.attrs = attrs.copy()
             inst.parent = block
             append(inst)
             out.append(inst)
