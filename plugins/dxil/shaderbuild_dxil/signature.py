@@ -117,6 +117,14 @@ def element_layout(t: ir.Type) -> tuple[int, int, ir.Scalar] | None:
     return None
 
 
+# (semantic, type, interpolation, SigPoint, native16) -> the element's fields that follow from them
+# (kind, system value, component types, rows, cols, interpolation mode, interpretation, data width),
+# or None for an element not in the signature.  Shaders share semantics and (interned) types, so
+# this hits across shaders; errors are not cached (they are raised on every miss).
+_FACTS: dict[tuple, tuple | None] = {}
+_FACTS_LIMIT = 4096
+
+
 def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, native16: bool = False) -> list[SigElement]:
     out: list[SigElement] = []
     if stage == "compute":
@@ -125,28 +133,21 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
                 raise error(f"semantic '{v.io.semantic}' is not supported for compute shaders", v.loc)
         return out
     point = sigpack.sig_point(stage, is_output)
+    facts_of = _FACTS.get
     for v in vars_:
         io = v.io
-        layout = element_layout(v.type)
-        if layout is None:
-            raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
-                        f"backend yet", v.loc)
-        rows, cols, s = layout
-        row = _SEMANTICS.get(io.semantic if io.semantic.upper().startswith("SV_") else "")
-        if row is None:
-            raise error(f"semantic '{io.semantic}' is not supported by the DXIL backend yet", v.loc)
-        kind, sysval, interpretations = row
-        how = interpretations[sigpack.SIG_POINTS.index(point)]
-        if how is None:
-            raise error(f"invalid semantic '{io.semantic}' for {stage} shader {'output' if is_output else 'input'}",
-                        v.loc)
-        if how == sigpack.NOT_IN_SIG:
+        key = (io.semantic, v.type, io.interpolation, point, native16)
+        facts = facts_of(key, False)
+        if facts is False:
+            facts = _element_facts(v, stage, is_output, point, native16)
+            if len(_FACTS) >= _FACTS_LIMIT:
+                _FACTS.clear()
+            _FACTS[key] = facts
+        if facts is None:
             continue
-        width = 32 if s.kind == "bool" else s.width
-        ct, sct = _COMP_TYPES[(s.kind, width)]
-        data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32
-        out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols,
-                              _interpolation(point, kind, s, io.interpolation), how, data_width))
+        kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
+        out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
+                              data_width))
     _check_semantic_indices(out, is_output)
     sigpack.pack(out, point)
     for e in out:
@@ -154,6 +155,30 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
             raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
                         f"{'output' if is_output else 'input'} registers", e.var.loc)
     return out
+
+
+def _element_facts(v: ir.Variable, stage: str, is_output: bool, point: str, native16: bool) -> tuple | None:
+    """The _FACTS entry of `v` at `point` (None: not in the signature); raises for unsupported ones."""
+    io = v.io
+    layout = element_layout(v.type)
+    if layout is None:
+        raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
+                    f"backend yet", v.loc)
+    rows, cols, s = layout
+    row = _SEMANTICS.get(io.semantic if io.semantic.upper().startswith("SV_") else "")
+    if row is None:
+        raise error(f"semantic '{io.semantic}' is not supported by the DXIL backend yet", v.loc)
+    kind, sysval, interpretations = row
+    how = interpretations[sigpack.SIG_POINTS.index(point)]
+    if how is None:
+        raise error(f"invalid semantic '{io.semantic}' for {stage} shader {'output' if is_output else 'input'}",
+                    v.loc)
+    if how == sigpack.NOT_IN_SIG:
+        return None
+    width = 32 if s.kind == "bool" else s.width
+    ct, sct = _COMP_TYPES[(s.kind, width)]
+    data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32
+    return (kind, sysval, ct, sct, rows, cols, _interpolation(point, kind, s, io.interpolation), how, data_width)
 
 
 def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:

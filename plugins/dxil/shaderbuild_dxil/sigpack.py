@@ -21,7 +21,7 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 __all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "MAX_ROWS",
@@ -61,58 +61,24 @@ class Packable(Protocol):
     start_col: int
 
 
-# ------------------------------------------------------------------ one register
-# element flags; a free component carries the flags of the kinds it may no longer hold
-_OCCUPIED, _F_ARB, _F_SGV, _F_SV, _F_CLIPCULL = 1, 2, 4, 8, 32
+# ------------------------------------------------------------------ the register file
+# Each register's four components as 4-bit masks: which are occupied, and for each element kind
+# which free components it may no longer take (a kind blocked left/right of a placed element).
+# An element fits at (row, col) when, on each of its rows, the register's constraints allow it and
+# none of its components is occupied or blocked for its kind: one OR of masks per row and one
+# table lookup per row replace DXC's per-component loops (same first-fit order: rows, then columns).
+_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL = 2, 4, 8, 32
 _FLAG = {ARB: _F_ARB, SV: _F_SV, SGV: _F_SGV, CLIPCULL: _F_CLIPCULL}
+_KINDS = (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL)
 _CONFLICTS_WITH_INDEXED = _F_SGV | _F_SV
 # kinds that may not sit left / right of a component of the given kind
 _BLOCK_LEFT = {_F_ARB: _F_SGV | _F_SV | _F_CLIPCULL, _F_SV: _F_SGV, _F_CLIPCULL: _F_SGV, _F_SGV: 0}
 _BLOCK_RIGHT = {_F_SGV: _F_ARB | _F_SV | _F_CLIPCULL, _F_SV: _F_ARB, _F_CLIPCULL: _F_ARB, _F_ARB: 0}
 _INDEXED_UP, _INDEXED_DOWN = 1, 2
-
-
-@dataclass(slots=True)
-class _Register:
-    flags: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    interp: int = 0                 # 0: undefined, no constraint yet
-    width: int = 0
-    index_flags: int = 0
-    index_fixed: bool = False
-
-    def row_fits(self, flag: int, index_flags: int, interp: int, cols: int, width: int) -> bool:
-        if self.index_flags and flag & _CONFLICTS_WITH_INDEXED:
-            return False
-        if self.index_fixed and (index_flags | self.index_flags) != self.index_flags:
-            return False
-        if self.interp and self.interp != interp:
-            return False
-        if self.width and self.width != width:
-            return False
-        run = 0
-        for f in self.flags:
-            run = 0 if f & (_OCCUPIED | flag) else run + 1
-            if run >= cols:
-                return True
-        return False
-
-    def col_fits(self, flag: int, col: int, cols: int) -> bool:
-        return col + cols <= 4 and not any(self.flags[i] & (flag | _OCCUPIED) for i in range(col, col + cols))
-
-    def place(self, flag: int, index_flags: int, interp: int, col: int, cols: int, width: int) -> None:
-        self.interp, self.width = interp, width
-        self.index_flags |= index_flags
-        if flag & _CONFLICTS_WITH_INDEXED:
-            self.index_fixed = True
-        for i in range(4):
-            if self.flags[i] & _OCCUPIED:
-                continue
-            if i < col:
-                self.flags[i] |= _BLOCK_LEFT[flag]
-            elif i < col + cols:
-                self.flags[i] = _OCCUPIED | flag
-            else:
-                self.flags[i] |= _BLOCK_RIGHT[flag]
+# _FIRST_COL[taken][cols]: the first column of `cols` free components in a register whose taken
+# components are the 4-bit mask `taken`, or -1
+_FIRST_COL = tuple(tuple(next((c for c in range(4 - n + 1) if not (taken >> c) & ((1 << n) - 1)), -1)
+                         if n else -1 for n in range(5)) for taken in range(16))
 
 
 def _index_flags(r: int, rows: int) -> int:
@@ -131,27 +97,69 @@ class _Shape:
 
 
 class _Allocator:
-    def __init__(self, n: int = MAX_ROWS) -> None:
-        self.regs = [_Register() for _ in range(n)]
+    """DXC's register file (DxilSignatureAllocator), one list entry per register per property."""
 
-    def fits(self, s: _Shape, row: int, col: int) -> bool:
-        if row + s.rows > len(self.regs):
-            return False
-        return all(self.regs[row + r].row_fits(s.flag, _index_flags(r, s.rows), s.interp, s.cols, s.width)
-                   and self.regs[row + r].col_fits(s.flag, col, s.cols) for r in range(s.rows))
+    __slots__ = ("n", "occupied", "blocked", "interp", "width", "index_flags", "index_fixed")
+
+    def __init__(self, n: int = MAX_ROWS) -> None:
+        self.n = n
+        self.occupied = [0] * n
+        self.blocked = {k: [0] * n for k in _KINDS}      # kind -> per register: components it may not take
+        self.interp = [0] * n          # 0: undefined, no constraint yet
+        self.width = [0] * n
+        self.index_flags = [0] * n
+        self.index_fixed = [False] * n
+
+    def _taken(self, s: _Shape, row: int) -> int:
+        """The components of rows row..row+s.rows-1 that `s` may not use (15: the rows refuse it)."""
+        flag, interp, width, rows = s.flag, s.interp, s.width, s.rows
+        occupied, blocked = self.occupied, self.blocked[flag]
+        taken = 0
+        for r in range(rows):
+            reg = row + r
+            have = self.index_flags[reg]
+            if have and flag & _CONFLICTS_WITH_INDEXED:
+                return 15
+            if self.index_fixed[reg] and (_index_flags(r, rows) | have) != have:
+                return 15
+            i = self.interp[reg]
+            if i and i != interp:
+                return 15
+            w = self.width[reg]
+            if w and w != width:
+                return 15
+            taken |= occupied[reg] | blocked[reg]
+        return taken
 
     def find(self, s: _Shape, first: int = 0, last: int | None = None) -> tuple[int, int] | None:
         """The first (row, col) at or after row `first` (rows end before `last`) where `s` fits."""
-        end = len(self.regs) if last is None else last
+        end = self.n if last is None else min(last, self.n)
+        first_col = _FIRST_COL
         for row in range(first, end - s.rows + 1):
-            for col in range(4 - s.cols + 1):
-                if self.fits(s, row, col):
-                    return row, col
+            col = first_col[self._taken(s, row)][s.cols]
+            if col >= 0:
+                return row, col
         return None
 
     def place(self, s: _Shape, row: int, col: int) -> None:
+        flag = s.flag
+        left_kinds, right_kinds = _BLOCK_LEFT[flag], _BLOCK_RIGHT[flag]
+        mine = ((1 << s.cols) - 1) << col
+        below = (1 << col) - 1
+        above = 15 & ~(below | mine)
         for r in range(s.rows):
-            self.regs[row + r].place(s.flag, _index_flags(r, s.rows), s.interp, col, s.cols, s.width)
+            reg = row + r
+            self.interp[reg], self.width[reg] = s.interp, s.width
+            self.index_flags[reg] |= _index_flags(r, s.rows)
+            if flag & _CONFLICTS_WITH_INDEXED:
+                self.index_fixed[reg] = True
+            free = 15 & ~self.occupied[reg]
+            for k in _KINDS:
+                if left_kinds & k:
+                    self.blocked[k][reg] |= free & below
+                if right_kinds & k:
+                    self.blocked[k][reg] |= free & above
+            self.occupied[reg] |= mine
 
 
 def _shape(e: Packable) -> _Shape:
