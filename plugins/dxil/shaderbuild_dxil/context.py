@@ -79,10 +79,9 @@ COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
 _NO_EXPR = frozenset({"Type", "str", "int", "bool", "Any", "Variable", "Function", "SourceLoc | None",
                       "tuple[int, ...]", "str | None", "int | None", "list[int]", "list[Stmt]",
                       "list[SwitchCase]"})
-_LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC = range(7)
-_EXPR_PLANS: dict[type, tuple[int, object]] = {}
+_LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC, _STMT = range(8)
+_PLANS: dict[type, tuple[int, object]] = {}         # node class -> (kind, getter / statement plan)
 _ONE_CHILD: dict[type, object] = {}                 # the _ONE classes' getters, looked up first
-_STMT_PLANS: dict[type, tuple[tuple[str, ...], int]] = {}
 _NESTED_NONE, _NESTED_IF, _NESTED_LOOP, _NESTED_SWITCH = range(4)
 
 
@@ -119,7 +118,6 @@ def _expr_plan(cls: type) -> tuple[int, object]:
             plan = (_MANY, attrgetter(*reversed(exprs)))  # pushed last-first: popped in field order
         else:
             plan = (_LEAF, None)
-    _EXPR_PLANS[cls] = plan
     if plan[0] == _ONE:
         _ONE_CHILD[cls] = plan[1]
     return plan
@@ -132,7 +130,17 @@ def _stmt_plan(cls: type) -> tuple[tuple[str, ...], int]:
     names = tuple(n for n in (getattr(cls, "_fields", None) or cls.__slots__) if anns.get(n) not in _NO_EXPR)
     nested = (_NESTED_IF if issubclass(cls, ir.If) else _NESTED_LOOP if issubclass(cls, ir.Loop)
               else _NESTED_SWITCH if issubclass(cls, ir.Switch) else _NESTED_NONE)
-    plan = _STMT_PLANS[cls] = (names, nested)
+    return names, nested
+
+
+def _plan(cls: type) -> tuple[int, object]:
+    """The used_globals plan of a node class (statement or expression), made once per class."""
+    if issubclass(cls, ir.Stmt):
+        names, nested = _stmt_plan(cls)
+        plan: tuple[int, object] = (_STMT, (names[::-1], nested))   # pushed last-first
+    else:
+        plan = _expr_plan(cls)
+    _PLANS[cls] = plan
     return plan
 
 
@@ -141,28 +149,36 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
     ids of the variables under the resource argument of IncrementCounter/DecrementCounter (the
     resources whose hidden counter is used: known before lowering because the SM 6.6
     annotateHandle properties, counter bit 15 as DXC sets it, are written at handle creation).
-    One walk of the expressions for all three: statements and expressions in pre-order
-    (fields in slot order) with explicit stacks, each node class handled by its plan."""
+    One pre-order walk per function (fields in slot order) with one explicit stack holding
+    statements and expressions alike, each node class handled by its plan; chains of one-child
+    expressions (loads of field/swizzle/index references) are followed without the stack."""
     seen_vars: dict[int, ir.Variable] = {}
     seen_fns: dict[int, ir.Function] = {}
     counters: set[int] = set()
     fn_stack = [fn]
     Expr, VarRef = ir.Expr, ir.VarRef
-    plans, stmt_plans, single = _EXPR_PLANS, _STMT_PLANS, _ONE_CHILD.get
+    plans, single = _PLANS, _ONE_CHILD.get
     local_ids: set[int] = set()
-
-    stack: list = []                                # one expression stack for every scan
+    stack: list = []
     pop, push, extend = stack.pop, stack.append, stack.extend
 
-    def scan(root: ir.Expr) -> None:
-        push(root)
+    while fn_stack:
+        f = fn_stack.pop()
+        if id(f) in seen_fns:
+            continue
+        seen_fns[id(f)] = f
+        local_ids.clear()
+        local_ids.update(id(v) for v in f.locals)
+        local_ids.update(id(p.var) for p in f.params)
+        extend(reversed(f.body))
         while stack:
             e = pop()
             cls = e.__class__
-            one = single(cls)                       # the commonest nodes (loads, field refs, ...)
-            if one is not None:
-                push(one(e))
-                continue
+            one = single(cls)
+            while one is not None:                  # loads, field refs, swizzles, ...
+                e = one(e)
+                cls = e.__class__
+                one = single(cls)
             if cls is VarRef:
                 var = e.var
                 if id(var) not in local_ids:
@@ -170,15 +186,30 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
                 continue
             plan = plans.get(cls)
             if plan is None:
-                plan = _expr_plan(cls)
+                plan = _plan(cls)
                 if plan[0] == _ONE:
-                    push(plan[1](e))
+                    push(e)
                     continue
             kind, getter = plan
             if kind == _LEAF:
                 continue
             if kind == _MANY:
                 extend(getter(e))
+            elif kind == _STMT:
+                names, nested = getter
+                if nested == _NESTED_IF:
+                    extend(reversed(e.else_))
+                    extend(reversed(e.then))
+                elif nested == _NESTED_LOOP:
+                    extend(reversed(e.continuing))
+                    extend(reversed(e.body))
+                elif nested == _NESTED_SWITCH:
+                    for c in reversed(e.cases):
+                        extend(reversed(c.body))
+                for name in names:
+                    v = getattr(e, name, None)
+                    if isinstance(v, Expr):
+                        push(v)
             elif kind == _LIST:
                 extend(reversed(getter(e)))
             elif kind == _CALL:
@@ -197,35 +228,6 @@ def used_globals(fn: ir.Function) -> tuple[list[ir.Variable], list[ir.Function],
                         kids += [x for x in v if isinstance(x, Expr)]
                 kids.reverse()
                 extend(kids)
-
-    while fn_stack:
-        f = fn_stack.pop()
-        if id(f) in seen_fns:
-            continue
-        seen_fns[id(f)] = f
-        local_ids.clear()
-        local_ids.update(id(v) for v in f.locals)
-        local_ids.update(id(p.var) for p in f.params)
-        stmts = list(reversed(f.body))
-        while stmts:
-            s = stmts.pop()
-            plan = stmt_plans.get(s.__class__)
-            if plan is None:
-                plan = _stmt_plan(s.__class__)
-            names, nested = plan
-            for name in names:
-                v = getattr(s, name, None)
-                if isinstance(v, Expr):
-                    scan(v)
-            if nested == _NESTED_IF:
-                stmts += reversed(s.else_)
-                stmts += reversed(s.then)
-            elif nested == _NESTED_LOOP:
-                stmts += reversed(s.continuing)
-                stmts += reversed(s.body)
-            elif nested == _NESTED_SWITCH:
-                for c in reversed(s.cases):
-                    stmts += reversed(c.body)
     return list(seen_vars.values()), list(seen_fns.values()), counters
 
 
