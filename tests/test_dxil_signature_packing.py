@@ -429,3 +429,33 @@ def test_overlapping_semantic_indices_are_errors(tmp_path, decl):
     assert not res.ok
     assert any("has overlapping semantic index 1" in d.message for d in res.diagnostics), \
         [d.message for d in res.diagnostics]
+
+
+def test_same_element_at_two_signature_points(tmp_path):
+    """Per-element facts are shared across elements and shaders (signature.py caches them per
+    semantic, type, interpolation and SigPoint): the same declaration still gets each point's
+    interpolation mode, and a later shader with other elements packs from scratch."""
+    text = "float2 main(float2 uv : TEXCOORD0, out float2 o : TEXCOORD0) : TEXCOORD1 { o = uv; return uv * 2; }\n"
+    for _ in range(2):
+        c = check_dxil(compile_source(tmp_path, text, "vs_6_0"))
+        md_in, md_out = metadata_signatures(c.ir)
+        assert [(e["name"], e["interp"]) for e in md_in] == [("TEXCOORD", 0)]       # VS inputs: undefined
+        assert [(e["name"], e["interp"], e["row"], e["col"]) for e in md_out] == [
+            ("TEXCOORD", 2, 0, 0), ("TEXCOORD", 2, 0, 2)]                                 # linear, shared row
+        other = check_dxil(compile_source(tmp_path, VS_BASIC, "vs_6_0"))
+        assert placement(other)["out"][1] == ("TEX", 0, 1, 0, 1, 2)
+
+
+def test_invalid_semantic_is_rejected_every_time(tmp_path):
+    """An element rejected at a signature point is rejected on every compile (errors are not
+    cached), while the same semantic stays valid where it belongs."""
+    src = tmp_path / "s.hlsl"
+    src.write_text("float4 main(float4 x : SV_Target) : SV_Target { return x; }\n")
+    for _ in range(2):
+        res = compile_file(str(src), CompileOptions(profile="ps_6_0", target="dxil"))
+        assert not res.ok
+        assert any("invalid semantic 'SV_Target' for pixel shader input" in d.message for d in res.diagnostics), \
+            [d.message for d in res.diagnostics]
+        src2 = tmp_path / "ok.hlsl"
+        src2.write_text("float4 main(float4 x : X) : SV_Target { return x; }\n")
+        assert compile_file(str(src2), CompileOptions(profile="ps_6_0", target="dxil")).ok

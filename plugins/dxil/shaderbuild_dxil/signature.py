@@ -149,11 +149,11 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
                               data_width))
     _check_semantic_indices(out, is_output)
-    sigpack.pack(out, point)
-    for e in out:
-        if sigpack.is_allocated(e.interpretation) and not e.allocated:
-            raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
-                        f"{'output' if is_output else 'input'} registers", e.var.loc)
+    unfit = sigpack.pack(out, point)
+    if unfit:
+        e = unfit[0]
+        raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
+                    f"{'output' if is_output else 'input'} registers", e.var.loc)
     return out
 
 
@@ -186,8 +186,9 @@ def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
     `float2 a[2] : TEXCOORD0` and `float b : TEXCOORD1` collide (as in DXC)."""
     seen: set[tuple[str, int]] = set()
     for e in elems:
+        name = e.name.upper()
         for r in range(e.rows):
-            key = (e.name.upper(), e.index + r)
+            key = (name, e.index + r)
             if key in seen:
                 raise error(f"{'output' if is_output else 'input'} semantic '{e.name}' has overlapping semantic "
                             f"index {e.index + r}", e.var.loc)

@@ -72,8 +72,8 @@ _FLAG = {ARB: _F_ARB, SV: _F_SV, SGV: _F_SGV, CLIPCULL: _F_CLIPCULL}
 _KINDS = (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL)
 _CONFLICTS_WITH_INDEXED = _F_SGV | _F_SV
 # kinds that may not sit left / right of a component of the given kind
-_BLOCK_LEFT = {_F_ARB: _F_SGV | _F_SV | _F_CLIPCULL, _F_SV: _F_SGV, _F_CLIPCULL: _F_SGV, _F_SGV: 0}
-_BLOCK_RIGHT = {_F_SGV: _F_ARB | _F_SV | _F_CLIPCULL, _F_SV: _F_ARB, _F_CLIPCULL: _F_ARB, _F_ARB: 0}
+_BLOCK_LEFT = {_F_ARB: (_F_SGV, _F_SV, _F_CLIPCULL), _F_SV: (_F_SGV,), _F_CLIPCULL: (_F_SGV,), _F_SGV: ()}
+_BLOCK_RIGHT = {_F_SGV: (_F_ARB, _F_SV, _F_CLIPCULL), _F_SV: (_F_ARB,), _F_CLIPCULL: (_F_ARB,), _F_ARB: ()}
 _INDEXED_UP, _INDEXED_DOWN = 1, 2
 # _FIRST_COL[taken][cols]: the first column of `cols` free components in a register whose taken
 # components are the 4-bit mask `taken`, or -1
@@ -154,11 +154,10 @@ class _Allocator:
             if flag & _CONFLICTS_WITH_INDEXED:
                 self.index_fixed[reg] = True
             free = 15 & ~self.occupied[reg]
-            for k in _KINDS:
-                if left_kinds & k:
-                    self.blocked[k][reg] |= free & below
-                if right_kinds & k:
-                    self.blocked[k][reg] |= free & above
+            for k in left_kinds:
+                self.blocked[k][reg] |= free & below
+            for k in right_kinds:
+                self.blocked[k][reg] |= free & above
             self.occupied[reg] |= mine
 
 
@@ -260,15 +259,16 @@ def _pack_prefix_stable(elems: list[Packable]) -> None:
 _STRATEGIES = {"InputAssembler": _pack_input_assembler, "Vertex": _pack_prefix_stable, "Target": _pack_targets}
 
 
-def pack(elems: list[Packable], point: str) -> None:
+def pack(elems: list[Packable], point: str) -> list[Packable]:
     """Assign start_row/start_col to every element (-1/-1 for those without a register), in place.
 
     Elements whose interpretation takes no register are left unallocated; an element that does
-    not fit in 32 rows stays unallocated too (the caller reports it)."""
+    not fit in 32 rows stays unallocated too: those are returned (the caller reports them)."""
     allocated = []
     for e in elems:
-        if is_allocated(e.interpretation):
+        if e.interpretation in _ALLOCATED:
             allocated.append(e)
         else:
             _clear(e)
     _STRATEGIES[_PACKING_KIND[point]](allocated)
+    return [e for e in allocated if e.start_row < 0]
