@@ -76,19 +76,15 @@ class IRBuilder:
         self.block = block
 
     def _insert(self, inst: Instruction) -> Instruction:
-        block = self.block
-        if block is None:
-            raise RuntimeError("builder has no insertion block")
-        insts = block.instructions
-        if insts and insts[-1].op in TERMINATORS:
-            raise RuntimeError(f"block {block.name} is already terminated")
+        block = self._open_block()
         inst.parent = block
-        insts.append(inst)
+        block.instructions.append(inst)
         return inst
 
     def _emit(self, op: str, type: Type, operands: list[Value], attrs: dict, name: str = "") -> Instruction:
         """_insert(Instruction(op, type, operands, name, **attrs)) in one step: every instruction
-        the lowering builds comes through here (`operands` and `attrs` are fresh: kept as they are)."""
+        the lowering builds comes through here (`operands` and `attrs` are fresh: kept as they are),
+        so `_open_block`'s checks are inlined."""
         block = self.block
         if block is None:
             raise RuntimeError("builder has no insertion block")
