@@ -217,43 +217,31 @@ def _block_header(outer_width: int, block_id: int, abbrev_width: int) -> str:
 
 
 class BlockCache:
-    """Blocks after their header (bytes) by key, for BitstreamWriter.block_cached: bounded (emptied when
-    full), since keys are per module content and a long-lived process compiles many modules."""
+    """Encoded pieces by key (block tails as bytes for BitstreamWriter.block_cached): bounded (emptied
+    when full), since keys are per module content and a long-lived process compiles many modules."""
 
     def __init__(self, limit: int = 256) -> None:
-        self._items: dict[Hashable, bytes] = {}
+        self._items: dict[Hashable, object] = {}
         self._limit = limit
 
-    def get(self, key: Hashable) -> bytes | None:
+    def get(self, key: Hashable):
         return self._items.get(key)
 
     def clear(self) -> None:
         self._items.clear()
 
-    def put(self, key: Hashable, tail: bytes) -> None:
+    def put(self, key: Hashable, value: object) -> None:
         if len(self._items) >= self._limit:
             self._items.clear()
-        self._items[key] = tail
+        self._items[key] = value
 
 
-class RecordCache:
+class RecordCache(BlockCache):
     """Record digits by (abbreviation width, abbreviation id, code, operands), for
-    BitstreamWriter.emit_record_cached: bounded like BlockCache."""
+    BitstreamWriter.emit_record_cached: a BlockCache holding more, smaller entries."""
 
     def __init__(self, limit: int = 1024) -> None:
-        self._items: dict[Hashable, str] = {}
-        self._limit = limit
-
-    def get(self, key: Hashable) -> str | None:
-        return self._items.get(key)
-
-    def clear(self) -> None:
-        self._items.clear()
-
-    def put(self, key: Hashable, digits: str) -> None:
-        if len(self._items) >= self._limit:
-            self._items.clear()
-        self._items[key] = digits
+        super().__init__(limit)
 
 
 class BitstreamWriter:
