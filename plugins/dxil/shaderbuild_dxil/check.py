@@ -17,8 +17,8 @@ from .llvm import types as T
 from .llvm.metadata import MDNode
 from .llvm.values import TERMINATORS, ConstInt, Instruction, Undef
 from .lower import LoweredModule
-from .ops import BY_FUNCTION_CLASS, OpEmitter
-from .undef_outputs import STORE_OUTPUT, STORE_OUTPUT_VALUE
+from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, OpEmitter
+from .undef_outputs import STORE_OUTPUT_VALUE
 from .viewid import signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]

@@ -20,11 +20,11 @@ from .cse import CallHook, eliminate_common_calls
 from .dce import remove_dead_code
 from .llvm.values import Function, Instruction, Value
 from .mem2reg import promote_allocas, trivial_phi_replacements
-from .undef_outputs import STORE_OUTPUT, remove_undef_among, remove_undef_output_stores
+from .ops import LOAD_INPUT, STORE_OUTPUT
+from .undef_outputs import remove_undef_among, remove_undef_output_stores
 
-__all__ = ["Cleaned", "clean_up", "LOAD_INPUT"]
+__all__ = ["Cleaned", "clean_up"]
 
-LOAD_INPUT = "dx.op.loadInput."
 _opcode = attrgetter("op")
 
 

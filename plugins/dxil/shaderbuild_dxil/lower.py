@@ -18,14 +18,14 @@ from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 
 from .buffers import BufferAccess
-from .cleanup import LOAD_INPUT, clean_up
+from .cleanup import clean_up
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.module import Module as LLModule
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
-from .ops import OpEmitter, overload_name
+from .ops import LOAD_INPUT, STORE_OUTPUT, OpEmitter, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -52,7 +52,6 @@ from .scalarize import (
 from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_call_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
-from .undef_outputs import STORE_OUTPUT
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]

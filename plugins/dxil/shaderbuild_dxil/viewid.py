@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 
 from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
+from .ops import LOAD_INPUT, STORE_OUTPUT, VIEW_ID
 from .signature import SigElement
 
 __all__ = ["ViewIdState", "compute_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
 
-LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
 _VIEW_ID_BIT = 1 << 128          # past every input scalar (32 rows x 4 components)
 _SPECIAL = frozenset({"call", "phi", "load", "atomicrmw", "cmpxchg"})    # beyond their operands
 _STORES = frozenset({"store", "atomicrmw", "cmpxchg"})
