@@ -284,10 +284,6 @@ class BitstreamWriter:
             if s:
                 self._bytes += int(s, 2).to_bytes(((len(s) + 31) >> 5) << 2, "little")
 
-    @property
-    def bit_position(self) -> int:
-        return len(self._bytes) * 8 + sum(map(len, self._pieces))
-
     def data(self) -> bytes:
         if self._stack:
             raise RuntimeError("unterminated block")

@@ -20,7 +20,7 @@ from shaderbuild.diagnostics import error
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
-from .scalarize import component_types, leaf_layout, leaf_of_components, leaf_order, llvm_scalar, memory_scalar
+from .scalarize import component_types, leaf_layout, leaf_of_components, leaf_order, llvm_scalar
 
 if TYPE_CHECKING:
     from .lower import FunctionLowerer
@@ -327,7 +327,3 @@ class LocalResourcePlace(Place):
 
 def scalar_types(t: ir.Type) -> list[T.Type]:
     return [llvm_scalar(s) for s in component_types(t)]
-
-
-def memory_types(t: ir.Type) -> list[T.Type]:
-    return [memory_scalar(s) for s in component_types(t)]

@@ -11,7 +11,7 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from .types import FloatType, FunctionType, IntType, PointerType, StructType, Type, VoidType, label
+from .types import FloatType, FunctionType, IntType, PointerType, Type, VoidType, label
 
 __all__ = ["Value", "Constant", "ConstInt", "ConstFloat", "Undef", "ConstNull", "ConstAggregate", "GlobalValue",
            "GlobalVariable", "Function", "Argument", "BasicBlock", "Instruction", "float_bits", "const_key"]
@@ -227,10 +227,6 @@ class Instruction(Value):
         self.parent: BasicBlock | None = None
 
     @property
-    def is_terminator(self) -> bool:
-        return self.op in TERMINATORS
-
-    @property
     def has_value(self) -> bool:
         return self.type.__class__ is not VoidType
 
@@ -245,7 +241,3 @@ class Instruction(Value):
 
     def __repr__(self) -> str:
         return f"<Instruction {self.op} {self.type}>"
-
-
-def is_struct(t: Type) -> bool:
-    return isinstance(t, StructType)
