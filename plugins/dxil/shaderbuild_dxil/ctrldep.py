@@ -14,6 +14,7 @@ built once per function.
 from __future__ import annotations
 
 from .cfg import immediate_dominators
+from .cfg import successors as block_successors
 from .llvm.values import BasicBlock, Function
 
 __all__ = ["successors", "components", "dominator_tree", "post_dominators", "control_dependence"]
@@ -24,8 +25,7 @@ VIRTUAL_EXIT = -1       # index of the virtual root joining every exit block
 def successors(blocks: list[BasicBlock]) -> list[list[int]]:
     """Each block's successors, by index into `blocks` (built once, shared by the CFG passes)."""
     index = {id(bb): i for i, bb in enumerate(blocks)}
-    return [[index[id(s)] for s in bb.terminator.successors] if bb.terminator is not None else []
-            for bb in blocks]
+    return [[index[id(s)] for s in block_successors(bb)] for bb in blocks]
 
 
 def _postorder(adj: list[list[int]], roots: list[int]) -> list[int]:
