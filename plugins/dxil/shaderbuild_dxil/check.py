@@ -10,8 +10,8 @@ from functools import lru_cache
 from shaderbuild.diagnostics import CompileError, Diagnostic
 
 from . import sigpack
-from .cfg import immediate_dominators, successors
 from .container import ContainerInfo, parse_container
+from .ctrldep import dominator_tree, successors
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
@@ -350,59 +350,36 @@ def _dominator_preorder(f) -> tuple[list, dict, list[int], list[list[int]]]:
     order); each block's number in that order; for each number the last number of its subtree;
     and for each number its predecessor edges (as numbers, one per edge).  A block a dominates b
     iff num[a] <= num[b] <= end[num[a]]; an unreachable block is its own subtree, so it dominates
-    only itself (as no dominator tree holds it).  Everything works on integer indices (layout
-    order, then reverse post-order, as cfg.immediate_dominators takes it), so the blocks are
-    hashed once."""
+    only itself (as no dominator tree holds it).  The dominator tree is ctrldep's, on layout
+    indices, so the blocks are hashed once."""
     blocks = f.blocks
     if not blocks:
         return [], {}, [], []
-    index = {bb: i for i, bb in enumerate(blocks)}      # blocks hash by identity
-    succ = [[index[s] for s in successors(bb)] for bb in blocks]
-    post: list[int] = []                                # depth-first post-order from the entry
-    seen = [False] * len(blocks)
-    seen[0] = True
-    stack = [(0, iter(succ[0]))]
+    succ = successors(blocks)
+    idom = dominator_tree(succ)                         # layout index -> its immediate dominator's
+    children: list[list[int]] = [[] for _ in blocks]
+    for b in range(1, len(blocks)):
+        if idom[b] >= 0:
+            children[idom[b]].append(b)
+    pre: list[int] = []                                 # layout indices in dominator-tree pre-order
+    stack = [0]
     while stack:
-        b, it = stack[-1]
-        for s in it:
-            if not seen[s]:
-                seen[s] = True
-                stack.append((s, iter(succ[s])))
-                break
-        else:
-            stack.pop()
-            post.append(b)
-    rpo = post[::-1]
-    rnum = [-1] * len(blocks)                           # layout index -> rpo index (-1: unreachable)
-    for r, b in enumerate(rpo):
-        rnum[b] = r
-    rpreds: list[list[int]] = [[] for _ in rpo]
-    for b in rpo:
-        for s in succ[b]:
-            rpreds[rnum[s]].append(rnum[b])
-    doms = immediate_dominators(rpreds)
-    children: list[list[int]] = [[] for _ in rpo]
-    for r in range(1, len(rpo)):
-        children[doms[r]].append(r)
-    pre: list[int] = []                                 # rpo indices in dominator-tree pre-order
-    stack2 = [0]
-    while stack2:
-        r = stack2.pop()
-        pre.append(r)
-        kids = children[r]
+        b = stack.pop()
+        pre.append(b)
+        kids = children[b]
         if kids:
-            stack2 += reversed(kids)
-    number = [0] * len(rpo)                             # rpo index -> pre-order number
-    for n, r in enumerate(pre):
-        number[r] = n
+            stack += reversed(kids)
+    number = [0] * len(blocks)                          # layout index -> pre-order number
+    for n, b in enumerate(pre):
+        number[b] = n
     size = [1] * len(pre)
     for n in range(len(pre) - 1, 0, -1):                # subtree sizes, children before parents
-        size[number[doms[pre[n]]]] += size[n]
+        size[number[idom[pre[n]]]] += size[n]
     end = [n + size[n] - 1 for n in range(len(pre))]
-    order_idx = [rpo[r] for r in pre]                   # layout indices in the final order
+    order_idx = pre                                     # layout indices in the final order
     if len(order_idx) < len(blocks):
         for b in range(len(blocks)):
-            if rnum[b] < 0:
+            if idom[b] < 0:
                 end.append(len(order_idx))
                 order_idx.append(b)
     pos = [0] * len(blocks)                             # layout index -> number in the order
