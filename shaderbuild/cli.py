@@ -268,11 +268,7 @@ def build_parser(command: str | None = None):
 def _end_process(status: int) -> None:
     """End a finished `compile` process without interpreter teardown: freeing every module and
     object at exit costs ~10 ms, as much as compiling a small shader.  Only for commands that
-    start no threads or child processes and have closed every file they wrote.  The record
-    __init__ code compiled by this process is saved first for the next one (records.py)."""
-    from .records import save_init_code_cache
-
-    save_init_code_cache()
+    start no threads or child processes and have closed every file they wrote."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()

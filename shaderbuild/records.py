@@ -17,8 +17,6 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
-from types import CodeType
-
 _MISSING = object()
 
 
@@ -72,47 +70,10 @@ def _first_init(self, *args, **kwargs) -> None:
         body.append("  self.__post_init__()")
     src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
     env["_M"] = _MISSING
-    exec(_compile_init(src), env)  # noqa: S102 - generated from the class's own field names
+    # compiled in-process from the class's own field names; never loaded from a cache file
+    exec(compile(src, "<record __init__>", "exec"), env)  # noqa: S102
     owner.__init__ = env["__init__"]
     owner.__init__(self, *args, **kwargs)
-
-
-# Generated __init__ source -> its code.  Compiling is ~50 us per class, ~4 ms of a cold
-# `shaderbuild compile` (~80 classes), so the CLI saves what it compiled (save_init_code_cache)
-# and later processes load it, as Python's own bytecode cache does for modules.
-_INIT_CODE_CACHE = "record-inits"
-_MAX_CACHED_INITS = 300          # the project has ~200 record classes; older sources go first
-_init_codes: dict | None = None
-_init_used: list[str] = []
-_init_codes_added = False
-
-
-def _compile_init(src: str) -> CodeType:
-    global _init_codes, _init_codes_added
-    if _init_codes is None:
-        from . import user_cache
-
-        _init_codes = user_cache.load(_INIT_CODE_CACHE) or {}
-    _init_used.append(src)
-    code = _init_codes.get(src)
-    if not isinstance(code, CodeType):
-        code = _init_codes[src] = compile(src, "<record __init__>", "exec")
-        _init_codes_added = True
-    return code
-
-
-def save_init_code_cache() -> None:
-    """Persist the __init__ code compiled in this process for later ones (a short-lived
-    process such as `shaderbuild compile` calls this when done)."""
-    if _init_codes_added:
-        from . import user_cache
-
-        keep = {src: _init_codes[src] for src in _init_used if src in _init_codes}
-        for src, code in _init_codes.items():
-            if len(keep) >= _MAX_CACHED_INITS:
-                break
-            keep.setdefault(src, code)
-        user_cache.save(_INIT_CODE_CACHE, keep)
 
 
 class Record(metaclass=_RecordMeta):
