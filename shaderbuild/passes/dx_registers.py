@@ -2,9 +2,14 @@
 
 Direct3D needs every resource at a register; like DXC, a resource without one
 gets the lowest free range of its class in space 0, in declaration order, and
-is marked `implicit`: vk_bindings (which runs next) gives such resources the
-next free Vulkan binding instead, unless -fvk-auto-shift-bindings asks for the
-D3D register plus the class shift.
+is marked `implicit`: vk_bindings gives such resources the next free Vulkan
+binding instead, unless -fvk-auto-shift-bindings asks for the D3D register plus
+the class shift.
+
+A shared pass, not DXIL's: `register(...)` is HLSL's own binding model, the
+manifest's "hlsl" view (class, register, space) is written for every target,
+overlaps are errors in every target (as in DXC), and the Vulkan rules are
+defined in terms of it.
 """
 
 from __future__ import annotations

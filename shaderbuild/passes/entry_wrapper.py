@@ -1,11 +1,14 @@
 """Entry wrapper: makes stage I/O explicit.
 
 Creates Storage.INPUT/OUTPUT variables for the entry function's parameters and
-return value (flattening structs; SV_* semantics become BuiltIns per
-front/semantics.py, other semantics get Locations in declaration order,
+return value (flattening structs; SV_* semantics are checked against the HLSL
+system-value table, front/semantics.py, and keep their semantic: a backend maps
+them to its own built-ins; other semantics get Locations in declaration order,
 SV_Target<n> gets Location n), renames the HLSL function to `src.<name>`, and
 adds a parameterless void wrapper named after the entry that loads inputs,
 calls it and stores outputs.  Static-global initialisers run at its top.
+Target options (Vulkan's -fvk-invert-y, ...) are not applied here: they are the
+backend's own raise passes.
 """
 
 from __future__ import annotations
@@ -47,8 +50,7 @@ class _Builder:
         if vk_builtin is not None:      # [[vk::builtin("PointSize")]]
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
         if sv is not None and sv.name != "SV_Target":
-            builtin = sv.builtins.get((self.stage, direction))
-            if builtin is None:
+            if (self.stage, direction) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             var_type = sv.type
@@ -56,7 +58,7 @@ class _Builder:
                 raise error(f"semantic 'SV_Position' requires a float4, not '{t}'", loc)
             if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
                 var_type = t
-            io = ir.IOInfo(sv.name, index, builtin=builtin, interpolation=interpolation)
+            io = ir.IOInfo(sv.name, index, interpolation=interpolation)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
             raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
@@ -88,10 +90,7 @@ class _Builder:
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk)
         self.entry.inputs.append(var)
-        value: ir.Expr = ir.Load(ir.VarRef(var), var.type)
-        if var.io.builtin == "FragCoord" and self.options.vk_use_dx_position_w:
-            value = _with_component(value, 3, lambda w: ir.Binary("div", ir.Const(ir.FLOAT, 1.0), w, ir.FLOAT))
-        return _adapt(value, t)
+        return _adapt(ir.Load(ir.VarRef(var), var.type), t)
 
     def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
                      vk=(None, None)) -> None:
@@ -104,17 +103,7 @@ class _Builder:
             return
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk)
         self.entry.outputs.append(var)
-        value = _adapt(value, var.type)
-        if var.io.builtin == "Position" and self.options.vk_invert_y:
-            value = _with_component(value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
-        self.body.append(ir.Store(ir.VarRef(var), value))
-
-
-def _with_component(value: ir.Expr, index: int, change) -> ir.Expr:
-    """`value` (a float4) with component `index` replaced by change(component)."""
-    parts = [ir.Extract(value, i, ir.FLOAT) for i in range(4)]
-    parts[index] = change(parts[index])
-    return ir.Construct(ir.Vector(ir.FLOAT, 4), parts)
+        self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
 
 
 def _is_float_vec(t: ir.Type, n: int) -> bool:

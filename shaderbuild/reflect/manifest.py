@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import ir
+from ..capabilities import DEFAULT, Capabilities
 from ..options import CompileOptions
 
 FORMAT = "shaderbuild-manifest/1"
@@ -104,18 +105,25 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
 def _io_entry(var: ir.Variable) -> dict:
     io = var.io
     d = {"semantic": io.semantic, "index": io.index, "type": str(var.type)}
-    if io.builtin is not None:
+    if io.builtin is not None:            # a target built-in (SPIR-V), set by the backend's raise passes
         d["builtin"] = io.builtin
-    else:
+    elif io.location is not None:         # a system value with no built-in of the target has neither
         d["location"] = io.location
     if io.interpolation:
         d["interpolation"] = io.interpolation
     return d
 
 
-def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict) -> dict:
+def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
+                   caps: Capabilities = DEFAULT) -> dict:
     from ..ir.layout import vulkan_rule
 
+    if any(v.binding.vk is None for v in module.resources):
+        # a target without Vulkan bindings (the SPIR-V backend assigns them in its raise passes):
+        # the Vulkan view is informational, derived by the same rules, collisions allowed
+        from ..passes import vk_bindings
+
+        vk_bindings.run(module, options, strict=False)
     ep = module.entry
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
@@ -132,7 +140,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                            for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT],
         "backend": backend_reflection,
     }
-    if options.target == "spirv":
+    if caps.specialization_constants:
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]

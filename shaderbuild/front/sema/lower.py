@@ -10,6 +10,7 @@ import contextlib
 import struct
 
 from ... import ir
+from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
 from ...options import CompileOptions, Profile
 from .. import ast
@@ -36,8 +37,10 @@ class MemberSymbol(VarSymbol):
 
 
 class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
-    def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink) -> None:
+    def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
+                 caps: Capabilities = DEFAULT) -> None:
         self.options = options
+        self.caps = caps              # the target's decisions (push constants, layouts, ...)
         self.profile = profile
         self.sink = sink
         self.scope = self.global_scope = Scope()
@@ -415,9 +418,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def ext_builtin(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute) -> None:
         """Seed 004: `[[vk::ext_builtin_input(N)]] static const T x;` reads SPIR-V BuiltIn N,
-        `[[vk::ext_builtin_output(N)]] static T x;` writes it."""
-        from ..semantics import SPIRV_BUILTINS
-
+        `[[vk::ext_builtin_output(N)]] static T x;` writes it; the target lists the BuiltIns it has."""
         is_input = attr.name == "vk::ext_builtin_input"
         if len(attr.args) != 1:
             raise error(f"attribute '{attr.name}' takes one argument (a SPIR-V BuiltIn number)", attr.loc)
@@ -427,14 +428,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"a variable with '{attr.name}' must be {need}", d.loc)
         if d.init is not None:
             raise error(f"a built-in {'input' if is_input else 'output'} variable cannot have an initializer", d.init.loc)
-        entry = SPIRV_BUILTINS.get(number)
+        if not self.caps.ext_builtins:
+            raise error(f"'{attr.name}' is only supported when targeting SPIR-V", attr.loc)
+        entry = next((e for e in self.caps.ext_builtins if e[0] == number), None)
         if entry is None:
             raise error(f"unknown or unsupported SPIR-V BuiltIn {number}", attr.args[0].loc)
-        name, direction = entry
+        _, name, direction = entry
         if direction != "inout" and direction != ("in" if is_input else "out"):
             raise error(f"SPIR-V BuiltIn {number} ({name}) is not an {'input' if is_input else 'output'}", attr.loc)
-        if self.options.target != "spirv":
-            raise error(f"'{attr.name}' is only supported when targeting SPIR-V", attr.loc)
         storage = ir.Storage.INPUT if is_input else ir.Storage.OUTPUT
         var = ir.Variable(d.name, t, storage, d.loc, const=is_input,
                           io=ir.IOInfo(f"{attr.name}({number})", 0, builtin=name))
@@ -481,7 +482,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"[[vk::push_constant]] requires a struct or ConstantBuffer<T> variable, not '{t}'", d.loc)
         if any(v.storage is ir.Storage.PUSH_CONSTANT for v in self.globals):
             raise error("only one [[vk::push_constant]] block is allowed per shader", d.loc)
-        if self.options.target == "spirv":
+        if self.caps.push_constants:
             var = ir.Variable(d.name, t, ir.Storage.PUSH_CONSTANT, d.loc, const=True)
         else:  # Direct3D has no push constants: the block is an ordinary constant buffer there
             var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True,
@@ -838,7 +839,7 @@ def _has_field_semantics(t: ir.Type) -> bool:
 
 
 def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
-            source_files: list[str], main_file: str) -> ir.Module:
-    """Type-check the translation unit and lower it to an ir.Module."""
-    an = Analyzer(options, profile, sink)
+            source_files: list[str], main_file: str, caps: Capabilities = DEFAULT) -> ir.Module:
+    """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
+    an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)

@@ -84,9 +84,8 @@ class ResourceLowering:
             self.emit(ir.Store(ir.VarRef(count), ir.Intrinsic("GetDimensions", [res], ir.UINT), loc))
             p0 = self.place(args[0], for_write=True)
             self.emit(ir.Store(p0, self.convert(self.load(ir.VarRef(count)), p0.type, loc), loc))
-            from ...ir.layout import layout_of, vulkan_rule
-            rule = vulkan_rule("storage", self.options.vk_layout) if self.options.target == "spirv" else "dx_structured"
-            stride = layout_of(ir.Array(r.elem, 1), rule).array_stride
+            from ...ir.layout import layout_of
+            stride = layout_of(ir.Array(r.elem, 1), self.caps.layout_rule("storage", self.options)).array_stride
             p1 = self.place(args[1], for_write=True)
             self.emit(ir.Store(p1, self.convert(ir.Const(ir.UINT, stride), p1.type, loc), loc))
             return self.void_value(loc)
