@@ -35,7 +35,7 @@ VULKAN_ONLY = {
 DXIL_ONLY = {"dxil_hash": "retail"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _targets(backend: str) -> tuple:
     cwd = os.getcwd()
     try:   # the project's include_dirs are relative to the project
