@@ -89,3 +89,17 @@ def test_spirv_still_honours_invert_y_and_dx_position_w():
     reads_w = [t for t in _targets("spirv") if t.options.profile.startswith("ps_")
                and "SV_Position" in Path(t.source).read_text()]
     assert reads_w and all(_binary(t, vk_use_dx_position_w=True) != _binary(t) for t in reads_w)
+
+
+def test_dependency_scan_sees_the_targets_own_macros(tmp_path):
+    """__spirv__ is the SPIR-V backend's predefined macro (its capabilities), in the dependency
+    scan as in the compile: a build must see the files a SPIR-V compile would read."""
+    from shaderbuild.compiler import scan_dependencies
+    from shaderbuild.options import CompileOptions
+
+    (tmp_path / "vk.hlsli").write_text("")
+    (tmp_path / "dx.hlsli").write_text("")
+    src = tmp_path / "s.hlsl"
+    src.write_text('#ifdef __spirv__\n#include "vk.hlsli"\n#else\n#include "dx.hlsli"\n#endif\n')
+    names = {t: {Path(p).name for p in scan_dependencies(str(src), CompileOptions(target=t))} for t in ("spirv", "dxil")}
+    assert names == {"spirv": {"s.hlsl", "vk.hlsli"}, "dxil": {"s.hlsl", "dx.hlsli"}}

@@ -112,7 +112,7 @@ def _is_io(place: ir.Expr, builtin: str) -> bool:
 
 def _with_component(value: ir.Expr, index: int, change: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
     """`value` (a float4) with component `index` replaced by change(component)."""
-    parts = [ir.Extract(value, i, ir.FLOAT) for i in range(4)]
+    parts: list[ir.Expr] = [ir.Extract(value, i, ir.FLOAT) for i in range(4)]
     parts[index] = change(parts[index])
     return ir.Construct(ir.Vector(ir.FLOAT, 4), parts)
 
