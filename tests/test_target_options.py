@@ -103,3 +103,19 @@ def test_dependency_scan_sees_the_targets_own_macros(tmp_path):
     src.write_text('#ifdef __spirv__\n#include "vk.hlsli"\n#else\n#include "dx.hlsli"\n#endif\n')
     names = {t: {Path(p).name for p in scan_dependencies(str(src), CompileOptions(target=t))} for t in ("spirv", "dxil")}
     assert names == {"spirv": {"s.hlsl", "vk.hlsli"}, "dxil": {"s.hlsl", "dx.hlsli"}}
+
+
+def test_a_vulkan_binding_option_that_cannot_apply_does_not_fail_dxil():
+    """-fvk-bind-register with no mapping for a resource is an error for SPIR-V; a DXIL build
+    keeps its binary and leaves the (informational) Vulkan view out of its manifest."""
+    from shaderbuild.options import BindRegister
+
+    target = next(t for t in _targets("dxil") if "histogram" in t.name)
+    options = target.options.replace(vk_bind_registers=[BindRegister("b", 9, 9, 0, 0)])
+    res = compile_file(target.source, options)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert res.binary == _binary(target)
+    assert res.manifest["resources"] and all("vulkan" not in r for r in res.manifest["resources"])
+    spirv = next(t for t in _targets("spirv") if "histogram" in t.name)
+    res = compile_file(spirv.source, spirv.options.replace(binding_shifts=[], vk_bind_registers=options.vk_bind_registers))
+    assert not res.ok and "has no -fvk-bind-register mapping" in res.diagnostics[0].message

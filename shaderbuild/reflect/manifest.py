@@ -119,11 +119,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     from ..ir.layout import vulkan_rule
 
     if any(v.binding.vk is None for v in module.resources):
-        # a target without Vulkan bindings (the SPIR-V backend assigns them in its raise passes):
-        # the Vulkan view is informational, derived by the same rules, collisions allowed
-        from ..passes import vk_bindings
-
-        vk_bindings.run(module, options, strict=False)
+        _derive_vulkan_view(module, options)
     ep = module.entry
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
@@ -145,6 +141,21 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
     return out
+
+
+def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
+    """For a target without Vulkan bindings (the SPIR-V backend assigns them in its raise
+    passes) the manifest's Vulkan view is informational: derived by the same rules, collisions
+    allowed, and left out when the -fvk-* options cannot be applied (an unmapped register under
+    -fvk-bind-register, ...): a Vulkan option must not fail another target's build."""
+    from ..diagnostics import CompileError
+    from ..passes import vk_bindings
+
+    try:
+        vk_bindings.run(module, options, strict=False)
+    except CompileError:
+        for v in module.resources:
+            v.binding.vk = None
 
 
 def dumps(manifest: dict) -> str:
