@@ -17,6 +17,8 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
+from types import CodeType, FunctionType
+
 _MISSING = object()
 
 
@@ -51,29 +53,50 @@ def _first_init(self, *args, **kwargs) -> None:
     owner = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
     fields = owner._fields
     defaults = owner._defaults
-    params, body, env = [], [], {}
-    for f in fields:
-        if f in defaults:
-            d = defaults[f]
-            if isinstance(d, _Factory):
-                env[f"_f_{f}"] = d.make
-                params.append(f"{f}=_M")
-                body.append(f"  self.{f} = _f_{f}() if {f} is _M else {f}")
-                continue
-            env[f"_d_{f}"] = d
-            params.append(f"{f}=_d_{f}")
+    shape, argdefs, env = [], [], {"_M": _MISSING}
+    for i, f in enumerate(fields):
+        d = defaults.get(f, _MISSING)
+        if isinstance(d, _Factory):
+            shape.append("f")
+            env[f"_f{i}"] = d.make
+            argdefs.append(_MISSING)
+        elif f in defaults:
+            shape.append("d")
+            argdefs.append(d)
         else:
-            params.append(f)
-        body.append(f"  self.{f} = {f}")
+            shape.append("p")
     post = hasattr(owner, "__post_init__")   # not dir(): ~5 us per class on the cold path
-    if post:
-        body.append("  self.__post_init__()")
-    src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
-    env["_M"] = _MISSING
-    # compiled in-process from the class's own field names; never loaded from a cache file
-    exec(compile(src, "<record __init__>", "exec"), env)  # noqa: S102
-    owner.__init__ = env["__init__"]
-    owner.__init__(self, *args, **kwargs)
+    code = _template(tuple(shape), post)
+    # the template's placeholder names (parameters and attributes `_aN`) become the field names
+    rename = {f"_a{i}": f for i, f in enumerate(fields)}
+    code = code.replace(co_varnames=tuple(rename.get(n, n) for n in code.co_varnames),
+                        co_names=tuple(rename.get(n, n) for n in code.co_names))
+    init = FunctionType(code, env, "__init__", tuple(argdefs) or None)
+    init.__qualname__ = f"{owner.__qualname__}.__init__"
+    owner.__init__ = init
+    init(self, *args, **kwargs)
+
+
+# (shape, post) -> __init__ code with placeholder names.  Compiling is ~40 us a class, and a
+# compilation instantiates ~70 record classes but only a few dozen shapes ('p'lain, 'd'efault,
+# 'f'actory per field), so one template is compiled per shape, in-process (never cached on disk).
+_templates: dict[tuple[tuple[str, ...], bool], CodeType] = {}
+
+
+def _template(shape: tuple[str, ...], post: bool) -> CodeType:
+    code = _templates.get((shape, post))
+    if code is None:
+        params, body = [], []
+        for i, kind in enumerate(shape):
+            a = f"_a{i}"
+            params.append(a if kind == "p" else f"{a}=_M")  # real defaults are given to FunctionType
+            body.append(f"  self.{a} = _f{i}() if {a} is _M else {a}" if kind == "f" else f"  self.{a} = {a}")
+        if post:
+            body.append("  self.__post_init__()")
+        src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
+        module = compile(src, "<record __init__>", "exec")
+        code = _templates[(shape, post)] = next(c for c in module.co_consts if isinstance(c, CodeType))
+    return code
 
 
 class Record(metaclass=_RecordMeta):
