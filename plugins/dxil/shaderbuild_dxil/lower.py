@@ -508,7 +508,18 @@ class FunctionLowerer:
             return None
         return nums if comps is None else [nums[c] for c in comps]
 
+    def _precise(self, e: ir.Expr) -> list[Value]:
+        """Lower a `precise` expression (and what it contains): its float ops carry no fast-math flags."""
+        b, saved = self.b, self.b.fp_flags
+        b.fp_flags = 0
+        try:
+            return self.expr(e)
+        finally:
+            b.fp_flags = saved
+
     def _unary(self, e: ir.Unary) -> list[Value]:
+        if e.precise and self.b.fp_flags:
+            return self._precise(e)
         vals = self.expr(e.operand)
         out = []
         for v in vals:
@@ -523,6 +534,8 @@ class FunctionLowerer:
         return out
 
     def _binary(self, e: ir.Binary) -> list[Value]:
+        if e.precise and self.b.fp_flags:
+            return self._precise(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
         if len(a) == 1 and len(b) > 1:
             a = a * len(b)
@@ -643,6 +656,8 @@ class FunctionLowerer:
         return vals[start:start + n]
 
     def _intrinsic(self, e: ir.Intrinsic) -> list[Value]:
+        if e.precise and self.b.fp_flags:
+            return self._precise(e)
         return lower_intrinsic(self, e)
 
     # ------------------------------------------------------------------ calls (inlined)

@@ -179,7 +179,19 @@ class ExprEmitter:
     def op(self, opname: str, type_id: int, *operands: int) -> int:
         rid = self.b.new_id()
         self.code += inst(opname, [type_id, rid, *operands])
+        if self.precise and opname in _CONTRACTIBLE:
+            self.b.decorate(rid, "NoContraction")
         return rid
+
+    precise = False     # while emitting a `precise` expression: float arithmetic is NoContraction
+
+    def e_precise(self, e: Unary | Binary | Intrinsic) -> int:
+        """Emit a `precise` expression and what it contains (ir.Binary.precise)."""
+        self.precise = True
+        try:
+            return _EXPR_DISPATCH[type(e)](self, e)
+        finally:
+            del self.precise
 
     def void_op(self, opname: str, *operands: int) -> None:
         self.code += inst(opname, list(operands))
@@ -216,6 +228,8 @@ class ExprEmitter:
         return self.load(self.place(e))
 
     def e_unary(self, e: Unary) -> int:
+        if e.precise and not self.precise:
+            return self.e_precise(e)
         v = self.expr(e.operand)
         return self.componentwise(e.type, lambda rt, x: self._unary(e.op, rt, x), (e.operand.type, v))
 
@@ -227,6 +241,8 @@ class ExprEmitter:
         return self.op(name, self.tid(t), x)
 
     def e_binary(self, e: Binary) -> int:
+        if e.precise and not self.precise:
+            return self.e_precise(e)
         lhs = self.expr(e.lhs)
         rhs = self.expr(e.rhs)
         if e.op in _SHIFTS:
@@ -412,6 +428,8 @@ class ExprEmitter:
     def e_intrinsic(self, e: Intrinsic) -> int:
         from .intrinsics import lower_intrinsic
 
+        if e.precise and not self.precise:
+            return self.e_precise(e)
         rid = lower_intrinsic(self, e)
         return 0 if rid is None else rid
 
@@ -652,6 +670,11 @@ def with_scalar(t: Type, s: Scalar) -> Type:
         return Matrix(s, t.rows, t.cols)
     return s
 
+
+# the float arithmetic NoContraction applies to
+_CONTRACTIBLE = frozenset(("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate", "OpDot",
+                           "OpVectorTimesScalar", "OpMatrixTimesScalar", "OpVectorTimesMatrix",
+                           "OpMatrixTimesVector", "OpMatrixTimesMatrix", "OpOuterProduct"))
 
 _EXPR_DISPATCH = {
     Const: ExprEmitter.e_const, SpecConst: ExprEmitter.e_spec_const, Load: ExprEmitter.e_load, Unary: ExprEmitter.e_unary,
