@@ -123,6 +123,10 @@ def classify(var: ir.Variable) -> ResourceInfo:
             raise error(f"typed resource element '{t.elem}' must be a scalar or vector", var.loc)
         info.comp_type = _COMPONENT_TYPE[(s.kind, s.width)]
         info.comp_count = t.elem.size if isinstance(t.elem, ir.Vector) else 1
+        if s.width == 64:       # as DXC: stored as 32-bit uint words, twice as many (buffers.typed_words)
+            if info.comp_count > 2:
+                raise error(f"the element type of '{var.name}' does not fit in four 32-bit components", var.loc)
+            info.comp_type, info.comp_count = _COMPONENT_TYPE[("uint", 32)], 2 * info.comp_count
     return info
 
 
