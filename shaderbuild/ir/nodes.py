@@ -77,6 +77,7 @@ class IOInfo(DataRecord):
     builtin: str | None = None   # SPIR-V BuiltIn name, or None for a Location
     location: int | None = None
     interpolation: str | None = None
+    row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
 
 
 class Variable(Record):

@@ -34,7 +34,8 @@ class _Builder:
         return v
 
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
-               interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None)) -> ir.Variable:
+               interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
+               row_major: bool | None = None) -> ir.Variable:
         base, index = split_semantic(semantic)
         vk_location, vk_builtin = vk
         key = (direction, semantic.upper())
@@ -75,18 +76,21 @@ class _Builder:
                             f"for all or none of the {'inputs' if direction == 'in' else 'outputs'}", loc)
             location = self.next_location[direction]
         self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
-        io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation)
+        io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation,
+                       self.options.row_major if row_major is None else row_major)
         return ir.Variable(name, t, storage, loc, io=io)
 
     # values in / out, recursively through structs
-    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None)) -> ir.Expr:
-        if semantic is None:
+    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None),
+                   row_major: bool | None = None) -> ir.Expr:
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            parts = [self.load_input(f.type, f.semantic, loc, f.interpolation or interp, f"{prefix}.{f.name}",
-                                     (f.vk_location, f.vk_builtin)) for f in t.fields]
+            parts = [self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}",
+                                     (f.vk_location, f.vk_builtin), f.row_major)
+                     for f, sem in zip(t.fields, _member_semantics(t, semantic))]
             return ir.Construct(t, parts)
-        var = self.io_var(semantic, t, "in", loc, interp, "in", vk)
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         self.entry.inputs.append(var)
         value: ir.Expr = ir.Load(ir.VarRef(var), var.type)
         if var.io.builtin == "FragCoord" and self.options.vk_use_dx_position_w:
@@ -94,20 +98,46 @@ class _Builder:
         return _adapt(value, t)
 
     def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
-                     vk=(None, None)) -> None:
-        if semantic is None:
+                     vk=(None, None), row_major: bool | None = None) -> None:
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point output is missing a semantic", loc)
-            for i, f in enumerate(t.fields):
-                self.store_output(ir.Extract(value, i, f.type), f.type, f.semantic, loc,
-                                  f.interpolation or interp, f"{prefix}.{f.name}", (f.vk_location, f.vk_builtin))
+            for i, (f, sem) in enumerate(zip(t.fields, _member_semantics(t, semantic))):
+                self.store_output(ir.Extract(value, i, f.type), f.type, sem, loc, f.interpolation or interp,
+                                  f"{prefix}.{f.name}", (f.vk_location, f.vk_builtin), f.row_major)
             return
-        var = self.io_var(semantic, t, "out", loc, interp, "out", vk)
+        var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
         self.entry.outputs.append(var)
         value = _adapt(value, var.type)
         if var.io.builtin == "Position" and self.options.vk_invert_y:
             value = _with_component(value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
         self.body.append(ir.Store(ir.VarRef(var), value))
+
+
+def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:
+    """Each field's semantic.  A semantic on the struct itself cascades and overrides the members'
+    (as in DXC): TEXCOORD3 numbers the leaves TEXCOORD3, TEXCOORD4, ..., each taking as many
+    indices as it has signature rows (_semantic_rows), nested structs included."""
+    if semantic is None:
+        return [f.semantic for f in t.fields]
+    base, index = split_semantic(semantic)
+    out: list[str | None] = []
+    for f in t.fields:
+        out.append(f"{base}{index}")
+        index += _semantic_rows(f.type, bool(f.row_major))
+    return out
+
+
+def _semantic_rows(t: ir.Type, row_major: bool) -> int:
+    """Semantic indices a value of type t takes: one per signature row (a matrix has one row per
+    row when row_major, per column when column_major)."""
+    if isinstance(t, ir.Array):
+        return (t.size or 1) * _semantic_rows(t.elem, row_major)
+    if isinstance(t, ir.Matrix):
+        return t.rows if row_major else t.cols
+    if isinstance(t, ir.Struct):
+        return sum(_semantic_rows(f.type, bool(f.row_major)) for f in t.fields)
+    return 1
 
 
 def _with_component(value: ir.Expr, index: int, change) -> ir.Expr:

@@ -425,7 +425,7 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols)
+        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
         out = []
@@ -440,7 +440,7 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        plan = _io_plan(p.var.type, el.cols)
+        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
@@ -951,13 +951,20 @@ _STMT = {
 
 
 @cache
-def _io_plan(t: ir.Type, cols: int) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
+def _io_plan(t: ir.Type, cols: int, row_major: bool = False) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
     """Per component of a signature element of type t with `cols` columns: the loadInput /
     storeOutput operands it fixes (row and column relative to the element's start, as
-    constants), the memory overload, and whether it is a bool (i32 in the signature)."""
+    constants), the memory overload, and whether it is a bool (i32 in the signature).  A
+    column_major matrix (signature.element_layout) has component (r, c) at row c, column r."""
+    m = t.elem if isinstance(t, ir.Array) else t
+    transposed = isinstance(m, ir.Matrix) and not row_major
     out = []
     for c, s in enumerate(component_types(t)):
         row, col = divmod(c, cols)
+        if transposed:
+            k, rc = divmod(c, m.rows * m.cols)          # matrix k of an array, component (r, c) in it
+            r, cc = divmod(rc, m.cols)
+            row, col = k * m.cols + cc, r
         out.append((ConstInt(T.i32, row), ConstInt(T.i8, col), _ov(memory_scalar(s)), s.kind == "bool"))
     return tuple(out)
 
