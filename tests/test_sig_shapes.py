@@ -157,3 +157,19 @@ float4 main(float4 pos : SV_Position, M m : TEXCOORD1) : SV_Target { return floa
     assert masks[3] == masks[4] == masks[5] == 3    # column_major: three rows (columns) of two
     assert masks[6] == 8
     assert io_locations(src, "ps_6_0", "inputs")[1:] == [("TEXCOORD", 1, 0), ("TEXCOORD", 3, 2), ("TEXCOORD", 6, 4)]
+
+
+def test_row_major_parameter():
+    """The qualifier on an entry parameter decides its rows too: row_major float2x3 is two rows of
+    three, the column_major default three rows of two."""
+    src = """
+float4 main(float4 pos : SV_Position, {q} float2x3 m : TEXCOORD0) : SV_Target {{ return float4(m[1], 1); }}
+"""
+    rm = sig(src.format(q="row_major"), "ps_6_0", "ISG1")
+    assert [(n, i, m) for n, i, _r, m in rm] == [("SV_Position", 0, 15), ("TEXCOORD", 0, 7), ("TEXCOORD", 1, 7)]
+    cm = sig(src.format(q=""), "ps_6_0", "ISG1")
+    assert [(n, i, m) for n, i, _r, m in cm] == [("SV_Position", 0, 15), *[("TEXCOORD", k, 3) for k in range(3)]]
+    # m[1] of the row_major element is its row 1, components 0..2
+    text = dxil_text(src.format(q="row_major"), "ps_6_0")
+    for col in range(3):
+        assert re.search(rf"@dx\.op\.loadInput\.f32\(i32 4, i32 1, i32 1, i8 {col}, i32 undef\)", text), col

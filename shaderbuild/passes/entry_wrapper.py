@@ -200,15 +200,17 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         semantic = var.io.semantic if var.io else None
         interp = var.io.interpolation if var.io else None
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
+        row_major = var.io.row_major if var.io else None
         if p.direction == "in":
-            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk)
+            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
             args.append(value)
         else:
             tmp = b.local(f"param.{var.name}", var.type)
             if p.direction == "inout":
-                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name, vk)))
+                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name, vk,
+                                                                    row_major)))
             args.append(ir.VarRef(tmp))
-            out_params.append((var, tmp, semantic, interp, vk))
+            out_params.append((var, tmp, semantic, interp, vk, row_major))
         var.io = None
     call = ir.Call(src, args, src.return_type)
     if isinstance(src.return_type, ir.VoidType):
@@ -220,8 +222,9 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         b.body.append(ir.Store(ir.VarRef(ret), call))
         b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, ep.return_semantic, src.loc, None, "out.ret",
                        (ep.return_location, None))
-    for var, tmp, semantic, interp, vk in out_params:
-        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk)
+    for var, tmp, semantic, interp, vk, row_major in out_params:
+        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
+                       row_major)
     b.body.append(ir.Return())
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"

@@ -645,7 +645,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
-                                       builtin=builtin_attr)
+                                       builtin=builtin_attr, row_major=self.majorness(p.qualifiers))
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             self.lower_block(d.body.stmts, new_scope=False)
