@@ -173,3 +173,10 @@ float4 main(float4 pos : SV_Position, {q} float2x3 m : TEXCOORD0) : SV_Target {{
     text = dxil_text(src.format(q="row_major"), "ps_6_0")
     for col in range(3):
         assert re.search(rf"@dx\.op\.loadInput\.f32\(i32 4, i32 1, i32 1, i8 {col}, i32 undef\)", text), col
+
+
+def test_vk_location_on_a_cascading_struct_numbers_its_leaves():
+    src = STRUCTS + """
+float4 main(float4 pos : SV_Position, [[vk::location(5)]] S s : TEXCOORD3) : SV_Target { return s.c * s.d; }
+"""
+    assert io_locations(src, "ps_6_0", "inputs")[1:] == [("TEXCOORD", k, k + 2) for k in range(3, 7)]

@@ -86,9 +86,9 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            parts = [self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}",
-                                     (f.vk_location, f.vk_builtin), f.row_major)
-                     for f, sem in zip(t.fields, _member_semantics(t, semantic))]
+            parts = [self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+                                     f.row_major)
+                     for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         self.entry.inputs.append(var)
@@ -102,9 +102,9 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point output is missing a semantic", loc)
-            for i, (f, sem) in enumerate(zip(t.fields, _member_semantics(t, semantic))):
+            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
                 self.store_output(ir.Extract(value, i, f.type), f.type, sem, loc, f.interpolation or interp,
-                                  f"{prefix}.{f.name}", (f.vk_location, f.vk_builtin), f.row_major)
+                                  f"{prefix}.{f.name}", fvk, f.row_major)
             return
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
         self.entry.outputs.append(var)
@@ -125,6 +125,17 @@ def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:
     for f in t.fields:
         out.append(f"{base}{index}")
         index += _semantic_rows(f.type, bool(f.row_major))
+    return out
+
+
+def _member_vk(t: ir.Struct, location: int | None) -> list[tuple[int | None, str | None]]:
+    """Each field's ([[vk::location]], [[vk::builtin]]); a location on the struct itself numbers the
+    fields consecutively from it (as the struct-typed variable it stands for would)."""
+    out = []
+    for f in t.fields:
+        out.append((f.vk_location if location is None else location, f.vk_builtin))
+        if location is not None:
+            location += _location_count(f.type)
     return out
 
 
@@ -156,6 +167,8 @@ def _location_count(t: ir.Type) -> int:
         return (t.size or 1) * _location_count(t.elem)
     if isinstance(t, ir.Matrix):
         return t.rows
+    if isinstance(t, ir.Struct):
+        return sum(_location_count(f.type) for f in t.fields)
     return 1
 
 
