@@ -77,6 +77,7 @@ class IOInfo(DataRecord):
     builtin: str | None = None   # SPIR-V BuiltIn name, or None for a Location
     location: int | None = None
     interpolation: str | None = None
+    row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
 
 
 class Variable(Record):
@@ -88,6 +89,7 @@ class Variable(Record):
     io: IOInfo | None = None
     const: bool = False
     init: Expr | None = None     # constant initializer of a global (static const tables)
+    precise: bool = False        # HLSL `precise`: what is stored here is computed exactly as written
 
     def __repr__(self) -> str:
         return f"Variable({self.name}: {self.type}, {self.storage.value})"
@@ -182,6 +184,7 @@ class Unary(Expr):
     op: str
     operand: Expr
     type: Type
+    precise: bool = False   # feeds a `precise` value (front/sema/precise.py): no fast math, no contraction
 
 
 class Binary(Expr):
@@ -189,6 +192,7 @@ class Binary(Expr):
     lhs: Expr
     rhs: Expr
     type: Type
+    precise: bool = False   # as Unary.precise
 
 
 class Select(Expr):
@@ -254,6 +258,7 @@ class Intrinsic(Expr):
     name: str
     args: list[Expr]
     type: Type
+    precise: bool = False   # as Unary.precise (the float arithmetic the intrinsic expands to)
 
 
 # ----------------------------------------------------------------- statements

@@ -383,6 +383,8 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         if not p.kind.writable:
             raise error(f"'{e.name}' on read-only {p.rtype.kind}")
         s = scalar_of(p.type)
+        if s.width == 64:
+            raise error(f"'{e.name}' on a 64-bit element of {p.rtype.kind} is not supported")
         tp = fe.op("OpImageTexelPointer", fe.T.ptr("Image", fe.tid(s)), fe.pointer(p.image), p.coord,
                    fe.T.uconst(0))
         return tp, s, list(e.args[1:])

@@ -16,6 +16,7 @@ from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
+from .precise import mark_precise
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
@@ -640,11 +641,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                     self.scope.names[f.name] = sym
                 self.scope.names["this"] = VarSymbol(this)     # `this.x` as in HLSL 2021
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
-                var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers)
+                var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers,
+                                  precise="precise" in p.qualifiers)
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
-                                       builtin=builtin_attr)
+                                       builtin=builtin_attr, row_major=self.majorness(p.qualifiers))
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             self.lower_block(d.body.stmts, new_scope=False)
@@ -655,6 +657,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 if p.direction == "out" and p.var.name != "this" and not definitely_assigned(irf.body, p.var):
                     self.sink.warning(f"'out' parameter '{p.var.name}' is not assigned on every path through "
                                       f"'{d.name}'; the caller receives zero there", p.var.loc)
+            mark_precise(irf, "precise" in d.qualifiers)
         finally:
             self.pop_scope()
             self.fn, self.fn_info, self.out = None, None, []

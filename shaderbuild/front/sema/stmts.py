@@ -95,7 +95,8 @@ class StmtLowering:
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
-        var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers)
+        var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers,
+                          precise="precise" in d.qualifiers)
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
         if init is not None:
