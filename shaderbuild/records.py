@@ -18,15 +18,31 @@ identity, as for `@dataclass(eq=False)` nodes.
 from __future__ import annotations
 
 from types import CodeType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar
 
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
+        """Runtime no-op: the decorator only tells type checkers that Record subclasses
+        get a dataclass-like __init__ (typing's own is 3.11+)."""
+        return lambda cls: cls
+
+_T = TypeVar("_T")
 _MISSING = object()
 
 
 class _Factory:
     __slots__ = ("make",)
 
-    def __init__(self, make) -> None:
+    def __init__(self, make: Callable[[], Any]) -> None:
         self.make = make
+
+
+def _factory(make: Callable[[], _T]) -> _T:
+    """`field: list = Record.factory(list)`: a fresh default per instance (typed as the
+    value it makes, as dataclasses.field is)."""
+    return _Factory(make)  # type: ignore[return-value]
 
 
 class _RecordMeta(type):
@@ -115,10 +131,13 @@ def save_init_code_cache() -> None:
         user_cache.save(_INIT_CODE_CACHE, keep)
 
 
+@dataclass_transform(eq_default=False)
 class Record(metaclass=_RecordMeta):
     __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]]
+    _defaults: ClassVar[dict[str, Any]]
 
-    factory = staticmethod(_Factory)
+    factory = staticmethod(_factory)
 
     def __repr__(self) -> str:
         items = ", ".join(f"{f}={getattr(self, f, '?')!r}" for f in self._fields)
