@@ -18,7 +18,8 @@ identity, as for `@dataclass(eq=False)` nodes.
 from __future__ import annotations
 
 from types import CodeType
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
