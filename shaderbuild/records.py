@@ -17,8 +17,8 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
-from types import CodeType
 from collections.abc import Callable
+from types import CodeType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
