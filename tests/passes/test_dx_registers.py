@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import expected, sema_module, text
+from passutil import expected, sema_module, text
 
 from shaderbuild.diagnostics import CompileError
 from shaderbuild.passes import dx_registers

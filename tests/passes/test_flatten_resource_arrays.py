@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import expected, sema_module, text
+from passutil import expected, sema_module, text
 
 from shaderbuild.passes import flatten_resource_arrays
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
 from shaderbuild import ir
 from shaderbuild.compiler import predefined_macros
 from shaderbuild.diagnostics import DiagnosticSink
@@ -41,8 +39,3 @@ def text(module: ir.Module) -> str:
 
 def expected(s: str) -> str:
     return textwrap.dedent(s).lstrip("\n")
-
-
-@pytest.fixture
-def sema():
-    return sema_module
