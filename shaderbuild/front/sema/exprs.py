@@ -8,6 +8,7 @@ import re
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from .. import ast
+from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
 
@@ -47,7 +48,7 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
-class ExprLowering:
+class ExprLowering(SemaBase):
     """Mixin of Analyzer: lowers ast expressions to IR expressions."""
 
     # ---------------------------------------------------------------- helpers

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import error
 from .. import ast
+from .base import SemaBase
 from .scope import Scope
 
 LOOP_HINTS = {"unroll": "unroll", "loop": "loop", "fastopt": "fastopt", "allow_uav_condition": None}
@@ -45,7 +46,7 @@ def _direct_breaks(stmts: list[ir.Stmt]):
             yield from _direct_breaks(s.else_)
 
 
-class StmtLowering:
+class StmtLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def lower_block(self, stmts: list[ast.Stmt], new_scope: bool = True) -> None:

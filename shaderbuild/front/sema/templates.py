@@ -9,10 +9,11 @@ import contextlib
 from ... import ir
 from ...diagnostics import SourceLoc, error
 from .. import ast
+from .base import SemaBase
 from .scope import FuncInfo
 
 
-class TemplateLowering:
+class TemplateLowering(SemaBase):
     """Mixin of Analyzer."""
 
     @contextlib.contextmanager
