@@ -67,10 +67,12 @@ class _RecordMeta(type):
 def _first_init(self, *args, **kwargs) -> None:
     """Generate this class's real __init__, install it, and call it."""
     cls = type(self)
-    owner = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
+    owner: Any = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
     fields = owner._fields
     defaults = owner._defaults
-    params, body, env = [], [], {}
+    params: list[str] = []
+    body: list[str] = []
+    env: dict[str, Any] = {}
     for f in fields:
         if f in defaults:
             d = defaults[f]
@@ -149,7 +151,7 @@ class DataRecord(Record):
     """A mutable Record compared by its fields (unhashable, like a non-frozen dataclass)."""
 
     __slots__ = ()
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]   # unhashable, as a non-frozen dataclass
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -176,7 +178,7 @@ class ValueRecord(Record):
 
     def __hash__(self) -> int:
         try:
-            return self._hash
+            return self._hash  # type: ignore[attr-defined]   # a slot set below, not a field
         except AttributeError:
             h = hash((type(self).__name__,) + tuple(getattr(self, f) for f in self._fields))
             object.__setattr__(self, "_hash", h)
@@ -215,9 +217,7 @@ class InternedRecord(Record, metaclass=_InternMeta):
     The table lives as long as the process; it holds only the distinct types seen."""
 
     __slots__ = ()
+    _interned: ClassVar[dict[tuple, Any]] = {}     # shared by all subclasses; keys include the class
 
     def __reduce__(self):
         return type(self), tuple(getattr(self, f) for f in self._fields)
-
-
-InternedRecord._interned = {}     # shared by all subclasses; keys include the class

@@ -10,6 +10,9 @@ under `--validate-ir` (CompileOptions.validate_ir) and in the test suite
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from . import nodes as n
 from . import types as t
 from .printer import expr_str
@@ -48,6 +51,13 @@ def _bool_like(ty: t.Type) -> t.Type:
 
 def _is_int_scalar(ty: t.Type) -> bool:
     return isinstance(ty, t.Scalar) and ty.kind in _INT_KINDS
+
+
+def _fits_unsized(arg: t.Type, param: t.Type) -> bool:
+    """A sized array passed for an unsized array parameter of the same element (resource
+    arrays: resource_locals inlines such calls)."""
+    return (isinstance(param, t.Array) and param.size is None and isinstance(arg, t.Array)
+            and arg.elem is param.elem)
 
 
 def _bits(ty: t.Type) -> int | None:
@@ -331,7 +341,7 @@ class _FunctionChecker:
                 self.place(arg)
             else:
                 self.expr(arg)
-            if arg.type is not param.var.type:
+            if arg.type is not param.var.type and not _fits_unsized(arg.type, param.var.type):
                 self.fail(f"argument {i} of type {arg.type} for parameter '{param.var.name}' of type "
                           f"{param.var.type}", e)
 
@@ -342,7 +352,7 @@ class _FunctionChecker:
             self.expr(a)
 
 
-_EXPR_CHECKS = {
+_EXPR_CHECKS: dict[type, Callable[[_FunctionChecker, Any], None]] = {
     n.Const: _FunctionChecker._const,
     n.SpecConst: _FunctionChecker._const,
     n.VarRef: _FunctionChecker._varref,
