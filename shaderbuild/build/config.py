@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from ..options import CompileOptions
@@ -34,10 +35,10 @@ from .schema import (
 )
 from .tomlpos import KeyLocator
 
-try:  # Python >= 3.11
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 PROJECT_FILE = "shaderbuild.toml"
 PYPROJECT_FILE = "pyproject.toml"
