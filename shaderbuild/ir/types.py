@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import TypeGuard, overload
+
 from ..records import InternedRecord
 
 __all__ = [
@@ -141,6 +143,10 @@ INT16 = Scalar("int", 16)
 UINT16 = Scalar("uint", 16)
 
 
+@overload
+def scalar_of(t: Scalar | Vector | Matrix) -> Scalar: ...
+@overload
+def scalar_of(t: Type) -> Scalar | None: ...
 def scalar_of(t: Type) -> Scalar | None:
     """The component scalar of a scalar, vector or matrix type, else None."""
     if isinstance(t, Scalar):
@@ -170,5 +176,5 @@ def vec(elem: Scalar, n: int) -> Type:
     return elem if n == 1 else Vector(elem, n)
 
 
-def is_numeric(t: Type) -> bool:
+def is_numeric(t: Type) -> TypeGuard[Scalar | Vector | Matrix]:
     return isinstance(t, (Scalar, Vector, Matrix))

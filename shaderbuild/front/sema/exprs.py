@@ -99,6 +99,7 @@ class ExprLowering(SemaBase):
         if isinstance(to, ir.VoidType) or isinstance(src, ir.VoidType):
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         ss, sd = ir.scalar_of(src), ir.scalar_of(to)
+        assert ss is not None and sd is not None     # both numeric: every other type was handled above
         shp_s, shp_d = shape_of(src), shape_of(to)
         # constant folding of scalar literals keeps literal typing precise
         if isinstance(x, ir.Const) and shp_s == ("s",):
@@ -115,6 +116,7 @@ class ExprLowering(SemaBase):
                 x = self.convert(x, sd, loc)
                 if shp_d[0] == "v":
                     return ir.Construct(to, [x] * shp_d[1])
+                assert isinstance(to, ir.Matrix)
                 row = ir.vec(sd, to.cols)
                 r = ir.Construct(row, [x] * to.cols) if to.cols > 1 else x
                 return ir.Construct(to, [r] * to.rows)
@@ -129,7 +131,8 @@ class ExprLowering(SemaBase):
             if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
-                rows = [ir.Extract(x, r, ir.vec(ss, src.cols)) for r in range(to.rows)]
+                assert isinstance(src, ir.Matrix) and isinstance(to, ir.Matrix)
+                rows: list[ir.Expr] = [ir.Extract(x, r, ir.vec(ss, src.cols)) for r in range(to.rows)]
                 rows = [ir.Swizzle(r, tuple(range(to.cols)), ir.vec(ss, to.cols)) if to.cols < src.cols else r for r in rows]
                 if to.cols == 1:
                     rows = [ir.Extract(r, 0, ss) if isinstance(r.type, ir.Vector) else r for r in rows]
@@ -137,6 +140,7 @@ class ExprLowering(SemaBase):
             if shp_s[0] == "m" and shp_d[0] == "s":
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
+                assert isinstance(src, ir.Matrix)
                 return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
             comps_s = ir.component_count(src)
             comps_d = ir.component_count(to)
