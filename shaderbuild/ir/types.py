@@ -11,7 +11,7 @@ from ..records import InternedRecord
 __all__ = [
     "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
     "Resource", "VOID", "BOOL", "INT", "UINT", "FLOAT", "DOUBLE", "HALF", "INT64", "UINT64",
-    "INT16", "UINT16", "scalar_of", "component_count", "vec", "is_numeric",
+    "INT16", "UINT16", "scalar_of", "element_of", "component_count", "vec", "is_numeric",
 ]
 
 
@@ -153,6 +153,15 @@ def scalar_of(t: Type) -> Scalar | None:
         return t
     if isinstance(t, (Vector, Matrix)):
         return t.elem
+    return None
+
+
+def element_of(t: Type) -> Type | None:
+    """The type of `t[i]`: an array's element, a vector's component, a matrix's row; else None."""
+    if isinstance(t, (Array, Vector)):
+        return t.elem
+    if isinstance(t, Matrix):
+        return vec(t.elem, t.cols)
     return None
 
 

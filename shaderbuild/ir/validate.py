@@ -188,15 +188,6 @@ class _FunctionChecker:
         elif e.type is not base.fields[e.index].type:
             self.fail(f"field typed {e.type}, declared {base.fields[e.index].type}", e)
 
-    def _element_type(self, e: n.Expr, base: t.Type) -> t.Type | None:
-        if isinstance(base, t.Array):
-            return base.elem
-        if isinstance(base, t.Vector):
-            return base.elem
-        if isinstance(base, t.Matrix):
-            return t.vec(base.elem, base.cols)
-        return None
-
     def _index(self, e: n.Expr, index: n.Expr) -> None:
         self.expr(index)
         if not _is_int_scalar(index.type):
@@ -205,7 +196,7 @@ class _FunctionChecker:
     def _indexref(self, e: n.IndexRef) -> None:
         self.place(e.base)
         self._index(e, e.index)
-        elem = self._element_type(e, e.base.type)
+        elem = t.element_of(e.base.type)
         if elem is None:
             self.fail(f"indexing a place of type {e.base.type}", e)
         elif e.type is not elem:

@@ -20,6 +20,20 @@ from shaderbuild.ir.printer import module_str
 from shaderbuild.ir.validate import validate_module
 from shaderbuild.options import CompileOptions, parse_profile
 
+# resources with and without register(): dx_registers and vk_bindings
+REGISTERS_SOURCE = """
+RWStructuredBuffer<uint> Out;
+RWStructuredBuffer<uint> B[4];
+Texture2D T : register(t0);
+Texture2D U;
+SamplerState S : register(s1, space2);
+cbuffer C { float k; };
+[numthreads(1,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    Out[id.x] = B[id.y][0] + (uint)k + (uint)T.SampleLevel(S, float2(0,0), 0).x + (uint)U.Load(int3(0,0,0)).x;
+}
+"""
+
 
 def sema_module(hlsl: str, profile: str = "cs_6_0", **options) -> tuple[ir.Module, CompileOptions]:
     """The module sema makes for `hlsl` (validated), and the options it was made with."""

@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from passutil import REGISTERS_SOURCE as SOURCE
 from passutil import expected, sema_module, text
 
 from shaderbuild.diagnostics import CompileError
 from shaderbuild.passes import dx_registers
-
-SOURCE = """
-RWStructuredBuffer<uint> Out;
-RWStructuredBuffer<uint> B[4];
-Texture2D T : register(t0);
-Texture2D U;
-SamplerState S : register(s1, space2);
-cbuffer C { float k; };
-[numthreads(1,1,1)]
-void main(uint3 id : SV_DispatchThreadID) {
-    Out[id.x] = B[id.y][0] + (uint)k + (uint)T.SampleLevel(S, float2(0,0), 0).x + (uint)U.Load(int3(0,0,0)).x;
-}
-"""
 
 BODY = """\
     fn main(in id: uint3) -> void {

@@ -4,22 +4,10 @@ Kept small: the pass is moving into the SPIR-V backend; re-point the import then
 
 from __future__ import annotations
 
+from passutil import REGISTERS_SOURCE as SOURCE
 from passutil import sema_module, text
 
 from shaderbuild.passes import dx_registers, vk_bindings
-
-SOURCE = """
-RWStructuredBuffer<uint> Out;
-RWStructuredBuffer<uint> B[4];
-Texture2D T : register(t0);
-Texture2D U;
-SamplerState S : register(s1, space2);
-cbuffer C { float k; };
-[numthreads(1,1,1)]
-void main(uint3 id : SV_DispatchThreadID) {
-    Out[id.x] = B[id.y][0] + (uint)k + (uint)T.SampleLevel(S, float2(0,0), 0).x + (uint)U.Load(int3(0,0,0)).x;
-}
-"""
 
 
 def _globals(module) -> list[str]:

@@ -209,8 +209,9 @@ class ExprLowering(SemaBase):
             return self.convert(next(it), t, loc)
         if isinstance(t, ir.Vector):
             parts = [self.convert(next(it), t.elem, loc) for _ in range(t.size)]
-            if all(isinstance(p, ir.Const) for p in parts):
-                return ir.Const(t, tuple(p.value for p in parts))
+            consts = [p for p in parts if isinstance(p, ir.Const)]
+            if len(consts) == len(parts):
+                return ir.Const(t, tuple(p.value for p in consts))
             return ir.Construct(t, parts)
         if isinstance(t, ir.Matrix):
             rows = [self._build(it, ir.vec(t.elem, t.cols), loc) for _ in range(t.rows)]
@@ -406,6 +407,7 @@ class ExprLowering(SemaBase):
     def operator_call(self, e: ast.BinaryOp) -> ir.Expr:
         """`a + b` on a struct with `operator+` (HLSL 2021): a method call on `a`."""
         this = self.place(e.lhs, for_write=False)
+        assert isinstance(this.type, ir.Struct)        # is_struct_operand() checked it
         methods = self.methods.get(this.type.name, {}).get("operator" + e.op)
         if not methods:
             raise error(f"invalid operands to binary expression: '{this.type}' has no 'operator{e.op}'", e.loc)
@@ -472,6 +474,7 @@ class ExprLowering(SemaBase):
             return None
         x, y = a.value, b.value
         s = a.type
+        assert isinstance(s, ir.Scalar)     # operands have the result's (or, comparing, a common) scalar type
         try:
             if op == "add":
                 r = x + y
@@ -704,18 +707,16 @@ class ExprLowering(SemaBase):
         return None
 
     def element_type(self, t: ir.Type, loc: SourceLoc) -> ir.Type:
-        if isinstance(t, ir.Array):
-            return t.elem
-        if isinstance(t, ir.Vector):
-            return t.elem
-        if isinstance(t, ir.Matrix):
-            return ir.vec(t.elem, t.cols)
+        elem = ir.element_of(t)
+        if elem is not None:
+            return elem
         raise error(f"subscripted value of type '{t}' is not an array, vector or matrix", loc)
 
     def resource_index(self, base: ir.Expr, e: ast.Index, for_write: bool) -> ir.Expr:
         from .resources import texel_index_type
 
-        r: ir.Resource = base.type
+        r = base.type
+        assert isinstance(r, ir.Resource)
         if r.kind in ("StructuredBuffer", "RWStructuredBuffer"):
             idx = self.index_value(e.index)
         else:
@@ -725,6 +726,7 @@ class ExprLowering(SemaBase):
             idx = self.convert(self.rvalue(e.index), it, e.index.loc)
         if for_write and not r.kind.startswith("RW"):
             raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
+        assert r.elem is not None           # every subscriptable resource has an element type
         return ir.BufferElem(base, idx, r.elem)
 
     # ------------------------------------------------------------- members
@@ -786,7 +788,7 @@ class ExprLowering(SemaBase):
         if isinstance(t, ir.Matrix):
             elems = self.matrix_comps(t, name, loc)
             base = self.stable(base)
-            parts = []
+            parts: list[ir.Expr] = []
             for r, c in elems:
                 row = ir.Extract(base, r, ir.vec(t.elem, t.cols))
                 parts.append(ir.Extract(row, c, t.elem) if t.cols > 1 else row)
