@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from types import SimpleNamespace
+from typing import Any
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
 _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
@@ -84,7 +85,7 @@ def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
     abbreviations and error messages.  tests/test_cli_fast_args.py checks both agree."""
     if not argv or argv[0] != "compile":
         return None
-    ns = {"command": "compile", "func": cmd_compile}
+    ns: dict[str, Any] = {"command": "compile", "func": cmd_compile}
     seen_groups: dict[str, str] = {}
     positionals: list[str] = []
     i, n = 1, len(argv)
@@ -133,7 +134,7 @@ def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
         if spec["dest"] not in ns:
             if spec.get("required"):
                 return None
-            default = spec.get("default", _IMPLICIT_DEFAULTS.get(spec.get("action")))
+            default = spec.get("default", _IMPLICIT_DEFAULTS.get(spec.get("action", "store")))
             ns[spec["dest"]] = list(default) if isinstance(default, list) else default
     return SimpleNamespace(**ns)
 
@@ -222,6 +223,7 @@ def cmd_compile(args) -> int:
         print(f"{'total':>12}: {total * 1000:8.2f} ms", file=sys.stderr)
     if not result.ok:
         return 1
+    assert result.binary is not None and result.manifest is not None     # result.ok
     outputs = []
     if args.output:
         outputs.append((args.output, result.binary))
