@@ -102,7 +102,7 @@ def known_backends() -> list[str]:
 
 
 def _settings_fields(backends: list[str]) -> dict[str, Spec]:
-    backend_tables = {name: Table({k: spec for k, (spec, _) in BACKEND_OPTIONS.get(name, {}).items()})
+    backend_tables: dict[str, Spec] = {name: Table({k: spec for k, (spec, _) in BACKEND_OPTIONS.get(name, {}).items()})
                       for name in backends}
     return {
         "targets": StrList(Enum(*backends)),
