@@ -17,16 +17,33 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import CodeType, FunctionType
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
+        """Runtime no-op: the decorator only tells type checkers that Record subclasses
+        get a dataclass-like __init__ (typing's own is 3.11+)."""
+        return lambda cls: cls
+
+_T = TypeVar("_T")
 _MISSING = object()
 
 
 class _Factory:
     __slots__ = ("make",)
 
-    def __init__(self, make) -> None:
+    def __init__(self, make: Callable[[], Any]) -> None:
         self.make = make
+
+
+def _factory(make: Callable[[], _T]) -> _T:
+    """`field: list = Record.factory(list)`: a fresh default per instance (typed as the
+    value it makes, as dataclasses.field is)."""
+    return _Factory(make)  # type: ignore[return-value]
 
 
 class _RecordMeta(type):
@@ -50,7 +67,7 @@ class _RecordMeta(type):
 def _first_init(self, *args, **kwargs) -> None:
     """Generate this class's real __init__, install it, and call it."""
     cls = type(self)
-    owner = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
+    owner: Any = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
     fields = owner._fields
     defaults = owner._defaults
     shape, argdefs, env = [], [], {"_M": _MISSING}
@@ -99,10 +116,13 @@ def _template(shape: tuple[str, ...], post: bool) -> CodeType:
     return code
 
 
+@dataclass_transform(eq_default=False)
 class Record(metaclass=_RecordMeta):
     __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]]
+    _defaults: ClassVar[dict[str, Any]]
 
-    factory = staticmethod(_Factory)
+    factory = staticmethod(_factory)
 
     def __repr__(self) -> str:
         items = ", ".join(f"{f}={getattr(self, f, '?')!r}" for f in self._fields)
@@ -113,7 +133,7 @@ class DataRecord(Record):
     """A mutable Record compared by its fields (unhashable, like a non-frozen dataclass)."""
 
     __slots__ = ()
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]   # unhashable, as a non-frozen dataclass
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -140,7 +160,7 @@ class ValueRecord(Record):
 
     def __hash__(self) -> int:
         try:
-            return self._hash
+            return self._hash  # type: ignore[attr-defined]   # a slot set below, not a field
         except AttributeError:
             h = hash((type(self).__name__,) + tuple(getattr(self, f) for f in self._fields))
             object.__setattr__(self, "_hash", h)
@@ -179,9 +199,7 @@ class InternedRecord(Record, metaclass=_InternMeta):
     The table lives as long as the process; it holds only the distinct types seen."""
 
     __slots__ = ()
+    _interned: ClassVar[dict[tuple, Any]] = {}     # shared by all subclasses; keys include the class
 
     def __reduce__(self):
         return type(self), tuple(getattr(self, f) for f in self._fields)
-
-
-InternedRecord._interned = {}     # shared by all subclasses; keys include the class

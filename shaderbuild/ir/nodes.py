@@ -21,7 +21,7 @@ Semantic analysis has already:
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
@@ -102,6 +102,10 @@ class Expr(Record):
 
     __slots__ = ()
 
+    if TYPE_CHECKING:   # each subclass declares (or, VarRef, sets) its own `type` field
+        @property
+        def type(self) -> Type: ...
+
 
 class Const(Expr):
     """A scalar or vector constant: value is a Python bool/int/float, or a tuple for vectors."""
@@ -125,6 +129,13 @@ class VarRef(Expr):
     __slots__ = ("var", "type", "loc")
     var: Variable
     loc: SourceLoc | None = None        # where the name was written (for diagnostics of later passes)
+
+    if TYPE_CHECKING:   # not a constructor argument: the variable's type, set in __post_init__
+        @property
+        def type(self) -> Type: ...
+
+        @type.setter
+        def type(self, value: Type) -> None: ...
 
     def __post_init__(self) -> None:
         self.type = self.var.type

@@ -28,6 +28,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     pending: list[ir.Variable] = []
     for var in module.resources:
         b = var.binding
+        assert b is not None            # Module.resources: the variables with a binding
         if b.register is None:
             pending.append(var)
             continue
@@ -40,6 +41,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         taken.setdefault((b.register_class, b.space), []).append((rng, var))
     for var in pending:
         b = var.binding
+        assert b is not None and b.register is None
         if b.count is None:
             raise error(f"unbounded resource array '{var.name}' needs an explicit register", var.loc)
         used = sorted(r for r, _ in taken.get((b.register_class, 0), []))

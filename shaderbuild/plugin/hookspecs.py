@@ -56,6 +56,7 @@ class BackendResult(DataRecord):
 @hookspec
 def shaderbuild_register_backends() -> list[BackendInfo]:
     """Return the backends this plugin provides."""
+    raise NotImplementedError   # a specification: plugins implement it
 
 
 @hookspec(firstresult=True)

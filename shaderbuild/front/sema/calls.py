@@ -7,6 +7,7 @@ from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
 from .. import ast
 from ..intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
+from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
@@ -19,7 +20,7 @@ ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor"
 BUFFER_LOAD_KINDS = ("StructuredBuffer", "RWStructuredBuffer", "Buffer", "RWBuffer")
 
 
-class CallLowering:
+class CallLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def call(self, e: ast.CallExpr) -> ir.Expr:

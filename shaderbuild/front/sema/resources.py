@@ -7,6 +7,7 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import SourceLoc, error
 from .. import ast
+from .base import SemaBase
 
 # texture kind -> (coordinate components, offset components, array layer adds a coordinate)
 TEXTURE_SHAPES: dict[str, tuple[int, int]] = {
@@ -52,7 +53,7 @@ def texel_index_type(kind: str) -> ir.Type | None:
     return ir.vec(ir.UINT, shape[0])
 
 
-class ResourceLowering:
+class ResourceLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
