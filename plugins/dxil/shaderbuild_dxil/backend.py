@@ -11,7 +11,8 @@ from shaderbuild.options import CompileOptions
 from . import check
 from .container import ContainerInfo, build_container
 from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
-from .lower import LoweredModule, lower_module
+from .lower import lower_module
+from .lowered import LoweredModule
 from .resources import psv_resources
 from .viewid import compute_view_id_state
 from .writer import write_bitcode

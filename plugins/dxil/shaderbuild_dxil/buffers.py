@@ -8,7 +8,6 @@ Offsets inside a structured-buffer element come from shaderbuild.ir.layout's
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -17,12 +16,10 @@ from shaderbuild.ir.layout import layout_of
 from .cse import may_write
 from .llvm import types as T
 from .llvm.values import ConstInt, Undef, Value
+from .lowering import Lowering
 from .ops import overload_name
 from .places import BufferPlace, CBufPlace, to_memory, to_register
 from .scalarize import component_types, memory_scalar
-
-if TYPE_CHECKING:
-    from .lower import FunctionLowerer
 
 __all__ = ["component_offsets", "BufferAccess", "buffer_coords"]
 
@@ -96,7 +93,7 @@ def _load_plan(t: ir.Type, row_major: bool, split: bool) -> tuple[tuple, int]:
     return tuple(plan), len(scalars)
 
 
-def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Value]:
+def buffer_coords(L: Lowering, p: BufferPlace, extra: int = 0) -> list[Value]:
     """(coord0, coord1, coord2) of an element access for atomics / loads."""
     u = Undef(T.i32)
     off = L.add_const(p.dyn_offset, p.offset + extra) if p.dyn_offset is not None else ConstInt(T.i32, p.offset + extra)
@@ -109,10 +106,10 @@ def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Va
 
 
 class BufferAccess:
-    def __init__(self, L: FunctionLowerer) -> None:
+    def __init__(self, L: Lowering) -> None:
         self.L = L
         # cbuffer rows already loaded in the current block (see _row_memo)
-        self._memo_on = L.m.optimize
+        self._memo_on = L.optimize
         self._memo_block: object = None
         self._memo_last: object = None
         self._memo: dict[tuple, Value] = {}

@@ -16,7 +16,7 @@ from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader
 from .llvm import types as T
 from .llvm.metadata import MDNode
 from .llvm.values import TERMINATORS, ConstInt, Instruction, Undef
-from .lower import LoweredModule
+from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, OpEmitter
 from .undef_outputs import STORE_OUTPUT_VALUE
 from .viewid import signature_scalars

@@ -10,7 +10,7 @@ the module-level parts (resources, signatures, metadata inputs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from shaderbuild import ir
@@ -23,9 +23,9 @@ from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleConte
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
-from .llvm.module import Module as LLModule
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
-from .ops import LOAD_INPUT, STORE_OUTPUT, OpEmitter, overload_name
+from .lowered import LoweredModule
+from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -39,7 +39,7 @@ from .places import (
     ResourcePlace,
     VarStorage,
 )
-from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
+from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, assign_ranges, classify, symbol_type
 from .scalarize import (
     component_types,
     field_leaf_base,
@@ -49,7 +49,7 @@ from .scalarize import (
     memory_scalar,
     subrange,
 )
-from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_call_usage
+from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, build_signature, record_call_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
 
@@ -75,24 +75,6 @@ _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt",
 
 
 @dataclass(slots=True)
-class LoweredModule:
-    llmod: LLModule
-    entry: Function
-    ops: OpEmitter
-    resources: list[ResourceInfo]
-    inputs: list[SigElement]
-    outputs: list[SigElement]
-    stage: str
-    sm: tuple[int, int]
-    native16: bool
-    numthreads: tuple[int, int, int]
-    group_shared_bytes: int = 0
-    uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
-    features: frozenset[str] | None = None            # memo of dxmeta._used_features
-    view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend
-
-
-@dataclass(slots=True)
 class _Frame:
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
@@ -113,6 +95,7 @@ class FunctionLowerer:
         self.ops = mod.ops
         self.sm = mod.sm
         self.native16 = mod.native16
+        self.optimize = mod.optimize
         self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), mod.entry_name)
         self.alloca_block = self.fn.append_block("entry")
         self.alloca_builder = IRBuilder(self.alloca_block)
