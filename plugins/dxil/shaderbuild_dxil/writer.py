@@ -831,9 +831,9 @@ class _Writer:
         return callee
 
     def _call(self, inst: Instruction, iid: int, vals: list[int]) -> None:
-        """The call encoder; appends its record itself (calls are most of a shader's records: the
-        head up to the callee is made once per callee, see _call_head).  The callee is a module-level value, numbered before every instruction, and
-        arguments never carry a type."""
+        """The call encoder; appends its record itself (calls are most of a shader's records:
+        the head up to the callee is made once per callee, see _call_head).  The callee is a
+        module-level value, numbered before every instruction, and arguments never carry a type."""
         ops = inst.operands
         callee = self._callees.get(id(ops[0])) or self._call_head(ops)
         vals += [(iid - self.e.value_id(a)) & 0xFFFFFFFF for a in ops[1:]]
