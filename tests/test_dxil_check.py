@@ -244,27 +244,37 @@ def test_packing_of_disjoint_elements_and_same_named_halves_passes():
     check._check_packing([_sig("A", 0, 0, cols=2), _sig("B", 0, 2, cols=2, interp=1)], "VSIn")   # not interpolated
 
 
-# ---- when the instruction check runs: always under --validate / SHADERBUILD_VALIDATE=1 (the
-# test suite sets it, conftest.py), not in a plain compile (it costs 2-6% of a warm compile)
+# ---- which checks run: the SSA-form check under --validate / SHADERBUILD_VALIDATE=1 only (the
+# test suite sets it, conftest.py; it costs 2-5% of a warm compile), the rest always
 
-def _compile_counting_function_checks(monkeypatch, tmp_path, cli_args: list[str]) -> int:
+def _compile_counting(monkeypatch, tmp_path, cli_args: list[str]) -> dict[str, int]:
+    """Compile a small compute shader through the CLI; how often each function check ran."""
     from shaderbuild.cli import main
 
-    seen = []
-    real = check._check_function
-    monkeypatch.setattr(check, "_check_function", lambda f: (seen.append(f), real(f)))
+    seen = {"_check_ssa": 0, "_check_instructions": 0}
+
+    def counting(name: str):
+        real = getattr(check, name)
+
+        def run(f) -> None:
+            seen[name] += 1
+            real(f)
+        return run
+
+    for name in seen:
+        monkeypatch.setattr(check, name, counting(name))
     src = tmp_path / "k.hlsl"
     src.write_text("RWStructuredBuffer<uint> o : register(u0);\n"
                    "[numthreads(1, 1, 1)] void main(uint3 t : SV_DispatchThreadID) { o[t.x] = t.x * 2; }\n")
     assert main(["compile", str(src), "-T", "cs_6_0", "-o", str(tmp_path / "k.dxil"), *cli_args]) == 0
-    return len(seen)
+    return seen
 
 
-def test_instruction_check_runs_under_validate(monkeypatch, tmp_path):
+def test_ssa_check_runs_under_validate(monkeypatch, tmp_path):
     monkeypatch.delenv("SHADERBUILD_VALIDATE", raising=False)
-    assert _compile_counting_function_checks(monkeypatch, tmp_path, ["--validate"]) == 1
+    assert _compile_counting(monkeypatch, tmp_path, ["--validate"]) == {"_check_ssa": 1, "_check_instructions": 1}
 
 
-def test_instruction_check_is_off_in_a_plain_compile(monkeypatch, tmp_path):
+def test_plain_compile_checks_instructions_but_not_ssa(monkeypatch, tmp_path):
     monkeypatch.delenv("SHADERBUILD_VALIDATE", raising=False)
-    assert _compile_counting_function_checks(monkeypatch, tmp_path, []) == 0
+    assert _compile_counting(monkeypatch, tmp_path, []) == {"_check_ssa": 0, "_check_instructions": 1}

@@ -67,7 +67,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     if lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
     add_metadata(lm)
-    check.check_module(lm, lm.ops, instructions=os.environ.get("SHADERBUILD_VALIDATE") == "1")
+    check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
     info = ContainerInfo(
         stage=lm.stage, shader_model=sm, dxil_version=dxil_version(sm), valver=validator_version(sm),

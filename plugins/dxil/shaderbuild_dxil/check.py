@@ -2,7 +2,8 @@
 an internal-error diagnostic instead of a container the driver rejects.
 
 The checks of declarations, metadata, signatures and the container are cheap and always run;
-the check of every instruction (SSA form, opcodes, types) runs under --validate and in tests."""
+so are the rules on each instruction by itself (opcodes, types, dx.op operands, no undef
+output).  The check of the SSA form (dominance) runs under --validate and in tests."""
 
 from __future__ import annotations
 
@@ -54,10 +55,10 @@ def _legal_value_type(t: T.Type) -> bool:
     return False
 
 
-def check_module(lm: LoweredModule, ops: OpEmitter, instructions: bool = True) -> None:
-    """The module's declarations, named metadata and ViewID state; with `instructions`, also
-    every instruction of the entry function (_check_function: the costly part, 2-6% of a warm
-    compile, so the backend asks for it only under --validate / SHADERBUILD_VALIDATE=1, as
+def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
+    """The module's declarations, every instruction by itself, named metadata and ViewID state;
+    with `ssa`, also the SSA form of the entry function (_check_ssa: the costly part, 2-5% of a
+    warm compile, so the backend asks for it only under --validate / SHADERBUILD_VALIDATE=1, as
     the test suite sets)."""
     m = lm.llmod
     defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
@@ -67,8 +68,9 @@ def check_module(lm: LoweredModule, ops: OpEmitter, instructions: bool = True) -
     for f in m.functions:
         if not f.blocks:
             _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
-    if instructions:
-        _check_function(lm.entry)
+    _check_instructions(lm.entry)
+    if ssa:
+        _check_ssa(lm.entry)
     names = [nmd.name for nmd in m.named_md]
     for name in names:
         if name not in KNOWN_NAMED_METADATA:
@@ -355,12 +357,28 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
 
 
 def _check_function(f: Function) -> None:
-    """Check every instruction of f: each block ends in a terminator; only instructions DXIL
-    allows, with legal result types; dx.op calls with an opcode of their operation class; no
-    undef reaching an output; and SSA form.
+    """Every check of a function: its instructions one by one, then its SSA form."""
+    _check_instructions(f)
+    _check_ssa(f)
 
-    SSA form is checked by walking the dominator tree (ctrldep's) depth first with the set of
-    definitions visible at each point: a block's definitions become visible after them in the
+
+def _check_instructions(f: Function) -> None:
+    """Each block ends in a terminator, and every instruction obeys the rules on it by itself
+    (_check_instruction)."""
+    for bb in f.blocks:
+        insts = bb.instructions
+        if not insts or insts[-1].op not in TERMINATORS:
+            raise _fail(f"block without terminator in {f.name}")
+        for inst in insts:
+            _check_instruction(inst)
+
+
+def _check_ssa(f: Function) -> None:
+    """f is in SSA form: phis lead their block and list each predecessor edge once, and every
+    operand is defined where its use can see it.
+
+    The operands are checked by walking the dominator tree (ctrldep's) depth first with the set
+    of definitions visible at each point: a block's definitions become visible after them in the
     block and in the blocks it dominates (its subtree), and stop being visible when the walk
     leaves that subtree.  So an operand is valid iff it is visible where it is used.  A phi
     reads its value along an edge at the end of the edge's predecessor: when the walk reaches
@@ -393,12 +411,8 @@ def _check_function(f: Function) -> None:
             if leaving:
                 visible.difference_update(bb.instructions)
                 continue
-            insts = bb.instructions
-            if not insts or insts[-1].op not in TERMINATORS:
-                raise _fail(f"block without terminator in {f.name}")
             in_phis = True                          # phis come first in a block
-            for inst in insts:
-                _check_instruction(inst)
+            for inst in bb.instructions:
                 if inst.op == "phi":
                     if not in_phis:
                         raise _fail(f"phi after other instructions in a block of {f.name}")
