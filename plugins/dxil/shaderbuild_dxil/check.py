@@ -21,8 +21,7 @@ from .llvm import types as T
 from .llvm.metadata import MDNode
 from .llvm.values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
-from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, OpEmitter
-from .undef_outputs import STORE_OUTPUT_VALUE
+from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
 from .viewid import signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
