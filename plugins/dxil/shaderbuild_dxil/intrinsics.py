@@ -21,8 +21,8 @@ from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .scalarize import component_types, llvm_scalar
 
-if TYPE_CHECKING:
-    from .lower import FunctionLowerer
+if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
+    from .lowering import Lowering as FunctionLowerer
 
 __all__ = ["lower_intrinsic", "SUPPORTED"]
 
