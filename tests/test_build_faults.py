@@ -428,3 +428,111 @@ def test_lock_excludes_a_second_holder_in_the_same_process(tmp_path):
             ProjectLock(str(state), wait=False).acquire()
     with ProjectLock(str(state), wait=False):
         pass
+
+
+# ---------------------------------------------------------------- killing only the main process (issue 21, item 10)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_killing_only_the_main_build_process_kills_its_workers_and_frees_the_lock(tmp_path):
+    toml = PROJECT_TOML.format(targets='["spirv", "dxil"]').replace("MODE = [0, 1]", f"MODE = {list(range(10))}")
+    root = make_project(tmp_path / "victim", [], toml)
+    ref = make_project(tmp_path / "ref", [], toml)
+    assert run_build(ref, fake_compile).ok
+    script = (f"import sys; sys.path.insert(0, {str(REPO / 'tests')!r})\n"
+              "from test_build_engine import fake_compile\n"
+              "from shaderbuild.build.config import load_project\n"
+              "from shaderbuild.build.scheduler import build\n"
+              f"build(load_project({str(root)!r}), compile_fn=fake_compile, jobs=2, quiet=True)\n")
+    env = dict(os.environ, FAKE_COMPILE_SLEEP="0.3")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=REPO, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and (len(list((root / "out").rglob("*.json"))) < 2 or len(_children(proc.pid)) < 2):
+            time.sleep(0.01)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2, "the build did not start its pool"
+        proc.kill()                      # the main process only, not its process group
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.02)
+        assert not any(_alive(w) for w in workers), "pool workers outlived the killed build"
+        report = run_build(root, fake_compile, wait=False)   # LockBusy if an orphan still held the lock
+        assert report.ok and report.built
+        assert output_bytes(root / "out") == output_bytes(ref / "out")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_lock_message_names_the_holder_pid_and_command(tmp_path):
+    state = tmp_path / "s"
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time; from shaderbuild.build.lock import ProjectLock\n"
+                               f"l = ProjectLock({str(state)!r}); l.acquire(); print('held', flush=True); "
+                               "time.sleep(60)", "--marker"], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(LockBusy, match=rf"pid {holder.pid}: -c --marker"):
+            ProjectLock(str(state), wait=False).acquire()
+    finally:
+        holder.kill()
+        holder.wait()
+    with ProjectLock(str(state), wait=False):
+        pass
+
+
+def test_workers_watching_a_pipe_exit_when_the_parent_dies(tmp_path):
+    """The portable fallback of PR_SET_PDEATHSIG (macOS, BSD): a thread reading a pipe that only
+    the parent can write to."""
+    script = ("import os, sys, time\n"
+              "from shaderbuild.build import platform\n"
+              "r, w = os.pipe()\n"
+              "pid = os.fork()\n"
+              "if pid == 0:\n"
+              "    platform.watch_pipe(r, w)\n"
+              "    time.sleep(60)\n"
+              "    os._exit(0)\n"
+              "print(pid, flush=True)\n"
+              "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=REPO,
+                            start_new_session=True)
+    try:
+        child = int(proc.stdout.readline())
+        time.sleep(0.3)
+        assert _alive(child), "the watcher exited while its parent lived"
+        proc.kill()
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and _alive(child):
+            time.sleep(0.02)
+        assert not _alive(child)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

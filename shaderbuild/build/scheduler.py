@@ -111,7 +111,7 @@ def build(
 
 def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
          diag_format, executor=None) -> None:
-    from .worker import Job, JobResult, init_worker, run_job  # not needed on the no-op path
+    from .worker import Job, JobResult, run_job  # not needed on the no-op path
 
     by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
     work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format) for t, _, _ in stale]
@@ -158,7 +158,12 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker if compile_fn is None else None)
+    from .platform import ParentWatch
+    from .worker import start_worker
+
+    watch = ParentWatch()   # workers die with this process, even under SIGKILL
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
+                               initargs=(watch.initargs, compile_fn is None))
     try:
         futures = {pool.submit(run_job, job, compile_fn): job for job in work}
         stop = False
@@ -179,6 +184,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
         # normally and their finished outputs are already atomic.
         pool.shutdown(wait=True, cancel_futures=True)
+        watch.close()
 
 
 def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: BuildReport) -> None:
