@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import errno
 import io
+import json
 import os
 import signal
 import subprocess
@@ -118,7 +119,8 @@ def test_build_outputs_are_written_only_by_rename_from_a_temp_in_the_same_direct
     monkeypatch.setattr(os, "replace", spy)
     report = run_build(root, fake_compile)
     assert report.ok and report.built
-    produced = {str(p) for p in (root / "out").rglob("*") if p.is_file() and p.name != "lock"}
+    # (.shaderbuild holds the lock and the SQLite database, which commits atomically on its own)
+    produced = {str(p) for p in (root / "out").rglob("*") if p.is_file() and ".shaderbuild" not in p.parts}
     by_dst = {dst: src for src, dst in renames}
     for path in produced:
         assert path in by_dst, f"{path} was not written by rename"
@@ -536,3 +538,43 @@ def test_workers_watching_a_pipe_exit_when_the_parent_dies(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+# ---------------------------------------------------------------- the build database (issue 21, item 11)
+
+
+def _db_files(root: Path) -> list[Path]:
+    state = root / "out" / ".shaderbuild"
+    return [p for p in (state / "build.db", state / "db.json") if p.exists()]
+
+
+def test_a_structurally_wrong_database_never_crashes_a_build(tmp_path):
+    """Valid JSON of the wrong shape in the (old) JSON database: a traceback on every later build
+    before; now its sound records are imported, the rest rebuild."""
+    root, ref = project(tmp_path), project(tmp_path, "ref")
+    assert run_build(ref, fake_compile).ok
+    assert run_build(root, fake_compile).ok
+    for p in _db_files(root):
+        p.unlink()
+    (root / "out/.shaderbuild/db.json").write_text(json.dumps(
+        {"format": "shaderbuild.db/1", "meta": [], "targets": {"x": 5, "y": {"deps": "no"}}, "blobs": []}))
+    for _ in range(2):
+        report = run_build(root, fake_compile)
+        assert report.ok and not report.mismatches
+    assert output_bytes(root / "out") == output_bytes(ref / "out")
+
+
+def test_a_flipped_digit_in_a_stored_resource_is_not_a_false_mismatch(tmp_path):
+    """A byte flip that keeps the database readable changed a stored register: every later build
+    failed with 'resources differ' before; now the damaged record is detected and rebuilt."""
+    root = project(tmp_path)
+    assert run_build(root, fake_compile).ok
+    [path] = _db_files(root)
+    data = bytearray(path.read_bytes())
+    at = data.index(b'"register":') + len(b'"register":')
+    assert chr(data[at]).isdigit()
+    data[at] = ord("7") if data[at] != ord("7") else ord("8")
+    path.write_bytes(bytes(data))
+    for _ in range(2):
+        report = run_build(root, fake_compile)
+        assert report.ok and not report.mismatches, report.mismatches

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from shaderbuild.build.config import ConfigFileError, load_project
+from shaderbuild.build.database import BuildDB
 from shaderbuild.build.distributed_config import (
     CacheSettings,
     ExecutorSettings,
@@ -203,8 +204,8 @@ def test_corrupted_entries_are_detected_and_rebuilt(redis_url, source_tree, tmp_
     reference = outputs_of(ci)
     keys = sorted(client.keys(REDIS_PREFIX + "*"))
     assert len(keys) >= N_TARGETS
-    db = json.loads((ci / "out" / ".shaderbuild" / "db.json").read_bytes())
-    ours = {rec["key"] for rec in db["targets"].values()}
+    db = BuildDB.load(str(ci / "out"), str(ci))
+    ours = {rec["key"] for rec in db.targets.values()}
     mine = [k for k in keys if k.decode()[len(REDIS_PREFIX):] in ours]
     assert len(mine) == N_TARGETS               # the cache keys are the build engine's keys
     flipped, truncated = mine[3], mine[7]

@@ -58,7 +58,7 @@ class ProjectLock:
     def acquire(self) -> None:
         with _COND:
             if self._key in _HELD:
-                msg = self._busy(f"pid {os.getpid()}, this process")
+                msg = self._busy(f"pid {os.getpid()}")   # this process
                 if not self.wait:
                     raise LockBusy(msg + "; not waiting (--no-wait)")
                 if self.on_wait is not None:
