@@ -14,8 +14,9 @@ Stores are tiny byte stores behind one interface (`get`/`put`):
   into the local directory, writes go to the shared store only in read-write mode.
 
 Every entry carries the sha256 of its payload and of each file in it and is verified
-on read: a corrupt, truncated or misplaced entry is a miss (and is dropped from the
-store that returned it), never a wrong binary.
+on read, and its fields must have the shapes of a local build record: a corrupt,
+truncated, misplaced or odd entry is a counted miss (and is dropped from the store that
+returned it), never a wrong binary or a crash.
 """
 
 from __future__ import annotations
@@ -193,6 +194,14 @@ def decode_entry(data: bytes, key: str) -> CacheEntry | None:
         return None
 
 
+def checked_entry(entry: CacheEntry | None) -> CacheEntry | None:
+    """`entry` when its fields have the shapes of a local build record (validate.cache_entry):
+    an intact entry with odd fields (resources as a string, non-UTF-8 text) is a miss, not a crash."""
+    from .validate import cache_entry
+
+    return entry if entry is not None and cache_entry(entry) else None
+
+
 # --- the cache as the build sees it ---------------------------------------------------------
 
 
@@ -244,7 +253,7 @@ class SharedCache:
             data = store.get(key)
             if data is None:
                 continue
-            entry = decode_entry(data, key)
+            entry = checked_entry(decode_entry(data, key))
             if entry is None:
                 self.stats.corrupt += 1
                 if store is self.tiers.local or self.tiers.writable:
