@@ -191,6 +191,16 @@ def test_disk_full_in_cli_build_is_exit_status_1_without_traceback(tmp_path, fau
     err = capsys.readouterr().err
     assert rc == 1
     assert "Traceback" not in err and "No space left on device" in err, err
+    assert str(root / "out") + os.sep in err, "the message must name the file it could not write"
+
+
+def test_disk_full_message_names_the_file_with_a_worker_pool(tmp_path, faulty_writes, capsys):
+    root = project(tmp_path)
+    faulty_writes(root / "out")
+    rc = build_main(["build", str(root), "--quiet", "-j", "2", "--keep-going"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in err and "No space left on device" in err, err
+    assert str(root / "out" / "shaders") + os.sep in err, err
 
 
 def test_disk_full_in_cli_compile(tmp_path, faulty_writes, capsys):
@@ -252,6 +262,32 @@ def test_read_only_output_dir_fails_cleanly_in_cli_build(tmp_path, read_only, ca
     err = capsys.readouterr().err
     assert rc == 1
     assert "Traceback" not in err and ("Permission denied" in err or "read-only" in err), err
+
+
+def test_an_up_to_date_build_succeeds_in_a_read_only_output_dir(tmp_path, read_only, capsys):
+    """Nothing to do needs no write: no lock file, database or index is created or changed
+    (it failed on the lock file before; issue 21, item 13).  `list --status` works too."""
+    root = project(tmp_path)
+    assert run_build(root, fake_compile).ok
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (root / "out").rglob("*") if p.is_file()}
+    read_only(root / "out")
+    rc = build_main(["build", str(root), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 0 and "Traceback" not in err, err
+    after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (root / "out").rglob("*") if p.is_file()}
+    assert after == before
+    assert build_main(["list", str(root), "--status"]) == 0
+    assert "stale" not in capsys.readouterr().out
+
+
+def test_clean_removes_the_lock_file_and_the_state_directory(tmp_path):
+    from shaderbuild.build.clean import clean
+
+    root = project(tmp_path)
+    assert run_build(root, fake_compile).ok
+    clean(load_project(str(root)))
+    assert not (root / "out" / ".shaderbuild").exists(), list((root / "out").rglob("*"))
+    assert run_build(root, fake_compile, wait=False).ok
 
 
 def test_read_only_output_dir_never_corrupts_outputs(tmp_path, read_only):

@@ -87,20 +87,21 @@ class BuildDB:
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, output_dir: str, root: str, *, writable: bool = False) -> BuildDB:
+    def load(cls, output_dir: str, root: str, *, writable: bool = False, immutable: bool = False) -> BuildDB:
         """`root` (the project directory) anchors the relative paths stored in records.
 
         `writable`: the build's own connection (creates, repairs, migrates); otherwise the
-        file is only read, and a missing one is an empty database."""
+        file is only read, and a missing one is an empty database.  `immutable`: read without
+        creating SQLite's -wal/-shm files (a read-only output directory)."""
         db = cls(output_dir, root)
         db._reader = not writable
         try:
-            db._open(writable)
+            db._open(writable, immutable)
         except sqlite3.Error as exc:    # e.g. a damaged file that quick_check let through
             db._reset(f"is unreadable ({exc})", writable)
         return db
 
-    def _open(self, writable: bool) -> None:
+    def _open(self, writable: bool, immutable: bool = False) -> None:
         exists = os.path.exists(self.path)
         if writable:
             try:
@@ -114,7 +115,7 @@ class BuildDB:
             if not exists:
                 return
             try:
-                self._connect(writable=False)
+                self._connect(writable=False, immutable=immutable)
             except sqlite3.Error as exc:
                 if not _environmental(exc):
                     raise

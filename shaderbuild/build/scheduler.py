@@ -72,7 +72,8 @@ def build(
     progress_out = Progress(0, stream, tty=tty, quiet=quiet)
     with ProjectLock(state_dir(project.output_dir), wait=wait, on_wait=progress_out.message) as lock:
         # A read-only output directory: a build with nothing to do must not need to write.
-        db = BuildDB.load(project.output_dir, project.root, writable=lock.read_only is None)
+        db = BuildDB.load(project.output_dir, project.root, writable=lock.read_only is None,
+                          immutable=lock.read_only is not None)
         read_only = lock.read_only or db.read_only
         if db.load_warning:
             report.warnings.append(db.load_warning)
@@ -174,7 +175,8 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
             try:
                 res = fut.result()
             except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
-                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: {exc!r}")
+                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
+                                                f"{type(exc).__name__}: {exc}")   # str(): it names the file
             if not handle(res) and not keep_going and not stop:
                 stop = True
                 for other in futures:
