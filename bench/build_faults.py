@@ -235,8 +235,11 @@ def summarize(name: str, results: list[dict]) -> dict:
     failures = [f"{name} #{r['trial']}: {f}" for r in results for f in r["failures"]]
     out = {"trials": len(results), "failed_trials": sum(bool(r["failures"]) for r in results), "failures": failures}
     if name.startswith("kill"):
-        out["recorded_at_kill"] = [min(r["recorded"] for r in results), max(r["recorded"] for r in results)]
-        out["mid_build_kills"] = sum(0 < r["recorded"] < r["recorded"] + r["rebuilt"] for r in results)
+        # where the kill landed: before the first record was committed (start-up, planning, creating
+        # the database), between records, or after the last one (finishing: blobs, index, meta)
+        out["killed_before_first_record"] = sum(r["recorded"] == 0 for r in results)
+        out["killed_mid_build"] = sum(0 < r["recorded"] < r["recorded"] + r["rebuilt"] for r in results)
+        out["killed_after_last_record"] = sum(r["rebuilt"] == 0 for r in results)
         out["orphans"] = sum(r["orphans"] for r in results)
     if name == "db-flip":
         out["no_effect"] = sum(r.get("warning") is None and r.get("rebuilt") == 0 for r in results)
