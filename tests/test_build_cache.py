@@ -161,6 +161,51 @@ def test_the_json_database_of_earlier_versions_is_imported_once_and_removed(tmp_
     assert database.BuildDB.load(str(tmp_path), str(tmp_path)).targets == {"t1": RECORD}
 
 
+def test_readers_see_the_records_of_a_killed_build(tmp_path):
+    """SIGKILL leaves committed rows in the WAL; a read-only connection cannot replay it
+    (SQLITE_READONLY_RECOVERY), which made `list`/`explain` report the database unreadable
+    (found by bench/build_faults.py)."""
+    import signal
+    import subprocess
+    import sys
+
+    script = (f"import os, signal\nfrom shaderbuild.build import database\n"
+              f"db = database.BuildDB.load({str(tmp_path)!r}, {str(tmp_path)!r}, writable=True)\n"
+              f"for i in range(20):\n    db.put(f't{{i}}', {RECORD!r})\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert (tmp_path / ".shaderbuild" / (database.DB_FILE + "-wal")).exists()
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path))
+    assert db.load_warning is None and len(db.targets) == 20
+
+
+def test_readers_see_the_records_behind_a_hot_journal(tmp_path):
+    """A process killed inside a rollback-journal transaction (as when switching a new file to WAL)
+    leaves a hot journal that a read-only connection cannot roll back: `list`/`explain` called
+    the database unreadable (found by bench/build_faults.py, kill-main #54 of seed 2)."""
+    import signal
+    import subprocess
+    import sys
+
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    db.put("t1", RECORD)
+    db.close()
+    path = tmp_path / ".shaderbuild" / database.DB_FILE
+    script = ("import os, signal, sqlite3\n"
+              f"conn = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+              "conn.execute('PRAGMA journal_mode=DELETE'); conn.execute('PRAGMA cache_size=1')\n"
+              "conn.execute('BEGIN')\n"
+              "for i in range(2000):\n"
+              "    conn.execute('INSERT INTO targets VALUES (?, 0, ?)', (f'x{i}', 'y' * 500))\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert (tmp_path / ".shaderbuild" / (database.DB_FILE + "-journal")).exists()
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path))
+    assert db.load_warning is None and db.targets == {"t1": RECORD}
+
+
 def test_readers_never_create_the_database(tmp_path):
     db = database.BuildDB.load(str(tmp_path), str(tmp_path))
     assert db.targets == {} and db.load_warning is None

@@ -98,42 +98,57 @@ class BuildDB:
         db._reader = not writable
         try:
             db._open(writable, immutable)
-        except sqlite3.Error as exc:    # e.g. a damaged file that quick_check let through
-            db._reset(f"is unreadable ({exc})", writable)
+        except sqlite3.Error as exc:
+            db.close()
+            if _environmental(exc):      # cannot read or write here: not a reason to delete the file
+                db.targets, db.blobs, db.meta = {}, {}, {}
+                db.read_only = db._write_error(exc)
+                db.load_warning = f"build database {db.path} cannot be read ({exc})"
+            else:                        # e.g. a damaged page that integrity_check let through
+                db._reset(f"is unreadable ({exc})", writable)
         return db
 
     def _open(self, writable: bool, immutable: bool = False) -> None:
         exists = os.path.exists(self.path)
         if writable:
             try:
-                self._connect(writable=True)
+                self._connect("rwc")
             except sqlite3.Error as exc:
                 if not _environmental(exc):
                     raise
                 self.read_only = self._write_error(exc)
                 writable = False
-        if not writable:
-            if not exists:
-                return
+        if writable:
+            self._load_rows(writable=True)
+            self._import_legacy()
+            return
+        if not exists:
+            return
+        # Read-only: "ro" cannot replay the WAL of a killed build (SQLITE_READONLY_RECOVERY),
+        # "rw" can (it never creates the file), "immutable" works in a read-only directory.
+        modes = ["immutable"] if immutable else ["ro", "rw", "immutable"]
+        for i, mode in enumerate(modes):
             try:
-                self._connect(writable=False, immutable=immutable)
+                self._connect(mode)
+                self._load_rows(writable=False)
+                break
             except sqlite3.Error as exc:
-                if not _environmental(exc):
+                self.close()
+                self.targets, self.blobs, self.meta = {}, {}, {}
+                if not _environmental(exc) or i == len(modes) - 1:
                     raise
-                self._connect(writable=False, immutable=True)   # a read-only directory: no -shm file
+        self.close()     # readers keep no connection (and no read lock) open
+
+    def _load_rows(self, *, writable: bool) -> None:
         problem = self._check()
         if problem:
             self._reset(problem, writable)
-            return
-        if not self._empty:
+        elif not self._empty:
             self._read()
-        if self._writable:
-            self._import_legacy()
-        else:
-            self.close()     # readers keep no connection (and no read lock) open
 
-    def _connect(self, *, writable: bool, immutable: bool = False) -> None:
-        if writable:
+    def _connect(self, mode: str) -> None:
+        """mode: 'rwc' (the build's connection: create, WAL), 'rw', 'ro' or 'immutable'."""
+        if mode == "rwc":
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             try:
@@ -143,10 +158,11 @@ class BuildDB:
                 conn.close()
                 raise
         else:
-            uri = f"file:{quote(self.path)}?mode=ro" + ("&immutable=1" if immutable else "")
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            query = "mode=ro&immutable=1" if mode == "immutable" else f"mode={mode}"
+            conn = sqlite3.connect(f"file:{quote(self.path)}?{query}", uri=True, isolation_level=None,
+                                   check_same_thread=False)
         conn.text_factory = lambda b: b.decode("utf-8", "surrogateescape")   # a damaged row is dropped, not fatal
-        self._conn, self._writable = conn, writable
+        self._conn, self._writable = conn, mode == "rwc"
 
     def _check(self) -> str | None:
         """None when the file is ours and sound (creating the schema in a new file)."""
@@ -205,7 +221,7 @@ class BuildDB:
             return
         try:
             _remove_files(self.path)
-            self._connect(writable=True)
+            self._connect("rwc")
             self._create()
         except (OSError, sqlite3.Error) as exc:
             self.close()
@@ -284,8 +300,13 @@ class BuildDB:
         A database opened read-only (a read-only output directory) is not written."""
         if not self.dirty or self._reader:
             return
-        if self._conn is None and self.read_only is None:
+        if self._conn is None and self.read_only is None:   # made with BuildDB(...), not load()
+            mine = (dict(self.targets), dict(self.blobs), dict(self.meta))
             self._open(writable=True)
+            self.targets.update(mine[0])
+            self.blobs, self.meta = mine[1], mine[2]
+            for tid in self._dropped:
+                self.targets.pop(tid, None)
         if self._conn is None or not self._writable:
             return
         with self._transaction() as conn:

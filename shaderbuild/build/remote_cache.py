@@ -14,9 +14,8 @@ Stores are tiny byte stores behind one interface (`get`/`put`):
   into the local directory, writes go to the shared store only in read-write mode.
 
 Every entry carries the sha256 of its payload and of each file in it and is verified
-on read, and its fields must have the shapes of a local build record: a corrupt,
-truncated, misplaced or odd entry is a counted miss (and is dropped from the store that
-returned it), never a wrong binary or a crash.
+on read: a corrupt, truncated or misplaced entry is a miss (and is dropped from the
+store that returned it), never a wrong binary.
 """
 
 from __future__ import annotations
