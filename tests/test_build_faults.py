@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import errno
+import importlib.util
 import io
 import json
 import os
@@ -471,25 +472,10 @@ def test_lock_excludes_a_second_holder_in_the_same_process(tmp_path):
 # ---------------------------------------------------------------- killing only the main process (issue 21, item 10)
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
+_spec = importlib.util.spec_from_file_location("build_faults", REPO / "bench" / "build_faults.py")
+_faults = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_faults)
+_children, _alive = _faults._children, _faults._alive     # /proc helpers shared with the fault campaign
 
 
 def test_killing_only_the_main_build_process_kills_its_workers_and_frees_the_lock(tmp_path):
