@@ -63,6 +63,10 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
+    (("-Zi",), {"dest": "debug_info", "action": "store_true", "help": "emit debug information"}),
+    (("-Fd",), {"dest": "debug_file", "metavar": "FILE", "help": "DXIL: write the debug container (PDB) here"}),
+    (("-Qembed_debug",), {"dest": "embed_debug", "action": "store_true",
+                          "help": "DXIL: embed the debug part (ILDB) in the output container"}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -213,7 +217,8 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir)
+            row_major=args.row_major, validate_ir=args.validate_ir,
+            debug_info=args.debug_info, debug_file=args.debug_file, embed_debug=args.embed_debug)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
@@ -237,6 +242,7 @@ def cmd_compile(args) -> int:
         outputs.append((args.manifest, dumps(result.manifest).encode()))
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
+    outputs += result.side_outputs.items()      # -Fd's debug container
     if not outputs:
         print("shaderbuild: warning: no output requested (use -o, --manifest or --Fc)", file=sys.stderr)
     try:

@@ -31,6 +31,7 @@ class CompileResult(DataRecord):
     dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
+    side_outputs: dict[str, bytes] = Record.factory(dict)  # other files the options ask for (-Fd): path -> bytes
 
     @property
     def disassembly(self) -> str | None:
@@ -144,6 +145,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         lap("parse")
         module = analyze(tu, options, profile, sink, list(pp.files), path, caps)
         lap("sema")
+        if options.debug_info:
+            module.source_texts = {name: result.sources.text(name) for name in result.sources.names()}
         run_passes(module, options, caps)
         lap("passes")
         backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
@@ -153,6 +156,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         lap("emit")
         result.binary = backend.binary
         result.disassembly_source = backend.disassembly
+        result.side_outputs = dict(backend.side_outputs)
         result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection, caps)
         result.ok = True
     except CompileError as e:
@@ -172,6 +176,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         result.ok = False
     if not result.ok:
         result.binary = result.manifest = result.disassembly_source = None
+        result.side_outputs = {}
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:

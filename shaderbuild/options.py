@@ -85,6 +85,10 @@ class CompileOptions(DataRecord):
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
     validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
+    # debug info (-Zi, -Fd FILE, -Qembed_debug): see docs/DEBUG_INFO.md
+    debug_info: bool = False                        # -Zi: SPIR-V NonSemantic.Shader.DebugInfo.100 / DXIL ILDB
+    debug_file: str | None = None                   # -Fd FILE: the DXIL debug container (PDB) goes there
+    embed_debug: bool = False                       # -Qembed_debug: the ILDB part in the main container
 
     # fields that change no output byte, so no cache key
     _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)

@@ -296,6 +296,7 @@ class If(Stmt):
     then: list[Stmt]
     else_: list[Stmt]
     hint: str | None = None      # 'branch' | 'flatten'
+    loc: SourceLoc | None = None     # the statement's position (debug line records)
 
 
 class Loop(Stmt):
@@ -306,6 +307,7 @@ class Loop(Stmt):
     break_if: Expr | None = None
     hint: str | None = None      # 'unroll' | 'loop' | 'fastopt'
     unroll_count: int | None = None
+    loc: SourceLoc | None = None
 
 
 class Break(Stmt):
@@ -318,10 +320,11 @@ class Continue(Stmt):
 
 class Return(Stmt):
     value: Expr | None = None
+    loc: SourceLoc | None = None
 
 
 class Discard(Stmt):
-    pass
+    loc: SourceLoc | None = None
 
 
 class SwitchCase(Record):
@@ -336,6 +339,7 @@ class SwitchCase(Record):
 class Switch(Stmt):
     selector: Expr
     cases: list[SwitchCase]
+    loc: SourceLoc | None = None
 
 
 # -------------------------------------------------------------- functions etc.
@@ -382,6 +386,7 @@ class Module(Record):
     entry: EntryPoint | None = None
     source_files: list[str] = Record.factory(list)     # every file the preprocessor read
     spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
+    source_texts: dict[str, str] = Record.factory(dict)  # -Zi: file name as in SourceLoc -> text (debug info)
 
     @property
     def resources(self) -> list[Variable]:

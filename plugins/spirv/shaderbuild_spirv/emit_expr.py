@@ -165,6 +165,7 @@ class Ctx(DataRecord):
     func_ids: dict = Record.factory(dict)
     builtins: dict[str, int] = Record.factory(dict)
     interface: list[int] = Record.factory(list)
+    debug: object = None        # a debuginfo.DebugInfo under -Zi
 
 
 class ExprEmitter:

@@ -39,7 +39,8 @@ def shaderbuild_compile(module, target, options):
         return None
     from .lower import lower_module, reflection
 
-    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"))
+    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"),
+                           debug_command_line(options) if getattr(options, "debug_info", False) else None)
     return BackendResult(binary=lowered.binary, reflection=reflection(lowered),
                          disassembly=lambda: _disassemble(lowered.binary))
 
@@ -48,3 +49,13 @@ def _disassemble(binary: bytes) -> str:
     from .disasm import disassemble  # only when --Fc or a build asks for it
 
     return disassemble(binary)
+
+
+def debug_command_line(options) -> str:
+    """The options recorded in DebugEntryPoint: those that change code, in a fixed order (no paths
+    but the include directories as given, so the output is the same wherever it is built)."""
+    parts = [f"-E {options.entry}", f"-T {options.profile}", "-spirv", "-Zi",
+             f"-fspv-target-env={options.vk_target_env}"]
+    parts += [f"-D{k}={v}" if v else f"-D{k}" for k, v in sorted(options.defines.items())]
+    parts += [f"-I {d}" for d in options.include_dirs]
+    return " ".join(parts)

@@ -62,6 +62,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.switch_depth = 0
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
+        self.stmt_loc: SourceLoc | None = None      # the statement being lowered (debug line records)
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
         self.readonly_temps: set[int] = set()
@@ -73,6 +74,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
+        if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
+            s.loc = self.stmt_loc
         self.out.append(s)
 
     @contextlib.contextmanager
