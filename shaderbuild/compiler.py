@@ -132,6 +132,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         profile = parse_profile(options.profile)
         if options.vk_layout not in VK_LAYOUTS:
             raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
+        if (options.debug_file or options.embed_debug) and not options.debug_info:
+            raise error("-Fd and -Qembed_debug need debug information: add -Zi")
         if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
             raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()

@@ -285,6 +285,7 @@ class ModuleContext:
         self.output_elems: dict[int, SigElement] = {}
         self.group_shared_bytes = 0
         self.folded_stores: set[int] = set()
+        self.debug = None       # -Zi: a debuginfo.DebugInfo (set by lower_module)
 
     def resource_of(self, var: ir.Variable) -> ResourceInfo:
         r = self._res_by_var.get(id(var))

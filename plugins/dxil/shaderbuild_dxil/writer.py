@@ -25,7 +25,7 @@ from .bitstream import (
     vbr6_digits,
 )
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
-from .llvm.metadata import MDNode, MDString, MDValue, Metadata
+from .llvm.metadata import DINode, MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
 from .llvm.types import (
     ArrayType,
@@ -96,6 +96,7 @@ RMW_CODES = {name: i for i, name in enumerate(ATOMIC_RMW_OPS)}
 ORDERING_CODES = {"notatomic": 0, "unordered": 1, "monotonic": 2, "acquire": 3, "release": 4, "acq_rel": 5,
                   "seq_cst": 6}
 MD_STRING, MD_VALUE, MD_NODE, MD_NAME, MD_NAMED_NODE = 1, 2, 3, 4, 10
+FUNC_DEBUG_LOC_AGAIN, FUNC_DEBUG_LOC = 33, 35
 VST_ENTRY, VST_BBENTRY = 1, 2
 MODULE_VERSION, MODULE_TRIPLE, MODULE_DATALAYOUT, MODULE_GLOBALVAR, MODULE_FUNCTION = 1, 2, 3, 7, 8
 PARAMATTR_ENTRY, PARAMATTR_GRP_ENTRY = 2, 3
@@ -134,7 +135,7 @@ def _align_code(align: int) -> int:
 class _Enumerator:
     """Assigns type, value, metadata and attribute ids the way LLVM's ValueEnumerator does."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None) -> None:
         self.module = module
         self.types: list[Type] = []
         self.type_ids: dict[Type, int] = {}
@@ -166,6 +167,14 @@ class _Enumerator:
         for nmd in module.named_md:
             for node in nmd.nodes:
                 self._add_md(node)
+        if debug_locs is not None:       # -Zi: the debug named metadata, and the scopes of the locations
+            for nmd in module.debug_md:
+                for node in nmd.nodes:
+                    self._add_md(node)
+            for _line, _col, scope, inlined_at in dict.fromkeys(debug_locs.values()):
+                self._add_md(scope)
+                if inlined_at is not None:
+                    self._add_md(inlined_at)
         self.num_module_values = len(self.values)
         self._known: set[int] = set()     # ids of type objects already numbered (C-level hashing)
         self.bodies: dict[int, tuple[dict[object, int], list[Value], int, int]] = {}
@@ -339,6 +348,8 @@ class _Enumerator:
         if n is not None:
             return n
         cls = md.__class__
+        if cls is DINode:
+            return self._add_di(md)
         if cls is not MDNode:
             n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
             return n
@@ -368,6 +379,10 @@ class _Enumerator:
                     n = self._md_string(op.text)
             elif op is None:
                 n = -1
+            elif cls is DINode:
+                n = md_ids.get(id(op))
+                if n is None:
+                    n = self._add_di(op)
             else:
                 raise TypeError(f"cannot write metadata {op!r}")
             rec.append(n + 1)
@@ -377,6 +392,21 @@ class _Enumerator:
             n = self._md_nodes[key] = len(self.md_records)
             self.md_records.append((MD_NODE, key))
         md_ids[id(md)] = n
+        return n
+
+    def _add_di(self, md: DINode) -> int:
+        """A debug-info node: its metadata operands numbered first, then its record (one per
+        node object: distinct nodes must not be merged, and the few uniqued ones are made once)."""
+        rec = [1 if md.distinct else 0]
+        for i, op in enumerate(md.ops):
+            if op is None:
+                rec.append(0)
+            elif isinstance(op, int):
+                rec.append(op)
+            else:
+                rec.append(self._add_md(op) + (i not in md.required))
+        n = self.md_ids[id(md)] = len(self.md_records)
+        self.md_records.append((md.code, tuple(rec)))
         return n
 
     def _md_string(self, text: str) -> int:
@@ -429,9 +459,10 @@ class _Enumerator:
 
 
 class _Writer:
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None) -> None:
         self.m = module
-        self.e = _Enumerator(module)
+        self.debug_locs = debug_locs
+        self.e = _Enumerator(module, debug_locs)
         self.w = BitstreamWriter()
         self.type_bits = _log2_ceil(len(self.e.types) + 1)
 
@@ -616,6 +647,8 @@ class _Writer:
         """The metadata block: the records the enumerator made, then the named metadata."""
         e = self.e
         named = self.m.named_md
+        if self.debug_locs is not None:
+            named = named + self.m.debug_md
         if not e.md_records and not named:
             return
         w = self.w
@@ -677,6 +710,7 @@ class _Writer:
         encoders, emit_record = _ENCODERS, w.emit_record
         pieces, unabbrev = self._sink = w.unabbreviated_sink()
         v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
+        debug_locs, last_loc = self.debug_locs, None
         for bb in f.blocks:
             for inst in bb.instructions:
                 iid = inst_id                     # this instruction's id (if it has a value)
@@ -693,9 +727,24 @@ class _Writer:
                     else:
                         pieces += (unabbrev, v6[code], v6[len(vals)])
                         pieces += map(v6_get, vals)
+                if debug_locs is not None:
+                    last_loc = self._debug_loc(debug_locs.get(inst), last_loc)
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
+
+    def _debug_loc(self, loc: tuple | None, last: tuple | None) -> tuple | None:
+        """-Zi: the instruction's DEBUG_LOC record (DEBUG_LOC_AGAIN when it repeats the last one)."""
+        if loc is None:
+            return last
+        if loc is last:
+            self.w.emit_record(FUNC_DEBUG_LOC_AGAIN, [])
+        else:
+            line, col, scope, inlined_at = loc
+            md_ids = self.e.md_ids
+            self.w.emit_record(FUNC_DEBUG_LOC, [line, col, md_ids[id(scope)] + 1,
+                                                0 if inlined_at is None else md_ids[id(inlined_at)] + 1])
+        return loc
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
@@ -915,7 +964,9 @@ def clear_block_caches() -> None:
         cache.clear()
 
 
-def write_bitcode(module: Module) -> bytes:
-    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE)."""
-    return _Writer(module).write()
+def write_bitcode(module: Module, debug_locs: dict | None = None) -> bytes:
+    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE).  With `debug_locs`
+    (instruction -> (line, col, scope, inlinedAt)), the debug bitcode of -Zi: the module's
+    `debug_md` named metadata and a DEBUG_LOC record after each located instruction."""
+    return _Writer(module, debug_locs).write()
 
