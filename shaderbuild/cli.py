@@ -146,7 +146,7 @@ def _parse_defines(items: list[str]) -> dict[str, str]:
 
 def _parse_shifts(args) -> list:
     from .diagnostics import error
-    from .options import BindingShift
+    from .options import MAX_REGISTER, BindingShift
 
     shifts = []
     for cls in SHIFT_OPTIONS:
@@ -156,6 +156,8 @@ def _parse_shifts(args) -> list:
                 sp = None if space == "all" else int(space)
             except ValueError:
                 raise error(f"-fvk-{cls}-shift expects a number and a space number or 'all', got '{n} {space}'") from None
+            if not 0 <= shift <= MAX_REGISTER or not (sp is None or 0 <= sp <= MAX_REGISTER):
+                raise error(f"-fvk-{cls}-shift {n} {space}: out of range (0 to {MAX_REGISTER})")
             shifts.append(BindingShift(cls, shift, sp))
     return shifts
 
@@ -164,7 +166,7 @@ def _parse_bind_registers(args) -> list:
     import re
 
     from .diagnostics import error
-    from .options import BindRegister
+    from .options import MAX_REGISTER, BindRegister
 
     out = []
     for reg, space, binding, set_ in args.vk_bind_register:
@@ -172,6 +174,8 @@ def _parse_bind_registers(args) -> list:
         if not m or not (space.isdigit() and binding.isdigit() and set_.isdigit()):
             raise error(f"-fvk-bind-register expects xX SPACE BINDING SET (e.g. t3 0 5 1), got "
                         f"'{reg} {space} {binding} {set_}'")
+        if max(int(m.group(2)), int(space), int(binding), int(set_)) > MAX_REGISTER:
+            raise error(f"-fvk-bind-register {reg} {space} {binding} {set_}: out of range (0 to {MAX_REGISTER})")
         out.append(BindRegister(m.group(1), int(m.group(2)), int(space), int(binding), int(set_)))
     return out
 

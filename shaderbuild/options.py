@@ -38,6 +38,9 @@ def parse_profile(text: str) -> Profile:
     return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
 
 
+MAX_REGISTER = 2**32 - 1   # registers, spaces, Vulkan sets and bindings are 32-bit in DXIL and SPIR-V
+
+
 class BindingShift(ValueRecord):
     """DXC's -fvk-{b,t,s,u}-shift N <space|all>."""
 

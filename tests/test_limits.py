@@ -323,3 +323,78 @@ def test_bom_in_text_argument_and_first_line_column() -> None:
 
 def test_lone_cr_line_endings_do_not_crash() -> None:
     assert_clean(compile_text(main_with("O[0] = 1;").replace("\n", "\r")))
+
+
+# ---------------------------------------------------------------- issue 21 item 7: one nesting limit
+
+
+CALL_HEAD = "RWStructuredBuffer<float> O : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n"
+DEEPER = 5000    # far beyond the compiler's recursion headroom without a parser limit
+
+
+@pytest.mark.parametrize("expr", [
+    pytest.param("abs(" * DEEPER + "1.0" + ")" * DEEPER, id="intrinsic_calls"),
+    pytest.param("float(" * DEEPER + "1" + ")" * DEEPER, id="constructors"),
+    pytest.param("float2(" * DEEPER + "1, 1" + ").x, 1" * DEEPER + ")", id="vector_constructors"),
+    pytest.param("1.0" + ".x" * DEEPER, id="member_chain"),
+])
+def test_deep_calls_stop_at_the_nesting_limit_at_the_construct(expr: str) -> None:
+    """Calls and constructors count like parentheses: a located 'nesting too deep' on line 4, not a
+    generic recursion error at 1:1."""
+    res = compile_file("deep.hlsl", CompileOptions(target="spirv"), text=CALL_HEAD + f"O[0] = {expr};\n}}\n")
+    d = assert_located_error(res, r"nesting too deep \(limit \d+\)", line=4)
+    assert d.loc.col > 100, d.loc      # at the construct past the limit, not at the statement
+
+
+def test_moderate_call_nesting_compiles() -> None:
+    res = compile_text(CALL_HEAD + "O[0] = " + "abs(" * 60 + "1.0" + ")" * 60 + ";\n}\n")
+    assert res.ok, [d.message for d in res.diagnostics]
+
+
+def test_identifier_length_limit_is_a_located_error() -> None:
+    """300K characters once crashed the SPIR-V builder (a string longer than 65535 words)."""
+    res = compile_text(CALL_HEAD + "float " + "a" * 300_000 + " = 1; O[0] = 1;\n}\n")
+    assert_located_error(res, r"identifier is too long .*limit", line=4, col=7)
+
+
+# ---------------------------------------------------------------- issue 21 item 8: 32-bit registers
+
+
+def _two_buffers(first: str) -> str:
+    return (f"RWStructuredBuffer<int> A : register({first});\nRWStructuredBuffer<int> C : register(u0);\n"
+            "[numthreads(1, 1, 1)]\nvoid main() { A[0] = 1; C[0] = 2; }\n")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize(("first", "pattern", "col"), [
+    pytest.param("u4294967296", r"register number 4294967296 is out of range", 38, id="register_2_32"),
+    pytest.param("u0, space4294967296", r"register space number 4294967296 is out of range", 42, id="space_2_32"),
+    pytest.param("u18446744073709551616", r"register number \d+ is out of range", 38, id="register_2_64"),
+])
+def test_register_numbers_past_32_bits_are_located_errors(target: str, first: str, pattern: str, col: int) -> None:
+    """u4294967296 used to wrap to Vulkan binding 0 (colliding with C, while the manifest said 4294967296)
+    and crash the DXIL container writer."""
+    assert_located_error(compile_text(_two_buffers(first), target=target), pattern, line=1, col=col)
+
+
+def test_register_u_max_compiles_for_dxil() -> None:
+    """2^32 - 1 itself is a valid register."""
+    res = compile_text(_two_buffers("u4294967295"), target="dxil")
+    assert res.ok, [d.message for d in res.diagnostics]
+
+
+@pytest.mark.parametrize("src", [
+    pytest.param("RWStructuredBuffer<int> A[4] : register(u4294967294);\n"
+                 "[numthreads(1, 1, 1)]\nvoid main() { A[0][0] = 1; }\n", id="array_past_the_end"),
+    pytest.param("[[vk::binding(4294967296, 0)]] RWStructuredBuffer<int> A;\n"
+                 "[numthreads(1, 1, 1)]\nvoid main() { A[0] = 1; }\n", id="vk_binding_attribute"),
+])
+def test_register_ranges_past_32_bits_are_located_errors(src: str) -> None:
+    assert_located_error(compile_text(src), r"past register|outside the 32-bit range", line=1)
+
+
+def test_shifted_binding_past_32_bits_is_an_error() -> None:
+    from shaderbuild.options import BindingShift
+
+    res = compile_text(_two_buffers("u4294967295"), binding_shifts=[BindingShift("u", 1, None)])
+    assert_located_error(res, r"descriptor set 0 binding 4294967296, outside the 32-bit range", line=1)
