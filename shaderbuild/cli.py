@@ -57,6 +57,9 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-HV",), {"dest": "hlsl_version", "type": int, "choices": (2016, 2017, 2018, 2021), "default": 2021}),
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
+    (("--max-preprocessed-bytes",), {"dest": "max_preprocessed_bytes", "type": int, "default": 16 * 1024 * 1024,
+                                     "metavar": "N", "help": "limit on the text of all files, counted at "
+                                     "every #include (default 16 MiB)"}),
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
@@ -210,7 +213,7 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major)
+            row_major=args.row_major, max_preprocessed_bytes=args.max_preprocessed_bytes)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1

@@ -86,6 +86,7 @@ class CompileOptions(DataRecord):
     auto_binding_space: int = 0                     # -auto-binding-space N
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
+    max_preprocessed_bytes: int = 16 * 1024 * 1024  # --max-preprocessed-bytes (PPLimits.max_total_size)
 
     def cache_fields(self) -> dict:
         """A stable, JSON-serialisable view used in cache keys."""

@@ -398,3 +398,99 @@ def test_shifted_binding_past_32_bits_is_an_error() -> None:
 
     res = compile_text(_two_buffers("u4294967295"), binding_shifts=[BindingShift("u", 1, None)])
     assert_located_error(res, r"descriptor set 0 binding 4294967296, outside the 32-bit range", line=1)
+
+
+# ---------------------------------------------------------------- issue 21 item 5: special files
+
+
+def _special(tmp_path, kind: str) -> str:
+    import os
+
+    if kind == "fifo":
+        path = tmp_path / "pipe.hlsli"
+        os.mkfifo(path)
+        return str(path)
+    if kind == "directory":
+        (tmp_path / "dir.hlsli").mkdir()
+        return str(tmp_path / "dir.hlsli")
+    return kind          # /dev/zero, /dev/urandom
+
+
+def _compile_process(tmp_path, source: str):
+    """In a child with 1 GB of address space and a timeout: the unfixed reader grew without bound
+    (/dev/zero) or blocked forever (a FIFO)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    try:
+        return subprocess.run([sys.executable, "-m", "shaderbuild", "compile", source, "-T", "cs_6_0", "-spirv",
+                               "-o", str(tmp_path / "out.spv")], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=30, preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"compiling {source} hung")
+
+
+SPECIAL = ["/dev/zero", "/dev/urandom", "fifo", "directory"]
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_special_file_as_the_main_file_is_refused_at_once(tmp_path, kind: str) -> None:
+    path = _special(tmp_path, kind)
+    proc = _compile_process(tmp_path, path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(rf"cannot open '{re.escape(path)}': is a (device|FIFO|directory), not a regular file",
+                     proc.stderr), proc.stderr
+    assert not (tmp_path / "out.spv").exists()
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_special_file_as_an_include_is_a_located_error(tmp_path, kind: str) -> None:
+    path = _special(tmp_path, kind)
+    (tmp_path / "main.hlsl").write_text(f'\n#include "{path}"\n' + main_with("O[0] = 1;"))
+    proc = _compile_process(tmp_path, "main.hlsl")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(r"^main\.hlsl:2:10: error: cannot read '.*': is a (device|FIFO|directory), not a regular file$",
+                     proc.stderr, re.M), proc.stderr
+
+
+# ---------------------------------------------------------------- issue 21 item 6: total included text
+
+
+def test_self_include_of_a_large_header_stops_at_the_total_text_limit(tmp_path) -> None:
+    """A self-include plus a 1 MiB include used to be processed 64 times (the include depth);
+    the total counts every inclusion, so it stops after 16 MiB, at the #include."""
+    import time
+
+    (tmp_path / "big.hlsli").write_text("//" + "x" * (1 << 20) + "\n")
+    (tmp_path / "self.hlsl").write_text('#include "big.hlsli"\n#include "self.hlsl"\n' + main_with("O[0] = 1;"))
+    start = time.perf_counter()
+    res = compile_file(str(tmp_path / "self.hlsl"), CompileOptions(target="spirv"))
+    assert_located_error(res, r"preprocessed text is too large \(over 16777216 bytes .*--max-preprocessed-bytes",
+                         file="self.hlsl")
+    assert time.perf_counter() - start < 30
+
+
+def test_total_text_limit_is_an_option(tmp_path) -> None:
+    (tmp_path / "a.hlsli").write_text("#define A 1\n" + "// padding\n" * 100)
+    src = '#include "a.hlsli"\n' * 3 + main_with("O[0] = A;")
+    (tmp_path / "m.hlsl").write_text(src)
+    ok = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(target="spirv"))
+    assert ok.ok, [d.message for d in ok.diagnostics]
+    small = CompileOptions(target="spirv", max_preprocessed_bytes=len(src) + 2 * 1200)
+    assert_located_error(compile_file(str(tmp_path / "m.hlsl"), small), r"preprocessed text is too large", line=3)
+
+
+def test_max_preprocessed_bytes_flag(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "m.hlsl").write_text(main_with("O[0] = 1;"))
+    cmd = [sys.executable, "-m", "shaderbuild", "compile", "m.hlsl", "-T", "cs_6_0", "-spirv", "-o", "o.spv"]
+    assert subprocess.run(cmd, cwd=tmp_path, capture_output=True, timeout=60).returncode == 0
+    proc = subprocess.run([*cmd, "--max-preprocessed-bytes", "10"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1 and "preprocessed text is too large (over 10 bytes" in proc.stderr, proc.stderr

@@ -14,6 +14,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from ...front.source_file import read_source
 from ..cache import full_key, portable
 from ..files import sha256_bytes, stat_sig
 from ..outputs import c_identifier, write_all
@@ -55,8 +56,7 @@ class FileMemo:
         hit = self.entries.get(path)
         if hit is None:
             sig = stat_sig(path)
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_source(path)    # regular files only, bounded
             if sig is None:   # vanished between stat and read: do not memoise
                 return [path, 0, len(data), 0, sha256_bytes(data)], data
             hit = self.entries[path] = ([path, *sig, sha256_bytes(data)], data)
