@@ -98,7 +98,7 @@ def build(
                                     | {state_dir(project.output_dir)})
                 progress = Progress(len(stale), stream, tty=tty, quiet=quiet)
                 _run(stale, db, report, progress, jobs=jobs, keep_going=keep_going, compile_fn=compile_fn,
-                     diag_format=diag_format, executor=executor)
+                     diag_format=diag_format, executor=executor, force=force)
                 progress.close()
             _finish(project, all_targets, db, report, fs, progress_out, prune=bool(prune))
         finally:
@@ -110,7 +110,7 @@ def build(
 
 
 def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
-         diag_format, executor=None) -> None:
+         diag_format, executor=None, force=False) -> None:
     from .worker import Job, JobResult, init_worker, run_job  # not needed on the no-op path
 
     by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
@@ -144,7 +144,8 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         return res.ok
 
     if executor is not None:
-        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report)
+        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report,
+                     force=force)
         return
     workers = min(jobs or os.cpu_count() or 1, len(work))
     if workers <= 1:
