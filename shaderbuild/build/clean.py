@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from . import confine
 from .cache import BuildDB, state_dir
 from .config import Project
 from .lock import ProjectLock
@@ -11,7 +12,8 @@ from .report import INDEX_FILE
 
 
 def clean(project: Project, *, wait: bool = True, on_wait=None) -> list[str]:
-    """Returns the removed files.  Only paths inside the output directory are touched."""
+    """Returns the removed files.  Only paths inside the output directory are touched, never
+    through a symbolic link below it (confine.OutsideOutputDir)."""
     out = project.output_dir
     removed: list[str] = []
     if not os.path.isdir(out):
@@ -23,11 +25,8 @@ def clean(project: Project, *, wait: bool = True, on_wait=None) -> list[str]:
         for path in paths:
             if not os.path.normpath(path).startswith(out + os.sep):
                 continue
-            try:
-                os.unlink(path)
+            if confine.unlink(out, path):     # refuses a path through a symbolic link
                 removed.append(path)
-            except FileNotFoundError:
-                pass
         dirs = sorted({os.path.dirname(p) for p in removed}, key=len, reverse=True)
         for d in dirs:
             while d.startswith(out + os.sep) and d != state_dir(out):
