@@ -496,3 +496,16 @@ def test_max_preprocessed_bytes_flag(tmp_path) -> None:
     proc = subprocess.run([*cmd, "--max-preprocessed-bytes", "10"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 1 and "preprocessed text is too large (over 10 bytes" in proc.stderr, proc.stderr
+
+
+def test_deep_call_chain_is_a_located_error_not_a_false_recursion() -> None:
+    """3,000 functions each calling the previous one (no recursion): SPIR-V compiles it; the DXIL
+    backend, which inlines every call, used to say "recursive call of 'f2936'" without a location."""
+    n = 3000
+    fns = "float f0(float x) { return x + 1.0; }\n" + "".join(
+        f"float f{i}(float x) {{ return f{i - 1}(x) * 0.5; }}\n" for i in range(1, n))
+    src = "RWStructuredBuffer<float> O : register(u0);\n" + fns + \
+        f"[numthreads(1, 1, 1)]\nvoid main() {{ O[0] = f{n - 1}(1.0); }}\n"
+    assert compile_text(src).ok
+    d = assert_located_error(compile_text(src, target="dxil"), r"more than \d+ nested calls")
+    assert "recursive" not in d.message
