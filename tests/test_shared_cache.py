@@ -508,3 +508,55 @@ def test_cached_messages_cannot_drive_the_terminal(source_tree, tmp_path):
     assert not any(c in text for c in "\x1b\x07\r\x9b")
     for diags in rep.diagnostics.values():
         assert diags[0]["message"] == "warning: \\x1b]0;owned\\x07\\x1b[2J\\x0dline\\x9b31m\tend\n"
+
+
+def test_poisoned_entries_x100_are_never_accepted(tmp_path):
+    """100 random poisonings of a sealed entry (bit flips, truncation, a changed binary, manifest,
+    warning, diagnostic, resource or dependency re-encoded with valid sha256 values and either the
+    old tag, no tag or a tag under another key): every lookup is a miss, each one counted."""
+    import random
+
+    rng = random.Random(21)
+    store = DirectoryStore(str(tmp_path / "s"))
+    e = sample_entry()
+    good = cache_auth.seal(KEY, e.key, encode_entry(e))
+    kinds = []
+    for i in range(100):
+        kind = rng.choice(["flip", "truncate", "old_tag", "no_tag", "other_key"])
+        kinds.append(kind)
+        if kind == "flip":
+            data = bytearray(good)
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            data = bytes(data)
+        elif kind == "truncate":
+            data = good[:rng.randrange(len(good))]
+        else:
+            forged = decode_entry(encode_entry(e), e.key)
+            field = rng.choice(["binary", "manifest", "messages", "diagnostics", "resources", "deps"])
+            if field == "binary":
+                forged.files["binary"] = rng.randbytes(rng.choice([0, 17, 768]))
+            elif field == "manifest":
+                forged.manifest = {**forged.manifest, "resources": [{"name": "Evil", "binding": i}]}
+            elif field == "messages":
+                forged.messages = f"warning: {i}"
+            elif field == "diagnostics":
+                forged.diagnostics = [{"severity": "note", "message": str(i)}]
+            elif field == "resources":
+                forged.resources = [["Out", f"u{i + 1}"]]
+            else:
+                forged.deps = [f"shaders/other{i}.hlsl"]
+            body = encode_entry(forged)
+            if kind == "old_tag":
+                data = good[:len(cache_auth.SEAL_MAGIC) + 32] + body
+            elif kind == "no_tag":
+                data = body
+            else:
+                data = cache_auth.seal(rng.randbytes(32), e.key, body)
+        assert data != good
+        store.put(e.key, data)
+        cache = SharedCache(store, mode="read", key=KEY)
+        assert cache.lookup(e.key) is None, (i, kind)
+        assert cache.stats.corrupt + cache.stats.unauthenticated == 1
+    assert set(kinds) == {"flip", "truncate", "old_tag", "no_tag", "other_key"}
+    store.put(e.key, good)
+    assert SharedCache(store, mode="read", key=KEY).lookup(e.key) == e
