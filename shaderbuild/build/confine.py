@@ -92,7 +92,7 @@ def _walk_lstat(root: str, parts: list[str], path: str, create: bool) -> bool:
                 return False
             os.makedirs(os.path.join(current, *parts[i + 1:]), exist_ok=True)
             return True
-        if stat.S_ISLNK(st.st_mode) or getattr(st, "st_reparse_tag", 0):
+        if stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_reparse_tag", None)):
             raise _refuse(root, parts, i, path)
     return True
 

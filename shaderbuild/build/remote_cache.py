@@ -196,6 +196,12 @@ def decode_entry(data: bytes, key: str) -> CacheEntry | None:
         return None
 
 
+def _intact(data: bytes) -> bool:
+    """The entry's own sha256 holds (damage, as opposed to forgery); nothing is parsed."""
+    start = len(ENTRY_MAGIC) + 32
+    return data.startswith(ENTRY_MAGIC) and hashlib.sha256(data[start:]).digest() == data[len(ENTRY_MAGIC):start]
+
+
 # --- the cache as the build sees it ---------------------------------------------------------
 
 
@@ -246,15 +252,13 @@ class SharedCache:
         return text if self.secret is not None else f"{text} (not used: no cache key, see {cache_auth.KEY_ENV})"
 
     def _open(self, data: bytes, key: str) -> CacheEntry | None | bool:
-        """The entry; None when damaged; False when intact but not sealed with our key."""
+        """The entry; None when damaged; False when not sealed with our key.  The tag is checked
+        before anything is parsed; an unauthenticated value is only hashed, to classify it."""
         parts = cache_auth.split(data)
-        if parts is None:
-            return False if decode_entry(data, key) is not None else None
-        tag, body = parts
-        entry = decode_entry(body, key)
-        if entry is None:
-            return None
-        return entry if cache_auth.verify(self.secret, key, tag, body) else False
+        if parts is None or not cache_auth.verify(self.secret, key, *parts):
+            body = data if parts is None else parts[1]
+            return False if _intact(body) else None
+        return decode_entry(parts[1], key)
 
     def lookup(self, key: str) -> CacheEntry | None:
         if self.secret is None:
