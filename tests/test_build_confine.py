@@ -143,3 +143,15 @@ def test_confine_primitives(tmp_path):
     confine.ensure_dirs(str(out), str(out / "n1" / "n2" / "f"))
     assert (out / "n1" / "n2").is_dir()
     assert (victim / "f").read_text() == "keep"
+
+
+def test_state_directory_link_is_refused(tmp_path):
+    """.shaderbuild (database, lock) linked elsewhere: refused before anything is written there."""
+    root = project(tmp_path / "p")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / "out").mkdir()
+    (root / "out" / ".shaderbuild").symlink_to(elsewhere)
+    with pytest.raises(confine.OutsideOutputDir):
+        build(load_project(str(root)), jobs=1, quiet=True)
+    assert list(elsewhere.iterdir()) == []

@@ -73,7 +73,7 @@ def build(
         prune = True if prune is None else prune
     report = BuildReport()
     progress_out = Progress(0, stream, tty=tty, quiet=quiet)
-    confine.ensure_dirs(project.output_dir, os.path.join(state_dir(project.output_dir), "lock"))
+    confine.check(project.output_dir, os.path.join(state_dir(project.output_dir), "lock"))   # no link there
     with ProjectLock(state_dir(project.output_dir), wait=wait, on_wait=progress_out.message):
         db = BuildDB.load(project.output_dir, project.root)
         if db.load_warning:
