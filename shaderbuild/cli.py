@@ -60,6 +60,9 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-HV",), {"dest": "hlsl_version", "type": int, "choices": (2016, 2017, 2018, 2021), "default": 2021}),
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
+    (("--max-preprocessed-bytes",), {"dest": "max_preprocessed_bytes", "type": int, "default": 16 * 1024 * 1024,
+                                     "metavar": "N", "help": "limit on the text of all files, counted at "
+                                     "every #include (default 16 MiB)"}),
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
@@ -151,7 +154,7 @@ def _parse_defines(items: list[str]) -> dict[str, str]:
 
 def _parse_shifts(args) -> list:
     from .diagnostics import error
-    from .options import BindingShift
+    from .options import MAX_REGISTER, BindingShift
 
     shifts = []
     for cls in SHIFT_OPTIONS:
@@ -161,6 +164,8 @@ def _parse_shifts(args) -> list:
                 sp = None if space == "all" else int(space)
             except ValueError:
                 raise error(f"-fvk-{cls}-shift expects a number and a space number or 'all', got '{n} {space}'") from None
+            if not 0 <= shift <= MAX_REGISTER or not (sp is None or 0 <= sp <= MAX_REGISTER):
+                raise error(f"-fvk-{cls}-shift {n} {space}: out of range (0 to {MAX_REGISTER})")
             shifts.append(BindingShift(cls, shift, sp))
     return shifts
 
@@ -169,7 +174,7 @@ def _parse_bind_registers(args) -> list:
     import re
 
     from .diagnostics import error
-    from .options import BindRegister
+    from .options import MAX_REGISTER, BindRegister
 
     out = []
     for reg, space, binding, set_ in args.vk_bind_register:
@@ -177,6 +182,8 @@ def _parse_bind_registers(args) -> list:
         if not m or not (space.isdigit() and binding.isdigit() and set_.isdigit()):
             raise error(f"-fvk-bind-register expects xX SPACE BINDING SET (e.g. t3 0 5 1), got "
                         f"'{reg} {space} {binding} {set_}'")
+        if max(int(m.group(2)), int(space), int(binding), int(set_)) > MAX_REGISTER:
+            raise error(f"-fvk-bind-register {reg} {space} {binding} {set_}: out of range (0 to {MAX_REGISTER})")
         out.append(BindRegister(m.group(1), int(m.group(2)), int(space), int(binding), int(set_)))
     return out
 
@@ -213,7 +220,8 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir)
+            row_major=args.row_major, validate_ir=args.validate_ir,
+            max_preprocessed_bytes=args.max_preprocessed_bytes)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1

@@ -136,7 +136,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         host = host or get_host()
         caps = _check_target(host, options.target)
         pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
-                        predefined=predefined_macros(options, profile, caps), sources=result.sources, reader=reader)
+                        predefined=predefined_macros(options, profile, caps), sources=result.sources, reader=reader,
+                        limits=_pp_limits(options))
         result.dependencies = list(pp.files)
         sink.items.extend(pp.warnings)
         lap("preprocess")
@@ -185,5 +186,11 @@ def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> lis
     backend = get_host().backends().get(options.target)   # its predefined macros (__spirv__) steer #if
     caps = backend.info.capabilities if backend is not None else DEFAULT
     pp = preprocess(path, defines=options.defines, include_dirs=options.include_dirs,
-                    predefined=predefined_macros(options, profile, caps), reader=reader)
+                    predefined=predefined_macros(options, profile, caps), reader=reader, limits=_pp_limits(options))
     return list(pp.files)
+
+
+def _pp_limits(options: CompileOptions):
+    from .front.preprocessor import PPLimits
+
+    return PPLimits(max_total_size=options.max_preprocessed_bytes)
