@@ -1053,7 +1053,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             ctx._res_by_var[vid].has_counter = True
     assign_ranges(ctx.resources)
     fold_static_initializers(ctx, entry.function.body)
-    if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol
+    if stage == "library":  # only libraries name their resources with globals (DXIL.rst, field 1 of a record)
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
     inputs = build_signature(entry.inputs, stage, is_output=False, native16=native16)
