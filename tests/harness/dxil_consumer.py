@@ -50,6 +50,9 @@ LIMITS = {
                              "inside a loop where a case returns; our CFG is valid",
     "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
                "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
+    "compute-derivatives": "not dxil-spirv's but the checker's: Debian 12's spirv-val (SPIRV-Tools 2023.1) does "
+                           "not know SPV_KHR_compute_shader_derivatives, which dxil-spirv declares for ddx/ddy "
+                           "in an SM 6.6 compute shader, so it rejects the DerivativeGroup capability",
 }
 
 
@@ -57,6 +60,9 @@ def _limit_of(stage_failed: str, message: str, crashed: int | None) -> str | Non
     """The LIMITS key that explains a failure, or None (a real failure)."""
     if stage_failed == "spirv-val" and "Workgroup Memory Scope is limited to" in message:
         return "ps-device-barrier"
+    if (stage_failed == "spirv-val" and "Capability ComputeDerivativeGroup" in message
+            and "is not allowed by Vulkan" in message):
+        return "compute-derivatives"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
     if stage_failed == "convert" and crashed == signal.SIGABRT and "Fatal, detected infinite loop." in message:
