@@ -31,6 +31,21 @@ uint f(uint n) {
 }
 [numthreads(1, 1, 1)] void main() { U[0] = f(U[1]); }
 """),
+    "switch-continue-in-loop": ("cs_6_0", """
+RWStructuredBuffer<uint> U : register(u0);
+[numthreads(1,1,1)] void main() {
+    int w2 = 0;
+    while (w2 < (int)U[9]) {
+        w2++;
+        switch (w2 & 3) {
+        case 2: { break; }
+        case 3: { if (U[4] == 0) continue; break; }
+        default: { break; }
+        }
+    }
+    U[0] = 5;
+}
+"""),
     "tbuffer": ("cs_6_0", """
 tbuffer TB : register(t0) { float a; float4 b; };
 RWStructuredBuffer<float> Out : register(u1);

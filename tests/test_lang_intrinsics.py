@@ -630,7 +630,7 @@ def _bits64_want(x: int) -> list[int]:
             bin(x).count("1") * 100 + bin(x >> 1).count("1"), rev & 0xFFFFFFFF, rev >> 32]
 
 
-@pytest.mark.parametrize("backend", ["spirv", "dxil"])
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
 def test_bit_intrinsics_on_64_bit_integers(backend):
     """countbits/firstbithigh/firstbitlow on uint64_t and int64_t give 32-bit results, reversebits a 64-bit
     one; SPIR-V splits the operand into 32-bit halves (Vulkan allows BitCount, BitReverse and the
