@@ -148,3 +148,16 @@ def test_sm60_cbuffer_texture_sampler_uav_converts_and_runs(vk):
     for x in range(4):
         want = [R.f32(c / 255.0) * s + (base + x) for c, s in zip(texels[x], scale)]
         assert R.approx(got[4 * x:4 * x + 4], want, 1e-6), (x, got[4 * x:4 * x + 4], want)
+
+
+def test_an_absent_consumer_fails_in_ci(monkeypatch):
+    """CI must never go green by skipping the consumer: a converter that is not there fails the test."""
+    monkeypatch.setenv("SHADERBUILD_DXIL_SPIRV", "/nonexistent/dxil-to-spirv")
+    monkeypatch.setenv("CI", "true")
+    dxil_consumer._converter.cache_clear()
+    try:
+        with pytest.raises(pytest.fail.Exception, match="dxil-to-spirv"):
+            dxil_consumer.converter()
+    finally:
+        monkeypatch.undo()
+        dxil_consumer._converter.cache_clear()

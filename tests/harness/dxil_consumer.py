@@ -100,7 +100,7 @@ LIMIT_HITS: dict[str, int] = {}
 
 
 @functools.cache
-def _converter() -> str | None:
+def _converter() -> str | AssertionError | None:
     """Path of dxil-to-spirv: $SHADERBUILD_DXIL_SPIRV, then <repo>/.ci/dxil-spirv/bin, then PATH; when none
     exists it is built once into <repo>/.ci/dxil-spirv (build.sh holds a flock on the prefix, so pytest-xdist
     workers wait for one build and then find its stamp)."""
@@ -118,14 +118,17 @@ def _converter() -> str | None:
     print(f"\n[dxil-spirv] building {EXE} with {BUILD_SCRIPT} (2-4 minutes, once)", file=sys.stderr)
     proc = subprocess.run(["bash", str(BUILD_SCRIPT), str(PREFIX)], capture_output=True, timeout=BUILD_TIMEOUT)
     if proc.returncode != 0 or not local.exists():
-        raise AssertionError(f"building dxil-spirv failed (exit {proc.returncode}):\n"
-                             f"{proc.stdout.decode(errors='replace')[-4000:]}{proc.stderr.decode(errors='replace')[-4000:]}")
+        return AssertionError(f"building dxil-spirv failed (exit {proc.returncode}):\n"
+                              f"{proc.stdout.decode(errors='replace')[-4000:]}{proc.stderr.decode(errors='replace')[-4000:]}")
     return str(local)
 
 
 def converter() -> str:
-    """dxil-to-spirv, found or built; missing (no build script) skips locally and fails in CI."""
+    """dxil-to-spirv, found or built; missing (no build script) skips locally and fails in CI; a failed build
+    fails every test that needs it (tried once per session)."""
     path = _converter()
+    if isinstance(path, AssertionError):
+        raise path
     if path is None:
         how = f"set SHADERBUILD_DXIL_SPIRV or run {BUILD_SCRIPT} {PREFIX}"
         missing_dependency(f"{EXE} (dxil-spirv consumer; {how})")
