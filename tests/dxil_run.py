@@ -22,6 +22,7 @@ import dataclasses
 import math
 import re
 import struct
+import time
 
 from res_util import DxilBug, defer
 
@@ -134,9 +135,10 @@ def vk_descriptors(vk_manifests: list[dict], dx_manifests: list[dict], specs: di
     """Harness descriptors at dxil-spirv's (set = space, binding = shift[class] + register) for the test's
     specs, and [(output name, writable, initial bytes or None)]: a resource the converted SPIR-V does not use
     is left out of the descriptors and ends as the test gave it (its initial bytes); the others' results come
-    back in order.  UAV counters (set 7), which the test does not see, start at 0."""
+    back in order.  UAV counters (set 7, an R32_UINT storage texel buffer each), which the test does not see,
+    start at 0."""
     from harness.dxil_consumer import COUNTER_SET, SHIFTS
-    from harness.vulkan_runner import Buf
+    from harness.vulkan_runner import Buf, TexelBuffer
     descs, names = [], []
 
     def place(name: str, h: dict, i: int, e, data: bytes, writable: bool) -> None:
@@ -170,10 +172,10 @@ def vk_descriptors(vk_manifests: list[dict], dx_manifests: list[dict], specs: di
     for (set_, binding), info in sorted(cross.items()):
         if (set_, binding) in bound:
             continue
-        if set_ != COUNTER_SET or info["descriptor_type"] != "storage_buffer":
+        if set_ != COUNTER_SET or info["descriptor_type"] != "storage_texel_buffer":
             raise DxilBug(f"dxil-spirv's SPIR-V uses set {set_} binding {binding} ({info['descriptor_type']}), "
                           f"which no resource of the DXIL manifest maps to")
-        descs.append(Buf(set_, binding, bytes(4), "storage"))
+        descs.append(TexelBuffer(set_, binding, bytes(4), "r32ui", "storage_texel_buffer"))   # an R32_UINT counter
         names.append((f"counter@{binding}", False, None))
     return descs, names
 
@@ -184,6 +186,7 @@ def run_on_lavapipe(res: CompileResult, twin: CompileResult, specs: dict, lavapi
     resource ends unlike the SPIR-V run's."""
     from harness import dxil_consumer
     from harness.vulkan_runner import VulkanError, run_compute
+    t0 = time.perf_counter()
     got = consumer_spirv(twin)
     if got is None:
         return
@@ -203,7 +206,7 @@ def run_on_lavapipe(res: CompileResult, twin: CompileResult, specs: dict, lavapi
     except VulkanError as exc:
         defer(DxilBug(f"dxil-spirv's SPIR-V of the DXIL twin did not run on lavapipe: {exc}"))
         return
-    dxil_consumer.STATS.executed += 1
+    dxil_consumer.STATS.ran(t0)
     results = iter(out)
     final = [initial if initial is not None else next(results) for _n, _w, initial in names]
     _compare("lavapipe through dxil-spirv", [(n, w) for n, w, _i in names], final, lavapipe, tol, check)
@@ -350,6 +353,7 @@ def draw_twin(vs: CompileResult, ps: CompileResult, vs_entry: str, ps_entry: str
     from harness import dxil_consumer
     from harness.vulkan_runner import VulkanError, run_graphics
     from res_util import twin_of
+    t0 = time.perf_counter()
     twins = (twin_of(vs), twin_of(ps))
     if None in twins:
         return
@@ -376,7 +380,7 @@ def draw_twin(vs: CompileResult, ps: CompileResult, vs_entry: str, ps_entry: str
     except VulkanError as exc:
         defer(DxilBug(f"dxil-spirv's SPIR-V of the DXIL twins did not draw on lavapipe: {exc}"))
         return
-    dxil_consumer.STATS.executed += 1
+    dxil_consumer.STATS.ran(t0)
     for i, (got, want) in enumerate(zip(targets, spirv_targets)):
         if got != want:
             px = next(j for j in range(0, len(got), 4) if got[j:j + 4] != want[j:j + 4]) // 4

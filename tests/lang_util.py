@@ -15,6 +15,7 @@ import math
 import os
 import re
 import struct
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -224,6 +225,7 @@ def run_dxil_vk(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1,
     vk = _vk()
     res = compile_ok(hlsl, "dxil", defines=defines, profile=profile, hlsl_version=hlsl_version)
     dxil_tools.check_dxil(res.binary)
+    t0 = time.perf_counter()
     spirv = dxil_consumer.to_spirv(res.binary)
     reflect = tools.spirv_cross_reflect(spirv)
     used = {(e["set"], e["binding"]): cat for cat in ("ssbos", "ubos") for e in reflect.get(cat, [])}
@@ -236,7 +238,7 @@ def run_dxil_vk(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1,
             descs.append(vk.Buf(*key, data, "uniform" if used[key] == "ubos" else "storage"))
         order.append((name, data, key in used))
     got = iter(vk.run_compute(spirv, reflect["entryPoints"][0]["name"], descs, groups=tuple(groups)))
-    dxil_consumer.STATS.executed += 1
+    dxil_consumer.STATS.ran(t0)
     return {name: next(got) if bound else data for name, data, bound in order}
 
 

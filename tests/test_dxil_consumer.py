@@ -161,3 +161,19 @@ def test_an_absent_consumer_fails_in_ci(monkeypatch):
     finally:
         monkeypatch.undo()
         dxil_consumer._converter.cache_clear()
+
+
+@pytest.mark.vulkan
+def test_uav_counter_through_dxil_spirv(vk):
+    """IncrementCounter: dxil-spirv keeps the counter in an R32_UINT storage texel buffer at set 7, binding =
+    the UAV's range id; four threads get the distinct slots 0..3 and leave the counter at 4."""
+    src = ("RWStructuredBuffer<uint> U : register(u3);\n[numthreads(4, 1, 1)]\n"
+           "void main(uint3 id : SV_DispatchThreadID) { U[U.IncrementCounter()] = id.x + 10; }\n")
+    res = R.compile_hlsl(src, "main", "cs_6_0", "dxil")
+    spirv = dxil_tools.check_dxil(res.binary).spirv
+    range_id = res.manifest["backend"]["dxil"]["resources"][0]["range_id"]
+    descs = [vk.Buf(0, dxil_consumer.SHIFTS["u"] + 3, R.sentinel(4), "storage"),
+             vk.TexelBuffer(dxil_consumer.COUNTER_SET, range_id, bytes(4), "r32ui", "storage_texel_buffer")]
+    out, counter = vk.run_compute(spirv, "main", descs)
+    assert sorted(struct.unpack("<4I", out)) == [10, 11, 12, 13]
+    assert struct.unpack("<I", counter) == (4,)

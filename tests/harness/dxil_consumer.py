@@ -8,8 +8,8 @@ checks from several places is converted once.
 
 Descriptor mapping (dxil-spirv's, no bindless): set = register space, binding = SHIFTS[class] +
 register, resource arrays as descriptor arrays at that binding; structured and byte-address buffers are
-SSBOs (SRV and UAV), typed buffers texel buffers, CBVs UBOs; UAV counters at set COUNTER_SET, binding =
-the UAV's range id.
+SSBOs (SRV and UAV), typed buffers texel buffers, CBVs UBOs; UAV counters are R32_UINT storage texel
+buffers at set COUNTER_SET, binding = the UAV's range id.
 
 What dxil-spirv itself cannot do is listed once, in LIMITS, each with the way its failure is recognised
 (a test of the compiler whose DXIL hits one is not failed for it; tests/test_dxil_consumer.py keeps one
@@ -93,6 +93,12 @@ class Stats:
     converted: int = 0
     seconds: float = 0.0
     executed: int = 0  # runs on lavapipe through dxil-spirv compared with the SPIR-V run
+    run_seconds: float = 0.0  # their time: reflection, binding and the lavapipe run
+
+    def ran(self, since: float) -> None:
+        """Count one run through dxil-spirv on lavapipe that started at perf_counter() == since."""
+        self.executed += 1
+        self.run_seconds += time.perf_counter() - since
 
 
 STATS = Stats()
@@ -218,6 +224,7 @@ def summary_lines() -> list[str]:
     """For the pytest terminal summary (tests/conftest.py)."""
     lines = [f"converted by dxil-spirv and passed spirv-val --scalar-block-layout: {STATS.converted} containers "
              f"in {STATS.seconds:.1f} s",
-             f"executed on lavapipe through dxil-spirv and compared with the SPIR-V run: {STATS.executed}"]
+             f"executed on lavapipe through dxil-spirv and compared: {STATS.executed} runs in "
+             f"{STATS.run_seconds:.1f} s"]
     lines += [f"known dxil-spirv limit hit ({n}): {key}: {LIMITS[key]}" for key, n in sorted(LIMIT_HITS.items())]
     return lines
