@@ -82,3 +82,21 @@ def test_twin_compile_failure_is_deferred_not_raised():
     R.take_deferred()
     bad = R.dxil_twin("[numthreads(1,1,1)] void main() { undefined_function(); }")
     assert bad is None and isinstance(R.take_deferred()[0], R.DxilBug)
+
+
+PS_RED = "float4 main(float4 p : SV_Position) : SV_Target { return float4(1, 0, 0, 1); }"
+
+
+@pytest.mark.vulkan
+def test_a_wrong_pixel_of_the_dxil_draw_is_a_deferred_dxil_bug(vk):
+    """draw_twin draws again from the DXIL twins through dxil-spirv: the SPIR-V draw's pixels pass, a
+    changed pixel is a DxilBug naming it."""
+    vs, ps = R.build(R.FULLSCREEN_VS, "main", "vs_6_0"), R.build(PS_RED, "main", "ps_6_0")
+    red = bytes([255, 0, 0, 255]) * 4
+    R.take_deferred()
+    dxil_run.draw_twin(vs, ps, "main", "main", {}, 2, 2, None, 3, [red], {})
+    assert R.take_deferred() == []
+    wrong = red[:4] + bytes([0, 255, 0, 255]) + red[8:]
+    dxil_run.draw_twin(vs, ps, "main", "main", {}, 2, 2, None, 3, [wrong], {})
+    bugs = R.take_deferred()
+    assert len(bugs) == 1 and "pixel (1, 0)" in str(bugs[0])
