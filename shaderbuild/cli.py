@@ -23,7 +23,8 @@ _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
 # store_false, store_const, append.
 COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
-    (("-T",), {"dest": "profile", "required": True, "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x"}),
+    (("-T",), {"dest": "profile", "required": True,
+               "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, rootsig_1_0, rootsig_1_1"}),
     (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
     (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),
@@ -61,6 +62,17 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
+    # root signatures (shaderbuild/rootsig)
+    (("-rootsig-define",), {"dest": "rootsig_define", "metavar": "NAME",
+                            "help": "the root signature is the string macro NAME (overrides [RootSignature])"}),
+    (("-force-rootsig-ver",), {"dest": "rootsig_version", "choices": ("rootsig_1_0", "rootsig_1_1"),
+                               "default": "rootsig_1_1", "help": "root signature version (default rootsig_1_1)"}),
+    (("-Frs",), {"dest": "root_signature_out", "metavar": "FILE",
+                 "help": "write the root signature blob (a DXBC container holding RTS0) here"}),
+    (("-extractrootsignature",), {"dest": "extract_root_signature", "action": "store_true",
+                                  "help": "-Fo writes the root signature blob instead of the shader"}),
+    (("-Qstrip_rootsignature",), {"dest": "strip_root_signature", "action": "store_true",
+                                  "help": "leave the RTS0 part out of the DXIL container"}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -209,7 +221,9 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir)
+            row_major=args.row_major, validate_ir=args.validate_ir, rootsig_define=args.rootsig_define,
+            rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
+            strip_root_signature=args.strip_root_signature)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
@@ -225,8 +239,14 @@ def cmd_compile(args) -> int:
         return 1
     assert result.binary is not None and result.manifest is not None     # result.ok
     outputs = []
+    if (args.root_signature_out or args.extract_root_signature) and result.root_signature is None:
+        print(f"shaderbuild: error: '{args.source}' has no root signature to "
+              f"{'extract' if args.extract_root_signature else 'write'} (entry point '{args.entry}')", file=sys.stderr)
+        return 1
     if args.output:
-        outputs.append((args.output, result.binary))
+        outputs.append((args.output, result.root_signature if args.extract_root_signature else result.binary))
+    if args.root_signature_out:
+        outputs.append((args.root_signature_out, result.root_signature))
     if args.manifest:
         from .reflect.manifest import dumps
 
@@ -234,7 +254,7 @@ def cmd_compile(args) -> int:
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
     if not outputs:
-        print("shaderbuild: warning: no output requested (use -o, --manifest or --Fc)", file=sys.stderr)
+        print("shaderbuild: warning: no output requested (use -o, --manifest, --Fc or -Frs)", file=sys.stderr)
     try:
         for path, data in outputs:
             write_atomic(path, data)

@@ -31,6 +31,7 @@ class CompileResult(DataRecord):
     dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
+    root_signature: bytes | None = None   # the root signature blob (a DXBC container holding RTS0), if any
 
     @property
     def disassembly(self) -> str | None:
@@ -116,6 +117,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
     from .passes import run_passes
     from .plugin import get_host
     from .reflect import build_manifest
+    from .rootsig.shader import check_module, root_signature_for
 
     timings = result.timings
     sink = DiagnosticSink()
@@ -128,6 +130,9 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         t = now
 
     try:
+        if options.profile in ROOTSIG_PROFILES:
+            _compile_root_signature(result, path, options, text, reader)
+            return
         profile = parse_profile(options.profile)
         if options.vk_layout not in VK_LAYOUTS:
             raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
@@ -143,8 +148,11 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         tu = parse(pp.tokens)
         lap("parse")
         module = analyze(tu, options, profile, sink, list(pp.files), path, caps)
+        module.root_signature = root_signature_for(tu, pp.macros, options)
         lap("sema")
         run_passes(module, options, caps)
+        if module.root_signature is not None:
+            check_module(module)
         lap("passes")
         backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
         if backend is None:
@@ -154,6 +162,10 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         result.binary = backend.binary
         result.disassembly_source = backend.disassembly
         result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection, caps)
+        if module.root_signature is not None:
+            from .rootsig import serialize, standalone_container
+
+            result.root_signature = standalone_container(serialize(module.root_signature))  # type: ignore[arg-type]
         result.ok = True
     except CompileError as e:
         sink.items.extend(e.diagnostics)
@@ -171,7 +183,31 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
     if result.ok and any(d.severity == "error" for d in sink.items):
         result.ok = False
     if not result.ok:
-        result.binary = result.manifest = result.disassembly_source = None
+        result.binary = result.manifest = result.disassembly_source = result.root_signature = None
+
+
+ROOTSIG_PROFILES = {"rootsig_1_0": "1.0", "rootsig_1_1": "1.1"}
+
+
+def _compile_root_signature(result: CompileResult, path: str, options: CompileOptions, text, reader) -> None:
+    """`-T rootsig_1_x -E NAME`: the macro NAME's root signature as a standalone blob (a DXBC
+    container holding only RTS0, as DXC writes it); raises CompileError."""
+    from .front.preprocessor import preprocess
+    from .reflect.manifest import FORMAT
+    from .rootsig import serialize, standalone_container
+    from .rootsig.manifest import manifest_view
+    from .rootsig.shader import root_signature_for
+
+    pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
+                    predefined={"__SHADERBUILD__": "1"}, sources=result.sources, reader=reader)
+    result.dependencies = list(pp.files)
+    version = ROOTSIG_PROFILES[options.profile]
+    rs = root_signature_for(None, pp.macros, options.replace(rootsig_define=options.entry, rootsig_version=version))
+    assert rs is not None
+    result.binary = result.root_signature = standalone_container(serialize(rs))
+    result.manifest = {"format": FORMAT, "source": source_display_name(path), "target": options.target,
+                       "root_signature": manifest_view(rs)}
+    result.ok = True
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:

@@ -382,6 +382,7 @@ class Module(Record):
     entry: EntryPoint | None = None
     source_files: list[str] = Record.factory(list)     # every file the preprocessor read
     spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
+    root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
 
     @property
     def resources(self) -> list[Variable]:

@@ -149,8 +149,8 @@ def check_resources(rs: m.RootSignature, stage: str, resources: list[ShaderResou
         decl = [Diagnostic("note", f"'{res.name}' is declared here", res.loc)] if res.loc is not None else []
         if not covering:
             raise error(f"root signature: resource '{res.name}' ({what}, space {res.space}) used by the {stage} "
-                        f"shader is not bound by the root signature (no {kind} range for it with visibility ALL or "
-                        f"{vis})", rs.loc, decl)
+                        f"shader is not bound by the root signature (no {kind} range for it with visibility "
+                        f"{'ALL' if vis == 'ALL' else 'ALL or ' + vis})", rs.loc, decl)
         sp = covering[0]
         p = sp.param
         if p is not None and p.kind in ("SRV", "UAV") and res.kind not in _ROOT_BUFFERS:

@@ -58,6 +58,14 @@ def _element(e) -> dict:
             "rows": e.rows, "cols": e.cols}
 
 
+def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | None:
+    if module.root_signature is None or options.strip_root_signature:
+        return None
+    from shaderbuild.rootsig import serialize
+
+    return serialize(module.root_signature)  # type: ignore[arg-type]
+
+
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
@@ -79,6 +87,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
         view_id=lm.view_id,
+        root_signature=_root_signature_part(module, options),
     )
     check.check_container_info(lm, info)
     container = build_container(info)

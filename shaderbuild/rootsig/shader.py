@@ -1,0 +1,59 @@
+"""The glue between a compiled module and its root signature: find and parse it, and check
+that it binds every resource the module uses."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..options import CompileOptions
+from . import source
+from .model import RootSignature
+from .parser import parse
+from .validate import ShaderResource, check_resources, check_signature
+
+
+def root_signature_for(tu, macros: dict, options: CompileOptions) -> RootSignature | None:
+    """The entry point's root signature (-rootsig-define wins over the attribute), parsed and
+    checked on its own; None when it has none."""
+    if options.rootsig_define:
+        text = source.from_define(options.rootsig_define, macros)
+    else:
+        attr = source.find_entry_attribute(tu, options.entry)
+        if attr is None:
+            return None
+        text = source.attribute_text(attr, macros)
+    rs = parse(text, options.rootsig_version)
+    check_signature(rs)
+    return rs
+
+
+def used_resources(module: ir.Module) -> list[ir.Variable]:
+    """The resources the code reads or writes (DXC validates only those against the root signature)."""
+    used: set[int] = set()
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for e in ir.stmt_exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.VarRef):
+                        used.add(id(x.var))
+    return [v for v in module.resources if id(v) in used]
+
+
+def shader_resources(module: ir.Module) -> list[ShaderResource]:
+    from ..ir.layout import layout_of
+    from ..reflect.manifest import resource_kind
+
+    out = []
+    for v in used_resources(module):
+        b = v.binding
+        assert b is not None and b.register is not None      # dx_registers gave every resource a register
+        size = layout_of(v.type, "dx_cbuffer").size if isinstance(v.type, ir.Struct) else 0
+        out.append(ShaderResource(v.name, b.register_class, b.register, b.space, b.count,
+                                  b.kind or resource_kind(v), size, v.loc))
+    return out
+
+
+def check_module(module: ir.Module) -> None:
+    """Every resource `module` uses must be bound by its root signature (DXC's validator rule)."""
+    rs = module.root_signature
+    if isinstance(rs, RootSignature) and module.entry is not None:
+        check_resources(rs, module.entry.stage, shader_resources(module))
