@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..diagnostics import SourceLoc, error
 from ..front import ast
-from ..front.tokens import TokKind, Token
+from ..front.tokens import Token, TokKind
 from .parser import LocatedText
 
 
