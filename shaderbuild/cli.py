@@ -278,7 +278,7 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-LIGHT_COMMANDS = ("compile", "plugins")
+LIGHT_COMMANDS = ("compile", "plugins", "rootsig")
 BUILD_COMMANDS = ("build", "clean", "list", "explain")
 
 

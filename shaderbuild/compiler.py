@@ -32,6 +32,7 @@ class CompileResult(DataRecord):
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
     root_signature: bytes | None = None   # the root signature blob (a DXBC container holding RTS0), if any
+    module: object = None                 # the ir.Module, when compile_file(keep_module=True)
 
     @property
     def disassembly(self) -> str | None:
@@ -85,6 +86,7 @@ def compile_file(
     text: str | None = None,
     reader=None,
     host=None,
+    keep_module: bool = False,
 ) -> CompileResult:
     """Compile one entry point of one HLSL file for `options.target`.
 
@@ -102,14 +104,15 @@ def compile_file(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _compile_into(result, path, options, text, reader, host)
+        _compile_into(result, path, options, text, reader, host, keep_module)
     finally:
         if gc_was_enabled:
             gc.enable()
     return result
 
 
-def _compile_into(result: CompileResult, path: str, options: CompileOptions, text, reader, host) -> None:
+def _compile_into(result: CompileResult, path: str, options: CompileOptions, text, reader, host,
+                  keep_module: bool = False) -> None:
     """The pipeline proper; fills `result` (see compile_file)."""
     from .front.parser import parse
     from .front.preprocessor import preprocess
@@ -166,6 +169,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
             from .rootsig import serialize, standalone_container
 
             result.root_signature = standalone_container(serialize(module.root_signature))  # type: ignore[arg-type]
+        if keep_module:
+            result.module = module
         result.ok = True
     except CompileError as e:
         sink.items.extend(e.diagnostics)

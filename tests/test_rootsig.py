@@ -173,9 +173,18 @@ def test_rts0_read_back(text, version, expected):
 @pytest.mark.parametrize("text,version", [(t, v) for t, v, _ in CASES], ids=[f"case{i}" for i in range(len(CASES))])
 def test_printed_string_parses_to_the_same_signature(text, version):
     rs = parse(text, version)
-    again = parse(to_string(rs), version)
-    assert again == rs
-    assert serialize(again) == serialize(rs)
+    for compact in (False, True):
+        again = parse(to_string(rs, compact=compact), version)
+        assert again == rs
+        assert serialize(again) == serialize(rs)
+
+
+def test_compact_form_leaves_out_defaults():
+    rs = parse("RootFlags(0), DescriptorTable(SRV(t0, numDescriptors=1, space=0, offset=DESCRIPTOR_RANGE_OFFSET_APPEND, "
+               "flags=DATA_STATIC_WHILE_SET_AT_EXECUTE), Sampler(s0), visibility=SHADER_VISIBILITY_ALL), "
+               "UAV(u1, flags=DATA_VOLATILE), StaticSampler(s1, maxAnisotropy=16, filter=FILTER_MIN_MAG_MIP_POINT)")
+    assert to_string(rs, compact=True) == ("DescriptorTable(SRV(t0), Sampler(s0)), UAV(u1), "
+                                           "StaticSampler(s1, filter = FILTER_MIN_MAG_MIP_POINT)")
 
 
 def test_layout_offsets_follow_d3d12_order():

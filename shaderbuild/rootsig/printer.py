@@ -1,4 +1,7 @@
-"""Prints a root signature model as an HLSL root signature string (what `parse` reads back)."""
+"""Prints a root signature model as an HLSL root signature string (what `parse` reads back).
+
+The full form writes every field, flags included, so it means the same at either version; the
+compact form leaves out what equals the parser's default at the signature's version."""
 
 from __future__ import annotations
 
@@ -13,41 +16,55 @@ def _num(v: float) -> str:
     return repr(float(v))
 
 
-def _range(r: m.DescriptorRange, version: str) -> str:
-    cls = m.REGISTER_CLASS[r.kind]
-    args = [f"{cls}{r.register}", f"numDescriptors = {'unbounded' if r.count is None else r.count}"]
-    if r.space:
-        args.append(f"space = {r.space}")
-    args.append(f"offset = {'DESCRIPTOR_RANGE_OFFSET_APPEND' if r.offset is None else r.offset}")
-    if version != "1.0":
-        args.append(f"flags = {_flags(m.RANGE_FLAGS, r.flags)}")
-    return f"{r.kind}({', '.join(args)})"
+class _Printer:
+    def __init__(self, version: str, compact: bool):
+        self.version, self.compact = version, compact
+
+    def args(self, pairs: list[tuple[str, str, bool]]) -> list[str]:
+        """`name = value` for each (name, value, is_default) not left out."""
+        return [f"{name} = {value}" for name, value, default in pairs if not (self.compact and default)]
+
+    def range(self, r: m.DescriptorRange) -> str:
+        pairs = [("numDescriptors", "unbounded" if r.count is None else str(r.count), r.count == 1),
+                 ("space", str(r.space), r.space == 0),
+                 ("offset", "DESCRIPTOR_RANGE_OFFSET_APPEND" if r.offset is None else str(r.offset), r.offset is None)]
+        if self.version != "1.0":
+            pairs.append(("flags", _flags(m.RANGE_FLAGS, r.flags), r.flags == m.DEFAULT_RANGE_FLAGS[r.kind]))
+        return f"{r.kind}({', '.join([f'{m.REGISTER_CLASS[r.kind]}{r.register}'] + self.args(pairs))})"
+
+    def vis(self, v: str) -> tuple[str, str, bool]:
+        return ("visibility", f"SHADER_VISIBILITY_{v}", v == "ALL")
+
+    def parameter(self, p: m.RootParameter) -> str:
+        if p.kind == "DescriptorTable":
+            return f"DescriptorTable({', '.join([self.range(r) for r in p.ranges] + self.args([self.vis(p.visibility)]))})"
+        space = ("space", str(p.space), p.space == 0)
+        if p.kind == "RootConstants":
+            head = [f"num32BitConstants = {p.num_32bit_values}", f"b{p.register}"]
+            return f"RootConstants({', '.join(head + self.args([space, self.vis(p.visibility)]))})"
+        pairs = [space, self.vis(p.visibility)]
+        if self.version != "1.0":
+            pairs.append(("flags", _flags(m.DESCRIPTOR_FLAGS, p.flags), p.flags == m.DEFAULT_DESCRIPTOR_FLAGS[p.kind]))
+        return f"{p.kind}({', '.join([f'{m.REGISTER_CLASS[p.kind]}{p.register}'] + self.args(pairs))})"
+
+    def sampler(self, s: m.StaticSampler) -> str:
+        d = m.StaticSampler(0)
+        pairs = [("filter", f"FILTER_{s.filter}", s.filter == d.filter),
+                 *((f"address{c.upper()}", f"TEXTURE_ADDRESS_{getattr(s, 'address_' + c)}",
+                    getattr(s, "address_" + c) == getattr(d, "address_" + c)) for c in "uvw"),
+                 ("mipLODBias", _num(s.mip_lod_bias), s.mip_lod_bias == d.mip_lod_bias),
+                 ("maxAnisotropy", str(s.max_anisotropy), s.max_anisotropy == d.max_anisotropy),
+                 ("comparisonFunc", f"COMPARISON_{s.comparison_func}", s.comparison_func == d.comparison_func),
+                 ("borderColor", f"STATIC_BORDER_COLOR_{s.border_color}", s.border_color == d.border_color),
+                 ("minLOD", _num(s.min_lod), s.min_lod == d.min_lod),
+                 ("maxLOD", _num(s.max_lod), s.max_lod == d.max_lod),
+                 ("space", str(s.space), s.space == 0), self.vis(s.visibility)]
+        return f"StaticSampler({', '.join([f's{s.register}'] + self.args(pairs))})"
 
 
-def _parameter(p: m.RootParameter, version: str) -> str:
-    vis = f"visibility = SHADER_VISIBILITY_{p.visibility}"
-    if p.kind == "DescriptorTable":
-        return f"DescriptorTable({', '.join([_range(r, version) for r in p.ranges] + [vis])})"
-    if p.kind == "RootConstants":
-        return f"RootConstants(num32BitConstants = {p.num_32bit_values}, b{p.register}, space = {p.space}, {vis})"
-    args = [f"{m.REGISTER_CLASS[p.kind]}{p.register}", f"space = {p.space}", vis]
-    if version != "1.0":
-        args.append(f"flags = {_flags(m.DESCRIPTOR_FLAGS, p.flags)}")
-    return f"{p.kind}({', '.join(args)})"
-
-
-def _sampler(s: m.StaticSampler) -> str:
-    return (f"StaticSampler(s{s.register}, filter = FILTER_{s.filter}, addressU = TEXTURE_ADDRESS_{s.address_u}, "
-            f"addressV = TEXTURE_ADDRESS_{s.address_v}, addressW = TEXTURE_ADDRESS_{s.address_w}, "
-            f"mipLODBias = {_num(s.mip_lod_bias)}, maxAnisotropy = {s.max_anisotropy}, "
-            f"comparisonFunc = COMPARISON_{s.comparison_func}, borderColor = STATIC_BORDER_COLOR_{s.border_color}, "
-            f"minLOD = {_num(s.min_lod)}, maxLOD = {_num(s.max_lod)}, space = {s.space}, "
-            f"visibility = SHADER_VISIBILITY_{s.visibility})")
-
-
-def to_string(rs: m.RootSignature, separator: str = ", ") -> str:
-    """Every field written out, flags included, so the string means the same at either version."""
-    clauses = [f"RootFlags({_flags(m.ROOT_FLAGS, rs.flags)})"]
-    clauses += [_parameter(p, rs.version) for p in rs.parameters]
-    clauses += [_sampler(s) for s in rs.static_samplers]
+def to_string(rs: m.RootSignature, separator: str = ", ", compact: bool = False) -> str:
+    pr = _Printer(rs.version, compact)
+    clauses = [] if compact and rs.flags == 0 else [f"RootFlags({_flags(m.ROOT_FLAGS, rs.flags)})"]
+    clauses += [pr.parameter(p) for p in rs.parameters]
+    clauses += [pr.sampler(s) for s in rs.static_samplers]
     return separator.join(clauses)
