@@ -332,3 +332,27 @@ def test_obj2yaml_lists_the_part(tmp_path):
     # LLVM 19 names the part and its size; it does not decode RTS0's fields
     size = int(text.split("- Name:            RTS0\n    Size:")[1].split()[0])
     assert size == len(_parts(path.read_bytes())["RTS0"]) == 24 + 2 * 12 + 12 + 8 + 2 * 24 + 52
+
+
+def test_command_line_macro_is_located_on_the_command_line():
+    src = "RWStructuredBuffer<float4> o : register(u0);\n[RootSignature(RS)]\n[numthreads(1, 1, 1)] void main() { o[0] = 1; }\n"
+    res = _compile(src, defines={"RS": '"CBV(x0)"'})
+    assert _errors(res) == "<command line>:1:9: error: root signature: expected a 'b' register for root CBV, found 'x0'"
+
+
+def test_project_file_rootsig_define(tmp_path):
+    import sys
+
+    (tmp_path / "shaderbuild.toml").write_text(
+        'output_dir = "out"\ntargets = ["dxil"]\n[[shader]]\nfiles = "cs.hlsl"\nprofile = "cs_6_0"\n'
+        'rootsig_define = "MY_RS"\nbackends.dxil.strip_root_signature = true\n')
+    (tmp_path / "cs.hlsl").write_text('#define MY_RS "UAV(u0, visibility = SHADER_VISIBILITY_ALL)"\n'
+                                      "RWStructuredBuffer<float4> o : register(u0);\n"
+                                      "[numthreads(1, 1, 1)] void main() { o[0] = 1; }\n")
+    proc = subprocess.run([sys.executable, "-m", "shaderbuild", "build", str(tmp_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((tmp_path / "out" / "cs.dxil.json").read_text())
+    assert manifest["root_signature"]["parameters"] == [
+        {"type": "UAV", "visibility": "ALL", "register": 0, "space": 0, "flags": ["DATA_VOLATILE"]}]
+    assert "RTS0" not in _parts((tmp_path / "out" / "cs.dxil").read_bytes())      # stripped
