@@ -239,14 +239,15 @@ def cmd_compile(args) -> int:
         return 1
     assert result.binary is not None and result.manifest is not None     # result.ok
     outputs = []
-    if (args.root_signature_out or args.extract_root_signature) and result.root_signature is None:
+    rs_blob = result.root_signature or b""
+    if (args.root_signature_out or args.extract_root_signature) and not rs_blob:
         print(f"shaderbuild: error: '{args.source}' has no root signature to "
               f"{'extract' if args.extract_root_signature else 'write'} (entry point '{args.entry}')", file=sys.stderr)
         return 1
     if args.output:
-        outputs.append((args.output, result.root_signature if args.extract_root_signature else result.binary))
+        outputs.append((args.output, rs_blob if args.extract_root_signature else result.binary))
     if args.root_signature_out:
-        outputs.append((args.root_signature_out, result.root_signature))
+        outputs.append((args.root_signature_out, rs_blob))
     if args.manifest:
         from .reflect.manifest import dumps
 

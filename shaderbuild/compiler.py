@@ -168,7 +168,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         if module.root_signature is not None:
             from .rootsig import serialize, standalone_container
 
-            result.root_signature = standalone_container(serialize(module.root_signature))  # type: ignore[arg-type]
+            result.root_signature = standalone_container(serialize(module.root_signature))
         if keep_module:
             result.module = module
         result.ok = True
