@@ -155,7 +155,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         lap("sema")
         run_passes(module, options, caps)
         if module.root_signature is not None:
-            check_module(module)
+            sink.items.extend(check_module(module))
         lap("passes")
         backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
         if backend is None:

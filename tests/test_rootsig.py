@@ -108,9 +108,9 @@ CASES = [
           "Constants": {"ShaderRegister": 2, "RegisterSpace": 3, "Num32BitValues": 4}}]}),
     ("CBV(b0), SRV(t1, space=2, flags=DATA_STATIC), UAV(u3, visibility=SHADER_VISIBILITY_PIXEL)", "1.1",
      {"Version": 2, "Flags": 0, "StaticSamplers": [], "Parameters": [
-         {"ParameterType": 2, "ShaderVisibility": 0, "Descriptor": {"ShaderRegister": 0, "RegisterSpace": 0, "Flags": 4}},
+         {"ParameterType": 2, "ShaderVisibility": 0, "Descriptor": {"ShaderRegister": 0, "RegisterSpace": 0, "Flags": 0}},
          {"ParameterType": 3, "ShaderVisibility": 0, "Descriptor": {"ShaderRegister": 1, "RegisterSpace": 2, "Flags": 8}},
-         {"ParameterType": 4, "ShaderVisibility": 5, "Descriptor": {"ShaderRegister": 3, "RegisterSpace": 0, "Flags": 2}}]}),
+         {"ParameterType": 4, "ShaderVisibility": 5, "Descriptor": {"ShaderRegister": 3, "RegisterSpace": 0, "Flags": 0}}]}),
     ("CBV(b0), SRV(t1, space=2), UAV(u3, visibility=SHADER_VISIBILITY_PIXEL)", "1.0",
      {"Version": 1, "Flags": 0, "StaticSamplers": [], "Parameters": [
          {"ParameterType": 2, "ShaderVisibility": 0, "Descriptor": {"ShaderRegister": 0, "RegisterSpace": 0}},
@@ -124,7 +124,7 @@ CASES = [
     ("DescriptorTable(SRV(t0, numDescriptors=4), CBV(b1), UAV(u0, numDescriptors=unbounded, space=1, offset=10, "
      "flags=DESCRIPTORS_VOLATILE|DATA_VOLATILE), visibility=SHADER_VISIBILITY_PIXEL)", "1.1",
      {"Version": 2, "Flags": 0, "StaticSamplers": [], "Parameters": [
-         _table(5, _range(0, 4, 0, 0, APPEND, 4), _range(2, 1, 1, 0, APPEND, 4),
+         _table(5, _range(0, 4, 0, 0, APPEND, 0), _range(2, 1, 1, 0, APPEND, 0),
                 _range(1, UNBOUNDED, 0, 1, 10, 3))]}),
     ("DescriptorTable(SRV(t0, numDescriptors=4), CBV(b1, offset=DESCRIPTOR_RANGE_OFFSET_APPEND), UAV(u0, "
      "numDescriptors=unbounded, space=1, offset=10), visibility=SHADER_VISIBILITY_PIXEL)", "1.0",
@@ -157,7 +157,7 @@ CASES = [
      {"Version": 2, "Flags": 0, "Parameters": [
          {"ParameterType": 1, "ShaderVisibility": 2,
           "Constants": {"ShaderRegister": 0, "RegisterSpace": 0, "Num32BitValues": 1}},
-         _table(3, _range(2, 2, 1, 1, APPEND, 8), _range(0, 1, 2, 0, 5, 4)),
+         _table(3, _range(2, 2, 1, 1, APPEND, 8), _range(0, 1, 2, 0, 5, 0)),
          {"ParameterType": 4, "ShaderVisibility": 0, "Descriptor": {"ShaderRegister": 1, "RegisterSpace": 4, "Flags": 4}}],
       "StaticSamplers": [{**DEFAULT_SAMPLER, "Filter": 0x105, "ShaderRegister": 2}]}),
 ]
@@ -183,8 +183,40 @@ def test_compact_form_leaves_out_defaults():
     rs = parse("RootFlags(0), DescriptorTable(SRV(t0, numDescriptors=1, space=0, offset=DESCRIPTOR_RANGE_OFFSET_APPEND, "
                "flags=DATA_STATIC_WHILE_SET_AT_EXECUTE), Sampler(s0), visibility=SHADER_VISIBILITY_ALL), "
                "UAV(u1, flags=DATA_VOLATILE), StaticSampler(s1, maxAnisotropy=16, filter=FILTER_MIN_MAG_MIP_POINT)")
-    assert to_string(rs, compact=True) == ("DescriptorTable(SRV(t0), Sampler(s0)), UAV(u1), "
-                                           "StaticSampler(s1, filter = FILTER_MIN_MAG_MIP_POINT)")
+    assert to_string(rs, compact=True) == (
+        "DescriptorTable(SRV(t0, flags = DATA_STATIC_WHILE_SET_AT_EXECUTE), Sampler(s0)), "
+        "UAV(u1, flags = DATA_VOLATILE), StaticSampler(s1, filter = FILTER_MIN_MAG_MIP_POINT)")
+
+
+def test_omitted_flags_serialize_as_none():
+    """DXC leaves an omitted `flags` NONE (0) in RTS0; the runtime reads NONE at 1.1 as its defaults
+    (CBV/SRV: DATA_STATIC_WHILE_SET_AT_EXECUTE, UAV: DATA_VOLATILE), which the manifest spells out."""
+    from shaderbuild.rootsig.manifest import manifest_view
+
+    rs = parse("CBV(b0), UAV(u0), DescriptorTable(SRV(t0), UAV(u1), Sampler(s0, space=1), CBV(b1, flags=DATA_STATIC))")
+    decoded = read_rts0(serialize(rs))
+    assert [p.get("Descriptor", {}).get("Flags") for p in decoded["Parameters"]] == [0, 0, None]
+    assert [r["Flags"] for r in decoded["Parameters"][2]["DescriptorRanges"]] == [0, 0, 0, 8]
+    view = manifest_view(rs)["parameters"]
+    assert [(p["flags"], p["effective_flags"]) for p in view[:2]] == [
+        ([], ["DATA_STATIC_WHILE_SET_AT_EXECUTE"]), ([], ["DATA_VOLATILE"])]
+    assert [r["effective_flags"] for r in view[2]["ranges"]] == [
+        ["DATA_STATIC_WHILE_SET_AT_EXECUTE"], ["DATA_VOLATILE"], [], ["DATA_STATIC"]]
+    old = manifest_view(parse("CBV(b0), DescriptorTable(SRV(t0)), DescriptorTable(Sampler(s0))", "1.0"))["parameters"]
+    assert old[0]["effective_flags"] == ["DATA_VOLATILE"]
+    assert old[1]["ranges"][0]["effective_flags"] == ["DESCRIPTORS_VOLATILE", "DATA_VOLATILE"]
+    assert old[2]["ranges"][0]["effective_flags"] == ["DESCRIPTORS_VOLATILE"]
+
+
+def test_arguments_in_any_order():
+    """DXC reads a clause's arguments in any order, the register included."""
+    a = parse("RootConstants(b3, visibility=SHADER_VISIBILITY_PIXEL, num32BitConstants=2), CBV(space=1, b0), "
+              "DescriptorTable(visibility=SHADER_VISIBILITY_VERTEX, SRV(numDescriptors=3, t4)), "
+              "StaticSampler(filter=FILTER_MIN_MAG_MIP_POINT, s2)")
+    b = parse("RootConstants(num32BitConstants=2, b3, visibility=SHADER_VISIBILITY_PIXEL), CBV(b0, space=1), "
+              "DescriptorTable(SRV(t4, numDescriptors=3), visibility=SHADER_VISIBILITY_VERTEX), "
+              "StaticSampler(s2, filter=FILTER_MIN_MAG_MIP_POINT)")
+    assert a == b and serialize(a) == serialize(b)
 
 
 def test_layout_offsets_follow_d3d12_order():
@@ -199,7 +231,9 @@ def test_layout_offsets_follow_d3d12_order():
 
 
 def test_keywords_are_case_insensitive():
-    a = parse("rootflags(allow_input_assembler_input_layout), descriptortable(srv(T0), visibility=shader_visibility_pixel)")
+    assert parse("DescriptorTable(SRV(t0, numDescriptors=4294967295, offset=4294967295))") == \
+        parse("DescriptorTable(SRV(t0, numDescriptors=unbounded, offset=DESCRIPTOR_RANGE_OFFSET_APPEND))")
+    a = parse("rootflags(allow_input_assembler_input_layout), descriptortable(srv(t0), visibility=shader_visibility_pixel)")
     b = parse("RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT), DescriptorTable(SRV(t0), visibility=SHADER_VISIBILITY_PIXEL)")
     assert a == b
 
@@ -215,7 +249,7 @@ def _error(text: str, version: str = "1.1", check: bool = False) -> str:
 
 @pytest.mark.parametrize("text,message", [
     ("CBV(t0)", "5: root signature: expected a 'b' register for root CBV, found 't0'"),
-    ("RootConstants(b0)", "15: root signature: expected 'num32BitConstants' in RootConstants, found 'b0'"),
+    ("RootConstants(b0)", "1: root signature: RootConstants needs 'num32BitConstants'"),
     ("DescriptorTable(SRV(t0), Foo(t1))", "26: root signature: expected CBV, SRV, UAV, Sampler or visibility in "
                                           "DescriptorTable, found 'Foo'"),
     ("SRV(t0, space=1, space=2)", "18: root signature: 'space' is specified more than once in root SRV"),
@@ -226,8 +260,13 @@ def _error(text: str, version: str = "1.1", check: bool = False) -> str:
     ("SRV(t0, visibility=SHADER_VISIBILITY_COMPUTE)", "20: root signature: unknown shader visibility "
                                                       "'SHADER_VISIBILITY_COMPUTE'"),
     ("RootFlags(0), RootFlags(0)", "15: root signature: RootFlags is specified more than once"),
-    ("CBV(b0, numDescriptors=2)", "9: root signature: unexpected 'numDescriptors' in root CBV (expected one of "
-                                  "space, visibility, flags)"),
+    ("CBV(b0, numDescriptors=2)", "9: root signature: unexpected 'numDescriptors' in root CBV (expected a 'b' "
+                                  "register, space, visibility, flags)"),
+    ("SRV(space=1)", "1: root signature: root SRV needs a 't' register"),
+    ("DescriptorTable(UAV(numDescriptors=2))", "17: root signature: UAV range needs a 'u' register"),
+    ("StaticSampler(s0, s1)", "19: root signature: the shader register is specified more than once in StaticSampler"),
+    ("SRV(T0)", "5: root signature: unexpected 'T0' in root SRV (expected a 't' register, space, visibility, flags)"),
+    ("CBV(b4294967296)", "5: root signature: register 'b4294967296' does not fit in 32 bits"),
     ("Table(SRV(t0))", "1: root signature: expected RootFlags, RootConstants, CBV, SRV, UAV, DescriptorTable or "
                        "StaticSampler, found 'Table'"),
 ])
@@ -261,6 +300,11 @@ def test_flags_are_refused_at_version_1_0():
     ("DescriptorTable(UAV(u0, numDescriptors=0))", "17: root signature: UAV range must have at least one descriptor"),
     ("RootConstants(num32BitConstants=0, b0)",
      "1: root signature: RootConstants must have at least one 32-bit constant"),
+    ("DescriptorTable(SRV(t0, offset=4294967294, numDescriptors=3))",
+     "17: root signature: SRV range's descriptors go past the end of the table (offset 4294967294, 3 descriptors)"),
+    ("StaticSampler(s0, mipLODBias=16)", "1: root signature: StaticSampler mipLODBias 16.0 is outside [-16.0, 15.99]"),
+    ("CBV(b0, space=4294967280)",
+     "1: root signature: space 0xfffffff0 of root CBV b0 is reserved for system use (0xfffffff0-0xffffffff)"),
 ])
 def test_invalid_signatures(text, message):
     col, _, rest = message.partition(": ")

@@ -66,7 +66,7 @@ def test_attribute_puts_rts0_in_the_container():
     assert [p["ParameterType"] for p in rs["Parameters"]] == [1, 0]
     assert rs["Parameters"][0]["Constants"] == {"ShaderRegister": 0, "RegisterSpace": 0, "Num32BitValues": 4}
     assert [(r["RangeType"], r["BaseShaderRegister"], r["Flags"]) for r in rs["Parameters"][1]["DescriptorRanges"]] \
-        == [(0, 0, 4), (1, 0, 2)]
+        == [(0, 0, 0), (1, 0, 0)]                    # flags not written: NONE, as DXC writes them
     assert rs["StaticSamplers"][0]["ShaderRegister"] == 0
     # the standalone blob holds the same bytes
     assert _parts(res.root_signature) == {"RTS0": parts["RTS0"]}
@@ -76,7 +76,8 @@ def test_attribute_puts_rts0_in_the_container():
     assert m["parameters"][0] == {"type": "RootConstants", "visibility": "ALL", "register": 0, "space": 0,
                                   "num_32bit_values": 4}
     assert m["parameters"][1]["ranges"][1] == {"type": "UAV", "register": 0, "space": 0, "count": 1,
-                                               "offset": "append", "flags": ["DATA_VOLATILE"]}
+                                               "offset": "append", "flags": [],
+                                               "effective_flags": ["DATA_VOLATILE"]}
     assert m["static_samplers"][0]["filter"] == "ANISOTROPIC"
 
 
@@ -216,21 +217,18 @@ Texture2D<float4> texs[4] : register(t0);
     ("root-srv-texture",
      _vs('"CBV(b0), SRV(t1)"'),
      """\
-rs.hlsl:2:26: error: root signature: root SRV descriptor binds 'tex', a Texture2D; root SRV/UAV descriptors can only bind raw or structured buffers (use a descriptor table)
+rs.hlsl:2:26: error: root signature: root SRV descriptor binds 'tex', a Texture2D; root SRV/UAV descriptors can only bind raw or structured buffers without a counter (use a descriptor table)
 [RootSignature("CBV(b0), SRV(t1)")]
                          ^
 rs.hlsl:1:19: note: 'tex' is declared here
 Texture2D<float4> tex : register(t1);
                   ^"""),
-    ("root-constants-too-small",
-     _vs('"RootConstants(num32BitConstants=2, b0)"', "cbuffer C : register(b0) { float4 v; };\n", "v"),
+    ("deny-flag",
+     _vs('"RootFlags(DENY_VERTEX_SHADER_ROOT_ACCESS), DescriptorTable(SRV(t0, numDescriptors=4))"'),
      """\
-rs.hlsl:2:17: error: root signature: RootConstants holds 2 32-bit constants (8 bytes) but 'C' is 16 bytes
-[RootSignature("RootConstants(num32BitConstants=2, b0)")]
-                ^
-rs.hlsl:1:1: note: 'C' is declared here
-cbuffer C : register(b0) { float4 v; };
-^"""),
+rs.hlsl:2:17: error: root signature: the vertex shader binds resources but RootFlags has DENY_VERTEX_SHADER_ROOT_ACCESS
+[RootSignature("RootFlags(DENY_VERTEX_SHADER_ROOT_ACCESS), DescriptorTable(SRV(t0, numDescriptors=4))")]
+                ^"""),
     ("overlap",
      _vs('"DescriptorTable(SRV(t0, numDescriptors=4)), SRV(t2, visibility=SHADER_VISIBILITY_VERTEX)"'),
      """\
@@ -276,6 +274,38 @@ def test_validation_diagnostics(name, src, expected):
     version = "1.0" if name == "flags-at-1-0" else "1.1"
     res = _compile(src, profile="vs_6_0", rootsig_version=version)
     assert _errors(res) == expected
+
+
+def test_root_uav_cannot_bind_a_buffer_with_a_counter():
+    src = ('AppendStructuredBuffer<float4> app : register(u0);\n[RootSignature("UAV(u0)")]\n'
+           "[numthreads(1, 1, 1)] void main() { app.Append(float4(1, 2, 3, 4)); }\n")
+    assert _errors(_compile(src)).splitlines()[0] == (
+        "rs.hlsl:2:17: error: root signature: root UAV descriptor binds 'app', a AppendStructuredBuffer; root SRV/UAV "
+        "descriptors can only bind raw or structured buffers without a counter (use a descriptor table)")
+
+
+def test_unbounded_array_needs_only_its_first_register_bound():
+    """DXC's validator checks an unbounded resource array's first register only."""
+    src = ('Texture2D<float4> texs[] : register(t2);\nRWStructuredBuffer<float4> o : register(u0);\n'
+           '[RootSignature("DescriptorTable(SRV(t2, numDescriptors=8), UAV(u0))")]\n'
+           "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { o[0] = texs[id.x].Load(int3(0, 0, 0)); }\n")
+    res = _compile(src)
+    assert res.ok, _errors(res)
+    missing = _compile(src.replace("SRV(t2, numDescriptors=8)", "SRV(t3, numDescriptors=8)"))
+    assert "resource 'texs' (t2-unbounded, space 0) used by the compute shader is not bound" in _errors(missing)
+
+
+def test_root_constants_smaller_than_the_cbuffer_is_a_warning():
+    src = _vs('"RootConstants(num32BitConstants=2, b0)"', "cbuffer C : register(b0) { float4 v; };\n", "v")
+    res = _compile(src, profile="vs_6_0")
+    assert res.ok
+    assert render_all(res.diagnostics, res.sources, "gnu") == """\
+rs.hlsl:2:17: warning: root signature: RootConstants holds 2 32-bit constants (8 bytes) but 'C' is 16 bytes
+[RootSignature("RootConstants(num32BitConstants=2, b0)")]
+                ^
+rs.hlsl:1:1: note: 'C' is declared here
+cbuffer C : register(b0) { float4 v; };
+^"""
 
 
 def test_unused_resources_need_no_range():
@@ -337,7 +367,8 @@ def test_obj2yaml_lists_the_part(tmp_path):
 def test_command_line_macro_is_located_on_the_command_line():
     src = "RWStructuredBuffer<float4> o : register(u0);\n[RootSignature(RS)]\n[numthreads(1, 1, 1)] void main() { o[0] = 1; }\n"
     res = _compile(src, defines={"RS": '"CBV(x0)"'})
-    assert _errors(res) == "<command line>:1:9: error: root signature: expected a 'b' register for root CBV, found 'x0'"
+    assert _errors(res) == ("<command line>:1:9: error: root signature: unexpected 'x0' in root CBV (expected a 'b' "
+                            "register, space, visibility, flags)")
 
 
 def test_project_file_rootsig_define(tmp_path):
@@ -354,5 +385,5 @@ def test_project_file_rootsig_define(tmp_path):
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((tmp_path / "out" / "cs.dxil.json").read_text())
     assert manifest["root_signature"]["parameters"] == [
-        {"type": "UAV", "visibility": "ALL", "register": 0, "space": 0, "flags": ["DATA_VOLATILE"]}]
+        {"type": "UAV", "visibility": "ALL", "register": 0, "space": 0, "flags": [], "effective_flags": ["DATA_VOLATILE"]}]
     assert "RTS0" not in _parts((tmp_path / "out" / "cs.dxil").read_bytes())      # stripped

@@ -80,10 +80,6 @@ def _build(uses: dict, constants: dict, all_visible: bool, version: str, flags: 
         for table in tables:
             if table:
                 rs.parameters.append(m.RootParameter("DescriptorTable", vis, ranges=table))
-    if version == "1.1":
-        for p in rs.parameters:
-            for r in p.ranges:
-                r.flags = m.DEFAULT_RANGE_FLAGS[r.kind]
     return rs
 
 

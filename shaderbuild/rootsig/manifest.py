@@ -13,12 +13,17 @@ def _count(n: int | None) -> int | str:
     return "unbounded" if n is None else n
 
 
-def _parameter(p: m.RootParameter) -> dict:
+def _parameter(p: m.RootParameter, version: str) -> dict:
+    """`flags` as serialized; `effective_flags` as the D3D12 runtime reads them (NONE means the
+    version's defaults)."""
     d: dict[str, Any] = {"type": p.kind, "visibility": p.visibility}
     if p.kind == "DescriptorTable":
         d["ranges"] = [{"type": r.kind, "register": r.register, "space": r.space, "count": _count(r.count),
                         "offset": "append" if r.offset is None else r.offset,
-                        "flags": m.names_of(m.RANGE_FLAGS, r.flags)} for r in p.ranges]
+                        "flags": m.names_of(m.RANGE_FLAGS, r.flags),
+                        "effective_flags": m.names_of(m.RANGE_FLAGS,
+                                                      r.flags or m.EFFECTIVE_RANGE_FLAGS[version][r.kind])}
+                       for r in p.ranges]
         return d
     d["register"] = p.register
     d["space"] = p.space
@@ -26,6 +31,8 @@ def _parameter(p: m.RootParameter) -> dict:
         d["num_32bit_values"] = p.num_32bit_values
     else:
         d["flags"] = m.names_of(m.DESCRIPTOR_FLAGS, p.flags)
+        d["effective_flags"] = m.names_of(m.DESCRIPTOR_FLAGS,
+                                          p.flags or m.EFFECTIVE_DESCRIPTOR_FLAGS[version][p.kind])
     return d
 
 
@@ -38,7 +45,7 @@ def _sampler(s: m.StaticSampler) -> dict:
 
 def manifest_view(rs: m.RootSignature) -> dict:
     return {"version": rs.version, "flags": m.names_of(m.ROOT_FLAGS, rs.flags),
-            "parameters": [_parameter(p) for p in rs.parameters],
+            "parameters": [_parameter(p, rs.version) for p in rs.parameters],
             "static_samplers": [_sampler(s) for s in rs.static_samplers],
             "string": to_string(rs)}
 

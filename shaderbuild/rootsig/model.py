@@ -51,9 +51,16 @@ RANGE_FLAGS = {"DESCRIPTORS_VOLATILE": 0x1, "DATA_VOLATILE": 0x2, "DATA_STATIC_W
 
 DATA_FLAGS = 0x2 | 0x4 | 0x8
 
-# version 1.1 defaults when `flags` is not written (DXC's rules); 1.0 has no flags
-DEFAULT_DESCRIPTOR_FLAGS = {"CBV": 0x4, "SRV": 0x4, "UAV": 0x2}
-DEFAULT_RANGE_FLAGS = {"CBV": 0x4, "SRV": 0x4, "UAV": 0x2, "Sampler": 0}
+# What the D3D12 runtime assumes for flags NONE.  DXC serializes an omitted `flags` as NONE (0),
+# and the runtime reads NONE in 1.1 as: CBV/SRV data static while set at execute, UAV data
+# volatile, descriptors static; a 1.0 root signature (no flags field) as everything volatile.
+EFFECTIVE_DESCRIPTOR_FLAGS = {"1.1": {"CBV": 0x4, "SRV": 0x4, "UAV": 0x2},
+                              "1.0": {"CBV": 0x2, "SRV": 0x2, "UAV": 0x2}}
+EFFECTIVE_RANGE_FLAGS = {"1.1": {"CBV": 0x4, "SRV": 0x4, "UAV": 0x2, "Sampler": 0},
+                         "1.0": {"CBV": 0x3, "SRV": 0x3, "UAV": 0x3, "Sampler": 0x1}}
+
+RESERVED_SPACES = (0xFFFFFFF0, 0xFFFFFFFF)     # register spaces reserved for the system
+MIP_LOD_BIAS_RANGE = (-16.0, 15.99)            # D3D12_MIP_LOD_BIAS_MIN / _MAX
 
 UNBOUNDED = 0xFFFFFFFF           # numDescriptors = unbounded
 OFFSET_APPEND = 0xFFFFFFFF       # D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND

@@ -43,7 +43,7 @@ class LocatedText:
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fF]?)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
                     r"|(?P<punct>[(),=|])|(?P<bad>\S))")
-_REGISTER = re.compile(r"^([bBtTuUsS])(\d+)$")
+_REGISTER = re.compile(r"^([btus])(\d+)$")   # lower case only, as in DXC
 
 
 class _Tok:
@@ -154,8 +154,10 @@ class _Parser:
     def register(self, cls: str, what: str) -> int:
         t = self.ident(f"a register for {what} (e.g. {cls}0)")
         mt = _REGISTER.match(t.text)
-        if mt is None or mt.group(1).lower() != cls:
+        if mt is None or mt.group(1) != cls:
             raise self.fail(f"expected a '{cls}' register for {what}, found '{t.text}'", t)
+        if int(mt.group(2)) > 0xFFFFFFFF:
+            raise self.fail(f"register '{t.text}' does not fit in 32 bits", t)
         return int(mt.group(2))
 
     def keyword(self, names: tuple[str, ...]) -> str | None:
@@ -197,21 +199,39 @@ class _Parser:
             self.expect(",", " between root signature clauses")
         return rs
 
-    def options(self, allowed: tuple[str, ...], clause: str):
-        """`, name = value` pairs after a clause's first argument; yields (name, token) once each."""
+    def arguments(self, start: _Tok, clause: str, register_cls: str | None, named: tuple[str, ...],
+                  required: tuple[str, ...] = ()):
+        """A clause's arguments, in any order (as DXC reads them): the register (yielded as
+        ("register", number)) and `name = value` pairs (yielded as (name, token) with the parser
+        at the value).  Each at most once; a missing register or required name is an error."""
         seen: set[str] = set()
-        while self.tok.text == ",":
-            self.i += 1
+        first = True
+        while first or self.tok.text == ",":
+            if not first:
+                self.i += 1
+            first = False
             t = self.tok
-            name = self.keyword(allowed)
+            if register_cls is not None and t.kind == "id" and _REGISTER.match(t.text):
+                if "register" in seen:
+                    raise self.fail(f"the shader register is specified more than once in {clause}")
+                seen.add("register")
+                yield "register", self.register(register_cls, clause)
+                continue
+            name = self.keyword(named)
             if name is None:
-                raise self.fail(f"unexpected {self.describe(t)} in {clause} (expected one of {', '.join(allowed)})")
+                expected = ([f"a '{register_cls}' register"] if register_cls else []) + list(named)
+                raise self.fail(f"unexpected {self.describe(t)} in {clause} (expected {', '.join(expected)})")
             if name in seen:
                 raise self.fail(f"'{name}' is specified more than once in {clause}", t)
             seen.add(name)
             self.i += 1
             self.expect("=", f" after '{t.text}'")
             yield name, t
+        if register_cls is not None and "register" not in seen:
+            raise self.fail(f"{clause} needs a '{register_cls}' register", start)
+        for name in required:
+            if name not in seen:
+                raise self.fail(f"{clause} needs '{name}'", start)
 
     def visibility(self) -> str:
         return self.enum(m.VISIBILITY, "SHADER_VISIBILITY_", "shader visibility")
@@ -222,16 +242,13 @@ class _Parser:
 
     def root_constants(self, start: _Tok) -> m.RootParameter:
         p = m.RootParameter("RootConstants", loc=self.loc(start))
-        t = self.tok
-        if self.keyword(("num32BitConstants",)) is None:
-            raise self.fail(f"expected 'num32BitConstants' in RootConstants, found {self.describe(t)}")
-        self.i += 1
-        self.expect("=", " after 'num32BitConstants'")
-        p.num_32bit_values = self.uint("num32BitConstants")
-        self.expect(",", " after num32BitConstants")
-        p.register = self.register("b", "RootConstants")
-        for name, _ in self.options(("space", "visibility"), "RootConstants"):
-            if name == "space":
+        for name, value in self.arguments(start, "RootConstants", "b", ("num32BitConstants", "space", "visibility"),
+                                          ("num32BitConstants",)):
+            if name == "register":
+                p.register = value
+            elif name == "num32BitConstants":
+                p.num_32bit_values = self.uint("num32BitConstants")
+            elif name == "space":
                 p.space = self.uint("space")
             else:
                 p.visibility = self.visibility()
@@ -239,31 +256,33 @@ class _Parser:
 
     def root_descriptor(self, kind: str, start: _Tok) -> m.RootParameter:
         p = m.RootParameter(kind, loc=self.loc(start))
-        p.register = self.register(m.REGISTER_CLASS[kind], f"root {kind}")
-        explicit = None
-        for name, t in self.options(("space", "visibility", "flags"), f"root {kind}"):
-            if name == "space":
+        for name, value in self.arguments(start, f"root {kind}", m.REGISTER_CLASS[kind], ("space", "visibility", "flags")):
+            if name == "register":
+                p.register = value
+            elif name == "space":
                 p.space = self.uint("space")
             elif name == "visibility":
                 p.visibility = self.visibility()
             else:
-                self.check_flags(t)
-                explicit = self.flags(m.DESCRIPTOR_FLAGS, "root descriptor flag")
-        if self.version != "1.0":
-            p.flags = m.DEFAULT_DESCRIPTOR_FLAGS[kind] if explicit is None else explicit
+                self.check_flags(value)
+                p.flags = self.flags(m.DESCRIPTOR_FLAGS, "root descriptor flag")
         return p
 
     def table(self, start: _Tok) -> m.RootParameter:
         p = m.RootParameter("DescriptorTable", loc=self.loc(start))
+        seen_visibility = False
         first = True
         while first or self.tok.text == ",":
             if not first:
                 self.i += 1
             first = False
             t = self.tok
-            if self.tok.text == ")" and not p.ranges:
+            if self.tok.text == ")" and not p.ranges and not seen_visibility:
                 return p                    # an empty table
             if self.keyword(("visibility",)):
+                if seen_visibility:
+                    raise self.fail("'visibility' is specified more than once in DescriptorTable")
+                seen_visibility = True
                 self.i += 1
                 self.expect("=", " after 'visibility'")
                 p.visibility = self.visibility()
@@ -279,36 +298,40 @@ class _Parser:
         return p
 
     def range(self, kind: str, start: _Tok) -> m.DescriptorRange:
-        r = m.DescriptorRange(kind, self.register(m.REGISTER_CLASS[kind], f"a {kind} range"), loc=self.loc(start))
-        explicit = None
-        for name, t in self.options(("numDescriptors", "space", "offset", "flags"), f"{kind} range"):
-            if name == "numDescriptors":
+        r = m.DescriptorRange(kind, 0, loc=self.loc(start))
+        for name, value in self.arguments(start, f"{kind} range", m.REGISTER_CLASS[kind],
+                                          ("numDescriptors", "space", "offset", "flags")):
+            if name == "register":
+                r.register = value
+            elif name == "numDescriptors":
                 if self.keyword(("unbounded",)):
                     self.i += 1
                     r.count = None
-                else:
-                    r.count = self.uint("numDescriptors")
+                else:               # 0xFFFFFFFF is what `unbounded` means
+                    n = self.uint("numDescriptors")
+                    r.count = None if n == m.UNBOUNDED else n
             elif name == "space":
                 r.space = self.uint("space")
             elif name == "offset":
                 if self.keyword(("DESCRIPTOR_RANGE_OFFSET_APPEND",)):
                     self.i += 1
                     r.offset = None
-                else:
-                    r.offset = self.uint("offset")
+                else:               # 0xFFFFFFFF is DESCRIPTOR_RANGE_OFFSET_APPEND
+                    n = self.uint("offset")
+                    r.offset = None if n == m.OFFSET_APPEND else n
             else:
-                self.check_flags(t)
-                explicit = self.flags(m.RANGE_FLAGS, "descriptor range flag")
-        if self.version != "1.0":
-            r.flags = m.DEFAULT_RANGE_FLAGS[kind] if explicit is None else explicit
+                self.check_flags(value)
+                r.flags = self.flags(m.RANGE_FLAGS, "descriptor range flag")
         return r
 
     def static_sampler(self, start: _Tok) -> m.StaticSampler:
-        s = m.StaticSampler(self.register("s", "StaticSampler"), loc=self.loc(start))
+        s = m.StaticSampler(0, loc=self.loc(start))
         fields = ("filter", "addressU", "addressV", "addressW", "mipLODBias", "maxAnisotropy", "comparisonFunc",
                   "borderColor", "minLOD", "maxLOD", "space", "visibility")
-        for name, _ in self.options(fields, "StaticSampler"):
-            if name == "filter":
+        for name, value in self.arguments(start, "StaticSampler", "s", fields):
+            if name == "register":
+                s.register = value
+            elif name == "filter":
                 s.filter = self.enum(m.FILTERS, "FILTER_", "filter")
             elif name.startswith("address"):
                 setattr(s, "address_" + name[-1].lower(), self.enum(m.ADDRESS_MODES, "TEXTURE_ADDRESS_",

@@ -1,7 +1,7 @@
 """Prints a root signature model as an HLSL root signature string (what `parse` reads back).
 
-The full form writes every field, flags included, so it means the same at either version; the
-compact form leaves out what equals the parser's default at the signature's version."""
+The full form writes every field (flags only at 1.1, which has them); the compact form leaves out
+what equals the parser's default."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class _Printer:
                  ("space", str(r.space), r.space == 0),
                  ("offset", "DESCRIPTOR_RANGE_OFFSET_APPEND" if r.offset is None else str(r.offset), r.offset is None)]
         if self.version != "1.0":
-            pairs.append(("flags", _flags(m.RANGE_FLAGS, r.flags), r.flags == m.DEFAULT_RANGE_FLAGS[r.kind]))
+            pairs.append(("flags", _flags(m.RANGE_FLAGS, r.flags), r.flags == 0))
         return f"{r.kind}({', '.join([f'{m.REGISTER_CLASS[r.kind]}{r.register}'] + self.args(pairs))})"
 
     def vis(self, v: str) -> tuple[str, str, bool]:
@@ -44,7 +44,7 @@ class _Printer:
             return f"RootConstants({', '.join(head + self.args([space, self.vis(p.visibility)]))})"
         pairs = [space, self.vis(p.visibility)]
         if self.version != "1.0":
-            pairs.append(("flags", _flags(m.DESCRIPTOR_FLAGS, p.flags), p.flags == m.DEFAULT_DESCRIPTOR_FLAGS[p.kind]))
+            pairs.append(("flags", _flags(m.DESCRIPTOR_FLAGS, p.flags), p.flags == 0))
         return f"{p.kind}({', '.join([f'{m.REGISTER_CLASS[p.kind]}{p.register}'] + self.args(pairs))})"
 
     def sampler(self, s: m.StaticSampler) -> str:

@@ -4,6 +4,7 @@ that it binds every resource the module uses."""
 from __future__ import annotations
 
 from .. import ir
+from ..diagnostics import Diagnostic
 from ..options import CompileOptions
 from . import source
 from .model import RootSignature
@@ -52,8 +53,10 @@ def shader_resources(module: ir.Module) -> list[ShaderResource]:
     return out
 
 
-def check_module(module: ir.Module) -> None:
-    """Every resource `module` uses must be bound by its root signature (DXC's validator rule)."""
+def check_module(module: ir.Module) -> list[Diagnostic]:
+    """Every resource `module` uses must be bound by its root signature (DXC's validator rule);
+    raises CompileError, returns warnings."""
     rs = module.root_signature
     if isinstance(rs, RootSignature) and module.entry is not None:
-        check_resources(rs, module.entry.stage, shader_resources(module))
+        return check_resources(rs, module.entry.stage, shader_resources(module))
+    return []

@@ -96,6 +96,7 @@ def check_signature(rs: m.RootSignature) -> None:
             raise error("root signature: a descriptor table cannot mix Sampler ranges with CBV, SRV or UAV ranges",
                         first.loc)
         after_unbounded = False
+        slot = 0                                    # where an appended range starts in the table
         for r in p.ranges:
             if r.count == 0:
                 raise error(f"root signature: {r.kind} range must have at least one descriptor", r.loc)
@@ -105,7 +106,12 @@ def check_signature(rs: m.RootSignature) -> None:
             if after_unbounded and r.offset is None:
                 raise error(f"root signature: {r.kind} range cannot be appended after an unbounded range "
                             f"(give it an explicit offset)", r.loc)
+            start = slot if r.offset is None else r.offset
+            if r.count is not None and start + r.count - 1 > _MAX:
+                raise error(f"root signature: {r.kind} range's descriptors go past the end of the table "
+                            f"(offset {start}, {r.count} descriptors)", r.loc)
             after_unbounded = r.count is None
+            slot = start + (r.count or 0)
             if r.kind == "Sampler" and r.flags & m.DATA_FLAGS:
                 raise error(f"root signature: Sampler range cannot have {_flag_names(m.RANGE_FLAGS, r.flags & m.DATA_FLAGS)}"
                             f" (samplers have no data)", r.loc)
@@ -113,11 +119,18 @@ def check_signature(rs: m.RootSignature) -> None:
             if r.flags & m.RANGE_FLAGS["DESCRIPTORS_VOLATILE"] and r.flags & m.RANGE_FLAGS["DATA_STATIC"]:
                 raise error(f"root signature: {r.kind} range cannot combine DESCRIPTORS_VOLATILE with DATA_STATIC",
                             r.loc)
+    lo_bias, hi_bias = m.MIP_LOD_BIAS_RANGE
     for s in rs.static_samplers:
         if s.max_anisotropy > 16:
             raise error(f"root signature: StaticSampler maxAnisotropy {s.max_anisotropy} is above 16", s.loc)
+        if not lo_bias <= s.mip_lod_bias <= hi_bias:
+            raise error(f"root signature: StaticSampler mipLODBias {s.mip_lod_bias} is outside [{lo_bias}, {hi_bias}]",
+                        s.loc)
     seen: list[_Span] = []
     for sp in spans(rs):
+        if m.RESERVED_SPACES[0] <= sp.space <= m.RESERVED_SPACES[1]:
+            raise error(f"root signature: space {sp.space:#x} of {sp.what} {_reg(sp.kind, sp.lo, sp.hi)} is reserved "
+                        f"for system use ({m.RESERVED_SPACES[0]:#x}-{m.RESERVED_SPACES[1]:#x})", sp.loc)
         for other in seen:
             if (other.kind == sp.kind and other.space == sp.space and _vis_overlap(other.visibility, sp.visibility)
                     and other.lo <= sp.hi and sp.lo <= other.hi):
@@ -132,18 +145,26 @@ def check_signature(rs: m.RootSignature) -> None:
 _DESCRIPTOR_OF_CLASS = {"b": "CBV", "t": "SRV", "u": "UAV", "s": "Sampler"}
 _STAGE_VISIBILITY = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL", "hull": "HULL", "domain": "DOMAIN",
                      "geometry": "GEOMETRY", "mesh": "MESH", "amplification": "AMPLIFICATION"}
-_ROOT_BUFFERS = ("StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
-                 "AppendStructuredBuffer", "ConsumeStructuredBuffer")
+# what a root SRV/UAV descriptor can bind: raw and structured buffers without a counter
+_ROOT_BUFFERS = ("StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer")
 
 
-def check_resources(rs: m.RootSignature, stage: str, resources: list[ShaderResource]) -> None:
-    """Every resource must be bound by a range of its type, register, space and the stage's visibility."""
+def check_resources(rs: m.RootSignature, stage: str, resources: list[ShaderResource]) -> list[Diagnostic]:
+    """Every resource must be bound by a range of its type, register, space and the stage's
+    visibility (DXC checks only the first register of an unbounded array); returns warnings."""
     vis = _STAGE_VISIBILITY[stage]
+    deny = m.ROOT_FLAGS.get(f"DENY_{vis}_SHADER_ROOT_ACCESS", 0)
+    if resources and rs.flags & deny:
+        raise error(f"root signature: the {stage} shader binds resources but RootFlags has "
+                    f"DENY_{vis}_SHADER_ROOT_ACCESS", rs.loc)
+    warnings: list[Diagnostic] = []
     all_spans = spans(rs)
     for res in resources:
         kind = _DESCRIPTOR_OF_CLASS[res.register_class]
-        hi = _MAX if res.count is None else res.register + res.count - 1
+        hi = res.register if res.count is None else res.register + res.count - 1
         what = f"{res.register_class}{res.register}" + (f"-{res.register_class}{hi}" if hi != res.register else "")
+        if res.count is None:
+            what += "-unbounded"
         covering = [sp for sp in all_spans if sp.kind == kind and sp.space == res.space
                     and (sp.visibility == "ALL" or sp.visibility == vis) and sp.lo <= res.register and hi <= sp.hi]
         decl = [Diagnostic("note", f"'{res.name}' is declared here", res.loc)] if res.loc is not None else []
@@ -155,10 +176,11 @@ def check_resources(rs: m.RootSignature, stage: str, resources: list[ShaderResou
         p = sp.param
         if p is not None and p.kind in ("SRV", "UAV") and res.kind not in _ROOT_BUFFERS:
             raise error(f"root signature: root {p.kind} descriptor binds '{res.name}', a {res.kind}; root SRV/UAV "
-                        f"descriptors can only bind raw or structured buffers (use a descriptor table)", p.loc, decl)
-        if p is not None and p.kind != "DescriptorTable" and hi != res.register:
-            raise error(f"root signature: {sp.what} binds one register but '{res.name}' is an array ({what})",
-                        p.loc, decl)
+                        f"descriptors can only bind raw or structured buffers without a counter (use a descriptor "
+                        f"table)", p.loc, decl)
         if p is not None and p.kind == "RootConstants" and res.size > 4 * p.num_32bit_values:
-            raise error(f"root signature: RootConstants holds {p.num_32bit_values} 32-bit constants "
-                        f"({4 * p.num_32bit_values} bytes) but '{res.name}' is {res.size} bytes", p.loc, decl)
+            # not a DXC check: the runtime gives the shader only the root constants
+            warnings.append(Diagnostic("warning", f"root signature: RootConstants holds {p.num_32bit_values} 32-bit "
+                                                  f"constants ({4 * p.num_32bit_values} bytes) but '{res.name}' is "
+                                                  f"{res.size} bytes", p.loc, decl))
+    return warnings
