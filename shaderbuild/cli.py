@@ -227,6 +227,8 @@ def cmd_compile(args) -> int:
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
+    if args.extract_root_signature and _is_container(args.source):
+        return _extract_root_signature(args)
     result = compile_file(args.source, options)
     if result.diagnostics:
         print(render_all(result.diagnostics, result.sources, args.diagnostics_format), file=sys.stderr)
@@ -259,6 +261,34 @@ def cmd_compile(args) -> int:
     try:
         for path, data in outputs:
             write_atomic(path, data)
+    except OSError as e:
+        print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _is_container(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"DXBC"
+    except OSError:
+        return False                        # compile_file reports it
+
+
+def _extract_root_signature(args) -> int:
+    """-extractrootsignature on a compiled container (as DXC takes it): its RTS0 part as a blob."""
+    from .rootsig.serialize import find_part, standalone_container
+
+    with open(args.source, "rb") as f:
+        part = find_part(f.read())
+    if part is None:
+        print(f"shaderbuild: error: '{args.source}' has no root signature (RTS0) part", file=sys.stderr)
+        return 1
+    if not args.output:
+        print("shaderbuild: error: -extractrootsignature needs -Fo FILE", file=sys.stderr)
+        return 1
+    try:
+        write_atomic(args.output, standalone_container(part))
     except OSError as e:
         print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
         return 1

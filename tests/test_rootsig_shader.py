@@ -334,6 +334,12 @@ def test_cli_frs_extract_and_strip(tmp_path, capsys):
     assert cli_main(["compile", str(src), "-T", "cs_6_0", "-extractrootsignature", "-Fo", str(extracted)]) == 0
     assert cli_main(["compile", str(src), "-T", "cs_6_0", "-Qstrip_rootsignature", "-Fo", str(stripped)]) == 0
     assert rs_file.read_bytes() == extracted.read_bytes()
+    # DXC's way: extract from a compiled container
+    from_container = tmp_path / "c.rs"
+    assert cli_main(["compile", str(out), "-T", "cs_6_0", "-extractrootsignature", "-Fo", str(from_container)]) == 0
+    assert from_container.read_bytes() == rs_file.read_bytes()
+    assert cli_main(["compile", str(stripped), "-T", "cs_6_0", "-extractrootsignature", "-Fo", str(tmp_path / "n")]) == 1
+    assert "has no root signature (RTS0) part" in capsys.readouterr().err
     assert _parts(rs_file.read_bytes()) == {"RTS0": _parts(out.read_bytes())["RTS0"]}
     assert "RTS0" not in _parts(stripped.read_bytes())
     plain = tmp_path / "plain.hlsl"
