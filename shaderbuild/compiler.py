@@ -207,7 +207,8 @@ def _compile_root_signature(result: CompileResult, path: str, options: CompileOp
                     predefined={"__SHADERBUILD__": "1"}, sources=result.sources, reader=reader)
     result.dependencies = list(pp.files)
     version = ROOTSIG_PROFILES[options.profile]
-    rs = root_signature_for(None, pp.macros, options.replace(rootsig_define=options.entry, rootsig_version=version))
+    rs = root_signature_for(None, pp.macros, options.replace(rootsig_define=options.entry, rootsig_version=version),
+                            standalone=True)
     assert rs is not None
     result.binary = result.root_signature = standalone_container(serialize(rs))
     result.manifest = {"format": FORMAT, "source": source_display_name(path), "target": options.target,

@@ -262,6 +262,12 @@ rs.hlsl:3:4: error: root signature: expected RootFlags, RootConstants, CBV, SRV,
 rs.hlsl:2:41: error: root signature: flags are not allowed in root signature version 1.0
 [RootSignature("DescriptorTable(SRV(t1, flags=DATA_STATIC))")]
                                         ^"""),
+    ("local-flag",
+     _vs('"DescriptorTable(SRV(t1)), RootFlags(LOCAL_ROOT_SIGNATURE)"'),
+     """\
+rs.hlsl:2:43: error: root signature: LOCAL_ROOT_SIGNATURE flag used in a shader's (global) root signature
+[RootSignature("DescriptorTable(SRV(t1)), RootFlags(LOCAL_ROOT_SIGNATURE)")]
+                                          ^"""),
     ("not-a-string", _vs("42"), """\
 rs.hlsl:2:16: error: the RootSignature attribute takes a string literal
 [RootSignature(42)]
@@ -393,3 +399,10 @@ def test_project_file_rootsig_define(tmp_path):
     assert manifest["root_signature"]["parameters"] == [
         {"type": "UAV", "visibility": "ALL", "register": 0, "space": 0, "flags": [], "effective_flags": ["DATA_VOLATILE"]}]
     assert "RTS0" not in _parts((tmp_path / "out" / "cs.dxil").read_bytes())      # stripped
+
+
+def test_standalone_root_signature_may_be_local():
+    src = '#define LOCAL "RootFlags(LOCAL_ROOT_SIGNATURE), RootConstants(num32BitConstants=1, b0)"\n'
+    res = compile_file("rs.hlsl", CompileOptions(entry="LOCAL", profile="rootsig_1_1"), text=src)
+    assert res.ok, _errors(res)
+    assert read_rts0(_parts(res.binary)["RTS0"])["Flags"] == 0x80

@@ -154,4 +154,5 @@ class RootSignature:
     parameters: list[RootParameter] = field(default_factory=list)
     static_samplers: list[StaticSampler] = field(default_factory=list)
     loc: SourceLoc | None = field(default=None, compare=False)
+    flags_loc: SourceLoc | None = field(default=None, compare=False)    # the RootFlags clause
     text: str = field(default="", compare=False)    # the string it was parsed from

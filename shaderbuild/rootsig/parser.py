@@ -184,6 +184,7 @@ class _Parser:
                 if seen_flags:
                     raise self.fail("RootFlags is specified more than once", start)
                 seen_flags = True
+                rs.flags_loc = self.loc(start)
                 rs.flags = self.flags(m.ROOT_FLAGS, "root flag")
             elif name == "RootConstants":
                 rs.parameters.append(self.root_constants(start))

@@ -4,17 +4,18 @@ that it binds every resource the module uses."""
 from __future__ import annotations
 
 from .. import ir
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, error
 from ..options import CompileOptions
 from . import source
-from .model import RootSignature
+from .model import ROOT_FLAGS, RootSignature
 from .parser import parse
 from .validate import ShaderResource, check_resources, check_signature
 
 
-def root_signature_for(tu, macros: dict, options: CompileOptions) -> RootSignature | None:
+def root_signature_for(tu, macros: dict, options: CompileOptions, *, standalone: bool = False) -> RootSignature | None:
     """The entry point's root signature (-rootsig-define wins over the attribute), parsed and
-    checked on its own; None when it has none."""
+    checked on its own; None when it has none.  `standalone` (-T rootsig_1_x): not a shader's
+    global root signature, so LOCAL_ROOT_SIGNATURE is allowed."""
     if options.rootsig_define:
         text = source.from_define(options.rootsig_define, macros)
     else:
@@ -23,6 +24,9 @@ def root_signature_for(tu, macros: dict, options: CompileOptions) -> RootSignatu
             return None
         text = source.attribute_text(attr, macros)
     rs = parse(text, options.rootsig_version)
+    if rs.flags & ROOT_FLAGS["LOCAL_ROOT_SIGNATURE"] and not standalone:
+        raise error("root signature: LOCAL_ROOT_SIGNATURE flag used in a shader's (global) root signature",
+                    rs.flags_loc)
     check_signature(rs)
     return rs
 

@@ -156,7 +156,7 @@ def check_resources(rs: m.RootSignature, stage: str, resources: list[ShaderResou
     deny = m.ROOT_FLAGS.get(f"DENY_{vis}_SHADER_ROOT_ACCESS", 0)
     if resources and rs.flags & deny:
         raise error(f"root signature: the {stage} shader binds resources but RootFlags has "
-                    f"DENY_{vis}_SHADER_ROOT_ACCESS", rs.loc)
+                    f"DENY_{vis}_SHADER_ROOT_ACCESS", rs.flags_loc)
     warnings: list[Diagnostic] = []
     all_spans = spans(rs)
     for res in resources:
