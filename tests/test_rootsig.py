@@ -11,6 +11,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shaderbuild.diagnostics import CompileError
 from shaderbuild.rootsig import model, parse, serialize, to_string
@@ -325,3 +327,54 @@ def test_enumeration_tables_match_d3d12_values():
     assert model.FILTERS["COMPARISON_ANISOTROPIC"] == 0xD5
     assert model.FILTERS["MAXIMUM_MIN_MAG_MIP_POINT"] == 0x180
     assert len(model.FILTERS) == 36
+
+
+# ------------------------------------------------------------------ printer/parser agreement on random signatures
+
+_u32 = st.integers(0, 0xFFFFFFFE)
+_vis = st.sampled_from(list(model.VISIBILITY))
+
+
+def _flag_mask(table: dict[str, int]):
+    return st.lists(st.sampled_from(list(table.values())), max_size=3).map(lambda bits: sum(set(bits)))
+
+
+@st.composite
+def _signatures(draw):
+    version = draw(st.sampled_from(["1.0", "1.1"]))
+    v11 = version == "1.1"
+    params = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(list(model.PARAMETER_TYPES)))
+        p = model.RootParameter(kind, draw(_vis), draw(_u32), draw(_u32))
+        if kind == "RootConstants":
+            p.num_32bit_values = draw(st.integers(1, 64))
+        elif kind == "DescriptorTable":
+            p.register = p.space = 0
+            for _ in range(draw(st.integers(0, 3))):
+                rk = draw(st.sampled_from(list(model.RANGE_TYPES)))
+                p.ranges.append(model.DescriptorRange(
+                    rk, draw(_u32), draw(st.none() | st.integers(1, 1000)), draw(_u32),
+                    draw(st.none() | _u32), draw(_flag_mask(model.RANGE_FLAGS)) if v11 else 0))
+        elif v11:
+            p.flags = draw(_flag_mask(model.DESCRIPTOR_FLAGS))
+        params.append(p)
+    floats = st.floats(-1e6, 1e6, allow_nan=False).map(_f32)
+    samplers = [model.StaticSampler(
+        draw(_u32), draw(_u32), draw(st.sampled_from(list(model.FILTERS))),
+        *(draw(st.sampled_from(list(model.ADDRESS_MODES))) for _ in range(3)), draw(floats),
+        draw(st.integers(0, 16)), draw(st.sampled_from(list(model.COMPARISON_FUNCS))),
+        draw(st.sampled_from(list(model.BORDER_COLORS))), draw(floats), draw(floats), draw(_vis))
+        for _ in range(draw(st.integers(0, 2)))]
+    return model.RootSignature(version, draw(_flag_mask(model.ROOT_FLAGS)), params, samplers)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_signatures())
+def test_random_signatures_print_and_parse_back(rs):
+    for compact in (False, True):
+        again = parse(to_string(rs, compact=compact), rs.version)
+        assert again == rs
+        assert serialize(again) == serialize(rs)
+    decoded = read_rts0(serialize(rs))
+    assert len(decoded["Parameters"]) == len(rs.parameters) and len(decoded["StaticSamplers"]) == len(rs.static_samplers)

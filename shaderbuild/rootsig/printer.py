@@ -5,6 +5,8 @@ what equals the parser's default."""
 
 from __future__ import annotations
 
+import math
+
 from . import model as m
 
 
@@ -14,6 +16,11 @@ def _flags(table: dict[str, int], mask: int) -> str:
 
 def _num(v: float) -> str:
     return repr(float(v))
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal including the sign of zero (-0.0 serializes differently from 0.0)."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
 class _Printer:
@@ -52,12 +59,12 @@ class _Printer:
         pairs = [("filter", f"FILTER_{s.filter}", s.filter == d.filter),
                  *((f"address{c.upper()}", f"TEXTURE_ADDRESS_{getattr(s, 'address_' + c)}",
                     getattr(s, "address_" + c) == getattr(d, "address_" + c)) for c in "uvw"),
-                 ("mipLODBias", _num(s.mip_lod_bias), s.mip_lod_bias == d.mip_lod_bias),
+                 ("mipLODBias", _num(s.mip_lod_bias), _same(s.mip_lod_bias, d.mip_lod_bias)),
                  ("maxAnisotropy", str(s.max_anisotropy), s.max_anisotropy == d.max_anisotropy),
                  ("comparisonFunc", f"COMPARISON_{s.comparison_func}", s.comparison_func == d.comparison_func),
                  ("borderColor", f"STATIC_BORDER_COLOR_{s.border_color}", s.border_color == d.border_color),
-                 ("minLOD", _num(s.min_lod), s.min_lod == d.min_lod),
-                 ("maxLOD", _num(s.max_lod), s.max_lod == d.max_lod),
+                 ("minLOD", _num(s.min_lod), _same(s.min_lod, d.min_lod)),
+                 ("maxLOD", _num(s.max_lod), _same(s.max_lod, d.max_lod)),
                  ("space", str(s.space), s.space == 0), self.vis(s.visibility)]
         return f"StaticSampler({', '.join([f's{s.register}'] + self.args(pairs))})"
 
