@@ -277,7 +277,7 @@ def _is_container(path: str) -> bool:
 
 def _extract_root_signature(args) -> int:
     """-extractrootsignature on a compiled container (as DXC takes it): its RTS0 part as a blob."""
-    from .rootsig.serialize import find_part, standalone_container
+    from .rootsig.rts0 import find_part, standalone_container
 
     with open(args.source, "rb") as f:
         part = find_part(f.read())

@@ -17,6 +17,7 @@ from .capabilities import DEFAULT, Capabilities
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
 from .options import VK_LAYOUTS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
+from .rootsig.standalone import ROOTSIG_PROFILES, compile_standalone
 
 
 class CompileResult(DataRecord):
@@ -133,8 +134,10 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         t = now
 
     try:
-        if options.profile in ROOTSIG_PROFILES:
-            _compile_root_signature(result, path, options, text, reader)
+        if options.profile in ROOTSIG_PROFILES:         # -T rootsig_1_x -E NAME: a standalone blob
+            result.binary, result.manifest, files = compile_standalone(path, options, text, reader, result.sources,
+                                                                       source_display_name(path))
+            result.root_signature, result.dependencies, result.ok = result.binary, files, True
             return
         profile = parse_profile(options.profile)
         if options.vk_layout not in VK_LAYOUTS:
@@ -189,31 +192,6 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         result.ok = False
     if not result.ok:
         result.binary = result.manifest = result.disassembly_source = result.root_signature = None
-
-
-ROOTSIG_PROFILES = {"rootsig_1_0": "1.0", "rootsig_1_1": "1.1"}
-
-
-def _compile_root_signature(result: CompileResult, path: str, options: CompileOptions, text, reader) -> None:
-    """`-T rootsig_1_x -E NAME`: the macro NAME's root signature as a standalone blob (a DXBC
-    container holding only RTS0, as DXC writes it); raises CompileError."""
-    from .front.preprocessor import preprocess
-    from .reflect.manifest import FORMAT
-    from .rootsig import serialize, standalone_container
-    from .rootsig.manifest import manifest_view
-    from .rootsig.shader import root_signature_for
-
-    pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
-                    predefined={"__SHADERBUILD__": "1"}, sources=result.sources, reader=reader)
-    result.dependencies = list(pp.files)
-    version = ROOTSIG_PROFILES[options.profile]
-    rs = root_signature_for(None, pp.macros, options.replace(rootsig_define=options.entry, rootsig_version=version),
-                            standalone=True)
-    assert rs is not None
-    result.binary = result.root_signature = standalone_container(serialize(rs))
-    result.manifest = {"format": FORMAT, "source": source_display_name(path), "target": options.target,
-                       "root_signature": manifest_view(rs)}
-    result.ok = True
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:

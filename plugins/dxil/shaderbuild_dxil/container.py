@@ -92,7 +92,7 @@ class ContainerInfo:
     sample_frequency: bool = False
     hash_mode: str = "bypass"
     view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
-    root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.serialize), after PSV0 as in DXC
+    root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
 
 
 # ------------------------------------------------------------------ parts
