@@ -121,7 +121,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
     from .passes import run_passes
     from .plugin import get_host
     from .reflect import build_manifest
-    from .rootsig.shader import check_module, root_signature_for
+    from .rootsig.source import has_root_signature
 
     timings = result.timings
     sink = DiagnosticSink()
@@ -154,10 +154,15 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         tu = parse(pp.tokens)
         lap("parse")
         module = analyze(tu, options, profile, sink, list(pp.files), path, caps)
-        module.root_signature = root_signature_for(tu, pp.macros, options)
+        if has_root_signature(tu, options):       # the rootsig package loads only for shaders with one
+            from .rootsig.shader import root_signature_for
+
+            module.root_signature = root_signature_for(tu, pp.macros, options)
         lap("sema")
         run_passes(module, options, caps)
         if module.root_signature is not None:
+            from .rootsig.shader import check_module
+
             sink.items.extend(check_module(module))
         lap("passes")
         backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)

@@ -6,10 +6,14 @@ points inside the text the user wrote."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..diagnostics import SourceLoc, error
 from ..front import ast
 from ..front.tokens import Token, TokKind
-from .parser import LocatedText
+
+if TYPE_CHECKING:
+    from .parser import LocatedText
 
 
 def _literal_loc(tok: Token) -> SourceLoc:
@@ -36,6 +40,8 @@ def _macro_strings(name: str, macros: dict, seen: frozenset[str] = frozenset()) 
 
 
 def from_tokens(tokens: list[Token], macros: dict) -> LocatedText:
+    from .parser import LocatedText
+
     src = LocatedText("")
     for t in tokens:
         piece = t.text[1:-1]
@@ -62,6 +68,11 @@ def from_define(name: str, macros: dict) -> LocatedText:
     return from_tokens(strings, macros)
 
 
+def has_root_signature(tu: ast.TranslationUnit, options) -> bool:
+    """Cheap (imports nothing): whether the entry point has a root signature to compile."""
+    return bool(options.rootsig_define) or find_entry_attribute(tu, options.entry) is not None
+
+
 def find_entry_attribute(tu: ast.TranslationUnit, entry: str) -> ast.Attribute | None:
     for d in tu.decls:
         if isinstance(d, ast.FuncDecl) and d.name == entry:
@@ -79,6 +90,8 @@ def attribute_text(attr: ast.Attribute, macros: dict) -> LocatedText:
 
 
 def _plain(lit: ast.StringLit) -> LocatedText:
+    from .parser import LocatedText
+
     src = LocatedText("")
     src.add(lit.value, SourceLoc(lit.loc.file, lit.loc.line, lit.loc.col + 1))
     return src
