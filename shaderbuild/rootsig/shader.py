@@ -33,13 +33,7 @@ def root_signature_for(tu, macros: dict, options: CompileOptions, *, standalone:
 
 def used_resources(module: ir.Module) -> list[ir.Variable]:
     """The resources the code reads or writes (DXC validates only those against the root signature)."""
-    used: set[int] = set()
-    for f in module.functions:
-        for s in ir.walk_stmts(f.body):
-            for e in ir.stmt_exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.VarRef):
-                        used.add(id(x.var))
+    used = ir.referenced_variables(module.functions)
     return [v for v in module.resources if id(v) in used]
 
 
