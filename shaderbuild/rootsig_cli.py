@@ -65,8 +65,12 @@ def cmd_rootsig(args) -> int:
     except (OSError, ValueError, KeyError) as e:
         print(f"shaderbuild: error: cannot read a manifest: {e}", file=sys.stderr)
         return 1
-    text = to_string(rs, ", \\\n    " if args.define else ", ", compact=True)
-    print(f'#define {args.define} \\\n    "{text}"'.replace(', \\\n    ', ', " \\\n    "') if args.define else text)
+    if args.define:         # one clause per line: "A, " "B, " "C"
+        clauses = to_string(rs, "\0", compact=True).split("\0")
+        pieces = [f'    "{c}, "' for c in clauses[:-1]] + [f'    "{clauses[-1]}"']
+        print(f"#define {args.define} \\\n" + " \\\n".join(pieces))
+    else:
+        print(to_string(rs, compact=True))
     if args.blob:
         try:
             write_atomic(args.blob, standalone_container(serialize(rs)))

@@ -102,6 +102,8 @@ def test_cli_prints_and_writes_the_blob(tmp_path, capsys):
     assert cli_main(["rootsig", f"{src}:vs_main:vs_6_0", "--define", "MY_RS"]) == 0
     out = capsys.readouterr().out
     assert out.startswith('#define MY_RS \\\n    "RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT), " \\\n    "DescriptorTable(CBV(b0'), out
+    res = _module("vs_main", "vs_6_0", out + SRC, rootsig_define="MY_RS")       # the printed #define compiles
+    assert _parts(res.binary)["RTS0"] == serialize(derive(_shaders()[:1]))
 
 
 def test_cli_errors(tmp_path, capsys):
