@@ -406,3 +406,13 @@ def test_standalone_root_signature_may_be_local():
     res = compile_file("rs.hlsl", CompileOptions(entry="LOCAL", profile="rootsig_1_1"), text=src)
     assert res.ok, _errors(res)
     assert read_rts0(_parts(res.binary)["RTS0"])["Flags"] == 0x80
+
+
+def test_attribute_and_macro_shape_errors():
+    two = _compile(CS.replace('[RootSignature("RootConstants', '[RootSignature("CBV(b0)", "RootConstants'))
+    assert _errors(two).splitlines()[0] == "rs.hlsl:5:2: error: attribute 'RootSignature' takes one argument, not 2"
+    res = compile_file("rs.hlsl", CompileOptions(entry="RS", profile="rootsig_1_1"), text="#define RS 42\n")
+    assert _errors(res) == """\
+rs.hlsl:1:9: error: root signature macro 'RS' must expand to a string literal
+#define RS 42
+        ^"""
