@@ -416,3 +416,16 @@ def test_attribute_and_macro_shape_errors():
 rs.hlsl:1:9: error: root signature macro 'RS' must expand to a string literal
 #define RS 42
         ^"""
+
+
+def test_string_built_from_nested_macros_is_located_in_the_inner_define():
+    src = ('#define TABLES "DescriptorTable(SRV(t0)), "\n'
+           '#define SAMPLERS "StaticSampler(s0, filter = FILTER_BOGUS)"\n'
+           "#define RS TABLES SAMPLERS\n"
+           "Texture2D<float4> tex : register(t0);\nSamplerState smp : register(s0);\n[RootSignature(RS)]\n"
+           "float4 main(float2 uv : TEXCOORD) : SV_Target { return tex.Sample(smp, uv); }\n")
+    assert _errors(_compile(src, profile="ps_6_0")) == """\
+rs.hlsl:2:46: error: root signature: unknown filter 'FILTER_BOGUS'
+#define SAMPLERS "StaticSampler(s0, filter = FILTER_BOGUS)"
+                                             ^"""
+    assert _compile(src.replace("FILTER_BOGUS", "FILTER_MIN_MAG_MIP_LINEAR"), profile="ps_6_0").ok
