@@ -59,11 +59,14 @@ def _element(e) -> dict:
 
 
 def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | None:
+    """The RTS0 part: the entry point's root signature ([RootSignature] / -rootsig-define), serialized by the core."""
     if module.root_signature is None or options.strip_root_signature:
         return None
-    from shaderbuild.rootsig import serialize
+    from shaderbuild.rootsig.model import RootSignature
+    from shaderbuild.rootsig.rts0 import serialize
 
-    return serialize(module.root_signature)  # type: ignore[arg-type]
+    assert isinstance(module.root_signature, RootSignature)
+    return serialize(module.root_signature)
 
 
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
