@@ -756,8 +756,12 @@ class Parser:
                 raise error(f"invalid floating literal '{t.text}'", t.loc)
             return ast.FloatLit(t.loc, float(m.group(1)), m.group(2).lower())
         if t.kind is TokKind.STRING:
+            toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
-            return ast.StringLit(t.loc, t.text[1:-1])
+            while self.tok.kind is TokKind.STRING:
+                toks.append(self.tok)
+                self.advance()
+            return ast.StringLit(t.loc, "".join(x.text[1:-1] for x in toks), toks)
         if t.kind is TokKind.CHAR:
             self.advance()
             body = t.text[1:-1]
