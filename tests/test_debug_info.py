@@ -199,7 +199,7 @@ def test_dxil_debug_lines_are_the_statements(project):
     parts = _parts(blob)
     ir = _llvm_dis_checked(_program_bitcode(parts["ILDB"]))
     assert _dxil_locations(ir) == EXPECTED
-    assert re.search(r'!DISubprogram\(name: "main",.*spFlags: DISPFlagDefinition, unit: !\d+\)', ir)
+    assert re.search(r'!DISubprogram\(name: "main",.*spFlags: DISPFlagDefinition, unit: !\d+, retainedNodes: !\d+\)', ir)
     assert re.search(r'define void @main\(\) !dbg !\d+', ir)
     assert re.search(r'!DISubprogram\(name: "twice",', ir)
     assert "!llvm.dbg.cu = !{" in ir
@@ -209,6 +209,14 @@ def test_dxil_debug_lines_are_the_statements(project):
     assert re.search(r'!\{!"-E", !"main", !"-T", !"cs_6_0", !"-Zi", !"-Qembed_debug"\}', ir)
     contents = re.search(r"^!dx.source.contents = !\{(.*)\}$", ir, re.M)[1].split(", ")
     assert len(contents) == 2
+    nodes = dict(re.findall(r"^(!\d+) = (.*)$", ir, re.M))
+    files = {k: re.search(r'filename: "([^"]*)"', v)[1] for k, v in nodes.items() if "!DIFile(" in v}
+    variables = {(m[1], int(m[2] or 0), files[m[3]], int(m[4])) for v in nodes.values() for m in
+                 [re.search(r'!DILocalVariable\(name: "(\w+)",(?: arg: (\d+),)? scope: !\d+, file: (!\d+), '
+                            r'line: (\d+)', v)] if m}
+    assert variables == {("id", 1, "sample.hlsl", 8), ("a", 0, "sample.hlsl", 10), ("b", 0, "sample.hlsl", 11),
+                         ("i", 0, "sample.hlsl", 16), ("v", 1, "helper.hlsli", 1), ("k", 2, "helper.hlsli", 1),
+                         ("w", 0, "helper.hlsli", 3)}
 
 
 def test_dxil_part_stays_without_debug_info(project):

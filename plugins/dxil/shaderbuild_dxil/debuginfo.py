@@ -23,6 +23,8 @@ __all__ = ["DebugInfo"]
 
 # METADATA_* record codes (LLVM 3.7 bitcode)
 LOCATION, BASIC_TYPE, FILE, COMPOSITE_TYPE, SUBROUTINE_TYPE, COMPILE_UNIT, SUBPROGRAM, SUBRANGE = 7, 15, 16, 18, 19, 20, 21, 13
+LOCAL_VAR = 28
+DW_TAG_AUTO_VARIABLE, DW_TAG_ARG_VARIABLE = 0x100, 0x101
 DW_LANG_C_PLUS_PLUS = 0x0004
 DW_TAG_BASE_TYPE, DW_TAG_ARRAY_TYPE = 0x24, 0x01
 DW_ATE = {"float": 0x04, "int": 0x05, "uint": 0x08, "bool": 0x02}
@@ -46,7 +48,6 @@ class DebugInfo:
         self.order: list[DINode] = []
         self.locs: dict = {}                          # instruction -> location tuple (the builder fills it)
         self.unit_file = self.file(self.main)
-        self.entry_function: ir.Function | None = None
 
     def file(self, name: str) -> DINode:
         f = self.files.get(name)
@@ -70,7 +71,8 @@ class DebugInfo:
         self.types[t] = d
         return d
 
-    def subprogram(self, f: ir.Function, name: str, loc: SourceLoc | None, fn: Function | None = None) -> DINode:
+    def subprogram(self, f: ir.Function, name: str, loc: SourceLoc | None, body: ir.Function | None = None) -> DINode:
+        """`f`'s DISubprogram; its variables are `body`'s (the entry wrapper's are its source function's)."""
         sp = self.subprograms.get(id(f))
         if sp is None:
             file = self.file(loc.file) if loc is not None else self.unit_file
@@ -81,10 +83,26 @@ class DebugInfo:
             # containingType, virtuality, virtualIndex, flags, isOptimized, function, templateParams,
             # declaration, variables
             sp = DINode(SUBPROGRAM, [file, MDString(name), MDString(name), file, line, stype, 0, 1, line, None, 0, 0,
-                                     FLAG_PROTOTYPED, 0, None, None, None, None], distinct=True)
+                                     FLAG_PROTOTYPED, 0, None, None, None, None], distinct=True, early=True)
+            sp.ops[17] = MDNode(self._variables(body or f, sp))
             self.subprograms[id(f)] = sp
             self.order.append(sp)
         return sp
+
+    def _variables(self, f: ir.Function, sp: DINode) -> list[DINode]:
+        """DILocalVariables of the named parameters and locals (the subprogram's `variables`, as
+        3.7 listed them; compiler temporaries have no position and are left out).  Their values
+        live in SSA registers without llvm.dbg.value: a debugger sees names, types and lines."""
+        params = [p.var for p in f.params]
+        out = []
+        for v in params + [v for v in f.locals if v not in params]:
+            if v.loc is None:
+                continue
+            arg = params.index(v) + 1 if v in params else 0
+            out.append(DINode(LOCAL_VAR, [DW_TAG_ARG_VARIABLE if arg else DW_TAG_AUTO_VARIABLE, sp,
+                                          MDString(v.name), self.file(v.loc.file), v.loc.line, self.type(v.type),
+                                          arg, 0]))
+        return out
 
     def describe(self, sp: DINode, fn: Function) -> None:
         """The DXIL function `fn` is what subprogram `sp` describes."""

@@ -890,7 +890,7 @@ class FunctionLowerer:
         if self.debug is not None:
             entry = self.m.module.entry
             src = entry.source_function if entry is not None else fn
-            self.dbg_scope = self.debug.subprogram(fn, self.fn.name, src.loc)
+            self.dbg_scope = self.debug.subprogram(fn, self.fn.name, src.loc, src)
             self.debug.describe(self.dbg_scope, self.fn)
         exit_bb = self.new_block()
         frame = _Frame({}, None, exit_bb)

@@ -396,7 +396,12 @@ class _Enumerator:
 
     def _add_di(self, md: DINode) -> int:
         """A debug-info node: its metadata operands numbered first, then its record (one per
-        node object: distinct nodes must not be merged, and the few uniqued ones are made once)."""
+        node object: distinct nodes must not be merged, and the few uniqued ones are made once).
+        An `early` node takes its id before its operands are numbered (see DINode)."""
+        n = -1
+        if md.early:
+            n = self.md_ids[id(md)] = len(self.md_records)
+            self.md_records.append((md.code, ()))
         rec = [1 if md.distinct else 0]
         for i, op in enumerate(md.ops):
             if op is None:
@@ -405,8 +410,11 @@ class _Enumerator:
                 rec.append(op)
             else:
                 rec.append(self._add_md(op) + (i not in md.required))
-        n = self.md_ids[id(md)] = len(self.md_records)
-        self.md_records.append((md.code, tuple(rec)))
+        if n < 0:
+            n = self.md_ids[id(md)] = len(self.md_records)
+            self.md_records.append((md.code, tuple(rec)))
+        else:
+            self.md_records[n] = (md.code, tuple(rec))
         return n
 
     def _md_string(self, text: str) -> int:
