@@ -312,3 +312,19 @@ def test_zi_spirv_runs_as_without(project, vk):
         results.append(vk.run_compute(res.binary, "main", bufs)[1])
     assert results[0] == results[1]
     assert list(struct.unpack("<8f", results[1])) == _expected_out()
+
+
+def test_fc_disassembly_names_the_debug_instructions_as_spirv_dis(project):
+    """--Fc's disassembler names each extended instruction from its own set, as spirv-dis does."""
+    res = compile_ok("spirv", debug_info=True)
+    with tools.TempInput(res.binary, ".spv") as path:
+        theirs = tools.run_tool(["spirv-dis", str(path)]).stdout.decode()
+    names = re.compile(r"OpExtInst %\w+ %\w+ (\w+)")
+    ours = names.findall(res.disassembly)
+    assert ours == names.findall(theirs) and "DebugLine" in ours and "DebugEntryPoint" in ours
+
+
+def test_dxil_only_debug_flags_warn_for_spirv(project):
+    proc = _cli("-spirv", "-Zi", "-Fd", "x.pdb", "-o", "a.spv", cwd=project)
+    assert proc.returncode == 0 and "warning: -Fd only applies to DXIL" in proc.stderr
+    assert not (project / "x.pdb").exists()
