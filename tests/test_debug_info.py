@@ -328,3 +328,14 @@ def test_dxil_only_debug_flags_warn_for_spirv(project):
     proc = _cli("-spirv", "-Zi", "-Fd", "x.pdb", "-o", "a.spv", cwd=project)
     assert proc.returncode == 0 and "warning: -Fd only applies to DXIL" in proc.stderr
     assert not (project / "x.pdb").exists()
+
+
+def test_fd_directory_names_the_pdb_after_the_hash(project):
+    """-Fd DIR/ (as ShaderMake passes it): DIR/<hash>.pdb, and ILDN names that file."""
+    (project / "pdb").mkdir()
+    proc = _cli("--target", "dxil", "-Zi", "-Fd", "pdb/", "-o", "sample.dxil", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    main = _parts((project / "sample.dxil").read_bytes())
+    name = _debug_name(main["ILDN"])
+    assert re.fullmatch(r"[0-9a-f]{32}\.pdb", name) and [p.name for p in (project / "pdb").iterdir()] == [name]
+    assert _debug_name(_parts((project / "pdb" / name).read_bytes())["ILDN"]) == name

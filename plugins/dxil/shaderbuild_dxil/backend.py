@@ -33,7 +33,8 @@ class DxilOutput:
     bitcode: bytes
     lowered: LoweredModule
     info: ContainerInfo
-    debug_container: bytes | None = None     # -Zi -Fd FILE: the container written to FILE
+    debug_container: bytes | None = None     # -Zi -Fd FILE: the container written to debug_path
+    debug_path: str | None = None
     debug_bitcode: bytes | None = None       # -Zi: the bitcode with debug info (the ILDB part's)
 
     def reflection(self) -> dict:
@@ -99,21 +100,25 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         view_id=lm.view_id,
         root_signature=_root_signature_part(module, options),
     )
-    debug_container = debug_bitcode = None
+    debug_container = debug_bitcode = debug_path = None
     if debug is not None:
         debug.finish(lm.llmod)
         debug_bitcode = write_bitcode(lm.llmod, debug.locs)
         ildb = ("ILDB", program_part(info, debug_bitcode))
-        name = options.debug_file or hashlib.md5(bitcode).hexdigest() + ".pdb"
+        # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
+        name = options.debug_file or ""
+        if not name or name.endswith(("/", os.sep)):
+            name = hashlib.md5(bitcode).hexdigest() + ".pdb"
         ildn = ("ILDN", debug_name_part(name))
-        # DXC: the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
+        # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
         info.debug_parts = [ildn] if options.debug_file and not options.embed_debug else [ildb, ildn]
         if options.debug_file:
             debug_container = assemble_container([ildb, ildn])
+            debug_path = options.debug_file + name if options.debug_file.endswith(("/", os.sep)) else options.debug_file
     check.check_container_info(lm, info)
     container = build_container(info)
     check.check_container(lm, container)
-    return DxilOutput(container, bitcode, lm, info, debug_container, debug_bitcode)
+    return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
 
 
 def debug_args(options: CompileOptions) -> list[str]:

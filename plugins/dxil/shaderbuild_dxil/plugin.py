@@ -22,7 +22,7 @@ def shaderbuild_compile(module, target, options):
     # the --Fc text is produced only when somebody asks for it
     return BackendResult(binary=out.container, reflection={"dxil": out.reflection()},
                          disassembly=lambda: disassemble(out), diagnostics=debug_warnings(options),
-                         side_outputs={options.debug_file: out.debug_container} if out.debug_container else {})
+                         side_outputs={out.debug_path: out.debug_container} if out.debug_container else {})
 
 
 def debug_warnings(options) -> list:
