@@ -217,6 +217,9 @@ def test_dxil_debug_lines_are_the_statements(project):
     assert variables == {("id", 1, "sample.hlsl", 8), ("a", 0, "sample.hlsl", 10), ("b", 0, "sample.hlsl", 11),
                          ("i", 0, "sample.hlsl", 16), ("v", 1, "helper.hlsli", 1), ("k", 2, "helper.hlsli", 1),
                          ("w", 0, "helper.hlsli", 3)}
+    # the SSA values of the locals: llvm.dbg.value (LLVM 19 prints them as #dbg_value records)
+    named = {re.search(r'name: "(\w+)"', nodes[m[1]])[1] for m in re.finditer(r"#dbg_value\([^,]+, (!\d+),", ir)}
+    assert {"a", "b", "w", "i"} <= named
 
 
 def test_dxil_part_stays_without_debug_info(project):

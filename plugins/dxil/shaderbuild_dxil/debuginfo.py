@@ -23,7 +23,8 @@ __all__ = ["DebugInfo"]
 
 # METADATA_* record codes (LLVM 3.7 bitcode)
 LOCATION, BASIC_TYPE, FILE, COMPOSITE_TYPE, SUBROUTINE_TYPE, COMPILE_UNIT, SUBPROGRAM, SUBRANGE = 7, 15, 16, 18, 19, 20, 21, 13
-LOCAL_VAR = 28
+LOCAL_VAR, EXPRESSION = 28, 29
+DW_OP_BIT_PIECE = 0x9D
 DW_TAG_AUTO_VARIABLE, DW_TAG_ARG_VARIABLE = 0x100, 0x101
 DW_LANG_C_PLUS_PLUS = 0x0004
 DW_TAG_BASE_TYPE, DW_TAG_ARRAY_TYPE = 0x24, 0x01
@@ -47,6 +48,9 @@ class DebugInfo:
         self.subprograms: dict[int, DINode] = {}     # id(ir.Function) -> DISubprogram
         self.order: list[DINode] = []
         self.locs: dict = {}                          # instruction -> location tuple (the builder fills it)
+        self.var_nodes: dict[int, DINode] = {}        # id(ir.Variable) -> its DILocalVariable
+        self.values: list[tuple] = []                 # (value, DILocalVariable, DIExpression, location)
+        self._expressions: dict[tuple[int, ...], DINode] = {}
         self.unit_file = self.file(self.main)
 
     def file(self, name: str) -> DINode:
@@ -99,10 +103,32 @@ class DebugInfo:
             if v.loc is None:
                 continue
             arg = params.index(v) + 1 if v in params else 0
-            out.append(DINode(LOCAL_VAR, [DW_TAG_ARG_VARIABLE if arg else DW_TAG_AUTO_VARIABLE, sp,
-                                          MDString(v.name), self.file(v.loc.file), v.loc.line, self.type(v.type),
-                                          arg, 0]))
+            node = DINode(LOCAL_VAR, [DW_TAG_ARG_VARIABLE if arg else DW_TAG_AUTO_VARIABLE, sp,
+                                      MDString(v.name), self.file(v.loc.file), v.loc.line, self.type(v.type), arg, 0])
+            self.var_nodes[id(v)] = node
+            out.append(node)
         return out
+
+    def expression(self, *ops: int) -> DINode:
+        e = self._expressions.get(ops)
+        if e is None:
+            e = self._expressions[ops] = DINode(EXPRESSION, list(ops))
+        return e
+
+    def assigned(self, var: ir.Variable, vals: list, loc: tuple | None) -> None:
+        """A scalar or vector local got `vals` (its SSA components) at `loc`: an llvm.dbg.value each
+        in the debug bitcode (a vector's components as DW_OP_bit_piece pieces), when the variable is
+        described and the location is in its subprogram (what the LLVM verifier requires)."""
+        node = self.var_nodes.get(id(var))
+        if node is None or loc is None or loc[2] is not node.ops[1]:
+            return
+        t = var.type
+        if isinstance(t, ir.Scalar) and len(vals) == 1:
+            self.values.append((vals[0], node, self.expression(), loc))
+        elif isinstance(t, ir.Vector) and len(vals) == t.size:
+            bits = t.elem.width
+            for k, v in enumerate(vals):
+                self.values.append((v, node, self.expression(DW_OP_BIT_PIECE, k * bits, bits), loc))
 
     def describe(self, sp: DINode, fn: Function) -> None:
         """The DXIL function `fn` is what subprogram `sp` describes."""
@@ -127,6 +153,7 @@ class DebugInfo:
                                    MDNode([]), 0], distinct=True)
         flags = [MDNode([md_int(i32, 2), MDString("Dwarf Version"), md_int(i32, DWARF_VERSION)]),
                  MDNode([md_int(i32, 2), MDString("Debug Info Version"), md_int(i32, DEBUG_INFO_VERSION)])]
+        llmod.debug_values = self.values
         llmod.debug_md += [
             _named("llvm.dbg.cu", [cu]),
             _named("llvm.module.flags", flags),

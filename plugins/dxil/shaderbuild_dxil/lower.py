@@ -733,6 +733,8 @@ class FunctionLowerer:
         if nums is not None:             # not a resource: those have no storage
             vals = self.expr(s.value)    # first: it may end the current block
             self.ssa.write_all(nums, self.b.block, vals)
+            if self.debug is not None and isinstance(s.place, ir.VarRef):
+                self.debug.assigned(s.place.var, vals, self.b.dbg_loc)
             return
         if _is_resource_type(s.place.type):
             self._store_resource(s)

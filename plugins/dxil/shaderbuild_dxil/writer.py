@@ -38,6 +38,9 @@ from .llvm.types import (
     StructType,
     Type,
     VoidType,
+    i64,
+    metadata,
+    void,
 )
 from .llvm.values import (
     ConstAggregate,
@@ -175,6 +178,15 @@ class _Enumerator:
                 self._add_md(scope)
                 if inlined_at is not None:
                     self._add_md(inlined_at)
+            for _value, var, expr, (_line, _col, scope, inlined_at) in module.debug_values:
+                self._add_md(var)
+                self._add_md(expr)
+                self._add_md(scope)
+                if inlined_at is not None:
+                    self._add_md(inlined_at)
+            if module.debug_values:         # llvm.dbg.value's i64 0 operand
+                self.debug_zero = ConstInt(i64, 0)
+                self._add_constant(self.debug_zero)
         self.num_module_values = len(self.values)
         self._known: set[int] = set()     # ids of type objects already numbered (C-level hashing)
         self.bodies: dict[int, tuple[dict[object, int], list[Value], int, int]] = {}
@@ -467,9 +479,10 @@ class _Enumerator:
 
 
 class _Writer:
-    def __init__(self, module: Module, debug_locs: dict | None = None) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None, dbg_value: Function | None = None) -> None:
         self.m = module
         self.debug_locs = debug_locs
+        self.dbg_value = dbg_value
         self.e = _Enumerator(module, debug_locs)
         self.w = BitstreamWriter()
         self.type_bits = _log2_ceil(len(self.e.types) + 1)
@@ -711,6 +724,7 @@ class _Writer:
         self._callees: dict[int, tuple[int, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        dbg_calls = self._debug_values(f) if self.dbg_value is not None else None
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         # one record per instruction, by the encoder of its opcode (_ENCODERS); unabbreviated
         # records are appended to the stream here (no call per record), and an encoder that
@@ -737,9 +751,52 @@ class _Writer:
                         pieces += map(v6_get, vals)
                 if debug_locs is not None:
                     last_loc = self._debug_loc(debug_locs.get(inst), last_loc)
+                    if dbg_calls and inst in dbg_calls:
+                        last_loc = self._dbg_value_calls(dbg_calls, inst, bb, inst_id, last_loc)
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
+
+    def _debug_values(self, f: Function) -> dict:
+        """-Zi: the function's metadata block of the values its llvm.dbg.value calls name (function-
+        local metadata, numbered after the module's), and the calls to make after each value's
+        definition: {instruction: [(metadata id, variable, expression, location)]}."""
+        e = self.e
+        ids = e.value_ids
+        local = [(v, var, expr, loc) for v, var, expr, loc in self.m.debug_values
+                 if isinstance(v, Instruction) and id(v) in ids and v.parent is not None and v.parent.parent is f]
+        if not local:
+            return {}
+        md_of: dict[int, int] = {}
+        calls: dict = {}
+        self.w.enter_block(METADATA_BLOCK, 3)
+        for v, var, expr, loc in local:
+            n = md_of.get(id(v))
+            if n is None:
+                n = md_of[id(v)] = len(e.md_records) + len(md_of)
+                self.w.emit_record(MD_VALUE, [e.type_ids[v.type], ids[id(v)]])
+            calls.setdefault(v, []).append((n, var, expr, loc))
+        self.w.exit_block()
+        return calls
+
+    def _dbg_value_calls(self, calls: dict, inst: Instruction, bb, inst_id: int, last: tuple | None) -> tuple | None:
+        """llvm.dbg.value(metadata %v, i64 0, metadata !var, metadata !expr) for the values `inst`
+        defines (after the block's last phi when `inst` is a phi), each with its statement's location."""
+        if inst.op == "phi":
+            insts = bb.instructions
+            nxt = insts[insts.index(inst) + 1] if insts.index(inst) + 1 < len(insts) else None
+            if nxt is not None and nxt.op == "phi":     # wait for the last phi of the block
+                calls.setdefault(nxt, []).extend(calls.pop(inst))
+                return last
+        e = self.e
+        fn = self.dbg_value
+        for n, var, expr, loc in calls.pop(inst):
+            self.w.emit_record(FUNC_CODES["call"], [
+                0, 1 << 15, e.type_ids[fn.ftype], inst_id - e.value_id(fn),
+                (inst_id - n) & 0xFFFFFFFF, inst_id - e.value_id(e.debug_zero),
+                (inst_id - e.md_ids[id(var)]) & 0xFFFFFFFF, (inst_id - e.md_ids[id(expr)]) & 0xFFFFFFFF])
+            last = self._debug_loc(loc, last)
+        return last
 
     def _debug_loc(self, loc: tuple | None, last: tuple | None) -> tuple | None:
         """-Zi: the instruction's DEBUG_LOC record (DEBUG_LOC_AGAIN when it repeats the last one)."""
@@ -976,5 +1033,15 @@ def write_bitcode(module: Module, debug_locs: dict | None = None) -> bytes:
     """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE).  With `debug_locs`
     (instruction -> (line, col, scope, inlinedAt)), the debug bitcode of -Zi: the module's
     `debug_md` named metadata and a DEBUG_LOC record after each located instruction."""
-    return _Writer(module, debug_locs).write()
+    if debug_locs is None or not module.debug_values:
+        return _Writer(module, debug_locs).write()
+    # llvm.dbg.value is declared in the debug bitcode only: the module's function list gets it for this write
+    dbg_value = Function(FunctionType(void, (metadata, i64, metadata, metadata)), "llvm.dbg.value",
+                         ("nounwind", "readnone"))
+    saved = module.functions
+    module.functions = [*saved, dbg_value]
+    try:
+        return _Writer(module, debug_locs, dbg_value).write()
+    finally:
+        module.functions = saved
 
