@@ -342,3 +342,42 @@ def test_fd_directory_names_the_pdb_after_the_hash(project):
     name = _debug_name(main["ILDN"])
     assert re.fullmatch(r"[0-9a-f]{32}\.pdb", name) and [p.name for p in (project / "pdb").iterdir()] == [name]
     assert _debug_name(_parts((project / "pdb" / name).read_bytes())["ILDN"]) == name
+
+
+def _sample_project_builds():
+    """(file, entry, profile, defines) of the sample project, its first permutations of each shader."""
+    import itertools
+
+    import tomllib
+
+    cfg = tomllib.loads((ROOT / "sample_project" / "shaderbuild.toml").read_text())
+    for sh in cfg["shader"]:
+        files = sh["files"] if isinstance(sh["files"], list) else [sh["files"]]
+        entries = sh["entry"] if isinstance(sh.get("entry"), list) else [{"name": sh.get("entry", "main"),
+                                                                          "profile": sh["profile"]}]
+        perms = {k: v for k, v in sh.get("permutations", {}).items() if isinstance(v, list)}
+        combos = list(itertools.product(*perms.values()))[:2]
+        for f, e, combo in itertools.product(files, entries, combos):
+            yield f, e["name"], e["profile"], {k: str(v) for k, v in zip(perms, combo)}
+
+
+def test_sample_project_with_debug_info(monkeypatch):
+    """Every sample-project shader with -Zi: SPIR-V passes spirv-val, and llvm-dis-19 keeps the
+    ILDB part's debug info (its verifier drops invalid debug info with a warning)."""
+    from shaderbuild.options import BindingShift
+
+    monkeypatch.chdir(ROOT / "sample_project")
+    shifts = [BindingShift("t", 16, None), BindingShift("s", 32, None), BindingShift("u", 48, None)]
+    n = 0
+    for f, entry, profile, defines in _sample_project_builds():
+        for target in ("spirv", "dxil"):
+            res = compile_file(f, CompileOptions(entry=entry, profile=profile, target=target, defines=defines,
+                                                 include_dirs=["shaders"], debug_info=True, embed_debug=True,
+                                                 binding_shifts=shifts if target == "spirv" else []))
+            assert res.ok, (f, entry, [str(d) for d in res.diagnostics])
+            if target == "spirv":
+                tools.spirv_val(res.binary, "vulkan1.1")
+            else:
+                assert "DILocation" in _llvm_dis_checked(_program_bitcode(_parts(res.binary)["ILDB"]))
+            n += 1
+    assert n >= 26

@@ -48,6 +48,7 @@ class FunctionEmitter(ExprEmitter):
         self.prologue = prologue
         self.debug = ctx.debug      # a DebugInfo under -Zi
         self.scope = 0
+        self.line_loc = None        # the statement whose code is being emitted (-Zi)
 
     # ----------------------------------------------------- frame
 
@@ -123,6 +124,8 @@ class FunctionEmitter(ExprEmitter):
         self.code += inst("OpLabel", [lid])
         if self.debug is not None:     # a DebugScope/DebugLine lasts to the end of its block
             self.code += self.debug.code("DebugScope", self.scope)
+            if self.line_loc is not None:    # a block opened inside a statement (clip(), loops) keeps its line
+                self.code += self.debug.line(self.line_loc)
         self.open = True
 
     def terminate(self, opname: str, *operands: int) -> None:
@@ -141,6 +144,7 @@ class FunctionEmitter(ExprEmitter):
             if fn is None:
                 raise error(f"statement {type(s).__name__} is not supported by the SPIR-V backend")
             if self.debug is not None and hasattr(s, "loc"):
+                self.line_loc = s.loc
                 self.code += self.debug.line(s.loc)
             fn(self, s)
 
