@@ -381,3 +381,14 @@ def test_sample_project_with_debug_info(monkeypatch):
                 assert "DILocation" in _llvm_dis_checked(_program_bitcode(_parts(res.binary)["ILDB"]))
             n += 1
     assert n >= 26
+
+
+def test_long_source_continues_in_debug_source_continued(project):
+    """An OpString holds at most 65535 words: a long file goes on in DebugSourceContinued."""
+    long = "// " + "x" * 200 + "\n"
+    (project / "sample.hlsl").write_text(long * 400 + SAMPLE)
+    text = _spirv_text(compile_ok("spirv", debug_info=True).binary)
+    strings, _consts, _sources = _spirv_records(text)
+    first = re.search(r"DebugSource %\d+ (%\d+)\n((?:.*DebugSourceContinued %\d+\n)*)", text)
+    pieces = [strings[first[1]]] + [strings[m] for m in re.findall(r"DebugSourceContinued (%\d+)", first[2])]
+    assert len(pieces) > 1 and "".join(pieces) == long * 400 + SAMPLE
