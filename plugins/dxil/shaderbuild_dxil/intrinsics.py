@@ -7,7 +7,6 @@ Everything works on scalarised values (lists of LLVM scalars).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,7 @@ from .scalarize import component_types, llvm_scalar
 if TYPE_CHECKING:
     from .lower import FunctionLowerer
 
-__all__ = ["lower_intrinsic", "SUPPORTED"]
+__all__ = ["NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "lower_intrinsic"]
 
 Handler = Callable[["FunctionLowerer", ir.Intrinsic], list[Value]]
 _HANDLERS: dict[str, Handler] = {}
@@ -147,48 +146,6 @@ def _abs(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, "IMax", _ov(x), [x, L.b.sub(ConstInt(x.type, 0), x)]) for x in xs]
 
 
-@intrinsic("clamp")
-def _clamp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    xs, lo, hi = _args(L, e)
-    k = _kind(e.type)
-    mx, mn = BINARY_OPS["max"][k], BINARY_OPS["min"][k]
-    return [L.ops.call(L.b, mn, _ov(x), [L.ops.call(L.b, mx, _ov(x), [x, a]), b]) for x, a, b in zip(xs, lo, hi)]
-
-
-@intrinsic("rcp")
-def _rcp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    (xs,) = _args(L, e)
-    return [L.b.fdiv(_fconst(x.type, 1.0), x) for x in xs]
-
-
-def _scale(factor: float) -> Handler:
-    def h(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-        (xs,) = _args(L, e)
-        return [L.b.fmul(x, _fconst(x.type, factor)) for x in xs]
-    return h
-
-
-_HANDLERS["degrees"] = _scale(180.0 / math.pi)
-_HANDLERS["radians"] = _scale(math.pi / 180.0)
-
-
-@intrinsic("exp")
-def _exp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    (xs,) = _args(L, e)
-    return [L.ops.call(L.b, "Exp", _ov(x), [L.b.fmul(x, _fconst(x.type, math.log2(math.e)))]) for x in xs]
-
-
-def _log_scaled(factor: float) -> Handler:
-    def h(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-        (xs,) = _args(L, e)
-        return [L.b.fmul(L.ops.call(L.b, "Log", _ov(x), [x]), _fconst(x.type, factor)) for x in xs]
-    return h
-
-
-_HANDLERS["log"] = _log_scaled(math.log(2.0))
-_HANDLERS["log10"] = _log_scaled(math.log10(2.0))
-
-
 @intrinsic("pow")
 def _pow(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     xs, ys = _args(L, e)
@@ -201,27 +158,10 @@ def _fmod(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.b.frem(x, y) for x, y in zip(xs, ys)]
 
 
-@intrinsic("step")
-def _step(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    ys, xs = _args(L, e)
-    return [L.b.select(L.b.fcmp("oge", x, y), _fconst(x.type, 1.0), _fconst(x.type, 0.0)) for y, x in zip(ys, xs)]
-
-
 @intrinsic("lerp")
 def _lerp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     a, b, t = _args(L, e)
     return [L.b.fadd(x, L.b.fmul(s, L.b.fsub(y, x))) for x, y, s in zip(a, b, t)]
-
-
-@intrinsic("smoothstep")
-def _smoothstep(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    a, b, xs = _args(L, e)
-    out = []
-    for lo, hi, x in zip(a, b, xs):
-        t = L.ops.call(L.b, "Saturate", _ov(x), [L.b.fdiv(L.b.fsub(x, lo), L.b.fsub(hi, lo))])
-        poly = L.b.fsub(_fconst(x.type, 3.0), L.b.fmul(_fconst(x.type, 2.0), t))
-        out.append(L.b.fmul(L.b.fmul(t, t), poly))
-    return out
 
 
 def _dot_values(L: FunctionLowerer, a: list[Value], b: list[Value]) -> Value:
@@ -261,25 +201,11 @@ def _length(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [_length_of(L, a)]
 
 
-@intrinsic("distance")
-def _distance(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    a, b = _args(L, e)
-    return [_length_of(L, [L.b.fsub(x, y) for x, y in zip(a, b)])]
-
-
 @intrinsic("normalize")
 def _normalize(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (a,) = _args(L, e)
     r = L.ops.call(L.b, "Rsqrt", _ov(a[0]), [_dot_values(L, a, a)])
     return [L.b.fmul(x, r) for x in a]
-
-
-@intrinsic("reflect")
-def _reflect(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    i, n = _args(L, e)
-    d = _dot_values(L, i, n)
-    d2 = L.b.fmul(d, _fconst(d.type, 2.0))
-    return [L.b.fsub(x, L.b.fmul(d2, y)) for x, y in zip(i, n)]
 
 
 @intrinsic("cross")
@@ -325,17 +251,6 @@ def _all_any(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     for x in bs[1:]:
         acc = L.b.and_(acc, x) if e.name == "all" else L.b.or_(acc, x)
     return [acc]
-
-
-@intrinsic("fwidth")
-def _fwidth(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    (xs,) = _args(L, e)
-    out = []
-    for x in xs:
-        dx = L.ops.call(L.b, "FAbs", _ov(x), [L.ops.call(L.b, "DerivCoarseX", _ov(x), [x])])
-        dy = L.ops.call(L.b, "FAbs", _ov(x), [L.ops.call(L.b, "DerivCoarseY", _ov(x), [x])])
-        out.append(L.b.fadd(dx, dy))
-    return out
 
 
 @intrinsic("clip")
@@ -409,22 +324,6 @@ def _and_or(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [op(L.truthy(x), L.truthy(y)) for x, y in zip(a, b)]
 
 
-@intrinsic("atan2")
-def _atan2(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    ys, xs = _args(L, e)
-    out = []
-    for y, x in zip(ys, xs):
-        t = x.type
-        zero = _fconst(t, 0.0)
-        r = L.ops.call(L.b, "Atan", _ov(x), [L.b.fdiv(y, x)])
-        x_neg, y_neg = L.b.fcmp("olt", x, zero), L.b.fcmp("olt", y, zero)
-        x_zero = L.b.fcmp("oeq", x, zero)
-        r = L.b.select(x_neg, L.b.select(y_neg, L.b.fsub(r, _fconst(t, math.pi)), L.b.fadd(r, _fconst(t, math.pi))), r)
-        half_pi = L.b.select(y_neg, _fconst(t, -math.pi / 2), _fconst(t, math.pi / 2))
-        out.append(L.b.select(x_zero, half_pi, r))
-    return out
-
-
 @intrinsic("sincos")
 def _sincos(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     xs = L.expr(e.args[0])
@@ -460,12 +359,6 @@ def _frexp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return mant
 
 
-@intrinsic("ldexp")
-def _ldexp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    xs, es = _args(L, e)
-    return [L.b.fmul(x, L.ops.call(L.b, "Exp", _ov(x), [p])) for x, p in zip(xs, es)]
-
-
 @intrinsic("f32tof16")
 def _f32tof16(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (xs,) = _args(L, e)
@@ -476,60 +369,6 @@ def _f32tof16(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 def _f16tof32(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (xs,) = _args(L, e)
     return [L.ops.call(L.b, "LegacyF16ToF32", None, [x]) for x in xs]
-
-
-@intrinsic("refract")
-def _refract(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    i, n, eta = _args(L, e)
-    eta = eta[0]
-    t = eta.type
-    d = _dot_values(L, n, i)
-    one = _fconst(t, 1.0)
-    k = L.b.fsub(one, L.b.fmul(L.b.fmul(eta, eta), L.b.fsub(one, L.b.fmul(d, d))))
-    neg = L.b.fcmp("olt", k, _fconst(t, 0.0))
-    scale = L.b.fadd(L.b.fmul(eta, d), L.ops.call(L.b, "Sqrt", _ov(k), [k]))
-    return [L.b.select(neg, _fconst(t, 0.0), L.b.fsub(L.b.fmul(eta, x), L.b.fmul(scale, y))) for x, y in zip(i, n)]
-
-
-@intrinsic("faceforward")
-def _faceforward(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    n, i, ng = _args(L, e)
-    d = _dot_values(L, i, ng)
-    flip = L.b.fcmp("olt", d, _fconst(d.type, 0.0))
-    return [L.b.select(flip, x, L.b.fsub(_fconst(x.type, -0.0), x)) for x in n]
-
-
-@intrinsic("lit")
-def _lit(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    ndl, ndh, m = (L.expr(a)[0] for a in e.args)
-    t = ndl.type
-    zero, one = _fconst(t, 0.0), _fconst(t, 1.0)
-    diffuse = L.ops.call(L.b, "FMax", _ov(ndl), [ndl, zero])
-    spec = L.ops.call(L.b, "Exp", _ov(ndh), [L.b.fmul(L.ops.call(L.b, "Log", _ov(ndh), [ndh]), m)])
-    dark = L.b.or_(L.b.fcmp("olt", ndl, zero), L.b.fcmp("olt", ndh, zero))
-    return [one, diffuse, L.b.select(dark, zero, spec), one]
-
-
-def _det(L: FunctionLowerer, m: list[list[Value]]) -> Value:
-    n = len(m)
-    if n == 1:
-        return m[0][0]
-    if n == 2:
-        return L.b.fsub(L.b.fmul(m[0][0], m[1][1]), L.b.fmul(m[0][1], m[1][0]))
-    acc = None
-    for j in range(n):
-        minor = [row[:j] + row[j + 1:] for row in m[1:]]
-        term = L.b.fmul(m[0][j], _det(L, minor))
-        acc = term if acc is None else (L.b.fsub(acc, term) if j % 2 else L.b.fadd(acc, term))
-    return acc
-
-
-@intrinsic("determinant")
-def _determinant(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    t = e.args[0].type
-    v = L.expr(e.args[0])
-    rows = [v[r * t.cols:(r + 1) * t.cols] for r in range(t.rows)]
-    return [_det(L, rows)]
 
 
 # ---------------------------------------------------------------- barriers and waves
@@ -867,7 +706,16 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 
-SUPPORTED = frozenset(_HANDLERS)
+# the intrinsics ir/intrinsics.py lists that this backend has passes/polyfill.py expand (lower.py
+# runs it first); every other table entry has a handler here (tests/test_intrinsic_coverage.py)
+POLYFILLED = frozenset({
+    "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
+    "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
+    "clamp",
+})
+# table entries this backend refuses, with the reason (none today)
+UNSUPPORTED_INTRINSICS: dict[str, str] = {}
+NATIVE_INTRINSICS = frozenset(_HANDLERS)
 
 
 def lower_intrinsic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:

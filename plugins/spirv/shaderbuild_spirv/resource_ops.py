@@ -321,8 +321,7 @@ RESOURCE_METHODS: dict[str, Lowering] = {
     **{name: _sample for name in SAMPLES},
     **{name: _gather for name in GATHER_COMPONENT},
     "CalculateLevelOfDetail": _lod, "CalculateLevelOfDetailUnclamped": _lod,
-    "Load": _load, "Load2": _load, "Load3": _load, "Load4": _load,
-    "Store": _store, "Store2": _store, "Store3": _store, "Store4": _store,
+    "Load": _load, "Store": _store,
     "GetDimensions": _get_dimensions,
     "IncrementCounter": _increment, "DecrementCounter": _decrement, "Append": _append, "Consume": _consume,
 }

@@ -67,7 +67,7 @@ class ExprLowering:
     def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
         import difflib  # only for this error's hint: ~1 ms of every cold start otherwise
 
-        from ..intrinsics import INTRINSICS, SPECIAL
+        from ...ir.intrinsics import INTRINSICS, SPECIAL
 
         candidates = self.scope.all_names() + list(INTRINSICS) + list(SPECIAL)
         close = difflib.get_close_matches(name, candidates, n=1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
+from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS
 from .. import ast
 
 # texture kind -> (coordinate components, offset components, array layer adds a coordinate)
@@ -27,12 +28,8 @@ SAMPLE_METHODS = {
     "SampleGrad": (("ddx", "ddy"), False, False), "SampleCmp": (("compare value",), True, True),
     "SampleCmpLevelZero": (("compare value",), True, False),
 }
-GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
 STRUCTURED = ("StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer", "ConsumeStructuredBuffer")
 BYTE_ADDRESS = ("ByteAddressBuffer", "RWByteAddressBuffer")
-BYTE_ADDRESS_ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
-                        "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange",
-                        "InterlockedCompareStore")
 
 
 # `tex.mips[level][coord]` / `ms.sample[index][coord]`: the member name per texture kind
@@ -131,7 +128,7 @@ class ResourceLowering:
                 return self.void_value(loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
-        if name in BYTE_ADDRESS_ATOMICS:
+        if name in ATOMICS:
             return self._byte_address_atomic(res, r, name, args, loc)
         if name == "GetDimensions":
             self._arity(name, args, (1,), loc)
@@ -248,7 +245,7 @@ class ResourceLowering:
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self._offset(args[2], noff)] if len(args) > 2 else [])
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
-        if name == "CalculateLevelOfDetail" or name == "CalculateLevelOfDetailUnclamped":
+        if name in LOD_METHODS:
             if self.profile.stage != "pixel":
                 self.stage_error(f"'{name}' is only allowed in pixel shaders", loc)
             self._arity(name, args, (2,), loc)
