@@ -118,15 +118,6 @@ def _fmod(fe: ExprEmitter, e: Intrinsic) -> int:
     return _per_row(fe, e, lambda rt, xs: fe.op("OpFRem", fe.tid(rt), *xs))
 
 
-def _ldexp(fe: ExprEmitter, e: Intrinsic) -> int:
-    x, ex = _args(fe, e)
-    et = e.args[1].type
-    if scalar_of(et).kind == "float":
-        it = with_scalar(et, INT)
-        ex = fe.convert(ex, et, it)
-    return fe.ext("Ldexp", e.type, x, ex)
-
-
 def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
@@ -637,7 +628,7 @@ TABLE.update({name: _glsl(g) for name, g in _FLOAT_GLSL.items()})
 TABLE.update({name: _glsl_by_kind(k) for name, k in _KIND_GLSL.items()})
 TABLE.update({
     "sign": _sign, "mad": _fma_or_muladd, "fma": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
-    "ldexp": _ldexp, "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
+    "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
     "dot": _dot, "mul": _mul,
     "countbits": _wide(_op("OpBitCount")), "reversebits": _wide(_op("OpBitReverse")),
     "firstbithigh": _wide(_firstbit("FindSMsb", "FindUMsb")), "firstbitlow": _wide(_firstbit("FindILsb", "FindILsb")),
@@ -673,7 +664,8 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
 # the intrinsics ir/intrinsics.py lists that this backend has passes/polyfill.py expand (lower.py runs
 # it first); every other table entry has a handler in TABLE (tests/test_intrinsic_coverage.py)
-POLYFILLED = frozenset({"lit", "dst", "msad4", "D3DCOLORtoUBYTE4"})
+# (ldexp: GLSL's Ldexp takes an integer exponent, HLSL's is a float: x * exp2(e), as DXC emits)
+POLYFILLED = frozenset({"lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "ldexp"})
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
 NATIVE_INTRINSICS = frozenset(TABLE)

@@ -257,11 +257,13 @@ class CallLowering:
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{sig.name}'", loc)
             if p == "V" and isinstance(v.type, ir.Matrix):
                 raise error(f"intrinsic '{sig.name}' does not take a matrix argument", loc)
-            if shape_t is None or (isinstance(shape_t, ir.Scalar) and not isinstance(v.type, ir.Scalar)):
-                shape_t = v.type
-            elif isinstance(v.type, ir.Vector) and isinstance(shape_t, ir.Vector) and v.type.size < shape_t.size:
-                self.warn("implicit truncation of vector type", loc)
-                shape_t = v.type
+            shape_t = self._intrinsic_shape(sig.name, shape_t, v.type, loc)
+        if isinstance(shape_t, ir.Vector):
+            # a 1xN / Nx1 matrix beside vectors takes part as the vector of its N components
+            for i, (p, v) in enumerate(zip(sig.params, values)):
+                if p == "T" and v is not None and isinstance(v.type, ir.Matrix):
+                    n = v.type.rows * v.type.cols
+                    values[i] = self.convert(v, ir.Vector(v.type.elem, n) if n > 1 else v.type.elem, args[i].loc)
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
@@ -332,6 +334,30 @@ class CallLowering:
                 self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
             return res
         return node
+
+    def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, loc: SourceLoc) -> ir.Type:
+        """HLSL's shape for two generic arguments: a scalar takes the other's shape; vectors and
+        matrices of different sizes truncate to the smaller size (rows and columns each the
+        minimum); a vector with a matrix only when the matrix has one row or one column."""
+        if a is None or isinstance(b, ir.Scalar):
+            return b if a is None else a
+        if isinstance(a, ir.Scalar):
+            return b
+        if isinstance(a, ir.Matrix) != isinstance(b, ir.Matrix):
+            vec, mat = (b, a) if isinstance(a, ir.Matrix) else (a, b)
+            if mat.rows != 1 and mat.cols != 1:
+                raise error(f"intrinsic '{name}' cannot mix vector type '{vec}' with matrix type '{mat}'", loc)
+            n = mat.rows * mat.cols
+            if n == 1:
+                return vec
+            b = ir.Vector(vec.elem, min(vec.size, n))
+            a = vec
+        # convert() warns "implicit truncation" at each argument it truncates
+        if isinstance(a, ir.Vector) and isinstance(b, ir.Vector) and b.size < a.size:
+            return b
+        if isinstance(a, ir.Matrix) and isinstance(b, ir.Matrix) and (a.rows, a.cols) != (b.rows, b.cols):
+            return ir.Matrix(a.elem, min(a.rows, b.rows), min(a.cols, b.cols))
+        return a
 
     @staticmethod
     def intrinsic_return(pattern: str, ut: ir.Type, scalar: ir.Scalar) -> ir.Type:
