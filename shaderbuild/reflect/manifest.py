@@ -11,28 +11,15 @@ from __future__ import annotations
 import math
 
 from .. import ir
+from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
 FORMAT = "shaderbuild-manifest/1"
 
-# resource kind prefix -> Vulkan descriptor type
-DESCRIPTOR_TYPES: tuple[tuple[str, str], ...] = (
-    ("RWStructuredBuffer", "storage_buffer"), ("StructuredBuffer", "storage_buffer"),
-    ("AppendStructuredBuffer", "storage_buffer"), ("ConsumeStructuredBuffer", "storage_buffer"),
-    ("RWByteAddressBuffer", "storage_buffer"), ("ByteAddressBuffer", "storage_buffer"),
-    ("cbuffer", "uniform_buffer"), ("ConstantBuffer", "uniform_buffer"), ("$Globals", "uniform_buffer"),
-    ("tbuffer", "storage_buffer"), ("TextureBuffer", "storage_buffer"),
-    ("RWBuffer", "storage_texel_buffer"), ("Buffer", "uniform_texel_buffer"),
-    ("RWTexture", "storage_image"), ("Texture", "sampled_image"),
-    ("SamplerState", "sampler"), ("SamplerComparisonState", "sampler"),
-)
-
 
 def descriptor_type(kind: str) -> str:
-    for prefix, dt in DESCRIPTOR_TYPES:
-        if kind.startswith(prefix):
-            return dt
-    raise KeyError(kind)
+    """The Vulkan descriptor type of a resource kind (ir/resource_kinds.py); KeyError if unknown."""
+    return KINDS[kind].descriptor
 
 
 def resource_kind(var: ir.Variable) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 
 from .buffers import buffer_coords
 from .llvm import types as T
@@ -456,13 +457,6 @@ def _non_uniform(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 
 
 # ---------------------------------------------------------------- resources and atomics
-# resource kind -> size components GetDimensions reports before levels/samples (front/sema/resources.py)
-_SIZE_COMPONENTS = {"Texture1D": 1, "Texture1DArray": 2, "Texture2D": 2, "Texture2DArray": 3, "Texture3D": 3,
-                    "TextureCube": 2, "TextureCubeArray": 3, "Texture2DMS": 2, "Texture2DMSArray": 3,
-                    "RWTexture1D": 1, "RWTexture1DArray": 2, "RWTexture2D": 2, "RWTexture2DArray": 3,
-                    "RWTexture3D": 3, "Buffer": 1, "RWBuffer": 1}
-
-
 @intrinsic("GetDimensions")
 def _get_dimensions(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """Buffers: the IR value is the element count (or byte size).  Textures and typed
@@ -477,11 +471,11 @@ def _get_dimensions(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     t = res.type
     while isinstance(t, ir.Array):
         t = t.elem
-    nsize = _SIZE_COMPONENTS[t.kind]
+    info = KINDS[t.kind]
+    nsize = info.size_components
     outs = list(e.args[1:])
     # DXC: a mip-less texture query asks about level 0; buffers and MS textures take undef
-    mip: Value = ConstInt(T.i32, 0) if t.kind.removeprefix("RW") in TEXTURE_DIMS and "MS" not in t.kind \
-        else Undef(T.i32)
+    mip: Value = ConstInt(T.i32, 0) if info.dim not in (None, "Buffer") and not info.ms else Undef(T.i32)
     if len(outs) == nsize + 2:                     # (mip, dims..., levels)
         mip = L.convert_scalar(L.expr(outs[0])[0], outs[0].type, ir.UINT)
         outs = outs[1:]
@@ -534,10 +528,6 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 
 
 # ---------------------------------------------------------------- textures
-# texture kind -> (coordinate count, offset count)
-TEXTURE_DIMS = {"Texture1D": (1, 1), "Texture1DArray": (2, 1), "Texture2D": (2, 2), "Texture2DArray": (3, 2),
-                "Texture3D": (3, 3), "TextureCube": (3, 0), "TextureCubeArray": (4, 0),
-                "Texture2DMS": (2, 2), "Texture2DMSArray": (3, 2)}
 # method -> (dx.op, names of the scalar arguments after coordinates/offsets, whether a clamp operand follows)
 SAMPLE_METHODS = {
     "Sample": ("Sample", (), True), "SampleBias": ("SampleBias", ("bias",), True),
@@ -546,14 +536,15 @@ SAMPLE_METHODS = {
 }
 
 
-def _texture_kind(L: FunctionLowerer, e: ir.Expr) -> str:
+def _texture_kind(L: FunctionLowerer, e: ir.Expr) -> ResourceKind:
+    """The resource-kind row of a texture operand (coordinate and offset counts, MS)."""
     t = e.type
     while isinstance(t, ir.Array):
         t = t.elem
-    kind = t.kind[2:] if t.kind.startswith("RW") else t.kind
-    if kind not in TEXTURE_DIMS:
+    info = KINDS.get(t.kind)
+    if info is None or info.dim in (None, "Buffer"):
         raise error(f"'{t}' is not a texture")
-    return kind
+    return info
 
 
 def _pad(vals: list[Value], n: int, t: T.Type) -> list[Value]:
@@ -583,7 +574,7 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """tex.Sample*(sampler, location, [extra...], [offset]) -> ResRet components."""
     op, extra_names, has_clamp = SAMPLE_METHODS[e.name]
     kind = _texture_kind(L, e.args[0])
-    ncoord, noff = TEXTURE_DIMS[kind]
+    ncoord, noff = kind.coords, kind.offsets
     tex = L.handle(L.resource_place(e.args[0]))
     samp = L.handle(L.resource_place(e.args[1]))
     coords = L.expr(e.args[2])
@@ -640,7 +631,7 @@ GATHER_CHANNELS = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 
 def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """tex.Gather*(sampler, location[, offset]) -> textureGather with the channel operand."""
     kind = _texture_kind(L, e.args[0])
-    ncoord, noff = TEXTURE_DIMS[kind]
+    ncoord, noff = kind.coords, kind.offsets
     tex = L.handle(L.resource_place(e.args[0]))
     samp = L.handle(L.resource_place(e.args[1]))
     coords = L.expr(e.args[2])
@@ -673,7 +664,7 @@ def _is_raw(e: ir.Expr) -> bool:
     t = e.type
     while isinstance(t, ir.Array):
         t = t.elem
-    return isinstance(t, ir.Resource) and t.kind in ("ByteAddressBuffer", "RWByteAddressBuffer")
+    return isinstance(t, ir.Resource) and KINDS[t.kind].rep == "raw"
 
 
 @intrinsic("Store")
@@ -691,11 +682,11 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     if _is_raw(e.args[0]):
         return L.buffers.read(_raw_place(L, e))
     kind = _texture_kind(L, e.args[0])
-    ncoord, noff = TEXTURE_DIMS[kind]
+    ncoord, noff = kind.coords, kind.offsets
     res = L.resource_place(e.args[0])
     loc = L.expr(e.args[1])
     is_uav = res.res.res_class == "UAV"
-    ms = "MS" in kind       # Texture2DMS[Array].Load(coord, sample [, offset]): the sample index takes the mip slot
+    ms = kind.ms            # Texture2DMS[Array].Load(coord, sample [, offset]): the sample index takes the mip slot
     mip = L.expr(e.args[2])[0] if ms else Undef(T.i32) if is_uav else loc[ncoord]
     first_offset = 3 if ms else 2
     offsets = L.expr(e.args[first_offset]) if len(e.args) > first_offset and noff else []

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
+from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, scalar_of
 
 from .builder import enum
@@ -218,9 +219,6 @@ def _store(fe: ExprEmitter, e: Intrinsic) -> None:
 
 # ---------------------------------------------------------------- sizes
 
-_SIZE_COMPONENTS = {"1D": 1, "2D": 2, "3D": 3, "Cube": 2, "Buffer": 1}
-
-
 def _array_length(fe: ExprEmitter, p: Ptr) -> int:
     return fe.op("OpArrayLength", fe.tid(UINT), fe.pointer(p), 0)
 
@@ -247,7 +245,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
     fe.b.capability("ImageQuery")
     img = fe.load_image(p)
     k = rv.kind
-    nsize = _SIZE_COMPONENTS[k.dim] + int(k.arrayed)
+    nsize = RESOURCE_KINDS[rv.rtype.kind].size_components
     st = UINT if nsize == 1 else Vector(UINT, nsize)
     sampled_mip = not k.writable and k.dim != "Buffer" and not k.ms
     if sampled_mip:

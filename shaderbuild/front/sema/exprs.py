@@ -7,6 +7,7 @@ import re
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
+from ...ir.resource_kinds import KINDS
 from .. import ast
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
@@ -718,7 +719,7 @@ class ExprLowering:
             if it is None:
                 raise error(f"type '{r}' does not support the subscript operator", e.loc)
             idx = self.convert(self.rvalue(e.index), it, e.index.loc)
-        if for_write and not r.kind.startswith("RW"):
+        if for_write and KINDS[r.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
         return ir.BufferElem(base, idx, r.elem)
 
@@ -757,8 +758,8 @@ class ExprLowering:
             self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
             return ir.VarRef(tmp)
         if isinstance(t, ir.Resource):
-            from .resources import INDEXED_LOADS
-            if INDEXED_LOADS.get(t.kind) == name:
+            info = KINDS.get(t.kind)
+            if info is not None and info.indexed_load == name:
                 raise error(f"'{t}.{name}' is read-only and is used as '{name}[index][coordinate]'", loc)
             raise error(f"'{t}' has no member '{name}'", loc)
         raise error(f"member reference base type '{t}' is not a structure", loc)

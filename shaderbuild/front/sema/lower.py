@@ -11,6 +11,7 @@ import struct
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
+from ...ir.resource_kinds import KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
@@ -443,7 +444,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ uniform blocks
     def block_binding(self, kind: str, reg: ast.Register | None, attrs: list[ast.Attribute], name: str) -> ir.Binding:
-        cls = "t" if kind in ("tbuffer", "TextureBuffer") else "b"
+        cls = KINDS[kind].register_class
         binding = ir.Binding(cls, None, 0, 1, kind=kind)
         if reg is not None:
             if reg.reg_class != cls:
