@@ -31,3 +31,29 @@ def test_every_table_entry_is_handled(backend):
     dead = sorted(native - table.BACKEND_NAMES) + sorted(native & polyfilled)
     assert not dead, f"{backend}: handlers that can never run: {', '.join(dead)}"
     assert polyfilled <= table.POLYFILLABLE, f"{backend}: asks for polyfills that do not exist: {polyfilled - table.POLYFILLABLE}"
+
+
+def test_resource_methods_are_table_entries():
+    """Every method a resource kind lists is in the intrinsic table, and every method there has a kind."""
+    from shaderbuild.ir.resource_kinds import KINDS
+
+    listed = set().union(*(k.methods for k in KINDS.values()))
+    assert listed == set(table.METHODS)
+
+
+@pytest.mark.parametrize("decl, call, message", [
+    ("AppendStructuredBuffer<uint> B : register(u1);", "B.Load(0)",
+     "no member function named 'Load' in 'AppendStructuredBuffer<uint>'"),
+    ("RWTexture2D<float4> B : register(u1);", "B.Sample(S, float2(0, 0)).x", "'RWTexture2D' cannot be sampled"),
+    ("Texture3D<float4> B : register(t1);", "B.Gather(S, float3(0, 0, 0)).x", "'Gather' is not available on 'Texture3D'"),
+    ("ByteAddressBuffer B : register(t1);", "B.InterlockedAdd(0, 1)",
+     "'InterlockedAdd' requires a RWByteAddressBuffer, not 'ByteAddressBuffer'"),
+])
+def test_a_method_the_kind_does_not_list_is_refused(decl, call, message):
+    from lang_util import compile_cs
+
+    src = (f"RWStructuredBuffer<float> Out : register(u0);\nSamplerState S : register(s0);\n{decl}\n"
+           f"[numthreads(1, 1, 1)]\nvoid main() {{\n    Out[0] = {call};\n}}\n")
+    res = compile_cs(src)
+    errors = [(d.message, d.loc.line) for d in res.diagnostics if d.severity == "error"]
+    assert errors == [(message, 6)]
