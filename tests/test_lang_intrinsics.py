@@ -103,6 +103,7 @@ MATH = SlotTable("math_scalar", "float", [
     case("degrees", "degrees(x)", math.degrees(x), ulps=4),
     case("radians", "radians(ten * 18)", math.pi, ulps=4),
     case("ldexp", "ldexp(three, two)", 12.0, **T),
+    case("ldexp_fractional_exponent", "ldexp(three, q)", 3.0 * 2.0 ** 0.25, **T),   # HLSL: x * exp2(e), e not rounded
     case("dot3", "dot(v3, w3)", dot(V3, W3)),
     case("length", "length(v3)", math.sqrt(dot(V3, V3)), **T),
     case("distance", "distance(v3, w3)", math.dist(V3, W3), **T),
