@@ -765,3 +765,22 @@ def test_intrinsic_vector_with_square_matrix_is_an_error():
     assert not res.ok
     errs = [(d.message, d.loc.line, d.loc.col) for d in res.diagnostics if d.severity == "error"]
     assert errs == [("intrinsic 'max' cannot mix vector type 'float3' with matrix type 'float2x2'", 5, 14)]
+
+
+# ---------------------------------------------------------------- shared polyfills in every statement position
+# passes/polyfill.py stores an argument used twice in a temporary just before the statement (a do-while
+# condition: at the end of the continuing block).  DXIL polyfills smoothstep/atan2/refract; SPIR-V lit.
+POLYFILL_PLACES = SlotTable("polyfill_positions", "float", [
+    case("do_while_condition", "int i = 0; do { i++; } while (smoothstep(0.0, 8.0, (float)i * one) < 0.5); R = i;",
+         float(next(i for i in range(1, 99) if smoothstep(0.0, 8.0, float(i)) >= 0.5)), stmt=True),
+    case("if_condition", "R = 1; if (lit(y * one, x * one, two).z > 0 || lit(x * one, x * one, two).z > 0) R = 2;", 2.0,
+         stmt=True),
+    case("for_condition", "int n = 0; for (float a = three; atan2(a, -one) > 0; a -= one) n++; R = n;",
+         float(next(k for k in range(99) if not math.atan2(three - k, -1.0) > 0)), stmt=True),
+    case("return_value", "R = F(v3, w3);", refract(norm(V3), norm(W3), 0.5)[1], stmt=True,
+         prelude="float F(float3 i, float3 n) { return refract(normalize(i), normalize(n), 0.5).y; }\n", **T),
+    case("nested_in_polyfill", "R = smoothstep(0.0, 1.0, smoothstep(0.0, ten, three * one));",
+         smoothstep(0.0, 1.0, smoothstep(0.0, ten, three)), stmt=True, **T),
+], setup=SETUP, inputs=IN)
+
+test_polyfill_positions = table_test(POLYFILL_PLACES)
