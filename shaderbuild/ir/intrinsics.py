@@ -134,7 +134,7 @@ _SEMA_EXPANDED = {
 POLYFILLABLE = frozenset({
     "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
     "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
-    "clamp",
+    "clamp", "sign", "all", "any", "and", "or", "transpose",
 })
 
 LOWERING: dict[str, str] = {

@@ -224,6 +224,55 @@ def _determinant(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     return det(list(range(t.rows)), list(range(t.cols)))
 
 
+def _as(e: ir.Expr, t: ir.Type) -> ir.Expr:
+    return e if e.type == t else ir.Convert(e, t)
+
+
+def _components(b: _Fn, e: ir.Expr) -> list[ir.Expr]:
+    """e's scalar components, row by row (e evaluated once)."""
+    t = e.type
+    if isinstance(t, ir.Scalar):
+        return [e]
+    v = b.once(e)
+    if isinstance(t, ir.Vector):
+        return [ir.Extract(v(), i, t.elem) for i in range(t.size)]
+    row = ir.Vector(t.elem, t.cols)
+    return [ir.Extract(ir.Extract(v(), r, row), c, t.elem) for r in range(t.rows) for c in range(t.cols)]
+
+
+@_polyfill("sign")
+def _sign(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """(x > 0) - (x < 0), as integers."""
+    x = b.once(e.args[0])
+    zero = _const(e.args[0].type, 0)
+    return _bin("sub", _as(_cmp("gt", x(), zero), e.type), _as(_cmp("lt", x(), zero), e.type), e.type)
+
+
+@_polyfill("all", "any")
+def _all_any(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x = e.args[0]
+    bits = _components(b, _as(x, _with_scalar(x.type, ir.BOOL)))
+    acc = bits[0]
+    for bit in bits[1:]:
+        acc = _bin("land" if e.name == "all" else "lor", acc, bit, ir.BOOL)
+    return acc
+
+
+@_polyfill("and", "or")
+def _and_or(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x, y = (_as(a, e.type) for a in e.args)
+    return _bin("land" if e.name == "and" else "lor", x, y, e.type)
+
+
+@_polyfill("transpose")
+def _transpose(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    m = b.once(e.args[0])
+    t: ir.Matrix = e.args[0].type
+    row_t, out_row = ir.Vector(t.elem, t.cols), ir.vec(t.elem, t.rows)
+    rows = [[ir.Extract(ir.Extract(m(), r, row_t), c, t.elem) for r in range(t.rows)] for c in range(t.cols)]
+    return ir.Construct(e.type, [ir.Construct(out_row, r) if t.rows > 1 else r[0] for r in rows])
+
+
 @_polyfill("lit")
 def _lit(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     """lit(n.l, n.h, m) = (1, max(n.l, 0), (n.l < 0 || n.h < 0) ? 0 : pow(n.h, m), 1)."""

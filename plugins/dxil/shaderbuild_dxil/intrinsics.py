@@ -216,22 +216,6 @@ def _cross(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
             for k in range(3)]
 
 
-@intrinsic("sign")
-def _sign(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    (xs,) = _args(L, e)
-    out = []
-    for x in xs:
-        if isinstance(x.type, T.FloatType):
-            zero = _fconst(x.type, 0.0)
-            gt, lt = L.b.fcmp("ogt", x, zero), L.b.fcmp("olt", x, zero)
-        else:
-            zero = ConstInt(x.type, 0)
-            gt, lt = L.b.icmp("sgt", x, zero), L.b.icmp("slt", x, zero)
-        rt = llvm_scalar(ir.scalar_of(e.type))
-        out.append(L.b.sub(L.b.zext(gt, rt), L.b.zext(lt, rt)))
-    return out
-
-
 @intrinsic("firstbithigh")
 def _firstbithigh(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (xs,) = _args(L, e)
@@ -242,16 +226,6 @@ def _firstbithigh(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         fixed = L.b.sub(ConstInt(T.i32, x.type.width - 1), r)
         out.append(L.b.select(L.b.icmp("eq", r, ConstInt(T.i32, -1)), r, fixed))
     return out
-
-
-@intrinsic("all", "any")
-def _all_any(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    (xs,) = _args(L, e)
-    bs = [L.truthy(x) for x in xs]
-    acc = bs[0]
-    for x in bs[1:]:
-        acc = L.b.and_(acc, x) if e.name == "all" else L.b.or_(acc, x)
-    return [acc]
 
 
 @intrinsic("clip")
@@ -305,24 +279,10 @@ def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return out
 
 
-@intrinsic("transpose")
-def _transpose(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    m = e.args[0].type
-    v = L.expr(e.args[0])
-    return [v[r * m.cols + c] for c in range(m.cols) for r in range(m.rows)]
-
-
 @intrinsic("asdouble")
 def _asdouble(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     lo, hi = _args(L, e)
     return [L.ops.call(L.b, "MakeDouble", "f64", [x, y]) for x, y in zip(lo, hi)]
-
-
-@intrinsic("and", "or")
-def _and_or(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    a, b = _args(L, e)
-    op = L.b.and_ if e.name == "and" else L.b.or_
-    return [op(L.truthy(x), L.truthy(y)) for x, y in zip(a, b)]
 
 
 @intrinsic("sincos")
@@ -702,7 +662,7 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 POLYFILLED = frozenset({
     "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
     "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
-    "clamp",
+    "clamp", "sign", "all", "any", "and", "or", "transpose",
 })
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
