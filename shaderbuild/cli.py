@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from types import SimpleNamespace
+from typing import Any
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
 _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
@@ -58,6 +59,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
+    (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
+                          "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -82,7 +85,7 @@ def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
     abbreviations and error messages.  tests/test_cli_fast_args.py checks both agree."""
     if not argv or argv[0] != "compile":
         return None
-    ns = {"command": "compile", "func": cmd_compile}
+    ns: dict[str, Any] = {"command": "compile", "func": cmd_compile}
     seen_groups: dict[str, str] = {}
     positionals: list[str] = []
     i, n = 1, len(argv)
@@ -131,7 +134,7 @@ def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
         if spec["dest"] not in ns:
             if spec.get("required"):
                 return None
-            default = spec.get("default", _IMPLICIT_DEFAULTS.get(spec.get("action")))
+            default = spec.get("default", _IMPLICIT_DEFAULTS.get(spec.get("action", "store")))
             ns[spec["dest"]] = list(default) if isinstance(default, list) else default
     return SimpleNamespace(**ns)
 
@@ -206,7 +209,7 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major)
+            row_major=args.row_major, validate_ir=args.validate_ir)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
@@ -220,6 +223,7 @@ def cmd_compile(args) -> int:
         print(f"{'total':>12}: {total * 1000:8.2f} ms", file=sys.stderr)
     if not result.ok:
         return 1
+    assert result.binary is not None and result.manifest is not None     # result.ok
     outputs = []
     if args.output:
         outputs.append((args.output, result.binary))
@@ -268,11 +272,7 @@ def build_parser(command: str | None = None):
 def _end_process(status: int) -> None:
     """End a finished `compile` process without interpreter teardown: freeing every module and
     object at exit costs ~10 ms, as much as compiling a small shader.  Only for commands that
-    start no threads or child processes and have closed every file they wrote.  The record
-    __init__ code compiled by this process is saved first for the next one (records.py)."""
-    from .records import save_init_code_cache
-
-    save_init_code_cache()
+    start no threads or child processes and have closed every file they wrote."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from . import __version__
 from .cli import BUILD_COMMANDS, COMPILE_ARGUMENTS, LIGHT_COMMANDS, cmd_compile, cmd_plugins
@@ -25,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _formatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # usage errors: exit 1 like every other error, no traceback
+    def error(self, message: str) -> NoReturn:  # usage errors: exit 1 like every other error, no traceback
         self.print_usage(sys.stderr)
         print(f"shaderbuild: error: {message}", file=sys.stderr)
         raise SystemExit(1)

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from .capabilities import DEFAULT, Capabilities
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
 from .options import VK_LAYOUTS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
@@ -40,8 +41,8 @@ class CompileResult(DataRecord):
 
 
 
-def predefined_macros(options: CompileOptions, profile: Profile) -> dict[str, str]:
-    """Macros the compiler defines, as DXC does."""
+def predefined_macros(options: CompileOptions, profile: Profile, caps: Capabilities = DEFAULT) -> dict[str, str]:
+    """Macros the compiler defines, as DXC does (the target's own, e.g. __spirv__, from `caps`)."""
     stage_numbers = {"pixel": 0, "vertex": 1, "compute": 5}
     macros = {
         "__HLSL_VERSION": str(options.hlsl_version),
@@ -52,8 +53,7 @@ def predefined_macros(options: CompileOptions, profile: Profile) -> dict[str, st
     }
     if options.enable_16bit_types:
         macros["__HLSL_ENABLE_16_BIT"] = "1"
-    if options.target == "spirv":
-        macros["__spirv__"] = "1"
+    macros.update(caps.predefined_macros)
     return macros
 
 
@@ -64,10 +64,11 @@ def source_display_name(path: str) -> str:
     return os.path.basename(path) if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
-def _check_target(host, target: str) -> None:
+def _check_target(host, target: str) -> Capabilities:
+    """The capabilities of `target`'s backend; a located error when it is not installed."""
     backends = host.backends()
     if target in backends:
-        return
+        return backends[target].info.capabilities
     for failed in host.failed:
         if failed.name == target:
             raise error(f"backend '{target}' ({failed.distribution}) failed to load: {failed.error}")
@@ -112,7 +113,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
     from .front.parser import parse
     from .front.preprocessor import preprocess
     from .front.sema import analyze
-    from .passes import run_shared_passes
+    from .passes import run_passes
     from .plugin import get_host
     from .reflect import build_manifest
 
@@ -133,17 +134,17 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
             raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()
-        _check_target(host, options.target)
+        caps = _check_target(host, options.target)
         pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
-                        predefined=predefined_macros(options, profile), sources=result.sources, reader=reader)
+                        predefined=predefined_macros(options, profile, caps), sources=result.sources, reader=reader)
         result.dependencies = list(pp.files)
         sink.items.extend(pp.warnings)
         lap("preprocess")
         tu = parse(pp.tokens)
         lap("parse")
-        module = analyze(tu, options, profile, sink, list(pp.files), path)
+        module = analyze(tu, options, profile, sink, list(pp.files), path, caps)
         lap("sema")
-        run_shared_passes(module, options)
+        run_passes(module, options, caps)
         lap("passes")
         backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
         if backend is None:
@@ -152,7 +153,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         lap("emit")
         result.binary = backend.binary
         result.disassembly_source = backend.disassembly
-        result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection)
+        result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection, caps)
         result.ok = True
     except CompileError as e:
         sink.items.extend(e.diagnostics)
@@ -178,8 +179,11 @@ def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> lis
 
     Raises CompileError when preprocessing fails (e.g. a missing include)."""
     from .front.preprocessor import preprocess
+    from .plugin import get_host
 
     profile = parse_profile(options.profile)
+    backend = get_host().backends().get(options.target)   # its predefined macros (__spirv__) steer #if
+    caps = backend.info.capabilities if backend is not None else DEFAULT
     pp = preprocess(path, defines=options.defines, include_dirs=options.include_dirs,
-                    predefined=predefined_macros(options, profile), reader=reader)
+                    predefined=predefined_macros(options, profile, caps), reader=reader)
     return list(pp.files)

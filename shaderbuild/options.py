@@ -7,6 +7,7 @@ every field here must be deterministic and JSON-serialisable.
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
@@ -83,10 +84,14 @@ class CompileOptions(DataRecord):
     auto_binding_space: int = 0                     # -auto-binding-space N
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
+    validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
+
+    # fields that change no output byte, so no cache key
+    _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)
 
     def cache_fields(self) -> dict:
         """A stable, JSON-serialisable view used in cache keys."""
-        d = {name: getattr(self, name) for name in self._fields}
+        d = {name: getattr(self, name) for name in self._fields if name not in self._NOT_IN_CACHE_KEY}
         d["include_dirs"] = list(self.include_dirs)
         d["defines"] = sorted(self.defines.items())
         d["binding_shifts"] = [[s.register_class, s.shift, s.space] for s in self.binding_shifts]

@@ -17,16 +17,33 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
-from types import CodeType
+from collections.abc import Callable
+from types import CodeType, FunctionType
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
+        """Runtime no-op: the decorator only tells type checkers that Record subclasses
+        get a dataclass-like __init__ (typing's own is 3.11+)."""
+        return lambda cls: cls
+
+_T = TypeVar("_T")
 _MISSING = object()
 
 
 class _Factory:
     __slots__ = ("make",)
 
-    def __init__(self, make) -> None:
+    def __init__(self, make: Callable[[], Any]) -> None:
         self.make = make
+
+
+def _factory(make: Callable[[], _T]) -> _T:
+    """`field: list = Record.factory(list)`: a fresh default per instance (typed as the
+    value it makes, as dataclasses.field is)."""
+    return _Factory(make)  # type: ignore[return-value]
 
 
 class _RecordMeta(type):
@@ -50,75 +67,62 @@ class _RecordMeta(type):
 def _first_init(self, *args, **kwargs) -> None:
     """Generate this class's real __init__, install it, and call it."""
     cls = type(self)
-    owner = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
+    owner: Any = next(c for c in cls.__mro__ if c.__dict__.get("__init__") is _first_init)
     fields = owner._fields
     defaults = owner._defaults
-    params, body, env = [], [], {}
-    for f in fields:
-        if f in defaults:
-            d = defaults[f]
-            if isinstance(d, _Factory):
-                env[f"_f_{f}"] = d.make
-                params.append(f"{f}=_M")
-                body.append(f"  self.{f} = _f_{f}() if {f} is _M else {f}")
-                continue
-            env[f"_d_{f}"] = d
-            params.append(f"{f}=_d_{f}")
+    shape, argdefs, env = [], [], {"_M": _MISSING}
+    for i, f in enumerate(fields):
+        d = defaults.get(f, _MISSING)
+        if isinstance(d, _Factory):
+            shape.append("f")
+            env[f"_f{i}"] = d.make
+            argdefs.append(_MISSING)
+        elif f in defaults:
+            shape.append("d")
+            argdefs.append(d)
         else:
-            params.append(f)
-        body.append(f"  self.{f} = {f}")
+            shape.append("p")
     post = hasattr(owner, "__post_init__")   # not dir(): ~5 us per class on the cold path
-    if post:
-        body.append("  self.__post_init__()")
-    src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
-    env["_M"] = _MISSING
-    exec(_compile_init(src), env)  # noqa: S102 - generated from the class's own field names
-    owner.__init__ = env["__init__"]
-    owner.__init__(self, *args, **kwargs)
+    code = _template(tuple(shape), post)
+    # the template's placeholder names (parameters and attributes `_aN`) become the field names
+    rename = {f"_a{i}": f for i, f in enumerate(fields)}
+    code = code.replace(co_varnames=tuple(rename.get(n, n) for n in code.co_varnames),
+                        co_names=tuple(rename.get(n, n) for n in code.co_names))
+    init = FunctionType(code, env, "__init__", tuple(argdefs) or None)
+    init.__qualname__ = f"{owner.__qualname__}.__init__"
+    owner.__init__ = init
+    init(self, *args, **kwargs)
 
 
-# Generated __init__ source -> its code.  Compiling is ~50 us per class, ~4 ms of a cold
-# `shaderbuild compile` (~80 classes), so the CLI saves what it compiled (save_init_code_cache)
-# and later processes load it, as Python's own bytecode cache does for modules.
-_INIT_CODE_CACHE = "record-inits"
-_MAX_CACHED_INITS = 300          # the project has ~200 record classes; older sources go first
-_init_codes: dict | None = None
-_init_used: list[str] = []
-_init_codes_added = False
+# (shape, post) -> __init__ code with placeholder names.  Compiling is ~40 us a class, and a
+# compilation instantiates ~70 record classes but only a few dozen shapes ('p'lain, 'd'efault,
+# 'f'actory per field), so one template is compiled per shape, in-process (never cached on disk).
+_templates: dict[tuple[tuple[str, ...], bool], CodeType] = {}
 
 
-def _compile_init(src: str) -> CodeType:
-    global _init_codes, _init_codes_added
-    if _init_codes is None:
-        from . import user_cache
-
-        _init_codes = user_cache.load(_INIT_CODE_CACHE) or {}
-    _init_used.append(src)
-    code = _init_codes.get(src)
-    if not isinstance(code, CodeType):
-        code = _init_codes[src] = compile(src, "<record __init__>", "exec")
-        _init_codes_added = True
+def _template(shape: tuple[str, ...], post: bool) -> CodeType:
+    code = _templates.get((shape, post))
+    if code is None:
+        params, body = [], []
+        for i, kind in enumerate(shape):
+            a = f"_a{i}"
+            params.append(a if kind == "p" else f"{a}=_M")  # real defaults are given to FunctionType
+            body.append(f"  self.{a} = _f{i}() if {a} is _M else {a}" if kind == "f" else f"  self.{a} = {a}")
+        if post:
+            body.append("  self.__post_init__()")
+        src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
+        module = compile(src, "<record __init__>", "exec")
+        code = _templates[(shape, post)] = next(c for c in module.co_consts if isinstance(c, CodeType))
     return code
 
 
-def save_init_code_cache() -> None:
-    """Persist the __init__ code compiled in this process for later ones (a short-lived
-    process such as `shaderbuild compile` calls this when done)."""
-    if _init_codes_added:
-        from . import user_cache
-
-        keep = {src: _init_codes[src] for src in _init_used if src in _init_codes}
-        for src, code in _init_codes.items():
-            if len(keep) >= _MAX_CACHED_INITS:
-                break
-            keep.setdefault(src, code)
-        user_cache.save(_INIT_CODE_CACHE, keep)
-
-
+@dataclass_transform(eq_default=False)
 class Record(metaclass=_RecordMeta):
     __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]]
+    _defaults: ClassVar[dict[str, Any]]
 
-    factory = staticmethod(_Factory)
+    factory = staticmethod(_factory)
 
     def __repr__(self) -> str:
         items = ", ".join(f"{f}={getattr(self, f, '?')!r}" for f in self._fields)
@@ -129,7 +133,7 @@ class DataRecord(Record):
     """A mutable Record compared by its fields (unhashable, like a non-frozen dataclass)."""
 
     __slots__ = ()
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]   # unhashable, as a non-frozen dataclass
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -156,7 +160,7 @@ class ValueRecord(Record):
 
     def __hash__(self) -> int:
         try:
-            return self._hash
+            return self._hash  # type: ignore[attr-defined]   # a slot set below, not a field
         except AttributeError:
             h = hash((type(self).__name__,) + tuple(getattr(self, f) for f in self._fields))
             object.__setattr__(self, "_hash", h)
@@ -195,9 +199,7 @@ class InternedRecord(Record, metaclass=_InternMeta):
     The table lives as long as the process; it holds only the distinct types seen."""
 
     __slots__ = ()
+    _interned: ClassVar[dict[tuple, Any]] = {}     # shared by all subclasses; keys include the class
 
     def __reduce__(self):
         return type(self), tuple(getattr(self, f) for f in self._fields)
-
-
-InternedRecord._interned = {}     # shared by all subclasses; keys include the class

@@ -22,10 +22,14 @@ import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from .watch_events import Change, Collector, start_observer, stop_observer
 from .watch_graph import DepGraph, from_database
 from .watch_output import EventSink, run_hook
+
+if TYPE_CHECKING:
+    from .build.config import Project
 
 DEFAULT_DEBOUNCE = 0.05       # seconds of quiet before a batch is built
 DEFAULT_POLL_INTERVAL = 0.5   # seconds between scans with --poll
@@ -51,7 +55,7 @@ class Watcher:
         self.diag_format = diag_format
         self.stop = threading.Event()
         self.stop_signal: str | None = None
-        self.project = None
+        self.project: Project | None = None
         self.targets: dict = {}           # name -> Target
         self.failed: set[str] = set()
         self.graph = DepGraph()
@@ -102,10 +106,11 @@ class Watcher:
             return result
 
         everything = names is None
-        selected = list(self.targets.values()) if everything else [self.targets[n] for n in names
-                                                                    if n in self.targets]
+        selected = list(self.targets.values()) if names is None else [self.targets[n] for n in names
+                                                                      if n in self.targets]
         if not selected and not everything:
             return
+        assert self.project is not None     # loaded before the first build
         try:
             report = build(self.project, selected, jobs=1, compile_fn=compile_and_keep, stream=io.StringIO(),
                            quiet=True, tty=False, prune=everything, diag_format=self.diag_format)

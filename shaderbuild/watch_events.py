@@ -116,7 +116,7 @@ def start_observer(collector: Collector, directories: list[str], *, poll: bool, 
     def make(polling: bool):
         obs = PollingObserver(timeout=poll_interval) if polling else Observer()
         for d in directories:
-            obs.schedule(collector, d, recursive=True)
+            obs.schedule(collector, d, recursive=True)  # type: ignore[arg-type]  # duck-typed: watchdog only calls dispatch()
         obs.daemon = True
         obs.start()
         return obs

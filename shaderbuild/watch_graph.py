@@ -8,6 +8,7 @@ target that failed still depends on the files it tried to read.
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections import defaultdict
 from collections.abc import Iterable
@@ -37,12 +38,12 @@ class DepGraph:
                 if not users:
                     del self._users[p]
 
-    def retain(self, names: set[str]) -> None:
+    def retain(self, names: builtins.set[str]) -> None:
         for name in [n for n in self._deps if n not in names]:
             self.drop(name)
 
-    def affected(self, paths: Iterable[str]) -> set[str]:
-        out: set[str] = set()
+    def affected(self, paths: Iterable[str]) -> builtins.set[str]:
+        out: builtins.set[str] = set()
         for p in paths:
             out |= self._users.get(p, set())
         return out
@@ -50,7 +51,7 @@ class DepGraph:
     def knows(self, path: str) -> bool:
         return path in self._users
 
-    def directories(self) -> set[str]:
+    def directories(self) -> builtins.set[str]:
         return {os.path.dirname(p) for p in self._users}
 
     def __len__(self) -> int:

@@ -75,3 +75,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
         tr.write_line(f"executed on the interpreter and compared with lavapipe: {dxil_run.RAN[0]}")
         for key, n in sorted(dxil_run.NOT_RUN.items()):
             tr.write_line(f"not executed ({n}): {key}: {dxil_run.NOT_EXECUTABLE[key]}")
+
+
+# every compilation in the test suite checks the IR after sema and after each shared pass
+# (shaderbuild/ir/validate.py); subprocesses (CLI tests) inherit it
+os.environ.setdefault("SHADERBUILD_VALIDATE_IR", "1")

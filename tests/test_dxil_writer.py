@@ -111,7 +111,7 @@ def test_llvm_dis_reads_every_record():
         r"@gs = internal addrspace\(3\) global \[8 x i32\] undef, align 4",
         r"%\d+ = alloca \[4 x float\], align 4",
         r"getelementptr inbounds \[4 x float\], ptr %\d+, i32 0, i32 %0",
-        r"fadd float %1, 1\.500000e\+00",
+        r"fadd fast float %1, 1\.500000e\+00",
         r"fptrunc float %\d+ to half", r"fpext half %\d+ to double", r"fptosi float %\d+ to i32",
         r"call float @dx\.op\.unary\.f32\(i32 13, float %\d+\)",
         r"fcmp olt float %\d+, 0\.000000e\+00",
@@ -182,8 +182,8 @@ def test_forward_references_in_calls_binops_and_extractvalue():
     text = llvm_dis(bc)
     body = text[text.index("define float @fwd"):]
     assert body.index("use:") < body.index("define:")
-    for pat in (r"%c = call float @dx\.op\.unary\.f32\(i32 13, float %y\)", r"%z = fadd float %y, %c",
-                r"%k = extractvalue \{ i32, i1 \} %s, 0", r"%y = fmul float %0, 2\.000000e\+00",
+    for pat in (r"%c = call float @dx\.op\.unary\.f32\(i32 13, float %y\)", r"%z = fadd fast float %y, %c",
+                r"%k = extractvalue \{ i32, i1 \} %s, 0", r"%y = fmul fast float %0, 2\.000000e\+00",
                 r"%s = call \{ i32, i1 \} @make\.pair\(i32 7\)"):
         assert re.search(pat, body), pat
     assert write_bitcode(m) == bc

@@ -324,12 +324,7 @@ void main() {
 """
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("spirv", marks=pytest.mark.xfail(strict=True, reason=(
-        "front end/SPIR-V: 'precise' is parsed and dropped; without NoContraction on the float ops lavapipe "
-        "reassociates (1e10 + 1) - 1e10 to 1 instead of the binary32 result 0"))),
-    "dxil",
-])
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
 def test_precise_keeps_ieee_evaluation_order(backend):
     """In binary32, 1e10 + 1 rounds to 1e10, so the difference is 0 when the operations are not reassociated."""
     assert f32(f32(1e10) + 1.0) == f32(1e10)

@@ -103,6 +103,52 @@ class EchoBackend:
         return BackendResult(binary=text.encode(), reflection={"echo": True}, disassembly=text)
 
 
+class CapableBackend:
+    """A backend declaring capabilities: its raise pass, macros and push constants are its own."""
+
+    def __init__(self):
+        self.raised: list[str] = []
+
+    def _raise(self, module, options):
+        self.raised.append(module.entry.name)
+
+    @hookimpl
+    def shaderbuild_register_backends(self):
+        from shaderbuild.capabilities import Capabilities
+        caps = Capabilities(push_constants=True, predefined_macros=(("__capable__", "7"),),
+                            raise_passes=(self._raise,))
+        return [BackendInfo(name="capable", extension=".txt", capabilities=caps)]
+
+    @hookimpl
+    def shaderbuild_compile(self, module, target, options):
+        if target != "capable":
+            return None
+        from shaderbuild.ir.printer import module_str
+        return BackendResult(binary=module_str(module).encode())
+
+
+def test_backend_capabilities_steer_the_core_only_for_their_target(tmp_path):
+    capable = CapableBackend()
+    host = PluginHost(load_entry_points=False)
+    host.register(capable, name="capable")
+    host.register(EchoBackend(), name="echo")
+    src = tmp_path / "cs.hlsl"
+    src.write_text("struct P { uint v; };\n[[vk::push_constant]] P pc;\nRWStructuredBuffer<uint> Out : register(u0);\n"
+                   "[numthreads(1, 1, 1)] void main() { Out[0] = pc.v + __capable__; }\n")
+    mine = compile_file(str(src), CompileOptions(profile="cs_6_0", target="capable"), host=host)
+    assert mine.ok, [d.message for d in mine.diagnostics]
+    assert capable.raised == ["main"]
+    assert "global push_constant pc" in mine.binary.decode()
+    assert [p["name"] for p in mine.manifest["push_constants"]] == ["pc"]
+    other = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo"), host=host)
+    assert not other.ok and "__capable__" in other.diagnostics[0].message   # no macro for another target
+    assert capable.raised == ["main"]                                        # nor its raise pass
+    src.write_text(src.read_text().replace(" + __capable__", ""))
+    other = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo"), host=host)
+    assert other.ok and "global uniform pc" in other.binary.decode()         # an ordinary cbuffer there
+    assert other.manifest["push_constants"] == []
+
+
 def test_in_process_plugin_receives_the_ir_module(tmp_path):
     host = PluginHost(load_entry_points=False)
     host.register(EchoBackend(), name="echo")
@@ -112,7 +158,8 @@ def test_in_process_plugin_receives_the_ir_module(tmp_path):
     assert result.ok, [d.message for d in result.diagnostics]
     text = result.binary.decode()
     assert "fn src.main(in id: uint3) -> void" in text
-    assert "input in.SV_DispatchThreadID: uint3 (SV_DispatchThreadID, BuiltIn GlobalInvocationId)" in text
+    # the core names system values by their HLSL semantic; a BuiltIn is a backend's own decision
+    assert "input in.SV_DispatchThreadID: uint3 (SV_DispatchThreadID, system value)" in text
     assert result.manifest["backend"] == {"echo": True}
     assert result.manifest["resources"][0]["vulkan"] == {"set": 0, "binding": 0, "descriptor_type": "storage_buffer",
                                                          "count": 1, "stride": 4}

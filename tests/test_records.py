@@ -3,15 +3,8 @@ shape of fields (records._first_init), renamed for each class."""
 
 from __future__ import annotations
 
-import marshal
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from shaderbuild import records, user_cache
 from shaderbuild.records import DataRecord, InternedRecord, Record, ValueRecord
 
 
@@ -95,66 +88,3 @@ class V(ValueRecord):
 def test_value_records_hash_by_fields():
     assert V("a") == V("a", 0) and hash(V("a")) == hash(V("a", 0)) and V("a") != V("a", 1)
     assert {V("a"): 1}[V("a")] == 1
-
-
-# ------------------------------------------------------------- the __init__ code cache
-
-
-def _fresh_code_cache(monkeypatch, cache_home) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
-    monkeypatch.setattr(records, "_init_codes", None)
-    monkeypatch.setattr(records, "_init_used", [])
-    monkeypatch.setattr(records, "_init_codes_added", False)
-
-
-def test_init_code_is_saved_and_reused_by_a_later_process(tmp_path, monkeypatch):
-    _fresh_code_cache(monkeypatch, tmp_path)
-
-    class Edge(Record):
-        src: str
-        dst: str = "end"
-        marks: list = Record.factory(list)
-
-    assert (Edge("a").dst, Edge("a").marks) == ("end", [])
-    assert records._init_codes_added
-    records.save_init_code_cache()
-    assert Path(user_cache.path_of(records._INIT_CODE_CACHE)).is_file()
-
-    _fresh_code_cache(monkeypatch, tmp_path)           # "the next process"
-
-    class Edge2(Record):                               # the same generated source
-        src: str
-        dst: str = "end"
-        marks: list = Record.factory(list)
-
-    e = Edge2("b", marks=[1])
-    assert (e.src, e.dst, e.marks) == ("b", "end", [1])
-    assert Edge2("c").marks is not Edge2("c").marks
-    assert not records._init_codes_added               # the code came from the cache
-
-
-@pytest.mark.parametrize("junk", [b"", b"\x00junk", marshal.dumps({"format": 1, "data": {"def x": 5}}),
-                                  marshal.dumps({"format": 99, "data": {}})])
-def test_a_broken_init_code_cache_is_ignored(tmp_path, monkeypatch, junk):
-    _fresh_code_cache(monkeypatch, tmp_path)
-    path = Path(user_cache.path_of(records._INIT_CODE_CACHE))
-    path.parent.mkdir(parents=True)
-    path.write_bytes(junk)
-
-    class Leaf(Record):
-        name: str
-
-    assert Leaf("x").name == "x"
-
-
-def test_the_compile_command_saves_the_cache(tmp_path):
-    src = tmp_path / "cs.hlsl"
-    src.write_text("RWStructuredBuffer<uint> O : register(u0);\n"
-                   "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { O[id.x] = 1; }\n")
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    cmd = [sys.executable, "-m", "shaderbuild", "compile", str(src), "-T", "cs_6_0", "-spirv", "-o", str(tmp_path / "o.spv")]
-    subprocess.run(cmd, env=env, check=True, timeout=60)
-    files = sorted(p.name for p in (tmp_path / "cache" / "shaderbuild").iterdir())
-    assert any(f.startswith("record-inits-") for f in files) and any(f.startswith("entry-points-") for f in files)
-    subprocess.run(cmd, env=env, check=True, timeout=60)     # and the next run uses it
-    assert (tmp_path / "o.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"

@@ -73,7 +73,7 @@ def key_of(defines: dict[str, object] | str) -> str:
     """Canonical key for a define set ({'MODE': 1} or 'MODE=1 FOG=0')."""
     if isinstance(defines, str):
         pairs = [t.split("=", 1) if "=" in t else [t, ""] for t in defines.split()]
-        defines = dict(pairs)
+        return " ".join(f"{k}={v}" for k, v in sorted(dict(pairs).items()))
     return " ".join(f"{k}={defines[k]}" for k in sorted(defines))
 
 

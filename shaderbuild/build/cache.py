@@ -52,7 +52,7 @@ def portable(path: str, root: str) -> str:
     return path
 
 
-_OPTION_FIELDS = CompileOptions._fields
+_OPTION_FIELDS = tuple(f for f in CompileOptions._fields if f not in CompileOptions._NOT_IN_CACHE_KEY)
 _SCALARS = (str, int, float, bool, type(None))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from ..options import CompileOptions
@@ -34,10 +35,10 @@ from .schema import (
 )
 from .tomlpos import KeyLocator
 
-try:  # Python >= 3.11
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 PROJECT_FILE = "shaderbuild.toml"
 PYPROJECT_FILE = "pyproject.toml"
@@ -101,7 +102,7 @@ def known_backends() -> list[str]:
 
 
 def _settings_fields(backends: list[str]) -> dict[str, Spec]:
-    backend_tables = {name: Table({k: spec for k, (spec, _) in BACKEND_OPTIONS.get(name, {}).items()})
+    backend_tables: dict[str, Spec] = {name: Table({k: spec for k, (spec, _) in BACKEND_OPTIONS.get(name, {}).items()})
                       for name in backends}
     return {
         "targets": StrList(Enum(*backends)),

@@ -130,9 +130,10 @@ def open_executor(project: Project, ex: ExecutorSettings, cs: CacheSettings, *,
     cache = open_cache(cs)
     if ex.kind == "local" and cache is None:
         return None
-    from .executors.backends import DaskBackend, InlineBackend, PoolBackend
+    from .executors.backends import Backend, DaskBackend, InlineBackend, PoolBackend
     from .executors.runner import RemoteExecutor
 
+    backend: Backend
     if ex.kind == "dask":
         backend = DaskBackend(ex.address, workers=ex.workers, retries=ex.retries, client=client)
     else:

@@ -104,7 +104,7 @@ class Bool(Spec):
 
 
 class Enum(Spec):
-    def __init__(self, *choices: str) -> None:
+    def __init__(self, *choices: str | int) -> None:
         self.choices = choices
         self.what = "one of " + ", ".join(repr(c) for c in choices)
 

@@ -116,7 +116,7 @@ class Index(Expr):
 
 class Cast(Expr):
     type: TypeRef
-    dims: list[Expr]
+    dims: list[Expr | None]
     operand: Expr
 
 
@@ -182,7 +182,7 @@ class EnumDecl(Node):
     name: str | None
     scoped: bool
     underlying: TypeRef | None
-    members: list[tuple[str, Expr | None, object]]   # (name, value, loc)
+    members: list[tuple[str, Expr | None, SourceLoc]]   # (name, value, loc)
 
 
 # ---------------------------------------------------------------------- statements

@@ -8,6 +8,7 @@ declared so far.
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from ..diagnostics import SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
@@ -93,7 +94,7 @@ class Parser:
             self.fail(f"expected '{text}'" + (f" {what}" if what else ""))
         return self.advance()
 
-    def fail(self, message: str, tok: Token | None = None):
+    def fail(self, message: str, tok: Token | None = None) -> NoReturn:
         tok = tok or self.tok
         found = "end of file" if tok.kind is TokKind.EOF else f"'{tok.text}'"
         raise error(f"{message}, found {found}" if "found" not in message else message, tok.loc)
@@ -511,19 +512,21 @@ class Parser:
             if kw == "for":
                 self.advance()
                 self.expect("(")
-                init = None if self.at(";") else (self.decl_statement() if self.starts_declaration() else None)
+                init: ast.Stmt | None = None
+                if not self.at(";") and self.starts_declaration():
+                    init = self.decl_statement()
                 if init is None:
                     if not self.at(";"):
                         init = ast.ExprStmt(self.tok.loc, self.expression())
                     self.expect(";")
-                cond = None if self.at(";") else self.expression()
+                for_cond = None if self.at(";") else self.expression()
                 self.expect(";")
                 step = None if self.at(")") else self.expression()
                 self.expect(")")
                 self.enter(loc)
                 body = self.statement()
                 self.leave()
-                return ast.ForStmt(loc, init, cond, step, body, attrs)
+                return ast.ForStmt(loc, init, for_cond, step, body, attrs)
             if kw == "while":
                 self.advance()
                 self.expect("(")
@@ -752,6 +755,7 @@ class Parser:
             if t.text == "sizeof" and self.peek().is_punct("("):
                 self.advance()
                 self.expect("(")
+                operand: ast.TypeRef | ast.Expr
                 if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text) and not self.peek().is_punct("("):
                     operand = self.type_ref()
                 else:

@@ -126,7 +126,7 @@ def _compile_ops(body: list[Token], params: list[str] | None) -> list[tuple[int,
     return ops
 
 
-def _stringize(toks: list[Token], site: SourceLoc, expansion: tuple[str, SourceLoc], space: bool) -> Token:
+def _stringize(toks: list[Token], site: SourceLoc, expansion: tuple[str, SourceLoc | None], space: bool) -> Token:
     parts: list[str] = []
     for k, t in enumerate(toks):
         if k and t.leading_space:
@@ -326,7 +326,7 @@ class _Expander:
                 res[0].leading_space = site_tok.leading_space
             return res
         expanded: dict[int, list[Token]] = {}
-        res: list[Token] = []
+        res = []
         paste = False
         placemarkers = False
         va_index = len(args) - 1 if m.variadic else -1
@@ -452,8 +452,8 @@ def _char_value(tok: Token) -> int:
             chars.append(_CHAR_ESCAPES.get(e, ord(e)))
             i += 2
     v = 0
-    for c in chars:
-        v = (v << 8) | c
+    for ch in chars:
+        v = (v << 8) | ch
     return v
 
 
@@ -542,10 +542,10 @@ class _IfEval:
             text = t.text
             if text == "(":
                 self._enter(t)
-                v = self.expr(live)
+                inner = self.expr(live)
                 self.expect(")")
                 self.nesting -= 1
-                return v
+                return inner
             if text in ("+", "-", "~", "!"):
                 self._enter(t)
                 v, u = self.unary(live)

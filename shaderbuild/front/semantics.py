@@ -1,9 +1,11 @@
 """System-value semantics: the SV_* table shared by sema, the entry wrapper
-pass and both backends (SPIR-V BuiltIn per DXC's mapping; DXIL system value).
+pass and both backends, at the level of HLSL: each system value's natural type
+and the (stage, direction) pairs where HLSL allows it.  How a target spells one
+(a SPIR-V BuiltIn, a DXIL signature element) is the backend's table
+(plugins/spirv/shaderbuild_spirv/vulkan.py, plugins/dxil/shaderbuild_dxil/signature.py).
 
-Keys are upper-case semantic names.  `stages` maps (stage, direction) to the
-SPIR-V BuiltIn used there; a semantic absent for a (stage, direction) pair is
-either an error (compute) or a user semantic with a Location (SV_Target).
+Keys are upper-case semantic names.  SV_Target (pixel output n) gets a plain
+output slot, not a system value, in every target.
 """
 
 from __future__ import annotations
@@ -14,31 +16,35 @@ from ..records import ValueRecord
 
 class SystemValue(ValueRecord):
     name: str                      # canonical spelling
-    type: ir.Type                  # natural type of the built-in variable
-    builtins: dict                 # (stage, 'in'|'out') -> SPIR-V BuiltIn name
+    type: ir.Type                  # natural type of the system value
+    uses: frozenset                # (stage, 'in'|'out') pairs where HLSL allows it
 
 
 _U3 = ir.Vector(ir.UINT, 3)
 _F4 = ir.Vector(ir.FLOAT, 4)
+_CS_IN = frozenset({("compute", "in")})
+_PS_IN = frozenset({("pixel", "in")})
+_VS_IN = frozenset({("vertex", "in")})
+_VS_OUT_PS_IN = frozenset({("vertex", "out"), ("pixel", "in")})
 
 SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
-    SystemValue("SV_DispatchThreadID", _U3, {("compute", "in"): "GlobalInvocationId"}),
-    SystemValue("SV_GroupID", _U3, {("compute", "in"): "WorkgroupId"}),
-    SystemValue("SV_GroupThreadID", _U3, {("compute", "in"): "LocalInvocationId"}),
-    SystemValue("SV_GroupIndex", ir.UINT, {("compute", "in"): "LocalInvocationIndex"}),
-    SystemValue("SV_Position", _F4, {("vertex", "out"): "Position", ("pixel", "in"): "FragCoord"}),
-    SystemValue("SV_VertexID", ir.UINT, {("vertex", "in"): "VertexIndex"}),
-    SystemValue("SV_InstanceID", ir.UINT, {("vertex", "in"): "InstanceIndex"}),
-    SystemValue("SV_IsFrontFace", ir.BOOL, {("pixel", "in"): "FrontFacing"}),
-    SystemValue("SV_Depth", ir.FLOAT, {("pixel", "out"): "FragDepth"}),
-    SystemValue("SV_Coverage", ir.UINT, {("pixel", "in"): "SampleMask", ("pixel", "out"): "SampleMask"}),
-    SystemValue("SV_SampleIndex", ir.UINT, {("pixel", "in"): "SampleId"}),
-    SystemValue("SV_PrimitiveID", ir.UINT, {("pixel", "in"): "PrimitiveId"}),
-    SystemValue("SV_ClipDistance", ir.FLOAT, {("vertex", "out"): "ClipDistance", ("pixel", "in"): "ClipDistance"}),
-    SystemValue("SV_CullDistance", ir.FLOAT, {("vertex", "out"): "CullDistance", ("pixel", "in"): "CullDistance"}),
-    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, {("pixel", "in"): "Layer"}),
-    SystemValue("SV_ViewportArrayIndex", ir.UINT, {("pixel", "in"): "ViewportIndex"}),
-    SystemValue("SV_Target", _F4, {}),
+    SystemValue("SV_DispatchThreadID", _U3, _CS_IN),
+    SystemValue("SV_GroupID", _U3, _CS_IN),
+    SystemValue("SV_GroupThreadID", _U3, _CS_IN),
+    SystemValue("SV_GroupIndex", ir.UINT, _CS_IN),
+    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN),
+    SystemValue("SV_VertexID", ir.UINT, _VS_IN),
+    SystemValue("SV_InstanceID", ir.UINT, _VS_IN),
+    SystemValue("SV_IsFrontFace", ir.BOOL, _PS_IN),
+    SystemValue("SV_Depth", ir.FLOAT, frozenset({("pixel", "out")})),
+    SystemValue("SV_Coverage", ir.UINT, frozenset({("pixel", "in"), ("pixel", "out")})),
+    SystemValue("SV_SampleIndex", ir.UINT, _PS_IN),
+    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN),
+    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN),
+    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _PS_IN),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, _PS_IN),
+    SystemValue("SV_Target", _F4, frozenset({("pixel", "out")})),
 )}
 
 
@@ -55,17 +61,3 @@ def split_semantic(text: str) -> tuple[str, int]:
 def lookup(semantic: str) -> SystemValue | None:
     name, _ = split_semantic(semantic)
     return SYSTEM_VALUES.get(name.upper())
-
-
-# SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the SPIR-V spec
-SPIRV_BUILTINS: dict[int, tuple[str, str]] = {   # number -> (name, 'in' | 'out' | 'inout')
-    0: ("Position", "inout"), 1: ("PointSize", "inout"), 3: ("ClipDistance", "inout"), 4: ("CullDistance", "inout"),
-    7: ("PrimitiveId", "in"), 9: ("Layer", "inout"), 10: ("ViewportIndex", "inout"), 15: ("FragCoord", "in"),
-    17: ("FrontFacing", "in"), 18: ("SampleId", "in"), 19: ("SamplePosition", "in"), 20: ("SampleMask", "inout"),
-    22: ("FragDepth", "out"), 23: ("HelperInvocation", "in"), 24: ("NumWorkgroups", "in"),
-    25: ("WorkgroupSize", "in"), 26: ("WorkgroupId", "in"), 27: ("LocalInvocationId", "in"),
-    28: ("GlobalInvocationId", "in"), 29: ("LocalInvocationIndex", "in"), 36: ("SubgroupSize", "in"),
-    38: ("NumSubgroups", "in"), 40: ("SubgroupId", "in"), 41: ("SubgroupLocalInvocationId", "in"),
-    42: ("VertexIndex", "in"), 43: ("InstanceIndex", "in"), 4424: ("BaseVertex", "in"),
-    4425: ("BaseInstance", "in"), 4426: ("DrawIndex", "in"), 4440: ("ViewIndex", "in"),
-}

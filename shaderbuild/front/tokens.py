@@ -29,7 +29,7 @@ class Token(DataRecord):
     kind: TokKind
     text: str
     loc: SourceLoc
-    expansion: tuple[str, SourceLoc] | None = None
+    expansion: tuple[str, SourceLoc | None] | None = None   # (macro, its definition; None for built-ins)
     leading_space: bool = False  # whitespace precedes it (for # stringizing)
     at_line_start: bool = False  # first token on its line (for directive detection)
 

@@ -29,7 +29,9 @@ def clone_stmts(stmts: list[n.Stmt], vmap: dict[int, n.Variable]) -> list[n.Stmt
 
 
 def clone_stmt(s: n.Stmt, vmap: dict[int, n.Variable]) -> n.Stmt:
-    ce = lambda x: None if x is None else clone_expr(x, vmap)  # noqa: E731
+    def ce(x: n.Expr) -> n.Expr:
+        return clone_expr(x, vmap)
+
     match s:
         case n.Store():
             return n.Store(ce(s.place), ce(s.value), s.loc)
@@ -38,13 +40,14 @@ def clone_stmt(s: n.Stmt, vmap: dict[int, n.Variable]) -> n.Stmt:
         case n.If():
             return n.If(ce(s.cond), clone_stmts(s.then, vmap), clone_stmts(s.else_, vmap), s.hint)
         case n.Loop():
-            return n.Loop(clone_stmts(s.body, vmap), clone_stmts(s.continuing, vmap), ce(s.break_if), s.hint,
+            return n.Loop(clone_stmts(s.body, vmap), clone_stmts(s.continuing, vmap),
+                          None if s.break_if is None else ce(s.break_if), s.hint,
                           s.unroll_count)
         case n.Switch():
             return n.Switch(ce(s.selector), [n.SwitchCase(list(c.values), c.is_default, clone_stmts(c.body, vmap))
                                               for c in s.cases])
         case n.Return():
-            return n.Return(ce(s.value))
+            return n.Return(None if s.value is None else ce(s.value))
         case n.Break():
             return n.Break()
         case n.Continue():

@@ -21,7 +21,7 @@ Semantic analysis has already:
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
@@ -77,6 +77,7 @@ class IOInfo(DataRecord):
     builtin: str | None = None   # SPIR-V BuiltIn name, or None for a Location
     location: int | None = None
     interpolation: str | None = None
+    row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
 
 
 class Variable(Record):
@@ -88,6 +89,7 @@ class Variable(Record):
     io: IOInfo | None = None
     const: bool = False
     init: Expr | None = None     # constant initializer of a global (static const tables)
+    precise: bool = False        # HLSL `precise`: what is stored here is computed exactly as written
 
     def __repr__(self) -> str:
         return f"Variable({self.name}: {self.type}, {self.storage.value})"
@@ -99,6 +101,10 @@ class Expr(Record):
     """Base class; every expression has `.type` (an ir.types.Type)."""
 
     __slots__ = ()
+
+    if TYPE_CHECKING:   # each subclass declares (or, VarRef, sets) its own `type` field
+        @property
+        def type(self) -> Type: ...
 
 
 class Const(Expr):
@@ -123,6 +129,13 @@ class VarRef(Expr):
     __slots__ = ("var", "type", "loc")
     var: Variable
     loc: SourceLoc | None = None        # where the name was written (for diagnostics of later passes)
+
+    if TYPE_CHECKING:   # not a constructor argument: the variable's type, set in __post_init__
+        @property
+        def type(self) -> Type: ...
+
+        @type.setter
+        def type(self, value: Type) -> None: ...
 
     def __post_init__(self) -> None:
         self.type = self.var.type
@@ -182,6 +195,7 @@ class Unary(Expr):
     op: str
     operand: Expr
     type: Type
+    precise: bool = False   # feeds a `precise` value (front/sema/precise.py): no fast math, no contraction
 
 
 class Binary(Expr):
@@ -189,6 +203,7 @@ class Binary(Expr):
     lhs: Expr
     rhs: Expr
     type: Type
+    precise: bool = False   # as Unary.precise
 
 
 class Select(Expr):
@@ -254,6 +269,7 @@ class Intrinsic(Expr):
     name: str
     args: list[Expr]
     type: Type
+    precise: bool = False   # as Unary.precise (the float arithmetic the intrinsic expands to)
 
 
 # ----------------------------------------------------------------- statements

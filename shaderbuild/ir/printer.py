@@ -94,7 +94,11 @@ def module_str(m: n.Module) -> str:
     if m.entry is not None:
         for v in m.entry.inputs + m.entry.outputs:
             io = v.io
-            where = f"BuiltIn {io.builtin}" if io.builtin else f"Location {io.location}"
+            if io is None:      # broken IR (the validator reports it); print what there is
+                out.append(f"{v.storage.value} {v.name}: {v.type} (no IOInfo)")
+                continue
+            where = (f"BuiltIn {io.builtin}" if io.builtin else f"Location {io.location}" if io.location is not None
+                     else "system value")
             out.append(f"{v.storage.value} {v.name}: {v.type} ({io.semantic}{io.index or ''}, {where})")
     for f in m.functions:
         params = ", ".join(f"{p.direction} {p.var.name}: {p.var.type}" for p in f.params)

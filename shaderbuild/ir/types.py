@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+from typing import TypeGuard, overload
+
 from ..records import InternedRecord
 
 __all__ = [
     "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
     "Resource", "VOID", "BOOL", "INT", "UINT", "FLOAT", "DOUBLE", "HALF", "INT64", "UINT64",
-    "INT16", "UINT16", "scalar_of", "component_count", "vec", "is_numeric",
+    "INT16", "UINT16", "scalar_of", "element_of", "component_count", "vec", "is_numeric",
 ]
 
 
@@ -137,12 +139,25 @@ INT16 = Scalar("int", 16)
 UINT16 = Scalar("uint", 16)
 
 
+@overload
+def scalar_of(t: Scalar | Vector | Matrix) -> Scalar: ...
+@overload
+def scalar_of(t: Type) -> Scalar | None: ...
 def scalar_of(t: Type) -> Scalar | None:
     """The component scalar of a scalar, vector or matrix type, else None."""
     if isinstance(t, Scalar):
         return t
     if isinstance(t, (Vector, Matrix)):
         return t.elem
+    return None
+
+
+def element_of(t: Type) -> Type | None:
+    """The type of `t[i]`: an array's element, a vector's component, a matrix's row; else None."""
+    if isinstance(t, (Array, Vector)):
+        return t.elem
+    if isinstance(t, Matrix):
+        return vec(t.elem, t.cols)
     return None
 
 
@@ -166,5 +181,5 @@ def vec(elem: Scalar, n: int) -> Type:
     return elem if n == 1 else Vector(elem, n)
 
 
-def is_numeric(t: Type) -> bool:
+def is_numeric(t: Type) -> TypeGuard[Scalar | Vector | Matrix]:
     return isinstance(t, (Scalar, Vector, Matrix))

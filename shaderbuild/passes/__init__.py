@@ -1,17 +1,60 @@
 """Shared IR passes, one per module, run on every module before a backend.
 
 `run_shared_passes` is the pipeline order; each pass mutates the module in place.
+`run_passes` then runs the chosen backend's own raise passes (Capabilities.raise_passes):
+target-specific transforms never run here for every target.  `vk_bindings` is not in
+the shared pipeline: the SPIR-V backend runs it (strict), and the manifest derives the
+informational Vulkan view of other targets with it.
+
+With `--validate-ir` (or SHADERBUILD_VALIDATE_IR=1, as the test suite sets) the IR
+validator checks the module sema made and the module after every pass.
 """
 
 from __future__ import annotations
 
-from .. import ir
-from ..options import CompileOptions
-from . import dx_registers, entry_wrapper, flatten_resource_arrays, resource_locals, vk_bindings
+import os
 
-PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, dx_registers.run, vk_bindings.run)
+from .. import ir
+from ..capabilities import Capabilities
+from ..options import CompileOptions
+from . import dx_registers, entry_wrapper, flatten_resource_arrays, resource_locals
+
+PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, dx_registers.run)
+
+
+def validation_requested(options: CompileOptions) -> bool:
+    """Whether the IR validator runs for this compilation."""
+    return options.validate_ir or os.environ.get("SHADERBUILD_VALIDATE_IR", "") not in ("", "0")
 
 
 def run_shared_passes(module: ir.Module, options: CompileOptions) -> None:
+    if not validation_requested(options):
+        for p in PIPELINE:
+            p(module, options)
+        return
+    from ..ir.validate import validate_module
+
+    validate_module(module, "sema")
     for p in PIPELINE:
         p(module, options)
+        validate_module(module, p.__module__.rsplit(".", 1)[-1])
+
+
+def run_passes(module: ir.Module, options: CompileOptions, caps: Capabilities) -> None:
+    """The shared passes, then the target's raise passes (each validated when requested)."""
+    run_shared_passes(module, options)
+    validate = validation_requested(options)
+    for p in caps.raise_passes:
+        p(module, options)
+        if validate:
+            from ..ir.validate import validate_module
+
+            validate_module(module, getattr(p, "__module__", "raise").rsplit(".", 1)[-1])
+    if caps.polyfills:
+        from . import polyfill
+
+        polyfill.run(module, caps.polyfills)
+        if validate:
+            from ..ir.validate import validate_module
+
+            validate_module(module, "polyfill")

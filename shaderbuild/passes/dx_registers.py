@@ -2,9 +2,14 @@
 
 Direct3D needs every resource at a register; like DXC, a resource without one
 gets the lowest free range of its class in space 0, in declaration order, and
-is marked `implicit`: vk_bindings (which runs next) gives such resources the
-next free Vulkan binding instead, unless -fvk-auto-shift-bindings asks for the
-D3D register plus the class shift.
+is marked `implicit`: vk_bindings gives such resources the next free Vulkan
+binding instead, unless -fvk-auto-shift-bindings asks for the D3D register plus
+the class shift.
+
+A shared pass, not DXIL's: `register(...)` is HLSL's own binding model, the
+manifest's "hlsl" view (class, register, space) is written for every target,
+overlaps are errors in every target (as in DXC), and the Vulkan rules are
+defined in terms of it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     pending: list[ir.Variable] = []
     for var in module.resources:
         b = var.binding
+        assert b is not None            # Module.resources: the variables with a binding
         if b.register is None:
             pending.append(var)
             continue
@@ -35,6 +41,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         taken.setdefault((b.register_class, b.space), []).append((rng, var))
     for var in pending:
         b = var.binding
+        assert b is not None and b.register is None
         if b.count is None:
             raise error(f"unbounded resource array '{var.name}' needs an explicit register", var.loc)
         used = sorted(r for r, _ in taken.get((b.register_class, 0), []))

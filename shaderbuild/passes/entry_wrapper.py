@@ -1,11 +1,14 @@
 """Entry wrapper: makes stage I/O explicit.
 
 Creates Storage.INPUT/OUTPUT variables for the entry function's parameters and
-return value (flattening structs; SV_* semantics become BuiltIns per
-front/semantics.py, other semantics get Locations in declaration order,
+return value (flattening structs; SV_* semantics are checked against the HLSL
+system-value table, front/semantics.py, and keep their semantic: a backend maps
+them to its own built-ins; other semantics get Locations in declaration order,
 SV_Target<n> gets Location n), renames the HLSL function to `src.<name>`, and
 adds a parameterless void wrapper named after the entry that loads inputs,
 calls it and stores outputs.  Static-global initialisers run at its top.
+Target options (Vulkan's -fvk-invert-y, ...) are not applied here: they are the
+backend's own raise passes.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ class _Builder:
         return v
 
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
-               interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None)) -> ir.Variable:
+               interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
+               row_major: bool | None = None) -> ir.Variable:
         base, index = split_semantic(semantic)
         vk_location, vk_builtin = vk
         key = (direction, semantic.upper())
@@ -47,8 +51,7 @@ class _Builder:
         if vk_builtin is not None:      # [[vk::builtin("PointSize")]]
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
         if sv is not None and sv.name != "SV_Target":
-            builtin = sv.builtins.get((self.stage, direction))
-            if builtin is None:
+            if (self.stage, direction) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             var_type = sv.type
@@ -56,7 +59,7 @@ class _Builder:
                 raise error(f"semantic 'SV_Position' requires a float4, not '{t}'", loc)
             if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
                 var_type = t
-            io = ir.IOInfo(sv.name, index, builtin=builtin, interpolation=interpolation)
+            io = ir.IOInfo(sv.name, index, interpolation=interpolation)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
             raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
@@ -75,46 +78,74 @@ class _Builder:
                             f"for all or none of the {'inputs' if direction == 'in' else 'outputs'}", loc)
             location = self.next_location[direction]
         self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
-        io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation)
+        io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation,
+                       self.options.row_major if row_major is None else row_major)
         return ir.Variable(name, t, storage, loc, io=io)
 
     # values in / out, recursively through structs
-    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None)) -> ir.Expr:
-        if semantic is None:
+    def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None),
+                   row_major: bool | None = None) -> ir.Expr:
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            parts = [self.load_input(f.type, f.semantic, loc, f.interpolation or interp, f"{prefix}.{f.name}",
-                                     (f.vk_location, f.vk_builtin)) for f in t.fields]
+            parts = [self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+                                     f.row_major)
+                     for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
             return ir.Construct(t, parts)
-        var = self.io_var(semantic, t, "in", loc, interp, "in", vk)
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         self.entry.inputs.append(var)
-        value: ir.Expr = ir.Load(ir.VarRef(var), var.type)
-        if var.io.builtin == "FragCoord" and self.options.vk_use_dx_position_w:
-            value = _with_component(value, 3, lambda w: ir.Binary("div", ir.Const(ir.FLOAT, 1.0), w, ir.FLOAT))
-        return _adapt(value, t)
+        return _adapt(ir.Load(ir.VarRef(var), var.type), t)
 
     def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
-                     vk=(None, None)) -> None:
-        if semantic is None:
+                     vk=(None, None), row_major: bool | None = None) -> None:
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point output is missing a semantic", loc)
-            for i, f in enumerate(t.fields):
-                self.store_output(ir.Extract(value, i, f.type), f.type, f.semantic, loc,
-                                  f.interpolation or interp, f"{prefix}.{f.name}", (f.vk_location, f.vk_builtin))
+            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
+                self.store_output(ir.Extract(value, i, f.type), f.type, sem, loc, f.interpolation or interp,
+                                  f"{prefix}.{f.name}", fvk, f.row_major)
             return
-        var = self.io_var(semantic, t, "out", loc, interp, "out", vk)
+        var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
         self.entry.outputs.append(var)
-        value = _adapt(value, var.type)
-        if var.io.builtin == "Position" and self.options.vk_invert_y:
-            value = _with_component(value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
-        self.body.append(ir.Store(ir.VarRef(var), value))
+        self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
 
 
-def _with_component(value: ir.Expr, index: int, change) -> ir.Expr:
-    """`value` (a float4) with component `index` replaced by change(component)."""
-    parts = [ir.Extract(value, i, ir.FLOAT) for i in range(4)]
-    parts[index] = change(parts[index])
-    return ir.Construct(ir.Vector(ir.FLOAT, 4), parts)
+def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:
+    """Each field's semantic.  A semantic on the struct itself cascades and overrides the members'
+    (as in DXC): TEXCOORD3 numbers the leaves TEXCOORD3, TEXCOORD4, ..., each taking as many
+    indices as it has signature rows (_semantic_rows), nested structs included."""
+    if semantic is None:
+        return [f.semantic for f in t.fields]
+    base, index = split_semantic(semantic)
+    out: list[str | None] = []
+    for f in t.fields:
+        out.append(f"{base}{index}")
+        index += _semantic_rows(f.type, bool(f.row_major))
+    return out
+
+
+def _member_vk(t: ir.Struct, location: int | None) -> list[tuple[int | None, str | None]]:
+    """Each field's ([[vk::location]], [[vk::builtin]]); a location on the struct itself numbers the
+    fields consecutively from it (as the struct-typed variable it stands for would)."""
+    out = []
+    for f in t.fields:
+        out.append((f.vk_location if location is None else location, f.vk_builtin))
+        if location is not None:
+            location += _location_count(f.type)
+    return out
+
+
+def _semantic_rows(t: ir.Type, row_major: bool) -> int:
+    """Semantic indices a value of type t takes: one per signature row (a matrix has one row per
+    row when row_major, per column when column_major)."""
+    if isinstance(t, ir.Array):
+        return (t.size or 1) * _semantic_rows(t.elem, row_major)
+    if isinstance(t, ir.Matrix):
+        return t.rows if row_major else t.cols
+    if isinstance(t, ir.Struct):
+        return sum(_semantic_rows(f.type, bool(f.row_major)) for f in t.fields)
+    return 1
+
 
 
 def _is_float_vec(t: ir.Type, n: int) -> bool:
@@ -126,6 +157,8 @@ def _location_count(t: ir.Type) -> int:
         return (t.size or 1) * _location_count(t.elem)
     if isinstance(t, ir.Matrix):
         return t.rows
+    if isinstance(t, ir.Struct):
+        return sum(_location_count(f.type) for f in t.fields)
     return 1
 
 
@@ -170,15 +203,17 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         semantic = var.io.semantic if var.io else None
         interp = var.io.interpolation if var.io else None
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
+        row_major = var.io.row_major if var.io else None
         if p.direction == "in":
-            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk)
+            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
             args.append(value)
         else:
             tmp = b.local(f"param.{var.name}", var.type)
             if p.direction == "inout":
-                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name, vk)))
+                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name, vk,
+                                                                    row_major)))
             args.append(ir.VarRef(tmp))
-            out_params.append((var, tmp, semantic, interp, vk))
+            out_params.append((var, tmp, semantic, interp, vk, row_major))
         var.io = None
     call = ir.Call(src, args, src.return_type)
     if isinstance(src.return_type, ir.VoidType):
@@ -190,8 +225,9 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         b.body.append(ir.Store(ir.VarRef(ret), call))
         b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, ep.return_semantic, src.loc, None, "out.ret",
                        (ep.return_location, None))
-    for var, tmp, semantic, interp, vk in out_params:
-        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk)
+    for var, tmp, semantic, interp, vk, row_major in out_params:
+        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
+                       row_major)
     b.body.append(ir.Return())
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"

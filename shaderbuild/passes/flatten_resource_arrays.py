@@ -70,6 +70,7 @@ class _Flattener:
                 for k, i in enumerate(indices):
                     stride = 1
                     for d in dims[k + 1:]:
+                        assert d is not None      # only the outermost dimension may be unbounded
                         stride *= d
                     flat = _add(flat, _mul(self.expr(_as_uint(i)), stride))
                 return ir.IndexRef(ir.VarRef(ref.var), flat, elem)
@@ -110,18 +111,19 @@ class _Flattener:
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
-    targets = {}
+    targets: dict[int, tuple[list[int | None], ir.Type]] = {}
     for var in module.resources:
         dims, elem = _dims(var.type)
         if len(dims) > 1 and isinstance(elem, ir.Resource):
             targets[id(var)] = (dims, elem)
     if not targets:
         return
+    for var in module.resources:      # first, so the rewritten references get the flat type
+        if id(var) in targets:
+            dims, elem = targets[id(var)]
+            assert var.binding is not None
+            total = None if dims[0] is None else var.binding.count
+            var.type = ir.Array(elem, total)
     fl = _Flattener(targets)
     for f in module.functions:
         fl.stmts(f.body)
-    for var in module.resources:
-        if id(var) in targets:
-            dims, elem = targets[id(var)]
-            total = None if dims[0] is None else var.binding.count
-            var.type = ir.Array(elem, total)

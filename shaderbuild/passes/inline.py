@@ -67,7 +67,8 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
             vmap[id(p.var)] = local
             prologue.append(ir.Store(ir.VarRef(local), arg))
         else:
-            vmap[id(p.var)] = arg.var        # sema: out/inout arguments are VarRefs of caller temporaries
+            assert isinstance(arg, ir.VarRef)   # sema: out/inout arguments are VarRefs of caller temporaries
+            vmap[id(p.var)] = arg.var
     for v in callee.locals:
         local = ir.Variable(f"{v.name}.i{tag}", v.type, v.storage, v.loc, v.binding, v.io, v.const, v.init)
         caller.locals.append(local)
@@ -78,8 +79,8 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
         caller.locals.append(flag)
         prologue.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, False)))
         body = [ir.Loop(_rewrite_returns(body, result, flag, False) + [ir.Break()])]
-    elif body and isinstance(body[-1], ir.Return):
-        last = body.pop()
+    elif body and isinstance(last := body[-1], ir.Return):
+        body.pop()
         if result is not None and last.value is not None:
             body.append(ir.Store(ir.VarRef(result), last.value))
     return prologue + body

@@ -54,6 +54,7 @@ def _inline(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: li
     out: list[ir.Stmt] = []
     for s in stmts:
         if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
+            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
             out.extend(inline_call(f, s.value, s.place.var, counter))
         elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
             out.extend(inline_call(f, s.expr, None, counter))
@@ -98,7 +99,7 @@ def _key(v) -> str:
 class _Resolver:
     def __init__(self, f: ir.Function) -> None:
         self.f = f
-        self.env: dict[int, object] = {}
+        self.env: dict[int, tuple] = {}   # local resource -> ("ref", place) | ("elems", [...]) | CONFLICT
         self.names: dict[int, str] = {}
         self.loc: SourceLoc | None = f.loc
 
@@ -167,16 +168,17 @@ class _Resolver:
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: ir.Expr) -> ir.Expr:
-        if isinstance(e, (ir.VarRef, ir.IndexRef)) and has_resource(e.type) and isinstance(_root(e), ir.VarRef) \
-                and _is_local_resource(_root(e).var):
-            if _root(e).loc is not None:
-                self.loc = _root(e).loc      # errors while indexing point at the use, not at the statement
-            return self.need_ref(self.value_of_place(e, _root(e).var.name), e)
+        root = _root(e)
+        if isinstance(e, (ir.VarRef, ir.IndexRef)) and has_resource(e.type) and isinstance(root, ir.VarRef) \
+                and _is_local_resource(root.var):
+            if root.loc is not None:
+                self.loc = root.loc      # errors while indexing point at the use, not at the statement
+            return self.need_ref(self.value_of_place(e, root.var.name), e)
         if isinstance(e, ir.VarRef):
             return e
         cls = type(e)
         changed = False
-        values = []
+        values: list = []
         for f in cls._fields:
             v = getattr(e, f)
             if isinstance(v, ir.Expr):
@@ -184,9 +186,9 @@ class _Resolver:
                 changed |= nv is not v
                 v = nv
             elif isinstance(v, list) and v and isinstance(v[0], ir.Expr):
-                nv = [self.expr(x) for x in v]
-                changed |= any(a is not b for a, b in zip(nv, v))
-                v = nv
+                nl = [self.expr(x) for x in v]
+                changed |= any(a is not b for a, b in zip(nl, v))
+                v = nl
             values.append(v)
         if not changed:
             return e
@@ -198,6 +200,7 @@ class _Resolver:
     # ---------------------------------------------------------------- statements
     def assign(self, place: ir.Expr, value: ir.Expr) -> None:
         root = _root(place)
+        assert isinstance(root, ir.VarRef)      # a local resource (see stmts)
         var = root.var
         new = self.value(value, var.name)
         if place is root:
@@ -210,11 +213,13 @@ class _Resolver:
             raise error(f"an element of local resource array '{var.name}' is assigned with a dynamic index",
                         self.loc)
         cur = self.env.get(id(var))
-        size = var.type.size
+        array = var.type
+        assert isinstance(array, ir.Array) and array.size is not None    # a local array has a size
+        size = array.size
         if cur is None or cur is CONFLICT:
             cur = ("elems", [None] * size)
         elif cur[0] == "ref":     # a copy of a global (sub-)array: expand into its elements
-            cur = ("elems", [("ref", ir.IndexRef(cur[1], ir.Const(ir.UINT, i), var.type.elem)) for i in range(size)])
+            cur = ("elems", [("ref", ir.IndexRef(cur[1], ir.Const(ir.UINT, i), array.elem)) for i in range(size)])
         elems = list(cur[1])
         elems[idx.value] = new
         self.env[id(var)] = ("elems", elems)

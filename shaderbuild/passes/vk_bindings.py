@@ -12,7 +12,9 @@ Precedence, most specific first:
   5. everything else: the next free binding in set -auto-binding-space (0), in
      declaration order.
 Two resources landing on the same (set, binding) is an error naming both when
-compiling for SPIR-V; for other targets the Vulkan view is informational only.
+`strict` (the SPIR-V backend runs this as one of its raise passes); the manifest
+derives the informational Vulkan view of other targets' builds with the same
+rules, not strict (reflect/manifest.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def class_shift(options: CompileOptions, register_class: str, space: int) -> int
     return shift
 
 
-def run(module: ir.Module, options: CompileOptions) -> None:
+def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> None:
+    """Fill `Binding.vk` of every resource; `strict`: the bindings are a binary's (collisions are errors)."""
     if options.vk_bind_registers and options.binding_shifts:
         raise error("-fvk-bind-register cannot be combined with -fvk-{b,t,s,u}-shift")
     explicit_map = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
@@ -39,7 +42,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
 
     def claim(var: ir.Variable, set_: int, binding: int) -> None:
         other = used.get((set_, binding))
-        if other is not None and options.target == "spirv":   # only a Vulkan binary has these bindings
+        if other is not None and strict:   # only a Vulkan binary has these bindings
             raise error(
                 f"resource '{var.name}' and resource '{other.name}' are both bound to descriptor set {set_} "
                 f"binding {binding}; use [[vk::binding]] or -fvk-{{b,t,s,u}}-shift to separate them",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..capabilities import DEFAULT, Capabilities
 from ..records import DataRecord, Record, ValueRecord
 from .lazy import import_pluggy
 
@@ -40,6 +41,7 @@ class BackendInfo(ValueRecord):
     extension: str       # output file extension, e.g. '.spv'
     description: str = ""
     version: str = ""    # the backend's own version; part of every cache key
+    capabilities: Capabilities = DEFAULT   # the target's decisions the core consults (capabilities.py)
 
 
 class BackendResult(DataRecord):
@@ -54,14 +56,16 @@ class BackendResult(DataRecord):
 @hookspec
 def shaderbuild_register_backends() -> list[BackendInfo]:
     """Return the backends this plugin provides."""
+    raise NotImplementedError   # a specification: plugins implement it
 
 
 @hookspec(firstresult=True)
 def shaderbuild_compile(module: Module, target: str, options: CompileOptions) -> BackendResult | None:
     """Compile the IR module for `target`; return None when `target` is not yours.
 
-    The module has been through the shared passes (entry wrapper, Vulkan binding
-    assignment); a backend may transform it further in place.  Raise
+    The module has been through the shared passes (entry wrapper, D3D registers)
+    and this backend's own `capabilities.raise_passes`; a backend may transform it
+    further in place.  Raise
     `diagnostics.CompileError` for user errors (e.g. an operation the profile
     does not allow); anything else is reported as an internal compiler error.
     """

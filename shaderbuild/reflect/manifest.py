@@ -9,8 +9,10 @@ absolute paths, keys sorted when serialised.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import ir
+from ..capabilities import DEFAULT, Capabilities
 from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
@@ -38,7 +40,7 @@ def _block_kind(kind: str) -> str:
 def _members(st: ir.Struct, hlsl, vulkan) -> list[dict]:
     out = []
     for i, f in enumerate(st.fields):
-        m = {"name": f.name, "type": str(f.type),
+        m: dict[str, object] = {"name": f.name, "type": str(f.type),
              "hlsl": {"offset": hlsl.offsets[i], "size": hlsl.members[i].size},
              "vulkan": {"offset": vulkan.offsets[i], "size": vulkan.members[i].size}}
         if isinstance(f.type, ir.Matrix) or (isinstance(f.type, ir.Array) and isinstance(f.type.elem, ir.Matrix)):
@@ -47,8 +49,10 @@ def _members(st: ir.Struct, hlsl, vulkan) -> list[dict]:
     return out
 
 
-def block_layout(st: ir.Struct, hlsl_rule: str, vulkan_rule_name: str) -> dict:
+def block_layout(st: ir.Type, hlsl_rule: str, vulkan_rule_name: str) -> dict:
     from ..ir.layout import layout_of
+
+    assert isinstance(st, ir.Struct)      # a block (cbuffer, push constant) is a struct
 
     hl = layout_of(st, hlsl_rule)
     vk = layout_of(st, vulkan_rule_name)
@@ -62,9 +66,10 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
     from ..ir.layout import layout_of, vulkan_rule
 
     b = var.binding
+    assert b is not None        # Module.resources
     kind = b.kind or resource_kind(var)
     count = "unbounded" if b.count is None else b.count
-    entry = {
+    entry: dict[str, Any] = {
         "name": var.name,
         "kind": kind,
         "access": "read-write" if b.register_class == "u" else "read-only",
@@ -90,20 +95,25 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
 
 def _io_entry(var: ir.Variable) -> dict:
     io = var.io
-    d = {"semantic": io.semantic, "index": io.index, "type": str(var.type)}
-    if io.builtin is not None:
+    assert io is not None       # a stage input/output
+    d: dict[str, object] = {"semantic": io.semantic, "index": io.index, "type": str(var.type)}
+    if io.builtin is not None:            # a target built-in (SPIR-V), set by the backend's raise passes
         d["builtin"] = io.builtin
-    else:
+    elif io.location is not None:         # a system value with no built-in of the target has neither
         d["location"] = io.location
     if io.interpolation:
         d["interpolation"] = io.interpolation
     return d
 
 
-def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict) -> dict:
+def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
+                   caps: Capabilities = DEFAULT) -> dict:
     from ..ir.layout import vulkan_rule
 
+    if any(v.binding.vk is None for v in module.resources):
+        _derive_vulkan_view(module, options)
     ep = module.entry
+    assert ep is not None
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
     if ep.numthreads is not None:
@@ -119,11 +129,26 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                            for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT],
         "backend": backend_reflection,
     }
-    if options.target == "spirv":
+    if caps.specialization_constants:
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
     return out
+
+
+def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
+    """For a target without Vulkan bindings (the SPIR-V backend assigns them in its raise
+    passes) the manifest's Vulkan view is informational: derived by the same rules, collisions
+    allowed, and left out when the -fvk-* options cannot be applied (an unmapped register under
+    -fvk-bind-register, ...): a Vulkan option must not fail another target's build."""
+    from ..diagnostics import CompileError
+    from ..passes import vk_bindings
+
+    try:
+        vk_bindings.run(module, options, strict=False)
+    except CompileError:
+        for v in module.resources:
+            v.binding.vk = None
 
 
 def dumps(manifest: dict) -> str:

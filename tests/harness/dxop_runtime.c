@@ -157,6 +157,7 @@ static const Format FORMATS[] = {
     {4, C_U32},      /* 7 rgba32ui */
     {4, C_I32},      /* 8 rgba32i */
     {1, C_F32},      /* 9 d32f */
+    {2, C_U32},      /* 10 rg32ui */
 };
 
 static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }

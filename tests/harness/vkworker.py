@@ -59,6 +59,7 @@ _TEXEL_FORMATS = {
     "rgba32ui": (vk.VK_FORMAT_R32G32B32A32_UINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
     "rgba32i": (vk.VK_FORMAT_R32G32B32A32_SINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
     "d32f": (vk.VK_FORMAT_D32_SFLOAT, vk.VK_IMAGE_ASPECT_DEPTH_BIT),
+    "rg32ui": (vk.VK_FORMAT_R32G32_UINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
 }
 # dim name -> (image type, view type, cube compatible)
 _DIMS = {
@@ -193,7 +194,7 @@ class Resources:
 
 
 def _texel_size(fmt: str) -> int:
-    return {"rgba8": 4, "rg32f": 8, "rgba32f": 16, "rgba32ui": 16, "rgba32i": 16}.get(fmt, 4)
+    return {"rgba8": 4, "rg32f": 8, "rgba32f": 16, "rgba32ui": 16, "rgba32i": 16, "rg32ui": 8}.get(fmt, 4)
 
 
 def _image_levels(d: dict) -> list[tuple[int, int, int]]:

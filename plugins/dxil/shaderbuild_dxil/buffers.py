@@ -206,7 +206,8 @@ class BufferAccess:
     def _typed_read(self, p: BufferPlace, scalars: list[ir.Scalar]) -> list[Value]:
         L = self.L
         s = scalars[0]
-        ov = overload_name(memory_scalar(s))
+        wide = s.width == 64                    # 64-bit components: pairs of 32-bit words (classify)
+        ov = "i32" if wide else overload_name(memory_scalar(s))
         coords = self._typed_coords(p)
         u = Undef(T.i32)
         if p.res.shape == TYPED:
@@ -215,6 +216,10 @@ class BufferAccess:
             c = (coords + [u, u, u])[:3]
             mip = u if p.res.res_class == "UAV" else ConstInt(T.i32, 0)
             rr = L.ops.call(L.b, "TextureLoad", ov, [p.handle, mip, *c, u, u, u])
+        if wide:
+            mt = memory_scalar(s)
+            return [self._join64(L.b.extract_value(rr, 2 * k), L.b.extract_value(rr, 2 * k + 1), mt)
+                    for k in range(len(scalars))]
         return [to_register(L, L.b.extract_value(rr, k), s) for k in range(len(scalars))]
 
     # ------------------------------------------------------------ stores
@@ -261,7 +266,10 @@ class BufferAccess:
             old = self._typed_read(p, scalars)
             vals = {c: vals.get(c, old[c]) for c in range(n)}
         v = [to_memory(L, vals[c], s) for c in range(n)]
-        v += [v[0]] * (4 - n)                   # typed UAV stores must write all four components
+        if mt.width == 64:                      # pairs of 32-bit words (classify)
+            v = [w for x in v for w in self._split64(x)]
+            mt, ov = T.i32, "i32"
+        v += [v[0]] * (4 - len(v))              # typed UAV stores must write all four components
         mask = ConstInt(T.i8, 15)
         coords = self._typed_coords(p)
         u = Undef(T.i32)

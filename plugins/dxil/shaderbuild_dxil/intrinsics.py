@@ -19,6 +19,7 @@ from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value
 from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
+from .polyfills import POLYFILLED
 from .scalarize import component_types, llvm_scalar
 
 if TYPE_CHECKING:
@@ -657,13 +658,8 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 
-# the intrinsics ir/intrinsics.py lists that this backend has passes/polyfill.py expand (lower.py
-# runs it first); every other table entry has a handler here (tests/test_intrinsic_coverage.py)
-POLYFILLED = frozenset({
-    "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
-    "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
-    "clamp", "sign", "all", "any", "and", "or", "transpose",
-})
+# POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
+# other entry has a handler here (tests/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
 NATIVE_INTRINSICS = frozenset(_HANDLERS)

@@ -426,7 +426,7 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols)
+        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
         out = []
@@ -441,7 +441,7 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        plan = _io_plan(p.var.type, el.cols)
+        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
@@ -509,7 +509,18 @@ class FunctionLowerer:
             return None
         return nums if comps is None else [nums[c] for c in comps]
 
+    def _precise(self, e: ir.Expr) -> list[Value]:
+        """Lower a `precise` expression (and what it contains): its float ops carry no fast-math flags."""
+        b, saved = self.b, self.b.fp_flags
+        b.fp_flags = 0
+        try:
+            return self.expr(e)
+        finally:
+            b.fp_flags = saved
+
     def _unary(self, e: ir.Unary) -> list[Value]:
+        if e.precise and self.b.fp_flags:
+            return self._precise(e)
         vals = self.expr(e.operand)
         out = []
         for v in vals:
@@ -524,6 +535,8 @@ class FunctionLowerer:
         return out
 
     def _binary(self, e: ir.Binary) -> list[Value]:
+        if e.precise and self.b.fp_flags:
+            return self._precise(e)
         a, b = self.expr(e.lhs), self.expr(e.rhs)
         if len(a) == 1 and len(b) > 1:
             a = a * len(b)
@@ -644,6 +657,8 @@ class FunctionLowerer:
         return vals[start:start + n]
 
     def _intrinsic(self, e: ir.Intrinsic) -> list[Value]:
+        if e.precise and self.b.fp_flags:
+            return self._precise(e)
         return lower_intrinsic(self, e)
 
     # ------------------------------------------------------------------ calls (inlined)
@@ -937,13 +952,20 @@ _STMT = {
 
 
 @cache
-def _io_plan(t: ir.Type, cols: int) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
+def _io_plan(t: ir.Type, cols: int, row_major: bool = False) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
     """Per component of a signature element of type t with `cols` columns: the loadInput /
     storeOutput operands it fixes (row and column relative to the element's start, as
-    constants), the memory overload, and whether it is a bool (i32 in the signature)."""
+    constants), the memory overload, and whether it is a bool (i32 in the signature).  A
+    column_major matrix (signature.element_layout) has component (r, c) at row c, column r."""
+    m = t.elem if isinstance(t, ir.Array) else t
+    transposed = isinstance(m, ir.Matrix) and not row_major
     out = []
     for c, s in enumerate(component_types(t)):
         row, col = divmod(c, cols)
+        if transposed:
+            k, rc = divmod(c, m.rows * m.cols)          # matrix k of an array, component (r, c) in it
+            r, cc = divmod(rc, m.cols)
+            row, col = k * m.cols + cc, r
         out.append((ConstInt(T.i32, row), ConstInt(T.i8, col), _ov(memory_scalar(s)), s.kind == "bool"))
     return tuple(out)
 
@@ -1055,7 +1077,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             ctx._res_by_var[vid].has_counter = True
     assign_ranges(ctx.resources)
     fold_static_initializers(ctx, entry.function.body)
-    if sm < (6, 6):       # DXIL.rst: field 1 of a resource record points at a global constant symbol
+    if stage == "library":  # only libraries name their resources with globals (DXIL.rst, field 1 of a record)
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
     inputs = build_signature(entry.inputs, stage, is_output=False, native16=native16)

@@ -58,7 +58,7 @@ class ResourceInfo:
     cbuffer_size: int = 0
     sampler_cmp: bool = False
     kind_name: str = ""
-    symbol: Value | None = None  # the global constant standing for the resource (SM < 6.6)
+    symbol: Value | None = None  # the global constant standing for the resource (library targets only)
     has_counter: bool = False    # IncrementCounter/DecrementCounter used (UAV metadata, PSV0 kind)
 
     @property
@@ -123,6 +123,10 @@ def classify(var: ir.Variable) -> ResourceInfo:
             raise error(f"typed resource element '{t.elem}' must be a scalar or vector", var.loc)
         info.comp_type = _COMPONENT_TYPE[(s.kind, s.width)]
         info.comp_count = t.elem.size if isinstance(t.elem, ir.Vector) else 1
+        if s.width == 64:       # as DXC: stored as 32-bit uint words, twice as many (buffers.typed_words)
+            if info.comp_count > 2:
+                raise error(f"the element type of '{var.name}' does not fit in four 32-bit components", var.loc)
+            info.comp_type, info.comp_count = _COMPONENT_TYPE[("uint", 32)], 2 * info.comp_count
     return info
 
 
@@ -189,7 +193,9 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
     lists: dict[str, list[MDNode]] = {c: [] for c in CLASS_INDEX}
     for r in infos:
         size = 0xFFFFFFFF if r.count is None else r.count
-        sym = r.symbol if r.symbol is not None else Undef(resource_type(r).ptr())
+        # every non-library target gives `undef` of the symbol's pointer type, as DXC does; consumers
+        # (dxil-spirv) take a real global there for a library resource no entry point reads
+        sym = r.symbol if r.symbol is not None else Undef(symbol_type(r).ptr())
         common = [_i32(r.range_id), MDValue(sym), MDString(r.var.name), _i32(r.space),
                   _i32(r.lower), _i32(size)]
         tags = None

@@ -102,22 +102,27 @@ class SigElement:
             start_col=self.start_col if self.allocated else 0, rows=self.rows, interpolation=self.interp)
 
 
-def element_layout(t: ir.Type) -> tuple[int, int, ir.Scalar] | None:
+def element_layout(t: ir.Type, row_major: bool = False) -> tuple[int, int, ir.Scalar] | None:
     """(rows, cols, scalar) of a signature element of type `t`: a scalar or vector is one row, a
-    one-dimensional array of them one row per element; None for other types."""
-    rows = 1
+    matrix one row per row (row_major) or per column (column_major, the default: a column of R
+    components per row), a one-dimensional array of them its elements' rows in turn; None for
+    other types."""
+    count = 1
     if isinstance(t, ir.Array):
         if t.size is None or isinstance(t.elem, ir.Array):
             return None
-        rows, t = t.size, t.elem
+        count, t = t.size, t.elem
     if isinstance(t, ir.Scalar):
-        return rows, 1, t
+        return count, 1, t
     if isinstance(t, ir.Vector):
-        return rows, t.size, t.elem
+        return count, t.size, t.elem
+    if isinstance(t, ir.Matrix):
+        rows, cols = (t.rows, t.cols) if row_major else (t.cols, t.rows)
+        return count * rows, cols, t.elem
     return None
 
 
-# (semantic, type, interpolation, SigPoint, native16) -> the element's fields that follow from them
+# (semantic, type, interpolation, SigPoint, native16, row_major) -> the element's fields that follow from them
 # (kind, system value, component types, rows, cols, interpolation mode, interpretation, data width),
 # or None for an element not in the signature.  Shaders share semantics and (interned) types, so
 # this hits across shaders; errors are not cached (they are raised on every miss).
@@ -136,7 +141,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
     facts_of = _FACTS.get
     for v in vars_:
         io = v.io
-        key = (io.semantic, v.type, io.interpolation, point, native16)
+        key = (io.semantic, v.type, io.interpolation, point, native16, io.row_major)
         facts = facts_of(key, False)
         if facts is False:
             facts = _element_facts(v, stage, is_output, point, native16)
@@ -160,7 +165,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
 def _element_facts(v: ir.Variable, stage: str, is_output: bool, point: str, native16: bool) -> tuple | None:
     """The _FACTS entry of `v` at `point` (None: not in the signature); raises for unsupported ones."""
     io = v.io
-    layout = element_layout(v.type)
+    layout = element_layout(v.type, io.row_major)
     if layout is None:
         raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
                     f"backend yet", v.loc)

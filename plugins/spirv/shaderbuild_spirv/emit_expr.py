@@ -52,7 +52,7 @@ from shaderbuild.records import DataRecord, Record
 
 from .builder import ModuleBuilder, enum, inst
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
-from .resources import Kind, ResourceLowering, ResourceVar, element_scalar
+from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
 
 # ------------------------------------------------------------------ tables
 
@@ -179,7 +179,19 @@ class ExprEmitter:
     def op(self, opname: str, type_id: int, *operands: int) -> int:
         rid = self.b.new_id()
         self.code += inst(opname, [type_id, rid, *operands])
+        if self.precise and opname in _CONTRACTIBLE:
+            self.b.decorate(rid, "NoContraction")
         return rid
+
+    precise = False     # while emitting a `precise` expression: float arithmetic is NoContraction
+
+    def e_precise(self, e: Unary | Binary | Intrinsic) -> int:
+        """Emit a `precise` expression and what it contains (ir.Binary.precise)."""
+        self.precise = True
+        try:
+            return _EXPR_DISPATCH[type(e)](self, e)
+        finally:
+            del self.precise
 
     def void_op(self, opname: str, *operands: int) -> None:
         self.code += inst(opname, list(operands))
@@ -216,6 +228,8 @@ class ExprEmitter:
         return self.load(self.place(e))
 
     def e_unary(self, e: Unary) -> int:
+        if e.precise and not self.precise:
+            return self.e_precise(e)
         v = self.expr(e.operand)
         return self.componentwise(e.type, lambda rt, x: self._unary(e.op, rt, x), (e.operand.type, v))
 
@@ -227,6 +241,8 @@ class ExprEmitter:
         return self.op(name, self.tid(t), x)
 
     def e_binary(self, e: Binary) -> int:
+        if e.precise and not self.precise:
+            return self.e_precise(e)
         lhs = self.expr(e.lhs)
         rhs = self.expr(e.rhs)
         if e.op in _SHIFTS:
@@ -412,6 +428,8 @@ class ExprEmitter:
     def e_intrinsic(self, e: Intrinsic) -> int:
         from .intrinsics import lower_intrinsic
 
+        if e.precise and not self.precise:
+            return self.e_precise(e)
         rid = lower_intrinsic(self, e)
         return 0 if rid is None else rid
 
@@ -587,10 +605,18 @@ class ExprEmitter:
         return self.ctx.R.image_type(p.res.rtype, p.res.kind)
 
     def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:
-        s, n = element_scalar(rtype)
+        """The image's texel: component scalar, count, and the 4-vector reads return (texel_scalar)."""
+        s, n = texel_scalar(rtype)
         return s, n, Vector(s, 4)
 
     def shrink(self, v4: int, s: Scalar, n: int, rt: Type) -> int:
+        """The n texel components of v4 as a value of type rt (64-bit components from pairs of words)."""
+        rs = scalar_of(rt)
+        if rs.width == 64 and s.width == 32:
+            pair = self.tid(Vector(s, 2))
+            comps = [self.op("OpBitcast", self.tid(rs), self.op("OpVectorShuffle", pair, v4, v4, 2 * i, 2 * i + 1))
+                     for i in range(n // 2)]
+            return comps[0] if len(comps) == 1 else self.op("OpCompositeConstruct", self.tid(rt), *comps)
         if n == 4:
             return v4
         if n == 1:
@@ -614,6 +640,15 @@ class ExprEmitter:
             raise error(f"cannot write to read-only {p.rtype.kind}")
         img = self.load_image(p.image)
         s, n, t4 = self.texel4(p.rtype)
+        vs = scalar_of(p.type)
+        if vs.width == 64 and s.width == 32:    # 64-bit components as pairs of words (texel_scalar)
+            parts = [v] if n == 2 else [self.op("OpCompositeExtract", self.tid(vs), v, i) for i in range(n // 2)]
+            pair = self.tid(Vector(s, 2))
+            words = [self.op("OpBitcast", pair, x) for x in parts]
+            v = self.op("OpVectorShuffle", self.tid(t4), words[0], words[-1],
+                        *(range(4) if n == 4 else (0, 1, 0, 1)))
+            self.void_op("OpImageWrite", img, p.coord, v)
+            return
         if n != 4:
             comps = [v] if n == 1 else [self.op("OpCompositeExtract", self.tid(s), v, i) for i in range(n)]
             comps += [self.const(s, 0)] * (4 - n)
@@ -652,6 +687,11 @@ def with_scalar(t: Type, s: Scalar) -> Type:
         return Matrix(s, t.rows, t.cols)
     return s
 
+
+# the float arithmetic NoContraction applies to
+_CONTRACTIBLE = frozenset(("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate", "OpDot",
+                           "OpVectorTimesScalar", "OpMatrixTimesScalar", "OpVectorTimesMatrix",
+                           "OpMatrixTimesVector", "OpMatrixTimesMatrix", "OpOuterProduct"))
 
 _EXPR_DISPATCH = {
     Const: ExprEmitter.e_const, SpecConst: ExprEmitter.e_spec_const, Load: ExprEmitter.e_load, Unary: ExprEmitter.e_unary,

@@ -30,6 +30,7 @@ from shaderbuild.ir.types import (
 from .builder import enum
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
+from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
@@ -365,6 +366,8 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         if not p.kind.writable:
             raise error(f"'{e.name}' on read-only {p.rtype.kind}")
         s = scalar_of(p.type)
+        if s.width == 64:
+            raise error(f"'{e.name}' on a 64-bit element of {p.rtype.kind} is not supported")
         tp = fe.op("OpImageTexelPointer", fe.T.ptr("Image", fe.tid(s)), fe.pointer(p.image), p.coord,
                    fe.T.uconst(0))
         return tp, s, list(e.args[1:])
@@ -662,10 +665,8 @@ TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
-# the intrinsics ir/intrinsics.py lists that this backend has passes/polyfill.py expand (lower.py runs
-# it first); every other table entry has a handler in TABLE (tests/test_intrinsic_coverage.py)
-# (ldexp: GLSL's Ldexp takes an integer exponent, HLSL's is a float: x * exp2(e), as DXC emits)
-POLYFILLED = frozenset({"lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "ldexp"})
+# POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
+# other entry has a handler in TABLE (tests/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
 NATIVE_INTRINSICS = frozenset(TABLE)

@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
+from shaderbuild.capabilities import Capabilities
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
+from .polyfills import POLYFILLED
+from .vulkan import EXT_BUILTINS, RAISE_PASSES
+
+
+def _layout_rule(block: str, options) -> str:
+    """Vulkan memory layouts: DXC's defaults, or what -fvk-use-*-layout asks for."""
+    from shaderbuild.ir.layout import vulkan_rule
+
+    return vulkan_rule(block, options.vk_layout)
+
+
+CAPABILITIES = Capabilities(
+    push_constants=True,
+    ext_builtins=EXT_BUILTINS,
+    specialization_constants=True,
+    predefined_macros=(("__spirv__", "1"),),
+    layout_rule=_layout_rule,
+    polyfills=POLYFILLED,
+    raise_passes=RAISE_PASSES,
+)
 
 
 @hookimpl
 def shaderbuild_register_backends():
-    return [BackendInfo(name="spirv", extension=".spv", description="SPIR-V for Vulkan", version=__version__)]
+    return [BackendInfo(name="spirv", extension=".spv", description="SPIR-V for Vulkan", version=__version__,
+                        capabilities=CAPABILITIES)]
 
 
 @hookimpl

@@ -67,6 +67,18 @@ def element_scalar(t: Resource) -> tuple[Scalar, int]:
     raise error(f"invalid element type {e} for {t.kind}")
 
 
+def texel_scalar(t: Resource) -> tuple[Scalar, int]:
+    """Component scalar and count of the image itself.  A 64-bit element is stored as pairs of 32-bit
+    uint words (as DXC splits it for DXIL): Vulkan has no 64-bit float images, and 64-bit integer
+    images need Int64ImageEXT, which lavapipe and most drivers lack."""
+    s, n = element_scalar(t)
+    if s.width != 64:
+        return s, n
+    if n > 2:
+        raise error(f"the element type of '{t}' does not fit in four 32-bit components")
+    return UINT, 2 * n
+
+
 class ResourceVar(DataRecord):
     """How a resource global was lowered."""
 
@@ -205,7 +217,7 @@ class ResourceLowering:
         return "UniformConstant", None, None, self.image_type(t, k)
 
     def image_type(self, t: Resource, k: Kind) -> int:
-        s, n = element_scalar(t)
+        s, n = texel_scalar(t)
         sampled_type = self.T.scalar(s)
         fmt = "Unknown"
         if k.writable:

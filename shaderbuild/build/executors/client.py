@@ -63,7 +63,7 @@ class FileMemo:
         return hit
 
 
-def prepare(job: Job, config: str, root: str, scan_fn=None, extra: list[str] = (),
+def prepare(job: Job, config: str, root: str, scan_fn=None, extra: tuple[str, ...] | list[str] = (),
             memo: FileMemo | None = None) -> Prepared:
     """Scan and read the include closure of `job`; `config` is its config digest.
 
@@ -145,7 +145,7 @@ def entry_from(p: Prepared, out: TaskOutput, root: str) -> CacheEntry | None:
     deps = _deps(p, out.dependencies)
     if deps is None:
         return None
-    files = {k: out.files[k] for k in ("binary", "disassembly") if k in out.files}
+    files: dict[str, bytes] = {k: out.files[k] for k in ("binary", "disassembly") if k in out.files}
     return CacheEntry(p.key, files, out.manifest or {}, out.messages.replace(root, ROOT_TOKEN),
                       _rooted(out.diagnostics, root, ROOT_TOKEN), resource_signature(out.manifest),
                       [portable(r[0], root) for r in deps])

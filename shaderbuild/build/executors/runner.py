@@ -13,6 +13,7 @@ from __future__ import annotations
 import queue
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 from dataclasses import dataclass, field
 
 from ..remote_cache import SharedCache
@@ -75,7 +76,7 @@ class RemoteExecutor:
         done: queue.Queue = queue.Queue()
         pending: dict = {}       # future -> [Prepared, ...] (one task compiles a batch)
         batch: list[Prepared] = []
-        state = {"stop": False, "size": 0}
+        state: dict[str, Any] = {"stop": False, "size": 0}
         self._memo = FileMemo()
 
         def flush() -> None:

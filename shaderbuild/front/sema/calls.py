@@ -7,6 +7,7 @@ from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
 from ...ir.intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
 from .. import ast
+from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
@@ -14,7 +15,7 @@ from .typeresolve import unsized_value_array as _unsized_value_array
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
 
 
-class CallLowering:
+class CallLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def call(self, e: ast.CallExpr) -> ir.Expr:

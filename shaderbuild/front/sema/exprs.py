@@ -9,6 +9,7 @@ from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.resource_kinds import KINDS
 from .. import ast
+from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
 
@@ -48,7 +49,7 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
-class ExprLowering:
+class ExprLowering(SemaBase):
     """Mixin of Analyzer: lowers ast expressions to IR expressions."""
 
     # ---------------------------------------------------------------- helpers
@@ -99,6 +100,7 @@ class ExprLowering:
         if isinstance(to, ir.VoidType) or isinstance(src, ir.VoidType):
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         ss, sd = ir.scalar_of(src), ir.scalar_of(to)
+        assert ss is not None and sd is not None     # both numeric: every other type was handled above
         shp_s, shp_d = shape_of(src), shape_of(to)
         # constant folding of scalar literals keeps literal typing precise
         if isinstance(x, ir.Const) and shp_s == ("s",):
@@ -115,6 +117,7 @@ class ExprLowering:
                 x = self.convert(x, sd, loc)
                 if shp_d[0] == "v":
                     return ir.Construct(to, [x] * shp_d[1])
+                assert isinstance(to, ir.Matrix)
                 row = ir.vec(sd, to.cols)
                 r = ir.Construct(row, [x] * to.cols) if to.cols > 1 else x
                 return ir.Construct(to, [r] * to.rows)
@@ -129,7 +132,8 @@ class ExprLowering:
             if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
-                rows = [ir.Extract(x, r, ir.vec(ss, src.cols)) for r in range(to.rows)]
+                assert isinstance(src, ir.Matrix) and isinstance(to, ir.Matrix)
+                rows: list[ir.Expr] = [ir.Extract(x, r, ir.vec(ss, src.cols)) for r in range(to.rows)]
                 rows = [ir.Swizzle(r, tuple(range(to.cols)), ir.vec(ss, to.cols)) if to.cols < src.cols else r for r in rows]
                 if to.cols == 1:
                     rows = [ir.Extract(r, 0, ss) if isinstance(r.type, ir.Vector) else r for r in rows]
@@ -137,6 +141,7 @@ class ExprLowering:
             if shp_s[0] == "m" and shp_d[0] == "s":
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
+                assert isinstance(src, ir.Matrix)
                 return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
             comps_s = ir.component_count(src)
             comps_d = ir.component_count(to)
@@ -205,8 +210,9 @@ class ExprLowering:
             return self.convert(next(it), t, loc)
         if isinstance(t, ir.Vector):
             parts = [self.convert(next(it), t.elem, loc) for _ in range(t.size)]
-            if all(isinstance(p, ir.Const) for p in parts):
-                return ir.Const(t, tuple(p.value for p in parts))
+            consts = [p for p in parts if isinstance(p, ir.Const)]
+            if len(consts) == len(parts):
+                return ir.Const(t, tuple(p.value for p in consts))
             return ir.Construct(t, parts)
         if isinstance(t, ir.Matrix):
             rows = [self._build(it, ir.vec(t.elem, t.cols), loc) for _ in range(t.rows)]
@@ -402,6 +408,7 @@ class ExprLowering:
     def operator_call(self, e: ast.BinaryOp) -> ir.Expr:
         """`a + b` on a struct with `operator+` (HLSL 2021): a method call on `a`."""
         this = self.place(e.lhs, for_write=False)
+        assert isinstance(this.type, ir.Struct)        # is_struct_operand() checked it
         methods = self.methods.get(this.type.name, {}).get("operator" + e.op)
         if not methods:
             raise error(f"invalid operands to binary expression: '{this.type}' has no 'operator{e.op}'", e.loc)
@@ -468,6 +475,7 @@ class ExprLowering:
             return None
         x, y = a.value, b.value
         s = a.type
+        assert isinstance(s, ir.Scalar)     # operands have the result's (or, comparing, a common) scalar type
         try:
             if op == "add":
                 r = x + y
@@ -700,18 +708,16 @@ class ExprLowering:
         return None
 
     def element_type(self, t: ir.Type, loc: SourceLoc) -> ir.Type:
-        if isinstance(t, ir.Array):
-            return t.elem
-        if isinstance(t, ir.Vector):
-            return t.elem
-        if isinstance(t, ir.Matrix):
-            return ir.vec(t.elem, t.cols)
+        elem = ir.element_of(t)
+        if elem is not None:
+            return elem
         raise error(f"subscripted value of type '{t}' is not an array, vector or matrix", loc)
 
     def resource_index(self, base: ir.Expr, e: ast.Index, for_write: bool) -> ir.Expr:
         from .resources import texel_index_type
 
-        r: ir.Resource = base.type
+        r = base.type
+        assert isinstance(r, ir.Resource)
         if r.kind in ("StructuredBuffer", "RWStructuredBuffer"):
             idx = self.index_value(e.index)
         else:
@@ -721,6 +727,7 @@ class ExprLowering:
             idx = self.convert(self.rvalue(e.index), it, e.index.loc)
         if for_write and KINDS[r.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
+        assert r.elem is not None           # every subscriptable resource has an element type
         return ir.BufferElem(base, idx, r.elem)
 
     # ------------------------------------------------------------- members
@@ -782,7 +789,7 @@ class ExprLowering:
         if isinstance(t, ir.Matrix):
             elems = self.matrix_comps(t, name, loc)
             base = self.stable(base)
-            parts = []
+            parts: list[ir.Expr] = []
             for r, c in elems:
                 row = ir.Extract(base, r, ir.vec(t.elem, t.cols))
                 parts.append(ir.Extract(row, c, t.elem) if t.cols > 1 else row)

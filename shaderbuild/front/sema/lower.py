@@ -10,12 +10,14 @@ import contextlib
 import struct
 
 from ... import ir
+from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
 from ...ir.resource_kinds import KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
+from .precise import mark_precise
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
@@ -37,8 +39,10 @@ class MemberSymbol(VarSymbol):
 
 
 class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
-    def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink) -> None:
+    def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
+                 caps: Capabilities = DEFAULT) -> None:
         self.options = options
+        self.caps = caps              # the target's decisions (push constants, layouts, ...)
         self.profile = profile
         self.sink = sink
         self.scope = self.global_scope = Scope()
@@ -416,9 +420,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def ext_builtin(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute) -> None:
         """Seed 004: `[[vk::ext_builtin_input(N)]] static const T x;` reads SPIR-V BuiltIn N,
-        `[[vk::ext_builtin_output(N)]] static T x;` writes it."""
-        from ..semantics import SPIRV_BUILTINS
-
+        `[[vk::ext_builtin_output(N)]] static T x;` writes it; the target lists the BuiltIns it has."""
         is_input = attr.name == "vk::ext_builtin_input"
         if len(attr.args) != 1:
             raise error(f"attribute '{attr.name}' takes one argument (a SPIR-V BuiltIn number)", attr.loc)
@@ -428,14 +430,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"a variable with '{attr.name}' must be {need}", d.loc)
         if d.init is not None:
             raise error(f"a built-in {'input' if is_input else 'output'} variable cannot have an initializer", d.init.loc)
-        entry = SPIRV_BUILTINS.get(number)
+        if not self.caps.ext_builtins:
+            raise error(f"'{attr.name}' is only supported when targeting SPIR-V", attr.loc)
+        entry = next((e for e in self.caps.ext_builtins if e[0] == number), None)
         if entry is None:
             raise error(f"unknown or unsupported SPIR-V BuiltIn {number}", attr.args[0].loc)
-        name, direction = entry
+        _, name, direction = entry
         if direction != "inout" and direction != ("in" if is_input else "out"):
             raise error(f"SPIR-V BuiltIn {number} ({name}) is not an {'input' if is_input else 'output'}", attr.loc)
-        if self.options.target != "spirv":
-            raise error(f"'{attr.name}' is only supported when targeting SPIR-V", attr.loc)
         storage = ir.Storage.INPUT if is_input else ir.Storage.OUTPUT
         var = ir.Variable(d.name, t, storage, d.loc, const=is_input,
                           io=ir.IOInfo(f"{attr.name}({number})", 0, builtin=name))
@@ -482,7 +484,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"[[vk::push_constant]] requires a struct or ConstantBuffer<T> variable, not '{t}'", d.loc)
         if any(v.storage is ir.Storage.PUSH_CONSTANT for v in self.globals):
             raise error("only one [[vk::push_constant]] block is allowed per shader", d.loc)
-        if self.options.target == "spirv":
+        if self.caps.push_constants:
             var = ir.Variable(d.name, t, ir.Storage.PUSH_CONSTANT, d.loc, const=True)
         else:  # Direct3D has no push constants: the block is an ordinary constant buffer there
             var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True,
@@ -640,11 +642,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                     self.scope.names[f.name] = sym
                 self.scope.names["this"] = VarSymbol(this)     # `this.x` as in HLSL 2021
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
-                var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers)
+                var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers,
+                                  precise="precise" in p.qualifiers)
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
-                                       builtin=builtin_attr)
+                                       builtin=builtin_attr, row_major=self.majorness(p.qualifiers))
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             self.lower_block(d.body.stmts, new_scope=False)
@@ -655,6 +658,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 if p.direction == "out" and p.var.name != "this" and not definitely_assigned(irf.body, p.var):
                     self.sink.warning(f"'out' parameter '{p.var.name}' is not assigned on every path through "
                                       f"'{d.name}'; the caller receives zero there", p.var.loc)
+            mark_precise(irf, "precise" in d.qualifiers)
         finally:
             self.pop_scope()
             self.fn, self.fn_info, self.out = None, None, []
@@ -839,7 +843,7 @@ def _has_field_semantics(t: ir.Type) -> bool:
 
 
 def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
-            source_files: list[str], main_file: str) -> ir.Module:
-    """Type-check the translation unit and lower it to an ir.Module."""
-    an = Analyzer(options, profile, sink)
+            source_files: list[str], main_file: str, caps: Capabilities = DEFAULT) -> ir.Module:
+    """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
+    an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)

@@ -9,6 +9,7 @@ from ...diagnostics import SourceLoc, error
 from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS
 from ...ir.resource_kinds import KINDS
 from .. import ast
+from .base import SemaBase
 
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
 SAMPLE_METHODS = {
@@ -26,7 +27,7 @@ def texel_index_type(kind: str) -> ir.Type | None:
     return ir.vec(ir.UINT, info.coords) if info.dim != "Buffer" else ir.UINT
 
 
-class ResourceLowering:
+class ResourceLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
@@ -70,9 +71,8 @@ class ResourceLowering:
             self.emit(ir.Store(ir.VarRef(count), ir.Intrinsic("GetDimensions", [res], ir.UINT), loc))
             p0 = self.place(args[0], for_write=True)
             self.emit(ir.Store(p0, self.convert(self.load(ir.VarRef(count)), p0.type, loc), loc))
-            from ...ir.layout import layout_of, vulkan_rule
-            rule = vulkan_rule("storage", self.options.vk_layout) if self.options.target == "spirv" else "dx_structured"
-            stride = layout_of(ir.Array(r.elem, 1), rule).array_stride
+            from ...ir.layout import layout_of
+            stride = layout_of(ir.Array(r.elem, 1), self.caps.layout_rule("storage", self.options)).array_stride
             p1 = self.place(args[1], for_write=True)
             self.emit(ir.Store(p1, self.convert(ir.Const(ir.UINT, stride), p1.type, loc), loc))
             return self.void_value(loc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import error
 from .. import ast
+from .base import SemaBase
 from .scope import Scope
 
 LOOP_HINTS = {"unroll": "unroll", "loop": "loop", "fastopt": "fastopt", "allow_uav_condition": None}
@@ -45,7 +46,7 @@ def _direct_breaks(stmts: list[ir.Stmt]):
             yield from _direct_breaks(s.else_)
 
 
-class StmtLowering:
+class StmtLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def lower_block(self, stmts: list[ast.Stmt], new_scope: bool = True) -> None:
@@ -85,6 +86,7 @@ class StmtLowering:
         if "static" in d.qualifiers:
             self.global_var(d, local_static=True)
             return
+        init: ir.Expr | None
         if isinstance(t, ir.Array) and t.size is None and d.init is not None:
             init = self.init_value(d.init, t, d.loc)
             t = init.type
@@ -95,7 +97,9 @@ class StmtLowering:
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
-        var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers)
+        var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers,
+                          precise="precise" in d.qualifiers)
+        assert self.fn is not None          # statements are lowered inside a function
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
         if init is not None:
@@ -150,6 +154,7 @@ class StmtLowering:
                 if step is not None:
                     self.effect(step)
                 if do_while:
+                    assert cond is not None        # do { } while (cond) always has one
                     c = self.condition(cond)
                     break_if = ir.Unary("not", c, ir.BOOL)
         finally:
@@ -178,7 +183,8 @@ class StmtLowering:
         sel = self.rvalue(s.selector)
         if not (isinstance(sel.type, ir.Scalar) and sel.type.kind in ("int", "uint", "bool")):
             raise error(f"switch condition must be an integer, not '{sel.type}'", s.selector.loc)
-        sel = self.convert(sel, ir.INT if sel.type.kind != "uint" else ir.UINT, s.selector.loc)
+        sel_type = ir.INT if sel.type.kind != "uint" else ir.UINT
+        sel = self.convert(sel, sel_type, s.selector.loc)
         cases: list[ir.SwitchCase] = []
         seen: dict[int, object] = {}
         has_default = False
@@ -195,7 +201,7 @@ class StmtLowering:
                         has_default = is_default = True
                         continue
                     v = self.const_int(lab.value)
-                    wrapped = v & 0xFFFFFFFF if sel.type.kind == "uint" else ((v + 2**31) % 2**32) - 2**31
+                    wrapped = v & 0xFFFFFFFF if sel_type.kind == "uint" else ((v + 2**31) % 2**32) - 2**31
                     if wrapped != v:
                         raise error(f"case value {v} is out of range for a switch on '{sel.type}'", lab.loc)
                     if v in seen:
@@ -228,6 +234,7 @@ class StmtLowering:
 
     def st_ReturnStmt(self, s: ast.ReturnStmt) -> None:
         rt = self.fn_return_type
+        assert self.fn is not None
         if s.value is None:
             if not isinstance(rt, ir.VoidType):
                 raise error(f"non-void function '{self.fn.name}' should return a value", s.loc)

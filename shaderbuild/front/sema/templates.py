@@ -9,10 +9,11 @@ import contextlib
 from ... import ir
 from ...diagnostics import SourceLoc, error
 from .. import ast
+from .base import SemaBase
 from .scope import FuncInfo
 
 
-class TemplateLowering:
+class TemplateLowering(SemaBase):
     """Mixin of Analyzer."""
 
     @contextlib.contextmanager
@@ -31,9 +32,10 @@ class TemplateLowering:
     # ------------------------------------------------------------------ structs
     def instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
         d = self.struct_templates[ref.name]
-        if len(ref.args) != len(d.template_params):
-            raise error(f"'{ref.name}' takes {len(d.template_params)} template argument"
-                        f"{'s' if len(d.template_params) != 1 else ''}", ref.loc)
+        tparams = d.template_params or []      # a struct template has them
+        if len(ref.args) != len(tparams):
+            raise error(f"'{ref.name}' takes {len(tparams)} template argument"
+                        f"{'s' if len(tparams) != 1 else ''}", ref.loc)
         types = []
         for a in ref.args:
             if not isinstance(a, ast.TypeRef):
@@ -42,9 +44,10 @@ class TemplateLowering:
         name = f"{ref.name}<{', '.join(str(t) for t in types)}>"
         done = self.types.named.get(name)
         if done is not None:
+            assert isinstance(done, ir.Struct)
             return done
         inst = ast.StructDecl(d.loc, name, d.fields, d.methods, d.base)
-        with self.function_context(), self.template_bindings(d.template_params, types):
+        with self.function_context(), self.template_bindings(tparams, types):
             self.scope = self.global_scope
             return self.struct(inst)
 
@@ -64,7 +67,7 @@ class TemplateLowering:
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
 
     def deduce(self, d: ast.FuncDecl, args, values, explicit, errors: list[str]) -> list[ir.Type] | None:
-        params = d.template_params
+        params = d.template_params or []       # a function template has them
         bound: dict[str, ir.Type] = {}
         if explicit:
             if len(explicit) > len(params):
@@ -75,9 +78,9 @@ class TemplateLowering:
         if len(args) > len(d.params):
             errors.append(f"too many arguments ({len(args)} for {len(d.params)})")
             return None
-        for p, v in zip(d.params, values):
-            tname = p.type.name
-            if tname not in params or p.type.args or p.dims or tname in (explicit and params[:len(explicit)] or []):
+        for param, v in zip(d.params, values):
+            tname = param.type.name
+            if tname not in params or param.type.args or param.dims or tname in (explicit and params[:len(explicit)] or []):
                 continue
             t = v.type
             prev = bound.get(tname)
@@ -97,7 +100,7 @@ class TemplateLowering:
         info = self.function_instances.get(key)
         if info is not None:
             return info
-        with self.function_context(), self.template_bindings(d.template_params, types):
+        with self.function_context(), self.template_bindings(d.template_params or [], types):
             self.scope = self.global_scope
             info = self.function_decl(d, register=False,
                                       name=f"{d.name}<{', '.join(str(t) for t in types)}>")

@@ -66,8 +66,7 @@ class TypeResolver:
         if s is not None:
             return s
         m = _SHAPED_RE.match(name)
-        if m and m.group(1) in SCALAR_SPELLINGS:
-            elem = self.scalar(m.group(1), ref)
+        if m and (elem := self.scalar(m.group(1), ref)) is not None:
             n = int(m.group(2))
             if m.group(3) is None:
                 return ir.Vector(elem, n) if n > 1 else elem

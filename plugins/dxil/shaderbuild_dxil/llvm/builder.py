@@ -32,6 +32,7 @@ FCMP_PREDICATES = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5,
 ICMP_PREDICATES = {"eq": 32, "ne": 33, "ugt": 34, "uge": 35, "ult": 36, "ule": 37, "sgt": 38, "sge": 39,
                    "slt": 40, "sle": 41}
 
+FAST_MATH = 0x1F  # LLVM 3.7 `fast`: UnsafeAlgebra | NoNaNs | NoInfs | NoSignedZeros | AllowReciprocal
 INT_BINOPS = ("add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor")
 FLOAT_BINOPS = ("fadd", "fsub", "fmul", "fdiv", "frem")
 BINOPS = INT_BINOPS + FLOAT_BINOPS
@@ -45,13 +46,14 @@ _BINOP_OPERAND: dict[str, type] = {**dict.fromkeys(INT_BINOPS, IntType), **dict.
 
 def _binop(op: str) -> Callable:
     want = FloatType if op in FLOAT_BINOPS else IntType
+    is_float = op in FLOAT_BINOPS
 
     def factory(fn: Callable) -> Callable:
         def method(self: IRBuilder, lhs: Value, rhs: Value, name: str = "", flags: int = 0) -> Instruction:
             t = lhs.type
             if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
                 raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
-            return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
+            return self._emit(op, t, [lhs, rhs], {"flags": flags | self.fp_flags if is_float else flags}, name)
         method.__name__ = fn.__name__
         method.__doc__ = f"`{op}` of two {want.__name__} values."
         return method
@@ -69,6 +71,12 @@ def _cast(op: str) -> Callable:
 
 
 class IRBuilder:
+    # fast-math flags of every float binop built (LLVM 3.7 bits): `fast` as DXC, except under HLSL
+    # `precise` (the lowering sets 0 while it builds a precise value).  fcmp stays unflagged, unlike
+    # DXC: its flags only license NaN/Inf assumptions (no contraction is at stake), under which
+    # LLVM folds `x != x` to false; HLSL code uses such comparisons to test for NaN
+    fp_flags: int = FAST_MATH
+
     def __init__(self, block: BasicBlock | None = None) -> None:
         self.block = block
 
@@ -145,11 +153,16 @@ class IRBuilder:
         t = lhs.type
         if (t is not rhs.type and t != rhs.type) or not isinstance(t, want):
             raise TypeError(f"{op}: operand types {lhs.type}, {rhs.type}")
+        if want is FloatType:
+            flags |= self.fp_flags
         return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
 
     def binops(self, op: str, lhs: list[Value], rhs: list[Value], flags: int = 0) -> list[Instruction]:
         """`binop(op, x, y)` of each pair, in order: a scalarised vector operation."""
-        return self._pairwise(op, lhs, rhs, {"flags": flags}, _BINOP_OPERAND[op], None)
+        want = _BINOP_OPERAND[op]
+        if want is FloatType:
+            flags |= self.fp_flags
+        return self._pairwise(op, lhs, rhs, {"flags": flags}, want, None)
 
     def compares(self, op: str, pred: str, lhs: list[Value], rhs: list[Value]) -> list[Instruction]:
         """`icmp` / `fcmp` (op) with `pred` of each pair, in order (as `binops`)."""

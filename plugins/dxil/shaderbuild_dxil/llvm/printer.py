@@ -205,7 +205,7 @@ class _Printer:
         lhs = f"{local[id(i)]} = " if i.has_value else ""
         op, ops = i.op, i.operands
         if op in _BINOPS:
-            return f"{lhs}{op} {self.typed(ops[0], local)}, {r(ops[1], local)}"
+            return f"{lhs}{op}{_fast(i)} {self.typed(ops[0], local)}, {r(ops[1], local)}"
         if op in _CASTS:
             return f"{lhs}{op} {self.typed(ops[0], local)} to {i.type}"
         if op in ("icmp", "fcmp"):
@@ -249,6 +249,11 @@ class _Printer:
             return f"{lhs}cmpxchg {', '.join(self.typed(o, local) for o in ops)} {i.attrs['ordering']} " \
                    f"{i.attrs['failure']}"
         raise TypeError(op)
+
+
+def _fast(i: Instruction) -> str:
+    """` fast` for a float op carrying all the LLVM 3.7 fast-math bits, as llvm-dis prints it."""
+    return " fast" if i.op[0] == "f" and i.attrs.get("flags") == 0x1F else ""
 
 
 _BINOPS = frozenset(("add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or",

@@ -1,0 +1,110 @@
+"""passes/inline.py: IR text in -> IR text out for one inlined call."""
+
+from __future__ import annotations
+
+from passutil import expected, sema_module, text
+
+from shaderbuild import ir
+from shaderbuild.ir.validate import validate_module
+from shaderbuild.passes.inline import inline_call
+
+SOURCE = """
+RWStructuredBuffer<uint> Out : register(u0);
+uint f(uint x, out uint y) { y = x + 1; if (x > 3) return 1; return 2; }
+[numthreads(1,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint t;
+    uint r = f(id.x, t);
+    Out[0] = r + t;
+}
+"""
+
+MAIN_BEFORE = """\
+    fn main(in id: uint3) -> void {
+      local t: uint
+      local tmp.1: uint
+      local tmp.2: uint
+      local r: uint
+      store %tmp.1 = 0:uint
+      store %tmp.2 = call f(load(%id.x), %tmp.1)
+      store %t = load(%tmp.1)
+      store %r = load(%tmp.2)
+      store %Out<0:uint> = add(load(%r), load(%t))
+    }
+"""
+
+# `in x` becomes the local x.i1 set from the argument; `out y` writes the caller's temporary
+# tmp.1 directly; the early return becomes "result = v; returned = true; break" out of a
+# run-once loop (the loop's own closing break follows the last return's break)
+MAIN_AFTER = expected("""
+    module compute sm6.0
+    global uniform Out: RWStructuredBuffer<uint> register(u0, space0) count=1
+    fn main(in id: uint3) -> void {
+      local t: uint
+      local tmp.1: uint
+      local tmp.2: uint
+      local r: uint
+      local x.i1: uint
+      local returned.i1: bool
+      store %tmp.1 = 0:uint
+      store %x.i1 = load(%id.x)
+      store %returned.i1 = False:bool
+      loop {
+        store %tmp.1 = add(load(%x.i1), 1:uint)
+        if gt(load(%x.i1), 3:uint) {
+          store %tmp.2 = 1:uint
+          store %returned.i1 = True:bool
+          break
+        }
+        store %tmp.2 = 2:uint
+        store %returned.i1 = True:bool
+        break
+        break
+      }
+      store %t = load(%tmp.1)
+      store %r = load(%tmp.2)
+      store %Out<0:uint> = add(load(%r), load(%t))
+    }
+""")
+
+
+def _inline_first_call(module: ir.Module) -> None:
+    main = module.functions[-1]
+    for i, s in enumerate(main.body):
+        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call):
+            main.body[i:i + 1] = inline_call(main, s.value, s.place.var, [0])
+            module.functions = [f for f in module.functions if f is not s.value.func]
+            return
+    raise AssertionError("no call to inline")
+
+
+def test_early_return_and_out_parameter():
+    module, _ = sema_module(SOURCE)
+    assert text(module).endswith(expected(MAIN_BEFORE))
+    _inline_first_call(module)
+    assert text(module) == MAIN_AFTER
+    validate_module(module, "inline")
+
+
+def test_single_exit_callee_needs_no_loop():
+    module, _ = sema_module("""
+        RWStructuredBuffer<uint> Out : register(u0);
+        uint twice(uint x) { return x * 2; }
+        [numthreads(1,1,1)]
+        void main(uint3 id : SV_DispatchThreadID) { uint r = twice(id.x); Out[0] = r; }
+    """)
+    _inline_first_call(module)
+    assert text(module) == expected("""
+        module compute sm6.0
+        global uniform Out: RWStructuredBuffer<uint> register(u0, space0) count=1
+        fn main(in id: uint3) -> void {
+          local tmp.1: uint
+          local r: uint
+          local x.i1: uint
+          store %x.i1 = load(%id.x)
+          store %tmp.1 = mul(load(%x.i1), 2:uint)
+          store %r = load(%tmp.1)
+          store %Out<0:uint> = load(%r)
+        }
+    """)
+    validate_module(module, "inline")
