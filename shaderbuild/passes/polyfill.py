@@ -27,10 +27,11 @@ class _Fn:
 
     def once(self, e: ir.Expr) -> Callable[[], ir.Expr]:
         """A maker of fresh reads of e's value, evaluated once."""
-        if isinstance(e, ir.Const) or (isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef)):
-            if isinstance(e, ir.Const):
-                return lambda: ir.Const(e.type, e.value)
-            var = e.place.var
+        if isinstance(e, ir.Const):
+            return lambda: ir.Const(e.type, e.value)
+        place = e.place if isinstance(e, ir.Load) else None
+        if isinstance(place, ir.VarRef):
+            var = place.var
             return lambda: ir.Load(ir.VarRef(var), var.type)
         tmp = ir.Variable(f"poly.{len(self.fn.locals)}", e.type, ir.Storage.FUNCTION)
         self.fn.locals.append(tmp)
@@ -39,6 +40,17 @@ class _Fn:
 
 
 # ------------------------------------------------------------------ IR helpers
+def _scalar(t: ir.Type) -> ir.Scalar:
+    s = ir.scalar_of(t)
+    assert s is not None, f"'{t}' has no component type"
+    return s
+
+
+def _matrix(t: ir.Type) -> ir.Matrix:
+    assert isinstance(t, ir.Matrix), f"'{t}' is not a matrix"
+    return t
+
+
 def _splat(t: ir.Type, x: ir.Expr) -> ir.Expr:
     """x (a scalar) as a value of t's shape; a repeated node is evaluated once by the backends."""
     if isinstance(t, ir.Vector):
@@ -49,7 +61,7 @@ def _splat(t: ir.Type, x: ir.Expr) -> ir.Expr:
 
 
 def _const(t: ir.Type, value: float | int | bool) -> ir.Expr:
-    s = ir.scalar_of(t)
+    s = _scalar(t)
     v = float(value) if s.is_float else bool(value) if s.kind == "bool" else int(value)
     if isinstance(t, ir.Vector):
         return ir.Const(t, (v,) * t.size)
@@ -172,7 +184,7 @@ def _atan2(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 @_polyfill("reflect")
 def _reflect(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     i, n = (b.once(a) for a in e.args)
-    s = ir.scalar_of(e.type)
+    s = _scalar(e.type)
     d2 = _bin("mul", _call("dot", s, i(), n()), _const(s, 2.0))
     return _bin("sub", i(), _bin("mul", _splat(e.type, d2), n()))
 
@@ -180,7 +192,7 @@ def _reflect(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 @_polyfill("refract")
 def _refract(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     i, n, eta = (b.once(a) for a in e.args)
-    s = ir.scalar_of(e.type)
+    s = _scalar(e.type)
     d = b.once(_call("dot", s, n(), i()))
     one = _const(s, 1.0)
     k = b.once(_bin("sub", one, _bin("mul", _bin("mul", eta(), eta()), _bin("sub", one, _bin("mul", d(), d())))))
@@ -194,7 +206,7 @@ def _refract(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 def _faceforward(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     n_, i, ng = e.args
     n = b.once(n_)
-    s = ir.scalar_of(e.type)
+    s = _scalar(e.type)
     flip = _cmp("lt", _call("dot", s, i, ng), _const(s, 0.0))
     return ir.Select(_splat(_with_scalar(e.type, ir.BOOL), flip), n(), ir.Unary("neg", n(), e.type), e.type)
 
@@ -202,7 +214,7 @@ def _faceforward(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 @_polyfill("determinant")
 def _determinant(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     m = b.once(e.args[0])
-    t: ir.Matrix = e.args[0].type
+    t = _matrix(e.args[0].type)
     s = t.elem
     row_t = ir.Vector(s, t.cols)
 
@@ -236,6 +248,7 @@ def _components(b: _Fn, e: ir.Expr) -> list[ir.Expr]:
     v = b.once(e)
     if isinstance(t, ir.Vector):
         return [ir.Extract(v(), i, t.elem) for i in range(t.size)]
+    t = _matrix(t)
     row = ir.Vector(t.elem, t.cols)
     return [ir.Extract(ir.Extract(v(), r, row), c, t.elem) for r in range(t.rows) for c in range(t.cols)]
 
@@ -267,9 +280,10 @@ def _and_or(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 @_polyfill("transpose")
 def _transpose(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     m = b.once(e.args[0])
-    t: ir.Matrix = e.args[0].type
+    t = _matrix(e.args[0].type)
     row_t, out_row = ir.Vector(t.elem, t.cols), ir.vec(t.elem, t.rows)
-    rows = [[ir.Extract(ir.Extract(m(), r, row_t), c, t.elem) for r in range(t.rows)] for c in range(t.cols)]
+    rows: list[list[ir.Expr]] = [[ir.Extract(ir.Extract(m(), r, row_t), c, t.elem) for r in range(t.rows)]
+                                 for c in range(t.cols)]
     return ir.Construct(e.type, [ir.Construct(out_row, r) if t.rows > 1 else r[0] for r in rows])
 
 
