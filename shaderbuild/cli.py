@@ -39,6 +39,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-fspv-target-env", "--vk-target-env"), {"dest": "vk_target_env", "default": "vulkan1.1", "choices": _VK_ENVS}),
     (("--dxil-hash",), {"dest": "dxil_hash", "choices": ("bypass", "retail"), "default": "bypass",
                         "help": "container hash: BYPASS pattern (default) or the retail algorithm"}),
+    (("--validate",), {"dest": "validate", "action": "store_true",
+                       "help": "run the backend's full self-check of its output (sets SHADERBUILD_VALIDATE=1)"}),
     (("-fvk-invert-y",), {"dest": "vk_invert_y", "action": "store_true", "help": "negate SV_Position.y (vertex stage)"}),
     (("-fvk-use-dx-position-w",), {"dest": "vk_use_dx_position_w", "action": "store_true",
                                    "help": "reciprocate SV_Position.w in the pixel stage, as D3D does"}),
@@ -200,6 +202,8 @@ def cmd_compile(args) -> int:
     from .options import CompileOptions
 
     target = "spirv" if args.spirv else (args.target or "dxil")
+    if args.validate:           # a self-check changes no output byte, so it is no CompileOptions field
+        os.environ["SHADERBUILD_VALIDATE"] = "1"
     try:
         options = CompileOptions(
             entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),

@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+# every DXIL compile in the test suite runs the backend's full self-check (check.py: every
+# instruction, as `--validate` does); subprocesses (CLI tests) inherit it
+os.environ.setdefault("SHADERBUILD_VALIDATE", "1")
+
 TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))

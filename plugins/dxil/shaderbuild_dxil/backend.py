@@ -3,6 +3,7 @@ self-check -> bitcode -> DXBC container (+ reflection, disassembly)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from shaderbuild import ir
@@ -11,7 +12,8 @@ from shaderbuild.options import CompileOptions
 from . import check
 from .container import ContainerInfo, build_container
 from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
-from .lower import LoweredModule, lower_module
+from .lower import lower_module
+from .lowered import LoweredModule
 from .resources import psv_resources
 from .viewid import compute_view_id_state
 from .writer import write_bitcode
@@ -65,7 +67,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     if lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
     add_metadata(lm)
-    check.check_module(lm, lm.ops)
+    check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
     info = ContainerInfo(
         stage=lm.stage, shader_model=sm, dxil_version=dxil_version(sm), valver=validator_version(sm),

@@ -22,8 +22,8 @@ from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .scalarize import component_types, llvm_scalar
 
-if TYPE_CHECKING:
-    from .lower import FunctionLowerer
+if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
+    from .lowering import Lowering as FunctionLowerer
 
 __all__ = ["NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "lower_intrinsic"]
 
