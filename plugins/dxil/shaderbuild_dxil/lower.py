@@ -16,12 +16,11 @@ from functools import cache
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
-from shaderbuild.passes import polyfill
 
 from .buffers import BufferAccess
 from .cleanup import clean_up
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
-from .intrinsics import POLYFILLED, lower_intrinsic
+from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
@@ -967,7 +966,6 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         raise error(f"profile stage '{stage}' does not match the entry point's stage '{module.stage}'")
     if native16 and sm < (6, 2):
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
-    polyfill.run(module, POLYFILLED)
     ctx = ModuleContext(module, stage, sm, native16, optimize)
     used_vars, _fns, counter_users = used_globals(entry.function)
     used_ids = {id(v) for v in used_vars}

@@ -23,14 +23,12 @@ from shaderbuild.ir.nodes import (
     walk_stmts,
 )
 from shaderbuild.ir.types import Array, Resource, Scalar, Struct, Type, Vector, scalar_of
-from shaderbuild.passes import polyfill
 from shaderbuild.records import DataRecord
 
 from .builder import ModuleBuilder, enum
 from .emit_expr import Ctx, VarSlot
 from .emit_stmt import FunctionEmitter
 from .emit_types import TypeLowering
-from .intrinsics import POLYFILLED
 from .resources import ResourceLowering, ResourceVar, reflection_entries
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
@@ -96,7 +94,6 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry
-    polyfill.run(module, POLYFILLED)
     wrapper = entry.function or entry.source_function
     version = spirv_version(target_env)
     b = ModuleBuilder(version)
