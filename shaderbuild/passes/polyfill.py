@@ -360,6 +360,17 @@ def run(module: ir.Module, names: Iterable[str]) -> None:
             _Walk(fn, wanted).stmts(fn.body)
 
 
+# per expression class, the fields that can hold expressions (never: types, operators, names, ...)
+_DATA_FIELDS = frozenset({"type", "op", "name", "comps", "spec_id", "loc", "var", "func", "precise"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(cls: type) -> tuple[str, ...]:
+    leaf = issubclass(cls, (ir.Const, ir.SpecConst))
+    fields = _FIELDS[cls] = () if leaf else tuple(f for f in getattr(cls, "_fields", ()) if f not in _DATA_FIELDS)
+    return fields
+
+
 class _Walk:
     def __init__(self, fn: ir.Function, wanted: frozenset[str]) -> None:
         self.b = _Fn(fn)
@@ -368,13 +379,18 @@ class _Walk:
         self.done: dict[int, tuple[ir.Expr, ir.Expr]] = {}
 
     def expr(self, e: ir.Expr) -> ir.Expr:
+        fields = _FIELDS.get(type(e))
+        if fields is None:
+            fields = _fields_of(type(e))
+        if not fields:                                   # a leaf (Const, VarRef, ...)
+            return e
         hit = self.done.get(id(e))
         if hit is None:
-            hit = self.done[id(e)] = (e, self._expr(e))
+            hit = self.done[id(e)] = (e, self._expr(e, fields))
         return hit[1]
 
-    def _expr(self, e: ir.Expr) -> ir.Expr:
-        for f in type(e)._fields:
+    def _expr(self, e: ir.Expr, fields: tuple[str, ...]) -> ir.Expr:
+        for f in fields:
             v = getattr(e, f)
             if isinstance(v, ir.Expr):
                 nv = self.expr(v)
