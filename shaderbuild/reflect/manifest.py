@@ -83,7 +83,7 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
     elem = var.type
     while isinstance(elem, ir.Array):
         elem = elem.elem
-    if isinstance(elem, ir.Resource) and elem.kind.endswith("StructuredBuffer") and elem.elem is not None:
+    if isinstance(elem, ir.Resource) and KINDS[elem.kind].rep == "structured" and elem.elem is not None:
         entry["hlsl"]["stride"] = layout_of(elem.elem, "dx_structured").size
         if "vulkan" in entry:
             entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), vulkan_rule("storage", options.vk_layout)).array_stride

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
 from ...ir.intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
+from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
@@ -218,7 +219,7 @@ class CallLowering(SemaBase):
         if isinstance(root, ir.VarRef) and (root.var.const or root.var.storage is ir.Storage.UNIFORM):
             what = "const-qualified" if root.var.const else "uniform"
             raise error(f"cannot assign to {what} variable '{root.var.name}'", a.loc)
-        if isinstance(root, ir.BufferElem) and not root.resource.type.kind.startswith("RW"):
+        if isinstance(root, ir.BufferElem) and KINDS[root.resource.type.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{root.resource.type}'", a.loc)
 
     # ------------------------------------------------------------ intrinsics

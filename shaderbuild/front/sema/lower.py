@@ -303,7 +303,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             elif dims_count is not None:
                 dims_count *= base.size
             base = base.elem
-        if isinstance(base, ir.Resource) and base.kind in ("ConstantBuffer", "TextureBuffer"):
+        if isinstance(base, ir.Resource) and KINDS[base.kind].element == "block":     # ConstantBuffer<T>, TextureBuffer<T>
             if not isinstance(base.elem, ir.Struct):
                 raise error(f"'{base.kind}' requires a struct template argument, not '{base.elem}'", d.loc)
             if t is not base:
