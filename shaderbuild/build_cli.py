@@ -139,8 +139,8 @@ def cmd_clean(args) -> int:
 
 
 def cmd_list(args) -> int:
-    from .build.cache import BuildDB
     from .build.config import ConfigFileError
+    from .build.database import BuildDB
     from .build.files import FileState
     from .build.scheduler import is_up_to_date
 

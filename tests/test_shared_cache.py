@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from shaderbuild.build.config import ConfigFileError, load_project
+from shaderbuild.build.database import BuildDB
 from shaderbuild.build.distributed_config import (
     CacheSettings,
     ExecutorSettings,
@@ -203,8 +204,8 @@ def test_corrupted_entries_are_detected_and_rebuilt(redis_url, source_tree, tmp_
     reference = outputs_of(ci)
     keys = sorted(client.keys(REDIS_PREFIX + "*"))
     assert len(keys) >= N_TARGETS
-    db = json.loads((ci / "out" / ".shaderbuild" / "db.json").read_bytes())
-    ours = {rec["key"] for rec in db["targets"].values()}
+    db = BuildDB.load(str(ci / "out"), str(ci))
+    ours = {rec["key"] for rec in db.targets.values()}
     mine = [k for k in keys if k.decode()[len(REDIS_PREFIX):] in ours]
     assert len(mine) == N_TARGETS               # the cache keys are the build engine's keys
     flipped, truncated = mine[3], mine[7]
@@ -340,3 +341,40 @@ def test_unreachable_redis_is_a_miss_not_a_failure(source_tree, tmp_path):
     rep, stats = cached_build(proj, SharedCache(dead, mode="read-write"))
     assert rep.ok and stats.compiled == N_TARGETS and stats.cache_hits == 0
     assert dead.error and "unavailable" in dead.describe()            # marked down after the first error
+
+
+ODD_FIELDS = {
+    "resources_as_a_string": lambda e: setattr(e, "resources", "u0"),
+    "resource_rows_not_pairs": lambda e: setattr(e, "resources", [[1, 2, 3]]),
+    "non_utf8_disassembly": lambda e: e.files.__setitem__("disassembly", b"\xff\xfe; not utf-8"),
+    "messages_not_text": lambda e: setattr(e, "messages", {"x": 1}),
+    "deps_not_paths": lambda e: setattr(e, "deps", [None]),
+    "diagnostics_not_objects": lambda e: setattr(e, "diagnostics", ["warning"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_FIELDS))
+def test_well_formed_entries_with_odd_fields_are_counted_misses(redis_url, source_tree, tmp_path, case):
+    """Intact (checksummed) entries whose fields have the wrong shape crashed the client; they are
+    held to the schema of local records now (issue 21, item 12)."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    ci = checkout(source_tree, tmp_path, "ci")
+    (ci / "shaderbuild.toml").write_text((ci / "shaderbuild.toml").read_text().replace(
+        "targets =", 'outputs = ["disassembly"]\ntargets =', 1))
+    cached_build(ci, SharedCache(open_store(redis_url), mode="read-write"))
+    reference = outputs_of(ci)
+    keys = client.keys(REDIS_PREFIX + "*")
+    assert len(keys) >= N_TARGETS
+    for k in keys:
+        entry = decode_entry(client.get(k), k.decode()[len(REDIS_PREFIX):])
+        ODD_FIELDS[case](entry)
+        client.set(k, encode_entry(entry))
+    dev = checkout(source_tree, tmp_path, "dev")
+    (dev / "shaderbuild.toml").write_text((ci / "shaderbuild.toml").read_text())
+    report, stats = cached_build(dev, SharedCache(open_store(redis_url), mode="read"))
+    assert report.ok and not report.mismatches and not report.warnings
+    assert stats.cache_hits == 0 and stats.corrupt == len(keys)
+    assert outputs_of(dev) == reference

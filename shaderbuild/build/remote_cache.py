@@ -193,6 +193,14 @@ def decode_entry(data: bytes, key: str) -> CacheEntry | None:
         return None
 
 
+def checked_entry(entry: CacheEntry | None) -> CacheEntry | None:
+    """`entry` when its fields have the shapes of a local build record (validate.cache_entry):
+    an intact entry with odd fields (resources as a string, non-UTF-8 text) is a miss, not a crash."""
+    from .validate import cache_entry
+
+    return entry if entry is not None and cache_entry(entry) else None
+
+
 # --- the cache as the build sees it ---------------------------------------------------------
 
 
@@ -244,7 +252,7 @@ class SharedCache:
             data = store.get(key)
             if data is None:
                 continue
-            entry = decode_entry(data, key)
+            entry = checked_entry(decode_entry(data, key))
             if entry is None:
                 self.stats.corrupt += 1
                 if store is self.tiers.local or self.tiers.writable:

@@ -56,6 +56,15 @@ def init_worker() -> None:
     get_host().backends()
 
 
+def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True) -> None:
+    """Pool initializer: die with the build process (platform.ParentWatch), then warm up."""
+    from .platform import die_with_parent
+
+    die_with_parent(*parent_watch)
+    if load_compiler:
+        init_worker()
+
+
 def resource_signature(manifest: dict | None) -> list | None:
     if not manifest or "resources" not in manifest:
         return None

@@ -31,7 +31,7 @@ CLASS_INDEX = {"SRV": 0, "UAV": 1, "CBV": 2, "Sampler": 3}
 _CLASS_OF_REGISTER = {"t": "SRV", "u": "UAV", "b": "CBV", "s": "Sampler"}
 
 # DXIL ResourceKind of a formatted resource, by the kind's (dimension, arrayed, multisampled)
-_SHAPES = {
+_SHAPES: dict[tuple[str | None, bool, bool], int] = {
     ("1D", False, False): 1, ("2D", False, False): 2, ("2D", False, True): 3, ("3D", False, False): 4,
     ("Cube", False, False): 5, ("1D", True, False): 6, ("2D", True, False): 7, ("2D", True, True): 8,
     ("Cube", True, False): 9, ("Buffer", False, False): 10,
@@ -101,7 +101,7 @@ def classify(var: ir.Variable) -> ResourceInfo:
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
     kind = t.kind
-    row = KINDS.get(kind)
+    row = KINDS.get(t.kind)
     if row is not None and row.rep == "cbuffer":
         elem = t.elem
         size = layout_of(elem, "dx_cbuffer").size if elem is not None else 0

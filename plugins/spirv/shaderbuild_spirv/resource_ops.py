@@ -228,6 +228,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
     trailing out places is accepted too.  Images: [res, mip?, out places...]."""
     p = _resource(fe, e)
     rv = p.res
+    assert rv is not None       # _resource refuses a place that is not a resource
     outs = list(e.args[1:])
     if rv.kind.rep in ("structured", "bytes"):
         n = _array_length(fe, p)

@@ -347,6 +347,7 @@ class CallLowering(SemaBase):
             return b
         if isinstance(a, ir.Matrix) != isinstance(b, ir.Matrix):
             vec, mat = (b, a) if isinstance(a, ir.Matrix) else (a, b)
+            assert isinstance(vec, ir.Vector) and isinstance(mat, ir.Matrix)
             if mat.rows != 1 and mat.cols != 1:
                 raise error(f"intrinsic '{name}' cannot mix vector type '{vec}' with matrix type '{mat}'", loc)
             n = mat.rows * mat.cols
