@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from . import confine
 from .cache import state_dir
 from .config import Project
 from .database import BuildDB
@@ -13,7 +14,8 @@ from .report import INDEX_FILE
 
 
 def clean(project: Project, *, wait: bool = True, on_wait=None) -> list[str]:
-    """Returns the removed files.  Only paths inside the output directory are touched."""
+    """Returns the removed files.  Only paths inside the output directory are touched, never
+    through a symbolic link below it (confine.OutsideOutputDir)."""
     out = project.output_dir
     removed: list[str] = []
     if not os.path.isdir(out):
@@ -26,11 +28,8 @@ def clean(project: Project, *, wait: bool = True, on_wait=None) -> list[str]:
         for path in paths:
             if not os.path.normpath(path).startswith(out + os.sep):
                 continue
-            try:
-                os.unlink(path)
+            if confine.unlink(out, path):     # refuses a path through a symbolic link
                 removed.append(path)
-            except FileNotFoundError:
-                pass
         removed += db.remove()
         try:
             # A build waiting for this lock finds its file gone and locks a new one (lock.py).

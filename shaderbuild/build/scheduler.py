@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TextIO
 
+from . import confine
 from . import report as rep
 from .cache import config_digest, full_key, key_parts, sha_text, state_dir
 from .database import BuildDB
@@ -70,6 +71,7 @@ def build(
         prune = True if prune is None else prune
     report = BuildReport()
     progress_out = Progress(0, stream, tty=tty, quiet=quiet)
+    confine.check(project.output_dir, os.path.join(state_dir(project.output_dir), "lock"))   # no link there
     with ProjectLock(state_dir(project.output_dir), wait=wait, on_wait=progress_out.message) as lock:
         # A read-only output directory: a build with nothing to do must not need to write.
         db = BuildDB.load(project.output_dir, project.root, writable=lock.read_only is None,
@@ -97,11 +99,12 @@ def build(
             if stale and read_only is not None:
                 raise read_only
             if stale:
+                _confine_outputs(project.output_dir, [t for t, _, _ in stale])
                 _remove_stale_temps({os.path.dirname(p) for t, _, _ in stale for p in t.outputs.values()}
                                     | {state_dir(project.output_dir)})
                 progress = Progress(len(stale), stream, tty=tty, quiet=quiet)
                 _run(stale, db, report, progress, jobs=jobs, keep_going=keep_going, compile_fn=compile_fn,
-                     diag_format=diag_format, executor=executor)
+                     diag_format=diag_format, executor=executor, force=force)
                 progress.close()
             _finish(project, all_targets, db, report, fs, progress_out, prune=bool(prune))
         finally:
@@ -115,7 +118,7 @@ def build(
 
 
 def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
-         diag_format, executor=None) -> None:
+         diag_format, executor=None, force=False) -> None:
     from .worker import Job, JobResult, run_job  # not needed on the no-op path
 
     by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
@@ -144,7 +147,8 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         return res.ok
 
     if executor is not None:
-        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report)
+        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report,
+                     force=force)
         return
     workers = min(jobs or os.cpu_count() or 1, len(work))
     if workers <= 1:
@@ -196,11 +200,8 @@ def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: Buil
     for row in old["outputs"].values():
         path = db.abs(row[0])
         if row[0] not in keep and path.startswith(db.output_dir + os.sep):
-            try:
-                os.unlink(path)
+            if confine.unlink(db.output_dir, path):
                 report.removed.append(path)
-            except FileNotFoundError:
-                pass
 
 
 def _finish(project: Project, all_targets: list[Target], db: BuildDB, report: BuildReport, fs: FileState,
@@ -268,17 +269,25 @@ def _prune(all_targets, db: BuildDB, report: BuildReport, out: str) -> None:
     paths = [db.abs(row[0]) for tid in doomed for row in db.targets[tid]["outputs"].values()]
     paths += [db.abs(p) for p in db.blobs if p not in live_blobs]
     for path in paths:
-        if os.path.normpath(path).startswith(out + os.sep):
-            try:
-                os.unlink(path)
-                report.removed.append(path)
-            except FileNotFoundError:
-                pass
+        if os.path.normpath(path).startswith(out + os.sep) and confine.unlink(out, path):
+            report.removed.append(path)
     for tid in doomed:
         db.drop(tid)
     for p in [p for p in db.blobs if p not in live_blobs]:
         del db.blobs[p]
         db.dirty = True
+
+
+def _confine_outputs(out: str, targets: list[Target]) -> None:
+    """Create the output directories, refusing any symbolic link below the output root (before a
+    single file is written)."""
+    seen: set[str] = set()
+    for t in targets:
+        for path in [*t.outputs.values(), *([t.blob] if t.blob else [])]:
+            d = os.path.dirname(path)
+            if d not in seen:
+                seen.add(d)
+                confine.ensure_dirs(out, path)
 
 
 def _remove_stale_temps(directories: set[str]) -> None:

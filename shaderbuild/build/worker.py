@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..front.source_file import read_source
 from ..options import CompileOptions
 from .files import sha256_bytes, sha256_file, stat_sig
 from .outputs import c_identifier, manifest_bytes, render_header, write_all
@@ -83,8 +84,7 @@ def run_job(job: Job, compile_fn: Callable | None = None) -> JobResult:
     def reader(path: str) -> bytes:
         path = os.path.abspath(path)
         sig = stat_sig(path)
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_source(path)    # regular files only, bounded (issue 21 item 5)
         if sig is not None:
             reads[path] = [path, *sig, sha256_bytes(data)]
         return data

@@ -133,6 +133,11 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    if module.root_signature is not None:
+        from ..rootsig.manifest import manifest_view, vulkan_layout
+
+        out["root_signature"] = {**manifest_view(module.root_signature),   # type: ignore[arg-type]
+                                 "vulkan": vulkan_layout(out["resources"], out["push_constants"], ep.stage)}
     return out
 
 

@@ -644,8 +644,9 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ calls (inlined)
     def _call(self, e: ir.Call) -> list[Value]:
-        if len(self.frames) > MAX_INLINE_DEPTH:
-            raise error(f"recursive call of '{e.func.name}' is not allowed")
+        if len(self.frames) > MAX_INLINE_DEPTH:   # sema already refuses recursion: this is a deep chain
+            raise error(f"function '{e.func.name}' is reached through more than {MAX_INLINE_DEPTH} nested calls; "
+                        f"the DXIL backend inlines every call (limit {MAX_INLINE_DEPTH})", e.func.loc)
         f = e.func
         storages: dict[int, VarStorage] = {}
         pending: list[tuple[ir.Param, ir.Expr]] = []
