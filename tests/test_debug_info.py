@@ -392,3 +392,23 @@ def test_long_source_continues_in_debug_source_continued(project):
     first = re.search(r"DebugSource %\d+ (%\d+)\n((?:.*DebugSourceContinued %\d+\n)*)", text)
     pieces = [strings[first[1]]] + [strings[m] for m in re.findall(r"DebugSourceContinued (%\d+)", first[2])]
     assert len(pieces) > 1 and "".join(pieces) == long * 400 + SAMPLE
+
+
+def test_polyfilled_code_keeps_its_statements_line(project):
+    """A polyfilled intrinsic's temporaries (lit() on SPIR-V) are part of the statement: its line,
+    not DebugNoLine (which only the entry wrapper's I/O copies get)."""
+    (project / "sample.hlsl").write_text(
+        "StructuredBuffer<float> In : register(t0);\n"
+        "RWStructuredBuffer<float> Out : register(u1);\n"
+        "[numthreads(1, 1, 1)]\n"
+        "void main(uint3 id : SV_DispatchThreadID)\n"
+        "{\n"
+        "    float4 r = lit(In[id.x], In[1], In[2]);\n"
+        "    Out[id.x] = r.y + r.z;\n"
+        "}\n")
+    text = _spirv_text(compile_ok("spirv", debug_info=True).binary)
+    _strings, consts, _sources = _spirv_records(text)
+    body = text[text.index("OpFunction", text.index("= OpFunction")):]
+    src_main = body[:body.index("OpFunctionEnd")]
+    assert "DebugNoLine" not in src_main
+    assert {int(consts[m]) for m in re.findall(r"DebugLine %\d+ (%\d+)", src_main)} == {6, 7}

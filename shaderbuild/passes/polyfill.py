@@ -377,6 +377,7 @@ class _Walk:
         self.wanted = wanted
         # a node shared within a statement is rewritten once (the node is kept, so its id stays unique)
         self.done: dict[int, tuple[ir.Expr, ir.Expr]] = {}
+        self.loc = None     # the statement being rewritten: its temporaries' stores take its line (-Zi)
 
     def expr(self, e: ir.Expr) -> ir.Expr:
         fields = _FIELDS.get(type(e))
@@ -407,6 +408,8 @@ class _Walk:
     def hoisted(self, e: ir.Expr, out: list[ir.Stmt]) -> ir.Expr:
         """e rewritten; the stores of its temporaries go to `out`."""
         r = self.expr(e)
+        for p in self.b.pre:
+            p.loc = self.loc
         out += self.b.pre
         self.b.pre = []
         self.done.clear()
@@ -415,6 +418,7 @@ class _Walk:
     def stmts(self, body: list[ir.Stmt]) -> None:
         out: list[ir.Stmt] = []
         for s in body:
+            self.loc = getattr(s, "loc", None)
             if isinstance(s, ir.Store):
                 s.place = self.hoisted(s.place, out)
                 s.value = self.hoisted(s.value, out)
@@ -434,6 +438,7 @@ class _Walk:
                 self.stmts(s.body)
                 self.stmts(s.continuing)
                 if s.break_if is not None:
+                    self.loc = s.loc
                     s.break_if = self.hoisted(s.break_if, s.continuing)
             out.append(s)
         body[:] = out
