@@ -412,3 +412,31 @@ def test_polyfilled_code_keeps_its_statements_line(project):
     src_main = body[:body.index("OpFunctionEnd")]
     assert "DebugNoLine" not in src_main
     assert {int(consts[m]) for m in re.findall(r"DebugLine %\d+ (%\d+)", src_main)} == {6, 7}
+
+
+RESOURCE_HELPER = """\
+RWStructuredBuffer<float> Out : register(u1);
+float pick(RWStructuredBuffer<float> b, uint i)
+{
+    if (i > 2)
+        return b[i];
+    return b[0] * 2.0;
+}
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = pick(Out, id.x);
+}
+"""
+
+
+def test_functions_inlined_for_their_resource_parameters_keep_their_lines(project):
+    """resource_locals inlines functions that take resources before the backends: their if and
+    return statements keep their lines through the rewrite (returns become stores and breaks)."""
+    (project / "sample.hlsl").write_text(RESOURCE_HELPER)
+    text = _spirv_text(compile_ok("spirv", debug_info=True).binary)
+    _strings, consts, _sources = _spirv_records(text)
+    lines = {int(consts[m]) for m in re.findall(r"DebugLine %\d+ (%\d+)", text)}
+    assert lines == statement_lines(RESOURCE_HELPER) == {4, 5, 6, 11}
+    ir = _llvm_dis_checked(_program_bitcode(_parts(compile_ok("dxil", debug_info=True, embed_debug=True).binary)["ILDB"]))
+    assert {line for _f, line in _dxil_locations(ir)} <= {4, 5, 6, 11} and {5, 6} <= {line for _f, line in _dxil_locations(ir)}
