@@ -58,6 +58,8 @@ class BindRegister(ValueRecord):
 
 
 VK_LAYOUTS = ("default", "dx", "gl", "scalar")
+# -fspv-target-env values (DXC's); the SPIR-V backend maps each to a SPIR-V version
+VK_TARGET_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "universal1.5")
 
 
 class CompileOptions(DataRecord):
@@ -85,6 +87,10 @@ class CompileOptions(DataRecord):
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
     validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
+    opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is -O3
+    debug_info: bool = False                        # -Zi
+    warnings_as_errors: bool = False                # -WX
+    disabled_warnings: list[str] = Record.factory(list)   # -Wno-NAME (names: diagnostics.WARNING_GROUPS)
 
     # fields that change no output byte, so no cache key
     _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)
