@@ -7,6 +7,7 @@ import os
 from .cache import BuildDB, state_dir
 from .config import Project
 from .lock import ProjectLock
+from .integration import PROGRAMS_FILE
 from .report import INDEX_FILE
 
 
@@ -19,7 +20,8 @@ def clean(project: Project, *, wait: bool = True, on_wait=None) -> list[str]:
     with ProjectLock(state_dir(out), wait=wait, on_wait=on_wait):
         db = BuildDB.load(out, project.root)
         paths = [db.abs(row[0]) for rec in db.targets.values() for row in rec["outputs"].values()]
-        paths += [db.abs(p) for p in db.blobs] + [os.path.join(out, INDEX_FILE), db.path]
+        paths += [db.abs(p) for p in db.blobs] + [os.path.join(out, INDEX_FILE), os.path.join(out, PROGRAMS_FILE),
+                                                  db.path]
         for path in paths:
             if not os.path.normpath(path).startswith(out + os.sep):
                 continue

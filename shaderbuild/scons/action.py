@@ -35,7 +35,7 @@ def _log_compile(source: str, binary: str, options) -> None:
 
 def compile_action(target, source, env) -> int:
     """SCons function action; returns non-zero (SCons: build error) when compilation fails."""
-    from ..build.outputs import c_identifier, manifest_bytes, render_header, write_all
+    from ..build.outputs import c_identifier, header_symbol, manifest_bytes, render_header, write_all
     from ..compiler import compile_file
     from ..diagnostics import render_all
 
@@ -51,10 +51,12 @@ def compile_action(target, source, env) -> int:
     if not result.ok or result.binary is None:
         return 1
     paths = side_outputs(binary, env.get(OUTPUTS_VAR) or [])
+    label = env.get(LABEL_VAR) or str(source[0])      # a project target's name (see ShaderProject)
     contents = {
         "manifest": lambda: manifest_bytes(result.manifest or {}),
         "disassembly": lambda: (result.disassembly or "").encode("utf-8"),
-        "header": lambda: render_header(c_identifier(binary), result.binary, env.get(LABEL_VAR) or str(source[0])),
+        "header": lambda: render_header(header_symbol(label) if "@" in label else c_identifier(binary), result.binary,
+                                        label),
     }
     files = {"binary": (binary, result.binary)}
     files.update({kind: (path, contents[kind]()) for kind, path in paths.items()})
