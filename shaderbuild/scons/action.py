@@ -85,10 +85,29 @@ def _pool(workers: int):
             from ..build.worker import init_worker
 
             init_worker()          # imported and loaded once here, inherited by every worker
+            _warm_up()
+            import gc
+
+            gc.freeze()            # the collector must not touch (and so copy) the inherited objects
             ctx = multiprocessing.get_context("fork")
             _POOL = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_streams)
             atexit.register(_shutdown_pool)
         return _POOL
+
+
+_WARM_UP = "RWStructuredBuffer<uint> o : register(u0);\n[numthreads(1, 1, 1)] void main() { o[0] = 1; }\n"
+
+
+def _warm_up() -> None:
+    """Compile a tiny shader for every backend once in the SCons process before the pool forks: the
+    compiler imports its front end, passes and backend modules on first use, and every worker would
+    otherwise pay for that itself."""
+    from ..compiler import compile_file
+    from ..options import CompileOptions
+    from ..plugin import get_host
+
+    for backend in get_host().backends():
+        compile_file("warm_up.hlsl", CompileOptions(profile="cs_6_0", target=backend), text=_WARM_UP)
 
 
 def _worker_streams() -> None:
