@@ -217,3 +217,31 @@ def test_cmake_ninja_rebuilds_only_the_dependent_shader(tmp_path):
     assert changed == ["blur.spv", "blur.spv.h"]            # fill.hlsl does not include kernel.hlsli
     assert (out_dir / "blur.spv").read_bytes() != blur_before
     assert "no work to do" in run("cmake", "--build", str(build))
+
+
+def test_universal15_target_env_in_a_project_builds_valid_spirv(tmp_path):
+    root = write_project(tmp_path / "p", """\
+        targets = ["spirv", "dxil"]
+        [backends.spirv]
+        target_env = "universal1.5"
+        [[shader]]
+        files = "a.hlsl"
+        profile = "cs_6_0"
+        """, {"a.hlsl": "RWStructuredBuffer<uint> o : register(u0);\n[numthreads(1,1,1)] void main() { o[0] = 3; }\n"})
+    p = sb("build", str(root), "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    spv = next((root / "build/shaders").rglob("*.spv"))
+    assert spv.read_bytes()[4:8] == bytes([0, 5, 1, 0])
+    subprocess.run(["spirv-val", "--target-env", "spv1.5", str(spv)], check=True, timeout=60)
+
+
+def test_list_into_a_closed_pipe_prints_no_traceback(tmp_path):
+    root = graphics_project(tmp_path / "p")
+    r, w = os.pipe()
+    os.close(r)                  # `shaderbuild list | head -1` after head exited
+    try:
+        p = subprocess.run([sys.executable, "-m", "shaderbuild", "list", str(root)], stdout=w, stderr=subprocess.PIPE,
+                           timeout=120)
+    finally:
+        os.close(w)
+    assert p.stderr.decode() == "" and p.returncode == 141
