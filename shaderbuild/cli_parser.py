@@ -31,7 +31,7 @@ class _Parser(argparse.ArgumentParser):
         print(f"shaderbuild: error: {message}", file=sys.stderr)
         raise SystemExit(1)
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_args(self, args=None, namespace=None):
         """Arguments no parser took are reported with the usage of the command they follow
         (`shaderbuild compile ... -Zx` shows compile's usage, not the top level's)."""
         ns, extras = self.parse_known_args(args, namespace)

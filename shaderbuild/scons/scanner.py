@@ -34,6 +34,11 @@ def _sig(path: str) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size]
 
 
+def _dir_mtime(path: str) -> int | None:
+    sig = _sig(path)
+    return None if sig is None else sig[0]
+
+
 def _load(top: str) -> dict:
     global _cache, _cache_path
     if _cache is None:
@@ -63,7 +68,7 @@ def _save() -> None:
 
 def _fresh(entry: dict) -> bool:
     return all(_sig(p) == sig for p, sig in entry["files"]) and all(
-        (_sig(d) or [None])[0] == m for d, m in entry["dirs"])
+        _dir_mtime(d) == m for d, m in entry["dirs"])
 
 
 def _scan_files(source: str, text: str, key: str) -> list[str] | None:
@@ -79,7 +84,7 @@ def _scan_files(source: str, text: str, key: str) -> list[str] | None:
     dirs = sorted({os.path.dirname(f) for f in files} | {os.path.abspath(d) for d in options.include_dirs})
     sigs = [[f, _sig(f)] for f in files]
     if all(sig is not None for _, sig in sigs):
-        _used[key] = {"files": sigs, "dirs": [[d, (_sig(d) or [None])[0]] for d in dirs]}
+        _used[key] = {"files": sigs, "dirs": [[d, _dir_mtime(d)] for d in dirs]}
     return files
 
 
@@ -101,6 +106,7 @@ def scan(node, env, path=()) -> list:
         return []
     source = src.abspath
     key = _key(source, text)
+    files: list[str] | None
     with _lock:
         entry = _used.get(key) or _load(env.Dir("#").abspath).get(key)
         if entry is not None and (key in _used or _fresh(entry)):
