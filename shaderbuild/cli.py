@@ -335,6 +335,8 @@ def cmd_compile(args) -> int:
             print(f"shaderbuild: warning: unknown warning option '-W{name}' (known: {', '.join(WARNING_GROUPS)})",
                   file=sys.stderr)
     to_stdout = args.output == "-"
+    if args.header_variable is not None and not args.header:
+        print("shaderbuild: warning: -Vn names the -Fh array; without -Fh it has no effect", file=sys.stderr)
     if args.header_variable is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.header_variable):
         print(f"shaderbuild: error: -Vn '{args.header_variable}' is not a C identifier", file=sys.stderr)
         return 1

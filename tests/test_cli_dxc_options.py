@@ -101,6 +101,10 @@ def test_normalized_command_lines_parse_fast_as_argparse():
                                                                                                  ["conversion"], True)
     assert cli.parse_compile_fast(cli.normalize_compile_argv(["compile", "s.hlsl", "-T", "cs_6_0"])).opt_level == 3
     assert cli.parse_compile_fast(["compile", "s.hlsl", "-T", "cs_6_0", "-O2", "-Od"]).opt_level == 0
+    for argv in (["compile", "s.hlsl", "-T", "cs_6_0", "-Fo", "-", "-HV", "202x", "-M", "-MT", "t.o", "-nologo"],
+                 ["compile", "s.hlsl", "-T", "cs_6_0", "-Wconversion", "-Wall", "-Zss", "-Qstrip_reflect", "-Fd", "x"]):
+        fast = cli.parse_compile_fast(argv)
+        assert fast is not None and vars(fast) == vars(cli.build_parser("compile").parse_args(argv))
 
 
 def test_options_reach_compile_options_and_cache_key():
@@ -141,6 +145,11 @@ def test_fh_header_compiles_to_the_same_bytes(src):
     subprocess.run([cc, "-Wall", "-Werror", "-o", "dump", "dump.c"], cwd=src, check=True, timeout=60)
     subprocess.run([str(src / "dump"), "out.bin"], cwd=src, check=True, timeout=60)
     assert (src / "out.bin").read_bytes() == (src / "a.spv").read_bytes()
+
+
+def test_vn_without_fh_warns(src):
+    p = sb(src, "compile", "a.hlsl", "-T", "cs_6_0", "-Fo", "a.dxil", "-Vn", "g_x", "-Wno-conversion", text=True)
+    assert p.returncode == 0 and "-Vn names the -Fh array; without -Fh it has no effect" in err(p)
 
 
 def test_bad_vn_is_an_error(src):
