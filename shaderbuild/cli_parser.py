@@ -50,7 +50,8 @@ def _add_compile(sub) -> None:
     for flags, spec in COMPILE_ARGUMENTS:
         kwargs = dict(spec)
         group = kwargs.pop("group", None)
-        kwargs.pop("no_effect", None)
+        if kwargs.pop("no_effect", None):
+            kwargs["help"] = (kwargs.get("help", "DXC option") + " (accepted; no effect in shaderbuild yet: a warning)")
         if group and group not in groups:
             groups[group] = p.add_mutually_exclusive_group()
         if flags[0].startswith("-"):
