@@ -93,6 +93,8 @@ def test_unbounded_has_one_spelling(tmp_path):
         assert tarr["hlsl"]["count"] == tarr["vulkan"]["count"] == "unbounded"
     spirv_backend = {e["name"]: e["count"] for e in res["spirv"].manifest["backend"]["vulkan"]["resources"]}
     assert spirv_backend["tarr"] == "unbounded"
+    dxil_backend = {e["name"]: e["count"] for e in res["dxil"].manifest["backend"]["dxil"]["resources"]}
+    assert dxil_backend["used_arr"] == "unbounded"          # unused arrays are not in DXIL's table
     assert res["spirv"].manifest["manifest_version"] == MANIFEST_VERSION == 2
 
 
