@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tool_util import c_compiler
 
 from shaderbuild.build.config import ConfigFileError, load_project
 from shaderbuild.build.outputs import header_symbol
@@ -133,14 +134,6 @@ def test_header_symbols_are_readable_c_identifiers_without_hashes():
     assert header_symbol("shaders/blur.hlsl:main[MODE=1 USE_FOG=1]@spirv") == "g_blur_main_MODE_1_USE_FOG_1_spirv"
     assert header_symbol("a/b-c.hlsl:ps_main@dxil") == "g_b_c_ps_main_dxil"
     assert header_symbol("x.hlsl:main[Q=lo.w]@spirv") == "g_x_main_Q_lo_w_spirv"
-
-
-def c_compiler() -> str:
-    """A C compiler on PATH (CI: gcc from build-essential, or clang-19)."""
-    for name in ("cc", "gcc", "clang", "clang-19"):
-        if shutil.which(name):
-            return name
-    pytest.fail("a C compiler is required for this test (apt-get install gcc or clang-19)")
 
 
 def test_build_depfile_programs_headers_and_quiet(tmp_path):

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tool_util import c_compiler
 
 from shaderbuild import cli
 
@@ -115,14 +116,6 @@ def test_options_reach_compile_options_and_cache_key():
     key = opts.cache_fields()
     assert (key["opt_level"], key["debug_info"], key["warnings_as_errors"], key["disabled_warnings"]) == (
         1, True, True, ["conversion"])
-
-
-def c_compiler() -> str:
-    """A C compiler on PATH (CI: gcc from build-essential, or clang-19)."""
-    for name in ("cc", "gcc", "clang", "clang-19"):
-        if shutil.which(name):
-            return name
-    pytest.fail("a C compiler is required for this test (apt-get install gcc or clang-19)")
 
 
 def test_fh_header_compiles_to_the_same_bytes(src):
