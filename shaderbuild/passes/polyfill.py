@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from .. import ir
+from ..diagnostics import SourceLoc
 
 __all__ = ["POLYFILLS", "run"]
 
@@ -377,7 +378,7 @@ class _Walk:
         self.wanted = wanted
         # a node shared within a statement is rewritten once (the node is kept, so its id stays unique)
         self.done: dict[int, tuple[ir.Expr, ir.Expr]] = {}
-        self.loc = None     # the statement being rewritten: its temporaries' stores take its line (-Zi)
+        self.loc: SourceLoc | None = None     # the statement being rewritten: its temporaries' stores take its line
 
     def expr(self, e: ir.Expr) -> ir.Expr:
         fields = _FIELDS.get(type(e))
@@ -409,7 +410,7 @@ class _Walk:
         """e rewritten; the stores of its temporaries go to `out`."""
         r = self.expr(e)
         for p in self.b.pre:
-            p.loc = self.loc
+            setattr(p, "loc", self.loc)  # noqa: B010 - the pre statements are Stores (Stmt declares no loc)
         out += self.b.pre
         self.b.pre = []
         self.done.clear()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from shaderbuild import ir
 from shaderbuild.diagnostics import SourceLoc
 
-from .llvm.metadata import DINode, MDNode, MDString, md_int
+from .llvm.metadata import DINode, MDNode, MDString, Metadata, md_int
 from .llvm.module import Module
 from .llvm.types import i32
 from .llvm.values import Function
@@ -93,12 +93,12 @@ class DebugInfo:
             self.order.append(sp)
         return sp
 
-    def _variables(self, f: ir.Function, sp: DINode) -> list[DINode]:
+    def _variables(self, f: ir.Function, sp: DINode) -> list[Metadata | None]:
         """DILocalVariables of the named parameters and locals (the subprogram's `variables`, as
         3.7 listed them; compiler temporaries have no position and are left out).  Their values
         live in SSA registers without llvm.dbg.value: a debugger sees names, types and lines."""
         params = [p.var for p in f.params]
-        out = []
+        out: list[Metadata | None] = []
         for v in params + [v for v in f.locals if v not in params]:
             if v.loc is None:
                 continue
@@ -136,8 +136,8 @@ class DebugInfo:
 
         sp.ops[14] = MDValue(fn)
 
-    def loc(self, loc: SourceLoc | None, scope: DINode, inlined_at: DINode | None) -> tuple | None:
-        if loc is None or loc.line <= 0:
+    def loc(self, loc: SourceLoc | None, scope: DINode | None, inlined_at: DINode | None) -> tuple | None:
+        if loc is None or loc.line <= 0 or scope is None:
             return None
         return (loc.line, loc.col, scope, inlined_at)
 

@@ -20,9 +20,11 @@ from shaderbuild.ir.layout import layout_of
 from .buffers import BufferAccess
 from .cleanup import clean_up
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
+from .debuginfo import DebugInfo
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
+from .llvm.metadata import DINode
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .lowered import LoweredModule
 from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
@@ -116,7 +118,8 @@ class FunctionLowerer:
         self._local_res_depth: dict[int, int] = {}
         self._consts: dict[tuple, Value] = {}             # scalar_const
         self.debug = mod.debug                            # -Zi: a DebugInfo, else None
-        self.dbg_scope = self.dbg_inlined = None          # the DISubprogram and inlinedAt being lowered
+        self.dbg_scope: DINode | None = None              # the DISubprogram and inlinedAt being lowered
+        self.dbg_inlined: DINode | None = None
         if self.debug is not None:
             self.b.dbg_locs = self.debug.locs
 
@@ -699,14 +702,16 @@ class FunctionLowerer:
         """-Zi: lower `f`'s body in its own DISubprogram, inlined at the call's location (the
         entry's source function is the DXIL function's own body: no inlining there)."""
         saved = (self.dbg_scope, self.dbg_inlined, self.b.dbg_loc)
+        debug = self.debug
+        assert debug is not None
         entry = self.m.module.entry
         if entry is not None and f is entry.source_function and self.dbg_inlined is None:
             return saved
         call = self.b.dbg_loc
         if call is None:             # a call without a position: its body stays in the caller's scope
             return saved
-        self.dbg_inlined = self.debug.inlined_at(call)
-        self.dbg_scope = self.debug.subprogram(f, f.name, f.loc)
+        self.dbg_inlined = debug.inlined_at(call)
+        self.dbg_scope = debug.subprogram(f, f.name, f.loc)
         return saved
 
     # ------------------------------------------------------------------ statements
@@ -988,7 +993,7 @@ _ov = overload_name
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
-                 optimize: bool = True, debug=None) -> LoweredModule:
+                 optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
     entry = module.entry
     if entry is None or entry.function is None:

@@ -10,6 +10,7 @@ Output is deterministic: every table is built in module order.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 from .bitstream import (
     Abbrev,
@@ -361,7 +362,7 @@ class _Enumerator:
             return n
         cls = md.__class__
         if cls is DINode:
-            return self._add_di(md)
+            return self._add_di(cast(DINode, md))
         if cls is not MDNode:
             n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
             return n
@@ -394,7 +395,7 @@ class _Enumerator:
             elif cls is DINode:
                 n = md_ids.get(id(op))
                 if n is None:
-                    n = self._add_di(op)
+                    n = self._add_di(cast(DINode, op))
             else:
                 raise TypeError(f"cannot write metadata {op!r}")
             rec.append(n + 1)
@@ -790,6 +791,7 @@ class _Writer:
                 return last
         e = self.e
         fn = self.dbg_value
+        assert fn is not None
         for n, var, expr, loc in calls.pop(inst):
             self.w.emit_record(FUNC_CODES["call"], [
                 0, 1 << 15, e.type_ids[fn.ftype], inst_id - e.value_id(fn),

@@ -188,9 +188,9 @@ class Disassembler:
         if kind == "LiteralContextDependentNumber":
             return [self._number(r, rtype)]
         if kind == "LiteralExtInstInteger":
-            names = _EXT_NAMES.get(self.ext_sets.get(r.w[r.i - 1], ""), {})   # the set is the operand before
+            ext_names = _EXT_NAMES.get(self.ext_sets.get(r.w[r.i - 1], ""), {})   # the set is the operand before
             n = r.word()
-            return [names.get(n, str(n))]
+            return [ext_names.get(n, str(n))]
         if cat == "Literal":
             return [str(r.word())]
         if cat == "Composite":

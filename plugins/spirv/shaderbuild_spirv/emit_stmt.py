@@ -94,6 +94,7 @@ class FunctionEmitter(ExprEmitter):
     def debug_prologue(self, fid: int) -> list[int]:
         """-Zi: the function's scope, definition and variable declarations (after the OpVariables)."""
         dbg = self.debug
+        assert dbg is not None
         f = self.func
         entry = self.ctx.entry
         source = entry.source_function if entry is not None and f is entry.function else f
@@ -102,7 +103,9 @@ class FunctionEmitter(ExprEmitter):
         params = {id(p.var): i + 1 for i, p in enumerate(f.params)}
         for v in [p.var for p in f.params] + f.locals:
             slot = self.locals_slots.get(v)
-            var = dbg.local(v, self.scope, params.get(id(v))) if slot is not None else None
+            if slot is None:
+                continue
+            var = dbg.local(v, self.scope, params.get(id(v)))
             if var is not None:
                 words += dbg.code("DebugDeclare", var, slot.id, dbg.expression())
         return words

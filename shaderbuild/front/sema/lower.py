@@ -76,7 +76,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
         if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
-            s.loc = self.stmt_loc
+            setattr(s, "loc", self.stmt_loc)  # noqa: B010 - Stmt itself declares no loc
         self.out.append(s)
 
     @contextlib.contextmanager

@@ -78,10 +78,10 @@ class IRBuilder:
     fp_flags: int = FAST_MATH
     # -Zi: every instruction built gets `dbg_loc` (a (line, col, scope, inlinedAt) tuple) in `dbg_locs`
     dbg_loc: tuple | None = None
-    dbg_locs: dict | None = None
 
     def __init__(self, block: BasicBlock | None = None) -> None:
         self.block = block
+        self.dbg_locs: dict[Instruction, tuple] = {}
 
     def position_at_end(self, block: BasicBlock) -> None:
         self.block = block
