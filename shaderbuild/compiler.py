@@ -40,6 +40,7 @@ class CompileResult(DataRecord):
         src = self.disassembly_source
         if callable(src):
             src = self.disassembly_source = src()
+        assert src is None or isinstance(src, str)
         return src
 
 

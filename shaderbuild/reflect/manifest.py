@@ -110,7 +110,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                    caps: Capabilities = DEFAULT) -> dict:
     from ..ir.layout import vulkan_rule
 
-    if any(v.binding.vk is None for v in module.resources):
+    if any(ir.binding_of(v).vk is None for v in module.resources):
         _derive_vulkan_view(module, options)
     ep = module.entry
     assert ep is not None
@@ -118,7 +118,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
-    out = {
+    out: dict = {
         "format": FORMAT,
         "source": source_name,
         "target": options.target,
@@ -153,7 +153,7 @@ def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
         vk_bindings.run(module, options, strict=False)
     except CompileError:
         for v in module.resources:
-            v.binding.vk = None
+            ir.binding_of(v).vk = None
 
 
 def dumps(manifest: dict) -> str:
