@@ -229,12 +229,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ places
     def place(self, e: ir.Expr) -> Place:
-        cls = e.__class__
-        if cls is ir.VarRef:
+        if type(e) is ir.VarRef:
             return self._var_place(e.var)
-        if cls is ir.SwizzleRef:
+        if type(e) is ir.SwizzleRef:
             return self._components(self.place(e.base), list(e.comps), e.type)
-        if cls is ir.FieldRef:
+        if type(e) is ir.FieldRef:
             return self._field(self.place(e.base), e.index, e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
@@ -276,14 +275,17 @@ class FunctionLowerer:
             return MemPlace(base.storage, t, base.leafbase + field_leaf_base(base.type, index), base.idx)
         if isinstance(base, BufferPlace):
             lay = layout_of(base.type, "dx_structured", bool(base.row_major))
+            assert isinstance(base.type, ir.Struct)     # a field of a struct
             f = base.type.fields[index]
             rm = base.row_major if f.row_major is None else f.row_major
             return BufferPlace(base.res, base.handle, base.index, t, base.offset + lay.offsets[index],
                                base.dyn_offset, row_major=rm)
         if isinstance(base, ResourcePlace) and base.res.res_class == "CBV":     # ConstantBuffer<T>
+            assert base.res.elem is not None    # ConstantBuffer<T>: T
             base = CBufPlace(base.res, self.handle(base), base.res.elem)
         if isinstance(base, CBufPlace):
             st = base.type
+            assert isinstance(st, ir.Struct)    # a field of a struct
             lay = layout_of(st, "dx_cbuffer")
             f = st.fields[index]
             rm = base.row_major if f.row_major is None else f.row_major
@@ -308,12 +310,15 @@ class FunctionLowerer:
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
         if isinstance(bt, ir.Array):
             if isinstance(base, MemPlace):
+                assert bt.size is not None      # a variable's arrays are sized
                 return MemPlace(base.storage, t, base.leafbase, self.add(self.mul_add(base.idx, bt.size, 0), iv))
             if isinstance(base, BufferPlace):
                 stride = layout_of(bt, "dx_structured", bool(base.row_major)).array_stride
+                assert stride is not None       # an array's layout has one
                 return self._buffer_offset(base, t, iv, stride)
             if isinstance(base, CBufPlace):
                 stride = layout_of(bt, "dx_cbuffer", bool(base.row_major)).array_stride
+                assert stride is not None       # an array's layout has one
                 if isinstance(iv, ConstInt):
                     return CBufPlace(base.res, base.handle, t, base.offset + iv.value * stride, base.dyn_row,
                                      base.row_major)
@@ -323,6 +328,7 @@ class FunctionLowerer:
                 dyn = rows if base.dyn_row is None else self.add(base.dyn_row, rows)
                 return CBufPlace(base.res, base.handle, t, base.offset, dyn, base.row_major)
             n = len(component_types(t))
+            assert bt.size is not None          # a variable's arrays are sized
             groups = [list(range(k * n, (k + 1) * n)) for k in range(bt.size)]
         else:
             if isinstance(bt, ir.Vector):
@@ -393,7 +399,7 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ I/O
     def io_read(self, p: IOPlace) -> list[Value]:
-        io = p.var.io
+        io = ir.io_of(p.var)
         if self.m.stage == "compute":
             op = COMPUTE_BUILTINS.get(io.semantic)
             if op is None:
@@ -407,10 +413,10 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        plan = _io_plan(p.var.type, el.cols, io.row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
-        out = []
+        out: list[Value] = []
         for c in p.comps:
             row, col, ov, is_bool = plan[c]
             v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
@@ -420,9 +426,9 @@ class FunctionLowerer:
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         el = self.m.output_elems.get(id(p.var))
         if el is None:
-            raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
+            raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        plan = _io_plan(p.var.type, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
@@ -443,12 +449,14 @@ class FunctionLowerer:
 
     def _load(self, e: ir.Load) -> list[Value]:
         p = e.place
-        if p.__class__ is ir.VarRef and self.frames:        # the commonest load: a whole register local
+        if type(p) is ir.VarRef and self.frames:        # the commonest load: a whole register local
             st = self.frames[-1].storages.get(id(p.var))
             if st is not None and st.comp_nums is not None:
+                assert self.ssa is not None and self.b.block is not None    # comp_nums: SSA variables
                 return self.ssa.read_all(st.comp_nums, self.b.block)
         nums = self._ssa_components(p)
         if nums is not None:
+            assert self.ssa is not None and self.b.block is not None        # SSA variables
             return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)
 
@@ -456,24 +464,22 @@ class FunctionLowerer:
         """The SSA variables of `var`, `var.field...` or either swizzled, when var is a local of
         the current function kept wholly in SSA variables (most loads and stores): no place
         objects (the components MemPlace / AddrPlace would address)."""
-        cls = p.__class__
         comps = None
-        if cls is ir.SwizzleRef:
+        if type(p) is ir.SwizzleRef:
             comps = p.comps
             p = p.base
-            cls = p.__class__
-        if cls is ir.VarRef:
+        if type(p) is ir.VarRef:
             st = self.frames[-1].storages.get(id(p.var)) if self.frames else None
             if st is None or st.comp_nums is None:
                 return None
             nums = st.comp_nums
-        elif cls is ir.FieldRef:
+        elif type(p) is ir.FieldRef:
             chain = [p]
             base = p.base
-            while base.__class__ is ir.FieldRef:
+            while type(base) is ir.FieldRef:
                 chain.append(base)
                 base = base.base
-            if base.__class__ is not ir.VarRef:
+            if type(base) is not ir.VarRef:
                 return None
             st = self.frames[-1].storages.get(id(base.var)) if self.frames else None
             if st is None or st.comp_nums is None:
@@ -485,6 +491,7 @@ class FunctionLowerer:
             if _is_resource_type(t):                    # resources are tracked, not stored
                 return None
             ssa = st.ssa
+            assert ssa is not None          # comp_nums: SSA variables
             nums = [ssa[leaf + q] for q in leaf_of_components(t)]
         else:
             return None

@@ -34,6 +34,7 @@ class Constant(Value):
 
 class ConstInt(Constant):
     __slots__ = ("value",)
+    type: IntType
 
     def __init__(self, type: IntType, value: int) -> None:
         self.type = type
@@ -60,6 +61,7 @@ def float_bits(width: int, value: float) -> int:
 
 class ConstFloat(Constant):
     __slots__ = ("value", "bits")
+    type: FloatType
 
     def __init__(self, type: FloatType, value: float, bits: int | None = None) -> None:
         self.type = type
