@@ -20,7 +20,7 @@ from .container import PSV_RESOURCE_TYPE, PSVResource
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstInt, Constant, Undef, Value
+from .llvm.values import ConstAggregate, Constant, ConstInt, Undef, Value
 from .ops import OpEmitter
 from .scalarize import memory_scalar
 
