@@ -243,3 +243,10 @@ class Instruction(Value):
 
     def __repr__(self) -> str:
         return f"<Instruction {self.op} {self.type}>"
+
+
+def callee_of(call: Instruction) -> Function:
+    """The function a `call` instruction calls (its first operand)."""
+    fn = call.operands[0]
+    assert isinstance(fn, Function), "not a call"
+    return fn
