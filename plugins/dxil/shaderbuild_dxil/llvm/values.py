@@ -250,3 +250,17 @@ def callee_of(call: Instruction) -> Function:
     fn = call.operands[0]
     assert isinstance(fn, Function), "not a call"
     return fn
+
+
+def int_type_of(v: Value) -> IntType:
+    """The type of an integer value (operands the IR types as integers)."""
+    t = v.type
+    assert isinstance(t, IntType), f"{t} is not an integer type"
+    return t
+
+
+def float_type_of(v: Value) -> FloatType:
+    """The type of a floating-point value."""
+    t = v.type
+    assert isinstance(t, FloatType), f"{t} is not a floating-point type"
+    return t
