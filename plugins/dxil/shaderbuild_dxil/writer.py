@@ -584,11 +584,11 @@ class _Writer:
             # the scalar kinds by class (is_null_value inlined)
             if type(c) is ConstInt:
                 v = c.value
-                w_ = c.type.width
+                width = c.type.width
                 if v == 0:
                     pieces.append(null_id)
-                elif v >> (w_ - 1):              # stored unsigned: the signed value, VBR-signed
-                    pieces += (int_id, int_field[(((1 << w_) - v) << 1) | 1])
+                elif v >> (width - 1):              # stored unsigned: the signed value, VBR-signed
+                    pieces += (int_id, int_field[(((1 << width) - v) << 1) | 1])
                 else:
                     pieces += (int_id, int_field[v << 1])
             elif type(c) is ConstFloat:
