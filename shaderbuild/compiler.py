@@ -41,6 +41,7 @@ class CompileResult(DataRecord):
         src = self.disassembly_source
         if callable(src):
             src = self.disassembly_source = src()
+        assert src is None or isinstance(src, str)
         return src
 
 

@@ -454,3 +454,27 @@ def referenced_variables(functions: list[Function]) -> set[int]:
                     if isinstance(x, VarRef):
                         used.add(id(x.var))
     return used
+
+
+def binding_of(var: Variable) -> Binding:
+    """The binding of a resource variable (every global with Storage.UNIFORM that is a resource has one)."""
+    assert var.binding is not None, f"{var.name} is not a bound resource"
+    return var.binding
+
+
+def io_of(var: Variable) -> IOInfo:
+    """The IOInfo of a stage input/output (the entry wrapper gives every INPUT/OUTPUT global one)."""
+    assert var.io is not None, f"{var.name} is not a stage input/output"
+    return var.io
+
+
+def entry_of(module: Module) -> EntryPoint:
+    """The module's entry point (sema always sets it; only hand-built test modules lack one)."""
+    assert module.entry is not None, "module has no entry point"
+    return module.entry
+
+
+def wrapper_of(entry: EntryPoint) -> Function:
+    """The parameterless wrapper function (set by passes/entry_wrapper.py before any backend runs)."""
+    assert entry.function is not None, "entry wrapper has not run"
+    return entry.function

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .hash import BYPASS_HASH, container_hash
 
@@ -74,6 +75,26 @@ class PSVResource:
     flags: int = 0
 
 
+class ViewIdTables(Protocol):
+    """What this layer and the facts above it read of viewid.ViewIdState (defined in a higher layer)."""
+
+    @property
+    def num_inputs(self) -> int: ...
+
+    @property
+    def num_outputs(self) -> int: ...
+
+    @property
+    def inputs_of(self) -> tuple[int, ...]: ...
+
+    @property
+    def uses_view_id(self) -> bool: ...
+
+    def serialize(self) -> list[int]: ...
+
+    def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]: ...
+
+
 @dataclass(slots=True)
 class ContainerInfo:
     stage: str
@@ -92,7 +113,7 @@ class ContainerInfo:
     depth_output: bool = False
     sample_frequency: bool = False
     hash_mode: str = "bypass"
-    view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
+    view_id: ViewIdTables | None = None    # viewid.ViewIdState: the dependency tables after the elements
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
     debug_parts: list[tuple[str, bytes]] = field(default_factory=list)   # -Zi: ILDB / ILDN, before HASH
 

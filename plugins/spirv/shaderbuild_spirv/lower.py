@@ -8,6 +8,7 @@ storage classes, stage I/O decorations, the entry point and its interface.
 from __future__ import annotations
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir import entry_of
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
     Call,
@@ -120,6 +121,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     def run_initializers(fe: FunctionEmitter) -> None:
         # static globals whose initializer is not a constant: run at the top of the entry (DXC)
         for g in initializers:
+            assert g.init is not None       # collected for its initializer
             fe.store(fe.place(VarRef(g)), fe.expr(g.init))
 
     for f in funcs:
@@ -133,7 +135,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
 def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Variable]]:
     """Create every global variable; returns the resources and the globals whose
     initializer must run in the entry function."""
-    entry = module.entry
+    entry = entry_of(module)
     b, T = ctx.b, ctx.T
     resources: list[ResourceVar] = []
     initializers: list[Variable] = []
@@ -168,6 +170,7 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
 
 def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     entry = ctx.entry
+    assert entry is not None    # lower() made ctx with the module's entry
     b = ctx.b
     b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
     if entry.stage == "compute":
@@ -257,11 +260,11 @@ def _constant_initializer(T: TypeLowering, g: Variable) -> int | None:
             t = e.type
             if isinstance(t, (Scalar, Vector)) and all(isinstance(p, Const) and isinstance(p.type, Scalar)
                                                         for p in e.parts):
-                return T.const(t, tuple(p.value for p in e.parts))
+                return T.const(t, tuple(p.value for p in e.parts if isinstance(p, Const)))   # (all are)
             if isinstance(t, (Array, Struct)):
                 parts = [fold(p) for p in e.parts]
                 if all(p is not None for p in parts):
-                    return T.b.constant("OpConstantComposite", T.tid(t), *parts)
+                    return T.b.constant("OpConstantComposite", T.tid(t), *(p for p in parts if p is not None))
         return None
 
     return fold(g.init) if g.init is not None else None
