@@ -32,6 +32,7 @@ TEMPLATE_TYPES = frozenset({
     "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
     "SamplerState", "SamplerComparisonState", "sampler", "RasterizerOrderedBuffer",
     "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer", "RasterizerOrderedTexture2D",
+    "InputPatch", "OutputPatch",
 })
 OTHER_TYPES = frozenset({"void", "string"})
 

@@ -31,6 +31,7 @@ from .builder import enum
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .resource_ops import RESOURCE_METHODS
+from .vulkan import PATCH_BARRIER
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -446,6 +447,8 @@ BARRIERS = {
     "DeviceMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _IMAGE),
     "AllMemoryBarrierWithGroupSync": ("Workgroup", "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
     "AllMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
+    # between a hull shader's control-point and patch-constant parts (vulkan.hull_entry), as DXC
+    PATCH_BARRIER: ("Workgroup", "Invocation", 0),
 }
 
 
@@ -700,4 +703,4 @@ TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
-__all__ = ["BARRIERS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]
+__all__ = ["BARRIERS", "PATCH_BARRIER", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

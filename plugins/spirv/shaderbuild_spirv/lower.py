@@ -35,7 +35,14 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
 }
-EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment",
+                    "hull": "TessellationControl", "domain": "TessellationEvaluation"}
+# tessellation execution modes (DXC puts them all on the TessellationControl entry; the
+# evaluation entry repeats the domain, the one thing a domain shader knows)
+TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
+TESS_SPACING = {"integer": "SpacingEqual", "pow2": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
+                "fractional_odd": "SpacingFractionalOdd"}
+TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", "point": "PointMode"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None}
@@ -98,6 +105,8 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     version = spirv_version(target_env)
     b = ModuleBuilder(version)
     b.capability("Shader")
+    if entry.stage in ("hull", "domain"):
+        b.capability("Tessellation")
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
@@ -166,6 +175,14 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     if entry.stage == "compute":
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
+    elif entry.tess is not None:
+        t = entry.tess
+        b.execution_mode(fid, TESS_DOMAINS[t.domain])
+        if entry.stage == "hull":
+            b.execution_mode(fid, TESS_SPACING[t.partitioning or "integer"])
+            if t.output_topology in TESS_ORDER:
+                b.execution_mode(fid, TESS_ORDER[t.output_topology or ""])
+            b.execution_mode(fid, "OutputVertices", t.output_control_points or 0)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
         if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
@@ -214,6 +231,8 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
                 b.extension(cap[1])
     else:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
+    if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
+        b.decorate(vid, "Patch")
     interp = _INTERPOLATION.get(io.interpolation or "linear")
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)

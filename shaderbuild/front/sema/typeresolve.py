@@ -32,6 +32,7 @@ RESOURCE_KINDS = frozenset({
     "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
     "SamplerState", "SamplerComparisonState",
 })
+PATCH_TYPES = frozenset({"InputPatch", "OutputPatch"})
 UNTYPED_RESOURCES = frozenset({"ByteAddressBuffer", "RWByteAddressBuffer", "SamplerState", "SamplerComparisonState"})
 # textures whose element defaults to float4 when written without <T>
 DEFAULT_FLOAT4 = frozenset(k for k in RESOURCE_KINDS if "Texture" in k or k in ("Buffer", "RWBuffer"))
@@ -110,7 +111,20 @@ class TypeResolver:
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
+        if name in PATCH_TYPES:
+            return self._patch(ref)
         raise error(f"unknown type name '{name}'", ref.loc)
+
+    def _patch(self, ref: ast.TypeRef) -> ir.Type:
+        """InputPatch<T, N> / OutputPatch<T, N>: an array of N control points; the entry wrapper
+        (passes/entry_wrapper.py) makes it per-control-point stage I/O."""
+        if len(ref.args) != 2 or not isinstance(ref.args[0], ast.TypeRef):
+            raise error(f"'{ref.name}' takes two template arguments: a control-point type and a count", ref.loc)
+        elem = self.resolve(ref.args[0])
+        n = self.const_eval(ref.args[1])
+        if not 1 <= n <= 32:
+            raise error(f"'{ref.name}' control-point count must be between 1 and 32, not {n}", ref.loc)
+        return ir.Array(elem, n)
 
     def _elem_scalar(self, arg) -> ir.Scalar:
         if not isinstance(arg, ast.TypeRef):
