@@ -22,8 +22,7 @@ from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol
 from .stmts import StmtLowering, ends_flow
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
-from .typeresolve import PATCH_TYPES
-from .typeresolve import TypeResolver
+from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 MAX_ARRAY_ELEMENTS = 1 << 24
