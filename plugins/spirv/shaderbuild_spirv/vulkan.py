@@ -116,7 +116,7 @@ def tess_levels(module: ir.Module, options: CompileOptions) -> None:
     def narrow(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and id(e.place.var) in widened:
             declared = widened[id(e.place.var)]
-            e.type = e.place.var.type
+            e.type = e.place.type = e.place.var.type
             if isinstance(declared, ir.Array):
                 return ir.Construct(declared, [ir.Extract(e, i, ir.FLOAT) for i in range(declared.size or 0)])
             return ir.Extract(e, 0, ir.FLOAT)
