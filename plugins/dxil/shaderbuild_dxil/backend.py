@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from shaderbuild import ir
+from shaderbuild.diagnostics import error
 from shaderbuild.options import CompileOptions
 
 from . import check
@@ -63,6 +64,10 @@ def _element(e) -> dict:
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
+    if profile.stage in ("hull", "domain"):
+        # refused, never a container without the patch-constant signature, HS/DS state and PSV0 facts
+        raise error(f"{profile.stage} shaders are not supported by the DXIL backend yet (the SPIR-V target "
+                    f"supports them)", module.entry.source_function.loc if module.entry else None)
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types)
     if lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
