@@ -104,3 +104,35 @@ def test_dxil_refuses_tessellation_with_a_located_error(profile):
     stage = "hull" if profile == "hs_6_0" else "domain"
     assert R.errors(res) == [f"{7 if stage == 'hull' else 5}:{4 if stage == 'hull' else 8}: {stage} shaders are not "
                              f"supported by the DXIL backend yet (the SPIR-V target supports them)"]
+
+
+def test_manifest_tessellation_facts():
+    """The manifest carries what a pipeline needs: domain, partitioning, topology, patch sizes,
+    max tess factor, the patch-constant function; patch constants and control-point I/O marked."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
+    src = HS.replace("[outputcontrolpoints(3)]", "[outputcontrolpoints(4)] [maxtessfactor(12.5)]").replace(
+        "return patch[i];", "return patch[i % 3];")
+    res = R.compile_hlsl(src, "main", "hs_6_0", "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    jsonschema.validate(res.manifest, schema)
+    entry = res.manifest["entry"]
+    assert entry["stage"] == "hull"
+    assert entry["tessellation"] == {"domain": "tri", "partitioning": "integer", "output_topology": "triangle_cw",
+                                     "input_control_points": 3, "output_control_points": 4, "max_tess_factor": 12.5,
+                                     "patch_constant_function": "constants"}
+    outs = {o["semantic"]: o for o in entry["outputs"]}
+    assert outs["POSITION"] == {"semantic": "POSITION", "index": 0, "type": "float4", "location": 0,
+                                "control_points": 4}
+    assert outs["SV_TessFactor"] == {"semantic": "SV_TessFactor", "index": 0, "type": "float[4]",
+                                     "builtin": "TessLevelOuter", "patch": True}
+    ins = {i["semantic"]: i for i in entry["inputs"]}
+    assert ins["POSITION"]["control_points"] == 3
+    ds = R.compile_hlsl(DS.replace("DOMAIN", '[domain("isoline")]').replace(" float inside : SV_InsideTessFactor;",
+                                                                           ""), "main", "ds_6_0", "spirv")
+    jsonschema.validate(ds.manifest, schema)
+    assert ds.manifest["entry"]["tessellation"] == {"domain": "isoline", "input_control_points": 4}
