@@ -94,18 +94,6 @@ def test_domain_shader_isoline_compiles():
     tools.spirv_val(res.binary, "vulkan1.1")
 
 
-@pytest.mark.parametrize("profile", ["hs_6_0", "ds_6_0"])
-def test_dxil_refuses_tessellation_with_a_located_error(profile):
-    """Until the DXIL backend writes the patch-constant signature and HS/DS state, it refuses
-    (never a container missing them)."""
-    src = HS if profile == "hs_6_0" else DS.replace("DOMAIN", '[domain("isoline")]').replace(
-        " float inside : SV_InsideTessFactor;", "")
-    res = R.compile_hlsl(src, "main", profile, "dxil")
-    stage = "hull" if profile == "hs_6_0" else "domain"
-    assert R.errors(res) == [f"{7 if stage == 'hull' else 5}:{4 if stage == 'hull' else 8}: {stage} shaders are not "
-                             f"supported by the DXIL backend yet (the SPIR-V target supports them)"]
-
-
 def test_manifest_tessellation_facts():
     """The manifest carries what a pipeline needs: domain, partitioning, topology, patch sizes,
     max tess factor, the patch-constant function; patch constants and control-point I/O marked."""

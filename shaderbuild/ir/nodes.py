@@ -373,6 +373,9 @@ class TessInfo(Record):
     max_tess_factor: float | None = None
     patch_source: Function | None = None
     patch_function: Function | None = None
+    # the parameters declared OutputPatch<T, N> (the hull patch-constant function's, the domain
+    # entry's); the other control-point arrays are InputPatch
+    output_patch_params: list[Variable] = Record.factory(list)
 
 
 class EntryPoint(Record):

@@ -313,7 +313,7 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
         row_major = var.io.row_major if var.io else None
         patch_param = b.stage in ("hull", "domain") and semantic is None and isinstance(var.type, ir.Array)
         if p.direction == "in" and patch_param:
-            if patch_constant and b.stage == "hull" and _is_output_patch(b, var.type):
+            if patch_constant and b.stage == "hull" and _is_output_patch(b, var):
                 args[i] = _load_output_patch(b, var.type, var.loc)
             else:
                 b.patch = False
@@ -360,8 +360,8 @@ def _is_patch_input(semantic: str | None, t: ir.Type) -> bool:
     return sv is None or sv.name in ("SV_TessFactor", "SV_InsideTessFactor")
 
 
-def _is_output_patch(b: _Builder, t: ir.Type) -> bool:
-    return isinstance(t, ir.Array) and any(v.io is not None and v.io.arrayed for v in b.entry.outputs)
+def _is_output_patch(b: _Builder, var: ir.Variable) -> bool:
+    return b.entry.tess is not None and any(v is var for v in b.entry.tess.output_patch_params)
 
 
 def _load_output_patch(b: _Builder, t: ir.Array, loc) -> ir.Expr:

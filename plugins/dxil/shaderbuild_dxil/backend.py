@@ -7,12 +7,19 @@ import os
 from dataclasses import dataclass
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import error
 from shaderbuild.options import CompileOptions
 
 from . import check
 from .container import ContainerInfo, build_container
-from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
+from .dxmeta import (
+    TESS_DOMAINS,
+    TESS_OUTPUT_PRIMITIVES,
+    add_metadata,
+    dxil_version,
+    feature_info,
+    shader_flags,
+    validator_version,
+)
 from .lower import lower_module
 from .lowered import LoweredModule
 from .resources import psv_resources
@@ -64,13 +71,11 @@ def _element(e) -> dict:
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
-    if profile.stage in ("hull", "domain"):
-        # refused, never a container without the patch-constant signature, HS/DS state and PSV0 facts
-        raise error(f"{profile.stage} shaders are not supported by the DXIL backend yet (the SPIR-V target "
-                    f"supports them)", module.entry.source_function.loc if module.entry else None)
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types)
+    tess = lm.stage if lm.stage in ("hull", "domain") else None
     if lm.stage != "compute":
-        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, tess=tess, patch=lm.patch_constants,
+                                           patch_fn=lm.patch_function)
     add_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
@@ -87,6 +92,13 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
         view_id=lm.view_id,
     )
+    if tess is not None:
+        t = lm.tess
+        info.patch_constants = [e.container_element(lm.stage == "hull") for e in lm.patch_constants]
+        info.input_control_points = t.input_control_points or 0
+        info.output_control_points = t.output_control_points or 0
+        info.tess_domain = TESS_DOMAINS[t.domain]
+        info.tess_output_primitive = TESS_OUTPUT_PRIMITIVES.get(t.output_topology or "", 0)
     check.check_container_info(lm, info)
     container = build_container(info)
     check.check_container(lm, container)

@@ -74,6 +74,10 @@ def _patch_sizes(info: FuncInfo, kind: str) -> list[tuple[int, ast.VarDecl]]:
     return out
 
 
+def _output_patch_params(info: FuncInfo) -> list[ir.Variable]:
+    return [ip.var for p, ip in zip(info.decl.params, info.ir_func.params) if p.type.name == "OutputPatch"]
+
+
 def tess_info(an, info: FuncInfo, patch_constant: FuncInfo | None) -> ir.TessInfo:
     """Read and check a hull or domain entry's tessellation attributes."""
     d = info.decl
@@ -93,6 +97,7 @@ def tess_info(an, info: FuncInfo, patch_constant: FuncInfo | None) -> ir.TessInf
                                                                        ("domain", "OutputPatch")):
             raise error(f"'{p.type.name}' is not a valid {stage} shader entry parameter "
                         f"(hull shaders take an InputPatch, domain shaders an OutputPatch)", p.loc)
+    tess.output_patch_params = _output_patch_params(info)
     if stage == "domain":
         sizes = _patch_sizes(info, "OutputPatch")
         tess.input_control_points = sizes[0][0] if sizes else None
@@ -115,6 +120,7 @@ def tess_info(an, info: FuncInfo, patch_constant: FuncInfo | None) -> ir.TessInf
                 raise error(f"OutputPatch of {t.size} control points in the patch-constant function does not match "
                             f"[outputcontrolpoints({n})]", p.loc)
         tess.patch_source = patch_constant.ir_func
+        tess.output_patch_params += _output_patch_params(patch_constant)
     if not sizes:
         raise error(f"hull shader entry point '{d.name}' needs an InputPatch<T, N> parameter "
                     f"(in it or in its patch-constant function)", d.loc)
