@@ -12,6 +12,9 @@
   test, ignoring centres within a hair of an edge).
 * SV_PrimitiveID through the hull shader (control-point and patch-constant functions) to the
   pixel colour of each of two patches.
+
+Every draw runs twice: from the SPIR-V builds, and from the DXIL builds converted by dxil-spirv
+(vkd3d-proton's DXIL front end), which must give the same pixels.
 """
 
 from __future__ import annotations
@@ -75,15 +78,45 @@ def build_stage(src: str, profile: str, defines: dict | None = None):
     return res
 
 
+def dxil_stage(src: str, profile: str, defines: dict | None = None) -> tuple[bytes, str]:
+    """The DXIL build converted by dxil-spirv (after obj2yaml-19, llvm-dis-19 and spirv-val accept it)."""
+    from dxil_run import consumer_spirv
+
+    res = R.compile_hlsl(src, "main", profile, "dxil", defines=defines)
+    assert res.ok, R.diagnostics_text(res)
+    converted = consumer_spirv(res)
+    assert converted is not None, "dxil-spirv did not convert the DXIL"
+    return converted[0], converted[1]["entry"]
+
+
 def draw_tess(control_points: list[tuple[float, float]], per_patch: int, hs: str, ds: str, ps: str,
               defines: dict | None = None) -> bytes:
+    """Draw from the SPIR-V builds, then from the DXIL builds through dxil-spirv: the same pixels."""
     pts = ", ".join(f"float2({x!r}, {y!r})" for x, y in control_points + [(0.0, 0.0)] * (8 - len(control_points)))
-    vs = build_stage(VS.replace("CONTROL_POINTS", pts), "vs_6_0")
+    vs_src = VS.replace("CONTROL_POINTS", pts)
+    vs = build_stage(vs_src, "vs_6_0")
     h = build_stage(hs, "hs_6_0", defines)
     d = build_stage(ds, "ds_6_0", defines)
     p = build_stage(ps, "ps_6_0")
-    return R.vk_runner().run_graphics(vs.binary, "main", p.binary, "main", W, H, vertex_count=len(control_points),
-                                      tessellation=(h.binary, "main", d.binary, "main", per_patch))
+    run = R.vk_runner().run_graphics
+    px = run(vs.binary, "main", p.binary, "main", W, H, vertex_count=len(control_points),
+             tessellation=(h.binary, "main", d.binary, "main", per_patch))
+    import time
+
+    from harness import dxil_consumer
+
+    t0 = time.perf_counter()
+    (vs2, vs_e), (hs2, hs_e), (ds2, ds_e), (ps2, ps_e) = (
+        dxil_stage(vs_src, "vs_6_0"), dxil_stage(hs, "hs_6_0", defines), dxil_stage(ds, "ds_6_0", defines),
+        dxil_stage(ps, "ps_6_0"))
+    twin = run(vs2, vs_e, ps2, ps_e, W, H, vertex_count=len(control_points),
+               tessellation=(hs2, hs_e, ds2, ds_e, per_patch))
+    dxil_consumer.STATS.ran(t0)
+    differ = [i // 4 for i in range(0, len(px), 4) if px[i:i + 4] != twin[i:i + 4]]
+    assert not differ, (f"{len(differ)} pixels of the DXIL draw (through dxil-spirv) differ from the SPIR-V draw, "
+                        f"first at {differ[0] % W, differ[0] // W}: {twin[differ[0] * 4:differ[0] * 4 + 4]} vs "
+                        f"{px[differ[0] * 4:differ[0] * 4 + 4]}")
+    return px
 
 
 def piecewise_linear(f, n: int, x: float) -> float:
