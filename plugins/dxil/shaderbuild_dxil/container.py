@@ -93,6 +93,7 @@ class ContainerInfo:
     sample_frequency: bool = False
     hash_mode: str = "bypass"
     view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
+    root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
     # hull/domain shaders: the patch-constant signature (PSG1) and the PSV0 tessellation facts
     patch_constants: list[SignatureElement] | None = None
     input_control_points: int = 0
@@ -243,6 +244,7 @@ def build_container(info: ContainerInfo) -> bytes:
         ("OSG1", _signature_part(info.outputs)),
         *([("PSG1", _signature_part(info.patch_constants))] if info.patch_constants is not None else []),
         ("PSV0", _psv_part(info)),
+        *([("RTS0", info.root_signature)] if info.root_signature is not None else []),
         ("HASH", _hash_part(info)),
         ("DXIL", _dxil_part(info)),
     ]
