@@ -672,6 +672,7 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 # other entry has a handler in TABLE (tests/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
-NATIVE_INTRINSICS = frozenset(TABLE)
+# the HLSL intrinsics handled here (PATCH_BARRIER is the backend's own: vulkan.hull_entry makes it)
+NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER}
 
 __all__ = ["BARRIERS", "NATIVE_INTRINSICS", "PATCH_BARRIER", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]
