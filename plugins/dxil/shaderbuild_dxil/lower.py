@@ -992,6 +992,11 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
     ctx = ModuleContext(module, stage, sm, native16, optimize)
     used_vars, _fns, counter_users = used_globals(entry.function)
+    if entry.tess is not None and entry.tess.patch_function is not None:   # a hull shader's second function
+        more, _more_fns, more_counters = used_globals(entry.tess.patch_function)
+        seen = {id(v) for v in used_vars}
+        used_vars = list(used_vars) + [v for v in more if id(v) not in seen]
+        counter_users = set(counter_users) | set(more_counters)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses
         if id(g) not in used_ids:
