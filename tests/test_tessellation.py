@@ -90,10 +90,10 @@ def dxil_stage(src: str, profile: str, defines: dict | None = None) -> tuple[byt
 
 
 def draw_tess(control_points: list[tuple[float, float]], per_patch: int, hs: str, ds: str, ps: str,
-              defines: dict | None = None) -> bytes:
+              defines: dict | None = None, vs: str = VS) -> bytes:
     """Draw from the SPIR-V builds, then from the DXIL builds through dxil-spirv: the same pixels."""
     pts = ", ".join(f"float2({x!r}, {y!r})" for x, y in control_points + [(0.0, 0.0)] * (8 - len(control_points)))
-    vs_src = VS.replace("CONTROL_POINTS", pts)
+    vs_src = vs.replace("CONTROL_POINTS", pts)
     vs = build_stage(vs_src, "vs_6_0")
     h = build_stage(hs, "hs_6_0", defines)
     d = build_stage(ds, "ds_6_0", defines)
@@ -130,9 +130,13 @@ def piecewise_linear(f, n: int, x: float) -> float:
 QUAD = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
 
 
-@pytest.mark.parametrize("factor", [3, 5, 7])
-def test_quad_fractional_odd_grid(factor):
-    px = draw_tess(QUAD, 4, QUAD_HS, QUAD_DS, PS_COLOR, {"FACTOR": f"{factor}.0"})
+@pytest.mark.parametrize("factor,semantic", [(3, "POSITION0"), (5, "POSITION0"), (7, "POSITION0"),
+                                             (5, "SV_Position")])
+def test_quad_fractional_odd_grid(factor, semantic):
+    """(SV_Position control points: the Position built-in per control point in SPIR-V, an SV element
+    of the control-point signatures in DXIL.)"""
+    px = draw_tess(QUAD, 4, QUAD_HS.replace("POSITION0", semantic), QUAD_DS.replace("POSITION0", semantic),
+                   PS_COLOR, {"FACTOR": f"{factor}.0"}, VS.replace("POSITION0", semantic))
 
     def sq(t: float) -> float:
         return t * t
