@@ -24,7 +24,8 @@ class _Builder:
         self.options = options
         self.module = module
         self.stage = module.stage
-        self.entry = module.entry
+        assert module.entry is not None
+        self.entry: ir.EntryPoint = module.entry
         self.body: list[ir.Stmt] = []
         self.locals: list[ir.Variable] = []
         self.next_location = {"in": 0, "out": 0}
@@ -40,7 +41,9 @@ class _Builder:
 
     def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
         """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
-        domain = self.entry.tess.domain
+        tess = self.entry.tess
+        assert tess is not None          # sema gives every hull and domain entry its TessInfo
+        domain = tess.domain
         if self.stage == "hull" and not self.patch:
             raise error(f"'{name}' is a patch constant: the patch-constant function writes it, not the "
                         f"control-point function", loc)
@@ -63,10 +66,12 @@ class _Builder:
         if self.reuse_inputs and direction == "in" and key in self.io_vars:
             return self.io_vars[key]     # a hull shader's patch-constant function shares the inputs
         var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major)
+        io = var.io
+        assert io is not None
         if self.arrayed is not None:     # one element per control point
             var.type = ir.Array(var.type, self.arrayed)
-            var.io.arrayed = True
-        var.io.patch = self.patch and (direction == "out") == (self.stage == "hull")
+            io.arrayed = True
+        io.patch = self.patch and (direction == "out") == (self.stage == "hull")
         self.io_vars[key] = var
         (self.entry.inputs if direction == "in" else self.entry.outputs).append(var)
         return var
@@ -130,10 +135,6 @@ class _Builder:
                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
-        if self.arrayed is not None:
-            elem = var.type.elem
-            return [_adapt(ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.UINT, i), elem), elem), t)
-                    for i in range(self.arrayed)]
         return _adapt(ir.Load(ir.VarRef(var), var.type), t)
 
     def load_patch(self, t: ir.Array, loc, interp, prefix: str) -> ir.Expr:
@@ -155,7 +156,8 @@ class _Builder:
                                         f.row_major)
                       for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
             return [ir.Construct(t, [f[i] for f in fields]) for i in range(self.arrayed or 0)]
-        return self.load_input(t, semantic, loc, interp, prefix, vk, row_major)  # type: ignore[return-value]
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        return [_adapt(_point(var, ir.Const(ir.UINT, i)), t) for i in range(self.arrayed or 0)]
 
     def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
                      vk=(None, None), row_major: bool | None = None) -> None:
@@ -168,8 +170,8 @@ class _Builder:
             return
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
         if self.output_index is not None:
-            elem = var.type.elem
-            self.body.append(ir.Store(ir.IndexRef(ir.VarRef(var), self.output_index, elem), _adapt(value, elem)))
+            place = _point_place(var, self.output_index)
+            self.body.append(ir.Store(place, _adapt(value, place.type)))
             return
         self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
 
@@ -312,12 +314,12 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         row_major = var.io.row_major if var.io else None
         patch_param = b.stage in ("hull", "domain") and semantic is None and isinstance(var.type, ir.Array)
-        if p.direction == "in" and patch_param:
+        if p.direction == "in" and patch_param and isinstance(var.type, ir.Array):
             if patch_constant and b.stage == "hull" and _is_output_patch(b, var):
                 args[i] = _load_output_patch(b, var.type, var.loc)
             else:
                 b.patch = False
-                args[i] = b.load_patch(var.type, var.loc, interp, f"in.{var.name}")   # type: ignore[arg-type]
+                args[i] = b.load_patch(var.type, var.loc, interp, f"in.{var.name}")
                 b.patch = patch_constant
         elif p.direction == "in":
             b.patch = patch_constant or (b.stage == "domain" and _is_patch_input(semantic, var.type))
@@ -335,7 +337,7 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
         point = b.io_vars[("in", "SV_OUTPUTCONTROLPOINTID")]
         b.output_index = ir.Load(ir.VarRef(point), point.type)
         b.arrayed = b.entry.tess.output_control_points if b.entry.tess else None
-    call = ir.Call(src, args, src.return_type)   # type: ignore[arg-type]
+    call = ir.Call(src, [a for a in args if a is not None], src.return_type)     # every parameter has its argument
     if isinstance(src.return_type, ir.VoidType):
         b.body.append(ir.Eval(call))
     else:
@@ -349,6 +351,17 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
         b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
                        row_major)
     b.arrayed = None
+
+
+def _point_place(var: ir.Variable, index: ir.Expr) -> ir.IndexRef:
+    """Control point `index` of a per-control-point variable (an array)."""
+    assert isinstance(var.type, ir.Array)
+    return ir.IndexRef(ir.VarRef(var), index, var.type.elem)
+
+
+def _point(var: ir.Variable, index: ir.Expr) -> ir.Expr:
+    place = _point_place(var, index)
+    return ir.Load(place, place.type)
 
 
 def _is_patch_input(semantic: str | None, t: ir.Type) -> bool:
@@ -366,23 +379,21 @@ def _is_output_patch(b: _Builder, var: ir.Variable) -> bool:
 
 def _load_output_patch(b: _Builder, t: ir.Array, loc) -> ir.Expr:
     """OutputPatch<T, N> in the patch-constant function: read back the control-point outputs."""
-    assert t.size is not None
+    n = t.size or 0
 
-    def leaves(ty: ir.Type, semantic: str | None) -> list[ir.Expr] | None:
+    def leaves(ty: ir.Type, semantic: str | None) -> list[ir.Expr]:
         if isinstance(ty, ir.Struct) and semantic is None:
             parts = [leaves(f.type, sem) for f, sem in zip(ty.fields, _member_semantics(ty, semantic))]
-            return [ir.Construct(ty, [p[i] for p in parts]) for i in range(t.size)]   # type: ignore[index, arg-type]
+            return [ir.Construct(ty, [p[i] for p in parts]) for i in range(n)]
         if semantic is None:
             raise error("a control point's members need semantics", loc)
         var = b.io_vars.get(("out", semantic.upper()))
-        if var is None or not var.io.arrayed:
+        if var is None or var.io is None or not var.io.arrayed:
             raise error(f"OutputPatch member '{semantic}' is not an output of the hull shader's control-point "
                         f"function", loc)
-        elem = var.type.elem
-        return [_adapt(ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.UINT, i), elem), elem), ty)
-                for i in range(t.size)]   # type: ignore[arg-type]
+        return [_adapt(_point(var, ir.Const(ir.UINT, i)), ty) for i in range(n)]
 
-    return ir.Construct(t, leaves(t.elem, None))   # type: ignore[arg-type]
+    return ir.Construct(t, leaves(t.elem, None))
 
 
 def _add_ext_builtins(module: ir.Module) -> None:

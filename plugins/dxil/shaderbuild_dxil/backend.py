@@ -23,7 +23,7 @@ from .dxmeta import (
 from .lower import lower_module
 from .lowered import LoweredModule
 from .resources import psv_resources
-from .viewid import compute_view_id_state
+from .viewid import ViewIdState, compute_view_id_state
 from .writer import write_bitcode
 
 __all__ = ["DxilOutput", "compile_dxil"]
@@ -101,11 +101,12 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
-        view_id=lm.view_id,
+        view_id=lm.view_id if isinstance(lm.view_id, ViewIdState) else None,
         root_signature=_root_signature_part(module, options),
     )
     if tess is not None:
         t = lm.tess
+        assert t is not None
         info.patch_constants = [e.container_element(lm.stage == "hull") for e in lm.patch_constants]
         info.input_control_points = t.input_control_points or 0
         info.output_control_points = t.output_control_points or 0

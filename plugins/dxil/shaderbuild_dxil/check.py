@@ -22,7 +22,7 @@ from .llvm.metadata import MDNode
 from .llvm.values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
-from .viewid import signature_scalars
+from .viewid import ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
 
@@ -105,6 +105,7 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
         if nmd is not None:
             raise _fail("!dx.viewIdState on a stage without signatures")
         return
+    assert isinstance(state, ViewIdState)
     if (state.num_inputs, state.num_outputs) != (signature_scalars(lm.inputs), signature_scalars(lm.outputs)):
         raise _fail("ViewID state scalar counts disagree with the packed signatures")
     if len(state.inputs_of) != state.num_outputs:
@@ -310,7 +311,9 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
             patch_words = 4 * pc_vectors * width
         else:
             patch_words = 0
-        want_patch = lm.view_id.psv_patch_tables(in_vectors, out_vectors, pc_vectors) if lm.view_id else []
+        view = lm.view_id
+        want_patch = view.psv_patch_tables(in_vectors, out_vectors, pc_vectors) \
+            if isinstance(view, ViewIdState) else []
         if len(tail) < 4 * patch_words or list(struct.unpack(f"<{patch_words}I", tail[len(tail) - 4 * patch_words:])) \
                 != want_patch:
             raise _fail("PSV0 patch-constant dependency table disagrees with the ViewID state")
@@ -320,6 +323,7 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
     state = lm.view_id
     if state is None:
         return
+    assert isinstance(state, ViewIdState)
     words = list(struct.unpack(f"<{size}I", tail))
     md = state.serialize()
     n_in, n_out, md = md[0], md[1], md[3 if state.tess else 2:]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .hash import BYPASS_HASH, container_hash
 
@@ -74,6 +75,17 @@ class PSVResource:
     flags: int = 0
 
 
+class DependencyTables(Protocol):
+    """What PSV0 takes from the ViewID state (viewid.ViewIdState, an upper layer)."""
+
+    @property
+    def uses_view_id(self) -> bool: ...
+
+    def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]: ...
+
+    def psv_patch_tables(self, in_vectors: int, out_vectors: int, pc_vectors: int) -> list[int]: ...
+
+
 @dataclass(slots=True)
 class ContainerInfo:
     stage: str
@@ -92,7 +104,7 @@ class ContainerInfo:
     depth_output: bool = False
     sample_frequency: bool = False
     hash_mode: str = "bypass"
-    view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
+    view_id: DependencyTables | None = None    # viewid.ViewIdState: the dependency tables after the elements
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
     # hull/domain shaders: the patch-constant signature (PSG1) and the PSV0 tessellation facts
     patch_constants: list[SignatureElement] | None = None

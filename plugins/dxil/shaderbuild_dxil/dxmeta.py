@@ -168,5 +168,5 @@ def tess_state(lm: LoweredModule) -> list:
     return [_i32(TAG_HS_STATE), MDNode([
         MDValue(lm.patch_function) if lm.patch_function is not None else None,
         _i32(t.input_control_points or 0), _i32(t.output_control_points or 0), domain,
-        _i32(TESS_PARTITIONINGS[t.partitioning]), _i32(TESS_OUTPUT_PRIMITIVES[t.output_topology]),
+        _i32(TESS_PARTITIONINGS[t.partitioning or ""]), _i32(TESS_OUTPUT_PRIMITIVES[t.output_topology or ""]),
         MDValue(ConstFloat(T.f32, max_tf))])]

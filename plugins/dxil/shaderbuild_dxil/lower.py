@@ -312,7 +312,7 @@ class FunctionLowerer:
                 raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
             per = _resource_slots(t)
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
-        if isinstance(base, IOPlace) and base.var.io.arrayed and base.vertex is None:
+        if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
             # one control point of a per-control-point variable: its element, at that vertex
             return IOPlace(base.var, t, list(range(len(component_types(t)))), iv)
         if isinstance(bt, ir.Array):
@@ -403,6 +403,7 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ I/O
     def io_read(self, p: IOPlace) -> list[Value]:
         io = p.var.io
+        assert io is not None        # stage I/O always has its semantic
         if self.m.stage == "compute":
             op = COMPUTE_BUILTINS.get(io.semantic)
             if op is None:
@@ -415,7 +416,7 @@ class FunctionLowerer:
             if op == "DomainLocation":
                 return [self.ops.call(self.b, op, "f32", [ConstInt(T.i8, c)]) for c in p.comps]
             return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
-        read, args = "LoadInput", None
+        read = "LoadInput"
         el = self.m.input_elems.get(id(p.var))
         if el is None and (el := self.m.patch_elems.get(id(p.var))) is not None:
             read = "LoadPatchConstant"          # a domain shader's patch constants
@@ -423,7 +424,7 @@ class FunctionLowerer:
             read = "LoadOutputControlPoint"     # the output patch, in a hull shader's patch-constant function
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        vt = p.var.type.elem if io.arrayed else p.var.type
+        vt = _point_type(p.var)
         plan = _io_plan(vt, el.cols, p.var.io.row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
@@ -431,7 +432,7 @@ class FunctionLowerer:
         out = []
         for c in p.comps:
             row, col, ov, is_bool = plan[c]
-            args = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
+            args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
             v = call(b, read, ov, args)
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
@@ -444,7 +445,7 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        vt = p.var.type.elem if p.var.io.arrayed else p.var.type
+        vt = _point_type(p.var)
         plan = _io_plan(vt, el.cols, p.var.io.row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
@@ -978,6 +979,12 @@ def _resource_slots(t: ir.Type) -> int:
 
 
 _ov = overload_name
+
+
+def _point_type(var: ir.Variable) -> ir.Type:
+    """The type of one control point of a per-control-point variable (else the variable's type)."""
+    t = var.type
+    return t.elem if var.io is not None and var.io.arrayed and isinstance(t, ir.Array) else t
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,

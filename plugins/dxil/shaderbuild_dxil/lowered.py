@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shaderbuild.ir import TessInfo
+
 from .llvm.module import Module as LLModule
 from .llvm.values import Function
 from .ops import OpEmitter
@@ -35,4 +37,4 @@ class LoweredModule:
     # the tessellation attributes (shaderbuild.ir.TessInfo)
     patch_constants: list[SigElement] = field(default_factory=list)
     patch_function: Function | None = None
-    tess: object | None = None
+    tess: TessInfo | None = None

@@ -160,6 +160,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
     facts_of = _FACTS.get
     for v in vars_:
         io = v.io
+        assert io is not None
         vt = v.type.elem if io.arrayed and isinstance(v.type, ir.Array) else v.type    # per control point
         key = (io.semantic, vt, io.interpolation, point, native16, io.row_major)
         facts = facts_of(key, False)
@@ -175,7 +176,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
             sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
                               data_width))
-    _check_semantic_indices(out, is_output)
+    _check_semantic_indices(out, bool(is_output))
     unfit = sigpack.pack(out, point)
     if unfit:
         e = unfit[0]

@@ -553,7 +553,8 @@ def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[
         inputs_of[o] = bits & (_VIEW_ID_BIT - 1)
         if bits & _VIEW_ID_BIT:
             view_id |= 1 << o
-    num_patch, patch_of = 0, ()
+    num_patch = 0
+    patch_of: tuple[int, ...] = ()
     if tess is not None:
         num_patch = signature_scalars(patch or [])
         if tess == "hull":

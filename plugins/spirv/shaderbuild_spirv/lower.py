@@ -101,6 +101,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry
+    assert entry is not None
     wrapper = entry.function or entry.source_function
     version = spirv_version(target_env)
     b = ModuleBuilder(version)
@@ -170,6 +171,7 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
 
 def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     entry = ctx.entry
+    assert entry is not None
     b = ctx.b
     b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
     if entry.stage == "compute":

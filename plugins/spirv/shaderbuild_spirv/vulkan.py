@@ -109,7 +109,7 @@ def tess_levels(module: ir.Module, options: CompileOptions) -> None:
 
     def widen(value: ir.Expr, declared: ir.Type, to: ir.Type) -> ir.Expr:
         assert isinstance(to, ir.Array) and to.size is not None
-        n = declared.size if isinstance(declared, ir.Array) else 1
+        n = declared.size or 0 if isinstance(declared, ir.Array) else 1
         parts = [ir.Extract(value, i, ir.FLOAT) if isinstance(declared, ir.Array) else value for i in range(n)]
         return ir.Construct(to, parts + [ir.Const(ir.FLOAT, 0.0)] * (to.size - n))
 

@@ -103,9 +103,10 @@ def tess_info(an, info: FuncInfo, patch_constant: FuncInfo | None) -> ir.TessInf
         tess.input_control_points = sizes[0][0] if sizes else None
         return tess
     tess.partitioning = _string(_required(d, "partitioning", "how the tessellator splits edges"), PARTITIONINGS)
-    topo = _string(_required(d, "outputtopology", "the primitives the tessellator makes"), OUTPUT_TOPOLOGIES)
+    topo_attr = _required(d, "outputtopology", "the primitives the tessellator makes")
+    topo = _string(topo_attr, OUTPUT_TOPOLOGIES)
     if topo == "line" and tess.domain != "isoline" or topo.startswith("triangle") and tess.domain == "isoline":
-        raise error(f"[outputtopology(\"{topo}\")] does not fit [domain(\"{tess.domain}\")]", _attr(d, "outputtopology").loc)
+        raise error(f"[outputtopology(\"{topo}\")] does not fit [domain(\"{tess.domain}\")]", topo_attr.loc)
     tess.output_topology = topo
     a = _required(d, "outputcontrolpoints", "the number of control points the hull shader writes")
     n = an.const_int(a.args[0])
