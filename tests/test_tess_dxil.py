@@ -110,3 +110,20 @@ def test_isoline_tess_factors(domain, sv):
     pc = part(c, "PSG1")["Signature"]["Parameters"]
     assert [p["SystemValue"] for p in pc if p["Name"] == "SV_TessFactor"] == sv
     assert part(c, "PSV0")["PSVInfo"]["TessellatorOutputPrimitive"] == 2     # Line
+
+
+@pytest.mark.parametrize("minor", range(9))
+def test_every_shader_model_compiles_to_both_targets(minor):
+    """hs_6_0..hs_6_8 and ds_6_0..ds_6_8: SPIR-V that spirv-val accepts, DXIL that the LLVM tools
+    read and dxil-spirv converts, with the shader model in !dx.shaderModel."""
+    from harness import tools
+
+    for src, stage in ((HS, "hs"), (DS, "ds")):
+        profile = f"{stage}_6_{minor}"
+        spv = R.compile_hlsl(src, "main", profile, "spirv")
+        assert spv.ok, R.diagnostics_text(spv)
+        tools.spirv_val(spv.binary, "vulkan1.1")
+        c = build(src, profile)
+        assert c.spirv is not None
+        assert f'!{{!"{stage}", i32 6, i32 {minor}}}' in c.ir
+        assert part(c, "PSV0")["PSVInfo"]["ShaderStage"] == (3 if stage == "hs" else 4)
