@@ -124,3 +124,14 @@ def test_manifest_tessellation_facts():
                                                                            ""), "main", "ds_6_0", "spirv")
     jsonschema.validate(ds.manifest, schema)
     assert ds.manifest["entry"]["tessellation"] == {"domain": "isoline", "input_control_points": 4}
+
+
+def test_pow2_partitioning_is_refused_for_spirv_only():
+    src = HS.replace('partitioning("integer")', 'partitioning("pow2")')
+    res = R.compile_hlsl(src, "main", "hs_6_0", "spirv")
+    assert R.errors(res) == ["7:4: [partitioning(\"pow2\")] has no SPIR-V equivalent: Vulkan tessellates with "
+                             "integer or fractional spacing only"]
+    dxil = R.compile_hlsl(src, "main", "hs_6_0", "dxil")
+    assert dxil.ok, R.diagnostics_text(dxil)
+    # HS state: 3 in / 3 out control points, Tri (2), Pow2 (2), TriangleCW (3), the default max tess factor 64
+    assert "@constants.patch, i32 3, i32 3, i32 2, i32 2, i32 3, float 6.400000e+01}" in dxil.disassembly

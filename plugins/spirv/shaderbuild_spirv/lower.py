@@ -40,7 +40,8 @@ EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragme
 # tessellation execution modes (DXC puts them all on the TessellationControl entry; the
 # evaluation entry repeats the domain, the one thing a domain shader knows)
 TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
-TESS_SPACING = {"integer": "SpacingEqual", "pow2": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
+# pow2 has no Vulkan spacing: refused (as DXC does), not tessellated differently
+TESS_SPACING = {"integer": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
                 "fractional_odd": "SpacingFractionalOdd"}
 TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", "point": "PointMode"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
@@ -181,7 +182,11 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
         t = entry.tess
         b.execution_mode(fid, TESS_DOMAINS[t.domain])
         if entry.stage == "hull":
-            b.execution_mode(fid, TESS_SPACING[t.partitioning or "integer"])
+            spacing = TESS_SPACING.get(t.partitioning or "integer")
+            if spacing is None:
+                raise error(f"[partitioning(\"{t.partitioning}\")] has no SPIR-V equivalent: Vulkan tessellates "
+                            f"with integer or fractional spacing only", entry.source_function.loc)
+            b.execution_mode(fid, spacing)
             if t.output_topology in TESS_ORDER:
                 b.execution_mode(fid, TESS_ORDER[t.output_topology or ""])
             b.execution_mode(fid, "OutputVertices", t.output_control_points or 0)
