@@ -29,7 +29,7 @@ _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4
 TEMPLATE_TYPES = frozenset({
     "vector", "matrix", "sampler", *(k for k in RESOURCE_KINDS if k not in ("cbuffer", "tbuffer", "$Globals")),
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
-    "RasterizerOrderedTexture2D",
+    "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch",
 })
 OTHER_TYPES = frozenset({"void", "string"})
 

@@ -32,7 +32,7 @@ __all__ = [
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
-    "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
+    "Switch", "Param", "Function", "TessInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
     "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables",
 ]
 
@@ -79,6 +79,8 @@ class IOInfo(DataRecord):
     location: int | None = None
     interpolation: str | None = None
     row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
+    arrayed: bool = False        # tessellation per-control-point I/O: the variable is an array, one element per point
+    patch: bool = False          # tessellation per-patch I/O (the patch-constant function's outputs, DS patch inputs)
 
 
 class Variable(Record):
@@ -362,6 +364,25 @@ class Function(Record):
         return f"Function({self.name})"
 
 
+class TessInfo(Record):
+    """A hull or domain shader's tessellation attributes ([domain], [partitioning], ...).
+    The hull shader's patch-constant function is `patch_source` (its HLSL function) and,
+    after passes/entry_wrapper.py, `patch_function` (a parameterless wrapper that loads the
+    input/output patch, calls it and stores the patch constants)."""
+
+    domain: str                              # 'tri' | 'quad' | 'isoline'
+    partitioning: str | None = None          # hull: 'integer' | 'fractional_even' | 'fractional_odd' | 'pow2'
+    output_topology: str | None = None       # hull: 'point' | 'line' | 'triangle_cw' | 'triangle_ccw'
+    output_control_points: int | None = None  # hull
+    input_control_points: int | None = None  # InputPatch size (hull) / OutputPatch size (domain)
+    max_tess_factor: float | None = None
+    patch_source: Function | None = None
+    patch_function: Function | None = None
+    # the parameters declared OutputPatch<T, N> (the hull patch-constant function's, the domain
+    # entry's); the other control-point arrays are InputPatch
+    output_patch_params: list[Variable] = Record.factory(list)
+
+
 class EntryPoint(Record):
     """The shader entry.  After passes/entry_wrapper.py, `function` is a
     parameterless void wrapper that loads `inputs`, calls `source_function`
@@ -377,6 +398,7 @@ class EntryPoint(Record):
     static_init: Function | None = None     # runs first: non-constant static initialisers
     inputs: list[Variable] = Record.factory(list)
     outputs: list[Variable] = Record.factory(list)
+    tess: TessInfo | None = None            # hull and domain shaders
 
 
 class Module(Record):

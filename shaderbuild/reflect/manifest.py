@@ -146,6 +146,29 @@ def _io_entry(var: ir.Variable) -> dict:
         d["location"] = io.location
     if io.interpolation:
         d["interpolation"] = io.interpolation
+    if io.patch:                          # tessellation: a patch constant
+        d["patch"] = True
+    if io.arrayed and isinstance(var.type, ir.Array):     # tessellation: one per control point
+        d["type"] = str(var.type.elem)
+        d["control_points"] = var.type.size
+    return d
+
+
+def _tess_entry(t: ir.TessInfo) -> dict:
+    """What a pipeline needs of a hull or domain shader (patch list size, tessellator state)."""
+    d: dict[str, object] = {"domain": t.domain}
+    if t.input_control_points is not None:
+        d["input_control_points"] = t.input_control_points
+    if t.output_control_points is not None:
+        d["output_control_points"] = t.output_control_points
+    if t.partitioning is not None:
+        d["partitioning"] = t.partitioning
+    if t.output_topology is not None:
+        d["output_topology"] = t.output_topology
+    if t.max_tess_factor is not None:
+        d["max_tess_factor"] = t.max_tess_factor
+    if t.patch_source is not None:
+        d["patch_constant_function"] = t.patch_source.name.removeprefix("src.")
     return d
 
 
@@ -162,6 +185,8 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
+    if ep.tess is not None:
+        entry["tessellation"] = _tess_entry(ep.tess)
     used = used_globals(module)
     # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
     push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT

@@ -59,7 +59,9 @@ def test_every_dxil_parses(built):
                        for op in ("bufferStore", "rawBufferStore", "textureStore")), d
         else:
             assert "call void @dx.op.storeOutput" in check.ir, d
-    assert stages == {"compute", "vertex", "pixel"}
+        if stage == "hull":        # the terrain's patch constants
+            assert "call void @dx.op.storePatchConstant" in check.ir, d
+    assert stages == {"compute", "vertex", "pixel", "hull", "domain"}
 
 
 def test_manifests_agree_across_backends(built):
@@ -240,3 +242,51 @@ def test_tonemap_carries_its_root_signature(built):
     carried = [m["root_signature"] for m in manifests if "root_signature" in m]
     assert len(carried) == 4 and all(m["source"].endswith("tonemap.hlsl") for m in manifests if "root_signature" in m)
     assert len({c["string"] for c in carried}) == 1
+
+
+def test_terrain_tessellates_and_lights(vk, built):
+    """The tessellated terrain (vertex, hull, domain, pixel) drawn on lavapipe: one quad patch over
+    the whole target, a constant heightmap (the height moves the surface, not its normal), a
+    view-projection taking world (x, z) to clip (x, y); every pixel is the sun colour times
+    0.15 + 0.85 * (n . -sun_dir) with n = +y.  Then the DXIL builds through dxil-spirv: same pixels."""
+    spvs = {p.stem: p for p in outputs(built, "spirv", ".spv") if p.stem.startswith("terrain_")}
+    assert sorted(spvs) == ["terrain_ds_main", "terrain_hs_main", "terrain_ps_main", "terrain_vs_main"]
+    hs_manifest = json.loads(Path(str(spvs["terrain_hs_main"]) + ".json").read_text())
+    assert hs_manifest["entry"]["tessellation"] == {
+        "domain": "quad", "partitioning": "fractional_odd", "output_topology": "triangle_cw",
+        "input_control_points": 4, "output_control_points": 4, "max_tess_factor": 15.0,
+        "patch_constant_function": "terrain_patch"}
+    res = binding(Path(str(spvs["terrain_ds_main"]) + ".json"))
+    m = [[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5], [0, 0, 0, 1]]      # clip = (x, z, 0.5, 1)
+    sun_dir = (0.0, -math.sqrt(0.5), -math.sqrt(0.5))
+    sun_color = (1.0, 0.5, 0.25)
+    frame = struct.pack("16f", *[m[r][c] for c in range(4) for r in range(4)]) \
+        + struct.pack("3ff", 0.0, 4.0, 0.0, 0.0) + struct.pack("3ff", *sun_dir, 1.0) + struct.pack("3fI", *sun_color, 0)
+    heights = struct.pack("4f", 0.5, 0.5, 0.5, 0.5)
+    quad = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    vb = vk.VertexBuffer(b"".join(struct.pack("5f", x, 0.0, z, (x + 1) / 2, (z + 1) / 2) for x, z in quad), 20,
+                         [(0, "float3", 0), (1, "float2", 12)])
+    fr, hm, sm = res["Frame"]["vulkan"], res["Heightmap"]["vulkan"], res["LinearWrap"]["vulkan"]
+    descs = [vk.Buf(fr["set"], fr["binding"], frame, kind="uniform"),
+             vk.Image(hm["set"], hm["binding"], heights, 2, 2, format="r32f"),
+             vk.Sampler(sm["set"], sm["binding"], filter="nearest")]
+    size = 16
+    spv = {k: spvs[f"terrain_{k}_main"].read_bytes() for k in ("vs", "hs", "ds", "ps")}
+    px = vk.run_graphics(spv["vs"], "vs_main", spv["ps"], "ps_main", size, size, descs, [vb], 4,
+                         tessellation=(spv["hs"], "hs_main", spv["ds"], "ds_main", 4))
+    lit = 0.15 + 0.85 * math.sqrt(0.5)
+    want = tuple(round(c * lit * 255) for c in sun_color) + (255,)
+    for i in range(size * size):
+        assert all(abs(g - w) <= 1 for g, w in zip(px[4 * i:4 * i + 4], want)), (i % size, i // size, px[4 * i:4 * i + 4])
+    from harness import dxil_consumer
+    dx = {k: built / "dxil" / p.relative_to(built / "spirv").with_suffix(".dxil") for k, p in spvs.items()}
+    conv = {k[8:10]: dxil_consumer.to_spirv(p.read_bytes()) for k, p in dx.items()}
+    entry = {k: tools.spirv_cross_reflect(v)["entryPoints"][0]["name"] for k, v in conv.items()}
+    dres, sh = binding(Path(str(dx["terrain_ds_main"]) + ".json")), dxil_consumer.SHIFTS
+    at = {n: (dres[n]["hlsl"]["space"], sh[dres[n]["hlsl"]["class"]] + dres[n]["hlsl"]["register"])
+          for n in ("Frame", "Heightmap", "LinearWrap")}
+    ddescs = [vk.Buf(*at["Frame"], frame, kind="uniform"), vk.Image(*at["Heightmap"], heights, 2, 2, format="r32f"),
+              vk.Sampler(*at["LinearWrap"], filter="nearest")]
+    got = vk.run_graphics(conv["vs"], entry["vs"], conv["ps"], entry["ps"], size, size, ddescs, [vb], 4,
+                          tessellation=(conv["hs"], entry["hs"], conv["ds"], entry["ds"], 4))
+    assert got == px, "the terrain drawn from DXIL through dxil-spirv differs from the SPIR-V draw"

@@ -549,7 +549,11 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     dev = res.ctx.device
     keep = []  # C strings referenced by the create infos
     stages = []
-    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
+    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT),
+                           ("hs", vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT),
+                           ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT)):
+        if r.get(key) is None:
+            continue
         spirv, entry = r[key]
         module = res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
             codeSize=len(spirv), pCode=spirv), None))
@@ -568,10 +572,12 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     viewport = vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0, maxDepth=1.0)
     scissor = vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h))
     blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
+    points = r.get("patch_control_points")    # with hs + ds: a patch list
+    tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=points) if points else None
     info = vk.VkGraphicsPipelineCreateInfo(
-        stageCount=2, pStages=stages, pVertexInputState=vinput,
+        stageCount=len(stages), pStages=stages, pVertexInputState=vinput, pTessellationState=tess,
         pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
-            topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
             viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(

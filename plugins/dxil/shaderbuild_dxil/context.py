@@ -285,6 +285,7 @@ class ModuleContext:
         self._res_by_var: dict[int, ResourceInfo] = {}
         self.input_elems: dict[int, SigElement] = {}
         self.output_elems: dict[int, SigElement] = {}
+        self.patch_elems: dict[int, SigElement] = {}       # hull/domain patch constants
         self.group_shared_bytes = 0
         self.folded_stores: set[int] = set()
         self.debug: DebugInfo | None = None       # -Zi (set by lower_module)

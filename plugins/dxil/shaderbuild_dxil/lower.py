@@ -29,7 +29,7 @@ from .llvm.builder import IRBuilder
 from .llvm.metadata import DINode
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value, int_type_of
 from .lowered import LoweredModule
-from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
+from .ops import LOAD_INPUT, LOAD_PATCH_CONSTANT, STORE_OUTPUT, STORE_PATCH_CONSTANT, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -53,7 +53,13 @@ from .scalarize import (
     memory_scalar,
     subrange,
 )
-from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, build_signature, record_call_usage
+from .signature import (
+    COMPUTE_BUILTINS,
+    INTRINSIC_INPUTS,
+    TESS_INTRINSIC_INPUTS,
+    build_signature,
+    record_call_usage,
+)
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
 
@@ -94,13 +100,13 @@ class _LoopTargets:
 class FunctionLowerer:
     """Lowers the entry wrapper (and, by inlining, everything it calls)."""
 
-    def __init__(self, mod: ModuleContext) -> None:
+    def __init__(self, mod: ModuleContext, name: str | None = None) -> None:
         self.m = mod
         self.ops = mod.ops
         self.sm = mod.sm
         self.native16 = mod.native16
         self.optimize = mod.optimize
-        self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), mod.entry_name)
+        self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), name or mod.entry_name)
         self.alloca_block = self.fn.append_block("entry")
         self.alloca_builder = IRBuilder(self.alloca_block)
         first = self.fn.append_block()
@@ -320,6 +326,9 @@ class FunctionLowerer:
                 raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
             per = _resource_slots(t)
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
+        if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
+            # one control point of a per-control-point variable: its element, at that vertex
+            return IOPlace(base.var, t, list(range(len(component_types(t)))), iv)
         if isinstance(bt, ir.Array):
             if isinstance(base, MemPlace):
                 assert bt.size is not None      # a variable's arrays are sized
@@ -369,7 +378,7 @@ class FunctionLowerer:
         if isinstance(base, AddrPlace):
             return base.pick(comps, t)
         if isinstance(base, IOPlace):
-            return IOPlace(base.var, t, [base.comps[c] for c in comps])
+            return IOPlace(base.var, t, [base.comps[c] for c in comps], base.vertex)
         return CompPlace(base, comps, t)
 
     # ------------------------------------------------------------------ resources
@@ -419,35 +428,49 @@ class FunctionLowerer:
             if op == "FlattenedThreadIdInGroup":
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
-        op = INTRINSIC_INPUTS.get(io.semantic)
-        if op is not None:          # SV_SampleIndex / SV_Coverage: an operation, not loadInput
+        op = INTRINSIC_INPUTS.get(io.semantic) or TESS_INTRINSIC_INPUTS.get((self.m.stage, io.semantic))
+        if op is not None:          # SV_SampleIndex / SV_Coverage / ...: an operation, not loadInput
+            if op == "DomainLocation":
+                return [self.ops.call(self.b, op, "f32", [ConstInt(T.i8, c)]) for c in p.comps]
             return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
+        read = "LoadInput"
         el = self.m.input_elems.get(id(p.var))
+        if el is None and (el := self.m.patch_elems.get(id(p.var))) is not None:
+            read = "LoadPatchConstant"          # a domain shader's patch constants
+        elif el is None and (el := self.m.output_elems.get(id(p.var))) is not None and io.arrayed:
+            read = "LoadOutputControlPoint"     # the output patch, in a hull shader's patch-constant function
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols, io.row_major)
+        vt = _point_type(p.var)
+        plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
+        vertex = p.vertex if p.vertex is not None else undef
         out: list[Value] = []
         for c in p.comps:
             row, col, ov, is_bool = plan[c]
-            v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
+            args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
+            v = call(b, read, ov, args)
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
+        write = "StoreOutput"       # a hull shader's control-point outputs too: the point is implicit
         el = self.m.output_elems.get(id(p.var))
+        if el is None and (el := self.m.patch_elems.get(id(p.var))) is not None:
+            write = "StorePatchConstant"
         if el is None:
             raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        plan = _io_plan(p.var.type, el.cols, ir.io_of(p.var).row_major)
+        vt = _point_type(p.var)
+        plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
             row, col, _, is_bool = plan[c]
             if is_bool:
                 v = b.zext(v, T.i32)
-            call(b, "StoreOutput", _ov(v.type), [elem_id, row, col, v])
+            call(b, write, _ov(v.type), [elem_id, row, col, v])
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr) -> list[Value]:
@@ -1010,6 +1033,12 @@ def _resource_slots(t: ir.Type) -> int:
 _ov = overload_name
 
 
+def _point_type(var: ir.Variable) -> ir.Type:
+    """The type of one control point of a per-control-point variable (else the variable's type)."""
+    t = var.type
+    return t.elem if var.io is not None and var.io.arrayed and isinstance(t, ir.Array) else t
+
+
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
@@ -1023,6 +1052,11 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     ctx = ModuleContext(module, stage, sm, native16, optimize)
     ctx.debug = debug
     used_vars, _fns, counter_users = used_globals(entry.function)
+    if entry.tess is not None and entry.tess.patch_function is not None:   # a hull shader's second function
+        more, _more_fns, more_counters = used_globals(entry.tess.patch_function)
+        seen = {id(v) for v in used_vars}
+        used_vars = list(used_vars) + [v for v in more if id(v) not in seen]
+        counter_users = set(counter_users) | set(more_counters)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses
         if id(g) not in used_ids:
@@ -1050,19 +1084,47 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if stage == "library":  # only libraries name their resources with globals (DXIL.rst, field 1 of a record)
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
-    inputs = build_signature(entry.inputs, stage, is_output=False, native16=native16)
-    outputs = build_signature(entry.outputs, stage, is_output=True, native16=native16)
+    # a hull shader's patch constants are outputs, a domain shader's inputs: their own signature
+    patch_vars = [v for v in (*entry.inputs, *entry.outputs) if v.io is not None and v.io.patch]
+    patch_ids = {id(v) for v in patch_vars}
+    domain = entry.tess.domain if entry.tess is not None else None
+    inputs = build_signature([v for v in entry.inputs if id(v) not in patch_ids], stage, is_output=False,
+                             native16=native16)
+    outputs = build_signature([v for v in entry.outputs if id(v) not in patch_ids], stage, is_output=True,
+                              native16=native16)
+    patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain") else []
     ctx.input_elems = {id(e.var): e for e in inputs}
     ctx.output_elems = {id(e.var): e for e in outputs}
+    ctx.patch_elems = {id(e.var): e for e in patch}
     lowerer = FunctionLowerer(ctx)
     fn = lowerer.lower_entry(entry.function)
+    keep = [fn]
+    called = set(lowerer.cleaned.callees)
+    io_calls = list(lowerer.cleaned.io_calls)
+    patch_fn = None
+    if stage == "hull" and entry.tess is not None and entry.tess.patch_function is not None:
+        # the patch-constant function: a second void() function, named by the HS state metadata
+        pc_lowerer = FunctionLowerer(ctx, entry.tess.patch_function.name)
+        patch_fn = pc_lowerer.lower_entry(entry.tess.patch_function)
+        keep.append(patch_fn)
+        called |= set(pc_lowerer.cleaned.callees)
+        io_calls += pc_lowerer.cleaned.io_calls
     # the entry function comes first, as in DXC's output; unused declarations go
-    called = lowerer.cleaned.callees
-    ctx.llmod.retain_functions([fn] + [f for f in ctx.llmod.functions if f is not fn and f in called])
+    ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
-    record_call_usage(lowerer.cleaned.io_calls, inputs, outputs, LOAD_INPUT, STORE_OUTPUT)
+    record_call_usage(io_calls, inputs, outputs, LOAD_INPUT, STORE_OUTPUT)
+    if patch:       # the patch constants' usage (their calls are not among the clean-up's I/O calls)
+        calls = [i for f in keep for bb in f.blocks for i in bb.instructions if i.op == "call"]
+        if stage == "hull":
+            record_call_usage(calls, [], patch, LOAD_INPUT, STORE_PATCH_CONSTANT)
+        else:
+            record_call_usage(calls, patch, [], LOAD_PATCH_CONSTANT, STORE_OUTPUT)
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
-    return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
-                         entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+    lm = LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
+                       entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+    lm.patch_constants = patch
+    lm.patch_function = patch_fn
+    lm.tess = entry.tess
+    return lm
 

@@ -22,10 +22,12 @@ from .llvm.values import ConstInt, Function, Instruction, Value
 from .ops_table import OP_TABLE
 
 __all__ = ["DxilOp", "OPS", "BY_OPCODE", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
-           "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
+           "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID", "LOAD_PATCH_CONSTANT",
+           "STORE_PATCH_CONSTANT"]
 
 # callee-name prefixes of the dx.op declarations the passes look for (one per overload)
 LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
+LOAD_PATCH_CONSTANT, STORE_PATCH_CONSTANT = "dx.op.loadPatchConstant.", "dx.op.storePatchConstant."
 STORE_OUTPUT_VALUE = 5      # a storeOutput call's operands: callee, opcode, signature id, row, column, value
 
 OVERLOAD_LETTERS = {"h": "f16", "f": "f32", "d": "f64", "1": "i1", "8": "i8", "w": "i16", "i": "i32", "l": "i64",

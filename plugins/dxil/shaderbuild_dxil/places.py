@@ -304,6 +304,7 @@ class IOPlace(Place):
     var: ir.Variable
     type: ir.Type
     comps: list[int]
+    vertex: Value | None = None      # tessellation: the control point of a per-control-point variable
 
     def read(self, L: Lowering) -> list[Value]:
         return L.io_read(self)

@@ -34,6 +34,7 @@ from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
+from .vulkan import PATCH_BARRIER
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -432,6 +433,8 @@ BARRIERS = {
     "DeviceMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _IMAGE),
     "AllMemoryBarrierWithGroupSync": ("Workgroup", "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
     "AllMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
+    # between a hull shader's control-point and patch-constant parts (vulkan.hull_entry), as DXC
+    PATCH_BARRIER: ("Workgroup", "Invocation", 0),
 }
 
 
@@ -672,6 +675,7 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
-NATIVE_INTRINSICS = frozenset(TABLE)
+# the HLSL intrinsics handled here (PATCH_BARRIER is the backend's own: vulkan.hull_entry makes it)
+NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER}
 
-__all__ = ["BARRIERS", "NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]
+__all__ = ["BARRIERS", "NATIVE_INTRINSICS", "PATCH_BARRIER", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

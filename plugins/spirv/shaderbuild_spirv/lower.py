@@ -36,7 +36,15 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
-EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment",
+                    "hull": "TessellationControl", "domain": "TessellationEvaluation"}
+# tessellation execution modes (DXC puts them all on the TessellationControl entry; the
+# evaluation entry repeats the domain, the one thing a domain shader knows)
+TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
+# pow2 has no Vulkan spacing: refused (as DXC does), not tessellated differently
+TESS_SPACING = {"integer": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
+                "fractional_odd": "SpacingFractionalOdd"}
+TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", "point": "PointMode"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None}
@@ -96,10 +104,13 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry
+    assert entry is not None
     wrapper = entry.function or entry.source_function
     version = spirv_version(target_env)
     b = ModuleBuilder(version)
     b.capability("Shader")
+    if entry.stage in ("hull", "domain"):
+        b.capability("Tessellation")
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
@@ -176,6 +187,18 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     if entry.stage == "compute":
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
+    elif entry.tess is not None:
+        t = entry.tess
+        b.execution_mode(fid, TESS_DOMAINS[t.domain])
+        if entry.stage == "hull":
+            spacing = TESS_SPACING.get(t.partitioning or "integer")
+            if spacing is None:
+                raise error(f"[partitioning(\"{t.partitioning}\")] has no SPIR-V equivalent: Vulkan tessellates "
+                            f"with integer or fractional spacing only", entry.source_function.loc)
+            b.execution_mode(fid, spacing)
+            if t.output_topology in TESS_ORDER:
+                b.execution_mode(fid, TESS_ORDER[t.output_topology or ""])
+            b.execution_mode(fid, "OutputVertices", t.output_control_points or 0)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
         if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
@@ -224,6 +247,8 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
                 b.extension(cap[1])
     else:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
+    if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
+        b.decorate(vid, "Patch")
     interp = _INTERPOLATION.get(io.interpolation or "linear")
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)

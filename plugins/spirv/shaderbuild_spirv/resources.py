@@ -8,7 +8,7 @@ descriptor type it binds as.  Conventions follow DXC's SPIR-V.rst.
 
 from __future__ import annotations
 
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import Variable, binding_of
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
@@ -137,7 +137,12 @@ class ResourceLowering:
             else:
                 raise error(f"global '{var.name}' of type {var.type} cannot be bound as a resource", var.loc)
         k = kind_of(t)
-        sc, layout, block_type, inner = self._inner_type(var, t, k)
+        try:
+            sc, layout, block_type, inner = self._inner_type(var, t, k)
+        except CompileError as exc:      # a type-level error (texel_scalar, ...): located at the variable
+            if exc.diagnostics[0].loc is not None:
+                raise
+            raise error(exc.diagnostics[0].message, var.loc) from None
         outer = inner
         if isinstance(var.type, Array):
             if count is None:

@@ -23,7 +23,8 @@ from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
 from .templates import TemplateLowering
-from .typeresolve import TypeResolver
+from .tess import find_patch_constant_function, tess_info
+from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 MAX_ARRAY_ELEMENTS = 1 << 24
@@ -48,6 +49,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.caps = caps              # the target's decisions (push constants, layouts, ...)
         self.profile = profile
         self.sink = sink
+        self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.template_hook = self.template_struct_hook
@@ -701,6 +703,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         entry = self.find_entry(main_file)
         self.check_recursion(entry)
         order = self.reachable(entry)
+        if self.profile.stage == "hull":
+            self.patch_constant = find_patch_constant_function(self, entry)
+            self.check_recursion(self.patch_constant)
+            seen = {id(f) for f in order}
+            order = [f for f in self.reachable(self.patch_constant) if id(f) not in seen] + order
         if self.static_init.body:
             seen = {id(f) for f in order}
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
@@ -787,11 +794,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
             raise error(f"compute entry point '{d.name}' must return void", d.loc)
         for p, t in zip(d.params, info.param_types):
-            if p.semantic is None and not _has_field_semantics(t):
+            if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
-        return ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
-                             return_location=self.vk_io_attributes(d.attributes)[0])
+        ep = ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
+                           return_location=self.vk_io_attributes(d.attributes)[0])
+        if stage in ("hull", "domain"):
+            ep.tess = tess_info(self, info, self.patch_constant)
+        return ep
 
 
 def _interpolation(quals) -> str | None:

@@ -29,6 +29,7 @@ _SHAPED_RE = re.compile(r"^([a-z0-9_]+?)([1-4])(?:x([1-4]))?$")
 # the resource types a declaration can name (cbuffer/tbuffer blocks are declarations of their own)
 RESOURCE_KINDS = frozenset(KINDS) - {"cbuffer", "tbuffer", "$Globals"}
 UNTYPED_RESOURCES = frozenset(k for k in RESOURCE_KINDS if KINDS[k].element == "none")
+PATCH_TYPES = frozenset({"InputPatch", "OutputPatch"})
 # resources of formatted texels: their element is a scalar or a vector
 TEXEL_RESOURCES = frozenset(k for k in RESOURCE_KINDS if KINDS[k].element == "texel")
 # element float4 when written without <T> (TextureBuffer too, as before the table)
@@ -107,7 +108,20 @@ class TypeResolver:
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
+        if name in PATCH_TYPES:
+            return self._patch(ref)
         raise error(f"unknown type name '{name}'", ref.loc)
+
+    def _patch(self, ref: ast.TypeRef) -> ir.Type:
+        """InputPatch<T, N> / OutputPatch<T, N>: an array of N control points; the entry wrapper
+        (passes/entry_wrapper.py) makes it per-control-point stage I/O."""
+        if len(ref.args) != 2 or not isinstance(ref.args[0], ast.TypeRef):
+            raise error(f"'{ref.name}' takes two template arguments: a control-point type and a count", ref.loc)
+        elem = self.resolve(ref.args[0])
+        n = self.const_eval(ref.args[1])
+        if not 1 <= n <= 32:
+            raise error(f"'{ref.name}' control-point count must be between 1 and 32, not {n}", ref.loc)
+        return ir.Array(elem, n)
 
     def _elem_scalar(self, arg) -> ir.Scalar:
         if not isinstance(arg, ast.TypeRef):
