@@ -53,6 +53,7 @@ class VkBinding(DataRecord):
     set: int
     binding: int
     counter_binding: int | None = None
+    counter_set: int | None = None  # None: `set` (a heap view's counters may live in another set)
 
 
 class Binding(DataRecord):
@@ -67,6 +68,8 @@ class Binding(DataRecord):
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
+    heap: str | None = None      # SM 6.6 'resource' | 'sampler': one view of a descriptor heap (no register)
+    non_uniform: bool = False    # a heap view indexed through NonUniformResourceIndex somewhere
 
 
 class IOInfo(DataRecord):
@@ -386,7 +389,14 @@ class Module(Record):
 
     @property
     def resources(self) -> list[Variable]:
-        return [g for g in self.globals if g.binding is not None]
+        """The bound resources (registers, Vulkan bindings); descriptor-heap views are `heap_views`."""
+        return [g for g in self.globals if g.binding is not None and g.binding.heap is None]
+
+    @property
+    def heap_views(self) -> list[Variable]:
+        """SM 6.6 `ResourceDescriptorHeap` / `SamplerDescriptorHeap` views: one runtime array per
+        (heap, resource type) used, indexed by the heap index."""
+        return [g for g in self.globals if g.binding is not None and g.binding.heap is not None]
 
 
 # ------------------------------------------------------------------- walking

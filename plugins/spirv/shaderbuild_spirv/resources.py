@@ -142,6 +142,7 @@ class ResourceLowering:
         self.storage_rule = vulkan_rule("storage", vk_layout)    # DXC: -fvk-use-{dx,gl,scalar}-layout
         self.uniform_rule = vulkan_rule("uniform", vk_layout)
         self.used_bindings: dict[int, set[int]] = {}
+        self.heap_counter: int | None = None    # the counter heap's variable (created on first use)
 
     def buffer_class(self) -> tuple[str, str]:
         """(storage class, block decoration) of storage buffers for the target version."""
@@ -184,6 +185,8 @@ class ResourceLowering:
         core pass, else the next free binding of the set."""
         if rv.counter is not None:
             return rv.counter
+        if rv.var.binding is not None and rv.var.binding.heap is not None:
+            return self._heap_counter(rv)
         if isinstance(rv.var.type, Array):
             raise error(f"counters of resource arrays are not supported ('{rv.var.name}')", rv.var.loc)
         bd = rv.var.binding
@@ -204,6 +207,27 @@ class ResourceLowering:
         self.b.decorate(vid, "Binding", b)
         rv.counter, rv.counter_binding = vid, b
         return vid
+
+    def _heap_counter(self, rv: ResourceVar) -> int:
+        """DXC's counter heap: one runtime array of `struct { int }` counters for every heap view,
+        at the binding vk_bindings gave (element i counts for the buffer at heap index i)."""
+        vk = rv.var.binding.vk
+        assert vk is not None and vk.counter_binding is not None      # passes/vk_bindings.py
+        if self.heap_counter is None:
+            sc, deco = self.buffer_class()
+            st = Struct("type.ACSBuffer.counter", (StructField("counter", INT),))
+            bt = self.T.block_struct(st.name, st, "std430")
+            self.b.decorate(bt, deco)
+            arr = self.b.type("OpTypeRuntimeArray", bt)
+            vid = self.b.global_variable(self.T.ptr(sc, arr), sc)
+            self.b.name(vid, "counter.var.ResourceDescriptorHeap")
+            set_ = vk.set if vk.counter_set is None else vk.counter_set
+            self.b.decorate(vid, "DescriptorSet", set_)
+            self.b.decorate(vid, "Binding", vk.counter_binding)
+            self.used_bindings.setdefault(set_, set()).add(vk.counter_binding)
+            self.heap_counter = vid
+        rv.counter, rv.counter_binding = self.heap_counter, vk.counter_binding
+        return self.heap_counter
 
     def _inner_type(self, var: Variable, t: Resource, k: Kind) -> tuple[str, str | None, int | None, int]:
         if k.rep in ("structured", "bytes"):

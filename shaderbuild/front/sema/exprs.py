@@ -10,6 +10,7 @@ from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
+from .heaps import HeapElement, HeapLowering
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
@@ -48,7 +49,7 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
-class ExprLowering(SemaBase):
+class ExprLowering(HeapLowering, SemaBase):
     """Mixin of Analyzer: lowers ast expressions to IR expressions."""
 
     # ---------------------------------------------------------------- helpers
@@ -77,6 +78,8 @@ class ExprLowering(SemaBase):
 
     # ---------------------------------------------------------------- conversions
     def convert(self, x: ir.Expr, to: ir.Type, loc: SourceLoc, explicit: bool = False, what: str = "") -> ir.Expr:
+        if isinstance(x, HeapElement):
+            return self.heap_view_element(x, to, loc)
         src = x.type
         if src == to:
             if isinstance(x, ir.Const) and isinstance(to, ir.Scalar) and to.is_float and self.is_literal(x):
@@ -329,6 +332,8 @@ class ExprLowering(SemaBase):
         return self.member_of_value(base, e.name, e.loc)
 
     def rv_Index(self, e: ast.Index) -> ir.Expr:
+        if self.is_heap_index(e):
+            return self.heap_element(e)
         parts = self.indexed_load_parts(e)
         if parts is not None:
             return self.indexed_load(*parts)

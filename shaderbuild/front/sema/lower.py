@@ -52,6 +52,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
+        self.heap_views: dict[tuple[str, ir.Type], ir.Variable] = {}   # sema/heaps.py
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.fn: ir.Function | None = None
