@@ -51,14 +51,14 @@ class HeapLowering(SemaBase):
             idx = ir.Load(ir.VarRef(tmp), inner.type)
             if non_uniform:
                 idx = ir.Intrinsic("NonUniformResourceIndex", [idx], inner.type)
-        return HeapElement(HEAPS[name], idx, e.loc, ir.Resource(f".{name}"))
+        return HeapElement(HEAPS[name], idx, e.base.loc, ir.Resource(f".{name}"))
 
     def heap_view_element(self, x: HeapElement, to: ir.Type, loc: SourceLoc) -> ir.Expr:
         """`x` converted to resource type `to`: a load of the element of `to`'s view of the heap."""
         name = "SamplerDescriptorHeap" if x.heap == "sampler" else "ResourceDescriptorHeap"
         if not isinstance(to, ir.Resource) or (to.kind in _SAMPLERS) != (x.heap == "sampler"):
             want = "a sampler type" if x.heap == "sampler" else "a resource type other than a sampler"
-            raise error(f"an element of '{name}' converts only to {want}, not to '{to}'", loc)
+            raise error(f"an element of '{name}' converts only to {want}, not to '{to}'", x.loc)
         views: dict[tuple[str, ir.Type], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
         var = views.get((x.heap, to))
         if var is None:
