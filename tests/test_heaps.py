@@ -364,3 +364,32 @@ def test_manifest_heap_usage_both_targets():
         assert res.manifest["resources"] == []
         views[target] = heaps
     assert views["spirv"] == views["dxil"]      # the DXIL build's Vulkan view is derived by the same rules
+
+
+# ---------------------------------------------------------------- root signatures
+
+ROOTSIG_PIXEL = """
+[RootSignature("RootFlags(CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED)")]
+""" + PIXEL
+
+
+def test_root_signature_must_allow_heap_indexing():
+    res = R.compile_hlsl(ROOTSIG_PIXEL, profile="ps_6_6", target="dxil")
+    assert R.errors(res) == ["2:17: root signature: the pixel shader indexes 'SamplerDescriptorHeap' but RootFlags "
+                             "lacks SAMPLER_HEAP_DIRECTLY_INDEXED"]
+    ok = ROOTSIG_PIXEL.replace("INDEXED)", "INDEXED | SAMPLER_HEAP_DIRECTLY_INDEXED)")
+    res = _ok(ok, "ps_6_6", "dxil")
+    assert res.manifest["root_signature"]["flags"] == ["CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED",
+                                                       "SAMPLER_HEAP_DIRECTLY_INDEXED"]
+    assert "RTS0" in dxil_tools.container_parts(res.binary)
+
+
+def test_derived_root_signature_allows_the_heaps_used():
+    from shaderbuild.rootsig import model
+    from shaderbuild.rootsig.derive import Shader, derive
+
+    compute = derive([Shader.from_manifest(_ok(COMPUTE, "cs_6_6", "dxil").manifest)])
+    assert model.names_of(model.ROOT_FLAGS, compute.flags) == ["CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED"]
+    pixel = derive([Shader.from_manifest(_ok(PIXEL, "ps_6_6", "spirv").manifest)])
+    assert set(model.names_of(model.ROOT_FLAGS, pixel.flags)) == {
+        "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "SAMPLER_HEAP_DIRECTLY_INDEXED"}
