@@ -122,7 +122,7 @@ PIXEL = """
 float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target {
     uint x = (uint)pos.x;
     Texture2D<float4> albedo = ResourceDescriptorHeap[NonUniformResourceIndex(x + 1)];
-    SamplerState point_ = SamplerDescriptorHeap[2];
+    SamplerState point_ = SamplerDescriptorHeap[12];
     StructuredBuffer<float> scale = ResourceDescriptorHeap[10];
     return albedo.SampleLevel(point_, float2(0.5, 0.5), 0) * scale[x];
 }
@@ -130,6 +130,31 @@ float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target {
 
 COLORS = [(40, 200, 60, 255), (80, 160, 80, 255), (120, 120, 100, 255), (160, 80, 120, 255)]
 SCALES = [1.0, 0.5, 0.25, 1.0]
+
+
+def _pixel_heaps(vk, rs: int, rb: int, ss: int, sb: int) -> list:
+    """Resource heap: textures at 1..4, the scale buffer at 10, fillers; sampler heap: 16 samplers.
+    When both heaps are one binding (dxil-spirv), element 12 is the sampler the shader takes."""
+    shared = (rs, rb) == (ss, sb)
+    if shared:
+        return [vk.Sampler(ss, sb, index=i) if i == 12 else d for i, d in enumerate(_pixel_heaps(vk, rs, rb, -1, -1))
+                if i < 16]
+    descs: list = []
+    for i in range(16):
+        if 1 <= i <= 4:
+            descs.append(vk.Image(rs, rb, bytes(COLORS[i - 1]), 1, 1, "rgba8", "sampled_image", index=i))
+        elif i == 10:
+            descs.append(vk.Buf(rs, rb, struct.pack("<4f", *SCALES), "storage", index=i))
+        else:
+            descs.append(vk.Buf(rs, rb, struct.pack("<I", i), "storage", index=i))
+    return descs + [vk.Sampler(ss, sb, index=i) for i in range(16)]
+
+
+def _check_pixels(pixels: bytes) -> None:
+    for x in range(4):
+        want = [round(c * SCALES[x]) for c in COLORS[x]]
+        got = R.pixel(pixels, 4, x, 0)
+        assert all(abs(g - w) <= 1 for g, w in zip(got, want)), (x, got, want)
 
 
 @pytest.mark.vulkan
@@ -141,21 +166,23 @@ def test_pixel_shader_reads_textures_samplers_and_buffers_by_heap_index():
     assert _heap(ps.manifest)["non_uniform"] is True
     assert _heap(ps.manifest, "sampler")["non_uniform"] is False
     vk = R.vk_runner()
-    rs, rb, ss, sb = res_heap["set"], res_heap["binding"], smp_heap["set"], smp_heap["binding"]
-    descs: list = []
-    for i in range(16):         # resource heap: textures at 1..4, the scale buffer at 10, fillers
-        if 1 <= i <= 4:
-            descs.append(vk.Image(rs, rb, bytes(COLORS[i - 1]), 1, 1, "rgba8", "sampled_image", index=i))
-        elif i == 10:
-            descs.append(vk.Buf(rs, rb, struct.pack("<4f", *SCALES), "storage", index=i))
-        else:
-            descs.append(vk.Buf(rs, rb, struct.pack("<I", i), "storage", index=i))
-    descs += [vk.Sampler(ss, sb, index=i) for i in range(4)]
-    pixels = vk.run_graphics(vs.binary, "main", ps.binary, "main", 4, 1, descs)
-    for x in range(4):
-        want = [round(c * SCALES[x]) for c in COLORS[x]]
-        got = R.pixel(pixels, 4, x, 0)
-        assert all(abs(g - w) <= 1 for g, w in zip(got, want)), (x, got, want)
+    descs = _pixel_heaps(vk, res_heap["set"], res_heap["binding"], smp_heap["set"], smp_heap["binding"])
+    _check_pixels(vk.run_graphics(vs.binary, "main", ps.binary, "main", 4, 1, descs))
+
+
+@pytest.mark.vulkan
+def test_pixel_heap_from_dxil_through_dxil_spirv():
+    """The pinned dxil-spirv driver puts both heaps at set 0 binding 0 (one index space for samplers,
+    images and buffers in one mutable binding), so the sampler the shader takes, 12, is free in the
+    resource heap."""
+    from harness import dxil_consumer
+
+    vs = dxil_consumer.to_spirv(_ok(R.FULLSCREEN_VS, "vs_6_0", "dxil").binary)
+    ps = dxil_consumer.to_spirv(_ok(PIXEL, "ps_6_6", "dxil").binary)
+    vk = R.vk_runner()
+    entry = {name: tools.spirv_cross_reflect(b)["entryPoints"][0]["name"] for name, b in (("vs", vs), ("ps", ps))}
+    descs = _pixel_heaps(vk, 0, 0, 0, 0)
+    _check_pixels(vk.run_graphics(vs, entry["vs"], ps, entry["ps"], 4, 1, descs))
 
 
 # ---------------------------------------------------------------- DXIL structure
@@ -197,7 +224,7 @@ def test_dxil_handles_from_the_heap():
 def test_dxil_shader_flags_and_sfi0_for_both_heaps():
     res = _ok(PIXEL, "ps_6_6", "dxil")
     text = _dis(res)
-    assert re.search(r"createHandleFromHeap\(i32 218, i32 2, i1 true, i1 false\)", text)   # the sampler
+    assert re.search(r"createHandleFromHeap\(i32 218, i32 12, i1 true, i1 false\)", text)   # the sampler
     flags = _entry_flags(text)
     assert flags >> 30 & 1 and flags >> 31 & 1
     yaml_text = tools.run_tool(["obj2yaml-19", "-"], stdin=res.binary).stdout.decode()
@@ -393,3 +420,68 @@ def test_derived_root_signature_allows_the_heaps_used():
     pixel = derive([Shader.from_manifest(_ok(PIXEL, "ps_6_6", "spirv").manifest)])
     assert set(model.names_of(model.ROOT_FLAGS, pixel.flags)) == {
         "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "SAMPLER_HEAP_DIRECTLY_INDEXED"}
+
+
+VERTEX = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    StructuredBuffer<float4> corners = ResourceDescriptorHeap[5];
+    return corners[id];
+}
+"""
+FLAT_PS = "float4 main() : SV_Target { return float4(1.0, 0.5, 0.25, 1.0); }"
+
+
+@pytest.mark.vulkan
+def test_vertex_shader_reads_its_corners_by_heap_index():
+    """Element 5 holds a triangle covering the target; every other element a degenerate one."""
+    vs = _ok(VERTEX, "vs_6_6", "spirv")
+    ps = _ok(FLAT_PS, "ps_6_0", "spirv")
+    heap = _heap(vs.manifest)["vulkan"]
+    vk = R.vk_runner()
+    cover = struct.pack("<12f", -1, -1, 0, 1, 3, -1, 0, 1, -1, 3, 0, 1)
+    descs = [vk.Buf(heap["set"], heap["binding"], cover if i == 5 else bytes(48), "storage", index=i)
+             for i in range(8)]
+    pixels = vk.run_graphics(vs.binary, "main", ps.binary, "main", 2, 2, descs)
+    assert [R.pixel(pixels, 2, x, y) for y in range(2) for x in range(2)] == [(255, 128, 64, 255)] * 4
+    text = _dis(_ok(VERTEX, "vs_6_6", "dxil"))
+    assert "@dx.op.createHandleFromHeap(i32 218, i32 5, i1 false, i1 false)" in text
+
+
+def test_heap_types_of_every_kind_build_for_both_targets():
+    """Every resource kind the heap can hold (no ConstantBuffer yet) through SPIR-V (spirv-val) and DXIL
+    (read back, converted by dxil-spirv)."""
+    from harness import dxil_consumer
+
+    src = """
+RWByteAddressBuffer Out : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    ByteAddressBuffer raw = ResourceDescriptorHeap[2];
+    RWTexture2D<float4> img = ResourceDescriptorHeap[3];
+    RWBuffer<uint> rwb = ResourceDescriptorHeap[4];
+    Texture2DArray<float4> ta = ResourceDescriptorHeap[5];
+    TextureCube<float4> tc = ResourceDescriptorHeap[6];
+    SamplerComparisonState sc = SamplerDescriptorHeap[1];
+    Texture2D<float> depth = ResourceDescriptorHeap[7];
+    AppendStructuredBuffer<uint> app = ResourceDescriptorHeap[8];
+    app.Append(3);
+    img[id.xy] = ta.Load(int4(0, 0, 0, 0)) + tc.SampleLevel(SamplerDescriptorHeap[0], float3(1, 0, 0), 0);
+    rwb[0] = raw.Load(0) + (uint)depth.SampleCmpLevelZero(sc, float2(0, 0), 0.5);
+    Out.Store(0, 1);
+}
+"""
+    spirv = _ok(src, "cs_6_6", "spirv")
+    kinds = [t["kind"] for t in _heap(spirv.manifest)["types"]]
+    assert kinds == ["ByteAddressBuffer", "RWTexture2D<float4>", "RWBuffer<uint>", "Texture2DArray<float4>",
+                     "TextureCube<float4>", "Texture2D<float>", "AppendStructuredBuffer<uint>"]
+    assert [t["kind"] for t in _heap(spirv.manifest, "sampler")["types"]] == ["SamplerComparisonState", "SamplerState"]
+    dxil = _ok(src, "cs_6_6", "dxil")
+    dxil_tools.check_dxil(dxil.binary)
+    dxil_consumer.to_spirv(dxil.binary)
+
+
+def test_constant_buffer_from_the_heap_is_refused():
+    src = ("struct P { float4 a; };\nfloat4 main() : SV_Target {\n"
+           "    ConstantBuffer<P> cb = ResourceDescriptorHeap[1];\n    return cb.a;\n}\n")
+    res = R.compile_hlsl(src, profile="ps_6_6")
+    assert R.errors(res) == ["3:28: 'ConstantBuffer<P>' from 'ResourceDescriptorHeap' is not supported yet"]

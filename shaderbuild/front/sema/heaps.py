@@ -59,6 +59,8 @@ class HeapLowering(SemaBase):
         if not isinstance(to, ir.Resource) or (to.kind in _SAMPLERS) != (x.heap == "sampler"):
             want = "a sampler type" if x.heap == "sampler" else "a resource type other than a sampler"
             raise error(f"an element of '{name}' converts only to {want}, not to '{to}'", x.loc)
+        if to.kind in ("ConstantBuffer", "TextureBuffer"):    # as arrays of them (sema/lower.py)
+            raise error(f"'{to}' from '{name}' is not supported yet", x.loc)
         views: dict[tuple[str, ir.Type], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
         var = views.get((x.heap, to))
         if var is None:
