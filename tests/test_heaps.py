@@ -485,3 +485,33 @@ def test_constant_buffer_from_the_heap_is_refused():
            "    ConstantBuffer<P> cb = ResourceDescriptorHeap[1];\n    return cb.a;\n}\n")
     res = R.compile_hlsl(src, profile="ps_6_6")
     assert R.errors(res) == ["3:28: 'ConstantBuffer<P>' from 'ResourceDescriptorHeap' is not supported yet"]
+
+
+def test_cli_heap_options(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "p.hlsl"
+    src.write_text(PIXEL)
+    out = tmp_path / "p.spv"
+    proc = subprocess.run([sys.executable, "-m", "shaderbuild", "compile", "-T", "ps_6_6", "-spirv", str(src),
+                           "-o", str(out), "-fvk-bind-resource-heap", "3", "1", "-fvk-bind-sampler-heap", "4", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    dis = tools.spirv_dis(out.read_bytes())
+    assert set(_decorations(dis, "ResourceDescriptorHeap")) == {(1, 3)}
+    assert set(_decorations(dis, "SamplerDescriptorHeap")) == {(2, 4)}
+
+
+def test_project_file_heap_options(tmp_path):
+    from shaderbuild.build.config import load_project
+    from shaderbuild.build.targets import plan
+
+    (tmp_path / "shaderbuild.toml").write_text(
+        'targets = ["spirv"]\n[backends.spirv]\nbind_resource_heap = { binding = 5, set = 1 }\n'
+        'bind_sampler_heap = { binding = 6, set = 1 }\nbind_counter_heap = { binding = 7, set = 2 }\n'
+        '[[shader]]\nfiles = "a.hlsl"\nprofile = "cs_6_6"\n')
+    (tmp_path / "a.hlsl").write_text(COUNTER)
+    (target,) = plan(load_project(str(tmp_path)))
+    opts = target.options
+    assert (opts.vk_bind_resource_heap, opts.vk_bind_sampler_heap, opts.vk_bind_counter_heap) == ((5, 1), (6, 1), (7, 2))
