@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import Diagnostic, error
+from ..ir.resource_kinds import KINDS
 from ..options import MAX_REGISTER, CompileOptions
 
 
@@ -114,8 +115,7 @@ def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[
             used[(set_, n)] = var
         var.binding.vk = ir.VkBinding(*places[heap])
     users = _counter_users(module) if views else set()
-    counted = [v for v in views if id(v) in users or (isinstance(v.type.elem, ir.Resource) and v.type.elem.kind in
-                                                      ("AppendStructuredBuffer", "ConsumeStructuredBuffer"))]
+    counted = [v for v in views if id(v) in users or _always_counted(v.type.elem)]
     if counted:     # one counter heap: a runtime array of counters, indexed like the resource heap
         given = options.vk_bind_counter_heap
         if given is not None:
@@ -134,6 +134,12 @@ def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[
         used[(set_, n)] = counted[0]
         for v in counted:
             v.binding.vk.counter_binding, v.binding.vk.counter_set = n, set_
+
+
+def _always_counted(t: ir.Type) -> bool:
+    """Append/Consume structured buffers: a hidden counter always in use (ir/resource_kinds.py)."""
+    info = KINDS.get(t.kind) if isinstance(t, ir.Resource) else None
+    return info is not None and info.counter
 
 
 def _counter_users(module: ir.Module) -> set[int]:

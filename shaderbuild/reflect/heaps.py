@@ -9,7 +9,7 @@ binding that stands for it (one binding whose descriptors are of every type used
 from __future__ import annotations
 
 from .. import ir
-from .manifest import descriptor_type
+from ..ir.resource_kinds import KINDS
 
 _D3D12 = {"resource": ("CBV_SRV_UAV", "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "ResourceDescriptorHeap"),
           "sampler": ("SAMPLER", "SAMPLER_HEAP_DIRECTLY_INDEXED", "SamplerDescriptorHeap")}
@@ -47,8 +47,9 @@ def heap_usage(module: ir.Module) -> list[dict]:
         for v in mine:
             t = v.type.elem
             assert isinstance(t, ir.Resource)       # sema/heaps.py: an unbounded array of the view's type
-            types.append({"kind": str(t), "access": "read-write" if t.register_class == "u" else "read-only",
-                          "descriptor_type": descriptor_type(t.kind), "non_uniform": v.binding.non_uniform})
+            kind = KINDS[t.kind]
+            types.append({"kind": str(t), "access": "read-write" if kind.access == "UAV" else "read-only",
+                          "descriptor_type": kind.descriptor, "non_uniform": v.binding.non_uniform})
         entry: dict = {"heap": heap, "name": name, "types": types,
                        "non_uniform": any(v.binding.non_uniform for v in mine),
                        "d3d12": {"heap_type": heap_type, "root_signature_flag": flag}}

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
+from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 
 HEAPS = {"ResourceDescriptorHeap": "resource", "SamplerDescriptorHeap": "sampler"}
-_SAMPLERS = ("SamplerState", "SamplerComparisonState")
 
 
 class HeapElement(ir.Expr):
@@ -56,10 +56,11 @@ class HeapLowering(SemaBase):
     def heap_view_element(self, x: HeapElement, to: ir.Type, loc: SourceLoc) -> ir.Expr:
         """`x` converted to resource type `to`: a load of the element of `to`'s view of the heap."""
         name = "SamplerDescriptorHeap" if x.heap == "sampler" else "ResourceDescriptorHeap"
-        if not isinstance(to, ir.Resource) or (to.kind in _SAMPLERS) != (x.heap == "sampler"):
+        info = KINDS.get(to.kind) if isinstance(to, ir.Resource) else None
+        if info is None or (info.access == "Sampler") != (x.heap == "sampler"):
             want = "a sampler type" if x.heap == "sampler" else "a resource type other than a sampler"
             raise error(f"an element of '{name}' converts only to {want}, not to '{to}'", x.loc)
-        if to.kind in ("ConstantBuffer", "TextureBuffer"):    # as arrays of them (sema/lower.py)
+        if info.rep in ("cbuffer", "tbuffer"):    # ConstantBuffer<T> / TextureBuffer<T>: as arrays of them
             raise error(f"'{to}' from '{name}' is not supported yet", x.loc)
         views: dict[tuple[str, ir.Type], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
         var = views.get((x.heap, to))
