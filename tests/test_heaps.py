@@ -515,3 +515,18 @@ def test_project_file_heap_options(tmp_path):
     (target,) = plan(load_project(str(tmp_path)))
     opts = target.options
     assert (opts.vk_bind_resource_heap, opts.vk_bind_sampler_heap, opts.vk_bind_counter_heap) == ((5, 1), (6, 1), (7, 2))
+
+
+def test_views_of_unreachable_code_are_dropped():
+    src = """
+RWStructuredBuffer<float> Out : register(u0);
+float unused() { Texture2D<float4> t = ResourceDescriptorHeap[9]; return t.Load(int3(0, 0, 0)).x; }
+[numthreads(1, 1, 1)]
+void main() {
+    StructuredBuffer<float> b = ResourceDescriptorHeap[1];
+    Out[0] = b[0];
+}
+"""
+    res = _ok(src, "cs_6_6", "spirv")
+    assert [t["kind"] for t in _heap(res.manifest)["types"]] == ["StructuredBuffer<float>"]
+    assert tools.spirv_dis(res.binary).count('"ResourceDescriptorHeap"') == 1

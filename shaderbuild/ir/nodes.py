@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
-from .types import Type
+from .types import Array, Resource, Type
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
@@ -33,7 +33,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
 ]
 
 
@@ -446,6 +446,20 @@ def stmt_exprs(s: Stmt) -> list[Expr]:
     if isinstance(s, Return) and s.value is not None:
         return [s.value]
     return []
+
+
+def view_binding(var: Variable) -> tuple[Binding, str]:
+    """A heap view's binding and heap ('resource' | 'sampler'), see `Module.heap_views`."""
+    b = var.binding
+    assert b is not None and b.heap is not None, var.name
+    return b, b.heap
+
+
+def view_type(var: Variable) -> Resource:
+    """The resource type a heap view reads its heap as (the view is an unbounded array of it)."""
+    t = var.type
+    assert isinstance(t, Array) and isinstance(t.elem, Resource), var.name
+    return t.elem
 
 
 def referenced_variables(functions: list[Function]) -> set[int]:

@@ -96,7 +96,7 @@ def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[
     places: dict[str, tuple[int, int]] = {}
     views = module.heap_views
     for var in views:
-        heap = var.binding.heap
+        b, heap = ir.view_binding(var)
         if heap not in places:
             given = getattr(options, _HEAP_OPTIONS[heap])
             if given is not None:
@@ -113,9 +113,9 @@ def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[
                     n += 1
             places[heap] = (set_, n)
             used[(set_, n)] = var
-        var.binding.vk = ir.VkBinding(*places[heap])
+        b.vk = ir.VkBinding(*places[heap])
     users = _counter_users(module) if views else set()
-    counted = [v for v in views if id(v) in users or _always_counted(v.type.elem)]
+    counted = [v for v in views if id(v) in users or _always_counted(ir.view_type(v))]
     if counted:     # one counter heap: a runtime array of counters, indexed like the resource heap
         given = options.vk_bind_counter_heap
         if given is not None:
@@ -133,13 +133,19 @@ def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[
                         f"binding {n}", counted[0].loc)
         used[(set_, n)] = counted[0]
         for v in counted:
-            v.binding.vk.counter_binding, v.binding.vk.counter_set = n, set_
+            vk = ir.view_binding(v)[0].vk
+            assert vk is not None       # given above
+            vk.counter_binding, vk.counter_set = n, set_
 
 
-def _always_counted(t: ir.Type) -> bool:
+def _always_counted(t: ir.Resource) -> bool:
     """Append/Consume structured buffers: a hidden counter always in use (ir/resource_kinds.py)."""
-    info = KINDS.get(t.kind) if isinstance(t, ir.Resource) else None
+    info = KINDS.get(t.kind)
     return info is not None and info.counter
+
+
+def _is_view(var: ir.Variable) -> bool:
+    return var.binding is not None and var.binding.heap is not None
 
 
 def _counter_users(module: ir.Module) -> set[int]:
@@ -152,8 +158,8 @@ def _counter_users(module: ir.Module) -> set[int]:
                 for x in ir.walk_expr(e):
                     if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
                         r = x.args[0]
-                        if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and r.base.var.binding \
-                                is not None and r.base.var.binding.heap is not None:
+                        if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and \
+                                _is_view(r.base.var):
                             r = r.base
                         if isinstance(r, ir.VarRef):
                             users.add(id(r.var))

@@ -39,27 +39,29 @@ def heap_usage(module: ir.Module) -> list[dict]:
     out = []
     views = used_heap_views(module)
     for heap in ("resource", "sampler"):
-        mine = [v for v in views if v.binding.heap == heap]
+        mine = [ir.view_binding(v)[0] for v in views if ir.view_binding(v)[1] == heap]
         if not mine:
             continue
         heap_type, flag, name = _D3D12[heap]
         types = []
-        for v in mine:
-            t = v.type.elem
-            assert isinstance(t, ir.Resource)       # sema/heaps.py: an unbounded array of the view's type
+        for v in views:
+            b, h = ir.view_binding(v)
+            if h != heap:
+                continue
+            t = ir.view_type(v)
             kind = KINDS[t.kind]
             types.append({"kind": str(t), "access": "read-write" if kind.access == "UAV" else "read-only",
-                          "descriptor_type": kind.descriptor, "non_uniform": v.binding.non_uniform})
+                          "descriptor_type": kind.descriptor, "non_uniform": b.non_uniform})
         entry: dict = {"heap": heap, "name": name, "types": types,
-                       "non_uniform": any(v.binding.non_uniform for v in mine),
+                       "non_uniform": any(b.non_uniform for b in mine),
                        "d3d12": {"heap_type": heap_type, "root_signature_flag": flag}}
-        vk = mine[0].binding.vk
+        vk = mine[0].vk
         if vk is not None:
             dts = sorted({t["descriptor_type"] for t in types})
             entry["vulkan"] = {"set": vk.set, "binding": vk.binding, "count": "unbounded",
                                "descriptor_type": dts[0] if len(dts) == 1 else "mutable",
                                "descriptor_types": dts}
-            counted = [v.binding.vk for v in mine if v.binding.vk.counter_binding is not None]
+            counted = [b.vk for b in mine if b.vk is not None and b.vk.counter_binding is not None]
             if counted:
                 c = counted[0]
                 entry["vulkan"]["counters"] = {"set": c.set if c.counter_set is None else c.counter_set,

@@ -64,4 +64,4 @@ def check_module(module: ir.Module) -> list[Diagnostic]:
 def used_heaps(module: ir.Module) -> set[str]:
     """The SM 6.6 descriptor heaps ('resource', 'sampler') the code indexes."""
     used = ir.referenced_variables(module.functions)
-    return {v.binding.heap for v in module.heap_views if id(v) in used}
+    return {ir.view_binding(v)[1] for v in module.heap_views if id(v) in used}

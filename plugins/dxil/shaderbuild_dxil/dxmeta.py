@@ -75,7 +75,8 @@ def _compute_features(lm: LoweredModule) -> set[str]:
                 callee = inst.operands[0]
                 callees[id(callee)] = callee
                 if callee.name == HEAP_HANDLE_FN:    # (callee, opcode, index, i1 samplerHeap, i1 nonUniform)
-                    feats.add("sampler_heap" if inst.operands[3].value else "resource_heap")
+                    sampler = inst.operands[3]
+                    feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)

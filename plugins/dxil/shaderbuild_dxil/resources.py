@@ -87,7 +87,7 @@ def _base_resource_type(t: ir.Type) -> tuple[ir.Type, int | None]:
 
 def classify(var: ir.Variable) -> ResourceInfo:
     info = _classify(var)
-    info.heap = var.binding.heap
+    info.heap = var.binding.heap if var.binding is not None else None
     return info
 
 

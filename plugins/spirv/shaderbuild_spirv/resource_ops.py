@@ -269,6 +269,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
 
 def _counter_ptr(fe: ExprEmitter, p: Ptr) -> int:
     rv = p.res
+    assert rv is not None       # _resource() checked it
     if rv.kind.rep != "structured" or not rv.kind.writable:
         raise error(f"{rv.rtype.kind} has no counter")
     vid = fe.ctx.R.counter(rv)

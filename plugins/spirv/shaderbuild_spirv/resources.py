@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import vulkan_rule
-from shaderbuild.ir.nodes import Variable
+from shaderbuild.ir.nodes import Variable, view_binding
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
 from shaderbuild.records import DataRecord, ValueRecord
@@ -188,7 +188,7 @@ class ResourceLowering:
     def _heap_counter(self, rv: ResourceVar) -> int:
         """DXC's counter heap: one runtime array of `struct { int }` counters for every heap view,
         at the binding vk_bindings gave (element i counts for the buffer at heap index i)."""
-        vk = rv.var.binding.vk
+        vk = view_binding(rv.var)[0].vk
         assert vk is not None and vk.counter_binding is not None      # passes/vk_bindings.py
         if self.heap_counter is None:
             sc, deco = self.buffer_class()

@@ -552,8 +552,8 @@ class CallLowering(SemaBase):
         else:
             v = self.rvalue(base_ast)
             if isinstance(v, HeapElement):
-                raise error(f"an element of '{v.type.kind[1:]}' has no members until it is converted to a resource "
-                            f"type, e.g. '((Texture2D<float4>){v.type.kind[1:]}[i]).{callee.name}(...)'", callee.loc)
+                raise error(f"an element of '{v.heap_name}' has no members until it is converted to a resource "
+                            f"type, e.g. '((Texture2D<float4>){v.heap_name}[i]).{callee.name}(...)'", callee.loc)
             tmp = self.temp(v.type)
             self.emit(ir.Store(ir.VarRef(tmp), v))
             base = ir.VarRef(tmp)

@@ -19,6 +19,14 @@ from .base import SemaBase
 HEAPS = {"ResourceDescriptorHeap": "resource", "SamplerDescriptorHeap": "sampler"}
 
 
+def used_heap_views_only(globals_: list[ir.Variable], functions: list[ir.Function]) -> list[ir.Variable]:
+    """Drop the heap views only unreachable code converted to (DXC creates them on use)."""
+    if not any(g.binding is not None and g.binding.heap is not None for g in globals_):
+        return globals_
+    used = ir.referenced_variables(functions)
+    return [g for g in globals_ if g.binding is None or g.binding.heap is None or id(g) in used]
+
+
 class HeapElement(ir.Expr):
     """Sema only: `Heap[index]` before its conversion to a resource type (never in the IR)."""
 
@@ -26,6 +34,10 @@ class HeapElement(ir.Expr):
     index: ir.Expr
     loc: SourceLoc
     type: ir.Type
+
+    @property
+    def heap_name(self) -> str:
+        return "SamplerDescriptorHeap" if self.heap == "sampler" else "ResourceDescriptorHeap"
 
 
 class HeapLowering(SemaBase):
@@ -65,10 +77,10 @@ class HeapLowering(SemaBase):
         views: dict[tuple[str, ir.Type], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
         var = views.get((x.heap, to))
         if var is None:
-            binding = ir.Binding(to.register_class, None, 0, None, heap=x.heap)
+            binding = ir.Binding(info.register_class, None, 0, None, heap=x.heap)
             var = ir.Variable(name, ir.Array(to, None), ir.Storage.UNIFORM, x.loc, binding=binding)
             views[(x.heap, to)] = var
             self.globals.append(var)  # type: ignore[attr-defined]   # Analyzer
         if isinstance(x.index, ir.Intrinsic) and x.index.name == "NonUniformResourceIndex":
-            var.binding.non_uniform = True
+            ir.view_binding(var)[0].non_uniform = True
         return ir.Load(ir.IndexRef(ir.VarRef(var, x.loc), x.index, to), to)
