@@ -530,3 +530,22 @@ void main() {
     res = _ok(src, "cs_6_6", "spirv")
     assert [t["kind"] for t in _heap(res.manifest)["types"]] == ["StructuredBuffer<float>"]
     assert tools.spirv_dis(res.binary).count('"ResourceDescriptorHeap"') == 1
+
+
+@pytest.mark.parametrize("env", ["vulkan1.1", "vulkan1.3"])
+def test_spirv_validates_for_other_environments(env):
+    """SPIR-V 1.3 (storage buffers in Uniform, SPV_EXT_descriptor_indexing) and 1.6 (StorageBuffer)."""
+    for src, profile in ((COMPUTE, "cs_6_6"), (PIXEL, "ps_6_6"), (COUNTER, "cs_6_6")):
+        res = R.compile_hlsl(src, profile=profile, env=env)
+        assert res.ok, R.diagnostics_text(res)
+        tools.spirv_val(res.binary, env)
+
+
+def test_outputs_are_deterministic():
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    for target in ("spirv", "dxil"):
+        opts = CompileOptions(profile="ps_6_6", target=target)
+        a, b = (compile_file("p.hlsl", opts, text=PIXEL) for _ in range(2))
+        assert a.ok and a.binary == b.binary and a.manifest == b.manifest
