@@ -448,7 +448,7 @@ def test_vertex_shader_reads_its_corners_by_heap_index():
 
 
 def test_heap_types_of_every_kind_build_for_both_targets():
-    """Every resource kind the heap can hold (no ConstantBuffer yet) through SPIR-V (spirv-val) and DXIL
+    """Every resource kind the heap can hold (no TextureBuffer yet) through SPIR-V (spirv-val) and DXIL
     (read back, converted by dxil-spirv)."""
     from harness import dxil_consumer
 
@@ -480,11 +480,53 @@ void main(uint3 id : SV_DispatchThreadID) {
     dxil_consumer.to_spirv(dxil.binary)
 
 
-def test_constant_buffer_from_the_heap_is_refused():
+CBUFFER = """
+struct P { float4 a; float b; uint idx; };
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(2, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    ConstantBuffer<P> cb = ResourceDescriptorHeap[NonUniformResourceIndex(id.x + 1)];
+    Out[id.x] = cb.a * cb.b + cb.idx;
+}
+"""
+
+
+def _cbuffer_heap(vk, set_: int, binding: int) -> list:
+    """Elements 1 and 2: P { a, b, idx } (a at 0, b at 16, idx at 20 in both D3D and std140 packing)."""
+    blocks = {k: struct.pack("<4f f I 8x", *(10.0 * k + c for c in range(4)), 0.5 * k, 7 * k) for k in (1, 2)}
+    return [vk.Buf(set_, binding, blocks[i], "uniform", index=i) if i in blocks
+            else vk.Buf(set_, binding, bytes(32), "storage", index=i) for i in range(4)]
+
+
+def _cbuffer_expected() -> list[float]:
+    return [(10.0 * k + c) * (0.5 * k) + 7 * k for k in (1, 2) for c in range(4)]
+
+
+@pytest.mark.vulkan
+def test_constant_buffer_from_the_heap_executes():
+    res = _ok(CBUFFER, "cs_6_6", "spirv")
+    heap = _heap(res.manifest)
+    assert heap["types"][0]["descriptor_type"] == "uniform_buffer"
+    vk = R.vk_runner()
+    got = vk.run_compute(res.binary, "main", [vk.Buf(0, 0, R.sentinel(8), "storage"),
+                                              *_cbuffer_heap(vk, heap["vulkan"]["set"], heap["vulkan"]["binding"])])
+    assert R.unpack("f", got[0]) == _cbuffer_expected()
+    from harness import dxil_consumer
+
+    dxil = _ok(CBUFFER, "cs_6_6", "dxil")
+    text = _dis(dxil)
+    assert re.search(r"ResourceProperties \{ i32 13, i32 24 \}", text)    # CBuffer, 24 bytes
+    spirv = dxil_consumer.to_spirv(dxil.binary)
+    got = vk.run_compute(spirv, "main", [vk.Buf(0, dxil_consumer.SHIFTS["u"], R.sentinel(8), "storage"),
+                                         *_cbuffer_heap(vk, 0, 0)])
+    assert R.unpack("f", got[0]) == _cbuffer_expected()
+
+
+def test_texture_buffer_from_the_heap_is_refused():
     src = ("struct P { float4 a; };\nfloat4 main() : SV_Target {\n"
-           "    ConstantBuffer<P> cb = ResourceDescriptorHeap[1];\n    return cb.a;\n}\n")
+           "    TextureBuffer<P> tb = ResourceDescriptorHeap[1];\n    return tb.a;\n}\n")
     res = R.compile_hlsl(src, profile="ps_6_6")
-    assert R.errors(res) == ["3:28: 'ConstantBuffer<P>' from 'ResourceDescriptorHeap' is not supported yet"]
+    assert R.errors(res) == ["3:27: 'TextureBuffer<P>' from 'ResourceDescriptorHeap' is not supported yet"]
 
 
 def test_cli_heap_options(tmp_path):

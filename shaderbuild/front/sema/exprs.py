@@ -769,6 +769,12 @@ class ExprLowering(HeapLowering, SemaBase):
                 parts.append(self.load(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row))
             self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
             return ir.VarRef(tmp)
+        if isinstance(t, ir.Resource) and t.kind == "ConstantBuffer" and isinstance(t.elem, ir.Struct):
+            # a ConstantBuffer<T> held by a local (from a descriptor heap): its members are the block's
+            if for_write:
+                raise error(f"cannot assign to a member of '{t}'", loc)
+            i = _field_index(t.elem, name, loc)
+            return ir.FieldRef(base, i, t.elem.fields[i].type)
         if isinstance(t, ir.Resource):
             info = KINDS.get(t.kind)
             if info is not None and info.indexed_load == name:

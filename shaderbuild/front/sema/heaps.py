@@ -72,7 +72,7 @@ class HeapLowering(SemaBase):
         if info is None or (info.access == "Sampler") != (x.heap == "sampler"):
             want = "a sampler type" if x.heap == "sampler" else "a resource type other than a sampler"
             raise error(f"an element of '{name}' converts only to {want}, not to '{to}'", x.loc)
-        if info.rep in ("cbuffer", "tbuffer"):    # ConstantBuffer<T> / TextureBuffer<T>: as arrays of them
+        if info.rep == "tbuffer":    # TextureBuffer<T>: as arrays of them (sema/lower.py)
             raise error(f"'{to}' from '{name}' is not supported yet", x.loc)
         views: dict[tuple[str, ir.Type], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
         var = views.get((x.heap, to))
