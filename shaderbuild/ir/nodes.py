@@ -70,6 +70,7 @@ class Binding(DataRecord):
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
     heap: str | None = None      # SM 6.6 'resource' | 'sampler': one view of a descriptor heap (no register)
     non_uniform: bool = False    # a heap view indexed through NonUniformResourceIndex somewhere
+    push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
 
 
 class IOInfo(DataRecord):
