@@ -85,10 +85,10 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                                   "help": "leave the RTS0 part out of the DXIL container"}),
     # DXC's other common options (issue 22).  "no_effect": accepted for DXC command lines, but
     # not implemented: using one prints a warning naming it (remove the key once implemented).
-    (("-Zi",), {"dest": "debug_info", "action": "store_true", "no_effect": True, "help": "emit debug information"}),
-    (("-Fd",), {"dest": "pdb", "metavar": "FILE", "no_effect": True, "help": "write debug information here"}),
-    (("-Qembed_debug",), {"dest": "embed_debug", "action": "store_true", "no_effect": True,
-                          "help": "embed debug information in the container"}),
+    (("-Zi",), {"dest": "debug_info", "action": "store_true", "help": "emit debug information (docs/DEBUG_INFO.md)"}),
+    (("-Fd",), {"dest": "debug_file", "metavar": "FILE", "help": "DXIL: write the debug container (PDB) here"}),
+    (("-Qembed_debug",), {"dest": "embed_debug", "action": "store_true",
+                          "help": "DXIL: embed the debug part (ILDB) in the output container"}),
     (("-Zss",), {"dest": "debug_name_source", "action": "store_true", "no_effect": True}),
     (("-Zsb",), {"dest": "debug_name_binary", "action": "store_true", "no_effect": True}),
     *(((f"-O{n}",), {"dest": "opt_level", "action": "store_const", "const": n, "default": 3,
@@ -338,7 +338,8 @@ def _compile_options(args):
            else None for h in ("resource", "sampler", "counter")},
         auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
         row_major=args.row_major, validate_ir=args.validate_ir, opt_level=args.opt_level,
-        debug_info=args.debug_info, warnings_as_errors=args.warnings_as_errors,
+        debug_info=args.debug_info, debug_file=args.debug_file, embed_debug=args.embed_debug,
+        warnings_as_errors=args.warnings_as_errors,
         disabled_warnings=sorted(set(args.disabled_warnings)), rootsig_define=args.rootsig_define,
         rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
         strip_root_signature=args.strip_root_signature, max_preprocessed_bytes=args.max_preprocessed_bytes)
@@ -405,6 +406,7 @@ def cmd_compile(args) -> int:
             outputs.append((path, dumps(result.manifest).encode()))
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
+    outputs += result.side_outputs.items()      # -Fd's debug container
     if args.header:     # -Fh: the same C header a project build writes (build/outputs.py)
         from .build.outputs import render_header
 

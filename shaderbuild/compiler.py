@@ -32,6 +32,7 @@ class CompileResult(DataRecord):
     dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
+    side_outputs: dict[str, bytes] = Record.factory(dict)  # other files the options ask for (-Fd): path -> bytes
     root_signature: bytes | None = None   # the root signature blob (a DXBC container holding RTS0), if any
     module: object = None                 # the ir.Module, when compile_file(keep_module=True)
 
@@ -40,6 +41,7 @@ class CompileResult(DataRecord):
         src = self.disassembly_source
         if callable(src):
             src = self.disassembly_source = src()
+        assert src is None or isinstance(src, str)
         return src
 
 
@@ -144,6 +146,10 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
             raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
         if options.vk_target_env not in VK_TARGET_ENVS:
             raise error(f"unknown target environment '{options.vk_target_env}' (one of {', '.join(VK_TARGET_ENVS)})")
+        if options.embed_debug and not options.debug_info:     # DXC: "Must enable debug info with /Zi for /Qembed_debug"
+            raise error("-Qembed_debug needs debug information: add -Zi")
+        if options.debug_file and not options.debug_info:
+            sink.warning("-Fd has no effect without -Zi: no debug information is generated")
         if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
             raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()
@@ -162,6 +168,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
 
             module.root_signature = root_signature_for(tu, pp.macros, options)
         lap("sema")
+        if options.debug_info:
+            module.source_texts = {name: result.sources.text(name) for name in result.sources.names()}
         run_passes(module, options, caps)
         if module.root_signature is not None:
             from .rootsig.shader import check_module
@@ -175,6 +183,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         lap("emit")
         result.binary = backend.binary
         result.disassembly_source = backend.disassembly
+        result.side_outputs = dict(backend.side_outputs)
         result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection, caps)
         if module.root_signature is not None:
             from .rootsig import serialize, standalone_container
@@ -202,6 +211,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         result.ok = False
     if not result.ok:
         result.binary = result.manifest = result.disassembly_source = result.root_signature = None
+        result.side_outputs = {}
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:

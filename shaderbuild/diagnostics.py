@@ -82,9 +82,19 @@ class SourceCache:
 
     def __init__(self) -> None:
         self._lines: dict[str, list[str]] = {}
+        self._texts: dict[str, str] = {}
 
     def add(self, name: str, text: str) -> None:
         self._lines[name] = text.splitlines()
+        self._texts[name] = text
+
+    def names(self) -> list[str]:
+        """The files read, in the order they were first read (the main file first)."""
+        return list(self._texts)
+
+    def text(self, name: str) -> str:
+        """A file's whole text (debug info embeds it)."""
+        return self._texts[name]
 
     def line(self, name: str, lineno: int) -> str | None:
         lines = self._lines.get(name)

@@ -154,7 +154,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     from ..ir.layout import vulkan_rule
     from .usage import used_globals
 
-    if any(v.binding.vk is None for v in (*module.resources, *module.heap_views)):
+    if any(ir.binding_of(v).vk is None for v in (*module.resources, *module.heap_views)):
         _derive_vulkan_view(module, options)
     ep = module.entry
     assert ep is not None
@@ -166,7 +166,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
     push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT
             or (v.binding is not None and v.binding.push_constant)]
-    out = {
+    out: dict = {
         "format": FORMAT,
         "manifest_version": MANIFEST_VERSION,
         "source": source_name,
@@ -218,7 +218,7 @@ def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
         vk_bindings.run(module, options, strict=False)
     except CompileError:
         for v in (*module.resources, *module.heap_views):
-            v.binding.vk = None
+            ir.binding_of(v).vk = None
     finally:
         module.globals = all_globals
 

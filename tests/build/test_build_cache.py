@@ -17,6 +17,7 @@ EXPLICIT = {
     "vk_target_env": "vulkan1.3", "dxil_hash": "retail", "hlsl_version": 2018, "vk_layout": "scalar",
     "vk_bind_registers": [BindRegister("t", 1, 2, 3, 4)], "vk_bind_globals": (5, 6),
     "rootsig_define": "MY_RS", "rootsig_version": "1.0", "disabled_warnings": ["conversion"],
+    "debug_file": "out/x.pdb",
 }
 
 

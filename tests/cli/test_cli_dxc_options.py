@@ -48,7 +48,7 @@ def err(p: subprocess.CompletedProcess) -> str:
 
 # option -> whether it is implemented (no warning) or accepted with a warning naming it
 ACCEPTED = [
-    (["-Zi"], True), (["-Fd", "a.pdb"], True), (["-Qembed_debug"], True), (["-Zss"], True), (["-Zsb"], True),
+    (["-Zi", "-Qembed_debug"], False), (["-Zi", "-Fd", "a.pdb"], False), (["-Zss"], True), (["-Zsb"], True),
     (["-O0"], False), (["-O1"], False), (["-O2"], False), (["-O3"], False), (["-Od"], False),
     (["-Wno-conversion"], False), (["-Wconversion"], False), (["-Wall"], False),
     (["-Fh", "a.h"], False), (["-Fh", "a.h", "-Vn", "g_x"], False), (["-MD"], False), (["-MF", "a.d"], False),

@@ -73,6 +73,7 @@ def _compute_features(lm: LoweredModule) -> set[str]:
             op = inst.op
             if op == "call":
                 callee = inst.operands[0]
+                assert isinstance(callee, Function)     # a call's first operand
                 callees[id(callee)] = callee
                 if callee.name == HEAP_HANDLE_FN:    # (callee, opcode, index, i1 samplerHeap, i1 nonUniform)
                     sampler = inst.operands[3]
