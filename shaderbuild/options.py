@@ -87,6 +87,9 @@ class CompileOptions(DataRecord):
     vk_bind_registers: list[BindRegister] = Record.factory(list)   # -fvk-bind-register
     vk_bind_globals: tuple[int, int] | None = None  # -fvk-bind-globals N M (binding, set)
     auto_binding_space: int = 0                     # -auto-binding-space N
+    vk_bind_resource_heap: tuple[int, int] | None = None  # -fvk-bind-resource-heap N M (binding, set)
+    vk_bind_sampler_heap: tuple[int, int] | None = None   # -fvk-bind-sampler-heap N M
+    vk_bind_counter_heap: tuple[int, int] | None = None   # -fvk-bind-counter-heap N M
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
     max_preprocessed_bytes: int = 16 * 1024 * 1024  # --max-preprocessed-bytes (PPLimits.max_total_size)
@@ -115,6 +118,8 @@ class CompileOptions(DataRecord):
         d["vk_bind_registers"] = [[b.register_class, b.register, b.space, b.binding, b.set]
                                   for b in self.vk_bind_registers]
         d["vk_bind_globals"] = list(self.vk_bind_globals) if self.vk_bind_globals is not None else None
+        for name in ("vk_bind_resource_heap", "vk_bind_sampler_heap", "vk_bind_counter_heap"):
+            d[name] = list(d[name]) if d[name] is not None else None
         return d
 
     def replace(self, **changes) -> CompileOptions:

@@ -93,6 +93,9 @@ BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
         "auto_shift_bindings": (Bool(), "vk_auto_shift_bindings"),
         "bind_registers": (ArrayOf(_BIND_REGISTER), "vk_bind_registers"),
         "bind_globals": (Table({"binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)}, required=("binding", "set")), "vk_bind_globals"),
+        **{f"bind_{h}_heap": (Table({"binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)},
+                                    required=("binding", "set")), f"vk_bind_{h}_heap")
+           for h in ("resource", "sampler", "counter")},
     },
     "dxil": {
         "shader_model": (Str(r"^6[._][0-8]$", "expected 6.0 .. 6.8"), "profile"),

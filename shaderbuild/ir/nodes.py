@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
-from .types import Type
+from .types import Array, Resource, Type
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
@@ -33,7 +33,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
 ]
 
 
@@ -53,6 +53,7 @@ class VkBinding(DataRecord):
     set: int
     binding: int
     counter_binding: int | None = None
+    counter_set: int | None = None  # None: `set` (a heap view's counters may live in another set)
 
 
 class Binding(DataRecord):
@@ -67,6 +68,8 @@ class Binding(DataRecord):
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
+    heap: str | None = None      # SM 6.6 'resource' | 'sampler': one view of a descriptor heap (no register)
+    non_uniform: bool = False    # a heap view indexed through NonUniformResourceIndex somewhere
     push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
 
 
@@ -414,7 +417,14 @@ class Module(Record):
 
     @property
     def resources(self) -> list[Variable]:
-        return [g for g in self.globals if g.binding is not None]
+        """The bound resources (registers, Vulkan bindings); descriptor-heap views are `heap_views`."""
+        return [g for g in self.globals if g.binding is not None and g.binding.heap is None]
+
+    @property
+    def heap_views(self) -> list[Variable]:
+        """SM 6.6 `ResourceDescriptorHeap` / `SamplerDescriptorHeap` views: one runtime array per
+        (heap, resource type) used, indexed by the heap index."""
+        return [g for g in self.globals if g.binding is not None and g.binding.heap is not None]
 
 
 # ------------------------------------------------------------------- walking
@@ -464,6 +474,20 @@ def stmt_exprs(s: Stmt) -> list[Expr]:
     if isinstance(s, Return) and s.value is not None:
         return [s.value]
     return []
+
+
+def view_binding(var: Variable) -> tuple[Binding, str]:
+    """A heap view's binding and heap ('resource' | 'sampler'), see `Module.heap_views`."""
+    b = var.binding
+    assert b is not None and b.heap is not None, var.name
+    return b, b.heap
+
+
+def view_type(var: Variable) -> Resource:
+    """The resource type a heap view reads its heap as (the view is an unbounded array of it)."""
+    t = var.type
+    assert isinstance(t, Array) and isinstance(t.elem, Resource), var.name
+    return t.elem
 
 
 def referenced_variables(functions: list[Function]) -> set[int]:

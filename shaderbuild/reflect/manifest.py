@@ -177,7 +177,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     from ..ir.layout import vulkan_rule
     from .usage import used_globals
 
-    if any(ir.binding_of(v).vk is None for v in module.resources):
+    if any(ir.binding_of(v).vk is None for v in (*module.resources, *module.heap_views)):
         _derive_vulkan_view(module, options)
     ep = module.entry
     assert ep is not None
@@ -207,6 +207,9 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    heaps = _heaps(module)
+    if heaps:
+        out["descriptor_heaps"] = heaps
     if module.root_signature is not None:
         from ..rootsig.manifest import manifest_view, vulkan_layout
 
@@ -239,10 +242,19 @@ def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
     try:
         vk_bindings.run(module, options, strict=False)
     except CompileError:
-        for v in module.resources:
+        for v in (*module.resources, *module.heap_views):
             ir.binding_of(v).vk = None
     finally:
         module.globals = all_globals
+
+
+def _heaps(module: ir.Module) -> list[dict]:
+    """SM 6.6 descriptor-heap usage (reflect/heaps.py)."""
+    if not module.heap_views:
+        return []
+    from .heaps import heap_usage
+
+    return heap_usage(module)
 
 
 def dumps(manifest: dict) -> str:

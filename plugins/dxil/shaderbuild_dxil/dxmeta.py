@@ -27,9 +27,12 @@ TESS_OUTPUT_PRIMITIVES = {"point": 1, "line": 2, "triangle_cw": 3, "triangle_ccw
 DEFAULT_MAX_TESS_FACTOR = 64.0
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "uavs_every_stage": 16,
-                    "wave_ops": 19, "int64": 20, "native_low_precision": 23}
+                    "wave_ops": 19, "int64": 20, "native_low_precision": 23,
+                    "resource_heap": 30, "sampler_heap": 31}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "wave_ops": 0x4000,
-                "int64": 0x8000, "native_low_precision": 0x40000}
+                "int64": 0x8000, "native_low_precision": 0x40000,
+                "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
+HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 MIN_VALIDATOR = (1, 7)
 
 
@@ -77,6 +80,9 @@ def _compute_features(lm: LoweredModule) -> set[str]:
                 callee = inst.operands[0]
                 assert isinstance(callee, Function)     # a call's first operand
                 callees[id(callee)] = callee
+                if callee.name == HEAP_HANDLE_FN:    # (callee, opcode, index, i1 samplerHeap, i1 nonUniform)
+                    sampler = inst.operands[3]
+                    feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)

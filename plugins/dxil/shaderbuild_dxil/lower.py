@@ -1063,7 +1063,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             continue
         if g.binding is not None:
             info = classify(g)
-            ctx.resources.append(info)
+            if info.heap is None:       # heap views have no record, range or PSV0 entry
+                ctx.resources.append(info)
             ctx._res_by_var[id(g)] = info
         elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(g)
@@ -1072,7 +1073,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             continue
         if v.binding is not None:
             info = classify(v)
-            ctx.resources.append(info)
+            if info.heap is None:
+                ctx.resources.append(info)
             ctx._res_by_var[id(v)] = info
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)

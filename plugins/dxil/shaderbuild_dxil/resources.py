@@ -60,6 +60,7 @@ class ResourceInfo:
     kind_name: str = ""
     symbol: Constant | None = None  # the global constant standing for the resource (library targets only)
     has_counter: bool = False    # IncrementCounter/DecrementCounter used (UAV metadata, PSV0 kind)
+    heap: str | None = None      # SM 6.6 heap view ('resource' | 'sampler'): no record, createHandleFromHeap
 
     @property
     def upper(self) -> int:
@@ -85,6 +86,12 @@ def _base_resource_type(t: ir.Type) -> tuple[ir.Type, int | None]:
 
 
 def classify(var: ir.Variable) -> ResourceInfo:
+    info = _classify(var)
+    info.heap = ir.binding_of(var).heap
+    return info
+
+
+def _classify(var: ir.Variable) -> ResourceInfo:
     b = ir.binding_of(var)
     t, n = _base_resource_type(var.type)
     if b.count is not None and n is not None and b.count != n:
@@ -272,15 +279,18 @@ class HandleFactory:
         else:
             abs_index = index
         nu = ConstInt(T.i1, int(non_uniform))
+        from .ops import op_llvm_type
+        props_t = op_llvm_type("ResourceProperties", None)
+        d0, d1 = resource_properties(r)
+        props = ConstAggregate(props_t, [ConstInt(T.i32, d0), ConstInt(T.i32, d1)])
+        if r.heap is not None:       # SM 6.6 dynamic resource: the index is the heap index
+            h = self.ops.call(b, "CreateHandleFromHeap", None, [index, ConstInt(T.i1, int(r.heap == "sampler")), nu])
+            return self.ops.call(b, "AnnotateHandle", None, [h, props])
         if self.sm < (6, 6):
             return self.ops.call(b, "CreateHandle", None,
                                  [ConstInt(T.i8, CLASS_INDEX[r.res_class]), ConstInt(T.i32, r.range_id), abs_index, nu])
-        from .ops import op_llvm_type
         bind_t = op_llvm_type("ResBind", None)
         bind = ConstAggregate(bind_t, [ConstInt(T.i32, r.lower), ConstInt(T.i32, r.upper), ConstInt(T.i32, r.space),
                                        ConstInt(T.i8, CLASS_INDEX[r.res_class])])
         h = self.ops.call(b, "CreateHandleFromBinding", None, [bind, abs_index, nu])
-        props_t = op_llvm_type("ResourceProperties", None)
-        d0, d1 = resource_properties(r)
-        props = ConstAggregate(props_t, [ConstInt(T.i32, d0), ConstInt(T.i32, d1)])
         return self.ops.call(b, "AnnotateHandle", None, [h, props])

@@ -273,9 +273,14 @@ def _counter_ptr(fe: ExprEmitter, p: Ptr) -> int:
     if rv.kind.rep != "structured" or not rv.kind.writable:
         raise error(f"{rv.rtype.kind} has no counter")
     vid = fe.ctx.R.counter(rv)
-    if fe.b.version >= (1, 4):
+    if fe.b.version >= (1, 4) and vid not in fe.ctx.interface:
         fe.ctx.interface.append(vid)
     sc = rv.storage_class
+    if rv.var.binding is not None and rv.var.binding.heap is not None:   # the counter heap, same index
+        ptr = fe.op("OpAccessChain", fe.T.ptr(sc, fe.tid(INT)), vid, p.chain[0], fe.T.uconst(0))
+        if p.nonuniform:
+            fe.nonuniform(ptr)
+        return ptr
     return fe.op("OpAccessChain", fe.T.ptr(sc, fe.tid(INT)), vid, fe.T.uconst(0))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.layout import vulkan_rule
-from shaderbuild.ir.nodes import Variable, binding_of
+from shaderbuild.ir.nodes import Variable, binding_of, view_binding
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector, resource_elem
 from shaderbuild.records import DataRecord, ValueRecord
@@ -119,6 +119,7 @@ class ResourceLowering:
         self.storage_rule = vulkan_rule("storage", vk_layout)    # DXC: -fvk-use-{dx,gl,scalar}-layout
         self.uniform_rule = vulkan_rule("uniform", vk_layout)
         self.used_bindings: dict[int, set[int]] = {}
+        self.heap_counter: int | None = None    # the counter heap's variable (created on first use)
 
     def buffer_class(self) -> tuple[str, str]:
         """(storage class, block decoration) of storage buffers for the target version."""
@@ -166,6 +167,8 @@ class ResourceLowering:
         core pass, else the next free binding of the set."""
         if rv.counter is not None:
             return rv.counter
+        if rv.var.binding is not None and rv.var.binding.heap is not None:
+            return self._heap_counter(rv)
         if isinstance(rv.var.type, Array):
             raise error(f"counters of resource arrays are not supported ('{rv.var.name}')", rv.var.loc)
         bd = binding_of(rv.var)
@@ -186,6 +189,27 @@ class ResourceLowering:
         self.b.decorate(vid, "Binding", b)
         rv.counter, rv.counter_binding = vid, b
         return vid
+
+    def _heap_counter(self, rv: ResourceVar) -> int:
+        """DXC's counter heap: one runtime array of `struct { int }` counters for every heap view,
+        at the binding vk_bindings gave (element i counts for the buffer at heap index i)."""
+        vk = view_binding(rv.var)[0].vk
+        assert vk is not None and vk.counter_binding is not None      # passes/vk_bindings.py
+        if self.heap_counter is None:
+            sc, deco = self.buffer_class()
+            st = Struct("type.ACSBuffer.counter", (StructField("counter", INT),))
+            bt = self.T.block_struct(st.name, st, "std430")
+            self.b.decorate(bt, deco)
+            arr = self.b.type("OpTypeRuntimeArray", bt)
+            vid = self.b.global_variable(self.T.ptr(sc, arr), sc)
+            self.b.name(vid, "counter.var.ResourceDescriptorHeap")
+            set_ = vk.set if vk.counter_set is None else vk.counter_set
+            self.b.decorate(vid, "DescriptorSet", set_)
+            self.b.decorate(vid, "Binding", vk.counter_binding)
+            self.used_bindings.setdefault(set_, set()).add(vk.counter_binding)
+            self.heap_counter = vid
+        rv.counter, rv.counter_binding = self.heap_counter, vk.counter_binding
+        return self.heap_counter
 
     def _inner_type(self, var: Variable, t: Resource, k: Kind) -> tuple[str, str | None, int | None, int]:
         if k.rep in ("structured", "bytes"):

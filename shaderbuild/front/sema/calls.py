@@ -12,6 +12,7 @@ from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
+from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
@@ -560,6 +561,9 @@ class CallLowering(SemaBase):
             base = self.place(base_ast, for_write=False)
         else:
             v = self.rvalue(base_ast)
+            if isinstance(v, HeapElement):
+                raise error(f"an element of '{v.heap_name}' has no members until it is converted to a resource "
+                            f"type, e.g. '((Texture2D<float4>){v.heap_name}[i]).{callee.name}(...)'", callee.loc)
             tmp = self.temp(v.type)
             self.emit(ir.Store(ir.VarRef(tmp), v))
             base = ir.VarRef(tmp)

@@ -79,6 +79,8 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
     3 splat, 4 truncation; None if not implicitly convertible."""
     if src == dst:
         return 0
+    if isinstance(src, ir.Resource) and src.kind.endswith("DescriptorHeap") and isinstance(dst, ir.Resource):
+        return 2        # a heap element (sema/heaps.py) converts to any resource type of its heap
     ss, sd = ir.scalar_of(src), ir.scalar_of(dst)
     if isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(dst, (ir.Struct, ir.Array, ir.Resource)):
         return None

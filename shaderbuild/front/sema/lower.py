@@ -18,6 +18,7 @@ from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
+from .heaps import used_heap_views_only
 from .precise import mark_precise
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
@@ -58,6 +59,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
+        self.heap_views: dict[tuple[str, ir.Type], ir.Variable] = {}   # sema/heaps.py
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.fn: ir.Function | None = None
@@ -722,8 +724,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"function '{f.decl.name}' is declared but never defined", f.decl.loc)
         module = ir.Module(self.profile.stage, (self.profile.major, self.profile.minor))
         self.finish_globals_block([f.ir_func for f in self.funcs])
-        module.globals = self.globals
         module.functions = [f.ir_func for f in order]
+        module.globals = used_heap_views_only(self.globals, module.functions)
         module.entry = self.entry_point(entry)
         if self.static_init.body:
             module.entry.static_init = self.static_init

@@ -10,6 +10,7 @@ from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
+from .heaps import HeapElement
 
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
 SAMPLE_METHODS = {
@@ -323,10 +324,17 @@ class ResourceLowering(SemaBase):
 
     # -------------------------------------------------------------- helpers
     def _sampler(self, a: ast.Expr, comparison: bool, method: str) -> ir.Expr:
-        if not self.is_place_expr(a):
-            raise error(f"the first argument of '{method}' must be a sampler", a.loc)
-        s = self.place(a, for_write=False)
         want = "SamplerComparisonState" if comparison else "SamplerState"
+        if not self.is_place_expr(a):
+            # `SamplerDescriptorHeap[i]` (converted to the sampler the method takes) or a cast of one
+            v = self.rvalue(a)
+            if isinstance(v, HeapElement):
+                v = self.heap_view_element(v, ir.Resource(want), a.loc)   # type: ignore[attr-defined]
+            if not (isinstance(v, ir.Load) and isinstance(v.type, ir.Resource)):
+                raise error(f"the first argument of '{method}' must be a sampler", a.loc)
+            s = v.place
+        else:
+            s = self.place(a, for_write=False)
         if not (isinstance(s.type, ir.Resource) and s.type.kind == want):
             raise error(f"'{method}' requires a {want} as its first argument, not '{s.type}'", a.loc)
         return s
