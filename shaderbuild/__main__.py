@@ -1,3 +1,5 @@
+"""`python -m shaderbuild`: the command line (cli.main)."""
+
 import sys
 
 from .cli import main
