@@ -23,7 +23,7 @@ _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
 # store_false, store_const, append.
 COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
-    (("-T",), {"dest": "profile", "required": True, "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x"}),
+    (("-T",), {"dest": "profile", "required": True, "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x"}),
     (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
     (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),

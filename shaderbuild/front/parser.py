@@ -24,7 +24,7 @@ SCALAR_TYPE_NAMES = (
 )
 _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4](?:x[1-4])?)?$")
 TEMPLATE_TYPES = frozenset({
-    "vector", "matrix",
+    "vector", "matrix", "PointStream", "LineStream", "TriangleStream",
     "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
     "ConsumeStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
     "Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D", "TextureCube",

@@ -26,24 +26,28 @@ _CS_IN = frozenset({("compute", "in")})
 _PS_IN = frozenset({("pixel", "in")})
 _VS_IN = frozenset({("vertex", "in")})
 _VS_OUT_PS_IN = frozenset({("vertex", "out"), ("pixel", "in")})
+_GS_IO = frozenset({("geometry", "in"), ("geometry", "out")})
+_GS_IN = frozenset({("geometry", "in")})
+_GS_OUT = frozenset({("geometry", "out")})
 
 SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_DispatchThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupID", _U3, _CS_IN),
     SystemValue("SV_GroupThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupIndex", ir.UINT, _CS_IN),
-    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN),
+    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN | _GS_IO),
     SystemValue("SV_VertexID", ir.UINT, _VS_IN),
     SystemValue("SV_InstanceID", ir.UINT, _VS_IN),
     SystemValue("SV_IsFrontFace", ir.BOOL, _PS_IN),
     SystemValue("SV_Depth", ir.FLOAT, frozenset({("pixel", "out")})),
     SystemValue("SV_Coverage", ir.UINT, frozenset({("pixel", "in"), ("pixel", "out")})),
     SystemValue("SV_SampleIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN),
-    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN),
-    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN),
-    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_ViewportArrayIndex", ir.UINT, _PS_IN),
+    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN | _GS_IO),
+    SystemValue("SV_GSInstanceID", ir.UINT, _GS_IN),
+    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO),
+    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _PS_IN | _GS_OUT),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, _PS_IN | _GS_OUT),
     SystemValue("SV_Target", _F4, frozenset({("pixel", "out")})),
 )}
 

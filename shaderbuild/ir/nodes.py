@@ -32,7 +32,7 @@ __all__ = [
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
-    "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
+    "Switch", "Param", "Function", "GeometryInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
     "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs",
 ]
 
@@ -78,6 +78,8 @@ class IOInfo(DataRecord):
     location: int | None = None
     interpolation: str | None = None
     row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
+    vertices: int = 0            # geometry-shader input: an array of this many per-vertex values (0: not arrayed)
+    stream: int = 0              # geometry-shader output: the stream it belongs to
 
 
 class Variable(Record):
@@ -357,16 +359,27 @@ class Function(Record):
         return f"Function({self.name})"
 
 
+class GeometryInfo(DataRecord):
+    """A geometry shader's pipeline facts (ir/streams.py names the values)."""
+
+    max_vertex_count: int
+    instances: int = 1
+    input_primitive: str = "triangle"    # 'point' | 'line' | 'triangle' | 'lineadj' | 'triangleadj'
+    streams: tuple[str, ...] = ()        # per stream (index = position): 'point' | 'line' | 'triangle'
+    input_param: str = ""                # the parameter holding the input primitive's vertices
+
+
 class EntryPoint(Record):
     """The shader entry.  After passes/entry_wrapper.py, `function` is a
     parameterless void wrapper that loads `inputs`, calls `source_function`
     and stores `outputs` (all Storage.INPUT/OUTPUT globals with IOInfo)."""
 
     name: str
-    stage: str                   # 'compute' | 'vertex' | 'pixel'
+    stage: str                   # 'compute' | 'vertex' | 'pixel' | 'geometry'
     source_function: Function
     function: Function | None = None
     numthreads: tuple[int, int, int] | None = None
+    geometry: GeometryInfo | None = None
     return_semantic: str | None = None
     return_location: int | None = None      # [[vk::location(N)]] on the entry function
     static_init: Function | None = None     # runs first: non-constant static initialisers

@@ -16,6 +16,7 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import lookup, split_semantic
+from ..ir.streams import INPUT_PRIMITIVES
 from ..options import CompileOptions
 
 
@@ -38,10 +39,10 @@ class _Builder:
 
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
-               row_major: bool | None = None) -> ir.Variable:
+               row_major: bool | None = None, stream: int = 0) -> ir.Variable:
         base, index = split_semantic(semantic)
         vk_location, vk_builtin = vk
-        key = (direction, semantic.upper())
+        key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
         if key in self.seen_semantics:
             raise error(f"semantic '{semantic}' is used more than once for {'inputs' if direction == 'in' else 'outputs'}", loc)
         self.seen_semantics[key] = loc
@@ -59,7 +60,7 @@ class _Builder:
                 raise error(f"semantic 'SV_Position' requires a float4, not '{t}'", loc)
             if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
                 var_type = t
-            io = ir.IOInfo(sv.name, index, interpolation=interpolation)
+            io = ir.IOInfo(sv.name, index, interpolation=interpolation, stream=stream)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
             raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
@@ -79,7 +80,7 @@ class _Builder:
             location = self.next_location[direction]
         self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
         io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation,
-                       self.options.row_major if row_major is None else row_major)
+                       self.options.row_major if row_major is None else row_major, stream=stream)
         return ir.Variable(name, t, storage, loc, io=io)
 
     # values in / out, recursively through structs
@@ -108,6 +109,85 @@ class _Builder:
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
         self.entry.outputs.append(var)
         self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
+
+
+    # geometry shaders: per-vertex input arrays and output streams
+    def load_vertices(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, count: int,
+                      vk=(None, None), row_major: bool | None = None) -> list[ir.Expr]:
+        """The `count` values of a GS input primitive parameter: each leaf is one Input variable holding
+        an array of `count` per-vertex values (IOInfo.vertices), read element by element."""
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
+            if not isinstance(t, ir.Struct):
+                raise error("entry point parameter is missing a semantic", loc)
+            fields = [self.load_vertices(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", count,
+                                         fvk, f.row_major)
+                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+            return [ir.Construct(t, [f[i] for f in fields]) for i in range(count)]
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        elem = var.type
+        var.type = ir.Array(elem, count)
+        var.io.vertices = count
+        self.entry.inputs.append(var)
+        return [_adapt(ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.UINT, i), elem), elem), t)
+                for i in range(count)]
+
+    def stream_outputs(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, stream: int,
+                       path: tuple[int, ...] = (), vk=(None, None),
+                       row_major: bool | None = None) -> list[tuple[ir.Variable, tuple[int, ...]]]:
+        """The Output variables of one stream's vertex type: (variable, field path in the vertex)."""
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
+            if not isinstance(t, ir.Struct):
+                raise error("geometry shader output is missing a semantic", loc)
+            out = []
+            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
+                out += self.stream_outputs(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", stream,
+                                           (*path, i), fvk, f.row_major)
+            return out
+        var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major, stream)
+        self.entry.outputs.append(var)
+        return [(var, path)]
+
+
+def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> None:
+    """Rewrite Append / RestartStrip on the stream parameters of `src`: Append stores the vertex to
+    its stream's Output variables, then emits it (EmitVertex); RestartStrip ends the strip (EndPrimitive)."""
+    def rewrite(body: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in body:
+            if isinstance(s, ir.If):
+                s.then, s.else_ = rewrite(s.then), rewrite(s.else_)
+            elif isinstance(s, ir.Loop):
+                s.body, s.continuing = rewrite(s.body), rewrite(s.continuing)
+            elif isinstance(s, ir.Switch):
+                for c in s.cases:
+                    c.body = rewrite(c.body)
+            elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and \
+                    s.expr.name in ("StreamAppend", "StreamRestart"):
+                target = s.expr.args[0]
+                if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
+                    raise error("a stream must be used directly through the geometry entry point's stream "
+                                "parameter", s.loc)
+                index, outputs = streams[id(target.var)]
+                if s.expr.name == "StreamAppend":
+                    value = s.expr.args[1]
+                    tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
+                    src.locals.append(tmp)
+                    out.append(ir.Store(ir.VarRef(tmp), value, s.loc))
+                    for var, path in outputs:
+                        v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
+                        for i in path:
+                            st = v.type
+                            v = ir.Extract(v, i, st.fields[i].type)
+                        out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
+                    name = "EmitVertex"
+                else:
+                    name = "EndPrimitive"
+                out.append(ir.Eval(ir.Intrinsic(name, [ir.Const(ir.UINT, index)], ir.VOID), s.loc))
+                continue
+            out.append(s)
+        return out
+
+    src.body = rewrite(src.body)
 
 
 def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:
@@ -198,13 +278,22 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             g.init = None
     args: list[ir.Expr] = []
     out_params: list[tuple] = []
-    for p in src.params:
+    streams: dict[int, tuple[int, list]] = {}
+    for p in list(src.params):
         var = p.var
         semantic = var.io.semantic if var.io else None
         interp = var.io.interpolation if var.io else None
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         row_major = var.io.row_major if var.io else None
-        if p.direction == "in":
+        if isinstance(var.type, ir.Resource) and ep.geometry is not None:     # a GS output stream
+            outputs = b.stream_outputs(var.type.elem, semantic, var.loc, interp, f"out.{var.name}", len(streams))
+            streams[id(var)] = (len(streams), outputs)
+            src.params.remove(p)
+        elif ep.geometry is not None and var.name == ep.geometry.input_param:
+            n = INPUT_PRIMITIVES[ep.geometry.input_primitive]
+            args.append(ir.Construct(var.type, b.load_vertices(var.type.elem, semantic, var.loc, interp,
+                                                               f"in.{var.name}", n, vk, row_major)))
+        elif p.direction == "in":
             value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
             args.append(value)
         else:
@@ -229,6 +318,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
                        row_major)
     b.body.append(ir.Return())
+    if streams:
+        _emit_streams(src, streams)
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"
     wrapper = ir.Function(ep.name, [], ir.VOID, b.body, b.locals, src.loc)

@@ -459,6 +459,19 @@ def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
     return None
 
 
+def _stream_op(single: str, multi: str) -> Lowering:
+    """GS EmitVertex / EndPrimitive; with several streams each names its stream (GeometryStreams)."""
+    def lower(fe: ExprEmitter, e: Intrinsic) -> None:
+        geometry = fe.ctx.entry.geometry
+        if geometry is not None and len(geometry.streams) > 1:
+            fe.b.capability("GeometryStreams")
+            fe.void_op(multi, fe.T.uconst(e.args[0].value))
+        else:
+            fe.void_op(single)
+        return None
+    return lower
+
+
 # ---------------------------------------------------------------- wave ops
 
 def _need_wave(fe: ExprEmitter, e: Intrinsic, cap: str) -> int:
@@ -698,6 +711,8 @@ TABLE.update({
 TABLE.update(RESOURCE_METHODS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
+TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
+              "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
 __all__ = ["BARRIERS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

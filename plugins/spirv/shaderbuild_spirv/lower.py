@@ -35,7 +35,11 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
 }
-EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment", "geometry": "Geometry"}
+# GS input primitive / output stream topology -> execution mode (DXC's mapping)
+_GS_INPUT_MODES = {"point": "InputPoints", "line": "InputLines", "triangle": "Triangles",
+                   "lineadj": "InputLinesAdjacency", "triangleadj": "InputTrianglesAdjacency"}
+_GS_OUTPUT_MODES = {"point": "OutputPoints", "line": "OutputLineStrip", "triangle": "OutputTriangleStrip"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None}
@@ -166,6 +170,13 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     if entry.stage == "compute":
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
+    elif entry.stage == "geometry" and entry.geometry is not None:
+        gs = entry.geometry
+        b.capability("Geometry")
+        b.execution_mode(fid, _GS_INPUT_MODES[gs.input_primitive])
+        b.execution_mode(fid, "Invocations", gs.instances)
+        b.execution_mode(fid, _GS_OUTPUT_MODES[gs.streams[0]])
+        b.execution_mode(fid, "OutputVertices", gs.max_vertex_count)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
         if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
@@ -214,6 +225,9 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
                 b.extension(cap[1])
     else:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
+    if io.stream:
+        b.decorate(vid, "Stream", io.stream)
+        b.capability("GeometryStreams")
     interp = _INTERPOLATION.get(io.interpolation or "linear")
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)

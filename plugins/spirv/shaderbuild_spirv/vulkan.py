@@ -39,6 +39,17 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_CullDistance", "pixel", "in"): "CullDistance",
     ("SV_RenderTargetArrayIndex", "pixel", "in"): "Layer",
     ("SV_ViewportArrayIndex", "pixel", "in"): "ViewportIndex",
+    ("SV_Position", "geometry", "in"): "Position",
+    ("SV_Position", "geometry", "out"): "Position",
+    ("SV_ClipDistance", "geometry", "in"): "ClipDistance",
+    ("SV_ClipDistance", "geometry", "out"): "ClipDistance",
+    ("SV_CullDistance", "geometry", "in"): "CullDistance",
+    ("SV_CullDistance", "geometry", "out"): "CullDistance",
+    ("SV_PrimitiveID", "geometry", "in"): "PrimitiveId",
+    ("SV_PrimitiveID", "geometry", "out"): "PrimitiveId",
+    ("SV_GSInstanceID", "geometry", "in"): "InvocationId",
+    ("SV_RenderTargetArrayIndex", "geometry", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "geometry", "out"): "ViewportIndex",
 }
 
 # SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the

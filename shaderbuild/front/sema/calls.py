@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
+from ...ir.streams import STREAM_KINDS, STREAM_METHODS
 from .. import ast
 from ..intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
 from .base import SemaBase
@@ -555,6 +556,11 @@ class CallLowering(SemaBase):
             self.emit(ir.Store(ir.VarRef(tmp), v))
             base = ir.VarRef(tmp)
         t = base.type
+        if callee.name in STREAM_METHODS and not (isinstance(t, ir.Resource) and (
+                t.kind in STREAM_KINDS or (callee.name == "Append" and t.kind == "AppendStructuredBuffer"))):
+            raise error(f"'{callee.name}' requires a geometry-shader stream (PointStream, LineStream or "
+                        f"TriangleStream){' or an AppendStructuredBuffer' if callee.name == 'Append' else ''}, "
+                        f"not '{t}'", callee.loc)
         if isinstance(t, ir.Struct):
             methods = self.methods.get(t.name, {}).get(callee.name)
             if not methods:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
+from ...ir.streams import STREAM_KINDS, STREAM_METHODS
 from .. import ast
 from .base import SemaBase
 
@@ -60,6 +61,8 @@ class ResourceLowering(SemaBase):
                         template: ir.Type | None = None) -> ir.Expr:
         r: ir.Resource = res.type
         kind = r.kind
+        if kind in STREAM_KINDS:
+            return self._stream_method(res, r, name, args, loc)
         if kind in SAMPLE_METHODS or kind in ("SamplerState", "SamplerComparisonState"):
             raise error(f"'{kind}' has no member function '{name}'", loc)
         if kind in STRUCTURED or kind in ("Buffer", "RWBuffer"):
@@ -69,6 +72,19 @@ class ResourceLowering(SemaBase):
         if kind in TEXTURE_SHAPES:
             return self._texture_method(res, r, name, args, loc)
         raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    # -------------------------------------------------------------- geometry-shader streams
+    def _stream_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
+        if name not in STREAM_METHODS:
+            raise error(f"no member function named '{name}' in '{r}' (streams have Append and RestartStrip)", loc)
+        if name == "Append":
+            self._arity(name, args, (1,), loc)
+            operands = [res, self.convert(self.rvalue(args[0]), r.elem, args[0].loc)]
+        else:
+            self._arity(name, args, (0,), loc)
+            operands = [res]
+        self.emit(ir.Eval(ir.Intrinsic(STREAM_METHODS[name], operands, ir.VOID), loc))
+        return self.void_value(loc)
 
     # -------------------------------------------------------------- buffers
     def _buffer_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:

@@ -6,6 +6,7 @@ import re
 
 from ... import ir
 from ...diagnostics import error
+from ...ir.streams import STREAM_KINDS
 from .. import ast
 
 # spelling -> (kind, width, width with -enable-16bit-types)
@@ -107,6 +108,14 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
+            return ir.Resource(name, elem)
+        if name in STREAM_KINDS:
+            if len(ref.args) != 1 or not isinstance(ref.args[0], ast.TypeRef):
+                raise error(f"'{name}' requires a type as template argument", ref.loc)
+            elem = self.resolve(ref.args[0])
+            if not isinstance(elem, ir.Struct) and not ir.is_numeric(elem):
+                raise error(f"'{elem}' is not a valid vertex type for '{name}': a stream carries a struct or "
+                            f"a numeric type", ref.args[0].loc)
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
