@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 import res_util as R
 
-pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools,
-              R.dxil_xfail("geometry shaders are not lowered to DXIL yet")]
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
 
 W, H = 16, 16
 CLEAR = (0, 0, 0, 0)

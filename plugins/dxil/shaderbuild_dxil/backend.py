@@ -10,12 +10,12 @@ from shaderbuild import ir
 from shaderbuild.options import CompileOptions
 
 from . import check
-from .container import ContainerInfo, build_container
-from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
+from .container import MAX_STREAMS, ContainerInfo, GeometryState, build_container
+from .dxmeta import add_metadata, dxil_version, feature_info, geometry_state, shader_flags, validator_version
 from .lower import lower_module
 from .lowered import LoweredModule
 from .resources import psv_resources
-from .viewid import compute_view_id_state
+from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
 
 __all__ = ["DxilOutput", "compile_dxil"]
@@ -64,7 +64,9 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types)
-    if lm.stage != "compute":
+    if lm.stage == "geometry":
+        lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
+    elif lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
     add_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
@@ -80,7 +82,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
-        view_id=lm.view_id,
+        view_id=lm.view_id, geometry=GeometryState(*gs) if (gs := geometry_state(lm.geometry)) else None,
     )
     check.check_container_info(lm, info)
     container = build_container(info)

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from .hash import BYPASS_HASH, container_hash
 
 __all__ = ["SignatureElement", "PSVResource", "ContainerInfo", "build_container", "psv_version", "fourcc",
-           "SHADER_KIND", "PSV_RESOURCE_TYPE", "parse_container"]
+           "SHADER_KIND", "MAX_STREAMS", "GeometryState", "PSV_RESOURCE_TYPE", "parse_container"]
 
 SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
                "mesh": 13, "amplification": 14}
 PSV_RESOURCE_TYPE = {"Sampler": 1, "CBV": 2, "SRVTyped": 3, "SRVRaw": 4, "SRVStructured": 5, "UAVTyped": 6,
                      "UAVRaw": 7, "UAVStructured": 8, "UAVStructuredWithCounter": 9}
 RUNTIME_INFO_SIZE = {0: 24, 1: 36, 2: 48, 3: 52, 4: 56}
+MAX_STREAMS = 4
 PSV_SIG_ELEMENT_SIZE = 16          # PSVSignatureElement0: two u32 + eight u8
 
 
@@ -64,6 +65,16 @@ class SignatureElement:
 
 
 @dataclass(slots=True)
+class GeometryState:
+    """A geometry shader's PSV0 facts (DXIL numbers)."""
+
+    input_primitive: int
+    output_topology: int
+    stream_mask: int
+    max_vertex_count: int
+
+
+@dataclass(slots=True)
 class PSVResource:
     res_type: int              # PSV_RESOURCE_TYPE value
     space: int
@@ -92,6 +103,7 @@ class ContainerInfo:
     sample_frequency: bool = False
     hash_mode: str = "bypass"
     view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
+    geometry: GeometryState | None = None
 
 
 # ------------------------------------------------------------------ parts
@@ -129,18 +141,25 @@ def _psv_part(info: ContainerInfo) -> bytes:
     elif info.stage == "pixel":
         stage_info[0] = int(info.depth_output)
         stage_info[1] = int(info.sample_frequency)
+    elif info.geometry is not None:           # PSV GSInfo
+        gs = info.geometry
+        stage_info[:13] = struct.pack("<IIIB", gs.input_primitive, gs.output_topology, gs.stream_mask,
+                                      int(info.output_position))
     rt = bytes(stage_info) + struct.pack("<II", 0, 0xFFFFFFFF)
     # system values that take no register (SV_Depth, SV_Coverage, ...) have register 0xFFFFFFFF
     in_vectors = max((e.register + e.rows for e in info.inputs if e.register != 0xFFFFFFFF), default=0)
-    out_vectors = max((e.register + e.rows for e in info.outputs if e.register != 0xFFFFFFFF), default=0)
+    stream_vectors = [max((e.register + e.rows for e in info.outputs if e.register != 0xFFFFFFFF and e.stream == k),
+                          default=0) for k in range(MAX_STREAMS)]
+    out_vectors = stream_vectors[0]
     strings = bytearray(b"\0")
     sem_index: list[int] = []
     sig_elems = bytearray()
     entry_name_offset = 0
     if ver >= 1:
         uses_view_id = int(info.view_id is not None and info.view_id.uses_view_id)
-        rt += struct.pack("<BBHBBBB4B", kind, uses_view_id, 0, len(info.inputs), len(info.outputs), 0, in_vectors,
-                          out_vectors, 0, 0, 0)
+        max_vertices = info.geometry.max_vertex_count if info.geometry is not None else 0
+        rt += struct.pack("<BBHBBBB4B", kind, uses_view_id, max_vertices, len(info.inputs), len(info.outputs), 0,
+                          in_vectors, *stream_vectors)
         for e in (*info.inputs, *info.outputs):
             name_off = 0
             if e.semantic_kind == 0 and e.name:
@@ -180,7 +199,10 @@ def _psv_part(info: ContainerInfo) -> bytes:
         out += struct.pack("<I", len(sem_index)) + struct.pack(f"<{len(sem_index)}I", *sem_index)
         if info.inputs or info.outputs:
             out += struct.pack("<I", PSV_SIG_ELEMENT_SIZE) + sig_elems
-        if info.view_id is not None:                 # [ViewID output mask], input -> output table
+        if info.view_id is not None and info.geometry is not None:      # the same, per stream
+            words = info.view_id.psv_tables(in_vectors, stream_vectors)
+            out += struct.pack(f"<{len(words)}I", *words)
+        elif info.view_id is not None:               # [ViewID output mask], input -> output table
             words = info.view_id.psv_tables(in_vectors, out_vectors)
             out += struct.pack(f"<{len(words)}I", *words)
         elif in_vectors and out_vectors:             # no analysis (compute has no signatures)

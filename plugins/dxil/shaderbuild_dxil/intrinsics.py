@@ -542,6 +542,15 @@ for _n in BARRIERS:
     _HANDLERS[_n] = _barrier
 
 
+@intrinsic("EmitVertex", "EndPrimitive")
+def _stream(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """GS Append / RestartStrip (the entry wrapper stored the vertex's outputs first): emitStream /
+    cutStream of the stream."""
+    L.ops.call(L.b, "EmitStream" if e.name == "EmitVertex" else "CutStream", None,
+               [ConstInt(T.i8, e.args[0].value)])
+    return []
+
+
 @intrinsic("WaveGetLaneIndex", "WaveGetLaneCount", "WaveIsFirstLane")
 def _wave_query(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, e.name, None, [])]

@@ -49,7 +49,7 @@ from .scalarize import (
     memory_scalar,
     subrange,
 )
-from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, build_signature, record_call_usage
+from .signature import COMPUTE_BUILTINS, GS_INTRINSIC_INPUTS, INTRINSIC_INPUTS, build_signature, record_call_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
 
@@ -401,19 +401,23 @@ class FunctionLowerer:
             if op == "FlattenedThreadIdInGroup":
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
-        op = INTRINSIC_INPUTS.get(io.semantic)
-        if op is not None:          # SV_SampleIndex / SV_Coverage: an operation, not loadInput
+        op = INTRINSIC_INPUTS.get(io.semantic) if self.m.stage == "pixel" else \
+            GS_INTRINSIC_INPUTS.get(io.semantic) if self.m.stage == "geometry" and not io.vertices else None
+        if op is not None:          # SV_SampleIndex / SV_Coverage / GS SV_PrimitiveID: an operation, not loadInput
             return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        vtype = p.var.type.elem if io.vertices else p.var.type      # GS: an array of per-vertex values
+        plan = _io_plan(vtype, el.cols, p.var.io.row_major)
+        per_vertex = len(plan)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
         out = []
         for c in p.comps:
+            vertex, c = divmod(c, per_vertex)
             row, col, ov, is_bool = plan[c]
-            v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
+            v = call(b, "LoadInput", ov, [elem_id, row, col, ConstInt(T.i32, vertex) if io.vertices else undef])
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
@@ -1010,5 +1014,5 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
     return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
-                         entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+                         entry.numthreads or (0, 0, 0), ctx.group_shared_bytes, geometry=entry.geometry)
 

@@ -31,3 +31,4 @@ class LoweredModule:
     uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
     features: frozenset[str] | None = None            # memo of dxmeta._used_features
     view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend
+    geometry: object | None = None                    # ir.GeometryInfo of a geometry shader

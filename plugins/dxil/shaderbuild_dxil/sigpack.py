@@ -33,10 +33,11 @@ MAX_ROWS = 32
 _ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET})
 
 # (stage, is_output) -> DXIL SigPoint, and its packing kind (DXIL.rst SigPoint table)
-SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut")
+SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut", "GSVIn", "GSOut")
 _SIG_POINTS = {("vertex", False): "VSIn", ("vertex", True): "VSOut", ("pixel", False): "PSIn",
-               ("pixel", True): "PSOut"}
-_PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target"}
+               ("pixel", True): "PSOut", ("geometry", False): "GSVIn", ("geometry", True): "GSOut"}
+_PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target",
+                 "GSVIn": "Vertex", "GSOut": "Vertex"}
 
 
 
