@@ -103,6 +103,9 @@ class _Resolver:
         self.env: dict[int, tuple] = {}   # local resource -> ("ref", place) | ("elems", [...]) | CONFLICT
         self.names: dict[int, str] = {}
         self.loc: SourceLoc | None = f.loc
+        for p in f.params:          # the entry's own resource parameters (GS streams) hold themselves
+            if has_resource(p.var.type):
+                self.env[id(p.var)] = ("ref", ir.VarRef(p.var))
 
     def run(self) -> None:
         self.f.body = self.block(self.f.body)

@@ -823,9 +823,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 primitive, input_param = prims[0], p.name
                 want = INPUT_PRIMITIVES[primitive]
                 if not isinstance(t, ir.Array) or t.size != want:
-                    got = f"[{t.size}]" if isinstance(t, ir.Array) else "not an array"
-                    raise error(f"input primitive '{primitive}' has {want} vertices: the parameter must be an array "
-                                f"of {want} ({p.name}[{want}]), {got}", p.loc)
+                    got = f"'{p.name}[{t.size}]'" if isinstance(t, ir.Array) else "a single vertex"
+                    raise error(f"input primitive '{primitive}' has {want} vertices: declare '{p.name}[{want}]', "
+                                f"not {got}", p.loc)
             elif isinstance(t, ir.Array) and p.semantic is None:
                 raise error(f"geometry shader input '{p.name}' needs an input primitive type (point, line, "
                             f"triangle, lineadj or triangleadj)", p.loc)
