@@ -229,3 +229,39 @@ def test_cli_gs_error_exit_status(tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"{path}:3:6: error: geometry entry point 'main' requires the [maxvertexcount(N)] attribute" in proc.stderr
     assert not (tmp_path / "gs.spv").exists()
+
+
+# ---------------------------------------------------------------- manifest
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_manifest_geometry_facts(target):
+    import json
+    from importlib import resources
+
+    import jsonschema
+    schema = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
+    res = R.compile_hlsl(GS_STREAMS.replace("[maxvertexcount(3)]", "[maxvertexcount(3)] [instance(4)]"),
+                         profile="gs_6_2", target=target)
+    assert res.ok
+    jsonschema.validate(res.manifest, schema)
+    entry = res.manifest["entry"]
+    assert entry["stage"] == "geometry"
+    assert entry["geometry"] == {"max_vertex_count": 3, "instances": 4, "input_primitive": "point",
+                                 "output_topology": "point_list",
+                                 "streams": [{"stream": 0, "topology": "point_list"},
+                                             {"stream": 1, "topology": "point_list"}]}
+    assert [(o["semantic"], o["index"], o["stream"]) for o in entry["outputs"]] == [
+        ("SV_Position", 0, 0), ("COLOR", 0, 0), ("DATA", 0, 1), ("LAYER", 0, 1)]
+    ins = {i["semantic"]: i for i in entry["inputs"]}
+    assert ins["SV_Position"]["vertices"] == 1 and ins["COLOR"]["vertices"] == 1
+    assert "vertices" not in ins["SV_PrimitiveID"] and "vertices" not in ins["SV_GSInstanceID"]
+    if target == "spirv":
+        assert ins["SV_PrimitiveID"]["builtin"] == "PrimitiveId" and ins["SV_GSInstanceID"]["builtin"] == "InvocationId"
+        assert [o.get("location") for o in entry["outputs"]] == [None, 0, 1, 2]
+
+
+def test_manifest_triangle_strip():
+    res = R.compile_hlsl(gs("lineadj", 4, "TriangleStream", "[maxvertexcount(12)]"), profile="gs_6_0")
+    assert res.manifest["entry"]["geometry"] == {
+        "max_vertex_count": 12, "instances": 1, "input_primitive": "lineadj", "output_topology": "triangle_strip",
+        "streams": [{"stream": 0, "topology": "triangle_strip"}]}

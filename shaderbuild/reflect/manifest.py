@@ -106,7 +106,7 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
     return entry
 
 
-def _io_entry(var: ir.Variable) -> dict:
+def _io_entry(var: ir.Variable, stage: str) -> dict:
     io = var.io
     assert io is not None       # a stage input/output
     d: dict[str, object] = {"semantic": io.semantic, "index": io.index, "type": str(var.type)}
@@ -116,7 +116,21 @@ def _io_entry(var: ir.Variable) -> dict:
         d["location"] = io.location
     if io.interpolation:
         d["interpolation"] = io.interpolation
+    if io.vertices:                       # a GS input: one value per vertex of the input primitive
+        d["vertices"] = io.vertices
+    if var.storage is ir.Storage.OUTPUT and stage == "geometry":
+        d["stream"] = io.stream
     return d
+
+
+_TOPOLOGY = {"point": "point_list", "line": "line_strip", "triangle": "triangle_strip"}
+
+
+def _geometry_entry(gs: ir.GeometryInfo) -> dict:
+    """What a pipeline needs of a geometry shader: its attributes, input primitive and streams."""
+    return {"max_vertex_count": gs.max_vertex_count, "instances": gs.instances,
+            "input_primitive": gs.input_primitive, "output_topology": _TOPOLOGY[gs.streams[0]],
+            "streams": [{"stream": i, "topology": _TOPOLOGY[t]} for i, t in enumerate(gs.streams)]}
 
 
 def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
@@ -128,9 +142,12 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     ep = module.entry
     assert ep is not None
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
-                   "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
+                   "inputs": [_io_entry(v, ep.stage) for v in ep.inputs],
+                   "outputs": [_io_entry(v, ep.stage) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
+    if ep.geometry is not None:
+        entry["geometry"] = _geometry_entry(ep.geometry)
     out = {
         "format": FORMAT,
         "source": source_name,
