@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parents[1] / "plugins" / "dxil" / "shaderbuild_dx
 # layer -> its modules (package-relative, dotted); listed bottom-up
 LAYERS: dict[str, set[str]] = {
     "base": {"llvm", "llvm.builder", "llvm.metadata", "llvm.module", "llvm.printer", "llvm.types", "llvm.values",
-             "bitstream", "hash", "ops_table", "sigpack"},
+             "bitstream", "hash", "ops_table", "sigpack", "polyfills"},
     "vocabulary": {"ops", "scalarize"},                         # dx.op table and emitter; IR type -> LLVM type
     "writers": {"writer", "container"},                         # bitcode writer; DXBC container writer/reader
     "optimisation": {"cfg", "ctrldep", "cse", "dce", "mem2reg", "undef_outputs", "cleanup"},

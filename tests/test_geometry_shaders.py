@@ -196,6 +196,10 @@ ERRORS = [
                  "    return input[0];\n}\n",
                  "3:3: geometry entry point 'main' must return void: vertices are written with Append on a stream "
                  "parameter", id="non-void"),
+    pytest.param(VERTEX + "TriangleStream<V> g;\n[maxvertexcount(3)]\n"
+                 "void main(triangle V input[3], inout TriangleStream<V> s) {\n    s.Append(input[0]);\n}\n",
+                 "2:19: 'TriangleStream<V>' is a geometry-shader output stream: it can only be an 'inout' parameter "
+                 "of the geometry entry point", id="stream-global"),
     pytest.param(VERTEX + "[maxvertexcount(3)]\nvoid main(triangle V input[3], inout TriangleStream<V> s) {\n"
                  "    s.Append(input[0]);\n    s.Emit();\n}\n",
                  "5:7: no member function named 'Emit' in 'TriangleStream<V>' (streams have Append and RestartStrip)",

@@ -223,6 +223,25 @@ def test_tonemap_draws_the_aces_curve(vk, built):
     assert vk.run_graphics(conv["vs"], entry["vs"], conv["ps"], entry["ps"], 2, 2, ddescs) == px
 
 
+def test_tonemap_carries_its_root_signature(built):
+    """tonemap.hlsl's [RootSignature]: an RTS0 part in both DXIL containers, and the same root signature
+    in every manifest of the pass (both backends)."""
+    from test_rootsig import read_rts0
+    from test_rootsig_shader import _parts
+
+    dxils = [d for d in outputs(built, "dxil", ".dxil") if d.stem.startswith("tonemap")]
+    assert len(dxils) == 2
+    for d in dxils:
+        rs = read_rts0(_parts(d.read_bytes())["RTS0"])
+        assert [(p["ParameterType"], p["ShaderVisibility"]) for p in rs["Parameters"]] == [(2, 5), (0, 5)]
+        assert rs["StaticSamplers"][0]["Filter"] == 0x15
+    manifests = [json.loads(Path(str(p) + ".json").read_text())
+                 for p in outputs(built, "dxil", ".dxil") + outputs(built, "spirv", ".spv")]
+    carried = [m["root_signature"] for m in manifests if "root_signature" in m]
+    assert len(carried) == 4 and all(m["source"].endswith("tonemap.hlsl") for m in manifests if "root_signature" in m)
+    assert len({c["string"] for c in carried}) == 1
+
+
 def test_shadow_cube_gs_renders_one_face(vk, built):
     """The point-light shadow pass: the geometry shader runs once per cube face ([instance(6)]) and writes
     the triangle to layer `face` with that face's matrix. Face 2 gets the identity, the others a zero matrix

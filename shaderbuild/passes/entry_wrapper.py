@@ -16,7 +16,8 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import lookup, split_semantic
-from ..ir.streams import INPUT_PRIMITIVES
+from ..ir.intrinsics import STREAM_METHODS
+from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
 
 
@@ -161,14 +162,14 @@ def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> Non
             elif isinstance(s, ir.Switch):
                 for c in s.cases:
                     c.body = rewrite(c.body)
-            elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and \
-                    s.expr.name in ("StreamAppend", "StreamRestart"):
+            elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name in STREAM_METHODS and \
+                    isinstance(s.expr.args[0].type, ir.Resource) and s.expr.args[0].type.kind in STREAM_KINDS:
                 target = s.expr.args[0]
                 if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
                     raise error("a stream must be used directly through the geometry entry point's stream "
                                 "parameter", s.loc)
                 index, outputs = streams[id(target.var)]
-                if s.expr.name == "StreamAppend":
+                if s.expr.name == "Append":
                     value = s.expr.args[1]
                     tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
                     src.locals.append(tmp)
@@ -334,13 +335,7 @@ def _add_ext_builtins(module: ir.Module) -> None:
     ext = [g for g in module.globals if g.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT)]
     if not ext:
         return
-    used: set[int] = set()
-    for f in module.functions:
-        for s in ir.walk_stmts(f.body):
-            for e in ir.stmt_exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.VarRef):
-                        used.add(id(x.var))
+    used = ir.referenced_variables(module.functions)
     for g in ext:
         module.globals.remove(g)
         if id(g) in used:
