@@ -269,3 +269,21 @@ def test_manifest_triangle_strip():
     assert res.manifest["entry"]["geometry"] == {
         "max_vertex_count": 12, "instances": 1, "input_primitive": "lineadj", "output_topology": "triangle_strip",
         "streams": [{"stream": 0, "topology": "triangle_strip"}]}
+
+
+def test_clip_distance_must_be_an_array_for_spirv():
+    src = VERTEX.replace("float2 uv : TEXCOORD0;", "float clip : SV_ClipDistance0;") + \
+        "[maxvertexcount(3)]\nvoid main(triangle V input[3], inout TriangleStream<V> s) {\n" \
+        "    for (uint i = 0; i < 3; i++) s.Append(input[i]);\n}\n"
+    res = R.compile_hlsl(src, profile="gs_6_0")
+    assert R.errors(res) == ["3:22: SV_ClipDistance in a geometry shader must be declared as a float array here "
+                             "(e.g. 'float d[1] : SV_ClipDistance0'): Vulkan's ClipDistance is an array"]
+    dis = R.spirv_dis(R.build(src.replace("float clip :", "float clip[1] :"), profile="gs_6_0"))
+    assert "BuiltIn ClipDistance" in dis and "OpCapability ClipDistance" in dis
+
+
+def test_invert_y_negates_the_gs_position_output():
+    def position_stores(**kw) -> list[str]:
+        dis = R.spirv_dis(R.build(gs(), profile="gs_6_0", **kw))
+        return [line for line in dis.splitlines() if "OpFNegate" in line]
+    assert position_stores() == [] and len(position_stores(vk_invert_y=True)) == 1

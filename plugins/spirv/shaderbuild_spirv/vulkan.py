@@ -87,9 +87,12 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
         return
-    for s in module.entry.function.body:
-        if isinstance(s, ir.Store) and _is_io(s.place, "Position"):
-            s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
+    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores there)
+    bodies = [f.body for f in module.functions] if module.entry.stage == "geometry" else [module.entry.function.body]
+    for body in bodies:
+        for s in ir.walk_stmts(body):
+            if isinstance(s, ir.Store) and _is_io(s.place, "Position") and s.place.var.storage is ir.Storage.OUTPUT:
+                s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
 
 
 def dx_position_w(module: ir.Module, options: CompileOptions) -> None:
