@@ -99,7 +99,7 @@ def _take_values(spec: dict, values: list[str]):
 def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
     """`shaderbuild compile ...` parsed as argparse would, for exact option spellings (and DXC's
     `-DNAME`, `-Idir`); None for anything else, which then goes to argparse for its help,
-    abbreviations and error messages.  tests/test_cli_fast_args.py checks both agree."""
+    abbreviations and error messages.  tests/cli/test_cli_fast_args.py checks both agree."""
     if not argv or argv[0] != "compile":
         return None
     ns: dict[str, Any] = {"command": "compile", "func": cmd_compile}

@@ -20,7 +20,7 @@ from shaderbuild.options import CompileOptions
 from shaderbuild.scons import toolpath
 from shaderbuild.scons.options import decode, encode, normalise_defines
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 SHADER_A = """\
 #include "common.hlsli"

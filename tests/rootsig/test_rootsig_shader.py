@@ -12,7 +12,8 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from test_rootsig import read_rts0
+from harness.dxil_tools import container_parts as _parts
+from harness.rts0 import read_rts0
 
 from shaderbuild.cli import main as cli_main
 from shaderbuild.compiler import compile_file
@@ -20,19 +21,6 @@ from shaderbuild.diagnostics import render_all
 from shaderbuild.options import CompileOptions
 
 SCHEMA = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
-
-
-def _parts(container: bytes) -> dict[str, bytes]:
-    """DXBC parts by FourCC, read from the header (DxilContainerHeader, then u32 part offsets)."""
-    assert container[:4] == b"DXBC"
-    size, count = struct.unpack_from("<II", container, 24)
-    assert size == len(container)
-    out = {}
-    for i in range(count):
-        off = struct.unpack_from("<I", container, 32 + 4 * i)[0]
-        cc, n = struct.unpack_from("<4sI", container, off)
-        out[cc.decode()] = container[off + 8:off + 8 + n]
-    return out
 
 
 def _compile(src: str, profile: str = "cs_6_0", target: str = "dxil", **kw):

@@ -9,6 +9,7 @@ and the bug; when the fix lands the strict xfail turns into a failure and the ma
 from __future__ import annotations
 
 import pytest
+
 from fuzz.worker import compile_one
 
 TARGETS = ("spirv", "dxil")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parents[1] / "plugins" / "dxil" / "shaderbuild_dxil"
+PKG = Path(__file__).resolve().parents[2] / "plugins" / "dxil" / "shaderbuild_dxil"
 
 # layer -> its modules (package-relative, dotted); listed bottom-up
 LAYERS: dict[str, set[str]] = {

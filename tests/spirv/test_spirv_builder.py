@@ -14,7 +14,7 @@ from shaderbuild_spirv import grammar
 from shaderbuild_spirv.builder import ModuleBuilder, enum, inst, string_words
 from shaderbuild_spirv.disasm import disassemble
 
-GEN = Path(__file__).resolve().parents[1] / "plugins" / "spirv" / "tools" / "gen_grammar.py"
+GEN = Path(__file__).resolve().parents[2] / "plugins" / "spirv" / "tools" / "gen_grammar.py"
 GRAMMAR_DIR = Path("/usr/include/spirv/unified1")
 
 

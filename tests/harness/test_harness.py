@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+
 from harness import dxil_tools, tools
 
 # ---------------------------------------------------------------- shaders (compiled by glslang)

@@ -15,7 +15,7 @@ from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 from shaderbuild.plugin import BackendInfo, BackendResult, PluginHost, hookimpl
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CS = """RWStructuredBuffer<uint> Out : register(u0);
 [numthreads(4, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }
 """

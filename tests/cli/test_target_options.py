@@ -19,7 +19,7 @@ from shaderbuild.build.targets import plan
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import BindingShift
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_project"
 
 # DXC's -fvk-* / -fspv-* options (and -auto-binding-space): they shape only the Vulkan binary
 VULKAN_ONLY = {

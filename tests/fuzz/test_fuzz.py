@@ -24,12 +24,13 @@ import subprocess
 import sys
 
 import pytest
+from harness.tools import require_tool
+from hypothesis import HealthCheck, given, settings
+
 from fuzz import campaign, hlsl_gen, mutators
 from fuzz.outcome import Outcome
 from fuzz.runner import FuzzInput, run_inputs
 from fuzz.worker import compile_one
-from harness.tools import require_tool
-from hypothesis import HealthCheck, given, settings
 
 pytestmark = [pytest.mark.spirv_tools, pytest.mark.llvm]
 

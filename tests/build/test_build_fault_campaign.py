@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "build_faults", Path(__file__).resolve().parents[1] / "bench" / "build_faults.py")
+    "build_faults", Path(__file__).resolve().parents[2] / "bench" / "build_faults.py")
 faults = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(faults)
 

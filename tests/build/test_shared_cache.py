@@ -38,7 +38,7 @@ from shaderbuild.build.remote_cache import (
 from shaderbuild.build.scheduler import build
 
 _spec = importlib.util.spec_from_file_location(
-    "distributed_bench", Path(__file__).resolve().parents[1] / "bench" / "distributed_bench.py")
+    "distributed_bench", Path(__file__).resolve().parents[2] / "bench" / "distributed_bench.py")
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 

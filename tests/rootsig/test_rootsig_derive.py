@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import struct
 
-from test_rootsig import read_rts0
-from test_rootsig_shader import _parts
+from harness.dxil_tools import container_parts as _parts
+from harness.rts0 import read_rts0
 
 from shaderbuild.cli import main as cli_main
 from shaderbuild.compiler import compile_file

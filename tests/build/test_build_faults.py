@@ -38,7 +38,7 @@ from shaderbuild.build.lock import LockBusy, ProjectLock
 from shaderbuild.build.targets import plan
 from shaderbuild.build_cli import main as build_main
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHADER = "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() { Out[0] = 7; }\n"
 BACKENDS = ["spirv", "dxil"]
 
@@ -357,7 +357,7 @@ def test_interrupt_between_temp_write_and_rename(tmp_path, monkeypatch):
 
 
 def _slow_build_script(root: Path) -> str:
-    return (f"import sys, time; sys.path.insert(0, {str(REPO / 'tests')!r})\n"
+    return (f"import sys, time; sys.path.insert(0, {str(REPO / 'tests' / 'build')!r})\n"
             "from test_build_engine import fake_compile\n"
             "from shaderbuild.build.config import load_project\n"
             "from shaderbuild.build.scheduler import build\n"
@@ -483,7 +483,7 @@ def test_killing_only_the_main_build_process_kills_its_workers_and_frees_the_loc
     root = make_project(tmp_path / "victim", [], toml)
     ref = make_project(tmp_path / "ref", [], toml)
     assert run_build(ref, fake_compile).ok
-    script = (f"import sys; sys.path.insert(0, {str(REPO / 'tests')!r})\n"
+    script = (f"import sys; sys.path.insert(0, {str(REPO / 'tests' / 'build')!r})\n"
               "from test_build_engine import fake_compile\n"
               "from shaderbuild.build.config import load_project\n"
               "from shaderbuild.build.scheduler import build\n"

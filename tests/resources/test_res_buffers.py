@@ -364,7 +364,7 @@ def test_interlocked_on_buffers_and_images():
     assert R.unpack("I", out["B"]) == [93]
 
 
-def test_byte_address_interlocked():   # the full set: tests/test_res_byteaddress_ext.py
+def test_byte_address_interlocked():   # the full set: tests/resources/test_res_byteaddress_ext.py
     src = ("RWByteAddressBuffer B : register(u0);\n"
            "[numthreads(8,1,1)] void main() { uint o; B.InterlockedAdd(4, 2, o); }\n")
     out = R.cs(src, {"B": R.storage(R.pack("I", [0, 0]))})

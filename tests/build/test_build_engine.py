@@ -33,7 +33,7 @@ from shaderbuild.compiler import CompileResult
 from shaderbuild.diagnostics import Diagnostic, SourceCache, SourceLoc
 
 TESTS_DIR = Path(__file__).resolve().parent
-REPO = TESTS_DIR.parent
+REPO = TESTS_DIR.parents[1]
 
 # --- a deterministic stand-in compiler ------------------------------------------------------
 

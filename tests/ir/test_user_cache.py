@@ -16,7 +16,7 @@ import pytest
 from shaderbuild import user_cache
 from shaderbuild.plugin import discovery_cache
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHADER = ("RWStructuredBuffer<uint> O : register(u0);\n"
           "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { O[id.x] = 1; }\n")
 TAG = sys.implementation.cache_tag

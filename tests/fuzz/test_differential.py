@@ -16,10 +16,11 @@ import math
 import random
 
 import pytest
-from fuzz import hlsl_gen
 from harness.dxil_consumer import ConsumerLimit
 from hypothesis import HealthCheck, given, settings
 from lang_util import decode, run_dxil, run_dxil_vk, run_spirv
+
+from fuzz import hlsl_gen
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.llvm, pytest.mark.usefixtures("vk")]
 

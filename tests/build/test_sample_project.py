@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from harness import dxil_exec, dxil_tools, tools
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -226,8 +226,8 @@ def test_tonemap_draws_the_aces_curve(vk, built):
 def test_tonemap_carries_its_root_signature(built):
     """tonemap.hlsl's [RootSignature]: an RTS0 part in both DXIL containers, and the same root signature
     in every manifest of the pass (both backends)."""
-    from test_rootsig import read_rts0
-    from test_rootsig_shader import _parts
+    from harness.dxil_tools import container_parts as _parts
+    from harness.rts0 import read_rts0
 
     dxils = [d for d in outputs(built, "dxil", ".dxil") if d.stem.startswith("tonemap")]
     assert len(dxils) == 2

@@ -32,7 +32,7 @@ if importlib.util.find_spec("distributed") is None:
     pytest.skip("Dask 'distributed' is not installed (pip install 'shaderbuild[distributed]')", allow_module_level=True)
 
 _spec = importlib.util.spec_from_file_location(
-    "distributed_bench", Path(__file__).resolve().parents[1] / "bench" / "distributed_bench.py")
+    "distributed_bench", Path(__file__).resolve().parents[2] / "bench" / "distributed_bench.py")
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
