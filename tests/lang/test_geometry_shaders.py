@@ -1,4 +1,4 @@
-"""Geometry shaders compiled, not drawn (tests/test_res_geometry.py draws them): every gs_6_x profile to
+"""Geometry shaders compiled, not drawn (tests/resources/test_res_geometry.py draws them): every gs_6_x profile to
 both targets, SPIR-V execution modes per input primitive / output stream, DXIL GS state (dx.entryPoints,
 PSV0 read back by obj2yaml-19), signatures with streams, and the located diagnostics of the GS rules.
 Expected numbers are written here from the specifications (SPIR-V execution modes; DXIL.rst's
