@@ -150,6 +150,20 @@ class _Builder:
         return [(var, path)]
 
 
+GS_OUTPUT_COMPONENTS = 1024     # D3D's (and Vulkan's usual maxGeometryTotalOutputComponents) limit
+
+
+def _check_output_budget(ep: ir.EntryPoint, src: ir.Function) -> None:
+    """D3D's rule: [maxvertexcount] times the scalar components of one output vertex (every stream's
+    outputs) is at most 1024."""
+    scalars = sum(ir.component_count(v.type) for v in ep.outputs)
+    total = ep.geometry.max_vertex_count * scalars
+    if total > GS_OUTPUT_COMPONENTS:
+        raise error(f"geometry shader output too large: maxvertexcount ({ep.geometry.max_vertex_count}) times "
+                    f"the {scalars} scalar components of an output vertex is {total}, more than "
+                    f"{GS_OUTPUT_COMPONENTS}", src.loc)
+
+
 def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> None:
     """Rewrite Append / RestartStrip on the stream parameters of `src`: Append stores the vertex to
     its stream's Output variables, then emits it (EmitVertex); RestartStrip ends the strip (EndPrimitive)."""
@@ -316,6 +330,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
                        row_major)
     b.body.append(ir.Return())
     if streams:
+        _check_output_budget(ep, src)
         _emit_streams(src, streams)
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"

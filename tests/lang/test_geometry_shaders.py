@@ -27,6 +27,10 @@ void main({prim} V input[{n}]{extra}, inout {stream}<V> s) {{
 """
 
 
+def test_output_budget_at_the_limit():
+    R.build(gs(attrs="[maxvertexcount(170)]"), profile="gs_6_0")       # 170 * 6 = 1020 <= 1024
+
+
 @pytest.mark.parametrize("minor", range(9))
 def test_every_gs_profile_compiles_to_both_targets(minor):
     src = gs()
@@ -196,6 +200,8 @@ ERRORS = [
                  "    return input[0];\n}\n",
                  "3:3: geometry entry point 'main' must return void: vertices are written with Append on a stream "
                  "parameter", id="non-void"),
+    pytest.param(gs(attrs="[maxvertexcount(171)]"), "3:6: geometry shader output too large: maxvertexcount (171) "
+                 "times the 6 scalar components of an output vertex is 1026, more than 1024", id="output-budget"),
     pytest.param(VERTEX + "TriangleStream<V> g;\n[maxvertexcount(3)]\n"
                  "void main(triangle V input[3], inout TriangleStream<V> s) {\n    s.Append(input[0]);\n}\n",
                  "2:19: 'TriangleStream<V>' is a geometry-shader output stream: it can only be an 'inout' parameter "
