@@ -98,6 +98,11 @@ _FEATURE_CHAIN = (
 )
 
 
+_XFB_EXTENSION = "VK_EXT_transform_feedback"
+_XFB_FEATURES = (("VkPhysicalDeviceTransformFeedbackFeaturesEXT",
+                  vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT),)
+
+
 class Context:
     """Instance, device, queue and command pool; created once per worker."""
 
@@ -115,6 +120,8 @@ class Context:
         self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.pd)
         self.qfi = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+        exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
+        self.xfb = _XFB_EXTENSION in exts       # transform feedback: a GS stream's vertices captured to a buffer
         self._features = self._query_features()
         prio = ffi.new("float[]", [1.0])
         qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
@@ -125,6 +132,10 @@ class Context:
             "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
             "pNext": self._features[0], "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
         })
+        if self.xfb:
+            self._ext_names = [ffi.new("char[]", _XFB_EXTENSION.encode())]
+            dinfo.enabledExtensionCount = 1
+            dinfo.ppEnabledExtensionNames = ffi.new("char*[]", self._ext_names)
         self.device = vk.vkCreateDevice(self.pd, dinfo[0], None)
         self.queue = vk.vkGetDeviceQueue(self.device, self.qfi, 0)
         self.cmd_pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(
@@ -134,7 +145,8 @@ class Context:
         """Query core + 1.1/1.2/1.3 features; the same chain is enabled as-is (all supported)."""
         chain = []
         nxt = ffi.NULL
-        for ctype, stype in reversed(_FEATURE_CHAIN):
+        features = _FEATURE_CHAIN + (_XFB_FEATURES if self.xfb else ())
+        for ctype, stype in reversed(features):
             s = ffi.new(ctype + "*", {"sType": stype, "pNext": nxt})
             chain.insert(0, s)
             nxt = s
@@ -622,6 +634,11 @@ def run_graphics(ctx: Context, r: dict):
             layers=layers), None))
         pipeline = _graphics_pipeline(res, r, playout, rpass)
         sets = bound.sets
+        xfb = None
+        if r.get("xfb"):                # a capture buffer for transform feedback (buffer 0)
+            if not ctx.xfb:
+                raise RuntimeError(f"the device has no {_XFB_EXTENSION}")
+            xfb = res.host_buffer(bytes(r["xfb"]), vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT)
 
         cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
             commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
@@ -640,7 +657,13 @@ def run_graphics(ctx: Context, r: dict):
                                        len(sets), sets, 0, None)
         if vbufs:
             vk.vkCmdBindVertexBuffers(cmd, 0, len(vbufs), vbufs, [0] * len(vbufs))
+        if xfb is not None:
+            proc = vk.vkGetDeviceProcAddr
+            proc(dev, "vkCmdBindTransformFeedbackBuffersEXT")(cmd, 0, 1, [xfb[0]], [0], [r["xfb"]])
+            proc(dev, "vkCmdBeginTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
+        if xfb is not None:
+            vk.vkGetDeviceProcAddr(dev, "vkCmdEndTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdEndRenderPass(cmd)
         region = vk.VkBufferImageCopy(
             bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
@@ -653,6 +676,8 @@ def run_graphics(ctx: Context, r: dict):
         vk.vkEndCommandBuffer(cmd)
         _submit_and_wait(res, cmd)
         pixels = [bytes(rb[2][: w * h * 4 * layers]) for rb in readbacks]   # layer after layer
+        if xfb is not None:
+            return pixels, bytes(xfb[2][: r["xfb"]])
         if r.get("full"):
             return pixels, bound.results()
         return pixels[0]

@@ -1,10 +1,13 @@
 """Geometry shaders drawn offscreen on lavapipe (vertex + geometry + pixel), pixels read back and compared
 with images computed here: a point-sprite GS (points -> quads), an instanced GS writing
 SV_RenderTargetArrayIndex into a layered target, SV_PrimitiveID through the GS, and a two-stream GS
-(stream 0 rasterized).  Every draw runs again from the DXIL twins through dxil-spirv (res_util.draw).
+(stream 0 rasterized; stream 1 captured by transform feedback).  Every draw runs again from the DXIL twins
+through dxil-spirv (res_util.draw); the capture of stream 1 runs from the SPIR-V build only.
 """
 
 from __future__ import annotations
+
+import struct
 
 import pytest
 import res_util as R
@@ -184,3 +187,54 @@ def test_two_streams_spirv_names_each_stream():
     assert dis.count("OpEmitStreamVertex") == 2 and "OpEmitVertex" not in dis
     assert "OpEndStreamPrimitive" in dis
     assert "Stream 1" in dis and "Stream 0" not in dis
+
+
+def xfb_capture(spirv: bytes, names: dict[str, int], stride: int) -> bytes:
+    """The module with transform feedback declared, as a pipeline that captures a stream needs it in Vulkan
+    (HLSL has no spelling for it: D3D declares stream output in the pipeline): capability TransformFeedback,
+    execution mode Xfb, and XfbBuffer 0 / XfbStride / Offset on the output variables `names` (OpName -> byte
+    offset in a captured vertex).  Instructions are inserted after the last of their section's kind."""
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    insts, i = [], 5
+    while i < len(words):
+        n = words[i] >> 16
+        insts.append(words[i:i + n])
+        i += n
+    op = lambda ins: ins[0] & 0xFFFF  # noqa: E731
+    ids = {}
+    for ins in insts:
+        if op(ins) == 5:                                  # OpName
+            text = struct.pack(f"<{len(ins) - 2}I", *ins[2:]).split(b"\0")[0].decode()
+            ids[text] = ins[1]
+    entry = next(ins[2] for ins in insts if op(ins) == 15)
+
+    def after_last(opcode: int, new: list[list[int]]) -> None:
+        k = max(j for j, ins in enumerate(insts) if op(ins) == opcode)
+        insts[k + 1:k + 1] = new
+
+    after_last(17, [[2 << 16 | 17, 53]])                  # OpCapability TransformFeedback
+    after_last(16, [[3 << 16 | 16, entry, 11]])           # OpExecutionMode %entry Xfb
+    after_last(71, [d for name, off in names.items() for d in (
+        [4 << 16 | 71, ids[name], 36, 0], [4 << 16 | 71, ids[name], 37, stride], [4 << 16 | 71, ids[name], 35, off])])
+    out = words[:5] + [w for ins in insts for w in ins]
+    return struct.pack(f"<{len(out)}I", *out)
+
+
+def test_two_streams_capture_stream_one():
+    """Stream 1 of the two-stream GS captured by transform feedback on lavapipe (the SPIR-V build, with the
+    capture declared by xfb_capture): one vertex per point, (primitive id, input position xy, 7), in
+    primitive order; stream 0 still rasterizes the same points."""
+    from harness import tools
+    vk = R.vk_runner()
+    vs, ps = R.build(VS_POINTS, profile="vs_6_0"), R.build(PS_COLOR, profile="ps_6_0")
+    gs = R.build(GS_TWO_STREAMS, profile="gs_6_0")
+    captured = xfb_capture(gs.binary, {"out.DATA0": 0}, 16)
+    tools.spirv_val(captured, "vulkan1.1")
+    targets, data = vk.run_graphics(vs.binary, "main", ps.binary, "main", W, H, [], None, 4,
+                                    gs=(captured, "main"), topology="point_list", xfb=4 * 16)
+    want = []
+    for vid in range(4):
+        want += [float(vid), 0.5 if vid & 1 else -0.5, 0.5 if vid & 2 else -0.5, 7.0]
+    assert list(struct.unpack("<16f", data)) == want
+    plain = R.draw(VS_POINTS, PS_COLOR, W, H, vertex_count=4, gs_src=GS_TWO_STREAMS, topology="point_list")
+    assert targets[0] == plain
