@@ -2,7 +2,7 @@
 with images computed here: a point-sprite GS (points -> quads), an instanced GS writing
 SV_RenderTargetArrayIndex into a layered target, SV_PrimitiveID through the GS, and a two-stream GS
 (stream 0 rasterized; stream 1 captured by transform feedback).  Every draw runs again from the DXIL twins
-through dxil-spirv (res_util.draw); the capture of stream 1 runs from the SPIR-V build only.
+through dxil-spirv (res_util.draw); so does the capture of stream 1.
 """
 
 from __future__ import annotations
@@ -221,9 +221,9 @@ def xfb_capture(spirv: bytes, names: dict[str, int], stride: int) -> bytes:
 
 
 def test_two_streams_capture_stream_one():
-    """Stream 1 of the two-stream GS captured by transform feedback on lavapipe (the SPIR-V build, with the
-    capture declared by xfb_capture): one vertex per point, (primitive id, input position xy, 7), in
-    primitive order; stream 0 still rasterizes the same points."""
+    """Stream 1 of the two-stream GS captured by transform feedback on lavapipe (the SPIR-V build and the DXIL
+    build through dxil-spirv, each with the capture declared by xfb_capture): one vertex per point,
+    (primitive id, input position xy, 7), in primitive order; stream 0 still rasterizes the same points."""
     from harness import tools
     vk = R.vk_runner()
     vs, ps = R.build(VS_POINTS, profile="vs_6_0"), R.build(PS_COLOR, profile="ps_6_0")
@@ -238,3 +238,13 @@ def test_two_streams_capture_stream_one():
     assert list(struct.unpack("<16f", data)) == want
     plain = R.draw(VS_POINTS, PS_COLOR, W, H, vertex_count=4, gs_src=GS_TWO_STREAMS, topology="point_list")
     assert targets[0] == plain
+    # the DXIL builds through dxil-spirv (which names the stream-1 output after its semantic) capture the same
+    from harness import dxil_consumer
+    conv = [dxil_consumer.to_spirv(R.build(src, profile=p, target="dxil").binary)
+            for src, p in ((VS_POINTS, "vs_6_0"), (GS_TWO_STREAMS, "gs_6_0"), (PS_COLOR, "ps_6_0"))]
+    entries = [tools.spirv_cross_reflect(c)["entryPoints"][0]["name"] for c in conv]
+    dx_gs = xfb_capture(conv[1], {"DATA": 0}, 16)
+    tools.spirv_val(dx_gs, "vulkan1.1")
+    dx_targets, dx_data = vk.run_graphics(conv[0], entries[0], conv[2], entries[2], W, H, [], None, 4,
+                                          gs=(dx_gs, entries[1]), topology="point_list", xfb=4 * 16)
+    assert dx_data == data and dx_targets[0] == plain
