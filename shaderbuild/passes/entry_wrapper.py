@@ -128,6 +128,7 @@ class _Builder:
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         elem = var.type
         var.type = ir.Array(elem, count)
+        assert var.io is not None and self.entry is not None
         var.io.vertices = count
         self.entry.inputs.append(var)
         return [_adapt(ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.UINT, i), elem), elem), t)
@@ -146,6 +147,7 @@ class _Builder:
                                            (*path, i), fvk, f.row_major)
             return out
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major, stream)
+        assert self.entry is not None
         self.entry.outputs.append(var)
         return [(var, path)]
 
@@ -153,13 +155,13 @@ class _Builder:
 GS_OUTPUT_COMPONENTS = 1024     # D3D's (and Vulkan's usual maxGeometryTotalOutputComponents) limit
 
 
-def _check_output_budget(ep: ir.EntryPoint, src: ir.Function) -> None:
+def _check_output_budget(ep: ir.EntryPoint, gs: ir.GeometryInfo, src: ir.Function) -> None:
     """D3D's rule: [maxvertexcount] times the scalar components of one output vertex (every stream's
     outputs) is at most 1024."""
     scalars = sum(ir.component_count(v.type) for v in ep.outputs)
-    total = ep.geometry.max_vertex_count * scalars
+    total = gs.max_vertex_count * scalars
     if total > GS_OUTPUT_COMPONENTS:
-        raise error(f"geometry shader output too large: maxvertexcount ({ep.geometry.max_vertex_count}) times "
+        raise error(f"geometry shader output too large: maxvertexcount ({gs.max_vertex_count}) times "
                     f"the {scalars} scalar components of an output vertex is {total}, more than "
                     f"{GS_OUTPUT_COMPONENTS}", src.loc)
 
@@ -193,6 +195,7 @@ def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> Non
                         v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
                         for i in path:
                             st = v.type
+                            assert isinstance(st, ir.Struct)
                             v = ir.Extract(v, i, st.fields[i].type)
                         out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
                     name = "EmitVertex"
@@ -296,11 +299,11 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         interp = var.io.interpolation if var.io else None
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         row_major = var.io.row_major if var.io else None
-        if isinstance(var.type, ir.Resource) and ep.geometry is not None:     # a GS output stream
+        if isinstance(var.type, ir.Resource) and var.type.elem is not None and ep.geometry is not None:  # GS stream
             outputs = b.stream_outputs(var.type.elem, semantic, var.loc, interp, f"out.{var.name}", len(streams))
             streams[id(var)] = (len(streams), outputs)
             src.params.remove(p)
-        elif ep.geometry is not None and var.name == ep.geometry.input_param:
+        elif ep.geometry is not None and var.name == ep.geometry.input_param and isinstance(var.type, ir.Array):
             n = INPUT_PRIMITIVES[ep.geometry.input_primitive]
             args.append(ir.Construct(var.type, b.load_vertices(var.type.elem, semantic, var.loc, interp,
                                                                f"in.{var.name}", n, vk, row_major)))
@@ -329,8 +332,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
                        row_major)
     b.body.append(ir.Return())
-    if streams:
-        _check_output_budget(ep, src)
+    if streams and ep.geometry is not None:
+        _check_output_budget(ep, ep.geometry, src)
         _emit_streams(src, streams)
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 from .hash import BYPASS_HASH, container_hash
 
@@ -200,8 +201,9 @@ def _psv_part(info: ContainerInfo) -> bytes:
         out += struct.pack("<I", len(sem_index)) + struct.pack(f"<{len(sem_index)}I", *sem_index)
         if info.inputs or info.outputs:
             out += struct.pack("<I", PSV_SIG_ELEMENT_SIZE) + sig_elems
-        if info.view_id is not None and info.geometry is not None:      # the same, per stream
-            words = info.view_id.psv_tables(in_vectors, stream_vectors)
+        view_id: Any = info.view_id      # viewid.ViewIdState / StreamsViewIdState (a layer above this one)
+        if view_id is not None and info.geometry is not None:           # the same, per stream
+            words = view_id.psv_tables(in_vectors, stream_vectors)
             out += struct.pack(f"<{len(words)}I", *words)
         elif info.view_id is not None:               # [ViewID output mask], input -> output table
             words = info.view_id.psv_tables(in_vectors, out_vectors)

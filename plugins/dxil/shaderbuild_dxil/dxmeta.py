@@ -3,6 +3,8 @@ dx.typeAnnotations, dx.entryPoints, llvm.ident; and the shader flags."""
 
 from __future__ import annotations
 
+from shaderbuild import ir
+
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
@@ -109,7 +111,7 @@ def feature_info(lm: LoweredModule) -> int:
     return sum(FEATURE_BITS.get(f, 0) for f in feats)
 
 
-def geometry_state(geometry) -> tuple[int, int, int, int] | None:
+def geometry_state(geometry: ir.GeometryInfo | None) -> tuple[int, int, int, int] | None:
     """(input primitive, output topology, active stream mask, max vertex count): the DXIL numbers of a
     geometry shader's ir.GeometryInfo (None for other stages).  Every declared stream is active; several
     streams are all point lists (sema's rule), so stream 0 names the topology."""
@@ -156,7 +158,7 @@ def add_metadata(lm: LoweredModule) -> None:
     if lm.stage == "compute":
         props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
     gs = geometry_state(lm.geometry)
-    if gs is not None:          # kDxilGSStateTag: {input primitive, max vertices, stream mask, topology, instances}
+    if gs is not None and lm.geometry is not None:          # kDxilGSStateTag: {input primitive, max vertices, stream mask, topology, instances}
         primitive, topology, mask, max_vertices = gs
         props += [_i32(TAG_GS_STATE), MDNode([_i32(primitive), _i32(max_vertices), _i32(mask), _i32(topology),
                                               _i32(lm.geometry.instances)])]

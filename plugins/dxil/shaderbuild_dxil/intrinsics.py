@@ -347,8 +347,9 @@ for _n in BARRIERS:
 def _stream(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """GS Append / RestartStrip (the entry wrapper stored the vertex's outputs first): emitStream /
     cutStream of the stream."""
-    L.ops.call(L.b, "EmitStream" if e.name == "EmitVertex" else "CutStream", None,
-               [ConstInt(T.i8, e.args[0].value)])
+    stream = e.args[0]
+    assert isinstance(stream, ir.Const)         # the entry wrapper's stream index
+    L.ops.call(L.b, "EmitStream" if e.name == "EmitVertex" else "CutStream", None, [ConstInt(T.i8, stream.value)])
     return []
 
 

@@ -401,6 +401,7 @@ class FunctionLowerer:
             if op == "FlattenedThreadIdInGroup":
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
+        assert io is not None       # a stage input
         op = INTRINSIC_INPUTS.get(io.semantic) if self.m.stage == "pixel" else \
             GS_INTRINSIC_INPUTS.get(io.semantic) if self.m.stage == "geometry" and not io.vertices else None
         if op is not None:          # SV_SampleIndex / SV_Coverage / GS SV_PrimitiveID: an operation, not loadInput
@@ -408,7 +409,7 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        vtype = p.var.type.elem if io.vertices else p.var.type      # GS: an array of per-vertex values
+        vtype = _vertex_type(p.var)                                 # GS: an array of per-vertex values
         plan = _io_plan(vtype, el.cols, p.var.io.row_major)
         per_vertex = len(plan)
         call, b = self.ops.call, self.b
@@ -959,6 +960,12 @@ def _resource_slots(t: ir.Type) -> int:
 
 
 _ov = overload_name
+
+
+def _vertex_type(var: ir.Variable) -> ir.Type:
+    """A stage input's type, or one vertex's for a GS per-vertex input (an array of them)."""
+    t = var.type
+    return t.elem if var.io is not None and var.io.vertices and isinstance(t, ir.Array) else t
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,

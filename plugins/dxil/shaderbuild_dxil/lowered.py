@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shaderbuild import ir
+
 from .llvm.module import Module as LLModule
 from .llvm.values import Function
 from .ops import OpEmitter
@@ -31,4 +33,4 @@ class LoweredModule:
     uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
     features: frozenset[str] | None = None            # memo of dxmeta._used_features
     view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend
-    geometry: object | None = None                    # ir.GeometryInfo of a geometry shader
+    geometry: ir.GeometryInfo | None = None           # a geometry shader's attributes, primitive, streams

@@ -20,7 +20,7 @@ from shaderbuild.diagnostics import error
 from . import sigpack
 from .container import SignatureElement
 from .llvm import types as T
-from .llvm.metadata import MDNode, MDString, md_ints
+from .llvm.metadata import MDNode, MDString, Metadata, md_ints
 
 __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "GS_INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
            "record_usage", "record_call_usage", "element_layout"]
@@ -146,6 +146,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
     facts_of = _FACTS.get
     for v in vars_:
         io = v.io
+        assert io is not None       # a stage input/output
         if stage == "geometry" and not is_output and not io.vertices:
             if io.semantic not in GS_INTRINSIC_INPUTS:
                 raise error(f"geometry shader input '{io.semantic}' must be part of the input primitive's "
@@ -175,7 +176,9 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
 def _element_facts(v: ir.Variable, stage: str, is_output: bool, point: str, native16: bool) -> tuple | None:
     """The _FACTS entry of `v` at `point` (None: not in the signature); raises for unsupported ones."""
     io = v.io
-    layout = element_layout(v.type.elem if io.vertices else v.type, io.row_major)   # GS inputs: one vertex
+    assert io is not None
+    t = v.type.elem if io.vertices and isinstance(v.type, ir.Array) else v.type     # GS inputs: one vertex
+    layout = element_layout(t, io.row_major)
     if layout is None:
         raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
                     f"backend yet", v.loc)
@@ -230,8 +233,8 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
     usage_tag = i32[USAGE_MASK_TAG]
 
     def properties(e: SigElement) -> MDNode | None:     # GS stream (when not 0), usage mask (when any)
-        props = ([i32[OUTPUT_STREAM_TAG], i32[e.stream]] if e.stream else []) + \
-            ([usage_tag, i32[e.usage]] if e.usage else [])
+        props: list[Metadata | None] = ([i32[OUTPUT_STREAM_TAG], i32[e.stream]] if e.stream else [])
+        props += [usage_tag, i32[e.usage]] if e.usage else []
         return MDNode(props) if props else None
 
     return MDNode([MDNode([i32[e.id], MDString(e.name), i8[e.comp_type], i8[e.kind],

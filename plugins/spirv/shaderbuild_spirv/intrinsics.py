@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.nodes import Intrinsic
+from shaderbuild.ir.nodes import Const, Intrinsic
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
@@ -445,10 +445,11 @@ def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
 def _stream_op(single: str, multi: str) -> Lowering:
     """GS EmitVertex / EndPrimitive; with several streams each names its stream (GeometryStreams)."""
     def lower(fe: ExprEmitter, e: Intrinsic) -> None:
-        geometry = fe.ctx.entry.geometry
-        if geometry is not None and len(geometry.streams) > 1:
+        entry, stream = fe.ctx.entry, e.args[0]
+        assert isinstance(stream, Const)        # the entry wrapper's stream index
+        if entry is not None and entry.geometry is not None and len(entry.geometry.streams) > 1:
             fe.b.capability("GeometryStreams")
-            fe.void_op(multi, fe.T.uconst(e.args[0].value))
+            fe.void_op(multi, fe.T.uconst(stream.value))
         else:
             fe.void_op(single)
         return None

@@ -165,6 +165,7 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
 
 def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     entry = ctx.entry
+    assert entry is not None
     b = ctx.b
     b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
     if entry.stage == "compute":
@@ -217,7 +218,7 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
     if io.builtin in ("ClipDistance", "CullDistance") and stage == "geometry" and \
-            not isinstance(g.type.elem if io.vertices else g.type, Array):
+            not isinstance(g.type.elem if io.vertices and isinstance(g.type, Array) else g.type, Array):
         raise error(f"{io.semantic} in a geometry shader must be declared as a float array here "
                     f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
     if io.builtin:

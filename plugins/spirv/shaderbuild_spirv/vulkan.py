@@ -91,7 +91,8 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     bodies = [f.body for f in module.functions] if module.entry.stage == "geometry" else [module.entry.function.body]
     for body in bodies:
         for s in ir.walk_stmts(body):
-            if isinstance(s, ir.Store) and _is_io(s.place, "Position") and s.place.var.storage is ir.Storage.OUTPUT:
+            if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
+                    and s.place.var.storage is ir.Storage.OUTPUT:
                 s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
 
 

@@ -65,6 +65,7 @@ class ResourceLowering(SemaBase):
             raise error(f"no member function named '{name}' in '{r}' (streams have Append and RestartStrip)", loc)
         if name == "Append":
             self._arity(name, args, (1,), loc)
+            assert r.elem is not None       # a stream always has a vertex type
             operands = [res, self.convert(self.rvalue(args[0]), r.elem, args[0].loc)]
         else:
             self._arity(name, args, (0,), loc)

@@ -88,11 +88,11 @@ class TypeResolver:
         if name in STREAM_KINDS:
             if len(ref.args) != 1 or not isinstance(ref.args[0], ast.TypeRef):
                 raise error(f"'{name}' requires a type as template argument", ref.loc)
-            elem = self.resolve(ref.args[0])
-            if not isinstance(elem, ir.Struct) and not ir.is_numeric(elem):
-                raise error(f"'{elem}' is not a valid vertex type for '{name}': a stream carries a struct or "
+            vertex = self.resolve(ref.args[0])
+            if not isinstance(vertex, ir.Struct) and not ir.is_numeric(vertex):
+                raise error(f"'{vertex}' is not a valid vertex type for '{name}': a stream carries a struct or "
                             f"a numeric type", ref.args[0].loc)
-            return ir.Resource(name, elem)
+            return ir.Resource(name, vertex)
         if name in RESOURCE_KINDS:
             if name in UNTYPED_RESOURCES:
                 if ref.args:
