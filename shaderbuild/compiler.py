@@ -14,8 +14,8 @@ import sys
 import time
 
 from .capabilities import DEFAULT, Capabilities
-from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
-from .options import VK_LAYOUTS, CompileOptions, Profile, parse_profile
+from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, apply_warning_options, error
+from .options import VK_LAYOUTS, VK_TARGET_ENVS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
 from .rootsig.standalone import ROOTSIG_PROFILES, compile_standalone
 
@@ -142,6 +142,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         profile = parse_profile(options.profile)
         if options.vk_layout not in VK_LAYOUTS:
             raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
+        if options.vk_target_env not in VK_TARGET_ENVS:
+            raise error(f"unknown target environment '{options.vk_target_env}' (one of {', '.join(VK_TARGET_ENVS)})")
         if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
             raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()
@@ -194,7 +196,9 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         sink.items.append(Diagnostic("error", f"internal compiler error: {type(e).__name__}: {e} (at {where}); "
                                               f"please report this with the shader"))
     result.diagnostics = sink.items
-    if result.ok and any(d.severity == "error" for d in sink.items):
+    if options.disabled_warnings or options.warnings_as_errors:
+        result.diagnostics = apply_warning_options(sink.items, options.disabled_warnings, options.warnings_as_errors)
+    if result.ok and any(d.severity == "error" for d in result.diagnostics):
         result.ok = False
     if not result.ok:
         result.binary = result.manifest = result.disassembly_source = result.root_signature = None

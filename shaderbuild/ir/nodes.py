@@ -67,6 +67,7 @@ class Binding(DataRecord):
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
+    push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
 
 
 class IOInfo(DataRecord):

@@ -33,7 +33,7 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
-    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
+    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
 EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment", "geometry": "Geometry"}
 # GS input primitive / output stream topology -> execution mode (DXC's mapping)

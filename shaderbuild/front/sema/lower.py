@@ -488,8 +488,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if self.caps.push_constants:
             var = ir.Variable(d.name, t, ir.Storage.PUSH_CONSTANT, d.loc, const=True)
         else:  # Direct3D has no push constants: the block is an ordinary constant buffer there
-            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True,
-                              binding=self.block_binding("ConstantBuffer", d.register, [], d.name))
+            binding = self.block_binding("ConstantBuffer", d.register, [], d.name)
+            binding.push_constant = True      # the manifest's Vulkan view shows it as a push constant
+            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
 
