@@ -248,3 +248,35 @@ def test_two_streams_capture_stream_one():
     dx_targets, dx_data = vk.run_graphics(conv[0], entries[0], conv[2], entries[2], W, H, [], None, 4,
                                           gs=(dx_gs, entries[1]), topology="point_list", xfb=4 * 16)
     assert dx_data == data and dx_targets[0] == plain
+
+
+# a triangle with adjacency: vertices 0, 2, 4 are the triangle (the left half of the target, split along the
+# diagonal), 1, 3, 5 the neighbours, whose z carries a value the GS turns into the colour
+VS_ADJ = """
+static const float4 verts[6] = { float4(-1, -1, 0, 1), float4(9, 9, 0.25, 1), float4(1, -1, 0, 1),
+                                  float4(9, 9, 0.5, 1), float4(-1, 1, 0, 1), float4(9, 9, 0.75, 1) };
+float4 main(uint id : SV_VertexID) : SV_Position { return verts[id]; }
+"""
+GS_ADJ = """
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR0; };
+[maxvertexcount(3)]
+void main(triangleadj float4 v[6] : SV_Position, inout TriangleStream<O> s) {
+    [unroll] for (int i = 0; i < 6; i += 2) {
+        O o;
+        o.pos = v[i];
+        o.color = float4(v[1].z, v[3].z, v[5].z, 1);
+        s.Append(o);
+    }
+}
+"""
+
+
+def test_triangle_with_adjacency():
+    px = R.draw(VS_ADJ, PS_COLOR, W, H, vertex_count=6, gs_src=GS_ADJ, topology="triangle_list_adjacency")
+    got = pixels(px)
+    for y in range(H):
+        for x in range(W):
+            if x + y == W - 1:
+                continue            # centre on the diagonal edge
+            want = (R.unorm8(0.25), R.unorm8(0.5), R.unorm8(0.75), 255) if x + y < W - 1 else (0, 0, 0, 0)
+            assert got[y * W + x] == want, (x, y)
