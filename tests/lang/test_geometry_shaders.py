@@ -293,3 +293,14 @@ def test_invert_y_negates_the_gs_position_output():
         dis = R.spirv_dis(R.build(gs(), profile="gs_6_0", **kw))
         return [line for line in dis.splitlines() if "OpFNegate" in line]
     assert position_stores() == [] and len(position_stores(vk_invert_y=True)) == 1
+
+
+def test_buffer_element_with_a_resource_is_refused():
+    """A fuzz finding that the GS test files' new seeds brought into the mutated batch (it was an internal
+    compiler error on main): a structured buffer's element type cannot contain a resource."""
+    src = ("struct S { Texture2D a; uint b; };\nRWStructuredBuffer<S> Out : register(u0);\n"
+           "[numthreads(1, 1, 1)] void main() { Out[0].b = 1; }\n")
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, profile="cs_6_0", target=target)
+        assert R.errors(res) == ["2:20: 'S' is not a valid element type for 'RWStructuredBuffer': it contains the "
+                                 "resource 'Texture2D<float4>'"]

@@ -111,6 +111,10 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
+            inner = _resource_inside(elem) if KINDS[name].element != "block" else None
+            if inner is not None:       # buffer memory holds values, not resources (fuzz finding)
+                raise error(f"'{elem}' is not a valid element type for '{name}': it contains the resource "
+                            f"'{inner}'", arg.loc)
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
@@ -135,6 +139,17 @@ class TypeResolver:
         if not 1 <= n <= 4:
             raise error("vector size must be between 1 and 4", ref.loc)
         return ir.vec(elem, n)
+
+
+def _resource_inside(t: ir.Type) -> ir.Resource | None:
+    """A resource found in a struct or array type (recursively), else None."""
+    if isinstance(t, ir.Resource):
+        return t
+    if isinstance(t, ir.Array):
+        return _resource_inside(t.elem)
+    if isinstance(t, ir.Struct):
+        return next((r for f in t.fields if (r := _resource_inside(f.type)) is not None), None)
+    return None
 
 
 def unsized_value_array(t: ir.Type) -> bool:
