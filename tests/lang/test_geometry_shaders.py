@@ -304,3 +304,11 @@ def test_buffer_element_with_a_resource_is_refused():
         res = R.compile_hlsl(src, profile="cs_6_0", target=target)
         assert R.errors(res) == ["2:20: 'S' is not a valid element type for 'RWStructuredBuffer': it contains the "
                                  "resource 'Texture2D<float4>'"]
+
+
+def test_wide_64bit_typed_element_is_located_for_spirv():
+    """Another fuzz finding the new seeds brought in: the SPIR-V error for a 64-bit typed element wider than
+    two components had no location."""
+    res = R.compile_hlsl("RWBuffer<uint64_t3> B : register(u0);\n[numthreads(1,1,1)] void main() { B[0] = 1; }\n",
+                         profile="cs_6_0")
+    assert R.errors(res) == ["1:21: the element type of 'RWBuffer<uint64_t3>' does not fit in four 32-bit components"]

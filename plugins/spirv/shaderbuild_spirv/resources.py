@@ -137,6 +137,10 @@ class ResourceLowering:
             else:
                 raise error(f"global '{var.name}' of type {var.type} cannot be bound as a resource", var.loc)
         k = kind_of(t)
+        if k.rep == "image":     # a 64-bit element wider than two components: say where (fuzz finding)
+            s, n = element_scalar(t)
+            if s.width == 64 and n > 2:
+                raise error(f"the element type of '{t}' does not fit in four 32-bit components", var.loc)
         sc, layout, block_type, inner = self._inner_type(var, t, k)
         outer = inner
         if isinstance(var.type, Array):
