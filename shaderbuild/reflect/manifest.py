@@ -136,7 +136,7 @@ def _resource_entry(var: ir.Variable, options: CompileOptions, used: bool) -> di
     return entry
 
 
-def _io_entry(var: ir.Variable) -> dict:
+def _io_entry(var: ir.Variable, stage: str) -> dict:
     io = var.io
     assert io is not None       # a stage input/output
     d: dict[str, object] = {"semantic": io.semantic, "index": io.index, "type": str(var.type)}
@@ -146,6 +146,10 @@ def _io_entry(var: ir.Variable) -> dict:
         d["location"] = io.location
     if io.interpolation:
         d["interpolation"] = io.interpolation
+    if io.vertices:                       # a GS input: one value per vertex of the input primitive
+        d["vertices"] = io.vertices
+    if var.storage is ir.Storage.OUTPUT and stage == "geometry":
+        d["stream"] = io.stream
     if io.patch:                          # tessellation: a patch constant
         d["patch"] = True
     if io.arrayed and isinstance(var.type, ir.Array):     # tessellation: one per control point
@@ -172,6 +176,16 @@ def _tess_entry(t: ir.TessInfo) -> dict:
     return d
 
 
+_TOPOLOGY = {"point": "point_list", "line": "line_strip", "triangle": "triangle_strip"}
+
+
+def _geometry_entry(gs: ir.GeometryInfo) -> dict:
+    """What a pipeline needs of a geometry shader: its attributes, input primitive and streams."""
+    return {"max_vertex_count": gs.max_vertex_count, "instances": gs.instances,
+            "input_primitive": gs.input_primitive, "output_topology": _TOPOLOGY[gs.streams[0]],
+            "streams": [{"stream": i, "topology": _TOPOLOGY[t]} for i, t in enumerate(gs.streams)]}
+
+
 def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
                    caps: Capabilities = DEFAULT) -> dict:
     from ..ir.layout import vulkan_rule
@@ -182,11 +196,14 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     ep = module.entry
     assert ep is not None
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
-                   "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
+                   "inputs": [_io_entry(v, ep.stage) for v in ep.inputs],
+                   "outputs": [_io_entry(v, ep.stage) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
     if ep.tess is not None:
         entry["tessellation"] = _tess_entry(ep.tess)
+    if ep.geometry is not None:
+        entry["geometry"] = _geometry_entry(ep.geometry)
     used = used_globals(module)
     # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
     push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT

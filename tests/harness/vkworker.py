@@ -98,6 +98,11 @@ _FEATURE_CHAIN = (
 )
 
 
+_XFB_EXTENSION = "VK_EXT_transform_feedback"
+_XFB_FEATURES = (("VkPhysicalDeviceTransformFeedbackFeaturesEXT",
+                  vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT),)
+
+
 class Context:
     """Instance, device, queue and command pool; created once per worker."""
 
@@ -115,6 +120,8 @@ class Context:
         self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.pd)
         self.qfi = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+        exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
+        self.xfb = _XFB_EXTENSION in exts       # transform feedback: a GS stream's vertices captured to a buffer
         self._features = self._query_features()
         prio = ffi.new("float[]", [1.0])
         qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
@@ -125,6 +132,10 @@ class Context:
             "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
             "pNext": self._features[0], "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
         })
+        if self.xfb:
+            self._ext_names = [ffi.new("char[]", _XFB_EXTENSION.encode())]
+            dinfo.enabledExtensionCount = 1
+            dinfo.ppEnabledExtensionNames = ffi.new("char*[]", self._ext_names)
         self.device = vk.vkCreateDevice(self.pd, dinfo[0], None)
         self.queue = vk.vkGetDeviceQueue(self.device, self.qfi, 0)
         self.cmd_pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(
@@ -134,7 +145,8 @@ class Context:
         """Query core + 1.1/1.2/1.3 features; the same chain is enabled as-is (all supported)."""
         chain = []
         nxt = ffi.NULL
-        for ctype, stype in reversed(_FEATURE_CHAIN):
+        features = _FEATURE_CHAIN + (_XFB_FEATURES if self.xfb else ())
+        for ctype, stype in reversed(features):
             s = ffi.new(ctype + "*", {"sType": stype, "pNext": nxt})
             chain.insert(0, s)
             nxt = s
@@ -505,12 +517,12 @@ _VERTEX_FORMATS = {
 _COLOR_FORMAT = vk.VK_FORMAT_R8G8B8A8_UNORM
 
 
-def _color_target(res: Resources, width: int, height: int):
-    """RGBA8 image + view usable as color attachment and copy source."""
+def _color_target(res: Resources, width: int, height: int, layers: int = 1):
+    """RGBA8 image + view usable as color attachment and copy source (a 2D array view when layered)."""
     dev = res.ctx.device
     image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
         imageType=vk.VK_IMAGE_TYPE_2D, format=_COLOR_FORMAT,
-        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
+        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=layers,
         samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
         usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
         sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
@@ -519,10 +531,10 @@ def _color_target(res: Resources, width: int, height: int):
         allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
     vk.vkBindImageMemory(dev, image, mem, 0)
     view = res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
-        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_COLOR_FORMAT,
-        subresourceRange=vk.VkImageSubresourceRange(
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY if layers > 1 else vk.VK_IMAGE_VIEW_TYPE_2D,
+        format=_COLOR_FORMAT, subresourceRange=vk.VkImageSubresourceRange(
             aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=0, levelCount=1,
-            baseArrayLayer=0, layerCount=1)), None))
+            baseArrayLayer=0, layerCount=layers)), None))
     return image, view
 
 
@@ -545,13 +557,23 @@ def _render_pass(res: Resources, targets: int = 1):
         dependencyCount=1, pDependencies=[dep]), None))
 
 
+_TOPOLOGIES = {
+    "point_list": vk.VK_PRIMITIVE_TOPOLOGY_POINT_LIST, "line_list": vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
+    "line_strip": vk.VK_PRIMITIVE_TOPOLOGY_LINE_STRIP, "triangle_list": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    "triangle_strip": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP,
+    "line_list_adjacency": vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST_WITH_ADJACENCY,
+    "triangle_list_adjacency": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY,
+}
+
+
 def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     dev = res.ctx.device
     keep = []  # C strings referenced by the create infos
     stages = []
-    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT),
+    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT),
                            ("hs", vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT),
-                           ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT)):
+                           ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT),
+                           ("gs", vk.VK_SHADER_STAGE_GEOMETRY_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
         if r.get(key) is None:
             continue
         spirv, entry = r[key]
@@ -577,7 +599,7 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     info = vk.VkGraphicsPipelineCreateInfo(
         stageCount=len(stages), pStages=stages, pVertexInputState=vinput, pTessellationState=tess,
         pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
-            topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else _TOPOLOGIES[r.get("topology", "triangle_list")]),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
             viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
@@ -599,21 +621,28 @@ def run_graphics(ctx: Context, r: dict):
     dev = ctx.device
     w, h = r["size"]
     ntargets = r.get("targets", 1)
+    layers = r.get("layers", 1)
     res = Resources(ctx)
     try:
         bound = Descriptors(res, r["buffers"])
         vbufs = [res.host_buffer(vb[0], vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT)[0] for vb in r["vertex_buffers"]]
-        readbacks = [res.host_buffer(bytes(w * h * 4), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT) for _ in range(ntargets)]
+        readbacks = [res.host_buffer(bytes(w * h * 4 * layers), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                     for _ in range(ntargets)]
         layouts = bound.layouts
         playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
             setLayoutCount=len(layouts), pSetLayouts=layouts or None), None))
-        targets = [_color_target(res, w, h) for _ in range(ntargets)]
+        targets = [_color_target(res, w, h, layers) for _ in range(ntargets)]
         rpass = _render_pass(res, ntargets)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
             renderPass=rpass, attachmentCount=ntargets, pAttachments=[t[1] for t in targets], width=w, height=h,
-            layers=1), None))
+            layers=layers), None))
         pipeline = _graphics_pipeline(res, r, playout, rpass)
         sets = bound.sets
+        xfb = None
+        if r.get("xfb"):                # a capture buffer for transform feedback (buffer 0)
+            if not ctx.xfb:
+                raise RuntimeError(f"the device has no {_XFB_EXTENSION}")
+            xfb = res.host_buffer(bytes(r["xfb"]), vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT)
 
         cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
             commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
@@ -632,19 +661,27 @@ def run_graphics(ctx: Context, r: dict):
                                        len(sets), sets, 0, None)
         if vbufs:
             vk.vkCmdBindVertexBuffers(cmd, 0, len(vbufs), vbufs, [0] * len(vbufs))
+        if xfb is not None:
+            proc = vk.vkGetDeviceProcAddr
+            proc(dev, "vkCmdBindTransformFeedbackBuffersEXT")(cmd, 0, 1, [xfb[0]], [0], [r["xfb"]])
+            proc(dev, "vkCmdBeginTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
+        if xfb is not None:
+            vk.vkGetDeviceProcAddr(dev, "vkCmdEndTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdEndRenderPass(cmd)
         region = vk.VkBufferImageCopy(
             bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
             imageSubresource=vk.VkImageSubresourceLayers(
-                aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=1),
+                aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=layers),
             imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
         for (image, _view), rb in zip(targets, readbacks):
             vk.vkCmdCopyImageToBuffer(cmd, image, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb[0], 1, [region])
         bound.record_readbacks(cmd)
         vk.vkEndCommandBuffer(cmd)
         _submit_and_wait(res, cmd)
-        pixels = [bytes(rb[2][: w * h * 4]) for rb in readbacks]
+        pixels = [bytes(rb[2][: w * h * 4 * layers]) for rb in readbacks]   # layer after layer
+        if xfb is not None:
+            return pixels, bytes(xfb[2][: r["xfb"]])
         if r.get("full"):
             return pixels, bound.results()
         return pixels[0]

@@ -11,7 +11,15 @@ from shaderbuild import ir
 from shaderbuild.options import CompileOptions
 
 from . import check
-from .container import ContainerInfo, assemble_container, build_container, debug_name_part, program_part
+from .container import (
+    MAX_STREAMS,
+    ContainerInfo,
+    GeometryState,
+    assemble_container,
+    build_container,
+    debug_name_part,
+    program_part,
+)
 from .debuginfo import DebugInfo
 from .dxmeta import (
     TESS_DOMAINS,
@@ -19,13 +27,14 @@ from .dxmeta import (
     add_metadata,
     dxil_version,
     feature_info,
+    geometry_state,
     shader_flags,
     validator_version,
 )
 from .lower import lower_module
 from .lowered import LoweredModule
 from .resources import psv_resources
-from .viewid import ViewIdState, compute_view_id_state
+from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
 
 __all__ = ["DxilOutput", "compile_dxil"]
@@ -90,7 +99,9 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
     tess = lm.stage if lm.stage in ("hull", "domain") else None
-    if lm.stage != "compute":
+    if lm.stage == "geometry":
+        lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
+    elif lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, tess=tess, patch=lm.patch_constants,
                                            patch_fn=lm.patch_function)
     add_metadata(lm)
@@ -107,7 +118,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
-        view_id=lm.view_id if isinstance(lm.view_id, ViewIdState) else None,
+        view_id=lm.view_id, geometry=GeometryState(*gs) if (gs := geometry_state(lm.geometry)) else None,
         root_signature=_root_signature_part(module, options),
     )
     if tess is not None:

@@ -3,6 +3,8 @@ dx.typeAnnotations, dx.entryPoints, llvm.ident; and the shader flags."""
 
 from __future__ import annotations
 
+from shaderbuild import ir
+
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
@@ -19,12 +21,15 @@ STAGE_NAMES = {"vertex": "vs", "pixel": "ps", "geometry": "gs", "hull": "hs", "d
                "mesh": "ms", "amplification": "as"}
 KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "dx.resources", "dx.typeAnnotations",
                                   "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags"})
-TAG_SHADER_FLAGS, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 2, 3, 4
+TAG_SHADER_FLAGS, TAG_GS_STATE, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 1, 2, 3, 4
 # DXIL::TessellatorDomain / TessellatorPartitioning / TessellatorOutputPrimitive
 TESS_DOMAINS = {"isoline": 1, "tri": 2, "quad": 3}
 TESS_PARTITIONINGS = {"integer": 1, "pow2": 2, "fractional_odd": 3, "fractional_even": 4}
 TESS_OUTPUT_PRIMITIVES = {"point": 1, "line": 2, "triangle_cw": 3, "triangle_ccw": 4}
 DEFAULT_MAX_TESS_FACTOR = 64.0
+# ir/streams.py's GS rows -> DXIL::InputPrimitive / DXIL::PrimitiveTopology (the strip of each stream kind)
+GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "triangleadj": 7}
+GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "uavs_every_stage": 16,
                     "wave_ops": 19, "int64": 20, "native_low_precision": 23}
@@ -112,6 +117,16 @@ def feature_info(lm: LoweredModule) -> int:
     return sum(FEATURE_BITS.get(f, 0) for f in feats)
 
 
+def geometry_state(geometry: ir.GeometryInfo | None) -> tuple[int, int, int, int] | None:
+    """(input primitive, output topology, active stream mask, max vertex count): the DXIL numbers of a
+    geometry shader's ir.GeometryInfo (None for other stages).  Every declared stream is active; several
+    streams are all point lists (sema's rule), so stream 0 names the topology."""
+    if geometry is None:
+        return None
+    return (GS_INPUT_PRIMITIVE[geometry.input_primitive], GS_OUTPUT_TOPOLOGY[geometry.streams[0]],
+            (1 << len(geometry.streams)) - 1, geometry.max_vertex_count)
+
+
 def view_id_metadata(lm: LoweredModule, valver: tuple[int, int]) -> MDNode | None:
     """`!{[N x i32] [...]}`: the serialized ViewID state, which DXC emits for graphics stages from
     validator 1.1 on (or 0.0), and not at all when every word is zero (DxilModule::EmitDxilMetadata,
@@ -152,6 +167,11 @@ def add_metadata(lm: LoweredModule) -> None:
     if lm.stage == "compute":
         props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
     props += tess_state(lm)
+    gs = geometry_state(lm.geometry)
+    if gs is not None and lm.geometry is not None:          # kDxilGSStateTag: {input primitive, max vertices, stream mask, topology, instances}
+        primitive, topology, mask, max_vertices = gs
+        props += [_i32(TAG_GS_STATE), MDNode([_i32(primitive), _i32(max_vertices), _i32(mask), _i32(topology),
+                                              _i32(lm.geometry.instances)])]
     m.add_named_md("dx.entryPoints", [MDNode([MDValue(lm.entry), MDString(lm.entry.name), sigs, res,
                                               MDNode(props) if props else None])])
 

@@ -344,6 +344,16 @@ for _n in BARRIERS:
     _HANDLERS[_n] = _barrier
 
 
+@intrinsic("EmitVertex", "EndPrimitive")
+def _stream(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """GS Append / RestartStrip (the entry wrapper stored the vertex's outputs first): emitStream /
+    cutStream of the stream."""
+    stream = e.args[0]
+    assert isinstance(stream, ir.Const)         # the entry wrapper's stream index
+    L.ops.call(L.b, "EmitStream" if e.name == "EmitVertex" else "CutStream", None, [ConstInt(T.i8, stream.value)])
+    return []
+
+
 @intrinsic("WaveGetLaneIndex", "WaveGetLaneCount", "WaveIsFirstLane")
 def _wave_query(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, e.name, None, [])]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.nodes import Intrinsic
+from shaderbuild.ir.nodes import Const, Intrinsic
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
@@ -448,6 +448,20 @@ def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
     return None
 
 
+def _stream_op(single: str, multi: str) -> Lowering:
+    """GS EmitVertex / EndPrimitive; with several streams each names its stream (GeometryStreams)."""
+    def lower(fe: ExprEmitter, e: Intrinsic) -> None:
+        entry, stream = fe.ctx.entry, e.args[0]
+        assert isinstance(stream, Const)        # the entry wrapper's stream index
+        if entry is not None and entry.geometry is not None and len(entry.geometry.streams) > 1:
+            fe.b.capability("GeometryStreams")
+            fe.void_op(multi, fe.T.uconst(stream.value))
+        else:
+            fe.void_op(single)
+        return None
+    return lower
+
+
 # ---------------------------------------------------------------- wave ops
 
 def _need_wave(fe: ExprEmitter, e: Intrinsic, cap: str) -> int:
@@ -669,6 +683,8 @@ TABLE.update({
 TABLE.update(RESOURCE_METHODS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
+TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
+              "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every

@@ -36,7 +36,7 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
-EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment",
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment", "geometry": "Geometry",
                     "hull": "TessellationControl", "domain": "TessellationEvaluation"}
 # tessellation execution modes (DXC puts them all on the TessellationControl entry; the
 # evaluation entry repeats the domain, the one thing a domain shader knows)
@@ -45,6 +45,10 @@ TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
 TESS_SPACING = {"integer": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
                 "fractional_odd": "SpacingFractionalOdd"}
 TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", "point": "PointMode"}
+# GS input primitive / output stream topology -> execution mode (DXC's mapping)
+_GS_INPUT_MODES = {"point": "InputPoints", "line": "InputLines", "triangle": "Triangles",
+                   "lineadj": "InputLinesAdjacency", "triangleadj": "InputTrianglesAdjacency"}
+_GS_OUTPUT_MODES = {"point": "OutputPoints", "line": "OutputLineStrip", "triangle": "OutputTriangleStrip"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None}
@@ -199,6 +203,13 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
             if t.output_topology in TESS_ORDER:
                 b.execution_mode(fid, TESS_ORDER[t.output_topology or ""])
             b.execution_mode(fid, "OutputVertices", t.output_control_points or 0)
+    elif entry.stage == "geometry" and entry.geometry is not None:
+        gs = entry.geometry
+        b.capability("Geometry")
+        b.execution_mode(fid, _GS_INPUT_MODES[gs.input_primitive])
+        b.execution_mode(fid, "Invocations", gs.instances)
+        b.execution_mode(fid, _GS_OUTPUT_MODES[gs.streams[0]])
+        b.execution_mode(fid, "OutputVertices", gs.max_vertex_count)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
         if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
@@ -238,6 +249,10 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     io = g.io
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
+    if io.builtin in ("ClipDistance", "CullDistance") and stage == "geometry" and \
+            not isinstance(g.type.elem if io.vertices and isinstance(g.type, Array) else g.type, Array):
+        raise error(f"{io.semantic} in a geometry shader must be declared as a float array here "
+                    f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
     if io.builtin:
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
         cap = _BUILTIN_CAPS.get(io.builtin)
@@ -249,6 +264,9 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
     if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
         b.decorate(vid, "Patch")
+    if io.stream:
+        b.decorate(vid, "Stream", io.stream)
+        b.capability("GeometryStreams")
     interp = _INTERPOLATION.get(io.interpolation or "linear")
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)

@@ -54,6 +54,17 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_TessFactor", "domain", "in"): "TessLevelOuter",
     ("SV_InsideTessFactor", "hull", "out"): "TessLevelInner",
     ("SV_InsideTessFactor", "domain", "in"): "TessLevelInner",
+    ("SV_Position", "geometry", "in"): "Position",
+    ("SV_Position", "geometry", "out"): "Position",
+    ("SV_ClipDistance", "geometry", "in"): "ClipDistance",
+    ("SV_ClipDistance", "geometry", "out"): "ClipDistance",
+    ("SV_CullDistance", "geometry", "in"): "CullDistance",
+    ("SV_CullDistance", "geometry", "out"): "CullDistance",
+    ("SV_PrimitiveID", "geometry", "in"): "PrimitiveId",
+    ("SV_PrimitiveID", "geometry", "out"): "PrimitiveId",
+    ("SV_GSInstanceID", "geometry", "in"): "InvocationId",
+    ("SV_RenderTargetArrayIndex", "geometry", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "geometry", "out"): "ViewportIndex",
 }
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
@@ -161,9 +172,13 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
         return
-    for s in module.entry.function.body:
-        if isinstance(s, ir.Store) and _is_io(s.place, "Position"):
-            s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
+    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores there)
+    bodies = [f.body for f in module.functions] if module.entry.stage == "geometry" else [module.entry.function.body]
+    for body in bodies:
+        for s in ir.walk_stmts(body):
+            if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
+                    and s.place.var.storage is ir.Storage.OUTPUT:
+                s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
 
 
 def dx_position_w(module: ir.Module, options: CompileOptions) -> None:

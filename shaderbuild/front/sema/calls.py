@@ -7,8 +7,9 @@ from typing import cast
 
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
-from ...ir.intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
+from ...ir.intrinsics import INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
 from ...ir.resource_kinds import KINDS
+from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
@@ -564,6 +565,11 @@ class CallLowering(SemaBase):
             self.emit(ir.Store(ir.VarRef(tmp), v))
             base = ir.VarRef(tmp)
         t = base.type
+        if callee.name in STREAM_METHODS and not (isinstance(t, ir.Resource) and (
+                t.kind in STREAM_KINDS or (callee.name == "Append" and t.kind == "AppendStructuredBuffer"))):
+            raise error(f"'{callee.name}' requires a geometry-shader stream (PointStream, LineStream or "
+                        f"TriangleStream){' or an AppendStructuredBuffer' if callee.name == 'Append' else ''}, "
+                        f"not '{t}'", callee.loc)
         if isinstance(t, ir.Struct):
             methods = self.methods.get(t.name, {}).get(callee.name)
             if not methods:
