@@ -78,6 +78,8 @@ class IOInfo(DataRecord):
     location: int | None = None
     interpolation: str | None = None
     row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
+    parts: tuple | None = None   # a built-in array several semantics share (SPIR-V ClipDistance):
+                                 # ((semantic index, array offset, HLSL type), ...)
 
 
 class Variable(Record):

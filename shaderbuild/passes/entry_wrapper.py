@@ -50,15 +50,23 @@ class _Builder:
         name = f"{prefix}.{semantic}"
         if vk_builtin is not None:      # [[vk::builtin("PointSize")]]
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
+        if sv is None and base.upper().startswith("SV_"):
+            raise error(f"unknown system value semantic '{semantic}'", loc)
         if sv is not None and sv.name != "SV_Target":
             if (self.stage, direction) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
+            profile = self.options.parsed_profile
+            if profile is not None and (profile.major, profile.minor) < sv.min_sm:
+                raise error(f"semantic '{sv.name}' needs shader model {sv.min_sm[0]}.{sv.min_sm[1]} or later "
+                            f"(profile is {self.options.profile})", loc)
             var_type = sv.type
-            if sv.name == "SV_Position" and not _is_float_vec(t, 4) and not isinstance(t, (ir.Vector, ir.Scalar)):
-                raise error(f"semantic 'SV_Position' requires a float4, not '{t}'", loc)
-            if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
+            if sv.shape == "declared":
+                if _float_components(t) is None:
+                    raise error(f"semantic '{sv.name}' requires a float, float2, float3 or float4, not '{t}'", loc)
                 var_type = t
+            elif not isinstance(t, (ir.Vector, ir.Scalar)):
+                raise error(f"semantic '{sv.name}' requires a scalar or vector, not '{t}'", loc)
             io = ir.IOInfo(sv.name, index, interpolation=interpolation)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
@@ -148,8 +156,14 @@ def _semantic_rows(t: ir.Type, row_major: bool) -> int:
 
 
 
-def _is_float_vec(t: ir.Type, n: int) -> bool:
-    return isinstance(t, ir.Vector) and t.elem.is_float and t.size == n
+def _float_components(t: ir.Type) -> int | None:
+    """Components of a clip/cull distance value (float, float1-4); None for other types (arrays
+    too: a DXIL signature element of the ClipCull kind is one register row)."""
+    if t == ir.FLOAT:
+        return 1
+    if isinstance(t, ir.Vector) and t.elem == ir.FLOAT:
+        return t.size
+    return None
 
 
 def _location_count(t: ir.Type) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shaderbuild import ir
+from shaderbuild.diagnostics import error
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 
@@ -39,7 +40,28 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_CullDistance", "pixel", "in"): "CullDistance",
     ("SV_RenderTargetArrayIndex", "pixel", "in"): "Layer",
     ("SV_ViewportArrayIndex", "pixel", "in"): "ViewportIndex",
+    ("SV_RenderTargetArrayIndex", "vertex", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "vertex", "out"): "ViewportIndex",
+    ("SV_DepthGreaterEqual", "pixel", "out"): "FragDepth",
+    ("SV_DepthLessEqual", "pixel", "out"): "FragDepth",
+    ("SV_StencilRef", "pixel", "out"): "FragStencilRefEXT",
+    ("SV_InnerCoverage", "pixel", "in"): "FullyCoveredEXT",
+    ("SV_ViewID", "vertex", "in"): "ViewIndex",
+    ("SV_ViewID", "pixel", "in"): "ViewIndex",
+    ("SV_Barycentrics", "pixel", "in"): "BaryCoordKHR",
+    ("SV_ShadingRate", "vertex", "out"): "PrimitiveShadingRateKHR",
+    ("SV_ShadingRate", "pixel", "in"): "ShadingRateKHR",
 }
+# a built-in's variant for an interpolation mode (DXC: noperspective SV_Barycentrics)
+_BUILTIN_VARIANTS = {("BaryCoordKHR", "noperspective"): "BaryCoordNoPerspKHR"}
+# Vulkan's own type of a built-in, where it differs from the HLSL system value's (the raise pass
+# converts at the boundary): SampleMask is an array, FullyCoveredEXT a bool
+_ARRAY_BUILTINS = frozenset({"SampleMask"})
+_BOOL_BUILTINS = frozenset({"FullyCoveredEXT"})
+# built-ins several semantics share: one float array, each semantic at an offset (DXC's layout,
+# by semantic index); D3D allows 8 clip + cull components in all
+_COMBINED = ("ClipDistance", "CullDistance")
+_MAX_CLIP_CULL = 8
 
 # SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the
 # SPIR-V spec: (number, name, 'in' | 'out' | 'inout')
@@ -69,7 +91,121 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
             if io is not None and io.builtin is None and io.location is None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
-                    io.builtin = builtin
+                    io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation), builtin)
+
+
+def io_types(module: ir.Module, options: CompileOptions) -> None:
+    """Give stage variables the types Vulkan requires, converting at the entry wrapper's loads and
+    stores: no OpTypeBool in the interface (a bool value travels as uint), SampleMask is uint[1],
+    FullyCoveredEXT a bool, and every ClipDistance (CullDistance) semantic of a direction becomes
+    part of one float array."""
+    ep = module.entry
+    if ep is None or ep.function is None:
+        return
+    for variables in (ep.inputs, ep.outputs):
+        for v in variables:
+            io = v.io
+            if io is None:
+                continue
+            if io.builtin is None and ir.scalar_of(v.type) == ir.BOOL:
+                n = v.type.size if isinstance(v.type, ir.Vector) else 1
+                _retype(ep.function, v, ir.vec(ir.UINT, n), lambda x, t: ir.Convert(x, t))
+            elif io.builtin in _ARRAY_BUILTINS and not isinstance(v.type, ir.Array):
+                _rehome(ep.function, v, ir.Array(v.type, 1),
+                        lambda place, t: [(ir.IndexRef(place, ir.Const(ir.INT, 0), t), None)])
+            elif io.builtin in _BOOL_BUILTINS and v.type != ir.BOOL:
+                _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
+        for builtin in _COMBINED:
+            _combine(ep.function, variables, builtin)
+
+
+def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> None:
+    parts = sorted((v for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None),
+                   key=lambda v: v.io.index)
+    if not parts:
+        return
+    layout, offset = [], 0
+    for v in parts:
+        n = _components(v.type)
+        layout.append((v.io.index, offset, str(v.type)))
+        offset += n
+    if offset > _MAX_CLIP_CULL:
+        raise error(f"{parts[0].io.semantic} uses {offset} components; at most {_MAX_CLIP_CULL} clip and cull "
+                    f"distance components are allowed", parts[-1].loc)
+    first = parts[0]
+    arr = ir.Array(ir.FLOAT, offset)
+    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first.io.semantic}", arr, first.storage, first.loc,
+                      io=ir.IOInfo(first.io.semantic, first.io.index, builtin=builtin, parts=tuple(layout)))
+    variables[variables.index(first)] = new
+    for v, (_, off, _t) in zip(parts, layout):
+        if v is not first:
+            variables.remove(v)
+        n = _components(v.type)
+
+        def places(place, t, off=off, n=n, old=v.type):
+            return [(ir.IndexRef(ir.VarRef(new), ir.Const(ir.INT, off + i), ir.FLOAT),
+                     None if n == 1 and not isinstance(old, (ir.Array, ir.Vector)) else i) for i in range(n)]
+        _rehome(fn, v, v.type, places, keep=False)
+
+
+def _components(t: ir.Type) -> int:
+    if isinstance(t, ir.Array):
+        return t.size or 1
+    return t.size if isinstance(t, ir.Vector) else 1
+
+
+def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
+    """`var` gets type `new`; what the wrapper stores is converted to it, what it loads back."""
+    old = var.type
+    var.type = new
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var:
+            return convert(ir.Load(e.place, new), old)
+        return e
+
+    for i, s in enumerate(fn.body):
+        if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
+            fn.body[i] = ir.Store(s.place, convert(_rewrite(s.value, change), new), s.loc)
+        else:
+            _rewrite_stmt(s, change)
+
+
+def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places, keep: bool = True) -> None:
+    """Move `var`'s value into other places: places(VarRef(var), element type) lists (place,
+    component or None for the whole value); loads of `var` become a Construct of the places'
+    loads, stores one store per place."""
+    old = var.type
+    if keep:
+        var.type = new
+    elem = ir.scalar_of(old) if isinstance(old, (ir.Vector, ir.Array)) else old
+    if isinstance(old, ir.Array):
+        elem = old.elem
+    targets = places(ir.VarRef(var), elem)
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var:
+            loads = [ir.Load(p, elem) for p, _ in targets]
+            return loads[0] if targets[0][1] is None else ir.Construct(old, loads)
+        return e
+
+    body: list[ir.Stmt] = []
+    for s in fn.body:
+        if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
+            value = _rewrite(s.value, change)
+            for p, comp in targets:
+                body.append(ir.Store(p, value if comp is None else ir.Extract(value, comp, elem), s.loc))
+        else:
+            _rewrite_stmt(s, change)
+            body.append(s)
+    fn.body[:] = body
+
+
+def _rewrite_stmt(s: ir.Stmt, change: Callable[[ir.Expr], ir.Expr]) -> None:
+    for f in type(s)._fields:
+        v = getattr(s, f)
+        if isinstance(v, ir.Expr):
+            setattr(s, f, _rewrite(v, change))
 
 
 def invert_y(module: ir.Module, options: CompileOptions) -> None:
@@ -103,7 +239,7 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (system_values, invert_y, dx_position_w, bindings)
+RAISE_PASSES = (system_values, io_types, invert_y, dx_position_w, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:
