@@ -20,7 +20,9 @@ class SystemValue(ValueRecord):
     uses: frozenset                # (stage, 'in'|'out') pairs where HLSL allows it
     min_sm: tuple[int, int] = (6, 0)   # first shader model that has it
     shape: str = "natural"         # 'natural': converted to/from the declared type; 'declared': the
-                                   # declared type is kept (float1-4 / float[n] clip and cull distances)
+                                   # declared type is kept (float1-4 clip and cull distances)
+    plain: frozenset = frozenset()  # (stage, direction) pairs where D3D takes it as an ordinary value
+                                    # (a vertex buffer attribute, an interpolated value): a Location
 
 
 def _uses(*pairs: str) -> frozenset:
@@ -44,9 +46,9 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_GroupID", _U3, _CS_IN),
     SystemValue("SV_GroupThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupIndex", ir.UINT, _CS_IN),
-    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN),
+    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN, plain=_VS_IN),
     SystemValue("SV_VertexID", ir.UINT, _VS_IN),
-    SystemValue("SV_InstanceID", ir.UINT, _VS_IN),
+    SystemValue("SV_InstanceID", ir.UINT, _VS_IN, plain=_uses("vertex:out", "pixel:in")),
     SystemValue("SV_IsFrontFace", ir.BOOL, _PS_IN),
     SystemValue("SV_Depth", ir.FLOAT, _PS_OUT),
     SystemValue("SV_DepthGreaterEqual", ir.FLOAT, _PS_OUT),
@@ -56,10 +58,10 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_InnerCoverage", ir.UINT, _PS_IN),
     SystemValue("SV_SampleIndex", ir.UINT, _PS_IN),
     SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN),
-    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN, shape="declared"),
-    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN, shape="declared"),
-    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _VS_OUT_PS_IN),
-    SystemValue("SV_ViewportArrayIndex", ir.UINT, _VS_OUT_PS_IN),
+    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN, shape="declared", plain=_VS_IN),
+    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN, shape="declared", plain=_VS_IN),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _VS_OUT_PS_IN, plain=_VS_IN),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, _VS_OUT_PS_IN, plain=_VS_IN),
     SystemValue("SV_ViewID", ir.UINT, _uses("vertex:in", "pixel:in"), (6, 1)),
     SystemValue("SV_Barycentrics", _F3, _PS_IN, (6, 1)),
     SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN, (6, 4)),

@@ -18,6 +18,8 @@ from ..diagnostics import SourceLoc, error
 from ..front.semantics import lookup, split_semantic
 from ..options import CompileOptions
 
+MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
+
 
 class _Builder:
     def __init__(self, module: ir.Module, options: CompileOptions) -> None:
@@ -30,6 +32,7 @@ class _Builder:
         self.next_location = {"in": 0, "out": 0}
         self.seen_semantics: dict[tuple[str, str], SourceLoc | None] = {}
         self.explicit: dict[str, bool] = {}
+        self.clip_cull = {"in": 0, "out": 0}
 
     def local(self, name: str, t: ir.Type) -> ir.Variable:
         v = ir.Variable(name, t, ir.Storage.FUNCTION)
@@ -52,6 +55,8 @@ class _Builder:
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
         if sv is None and base.upper().startswith("SV_"):
             raise error(f"unknown system value semantic '{semantic}'", loc)
+        if sv is not None and (self.stage, direction) in sv.plain:
+            base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
             if (self.stage, direction) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
@@ -62,8 +67,15 @@ class _Builder:
                             f"(profile is {self.options.profile})", loc)
             var_type = sv.type
             if sv.shape == "declared":
-                if _float_components(t) is None:
-                    raise error(f"semantic '{sv.name}' requires a float, float2, float3 or float4, not '{t}'", loc)
+                n = _float_components(t)
+                if n is None:
+                    raise error(f"semantic '{sv.name}' requires a float, float2, float3, float4 or float[n], "
+                                f"not '{t}'", loc)
+                self.clip_cull[direction] += n
+                if self.clip_cull[direction] > MAX_CLIP_CULL:
+                    raise error(f"'{semantic}' exceeds the limit of {MAX_CLIP_CULL} clip and cull distance "
+                                f"components: at most {MAX_CLIP_CULL} clip and cull distance components are "
+                                f"allowed per stage input or output", loc)
                 var_type = t
             elif not isinstance(t, (ir.Vector, ir.Scalar)):
                 raise error(f"semantic '{sv.name}' requires a scalar or vector, not '{t}'", loc)
@@ -157,8 +169,9 @@ def _semantic_rows(t: ir.Type, row_major: bool) -> int:
 
 
 def _float_components(t: ir.Type) -> int | None:
-    """Components of a clip/cull distance value (float, float1-4); None for other types (arrays
-    too: a DXIL signature element of the ClipCull kind is one register row)."""
+    """Components of a clip/cull distance value (float, float1-4, float[n]); None for other types."""
+    if isinstance(t, ir.Array) and t.size and t.elem == ir.FLOAT:
+        return t.size
     if t == ir.FLOAT:
         return 1
     if isinstance(t, ir.Vector) and t.elem == ir.FLOAT:

@@ -57,7 +57,12 @@ class DxilOutput:
 def _element(e) -> dict:
     """A signature element's packed place: start register and column (-1 when it has none)."""
     return {"semantic": e.name, "index": e.index, "register": e.start_row, "column": e.start_col,
-            "rows": e.rows, "cols": e.cols}
+            "rows": e.rows, "cols": e.cols, "interpolation": _INTERP_NAMES.get(e.interp)}
+
+
+# DXIL::InterpolationMode -> HLSL modifiers (0: undefined, a VS input or PS output)
+_INTERP_NAMES = {1: "nointerpolation", 2: "linear", 3: "centroid", 4: "noperspective",
+                 5: "noperspective centroid", 6: "sample", 7: "noperspective sample"}
 
 
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:

@@ -29,7 +29,8 @@ __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "SigElement", "build_signatur
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
                     "SV_GroupThreadID": "ThreadIdInGroup", "SV_GroupIndex": "FlattenedThreadIdInGroup"}
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
-INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage"}
+INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", "SV_InnerCoverage": "InnerCoverage",
+                    "SV_ViewID": "ViewID"}
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
 # sigpack.SIG_POINTS entry: VSIn, VSOut, PSIn, PSOut; None = not allowed there).  "" is every non-SV
@@ -54,6 +55,10 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "SV_DepthLessEqual": (18, 68, (None, None, None, _NP)),
     "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP)),
     "SV_StencilRef": (20, 69, (None, None, None, _NP)),
+    "SV_InnerCoverage": (15, 70, (None, None, _NIS, None)),
+    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None)),
+    "SV_Barycentrics": (28, 23, (None, None, _NP, None)),
+    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None)),
 }
 # component type: (DXIL::ComponentType for metadata, DxilProgramSigCompType for the part)
 _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), ("float", 32): (9, 3),
@@ -180,6 +185,8 @@ def _element_facts(v: ir.Variable, stage: str, is_output: bool, point: str, nati
                     v.loc)
     if how == sigpack.NOT_IN_SIG:
         return None
+    if how == sigpack.ARB:      # a system value taken as an ordinary value here (DXC Semantic::GetByName)
+        kind, sysval = 0, 0
     width = 32 if s.kind == "bool" else s.width
     ct, sct = _COMP_TYPES[(s.kind, width)]
     data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32

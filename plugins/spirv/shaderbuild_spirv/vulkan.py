@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import error
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 
@@ -59,9 +58,8 @@ _BUILTIN_VARIANTS = {("BaryCoordKHR", "noperspective"): "BaryCoordNoPerspKHR"}
 _ARRAY_BUILTINS = frozenset({"SampleMask"})
 _BOOL_BUILTINS = frozenset({"FullyCoveredEXT"})
 # built-ins several semantics share: one float array, each semantic at an offset (DXC's layout,
-# by semantic index); D3D allows 8 clip + cull components in all
+# by semantic index)
 _COMBINED = ("ClipDistance", "CullDistance")
-_MAX_CLIP_CULL = 8
 
 # SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the
 # SPIR-V spec: (number, name, 'in' | 'out' | 'inout')
@@ -129,9 +127,6 @@ def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> Non
         n = _components(v.type)
         layout.append((v.io.index, offset, str(v.type)))
         offset += n
-    if offset > _MAX_CLIP_CULL:
-        raise error(f"{parts[0].io.semantic} uses {offset} components; at most {_MAX_CLIP_CULL} clip and cull "
-                    f"distance components are allowed", parts[-1].loc)
     first = parts[0]
     arr = ir.Array(ir.FLOAT, offset)
     new = ir.Variable(f"{first.name.split('.')[0]}.var.{first.io.semantic}", arr, first.storage, first.loc,
@@ -161,12 +156,12 @@ def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
 
     def change(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var:
-            return convert(ir.Load(e.place, new), old)
+            return convert(ir.Load(ir.VarRef(var), new), old)
         return e
 
     for i, s in enumerate(fn.body):
         if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
-            fn.body[i] = ir.Store(s.place, convert(_rewrite(s.value, change), new), s.loc)
+            fn.body[i] = ir.Store(ir.VarRef(var), convert(_rewrite(s.value, change), new), s.loc)
         else:
             _rewrite_stmt(s, change)
 

@@ -1,0 +1,218 @@
+"""Issue 17: every system value in every stage and direction, to both targets.
+
+Where D3D allows a system value (the table below, written from D3D's documentation and
+DXIL.rst's semantic interpretation table, not from the compiler's own table) the shader
+compiles for SPIR-V under vulkan1.1 and vulkan1.3, and spirv-val accepts each in its own
+environment; it compiles for DXIL and passes the DXIL checks (LLVM readers, dxil-spirv, spirv-val
+of dxil-spirv's output).  Where D3D forbids it the compile fails with a located error.
+
+Stages are rows of STAGES (a shader template per stage and direction): the geometry, hull and
+domain stages add theirs, and their system values add their (stage, direction) pairs to D3D.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import res_util as R
+from harness import dxil_tools, tools
+
+from shaderbuild.front.semantics import SYSTEM_VALUES
+
+# (stage, direction) -> shader template: {T} the declared type, {S} the semantic, {USE} an
+# expression of the value as a float, {ONE} a value of type {T}
+STAGES: dict[tuple[str, str], tuple[str, str]] = {
+    ("vertex", "in"): ("vs", "float4 main({T} v : {S}) : SV_Position {{ return float4({USE}, 0, 0, 1); }}"),
+    ("vertex", "out"): ("vs", "float4 main(out {T} v : {S}) : SV_Position {{ v = {ONE}; return float4(0, 0, 0, 1); }}"),
+    ("pixel", "in"): ("ps", "float4 main({T} v : {S}) : SV_Target {{ return float4({USE}, 0, 0, 1); }}"),
+    ("pixel", "out"): ("ps", "float4 main(out {T} v : {S}) : SV_Target {{ v = {ONE}; return float4(1, 0, 0, 1); }}"),
+    ("compute", "in"): ("cs", "RWStructuredBuffer<float> o;\n[numthreads(1, 1, 1)]\n"
+                              "void main({T} v : {S}) {{ o[0] = {USE}; }}"),
+}
+
+_VS_OUT_PS_IN = {("vertex", "out"), ("pixel", "in")}
+# system value -> (declared type, first shader model, (stage, direction) pairs D3D allows it in;
+# a value D3D takes as an ordinary attribute there counts as allowed)
+D3D: dict[str, tuple[str, int, set[tuple[str, str]]]] = {
+    "SV_DispatchThreadID": ("uint3", 0, {("compute", "in")}),
+    "SV_GroupID": ("uint3", 0, {("compute", "in")}),
+    "SV_GroupThreadID": ("uint3", 0, {("compute", "in")}),
+    "SV_GroupIndex": ("uint", 0, {("compute", "in")}),
+    "SV_Position": ("float4", 0, {("vertex", "in"), ("vertex", "out"), ("pixel", "in")}),
+    "SV_VertexID": ("uint", 0, {("vertex", "in")}),
+    "SV_InstanceID": ("uint", 0, {("vertex", "in"), ("vertex", "out"), ("pixel", "in")}),
+    "SV_IsFrontFace": ("bool", 0, {("pixel", "in")}),
+    "SV_Depth": ("float", 0, {("pixel", "out")}),
+    "SV_DepthGreaterEqual": ("float", 0, {("pixel", "out")}),
+    "SV_DepthLessEqual": ("float", 0, {("pixel", "out")}),
+    "SV_StencilRef": ("uint", 0, {("pixel", "out")}),
+    "SV_Coverage": ("uint", 0, {("pixel", "in"), ("pixel", "out")}),
+    "SV_InnerCoverage": ("uint", 0, {("pixel", "in")}),
+    "SV_SampleIndex": ("uint", 0, {("pixel", "in")}),
+    "SV_PrimitiveID": ("uint", 0, {("pixel", "in")}),
+    "SV_ClipDistance": ("float", 0, {("vertex", "in"), ("vertex", "out"), ("pixel", "in")}),
+    "SV_CullDistance": ("float", 0, {("vertex", "in"), ("vertex", "out"), ("pixel", "in")}),
+    "SV_RenderTargetArrayIndex": ("uint", 0, {("vertex", "in"), ("vertex", "out"), ("pixel", "in")}),
+    "SV_ViewportArrayIndex": ("uint", 0, {("vertex", "in"), ("vertex", "out"), ("pixel", "in")}),
+    "SV_ViewID": ("uint", 1, {("vertex", "in"), ("pixel", "in")}),
+    "SV_Barycentrics": ("float3", 1, {("pixel", "in")}),
+    "SV_ShadingRate": ("uint", 4, _VS_OUT_PS_IN),
+    "SV_Target": ("float4", 0, {("pixel", "out")}),
+}
+# the templates cannot hold these (the template itself declares SV_Position / SV_Target)
+_TEMPLATE_CLASH = {("SV_Position", "vertex", "out"), ("SV_Target", "pixel", "out")}
+
+
+def _use(t: str) -> str:
+    if t == "bool":
+        return "(v ? 1.0 : 0.0)"
+    return f"(float)v{'.x' if t[-1].isdigit() else ''}"
+
+
+def _source(sv: str, stage: str, direction: str, t: str | None = None) -> tuple[str, str]:
+    t = t or D3D[sv][0]
+    prefix, template = STAGES[(stage, direction)]
+    one = "true" if t == "bool" else f"({t})1"
+    return prefix, template.format(T=t, S=sv, USE=_use(t), ONE=one)
+
+
+def _profile(prefix: str, sm: int) -> str:
+    return f"{prefix}_6_{sm}"
+
+
+def _matrix(allowed: bool) -> list:
+    out = []
+    for sv, (_t, _sm, uses) in D3D.items():
+        for stage, direction in STAGES:
+            if (sv, stage, direction) in _TEMPLATE_CLASH or ((stage, direction) in uses) != allowed:
+                continue
+            out.append(pytest.param(sv, stage, direction, id=f"{sv}-{stage}-{direction}"))
+    return out
+
+
+def test_table_covers_every_system_value():
+    """Every system value the compiler knows is a row of D3D (so each one is in the matrix)."""
+    assert {sv.name for sv in SYSTEM_VALUES.values()} <= set(D3D)
+
+
+def _check_spirv(src: str, profile: str) -> None:
+    for env in ("vulkan1.1", "vulkan1.3"):
+        res = R.compile_hlsl(src, "main", profile, "spirv", env=env)
+        assert res.ok, f"SPIR-V {env}:\n{R.diagnostics_text(res)}\n{src}"
+        tools.spirv_val(res.binary, env)
+
+
+def _check_dxil(src: str, profile: str) -> dxil_tools.DxilCheck:
+    res = R.compile_hlsl(src, "main", profile, "dxil")
+    assert res.ok, f"DXIL:\n{R.diagnostics_text(res)}\n{src}"
+    return dxil_tools.check_dxil(res.binary)
+
+
+@pytest.mark.parametrize(("sv", "stage", "direction"), _matrix(allowed=True))
+def test_allowed_system_value_gives_valid_output(sv, stage, direction):
+    prefix, src = _source(sv, stage, direction)
+    profile = _profile(prefix, D3D[sv][1])
+    _check_spirv(src, profile)
+    checked = _check_dxil(src, profile)
+    assert checked.spirv is not None, "dxil-spirv did not convert the DXIL (a listed limit)"
+
+
+@pytest.mark.parametrize(("sv", "stage", "direction"), _matrix(allowed=False))
+def test_forbidden_system_value_is_a_located_error(sv, stage, direction):
+    prefix, src = _source(sv, stage, direction)
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, "main", _profile(prefix, 4), target)
+        errs = R.errors(res)
+        assert not res.ok and errs, f"{target}: compiled\n{src}"
+        # located at the parameter's name (computed from the source text)
+        line = next(i for i, text in enumerate(src.splitlines(), 1) if " v : " in text)
+        col = src.splitlines()[line - 1].index(" v : ") + 2
+        assert errs[0].startswith(f"{line}:{col}: invalid semantic '{sv}' for {stage} shader "
+                                  f"{'input' if direction == 'in' else 'output'}"), errs
+
+
+@pytest.mark.parametrize("sv", [sv for sv, row in D3D.items() if row[1] > 0])
+def test_system_value_needs_its_shader_model(sv):
+    stage, direction = sorted(D3D[sv][2])[0]
+    prefix, src = _source(sv, stage, direction)
+    res = R.compile_hlsl(src, "main", _profile(prefix, D3D[sv][1] - 1), "spirv")
+    assert [e for e in R.errors(res) if "needs shader model 6." in e and e.startswith("1:")], R.errors(res)
+
+
+def test_unknown_system_value_is_a_located_error():
+    res = R.compile_hlsl("float4 main(uint v : SV_Bogus) : SV_Target { return v; }", "main", "ps_6_0")
+    assert R.errors(res) == ["1:18: unknown system value semantic 'SV_Bogus'"]
+
+
+# ---------------------------------------------------------------- shapes and interstage values
+
+VARIANTS = [
+    # (id, profile, source): each must give valid output for both targets
+    ("clip-float2-out", "vs_6_0",
+     "float4 main(out float2 c : SV_ClipDistance) : SV_Position { c = float2(1, -1); return 1; }"),
+    ("clip-array-out", "vs_6_0",
+     "float4 main(out float c[2] : SV_ClipDistance1, out float d : SV_ClipDistance0) : SV_Position"
+     " { c[0] = 1; c[1] = -1; d = 2; return 1; }"),
+    ("clip-two-semantics-out", "vs_6_0",
+     "float4 main(out float c : SV_ClipDistance0, out float3 d : SV_ClipDistance1, out float e : SV_CullDistance)"
+     " : SV_Position { c = 1; d = 2; e = 3; return 1; }"),
+    ("clip-cull-struct-in", "ps_6_0",
+     "struct I { float4 p : SV_Position; float2 c : SV_ClipDistance0; float d : SV_ClipDistance1;"
+     " float4 e : SV_CullDistance; }; float4 main(I i) : SV_Target { return i.c.y + i.d + i.e.w; }"),
+    ("bool-out", "vs_6_0",
+     "struct O { float4 p : SV_Position; bool b : B; bool3 c : C; }; O main() { O o; o.p = 1; o.b = true;"
+     " o.c = bool3(true, false, true); return o; }"),
+    ("bool-in", "ps_6_0",
+     "float4 main(nointerpolation bool b : B, nointerpolation bool3 c : C) : SV_Target"
+     " { return b && c.z ? 1 : 0; }"),
+    ("int-in-no-nointerpolation", "ps_6_0",
+     "struct I { int a : A; uint2 b : B; int4 c[2] : C; }; float4 main(I i) : SV_Target"
+     " { return i.a + i.b.y + i.c[1].w; }"),
+    ("coverage-inout", "ps_6_0",
+     "float4 main(uint c : SV_Coverage, out uint o : SV_Coverage) : SV_Target { o = c & 1; return 1; }"),
+    ("sample-index-and-primitive", "ps_6_0",
+     "float4 main(uint s : SV_SampleIndex, uint p : SV_PrimitiveID) : SV_Target { return s + p; }"),
+    ("depth-and-stencil", "ps_6_0",
+     "float4 main(out float d : SV_DepthLessEqual, out uint s : SV_StencilRef) : SV_Target"
+     " { d = 0.25; s = 7; return 1; }"),
+    ("barycentrics-noperspective", "ps_6_1",
+     "float4 main(noperspective float3 b : SV_Barycentrics) : SV_Target { return b.xyzz; }"),
+    ("layer-viewport-out", "vs_6_0",
+     "struct O { float4 p : SV_Position; uint l : SV_RenderTargetArrayIndex; uint v : SV_ViewportArrayIndex; };"
+     " O main(uint id : SV_VertexID) { O o; o.p = 1; o.l = id; o.v = 0; return o; }"),
+    ("front-face-as-uint", "ps_6_0",
+     "float4 main(uint f : SV_IsFrontFace) : SV_Target { return f; }"),
+]
+
+
+@pytest.mark.parametrize(("profile", "src"), [pytest.param(p, s, id=i) for i, p, s in VARIANTS])
+def test_variant_gives_valid_output(profile, src):
+    _check_spirv(src, profile)
+    assert _check_dxil(src, profile).spirv is not None
+
+
+def test_clip_distances_combine_into_one_array():
+    """SV_ClipDistance0 (float) and SV_ClipDistance1 (float3) are one float[4] ClipDistance (DXC's layout)."""
+    src = next(s for i, _, s in VARIANTS if i == "clip-two-semantics-out")
+    res = R.compile_hlsl(src, "main", "vs_6_0", "spirv")
+    dis = tools.spirv_dis(res.binary)
+    assert len(re.findall(r"OpDecorate %\S+ BuiltIn ClipDistance", dis)) == 1, dis
+    assert re.search(r"%_arr_float_uint_4 = OpTypeArray", dis), dis
+    clip = [o for o in res.manifest["entry"]["outputs"] if o["semantic"] == "SV_ClipDistance"]
+    assert [(o["index"], o["builtin"], o["array_offset"], o["type"]) for o in clip] == [
+        (0, "ClipDistance", 0, "float"), (1, "ClipDistance", 1, "float3")]
+
+
+@pytest.mark.parametrize(("src", "message"), [
+    ("float4 main(out float4 c : SV_ClipDistance0, out float4 d : SV_ClipDistance1, out float e : SV_CullDistance)"
+     " : SV_Position { c = 1; d = 1; e = 1; return 1; }", "at most 8 clip and cull distance components"),
+    ("float4 main(out uint2 c : SV_ClipDistance) : SV_Position { c = 1; return 1; }",
+     "requires a float, float2, float3, float4 or float[n]"),
+    ("float4 main(out float2 c[2] : SV_ClipDistance) : SV_Position { c[0] = 1; c[1] = 1; return 1; }",
+     "requires a float, float2, float3, float4 or float[n]"),
+])
+def test_clip_distance_errors_are_located(src, message):
+    res = R.compile_hlsl(src, "main", "vs_6_0", "spirv")
+    errs = R.errors(res)
+    assert errs and errs[0].startswith("1:") and message in errs[0], errs
