@@ -216,3 +216,88 @@ def test_clip_distance_errors_are_located(src, message):
     res = R.compile_hlsl(src, "main", "vs_6_0", "spirv")
     errs = R.errors(res)
     assert errs and errs[0].startswith("1:") and message in errs[0], errs
+
+
+# ---------------------------------------------------------------- executed on lavapipe (and from DXIL)
+# R.draw builds both shaders (spirv-val), draws on lavapipe, then draws the DXIL twins through
+# dxil-spirv and requires the same pixels.  Pixels are row-major from the top (Vulkan: NDC y = +1 is
+# the bottom row).  Not executed (the harness has no depth attachment, no multisampling and no
+# layered target): SV_Depth*, SV_StencilRef, SV_SampleIndex, SV_RenderTargetArrayIndex,
+# SV_ViewportArrayIndex, SV_ViewID, SV_Barycentrics, SV_ShadingRate, SV_InnerCoverage (compiled and
+# validated above).
+
+W = H = 8
+RED, CLEAR = (255, 0, 0, 255), (0, 0, 0, 0)
+
+
+def _ndc(i: int, n: int) -> float:
+    return (i + 0.5) / n * 2 - 1
+
+
+VS_CLIP = """
+struct O { float4 pos : SV_Position; float c0 : SV_ClipDistance0; float2 c1 : SV_ClipDistance1; };
+O main(uint id : SV_VertexID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.c0 = o.pos.x;                  // clips x < 0
+    o.c1 = float2(1.0, o.pos.y);     // .y clips y < 0
+    return o;
+}
+"""
+PS_RED = "float4 main() : SV_Target { return float4(1, 0, 0, 1); }"
+
+
+def test_clip_distances_clip_the_triangle():
+    """Two SV_ClipDistance semantics (one float array in SPIR-V, two elements in DXIL) both clip."""
+    px = R.draw(VS_CLIP, PS_RED, W, H)
+    for y in range(H):
+        for x in range(W):
+            want = RED if _ndc(x, W) > 0 and _ndc(y, H) > 0 else CLEAR
+            assert R.pixel(px, W, x, y) == want, (x, y)
+
+
+VS_QUAD = """
+struct O { float4 pos : SV_Position; nointerpolation bool second : FLAG; uint tenfold : TEN; };
+O main(uint id : SV_VertexID) {
+    float2 v[6] = { float2(-1, -1), float2(1, -1), float2(-1, 1),    // primitive 0: x + y < 0
+                    float2(1, 1), float2(-1, 1), float2(1, -1) };    // primitive 1 (provoking vertex 3)
+    O o;
+    o.pos = float4(v[id], 0, 1);
+    o.second = id >= 3;
+    o.tenfold = id * 10;            // an integer without nointerpolation: flat from the provoking vertex
+    return o;
+}
+"""
+PS_QUAD = """
+float4 main(uint prim : SV_PrimitiveID, nointerpolation bool second : FLAG, uint tenfold : TEN) : SV_Target {
+    return float4(second ? 1.0 : 0.0, tenfold / 255.0, prim * 100 / 255.0, 1);
+}
+"""
+
+
+def test_primitive_id_bool_and_integer_interstage_values():
+    px = R.draw(VS_QUAD, PS_QUAD, W, H, vertex_count=6)
+    for y in range(H):
+        for x in range(W):
+            s = _ndc(x, W) + _ndc(y, H)
+            if abs(s) < 1e-6:
+                continue                # on the shared edge: the fill rule picks one
+            prim = 0 if s < 0 else 1
+            want = (255 * prim, 30 * prim, 100 * prim, 255)   # provoking vertex 0 or 3: tenfold 0 or 30
+            assert R.pixel(px, W, x, y) == want, (x, y)
+
+
+PS_COVERAGE = """
+float4 main(float4 pos : SV_Position, out uint mask : SV_Coverage) : SV_Target {
+    mask = pos.x < 4.0 ? 0u : 0xFFFFFFFFu;     // no samples left: the pixel is not written
+    return float4(1, 0, 0, 1);
+}
+"""
+
+
+def test_coverage_output_masks_samples():
+    px = R.draw(R.FULLSCREEN_VS, PS_COVERAGE, W, H)
+    for y in range(H):
+        for x in range(W):
+            assert R.pixel(px, W, x, y) == (CLEAR if x < 4 else RED), (x, y)
