@@ -301,3 +301,58 @@ def test_coverage_output_masks_samples():
     for y in range(H):
         for x in range(W):
             assert R.pixel(px, W, x, y) == (CLEAR if x < 4 else RED), (x, y)
+
+
+# ---------------------------------------------------------------- the manifest's signatures
+
+VS_SIG = """
+struct O { float4 p : SV_Position; float c : SV_ClipDistance0; float2 d : SV_ClipDistance1;
+           nointerpolation uint id : ID; float2 uv : TEXCOORD3; noperspective float3 n : NORMAL; float4x2 m : M; };
+O main(uint v : SV_VertexID, float3 pos : POSITION, float2 t[2] : T) {
+    O o = (O)0; o.p = pos.xyzz; o.c = 1; o.d = t[1]; o.id = v; o.uv = t[0]; o.n = pos; o.m[1] = t[1]; return o;
+}
+"""
+
+
+def _mask_letters(mask: int) -> str:
+    return "".join(c for i, c in enumerate("xyzw") if mask >> i & 1)
+
+
+def test_manifest_dxil_signature_matches_the_container():
+    """Every ISG1/OSG1 row (obj2yaml's decoding of the container) is in the manifest's entry
+    signature with the same register and mask; the manifest's rows cover exactly those rows."""
+    res = R.compile_hlsl(VS_SIG, "main", "vs_6_0", "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    parts = {p["Name"]: p for p in dxil_tools.read_dxil(res.binary).container["Parts"]}
+    for side, tag in (("inputs", "ISG1"), ("outputs", "OSG1")):
+        rows = {(p["Name"].upper(), p["Index"]): (p["Register"], _mask_letters(p["Mask"]))
+                for p in parts[tag]["Signature"]["Parameters"]}
+        got = {}
+        for e in res.manifest["entry"][side]:
+            for r in range(e["rows"]):
+                got[(e["semantic"].upper(), e["index"] + r)] = (e["register"] + r, e["mask"])
+        assert got == rows, side
+    interp = {(e["semantic"], e["index"]): e.get("interpolation") for e in res.manifest["entry"]["outputs"]}
+    assert interp[("ID", 0)] == "nointerpolation" and interp[("NORMAL", 0)] == "noperspective"
+    assert interp[("SV_Position", 0)] == "noperspective" and interp[("TEXCOORD", 3)] == "linear"
+
+
+def test_manifest_spirv_signature_has_locations_and_builtins():
+    res = R.compile_hlsl(VS_SIG, "main", "vs_6_0", "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    dis = tools.spirv_dis(res.binary)
+    names = dict(re.findall(r'OpName (%\S+) "([^"]+)"', dis))
+    locations = {names[v]: int(n) for v, n in re.findall(r"OpDecorate (%\S+) Location (\d+)", dis)}
+    out = {(e["semantic"], e["index"]): e for e in res.manifest["entry"]["outputs"]}
+    assert out[("SV_Position", 0)]["builtin"] == "Position"
+    assert [(out[("SV_ClipDistance", i)]["array_offset"], out[("SV_ClipDistance", i)]["type"])
+            for i in (0, 1)] == [(0, "float"), (1, "float2")]
+    # each Location in the manifest is the one decorated on the variable named after the semantic
+    # (the entry wrapper names them in.<semantic as written> / out.<...>)
+    listed = {}
+    for side, prefix in (("inputs", "in"), ("outputs", "out")):
+        for e in res.manifest["entry"][side]:
+            if "location" in e:
+                listed[f"{prefix}.{e['semantic']}{e['index'] or ''}"] = e["location"]
+    assert listed == locations == {"in.POSITION": 0, "in.T": 1, "out.ID": 0, "out.TEXCOORD3": 1, "out.NORMAL": 2,
+                                   "out.M": 3}
