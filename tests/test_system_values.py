@@ -356,3 +356,71 @@ def test_manifest_spirv_signature_has_locations_and_builtins():
                 listed[f"{prefix}.{e['semantic']}{e['index'] or ''}"] = e["location"]
     assert listed == locations == {"in.POSITION": 0, "in.T": 1, "out.ID": 0, "out.TEXCOORD3": 1, "out.NORMAL": 2,
                                    "out.M": 3}
+
+
+# ---------------------------------------------------------------- EvaluateAttribute*
+
+PS_EVALUATE = """
+struct I { float4 pos : SV_Position; float2 uv : TEXCOORD0; };
+float4 main(I i) : SV_Target {
+    float2 s = EvaluateAttributeAtSample(i.uv, 0);         // one sample: the pixel centre
+    float c = EvaluateAttributeCentroid(i.uv.y);           // fully covered: the pixel centre
+    float2 o = EvaluateAttributeSnapped(i.uv, int2(8, 0));  // 8/16 pixel to the right
+    return float4(s.x, c, o.x, s.y);
+}
+"""
+
+
+def test_evaluate_attribute_runs():
+    """Single-sampled, every evaluation is at the centre except the snapped offset (+1/2 pixel in x)."""
+    px = R.draw(R.FULLSCREEN_VS, PS_EVALUATE, W, H)
+    for y in range(H):
+        for x in range(W):
+            want = (R.unorm8((x + 0.5) / W), R.unorm8((y + 0.5) / H), R.unorm8((x + 1.0) / W),
+                    R.unorm8((y + 0.5) / H))
+            got = R.pixel(px, W, x, y)
+            assert all(abs(g - w) <= 1 for g, w in zip(got, want)), ((x, y), got, want)
+
+
+EVALUATE_VALID = [
+    ("member-array-element", "struct I { float4 c[2] : COLOR; }; float4 main(I i) : SV_Target"
+                             " { return EvaluateAttributeSnapped(i.c[1], int2(-8, 7)); }"),
+    ("swizzled-parameter", "float4 main(float3 n : NORMAL, sample float s : S) : SV_Target"
+                           " { return EvaluateAttributeCentroid(n.zy).xyxy + EvaluateAttributeAtSample(s, 1); }"),
+    ("noperspective", "float4 main(noperspective float2 t : T) : SV_Target"
+                      " { return EvaluateAttributeCentroid(t).xyxy; }"),
+]
+
+
+@pytest.mark.parametrize("src", [pytest.param(s, id=i) for i, s in EVALUATE_VALID])
+def test_evaluate_attribute_gives_valid_output(src):
+    _check_spirv(src, "ps_6_0")
+    assert _check_dxil(src, "ps_6_0").spirv is not None
+
+
+@pytest.mark.parametrize(("src", "where", "message"), [
+    ("float4 main(float2 t : T) : SV_Target { t *= 2; return EvaluateAttributeCentroid(t).xyxy; }",
+     "arg", "needs an unmodified pixel shader input: 't' is assigned"),
+    ("float4 main(float2 t : T) : SV_Target { float2 u = t; return EvaluateAttributeCentroid(u).xyxy; }",
+     "arg", "needs a pixel shader input"),
+    ("float4 main(nointerpolation float2 t : T) : SV_Target { return EvaluateAttributeCentroid(t).xyxy; }",
+     "arg", "needs an interpolated float input"),
+    ("float4 main(float4 p : SV_Position) : SV_Target { return EvaluateAttributeCentroid(p); }",
+     "arg", "cannot evaluate system value 'SV_Position'"),
+    ("float f(float2 t) { return EvaluateAttributeCentroid(t).x; }\n"
+     "float4 main(float2 t : T) : SV_Target { return f(t); }",
+     "arg", "must be called in the entry function"),
+    ("float4 main(float4 p : P) : SV_Position { return EvaluateAttributeCentroid(p); }",
+     "call", "is not allowed in vertex shaders"),
+])
+def test_evaluate_attribute_errors_are_located(src, where, message):
+    """Located at the attribute argument (or, for a stage error, at the call), found in the text."""
+    profile = "vs_6_0" if "SV_Position {" in src else "ps_6_0"
+    line = next(i for i, text in enumerate(src.splitlines(), 1) if "EvaluateAttribute" in text)
+    text = src.splitlines()[line - 1]
+    col = text.index("EvaluateAttribute") + 1 + (text[text.index("EvaluateAttribute"):].index("(") + 1
+                                                  if where == "arg" else 0)
+    where = f"{line}:{col}"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", profile, target))
+        assert errs and errs[0].startswith(where + ":") and message in errs[0], errs

@@ -69,6 +69,9 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("and or", "T T", "B", "b"),
     *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL),
     *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
+    # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
+    *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
+    *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=COMPUTE, side_effects=True),
     *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
@@ -93,7 +96,7 @@ for _sig in _TABLE:
 # typed by hand in sema/calls.py
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
-    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4",
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped",
     "InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin", "InterlockedMax",
     "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore",
 })

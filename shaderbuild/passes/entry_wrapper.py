@@ -17,6 +17,7 @@ from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import lookup, split_semantic
 from ..options import CompileOptions
+from . import evaluate_attribute
 
 MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
 
@@ -224,6 +225,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             b.body.append(ir.Store(ir.VarRef(g), g.init))
             g.init = None
     args: list[ir.Expr] = []
+    param_inputs: dict[int, ir.Expr] = {}
     out_params: list[tuple] = []
     for p in src.params:
         var = p.var
@@ -234,6 +236,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         if p.direction == "in":
             value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
             args.append(value)
+            param_inputs[id(var)] = value
         else:
             tmp = b.local(f"param.{var.name}", var.type)
             if p.direction == "inout":
@@ -256,6 +259,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
                        row_major)
     b.body.append(ir.Return())
+    if module.stage == "pixel":
+        evaluate_attribute.run(module, src, param_inputs)
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"
     wrapper = ir.Function(ep.name, [], ir.VOID, b.body, b.locals, src.loc)

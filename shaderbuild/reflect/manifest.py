@@ -123,6 +123,7 @@ def _io_entries(var: ir.Variable, stage: str, direction: str, packed: dict) -> l
 
 def _io_entry(var: ir.Variable, index: int, type_name: str, stage: str, direction: str, packed: dict) -> dict:
     io = var.io
+    assert io is not None       # a stage input/output
     d: dict[str, object] = {"semantic": io.semantic, "index": index, "type": type_name}
     if io.builtin is not None:            # a target built-in (SPIR-V), set by the backend's raise passes
         d["builtin"] = io.builtin

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.nodes import Intrinsic
+from shaderbuild.ir.nodes import Intrinsic, Load
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
@@ -583,6 +583,27 @@ def _derivative(opname: str, cap: str | None = None) -> Lowering:
     return lower
 
 
+def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
+    """EvaluateAttribute*: GLSL.std.450 InterpolateAt* on the Input variable the argument names
+    (shaderbuild/passes/evaluate_attribute.py made it a Load of the variable's place).  A snapped
+    offset is in 1/16 pixels; InterpolateAtOffset takes pixels (DXC's conversion)."""
+    arg = e.args[0]
+    if not isinstance(arg, Load):
+        raise error(f"'{e.name}' needs a pixel shader input")
+    fe.b.capability("InterpolationFunction")
+    ptr = fe.pointer(fe.place(arg.place))
+    rt = fe.tid(e.type)
+    glsl = fe.b.glsl_std_450()
+    if e.name == "EvaluateAttributeCentroid":
+        return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtCentroid"), ptr)
+    if e.name == "EvaluateAttributeAtSample":
+        return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtSample"), ptr, fe.expr(e.args[1]))
+    f2 = Vector(FLOAT, 2)
+    offset = fe.op("OpConvertSToF", fe.tid(f2), fe.expr(e.args[1]))
+    offset = fe.op("OpVectorTimesScalar", fe.tid(f2), offset, fe.T.const(FLOAT, 1.0 / 16.0))
+    return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtOffset"), ptr, offset)
+
+
 def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
     """clip(x): discard when any component of x is negative."""
     if fe.ctx.stage != "pixel":
@@ -690,6 +711,8 @@ TABLE.update({
     "NonUniformResourceIndex": _identity,
     "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
     "ddx": _derivative("OpDPdx"), "ddy": _derivative("OpDPdy"), "fwidth": _derivative("OpFwidth"),
+    "EvaluateAttributeAtSample": _interpolate, "EvaluateAttributeCentroid": _interpolate,
+    "EvaluateAttributeSnapped": _interpolate,
     "ddx_coarse": _derivative("OpDPdxCoarse", "DerivativeControl"),
     "ddy_coarse": _derivative("OpDPdyCoarse", "DerivativeControl"),
     "ddx_fine": _derivative("OpDPdxFine", "DerivativeControl"),

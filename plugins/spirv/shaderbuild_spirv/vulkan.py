@@ -89,7 +89,7 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
             if io is not None and io.builtin is None and io.location is None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
-                    io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation), builtin)
+                    io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
 
 
 def io_types(module: ir.Module, options: CompileOptions) -> None:
@@ -118,19 +118,19 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
 
 
 def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> None:
-    parts = sorted((v for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None),
-                   key=lambda v: v.io.index)
-    if not parts:
+    found = [(v.io, v) for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None]
+    if not found:
         return
+    found.sort(key=lambda iv: iv[0].index)
+    parts = [v for _, v in found]
     layout, offset = [], 0
-    for v in parts:
-        n = _components(v.type)
-        layout.append((v.io.index, offset, str(v.type)))
-        offset += n
-    first = parts[0]
+    for io, v in found:
+        layout.append((io.index, offset, str(v.type)))
+        offset += _components(v.type)
+    first_io, first = found[0]
     arr = ir.Array(ir.FLOAT, offset)
-    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first.io.semantic}", arr, first.storage, first.loc,
-                      io=ir.IOInfo(first.io.semantic, first.io.index, builtin=builtin, parts=tuple(layout)))
+    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", arr, first.storage, first.loc,
+                      io=ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout)))
     variables[variables.index(first)] = new
     for v, (_, off, _t) in zip(parts, layout):
         if v is not first:
@@ -173,14 +173,12 @@ def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places, keep: bool 
     old = var.type
     if keep:
         var.type = new
-    elem = ir.scalar_of(old) if isinstance(old, (ir.Vector, ir.Array)) else old
-    if isinstance(old, ir.Array):
-        elem = old.elem
+    elem: ir.Type = old.elem if isinstance(old, (ir.Vector, ir.Array)) else old
     targets = places(ir.VarRef(var), elem)
 
     def change(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var:
-            loads = [ir.Load(p, elem) for p, _ in targets]
+            loads: list[ir.Expr] = [ir.Load(p, elem) for p, _ in targets]
             return loads[0] if targets[0][1] is None else ir.Construct(old, loads)
         return e
 
