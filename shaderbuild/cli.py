@@ -23,7 +23,8 @@ _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
 # store_false, store_const, append.
 COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
-    (("-T",), {"dest": "profile", "required": True, "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x"}),
+    (("-T",), {"dest": "profile", "required": True,
+               "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, rootsig_1_0, rootsig_1_1"}),
     (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
     (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),
@@ -66,6 +67,17 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
+    # root signatures (shaderbuild/rootsig)
+    (("-rootsig-define",), {"dest": "rootsig_define", "metavar": "NAME",
+                            "help": "the root signature is the string macro NAME (overrides [RootSignature])"}),
+    (("-force-rootsig-ver",), {"dest": "rootsig_version", "choices": ("rootsig_1_0", "rootsig_1_1"),
+                               "default": "rootsig_1_1", "help": "root signature version (default rootsig_1_1)"}),
+    (("-Frs",), {"dest": "root_signature_out", "metavar": "FILE",
+                 "help": "write the root signature blob (a DXBC container holding RTS0) here"}),
+    (("-extractrootsignature",), {"dest": "extract_root_signature", "action": "store_true",
+                                  "help": "-Fo writes the root signature blob instead of the shader"}),
+    (("-Qstrip_rootsignature",), {"dest": "strip_root_signature", "action": "store_true",
+                                  "help": "leave the RTS0 part out of the DXIL container"}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -87,7 +99,7 @@ def _take_values(spec: dict, values: list[str]):
 def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
     """`shaderbuild compile ...` parsed as argparse would, for exact option spellings (and DXC's
     `-DNAME`, `-Idir`); None for anything else, which then goes to argparse for its help,
-    abbreviations and error messages.  tests/test_cli_fast_args.py checks both agree."""
+    abbreviations and error messages.  tests/cli/test_cli_fast_args.py checks both agree."""
     if not argv or argv[0] != "compile":
         return None
     ns: dict[str, Any] = {"command": "compile", "func": cmd_compile}
@@ -220,11 +232,15 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir,
+            row_major=args.row_major, validate_ir=args.validate_ir, rootsig_define=args.rootsig_define,
+            rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
+            strip_root_signature=args.strip_root_signature,
             max_preprocessed_bytes=args.max_preprocessed_bytes)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
+    if args.extract_root_signature and _is_container(args.source):
+        return _extract_root_signature(args)
     result = compile_file(args.source, options)
     if result.diagnostics:
         print(render_all(result.diagnostics, result.sources, args.diagnostics_format), file=sys.stderr)
@@ -237,8 +253,15 @@ def cmd_compile(args) -> int:
         return 1
     assert result.binary is not None and result.manifest is not None     # result.ok
     outputs = []
+    rs_blob = result.root_signature or b""
+    if (args.root_signature_out or args.extract_root_signature) and not rs_blob:
+        print(f"shaderbuild: error: '{args.source}' has no root signature to "
+              f"{'extract' if args.extract_root_signature else 'write'} (entry point '{args.entry}')", file=sys.stderr)
+        return 1
     if args.output:
-        outputs.append((args.output, result.binary))
+        outputs.append((args.output, rs_blob if args.extract_root_signature else result.binary))
+    if args.root_signature_out:
+        outputs.append((args.root_signature_out, rs_blob))
     if args.manifest:
         from .reflect.manifest import dumps
 
@@ -246,10 +269,38 @@ def cmd_compile(args) -> int:
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
     if not outputs:
-        print("shaderbuild: warning: no output requested (use -o, --manifest or --Fc)", file=sys.stderr)
+        print("shaderbuild: warning: no output requested (use -o, --manifest, --Fc or -Frs)", file=sys.stderr)
     try:
         for path, data in outputs:
             write_atomic(path, data)
+    except OSError as e:
+        print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _is_container(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"DXBC"
+    except OSError:
+        return False                        # compile_file reports it
+
+
+def _extract_root_signature(args) -> int:
+    """-extractrootsignature on a compiled container (as DXC takes it): its RTS0 part as a blob."""
+    from .rootsig.rts0 import find_part, standalone_container
+
+    with open(args.source, "rb") as f:
+        part = find_part(f.read())
+    if part is None:
+        print(f"shaderbuild: error: '{args.source}' has no root signature (RTS0) part", file=sys.stderr)
+        return 1
+    if not args.output:
+        print("shaderbuild: error: -extractrootsignature needs -Fo FILE", file=sys.stderr)
+        return 1
+    try:
+        write_atomic(args.output, standalone_container(part))
     except OSError as e:
         print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
         return 1
@@ -270,7 +321,7 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-LIGHT_COMMANDS = ("compile", "plugins")
+LIGHT_COMMANDS = ("compile", "plugins", "rootsig")
 BUILD_COMMANDS = ("build", "clean", "list", "explain")
 
 

@@ -89,6 +89,10 @@ class CompileOptions(DataRecord):
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
     max_preprocessed_bytes: int = 16 * 1024 * 1024  # --max-preprocessed-bytes (PPLimits.max_total_size)
     validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
+    # root signatures (shaderbuild/rootsig)
+    rootsig_define: str | None = None               # -rootsig-define NAME: the macro holding the root signature
+    rootsig_version: str = "1.1"                    # -force-rootsig-ver rootsig_1_0 | rootsig_1_1
+    strip_root_signature: bool = False              # -Qstrip_rootsignature: no RTS0 part in the container
 
     # fields that change no output byte, so no cache key
     _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)

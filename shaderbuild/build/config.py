@@ -79,6 +79,8 @@ COMMON_OPTIONS: dict[str, tuple[Spec, str]] = {
     "enable_16bit_types": (Bool(), "enable_16bit_types"),
     "row_major": (Bool(), "row_major"),
     "auto_binding_space": (Int(0, 1 << 16), "auto_binding_space"),
+    "rootsig_define": (Str(r"^[A-Za-z_][A-Za-z0-9_]*$", "expected a macro name"), "rootsig_define"),
+    "rootsig_version": (Enum("1.0", "1.1"), "rootsig_version"),
 }
 
 BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
@@ -95,6 +97,7 @@ BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
     "dxil": {
         "shader_model": (Str(r"^6[._][0-8]$", "expected 6.0 .. 6.8"), "profile"),
         "hash": (Enum("bypass", "retail"), "dxil_hash"),
+        "strip_root_signature": (Bool(), "strip_root_signature"),
     },
 }
 

@@ -11,6 +11,7 @@ import re
 from typing import NoReturn
 
 from ..diagnostics import SourceLoc, error
+from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..options import MAX_REGISTER
 from . import ast
 from .attributes import check_attribute
@@ -23,15 +24,12 @@ SCALAR_TYPE_NAMES = (
     "float16_t", "float32_t", "float64_t",
 )
 _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4](?:x[1-4])?)?$")
+# type names that may take <...>: the resource kinds of ir/resource_kinds.py (not the cbuffer/tbuffer
+# block keywords), plus names parsed only to be refused later with a clear error
 TEMPLATE_TYPES = frozenset({
-    "vector", "matrix",
-    "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
-    "ConsumeStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
-    "Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D", "TextureCube",
-    "TextureCubeArray", "Texture2DMS", "Texture2DMSArray", "RWTexture1D", "RWTexture1DArray",
-    "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
-    "SamplerState", "SamplerComparisonState", "sampler", "RasterizerOrderedBuffer",
-    "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer", "RasterizerOrderedTexture2D",
+    "vector", "matrix", "sampler", *(k for k in RESOURCE_KINDS if k not in ("cbuffer", "tbuffer", "$Globals")),
+    "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
+    "RasterizerOrderedTexture2D",
 })
 OTHER_TYPES = frozenset({"void", "string"})
 
@@ -756,8 +754,12 @@ class Parser:
                 raise error(f"invalid floating literal '{t.text}'", t.loc)
             return ast.FloatLit(t.loc, float(m.group(1)), m.group(2).lower())
         if t.kind is TokKind.STRING:
+            toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
-            return ast.StringLit(t.loc, t.text[1:-1])
+            while self.tok.kind is TokKind.STRING:
+                toks.append(self.tok)
+                self.advance()
+            return ast.StringLit(t.loc, "".join(x.text[1:-1] for x in toks), toks)
         if t.kind is TokKind.CHAR:
             self.advance()
             body = t.text[1:-1]

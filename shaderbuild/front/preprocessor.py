@@ -45,6 +45,7 @@ class PPResult(DataRecord):
     tokens: list[Token]  # fully expanded, directives removed, ends with one EOF token
     files: list[str]  # every file read, main first, absolute normalized paths
     warnings: list[Diagnostic] = Record.factory(list)
+    macros: dict = Record.factory(dict)     # name -> Macro at the end of the file (root signature strings)
 
 
 # ---------------------------------------------------------------------------
@@ -1103,4 +1104,4 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
                if type(t) is _Blue else t for t in out]
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     out.append(Token(EOF, "", SourceLoc(path, max(lines, 1), 1), None, False, True))
-    return PPResult(out, pp.files, pp.warnings)
+    return PPResult(out, pp.files, pp.warnings, pp.exp.macros)

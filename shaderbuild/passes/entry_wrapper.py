@@ -78,8 +78,9 @@ class _Builder:
                                 f"components: at most {MAX_CLIP_CULL} clip and cull distance components are "
                                 f"allowed per stage input or output", loc)
                 var_type = t
-            elif not isinstance(t, (ir.Vector, ir.Scalar)):
-                raise error(f"semantic '{sv.name}' requires a scalar or vector, not '{t}'", loc)
+            elif not isinstance(t, (ir.Vector, ir.Scalar)):    # a value converts only between scalars/vectors
+                raise error(f"invalid type '{t}' for semantic '{sv.name}': it takes a scalar or vector "
+                            f"({sv.type})", loc)
             io = ir.IOInfo(sv.name, index, interpolation=interpolation)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
@@ -166,7 +167,6 @@ def _semantic_rows(t: ir.Type, row_major: bool) -> int:
     if isinstance(t, ir.Struct):
         return sum(_semantic_rows(f.type, bool(f.row_major)) for f in t.fields)
     return 1
-
 
 
 def _float_components(t: ir.Type) -> int | None:
@@ -275,13 +275,7 @@ def _add_ext_builtins(module: ir.Module) -> None:
     ext = [g for g in module.globals if g.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT)]
     if not ext:
         return
-    used: set[int] = set()
-    for f in module.functions:
-        for s in ir.walk_stmts(f.body):
-            for e in ir.stmt_exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.VarRef):
-                        used.add(id(x.var))
+    used = ir.referenced_variables(module.functions)
     for g in ext:
         module.globals.remove(g)
         if id(g) in used:

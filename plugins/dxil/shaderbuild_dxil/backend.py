@@ -65,6 +65,17 @@ _INTERP_NAMES = {1: "nointerpolation", 2: "linear", 3: "centroid", 4: "noperspec
                  5: "noperspective centroid", 6: "sample", 7: "noperspective sample"}
 
 
+def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | None:
+    """The RTS0 part: the entry point's root signature ([RootSignature] / -rootsig-define), serialized by the core."""
+    if module.root_signature is None or options.strip_root_signature:
+        return None
+    from shaderbuild.rootsig.model import RootSignature
+    from shaderbuild.rootsig.rts0 import serialize
+
+    assert isinstance(module.root_signature, RootSignature)
+    return serialize(module.root_signature)
+
+
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
@@ -86,6 +97,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
         view_id=lm.view_id,
+        root_signature=_root_signature_part(module, options),
     )
     check.check_container_info(lm, info)
     container = build_container(info)

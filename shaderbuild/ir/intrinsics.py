@@ -1,0 +1,153 @@
+"""The one intrinsic table: every HLSL intrinsic function and resource method,
+once.  Sema types calls from it; each backend declares which names it lowers
+natively and which it has `passes/polyfill.py` expand (a test per backend
+checks that every entry is covered).
+
+Overload rows: name, parameter/return patterns, allowed component kinds,
+stage and shader-model limits.
+
+Patterns (see sema/calls.py for resolution):
+  T  generic numeric (scalar, vector or matrix); all T parameters unify
+  V  like T but scalar or vector only
+  S  scalar of the unified component type
+  O  an `out` place of the unified type
+  u  uint scalar
+  b  bool scalar (condition)
+Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
+shape), I (int, same shape), K (the operand's kind at
+32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void).
+Kinds: f float (any width), i int, u uint, b bool.
+Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
+typed in sema/calls.py (`special_<name>`) and listed in SPECIAL.
+
+Each name has one lowering (LOWERING):
+  native    every backend lowers the IR intrinsic itself
+  polyfill  passes/polyfill.py has a shared expansion in IR; a backend lists it
+            in its POLYFILLED set to use it, or lowers it natively
+  sema      sema rewrites the call into other IR (bitcasts, selects): no
+            ir.Intrinsic of that name ever reaches a backend
+"""
+
+from __future__ import annotations
+
+from ..records import ValueRecord
+
+
+class IntrinsicSig(ValueRecord):
+    name: str
+    params: tuple[str, ...]
+    ret: str
+    kinds: str = "f"
+    stages: frozenset[str] | None = None    # None = every stage
+    min_sm: tuple[int, int] = (6, 0)
+    side_effects: bool = False
+
+
+def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[IntrinsicSig]:
+    p = tuple(params.split()) if params else ()
+    return [IntrinsicSig(n, p, ret, kinds, **kw) for n in names.split()]
+
+
+PIXEL = frozenset({"pixel"})
+PIXEL_COMPUTE = frozenset({"pixel", "compute"})
+COMPUTE = frozenset({"compute"})
+
+_TABLE: list[IntrinsicSig] = [
+    *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
+           "frac saturate rcp degrees radians", "T", "T"),
+    *_sigs("abs", "T", "T", "fi"),
+    *_sigs("sign", "T", "I", "fi"),
+    *_sigs("min max", "T T", "T", "fiu"),
+    *_sigs("clamp", "T T T", "T", "fiu"),
+    *_sigs("mad", "T T T", "T", "fiu"),
+    *_sigs("pow atan2 fmod step ldexp", "T T", "T"),
+    *_sigs("lerp smoothstep", "T T T", "T"),
+    *_sigs("dot", "V V", "S", "fiu"),
+    *_sigs("length", "V", "S"),
+    *_sigs("distance", "V V", "S"),
+    *_sigs("normalize", "V", "V"),
+    *_sigs("reflect", "V V", "V"),
+    *_sigs("refract", "V V S", "V"),
+    *_sigs("faceforward", "V V V", "V"),
+    *_sigs("all any", "T", "b", "b"),
+    *_sigs("isnan isinf isfinite", "T", "B"),
+    *_sigs("countbits firstbitlow", "T", "U", "u"),
+    *_sigs("reversebits", "T", "T", "u"),
+    *_sigs("firstbithigh", "T", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
+    *_sigs("f32tof16", "T", "U", "f"),
+    *_sigs("f16tof32", "T", "F", "u"),
+    *_sigs("modf frexp", "T O", "T"),
+    *_sigs("sincos", "T O O", "v"),
+    *_sigs("and or", "T T", "B", "b"),
+    *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL),
+    *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
+    # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
+    *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
+    *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
+    *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
+           "", "v", stages=COMPUTE, side_effects=True),
+    *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
+    *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveIsFirstLane", "", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "
+           "WaveReadLaneFirst QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal",
+           "T", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveReadLaneAt QuadReadLaneAt", "T u", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveAllEqual", "T", "b", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveBallot", "b", "u4", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+]
+
+INTRINSICS: dict[str, list[IntrinsicSig]] = {}
+for _sig in _TABLE:
+    INTRINSICS.setdefault(_sig.name, []).append(_sig)
+
+ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
+           "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore")
+
+# typed by hand in sema/calls.py (special_<name>)
+SPECIAL = frozenset({
+    "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
+})
+
+# resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
+SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero")
+GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
+LOD_METHODS = ("CalculateLevelOfDetail", "CalculateLevelOfDetailUnclamped")
+RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "Store4")
+METHODS = frozenset({
+    *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS,
+    "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
+})
+
+NATIVE, POLYFILL, SEMA = "native", "polyfill", "sema"
+
+# names sema rewrites into other IR; everything else reaches a backend as ir.Intrinsic(name)
+_SEMA_EXPANDED = {
+    "asuint": "a Bitcast (or two Extracts of a Bitcast)", "asint": "a Bitcast", "asfloat": "a Bitcast",
+    "select": "a Select", "Load2": "Load with a uint2 result", "Load3": "Load with a uint3 result",
+    "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
+    "Store4": "Store of a uint4",
+}
+# names with a shared IR expansion in passes/polyfill.py
+POLYFILLABLE = frozenset({
+    "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
+    "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
+    "clamp", "sign", "all", "any", "and", "or", "transpose",
+})
+
+LOWERING: dict[str, str] = {
+    name: SEMA if name in _SEMA_EXPANDED else POLYFILL if name in POLYFILLABLE else NATIVE
+    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS})
+}
+# every name a backend must lower natively, polyfill, or declare unsupported (with a reason)
+BACKEND_NAMES = frozenset(n for n, how in LOWERING.items() if how != SEMA)
+
+
+def is_intrinsic(name: str) -> bool:
+    """A free function intrinsic (not a method)."""
+    return name in INTRINSICS or name in SPECIAL
