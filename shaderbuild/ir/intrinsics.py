@@ -84,6 +84,7 @@ _TABLE: list[IntrinsicSig] = [
     # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
     *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
     *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
+    *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=COMPUTE, side_effects=True),
     *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),

@@ -1,10 +1,11 @@
-"""EvaluateAttributeAtSample / EvaluateAttributeCentroid / EvaluateAttributeSnapped: tie the
-attribute argument to its stage input variable.
+"""EvaluateAttributeAtSample / EvaluateAttributeCentroid / EvaluateAttributeSnapped and
+GetAttributeAtVertex: tie the attribute argument to its stage input variable.
 
-The intrinsics interpolate a pixel shader input again at another place in the pixel, so the
-backends need the input itself (SPIR-V: a pointer to the Input variable for GLSL.std.450
-InterpolateAt*; DXIL: the signature element, row and column for evalSampleIndex / evalCentroid /
-evalSnapped), not the value the entry wrapper loaded and passed in.  Run by the entry wrapper,
+The intrinsics interpolate a pixel shader input again at another place in the pixel, or read it
+at one vertex of the primitive, so the backends need the input itself (SPIR-V: a pointer to the
+Input variable for GLSL.std.450 InterpolateAt*, a PerVertexKHR array; DXIL: the signature
+element, row and column for evalSampleIndex / evalCentroid / evalSnapped / attributeAtVertex),
+not the value the entry wrapper loaded and passed in.  Run by the entry wrapper,
 which knows which input variables each entry parameter came from: the argument (a parameter, a
 member of a struct parameter, an element or swizzle of one) is rewritten to a Load of the input
 variable's place.  Anything else is a located error.
@@ -15,7 +16,8 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import SourceLoc, error
 
-NAMES = frozenset({"EvaluateAttributeAtSample", "EvaluateAttributeCentroid", "EvaluateAttributeSnapped"})
+AT_VERTEX = "GetAttributeAtVertex"
+NAMES = frozenset({"EvaluateAttributeAtSample", "EvaluateAttributeCentroid", "EvaluateAttributeSnapped", AT_VERTEX})
 
 
 def run(module: ir.Module, src: ir.Function, inputs: dict[int, ir.Expr]) -> None:
@@ -33,7 +35,8 @@ def run(module: ir.Module, src: ir.Function, inputs: dict[int, ir.Expr]) -> None
     written = _written_params(src)
 
     def change(e: ir.Expr) -> ir.Expr:
-        if isinstance(e, ir.Intrinsic) and e.name in NAMES:
+        # the IR may share a node between parents (a splat): one already resolved is kept
+        if isinstance(e, ir.Intrinsic) and e.name in NAMES and not _on_input(e.args[0]):
             return _resolve(e, inputs, written, src.loc)
         return e
 
@@ -77,7 +80,14 @@ def _resolve(e: ir.Intrinsic, inputs: dict[int, ir.Expr], written: set[int], fal
     io = var.io
     if io is None or io.builtin is not None or io.semantic.upper().startswith("SV_"):
         raise error(f"'{e.name}' cannot evaluate system value '{io.semantic if io else var.name}'", loc)
-    if io.interpolation == "nointerpolation" or not (ir.scalar_of(_leaf(var.type)) or ir.BOOL).is_float:
+    if e.name == AT_VERTEX:
+        if io.interpolation != "nointerpolation":
+            raise error(f"'{e.name}' needs a nointerpolation input; '{io.semantic}' is interpolated", loc)
+        if not isinstance(var.type, (ir.Scalar, ir.Vector)) or indices:
+            raise error(f"'{e.name}' needs a scalar or vector input, not '{var.type}'", loc)
+        if not (isinstance(rest[0], ir.Const) and rest[0].value in (0, 1, 2)):
+            raise error(f"'{e.name}' needs a constant vertex index 0, 1 or 2", loc)
+    elif io.interpolation == "nointerpolation" or not (ir.scalar_of(_leaf(var.type)) or ir.BOOL).is_float:
         raise error(f"'{e.name}' needs an interpolated float input; '{io.semantic}' is not interpolated", loc)
     new: ir.Expr = ir.VarRef(var)
     t = var.type
@@ -89,6 +99,14 @@ def _resolve(e: ir.Intrinsic, inputs: dict[int, ir.Expr], written: set[int], fal
         result = ir.Swizzle(result, swizzle, e.type) if len(swizzle) > 1 or isinstance(e.type, ir.Vector) \
             else ir.Extract(result, swizzle[0], e.type)
     return result
+
+
+def _on_input(arg: ir.Expr) -> bool:
+    """A Load of an input variable's place (what _resolve makes)."""
+    p = arg.place if isinstance(arg, ir.Load) else None
+    while isinstance(p, ir.IndexRef):
+        p = p.base
+    return isinstance(p, ir.VarRef) and p.var.storage is ir.Storage.INPUT
 
 
 def _leaf(t: ir.Type) -> ir.Type:

@@ -424,3 +424,41 @@ def test_evaluate_attribute_errors_are_located(src, where, message):
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", profile, target))
         assert errs and errs[0].startswith(where + ":") and message in errs[0], errs
+
+
+# ---------------------------------------------------------------- GetAttributeAtVertex (SM 6.1)
+
+PS_AT_VERTEX = """
+float4 main(float3 b : SV_Barycentrics, nointerpolation float4 c : COLOR, nointerpolation uint2 k : K) : SV_Target {
+    float4 v = GetAttributeAtVertex(c, 0) * b.x + GetAttributeAtVertex(c, 1) * b.y + GetAttributeAtVertex(c, 2) * b.z;
+    return v + c + GetAttributeAtVertex(k, 2).y;
+}
+"""
+
+
+def test_attribute_at_vertex_gives_valid_output():
+    """SPIR-V: the inputs become PerVertexKHR arrays; DXIL: attributeAtVertex per component."""
+    _check_spirv(PS_AT_VERTEX, "ps_6_1")
+    assert _check_dxil(PS_AT_VERTEX, "ps_6_1").spirv is not None
+    dis = tools.spirv_dis(R.compile_hlsl(PS_AT_VERTEX, "main", "ps_6_1", "spirv").binary)
+    assert re.search(r"OpDecorate %in_COLOR PerVertexKHR", dis) and re.search(r"OpDecorate %in_K PerVertexKHR", dis)
+    ir_text = dxil_tools.read_dxil(R.compile_hlsl(PS_AT_VERTEX, "main", "ps_6_1", "dxil").binary).ir
+    # c at vertices 0, 1, 2 (4 components each) and k.y at vertex 2
+    assert len(re.findall(r"call float @dx\.op\.attributeAtVertex\.f32\(i32 137", ir_text)) == 12
+    assert len(re.findall(r"call i32 @dx\.op\.attributeAtVertex\.i32\(i32 137, i32 2, i32 0, i8 1, i8 2\)", ir_text)) == 1
+
+
+@pytest.mark.parametrize(("src", "profile", "message"), [
+    ("float4 main(float4 c : COLOR) : SV_Target { return GetAttributeAtVertex(c, 1); }", "ps_6_1",
+     "needs a nointerpolation input"),
+    ("float4 main(nointerpolation float4 c : COLOR, nointerpolation uint i : I) : SV_Target"
+     " { return GetAttributeAtVertex(c, i); }", "ps_6_1", "needs a constant vertex index 0, 1 or 2"),
+    ("float4 main(nointerpolation float4 c : COLOR) : SV_Target { return GetAttributeAtVertex(c, 3); }", "ps_6_1",
+     "needs a constant vertex index 0, 1 or 2"),
+    ("float4 main(nointerpolation float4 c : COLOR) : SV_Target { return GetAttributeAtVertex(c, 1); }", "ps_6_0",
+     "requires shader model 6.1"),
+])
+def test_attribute_at_vertex_errors_are_located(src, profile, message):
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", profile, target))
+        assert errs and errs[0].startswith("1:") and message in errs[0], errs

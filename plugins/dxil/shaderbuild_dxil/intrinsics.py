@@ -257,6 +257,17 @@ def _evaluate(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return L.io_evaluate(place, _EVALUATE_OPS[e.name], extra)
 
 
+@intrinsic("GetAttributeAtVertex")
+def _attribute_at_vertex(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """attributeAtVertex per component; the vertex (0-2, checked constant by evaluate_attribute.py)
+    is an i8 immediate."""
+    arg, vertex = e.args
+    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
+    if place is None or not hasattr(place, "var") or not isinstance(vertex, ir.Const):
+        raise error(f"'{e.name}' needs a nointerpolation pixel shader input and a constant vertex")
+    return L.io_evaluate(place, "AttributeAtVertex", [ConstInt(T.i8, int(vertex.value))])
+
+
 @intrinsic("mul")
 def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     a_t, b_t = e.args[0].type, e.args[1].type

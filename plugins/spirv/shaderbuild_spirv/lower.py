@@ -38,8 +38,9 @@ TARGET_ENVS: dict[str, tuple[int, int]] = {
 EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
-                  "sample": "Sample", "linear": None}
-_INTERPOLATION_CAPS = {"Sample": "SampleRateShading"}
+                  "sample": "Sample", "linear": None, "pervertex": "PerVertexKHR"}
+_INTERPOLATION_CAPS = {"Sample": "SampleRateShading", "PerVertexKHR": "FragmentBarycentricKHR"}
+_INTERPOLATION_EXTS = {"PerVertexKHR": "SPV_KHR_fragment_shader_barycentric"}
 # built-ins that need a capability (and extension) of their own: builtin -> (capability, extension,
 # SPIR-V version from which the extension is core (None: never)); _builtin_caps has the stage rules
 _BUILTIN_CAPS: dict[str, tuple[str, str | None, tuple[int, int] | None]] = {
@@ -247,7 +248,7 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)
     pixel_in = stage == "pixel" and sc == "Input"
-    if pixel_in and _is_integer(g.type):
+    if pixel_in and _is_integer(g.type) and interp != "PerVertexKHR":
         interp = "Flat"     # Vulkan: integer fragment inputs must be Flat (built-ins too: SampleId, Layer, ...)
         if io.builtin:
             b.decorate(vid, interp)
@@ -255,6 +256,8 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
         b.decorate(vid, interp)
         if interp in _INTERPOLATION_CAPS:
             b.capability(_INTERPOLATION_CAPS[interp])
+        if interp in _INTERPOLATION_EXTS:
+            b.extension(_INTERPOLATION_EXTS[interp])
     return VarSlot(vid, sc)
 
 

@@ -115,6 +115,51 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
                 _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
         for builtin in _COMBINED:
             _combine(ep.function, variables, builtin)
+    _per_vertex(module, ep.inputs)
+
+
+def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
+    """GetAttributeAtVertex(x, i): x's input becomes a PerVertexKHR array of the three vertices'
+    values (SPV_KHR_fragment_shader_barycentric); the call reads element i, every other read
+    element 0, the provoking vertex of a triangle list (a nointerpolation value, as before)."""
+    found: set[int] = set()
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for e in ir.stmt_exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Intrinsic) and x.name == "GetAttributeAtVertex" \
+                            and isinstance(x.args[0], ir.Load) and isinstance(x.args[0].place, ir.VarRef):
+                        found.add(id(x.args[0].place.var))
+    targets = [v for v in inputs if id(v) in found and v.io is not None]
+    if not targets:
+        return
+    elem = {id(v): v.type for v in targets}
+    for v in targets:
+        v.type = ir.Array(v.type, 3)
+        v.io.interpolation = "pervertex"
+
+    def fix(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Intrinsic) and e.name == "GetAttributeAtVertex" and isinstance(e.args[0], ir.Load) \
+                and isinstance(e.args[0].place, ir.VarRef) and id(e.args[0].place.var) in elem:
+            var = e.args[0].place.var
+            return ir.Load(ir.IndexRef(ir.VarRef(var), e.args[1], elem[id(var)]), elem[id(var)])
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and id(e.place.var) in elem:
+            var = e.place.var
+            return ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.INT, 0), elem[id(var)]), elem[id(var)])
+        for name in type(e)._fields:
+            v = getattr(e, name)
+            if isinstance(v, ir.Expr):
+                setattr(e, name, fix(v))
+            elif isinstance(v, list):
+                v[:] = [fix(x) if isinstance(x, ir.Expr) else x for x in v]
+        return e
+
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for name in type(s)._fields:
+                v = getattr(s, name)
+                if isinstance(v, ir.Expr):
+                    setattr(s, name, fix(v))
 
 
 def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> None:
@@ -153,10 +198,13 @@ def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
     """`var` gets type `new`; what the wrapper stores is converted to it, what it loads back."""
     old = var.type
     var.type = new
+    made: set[int] = set()      # loads made here (a node two parents share is visited twice)
 
     def change(e: ir.Expr) -> ir.Expr:
-        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var:
-            return convert(ir.Load(ir.VarRef(var), new), old)
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var and id(e) not in made:
+            load = ir.Load(ir.VarRef(var), new)
+            made.add(id(load))
+            return convert(load, old)
         return e
 
     for i, s in enumerate(fn.body):
