@@ -13,12 +13,13 @@ import math
 from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.nodes import Intrinsic, Load
+from shaderbuild.ir.nodes import IndexRef, Intrinsic, Load
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
     INT,
     UINT,
+    Array,
     Matrix,
     Resource,
     Scalar,
@@ -587,6 +588,15 @@ def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
     return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtOffset"), ptr, offset)
 
 
+def _attribute_at_vertex(fe: ExprEmitter, e: Intrinsic) -> int:
+    """GetAttributeAtVertex(x, i): element i of x's PerVertexKHR input array (vulkan.py made x a
+    Load of the whole array)."""
+    arg, vertex = e.args
+    if not (isinstance(arg, Load) and isinstance(arg.type, Array)):
+        raise error(f"'{e.name}' needs a nointerpolation pixel shader input")
+    return fe.expr(Load(IndexRef(arg.place, vertex, e.type), e.type))
+
+
 def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
     """clip(x): discard when any component of x is negative."""
     if fe.ctx.stage != "pixel":
@@ -677,7 +687,7 @@ TABLE.update({
     "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
     "ddx": _derivative("OpDPdx"), "ddy": _derivative("OpDPdy"), "fwidth": _derivative("OpFwidth"),
     "EvaluateAttributeAtSample": _interpolate, "EvaluateAttributeCentroid": _interpolate,
-    "EvaluateAttributeSnapped": _interpolate,
+    "EvaluateAttributeSnapped": _interpolate, "GetAttributeAtVertex": _attribute_at_vertex,
     "ddx_coarse": _derivative("OpDPdxCoarse", "DerivativeControl"),
     "ddy_coarse": _derivative("OpDPdyCoarse", "DerivativeControl"),
     "ddx_fine": _derivative("OpDPdxFine", "DerivativeControl"),

@@ -120,8 +120,8 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
 
 def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
     """GetAttributeAtVertex(x, i): x's input becomes a PerVertexKHR array of the three vertices'
-    values (SPV_KHR_fragment_shader_barycentric); the call reads element i, every other read
-    element 0, the provoking vertex of a triangle list (a nointerpolation value, as before)."""
+    values (SPV_KHR_fragment_shader_barycentric); the call reads element i (intrinsics.py), every
+    other read element 0, the provoking vertex of a triangle list (a nointerpolation value, as before)."""
     found: set[int] = set()
     for f in module.functions:
         for s in ir.walk_stmts(f.body):
@@ -141,8 +141,8 @@ def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
     def fix(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Intrinsic) and e.name == "GetAttributeAtVertex" and isinstance(e.args[0], ir.Load) \
                 and isinstance(e.args[0].place, ir.VarRef) and id(e.args[0].place.var) in elem:
-            var = e.args[0].place.var
-            return ir.Load(ir.IndexRef(ir.VarRef(var), e.args[1], elem[id(var)]), elem[id(var)])
+            var = e.args[0].place.var       # lowered by intrinsics.py: element e.args[1] of the array
+            return ir.Intrinsic(e.name, [ir.Load(ir.VarRef(var), var.type), e.args[1]], e.type)
         if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and id(e.place.var) in elem:
             var = e.place.var
             return ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.INT, 0), elem[id(var)]), elem[id(var)])
