@@ -462,3 +462,19 @@ def test_attribute_at_vertex_errors_are_located(src, profile, message):
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", profile, target))
         assert errs and errs[0].startswith("1:") and message in errs[0], errs
+
+
+def test_view_id_is_recorded_in_psv0():
+    """SV_ViewID (the viewID op): PSV0 says UsesViewID and masks the output components computed
+    from it: here c (register 1, all four) in the VS, and component y of the target in the PS."""
+    cases = [("vs_6_1", "struct O { float4 p : SV_Position; float4 c : C; };"
+                        " O main(uint v : SV_ViewID, float4 x : X) { O o; o.p = x; o.c = x * v; return o; }",
+              [0b1111 << 4]),
+             ("ps_6_1", "float4 main(uint v : SV_ViewID, float4 x : X) : SV_Target { return float4(x.x, v, 0, 1); }",
+              [0b0010])]
+    for profile, src, masks in cases:
+        checked = _check_dxil(src, profile)
+        psv = {p["Name"]: p for p in checked.container["Parts"]}["PSV0"]["PSVInfo"]
+        assert psv["UsesViewID"] == 1
+        assert psv["OutputVectorMasks"][0] == masks
+        assert checked.spirv is not None

@@ -81,7 +81,8 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     sm = (profile.major, profile.minor)
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types)
     if lm.stage != "compute":
-        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
+        # SV_ViewID (read by the viewID op): PSV0's UsesViewID and the outputs that depend on it
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used)
     add_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
