@@ -289,17 +289,20 @@ def run_graphics(
     instance_count: int = 1,
     targets: int = 1,
     full: bool = False,
+    depth: float | None = None,
 ):
     """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
     RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
     no D3D flip), 4 bytes per pixel.  With full=True return (pixels of every target, final contents of
-    every descriptor) instead.  Descriptors may be Buf, TexelBuffer, Image or Sampler."""
+    every descriptor) instead.  Descriptors may be Buf, TexelBuffer, Image or Sampler.  depth: a D32 depth
+    buffer cleared to it, with depth test LESS and depth writes (primitives are drawn in order)."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
         "vertex_buffers": [(bytes(v.data), v.stride, list(v.attributes)) for v in vertex_buffers or ()],
         "vertex_count": vertex_count, "clear": tuple(float(c) for c in clear),
         "instance_count": int(instance_count), "targets": int(targets), "full": bool(full),
+        "depth": None if depth is None else float(depth),
     }
     return _call(req, timeout)
 

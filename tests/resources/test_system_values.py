@@ -478,3 +478,32 @@ def test_view_id_is_recorded_in_psv0():
         assert psv["UsesViewID"] == 1
         assert psv["OutputVectorMasks"][0] == masks
         assert checked.spirv is not None
+
+
+VS_DEPTH = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    // two full-screen triangles, drawn in order: the first at z = 0.9 (its pixel shader replaces
+    // that depth), the second at z = 0.5
+    float2 uv = float2(((id % 3) << 1) & 2, (id % 3) & 2);
+    return float4(uv * 2.0 - 1.0, id < 3 ? 0.9 : 0.5, 1.0);
+}
+"""
+PS_DEPTH = """
+struct O { float4 color : SV_Target; float depth : SV_Depth; };
+O main(float4 pos : SV_Position) {
+    O o;
+    bool first = pos.z > 0.7;                           // the interpolated z says which triangle
+    o.color = first ? float4(1, 0, 0, 1) : float4(0, 1, 0, 1);
+    o.depth = first ? (pos.x < 4.0 ? 0.25 : 0.75) : pos.z;   // left: in front of the second triangle
+    return o;
+}
+"""
+
+
+def test_depth_output_is_depth_tested():
+    """SV_Depth replaces the first triangle's depth: where it wrote 0.25 the second triangle
+    (z = 0.5, depth test LESS) is hidden and red stays; where it wrote 0.75 green covers it."""
+    px = R.draw(VS_DEPTH, PS_DEPTH, W, H, vertex_count=6, depth=1.0)
+    for y in range(H):
+        for x in range(W):
+            assert R.pixel(px, W, x, y) == ((255, 0, 0, 255) if x < 4 else (0, 255, 0, 255)), (x, y)
