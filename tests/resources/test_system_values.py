@@ -178,6 +178,10 @@ VARIANTS = [
      " { d = 0.25; s = 7; return 1; }"),
     ("barycentrics-noperspective", "ps_6_1",
      "float4 main(noperspective float3 b : SV_Barycentrics) : SV_Target { return b.xyzz; }"),
+    ("barycentrics-centroid", "ps_6_1",
+     "float4 main(centroid float3 b : SV_Barycentrics) : SV_Target { return b.xyzz; }"),
+    ("barycentrics-sample", "ps_6_1",
+     "float4 main(sample float3 b : SV_Barycentrics) : SV_Target { return b.xyzz; }"),
     ("layer-viewport-out", "vs_6_0",
      "struct O { float4 p : SV_Position; uint l : SV_RenderTargetArrayIndex; uint v : SV_ViewportArrayIndex; };"
      " O main(uint id : SV_VertexID) { O o; o.p = 1; o.l = id; o.v = 0; return o; }"),

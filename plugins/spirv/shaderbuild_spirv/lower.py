@@ -242,6 +242,11 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
             b.capability(cap)
             if ext:
                 b.extension(ext)
+        if io.builtin.startswith("BaryCoord") and io.interpolation in ("centroid", "sample"):
+            mode = _INTERPOLATION[io.interpolation]       # where in the pixel (DXC: Centroid / Sample)
+            b.decorate(vid, mode)
+            if mode in _INTERPOLATION_CAPS:
+                b.capability(_INTERPOLATION_CAPS[mode])
     else:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
     interp = _INTERPOLATION.get(io.interpolation or "linear")
