@@ -225,10 +225,11 @@ def test_clip_distance_errors_are_located(src, message):
 # ---------------------------------------------------------------- executed on lavapipe (and from DXIL)
 # R.draw builds both shaders (spirv-val), draws on lavapipe, then draws the DXIL twins through
 # dxil-spirv and requires the same pixels.  Pixels are row-major from the top (Vulkan: NDC y = +1 is
-# the bottom row).  Not executed (the harness has no depth attachment, no multisampling and no
-# layered target): SV_Depth*, SV_StencilRef, SV_SampleIndex, SV_RenderTargetArrayIndex,
-# SV_ViewportArrayIndex, SV_ViewID, SV_Barycentrics, SV_ShadingRate, SV_InnerCoverage (compiled and
-# validated above).
+# the bottom row).  Not executed (the harness has no multisampling, stencil buffer, layered target,
+# multiview render pass, or the barycentric / conservative-rasterisation / shading-rate features):
+# SV_DepthGreaterEqual, SV_DepthLessEqual, SV_StencilRef, SV_RenderTargetArrayIndex,
+# SV_ViewportArrayIndex, SV_ViewID, SV_Barycentrics, GetAttributeAtVertex, SV_ShadingRate,
+# SV_InnerCoverage (compiled and validated above); SV_SampleIndex and SV_Coverage run single-sampled.
 
 W = H = 8
 RED, CLEAR = (255, 0, 0, 255), (0, 0, 0, 0)
@@ -511,3 +512,19 @@ def test_depth_output_is_depth_tested():
     for y in range(H):
         for x in range(W):
             assert R.pixel(px, W, x, y) == ((255, 0, 0, 255) if x < 4 else (0, 255, 0, 255)), (x, y)
+
+
+PS_SAMPLE_COVERAGE = """
+float4 main(float4 pos : SV_Position, uint s : SV_SampleIndex, uint c : SV_Coverage) : SV_Target {
+    return float4(s == 0 ? 1.0 : 0.0, c / 255.0, (s + 7) / 255.0, 1);
+}
+"""
+
+
+def test_sample_index_and_coverage_inputs_run():
+    """The harness draws single-sampled: sample 0 and coverage mask 1 in every pixel
+    (SV_SampleIndex makes the shader run per sample; with one sample that is per pixel)."""
+    px = R.draw(R.FULLSCREEN_VS, PS_SAMPLE_COVERAGE, W, H)
+    for y in range(H):
+        for x in range(W):
+            assert R.pixel(px, W, x, y) == (255, 1, 7, 255), (x, y)
