@@ -243,7 +243,7 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
             if ext:
                 b.extension(ext)
         if io.builtin.startswith("BaryCoord") and io.interpolation in ("centroid", "sample"):
-            mode = _INTERPOLATION[io.interpolation]       # where in the pixel (DXC: Centroid / Sample)
+            mode = "Centroid" if io.interpolation == "centroid" else "Sample"   # where in the pixel (as DXC)
             b.decorate(vid, mode)
             if mode in _INTERPOLATION_CAPS:
                 b.capability(_INTERPOLATION_CAPS[mode])

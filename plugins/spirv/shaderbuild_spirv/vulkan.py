@@ -130,13 +130,13 @@ def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
                     if isinstance(x, ir.Intrinsic) and x.name == "GetAttributeAtVertex" \
                             and isinstance(x.args[0], ir.Load) and isinstance(x.args[0].place, ir.VarRef):
                         found.add(id(x.args[0].place.var))
-    targets = [v for v in inputs if id(v) in found and v.io is not None]
+    targets = [(v, v.io) for v in inputs if id(v) in found and v.io is not None]
     if not targets:
         return
-    elem = {id(v): v.type for v in targets}
-    for v in targets:
+    elem = {id(v): v.type for v, _ in targets}
+    for v, io in targets:
         v.type = ir.Array(v.type, 3)
-        v.io.interpolation = "pervertex"
+        io.interpolation = "pervertex"
 
     def fix(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Intrinsic) and e.name == "GetAttributeAtVertex" and isinstance(e.args[0], ir.Load) \
