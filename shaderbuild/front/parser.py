@@ -587,7 +587,7 @@ class Parser:
             d = self.enum_decl()
             self.expect(";")
             return ast.DeclStmt(loc, [d])
-        return ast.DeclStmt(loc, self.declaration([], top_level=False))
+        return ast.DeclStmt(loc, self.declaration([], top_level=False))  # type: ignore[arg-type]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc

@@ -67,6 +67,7 @@ class Binding(DataRecord):
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
+    push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
 
 
 class IOInfo(DataRecord):
@@ -298,6 +299,7 @@ class If(Stmt):
     then: list[Stmt]
     else_: list[Stmt]
     hint: str | None = None      # 'branch' | 'flatten'
+    loc: SourceLoc | None = None     # the statement's position (debug line records)
 
 
 class Loop(Stmt):
@@ -308,6 +310,7 @@ class Loop(Stmt):
     break_if: Expr | None = None
     hint: str | None = None      # 'unroll' | 'loop' | 'fastopt'
     unroll_count: int | None = None
+    loc: SourceLoc | None = None
 
 
 class Break(Stmt):
@@ -320,10 +323,11 @@ class Continue(Stmt):
 
 class Return(Stmt):
     value: Expr | None = None
+    loc: SourceLoc | None = None
 
 
 class Discard(Stmt):
-    pass
+    loc: SourceLoc | None = None
 
 
 class SwitchCase(Record):
@@ -338,6 +342,7 @@ class SwitchCase(Record):
 class Switch(Stmt):
     selector: Expr
     cases: list[SwitchCase]
+    loc: SourceLoc | None = None
 
 
 # -------------------------------------------------------------- functions etc.
@@ -384,6 +389,7 @@ class Module(Record):
     entry: EntryPoint | None = None
     source_files: list[str] = Record.factory(list)     # every file the preprocessor read
     spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
+    source_texts: dict[str, str] = Record.factory(dict)  # -Zi: file name as in SourceLoc -> text (debug info)
     root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
 
     @property
@@ -450,3 +456,27 @@ def referenced_variables(functions: list[Function]) -> set[int]:
                     if isinstance(x, VarRef):
                         used.add(id(x.var))
     return used
+
+
+def binding_of(var: Variable) -> Binding:
+    """The binding of a resource variable (every global with Storage.UNIFORM that is a resource has one)."""
+    assert var.binding is not None, f"{var.name} is not a bound resource"
+    return var.binding
+
+
+def io_of(var: Variable) -> IOInfo:
+    """The IOInfo of a stage input/output (the entry wrapper gives every INPUT/OUTPUT global one)."""
+    assert var.io is not None, f"{var.name} is not a stage input/output"
+    return var.io
+
+
+def entry_of(module: Module) -> EntryPoint:
+    """The module's entry point (sema always sets it; only hand-built test modules lack one)."""
+    assert module.entry is not None, "module has no entry point"
+    return module.entry
+
+
+def wrapper_of(entry: EntryPoint) -> Function:
+    """The parameterless wrapper function (set by passes/entry_wrapper.py before any backend runs)."""
+    assert entry.function is not None, "entry wrapper has not run"
+    return entry.function

@@ -27,7 +27,7 @@ class _Builder:
         self.options = options
         self.module = module
         self.stage = module.stage
-        self.entry = module.entry
+        self.entry = ir.entry_of(module)
         self.body: list[ir.Stmt] = []
         self.locals: list[ir.Variable] = []
         self.next_location = {"in": 0, "out": 0}
@@ -279,4 +279,4 @@ def _add_ext_builtins(module: ir.Module) -> None:
     for g in ext:
         module.globals.remove(g)
         if id(g) in used:
-            (module.entry.inputs if g.storage is ir.Storage.INPUT else module.entry.outputs).append(g)
+            (ir.entry_of(module).inputs if g.storage is ir.Storage.INPUT else ir.entry_of(module).outputs).append(g)

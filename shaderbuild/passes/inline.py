@@ -28,22 +28,24 @@ def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Var
     for s in stmts:
         if isinstance(s, ir.Return):
             if ret is not None and s.value is not None:
-                out.append(ir.Store(ir.VarRef(ret), s.value))
+                out.append(ir.Store(ir.VarRef(ret), s.value, s.loc))
             out.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, True)))
             out.append(ir.Break())
             return out           # the rest of this block is unreachable
         if isinstance(s, ir.If):
             s = ir.If(s.cond, _rewrite_returns(s.then, ret, flag, in_construct),
-                      _rewrite_returns(s.else_, ret, flag, in_construct), s.hint)
+                      _rewrite_returns(s.else_, ret, flag, in_construct), s.hint, s.loc)
             out.append(s)
             continue
         if isinstance(s, (ir.Loop, ir.Switch)):
             has_ret = any(isinstance(x, ir.Return) for x in ir.walk_stmts([s]))
             if isinstance(s, ir.Loop):
-                s = ir.Loop(_rewrite_returns(s.body, ret, flag, True), s.continuing, s.break_if, s.hint, s.unroll_count)
+                s = ir.Loop(_rewrite_returns(s.body, ret, flag, True), s.continuing, s.break_if, s.hint, s.unroll_count,
+                            s.loc)
             else:
                 s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
-                                                         _rewrite_returns(c.body, ret, flag, True)) for c in s.cases])
+                                                         _rewrite_returns(c.body, ret, flag, True)) for c in s.cases],
+                              s.loc)
             out.append(s)
             if has_ret:
                 out.append(ir.If(ir.Load(ir.VarRef(flag), ir.BOOL), [ir.Break()], []))
@@ -82,5 +84,5 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
     elif body and isinstance(last := body[-1], ir.Return):
         body.pop()
         if result is not None and last.value is not None:
-            body.append(ir.Store(ir.VarRef(result), last.value))
+            body.append(ir.Store(ir.VarRef(result), last.value, last.loc))
     return prologue + body

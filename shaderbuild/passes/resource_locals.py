@@ -59,13 +59,14 @@ def _inline(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: li
         elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
             out.extend(inline_call(f, s.expr, None, counter))
         elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, _inline(f, s.then, targets, counter), _inline(f, s.else_, targets, counter), s.hint))
+            out.append(ir.If(s.cond, _inline(f, s.then, targets, counter), _inline(f, s.else_, targets, counter), s.hint,
+                             s.loc))
         elif isinstance(s, ir.Loop):
             out.append(ir.Loop(_inline(f, s.body, targets, counter), _inline(f, s.continuing, targets, counter),
-                               s.break_if, s.hint, s.unroll_count))
+                               s.break_if, s.hint, s.unroll_count, s.loc))
         elif isinstance(s, ir.Switch):
             out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _inline(f, c.body, targets, counter))
-                                              for c in s.cases]))
+                                              for c in s.cases], s.loc))
         else:
             out.append(s)
     return out
@@ -245,14 +246,14 @@ class _Resolver:
                 self.env = dict(before)
                 else_ = self.block(s.else_)
                 self.env = self.merge([after_then, self.env])
-                out.append(ir.If(cond, then, else_, s.hint))
+                out.append(ir.If(cond, then, else_, s.hint, s.loc))
             elif isinstance(s, ir.Loop):
                 before = dict(self.env)
                 body = self.block(s.body)
                 cont = self.block(s.continuing)
                 brk = self.expr(s.break_if) if s.break_if is not None else None
                 self.env = self.merge([before, self.env])
-                out.append(ir.Loop(body, cont, brk, s.hint, s.unroll_count))
+                out.append(ir.Loop(body, cont, brk, s.hint, s.unroll_count, s.loc))
             elif isinstance(s, ir.Switch):
                 sel = self.expr(s.selector)
                 before = dict(self.env)
@@ -263,9 +264,9 @@ class _Resolver:
                     cases.append(ir.SwitchCase(c.values, c.is_default, self.block(c.body)))
                     envs.append(self.env)
                 self.env = self.merge(envs)
-                out.append(ir.Switch(sel, cases))
+                out.append(ir.Switch(sel, cases, s.loc))
             elif isinstance(s, ir.Return):
-                out.append(ir.Return(self.expr(s.value) if s.value is not None else None))
+                out.append(ir.Return(self.expr(s.value) if s.value is not None else None, s.loc))
             else:
                 out.append(s)
         return out

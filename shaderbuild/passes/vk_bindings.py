@@ -36,7 +36,7 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
     """Fill `Binding.vk` of every resource; `strict`: the bindings are a binary's (collisions are errors)."""
     if options.vk_bind_registers and options.binding_shifts:
         raise error("-fvk-bind-register cannot be combined with -fvk-{b,t,s,u}-shift")
-    explicit_map = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
+    explicit_map: dict[tuple[str, int | None, int], tuple[int, int]] = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
     used: dict[tuple[int, int], ir.Variable] = {}
     pending: list[ir.Variable] = []
 
@@ -51,10 +51,10 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
                 f"binding {binding}; use [[vk::binding]] or -fvk-{{b,t,s,u}}-shift to separate them",
                 var.loc, [Diagnostic("note", f"'{other.name}' is declared here", other.loc)])
         used[(set_, binding)] = var
-        var.binding.vk = ir.VkBinding(set_, binding)
+        ir.binding_of(var).vk = ir.VkBinding(set_, binding)
 
     for var in module.resources:
-        b = var.binding
+        b = ir.binding_of(var)
         if explicit_map:
             if b.vk_explicit is not None:
                 raise error("-fvk-bind-register cannot be combined with [[vk::binding]]", var.loc)
@@ -104,7 +104,8 @@ def _counter_bindings(module: ir.Module, used: dict[tuple[int, int], ir.Variable
         kind = var.type.kind if isinstance(var.type, ir.Resource) else None
         if kind not in ("AppendStructuredBuffer", "ConsumeStructuredBuffer") and id(var) not in users:
             continue
-        b = var.binding
+        b = ir.binding_of(var)
+        assert b.vk is not None   # every resource got one above
         set_ = b.vk.set
         n = b.vk_counter_explicit
         if n is None:

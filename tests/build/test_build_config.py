@@ -103,8 +103,9 @@ def test_pyproject_tool_table_lines(tmp_path):
     [e] = exc.value.errors
     assert (e.line, e.file) == (11, str(tmp_path / "pyproject.toml"))
     assert e.render().endswith("error: shader[0].entry[0].defnes: unknown key (known keys: auto_binding_space, "
-                               "backends, defines, enable_16bit_types, hlsl_version, include_dirs, name, outputs, "
-                               "profile, rootsig_define, rootsig_version, row_major, targets)")
+                               "backends, defines, enable_16bit_types, exclude, hlsl_version, include, include_dirs, "
+                               "name, only, outputs, permutations, profile, rootsig_define, rootsig_version, row_major, "
+                               "targets)")
 
 
 def test_toml_syntax_error_has_a_line(tmp_path):

@@ -202,10 +202,12 @@ def test_clean_leaves_no_outputs(project: Path):
 def test_parallel_build_matches_serial(tmp_path: Path):
     serial = make_project(tmp_path / "serial")
     parallel = make_project(tmp_path / "parallel")
-    scons(serial, "-j1")
+    _, serial_lines = scons(serial, "-j1")
     _, lines = scons(parallel, "-j2")
-    assert compiled(lines) == ALL_COMPILES
-    assert len({line.rsplit("pid=", 1)[1] for line in lines}) == 1    # in-process: one pid, no subprocess each
+    assert compiled(lines) == compiled(serial_lines) == ALL_COMPILES
+    assert len({line.rsplit("pid=", 1)[1] for line in serial_lines}) == 1    # -j1: in the SCons process
+    # -j2: a pool of two long-lived worker processes (the GIL would serialise threads), not one per shader
+    assert len({line.rsplit("pid=", 1)[1] for line in lines}) <= 2
     files = output_files(serial)
     assert files == output_files(parallel)
     for f in files:
@@ -352,3 +354,24 @@ def test_options_roundtrip_and_signature_text():
     assert normalise_defines(["A", "B=2"]) == {"A": "1", "B": "2"}
     assert normalise_defines("A B=3") == {"A": "1", "B": "3"}
     assert normalise_defines({"A": True, "B": False, "C": 4}) == {"A": "1", "C": "4"}
+
+
+def test_scan_cache_sees_new_includes_and_shadowing_headers(project: Path):
+    """The scanner's cache (.shaderbuild-scan.json) is reused only while nothing it read changed:
+    an include that gains an #include, and a new header that shadows one in a search directory,
+    are both seen on the next run."""
+    scons(project)
+    assert (project / ".shaderbuild-scan.json").exists()
+    (project / "include" / "extra.hlsli").write_text("#define UNUSED_EXTRA 1\n")
+    (project / "include" / "other.hlsli").write_text('#include "extra.hlsli"\n#define SCALE 5\n')
+    _, lines = scons(project)
+    assert compiled(lines) == ["shaders/b.hlsl[BIAS=1]"]
+    (project / "include" / "extra.hlsli").write_text("#define UNUSED_EXTRA 2\n")
+    _, lines = scons(project)
+    assert compiled(lines) == ["shaders/b.hlsl[BIAS=1]"]        # the new include is a dependency now
+    # a quoted include is searched next to the including file first: this one shadows include/other.hlsli
+    (project / "shaders" / "other.hlsli").write_text("#define SCALE 9\n")
+    _, lines = scons(project)
+    assert compiled(lines) == ["shaders/b.hlsl[BIAS=1]"]
+    _, lines = scons(project)
+    assert lines == []

@@ -86,4 +86,4 @@ def test_usage_error_message_comes_from_argparse(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(BASE + ["-HV", "2015"])
     assert e.value.code == 1
-    assert "shaderbuild: error: argument -HV: invalid choice: 2015" in capsys.readouterr().err
+    assert "shaderbuild: error: argument -HV: invalid choice: '2015'" in capsys.readouterr().err

@@ -146,7 +146,9 @@ def test_backend_capabilities_steer_the_core_only_for_their_target(tmp_path):
     src.write_text(src.read_text().replace(" + __capable__", ""))
     other = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo"), host=host)
     assert other.ok and "global uniform pc" in other.binary.decode()         # an ordinary cbuffer there
-    assert other.manifest["push_constants"] == []
+    # still the push constant block of the Vulkan view, not a descriptor there (issue 22)
+    assert [p["name"] for p in other.manifest["push_constants"]] == ["pc"]
+    assert "vulkan" not in next(r for r in other.manifest["resources"] if r["name"] == "pc")
 
 
 def test_in_process_plugin_receives_the_ir_module(tmp_path):

@@ -18,8 +18,8 @@ from .container import ContainerInfo, parse_container
 from .ctrldep import dominator_tree, successors
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
-from .llvm.metadata import MDNode
-from .llvm.values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Undef
+from .llvm.metadata import MDNode, MDValue
+from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
 from .viewid import signature_scalars
@@ -112,8 +112,10 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
             raise _fail(f"ViewID state: output scalar {o} depends on inputs outside the signatures")
     if nmd is None:
         return
-    data = nmd.nodes[0].ops[0].value
-    words = [c.value for c in data.elems]
+    md = nmd.nodes[0].ops[0]
+    assert isinstance(md, MDValue) and isinstance(md.value, ConstAggregate)    # the emitter's shape
+    data = md.value
+    words = [c.value for c in data.elems if isinstance(c, ConstInt)]    # (an i32 array)
     width = (words[1] + 31) // 32 if len(words) > 1 else 0
     want = 2 + (width if state.uses_view_id else 0) + words[0] * width
     if len(words) != want:
@@ -127,7 +129,7 @@ def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str
                               sm: tuple[int, int], native16: bool) -> None:
     """`_check_declaration` depends only on these: each dx.op declaration of a profile is
     checked once per process, not once per compile (failures raise, so are not cached)."""
-    _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))
+    _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))  # type: ignore[arg-type]  # no module: declarations only
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ def _compute_features(lm: LoweredModule) -> set[str]:
             op = inst.op
             if op == "call":
                 callee = inst.operands[0]
+                assert isinstance(callee, Function)     # a call's first operand
                 callees[id(callee)] = callee
             elif op not in skip:
                 for v in inst.operands:

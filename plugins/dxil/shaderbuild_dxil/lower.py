@@ -10,8 +10,10 @@ the module-level parts (resources, signatures, metadata inputs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -20,10 +22,12 @@ from shaderbuild.ir.layout import layout_of
 from .buffers import BufferAccess
 from .cleanup import clean_up
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
+from .debuginfo import DebugInfo
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
-from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
+from .llvm.metadata import DINode
+from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value, int_type_of
 from .lowered import LoweredModule
 from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
 from .places import (
@@ -115,6 +119,11 @@ class FunctionLowerer:
         self.control_depth = 0
         self._local_res_depth: dict[int, int] = {}
         self._consts: dict[tuple, Value] = {}             # scalar_const
+        self.debug = mod.debug                            # -Zi: a DebugInfo, else None
+        self.dbg_scope: DINode | None = None              # the DISubprogram and inlinedAt being lowered
+        self.dbg_inlined: DINode | None = None
+        if self.debug is not None:
+            self.b.dbg_locs = self.debug.locs
 
     # ------------------------------------------------------------------ helpers
     def add(self, a: Value, b: Value) -> Value:
@@ -144,7 +153,7 @@ class FunctionLowerer:
             return v
         if isinstance(v.type, T.FloatType):
             return self.b.fcmp("une", v, ConstFloat(v.type, 0.0))
-        return self.b.icmp("ne", v, ConstInt(v.type, 0))
+        return self.b.icmp("ne", v, ConstInt(int_type_of(v), 0))
 
     def const_values(self, t: ir.Type, value: object) -> list[Value]:
         kinds = _const_kinds(t)
@@ -160,11 +169,12 @@ class FunctionLowerer:
             return [c(lt, f, value)] * len(kinds)
         return [c(lt, f, value) for lt, f in kinds]
 
-    def scalar_const(self, lt: T.Type, is_float: bool, v: object) -> Value:
+    def scalar_const(self, lt: T.IntType | T.FloatType, is_float: bool, v: Any) -> Value:     # v: a Python number
         """The constant `v` of register type `lt`: one object per (type, value) in the function
         (equal constants are one value in the output anyway), except zeros and NaNs of floats,
         whose equality does not follow their bits (-0.0 == 0.0, NaN != NaN)."""
         if is_float:
+            assert isinstance(lt, T.FloatType)
             fv = float(v)
             if fv == 0.0 or fv != fv:
                 return ConstFloat(lt, fv)
@@ -173,7 +183,7 @@ class FunctionLowerer:
             key = (lt, int(v))
         c = self._consts.get(key)
         if c is None:
-            c = self._consts[key] = ConstFloat(lt, fv) if is_float else ConstInt(lt, key[1])
+            c = self._consts[key] = ConstFloat(lt, fv) if isinstance(lt, T.FloatType) else ConstInt(lt, key[1])
         return c
 
     def new_block(self, name: str = "") -> BasicBlock:
@@ -188,6 +198,7 @@ class FunctionLowerer:
             self.ssa.seal(bb)
 
     def branch_to(self, bb: BasicBlock) -> None:
+        assert self.b.block is not None     # lowering always has an insertion block
         if self.b.block.terminator is None:
             self.b.br(bb)
 
@@ -203,6 +214,7 @@ class FunctionLowerer:
         nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
             if ssa is not None:
+                assert nums is not None
                 if n == 1:                       # a scalar component: an SSA variable, no memory
                     nums.append(ssa.new_var(llvm_scalar(s)))
                     ptrs.append(None)
@@ -229,12 +241,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ places
     def place(self, e: ir.Expr) -> Place:
-        cls = e.__class__
-        if cls is ir.VarRef:
+        if type(e) is ir.VarRef:
             return self._var_place(e.var)
-        if cls is ir.SwizzleRef:
+        if type(e) is ir.SwizzleRef:
             return self._components(self.place(e.base), list(e.comps), e.type)
-        if cls is ir.FieldRef:
+        if type(e) is ir.FieldRef:
             return self._field(self.place(e.base), e.index, e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
@@ -276,14 +287,17 @@ class FunctionLowerer:
             return MemPlace(base.storage, t, base.leafbase + field_leaf_base(base.type, index), base.idx)
         if isinstance(base, BufferPlace):
             lay = layout_of(base.type, "dx_structured", bool(base.row_major))
+            assert isinstance(base.type, ir.Struct)     # a field of a struct
             f = base.type.fields[index]
             rm = base.row_major if f.row_major is None else f.row_major
             return BufferPlace(base.res, base.handle, base.index, t, base.offset + lay.offsets[index],
                                base.dyn_offset, row_major=rm)
         if isinstance(base, ResourcePlace) and base.res.res_class == "CBV":     # ConstantBuffer<T>
+            assert base.res.elem is not None    # ConstantBuffer<T>: T
             base = CBufPlace(base.res, self.handle(base), base.res.elem)
         if isinstance(base, CBufPlace):
             st = base.type
+            assert isinstance(st, ir.Struct)    # a field of a struct
             lay = layout_of(st, "dx_cbuffer")
             f = st.fields[index]
             rm = base.row_major if f.row_major is None else f.row_major
@@ -308,12 +322,15 @@ class FunctionLowerer:
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
         if isinstance(bt, ir.Array):
             if isinstance(base, MemPlace):
+                assert bt.size is not None      # a variable's arrays are sized
                 return MemPlace(base.storage, t, base.leafbase, self.add(self.mul_add(base.idx, bt.size, 0), iv))
             if isinstance(base, BufferPlace):
                 stride = layout_of(bt, "dx_structured", bool(base.row_major)).array_stride
+                assert stride is not None       # an array's layout has one
                 return self._buffer_offset(base, t, iv, stride)
             if isinstance(base, CBufPlace):
                 stride = layout_of(bt, "dx_cbuffer", bool(base.row_major)).array_stride
+                assert stride is not None       # an array's layout has one
                 if isinstance(iv, ConstInt):
                     return CBufPlace(base.res, base.handle, t, base.offset + iv.value * stride, base.dyn_row,
                                      base.row_major)
@@ -323,6 +340,7 @@ class FunctionLowerer:
                 dyn = rows if base.dyn_row is None else self.add(base.dyn_row, rows)
                 return CBufPlace(base.res, base.handle, t, base.offset, dyn, base.row_major)
             n = len(component_types(t))
+            assert bt.size is not None          # a variable's arrays are sized
             groups = [list(range(k * n, (k + 1) * n)) for k in range(bt.size)]
         else:
             if isinstance(bt, ir.Vector):
@@ -393,7 +411,7 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ I/O
     def io_read(self, p: IOPlace) -> list[Value]:
-        io = p.var.io
+        io = ir.io_of(p.var)
         if self.m.stage == "compute":
             op = COMPUTE_BUILTINS.get(io.semantic)
             if op is None:
@@ -407,10 +425,10 @@ class FunctionLowerer:
         el = self.m.input_elems.get(id(p.var))
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        plan = _io_plan(p.var.type, el.cols, io.row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
-        out = []
+        out: list[Value] = []
         for c in p.comps:
             row, col, ov, is_bool = plan[c]
             v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
@@ -430,9 +448,9 @@ class FunctionLowerer:
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         el = self.m.output_elems.get(id(p.var))
         if el is None:
-            raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
+            raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        plan = _io_plan(p.var.type, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
@@ -453,12 +471,14 @@ class FunctionLowerer:
 
     def _load(self, e: ir.Load) -> list[Value]:
         p = e.place
-        if p.__class__ is ir.VarRef and self.frames:        # the commonest load: a whole register local
+        if type(p) is ir.VarRef and self.frames:        # the commonest load: a whole register local
             st = self.frames[-1].storages.get(id(p.var))
             if st is not None and st.comp_nums is not None:
+                assert self.ssa is not None and self.b.block is not None    # comp_nums: SSA variables
                 return self.ssa.read_all(st.comp_nums, self.b.block)
         nums = self._ssa_components(p)
         if nums is not None:
+            assert self.ssa is not None and self.b.block is not None        # SSA variables
             return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)
 
@@ -466,24 +486,22 @@ class FunctionLowerer:
         """The SSA variables of `var`, `var.field...` or either swizzled, when var is a local of
         the current function kept wholly in SSA variables (most loads and stores): no place
         objects (the components MemPlace / AddrPlace would address)."""
-        cls = p.__class__
         comps = None
-        if cls is ir.SwizzleRef:
+        if type(p) is ir.SwizzleRef:
             comps = p.comps
             p = p.base
-            cls = p.__class__
-        if cls is ir.VarRef:
+        if type(p) is ir.VarRef:
             st = self.frames[-1].storages.get(id(p.var)) if self.frames else None
             if st is None or st.comp_nums is None:
                 return None
             nums = st.comp_nums
-        elif cls is ir.FieldRef:
+        elif type(p) is ir.FieldRef:
             chain = [p]
             base = p.base
-            while base.__class__ is ir.FieldRef:
+            while type(base) is ir.FieldRef:
                 chain.append(base)
                 base = base.base
-            if base.__class__ is not ir.VarRef:
+            if type(base) is not ir.VarRef:
                 return None
             st = self.frames[-1].storages.get(id(base.var)) if self.frames else None
             if st is None or st.comp_nums is None:
@@ -495,6 +513,7 @@ class FunctionLowerer:
             if _is_resource_type(t):                    # resources are tracked, not stored
                 return None
             ssa = st.ssa
+            assert ssa is not None          # comp_nums: SSA variables
             nums = [ssa[leaf + q] for q in leaf_of_components(t)]
         else:
             return None
@@ -513,16 +532,16 @@ class FunctionLowerer:
         if e.precise and self.b.fp_flags:
             return self._precise(e)
         vals = self.expr(e.operand)
-        out = []
+        out: list[Value] = []
         for v in vals:
             t = v.type
             if e.op == "neg":
                 out.append(self.b.fsub(ConstFloat(t, -0.0), v) if isinstance(t, T.FloatType)
-                           else self.b.sub(ConstInt(t, 0), v))
+                           else self.b.sub(ConstInt(int_type_of(v), 0), v))
             elif e.op == "not":
                 out.append(self.b.xor(self.truthy(v), ConstInt(T.i1, 1)))
             else:
-                out.append(self.b.xor(v, ConstInt(t, -1)))
+                out.append(self.b.xor(v, ConstInt(int_type_of(v), -1)))
         return out
 
     def _binary(self, e: ir.Binary) -> list[Value]:
@@ -542,7 +561,7 @@ class FunctionLowerer:
         if op in _FCMP:
             if is_float:
                 return bld.compares("fcmp", _FCMP[op], a, b)
-            pred = (_ICMP_SIGNED if ir.scalar_of(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
+            pred = (_ICMP_SIGNED if ir.numeric_scalar(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
             return bld.compares("icmp", pred, a, b)
         if is_float:
             name = _FLOAT_BINOPS.get(op)
@@ -550,17 +569,18 @@ class FunctionLowerer:
                 raise error(f"operator '{op}' on floating point is not supported")
             return bld.binops(name, a, b)
         if op in ("shl", "shr"):
-            name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
-            out = []
+            name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.numeric_scalar(e.lhs.type).kind == "int" else 1]
+            out: list[Value] = []
             for x, y in zip(a, b):
-                if y.type != x.type:
-                    y = bld.trunc(y, x.type) if y.type.width > x.type.width else bld.zext(y, x.type)
-                y = bld.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
-                    ConstInt(x.type, y.value & (x.type.width - 1))
+                xt = int_type_of(x)
+                if y.type != xt:
+                    y = bld.trunc(y, xt) if int_type_of(y).width > xt.width else bld.zext(y, xt)
+                y = bld.and_(y, ConstInt(xt, xt.width - 1)) if not isinstance(y, ConstInt) else \
+                    ConstInt(xt, y.value & (xt.width - 1))
                 out.append(bld.binop(name, x, y))
             return out
         if op in _SIGNED_BINOPS:
-            name = _SIGNED_BINOPS[op][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
+            name = _SIGNED_BINOPS[op][0 if ir.numeric_scalar(e.lhs.type).kind == "int" else 1]
             return bld.binops(name, a, b)
         name = _INT_BINOPS[op]
         return [self.int_binop(name, x, y) for x, y in zip(a, b)]
@@ -689,7 +709,10 @@ class FunctionLowerer:
                 storages[id(v)] = self.make_storage(v)
         self.frames.append(frame)
         saved_loops, self.loops = self.loops, []
+        saved_debug = self._enter_debug_scope(f) if self.debug is not None else None
         self.stmts(f.body)
+        if saved_debug is not None:
+            self.dbg_scope, self.dbg_inlined, self.b.dbg_loc = saved_debug
         self.loops = saved_loops
         self.frames.pop()
         self.branch_to(exit_bb)
@@ -698,6 +721,22 @@ class FunctionLowerer:
             return []
         return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
 
+    def _enter_debug_scope(self, f: ir.Function) -> tuple:
+        """-Zi: lower `f`'s body in its own DISubprogram, inlined at the call's location (the
+        entry's source function is the DXIL function's own body: no inlining there)."""
+        saved = (self.dbg_scope, self.dbg_inlined, self.b.dbg_loc)
+        debug = self.debug
+        assert debug is not None
+        entry = self.m.module.entry
+        if entry is not None and f is entry.source_function and self.dbg_inlined is None:
+            return saved
+        call = self.b.dbg_loc
+        if call is None:             # a call without a position: its body stays in the caller's scope
+            return saved
+        self.dbg_inlined = debug.inlined_at(call)
+        self.dbg_scope = debug.subprogram(f, f.name, f.loc)
+        return saved
+
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
         folded = self.m.folded_stores
@@ -705,6 +744,7 @@ class FunctionLowerer:
         for s in body:
             if folded and id(s) in folded:
                 continue
+            assert b.block is not None                  # lowering always has an insertion block
             insts = b.block.instructions                # (BasicBlock.terminator, without the call)
             if insts and insts[-1].op in TERMINATORS:
                 dead = self.new_block()                 # dead code after break/return; dropped later
@@ -713,13 +753,18 @@ class FunctionLowerer:
             h = _STMT.get(s.__class__)
             if h is None:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
+            if self.debug is not None and hasattr(s, "loc"):
+                b.dbg_loc = self.debug.loc(s.loc, self.dbg_scope, self.dbg_inlined)
             h(self, s)
 
     def _store(self, s: ir.Store) -> None:
         nums = self._ssa_components(s.place)
         if nums is not None:             # not a resource: those have no storage
             vals = self.expr(s.value)    # first: it may end the current block
+            assert self.ssa is not None and self.b.block is not None    # SSA variables
             self.ssa.write_all(nums, self.b.block, vals)
+            if self.debug is not None and isinstance(s.place, ir.VarRef):
+                self.debug.assigned(s.place.var, vals, self.b.dbg_loc)
             return
         if _is_resource_type(s.place.type):
             self._store_resource(s)
@@ -798,6 +843,7 @@ class FunctionLowerer:
         cont = self.new_block()
         merge = self.new_block()
         pre = self.b.block
+        assert pre is not None
         if self.ssa is not None:
             self.ssa.loop_header(header)
         self.branch_to(header)
@@ -812,6 +858,7 @@ class FunctionLowerer:
         self.seal(cont)                  # reached from the body's end and its `continue`s
         self.set_block(cont)
         self.stmts(s.continuing)
+        assert self.b.block is not None
         if self.b.block.terminator is None:
             if s.break_if is not None:
                 self.b.cbranch(self.truthy(self.expr(s.break_if)[0]), merge, header)
@@ -855,7 +902,7 @@ class FunctionLowerer:
             if c.is_default:
                 default = bb
             for v in c.values:
-                cv = ConstInt(sel.type, v)
+                cv = ConstInt(int_type_of(sel), v)
                 if cv.value in seen:
                     raise error(f"duplicate case value {v}")
                 seen.add(cv.value)
@@ -874,6 +921,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ driver
     def lower_entry(self, fn: ir.Function) -> Function:
+        if self.debug is not None:
+            entry = self.m.module.entry
+            src = entry.source_function if entry is not None else fn
+            self.dbg_scope = self.debug.subprogram(fn, self.fn.name, src.loc, src)
+            self.debug.describe(self.dbg_scope, self.fn)
         exit_bb = self.new_block()
         frame = _Frame({}, None, exit_bb)
         for v in fn.locals:
@@ -888,13 +940,13 @@ class FunctionLowerer:
         self.alloca_builder.br(self.fn.blocks[1])
         forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
         # finish keys the forwarded phis by id; every one of them is among the builder's phis
-        by_phi = {p: forwarded[id(p)] for lst in self.ssa.phis.values() for p in lst
-                  if id(p) in forwarded} if forwarded else {}
+        by_phi: dict[Value, Value] = {p: forwarded[id(p)] for lst in self.ssa.phis.values() for p in lst
+                  if id(p) in forwarded} if forwarded and self.ssa is not None else {}
         self.cleaned = clean_up(self.fn, by_phi, self.m.optimize)
         return self.fn
 
 
-_EXPR = {
+_EXPR: dict[type, Callable[..., list[Value]]] = {
     ir.Const: FunctionLowerer._const, ir.Load: FunctionLowerer._load, ir.Unary: FunctionLowerer._unary,
     ir.SpecConst: FunctionLowerer._const,    # no specialisation in DXIL: the default value (as DXC)
     ir.Binary: FunctionLowerer._binary, ir.Select: FunctionLowerer._select, ir.Convert: FunctionLowerer._convert,
@@ -902,7 +954,7 @@ _EXPR = {
     ir.Swizzle: FunctionLowerer._swizzle, ir.Extract: FunctionLowerer._extract, ir.Call: FunctionLowerer._call,
     ir.Intrinsic: FunctionLowerer._intrinsic,
 }
-_STMT = {
+_STMT: dict[type, Callable[..., None]] = {
     ir.Store: FunctionLowerer._store, ir.Eval: FunctionLowerer._eval, ir.If: FunctionLowerer._if,
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
@@ -921,6 +973,7 @@ def _io_plan(t: ir.Type, cols: int, row_major: bool = False) -> tuple[tuple[Cons
     for c, s in enumerate(component_types(t)):
         row, col = divmod(c, cols)
         if transposed:
+            assert isinstance(m, ir.Matrix)
             k, rc = divmod(c, m.rows * m.cols)          # matrix k of an array, component (r, c) in it
             r, cc = divmod(rc, m.cols)
             row, col = k * m.cols + cc, r
@@ -938,7 +991,7 @@ def _single_leaf_registers(t: ir.Type) -> tuple[T.Type, ...] | None:
 
 
 @cache
-def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
+def _const_kinds(t: ir.Type) -> tuple[tuple[T.IntType | T.FloatType, bool], ...]:
     """(LLVM register type, is float) of every component of a constant of type t."""
     return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
 
@@ -968,7 +1021,7 @@ _ov = overload_name
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
-                 optimize: bool = True) -> LoweredModule:
+                 optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
     entry = module.entry
     if entry is None or entry.function is None:
@@ -978,6 +1031,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if native16 and sm < (6, 2):
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
     ctx = ModuleContext(module, stage, sm, native16, optimize)
+    ctx.debug = debug
     used_vars, _fns, counter_users = used_globals(entry.function)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses

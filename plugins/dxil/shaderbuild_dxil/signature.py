@@ -139,13 +139,13 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
     out: list[SigElement] = []
     if stage == "compute":
         for v in vars_:
-            if v.io.semantic not in COMPUTE_BUILTINS:
-                raise error(f"semantic '{v.io.semantic}' is not supported for compute shaders", v.loc)
+            if ir.io_of(v).semantic not in COMPUTE_BUILTINS:
+                raise error(f"semantic '{ir.io_of(v).semantic}' is not supported for compute shaders", v.loc)
         return out
     point = sigpack.sig_point(stage, is_output)
     facts_of = _FACTS.get
     for v in vars_:
-        io = v.io
+        io = ir.io_of(v)
         key = (io.semantic, v.type, io.interpolation, point, native16, io.row_major)
         facts = facts_of(key, False)
         if facts is False:
@@ -155,6 +155,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
             _FACTS[key] = facts
         if facts is None:
             continue
+        assert isinstance(facts, tuple)
         kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
                               data_width))
@@ -169,7 +170,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
 
 def _element_facts(v: ir.Variable, stage: str, is_output: bool, point: str, native16: bool) -> tuple | None:
     """The _FACTS entry of `v` at `point` (None: not in the signature); raises for unsupported ones."""
-    io = v.io
+    io = ir.io_of(v)
     layout = element_layout(v.type, io.row_major)
     if layout is None:
         raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "

@@ -22,7 +22,7 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 __all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "MAX_ROWS",
            "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
@@ -47,6 +47,9 @@ def sig_point(stage: str, is_output: bool) -> str:
 def is_allocated(interp_kind: str) -> bool:
     """Does an element of this interpretation get a register (DxilSignature::ShouldBeAllocated)?"""
     return interp_kind in _ALLOCATED
+
+
+_P = TypeVar("_P", bound="Packable")
 
 
 class Packable(Protocol):
@@ -259,16 +262,16 @@ def _pack_prefix_stable(elems: list[Packable]) -> None:
 _STRATEGIES = {"InputAssembler": _pack_input_assembler, "Vertex": _pack_prefix_stable, "Target": _pack_targets}
 
 
-def pack(elems: list[Packable], point: str) -> list[Packable]:
+def pack(elems: list[_P], point: str) -> list[_P]:
     """Assign start_row/start_col to every element (-1/-1 for those without a register), in place.
 
     Elements whose interpretation takes no register are left unallocated; an element that does
     not fit in 32 rows stays unallocated too: those are returned (the caller reports them)."""
-    allocated = []
+    allocated: list[Packable] = []
     for e in elems:
         if e.interpretation in _ALLOCATED:
             allocated.append(e)
         else:
             _clear(e)
     _STRATEGIES[_PACKING_KIND[point]](allocated)
-    return [e for e in allocated if e.start_row < 0]
+    return [e for e in elems if e.interpretation in _ALLOCATED and e.start_row < 0]

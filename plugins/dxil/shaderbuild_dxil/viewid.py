@@ -139,17 +139,17 @@ class _Analysis:
 
     def __init__(self, fn: Function, inputs: list[SigElement]) -> None:
         self.fn = fn
-        self.inputs = {e.id: e for e in inputs}
+        self.inputs: dict[int | None, SigElement] = {e.id: e for e in inputs}
         self.succs = successors(fn.blocks)
         # id(block) -> terminators of the branches deciding whether it runs (a deciding block has
         # successors, so its last instruction is its terminator)
         self.cd_terms: dict[int, list[Instruction]] = {
             k: [b.instructions[-1] for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
         self.cd_mask: dict[int, int] = {}          # id(block) -> OR of its deciding branches' masks
-        self.mask: dict[Instruction, int] = {}
+        self.mask: dict[Value, int] = {}
         self.leaf: dict[Instruction, int] = {}     # a loadInput / viewID call's own bits
         self.callee_kind: dict[Value, int] = {}    # callee -> _call_kind of its name
-        self.extra: dict[Instruction, list[Instruction]] = {}   # phi control, a memory read's stores
+        self.extra: dict[Instruction, list[Value]] = {}   # phi control, a memory read's stores
         self.decl_stores: dict[int, list[Instruction]] = {}
         self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
         self._block_of: dict[Instruction, BasicBlock] | None = None         # see _def_block
@@ -210,9 +210,9 @@ class _Analysis:
         self.decl_stores[id(decl)] = out
         return out
 
-    def _memory_deps(self, inst: Instruction) -> list[Instruction]:
+    def _memory_deps(self, inst: Instruction) -> list[Value]:
         """A load's or atomic's extra dependences: every store to what its pointer comes from."""
-        out: list[Instruction] = []
+        out: list[Value] = []
         for d in self._reaching_decls(inst.operands[0]):
             out += self._stores(d)
         return out
@@ -245,7 +245,7 @@ class _Analysis:
             self._block_of = block_of
         return self._block_of.get(v, self.fn.blocks[0])
 
-    def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Instruction]:
+    def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Value]:
         """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
         value that reaches each block, then for each constant incoming value take the branches
         deciding the highest block still marked with it (their terminators are returned; only
@@ -280,7 +280,7 @@ class _Analysis:
                 if node is def_bb or node is top_dom:
                     break
                 node = idom.get(id(node))
-        out: list[Instruction] = []
+        out: list[Value] = []
         for v, pred in incoming:
             if not isinstance(v, Constant):
                 continue
@@ -314,7 +314,7 @@ class _Analysis:
 
     # ---- the masks
     def _first_pass(self, blocks: list[BasicBlock], stored: list[tuple[Instruction, BasicBlock]],
-                    late: set[Instruction]) -> None:
+                    late: set[Value]) -> None:
         """Every instruction's mask from the masks computed before it, recording leaf bits, extra
         dependences and the storeOutput calls (into `stored`); a dependence not computed yet
         counts as 0 and goes into `late`."""
@@ -375,7 +375,7 @@ class _Analysis:
                         late.add(v)
                 mask[inst] = bits
 
-    def _settle(self, blocks: list[BasicBlock], watch: set[Instruction]) -> None:
+    def _settle(self, blocks: list[BasicBlock], watch: set[Value]) -> None:
         """Bring the masks of `blocks` to the fixpoint: passes in order while they settle quickly
         (a loop takes one or two), else a worklist, whose work does not grow with the number
         of passes a chain of late reads (loads before the stores they read) would take."""
@@ -384,7 +384,7 @@ class _Analysis:
                 return
         self._propagate(blocks)
 
-    def _pass(self, blocks: list[BasicBlock], watch: set[Instruction]) -> bool:
+    def _pass(self, blocks: list[BasicBlock], watch: set[Value]) -> bool:
         """Recompute every mask of `blocks` in order; False when the fixpoint is reached.  A pass
         reads a mask before recomputing it only for the dependences in `watch` (those the first
         pass met before computing them), so once none of those changes, every read was final."""
@@ -476,10 +476,10 @@ class _Analysis:
         mask = self.mask
         stored: list[tuple[Instruction, BasicBlock]] = []
         done: list[BasicBlock] = []
-        read_late: set[Instruction] = set()      # every dependence met before it was computed
+        read_late: set[Value] = set()      # every dependence met before it was computed
         far_from = -1                            # where the first read of a later component is
         for comp in components(self.fn.blocks, self.succs):
-            late: set[Instruction] = set()
+            late: set[Value] = set()
             self._first_pass(comp, stored, late)
             if late:
                 near = {v for v in late if v in mask}
@@ -491,7 +491,7 @@ class _Analysis:
             done += comp
         if far_from >= 0:                        # passes in the same order: the same reads come late
             self._settle(done[far_from:], read_late)
-        by_id = {e.id: e for e in outputs}
+        by_id: dict[int | None, SigElement] = {e.id: e for e in outputs}
         cd_mask = self.cd_mask
         result: dict[int, int] = {}
         for inst, bb in stored:

@@ -9,7 +9,9 @@ Output is deterministic: every table is built in module order.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any, TypeGuard
 
 from .bitstream import (
     Abbrev,
@@ -25,7 +27,7 @@ from .bitstream import (
     vbr6_digits,
 )
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
-from .llvm.metadata import MDNode, MDString, MDValue, Metadata
+from .llvm.metadata import DINode, MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
 from .llvm.types import (
     ArrayType,
@@ -38,6 +40,9 @@ from .llvm.types import (
     StructType,
     Type,
     VoidType,
+    i64,
+    metadata,
+    void,
 )
 from .llvm.values import (
     ConstAggregate,
@@ -56,7 +61,7 @@ from .llvm.values import (
 __all__ = ["write_bitcode", "clear_block_caches", "BITCODE_MAGIC"]
 
 
-def _is_data_array(c: Constant) -> bool:
+def _is_data_array(c: Constant) -> TypeGuard[ConstAggregate]:
     """An array LLVM holds as a ConstantDataArray (i16/i32/i64 or floating-point elements, all
     plain numbers): written as one DATA record of raw element values, its elements never numbered
     as constants of their own (LLVM 3.7's writer and value enumerator).  i8 arrays would be STRING
@@ -96,6 +101,7 @@ RMW_CODES = {name: i for i, name in enumerate(ATOMIC_RMW_OPS)}
 ORDERING_CODES = {"notatomic": 0, "unordered": 1, "monotonic": 2, "acquire": 3, "release": 4, "acq_rel": 5,
                   "seq_cst": 6}
 MD_STRING, MD_VALUE, MD_NODE, MD_NAME, MD_NAMED_NODE = 1, 2, 3, 4, 10
+FUNC_DEBUG_LOC_AGAIN, FUNC_DEBUG_LOC = 33, 35
 VST_ENTRY, VST_BBENTRY = 1, 2
 MODULE_VERSION, MODULE_TRIPLE, MODULE_DATALAYOUT, MODULE_GLOBALVAR, MODULE_FUNCTION = 1, 2, 3, 7, 8
 PARAMATTR_ENTRY, PARAMATTR_GRP_ENTRY = 2, 3
@@ -134,13 +140,13 @@ def _align_code(align: int) -> int:
 class _Enumerator:
     """Assigns type, value, metadata and attribute ids the way LLVM's ValueEnumerator does."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None) -> None:
         self.module = module
         self.types: list[Type] = []
         self.type_ids: dict[Type, int] = {}
         self.values: list[Value] = []
         self.value_ids: dict[object, int] = {}
-        self.md_records: list[tuple[int, object]] = []    # (code, operands or text) per metadata id
+        self.md_records: list[tuple[int, Any]] = []       # (code, operands or text) per metadata id
         self.md_ids: dict[int, int] = {}                  # id(metadata object) -> metadata id
         self._md_strings: dict[str, int] = {}
         self._md_values: dict[int, int] = {}               # by value id
@@ -166,6 +172,23 @@ class _Enumerator:
         for nmd in module.named_md:
             for node in nmd.nodes:
                 self._add_md(node)
+        if debug_locs is not None:       # -Zi: the debug named metadata, and the scopes of the locations
+            for nmd in module.debug_md:
+                for node in nmd.nodes:
+                    self._add_md(node)
+            for _line, _col, scope, inlined_at in dict.fromkeys(debug_locs.values()):
+                self._add_md(scope)
+                if inlined_at is not None:
+                    self._add_md(inlined_at)
+            for _value, var, expr, (_line, _col, scope, inlined_at) in module.debug_values:
+                self._add_md(var)
+                self._add_md(expr)
+                self._add_md(scope)
+                if inlined_at is not None:
+                    self._add_md(inlined_at)
+            if module.debug_values:         # llvm.dbg.value's i64 0 operand
+                self.debug_zero = ConstInt(i64, 0)
+                self._add_constant(self.debug_zero)
         self.num_module_values = len(self.values)
         self._known: set[int] = set()     # ids of type objects already numbered (C-level hashing)
         self.bodies: dict[int, tuple[dict[object, int], list[Value], int, int]] = {}
@@ -189,8 +212,9 @@ class _Enumerator:
             self._add_value(a)
         cst_start = len(values)
         literal_classes = _LITERAL_CLASSES
-        add_constant, literal = self._add_constant, self._add_literal
-        valued: list[Instruction] = []
+        add_constant = self._add_constant
+        literal: Callable[[Any], None] = self._add_literal     # given constants only: the class tests below
+        valued: list[Value] = []
         add_valued = valued.append
         for bb in f.blocks:
             for inst in bb.instructions:
@@ -200,7 +224,7 @@ class _Enumerator:
                         add_valued(inst)
                     for v in inst.operands:
                         if v.__class__ in literal_classes and id(v) not in ids:
-                            key = v.key()         # _add_constant inlined for scalars
+                            key = v.key()  # type: ignore[attr-defined]  # a literal class: a Constant (_add_constant inlined)
                             vid = ids.get(key)
                             if vid is None:
                                 if v.__class__ is ConstAggregate:
@@ -269,20 +293,19 @@ class _Enumerator:
         tid = ids.get(t)
         if tid is not None:
             return tid
-        cls = t.__class__
-        if cls is PointerType:
+        if type(t) is PointerType:
             if t.pointee not in ids:
                 self.type_of(t.pointee)
-        elif cls is ArrayType:
+        elif type(t) is ArrayType:
             if t.elem not in ids:
                 self.type_of(t.elem)
-        elif cls is StructType:
+        elif type(t) is StructType:
             if t.name is not None:                       # named structs may be referenced recursively
                 ids[t] = -1
             for e in t.elems:
                 if e not in ids:
                     self.type_of(e)
-        elif cls is FunctionType:
+        elif type(t) is FunctionType:
             if t.ret not in ids:
                 self.type_of(t.ret)
             for p in t.params:
@@ -338,19 +361,19 @@ class _Enumerator:
         n = md_ids.get(id(md))
         if n is not None:
             return n
-        cls = md.__class__
-        if cls is not MDNode:
-            n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
+        if type(md) is DINode:
+            return self._add_di(md)
+        if type(md) is not MDNode:
+            n = md_ids[id(md)] = self._md_string(md.text) if type(md) is MDString else self._md_value(md.value)  # type: ignore[attr-defined]  # an MDValue
             return n
         strings, ints = self._md_strings, self._md_ints
         rec: list[int] = []                       # operand ids + 1, 0 for null
         for op in md.ops:
-            cls = op.__class__
-            if cls is MDValue:                    # the common operand: an i32 or i8 of dx.*
+            if type(op) is MDValue:               # the common operand: an i32 or i8 of dx.*
                 n = md_ids.get(id(op))            # metadata, mostly shared objects (md_int)
                 if n is None:
                     v = op.value
-                    if v.__class__ is ConstInt:
+                    if type(v) is ConstInt:
                         key = (v.type, v.value)
                         n = ints.get(key)
                         if n is None:
@@ -358,25 +381,52 @@ class _Enumerator:
                     else:
                         n = self._md_value(v)
                     md_ids[id(op)] = n
-            elif cls is MDNode:
+            elif type(op) is MDNode:
                 n = md_ids.get(id(op))
                 if n is None:
                     n = self._add_md(op)
-            elif cls is MDString:
+            elif type(op) is MDString:
                 n = strings.get(op.text)
                 if n is None:
                     n = self._md_string(op.text)
             elif op is None:
                 n = -1
+            elif type(op) is DINode:
+                n = md_ids.get(id(op))
+                if n is None:
+                    n = self._add_di(op)
             else:
                 raise TypeError(f"cannot write metadata {op!r}")
             rec.append(n + 1)
-        key = tuple(rec)
-        n = self._md_nodes.get(key)
+        node_key = tuple(rec)
+        n = self._md_nodes.get(node_key)
         if n is None:
-            n = self._md_nodes[key] = len(self.md_records)
-            self.md_records.append((MD_NODE, key))
+            n = self._md_nodes[node_key] = len(self.md_records)
+            self.md_records.append((MD_NODE, node_key))
         md_ids[id(md)] = n
+        return n
+
+    def _add_di(self, md: DINode) -> int:
+        """A debug-info node: its metadata operands numbered first, then its record (one per
+        node object: distinct nodes must not be merged, and the few uniqued ones are made once).
+        An `early` node takes its id before its operands are numbered (see DINode)."""
+        n = -1
+        if md.early:
+            n = self.md_ids[id(md)] = len(self.md_records)
+            self.md_records.append((md.code, ()))
+        rec = [1 if md.distinct else 0]
+        for i, op in enumerate(md.ops):
+            if op is None:
+                rec.append(0)
+            elif isinstance(op, int):
+                rec.append(op)
+            else:
+                rec.append(self._add_md(op) + (i not in md.required))
+        if n < 0:
+            n = self.md_ids[id(md)] = len(self.md_records)
+            self.md_records.append((md.code, tuple(rec)))
+        else:
+            self.md_records[n] = (md.code, tuple(rec))
         return n
 
     def _md_string(self, text: str) -> int:
@@ -429,9 +479,11 @@ class _Enumerator:
 
 
 class _Writer:
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None, dbg_value: Function | None = None) -> None:
         self.m = module
-        self.e = _Enumerator(module)
+        self.debug_locs = debug_locs
+        self.dbg_value = dbg_value
+        self.e = _Enumerator(module, debug_locs)
         self.w = BitstreamWriter()
         self.type_bits = _log2_ceil(len(self.e.types) + 1)
 
@@ -546,9 +598,9 @@ class _Writer:
             w.emit_record(MODULE_GLOBALVAR, rec)
         emit_cached, type_ids, attr_sets = w.emit_record_cached, e.type_ids, e.attr_sets
         for f in self.m.functions:            # prototypes recur across modules: cached digits
-            rec = (type_ids[f.ftype], 0, 0 if f.blocks else 1, LINKAGE_CODES[f.linkage],
-                   attr_sets.index(f.attrs) + 1 if f.attrs else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            emit_cached(_PROTO_RECORDS, MODULE_FUNCTION, rec)
+            proto = (type_ids[f.ftype], 0, 0 if f.blocks else 1, LINKAGE_CODES[f.linkage],
+                     attr_sets.index(f.attrs) + 1 if f.attrs else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            emit_cached(_PROTO_RECORDS, MODULE_FUNCTION, proto)
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
@@ -576,20 +628,22 @@ class _Writer:
         float_head = (unabbrev, vbr6_digits[CST_FLOAT], vbr6_digits[1])
         last_type = None
         for c in e.values[first:last]:
+            assert isinstance(c, Constant)      # first..last: the constants
             t = c.type
             if t is not last_type and t != last_type:
                 last_type = t
                 pieces += (settype_id, type_field[type_ids[t]])
-            cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
-            if cls is ConstInt:
+            # the scalar kinds by class (is_null_value inlined)
+            if type(c) is ConstInt:
                 v = c.value
+                width = c.type.width
                 if v == 0:
                     pieces.append(null_id)
-                elif v >> (t.width - 1):         # stored unsigned: the signed value, VBR-signed
-                    pieces += (int_id, int_field[(((1 << t.width) - v) << 1) | 1])
+                elif v >> (width - 1):              # stored unsigned: the signed value, VBR-signed
+                    pieces += (int_id, int_field[(((1 << width) - v) << 1) | 1])
                 else:
                     pieces += (int_id, int_field[v << 1])
-            elif cls is ConstFloat:
+            elif type(c) is ConstFloat:
                 if c.bits == 0:
                     pieces.append(null_id)
                 else:
@@ -604,7 +658,8 @@ class _Writer:
             elif isinstance(c, ConstFloat):
                 emit(CST_FLOAT, (c.bits,))
             elif _is_data_array(c):
-                emit(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
+                emit(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems
+                                if isinstance(x, (ConstInt, ConstFloat))])      # (all are: _is_data_array)
             elif isinstance(c, ConstAggregate):
                 emit(CST_AGGREGATE, [value_id(x) for x in c.elems], agg_ab)
             else:
@@ -616,6 +671,8 @@ class _Writer:
         """The metadata block: the records the enumerator made, then the named metadata."""
         e = self.e
         named = self.m.named_md
+        if self.debug_locs is not None:
+            named = named + self.m.debug_md
         if not e.md_records and not named:
             return
         w = self.w
@@ -638,7 +695,7 @@ class _Writer:
         w.exit_block()
 
     # ---- value symbol table
-    def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
+    def _symtab(self, entries: list[tuple[str, int]], bb_entries: Sequence[tuple[str, int]] = ()) -> None:
         """Names with their value / block ids; the block is a function of the sorted entries
         (cached: the module's dx.op declarations recur)."""
         if not entries and not bb_entries:
@@ -667,9 +724,10 @@ class _Writer:
         cst_start, inst_id, self._bb = e.incorporate(f)
         self._vid = e.value_ids.get
         self._vids = e.value_ids.__getitem__
-        self._callees: dict[int, tuple[int, int]] = {}
+        self._callees: dict[int, tuple[str, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        dbg_calls = self._debug_values(f) if self.dbg_value is not None else None
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         # one record per instruction, by the encoder of its opcode (_ENCODERS); unabbreviated
         # records are appended to the stream here (no call per record), and an encoder that
@@ -677,6 +735,7 @@ class _Writer:
         encoders, emit_record = _ENCODERS, w.emit_record
         pieces, unabbrev = self._sink = w.unabbreviated_sink()
         v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
+        debug_locs, last_loc = self.debug_locs, None
         for bb in f.blocks:
             for inst in bb.instructions:
                 iid = inst_id                     # this instruction's id (if it has a value)
@@ -693,9 +752,68 @@ class _Writer:
                     else:
                         pieces += (unabbrev, v6[code], v6[len(vals)])
                         pieces += map(v6_get, vals)
+                if debug_locs is not None:
+                    last_loc = self._debug_loc(debug_locs.get(inst), last_loc)
+                    if dbg_calls and inst in dbg_calls:
+                        last_loc = self._dbg_value_calls(dbg_calls, inst, bb, inst_id, last_loc)
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
+
+    def _debug_values(self, f: Function) -> dict:
+        """-Zi: the function's metadata block of the values its llvm.dbg.value calls name (function-
+        local metadata, numbered after the module's), and the calls to make after each value's
+        definition: {instruction: [(metadata id, variable, expression, location)]}."""
+        e = self.e
+        ids = e.value_ids
+        local = [(v, var, expr, loc) for v, var, expr, loc in self.m.debug_values
+                 if isinstance(v, Instruction) and id(v) in ids and v.parent is not None and v.parent.parent is f]
+        if not local:
+            return {}
+        md_of: dict[int, int] = {}
+        calls: dict = {}
+        self.w.enter_block(METADATA_BLOCK, 3)
+        for v, var, expr, loc in local:
+            n = md_of.get(id(v))
+            if n is None:
+                n = md_of[id(v)] = len(e.md_records) + len(md_of)
+                self.w.emit_record(MD_VALUE, [e.type_ids[v.type], ids[id(v)]])
+            calls.setdefault(v, []).append((n, var, expr, loc))
+        self.w.exit_block()
+        return calls
+
+    def _dbg_value_calls(self, calls: dict, inst: Instruction, bb, inst_id: int, last: tuple | None) -> tuple | None:
+        """llvm.dbg.value(metadata %v, i64 0, metadata !var, metadata !expr) for the values `inst`
+        defines (after the block's last phi when `inst` is a phi), each with its statement's location."""
+        if inst.op == "phi":
+            insts = bb.instructions
+            nxt = insts[insts.index(inst) + 1] if insts.index(inst) + 1 < len(insts) else None
+            if nxt is not None and nxt.op == "phi":     # wait for the last phi of the block
+                calls.setdefault(nxt, []).extend(calls.pop(inst))
+                return last
+        e = self.e
+        fn = self.dbg_value
+        assert fn is not None
+        for n, var, expr, loc in calls.pop(inst):
+            self.w.emit_record(FUNC_CODES["call"], [
+                0, 1 << 15, e.type_ids[fn.ftype], inst_id - e.value_id(fn),
+                (inst_id - n) & 0xFFFFFFFF, inst_id - e.value_id(e.debug_zero),
+                (inst_id - e.md_ids[id(var)]) & 0xFFFFFFFF, (inst_id - e.md_ids[id(expr)]) & 0xFFFFFFFF])
+            last = self._debug_loc(loc, last)
+        return last
+
+    def _debug_loc(self, loc: tuple | None, last: tuple | None) -> tuple | None:
+        """-Zi: the instruction's DEBUG_LOC record (DEBUG_LOC_AGAIN when it repeats the last one)."""
+        if loc is None:
+            return last
+        if loc is last:
+            self.w.emit_record(FUNC_DEBUG_LOC_AGAIN, [])
+        else:
+            line, col, scope, inlined_at = loc
+            md_ids = self.e.md_ids
+            self.w.emit_record(FUNC_DEBUG_LOC, [line, col, md_ids[id(scope)] + 1,
+                                                0 if inlined_at is None else md_ids[id(inlined_at)] + 1])
+        return loc
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
@@ -823,7 +941,8 @@ class _Writer:
         """(digits, value id) of a callee: the digits up to the callee operand (record id, code,
         operand count, attributes, calling convention, function type) are the same for every
         call of a callee, so they are made once per callee and function."""
-        fn: Function = ops[0]
+        fn = ops[0]
+        assert isinstance(fn, Function)         # a call's first operand
         fields = [self._sink[1], *map(vbr6_digits.__getitem__,
                                       (FUNC_CODES["call"], len(ops) + 3, 0, 1 << 15, self.e.type_ids[fn.ftype]))]
         head = "".join(reversed(fields))          # one piece: its fields last first (see BitstreamWriter)
@@ -866,7 +985,7 @@ class _Encoders(dict):
 
 
 # opcode name -> record encoder (a table, not an if-chain: one lookup per instruction)
-_ENCODERS: dict[str, object] = _Encoders(
+_ENCODERS: dict[str, Callable[..., tuple[int, int] | None]] = _Encoders(
     {op: _Writer._binop for op in BINOP_CODES}
     | {op: _Writer._cast for op in CAST_CODES}
     | {"getelementptr": _Writer._gep, "extractvalue": _Writer._extractvalue, "select": _Writer._select,
@@ -915,7 +1034,19 @@ def clear_block_caches() -> None:
         cache.clear()
 
 
-def write_bitcode(module: Module) -> bytes:
-    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE)."""
-    return _Writer(module).write()
+def write_bitcode(module: Module, debug_locs: dict | None = None) -> bytes:
+    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE).  With `debug_locs`
+    (instruction -> (line, col, scope, inlinedAt)), the debug bitcode of -Zi: the module's
+    `debug_md` named metadata and a DEBUG_LOC record after each located instruction."""
+    if debug_locs is None or not module.debug_values:
+        return _Writer(module, debug_locs).write()
+    # llvm.dbg.value is declared in the debug bitcode only: the module's function list gets it for this write
+    dbg_value = Function(FunctionType(void, (metadata, i64, metadata, metadata)), "llvm.dbg.value",
+                         ("nounwind", "readnone"))
+    saved = module.functions
+    module.functions = [*saved, dbg_value]
+    try:
+        return _Writer(module, debug_locs, dbg_value).write()
+    finally:
+        module.functions = saved
 

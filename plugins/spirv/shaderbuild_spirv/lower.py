@@ -8,6 +8,7 @@ storage classes, stage I/O decorations, the entry point and its interface.
 from __future__ import annotations
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir import entry_of
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
     Call,
@@ -33,7 +34,7 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
-    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
+    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
 EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
@@ -118,7 +119,8 @@ def _stmt_exprs(s) -> list[Expr]:
     return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), Expr)]
 
 
-def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default") -> Lowered:
+def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default",
+                 debug_command_line: str | None = None) -> Lowered:
     """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
     if module.entry is None:
         raise error("module has no entry point")
@@ -130,6 +132,10 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
+    if debug_command_line is not None:       # -Zi
+        from .debuginfo import DebugInfo
+
+        ctx.debug = DebugInfo(b, T, module, debug_command_line)
     model = EXECUTION_MODELS.get(entry.stage)
     if model is None:
         raise error(f"shader stage '{entry.stage}' is not supported by the SPIR-V backend")
@@ -144,18 +150,21 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     def run_initializers(fe: FunctionEmitter) -> None:
         # static globals whose initializer is not a constant: run at the top of the entry (DXC)
         for g in initializers:
+            assert g.init is not None       # collected for its initializer
             fe.store(fe.place(VarRef(g)), fe.expr(g.init))
 
     for f in funcs:
         b.functions += FunctionEmitter(ctx, f, run_initializers if f is wrapper else None).emit()
     _entry_point(ctx, model, ctx.func_ids[wrapper])
+    if ctx.debug is not None:
+        ctx.debug.entry_point(ctx.debug.functions[wrapper])
     return Lowered(b.assemble(), version, resources)
 
 
 def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Variable]]:
     """Create every global variable; returns the resources and the globals whose
     initializer must run in the entry function."""
-    entry = module.entry
+    entry = entry_of(module)
     b, T = ctx.b, ctx.T
     resources: list[ResourceVar] = []
     initializers: list[Variable] = []
@@ -190,6 +199,7 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
 
 def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     entry = ctx.entry
+    assert entry is not None    # lower() made ctx with the module's entry
     b = ctx.b
     b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
     if entry.stage == "compute":
@@ -289,11 +299,11 @@ def _constant_initializer(T: TypeLowering, g: Variable) -> int | None:
             t = e.type
             if isinstance(t, (Scalar, Vector)) and all(isinstance(p, Const) and isinstance(p.type, Scalar)
                                                         for p in e.parts):
-                return T.const(t, tuple(p.value for p in e.parts))
+                return T.const(t, tuple(p.value for p in e.parts if isinstance(p, Const)))   # (all are)
             if isinstance(t, (Array, Struct)):
                 parts = [fold(p) for p in e.parts]
                 if all(p is not None for p in parts):
-                    return T.b.constant("OpConstantComposite", T.tid(t), *parts)
+                    return T.b.constant("OpConstantComposite", T.tid(t), *(p for p in parts if p is not None))
         return None
 
     return fold(g.init) if g.init is not None else None

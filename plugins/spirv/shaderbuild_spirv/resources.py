@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import vulkan_rule
-from shaderbuild.ir.nodes import Variable
+from shaderbuild.ir.nodes import Variable, binding_of
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
-from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
+from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector, resource_elem
 from shaderbuild.records import DataRecord, ValueRecord
 
 from .builder import enum
@@ -36,7 +36,7 @@ KINDS: dict[str, Kind] = {
     for name, k in RESOURCE_KINDS.items() if name != "$Globals"
 }
 
-_DIM_CAPS = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",
+_DIM_CAPS: dict[tuple[str | None, bool], str] = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",
              ("Buffer", True): "ImageBuffer"}
 _CUBE_ARRAY_CAPS = {False: "SampledCubeArray", True: "ImageCubeArray"}
 
@@ -163,7 +163,7 @@ class ResourceLowering:
             return rv.counter
         if isinstance(rv.var.type, Array):
             raise error(f"counters of resource arrays are not supported ('{rv.var.name}')", rv.var.loc)
-        bd = rv.var.binding
+        bd = binding_of(rv.var)
         b = bd.vk.counter_binding if bd.vk is not None else None
         if b is None:
             b = bd.vk_counter_explicit
@@ -217,9 +217,10 @@ class ResourceLowering:
         return "UniformConstant", None, None, self.image_type(t, k)
 
     def image_type(self, t: Resource, k: Kind) -> int:
+        assert k.dim is not None        # every image kind has a Dim
         s, n = texel_scalar(t)
         sampled_type = self.T.scalar(s)
-        fmt = "Unknown"
+        fmt: str | None = "Unknown"
         if k.writable:
             fmt = _FORMATS.get((s.kind, s.width, n if n != 3 else 4))
             if fmt is None:
@@ -235,6 +236,7 @@ class ResourceLowering:
             self.b.capability(_CUBE_ARRAY_CAPS[k.writable])
         if k.ms and k.arrayed and k.writable:
             self.b.capability("ImageMSArray")
+        assert fmt is not None
         return self.b.type("OpTypeImage", sampled_type, enum("Dim", k.dim), 2, int(k.arrayed), int(k.ms),
                            2 if k.writable else 1, enum("ImageFormat", fmt))
 
@@ -251,4 +253,4 @@ def reflection_entries(r: ResourceVar) -> list[dict]:
 
 def block_member_type(r: ResourceVar) -> Type:
     """IR type of the runtime array inside a structured/byte-address buffer block."""
-    return Array(UINT if r.kind.rep == "bytes" else r.rtype.elem, None)
+    return Array(UINT if r.kind.rep == "bytes" else resource_elem(r.rtype), None)

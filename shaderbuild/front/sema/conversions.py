@@ -68,6 +68,7 @@ def common_shape(a: ir.Type, b: ir.Type) -> tuple[ir.Type | None, bool]:
         return (a if sa[1] < sb[1] else b), True
     if sa[0] == "m" and sb[0] == "m":
         r, c = min(sa[1], sb[1]), min(sa[2], sb[2])
+        assert isinstance(a, ir.Matrix)     # shape 'm'
         return ir.Matrix(a.elem, r, c), True
     # vector vs matrix: allowed when the matrix has one row/col of the same size
     return None, False

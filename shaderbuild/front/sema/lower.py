@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+from typing import TYPE_CHECKING
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -36,6 +37,8 @@ class MemberSymbol(VarSymbol):
     """A cbuffer member, visible as a global name: FieldRef(VarRef(cbuffer), index)."""
 
     __slots__ = ("index",)
+    if TYPE_CHECKING:
+        index: int = 0      # a slot set after construction, not a field
 
 
 class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
@@ -63,6 +66,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.switch_depth = 0
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
+        self.stmt_loc: SourceLoc | None = None      # the statement being lowered (debug line records)
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
         self.readonly_temps: set[int] = set()
@@ -70,10 +74,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
         self.spec_locs: dict[int, SourceLoc] = {}
-        self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)
+        self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)  # type: ignore[arg-type]  # no declaration
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
+        if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
+            setattr(s, "loc", self.stmt_loc)  # noqa: B010 - Stmt itself declares no loc
         self.out.append(s)
 
     @contextlib.contextmanager
@@ -107,6 +113,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.scope = Scope(self.scope)
 
     def pop_scope(self) -> None:
+        assert self.scope.parent is not None    # pushes and pops pair up: the global scope stays
         self.scope = self.scope.parent
 
     def declare(self, name: str, sym, loc: SourceLoc) -> None:
@@ -487,8 +494,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if self.caps.push_constants:
             var = ir.Variable(d.name, t, ir.Storage.PUSH_CONSTANT, d.loc, const=True)
         else:  # Direct3D has no push constants: the block is an ordinary constant buffer there
-            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True,
-                              binding=self.block_binding("ConstantBuffer", d.register, [], d.name))
+            binding = self.block_binding("ConstantBuffer", d.register, [], d.name)
+            binding.push_constant = True      # the manifest's Vulkan view shows it as a push constant
+            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
 
@@ -507,7 +515,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def resource_global(self, d: ast.VarDecl, t: ir.Type, base: ir.Resource, count: int | None) -> None:
         if isinstance(t, ir.Array):
-            a = t.elem
+            a: ir.Type | ast.Attribute = t.elem   # (then the attributes, below)
             while isinstance(a, ir.Array):
                 if a.size is None:
                     raise error("only the first dimension of a resource array may be unbounded", d.loc)
@@ -538,7 +546,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         var = getattr(sym, "var", None)
         if var is None or var.binding is None or var.type != t:
             raise error(f"static resource '{d.name}' must be initialized with a global resource of type '{t}'",
-                        d.init.loc)
+                        d.init.loc if d.init is not None else d.loc)
         self.declare(d.name, sym, d.loc)
 
     def check_member_type(self, name: str, t: ir.Type, loc: SourceLoc) -> None:
@@ -650,14 +658,15 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                                        builtin=builtin_attr, row_major=self.majorness(p.qualifiers))
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+            assert d.body is not None       # only definitions get a body
             self.lower_block(d.body.stmts, new_scope=False)
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
-            for p in irf.params:
-                if p.direction == "out" and p.var.name != "this" and not definitely_assigned(irf.body, p.var):
-                    self.sink.warning(f"'out' parameter '{p.var.name}' is not assigned on every path through "
-                                      f"'{d.name}'; the caller receives zero there", p.var.loc)
+            for ip in irf.params:
+                if ip.direction == "out" and ip.var.name != "this" and not definitely_assigned(irf.body, ip.var):
+                    self.sink.warning(f"'out' parameter '{ip.var.name}' is not assigned on every path through "
+                                      f"'{d.name}'; the caller receives zero there", ip.var.loc)
             mark_precise(irf, "precise" in d.qualifiers)
         finally:
             self.pop_scope()
@@ -780,6 +789,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for p, t in zip(d.params, info.param_types):
             if p.semantic is None and not _has_field_semantics(t):
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
+        assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
         return ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
                              return_location=self.vk_io_attributes(d.attributes)[0])
 
@@ -792,6 +802,8 @@ class MemberOfThis(VarSymbol):
     """A struct field seen from inside a method: FieldRef(VarRef(this), index)."""
 
     __slots__ = ("index",)
+    if TYPE_CHECKING:
+        index: int = 0      # a slot set after construction, not a field
 
 
 def _stores_to(s: ir.Stmt, var: ir.Variable) -> bool:

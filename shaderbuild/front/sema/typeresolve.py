@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import error
@@ -41,7 +42,7 @@ class TypeResolver:
         self.enable_16bit = enable_16bit
         self.named: dict[str, ir.Type] = {}
         self.const_eval = const_eval  # callable(ast.Expr) -> int
-        self.template_hook = None     # callable(ast.TypeRef) -> ir.Type | None (struct templates)
+        self.template_hook: Callable[[ast.TypeRef], ir.Type | None] | None = None     # (struct templates)
 
     def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
         spec = SCALAR_SPELLINGS.get(name)
@@ -65,6 +66,7 @@ class TypeResolver:
         s = self.scalar(name, ref)
         if s is not None:
             return s
+        elem: ir.Type | None    # a component scalar, or a resource's element type
         m = _SHAPED_RE.match(name)
         if m and (elem := self.scalar(m.group(1), ref)) is not None:
             n = int(m.group(2))
@@ -115,7 +117,7 @@ class TypeResolver:
             raise error(f"expected a scalar type, not '{t}'", arg.loc)
         return t
 
-    def _template_args(self, ref: ast.TypeRef, count: int, default):
+    def _template_args(self, ref: ast.TypeRef, count: int, default) -> tuple[ir.Scalar, int]:
         if not ref.args:
             return default
         if len(ref.args) != count:
