@@ -528,3 +528,17 @@ def test_sample_index_and_coverage_inputs_run():
     for y in range(H):
         for x in range(W):
             assert R.pixel(px, W, x, y) == (255, 1, 7, 255), (x, y)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_signature_manifests_match_the_schema(target):
+    """The signature fields (register, mask, rows, array_offset, interpolation) are in the schema."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+    schema = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
+    for profile, src in (("vs_6_0", VS_SIG), ("ps_6_1", PS_AT_VERTEX), ("ps_6_0", PS_SAMPLE_COVERAGE)):
+        res = R.compile_hlsl(src, "main", profile, target)
+        assert res.ok, R.diagnostics_text(res)
+        jsonschema.validate(res.manifest, schema)
