@@ -81,6 +81,10 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("and or", "T T", "B", "b"),
     *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL),
     *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
+    # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
+    *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
+    *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
+    *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=COMPUTE, side_effects=True),
     *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
@@ -108,7 +112,7 @@ ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor"
 # typed by hand in sema/calls.py (special_<name>)
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
-    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", *ATOMICS,
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
 })
 
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py

@@ -83,6 +83,8 @@ class IOInfo(DataRecord):
     patch: bool = False          # tessellation per-patch I/O (the patch-constant function's outputs, DS patch inputs)
     vertices: int = 0            # geometry-shader input: an array of this many per-vertex values (0: not arrayed)
     stream: int = 0              # geometry-shader output: the stream it belongs to
+    parts: tuple | None = None   # a built-in array several semantics share (SPIR-V ClipDistance):
+                                 # ((semantic index, array offset, HLSL type), ...)
 
 
 class Variable(Record):

@@ -19,6 +19,9 @@ from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
+from . import evaluate_attribute
+
+MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
 
 
 class _Builder:
@@ -39,6 +42,8 @@ class _Builder:
         self.reuse_inputs = False
         self.io_vars: dict[tuple[str, str], ir.Variable] = {}
         self.output_index: ir.Expr | None = None     # hull: outputs are stored at [SV_OutputControlPointID]
+        self.clip_cull = {"in": 0, "out": 0}
+        self.param_inputs: dict[int, ir.Expr] = {}   # pixel: the value each input parameter got (evaluate_attribute)
 
     def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
         """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
@@ -91,14 +96,31 @@ class _Builder:
         name = f"{prefix}.{semantic}"
         if vk_builtin is not None:      # [[vk::builtin("PointSize")]]
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
+        if sv is None and base.upper().startswith("SV_"):
+            raise error(f"unknown system value semantic '{semantic}'", loc)
+        if sv is not None and (self.stage, direction) in sv.plain:
+            base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
             if (self.stage, direction) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
+            profile = self.options.parsed_profile
+            if profile is not None and (profile.major, profile.minor) < sv.min_sm:
+                raise error(f"semantic '{sv.name}' needs shader model {sv.min_sm[0]}.{sv.min_sm[1]} or later "
+                            f"(profile is {self.options.profile})", loc)
             var_type = sv.type
             if sv.name in TESS_FACTOR_TYPES:      # float[N] / float, by [domain]
                 var_type = self.tess_factor_type(sv.name, t, direction, loc)
-            elif sv.name in ("SV_ClipDistance", "SV_CullDistance"):
+            elif sv.shape == "declared":
+                n = _float_components(t)
+                if n is None:
+                    raise error(f"semantic '{sv.name}' requires a float, float2, float3, float4 or float[n], "
+                                f"not '{t}'", loc)
+                self.clip_cull[direction] += n
+                if self.clip_cull[direction] > MAX_CLIP_CULL:
+                    raise error(f"'{semantic}' exceeds the limit of {MAX_CLIP_CULL} clip and cull distance "
+                                f"components: at most {MAX_CLIP_CULL} clip and cull distance components are "
+                                f"allowed per stage input or output", loc)
                 var_type = t
             elif not isinstance(t, (ir.Vector, ir.Scalar)):    # a value converts only between scalars/vectors
                 raise error(f"invalid type '{t}' for semantic '{sv.name}': it takes a scalar or vector "
@@ -308,6 +330,17 @@ def _semantic_rows(t: ir.Type, row_major: bool) -> int:
     return 1
 
 
+def _float_components(t: ir.Type) -> int | None:
+    """Components of a clip/cull distance value (float, float1-4, float[n]); None for other types."""
+    if isinstance(t, ir.Array) and t.size and t.elem == ir.FLOAT:
+        return t.size
+    if t == ir.FLOAT:
+        return 1
+    if isinstance(t, ir.Vector) and t.elem == ir.FLOAT:
+        return t.size
+    return None
+
+
 def _location_count(t: ir.Type) -> int:
     if isinstance(t, ir.Array):
         return (t.size or 1) * _location_count(t.elem)
@@ -362,6 +395,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     else:
         streams = _wrap_call(b, src, ep.return_semantic, ep.return_location)
     b.body.append(ir.Return())
+    if module.stage == "pixel":
+        evaluate_attribute.run(module, src, b.param_inputs)
     if streams and ep.geometry is not None:
         _check_output_budget(ep, ep.geometry, src)
         _emit_streams(src, streams)
@@ -428,7 +463,9 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
                 b.patch = patch_constant
         elif p.direction == "in":
             b.patch = patch_constant or (b.stage == "domain" and _is_patch_input(semantic, var.type))
-            args[i] = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
+            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
+            args[i] = value
+            b.param_inputs[id(var)] = value
             b.patch = patch_constant
         else:
             tmp = b.local(f"param.{var.name}", var.type)

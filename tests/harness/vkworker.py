@@ -538,7 +538,30 @@ def _color_target(res: Resources, width: int, height: int, layers: int = 1):
     return image, view
 
 
-def _render_pass(res: Resources, targets: int = 1):
+_DEPTH_FORMAT = vk.VK_FORMAT_D32_SFLOAT
+
+
+def _depth_target(res: Resources, width: int, height: int):
+    """D32 depth image + view (r['depth'] set: depth test LESS and depth writes)."""
+    dev = res.ctx.device
+    image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
+        imageType=vk.VK_IMAGE_TYPE_2D, format=_DEPTH_FORMAT,
+        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
+        samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+        usage=vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+        sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
+    req = vk.vkGetImageMemoryRequirements(dev, image)
+    mem = res.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
+        allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
+    vk.vkBindImageMemory(dev, image, mem, 0)
+    return res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_DEPTH_FORMAT,
+        subresourceRange=vk.VkImageSubresourceRange(
+            aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+            baseArrayLayer=0, layerCount=1)), None))
+
+
+def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
     attachment = vk.VkAttachmentDescription(
         format=_COLOR_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
         loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
@@ -546,14 +569,26 @@ def _render_pass(res: Resources, targets: int = 1):
         initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, finalLayout=vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
     refs = [vk.VkAttachmentReference(attachment=i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
             for i in range(targets)]
+    attachments = [attachment] * targets
+    depth_ref = None
+    if depth:
+        attachments.append(vk.VkAttachmentDescription(
+            format=_DEPTH_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+            finalLayout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL))
+        depth_ref = vk.VkAttachmentReference(attachment=targets,
+                                             layout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
     subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
-                                      colorAttachmentCount=targets, pColorAttachments=refs)
+                                      colorAttachmentCount=targets, pColorAttachments=refs,
+                                      pDepthStencilAttachment=depth_ref)
     dep = vk.VkSubpassDependency(
         srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
         srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, dstAccessMask=vk.VK_ACCESS_TRANSFER_READ_BIT)
     return res.add(vk.vkDestroyRenderPass, vk.vkCreateRenderPass(res.ctx.device, vk.VkRenderPassCreateInfo(
-        attachmentCount=targets, pAttachments=[attachment] * targets, subpassCount=1, pSubpasses=[subpass],
+        attachmentCount=len(attachments), pAttachments=attachments, subpassCount=1, pSubpasses=[subpass],
         dependencyCount=1, pDependencies=[dep]), None))
 
 
@@ -608,6 +643,9 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
             rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
         pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=len(blends), pAttachments=blends),
+        pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
+            depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
+            depthCompareOp=vk.VK_COMPARE_OP_LESS) if r.get("depth") is not None else None,
         layout=layout, renderPass=render_pass, subpass=0)
     pipeline = vk.vkCreateGraphicsPipelines(dev, vk.VK_NULL_HANDLE, 1, [info], None)[0]
     del keep
@@ -632,9 +670,13 @@ def run_graphics(ctx: Context, r: dict):
         playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
             setLayoutCount=len(layouts), pSetLayouts=layouts or None), None))
         targets = [_color_target(res, w, h, layers) for _ in range(ntargets)]
-        rpass = _render_pass(res, ntargets)
+        depth = r.get("depth")
+        if depth is not None and layers > 1:
+            raise RuntimeError("a depth buffer with a layered target is not supported by the harness")
+        views = [t[1] for t in targets] + ([_depth_target(res, w, h)] if depth is not None else [])
+        rpass = _render_pass(res, ntargets, depth is not None)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
-            renderPass=rpass, attachmentCount=ntargets, pAttachments=[t[1] for t in targets], width=w, height=h,
+            renderPass=rpass, attachmentCount=len(views), pAttachments=views, width=w, height=h,
             layers=layers), None))
         pipeline = _graphics_pipeline(res, r, playout, rpass)
         sets = bound.sets
@@ -651,10 +693,13 @@ def run_graphics(ctx: Context, r: dict):
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
         bound.record_uploads(cmd)
         clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
+        clears = [clear] * ntargets
+        if depth is not None:
+            clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=float(depth), stencil=0)))
         vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
             renderPass=rpass, framebuffer=fb,
             renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h)),
-            clearValueCount=ntargets, pClearValues=[clear] * ntargets), vk.VK_SUBPASS_CONTENTS_INLINE)
+            clearValueCount=len(clears), pClearValues=clears), vk.VK_SUBPASS_CONTENTS_INLINE)
         vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
         if sets:
             vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, playout, 0,

@@ -79,7 +79,12 @@ class DxilOutput:
 def _element(e) -> dict:
     """A signature element's packed place: start register and column (-1 when it has none)."""
     return {"semantic": e.name, "index": e.index, "register": e.start_row, "column": e.start_col,
-            "rows": e.rows, "cols": e.cols}
+            "rows": e.rows, "cols": e.cols, "interpolation": _INTERP_NAMES.get(e.interp)}
+
+
+# DXIL::InterpolationMode -> HLSL modifiers (0: undefined, a VS input or PS output)
+_INTERP_NAMES = {1: "nointerpolation", 2: "linear", 3: "centroid", 4: "noperspective",
+                 5: "noperspective centroid", 6: "sample", 7: "noperspective sample"}
 
 
 def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | None:
@@ -102,8 +107,9 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     if lm.stage == "geometry":
         lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
     elif lm.stage != "compute":
-        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, tess=tess, patch=lm.patch_constants,
-                                           patch_fn=lm.patch_function)
+        # SV_ViewID (read by the viewID op): PSV0's UsesViewID and the outputs that depend on it
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
+                                           tess=tess, patch=lm.patch_constants, patch_fn=lm.patch_function)
     add_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)

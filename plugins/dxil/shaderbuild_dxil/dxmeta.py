@@ -31,10 +31,16 @@ DEFAULT_MAX_TESS_FACTOR = 64.0
 GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "triangleadj": 7}
 GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
-SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "uavs_every_stage": 16,
-                    "wave_ops": 19, "int64": 20, "native_low_precision": 23}
-FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "wave_ops": 0x4000,
-                "int64": 0x8000, "native_low_precision": 0x40000}
+SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
+                    "inner_coverage": 10, "stencil_ref": 11, "uavs_every_stage": 16, "wave_ops": 19, "int64": 20,
+                    "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24}
+FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
+                "inner_coverage": 0x400, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
+                "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000}
+# signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
+_SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
+                       29: ("shading_rate", True, True)}
+_OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage"}
 MIN_VALIDATOR = (1, 7)
 
 
@@ -102,6 +108,14 @@ def _compute_features(lm: LoweredModule) -> set[str]:
         feats.add("raw_structured")
     if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in lm.resources):
         feats.add("uavs_every_stage")
+    feats.update(f for op, f in _OP_FEATURES.items() if op in lm.ops.used)
+    for e in (*lm.inputs, *lm.outputs):
+        row = _SIGNATURE_FEATURES.get(e.kind)
+        if row is not None and (row[1] if e in lm.inputs else row[2]):
+            feats.add(row[0])
+    # a layer / viewport index from a stage before the geometry stage (DXC: VS and DS outputs)
+    if lm.stage in ("vertex", "domain") and any(e.kind in (4, 5) for e in lm.outputs):
+        feats.add("viewport_rt_index")
     return feats
 
 

@@ -461,6 +461,16 @@ class FunctionLowerer:
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
+    def io_evaluate(self, p: IOPlace, op: str, extra: list[Value]) -> list[Value]:
+        """evalSampleIndex / evalCentroid / evalSnapped (op) of the input's components."""
+        el = self.m.input_elems.get(id(p.var))
+        io = p.var.io
+        if el is None or io is None:
+            raise error(f"'{p.var.name}' is not an input that can be interpolated again", p.var.loc)
+        plan = _io_plan(p.var.type, el.cols, io.row_major)
+        elem_id = ConstInt(T.i32, el.id)
+        return [self.ops.call(self.b, op, plan[c][2], [elem_id, plan[c][0], plan[c][1], *extra]) for c in p.comps]
+
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         write = "StoreOutput"       # a hull shader's control-point outputs too: the point is implicit
         el = self.m.output_elems.get(id(p.var))

@@ -30,7 +30,8 @@ __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "TESS_INTRINSIC_INPUTS", "GS_
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
                     "SV_GroupThreadID": "ThreadIdInGroup", "SV_GroupIndex": "FlattenedThreadIdInGroup"}
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
-INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage"}
+INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", "SV_InnerCoverage": "InnerCoverage",
+                    "SV_ViewID": "ViewID"}
 # hull/domain inputs read by an operation (interpretation NotInSig)
 TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
@@ -65,6 +66,10 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "SV_DepthLessEqual": (18, 68, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
     "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
     "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
+    "SV_InnerCoverage": (15, 70, (None, None, _NIS, None, None, None, None, None, None, None, None, None)),
+    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None, None, None, None, None, None, None, None, None)),
+    "SV_Barycentrics": (28, 23, (None, None, _NP, None, None, None, None, None, None, None, None, None)),
+    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None, None, None, None, None, None, None, None, None)),
     # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
     "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
     "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
@@ -217,6 +222,8 @@ def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, poi
                     v.loc)
     if how == sigpack.NOT_IN_SIG:
         return None
+    if how == sigpack.ARB:      # a system value taken as an ordinary value here (DXC Semantic::GetByName)
+        kind, sysval = 0, 0
     width = 32 if s.kind == "bool" else s.width
     ct, sct = _COMP_TYPES[(s.kind, width)]
     data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32

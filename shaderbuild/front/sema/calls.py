@@ -491,6 +491,17 @@ class CallLowering(SemaBase):
         vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
         return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
 
+    def special_EvaluateAttributeSnapped(self, name, args, loc):  # noqa: N802 - the HLSL spelling
+        """EvaluateAttributeSnapped(attribute, int2 offset): the offset in 1/16 pixels (from -8 to 7)."""
+        if len(args) != 2:
+            raise error(f"no matching intrinsic for call to '{name}': expected 2 arguments, have {len(args)}", loc)
+        self.check_stage(name, frozenset({"pixel"}), (6, 0), loc)
+        value = self.rvalue(args[0])
+        if ir.scalar_of(value.type) is None or not ir.scalar_of(value.type).is_float:
+            raise error(f"'{name}' needs a float pixel shader input, not '{value.type}'", args[0].loc)
+        offset = self.convert(self.rvalue(args[1]), ir.Vector(ir.INT, 2), args[1].loc)
+        return ir.Intrinsic(name, [value, offset], value.type)
+
     def special_fma(self, name, args, loc):
         """fma is defined for double only: a *fused* multiply-add (DXIL Fma, not mad's FMad)."""
         vals = self._numeric_args(name, args, 3, loc)
