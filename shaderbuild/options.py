@@ -12,14 +12,14 @@ from typing import ClassVar
 from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
 
-STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "hs": "hull", "ds": "domain"}
-_PROFILE_RE = re.compile(r"^(cs|vs|ps|hs|ds)_6_([0-8])$")
+STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain"}
+_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds)_6_([0-8])$")
 
 
 class Profile(ValueRecord):
     """A parsed shader profile."""
 
-    stage: str          # 'compute' | 'vertex' | 'pixel' | 'hull' | 'domain'
+    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain'
     major: int
     minor: int
 
@@ -35,7 +35,7 @@ def parse_profile(text: str) -> Profile:
     """Parse a DXC profile such as 'cs_6_0' (SM 6.0 through 6.8)."""
     m = _PROFILE_RE.match(text)
     if not m:
-        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, hs_6_x or ds_6_x)")
+        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, hs_6_x or ds_6_x)")
     return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
 
 

@@ -347,26 +347,30 @@ def _vertex_buffers(vs: CompileResult, reflect: dict, vertex_buffers: list) -> l
 
 def draw_twin(vs: CompileResult, ps: CompileResult, vs_entry: str, ps_entry: str, specs: dict, width: int,
               height: int, vertex_buffers, vertex_count: int, spirv_targets: list[bytes],
-              spirv_results: dict[str, bytes], **kw) -> None:
-    """Draw again from the DXIL twins of vs and ps through dxil-spirv on lavapipe; defer a DxilBug unless every
-    target's pixels and every writable resource end equal to the SPIR-V draw's."""
+              spirv_results: dict[str, bytes], gs: CompileResult | None = None, **kw) -> None:
+    """Draw again from the DXIL twins of vs, gs (when given) and ps through dxil-spirv on lavapipe; defer a
+    DxilBug unless every target's pixels and every writable resource end equal to the SPIR-V draw's."""
     from harness import dxil_consumer
     from harness.vulkan_runner import VulkanError, run_graphics
     from res_util import twin_of
     t0 = time.perf_counter()
-    twins = (twin_of(vs), twin_of(ps))
+    stages = (vs, ps) if gs is None else (vs, ps, gs)
+    twins = tuple(twin_of(r) for r in stages)
     if None in twins:
         return
     converted = [consumer_spirv(t) for t in twins]
     if None in converted:
         return
-    (vs_spv, vs_facts), (ps_spv, ps_facts) = converted
+    (vs_spv, vs_facts), (ps_spv, ps_facts) = converted[:2]
+    if gs is not None:
+        kw["gs"] = (converted[2][0], converted[2][1]["entry"])
     cross = dict(vs_facts["cross"])
     try:
-        for key, info in ps_facts["cross"].items():
-            if cross.setdefault(key, info) != info:
-                raise DxilBug(f"dxil-spirv's vertex and pixel shaders disagree at {key}: {cross[key]} vs {info}")
-        descs, names = vk_descriptors([vs.manifest, ps.manifest], [t.manifest for t in twins], specs, b"", {},
+        for _spv, facts in converted[1:]:
+            for key, info in facts["cross"].items():
+                if cross.setdefault(key, info) != info:
+                    raise DxilBug(f"dxil-spirv's shader stages disagree at {key}: {cross[key]} vs {info}")
+        descs, names = vk_descriptors([r.manifest for r in stages], [t.manifest for t in twins], specs, b"", {},
                                       cross)
         vbs = _vertex_buffers(vs, vs_facts["reflect"], vertex_buffers)
         targets, out = run_graphics(vs_spv, vs_facts["entry"], ps_spv, ps_facts["entry"], width, height, descs,

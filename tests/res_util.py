@@ -431,20 +431,24 @@ VOut main(uint id : SV_VertexID) {
 
 
 def draw(vs_src: str, ps_src: str, width: int, height: int, specs: dict | None = None, vertex_buffers=None,
-         vertex_count: int = 3, *, vs_entry: str = "main", ps_entry: str = "main", full: bool = False, **kw):
-    """Build VS (vs_6_0) and PS (ps_6_0), draw; pixels of target 0 (or with full: (targets, {name: bytes})).
-    The DXIL twins draw again through dxil-spirv on lavapipe and must give the same pixels and buffers."""
+         vertex_count: int = 3, *, vs_entry: str = "main", ps_entry: str = "main", full: bool = False,
+         gs_src: str | None = None, gs_entry: str = "main", gs_profile: str = "gs_6_0", **kw):
+    """Build VS (vs_6_0), the optional GS (gs_src, gs_profile) and PS (ps_6_0), draw; pixels of target 0 (or
+    with full: (targets, {name: bytes})).  The DXIL twins draw again through dxil-spirv on lavapipe and must
+    give the same pixels and buffers."""
     vs = build(vs_src, vs_entry, "vs_6_0")
     ps = build(ps_src, ps_entry, "ps_6_0")
+    gs = build(gs_src, gs_entry, gs_profile) if gs_src is not None else None
+    stages = [vs.manifest, ps.manifest] + ([gs.manifest] if gs is not None else [])
     specs = specs or {}
     vk = vk_runner()
-    descs = bind([vs.manifest, ps.manifest], specs)
-    _check_shared_bindings(vs.manifest, ps.manifest)
+    descs = bind(stages, specs)
+    _check_shared_bindings(*stages)
     targets, got = vk.run_graphics(vs.binary, vs_entry, ps.binary, ps_entry, width, height, descs, vertex_buffers,
-                                   vertex_count, full=True, **kw)
+                                   vertex_count, full=True, gs=None if gs is None else (gs.binary, gs_entry), **kw)
     from dxil_run import draw_twin
     draw_twin(vs, ps, vs_entry, ps_entry, specs, width, height, vertex_buffers, vertex_count, targets,
-              _by_name(specs, got), **kw)
+              _by_name(specs, got), gs=gs, **kw)
     if full:
         return targets, _by_name(specs, got)
     return targets[0]

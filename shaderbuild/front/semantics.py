@@ -18,46 +18,69 @@ class SystemValue(ValueRecord):
     name: str                      # canonical spelling
     type: ir.Type                  # natural type of the system value
     uses: frozenset                # (stage, 'in'|'out') pairs where HLSL allows it
+    min_sm: tuple[int, int] = (6, 0)   # first shader model that has it
+    shape: str = "natural"         # 'natural': converted to/from the declared type; 'declared': the
+                                   # declared type is kept (float1-4 clip and cull distances)
+    plain: frozenset = frozenset()  # (stage, direction) pairs where D3D takes it as an ordinary value
+                                    # (a vertex buffer attribute, an interpolated value): a Location
+
+
+def _uses(*pairs: str) -> frozenset:
+    """'vertex:out' ... -> {('vertex', 'out'), ...}"""
+    return frozenset(tuple(p.split(":")) for p in pairs)
 
 
 _U3 = ir.Vector(ir.UINT, 3)
+_F3 = ir.Vector(ir.FLOAT, 3)
 _F4 = ir.Vector(ir.FLOAT, 4)
-_CS_IN = frozenset({("compute", "in")})
-_PS_IN = frozenset({("pixel", "in")})
-_VS_IN = frozenset({("vertex", "in")})
-_VS_OUT_PS_IN = frozenset({("vertex", "out"), ("pixel", "in")})
-_TESS_IO = frozenset({("hull", "in"), ("hull", "out"), ("domain", "in"), ("domain", "out")})
+_CS_IN = _uses("compute:in")
+_PS_IN = _uses("pixel:in")
+_PS_OUT = _uses("pixel:out")
+_VS_IN = _uses("vertex:in")
+_VS_OUT_PS_IN = _uses("vertex:out", "pixel:in")
+_TESS_IO = _uses("hull:in", "hull:out", "domain:in", "domain:out")
 # SV_TessFactor / SV_InsideTessFactor: the declared type per [domain] (no entry: not allowed)
 TESS_FACTOR_TYPES: dict[str, dict[str, ir.Type]] = {
     "SV_TessFactor": {"tri": ir.Array(ir.FLOAT, 3), "quad": ir.Array(ir.FLOAT, 4), "isoline": ir.Array(ir.FLOAT, 2)},
     "SV_InsideTessFactor": {"tri": ir.FLOAT, "quad": ir.Array(ir.FLOAT, 2)},
 }
+_GS_IO = _uses("geometry:in", "geometry:out")
+_GS_IN = _uses("geometry:in")
+_GS_OUT = _uses("geometry:out")
 
+# One row per system value, with every (stage, direction) pair of every stage.
 SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_DispatchThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupID", _U3, _CS_IN),
     SystemValue("SV_GroupThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupIndex", ir.UINT, _CS_IN),
-    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN | _TESS_IO),
+    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN | _GS_IO | _TESS_IO, plain=_VS_IN),
     SystemValue("SV_VertexID", ir.UINT, _VS_IN),
-    SystemValue("SV_InstanceID", ir.UINT, _VS_IN),
+    SystemValue("SV_InstanceID", ir.UINT, _VS_IN, plain=_uses("vertex:out", "pixel:in")),
     SystemValue("SV_IsFrontFace", ir.BOOL, _PS_IN),
-    SystemValue("SV_Depth", ir.FLOAT, frozenset({("pixel", "out")})),
-    SystemValue("SV_Coverage", ir.UINT, frozenset({("pixel", "in"), ("pixel", "out")})),
+    SystemValue("SV_Depth", ir.FLOAT, _PS_OUT),
+    SystemValue("SV_DepthGreaterEqual", ir.FLOAT, _PS_OUT),
+    SystemValue("SV_DepthLessEqual", ir.FLOAT, _PS_OUT),
+    SystemValue("SV_StencilRef", ir.UINT, _PS_OUT),
+    SystemValue("SV_Coverage", ir.UINT, _uses("pixel:in", "pixel:out")),
+    SystemValue("SV_InnerCoverage", ir.UINT, _PS_IN),
     SystemValue("SV_SampleIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN | {("hull", "in"), ("domain", "in")}),
-    SystemValue("SV_OutputControlPointID", ir.UINT, frozenset({("hull", "in")})),
-    SystemValue("SV_DomainLocation", ir.Vector(ir.FLOAT, 3), frozenset({("domain", "in")})),
+    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN | _GS_IO | _uses("hull:in", "domain:in")),
+    SystemValue("SV_GSInstanceID", ir.UINT, _GS_IN),
+    SystemValue("SV_OutputControlPointID", ir.UINT, _uses("hull:in")),
+    SystemValue("SV_DomainLocation", ir.Vector(ir.FLOAT, 3), _uses("domain:in")),
     # the natural type depends on [domain]: TESS_FACTOR_TYPES
-    SystemValue("SV_TessFactor", ir.Array(ir.FLOAT, 4), frozenset({("hull", "out"), ("domain", "in")})),
-    SystemValue("SV_InsideTessFactor", ir.Array(ir.FLOAT, 2), frozenset({("hull", "out"), ("domain", "in")})),
-    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN),
-    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN),
-    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_ViewportArrayIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_Target", _F4, frozenset({("pixel", "out")})),
+    SystemValue("SV_TessFactor", ir.Array(ir.FLOAT, 4), _uses("hull:out", "domain:in")),
+    SystemValue("SV_InsideTessFactor", ir.Array(ir.FLOAT, 2), _uses("hull:out", "domain:in")),
+    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO, shape="declared", plain=_VS_IN),
+    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO, shape="declared", plain=_VS_IN),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _VS_OUT_PS_IN | _GS_OUT, plain=_VS_IN),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, _VS_OUT_PS_IN | _GS_OUT, plain=_VS_IN),
+    SystemValue("SV_ViewID", ir.UINT, _uses("vertex:in", "pixel:in"), (6, 1)),
+    SystemValue("SV_Barycentrics", _F3, _PS_IN, (6, 1)),
+    SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN, (6, 4)),
+    SystemValue("SV_Target", _F4, _PS_OUT),
 )}
-
 
 def split_semantic(text: str) -> tuple[str, int]:
     """'TEXCOORD3' -> ('TEXCOORD', 3); 'SV_Target' -> ('SV_Target', 0)."""

@@ -81,6 +81,10 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("and or", "T T", "B", "b"),
     *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL),
     *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
+    # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
+    *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
+    *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
+    *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=COMPUTE, side_effects=True),
     *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
@@ -108,7 +112,7 @@ ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor"
 # typed by hand in sema/calls.py (special_<name>)
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
-    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", *ATOMICS,
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
 })
 
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
@@ -116,8 +120,12 @@ SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCm
 GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
 LOD_METHODS = ("CalculateLevelOfDetail", "CalculateLevelOfDetailUnclamped")
 RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "Store4")
+# geometry-shader stream methods (PointStream, LineStream, TriangleStream), and the operations the entry
+# wrapper turns them into once a stream is its Output variables (operand: the stream index)
+STREAM_METHODS = ("Append", "RestartStrip")
+GS_OPERATIONS = ("EmitVertex", "EndPrimitive")
 METHODS = frozenset({
-    *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS,
+    *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
 })
 
@@ -129,6 +137,8 @@ _SEMA_EXPANDED = {
     "select": "a Select", "Load2": "Load with a uint2 result", "Load3": "Load with a uint3 result",
     "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
     "Store4": "Store of a uint4",
+    "RestartStrip": "EndPrimitive of its stream (passes/entry_wrapper.py; Append on a stream likewise becomes "
+                    "stores to the stream's outputs and EmitVertex)",
 }
 # names with a shared IR expansion in passes/polyfill.py
 POLYFILLABLE = frozenset({
@@ -139,7 +149,7 @@ POLYFILLABLE = frozenset({
 
 LOWERING: dict[str, str] = {
     name: SEMA if name in _SEMA_EXPANDED else POLYFILL if name in POLYFILLABLE else NATIVE
-    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS})
+    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS, *GS_OPERATIONS})
 }
 # every name a backend must lower natively, polyfill, or declare unsupported (with a reason)
 BACKEND_NAMES = frozenset(n for n, how in LOWERING.items() if how != SEMA)

@@ -32,7 +32,7 @@ __all__ = [
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
-    "Switch", "Param", "Function", "TessInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
+    "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
     "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
 ]
 
@@ -84,6 +84,10 @@ class IOInfo(DataRecord):
     row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
     arrayed: bool = False        # tessellation per-control-point I/O: the variable is an array, one element per point
     patch: bool = False          # tessellation per-patch I/O (the patch-constant function's outputs, DS patch inputs)
+    vertices: int = 0            # geometry-shader input: an array of this many per-vertex values (0: not arrayed)
+    stream: int = 0              # geometry-shader output: the stream it belongs to
+    parts: tuple | None = None   # a built-in array several semantics share (SPIR-V ClipDistance):
+                                 # ((semantic index, array offset, HLSL type), ...)
 
 
 class Variable(Record):
@@ -386,16 +390,27 @@ class TessInfo(Record):
     output_patch_params: list[Variable] = Record.factory(list)
 
 
+class GeometryInfo(DataRecord):
+    """A geometry shader's pipeline facts (ir/streams.py names the values)."""
+
+    max_vertex_count: int
+    instances: int = 1
+    input_primitive: str = "triangle"    # 'point' | 'line' | 'triangle' | 'lineadj' | 'triangleadj'
+    streams: tuple[str, ...] = ()        # per stream (index = position): 'point' | 'line' | 'triangle'
+    input_param: str = ""                # the parameter holding the input primitive's vertices
+
+
 class EntryPoint(Record):
     """The shader entry.  After passes/entry_wrapper.py, `function` is a
     parameterless void wrapper that loads `inputs`, calls `source_function`
     and stores `outputs` (all Storage.INPUT/OUTPUT globals with IOInfo)."""
 
     name: str
-    stage: str                   # 'compute' | 'vertex' | 'pixel'
+    stage: str                   # 'compute' | 'vertex' | 'pixel' | 'geometry'
     source_function: Function
     function: Function | None = None
     numthreads: tuple[int, int, int] | None = None
+    geometry: GeometryInfo | None = None
     return_semantic: str | None = None
     return_location: int | None = None      # [[vk::location(N)]] on the entry function
     static_init: Function | None = None     # runs first: non-constant static initialisers

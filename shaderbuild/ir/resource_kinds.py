@@ -7,7 +7,7 @@ backends and the manifest read it; a new resource kind is one row here.
 from __future__ import annotations
 
 from ..records import ValueRecord
-from .intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS, RAW_METHODS, SAMPLE_METHODS
+from .intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS, RAW_METHODS, SAMPLE_METHODS, STREAM_METHODS
 
 __all__ = ["KINDS", "REGISTER_CLASS", "ResourceKind", "kind_info"]
 
@@ -17,8 +17,9 @@ REGISTER_CLASS = {"SRV": "t", "UAV": "u", "CBV": "b", "Sampler": "s"}
 
 class ResourceKind(ValueRecord):
     name: str
-    access: str                  # 'SRV' | 'UAV' | 'CBV' | 'Sampler'
+    access: str                  # 'SRV' | 'UAV' | 'CBV' | 'Sampler' | 'Stream' (a GS output stream: no view)
     rep: str                     # 'typed' (formatted texels) | 'structured' | 'raw' | 'cbuffer' | 'tbuffer' | 'sampler'
+    #                              | 'stream'
     descriptor: str              # Vulkan descriptor type (DXC's mapping; the manifest's Vulkan view)
     element: str                 # 'texel' (scalar/vector, float4 if omitted) | 'any' (a struct or numeric type)
     #                              | 'none' (no template argument) | 'block' (a cbuffer/tbuffer struct)
@@ -31,6 +32,7 @@ class ResourceKind(ValueRecord):
     size_components: int = 0     # sizes GetDimensions reports (width, height, depth / elements)
     indexed_load: str | None = None  # `tex.mips[level][coord]` / `ms.sample[i][coord]` member
     counter: bool = False        # Append/Consume: a hidden counter always in use
+    topology: str | None = None  # geometry-shader streams: 'point' | 'line' | 'triangle' (strips)
 
     @property
     def register_class(self) -> str:
@@ -40,6 +42,7 @@ class ResourceKind(ValueRecord):
 _SAMPLED = frozenset({*SAMPLE_METHODS, *LOD_METHODS, "Load", "GetDimensions"})
 _GATHER = frozenset(GATHER_METHODS)
 _STORAGE = frozenset({"Load", "GetDimensions"})
+_STREAM = frozenset(STREAM_METHODS)
 
 
 def _texture(name: str, dim: str, coords: int, offsets: int, sizes: int, arrayed: bool = False, ms: bool = False,
@@ -88,6 +91,11 @@ _ROWS = [
     ResourceKind("TextureBuffer", "SRV", "tbuffer", "storage_buffer", "block"),
     ResourceKind("SamplerState", "Sampler", "sampler", "sampler", "none"),
     ResourceKind("SamplerComparisonState", "Sampler", "sampler", "sampler", "none"),
+    # geometry-shader output streams: `inout` parameters of the entry point, not views (no register,
+    # no descriptor); the entry wrapper makes each one the Output variables of its stream
+    ResourceKind("PointStream", "Stream", "stream", "none", "any", _STREAM, topology="point"),
+    ResourceKind("LineStream", "Stream", "stream", "none", "any", _STREAM, topology="line"),
+    ResourceKind("TriangleStream", "Stream", "stream", "none", "any", _STREAM, topology="triangle"),
 ]
 
 KINDS: dict[str, ResourceKind] = {k.name: k for k in _ROWS}

@@ -16,7 +16,12 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
+from ..ir.intrinsics import STREAM_METHODS
+from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
+from . import evaluate_attribute
+
+MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
 
 
 class _Builder:
@@ -37,6 +42,8 @@ class _Builder:
         self.reuse_inputs = False
         self.io_vars: dict[tuple[str, str], ir.Variable] = {}
         self.output_index: ir.Expr | None = None     # hull: outputs are stored at [SV_OutputControlPointID]
+        self.clip_cull = {"in": 0, "out": 0}
+        self.param_inputs: dict[int, ir.Expr] = {}   # pixel: the value each input parameter got (evaluate_attribute)
 
     def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
         """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
@@ -60,11 +67,11 @@ class _Builder:
 
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
-               row_major: bool | None = None) -> ir.Variable:
-        key = (direction, semantic.upper())
+               row_major: bool | None = None, stream: int = 0) -> ir.Variable:
+        key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
         if self.reuse_inputs and direction == "in" and key in self.io_vars:
             return self.io_vars[key]     # a hull shader's patch-constant function shares the inputs
-        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major)
+        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream)
         io = var.io
         assert io is not None
         if self.arrayed is not None:     # one element per control point
@@ -77,10 +84,10 @@ class _Builder:
 
     def _io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                 interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
-                row_major: bool | None = None) -> ir.Variable:
+                row_major: bool | None = None, stream: int = 0) -> ir.Variable:
         base, index = split_semantic(semantic)
         vk_location, vk_builtin = vk
-        key = (direction, semantic.upper())
+        key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
         if key in self.seen_semantics:
             raise error(f"semantic '{semantic}' is used more than once for {'inputs' if direction == 'in' else 'outputs'}", loc)
         self.seen_semantics[key] = loc
@@ -89,19 +96,36 @@ class _Builder:
         name = f"{prefix}.{semantic}"
         if vk_builtin is not None:      # [[vk::builtin("PointSize")]]
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
+        if sv is None and base.upper().startswith("SV_"):
+            raise error(f"unknown system value semantic '{semantic}'", loc)
+        if sv is not None and (self.stage, direction) in sv.plain:
+            base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
             if (self.stage, direction) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
+            profile = self.options.parsed_profile
+            if profile is not None and (profile.major, profile.minor) < sv.min_sm:
+                raise error(f"semantic '{sv.name}' needs shader model {sv.min_sm[0]}.{sv.min_sm[1]} or later "
+                            f"(profile is {self.options.profile})", loc)
             var_type = sv.type
             if sv.name in TESS_FACTOR_TYPES:      # float[N] / float, by [domain]
                 var_type = self.tess_factor_type(sv.name, t, direction, loc)
-            elif sv.name in ("SV_ClipDistance", "SV_CullDistance"):
+            elif sv.shape == "declared":
+                n = _float_components(t)
+                if n is None:
+                    raise error(f"semantic '{sv.name}' requires a float, float2, float3, float4 or float[n], "
+                                f"not '{t}'", loc)
+                self.clip_cull[direction] += n
+                if self.clip_cull[direction] > MAX_CLIP_CULL:
+                    raise error(f"'{semantic}' exceeds the limit of {MAX_CLIP_CULL} clip and cull distance "
+                                f"components: at most {MAX_CLIP_CULL} clip and cull distance components are "
+                                f"allowed per stage input or output", loc)
                 var_type = t
             elif not isinstance(t, (ir.Vector, ir.Scalar)):    # a value converts only between scalars/vectors
                 raise error(f"invalid type '{t}' for semantic '{sv.name}': it takes a scalar or vector "
                             f"({sv.type})", loc)
-            io = ir.IOInfo(sv.name, index, interpolation=interpolation)
+            io = ir.IOInfo(sv.name, index, interpolation=interpolation, stream=stream)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
             raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
@@ -121,7 +145,7 @@ class _Builder:
             location = self.next_location[direction]
         self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
         io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation,
-                       self.options.row_major if row_major is None else row_major)
+                       self.options.row_major if row_major is None else row_major, stream=stream)
         return ir.Variable(name, t, storage, loc, io=io)
 
     # values in / out, recursively through structs
@@ -176,6 +200,99 @@ class _Builder:
         self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
 
 
+    # geometry shaders: per-vertex input arrays and output streams
+    def load_vertices(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, count: int,
+                      vk=(None, None), row_major: bool | None = None) -> list[ir.Expr]:
+        """The `count` values of a GS input primitive parameter: each leaf is one Input variable holding
+        an array of `count` per-vertex values (IOInfo.vertices), read element by element."""
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
+            if not isinstance(t, ir.Struct):
+                raise error("entry point parameter is missing a semantic", loc)
+            fields = [self.load_vertices(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", count,
+                                         fvk, f.row_major)
+                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+            return [ir.Construct(t, [f[i] for f in fields]) for i in range(count)]
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        elem = var.type
+        var.type = ir.Array(elem, count)
+        assert var.io is not None and self.entry is not None
+        var.io.vertices = count
+        return [_adapt(ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.UINT, i), elem), elem), t)
+                for i in range(count)]
+
+    def stream_outputs(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, stream: int,
+                       path: tuple[int, ...] = (), vk=(None, None),
+                       row_major: bool | None = None) -> list[tuple[ir.Variable, tuple[int, ...]]]:
+        """The Output variables of one stream's vertex type: (variable, field path in the vertex)."""
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
+            if not isinstance(t, ir.Struct):
+                raise error("geometry shader output is missing a semantic", loc)
+            out = []
+            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
+                out += self.stream_outputs(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", stream,
+                                           (*path, i), fvk, f.row_major)
+            return out
+        var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major, stream)
+        return [(var, path)]
+
+
+GS_OUTPUT_COMPONENTS = 1024     # D3D's (and Vulkan's usual maxGeometryTotalOutputComponents) limit
+
+
+def _check_output_budget(ep: ir.EntryPoint, gs: ir.GeometryInfo, src: ir.Function) -> None:
+    """D3D's rule: [maxvertexcount] times the scalar components of one output vertex (every stream's
+    outputs) is at most 1024."""
+    scalars = sum(ir.component_count(v.type) for v in ep.outputs)
+    total = gs.max_vertex_count * scalars
+    if total > GS_OUTPUT_COMPONENTS:
+        raise error(f"geometry shader output too large: maxvertexcount ({gs.max_vertex_count}) times "
+                    f"the {scalars} scalar components of an output vertex is {total}, more than "
+                    f"{GS_OUTPUT_COMPONENTS}", src.loc)
+
+
+def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> None:
+    """Rewrite Append / RestartStrip on the stream parameters of `src`: Append stores the vertex to
+    its stream's Output variables, then emits it (EmitVertex); RestartStrip ends the strip (EndPrimitive)."""
+    def rewrite(body: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in body:
+            if isinstance(s, ir.If):
+                s.then, s.else_ = rewrite(s.then), rewrite(s.else_)
+            elif isinstance(s, ir.Loop):
+                s.body, s.continuing = rewrite(s.body), rewrite(s.continuing)
+            elif isinstance(s, ir.Switch):
+                for c in s.cases:
+                    c.body = rewrite(c.body)
+            elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name in STREAM_METHODS and \
+                    isinstance(s.expr.args[0].type, ir.Resource) and s.expr.args[0].type.kind in STREAM_KINDS:
+                target = s.expr.args[0]
+                if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
+                    raise error("a stream must be used directly through the geometry entry point's stream "
+                                "parameter", s.loc)
+                index, outputs = streams[id(target.var)]
+                if s.expr.name == "Append":
+                    value = s.expr.args[1]
+                    tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
+                    src.locals.append(tmp)
+                    out.append(ir.Store(ir.VarRef(tmp), value, s.loc))
+                    for var, path in outputs:
+                        v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
+                        for i in path:
+                            st = v.type
+                            assert isinstance(st, ir.Struct)
+                            v = ir.Extract(v, i, st.fields[i].type)
+                        out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
+                    name = "EmitVertex"
+                else:
+                    name = "EndPrimitive"
+                out.append(ir.Eval(ir.Intrinsic(name, [ir.Const(ir.UINT, index)], ir.VOID), s.loc))
+                continue
+            out.append(s)
+        return out
+
+    src.body = rewrite(src.body)
+
+
 def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:
     """Each field's semantic.  A semantic on the struct itself cascades and overrides the members'
     (as in DXC): TEXCOORD3 numbers the leaves TEXCOORD3, TEXCOORD4, ..., each taking as many
@@ -211,6 +328,17 @@ def _semantic_rows(t: ir.Type, row_major: bool) -> int:
     if isinstance(t, ir.Struct):
         return sum(_semantic_rows(f.type, bool(f.row_major)) for f in t.fields)
     return 1
+
+
+def _float_components(t: ir.Type) -> int | None:
+    """Components of a clip/cull distance value (float, float1-4, float[n]); None for other types."""
+    if isinstance(t, ir.Array) and t.size and t.elem == ir.FLOAT:
+        return t.size
+    if t == ir.FLOAT:
+        return 1
+    if isinstance(t, ir.Vector) and t.elem == ir.FLOAT:
+        return t.size
+    return None
 
 
 def _location_count(t: ir.Type) -> int:
@@ -263,9 +391,15 @@ def run(module: ir.Module, options: CompileOptions) -> None:
                    for p in src.params):
             b.io_var("SV_OutputControlPointID", ir.UINT, "in", src.loc, None, "in")
         _wrap_call(b, src, ep.return_semantic, ep.return_location, hull_points=True)
+        streams = {}
     else:
-        _wrap_call(b, src, ep.return_semantic, ep.return_location)
+        streams = _wrap_call(b, src, ep.return_semantic, ep.return_location)
     b.body.append(ir.Return())
+    if module.stage == "pixel":
+        evaluate_attribute.run(module, src, b.param_inputs)
+    if streams and ep.geometry is not None:
+        _check_output_budget(ep, ep.geometry, src)
+        _emit_streams(src, streams)
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"
     wrapper = ir.Function(ep.name, [], ir.VOID, b.body, b.locals, src.loc)
@@ -295,13 +429,16 @@ def _patch_constant_wrapper(module: ir.Module, b: _Builder, tess: ir.TessInfo) -
 
 
 def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, return_location: int | None,
-               hull_points: bool = False, patch_constant: bool = False) -> None:
-    """Load the inputs of `src`, call it and store its outputs (the body goes to b.body)."""
+               hull_points: bool = False, patch_constant: bool = False) -> dict[int, tuple[int, list]]:
+    """Load the inputs of `src`, call it and store its outputs (the body goes to b.body); returns a
+    geometry shader's streams (see _emit_streams)."""
     args: list[ir.Expr | None] = [None] * len(src.params)
     out_params: list[tuple] = []
     params = list(enumerate(src.params))
     if b.stage == "domain":   # per-control-point inputs take the first locations, the patch constants follow
         params.sort(key=lambda ip: not isinstance(ip[1].var.type, ir.Array) or ip[1].var.io is not None)
+    ep = b.entry
+    streams: dict[int, tuple[int, list]] = {}
     for i, p in params:
         var = p.var
         semantic = var.io.semantic if var.io else None
@@ -309,7 +446,15 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         row_major = var.io.row_major if var.io else None
         patch_param = b.stage in ("hull", "domain") and semantic is None and isinstance(var.type, ir.Array)
-        if p.direction == "in" and patch_param and isinstance(var.type, ir.Array):
+        if isinstance(var.type, ir.Resource) and var.type.elem is not None and ep.geometry is not None:  # GS stream
+            outputs = b.stream_outputs(var.type.elem, semantic, var.loc, interp, f"out.{var.name}", len(streams))
+            streams[id(var)] = (len(streams), outputs)
+            src.params.remove(p)
+        elif ep.geometry is not None and var.name == ep.geometry.input_param and isinstance(var.type, ir.Array):
+            n = INPUT_PRIMITIVES[ep.geometry.input_primitive]
+            args[i] = ir.Construct(var.type, b.load_vertices(var.type.elem, semantic, var.loc, interp,
+                                                             f"in.{var.name}", n, vk, row_major))
+        elif p.direction == "in" and patch_param and isinstance(var.type, ir.Array):
             if patch_constant and b.stage == "hull" and _is_output_patch(b, var):
                 args[i] = _load_output_patch(b, var.type, var.loc)
             else:
@@ -318,7 +463,9 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
                 b.patch = patch_constant
         elif p.direction == "in":
             b.patch = patch_constant or (b.stage == "domain" and _is_patch_input(semantic, var.type))
-            args[i] = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
+            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
+            args[i] = value
+            b.param_inputs[id(var)] = value
             b.patch = patch_constant
         else:
             tmp = b.local(f"param.{var.name}", var.type)
@@ -346,6 +493,7 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
         b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
                        row_major)
     b.arrayed = None
+    return streams
 
 
 def _point_place(var: ir.Variable, index: ir.Expr) -> ir.IndexRef:

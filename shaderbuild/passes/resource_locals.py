@@ -37,7 +37,8 @@ def _is_local_resource(v: ir.Variable) -> bool:
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
-    targets = {id(f) for f in module.functions if _takes_resources(f)}
+    entry = module.entry.source_function if module.entry is not None else None
+    targets = {id(f) for f in module.functions if _takes_resources(f) and f is not entry}   # GS streams stay
     needs = targets or any(_is_local_resource(v) for f in module.functions for v in f.locals)
     if not needs:
         return
@@ -103,6 +104,9 @@ class _Resolver:
         self.env: dict[int, tuple] = {}   # local resource -> ("ref", place) | ("elems", [...]) | CONFLICT
         self.names: dict[int, str] = {}
         self.loc: SourceLoc | None = f.loc
+        for p in f.params:          # the entry's own resource parameters (GS streams) hold themselves
+            if has_resource(p.var.type):
+                self.env[id(p.var)] = ("ref", ir.VarRef(p.var))
 
     def run(self) -> None:
         self.f.body = self.block(self.f.body)

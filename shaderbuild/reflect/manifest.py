@@ -136,16 +136,47 @@ def _resource_entry(var: ir.Variable, options: CompileOptions, used: bool) -> di
     return entry
 
 
-def _io_entry(var: ir.Variable) -> dict:
+# (stage, direction) pairs whose values have no interpolation mode (DXIL: SigPoints VSIn, PSOut)
+_UNINTERPOLATED = frozenset({("vertex", "in"), ("pixel", "out"), ("compute", "in")})
+
+
+def _io_entries(var: ir.Variable, stage: str, direction: str, packed: dict) -> list[dict]:
+    """The signature entries of one stage variable: one per semantic (a SPIR-V built-in array that
+    several semantics share, IOInfo.parts, is listed per semantic with its array offset).  `packed`:
+    the backend's register placement by (SEMANTIC, index) (DXIL: the signature packing)."""
     io = var.io
     assert io is not None       # a stage input/output
-    d: dict[str, object] = {"semantic": io.semantic, "index": io.index, "type": str(var.type)}
+    if io.parts:
+        return [{**_io_entry(var, index, t, stage, direction, packed), "array_offset": off}
+                for index, off, t in io.parts]
+    return [_io_entry(var, io.index, str(var.type), stage, direction, packed)]
+
+
+def _io_entry(var: ir.Variable, index: int, type_name: str, stage: str, direction: str, packed: dict) -> dict:
+    io = var.io
+    assert io is not None       # a stage input/output
+    d: dict[str, object] = {"semantic": io.semantic, "index": index, "type": type_name}
     if io.builtin is not None:            # a target built-in (SPIR-V), set by the backend's raise passes
         d["builtin"] = io.builtin
     elif io.location is not None:         # a system value with no built-in of the target has neither
         d["location"] = io.location
-    if io.interpolation:
-        d["interpolation"] = io.interpolation
+        d["mask"] = "xyzw"[:_components(var.type)]
+    interp = io.interpolation
+    if interp is None and (stage, direction) not in _UNINTERPOLATED and io.builtin is None:
+        s = ir.scalar_of(var.type if not isinstance(var.type, ir.Array) else var.type.elem)
+        interp = "linear" if s is not None and s.is_float else "nointerpolation"
+    place = packed.get((io.semantic.upper(), index))
+    if place is not None:                 # DXIL: the packed register row and component mask
+        d["register"] = place["register"]
+        d["mask"] = "xyzw"[place["column"]:place["column"] + place["cols"]]
+        d["rows"] = place["rows"]
+        interp = place.get("interpolation") or None
+    if interp:
+        d["interpolation"] = interp
+    if io.vertices:                       # a GS input: one value per vertex of the input primitive
+        d["vertices"] = io.vertices
+    if direction == "out" and stage == "geometry":
+        d["stream"] = io.stream
     if io.patch:                          # tessellation: a patch constant
         d["patch"] = True
     if io.arrayed and isinstance(var.type, ir.Array):     # tessellation: one per control point
@@ -172,6 +203,34 @@ def _tess_entry(t: ir.TessInfo) -> dict:
     return d
 
 
+_TOPOLOGY = {"point": "point_list", "line": "line_strip", "triangle": "triangle_strip"}
+
+
+def _geometry_entry(gs: ir.GeometryInfo) -> dict:
+    """What a pipeline needs of a geometry shader: its attributes, input primitive and streams."""
+    return {"max_vertex_count": gs.max_vertex_count, "instances": gs.instances,
+            "input_primitive": gs.input_primitive, "output_topology": _TOPOLOGY[gs.streams[0]],
+            "streams": [{"stream": i, "topology": _TOPOLOGY[t]} for i, t in enumerate(gs.streams)]}
+
+
+def _components(t: ir.Type) -> int:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    if isinstance(t, ir.Matrix):
+        return t.cols
+    return t.size if isinstance(t, ir.Vector) else 1
+
+
+def _packed(backend_reflection: dict, side: str) -> dict:
+    """(SEMANTIC, index) -> a backend's register placement of signature elements that have one."""
+    out = {}
+    for view in backend_reflection.values():
+        for e in (view.get(side) or []) if isinstance(view, dict) else []:
+            if e.get("register", -1) >= 0:
+                out[(e["semantic"].upper(), e["index"])] = e
+    return out
+
+
 def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
                    caps: Capabilities = DEFAULT) -> dict:
     from ..ir.layout import vulkan_rule
@@ -182,11 +241,16 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     ep = module.entry
     assert ep is not None
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
-                   "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
+                   "inputs": [e for v in ep.inputs
+                              for e in _io_entries(v, ep.stage, "in", _packed(backend_reflection, "inputs"))],
+                   "outputs": [e for v in ep.outputs
+                               for e in _io_entries(v, ep.stage, "out", _packed(backend_reflection, "outputs"))]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
     if ep.tess is not None:
         entry["tessellation"] = _tess_entry(ep.tess)
+    if ep.geometry is not None:
+        entry["geometry"] = _geometry_entry(ep.geometry)
     used = used_globals(module)
     # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
     push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT

@@ -61,7 +61,7 @@ def test_every_dxil_parses(built):
             assert "call void @dx.op.storeOutput" in check.ir, d
         if stage == "hull":        # the terrain's patch constants
             assert "call void @dx.op.storePatchConstant" in check.ir, d
-    assert stages == {"compute", "vertex", "pixel", "hull", "domain"}
+    assert stages == {"compute", "vertex", "pixel", "geometry", "hull", "domain"}
 
 
 def test_manifests_agree_across_backends(built):
@@ -354,3 +354,50 @@ def test_bindless_material_executes(vk, built):
              for n in data]
     got_dx = vk.run_compute(spirv, "main", dbufs + _material_heap(vk, 0, 0))
     assert got_dx[2] == got[2]
+
+
+def test_shadow_cube_gs_renders_one_face(vk, built):
+    """The point-light shadow pass: the geometry shader runs once per cube face ([instance(6)]) and writes
+    the triangle to layer `face` with that face's matrix. Face 2 gets the identity, the others a zero matrix
+    (every vertex at w = 0: clipped), so layer 2 holds the distance to the light of a full-screen triangle at
+    z = 0.5 and the other layers stay clear. The DXIL builds through dxil-spirv draw the same six layers."""
+    from harness import dxil_consumer
+    w = h = 8
+    far = 2.0
+    stems = {p.stem: p for p in outputs(built, "spirv", ".spv") if p.stem.startswith("shadow_cube_")}
+    vs, gs, ps = (stems[f"shadow_cube_{k}_main"] for k in ("vs", "gs", "ps"))
+    identity = [1.0 if r == c else 0.0 for r in range(4) for c in range(4)]
+    light = b"".join(struct.pack("16f", *(identity if f == 2 else [0.0] * 16)) for f in range(6)) \
+        + struct.pack("3ff", 0.0, 0.0, 0.0, far)
+    world = struct.pack("16f", *identity)
+    tri = struct.pack("9f", -1, -1, 0.5, 3, -1, 0.5, -1, 3, 0.5)
+    want = bytearray(w * h * 4 * 6)
+    for y in range(h):
+        for x in range(w):
+            px, py = (x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1
+            v = min(1.0, math.sqrt(px * px + py * py + 0.25) / far)
+            i = (2 * w * h + y * w + x) * 4
+            want[i:i + 4] = bytes([int(v * 255 + 0.5)] * 4)
+
+    def close(got: bytes) -> bool:
+        return len(got) == len(want) and all(abs(a - b) <= 1 for a, b in zip(got, want))
+
+    res = {**binding(Path(str(gs) + ".json")), **binding(Path(str(vs) + ".json"))}
+    at = {n: (res[n]["vulkan"]["set"], res[n]["vulkan"]["binding"]) for n in ("ShadowLight", "ShadowObject")}
+    descs = [vk.Buf(*at["ShadowLight"], light, kind="uniform"), vk.Buf(*at["ShadowObject"], world, kind="uniform")]
+    vb = [vk.VertexBuffer(tri, 12, [(0, "float3", 0)])]
+    px = vk.run_graphics(vs.read_bytes(), "vs_main", ps.read_bytes(), "ps_main", w, h, descs, vb, 3,
+                         gs=(gs.read_bytes(), "gs_main"), layers=6)
+    assert close(px)
+    dx = {k: built / "dxil" / p.relative_to(built / "spirv").with_suffix(".dxil") for k, p in
+          (("vs", vs), ("gs", gs), ("ps", ps))}
+    conv = {k: dxil_consumer.to_spirv(p.read_bytes()) for k, p in dx.items()}
+    reflect = {k: tools.spirv_cross_reflect(v) for k, v in conv.items()}
+    entry = {k: r["entryPoints"][0]["name"] for k, r in reflect.items()}
+    sh = dxil_consumer.SHIFTS
+    dat = {n: (res[n]["hlsl"]["space"], sh[res[n]["hlsl"]["class"]] + res[n]["hlsl"]["register"]) for n in at}
+    ddescs = [vk.Buf(*dat["ShadowLight"], light, kind="uniform"), vk.Buf(*dat["ShadowObject"], world, kind="uniform")]
+    loc = reflect["vs"]["inputs"][0]["location"]
+    dpx = vk.run_graphics(conv["vs"], entry["vs"], conv["ps"], entry["ps"], w, h, ddescs,
+                          [vk.VertexBuffer(tri, 12, [(loc, "float3", 0)])], 3, gs=(conv["gs"], entry["gs"]), layers=6)
+    assert dpx == px

@@ -114,8 +114,8 @@ def test_manifest_tessellation_facts():
                                      "input_control_points": 3, "output_control_points": 4, "max_tess_factor": 12.5,
                                      "patch_constant_function": "constants"}
     outs = {o["semantic"]: o for o in entry["outputs"]}
-    assert outs["POSITION"] == {"semantic": "POSITION", "index": 0, "type": "float4", "location": 0,
-                                "control_points": 4}
+    assert outs["POSITION"] == {"semantic": "POSITION", "index": 0, "type": "float4", "location": 0, "mask": "xyzw",
+                                "interpolation": "linear", "control_points": 4}
     assert outs["SV_TessFactor"] == {"semantic": "SV_TessFactor", "index": 0, "type": "float[4]",
                                      "builtin": "TessLevelOuter", "patch": True}
     ins = {i["semantic"]: i for i in entry["inputs"]}

@@ -98,9 +98,13 @@ _FEATURE_CHAIN = (
 )
 # Device extensions enabled when the device has them, with their feature structs (chained likewise):
 # mutable descriptors let one binding hold descriptors of several types (SM 6.6 heaps as DXC maps them)
+# transform feedback captures a GS stream's vertices to a buffer
+_XFB_EXTENSION = "VK_EXT_transform_feedback"
 _OPTIONAL_EXTENSIONS = (
     ("VK_EXT_mutable_descriptor_type", "VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MUTABLE_DESCRIPTOR_TYPE_FEATURES_EXT),
+    (_XFB_EXTENSION, "VkPhysicalDeviceTransformFeedbackFeaturesEXT",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT),
 )
 
 
@@ -123,6 +127,7 @@ class Context:
         self.qfi = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
         have = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
         self.extensions = [e for e, _c, _s in _OPTIONAL_EXTENSIONS if e in have]
+        self.xfb = _XFB_EXTENSION in self.extensions
         self._features = self._query_features()
         ext_names = [ffi.new("char[]", e.encode()) for e in self.extensions]
         self._ext_names = (ext_names, ffi.new("char*[]", ext_names))    # alive as long as the device
@@ -542,12 +547,12 @@ _VERTEX_FORMATS = {
 _COLOR_FORMAT = vk.VK_FORMAT_R8G8B8A8_UNORM
 
 
-def _color_target(res: Resources, width: int, height: int):
-    """RGBA8 image + view usable as color attachment and copy source."""
+def _color_target(res: Resources, width: int, height: int, layers: int = 1):
+    """RGBA8 image + view usable as color attachment and copy source (a 2D array view when layered)."""
     dev = res.ctx.device
     image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
         imageType=vk.VK_IMAGE_TYPE_2D, format=_COLOR_FORMAT,
-        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
+        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=layers,
         samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
         usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
         sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
@@ -556,14 +561,37 @@ def _color_target(res: Resources, width: int, height: int):
         allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
     vk.vkBindImageMemory(dev, image, mem, 0)
     view = res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
-        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_COLOR_FORMAT,
-        subresourceRange=vk.VkImageSubresourceRange(
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY if layers > 1 else vk.VK_IMAGE_VIEW_TYPE_2D,
+        format=_COLOR_FORMAT, subresourceRange=vk.VkImageSubresourceRange(
             aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=0, levelCount=1,
-            baseArrayLayer=0, layerCount=1)), None))
+            baseArrayLayer=0, layerCount=layers)), None))
     return image, view
 
 
-def _render_pass(res: Resources, targets: int = 1):
+_DEPTH_FORMAT = vk.VK_FORMAT_D32_SFLOAT
+
+
+def _depth_target(res: Resources, width: int, height: int):
+    """D32 depth image + view (r['depth'] set: depth test LESS and depth writes)."""
+    dev = res.ctx.device
+    image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
+        imageType=vk.VK_IMAGE_TYPE_2D, format=_DEPTH_FORMAT,
+        extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
+        samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+        usage=vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+        sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
+    req = vk.vkGetImageMemoryRequirements(dev, image)
+    mem = res.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
+        allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
+    vk.vkBindImageMemory(dev, image, mem, 0)
+    return res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_DEPTH_FORMAT,
+        subresourceRange=vk.VkImageSubresourceRange(
+            aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+            baseArrayLayer=0, layerCount=1)), None))
+
+
+def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
     attachment = vk.VkAttachmentDescription(
         format=_COLOR_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
         loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
@@ -571,24 +599,46 @@ def _render_pass(res: Resources, targets: int = 1):
         initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, finalLayout=vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
     refs = [vk.VkAttachmentReference(attachment=i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
             for i in range(targets)]
+    attachments = [attachment] * targets
+    depth_ref = None
+    if depth:
+        attachments.append(vk.VkAttachmentDescription(
+            format=_DEPTH_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+            finalLayout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL))
+        depth_ref = vk.VkAttachmentReference(attachment=targets,
+                                             layout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
     subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
-                                      colorAttachmentCount=targets, pColorAttachments=refs)
+                                      colorAttachmentCount=targets, pColorAttachments=refs,
+                                      pDepthStencilAttachment=depth_ref)
     dep = vk.VkSubpassDependency(
         srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
         srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, dstAccessMask=vk.VK_ACCESS_TRANSFER_READ_BIT)
     return res.add(vk.vkDestroyRenderPass, vk.vkCreateRenderPass(res.ctx.device, vk.VkRenderPassCreateInfo(
-        attachmentCount=targets, pAttachments=[attachment] * targets, subpassCount=1, pSubpasses=[subpass],
+        attachmentCount=len(attachments), pAttachments=attachments, subpassCount=1, pSubpasses=[subpass],
         dependencyCount=1, pDependencies=[dep]), None))
+
+
+_TOPOLOGIES = {
+    "point_list": vk.VK_PRIMITIVE_TOPOLOGY_POINT_LIST, "line_list": vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
+    "line_strip": vk.VK_PRIMITIVE_TOPOLOGY_LINE_STRIP, "triangle_list": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    "triangle_strip": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP,
+    "line_list_adjacency": vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST_WITH_ADJACENCY,
+    "triangle_list_adjacency": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY,
+}
 
 
 def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     dev = res.ctx.device
     keep = []  # C strings referenced by the create infos
     stages = []
-    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT),
+    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT),
                            ("hs", vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT),
-                           ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT)):
+                           ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT),
+                           ("gs", vk.VK_SHADER_STAGE_GEOMETRY_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
         if r.get(key) is None:
             continue
         spirv, entry = r[key]
@@ -614,7 +664,7 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     info = vk.VkGraphicsPipelineCreateInfo(
         stageCount=len(stages), pStages=stages, pVertexInputState=vinput, pTessellationState=tess,
         pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
-            topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else _TOPOLOGIES[r.get("topology", "triangle_list")]),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
             viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
@@ -623,6 +673,9 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
             rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
         pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=len(blends), pAttachments=blends),
+        pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
+            depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
+            depthCompareOp=vk.VK_COMPARE_OP_LESS) if r.get("depth") is not None else None,
         layout=layout, renderPass=render_pass, subpass=0)
     pipeline = vk.vkCreateGraphicsPipelines(dev, vk.VK_NULL_HANDLE, 1, [info], None)[0]
     del keep
@@ -636,21 +689,32 @@ def run_graphics(ctx: Context, r: dict):
     dev = ctx.device
     w, h = r["size"]
     ntargets = r.get("targets", 1)
+    layers = r.get("layers", 1)
     res = Resources(ctx)
     try:
         bound = Descriptors(res, r["buffers"])
         vbufs = [res.host_buffer(vb[0], vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT)[0] for vb in r["vertex_buffers"]]
-        readbacks = [res.host_buffer(bytes(w * h * 4), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT) for _ in range(ntargets)]
+        readbacks = [res.host_buffer(bytes(w * h * 4 * layers), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                     for _ in range(ntargets)]
         layouts = bound.layouts
         playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
             setLayoutCount=len(layouts), pSetLayouts=layouts or None), None))
-        targets = [_color_target(res, w, h) for _ in range(ntargets)]
-        rpass = _render_pass(res, ntargets)
+        targets = [_color_target(res, w, h, layers) for _ in range(ntargets)]
+        depth = r.get("depth")
+        if depth is not None and layers > 1:
+            raise RuntimeError("a depth buffer with a layered target is not supported by the harness")
+        views = [t[1] for t in targets] + ([_depth_target(res, w, h)] if depth is not None else [])
+        rpass = _render_pass(res, ntargets, depth is not None)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
-            renderPass=rpass, attachmentCount=ntargets, pAttachments=[t[1] for t in targets], width=w, height=h,
-            layers=1), None))
+            renderPass=rpass, attachmentCount=len(views), pAttachments=views, width=w, height=h,
+            layers=layers), None))
         pipeline = _graphics_pipeline(res, r, playout, rpass)
         sets = bound.sets
+        xfb = None
+        if r.get("xfb"):                # a capture buffer for transform feedback (buffer 0)
+            if not ctx.xfb:
+                raise RuntimeError(f"the device has no {_XFB_EXTENSION}")
+            xfb = res.host_buffer(bytes(r["xfb"]), vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT)
 
         cmd = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
             commandPool=ctx.cmd_pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
@@ -659,29 +723,40 @@ def run_graphics(ctx: Context, r: dict):
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
         bound.record_uploads(cmd)
         clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
+        clears = [clear] * ntargets
+        if depth is not None:
+            clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=float(depth), stencil=0)))
         vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
             renderPass=rpass, framebuffer=fb,
             renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h)),
-            clearValueCount=ntargets, pClearValues=[clear] * ntargets), vk.VK_SUBPASS_CONTENTS_INLINE)
+            clearValueCount=len(clears), pClearValues=clears), vk.VK_SUBPASS_CONTENTS_INLINE)
         vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
         if sets:
             vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, playout, 0,
                                        len(sets), sets, 0, None)
         if vbufs:
             vk.vkCmdBindVertexBuffers(cmd, 0, len(vbufs), vbufs, [0] * len(vbufs))
+        if xfb is not None:
+            proc = vk.vkGetDeviceProcAddr
+            proc(dev, "vkCmdBindTransformFeedbackBuffersEXT")(cmd, 0, 1, [xfb[0]], [0], [r["xfb"]])
+            proc(dev, "vkCmdBeginTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
+        if xfb is not None:
+            vk.vkGetDeviceProcAddr(dev, "vkCmdEndTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdEndRenderPass(cmd)
         region = vk.VkBufferImageCopy(
             bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
             imageSubresource=vk.VkImageSubresourceLayers(
-                aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=1),
+                aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=layers),
             imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
         for (image, _view), rb in zip(targets, readbacks):
             vk.vkCmdCopyImageToBuffer(cmd, image, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb[0], 1, [region])
         bound.record_readbacks(cmd)
         vk.vkEndCommandBuffer(cmd)
         _submit_and_wait(res, cmd)
-        pixels = [bytes(rb[2][: w * h * 4]) for rb in readbacks]
+        pixels = [bytes(rb[2][: w * h * 4 * layers]) for rb in readbacks]   # layer after layer
+        if xfb is not None:
+            return pixels, bytes(xfb[2][: r["xfb"]])
         if r.get("full"):
             return pixels, bound.results()
         return pixels[0]

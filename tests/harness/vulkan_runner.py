@@ -290,19 +290,33 @@ def run_graphics(
     targets: int = 1,
     full: bool = False,
     tessellation: tuple[bytes, str, bytes, str, int] | None = None,
+    gs: tuple[bytes, str] | None = None,
+    topology: str = "triangle_list",
+    layers: int = 1,
+    xfb: int = 0,
+    depth: float | None = None,
 ):
     """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
     RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
     no D3D flip), 4 bytes per pixel.  With full=True return (pixels of every target, final contents of
     every descriptor) instead.  Descriptors may be Buf, TexelBuffer, Image or Sampler.
     tessellation=(hs_spirv, hs_entry, ds_spirv, ds_entry, control_points) adds the hull and domain
-    stages and draws a patch list of that many control points per patch."""
+    stages and draws a patch list of that many control points per patch.
+    gs = (spirv, entry) adds a geometry stage; topology names the input assembly's primitive topology;
+    with layers > 1 each target is a 2D array image and its pixels are the layers one after another.
+    xfb = N bytes: transform feedback into an N-byte buffer bound as buffer 0 (VK_EXT_transform_feedback; the
+    shader's XfbBuffer/Offset decorations pick what is captured); returns (pixels of every target, its bytes).
+    depth: a D32 depth buffer cleared to it, with depth test LESS and depth writes (primitives are drawn
+    in order)."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
         "vertex_buffers": [(bytes(v.data), v.stride, list(v.attributes)) for v in vertex_buffers or ()],
         "vertex_count": vertex_count, "clear": tuple(float(c) for c in clear),
         "instance_count": int(instance_count), "targets": int(targets), "full": bool(full),
+        "gs": None if gs is None else (bytes(gs[0]), gs[1]), "topology": topology, "layers": int(layers),
+        "xfb": int(xfb),
+        "depth": None if depth is None else float(depth),
     }
     if tessellation is not None:
         hs, hs_entry, ds, ds_entry, points = tessellation

@@ -11,7 +11,15 @@ from shaderbuild import ir
 from shaderbuild.options import CompileOptions
 
 from . import check
-from .container import ContainerInfo, assemble_container, build_container, debug_name_part, program_part
+from .container import (
+    MAX_STREAMS,
+    ContainerInfo,
+    GeometryState,
+    assemble_container,
+    build_container,
+    debug_name_part,
+    program_part,
+)
 from .debuginfo import DebugInfo
 from .dxmeta import (
     TESS_DOMAINS,
@@ -19,13 +27,14 @@ from .dxmeta import (
     add_metadata,
     dxil_version,
     feature_info,
+    geometry_state,
     shader_flags,
     validator_version,
 )
 from .lower import lower_module
 from .lowered import LoweredModule
 from .resources import psv_resources
-from .viewid import ViewIdState, compute_view_id_state
+from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
 
 __all__ = ["DxilOutput", "compile_dxil"]
@@ -70,7 +79,12 @@ class DxilOutput:
 def _element(e) -> dict:
     """A signature element's packed place: start register and column (-1 when it has none)."""
     return {"semantic": e.name, "index": e.index, "register": e.start_row, "column": e.start_col,
-            "rows": e.rows, "cols": e.cols}
+            "rows": e.rows, "cols": e.cols, "interpolation": _INTERP_NAMES.get(e.interp)}
+
+
+# DXIL::InterpolationMode -> HLSL modifiers (0: undefined, a VS input or PS output)
+_INTERP_NAMES = {1: "nointerpolation", 2: "linear", 3: "centroid", 4: "noperspective",
+                 5: "noperspective centroid", 6: "sample", 7: "noperspective sample"}
 
 
 def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | None:
@@ -90,9 +104,12 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
     tess = lm.stage if lm.stage in ("hull", "domain") else None
-    if lm.stage != "compute":
-        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, tess=tess, patch=lm.patch_constants,
-                                           patch_fn=lm.patch_function)
+    if lm.stage == "geometry":
+        lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
+    elif lm.stage != "compute":
+        # SV_ViewID (read by the viewID op): PSV0's UsesViewID and the outputs that depend on it
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
+                                           tess=tess, patch=lm.patch_constants, patch_fn=lm.patch_function)
     add_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
@@ -107,7 +124,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
-        view_id=lm.view_id if isinstance(lm.view_id, ViewIdState) else None,
+        view_id=lm.view_id, geometry=GeometryState(*gs) if (gs := geometry_state(lm.geometry)) else None,
         root_signature=_root_signature_part(module, options),
     )
     if tess is not None:

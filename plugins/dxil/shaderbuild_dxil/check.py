@@ -22,7 +22,7 @@ from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
-from .viewid import ViewIdState, signature_scalars
+from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
 
@@ -86,6 +86,14 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
 _REQUIRED_NAMED_METADATA = ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints")
 
 
+def _stream_states(lm: LoweredModule) -> list[tuple]:
+    """(ViewIdState, output elements) per output stream: four for a geometry shader, else one."""
+    state = lm.view_id
+    if isinstance(state, StreamsViewIdState):
+        return [(st, [e for e in lm.outputs if e.stream == k]) for k, st in enumerate(state.streams)]
+    return [(state, lm.outputs)]
+
+
 def _covered(elems) -> int:
     """Bitmask of the packed scalars the allocated elements occupy: an element's row mask repeated
     every 4 bits for its rows (times 0b...00010001, (16**rows - 1) // 15)."""
@@ -105,24 +113,30 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
         if nmd is not None:
             raise _fail("!dx.viewIdState on a stage without signatures")
         return
-    assert isinstance(state, ViewIdState)
-    if (state.num_inputs, state.num_outputs) != (signature_scalars(lm.inputs), signature_scalars(lm.outputs)):
-        raise _fail("ViewID state scalar counts disagree with the packed signatures")
-    if len(state.inputs_of) != state.num_outputs:
-        raise _fail("ViewID state has a dependency set per output scalar")
-    ins, outs = _covered(lm.inputs), _covered(lm.outputs)
-    for o, deps in enumerate(state.inputs_of):
-        if deps & ~ins or (deps and not outs >> o & 1):
-            raise _fail(f"ViewID state: output scalar {o} depends on inputs outside the signatures")
+    for st, outputs in _stream_states(lm):
+        if (st.num_inputs, st.num_outputs) != (signature_scalars(lm.inputs), signature_scalars(outputs)):
+            raise _fail("ViewID state scalar counts disagree with the packed signatures")
+        if len(st.inputs_of) != st.num_outputs:
+            raise _fail("ViewID state has a dependency set per output scalar")
+        ins, outs = _covered(lm.inputs), _covered(outputs)
+        for o, deps in enumerate(st.inputs_of):
+            if deps & ~ins or (deps and not outs >> o & 1):
+                raise _fail(f"ViewID state: output scalar {o} depends on inputs outside the signatures")
     if nmd is None:
         return
     md = nmd.nodes[0].ops[0]
     assert isinstance(md, MDValue) and isinstance(md.value, ConstAggregate)    # the emitter's shape
     data = md.value
     words = [c.value for c in data.elems if isinstance(c, ConstInt)]    # (an i32 array)
-    width = (words[1] + 31) // 32 if len(words) > 1 else 0
-    want = 2 + (width if state.uses_view_id else 0) + words[0] * width
-    if state.tess is not None:     # #patch constants after #outputs, then their table
+    if isinstance(state, StreamsViewIdState):
+        want = 1
+        for st, _outputs in _stream_states(lm):      # per stream: #outputs, [ViewID mask], table
+            width = (st.num_outputs + 31) // 32
+            want += 1 + (width if st.uses_view_id else 0) + words[0] * width
+    else:
+        width = (words[1] + 31) // 32 if len(words) > 1 else 0
+        want = 2 + (width if state.uses_view_id else 0) + words[0] * width
+    if isinstance(state, ViewIdState) and state.tess is not None:     # #patch constants after #outputs, then their table
         if (lm.stage, state.num_patch) != (state.tess, signature_scalars(lm.patch_constants)):
             raise _fail("ViewID state patch-constant count disagrees with the patch-constant signature")
         n_pc = words[2] if len(words) > 2 else 0
@@ -203,7 +217,8 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
         raise _fail("PSV0 resource ranges disagree with dx.resources")
     if lm.stage != "compute":
         for is_output, elems in ((False, lm.inputs), (True, lm.outputs)):
-            _check_packing(elems, sigpack.sig_point(lm.stage, is_output))
+            for k in sorted({e.stream for e in elems}):         # GS streams are packed one by one
+                _check_packing([e for e in elems if e.stream == k], sigpack.sig_point(lm.stage, is_output))
 
 
 def _check_packing(elems, point: str) -> None:
@@ -270,6 +285,7 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
     if lm.stage == "compute" or struct.unpack_from("<I", parts["PSV0"])[0] < 36:     # PSV0 v0: no signatures
         return
     psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
+    stream_vectors = list(struct.unpack_from("<4B", parts["PSV0"], 4 + 28 + 4))
     checks = [("ISG1", lm.inputs, psv_in, in_vectors), ("OSG1", lm.outputs, psv_out, out_vectors)]
     if lm.stage in ("hull", "domain"):
         checks.append(("PSG1", lm.patch_constants, *_psv_patch_signature(parts["PSV0"])))
@@ -283,7 +299,7 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
             mask = ((1 << e.cols) - 1) << col
             if allocated:
                 want_rows += [(start_row + r, e.index + r, mask) for r in range(rows)]
-                if start_row + rows > used:
+                if start_row + rows > used and e.stream == 0:
                     used = start_row + rows
             else:
                 want_rows += [(0xFFFFFFFF, e.index + r, mask) for r in range(rows)]
@@ -295,7 +311,35 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
             raise _fail(f"PSV0 {tag[:1]} signature elements disagree with the signature metadata")
         if vectors != used:
             raise _fail(f"PSV0 says {vectors} {tag[:1]} vectors, the signature uses {used}")
+    for k in range(1, 4):
+        used = max((e.start_row + e.rows for e in lm.outputs if e.allocated and e.stream == k), default=0)
+        if stream_vectors[k] != used:
+            raise _fail(f"PSV0 says {stream_vectors[k]} output vectors in stream {k}, the signature uses {used}")
+    if isinstance(lm.view_id, StreamsViewIdState):
+        _check_psv_stream_dependencies(lm, parts["PSV0"], in_vectors, stream_vectors)
+        return
     _check_psv_dependencies(lm, parts["PSV0"], in_vectors, out_vectors)
+
+
+def _check_psv_stream_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, stream_vectors: list[int]) -> None:
+    """A geometry shader's PSV0 tables: one input->output table per stream with outputs (no ViewID),
+    each equal to that stream's part of dx.viewIdState."""
+    if part[4 + 16 + 8 + 1]:
+        raise _fail("PSV0 of a geometry shader says it uses ViewID")
+    tail = part[_psv_elements_end(part):]
+    words = list(struct.unpack(f"<{len(tail) // 4}I", tail))
+    pos = 0
+    for (st, _outputs), out_vectors in zip(_stream_states(lm), stream_vectors):
+        if not (in_vectors and out_vectors):
+            continue
+        width = (out_vectors + 7) >> 3
+        table, pos = words[pos:pos + 4 * in_vectors * width], pos + 4 * in_vectors * width
+        md = st.serialize()[2:]
+        n_in = st.num_inputs
+        if table[:n_in * width] != md or any(table[n_in * width:]):
+            raise _fail("PSV0 dependency table of a stream disagrees with dx.viewIdState")
+    if pos != len(words):
+        raise _fail(f"PSV0 dependency tables take {len(tail)} bytes, {4 * pos} expected")
 
 
 def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out_vectors: int) -> None:

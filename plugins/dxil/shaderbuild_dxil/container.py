@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from .hash import BYPASS_HASH, container_hash
 
 __all__ = ["SignatureElement", "PSVResource", "ContainerInfo", "build_container", "psv_version", "fourcc",
-           "SHADER_KIND", "PSV_RESOURCE_TYPE", "parse_container", "program_part", "debug_name_part",
-           "assemble_container"]
+           "SHADER_KIND", "MAX_STREAMS", "GeometryState", "PSV_RESOURCE_TYPE", "parse_container", "program_part",
+           "debug_name_part", "assemble_container"]
 
 LINE_DENSITY_TESS_FACTOR, LINE_DETAIL_TESS_FACTOR = 16, 15     # DxilProgramSigSemantic
 SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
@@ -26,6 +26,7 @@ SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "
 PSV_RESOURCE_TYPE = {"Sampler": 1, "CBV": 2, "SRVTyped": 3, "SRVRaw": 4, "SRVStructured": 5, "UAVTyped": 6,
                      "UAVRaw": 7, "UAVStructured": 8, "UAVStructuredWithCounter": 9}
 RUNTIME_INFO_SIZE = {0: 24, 1: 36, 2: 48, 3: 52, 4: 56}
+MAX_STREAMS = 4
 PSV_SIG_ELEMENT_SIZE = 16          # PSVSignatureElement0: two u32 + eight u8
 
 
@@ -67,6 +68,16 @@ class SignatureElement:
 
 
 @dataclass(slots=True)
+class GeometryState:
+    """A geometry shader's PSV0 facts (DXIL numbers)."""
+
+    input_primitive: int
+    output_topology: int
+    stream_mask: int
+    max_vertex_count: int
+
+
+@dataclass(slots=True)
 class PSVResource:
     res_type: int              # PSV_RESOURCE_TYPE value
     space: int
@@ -98,6 +109,17 @@ class ViewIdTables(Protocol):
     def psv_patch_tables(self, in_vectors: int, out_vectors: int, pc_vectors: int) -> list[int]: ...
 
 
+class StreamViewIdTables(Protocol):
+    """What this layer reads of viewid.StreamsViewIdState (a geometry shader's, one state per stream)."""
+
+    @property
+    def uses_view_id(self) -> bool: ...
+
+    def serialize(self) -> list[int]: ...
+
+    def psv_tables(self, in_vectors: int, out_vectors: list[int]) -> list[int]: ...
+
+
 @dataclass(slots=True)
 class ContainerInfo:
     stage: str
@@ -116,7 +138,9 @@ class ContainerInfo:
     depth_output: bool = False
     sample_frequency: bool = False
     hash_mode: str = "bypass"
-    view_id: ViewIdTables | None = None    # viewid.ViewIdState: the dependency tables after the elements
+    # viewid.ViewIdState / StreamsViewIdState (geometry): the dependency tables after the elements
+    view_id: ViewIdTables | StreamViewIdTables | None = None
+    geometry: GeometryState | None = None
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
     debug_parts: list[tuple[str, bytes]] = field(default_factory=list)   # -Zi: ILDB / ILDN, before HASH
     # hull/domain shaders: the patch-constant signature (PSG1) and the PSV0 tessellation facts
@@ -172,11 +196,17 @@ def _psv_part(info: ContainerInfo) -> bytes:
     elif info.stage == "domain":     # DSInfo
         stage_info[:12] = struct.pack("<IB3xI", info.input_control_points, int(info.output_position),
                                     info.tess_domain)
+    elif info.geometry is not None:           # PSV GSInfo
+        gs = info.geometry
+        stage_info[:13] = struct.pack("<IIIB", gs.input_primitive, gs.output_topology, gs.stream_mask,
+                                      int(info.output_position))
     patch = info.patch_constants or []
     rt = bytes(stage_info) + struct.pack("<II", 0, 0xFFFFFFFF)
     # system values that take no register (SV_Depth, SV_Coverage, ...) have register 0xFFFFFFFF
     in_vectors = max((e.register + e.rows for e in info.inputs if e.register != 0xFFFFFFFF), default=0)
-    out_vectors = max((e.register + e.rows for e in info.outputs if e.register != 0xFFFFFFFF), default=0)
+    stream_vectors = [max((e.register + e.rows for e in info.outputs if e.register != 0xFFFFFFFF and e.stream == k),
+                          default=0) for k in range(MAX_STREAMS)]
+    out_vectors = stream_vectors[0]
     pc_vectors = max((e.register + e.rows for e in patch if e.register != 0xFFFFFFFF), default=0)
     strings = bytearray(b"\0")
     sem_index: list[int] = []
@@ -184,8 +214,12 @@ def _psv_part(info: ContainerInfo) -> bytes:
     entry_name_offset = 0
     if ver >= 1:
         uses_view_id = int(info.view_id is not None and info.view_id.uses_view_id)
-        rt += struct.pack("<BBBBBBBB4B", kind, uses_view_id, pc_vectors, 0, len(info.inputs), len(info.outputs),
-                          len(patch), in_vectors, out_vectors, 0, 0, 0)
+        if info.geometry is not None:     # the union holds MaxVertexCount; four output streams
+            rt += struct.pack("<BBHBBBB4B", kind, uses_view_id, info.geometry.max_vertex_count, len(info.inputs),
+                              len(info.outputs), 0, in_vectors, *stream_vectors)
+        else:
+            rt += struct.pack("<BBBBBBBB4B", kind, uses_view_id, pc_vectors, 0, len(info.inputs), len(info.outputs),
+                              len(patch), in_vectors, out_vectors, 0, 0, 0)
         for e in (*info.inputs, *info.outputs, *patch):
             name_off = 0
             if e.semantic_kind == 0 and e.name:
@@ -225,11 +259,15 @@ def _psv_part(info: ContainerInfo) -> bytes:
         out += struct.pack("<I", len(sem_index)) + struct.pack(f"<{len(sem_index)}I", *sem_index)
         if info.inputs or info.outputs or patch:
             out += struct.pack("<I", PSV_SIG_ELEMENT_SIZE) + sig_elems
-        if info.view_id is not None:                 # [ViewID output mask], input -> output table
-            words = info.view_id.psv_tables(in_vectors, out_vectors)
+        view_id: Any = info.view_id      # viewid.ViewIdState / StreamsViewIdState (a layer above this one)
+        if view_id is not None and info.geometry is not None:           # the same, per stream
+            words = view_id.psv_tables(in_vectors, stream_vectors)
+            out += struct.pack(f"<{len(words)}I", *words)
+        elif view_id is not None:               # [ViewID output mask], input -> output table
+            words = view_id.psv_tables(in_vectors, out_vectors)
             out += struct.pack(f"<{len(words)}I", *words)
             if info.stage in ("hull", "domain"):     # input -> patch constant / patch constant -> output
-                words = info.view_id.psv_patch_tables(in_vectors, out_vectors, pc_vectors)
+                words = view_id.psv_patch_tables(in_vectors, out_vectors, pc_vectors)
                 out += struct.pack(f"<{len(words)}I", *words)
         elif in_vectors and out_vectors:             # no analysis (compute has no signatures)
             out += bytes(4 * ((out_vectors + 7) >> 3) * in_vectors * 4)

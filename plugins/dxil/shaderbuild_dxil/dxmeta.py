@@ -3,6 +3,8 @@ dx.typeAnnotations, dx.entryPoints, llvm.ident; and the shader flags."""
 
 from __future__ import annotations
 
+from shaderbuild import ir
+
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
@@ -19,20 +21,29 @@ STAGE_NAMES = {"vertex": "vs", "pixel": "ps", "geometry": "gs", "hull": "hs", "d
                "mesh": "ms", "amplification": "as"}
 KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "dx.resources", "dx.typeAnnotations",
                                   "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags"})
-TAG_SHADER_FLAGS, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 2, 3, 4
+TAG_SHADER_FLAGS, TAG_GS_STATE, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 1, 2, 3, 4
 # DXIL::TessellatorDomain / TessellatorPartitioning / TessellatorOutputPrimitive
 TESS_DOMAINS = {"isoline": 1, "tri": 2, "quad": 3}
 TESS_PARTITIONINGS = {"integer": 1, "pow2": 2, "fractional_odd": 3, "fractional_even": 4}
 TESS_OUTPUT_PRIMITIVES = {"point": 1, "line": 2, "triangle_cw": 3, "triangle_ccw": 4}
 DEFAULT_MAX_TESS_FACTOR = 64.0
+# ir/streams.py's GS rows -> DXIL::InputPrimitive / DXIL::PrimitiveTopology (the strip of each stream kind)
+GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "triangleadj": 7}
+GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
-SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "uavs_every_stage": 16,
-                    "wave_ops": 19, "int64": 20, "native_low_precision": 23,
+SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
+                    "inner_coverage": 10, "stencil_ref": 11, "uavs_every_stage": 16, "wave_ops": 19, "int64": 20,
+                    "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "resource_heap": 30, "sampler_heap": 31}
-FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "wave_ops": 0x4000,
-                "int64": 0x8000, "native_low_precision": 0x40000,
+FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
+                "inner_coverage": 0x400, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
+                "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
+# signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
+_SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
+                       29: ("shading_rate", True, True)}
+_OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage"}
 MIN_VALIDATOR = (1, 7)
 
 
@@ -103,6 +114,14 @@ def _compute_features(lm: LoweredModule) -> set[str]:
         feats.add("raw_structured")
     if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in lm.resources):
         feats.add("uavs_every_stage")
+    feats.update(f for op, f in _OP_FEATURES.items() if op in lm.ops.used)
+    for e in (*lm.inputs, *lm.outputs):
+        row = _SIGNATURE_FEATURES.get(e.kind)
+        if row is not None and (row[1] if e in lm.inputs else row[2]):
+            feats.add(row[0])
+    # a layer / viewport index from a stage before the geometry stage (DXC: VS and DS outputs)
+    if lm.stage in ("vertex", "domain") and any(e.kind in (4, 5) for e in lm.outputs):
+        feats.add("viewport_rt_index")
     return feats
 
 
@@ -116,6 +135,16 @@ def feature_info(lm: LoweredModule) -> int:
     if "native_low_precision" in feats:
         feats.discard("low_precision")
     return sum(FEATURE_BITS.get(f, 0) for f in feats)
+
+
+def geometry_state(geometry: ir.GeometryInfo | None) -> tuple[int, int, int, int] | None:
+    """(input primitive, output topology, active stream mask, max vertex count): the DXIL numbers of a
+    geometry shader's ir.GeometryInfo (None for other stages).  Every declared stream is active; several
+    streams are all point lists (sema's rule), so stream 0 names the topology."""
+    if geometry is None:
+        return None
+    return (GS_INPUT_PRIMITIVE[geometry.input_primitive], GS_OUTPUT_TOPOLOGY[geometry.streams[0]],
+            (1 << len(geometry.streams)) - 1, geometry.max_vertex_count)
 
 
 def view_id_metadata(lm: LoweredModule, valver: tuple[int, int]) -> MDNode | None:
@@ -158,6 +187,11 @@ def add_metadata(lm: LoweredModule) -> None:
     if lm.stage == "compute":
         props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
     props += tess_state(lm)
+    gs = geometry_state(lm.geometry)
+    if gs is not None and lm.geometry is not None:          # kDxilGSStateTag: {input primitive, max vertices, stream mask, topology, instances}
+        primitive, topology, mask, max_vertices = gs
+        props += [_i32(TAG_GS_STATE), MDNode([_i32(primitive), _i32(max_vertices), _i32(mask), _i32(topology),
+                                              _i32(lm.geometry.instances)])]
     m.add_named_md("dx.entryPoints", [MDNode([MDValue(lm.entry), MDString(lm.entry.name), sigs, res,
                                               MDNode(props) if props else None])])
 

@@ -241,6 +241,34 @@ def _clip(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return []
 
 
+_EVALUATE_OPS = {"EvaluateAttributeAtSample": "EvalSampleIndex", "EvaluateAttributeCentroid": "EvalCentroid",
+                 "EvaluateAttributeSnapped": "EvalSnapped"}
+
+
+@intrinsic(*_EVALUATE_OPS)
+def _evaluate(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """EvaluateAttribute*: the eval op per component of the input element the argument names
+    (shaderbuild/passes/evaluate_attribute.py made it a Load of the input variable's place); the
+    sample index or the snapped offset's x and y follow the element, row and column."""
+    arg = e.args[0]
+    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
+    if place is None or not hasattr(place, "var"):
+        raise error(f"'{e.name}' needs a pixel shader input")
+    extra = [v for a in e.args[1:] for v in L.expr(a)]
+    return L.io_evaluate(place, _EVALUATE_OPS[e.name], extra)
+
+
+@intrinsic("GetAttributeAtVertex")
+def _attribute_at_vertex(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """attributeAtVertex per component; the vertex (0-2, checked constant by evaluate_attribute.py)
+    is an i8 immediate."""
+    arg, vertex = e.args
+    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
+    if place is None or not hasattr(place, "var") or not isinstance(vertex, ir.Const):
+        raise error(f"'{e.name}' needs a nointerpolation pixel shader input and a constant vertex")
+    return L.io_evaluate(place, "AttributeAtVertex", [ConstInt(T.i8, int(vertex.value))])
+
+
 @intrinsic("mul")
 def _mul(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     a_t, b_t = e.args[0].type, e.args[1].type
@@ -342,6 +370,16 @@ def _barrier(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 
 for _n in BARRIERS:
     _HANDLERS[_n] = _barrier
+
+
+@intrinsic("EmitVertex", "EndPrimitive")
+def _stream(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """GS Append / RestartStrip (the entry wrapper stored the vertex's outputs first): emitStream /
+    cutStream of the stream."""
+    stream = e.args[0]
+    assert isinstance(stream, ir.Const)         # the entry wrapper's stream index
+    L.ops.call(L.b, "EmitStream" if e.name == "EmitVertex" else "CutStream", None, [ConstInt(T.i8, stream.value)])
+    return []
 
 
 @intrinsic("WaveGetLaneIndex", "WaveGetLaneCount", "WaveIsFirstLane")

@@ -55,6 +55,7 @@ from .scalarize import (
 )
 from .signature import (
     COMPUTE_BUILTINS,
+    GS_INTRINSIC_INPUTS,
     INTRINSIC_INPUTS,
     TESS_INTRINSIC_INPUTS,
     build_signature,
@@ -429,7 +430,9 @@ class FunctionLowerer:
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
         op = INTRINSIC_INPUTS.get(io.semantic) or TESS_INTRINSIC_INPUTS.get((self.m.stage, io.semantic))
-        if op is not None:          # SV_SampleIndex / SV_Coverage / ...: an operation, not loadInput
+        if op is None and self.m.stage == "geometry" and not io.vertices:
+            op = GS_INTRINSIC_INPUTS.get(io.semantic)
+        if op is not None:          # SV_SampleIndex / SV_Coverage / GS SV_PrimitiveID / ...: an operation, not loadInput
             if op == "DomainLocation":
                 return [self.ops.call(self.b, op, "f32", [ConstInt(T.i8, c)]) for c in p.comps]
             return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
@@ -441,18 +444,32 @@ class FunctionLowerer:
             read = "LoadOutputControlPoint"     # the output patch, in a hull shader's patch-constant function
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        vt = _point_type(p.var)
-        plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
+        vt = _point_type(p.var)                     # per control point / GS: per vertex
+        plan = _io_plan(vt, el.cols, io.row_major)
+        per_vertex = len(plan)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
         vertex = p.vertex if p.vertex is not None else undef
         out: list[Value] = []
         for c in p.comps:
+            k, c = divmod(c, per_vertex)
             row, col, ov, is_bool = plan[c]
+            if io.vertices and p.vertex is None:    # a whole GS input: the components run over the vertices
+                vertex = ConstInt(T.i32, k)
             args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
             v = call(b, read, ov, args)
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
+
+    def io_evaluate(self, p: IOPlace, op: str, extra: list[Value]) -> list[Value]:
+        """evalSampleIndex / evalCentroid / evalSnapped (op) of the input's components."""
+        el = self.m.input_elems.get(id(p.var))
+        io = p.var.io
+        if el is None or io is None:
+            raise error(f"'{p.var.name}' is not an input that can be interpolated again", p.var.loc)
+        plan = _io_plan(p.var.type, el.cols, io.row_major)
+        elem_id = ConstInt(T.i32, el.id)
+        return [self.ops.call(self.b, op, plan[c][2], [elem_id, plan[c][0], plan[c][1], *extra]) for c in p.comps]
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         write = "StoreOutput"       # a hull shader's control-point outputs too: the point is implicit
@@ -1034,11 +1051,11 @@ _ov = overload_name
 
 
 def _point_type(var: ir.Variable) -> ir.Type:
-    """The type of one control point of a per-control-point variable (else the variable's type)."""
+    """The type of one control point of a per-control-point variable, or of one vertex of a GS
+    per-vertex input (else the variable's type)."""
     t = var.type
-    return t.elem if var.io is not None and var.io.arrayed and isinstance(t, ir.Array) else t
-
-
+    io = var.io
+    return t.elem if io is not None and (io.arrayed or io.vertices) and isinstance(t, ir.Array) else t
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
@@ -1124,7 +1141,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
     lm = LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
-                       entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+                       entry.numthreads or (0, 0, 0), ctx.group_shared_bytes, geometry=entry.geometry)
     lm.patch_constants = patch
     lm.patch_function = patch_fn
     lm.tess = entry.tess

@@ -20,51 +20,59 @@ from shaderbuild.diagnostics import error
 from . import sigpack
 from .container import SignatureElement
 from .llvm import types as T
-from .llvm.metadata import MDNode, MDString, md_ints
+from .llvm.metadata import MDNode, MDString, Metadata, md_ints
 
-__all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "TESS_INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
+__all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "TESS_INTRINSIC_INPUTS", "GS_INTRINSIC_INPUTS", "SigElement",
+           "build_signature", "signature_metadata",
            "record_usage", "record_call_usage", "element_layout"]
 
 # semantic -> DXIL operation reading it in compute shaders
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
                     "SV_GroupThreadID": "ThreadIdInGroup", "SV_GroupIndex": "FlattenedThreadIdInGroup"}
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
-INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage"}
+INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", "SV_InnerCoverage": "InnerCoverage",
+                    "SV_ViewID": "ViewID"}
 # hull/domain inputs read by an operation (interpretation NotInSig)
 TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
                          ("domain", "SV_DomainLocation"): "DomainLocation"}
+# geometry-shader inputs that are not per vertex (SigPoint GSIn: NotInSig), read by an operation
+GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSInstanceID"}
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
-# sigpack.SIG_POINTS entry: VSIn, VSOut, PSIn, PSOut; None = not allowed there).  "" is every non-SV
-# semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
+# sigpack.SIG_POINTS entry; None = not allowed there).  "" is every
+# non-SV semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
 _A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
                                           sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
 _TF = sigpack.TESS_FACTOR
-# columns: VSIn, VSOut, PSIn, PSOut, HSCPIn, HSCPOut, PCOut, DSCPIn, DSIn, DSOut
+# columns: VSIn, VSOut, PSIn, PSOut, HSCPIn, HSCPOut, PCOut, DSCPIn, DSIn, DSOut, GSVIn, GSOut
 _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
-    "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A)),
-    "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None)),
-    "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A)),
-    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV)),
-    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV)),
-    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV)),
-    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC)),
-    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC)),
-    "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None)),
-    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None)),
-    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None)),
-    "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None)),
-    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None)),
-    "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None)),
-    "SV_Target": (16, 64, (None, None, None, _T, None, None, None, None, None, None)),
-    "SV_Depth": (17, 65, (None, None, None, _NP, None, None, None, None, None, None)),
-    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP, None, None, None, None, None, None)),
-    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None)),
-    "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None)),
+    "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A, _A, _A)),
+    "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A, _A, _A)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV)),
+    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _A, _SV)),
+    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _A, _SV)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC)),
+    "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None, None, None)),
+    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None, None, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None, None, _SGV)),
+    "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None, None, None)),
+    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None, None, _SGV)),
+    "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None, None, None)),
+    "SV_Target": (16, 64, (None, None, None, _T, None, None, None, None, None, None, None, None)),
+    "SV_Depth": (17, 65, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
+    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
+    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
+    "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
+    "SV_InnerCoverage": (15, 70, (None, None, _NIS, None, None, None, None, None, None, None, None, None)),
+    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None, None, None, None, None, None, None, None, None)),
+    "SV_Barycentrics": (28, 23, (None, None, _NP, None, None, None, None, None, None, None, None, None)),
+    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None, None, None, None, None, None, None, None, None)),
     # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
-    "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None)),
-    "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None)),
+    "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
+    "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
 }
 # (SemanticKind, domain) -> DxilProgramSigSemantic (D3D_NAME_FINAL_*_TESSFACTOR); an isoline's
 # SV_TessFactor row 0 is the line density, row 1 the line detail (container._signature_part)
@@ -76,6 +84,7 @@ _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), 
                ("int", 16): (2, 5), ("uint", 16): (3, 4), ("float", 16): (8, 6), ("int", 64): (6, 8),
                ("uint", 64): (7, 7), ("float", 64): (10, 9)}
 USAGE_MASK_TAG = 3          # kDxilSignatureElementUsageCompMaskTag
+OUTPUT_STREAM_TAG = 0       # kDxilSignatureElementOutputStreamTag
 _INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6}
 # SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
 _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
@@ -100,6 +109,7 @@ class SigElement:
     start_row: int = -1     # -1 when not allocated
     start_col: int = -1
     usage: int = 0          # components the shader reads (inputs) / writes (outputs), element-relative
+    stream: int = 0         # GS output stream (each stream is packed on its own)
 
     @property
     def allocated(self) -> bool:
@@ -115,7 +125,8 @@ class SigElement:
             name=self.name, index=self.index, system_value=self.system_value, semantic_kind=self.kind,
             comp_type=self.sig_comp_type, register=self.start_row if self.allocated else 0xFFFFFFFF,
             mask=mask, rw_mask=(~usage & 0xF if is_output else usage), cols=self.cols,
-            start_col=self.start_col if self.allocated else 0, rows=self.rows, interpolation=self.interp)
+            start_col=self.start_col if self.allocated else 0, rows=self.rows, interpolation=self.interp,
+            stream=self.stream)
 
 
 def element_layout(t: ir.Type, row_major: bool = False) -> tuple[int, int, ir.Scalar] | None:
@@ -160,7 +171,13 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
     facts_of = _FACTS.get
     for v in vars_:
         io = ir.io_of(v)
-        vt = v.type.elem if io.arrayed and isinstance(v.type, ir.Array) else v.type    # per control point
+        if stage == "geometry" and not is_output and not io.vertices:
+            if io.semantic not in GS_INTRINSIC_INPUTS:
+                raise error(f"geometry shader input '{io.semantic}' must be part of the input primitive's "
+                            f"vertices", v.loc)
+            continue            # read by an operation (SigPoint GSIn: not in the signature)
+        # per control point (tessellation) / per vertex (GS inputs): the element type
+        vt = v.type.elem if (io.arrayed or io.vertices) and isinstance(v.type, ir.Array) else v.type
         key = (io.semantic, vt, io.interpolation, point, native16, io.row_major)
         facts = facts_of(key, False)
         if facts is False:
@@ -175,9 +192,9 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
         if how == sigpack.TESS_FACTOR:
             sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
-                              data_width))
+                              data_width, stream=io.stream))
     _check_semantic_indices(out, bool(is_output))
-    unfit = sigpack.pack(out, point)
+    unfit = [e for k in sorted({e.stream for e in out}) for e in sigpack.pack([e for e in out if e.stream == k], point)]
     if unfit:
         e = unfit[0]
         raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
@@ -187,8 +204,8 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
 
 def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, point: str,
                    native16: bool) -> tuple | None:
-    """The _FACTS entry of `v` (of per-control-point type vt) at `point` (None: not in the
-    signature); raises for unsupported ones."""
+    """The _FACTS entry of `v` (of per-control-point / per-vertex type vt) at `point` (None: not
+    in the signature); raises for unsupported ones."""
     io = ir.io_of(v)
     layout = element_layout(vt, io.row_major)
     if layout is None:
@@ -205,6 +222,8 @@ def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, poi
                     v.loc)
     if how == sigpack.NOT_IN_SIG:
         return None
+    if how == sigpack.ARB:      # a system value taken as an ordinary value here (DXC Semantic::GetByName)
+        kind, sysval = 0, 0
     width = 32 if s.kind == "bool" else s.width
     ct, sct = _COMP_TYPES[(s.kind, width)]
     data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32
@@ -243,10 +262,15 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
         return None
     i32, i8 = md_ints(T.i32), md_ints(T.i8)
     usage_tag = i32[USAGE_MASK_TAG]
+
+    def properties(e: SigElement) -> MDNode | None:     # GS stream (when not 0), usage mask (when any)
+        props: list[Metadata | None] = ([i32[OUTPUT_STREAM_TAG], i32[e.stream]] if e.stream else [])
+        props += [usage_tag, i32[e.usage]] if e.usage else []
+        return MDNode(props) if props else None
+
     return MDNode([MDNode([i32[e.id], MDString(e.name), i8[e.comp_type], i8[e.kind],
                            MDNode([i32[e.index + r] for r in range(e.rows)]), i8[e.interp], i32[e.rows], i8[e.cols],
-                           i32[e.start_row], i8[e.start_col],
-                           MDNode([usage_tag, i32[e.usage]]) if e.usage else None])
+                           i32[e.start_row], i8[e.start_col], properties(e)])
                    for e in elems])
 
 

@@ -34,15 +34,17 @@ _ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET, TESS_FACTOR})
 
 # (stage, is_output) -> DXIL SigPoint, and its packing kind (DXIL.rst SigPoint table); a hull
 # shader's patch constants are its output 'patch' signature (PCOut), a domain shader's its input
-# one (DSIn); their control points are HSCPIn/HSCPOut and DSCPIn
-SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut", "HSCPIn", "HSCPOut", "PCOut", "DSCPIn", "DSIn", "DSOut")
+# one (DSIn); their control points are HSCPIn/HSCPOut and DSCPIn; a geometry shader's per-vertex
+# inputs are GSVIn
+SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut", "HSCPIn", "HSCPOut", "PCOut", "DSCPIn", "DSIn", "DSOut",
+              "GSVIn", "GSOut")
 _SIG_POINTS = {("vertex", False): "VSIn", ("vertex", True): "VSOut", ("pixel", False): "PSIn",
                ("pixel", True): "PSOut", ("hull", False): "HSCPIn", ("hull", True): "HSCPOut",
                ("hull", "patch"): "PCOut", ("domain", False): "DSCPIn", ("domain", "patch"): "DSIn",
-               ("domain", True): "DSOut"}
+               ("domain", True): "DSOut", ("geometry", False): "GSVIn", ("geometry", True): "GSOut"}
 _PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target",
                  "HSCPIn": "Vertex", "HSCPOut": "Vertex", "PCOut": "PatchConstant", "DSCPIn": "Vertex",
-                 "DSIn": "PatchConstant", "DSOut": "Vertex"}
+                 "DSIn": "PatchConstant", "DSOut": "Vertex", "GSVIn": "Vertex", "GSOut": "Vertex"}
 
 
 

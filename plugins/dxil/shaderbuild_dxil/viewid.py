@@ -32,7 +32,7 @@ from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariabl
 from .ops import LOAD_INPUT, LOAD_PATCH_CONSTANT, STORE_OUTPUT, STORE_PATCH_CONSTANT, VIEW_ID
 from .signature import SigElement
 
-__all__ = ["ViewIdState", "compute_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
+__all__ = ["ViewIdState", "StreamsViewIdState", "compute_view_id_state", "compute_streams_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
 
 _VIEW_ID_BIT = 1 << 128          # past every input scalar (32 rows x 4 components)
 _SPECIAL = frozenset({"call", "phi", "load", "atomicrmw", "cmpxchg"})    # beyond their operands
@@ -138,6 +138,32 @@ def _table(rows: int, cols: int, sources_of: tuple[int, ...]) -> list[int]:
             table[(low.bit_length() - 1) * width + word] |= bit
             mask ^= low
     return table
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsViewIdState:
+    """A geometry shader's DxilViewIdState: one ViewIdState per output stream (all four, unused ones
+    empty) over the same inputs; serialized as #inputs, then per stream #outputs, [ViewID mask], table."""
+
+    streams: tuple[ViewIdState, ...]
+
+    @property
+    def uses_view_id(self) -> bool:
+        return self.streams[0].uses_view_id
+
+    def serialize(self) -> list[int]:
+        words = [self.streams[0].num_inputs]
+        for st in self.streams:
+            words += st.serialize()[1:]
+        return words
+
+    def psv_tables(self, in_vectors: int, out_vectors: list[int]) -> list[int]:
+        """PSV0's words: every stream's ViewID mask (when used), then every stream's input->output table."""
+        per = [st.psv_tables(in_vectors, n) for st, n in zip(self.streams, out_vectors)]
+        if not self.uses_view_id:
+            return [w for words in per for w in words]
+        masks = [words[:(n + 7) >> 3] for words, n in zip(per, out_vectors)]
+        return [w for m in masks for w in m] + [w for words, m in zip(per, masks) for w in words[len(m):]]
 
 
 def signature_scalars(elems: list[SigElement]) -> int:
@@ -572,3 +598,10 @@ def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[
         patch_of = tuple(table)
     return ViewIdState(num_in, num_out, tuple(inputs_of), uses_view_id, view_id if uses_view_id else 0,
                        tess, num_patch, patch_of)
+
+
+def compute_streams_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],
+                                  streams: int = 4) -> StreamsViewIdState:
+    """The dependency state of a geometry shader: each stream's outputs analysed on their own."""
+    return StreamsViewIdState(tuple(compute_view_id_state(fn, inputs, [e for e in outputs if e.stream == k])
+                                    for k in range(streams)))

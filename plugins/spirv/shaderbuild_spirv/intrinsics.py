@@ -14,12 +14,13 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.nodes import Intrinsic
+from shaderbuild.ir.nodes import Const, IndexRef, Intrinsic, Load
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
     INT,
     UINT,
+    Array,
     Matrix,
     Resource,
     Scalar,
@@ -448,6 +449,20 @@ def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
     return None
 
 
+def _stream_op(single: str, multi: str) -> Lowering:
+    """GS EmitVertex / EndPrimitive; with several streams each names its stream (GeometryStreams)."""
+    def lower(fe: ExprEmitter, e: Intrinsic) -> None:
+        entry, stream = fe.ctx.entry, e.args[0]
+        assert isinstance(stream, Const)        # the entry wrapper's stream index
+        if entry is not None and entry.geometry is not None and len(entry.geometry.streams) > 1:
+            fe.b.capability("GeometryStreams")
+            fe.void_op(multi, fe.T.uconst(stream.value))
+        else:
+            fe.void_op(single)
+        return None
+    return lower
+
+
 # ---------------------------------------------------------------- wave ops
 
 def _need_wave(fe: ExprEmitter, e: Intrinsic, cap: str) -> int:
@@ -572,6 +587,36 @@ def _derivative(opname: str, cap: str | None = None) -> Lowering:
     return lower
 
 
+def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
+    """EvaluateAttribute*: GLSL.std.450 InterpolateAt* on the Input variable the argument names
+    (shaderbuild/passes/evaluate_attribute.py made it a Load of the variable's place).  A snapped
+    offset is in 1/16 pixels; InterpolateAtOffset takes pixels (DXC's conversion)."""
+    arg = e.args[0]
+    if not isinstance(arg, Load):
+        raise error(f"'{e.name}' needs a pixel shader input")
+    fe.b.capability("InterpolationFunction")
+    ptr = fe.pointer(fe.place(arg.place))
+    rt = fe.tid(e.type)
+    glsl = fe.b.glsl_std_450()
+    if e.name == "EvaluateAttributeCentroid":
+        return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtCentroid"), ptr)
+    if e.name == "EvaluateAttributeAtSample":
+        return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtSample"), ptr, fe.expr(e.args[1]))
+    f2 = Vector(FLOAT, 2)
+    offset = fe.op("OpConvertSToF", fe.tid(f2), fe.expr(e.args[1]))
+    offset = fe.op("OpVectorTimesScalar", fe.tid(f2), offset, fe.T.const(FLOAT, 1.0 / 16.0))
+    return fe.op("OpExtInst", rt, glsl, fe.b.ext_inst_number("InterpolateAtOffset"), ptr, offset)
+
+
+def _attribute_at_vertex(fe: ExprEmitter, e: Intrinsic) -> int:
+    """GetAttributeAtVertex(x, i): element i of x's PerVertexKHR input array (vulkan.py made x a
+    Load of the whole array)."""
+    arg, vertex = e.args
+    if not (isinstance(arg, Load) and isinstance(arg.type, Array)):
+        raise error(f"'{e.name}' needs a nointerpolation pixel shader input")
+    return fe.expr(Load(IndexRef(arg.place, vertex, e.type), e.type))
+
+
 def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
     """clip(x): discard when any component of x is negative."""
     if fe.ctx.stage != "pixel":
@@ -661,6 +706,8 @@ TABLE.update({
     "NonUniformResourceIndex": _identity,
     "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
     "ddx": _derivative("OpDPdx"), "ddy": _derivative("OpDPdy"), "fwidth": _derivative("OpFwidth"),
+    "EvaluateAttributeAtSample": _interpolate, "EvaluateAttributeCentroid": _interpolate,
+    "EvaluateAttributeSnapped": _interpolate, "GetAttributeAtVertex": _attribute_at_vertex,
     "ddx_coarse": _derivative("OpDPdxCoarse", "DerivativeControl"),
     "ddy_coarse": _derivative("OpDPdyCoarse", "DerivativeControl"),
     "ddx_fine": _derivative("OpDPdxFine", "DerivativeControl"),
@@ -669,6 +716,8 @@ TABLE.update({
 TABLE.update(RESOURCE_METHODS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
+TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
+              "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every

@@ -36,7 +36,7 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
-EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment",
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment", "geometry": "Geometry",
                     "hull": "TessellationControl", "domain": "TessellationEvaluation"}
 # tessellation execution modes (DXC puts them all on the TessellationControl entry; the
 # evaluation entry repeats the domain, the one thing a domain shader knows)
@@ -45,21 +45,54 @@ TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
 TESS_SPACING = {"integer": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
                 "fractional_odd": "SpacingFractionalOdd"}
 TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", "point": "PointMode"}
+# GS input primitive / output stream topology -> execution mode (DXC's mapping)
+_GS_INPUT_MODES = {"point": "InputPoints", "line": "InputLines", "triangle": "Triangles",
+                   "lineadj": "InputLinesAdjacency", "triangleadj": "InputTrianglesAdjacency"}
+_GS_OUTPUT_MODES = {"point": "OutputPoints", "line": "OutputLineStrip", "triangle": "OutputTriangleStrip"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
-                  "sample": "Sample", "linear": None}
-_INTERPOLATION_CAPS = {"Sample": "SampleRateShading"}
-# built-ins that need a capability (and extension) of their own
-_BUILTIN_CAPS: dict[str, tuple[str, str | None]] = {
-    "SampleId": ("SampleRateShading", None), "SamplePosition": ("SampleRateShading", None),
-    "ClipDistance": ("ClipDistance", None), "CullDistance": ("CullDistance", None),
-    "BaseVertex": ("DrawParameters", "SPV_KHR_shader_draw_parameters"),
-    "BaseInstance": ("DrawParameters", "SPV_KHR_shader_draw_parameters"),
-    "DrawIndex": ("DrawParameters", "SPV_KHR_shader_draw_parameters"),
-    "ViewIndex": ("MultiView", "SPV_KHR_multiview"),
-    "FragStencilRefEXT": ("StencilExportEXT", "SPV_EXT_shader_stencil_export"),
-    "Layer": ("Geometry", None), "ViewportIndex": ("MultiViewport", None),
+                  "sample": "Sample", "linear": None, "pervertex": "PerVertexKHR"}
+_INTERPOLATION_CAPS = {"Sample": "SampleRateShading", "PerVertexKHR": "FragmentBarycentricKHR"}
+_INTERPOLATION_EXTS = {"PerVertexKHR": "SPV_KHR_fragment_shader_barycentric"}
+# built-ins that need a capability (and extension) of their own: builtin -> (capability, extension,
+# SPIR-V version from which the extension is core (None: never)); _builtin_caps has the stage rules
+_BUILTIN_CAPS: dict[str, tuple[str, str | None, tuple[int, int] | None]] = {
+    "SampleId": ("SampleRateShading", None, None), "SamplePosition": ("SampleRateShading", None, None),
+    "ClipDistance": ("ClipDistance", None, None), "CullDistance": ("CullDistance", None, None),
+    "BaseVertex": ("DrawParameters", "SPV_KHR_shader_draw_parameters", (1, 3)),
+    "BaseInstance": ("DrawParameters", "SPV_KHR_shader_draw_parameters", (1, 3)),
+    "DrawIndex": ("DrawParameters", "SPV_KHR_shader_draw_parameters", (1, 3)),
+    "ViewIndex": ("MultiView", "SPV_KHR_multiview", (1, 3)),
+    "FragStencilRefEXT": ("StencilExportEXT", "SPV_EXT_shader_stencil_export", None),
+    "FullyCoveredEXT": ("FragmentFullyCoveredEXT", "SPV_EXT_fragment_fully_covered", None),
+    "BaryCoordKHR": ("FragmentBarycentricKHR", "SPV_KHR_fragment_shader_barycentric", None),
+    "BaryCoordNoPerspKHR": ("FragmentBarycentricKHR", "SPV_KHR_fragment_shader_barycentric", None),
+    "PrimitiveShadingRateKHR": ("FragmentShadingRateKHR", "SPV_KHR_fragment_shading_rate", None),
+    "ShadingRateKHR": ("FragmentShadingRateKHR", "SPV_KHR_fragment_shading_rate", None),
+    "PrimitiveId": ("Geometry", None, None),
+    "Layer": ("Geometry", None, None), "ViewportIndex": ("MultiViewport", None, None),
 }
+# Layer / ViewportIndex written before the rasteriser by a vertex shader: SPV_EXT_shader_viewport_index_layer,
+# or from SPIR-V 1.5 the core ShaderLayer / ShaderViewportIndex
+_VS_LAYER_CAPS = {"Layer": "ShaderLayer", "ViewportIndex": "ShaderViewportIndex"}
+# execution modes a fragment output built-in asks for, and those its semantic adds (DXC's)
+_OUTPUT_MODES = {"FragDepth": ("DepthReplacing",), "FragStencilRefEXT": ("StencilRefReplacingEXT",),
+                 "SV_DepthGreaterEqual": ("DepthGreater",), "SV_DepthLessEqual": ("DepthLess",)}
+
+
+def _builtin_caps(builtin: str, stage: str, version: tuple[int, int]) -> list[tuple[str, str | None]]:
+    """(capability, extension or None) pairs a built-in needs in `stage`."""
+    if builtin in _VS_LAYER_CAPS and stage == "vertex":
+        if version >= (1, 5):
+            return [(_VS_LAYER_CAPS[builtin], None)]
+        return [("ShaderViewportIndexLayerEXT", "SPV_EXT_shader_viewport_index_layer")]
+    if builtin == "PrimitiveId" and stage != "pixel":
+        return []       # the geometry / tessellation stages' own capability covers it
+    cap = _BUILTIN_CAPS.get(builtin)
+    if cap is None:
+        return []
+    name, ext, core = cap
+    return [(name, None if ext is None or (core is not None and version >= core) else ext)]
 
 
 class Lowered(DataRecord):
@@ -199,10 +232,19 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
             if t.output_topology in TESS_ORDER:
                 b.execution_mode(fid, TESS_ORDER[t.output_topology or ""])
             b.execution_mode(fid, "OutputVertices", t.output_control_points or 0)
+    elif entry.stage == "geometry" and entry.geometry is not None:
+        gs = entry.geometry
+        b.capability("Geometry")
+        b.execution_mode(fid, _GS_INPUT_MODES[gs.input_primitive])
+        b.execution_mode(fid, "Invocations", gs.instances)
+        b.execution_mode(fid, _GS_OUTPUT_MODES[gs.streams[0]])
+        b.execution_mode(fid, "OutputVertices", gs.max_vertex_count)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
-        if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
-            b.execution_mode(fid, "DepthReplacing")
+        modes = [m for v in entry.outputs if v.io is not None and v.io.builtin
+                 for key in (v.io.builtin, v.io.semantic) for m in _OUTPUT_MODES.get(key, ())]
+        for mode in dict.fromkeys(modes):
+            b.execution_mode(fid, mode)
 
 
 def reflection(lowered: Lowered) -> dict:
@@ -238,27 +280,42 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     io = g.io
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
+    if io.builtin in ("ClipDistance", "CullDistance") and stage == "geometry" and \
+            not isinstance(g.type.elem if io.vertices and isinstance(g.type, Array) else g.type, Array):
+        raise error(f"{io.semantic} in a geometry shader must be declared as a float array here "
+                    f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
     if io.builtin:
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
-        cap = _BUILTIN_CAPS.get(io.builtin)
-        if cap and not (io.builtin == "Layer" and stage == "pixel"):
-            b.capability(cap[0])
-            if cap[1] and b.version < (1, 3):
-                b.extension(cap[1])
+        for cap, ext in _builtin_caps(io.builtin, stage, b.version):
+            b.capability(cap)
+            if ext:
+                b.extension(ext)
+        if io.builtin.startswith("BaryCoord") and io.interpolation in ("centroid", "sample"):
+            mode = "Centroid" if io.interpolation == "centroid" else "Sample"   # where in the pixel (as DXC)
+            b.decorate(vid, mode)
+            if mode in _INTERPOLATION_CAPS:
+                b.capability(_INTERPOLATION_CAPS[mode])
     else:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
     if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
         b.decorate(vid, "Patch")
+    if io.stream:
+        b.decorate(vid, "Stream", io.stream)
+        b.capability("GeometryStreams")
     interp = _INTERPOLATION.get(io.interpolation or "linear")
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)
     pixel_in = stage == "pixel" and sc == "Input"
-    if pixel_in and not io.builtin and _is_integer(g.type):
-        interp = "Flat"     # Vulkan: integer fragment inputs must be Flat
+    if pixel_in and _is_integer(g.type) and interp != "PerVertexKHR":
+        interp = "Flat"     # Vulkan: integer fragment inputs must be Flat (built-ins too: SampleId, Layer, ...)
+        if io.builtin:
+            b.decorate(vid, interp)
     if interp and (pixel_in or (stage == "vertex" and sc == "Output")) and not io.builtin:
         b.decorate(vid, interp)
         if interp in _INTERPOLATION_CAPS:
             b.capability(_INTERPOLATION_CAPS[interp])
+        if interp in _INTERPOLATION_EXTS:
+            b.extension(_INTERPOLATION_EXTS[interp])
     return VarSlot(vid, sc)
 
 

@@ -33,7 +33,7 @@ _REP = {"structured": "structured", "raw": "bytes", "cbuffer": "cbuffer", "tbuff
         "sampler": "sampler"}
 KINDS: dict[str, Kind] = {
     name: Kind(_REP[k.rep], k.descriptor, k.access == "UAV", k.dim, k.arrayed, k.ms)
-    for name, k in RESOURCE_KINDS.items() if name != "$Globals"
+    for name, k in RESOURCE_KINDS.items() if name != "$Globals" and k.rep != "stream"   # streams: stage outputs
 }
 
 _DIM_CAPS: dict[tuple[str | None, bool], str] = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",
@@ -138,6 +138,10 @@ class ResourceLowering:
             else:
                 raise error(f"global '{var.name}' of type {var.type} cannot be bound as a resource", var.loc)
         k = kind_of(t)
+        if k.rep == "image":     # a 64-bit element wider than two components: say where (fuzz finding)
+            elem, n = element_scalar(t)
+            if elem.width == 64 and n > 2:
+                raise error(f"the element type of '{t}' does not fit in four 32-bit components", var.loc)
         try:
             sc, layout, block_type, inner = self._inner_type(var, t, k)
         except CompileError as exc:      # a type-level error (texel_scalar, ...): located at the variable

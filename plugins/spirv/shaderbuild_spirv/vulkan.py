@@ -54,10 +54,41 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_TessFactor", "domain", "in"): "TessLevelOuter",
     ("SV_InsideTessFactor", "hull", "out"): "TessLevelInner",
     ("SV_InsideTessFactor", "domain", "in"): "TessLevelInner",
+    ("SV_Position", "geometry", "in"): "Position",
+    ("SV_Position", "geometry", "out"): "Position",
+    ("SV_ClipDistance", "geometry", "in"): "ClipDistance",
+    ("SV_ClipDistance", "geometry", "out"): "ClipDistance",
+    ("SV_CullDistance", "geometry", "in"): "CullDistance",
+    ("SV_CullDistance", "geometry", "out"): "CullDistance",
+    ("SV_PrimitiveID", "geometry", "in"): "PrimitiveId",
+    ("SV_PrimitiveID", "geometry", "out"): "PrimitiveId",
+    ("SV_GSInstanceID", "geometry", "in"): "InvocationId",
+    ("SV_RenderTargetArrayIndex", "geometry", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "geometry", "out"): "ViewportIndex",
+    ("SV_RenderTargetArrayIndex", "vertex", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "vertex", "out"): "ViewportIndex",
+    ("SV_DepthGreaterEqual", "pixel", "out"): "FragDepth",
+    ("SV_DepthLessEqual", "pixel", "out"): "FragDepth",
+    ("SV_StencilRef", "pixel", "out"): "FragStencilRefEXT",
+    ("SV_InnerCoverage", "pixel", "in"): "FullyCoveredEXT",
+    ("SV_ViewID", "vertex", "in"): "ViewIndex",
+    ("SV_ViewID", "pixel", "in"): "ViewIndex",
+    ("SV_Barycentrics", "pixel", "in"): "BaryCoordKHR",
+    ("SV_ShadingRate", "vertex", "out"): "PrimitiveShadingRateKHR",
+    ("SV_ShadingRate", "pixel", "in"): "ShadingRateKHR",
 }
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
 TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}
+# a built-in's variant for an interpolation mode (DXC: noperspective SV_Barycentrics)
+_BUILTIN_VARIANTS = {("BaryCoordKHR", "noperspective"): "BaryCoordNoPerspKHR"}
+# Vulkan's own type of a built-in, where it differs from the HLSL system value's (the raise pass
+# converts at the boundary): SampleMask is an array, FullyCoveredEXT a bool
+_ARRAY_BUILTINS = frozenset({"SampleMask"})
+_BOOL_BUILTINS = frozenset({"FullyCoveredEXT"})
+# built-ins several semantics share: one float array, each semantic at an offset (DXC's layout,
+# by semantic index)
+_COMBINED = ("ClipDistance", "CullDistance")
 
 # SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the
 # SPIR-V spec: (number, name, 'in' | 'out' | 'inout')
@@ -87,7 +118,217 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
             if io is not None and io.builtin is None and io.location is None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
-                    io.builtin = builtin
+                    io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
+
+
+def io_types(module: ir.Module, options: CompileOptions) -> None:
+    """Give stage variables the types Vulkan requires, converting at the entry wrapper's loads and
+    stores: no OpTypeBool in the interface (a bool value travels as uint), SampleMask is uint[1],
+    FullyCoveredEXT a bool, and every ClipDistance (CullDistance) semantic of a direction becomes
+    part of one float array."""
+    ep = module.entry
+    if ep is None or ep.function is None:
+        return
+    for variables in (ep.inputs, ep.outputs):
+        for v in variables:
+            io = v.io
+            if io is None:
+                continue
+            if io.builtin is None and ir.scalar_of(_element(v.type)) == ir.BOOL:
+                _bool_as_uint(module, v)
+            elif io.builtin in _ARRAY_BUILTINS and not isinstance(v.type, ir.Array):
+                _rehome(ep.function, v, ir.Array(v.type, 1),
+                        lambda place, t: [(ir.IndexRef(place, ir.Const(ir.INT, 0), t), None)])
+            elif io.builtin in _BOOL_BUILTINS and v.type != ir.BOOL:
+                _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
+        # a geometry shader writes its outputs inside the entry function (Append): there each
+        # SV_ClipDistance / SV_CullDistance is its own built-in array (lower.py refuses other types)
+        for builtin in _COMBINED if ep.stage != "geometry" else ():
+            _combine(ep.function, variables, builtin)
+    _per_vertex(module, ep.inputs)
+
+
+def _element(t: ir.Type) -> ir.Type:
+    """The per-vertex / per-control-point value of an arrayed stage variable (else the type)."""
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return t
+
+
+def _uint_for_bool(t: ir.Type) -> ir.Type:
+    if isinstance(t, ir.Array):
+        return ir.Array(_uint_for_bool(t.elem), t.size)
+    if isinstance(t, ir.Vector) and t.elem == ir.BOOL:
+        return ir.vec(ir.UINT, t.size)
+    return ir.UINT if t == ir.BOOL else t
+
+
+def _root_var(place: ir.Expr) -> ir.Variable | None:
+    while isinstance(place, (ir.IndexRef, ir.SwizzleRef, ir.FieldRef)):
+        place = place.base
+    return place.var if isinstance(place, ir.VarRef) else None
+
+
+def _bool_as_uint(module: ir.Module, var: ir.Variable) -> None:
+    """A bool stage variable (or array of them: GS vertices, control points) becomes uint: every
+    store to it, in any function (a geometry shader's Append stores in the entry's body), converts
+    to uint, every load converts back."""
+    var.type = _uint_for_bool(var.type)
+    made: set[int] = set()      # loads made here (a node two parents share is visited twice)
+
+    def place(p: ir.Expr) -> ir.Expr:
+        if isinstance(p, ir.IndexRef):
+            return ir.IndexRef(place(p.base), p.index, _uint_for_bool(p.type))
+        if isinstance(p, ir.SwizzleRef):
+            return ir.SwizzleRef(place(p.base), p.comps, _uint_for_bool(p.type))
+        assert isinstance(p, ir.VarRef)     # _root_var found the variable
+        return ir.VarRef(p.var, p.loc)
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and id(e) not in made and _root_var(e.place) is var:
+            load = ir.Load(place(e.place), _uint_for_bool(e.type))
+            made.add(id(load))
+            return ir.Convert(load, e.type)
+        return e
+
+    for fn in module.functions:
+        for s in ir.walk_stmts(fn.body):
+            if isinstance(s, ir.Store) and _root_var(s.place) is var:
+                s.place = place(s.place)
+                s.value = ir.Convert(_rewrite(s.value, change), s.place.type)
+            else:
+                _rewrite_stmt(s, change)
+
+
+def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
+    """GetAttributeAtVertex(x, i): x's input becomes a PerVertexKHR array of the three vertices'
+    values (SPV_KHR_fragment_shader_barycentric); the call reads element i (intrinsics.py), every
+    other read element 0, the provoking vertex of a triangle list (a nointerpolation value, as before)."""
+    found: set[int] = set()
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for e in ir.stmt_exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Intrinsic) and x.name == "GetAttributeAtVertex" \
+                            and isinstance(x.args[0], ir.Load) and isinstance(x.args[0].place, ir.VarRef):
+                        found.add(id(x.args[0].place.var))
+    targets = [(v, v.io) for v in inputs if id(v) in found and v.io is not None]
+    if not targets:
+        return
+    elem = {id(v): v.type for v, _ in targets}
+    for v, io in targets:
+        v.type = ir.Array(v.type, 3)
+        io.interpolation = "pervertex"
+
+    def fix(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Intrinsic) and e.name == "GetAttributeAtVertex" and isinstance(e.args[0], ir.Load) \
+                and isinstance(e.args[0].place, ir.VarRef) and id(e.args[0].place.var) in elem:
+            var = e.args[0].place.var       # lowered by intrinsics.py: element e.args[1] of the array
+            return ir.Intrinsic(e.name, [ir.Load(ir.VarRef(var), var.type), e.args[1]], e.type)
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and id(e.place.var) in elem:
+            var = e.place.var
+            return ir.Load(ir.IndexRef(ir.VarRef(var), ir.Const(ir.INT, 0), elem[id(var)]), elem[id(var)])
+        for name in type(e)._fields:
+            v = getattr(e, name)
+            if isinstance(v, ir.Expr):
+                setattr(e, name, fix(v))
+            elif isinstance(v, list):
+                v[:] = [fix(x) if isinstance(x, ir.Expr) else x for x in v]
+        return e
+
+    for f in module.functions:
+        for s in ir.walk_stmts(f.body):
+            for name in type(s)._fields:
+                v = getattr(s, name)
+                if isinstance(v, ir.Expr):
+                    setattr(s, name, fix(v))
+
+
+def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> None:
+    found = [(v.io, v) for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None]
+    if not found:
+        return
+    found.sort(key=lambda iv: iv[0].index)
+    parts = [v for _, v in found]
+    layout, offset = [], 0
+    for io, v in found:
+        layout.append((io.index, offset, str(v.type)))
+        offset += _components(v.type)
+    first_io, first = found[0]
+    arr = ir.Array(ir.FLOAT, offset)
+    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", arr, first.storage, first.loc,
+                      io=ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout)))
+    variables[variables.index(first)] = new
+    for v, (_, off, _t) in zip(parts, layout):
+        if v is not first:
+            variables.remove(v)
+        n = _components(v.type)
+
+        def places(place, t, off=off, n=n, old=v.type):
+            return [(ir.IndexRef(ir.VarRef(new), ir.Const(ir.INT, off + i), ir.FLOAT),
+                     None if n == 1 and not isinstance(old, (ir.Array, ir.Vector)) else i) for i in range(n)]
+        _rehome(fn, v, v.type, places, keep=False)
+
+
+def _components(t: ir.Type) -> int:
+    if isinstance(t, ir.Array):
+        return t.size or 1
+    return t.size if isinstance(t, ir.Vector) else 1
+
+
+def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
+    """`var` gets type `new`; what the wrapper stores is converted to it, what it loads back."""
+    old = var.type
+    var.type = new
+    made: set[int] = set()      # loads made here (a node two parents share is visited twice)
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var and id(e) not in made:
+            load = ir.Load(ir.VarRef(var), new)
+            made.add(id(load))
+            return convert(load, old)
+        return e
+
+    for i, s in enumerate(fn.body):
+        if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
+            fn.body[i] = ir.Store(ir.VarRef(var), convert(_rewrite(s.value, change), new), s.loc)
+        else:
+            _rewrite_stmt(s, change)
+
+
+def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places, keep: bool = True) -> None:
+    """Move `var`'s value into other places: places(VarRef(var), element type) lists (place,
+    component or None for the whole value); loads of `var` become a Construct of the places'
+    loads, stores one store per place."""
+    old = var.type
+    if keep:
+        var.type = new
+    elem: ir.Type = old.elem if isinstance(old, (ir.Vector, ir.Array)) else old
+    targets = places(ir.VarRef(var), elem)
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is var:
+            loads: list[ir.Expr] = [ir.Load(p, elem) for p, _ in targets]
+            return loads[0] if targets[0][1] is None else ir.Construct(old, loads)
+        return e
+
+    body: list[ir.Stmt] = []
+    for s in fn.body:
+        if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
+            value = _rewrite(s.value, change)
+            for p, comp in targets:
+                body.append(ir.Store(p, value if comp is None else ir.Extract(value, comp, elem), s.loc))
+        else:
+            _rewrite_stmt(s, change)
+            body.append(s)
+    fn.body[:] = body
+
+
+def _rewrite_stmt(s: ir.Stmt, change: Callable[[ir.Expr], ir.Expr]) -> None:
+    for f in type(s)._fields:
+        v = getattr(s, f)
+        if isinstance(v, ir.Expr):
+            setattr(s, f, _rewrite(v, change))
 
 
 def tess_levels(module: ir.Module, options: CompileOptions) -> None:
@@ -161,9 +402,13 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
         return
-    for s in module.entry.function.body:
-        if isinstance(s, ir.Store) and _is_io(s.place, "Position"):
-            s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
+    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores there)
+    bodies = [f.body for f in module.functions] if module.entry.stage == "geometry" else [module.entry.function.body]
+    for body in bodies:
+        for s in ir.walk_stmts(body):
+            if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
+                    and s.place.var.storage is ir.Storage.OUTPUT:
+                s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
 
 
 def dx_position_w(module: ir.Module, options: CompileOptions) -> None:
@@ -188,7 +433,7 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (system_values, tess_levels, hull_entry, invert_y, dx_position_w, bindings)
+RAISE_PASSES = (system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:

@@ -7,8 +7,9 @@ from typing import cast
 
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
-from ...ir.intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
+from ...ir.intrinsics import INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
 from ...ir.resource_kinds import KINDS
+from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
@@ -491,6 +492,17 @@ class CallLowering(SemaBase):
         vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
         return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
 
+    def special_EvaluateAttributeSnapped(self, name, args, loc):  # noqa: N802 - the HLSL spelling
+        """EvaluateAttributeSnapped(attribute, int2 offset): the offset in 1/16 pixels (from -8 to 7)."""
+        if len(args) != 2:
+            raise error(f"no matching intrinsic for call to '{name}': expected 2 arguments, have {len(args)}", loc)
+        self.check_stage(name, frozenset({"pixel"}), (6, 0), loc)
+        value = self.rvalue(args[0])
+        if ir.scalar_of(value.type) is None or not ir.scalar_of(value.type).is_float:
+            raise error(f"'{name}' needs a float pixel shader input, not '{value.type}'", args[0].loc)
+        offset = self.convert(self.rvalue(args[1]), ir.Vector(ir.INT, 2), args[1].loc)
+        return ir.Intrinsic(name, [value, offset], value.type)
+
     def special_fma(self, name, args, loc):
         """fma is defined for double only: a *fused* multiply-add (DXIL Fma, not mad's FMad)."""
         vals = self._numeric_args(name, args, 3, loc)
@@ -568,6 +580,11 @@ class CallLowering(SemaBase):
             self.emit(ir.Store(ir.VarRef(tmp), v))
             base = ir.VarRef(tmp)
         t = base.type
+        if callee.name in STREAM_METHODS and not (isinstance(t, ir.Resource) and (
+                t.kind in STREAM_KINDS or (callee.name == "Append" and t.kind == "AppendStructuredBuffer"))):
+            raise error(f"'{callee.name}' requires a geometry-shader stream (PointStream, LineStream or "
+                        f"TriangleStream){' or an AppendStructuredBuffer' if callee.name == 'Append' else ''}, "
+                        f"not '{t}'", callee.loc)
         if isinstance(t, ir.Struct):
             methods = self.methods.get(t.name, {}).get(callee.name)
             if not methods:

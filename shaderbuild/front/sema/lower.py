@@ -14,6 +14,7 @@ from ... import ir
 from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
 from ...ir.resource_kinds import KINDS
+from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
@@ -524,6 +525,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 if a.size is None:
                     raise error("only the first dimension of a resource array may be unbounded", d.loc)
                 a = a.elem
+        if base.kind in STREAM_KINDS:
+            raise error(f"'{base}' is a geometry-shader output stream: it can only be an 'inout' parameter of the "
+                        f"geometry entry point", d.loc)
         cls = base.register_class
         reg = d.register
         binding = ir.Binding(cls, None, 0, count)
@@ -796,14 +800,74 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
             raise error(f"compute entry point '{d.name}' must return void", d.loc)
         for p, t in zip(d.params, info.param_types):
+            if isinstance(t, ir.Resource) and t.kind in STREAM_KINDS:
+                if stage != "geometry":
+                    raise error(f"stream parameter '{p.name}' is only allowed in a geometry shader", p.loc)
+                continue
+            if stage == "geometry" and isinstance(t, ir.Array):
+                t = t.elem      # a primitive's vertices
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
+        geometry = self.geometry_info(info) if stage == "geometry" else None
         ep = ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
-                           return_location=self.vk_io_attributes(d.attributes)[0])
+                           return_location=self.vk_io_attributes(d.attributes)[0], geometry=geometry)
         if stage in ("hull", "domain"):
             ep.tess = tess_info(self, info, self.patch_constant)
         return ep
+
+    def geometry_info(self, info: FuncInfo) -> ir.GeometryInfo:
+        """A geometry entry's attributes, input primitive and streams, checked against D3D's rules."""
+        d = info.decl
+        attrs = {a.name: a for a in d.attributes}
+        if "maxvertexcount" not in attrs:
+            raise error(f"geometry entry point '{d.name}' requires the [maxvertexcount(N)] attribute", d.loc)
+        a = attrs["maxvertexcount"]
+        max_vertices = self.const_int(a.args[0])
+        if not 1 <= max_vertices <= 1024:
+            raise error(f"maxvertexcount must be between 1 and 1024, not {max_vertices}", a.args[0].loc)
+        instances = 1
+        if "instance" in attrs:
+            a = attrs["instance"]
+            instances = self.const_int(a.args[0])
+            if not 1 <= instances <= 32:
+                raise error(f"instance count must be between 1 and 32, not {instances}", a.args[0].loc)
+        if not isinstance(info.return_type, ir.VoidType):
+            raise error(f"geometry entry point '{d.name}' must return void: vertices are written with "
+                        f"Append on a stream parameter", d.loc)
+        primitive, streams, stream_locs = None, [], []
+        for p, t, direction in zip(d.params, info.param_types, info.param_dirs):
+            prims = [q for q in INPUT_PRIMITIVES if q in p.qualifiers]
+            if isinstance(t, ir.Resource) and t.kind in STREAM_KINDS:
+                if direction != "inout":
+                    raise error(f"stream parameter '{p.name}' must be declared 'inout'", p.loc)
+                streams.append(STREAM_KINDS[t.kind])
+                stream_locs.append(p.loc)
+            elif prims:
+                if primitive is not None:
+                    raise error("a geometry shader has one input primitive parameter", p.loc)
+                primitive, input_param = prims[0], p.name
+                want = INPUT_PRIMITIVES[primitive]
+                if not isinstance(t, ir.Array) or t.size != want:
+                    got = f"'{p.name}[{t.size}]'" if isinstance(t, ir.Array) else "a single vertex"
+                    raise error(f"input primitive '{primitive}' has {want} vertices: declare '{p.name}[{want}]', "
+                                f"not {got}", p.loc)
+            elif isinstance(t, ir.Array) and p.semantic is None:
+                raise error(f"geometry shader input '{p.name}' needs an input primitive type (point, line, "
+                            f"triangle, lineadj or triangleadj)", p.loc)
+        if primitive is None:
+            raise error(f"geometry entry point '{d.name}' needs an input primitive parameter such as "
+                        f"'triangle V input[3]'", d.loc)
+        if not streams:
+            raise error(f"geometry entry point '{d.name}' needs an 'inout' stream parameter (PointStream, "
+                        f"LineStream or TriangleStream)", d.loc)
+        if len(streams) > 4:
+            raise error("a geometry shader has at most 4 output streams", stream_locs[4])
+        if len(streams) > 1 and set(streams) != {"point"}:
+            bad = next(i for i, s in enumerate(streams) if s != "point")
+            raise error("a geometry shader with several output streams must write points: every stream must be a "
+                        "PointStream", stream_locs[bad])
+        return ir.GeometryInfo(max_vertices, instances, primitive, tuple(streams), input_param)
 
 
 def _interpolation(quals) -> str | None:

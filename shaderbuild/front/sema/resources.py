@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
-from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS
+from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS, STREAM_METHODS
 from ...ir.resource_kinds import KINDS
+from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
 from .heaps import HeapElement
@@ -35,6 +36,8 @@ class ResourceLowering(SemaBase):
                         template: ir.Type | None = None) -> ir.Expr:
         r = res.type
         assert isinstance(r, ir.Resource)   # only called on resource places
+        if r.kind in STREAM_KINDS:
+            return self._stream_method(res, r, name, args, loc)
         info = KINDS.get(r.kind)
         if info is None or name not in info.methods:
             raise self._no_method(r, name, loc)
@@ -57,6 +60,20 @@ class ResourceLowering(SemaBase):
         if info is not None and info.rep == "sampler":
             return error(f"'{r.kind}' has no member function '{name}'", loc)
         return error(f"no member function named '{name}' in '{r}'", loc)
+
+    # -------------------------------------------------------------- geometry-shader streams
+    def _stream_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
+        if name not in STREAM_METHODS:
+            raise error(f"no member function named '{name}' in '{r}' (streams have Append and RestartStrip)", loc)
+        if name == "Append":
+            self._arity(name, args, (1,), loc)
+            assert r.elem is not None       # a stream always has a vertex type
+            operands = [res, self.convert(self.rvalue(args[0]), r.elem, args[0].loc)]
+        else:
+            self._arity(name, args, (0,), loc)
+            operands = [res]
+        self.emit(ir.Eval(ir.Intrinsic(name, operands, ir.VOID), loc))
+        return self.void_value(loc)
 
     # -------------------------------------------------------------- buffers
     def _buffer_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from ... import ir
 from ...diagnostics import error
 from ...ir.resource_kinds import KINDS
+from ...ir.streams import STREAM_KINDS
 from .. import ast
 
 # spelling -> (kind, width, width with -enable-16bit-types)
@@ -87,6 +88,14 @@ class TypeResolver:
             if not (1 <= r <= 4 and 1 <= c <= 4):
                 raise error("matrix dimensions must be between 1 and 4", ref.loc)
             return ir.Matrix(elem, r, c)
+        if name in STREAM_KINDS:
+            if len(ref.args) != 1 or not isinstance(ref.args[0], ast.TypeRef):
+                raise error(f"'{name}' requires a type as template argument", ref.loc)
+            vertex = self.resolve(ref.args[0])
+            if not isinstance(vertex, ir.Struct) and not ir.is_numeric(vertex):
+                raise error(f"'{vertex}' is not a valid vertex type for '{name}': a stream carries a struct or "
+                            f"a numeric type", ref.args[0].loc)
+            return ir.Resource(name, vertex)
         if name in RESOURCE_KINDS:
             if name in UNTYPED_RESOURCES:
                 if ref.args:
@@ -105,6 +114,10 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
+            inner = _resource_inside(elem) if KINDS[name].element != "block" else None
+            if inner is not None:       # buffer memory holds values, not resources (fuzz finding)
+                raise error(f"'{elem}' is not a valid element type for '{name}': it contains the resource "
+                            f"'{inner}'", arg.loc)
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
@@ -142,6 +155,17 @@ class TypeResolver:
         if not 1 <= n <= 4:
             raise error("vector size must be between 1 and 4", ref.loc)
         return ir.vec(elem, n)
+
+
+def _resource_inside(t: ir.Type) -> ir.Resource | None:
+    """A resource found in a struct or array type (recursively), else None."""
+    if isinstance(t, ir.Resource):
+        return t
+    if isinstance(t, ir.Array):
+        return _resource_inside(t.elem)
+    if isinstance(t, ir.Struct):
+        return next((r for f in t.fields if (r := _resource_inside(f.type)) is not None), None)
+    return None
 
 
 def unsized_value_array(t: ir.Type) -> bool:
