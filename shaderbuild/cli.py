@@ -59,6 +59,9 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
+    *(((f"-O{n}",), {"dest": "opt_level", "action": "store_const", "const": n, "group": "opt",
+                     "help": f"optimisation level {n} (default -O3)"}) for n in range(4)),
+    (("-Od",), {"dest": "opt_level", "action": "store_const", "const": 0, "group": "opt", "help": "no optimisation"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
 )
@@ -209,7 +212,8 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir)
+            row_major=args.row_major, validate_ir=args.validate_ir,
+            opt_level=3 if args.opt_level is None else args.opt_level)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1

@@ -84,6 +84,7 @@ class CompileOptions(DataRecord):
     auto_binding_space: int = 0                     # -auto-binding-space N
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
+    opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is 3
     validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
 
     # fields that change no output byte, so no cache key

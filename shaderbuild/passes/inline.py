@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.clone import clone_stmts
+from ..options import CompileOptions
 
 
 def _has_early_return(stmts: list[ir.Stmt]) -> bool:
@@ -84,3 +85,47 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
         if result is not None and last.value is not None:
             body.append(ir.Store(ir.VarRef(result), last.value))
     return prologue + body
+
+
+def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
+    """`stmts` with every call of a function in `targets` (ids) inlined, recursively."""
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
+            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
+            out.extend(inline_call(f, s.value, s.place.var, counter))
+        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
+            out.extend(inline_call(f, s.expr, None, counter))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.cond, inline_calls(f, s.then, targets, counter), inline_calls(f, s.else_, targets, counter), s.hint))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(inline_calls(f, s.body, targets, counter), inline_calls(f, s.continuing, targets, counter),
+                               s.break_if, s.hint, s.unroll_count))
+        elif isinstance(s, ir.Switch):
+            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, inline_calls(f, c.body, targets, counter))
+                                              for c in s.cases]))
+        else:
+            out.append(s)
+    return out
+
+
+def run(module: ir.Module, options: CompileOptions) -> None:
+    """From -O1 on: inline every call (HLSL has no recursion; callees come before callers, so
+    one walk in module order inlines whole call trees) and drop the functions left uncalled."""
+    if options.opt_level < 1:
+        return
+    counter = [0]
+    targets = {id(f) for f in module.functions}
+    for f in module.functions:
+        f.body = inline_calls(f, f.body, targets, counter)
+    entry = module.entry
+    keep = {id(entry.function or entry.source_function)} if entry is not None else set()
+    called = {id(x.func) for f in module.functions for s in ir.walk_stmts(f.body) for e in _exprs(s)
+              for x in ir.walk_expr(e) if isinstance(x, ir.Call)}
+    module.functions = [f for f in module.functions if id(f) in keep or id(f) in called]
+    if entry is not None and entry.static_init is not None and id(entry.static_init) not in called:
+        entry.static_init = None        # inlined into the wrapper
+
+
+def _exprs(s: ir.Stmt) -> list[ir.Expr]:
+    return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), ir.Expr)]

@@ -40,8 +40,13 @@ def shaderbuild_compile(module, target, options):
     from .lower import lower_module, reflection
 
     lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"))
-    return BackendResult(binary=lowered.binary, reflection=reflection(lowered),
-                         disassembly=lambda: _disassemble(lowered.binary))
+    binary = lowered.binary
+    if getattr(options, "opt_level", 0) >= 1:
+        from .opt import optimize
+
+        binary = optimize(binary, options.opt_level)
+    return BackendResult(binary=binary, reflection=reflection(lowered),
+                         disassembly=lambda: _disassemble(binary))
 
 
 def _disassemble(binary: bytes) -> str:
