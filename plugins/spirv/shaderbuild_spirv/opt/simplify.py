@@ -1,17 +1,19 @@
-"""Peepholes on composites, which the emitter and mem2reg leave many of: an extract of a
-construct, insert or constant is the part itself; a construct of all the parts of one value,
-in order, is that value; an identity shuffle or a copy is its operand."""
+"""Peepholes, in one walk in block order: an extract of a construct, insert or constant is the
+part itself; a construct of all the parts of one value, in order, is that value; an identity
+shuffle, a copy or a phi of one value is that value; then constant folding (fold.py)."""
 
 from __future__ import annotations
 
 from .mem2reg import rename_function
+from .fold import Folder
 from .module import OP, Function, Inst, ModuleInfo
 
 _EXTRACT, _CONSTRUCT, _INSERT = OP["OpCompositeExtract"], OP["OpCompositeConstruct"], OP["OpCompositeInsert"]
 _SHUFFLE, _COPY, _CCOMP = OP["OpVectorShuffle"], OP["OpCopyObject"], OP["OpConstantComposite"]
+_PHI = OP["OpPhi"]
 
 
-def run(f: Function, info: ModuleInfo) -> bool:
+def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     defs: dict[int, Inst] = dict(info.defs)
     for b in f.blocks:
         for x in b.insts:
@@ -33,6 +35,8 @@ def run(f: Function, info: ModuleInfo) -> bool:
         for x in b.insts:
             x.rename(repl)
             r = _simplify(x, defs, type_of, info)
+            if r is None and x.r >= 0:
+                r = folder.fold(x, type_of)
             if r is not None:
                 repl[x.result] = val(r)
                 dead.add(id(x))
@@ -46,6 +50,9 @@ def run(f: Function, info: ModuleInfo) -> bool:
 
 def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int | None:
     op = x.op
+    if op == _PHI:
+        vals = {v for v in x.w[2::2]} - {x.w[1]}
+        return vals.pop() if len(vals) == 1 else None
     if op == _COPY:
         return x.w[2]
     if op == _SHUFFLE:
