@@ -4,8 +4,8 @@ shuffle, a copy or a phi of one value is that value; then constant folding (fold
 
 from __future__ import annotations
 
-from .mem2reg import rename_function
 from .fold import Folder
+from .mem2reg import rename_function
 from .module import OP, Function, Inst, ModuleInfo
 
 _EXTRACT, _CONSTRUCT, _INSERT = OP["OpCompositeExtract"], OP["OpCompositeConstruct"], OP["OpCompositeInsert"]
