@@ -208,6 +208,8 @@ class Folder:
             x = Inst(op, [t, cid, *words], 0, 1, tuple(range(2, 2 + len(words))) if op == _CC else ())
             m.globals.append(x)
             self.info.defs[cid] = x
+            if op == _C and self.scalar_kind.get(t) == "int":
+                self.info.int_const[cid] = words[0]
         return cid
 
     def _identity(self, op: int, x: Inst, a, b, type_of) -> int | None:
