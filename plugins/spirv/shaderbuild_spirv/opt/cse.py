@@ -37,8 +37,8 @@ def run(f: Function, info: ModuleInfo) -> bool:
             continue
         mine: list[tuple] = []
         for x in cfg.blocks[label].insts:
-            if x.r < 0 or x.op in _NOT_MERGED or not is_pure(x, info):
-                continue
+            if x.r < 0 or x.op in _NOT_MERGED or not is_pure(x, info) or x.result in info.decorated:
+                continue            # a decorated value (NoContraction: precise) is never merged
             if x.op == _LOAD:
                 p = x.w[2]
                 if root.get(p, p) not in info.readonly:

@@ -236,6 +236,7 @@ class ModuleInfo:
         self._undef: dict[int, int] = {}
         int_types: set[int] = set()
         block_types: set[int] = set()
+        self.decorated: set[int] = set()                 # ids with a decoration (NoContraction, ...)
         for x in m.globals:
             if x.r >= 0:
                 self.defs[x.result] = x
@@ -247,10 +248,10 @@ class ModuleInfo:
                 self.int_const[x.w[1]] = x.w[2]
             elif x.op == OP["OpUndef"]:
                 self._undef.setdefault(x.w[0], x.w[1])
-            elif x.op == OP["OpDecorate"] and x.w[1] == 2:      # Block (not BufferBlock)
-                block_types.add(x.w[0])
-            elif x.op == OP["OpExtInstImport"]:
-                pass
+            elif x.op == OP["OpDecorate"]:
+                self.decorated.add(x.w[0])
+                if x.w[1] == 2:                                  # Block (not BufferBlock)
+                    block_types.add(x.w[0])
         self.glsl = next((x.w[0] for x in m.globals if x.op == OP["OpExtInstImport"]
                           and bytes(struct.pack(f"<{len(x.w) - 1}I", *x.w[1:])).rstrip(b"\0") == b"GLSL.std.450"), -1)
         # globals whose memory nothing in the shader writes: loads of them can be merged
