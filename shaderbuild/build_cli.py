@@ -134,13 +134,17 @@ def cmd_clean(args) -> int:
     except LockBusy as exc:
         print(f"shaderbuild: error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:      # confine.OutsideOutputDir: a symbolic link inside the output directory
+        where = f"'{exc.filename}': " if exc.filename else ""
+        print(f"shaderbuild: error: cannot remove {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"shaderbuild: removed {len(removed)} file(s)", file=sys.stderr)
     return 0
 
 
 def cmd_list(args) -> int:
-    from .build.cache import BuildDB
     from .build.config import ConfigFileError
+    from .build.database import BuildDB
     from .build.files import FileState
     from .build.scheduler import is_up_to_date
 

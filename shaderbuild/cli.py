@@ -23,7 +23,8 @@ _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
 # store_false, store_const, append.
 COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
-    (("-T",), {"dest": "profile", "required": True, "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x"}),
+    (("-T",), {"dest": "profile", "required": True,
+               "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, rootsig_1_0, rootsig_1_1"}),
     (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
     (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),
@@ -39,6 +40,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-fspv-target-env", "--vk-target-env"), {"dest": "vk_target_env", "default": "vulkan1.1", "choices": _VK_ENVS}),
     (("--dxil-hash",), {"dest": "dxil_hash", "choices": ("bypass", "retail"), "default": "bypass",
                         "help": "container hash: BYPASS pattern (default) or the retail algorithm"}),
+    (("--validate",), {"dest": "validate", "action": "store_true",
+                       "help": "run the backend's full self-check of its output (sets SHADERBUILD_VALIDATE=1)"}),
     (("-fvk-invert-y",), {"dest": "vk_invert_y", "action": "store_true", "help": "negate SV_Position.y (vertex stage)"}),
     (("-fvk-use-dx-position-w",), {"dest": "vk_use_dx_position_w", "action": "store_true",
                                    "help": "reciprocate SV_Position.w in the pixel stage, as D3D does"}),
@@ -58,12 +61,26 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-HV",), {"dest": "hlsl_version", "type": int, "choices": (2016, 2017, 2018, 2021), "default": 2021}),
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
+    (("--max-preprocessed-bytes",), {"dest": "max_preprocessed_bytes", "type": int, "default": 16 * 1024 * 1024,
+                                     "metavar": "N", "help": "limit on the text of all files, counted at "
+                                     "every #include (default 16 MiB)"}),
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
     *(((f"-O{n}",), {"dest": "opt_level", "action": "store_const", "const": n, "group": "opt",
                      "help": f"optimisation level {n} (default -O3)"}) for n in range(4)),
     (("-Od",), {"dest": "opt_level", "action": "store_const", "const": 0, "group": "opt", "help": "no optimisation"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
+    # root signatures (shaderbuild/rootsig)
+    (("-rootsig-define",), {"dest": "rootsig_define", "metavar": "NAME",
+                            "help": "the root signature is the string macro NAME (overrides [RootSignature])"}),
+    (("-force-rootsig-ver",), {"dest": "rootsig_version", "choices": ("rootsig_1_0", "rootsig_1_1"),
+                               "default": "rootsig_1_1", "help": "root signature version (default rootsig_1_1)"}),
+    (("-Frs",), {"dest": "root_signature_out", "metavar": "FILE",
+                 "help": "write the root signature blob (a DXBC container holding RTS0) here"}),
+    (("-extractrootsignature",), {"dest": "extract_root_signature", "action": "store_true",
+                                  "help": "-Fo writes the root signature blob instead of the shader"}),
+    (("-Qstrip_rootsignature",), {"dest": "strip_root_signature", "action": "store_true",
+                                  "help": "leave the RTS0 part out of the DXIL container"}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -152,7 +169,7 @@ def _parse_defines(items: list[str]) -> dict[str, str]:
 
 def _parse_shifts(args) -> list:
     from .diagnostics import error
-    from .options import BindingShift
+    from .options import MAX_REGISTER, BindingShift
 
     shifts = []
     for cls in SHIFT_OPTIONS:
@@ -162,6 +179,8 @@ def _parse_shifts(args) -> list:
                 sp = None if space == "all" else int(space)
             except ValueError:
                 raise error(f"-fvk-{cls}-shift expects a number and a space number or 'all', got '{n} {space}'") from None
+            if not 0 <= shift <= MAX_REGISTER or not (sp is None or 0 <= sp <= MAX_REGISTER):
+                raise error(f"-fvk-{cls}-shift {n} {space}: out of range (0 to {MAX_REGISTER})")
             shifts.append(BindingShift(cls, shift, sp))
     return shifts
 
@@ -170,7 +189,7 @@ def _parse_bind_registers(args) -> list:
     import re
 
     from .diagnostics import error
-    from .options import BindRegister
+    from .options import MAX_REGISTER, BindRegister
 
     out = []
     for reg, space, binding, set_ in args.vk_bind_register:
@@ -178,6 +197,8 @@ def _parse_bind_registers(args) -> list:
         if not m or not (space.isdigit() and binding.isdigit() and set_.isdigit()):
             raise error(f"-fvk-bind-register expects xX SPACE BINDING SET (e.g. t3 0 5 1), got "
                         f"'{reg} {space} {binding} {set_}'")
+        if max(int(m.group(2)), int(space), int(binding), int(set_)) > MAX_REGISTER:
+            raise error(f"-fvk-bind-register {reg} {space} {binding} {set_}: out of range (0 to {MAX_REGISTER})")
         out.append(BindRegister(m.group(1), int(m.group(2)), int(space), int(binding), int(set_)))
     return out
 
@@ -203,6 +224,8 @@ def cmd_compile(args) -> int:
     from .options import CompileOptions
 
     target = "spirv" if args.spirv else (args.target or "dxil")
+    if args.validate:           # a self-check changes no output byte, so it is no CompileOptions field
+        os.environ["SHADERBUILD_VALIDATE"] = "1"
     try:
         options = CompileOptions(
             entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
@@ -212,11 +235,16 @@ def cmd_compile(args) -> int:
             vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
             vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
             auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir,
+            row_major=args.row_major, validate_ir=args.validate_ir, rootsig_define=args.rootsig_define,
+            rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
+            strip_root_signature=args.strip_root_signature,
+            max_preprocessed_bytes=args.max_preprocessed_bytes,
             opt_level=3 if args.opt_level is None else args.opt_level)
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
+    if args.extract_root_signature and _is_container(args.source):
+        return _extract_root_signature(args)
     result = compile_file(args.source, options)
     if result.diagnostics:
         print(render_all(result.diagnostics, result.sources, args.diagnostics_format), file=sys.stderr)
@@ -229,8 +257,15 @@ def cmd_compile(args) -> int:
         return 1
     assert result.binary is not None and result.manifest is not None     # result.ok
     outputs = []
+    rs_blob = result.root_signature or b""
+    if (args.root_signature_out or args.extract_root_signature) and not rs_blob:
+        print(f"shaderbuild: error: '{args.source}' has no root signature to "
+              f"{'extract' if args.extract_root_signature else 'write'} (entry point '{args.entry}')", file=sys.stderr)
+        return 1
     if args.output:
-        outputs.append((args.output, result.binary))
+        outputs.append((args.output, rs_blob if args.extract_root_signature else result.binary))
+    if args.root_signature_out:
+        outputs.append((args.root_signature_out, rs_blob))
     if args.manifest:
         from .reflect.manifest import dumps
 
@@ -238,10 +273,38 @@ def cmd_compile(args) -> int:
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
     if not outputs:
-        print("shaderbuild: warning: no output requested (use -o, --manifest or --Fc)", file=sys.stderr)
+        print("shaderbuild: warning: no output requested (use -o, --manifest, --Fc or -Frs)", file=sys.stderr)
     try:
         for path, data in outputs:
             write_atomic(path, data)
+    except OSError as e:
+        print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _is_container(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"DXBC"
+    except OSError:
+        return False                        # compile_file reports it
+
+
+def _extract_root_signature(args) -> int:
+    """-extractrootsignature on a compiled container (as DXC takes it): its RTS0 part as a blob."""
+    from .rootsig.rts0 import find_part, standalone_container
+
+    with open(args.source, "rb") as f:
+        part = find_part(f.read())
+    if part is None:
+        print(f"shaderbuild: error: '{args.source}' has no root signature (RTS0) part", file=sys.stderr)
+        return 1
+    if not args.output:
+        print("shaderbuild: error: -extractrootsignature needs -Fo FILE", file=sys.stderr)
+        return 1
+    try:
+        write_atomic(args.output, standalone_container(part))
     except OSError as e:
         print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
         return 1
@@ -262,7 +325,7 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-LIGHT_COMMANDS = ("compile", "plugins")
+LIGHT_COMMANDS = ("compile", "plugins", "rootsig")
 BUILD_COMMANDS = ("build", "clean", "list", "explain")
 
 

@@ -59,6 +59,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_compile(sub)
     p = sub.add_parser("plugins", help="list the installed backends")
     p.set_defaults(func=cmd_plugins)
+    from .rootsig_cli import add_rootsig_command
+
+    add_rootsig_command(sub)
     if command in LIGHT_COMMANDS:
         return parser
     if command != "watch":

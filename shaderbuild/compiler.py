@@ -17,6 +17,7 @@ from .capabilities import DEFAULT, Capabilities
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
 from .options import VK_LAYOUTS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
+from .rootsig.standalone import ROOTSIG_PROFILES, compile_standalone
 
 
 class CompileResult(DataRecord):
@@ -31,6 +32,8 @@ class CompileResult(DataRecord):
     dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
+    root_signature: bytes | None = None   # the root signature blob (a DXBC container holding RTS0), if any
+    module: object = None                 # the ir.Module, when compile_file(keep_module=True)
 
     @property
     def disassembly(self) -> str | None:
@@ -84,6 +87,7 @@ def compile_file(
     text: str | None = None,
     reader=None,
     host=None,
+    keep_module: bool = False,
 ) -> CompileResult:
     """Compile one entry point of one HLSL file for `options.target`.
 
@@ -101,14 +105,15 @@ def compile_file(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _compile_into(result, path, options, text, reader, host)
+        _compile_into(result, path, options, text, reader, host, keep_module)
     finally:
         if gc_was_enabled:
             gc.enable()
     return result
 
 
-def _compile_into(result: CompileResult, path: str, options: CompileOptions, text, reader, host) -> None:
+def _compile_into(result: CompileResult, path: str, options: CompileOptions, text, reader, host,
+                  keep_module: bool = False) -> None:
     """The pipeline proper; fills `result` (see compile_file)."""
     from .front.parser import parse
     from .front.preprocessor import preprocess
@@ -116,6 +121,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
     from .passes import run_passes
     from .plugin import get_host
     from .reflect import build_manifest
+    from .rootsig.source import has_root_signature
 
     timings = result.timings
     sink = DiagnosticSink()
@@ -128,6 +134,11 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         t = now
 
     try:
+        if options.profile in ROOTSIG_PROFILES:         # -T rootsig_1_x -E NAME: a standalone blob
+            result.binary, result.manifest, files = compile_standalone(path, options, text, reader, result.sources,
+                                                                       source_display_name(path))
+            result.root_signature, result.dependencies, result.ok = result.binary, files, True
+            return
         profile = parse_profile(options.profile)
         if options.vk_layout not in VK_LAYOUTS:
             raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
@@ -136,15 +147,24 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         host = host or get_host()
         caps = _check_target(host, options.target)
         pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
-                        predefined=predefined_macros(options, profile, caps), sources=result.sources, reader=reader)
+                        predefined=predefined_macros(options, profile, caps), sources=result.sources, reader=reader,
+                        limits=_pp_limits(options))
         result.dependencies = list(pp.files)
         sink.items.extend(pp.warnings)
         lap("preprocess")
         tu = parse(pp.tokens)
         lap("parse")
         module = analyze(tu, options, profile, sink, list(pp.files), path, caps)
+        if has_root_signature(tu, options):       # the rootsig package loads only for shaders with one
+            from .rootsig.shader import root_signature_for
+
+            module.root_signature = root_signature_for(tu, pp.macros, options)
         lap("sema")
         run_passes(module, options, caps)
+        if module.root_signature is not None:
+            from .rootsig.shader import check_module
+
+            sink.items.extend(check_module(module))
         lap("passes")
         backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
         if backend is None:
@@ -154,6 +174,12 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         result.binary = backend.binary
         result.disassembly_source = backend.disassembly
         result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection, caps)
+        if module.root_signature is not None:
+            from .rootsig import serialize, standalone_container
+
+            result.root_signature = standalone_container(serialize(module.root_signature))
+        if keep_module:
+            result.module = module
         result.ok = True
     except CompileError as e:
         sink.items.extend(e.diagnostics)
@@ -171,7 +197,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
     if result.ok and any(d.severity == "error" for d in sink.items):
         result.ok = False
     if not result.ok:
-        result.binary = result.manifest = result.disassembly_source = None
+        result.binary = result.manifest = result.disassembly_source = result.root_signature = None
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:
@@ -185,5 +211,11 @@ def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> lis
     backend = get_host().backends().get(options.target)   # its predefined macros (__spirv__) steer #if
     caps = backend.info.capabilities if backend is not None else DEFAULT
     pp = preprocess(path, defines=options.defines, include_dirs=options.include_dirs,
-                    predefined=predefined_macros(options, profile, caps), reader=reader)
+                    predefined=predefined_macros(options, profile, caps), reader=reader, limits=_pp_limits(options))
     return list(pp.files)
+
+
+def _pp_limits(options: CompileOptions):
+    from .front.preprocessor import PPLimits
+
+    return PPLimits(max_total_size=options.max_preprocessed_bytes)

@@ -39,6 +39,9 @@ def parse_profile(text: str) -> Profile:
     return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
 
 
+MAX_REGISTER = 2**32 - 1   # registers, spaces, Vulkan sets and bindings are 32-bit in DXIL and SPIR-V
+
+
 class BindingShift(ValueRecord):
     """DXC's -fvk-{b,t,s,u}-shift N <space|all>."""
 
@@ -85,7 +88,12 @@ class CompileOptions(DataRecord):
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
     opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is 3
+    max_preprocessed_bytes: int = 16 * 1024 * 1024  # --max-preprocessed-bytes (PPLimits.max_total_size)
     validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
+    # root signatures (shaderbuild/rootsig)
+    rootsig_define: str | None = None               # -rootsig-define NAME: the macro holding the root signature
+    rootsig_version: str = "1.1"                    # -force-rootsig-ver rootsig_1_0 | rootsig_1_1
+    strip_root_signature: bool = False              # -Qstrip_rootsignature: no RTS0 part in the container
 
     # fields that change no output byte, so no cache key
     _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)

@@ -214,6 +214,9 @@ class Watcher:
             previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         self.collector = Collector([])
         observer = None
+        gone = threading.Event()
+        threading.Thread(target=self._watch_root, args=(root, gone), name="shaderbuild-watch-root",
+                         daemon=True).start()
         try:
             loaded = self._load()
             self.watched = self._watch_roots(root)
@@ -226,6 +229,9 @@ class Watcher:
             self.sink.ready(root, len(self.targets), kind)
             while not self.stop.is_set():
                 batch = self.collector.next_batch(self.debounce, self.stop)
+                if gone.is_set():
+                    self.sink.error(f"the project directory {root} was deleted; stopping")
+                    break
                 if not batch:
                     continue
                 try:
@@ -238,8 +244,17 @@ class Watcher:
                 stop_observer(observer)
             for s, handler in previous.items():
                 signal.signal(s, handler)
+            self.stop.set()
             self.sink.stopped(self.stop_signal)
-        return 0
+        return 1 if gone.is_set() else 0
+
+    def _watch_root(self, root: str, gone: threading.Event) -> None:
+        """Nothing to watch once the project directory itself is gone: end the session (exit 1)."""
+        while not self.stop.wait(0.5):
+            if not os.path.isdir(root):
+                gone.set()
+                self.stop.set()
+                return
 
     def _watch_new_roots(self) -> None:
         """Include directories outside the project added by a project-file edit get watched too."""

@@ -60,7 +60,7 @@ class DepGraph:
 
 def from_database(project, targets) -> DepGraph:
     """A graph of `targets` from the project's build database (sources always included)."""
-    from .build.cache import BuildDB
+    from .build.database import BuildDB
 
     db = BuildDB.load(project.output_dir, project.root)
     graph = DepGraph()

@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+# every DXIL compile in the test suite runs the backend's full self-check (check.py: every
+# instruction, as `--validate` does); subprocesses (CLI tests) inherit it
+os.environ.setdefault("SHADERBUILD_VALIDATE", "1")
+
 TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
@@ -64,17 +68,22 @@ def pytest_runtest_call(item: pytest.Item):
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """How many DXIL twins of the resource corpus ran, and which were excluded and why (never silent)."""
+    tr = terminalreporter
+    consumer = sys.modules.get("harness.dxil_consumer")
+    if consumer is not None and (consumer.STATS.converted or consumer.LIMIT_HITS):
+        tr.write_sep("-", "DXIL through dxil-spirv (vkd3d-proton's DXIL front end)")
+        for line in consumer.summary_lines():
+            tr.write_line(line)
     res_util, dxil_run = sys.modules.get("res_util"), sys.modules.get("dxil_run")
     if res_util is None or (not res_util.EXCLUDED and dxil_run is None):
         return
-    tr = terminalreporter
     tr.write_sep("-", "DXIL twins of the resource corpus")
     for reason, n in sorted(res_util.EXCLUDED.items()):
         tr.write_line(f"not compiled for DXIL ({n}): {reason}")
     if dxil_run is not None:
         tr.write_line(f"executed on the interpreter and compared with lavapipe: {dxil_run.RAN[0]}")
         for key, n in sorted(dxil_run.NOT_RUN.items()):
-            tr.write_line(f"not executed ({n}): {key}: {dxil_run.NOT_EXECUTABLE[key]}")
+            tr.write_line(f"not executed ({n}): {key}: {dxil_run.NOT_EXECUTABLE[key.split(' (')[0]]}")
 
 
 # every compilation in the test suite checks the IR after sema and after each shared pass

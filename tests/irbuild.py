@@ -233,9 +233,14 @@ def compute_module(body: list, globals_: list[Variable], locals_: list[Variable]
 
 
 def spirv(module: Module, env: str = "vulkan1.1", validate: bool = True) -> bytes:
-    """Lower with the SPIR-V backend and (by default) check the result with spirv-val."""
+    """Lower with the SPIR-V backend and (by default) check the result with spirv-val (after the
+    shared polyfills the backend asks for, which the compile pipeline would run)."""
     from shaderbuild_spirv.lower import lower_module
+    from shaderbuild_spirv.polyfills import POLYFILLED
 
+    from shaderbuild.passes import polyfill
+
+    polyfill.run(module, POLYFILLED)
     binary = lower_module(module, env).binary
     if validate:
         from harness.tools import spirv_val

@@ -15,6 +15,7 @@ import math
 import os
 import re
 import struct
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -226,6 +227,32 @@ def run_dxil(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1,
     return {name: data for (name, _t, _d), data in zip(bufs, got)}
 
 
+def run_dxil_vk(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
+                profile: str = "cs_6_0", hlsl_version: int = 2021) -> dict[str, bytes]:
+    """Compile to DXIL, convert it with dxil-spirv (check_dxil validates its SPIR-V), run that on lavapipe;
+    buffers bound at dxil-spirv's (set = space, binding = shift[class] + register).  A listed dxil-spirv
+    limit raises its ConsumerLimit (the shader still runs on the interpreter, run_dxil)."""
+    from harness import dxil_consumer, dxil_tools
+    vk = _vk()
+    res = compile_ok(hlsl, "dxil", defines=defines, profile=profile, hlsl_version=hlsl_version)
+    dxil_tools.check_dxil(res.binary)
+    t0 = time.perf_counter()
+    spirv = dxil_consumer.to_spirv(res.binary)
+    reflect = tools.spirv_cross_reflect(spirv)
+    used = {(e["set"], e["binding"]): cat for cat in ("ssbos", "ubos") for e in reflect.get(cat, [])}
+    rmap = _resource_map(res.manifest)
+    descs, order = [], []
+    for name, _t, data in _buffers(outputs, inputs or {}):
+        h = rmap[name]["hlsl"]
+        key = (h["space"], dxil_consumer.SHIFTS[h["class"]] + h["register"])
+        if key in used:   # dxil-spirv declares only what the shader uses
+            descs.append(vk.Buf(*key, data, "uniform" if used[key] == "ubos" else "storage"))
+        order.append((name, data, key in used))
+    got = iter(vk.run_compute(spirv, reflect["entryPoints"][0]["name"], descs, groups=tuple(groups)))
+    dxil_consumer.STATS.ran(t0)
+    return {name: next(got) if bound else data for name, data, bound in order}
+
+
 def uses_group_sync(hlsl: str) -> bool:
     """*WithGroupSync barriers and Wave*/Quad* ops cannot run on the serial DXIL interpreter (threads run
     one after another, so no thread can wait for or read another)."""
@@ -249,25 +276,31 @@ def run_cs(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1
     types = {n: t for n, (t, _v) in {**(inputs or {}), **outputs}.items()}
     decoded = {n: decode(types[n], b) for n, b in raw.items()}
     if check_dxil:
-        if uses_group_sync(hlsl):
-            from harness import dxil_tools
-            dxil_tools.check_dxil(compile_ok(hlsl, "dxil", defines=defines, profile=profile,
-                                             hlsl_version=hlsl_version).binary)
-        else:
-            draw = run_dxil(hlsl, outputs, inputs, **kw)
-            norm = order_free or {}
+        from harness import dxil_consumer, dxil_tools
+        dxil_tools.check_dxil(compile_ok(hlsl, "dxil", defines=defines, profile=profile,
+                                         hlsl_version=hlsl_version).binary)
+        runs = [("DXIL on lavapipe through dxil-spirv", run_dxil_vk)]
+        if not uses_group_sync(hlsl):
+            runs.append(("DXIL on the interpreter", run_dxil))
+        norm = order_free or {}
+        for where, runner in runs:
+            try:
+                draw = runner(hlsl, outputs, inputs, **kw)
+            except dxil_consumer.ConsumerLimit:
+                continue   # counted in the summary; the interpreter still runs it
             for n, b in draw.items():
                 f = norm.get(n, lambda v: v)
                 got, want = f(decode(types[n], b)), f(decoded[n])
-                assert len(got) == len(want), f"DXIL vs SPIR-V {n}: {len(got)} vs {len(want)} values"
+                assert len(got) == len(want), f"{where} vs SPIR-V {n}: {len(got)} vs {len(want)} values"
                 for i, (g, w) in enumerate(zip(got, want)):
-                    assert_close(g, w, float_ulps, what=f"DXIL vs SPIR-V {n}[{i}]")
+                    assert_close(g, w, float_ulps, what=f"{where} vs SPIR-V {n}[{i}]")
     return decoded
 
 
 def run_backend(backend: str, hlsl: str, outputs: dict, inputs: dict | None = None, **kw) -> dict[str, list]:
-    """Decoded buffers from one backend alone ('spirv' on lavapipe, 'dxil' on the interpreter)."""
-    runner = run_spirv if backend == "spirv" else run_dxil
+    """Decoded buffers from one backend alone ('spirv' on lavapipe, 'dxil' on the interpreter, 'dxil-vk'
+    through dxil-spirv on lavapipe)."""
+    runner = {"spirv": run_spirv, "dxil": run_dxil, "dxil-vk": run_dxil_vk}[backend]
     raw = runner(hlsl, outputs, inputs, **kw)
     types = {n: t for n, (t, _v) in {**(inputs or {}), **outputs}.items()}
     return {n: decode(types[n], b) for n, b in raw.items()}
@@ -275,7 +308,25 @@ def run_backend(backend: str, hlsl: str, outputs: dict, inputs: dict | None = No
 
 # ---------------------------------------------------------------- slot tables
 
-BACKENDS = ("spirv", "dxil")
+BACKENDS = ("spirv", "dxil", "dxil-vk")
+
+
+# Mesa 25's lavapipe removes a float conversion round trip (narrow then widen back) as an inexact NIR
+# optimisation when the conversions carry no NoContraction; both SPIR-V runs (ours and dxil-spirv's) get
+# the unrounded value, the interpreter the correctly rounded one.  (`precise`/NoContraction is issue 16's
+# fast-math item.)
+LAVAPIPE_ROUND_TRIP = ("lavapipe (Mesa 25) folds the narrowing conversion round trip away (inexact NIR "
+                       "optimisation; the conversions carry no NoContraction)")
+ON_LAVAPIPE = ("spirv", "dxil-vk")
+
+
+def _xfail_reason(xfail: dict, backend: str) -> str | None:
+    """A row's xfail reason for a backend: 'dxil-vk' (our DXIL through dxil-spirv) shares the 'dxil' entry
+    (a DXIL bug fails both DXIL runs) unless it has its own; '' there means 'passes through dxil-spirv'."""
+    if backend == "dxil-vk" and "dxil-vk" in xfail:
+        return xfail["dxil-vk"] or None
+    own = xfail.get("dxil" if backend == "dxil-vk" else backend)
+    return own or xfail.get("all")
 
 
 @dataclass
@@ -283,7 +334,7 @@ class Case:
     """One checked behaviour: `code` computes slot value(s); `want` is the Python-side expectation.
 
     code: an expression (assigned to the slot) or, with stmt=True, statements that assign `R`.
-    xfail: {backend: reason}; backend 'all' marks both.
+    xfail: {backend: reason}; backend 'all' marks every backend ('dxil' also marks 'dxil-vk', see _xfail_reason).
     """
 
     name: str
@@ -337,12 +388,15 @@ class SlotTable:
 
     def _compiles(self, backend: str, cases: list[Case]) -> None:
         """Compile and statically check (spirv-val / LLVM tools); raise on failure."""
-        res = compile_ok(self.source(cases), backend, defines=self.defines, hlsl_version=self.hlsl_version)
+        target = "dxil" if backend == "dxil-vk" else backend
+        res = compile_ok(self.source(cases), target, defines=self.defines, hlsl_version=self.hlsl_version)
         if backend == "spirv":
             tools.spirv_val(res.binary, "vulkan1.1")
         else:
-            from harness import dxil_tools
+            from harness import dxil_consumer, dxil_tools
             dxil_tools.check_dxil(res.binary)
+            if backend == "dxil-vk":
+                dxil_consumer.to_spirv(res.binary)   # a listed dxil-spirv limit fails the row here
 
     def _run(self, backend: str, cases: list[Case]) -> list:
         return run_backend(backend, self.source(cases), {"Out": (self.elem, len(cases))}, self.inputs,
@@ -370,7 +424,7 @@ class SlotTable:
         out = []
         for c in self.cases:
             for b in BACKENDS:
-                reason = c.xfail.get(b) or c.xfail.get("all") or self.xfail.get(b) or self.xfail.get("all")
+                reason = _xfail_reason(c.xfail, b) or _xfail_reason(self.xfail, b)
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
                 out.append(pytest.param(c, b, id=f"{c.name}-{b}", marks=marks))
         return out

@@ -447,19 +447,22 @@ VOut main(uint id : SV_VertexID) {
 
 def draw(vs_src: str, ps_src: str, width: int, height: int, specs: dict | None = None, vertex_buffers=None,
          vertex_count: int = 3, *, vs_entry: str = "main", ps_entry: str = "main", full: bool = False, **kw):
-    """Build VS (vs_6_0) and PS (ps_6_0), draw; pixels of target 0 (or with full: (targets, {name: bytes}))."""
+    """Build VS (vs_6_0) and PS (ps_6_0), draw; pixels of target 0 (or with full: (targets, {name: bytes})).
+    The DXIL twins draw again through dxil-spirv on lavapipe and must give the same pixels and buffers."""
     vs = build(vs_src, vs_entry, "vs_6_0")
     ps = build(ps_src, ps_entry, "ps_6_0")
     specs = specs or {}
     vk = vk_runner()
     descs = bind([vs.manifest, ps.manifest], specs)
     _check_shared_bindings(vs.manifest, ps.manifest)
-    out = vk.run_graphics(vs.binary, vs_entry, ps.binary, ps_entry, width, height, descs, vertex_buffers,
-                          vertex_count, full=full, **kw)
+    targets, got = vk.run_graphics(vs.binary, vs_entry, ps.binary, ps_entry, width, height, descs, vertex_buffers,
+                                   vertex_count, full=True, **kw)
+    from dxil_run import draw_twin
+    draw_twin(vs, ps, vs_entry, ps_entry, specs, width, height, vertex_buffers, vertex_count, targets,
+              _by_name(specs, got), **kw)
     if full:
-        targets, got = out
         return targets, _by_name(specs, got)
-    return out
+    return targets[0]
 
 
 def _check_shared_bindings(*manifests: dict) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
-from shaderbuild.build import cache
+from shaderbuild.build import cache, database
 from shaderbuild.options import BindingShift, BindRegister, CompileOptions
 
 # A non-default value for every CompileOptions field whose type cannot be derived below.
@@ -15,6 +16,7 @@ EXPLICIT = {
     "include_dirs": ["/x/inc", "/y"], "binding_shifts": [BindingShift("t", 200, None), BindingShift("u", 400, 3)],
     "vk_target_env": "vulkan1.3", "dxil_hash": "retail", "hlsl_version": 2018, "vk_layout": "scalar",
     "vk_bind_registers": [BindRegister("t", 1, 2, 3, 4)], "vk_bind_globals": (5, 6),
+    "rootsig_define": "MY_RS", "rootsig_version": "1.0",
 }
 
 
@@ -89,14 +91,126 @@ def test_full_key_depends_on_content_not_stats():
     assert cache.full_key("c", deps) != cache.full_key("d", deps)
 
 
+RECORD = {"name": "x", "config": "c", "parts": {}, "key": "k", "deps": [["a.hlsl", 1, 2, 3, "aa"]],
+          "outputs": {"binary": ["out/a.spv", 4, 5, 6, "bb"]}, "dirs": [["shaders", 7]], "resources": None,
+          "reason": []}
+
+
 def test_database_round_trip_and_unknown_format(tmp_path):
     db = cache.BuildDB(str(tmp_path), str(tmp_path))
-    db.put("t1", {"name": "x", "deps": [], "outputs": {}})
+    db.put("t1", RECORD)
     db.save()
-    assert cache.BuildDB.load(str(tmp_path), str(tmp_path)).targets == {"t1": {"name": "x", "deps": [], "outputs": {}}}
-    (tmp_path / ".shaderbuild/db.json").write_text('{"format": "other/9", "targets": {"t1": {}}}')
-    db = cache.BuildDB.load(str(tmp_path), str(tmp_path))
-    assert db.targets == {} and "unknown format" in db.load_warning
+    db.close()
+    assert cache.BuildDB.load(str(tmp_path), str(tmp_path)).targets == {"t1": RECORD}
+    path = tmp_path / ".shaderbuild" / database.DB_FILE
+    path.write_bytes(b"not a database at all" * 100)
+    db = cache.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    assert db.targets == {} and str(path) in db.load_warning and "rebuilding everything" in db.load_warning
+    db.close()
+    assert cache.BuildDB.load(str(tmp_path), str(tmp_path), writable=True).load_warning is None   # reported once
+
+
+def _sqlite(path, script: str) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript(script)
+    conn.commit()
+    conn.close()
+
+
+def test_a_foreign_or_other_version_database_is_reported_once_and_replaced(tmp_path):
+    path = tmp_path / ".shaderbuild" / database.DB_FILE
+    path.parent.mkdir()
+    _sqlite(path, "CREATE TABLE targets(x); INSERT INTO targets VALUES (1);")   # some other program's file
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    assert "is not a shaderbuild build database" in db.load_warning and str(path) in db.load_warning
+    db.put("t1", RECORD)
+    db.close()
+    _sqlite(path, f"PRAGMA user_version={database.SCHEMA_VERSION + 1};")
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    assert db.targets == {} and f"schema version {database.SCHEMA_VERSION + 1}" in db.load_warning
+    db.close()
+    assert database.BuildDB.load(str(tmp_path), str(tmp_path)).load_warning is None
+
+
+def test_records_of_the_wrong_shape_or_with_a_bad_checksum_are_dropped_alone(tmp_path):
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    for tid in ("good", "shape", "crc"):
+        db.put(tid, RECORD)
+    db.close()
+    path = str(tmp_path / ".shaderbuild" / database.DB_FILE)
+    conn = sqlite3.connect(path)
+    bad = {**RECORD, "resources": "u0"}     # valid JSON, right checksum, wrong shape
+    conn.execute("UPDATE targets SET crc = ?, record = ? WHERE tid = 'shape'", database._row("shape", bad)[1:])
+    conn.execute("UPDATE targets SET record = replace(record, 'a.hlsl', 'b.hlsl') WHERE tid = 'crc'")
+    conn.commit()
+    conn.close()
+    assert database.BuildDB.load(str(tmp_path), str(tmp_path)).targets.keys() == {"good"}   # a reader only reads
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    assert db.targets == {"good": RECORD} and "2 damaged record(s) dropped" in db.load_warning
+    db.close()
+    assert database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True).load_warning is None
+
+
+def test_the_json_database_of_earlier_versions_is_imported_once_and_removed(tmp_path):
+    legacy = tmp_path / ".shaderbuild" / "db.json"
+    legacy.parent.mkdir()
+    legacy.write_text(json.dumps({"format": "shaderbuild.db/1", "meta": {},
+                                  "targets": {"t1": RECORD, "t2": {"name": 5}, "t3": []}, "blobs": {"b": 1}}))
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    db.close()
+    assert not legacy.exists()
+    assert database.BuildDB.load(str(tmp_path), str(tmp_path)).targets == {"t1": RECORD}
+
+
+def test_readers_see_the_records_of_a_killed_build(tmp_path):
+    """SIGKILL leaves committed rows in the WAL; a read-only connection cannot replay it
+    (SQLITE_READONLY_RECOVERY), which made `list`/`explain` report the database unreadable
+    (found by bench/build_faults.py)."""
+    import signal
+    import subprocess
+    import sys
+
+    script = (f"import os, signal\nfrom shaderbuild.build import database\n"
+              f"db = database.BuildDB.load({str(tmp_path)!r}, {str(tmp_path)!r}, writable=True)\n"
+              f"for i in range(20):\n    db.put(f't{{i}}', {RECORD!r})\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert (tmp_path / ".shaderbuild" / (database.DB_FILE + "-wal")).exists()
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path))
+    assert db.load_warning is None and len(db.targets) == 20
+
+
+def test_readers_see_the_records_behind_a_hot_journal(tmp_path):
+    """A process killed inside a rollback-journal transaction (as when switching a new file to WAL)
+    leaves a hot journal that a read-only connection cannot roll back: `list`/`explain` called
+    the database unreadable (found by bench/build_faults.py, kill-main #54 of seed 2)."""
+    import signal
+    import subprocess
+    import sys
+
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path), writable=True)
+    db.put("t1", RECORD)
+    db.close()
+    path = tmp_path / ".shaderbuild" / database.DB_FILE
+    script = ("import os, signal, sqlite3\n"
+              f"conn = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+              "conn.execute('PRAGMA journal_mode=DELETE'); conn.execute('PRAGMA cache_size=1')\n"
+              "conn.execute('BEGIN')\n"
+              "for i in range(2000):\n"
+              "    conn.execute('INSERT INTO targets VALUES (?, 0, ?)', (f'x{i}', 'y' * 500))\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert (tmp_path / ".shaderbuild" / (database.DB_FILE + "-journal")).exists()
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path))
+    assert db.load_warning is None and db.targets == {"t1": RECORD}
+
+
+def test_readers_never_create_the_database(tmp_path):
+    db = database.BuildDB.load(str(tmp_path), str(tmp_path))
+    assert db.targets == {} and db.load_warning is None
+    assert not (tmp_path / ".shaderbuild").exists()
 
 
 def test_plugin_versions_are_cached_by_installed_plugin_set(tmp_path, monkeypatch):

@@ -104,7 +104,7 @@ def test_pyproject_tool_table_lines(tmp_path):
     assert (e.line, e.file) == (11, str(tmp_path / "pyproject.toml"))
     assert e.render().endswith("error: shader[0].entry[0].defnes: unknown key (known keys: auto_binding_space, "
                                "backends, defines, enable_16bit_types, hlsl_version, include_dirs, name, outputs, "
-                               "profile, row_major, targets)")
+                               "profile, rootsig_define, rootsig_version, row_major, targets)")
 
 
 def test_toml_syntax_error_has_a_line(tmp_path):
@@ -185,7 +185,7 @@ def test_target_ids_and_names_are_stable_digests(tmp_path):
     [spv, dxil] = plan(load_project(str(root)))
     assert spv.name == "shaders/a.hlsl:main[A=1 MODE=1]@spirv" and spv.perm_key == "A=1 MODE=1"
     assert spv.tid == hashlib.sha256(spv.name.encode()).hexdigest()[:16]
-    suffix = hashlib.sha256(b"A=1 MODE=1").hexdigest()[:8]
+    suffix = hashlib.sha256(b"A=1 MODE=1").hexdigest()[:16]   # 64 bits (issue 21 item 9)
     assert spv.outputs == {"binary": str(root / f"out/shaders/a_{suffix}.spv"),
                            "manifest": str(root / f"out/shaders/a_{suffix}.spv.json")}
     assert dxil.outputs["binary"] == str(root / f"out/shaders/a_{suffix}.dxil")
@@ -289,3 +289,75 @@ def test_project_file_is_found_from_a_subdirectory(tmp_path):
     assert load_project(str(root / "shaders")).config_path == str(root / "shaderbuild.toml")
     with pytest.raises(ConfigFileError, match="no shaderbuild.toml"):
         load_project(str(tmp_path))
+
+
+# --- issue 21 item 9: bounded project files -----------------------------------------------------
+
+
+def _plan_in_child(root: Path) -> subprocess.CompletedProcess:
+    """load + plan in a child with 1 GB of address space (the unfixed planner used 3 GB, then crashed)."""
+    script = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+              "from shaderbuild.build.config import ConfigFileError, load_project\n"
+              "from shaderbuild.build.targets import plan\n"
+              "try:\n"
+              f"    print(len(plan(load_project({str(root)!r}))))\n"
+              "except ConfigFileError as e:\n"
+              "    print(e)\n")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+
+def test_deeply_nested_toml_arrays_are_an_error_with_a_line(tmp_path):
+    root = write(tmp_path, BASE + "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    [msg] = errors(root)
+    assert msg == f"{root}/shaderbuild.toml:7: error: (top level): arrays or inline tables nested more than 64 deep"
+
+
+def test_moderately_nested_toml_still_parses(tmp_path):
+    root = write(tmp_path, BASE + 'exclude = ["A=1"]\n[shader.permutations]\nA = {values = [[1][0]]}\n'.replace(
+        "[[1][0]]", "[1, 2]"))
+    assert len(plan(load_project(str(root)))) == 2 * 1      # A=2 only, two backends
+
+
+def test_permutation_count_is_limited_before_expanding(tmp_path):
+    axes = "".join(f"AXIS{i} = [0, 1]\n" for i in range(24))
+    root = write(tmp_path, BASE + "[shader.permutations]\n" + axes)
+    proc = _plan_in_child(root)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"{root}/shaderbuild.toml:7: error: shader[0].permutations: 16777216 permutations (AXIS0(2) x " \
+           in proc.stdout, proc.stdout
+    assert "AXIS9(2)) exceed the limit of 4096 per shader; remove axes or raise max_permutations" in proc.stdout
+    assert all(f"AXIS{i}(2)" in proc.stdout for i in range(24))
+
+
+def test_permutation_limit_is_configurable(tmp_path):
+    axes = "[shader.permutations]\nA = [1, 2, 3]\nB = [1, 2, 3]\nC = [1, 2, 3]\n"
+    root = write(tmp_path, "max_permutations = 20\n" + BASE + axes)
+    [msg] = errors(root)
+    assert "27 permutations (A(3) x B(3) x C(3)) exceed the limit of 20" in msg
+    write(tmp_path, "max_permutations = 27\n" + BASE + axes)
+    assert len(plan(load_project(str(root)))) == 27 * 2
+
+
+@pytest.mark.parametrize("value", ["x y", "a/b", "a\\\\b", "c=d", "tab\\there"])
+def test_permutation_values_cannot_break_names_or_paths(tmp_path, value):
+    root = write(tmp_path, BASE + f'[shader.permutations]\nMODE = ["ok", "{value}"]\n')
+    [msg] = errors(root)
+    assert msg.startswith(f"{root}/shaderbuild.toml:8: error: shader[0].permutations.MODE: invalid permutation "
+                          f"value "), msg
+
+
+@pytest.mark.parametrize(("entry", "path"), [('""', "shader[0].entry"), ('["main", ""]', "shader[0].entry[1]"),
+                                             ('[{name = ""}]', "shader[0].entry[0].name")])
+def test_empty_entry_name_is_reported_at_its_line(tmp_path, entry, path):
+    root = write(tmp_path, BASE + f"entry = {entry}\n")
+    [msg] = errors(root)
+    assert msg.startswith(f"{root}/shaderbuild.toml:7: error: {path}: invalid value ''"), msg
+
+
+def test_file_name_suffixes_do_not_collide_at_2_18_permutations():
+    """The suffix is 64 bits of sha256(key); 32 bits collide among the 2^18 keys of 18 two-value axes."""
+    from shaderbuild.build.targets import digest, permutation_key
+
+    keys = [permutation_key({f"A{i}": str(n >> i & 1) for i in range(18)}) for n in range(1 << 18)]
+    assert len({hashlib.sha256(k.encode()).hexdigest()[:8] for k in keys}) < len(keys)   # why 32 bits failed
+    assert len({digest(k, 16) for k in keys}) == len(keys)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import builtins
 import errno
+import importlib.util
 import io
+import json
 import os
 import signal
 import subprocess
@@ -118,7 +120,8 @@ def test_build_outputs_are_written_only_by_rename_from_a_temp_in_the_same_direct
     monkeypatch.setattr(os, "replace", spy)
     report = run_build(root, fake_compile)
     assert report.ok and report.built
-    produced = {str(p) for p in (root / "out").rglob("*") if p.is_file() and p.name != "lock"}
+    # (.shaderbuild holds the lock and the SQLite database, which commits atomically on its own)
+    produced = {str(p) for p in (root / "out").rglob("*") if p.is_file() and ".shaderbuild" not in p.parts}
     by_dst = {dst: src for src, dst in renames}
     for path in produced:
         assert path in by_dst, f"{path} was not written by rename"
@@ -189,6 +192,16 @@ def test_disk_full_in_cli_build_is_exit_status_1_without_traceback(tmp_path, fau
     err = capsys.readouterr().err
     assert rc == 1
     assert "Traceback" not in err and "No space left on device" in err, err
+    assert str(root / "out") + os.sep in err, "the message must name the file it could not write"
+
+
+def test_disk_full_message_names_the_file_with_a_worker_pool(tmp_path, faulty_writes, capsys):
+    root = project(tmp_path)
+    faulty_writes(root / "out")
+    rc = build_main(["build", str(root), "--quiet", "-j", "2", "--keep-going"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in err and "No space left on device" in err, err
+    assert str(root / "out" / "shaders") + os.sep in err, err
 
 
 def test_disk_full_in_cli_compile(tmp_path, faulty_writes, capsys):
@@ -250,6 +263,32 @@ def test_read_only_output_dir_fails_cleanly_in_cli_build(tmp_path, read_only, ca
     err = capsys.readouterr().err
     assert rc == 1
     assert "Traceback" not in err and ("Permission denied" in err or "read-only" in err), err
+
+
+def test_an_up_to_date_build_succeeds_in_a_read_only_output_dir(tmp_path, read_only, capsys):
+    """Nothing to do needs no write: no lock file, database or index is created or changed
+    (it failed on the lock file before; issue 21, item 13).  `list --status` works too."""
+    root = project(tmp_path)
+    assert run_build(root, fake_compile).ok
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (root / "out").rglob("*") if p.is_file()}
+    read_only(root / "out")
+    rc = build_main(["build", str(root), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 0 and "Traceback" not in err, err
+    after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (root / "out").rglob("*") if p.is_file()}
+    assert after == before
+    assert build_main(["list", str(root), "--status"]) == 0
+    assert "stale" not in capsys.readouterr().out
+
+
+def test_clean_removes_the_lock_file_and_the_state_directory(tmp_path):
+    from shaderbuild.build.clean import clean
+
+    root = project(tmp_path)
+    assert run_build(root, fake_compile).ok
+    clean(load_project(str(root)))
+    assert not (root / "out" / ".shaderbuild").exists(), list((root / "out").rglob("*"))
+    assert run_build(root, fake_compile, wait=False).ok
 
 
 def test_read_only_output_dir_never_corrupts_outputs(tmp_path, read_only):
@@ -428,3 +467,136 @@ def test_lock_excludes_a_second_holder_in_the_same_process(tmp_path):
             ProjectLock(str(state), wait=False).acquire()
     with ProjectLock(str(state), wait=False):
         pass
+
+
+# ---------------------------------------------------------------- killing only the main process (issue 21, item 10)
+
+
+_spec = importlib.util.spec_from_file_location("build_faults", REPO / "bench" / "build_faults.py")
+_faults = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_faults)
+_children, _alive = _faults._children, _faults._alive     # /proc helpers shared with the fault campaign
+
+
+def test_killing_only_the_main_build_process_kills_its_workers_and_frees_the_lock(tmp_path):
+    toml = PROJECT_TOML.format(targets='["spirv", "dxil"]').replace("MODE = [0, 1]", f"MODE = {list(range(10))}")
+    root = make_project(tmp_path / "victim", [], toml)
+    ref = make_project(tmp_path / "ref", [], toml)
+    assert run_build(ref, fake_compile).ok
+    script = (f"import sys; sys.path.insert(0, {str(REPO / 'tests')!r})\n"
+              "from test_build_engine import fake_compile\n"
+              "from shaderbuild.build.config import load_project\n"
+              "from shaderbuild.build.scheduler import build\n"
+              f"build(load_project({str(root)!r}), compile_fn=fake_compile, jobs=2, quiet=True)\n")
+    env = dict(os.environ, FAKE_COMPILE_SLEEP="0.3")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=REPO, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and (len(list((root / "out").rglob("*.json"))) < 2 or len(_children(proc.pid)) < 2):
+            time.sleep(0.01)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2, "the build did not start its pool"
+        proc.kill()                      # the main process only, not its process group
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.02)
+        assert not any(_alive(w) for w in workers), "pool workers outlived the killed build"
+        report = run_build(root, fake_compile, wait=False)   # LockBusy if an orphan still held the lock
+        assert report.ok and report.built
+        assert output_bytes(root / "out") == output_bytes(ref / "out")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_lock_message_names_the_holder_pid_and_command(tmp_path):
+    state = tmp_path / "s"
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time; from shaderbuild.build.lock import ProjectLock\n"
+                               f"l = ProjectLock({str(state)!r}); l.acquire(); print('held', flush=True); "
+                               "time.sleep(60)", "--marker"], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(LockBusy, match=rf"pid {holder.pid}: -c --marker"):
+            ProjectLock(str(state), wait=False).acquire()
+    finally:
+        holder.kill()
+        holder.wait()
+    with ProjectLock(str(state), wait=False):
+        pass
+
+
+def test_workers_watching_a_pipe_exit_when_the_parent_dies(tmp_path):
+    """The portable fallback of PR_SET_PDEATHSIG (macOS, BSD): a thread reading a pipe that only
+    the parent can write to."""
+    script = ("import os, sys, time\n"
+              "from shaderbuild.build import platform\n"
+              "r, w = os.pipe()\n"
+              "pid = os.fork()\n"
+              "if pid == 0:\n"
+              "    platform.watch_pipe(r, w)\n"
+              "    time.sleep(60)\n"
+              "    os._exit(0)\n"
+              "print(pid, flush=True)\n"
+              "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=REPO,
+                            start_new_session=True)
+    try:
+        child = int(proc.stdout.readline())
+        time.sleep(0.3)
+        assert _alive(child), "the watcher exited while its parent lived"
+        proc.kill()
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and _alive(child):
+            time.sleep(0.02)
+        assert not _alive(child)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+# ---------------------------------------------------------------- the build database (issue 21, item 11)
+
+
+def _db_files(root: Path) -> list[Path]:
+    state = root / "out" / ".shaderbuild"
+    return [p for p in (state / "build.db", state / "db.json") if p.exists()]
+
+
+def test_a_structurally_wrong_database_never_crashes_a_build(tmp_path):
+    """Valid JSON of the wrong shape in the (old) JSON database: a traceback on every later build
+    before; now its sound records are imported, the rest rebuild."""
+    root, ref = project(tmp_path), project(tmp_path, "ref")
+    assert run_build(ref, fake_compile).ok
+    assert run_build(root, fake_compile).ok
+    for p in _db_files(root):
+        p.unlink()
+    (root / "out/.shaderbuild/db.json").write_text(json.dumps(
+        {"format": "shaderbuild.db/1", "meta": [], "targets": {"x": 5, "y": {"deps": "no"}}, "blobs": []}))
+    for _ in range(2):
+        report = run_build(root, fake_compile)
+        assert report.ok and not report.mismatches
+    assert output_bytes(root / "out") == output_bytes(ref / "out")
+
+
+def test_a_flipped_digit_in_a_stored_resource_is_not_a_false_mismatch(tmp_path):
+    """A byte flip that keeps the database readable changed a stored register: every later build
+    failed with 'resources differ' before; now the damaged record is detected and rebuilt."""
+    root = project(tmp_path)
+    assert run_build(root, fake_compile).ok
+    [path] = _db_files(root)
+    data = bytearray(path.read_bytes())
+    at = data.index(b'"register":') + len(b'"register":')
+    assert chr(data[at]).isdigit()
+    data[at] = ord("7") if data[at] != ord("7") else ord("8")
+    path.write_bytes(bytes(data))
+    for _ in range(2):
+        report = run_build(root, fake_compile)
+        assert report.ok and not report.mismatches, report.mismatches

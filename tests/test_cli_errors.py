@@ -90,3 +90,16 @@ def test_usage_error_exits_1(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "the following arguments are required: -T" in proc.stderr
+
+
+@pytest.mark.parametrize("extra", [
+    pytest.param(("-fvk-u-shift", "4294967296", "0"), id="shift"),
+    pytest.param(("-fvk-u-shift", "1", "4294967296"), id="shift_space"),
+    pytest.param(("-fvk-bind-register", "u0", "0", "4294967296", "0"), id="bind_register"),
+])
+def test_vulkan_shifts_past_32_bits_are_refused(tmp_path, extra):
+    """Issue 21 item 8: a shift of 2^32 used to wrap every binding silently."""
+    proc = run_compile(tmp_path, GOOD, *extra)
+    assert proc.returncode == 1, proc.stderr
+    assert "out of range (0 to 4294967295)" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out.bin").exists()

@@ -242,3 +242,39 @@ def test_packing_of_disjoint_elements_and_same_named_halves_passes():
     check._check_packing([_sig("A", 0, 0, cols=2), _sig("B", 0, 2, cols=2), _sig("C", 1, 0, rows=2)], "VSOut")
     check._check_packing([_sig("A", 0, 0, cols=2), _sig("A", 0, 1, cols=2)], "VSOut")   # one name: not an overlap
     check._check_packing([_sig("A", 0, 0, cols=2), _sig("B", 0, 2, cols=2, interp=1)], "VSIn")   # not interpolated
+
+
+# ---- which checks run: the SSA-form check under --validate / SHADERBUILD_VALIDATE=1 only (the
+# test suite sets it, conftest.py; it costs 2-5% of a warm compile), the rest always
+
+def _compile_counting(monkeypatch, tmp_path, cli_args: list[str]) -> dict[str, int]:
+    """Compile a small compute shader through the CLI; how often each function check ran."""
+    from shaderbuild.cli import main
+
+    seen = {"_check_ssa": 0, "_check_instructions": 0}
+
+    def counting(name: str):
+        real = getattr(check, name)
+
+        def run(f) -> None:
+            seen[name] += 1
+            real(f)
+        return run
+
+    for name in seen:
+        monkeypatch.setattr(check, name, counting(name))
+    src = tmp_path / "k.hlsl"
+    src.write_text("RWStructuredBuffer<uint> o : register(u0);\n"
+                   "[numthreads(1, 1, 1)] void main(uint3 t : SV_DispatchThreadID) { o[t.x] = t.x * 2; }\n")
+    assert main(["compile", str(src), "-T", "cs_6_0", "-o", str(tmp_path / "k.dxil"), *cli_args]) == 0
+    return seen
+
+
+def test_ssa_check_runs_under_validate(monkeypatch, tmp_path):
+    monkeypatch.delenv("SHADERBUILD_VALIDATE", raising=False)
+    assert _compile_counting(monkeypatch, tmp_path, ["--validate"]) == {"_check_ssa": 1, "_check_instructions": 1}
+
+
+def test_plain_compile_checks_instructions_but_not_ssa(monkeypatch, tmp_path):
+    monkeypatch.delenv("SHADERBUILD_VALIDATE", raising=False)
+    assert _compile_counting(monkeypatch, tmp_path, []) == {"_check_ssa": 0, "_check_instructions": 1}

@@ -60,6 +60,12 @@ def double_plus_one_module(sm=(6, 0)) -> ir.Module:
 
 
 def compile_ir(module: ir.Module, profile: str, **kw):
+    """compile_dxil after the shared polyfills the backend asks for (the compile pipeline runs them)."""
+    from shaderbuild_dxil.polyfills import POLYFILLED
+
+    from shaderbuild.passes import polyfill
+
+    polyfill.run(module, POLYFILLED)
     return compile_dxil(module, CompileOptions(profile=profile, target="dxil", **kw))
 
 

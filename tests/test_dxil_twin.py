@@ -41,7 +41,8 @@ def test_cbuffer_bytes_move_from_std140_to_d3d_rows():
 
 
 def test_a_wrong_lavapipe_result_is_a_deferred_dxil_bug():
-    """run_twin compares every writable resource: feed it a 'lavapipe' result the DXIL run cannot match."""
+    """run_twin compares every writable resource, of the interpreter run and of the run through dxil-spirv on
+    lavapipe: feed it a 'lavapipe' result neither DXIL run can match."""
     res = R.compile_hlsl(SRC)
     twin = R.dxil_twin(SRC)
     specs = {"CB": R.uniform(_words(1.0, 0, 0, 0, 2.0, 3.0, 0, 0, 4.0, 5.0, 0, 0)), "Out": R.storage(R.sentinel(2))}
@@ -50,7 +51,8 @@ def test_a_wrong_lavapipe_result_is_a_deferred_dxil_bug():
     assert R.take_deferred() == []                    # right answer: 1 + 3, 1 + 5
     dxil_run.run_twin(res, twin, specs, {"Out": _words(4.0, 7.0)}, (1, 1, 1), b"", "main", 0.0)
     bugs = R.take_deferred()
-    assert len(bugs) == 1 and isinstance(bugs[0], R.DxilBug) and "word 1" in str(bugs[0])
+    assert len(bugs) == 2 and all(isinstance(b, R.DxilBug) and "word 1" in str(b) for b in bugs)
+    assert sorted("dxil-spirv" in str(b) for b in bugs) == [False, True]
 
 
 def test_exclusions_must_be_listed():
@@ -58,8 +60,11 @@ def test_exclusions_must_be_listed():
         dxil_run.NotExecutable("no-such-reason")
     res, twin = R.compile_hlsl(SRC), R.dxil_twin(SRC)
     before = dxil_run.NOT_RUN.get("thread-order", 0)
-    dxil_run.run_twin(res, twin, {}, {}, (1, 1, 1), b"", "main", 0.0, skip="thread-order")
+    specs = {"CB": R.uniform(_words(1.0, 0, 0, 0, 2.0, 3.0, 0, 0, 4.0, 5.0, 0, 0)), "Out": R.storage(R.sentinel(2))}
+    R.take_deferred()
+    dxil_run.run_twin(res, twin, specs, {"Out": _words(4.0, 6.0)}, (1, 1, 1), b"", "main", 0.0, skip="thread-order")
     assert dxil_run.NOT_RUN["thread-order"] == before + 1
+    assert R.take_deferred() == []      # the run through dxil-spirv on lavapipe is not a serial interpreter
     dxil_run.NOT_RUN["thread-order"] = before       # the summary counts the corpus, not this probe
     if not before:
         del dxil_run.NOT_RUN["thread-order"]
@@ -77,3 +82,21 @@ def test_twin_compile_failure_is_deferred_not_raised():
     R.take_deferred()
     bad = R.dxil_twin("[numthreads(1,1,1)] void main() { undefined_function(); }")
     assert bad is None and isinstance(R.take_deferred()[0], R.DxilBug)
+
+
+PS_RED = "float4 main(float4 p : SV_Position) : SV_Target { return float4(1, 0, 0, 1); }"
+
+
+@pytest.mark.vulkan
+def test_a_wrong_pixel_of_the_dxil_draw_is_a_deferred_dxil_bug(vk):
+    """draw_twin draws again from the DXIL twins through dxil-spirv: the SPIR-V draw's pixels pass, a
+    changed pixel is a DxilBug naming it."""
+    vs, ps = R.build(R.FULLSCREEN_VS, "main", "vs_6_0"), R.build(PS_RED, "main", "ps_6_0")
+    red = bytes([255, 0, 0, 255]) * 4
+    R.take_deferred()
+    dxil_run.draw_twin(vs, ps, "main", "main", {}, 2, 2, None, 3, [red], {})
+    assert R.take_deferred() == []
+    wrong = red[:4] + bytes([0, 255, 0, 255]) + red[8:]
+    dxil_run.draw_twin(vs, ps, "main", "main", {}, 2, 2, None, 3, [wrong], {})
+    bugs = R.take_deferred()
+    assert len(bugs) == 1 and "pixel (1, 0)" in str(bugs[0])

@@ -172,3 +172,29 @@ def test_known_findings_have_open_regression_tests() -> None:
         name, target = m.groups()
         targets = reg.TARGETS if target == "*" else (target,)
         assert any((name, t) in open_ids for t in targets), f"{pattern!r}: {test_id} is not an open regression"
+
+
+RESOURCE_INPUTS = 60     # special files, huge includes, deep nesting (issue 21), both backends, validated
+
+
+def test_resource_limit_batch(tmp_path) -> None:
+    """Special files, huge includes and deep nesting: a valid binary or a located error, never a
+    hang, crash or traceback (the pool's per-input timeout and 3 GB worker limit apply)."""
+    from fuzz import resources
+
+    inputs = list(resources.make_inputs(RESOURCE_INPUTS, SEED, tmp_path / "scratch"))
+    kinds = {job.origin.split()[1] for job in inputs}
+    assert kinds == set(resources.GENERATORS)
+    run_batch(inputs)
+
+
+def test_resource_generators_reach_past_every_limit(tmp_path) -> None:
+    """The batch is only meaningful if it crosses the limits it targets."""
+    from fuzz import resources
+
+    labels = [job.origin.split()[2] for job in resources.make_inputs(300, SEED, tmp_path / "scratch")]
+    depths = [int(lbl.rsplit("_", 1)[1]) for lbl in labels if lbl.rsplit("_", 1)[-1].isdigit()
+              and not lbl.startswith(("big", "identifier"))]
+    assert max(depths) > 1000 and min(depths) < 128
+    assert {"fifo", "dir", "zero", "urandom"} <= set(labels)
+    assert "self_include" in labels and any(lbl.startswith("identifier_3") for lbl in labels)

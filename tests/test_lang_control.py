@@ -295,7 +295,7 @@ SV_TYPES = {
 }
 
 
-@pytest.mark.parametrize("backend", ["spirv", "dxil"])
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
 @pytest.mark.parametrize("name", sorted(SV_TYPES))
 def test_entry_system_value_types(name, backend):
     """System values declared with fewer components or signed types, numthreads from constant expressions."""

@@ -109,7 +109,7 @@ void main() {
 """
 
 
-@pytest.mark.parametrize("backend, want", [("spirv", [1, 3]), ("dxil", [2, 3])])
+@pytest.mark.parametrize("backend, want", [("spirv", [1, 3]), ("dxil", [2, 3]), ("dxil-vk", [2, 3])])
 def test_spirv_macro_only_for_spirv(backend, want):
     """DXC defines __spirv__ only when generating SPIR-V."""
     assert run_backend(backend, SPIRV_MACRO, {"Out": ("uint", 2)})["Out"] == want

@@ -323,3 +323,189 @@ def test_bom_in_text_argument_and_first_line_column() -> None:
 
 def test_lone_cr_line_endings_do_not_crash() -> None:
     assert_clean(compile_text(main_with("O[0] = 1;").replace("\n", "\r")))
+
+
+# ---------------------------------------------------------------- issue 21 item 7: one nesting limit
+
+
+CALL_HEAD = "RWStructuredBuffer<float> O : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n"
+DEEPER = 5000    # far beyond the compiler's recursion headroom without a parser limit
+
+
+@pytest.mark.parametrize("expr", [
+    pytest.param("abs(" * DEEPER + "1.0" + ")" * DEEPER, id="intrinsic_calls"),
+    pytest.param("float(" * DEEPER + "1" + ")" * DEEPER, id="constructors"),
+    pytest.param("float2(" * DEEPER + "1.0" + ", 1.0).x" * DEEPER, id="vector_constructors"),
+    pytest.param("1.0" + ".x" * DEEPER, id="member_chain"),
+])
+def test_deep_calls_stop_at_the_nesting_limit_at_the_construct(expr: str) -> None:
+    """Calls and constructors count like parentheses: a located 'nesting too deep' on line 4, not a
+    generic recursion error at 1:1."""
+    res = compile_file("deep.hlsl", CompileOptions(target="spirv"), text=CALL_HEAD + f"O[0] = {expr};\n}}\n")
+    d = assert_located_error(res, r"nesting too deep \(limit \d+\)", line=4)
+    assert d.loc.col > 100, d.loc      # at the construct past the limit, not at the statement
+
+
+def test_moderate_call_nesting_compiles() -> None:
+    res = compile_text(CALL_HEAD + "O[0] = " + "abs(" * 60 + "1.0" + ")" * 60 + ";\n}\n")
+    assert res.ok, [d.message for d in res.diagnostics]
+    res = compile_text(CALL_HEAD + "O[0] = " + "float2(" * 40 + "1.0" + ", 1.0).x" * 40 + ";\n}\n")
+    assert res.ok, [d.message for d in res.diagnostics]
+
+
+def test_identifier_length_limit_is_a_located_error() -> None:
+    """300K characters once crashed the SPIR-V builder (a string longer than 65535 words)."""
+    res = compile_text(CALL_HEAD + "float " + "a" * 300_000 + " = 1; O[0] = 1;\n}\n")
+    assert_located_error(res, r"identifier is too long .*limit", line=4, col=7)
+
+
+# ---------------------------------------------------------------- issue 21 item 8: 32-bit registers
+
+
+def _two_buffers(first: str) -> str:
+    return (f"RWStructuredBuffer<int> A : register({first});\nRWStructuredBuffer<int> C : register(u0);\n"
+            "[numthreads(1, 1, 1)]\nvoid main() { A[0] = 1; C[0] = 2; }\n")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize(("first", "pattern", "col"), [
+    pytest.param("u4294967296", r"register number 4294967296 is out of range", 38, id="register_2_32"),
+    pytest.param("u0, space4294967296", r"register space number 4294967296 is out of range", 42, id="space_2_32"),
+    pytest.param("u18446744073709551616", r"register number \d+ is out of range", 38, id="register_2_64"),
+])
+def test_register_numbers_past_32_bits_are_located_errors(target: str, first: str, pattern: str, col: int) -> None:
+    """u4294967296 used to wrap to Vulkan binding 0 (colliding with C, while the manifest said 4294967296)
+    and crash the DXIL container writer."""
+    assert_located_error(compile_text(_two_buffers(first), target=target), pattern, line=1, col=col)
+
+
+def test_register_u_max_compiles_for_dxil() -> None:
+    """2^32 - 1 itself is a valid register."""
+    res = compile_text(_two_buffers("u4294967295"), target="dxil")
+    assert res.ok, [d.message for d in res.diagnostics]
+
+
+@pytest.mark.parametrize("src", [
+    pytest.param("RWStructuredBuffer<int> A[4] : register(u4294967294);\n"
+                 "[numthreads(1, 1, 1)]\nvoid main() { A[0][0] = 1; }\n", id="array_past_the_end"),
+    pytest.param("[[vk::binding(4294967296, 0)]] RWStructuredBuffer<int> A;\n"
+                 "[numthreads(1, 1, 1)]\nvoid main() { A[0] = 1; }\n", id="vk_binding_attribute"),
+])
+def test_register_ranges_past_32_bits_are_located_errors(src: str) -> None:
+    assert_located_error(compile_text(src), r"past register|outside the 32-bit range", line=1)
+
+
+def test_shifted_binding_past_32_bits_is_an_error() -> None:
+    from shaderbuild.options import BindingShift
+
+    res = compile_text(_two_buffers("u4294967295"), binding_shifts=[BindingShift("u", 1, None)])
+    assert_located_error(res, r"descriptor set 0 binding 4294967296, outside the 32-bit range", line=1)
+
+
+# ---------------------------------------------------------------- issue 21 item 5: special files
+
+
+def _special(tmp_path, kind: str) -> str:
+    import os
+
+    if kind == "fifo":
+        path = tmp_path / "pipe.hlsli"
+        os.mkfifo(path)
+        return str(path)
+    if kind == "directory":
+        (tmp_path / "dir.hlsli").mkdir()
+        return str(tmp_path / "dir.hlsli")
+    return kind          # /dev/zero, /dev/urandom
+
+
+def _compile_process(tmp_path, source: str):
+    """In a child with 1 GB of address space and a timeout: the unfixed reader grew without bound
+    (/dev/zero) or blocked forever (a FIFO)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    try:
+        return subprocess.run([sys.executable, "-m", "shaderbuild", "compile", source, "-T", "cs_6_0", "-spirv",
+                               "-o", str(tmp_path / "out.spv")], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=30, preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"compiling {source} hung")
+
+
+SPECIAL = ["/dev/zero", "/dev/urandom", "fifo", "directory"]
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_special_file_as_the_main_file_is_refused_at_once(tmp_path, kind: str) -> None:
+    path = _special(tmp_path, kind)
+    proc = _compile_process(tmp_path, path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(rf"cannot open '{re.escape(path)}': is a (device|FIFO|directory), not a regular file",
+                     proc.stderr), proc.stderr
+    assert not (tmp_path / "out.spv").exists()
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_special_file_as_an_include_is_a_located_error(tmp_path, kind: str) -> None:
+    path = _special(tmp_path, kind)
+    (tmp_path / "main.hlsl").write_text(f'\n#include "{path}"\n' + main_with("O[0] = 1;"))
+    proc = _compile_process(tmp_path, "main.hlsl")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(r"^main\.hlsl:2:10: error: cannot read '.*': is a (device|FIFO|directory), not a regular file$",
+                     proc.stderr, re.M), proc.stderr
+
+
+# ---------------------------------------------------------------- issue 21 item 6: total included text
+
+
+def test_self_include_of_a_large_header_stops_at_the_total_text_limit(tmp_path) -> None:
+    """A self-include plus a 1 MiB include used to be processed 64 times (the include depth);
+    the total counts every inclusion, so it stops after 16 MiB, at the #include."""
+    import time
+
+    (tmp_path / "big.hlsli").write_text("//" + "x" * (1 << 20) + "\n")
+    (tmp_path / "self.hlsl").write_text('#include "big.hlsli"\n#include "self.hlsl"\n' + main_with("O[0] = 1;"))
+    start = time.perf_counter()
+    res = compile_file(str(tmp_path / "self.hlsl"), CompileOptions(target="spirv"))
+    assert_located_error(res, r"preprocessed text is too large \(over 16777216 bytes .*--max-preprocessed-bytes",
+                         file="self.hlsl")
+    assert time.perf_counter() - start < 30
+
+
+def test_total_text_limit_is_an_option(tmp_path) -> None:
+    (tmp_path / "a.hlsli").write_text("#define A 1\n" + "// padding\n" * 100)
+    src = '#include "a.hlsli"\n' * 3 + main_with("O[0] = A;")
+    (tmp_path / "m.hlsl").write_text(src)
+    ok = compile_file(str(tmp_path / "m.hlsl"), CompileOptions(target="spirv"))
+    assert ok.ok, [d.message for d in ok.diagnostics]
+    small = CompileOptions(target="spirv", max_preprocessed_bytes=len(src) + 2 * 1200)
+    assert_located_error(compile_file(str(tmp_path / "m.hlsl"), small), r"preprocessed text is too large", line=3)
+
+
+def test_max_preprocessed_bytes_flag(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "m.hlsl").write_text(main_with("O[0] = 1;"))
+    cmd = [sys.executable, "-m", "shaderbuild", "compile", "m.hlsl", "-T", "cs_6_0", "-spirv", "-o", "o.spv"]
+    assert subprocess.run(cmd, cwd=tmp_path, capture_output=True, timeout=60).returncode == 0
+    proc = subprocess.run([*cmd, "--max-preprocessed-bytes", "10"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1 and "preprocessed text is too large (over 10 bytes" in proc.stderr, proc.stderr
+
+
+def test_deep_call_chain_is_a_located_error_not_a_false_recursion() -> None:
+    """3,000 functions each calling the previous one (no recursion): SPIR-V compiles it; the DXIL
+    backend, which inlines every call, used to say "recursive call of 'f2936'" without a location."""
+    n = 3000
+    fns = "float f0(float x) { return x + 1.0; }\n" + "".join(
+        f"float f{i}(float x) {{ return f{i - 1}(x) * 0.5; }}\n" for i in range(1, n))
+    src = "RWStructuredBuffer<float> O : register(u0);\n" + fns + \
+        f"[numthreads(1, 1, 1)]\nvoid main() {{ O[0] = f{n - 1}(1.0); }}\n"
+    assert compile_text(src).ok
+    d = assert_located_error(compile_text(src, target="dxil"), r"more than \d+ nested calls")
+    assert "recursive" not in d.message

@@ -481,7 +481,7 @@ def _int_cases():
          lambda v: int((v - 20) * 0.75) & 0xFFFFFFFF),
         ("bool", lambda x: conv(conv(bin("bitand", x, u(3)), BOOL), UINT), lambda v: int(v & 3 != 0)),
         ("select", lambda x: sel(bin("lt", x, u(10)), u(111), x), lambda v: 111 if v < 10 else v),
-        ("asuint", lambda x: intr("asuint", UINT, conv(x, FLOAT)), lambda v: words(struct.pack("<f", v))[0]),
+        ("asuint", lambda x: Bitcast(conv(x, FLOAT), UINT), lambda v: words(struct.pack("<f", v))[0]),
         ("f16", lambda x: intr("f32tof16", UINT, bin("add", conv(x, FLOAT), f(0.5))),
          lambda v: struct.unpack("<H", struct.pack("<e", v + 0.5))[0]),
         ("f16rt", lambda x: conv(intr("f16tof32", FLOAT, intr("f32tof16", UINT, conv(x, FLOAT))), UINT),
@@ -578,9 +578,9 @@ def test_byte_address_buffers(vk, env):
     src = resource("Src", "ByteAddressBuffer", None, 0, 0)
     dst = resource("Dst", "RWByteAddressBuffer", None, 0, 1)
     tid, x = tid_x()
-    v2 = intr("Load2", U2, ref(src), bin("mul", x, u(8)))
+    v2 = intr("Load", U2, ref(src), bin("mul", x, u(8)))
     body = [
-        ev(intr("Store2", VOID, ref(dst), bin("mul", x, u(8)), bin("add", v2, cvec(UINT, 1, 2)))),
+        ev(intr("Store", VOID, ref(dst), bin("mul", x, u(8)), bin("add", v2, cvec(UINT, 1, 2)))),
         ev(intr("InterlockedAdd", UINT, ref(dst), u(8 * 16), u(1))),
     ]
     m = compute_module(body, [src, dst], inputs=[tid], numthreads=(16, 1, 1))

@@ -20,6 +20,7 @@ from irbuild import (
     If,
     IOInfo,
     Matrix,
+    Select,
     Storage,
     Struct,
     StructField,
@@ -182,7 +183,7 @@ def test_all_intrinsics_in_the_table_that_compute_allows_validate(env):
         intr("modf", FLOAT, fx, ref(ip)), intr("frexp", FLOAT, fx, ref(ex)),
         intr("determinant", FLOAT, mat), intr("transpose", M, mat), intr("mul", M, mat, mat),
         intr("abs", M, mat), intr("lit", F4, fx, fx, fx), intr("asdouble", DOUBLE, x, x),
-        intr("isinf", BOOL, fx), intr("select", FLOAT, bin("lt", fx, f(1.0)), fx, f(2.0)),
+        intr("isinf", BOOL, fx), Select(bin("lt", fx, f(1.0)), fx, f(2.0), FLOAT),
     ]
     body = [ev(intr("sincos", VOID, fx, ref(s), ref(c)))]
     for k, v in enumerate(vals_f):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -337,6 +338,20 @@ def test_text_mode_prints_errors_and_keeps_running(project: Path):
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
     assert proc.stdout.read() == ""
+
+
+def test_deleting_the_project_directory_stops_the_watcher_with_an_error(project: Path):
+    """It kept running, watching nothing (issue 21, item 13)."""
+    w = WatchProcess(project)
+    try:
+        w.until("ready")
+        shutil.rmtree(project)
+        events = w.until("stopped")
+        assert any(e["event"] == "error" and "was deleted" in e["message"] for e in events), events
+        assert w.proc.wait(timeout=10) == 1
+        assert "Traceback" not in "".join(w.stderr)
+    finally:
+        w.stop()
 
 
 def test_no_project_is_an_error(tmp_path: Path):

@@ -20,7 +20,7 @@ _EXPORTS = {
     "load_project": "config", "Project": "config", "ConfigFileError": "config", "ConfigError": "config",
     "plan": "targets", "select": "targets", "Target": "targets", "permutation_key": "targets",
     "build": "scheduler", "is_up_to_date": "scheduler",
-    "BuildReport": "report", "BuildDB": "cache", "Status": "deps",
+    "BuildReport": "report", "BuildDB": "database", "Status": "deps",
     "explain": "explain", "clean": "clean",
     "dependencies": "query", "affected": "query", "all_outputs": "query",
 }

@@ -1,10 +1,8 @@
-"""The build database and cache keys.
+"""Cache keys and the state directory (the build database itself is database.py).
 
-One JSON file, `<output_dir>/.shaderbuild/db.json`, replaced atomically.  Per
-target it records the key's parts, every dependency the preprocessor read
-(path, mtime_ns, size, inode, sha256) and every output (same).  A record is only
-added after its outputs are in place, so a killed build loses at most the records
-of targets it finished since the last flush; they rebuild next time.
+Per target the database records the key's parts, every dependency the preprocessor
+read (path, mtime_ns, size, inode, sha256) and every output (same).  A record is only
+added after its outputs are in place.
 
 Cache key = sha256(config digest, sorted (dependency, sha256) pairs), where the
 config digest covers the compile options (defines included), the compiler
@@ -20,11 +18,8 @@ import os
 
 from .. import __version__ as COMPILER_VERSION
 from ..options import CompileOptions
-from .outputs import atomic_write
 
-DB_FORMAT = "shaderbuild.db/1"
 STATE_DIR = ".shaderbuild"
-DB_FILE = "db.json"
 
 
 def state_dir(output_dir: str) -> str:
@@ -113,67 +108,10 @@ def plugin_fingerprint() -> tuple:
     return tuple(sorted((ep.name, ep.value, ep.dist_name, ep.dist_version) for ep in entry_points(ENTRY_POINT_GROUP)))
 
 
-class BuildDB:
-    """The persistent record of what was built from what."""
+def __getattr__(name: str):
+    """`cache.BuildDB` moved to database.py (SQLite); kept importable from here."""
+    if name == "BuildDB":
+        from .database import BuildDB
 
-    def __init__(self, output_dir: str, root: str) -> None:
-        self.output_dir = output_dir
-        self.root = root
-        self.path = os.path.join(state_dir(output_dir), DB_FILE)
-        self.targets: dict[str, dict] = {}
-        self.blobs: dict[str, dict] = {}
-        self.meta: dict = {}
-        self.dirty = False
-        self.load_warning: str | None = None
-
-    @classmethod
-    def load(cls, output_dir: str, root: str) -> BuildDB:
-        """`root` (the project directory) anchors the relative paths stored in records."""
-        db = cls(output_dir, root)
-        try:
-            with open(db.path, "rb") as f:
-                data = json.loads(f.read())
-        except FileNotFoundError:
-            return db
-        except (OSError, ValueError) as exc:
-            db.load_warning = f"build database {db.path} is unreadable ({exc}); rebuilding everything"
-            return db
-        if not isinstance(data, dict) or data.get("format") != DB_FORMAT:
-            db.load_warning = f"build database {db.path} has an unknown format; rebuilding everything"
-            return db
-        db.targets = data.get("targets", {})
-        db.blobs = data.get("blobs", {})
-        db.meta = data.get("meta", {})
-        return db
-
-    def save(self) -> None:
-        data = {"format": DB_FORMAT, "meta": self.meta, "targets": self.targets, "blobs": self.blobs}
-        atomic_write(self.path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
-        self.dirty = False
-
-    def plugin_versions(self) -> dict[str, str]:
-        """Backend versions for keys; loads the plugins only when the installed set changed."""
-        fp = [list(row) for row in plugin_fingerprint()]
-        cached = self.meta.get("plugins")
-        if cached and cached.get("fingerprint") == fp:
-            return cached["versions"]
-        from ..plugin import get_host
-
-        versions = get_host().backend_versions()
-        self.meta["plugins"] = {"fingerprint": fp, "versions": versions}
-        self.dirty = True
-        return versions
-
-    def rel(self, path: str) -> str:
-        return portable(path, self.root)
-
-    def abs(self, path: str) -> str:
-        return os.path.normpath(os.path.join(self.root, path))
-
-    def put(self, tid: str, record: dict) -> None:
-        self.targets[tid] = record
-        self.dirty = True
-
-    def drop(self, tid: str) -> None:
-        if self.targets.pop(tid, None) is not None:
-            self.dirty = True
+        return BuildDB
+    raise AttributeError(name)

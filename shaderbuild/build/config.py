@@ -13,7 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from ..options import CompileOptions
+from ..options import MAX_REGISTER, CompileOptions
 from .distributed_config import CACHE_SCHEMA, EXECUTOR_SCHEMA
 from .schema import (
     IDENT_RE,
@@ -48,6 +48,12 @@ LAYOUTS = ("mirror", "flat", "by-backend")
 PROFILE_PATTERN = r"^(cs|vs|ps)_6_[0-8]$"
 _OPTION_FIELDS = set(CompileOptions._fields)
 _RULE_TOKEN_RE = re.compile(r"^(!)?([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$")
+_FUNCTION_NAME = Str(r"^[A-Za-z_][A-Za-z0-9_]*$", "an HLSL function name")
+# Permutation values appear in target names ('[A=1 B=2]'), rules and -D: no '=', spaces,
+# path separators or control characters, so a name always splits back into its values.
+_PERM_VALUE_BAD = re.compile(r"[=\s/\\\x00-\x1f\x7f]")
+DEFAULT_MAX_PERMUTATIONS = 4096   # per shader; `max_permutations` in the project file
+MAX_TOML_NESTING = 64             # arrays/inline tables; deeper input exhausts tomllib's recursion
 
 
 # --- backend options: TOML key -> (spec, CompileOptions field) ------------------------------
@@ -64,8 +70,8 @@ _SHIFTS = OneOf(
     what="a table {t = 200, ...} or an array of {class, shift, space} tables",
 )
 
-_BIND_REGISTER = Table({"class": Enum(*_SHIFT_CLASSES), "register": Int(0), "space": Int(0), "binding": Int(0),
-                        "set": Int(0)}, required=("class", "register", "space", "binding", "set"))
+_BIND_REGISTER = Table({"class": Enum(*_SHIFT_CLASSES), "register": Int(0, MAX_REGISTER), "space": Int(0, MAX_REGISTER),
+                        "binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)}, required=("class", "register", "space", "binding", "set"))
 
 # Options valid at every settings level: TOML key -> (spec, CompileOptions field).
 COMMON_OPTIONS: dict[str, tuple[Spec, str]] = {
@@ -73,6 +79,8 @@ COMMON_OPTIONS: dict[str, tuple[Spec, str]] = {
     "enable_16bit_types": (Bool(), "enable_16bit_types"),
     "row_major": (Bool(), "row_major"),
     "auto_binding_space": (Int(0, 1 << 16), "auto_binding_space"),
+    "rootsig_define": (Str(r"^[A-Za-z_][A-Za-z0-9_]*$", "expected a macro name"), "rootsig_define"),
+    "rootsig_version": (Enum("1.0", "1.1"), "rootsig_version"),
 }
 
 BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
@@ -84,11 +92,12 @@ BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
         "use_dx_position_w": (Bool(), "vk_use_dx_position_w"),
         "auto_shift_bindings": (Bool(), "vk_auto_shift_bindings"),
         "bind_registers": (ArrayOf(_BIND_REGISTER), "vk_bind_registers"),
-        "bind_globals": (Table({"binding": Int(0), "set": Int(0)}, required=("binding", "set")), "vk_bind_globals"),
+        "bind_globals": (Table({"binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)}, required=("binding", "set")), "vk_bind_globals"),
     },
     "dxil": {
         "shader_model": (Str(r"^6[._][0-8]$", "expected 6.0 .. 6.8"), "profile"),
         "hash": (Enum("bypass", "retail"), "dxil_hash"),
+        "strip_root_signature": (Bool(), "strip_root_signature"),
     },
 }
 
@@ -125,11 +134,12 @@ _PERM_VALUES = OneOf(
 
 def build_schema(backends: list[str]) -> Table:
     settings = _settings_fields(backends)
-    entry = Table({**settings, "name": Str(r"^[A-Za-z_][A-Za-z0-9_]*$", "an HLSL function name")}, required=("name",))
+    entry = Table({**settings, "name": _FUNCTION_NAME}, required=("name",))
     shader = Table({
         **settings,
         "files": StrList(),
-        "entry": OneOf((str, Str()), (list, ArrayOf(OneOf((str, Str()), (dict, entry), what="a name or a table"))),
+        "entry": OneOf((str, _FUNCTION_NAME),
+                       (list, ArrayOf(OneOf((str, _FUNCTION_NAME), (dict, entry), what="a name or a table"))),
                        what="an entry name, or an array of names or {name = ...} tables"),
         "permutations": TableOf(_PERM_VALUES, IDENT_RE, "define names are identifiers"),
         "exclude": StrList(),
@@ -141,6 +151,7 @@ def build_schema(backends: list[str]) -> Table:
         **settings,
         "output_dir": Str(),
         "layout": Enum(*LAYOUTS),
+        "max_permutations": Int(1, 1 << 20),
         "shader": ArrayOf(shader),
         "executor": EXECUTOR_SCHEMA,
         "cache": CACHE_SCHEMA,
@@ -287,6 +298,10 @@ def load_project(start: str, *, output_dir: str | None = None) -> Project:
                 e.line = locator.line_of(e.path)
         return ConfigFileError(errors)
 
+    deep = _too_deep(text)
+    if deep is not None:
+        raise ConfigFileError([ConfigError((), f"arrays or inline tables nested more than {MAX_TOML_NESTING} deep",
+                                           deep, config_path)])
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -368,6 +383,9 @@ def _build_model(data: dict, root: str, config_path: str, locator: KeyLocator, o
         base = top.merged(_settings(sd, root, spath, errs))
         entries = _entries(sd, base, root, spath, errs)
         perms = _perm_dims(sd.get("permutations", {}), spath + ("permutations",), err)
+        if not _permutation_count_ok(perms, sd, data.get("max_permutations", DEFAULT_MAX_PERMUTATIONS),
+                                     spath + ("permutations",), err):
+            perms = []
         names = {d.name for d in perms}
         rules = {key: [_parse_rule(text, names, spath + (key, j), err) for j, text in enumerate(sd.get(key, []))]
                  for key in ("exclude", "only", "include")}
@@ -409,6 +427,11 @@ def _perm_dims(table: dict, path: tuple, err) -> list[PermDim]:
         raw_values, optional = (spec, False) if isinstance(spec, list) else (spec["values"], spec.get("optional", False))
         scratch: Errs = []
         values = [define_value(v, path + (name,), scratch) for v in raw_values]
+        bad = [v for v in values if v is not None and _PERM_VALUE_BAD.search(v)]
+        if bad:
+            err(path + (name,), f"invalid permutation value {bad[0]!r}: values may not contain '=', spaces, "
+                                f"path separators or control characters")
+            continue
         if not raw_values and not optional:
             err(path + (name,), "a permutation needs at least one value")
             continue
@@ -417,6 +440,50 @@ def _perm_dims(table: dict, path: tuple, err) -> list[PermDim]:
             continue
         dims.append(PermDim(name, ((None,) if optional else ()) + tuple(values)))
     return dims
+
+
+def _permutation_count_ok(dims: list[PermDim], sd: dict, limit: int, path: tuple, err) -> bool:
+    """The matrix size, computed before anything is expanded (24 two-value axes once took 3 GB)."""
+    count = 1
+    for d in dims:
+        count *= len(d.values)
+    count += len(sd.get("include", []))
+    if count <= limit:
+        return True
+    axes = " x ".join(f"{d.name}({len(d.values)})" for d in dims)
+    err(path, f"{count} permutations ({axes}) exceed the limit of {limit} per shader; "
+              f"remove axes or raise max_permutations")
+    return False
+
+
+def _too_deep(text: str) -> int | None:
+    """The line where arrays/inline tables nest deeper than MAX_TOML_NESTING (strings and comments
+    skipped roughly: this only has to find absurd nesting before tomllib recurses into it)."""
+    depth, line, quote = 0, 1, ""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_TOML_NESTING:
+                return line
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def _parse_rule(text: str, names: set[str], path: tuple, err) -> Rule | None:

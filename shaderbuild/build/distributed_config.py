@@ -12,9 +12,11 @@ opening the executor they describe.
     dir = "~/.cache/shaderbuild"   # optional local content-addressed cache
     shared = "redis://cache:6379/0"  # or a directory (network share)
     mode = "read"                  # "read" (developers) or "read-write" (CI)
+    key_file = "~/.config/shaderbuild/cache.key"   # the HMAC key (or $SHADERBUILD_CACHE_KEY)
 
 The command line wins: `--executor local|dask[=ADDRESS]`, `--cache DIR|URL|off`,
-`--cache-mode read|read-write`.  This module imports only the schema validators;
+`--cache-mode read|read-write` (or $SHADERBUILD_CACHE_MODE), `--cache-key-file PATH`.
+Without a key the cache is not used at all (cache_auth.py, docs/RELIABILITY.md).  This module imports only the schema validators;
 Dask and Redis are imported when an executor is actually opened.
 """
 
@@ -47,6 +49,7 @@ CACHE_SCHEMA = Table({
     "dir": Str(),
     "shared": Str(),
     "mode": Enum(*CACHE_MODES),
+    "key_file": Str(),
 })
 
 
@@ -64,6 +67,7 @@ class CacheSettings:
     dir: str | None = None
     shared: str | None = None
     mode: str = "read"
+    key_file: str | None = None      # the project's [cache] key_file or --cache-key-file
 
     @property
     def enabled(self) -> bool:
@@ -85,7 +89,8 @@ def _resolve(path: str | None, root: str) -> str | None:
 
 
 def settings_for(project: Project, *, executor: str | None = None, cache: str | None = None,
-                 cache_mode: str | None = None, jobs: int | None = None) -> tuple[ExecutorSettings, CacheSettings]:
+                 cache_mode: str | None = None, jobs: int | None = None,
+                 cache_key_file: str | None = None) -> tuple[ExecutorSettings, CacheSettings]:
     """The project's `[executor]`/`[cache]` tables with command-line values applied."""
     ex_table = getattr(project, "executor", None) or {}
     cache_table = getattr(project, "cache", None) or {}
@@ -97,7 +102,13 @@ def settings_for(project: Project, *, executor: str | None = None, cache: str | 
     if jobs is not None and not ex.address:
         ex.workers = jobs
     cs = CacheSettings(_resolve(cache_table.get("dir"), project.root), _resolve(cache_table.get("shared"), project.root),
-                       cache_table.get("mode", "read"))
+                       cache_table.get("mode", "read"), _resolve(cache_table.get("key_file"), project.root))
+    if cache_key_file is not None:
+        cs.key_file = _resolve(cache_key_file, os.getcwd())
+    if cache_mode is None:
+        from .cache_auth import MODE_ENV
+
+        cache_mode = os.environ.get(MODE_ENV) or None
     if cache is not None:
         if cache == "off":
             cs.dir = cs.shared = None
@@ -105,7 +116,8 @@ def settings_for(project: Project, *, executor: str | None = None, cache: str | 
             cs.shared = _resolve(cache, os.getcwd())
     if cache_mode is not None:
         if cache_mode not in CACHE_MODES:
-            raise ValueError(f"--cache-mode must be read or read-write, not {cache_mode!r}")
+            raise ValueError(f"--cache-mode (or $SHADERBUILD_CACHE_MODE) must be read or read-write, "
+                             f"not {cache_mode!r}")
         cs.mode = cache_mode
     return ex, cs
 
@@ -114,10 +126,12 @@ def open_cache(cs: CacheSettings) -> SharedCache | None:
     """A SharedCache for the settings, or None when no cache is configured."""
     if not cs.enabled:
         return None
+    from .cache_auth import load_key
     from .remote_cache import DirectoryStore, SharedCache, open_store
 
+    key = load_key(cs.key_file)
     return SharedCache(open_store(cs.shared) if cs.shared else None,
-                       local=DirectoryStore(cs.dir) if cs.dir else None, mode=cs.mode)
+                       local=DirectoryStore(cs.dir) if cs.dir else None, mode=cs.mode, key=key)
 
 
 def open_executor(project: Project, ex: ExecutorSettings, cs: CacheSettings, *,
@@ -163,7 +177,11 @@ def add_cli_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", metavar="DIR|URL|off",
                         help="shared cache: a directory (network share) or redis://host:port/db; 'off' disables")
     parser.add_argument("--cache-mode", choices=CACHE_MODES,
-                        help="read: use the shared cache only (developers); read-write: also fill it (CI)")
+                        help="read: use the shared cache only (developers); read-write: also fill it (CI); "
+                             "default $SHADERBUILD_CACHE_MODE, else the project's [cache] mode, else read")
+    parser.add_argument("--cache-key-file", metavar="PATH",
+                        help="a file holding the secret that authenticates cache entries (instead of [cache] key_file; "
+                             "$SHADERBUILD_CACHE_KEY wins over both); without a key the cache is not used")
 
 
 def executor_from_args(project: Project, args: argparse.Namespace):
@@ -171,9 +189,12 @@ def executor_from_args(project: Project, args: argparse.Namespace):
     import contextlib
 
     ex, cs = settings_for(project, executor=getattr(args, "executor", None), cache=getattr(args, "cache", None),
-                          cache_mode=getattr(args, "cache_mode", None), jobs=getattr(args, "jobs", None))
+                          cache_mode=getattr(args, "cache_mode", None), jobs=getattr(args, "jobs", None),
+                          cache_key_file=getattr(args, "cache_key_file", None))
     try:
         executor = open_executor(project, ex, cs)
+    except ValueError as exc:    # cache_auth.CacheKeyError: an unreadable or short key
+        raise SystemExit(f"shaderbuild: error: {exc}") from None
     except ImportError as exc:
         raise SystemExit(f"shaderbuild: error: {exc.name or exc} is not installed "
                          f"(pip install 'shaderbuild[distributed]')") from None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .cache import BuildDB, config_digest, key_parts
+from .cache import config_digest, key_parts
+from .database import BuildDB
 from .config import Project
 from .deps import check, rescanner
 from .files import FileState

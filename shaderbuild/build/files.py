@@ -21,9 +21,10 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()   # shader files are small: one read
+    from ..front.source_file import read_source
+
+    try:   # a dependency replaced by a FIFO or a device must not block or stream forever here
+        return hashlib.sha256(read_source(path, limit=1 << 62)).hexdigest()   # small files: one read
     except OSError:
         return None
 

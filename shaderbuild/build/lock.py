@@ -1,15 +1,28 @@
-"""One build at a time per output directory: an fcntl.flock on `.shaderbuild/lock`.
+"""One build at a time per output directory: a kernel lock on `.shaderbuild/lock`.
 
-The lock is advisory and released by the kernel when the process dies, so a
-killed build never leaves a stale lock.  The holder writes its pid into the file
-so a waiting build can say whom it waits for.
+The lock (see platform.py) dies with its holder, so a killed build never leaves a stale
+lock, and pool workers do not inherit it.  The holder writes its pid and command line
+into the file only so that a waiting build can say whom it waits for.  Record locks do
+not exclude two holders in one process, so a registry of held paths does that.
+
+When the lock file cannot be opened for writing (a read-only output directory) the lock
+is taken shared on the existing file, or not at all, and `read_only` holds the error: a
+build that finds everything up to date needs no write and succeeds.
 """
 
 from __future__ import annotations
 
-import fcntl
+import errno
 import os
+import sys
+import threading
 from collections.abc import Callable
+
+from . import platform
+
+_HELD: set[str] = set()             # lock paths held by this process
+_COND = threading.Condition()
+_READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 class LockBusy(Exception):
@@ -21,38 +34,96 @@ class ProjectLock:
         self.path = os.path.join(directory, "lock")
         self.wait = wait
         self.on_wait = on_wait
+        self.read_only: OSError | None = None   # why the output directory cannot be written
         self._fd: int | None = None
+        self._mine = False
+        self._key = os.path.abspath(self.path)
 
-    def _holder(self) -> str:
+    def _busy(self, who: str) -> str:
+        out = os.path.dirname(os.path.dirname(self.path))
+        return f"another shaderbuild ({who}) is building into {out}"
+
+    def _holder(self, fd: int) -> str:
         try:
-            with open(self.path) as f:
-                pid = f.read().strip()
-        except OSError:
-            pid = ""
-        return f"pid {pid}" if pid else "another process"
+            os.lseek(fd, 0, os.SEEK_SET)
+            pid, _, command = os.read(fd, 4096).decode("utf-8", "replace").partition("\n")
+            pid_n = int(pid)
+        except (OSError, ValueError):
+            return "another process"
+        who = f"pid {pid_n}" + (f": {command.strip()}" if command.strip() else "")
+        if not platform.pid_alive(pid_n):
+            who += ", which has exited: the lock is held by a process it left running or by another machine"
+        return who
 
     def acquire(self) -> None:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        with _COND:
+            if self._key in _HELD:
+                msg = self._busy(f"pid {os.getpid()}")   # this process
+                if not self.wait:
+                    raise LockBusy(msg + "; not waiting (--no-wait)")
+                if self.on_wait is not None:
+                    self.on_wait(msg + "; waiting for it to finish...")
+                while self._key in _HELD:
+                    _COND.wait()
+            _HELD.add(self._key)
+            self._mine = True
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            msg = f"another shaderbuild ({self._holder()}) is building into {os.path.dirname(os.path.dirname(self.path))}"
-            if not self.wait:
-                os.close(fd)
-                raise LockBusy(msg + "; not waiting (--no-wait)") from None
-            if self.on_wait is not None:
-                self.on_wait(msg + "; waiting for it to finish...")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+            self._acquire_file()
+        except BaseException:
+            self._forget()
+            raise
+
+    def _open(self) -> tuple[int | None, bool]:
+        """(fd, shared): write access for an exclusive lock, else a read-only fd or None."""
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644), False
+        except OSError as exc:
+            if exc.errno not in _READ_ONLY:
+                raise
+            self.read_only = OSError(exc.errno, exc.strerror, exc.filename or self.path)
+        try:
+            return os.open(self.path, os.O_RDONLY), True
+        except OSError:
+            return None, True
+
+    def _acquire_file(self) -> None:
+        while True:
+            fd, shared = self._open()
+            if fd is None:
+                return
+            if not platform.try_lock(fd, shared=shared):
+                msg = self._busy(self._holder(fd))
+                if not self.wait:
+                    os.close(fd)
+                    raise LockBusy(msg + "; not waiting (--no-wait)")
+                if self.on_wait is not None:
+                    self.on_wait(msg + "; waiting for it to finish...")
+                platform.wait_lock(fd, shared=shared)
+            if _same_file(fd, self.path):
+                break
+            os.close(fd)            # `clean` removed the file we waited on: lock the current one
+        if not shared:
+            os.ftruncate(fd, 0)
+            command = " ".join([os.path.basename(sys.argv[0] or "python"), *sys.argv[1:]])[:1000]
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()}\n{command}\n".encode("utf-8", "replace"))
         self._fd = fd
 
     def release(self) -> None:
         if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            platform.unlock(self._fd)
             os.close(self._fd)
             self._fd = None
+        self._forget()
+
+    def _forget(self) -> None:
+        if not self._mine:
+            return
+        self._mine = False
+        with _COND:
+            _HELD.discard(self._key)
+            _COND.notify_all()
 
     def __enter__(self) -> ProjectLock:
         self.acquire()
@@ -60,3 +131,11 @@ class ProjectLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)

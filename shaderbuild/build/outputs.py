@@ -42,11 +42,13 @@ def atomic_write(path: str, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:   # e.g. ENOSPC from write(): name the file
+            raise OSError(exc.errno, exc.strerror or str(exc), path) from exc
         raise
 
 

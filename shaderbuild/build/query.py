@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from .cache import BuildDB
+from .database import BuildDB
 from .config import Project
 from .targets import Target
 

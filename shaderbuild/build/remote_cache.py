@@ -15,7 +15,9 @@ Stores are tiny byte stores behind one interface (`get`/`put`):
 
 Every entry carries the sha256 of its payload and of each file in it and is verified
 on read: a corrupt, truncated or misplaced entry is a miss (and is dropped from the
-store that returned it), never a wrong binary.
+store that returned it), never a wrong binary.  Entries are also sealed with an
+HMAC under the cache key (cache_auth.py): an entry written without the key is
+ignored and counted, so write access to the store alone cannot ship a binary.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlparse
 
+from . import cache_auth
 from .outputs import atomic_write
 
 ENTRY_MAGIC = b"SBCACHE1"
@@ -193,6 +196,20 @@ def decode_entry(data: bytes, key: str) -> CacheEntry | None:
         return None
 
 
+def checked_entry(entry: CacheEntry | None) -> CacheEntry | None:
+    """`entry` when its fields have the shapes of a local build record (validate.cache_entry):
+    an intact entry with odd fields (resources as a string, non-UTF-8 text) is a miss, not a crash."""
+    from .validate import cache_entry
+
+    return entry if entry is not None and cache_entry(entry) else None
+
+
+def _intact(data: bytes) -> bool:
+    """The entry's own sha256 holds (damage, as opposed to forgery); nothing is parsed."""
+    start = len(ENTRY_MAGIC) + 32
+    return data.startswith(ENTRY_MAGIC) and hashlib.sha256(data[start:]).digest() == data[len(ENTRY_MAGIC):start]
+
+
 # --- the cache as the build sees it ---------------------------------------------------------
 
 
@@ -201,6 +218,7 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     corrupt: int = 0
+    unauthenticated: int = 0     # no seal, or a seal made with another key
     stored: int = 0
 
 
@@ -229,24 +247,41 @@ class SharedCache:
     for the shared layer (developers read what CI wrote; the local layer is always written)."""
 
     def __init__(self, shared: CacheStore | None = None, *, local: CacheStore | None = None,
-                 mode: str = "read") -> None:
+                 mode: str = "read", key: bytes | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"cache mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
         self.tiers = TieredStore(local, shared, writable=mode == "read-write")
         self.stats = CacheStats()
+        self.secret = key        # None: nothing is trusted, so nothing is read or written
 
     def describe(self) -> str:
-        return self.tiers.describe()
+        text = self.tiers.describe()
+        return text if self.secret is not None else f"{text} (not used: no cache key, see {cache_auth.KEY_ENV})"
+
+    def _open(self, data: bytes, key: str) -> CacheEntry | None | bool:
+        """The entry; None when damaged; False when not sealed with our key.  The tag is checked
+        before anything is parsed; an unauthenticated value is only hashed, to classify it."""
+        parts = cache_auth.split(data)
+        if parts is None or not cache_auth.verify(self.secret, key, *parts):
+            body = data if parts is None else parts[1]
+            return False if _intact(body) else None
+        return checked_entry(decode_entry(parts[1], key))
 
     def lookup(self, key: str) -> CacheEntry | None:
+        if self.secret is None:
+            self.stats.misses += 1
+            return None
         for i, store in enumerate(self.tiers.layers()):
             data = store.get(key)
             if data is None:
                 continue
-            entry = decode_entry(data, key)
-            if entry is None:
-                self.stats.corrupt += 1
+            entry = self._open(data, key)
+            if not isinstance(entry, CacheEntry):
+                if entry is None:
+                    self.stats.corrupt += 1
+                else:
+                    self.stats.unauthenticated += 1
                 if store is self.tiers.local or self.tiers.writable:
                     store.delete(key)
                 continue
@@ -258,7 +293,9 @@ class SharedCache:
         return None
 
     def store(self, entry: CacheEntry) -> None:
-        data = encode_entry(entry)
+        if self.secret is None:
+            return
+        data = cache_auth.seal(self.secret, entry.key, encode_entry(entry))
         wrote = False
         if self.tiers.local is not None:
             self.tiers.local.put(entry.key, data)

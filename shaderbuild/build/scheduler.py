@@ -13,8 +13,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TextIO
 
+from . import confine
 from . import report as rep
-from .cache import BuildDB, config_digest, full_key, key_parts, sha_text, state_dir
+from .cache import config_digest, full_key, key_parts, sha_text, state_dir
+from .database import BuildDB
 from .config import Project
 from .deps import Status, check, rescanner
 from .files import FileState
@@ -23,9 +25,6 @@ from .outputs import TEMP_PREFIX, atomic_write
 from .progress import Progress
 from .report import BuildReport
 from .targets import Target, plan
-
-FLUSH_INTERVAL = 0.5   # seconds between build-database flushes during a build
-
 
 def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
                   explain: bool = False) -> Status:
@@ -72,8 +71,12 @@ def build(
         prune = True if prune is None else prune
     report = BuildReport()
     progress_out = Progress(0, stream, tty=tty, quiet=quiet)
-    with ProjectLock(state_dir(project.output_dir), wait=wait, on_wait=progress_out.message):
-        db = BuildDB.load(project.output_dir, project.root)
+    confine.check(project.output_dir, os.path.join(state_dir(project.output_dir), "lock"))   # no link there
+    with ProjectLock(state_dir(project.output_dir), wait=wait, on_wait=progress_out.message) as lock:
+        # A read-only output directory: a build with nothing to do must not need to write.
+        db = BuildDB.load(project.output_dir, project.root, writable=lock.read_only is None,
+                          immutable=lock.read_only is not None)
+        read_only = lock.read_only or db.read_only
         if db.load_warning:
             report.warnings.append(db.load_warning)
             progress_out.message(f"warning: {db.load_warning}")
@@ -86,39 +89,42 @@ def build(
             status = check(db.targets.get(t.tid), cd, parts, fs, force=force, verify=verify,
                            rescan=rescanner(t, db, scan_fn))
             if status.refreshed:
-                db.dirty = True
+                db.touch(t.tid)
             if status.fresh:
                 report.up_to_date.append(t.name)
             else:
                 stale.append((t, parts, cd))
                 report.reasons[t.name] = status.reasons
         try:
+            if stale and read_only is not None:
+                raise read_only
             if stale:
+                _confine_outputs(project.output_dir, [t for t, _, _ in stale])
                 _remove_stale_temps({os.path.dirname(p) for t, _, _ in stale for p in t.outputs.values()}
                                     | {state_dir(project.output_dir)})
                 progress = Progress(len(stale), stream, tty=tty, quiet=quiet)
                 _run(stale, db, report, progress, jobs=jobs, keep_going=keep_going, compile_fn=compile_fn,
-                     diag_format=diag_format, executor=executor)
+                     diag_format=diag_format, executor=executor, force=force)
                 progress.close()
             _finish(project, all_targets, db, report, fs, progress_out, prune=bool(prune))
         finally:
-            if db.dirty:
+            try:
                 db.save()
+            finally:
+                db.close()
     report.seconds = time.perf_counter() - start
     return report
 
 
 
 def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
-         diag_format, executor=None) -> None:
-    from .worker import Job, JobResult, init_worker, run_job  # not needed on the no-op path
+         diag_format, executor=None, force=False) -> None:
+    from .worker import Job, JobResult, run_job  # not needed on the no-op path
 
     by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
     work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format) for t, _, _ in stale]
-    last_flush = time.monotonic()
 
     def handle(res) -> bool:
-        nonlocal last_flush
         t, parts, cd = by_tid[res.tid]
         if res.messages:
             progress.message(res.messages)
@@ -128,7 +134,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
             for row in [*res.deps, *res.outputs.values(), *res.dirs]:
                 row[0] = db.rel(row[0])
             _drop_orphans(db, db.targets.get(t.tid), res.outputs, report)
-            db.put(t.tid, {
+            db.put(t.tid, {   # committed now: a killed build keeps every finished target
                 "name": t.name, "config": cd, "parts": parts, "key": full_key(cd, res.deps),
                 "deps": res.deps, "outputs": res.outputs, "dirs": res.dirs, "resources": res.resources,
                 "reason": report.reasons.get(t.name, []),
@@ -138,13 +144,11 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
             report.failed.append(t.name)
             report.messages.append(res.messages)
         progress.finished(t.name, res.ok, res.seconds)
-        if time.monotonic() - last_flush > FLUSH_INTERVAL:
-            db.save()
-            last_flush = time.monotonic()
         return res.ok
 
     if executor is not None:
-        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report)
+        executor.run(work, handle, configs={t.tid: cd for t, _, cd in stale}, keep_going=keep_going, report=report,
+                     force=force)
         return
     workers = min(jobs or os.cpu_count() or 1, len(work))
     if workers <= 1:
@@ -158,7 +162,12 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker if compile_fn is None else None)
+    from .platform import ParentWatch
+    from .worker import start_worker
+
+    watch = ParentWatch()   # workers die with this process, even under SIGKILL
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
+                               initargs=(watch.initargs, compile_fn is None))
     try:
         futures = {pool.submit(run_job, job, compile_fn): job for job in work}
         stop = False
@@ -170,7 +179,8 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
             try:
                 res = fut.result()
             except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
-                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: {exc!r}")
+                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
+                                                f"{type(exc).__name__}: {exc}")   # str(): it names the file
             if not handle(res) and not keep_going and not stop:
                 stop = True
                 for other in futures:
@@ -179,6 +189,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
         # normally and their finished outputs are already atomic.
         pool.shutdown(wait=True, cancel_futures=True)
+        watch.close()
 
 
 def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: BuildReport) -> None:
@@ -189,11 +200,8 @@ def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: Buil
     for row in old["outputs"].values():
         path = db.abs(row[0])
         if row[0] not in keep and path.startswith(db.output_dir + os.sep):
-            try:
-                os.unlink(path)
+            if confine.unlink(db.output_dir, path):
                 report.removed.append(path)
-            except FileNotFoundError:
-                pass
 
 
 def _finish(project: Project, all_targets: list[Target], db: BuildDB, report: BuildReport, fs: FileState,
@@ -261,17 +269,25 @@ def _prune(all_targets, db: BuildDB, report: BuildReport, out: str) -> None:
     paths = [db.abs(row[0]) for tid in doomed for row in db.targets[tid]["outputs"].values()]
     paths += [db.abs(p) for p in db.blobs if p not in live_blobs]
     for path in paths:
-        if os.path.normpath(path).startswith(out + os.sep):
-            try:
-                os.unlink(path)
-                report.removed.append(path)
-            except FileNotFoundError:
-                pass
+        if os.path.normpath(path).startswith(out + os.sep) and confine.unlink(out, path):
+            report.removed.append(path)
     for tid in doomed:
         db.drop(tid)
     for p in [p for p in db.blobs if p not in live_blobs]:
         del db.blobs[p]
         db.dirty = True
+
+
+def _confine_outputs(out: str, targets: list[Target]) -> None:
+    """Create the output directories, refusing any symbolic link below the output root (before a
+    single file is written)."""
+    seen: set[str] = set()
+    for t in targets:
+        for path in [*t.outputs.values(), *([t.blob] if t.blob else [])]:
+            d = os.path.dirname(path)
+            if d not in seen:
+                seen.add(d)
+                confine.ensure_dirs(out, path)
 
 
 def _remove_stale_temps(directories: set[str]) -> None:

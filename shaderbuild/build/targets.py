@@ -147,7 +147,8 @@ def plan(project: Project, *, backends: list[str] | None = None) -> list[Target]
                     blob = base + f".{backend}{BLOB_SUFFIX}" if "blob" in (settings.outputs or []) else None
                     for perm in perms:
                         key = permutation_key(perm)
-                        binary = binary_path_base + (f"_{digest(key, 8)}" if key else "") + ext
+                        # 64 bits: 32 collided at 2^18 permutations (issue 21)
+                        binary = binary_path_base + (f"_{digest(key, 16)}" if key else "") + ext
                         outputs = {"binary": binary, "manifest": binary + SIDECAR_SUFFIX["manifest"]}
                         outputs.update({k: binary + SIDECAR_SUFFIX[k] for k in extras})
                         name = f"{rel}:{entry.name}[{key}]@{backend}" if key else f"{rel}:{entry.name}@{backend}"

@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..front.source_file import read_source
 from ..options import CompileOptions
 from .files import sha256_bytes, sha256_file, stat_sig
 from .outputs import c_identifier, manifest_bytes, render_header, write_all
@@ -56,6 +57,15 @@ def init_worker() -> None:
     get_host().backends()
 
 
+def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True) -> None:
+    """Pool initializer: die with the build process (platform.ParentWatch), then warm up."""
+    from .platform import die_with_parent
+
+    die_with_parent(*parent_watch)
+    if load_compiler:
+        init_worker()
+
+
 def resource_signature(manifest: dict | None) -> list | None:
     if not manifest or "resources" not in manifest:
         return None
@@ -74,8 +84,7 @@ def run_job(job: Job, compile_fn: Callable | None = None) -> JobResult:
     def reader(path: str) -> bytes:
         path = os.path.abspath(path)
         sig = stat_sig(path)
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_source(path)    # regular files only, bounded (issue 21 item 5)
         if sig is not None:
             reads[path] = [path, *sig, sha256_bytes(data)]
         return data

@@ -62,6 +62,7 @@ class BoolLit(Expr):
 
 class StringLit(Expr):
     value: str
+    tokens: list = Record.factory(list)   # the adjacent literal tokens it was concatenated from
 
 
 class Name(Expr):

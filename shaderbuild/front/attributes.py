@@ -12,6 +12,7 @@ from .ast import Attribute
 # name -> (fewest, most) arguments
 ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "numthreads": (3, 3),
+    "RootSignature": (1, 1),
     "unroll": (0, 1),
     "loop": (0, 0),
     "fastopt": (0, 0),

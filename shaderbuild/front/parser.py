@@ -11,6 +11,8 @@ import re
 from typing import NoReturn
 
 from ..diagnostics import SourceLoc, error
+from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
+from ..options import MAX_REGISTER
 from . import ast
 from .attributes import check_attribute
 from .tokens import Token, TokKind
@@ -22,15 +24,12 @@ SCALAR_TYPE_NAMES = (
     "float16_t", "float32_t", "float64_t",
 )
 _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4](?:x[1-4])?)?$")
+# type names that may take <...>: the resource kinds of ir/resource_kinds.py (not the cbuffer/tbuffer
+# block keywords), plus names parsed only to be refused later with a clear error
 TEMPLATE_TYPES = frozenset({
-    "vector", "matrix",
-    "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
-    "ConsumeStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
-    "Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D", "TextureCube",
-    "TextureCubeArray", "Texture2DMS", "Texture2DMSArray", "RWTexture1D", "RWTexture1DArray",
-    "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
-    "SamplerState", "SamplerComparisonState", "sampler", "RasterizerOrderedBuffer",
-    "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer", "RasterizerOrderedTexture2D",
+    "vector", "matrix", "sampler", *(k for k in RESOURCE_KINDS if k not in ("cbuffer", "tbuffer", "$Globals")),
+    "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
+    "RasterizerOrderedTexture2D",
 })
 OTHER_TYPES = frozenset({"void", "string"})
 
@@ -52,6 +51,7 @@ _INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 _FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?)([fFhHlL]?)$")
 MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for real shaders
 MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
+MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K bytes, OpName)
 
 
 def is_builtin_type_name(name: str) -> bool:
@@ -309,6 +309,7 @@ class Parser:
         if not m:
             raise error(f"invalid register '{text}'", first.loc)
         number = int(m.group(2)) if m.group(2) else 0
+        _check_register_range(number, "register", first)
         reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind)
         if kind == "packoffset" and self.accept("."):
             reg.component = self.ident("a component").text
@@ -318,6 +319,7 @@ class Parser:
             if not ms:
                 raise error(f"invalid register space '{sp.text}'", sp.loc)
             reg.space = int(ms.group(1))
+            _check_register_range(reg.space, "register space", sp)
         self.expect(")")
         return reg
 
@@ -688,35 +690,43 @@ class Parser:
         return self.postfix(self.primary())
 
     def postfix(self, e: ast.Expr) -> ast.Expr:
-        while True:
-            t = self.tok
-            if t.kind is not TokKind.PUNCT:
-                return e
-            if t.text == ".":
-                self.advance()
-                name = self.ident("a member name")
-                e = ast.Member(name.loc, e, name.text)
-                if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
-                    self.advance()              # templated method: buf.Load<float4>(addr)
-                    e.template = self.type_ref()
-                    self.close_angle()
-            elif t.text == "[":
-                self.advance()
-                idx = self.expression()
-                self.expect("]")
-                e = ast.Index(t.loc, e, idx)
-            elif t.text == "(":
-                e = ast.CallExpr(e.loc, e, self.call_args())
-            elif t.text in ("++", "--"):
-                self.advance()
-                e = ast.UnaryOp(t.loc, "post" + t.text, e)
-            else:
-                return e
+        """Each `.m`, `[i]`, `(args)` and `++` wraps the tree one level deeper, so it counts as nesting."""
+        entered = 0
+        try:
+            while True:
+                t = self.tok
+                if t.kind is not TokKind.PUNCT or t.text not in (".", "[", "(", "++", "--"):
+                    return e
+                self.enter(t.loc)
+                entered += 1
+                e = self.postfix_one(e, t)
+        finally:
+            self.depth -= entered
+
+    def postfix_one(self, e: ast.Expr, t: Token) -> ast.Expr:
+        if t.text == ".":
+            self.advance()
+            name = self.ident("a member name")
+            e = ast.Member(name.loc, e, name.text)
+            if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
+                self.advance()              # templated method: buf.Load<float4>(addr)
+                e.template = self.type_ref()
+                self.close_angle()
+        elif t.text == "[":
+            self.advance()
+            idx = self.expression()
+            self.expect("]")
+            e = ast.Index(t.loc, e, idx)
+        elif t.text == "(":
+            e = ast.CallExpr(e.loc, e, self.call_args())
+        else:
+            self.advance()
+            e = ast.UnaryOp(t.loc, "post" + t.text, e)
+        return e
 
     def call_args(self) -> list[ast.Expr]:
-        lp = self.expect("(")
-        self.enter(lp.loc)
-        self.leave()     # a call nests as deep as its deepest argument (counted by assignment())
+        """The caller counts the call as one nesting level (postfix() or the constructor in primary())."""
+        self.expect("(")
         args: list[ast.Expr] = []
         if not self.at(")"):
             args.append(self.assignment())
@@ -744,8 +754,12 @@ class Parser:
                 raise error(f"invalid floating literal '{t.text}'", t.loc)
             return ast.FloatLit(t.loc, float(m.group(1)), m.group(2).lower())
         if t.kind is TokKind.STRING:
+            toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
-            return ast.StringLit(t.loc, t.text[1:-1])
+            while self.tok.kind is TokKind.STRING:
+                toks.append(self.tok)
+                self.advance()
+            return ast.StringLit(t.loc, "".join(x.text[1:-1] for x in toks), toks)
         if t.kind is TokKind.CHAR:
             self.advance()
             body = t.text[1:-1]
@@ -776,7 +790,10 @@ class Parser:
                 type_ref = self.type_ref()
                 if not self.at("("):
                     self.fail(f"expected '(' after type name '{type_ref.name}' in an expression")
-                return ast.CallExpr(t.loc, type_ref, self.call_args())
+                self.enter(self.tok.loc)     # float(float(...)): each constructor is one level
+                call = ast.CallExpr(t.loc, type_ref, self.call_args())
+                self.leave()
+                return call
             self.advance()
             name = t.text
             while self.at("::"):
@@ -795,4 +812,17 @@ class Parser:
 
 def parse(tokens: list[Token]) -> ast.TranslationUnit:
     """Parse a preprocessed token list (ending in EOF)."""
+    _check_identifier_lengths(tokens)
     return Parser(tokens).parse()
+
+
+def _check_register_range(number: int, what: str, tok: Token) -> None:
+    if number > MAX_REGISTER:
+        raise error(f"{what} number {number} is out of range (the maximum is {MAX_REGISTER})", tok.loc)
+
+
+def _check_identifier_lengths(tokens: list[Token]) -> None:
+    """A name longer than any backend can store is refused here, where it is located."""
+    for t in tokens:
+        if len(t.text) > MAX_IDENTIFIER and t.kind is TokKind.IDENT:
+            raise error(f"identifier is too long ({len(t.text)} characters; the limit is {MAX_IDENTIFIER})", t.loc)

@@ -18,6 +18,7 @@ from operator import attrgetter
 from ..diagnostics import CompileError, Diagnostic, SourceCache, SourceLoc, error
 from ..records import DataRecord, Record, ValueRecord
 from .lexer import gc_paused, lex, single_token_kind
+from .source_file import read_source
 from .tokens import Token, TokKind
 
 _text = attrgetter("text")
@@ -35,17 +36,16 @@ class PPLimits(ValueRecord):
     max_expansion_depth: int = 256
     max_expanded_tokens: int = 2_000_000
     max_file_size: int = 16 * 1024 * 1024
+    # every file's text, counted at each inclusion: bounds time and memory when a file includes
+    # itself or a large header many times (~1 s and ~70 MB per MiB of declarations)
+    max_total_size: int = 16 * 1024 * 1024
 
 
 class PPResult(DataRecord):
     tokens: list[Token]  # fully expanded, directives removed, ends with one EOF token
     files: list[str]  # every file read, main first, absolute normalized paths
     warnings: list[Diagnostic] = Record.factory(list)
-
-
-def _default_reader(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
+    macros: dict = Record.factory(dict)     # name -> Macro at the end of the file (root signature strings)
 
 
 # ---------------------------------------------------------------------------
@@ -713,6 +713,8 @@ class _Preprocessor:
         self.files: list[str] = []
         self.seen_files: set[str] = set()
         self.once: set[str] = set()
+        self.texts: dict[str, str] = {}    # abspath -> decoded text: each file is read once
+        self.total = 0                     # characters pushed, every inclusion counted
         self.frames: list[_Frame] = []
         self.out: list[Token] = []
         self.warnings: list[Diagnostic] = []
@@ -726,6 +728,10 @@ class _Preprocessor:
 
     # -- files -------------------------------------------------------------
     def push_file(self, text: str, display: str, abspath: str, include_loc: SourceLoc | None) -> None:
+        self.total += len(text)
+        if self.total > self.limits.max_total_size:
+            raise error(f"preprocessed text is too large (over {self.limits.max_total_size} bytes counting every "
+                        f"#include; the limit is set with --max-preprocessed-bytes)", include_loc)
         if self.sources is not None:
             self.sources.add(display, text)
         if abspath not in self.seen_files:
@@ -989,21 +995,24 @@ class _Preprocessor:
             abspath = os.path.abspath(display)
             if abspath in self.once:
                 return
-            try:
-                data = self.reader(abspath)
-            except _MISSING_FILE_ERRORS:
-                continue
-            except OSError as e:
-                raise error(f"cannot read '{display}': {e.strerror or e}", name_tok.loc) from None
-            if len(data) > self.limits.max_file_size:
-                raise error(f"file '{display}' is too large ({len(data)} bytes; the limit is "
-                            f"{self.limits.max_file_size})", name_tok.loc)
-            try:
-                text = decode_source(data, display)
-            except CompileError as e:
-                loc = line[0].loc
-                e.diagnostics[0].notes.append(Diagnostic("note", f"in file included from {loc.file}:{loc.line}", loc))
-                raise
+            text = self.texts.get(abspath)
+            if text is None:
+                try:
+                    data = self.reader(abspath)
+                except _MISSING_FILE_ERRORS:
+                    continue
+                except OSError as e:
+                    raise error(f"cannot read '{display}': {e.strerror or e}", name_tok.loc) from None
+                if len(data) > self.limits.max_file_size:
+                    raise error(f"file '{display}' is too large (the limit is {self.limits.max_file_size} bytes)",
+                                name_tok.loc)
+                try:
+                    text = self.texts[abspath] = decode_source(data, display)
+                except CompileError as e:
+                    loc = line[0].loc
+                    e.diagnostics[0].notes.append(Diagnostic("note", f"in file included from {loc.file}:{loc.line}",
+                                                             loc))
+                    raise
             self.push_file(text, display, abspath, line[0].loc)
             return
         raise error(f"'{name}' file not found", name_tok.loc)
@@ -1057,7 +1066,7 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
                sources: SourceCache | None = None, reader: Callable[[str], bytes] | None = None,
                limits: PPLimits = PPLimits()) -> PPResult:  # noqa: B008
     """Preprocess `path` (or `text` as its contents) into a flat token list ending in EOF."""
-    pp = _Preprocessor(include_dirs, sources, reader or _default_reader, limits)
+    pp = _Preprocessor(include_dirs, sources, reader or (lambda p: read_source(p, limits.max_file_size)), limits)
     for origin, table in (("<built-in>", predefined), ("<command line>", defines)):
         for name, value in table.items():
             lx = lex(f"{name} {value}", origin)
@@ -1071,8 +1080,9 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
         except OSError as e:
             raise error(f"cannot open '{path}': {e.strerror or e}") from None
         if len(data) > limits.max_file_size:
-            raise error(f"file '{path}' is too large ({len(data)} bytes; the limit is {limits.max_file_size})")
+            raise error(f"file '{path}' is too large (the limit is {limits.max_file_size} bytes)")
         text = decode_source(data, path)
+        pp.texts[abspath] = text
     else:
         if len(text) > limits.max_file_size:
             raise error(f"file '{path}' is too large ({len(text)} characters; the limit is {limits.max_file_size})")
@@ -1094,4 +1104,4 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
                if type(t) is _Blue else t for t in out]
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     out.append(Token(EOF, "", SourceLoc(path, max(lines, 1), 1), None, False, True))
-    return PPResult(out, pp.files, pp.warnings)
+    return PPResult(out, pp.files, pp.warnings, pp.exp.macros)

@@ -33,7 +33,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables",
 ]
 
 
@@ -382,6 +382,7 @@ class Module(Record):
     entry: EntryPoint | None = None
     source_files: list[str] = Record.factory(list)     # every file the preprocessor read
     spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
+    root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
 
     @property
     def resources(self) -> list[Variable]:
@@ -435,3 +436,15 @@ def stmt_exprs(s: Stmt) -> list[Expr]:
     if isinstance(s, Return) and s.value is not None:
         return [s.value]
     return []
+
+
+def referenced_variables(functions: list[Function]) -> set[int]:
+    """The ids of every variable a VarRef in `functions` names (which globals the code uses)."""
+    used: set[int] = set()
+    for f in functions:
+        for s in walk_stmts(f.body):
+            for e in stmt_exprs(s):
+                for x in walk_expr(e):
+                    if isinstance(x, VarRef):
+                        used.add(id(x.var))
+    return used

@@ -120,14 +120,10 @@ class Resource(Type):
 
     @property
     def register_class(self) -> str:
-        """The D3D register class letter: t, u, b or s."""
-        if self.kind in ("SamplerState", "SamplerComparisonState"):
-            return "s"
-        if self.kind.startswith(("RW", "Append", "Consume", "RasterizerOrdered")):
-            return "u"
-        if self.kind in ("cbuffer", "ConstantBuffer"):
-            return "b"
-        return "t"
+        """The D3D register class letter: t, u, b or s (from the resource-kind table)."""
+        from .resource_kinds import KINDS
+
+        return KINDS[self.kind].register_class
 
 
 VOID = VoidType()

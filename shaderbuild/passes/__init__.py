@@ -51,3 +51,11 @@ def run_passes(module: ir.Module, options: CompileOptions, caps: Capabilities) -
             from ..ir.validate import validate_module
 
             validate_module(module, getattr(p, "__module__", "raise").rsplit(".", 1)[-1])
+    if caps.polyfills:
+        from . import polyfill
+
+        polyfill.run(module, caps.polyfills)
+        if validate:
+            from ..ir.validate import validate_module
+
+            validate_module(module, "polyfill")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import Diagnostic, error
-from ..options import CompileOptions
+from ..options import MAX_REGISTER, CompileOptions
 
 
 def _overlaps(a: tuple[int, float], b: tuple[int, float]) -> bool:
@@ -33,6 +33,9 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             pending.append(var)
             continue
         rng = (b.register, float("inf") if b.count is None else b.register + b.count - 1)
+        if rng[1] != float("inf") and rng[1] > MAX_REGISTER:
+            raise error(f"resource '{var.name}' ({b.count} registers from {b.register_class}{b.register}) ends past "
+                        f"register {b.register_class}{MAX_REGISTER}", var.loc)
         for other_rng, other in taken.get((b.register_class, b.space), []):
             if _overlaps(rng, other_rng):
                 raise error(f"resource '{var.name}' overlaps resource '{other.name}' at register "
@@ -53,6 +56,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             if hi == float("inf"):
                 raise error(f"no free {b.register_class} register for '{var.name}' (an unbounded array takes "
                             f"every register from {b.register_class}{lo})", var.loc)
+        if slot + b.count - 1 > MAX_REGISTER:
+            raise error(f"no free {b.register_class} register for '{var.name}'", var.loc)
         b.register = slot
         b.space = 0
         b.implicit = True

@@ -243,13 +243,7 @@ def _add_ext_builtins(module: ir.Module) -> None:
     ext = [g for g in module.globals if g.storage in (ir.Storage.INPUT, ir.Storage.OUTPUT)]
     if not ext:
         return
-    used: set[int] = set()
-    for f in module.functions:
-        for s in ir.walk_stmts(f.body):
-            for e in ir.stmt_exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.VarRef):
-                        used.add(id(x.var))
+    used = ir.referenced_variables(module.functions)
     for g in ext:
         module.globals.remove(g)
         if id(g) in used:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import Diagnostic, error
-from ..options import CompileOptions
+from ..options import MAX_REGISTER, CompileOptions
 
 
 def class_shift(options: CompileOptions, register_class: str, space: int) -> int:
@@ -41,6 +41,9 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
     pending: list[ir.Variable] = []
 
     def claim(var: ir.Variable, set_: int, binding: int) -> None:
+        if not (0 <= set_ <= MAX_REGISTER and 0 <= binding <= MAX_REGISTER):   # a shift can push it past
+            raise error(f"resource '{var.name}' would be bound to descriptor set {set_} binding {binding}, "
+                        f"outside the 32-bit range", var.loc)
         other = used.get((set_, binding))
         if other is not None and strict:   # only a Vulkan binary has these bindings
             raise error(

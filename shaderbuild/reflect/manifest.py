@@ -13,28 +13,15 @@ from typing import Any
 
 from .. import ir
 from ..capabilities import DEFAULT, Capabilities
+from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
 FORMAT = "shaderbuild-manifest/1"
 
-# resource kind prefix -> Vulkan descriptor type
-DESCRIPTOR_TYPES: tuple[tuple[str, str], ...] = (
-    ("RWStructuredBuffer", "storage_buffer"), ("StructuredBuffer", "storage_buffer"),
-    ("AppendStructuredBuffer", "storage_buffer"), ("ConsumeStructuredBuffer", "storage_buffer"),
-    ("RWByteAddressBuffer", "storage_buffer"), ("ByteAddressBuffer", "storage_buffer"),
-    ("cbuffer", "uniform_buffer"), ("ConstantBuffer", "uniform_buffer"), ("$Globals", "uniform_buffer"),
-    ("tbuffer", "storage_buffer"), ("TextureBuffer", "storage_buffer"),
-    ("RWBuffer", "storage_texel_buffer"), ("Buffer", "uniform_texel_buffer"),
-    ("RWTexture", "storage_image"), ("Texture", "sampled_image"),
-    ("SamplerState", "sampler"), ("SamplerComparisonState", "sampler"),
-)
-
 
 def descriptor_type(kind: str) -> str:
-    for prefix, dt in DESCRIPTOR_TYPES:
-        if kind.startswith(prefix):
-            return dt
-    raise KeyError(kind)
+    """The Vulkan descriptor type of a resource kind (ir/resource_kinds.py); KeyError if unknown."""
+    return KINDS[kind].descriptor
 
 
 def resource_kind(var: ir.Variable) -> str:
@@ -96,7 +83,7 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
     elem = var.type
     while isinstance(elem, ir.Array):
         elem = elem.elem
-    if isinstance(elem, ir.Resource) and elem.kind.endswith("StructuredBuffer") and elem.elem is not None:
+    if isinstance(elem, ir.Resource) and KINDS[elem.kind].rep == "structured" and elem.elem is not None:
         entry["hlsl"]["stride"] = layout_of(elem.elem, "dx_structured").size
         if "vulkan" in entry:
             entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), vulkan_rule("storage", options.vk_layout)).array_stride
@@ -146,6 +133,11 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    if module.root_signature is not None:
+        from ..rootsig.manifest import manifest_view, vulkan_layout
+
+        out["root_signature"] = {**manifest_view(module.root_signature),   # type: ignore[arg-type]
+                                 "vulkan": vulkan_layout(out["resources"], out["push_constants"], ep.stage)}
     return out
 
 

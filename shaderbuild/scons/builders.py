@@ -52,7 +52,7 @@ def default_target_name(source: str, options) -> str:
         stem += f"_{options.entry}"
     key = permutation_key(options.defines)
     if key:
-        stem += f"_{digest(key, 8)}"
+        stem += f"_{digest(key, 16)}"   # 64 bits, as the build engine (issue 21)
     return stem + DEFAULT_EXTENSIONS.get(options.target, f".{options.target}")
 
 

@@ -1,6 +1,7 @@
 """External validators for a successful compile: spirv-val for SPIR-V, obj2yaml-19 plus
-llvm-bcanalyzer-19 for DXIL.  Returns an error message or None; never raises for a bad binary
-(the fuzz worker must keep going), only for a missing tool."""
+llvm-bcanalyzer-19 and dxil-spirv (its SPIR-V through spirv-val; a listed dxil-spirv limit is no finding)
+for DXIL.  Returns an error message or None; never raises for a bad binary (the fuzz worker must keep
+going), only for a missing tool."""
 
 from __future__ import annotations
 
@@ -50,7 +51,24 @@ def check_dxil(binary: bytes, workdir: str | None = None) -> str | None:
         bitcode = extract_bitcode(binary)
     except Exception as exc:  # noqa: BLE001 - any parse failure is the finding
         return f"container: {exc}"
-    return _run(["llvm-bcanalyzer-19"], bitcode, ".bc", workdir)
+    problem = _run(["llvm-bcanalyzer-19"], bitcode, ".bc", workdir)
+    if problem:
+        return problem
+    return _consumer(binary)
+
+
+def _consumer(binary: bytes) -> str | None:
+    from harness import dxil_consumer
+    exe = dxil_consumer._converter()
+    if not isinstance(exe, str):
+        raise FileNotFoundError(f"fuzz validator dxil-to-spirv is not available: {exe}")
+    try:
+        dxil_consumer.to_spirv(binary)
+    except dxil_consumer.ConsumerLimit:
+        return None
+    except dxil_consumer.ConsumerError as exc:
+        return f"dxil-spirv: {exc}"[:2000]
+    return None
 
 
 VALIDATORS = {"spirv": check_spirv, "dxil": check_dxil}

@@ -7,6 +7,7 @@ record was patched in place to `i8:08` (same length, so no other bit moves).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import struct
@@ -358,14 +359,27 @@ class DxilCheck:
     bitcode: bytes  # as stored (unpatched)
     bcanalyzer: str  # llvm-bcanalyzer-19 -dump
     ir: str  # llvm-dis-19 of the patched copy
+    spirv: bytes | None = None  # dxil-spirv's validated SPIR-V (None: a listed dxil-spirv limit, or not asked)
+
+
+@functools.lru_cache(maxsize=512)
+def read_dxil(blob: bytes) -> DxilCheck:
+    """Run obj2yaml-19, llvm-bcanalyzer-19 and llvm-dis-19 on a container; AssertionError on any failure.
+    (Hand-made LLVM containers stop here: they are not DXIL a consumer could take.)"""
+    container = parse_container(blob)
+    bitcode = extract_bitcode(blob)
+    return DxilCheck(container, bitcode, bcanalyzer(bitcode), llvm_dis(bitcode))
 
 
 @functools.lru_cache(maxsize=512)
 def check_dxil(blob: bytes) -> DxilCheck:
-    """Run obj2yaml-19, llvm-bcanalyzer-19 and llvm-dis-19 on a container; AssertionError on any failure.
+    """read_dxil, then the independent consumer: dxil-spirv converts the container and spirv-val
+    --scalar-block-layout accepts the result (harness/dxil_consumer.py; a crash or error is an
+    AssertionError, a listed dxil-spirv limit leaves `spirv` None).
     Cached by content: the corpus helpers check the same binary from several places (DXIL twin,
-    build_dxil, the language corpus), and each check starts three processes.  Treat the result as
+    build_dxil, the language corpus), and each check starts several processes.  Treat the result as
     read-only."""
-    container = parse_container(blob)
-    bitcode = extract_bitcode(blob)
-    return DxilCheck(container, bitcode, bcanalyzer(bitcode), llvm_dis(bitcode))
+    from . import dxil_consumer
+
+    read = read_dxil(blob)
+    return dataclasses.replace(read, spirv=dxil_consumer.check(blob))

@@ -6,6 +6,7 @@ binary kills only the worker.  The next call then starts a fresh one.
 
 from __future__ import annotations
 
+import glob
 import os
 import pickle
 import selectors
@@ -17,7 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+def _lavapipe_icd() -> str:
+    """Mesa names the manifest lvp_icd.json (25.x) or lvp_icd.<arch>.json (22.x): found by pattern."""
+    found = sorted(glob.glob("/usr/share/vulkan/icd.d/lvp_icd*.json"))
+    return found[0] if found else "/usr/share/vulkan/icd.d/lvp_icd.json"
+
+
+LAVAPIPE_ICD = _lavapipe_icd()
 WORKER = Path(__file__).with_name("vkworker.py")
 DEFAULT_TIMEOUT = 60.0
 _HDR = struct.Struct("<Q")

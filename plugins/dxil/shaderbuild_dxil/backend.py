@@ -3,6 +3,7 @@ self-check -> bitcode -> DXBC container (+ reflection, disassembly)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from shaderbuild import ir
@@ -11,7 +12,8 @@ from shaderbuild.options import CompileOptions
 from . import check
 from .container import ContainerInfo, build_container
 from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
-from .lower import LoweredModule, lower_module
+from .lower import lower_module
+from .lowered import LoweredModule
 from .resources import psv_resources
 from .viewid import compute_view_id_state
 from .writer import write_bitcode
@@ -58,6 +60,17 @@ def _element(e) -> dict:
             "rows": e.rows, "cols": e.cols}
 
 
+def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | None:
+    """The RTS0 part: the entry point's root signature ([RootSignature] / -rootsig-define), serialized by the core."""
+    if module.root_signature is None or options.strip_root_signature:
+        return None
+    from shaderbuild.rootsig.model import RootSignature
+    from shaderbuild.rootsig.rts0 import serialize
+
+    assert isinstance(module.root_signature, RootSignature)
+    return serialize(module.root_signature)
+
+
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
@@ -65,7 +78,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     if lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
     add_metadata(lm)
-    check.check_module(lm, lm.ops)
+    check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
     info = ContainerInfo(
         stage=lm.stage, shader_model=sm, dxil_version=dxil_version(sm), valver=validator_version(sm),
@@ -79,6 +92,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
         view_id=lm.view_id,
+        root_signature=_root_signature_part(module, options),
     )
     check.check_container_info(lm, info)
     container = build_container(info)

@@ -8,21 +8,17 @@ Offsets inside a structured-buffer element come from shaderbuild.ir.layout's
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 
-from .cse import may_write
 from .llvm import types as T
 from .llvm.values import ConstInt, Undef, Value
+from .lowering import Lowering
 from .ops import overload_name
 from .places import BufferPlace, CBufPlace, to_memory, to_register
 from .scalarize import component_types, memory_scalar
-
-if TYPE_CHECKING:
-    from .lower import FunctionLowerer
 
 __all__ = ["component_offsets", "BufferAccess", "buffer_coords"]
 
@@ -96,7 +92,7 @@ def _load_plan(t: ir.Type, row_major: bool, split: bool) -> tuple[tuple, int]:
     return tuple(plan), len(scalars)
 
 
-def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Value]:
+def buffer_coords(L: Lowering, p: BufferPlace, extra: int = 0) -> list[Value]:
     """(coord0, coord1, coord2) of an element access for atomics / loads."""
     u = Undef(T.i32)
     off = L.add_const(p.dyn_offset, p.offset + extra) if p.dyn_offset is not None else ConstInt(T.i32, p.offset + extra)
@@ -109,37 +105,8 @@ def buffer_coords(L: FunctionLowerer, p: BufferPlace, extra: int = 0) -> list[Va
 
 
 class BufferAccess:
-    def __init__(self, L: FunctionLowerer) -> None:
+    def __init__(self, L: Lowering) -> None:
         self.L = L
-        # cbuffer rows already loaded in the current block (see _row_memo)
-        self._memo_on = L.m.optimize
-        self._memo_block: object = None
-        self._memo_last: object = None
-        self._memo: dict[tuple, Value] = {}
-
-    def _row_memo(self) -> dict[tuple, Value]:
-        """The cbuffer loads and component extracts emitted earlier in the current block that
-        block-local CSE (cse.py) would merge a repeat into: dropped when the block changes or
-        a possible memory write was emitted since.  Reusing them only saves building the
-        duplicates CSE removes later, so the output is the same; when in doubt it is dropped."""
-        memo = self._memo
-        block = self.L.b.block
-        insts = block.instructions
-        if block is not self._memo_block:
-            memo.clear()
-            self._memo_block = block
-        elif memo:
-            last = self._memo_last
-            for inst in reversed(insts):
-                if inst is last:
-                    break
-                if may_write(inst):
-                    memo.clear()
-                    break
-            else:
-                memo.clear()
-        self._memo_last = insts[-1] if insts else None
-        return memo
 
     def _offsets(self, p: BufferPlace) -> tuple[list[ir.Scalar], list[int]]:
         scalars = list(component_types(p.type))
@@ -283,8 +250,7 @@ class BufferAccess:
     def read_cbuffer(self, p: CBufPlace) -> list[Value]:
         L = self.L
         plan, n = _cbuffer_plan(p.type, bool(p.row_major))
-        memo = self._row_memo() if self._memo_on and p.dyn_row is None else None
-        rows: dict[tuple, Value] = {} if memo is None else memo
+        rows: dict[tuple, Value] = {}       # the row loads of this read (repeats across reads: cse.py)
         out: list[Value | None] = [None] * n
         handle, shape, base = p.handle, p.res.shape, p.offset
         b = L.b
@@ -305,15 +271,8 @@ class BufferAccess:
                     call = L.ops.call(b, "CBufferLoadLegacy", ov, [handle, rv])
                 rows[key] = call
             index = (off % 16) // size
-            if memo is None:
-                ev = b.extract_value(call, index)
-            else:
-                ev = memo.get((call, index))
-                if ev is None:
-                    ev = memo[(call, index)] = b.extract_value(call, index)
+            ev = b.extract_value(call, index)
             out[k] = b.icmp("ne", ev, ConstInt(T.i32, 0)) if is_bool else ev
-        if memo is not None:
-            self._memo_last = b.block.instructions[-1]
         return out
 
 

@@ -1,5 +1,9 @@
 """A DXIL self-checker, run before writing: catches backend bugs early, with
-an internal-error diagnostic instead of a container the driver rejects."""
+an internal-error diagnostic instead of a container the driver rejects.
+
+The checks of declarations, metadata, signatures and the container are cheap and always run;
+so are the rules on each instruction by itself (opcodes, types, dx.op operands, no undef
+output).  The check of the SSA form (dominance) runs under --validate and in tests."""
 
 from __future__ import annotations
 
@@ -15,10 +19,9 @@ from .ctrldep import dominator_tree, successors
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode
-from .llvm.values import TERMINATORS, ConstInt, Instruction, Undef
-from .lower import LoweredModule
-from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, OpEmitter
-from .undef_outputs import STORE_OUTPUT_VALUE
+from .llvm.values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Undef
+from .lowered import LoweredModule
+from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
 from .viewid import signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -40,6 +43,7 @@ def _fail(msg: str) -> DxilCheckError:
     return DxilCheckError(Diagnostic("error", f"internal compiler error: DXIL self-check failed: {msg}"))
 
 
+@lru_cache(maxsize=256)
 def _legal_value_type(t: T.Type) -> bool:
     if t in _SCALARS:
         return True
@@ -50,7 +54,11 @@ def _legal_value_type(t: T.Type) -> bool:
     return False
 
 
-def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
+def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
+    """The module's declarations, every instruction by itself, named metadata and ViewID state;
+    with `ssa`, also the SSA form of the entry function (_check_ssa: the costly part, 2-5% of a
+    warm compile, so the backend asks for it only under --validate / SHADERBUILD_VALIDATE=1, as
+    the test suite sets)."""
     m = lm.llmod
     defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
     if defined != [lm.entry]:
@@ -59,7 +67,9 @@ def check_module(lm: LoweredModule, ops: OpEmitter) -> None:
     for f in m.functions:
         if not f.blocks:
             _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
-    _check_function(lm.entry)
+    _check_instructions(lm.entry)
+    if ssa:
+        _check_ssa(lm.entry)
     names = [nmd.name for nmd in m.named_md]
     for name in names:
         if name not in KNOWN_NAMED_METADATA:
@@ -345,134 +355,116 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
-def _dominator_preorder(f) -> tuple[list, dict, list[int], list[list[int]]]:
-    """The blocks in pre-order of the dominator tree, then the blocks no path reaches (in layout
-    order); each block's number in that order; for each number the last number of its subtree;
-    and for each number its predecessor edges (as numbers, one per edge).  A block a dominates b
-    iff num[a] <= num[b] <= end[num[a]]; an unreachable block is its own subtree, so it dominates
-    only itself (as no dominator tree holds it).  The dominator tree is ctrldep's, on layout
-    indices, so the blocks are hashed once."""
+def _check_function(f: Function) -> None:
+    """Every check of a function: its instructions one by one, then its SSA form."""
+    _check_instructions(f)
+    _check_ssa(f)
+
+
+def _check_instructions(f: Function) -> None:
+    """Each block ends in a terminator, and every instruction obeys the rules on it by itself
+    (_check_instruction)."""
+    for bb in f.blocks:
+        insts = bb.instructions
+        if not insts or insts[-1].op not in TERMINATORS:
+            raise _fail(f"block without terminator in {f.name}")
+        for inst in insts:
+            _check_instruction(inst)
+
+
+def _check_ssa(f: Function) -> None:
+    """f is in SSA form: phis lead their block and list each predecessor edge once, and every
+    operand is defined where its use can see it.
+
+    The operands are checked by walking the dominator tree (ctrldep's) depth first with the set
+    of definitions visible at each point: a block's definitions become visible after them in the
+    block and in the blocks it dominates (its subtree), and stop being visible when the walk
+    leaves that subtree.  So an operand is valid iff it is visible where it is used.  A phi
+    reads its value along an edge at the end of the edge's predecessor: when the walk reaches
+    the end of a block, the phis of its successors are checked for that edge.  Values that are
+    not instructions (constants, globals, functions, arguments) are valid everywhere.  A block
+    the entry does not reach is in no dominator tree: it is walked alone, seeing only its own
+    definitions."""
     blocks = f.blocks
-    if not blocks:
-        return [], {}, [], []
-    succ = successors(blocks)
-    idom = dominator_tree(succ)                         # layout index -> its immediate dominator's
-    children: list[list[int]] = [[] for _ in blocks]
+    succ = successors(blocks)                   # by layout index
+    idom = dominator_tree(succ)                 # layout index -> its immediate dominator; -1: unreachable
+    dominated: list[list[int]] = [[] for _ in blocks]
     for b in range(1, len(blocks)):
         if idom[b] >= 0:
-            children[idom[b]].append(b)
-    pre: list[int] = []                                 # layout indices in dominator-tree pre-order
-    stack = [0]
-    while stack:
-        b = stack.pop()
-        pre.append(b)
-        kids = children[b]
-        if kids:
-            stack += reversed(kids)
-    number = [0] * len(blocks)                          # layout index -> pre-order number
-    for n, b in enumerate(pre):
-        number[b] = n
-    size = [1] * len(pre)
-    for n in range(len(pre) - 1, 0, -1):                # subtree sizes, children before parents
-        size[number[idom[pre[n]]]] += size[n]
-    end = [n + size[n] - 1 for n in range(len(pre))]
-    order_idx = pre                                     # layout indices in the final order
-    if len(order_idx) < len(blocks):
-        for b in range(len(blocks)):
-            if idom[b] < 0:
-                end.append(len(order_idx))
-                order_idx.append(b)
-    pos = [0] * len(blocks)                             # layout index -> number in the order
-    for n, b in enumerate(order_idx):
-        pos[b] = n
-    preds: list[list[int]] = [[] for _ in blocks]       # by number: the predecessors' numbers
-    for b, ss in enumerate(succ):
-        for s in ss:
-            preds[pos[s]].append(pos[b])
-    order = [blocks[b] for b in order_idx]
-    return order, dict(zip(order, range(len(order)))), end, preds
-
-
-def _check_function(f) -> None:
-    """One walk over the instructions for every rule: allowed opcodes and result types, dx.op
-    opcode operands, no undef reaching an output, and SSA form (every use dominated by its
-    definition; phis with one incoming value per predecessor edge, from a block their value's
-    definition dominates).
-
-    The blocks are visited in dominator-tree pre-order, so a definition that dominates a use
-    has been visited before it.  A definition records the last pre-order number of its
-    block's subtree (times `scale`, plus its block's number); a use in block number p is then
-    dominated iff its definition was visited already and recorded at least p * scale: one
-    dictionary lookup per operand.  Phis read values along edges (defined later in the walk),
-    so they are checked after it.  Values that are not instructions (constants, globals,
-    functions, arguments) are valid everywhere; Instruction has no subclasses, so a class
-    test tells them apart."""
-    order, num, end, preds = _dominator_preorder(f)
-    scale = len(order) + 1
-    avail: dict[object, int] = {}                   # visited definition -> end * scale + its block
-    get = avail.get
-    facts_of: dict[object, tuple[frozenset[int], bool]] = {}    # callee -> _call_facts
-    legal_types: set = set(_SCALARS)                # result types already found legal
-    allowed_ops = ALLOWED_INSTRUCTIONS
-    phis: list[tuple[int, Instruction]] = []
-    instruction, terminators = Instruction, TERMINATORS
-    last_type = None
-    for p, bb in enumerate(order):
-        insts = bb.instructions
-        if not insts or insts[-1].op not in terminators:
-            raise _fail(f"block without terminator in {f.name}")
-        floor = p * scale
-        code = end[p] * scale + p
-        for inst in insts:
-            op = inst.op
-            if op not in allowed_ops:
-                raise _fail(f"instruction '{op}' is not allowed in DXIL")
-            t = inst.type
-            if t is not last_type:                  # runs of one type are common (f32 arithmetic)
-                if t not in legal_types:
-                    if not _legal_value_type(t):
-                        raise _fail(f"instruction '{op}' produces illegal type {t}")
-                    legal_types.add(t)
-                last_type = t
-            operands = inst.operands
-            if op == "call":
-                callee = operands[0]
-                facts = facts_of.get(callee)
-                if facts is None:
-                    facts = facts_of[callee] = _call_facts(callee.name)
-                first = operands[1] if len(operands) > 1 else None
-                if not isinstance(first, ConstInt) or first.value not in facts[0]:
-                    raise _fail(f"call to {callee.name} has a wrong opcode operand")
-                if facts[1] and isinstance(operands[STORE_OUTPUT_VALUE], Undef):
-                    raise _fail("an undef value reaches an output (storeOutput)")
-            elif op == "phi":
-                phis.append((p, inst))
-            for v in operands:
-                if v.__class__ is instruction and get(v, -1) < floor:   # others: valid anywhere
-                    _fail_use(f, op, v)
-            avail[inst] = code
-    want_of: dict[int, list[int]] = {}              # block number -> its predecessor edges, sorted
-    last: tuple[int, list] = (-1, [])              # the block and incoming blocks of the last phi checked
-    edges: list[int] = []                           # the numbers of those incoming blocks
-    for p, inst in phis:
-        incoming = inst.attrs["incoming"]
-        blocks = [b for _, b in incoming]
-        if last[0] != p or last[1] != blocks:       # the phis of a block list the same edges, mostly
-            want = want_of.get(p)
-            if want is None:
-                want = want_of[p] = sorted(preds[p])
-            edges = [num.get(b, -1) for b in blocks]
-            if sorted(edges) != want:
-                raise _fail("phi incoming blocks do not match the predecessors")
-            last = (p, blocks)
-        for (v, _), q in zip(incoming, edges):      # q: the edge's block, which the definition's must dominate
-            c = get(v)
-            if c is None:
-                if isinstance(v, Instruction):
-                    raise _fail(f"operand of '{inst.op}' is not in the function")
+            dominated[idom[b]].append(b)
+    preds: list[list[int]] = [[] for _ in blocks]     # one entry per edge
+    for b, targets in enumerate(succ):
+        for t in targets:
+            preds[t].append(b)
+    index = {bb: i for i, bb in enumerate(blocks)}
+    for b, bb in enumerate(blocks):
+        for phi in _phis(bb):
+            _check_phi_edges(phi, preds[b], index)
+    roots = [0] + [b for b in range(1, len(blocks)) if idom[b] < 0] if blocks else []
+    visible: set[Instruction] = set()
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            b, leaving = stack.pop()
+            bb = blocks[b]
+            if leaving:
+                visible.difference_update(bb.instructions)
                 continue
-            if not (c % scale <= q <= c // scale):
-                raise _fail(f"use of a value in '{inst.op}' is not dominated by its definition")
+            in_phis = True                          # phis come first in a block
+            for inst in bb.instructions:
+                if inst.op == "phi":
+                    if not in_phis:
+                        raise _fail(f"phi after other instructions in a block of {f.name}")
+                else:
+                    in_phis = False
+                    for v in inst.operands:
+                        if isinstance(v, Instruction) and v not in visible:
+                            _fail_use(f, inst.op, v)
+                visible.add(inst)
+            for s in set(succ[b]):
+                _check_phi_values(blocks[s], bb, visible, f)
+            stack.append((b, True))
+            stack += [(c, False) for c in reversed(dominated[b])]
+
+
+def _phis(bb: BasicBlock) -> list[Instruction]:
+    """The phis at the start of bb."""
+    insts = bb.instructions
+    n = 0
+    while n < len(insts) and insts[n].op == "phi":
+        n += 1
+    return insts[:n]
+
+
+def _check_phi_edges(phi: Instruction, preds: list[int], index: dict[BasicBlock, int]) -> None:
+    """A phi lists each predecessor edge of its block once (`preds`: their layout indices)."""
+    if sorted(index.get(b, -1) for _, b in phi.attrs["incoming"]) != sorted(preds):
+        raise _fail("phi incoming blocks do not match the predecessors")
+
+
+def _check_phi_values(bb: BasicBlock, pred: BasicBlock, visible: set[Instruction], f: Function) -> None:
+    """The values the phis of bb take along the edge from pred are visible at the end of pred."""
+    for phi in _phis(bb):
+        for v, b in phi.attrs["incoming"]:
+            if b is pred and isinstance(v, Instruction) and v not in visible:
+                _fail_use(f, "phi", v)
+
+
+def _check_instruction(inst: Instruction) -> None:
+    """The rules on one instruction by itself: its opcode, its result type, its dx.op operands."""
+    op = inst.op
+    if op not in ALLOWED_INSTRUCTIONS:
+        raise _fail(f"instruction '{op}' is not allowed in DXIL")
+    if not _legal_value_type(inst.type):
+        raise _fail(f"instruction '{op}' produces illegal type {inst.type}")
+    if op == "call":
+        callee = inst.operands[0]
+        opcodes, is_store_output = _call_facts(callee.name)
+        first = inst.operands[1] if len(inst.operands) > 1 else None
+        if not isinstance(first, ConstInt) or first.value not in opcodes:
+            raise _fail(f"call to {callee.name} has a wrong opcode operand")
+        if is_store_output and isinstance(inst.operands[STORE_OUTPUT_VALUE], Undef):
+            raise _fail("an undef value reaches an output (storeOutput)")
 
 
 @lru_cache(maxsize=1024)
@@ -483,9 +475,9 @@ def _call_facts(name: str) -> tuple[frozenset[int], bool]:
     return frozenset(o.opcode for o in classes), name.startswith(STORE_OUTPUT)
 
 
-def _fail_use(f, op: str, v: Instruction) -> None:
-    """Raise for an operand that is not a visited, dominating definition (the error path: a
-    search of the function tells a value from elsewhere from one defined in the wrong place)."""
+def _fail_use(f: Function, op: str, v: Instruction) -> None:
+    """Raise for an operand that is not visible where it is used: either it is not in the
+    function at all, or its definition does not dominate the use."""
     if not any(i is v for bb in f.blocks for i in bb.instructions):
         raise _fail(f"operand of '{op}' is not in the function")
     raise _fail(f"use of a value in '{op}' is not dominated by its definition")

@@ -92,6 +92,7 @@ class ContainerInfo:
     sample_frequency: bool = False
     hash_mode: str = "bypass"
     view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
+    root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
 
 
 # ------------------------------------------------------------------ parts
@@ -220,6 +221,7 @@ def build_container(info: ContainerInfo) -> bytes:
         ("ISG1", _signature_part(info.inputs)),
         ("OSG1", _signature_part(info.outputs)),
         ("PSV0", _psv_part(info)),
+        *([("RTS0", info.root_signature)] if info.root_signature is not None else []),
         ("HASH", _hash_part(info)),
         ("DXIL", _dxil_part(info)),
     ]

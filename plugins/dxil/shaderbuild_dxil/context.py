@@ -3,6 +3,8 @@ signature elements and memory for statics / groupshared variables."""
 
 from __future__ import annotations
 
+import types
+import typing
 from operator import attrgetter
 
 from shaderbuild import ir
@@ -72,24 +74,55 @@ def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
 
 COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
 
-# How used_globals walks each node class, decided once per class from its annotations: which
-# fields hold an expression ("Expr"), a list of them ("list[Expr]"), or certainly none (the
-# annotations below; Const.value is a Python number or tuple).  A class with any other field
-# is walked generically (every field tested at run time), as every node used to be.
-_NO_EXPR = frozenset({"Type", "str", "int", "bool", "Any", "Variable", "Function", "SourceLoc | None",
-                      "tuple[int, ...]", "str | None", "int | None", "list[int]", "list[Stmt]",
-                      "list[SwitchCase]"})
+# How used_globals walks each node class, decided once per class from its fields' declared
+# types (resolved by typing.get_type_hints, see _field_kinds).  A class with a field that may
+# hold an expression in some other way is walked generically (every field tested at run time).
 _LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC, _STMT = range(8)
 _PLANS: dict[type, tuple[int, object]] = {}         # node class -> (kind, getter / statement plan)
 _ONE_CHILD: dict[type, object] = {}                 # the _ONE classes' getters, looked up first
 _NESTED_NONE, _NESTED_IF, _NESTED_LOOP, _NESTED_SWITCH = range(4)
 
 
-def _annotations(cls: type) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for c in reversed(cls.__mro__):
-        out.update({k: str(v) for k, v in getattr(c, "__annotations__", {}).items()})
-    return out
+_EXPR, _MAYBE_EXPR, _EXPRS, _STMTS, _DATA, _OTHER = "expr", "expr?", "exprs", "stmts", "data", "other"
+
+
+def _field_kinds(cls: type) -> dict[str, str]:
+    """What each field of an IR node class holds, by its declared type: an expression (_EXPR),
+    an expression or None (_MAYBE_EXPR), a list of expressions (_EXPRS), statements or switch
+    cases (_STMTS: walked as nested statement lists), no IR node (_DATA: types, names, numbers,
+    variables, functions; `Any` is a Python value, Const.value), or possibly a node some other
+    way (_OTHER)."""
+    kinds = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        args = typing.get_args(hint)
+        origin = typing.get_origin(hint)
+        if hint is typing.Any:
+            kind = _DATA
+        elif isinstance(hint, type) and not args:
+            kind = _EXPR if issubclass(hint, ir.Expr) else _OTHER if issubclass(ir.Expr, hint) else _DATA
+        elif origin is list and len(args) == 1 and isinstance(args[0], type):
+            elem = args[0]
+            kind = (_EXPRS if issubclass(elem, ir.Expr) else _STMTS if issubclass(elem, (ir.Stmt, ir.SwitchCase))
+                    else _OTHER if issubclass(ir.Expr, elem) else _DATA)
+        elif origin is types.UnionType or origin is typing.Union:
+            parts = {_field_kind_of(a) for a in args}
+            kind = _MAYBE_EXPR if parts == {_EXPR, _DATA} else _DATA if parts == {_DATA} else _OTHER
+        elif origin is tuple and all(a is Ellipsis or isinstance(a, type) and not issubclass(ir.Expr, a)
+                                     and not issubclass(a, ir.Expr) for a in args):
+            kind = _DATA
+        else:
+            kind = _OTHER
+        kinds[name] = kind
+    return kinds
+
+
+def _field_kind_of(hint: object) -> str:
+    """_field_kinds' verdict on one member of a union."""
+    if hint is type(None):
+        return _DATA
+    if isinstance(hint, type) and not typing.get_args(hint):
+        return _EXPR if issubclass(hint, ir.Expr) else _OTHER if issubclass(ir.Expr, hint) else _DATA
+    return _OTHER
 
 
 def _expr_plan(cls: type) -> tuple[int, object]:
@@ -103,12 +136,11 @@ def _expr_plan(cls: type) -> tuple[int, object]:
     elif not issubclass(cls, ir.Expr):
         plan = (_LEAF, None)                        # None or a non-expression: nothing to walk
     else:
-        anns = _annotations(cls)
+        kinds = _field_kinds(cls)
         names = [n for n in getattr(cls, "__slots__", ()) if n != "type"]
-        exprs = [n for n in names if anns.get(n) == "Expr"]
-        lists = [n for n in names if anns.get(n) == "list[Expr]"]
-        if any(n not in exprs and n not in lists and anns.get(n) not in _NO_EXPR for n in names) \
-                or (exprs and lists) or len(lists) > 1:
+        exprs = [n for n in names if kinds.get(n) == _EXPR]
+        lists = [n for n in names if kinds.get(n) == _EXPRS]
+        if any(kinds.get(n, _OTHER) not in (_EXPR, _EXPRS, _DATA) for n in names) or (exprs and lists) or len(lists) > 1:
             plan = (_GENERIC, _children_of(cls))
         elif lists:
             plan = (_LIST, attrgetter(lists[0]))
@@ -126,8 +158,10 @@ def _expr_plan(cls: type) -> tuple[int, object]:
 def _stmt_plan(cls: type) -> tuple[tuple[str, ...], int]:
     """(the fields that may hold an expression, which nested statement lists it has), matching
     `ir.walk_stmts`."""
-    anns = _annotations(cls)
-    names = tuple(n for n in (getattr(cls, "_fields", None) or cls.__slots__) if anns.get(n) not in _NO_EXPR)
+    kinds = _field_kinds(cls)
+    names = tuple(n for n in (getattr(cls, "_fields", None) or cls.__slots__) if kinds.get(n, _OTHER) not in (_DATA, _STMTS))
+    if any(kinds.get(n) == _EXPRS for n in names):
+        raise TypeError(f"used_globals does not walk a statement's list of expressions ({cls.__name__})")
     nested = (_NESTED_IF if issubclass(cls, ir.If) else _NESTED_LOOP if issubclass(cls, ir.Loop)
               else _NESTED_SWITCH if issubclass(cls, ir.Switch) else _NESTED_NONE)
     return names, nested

@@ -19,7 +19,7 @@ from operator import attrgetter, itemgetter
 
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value
 
-__all__ = ["eliminate_common_calls", "may_write", "CallHook"]
+__all__ = ["eliminate_common_calls", "CallHook"]
 
 _WRITES = frozenset({"store", "atomicrmw", "cmpxchg"})
 _PURE = frozenset({
@@ -39,14 +39,6 @@ def _call_kind(inst: Instruction) -> str:
     """'readnone', 'readonly' or 'other' for a call's callee."""
     attrs = inst.operands[0].attrs
     return "readnone" if "readnone" in attrs else "readonly" if "readonly" in attrs else "other"
-
-
-def may_write(inst: Instruction) -> bool:
-    """Whether `inst` ends the reuse of earlier readonly calls, by the rule used below."""
-    op = inst.op
-    if op == "call":
-        return _call_kind(inst) == "other"
-    return op in _WRITES
 
 
 CallHook = Callable[[Instruction], object]

@@ -7,7 +7,7 @@ from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
 from .llvm.values import ConstAggregate, ConstInt, Function
-from .lower import LoweredModule
+from .lowered import LoweredModule
 from .resources import resource_records
 from .signature import signature_metadata
 

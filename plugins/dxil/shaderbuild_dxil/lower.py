@@ -10,7 +10,7 @@ the module-level parts (resources, signatures, metadata inputs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from shaderbuild import ir
@@ -23,9 +23,9 @@ from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleConte
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
-from .llvm.module import Module as LLModule
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
-from .ops import LOAD_INPUT, STORE_OUTPUT, OpEmitter, overload_name
+from .lowered import LoweredModule
+from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -39,7 +39,7 @@ from .places import (
     ResourcePlace,
     VarStorage,
 )
-from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, ResourceInfo, assign_ranges, classify, symbol_type
+from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, assign_ranges, classify, symbol_type
 from .scalarize import (
     component_types,
     field_leaf_base,
@@ -49,7 +49,7 @@ from .scalarize import (
     memory_scalar,
     subrange,
 )
-from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, SigElement, build_signature, record_call_usage
+from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, build_signature, record_call_usage
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
 
@@ -75,28 +75,10 @@ _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt",
 
 
 @dataclass(slots=True)
-class LoweredModule:
-    llmod: LLModule
-    entry: Function
-    ops: OpEmitter
-    resources: list[ResourceInfo]
-    inputs: list[SigElement]
-    outputs: list[SigElement]
-    stage: str
-    sm: tuple[int, int]
-    native16: bool
-    numthreads: tuple[int, int, int]
-    group_shared_bytes: int = 0
-    uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
-    features: frozenset[str] | None = None            # memo of dxmeta._used_features
-    view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend
-
-
-@dataclass(slots=True)
 class _Frame:
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
-    exit_block: BasicBlock | None          # None: returns only at the end, falling into the caller
+    exit_block: BasicBlock                 # where a `return` branches to
 
 
 @dataclass(slots=True)
@@ -113,6 +95,7 @@ class FunctionLowerer:
         self.ops = mod.ops
         self.sm = mod.sm
         self.native16 = mod.native16
+        self.optimize = mod.optimize
         self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), mod.entry_name)
         self.alloca_block = self.fn.append_block("entry")
         self.alloca_builder = IRBuilder(self.alloca_block)
@@ -130,7 +113,6 @@ class FunctionLowerer:
         self.loops: list[_LoopTargets] = []
         self.local_resources: dict[int, list[ResourcePlace | None]] = {}
         self.control_depth = 0
-        self._removed_blocks: list[BasicBlock] = []
         self._local_res_depth: dict[int, int] = {}
         self._consts: dict[tuple, Value] = {}             # scalar_const
 
@@ -662,8 +644,9 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ calls (inlined)
     def _call(self, e: ir.Call) -> list[Value]:
-        if len(self.frames) > MAX_INLINE_DEPTH:
-            raise error(f"recursive call of '{e.func.name}' is not allowed")
+        if len(self.frames) > MAX_INLINE_DEPTH:   # sema already refuses recursion: this is a deep chain
+            raise error(f"function '{e.func.name}' is reached through more than {MAX_INLINE_DEPTH} nested calls; "
+                        f"the DXIL backend inlines every call (limit {MAX_INLINE_DEPTH})", e.func.loc)
         f = e.func
         storages: dict[int, VarStorage] = {}
         pending: list[tuple[ir.Param, ir.Expr]] = []
@@ -680,10 +663,7 @@ class FunctionLowerer:
         ret_slot = None
         if not isinstance(f.return_type, ir.VoidType):
             ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, _FUNCTION_STORAGE))
-        # a callee left only at its end needs no exit block: its last block continues the caller
-        # (the block would have one predecessor ending in a plain branch to it, and be folded
-        # into it by cfg.merge_straight_line_blocks, which runs when optimising)
-        exit_bb = None if self.ssa is not None and _falls_off_end(f) else self.new_block()
+        exit_bb = self.new_block()
         frame = _Frame(storages, ret_slot, exit_bb)
         # evaluate `in` arguments in the caller's frame, then bind them
         for p, a in pending:
@@ -702,9 +682,8 @@ class FunctionLowerer:
         self.stmts(f.body)
         self.loops = saved_loops
         self.frames.pop()
-        if exit_bb is not None:
-            self.branch_to(exit_bb)
-            self._enter(exit_bb, move=False)
+        self.branch_to(exit_bb)
+        self._enter(exit_bb, move=False)
         if ret_slot is None:
             return []
         return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
@@ -783,35 +762,13 @@ class FunctionLowerer:
         self._enter(merge)
 
     def _enter(self, bb: BasicBlock, move: bool = True) -> None:
-        """Go on lowering in join block `bb`, all of whose predecessors are built: at the end of
-        the block list (`move`; a merge follows its construct), or, when its one predecessor
-        ends in a plain branch to it, in that predecessor instead: cfg.merge_straight_line_blocks
-        would fold it there, so the branch and the block are not built at all."""
-        if self.ssa is not None:                 # (without optimisation no block is folded)
-            ps = bb.ssa_preds
-            if ps is not None and len(ps) == 1 and ps[0] is not bb:
-                p = ps[0]
-                term = p.instructions[-1]
-                if term.op == "br" and not term.operands and len(term.attrs["targets"]) == 1:
-                    p.instructions.pop()
-                    self._remove_block(bb)
-                    self.set_block(p)
-                    return
+        """Go on lowering in join block `bb`, all of whose predecessors are built, at the end of
+        the block list (`move`; a merge follows its construct).  A join block with a single
+        predecessor is left for the clean-up (cfg.merge_straight_line_blocks) to fold."""
         if move:
             self._move_to_end(bb)
         self.seal(bb)
         self.set_block(bb)
-
-    def _remove_block(self, bb: BasicBlock) -> None:
-        """Drop a block nothing branches to any more (searched from the end, where new blocks are).
-        It is kept alive: the SSA builder's tables are keyed by block id, which must not be reused."""
-        blocks = self.fn.blocks
-        for i in range(len(blocks) - 1, -1, -1):
-            if blocks[i] is bb:
-                del blocks[i]
-                self._removed_blocks.append(bb)
-                return
-        raise ValueError("block is not in the function")
 
     def _move_to_end(self, bb: BasicBlock) -> None:
         """Keep blocks in a dominance-friendly order: a merge block follows its arms.
@@ -827,12 +784,8 @@ class FunctionLowerer:
         blocks.append(bb)
 
     def _loop(self, s: ir.Loop) -> None:
-        # when optimising, the continue block is made up front only when a `continue` branches to
-        # it; else the continuing statements follow the body in its last block (the block would
-        # have that one predecessor and be folded into it afterwards), or, when the body ends in a
-        # branch, go to a block made then (placed at the end, as the early-made one was moved)
         header = self.new_block()
-        cont = self.new_block() if self.ssa is None or _continues(s.body) else None
+        cont = self.new_block()
         merge = self.new_block()
         pre = self.b.block
         if self.ssa is not None:
@@ -844,13 +797,10 @@ class FunctionLowerer:
         self.loops.append(_LoopTargets(merge, cont))
         self.control_depth += 1
         self.stmts(s.body)
-        if cont is None and self.b.block.terminator is not None:
-            cont = self.new_block()
-        if cont is not None:
-            self.branch_to(cont)
-            self._move_to_end(cont)
-            self.seal(cont)              # reached from the body's end and its `continue`s
-            self.set_block(cont)
+        self.branch_to(cont)
+        self._move_to_end(cont)
+        self.seal(cont)                  # reached from the body's end and its `continue`s
+        self.set_block(cont)
         self.stmts(s.continuing)
         if self.b.block.terminator is None:
             if s.break_if is not None:
@@ -879,8 +829,7 @@ class FunctionLowerer:
         if s.value is not None and fr.ret_slot is not None:
             vals = self.expr(s.value)
             MemPlace(fr.ret_slot, s.value.type, 0, _ZERO).write(self, vals)
-        if fr.exit_block is not None:    # None: the callee's last statement (see _call)
-            self.b.br(fr.exit_block)
+        self.b.br(fr.exit_block)
 
     def _discard(self, s: ir.Discard) -> None:
         self.ops.call(self.b, "Discard", None, [ConstInt(T.i1, 1)])
@@ -982,37 +931,6 @@ def _single_leaf_registers(t: ir.Type) -> tuple[T.Type, ...] | None:
 def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
     """(LLVM register type, is float) of every component of a constant of type t."""
     return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
-
-
-def _continues(body: list[ir.Stmt]) -> bool:
-    """Whether a `continue` in body (not in a nested loop) continues the loop of body."""
-    return _contains(body, ir.Continue, into_loops=False)
-
-
-def _falls_off_end(f: ir.Function) -> bool:
-    """Whether the only way out of f is its end: no `return` but possibly a last top-level one."""
-    body = f.body
-    if body and body[-1].__class__ is ir.Return:
-        body = body[:-1]
-    return not _contains(body, ir.Return, into_loops=True)
-
-
-def _contains(body: list[ir.Stmt], wanted: type, into_loops: bool) -> bool:
-    """Whether body holds a statement of class `wanted`, looking into ifs and switches (and loops)."""
-    for st in body:
-        cls = st.__class__
-        if cls is wanted:
-            return True
-        if cls is ir.If:
-            if _contains(st.then, wanted, into_loops) or _contains(st.else_, wanted, into_loops):
-                return True
-        elif cls is ir.Switch:
-            if any(_contains(c.body, wanted, into_loops) for c in st.cases):
-                return True
-        elif cls is ir.Loop and into_loops:
-            if _contains(st.body, wanted, into_loops) or _contains(st.continuing, wanted, into_loops):
-                return True
-    return False
 
 
 @cache

@@ -26,6 +26,7 @@ __all__ = ["DxilOp", "OPS", "BY_OPCODE", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmi
 
 # callee-name prefixes of the dx.op declarations the passes look for (one per overload)
 LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
+STORE_OUTPUT_VALUE = 5      # a storeOutput call's operands: callee, opcode, signature id, row, column, value
 
 OVERLOAD_LETTERS = {"h": "f16", "f": "f32", "d": "f64", "1": "i1", "8": "i8", "w": "i16", "i": "i32", "l": "i64",
                     "u": "udt", "o": "obj"}

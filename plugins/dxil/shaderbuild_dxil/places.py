@@ -20,10 +20,10 @@ from shaderbuild.diagnostics import error
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
+from .lowering import Lowering
 from .scalarize import component_types, leaf_layout, leaf_of_components, leaf_order, llvm_scalar
 
 if TYPE_CHECKING:
-    from .lower import FunctionLowerer
     from .resources import ResourceInfo
 
 __all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "BufferPlace", "CBufPlace", "IOPlace",
@@ -74,21 +74,21 @@ class VarStorage:
 class Place:
     type: ir.Type
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         raise NotImplementedError
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         raise error(f"cannot assign to this location of type '{self.type}'")
 
 
-def to_register(L: FunctionLowerer, v: Value, s: ir.Scalar) -> Value:
+def to_register(L: Lowering, v: Value, s: ir.Scalar) -> Value:
     """Memory representation -> register representation (bool: i32 -> i1)."""
     if s.kind == "bool":
         return L.b.icmp("ne", v, ConstInt(T.i32, 0))
     return v
 
 
-def to_memory(L: FunctionLowerer, v: Value, s: ir.Scalar) -> Value:
+def to_memory(L: Lowering, v: Value, s: ir.Scalar) -> Value:
     if s.kind == "bool":
         return L.b.zext(v, T.i32)
     return v
@@ -103,14 +103,14 @@ class AddrPlace(Place):
     addrs: list[Address]
     type: ir.Type
 
-    def _ptr(self, L: FunctionLowerer, a: Address) -> Value:
+    def _ptr(self, L: Lowering, a: Address) -> Value:
         leaf, idx = a
         p = self.storage.ptrs[leaf]
         if self.storage.counts[leaf] == 1:
             return p
         return L.b.gep(p, [ConstInt(T.i32, 0), idx])
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         st = self.storage
         b = L.b
         if st.all_ssa:
@@ -128,7 +128,7 @@ class AddrPlace(Place):
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
         return out
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         addrs = self.addrs if comps is None else [self.addrs[c] for c in comps]
         b = L.b
         st = self.storage
@@ -169,7 +169,7 @@ class MemPlace(Place):
     leafbase: int
     idx: Value
 
-    def addresses(self, L: FunctionLowerer) -> list[Address]:
+    def addresses(self, L: Lowering) -> list[Address]:
         """A single-element leaf needs no element index (its pointer is used directly): there
         mul_add(idx, 1, 0) would only rebuild idx, so idx itself is kept."""
         base, idx = self.leafbase, self.idx
@@ -180,10 +180,10 @@ class MemPlace(Place):
         return [(base + p, idx if counts[base + p] == 1 else L.mul_add(idx, mult[p], k))
                 for p, k in leaf_order(self.type)]
 
-    def as_addr(self, L: FunctionLowerer) -> AddrPlace:
+    def as_addr(self, L: Lowering) -> AddrPlace:
         return AddrPlace(self.storage, self.addresses(L), self.type)
 
-    def pick(self, L: FunctionLowerer, comps: list[int], t: ir.Type) -> AddrPlace:
+    def pick(self, L: Lowering, comps: list[int], t: ir.Type) -> AddrPlace:
         """as_addr(L).pick(comps, t) without addressing the components not picked."""
         st = self.storage
         if st.flat:
@@ -191,14 +191,14 @@ class MemPlace(Place):
             return AddrPlace(st, [(base + leaves[c], idx) for c in comps], t)
         return self.as_addr(L).pick(comps, t)
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         st = self.storage
         if st.all_ssa:
             ssa, base = st.ssa, self.leafbase
             return L.ssa.read_all([ssa[base + p] for p in leaf_of_components(self.type)], L.b.block)
         return self.as_addr(L).read(L)
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         st = self.storage
         if st.all_ssa and comps is None:
             ssa, base = st.ssa, self.leafbase
@@ -215,11 +215,11 @@ class CompPlace(Place):
     comps: list[int]
     type: ir.Type
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         vals = self.base.read(L)
         return [vals[c] for c in self.comps]
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         sel = self.comps if comps is None else [self.comps[c] for c in comps]
         self.base.write(L, values, sel)
 
@@ -233,7 +233,7 @@ class DynCompPlace(Place):
     index: Value
     type: ir.Type
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         vals = self.base.read(L)
         out = [vals[c] for c in self.groups[0]]
         for g, comps in enumerate(self.groups[1:], start=1):
@@ -241,7 +241,7 @@ class DynCompPlace(Place):
             out = [L.b.select(hit, vals[c], o) for c, o in zip(comps, out)]
         return out
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         old = self.base.read(L)
         new = list(old)
         sub = list(range(len(self.groups[0]))) if comps is None else comps
@@ -267,10 +267,10 @@ class BufferPlace(Place):
     comp_offsets: list[int] = field(default_factory=list)
     row_major: bool | None = None      # majorness of the enclosing struct member (None: column_major)
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         return L.buffers.read(self)
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         L.buffers.write(self, values, comps)
 
 
@@ -283,7 +283,7 @@ class CBufPlace(Place):
     dyn_row: Value | None = None
     row_major: bool | None = None
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         return L.buffers.read_cbuffer(self)
 
 
@@ -293,10 +293,10 @@ class IOPlace(Place):
     type: ir.Type
     comps: list[int]
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         return L.io_read(self)
 
-    def write(self, L: FunctionLowerer, values: list[Value], comps: list[int] | None = None) -> None:
+    def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
         L.io_write(self, values, comps)
 
 
@@ -309,7 +309,7 @@ class ResourcePlace(Place):
     index: Value
     non_uniform: bool = False     # the index went through NonUniformResourceIndex
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         raise error(f"a resource of type '{self.type}' cannot be used as a value here")
 
 
@@ -321,7 +321,7 @@ class LocalResourcePlace(Place):
     type: ir.Type
     slots: list[int]          # indices into the variable's slot list
 
-    def read(self, L: FunctionLowerer) -> list[Value]:
+    def read(self, L: Lowering) -> list[Value]:
         raise error(f"a resource of type '{self.type}' cannot be used as a value here")
 
 

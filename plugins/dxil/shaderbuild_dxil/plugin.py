@@ -1,13 +1,18 @@
 """pluggy entry point of the DXIL backend."""
 
+from shaderbuild.capabilities import Capabilities
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
+from .polyfills import POLYFILLED
+
+CAPABILITIES = Capabilities(polyfills=POLYFILLED)
 
 
 @hookimpl
 def shaderbuild_register_backends():
-    return [BackendInfo(name="dxil", extension=".dxil", description="DXIL in a DXBC container for Direct3D 12", version=__version__)]
+    return [BackendInfo(name="dxil", extension=".dxil", description="DXIL in a DXBC container for Direct3D 12", version=__version__,
+                        capabilities=CAPABILITIES)]
 
 
 @hookimpl

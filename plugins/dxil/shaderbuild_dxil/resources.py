@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
+from shaderbuild.ir.resource_kinds import KINDS
 
 from .container import PSV_RESOURCE_TYPE, PSVResource
 from .llvm import types as T
@@ -29,15 +30,13 @@ __all__ = ["KIND_CBUFFER", "KIND_TBUFFER", "ResourceInfo", "classify", "assign_r
 CLASS_INDEX = {"SRV": 0, "UAV": 1, "CBV": 2, "Sampler": 3}
 _CLASS_OF_REGISTER = {"t": "SRV", "u": "UAV", "b": "CBV", "s": "Sampler"}
 
-# IR resource kind -> (ResourceKind shape, psv type suffix)
-_SHAPES = {
-    "Texture1D": 1, "Texture2D": 2, "Texture2DMS": 3, "Texture3D": 4, "TextureCube": 5, "Texture1DArray": 6,
-    "Texture2DArray": 7, "Texture2DMSArray": 8, "TextureCubeArray": 9, "Buffer": 10, "ByteAddressBuffer": 11,
-    "StructuredBuffer": 12,
+# DXIL ResourceKind of a formatted resource, by the kind's (dimension, arrayed, multisampled)
+_SHAPES: dict[tuple[str | None, bool, bool], int] = {
+    ("1D", False, False): 1, ("2D", False, False): 2, ("2D", False, True): 3, ("3D", False, False): 4,
+    ("Cube", False, False): 5, ("1D", True, False): 6, ("2D", True, False): 7, ("2D", True, True): 8,
+    ("Cube", True, False): 9, ("Buffer", False, False): 10,
 }
-KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER = 13, 14, 15
-# structured UAVs whose hidden counter is always used (bufferUpdateCounter)
-_COUNTED = {"AppendStructuredBuffer": "StructuredBuffer", "ConsumeStructuredBuffer": "StructuredBuffer"}
+KIND_RAW, KIND_STRUCTURED, KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER = 11, 12, 13, 14, 15
 _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32): 4, ("uint", 32): 5,
                    ("int", 64): 6, ("uint", 64): 7, ("float", 16): 8, ("float", 32): 9, ("float", 64): 10}
 TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
@@ -102,22 +101,23 @@ def classify(var: ir.Variable) -> ResourceInfo:
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
     kind = t.kind
-    if kind in ("cbuffer", "ConstantBuffer"):
+    row = KINDS.get(t.kind)
+    if row is not None and row.rep == "cbuffer":
         elem = t.elem
         size = layout_of(elem, "dx_cbuffer").size if elem is not None else 0
         return ResourceInfo(var, "CBV", KIND_CBUFFER, b.space, b.register or 0, n, elem=elem,
                             cbuffer_size=size, kind_name=kind)
-    if kind in ("SamplerState", "SamplerComparisonState"):
+    if row is not None and row.rep == "sampler":
         return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
                             sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
-    base = kind[2:] if kind.startswith("RW") else _COUNTED.get(kind, kind)
-    shape = _SHAPES.get(base)
+    shape = None if row is None else {"raw": KIND_RAW, "structured": KIND_STRUCTURED}.get(
+        row.rep, _SHAPES.get((row.dim, row.arrayed, row.ms)))
     if shape is None:
         raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
     info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind)
-    if shape == 12:
+    if shape == KIND_STRUCTURED:
         info.stride = element_stride(t.elem)
-    elif shape != 11:
+    elif shape != KIND_RAW:
         s = ir.scalar_of(t.elem) if t.elem is not None else ir.FLOAT
         if s is None:
             raise error(f"typed resource element '{t.elem}' must be a scalar or vector", var.loc)
@@ -199,7 +199,7 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
         common = [_i32(r.range_id), MDValue(sym), MDString(r.var.name), _i32(r.space),
                   _i32(r.lower), _i32(size)]
         tags = None
-        if r.shape == 12:
+        if r.shape == KIND_STRUCTURED:
             tags = MDNode([_i32(TAG_STRIDE), _i32(r.stride)])
         elif r.comp_type:
             tags = MDNode([_i32(TAG_ELEMENT_TYPE), _i32(r.comp_type)])
@@ -245,7 +245,7 @@ def resource_properties(r: ResourceInfo) -> tuple[int, int]:
     d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp or r.has_counter else 0)
     if r.res_class == "CBV" or r.shape == KIND_TBUFFER:
         d1 = r.cbuffer_size
-    elif r.shape == 12:
+    elif r.shape == KIND_STRUCTURED:
         d1 = r.stride
     elif r.comp_type:
         d1 = r.comp_type | r.comp_count << 8

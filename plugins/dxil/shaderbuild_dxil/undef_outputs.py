@@ -9,11 +9,10 @@ requires that no undef reaches an output.
 from __future__ import annotations
 
 from .llvm.values import Function, Instruction, Undef
-from .ops import STORE_OUTPUT
+from .ops import STORE_OUTPUT, STORE_OUTPUT_VALUE
 
-__all__ = ["remove_undef_output_stores", "remove_undef_among", "stores_undef", "STORE_OUTPUT_VALUE"]
+__all__ = ["remove_undef_output_stores", "remove_undef_among", "stores_undef"]
 
-STORE_OUTPUT_VALUE = 5      # operands: callee, opcode, signature id, row, column, value
 
 
 def stores_undef(store: Instruction) -> bool:

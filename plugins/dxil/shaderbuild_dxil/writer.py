@@ -671,22 +671,12 @@ class _Writer:
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
-        # one record per instruction; unabbreviated ones are appended to the stream here (no
-        # call per record), and an encoder that returns None has appended its record itself.
-        # Calls, most of a shader's records, are encoded inline: their digits are the callee's
-        # head (see _call) and the relative ids of the callee and arguments, each one lookup.
+        # one record per instruction, by the encoder of its opcode (_ENCODERS); unabbreviated
+        # records are appended to the stream here (no call per record), and an encoder that
+        # returns None has appended its record itself
         encoders, emit_record = _ENCODERS, w.emit_record
         pieces, unabbrev = self._sink = w.unabbreviated_sink()
-        append = pieces.append
         v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
-        callees, vids = self._callees, self._vids
-        # binary operators, the next most common, inline too when both operands come before
-        # (abbreviated: the id digits, then one digit table per field)
-        binop_codes = BINOP_CODES
-        binop_id, (_, _, f4) = w.abbrev_digits(FN_BINOP)
-        binop_flags_id, (_, _, _, f7) = w.abbrev_digits(FN_BINOP_FLAGS)
-        vid_get = e.value_ids.get
-        extract_code, br_code, one, bbs = v6[FUNC_CODES["extractvalue"]], v6[FUNC_CODES["br"]], v6[1], self._bb
         for bb in f.blocks:
             for inst in bb.instructions:
                 iid = inst_id                     # this instruction's id (if it has a value)
@@ -694,43 +684,8 @@ class _Writer:
                     if inst.name:                 # named values go to the symbol table
                         names.append((inst.name, iid))
                     inst_id += 1
-                op = inst.op
-                if op in binop_codes:
-                    a, b = inst.operands          # relative ids, 0 when not found by id()
-                    ra, rb = iid - vid_get(id(a), iid), iid - vid_get(id(b), iid)
-                    if ra > 0 and rb > 0:
-                        flags = inst.attrs.get("flags", 0)
-                        if flags:
-                            pieces += (binop_flags_id, v6[ra], v6[rb], f4[binop_codes[op]], f7[flags])
-                        else:
-                            pieces += (binop_id, v6[ra], v6[rb], f4[binop_codes[op]])
-                        continue
-                elif op == "call":
-                    ops = inst.operands
-                    callee = callees.get(id(ops[0]))
-                    if callee is None:
-                        callee = self._call_head(ops)
-                    n = len(pieces)
-                    try:                          # (a plain loop: faster than map() chains here)
-                        pieces += (callee[0], v6[iid - callee[1]])
-                        for a in ops[1:]:
-                            append(v6[iid - vids(id(a))])
-                    except (KeyError, ValueError):   # an argument known by its constant key, or a
-                        del pieces[n:]               # forward reference (negative): the general path
-                        self._call(inst, iid, [])
-                    continue
-                elif op == "extractvalue":        # unabbreviated: no type when the operand is before
-                    r = iid - vid_get(id(inst.operands[0]), iid)
-                    if r > 0:
-                        indices = inst.attrs["indices"]
-                        pieces += (unabbrev, extract_code, v6[1 + len(indices)], v6[r])
-                        pieces += map(v6_get, indices)
-                        continue
-                elif op == "br" and not inst.operands:   # unconditional: the target's index
-                    pieces += (unabbrev, br_code, one, v6[bbs[id(inst.attrs["targets"][0])]])
-                    continue
                 vals: list[int] = []
-                rec = encoders[op](self, inst, iid, vals)
+                rec = encoders[inst.op](self, inst, iid, vals)
                 if rec is not None:
                     code, ab = rec
                     if ab:
@@ -876,9 +831,9 @@ class _Writer:
         return callee
 
     def _call(self, inst: Instruction, iid: int, vals: list[int]) -> None:
-        """The general call encoder (_function inlines the common case); appends its record
-        itself.  The callee is a module-level value, numbered before every instruction, and
-        arguments never carry a type."""
+        """The call encoder; appends its record itself (calls are most of a shader's records:
+        the head up to the callee is made once per callee, see _call_head).  The callee is a
+        module-level value, numbered before every instruction, and arguments never carry a type."""
         ops = inst.operands
         callee = self._callees.get(id(ops[0])) or self._call_head(ops)
         vals += [(iid - self.e.value_id(a)) & 0xFFFFFFFF for a in ops[1:]]

@@ -30,6 +30,7 @@ from shaderbuild.ir.types import (
 from .builder import enum
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
+from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
@@ -118,15 +119,6 @@ def _fmod(fe: ExprEmitter, e: Intrinsic) -> int:
     return _per_row(fe, e, lambda rt, xs: fe.op("OpFRem", fe.tid(rt), *xs))
 
 
-def _ldexp(fe: ExprEmitter, e: Intrinsic) -> int:
-    x, ex = _args(fe, e)
-    et = e.args[1].type
-    if scalar_of(et).kind == "float":
-        it = with_scalar(et, INT)
-        ex = fe.convert(ex, et, it)
-    return fe.ext("Ldexp", e.type, x, ex)
-
-
 def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
@@ -172,15 +164,6 @@ def _all_any(opname: str, combine: str) -> Lowering:
             return acc
         return x if ncomp(t) == 1 else fe.op(opname, fe.tid(BOOL), x)
     return lower
-
-
-def _bitcast(fe: ExprEmitter, e: Intrinsic) -> int:
-    if len(e.args) != 1:
-        raise error(f"'{e.name}' with {len(e.args)} arguments is not supported by the SPIR-V backend")
-    x = fe.expr(e.args[0])
-    if e.args[0].type == e.type:
-        return x
-    return _per_row(fe, e, lambda rt, xs: fe.op("OpBitcast", fe.tid(rt), *xs))
 
 
 def _f32tof16(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -619,25 +602,8 @@ def _asdouble(fe: ExprEmitter, e: Intrinsic) -> int:
     return fe.op("OpBitcast", fe.tid(e.type), v)
 
 
-def _lit(fe: ExprEmitter, e: Intrinsic) -> int:
-    """lit(n.l, n.h, m) = (1, max(n.l, 0), (n.l < 0 || n.h < 0) ? 0 : pow(n.h, m), 1)."""
-    nl, nh, m = _args(fe, e)
-    f = fe.tid(FLOAT)
-    zero, one = fe.const(FLOAT, 0.0), fe.const(FLOAT, 1.0)
-    diffuse = fe.ext("FMax", FLOAT, nl, zero)
-    bt = fe.tid(BOOL)
-    cond = fe.op("OpLogicalOr", bt, fe.op("OpFOrdLessThan", bt, nl, zero), fe.op("OpFOrdLessThan", bt, nh, zero))
-    spec = fe.op("OpSelect", f, cond, zero, fe.ext("Pow", FLOAT, nh, m))
-    return fe.op("OpCompositeConstruct", fe.tid(e.type), one, diffuse, spec, one)
-
-
 def _identity(fe: ExprEmitter, e: Intrinsic) -> int:
     return fe.expr(e.args[0])
-
-
-def _select(fe: ExprEmitter, e: Intrinsic) -> int:
-    c, a, b = _args(fe, e)
-    return fe.select(e.type, e.args[0].type, c, a, b)
 
 
 def _logical(opname: str) -> Lowering:
@@ -665,13 +631,12 @@ TABLE.update({name: _glsl(g) for name, g in _FLOAT_GLSL.items()})
 TABLE.update({name: _glsl_by_kind(k) for name, k in _KIND_GLSL.items()})
 TABLE.update({
     "sign": _sign, "mad": _fma_or_muladd, "fma": _fma_or_muladd, "log10": _log10, "rcp": _rcp, "saturate": _saturate, "fmod": _fmod,
-    "ldexp": _ldexp, "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
+    "frexp": _frexp, "modf": _modf, "determinant": _determinant, "transpose": _transpose,
     "dot": _dot, "mul": _mul,
     "countbits": _wide(_op("OpBitCount")), "reversebits": _wide(_op("OpBitReverse")),
     "firstbithigh": _wide(_firstbit("FindSMsb", "FindUMsb")), "firstbitlow": _wide(_firstbit("FindILsb", "FindILsb")),
     "isnan": _op("OpIsNan"), "isinf": _op("OpIsInf"), "isfinite": _isfinite,
     "all": _all_any("OpAll", "OpLogicalAnd"), "any": _all_any("OpAny", "OpLogicalOr"),
-    "asuint": _bitcast, "asint": _bitcast, "asfloat": _bitcast,
     "f32tof16": _f32tof16, "f16tof32": _f16tof32,
     "InterlockedCompareExchange": _compare_exchange, "InterlockedCompareStore": _compare_exchange,
     "WaveGetLaneIndex": _lane_builtin("SubgroupLocalInvocationId"),
@@ -686,7 +651,7 @@ TABLE.update({
     "WaveReadLaneAt": _wave_simple("OpGroupNonUniformShuffle", "GroupNonUniformShuffle"),
     "QuadReadAcrossX": _quad_swap(0), "QuadReadAcrossY": _quad_swap(1), "QuadReadAcrossDiagonal": _quad_swap(2),
     "QuadReadLaneAt": _wave_simple("OpGroupNonUniformQuadBroadcast", "GroupNonUniformQuad"),
-    "sincos": _sincos, "clip": _clip, "asdouble": _asdouble, "lit": _lit, "select": _select,
+    "sincos": _sincos, "clip": _clip, "asdouble": _asdouble,
     "NonUniformResourceIndex": _identity,
     "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
     "ddx": _derivative("OpDPdx"), "ddy": _derivative("OpDPdy"), "fwidth": _derivative("OpFwidth"),
@@ -700,4 +665,10 @@ TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
-__all__ = ["BARRIERS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]
+# POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
+# other entry has a handler in TABLE (tests/test_intrinsic_coverage.py)
+# table entries this backend refuses, with the reason (none today)
+UNSUPPORTED_INTRINSICS: dict[str, str] = {}
+NATIVE_INTRINSICS = frozenset(TABLE)
+
+__all__ = ["BARRIERS", "NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

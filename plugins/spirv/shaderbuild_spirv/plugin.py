@@ -6,6 +6,7 @@ from shaderbuild.capabilities import Capabilities
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
+from .polyfills import POLYFILLED
 from .vulkan import EXT_BUILTINS, RAISE_PASSES
 
 
@@ -22,6 +23,7 @@ CAPABILITIES = Capabilities(
     specialization_constants=True,
     predefined_macros=(("__spirv__", "1"),),
     layout_rule=_layout_rule,
+    polyfills=POLYFILLED,
     raise_passes=RAISE_PASSES,
 )
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
+from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, scalar_of
 
 from .builder import enum
@@ -218,9 +219,6 @@ def _store(fe: ExprEmitter, e: Intrinsic) -> None:
 
 # ---------------------------------------------------------------- sizes
 
-_SIZE_COMPONENTS = {"1D": 1, "2D": 2, "3D": 3, "Cube": 2, "Buffer": 1}
-
-
 def _array_length(fe: ExprEmitter, p: Ptr) -> int:
     return fe.op("OpArrayLength", fe.tid(UINT), fe.pointer(p), 0)
 
@@ -230,6 +228,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
     trailing out places is accepted too.  Images: [res, mip?, out places...]."""
     p = _resource(fe, e)
     rv = p.res
+    assert rv is not None       # _resource refuses a place that is not a resource
     outs = list(e.args[1:])
     if rv.kind.rep in ("structured", "bytes"):
         n = _array_length(fe, p)
@@ -247,7 +246,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
     fe.b.capability("ImageQuery")
     img = fe.load_image(p)
     k = rv.kind
-    nsize = _SIZE_COMPONENTS[k.dim] + int(k.arrayed)
+    nsize = RESOURCE_KINDS[rv.rtype.kind].size_components
     st = UINT if nsize == 1 else Vector(UINT, nsize)
     sampled_mip = not k.writable and k.dim != "Buffer" and not k.ms
     if sampled_mip:
@@ -321,8 +320,7 @@ RESOURCE_METHODS: dict[str, Lowering] = {
     **{name: _sample for name in SAMPLES},
     **{name: _gather for name in GATHER_COMPONENT},
     "CalculateLevelOfDetail": _lod, "CalculateLevelOfDetailUnclamped": _lod,
-    "Load": _load, "Load2": _load, "Load3": _load, "Load4": _load,
-    "Store": _store, "Store2": _store, "Store3": _store, "Store4": _store,
+    "Load": _load, "Store": _store,
     "GetDimensions": _get_dimensions,
     "IncrementCounter": _increment, "DecrementCounter": _decrement, "Append": _append, "Consume": _consume,
 }

@@ -1,6 +1,6 @@
 """HLSL resources -> SPIR-V variables, types and Vulkan reflection.
 
-One table (`KINDS`) says, per HLSL resource kind, how it is represented:
+One table (`KINDS`, read from shaderbuild/ir/resource_kinds.py) says, per HLSL resource kind, how it is represented:
 a buffer block (struct wrapping a runtime array, or the cbuffer struct itself)
 or an opaque image/sampler, which layout rule applies and which Vulkan
 descriptor type it binds as.  Conventions follow DXC's SPIR-V.rst.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import Variable
+from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
 from shaderbuild.records import DataRecord, ValueRecord
 
@@ -27,36 +28,12 @@ class Kind(ValueRecord):
     ms: bool = False
 
 
+# the core resource-kind table's representation -> this backend's
+_REP = {"structured": "structured", "raw": "bytes", "cbuffer": "cbuffer", "tbuffer": "tbuffer", "typed": "image",
+        "sampler": "sampler"}
 KINDS: dict[str, Kind] = {
-    "StructuredBuffer": Kind("structured", "storage_buffer"),
-    "RWStructuredBuffer": Kind("structured", "storage_buffer", True),
-    "AppendStructuredBuffer": Kind("structured", "storage_buffer", True),
-    "ConsumeStructuredBuffer": Kind("structured", "storage_buffer", True),
-    "RasterizerOrderedStructuredBuffer": Kind("structured", "storage_buffer", True),
-    "ByteAddressBuffer": Kind("bytes", "storage_buffer"),
-    "RWByteAddressBuffer": Kind("bytes", "storage_buffer", True),
-    "cbuffer": Kind("cbuffer", "uniform_buffer"),
-    "ConstantBuffer": Kind("cbuffer", "uniform_buffer"),
-    "tbuffer": Kind("tbuffer", "storage_buffer"),
-    "TextureBuffer": Kind("tbuffer", "storage_buffer"),
-    "Texture1D": Kind("image", "sampled_image", dim="1D"),
-    "Texture1DArray": Kind("image", "sampled_image", dim="1D", arrayed=True),
-    "Texture2D": Kind("image", "sampled_image", dim="2D"),
-    "Texture2DArray": Kind("image", "sampled_image", dim="2D", arrayed=True),
-    "Texture2DMS": Kind("image", "sampled_image", dim="2D", ms=True),
-    "Texture2DMSArray": Kind("image", "sampled_image", dim="2D", arrayed=True, ms=True),
-    "Texture3D": Kind("image", "sampled_image", dim="3D"),
-    "TextureCube": Kind("image", "sampled_image", dim="Cube"),
-    "TextureCubeArray": Kind("image", "sampled_image", dim="Cube", arrayed=True),
-    "Buffer": Kind("image", "uniform_texel_buffer", dim="Buffer"),
-    "RWBuffer": Kind("image", "storage_texel_buffer", True, dim="Buffer"),
-    "RWTexture1D": Kind("image", "storage_image", True, dim="1D"),
-    "RWTexture1DArray": Kind("image", "storage_image", True, dim="1D", arrayed=True),
-    "RWTexture2D": Kind("image", "storage_image", True, dim="2D"),
-    "RWTexture2DArray": Kind("image", "storage_image", True, dim="2D", arrayed=True),
-    "RWTexture3D": Kind("image", "storage_image", True, dim="3D"),
-    "SamplerState": Kind("sampler", "sampler"),
-    "SamplerComparisonState": Kind("sampler", "sampler"),
+    name: Kind(_REP[k.rep], k.descriptor, k.access == "UAV", k.dim, k.arrayed, k.ms)
+    for name, k in RESOURCE_KINDS.items() if name != "$Globals"
 }
 
 _DIM_CAPS = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",

@@ -59,10 +59,13 @@ class PoolBackend:
     def __init__(self, workers: int) -> None:
         from concurrent.futures import ProcessPoolExecutor
 
-        from ..worker import init_worker
+        from ..platform import ParentWatch
+        from ..worker import start_worker
 
         self.workers = workers
-        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker)
+        self.watch = ParentWatch()     # workers die with the build process
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
+                                        initargs=(self.watch.initargs,))
 
     def slots(self) -> int:
         return self.workers
@@ -76,6 +79,7 @@ class PoolBackend:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self.watch.close()
 
 
 def _import_distributed():

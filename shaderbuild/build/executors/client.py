@@ -14,10 +14,12 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from ...front.source_file import read_source
 from ..cache import full_key, portable
 from ..files import sha256_bytes, stat_sig
 from ..outputs import c_identifier, write_all
 from ..remote_cache import ROOT_TOKEN, CacheEntry
+from ..terminal_text import sanitize, sanitize_value
 from ..worker import Job, JobResult, resource_signature
 from .task import TaskInput, TaskOutput, render_outputs
 
@@ -55,8 +57,7 @@ class FileMemo:
         hit = self.entries.get(path)
         if hit is None:
             sig = stat_sig(path)
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_source(path)    # regular files only, bounded
             if sig is None:   # vanished between stat and read: do not memoise
                 return [path, 0, len(data), 0, sha256_bytes(data)], data
             hit = self.entries[path] = ([path, *sig, sha256_bytes(data)], data)
@@ -127,14 +128,14 @@ def materialize(p: Prepared, out: TaskOutput) -> JobResult:
     """Write a worker's result; failures come back as they were rendered remotely."""
     job = p.job
     if not out.ok:
-        return JobResult(job.tid, False, out.messages, out.diagnostics, seconds=out.seconds)
+        return JobResult(job.tid, False, sanitize(out.messages), sanitize_value(out.diagnostics), seconds=out.seconds)
     deps = _deps(p, out.dependencies)
     if deps is None:
         missing = sorted(set(out.dependencies) - set(p.rows))
         msg = f"{job.source}: error: the compiler of {job.name} read files that were not sent: {', '.join(missing)}"
         return JobResult(job.tid, False, msg, [{"severity": "error", "message": msg}], seconds=out.seconds)
     outputs = _write(p, out.files)
-    return JobResult(job.tid, True, out.messages, out.diagnostics, deps, outputs,
+    return JobResult(job.tid, True, sanitize(out.messages), sanitize_value(out.diagnostics), deps, outputs,
                      resource_signature(out.manifest), [[d, m] for d, m in sorted(p.dirs.items())], out.seconds)
 
 
@@ -171,6 +172,6 @@ def from_cache(p: Prepared, entry: CacheEntry, root: str) -> JobResult | None:
                            source_name=source_display_name(job.source),
                            header_symbol=c_identifier(job.outputs["binary"]), name=job.name)
     outputs = _write(p, files)
-    return JobResult(job.tid, True, entry.messages.replace(ROOT_TOKEN, root),
-                     _rooted(entry.diagnostics, ROOT_TOKEN, root), deps, outputs, entry.resources,
+    return JobResult(job.tid, True, sanitize(entry.messages.replace(ROOT_TOKEN, root)),
+                     sanitize_value(_rooted(entry.diagnostics, ROOT_TOKEN, root)), deps, outputs, entry.resources,
                      [[d, m] for d, m in sorted(p.dirs.items())], 0.0)

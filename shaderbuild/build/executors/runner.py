@@ -35,11 +35,14 @@ class ExecStats:
     failed_tasks: int = 0        # tasks whose worker raised or died beyond the retries
     rescans: int = 0
     corrupt: int = 0             # cache entries that failed verification (rebuilt)
+    unauthenticated: int = 0     # cache entries not sealed with our key (ignored, rebuilt)
     workers: dict[str, int] = field(default_factory=dict)   # where tasks ran -> count
 
     def summary(self) -> str:
         text = f"{self.cache_hits} from cache, {self.compiled} compiled"
-        return text + (f" ({self.corrupt} corrupt cache entries ignored)" if self.corrupt else "")
+        text += f" ({self.corrupt} corrupt cache entries ignored)" if self.corrupt else ""
+        return text + (f" ({self.unauthenticated} unauthenticated cache entries ignored)"
+                       if self.unauthenticated else "")
 
 
 class RemoteExecutor:
@@ -71,8 +74,9 @@ class RemoteExecutor:
         self.close()
 
     def run(self, work: list[Job], handle: Callable[[JobResult], bool], *, configs: dict[str, str],
-            keep_going: bool, report: BuildReport) -> None:
-        """Build `work`; `configs` maps target id -> config digest (the key's non-file part)."""
+            keep_going: bool, report: BuildReport, force: bool = False) -> None:
+        """Build `work`; `configs` maps target id -> config digest (the key's non-file part).
+        `force` (build --force) compiles everything: the cache is not read, only written."""
         done: queue.Queue = queue.Queue()
         pending: dict = {}       # future -> [Prepared, ...] (one task compiles a batch)
         batch: list[Prepared] = []
@@ -137,7 +141,8 @@ class RemoteExecutor:
                     report.skipped.extend(j.name for j in work[i:])
                     break
                 p = prepare(job, configs[job.tid], self.root, self.scan_fn, memo=self._memo)
-                entry = self.cache.lookup(p.key) if self.cache is not None and p.key is not None else None
+                entry = self.cache.lookup(p.key) if self.cache is not None and p.key is not None and not force \
+                    else None
                 if entry is not None:
                     hits.append((p, entry))
                     if len(hits) >= IO_CHUNK:
@@ -151,6 +156,7 @@ class RemoteExecutor:
         finally:
             if self.cache is not None:
                 self.stats.corrupt = self.cache.stats.corrupt
+                self.stats.unauthenticated = self.cache.stats.unauthenticated
             report.skipped.extend(p.job.name for p, _ in hits)
             leftover = list(pending)
             try:

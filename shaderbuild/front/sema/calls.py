@@ -1,23 +1,19 @@
 """Calls: overload resolution, out/inout temporaries (seed 000), constructors,
-intrinsics (driven by front/intrinsics.py) and resource/struct methods."""
+intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 
 from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
+from ...ir.intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
+from ...ir.resource_kinds import KINDS
 from .. import ast
-from ..intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
-ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
-           "InterlockedMax", "InterlockedExchange")
-
-# resource methods: kind prefix set -> {method: (param patterns, return pattern)}
-BUFFER_LOAD_KINDS = ("StructuredBuffer", "RWStructuredBuffer", "Buffer", "RWBuffer")
 
 
 class CallLowering(SemaBase):
@@ -223,7 +219,7 @@ class CallLowering(SemaBase):
         if isinstance(root, ir.VarRef) and (root.var.const or root.var.storage is ir.Storage.UNIFORM):
             what = "const-qualified" if root.var.const else "uniform"
             raise error(f"cannot assign to {what} variable '{root.var.name}'", a.loc)
-        if isinstance(root, ir.BufferElem) and not root.resource.type.kind.startswith("RW"):
+        if isinstance(root, ir.BufferElem) and KINDS[root.resource.type.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{root.resource.type}'", a.loc)
 
     # ------------------------------------------------------------ intrinsics
@@ -263,11 +259,13 @@ class CallLowering(SemaBase):
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{sig.name}'", loc)
             if p == "V" and isinstance(v.type, ir.Matrix):
                 raise error(f"intrinsic '{sig.name}' does not take a matrix argument", loc)
-            if shape_t is None or (isinstance(shape_t, ir.Scalar) and not isinstance(v.type, ir.Scalar)):
-                shape_t = v.type
-            elif isinstance(v.type, ir.Vector) and isinstance(shape_t, ir.Vector) and v.type.size < shape_t.size:
-                self.warn("implicit truncation of vector type", loc)
-                shape_t = v.type
+            shape_t = self._intrinsic_shape(sig.name, shape_t, v.type, loc)
+        if isinstance(shape_t, ir.Vector):
+            # a 1xN / Nx1 matrix beside vectors takes part as the vector of its N components
+            for i, (p, v) in enumerate(zip(sig.params, values)):
+                if p == "T" and v is not None and isinstance(v.type, ir.Matrix):
+                    n = v.type.rows * v.type.cols
+                    values[i] = self.convert(v, ir.Vector(v.type.elem, n) if n > 1 else v.type.elem, args[i].loc)
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
@@ -338,6 +336,31 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
             return res
         return node
+
+    def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, loc: SourceLoc) -> ir.Type:
+        """HLSL's shape for two generic arguments: a scalar takes the other's shape; vectors and
+        matrices of different sizes truncate to the smaller size (rows and columns each the
+        minimum); a vector with a matrix only when the matrix has one row or one column."""
+        if a is None or isinstance(b, ir.Scalar):
+            return b if a is None else a
+        if isinstance(a, ir.Scalar):
+            return b
+        if isinstance(a, ir.Matrix) != isinstance(b, ir.Matrix):
+            vec, mat = (b, a) if isinstance(a, ir.Matrix) else (a, b)
+            assert isinstance(vec, ir.Vector) and isinstance(mat, ir.Matrix)
+            if mat.rows != 1 and mat.cols != 1:
+                raise error(f"intrinsic '{name}' cannot mix vector type '{vec}' with matrix type '{mat}'", loc)
+            n = mat.rows * mat.cols
+            if n == 1:
+                return vec
+            b = ir.Vector(vec.elem, min(vec.size, n))
+            a = vec
+        # convert() warns "implicit truncation" at each argument it truncates
+        if isinstance(a, ir.Vector) and isinstance(b, ir.Vector) and b.size < a.size:
+            return b
+        if isinstance(a, ir.Matrix) and isinstance(b, ir.Matrix) and (a.rows, a.cols) != (b.rows, b.cols):
+            return ir.Matrix(a.elem, min(a.rows, b.rows), min(a.cols, b.cols))
+        return a
 
     @staticmethod
     def intrinsic_return(pattern: str, ut: ir.Type, scalar: ir.Scalar) -> ir.Type:
@@ -467,46 +490,22 @@ class CallLowering(SemaBase):
         return ir.Intrinsic("fma", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
 
     def special_dst(self, name, args, loc):
-        """dst(a, b) = float4(1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline)."""
+        """dst(float4 a, float4 b): expanded by passes/polyfill.py."""
         f4 = ir.Vector(ir.FLOAT, 4)
-        a, b = (self.stable(self.convert(v, f4, x.loc)) for v, x in zip(self._numeric_args(name, args, 2, loc), args))
-        c = lambda v, i: ir.Extract(v, i, ir.FLOAT)  # noqa: E731
-        return ir.Construct(f4, [ir.Const(ir.FLOAT, 1.0), ir.Binary("mul", c(a, 1), c(b, 1), ir.FLOAT), c(a, 2), c(b, 3)])
+        vals = [self.convert(v, f4, x.loc) for v, x in zip(self._numeric_args(name, args, 2, loc), args)]
+        return ir.Intrinsic("dst", vals, f4)
 
     def special_D3DCOLORtoUBYTE4(self, name, args, loc):  # noqa: N802 - the HLSL spelling
-        """int4(x.zyxw * 255.001953): BGRA float color to bytes, as D3D defines it."""
+        """int4 D3DCOLORtoUBYTE4(float4): expanded by passes/polyfill.py."""
         (v,) = self._numeric_args(name, args, 1, loc)
-        f4 = ir.Vector(ir.FLOAT, 4)
-        v = self.convert(v, f4, loc)
-        scaled = ir.Binary("mul", ir.Swizzle(v, (2, 1, 0, 3), f4), ir.Const(f4, (255.001953,) * 4), f4)
-        return ir.Convert(scaled, ir.Vector(ir.INT, 4))
+        return ir.Intrinsic(name, [self.convert(v, ir.Vector(ir.FLOAT, 4), loc)], ir.Vector(ir.INT, 4))
 
     def special_msad4(self, name, args, loc):
-        """msad4(reference, source, accum): for each of 4 byte offsets i, accum[i] + the sum over the
-        reference's non-zero bytes j of |ref_j - src_(i+j)|, src being the 8 bytes of source.xy."""
-        ref, src, acc = self._numeric_args(name, args, 3, loc)
-        u, u4 = ir.UINT, ir.Vector(ir.UINT, 4)
-        ref = self.stable(self.convert(ref, u, args[0].loc))
-        src = self.stable(self.convert(src, ir.Vector(u, 2), args[1].loc))
-        acc = self.stable(self.convert(acc, u4, args[2].loc))
-        k = lambda n: ir.Const(u, n)  # noqa: E731
-
-        def byte(word: ir.Expr, shift: int) -> ir.Expr:
-            return ir.Binary("bitand", ir.Binary("shr", word, k(shift), u) if shift else word, k(255), u)
-
-        def src_byte(n: int) -> ir.Expr:
-            return byte(ir.Extract(src, n // 4, u), 8 * (n % 4))
-
-        parts = []
-        for i in range(4):
-            total: ir.Expr = ir.Extract(acc, i, u)
-            for j in range(4):
-                r, s = byte(ref, 8 * j), src_byte(i + j)
-                diff = ir.Select(ir.Binary("gt", r, s, ir.BOOL), ir.Binary("sub", r, s, u), ir.Binary("sub", s, r, u), u)
-                term = ir.Select(ir.Binary("eq", r, k(0), ir.BOOL), k(0), diff, u)
-                total = ir.Binary("add", total, term, u)
-            parts.append(total)
-        return ir.Construct(u4, parts)
+        """uint4 msad4(uint reference, uint2 source, uint4 accum): expanded by passes/polyfill.py."""
+        u4 = ir.Vector(ir.UINT, 4)
+        wants = (ir.UINT, ir.Vector(ir.UINT, 2), u4)
+        vals = [self.convert(v, t, a.loc) for v, t, a in zip(self._numeric_args(name, args, 3, loc), wants, args)]
+        return ir.Intrinsic(name, vals, u4)
 
     def special_interlocked(self, name, args, loc):
         if not args or not self.is_place_expr(args[0]):

@@ -7,6 +7,7 @@ import re
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
+from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
@@ -68,7 +69,7 @@ class ExprLowering(SemaBase):
     def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
         import difflib  # only for this error's hint: ~1 ms of every cold start otherwise
 
-        from ..intrinsics import INTRINSICS, SPECIAL
+        from ...ir.intrinsics import INTRINSICS, SPECIAL
 
         candidates = self.scope.all_names() + list(INTRINSICS) + list(SPECIAL)
         close = difflib.get_close_matches(name, candidates, n=1)
@@ -724,7 +725,7 @@ class ExprLowering(SemaBase):
             if it is None:
                 raise error(f"type '{r}' does not support the subscript operator", e.loc)
             idx = self.convert(self.rvalue(e.index), it, e.index.loc)
-        if for_write and not r.kind.startswith("RW"):
+        if for_write and KINDS[r.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
         assert r.elem is not None           # every subscriptable resource has an element type
         return ir.BufferElem(base, idx, r.elem)
@@ -764,8 +765,8 @@ class ExprLowering(SemaBase):
             self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
             return ir.VarRef(tmp)
         if isinstance(t, ir.Resource):
-            from .resources import INDEXED_LOADS
-            if INDEXED_LOADS.get(t.kind) == name:
+            info = KINDS.get(t.kind)
+            if info is not None and info.indexed_load == name:
                 raise error(f"'{t}.{name}' is read-only and is used as '{name}[index][coordinate]'", loc)
             raise error(f"'{t}' has no member '{name}'", loc)
         raise error(f"member reference base type '{t}' is not a structure", loc)

@@ -12,6 +12,7 @@ import struct
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
+from ...ir.resource_kinds import KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
@@ -302,7 +303,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             elif dims_count is not None:
                 dims_count *= base.size
             base = base.elem
-        if isinstance(base, ir.Resource) and base.kind in ("ConstantBuffer", "TextureBuffer"):
+        if isinstance(base, ir.Resource) and KINDS[base.kind].element == "block":     # ConstantBuffer<T>, TextureBuffer<T>
             if not isinstance(base.elem, ir.Struct):
                 raise error(f"'{base.kind}' requires a struct template argument, not '{base.elem}'", d.loc)
             if t is not base:
@@ -445,7 +446,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ uniform blocks
     def block_binding(self, kind: str, reg: ast.Register | None, attrs: list[ast.Attribute], name: str) -> ir.Binding:
-        cls = "t" if kind in ("tbuffer", "TextureBuffer") else "b"
+        cls = KINDS[kind].register_class
         binding = ir.Binding(cls, None, 0, 1, kind=kind)
         if reg is not None:
             if reg.reg_class != cls:

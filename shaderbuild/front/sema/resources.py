@@ -6,51 +6,25 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
+from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS
+from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 
-# texture kind -> (coordinate components, offset components, array layer adds a coordinate)
-TEXTURE_SHAPES: dict[str, tuple[int, int]] = {
-    "Texture1D": (1, 1), "Texture1DArray": (2, 1), "Texture2D": (2, 2), "Texture2DArray": (3, 2),
-    "Texture3D": (3, 3), "TextureCube": (3, 0), "TextureCubeArray": (4, 0),
-    "Texture2DMS": (2, 2), "Texture2DMSArray": (3, 2),
-    "RWTexture1D": (1, 0), "RWTexture1DArray": (2, 0), "RWTexture2D": (2, 0), "RWTexture2DArray": (3, 0),
-    "RWTexture3D": (3, 0),
-}
-# size components GetDimensions reports (width, height, depth/elements)
-SIZE_COMPONENTS = {"Texture1D": 1, "Texture1DArray": 2, "Texture2D": 2, "Texture2DArray": 3, "Texture3D": 3,
-                   "TextureCube": 2, "TextureCubeArray": 3, "Texture2DMS": 2, "Texture2DMSArray": 3,
-                   "RWTexture1D": 1, "RWTexture1DArray": 2, "RWTexture2D": 2, "RWTexture2DArray": 3,
-                   "RWTexture3D": 3, "Buffer": 1, "RWBuffer": 1}
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
 SAMPLE_METHODS = {
     "Sample": ((), False, True), "SampleBias": (("bias",), False, True), "SampleLevel": (("lod",), False, False),
     "SampleGrad": (("ddx", "ddy"), False, False), "SampleCmp": (("compare value",), True, True),
     "SampleCmpLevelZero": (("compare value",), True, False),
 }
-GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
-STRUCTURED = ("StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer", "ConsumeStructuredBuffer")
-BYTE_ADDRESS = ("ByteAddressBuffer", "RWByteAddressBuffer")
-BYTE_ADDRESS_ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
-                        "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange",
-                        "InterlockedCompareStore")
-
-
-# `tex.mips[level][coord]` / `ms.sample[index][coord]`: the member name per texture kind
-INDEXED_LOADS: dict[str, str] = {
-    "Texture1D": "mips", "Texture1DArray": "mips", "Texture2D": "mips", "Texture2DArray": "mips",
-    "Texture3D": "mips", "Texture2DMS": "sample", "Texture2DMSArray": "sample",
-}
 
 
 def texel_index_type(kind: str) -> ir.Type | None:
     """The coordinate type of `tex[coord]` (RW textures and Texture* subscripts)."""
-    if kind in ("Buffer", "RWBuffer"):
-        return ir.UINT
-    shape = TEXTURE_SHAPES.get(kind)
-    if shape is None or "Cube" in kind:
+    info = KINDS.get(kind)
+    if info is None or info.rep != "typed" or info.dim == "Cube":
         return None
-    return ir.vec(ir.UINT, shape[0])
+    return ir.vec(ir.UINT, info.coords) if info.dim != "Buffer" else ir.UINT
 
 
 class ResourceLowering(SemaBase):
@@ -59,16 +33,28 @@ class ResourceLowering(SemaBase):
     def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
                         template: ir.Type | None = None) -> ir.Expr:
         r: ir.Resource = res.type
-        kind = r.kind
-        if kind in SAMPLE_METHODS or kind in ("SamplerState", "SamplerComparisonState"):
-            raise error(f"'{kind}' has no member function '{name}'", loc)
-        if kind in STRUCTURED or kind in ("Buffer", "RWBuffer"):
+        info = KINDS.get(r.kind)
+        if info is None or name not in info.methods:
+            raise self._no_method(r, name, loc)
+        if info.rep == "structured" or info.dim == "Buffer":
             return self._buffer_method(res, r, name, args, loc)
-        if kind in BYTE_ADDRESS:
+        if info.rep == "raw":
             return self._byte_address_method(res, r, name, args, loc, template)
-        if kind in TEXTURE_SHAPES:
-            return self._texture_method(res, r, name, args, loc)
-        raise error(f"no member function named '{name}' in '{r}'", loc)
+        return self._texture_method(res, r, name, args, loc)
+
+    @staticmethod
+    def _no_method(r: ir.Resource, name: str, loc: SourceLoc) -> Exception:
+        """The error for a method the resource-kind table does not list for r's kind."""
+        info = KINDS.get(r.kind)
+        if info is not None and info.rep == "typed" and name in SAMPLE_METHODS:
+            return error(f"'{r.kind}' cannot be sampled", loc)
+        if info is not None and info.rep == "typed" and name in GATHER_METHODS:
+            return error(f"'{name}' is not available on '{r.kind}'", loc)
+        if info is not None and info.rep == "raw" and name in KINDS["RWByteAddressBuffer"].methods:
+            return error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
+        if info is not None and info.rep == "sampler":
+            return error(f"'{r.kind}' has no member function '{name}'", loc)
+        return error(f"no member function named '{name}' in '{r}'", loc)
 
     # -------------------------------------------------------------- buffers
     def _buffer_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
@@ -77,7 +63,7 @@ class ResourceLowering(SemaBase):
             idx = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
             return self.load(ir.BufferElem(res, idx, r.elem))
         if name == "GetDimensions":
-            if r.kind in ("Buffer", "RWBuffer"):
+            if KINDS[r.kind].rep == "typed":
                 return self._get_dimensions(res, r, args, loc)
             if len(args) != 2 or not all(self.is_place_expr(a) for a in args):
                 raise error("GetDimensions(out uint numStructs, out uint stride) requires two lvalue arguments", loc)
@@ -90,15 +76,15 @@ class ResourceLowering(SemaBase):
             p1 = self.place(args[1], for_write=True)
             self.emit(ir.Store(p1, self.convert(ir.Const(ir.UINT, stride), p1.type, loc), loc))
             return self.void_value(loc)
-        if name in ("IncrementCounter", "DecrementCounter") and r.kind == "RWStructuredBuffer":
+        if name in ("IncrementCounter", "DecrementCounter"):
             self._arity(name, args, (0,), loc)
             return self._side_effect(ir.Intrinsic(name, [res], ir.UINT), loc)
-        if name == "Append" and r.kind == "AppendStructuredBuffer":
+        if name == "Append":
             self._arity(name, args, (1,), loc)
             value = self.convert(self.rvalue(args[0]), r.elem, args[0].loc)
             self.emit(ir.Eval(ir.Intrinsic("Append", [res, value], ir.VOID), loc))
             return self.void_value(loc)
-        if name == "Consume" and r.kind == "ConsumeStructuredBuffer":
+        if name == "Consume":
             self._arity(name, args, (0,), loc)
             return self._side_effect(ir.Intrinsic("Consume", [res], r.elem), loc)
         raise error(f"no member function named '{name}' in '{r}'", loc)
@@ -118,8 +104,6 @@ class ResourceLowering(SemaBase):
                 raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
             return ir.Intrinsic("Load", [res, addr], t)
         if name in widths:
-            if r.kind != "RWByteAddressBuffer":
-                raise error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
             self._arity(name, args, (2,), loc)
             addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
             if template is not None and name != "Store":
@@ -131,7 +115,7 @@ class ResourceLowering(SemaBase):
                 return self.void_value(loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
-        if name in BYTE_ADDRESS_ATOMICS:
+        if name in ATOMICS:
             return self._byte_address_atomic(res, r, name, args, loc)
         if name == "GetDimensions":
             self._arity(name, args, (1,), loc)
@@ -148,8 +132,6 @@ class ResourceLowering(SemaBase):
         """B.Interlocked*(byteOffset, value[, out original]) and the compare forms:
         Intrinsic(name, [resource, byte offset, values...], value type), the 32-bit word at
         byteOffset (DXC: SPIR-V element byteOffset/4, DXIL coord0 = byteOffset)."""
-        if r.kind != "RWByteAddressBuffer":
-            raise error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
         n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
         has_out = name != "InterlockedCompareStore"
         forms = (1 + n_values + 1,) if name == "InterlockedCompareExchange" else \
@@ -218,11 +200,10 @@ class ResourceLowering(SemaBase):
     # -------------------------------------------------------------- textures
     def _texture_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
         kind = r.kind
-        ncoord, noff = TEXTURE_SHAPES[kind]
+        info = KINDS[kind]
+        ncoord, noff = info.coords, info.offsets
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         if name in SAMPLE_METHODS:
-            if kind.startswith("RW") or "MS" in kind:
-                raise error(f"'{kind}' cannot be sampled", loc)
             extras, comparison, implicit = SAMPLE_METHODS[name]
             if implicit and self.profile.stage != "pixel" and (self.profile.major, self.profile.minor) < (6, 6):
                 self.stage_error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
@@ -234,30 +215,28 @@ class ResourceLowering(SemaBase):
             ops = [res, samp, coord]
             for i, what in enumerate(extras):
                 a = args[2 + i]
-                t = ir.vec(ir.FLOAT, ncoord - (1 if "Array" in kind else 0)) if what in ("ddx", "ddy") else ir.FLOAT
+                t = ir.vec(ir.FLOAT, ncoord - int(info.arrayed)) if what in ("ddx", "ddy") else ir.FLOAT
                 ops.append(self.convert(self.rvalue(a), t, a.loc))
             if len(args) > n:
                 ops.append(self._offset(args[n], noff))
             rt = ir.FLOAT if comparison else elem
             return ir.Intrinsic(name, ops, rt)
         if name in GATHER_METHODS:
-            if kind not in ("Texture2D", "Texture2DArray", "TextureCube", "TextureCubeArray"):
-                raise error(f"'{name}' is not available on '{kind}'", loc)
             self._arity(name, args, (2, 3) if noff else (2,), loc)
             samp = self._sampler(args[0], False, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self._offset(args[2], noff)] if len(args) > 2 else [])
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
-        if name == "CalculateLevelOfDetail" or name == "CalculateLevelOfDetailUnclamped":
+        if name in LOD_METHODS:
             if self.profile.stage != "pixel":
                 self.stage_error(f"'{name}' is only allowed in pixel shaders", loc)
             self._arity(name, args, (2,), loc)
             samp = self._sampler(args[0], False, name)
-            n = ncoord - (1 if "Array" in kind else 0)
+            n = ncoord - int(info.arrayed)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, n), args[1].loc)
             return ir.Intrinsic(name, [res, samp, coord], ir.FLOAT)
         if name == "Load":
-            if "MS" in kind:
+            if info.ms:
                 self._arity(name, args, (2, 3), loc)
                 loc_t = ir.vec(ir.INT, ncoord)
                 ops = [res, self.convert(self.rvalue(args[0]), loc_t, args[0].loc),
@@ -265,7 +244,7 @@ class ResourceLowering(SemaBase):
                 if len(args) > 2:
                     ops.append(self._offset(args[2], noff))
                 return ir.Intrinsic("Load", ops, elem)
-            with_mip = not kind.startswith("RW")
+            with_mip = info.access == "SRV"
             self._arity(name, args, (1, 2) if noff else (1,), loc)
             loc_t = ir.vec(ir.INT, ncoord + (1 if with_mip else 0))
             ops = [res, self.convert(self.rvalue(args[0]), loc_t, args[0].loc)]
@@ -282,12 +261,13 @@ class ResourceLowering(SemaBase):
         IR form: Eval(Intrinsic('GetDimensions', [res, mip?, out places...], void)), the
         places in the order written; a backend stores each query result into its place."""
         kind = r.kind
-        nsize = SIZE_COMPONENTS[kind]
-        has_levels = not kind.startswith("RW") and kind not in ("Buffer",) or "MS" in kind
+        info = KINDS[kind]
+        nsize = info.size_components
+        has_levels = info.access == "SRV" and info.dim != "Buffer"     # mip levels, or samples (MS)
         forms = {nsize}
         if has_levels:
             forms.add(nsize + 1)
-            if "MS" not in kind:
+            if not info.ms:
                 forms.add(nsize + 2)     # (mip, dims..., levels)
         if len(args) not in forms:
             want = " or ".join(str(n) for n in sorted(forms))
@@ -316,7 +296,7 @@ class ResourceLowering(SemaBase):
             return None
         member = e.base.base
         t = self.peek_type(member.base)
-        if not isinstance(t, ir.Resource) or INDEXED_LOADS.get(t.kind) != member.name:
+        if not isinstance(t, ir.Resource) or KINDS[t.kind].indexed_load != member.name:
             return None
         return member.base, e.base, e.index
 
@@ -326,10 +306,11 @@ class ResourceLowering(SemaBase):
         res = self.place(tex_ast, for_write=False)
         r: ir.Resource = res.type
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
-        ncoord = TEXTURE_SHAPES[r.kind][0]
+        info = KINDS[r.kind]
+        ncoord = info.coords
         coord = self.convert(self.rvalue(coord_ast), ir.vec(ir.INT, ncoord), coord_ast.loc)
         index = self.convert(self.rvalue(level.index), ir.INT, level.index.loc)
-        if "MS" in r.kind:
+        if info.ms:
             return ir.Intrinsic("Load", [res, coord, index], elem)
         return ir.Intrinsic("Load", [res, ir.Construct(ir.vec(ir.INT, ncoord + 1), [coord, index])], elem)
 

@@ -6,6 +6,7 @@ import re
 
 from ... import ir
 from ...diagnostics import error
+from ...ir.resource_kinds import KINDS
 from .. import ast
 
 # spelling -> (kind, width, width with -enable-16bit-types)
@@ -24,19 +25,13 @@ SCALAR_SPELLINGS: dict[str, tuple[str, int, int]] = {
 REQUIRES_16BIT = frozenset({"float16_t", "int16_t", "uint16_t"})
 _SHAPED_RE = re.compile(r"^([a-z0-9_]+?)([1-4])(?:x([1-4]))?$")
 
-RESOURCE_KINDS = frozenset({
-    "Buffer", "RWBuffer", "StructuredBuffer", "RWStructuredBuffer", "AppendStructuredBuffer",
-    "ConsumeStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
-    "Texture1D", "Texture1DArray", "Texture2D", "Texture2DArray", "Texture3D", "TextureCube",
-    "TextureCubeArray", "Texture2DMS", "Texture2DMSArray", "RWTexture1D", "RWTexture1DArray",
-    "RWTexture2D", "RWTexture2DArray", "RWTexture3D", "ConstantBuffer", "TextureBuffer",
-    "SamplerState", "SamplerComparisonState",
-})
-UNTYPED_RESOURCES = frozenset({"ByteAddressBuffer", "RWByteAddressBuffer", "SamplerState", "SamplerComparisonState"})
-# textures whose element defaults to float4 when written without <T>
-DEFAULT_FLOAT4 = frozenset(k for k in RESOURCE_KINDS if "Texture" in k or k in ("Buffer", "RWBuffer"))
+# the resource types a declaration can name (cbuffer/tbuffer blocks are declarations of their own)
+RESOURCE_KINDS = frozenset(KINDS) - {"cbuffer", "tbuffer", "$Globals"}
+UNTYPED_RESOURCES = frozenset(k for k in RESOURCE_KINDS if KINDS[k].element == "none")
 # resources of formatted texels: their element is a scalar or a vector
-TEXEL_RESOURCES = DEFAULT_FLOAT4 - {"TextureBuffer"}
+TEXEL_RESOURCES = frozenset(k for k in RESOURCE_KINDS if KINDS[k].element == "texel")
+# element float4 when written without <T> (TextureBuffer too, as before the table)
+DEFAULT_FLOAT4 = TEXEL_RESOURCES | {"TextureBuffer"}
 
 
 class TypeResolver:

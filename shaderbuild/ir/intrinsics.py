@@ -1,5 +1,10 @@
-"""The intrinsic function table: name, parameter/return patterns, allowed
-component kinds, stage and shader-model limits.
+"""The one intrinsic table: every HLSL intrinsic function and resource method,
+once.  Sema types calls from it; each backend declares which names it lowers
+natively and which it has `passes/polyfill.py` expand (a test per backend
+checks that every entry is covered).
+
+Overload rows: name, parameter/return patterns, allowed component kinds,
+stage and shader-model limits.
 
 Patterns (see sema/calls.py for resolution):
   T  generic numeric (scalar, vector or matrix); all T parameters unify
@@ -13,7 +18,14 @@ shape), I (int, same shape), K (the operand's kind at
 32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void).
 Kinds: f float (any width), i int, u uint, b bool.
 Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
-typed in sema/calls.py and listed in SPECIAL.
+typed in sema/calls.py (`special_<name>`) and listed in SPECIAL.
+
+Each name has one lowering (LOWERING):
+  native    every backend lowers the IR intrinsic itself
+  polyfill  passes/polyfill.py has a shared expansion in IR; a backend lists it
+            in its POLYFILLED set to use it, or lowers it natively
+  sema      sema rewrites the call into other IR (bitcasts, selects): no
+            ir.Intrinsic of that name ever reaches a backend
 """
 
 from __future__ import annotations
@@ -90,14 +102,49 @@ INTRINSICS: dict[str, list[IntrinsicSig]] = {}
 for _sig in _TABLE:
     INTRINSICS.setdefault(_sig.name, []).append(_sig)
 
-# typed by hand in sema/calls.py
+ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
+           "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore")
+
+# typed by hand in sema/calls.py (special_<name>)
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
-    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4",
-    "InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin", "InterlockedMax",
-    "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore",
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", *ATOMICS,
 })
+
+# resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
+SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero")
+GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
+LOD_METHODS = ("CalculateLevelOfDetail", "CalculateLevelOfDetailUnclamped")
+RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "Store4")
+METHODS = frozenset({
+    *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS,
+    "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
+})
+
+NATIVE, POLYFILL, SEMA = "native", "polyfill", "sema"
+
+# names sema rewrites into other IR; everything else reaches a backend as ir.Intrinsic(name)
+_SEMA_EXPANDED = {
+    "asuint": "a Bitcast (or two Extracts of a Bitcast)", "asint": "a Bitcast", "asfloat": "a Bitcast",
+    "select": "a Select", "Load2": "Load with a uint2 result", "Load3": "Load with a uint3 result",
+    "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
+    "Store4": "Store of a uint4",
+}
+# names with a shared IR expansion in passes/polyfill.py
+POLYFILLABLE = frozenset({
+    "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
+    "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
+    "clamp", "sign", "all", "any", "and", "or", "transpose",
+})
+
+LOWERING: dict[str, str] = {
+    name: SEMA if name in _SEMA_EXPANDED else POLYFILL if name in POLYFILLABLE else NATIVE
+    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS})
+}
+# every name a backend must lower natively, polyfill, or declare unsupported (with a reason)
+BACKEND_NAMES = frozenset(n for n, how in LOWERING.items() if how != SEMA)
 
 
 def is_intrinsic(name: str) -> bool:
+    """A free function intrinsic (not a method)."""
     return name in INTRINSICS or name in SPECIAL

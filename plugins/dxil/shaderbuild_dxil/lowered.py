@@ -1,0 +1,33 @@
+"""What lowering hands to the later stages (analysis, metadata, writer, verifier): the LLVM
+module with its entry function and the facts about it.  Defined below the lowering modules so
+that the stages after lowering never import the lowerer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .llvm.module import Module as LLModule
+from .llvm.values import Function
+from .ops import OpEmitter
+from .resources import ResourceInfo
+from .signature import SigElement
+
+__all__ = ["LoweredModule"]
+
+
+@dataclass(slots=True)
+class LoweredModule:
+    llmod: LLModule
+    entry: Function
+    ops: OpEmitter
+    resources: list[ResourceInfo]
+    inputs: list[SigElement]
+    outputs: list[SigElement]
+    stage: str
+    sm: tuple[int, int]
+    native16: bool
+    numthreads: tuple[int, int, int]
+    group_shared_bytes: int = 0
+    uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
+    features: frozenset[str] | None = None            # memo of dxmeta._used_features
+    view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend

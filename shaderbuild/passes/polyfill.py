@@ -1,0 +1,439 @@
+"""Shared lowerings of intrinsics, written once in IR.
+
+A backend passes the names it wants expanded (its POLYFILLED set) to `run`;
+each `ir.Intrinsic` of such a name is replaced by plain IR (arithmetic,
+selects, simpler intrinsics).  An argument used more than once is evaluated
+once into a temporary stored just before the statement (the IR's
+expressions are pure, so only where the value is computed moves).
+Which names have a polyfill is listed in ir/intrinsics.py (POLYFILLABLE).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+from .. import ir
+
+__all__ = ["POLYFILLS", "run"]
+
+
+class _Fn:
+    """Builds the expansion inside one function: temporaries and the stores that fill them."""
+
+    def __init__(self, fn: ir.Function) -> None:
+        self.fn = fn
+        self.pre: list[ir.Stmt] = []
+
+    def once(self, e: ir.Expr) -> Callable[[], ir.Expr]:
+        """A maker of fresh reads of e's value, evaluated once."""
+        if isinstance(e, ir.Const):
+            return lambda: ir.Const(e.type, e.value)
+        place = e.place if isinstance(e, ir.Load) else None
+        if isinstance(place, ir.VarRef):
+            var = place.var
+            return lambda: ir.Load(ir.VarRef(var), var.type)
+        tmp = ir.Variable(f"poly.{len(self.fn.locals)}", e.type, ir.Storage.FUNCTION)
+        self.fn.locals.append(tmp)
+        self.pre.append(ir.Store(ir.VarRef(tmp), e))
+        return lambda: ir.Load(ir.VarRef(tmp), tmp.type)
+
+
+# ------------------------------------------------------------------ IR helpers
+def _scalar(t: ir.Type) -> ir.Scalar:
+    s = ir.scalar_of(t)
+    assert s is not None, f"'{t}' has no component type"
+    return s
+
+
+def _matrix(t: ir.Type) -> ir.Matrix:
+    assert isinstance(t, ir.Matrix), f"'{t}' is not a matrix"
+    return t
+
+
+def _splat(t: ir.Type, x: ir.Expr) -> ir.Expr:
+    """x (a scalar) as a value of t's shape; a repeated node is evaluated once by the backends."""
+    if isinstance(t, ir.Vector):
+        return ir.Construct(t, [x] * t.size)
+    if isinstance(t, ir.Matrix):
+        return ir.Construct(t, [_splat(ir.Vector(t.elem, t.cols), x)] * t.rows)
+    return x
+
+
+def _const(t: ir.Type, value: float | int | bool) -> ir.Expr:
+    s = _scalar(t)
+    v = float(value) if s.is_float else bool(value) if s.kind == "bool" else int(value)
+    if isinstance(t, ir.Vector):
+        return ir.Const(t, (v,) * t.size)
+    if isinstance(t, ir.Matrix):
+        return _splat(t, ir.Const(s, v))
+    return ir.Const(s, v)
+
+
+def _bin(op: str, a: ir.Expr, b: ir.Expr, t: ir.Type | None = None) -> ir.Expr:
+    return ir.Binary(op, a, b, a.type if t is None else t)
+
+
+def _cmp(op: str, a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    return ir.Binary(op, a, b, _with_scalar(a.type, ir.BOOL))
+
+
+def _with_scalar(t: ir.Type, s: ir.Scalar) -> ir.Type:
+    if isinstance(t, ir.Vector):
+        return ir.Vector(s, t.size)
+    if isinstance(t, ir.Matrix):
+        return ir.Matrix(s, t.rows, t.cols)
+    return s
+
+
+def _call(name: str, t: ir.Type, *args: ir.Expr) -> ir.Expr:
+    return ir.Intrinsic(name, list(args), t)
+
+
+# ------------------------------------------------------------------ the polyfills
+Polyfill = Callable[[_Fn, ir.Intrinsic], ir.Expr]
+POLYFILLS: dict[str, Polyfill] = {}
+
+
+def _polyfill(*names: str) -> Callable[[Polyfill], Polyfill]:
+    def deco(f: Polyfill) -> Polyfill:
+        for n in names:
+            POLYFILLS[n] = f
+        return f
+    return deco
+
+
+def _scaled(factor: float, inner: str | None = None, before: bool = False) -> Polyfill:
+    """x * factor, inner(x) * factor or inner(x * factor)."""
+    def f(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+        (x,) = e.args
+        k = _const(e.type, factor)
+        if inner is None:
+            return _bin("mul", x, k)
+        if before:
+            return _call(inner, e.type, _bin("mul", x, k))
+        return _bin("mul", _call(inner, e.type, x), k)
+    return f
+
+
+POLYFILLS["degrees"] = _scaled(180.0 / math.pi)
+POLYFILLS["radians"] = _scaled(math.pi / 180.0)
+POLYFILLS["exp"] = _scaled(math.log2(math.e), "exp2", before=True)
+POLYFILLS["log"] = _scaled(math.log(2.0), "log2")
+POLYFILLS["log10"] = _scaled(math.log10(2.0), "log2")
+
+
+@_polyfill("rcp")
+def _rcp(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    return _bin("div", _const(e.type, 1.0), e.args[0])
+
+
+@_polyfill("clamp")
+def _clamp(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x, lo, hi = e.args
+    return _call("min", e.type, _call("max", e.type, x, lo), hi)
+
+
+@_polyfill("step")
+def _step(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    y, x = e.args                          # step(y, x) = x >= y ? 1 : 0
+    return ir.Select(_cmp("ge", x, y), _const(e.type, 1.0), _const(e.type, 0.0), e.type)
+
+
+@_polyfill("ldexp")
+def _ldexp(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x, p = e.args
+    return _bin("mul", x, _call("exp2", e.type, p))
+
+
+@_polyfill("smoothstep")
+def _smoothstep(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    lo, hi, x = e.args
+    lo_ = b.once(lo)
+    t = b.once(_call("saturate", e.type, _bin("div", _bin("sub", x, lo_()), _bin("sub", hi, lo_()))))
+    poly = _bin("sub", _const(e.type, 3.0), _bin("mul", _const(e.type, 2.0), t()))
+    return _bin("mul", _bin("mul", t(), t()), poly)
+
+
+@_polyfill("fwidth")
+def _fwidth(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x = b.once(e.args[0])
+    dx = _call("abs", e.type, _call("ddx_coarse", e.type, x()))
+    dy = _call("abs", e.type, _call("ddy_coarse", e.type, x()))
+    return _bin("add", dx, dy)
+
+
+@_polyfill("distance")
+def _distance(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x, y = e.args
+    return _call("length", e.type, _bin("sub", x, y))
+
+
+@_polyfill("atan2")
+def _atan2(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    y, x = (b.once(a) for a in e.args)
+    t = e.type
+    r = b.once(_call("atan", t, _bin("div", y(), x())))
+    y_neg = b.once(_cmp("lt", y(), _const(t, 0.0)))
+    shifted = ir.Select(y_neg(), _bin("sub", r(), _const(t, math.pi)), _bin("add", r(), _const(t, math.pi)), t)
+    r2 = ir.Select(_cmp("lt", x(), _const(t, 0.0)), shifted, r(), t)
+    half_pi = ir.Select(y_neg(), _const(t, -math.pi / 2), _const(t, math.pi / 2), t)
+    return ir.Select(_cmp("eq", x(), _const(t, 0.0)), half_pi, r2, t)
+
+
+@_polyfill("reflect")
+def _reflect(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    i, n = (b.once(a) for a in e.args)
+    s = _scalar(e.type)
+    d2 = _bin("mul", _call("dot", s, i(), n()), _const(s, 2.0))
+    return _bin("sub", i(), _bin("mul", _splat(e.type, d2), n()))
+
+
+@_polyfill("refract")
+def _refract(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    i, n, eta = (b.once(a) for a in e.args)
+    s = _scalar(e.type)
+    d = b.once(_call("dot", s, n(), i()))
+    one = _const(s, 1.0)
+    k = b.once(_bin("sub", one, _bin("mul", _bin("mul", eta(), eta()), _bin("sub", one, _bin("mul", d(), d())))))
+    neg = _cmp("lt", k(), _const(s, 0.0))
+    scale = _bin("add", _bin("mul", eta(), d()), _call("sqrt", s, k()))
+    value = _bin("sub", _bin("mul", _splat(e.type, eta()), i()), _bin("mul", _splat(e.type, scale), n()))
+    return ir.Select(_splat(_with_scalar(e.type, ir.BOOL), neg), _const(e.type, 0.0), value, e.type)
+
+
+@_polyfill("faceforward")
+def _faceforward(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    n_, i, ng = e.args
+    n = b.once(n_)
+    s = _scalar(e.type)
+    flip = _cmp("lt", _call("dot", s, i, ng), _const(s, 0.0))
+    return ir.Select(_splat(_with_scalar(e.type, ir.BOOL), flip), n(), ir.Unary("neg", n(), e.type), e.type)
+
+
+@_polyfill("determinant")
+def _determinant(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    m = b.once(e.args[0])
+    t = _matrix(e.args[0].type)
+    s = t.elem
+    row_t = ir.Vector(s, t.cols)
+
+    def at(r: int, c: int) -> ir.Expr:
+        return ir.Extract(ir.Extract(m(), r, row_t), c, s)
+
+    def det(rows: list[int], cols: list[int]) -> ir.Expr:
+        if len(rows) == 1:
+            return at(rows[0], cols[0])
+        if len(rows) == 2:
+            (r0, r1), (c0, c1) = rows, cols
+            return _bin("sub", _bin("mul", at(r0, c0), at(r1, c1)), _bin("mul", at(r0, c1), at(r1, c0)))
+        acc: ir.Expr | None = None
+        for j, c in enumerate(cols):
+            term = _bin("mul", at(rows[0], c), det(rows[1:], cols[:j] + cols[j + 1:]))
+            acc = term if acc is None else _bin("sub" if j % 2 else "add", acc, term)
+        assert acc is not None
+        return acc
+    return det(list(range(t.rows)), list(range(t.cols)))
+
+
+def _as(e: ir.Expr, t: ir.Type) -> ir.Expr:
+    return e if e.type == t else ir.Convert(e, t)
+
+
+def _components(b: _Fn, e: ir.Expr) -> list[ir.Expr]:
+    """e's scalar components, row by row (e evaluated once)."""
+    t = e.type
+    if isinstance(t, ir.Scalar):
+        return [e]
+    v = b.once(e)
+    if isinstance(t, ir.Vector):
+        return [ir.Extract(v(), i, t.elem) for i in range(t.size)]
+    t = _matrix(t)
+    row = ir.Vector(t.elem, t.cols)
+    return [ir.Extract(ir.Extract(v(), r, row), c, t.elem) for r in range(t.rows) for c in range(t.cols)]
+
+
+@_polyfill("sign")
+def _sign(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """(x > 0) - (x < 0), as integers."""
+    x = b.once(e.args[0])
+    zero = _const(e.args[0].type, 0)
+    return _bin("sub", _as(_cmp("gt", x(), zero), e.type), _as(_cmp("lt", x(), zero), e.type), e.type)
+
+
+@_polyfill("all", "any")
+def _all_any(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x = e.args[0]
+    bits = _components(b, _as(x, _with_scalar(x.type, ir.BOOL)))
+    acc = bits[0]
+    for bit in bits[1:]:
+        acc = _bin("land" if e.name == "all" else "lor", acc, bit, ir.BOOL)
+    return acc
+
+
+@_polyfill("and", "or")
+def _and_or(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    x, y = (_as(a, e.type) for a in e.args)
+    return _bin("land" if e.name == "and" else "lor", x, y, e.type)
+
+
+@_polyfill("transpose")
+def _transpose(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    m = b.once(e.args[0])
+    t = _matrix(e.args[0].type)
+    row_t, out_row = ir.Vector(t.elem, t.cols), ir.vec(t.elem, t.rows)
+    rows: list[list[ir.Expr]] = [[ir.Extract(ir.Extract(m(), r, row_t), c, t.elem) for r in range(t.rows)]
+                                 for c in range(t.cols)]
+    return ir.Construct(e.type, [ir.Construct(out_row, r) if t.rows > 1 else r[0] for r in rows])
+
+
+@_polyfill("lit")
+def _lit(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """lit(n.l, n.h, m) = (1, max(n.l, 0), (n.l < 0 || n.h < 0) ? 0 : pow(n.h, m), 1)."""
+    ndl_, ndh_, m = e.args
+    ndl, ndh = b.once(ndl_), b.once(ndh_)
+    f = ir.FLOAT
+    zero, one = ir.Const(f, 0.0), ir.Const(f, 1.0)
+    diffuse = _call("max", f, ndl(), ir.Const(f, 0.0))
+    dark = _bin("lor", _cmp("lt", ndl(), zero), _cmp("lt", ndh(), ir.Const(f, 0.0)), ir.BOOL)
+    spec = ir.Select(dark, ir.Const(f, 0.0), _call("pow", f, ndh(), m), f)
+    return ir.Construct(e.type, [one, diffuse, spec, ir.Const(f, 1.0)])
+
+
+@_polyfill("dst")
+def _dst(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """dst(a, b) = float4(1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline)."""
+    x, y = (b.once(a) for a in e.args)
+    f = ir.FLOAT
+    c = lambda v, i: ir.Extract(v(), i, f)  # noqa: E731
+    return ir.Construct(e.type, [ir.Const(f, 1.0), _bin("mul", c(x, 1), c(y, 1)), c(x, 2), c(y, 3)])
+
+
+@_polyfill("D3DCOLORtoUBYTE4")
+def _d3dcolor_to_ubyte4(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """int4(x.zyxw * 255.001953): BGRA float color to bytes, as D3D defines it."""
+    (v,) = e.args
+    f4 = ir.Vector(ir.FLOAT, 4)
+    scaled = _bin("mul", ir.Swizzle(v, (2, 1, 0, 3), f4), ir.Const(f4, (255.001953,) * 4))
+    return ir.Convert(scaled, e.type)
+
+
+@_polyfill("msad4")
+def _msad4(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """msad4(reference, source, accum): for each of 4 byte offsets i, accum[i] + the sum over the
+    reference's non-zero bytes j of |ref_j - src_(i+j)|, src being the 8 bytes of source.xy."""
+    ref, src, acc = (b.once(a) for a in e.args)
+    u = ir.UINT
+    k = lambda n: ir.Const(u, n)  # noqa: E731
+
+    def byte(word: ir.Expr, shift: int) -> ir.Expr:
+        return _bin("bitand", _bin("shr", word, k(shift)) if shift else word, k(255))
+
+    def src_byte(n: int) -> ir.Expr:
+        return byte(ir.Extract(src(), n // 4, u), 8 * (n % 4))
+
+    parts = []
+    for i in range(4):
+        total: ir.Expr = ir.Extract(acc(), i, u)
+        for j in range(4):
+            r, s = byte(ref(), 8 * j), src_byte(i + j)
+            diff = ir.Select(_cmp("gt", r, s), _bin("sub", r, s), _bin("sub", s, r), u)
+            term = ir.Select(_cmp("eq", r, k(0)), k(0), diff, u)
+            total = _bin("add", total, term)
+        parts.append(total)
+    return ir.Construct(e.type, parts)
+
+
+# ------------------------------------------------------------------ the walk
+def run(module: ir.Module, names: Iterable[str]) -> None:
+    """Expand every intrinsic named in `names` in every function of `module`, in place."""
+    wanted = frozenset(names) & POLYFILLS.keys()
+    if not wanted:
+        return
+    seen: set[int] = set()
+    fns = [*module.functions]
+    if module.entry is not None:
+        fns += [f for f in (module.entry.function, module.entry.static_init, module.entry.source_function) if f]
+    for fn in fns:
+        if id(fn) not in seen:
+            seen.add(id(fn))
+            _Walk(fn, wanted).stmts(fn.body)
+
+
+# per expression class, the fields that can hold expressions (never: types, operators, names, ...)
+_DATA_FIELDS = frozenset({"type", "op", "name", "comps", "spec_id", "loc", "var", "func", "precise"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(cls: type) -> tuple[str, ...]:
+    leaf = issubclass(cls, (ir.Const, ir.SpecConst))
+    fields = _FIELDS[cls] = () if leaf else tuple(f for f in getattr(cls, "_fields", ()) if f not in _DATA_FIELDS)
+    return fields
+
+
+class _Walk:
+    def __init__(self, fn: ir.Function, wanted: frozenset[str]) -> None:
+        self.b = _Fn(fn)
+        self.wanted = wanted
+        # a node shared within a statement is rewritten once (the node is kept, so its id stays unique)
+        self.done: dict[int, tuple[ir.Expr, ir.Expr]] = {}
+
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        fields = _FIELDS.get(type(e))
+        if fields is None:
+            fields = _fields_of(type(e))
+        if not fields:                                   # a leaf (Const, VarRef, ...)
+            return e
+        hit = self.done.get(id(e))
+        if hit is None:
+            hit = self.done[id(e)] = (e, self._expr(e, fields))
+        return hit[1]
+
+    def _expr(self, e: ir.Expr, fields: tuple[str, ...]) -> ir.Expr:
+        for f in fields:
+            v = getattr(e, f)
+            if isinstance(v, ir.Expr):
+                nv = self.expr(v)
+                if nv is not v:
+                    object.__setattr__(e, f, nv)
+            elif isinstance(v, list):
+                for i, x in enumerate(v):
+                    if isinstance(x, ir.Expr):
+                        v[i] = self.expr(x)
+        if isinstance(e, ir.Intrinsic) and e.name in self.wanted:
+            return self.expr(POLYFILLS[e.name](self.b, e))   # an expansion may use other polyfilled names
+        return e
+
+    def hoisted(self, e: ir.Expr, out: list[ir.Stmt]) -> ir.Expr:
+        """e rewritten; the stores of its temporaries go to `out`."""
+        r = self.expr(e)
+        out += self.b.pre
+        self.b.pre = []
+        self.done.clear()
+        return r
+
+    def stmts(self, body: list[ir.Stmt]) -> None:
+        out: list[ir.Stmt] = []
+        for s in body:
+            if isinstance(s, ir.Store):
+                s.place = self.hoisted(s.place, out)
+                s.value = self.hoisted(s.value, out)
+            elif isinstance(s, ir.Eval):
+                s.expr = self.hoisted(s.expr, out)
+            elif isinstance(s, ir.Return) and s.value is not None:
+                s.value = self.hoisted(s.value, out)
+            elif isinstance(s, ir.If):
+                s.cond = self.hoisted(s.cond, out)
+                self.stmts(s.then)
+                self.stmts(s.else_)
+            elif isinstance(s, ir.Switch):
+                s.selector = self.hoisted(s.selector, out)
+                for c in s.cases:
+                    self.stmts(c.body)
+            elif isinstance(s, ir.Loop):
+                self.stmts(s.body)
+                self.stmts(s.continuing)
+                if s.break_if is not None:
+                    s.break_if = self.hoisted(s.break_if, s.continuing)
+            out.append(s)
+        body[:] = out

@@ -1,0 +1,230 @@
+"""dxil-spirv, the DXIL front end of vkd3d-proton, as an independent consumer of our DXIL.
+
+Every container that `dxil_tools.check_dxil` sees is converted to SPIR-V by `dxil-to-spirv` (a small
+driver over the pinned dxil-spirv library in ../shared/tools/dxil-spirv) and the result must pass
+`spirv-val --scalar-block-layout`.  The converter runs as a subprocess with a timeout: a crash (signal)
+or an error exit is a failure.  Conversions are cached by container bytes, so a container the suite
+checks from several places is converted once.
+
+Descriptor mapping (dxil-spirv's, no bindless): set = register space, binding = SHIFTS[class] +
+register, resource arrays as descriptor arrays at that binding; structured and byte-address buffers are
+SSBOs (SRV and UAV), typed buffers texel buffers, CBVs UBOs; UAV counters are R32_UINT storage texel
+buffers at set COUNTER_SET, binding = the UAV's range id.
+
+What dxil-spirv itself cannot do is listed once, in LIMITS, each with the way its failure is recognised
+(a test of the compiler whose DXIL hits one is not failed for it; tests/test_dxil_consumer.py keeps one
+strict xfail per entry, so an entry that stops applying is noticed).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tools import TempInput, missing_dependency, run_tool
+
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = REPO / ".ci" / "dxil-spirv"
+BUILD_SCRIPT = REPO.parent / "shared" / "tools" / "dxil-spirv" / "build.sh"
+EXE = "dxil-to-spirv"
+CONVERT_TIMEOUT = 60.0
+BUILD_TIMEOUT = 1800.0
+# register class letter -> binding shift; dxil-to-spirv takes them in the order b t s u
+SHIFTS = {"b": 0, "t": 32, "s": 64, "u": 96}
+COUNTER_SET = 7
+
+# key -> why dxil-spirv cannot take such DXIL (a limit of the consumer, not of our compiler)
+LIMITS = {
+    "ps-device-barrier": "dxil-spirv translates DeviceMemoryBarrier() in a pixel shader with Workgroup memory "
+                         "scope, which Vulkan allows only in compute-like stages (spirv-val VUID-07321); our "
+                         "barrier(80, 2) is what DXC emits",
+    "switch-return-in-loop": "dxil-spirv's structurizer aborts ('Fatal, detected infinite loop') on a switch "
+                             "inside a loop where a case returns; our CFG is valid",
+    "switch-continue-in-loop": "dxil-spirv's structurizer leaves a block without a terminator (spirv-val: 'A "
+                               "block must end with a branch instruction') for a loop whose switch case may "
+                               "`continue` when the switch merge and the continue path are empty forwarding "
+                               "blocks (DXC's simplifycfg would fold those); our CFG is valid LLVM",
+    "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
+               "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
+    "compute-derivatives": "not dxil-spirv's but the checker's: Debian 12's spirv-val (SPIRV-Tools 2023.1) does "
+                           "not know SPV_KHR_compute_shader_derivatives, which dxil-spirv declares for ddx/ddy "
+                           "in an SM 6.6 compute shader, so it rejects the DerivativeGroup capability",
+}
+
+
+def _limit_of(stage_failed: str, message: str, crashed: int | None) -> str | None:
+    """The LIMITS key that explains a failure, or None (a real failure)."""
+    if stage_failed == "spirv-val" and "Workgroup Memory Scope is limited to" in message:
+        return "ps-device-barrier"
+    if (stage_failed == "spirv-val" and "Capability ComputeDerivativeGroup" in message
+            and "is not allowed by Vulkan" in message):
+        return "compute-derivatives"
+    if stage_failed == "spirv-val" and "A block must end with a branch instruction" in message:
+        return "switch-continue-in-loop"   # a block without terminator can only be the converter's own
+    if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
+        return "tbuffer"
+    if stage_failed == "convert" and crashed == signal.SIGABRT and "Fatal, detected infinite loop." in message:
+        return "switch-return-in-loop"
+    return None
+
+
+class ConsumerError(AssertionError):
+    """dxil-spirv crashed on or rejected our DXIL, or spirv-val rejected what it made."""
+
+
+class ConsumerLimit(ConsumerError):
+    """The failure is a listed limit of dxil-spirv (key of LIMITS)."""
+
+    def __init__(self, key: str, detail: str) -> None:
+        super().__init__(f"known dxil-spirv limit {key!r}: {LIMITS[key]}\n{detail}")
+        self.key = key
+
+
+@dataclass
+class Stats:
+    converted: int = 0
+    seconds: float = 0.0
+    executed: int = 0  # runs on lavapipe through dxil-spirv compared with the SPIR-V run
+    run_seconds: float = 0.0  # their time: reflection, binding and the lavapipe run
+
+    def ran(self, since: float) -> None:
+        """Count one run through dxil-spirv on lavapipe that started at perf_counter() == since."""
+        self.executed += 1
+        self.run_seconds += time.perf_counter() - since
+
+
+STATS = Stats()
+LIMIT_HITS: dict[str, int] = {}
+
+
+@functools.cache
+def _converter() -> str | AssertionError | None:
+    """Path of dxil-to-spirv: $SHADERBUILD_DXIL_SPIRV, then <repo>/.ci/dxil-spirv/bin, then PATH; when none
+    exists it is built once into <repo>/.ci/dxil-spirv (build.sh holds a flock on the prefix, so pytest-xdist
+    workers wait for one build and then find its stamp)."""
+    env = os.environ.get("SHADERBUILD_DXIL_SPIRV")
+    if env:
+        return env if os.access(env, os.X_OK) else None
+    local = PREFIX / "bin" / EXE
+    if local.exists():
+        return str(local)
+    found = shutil.which(EXE)
+    if found:
+        return found
+    if not BUILD_SCRIPT.exists():
+        return None
+    print(f"\n[dxil-spirv] building {EXE} with {BUILD_SCRIPT} (2-4 minutes, once)", file=sys.stderr)
+    proc = subprocess.run(["bash", str(BUILD_SCRIPT), str(PREFIX)], capture_output=True, timeout=BUILD_TIMEOUT)
+    if proc.returncode != 0 or not local.exists():
+        return AssertionError(f"building dxil-spirv failed (exit {proc.returncode}):\n"
+                              f"{proc.stdout.decode(errors='replace')[-4000:]}{proc.stderr.decode(errors='replace')[-4000:]}")
+    return str(local)
+
+
+def converter() -> str:
+    """dxil-to-spirv, found or built; missing (no build script) skips locally and fails in CI; a failed build
+    fails every test that needs it (tried once per session)."""
+    path = _converter()
+    if isinstance(path, AssertionError):
+        raise path
+    if path is None:
+        how = f"set SHADERBUILD_DXIL_SPIRV or run {BUILD_SCRIPT} {PREFIX}"
+        missing_dependency(f"{EXE} (dxil-spirv consumer; {how})")
+    return path
+
+
+def target_env(spirv: bytes) -> str:
+    """The oldest Vulkan environment whose SPIR-V version covers the module's header version: dxil-spirv
+    writes SPIR-V 1.3 (vulkan1.1) unless a feature needs a later version, and a Vulkan env accepts exactly
+    the SPIR-V versions up to its own (1.1: 1.3, 1.2: 1.5, 1.3: 1.6); lavapipe runs all three."""
+    if len(spirv) < 8 or struct.unpack_from("<I", spirv, 0)[0] != 0x07230203:
+        raise ConsumerError("dxil-spirv output is not SPIR-V (bad magic)")
+    minor = (struct.unpack_from("<I", spirv, 4)[0] >> 8) & 0xFF
+    return "vulkan1.1" if minor <= 3 else "vulkan1.2" if minor <= 5 else "vulkan1.3"
+
+
+def _signal_name(rc: int) -> str:
+    try:
+        return signal.Signals(-rc).name
+    except ValueError:
+        return f"signal {-rc}"
+
+
+def _convert_uncached(blob: bytes) -> bytes:
+    exe = converter()
+    start = time.perf_counter()
+    with TempInput(blob, ".dxil") as path:
+        out = path.with_suffix(".spv")
+        shifts = [str(SHIFTS[c]) for c in "btsu"]
+        try:
+            proc = subprocess.run([exe, str(path), str(out), "--binding-shift", *shifts],
+                                  capture_output=True, timeout=CONVERT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise ConsumerError(f"{EXE} did not finish within {CONVERT_TIMEOUT} s") from None
+        msg = (proc.stderr + proc.stdout).decode(errors="replace")
+        if proc.returncode != 0:
+            crashed = -proc.returncode if proc.returncode < 0 else None
+            what = f"crashed ({_signal_name(proc.returncode)})" if crashed else f"failed (exit {proc.returncode})"
+            key = _limit_of("convert", msg, crashed)
+            if key:
+                raise ConsumerLimit(key, msg)
+            raise ConsumerError(f"dxil-spirv {what} on our DXIL:\n{msg}")
+        spirv = out.read_bytes()
+    env = target_env(spirv)
+    with TempInput(spirv, ".spv") as spv:
+        val = run_tool(["spirv-val", "--target-env", env, "--scalar-block-layout", str(spv)], check=False)
+    STATS.converted += 1
+    STATS.seconds += time.perf_counter() - start
+    if val.returncode != 0:
+        msg = (val.stderr + val.stdout).decode(errors="replace")
+        key = _limit_of("spirv-val", msg, None)
+        if key:
+            raise ConsumerLimit(key, msg)
+        dis = run_tool(["spirv-dis", "-"], stdin=spirv, check=False).stdout.decode(errors="replace")
+        raise ConsumerError(f"spirv-val --target-env {env} --scalar-block-layout rejects dxil-spirv's SPIR-V "
+                            f"of our DXIL:\n{msg}\n--- disassembly ---\n{dis}")
+    return spirv
+
+
+@functools.lru_cache(maxsize=2048)
+def _convert_cached(blob: bytes) -> bytes | ConsumerError:
+    try:
+        return _convert_uncached(blob)
+    except ConsumerError as exc:
+        return exc
+
+
+def to_spirv(blob: bytes) -> bytes:
+    """dxil-spirv's validated SPIR-V of a DXIL container (cached by bytes); ConsumerError (ConsumerLimit for
+    a listed limit) otherwise."""
+    got = _convert_cached(bytes(blob))
+    if isinstance(got, ConsumerError):
+        raise got
+    return got
+
+
+def check(blob: bytes) -> bytes | None:
+    """Like to_spirv, but a listed limit is counted in LIMIT_HITS and gives None instead of failing."""
+    try:
+        return to_spirv(blob)
+    except ConsumerLimit as exc:
+        LIMIT_HITS[exc.key] = LIMIT_HITS.get(exc.key, 0) + 1
+        return None
+
+
+def summary_lines() -> list[str]:
+    """For the pytest terminal summary (tests/conftest.py)."""
+    lines = [f"converted by dxil-spirv and passed spirv-val --scalar-block-layout: {STATS.converted} containers "
+             f"in {STATS.seconds:.1f} s",
+             f"executed on lavapipe through dxil-spirv and compared: {STATS.executed} runs in "
+             f"{STATS.run_seconds:.1f} s"]
+    lines += [f"known dxil-spirv limit hit ({n}): {key}: {LIMITS[key]}" for key, n in sorted(LIMIT_HITS.items())]
+    return lines

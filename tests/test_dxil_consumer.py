@@ -1,0 +1,179 @@
+"""dxil-spirv (vkd3d-proton's DXIL front end) as the independent consumer of our DXIL.
+
+Every container the suite checks goes through it in harness/dxil_tools.check_dxil; this file tests the
+consumer harness itself, keeps one strict xfail per listed dxil-spirv limit (so an entry that stops
+applying is noticed), and runs SM 6.0 DXIL with every resource class through it on lavapipe.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+import res_util as R
+from harness import dxil_consumer, dxil_tools
+
+pytestmark = [pytest.mark.llvm, pytest.mark.spirv_tools]
+
+# one shader per listed limit: (profile, source)
+LIMIT_EXAMPLES = {
+    "ps-device-barrier": ("ps_6_0", """
+RWStructuredBuffer<uint> U : register(u1);
+float4 main(float4 p : SV_Position) : SV_Target { U[0] = 1; DeviceMemoryBarrier(); return p; }
+"""),
+    "switch-return-in-loop": ("cs_6_0", """
+RWStructuredBuffer<uint> U : register(u0);
+uint f(uint n) {
+    for (uint i = 0; i < n; i++) {
+        switch (U[i]) { case 1: return i; case 2: U[i] = 5; break; default: break; }
+    }
+    return 99;
+}
+[numthreads(1, 1, 1)] void main() { U[0] = f(U[1]); }
+"""),
+    "switch-continue-in-loop": ("cs_6_0", """
+RWStructuredBuffer<uint> U : register(u0);
+[numthreads(1,1,1)] void main() {
+    int w2 = 0;
+    while (w2 < (int)U[9]) {
+        w2++;
+        switch (w2 & 3) {
+        case 2: { break; }
+        case 3: { if (U[4] == 0) continue; break; }
+        default: { break; }
+        }
+    }
+    U[0] = 5;
+}
+"""),
+    "tbuffer": ("cs_6_0", """
+tbuffer TB : register(t0) { float a; float4 b; };
+RWStructuredBuffer<float> Out : register(u1);
+[numthreads(1, 1, 1)] void main() { Out[0] = a + b.w; }
+"""),
+    # the front end allows ddx in pixel shaders only, so this one is built from IR (as test_dxil_lower does)
+    "compute-derivatives": ("cs_6_6", None),
+}
+
+
+def _ddx_in_compute() -> bytes:
+    from test_dxil_compute import compile_ir, compute_module, id_x, uav
+    from test_dxil_lower import store_out
+
+    from shaderbuild import ir
+    out = uav("Out", ir.FLOAT)
+
+    def body(pid):
+        return [store_out(out, pid, ir.Intrinsic("ddx", [ir.Convert(id_x(pid), ir.FLOAT)], ir.FLOAT))]
+    return compile_ir(compute_module(body, [out], sm=(6, 6)), "cs_6_6").container
+
+
+def _dxil(src: str, profile: str) -> bytes:
+    res = R.compile_hlsl(src, "main", profile, "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    return res.binary
+
+
+def test_every_limit_has_an_example():
+    assert sorted(LIMIT_EXAMPLES) == sorted(dxil_consumer.LIMITS)
+
+
+@pytest.mark.parametrize("key", [
+    pytest.param(k, marks=pytest.mark.xfail(strict=True, raises=dxil_consumer.ConsumerLimit,
+                                            reason=f"dxil-spirv limit: {r}"))
+    for k, r in dxil_consumer.LIMITS.items()])
+def test_known_consumer_limit(key):
+    """dxil-spirv fails on this valid DXIL for the listed reason (recognised as that limit, not another
+    failure); when a dxil-spirv update lifts it, this XPASSes and the entry must go."""
+    profile, src = LIMIT_EXAMPLES[key]
+    blob = _dxil(src, profile) if src is not None else _ddx_in_compute()
+    dxil_tools.read_dxil(blob)  # our DXIL itself reads back with the LLVM tools
+    try:
+        dxil_consumer.to_spirv(blob)
+    except dxil_consumer.ConsumerLimit as exc:
+        assert exc.key == key, f"hit limit {exc.key!r}, expected {key!r}"
+        raise
+
+
+def test_a_corrupt_container_is_a_failure_not_a_skip():
+    """Bitcode the consumer cannot parse: an error (exit status or signal), reported as a ConsumerError."""
+    blob = _dxil("RWStructuredBuffer<uint> U; [numthreads(1,1,1)] void main() { U[0] = 7; }", "cs_6_0")
+    bc = dxil_tools.extract_bitcode(blob)
+    junk = bc[:8] + bytes((b * 37 + 11) & 0xFF for b in bc[8:])
+    broken = dxil_tools.make_container([("DXIL", dxil_tools.dxil_part(junk, 5))])
+    with pytest.raises(dxil_consumer.ConsumerError) as info:
+        dxil_consumer.to_spirv(broken)
+    assert not isinstance(info.value, dxil_consumer.ConsumerLimit)
+    assert "dxil-spirv" in str(info.value)
+
+
+@pytest.mark.parametrize("minor, env", [(0, "vulkan1.1"), (3, "vulkan1.1"), (4, "vulkan1.2"), (5, "vulkan1.2"),
+                                        (6, "vulkan1.3")])
+def test_target_env_follows_the_spirv_version(minor, env):
+    header = struct.pack("<5I", 0x07230203, (1 << 16) | (minor << 8), 0, 1, 0)
+    assert dxil_consumer.target_env(header) == env
+
+
+SM60_ALL_CLASSES = """
+cbuffer Params : register(b0) { float4 scale; uint base; };
+Texture2D<float4> Tex : register(t0);
+SamplerState Samp : register(s0);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    float4 t = Tex.SampleLevel(Samp, float2((id.x + 0.5) / 4.0, 0.5), 0);
+    Out[id.x] = t * scale + (float)(base + id.x);
+}
+"""
+
+
+@pytest.mark.vulkan
+def test_sm60_cbuffer_texture_sampler_uav_converts_and_runs(vk):
+    """SM 6.0 DXIL with one resource of each class (b, t, s, u) converts, validates and computes what the
+    HLSL says, computed here from the texel bytes: texel(x) * scale + base + x."""
+    blob = _dxil(SM60_ALL_CLASSES, "cs_6_0")
+    spirv = dxil_tools.check_dxil(blob).spirv
+    assert spirv is not None
+    texels = [(10 * x + 1, 20 * x + 2, 30 * x + 3, 255) for x in range(4)]
+    scale, base = (2.0, 0.5, -1.0, 1.0), 100
+    sh = dxil_consumer.SHIFTS
+    descs = [
+        vk.Buf(0, sh["b"] + 0, struct.pack("<4fI12x", *scale, base), "uniform"),
+        vk.Image(0, sh["t"] + 0, bytes(c for t in texels for c in t), 4, 1, "rgba8"),
+        vk.Sampler(0, sh["s"] + 0),
+        vk.Buf(0, sh["u"] + 0, bytes(64), "storage"),
+    ]
+    out = vk.run_compute(spirv, "main", descs)[3]
+    got = struct.unpack("<16f", out)
+    for x in range(4):
+        want = [R.f32(c / 255.0) * s + (base + x) for c, s in zip(texels[x], scale)]
+        assert R.approx(got[4 * x:4 * x + 4], want, 1e-6), (x, got[4 * x:4 * x + 4], want)
+
+
+def test_an_absent_consumer_fails_in_ci(monkeypatch):
+    """CI must never go green by skipping the consumer: a converter that is not there fails the test."""
+    monkeypatch.setenv("SHADERBUILD_DXIL_SPIRV", "/nonexistent/dxil-to-spirv")
+    monkeypatch.setenv("CI", "true")
+    dxil_consumer._converter.cache_clear()
+    try:
+        with pytest.raises(pytest.fail.Exception, match="dxil-to-spirv"):
+            dxil_consumer.converter()
+    finally:
+        monkeypatch.undo()
+        dxil_consumer._converter.cache_clear()
+
+
+@pytest.mark.vulkan
+def test_uav_counter_through_dxil_spirv(vk):
+    """IncrementCounter: dxil-spirv keeps the counter in an R32_UINT storage texel buffer at set 7, binding =
+    the UAV's range id; four threads get the distinct slots 0..3 and leave the counter at 4."""
+    src = ("RWStructuredBuffer<uint> U : register(u3);\n[numthreads(4, 1, 1)]\n"
+           "void main(uint3 id : SV_DispatchThreadID) { U[U.IncrementCounter()] = id.x + 10; }\n")
+    res = R.compile_hlsl(src, "main", "cs_6_0", "dxil")
+    spirv = dxil_tools.check_dxil(res.binary).spirv
+    range_id = res.manifest["backend"]["dxil"]["resources"][0]["range_id"]
+    descs = [vk.Buf(0, dxil_consumer.SHIFTS["u"] + 3, R.sentinel(4), "storage"),
+             vk.TexelBuffer(dxil_consumer.COUNTER_SET, range_id, bytes(4), "r32ui", "storage_texel_buffer")]
+    out, counter = vk.run_compute(spirv, "main", descs)
+    assert sorted(struct.unpack("<4I", out)) == [10, 11, 12, 13]
+    assert struct.unpack("<I", counter) == (4,)
