@@ -109,22 +109,74 @@ def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counte
     return out
 
 
+MAX_INLINED_STMTS = 100_000     # past this many statements inlined, the remaining calls stay calls
+
+
 def run(module: ir.Module, options: CompileOptions) -> None:
-    """From -O1 on: inline every call (HLSL has no recursion; callees come before callers, so
-    one walk in module order inlines whole call trees) and drop the functions left uncalled."""
-    if options.opt_level < 1:
-        return
-    counter = [0]
-    targets = {id(f) for f in module.functions}
-    for f in module.functions:
-        f.body = inline_calls(f, f.body, targets, counter)
+    """From -O1 on: inline every call into the entry function, top-down (a callee's body is copied
+    as written and its own calls are inlined in the copy, so a chain of N functions costs O(N)),
+    and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS keeps
+    its remaining calls."""
     entry = module.entry
-    keep = {id(entry.function or entry.source_function)} if entry is not None else set()
-    called = {id(x.func) for f in module.functions for s in ir.walk_stmts(f.body) for e in _exprs(s)
-              for x in ir.walk_expr(e) if isinstance(x, ir.Call)}
-    module.functions = [f for f in module.functions if id(f) in keep or id(f) in called]
-    if entry is not None and entry.static_init is not None and id(entry.static_init) not in called:
+    if options.opt_level < 1 or entry is None:
+        return
+    root = entry.function or entry.source_function
+    root.body = _inline_all(root, root.body, [0], [MAX_INLINED_STMTS])
+    reached = _reached(root)
+    module.functions = [f for f in module.functions if id(f) in reached]
+    if entry.static_init is not None and id(entry.static_init) not in reached:
         entry.static_init = None        # inlined into the wrapper
+
+
+def _call_of(s: ir.Stmt) -> ir.Call | None:
+    if isinstance(s, ir.Store) and isinstance(s.value, ir.Call):
+        return s.value
+    if isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call):
+        return s.expr
+    return None
+
+
+def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget: list[int]) -> list[ir.Stmt]:
+    """`stmts` with every call inlined; a work stack, so the statements an inlined call produces
+    are scanned next without recursion (only nested statement lists recurse)."""
+    out: list[ir.Stmt] = []
+    work = list(reversed(stmts))
+    while work:
+        s = work.pop()
+        call = _call_of(s)
+        if call is not None and budget[0] > 0:
+            assert not isinstance(s, ir.Store) or isinstance(s.place, ir.VarRef)   # sema: a temporary
+            new = inline_call(f, call, s.place.var if isinstance(s, ir.Store) else None, counter)  # type: ignore[union-attr]
+            budget[0] -= sum(1 for _ in ir.walk_stmts(new))
+            work.extend(reversed(new))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, budget),
+                             _inline_all(f, s.else_, counter, budget), s.hint))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(_inline_all(f, s.body, counter, budget), _inline_all(f, s.continuing, counter, budget),
+                               s.break_if, s.hint, s.unroll_count))
+        elif isinstance(s, ir.Switch):
+            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
+                                                             _inline_all(f, c.body, counter, budget))
+                                              for c in s.cases]))
+        else:
+            out.append(s)
+    return out
+
+
+def _reached(root: ir.Function) -> set[int]:
+    """ids of the functions `root` calls, transitively, and of root."""
+    seen = {id(root)}
+    work = [root]
+    while work:
+        f = work.pop()
+        for s in ir.walk_stmts(f.body):
+            for e in _exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Call) and id(x.func) not in seen:
+                        seen.add(id(x.func))
+                        work.append(x.func)
+    return seen
 
 
 def _exprs(s: ir.Stmt) -> list[ir.Expr]:

@@ -79,7 +79,7 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt]) -> list[ir.Stmt] | None:
     if init is None or _writes(rest, var) or _leaves(rest, in_switch=False) \
             or any(isinstance(x, ir.Loop) for x in ir.walk_stmts(rest)):
         return None                # only simple bodies: a nested loop would be copied whole
-    signed = var.type.kind == "int"
+    signed = isinstance(var.type, ir.Scalar) and var.type.kind == "int"
 
     def wrap(x: int) -> int:
         x &= 0xFFFFFFFF

@@ -45,14 +45,14 @@ class CFG:
         order.reverse()
         self.rpo = order
         self.reachable = seen
-        index = {b: i for i, b in enumerate(order)}
+        index = {label: i for i, label in enumerate(order)}
         idom: dict[int, int] = {entry: entry}
         changed = True
         while changed:
             changed = False
-            for b in order[1:]:
+            for node in order[1:]:
                 new = -1
-                for p in self.pred[b]:
+                for p in self.pred[node]:
                     if p not in idom:
                         continue
                     if new == -1:
@@ -65,13 +65,13 @@ class CFG:
                         while index[c] > index[a]:
                             c = idom[c]
                     new = a
-                if idom.get(b) != new:
-                    idom[b] = new
+                if idom.get(node) != new:
+                    idom[node] = new
                     changed = True
         self.idom = idom
-        self.children: dict[int, list[int]] = {b: [] for b in order}
-        for b in order[1:]:
-            self.children[idom[b]].append(b)
+        self.children: dict[int, list[int]] = {label: [] for label in order}
+        for label in order[1:]:
+            self.children[idom[label]].append(label)
 
     def frontiers(self) -> dict[int, set[int]]:
         df: dict[int, set[int]] = {b: set() for b in self.rpo}

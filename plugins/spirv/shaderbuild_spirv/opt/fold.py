@@ -267,7 +267,7 @@ class Folder:
             a = self.lanes(x.w[2])
             if a is None or (kin != "any" and self.scalar_kind.get(a[0]) != kin) or a[0] not in self.scalar_kind:
                 return None
-            out = [fn(p) for p in a[1]]                       # type: ignore[operator]
+            out = [fn(p) for p in a[1]]
         t = x.w[0]
         if any(v is None for v in out) or len(out) != (self.vector[t][1] if t in self.vector else 1):
             return None

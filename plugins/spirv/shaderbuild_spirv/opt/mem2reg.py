@@ -46,9 +46,9 @@ def run(f: Function, info: ModuleInfo) -> bool:
     for b in f.blocks:
         for x in b.insts:
             if x.op in (_AC, _IBAC) and x.w[2] in var_type:
-                idx = [info.int_const.get(i) for i in x.w[3:]]
-                if all(i is not None for i in idx):
-                    chains[x.w[1]] = (x.w[2], idx)      # type: ignore[arg-type]
+                idx = [info.int_const.get(i, -1) for i in x.w[3:]]
+                if -1 not in idx:
+                    chains[x.w[1]] = (x.w[2], idx)
                 else:
                     bad.add(x.w[2])
                 continue
@@ -143,18 +143,18 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
             mine.append(v)
         for x in cfg.blocks[label].insts:
             if x.op == _LOAD and x.w[2] in promote:
-                s = cur[x.w[2]]
-                repl[x.w[1]] = s[-1] if s else initial(x.w[2])
+                vals = cur[x.w[2]]
+                repl[x.w[1]] = vals[-1] if vals else initial(x.w[2])
                 dead.add(id(x))
             elif x.op == _STORE and x.w[0] in promote:
                 cur[x.w[0]].append(x.w[1])
                 mine.append(x.w[0])
                 dead.add(id(x))
         pushed[label] = mine
-        for s in cfg.succ[label]:
-            for v in phis.get(s, {}):
+        for succ in cfg.succ[label]:
+            for v in phis.get(succ, {}):
                 vals = cur[v]
-                incoming.setdefault(s, {}).setdefault(v, {})[label] = vals[-1] if vals else initial(v)
+                incoming.setdefault(succ, {}).setdefault(v, {})[label] = vals[-1] if vals else initial(v)
         stack.append((label, False))
         for c in reversed(cfg.children[label]):
             stack.append((c, True))
