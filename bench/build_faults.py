@@ -17,7 +17,7 @@ Every trial checks the same property: nothing lost, no wrong binary accepted.
   mismatch; a second build must compile nothing and warn about nothing (reported once).
 
 The compiler is tests/test_build_engine.fake_compile (with a sleep, so kills land mid-build):
-the campaign tests the engine, not the compiler.  tests/test_build_fault_campaign.py runs a
+the campaign tests the engine, not the compiler.  tests/build/test_build_fault_campaign.py runs a
 few trials of each in CI; docs/RELIABILITY.md has the figures of a full run.
 """
 

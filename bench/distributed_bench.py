@@ -9,7 +9,7 @@ Reports, for a project of ~N targets (small compute shaders x permutation matrix
     (cluster start-up reported separately: a real cluster is started once)
   * a clean build of a second checkout that finds everything in the shared cache
     (a Redis server on loopback when `redis-server` is installed, else a directory)
-Timings only; correctness lives in tests/test_dask_executor.py and tests/test_shared_cache.py.
+Timings only; correctness lives in tests/build/test_dask_executor.py and tests/build/test_shared_cache.py.
 `write_project` is shared with those tests.
 """
 

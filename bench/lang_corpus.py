@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def dump_corpus(out: str) -> None:
     env = dict(os.environ, SHADERBUILD_DUMP_SHADERS=out)
-    files = sorted(str(p) for p in (ROOT / "tests").glob("test_lang_*.py"))
+    files = sorted(str(p) for p in (ROOT / "tests" / "lang").glob("test_lang_*.py"))
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-k", "not dxil", "-p", "no:cacheprovider", *files],
                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=False)
 

@@ -3,7 +3,7 @@
     python bench/opt_size.py [--check] [--limit 1.15] [--corpus DIR | --no-corpus] [--json out.json]
 
 For every SPIR-V target of sample_project/ (all entries and permutations) and every shader of
-the language test corpus (tests/test_lang_*.py, dumped as bench/lang_corpus.py does, or the
+the language test corpus (tests/lang/test_lang_*.py, dumped as bench/lang_corpus.py does, or the
 `--corpus` directory of an earlier dump), compiles at -O0 and -O3, runs `spirv-opt -O` on the
 -O0 binary, plain and with --preserve-bindings --preserve-spec-constants (the contract our -O3
 keeps: every declared resource and spec constant stays, as the manifest lists them), and prints
@@ -97,7 +97,7 @@ def _dump_corpus(out: str) -> None:
     """Every SPIR-V shader the language tests compile, saved by tests/lang_util.py (not stopping at
     a failing test, unlike lang_corpus.py's timing run: the sizes do not depend on one)."""
     env = dict(os.environ, SHADERBUILD_DUMP_SHADERS=out)
-    files = sorted(str(p) for p in (ROOT / "tests").glob("test_lang_*.py"))
+    files = sorted(str(p) for p in (ROOT / "tests" / "lang").glob("test_lang_*.py"))
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-k", "not dxil", "-p", "no:cacheprovider", *files],
                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=False)
 

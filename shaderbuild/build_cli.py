@@ -35,7 +35,11 @@ def add_build_commands(subparsers) -> None:
     b.add_argument("--no-wait", action="store_true", help="fail instead of waiting for a concurrent build")
     b.add_argument("--diagnostics-format", choices=DIAG_FORMATS, default="gnu")
     b.add_argument("--report", metavar="FILE", help="write the build report as JSON ('-' for stdout)")
-    b.add_argument("-q", "--quiet", action="store_true", help="no per-target lines when not on a terminal")
+    b.add_argument("-q", "--quiet", action="store_true",
+                   help="print only errors and warnings: no progress, notes or summary")
+    b.add_argument("--depfile", metavar="FILE",
+                   help="write a Make/Ninja depfile for the whole build: its target is FILE without '.d' (a stamp "
+                        "touched after a successful build), its prerequisites every file the build read")
     from .build.distributed_config import add_cli_options
 
     add_cli_options(b)
@@ -104,14 +108,22 @@ def cmd_build(args) -> int:
         where = f"'{exc.filename}': " if exc.filename else ""
         print(f"shaderbuild: error: cannot write {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
-    for dup in report.duplicates:
+    if report.ok:
+        from .build.integration import write_depfile, write_programs
+        from .build.targets import plan
+
+        write_programs(project, targets if full else plan(project), changed=bool(report.built))
+        if args.depfile:
+            write_depfile(args.depfile, project, targets)
+    for dup in report.duplicates if not args.quiet else ():
         print(f"note: {dup['shader']}: identical outputs for permutations " + ", ".join(
             f"[{k}]" for k in dup["permutations"]), file=sys.stderr)
     for name in report.failed:
         print(f"  FAILED   {name}", file=sys.stderr)
     for m in report.mismatches:
         print(f"  MISMATCH {m['variant']} ({' vs '.join(m['backends'])})", file=sys.stderr)
-    print(report.summary(), file=sys.stderr)
+    if not args.quiet or not report.ok:
+        print(report.summary(), file=sys.stderr)
     if args.report:
         text = json.dumps(report.to_json(), indent=2, sort_keys=True)
         if args.report == "-":
@@ -156,7 +168,8 @@ def cmd_list(args) -> int:
     fs = FileState(project.root)
     rows = []
     for t in targets:
-        row = {"name": t.name, "id": t.tid, "binary": t.outputs["binary"]}
+        row = {"name": t.name, "id": t.tid, "binary": t.outputs["binary"],
+               "outputs": sorted([*t.outputs.values(), *([t.blob] if t.blob else [])])}
         if db is not None:
             row["fresh"] = is_up_to_date(project, t, db=db, fs=fs).fresh
         rows.append(row)

@@ -11,12 +11,14 @@ which builds the argparse parser from the same table.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from types import SimpleNamespace
 from typing import Any
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
-_VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3")
+_VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "universal1.5")   # = options.VK_TARGET_ENVS
+_HLSL_VERSIONS = {"2016": 2016, "2017": 2017, "2018": 2018, "2021": 2021, "202x": 2029}   # -HV -> __HLSL_VERSION
 
 # `compile`'s arguments as (flags, argparse.add_argument keywords), plus "group" for mutually
 # exclusive options.  Every entry names its dest; actions: store (default), store_true,
@@ -58,16 +60,13 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                  "help": "matrices are row_major by default"}),
     (("-Zpc",), {"dest": "row_major", "action": "store_false", "group": "major",
                  "help": "matrices are column_major by default"}),
-    (("-HV",), {"dest": "hlsl_version", "type": int, "choices": (2016, 2017, 2018, 2021), "default": 2021}),
+    (("-HV",), {"dest": "hlsl_version", "choices": tuple(_HLSL_VERSIONS), "default": "2021"}),
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
     (("--max-preprocessed-bytes",), {"dest": "max_preprocessed_bytes", "type": int, "default": 16 * 1024 * 1024,
                                      "metavar": "N", "help": "limit on the text of all files, counted at "
                                      "every #include (default 16 MiB)"}),
     (("--time-report",), {"dest": "time_report", "action": "store_true", "help": "print the time spent in each phase"}),
-    *(((f"-O{n}",), {"dest": "opt_level", "action": "store_const", "const": n, "group": "opt",
-                     "help": f"optimisation level {n} (default -O3)"}) for n in range(4)),
-    (("-Od",), {"dest": "opt_level", "action": "store_const", "const": 0, "group": "opt", "help": "no optimisation"}),
     (("--validate-ir",), {"dest": "validate_ir", "action": "store_true",
                           "help": "check the IR after sema and after every shared pass (a compiler self-check)"}),
     # root signatures (shaderbuild/rootsig)
@@ -81,14 +80,101 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                                   "help": "-Fo writes the root signature blob instead of the shader"}),
     (("-Qstrip_rootsignature",), {"dest": "strip_root_signature", "action": "store_true",
                                   "help": "leave the RTS0 part out of the DXIL container"}),
+    # DXC's other common options (issue 22).  "no_effect": accepted for DXC command lines, but
+    # not implemented: using one prints a warning naming it (remove the key once implemented).
+    (("-Zi",), {"dest": "debug_info", "action": "store_true", "help": "emit debug information (docs/DEBUG_INFO.md)"}),
+    (("-Fd",), {"dest": "debug_file", "metavar": "FILE", "help": "DXIL: write the debug container (PDB) here"}),
+    (("-Qembed_debug",), {"dest": "embed_debug", "action": "store_true",
+                          "help": "DXIL: embed the debug part (ILDB) in the output container"}),
+    (("-Zss",), {"dest": "debug_name_source", "action": "store_true", "no_effect": True}),
+    (("-Zsb",), {"dest": "debug_name_binary", "action": "store_true", "no_effect": True}),
+    *(((f"-O{n}",), {"dest": "opt_level", "action": "store_const", "const": n, "default": 3,
+                     "help": f"optimisation level {n}" + (" (default)" if n == 3 else "")}) for n in range(4)),
+    (("-Od",), {"dest": "opt_level", "action": "store_const", "const": 0, "default": 3, "help": "no optimisation"}),
+    (("-WX",), {"dest": "warnings_as_errors", "action": "store_true", "help": "treat warnings as errors"}),
+    (("-W",), {"dest": "enabled_warnings", "action": "append", "default": [], "metavar": "NAME",
+               "help": "-WNAME: report warning NAME (all are on by default)"}),
+    (("-Wno-",), {"dest": "disabled_warnings", "action": "append", "default": [], "metavar": "NAME",
+                  "help": "-Wno-NAME: do not report warning NAME"}),
+    (("-Fh",), {"dest": "header", "metavar": "FILE", "help": "write the binary as a C header (a byte array)"}),
+    (("-Vn",), {"dest": "header_variable", "metavar": "NAME", "help": "the -Fh array's name (default: g_<entry>)"}),
+    (("-M",), {"dest": "deps_only", "action": "store_true",
+               "help": "print the Make dependencies to stdout instead of compiling"}),
+    (("-MD",), {"dest": "write_depfile", "action": "store_true", "help": "also write the dependencies to <output>.d"}),
+    (("-MF",), {"dest": "depfile", "metavar": "FILE", "help": "write the dependencies here"}),
+    (("-MT",), {"dest": "dep_target", "metavar": "TARGET", "help": "the target named in the dependencies"}),
+    (("-Fre",), {"dest": "reflection", "metavar": "FILE", "help": "write the reflection (the manifest JSON) here"}),
+    (("-Qstrip_debug",), {"dest": "strip_debug", "action": "store_true", "no_effect": True}),
+    (("-Qstrip_reflect",), {"dest": "strip_reflect", "action": "store_true", "no_effect": True}),
+    (("-fspv-reflect",), {"dest": "spv_reflect", "action": "store_true", "no_effect": True}),
+    (("-fspv-debug",), {"dest": "spv_debug", "action": "append", "default": [], "no_effect": True,
+                        "metavar": "KIND"}),
+    (("-nologo",), {"dest": "nologo", "action": "store_true", "help": "no banner (shaderbuild prints none)"}),
+    (("-all-resources-bound",), {"dest": "all_resources_bound", "action": "store_true", "no_effect": True}),
+    (("-res-may-alias",), {"dest": "res_may_alias", "action": "store_true", "no_effect": True}),
+    (("-Gis",), {"dest": "ieee_strict", "action": "store_true", "no_effect": True}),
+    (("-Ges",), {"dest": "enable_strict", "action": "store_true", "no_effect": True}),
+    (("-enable-payload-qualifiers",), {"dest": "payload_qualifiers", "action": "store_true", "no_effect": True}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
+# single-dash options of more than one letter that take one value: DXC also writes them joined (-Foout.dxil)
+_JOINABLE = sorted((f for f, s in _COMPILE_FLAGS.items() if len(f) > 2 and f[1] != "-" and "nargs" not in s
+                    and s.get("action", "store") in ("store", "append")), key=len, reverse=True)
+
+
+def _takes_values(spec: dict) -> int:
+    return spec.get("nargs", 1) if spec.get("action", "store") in ("store", "append") else 0
+
+
+def _split_joined(tok: str) -> list[str] | None:
+    """`-flag=value` and DXC's joined `-Foout.dxil`, `-Vng_x`, `-Wno-name` as two tokens; None if `tok` is neither."""
+    name, eq, value = tok.partition("=")
+    if eq and name in _COMPILE_FLAGS and _takes_values(_COMPILE_FLAGS[name]) == 1:
+        return [name, value]
+    for flag in _JOINABLE:
+        if tok.startswith(flag) and len(tok) > len(flag):
+            return [flag, tok[len(flag):]]
+    return None
+
+
+def _is_option_spelling(tok: str) -> bool:
+    spec = _COMPILE_FLAGS.get(tok[:2])
+    return tok in _COMPILE_FLAGS or _split_joined(tok) is not None or (spec is not None and _takes_values(spec) == 1)
+
+
+def normalize_compile_argv(argv: list[str]) -> list[str]:
+    """A `compile` command line in the spellings the parsers know: DXC's `/T ps_6_0`-style slashes
+    (a token naming an existing path stays a path), joined values of multi-letter options and
+    `-flag=value` become separate tokens.  Option values are never rewritten."""
+    if not argv or argv[0] != "compile":
+        return argv
+    out, i = [argv[0]], 1
+    while i < len(argv):
+        tok = argv[i]
+        i += 1
+        if tok == "--":
+            out.extend(argv[i - 1:])
+            break
+        if tok.startswith("/") and len(tok) > 1 and _is_option_spelling("-" + tok[1:]) and not os.path.exists(tok):
+            tok = "-" + tok[1:]
+        if tok.startswith("-") and tok not in _COMPILE_FLAGS:
+            split = _split_joined(tok)
+            if split is not None:
+                out.extend(split)
+                continue
+        out.append(tok)
+        spec = _COMPILE_FLAGS.get(tok)
+        if spec is not None:
+            n = _takes_values(spec)
+            out.extend(argv[i:i + n])
+            i += n
+    return out
 
 
 def _take_values(spec: dict, values: list[str]):
     """The converted value(s) of one option occurrence, or None when argparse must judge them."""
-    if any(v.startswith("-") for v in values):
+    if any(v.startswith("-") and v != "-" for v in values):
         return None                         # argparse decides whether that is an option or a value
     try:
         converted = [spec.get("type", str)(v) for v in values]
@@ -102,7 +188,7 @@ def _take_values(spec: dict, values: list[str]):
 def parse_compile_fast(argv: list[str]) -> SimpleNamespace | None:
     """`shaderbuild compile ...` parsed as argparse would, for exact option spellings (and DXC's
     `-DNAME`, `-Idir`); None for anything else, which then goes to argparse for its help,
-    abbreviations and error messages.  tests/test_cli_fast_args.py checks both agree."""
+    abbreviations and error messages.  tests/cli/test_cli_fast_args.py checks both agree."""
     if not argv or argv[0] != "compile":
         return None
     ns: dict[str, Any] = {"command": "compile", "func": cmd_compile}
@@ -218,28 +304,69 @@ def write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def cmd_compile(args) -> int:
-    from .compiler import compile_file
-    from .diagnostics import CompileError, render_all
+def _warn_no_effect(args) -> None:
+    """An accepted option that shaderbuild does not implement is a warning naming it, never a silent no-op."""
+    for flags, spec in COMPILE_ARGUMENTS:
+        if spec.get("no_effect") and getattr(args, spec["dest"]) not in (None, False, []):
+            print(f"shaderbuild: warning: option '{flags[0]}' is accepted but has no effect in shaderbuild",
+                  file=sys.stderr)
+
+
+def make_depfile(target: str, deps: list[str]) -> bytes:
+    """A Make/Ninja depfile line `target: dep ...` (spaces, '#' and '$' escaped as GNU Make reads them)."""
+    def esc(path: str) -> str:
+        return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+    return (f"{esc(target)}: " + " \\\n  ".join(esc(d) for d in deps) + "\n").encode()
+
+
+def _compile_options(args):
     from .options import CompileOptions
 
     target = "spirv" if args.spirv else (args.target or "dxil")
+    return CompileOptions(
+        entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
+        include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
+        dxil_hash=args.dxil_hash, hlsl_version=_HLSL_VERSIONS[str(args.hlsl_version)],
+        enable_16bit_types=args.enable_16bit,
+        vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
+        vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
+        vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
+        auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
+        row_major=args.row_major, validate_ir=args.validate_ir, opt_level=args.opt_level,
+        debug_info=args.debug_info, debug_file=args.debug_file, embed_debug=args.embed_debug,
+        warnings_as_errors=args.warnings_as_errors,
+        disabled_warnings=sorted(set(args.disabled_warnings)), rootsig_define=args.rootsig_define,
+        rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
+        strip_root_signature=args.strip_root_signature, max_preprocessed_bytes=args.max_preprocessed_bytes)
+
+
+def cmd_compile(args) -> int:
+    from .compiler import compile_file, scan_dependencies
+    from .diagnostics import WARNING_GROUPS, CompileError, render_all
+
+    _warn_no_effect(args)
     if args.validate:           # a self-check changes no output byte, so it is no CompileOptions field
         os.environ["SHADERBUILD_VALIDATE"] = "1"
+    for name in [*args.enabled_warnings, *args.disabled_warnings]:
+        if name not in WARNING_GROUPS and name != "all":
+            print(f"shaderbuild: warning: unknown warning option '-W{name}' (known: {', '.join(WARNING_GROUPS)})",
+                  file=sys.stderr)
+    to_stdout = args.output == "-"
+    if args.header_variable is not None and not args.header:
+        print("shaderbuild: warning: -Vn names the -Fh array; without -Fh it has no effect", file=sys.stderr)
+    if args.header_variable is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.header_variable):
+        print(f"shaderbuild: error: -Vn '{args.header_variable}' is not a C identifier", file=sys.stderr)
+        return 1
+    if to_stdout and sys.stdout.isatty():
+        print("shaderbuild: error: -Fo - writes the binary to stdout, which is a terminal; redirect it",
+              file=sys.stderr)
+        return 1
     try:
-        options = CompileOptions(
-            entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
-            include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
-            dxil_hash=args.dxil_hash, hlsl_version=args.hlsl_version, enable_16bit_types=args.enable_16bit,
-            vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
-            vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
-            vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
-            auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
-            row_major=args.row_major, validate_ir=args.validate_ir, rootsig_define=args.rootsig_define,
-            rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
-            strip_root_signature=args.strip_root_signature,
-            max_preprocessed_bytes=args.max_preprocessed_bytes,
-            opt_level=3 if args.opt_level is None else args.opt_level)
+        options = _compile_options(args)
+        if args.deps_only:      # -M: the dependencies only (as glslc -M), no compilation
+            deps = scan_dependencies(args.source, options)
+            sys.stdout.buffer.write(make_depfile(args.dep_target or _default_output(args), deps))
+            return 0
     except CompileError as e:
         print(render_all(e.diagnostics, None, args.diagnostics_format), file=sys.stderr)
         return 1
@@ -262,24 +389,38 @@ def cmd_compile(args) -> int:
         print(f"shaderbuild: error: '{args.source}' has no root signature to "
               f"{'extract' if args.extract_root_signature else 'write'} (entry point '{args.entry}')", file=sys.stderr)
         return 1
-    if args.output:
-        outputs.append((args.output, rs_blob if args.extract_root_signature else result.binary))
+    binary = rs_blob if args.extract_root_signature else result.binary
+    if args.output and not to_stdout:
+        outputs.append((args.output, binary))
     if args.root_signature_out:
         outputs.append((args.root_signature_out, rs_blob))
-    if args.manifest:
-        from .reflect.manifest import dumps
+    for path in (args.manifest, args.reflection):
+        if path:
+            from .reflect.manifest import dumps
 
-        outputs.append((args.manifest, dumps(result.manifest).encode()))
+            outputs.append((path, dumps(result.manifest).encode()))
     if args.disassembly:
         outputs.append((args.disassembly, (result.disassembly or "").encode()))
-    if not outputs:
-        print("shaderbuild: warning: no output requested (use -o, --manifest, --Fc or -Frs)", file=sys.stderr)
+    outputs += result.side_outputs.items()      # -Fd's debug container
+    if args.header:     # -Fh: the same C header a project build writes (build/outputs.py)
+        from .build.outputs import render_header
+
+        outputs.append((args.header, render_header(args.header_variable or f"g_{args.entry}", result.binary,
+                                                   f"{args.source}:{args.entry} ({args.profile})")))
+    depfile = args.depfile or (f"{_default_output(args)}.d" if args.write_depfile else None)
+    if depfile:
+        outputs.append((depfile, make_depfile(args.dep_target or _default_output(args), result.dependencies)))
+    if not outputs and not to_stdout:
+        print("shaderbuild: warning: no output requested (use -o, --manifest, --Fc, -Fh or -Frs)", file=sys.stderr)
     try:
         for path, data in outputs:
             write_atomic(path, data)
     except OSError as e:
         print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
         return 1
+    if to_stdout:
+        sys.stdout.buffer.write(binary)
+        sys.stdout.buffer.flush()
     return 0
 
 
@@ -309,6 +450,15 @@ def _extract_root_signature(args) -> int:
         print(f"shaderbuild: error: cannot write '{e.filename}': {e.strerror}", file=sys.stderr)
         return 1
     return 0
+
+
+def _default_output(args) -> str:
+    """The target a depfile names: -Fo's path, else the first other output, else <source>.<ext>."""
+    for path in (args.output, args.header, args.manifest, args.reflection, args.disassembly):
+        if path and path != "-":
+            return path
+    ext = ".spv" if (args.spirv or args.target == "spirv") else ".dxil"
+    return os.path.splitext(os.path.basename(args.source))[0] + ext
 
 
 def cmd_plugins(args) -> int:
@@ -354,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
     as_program = argv is None
     if argv is None:
         argv = sys.argv[1:]
+    argv = normalize_compile_argv(argv)
     args = parse_compile_fast(argv)
     if args is None:
         args = build_parser(argv[0] if argv else None).parse_args(argv)
@@ -362,6 +513,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("shaderbuild: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`shaderbuild list | head -1`): stop quietly, as `cat` does; stdout
+        # is pointed at /dev/null so that the interpreter's final flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     if as_program and args.command == "compile":
         _end_process(status)
     return status

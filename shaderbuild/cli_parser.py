@@ -31,6 +31,17 @@ class _Parser(argparse.ArgumentParser):
         print(f"shaderbuild: error: {message}", file=sys.stderr)
         raise SystemExit(1)
 
+    def parse_args(self, args=None, namespace=None):
+        """Arguments no parser took are reported with the usage of the command they follow
+        (`shaderbuild compile ... -Zx` shows compile's usage, not the top level's)."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            sub = self._subparsers._group_actions[0] if self._subparsers else None
+            command = getattr(ns, "command", None)
+            owner = sub.choices.get(command, self) if sub is not None and command else self
+            owner.error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns
+
 
 def _add_compile(sub) -> None:
     p = sub.add_parser("compile", help="compile one entry point of one HLSL file",
@@ -39,6 +50,8 @@ def _add_compile(sub) -> None:
     for flags, spec in COMPILE_ARGUMENTS:
         kwargs = dict(spec)
         group = kwargs.pop("group", None)
+        if kwargs.pop("no_effect", None):
+            kwargs["help"] = (kwargs.get("help", "DXC option") + " (accepted; no effect in shaderbuild yet: a warning)")
         if group and group not in groups:
             groups[group] = p.add_mutually_exclusive_group()
         if flags[0].startswith("-"):

@@ -14,8 +14,8 @@ import sys
 import time
 
 from .capabilities import DEFAULT, Capabilities
-from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, error
-from .options import VK_LAYOUTS, CompileOptions, Profile, parse_profile
+from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, apply_warning_options, error
+from .options import VK_LAYOUTS, VK_TARGET_ENVS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
 from .rootsig.standalone import ROOTSIG_PROFILES, compile_standalone
 
@@ -32,6 +32,7 @@ class CompileResult(DataRecord):
     dependencies: list[str] = Record.factory(list)   # every file the preprocessor read
     sources: SourceCache = Record.factory(SourceCache)
     timings: dict[str, float] = Record.factory(dict)  # phase -> seconds
+    side_outputs: dict[str, bytes] = Record.factory(dict)  # other files the options ask for (-Fd): path -> bytes
     root_signature: bytes | None = None   # the root signature blob (a DXBC container holding RTS0), if any
     module: object = None                 # the ir.Module, when compile_file(keep_module=True)
 
@@ -142,6 +143,12 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         profile = parse_profile(options.profile)
         if options.vk_layout not in VK_LAYOUTS:
             raise error(f"unknown Vulkan layout '{options.vk_layout}' (one of {', '.join(VK_LAYOUTS)})")
+        if options.vk_target_env not in VK_TARGET_ENVS:
+            raise error(f"unknown target environment '{options.vk_target_env}' (one of {', '.join(VK_TARGET_ENVS)})")
+        if options.embed_debug and not options.debug_info:     # DXC: "Must enable debug info with /Zi for /Qembed_debug"
+            raise error("-Qembed_debug needs debug information: add -Zi")
+        if options.debug_file and not options.debug_info:
+            sink.warning("-Fd has no effect without -Zi: no debug information is generated")
         if options.enable_16bit_types and (profile.major, profile.minor) < (6, 2):
             raise error(f"-enable-16bit-types requires shader model 6.2 or higher (profile is {options.profile})")
         host = host or get_host()
@@ -160,6 +167,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
 
             module.root_signature = root_signature_for(tu, pp.macros, options)
         lap("sema")
+        if options.debug_info:
+            module.source_texts = {name: result.sources.text(name) for name in result.sources.names()}
         run_passes(module, options, caps)
         if module.root_signature is not None:
             from .rootsig.shader import check_module
@@ -173,6 +182,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         lap("emit")
         result.binary = backend.binary
         result.disassembly_source = backend.disassembly
+        result.side_outputs = dict(backend.side_outputs)
         result.manifest = build_manifest(module, options, source_display_name(path), backend.reflection, caps)
         if module.root_signature is not None:
             from .rootsig import serialize, standalone_container
@@ -194,10 +204,13 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         sink.items.append(Diagnostic("error", f"internal compiler error: {type(e).__name__}: {e} (at {where}); "
                                               f"please report this with the shader"))
     result.diagnostics = sink.items
-    if result.ok and any(d.severity == "error" for d in sink.items):
+    if options.disabled_warnings or options.warnings_as_errors:
+        result.diagnostics = apply_warning_options(sink.items, options.disabled_warnings, options.warnings_as_errors)
+    if result.ok and any(d.severity == "error" for d in result.diagnostics):
         result.ok = False
     if not result.ok:
         result.binary = result.manifest = result.disassembly_source = result.root_signature = None
+        result.side_outputs = {}
 
 
 def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> list[str]:

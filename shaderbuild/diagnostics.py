@@ -82,9 +82,19 @@ class SourceCache:
 
     def __init__(self) -> None:
         self._lines: dict[str, list[str]] = {}
+        self._texts: dict[str, str] = {}
 
     def add(self, name: str, text: str) -> None:
         self._lines[name] = text.splitlines()
+        self._texts[name] = text
+
+    def names(self) -> list[str]:
+        """The files read, in the order they were first read (the main file first)."""
+        return list(self._texts)
+
+    def text(self, name: str) -> str:
+        """A file's whole text (debug info embeds it)."""
+        return self._texts[name]
 
     def line(self, name: str, lineno: int) -> str | None:
         lines = self._lines.get(name)
@@ -121,3 +131,36 @@ def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = 
 
         return "\n".join(json.dumps(d.to_json(), sort_keys=True) for d in diags)
     return "\n".join(d.render(sources, fmt) for d in diags)
+
+
+# warning name (as in -Wno-NAME, clang's spellings) -> the start of the messages it covers
+WARNING_GROUPS: dict[str, tuple[str, ...]] = {
+    "conversion": ("implicit truncation of", "array index is a floating-point value"),
+    "macro-redefined": ("'",),              # "'X' macro redefined" (checked with the suffix below)
+    "extra-tokens": ("extra tokens at end of",),
+    "ignored-attributes": ("the initializer of uniform global",),
+    "uninitialized": ("'out' parameter",),
+}
+
+
+def warning_group(d: Diagnostic) -> str | None:
+    """The -W name of warning `d`, or None (e.g. a #warning directive's text: never suppressed)."""
+    for name, prefixes in WARNING_GROUPS.items():
+        if any(d.message.startswith(p) for p in prefixes):
+            if name == "macro-redefined" and not d.message.endswith("macro redefined"):
+                continue
+            return name
+    return None
+
+
+def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_errors: bool) -> list[Diagnostic]:
+    """-Wno-NAME drops the warnings of group NAME; -WX then makes every remaining warning an error."""
+    out = []
+    for d in diags:
+        if d.severity == "warning":
+            if disabled and warning_group(d) in disabled:
+                continue
+            if as_errors:
+                d = Diagnostic("error", f"{d.message} [-WX]", d.loc, d.notes, d.source_line)
+        out.append(d)
+    return out

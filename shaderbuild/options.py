@@ -61,6 +61,8 @@ class BindRegister(ValueRecord):
 
 
 VK_LAYOUTS = ("default", "dx", "gl", "scalar")
+# -fspv-target-env values (DXC's); the SPIR-V backend maps each to a SPIR-V version
+VK_TARGET_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "universal1.5")
 
 
 class CompileOptions(DataRecord):
@@ -87,13 +89,19 @@ class CompileOptions(DataRecord):
     auto_binding_space: int = 0                     # -auto-binding-space N
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
-    opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is 3
     max_preprocessed_bytes: int = 16 * 1024 * 1024  # --max-preprocessed-bytes (PPLimits.max_total_size)
     validate_ir: bool = False                       # --validate-ir: check the IR after sema and each pass
+    # debug info (-Zi, -Fd FILE, -Qembed_debug): see docs/DEBUG_INFO.md
+    debug_info: bool = False                        # -Zi: SPIR-V NonSemantic.Shader.DebugInfo.100 / DXIL ILDB
+    debug_file: str | None = None                   # -Fd FILE: the DXIL debug container (PDB) goes there
+    embed_debug: bool = False                       # -Qembed_debug: the ILDB part in the main container
     # root signatures (shaderbuild/rootsig)
     rootsig_define: str | None = None               # -rootsig-define NAME: the macro holding the root signature
     rootsig_version: str = "1.1"                    # -force-rootsig-ver rootsig_1_0 | rootsig_1_1
     strip_root_signature: bool = False              # -Qstrip_rootsignature: no RTS0 part in the container
+    opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is -O3
+    warnings_as_errors: bool = False                # -WX
+    disabled_warnings: list[str] = Record.factory(list)   # -Wno-NAME (names: diagnostics.WARNING_GROUPS)
 
     # fields that change no output byte, so no cache key
     _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)

@@ -67,7 +67,7 @@ def _plain(value):
 
 def options_fields(options: CompileOptions) -> dict:
     """The JSON value of `CompileOptions.cache_fields()`, without dataclasses.asdict's deep copy
-    (3x faster on the no-op path).  tests/test_build_cache.py checks that both agree for every
+    (3x faster on the no-op path).  tests/build/test_build_cache.py checks that both agree for every
     field; a value of an unexpected type falls back to cache_fields()."""
     try:
         d = {name: _plain(getattr(options, name)) for name in _OPTION_FIELDS}

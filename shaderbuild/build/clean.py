@@ -9,6 +9,7 @@ from . import confine
 from .cache import state_dir
 from .config import Project
 from .database import BuildDB
+from .integration import PROGRAMS_FILE
 from .lock import ProjectLock
 from .report import INDEX_FILE
 
@@ -24,7 +25,7 @@ def clean(project: Project, *, wait: bool = True, on_wait=None) -> list[str]:
     with ProjectLock(state, wait=wait, on_wait=on_wait) as lock:
         db = BuildDB.load(out, project.root)
         paths = [db.abs(row[0]) for rec in db.targets.values() for row in rec["outputs"].values()]
-        paths += [db.abs(p) for p in db.blobs] + [os.path.join(out, INDEX_FILE)]
+        paths += [db.abs(p) for p in db.blobs] + [os.path.join(out, INDEX_FILE), os.path.join(out, PROGRAMS_FILE)]
         for path in paths:
             if not os.path.normpath(path).startswith(out + os.sep):
                 continue

@@ -134,17 +134,17 @@ _PERM_VALUES = OneOf(
 
 def build_schema(backends: list[str]) -> Table:
     settings = _settings_fields(backends)
-    entry = Table({**settings, "name": _FUNCTION_NAME}, required=("name",))
+    permutation_keys = {"permutations": TableOf(_PERM_VALUES, IDENT_RE, "define names are identifiers"),
+                        "exclude": StrList(), "only": StrList(), "include": StrList()}
+    entry = Table({**settings, **permutation_keys, "name": _FUNCTION_NAME},
+                  required=("name",))
     shader = Table({
         **settings,
         "files": StrList(),
         "entry": OneOf((str, _FUNCTION_NAME),
                        (list, ArrayOf(OneOf((str, _FUNCTION_NAME), (dict, entry), what="a name or a table"))),
                        what="an entry name, or an array of names or {name = ...} tables"),
-        "permutations": TableOf(_PERM_VALUES, IDENT_RE, "define names are identifiers"),
-        "exclude": StrList(),
-        "only": StrList(),
-        "include": StrList(),
+        **permutation_keys,
         "subdir": Str(),
     }, required=("files",))
     return Table({
@@ -224,6 +224,12 @@ class EntrySpec:
     name: str
     settings: Settings
     path: tuple          # key path, for errors
+    # per-entry permutations: `permutations` replaces the shader's matrix and rules for this entry;
+    # without it, the entry's exclude/only/include rules add to the shader's
+    permutations: list[PermDim] | None = None
+    exclude: list[Rule] = field(default_factory=list)
+    only: list[Rule] = field(default_factory=list)
+    include: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -387,8 +393,8 @@ def _build_model(data: dict, root: str, config_path: str, locator: KeyLocator, o
                                      spath + ("permutations",), err):
             perms = []
         names = {d.name for d in perms}
-        rules = {key: [_parse_rule(text, names, spath + (key, j), err) for j, text in enumerate(sd.get(key, []))]
-                 for key in ("exclude", "only", "include")}
+        rules = _rules(sd, names, spath, err)
+        _entry_permutations(sd, entries, perms, err)
         subdir = sd.get("subdir")
         if subdir is not None and (os.path.isabs(subdir) or not _inside(os.path.join(out_dir, subdir), out_dir)):
             err(spath + ("subdir",), f"'{subdir}' points outside the output directory")
@@ -420,9 +426,41 @@ def _entries(sd: dict, base: Settings, root: str, spath: tuple, errs: Errs) -> l
     return out
 
 
+def _rules(table: dict, names: set[str], path: tuple, err) -> dict[str, list]:
+    return {key: [_parse_rule(text, names, path + (key, j), err) for j, text in enumerate(table.get(key, []))]
+            for key in ("exclude", "only", "include")}
+
+
+def _entry_permutations(sd: dict, entries: list[EntrySpec], shader_dims: list[PermDim], err) -> None:
+    """Fill each [[shader.entry]]'s own permutations and rules (see EntrySpec)."""
+    raw = sd.get("entry")
+    if not isinstance(raw, list):
+        return
+    for entry, item in zip(entries, raw):
+        if not isinstance(item, dict):
+            continue
+        if "permutations" in item:
+            entry.permutations = _perm_dims(item["permutations"], entry.path + ("permutations",), err)
+        dims = entry.permutations if entry.permutations is not None else shader_dims
+        rules = _rules(item, {d.name for d in dims}, entry.path, err)
+        entry.exclude = [r for r in rules["exclude"] if r]
+        entry.only = [r for r in rules["only"] if r]
+        entry.include = [_rule_as_combo(r, entry.path + ("include", j), err) for j, r in enumerate(rules["include"]) if r]
+
+
+# keys of a [[shader]] table: written after `[shader.permutations]` they land in that table (TOML)
+_SHADER_KEYS = ("exclude", "only", "include", "files", "entry", "subdir", "profile", "targets", "defines",
+                "include_dirs", "outputs")
+
+
 def _perm_dims(table: dict, path: tuple, err) -> list[PermDim]:
     dims = []
     for name in sorted(table):
+        if name in _SHADER_KEYS:
+            err(path + (name,), f"'{name}' is a key of the shader table, but it follows the [{'.'.join(map(str, path))}] "
+                                f"header, so TOML puts it in the permutations table (a permutation named '{name}'); "
+                                f"move it above that header")
+            continue
         spec = table[name]
         raw_values, optional = (spec, False) if isinstance(spec, list) else (spec["values"], spec.get("optional", False))
         scratch: Errs = []

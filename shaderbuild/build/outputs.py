@@ -57,6 +57,19 @@ def c_identifier(path: str) -> str:
     return "g_" + name
 
 
+def header_symbol(target_name: str) -> str:
+    """The array name of a target's C header, readable and stable (no hash):
+    'shaders/blur.hlsl:main[MODE=1 FOG=0]@spirv' -> g_blur_main_MODE_1_FOG_0_spirv."""
+    head, _, backend = target_name.rpartition("@")
+    perm = ""
+    if head.endswith("]") and "[" in head:
+        head, perm = head[:head.rindex("[")], head[head.rindex("[") + 1:-1]
+    rel, _, entry = head.rpartition(":")
+    stem = os.path.splitext(os.path.basename(rel))[0]
+    parts = [stem, entry, *(p.replace("=", "_") for p in perm.split()), backend]
+    return "g_" + _IDENT_BAD.sub("_", "_".join(p for p in parts if p))
+
+
 def render_header(symbol: str, data: bytes, comment: str) -> bytes:
     """A C/C++ header embedding `data` as `const unsigned char symbol[]` plus its size."""
     lines = [

@@ -10,7 +10,8 @@ class Progress:
     def __init__(self, total: int, stream: TextIO | None = None, *, tty: bool | None = None,
                  quiet: bool = False) -> None:
         self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty() if tty is None else tty
+        # -q: no status line on a terminal either, only failures (and the diagnostics)
+        self.tty = False if quiet else (self.stream.isatty() if tty is None else tty)
         self.total = total
         self.done = 0
         self.failed = 0

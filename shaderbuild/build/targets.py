@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from ..options import BindingShift, BindRegister, CompileOptions
-from .config import BACKEND_OPTIONS, COMMON_OPTIONS, ConfigError, ConfigFileError, Project, ShaderSpec
+from .config import BACKEND_OPTIONS, COMMON_OPTIONS, ConfigError, ConfigFileError, EntrySpec, Project, ShaderSpec
 
 DEFAULT_EXTENSIONS = {"spirv": ".spv", "dxil": ".dxil"}
 # Sidecar files are named after the binary: <binary><suffix>.
@@ -51,8 +51,16 @@ class Target:
         return self.name.rsplit("@", 1)[0]
 
 
-def expand_permutations(shader: ShaderSpec) -> list[dict[str, str]]:
-    """Cartesian product of the matrix, filtered by `only`/`exclude`, plus `include` combos."""
+def expand_permutations(shader: ShaderSpec, entry: EntrySpec | None = None) -> list[dict[str, str]]:
+    """Cartesian product of the matrix, filtered by `only`/`exclude`, plus `include` combos; for
+    `entry`, its own matrix and rules when it has `permutations`, else the shader's plus its rules."""
+    if entry is not None and (entry.permutations is not None or entry.exclude or entry.only or entry.include):
+        own = entry.permutations is not None
+        shader = ShaderSpec(
+            index=shader.index, files=shader.files, entries=shader.entries,
+            permutations=entry.permutations if own else shader.permutations,   # type: ignore[arg-type]
+            exclude=entry.exclude + ([] if own else shader.exclude), only=entry.only + ([] if own else shader.only),
+            include=entry.include + ([] if own else shader.include), subdir=shader.subdir, path=shader.path)
     dims = shader.permutations
     combos: list[dict[str, str]] = []
     for values in itertools.product(*(d.values for d in dims)):
@@ -129,10 +137,10 @@ def plan(project: Project, *, backends: list[str] | None = None) -> list[Target]
     by_output: dict[str, Target] = {}
     for shader in project.shaders:
         files = _glob(project, shader, errors)
-        perms = expand_permutations(shader)
         for source in files:
             rel = os.path.relpath(source, project.root).replace(os.sep, "/")
             for entry in shader.entries:
+                perms = expand_permutations(shader, entry)
                 settings = entry.settings
                 extras = [k for k in (settings.outputs or []) if k != "blob"]
                 for backend in settings.targets or []:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..front.source_file import read_source
 from ..options import CompileOptions
 from .files import sha256_bytes, sha256_file, stat_sig
-from .outputs import c_identifier, manifest_bytes, render_header, write_all
+from .outputs import header_symbol, manifest_bytes, render_header, write_all
 
 
 @dataclass(slots=True)
@@ -123,7 +123,7 @@ def run_job(job: Job, compile_fn: Callable | None = None) -> JobResult:
     if "disassembly" in job.outputs:
         files["disassembly"] = (job.outputs["disassembly"], (result.disassembly or "").encode("utf-8"))
     if "header" in job.outputs:
-        symbol = c_identifier(job.outputs["binary"])
+        symbol = header_symbol(job.name)
         files["header"] = (job.outputs["header"], render_header(symbol, result.binary, job.name))
     written = write_all(files)
     outputs = {kind: [path, *sig, sha] for kind, (path, sig, sha) in written.items()}

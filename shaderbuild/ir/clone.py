@@ -38,20 +38,20 @@ def clone_stmt(s: n.Stmt, vmap: dict[int, n.Variable]) -> n.Stmt:
         case n.Eval():
             return n.Eval(ce(s.expr), s.loc)
         case n.If():
-            return n.If(ce(s.cond), clone_stmts(s.then, vmap), clone_stmts(s.else_, vmap), s.hint)
+            return n.If(ce(s.cond), clone_stmts(s.then, vmap), clone_stmts(s.else_, vmap), s.hint, s.loc)
         case n.Loop():
             return n.Loop(clone_stmts(s.body, vmap), clone_stmts(s.continuing, vmap),
                           None if s.break_if is None else ce(s.break_if), s.hint,
-                          s.unroll_count)
+                          s.unroll_count, s.loc)
         case n.Switch():
             return n.Switch(ce(s.selector), [n.SwitchCase(list(c.values), c.is_default, clone_stmts(c.body, vmap))
-                                              for c in s.cases])
+                                              for c in s.cases], s.loc)
         case n.Return():
-            return n.Return(None if s.value is None else ce(s.value))
+            return n.Return(None if s.value is None else ce(s.value), s.loc)
         case n.Break():
             return n.Break()
         case n.Continue():
             return n.Continue()
         case n.Discard():
-            return n.Discard()
+            return n.Discard(s.loc)
     raise TypeError(f"cannot clone {type(s).__name__}")

@@ -67,6 +67,7 @@ class Binding(DataRecord):
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
+    push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
 
 
 class IOInfo(DataRecord):
@@ -296,6 +297,7 @@ class If(Stmt):
     then: list[Stmt]
     else_: list[Stmt]
     hint: str | None = None      # 'branch' | 'flatten'
+    loc: SourceLoc | None = None     # the statement's position (debug line records)
 
 
 class Loop(Stmt):
@@ -306,6 +308,7 @@ class Loop(Stmt):
     break_if: Expr | None = None
     hint: str | None = None      # 'unroll' | 'loop' | 'fastopt'
     unroll_count: int | None = None
+    loc: SourceLoc | None = None
 
 
 class Break(Stmt):
@@ -318,10 +321,11 @@ class Continue(Stmt):
 
 class Return(Stmt):
     value: Expr | None = None
+    loc: SourceLoc | None = None
 
 
 class Discard(Stmt):
-    pass
+    loc: SourceLoc | None = None
 
 
 class SwitchCase(Record):
@@ -336,6 +340,7 @@ class SwitchCase(Record):
 class Switch(Stmt):
     selector: Expr
     cases: list[SwitchCase]
+    loc: SourceLoc | None = None
 
 
 # -------------------------------------------------------------- functions etc.
@@ -382,6 +387,7 @@ class Module(Record):
     entry: EntryPoint | None = None
     source_files: list[str] = Record.factory(list)     # every file the preprocessor read
     spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
+    source_texts: dict[str, str] = Record.factory(dict)  # -Zi: file name as in SourceLoc -> text (debug info)
     root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
 
     @property

@@ -55,10 +55,11 @@ class _Builder:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             var_type = sv.type
-            if sv.name == "SV_Position" and not _is_float_vec(t, 4) and not isinstance(t, (ir.Vector, ir.Scalar)):
-                raise error(f"semantic 'SV_Position' requires a float4, not '{t}'", loc)
             if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
                 var_type = t
+            elif not isinstance(t, (ir.Vector, ir.Scalar)):    # a value converts only between scalars/vectors
+                raise error(f"invalid type '{t}' for semantic '{sv.name}': it takes a scalar or vector "
+                            f"({sv.type})", loc)
             io = ir.IOInfo(sv.name, index, interpolation=interpolation)
             return ir.Variable(name, var_type, storage, loc, io=io)
         if self.stage == "compute":
@@ -145,11 +146,6 @@ def _semantic_rows(t: ir.Type, row_major: bool) -> int:
     if isinstance(t, ir.Struct):
         return sum(_semantic_rows(f.type, bool(f.row_major)) for f in t.fields)
     return 1
-
-
-
-def _is_float_vec(t: ir.Type, n: int) -> bool:
-    return isinstance(t, ir.Vector) and t.elem.is_float and t.size == n
 
 
 def _location_count(t: ir.Type) -> int:

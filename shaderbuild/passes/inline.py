@@ -29,22 +29,24 @@ def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Var
     for s in stmts:
         if isinstance(s, ir.Return):
             if ret is not None and s.value is not None:
-                out.append(ir.Store(ir.VarRef(ret), s.value))
+                out.append(ir.Store(ir.VarRef(ret), s.value, s.loc))
             out.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, True)))
             out.append(ir.Break())
             return out           # the rest of this block is unreachable
         if isinstance(s, ir.If):
             s = ir.If(s.cond, _rewrite_returns(s.then, ret, flag, in_construct),
-                      _rewrite_returns(s.else_, ret, flag, in_construct), s.hint)
+                      _rewrite_returns(s.else_, ret, flag, in_construct), s.hint, s.loc)
             out.append(s)
             continue
         if isinstance(s, (ir.Loop, ir.Switch)):
             has_ret = any(isinstance(x, ir.Return) for x in ir.walk_stmts([s]))
             if isinstance(s, ir.Loop):
-                s = ir.Loop(_rewrite_returns(s.body, ret, flag, True), s.continuing, s.break_if, s.hint, s.unroll_count)
+                s = ir.Loop(_rewrite_returns(s.body, ret, flag, True), s.continuing, s.break_if, s.hint, s.unroll_count,
+                            s.loc)
             else:
                 s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
-                                                         _rewrite_returns(c.body, ret, flag, True)) for c in s.cases])
+                                                         _rewrite_returns(c.body, ret, flag, True)) for c in s.cases],
+                              s.loc)
             out.append(s)
             if has_ret:
                 out.append(ir.If(ir.Load(ir.VarRef(flag), ir.BOOL), [ir.Break()], []))
@@ -83,30 +85,8 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
     elif body and isinstance(last := body[-1], ir.Return):
         body.pop()
         if result is not None and last.value is not None:
-            body.append(ir.Store(ir.VarRef(result), last.value))
+            body.append(ir.Store(ir.VarRef(result), last.value, last.loc))
     return prologue + body
-
-
-def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
-    """`stmts` with every call of a function in `targets` (ids) inlined, recursively."""
-    out: list[ir.Stmt] = []
-    for s in stmts:
-        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
-            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
-            out.extend(inline_call(f, s.value, s.place.var, counter))
-        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
-            out.extend(inline_call(f, s.expr, None, counter))
-        elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, inline_calls(f, s.then, targets, counter), inline_calls(f, s.else_, targets, counter), s.hint))
-        elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(inline_calls(f, s.body, targets, counter), inline_calls(f, s.continuing, targets, counter),
-                               s.break_if, s.hint, s.unroll_count))
-        elif isinstance(s, ir.Switch):
-            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, inline_calls(f, c.body, targets, counter))
-                                              for c in s.cases]))
-        else:
-            out.append(s)
-    return out
 
 
 MAX_INLINED_STMTS = 100_000     # past this many statements inlined, the remaining calls stay calls
@@ -151,14 +131,14 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget
             work.extend(reversed(new))
         elif isinstance(s, ir.If):
             out.append(ir.If(s.cond, _inline_all(f, s.then, counter, budget),
-                             _inline_all(f, s.else_, counter, budget), s.hint))
+                             _inline_all(f, s.else_, counter, budget), s.hint, s.loc))
         elif isinstance(s, ir.Loop):
             out.append(ir.Loop(_inline_all(f, s.body, counter, budget), _inline_all(f, s.continuing, counter, budget),
-                               s.break_if, s.hint, s.unroll_count))
+                               s.break_if, s.hint, s.unroll_count, s.loc))
         elif isinstance(s, ir.Switch):
             out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
                                                              _inline_all(f, c.body, counter, budget))
-                                              for c in s.cases]))
+                                              for c in s.cases], s.loc))
         else:
             out.append(s)
     return out

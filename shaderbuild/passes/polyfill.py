@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from .. import ir
+from ..diagnostics import SourceLoc
 
 __all__ = ["POLYFILLS", "run"]
 
@@ -377,6 +378,7 @@ class _Walk:
         self.wanted = wanted
         # a node shared within a statement is rewritten once (the node is kept, so its id stays unique)
         self.done: dict[int, tuple[ir.Expr, ir.Expr]] = {}
+        self.loc: SourceLoc | None = None     # the statement being rewritten: its temporaries' stores take its line
 
     def expr(self, e: ir.Expr) -> ir.Expr:
         fields = _FIELDS.get(type(e))
@@ -407,6 +409,8 @@ class _Walk:
     def hoisted(self, e: ir.Expr, out: list[ir.Stmt]) -> ir.Expr:
         """e rewritten; the stores of its temporaries go to `out`."""
         r = self.expr(e)
+        for p in self.b.pre:
+            setattr(p, "loc", self.loc)  # noqa: B010 - the pre statements are Stores (Stmt declares no loc)
         out += self.b.pre
         self.b.pre = []
         self.done.clear()
@@ -415,6 +419,7 @@ class _Walk:
     def stmts(self, body: list[ir.Stmt]) -> None:
         out: list[ir.Stmt] = []
         for s in body:
+            self.loc = getattr(s, "loc", None)
             if isinstance(s, ir.Store):
                 s.place = self.hoisted(s.place, out)
                 s.value = self.hoisted(s.value, out)
@@ -434,6 +439,7 @@ class _Walk:
                 self.stmts(s.body)
                 self.stmts(s.continuing)
                 if s.break_if is not None:
+                    self.loc = s.loc
                     s.break_if = self.hoisted(s.break_if, s.continuing)
             out.append(s)
         body[:] = out

@@ -17,7 +17,7 @@ from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..ir.printer import expr_str
 from ..options import CompileOptions
-from .inline import inline_calls
+from .inline import inline_call
 
 CONFLICT = ("conflict",)
 
@@ -44,10 +44,32 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     counter = [0]
     for f in module.functions:
         if targets:
-            f.body = inline_calls(f, f.body, targets, counter)
+            f.body = _inline(f, f.body, targets, counter)
         if any(_is_local_resource(v) for v in f.locals):
             _Resolver(f).run()
     module.functions = [f for f in module.functions if id(f) not in targets]
+
+
+def _inline(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
+            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
+            out.extend(inline_call(f, s.value, s.place.var, counter))
+        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
+            out.extend(inline_call(f, s.expr, None, counter))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.cond, _inline(f, s.then, targets, counter), _inline(f, s.else_, targets, counter), s.hint,
+                             s.loc))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(_inline(f, s.body, targets, counter), _inline(f, s.continuing, targets, counter),
+                               s.break_if, s.hint, s.unroll_count, s.loc))
+        elif isinstance(s, ir.Switch):
+            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _inline(f, c.body, targets, counter))
+                                              for c in s.cases], s.loc))
+        else:
+            out.append(s)
+    return out
 
 
 def _root(p: ir.Expr) -> ir.Expr:
@@ -224,14 +246,14 @@ class _Resolver:
                 self.env = dict(before)
                 else_ = self.block(s.else_)
                 self.env = self.merge([after_then, self.env])
-                out.append(ir.If(cond, then, else_, s.hint))
+                out.append(ir.If(cond, then, else_, s.hint, s.loc))
             elif isinstance(s, ir.Loop):
                 before = dict(self.env)
                 body = self.block(s.body)
                 cont = self.block(s.continuing)
                 brk = self.expr(s.break_if) if s.break_if is not None else None
                 self.env = self.merge([before, self.env])
-                out.append(ir.Loop(body, cont, brk, s.hint, s.unroll_count))
+                out.append(ir.Loop(body, cont, brk, s.hint, s.unroll_count, s.loc))
             elif isinstance(s, ir.Switch):
                 sel = self.expr(s.selector)
                 before = dict(self.env)
@@ -242,9 +264,9 @@ class _Resolver:
                     cases.append(ir.SwitchCase(c.values, c.is_default, self.block(c.body)))
                     envs.append(self.env)
                 self.env = self.merge(envs)
-                out.append(ir.Switch(sel, cases))
+                out.append(ir.Switch(sel, cases, s.loc))
             elif isinstance(s, ir.Return):
-                out.append(ir.Return(self.expr(s.value) if s.value is not None else None))
+                out.append(ir.Return(self.expr(s.value) if s.value is not None else None, s.loc))
             else:
                 out.append(s)
         return out

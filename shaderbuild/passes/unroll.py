@@ -32,11 +32,11 @@ def _walk(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
     out: list[ir.Stmt] = []
     for s in stmts:
         if isinstance(s, ir.If):
-            s = ir.If(s.cond, _walk(s.then), _walk(s.else_), s.hint)
+            s = ir.If(s.cond, _walk(s.then), _walk(s.else_), s.hint, s.loc)
         elif isinstance(s, ir.Switch):
-            s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _walk(c.body)) for c in s.cases])
+            s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _walk(c.body)) for c in s.cases], s.loc)
         elif isinstance(s, ir.Loop):
-            s = ir.Loop(_walk(s.body), _walk(s.continuing), s.break_if, s.hint, s.unroll_count)
+            s = ir.Loop(_walk(s.body), _walk(s.continuing), s.break_if, s.hint, s.unroll_count, s.loc)
             if s.hint == "unroll":
                 copies = _unrolled(s, out)
                 if copies is not None:

@@ -51,6 +51,7 @@ class BackendResult(DataRecord):
     reflection: dict = Record.factory(dict)   # backend view merged into the manifest
     disassembly: object = None    # str, or a zero-argument callable producing it on demand
     diagnostics: list[Diagnostic] = Record.factory(list)  # warnings only
+    side_outputs: dict[str, bytes] = Record.factory(dict)  # other files the options ask for (-Fd): path -> bytes
 
 
 @hookspec

@@ -17,6 +17,8 @@ from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
 FORMAT = "shaderbuild-manifest/1"
+# bumped on every change a reader may notice; docs/MANIFEST.md has the migration notes
+MANIFEST_VERSION = 2
 
 
 def descriptor_type(kind: str) -> str:
@@ -37,14 +39,40 @@ def _block_kind(kind: str) -> str:
     return "uniform" if descriptor_type(kind) == "uniform_buffer" else "storage"
 
 
-def _members(st: ir.Struct, hlsl, vulkan) -> list[dict]:
+def _placement(offset: int, lay) -> dict:
+    d: dict[str, object] = {"offset": offset, "size": lay.size}
+    if lay.array_stride is not None:
+        d["array_stride"] = lay.array_stride
+    if lay.matrix_stride is not None:
+        d["matrix_stride"] = lay.matrix_stride
+        d["row_major"] = bool(lay.row_major)
+    return d
+
+
+def _members(st: ir.Struct, hlsl, vulkan, hlsl_rule: str, vulkan_rule_name: str) -> list[dict]:
+    """Every field with its placement in both packings; a struct (or array of structs) field lists
+    its own members, their offsets relative to the start of the struct (of one element)."""
+    from ..ir.layout import layout_of
+
     out = []
     for i, f in enumerate(st.fields):
         m: dict[str, object] = {"name": f.name, "type": str(f.type),
-             "hlsl": {"offset": hlsl.offsets[i], "size": hlsl.members[i].size},
-             "vulkan": {"offset": vulkan.offsets[i], "size": vulkan.members[i].size}}
-        if isinstance(f.type, ir.Matrix) or (isinstance(f.type, ir.Array) and isinstance(f.type.elem, ir.Matrix)):
+                                "hlsl": _placement(hlsl.offsets[i], hlsl.members[i]),
+                                "vulkan": _placement(vulkan.offsets[i], vulkan.members[i])}
+        inner, dims = f.type, []
+        while isinstance(inner, ir.Array):
+            dims.append("unbounded" if inner.size is None else inner.size)
+            inner = inner.elem
+        if dims:
+            m["array_dims"] = dims
+        if isinstance(inner, ir.Matrix):
             m["row_major"] = bool(f.row_major)
+        if isinstance(inner, ir.Struct):
+            if dims:
+                hl, vk = layout_of(inner, hlsl_rule), layout_of(inner, vulkan_rule_name)
+            else:
+                hl, vk = hlsl.members[i], vulkan.members[i]
+            m["members"] = _members(inner, hl, vk, hlsl_rule, vulkan_rule_name)
         out.append(m)
     return out
 
@@ -59,10 +87,21 @@ def block_layout(st: ir.Type, hlsl_rule: str, vulkan_rule_name: str) -> dict:
     # the byte range a descriptor must cover (what spirv-cross reports as block_size)
     used = max((o + m.size for o, m in zip(vk.offsets, vk.members)), default=0)
     return {"hlsl_size": hl.size, "vulkan_size": used, "vulkan_rule": vulkan_rule_name,
-            "members": _members(st, hl, vk)}
+            "members": _members(st, hl, vk, hlsl_rule, vulkan_rule_name)}
 
 
-def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
+def _element(t: ir.Type, vulkan_rule_name: str) -> dict:
+    """A structured buffer's element: its size in both packings and, for a struct, every member."""
+    from ..ir.layout import layout_of
+
+    hl, vk = layout_of(t, "dx_structured"), layout_of(t, vulkan_rule_name)
+    d: dict[str, object] = {"type": str(t), "hlsl_size": hl.size, "vulkan_size": vk.size}
+    if isinstance(t, ir.Struct):
+        d["members"] = _members(t, hl, vk, "dx_structured", vulkan_rule_name)
+    return d
+
+
+def _resource_entry(var: ir.Variable, options: CompileOptions, used: bool) -> dict:
     from ..ir.layout import layout_of, vulkan_rule
 
     b = var.binding
@@ -73,9 +112,10 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
         "name": var.name,
         "kind": kind,
         "access": "read-write" if b.register_class == "u" else "read-only",
+        "used": used,
         "hlsl": {"class": b.register_class, "register": b.register, "space": b.space, "count": count},
     }
-    if b.vk is not None:
+    if b.vk is not None and not b.push_constant:
         entry["vulkan"] = {"set": b.vk.set, "binding": b.vk.binding, "descriptor_type": descriptor_type(kind),
                            "count": count}
         if b.vk.counter_binding is not None:
@@ -85,11 +125,14 @@ def _resource_entry(var: ir.Variable, options: CompileOptions) -> dict:
         elem = elem.elem
     if isinstance(elem, ir.Resource) and KINDS[elem.kind].rep == "structured" and elem.elem is not None:
         entry["hlsl"]["stride"] = layout_of(elem.elem, "dx_structured").size
+        storage_rule = vulkan_rule("storage", options.vk_layout)
         if "vulkan" in entry:
-            entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), vulkan_rule("storage", options.vk_layout)).array_stride
+            entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), storage_rule).array_stride
+        entry["element"] = _element(elem.elem, storage_rule)
     if isinstance(var.type, ir.Struct):     # cbuffer / ConstantBuffer / tbuffer / $Globals
         # D3D packs tbuffers like cbuffers (16-byte rows); only the Vulkan view of a tbuffer is a storage block
-        entry["block"] = block_layout(var.type, "dx_cbuffer", vulkan_rule(_block_kind(kind), options.vk_layout))
+        rule = "push" if b.push_constant else _block_kind(kind)
+        entry["block"] = block_layout(var.type, "dx_cbuffer", vulkan_rule(rule, options.vk_layout))
     return entry
 
 
@@ -109,6 +152,7 @@ def _io_entry(var: ir.Variable) -> dict:
 def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
                    caps: Capabilities = DEFAULT) -> dict:
     from ..ir.layout import vulkan_rule
+    from .usage import used_globals
 
     if any(v.binding.vk is None for v in module.resources):
         _derive_vulkan_view(module, options)
@@ -118,16 +162,21 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
+    used = used_globals(module)
+    # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
+    push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT
+            or (v.binding is not None and v.binding.push_constant)]
     out = {
         "format": FORMAT,
+        "manifest_version": MANIFEST_VERSION,
         "source": source_name,
         "target": options.target,
         "entry": entry,
-        "resources": [_resource_entry(v, options) for v in module.resources],
-        "push_constants": [{"name": v.name, "block": block_layout(v.type, "dx_cbuffer",
-                                                                  vulkan_rule("push", options.vk_layout))}
-                           for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT],
-        "backend": backend_reflection,
+        "resources": [_resource_entry(v, options, id(v) in used) for v in module.resources],
+        "push_constants": [{"name": v.name, "used": id(v) in used,
+                            "block": block_layout(v.type, "dx_cbuffer", vulkan_rule("push", options.vk_layout))}
+                           for v in push],
+        "backend": _unbounded_spelling(backend_reflection),
     }
     if caps.specialization_constants:
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
@@ -141,19 +190,34 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     return out
 
 
+def _unbounded_spelling(value):
+    """A backend's reflection with every unbounded descriptor count (None) written "unbounded", as
+    in the rest of the manifest."""
+    if isinstance(value, dict):
+        return {k: ("unbounded" if k == "count" and v is None else _unbounded_spelling(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unbounded_spelling(v) for v in value]
+    return value
+
+
 def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
     """For a target without Vulkan bindings (the SPIR-V backend assigns them in its raise
     passes) the manifest's Vulkan view is informational: derived by the same rules, collisions
     allowed, and left out when the -fvk-* options cannot be applied (an unmapped register under
-    -fvk-bind-register, ...): a Vulkan option must not fail another target's build."""
+    -fvk-bind-register, ...): a Vulkan option must not fail another target's build.  Push constant
+    blocks (constant buffers on this target) take no binding, as in the SPIR-V build."""
     from ..diagnostics import CompileError
     from ..passes import vk_bindings
 
+    all_globals = module.globals
+    module.globals = [v for v in all_globals if v.binding is None or not v.binding.push_constant]
     try:
         vk_bindings.run(module, options, strict=False)
     except CompileError:
         for v in module.resources:
             v.binding.vk = None
+    finally:
+        module.globals = all_globals
 
 
 def dumps(manifest: dict) -> str:

@@ -9,7 +9,7 @@ ROOTSIG_PROFILES = {"rootsig_1_0": "1.0", "rootsig_1_1": "1.1"}
 def compile_standalone(path: str, options, text, reader, sources, display_name: str) -> tuple[bytes, dict, list[str]]:
     """(blob, manifest, files read); raises CompileError."""
     from ..front.preprocessor import preprocess
-    from ..reflect.manifest import FORMAT
+    from ..reflect.manifest import FORMAT, MANIFEST_VERSION
     from .manifest import manifest_view
     from .rts0 import serialize, standalone_container
     from .shader import root_signature_for
@@ -20,5 +20,5 @@ def compile_standalone(path: str, options, text, reader, sources, display_name: 
     rs = root_signature_for(None, pp.macros, options.replace(rootsig_define=options.entry, rootsig_version=version),
                             standalone=True)
     assert rs is not None           # a missing macro raised
-    manifest = {"format": FORMAT, "source": display_name, "target": options.target, "root_signature": manifest_view(rs)}
+    manifest = {"format": FORMAT, "manifest_version": MANIFEST_VERSION, "source": display_name, "target": options.target, "root_signature": manifest_view(rs)}
     return standalone_container(serialize(rs)), manifest, list(pp.files)

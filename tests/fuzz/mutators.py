@@ -208,10 +208,11 @@ def _strings_in(path: Path) -> list[str]:
 
 
 def load_seeds() -> list[Seed]:
-    """Complete shaders from tests/*.py and sample_project/shaders, in a stable order."""
+    """Complete shaders from the test files (tests/**/*.py, by file name) and sample_project/shaders, in a stable order."""
     seeds: list[Seed] = []
     seen: set[bytes] = set()
-    for path in sorted(TESTS_DIR.glob("*.py")):
+    helpers = {TESTS_DIR / "fuzz", TESTS_DIR / "harness"}
+    for path in sorted((p for p in TESTS_DIR.rglob("*.py") if p.parent not in helpers), key=lambda p: p.name):
         for k, s in enumerate(_strings_in(path)):
             data = s.encode()
             if data not in seen and len(data) < 20000:

@@ -12,7 +12,7 @@ SSBOs (SRV and UAV), typed buffers texel buffers, CBVs UBOs; UAV counters are R3
 buffers at set COUNTER_SET, binding = the UAV's range id.
 
 What dxil-spirv itself cannot do is listed once, in LIMITS, each with the way its failure is recognised
-(a test of the compiler whose DXIL hits one is not failed for it; tests/test_dxil_consumer.py keeps one
+(a test of the compiler whose DXIL hits one is not failed for it; tests/dxil/test_dxil_consumer.py keeps one
 strict xfail per entry, so an entry that stops applying is noticed).
 """
 

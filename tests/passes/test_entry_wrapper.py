@@ -142,3 +142,22 @@ def test_vk_use_dx_position_w_reciprocates_w():
     pos = "load(%in.SV_Position)"
     assert (f"  store %ret = call src.main(float4(extract({pos}, 0), extract({pos}, 1), extract({pos}, 2), "
             f"div(1.0:float, extract({pos}, 3))))\n") in text(module)
+
+
+def test_system_value_of_a_matrix_type_is_a_located_error():
+    """Found by the fuzzer with the IR validator on: a float4x4 SV_GroupIndex became a call with a
+    float argument for a float4x4 parameter (invalid IR reaching both backends)."""
+    import pytest
+
+    from shaderbuild.diagnostics import CompileError
+
+    module, options = sema_module("""
+        RWStructuredBuffer<uint> Out : register(u0);
+        [numthreads(1,1,1)]
+        void main(float4x4 gi : SV_GroupIndex) { Out[0] = (uint)gi[0][0]; }
+    """)
+    with pytest.raises(CompileError) as e:
+        entry_wrapper.run(module, options)
+    d = e.value.diagnostics[0]
+    assert d.message == "invalid type 'float4x4' for semantic 'SV_GroupIndex': it takes a scalar or vector (uint)"
+    assert d.loc is not None and d.loc.line == 4

@@ -3,6 +3,7 @@ self-check -> bitcode -> DXBC container (+ reflection, disassembly)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 
@@ -10,7 +11,8 @@ from shaderbuild import ir
 from shaderbuild.options import CompileOptions
 
 from . import check
-from .container import ContainerInfo, build_container
+from .container import ContainerInfo, assemble_container, build_container, debug_name_part, program_part
+from .debuginfo import DebugInfo
 from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
 from .lower import lower_module
 from .lowered import LoweredModule
@@ -31,6 +33,9 @@ class DxilOutput:
     bitcode: bytes
     lowered: LoweredModule
     info: ContainerInfo
+    debug_container: bytes | None = None     # -Zi -Fd FILE: the container written to debug_path
+    debug_path: str | None = None
+    debug_bitcode: bytes | None = None       # -Zi: the bitcode with debug info (the ILDB part's)
 
     def reflection(self) -> dict:
         lm = self.lowered
@@ -74,7 +79,8 @@ def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | 
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
-    lm = lower_module(module, profile.stage, sm, options.enable_16bit_types)
+    debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
+    lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
     if lm.stage != "compute":
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
     add_metadata(lm)
@@ -94,7 +100,34 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         view_id=lm.view_id,
         root_signature=_root_signature_part(module, options),
     )
+    debug_container = debug_bitcode = debug_path = None
+    if debug is not None:
+        debug.finish(lm.llmod)
+        debug_bitcode = write_bitcode(lm.llmod, debug.locs)
+        ildb = ("ILDB", program_part(info, debug_bitcode))
+        # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
+        name = options.debug_file or ""
+        if not name or name.endswith(("/", os.sep)):
+            name = hashlib.md5(bitcode).hexdigest() + ".pdb"
+        ildn = ("ILDN", debug_name_part(name))
+        # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
+        info.debug_parts = [ildn] if options.debug_file and not options.embed_debug else [ildb, ildn]
+        if options.debug_file:
+            debug_container = assemble_container([ildb, ildn])
+            debug_path = options.debug_file + name if options.debug_file.endswith(("/", os.sep)) else options.debug_file
     check.check_container_info(lm, info)
     container = build_container(info)
     check.check_container(lm, container)
-    return DxilOutput(container, bitcode, lm, info)
+    return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
+
+
+def debug_args(options: CompileOptions) -> list[str]:
+    """dx.source.args: the options that change code, as DXC's command line would spell them."""
+    args = ["-E", options.entry, "-T", options.profile, "-Zi"]
+    if options.embed_debug:
+        args.append("-Qembed_debug")
+    for k, v in sorted(options.defines.items()):
+        args.append(f"-D{k}={v}" if v else f"-D{k}")
+    for d in options.include_dirs:
+        args += ["-I", d]
+    return args

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from .hash import BYPASS_HASH, container_hash
 
 __all__ = ["SignatureElement", "PSVResource", "ContainerInfo", "build_container", "psv_version", "fourcc",
-           "SHADER_KIND", "PSV_RESOURCE_TYPE", "parse_container"]
+           "SHADER_KIND", "PSV_RESOURCE_TYPE", "parse_container", "program_part", "debug_name_part",
+           "assemble_container"]
 
 SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
                "mesh": 13, "amplification": 14}
@@ -93,6 +94,7 @@ class ContainerInfo:
     hash_mode: str = "bypass"
     view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
+    debug_parts: list[tuple[str, bytes]] = field(default_factory=list)   # -Zi: ILDB / ILDN, before HASH
 
 
 # ------------------------------------------------------------------ parts
@@ -202,12 +204,24 @@ def _find_run(haystack: list[int], needle: list[int]) -> int:
 
 
 def _dxil_part(info: ContainerInfo) -> bytes:
-    bc = info.bitcode + bytes((4 - len(info.bitcode) % 4) % 4)
+    return program_part(info, info.bitcode)
+
+
+def program_part(info: ContainerInfo, bitcode: bytes) -> bytes:
+    """A DXIL program header + bitcode: the DXIL part, and the ILDB part with the debug bitcode."""
+    bc = bitcode + bytes((4 - len(bitcode) % 4) % 4)
     major, minor = info.shader_model
     version = SHADER_KIND[info.stage] << 16 | major << 4 | minor
     dxil_version = info.dxil_version[0] << 8 | info.dxil_version[1]
     size_dwords = (24 + len(bc)) // 4
     return struct.pack("<IIIIII", version, size_dwords, fourcc("DXIL"), dxil_version, 16, len(bc)) + bc
+
+
+def debug_name_part(name: str) -> bytes:
+    """ILDN: flags u16 (0), name length u16, the name NUL-terminated and zero-padded to 4 bytes."""
+    data = name.encode()
+    body = struct.pack("<HH", 0, len(data)) + data + b"\0"
+    return body + bytes(-len(body) % 4)
 
 
 def _hash_part(info: ContainerInfo) -> bytes:
@@ -222,9 +236,15 @@ def build_container(info: ContainerInfo) -> bytes:
         ("OSG1", _signature_part(info.outputs)),
         ("PSV0", _psv_part(info)),
         *([("RTS0", info.root_signature)] if info.root_signature is not None else []),
+        *info.debug_parts,
         ("HASH", _hash_part(info)),
         ("DXIL", _dxil_part(info)),
     ]
+    return assemble_container(parts, info.hash_mode)
+
+
+def assemble_container(parts: list[tuple[str, bytes]], hash_mode: str = "bypass") -> bytes:
+    """A DXBC container of `parts` in order (also the -Fd debug container: ILDB + ILDN)."""
     header_size = 32 + 4 * len(parts)
     offsets: list[int] = []
     body = bytearray()
@@ -234,7 +254,7 @@ def build_container(info: ContainerInfo) -> bytes:
     total = header_size + len(body)
     head = struct.pack("<I16sHHII", fourcc("DXBC"), b"\0" * 16, 1, 0, total, len(parts))
     out = bytearray(head + struct.pack(f"<{len(parts)}I", *offsets) + body)
-    digest = container_hash(bytes(out)) if info.hash_mode == "retail" else BYPASS_HASH
+    digest = container_hash(bytes(out)) if hash_mode == "retail" else BYPASS_HASH
     out[4:20] = digest
     return bytes(out)
 

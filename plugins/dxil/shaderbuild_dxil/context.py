@@ -10,6 +10,7 @@ from operator import attrgetter
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 
+from .debuginfo import DebugInfo
 from .llvm import types as T
 from .llvm.module import Module as LLModule
 from .llvm.values import ConstNull, Undef, Value
@@ -285,6 +286,7 @@ class ModuleContext:
         self.output_elems: dict[int, SigElement] = {}
         self.group_shared_bytes = 0
         self.folded_stores: set[int] = set()
+        self.debug: DebugInfo | None = None       # -Zi (set by lower_module)
 
     def resource_of(self, var: ir.Variable) -> ResourceInfo:
         r = self._res_by_var.get(id(var))

@@ -659,7 +659,7 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
-# other entry has a handler here (tests/test_intrinsic_coverage.py)
+# other entry has a handler here (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
 NATIVE_INTRINSICS = frozenset(_HANDLERS)

@@ -20,9 +20,11 @@ from shaderbuild.ir.layout import layout_of
 from .buffers import BufferAccess
 from .cleanup import clean_up
 from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
+from .debuginfo import DebugInfo
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
+from .llvm.metadata import DINode
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
 from .lowered import LoweredModule
 from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
@@ -115,6 +117,11 @@ class FunctionLowerer:
         self.control_depth = 0
         self._local_res_depth: dict[int, int] = {}
         self._consts: dict[tuple, Value] = {}             # scalar_const
+        self.debug = mod.debug                            # -Zi: a DebugInfo, else None
+        self.dbg_scope: DINode | None = None              # the DISubprogram and inlinedAt being lowered
+        self.dbg_inlined: DINode | None = None
+        if self.debug is not None:
+            self.b.dbg_locs = self.debug.locs
 
     # ------------------------------------------------------------------ helpers
     def add(self, a: Value, b: Value) -> Value:
@@ -679,7 +686,10 @@ class FunctionLowerer:
                 storages[id(v)] = self.make_storage(v)
         self.frames.append(frame)
         saved_loops, self.loops = self.loops, []
+        saved_debug = self._enter_debug_scope(f) if self.debug is not None else None
         self.stmts(f.body)
+        if saved_debug is not None:
+            self.dbg_scope, self.dbg_inlined, self.b.dbg_loc = saved_debug
         self.loops = saved_loops
         self.frames.pop()
         self.branch_to(exit_bb)
@@ -687,6 +697,22 @@ class FunctionLowerer:
         if ret_slot is None:
             return []
         return MemPlace(ret_slot, f.return_type, 0, _ZERO).read(self)
+
+    def _enter_debug_scope(self, f: ir.Function) -> tuple:
+        """-Zi: lower `f`'s body in its own DISubprogram, inlined at the call's location (the
+        entry's source function is the DXIL function's own body: no inlining there)."""
+        saved = (self.dbg_scope, self.dbg_inlined, self.b.dbg_loc)
+        debug = self.debug
+        assert debug is not None
+        entry = self.m.module.entry
+        if entry is not None and f is entry.source_function and self.dbg_inlined is None:
+            return saved
+        call = self.b.dbg_loc
+        if call is None:             # a call without a position: its body stays in the caller's scope
+            return saved
+        self.dbg_inlined = debug.inlined_at(call)
+        self.dbg_scope = debug.subprogram(f, f.name, f.loc)
+        return saved
 
     # ------------------------------------------------------------------ statements
     def stmts(self, body: list[ir.Stmt]) -> None:
@@ -703,6 +729,8 @@ class FunctionLowerer:
             h = _STMT.get(s.__class__)
             if h is None:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
+            if self.debug is not None and hasattr(s, "loc"):
+                b.dbg_loc = self.debug.loc(s.loc, self.dbg_scope, self.dbg_inlined)
             h(self, s)
 
     def _store(self, s: ir.Store) -> None:
@@ -710,6 +738,8 @@ class FunctionLowerer:
         if nums is not None:             # not a resource: those have no storage
             vals = self.expr(s.value)    # first: it may end the current block
             self.ssa.write_all(nums, self.b.block, vals)
+            if self.debug is not None and isinstance(s.place, ir.VarRef):
+                self.debug.assigned(s.place.var, vals, self.b.dbg_loc)
             return
         if _is_resource_type(s.place.type):
             self._store_resource(s)
@@ -864,6 +894,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ driver
     def lower_entry(self, fn: ir.Function) -> Function:
+        if self.debug is not None:
+            entry = self.m.module.entry
+            src = entry.source_function if entry is not None else fn
+            self.dbg_scope = self.debug.subprogram(fn, self.fn.name, src.loc, src)
+            self.debug.describe(self.dbg_scope, self.fn)
         exit_bb = self.new_block()
         frame = _Frame({}, None, exit_bb)
         for v in fn.locals:
@@ -958,7 +993,7 @@ _ov = overload_name
 
 
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
-                 optimize: bool = True) -> LoweredModule:
+                 optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
     entry = module.entry
     if entry is None or entry.function is None:
@@ -968,6 +1003,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if native16 and sm < (6, 2):
         raise error("-enable-16bit-types requires shader model 6.2 or newer")
     ctx = ModuleContext(module, stage, sm, native16, optimize)
+    ctx.debug = debug
     used_vars, _fns, counter_users = used_globals(entry.function)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses

@@ -26,4 +26,15 @@ def shaderbuild_compile(module, target, options):
     out = compile_dxil(module, options)
     # the --Fc text is produced only when somebody asks for it
     return BackendResult(binary=out.container, reflection={"dxil": out.reflection()},
-                         disassembly=lambda: disassemble(out))
+                         disassembly=lambda: disassemble(out), diagnostics=debug_warnings(options),
+                         side_outputs={out.debug_path: out.debug_container} if out.debug_container else {})
+
+
+def debug_warnings(options) -> list:
+    """DXC warns when -Zi has nowhere to put the debug info but the container itself."""
+    from shaderbuild.diagnostics import Diagnostic
+
+    if options.debug_info and not options.debug_file and not options.embed_debug:
+        return [Diagnostic("warning", "no output file specified for debug info (-Fd): embedding it in the "
+                                      "shader container (ILDB); use -Qembed_debug to silence this warning")]
+    return []

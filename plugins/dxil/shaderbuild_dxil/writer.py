@@ -10,6 +10,7 @@ Output is deterministic: every table is built in module order.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 from .bitstream import (
     Abbrev,
@@ -25,7 +26,7 @@ from .bitstream import (
     vbr6_digits,
 )
 from .llvm.builder import ATOMIC_RMW_OPS, CASTS, FCMP_PREDICATES, ICMP_PREDICATES
-from .llvm.metadata import MDNode, MDString, MDValue, Metadata
+from .llvm.metadata import DINode, MDNode, MDString, MDValue, Metadata
 from .llvm.module import Module
 from .llvm.types import (
     ArrayType,
@@ -38,6 +39,9 @@ from .llvm.types import (
     StructType,
     Type,
     VoidType,
+    i64,
+    metadata,
+    void,
 )
 from .llvm.values import (
     ConstAggregate,
@@ -96,6 +100,7 @@ RMW_CODES = {name: i for i, name in enumerate(ATOMIC_RMW_OPS)}
 ORDERING_CODES = {"notatomic": 0, "unordered": 1, "monotonic": 2, "acquire": 3, "release": 4, "acq_rel": 5,
                   "seq_cst": 6}
 MD_STRING, MD_VALUE, MD_NODE, MD_NAME, MD_NAMED_NODE = 1, 2, 3, 4, 10
+FUNC_DEBUG_LOC_AGAIN, FUNC_DEBUG_LOC = 33, 35
 VST_ENTRY, VST_BBENTRY = 1, 2
 MODULE_VERSION, MODULE_TRIPLE, MODULE_DATALAYOUT, MODULE_GLOBALVAR, MODULE_FUNCTION = 1, 2, 3, 7, 8
 PARAMATTR_ENTRY, PARAMATTR_GRP_ENTRY = 2, 3
@@ -134,7 +139,7 @@ def _align_code(align: int) -> int:
 class _Enumerator:
     """Assigns type, value, metadata and attribute ids the way LLVM's ValueEnumerator does."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None) -> None:
         self.module = module
         self.types: list[Type] = []
         self.type_ids: dict[Type, int] = {}
@@ -166,6 +171,23 @@ class _Enumerator:
         for nmd in module.named_md:
             for node in nmd.nodes:
                 self._add_md(node)
+        if debug_locs is not None:       # -Zi: the debug named metadata, and the scopes of the locations
+            for nmd in module.debug_md:
+                for node in nmd.nodes:
+                    self._add_md(node)
+            for _line, _col, scope, inlined_at in dict.fromkeys(debug_locs.values()):
+                self._add_md(scope)
+                if inlined_at is not None:
+                    self._add_md(inlined_at)
+            for _value, var, expr, (_line, _col, scope, inlined_at) in module.debug_values:
+                self._add_md(var)
+                self._add_md(expr)
+                self._add_md(scope)
+                if inlined_at is not None:
+                    self._add_md(inlined_at)
+            if module.debug_values:         # llvm.dbg.value's i64 0 operand
+                self.debug_zero = ConstInt(i64, 0)
+                self._add_constant(self.debug_zero)
         self.num_module_values = len(self.values)
         self._known: set[int] = set()     # ids of type objects already numbered (C-level hashing)
         self.bodies: dict[int, tuple[dict[object, int], list[Value], int, int]] = {}
@@ -339,6 +361,8 @@ class _Enumerator:
         if n is not None:
             return n
         cls = md.__class__
+        if cls is DINode:
+            return self._add_di(cast(DINode, md))
         if cls is not MDNode:
             n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
             return n
@@ -368,6 +392,10 @@ class _Enumerator:
                     n = self._md_string(op.text)
             elif op is None:
                 n = -1
+            elif cls is DINode:
+                n = md_ids.get(id(op))
+                if n is None:
+                    n = self._add_di(cast(DINode, op))
             else:
                 raise TypeError(f"cannot write metadata {op!r}")
             rec.append(n + 1)
@@ -377,6 +405,29 @@ class _Enumerator:
             n = self._md_nodes[key] = len(self.md_records)
             self.md_records.append((MD_NODE, key))
         md_ids[id(md)] = n
+        return n
+
+    def _add_di(self, md: DINode) -> int:
+        """A debug-info node: its metadata operands numbered first, then its record (one per
+        node object: distinct nodes must not be merged, and the few uniqued ones are made once).
+        An `early` node takes its id before its operands are numbered (see DINode)."""
+        n = -1
+        if md.early:
+            n = self.md_ids[id(md)] = len(self.md_records)
+            self.md_records.append((md.code, ()))
+        rec = [1 if md.distinct else 0]
+        for i, op in enumerate(md.ops):
+            if op is None:
+                rec.append(0)
+            elif isinstance(op, int):
+                rec.append(op)
+            else:
+                rec.append(self._add_md(op) + (i not in md.required))
+        if n < 0:
+            n = self.md_ids[id(md)] = len(self.md_records)
+            self.md_records.append((md.code, tuple(rec)))
+        else:
+            self.md_records[n] = (md.code, tuple(rec))
         return n
 
     def _md_string(self, text: str) -> int:
@@ -429,9 +480,11 @@ class _Enumerator:
 
 
 class _Writer:
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, debug_locs: dict | None = None, dbg_value: Function | None = None) -> None:
         self.m = module
-        self.e = _Enumerator(module)
+        self.debug_locs = debug_locs
+        self.dbg_value = dbg_value
+        self.e = _Enumerator(module, debug_locs)
         self.w = BitstreamWriter()
         self.type_bits = _log2_ceil(len(self.e.types) + 1)
 
@@ -616,6 +669,8 @@ class _Writer:
         """The metadata block: the records the enumerator made, then the named metadata."""
         e = self.e
         named = self.m.named_md
+        if self.debug_locs is not None:
+            named = named + self.m.debug_md
         if not e.md_records and not named:
             return
         w = self.w
@@ -670,6 +725,7 @@ class _Writer:
         self._callees: dict[int, tuple[int, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
+        dbg_calls = self._debug_values(f) if self.dbg_value is not None else None
         names = [(a.name, e.value_id(a)) for a in f.args if a.name]
         # one record per instruction, by the encoder of its opcode (_ENCODERS); unabbreviated
         # records are appended to the stream here (no call per record), and an encoder that
@@ -677,6 +733,7 @@ class _Writer:
         encoders, emit_record = _ENCODERS, w.emit_record
         pieces, unabbrev = self._sink = w.unabbreviated_sink()
         v6, v6_get = vbr6_digits, vbr6_digits.__getitem__
+        debug_locs, last_loc = self.debug_locs, None
         for bb in f.blocks:
             for inst in bb.instructions:
                 iid = inst_id                     # this instruction's id (if it has a value)
@@ -693,9 +750,68 @@ class _Writer:
                     else:
                         pieces += (unabbrev, v6[code], v6[len(vals)])
                         pieces += map(v6_get, vals)
+                if debug_locs is not None:
+                    last_loc = self._debug_loc(debug_locs.get(inst), last_loc)
+                    if dbg_calls and inst in dbg_calls:
+                        last_loc = self._dbg_value_calls(dbg_calls, inst, bb, inst_id, last_loc)
         self._symtab(names, [(bb.name, self._bb[id(bb)]) for bb in f.blocks if bb.name])
         e.purge()
         w.exit_block()
+
+    def _debug_values(self, f: Function) -> dict:
+        """-Zi: the function's metadata block of the values its llvm.dbg.value calls name (function-
+        local metadata, numbered after the module's), and the calls to make after each value's
+        definition: {instruction: [(metadata id, variable, expression, location)]}."""
+        e = self.e
+        ids = e.value_ids
+        local = [(v, var, expr, loc) for v, var, expr, loc in self.m.debug_values
+                 if isinstance(v, Instruction) and id(v) in ids and v.parent is not None and v.parent.parent is f]
+        if not local:
+            return {}
+        md_of: dict[int, int] = {}
+        calls: dict = {}
+        self.w.enter_block(METADATA_BLOCK, 3)
+        for v, var, expr, loc in local:
+            n = md_of.get(id(v))
+            if n is None:
+                n = md_of[id(v)] = len(e.md_records) + len(md_of)
+                self.w.emit_record(MD_VALUE, [e.type_ids[v.type], ids[id(v)]])
+            calls.setdefault(v, []).append((n, var, expr, loc))
+        self.w.exit_block()
+        return calls
+
+    def _dbg_value_calls(self, calls: dict, inst: Instruction, bb, inst_id: int, last: tuple | None) -> tuple | None:
+        """llvm.dbg.value(metadata %v, i64 0, metadata !var, metadata !expr) for the values `inst`
+        defines (after the block's last phi when `inst` is a phi), each with its statement's location."""
+        if inst.op == "phi":
+            insts = bb.instructions
+            nxt = insts[insts.index(inst) + 1] if insts.index(inst) + 1 < len(insts) else None
+            if nxt is not None and nxt.op == "phi":     # wait for the last phi of the block
+                calls.setdefault(nxt, []).extend(calls.pop(inst))
+                return last
+        e = self.e
+        fn = self.dbg_value
+        assert fn is not None
+        for n, var, expr, loc in calls.pop(inst):
+            self.w.emit_record(FUNC_CODES["call"], [
+                0, 1 << 15, e.type_ids[fn.ftype], inst_id - e.value_id(fn),
+                (inst_id - n) & 0xFFFFFFFF, inst_id - e.value_id(e.debug_zero),
+                (inst_id - e.md_ids[id(var)]) & 0xFFFFFFFF, (inst_id - e.md_ids[id(expr)]) & 0xFFFFFFFF])
+            last = self._debug_loc(loc, last)
+        return last
+
+    def _debug_loc(self, loc: tuple | None, last: tuple | None) -> tuple | None:
+        """-Zi: the instruction's DEBUG_LOC record (DEBUG_LOC_AGAIN when it repeats the last one)."""
+        if loc is None:
+            return last
+        if loc is last:
+            self.w.emit_record(FUNC_DEBUG_LOC_AGAIN, [])
+        else:
+            line, col, scope, inlined_at = loc
+            md_ids = self.e.md_ids
+            self.w.emit_record(FUNC_DEBUG_LOC, [line, col, md_ids[id(scope)] + 1,
+                                                0 if inlined_at is None else md_ids[id(inlined_at)] + 1])
+        return loc
 
     def _push(self, vals: list[int], v: Value, inst_id: int, with_type: bool = True) -> bool:
         """Relative operand id; a forward reference also carries its type. Returns True if typed."""
@@ -915,7 +1031,19 @@ def clear_block_caches() -> None:
         cache.clear()
 
 
-def write_bitcode(module: Module) -> bytes:
-    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE)."""
-    return _Writer(module).write()
+def write_bitcode(module: Module, debug_locs: dict | None = None) -> bytes:
+    """Serialise `module` as LLVM 3.7 bitcode (raw, starting with 'BC' 0xC0DE).  With `debug_locs`
+    (instruction -> (line, col, scope, inlinedAt)), the debug bitcode of -Zi: the module's
+    `debug_md` named metadata and a DEBUG_LOC record after each located instruction."""
+    if debug_locs is None or not module.debug_values:
+        return _Writer(module, debug_locs).write()
+    # llvm.dbg.value is declared in the debug bitcode only: the module's function list gets it for this write
+    dbg_value = Function(FunctionType(void, (metadata, i64, metadata, metadata)), "llvm.dbg.value",
+                         ("nounwind", "readnone"))
+    saved = module.functions
+    module.functions = [*saved, dbg_value]
+    try:
+        return _Writer(module, debug_locs, dbg_value).write()
+    finally:
+        module.functions = saved
 

@@ -53,7 +53,8 @@ class ModuleBuilder:
         self.memory_model = (enum("AddressingModel", "Logical"), enum("MemoryModel", "GLSL450"))
         self.entry_points: list[int] = []
         self.exec_modes: list[int] = []
-        self.debug: list[int] = []
+        self.strings: list[int] = []          # OpString / OpSource (debug section 7a)
+        self.debug: list[int] = []            # OpName / OpMemberName (7b)
         self.annotations: list[int] = []
         self.globals: list[int] = []          # types, constants, global variables (in order)
         self.functions: list[int] = []
@@ -156,5 +157,5 @@ class ModuleBuilder:
         for name, iid in self.ext_imports.items():
             words += inst("OpExtInstImport", [iid, name])
         words += inst("OpMemoryModel", list(self.memory_model))
-        words += self.entry_points + self.exec_modes + self.debug + self.annotations + self.globals + self.functions
+        words += self.entry_points + self.exec_modes + self.strings + self.debug + self.annotations + self.globals + self.functions
         return struct.pack(f"<{len(words)}I", *words)

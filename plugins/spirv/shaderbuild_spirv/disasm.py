@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 import struct
 
-from .grammar import COMPOSITES, ENUM_PARAMS, ENUMS, GLSL_STD_450, INSTRUCTIONS, KIND_CATEGORY, MAGIC
+from .grammar import COMPOSITES, DEBUG_INFO_100, ENUM_PARAMS, ENUMS, GLSL_STD_450, INSTRUCTIONS, KIND_CATEGORY, MAGIC
 
 _REVERSE: dict[str, dict[int, str]] = {}
-_GLSL_NAMES = {v: k for k, v in GLSL_STD_450.items()}
+_EXT_NAMES = {"GLSL.std.450": {v: k for k, v in GLSL_STD_450.items()},
+              "NonSemantic.Shader.DebugInfo.100": {v: k for k, v in DEBUG_INFO_100.items()}}
 _NAME_RE = re.compile(r"[^A-Za-z0-9_.]")
 _ID_KINDS = frozenset(("IdResultType", "IdResult", "IdRef", "IdScope", "IdMemorySemantics"))
 
@@ -187,8 +188,9 @@ class Disassembler:
         if kind == "LiteralContextDependentNumber":
             return [self._number(r, rtype)]
         if kind == "LiteralExtInstInteger":
+            ext_names = _EXT_NAMES.get(self.ext_sets.get(r.w[r.i - 1], ""), {})   # the set is the operand before
             n = r.word()
-            return [_GLSL_NAMES.get(n, str(n))]
+            return [ext_names.get(n, str(n))]
         if cat == "Literal":
             return [str(r.word())]
         if cat == "Composite":

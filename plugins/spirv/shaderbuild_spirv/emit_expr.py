@@ -9,6 +9,8 @@ an `ImagePlace` (texel of a texture / typed buffer).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.nodes import (
     Binary,
@@ -53,6 +55,9 @@ from shaderbuild.records import DataRecord, Record
 from .builder import ModuleBuilder, enum, inst
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
 from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
+
+if TYPE_CHECKING:
+    from .debuginfo import DebugInfo
 
 # ------------------------------------------------------------------ tables
 
@@ -165,6 +170,7 @@ class Ctx(DataRecord):
     func_ids: dict = Record.factory(dict)
     builtins: dict[str, int] = Record.factory(dict)
     interface: list[int] = Record.factory(list)
+    debug: DebugInfo | None = None        # under -Zi
 
 
 class ExprEmitter:

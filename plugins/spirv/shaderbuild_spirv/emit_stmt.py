@@ -46,6 +46,9 @@ class FunctionEmitter(ExprEmitter):
         self.breaks: list[int] = []
         self.continues: list[int] = []
         self.prologue = prologue
+        self.debug = ctx.debug      # a DebugInfo under -Zi
+        self.scope = 0
+        self.line_loc = None        # the statement whose code is being emitted (-Zi)
 
     # ----------------------------------------------------- frame
 
@@ -74,6 +77,7 @@ class FunctionEmitter(ExprEmitter):
         for v in f.locals:
             if v not in self.locals_slots:
                 self.declare(v)
+        debug_head = self.debug_prologue(fid) if self.debug is not None else []
         self.open = True
         for vid, pid in stores:
             self.void_op("OpStore", vid, pid)
@@ -85,7 +89,26 @@ class FunctionEmitter(ExprEmitter):
                 self.void_op("OpReturn")
             else:
                 self.void_op("OpUnreachable")
-        return head + inst("OpLabel", [b.new_id()]) + self.decls + self.code + inst("OpFunctionEnd", [])
+        return head + inst("OpLabel", [b.new_id()]) + self.decls + debug_head + self.code + inst("OpFunctionEnd", [])
+
+    def debug_prologue(self, fid: int) -> list[int]:
+        """-Zi: the function's scope, definition and variable declarations (after the OpVariables)."""
+        dbg = self.debug
+        assert dbg is not None
+        f = self.func
+        entry = self.ctx.entry
+        source = entry.source_function if entry is not None and f is entry.function else f
+        self.scope = dbg.function(f, f.name, f.loc or source.loc)
+        words = dbg.code("DebugScope", self.scope) + dbg.code("DebugFunctionDefinition", self.scope, fid)
+        params = {id(p.var): i + 1 for i, p in enumerate(f.params)}
+        for v in [p.var for p in f.params] + f.locals:
+            slot = self.locals_slots.get(v)
+            if slot is None:
+                continue
+            var = dbg.local(v, self.scope, params.get(id(v)))
+            if var is not None:
+                words += dbg.code("DebugDeclare", var, slot.id, dbg.expression())
+        return words
 
     def declare(self, v: Variable) -> int:
         vid = self.temp_var(v.type)
@@ -102,6 +125,10 @@ class FunctionEmitter(ExprEmitter):
 
     def label(self, lid: int) -> None:
         self.code += inst("OpLabel", [lid])
+        if self.debug is not None:     # a DebugScope/DebugLine lasts to the end of its block
+            self.code += self.debug.code("DebugScope", self.scope)
+            if self.line_loc is not None:    # a block opened inside a statement (clip(), loops) keeps its line
+                self.code += self.debug.line(self.line_loc)
         self.open = True
 
     def terminate(self, opname: str, *operands: int) -> None:
@@ -119,6 +146,9 @@ class FunctionEmitter(ExprEmitter):
             fn = _STMT_DISPATCH.get(type(s))
             if fn is None:
                 raise error(f"statement {type(s).__name__} is not supported by the SPIR-V backend")
+            if self.debug is not None and hasattr(s, "loc"):
+                self.line_loc = s.loc
+                self.code += self.debug.line(s.loc)
             fn(self, s)
 
     # ----------------------------------------------------- statements

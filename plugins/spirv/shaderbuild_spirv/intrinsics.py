@@ -666,7 +666,7 @@ TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
-# other entry has a handler in TABLE (tests/test_intrinsic_coverage.py)
+# other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
 NATIVE_INTRINSICS = frozenset(TABLE)

@@ -33,7 +33,7 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
-    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6),
+    "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
 EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
@@ -89,7 +89,8 @@ def _stmt_exprs(s) -> list[Expr]:
     return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), Expr)]
 
 
-def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default") -> Lowered:
+def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default",
+                 debug_command_line: str | None = None) -> Lowered:
     """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
     if module.entry is None:
         raise error("module has no entry point")
@@ -101,6 +102,10 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
+    if debug_command_line is not None:       # -Zi
+        from .debuginfo import DebugInfo
+
+        ctx.debug = DebugInfo(b, T, module, debug_command_line)
     model = EXECUTION_MODELS.get(entry.stage)
     if model is None:
         raise error(f"shader stage '{entry.stage}' is not supported by the SPIR-V backend")
@@ -120,6 +125,8 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     for f in funcs:
         b.functions += FunctionEmitter(ctx, f, run_initializers if f is wrapper else None).emit()
     _entry_point(ctx, model, ctx.func_ids[wrapper])
+    if ctx.debug is not None:
+        ctx.debug.entry_point(ctx.debug.functions[wrapper])
     return Lowered(b.assemble(), version, resources)
 
 

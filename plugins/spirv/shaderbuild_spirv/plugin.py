@@ -41,17 +41,41 @@ def shaderbuild_compile(module, target, options):
         return None
     from .lower import lower_module, reflection
 
-    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"))
+    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"),
+                           debug_command_line(options) if getattr(options, "debug_info", False) else None)
     binary = lowered.binary
     if getattr(options, "opt_level", 0) >= 1:
         from .opt import optimize
 
         binary = optimize(binary, options.opt_level)
     return BackendResult(binary=binary, reflection=reflection(lowered),
-                         disassembly=lambda: _disassemble(binary))
+                         disassembly=lambda: _disassemble(binary), diagnostics=_debug_warnings(options))
+
+
+def _debug_warnings(options) -> list:
+    """-Fd and -Qembed_debug place DXIL's debug part; a SPIR-V module carries its debug info itself."""
+    from shaderbuild.diagnostics import Diagnostic
+
+    flags = [f for f, on in (("-Fd", getattr(options, "debug_file", None)),
+                             ("-Qembed_debug", getattr(options, "embed_debug", False))) if on]
+    if not flags:
+        return []
+    verb = "applies" if len(flags) == 1 else "apply"
+    return [Diagnostic("warning", f"{' and '.join(flags)} only {verb} to DXIL: the SPIR-V debug information "
+                                  "(-Zi) is in the module itself")]
 
 
 def _disassemble(binary: bytes) -> str:
     from .disasm import disassemble  # only when --Fc or a build asks for it
 
     return disassemble(binary)
+
+
+def debug_command_line(options) -> str:
+    """The options recorded in DebugEntryPoint: those that change code, in a fixed order (no paths
+    but the include directories as given, so the output is the same wherever it is built)."""
+    parts = [f"-E {options.entry}", f"-T {options.profile}", "-spirv", "-Zi",
+             f"-fspv-target-env={options.vk_target_env}"]
+    parts += [f"-D{k}={v}" if v else f"-D{k}" for k, v in sorted(options.defines.items())]
+    parts += [f"-I {d}" for d in options.include_dirs]
+    return " ".join(parts)

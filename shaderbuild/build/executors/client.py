@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ...front.source_file import read_source
 from ..cache import full_key, portable
 from ..files import sha256_bytes, stat_sig
-from ..outputs import c_identifier, write_all
+from ..outputs import header_symbol, write_all
 from ..remote_cache import ROOT_TOKEN, CacheEntry
 from ..terminal_text import sanitize, sanitize_value
 from ..worker import Job, JobResult, resource_signature
@@ -44,7 +44,7 @@ class Prepared:
 
         job = self.job
         return TaskInput(job.tid, job.name, job.source, job.options, self.files, job.diag_format, self.kinds(),
-                         source_display_name(job.source), c_identifier(job.outputs["binary"]))
+                         source_display_name(job.source), header_symbol(job.name))
 
 
 class FileMemo:
@@ -170,7 +170,7 @@ def from_cache(p: Prepared, entry: CacheEntry, root: str) -> JobResult | None:
     dis = entry.files["disassembly"].decode("utf-8") if "disassembly" in entry.files else None
     files = render_outputs(entry.files["binary"], entry.manifest, dis, kinds=p.kinds(),
                            source_name=source_display_name(job.source),
-                           header_symbol=c_identifier(job.outputs["binary"]), name=job.name)
+                           header_symbol=header_symbol(job.name), name=job.name)
     outputs = _write(p, files)
     return JobResult(job.tid, True, sanitize(entry.messages.replace(ROOT_TOKEN, root)),
                      sanitize_value(_rooted(entry.diagnostics, ROOT_TOKEN, root)), deps, outputs, entry.resources,

@@ -44,6 +44,7 @@ class SemaBase:
         switch_depth: int
         probing: bool
         readonly_temps: set[int]
+        stmt_loc: SourceLoc | None
 
         # lower.py (Analyzer)
         def emit(self, s: ir.Stmt) -> None: ...

@@ -63,6 +63,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.switch_depth = 0
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
+        self.stmt_loc: SourceLoc | None = None      # the statement being lowered (debug line records)
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
         self.readonly_temps: set[int] = set()
@@ -74,6 +75,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
+        if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
+            setattr(s, "loc", self.stmt_loc)  # noqa: B010 - Stmt itself declares no loc
         self.out.append(s)
 
     @contextlib.contextmanager
@@ -487,8 +490,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if self.caps.push_constants:
             var = ir.Variable(d.name, t, ir.Storage.PUSH_CONSTANT, d.loc, const=True)
         else:  # Direct3D has no push constants: the block is an ordinary constant buffer there
-            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True,
-                              binding=self.block_binding("ConstantBuffer", d.register, [], d.name))
+            binding = self.block_binding("ConstantBuffer", d.register, [], d.name)
+            binding.push_constant = True      # the manifest's Vulkan view shows it as a push constant
+            var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, const=True, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
 

@@ -61,7 +61,11 @@ class StmtLowering(SemaBase):
 
     def lower_stmt(self, s: ast.Stmt) -> None:
         method = getattr(self, "st_" + type(s).__name__)
-        method(s)
+        outer, self.stmt_loc = self.stmt_loc, s.loc     # emit() gives unlocated statements this line
+        try:
+            method(s)
+        finally:
+            self.stmt_loc = outer
 
     def st_Block(self, s: ast.Block) -> None:
         self.lower_block(s.stmts)

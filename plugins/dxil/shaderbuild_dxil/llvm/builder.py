@@ -76,9 +76,12 @@ class IRBuilder:
     # DXC: its flags only license NaN/Inf assumptions (no contraction is at stake), under which
     # LLVM folds `x != x` to false; HLSL code uses such comparisons to test for NaN
     fp_flags: int = FAST_MATH
+    # -Zi: every instruction built gets `dbg_loc` (a (line, col, scope, inlinedAt) tuple) in `dbg_locs`
+    dbg_loc: tuple | None = None
 
     def __init__(self, block: BasicBlock | None = None) -> None:
         self.block = block
+        self.dbg_locs: dict[Instruction, tuple] = {}
 
     def position_at_end(self, block: BasicBlock) -> None:
         self.block = block
@@ -87,6 +90,8 @@ class IRBuilder:
         block = self._open_block()
         inst.parent = block
         block.instructions.append(inst)
+        if self.dbg_loc is not None:
+            self.dbg_locs[inst] = self.dbg_loc
         return inst
 
     def _emit(self, op: str, type: Type, operands: list[Value], attrs: dict, name: str = "") -> Instruction:
@@ -107,6 +112,8 @@ class IRBuilder:
         inst.attrs = attrs
         inst.parent = block
         insts.append(inst)
+        if self.dbg_loc is not None:
+            self.dbg_locs[inst] = self.dbg_loc
         return inst
 
     # ---- arithmetic (one line each; the decorator does the work)
@@ -189,6 +196,8 @@ class IRBuilder:
             inst.parent = block
             append(inst)
             out.append(inst)
+        if self.dbg_loc is not None:
+            self.dbg_locs.update(dict.fromkeys(out, self.dbg_loc))
         return out
 
     def _open_block(self) -> BasicBlock:
@@ -336,6 +345,8 @@ class IRBuilder:
             inst.parent = block
             append(inst)
             out.append(inst)
+        if self.dbg_loc is not None:
+            self.dbg_locs.update(dict.fromkeys(out, self.dbg_loc))
         return out
 
     def atomic_rmw(self, op: str, ptr: Value, value: Value, ordering: str = "seq_cst", name: str = "") -> Instruction:

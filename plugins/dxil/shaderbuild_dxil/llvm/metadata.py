@@ -5,7 +5,7 @@ from __future__ import annotations
 from .types import IntType
 from .values import Constant, ConstInt
 
-__all__ = ["Metadata", "MDString", "MDNode", "MDValue", "NamedMD", "md_int", "md_ints"]
+__all__ = ["Metadata", "MDString", "MDNode", "MDValue", "DINode", "NamedMD", "md_int", "md_ints"]
 
 
 class Metadata:
@@ -35,6 +35,25 @@ class MDNode(Metadata):
 
     def __init__(self, ops: list[Metadata | None]) -> None:
         self.ops = list(ops)
+
+
+class DINode(Metadata):
+    """A specialised debug-info node (DIFile, DICompileUnit, DISubprogram, DILocation, ...):
+    written as the METADATA_* record `code` (LLVM 3.7 layouts) with the distinct flag first;
+    operands are literal integers, Metadata (written as its id + 1) or None (0).  The operands
+    at the indexes in `required` are metadata the reader takes as a plain id (DILocation's scope).
+    An `early` node is numbered before its operands, so they may refer back to it (a subprogram
+    and its variables); the reader resolves such forward references."""
+
+    __slots__ = ("code", "ops", "distinct", "required", "early")
+
+    def __init__(self, code: int, ops: list[int | Metadata | None], distinct: bool = False,
+                 required: tuple[int, ...] = (), early: bool = False) -> None:
+        self.code = code
+        self.ops = list(ops)
+        self.distinct = distinct
+        self.required = required
+        self.early = early
 
 
 class NamedMD:

@@ -17,6 +17,8 @@ class Module:
         self.globals: list[GlobalVariable] = []
         self.functions: list[Function] = []
         self.named_md: list[NamedMD] = []
+        self.debug_md: list[NamedMD] = []      # -Zi: named metadata written only into the debug bitcode
+        self.debug_values: list[tuple] = []    # -Zi: (value, DILocalVariable, DIExpression, location) -> llvm.dbg.value
         self._fn_index: dict[str, Function] = {}
 
     def add_global(self, value_type: Type, name: str, **kw) -> GlobalVariable:

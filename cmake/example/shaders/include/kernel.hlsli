@@ -1,0 +1,1 @@
+#define KERNEL_RADIUS 2

@@ -1,0 +1,31 @@
+"""Which globals the entry point uses: a resource the entry point never reaches is in the
+manifest with "used": false (a DXIL build leaves it out of its resource table, as DXC does)."""
+
+from __future__ import annotations
+
+from .. import ir
+
+
+def used_globals(module: ir.Module) -> set[int]:
+    """ids of the global variables referenced from the entry point and everything it calls."""
+    ep = module.entry
+    if ep is None:
+        return set()
+    roots = [f for f in (ep.function or ep.source_function, ep.static_init) if f is not None]
+    global_ids = {id(g) for g in module.globals}
+    seen_fns: set[int] = set()
+    used: set[int] = set()
+    stack = list(roots)
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen_fns:
+            continue
+        seen_fns.add(id(fn))
+        for s in ir.walk_stmts(fn.body):
+            for top in ir.stmt_exprs(s):
+                for e in ir.walk_expr(top):
+                    if isinstance(e, ir.VarRef) and id(e.var) in global_ids:
+                        used.add(id(e.var))
+                    elif isinstance(e, ir.Call):
+                        stack.append(e.func)
+    return used

@@ -1,0 +1,242 @@
+"""The sample project builds to both backends, and its shaders do what they say
+when executed (lavapipe for SPIR-V, LLVM's interpreter for DXIL)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import dxil_exec, dxil_tools, tools
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    proj = tmp_path_factory.mktemp("sample") / "sample_project"
+    shutil.copytree(REPO / "sample_project", proj, ignore=shutil.ignore_patterns("out"))
+    proc = subprocess.run([sys.executable, "-m", "shaderbuild", "build", str(proj)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proj / "out"
+
+
+def outputs(out: Path, backend: str, ext: str) -> list[Path]:
+    return sorted((out / backend).rglob(f"*{ext}"))
+
+
+def binding(manifest_path: Path) -> dict[str, dict]:
+    m = json.loads(manifest_path.read_text())
+    return {r["name"]: r for r in m["resources"]}
+
+
+def test_every_spirv_validates_and_has_a_manifest(built):
+    spvs = outputs(built, "spirv", ".spv")
+    assert len(spvs) >= 4
+    for spv in spvs:
+        tools.spirv_val(spv.read_bytes(), env="vulkan1.1")
+        assert json.loads(Path(str(spv) + ".json").read_text())["target"] == "spirv"
+
+
+def test_every_dxil_parses(built):
+    dxils = outputs(built, "dxil", ".dxil")
+    assert len(dxils) == len(outputs(built, "spirv", ".spv"))
+    stages = set()
+    for d in dxils:
+        check = dxil_tools.check_dxil(d.read_bytes())
+        manifest = json.loads(Path(str(d) + ".json").read_text())
+        assert manifest["target"] == "dxil"
+        stage = manifest["entry"]["stage"]
+        stages.add(stage)
+        if stage == "compute":     # every pass writes its results somewhere
+            assert any(f"call void @dx.op.{op}" in check.ir
+                       for op in ("bufferStore", "rawBufferStore", "textureStore")), d
+        else:
+            assert "call void @dx.op.storeOutput" in check.ir, d
+    assert stages == {"compute", "vertex", "pixel"}
+
+
+def test_manifests_agree_across_backends(built):
+    for spv in outputs(built, "spirv", ".spv"):
+        rel = spv.relative_to(built / "spirv")
+        dx = built / "dxil" / rel.with_suffix(".dxil")
+        a, b = binding(Path(str(spv) + ".json")), binding(Path(str(dx) + ".json"))
+        assert {k: v["hlsl"] for k, v in a.items()} == {k: v["hlsl"] for k, v in b.items()}
+
+
+def run_both(vk, built: Path, stem: str, inputs: dict[str, bytes], out_name: str, out_size: int,
+             groups=(1, 1, 1)) -> tuple[bytes, bytes]:
+    spv = next(p for p in outputs(built, "spirv", ".spv") if p.stem == stem)
+    dx = built / "dxil" / spv.relative_to(built / "spirv").with_suffix(".dxil")
+    res = binding(Path(str(spv) + ".json"))
+    names = list(inputs) + [out_name]
+    data = {**inputs, out_name: bytes(out_size)}
+    bufs = [vk.Buf(res[n]["vulkan"]["set"], res[n]["vulkan"]["binding"], data[n]) for n in names]
+    got_vk = vk.run_compute(spv.read_bytes(), "main", bufs, groups=groups)[-1]
+    dbufs = [(res[n]["hlsl"]["register"], res[n]["hlsl"]["space"], res[n]["hlsl"]["class"], data[n]) for n in names]
+    got_dx = dxil_exec.run_dxil_compute(dx.read_bytes(), "main", dbufs, groups=groups)[-1]
+    assert run_dxil_vk(vk, dx, res, names, data, groups) == got_vk, f"{stem}: DXIL through dxil-spirv differs"
+    return got_vk, got_dx
+
+
+def run_dxil_vk(vk, dx: Path, res: dict, names: list[str], data: dict[str, bytes], groups) -> bytes:
+    """The DXIL build converted by dxil-spirv, run on lavapipe: buffers at (space, shift[class] + register).
+    Returns the last buffer's final bytes."""
+    from harness import dxil_consumer
+    spirv = dxil_consumer.to_spirv(dx.read_bytes())
+    entry = tools.spirv_cross_reflect(spirv)["entryPoints"][0]["name"]
+    sh = dxil_consumer.SHIFTS
+    bufs = [vk.Buf(res[n]["hlsl"]["space"], sh[res[n]["hlsl"]["class"]] + res[n]["hlsl"]["register"], data[n])
+            for n in names]
+    return vk.run_compute(spirv, entry, bufs, groups=groups)[-1]
+
+
+def test_fill_permutations_execute(vk, built):
+    for spv in outputs(built, "spirv", ".spv"):
+        if not spv.stem.startswith("fill"):
+            continue
+        idx = json.loads((built / "index.json").read_text())
+        key = next(t["permutation"] for t in idx["targets"] if t["outputs"]["binary"].endswith(spv.name))
+        scale = int(key.split("=")[1])
+        got_vk, got_dx = run_both(vk, built, spv.stem, {}, "Out", 4 * 128, groups=(2, 1, 1))
+        expect = [i * scale + 1 for i in range(128)]
+        assert list(struct.unpack("128I", got_vk)) == expect
+        assert got_dx == got_vk
+
+
+def hash_u32(x: int) -> int:
+    m = 0xFFFFFFFF
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & m
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & m
+    x ^= x >> 16
+    return x
+
+
+def f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def test_particles_execute(vk, built):
+    n = 64
+    parts = []
+    for i in range(n):
+        pos = (float(i), 1.0, -float(i))
+        vel = (0.5, float(i % 5), 0.0)
+        age, life = (0.5 if i % 3 else 2.0), 1.0
+        parts.append((pos, age, vel, life))
+    raw = b"".join(struct.pack("8f", *p[0], p[1], *p[2], p[3]) for p in parts)
+    got_vk, got_dx = run_both(vk, built, "particles", {"ParticlesIn": raw}, "ParticlesOut", len(raw))
+    dt = f32(1.0 / 60.0)
+    for i, (pos, age, vel, life) in enumerate(parts):
+        out = struct.unpack_from("8f", got_vk, 32 * i)
+        vy = f32(vel[1] - f32(9.81 * dt))
+        new_age = f32(age + dt)
+        if new_age >= life:
+            h = hash_u32(i)
+            expect = (0.0, 0.0, 0.0, 0.0, (h & 255) / 255.0 - 0.5, 4.0, ((h >> 8) & 255) / 255.0 - 0.5, life)
+        else:
+            expect = (pos[0] + vel[0] * dt, pos[1] + vy * dt, pos[2] + vel[2] * dt, new_age, vel[0], vy, vel[2], life)
+        for a, b in zip(out, expect):
+            assert math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6), (i, out, expect)
+    # DXIL float ops carry `fast` (as DXC's do): x / 255.0 may become x * (1 / 255.0), so the
+    # two runs agree to rounding, not bit for bit
+    n_floats = len(got_vk) // 4
+    for a, b in zip(struct.unpack(f"{n_floats}f", got_dx), struct.unpack(f"{n_floats}f", got_vk)):
+        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7), (a, b)
+
+
+def test_histogram_executes(vk, built):
+    values = [(i * 37 + 11) % 256 for i in range(64)]
+    got_vk, got_dx = run_both(vk, built, "histogram", {"Values": struct.pack("64I", *values)}, "Bins", 64)
+    expect = [sum(1 for v in values if v >> 4 == b) for b in range(16)]
+    assert list(struct.unpack("16I", got_vk)) == expect
+    assert got_dx == got_vk
+
+
+def test_prefix_sum_executes(vk, built):
+    spv = next(p for p in outputs(built, "spirv", ".spv") if p.stem == "prefix_sum")
+    res = binding(Path(str(spv) + ".json"))
+    values = [(i * 7 + 3) % 11 for i in range(128)]
+    bufs = [vk.Buf(res["Input"]["vulkan"]["set"], res["Input"]["vulkan"]["binding"], struct.pack("128I", *values)),
+            vk.Buf(res["Output"]["vulkan"]["set"], res["Output"]["vulkan"]["binding"], bytes(512))]
+    raw = vk.run_compute(spv.read_bytes(), "main", bufs, groups=(2, 1, 1))[1]
+    out = struct.unpack("128I", raw)
+    dx = built / "dxil" / spv.relative_to(built / "spirv").with_suffix(".dxil")
+    data = {"Input": struct.pack("128I", *values), "Output": bytes(512)}
+    assert run_dxil_vk(vk, dx, res, ["Input", "Output"], data, (2, 1, 1)) == raw   # group sync: not on lli
+    expect = []
+    for g in range(2):                      # an inclusive scan within each 64-thread group
+        total = 0
+        for v in values[64 * g: 64 * g + 64]:
+            total += v
+            expect.append(total)
+    assert list(out) == expect
+
+
+def aces(x: float) -> float:
+    return min(1.0, max(0.0, (x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14)))
+
+
+def test_tonemap_draws_the_aces_curve(vk, built):
+    """The full-screen tonemap pass, drawn on lavapipe from a 2x2 HDR texture (nearest sampling)."""
+    spvs = {(p.parent.name, p.stem): p for p in outputs(built, "spirv", ".spv")}
+    vs = next(p for (_, stem), p in spvs.items() if stem.startswith("tonemap_vs"))
+    ps = next(p for (_, stem), p in spvs.items() if stem.startswith("tonemap_ps"))
+    res = binding(Path(str(ps) + ".json"))
+    hdr = [(0.25, 0.5, 1.0, 1.0), (2.0, 4.0, 0.0, 1.0), (0.0, 0.1, 8.0, 1.0), (1.0, 1.0, 1.0, 1.0)]
+    exposure = 1.5
+    frame = struct.pack("16f", *([0.0] * 16)) + struct.pack("3ff", 0, 0, 0, 0) + struct.pack("3ff", 0, 0, 1, exposure) \
+        + struct.pack("3fI", 1, 1, 1, 0)
+    fr, tx, sm = res["Frame"]["vulkan"], res["HdrColor"]["vulkan"], res["LinearWrap"]["vulkan"]
+    descriptors = [vk.Buf(fr["set"], fr["binding"], frame, kind="uniform"),
+                   vk.Image(tx["set"], tx["binding"], struct.pack("16f", *[c for t in hdr for c in t]), 2, 2,
+                            format="rgba32f"),
+                   vk.Sampler(sm["set"], sm["binding"], filter="nearest")]
+    px = vk.run_graphics(vs.read_bytes(), "vs_main", ps.read_bytes(), "ps_main", 2, 2, descriptors)
+    for i, texel in enumerate(hdr):
+        ldr = [aces(c * exposure) ** (1 / 2.2) for c in texel[:3]]
+        lum = 0.2126 * ldr[0] + 0.7152 * ldr[1] + 0.0722 * ldr[2]
+        x, y = i % 2, i // 2
+        row = 1 - y      # the shader uses D3D clip space and is drawn without -fvk-invert-y: rows come out flipped
+        got = px[4 * (2 * row + x): 4 * (2 * row + x) + 4]
+        want = [round(v * 255) for v in (*ldr, lum)]
+        assert all(abs(g - w) <= 1 for g, w in zip(got, want)), (i, list(got), want)
+    # the DXIL builds through dxil-spirv: the same draw at D3D's bindings gives the same pixels
+    from harness import dxil_consumer
+    dx = {k: built / "dxil" / p.relative_to(built / "spirv").with_suffix(".dxil") for k, p in (("vs", vs), ("ps", ps))}
+    conv = {k: dxil_consumer.to_spirv(p.read_bytes()) for k, p in dx.items()}
+    entry = {k: tools.spirv_cross_reflect(v)["entryPoints"][0]["name"] for k, v in conv.items()}
+    dres, sh = binding(Path(str(dx["ps"]) + ".json")), dxil_consumer.SHIFTS
+    at = {n: (dres[n]["hlsl"]["space"], sh[dres[n]["hlsl"]["class"]] + dres[n]["hlsl"]["register"])
+          for n in ("Frame", "HdrColor", "LinearWrap")}
+    ddescs = [vk.Buf(*at["Frame"], frame, kind="uniform"),
+              vk.Image(*at["HdrColor"], struct.pack("16f", *[c for t in hdr for c in t]), 2, 2, format="rgba32f"),
+              vk.Sampler(*at["LinearWrap"], filter="nearest")]
+    assert vk.run_graphics(conv["vs"], entry["vs"], conv["ps"], entry["ps"], 2, 2, ddescs) == px
+
+
+def test_tonemap_carries_its_root_signature(built):
+    """tonemap.hlsl's [RootSignature]: an RTS0 part in both DXIL containers, and the same root signature
+    in every manifest of the pass (both backends)."""
+    from harness.dxil_tools import container_parts as _parts
+    from harness.rts0 import read_rts0
+
+    dxils = [d for d in outputs(built, "dxil", ".dxil") if d.stem.startswith("tonemap")]
+    assert len(dxils) == 2
+    for d in dxils:
+        rs = read_rts0(_parts(d.read_bytes())["RTS0"])
+        assert [(p["ParameterType"], p["ShaderVisibility"]) for p in rs["Parameters"]] == [(2, 5), (0, 5)]
+        assert rs["StaticSamplers"][0]["Filter"] == 0x15
+    manifests = [json.loads(Path(str(p) + ".json").read_text())
+                 for p in outputs(built, "dxil", ".dxil") + outputs(built, "spirv", ".spv")]
+    carried = [m["root_signature"] for m in manifests if "root_signature" in m]
+    assert len(carried) == 4 and all(m["source"].endswith("tonemap.hlsl") for m in manifests if "root_signature" in m)
+    assert len({c["string"] for c in carried}) == 1

@@ -1,0 +1,131 @@
+"""Regression tests for the crashes, internal errors and bad diagnostics the fuzzers found.
+
+Each case is the minimised reproducer of one finding (tests/fuzz, docs/RELIABILITY.md).  The
+property is the fuzz property: the compile succeeds with a valid binary, or fails with
+located error diagnostics.  Cases still open carry `xfail(strict=True)` with the component
+and the bug; when the fix lands the strict xfail turns into a failure and the mark goes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fuzz.worker import compile_one
+
+TARGETS = ("spirv", "dxil")
+HEAD = ("RWStructuredBuffer<int> O : register(u0);\nRWStructuredBuffer<float> F : register(u1);\n"
+        "int f(int x) { return x; }\n")
+
+
+def in_main(body: str) -> bytes:
+    return (HEAD + "[numthreads(1, 1, 1)]\nvoid main() {\n" + body + "\n}\n").encode()
+
+
+def assert_clean(data: bytes, target: str, tmp_path) -> None:
+    out = compile_one(data, "repro.hlsl", target, True, {}, str(tmp_path))
+    assert out.acceptable, f"{out.cls}: {out.detail}"
+
+
+# (id, reproducer, finding, open bug or None).  `finding` says what the fuzzer saw before the fix;
+# `open` is "<component>: <bug>" while the bug is unfixed (the case is then a strict xfail), or a
+# {target: "<component>: <bug>"} dict when only some backends have it.
+REGRESSIONS = [
+    ("huge_decimal_literal", in_main("O[0] = " + "9" * 5000 + ";"),
+     "parser: ValueError from int() on a 5000-digit literal -> internal compiler error", None),
+    ("nested_parens_250", in_main("O[0] = " + "(" * 250 + "1" + ")" * 250 + ";"),
+     "parser: Python recursion limit below MAX_NESTING; error without location", None),
+    ("nested_calls_250", in_main("O[0] = " + "f(" * 250 + "1" + ")" * 250 + ";"),
+     "parser: Python recursion limit; error without location", None),
+    ("nested_ternary_250", in_main("O[0] = " + "true?(" * 250 + "1" + "):0" * 250 + ";"),
+     "parser: Python recursion limit; error without location", None),
+    ("nested_switch_1000", in_main("switch(0){default:" * 1000 + "}" * 1000),
+     "parser: switch nesting not counted by the nesting limit; recursion error without location", None),
+    ("inf_literal_as_index", in_main("O[1e999999] = 1;"),
+     "sema: OverflowError converting an infinite float constant to int -> internal compiler error", None),
+    ("inf_literal_to_int", in_main("int x = 1e999999; O[0] = x;"),
+     "sema: OverflowError converting an infinite float constant to int -> internal compiler error", None),
+    ("float_literal_overflows_binary32", in_main("F[0] = 1e39;"),
+     "backends: struct.pack('f') OverflowError on a constant beyond binary32 range",
+     None),
+    ("float_suffixed_literal_overflows_binary32", in_main("F[0] = 3.4e39f;"),
+     "backends: struct.pack('f') OverflowError on an f-suffixed constant beyond binary32 range",
+     None),
+    ("folded_float_infinity", in_main("F[0] = 1e300 * 10;"),
+     "backends: constant folding to infinity -> struct.pack OverflowError",
+     None),
+    ("numthreads_ternary_argument", (HEAD + "[numthreads(4, 1, true ? 1 : 0)]\nvoid main() { O[0] = 1; }\n").encode(),
+     "sema: 'expression requires a function context' without file:line:col", None),
+    ("numthreads_call_argument", (HEAD + "[numthreads(4, 1, f(1))]\nvoid main() { O[0] = 1; }\n").encode(),
+     "sema: 'expression requires a function context' without file:line:col", None),
+    ("local_struct_with_method",
+     b"RWStructuredBuffer<int> O : register(u0);\n[numthreads(1,1,1)] void main() {\n"
+     b"    struct S { int id; int Id() { return id; } };\n    S s; s.id = 1; O[0] = s.Id();\n}\n",
+     "sema: AttributeError at stmts.py:96 ('NoneType' has no attribute 'locals') -> internal compiler error",
+     None),
+    ("buffer_empty_template_get_dimensions",
+     b"Buffer<> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u1);\n"
+     b"[numthreads(1,1,1)] void main() { uint n; In.GetDimensions(n); Out[0] = n; }\n",
+     "dxil: \"type 'void' cannot be used as a value in the DXIL backend\" without file:line:col", None),
+    ("byte_address_store_scalar",
+     b"RWByteAddressBuffer Out : register(u0);\n"
+     b"[numthreads(4,1,1)] void main(uint3 t : SV_DispatchThreadID) { Out.Store(t.x * 4, 1); }\n",
+     "dxil: \"intrinsic 'Store' is not supported by the DXIL backend yet\" without file:line:col", None),
+    ("byte_address_load3",
+     b"ByteAddressBuffer In : register(t0);\nRWStructuredBuffer<uint> Out : register(u1);\n"
+     b"[numthreads(1,1,1)] void main() { uint3 v = In.Load3(16); Out[0] = v.x; }\n",
+     "dxil: \"'ByteAddressBuffer' is not a texture\" without file:line:col", None),
+    ("texture_get_dimensions",
+     b"RWTexture2D<float4> Img : register(u1);\nRWStructuredBuffer<uint> Out : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { uint w, h; Img.GetDimensions(w, h); Out[0] = w; }\n",
+     "dxil: \"type 'void' cannot be used as a value in the DXIL backend\" without file:line:col", None),
+    ("case_label_wraps_to_duplicate",
+     b"RWStructuredBuffer<int> O : register(u0);\n[numthreads(1,1,1)] void main(uint3 tid : SV_DispatchThreadID) {\n"
+     b"    switch (tid.x) { case 0: O[0] = 1; break; case 4294967296: O[0] = 2; break; }\n}\n",
+     "dxil: 'duplicate case value 4294967296' without file:line:col",
+     None),
+    ("structured_buffer_increment_counter",
+     b"RWStructuredBuffer<uint> Items : register(u0);\n[numthreads(4,1,1)] void main(uint3 t : SV_DispatchThreadID) {\n"
+     b"    uint i = Items.IncrementCounter();\n    Items[i] = t.x;\n}\n",
+     "dxil: \"intrinsic 'IncrementCounter' is not supported by the DXIL backend yet\" without file:line:col",
+     None),
+    ("unsized_array_in_cbuffer",
+     b"RWStructuredBuffer<float> Out : register(u0);\n"
+     b"cbuffer C : register(b1) { float a[]; float b; };\n"
+     b"[numthreads(1, 1, 1)]\nvoid main() { Out[0] = a[1]; Out[1] = b; }\n",
+     "spirv: invalid output - spirv-val: OpTypeRuntimeArray not the last member of the cbuffer struct",
+     None),
+    ("vk_offset_without_argument",
+     b"cbuffer CB : register(b0) { [[vk::offset()]] float2 b; };\nRWStructuredBuffer<float2> O : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { O[0] = b; }\n",
+     "sema: IndexError at lower.py:478 -> internal compiler error",
+     None),
+    ("texture_as_texture_element",
+     b"RWTexture2DArray<Texture2D> Img : register(u0);\n[numthreads(1,1,1)] void main() { }\n",
+     "spirv: 'invalid element type Texture2D<float4> for RWTexture2DArray' without file:line:col",
+     None),
+    ("void_struct_member",
+     b"struct S { float a; void c; };\nRWStructuredBuffer<S> Out : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { uint n, s; Out.GetDimensions(n, s); }\n",
+     "sema: a struct member of type void is accepted; SPIR-V layout raises TypeError (layout.py:81)",
+     None),
+    ("void_struct_member_local",
+     b"struct S { float a; void c; };\nRWStructuredBuffer<float> Out : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { S s; s.a = 1; Out[0] = s.a; }\n",
+     "spirv: invalid output (spirv-val: structures cannot contain a void type); dxil: error without location",
+     None),
+]
+
+
+def _open_bug(bug: str | dict | None, target: str) -> str | None:
+    return bug.get(target) if isinstance(bug, dict) else bug
+
+
+CASES = [pytest.param(data, target, id=f"{name}-{target}",
+                      marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
+         for name, data, _finding, bug in REGRESSIONS for target in TARGETS
+         for reason in [_open_bug(bug, target)]]
+
+
+@pytest.mark.parametrize(("data", "target"), CASES)
+def test_fuzz_regression(data: bytes, target: str, tmp_path) -> None:
+    assert_clean(data, target, tmp_path)
