@@ -98,7 +98,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS keeps
     its remaining calls."""
     entry = module.entry
-    if options.opt_level < 1 or entry is None:
+    if options.passes_level < 1 or entry is None:
         return
     root = entry.function or entry.source_function
     root.body = _inline_all(root, root.body, [0], [MAX_INLINED_STMTS])

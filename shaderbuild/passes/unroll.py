@@ -22,7 +22,7 @@ _CMP = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: 
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
-    if options.opt_level < 1:
+    if options.passes_level < 1:
         return
     for f in module.functions:
         f.body = _walk(f.body)

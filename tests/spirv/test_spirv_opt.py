@@ -210,3 +210,9 @@ def test_empty_diamonds_become_selects(env):
         got = run_cs(TERNARY, {"Out": ("int", 4)})["Out"]
         assert got == [(10 if x > 1 else 20) + (1 if x & 1 else 4) * 100 + (3 if x & 1 else 6) * 1000
                        for x in range(4)]
+
+
+def test_debug_info_keeps_the_code_as_written():
+    # -Zi describes every source function and statement (no inlined scopes): the passes run as at -Od
+    body = _body(_build(CALLS, 3, debug_info=True))
+    assert "OpFunctionCall" in body and "OpLoopMerge" in body

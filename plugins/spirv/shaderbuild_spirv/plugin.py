@@ -44,10 +44,11 @@ def shaderbuild_compile(module, target, options):
     lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"),
                            debug_command_line(options) if getattr(options, "debug_info", False) else None)
     binary = lowered.binary
-    if getattr(options, "opt_level", 0) >= 1:
+    level = options.passes_level if hasattr(options, "passes_level") else 0
+    if level >= 1:
         from .opt import optimize
 
-        binary = optimize(binary, options.opt_level)
+        binary = optimize(binary, level)
     return BackendResult(binary=binary, reflection=reflection(lowered),
                          disassembly=lambda: _disassemble(binary), diagnostics=_debug_warnings(options))
 
