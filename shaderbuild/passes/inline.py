@@ -125,8 +125,11 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget
         s = work.pop()
         call = _call_of(s)
         if call is not None and budget[0] > 0:
-            assert not isinstance(s, ir.Store) or isinstance(s.place, ir.VarRef)   # sema: a temporary
-            new = inline_call(f, call, s.place.var if isinstance(s, ir.Store) else None, counter)  # type: ignore[union-attr]
+            result = None
+            if isinstance(s, ir.Store):
+                assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
+                result = s.place.var
+            new = inline_call(f, call, result, counter)
             budget[0] -= sum(1 for _ in ir.walk_stmts(new))
             work.extend(reversed(new))
         elif isinstance(s, ir.If):
