@@ -53,6 +53,9 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                                        "metavar": ("xX", "SPACE", "BINDING", "SET"),
                                        "help": "bind register xX in SPACE to BINDING in SET"}),
     (("-fvk-bind-globals",), {"dest": "vk_bind_globals", "nargs": 2, "type": int, "metavar": ("BINDING", "SET")}),
+    *(((f"-fvk-bind-{h}-heap",), {"dest": f"vk_bind_{h}_heap", "nargs": 2, "type": int, "metavar": ("BINDING", "SET"),
+                                   "help": f"bind SM 6.6 {h} descriptor heap views to BINDING in SET"})
+      for h in ("resource", "sampler", "counter")),
     (("-auto-binding-space",), {"dest": "auto_binding_space", "type": int, "default": 0, "metavar": "SET"}),
     *(((f"-fvk-use-{name}-layout",), {"dest": "vk_layout", "action": "store_const", "const": name, "group": "layout"})
       for name in ("dx", "gl", "scalar")),
@@ -331,6 +334,8 @@ def _compile_options(args):
         vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
         vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
         vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
+        **{f"vk_bind_{h}_heap": tuple(getattr(args, f"vk_bind_{h}_heap")) if getattr(args, f"vk_bind_{h}_heap")
+           else None for h in ("resource", "sampler", "counter")},
         auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
         row_major=args.row_major, validate_ir=args.validate_ir, opt_level=args.opt_level,
         debug_info=args.debug_info, debug_file=args.debug_file, embed_debug=args.embed_debug,

@@ -41,13 +41,14 @@ class CompileResult(DataRecord):
         src = self.disassembly_source
         if callable(src):
             src = self.disassembly_source = src()
+        assert src is None or isinstance(src, str)
         return src
 
 
 
 def predefined_macros(options: CompileOptions, profile: Profile, caps: Capabilities = DEFAULT) -> dict[str, str]:
     """Macros the compiler defines, as DXC does (the target's own, e.g. __spirv__, from `caps`)."""
-    stage_numbers = {"pixel": 0, "vertex": 1, "compute": 5}
+    stage_numbers = {"pixel": 0, "vertex": 1, "hull": 3, "domain": 4, "compute": 5}
     macros = {
         "__HLSL_VERSION": str(options.hlsl_version),
         "__SHADER_TARGET_STAGE": str(stage_numbers[profile.stage]),

@@ -12,14 +12,14 @@ from typing import ClassVar
 from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
 
-STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel"}
-_PROFILE_RE = re.compile(r"^(cs|vs|ps)_6_([0-8])$")
+STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "hs": "hull", "ds": "domain"}
+_PROFILE_RE = re.compile(r"^(cs|vs|ps|hs|ds)_6_([0-8])$")
 
 
 class Profile(ValueRecord):
     """A parsed shader profile."""
 
-    stage: str          # 'compute' | 'vertex' | 'pixel'
+    stage: str          # 'compute' | 'vertex' | 'pixel' | 'hull' | 'domain'
     major: int
     minor: int
 
@@ -35,7 +35,7 @@ def parse_profile(text: str) -> Profile:
     """Parse a DXC profile such as 'cs_6_0' (SM 6.0 through 6.8)."""
     m = _PROFILE_RE.match(text)
     if not m:
-        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x or ps_6_x)")
+        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, hs_6_x or ds_6_x)")
     return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
 
 
@@ -87,6 +87,9 @@ class CompileOptions(DataRecord):
     vk_bind_registers: list[BindRegister] = Record.factory(list)   # -fvk-bind-register
     vk_bind_globals: tuple[int, int] | None = None  # -fvk-bind-globals N M (binding, set)
     auto_binding_space: int = 0                     # -auto-binding-space N
+    vk_bind_resource_heap: tuple[int, int] | None = None  # -fvk-bind-resource-heap N M (binding, set)
+    vk_bind_sampler_heap: tuple[int, int] | None = None   # -fvk-bind-sampler-heap N M
+    vk_bind_counter_heap: tuple[int, int] | None = None   # -fvk-bind-counter-heap N M
     vk_layout: str = "default"                      # -fvk-use-{dx,gl,scalar}-layout
     row_major: bool = False                         # -Zpr (default column_major, -Zpc)
     max_preprocessed_bytes: int = 16 * 1024 * 1024  # --max-preprocessed-bytes (PPLimits.max_total_size)
@@ -115,6 +118,8 @@ class CompileOptions(DataRecord):
         d["vk_bind_registers"] = [[b.register_class, b.register, b.space, b.binding, b.set]
                                   for b in self.vk_bind_registers]
         d["vk_bind_globals"] = list(self.vk_bind_globals) if self.vk_bind_globals is not None else None
+        for name in ("vk_bind_resource_heap", "vk_bind_sampler_heap", "vk_bind_counter_heap"):
+            d[name] = list(d[name]) if d[name] is not None else None
         return d
 
     def replace(self, **changes) -> CompileOptions:

@@ -45,7 +45,7 @@ PYPROJECT_FILE = "pyproject.toml"
 DEFAULT_OUTPUT_DIR = "build/shaders"
 EXTRA_OUTPUTS = ("disassembly", "header", "blob")
 LAYOUTS = ("mirror", "flat", "by-backend")
-PROFILE_PATTERN = r"^(cs|vs|ps)_6_[0-8]$"
+PROFILE_PATTERN = r"^(cs|vs|ps|hs|ds)_6_[0-8]$"
 _OPTION_FIELDS = set(CompileOptions._fields)
 _RULE_TOKEN_RE = re.compile(r"^(!)?([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$")
 _FUNCTION_NAME = Str(r"^[A-Za-z_][A-Za-z0-9_]*$", "an HLSL function name")
@@ -93,6 +93,9 @@ BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
         "auto_shift_bindings": (Bool(), "vk_auto_shift_bindings"),
         "bind_registers": (ArrayOf(_BIND_REGISTER), "vk_bind_registers"),
         "bind_globals": (Table({"binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)}, required=("binding", "set")), "vk_bind_globals"),
+        **{f"bind_{h}_heap": (Table({"binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)},
+                                    required=("binding", "set")), f"vk_bind_{h}_heap")
+           for h in ("resource", "sampler", "counter")},
     },
     "dxil": {
         "shader_model": (Str(r"^6[._][0-8]$", "expected 6.0 .. 6.8"), "profile"),
@@ -115,7 +118,7 @@ def _settings_fields(backends: list[str]) -> dict[str, Spec]:
                       for name in backends}
     return {
         "targets": StrList(Enum(*backends)),
-        "profile": Str(PROFILE_PATTERN, "expected cs_6_x, vs_6_x or ps_6_x"),
+        "profile": Str(PROFILE_PATTERN, "expected cs_6_x, vs_6_x, ps_6_x, hs_6_x or ds_6_x"),
         "defines": Defines(),
         "include_dirs": StrList(),
         "outputs": StrList(Enum(*EXTRA_OUTPUTS)),

@@ -24,6 +24,7 @@ import json
 import os
 import sqlite3
 import zlib
+from typing import Any
 from urllib.parse import quote
 
 from . import validate
@@ -167,6 +168,7 @@ class BuildDB:
     def _check(self) -> str | None:
         """None when the file is ours and sound (creating the schema in a new file)."""
         conn = self._conn
+        assert conn is not None     # _open ran
         app = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if app == 0 and version == 0 and not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
@@ -191,13 +193,14 @@ class BuildDB:
 
     def _read(self) -> None:
         bad: list[tuple[str, int]] = []
+        assert self._conn is not None   # _open ran
         for table, store, check in (("targets", self.targets, validate.target_record),
                                     ("blobs", self.blobs, validate.blob_record), ("meta", self.meta, None)):
             for rowid, key, crc, text in self._conn.execute(
                     f"SELECT rowid, * FROM {table}").fetchall():   # noqa: S608 - fixed names
                 try:
                     ok = isinstance(key, str) and isinstance(text, str) and _crc(key, text) == crc
-                    value = json.loads(text) if ok else None
+                    value: Any = json.loads(text) if ok else None   # whatever JSON value its check accepts
                 except ValueError:
                     ok = False
                 if ok and (check is None or check(value)):

@@ -119,7 +119,8 @@ def rescanner(target, db, scan_fn: Callable | None = None) -> Callable[[], list[
     def rescan() -> list[str]:
         fn = scan_fn
         if fn is None:
-            from ..compiler import scan_dependencies as fn
+            from ..compiler import scan_dependencies
+            fn = scan_dependencies
         try:
             paths = fn(target.source, target.options)
         except Exception:  # noqa: BLE001 - an unscannable file must be rebuilt (and report its error)

@@ -96,5 +96,6 @@ def write_all(files: dict[str, tuple[str, bytes]]) -> dict[str, tuple[str, StatS
     for kind, (path, data) in files.items():
         atomic_write(path, data)
         sig = stat_sig(path)
+        assert sig is not None      # just written (the callers unpack it)
         out[kind] = (path, sig, sha256_bytes(data))
     return out

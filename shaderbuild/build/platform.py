@@ -43,7 +43,7 @@ def wait_lock(fd: int, *, shared: bool = False) -> None:
 
 
 def unlock(fd: int) -> None:
-    if WINDOWS:
+    if sys.platform == "win32":     # = WINDOWS, spelled so that type checkers know the platform
         import msvcrt
 
         os.lseek(fd, _LOCK_OFFSET, os.SEEK_SET)
@@ -55,7 +55,7 @@ def unlock(fd: int) -> None:
 
 
 def _lock(fd: int, *, shared: bool, wait: bool) -> None:
-    if WINDOWS:
+    if sys.platform == "win32":     # = WINDOWS, spelled so that type checkers know the platform
         import msvcrt
         import time
 
@@ -79,7 +79,7 @@ def pid_alive(pid: int) -> bool:
     """Whether a process with this id exists (for the stale-lock message only)."""
     if pid <= 0:
         return False
-    if WINDOWS:
+    if sys.platform == "win32":     # = WINDOWS, spelled so that type checkers know the platform
         import ctypes
 
         handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)   # PROCESS_QUERY_LIMITED_INFORMATION
@@ -196,6 +196,8 @@ def _join_kill_on_close_job() -> None:
     """Windows: put this process in a job object that kills every member when it closes."""
     global _JOB
     if _JOB is not None:
+        return
+    if sys.platform != "win32":     # called only there; spelled so that type checkers know the platform
         return
     import ctypes
     from ctypes import wintypes

@@ -262,6 +262,7 @@ class SharedCache:
     def _open(self, data: bytes, key: str) -> CacheEntry | None | bool:
         """The entry; None when damaged; False when not sealed with our key.  The tag is checked
         before anything is parsed; an unauthenticated value is only hashed, to classify it."""
+        assert self.secret is not None     # lookup() reads nothing without a key
         parts = cache_auth.split(data)
         if parts is None or not cache_auth.verify(self.secret, key, *parts):
             body = data if parts is None else parts[1]

@@ -241,7 +241,7 @@ def _write_blobs(all_targets, db: BuildDB, report: BuildReport, fs: FileState, f
         if any(r is None for r in recs) or any(t.name in failed for t in members):
             continue   # incomplete: keep the previous blob, if any
         entries = sorted([t.perm_key, r["outputs"]["binary"][0], r["outputs"]["binary"][4]]
-                         for t, r in zip(members, recs))
+                         for t, r in zip(members, recs) if r is not None)   # (none is None: checked above)
         digest = sha_text(repr([(k, sha) for k, _, sha in entries]))
         keys_by_blob[path] = [k for k, _, _ in entries]
         prev = db.blobs.get(db.rel(path))

@@ -112,6 +112,8 @@ _TO_OPTION = {
     "bind_registers": lambda rows, settings: [
         BindRegister(r["class"], r["register"], r["space"], r["binding"], r["set"]) for r in rows],
     "bind_globals": lambda table, settings: (table["binding"], table["set"]),
+    **{f"bind_{h}_heap": lambda table, settings: (table["binding"], table["set"])
+       for h in ("resource", "sampler", "counter")},
 }
 
 

@@ -29,7 +29,7 @@ _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4
 TEMPLATE_TYPES = frozenset({
     "vector", "matrix", "sampler", *(k for k in RESOURCE_KINDS if k not in ("cbuffer", "tbuffer", "$Globals")),
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
-    "RasterizerOrderedTexture2D",
+    "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch",
 })
 OTHER_TYPES = frozenset({"void", "string"})
 
@@ -587,7 +587,7 @@ class Parser:
             d = self.enum_decl()
             self.expect(";")
             return ast.DeclStmt(loc, [d])
-        return ast.DeclStmt(loc, self.declaration([], top_level=False))
+        return ast.DeclStmt(loc, self.declaration([], top_level=False))  # type: ignore[arg-type]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc

@@ -26,20 +26,31 @@ _CS_IN = frozenset({("compute", "in")})
 _PS_IN = frozenset({("pixel", "in")})
 _VS_IN = frozenset({("vertex", "in")})
 _VS_OUT_PS_IN = frozenset({("vertex", "out"), ("pixel", "in")})
+_TESS_IO = frozenset({("hull", "in"), ("hull", "out"), ("domain", "in"), ("domain", "out")})
+# SV_TessFactor / SV_InsideTessFactor: the declared type per [domain] (no entry: not allowed)
+TESS_FACTOR_TYPES: dict[str, dict[str, ir.Type]] = {
+    "SV_TessFactor": {"tri": ir.Array(ir.FLOAT, 3), "quad": ir.Array(ir.FLOAT, 4), "isoline": ir.Array(ir.FLOAT, 2)},
+    "SV_InsideTessFactor": {"tri": ir.FLOAT, "quad": ir.Array(ir.FLOAT, 2)},
+}
 
 SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_DispatchThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupID", _U3, _CS_IN),
     SystemValue("SV_GroupThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupIndex", ir.UINT, _CS_IN),
-    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN),
+    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN | _TESS_IO),
     SystemValue("SV_VertexID", ir.UINT, _VS_IN),
     SystemValue("SV_InstanceID", ir.UINT, _VS_IN),
     SystemValue("SV_IsFrontFace", ir.BOOL, _PS_IN),
     SystemValue("SV_Depth", ir.FLOAT, frozenset({("pixel", "out")})),
     SystemValue("SV_Coverage", ir.UINT, frozenset({("pixel", "in"), ("pixel", "out")})),
     SystemValue("SV_SampleIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN),
+    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN | {("hull", "in"), ("domain", "in")}),
+    SystemValue("SV_OutputControlPointID", ir.UINT, frozenset({("hull", "in")})),
+    SystemValue("SV_DomainLocation", ir.Vector(ir.FLOAT, 3), frozenset({("domain", "in")})),
+    # the natural type depends on [domain]: TESS_FACTOR_TYPES
+    SystemValue("SV_TessFactor", ir.Array(ir.FLOAT, 4), frozenset({("hull", "out"), ("domain", "in")})),
+    SystemValue("SV_InsideTessFactor", ir.Array(ir.FLOAT, 2), frozenset({("hull", "out"), ("domain", "in")})),
     SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN),
     SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN),
     SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _PS_IN),

@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
-from .types import Type
+from .types import Array, Resource, Type
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
-    "Switch", "Param", "Function", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables",
+    "Switch", "Param", "Function", "TessInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
 ]
 
 
@@ -53,6 +53,7 @@ class VkBinding(DataRecord):
     set: int
     binding: int
     counter_binding: int | None = None
+    counter_set: int | None = None  # None: `set` (a heap view's counters may live in another set)
 
 
 class Binding(DataRecord):
@@ -67,6 +68,8 @@ class Binding(DataRecord):
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...
+    heap: str | None = None      # SM 6.6 'resource' | 'sampler': one view of a descriptor heap (no register)
+    non_uniform: bool = False    # a heap view indexed through NonUniformResourceIndex somewhere
     push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
 
 
@@ -79,6 +82,8 @@ class IOInfo(DataRecord):
     location: int | None = None
     interpolation: str | None = None
     row_major: bool = False      # a matrix element's majorness (DXIL: one signature row per row / column)
+    arrayed: bool = False        # tessellation per-control-point I/O: the variable is an array, one element per point
+    patch: bool = False          # tessellation per-patch I/O (the patch-constant function's outputs, DS patch inputs)
 
 
 class Variable(Record):
@@ -362,6 +367,25 @@ class Function(Record):
         return f"Function({self.name})"
 
 
+class TessInfo(Record):
+    """A hull or domain shader's tessellation attributes ([domain], [partitioning], ...).
+    The hull shader's patch-constant function is `patch_source` (its HLSL function) and,
+    after passes/entry_wrapper.py, `patch_function` (a parameterless wrapper that loads the
+    input/output patch, calls it and stores the patch constants)."""
+
+    domain: str                              # 'tri' | 'quad' | 'isoline'
+    partitioning: str | None = None          # hull: 'integer' | 'fractional_even' | 'fractional_odd' | 'pow2'
+    output_topology: str | None = None       # hull: 'point' | 'line' | 'triangle_cw' | 'triangle_ccw'
+    output_control_points: int | None = None  # hull
+    input_control_points: int | None = None  # InputPatch size (hull) / OutputPatch size (domain)
+    max_tess_factor: float | None = None
+    patch_source: Function | None = None
+    patch_function: Function | None = None
+    # the parameters declared OutputPatch<T, N> (the hull patch-constant function's, the domain
+    # entry's); the other control-point arrays are InputPatch
+    output_patch_params: list[Variable] = Record.factory(list)
+
+
 class EntryPoint(Record):
     """The shader entry.  After passes/entry_wrapper.py, `function` is a
     parameterless void wrapper that loads `inputs`, calls `source_function`
@@ -377,6 +401,7 @@ class EntryPoint(Record):
     static_init: Function | None = None     # runs first: non-constant static initialisers
     inputs: list[Variable] = Record.factory(list)
     outputs: list[Variable] = Record.factory(list)
+    tess: TessInfo | None = None            # hull and domain shaders
 
 
 class Module(Record):
@@ -392,7 +417,14 @@ class Module(Record):
 
     @property
     def resources(self) -> list[Variable]:
-        return [g for g in self.globals if g.binding is not None]
+        """The bound resources (registers, Vulkan bindings); descriptor-heap views are `heap_views`."""
+        return [g for g in self.globals if g.binding is not None and g.binding.heap is None]
+
+    @property
+    def heap_views(self) -> list[Variable]:
+        """SM 6.6 `ResourceDescriptorHeap` / `SamplerDescriptorHeap` views: one runtime array per
+        (heap, resource type) used, indexed by the heap index."""
+        return [g for g in self.globals if g.binding is not None and g.binding.heap is not None]
 
 
 # ------------------------------------------------------------------- walking
@@ -444,6 +476,20 @@ def stmt_exprs(s: Stmt) -> list[Expr]:
     return []
 
 
+def view_binding(var: Variable) -> tuple[Binding, str]:
+    """A heap view's binding and heap ('resource' | 'sampler'), see `Module.heap_views`."""
+    b = var.binding
+    assert b is not None and b.heap is not None, var.name
+    return b, b.heap
+
+
+def view_type(var: Variable) -> Resource:
+    """The resource type a heap view reads its heap as (the view is an unbounded array of it)."""
+    t = var.type
+    assert isinstance(t, Array) and isinstance(t.elem, Resource), var.name
+    return t.elem
+
+
 def referenced_variables(functions: list[Function]) -> set[int]:
     """The ids of every variable a VarRef in `functions` names (which globals the code uses)."""
     used: set[int] = set()
@@ -454,3 +500,27 @@ def referenced_variables(functions: list[Function]) -> set[int]:
                     if isinstance(x, VarRef):
                         used.add(id(x.var))
     return used
+
+
+def binding_of(var: Variable) -> Binding:
+    """The binding of a resource variable (every global with Storage.UNIFORM that is a resource has one)."""
+    assert var.binding is not None, f"{var.name} is not a bound resource"
+    return var.binding
+
+
+def io_of(var: Variable) -> IOInfo:
+    """The IOInfo of a stage input/output (the entry wrapper gives every INPUT/OUTPUT global one)."""
+    assert var.io is not None, f"{var.name} is not a stage input/output"
+    return var.io
+
+
+def entry_of(module: Module) -> EntryPoint:
+    """The module's entry point (sema always sets it; only hand-built test modules lack one)."""
+    assert module.entry is not None, "module has no entry point"
+    return module.entry
+
+
+def wrapper_of(entry: EntryPoint) -> Function:
+    """The parameterless wrapper function (set by passes/entry_wrapper.py before any backend runs)."""
+    assert entry.function is not None, "entry wrapper has not run"
+    return entry.function

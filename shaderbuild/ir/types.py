@@ -152,6 +152,19 @@ def scalar_of(t: Type) -> Scalar | None:
     return None
 
 
+def numeric_scalar(t: Type) -> Scalar:
+    """scalar_of for a type the IR guarantees numeric (an arithmetic operand, a texel): asserts."""
+    s = scalar_of(t)
+    assert s is not None, f"'{t}' has no component scalar"
+    return s
+
+
+def resource_elem(r: Resource) -> Type:
+    """The element type of a resource kind that has one (buffers, textures; sema gives the defaults)."""
+    assert r.elem is not None, f"'{r}' has no element type"
+    return r.elem
+
+
 def element_of(t: Type) -> Type | None:
     """The type of `t[i]`: an array's element, a vector's component, a matrix's row; else None."""
     if isinstance(t, (Array, Vector)):

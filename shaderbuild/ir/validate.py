@@ -183,6 +183,8 @@ class _FunctionChecker:
     def _fieldref(self, e: n.FieldRef) -> None:
         self.place(e.base)
         base = e.base.type
+        if isinstance(base, t.Resource) and base.kind == "ConstantBuffer" and base.elem is not None:
+            base = base.elem        # a member of the block
         if not isinstance(base, t.Struct) or not 0 <= e.index < len(base.fields):
             self.fail(f"field {e.index} of a place of type {base}", e)
         elif e.type is not base.fields[e.index].type:

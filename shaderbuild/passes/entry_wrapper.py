@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import SourceLoc, error
-from ..front.semantics import lookup, split_semantic
+from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
 from ..options import CompileOptions
 
 
@@ -24,12 +24,34 @@ class _Builder:
         self.options = options
         self.module = module
         self.stage = module.stage
-        self.entry = module.entry
+        self.entry = ir.entry_of(module)
         self.body: list[ir.Stmt] = []
         self.locals: list[ir.Variable] = []
         self.next_location = {"in": 0, "out": 0}
         self.seen_semantics: dict[tuple[str, str], SourceLoc | None] = {}
         self.explicit: dict[str, bool] = {}
+        # tessellation: the I/O made now is per control point (arrayed = count) or per patch;
+        # a hull shader's patch-constant function reuses the control-point function's inputs
+        self.arrayed: int | None = None
+        self.patch = False
+        self.reuse_inputs = False
+        self.io_vars: dict[tuple[str, str], ir.Variable] = {}
+        self.output_index: ir.Expr | None = None     # hull: outputs are stored at [SV_OutputControlPointID]
+
+    def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
+        """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
+        tess = self.entry.tess
+        assert tess is not None          # sema gives every hull and domain entry its TessInfo
+        domain = tess.domain
+        if self.stage == "hull" and not self.patch:
+            raise error(f"'{name}' is a patch constant: the patch-constant function writes it, not the "
+                        f"control-point function", loc)
+        want = TESS_FACTOR_TYPES[name].get(domain)
+        if want is None:
+            raise error(f"'{name}' is not allowed with [domain(\"{domain}\")]", loc)
+        if t != want:
+            raise error(f"'{name}' with [domain(\"{domain}\")] must be declared '{want}', not '{t}'", loc)
+        return t
 
     def local(self, name: str, t: ir.Type) -> ir.Variable:
         v = ir.Variable(name, t, ir.Storage.FUNCTION)
@@ -39,6 +61,23 @@ class _Builder:
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
                row_major: bool | None = None) -> ir.Variable:
+        key = (direction, semantic.upper())
+        if self.reuse_inputs and direction == "in" and key in self.io_vars:
+            return self.io_vars[key]     # a hull shader's patch-constant function shares the inputs
+        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major)
+        io = var.io
+        assert io is not None
+        if self.arrayed is not None:     # one element per control point
+            var.type = ir.Array(var.type, self.arrayed)
+            io.arrayed = True
+        io.patch = self.patch and (direction == "out") == (self.stage == "hull")
+        self.io_vars[key] = var
+        (self.entry.inputs if direction == "in" else self.entry.outputs).append(var)
+        return var
+
+    def _io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
+                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
+                row_major: bool | None = None) -> ir.Variable:
         base, index = split_semantic(semantic)
         vk_location, vk_builtin = vk
         key = (direction, semantic.upper())
@@ -55,7 +94,9 @@ class _Builder:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             var_type = sv.type
-            if sv.name in ("SV_ClipDistance", "SV_CullDistance"):
+            if sv.name in TESS_FACTOR_TYPES:      # float[N] / float, by [domain]
+                var_type = self.tess_factor_type(sv.name, t, direction, loc)
+            elif sv.name in ("SV_ClipDistance", "SV_CullDistance"):
                 var_type = t
             elif not isinstance(t, (ir.Vector, ir.Scalar)):    # a value converts only between scalars/vectors
                 raise error(f"invalid type '{t}' for semantic '{sv.name}': it takes a scalar or vector "
@@ -94,8 +135,29 @@ class _Builder:
                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
-        self.entry.inputs.append(var)
         return _adapt(ir.Load(ir.VarRef(var), var.type), t)
+
+    def load_patch(self, t: ir.Array, loc, interp, prefix: str) -> ir.Expr:
+        """An InputPatch / OutputPatch<T, N> parameter: N control points from arrayed inputs."""
+        assert t.size is not None
+        self.arrayed = t.size
+        try:
+            points = self._load_points(t.elem, None, loc, interp, prefix)
+        finally:
+            self.arrayed = None
+        return ir.Construct(t, points)
+
+    def _load_points(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None),
+                     row_major: bool | None = None) -> list[ir.Expr]:
+        if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
+            if not isinstance(t, ir.Struct):
+                raise error("a control point's members need semantics", loc)
+            fields = [self._load_points(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+                                        f.row_major)
+                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+            return [ir.Construct(t, [f[i] for f in fields]) for i in range(self.arrayed or 0)]
+        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        return [_adapt(_point(var, ir.Const(ir.UINT, i)), t) for i in range(self.arrayed or 0)]
 
     def store_output(self, value: ir.Expr, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
                      vk=(None, None), row_major: bool | None = None) -> None:
@@ -107,7 +169,10 @@ class _Builder:
                                   f"{prefix}.{f.name}", fvk, f.row_major)
             return
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
-        self.entry.outputs.append(var)
+        if self.output_index is not None:
+            place = _point_place(var, self.output_index)
+            self.body.append(ir.Store(place, _adapt(value, place.type)))
+            return
         self.body.append(ir.Store(ir.VarRef(var), _adapt(value, var.type)))
 
 
@@ -192,45 +257,138 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         if g.storage is ir.Storage.PRIVATE and g.init is not None:
             b.body.append(ir.Store(ir.VarRef(g), g.init))
             g.init = None
-    args: list[ir.Expr] = []
-    out_params: list[tuple] = []
-    for p in src.params:
-        var = p.var
-        semantic = var.io.semantic if var.io else None
-        interp = var.io.interpolation if var.io else None
-        vk = (var.io.location, var.io.builtin) if var.io else (None, None)
-        row_major = var.io.row_major if var.io else None
-        if p.direction == "in":
-            value = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
-            args.append(value)
-        else:
-            tmp = b.local(f"param.{var.name}", var.type)
-            if p.direction == "inout":
-                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name, vk,
-                                                                    row_major)))
-            args.append(ir.VarRef(tmp))
-            out_params.append((var, tmp, semantic, interp, vk, row_major))
-        var.io = None
-    call = ir.Call(src, args, src.return_type)
-    if isinstance(src.return_type, ir.VoidType):
-        b.body.append(ir.Eval(call))
+    if module.stage == "hull":
+        # outputs are per control point, stored at [SV_OutputControlPointID] (read here if the entry does not)
+        if not any(p.var.io is not None and p.var.io.semantic.upper() == "SV_OUTPUTCONTROLPOINTID"
+                   for p in src.params):
+            b.io_var("SV_OutputControlPointID", ir.UINT, "in", src.loc, None, "in")
+        _wrap_call(b, src, ep.return_semantic, ep.return_location, hull_points=True)
     else:
-        if ep.return_semantic is None and not isinstance(src.return_type, ir.Struct):
-            raise error(f"return value of entry point '{ep.name}' is missing a semantic", src.loc)
-        ret = b.local("ret", src.return_type)
-        b.body.append(ir.Store(ir.VarRef(ret), call))
-        b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, ep.return_semantic, src.loc, None, "out.ret",
-                       (ep.return_location, None))
-    for var, tmp, semantic, interp, vk, row_major in out_params:
-        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
-                       row_major)
+        _wrap_call(b, src, ep.return_semantic, ep.return_location)
     b.body.append(ir.Return())
     _add_ext_builtins(module)
     src.name = f"src.{ep.name}"
     wrapper = ir.Function(ep.name, [], ir.VOID, b.body, b.locals, src.loc)
     module.functions.append(wrapper)
     ep.function = wrapper
+    if module.stage == "hull" and ep.tess is not None and ep.tess.patch_source is not None:
+        _patch_constant_wrapper(module, b, ep.tess)
 
+
+def _patch_constant_wrapper(module: ir.Module, b: _Builder, tess: ir.TessInfo) -> None:
+    """The hull shader's patch-constant function, wrapped: it reads the same input patch (and
+    SV_PrimitiveID) as the control-point function, may read the output patch, and stores the
+    patch constants (IOInfo.patch)."""
+    pcf = tess.patch_source
+    assert pcf is not None
+    b.body = []
+    b.locals = []
+    b.output_index = None
+    b.reuse_inputs = True
+    b.patch = True
+    _wrap_call(b, pcf, None, None, patch_constant=True)
+    b.body.append(ir.Return())
+    pcf.name = f"src.{pcf.name}"
+    wrapper = ir.Function(f"{pcf.name[4:]}.patch", [], ir.VOID, b.body, b.locals, pcf.loc)
+    module.functions.append(wrapper)
+    tess.patch_function = wrapper
+
+
+def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, return_location: int | None,
+               hull_points: bool = False, patch_constant: bool = False) -> None:
+    """Load the inputs of `src`, call it and store its outputs (the body goes to b.body)."""
+    args: list[ir.Expr | None] = [None] * len(src.params)
+    out_params: list[tuple] = []
+    params = list(enumerate(src.params))
+    if b.stage == "domain":   # per-control-point inputs take the first locations, the patch constants follow
+        params.sort(key=lambda ip: not isinstance(ip[1].var.type, ir.Array) or ip[1].var.io is not None)
+    for i, p in params:
+        var = p.var
+        semantic = var.io.semantic if var.io else None
+        interp = var.io.interpolation if var.io else None
+        vk = (var.io.location, var.io.builtin) if var.io else (None, None)
+        row_major = var.io.row_major if var.io else None
+        patch_param = b.stage in ("hull", "domain") and semantic is None and isinstance(var.type, ir.Array)
+        if p.direction == "in" and patch_param and isinstance(var.type, ir.Array):
+            if patch_constant and b.stage == "hull" and _is_output_patch(b, var):
+                args[i] = _load_output_patch(b, var.type, var.loc)
+            else:
+                b.patch = False
+                args[i] = b.load_patch(var.type, var.loc, interp, f"in.{var.name}")
+                b.patch = patch_constant
+        elif p.direction == "in":
+            b.patch = patch_constant or (b.stage == "domain" and _is_patch_input(semantic, var.type))
+            args[i] = b.load_input(var.type, semantic, var.loc, interp, f"in.{var.name}", vk, row_major)
+            b.patch = patch_constant
+        else:
+            tmp = b.local(f"param.{var.name}", var.type)
+            if p.direction == "inout":
+                b.body.append(ir.Store(ir.VarRef(tmp), b.load_input(var.type, semantic, var.loc, interp, var.name,
+                                                                    vk, row_major)))
+            args[i] = ir.VarRef(tmp)
+            out_params.append((var, tmp, semantic, interp, vk, row_major))
+        var.io = None
+    if hull_points:
+        point = b.io_vars[("in", "SV_OUTPUTCONTROLPOINTID")]
+        b.output_index = ir.Load(ir.VarRef(point), point.type)
+        b.arrayed = b.entry.tess.output_control_points if b.entry.tess else None
+    call = ir.Call(src, [a for a in args if a is not None], src.return_type)     # every parameter has its argument
+    if isinstance(src.return_type, ir.VoidType):
+        b.body.append(ir.Eval(call))
+    else:
+        if return_semantic is None and not isinstance(src.return_type, ir.Struct):
+            raise error(f"return value of '{src.name}' is missing a semantic", src.loc)
+        ret = b.local(f"ret.{src.name}" if patch_constant else "ret", src.return_type)
+        b.body.append(ir.Store(ir.VarRef(ret), call))
+        b.store_output(ir.Load(ir.VarRef(ret), ret.type), ret.type, return_semantic, src.loc, None, "out.ret",
+                       (return_location, None))
+    for var, tmp, semantic, interp, vk, row_major in out_params:
+        b.store_output(ir.Load(ir.VarRef(tmp), tmp.type), tmp.type, semantic, var.loc, interp, f"out.{var.name}", vk,
+                       row_major)
+    b.arrayed = None
+
+
+def _point_place(var: ir.Variable, index: ir.Expr) -> ir.IndexRef:
+    """Control point `index` of a per-control-point variable (an array)."""
+    assert isinstance(var.type, ir.Array)
+    return ir.IndexRef(ir.VarRef(var), index, var.type.elem)
+
+
+def _point(var: ir.Variable, index: ir.Expr) -> ir.Expr:
+    place = _point_place(var, index)
+    return ir.Load(place, place.type)
+
+
+def _is_patch_input(semantic: str | None, t: ir.Type) -> bool:
+    """A domain shader input that is not per control point: the patch constants (any semantic
+    but SV_DomainLocation / SV_PrimitiveID)."""
+    if semantic is None:
+        return True
+    sv = lookup(semantic)
+    return sv is None or sv.name in ("SV_TessFactor", "SV_InsideTessFactor")
+
+
+def _is_output_patch(b: _Builder, var: ir.Variable) -> bool:
+    return b.entry.tess is not None and any(v is var for v in b.entry.tess.output_patch_params)
+
+
+def _load_output_patch(b: _Builder, t: ir.Array, loc) -> ir.Expr:
+    """OutputPatch<T, N> in the patch-constant function: read back the control-point outputs."""
+    n = t.size or 0
+
+    def leaves(ty: ir.Type, semantic: str | None) -> list[ir.Expr]:
+        if isinstance(ty, ir.Struct) and semantic is None:
+            parts = [leaves(f.type, sem) for f, sem in zip(ty.fields, _member_semantics(ty, semantic))]
+            return [ir.Construct(ty, [p[i] for p in parts]) for i in range(n)]
+        if semantic is None:
+            raise error("a control point's members need semantics", loc)
+        var = b.io_vars.get(("out", semantic.upper()))
+        if var is None or var.io is None or not var.io.arrayed:
+            raise error(f"OutputPatch member '{semantic}' is not an output of the hull shader's control-point "
+                        f"function", loc)
+        return [_adapt(_point(var, ir.Const(ir.UINT, i)), ty) for i in range(n)]
+
+    return ir.Construct(t, leaves(t.elem, None))
 
 
 def _add_ext_builtins(module: ir.Module) -> None:
@@ -243,4 +401,4 @@ def _add_ext_builtins(module: ir.Module) -> None:
     for g in ext:
         module.globals.remove(g)
         if id(g) in used:
-            (module.entry.inputs if g.storage is ir.Storage.INPUT else module.entry.outputs).append(g)
+            (ir.entry_of(module).inputs if g.storage is ir.Storage.INPUT else ir.entry_of(module).outputs).append(g)

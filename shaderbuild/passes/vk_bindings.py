@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import Diagnostic, error
+from ..ir.resource_kinds import KINDS
 from ..options import MAX_REGISTER, CompileOptions
 
 
@@ -36,7 +37,7 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
     """Fill `Binding.vk` of every resource; `strict`: the bindings are a binary's (collisions are errors)."""
     if options.vk_bind_registers and options.binding_shifts:
         raise error("-fvk-bind-register cannot be combined with -fvk-{b,t,s,u}-shift")
-    explicit_map = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
+    explicit_map: dict[tuple[str, int | None, int], tuple[int, int]] = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
     used: dict[tuple[int, int], ir.Variable] = {}
     pending: list[ir.Variable] = []
 
@@ -51,10 +52,10 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
                 f"binding {binding}; use [[vk::binding]] or -fvk-{{b,t,s,u}}-shift to separate them",
                 var.loc, [Diagnostic("note", f"'{other.name}' is declared here", other.loc)])
         used[(set_, binding)] = var
-        var.binding.vk = ir.VkBinding(set_, binding)
+        ir.binding_of(var).vk = ir.VkBinding(set_, binding)
 
     for var in module.resources:
-        b = var.binding
+        b = ir.binding_of(var)
         if explicit_map:
             if b.vk_explicit is not None:
                 raise error("-fvk-bind-register cannot be combined with [[vk::binding]]", var.loc)
@@ -81,18 +82,87 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
             n += 1
         claim(var, space, n)
     _counter_bindings(module, used)
+    _heap_bindings(module, options, used, strict)
+
+
+_HEAP_OPTIONS = {"resource": "vk_bind_resource_heap", "sampler": "vk_bind_sampler_heap"}
+
+
+def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[int, int], ir.Variable],
+                   strict: bool) -> None:
+    """SM 6.6 heap views (DXC): every view of a heap is a runtime array at the heap's one binding,
+    -fvk-bind-{resource,sampler}-heap N M, else the first free binding of set 0, taken lazily
+    (resource heap first, then sampler heap) after every other resource and counter."""
+    places: dict[str, tuple[int, int]] = {}
+    views = module.heap_views
+    for var in views:
+        b, heap = ir.view_binding(var)
+        if heap not in places:
+            given = getattr(options, _HEAP_OPTIONS[heap])
+            if given is not None:
+                set_, n = given[1], given[0]
+                other = used.get((set_, n))
+                if other is not None and strict:
+                    raise error(f"'{var.name}' (-fvk-bind-{heap}-heap) and resource '{other.name}' are both bound "
+                                f"to descriptor set {set_} binding {n}", var.loc)
+            elif options.vk_bind_registers:
+                raise error(f"'{var.name}' needs -fvk-bind-{heap}-heap when -fvk-bind-register is used", var.loc)
+            else:
+                set_, n = 0, 0
+                while (set_, n) in used:
+                    n += 1
+            places[heap] = (set_, n)
+            used[(set_, n)] = var
+        b.vk = ir.VkBinding(*places[heap])
+    users = _counter_users(module) if views else set()
+    counted = [v for v in views if id(v) in users or _always_counted(ir.view_type(v))]
+    if counted:     # one counter heap: a runtime array of counters, indexed like the resource heap
+        given = options.vk_bind_counter_heap
+        if given is not None:
+            set_, n = given[1], given[0]
+        elif options.vk_bind_registers:
+            raise error(f"the counters of '{counted[0].name}' need -fvk-bind-counter-heap when -fvk-bind-register "
+                        f"is used", counted[0].loc)
+        else:
+            set_, n = 0, 0
+            while (set_, n) in used:
+                n += 1
+        other = used.get((set_, n))
+        if other is not None and strict:
+            raise error(f"the counter heap and resource '{other.name}' are both bound to descriptor set {set_} "
+                        f"binding {n}", counted[0].loc)
+        used[(set_, n)] = counted[0]
+        for v in counted:
+            vk = ir.view_binding(v)[0].vk
+            assert vk is not None       # given above
+            vk.counter_binding, vk.counter_set = n, set_
+
+
+def _always_counted(t: ir.Resource) -> bool:
+    """Append/Consume structured buffers: a hidden counter always in use (ir/resource_kinds.py)."""
+    info = KINDS.get(t.kind)
+    return info is not None and info.counter
+
+
+def _is_view(var: ir.Variable) -> bool:
+    return var.binding is not None and var.binding.heap is not None
 
 
 def _counter_users(module: ir.Module) -> set[int]:
-    """Structured buffers whose hidden counter is used (Append/Consume always have one)."""
+    """Structured buffers whose hidden counter is used (Append/Consume always have one); for a heap
+    view, any element's counter."""
     users: set[int] = set()
     for f in module.functions:
         for s in ir.walk_stmts(f.body):
             for e in ir.stmt_exprs(s):
                 for x in ir.walk_expr(e):
-                    if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter") \
-                            and isinstance(x.args[0], ir.VarRef):
-                        users.add(id(x.args[0].var))
+                    if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
+                        r = x.args[0]
+                        if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and \
+                                _is_view(r.base.var):
+                            r = r.base
+                        if isinstance(r, ir.VarRef):
+                            users.add(id(r.var))
     return users
 
 
@@ -104,7 +174,8 @@ def _counter_bindings(module: ir.Module, used: dict[tuple[int, int], ir.Variable
         kind = var.type.kind if isinstance(var.type, ir.Resource) else None
         if kind not in ("AppendStructuredBuffer", "ConsumeStructuredBuffer") and id(var) not in users:
             continue
-        b = var.binding
+        b = ir.binding_of(var)
+        assert b.vk is not None   # every resource got one above
         set_ = b.vk.set
         n = b.vk_counter_explicit
         if n is None:

@@ -146,6 +146,29 @@ def _io_entry(var: ir.Variable) -> dict:
         d["location"] = io.location
     if io.interpolation:
         d["interpolation"] = io.interpolation
+    if io.patch:                          # tessellation: a patch constant
+        d["patch"] = True
+    if io.arrayed and isinstance(var.type, ir.Array):     # tessellation: one per control point
+        d["type"] = str(var.type.elem)
+        d["control_points"] = var.type.size
+    return d
+
+
+def _tess_entry(t: ir.TessInfo) -> dict:
+    """What a pipeline needs of a hull or domain shader (patch list size, tessellator state)."""
+    d: dict[str, object] = {"domain": t.domain}
+    if t.input_control_points is not None:
+        d["input_control_points"] = t.input_control_points
+    if t.output_control_points is not None:
+        d["output_control_points"] = t.output_control_points
+    if t.partitioning is not None:
+        d["partitioning"] = t.partitioning
+    if t.output_topology is not None:
+        d["output_topology"] = t.output_topology
+    if t.max_tess_factor is not None:
+        d["max_tess_factor"] = t.max_tess_factor
+    if t.patch_source is not None:
+        d["patch_constant_function"] = t.patch_source.name.removeprefix("src.")
     return d
 
 
@@ -154,7 +177,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     from ..ir.layout import vulkan_rule
     from .usage import used_globals
 
-    if any(v.binding.vk is None for v in module.resources):
+    if any(ir.binding_of(v).vk is None for v in (*module.resources, *module.heap_views)):
         _derive_vulkan_view(module, options)
     ep = module.entry
     assert ep is not None
@@ -162,11 +185,13 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
                    "inputs": [_io_entry(v) for v in ep.inputs], "outputs": [_io_entry(v) for v in ep.outputs]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
+    if ep.tess is not None:
+        entry["tessellation"] = _tess_entry(ep.tess)
     used = used_globals(module)
     # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
     push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT
             or (v.binding is not None and v.binding.push_constant)]
-    out = {
+    out: dict = {
         "format": FORMAT,
         "manifest_version": MANIFEST_VERSION,
         "source": source_name,
@@ -182,6 +207,9 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    heaps = _heaps(module)
+    if heaps:
+        out["descriptor_heaps"] = heaps
     if module.root_signature is not None:
         from ..rootsig.manifest import manifest_view, vulkan_layout
 
@@ -214,10 +242,19 @@ def _derive_vulkan_view(module: ir.Module, options: CompileOptions) -> None:
     try:
         vk_bindings.run(module, options, strict=False)
     except CompileError:
-        for v in module.resources:
-            v.binding.vk = None
+        for v in (*module.resources, *module.heap_views):
+            ir.binding_of(v).vk = None
     finally:
         module.globals = all_globals
+
+
+def _heaps(module: ir.Module) -> list[dict]:
+    """SM 6.6 descriptor-heap usage (reflect/heaps.py)."""
+    if not module.heap_views:
+        return []
+    from .heaps import heap_usage
+
+    return heap_usage(module)
 
 
 def dumps(manifest: dict) -> str:

@@ -12,7 +12,7 @@ import math
 
 from ..diagnostics import CompileError
 from . import model as m
-from .validate import ShaderResource, check_resources, check_signature
+from .validate import HEAP_FLAGS, ShaderResource, check_resources, check_signature
 
 _KIND_OF_CLASS = {"b": "CBV", "t": "SRV", "u": "UAV", "s": "Sampler"}
 _STAGE_VIS = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL"}
@@ -24,8 +24,10 @@ class Shader:
     """What derivation needs of one entry point: its stage, whether it reads vertex attributes
     (an input assembler layout), and the resources it uses."""
 
-    def __init__(self, stage: str, vertex_inputs: bool, resources: list[ShaderResource]):
+    def __init__(self, stage: str, vertex_inputs: bool, resources: list[ShaderResource],
+                 heaps: frozenset[str] = frozenset()):
         self.stage, self.vertex_inputs, self.resources = stage, vertex_inputs, resources
+        self.heaps = heaps      # SM 6.6 descriptor heaps indexed: 'resource', 'sampler'
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> Shader:
@@ -38,7 +40,7 @@ class Shader:
             out.append(ShaderResource(r["name"], h["class"], h["register"], h["space"], count, r["kind"], size))
         entry = manifest["entry"]
         return cls(entry["stage"], _reads_vertex_attributes(entry["stage"], [i["semantic"] for i in entry["inputs"]]),
-                   out)
+                   out, frozenset(h["heap"] for h in manifest.get("descriptor_heaps", [])))
 
 
 def _reads_vertex_attributes(stage: str, semantics: list[str]) -> bool:
@@ -85,11 +87,11 @@ def _build(uses: dict, constants: dict, all_visible: bool, version: str, flags: 
 
 def from_module(module) -> Shader:
     """From a compiled module (ir.Module): only the resources its code uses."""
-    from .shader import shader_resources
+    from .shader import shader_resources, used_heaps
 
     ep = module.entry
     return Shader(ep.stage, _reads_vertex_attributes(ep.stage, [v.io.semantic for v in ep.inputs]),
-                  shader_resources(module))
+                  shader_resources(module), frozenset(used_heaps(module)))
 
 
 def derive(shaders: list[Shader], *, root_constants: int = 0, version: str = "1.1") -> m.RootSignature:
@@ -104,6 +106,8 @@ def derive(shaders: list[Shader], *, root_constants: int = 0, version: str = "1.
         stage = sh.stage
         if sh.vertex_inputs:
             flags |= m.ROOT_FLAGS["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]
+        for heap in sh.heaps:
+            flags |= m.ROOT_FLAGS[HEAP_FLAGS[heap]]
         for r in sh.resources:
             key = (r.register_class, r.space, r.register)
             count, stages = uses.get(key, (r.count, set()))

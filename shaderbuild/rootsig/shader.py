@@ -9,7 +9,7 @@ from ..options import CompileOptions
 from . import source
 from .model import ROOT_FLAGS, RootSignature
 from .parser import parse
-from .validate import ShaderResource, check_resources, check_signature
+from .validate import ShaderResource, check_heaps, check_resources, check_signature
 
 
 def root_signature_for(tu, macros: dict, options: CompileOptions, *, standalone: bool = False) -> RootSignature | None:
@@ -56,5 +56,12 @@ def check_module(module: ir.Module) -> list[Diagnostic]:
     raises CompileError, returns warnings."""
     rs = module.root_signature
     if isinstance(rs, RootSignature) and module.entry is not None:
+        check_heaps(rs, module.entry.stage, used_heaps(module))
         return check_resources(rs, module.entry.stage, shader_resources(module))
     return []
+
+
+def used_heaps(module: ir.Module) -> set[str]:
+    """The SM 6.6 descriptor heaps ('resource', 'sampler') the code indexes."""
+    used = ir.referenced_variables(module.functions)
+    return {ir.view_binding(v)[1] for v in module.heap_views if id(v) in used}

@@ -149,6 +149,20 @@ _STAGE_VISIBILITY = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL", "hu
 _ROOT_BUFFERS = ("StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer")
 
 
+HEAP_FLAGS = {"resource": "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "sampler": "SAMPLER_HEAP_DIRECTLY_INDEXED"}
+
+
+def check_heaps(rs: m.RootSignature, stage: str, heaps: set[str]) -> None:
+    """A shader indexing an SM 6.6 descriptor heap needs the root flag that lets it (D3D12 refuses
+    the pipeline state otherwise)."""
+    for heap in ("resource", "sampler"):
+        flag = HEAP_FLAGS[heap]
+        if heap in heaps and not rs.flags & m.ROOT_FLAGS[flag]:
+            name = "ResourceDescriptorHeap" if heap == "resource" else "SamplerDescriptorHeap"
+            raise error(f"root signature: the {stage} shader indexes '{name}' but RootFlags lacks {flag}",
+                        rs.flags_loc or rs.loc)
+
+
 def check_resources(rs: m.RootSignature, stage: str, resources: list[ShaderResource]) -> list[Diagnostic]:
     """Every resource must be bound by a range of its type, register, space and the stage's
     visibility (DXC checks only the first register of an unbounded array); returns warnings."""

@@ -59,7 +59,9 @@ def test_every_dxil_parses(built):
                        for op in ("bufferStore", "rawBufferStore", "textureStore")), d
         else:
             assert "call void @dx.op.storeOutput" in check.ir, d
-    assert stages == {"compute", "vertex", "pixel"}
+        if stage == "hull":        # the terrain's patch constants
+            assert "call void @dx.op.storePatchConstant" in check.ir, d
+    assert stages == {"compute", "vertex", "pixel", "hull", "domain"}
 
 
 def test_manifests_agree_across_backends(built):
@@ -240,3 +242,115 @@ def test_tonemap_carries_its_root_signature(built):
     carried = [m["root_signature"] for m in manifests if "root_signature" in m]
     assert len(carried) == 4 and all(m["source"].endswith("tonemap.hlsl") for m in manifests if "root_signature" in m)
     assert len({c["string"] for c in carried}) == 1
+
+
+def test_terrain_tessellates_and_lights(vk, built):
+    """The tessellated terrain (vertex, hull, domain, pixel) drawn on lavapipe: one quad patch over
+    the whole target, a constant heightmap (the height moves the surface, not its normal), a
+    view-projection taking world (x, z) to clip (x, y); every pixel is the sun colour times
+    0.15 + 0.85 * (n . -sun_dir) with n = +y.  Then the DXIL builds through dxil-spirv: same pixels."""
+    spvs = {p.stem: p for p in outputs(built, "spirv", ".spv") if p.stem.startswith("terrain_")}
+    assert sorted(spvs) == ["terrain_ds_main", "terrain_hs_main", "terrain_ps_main", "terrain_vs_main"]
+    hs_manifest = json.loads(Path(str(spvs["terrain_hs_main"]) + ".json").read_text())
+    assert hs_manifest["entry"]["tessellation"] == {
+        "domain": "quad", "partitioning": "fractional_odd", "output_topology": "triangle_cw",
+        "input_control_points": 4, "output_control_points": 4, "max_tess_factor": 15.0,
+        "patch_constant_function": "terrain_patch"}
+    res = binding(Path(str(spvs["terrain_ds_main"]) + ".json"))
+    m = [[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5], [0, 0, 0, 1]]      # clip = (x, z, 0.5, 1)
+    sun_dir = (0.0, -math.sqrt(0.5), -math.sqrt(0.5))
+    sun_color = (1.0, 0.5, 0.25)
+    frame = struct.pack("16f", *[m[r][c] for c in range(4) for r in range(4)]) \
+        + struct.pack("3ff", 0.0, 4.0, 0.0, 0.0) + struct.pack("3ff", *sun_dir, 1.0) + struct.pack("3fI", *sun_color, 0)
+    heights = struct.pack("4f", 0.5, 0.5, 0.5, 0.5)
+    quad = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    vb = vk.VertexBuffer(b"".join(struct.pack("5f", x, 0.0, z, (x + 1) / 2, (z + 1) / 2) for x, z in quad), 20,
+                         [(0, "float3", 0), (1, "float2", 12)])
+    fr, hm, sm = res["Frame"]["vulkan"], res["Heightmap"]["vulkan"], res["LinearWrap"]["vulkan"]
+    descs = [vk.Buf(fr["set"], fr["binding"], frame, kind="uniform"),
+             vk.Image(hm["set"], hm["binding"], heights, 2, 2, format="r32f"),
+             vk.Sampler(sm["set"], sm["binding"], filter="nearest")]
+    size = 16
+    spv = {k: spvs[f"terrain_{k}_main"].read_bytes() for k in ("vs", "hs", "ds", "ps")}
+    px = vk.run_graphics(spv["vs"], "vs_main", spv["ps"], "ps_main", size, size, descs, [vb], 4,
+                         tessellation=(spv["hs"], "hs_main", spv["ds"], "ds_main", 4))
+    lit = 0.15 + 0.85 * math.sqrt(0.5)
+    want = tuple(round(c * lit * 255) for c in sun_color) + (255,)
+    for i in range(size * size):
+        assert all(abs(g - w) <= 1 for g, w in zip(px[4 * i:4 * i + 4], want)), (i % size, i // size, px[4 * i:4 * i + 4])
+    from harness import dxil_consumer
+    dx = {k: built / "dxil" / p.relative_to(built / "spirv").with_suffix(".dxil") for k, p in spvs.items()}
+    conv = {k[8:10]: dxil_consumer.to_spirv(p.read_bytes()) for k, p in dx.items()}
+    entry = {k: tools.spirv_cross_reflect(v)["entryPoints"][0]["name"] for k, v in conv.items()}
+    dres, sh = binding(Path(str(dx["terrain_ds_main"]) + ".json")), dxil_consumer.SHIFTS
+    at = {n: (dres[n]["hlsl"]["space"], sh[dres[n]["hlsl"]["class"]] + dres[n]["hlsl"]["register"])
+          for n in ("Frame", "Heightmap", "LinearWrap")}
+    ddescs = [vk.Buf(*at["Frame"], frame, kind="uniform"), vk.Image(*at["Heightmap"], heights, 2, 2, format="r32f"),
+              vk.Sampler(*at["LinearWrap"], filter="nearest")]
+    got = vk.run_graphics(conv["vs"], entry["vs"], conv["ps"], entry["ps"], size, size, ddescs, [vb], 4,
+                          tessellation=(conv["hs"], entry["hs"], conv["ds"], entry["ds"], 4))
+    assert got == px, "the terrain drawn from DXIL through dxil-spirv differs from the SPIR-V draw"
+
+
+# bindless_material.hlsl: heap contents (element -> texture), the material records and the pixel -> material map
+MAT_ALBEDO = {5: [(1.0, 0.5, 0.25, 1.0), (0.5, 0.5, 0.5, 1.0)], 9: [(0.2, 0.4, 0.6, 0.8), (1.0, 0.0, 1.0, 0.0)]}
+MAT_MASK = {2: [1.0, 0.5], 12: [0.25, 2.0]}
+MATERIALS = [(5, 2, (1.0, 1.0, 1.0, 1.0)), (9, 12, (2.0, 0.5, 1.0, 4.0)), (5, 12, (0.5, 0.5, 0.5, 0.5))]
+PIXEL_MATERIAL = [0, 1, 2, 1, 0, 2, 2, 1]
+MAT_HEAP = 16
+
+
+def _material_heap(vk, set_: int, binding: int) -> list:
+    heap = []
+    for i in range(MAT_HEAP):
+        if i in MAT_ALBEDO:
+            data = struct.pack("8f", *[c for t in MAT_ALBEDO[i] for c in t])
+            heap.append(vk.Image(set_, binding, data, 2, 1, format="rgba32f", index=i))
+        elif i in MAT_MASK:
+            heap.append(vk.Image(set_, binding, struct.pack("2f", *MAT_MASK[i]), 2, 1, format="r32f", index=i))
+        else:       # every other element holds a valid descriptor of some type
+            heap.append(vk.Buf(set_, binding, struct.pack("I", i), index=i))
+    return heap
+
+
+def _material_expected() -> list[float]:
+    out: list[float] = []
+    for px, mat in enumerate(PIXEL_MATERIAL):
+        albedo, mask, tint = MATERIALS[mat]
+        texel = px & 1
+        out += [f32(f32(MAT_ALBEDO[albedo][texel][c] * tint[c]) * MAT_MASK[mask][texel]) for c in range(4)]
+    return out
+
+
+def test_bindless_material_manifests_carry_heap_usage(built):
+    for backend, ext in (("spirv", ".spv"), ("dxil", ".dxil")):
+        path = next(p for p in outputs(built, backend, ext) if p.stem == "bindless_material")
+        heaps = json.loads(Path(str(path) + ".json").read_text())["descriptor_heaps"]
+        assert [(h["heap"], h["non_uniform"], [t["kind"] for t in h["types"]]) for h in heaps] == [
+            ("resource", True, ["Texture2D<float4>", "Texture2D<float>"])]
+        # the project shifts the SPIR-V build's t/s/u registers to 16+/32+/48+, so binding 0 of set 0 is free
+        # for the heap; the DXIL build's informational Vulkan view has no shifts: the heap follows t0, t1, u0
+        assert {k: heaps[0]["vulkan"][k] for k in ("set", "binding", "descriptor_type")} == {
+            "set": 0, "binding": 0 if backend == "spirv" else 2, "descriptor_type": "sampled_image"}
+
+
+def test_bindless_material_executes(vk, built):
+    spv = next(p for p in outputs(built, "spirv", ".spv") if p.stem == "bindless_material")
+    dx = built / "dxil" / spv.relative_to(built / "spirv").with_suffix(".dxil")
+    manifest = json.loads(Path(str(spv) + ".json").read_text())
+    res = {r["name"]: r for r in manifest["resources"]}
+    records = b"".join(struct.pack("II8x4f", a, m, *t) for a, m, t in MATERIALS)
+    assert res["Materials"]["vulkan"]["stride"] == res["Materials"]["hlsl"]["stride"] == 32
+    data = {"Materials": records, "PixelMaterial": struct.pack("8I", *PIXEL_MATERIAL), "Shaded": bytes(8 * 16)}
+    heap_vk = manifest["descriptor_heaps"][0]["vulkan"]
+    bufs = [vk.Buf(res[n]["vulkan"]["set"], res[n]["vulkan"]["binding"], data[n]) for n in data]
+    got = vk.run_compute(spv.read_bytes(), "main", bufs + _material_heap(vk, heap_vk["set"], heap_vk["binding"]))
+    assert list(struct.unpack("32f", got[2])) == _material_expected()
+    # the DXIL build through dxil-spirv: registers at (space, shift[class] + register), the heap at set 0 binding 0
+    from harness import dxil_consumer
+    spirv = dxil_consumer.to_spirv(dx.read_bytes())
+    sh = dxil_consumer.SHIFTS
+    dbufs = [vk.Buf(res[n]["hlsl"]["space"], sh[res[n]["hlsl"]["class"]] + res[n]["hlsl"]["register"], data[n])
+             for n in data]
+    got_dx = vk.run_compute(spirv, "main", dbufs + _material_heap(vk, 0, 0))
+    assert got_dx[2] == got[2]

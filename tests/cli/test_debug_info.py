@@ -380,7 +380,9 @@ def test_sample_project_with_debug_info(monkeypatch):
             if target == "spirv":
                 tools.spirv_val(res.binary, "vulkan1.1")
             else:
-                assert "DILocation" in _llvm_dis_checked(_program_bitcode(_parts(res.binary)["ILDB"]))
+                # kept, not stripped as invalid (a pass-through shader such as terrain's vs_main has only
+                # the wrapper's I/O calls, which carry no line, so DILocation is not required)
+                assert "DISubprogram" in _llvm_dis_checked(_program_bitcode(_parts(res.binary)["ILDB"]))
             n += 1
     assert n >= 26
 

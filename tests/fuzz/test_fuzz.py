@@ -163,7 +163,7 @@ def test_cli_exit_status(tmp_path) -> None:
 def test_known_findings_have_open_regression_tests() -> None:
     """Every tolerated finding is tracked by a still-open strict xfail in test_fuzz_regressions;
     once its bug is fixed (the xfail removed) this fails until the KNOWN entry goes too."""
-    import test_fuzz_regressions as reg
+    from fuzz import test_fuzz_regressions as reg
 
     open_ids = {(name, target) for name, _d, _f, bug in reg.REGRESSIONS for target in reg.TARGETS
                 if reg._open_bug(bug, target)}

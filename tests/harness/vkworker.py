@@ -96,6 +96,12 @@ _FEATURE_CHAIN = (
     ("VkPhysicalDeviceVulkan12Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES),
     ("VkPhysicalDeviceVulkan13Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES),
 )
+# Device extensions enabled when the device has them, with their feature structs (chained likewise):
+# mutable descriptors let one binding hold descriptors of several types (SM 6.6 heaps as DXC maps them)
+_OPTIONAL_EXTENSIONS = (
+    ("VK_EXT_mutable_descriptor_type", "VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MUTABLE_DESCRIPTOR_TYPE_FEATURES_EXT),
+)
 
 
 class Context:
@@ -115,7 +121,11 @@ class Context:
         self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.pd)
         self.qfi = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+        have = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
+        self.extensions = [e for e, _c, _s in _OPTIONAL_EXTENSIONS if e in have]
         self._features = self._query_features()
+        ext_names = [ffi.new("char[]", e.encode()) for e in self.extensions]
+        self._ext_names = (ext_names, ffi.new("char*[]", ext_names))    # alive as long as the device
         prio = ffi.new("float[]", [1.0])
         qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
             "sType": vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -124,6 +134,7 @@ class Context:
         dinfo = ffi.new("VkDeviceCreateInfo*", {
             "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
             "pNext": self._features[0], "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
+            "enabledExtensionCount": len(self.extensions), "ppEnabledExtensionNames": self._ext_names[1],
         })
         self.device = vk.vkCreateDevice(self.pd, dinfo[0], None)
         self.queue = vk.vkGetDeviceQueue(self.device, self.qfi, 0)
@@ -134,7 +145,8 @@ class Context:
         """Query core + 1.1/1.2/1.3 features; the same chain is enabled as-is (all supported)."""
         chain = []
         nxt = ffi.NULL
-        for ctype, stype in reversed(_FEATURE_CHAIN):
+        optional = tuple((c, s) for e, c, s in _OPTIONAL_EXTENSIONS if e in self.extensions)
+        for ctype, stype in reversed(_FEATURE_CHAIN + optional):
             s = ffi.new(ctype + "*", {"sType": stype, "pNext": nxt})
             chain.insert(0, s)
             nxt = s
@@ -299,23 +311,38 @@ class Descriptors:
         """Exceeding a per-stage descriptor limit is undefined behaviour (lavapipe segfaults): refuse it."""
         limits = self.res.ctx.props.limits
         totals: dict[str, int] = {}
-        for dtype, count in self._bindings().values():
-            field = _STAGE_LIMITS[dtype]
-            totals[field] = totals.get(field, 0) + count
+        kinds = self._binding_types()
+        for key, (_dtype, count) in self._bindings().items():
+            for field in {_STAGE_LIMITS[t] for t in kinds[key]}:     # a mutable binding counts for each type
+                totals[field] = totals.get(field, 0) + count
         for field, total in totals.items():
             if total > getattr(limits, field):
                 raise ValueError(f"{total} descriptors exceed the device's {field} = {getattr(limits, field)}")
 
     # ---- layouts and sets
     def _bindings(self) -> dict[tuple[int, int], tuple[int, int]]:
-        """(set, binding) -> (descriptor type, count); every element of a binding must agree on type."""
+        """(set, binding) -> (descriptor type, count); a binding whose elements are of several types
+        is a VK_DESCRIPTOR_TYPE_MUTABLE_EXT binding (VK_EXT_mutable_descriptor_type)."""
         out: dict[tuple[int, int], tuple[int, int]] = {}
-        for d, item in zip(self.descs, self.items):
-            key = (d["set"], d["binding"])
-            dtype, count = out.get(key, (item["type"], 0))
-            if dtype != item["type"]:
+        for (key, types), count in zip(self._binding_types().items(), self._binding_counts().values()):
+            if len(types) > 1 and "VK_EXT_mutable_descriptor_type" not in self.res.ctx.extensions:
                 raise ValueError(f"set {key[0]} binding {key[1]} mixes descriptor kinds")
-            out[key] = (dtype, max(count, d.get("index", 0) + 1))
+            out[key] = (types[0] if len(types) == 1 else vk.VK_DESCRIPTOR_TYPE_MUTABLE_EXT, count)
+        return out
+
+    def _binding_types(self) -> dict[tuple[int, int], list[int]]:
+        out: dict[tuple[int, int], list[int]] = {}
+        for d, item in zip(self.descs, self.items):
+            types = out.setdefault((d["set"], d["binding"]), [])
+            if item["type"] not in types:
+                types.append(item["type"])
+        return out
+
+    def _binding_counts(self) -> dict[tuple[int, int], int]:
+        out: dict[tuple[int, int], int] = {}
+        for d in self.descs:
+            key = (d["set"], d["binding"])
+            out[key] = max(out.get(key, 0), d.get("index", 0) + 1)
         return out
 
     def _set_layouts(self) -> list:
@@ -325,10 +352,20 @@ class Descriptors:
         nsets = max((s for s, _b in bindings), default=-1) + 1
         layouts = []
         for s in range(nsets):
+            mine = [(b, t, n) for (ss, b), (t, n) in sorted(bindings.items()) if ss == s]
             entries = [vk.VkDescriptorSetLayoutBinding(binding=b, descriptorType=t, descriptorCount=n,
-                                                       stageFlags=vk.VK_SHADER_STAGE_ALL)
-                       for (ss, b), (t, n) in sorted(bindings.items()) if ss == s]
-            info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(entries), pBindings=entries or None)
+                                                       stageFlags=vk.VK_SHADER_STAGE_ALL) for b, t, n in mine]
+            mutable = None
+            if any(t == vk.VK_DESCRIPTOR_TYPE_MUTABLE_EXT for _b, t, _n in mine):
+                kinds = self._binding_types()
+                lists = [vk.VkMutableDescriptorTypeListEXT(
+                    descriptorTypeCount=len(kinds[(s, b)]) if t == vk.VK_DESCRIPTOR_TYPE_MUTABLE_EXT else 0,
+                    pDescriptorTypes=kinds[(s, b)] if t == vk.VK_DESCRIPTOR_TYPE_MUTABLE_EXT else None)
+                    for b, t, _n in mine]
+                mutable = vk.VkMutableDescriptorTypeCreateInfoEXT(mutableDescriptorTypeListCount=len(lists),
+                                                                  pMutableDescriptorTypeLists=lists)
+            extra = {"pNext": mutable} if mutable is not None else {}
+            info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(entries), pBindings=entries or None, **extra)
             layouts.append(self.res.add(vk.vkDestroyDescriptorSetLayout,
                                         vk.vkCreateDescriptorSetLayout(dev, info, None)))
         return layouts
@@ -549,7 +586,11 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     dev = res.ctx.device
     keep = []  # C strings referenced by the create infos
     stages = []
-    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
+    for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT),
+                           ("hs", vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT),
+                           ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT)):
+        if r.get(key) is None:
+            continue
         spirv, entry = r[key]
         module = res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
             codeSize=len(spirv), pCode=spirv), None))
@@ -568,10 +609,12 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     viewport = vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0, maxDepth=1.0)
     scissor = vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h))
     blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
+    points = r.get("patch_control_points")    # with hs + ds: a patch list
+    tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=points) if points else None
     info = vk.VkGraphicsPipelineCreateInfo(
-        stageCount=2, pStages=stages, pVertexInputState=vinput,
+        stageCount=len(stages), pStages=stages, pVertexInputState=vinput, pTessellationState=tess,
         pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
-            topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
             viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(

@@ -329,11 +329,14 @@ def run_graphics(
     instance_count: int = 1,
     targets: int = 1,
     full: bool = False,
+    tessellation: tuple[bytes, str, bytes, str, int] | None = None,
 ):
     """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
     RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
     no D3D flip), 4 bytes per pixel.  With full=True return (pixels of every target, final contents of
-    every descriptor) instead.  Descriptors may be Buf, TexelBuffer, Image or Sampler."""
+    every descriptor) instead.  Descriptors may be Buf, TexelBuffer, Image or Sampler.
+    tessellation=(hs_spirv, hs_entry, ds_spirv, ds_entry, control_points) adds the hull and domain
+    stages and draws a patch list of that many control points per patch."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
@@ -341,7 +344,11 @@ def run_graphics(
         "vertex_count": vertex_count, "clear": tuple(float(c) for c in clear),
         "instance_count": int(instance_count), "targets": int(targets), "full": bool(full),
     }
-    return _same_at_o0(req, _call(req, timeout), ("vs", "ps"), timeout)
+    if tessellation is not None:
+        hs, hs_entry, ds, ds_entry, points = tessellation
+        req.update(hs=(bytes(hs), hs_entry), ds=(bytes(ds), ds_entry), patch_control_points=int(points))
+    stages = ("vs", "ps", "hs", "ds") if tessellation is not None else ("vs", "ps")
+    return _same_at_o0(req, _call(req, timeout), stages, timeout)
 
 
 def crash_worker(how: str = "segv") -> None:

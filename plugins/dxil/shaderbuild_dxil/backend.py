@@ -13,11 +13,19 @@ from shaderbuild.options import CompileOptions
 from . import check
 from .container import ContainerInfo, assemble_container, build_container, debug_name_part, program_part
 from .debuginfo import DebugInfo
-from .dxmeta import add_metadata, dxil_version, feature_info, shader_flags, validator_version
+from .dxmeta import (
+    TESS_DOMAINS,
+    TESS_OUTPUT_PRIMITIVES,
+    add_metadata,
+    dxil_version,
+    feature_info,
+    shader_flags,
+    validator_version,
+)
 from .lower import lower_module
 from .lowered import LoweredModule
 from .resources import psv_resources
-from .viewid import compute_view_id_state
+from .viewid import ViewIdState, compute_view_id_state
 from .writer import write_bitcode
 
 __all__ = ["DxilOutput", "compile_dxil"]
@@ -81,8 +89,10 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     sm = (profile.major, profile.minor)
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
+    tess = lm.stage if lm.stage in ("hull", "domain") else None
     if lm.stage != "compute":
-        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs)
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, tess=tess, patch=lm.patch_constants,
+                                           patch_fn=lm.patch_function)
     add_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
@@ -97,9 +107,17 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
         sample_frequency=any(e.interp in SAMPLE_INTERP or e.kind == SAMPLE_INDEX_KIND for e in lm.inputs),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass",
-        view_id=lm.view_id,
+        view_id=lm.view_id if isinstance(lm.view_id, ViewIdState) else None,
         root_signature=_root_signature_part(module, options),
     )
+    if tess is not None:
+        t = lm.tess
+        assert t is not None
+        info.patch_constants = [e.container_element(lm.stage == "hull") for e in lm.patch_constants]
+        info.input_control_points = t.input_control_points or 0
+        info.output_control_points = t.output_control_points or 0
+        info.tess_domain = TESS_DOMAINS[t.domain]
+        info.tess_output_primitive = TESS_OUTPUT_PRIMITIVES.get(t.output_topology or "", 0)
     debug_container = debug_bitcode = debug_path = None
     if debug is not None:
         debug.finish(lm.llmod)

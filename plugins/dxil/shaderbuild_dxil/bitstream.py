@@ -6,7 +6,7 @@ bitstream format requires.  Block lengths are back-patched on exit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -206,7 +206,7 @@ def _compile(abbrev: Abbrev) -> _Plan:
             return _Plan(tuple(scalars), None, True)
         scalars.append((op.value, None) if op.kind == "literal" else (None, _field_digits(op)))
     if scalars[0][1] is None and all(table is not None for _, table in scalars[1:]):
-        return _Plan(tuple(scalars), None, False, scalars[0][0], tuple(table for _, table in scalars[1:]))
+        return _Plan(tuple(scalars), None, False, scalars[0][0], tuple(table for _, table in scalars[1:] if table is not None))
     return _Plan(tuple(scalars), None, False)
 
 
@@ -381,7 +381,7 @@ class BitstreamWriter:
             raise ValueError(f"abbreviation {abbrev} is not a literal code with scalar fields")
         return self._id_digits[abbrev], plan.fields
 
-    def emit_record(self, code: int, ops: list[int], abbrev: int = 0) -> None:
+    def emit_record(self, code: int, ops: Sequence[int], abbrev: int = 0) -> None:
         if abbrev == 0:                      # VBR-6 throughout: the operands go through map()
             p = self._pieces
             p += (self._unabbrev, _V6[code], _V6[len(ops)])
@@ -411,7 +411,7 @@ class BitstreamWriter:
             cache.put(key, digits)
         p.append(digits)
 
-    def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: list[int]) -> None:
+    def _emit_abbreviated(self, plan: _Plan, abbrev_id: int, code: int, ops: Sequence[int]) -> None:
         scalars = plan.scalars
         if len(ops) + 1 < len(scalars) or (plan.tail is None and not plan.blob and len(ops) + 1 != len(scalars)):
             raise ValueError("record has more operands than its abbreviation" if len(ops) + 1 > len(scalars)

@@ -7,6 +7,7 @@ Offsets inside a structured-buffer element come from shaderbuild.ir.layout's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from shaderbuild import ir
@@ -43,6 +44,7 @@ def component_offsets(t: ir.Type, rule: str, row_major: bool = False) -> tuple[i
         return tuple((r * ms + c * es) if rm else (c * ms + r * es) for r in range(t.rows) for c in range(t.cols))
     if isinstance(t, ir.Array):
         lay = layout_of(t, rule, row_major)
+        assert lay.array_stride is not None     # an array's layout has one
         inner = component_offsets(t.elem, rule, row_major)
         return tuple(j * lay.array_stride + o for j in range(t.size or 0) for o in inner)
     if isinstance(t, ir.Struct):
@@ -59,7 +61,7 @@ def _is64(s: ir.Scalar) -> bool:
     return s.kind != "bool" and s.width == 64
 
 
-def _runs(scalars: list[ir.Scalar], offsets: list[int], comps: list[int], limit: int = 4) -> list[list[int]]:
+def _runs(scalars: Sequence[ir.Scalar], offsets: Sequence[int], comps: list[int], limit: int = 4) -> list[list[int]]:
     """Group components into runs of <= 4 consecutive same-typed values."""
     runs: list[list[int]] = []
     for c in comps:
@@ -97,8 +99,10 @@ def buffer_coords(L: Lowering, p: BufferPlace, extra: int = 0) -> list[Value]:
     u = Undef(T.i32)
     off = L.add_const(p.dyn_offset, p.offset + extra) if p.dyn_offset is not None else ConstInt(T.i32, p.offset + extra)
     if p.res.shape == STRUCTURED:
+        assert not isinstance(p.index, list)    # one element index
         return [p.index, off, u]
     if p.res.shape == RAW:
+        assert not isinstance(p.index, list)    # one byte address
         return [L.add(p.index, off), u, u]
     idx = p.index if isinstance(p.index, list) else [p.index]
     return (list(idx) + [u, u, u])[:3]
@@ -138,7 +142,7 @@ class BufferAccess:
                 out[c] = L.b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v
         return out  # type: ignore[return-value]
 
-    def _load_run(self, p: BufferPlace, offset: int, mt: T.Type, n: int) -> list[Value]:
+    def _load_run(self, p: BufferPlace, offset: int, mt: T.IntType | T.FloatType, n: int) -> list[Value]:
         L = self.L
         ov = overload_name(mt)
         coords = buffer_coords(L, p, offset)
@@ -211,7 +215,7 @@ class BufferAccess:
             self._store_run(p, offs[run[0]], mt, vs)
         return None
 
-    def _store_run(self, p: BufferPlace, offset: int, mt: T.Type, values: list[Value]) -> None:
+    def _store_run(self, p: BufferPlace, offset: int, mt: T.IntType | T.FloatType, values: list[Value]) -> None:
         L = self.L
         ov = overload_name(mt)
         coords = buffer_coords(L, p, offset)
@@ -273,7 +277,7 @@ class BufferAccess:
             index = (off % 16) // size
             ev = b.extract_value(call, index)
             out[k] = b.icmp("ne", ev, ConstInt(T.i32, 0)) if is_bool else ev
-        return out
+        return out  # type: ignore[return-value]  # the plan covers every component: no None is left
 
 
 @cache

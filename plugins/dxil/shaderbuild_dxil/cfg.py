@@ -168,6 +168,7 @@ def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlo
                 or (insts and insts[0].op == "phi"):
             kept.append(bb)
             continue
+        assert p is not None        # term is p's
         p.instructions.pop()
         for inst in insts:
             inst.parent = p

@@ -18,11 +18,11 @@ from .container import ContainerInfo, parse_container
 from .ctrldep import dominator_tree, successors
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
 from .llvm import types as T
-from .llvm.metadata import MDNode
-from .llvm.values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Undef
+from .llvm.metadata import MDNode, MDValue
+from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
-from .viewid import signature_scalars
+from .viewid import ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
 
@@ -61,15 +61,18 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
     the test suite sets)."""
     m = lm.llmod
     defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
-    if defined != [lm.entry]:
-        raise _fail("exactly one defined function (the entry) is expected")
+    bodies = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
+    if defined != bodies:
+        raise _fail("exactly one defined function (the entry) is expected, and a hull shader's "
+                    "patch-constant function after it")
     stage, sm, native16 = ops.stage, ops.sm, ops.native16
     for f in m.functions:
         if not f.blocks:
             _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
-    _check_instructions(lm.entry)
-    if ssa:
-        _check_ssa(lm.entry)
+    for f in bodies:
+        _check_instructions(f)
+        if ssa:
+            _check_ssa(f)
     names = [nmd.name for nmd in m.named_md]
     for name in names:
         if name not in KNOWN_NAMED_METADATA:
@@ -102,6 +105,7 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
         if nmd is not None:
             raise _fail("!dx.viewIdState on a stage without signatures")
         return
+    assert isinstance(state, ViewIdState)
     if (state.num_inputs, state.num_outputs) != (signature_scalars(lm.inputs), signature_scalars(lm.outputs)):
         raise _fail("ViewID state scalar counts disagree with the packed signatures")
     if len(state.inputs_of) != state.num_outputs:
@@ -112,10 +116,21 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
             raise _fail(f"ViewID state: output scalar {o} depends on inputs outside the signatures")
     if nmd is None:
         return
-    data = nmd.nodes[0].ops[0].value
-    words = [c.value for c in data.elems]
+    md = nmd.nodes[0].ops[0]
+    assert isinstance(md, MDValue) and isinstance(md.value, ConstAggregate)    # the emitter's shape
+    data = md.value
+    words = [c.value for c in data.elems if isinstance(c, ConstInt)]    # (an i32 array)
     width = (words[1] + 31) // 32 if len(words) > 1 else 0
     want = 2 + (width if state.uses_view_id else 0) + words[0] * width
+    if state.tess is not None:     # #patch constants after #outputs, then their table
+        if (lm.stage, state.num_patch) != (state.tess, signature_scalars(lm.patch_constants)):
+            raise _fail("ViewID state patch-constant count disagrees with the patch-constant signature")
+        n_pc = words[2] if len(words) > 2 else 0
+        want = 3 + (width if state.uses_view_id else 0) + (words[0] * width if words[1] else 0)
+        if state.tess == "hull" and n_pc:
+            want += words[0] * ((n_pc + 31) // 32)
+        elif state.tess == "domain" and words[1]:
+            want += n_pc * width
     if len(words) != want:
         raise _fail(f"!dx.viewIdState has {len(words)} words, its counts imply {want}")
     if words != state.serialize():
@@ -127,7 +142,7 @@ def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str
                               sm: tuple[int, int], native16: bool) -> None:
     """`_check_declaration` depends only on these: each dx.op declaration of a profile is
     checked once per process, not once per compile (failures raise, so are not cached)."""
-    _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))
+    _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))  # type: ignore[arg-type]  # no module: declarations only
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +270,10 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
     if lm.stage == "compute" or struct.unpack_from("<I", parts["PSV0"])[0] < 36:     # PSV0 v0: no signatures
         return
     psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
-    for tag, elems, psv, vectors in (("ISG1", lm.inputs, psv_in, in_vectors),
-                                     ("OSG1", lm.outputs, psv_out, out_vectors)):
+    checks = [("ISG1", lm.inputs, psv_in, in_vectors), ("OSG1", lm.outputs, psv_out, out_vectors)]
+    if lm.stage in ("hull", "domain"):
+        checks.append(("PSG1", lm.patch_constants, *_psv_patch_signature(parts["PSV0"])))
+    for tag, elems, psv, vectors in checks:
         want_rows: list[tuple[int, int, int]] = []     # (register, semantic index, mask) per row
         want_psv: list[tuple] = []                       # as _psv_signatures reads them
         used = 0                                         # rows the allocated elements span
@@ -288,14 +305,33 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
     uses_view_id = part[4 + 16 + 8 + 1]
     size = (width if uses_view_id and out_vectors else 0) + (4 * in_vectors * width if in_vectors and out_vectors else 0)
     tail = part[_psv_elements_end(part):]
+    if lm.stage in ("hull", "domain"):
+        pc_vectors = part[4 + 16 + 8 + 2]
+        if lm.stage == "hull" and in_vectors and pc_vectors:
+            patch_words = 4 * in_vectors * ((pc_vectors + 7) >> 3)
+        elif lm.stage == "domain" and out_vectors and pc_vectors:
+            patch_words = 4 * pc_vectors * width
+        else:
+            patch_words = 0
+        view = lm.view_id
+        want_patch = view.psv_patch_tables(in_vectors, out_vectors, pc_vectors) \
+            if isinstance(view, ViewIdState) else []
+        if len(tail) < 4 * patch_words or list(struct.unpack(f"<{patch_words}I", tail[len(tail) - 4 * patch_words:])) \
+                != want_patch:
+            raise _fail("PSV0 patch-constant dependency table disagrees with the ViewID state")
+        tail = tail[:len(tail) - 4 * patch_words]
     if len(tail) != 4 * size:
         raise _fail(f"PSV0 dependency tables take {len(tail)} bytes, {4 * size} expected")
     state = lm.view_id
     if state is None:
         return
+    assert isinstance(state, ViewIdState)
     words = list(struct.unpack(f"<{size}I", tail))
     md = state.serialize()
-    n_in, n_out, md = md[0], md[1], md[2:]
+    n_in, n_out, md = md[0], md[1], md[3 if state.tess else 2:]
+    if state.tess:          # the main table only: the patch-constant table was checked above
+        md = md[:(md_width_all := (n_out + 31) // 32) * (n_in + (1 if uses_view_id else 0))] if n_out else []
+        del md_width_all
     md_width = (n_out + 31) // 32
     if n_out and md_width != width:
         raise _fail(f"PSV0 has {width} words per input row, dx.viewIdState {md_width}")
@@ -353,6 +389,28 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
             rows, start_row, cols_start = struct.unpack_from("<BBB", part, pos + size * i + 8)
             elems.append((rows, start_row, cols_start & 0xF, cols_start >> 4 & 3, bool(cols_start & 0x40)))
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
+
+
+def _psv_patch_signature(part: bytes) -> tuple[list, int]:
+    """(patch-constant elements, patch-constant vectors) of a v1+ PSV0 part, as _psv_signatures."""
+    rt_size = struct.unpack_from("<I", part, 0)[0]
+    pc_vectors = part[4 + 28 - 2]
+    n_in, n_out, n_pc = struct.unpack_from("<BBB", part, 4 + 28)
+    pos = 4 + rt_size
+    n_res = struct.unpack_from("<I", part, pos)[0]
+    pos += 4
+    if n_res:
+        pos += 4 + n_res * struct.unpack_from("<I", part, pos)[0]
+    pos += 4 + struct.unpack_from("<I", part, pos)[0]
+    pos += 4 + 4 * struct.unpack_from("<I", part, pos)[0]
+    elems = []
+    if n_pc:
+        size = struct.unpack_from("<I", part, pos)[0]
+        pos += 4
+        for i in range(n_in + n_out, n_in + n_out + n_pc):
+            rows, start_row, cols_start = struct.unpack_from("<BBB", part, pos + size * i + 8)
+            elems.append((rows, start_row, cols_start & 0xF, cols_start >> 4 & 3, bool(cols_start & 0x40)))
+    return elems, pc_vectors
 
 
 def _check_function(f: Function) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .hash import BYPASS_HASH, container_hash
 
@@ -19,6 +20,7 @@ __all__ = ["SignatureElement", "PSVResource", "ContainerInfo", "build_container"
            "SHADER_KIND", "PSV_RESOURCE_TYPE", "parse_container", "program_part", "debug_name_part",
            "assemble_container"]
 
+LINE_DENSITY_TESS_FACTOR, LINE_DETAIL_TESS_FACTOR = 16, 15     # DxilProgramSigSemantic
 SHADER_KIND = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
                "mesh": 13, "amplification": 14}
 PSV_RESOURCE_TYPE = {"Sampler": 1, "CBV": 2, "SRVTyped": 3, "SRVRaw": 4, "SRVStructured": 5, "UAVTyped": 6,
@@ -74,6 +76,28 @@ class PSVResource:
     flags: int = 0
 
 
+class ViewIdTables(Protocol):
+    """What this layer and the facts above it read of viewid.ViewIdState (defined in a higher layer)."""
+
+    @property
+    def num_inputs(self) -> int: ...
+
+    @property
+    def num_outputs(self) -> int: ...
+
+    @property
+    def inputs_of(self) -> tuple[int, ...]: ...
+
+    @property
+    def uses_view_id(self) -> bool: ...
+
+    def serialize(self) -> list[int]: ...
+
+    def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]: ...
+
+    def psv_patch_tables(self, in_vectors: int, out_vectors: int, pc_vectors: int) -> list[int]: ...
+
+
 @dataclass(slots=True)
 class ContainerInfo:
     stage: str
@@ -92,9 +116,15 @@ class ContainerInfo:
     depth_output: bool = False
     sample_frequency: bool = False
     hash_mode: str = "bypass"
-    view_id: object | None = None          # viewid.ViewIdState: the dependency tables after the elements
+    view_id: ViewIdTables | None = None    # viewid.ViewIdState: the dependency tables after the elements
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
     debug_parts: list[tuple[str, bytes]] = field(default_factory=list)   # -Zi: ILDB / ILDN, before HASH
+    # hull/domain shaders: the patch-constant signature (PSG1) and the PSV0 tessellation facts
+    patch_constants: list[SignatureElement] | None = None
+    input_control_points: int = 0
+    output_control_points: int = 0
+    tess_domain: int = 0                   # DXIL::TessellatorDomain
+    tess_output_primitive: int = 0         # DXIL::TessellatorOutputPrimitive
 
 
 # ------------------------------------------------------------------ parts
@@ -116,8 +146,12 @@ def _signature_part(elems: list[SignatureElement]) -> bytes:
     def register(e: SignatureElement, r: int) -> int:
         return e.register if e.register == 0xFFFFFFFF else e.register + r
     rows.sort(key=lambda er: (er[0].stream, register(*er), names[er[0].name]))
+
+    def system_value(e: SignatureElement, r: int) -> int:
+        # an isoline's SV_TessFactor: row 0 the line density, row 1 the line detail
+        return LINE_DETAIL_TESS_FACTOR if e.system_value == LINE_DENSITY_TESS_FACTOR and r == 1 else e.system_value
     body = b"".join(
-        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.index + r, e.system_value, e.comp_type,
+        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.index + r, system_value(e, r), e.comp_type,
                     register(e, r), e.mask, e.rw_mask, 0, e.min_precision)
         for e, r in rows)
     return struct.pack("<II", len(rows), 8) + body + bytes(strings)
@@ -132,19 +166,27 @@ def _psv_part(info: ContainerInfo) -> bytes:
     elif info.stage == "pixel":
         stage_info[0] = int(info.depth_output)
         stage_info[1] = int(info.sample_frequency)
+    elif info.stage == "hull":       # HSInfo
+        stage_info[:] = struct.pack("<IIII", info.input_control_points, info.output_control_points,
+                                    info.tess_domain, info.tess_output_primitive)
+    elif info.stage == "domain":     # DSInfo
+        stage_info[:12] = struct.pack("<IB3xI", info.input_control_points, int(info.output_position),
+                                    info.tess_domain)
+    patch = info.patch_constants or []
     rt = bytes(stage_info) + struct.pack("<II", 0, 0xFFFFFFFF)
     # system values that take no register (SV_Depth, SV_Coverage, ...) have register 0xFFFFFFFF
     in_vectors = max((e.register + e.rows for e in info.inputs if e.register != 0xFFFFFFFF), default=0)
     out_vectors = max((e.register + e.rows for e in info.outputs if e.register != 0xFFFFFFFF), default=0)
+    pc_vectors = max((e.register + e.rows for e in patch if e.register != 0xFFFFFFFF), default=0)
     strings = bytearray(b"\0")
     sem_index: list[int] = []
     sig_elems = bytearray()
     entry_name_offset = 0
     if ver >= 1:
         uses_view_id = int(info.view_id is not None and info.view_id.uses_view_id)
-        rt += struct.pack("<BBHBBBB4B", kind, uses_view_id, 0, len(info.inputs), len(info.outputs), 0, in_vectors,
-                          out_vectors, 0, 0, 0)
-        for e in (*info.inputs, *info.outputs):
+        rt += struct.pack("<BBBBBBBB4B", kind, uses_view_id, pc_vectors, 0, len(info.inputs), len(info.outputs),
+                          len(patch), in_vectors, out_vectors, 0, 0, 0)
+        for e in (*info.inputs, *info.outputs, *patch):
             name_off = 0
             if e.semantic_kind == 0 and e.name:
                 name_off = len(strings)
@@ -181,11 +223,14 @@ def _psv_part(info: ContainerInfo) -> bytes:
             strings += b"\0"
         out += struct.pack("<I", len(strings)) + strings
         out += struct.pack("<I", len(sem_index)) + struct.pack(f"<{len(sem_index)}I", *sem_index)
-        if info.inputs or info.outputs:
+        if info.inputs or info.outputs or patch:
             out += struct.pack("<I", PSV_SIG_ELEMENT_SIZE) + sig_elems
         if info.view_id is not None:                 # [ViewID output mask], input -> output table
             words = info.view_id.psv_tables(in_vectors, out_vectors)
             out += struct.pack(f"<{len(words)}I", *words)
+            if info.stage in ("hull", "domain"):     # input -> patch constant / patch constant -> output
+                words = info.view_id.psv_patch_tables(in_vectors, out_vectors, pc_vectors)
+                out += struct.pack(f"<{len(words)}I", *words)
         elif in_vectors and out_vectors:             # no analysis (compute has no signatures)
             out += bytes(4 * ((out_vectors + 7) >> 3) * in_vectors * 4)
     return bytes(out)
@@ -234,6 +279,7 @@ def build_container(info: ContainerInfo) -> bytes:
         ("SFI0", struct.pack("<Q", info.feature_flags)),
         ("ISG1", _signature_part(info.inputs)),
         ("OSG1", _signature_part(info.outputs)),
+        *([("PSG1", _signature_part(info.patch_constants))] if info.patch_constants is not None else []),
         ("PSV0", _psv_part(info)),
         *([("RTS0", info.root_signature)] if info.root_signature is not None else []),
         *info.debug_parts,

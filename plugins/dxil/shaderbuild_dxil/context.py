@@ -6,6 +6,7 @@ from __future__ import annotations
 import types
 import typing
 from operator import attrgetter
+from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -30,7 +31,7 @@ GROUPSHARED_ADDRSPACE = 3
 MAX_GROUPSHARED_BYTES = 32768       # D3D12 thread-group shared memory per group
 
 
-_CHILDREN: dict[type, object] = {}
+_CHILDREN: dict[type, Any] = {}
 
 
 def _children_of(cls: type):
@@ -79,8 +80,8 @@ COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
 # types (resolved by typing.get_type_hints, see _field_kinds).  A class with a field that may
 # hold an expression in some other way is walked generically (every field tested at run time).
 _LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC, _STMT = range(8)
-_PLANS: dict[type, tuple[int, object]] = {}         # node class -> (kind, getter / statement plan)
-_ONE_CHILD: dict[type, object] = {}                 # the _ONE classes' getters, looked up first
+_PLANS: dict[type, tuple[int, Any]] = {}            # node class -> (kind, getter / statement plan)
+_ONE_CHILD: dict[type, Any] = {}                    # the _ONE classes' getters, looked up first
 _NESTED_NONE, _NESTED_IF, _NESTED_LOOP, _NESTED_SWITCH = range(4)
 
 
@@ -126,10 +127,10 @@ def _field_kind_of(hint: object) -> str:
     return _OTHER
 
 
-def _expr_plan(cls: type) -> tuple[int, object]:
+def _expr_plan(cls: type) -> tuple[int, Any]:
     """(kind, getter) for an expression class: the kind says how its children are pushed."""
     if cls is ir.VarRef:
-        plan: tuple[int, object] = (_LEAF, None)    # the walk records the variable itself
+        plan: tuple[int, Any] = (_LEAF, None)       # the walk records the variable itself
     elif cls is ir.Call:
         plan = (_CALL, None)                        # the callee is walked later; the arguments now
     elif cls is ir.Intrinsic:
@@ -160,7 +161,7 @@ def _stmt_plan(cls: type) -> tuple[tuple[str, ...], int]:
     """(the fields that may hold an expression, which nested statement lists it has), matching
     `ir.walk_stmts`."""
     kinds = _field_kinds(cls)
-    names = tuple(n for n in (getattr(cls, "_fields", None) or cls.__slots__) if kinds.get(n, _OTHER) not in (_DATA, _STMTS))
+    names = tuple(n for n in (getattr(cls, "_fields", None) or cls.__slots__) if kinds.get(n, _OTHER) not in (_DATA, _STMTS))  # type: ignore[attr-defined]  # node classes have slots
     if any(kinds.get(n) == _EXPRS for n in names):
         raise TypeError(f"used_globals does not walk a statement's list of expressions ({cls.__name__})")
     nested = (_NESTED_IF if issubclass(cls, ir.If) else _NESTED_LOOP if issubclass(cls, ir.Loop)
@@ -168,11 +169,11 @@ def _stmt_plan(cls: type) -> tuple[tuple[str, ...], int]:
     return names, nested
 
 
-def _plan(cls: type) -> tuple[int, object]:
+def _plan(cls: type) -> tuple[int, Any]:
     """The used_globals plan of a node class (statement or expression), made once per class."""
     if issubclass(cls, ir.Stmt):
         names, nested = _stmt_plan(cls)
-        plan: tuple[int, object] = (_STMT, (names[::-1], nested))   # pushed last-first
+        plan: tuple[int, Any] = (_STMT, (names[::-1], nested))      # pushed last-first
     else:
         plan = _expr_plan(cls)
     _PLANS[cls] = plan
@@ -276,14 +277,15 @@ class ModuleContext:
         self.stage = stage
         self.sm = sm
         self.native16 = native16
-        self.entry_name = module.entry.name
-        self.llmod = LLModule(module.entry.name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
+        self.entry_name = ir.entry_of(module).name
+        self.llmod = LLModule(self.entry_name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
         self.ops = OpEmitter(self.llmod, stage, sm, native16)
         self.global_storages: dict[int, VarStorage] = {}
         self.resources: list[ResourceInfo] = []
         self._res_by_var: dict[int, ResourceInfo] = {}
         self.input_elems: dict[int, SigElement] = {}
         self.output_elems: dict[int, SigElement] = {}
+        self.patch_elems: dict[int, SigElement] = {}       # hull/domain patch constants
         self.group_shared_bytes = 0
         self.folded_stores: set[int] = set()
         self.debug: DebugInfo | None = None       # -Zi (set by lower_module)
@@ -297,7 +299,7 @@ class ModuleContext:
     def add_global_storage(self, var: ir.Variable) -> None:
         lay = leaf_layout(var.type)
         space = GROUPSHARED_ADDRSPACE if var.storage == ir.Storage.WORKGROUP else 0
-        ptrs: list[Value] = []
+        ptrs: list[Value | None] = []
         for p, (s, n) in enumerate(zip(lay.leaves, lay.mult)):
             mt = memory_scalar(s)
             t = mt if n == 1 else T.ArrayType(mt, n)

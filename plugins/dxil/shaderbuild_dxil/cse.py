@@ -17,7 +17,7 @@ from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter, itemgetter
 
-from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value
+from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value, callee_of
 
 __all__ = ["eliminate_common_calls", "CallHook"]
 
@@ -37,7 +37,7 @@ _VALUE_KEYED = frozenset({ConstInt, ConstFloat, ConstNull, ConstAggregate, Undef
 
 def _call_kind(inst: Instruction) -> str:
     """'readnone', 'readonly' or 'other' for a call's callee."""
-    attrs = inst.operands[0].attrs
+    attrs = callee_of(inst).attrs
     return "readnone" if "readnone" in attrs else "readonly" if "readonly" in attrs else "other"
 
 
@@ -102,10 +102,10 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
                 table = pure if kind == "readnone" else reads
                 # the callee fixes the result and parameter types: an integer constant is
                 # keyed by its value alone (nothing else at its position keys as an int)
-                parts = [*inst.attrs.items()] if inst.attrs else []
+                parts: list[object] = [*inst.attrs.items()] if inst.attrs else []
                 for o in ops:
                     cls = o.__class__
-                    parts.append(o.value if cls is ConstInt else o.key() if cls in value_keyed else o)
+                    parts.append(o.value if cls is ConstInt else o.key() if cls in value_keyed else o)  # type: ignore[attr-defined]  # by o's class
             else:
                 if op in _PURE:
                     table = pure
@@ -116,7 +116,7 @@ def eliminate_common_calls(f: Function, pending: dict[Value, Value] | None = Non
                 attrs = inst.attrs
                 parts = [op, inst.type, *attrs.items()] if attrs else [op, inst.type]
                 for o in ops:                  # inline _operand_key: a call per operand costs more
-                    parts.append(o.key() if o.__class__ in value_keyed else o)
+                    parts.append(o.key() if o.__class__ in value_keyed else o)  # type: ignore[attr-defined]  # a constant's class
             first = table.setdefault(tuple(parts), inst)
             if first is not inst:
                 replace[inst] = first          # `first` is kept, so never replaced itself: no chains

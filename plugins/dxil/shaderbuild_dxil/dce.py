@@ -8,7 +8,7 @@ from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_
 
 from .llvm.types import VoidType
-from .llvm.values import Function, Instruction, Value
+from .llvm.values import Function, Instruction, Value, callee_of
 
 __all__ = ["eliminate_dead_code", "remove_dead_code"]
 
@@ -28,7 +28,7 @@ def _removable(inst: Instruction) -> bool:
     if inst.op in _PURE:
         return not inst.attrs.get("volatile", False)
     if inst.op == "call":
-        attrs = inst.operands[0].attrs
+        attrs = callee_of(inst).attrs
         return "readnone" in attrs or "readonly" in attrs
     return False
 

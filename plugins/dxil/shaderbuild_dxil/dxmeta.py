@@ -6,7 +6,7 @@ from __future__ import annotations
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstInt, Function
+from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function
 from .lowered import LoweredModule
 from .resources import resource_records
 from .signature import signature_metadata
@@ -19,12 +19,20 @@ STAGE_NAMES = {"vertex": "vs", "pixel": "ps", "geometry": "gs", "hull": "hs", "d
                "mesh": "ms", "amplification": "as"}
 KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "dx.resources", "dx.typeAnnotations",
                                   "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags"})
-TAG_SHADER_FLAGS, TAG_NUM_THREADS = 0, 4
+TAG_SHADER_FLAGS, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 2, 3, 4
+# DXIL::TessellatorDomain / TessellatorPartitioning / TessellatorOutputPrimitive
+TESS_DOMAINS = {"isoline": 1, "tri": 2, "quad": 3}
+TESS_PARTITIONINGS = {"integer": 1, "pow2": 2, "fractional_odd": 3, "fractional_even": 4}
+TESS_OUTPUT_PRIMITIVES = {"point": 1, "line": 2, "triangle_cw": 3, "triangle_ccw": 4}
+DEFAULT_MAX_TESS_FACTOR = 64.0
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "uavs_every_stage": 16,
-                    "wave_ops": 19, "int64": 20, "native_low_precision": 23}
+                    "wave_ops": 19, "int64": 20, "native_low_precision": 23,
+                    "resource_heap": 30, "sampler_heap": 31}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "wave_ops": 0x4000,
-                "int64": 0x8000, "native_low_precision": 0x40000}
+                "int64": 0x8000, "native_low_precision": 0x40000,
+                "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
+HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 MIN_VALIDATOR = (1, 7)
 
 
@@ -70,7 +78,11 @@ def _compute_features(lm: LoweredModule) -> set[str]:
             op = inst.op
             if op == "call":
                 callee = inst.operands[0]
+                assert isinstance(callee, Function)     # a call's first operand
                 callees[id(callee)] = callee
+                if callee.name == HEAP_HANDLE_FN:    # (callee, opcode, index, i1 samplerHeap, i1 nonUniform)
+                    sampler = inst.operands[3]
+                    feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)
@@ -130,17 +142,38 @@ def add_metadata(lm: LoweredModule) -> None:
     if res is not None:
         m.add_named_md("dx.resources", [res])
     empty = MDNode([])
-    m.add_named_md("dx.typeAnnotations", [MDNode([_i32(1), MDValue(lm.entry), MDNode([MDNode([_i32(1), empty, empty])])])])
+    annotated = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
+    m.add_named_md("dx.typeAnnotations", [MDNode([_i32(1)] + [x for f in annotated for x in
+                                                               (MDValue(f), MDNode([MDNode([_i32(1), empty, empty])]))])])
     view_id = view_id_metadata(lm, valv)
     if view_id is not None:
         m.add_named_md("dx.viewIdState", [view_id])
     sig_in, sig_out = signature_metadata(lm.inputs), signature_metadata(lm.outputs)
-    sigs = MDNode([sig_in, sig_out, None]) if (sig_in or sig_out) else None
+    sig_pc = signature_metadata(lm.patch_constants)
+    sigs = MDNode([sig_in, sig_out, sig_pc]) if (sig_in or sig_out or sig_pc) else None
     props: list = []
     flags = shader_flags(lm)
     if flags:
         props += [_i32(TAG_SHADER_FLAGS), MDValue(ConstInt(T.i64, flags))]
     if lm.stage == "compute":
         props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
+    props += tess_state(lm)
     m.add_named_md("dx.entryPoints", [MDNode([MDValue(lm.entry), MDString(lm.entry.name), sigs, res,
                                               MDNode(props) if props else None])])
+
+
+def tess_state(lm: LoweredModule) -> list:
+    """The HS state (patch-constant function, control points, domain, partitioning, output
+    primitive, max tess factor) or DS state (domain, input control points) entry properties."""
+    t = lm.tess
+    if t is None:
+        return []
+    domain = _i32(TESS_DOMAINS[t.domain])
+    if lm.stage == "domain":
+        return [_i32(TAG_DS_STATE), MDNode([domain, _i32(t.input_control_points or 0)])]
+    max_tf = t.max_tess_factor if t.max_tess_factor is not None else DEFAULT_MAX_TESS_FACTOR
+    return [_i32(TAG_HS_STATE), MDNode([
+        MDValue(lm.patch_function) if lm.patch_function is not None else None,
+        _i32(t.input_control_points or 0), _i32(t.output_control_points or 0), domain,
+        _i32(TESS_PARTITIONINGS[t.partitioning or ""]), _i32(TESS_OUTPUT_PRIMITIVES[t.output_topology or ""]),
+        MDValue(ConstFloat(T.f32, max_tf))])]

@@ -16,7 +16,7 @@ from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 
 from .buffers import buffer_coords
 from .llvm import types as T
-from .llvm.values import ConstFloat, ConstInt, Undef, Value
+from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
 from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
@@ -64,9 +64,9 @@ WAVE_ACTIVE_OP = {"WaveActiveSum": 0, "WaveActiveProduct": 1, "WaveActiveMin": 2
 WAVE_PREFIX_OP = {"WavePrefixSum": 0, "WavePrefixProduct": 1}
 WAVE_BIT_OP = {"WaveActiveBitAnd": 0, "WaveActiveBitOr": 1, "WaveActiveBitXor": 2}
 QUAD_OP = {"QuadReadAcrossX": 0, "QuadReadAcrossY": 1, "QuadReadAcrossDiagonal": 2}
-ATOMIC_OP = {"InterlockedAdd": 0, "InterlockedAnd": 1, "InterlockedOr": 2, "InterlockedXor": 3,
+ATOMIC_OP: dict[str, int | tuple[int, int]] = {"InterlockedAdd": 0, "InterlockedAnd": 1, "InterlockedOr": 2, "InterlockedXor": 3,
              "InterlockedMin": (4, 6), "InterlockedMax": (5, 7), "InterlockedExchange": 8}
-ATOMIC_RMW = {"InterlockedAdd": "add", "InterlockedAnd": "and", "InterlockedOr": "or", "InterlockedXor": "xor",
+ATOMIC_RMW: dict[str, str | tuple[str, str]] = {"InterlockedAdd": "add", "InterlockedAnd": "and", "InterlockedOr": "or", "InterlockedXor": "xor",
               "InterlockedMin": ("min", "umin"), "InterlockedMax": ("max", "umax"), "InterlockedExchange": "xchg"}
 
 
@@ -79,7 +79,7 @@ def intrinsic(*names: str) -> Callable[[Handler], Handler]:
 
 
 def _kind(t: ir.Type) -> str:
-    s = ir.scalar_of(t)
+    s = ir.numeric_scalar(t)
     return "float" if s.kind == "float" else ("uint" if s.kind in ("uint", "bool") else "int")
 
 
@@ -87,7 +87,7 @@ def _ov(v: Value) -> str:
     return overload_name(v.type)
 
 
-def _fconst(t: T.Type, x: float) -> ConstFloat:
+def _fconst(t: T.FloatType, x: float) -> ConstFloat:
     return ConstFloat(t, x)
 
 
@@ -145,7 +145,7 @@ def _abs(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         return [L.ops.call(L.b, "FAbs", _ov(x), [x]) for x in xs]
     if _kind(e.type) == "uint":
         return xs
-    return [L.ops.call(L.b, "IMax", _ov(x), [x, L.b.sub(ConstInt(x.type, 0), x)]) for x in xs]
+    return [L.ops.call(L.b, "IMax", _ov(x), [x, L.b.sub(ConstInt(int_type_of(x), 0), x)]) for x in xs]
 
 
 @intrinsic("pow")
@@ -224,7 +224,7 @@ def _firstbithigh(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     out = []
     for x in xs:
         r = L.ops.call(L.b, op, _ov(x), [x])            # counted from the MSB; HLSL counts from the LSB
-        fixed = L.b.sub(ConstInt(T.i32, x.type.width - 1), r)
+        fixed = L.b.sub(ConstInt(T.i32, int_type_of(x).width - 1), r)
         out.append(L.b.select(L.b.icmp("eq", r, ConstInt(T.i32, -1)), r, fixed))
     return out
 
@@ -234,8 +234,9 @@ def _clip(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (xs,) = _args(L, e)
     cond = None
     for x in xs:
-        c = L.b.fcmp("olt", x, _fconst(x.type, 0.0))
+        c = L.b.fcmp("olt", x, _fconst(float_type_of(x), 0.0))
         cond = c if cond is None else L.b.or_(cond, c)
+    assert cond is not None     # clip of a value with components
     L.ops.call(L.b, "Discard", None, [cond])
     return []
 
@@ -395,6 +396,7 @@ def _wave_all_equal(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     for x in xs:
         r = L.ops.call(L.b, "WaveActiveAllEqual", _ov(x), [x])
         acc = r if acc is None else L.b.and_(acc, r)
+    assert acc is not None      # a value with components
     return [acc]
 
 
@@ -432,18 +434,19 @@ def _get_dimensions(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     t = res.type
     while isinstance(t, ir.Array):
         t = t.elem
+    assert isinstance(t, ir.Resource)   # GetDimensions is a resource method
     info = KINDS[t.kind]
     nsize = info.size_components
     outs = list(e.args[1:])
     # DXC: a mip-less texture query asks about level 0; buffers and MS textures take undef
     mip: Value = ConstInt(T.i32, 0) if info.dim not in (None, "Buffer") and not info.ms else Undef(T.i32)
     if len(outs) == nsize + 2:                     # (mip, dims..., levels)
-        mip = L.convert_scalar(L.expr(outs[0])[0], outs[0].type, ir.UINT)
+        mip = L.convert_scalar(L.expr(outs[0])[0], ir.numeric_scalar(outs[0].type), ir.UINT)
         outs = outs[1:]
     dims = L.ops.call(L.b, "GetDimensions", None, [h, mip])
     for k, out in enumerate(outs):
         v = L.b.extract_value(dims, k if k < nsize else 3)
-        L.place(out).write(L, [L.convert_scalar(v, ir.UINT, out.type)])
+        L.place(out).write(L, [L.convert_scalar(v, ir.UINT, ir.numeric_scalar(out.type))])
     return []
 
 
@@ -502,6 +505,7 @@ def _texture_kind(L: FunctionLowerer, e: ir.Expr) -> ResourceKind:
     t = e.type
     while isinstance(t, ir.Array):
         t = t.elem
+    assert isinstance(t, ir.Resource)   # a texture operand
     info = KINDS.get(t.kind)
     if info is None or info.dim in (None, "Buffer"):
         raise error(f"'{t}' is not a texture")
@@ -555,7 +559,7 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     if has_clamp:
         args.append(Undef(T.f32))
     n = len(component_types(e.type))
-    ov = overload_name(llvm_scalar(ir.scalar_of(e.type)))
+    ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
     rr = L.ops.call(L.b, op, ov, args)
     return [L.b.extract_value(rr, k) for k in range(n)]
 
@@ -600,7 +604,7 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
             *_offsets(offsets, min(noff, 2), 2),
             ConstInt(T.i32, GATHER_CHANNELS[e.name])]
-    ov = overload_name(llvm_scalar(ir.scalar_of(e.type)))
+    ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
     rr = L.ops.call(L.b, "TextureGather", ov, args)
     return [L.b.extract_value(rr, k) for k in range(4)]
 
@@ -654,7 +658,7 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     args = [L.handle(res), mip, *_pad(loc, ncoord, T.i32), *[Undef(T.i32)] * (3 - ncoord),
             *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff)]
     n = len(component_types(e.type))
-    rr = L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.scalar_of(e.type))), args)
+    rr = L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.numeric_scalar(e.type))), args)
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 

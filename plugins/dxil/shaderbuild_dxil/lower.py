@@ -10,8 +10,10 @@ the module-level parts (resources, signatures, metadata inputs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -25,9 +27,9 @@ from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.metadata import DINode
-from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value
+from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value, int_type_of
 from .lowered import LoweredModule
-from .ops import LOAD_INPUT, STORE_OUTPUT, overload_name
+from .ops import LOAD_INPUT, LOAD_PATCH_CONSTANT, STORE_OUTPUT, STORE_PATCH_CONSTANT, overload_name
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -51,7 +53,13 @@ from .scalarize import (
     memory_scalar,
     subrange,
 )
-from .signature import COMPUTE_BUILTINS, INTRINSIC_INPUTS, build_signature, record_call_usage
+from .signature import (
+    COMPUTE_BUILTINS,
+    INTRINSIC_INPUTS,
+    TESS_INTRINSIC_INPUTS,
+    build_signature,
+    record_call_usage,
+)
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
 
@@ -92,13 +100,13 @@ class _LoopTargets:
 class FunctionLowerer:
     """Lowers the entry wrapper (and, by inlining, everything it calls)."""
 
-    def __init__(self, mod: ModuleContext) -> None:
+    def __init__(self, mod: ModuleContext, name: str | None = None) -> None:
         self.m = mod
         self.ops = mod.ops
         self.sm = mod.sm
         self.native16 = mod.native16
         self.optimize = mod.optimize
-        self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), mod.entry_name)
+        self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), name or mod.entry_name)
         self.alloca_block = self.fn.append_block("entry")
         self.alloca_builder = IRBuilder(self.alloca_block)
         first = self.fn.append_block()
@@ -151,7 +159,7 @@ class FunctionLowerer:
             return v
         if isinstance(v.type, T.FloatType):
             return self.b.fcmp("une", v, ConstFloat(v.type, 0.0))
-        return self.b.icmp("ne", v, ConstInt(v.type, 0))
+        return self.b.icmp("ne", v, ConstInt(int_type_of(v), 0))
 
     def const_values(self, t: ir.Type, value: object) -> list[Value]:
         kinds = _const_kinds(t)
@@ -167,11 +175,12 @@ class FunctionLowerer:
             return [c(lt, f, value)] * len(kinds)
         return [c(lt, f, value) for lt, f in kinds]
 
-    def scalar_const(self, lt: T.Type, is_float: bool, v: object) -> Value:
+    def scalar_const(self, lt: T.IntType | T.FloatType, is_float: bool, v: Any) -> Value:     # v: a Python number
         """The constant `v` of register type `lt`: one object per (type, value) in the function
         (equal constants are one value in the output anyway), except zeros and NaNs of floats,
         whose equality does not follow their bits (-0.0 == 0.0, NaN != NaN)."""
         if is_float:
+            assert isinstance(lt, T.FloatType)
             fv = float(v)
             if fv == 0.0 or fv != fv:
                 return ConstFloat(lt, fv)
@@ -180,7 +189,7 @@ class FunctionLowerer:
             key = (lt, int(v))
         c = self._consts.get(key)
         if c is None:
-            c = self._consts[key] = ConstFloat(lt, fv) if is_float else ConstInt(lt, key[1])
+            c = self._consts[key] = ConstFloat(lt, fv) if isinstance(lt, T.FloatType) else ConstInt(lt, key[1])
         return c
 
     def new_block(self, name: str = "") -> BasicBlock:
@@ -195,6 +204,7 @@ class FunctionLowerer:
             self.ssa.seal(bb)
 
     def branch_to(self, bb: BasicBlock) -> None:
+        assert self.b.block is not None     # lowering always has an insertion block
         if self.b.block.terminator is None:
             self.b.br(bb)
 
@@ -210,6 +220,7 @@ class FunctionLowerer:
         nums: list[int] | None = [] if ssa is not None else None
         for s, n in zip(lay.leaves, lay.mult):
             if ssa is not None:
+                assert nums is not None
                 if n == 1:                       # a scalar component: an SSA variable, no memory
                     nums.append(ssa.new_var(llvm_scalar(s)))
                     ptrs.append(None)
@@ -236,12 +247,11 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ places
     def place(self, e: ir.Expr) -> Place:
-        cls = e.__class__
-        if cls is ir.VarRef:
+        if type(e) is ir.VarRef:
             return self._var_place(e.var)
-        if cls is ir.SwizzleRef:
+        if type(e) is ir.SwizzleRef:
             return self._components(self.place(e.base), list(e.comps), e.type)
-        if cls is ir.FieldRef:
+        if type(e) is ir.FieldRef:
             return self._field(self.place(e.base), e.index, e.type)
         if isinstance(e, ir.VarRef):
             return self._var_place(e.var)
@@ -283,14 +293,17 @@ class FunctionLowerer:
             return MemPlace(base.storage, t, base.leafbase + field_leaf_base(base.type, index), base.idx)
         if isinstance(base, BufferPlace):
             lay = layout_of(base.type, "dx_structured", bool(base.row_major))
+            assert isinstance(base.type, ir.Struct)     # a field of a struct
             f = base.type.fields[index]
             rm = base.row_major if f.row_major is None else f.row_major
             return BufferPlace(base.res, base.handle, base.index, t, base.offset + lay.offsets[index],
                                base.dyn_offset, row_major=rm)
         if isinstance(base, ResourcePlace) and base.res.res_class == "CBV":     # ConstantBuffer<T>
+            assert base.res.elem is not None    # ConstantBuffer<T>: T
             base = CBufPlace(base.res, self.handle(base), base.res.elem)
         if isinstance(base, CBufPlace):
             st = base.type
+            assert isinstance(st, ir.Struct)    # a field of a struct
             lay = layout_of(st, "dx_cbuffer")
             f = st.fields[index]
             rm = base.row_major if f.row_major is None else f.row_major
@@ -313,14 +326,20 @@ class FunctionLowerer:
                 raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
             per = _resource_slots(t)
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
+        if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
+            # one control point of a per-control-point variable: its element, at that vertex
+            return IOPlace(base.var, t, list(range(len(component_types(t)))), iv)
         if isinstance(bt, ir.Array):
             if isinstance(base, MemPlace):
+                assert bt.size is not None      # a variable's arrays are sized
                 return MemPlace(base.storage, t, base.leafbase, self.add(self.mul_add(base.idx, bt.size, 0), iv))
             if isinstance(base, BufferPlace):
                 stride = layout_of(bt, "dx_structured", bool(base.row_major)).array_stride
+                assert stride is not None       # an array's layout has one
                 return self._buffer_offset(base, t, iv, stride)
             if isinstance(base, CBufPlace):
                 stride = layout_of(bt, "dx_cbuffer", bool(base.row_major)).array_stride
+                assert stride is not None       # an array's layout has one
                 if isinstance(iv, ConstInt):
                     return CBufPlace(base.res, base.handle, t, base.offset + iv.value * stride, base.dyn_row,
                                      base.row_major)
@@ -330,6 +349,7 @@ class FunctionLowerer:
                 dyn = rows if base.dyn_row is None else self.add(base.dyn_row, rows)
                 return CBufPlace(base.res, base.handle, t, base.offset, dyn, base.row_major)
             n = len(component_types(t))
+            assert bt.size is not None          # a variable's arrays are sized
             groups = [list(range(k * n, (k + 1) * n)) for k in range(bt.size)]
         else:
             if isinstance(bt, ir.Vector):
@@ -358,7 +378,7 @@ class FunctionLowerer:
         if isinstance(base, AddrPlace):
             return base.pick(comps, t)
         if isinstance(base, IOPlace):
-            return IOPlace(base.var, t, [base.comps[c] for c in comps])
+            return IOPlace(base.var, t, [base.comps[c] for c in comps], base.vertex)
         return CompPlace(base, comps, t)
 
     # ------------------------------------------------------------------ resources
@@ -400,7 +420,7 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ I/O
     def io_read(self, p: IOPlace) -> list[Value]:
-        io = p.var.io
+        io = ir.io_of(p.var)
         if self.m.stage == "compute":
             op = COMPUTE_BUILTINS.get(io.semantic)
             if op is None:
@@ -408,35 +428,49 @@ class FunctionLowerer:
             if op == "FlattenedThreadIdInGroup":
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
-        op = INTRINSIC_INPUTS.get(io.semantic)
-        if op is not None:          # SV_SampleIndex / SV_Coverage: an operation, not loadInput
+        op = INTRINSIC_INPUTS.get(io.semantic) or TESS_INTRINSIC_INPUTS.get((self.m.stage, io.semantic))
+        if op is not None:          # SV_SampleIndex / SV_Coverage / ...: an operation, not loadInput
+            if op == "DomainLocation":
+                return [self.ops.call(self.b, op, "f32", [ConstInt(T.i8, c)]) for c in p.comps]
             return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
+        read = "LoadInput"
         el = self.m.input_elems.get(id(p.var))
+        if el is None and (el := self.m.patch_elems.get(id(p.var))) is not None:
+            read = "LoadPatchConstant"          # a domain shader's patch constants
+        elif el is None and (el := self.m.output_elems.get(id(p.var))) is not None and io.arrayed:
+            read = "LoadOutputControlPoint"     # the output patch, in a hull shader's patch-constant function
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        vt = _point_type(p.var)
+        plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
-        out = []
+        vertex = p.vertex if p.vertex is not None else undef
+        out: list[Value] = []
         for c in p.comps:
             row, col, ov, is_bool = plan[c]
-            v = call(b, "LoadInput", ov, [elem_id, row, col, undef])
+            args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
+            v = call(b, read, ov, args)
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
+        write = "StoreOutput"       # a hull shader's control-point outputs too: the point is implicit
         el = self.m.output_elems.get(id(p.var))
+        if el is None and (el := self.m.patch_elems.get(id(p.var))) is not None:
+            write = "StorePatchConstant"
         if el is None:
-            raise error(f"cannot write input '{p.var.io.semantic}'", p.var.loc)
+            raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        plan = _io_plan(p.var.type, el.cols, p.var.io.row_major)
+        vt = _point_type(p.var)
+        plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
         for c, v in zip(sel, values, strict=True):
             row, col, _, is_bool = plan[c]
             if is_bool:
                 v = b.zext(v, T.i32)
-            call(b, "StoreOutput", _ov(v.type), [elem_id, row, col, v])
+            call(b, write, _ov(v.type), [elem_id, row, col, v])
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr) -> list[Value]:
@@ -450,12 +484,14 @@ class FunctionLowerer:
 
     def _load(self, e: ir.Load) -> list[Value]:
         p = e.place
-        if p.__class__ is ir.VarRef and self.frames:        # the commonest load: a whole register local
+        if type(p) is ir.VarRef and self.frames:        # the commonest load: a whole register local
             st = self.frames[-1].storages.get(id(p.var))
             if st is not None and st.comp_nums is not None:
+                assert self.ssa is not None and self.b.block is not None    # comp_nums: SSA variables
                 return self.ssa.read_all(st.comp_nums, self.b.block)
         nums = self._ssa_components(p)
         if nums is not None:
+            assert self.ssa is not None and self.b.block is not None        # SSA variables
             return self.ssa.read_all(nums, self.b.block)
         return self.place(e.place).read(self)
 
@@ -463,24 +499,22 @@ class FunctionLowerer:
         """The SSA variables of `var`, `var.field...` or either swizzled, when var is a local of
         the current function kept wholly in SSA variables (most loads and stores): no place
         objects (the components MemPlace / AddrPlace would address)."""
-        cls = p.__class__
         comps = None
-        if cls is ir.SwizzleRef:
+        if type(p) is ir.SwizzleRef:
             comps = p.comps
             p = p.base
-            cls = p.__class__
-        if cls is ir.VarRef:
+        if type(p) is ir.VarRef:
             st = self.frames[-1].storages.get(id(p.var)) if self.frames else None
             if st is None or st.comp_nums is None:
                 return None
             nums = st.comp_nums
-        elif cls is ir.FieldRef:
+        elif type(p) is ir.FieldRef:
             chain = [p]
             base = p.base
-            while base.__class__ is ir.FieldRef:
+            while type(base) is ir.FieldRef:
                 chain.append(base)
                 base = base.base
-            if base.__class__ is not ir.VarRef:
+            if type(base) is not ir.VarRef:
                 return None
             st = self.frames[-1].storages.get(id(base.var)) if self.frames else None
             if st is None or st.comp_nums is None:
@@ -492,6 +526,7 @@ class FunctionLowerer:
             if _is_resource_type(t):                    # resources are tracked, not stored
                 return None
             ssa = st.ssa
+            assert ssa is not None          # comp_nums: SSA variables
             nums = [ssa[leaf + q] for q in leaf_of_components(t)]
         else:
             return None
@@ -510,16 +545,16 @@ class FunctionLowerer:
         if e.precise and self.b.fp_flags:
             return self._precise(e)
         vals = self.expr(e.operand)
-        out = []
+        out: list[Value] = []
         for v in vals:
             t = v.type
             if e.op == "neg":
                 out.append(self.b.fsub(ConstFloat(t, -0.0), v) if isinstance(t, T.FloatType)
-                           else self.b.sub(ConstInt(t, 0), v))
+                           else self.b.sub(ConstInt(int_type_of(v), 0), v))
             elif e.op == "not":
                 out.append(self.b.xor(self.truthy(v), ConstInt(T.i1, 1)))
             else:
-                out.append(self.b.xor(v, ConstInt(t, -1)))
+                out.append(self.b.xor(v, ConstInt(int_type_of(v), -1)))
         return out
 
     def _binary(self, e: ir.Binary) -> list[Value]:
@@ -539,7 +574,7 @@ class FunctionLowerer:
         if op in _FCMP:
             if is_float:
                 return bld.compares("fcmp", _FCMP[op], a, b)
-            pred = (_ICMP_SIGNED if ir.scalar_of(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
+            pred = (_ICMP_SIGNED if ir.numeric_scalar(e.lhs.type).kind == "int" else _ICMP_UNSIGNED)[op]
             return bld.compares("icmp", pred, a, b)
         if is_float:
             name = _FLOAT_BINOPS.get(op)
@@ -547,17 +582,18 @@ class FunctionLowerer:
                 raise error(f"operator '{op}' on floating point is not supported")
             return bld.binops(name, a, b)
         if op in ("shl", "shr"):
-            name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
-            out = []
+            name = "shl" if op == "shl" else _SIGNED_BINOPS["shr"][0 if ir.numeric_scalar(e.lhs.type).kind == "int" else 1]
+            out: list[Value] = []
             for x, y in zip(a, b):
-                if y.type != x.type:
-                    y = bld.trunc(y, x.type) if y.type.width > x.type.width else bld.zext(y, x.type)
-                y = bld.and_(y, ConstInt(x.type, x.type.width - 1)) if not isinstance(y, ConstInt) else \
-                    ConstInt(x.type, y.value & (x.type.width - 1))
+                xt = int_type_of(x)
+                if y.type != xt:
+                    y = bld.trunc(y, xt) if int_type_of(y).width > xt.width else bld.zext(y, xt)
+                y = bld.and_(y, ConstInt(xt, xt.width - 1)) if not isinstance(y, ConstInt) else \
+                    ConstInt(xt, y.value & (xt.width - 1))
                 out.append(bld.binop(name, x, y))
             return out
         if op in _SIGNED_BINOPS:
-            name = _SIGNED_BINOPS[op][0 if ir.scalar_of(e.lhs.type).kind == "int" else 1]
+            name = _SIGNED_BINOPS[op][0 if ir.numeric_scalar(e.lhs.type).kind == "int" else 1]
             return bld.binops(name, a, b)
         name = _INT_BINOPS[op]
         return [self.int_binop(name, x, y) for x, y in zip(a, b)]
@@ -721,6 +757,7 @@ class FunctionLowerer:
         for s in body:
             if folded and id(s) in folded:
                 continue
+            assert b.block is not None                  # lowering always has an insertion block
             insts = b.block.instructions                # (BasicBlock.terminator, without the call)
             if insts and insts[-1].op in TERMINATORS:
                 dead = self.new_block()                 # dead code after break/return; dropped later
@@ -737,6 +774,7 @@ class FunctionLowerer:
         nums = self._ssa_components(s.place)
         if nums is not None:             # not a resource: those have no storage
             vals = self.expr(s.value)    # first: it may end the current block
+            assert self.ssa is not None and self.b.block is not None    # SSA variables
             self.ssa.write_all(nums, self.b.block, vals)
             if self.debug is not None and isinstance(s.place, ir.VarRef):
                 self.debug.assigned(s.place.var, vals, self.b.dbg_loc)
@@ -818,6 +856,7 @@ class FunctionLowerer:
         cont = self.new_block()
         merge = self.new_block()
         pre = self.b.block
+        assert pre is not None
         if self.ssa is not None:
             self.ssa.loop_header(header)
         self.branch_to(header)
@@ -832,6 +871,7 @@ class FunctionLowerer:
         self.seal(cont)                  # reached from the body's end and its `continue`s
         self.set_block(cont)
         self.stmts(s.continuing)
+        assert self.b.block is not None
         if self.b.block.terminator is None:
             if s.break_if is not None:
                 self.b.cbranch(self.truthy(self.expr(s.break_if)[0]), merge, header)
@@ -875,7 +915,7 @@ class FunctionLowerer:
             if c.is_default:
                 default = bb
             for v in c.values:
-                cv = ConstInt(sel.type, v)
+                cv = ConstInt(int_type_of(sel), v)
                 if cv.value in seen:
                     raise error(f"duplicate case value {v}")
                 seen.add(cv.value)
@@ -913,13 +953,13 @@ class FunctionLowerer:
         self.alloca_builder.br(self.fn.blocks[1])
         forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}
         # finish keys the forwarded phis by id; every one of them is among the builder's phis
-        by_phi = {p: forwarded[id(p)] for lst in self.ssa.phis.values() for p in lst
-                  if id(p) in forwarded} if forwarded else {}
+        by_phi: dict[Value, Value] = {p: forwarded[id(p)] for lst in self.ssa.phis.values() for p in lst
+                  if id(p) in forwarded} if forwarded and self.ssa is not None else {}
         self.cleaned = clean_up(self.fn, by_phi, self.m.optimize)
         return self.fn
 
 
-_EXPR = {
+_EXPR: dict[type, Callable[..., list[Value]]] = {
     ir.Const: FunctionLowerer._const, ir.Load: FunctionLowerer._load, ir.Unary: FunctionLowerer._unary,
     ir.SpecConst: FunctionLowerer._const,    # no specialisation in DXIL: the default value (as DXC)
     ir.Binary: FunctionLowerer._binary, ir.Select: FunctionLowerer._select, ir.Convert: FunctionLowerer._convert,
@@ -927,7 +967,7 @@ _EXPR = {
     ir.Swizzle: FunctionLowerer._swizzle, ir.Extract: FunctionLowerer._extract, ir.Call: FunctionLowerer._call,
     ir.Intrinsic: FunctionLowerer._intrinsic,
 }
-_STMT = {
+_STMT: dict[type, Callable[..., None]] = {
     ir.Store: FunctionLowerer._store, ir.Eval: FunctionLowerer._eval, ir.If: FunctionLowerer._if,
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
@@ -946,6 +986,7 @@ def _io_plan(t: ir.Type, cols: int, row_major: bool = False) -> tuple[tuple[Cons
     for c, s in enumerate(component_types(t)):
         row, col = divmod(c, cols)
         if transposed:
+            assert isinstance(m, ir.Matrix)
             k, rc = divmod(c, m.rows * m.cols)          # matrix k of an array, component (r, c) in it
             r, cc = divmod(rc, m.cols)
             row, col = k * m.cols + cc, r
@@ -963,7 +1004,7 @@ def _single_leaf_registers(t: ir.Type) -> tuple[T.Type, ...] | None:
 
 
 @cache
-def _const_kinds(t: ir.Type) -> tuple[tuple[T.Type, bool], ...]:
+def _const_kinds(t: ir.Type) -> tuple[tuple[T.IntType | T.FloatType, bool], ...]:
     """(LLVM register type, is float) of every component of a constant of type t."""
     return tuple((llvm_scalar(s), s.kind == "float") for s in component_types(t))
 
@@ -992,6 +1033,12 @@ def _resource_slots(t: ir.Type) -> int:
 _ov = overload_name
 
 
+def _point_type(var: ir.Variable) -> ir.Type:
+    """The type of one control point of a per-control-point variable (else the variable's type)."""
+    t = var.type
+    return t.elem if var.io is not None and var.io.arrayed and isinstance(t, ir.Array) else t
+
+
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
@@ -1005,13 +1052,19 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     ctx = ModuleContext(module, stage, sm, native16, optimize)
     ctx.debug = debug
     used_vars, _fns, counter_users = used_globals(entry.function)
+    if entry.tess is not None and entry.tess.patch_function is not None:   # a hull shader's second function
+        more, _more_fns, more_counters = used_globals(entry.tess.patch_function)
+        seen = {id(v) for v in used_vars}
+        used_vars = list(used_vars) + [v for v in more if id(v) not in seen]
+        counter_users = set(counter_users) | set(more_counters)
     used_ids = {id(v) for v in used_vars}
     for g in module.globals:                       # declaration order, only what the entry uses
         if id(g) not in used_ids:
             continue
         if g.binding is not None:
             info = classify(g)
-            ctx.resources.append(info)
+            if info.heap is None:       # heap views have no record, range or PSV0 entry
+                ctx.resources.append(info)
             ctx._res_by_var[id(g)] = info
         elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(g)
@@ -1020,7 +1073,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             continue
         if v.binding is not None:
             info = classify(v)
-            ctx.resources.append(info)
+            if info.heap is None:
+                ctx.resources.append(info)
             ctx._res_by_var[id(v)] = info
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
@@ -1032,19 +1086,47 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     if stage == "library":  # only libraries name their resources with globals (DXIL.rst, field 1 of a record)
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
-    inputs = build_signature(entry.inputs, stage, is_output=False, native16=native16)
-    outputs = build_signature(entry.outputs, stage, is_output=True, native16=native16)
+    # a hull shader's patch constants are outputs, a domain shader's inputs: their own signature
+    patch_vars = [v for v in (*entry.inputs, *entry.outputs) if v.io is not None and v.io.patch]
+    patch_ids = {id(v) for v in patch_vars}
+    domain = entry.tess.domain if entry.tess is not None else None
+    inputs = build_signature([v for v in entry.inputs if id(v) not in patch_ids], stage, is_output=False,
+                             native16=native16)
+    outputs = build_signature([v for v in entry.outputs if id(v) not in patch_ids], stage, is_output=True,
+                              native16=native16)
+    patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain") else []
     ctx.input_elems = {id(e.var): e for e in inputs}
     ctx.output_elems = {id(e.var): e for e in outputs}
+    ctx.patch_elems = {id(e.var): e for e in patch}
     lowerer = FunctionLowerer(ctx)
     fn = lowerer.lower_entry(entry.function)
+    keep = [fn]
+    called = set(lowerer.cleaned.callees)
+    io_calls = list(lowerer.cleaned.io_calls)
+    patch_fn = None
+    if stage == "hull" and entry.tess is not None and entry.tess.patch_function is not None:
+        # the patch-constant function: a second void() function, named by the HS state metadata
+        pc_lowerer = FunctionLowerer(ctx, entry.tess.patch_function.name)
+        patch_fn = pc_lowerer.lower_entry(entry.tess.patch_function)
+        keep.append(patch_fn)
+        called |= set(pc_lowerer.cleaned.callees)
+        io_calls += pc_lowerer.cleaned.io_calls
     # the entry function comes first, as in DXC's output; unused declarations go
-    called = lowerer.cleaned.callees
-    ctx.llmod.retain_functions([fn] + [f for f in ctx.llmod.functions if f is not fn and f in called])
+    ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
-    record_call_usage(lowerer.cleaned.io_calls, inputs, outputs, LOAD_INPUT, STORE_OUTPUT)
+    record_call_usage(io_calls, inputs, outputs, LOAD_INPUT, STORE_OUTPUT)
+    if patch:       # the patch constants' usage (their calls are not among the clean-up's I/O calls)
+        calls = [i for f in keep for bb in f.blocks for i in bb.instructions if i.op == "call"]
+        if stage == "hull":
+            record_call_usage(calls, [], patch, LOAD_INPUT, STORE_PATCH_CONSTANT)
+        else:
+            record_call_usage(calls, patch, [], LOAD_PATCH_CONSTANT, STORE_OUTPUT)
     if stage == "compute" and entry.numthreads is None:
         raise error("compute shaders need a [numthreads(x, y, z)] attribute")
-    return LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
-                         entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+    lm = LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
+                       entry.numthreads or (0, 0, 0), ctx.group_shared_bytes)
+    lm.patch_constants = patch
+    lm.patch_function = patch_fn
+    lm.tess = entry.tess
+    return lm
 

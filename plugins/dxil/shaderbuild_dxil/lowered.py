@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shaderbuild.ir import TessInfo
+
+from .container import ViewIdTables
 from .llvm.module import Module as LLModule
 from .llvm.values import Function
 from .ops import OpEmitter
@@ -30,4 +33,9 @@ class LoweredModule:
     group_shared_bytes: int = 0
     uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
     features: frozenset[str] | None = None            # memo of dxmeta._used_features
-    view_id: object | None = None                     # viewid.ViewIdState (graphics stages), set by the backend
+    view_id: ViewIdTables | None = None               # viewid.ViewIdState (graphics stages), set by the backend
+    # hull/domain shaders: the patch-constant signature, the hull shader's patch-constant function,
+    # the tessellation attributes (shaderbuild.ir.TessInfo)
+    patch_constants: list[SigElement] = field(default_factory=list)
+    patch_function: Function | None = None
+    tess: TessInfo | None = None

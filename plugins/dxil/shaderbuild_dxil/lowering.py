@@ -33,10 +33,12 @@ class Lowering(Protocol):
     b: EdgeRecordingBuilder              # the builder at the current block
     ops: OpEmitter                       # dx.op declarations and calls
     ssa: SSABuilder | None               # locals as SSA values (None: without optimisation)
-    buffers: BufferIO
     sm: tuple[int, int]
     native16: bool
     optimize: bool
+
+    @property
+    def buffers(self) -> BufferIO: ...   # read-only here, so that BufferAccess satisfies it
 
     def expr(self, e: ir.Expr) -> list[Value]: ...
 

@@ -87,7 +87,7 @@ def _split_constant_arrays(f: Function) -> None:
                     size = arrays[id(op)].attrs["allocated"].count
                     if (inst.op == "getelementptr" and k == 0 and len(inst.operands) == 3
                             and all(isinstance(x, ConstInt) for x in inst.operands[1:])
-                            and inst.operands[1].value == 0 and 0 <= inst.operands[2].value < size):
+                            and inst.operands[1].value == 0 and 0 <= inst.operands[2].value < size):  # type: ignore[attr-defined]  # ConstInt: checked above
                         geps[id(op)].append(inst)
                         gep_ok.setdefault(id(inst), True)
                     else:
@@ -95,14 +95,16 @@ def _split_constant_arrays(f: Function) -> None:
                 elif id(op) in gep_ok and not (inst.op == "load" or (inst.op == "store" and k == 1)):
                     gep_ok[id(op)] = False
     replace: dict[Value, Value] = {}
-    for aid, uses in geps.items():
-        if aid in bad or not all(gep_ok[id(g)] for g in uses):
+    for aid, gs in geps.items():
+        if aid in bad or not all(gep_ok[id(g)] for g in gs):
             continue
         a = arrays[aid]
         elem = a.attrs["allocated"].elem
         slots: dict[int, Instruction] = {}
-        for g in uses:
-            k = g.operands[2].value
+        for g in gs:
+            k_op = g.operands[2]
+            assert isinstance(k_op, ConstInt)       # checked above
+            k = k_op.value
             if k not in slots:
                 slots[k] = Instruction("alloca", PointerType(elem), [ConstInt(i32, 1)], allocated=elem,
                                        align=a.attrs.get("align", 4))
@@ -146,6 +148,7 @@ def promote_allocas(f: Function) -> int:
     # phi placement
     phis: dict[tuple[int, int], Instruction] = {}
     new_phis: dict[int, list[Instruction]] = {}     # block -> phis in placement order
+    n: int | None       # an alloca's number; below also a lookup's result
     for n, a in enumerate(allocas):
         t = a.attrs["allocated"]
         defs = def_blocks[id(a)]
@@ -193,9 +196,9 @@ def promote_allocas(f: Function) -> int:
     rget, hit = replace.get, replace.__contains__
     other_phis: list[Instruction] = []
     visited = 0
-    work: list[tuple[BasicBlock, list[int] | None]] = [(rpo[0], None)]
-    while work:
-        bb, pushed_on_entry = work.pop()
+    walk: list[tuple[BasicBlock, list[int] | None]] = [(rpo[0], None)]
+    while walk:
+        bb, pushed_on_entry = walk.pop()
         if pushed_on_entry is not None:          # leaving bb's dominator subtree
             for n in pushed_on_entry:
                 stacks[n].pop()
@@ -211,7 +214,7 @@ def promote_allocas(f: Function) -> int:
                     replace[inst] = current(n)
                     continue
                 if hit(inst.operands[0]):
-                    inst.operands = [rget(inst.operands[0])]
+                    inst.operands = [replace[inst.operands[0]]]
             elif op == "alloca":
                 if id(inst) in slot_of:
                     continue
@@ -237,10 +240,10 @@ def promote_allocas(f: Function) -> int:
             for s in term.successors:
                 for n, p in phis_at.get(id(s), ()):
                     p.attrs["incoming"].append((current(n), bb))
-        work.append((bb, pushed))
+        walk.append((bb, pushed))
         kids = children.get(id(bb))
         if kids:
-            work += [(child, None) for child in kids]
+            walk += [(child, None) for child in kids]
 
     if visited != len(f.blocks):                 # blocks outside the dominator tree: rewrite all
         substitute(f, replace)

@@ -22,15 +22,17 @@ from .llvm.values import ConstInt, Function, Instruction, Value
 from .ops_table import OP_TABLE
 
 __all__ = ["DxilOp", "OPS", "BY_OPCODE", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
-           "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
+           "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID", "LOAD_PATCH_CONSTANT",
+           "STORE_PATCH_CONSTANT"]
 
 # callee-name prefixes of the dx.op declarations the passes look for (one per overload)
 LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
+LOAD_PATCH_CONSTANT, STORE_PATCH_CONSTANT = "dx.op.loadPatchConstant.", "dx.op.storePatchConstant."
 STORE_OUTPUT_VALUE = 5      # a storeOutput call's operands: callee, opcode, signature id, row, column, value
 
 OVERLOAD_LETTERS = {"h": "f16", "f": "f32", "d": "f64", "1": "i1", "8": "i8", "w": "i16", "i": "i32", "l": "i64",
                     "u": "udt", "o": "obj"}
-OVERLOAD_TYPES: dict[str, T.Type] = {"f16": T.f16, "f32": T.f32, "f64": T.double, "i1": T.i1, "i8": T.i8,
+OVERLOAD_TYPES: dict[str, T.IntType | T.FloatType] = {"f16": T.f16, "f32": T.f32, "f64": T.double, "i1": T.i1, "i8": T.i8,
                                      "i16": T.i16, "i32": T.i32, "i64": T.i64}
 STAGE_SHORT = {"compute": "cs", "pixel": "ps", "vertex": "vs", "hull": "hs", "domain": "ds", "geometry": "gs",
                "mesh": "ms", "amplification": "as", "library": "lib"}
@@ -135,6 +137,7 @@ def op_llvm_type(token: str, overload: str | None, native16: bool = False) -> T.
     if token == "ResRet":
         return _named(f"ResRet.{overload}", ov, ov, ov, ov, T.i32)
     if token == "CBufRet":
+        assert overload is not None     # ov was found by it
         return _cbufret(ov, overload, native16)
     if token == "four":
         return _named(f"fouri{ov.width}", *([ov] * 4))

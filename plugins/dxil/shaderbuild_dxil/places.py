@@ -52,6 +52,7 @@ class VarStorage:
         ssa = self.ssa
         self.all_ssa = ssa is not None and -1 not in ssa
         if self.all_ssa:
+            assert ssa is not None
             self.comp_nums = [ssa[p] for p in leaf_of_components(self.var.type)]
 
 
@@ -106,6 +107,7 @@ class AddrPlace(Place):
     def _ptr(self, L: Lowering, a: Address) -> Value:
         leaf, idx = a
         p = self.storage.ptrs[leaf]
+        assert p is not None        # a leaf in memory
         if self.storage.counts[leaf] == 1:
             return p
         return L.b.gep(p, [ConstInt(T.i32, 0), idx])
@@ -115,15 +117,19 @@ class AddrPlace(Place):
         b = L.b
         if st.all_ssa:
             ssa = st.ssa
+            assert ssa is not None and L.ssa is not None and b.block is not None    # all_ssa: optimising
             return L.ssa.read_all([ssa[leaf] for leaf, _ in self.addrs], b.block)
         out = []
         ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
         for leaf, idx in self.addrs:
             if ssa is not None and ssa[leaf] >= 0:
+                assert L.ssa is not None and b.block is not None       # SSA variables only when optimising
                 out.append(L.ssa.read(ssa[leaf], b.block))
                 continue
             s = scalars[leaf]
-            ptr = ptrs[leaf] if counts[leaf] == 1 else b.gep(ptrs[leaf], [ConstInt(T.i32, 0), idx])
+            ptr = ptrs[leaf]
+            assert ptr is not None      # not an SSA variable: in memory
+            ptr = ptr if counts[leaf] == 1 else b.gep(ptr, [ConstInt(T.i32, 0), idx])
             v = b.load(ptr, align=_align(s))
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
         return out
@@ -134,16 +140,20 @@ class AddrPlace(Place):
         st = self.storage
         ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
         if st.all_ssa:
+            assert ssa is not None and L.ssa is not None and b.block is not None    # all_ssa: optimising
             L.ssa.write_all([ssa[leaf] for leaf, _ in addrs], b.block, values)
             return
         for (leaf, idx), v in zip(addrs, values, strict=True):
             if ssa is not None and ssa[leaf] >= 0:
+                assert L.ssa is not None and b.block is not None       # SSA variables only when optimising
                 L.ssa.write(ssa[leaf], b.block, v)
                 continue
             s = scalars[leaf]
             if s.kind == "bool":
                 v = b.zext(v, T.i32)
-            ptr = ptrs[leaf] if counts[leaf] == 1 else b.gep(ptrs[leaf], [ConstInt(T.i32, 0), idx])
+            ptr = ptrs[leaf]
+            assert ptr is not None      # not an SSA variable: in memory
+            ptr = ptr if counts[leaf] == 1 else b.gep(ptr, [ConstInt(T.i32, 0), idx])
             b.store(v, ptr, align=_align(s))
 
     def pick(self, comps: list[int], t: ir.Type) -> AddrPlace:
@@ -195,6 +205,7 @@ class MemPlace(Place):
         st = self.storage
         if st.all_ssa:
             ssa, base = st.ssa, self.leafbase
+            assert ssa is not None and L.ssa is not None and L.b.block is not None    # all_ssa: optimising
             return L.ssa.read_all([ssa[base + p] for p in leaf_of_components(self.type)], L.b.block)
         return self.as_addr(L).read(L)
 
@@ -202,6 +213,7 @@ class MemPlace(Place):
         st = self.storage
         if st.all_ssa and comps is None:
             ssa, base = st.ssa, self.leafbase
+            assert ssa is not None and L.ssa is not None and L.b.block is not None    # all_ssa: optimising
             L.ssa.write_all([ssa[base + p] for p in leaf_of_components(self.type)], L.b.block, values)
             return
         self.as_addr(L).write(L, values, comps)
@@ -260,7 +272,7 @@ class BufferPlace(Place):
 
     res: ResourceInfo
     handle: Value
-    index: Value
+    index: Value | list[Value]     # a list: the coordinates of a typed multi-dimensional access
     type: ir.Type
     offset: int = 0
     dyn_offset: Value | None = None
@@ -292,6 +304,7 @@ class IOPlace(Place):
     var: ir.Variable
     type: ir.Type
     comps: list[int]
+    vertex: Value | None = None      # tessellation: the control point of a per-control-point variable
 
     def read(self, L: Lowering) -> list[Value]:
         return L.io_read(self)

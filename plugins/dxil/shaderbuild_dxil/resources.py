@@ -20,7 +20,7 @@ from .container import PSV_RESOURCE_TYPE, PSVResource
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstInt, Undef, Value
+from .llvm.values import ConstAggregate, Constant, ConstInt, Undef, Value
 from .ops import OpEmitter
 from .scalarize import memory_scalar
 
@@ -58,8 +58,9 @@ class ResourceInfo:
     cbuffer_size: int = 0
     sampler_cmp: bool = False
     kind_name: str = ""
-    symbol: Value | None = None  # the global constant standing for the resource (library targets only)
+    symbol: Constant | None = None  # the global constant standing for the resource (library targets only)
     has_counter: bool = False    # IncrementCounter/DecrementCounter used (UAV metadata, PSV0 kind)
+    heap: str | None = None      # SM 6.6 heap view ('resource' | 'sampler'): no record, createHandleFromHeap
 
     @property
     def upper(self) -> int:
@@ -85,7 +86,13 @@ def _base_resource_type(t: ir.Type) -> tuple[ir.Type, int | None]:
 
 
 def classify(var: ir.Variable) -> ResourceInfo:
-    b = var.binding
+    info = _classify(var)
+    info.heap = ir.binding_of(var).heap
+    return info
+
+
+def _classify(var: ir.Variable) -> ResourceInfo:
+    b = ir.binding_of(var)
     t, n = _base_resource_type(var.type)
     if b.count is not None and n is not None and b.count != n:
         n = b.count
@@ -95,8 +102,8 @@ def classify(var: ir.Variable) -> ResourceInfo:
     # DxilCBuffer turned into a TBuffer SRV, so the same size
     if isinstance(t, ir.Struct) and res_class in ("CBV", "SRV"):   # cbuffer / tbuffer block (cbuffer packing)
         size = layout_of(t, "dx_cbuffer").size
-        kind, name = (KIND_CBUFFER, "cbuffer") if res_class == "CBV" else (KIND_TBUFFER, "tbuffer")
-        return ResourceInfo(var, res_class, kind, b.space, b.register or 0, n, elem=t,
+        bkind, name = (KIND_CBUFFER, "cbuffer") if res_class == "CBV" else (KIND_TBUFFER, "tbuffer")
+        return ResourceInfo(var, res_class, bkind, b.space, b.register or 0, n, elem=t,
                             cbuffer_size=size, kind_name=name)
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
@@ -116,7 +123,7 @@ def classify(var: ir.Variable) -> ResourceInfo:
         raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
     info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind)
     if shape == KIND_STRUCTURED:
-        info.stride = element_stride(t.elem)
+        info.stride = element_stride(ir.resource_elem(t))
     elif shape != KIND_RAW:
         s = ir.scalar_of(t.elem) if t.elem is not None else ir.FLOAT
         if s is None:
@@ -134,10 +141,10 @@ def assign_ranges(infos: list[ResourceInfo]) -> None:
     """Give implicit registers (lowest free slots per class and space) and range ids per class."""
     taken: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for r in infos:
-        if r.var.binding.register is not None:
+        if ir.binding_of(r.var).register is not None:
             taken.setdefault((r.res_class, r.space), []).append((r.lower, r.upper))
     for r in infos:
-        if r.var.binding.register is None:
+        if ir.binding_of(r.var).register is None:
             if r.count is None:
                 raise error(f"unbounded resource array '{r.var.name}' needs an explicit register", r.var.loc)
             spans = sorted(taken.setdefault((r.res_class, r.space), []))
@@ -175,6 +182,7 @@ def resource_type(r: ResourceInfo) -> T.StructType:
             return T.StructType(tuple(mem(f.type) for f in t.fields), f"struct.{t.name}")
         return T.i32
     if r.kind_name in ("cbuffer", "tbuffer"):
+        assert isinstance(r.elem, ir.Struct)    # a block's element is its struct
         return T.StructType(tuple(mem(f.type) for f in r.elem.fields), f"{r.elem.name}")
     name = f"class.{r.kind_name}" + (f"<{r.elem}>" if r.elem is not None else "")
     return T.StructType((mem(r.elem),), name)
@@ -271,15 +279,18 @@ class HandleFactory:
         else:
             abs_index = index
         nu = ConstInt(T.i1, int(non_uniform))
+        from .ops import op_llvm_type
+        props_t = op_llvm_type("ResourceProperties", None)
+        d0, d1 = resource_properties(r)
+        props = ConstAggregate(props_t, [ConstInt(T.i32, d0), ConstInt(T.i32, d1)])
+        if r.heap is not None:       # SM 6.6 dynamic resource: the index is the heap index
+            h = self.ops.call(b, "CreateHandleFromHeap", None, [index, ConstInt(T.i1, int(r.heap == "sampler")), nu])
+            return self.ops.call(b, "AnnotateHandle", None, [h, props])
         if self.sm < (6, 6):
             return self.ops.call(b, "CreateHandle", None,
                                  [ConstInt(T.i8, CLASS_INDEX[r.res_class]), ConstInt(T.i32, r.range_id), abs_index, nu])
-        from .ops import op_llvm_type
         bind_t = op_llvm_type("ResBind", None)
         bind = ConstAggregate(bind_t, [ConstInt(T.i32, r.lower), ConstInt(T.i32, r.upper), ConstInt(T.i32, r.space),
                                        ConstInt(T.i8, CLASS_INDEX[r.res_class])])
         h = self.ops.call(b, "CreateHandleFromBinding", None, [bind, abs_index, nu])
-        props_t = op_llvm_type("ResourceProperties", None)
-        d0, d1 = resource_properties(r)
-        props = ConstAggregate(props_t, [ConstInt(T.i32, d0), ConstInt(T.i32, d1)])
         return self.ops.call(b, "AnnotateHandle", None, [h, props])

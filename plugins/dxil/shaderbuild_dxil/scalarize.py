@@ -26,10 +26,10 @@ MAX_LEAF_ELEMENTS = 1 << 22         # elements of one leaf array of a local / st
 
 
 _FLOATS = {16: T.f16, 32: T.f32, 64: T.double}
-_REGISTER: dict[ir.Scalar, T.Type] = {}       # IR scalars are interned: one entry per kind/width
+_REGISTER: dict[ir.Scalar, T.IntType | T.FloatType] = {}       # IR scalars are interned: one entry per kind/width
 
 
-def llvm_scalar(s: ir.Scalar) -> T.Type:
+def llvm_scalar(s: ir.Scalar) -> T.IntType | T.FloatType:
     """The register type of an IR scalar (bool is i1)."""
     t = _REGISTER.get(s)
     if t is None:
@@ -43,7 +43,7 @@ def llvm_scalar(s: ir.Scalar) -> T.Type:
     return t
 
 
-def memory_scalar(s: ir.Scalar) -> T.Type:
+def memory_scalar(s: ir.Scalar) -> T.IntType | T.FloatType:
     """The in-memory type of an IR scalar (bool is stored as i32, as DXC does)."""
     return T.i32 if s.kind == "bool" else llvm_scalar(s)
 
@@ -88,7 +88,9 @@ def _components(t: ir.Type) -> tuple[ir.Scalar, ...]:
     if isinstance(t, ir.Matrix):
         return (t.elem,) * (t.rows * t.cols)
     if isinstance(t, ir.Array):
+        assert t.size is not None       # values have sized arrays
         return _components(t.elem) * t.size
+    assert isinstance(t, ir.Struct)
     return tuple(c for f in t.fields for c in _components(f.type))
 
 
@@ -137,12 +139,12 @@ def leaf_layout(t: ir.Type) -> LeafLayout:
         return LeafLayout(e.leaves, mult)
     if isinstance(t, ir.Struct):
         leaves: list[ir.Scalar] = []
-        mult: list[int] = []
+        mults: list[int] = []
         for f in t.fields:
             fl = leaf_layout(f.type)
             leaves += fl.leaves
-            mult += fl.mult
-        return LeafLayout(tuple(leaves), tuple(mult))
+            mults += fl.mult
+        return LeafLayout(tuple(leaves), tuple(mults))
     raise error(f"type '{t}' cannot be stored in DXIL memory")
 
 
@@ -161,7 +163,9 @@ def _order(t: ir.Type) -> tuple[tuple[int, int], ...]:
     if isinstance(t, ir.Array):
         e = leaf_layout(t.elem)
         inner = _order(t.elem)
+        assert t.size is not None       # leaf_layout refused runtime-sized arrays
         return tuple((p, j * e.mult[p] + k) for j in range(t.size) for p, k in inner)
+    assert isinstance(t, ir.Struct)
     out: list[tuple[int, int]] = []
     base = 0
     for f in t.fields:

@@ -22,7 +22,7 @@ from .container import SignatureElement
 from .llvm import types as T
 from .llvm.metadata import MDNode, MDString, md_ints
 
-__all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
+__all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "TESS_INTRINSIC_INPUTS", "SigElement", "build_signature", "signature_metadata",
            "record_usage", "record_call_usage", "element_layout"]
 
 # semantic -> DXIL operation reading it in compute shaders
@@ -30,31 +30,47 @@ COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
                     "SV_GroupThreadID": "ThreadIdInGroup", "SV_GroupIndex": "FlattenedThreadIdInGroup"}
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
 INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage"}
+# hull/domain inputs read by an operation (interpretation NotInSig)
+TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
+                         ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
+                         ("domain", "SV_DomainLocation"): "DomainLocation"}
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
 # sigpack.SIG_POINTS entry: VSIn, VSOut, PSIn, PSOut; None = not allowed there).  "" is every non-SV
 # semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
 _A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
                                           sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
+_TF = sigpack.TESS_FACTOR
+# columns: VSIn, VSOut, PSIn, PSOut, HSCPIn, HSCPOut, PCOut, DSCPIn, DSIn, DSOut
 _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
-    "": (0, 0, (_A, _A, _A, None)),
-    "SV_VertexID": (1, 6, (_SV, None, None, None)),
-    "SV_InstanceID": (2, 8, (_SV, _A, _A, None)),
-    "SV_Position": (3, 1, (_A, _SV, _SV, None)),
-    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None)),
-    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None)),
-    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None)),
-    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None)),
-    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None)),
-    "SV_SampleIndex": (12, 10, (None, None, _SH, None)),
-    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None)),
-    "SV_Coverage": (14, 66, (None, None, _NIS, _NP)),
-    "SV_Target": (16, 64, (None, None, None, _T)),
-    "SV_Depth": (17, 65, (None, None, None, _NP)),
-    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP)),
-    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP)),
-    "SV_StencilRef": (20, 69, (None, None, None, _NP)),
+    "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A)),
+    "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None)),
+    "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV)),
+    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV)),
+    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC)),
+    "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None)),
+    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None)),
+    "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None)),
+    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None)),
+    "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None)),
+    "SV_Target": (16, 64, (None, None, None, _T, None, None, None, None, None, None)),
+    "SV_Depth": (17, 65, (None, None, None, _NP, None, None, None, None, None, None)),
+    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP, None, None, None, None, None, None)),
+    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None)),
+    "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None)),
+    # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
+    "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None)),
+    "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None)),
 }
+# (SemanticKind, domain) -> DxilProgramSigSemantic (D3D_NAME_FINAL_*_TESSFACTOR); an isoline's
+# SV_TessFactor row 0 is the line density, row 1 the line detail (container._signature_part)
+TESS_FACTOR_SYSTEM_VALUES = {(25, "quad"): 11, (26, "quad"): 12, (25, "tri"): 13, (26, "tri"): 14,
+                             (25, "isoline"): 16}
+LINE_DETAIL_TESS_FACTOR = 15
 # component type: (DXIL::ComponentType for metadata, DxilProgramSigCompType for the part)
 _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), ("float", 32): (9, 3),
                ("int", 16): (2, 5), ("uint", 16): (3, 4), ("float", 16): (8, 6), ("int", 64): (6, 8),
@@ -130,30 +146,37 @@ _FACTS: dict[tuple, tuple | None] = {}
 _FACTS_LIMIT = 4096
 
 
-def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, native16: bool = False) -> list[SigElement]:
+def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str, native16: bool = False,
+                    domain: str | None = None) -> list[SigElement]:
+    """is_output: True, False, or 'patch' for a hull/domain shader's patch-constant signature
+    (`domain` gives its tess factors' system values)."""
     out: list[SigElement] = []
     if stage == "compute":
         for v in vars_:
-            if v.io.semantic not in COMPUTE_BUILTINS:
-                raise error(f"semantic '{v.io.semantic}' is not supported for compute shaders", v.loc)
+            if ir.io_of(v).semantic not in COMPUTE_BUILTINS:
+                raise error(f"semantic '{ir.io_of(v).semantic}' is not supported for compute shaders", v.loc)
         return out
     point = sigpack.sig_point(stage, is_output)
     facts_of = _FACTS.get
     for v in vars_:
-        io = v.io
-        key = (io.semantic, v.type, io.interpolation, point, native16, io.row_major)
+        io = ir.io_of(v)
+        vt = v.type.elem if io.arrayed and isinstance(v.type, ir.Array) else v.type    # per control point
+        key = (io.semantic, vt, io.interpolation, point, native16, io.row_major)
         facts = facts_of(key, False)
         if facts is False:
-            facts = _element_facts(v, stage, is_output, point, native16)
+            facts = _element_facts(v, vt, stage, bool(is_output), point, native16)
             if len(_FACTS) >= _FACTS_LIMIT:
                 _FACTS.clear()
             _FACTS[key] = facts
         if facts is None:
             continue
+        assert isinstance(facts, tuple)
         kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
+        if how == sigpack.TESS_FACTOR:
+            sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
                               data_width))
-    _check_semantic_indices(out, is_output)
+    _check_semantic_indices(out, bool(is_output))
     unfit = sigpack.pack(out, point)
     if unfit:
         e = unfit[0]
@@ -162,12 +185,14 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool, nativ
     return out
 
 
-def _element_facts(v: ir.Variable, stage: str, is_output: bool, point: str, native16: bool) -> tuple | None:
-    """The _FACTS entry of `v` at `point` (None: not in the signature); raises for unsupported ones."""
-    io = v.io
-    layout = element_layout(v.type, io.row_major)
+def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, point: str,
+                   native16: bool) -> tuple | None:
+    """The _FACTS entry of `v` (of per-control-point type vt) at `point` (None: not in the
+    signature); raises for unsupported ones."""
+    io = ir.io_of(v)
+    layout = element_layout(vt, io.row_major)
     if layout is None:
-        raise error(f"signature element '{io.semantic}' of type '{v.type}' is not supported by the DXIL "
+        raise error(f"signature element '{io.semantic}' of type '{vt}' is not supported by the DXIL "
                     f"backend yet", v.loc)
     rows, cols, s = layout
     row = _SEMANTICS.get(io.semantic if io.semantic.upper().startswith("SV_") else "")

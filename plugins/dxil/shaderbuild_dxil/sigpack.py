@@ -22,31 +22,41 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-__all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "MAX_ROWS",
+__all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "TESS_FACTOR", "MAX_ROWS",
            "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
 
-ARB, SV, SGV, CLIPCULL, NOT_PACKED, SHADOW, NOT_IN_SIG, TARGET = (
-    "Arb", "SV", "SGV", "ClipCull", "NotPacked", "Shadow", "NotInSig", "Target")
+ARB, SV, SGV, CLIPCULL, NOT_PACKED, SHADOW, NOT_IN_SIG, TARGET, TESS_FACTOR = (
+    "Arb", "SV", "SGV", "ClipCull", "NotPacked", "Shadow", "NotInSig", "Target", "TessFactor")
 MAX_ROWS = 32
-_ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET})
+_ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET, TESS_FACTOR})
 
-# (stage, is_output) -> DXIL SigPoint, and its packing kind (DXIL.rst SigPoint table)
-SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut")
+# (stage, is_output) -> DXIL SigPoint, and its packing kind (DXIL.rst SigPoint table); a hull
+# shader's patch constants are its output 'patch' signature (PCOut), a domain shader's its input
+# one (DSIn); their control points are HSCPIn/HSCPOut and DSCPIn
+SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut", "HSCPIn", "HSCPOut", "PCOut", "DSCPIn", "DSIn", "DSOut")
 _SIG_POINTS = {("vertex", False): "VSIn", ("vertex", True): "VSOut", ("pixel", False): "PSIn",
-               ("pixel", True): "PSOut"}
-_PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target"}
+               ("pixel", True): "PSOut", ("hull", False): "HSCPIn", ("hull", True): "HSCPOut",
+               ("hull", "patch"): "PCOut", ("domain", False): "DSCPIn", ("domain", "patch"): "DSIn",
+               ("domain", True): "DSOut"}
+_PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target",
+                 "HSCPIn": "Vertex", "HSCPOut": "Vertex", "PCOut": "PatchConstant", "DSCPIn": "Vertex",
+                 "DSIn": "PatchConstant", "DSOut": "Vertex"}
 
 
 
-def sig_point(stage: str, is_output: bool) -> str:
+def sig_point(stage: str, is_output: bool | str) -> str:
+    """is_output: True, False, or 'patch' (the patch-constant signature of a hull/domain shader)."""
     return _SIG_POINTS[(stage, is_output)]
 
 
 def is_allocated(interp_kind: str) -> bool:
     """Does an element of this interpretation get a register (DxilSignature::ShouldBeAllocated)?"""
     return interp_kind in _ALLOCATED
+
+
+_P = TypeVar("_P", bound="Packable")
 
 
 class Packable(Protocol):
@@ -67,13 +77,16 @@ class Packable(Protocol):
 # An element fits at (row, col) when, on each of its rows, the register's constraints allow it and
 # none of its components is occupied or blocked for its kind: one OR of masks per row and one
 # table lookup per row replace DXC's per-component loops (same first-fit order: rows, then columns).
-_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL = 2, 4, 8, 32
-_FLAG = {ARB: _F_ARB, SV: _F_SV, SGV: _F_SGV, CLIPCULL: _F_CLIPCULL}
-_KINDS = (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL)
+_F_ARB, _F_SGV, _F_SV, _F_TESS, _F_CLIPCULL = 2, 4, 8, 16, 32
+_FLAG = {ARB: _F_ARB, SV: _F_SV, SGV: _F_SGV, CLIPCULL: _F_CLIPCULL, TESS_FACTOR: _F_TESS}
+_KINDS = (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL, _F_TESS)
 _CONFLICTS_WITH_INDEXED = _F_SGV | _F_SV
-# kinds that may not sit left / right of a component of the given kind
-_BLOCK_LEFT = {_F_ARB: (_F_SGV, _F_SV, _F_CLIPCULL), _F_SV: (_F_SGV,), _F_CLIPCULL: (_F_SGV,), _F_SGV: ()}
-_BLOCK_RIGHT = {_F_SGV: (_F_ARB, _F_SV, _F_CLIPCULL), _F_SV: (_F_ARB,), _F_CLIPCULL: (_F_ARB,), _F_ARB: ()}
+# kinds that may not sit left / right of a component of the given kind; a tess factor shares its
+# rows with nothing (one factor per row, column x, as in DXC's patch-constant signatures)
+_BLOCK_LEFT = {_F_ARB: (_F_SGV, _F_SV, _F_CLIPCULL, _F_TESS), _F_SV: (_F_SGV, _F_TESS), _F_CLIPCULL: (_F_SGV, _F_TESS),
+               _F_SGV: (_F_TESS,), _F_TESS: (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL, _F_TESS)}
+_BLOCK_RIGHT = {_F_SGV: (_F_ARB, _F_SV, _F_CLIPCULL, _F_TESS), _F_SV: (_F_ARB, _F_TESS),
+                _F_CLIPCULL: (_F_ARB, _F_TESS), _F_ARB: (_F_TESS,), _F_TESS: (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL, _F_TESS)}
 _INDEXED_UP, _INDEXED_DOWN = 1, 2
 # _FIRST_COL[taken][cols]: the first column of `cols` free components in a register whose taken
 # components are the 4-bit mask `taken`, or -1
@@ -256,19 +269,20 @@ def _pack_prefix_stable(elems: list[Packable]) -> None:
             e.start_row, e.start_col = spot
 
 
-_STRATEGIES = {"InputAssembler": _pack_input_assembler, "Vertex": _pack_prefix_stable, "Target": _pack_targets}
+_STRATEGIES = {"InputAssembler": _pack_input_assembler, "Vertex": _pack_prefix_stable, "Target": _pack_targets,
+               "PatchConstant": _pack_prefix_stable}
 
 
-def pack(elems: list[Packable], point: str) -> list[Packable]:
+def pack(elems: list[_P], point: str) -> list[_P]:
     """Assign start_row/start_col to every element (-1/-1 for those without a register), in place.
 
     Elements whose interpretation takes no register are left unallocated; an element that does
     not fit in 32 rows stays unallocated too: those are returned (the caller reports them)."""
-    allocated = []
+    allocated: list[Packable] = []
     for e in elems:
         if e.interpretation in _ALLOCATED:
             allocated.append(e)
         else:
             _clear(e)
     _STRATEGIES[_PACKING_KIND[point]](allocated)
-    return [e for e in allocated if e.start_row < 0]
+    return [e for e in elems if e.interpretation in _ALLOCATED and e.start_row < 0]

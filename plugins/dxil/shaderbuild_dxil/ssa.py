@@ -81,6 +81,7 @@ class SSABuilder:
     def add_edges(self, term: Instruction) -> None:
         """Record the edges of a terminator just built (one entry per edge, as phis need)."""
         bb = term.parent
+        assert bb is not None       # built into a block
         for s in term.successors:
             if s.ssa_sealed:
                 raise AssertionError("an edge into a sealed block")
@@ -180,7 +181,7 @@ class SSABuilder:
             if ps is not None and len(ps) == 1:
                 d = ps[0].ssa_defs
                 if d is not None:
-                    val = d.get(var)
+                    val: Value | None = d.get(var)
                     if val is not None:
                         if self.forward:
                             val = self._resolve(val)
@@ -196,7 +197,7 @@ class SSABuilder:
             if not bb.ssa_sealed:
                 phi = self._new_phi(var, bb)
                 self.incomplete.setdefault(id(bb), []).append((var, phi))
-                val: Value = phi
+                val = phi
                 break
             ps = bb.ssa_preds
             if not ps:
@@ -266,6 +267,7 @@ class SSABuilder:
                 phi.attrs["incoming"] = list(zip(vals, ps))
                 return phi
             same = v
+        assert same is not None     # a block with predecessors has incoming values
         return same
 
     def undef(self, var: int) -> Value:
@@ -292,6 +294,7 @@ class SSABuilder:
 
     def _add_operands(self, var: int, phi: Instruction) -> Value:
         incoming = phi.attrs["incoming"]
+        assert phi.parent is not None
         for p in phi.parent.ssa_preds or ():
             incoming.append((self.read(var, p), p))
         return self._try_remove_trivial(phi)

@@ -7,7 +7,7 @@ from shaderbuild import ir
 
 from .context import ModuleContext
 from .llvm import types as T
-from .llvm.values import ConstAggregate, Constant, ConstFloat, ConstInt
+from .llvm.values import ConstAggregate, Constant, ConstFloat, ConstInt, GlobalVariable
 from .scalarize import component_types, leaf_layout, leaf_order, memory_scalar
 
 __all__ = ["fold_static_initializers"]
@@ -38,7 +38,8 @@ def _const_eval(e: ir.Expr) -> list | None:
 
 def _leaf_constant(s: ir.Scalar, values: list) -> Constant:
     mt = memory_scalar(s)
-    consts = [ConstFloat(mt, float(v)) if s.kind == "float" else ConstInt(mt, int(v)) for v in values]
+    consts: list[Constant] = [ConstFloat(mt, float(v)) if isinstance(mt, T.FloatType) else ConstInt(mt, int(v))
+                              for v in values]
     return consts[0] if len(consts) == 1 else ConstAggregate(T.ArrayType(mt, len(consts)), consts)
 
 
@@ -59,6 +60,7 @@ def fold_static_initializers(ctx: ModuleContext, body: list[ir.Stmt]) -> None:
         for (p, k), v in zip(leaf_order(var.type), vals, strict=True):
             per_leaf[p][k] = v
         for g, scalar, leaf_vals in zip(st.ptrs, lay.leaves, per_leaf):
+            assert isinstance(g, GlobalVariable)    # a static's storage
             g.initializer = _leaf_constant(scalar, leaf_vals)
             g.constant = True
         ctx.folded_stores.add(id(s))

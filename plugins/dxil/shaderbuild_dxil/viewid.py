@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
-from .ops import LOAD_INPUT, STORE_OUTPUT, VIEW_ID
+from .ops import LOAD_INPUT, LOAD_PATCH_CONSTANT, STORE_OUTPUT, STORE_PATCH_CONSTANT, VIEW_ID
 from .signature import SigElement
 
 __all__ = ["ViewIdState", "compute_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
@@ -58,19 +58,23 @@ class ViewIdState:
     uses_view_id: bool = False
     view_id_outputs: int = 0          # bitmask of output scalars that depend on ViewID
 
+    # hull/domain shaders (DXC's m_InputsContributingToPCOutputs / m_PCInputsContributingToOutputs):
+    # 'hull': patch_of[p] = input scalars patch constant p depends on; 'domain': patch_of[o] = patch
+    # constant scalars output o depends on; num_patch = the patch-constant scalars
+    tess: str | None = None
+    num_patch: int = 0
+    patch_of: tuple[int, ...] = ()
+
     _words: list[int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _patch_table(self) -> list[int]:
+        """HS: input -> patch constant (num_inputs rows); DS: patch constant -> output (num_patch rows)."""
+        rows, cols = (self.num_inputs, self.num_patch) if self.tess == "hull" else (self.num_patch, self.num_outputs)
+        return _table(rows, cols, self.patch_of)
 
     def _table(self) -> list[int]:
         """The input -> output table over `num_inputs` rows, ceil(#outputs / 32) words per row."""
-        width = _dwords(self.num_outputs)
-        table = [0] * (self.num_inputs * width)
-        for o, mask in enumerate(self.inputs_of):
-            word, bit = o // 32, 1 << (o % 32)
-            while mask:                          # visit the set bits only
-                low = mask & -mask
-                table[(low.bit_length() - 1) * width + word] |= bit
-                mask ^= low
-        return table
+        return _table(self.num_inputs, self.num_outputs, self.inputs_of)
 
     def _view_id_mask(self) -> list[int]:
         return [(self.view_id_outputs >> (32 * w)) & 0xFFFFFFFF for w in range(_dwords(self.num_outputs))]
@@ -82,9 +86,14 @@ class ViewIdState:
         words = self._words
         if words is None:
             words = [self.num_inputs, self.num_outputs]
+            if self.tess is not None:
+                words.append(self.num_patch)
             if self.uses_view_id:
                 words += self._view_id_mask()
-            words += self._table()
+            if self.num_outputs or self.tess is None:
+                words += self._table()
+            if self.tess == "hull" and self.num_patch or self.tess == "domain" and self.num_outputs:
+                words += self._patch_table()
             object.__setattr__(self, "_words", words)       # frozen: a cache, not state
         return list(words)
 
@@ -98,15 +107,37 @@ class ViewIdState:
         words: list[int] = []
         if not out_vectors:
             return words
-        serialized = self.serialize()
         row = _dwords(self.num_outputs)         # the serialized words per input row (== width, or 0)
-        head = 2 + (row if self.uses_view_id else 0)
         if self.uses_view_id:
-            words += serialized[2:head]
+            words += self._view_id_mask()
         if in_vectors:
-            words += serialized[head:]
+            words += self._table()
             words += [0] * ((4 * in_vectors - self.num_inputs) * row)
         return words
+
+    def psv_patch_tables(self, in_vectors: int, out_vectors: int, pc_vectors: int) -> list[int]:
+        """PSV0's hull input -> patch constant table, or domain patch constant -> output table
+        (rows for every scalar of the input / patch-constant vectors, the padding rows zero)."""
+        if self.tess == "hull" and in_vectors and pc_vectors:
+            width = _dwords(self.num_patch)
+            return self._patch_table() + [0] * ((4 * in_vectors - self.num_inputs) * width)
+        if self.tess == "domain" and out_vectors and pc_vectors:
+            width = _dwords(self.num_outputs)
+            return self._patch_table() + [0] * ((4 * pc_vectors - self.num_patch) * width)
+        return []
+
+
+def _table(rows: int, cols: int, sources_of: tuple[int, ...]) -> list[int]:
+    """rows x ceil(cols / 32) words: bit c of row r set when column c depends on row r."""
+    width = _dwords(cols)
+    table = [0] * (rows * width)
+    for o, mask in enumerate(sources_of):
+        word, bit = o // 32, 1 << (o % 32)
+        while mask:                          # visit the set bits only
+            low = mask & -mask
+            table[(low.bit_length() - 1) * width + word] |= bit
+            mask ^= low
+    return table
 
 
 def signature_scalars(elems: list[SigElement]) -> int:
@@ -114,9 +145,9 @@ def signature_scalars(elems: list[SigElement]) -> int:
     return max(((e.start_row + e.rows - 1) * 4 + e.start_col + e.cols for e in elems if e.allocated), default=0)
 
 
-def _call_kind(callee: str) -> int:
+def _call_kind(callee: str, kinds: tuple = _CALL_KINDS) -> int:
     """What a call to `callee` means to the analysis (0: only its operands matter)."""
-    return next((kind for prefix, kind in _CALL_KINDS if callee.startswith(prefix)), 0)
+    return next((kind for prefix, kind in kinds if callee.startswith(prefix)), 0)
 
 
 def _same(a: object, b: Value) -> bool:
@@ -137,19 +168,20 @@ class _Analysis:
     (or everything from the load on) through further passes until nothing changes.  Masks
     only grow from 0, so the result is the reachable set a per-output search would find."""
 
-    def __init__(self, fn: Function, inputs: list[SigElement]) -> None:
+    def __init__(self, fn: Function, inputs: list[SigElement], kinds: tuple = _CALL_KINDS) -> None:
         self.fn = fn
-        self.inputs = {e.id: e for e in inputs}
+        self.kinds = kinds           # which calls read inputs / write outputs (prefix, kind)
+        self.inputs: dict[int | None, SigElement] = {e.id: e for e in inputs}
         self.succs = successors(fn.blocks)
         # id(block) -> terminators of the branches deciding whether it runs (a deciding block has
         # successors, so its last instruction is its terminator)
         self.cd_terms: dict[int, list[Instruction]] = {
             k: [b.instructions[-1] for b in blocks] for k, blocks in control_dependence(fn, self.succs).items()}
         self.cd_mask: dict[int, int] = {}          # id(block) -> OR of its deciding branches' masks
-        self.mask: dict[Instruction, int] = {}
+        self.mask: dict[Value, int] = {}
         self.leaf: dict[Instruction, int] = {}     # a loadInput / viewID call's own bits
         self.callee_kind: dict[Value, int] = {}    # callee -> _call_kind of its name
-        self.extra: dict[Instruction, list[Instruction]] = {}   # phi control, a memory read's stores
+        self.extra: dict[Instruction, list[Value]] = {}   # phi control, a memory read's stores
         self.decl_stores: dict[int, list[Instruction]] = {}
         self._users: dict[int, list[Instruction]] | None = None     # built on the first memory read
         self._block_of: dict[Instruction, BasicBlock] | None = None         # see _def_block
@@ -210,9 +242,9 @@ class _Analysis:
         self.decl_stores[id(decl)] = out
         return out
 
-    def _memory_deps(self, inst: Instruction) -> list[Instruction]:
+    def _memory_deps(self, inst: Instruction) -> list[Value]:
         """A load's or atomic's extra dependences: every store to what its pointer comes from."""
-        out: list[Instruction] = []
+        out: list[Value] = []
         for d in self._reaching_decls(inst.operands[0]):
             out += self._stores(d)
         return out
@@ -245,7 +277,7 @@ class _Analysis:
             self._block_of = block_of
         return self._block_of.get(v, self.fn.blocks[0])
 
-    def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Instruction]:
+    def _phi_control(self, phi: Instruction, phi_bb: BasicBlock) -> list[Value]:
         """DXC's CollectPhiCFValuesContributingToOutputRec: mark the dominator tree with the incoming
         value that reaches each block, then for each constant incoming value take the branches
         deciding the highest block still marked with it (their terminators are returned; only
@@ -280,7 +312,7 @@ class _Analysis:
                 if node is def_bb or node is top_dom:
                     break
                 node = idom.get(id(node))
-        out: list[Instruction] = []
+        out: list[Value] = []
         for v, pred in incoming:
             if not isinstance(v, Constant):
                 continue
@@ -314,7 +346,7 @@ class _Analysis:
 
     # ---- the masks
     def _first_pass(self, blocks: list[BasicBlock], stored: list[tuple[Instruction, BasicBlock]],
-                    late: set[Instruction]) -> None:
+                    late: set[Value]) -> None:
         """Every instruction's mask from the masks computed before it, recording leaf bits, extra
         dependences and the storeOutput calls (into `stored`); a dependence not computed yet
         counts as 0 and goes into `late`."""
@@ -338,7 +370,7 @@ class _Analysis:
                 if op == "call":
                     kind = callee_kind.get(values[0])
                     if kind is None:
-                        kind = callee_kind[values[0]] = _call_kind(values[0].name)
+                        kind = callee_kind[values[0]] = _call_kind(values[0].name, self.kinds)
                     if not kind:
                         pass                          # most calls: only their operands count
                     elif kind == _READS_INPUT:
@@ -375,7 +407,7 @@ class _Analysis:
                         late.add(v)
                 mask[inst] = bits
 
-    def _settle(self, blocks: list[BasicBlock], watch: set[Instruction]) -> None:
+    def _settle(self, blocks: list[BasicBlock], watch: set[Value]) -> None:
         """Bring the masks of `blocks` to the fixpoint: passes in order while they settle quickly
         (a loop takes one or two), else a worklist, whose work does not grow with the number
         of passes a chain of late reads (loads before the stores they read) would take."""
@@ -384,7 +416,7 @@ class _Analysis:
                 return
         self._propagate(blocks)
 
-    def _pass(self, blocks: list[BasicBlock], watch: set[Instruction]) -> bool:
+    def _pass(self, blocks: list[BasicBlock], watch: set[Value]) -> bool:
         """Recompute every mask of `blocks` in order; False when the fixpoint is reached.  A pass
         reads a mask before recomputing it only for the dependences in `watch` (those the first
         pass met before computing them), so once none of those changes, every read was final."""
@@ -476,10 +508,10 @@ class _Analysis:
         mask = self.mask
         stored: list[tuple[Instruction, BasicBlock]] = []
         done: list[BasicBlock] = []
-        read_late: set[Instruction] = set()      # every dependence met before it was computed
+        read_late: set[Value] = set()      # every dependence met before it was computed
         far_from = -1                            # where the first read of a later component is
         for comp in components(self.fn.blocks, self.succs):
-            late: set[Instruction] = set()
+            late: set[Value] = set()
             self._first_pass(comp, stored, late)
             if late:
                 near = {v for v in late if v in mask}
@@ -491,7 +523,7 @@ class _Analysis:
             done += comp
         if far_from >= 0:                        # passes in the same order: the same reads come late
             self._settle(done[far_from:], read_late)
-        by_id = {e.id: e for e in outputs}
+        by_id: dict[int | None, SigElement] = {e.id: e for e in outputs}
         cd_mask = self.cd_mask
         result: dict[int, int] = {}
         for inst, bb in stored:
@@ -508,8 +540,11 @@ class _Analysis:
 
 
 def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],
-                          uses_view_id: bool = False) -> ViewIdState:
-    """The dependency state of a graphics entry function (its stores of stage outputs)."""
+                          uses_view_id: bool = False, tess: str | None = None,
+                          patch: list[SigElement] | None = None, patch_fn: Function | None = None) -> ViewIdState:
+    """The dependency state of a graphics entry function (its stores of stage outputs); for a
+    hull shader also its patch-constant function's (inputs -> patch constants), for a domain
+    shader also patch constants -> outputs."""
     num_in, num_out = signature_scalars(inputs), signature_scalars(outputs)
     per_output = _Analysis(fn, inputs).run(outputs) if fn.blocks else {}
     inputs_of = [0] * num_out
@@ -518,4 +553,22 @@ def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[
         inputs_of[o] = bits & (_VIEW_ID_BIT - 1)
         if bits & _VIEW_ID_BIT:
             view_id |= 1 << o
-    return ViewIdState(num_in, num_out, tuple(inputs_of), uses_view_id, view_id if uses_view_id else 0)
+    num_patch = 0
+    patch_of: tuple[int, ...] = ()
+    if tess is not None:
+        num_patch = signature_scalars(patch or [])
+        if tess == "hull":
+            kinds = ((LOAD_INPUT, _READS_INPUT), (VIEW_ID, _READS_VIEW_ID), (STORE_PATCH_CONSTANT, _WRITES_OUTPUT))
+            per = _Analysis(patch_fn, inputs, kinds).run(patch or []) if patch_fn is not None and patch_fn.blocks \
+                else {}
+            cols = num_patch
+        else:
+            kinds = ((LOAD_PATCH_CONSTANT, _READS_INPUT), (VIEW_ID, _READS_VIEW_ID), (STORE_OUTPUT, _WRITES_OUTPUT))
+            per = _Analysis(fn, patch or [], kinds).run(outputs) if fn.blocks else {}
+            cols = num_out
+        table = [0] * cols
+        for o, bits in per.items():
+            table[o] = bits & (_VIEW_ID_BIT - 1)
+        patch_of = tuple(table)
+    return ViewIdState(num_in, num_out, tuple(inputs_of), uses_view_id, view_id if uses_view_id else 0,
+                       tess, num_patch, patch_of)

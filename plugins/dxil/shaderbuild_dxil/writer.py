@@ -9,8 +9,9 @@ Output is deterministic: every table is built in module order.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import cast
+from typing import Any, TypeGuard
 
 from .bitstream import (
     Abbrev,
@@ -60,7 +61,7 @@ from .llvm.values import (
 __all__ = ["write_bitcode", "clear_block_caches", "BITCODE_MAGIC"]
 
 
-def _is_data_array(c: Constant) -> bool:
+def _is_data_array(c: Constant) -> TypeGuard[ConstAggregate]:
     """An array LLVM holds as a ConstantDataArray (i16/i32/i64 or floating-point elements, all
     plain numbers): written as one DATA record of raw element values, its elements never numbered
     as constants of their own (LLVM 3.7's writer and value enumerator).  i8 arrays would be STRING
@@ -145,7 +146,7 @@ class _Enumerator:
         self.type_ids: dict[Type, int] = {}
         self.values: list[Value] = []
         self.value_ids: dict[object, int] = {}
-        self.md_records: list[tuple[int, object]] = []    # (code, operands or text) per metadata id
+        self.md_records: list[tuple[int, Any]] = []       # (code, operands or text) per metadata id
         self.md_ids: dict[int, int] = {}                  # id(metadata object) -> metadata id
         self._md_strings: dict[str, int] = {}
         self._md_values: dict[int, int] = {}               # by value id
@@ -211,8 +212,9 @@ class _Enumerator:
             self._add_value(a)
         cst_start = len(values)
         literal_classes = _LITERAL_CLASSES
-        add_constant, literal = self._add_constant, self._add_literal
-        valued: list[Instruction] = []
+        add_constant = self._add_constant
+        literal: Callable[[Any], None] = self._add_literal     # given constants only: the class tests below
+        valued: list[Value] = []
         add_valued = valued.append
         for bb in f.blocks:
             for inst in bb.instructions:
@@ -222,7 +224,7 @@ class _Enumerator:
                         add_valued(inst)
                     for v in inst.operands:
                         if v.__class__ in literal_classes and id(v) not in ids:
-                            key = v.key()         # _add_constant inlined for scalars
+                            key = v.key()  # type: ignore[attr-defined]  # a literal class: a Constant (_add_constant inlined)
                             vid = ids.get(key)
                             if vid is None:
                                 if v.__class__ is ConstAggregate:
@@ -291,20 +293,19 @@ class _Enumerator:
         tid = ids.get(t)
         if tid is not None:
             return tid
-        cls = t.__class__
-        if cls is PointerType:
+        if type(t) is PointerType:
             if t.pointee not in ids:
                 self.type_of(t.pointee)
-        elif cls is ArrayType:
+        elif type(t) is ArrayType:
             if t.elem not in ids:
                 self.type_of(t.elem)
-        elif cls is StructType:
+        elif type(t) is StructType:
             if t.name is not None:                       # named structs may be referenced recursively
                 ids[t] = -1
             for e in t.elems:
                 if e not in ids:
                     self.type_of(e)
-        elif cls is FunctionType:
+        elif type(t) is FunctionType:
             if t.ret not in ids:
                 self.type_of(t.ret)
             for p in t.params:
@@ -360,21 +361,19 @@ class _Enumerator:
         n = md_ids.get(id(md))
         if n is not None:
             return n
-        cls = md.__class__
-        if cls is DINode:
-            return self._add_di(cast(DINode, md))
-        if cls is not MDNode:
-            n = md_ids[id(md)] = self._md_string(md.text) if cls is MDString else self._md_value(md.value)
+        if type(md) is DINode:
+            return self._add_di(md)
+        if type(md) is not MDNode:
+            n = md_ids[id(md)] = self._md_string(md.text) if type(md) is MDString else self._md_value(md.value)  # type: ignore[attr-defined]  # an MDValue
             return n
         strings, ints = self._md_strings, self._md_ints
         rec: list[int] = []                       # operand ids + 1, 0 for null
         for op in md.ops:
-            cls = op.__class__
-            if cls is MDValue:                    # the common operand: an i32 or i8 of dx.*
+            if type(op) is MDValue:               # the common operand: an i32 or i8 of dx.*
                 n = md_ids.get(id(op))            # metadata, mostly shared objects (md_int)
                 if n is None:
                     v = op.value
-                    if v.__class__ is ConstInt:
+                    if type(v) is ConstInt:
                         key = (v.type, v.value)
                         n = ints.get(key)
                         if n is None:
@@ -382,28 +381,28 @@ class _Enumerator:
                     else:
                         n = self._md_value(v)
                     md_ids[id(op)] = n
-            elif cls is MDNode:
+            elif type(op) is MDNode:
                 n = md_ids.get(id(op))
                 if n is None:
                     n = self._add_md(op)
-            elif cls is MDString:
+            elif type(op) is MDString:
                 n = strings.get(op.text)
                 if n is None:
                     n = self._md_string(op.text)
             elif op is None:
                 n = -1
-            elif cls is DINode:
+            elif type(op) is DINode:
                 n = md_ids.get(id(op))
                 if n is None:
-                    n = self._add_di(cast(DINode, op))
+                    n = self._add_di(op)
             else:
                 raise TypeError(f"cannot write metadata {op!r}")
             rec.append(n + 1)
-        key = tuple(rec)
-        n = self._md_nodes.get(key)
+        node_key = tuple(rec)
+        n = self._md_nodes.get(node_key)
         if n is None:
-            n = self._md_nodes[key] = len(self.md_records)
-            self.md_records.append((MD_NODE, key))
+            n = self._md_nodes[node_key] = len(self.md_records)
+            self.md_records.append((MD_NODE, node_key))
         md_ids[id(md)] = n
         return n
 
@@ -599,9 +598,9 @@ class _Writer:
             w.emit_record(MODULE_GLOBALVAR, rec)
         emit_cached, type_ids, attr_sets = w.emit_record_cached, e.type_ids, e.attr_sets
         for f in self.m.functions:            # prototypes recur across modules: cached digits
-            rec = (type_ids[f.ftype], 0, 0 if f.blocks else 1, LINKAGE_CODES[f.linkage],
-                   attr_sets.index(f.attrs) + 1 if f.attrs else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            emit_cached(_PROTO_RECORDS, MODULE_FUNCTION, rec)
+            proto = (type_ids[f.ftype], 0, 0 if f.blocks else 1, LINKAGE_CODES[f.linkage],
+                     attr_sets.index(f.attrs) + 1 if f.attrs else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            emit_cached(_PROTO_RECORDS, MODULE_FUNCTION, proto)
 
     # ---- constants
     def _constants(self, first: int, last: int, module_level: bool) -> None:
@@ -629,20 +628,22 @@ class _Writer:
         float_head = (unabbrev, vbr6_digits[CST_FLOAT], vbr6_digits[1])
         last_type = None
         for c in e.values[first:last]:
+            assert isinstance(c, Constant)      # first..last: the constants
             t = c.type
             if t is not last_type and t != last_type:
                 last_type = t
                 pieces += (settype_id, type_field[type_ids[t]])
-            cls = c.__class__                    # the scalar kinds by class (is_null_value inlined)
-            if cls is ConstInt:
+            # the scalar kinds by class (is_null_value inlined)
+            if type(c) is ConstInt:
                 v = c.value
+                width = c.type.width
                 if v == 0:
                     pieces.append(null_id)
-                elif v >> (t.width - 1):         # stored unsigned: the signed value, VBR-signed
-                    pieces += (int_id, int_field[(((1 << t.width) - v) << 1) | 1])
+                elif v >> (width - 1):              # stored unsigned: the signed value, VBR-signed
+                    pieces += (int_id, int_field[(((1 << width) - v) << 1) | 1])
                 else:
                     pieces += (int_id, int_field[v << 1])
-            elif cls is ConstFloat:
+            elif type(c) is ConstFloat:
                 if c.bits == 0:
                     pieces.append(null_id)
                 else:
@@ -657,7 +658,8 @@ class _Writer:
             elif isinstance(c, ConstFloat):
                 emit(CST_FLOAT, (c.bits,))
             elif _is_data_array(c):
-                emit(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems])
+                emit(CST_DATA, [x.value if isinstance(x, ConstInt) else x.bits for x in c.elems
+                                if isinstance(x, (ConstInt, ConstFloat))])      # (all are: _is_data_array)
             elif isinstance(c, ConstAggregate):
                 emit(CST_AGGREGATE, [value_id(x) for x in c.elems], agg_ab)
             else:
@@ -693,7 +695,7 @@ class _Writer:
         w.exit_block()
 
     # ---- value symbol table
-    def _symtab(self, entries: list[tuple[str, int]], bb_entries: list[tuple[str, int]] = ()) -> None:
+    def _symtab(self, entries: list[tuple[str, int]], bb_entries: Sequence[tuple[str, int]] = ()) -> None:
         """Names with their value / block ids; the block is a function of the sorted entries
         (cached: the module's dx.op declarations recur)."""
         if not entries and not bb_entries:
@@ -722,7 +724,7 @@ class _Writer:
         cst_start, inst_id, self._bb = e.incorporate(f)
         self._vid = e.value_ids.get
         self._vids = e.value_ids.__getitem__
-        self._callees: dict[int, tuple[int, int]] = {}
+        self._callees: dict[int, tuple[str, int]] = {}
         w.emit_record(FUNC_CODES["declareblocks"], [len(f.blocks)])
         self._constants(cst_start, inst_id, module_level=False)
         dbg_calls = self._debug_values(f) if self.dbg_value is not None else None
@@ -939,7 +941,8 @@ class _Writer:
         """(digits, value id) of a callee: the digits up to the callee operand (record id, code,
         operand count, attributes, calling convention, function type) are the same for every
         call of a callee, so they are made once per callee and function."""
-        fn: Function = ops[0]
+        fn = ops[0]
+        assert isinstance(fn, Function)         # a call's first operand
         fields = [self._sink[1], *map(vbr6_digits.__getitem__,
                                       (FUNC_CODES["call"], len(ops) + 3, 0, 1 << 15, self.e.type_ids[fn.ftype]))]
         head = "".join(reversed(fields))          # one piece: its fields last first (see BitstreamWriter)
@@ -982,7 +985,7 @@ class _Encoders(dict):
 
 
 # opcode name -> record encoder (a table, not an if-chain: one lookup per instruction)
-_ENCODERS: dict[str, object] = _Encoders(
+_ENCODERS: dict[str, Callable[..., tuple[int, int] | None]] = _Encoders(
     {op: _Writer._binop for op in BINOP_CODES}
     | {op: _Writer._cast for op in CAST_CODES}
     | {"getelementptr": _Writer._gep, "extractvalue": _Writer._extractvalue, "select": _Writer._select,

@@ -213,7 +213,7 @@ class Disassembler:
         return [str(r.word())]
 
     def _number(self, r: _Reader, rtype: int | None) -> str:
-        kind, width = self.type_width.get(rtype, ("uint", 32))
+        kind, width = self.type_width.get(rtype, ("uint", 32)) if rtype is not None else ("uint", 32)
         lo = r.word()
         if width == 64:
             hi = r.word() if r.more() else 0

@@ -9,6 +9,7 @@ an `ImagePlace` (texel of a texture / typed buffer).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shaderbuild.diagnostics import error
@@ -48,6 +49,8 @@ from shaderbuild.ir.types import (
     Vector,
     component_count,
     is_numeric,
+    numeric_scalar,
+    resource_elem,
     scalar_of,
 )
 from shaderbuild.records import DataRecord, Record
@@ -130,12 +133,18 @@ class Ptr(DataRecord):
     res: ResourceVar | None = None
     nonuniform: bool = False          # selected with NonUniformResourceIndex
 
+    @property
+    def rv(self) -> ResourceVar:
+        """`res` of a place into a resource (resource_ops._resource checks that it is one)."""
+        assert self.res is not None, "not a resource place"
+        return self.res
+
     def extend(self, index: int, t: Type) -> Ptr:
         return Ptr(self.base, [*self.chain, index], self.sc, self.layout, t, None, self.res, self.nonuniform)
 
 
 class SwizzlePlace(DataRecord):
-    base: object
+    base: Ptr | SwizzlePlace | ImagePlace
     comps: tuple[int, ...]
     type: Type
 
@@ -240,7 +249,7 @@ class ExprEmitter:
         return self.componentwise(e.type, lambda rt, x: self._unary(e.op, rt, x), (e.operand.type, v))
 
     def _unary(self, op: str, t: Type, x: int) -> int:
-        s = scalar_of(t)
+        s = numeric_scalar(t)
         name = UNARY_OPS.get((op, s.kind))
         if name is None:
             raise error(f"unary '{op}' is not defined for {t}")
@@ -253,7 +262,7 @@ class ExprEmitter:
         rhs = self.expr(e.rhs)
         if e.op in _SHIFTS:
             return self.shift(e, lhs, rhs)
-        kind = scalar_of(e.lhs.type).kind
+        kind = numeric_scalar(e.lhs.type).kind
         name = BINARY_OPS.get((e.op, kind))
         if name is None:
             raise error(f"operator '{e.op}' is not defined for {e.lhs.type}")
@@ -263,11 +272,11 @@ class ExprEmitter:
     def shift(self, e: Binary, lhs: int, rhs: int) -> int:
         """HLSL masks the shift amount to the bit width (DXC does the same)."""
         lt = e.lhs.type
-        s = scalar_of(lt)
+        s = numeric_scalar(lt)
         rt = e.rhs.type
         if isinstance(lt, Vector) and not isinstance(rt, Vector):
-            rhs = self.splat(rhs, Vector(scalar_of(rt), lt.size))
-            rt = Vector(scalar_of(rt), lt.size)
+            rhs = self.splat(rhs, Vector(numeric_scalar(rt), lt.size))
+            rt = Vector(numeric_scalar(rt), lt.size)
         amount = self.op("OpBitwiseAnd", self.tid(rt), rhs, self.const(rt, s.width - 1))
         return self.op(BINARY_OPS[(e.op, s.kind)], self.tid(e.type), lhs, amount)
 
@@ -374,7 +383,7 @@ class ExprEmitter:
 
     def flatten(self, t: Type, v: int) -> list[int]:
         """Scalar component ids of a scalar/vector/matrix value (matrix row by row)."""
-        s = scalar_of(t)
+        s = numeric_scalar(t)
         n = ncomp(t)
         if n == 1:
             return [v]
@@ -449,23 +458,23 @@ class ExprEmitter:
 
     def place(self, e: Expr):
         t = type(e)
-        if t is VarRef:
+        if type(e) is VarRef:
             s = self.slot(e.var)
             vt = e.var.type
             if s.res is not None and s.res.kind.rep == "cbuffer" and not isinstance(vt, Array):
-                vt = s.res.rtype.elem
+                vt = resource_elem(s.res.rtype)
             return Ptr(s.id, [], s.sc, s.layout, vt, s.pointee, s.res)
-        if t is FieldRef:
+        if type(e) is FieldRef:
             base = self.place(e.base)
             if isinstance(base.type, Resource) and base.res is not None and base.res.kind.rep in ("cbuffer",
                                                                                                    "tbuffer"):
                 base.type = base.res.rtype.elem
             return base.extend(self.T.uconst(e.index), e.type)
-        if t is IndexRef:
+        if type(e) is IndexRef:
             return self.index_place(self.place(e.base), e)
-        if t is SwizzleRef:
+        if type(e) is SwizzleRef:
             return SwizzlePlace(self.place(e.base), tuple(e.comps), e.type)
-        if t is BufferElem:
+        if type(e) is BufferElem:
             return self.buffer_place(self.place(e.resource), e)
         raise error(f"{t.__name__} is not an assignable place")
 
@@ -538,6 +547,9 @@ class ExprEmitter:
             return self.image_read(p)
         raise error("not a readable place")
 
+    if TYPE_CHECKING:
+        def discard_if(self, cond: int) -> None: ...    # FunctionEmitter's (emit_stmt.py), for intrinsics
+
     def store(self, p, v: int) -> None:
         if isinstance(p, Ptr):
             if p.res is not None and not p.res.kind.writable and p.sc != "Function":
@@ -553,7 +565,7 @@ class ExprEmitter:
                 self.store(base, v if ncomp(p.type) == 1 else self.op("OpCompositeExtract", self.tid(bt), v, 0))
                 return
             if len(p.comps) == 1 and isinstance(base, Ptr):
-                elem = scalar_of(bt)
+                elem = numeric_scalar(bt)
                 self.store(base.extend(self.T.uconst(p.comps[0]), elem), v)
                 return
             old = self.load(base)
@@ -606,9 +618,9 @@ class ExprEmitter:
 
     def image_type(self, p: Ptr) -> int:
         """SPIR-V type of an image or sampler resource."""
-        if p.res.kind.rep == "sampler":
+        if p.rv.kind.rep == "sampler":
             return self.b.type("OpTypeSampler")
-        return self.ctx.R.image_type(p.res.rtype, p.res.kind)
+        return self.ctx.R.image_type(p.rv.rtype, p.rv.kind)
 
     def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:
         """The image's texel: component scalar, count, and the 4-vector reads return (texel_scalar)."""
@@ -617,7 +629,7 @@ class ExprEmitter:
 
     def shrink(self, v4: int, s: Scalar, n: int, rt: Type) -> int:
         """The n texel components of v4 as a value of type rt (64-bit components from pairs of words)."""
-        rs = scalar_of(rt)
+        rs = numeric_scalar(rt)
         if rs.width == 64 and s.width == 32:
             pair = self.tid(Vector(s, 2))
             comps = [self.op("OpBitcast", self.tid(rs), self.op("OpVectorShuffle", pair, v4, v4, 2 * i, 2 * i + 1))
@@ -646,7 +658,7 @@ class ExprEmitter:
             raise error(f"cannot write to read-only {p.rtype.kind}")
         img = self.load_image(p.image)
         s, n, t4 = self.texel4(p.rtype)
-        vs = scalar_of(p.type)
+        vs = numeric_scalar(p.type)
         if vs.width == 64 and s.width == 32:    # 64-bit components as pairs of words (texel_scalar)
             parts = [v] if n == 2 else [self.op("OpCompositeExtract", self.tid(vs), v, i) for i in range(n // 2)]
             pair = self.tid(Vector(s, 2))
@@ -699,7 +711,7 @@ _CONTRACTIBLE = frozenset(("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "Op
                            "OpVectorTimesScalar", "OpMatrixTimesScalar", "OpVectorTimesMatrix",
                            "OpMatrixTimesVector", "OpMatrixTimesMatrix", "OpOuterProduct"))
 
-_EXPR_DISPATCH = {
+_EXPR_DISPATCH: dict[type, Callable[..., int]] = {
     Const: ExprEmitter.e_const, SpecConst: ExprEmitter.e_spec_const, Load: ExprEmitter.e_load, Unary: ExprEmitter.e_unary,
     Binary: ExprEmitter.e_binary, Select: ExprEmitter.e_select, Convert: ExprEmitter.e_convert,
     Bitcast: ExprEmitter.e_bitcast, Construct: ExprEmitter.e_construct, Swizzle: ExprEmitter.e_swizzle,

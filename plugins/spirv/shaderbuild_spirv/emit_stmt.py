@@ -9,6 +9,8 @@ dropped (there is no block to put them in).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.nodes import (
     Break,
@@ -258,7 +260,7 @@ class FunctionEmitter(ExprEmitter):
         self.label(merge)
 
 
-_STMT_DISPATCH = {
+_STMT_DISPATCH: dict[type, Callable[..., None]] = {
     Store: FunctionEmitter.s_store, Eval: FunctionEmitter.s_eval, If: FunctionEmitter.s_if,
     Loop: FunctionEmitter.s_loop, Switch: FunctionEmitter.s_switch, Break: FunctionEmitter.s_break,
     Continue: FunctionEmitter.s_continue, Return: FunctionEmitter.s_return, Discard: FunctionEmitter.s_discard,

@@ -136,7 +136,9 @@ class TypeLowering:
         if layout is None:
             return self.b.type("OpTypeArray", row, n)
         tid = self.b.type("OpTypeArray", row, n, key=("mat-array", t, layout))
-        self.b.decorate(tid, "ArrayStride", layout_of(t, layout, True).matrix_stride)
+        stride = layout_of(t, layout, True).matrix_stride
+        assert stride is not None       # a matrix's layout has one
+        self.b.decorate(tid, "ArrayStride", stride)
         return tid
 
     def _array(self, t: Array, layout: str | None) -> int:
@@ -152,6 +154,7 @@ class TypeLowering:
         else:
             tid = self.b.type("OpTypeArray", elem, self.uconst(t.size), key=key)
             stride = layout_of(t, layout).array_stride
+        assert stride is not None       # an array's layout has one
         self.b.decorate(tid, "ArrayStride", stride)
         return tid
 

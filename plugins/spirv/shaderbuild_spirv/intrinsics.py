@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypeGuard
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.nodes import Intrinsic
@@ -24,6 +25,7 @@ from shaderbuild.ir.types import (
     Scalar,
     Type,
     Vector,
+    numeric_scalar,
     scalar_of,
 )
 
@@ -32,6 +34,7 @@ from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
+from .vulkan import PATCH_BARRIER
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -49,10 +52,10 @@ def _args(fe: ExprEmitter, e: Intrinsic) -> list[int]:
 
 
 def _kind(e: Intrinsic, i: int = 0) -> str:
-    return scalar_of(e.args[i].type).kind
+    return numeric_scalar(e.args[i].type).kind
 
 
-def _is_matrix(t: Type) -> bool:
+def _is_matrix(t: Type) -> TypeGuard[Matrix]:
     return isinstance(t, Matrix) and matrix_shape(t) in ("matrix", "array")
 
 
@@ -191,7 +194,7 @@ def _map_components(fe: ExprEmitter, at: Type, rt: Type, x: int, one: Callable[[
 def _halves(fe: ExprEmitter, t: Type, x: int) -> tuple[Type, int, int]:
     """(32-bit uint type of t's shape, low word, high word) of a 64-bit integer value."""
     u64 = with_scalar(t, Scalar("uint", 64))
-    if scalar_of(t).kind == "int":
+    if numeric_scalar(t).kind == "int":
         x = fe.op("OpBitcast", fe.tid(u64), x)
     u32 = with_scalar(t, UINT)
     lo = fe.op("OpUConvert", fe.tid(u32), x)
@@ -204,7 +207,7 @@ def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
     (Vulkan's BitCount, BitReverse and Find*sb only take 32-bit operands)."""
     t = e.args[0].type
     x = fe.expr(e.args[0])
-    if e.name == "firstbithigh" and scalar_of(t).kind == "int":    # FindSMsb(x) == FindUMsb(x < 0 ? ~x : x)
+    if e.name == "firstbithigh" and numeric_scalar(t).kind == "int":    # FindSMsb(x) == FindUMsb(x < 0 ? ~x : x)
         neg = fe.op("OpSLessThan", fe.tid(with_scalar(t, BOOL)), x, fe.const(t, 0))
         x = fe.op("OpSelect", fe.tid(t), neg, fe.op("OpNot", fe.tid(t), x), x)
     u32, lo, hi = _halves(fe, t, x)
@@ -235,8 +238,8 @@ def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _wide(narrow: Lowering) -> Lowering:
     """Use the 64-bit split for 64-bit operands, `narrow` otherwise."""
-    def lower(fe: ExprEmitter, e: Intrinsic) -> int:
-        return (_bits64 if scalar_of(e.args[0].type).width == 64 else narrow)(fe, e)
+    def lower(fe: ExprEmitter, e: Intrinsic) -> int | None:
+        return (_bits64 if numeric_scalar(e.args[0].type).width == 64 else narrow)(fe, e)
     return lower
 
 
@@ -255,7 +258,7 @@ def _transpose(fe: ExprEmitter, e: Intrinsic) -> int:
     comps = fe.flatten(t, x)
     rows, cols = (t.rows, t.cols) if isinstance(t, Matrix) else (1, ncomp(t))
     tr = [comps[r * cols + c] for c in range(cols) for r in range(rows)]
-    return fe.construct(e.type, [(scalar_of(t), c) for c in tr])
+    return fe.construct(e.type, [(numeric_scalar(t), c) for c in tr])
 
 
 def _determinant(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -270,7 +273,7 @@ def _determinant(fe: ExprEmitter, e: Intrinsic) -> int:
 # ---------------------------------------------------------------- dot / mul
 
 def _dot_ids(fe: ExprEmitter, t: Type, a: int, b: int) -> int:
-    s = scalar_of(t)
+    s = numeric_scalar(t)
     if ncomp(t) == 1:
         return fe.op("OpFMul" if s.kind == "float" else "OpIMul", fe.tid(s), a, b)
     if s.kind == "float":
@@ -301,7 +304,7 @@ def _grid(fe: ExprEmitter, t: Type, v: int, as_row: bool) -> list[list[int]]:
 def _mul(fe: ExprEmitter, e: Intrinsic) -> int:
     at, bt = e.args[0].type, e.args[1].type
     a, b = _args(fe, e)
-    s = scalar_of(e.type)
+    s = numeric_scalar(e.type)
     is_float = s.kind == "float"
     ra, rb = _rank(at), _rank(bt)
     rt = fe.tid(e.type)
@@ -331,14 +334,15 @@ def _mul(fe: ExprEmitter, e: Intrinsic) -> int:
     # general case (integers, 1xN / Nx1 matrices): sum of products per element
     ga, gb = _grid(fe, at, a, True), _grid(fe, bt, b, False)
     mul_op, add_op = ("OpFMul", "OpFAdd") if is_float else ("OpIMul", "OpIAdd")
-    st = fe.tid(s)
+    sid = fe.tid(s)
     out = []
     for row in ga:
         for c in range(len(gb[0])):
             acc = None
             for k, x in enumerate(row):
-                p = fe.op(mul_op, st, x, gb[k][c])
-                acc = p if acc is None else fe.op(add_op, st, acc, p)
+                p = fe.op(mul_op, sid, x, gb[k][c])
+                acc = p if acc is None else fe.op(add_op, sid, acc, p)
+            assert acc is not None      # rows are not empty
             out.append(acc)
     return fe.construct(e.type, [(s, c) for c in out])
 
@@ -365,7 +369,7 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
     if isinstance(p, ImagePlace):      # RWTexture / RWBuffer element: a texel pointer
         if not p.kind.writable:
             raise error(f"'{e.name}' on read-only {p.rtype.kind}")
-        s = scalar_of(p.type)
+        s = numeric_scalar(p.type)
         if s.width == 64:
             raise error(f"'{e.name}' on a 64-bit element of {p.rtype.kind} is not supported")
         tp = fe.op("OpImageTexelPointer", fe.T.ptr("Image", fe.tid(s)), fe.pointer(p.image), p.coord,
@@ -389,7 +393,7 @@ def _atomic(fe: ExprEmitter, e: Intrinsic) -> int:
     """Returns the original value; an extra trailing place receives it too."""
     ptr, t, rest = _atomic_target(fe, e)
     # a RWByteAddressBuffer word is uint; the IR value type (int or uint) picks Min/Max signedness
-    kind = scalar_of(e.type).kind if isinstance(e.type, Scalar) and e.type.is_int else scalar_of(t).kind
+    kind = scalar_of(e.type).kind if isinstance(e.type, Scalar) and e.type.is_int else numeric_scalar(t).kind
     opname = _ATOMICS[e.name].get(kind)
     if opname is None:
         raise error(f"'{e.name}' is not defined for {t}")
@@ -402,7 +406,7 @@ def _atomic(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _as_ir_type(fe: ExprEmitter, r: int, t: Type, want: Type) -> int:
     """The atomic's result typed as the IR node (a byte-address word is uint, the value may be int)."""
-    if isinstance(want, Scalar) and want != t and want.is_int and t.is_int:
+    if isinstance(want, Scalar) and want != t and want.is_int and isinstance(t, Scalar) and t.is_int:
         return fe.op("OpBitcast", fe.tid(want), r)
     return r
 
@@ -429,6 +433,8 @@ BARRIERS = {
     "DeviceMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _IMAGE),
     "AllMemoryBarrierWithGroupSync": ("Workgroup", "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
     "AllMemoryBarrier": (None, "Device", _ACQ_REL | _UNIFORM | _WORKGROUP | _IMAGE),
+    # between a hull shader's control-point and patch-constant parts (vulkan.hull_entry), as DXC
+    PATCH_BARRIER: ("Workgroup", "Invocation", 0),
 }
 
 
@@ -534,7 +540,7 @@ def builtin_input(fe: ExprEmitter, builtin: str, t: Type) -> int:
         vid = b.global_variable(fe.T.ptr("Input", fe.tid(t)), "Input")
         b.name(vid, f"gl_{builtin}")
         b.decorate(vid, "BuiltIn", enum("BuiltIn", builtin))
-        if ctx.stage == "pixel" and scalar_of(t).kind != "float":
+        if ctx.stage == "pixel" and numeric_scalar(t).kind != "float":
             b.decorate(vid, "Flat")
         ctx.builtins[builtin] = vid
         ctx.interface.append(vid)
@@ -620,7 +626,7 @@ _FLOAT_GLSL = {
     "length": "Length", "distance": "Distance", "normalize": "Normalize", "cross": "Cross", "reflect": "Reflect",
     "refract": "Refract", "faceforward": "FaceForward", "degrees": "Degrees", "radians": "Radians",
 }
-_KIND_GLSL = {
+_KIND_GLSL: dict[str, dict[str, str | None]] = {
     "abs": {"float": "FAbs", "int": "SAbs", "uint": None},
     "min": {"float": "FMin", "int": "SMin", "uint": "UMin"},
     "max": {"float": "FMax", "int": "SMax", "uint": "UMax"},
@@ -669,6 +675,7 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
-NATIVE_INTRINSICS = frozenset(TABLE)
+# the HLSL intrinsics handled here (PATCH_BARRIER is the backend's own: vulkan.hull_entry makes it)
+NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER}
 
-__all__ = ["BARRIERS", "NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]
+__all__ = ["BARRIERS", "NATIVE_INTRINSICS", "PATCH_BARRIER", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

@@ -8,6 +8,7 @@ storage classes, stage I/O decorations, the entry point and its interface.
 from __future__ import annotations
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir import entry_of
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
     Call,
@@ -35,7 +36,15 @@ from .resources import ResourceLowering, ResourceVar, reflection_entries
 TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
-EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment"}
+EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment",
+                    "hull": "TessellationControl", "domain": "TessellationEvaluation"}
+# tessellation execution modes (DXC puts them all on the TessellationControl entry; the
+# evaluation entry repeats the domain, the one thing a domain shader knows)
+TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
+# pow2 has no Vulkan spacing: refused (as DXC does), not tessellated differently
+TESS_SPACING = {"integer": "SpacingEqual", "fractional_even": "SpacingFractionalEven",
+                "fractional_odd": "SpacingFractionalOdd"}
+TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", "point": "PointMode"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None}
@@ -95,10 +104,13 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry
+    assert entry is not None
     wrapper = entry.function or entry.source_function
     version = spirv_version(target_env)
     b = ModuleBuilder(version)
     b.capability("Shader")
+    if entry.stage in ("hull", "domain"):
+        b.capability("Tessellation")
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
@@ -120,6 +132,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     def run_initializers(fe: FunctionEmitter) -> None:
         # static globals whose initializer is not a constant: run at the top of the entry (DXC)
         for g in initializers:
+            assert g.init is not None       # collected for its initializer
             fe.store(fe.place(VarRef(g)), fe.expr(g.init))
 
     for f in funcs:
@@ -133,7 +146,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
 def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Variable]]:
     """Create every global variable; returns the resources and the globals whose
     initializer must run in the entry function."""
-    entry = module.entry
+    entry = entry_of(module)
     b, T = ctx.b, ctx.T
     resources: list[ResourceVar] = []
     initializers: list[Variable] = []
@@ -168,11 +181,24 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
 
 def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     entry = ctx.entry
+    assert entry is not None    # lower() made ctx with the module's entry
     b = ctx.b
     b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
     if entry.stage == "compute":
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
+    elif entry.tess is not None:
+        t = entry.tess
+        b.execution_mode(fid, TESS_DOMAINS[t.domain])
+        if entry.stage == "hull":
+            spacing = TESS_SPACING.get(t.partitioning or "integer")
+            if spacing is None:
+                raise error(f"[partitioning(\"{t.partitioning}\")] has no SPIR-V equivalent: Vulkan tessellates "
+                            f"with integer or fractional spacing only", entry.source_function.loc)
+            b.execution_mode(fid, spacing)
+            if t.output_topology in TESS_ORDER:
+                b.execution_mode(fid, TESS_ORDER[t.output_topology or ""])
+            b.execution_mode(fid, "OutputVertices", t.output_control_points or 0)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
         if any(v.io is not None and v.io.builtin == "FragDepth" for v in entry.outputs):
@@ -221,6 +247,8 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
                 b.extension(cap[1])
     else:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
+    if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
+        b.decorate(vid, "Patch")
     interp = _INTERPOLATION.get(io.interpolation or "linear")
     if io.interpolation and io.interpolation not in _INTERPOLATION:
         raise error(f"unknown interpolation mode '{io.interpolation}'", g.loc)
@@ -257,11 +285,11 @@ def _constant_initializer(T: TypeLowering, g: Variable) -> int | None:
             t = e.type
             if isinstance(t, (Scalar, Vector)) and all(isinstance(p, Const) and isinstance(p.type, Scalar)
                                                         for p in e.parts):
-                return T.const(t, tuple(p.value for p in e.parts))
+                return T.const(t, tuple(p.value for p in e.parts if isinstance(p, Const)))   # (all are)
             if isinstance(t, (Array, Struct)):
                 parts = [fold(p) for p in e.parts]
                 if all(p is not None for p in parts):
-                    return T.b.constant("OpConstantComposite", T.tid(t), *parts)
+                    return T.b.constant("OpConstantComposite", T.tid(t), *(p for p in parts if p is not None))
         return None
 
     return fold(g.init) if g.init is not None else None

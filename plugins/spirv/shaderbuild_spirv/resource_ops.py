@@ -12,7 +12,7 @@ from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
-from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, scalar_of
+from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, numeric_scalar, resource_elem
 
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
@@ -91,9 +91,10 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     operands.append(("ConstOffset", _offset(fe, e, pos + nextra)))
     tail = _image_operands(fe, operands)
     if dref:
+        assert dref_id is not None
         name = "OpImageSampleDrefImplicitLod" if implicit else "OpImageSampleDrefExplicitLod"
         return fe.op(name, fe.tid(FLOAT), si, coord, dref_id, *tail)
-    s, n, t4 = fe.texel4(p.res.rtype)
+    s, n, t4 = fe.texel4(p.rv.rtype)
     name = "OpImageSampleImplicitLod" if implicit else "OpImageSampleExplicitLod"
     return fe.shrink(fe.op(name, fe.tid(t4), si, coord, *tail), s, n, e.type)
 
@@ -123,7 +124,7 @@ def _lod(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _load(fe: ExprEmitter, e: Intrinsic) -> int:
     p = _resource(fe, e)
-    rv = p.res
+    rv = p.rv
     rep = rv.kind.rep
     if rep == "bytes":
         return _bytes_load(fe, e, p)
@@ -147,7 +148,7 @@ def _load(fe: ExprEmitter, e: Intrinsic) -> int:
     else:
         # Texture.Load(int3(x, y, mip)[, offset]): the last coordinate is the level
         n_loc = ncomp(loc_t)
-        cs = scalar_of(loc_t)
+        cs = numeric_scalar(loc_t)
         coord_t = Vector(cs, n_loc - 1) if n_loc > 2 else cs
         coord = fe.swizzle(loc, loc_t, tuple(range(n_loc - 1)), coord_t)
         lod = fe.op("OpCompositeExtract", fe.tid(cs), loc, n_loc - 1)
@@ -157,7 +158,7 @@ def _load(fe: ExprEmitter, e: Intrinsic) -> int:
 
 
 def _word_ptr(fe: ExprEmitter, p: Ptr, word: int) -> int:
-    rv = p.res
+    rv = p.rv
     return fe.pointer(Ptr(p.base, [*p.chain, fe.T.uconst(0), word], rv.storage_class, rv.layout, UINT, None, rv))
 
 
@@ -195,7 +196,7 @@ def _word_order(t: Type) -> list[int]:
 def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
     """Load/Load2/3/4/Load<T>: consecutive 32-bit words, bitcast to T's components."""
     t = e.type
-    s = scalar_of(t)
+    s = numeric_scalar(t)
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
     comps = []
     for i in _word_order(t):
@@ -206,13 +207,13 @@ def _bytes_load(fe: ExprEmitter, e: Intrinsic, p: Ptr) -> int:
 
 def _store(fe: ExprEmitter, e: Intrinsic) -> None:
     p = _resource(fe, e)
-    if p.res.kind.rep != "bytes" or not p.res.kind.writable:
+    if p.rv.kind.rep != "bytes" or not p.rv.kind.writable:
         raise error(f"'{e.name}' is only supported on RWByteAddressBuffer")
     vt = e.args[2].type
     base = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
     comps = fe.flatten(vt, fe.expr(e.args[2]))
     for i, c in zip(_word_order(vt), comps, strict=True):
-        c = _word_from(fe, scalar_of(vt), c)
+        c = _word_from(fe, numeric_scalar(vt), c)
         fe.void_op("OpStore", _word_ptr(fe, p, _word_index(fe, base, i)), c)
     return None
 
@@ -227,7 +228,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
     """Buffers: returns the element (structured) or byte (raw) count; the brief's form with
     trailing out places is accepted too.  Images: [res, mip?, out places...]."""
     p = _resource(fe, e)
-    rv = p.res
+    rv = p.rv
     assert rv is not None       # _resource refuses a place that is not a resource
     outs = list(e.args[1:])
     if rv.kind.rep in ("structured", "bytes"):
@@ -238,7 +239,7 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
             return n
         fe.store(fe.place(outs[0]), fe.convert(n, UINT, outs[0].type))
         if len(outs) > 1:
-            stride = layout_of(Array(rv.rtype.elem, 1), rv.layout).array_stride
+            stride = layout_of(Array(resource_elem(rv.rtype), 1), rv.layout).array_stride
             fe.store(fe.place(outs[1]), fe.convert(fe.const(UINT, stride), UINT, outs[1].type))
         return None
     if rv.kind.rep != "image":
@@ -268,13 +269,18 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
 # ---------------------------------------------------------------- counters
 
 def _counter_ptr(fe: ExprEmitter, p: Ptr) -> int:
-    rv = p.res
+    rv = p.rv
     if rv.kind.rep != "structured" or not rv.kind.writable:
         raise error(f"{rv.rtype.kind} has no counter")
     vid = fe.ctx.R.counter(rv)
-    if fe.b.version >= (1, 4):
+    if fe.b.version >= (1, 4) and vid not in fe.ctx.interface:
         fe.ctx.interface.append(vid)
     sc = rv.storage_class
+    if rv.var.binding is not None and rv.var.binding.heap is not None:   # the counter heap, same index
+        ptr = fe.op("OpAccessChain", fe.T.ptr(sc, fe.tid(INT)), vid, p.chain[0], fe.T.uconst(0))
+        if p.nonuniform:
+            fe.nonuniform(ptr)
+        return ptr
     return fe.op("OpAccessChain", fe.T.ptr(sc, fe.tid(INT)), vid, fe.T.uconst(0))
 
 
@@ -297,7 +303,7 @@ def _decrement(fe: ExprEmitter, e: Intrinsic) -> int:
 
 
 def _element(fe: ExprEmitter, p: Ptr, index: int, t: Type) -> Ptr:
-    rv = p.res
+    rv = p.rv
     return Ptr(p.base, [*p.chain, fe.T.uconst(0), index], rv.storage_class, rv.layout, t, None, rv)
 
 

@@ -8,11 +8,11 @@ descriptor type it binds as.  Conventions follow DXC's SPIR-V.rst.
 
 from __future__ import annotations
 
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.layout import vulkan_rule
-from shaderbuild.ir.nodes import Variable
+from shaderbuild.ir.nodes import Variable, binding_of, view_binding
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
-from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector
+from shaderbuild.ir.types import INT, UINT, Array, Resource, Scalar, Struct, StructField, Type, Vector, resource_elem
 from shaderbuild.records import DataRecord, ValueRecord
 
 from .builder import enum
@@ -36,7 +36,7 @@ KINDS: dict[str, Kind] = {
     for name, k in RESOURCE_KINDS.items() if name != "$Globals"
 }
 
-_DIM_CAPS = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",
+_DIM_CAPS: dict[tuple[str | None, bool], str] = {("1D", False): "Sampled1D", ("1D", True): "Image1D", ("Buffer", False): "SampledBuffer",
              ("Buffer", True): "ImageBuffer"}
 _CUBE_ARRAY_CAPS = {False: "SampledCubeArray", True: "ImageCubeArray"}
 
@@ -119,6 +119,7 @@ class ResourceLowering:
         self.storage_rule = vulkan_rule("storage", vk_layout)    # DXC: -fvk-use-{dx,gl,scalar}-layout
         self.uniform_rule = vulkan_rule("uniform", vk_layout)
         self.used_bindings: dict[int, set[int]] = {}
+        self.heap_counter: int | None = None    # the counter heap's variable (created on first use)
 
     def buffer_class(self) -> tuple[str, str]:
         """(storage class, block decoration) of storage buffers for the target version."""
@@ -137,7 +138,12 @@ class ResourceLowering:
             else:
                 raise error(f"global '{var.name}' of type {var.type} cannot be bound as a resource", var.loc)
         k = kind_of(t)
-        sc, layout, block_type, inner = self._inner_type(var, t, k)
+        try:
+            sc, layout, block_type, inner = self._inner_type(var, t, k)
+        except CompileError as exc:      # a type-level error (texel_scalar, ...): located at the variable
+            if exc.diagnostics[0].loc is not None:
+                raise
+            raise error(exc.diagnostics[0].message, var.loc) from None
         outer = inner
         if isinstance(var.type, Array):
             if count is None:
@@ -161,9 +167,11 @@ class ResourceLowering:
         core pass, else the next free binding of the set."""
         if rv.counter is not None:
             return rv.counter
+        if rv.var.binding is not None and rv.var.binding.heap is not None:
+            return self._heap_counter(rv)
         if isinstance(rv.var.type, Array):
             raise error(f"counters of resource arrays are not supported ('{rv.var.name}')", rv.var.loc)
-        bd = rv.var.binding
+        bd = binding_of(rv.var)
         b = bd.vk.counter_binding if bd.vk is not None else None
         if b is None:
             b = bd.vk_counter_explicit
@@ -181,6 +189,27 @@ class ResourceLowering:
         self.b.decorate(vid, "Binding", b)
         rv.counter, rv.counter_binding = vid, b
         return vid
+
+    def _heap_counter(self, rv: ResourceVar) -> int:
+        """DXC's counter heap: one runtime array of `struct { int }` counters for every heap view,
+        at the binding vk_bindings gave (element i counts for the buffer at heap index i)."""
+        vk = view_binding(rv.var)[0].vk
+        assert vk is not None and vk.counter_binding is not None      # passes/vk_bindings.py
+        if self.heap_counter is None:
+            sc, deco = self.buffer_class()
+            st = Struct("type.ACSBuffer.counter", (StructField("counter", INT),))
+            bt = self.T.block_struct(st.name, st, "std430")
+            self.b.decorate(bt, deco)
+            arr = self.b.type("OpTypeRuntimeArray", bt)
+            vid = self.b.global_variable(self.T.ptr(sc, arr), sc)
+            self.b.name(vid, "counter.var.ResourceDescriptorHeap")
+            set_ = vk.set if vk.counter_set is None else vk.counter_set
+            self.b.decorate(vid, "DescriptorSet", set_)
+            self.b.decorate(vid, "Binding", vk.counter_binding)
+            self.used_bindings.setdefault(set_, set()).add(vk.counter_binding)
+            self.heap_counter = vid
+        rv.counter, rv.counter_binding = self.heap_counter, vk.counter_binding
+        return self.heap_counter
 
     def _inner_type(self, var: Variable, t: Resource, k: Kind) -> tuple[str, str | None, int | None, int]:
         if k.rep in ("structured", "bytes"):
@@ -217,9 +246,10 @@ class ResourceLowering:
         return "UniformConstant", None, None, self.image_type(t, k)
 
     def image_type(self, t: Resource, k: Kind) -> int:
+        assert k.dim is not None        # every image kind has a Dim
         s, n = texel_scalar(t)
         sampled_type = self.T.scalar(s)
-        fmt = "Unknown"
+        fmt: str | None = "Unknown"
         if k.writable:
             fmt = _FORMATS.get((s.kind, s.width, n if n != 3 else 4))
             if fmt is None:
@@ -235,6 +265,7 @@ class ResourceLowering:
             self.b.capability(_CUBE_ARRAY_CAPS[k.writable])
         if k.ms and k.arrayed and k.writable:
             self.b.capability("ImageMSArray")
+        assert fmt is not None
         return self.b.type("OpTypeImage", sampled_type, enum("Dim", k.dim), 2, int(k.arrayed), int(k.ms),
                            2 if k.writable else 1, enum("ImageFormat", fmt))
 
@@ -251,4 +282,4 @@ def reflection_entries(r: ResourceVar) -> list[dict]:
 
 def block_member_type(r: ResourceVar) -> Type:
     """IR type of the runtime array inside a structured/byte-address buffer block."""
-    return Array(UINT if r.kind.rep == "bytes" else r.rtype.elem, None)
+    return Array(UINT if r.kind.rep == "bytes" else resource_elem(r.rtype), None)

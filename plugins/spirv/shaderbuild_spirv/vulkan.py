@@ -17,6 +17,9 @@ from shaderbuild import ir
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 
+# the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
+PATCH_BARRIER = "spirv.PatchConstantBarrier"
+
 # (HLSL system value, stage, direction) -> SPIR-V BuiltIn
 SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_DispatchThreadID", "compute", "in"): "GlobalInvocationId",
@@ -39,7 +42,22 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_CullDistance", "pixel", "in"): "CullDistance",
     ("SV_RenderTargetArrayIndex", "pixel", "in"): "Layer",
     ("SV_ViewportArrayIndex", "pixel", "in"): "ViewportIndex",
+    ("SV_Position", "hull", "in"): "Position",
+    ("SV_Position", "hull", "out"): "Position",
+    ("SV_Position", "domain", "in"): "Position",
+    ("SV_Position", "domain", "out"): "Position",
+    ("SV_OutputControlPointID", "hull", "in"): "InvocationId",
+    ("SV_PrimitiveID", "hull", "in"): "PrimitiveId",
+    ("SV_PrimitiveID", "domain", "in"): "PrimitiveId",
+    ("SV_DomainLocation", "domain", "in"): "TessCoord",
+    ("SV_TessFactor", "hull", "out"): "TessLevelOuter",
+    ("SV_TessFactor", "domain", "in"): "TessLevelOuter",
+    ("SV_InsideTessFactor", "hull", "out"): "TessLevelInner",
+    ("SV_InsideTessFactor", "domain", "in"): "TessLevelInner",
 }
+# TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
+# SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
+TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}
 
 # SPIR-V BuiltIn numbers accepted by [[vk::ext_builtin_input/output(N)]] (seed 004), from the
 # SPIR-V spec: (number, name, 'in' | 'out' | 'inout')
@@ -70,6 +88,73 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
                     io.builtin = builtin
+
+
+def tess_levels(module: ir.Module, options: CompileOptions) -> None:
+    """Widen SV_TessFactor / SV_InsideTessFactor to the TessLevelOuter / TessLevelInner arrays:
+    the patch-constant wrapper stores the declared elements (the rest zero), the domain
+    wrapper reads the declared elements back."""
+    ep = module.entry
+    if ep is None or ep.tess is None:
+        return
+    widened: dict[int, ir.Type] = {}
+    for v in (*ep.inputs, *ep.outputs):
+        if v.io is not None and v.io.builtin in TESS_LEVEL_TYPES:
+            declared = v.type
+            v.type = TESS_LEVEL_TYPES[v.io.builtin]
+            if declared != v.type:
+                widened[id(v)] = declared
+    if not widened:
+        return
+
+    def widen(value: ir.Expr, declared: ir.Type, to: ir.Type) -> ir.Expr:
+        assert isinstance(to, ir.Array) and to.size is not None
+        n = declared.size or 0 if isinstance(declared, ir.Array) else 1
+        parts = [ir.Extract(value, i, ir.FLOAT) if isinstance(declared, ir.Array) else value for i in range(n)]
+        return ir.Construct(to, parts + [ir.Const(ir.FLOAT, 0.0)] * (to.size - n))
+
+    def narrow(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and id(e.place.var) in widened:
+            declared = widened[id(e.place.var)]
+            e.type = e.place.type = e.place.var.type
+            if isinstance(declared, ir.Array):
+                return ir.Construct(declared, [ir.Extract(e, i, ir.FLOAT) for i in range(declared.size or 0)])
+            return ir.Extract(e, 0, ir.FLOAT)
+        return e
+
+    for f in (ep.function, ep.tess.patch_function):
+        if f is None:
+            continue
+        for s in f.body:
+            if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and id(s.place.var) in widened:
+                s.place.type = s.place.var.type
+                s.value = widen(s.value, widened[id(s.place.var)], s.place.var.type)
+            elif isinstance(s, ir.Store):
+                s.value = _rewrite(s.value, narrow)
+            elif isinstance(s, ir.Eval):
+                s.expr = _rewrite(s.expr, narrow)
+
+
+def hull_entry(module: ir.Module, options: CompileOptions) -> None:
+    """One TessellationControl entry, as DXC makes it: every invocation runs the control-point
+    wrapper, then a barrier, then invocation 0 runs the patch-constant wrapper."""
+    ep = module.entry
+    if ep is None or ep.stage != "hull" or ep.tess is None or ep.tess.patch_function is None \
+            or ep.function is None:
+        return
+    points = ep.function
+    point = next(v for v in ep.inputs if v.io is not None and v.io.builtin == "InvocationId")
+    body: list[ir.Stmt] = [
+        ir.Eval(ir.Call(points, [], ir.VOID)),
+        ir.Eval(ir.Intrinsic(PATCH_BARRIER, [], ir.VOID)),
+        ir.If(ir.Binary("eq", ir.Load(ir.VarRef(point), point.type), ir.Const(ir.UINT, 0), ir.BOOL),
+              [ir.Eval(ir.Call(ep.tess.patch_function, [], ir.VOID))], []),
+        ir.Return(),
+    ]
+    points.name = f"{ep.name}.points"
+    main = ir.Function(ep.name, [], ir.VOID, body, [], points.loc)
+    module.functions.append(main)
+    ep.function = main
 
 
 def invert_y(module: ir.Module, options: CompileOptions) -> None:
@@ -103,7 +188,7 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (system_values, invert_y, dx_position_w, bindings)
+RAISE_PASSES = (system_values, tess_levels, hull_entry, invert_y, dx_position_w, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:

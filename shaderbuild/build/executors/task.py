@@ -95,6 +95,7 @@ def compile_task(inp: TaskInput) -> TaskOutput:
         out = TaskOutput(inp.tid, bool(result.ok and result.binary is not None), messages,
                          [d.to_json() for d in result.diagnostics], misses=misses, worker=_worker_name())
         if out.ok:
+            assert result.binary is not None    # out.ok says so
             out.manifest = result.manifest or {}
             out.files = render_outputs(result.binary, out.manifest,
                                        result.disassembly if "disassembly" in inp.kinds else None, kinds=inp.kinds,

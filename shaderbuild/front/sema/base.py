@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from ... import ir
+    from ...capabilities import Capabilities
     from ...diagnostics import CompileError, DiagnosticSink, SourceLoc
     from ...options import CompileOptions, Profile
     from .. import ast
@@ -26,6 +27,7 @@ class SemaBase:
         # state (set in Analyzer.__init__)
         options: CompileOptions
         profile: Profile
+        caps: Capabilities
         sink: DiagnosticSink
         scope: Scope
         global_scope: Scope

@@ -3,6 +3,8 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
 from ...ir.intrinsics import INTRINSICS, SPECIAL, IntrinsicSig, is_intrinsic
@@ -10,6 +12,7 @@ from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
+from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
@@ -33,6 +36,7 @@ class CallLowering(SemaBase):
         this_struct = self.fn_info.method_of if self.fn_info is not None else None
         if this_struct is not None and callee.name in self.methods.get(this_struct.name, {}) \
                 and not isinstance(sym, FuncSymbol | TypeSymbol):
+            assert self.fn is not None      # fn_info is set: inside a method's body
             this_var = self.fn.params[0].var
             return self.user_call(callee.name, self.methods[this_struct.name][callee.name], e.args, e.loc,
                                   this=ir.VarRef(this_var))
@@ -137,7 +141,8 @@ class CallLowering(SemaBase):
         key = tuple(types)
         inst = f.instances.get(key)
         if inst is None:
-            sizes = ",".join(str(t.size) for t, pt in zip(types, f.param_types) if _unsized_value_array(pt))
+            sizes = ",".join(str(t.size) for t, pt in zip(types, f.param_types)  # type: ignore[attr-defined]  # t: the argument's array type
+                             if _unsized_value_array(pt))
             irf = ir.Function(f"{f.ir_func.name}<{sizes}>", [], f.return_type, loc=f.decl.loc)
             inst = FuncInfo(f.decl, types, f.param_dirs, f.return_type, irf, method_of=f.method_of)
             f.instances[key] = inst
@@ -160,6 +165,7 @@ class CallLowering(SemaBase):
             d = f.param_dirs[i]
             if i >= len(args):
                 default = f.decl.params[i].init
+                assert default is not None      # overload resolution admits missing arguments only with defaults
                 call_args.append(self.convert(self.rvalue(default), pt, default.loc))
                 continue
             a, v = args[i], values[i]
@@ -197,7 +203,9 @@ class CallLowering(SemaBase):
         if isinstance(t, ir.Scalar):
             return ir.Const(t, False if t.kind == "bool" else 0.0 if t.is_float else 0)
         if isinstance(t, ir.Vector):
-            z = self.zero(t.elem).value
+            zc = self.zero(t.elem)
+            assert isinstance(zc, ir.Const)     # a scalar's zero is a constant
+            z = zc.value
             return ir.Const(t, (z,) * t.size)
         if isinstance(t, ir.Matrix):
             return ir.Construct(t, [self.zero(ir.vec(t.elem, t.cols)) for _ in range(t.rows)])
@@ -219,7 +227,7 @@ class CallLowering(SemaBase):
         if isinstance(root, ir.VarRef) and (root.var.const or root.var.storage is ir.Storage.UNIFORM):
             what = "const-qualified" if root.var.const else "uniform"
             raise error(f"cannot assign to {what} variable '{root.var.name}'", a.loc)
-        if isinstance(root, ir.BufferElem) and KINDS[root.resource.type.kind].access != "UAV":
+        if isinstance(root, ir.BufferElem) and KINDS[root.resource.type.kind].access != "UAV":  # type: ignore[attr-defined]  # a BufferElem's resource has a Resource type
             raise error(f"cannot assign to an element of read-only resource type '{root.resource.type}'", a.loc)
 
     # ------------------------------------------------------------ intrinsics
@@ -298,7 +306,7 @@ class CallLowering(SemaBase):
                 scalar = fallback[kinds[0]]
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
-        for p, a, v in zip(sig.params, args, values):
+        for p, a, v in zip(sig.params, args, cast("list[ir.Expr]", values)):   # None only for 'O': not converted
             if p in ("T", "V"):
                 conv.append(self.convert(v, ut, a.loc))
             elif p == "S":
@@ -325,6 +333,7 @@ class CallLowering(SemaBase):
         rt = self.intrinsic_return(sig.ret, ut, scalar)
         node = ir.Intrinsic(sig.name, final, rt)
         if sig.side_effects or writebacks or any(p == "O" for p in sig.params):
+            res: ir.Expr
             if isinstance(rt, ir.VoidType):
                 self.emit(ir.Eval(node, loc))
                 res = _VoidValue(loc)
@@ -398,6 +407,7 @@ class CallLowering(SemaBase):
 
     def special_mul(self, name, args, loc) -> ir.Expr:
         a, b = self._numeric_args(name, args, 2, loc)
+        assert ir.is_numeric(a.type) and ir.is_numeric(b.type)     # _numeric_args checked
         s = common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type), self.is_literal(a), self.is_literal(b))
         if s.kind == "bool":
             s = ir.INT
@@ -442,6 +452,7 @@ class CallLowering(SemaBase):
 
     def _bitcast(self, name, args, loc, to: ir.Scalar) -> ir.Expr:
         (v,) = self._numeric_args(name, args, 1, loc)
+        assert ir.is_numeric(v.type)        # _numeric_args checked
         s = ir.scalar_of(v.type)
         if s.width != to.width or s.kind == "bool":
             raise error(f"'{name}' cannot reinterpret a value of type '{v.type}'", loc)
@@ -550,6 +561,9 @@ class CallLowering(SemaBase):
             base = self.place(base_ast, for_write=False)
         else:
             v = self.rvalue(base_ast)
+            if isinstance(v, HeapElement):
+                raise error(f"an element of '{v.heap_name}' has no members until it is converted to a resource "
+                            f"type, e.g. '((Texture2D<float4>){v.heap_name}[i]).{callee.name}(...)'", callee.loc)
             tmp = self.temp(v.type)
             self.emit(ir.Store(ir.VarRef(tmp), v))
             base = ir.VarRef(tmp)

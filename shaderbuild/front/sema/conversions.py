@@ -68,6 +68,7 @@ def common_shape(a: ir.Type, b: ir.Type) -> tuple[ir.Type | None, bool]:
         return (a if sa[1] < sb[1] else b), True
     if sa[0] == "m" and sb[0] == "m":
         r, c = min(sa[1], sb[1]), min(sa[2], sb[2])
+        assert isinstance(a, ir.Matrix)     # shape 'm'
         return ir.Matrix(a.elem, r, c), True
     # vector vs matrix: allowed when the matrix has one row/col of the same size
     return None, False
@@ -78,6 +79,8 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
     3 splat, 4 truncation; None if not implicitly convertible."""
     if src == dst:
         return 0
+    if isinstance(src, ir.Resource) and src.kind.endswith("DescriptorHeap") and isinstance(dst, ir.Resource):
+        return 2        # a heap element (sema/heaps.py) converts to any resource type of its heap
     ss, sd = ir.scalar_of(src), ir.scalar_of(dst)
     if isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(dst, (ir.Struct, ir.Array, ir.Resource)):
         return None

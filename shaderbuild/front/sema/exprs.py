@@ -11,6 +11,7 @@ from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
+from .heaps import HeapElement, HeapLowering
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
@@ -49,7 +50,7 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
-class ExprLowering(SemaBase):
+class ExprLowering(HeapLowering, SemaBase):
     """Mixin of Analyzer: lowers ast expressions to IR expressions."""
 
     # ---------------------------------------------------------------- helpers
@@ -78,6 +79,8 @@ class ExprLowering(SemaBase):
 
     # ---------------------------------------------------------------- conversions
     def convert(self, x: ir.Expr, to: ir.Type, loc: SourceLoc, explicit: bool = False, what: str = "") -> ir.Expr:
+        if isinstance(x, HeapElement):
+            return self.heap_view_element(x, to, loc)
         src = x.type
         if src == to:
             if isinstance(x, ir.Const) and isinstance(to, ir.Scalar) and to.is_float and self.is_literal(x):
@@ -330,6 +333,8 @@ class ExprLowering(SemaBase):
         return self.member_of_value(base, e.name, e.loc)
 
     def rv_Index(self, e: ast.Index) -> ir.Expr:
+        if self.is_heap_index(e):
+            return self.heap_element(e)
         parts = self.indexed_load_parts(e)
         if parts is not None:
             return self.indexed_load(*parts)
@@ -764,6 +769,12 @@ class ExprLowering(SemaBase):
                 parts.append(self.load(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row))
             self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
             return ir.VarRef(tmp)
+        if isinstance(t, ir.Resource) and t.kind == "ConstantBuffer" and isinstance(t.elem, ir.Struct):
+            # a ConstantBuffer<T> held by a local (from a descriptor heap): its members are the block's
+            if for_write:
+                raise error(f"cannot assign to a member of '{t}'", loc)
+            i = _field_index(t.elem, name, loc)
+            return ir.FieldRef(base, i, t.elem.fields[i].type)
         if isinstance(t, ir.Resource):
             info = KINDS.get(t.kind)
             if info is not None and info.indexed_load == name:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+from typing import TYPE_CHECKING
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -17,12 +18,14 @@ from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
+from .heaps import used_heap_views_only
 from .precise import mark_precise
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
 from .templates import TemplateLowering
-from .typeresolve import TypeResolver
+from .tess import find_patch_constant_function, tess_info
+from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 MAX_ARRAY_ELEMENTS = 1 << 24
@@ -36,6 +39,8 @@ class MemberSymbol(VarSymbol):
     """A cbuffer member, visible as a global name: FieldRef(VarRef(cbuffer), index)."""
 
     __slots__ = ("index",)
+    if TYPE_CHECKING:
+        index: int = 0      # a slot set after construction, not a field
 
 
 class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
@@ -45,6 +50,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.caps = caps              # the target's decisions (push constants, layouts, ...)
         self.profile = profile
         self.sink = sink
+        self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.template_hook = self.template_struct_hook
@@ -53,6 +59,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
+        self.heap_views: dict[tuple[str, ir.Type], ir.Variable] = {}   # sema/heaps.py
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.fn: ir.Function | None = None
@@ -71,7 +78,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
         self.spec_locs: dict[int, SourceLoc] = {}
-        self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)
+        self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)  # type: ignore[arg-type]  # no declaration
 
     # ------------------------------------------------------------ plumbing
     def emit(self, s: ir.Stmt) -> None:
@@ -110,6 +117,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.scope = Scope(self.scope)
 
     def pop_scope(self) -> None:
+        assert self.scope.parent is not None    # pushes and pops pair up: the global scope stays
         self.scope = self.scope.parent
 
     def declare(self, name: str, sym, loc: SourceLoc) -> None:
@@ -511,7 +519,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def resource_global(self, d: ast.VarDecl, t: ir.Type, base: ir.Resource, count: int | None) -> None:
         if isinstance(t, ir.Array):
-            a = t.elem
+            a: ir.Type | ast.Attribute = t.elem   # (then the attributes, below)
             while isinstance(a, ir.Array):
                 if a.size is None:
                     raise error("only the first dimension of a resource array may be unbounded", d.loc)
@@ -542,7 +550,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         var = getattr(sym, "var", None)
         if var is None or var.binding is None or var.type != t:
             raise error(f"static resource '{d.name}' must be initialized with a global resource of type '{t}'",
-                        d.init.loc)
+                        d.init.loc if d.init is not None else d.loc)
         self.declare(d.name, sym, d.loc)
 
     def check_member_type(self, name: str, t: ir.Type, loc: SourceLoc) -> None:
@@ -654,14 +662,15 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                                        builtin=builtin_attr, row_major=self.majorness(p.qualifiers))
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+            assert d.body is not None       # only definitions get a body
             self.lower_block(d.body.stmts, new_scope=False)
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
-            for p in irf.params:
-                if p.direction == "out" and p.var.name != "this" and not definitely_assigned(irf.body, p.var):
-                    self.sink.warning(f"'out' parameter '{p.var.name}' is not assigned on every path through "
-                                      f"'{d.name}'; the caller receives zero there", p.var.loc)
+            for ip in irf.params:
+                if ip.direction == "out" and ip.var.name != "this" and not definitely_assigned(irf.body, ip.var):
+                    self.sink.warning(f"'out' parameter '{ip.var.name}' is not assigned on every path through "
+                                      f"'{d.name}'; the caller receives zero there", ip.var.loc)
             mark_precise(irf, "precise" in d.qualifiers)
         finally:
             self.pop_scope()
@@ -696,6 +705,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         entry = self.find_entry(main_file)
         self.check_recursion(entry)
         order = self.reachable(entry)
+        if self.profile.stage == "hull":
+            self.patch_constant = find_patch_constant_function(self, entry)
+            self.check_recursion(self.patch_constant)
+            seen = {id(f) for f in order}
+            order = [f for f in self.reachable(self.patch_constant) if id(f) not in seen] + order
         if self.static_init.body:
             seen = {id(f) for f in order}
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
@@ -710,8 +724,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"function '{f.decl.name}' is declared but never defined", f.decl.loc)
         module = ir.Module(self.profile.stage, (self.profile.major, self.profile.minor))
         self.finish_globals_block([f.ir_func for f in self.funcs])
-        module.globals = self.globals
         module.functions = [f.ir_func for f in order]
+        module.globals = used_heap_views_only(self.globals, module.functions)
         module.entry = self.entry_point(entry)
         if self.static_init.body:
             module.entry.static_init = self.static_init
@@ -782,10 +796,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
             raise error(f"compute entry point '{d.name}' must return void", d.loc)
         for p, t in zip(d.params, info.param_types):
-            if p.semantic is None and not _has_field_semantics(t):
+            if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
-        return ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
-                             return_location=self.vk_io_attributes(d.attributes)[0])
+        assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
+        ep = ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
+                           return_location=self.vk_io_attributes(d.attributes)[0])
+        if stage in ("hull", "domain"):
+            ep.tess = tess_info(self, info, self.patch_constant)
+        return ep
 
 
 def _interpolation(quals) -> str | None:
@@ -796,6 +814,8 @@ class MemberOfThis(VarSymbol):
     """A struct field seen from inside a method: FieldRef(VarRef(this), index)."""
 
     __slots__ = ("index",)
+    if TYPE_CHECKING:
+        index: int = 0      # a slot set after construction, not a field
 
 
 def _stores_to(s: ir.Stmt, var: ir.Variable) -> bool:

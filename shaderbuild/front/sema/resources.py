@@ -10,6 +10,7 @@ from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
+from .heaps import HeapElement
 
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
 SAMPLE_METHODS = {
@@ -32,7 +33,8 @@ class ResourceLowering(SemaBase):
 
     def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
                         template: ir.Type | None = None) -> ir.Expr:
-        r: ir.Resource = res.type
+        r = res.type
+        assert isinstance(r, ir.Resource)   # only called on resource places
         info = KINDS.get(r.kind)
         if info is None or name not in info.methods:
             raise self._no_method(r, name, loc)
@@ -58,6 +60,7 @@ class ResourceLowering(SemaBase):
 
     # -------------------------------------------------------------- buffers
     def _buffer_method(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
+        assert r.elem is not None       # structured and typed buffers have an element type (Buffer: float4)
         if name == "Load":
             self._arity(name, args, (1,), loc)
             idx = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
@@ -99,7 +102,9 @@ class ResourceLowering(SemaBase):
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
             if isinstance(t, (ir.Struct, ir.Array)):
-                return self._byte_address_aggregate(res, addr, t, None, loc)
+                loaded = self._byte_address_aggregate(res, addr, t, None, loc)
+                assert loaded is not None   # a load (value None) returns the loaded value
+                return loaded
             if not ir.is_numeric(t) or ir.scalar_of(t).width != 32:
                 raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
             return ir.Intrinsic("Load", [res, addr], t)
@@ -166,6 +171,7 @@ class ResourceLowering(SemaBase):
                 if ty.size is None:
                     raise error(f"Load<{t}>/Store<{t}>: runtime-sized arrays have no fixed layout", loc)
                 stride = layout_of(ty, "dx_structured", row_major).array_stride
+                assert stride is not None   # an array's layout has a stride
                 for j in range(ty.size):
                     walk(ir.IndexRef(place, ir.Const(ir.UINT, j), ty.elem), ty.elem, off + j * stride, row_major)
             elif isinstance(ty, ir.Matrix):
@@ -226,6 +232,7 @@ class ResourceLowering(SemaBase):
             samp = self._sampler(args[0], False, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self._offset(args[2], noff)] if len(args) > 2 else [])
+            assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
             if self.profile.stage != "pixel":
@@ -304,7 +311,8 @@ class ResourceLowering(SemaBase):
         """`tex.mips[level][coord]` is `tex.Load(int(coord, level))`; `ms.sample[s][coord]` is
         `ms.Load(coord, s)`: the same IR as the Load method, so both backends handle it unchanged."""
         res = self.place(tex_ast, for_write=False)
-        r: ir.Resource = res.type
+        r = res.type
+        assert isinstance(r, ir.Resource)   # only called on resource places
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         info = KINDS[r.kind]
         ncoord = info.coords
@@ -316,10 +324,17 @@ class ResourceLowering(SemaBase):
 
     # -------------------------------------------------------------- helpers
     def _sampler(self, a: ast.Expr, comparison: bool, method: str) -> ir.Expr:
-        if not self.is_place_expr(a):
-            raise error(f"the first argument of '{method}' must be a sampler", a.loc)
-        s = self.place(a, for_write=False)
         want = "SamplerComparisonState" if comparison else "SamplerState"
+        if not self.is_place_expr(a):
+            # `SamplerDescriptorHeap[i]` (converted to the sampler the method takes) or a cast of one
+            v = self.rvalue(a)
+            if isinstance(v, HeapElement):
+                v = self.heap_view_element(v, ir.Resource(want), a.loc)   # type: ignore[attr-defined]
+            if not (isinstance(v, ir.Load) and isinstance(v.type, ir.Resource)):
+                raise error(f"the first argument of '{method}' must be a sampler", a.loc)
+            s = v.place
+        else:
+            s = self.place(a, for_write=False)
         if not (isinstance(s.type, ir.Resource) and s.type.kind == want):
             raise error(f"'{method}' requires a {want} as its first argument, not '{s.type}'", a.loc)
         return s

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import error
@@ -28,6 +29,7 @@ _SHAPED_RE = re.compile(r"^([a-z0-9_]+?)([1-4])(?:x([1-4]))?$")
 # the resource types a declaration can name (cbuffer/tbuffer blocks are declarations of their own)
 RESOURCE_KINDS = frozenset(KINDS) - {"cbuffer", "tbuffer", "$Globals"}
 UNTYPED_RESOURCES = frozenset(k for k in RESOURCE_KINDS if KINDS[k].element == "none")
+PATCH_TYPES = frozenset({"InputPatch", "OutputPatch"})
 # resources of formatted texels: their element is a scalar or a vector
 TEXEL_RESOURCES = frozenset(k for k in RESOURCE_KINDS if KINDS[k].element == "texel")
 # element float4 when written without <T> (TextureBuffer too, as before the table)
@@ -41,7 +43,7 @@ class TypeResolver:
         self.enable_16bit = enable_16bit
         self.named: dict[str, ir.Type] = {}
         self.const_eval = const_eval  # callable(ast.Expr) -> int
-        self.template_hook = None     # callable(ast.TypeRef) -> ir.Type | None (struct templates)
+        self.template_hook: Callable[[ast.TypeRef], ir.Type | None] | None = None     # (struct templates)
 
     def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
         spec = SCALAR_SPELLINGS.get(name)
@@ -65,6 +67,7 @@ class TypeResolver:
         s = self.scalar(name, ref)
         if s is not None:
             return s
+        elem: ir.Type | None    # a component scalar, or a resource's element type
         m = _SHAPED_RE.match(name)
         if m and (elem := self.scalar(m.group(1), ref)) is not None:
             n = int(m.group(2))
@@ -105,7 +108,20 @@ class TypeResolver:
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
+        if name in PATCH_TYPES:
+            return self._patch(ref)
         raise error(f"unknown type name '{name}'", ref.loc)
+
+    def _patch(self, ref: ast.TypeRef) -> ir.Type:
+        """InputPatch<T, N> / OutputPatch<T, N>: an array of N control points; the entry wrapper
+        (passes/entry_wrapper.py) makes it per-control-point stage I/O."""
+        if len(ref.args) != 2 or not isinstance(ref.args[0], ast.TypeRef):
+            raise error(f"'{ref.name}' takes two template arguments: a control-point type and a count", ref.loc)
+        elem = self.resolve(ref.args[0])
+        n = self.const_eval(ref.args[1])
+        if not 1 <= n <= 32:
+            raise error(f"'{ref.name}' control-point count must be between 1 and 32, not {n}", ref.loc)
+        return ir.Array(elem, n)
 
     def _elem_scalar(self, arg) -> ir.Scalar:
         if not isinstance(arg, ast.TypeRef):
@@ -115,7 +131,7 @@ class TypeResolver:
             raise error(f"expected a scalar type, not '{t}'", arg.loc)
         return t
 
-    def _template_args(self, ref: ast.TypeRef, count: int, default):
+    def _template_args(self, ref: ast.TypeRef, count: int, default) -> tuple[ir.Scalar, int]:
         if not ref.args:
             return default
         if len(ref.args) != count:

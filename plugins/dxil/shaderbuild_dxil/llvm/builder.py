@@ -81,7 +81,7 @@ class IRBuilder:
 
     def __init__(self, block: BasicBlock | None = None) -> None:
         self.block = block
-        self.dbg_locs: dict[Instruction, tuple] = {}
+        self.dbg_locs: dict[Value, tuple] = {}
 
     def position_at_end(self, block: BasicBlock) -> None:
         self.block = block
@@ -164,25 +164,25 @@ class IRBuilder:
             flags |= self.fp_flags
         return self._emit(op, t, [lhs, rhs], {"flags": flags}, name)
 
-    def binops(self, op: str, lhs: list[Value], rhs: list[Value], flags: int = 0) -> list[Instruction]:
+    def binops(self, op: str, lhs: list[Value], rhs: list[Value], flags: int = 0) -> list[Value]:
         """`binop(op, x, y)` of each pair, in order: a scalarised vector operation."""
         want = _BINOP_OPERAND[op]
         if want is FloatType:
             flags |= self.fp_flags
         return self._pairwise(op, lhs, rhs, {"flags": flags}, want, None)
 
-    def compares(self, op: str, pred: str, lhs: list[Value], rhs: list[Value]) -> list[Instruction]:
+    def compares(self, op: str, pred: str, lhs: list[Value], rhs: list[Value]) -> list[Value]:
         """`icmp` / `fcmp` (op) with `pred` of each pair, in order (as `binops`)."""
         return self._pairwise(op, lhs, rhs, {"pred": pred}, None, i1)
 
     def _pairwise(self, op: str, lhs: list[Value], rhs: list[Value], attrs: dict, want: type | None,
-                  result: Type | None) -> list[Instruction]:
+                  result: Type | None) -> list[Value]:
         """One `op` instruction per operand pair (equal types, of class `want` when given), typed
         `result` or the operands' type.  The block is tested once (nothing appended here ends it)
         and the instructions are built in one loop."""
         block = self._open_block()
         append = block.instructions.append
-        out = []
+        out: list[Value] = []
         for x, y in zip(lhs, rhs):
             t = x.type
             if (t is not y.type and t != y.type) or (want is not None and not isinstance(t, want)):
@@ -318,6 +318,7 @@ class IRBuilder:
             if isinstance(t, ArrayType):
                 t = t.elem
             elif isinstance(t, StructType):
+                assert isinstance(idx, ConstInt)
                 t = t.elems[idx.value]          # struct indices are constants
             else:
                 raise TypeError(f"gep into {t}")
@@ -326,15 +327,17 @@ class IRBuilder:
 
     def extract_value(self, agg: Value, index: int, name: str = "") -> Instruction:
         t = agg.type
+        assert isinstance(t, (StructType, ArrayType))   # an aggregate
         et = t.elems[index] if isinstance(t, StructType) else t.elem
         return self._emit("extractvalue", et, [agg], {"indices": (index,)}, name)
 
-    def extract_values(self, agg: Value, n: int) -> list[Instruction]:
+    def extract_values(self, agg: Value, n: int) -> list[Value]:
         """`extract_value(agg, k)` for k < n, in order (the components of a dx.op's result)."""
         t = agg.type
+        assert isinstance(t, (StructType, ArrayType))   # an aggregate
         block = self._open_block()
         append = block.instructions.append
-        out = []
+        out: list[Value] = []
         for k in range(n):
             inst = _new_instruction(Instruction)
             inst.type = t.elems[k] if isinstance(t, StructType) else t.elem

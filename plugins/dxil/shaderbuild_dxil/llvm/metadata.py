@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .types import IntType
 from .values import Constant, ConstInt
 
@@ -33,7 +35,7 @@ class MDNode(Metadata):
 
     __slots__ = ("ops",)
 
-    def __init__(self, ops: list[Metadata | None]) -> None:
+    def __init__(self, ops: Sequence[Metadata | None]) -> None:
         self.ops = list(ops)
 
 

@@ -6,7 +6,7 @@ import struct
 
 from .metadata import MDNode, MDString, MDValue, Metadata
 from .module import Module
-from .types import FloatType, StructType, Type, quote_name
+from .types import FloatType, FunctionType, StructType, Type, quote_name
 from .values import (
     ConstAggregate,
     Constant,
@@ -18,6 +18,7 @@ from .values import (
     Instruction,
     Undef,
     Value,
+    callee_of,
 )
 
 __all__ = ["print_module"]
@@ -109,7 +110,7 @@ class _Printer:
                 if t.name is not None and t.name not in seen:
                     seen.add(t.name)
                     structs.append(t)
-            if hasattr(t, "params"):
+            if isinstance(t, FunctionType):     # (the only type with params)
                 visit(t.ret)
                 for p in t.params:
                     visit(p)
@@ -143,14 +144,14 @@ class _Printer:
         for f in self.m.functions:
             out.append(self.function(f, attr_groups))
             out.append("")
-        for i, attrs in enumerate(attr_groups):
-            out.append(f"attributes #{i} = {{ {' '.join(attrs)} }}")
+        for k, attrs in enumerate(attr_groups):
+            out.append(f"attributes #{k} = {{ {' '.join(attrs)} }}")
         if attr_groups:
             out.append("")
         for nmd in self.m.named_md:
             out.append(f"!{nmd.name} = !{{{', '.join(self.md(n) for n in nmd.nodes)}}}")
-        for i, md in enumerate(self.mds):
-            out.append(f"!{i} = !{{{', '.join(self.md(o) for o in md.ops)}}}")
+        for k, md in enumerate(self.mds):
+            out.append(f"!{k} = !{{{', '.join(self.md(o) for o in md.ops)}}}")
         return "\n".join(out) + "\n"
 
     def function(self, f: Function, attr_groups: list[tuple[str, ...]]) -> str:
@@ -213,7 +214,7 @@ class _Printer:
         if op == "select":
             return f"{lhs}select {', '.join(self.typed(o, local) for o in ops)}"
         if op == "call":
-            fn = ops[0]
+            fn = callee_of(i)
             args = ", ".join(self.typed(a, local) for a in ops[1:])
             return f"{lhs}call {fn.ftype.ret} @{_quote(fn.name)}({args})"
         if op == "ret":

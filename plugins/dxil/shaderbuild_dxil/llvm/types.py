@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataType", "PointerType", "ArrayType",
            "StructType", "FunctionType", "void", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "double", "label",
@@ -17,7 +18,7 @@ __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataTyp
 
 
 # the scalar types are interned (one object per kind and width): IntType(32) is i32
-_INTERNED: dict[object, Type] = {}
+_INTERNED: dict[object, Any] = {}     # (class, width) or class -> the instance of that class
 
 
 def cls_of(t: Type) -> type:
@@ -53,6 +54,9 @@ class _Composite(Type):
 
     def hash_key(self) -> tuple:
         return (self.__class__.__name__, *self.fields())
+
+    if TYPE_CHECKING:
+        _hash: int | None           # a slot of every subclass (a dataclass field)
 
     def cached_hash(self) -> int:
         h = self._hash

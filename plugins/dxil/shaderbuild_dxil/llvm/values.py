@@ -34,6 +34,7 @@ class Constant(Value):
 
 class ConstInt(Constant):
     __slots__ = ("value",)
+    type: IntType
 
     def __init__(self, type: IntType, value: int) -> None:
         self.type = type
@@ -60,6 +61,7 @@ def float_bits(width: int, value: float) -> int:
 
 class ConstFloat(Constant):
     __slots__ = ("value", "bits")
+    type: FloatType
 
     def __init__(self, type: FloatType, value: float, bits: int | None = None) -> None:
         self.type = type
@@ -241,3 +243,24 @@ class Instruction(Value):
 
     def __repr__(self) -> str:
         return f"<Instruction {self.op} {self.type}>"
+
+
+def callee_of(call: Instruction) -> Function:
+    """The function a `call` instruction calls (its first operand)."""
+    fn = call.operands[0]
+    assert isinstance(fn, Function), "not a call"
+    return fn
+
+
+def int_type_of(v: Value) -> IntType:
+    """The type of an integer value (operands the IR types as integers)."""
+    t = v.type
+    assert isinstance(t, IntType), f"{t} is not an integer type"
+    return t
+
+
+def float_type_of(v: Value) -> FloatType:
+    """The type of a floating-point value."""
+    t = v.type
+    assert isinstance(t, FloatType), f"{t} is not a floating-point type"
+    return t
