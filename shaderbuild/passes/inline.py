@@ -93,16 +93,22 @@ MAX_INLINED_STMTS = 100_000     # past this many statements inlined, the remaini
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
-    """From -O1 on: inline every call into the entry function, top-down (a callee's body is copied
+    """From -O1 on: inline every call into the entry function (and a hull shader's patch-constant
+    function), top-down (a callee's body is copied
     as written and its own calls are inlined in the copy, so a chain of N functions costs O(N)),
     and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS keeps
     its remaining calls."""
     entry = module.entry
     if options.passes_level < 1 or entry is None:
         return
-    root = entry.function or entry.source_function
-    root.body = _inline_all(root, root.body, [0], [MAX_INLINED_STMTS])
-    reached = _reached(root)
+    roots = [entry.function or entry.source_function]
+    if entry.tess is not None and entry.tess.patch_function is not None:
+        roots.append(entry.tess.patch_function)     # a hull shader's second entry (patch constants)
+    counter, budget = [0], [MAX_INLINED_STMTS]
+    reached: set[int] = set()
+    for root in roots:
+        root.body = _inline_all(root, root.body, counter, budget)
+        reached |= _reached(root)
     module.functions = [f for f in module.functions if id(f) in reached]
     if entry.static_init is not None and id(entry.static_init) not in reached:
         entry.static_init = None        # inlined into the wrapper
