@@ -127,5 +127,11 @@ class CompileOptions(DataRecord):
         return type(self)(**{**{name: getattr(self, name) for name in self._fields}, **changes})
 
     @property
+    def passes_level(self) -> int:
+        """The optimisation level the passes apply: -Zi keeps the code as written (its debug
+        records describe each source statement and function; inlined scopes are not described), as -Od."""
+        return 0 if self.debug_info else self.opt_level
+
+    @property
     def parsed_profile(self) -> Profile:
         return parse_profile(self.profile)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pytest
 from harness import tools
+from harness.vulkan_runner import register_unoptimised
 
 from shaderbuild.compiler import CompileResult, compile_file
 from shaderbuild.options import CompileOptions
@@ -112,7 +113,17 @@ def _compile(hlsl: str, target: str, defines: tuple, profile: str, hlsl_version:
                           hlsl_version=hlsl_version)
     result = compile_file("lang_test.hlsl", opts, text=hlsl)
     _dump_for_benchmark(hlsl, opts, result)
+    if result.ok and target == "spirv":
+        register_unoptimised(result.binary, functools.partial(_unoptimised, hlsl, opts))
     return result
+
+
+def _unoptimised(hlsl: str, opts: CompileOptions) -> bytes:
+    """The -O0 build that every execution of the -O3 one is repeated with (harness/vulkan_runner.py)."""
+    res = compile_file("lang_test.hlsl", opts.replace(opt_level=0), text=hlsl)
+    assert res.ok and res.binary is not None, "the -O0 build failed where the -O3 build compiled"
+    tools.spirv_val(res.binary, "vulkan1.1")
+    return res.binary
 
 
 def _dump_for_benchmark(hlsl: str, opts: CompileOptions, result: CompileResult) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 import pytest
 from harness import tools
+from harness.vulkan_runner import register_unoptimised
 
 from shaderbuild.compiler import CompileResult, compile_file
 from shaderbuild.options import BindingShift, CompileOptions
@@ -63,7 +64,21 @@ def _compile(src: str, entry: str, profile: str, target: str, shifts: tuple, env
     opts = CompileOptions(entry=entry, profile=profile, target=target, binding_shifts=_shifts(shifts),
                           vk_target_env=env, defines=dict(defines),
                           **{k: list(v) if isinstance(v, tuple) and k != "vk_bind_globals" else v for k, v in extra})
-    return compile_file("res_test.hlsl", opts, text=src)
+    res = compile_file("res_test.hlsl", opts, text=src)
+    if res.ok and target == "spirv" and opts.opt_level > 0:
+        register_unoptimised(res.binary, functools.partial(_unoptimised, src, opts))
+    return res
+
+
+def _unoptimised(src: str, opts: CompileOptions) -> bytes:
+    """The -O0 build that every execution of the optimised one is repeated with (harness/vulkan_runner.py)."""
+    res = compile_file("res_test.hlsl", opts.replace(opt_level=0), text=src)
+    assert res.ok and res.binary is not None, "the -O0 build failed where the optimised build compiled"
+    if opts.vk_layout in ("dx", "scalar"):
+        spirv_val_flags(res.binary, opts.vk_target_env, "--scalar-block-layout")
+    else:
+        tools.spirv_val(res.binary, _ENV_FOR_VAL.get(opts.vk_target_env, "vulkan1.1"))
+    return res.binary
 
 
 def compile_hlsl(src: str, entry: str = "main", profile: str = "cs_6_0", target: str = "spirv",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.clone import clone_stmts
+from ..options import CompileOptions
 
 
 def _has_early_return(stmts: list[ir.Stmt]) -> bool:
@@ -86,3 +87,86 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
         if result is not None and last.value is not None:
             body.append(ir.Store(ir.VarRef(result), last.value, last.loc))
     return prologue + body
+
+
+MAX_INLINED_STMTS = 100_000     # past this many statements inlined, the remaining calls stay calls
+
+
+def run(module: ir.Module, options: CompileOptions) -> None:
+    """From -O1 on: inline every call into the entry function (and a hull shader's patch-constant
+    function), top-down (a callee's body is copied
+    as written and its own calls are inlined in the copy, so a chain of N functions costs O(N)),
+    and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS keeps
+    its remaining calls."""
+    entry = module.entry
+    if options.passes_level < 1 or entry is None:
+        return
+    roots = [entry.function or entry.source_function]
+    if entry.tess is not None and entry.tess.patch_function is not None:
+        roots.append(entry.tess.patch_function)     # a hull shader's second entry (patch constants)
+    counter, budget = [0], [MAX_INLINED_STMTS]
+    reached: set[int] = set()
+    for root in roots:
+        root.body = _inline_all(root, root.body, counter, budget)
+        reached |= _reached(root)
+    module.functions = [f for f in module.functions if id(f) in reached]
+    if entry.static_init is not None and id(entry.static_init) not in reached:
+        entry.static_init = None        # inlined into the wrapper
+
+
+def _call_of(s: ir.Stmt) -> ir.Call | None:
+    if isinstance(s, ir.Store) and isinstance(s.value, ir.Call):
+        return s.value
+    if isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call):
+        return s.expr
+    return None
+
+
+def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget: list[int]) -> list[ir.Stmt]:
+    """`stmts` with every call inlined; a work stack, so the statements an inlined call produces
+    are scanned next without recursion (only nested statement lists recurse)."""
+    out: list[ir.Stmt] = []
+    work = list(reversed(stmts))
+    while work:
+        s = work.pop()
+        call = _call_of(s)
+        if call is not None and budget[0] > 0:
+            result = None
+            if isinstance(s, ir.Store):
+                assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
+                result = s.place.var
+            new = inline_call(f, call, result, counter)
+            budget[0] -= sum(1 for _ in ir.walk_stmts(new))
+            work.extend(reversed(new))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, budget),
+                             _inline_all(f, s.else_, counter, budget), s.hint, s.loc))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(_inline_all(f, s.body, counter, budget), _inline_all(f, s.continuing, counter, budget),
+                               s.break_if, s.hint, s.unroll_count, s.loc))
+        elif isinstance(s, ir.Switch):
+            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
+                                                             _inline_all(f, c.body, counter, budget))
+                                              for c in s.cases], s.loc))
+        else:
+            out.append(s)
+    return out
+
+
+def _reached(root: ir.Function) -> set[int]:
+    """ids of the functions `root` calls, transitively, and of root."""
+    seen = {id(root)}
+    work = [root]
+    while work:
+        f = work.pop()
+        for s in ir.walk_stmts(f.body):
+            for e in _exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Call) and id(x.func) not in seen:
+                        seen.add(id(x.func))
+                        work.append(x.func)
+    return seen
+
+
+def _exprs(s: ir.Stmt) -> list[ir.Expr]:
+    return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), ir.Expr)]

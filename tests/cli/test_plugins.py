@@ -156,10 +156,13 @@ def test_in_process_plugin_receives_the_ir_module(tmp_path):
     host.register(EchoBackend(), name="echo")
     src = tmp_path / "cs.hlsl"
     src.write_text(CS)
-    result = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo"), host=host)
+    # -O0: the module as sema and the shared passes make it (from -O1 calls are inlined: below)
+    result = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo", opt_level=0), host=host)
     assert result.ok, [d.message for d in result.diagnostics]
     text = result.binary.decode()
     assert "fn src.main(in id: uint3) -> void" in text
+    inlined = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo"), host=host).binary.decode()
+    assert "fn src.main" not in inlined and "call " not in inlined
     # the core names system values by their HLSL semantic; a BuiltIn is a backend's own decision
     assert "input in.SV_DispatchThreadID: uint3 (SV_DispatchThreadID, system value)" in text
     assert result.manifest["backend"] == {"echo": True}

@@ -507,5 +507,8 @@ def test_deep_call_chain_is_a_located_error_not_a_false_recursion() -> None:
     src = "RWStructuredBuffer<float> O : register(u0);\n" + fns + \
         f"[numthreads(1, 1, 1)]\nvoid main() {{ O[0] = f{n - 1}(1.0); }}\n"
     assert compile_text(src).ok
-    d = assert_located_error(compile_text(src, target="dxil"), r"more than \d+ nested calls")
+    # from -O1 the shared inliner (passes/inline.py, top-down, no recursion) flattens any depth;
+    # at -O0 the DXIL backend's own inliner meets its depth limit: a located error
+    assert compile_text(src, target="dxil").ok
+    d = assert_located_error(compile_text(src, target="dxil", opt_level=0), r"more than \d+ nested calls")
     assert "recursive" not in d.message

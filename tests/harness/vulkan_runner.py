@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,6 +221,45 @@ def device_info() -> dict:
     return _call({"op": "info"})
 
 
+# -O3 binary -> a thunk giving its -O0 build, validated (registered by the compile helpers of
+# lang_util and res_util): every dispatch or draw of a registered binary runs the -O0 build too, and the two
+# must leave every descriptor and render target byte-identical (the optimiser changes no result)
+_UNOPTIMISED: dict[bytes, Callable[[], bytes]] = {}
+
+
+def register_unoptimised(optimised: bytes, unoptimised: Callable[[], bytes]) -> None:
+    _UNOPTIMISED.setdefault(bytes(optimised), unoptimised)
+
+
+def _unoptimised(spirv: bytes) -> bytes | None:
+    thunk = _UNOPTIMISED.get(bytes(spirv))
+    if thunk is None:
+        return None
+    o0 = thunk()
+    return None if o0 == bytes(spirv) else o0
+
+
+def _same_at_o0(req: dict, got: object, keys: tuple[str, ...], timeout: float) -> object:
+    """Run `req` again with the -O0 builds of its shaders; they must give `got` exactly."""
+    twins = {}
+    for k in keys:
+        code = req[k] if isinstance(req[k], bytes) else req[k][0]
+        o0 = _unoptimised(code)
+        if o0 is not None:
+            twins[k] = o0 if isinstance(req[k], bytes) else (o0, req[k][1])
+    if twins:
+        again = _call({**req, **twins}, timeout)
+        if again != got:
+            raise AssertionError(f"the -O0 build of {'/'.join(twins)} gives different results from the -O3 build: "
+                                 f"-O3 {_short(got)} vs -O0 {_short(again)}")
+    return got
+
+
+def _short(x: object) -> str:
+    text = repr(x)
+    return text if len(text) < 400 else text[:400] + "..."
+
+
 def run_compute(
     spirv: bytes,
     entry: str,
@@ -238,7 +278,7 @@ def run_compute(
     }
     if specialization:
         req["spec"] = {int(k): bytes(v) for k, v in specialization.items()}
-    return _call(req, timeout)
+    return _same_at_o0(req, _call(req, timeout), ("spirv",), timeout)
 
 
 def _check_bufs(buffers: list) -> list[dict]:
@@ -321,7 +361,8 @@ def run_graphics(
     if tessellation is not None:
         hs, hs_entry, ds, ds_entry, points = tessellation
         req.update(hs=(bytes(hs), hs_entry), ds=(bytes(ds), ds_entry), patch_control_points=int(points))
-    return _call(req, timeout)
+    stages = ("vs", "ps", "hs", "ds") if tessellation is not None else ("vs", "ps")
+    return _same_at_o0(req, _call(req, timeout), stages, timeout)
 
 
 def crash_worker(how: str = "segv") -> None:

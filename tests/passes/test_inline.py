@@ -6,6 +6,7 @@ from passutil import expected, sema_module, text
 
 from shaderbuild import ir
 from shaderbuild.ir.validate import validate_module
+from shaderbuild.passes import inline
 from shaderbuild.passes.inline import inline_call
 
 SOURCE = """
@@ -108,3 +109,32 @@ def test_single_exit_callee_needs_no_loop():
         }
     """)
     validate_module(module, "inline")
+
+
+def test_run_inlines_every_call_from_O1_and_drops_the_callees():
+    # the pass itself (-O1 and up): the same result as inlining the one call by hand, and f goes
+    module, opts = sema_module(SOURCE)
+    inline.run(module, opts)
+    assert text(module) == MAIN_AFTER
+    validate_module(module, "inline")
+
+
+def test_run_nested_calls_inline_callees_first():
+    module, opts = sema_module("""
+        RWStructuredBuffer<uint> Out : register(u0);
+        uint inc(uint x) { return x + 1; }
+        uint twice_inc(uint x) { return inc(x) * 2; }
+        [numthreads(1,1,1)]
+        void main(uint3 id : SV_DispatchThreadID) { Out[0] = twice_inc(id.x); }
+    """)
+    inline.run(module, opts)
+    validate_module(module, "inline")
+    assert [f.name for f in module.functions] == ["main"]
+    assert "call " not in text(module)
+
+
+def test_run_keeps_calls_at_O0():
+    module, opts = sema_module(SOURCE, opt_level=0)
+    before = text(module)
+    inline.run(module, opts)
+    assert text(module) == before

@@ -43,8 +43,14 @@ def shaderbuild_compile(module, target, options):
 
     lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"),
                            debug_command_line(options) if getattr(options, "debug_info", False) else None)
-    return BackendResult(binary=lowered.binary, reflection=reflection(lowered),
-                         disassembly=lambda: _disassemble(lowered.binary), diagnostics=_debug_warnings(options))
+    binary = lowered.binary
+    level = options.passes_level if hasattr(options, "passes_level") else 0
+    if level >= 1:
+        from .opt import optimize
+
+        binary = optimize(binary, level)
+    return BackendResult(binary=binary, reflection=reflection(lowered),
+                         disassembly=lambda: _disassemble(binary), diagnostics=_debug_warnings(options))
 
 
 def _debug_warnings(options) -> list:

@@ -1,0 +1,69 @@
+"""Common subexpressions: a pure instruction equal (opcode, type, operands) to one that
+dominates it is replaced by that one.  Loads merge only from read-only memory (resources'
+handles, constant buffers, push constants, stage inputs) with no store in between that
+could alias, which for read-only memory is none."""
+
+from __future__ import annotations
+
+from .cfg import CFG
+from .dce import is_pure
+from .mem2reg import rename_function
+from .module import OP, Function, Inst, ModuleInfo
+
+_LOAD, _AC, _IBAC = OP["OpLoad"], OP["OpAccessChain"], OP["OpInBoundsAccessChain"]
+_NOT_MERGED = frozenset(OP[n] for n in ("OpVariable", "OpPhi", "OpImageRead", "OpArrayLength", "OpUndef"))
+
+
+def run(f: Function, info: ModuleInfo) -> bool:
+    if not f.blocks:
+        return False
+    root: dict[int, int] = {}          # pointer -> the global variable it points into
+    for b in f.blocks:
+        for x in b.insts:
+            if x.op in (_AC, _IBAC):
+                base = x.w[2]
+                root[x.w[1]] = root.get(base, base)
+    cfg = CFG(f)
+    repl: dict[int, int] = {}
+    table: dict[tuple, int] = {}
+    stack: list[tuple[int, bool]] = [(cfg.rpo[0], True)]
+    added: dict[int, list[tuple]] = {}
+    dead: set[int] = set()
+    while stack:
+        label, entering = stack.pop()
+        if not entering:
+            for k in added.pop(label):
+                del table[k]
+            continue
+        mine: list[tuple] = []
+        for x in cfg.blocks[label].insts:
+            if x.r < 0 or x.op in _NOT_MERGED or not is_pure(x, info) or x.result in info.decorated:
+                continue            # a decorated value (NoContraction: precise) is never merged
+            if x.op == _LOAD:
+                p = x.w[2]
+                if root.get(p, p) not in info.readonly:
+                    continue
+            x.rename(repl)
+            k = _key(x)
+            prev = table.get(k)
+            if prev is not None:
+                repl[x.result] = prev
+                dead.add(id(x))
+            else:
+                table[k] = x.result
+                mine.append(k)
+        added[label] = mine
+        stack.append((label, False))
+        for c in reversed(cfg.children[label]):
+            stack.append((c, True))
+    if not repl:
+        return False
+    for b in f.blocks:
+        b.insts = [x for x in b.insts if id(x) not in dead]
+    rename_function(f, repl)
+    return True
+
+
+def _key(x: Inst) -> tuple:
+    w = x.w
+    return (x.op, *w[:x.r], *w[x.r + 1:])

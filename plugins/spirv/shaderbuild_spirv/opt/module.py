@@ -1,0 +1,270 @@
+"""A SPIR-V binary as editable instructions, for the optimisation passes.
+
+Each instruction keeps its operand words and, from the grammar, where its result type,
+result id and id operands are, so passes can rename uses without knowing every opcode.
+Functions are split into blocks (label, body, terminator last).  `serialize` writes the
+words back in order, with an exact id bound.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ..grammar import COMPOSITES, ENUM_PARAMS, INSTRUCTIONS, KIND_CATEGORY, MAGIC, OPCODES
+
+_ID_KINDS = frozenset(("IdRef", "IdScope", "IdMemorySemantics"))
+
+
+class Inst:
+    """One instruction: opcode, operand words, and the positions of its ids in `w`."""
+
+    __slots__ = ("op", "w", "t", "r", "uses")
+
+    def __init__(self, op: int, w: list[int], t: int = -1, r: int = -1, uses: tuple[int, ...] = ()) -> None:
+        self.op = op
+        self.w = w
+        self.t = t          # position of the result type in w, or -1
+        self.r = r          # position of the result id in w, or -1
+        self.uses = uses    # positions of id operands (not type/result)
+
+    @classmethod
+    def make(cls, opname: str, words: list[int]) -> Inst:
+        op = OPCODES[opname]
+        return cls(op, words, *_layout(op, words))
+
+    @property
+    def result(self) -> int:
+        return self.w[self.r] if self.r >= 0 else 0
+
+    @property
+    def type(self) -> int:
+        return self.w[self.t] if self.t >= 0 else 0
+
+    def ids(self) -> list[int]:
+        w = self.w
+        return [w[i] for i in self.uses]
+
+    def rename(self, m: dict[int, int]) -> None:
+        w = self.w
+        for i in self.uses:
+            v = m.get(w[i])
+            if v is not None:
+                w[i] = v
+
+    def key(self) -> tuple:
+        return (self.op, *self.w)
+
+
+def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
+    """(type position, result position, id operand positions) of one instruction."""
+    info = INSTRUCTIONS.get(op)
+    if info is None:
+        return -1, -1, ()
+    kinds = info[1]
+    pos = [0]
+    n = len(w)
+    t = r = -1
+    uses: list[int] = []
+
+    def operand(kind: str) -> None:
+        i = pos[0]
+        if i >= n:
+            return
+        cat = KIND_CATEGORY.get(kind)
+        if kind in _ID_KINDS or (cat == "Id" and kind not in ("IdResult", "IdResultType")):
+            uses.append(i)
+            pos[0] = i + 1
+        elif kind == "LiteralString":
+            while i < n:
+                x = w[i]
+                i += 1
+                if not (x & 0xFF and x & 0xFF00 and x & 0xFF0000 and x & 0xFF000000):
+                    break
+            pos[0] = i
+        elif kind == "LiteralContextDependentNumber":
+            pos[0] = n
+        elif kind == "LiteralSpecConstantOpInteger":     # the operation's operands are ids
+            uses.extend(range(i + 1, n))
+            pos[0] = n
+        elif cat == "Composite":
+            for b in COMPOSITES[kind]:
+                operand(b)
+        elif cat == "ValueEnum":
+            v = w[i]
+            pos[0] = i + 1
+            for pk in ENUM_PARAMS.get(kind, {}).get(v, ()):
+                operand(pk.rstrip("?*"))
+        elif cat == "BitEnum":
+            v = w[i]
+            pos[0] = i + 1
+            params = ENUM_PARAMS.get(kind, {})
+            for bit in sorted(b for b in params if v & b):
+                for pk in params[bit]:
+                    operand(pk.rstrip("?*"))
+        else:
+            pos[0] = i + 1
+
+    for k in kinds:
+        base = k.rstrip("?*")
+        if k.endswith("*"):
+            while pos[0] < n:
+                operand(base)
+            continue
+        if pos[0] >= n:
+            break
+        if base == "IdResult":
+            r = pos[0]
+            pos[0] += 1
+        elif base == "IdResultType":
+            t = pos[0]
+            pos[0] += 1
+        else:
+            operand(base)
+    return t, r, tuple(uses)
+
+
+class Block:
+    __slots__ = ("label", "insts")
+
+    def __init__(self, label: int, insts: list[Inst]) -> None:
+        self.label = label
+        self.insts = insts          # everything after OpLabel; the terminator is last
+
+    @property
+    def term(self) -> Inst:
+        return self.insts[-1]
+
+
+class Function:
+    __slots__ = ("head", "params", "blocks")
+
+    def __init__(self, head: Inst, params: list[Inst], blocks: list[Block]) -> None:
+        self.head = head
+        self.params = params
+        self.blocks = blocks
+
+    @property
+    def id(self) -> int:
+        return self.head.result
+
+
+class SpirvModule:
+    """Header words, the module-level instructions before the first function, and functions."""
+
+    def __init__(self, header: list[int], globals_: list[Inst], functions: list[Function]) -> None:
+        self.header = header
+        self.globals = globals_
+        self.functions = functions
+        self.bound = header[3]
+
+    def new_id(self) -> int:
+        i = self.bound
+        self.bound += 1
+        return i
+
+
+OP = OPCODES
+
+
+def parse(binary: bytes) -> SpirvModule:
+    words = list(struct.unpack(f"<{len(binary) // 4}I", binary))
+    if words[0] != MAGIC:
+        raise ValueError("not a SPIR-V module")
+    insts: list[Inst] = []
+    i = 5
+    while i < len(words):
+        n = words[i] >> 16
+        op = words[i] & 0xFFFF
+        w = words[i + 1:i + n]
+        insts.append(Inst(op, w, *_layout(op, w)))
+        i += n
+    globals_: list[Inst] = []
+    functions: list[Function] = []
+    it = iter(insts)
+    f_op, p_op, l_op, end_op = OP["OpFunction"], OP["OpFunctionParameter"], OP["OpLabel"], OP["OpFunctionEnd"]
+    for x in it:
+        if x.op != f_op:
+            globals_.append(x)
+            continue
+        params: list[Inst] = []
+        blocks: list[Block] = []
+        for y in it:
+            if y.op == p_op:
+                params.append(y)
+            elif y.op == l_op:
+                blocks.append(Block(y.w[0], []))
+            elif y.op == end_op:
+                break
+            else:
+                blocks[-1].insts.append(y)
+        functions.append(Function(x, params, blocks))
+    return SpirvModule(words[:5], globals_, functions)
+
+
+def serialize(m: SpirvModule) -> bytes:
+    out: list[int] = [*m.header[:3], m.bound, m.header[4]]
+
+    def put(x: Inst) -> None:
+        out.append(((len(x.w) + 1) << 16) | x.op)
+        out.extend(x.w)
+
+    for g in m.globals:
+        put(g)
+    label, end = OP["OpLabel"], OP["OpFunctionEnd"]
+    for f in m.functions:
+        put(f.head)
+        for p in f.params:
+            put(p)
+        for b in f.blocks:
+            out.append((2 << 16) | label)
+            out.append(b.label)
+            for x in b.insts:
+                put(x)
+        out.append((1 << 16) | end)
+    return struct.pack(f"<{len(out)}I", *out)
+
+
+class ModuleInfo:
+    """What the function passes look up at module scope: pointer types, integer constants,
+    read-only globals; `undef(type)` adds (once) an OpUndef of a type."""
+
+    def __init__(self, m: SpirvModule) -> None:
+        self.m = m
+        self.ptr: dict[int, tuple[int, int]] = {}        # pointer type -> (storage class, pointee)
+        self.int_const: dict[int, int] = {}              # 32-bit integer constant -> value
+        self.defs: dict[int, Inst] = {}                  # global result id -> instruction
+        self._undef: dict[int, int] = {}
+        int_types: set[int] = set()
+        block_types: set[int] = set()
+        self.decorated: set[int] = set()                 # ids with a decoration (NoContraction, ...)
+        for x in m.globals:
+            if x.r >= 0:
+                self.defs[x.result] = x
+            if x.op == OP["OpTypePointer"]:
+                self.ptr[x.w[0]] = (x.w[1], x.w[2])
+            elif x.op == OP["OpTypeInt"] and x.w[1] == 32:
+                int_types.add(x.w[0])
+            elif x.op == OP["OpConstant"] and x.w[0] in int_types:
+                self.int_const[x.w[1]] = x.w[2]
+            elif x.op == OP["OpUndef"]:
+                self._undef.setdefault(x.w[0], x.w[1])
+            elif x.op == OP["OpDecorate"]:
+                self.decorated.add(x.w[0])
+                if x.w[1] == 2:                                  # Block (not BufferBlock)
+                    block_types.add(x.w[0])
+        self.glsl = next((x.w[0] for x in m.globals if x.op == OP["OpExtInstImport"]
+                          and bytes(struct.pack(f"<{len(x.w) - 1}I", *x.w[1:])).rstrip(b"\0") == b"GLSL.std.450"), -1)
+        # globals whose memory nothing in the shader writes: loads of them can be merged
+        self.readonly: set[int] = set()
+        for x in m.globals:
+            if x.op == OP["OpVariable"]:
+                sc, pointee = self.ptr.get(x.w[0], (-1, -1))
+                if sc in (0, 1, 9) or (sc == 2 and pointee in block_types):   # UniformConstant, Input, PushConstant
+                    self.readonly.add(x.w[1])
+
+    def undef(self, type_id: int) -> int:
+        u = self._undef.get(type_id)
+        if u is None:
+            u = self._undef[type_id] = self.m.new_id()
+            self.m.globals.append(Inst.make("OpUndef", [type_id, u]))
+        return u

@@ -1,0 +1,218 @@
+"""The SPIR-V optimiser (-O1..-O3, plugins/spirv/shaderbuild_spirv/opt): what it removes, what
+it must leave for the device, that its output is valid, deterministic and executes as -O0's
+(every executed test repeats its dispatches with the -O0 build: harness/vulkan_runner.py), and
+its size against spirv-opt -O."""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from harness import tools
+from lang_util import run_cs
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _build(src: str, level: int, profile: str = "cs_6_0", entry: str = "main", **opts) -> bytes:
+    res = compile_file("opt_test.hlsl", CompileOptions(entry=entry, profile=profile, target="spirv",
+                                                       opt_level=level, **opts), text=src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    tools.spirv_val(res.binary, opts.get("vk_target_env", "vulkan1.1"))
+    return res.binary
+
+
+def _body(binary: bytes) -> str:
+    """The disassembly from the first function on."""
+    dis = tools.spirv_dis(binary)
+    return dis[dis.index(" OpFunction "):]
+
+
+CALLS = """
+RWStructuredBuffer<uint> Out : register(u0);
+static uint Scale = 3;
+uint sum_to(uint n, out uint last) {
+    uint s = 0;
+    for (uint i = 0; i < n; i++) { s += i * Scale; last = i; }
+    return s;
+}
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint last = 0;
+    float3 v = float3(id.x, 2, 3);
+    v.y = v.x + v.z;
+    Out[id.x] = sum_to(id.x + 2, last) + last * 100 + (uint)v.y * 1000;
+}
+"""
+
+
+def _calls_want(x: int) -> int:
+    n = x + 2
+    return sum(i * 3 for i in range(n)) + (n - 1) * 100 + (x + 3) * 1000
+
+
+def test_calls_locals_and_statics_become_values():
+    o0, o3 = _build(CALLS, 0), _build(CALLS, 3)
+    assert "OpFunctionCall" in _body(o0) and "OpFunctionCall" not in _body(o3)
+    assert "Function\n" in _body(o0).replace(" Function ", " Function\n")
+    body = _body(o3)
+    assert "OpVariable" not in body and "OpStore %Scale" not in body, body
+    assert "OpPhi" in body                                   # the loop's s and i
+    assert len(o3) < len(o0)
+    got = run_cs(CALLS, {"Out": ("uint", 4)})                 # runs the -O0 build too
+    assert got["Out"] == [_calls_want(x) for x in range(4)]
+
+
+FOLDS = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1,1,1)]
+void main() {
+    uint seven = 7, zero = 0;
+    int n7 = -7, imin = -2147483647 - 1, m1 = -1;
+    float a = 0.1, b = 0.2, big = 3e9;
+    Out[0] = seven / 2;
+    Out[1] = (uint)(n7 / 2);
+    Out[2] = (uint)(n7 % 2);
+    Out[3] = seven << 33;
+    Out[4] = asuint(a + b);
+    Out[5] = seven * 0 + seven;
+    Out[6] = seven / zero;
+    Out[7] = seven % zero;
+    Out[8] = (uint)(imin / m1);
+    Out[9] = (uint)(int)big;
+}
+"""
+
+
+def test_folding_leaves_what_d3d_defines_differently_to_the_device():
+    body = _body(_build(FOLDS, 3))
+    # folded: the exact integer and float cases
+    for op in ("OpShiftLeftLogical", "OpFAdd", "OpIMul"):
+        assert op not in body, f"{op} not folded:\n{body}"
+    # kept: division/remainder by zero, INT_MIN / -1 and an out-of-range float->int conversion, whose
+    # D3D results (0xFFFFFFFF, saturation) SPIR-V leaves undefined
+    for op in ("OpUDiv", "OpUMod", "OpSDiv", "OpConvertFToS"):
+        assert op in body, f"{op} folded:\n{body}"
+    assert "OpSRem" not in body or "%int_n7" not in body
+
+
+def test_folded_values_execute_as_unfolded():
+    got = run_cs(FOLDS.replace("Out[6]", "//").replace("Out[7]", "//").replace("Out[8]", "//")
+                 .replace("Out[9]", "//"), {"Out": ("uint", 6)})
+    # expected values from C semantics of 32-bit integers and IEEE float32: 0.1f + 0.2f == 0.3f
+    assert got["Out"] == [3, 0xFFFFFFFD, 0xFFFFFFFF, 14, struct.unpack("<I", struct.pack("<f", 0.3))[0], 7]
+
+
+DYNAMIC = """
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    float t[4] = { 1.5, 2.5, 3.5, 4.5 };
+    t[id.x] *= 2;
+    Out[id.x] = t[id.x] + t[(id.x + 1) & 3];
+}
+"""
+
+
+def test_dynamically_indexed_local_stays_in_memory():
+    body = _body(_build(DYNAMIC, 3))
+    assert "OpVariable" in body
+    got = run_cs(DYNAMIC, {"Out": ("float", 4)})
+    t = [1.5, 2.5, 3.5, 4.5]
+    assert got["Out"] == [t[i] * 2 + t[(i + 1) & 3] for i in range(4)]
+
+
+def test_unroll_makes_indices_constant():
+    src = """
+    RWStructuredBuffer<uint> Out : register(u0);
+    [numthreads(1,1,1)]
+    void main(uint3 id : SV_DispatchThreadID) {
+        uint v[3] = { 5, 6, 7 };
+        uint s = 0;
+        [unroll] for (uint i = 0; i < 3; i++) { s += v[i] * (id.x + i); }
+        Out[0] = s;
+    }
+    """
+    body = _body(_build(src, 3))
+    assert "OpLoopMerge" not in body and "OpVariable" not in body, body
+    assert run_cs(src, {"Out": ("uint", 1)})["Out"] == [5 * 0 + 6 * 1 + 7 * 2]
+
+
+def test_levels_and_determinism():
+    src = (ROOT / "sample_project/shaders/forward/forward_lit.hlsl").read_text()
+    opts = dict(profile="ps_6_0", entry="ps_main", include_dirs=[str(ROOT / "sample_project/shaders")],
+                defines={"NORMAL_MAP": "1", "SHADOWS": "1", "ALPHA_TEST": "1"},
+                binding_shifts=[])
+    from shaderbuild.options import BindingShift
+    opts["binding_shifts"] = [BindingShift(c, n, None) for c, n in (("t", 16), ("s", 32), ("u", 48))]
+    sizes = [len(_build(src, level, **opts)) for level in range(4)]
+    assert sizes[0] > sizes[1] >= sizes[2] >= sizes[3], sizes
+    assert _build(src, 3, **opts) == _build(src, 3, **opts)
+    assert CompileOptions().opt_level == 3
+
+
+def test_against_spirv_opt():
+    """-O3 of the sample PBR pixel shader within 1.15x of spirv-opt -O on our -O0 output (keeping
+    bindings, as we do: the manifest lists every declared resource)."""
+    tools.require_tool("spirv-opt")
+    src = (ROOT / "sample_project/shaders/forward/forward_lit.hlsl").read_text()
+    from shaderbuild.options import BindingShift
+    opts = dict(profile="ps_6_0", entry="ps_main", include_dirs=[str(ROOT / "sample_project/shaders")],
+                defines={"NORMAL_MAP": "1", "SHADOWS": "1", "ALPHA_TEST": "1"},
+                binding_shifts=[BindingShift(c, n, None) for c, n in (("t", 16), ("s", 32), ("u", 48))])
+    o0, o3 = _build(src, 0, **opts), _build(src, 3, **opts)
+    with tempfile.TemporaryDirectory() as d:
+        src_path, out = os.path.join(d, "in.spv"), os.path.join(d, "out.spv")
+        Path(src_path).write_bytes(o0)
+        tools.run_tool(["spirv-opt", "-O", "--preserve-bindings", src_path, "-o", out])
+        ref = Path(out).read_bytes()
+    assert len(o3) <= 1.15 * len(ref), (len(o3), len(ref))
+
+
+@pytest.mark.parametrize("flag,level", [("-O0", 0), ("-Od", 0), ("-O1", 1), ("-O3", 3)])
+def test_cli_flags(tmp_path, flag, level):
+    (tmp_path / "s.hlsl").write_text(CALLS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = tmp_path / "s.spv"
+    proc = subprocess.run([sys.executable, "-m", "shaderbuild", "compile", "s.hlsl", "-T", "cs_6_0", "-spirv",
+                           flag, "-o", str(out)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == _build(CALLS, level)
+
+
+TERNARY = """
+RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    int s = (id.x > 1) ? 10 : 20;
+    int3 v = (id.x & 1) ? int3(1, 2, 3) : int3(4, 5, 6);
+    Out[id.x] = s + v.x * 100 + v.z * 1000;
+}
+"""
+
+
+@pytest.mark.parametrize("env", ["vulkan1.1", "vulkan1.3"])
+def test_empty_diamonds_become_selects(env):
+    body = _body(_build(TERNARY, 3, vk_target_env=env))
+    # the scalar ternary is always a select; the vector one only from SPIR-V 1.4 (vulkan1.2 and up),
+    # where a scalar condition may select vectors
+    assert body.count(" OpSelect ") == (1 if env == "vulkan1.1" else 2), body
+    assert body.count("OpBranchConditional") == (1 if env == "vulkan1.1" else 0), body
+    if env == "vulkan1.1":
+        got = run_cs(TERNARY, {"Out": ("int", 4)})["Out"]
+        assert got == [(10 if x > 1 else 20) + (1 if x & 1 else 4) * 100 + (3 if x & 1 else 6) * 1000
+                       for x in range(4)]
+
+
+def test_debug_info_keeps_the_code_as_written():
+    # -Zi describes every source function and statement (no inlined scopes): the passes run as at -Od
+    body = _body(_build(CALLS, 3, debug_info=True))
+    assert "OpFunctionCall" in body and "OpLoopMerge" in body
