@@ -21,6 +21,8 @@ class TypeRef(Node):
 
     name: str
     args: list[TypeRef | Expr] = Record.factory(list)
+    pack: str | None = None       # `#pragma pack_matrix` state where the type is written (None: no pragma yet)
+    major: str | None = None      # row_major / column_major written on a template argument
 
 
 class Attribute(Node):
@@ -177,6 +179,7 @@ class TypedefDecl(Node):
     name: str
     type: TypeRef
     dims: list[Expr | None] = Record.factory(list)
+    qualifiers: frozenset[str] = frozenset()
 
 
 class EnumDecl(Node):

@@ -8,6 +8,7 @@ declared so far.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NoReturn
 
 from ..diagnostics import SourceLoc, error
@@ -59,9 +60,15 @@ def is_builtin_type_name(name: str) -> bool:
 
 
 class Parser:
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = ()) -> None:
         self.toks = tokens
         self.pos = 0
+        # `#pragma pack_matrix` state per token (None before any pragma); kept aligned with toks
+        self.pack: list[str | None] | None = None
+        if pack_matrix:
+            self.pack = [None] * len(tokens)
+            for (start, state), nxt in zip(pack_matrix, [*[i for i, _ in pack_matrix[1:]], len(tokens)]):
+                self.pack[start:nxt] = [state] * (nxt - start)
         self.user_types: set[str] = set()
         self.template_funcs: set[str] = set()
         self.depth = 0
@@ -251,7 +258,7 @@ class Parser:
         while self.at("::"):
             self.advance()
             name += "::" + self.ident().text
-        ref = ast.TypeRef(t.loc, name)
+        ref = ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
             self.advance()
             if not self.at(">"):
@@ -262,6 +269,14 @@ class Parser:
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
+        if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
+            quals = self.qualifiers()
+            if quals != {"row_major"} and quals != {"column_major"}:
+                raise error("'row_major' and 'column_major' cannot both apply to a template argument",
+                            self.toks[self.pos - 1].loc)
+            ref = self.type_ref()
+            ref.major = next(iter(quals))
+            return ref
         if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
             return self.type_ref()
         return self.binary(BINARY_PREC["<"] + 1)  # stop before '>' comparisons
@@ -273,6 +288,8 @@ class Parser:
             second = Token(TokKind.PUNCT, ">", SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1))
             self.toks[self.pos] = Token(TokKind.PUNCT, ">", t.loc)
             self.toks.insert(self.pos + 1, second)
+            if self.pack:
+                self.pack.insert(self.pos + 1, self.pack[self.pos])
         self.expect(">", "to close the template argument list")
 
     def dims(self) -> list[ast.Expr | None]:
@@ -429,15 +446,16 @@ class Parser:
 
     def typedef(self) -> ast.TypedefDecl:
         kw = self.advance()
-        self.qualifiers()
+        quals = self.qualifiers()
         if self.at("struct"):
             sd = self.struct_decl()
             t = ast.TypeRef(sd.loc, sd.name)
             self._pending_struct = sd
         else:
             t = self.type_ref()
+        quals |= self.qualifiers()
         name = self.ident("a typedef name")
-        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims())
+        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims(), frozenset(quals))
         self.user_types.add(name.text)
         self.expect(";", "after typedef")
         return td
@@ -810,10 +828,10 @@ class Parser:
         self.fail("expected an expression")
 
 
-def parse(tokens: list[Token]) -> ast.TranslationUnit:
-    """Parse a preprocessed token list (ending in EOF)."""
+def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = ()) -> ast.TranslationUnit:
+    """Parse a preprocessed token list (ending in EOF); `pack_matrix` is PPResult.pack_matrix."""
     _check_identifier_lengths(tokens)
-    return Parser(tokens).parse()
+    return Parser(tokens, pack_matrix).parse()
 
 
 def _check_register_range(number: int, what: str, tok: Token) -> None:

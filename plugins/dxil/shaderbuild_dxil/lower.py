@@ -251,7 +251,9 @@ class FunctionLowerer:
             res = self.resource_place(e.resource)
             idx = self.expr(e.index)
             index: Value | list[Value] = idx[0] if len(idx) == 1 else idx
-            return BufferPlace(res.res, self.handle(res), index, e.type)
+            rt = e.resource.type
+            return BufferPlace(res.res, self.handle(res), index, e.type,
+                               row_major=rt.row_major if isinstance(rt, ir.Resource) else None)
         raise error(f"expression '{type(e).__name__}' is not a place")
 
     def _var_place(self, var: ir.Variable) -> Place:

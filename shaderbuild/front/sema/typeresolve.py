@@ -42,6 +42,7 @@ class TypeResolver:
         self.named: dict[str, ir.Type] = {}
         self.const_eval = const_eval  # callable(ast.Expr) -> int
         self.template_hook = None     # callable(ast.TypeRef) -> ir.Type | None (struct templates)
+        self.element_major = None     # callable(ast.TypeRef) -> bool: a matrix element's orientation
 
     def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
         spec = SCALAR_SPELLINGS.get(name)
@@ -102,6 +103,8 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
+            if self.element_major is not None and _has_matrix(elem) and self.element_major(arg):
+                return ir.Resource(name, elem, row_major=True)
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
@@ -126,6 +129,12 @@ class TypeResolver:
         if not 1 <= n <= 4:
             raise error("vector size must be between 1 and 4", ref.loc)
         return ir.vec(elem, n)
+
+
+def _has_matrix(t: ir.Type) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Matrix)
 
 
 def unsized_value_array(t: ir.Type) -> bool:
