@@ -87,7 +87,8 @@ BINARY_OPS: dict[tuple[str, str], str] = {
     **_row("land", None, None, None, "OpLogicalAnd"),
     **_row("lor", None, None, None, "OpLogicalOr"),
     **_row("eq", "OpIEqual", "OpIEqual", "OpFOrdEqual", "OpLogicalEqual"),
-    **_row("ne", "OpINotEqual", "OpINotEqual", "OpFOrdNotEqual", "OpLogicalNotEqual"),
+    # `!=` is unordered (true when either side is NaN), the other comparisons ordered, as DXC emits
+    **_row("ne", "OpINotEqual", "OpINotEqual", "OpFUnordNotEqual", "OpLogicalNotEqual"),
     **_row("lt", "OpSLessThan", "OpULessThan", "OpFOrdLessThan"),
     **_row("le", "OpSLessThanEqual", "OpULessThanEqual", "OpFOrdLessThanEqual"),
     **_row("gt", "OpSGreaterThan", "OpUGreaterThan", "OpFOrdGreaterThan"),
