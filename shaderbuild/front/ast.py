@@ -40,6 +40,7 @@ class Register(Node):
     space: int | None = None
     kind: str = "register"
     component: str | None = None
+    profile: str | None = None    # `register(ps_5_0, b1)`: the profile prefix ('ps')
 
 
 # --------------------------------------------------------------------- expressions

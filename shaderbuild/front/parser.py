@@ -60,9 +60,10 @@ def is_builtin_type_name(name: str) -> bool:
 
 
 class Parser:
-    def __init__(self, tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = ()) -> None:
+    def __init__(self, tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stage: str | None = None) -> None:
         self.toks = tokens
         self.pos = 0
+        self.stage = stage      # Profile.stage: picks profile-qualified register clauses
         # `#pragma pack_matrix` state per token (None before any pragma); kept aligned with toks
         self.pack: list[str | None] | None = None
         if pack_matrix:
@@ -308,7 +309,7 @@ class Parser:
             if t.text == "register":
                 reg = self.register_spec(t)
                 if isinstance(decl, ast.VarDecl):
-                    decl.register = reg
+                    decl.register = self.take_register(decl.register, reg)
             elif t.text == "packoffset":
                 reg = self.register_spec(t, "packoffset")
                 if isinstance(decl, ast.VarDecl):
@@ -316,9 +317,22 @@ class Parser:
             else:
                 decl.semantic = t.text
 
+    def take_register(self, current: ast.Register | None, new: ast.Register) -> ast.Register | None:
+        """Of several `register(...)` clauses, one qualified with the compiled stage's profile
+        (`register(ps, b1)`, `register(ps_5_0, b1)`) wins; one for another stage is ignored."""
+        if new.profile is not None:
+            return new if self.stage is None or _PROFILE_STAGES[new.profile] == self.stage else current
+        return current if current is not None and current.profile is not None else new
+
     def register_spec(self, kw: Token, kind: str = "register") -> ast.Register:
         self.expect("(")
         first = self.ident("a register such as u0")
+        profile = None
+        pm = _PROFILE_RE.match(first.text)
+        if kind == "register" and pm and self.at(","):
+            profile = pm.group(1)
+            self.advance()
+            first = self.ident("a register such as u0")
         text = first.text
         if kind == "register" and text.startswith("space"):
             self.fail("expected a register such as u0", first)
@@ -327,7 +341,7 @@ class Parser:
             raise error(f"invalid register '{text}'", first.loc)
         number = int(m.group(2)) if m.group(2) else 0
         _check_register_range(number, "register", first)
-        reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind)
+        reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind, profile=profile)
         if kind == "packoffset" and self.accept("."):
             reg.component = self.ident("a component").text
         if kind == "register" and self.accept(","):
@@ -432,7 +446,7 @@ class Parser:
             t = self.ident("register")
             if t.text != "register":
                 raise error("expected 'register' after ':' in a cbuffer declaration", t.loc)
-            cb.register = self.register_spec(t)
+            cb.register = self.take_register(cb.register, self.register_spec(t))
         self.expect("{", "to begin the cbuffer body")
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
@@ -828,10 +842,17 @@ class Parser:
         self.fail("expected an expression")
 
 
-def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = ()) -> ast.TranslationUnit:
-    """Parse a preprocessed token list (ending in EOF); `pack_matrix` is PPResult.pack_matrix."""
+def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stage: str | None = None) -> ast.TranslationUnit:
+    """Parse a preprocessed token list (ending in EOF); `pack_matrix` is PPResult.pack_matrix, `stage` the
+    compiled Profile.stage (None: every profile-qualified register clause applies)."""
     _check_identifier_lengths(tokens)
-    return Parser(tokens, pack_matrix).parse()
+    return Parser(tokens, pack_matrix, stage).parse()
+
+
+# `register(ps_5_0, b1)`: the profile prefix -> Profile.stage
+_PROFILE_STAGES = {"vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain", "cs": "compute",
+                   "ms": "mesh", "as": "amplification", "lib": "library"}
+_PROFILE_RE = re.compile(r"^(vs|ps|gs|hs|ds|cs|ms|as|lib)(?:_\d+_(?:\d+|x))?$")
 
 
 def _check_register_range(number: int, what: str, tok: Token) -> None:

@@ -564,6 +564,7 @@ class FunctionLowerer:
         on the CPU): a zero divisor (or -1 under INT_MIN, where x / 1 and x % 1 are D3D's INT_MIN and 0)
         is replaced by 1 and a zero divisor's result selected afterwards; constants fold by the same rules."""
         t = x.type
+        assert isinstance(t, T.IntType)
         kind = "int" if signed else "uint"
         if isinstance(y, ConstInt):
             yv = y.signed if signed else y.value
@@ -585,13 +586,15 @@ class FunctionLowerer:
     def float_to_int(self, v: Value, s: ir.Scalar, d: ir.Scalar, dt) -> Value:
         """fptosi/fptoui with D3D's saturation and NaN -> 0 (ir/d3d_numerics.py): LLVM's out-of-range
         result is poison and differs between consumers, so the bounds are selected explicitly."""
+        ft = v.type
+        assert isinstance(dt, T.IntType) and isinstance(ft, T.FloatType)
         if isinstance(v, ConstFloat):
             return ConstInt(dt, float_to_int(v.value, d.kind, d.width))
         b = self.b
         r = b.fptosi(v, dt) if d.kind == "int" else b.fptoui(v, dt)
         lo_f, lo, hi_f, hi = conversion_bounds(d.kind, d.width, s.width)
-        r = b.select(b.fcmp("oge", v, ConstFloat(v.type, hi_f)), ConstInt(dt, hi), r)
-        r = b.select(b.fcmp("ole", v, ConstFloat(v.type, lo_f)), ConstInt(dt, lo), r)
+        r = b.select(b.fcmp("oge", v, ConstFloat(ft, hi_f)), ConstInt(dt, hi), r)
+        r = b.select(b.fcmp("ole", v, ConstFloat(ft, lo_f)), ConstInt(dt, lo), r)
         return b.select(b.fcmp("uno", v, v), ConstInt(dt, 0), r)
 
     def int_binop(self, name: str, x: Value, y: Value) -> Value:

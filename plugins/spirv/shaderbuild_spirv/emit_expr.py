@@ -272,6 +272,7 @@ class ExprEmitter:
         replaced by 1 when it is 0 (or when INT_MIN / -1 would overflow: x / 1 and x % 1 are then D3D's
         INT_MIN and 0), and a zero divisor's result selected afterwards."""
         s = scalar_of(t)
+        assert s is not None
         bt = with_scalar(t, BOOL)
         zero, one = self.const(t, 0), self.const(t, 1)
         by_zero = self.op("OpIEqual", self.tid(bt), b, zero)
@@ -292,6 +293,7 @@ class ExprEmitter:
         """OpConvertFToS/U with D3D's saturation and NaN -> 0 (ir/d3d_numerics.py): SPIR-V leaves
         out-of-range conversions undefined, so the bounds are compared and selected around the conversion."""
         ss, ds = scalar_of(src), scalar_of(dst)
+        assert ss is not None and ds is not None
         bt = self.tid(with_scalar(src, BOOL))
         lo_f, lo, hi_f, hi = conversion_bounds(ds.kind, ds.width, ss.width)
         r = self.op(name, self.tid(dst), v)

@@ -149,6 +149,29 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"packoffset(c{p.number}.{p.component}) makes '{m.name}' straddle a 16-byte register", p.loc)
         return offset
 
+    def global_offset(self, d: ast.VarDecl, t: ir.Type) -> int | None:
+        """A `$Globals` member's reservation: `register(cN)` is packoffset(cN); packoffset itself too."""
+        reg = d.register
+        if reg is not None and reg.reg_class == "c" and d.packoffset is None:
+            return reg.number * 16
+        return self.packoffset(d, t)
+
+    def check_overlaps(self, fields: list[ir.StructField], block: str, loc: SourceLoc) -> None:
+        """The newest member's packoffset/register(c) range must not overlap an earlier one's (DXC refuses)."""
+        from ...ir.layout import layout_of
+
+        new = fields[-1]
+        if new.packoffset is None:
+            return
+        size = layout_of(new.type, "dx_cbuffer", bool(new.row_major)).size
+        for f in fields[:-1]:
+            if f.packoffset is None:
+                continue
+            fsize = layout_of(f.type, "dx_cbuffer", bool(f.row_major)).size
+            if new.packoffset < f.packoffset + fsize and f.packoffset < new.packoffset + size:
+                raise error(f"'{new.name}' overlaps '{f.name}' in '{block}': their packoffset/register reservations "
+                            f"share bytes", loc)
+
     def vk_io_attributes(self, attrs: list[ast.Attribute]) -> tuple[int | None, str | None]:
         """[[vk::location(N)]] and [[vk::builtin("Name")]] on a parameter, field or entry function."""
         location = builtin = None
@@ -492,7 +515,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.globals_block = (var, [])
         var, fields = self.globals_block
         row_major = self.majorness(d)
-        fields.append(ir.StructField(d.name, t, None, None, row_major))
+        fields.append(ir.StructField(d.name, t, None, None, row_major, packoffset=self.global_offset(d, t)))
+        self.check_overlaps(fields, "$Globals", (d.packoffset or d.register or d).loc)
         sym = MemberSymbol(var)
         sym.index = len(fields) - 1
         self.declare(d.name, sym, d.loc)
@@ -579,6 +603,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
                                          self.packoffset(m, t)))
+            self.check_overlaps(fields, d.name, (m.packoffset or m).loc)
         st = ir.Struct(f"type.{d.name}", tuple(fields))
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import error
@@ -42,7 +43,8 @@ class TypeResolver:
         self.named: dict[str, ir.Type] = {}
         self.const_eval = const_eval  # callable(ast.Expr) -> int
         self.template_hook = None     # callable(ast.TypeRef) -> ir.Type | None (struct templates)
-        self.element_major = None     # callable(ast.TypeRef) -> bool: a matrix element's orientation
+        # a matrix template argument's orientation (set by the analyzer: pragma, typedef, -Zpr)
+        self.element_major: Callable[[ast.TypeRef], bool] | None = None
 
     def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
         spec = SCALAR_SPELLINGS.get(name)
@@ -131,7 +133,7 @@ class TypeResolver:
         return ir.vec(elem, n)
 
 
-def _has_matrix(t: ir.Type) -> bool:
+def _has_matrix(t: ir.Type | None) -> bool:
     while isinstance(t, ir.Array):
         t = t.elem
     return isinstance(t, ir.Matrix)
