@@ -151,6 +151,16 @@ def test_conflicting_orientation_is_an_error(name, target):
     assert errors[0].loc.line >= 2
 
 
+@pytest.mark.parametrize("decl", ["row_major column_major float2x2 m = (float2x2)0;",
+                                  "static column_major RM m = (RM)0;"])
+def test_conflicting_orientation_on_local_and_static_is_an_error(decl):
+    src = HEAD + "typedef row_major float2x2 RM;\n" + CS.format(body=decl + " Out[0] = m._11;")
+    res = compile_cs(src)
+    assert not res.ok
+    [err] = [d for d in res.diagnostics if d.severity == "error"]
+    assert "cannot" in err.message and "column_major" in err.message and err.loc.line == 4
+
+
 def test_bad_pragma_value_warns():
     res = compile_cs(HEAD + "#pragma pack_matrix(diagonal)\n" + CS.format(body="Out[0] = 1;"))
     assert res.ok

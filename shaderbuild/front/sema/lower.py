@@ -334,6 +334,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
         q = d.qualifiers
         base = t
