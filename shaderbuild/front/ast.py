@@ -21,6 +21,8 @@ class TypeRef(Node):
 
     name: str
     args: list[TypeRef | Expr] = Record.factory(list)
+    pack: str | None = None       # `#pragma pack_matrix` state where the type is written (None: no pragma yet)
+    major: str | None = None      # row_major / column_major written on a template argument
 
 
 class Attribute(Node):
@@ -38,6 +40,7 @@ class Register(Node):
     space: int | None = None
     kind: str = "register"
     component: str | None = None
+    profile: str | None = None    # `register(ps_5_0, b1)`: the profile prefix ('ps')
 
 
 # --------------------------------------------------------------------- expressions
@@ -177,6 +180,7 @@ class TypedefDecl(Node):
     name: str
     type: TypeRef
     dims: list[Expr | None] = Record.factory(list)
+    qualifiers: frozenset[str] = frozenset()
 
 
 class EnumDecl(Node):

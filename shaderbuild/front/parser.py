@@ -8,6 +8,7 @@ declared so far.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NoReturn
 
 from ..diagnostics import SourceLoc, error
@@ -59,9 +60,16 @@ def is_builtin_type_name(name: str) -> bool:
 
 
 class Parser:
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stage: str | None = None) -> None:
         self.toks = tokens
         self.pos = 0
+        self.stage = stage      # Profile.stage: picks profile-qualified register clauses
+        # `#pragma pack_matrix` state per token (None before any pragma); kept aligned with toks
+        self.pack: list[str | None] | None = None
+        if pack_matrix:
+            self.pack = [None] * len(tokens)
+            for (start, state), nxt in zip(pack_matrix, [*[i for i, _ in pack_matrix[1:]], len(tokens)]):
+                self.pack[start:nxt] = [state] * (nxt - start)
         self.user_types: set[str] = set()
         self.template_funcs: set[str] = set()
         self.depth = 0
@@ -251,7 +259,7 @@ class Parser:
         while self.at("::"):
             self.advance()
             name += "::" + self.ident().text
-        ref = ast.TypeRef(t.loc, name)
+        ref = ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
             self.advance()
             if not self.at(">"):
@@ -262,6 +270,14 @@ class Parser:
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
+        if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
+            quals = self.qualifiers()
+            if quals != {"row_major"} and quals != {"column_major"}:
+                raise error("'row_major' and 'column_major' cannot both apply to a template argument",
+                            self.toks[self.pos - 1].loc)
+            ref = self.type_ref()
+            ref.major = next(iter(quals))
+            return ref
         if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
             return self.type_ref()
         return self.binary(BINARY_PREC["<"] + 1)  # stop before '>' comparisons
@@ -273,6 +289,8 @@ class Parser:
             second = Token(TokKind.PUNCT, ">", SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1))
             self.toks[self.pos] = Token(TokKind.PUNCT, ">", t.loc)
             self.toks.insert(self.pos + 1, second)
+            if self.pack:
+                self.pack.insert(self.pos + 1, self.pack[self.pos])
         self.expect(">", "to close the template argument list")
 
     def dims(self) -> list[ast.Expr | None]:
@@ -291,7 +309,7 @@ class Parser:
             if t.text == "register":
                 reg = self.register_spec(t)
                 if isinstance(decl, ast.VarDecl):
-                    decl.register = reg
+                    decl.register = self.take_register(decl.register, reg)
             elif t.text == "packoffset":
                 reg = self.register_spec(t, "packoffset")
                 if isinstance(decl, ast.VarDecl):
@@ -299,9 +317,22 @@ class Parser:
             else:
                 decl.semantic = t.text
 
+    def take_register(self, current: ast.Register | None, new: ast.Register) -> ast.Register | None:
+        """Of several `register(...)` clauses, one qualified with the compiled stage's profile
+        (`register(ps, b1)`, `register(ps_5_0, b1)`) wins; one for another stage is ignored."""
+        if new.profile is not None:
+            return new if self.stage is None or _PROFILE_STAGES[new.profile] == self.stage else current
+        return current if current is not None and current.profile is not None else new
+
     def register_spec(self, kw: Token, kind: str = "register") -> ast.Register:
         self.expect("(")
         first = self.ident("a register such as u0")
+        profile = None
+        pm = _PROFILE_RE.match(first.text)
+        if kind == "register" and pm and self.at(","):
+            profile = pm.group(1)
+            self.advance()
+            first = self.ident("a register such as u0")
         text = first.text
         if kind == "register" and text.startswith("space"):
             self.fail("expected a register such as u0", first)
@@ -310,7 +341,7 @@ class Parser:
             raise error(f"invalid register '{text}'", first.loc)
         number = int(m.group(2)) if m.group(2) else 0
         _check_register_range(number, "register", first)
-        reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind)
+        reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind, profile=profile)
         if kind == "packoffset" and self.accept("."):
             reg.component = self.ident("a component").text
         if kind == "register" and self.accept(","):
@@ -415,7 +446,7 @@ class Parser:
             t = self.ident("register")
             if t.text != "register":
                 raise error("expected 'register' after ':' in a cbuffer declaration", t.loc)
-            cb.register = self.register_spec(t)
+            cb.register = self.take_register(cb.register, self.register_spec(t))
         self.expect("{", "to begin the cbuffer body")
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
@@ -429,15 +460,16 @@ class Parser:
 
     def typedef(self) -> ast.TypedefDecl:
         kw = self.advance()
-        self.qualifiers()
+        quals = self.qualifiers()
         if self.at("struct"):
             sd = self.struct_decl()
             t = ast.TypeRef(sd.loc, sd.name)
             self._pending_struct = sd
         else:
             t = self.type_ref()
+        quals |= self.qualifiers()
         name = self.ident("a typedef name")
-        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims())
+        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims(), frozenset(quals))
         self.user_types.add(name.text)
         self.expect(";", "after typedef")
         return td
@@ -810,10 +842,17 @@ class Parser:
         self.fail("expected an expression")
 
 
-def parse(tokens: list[Token]) -> ast.TranslationUnit:
-    """Parse a preprocessed token list (ending in EOF)."""
+def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stage: str | None = None) -> ast.TranslationUnit:
+    """Parse a preprocessed token list (ending in EOF); `pack_matrix` is PPResult.pack_matrix, `stage` the
+    compiled Profile.stage (None: every profile-qualified register clause applies)."""
     _check_identifier_lengths(tokens)
-    return Parser(tokens).parse()
+    return Parser(tokens, pack_matrix, stage).parse()
+
+
+# `register(ps_5_0, b1)`: the profile prefix -> Profile.stage
+_PROFILE_STAGES = {"vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain", "cs": "compute",
+                   "ms": "mesh", "as": "amplification", "lib": "library"}
+_PROFILE_RE = re.compile(r"^(vs|ps|gs|hs|ds|cs|ms|as|lib)(?:_\d+_(?:\d+|x))?$")
 
 
 def _check_register_range(number: int, what: str, tok: Token) -> None:

@@ -46,6 +46,9 @@ class PPResult(DataRecord):
     files: list[str]  # every file read, main first, absolute normalized paths
     warnings: list[Diagnostic] = Record.factory(list)
     macros: dict = Record.factory(dict)     # name -> Macro at the end of the file (root signature strings)
+    # `#pragma pack_matrix`: (index of the first token it governs, "row_major" | "column_major"), in order;
+    # the parser reads the state at each type, as DXC applies the pragma at the declaration
+    pack_matrix: list[tuple[int, str]] = Record.factory(list)
 
 
 # ---------------------------------------------------------------------------
@@ -717,6 +720,7 @@ class _Preprocessor:
         self.total = 0                     # characters pushed, every inclusion counted
         self.frames: list[_Frame] = []
         self.out: list[Token] = []
+        self.pack_matrix: list[tuple[int, str]] = []
         self.warnings: list[Diagnostic] = []
         self.handlers: dict[str, Callable[[_Frame, list[Token]], None]] = {
             "define": self.do_define, "undef": self.do_undef, "include": self.do_include,
@@ -1056,6 +1060,13 @@ class _Preprocessor:
     def do_pragma(self, f: _Frame, line: list[Token]) -> None:
         if len(line) > 2 and line[2].text == "once":
             self.once.add(f.abspath)
+        elif len(line) > 2 and line[2].text == "pack_matrix":
+            args = [t.text for t in line[3:]]
+            if len(args) == 3 and args[0] == "(" and args[2] == ")" and args[1] in ("row_major", "column_major"):
+                self.pack_matrix.append((len(self.out), args[1]))
+            else:
+                self.warn("unknown pack_matrix pragma value (expected row_major or column_major); pragma ignored",
+                          line[2].loc)
 
     def warn(self, message: str, loc: SourceLoc, notes: list[Diagnostic] | None = None) -> None:
         self.warnings.append(Diagnostic("warning", message, loc, (notes or []) + self.include_notes()))
@@ -1104,4 +1115,4 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
                if type(t) is _Blue else t for t in out]
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     out.append(Token(EOF, "", SourceLoc(path, max(lines, 1), 1), None, False, True))
-    return PPResult(out, pp.files, pp.warnings, pp.exp.macros)
+    return PPResult(out, pp.files, pp.warnings, pp.exp.macros, pp.pack_matrix)

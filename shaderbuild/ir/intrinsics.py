@@ -96,7 +96,8 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveReadLaneAt QuadReadLaneAt", "T u", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveActiveAllEqual", "T", "b", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
+    # per component, as DXC (bool<> WaveActiveAllEqual(numeric<>)): a vector gives a bool vector
+    *_sigs("WaveActiveAllEqual", "T", "B", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("NonUniformResourceIndex", "u", "u", "u"),

@@ -196,15 +196,23 @@ def _place_vector(offset: int, fl: Layout, elem_align: int) -> int:
 def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
     offsets: list[int] = []
     members: list[Layout] = []
-    offset = end = 0
+    end = 0
     max_align = 1
+    # members without packoffset go after the last byte any packoffset reserves (DXC allocates the
+    # explicitly placed constants first, then the others from the highest end)
+    offset = max((f.packoffset + layout_of(f.type, rule, row_major if f.row_major is None else f.row_major).size
+                  for f in t.fields if f.packoffset is not None and (f.vk_offset is None or rule in _DX)), default=0)
     for f in t.fields:
         rm = row_major if f.row_major is None else f.row_major
         fl = layout_of(f.type, rule, rm)
         if f.vk_offset is not None and rule not in _DX:
             offset = f.vk_offset
-        elif f.packoffset is not None:
-            offset = f.packoffset
+        elif f.packoffset is not None:       # placed where written; the others' cursor does not move
+            offsets.append(f.packoffset)
+            members.append(fl)
+            end = max(end, f.packoffset + fl.size)
+            max_align = max(max_align, fl.alignment)
+            continue
         elif isinstance(f.type, Vector) and (rule in _RELAXED or rule == "dx_cbuffer"):
             offset = _place_vector(offset, fl, _scalar_size(f.type.elem))
         elif rule == "dx_cbuffer":

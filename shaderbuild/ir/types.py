@@ -114,6 +114,7 @@ class Resource(Type):
 
     kind: str
     elem: Type | None = None
+    row_major: bool | None = None  # orientation of matrices in a structured buffer's element; None = column
 
     def __str__(self) -> str:
         return f"{self.kind}<{self.elem}>" if self.elem is not None else self.kind

@@ -522,7 +522,6 @@ void main() { Out[0] = m._12; Out[1] = m._21; }
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: #pragma pack_matrix(row_major) is ignored; matrices stay column_major")
 @pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
 def test_pack_matrix_pragma(backend):
     """Rows in registers: m._12 is word 1, m._21 is word 4."""
@@ -699,9 +698,6 @@ void main() { Out[0] = R[0]._12; Out[1] = R[1]._21; }
 """
 
 
-@pytest.mark.xfail(strict=True, reason="front end: a matrix orientation inside a template argument "
-                                       "(StructuredBuffer<row_major float2x2>) is a parse error: expected '>' to "
-                                       "close the template argument list, found 'float2x2'")
 @pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
 def test_row_major_in_template_argument(backend):
     got = run_backend(backend, ROW_MAJOR_TEMPLATE_ARG, {"Out": ("float", 2)}, {"R": ("float", [1, 2, 3, 4, 5, 6, 7, 8])})

@@ -430,12 +430,7 @@ def _wave_vote(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 @intrinsic("WaveActiveAllEqual")
 def _wave_all_equal(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (xs,) = _args(L, e)
-    acc = None
-    for x in xs:
-        r = L.ops.call(L.b, "WaveActiveAllEqual", _ov(x), [x])
-        acc = r if acc is None else L.b.and_(acc, r)
-    assert acc is not None      # a value with components
-    return [acc]
+    return [L.ops.call(L.b, "WaveActiveAllEqual", _ov(x), [x]) for x in xs]   # one bool per component
 
 
 @intrinsic("WaveActiveCountBits", "WavePrefixCountBits")

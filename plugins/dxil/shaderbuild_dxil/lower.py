@@ -17,6 +17,7 @@ from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.d3d_numerics import conversion_bounds, float_to_int, int_div, int_mod, int_range
 from shaderbuild.ir.layout import layout_of
 
 from .buffers import BufferAccess
@@ -269,7 +270,9 @@ class FunctionLowerer:
             res = self.resource_place(e.resource)
             idx = self.expr(e.index)
             index: Value | list[Value] = idx[0] if len(idx) == 1 else idx
-            return BufferPlace(res.res, self.handle(res), index, e.type)
+            rt = e.resource.type
+            return BufferPlace(res.res, self.handle(res), index, e.type,
+                               row_major=rt.row_major if isinstance(rt, ir.Resource) else None)
         raise error(f"expression '{type(e).__name__}' is not a place")
 
     def _var_place(self, var: ir.Variable) -> Place:
@@ -610,10 +613,49 @@ class FunctionLowerer:
                 out.append(bld.binop(name, x, y))
             return out
         if op in _SIGNED_BINOPS:
-            name = _SIGNED_BINOPS[op][0 if ir.numeric_scalar(e.lhs.type).kind == "int" else 1]
-            return bld.binops(name, a, b)
+            signed = ir.numeric_scalar(e.lhs.type).kind == "int"
+            name = _SIGNED_BINOPS[op][0 if signed else 1]
+            return [self.int_divide(name, x, y, signed) for x, y in zip(a, b)]
         name = _INT_BINOPS[op]
         return [self.int_binop(name, x, y) for x, y in zip(a, b)]
+
+    def int_divide(self, name: str, x: Value, y: Value, signed: bool) -> Value:
+        """sdiv/udiv/srem/urem with D3D's results (ir/d3d_numerics.py) where LLVM's are undefined (and trap
+        on the CPU): a zero divisor (or -1 under INT_MIN, where x / 1 and x % 1 are D3D's INT_MIN and 0)
+        is replaced by 1 and a zero divisor's result selected afterwards; constants fold by the same rules."""
+        t = x.type
+        assert isinstance(t, T.IntType)
+        kind = "int" if signed else "uint"
+        if isinstance(y, ConstInt):
+            yv = y.signed if signed else y.value
+            if isinstance(x, ConstInt):
+                fold = int_div if name in ("sdiv", "udiv") else int_mod
+                return ConstInt(t, fold(x.signed if signed else x.value, yv, kind, t.width))
+            if yv != 0 and not (signed and yv == -1):
+                return self.b.binop(name, x, y)
+        b = self.b
+        zero, one = ConstInt(t, 0), ConstInt(t, 1)
+        by_zero = b.icmp("eq", y, zero)
+        if not signed:
+            return b.select(by_zero, ConstInt(t, -1), b.binop(name, x, b.select(by_zero, one, y)))
+        overflow = b.and_(b.icmp("eq", x, ConstInt(t, int_range("int", t.width)[0])), b.icmp("eq", y, ConstInt(t, -1)))
+        r = b.binop(name, x, b.select(b.or_(by_zero, overflow), one, y))
+        zero_result = b.select(b.icmp("slt", x, zero), one, ConstInt(t, -1))
+        return b.select(by_zero, zero_result, r)
+
+    def float_to_int(self, v: Value, s: ir.Scalar, d: ir.Scalar, dt) -> Value:
+        """fptosi/fptoui with D3D's saturation and NaN -> 0 (ir/d3d_numerics.py): LLVM's out-of-range
+        result is poison and differs between consumers, so the bounds are selected explicitly."""
+        ft = v.type
+        assert isinstance(dt, T.IntType) and isinstance(ft, T.FloatType)
+        if isinstance(v, ConstFloat):
+            return ConstInt(dt, float_to_int(v.value, d.kind, d.width))
+        b = self.b
+        r = b.fptosi(v, dt) if d.kind == "int" else b.fptoui(v, dt)
+        lo_f, lo, hi_f, hi = conversion_bounds(d.kind, d.width, s.width)
+        r = b.select(b.fcmp("oge", v, ConstFloat(ft, hi_f)), ConstInt(dt, hi), r)
+        r = b.select(b.fcmp("ole", v, ConstFloat(ft, lo_f)), ConstInt(dt, lo), r)
+        return b.select(b.fcmp("uno", v, v), ConstInt(dt, 0), r)
 
     def int_binop(self, name: str, x: Value, y: Value) -> Value:
         """An integer binop, folded when both operands are constants."""
@@ -648,7 +690,7 @@ class FunctionLowerer:
         if s.kind == "float" and d.kind == "float":
             return b.fpext(v, dt) if d.width > s.width else b.fptrunc(v, dt)
         if s.kind == "float":
-            return b.fptosi(v, dt) if d.kind == "int" else b.fptoui(v, dt)
+            return self.float_to_int(v, s, d, dt)
         if d.kind == "float":
             return b.sitofp(v, dt) if s.kind == "int" else b.uitofp(v, dt)
         if d.width == s.width:

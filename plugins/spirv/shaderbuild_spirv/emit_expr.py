@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.d3d_numerics import conversion_bounds, int_range
 from shaderbuild.ir.nodes import (
     Binary,
     Bitcast,
@@ -64,6 +65,14 @@ if TYPE_CHECKING:
 
 # ------------------------------------------------------------------ tables
 
+
+def _safe_divisor(e: Expr) -> bool:
+    """A constant integer divisor with no zero (and no -1, for INT_MIN / -1) component: plain OpSDiv/OpUDiv."""
+    if not isinstance(e, Const):
+        return False
+    vals = e.value if isinstance(e.value, (tuple, list)) else (e.value,)
+    return all(isinstance(v, int) and v not in (0, -1) for v in vals)
+
 _KINDS = ("int", "uint", "float", "bool")
 
 
@@ -86,7 +95,8 @@ BINARY_OPS: dict[tuple[str, str], str] = {
     **_row("land", None, None, None, "OpLogicalAnd"),
     **_row("lor", None, None, None, "OpLogicalOr"),
     **_row("eq", "OpIEqual", "OpIEqual", "OpFOrdEqual", "OpLogicalEqual"),
-    **_row("ne", "OpINotEqual", "OpINotEqual", "OpFOrdNotEqual", "OpLogicalNotEqual"),
+    # `!=` is unordered (true when either side is NaN), the other comparisons ordered, as DXC emits
+    **_row("ne", "OpINotEqual", "OpINotEqual", "OpFUnordNotEqual", "OpLogicalNotEqual"),
     **_row("lt", "OpSLessThan", "OpULessThan", "OpFOrdLessThan"),
     **_row("le", "OpSLessThanEqual", "OpULessThanEqual", "OpFOrdLessThanEqual"),
     **_row("gt", "OpSGreaterThan", "OpUGreaterThan", "OpFOrdGreaterThan"),
@@ -266,8 +276,48 @@ class ExprEmitter:
         name = BINARY_OPS.get((e.op, kind))
         if name is None:
             raise error(f"operator '{e.op}' is not defined for {e.lhs.type}")
+        if e.op in ("div", "mod") and kind in ("int", "uint") and not _safe_divisor(e.rhs):
+            return self.componentwise(e.type, lambda rt, a, b: self.int_divide(name, rt, a, b),
+                                      (e.lhs.type, lhs), (e.rhs.type, rhs))
         return self.componentwise(e.type, lambda rt, a, b: self.op(name, self.tid(rt), a, b),
                                   (e.lhs.type, lhs), (e.rhs.type, rhs))
+
+    def int_divide(self, name: str, t: Type, a: int, b: int) -> int:
+        """Integer / or % with D3D's results (ir/d3d_numerics.py) where SPIR-V's are undefined: the divisor is
+        replaced by 1 when it is 0 (or when INT_MIN / -1 would overflow: x / 1 and x % 1 are then D3D's
+        INT_MIN and 0), and a zero divisor's result selected afterwards."""
+        s = scalar_of(t)
+        assert s is not None
+        bt = with_scalar(t, BOOL)
+        zero, one = self.const(t, 0), self.const(t, 1)
+        by_zero = self.op("OpIEqual", self.tid(bt), b, zero)
+        if s.kind == "uint":
+            safe = self.op("OpSelect", self.tid(t), by_zero, one, b)
+            r = self.op(name, self.tid(t), a, safe)
+            return self.op("OpSelect", self.tid(t), by_zero, self.const(t, (1 << s.width) - 1), r)
+        lo, _hi = int_range("int", s.width)
+        overflow = self.op("OpLogicalAnd", self.tid(bt), self.op("OpIEqual", self.tid(bt), a, self.const(t, lo)),
+                           self.op("OpIEqual", self.tid(bt), b, self.const(t, -1)))
+        bad = self.op("OpLogicalOr", self.tid(bt), by_zero, overflow)
+        r = self.op(name, self.tid(t), a, self.op("OpSelect", self.tid(t), bad, one, b))
+        negative = self.op("OpSLessThan", self.tid(bt), a, zero)
+        zero_result = self.op("OpSelect", self.tid(t), negative, one, self.const(t, -1))
+        return self.op("OpSelect", self.tid(t), by_zero, zero_result, r)
+
+    def float_to_int(self, v: int, src: Type, dst: Type, name: str) -> int:
+        """OpConvertFToS/U with D3D's saturation and NaN -> 0 (ir/d3d_numerics.py): SPIR-V leaves
+        out-of-range conversions undefined, so the bounds are compared and selected around the conversion."""
+        ss, ds = scalar_of(src), scalar_of(dst)
+        assert ss is not None and ds is not None
+        bt = self.tid(with_scalar(src, BOOL))
+        lo_f, lo, hi_f, hi = conversion_bounds(ds.kind, ds.width, ss.width)
+        r = self.op(name, self.tid(dst), v)
+        high = self.op("OpFOrdGreaterThanEqual", bt, v, self.const(src, hi_f))
+        r = self.op("OpSelect", self.tid(dst), high, self.const(dst, hi), r)
+        low = self.op("OpFOrdLessThanEqual", bt, v, self.const(src, lo_f))
+        r = self.op("OpSelect", self.tid(dst), low, self.const(dst, lo), r)
+        nan = self.op("OpIsNan", bt, v)
+        return self.op("OpSelect", self.tid(dst), nan, self.const(dst, 0), r)
 
     def shift(self, e: Binary, lhs: int, rhs: int) -> int:
         """HLSL masks the shift amount to the bit width (DXC does the same)."""
@@ -341,6 +391,8 @@ class ExprEmitter:
                 mid = with_scalar(src, Scalar(ss.kind, ds.width))
                 v = self.op(name, self.tid(mid), v)
             return self.op("OpBitcast", self.tid(dst), v)
+        if ss.kind == "float" and ds.kind != "float":
+            return self.float_to_int(v, src, dst, name)
         return self.op(name, self.tid(dst), v)
 
     def e_bitcast(self, e: Bitcast) -> int:

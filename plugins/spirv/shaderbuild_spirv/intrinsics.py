@@ -666,7 +666,7 @@ def _logical(opname: str) -> Lowering:
 _FLOAT_GLSL = {
     "floor": "Floor", "ceil": "Ceil", "round": "RoundEven", "trunc": "Trunc", "frac": "Fract", "sqrt": "Sqrt",
     "rsqrt": "InverseSqrt", "exp": "Exp", "exp2": "Exp2", "log": "Log", "log2": "Log2", "pow": "Pow",
-    "sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "atan2": "Atan2",
+    "sin": "Sin", "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan",
     "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "lerp": "FMix", "step": "Step", "smoothstep": "SmoothStep",
     "length": "Length", "distance": "Distance", "normalize": "Normalize", "cross": "Cross", "reflect": "Reflect",
     "refract": "Refract", "faceforward": "FaceForward", "degrees": "Degrees", "radians": "Radians",

@@ -2,4 +2,6 @@
 Capabilities.polyfills; a module of its own so that registering the plugin imports no lowering code)."""
 
 # ldexp: GLSL's Ldexp takes an integer exponent, HLSL's is a float: x * exp2(e), as DXC emits
-POLYFILLED = frozenset({"lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "ldexp"})
+# atan2: the quadrant expansion DXC emits for D3D (GLSL's Atan2 differs at signed zeros: atan2(-0, -1) is
+# -pi there, +pi on D3D), so both targets give D3D's results (docs/CONFORMANCE.md)
+POLYFILLED = frozenset({"lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "ldexp", "atan2"})

@@ -222,7 +222,8 @@ class ResourceLowering:
                 raise error(f"{t.kind} needs an element type", var.loc)
             sc, deco = self.buffer_class()
             layout = self.storage_rule
-            wrapper = Struct(f"type.{t.kind}.{elem}", (StructField("_", Array(elem, None)),))
+            wrapper = Struct(f"type.{t.kind}.{elem}{'.row_major' if t.row_major else ''}",
+                             (StructField("_", Array(elem, None), row_major=t.row_major),))
             self.T.note_storage(elem, "storage")
             bt = self.T.block_struct(wrapper.name, wrapper, layout)
             self.b.decorate(bt, deco)

@@ -7,6 +7,7 @@ import re
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
+from ...ir.d3d_numerics import float_to_int, int_div, int_mod
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
@@ -40,8 +41,8 @@ def scalar_value(s: ir.Scalar, v):
         if math.isfinite(f) and abs(f) > FLOAT_MAX[s.width]:
             f = math.copysign(math.inf, f)
         return f
-    if isinstance(v, float) and not math.isfinite(v):
-        raise OverflowError("non-finite value converted to an integer")
+    if isinstance(v, float):          # D3D's saturating ftoi/ftou, as at run time
+        return float_to_int(v, s.kind, s.width)
     iv = int(v)
     bits = s.width
     iv &= (1 << bits) - 1
@@ -494,11 +495,11 @@ class ExprLowering(HeapLowering, SemaBase):
                         return None
                     r = x / y
                 else:
-                    r = int(x / y) if y else None
+                    r = int_div(int(x), int(y), s.kind, s.width)
             elif op == "mod":
-                if s.is_float or not y:
+                if s.is_float:
                     return None
-                r = x - int(x / y) * y
+                r = int_mod(int(x), int(y), s.kind, s.width)
             elif op == "shl":
                 r = x << (y & (s.width - 1))
             elif op == "shr":

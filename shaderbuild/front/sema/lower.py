@@ -55,8 +55,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.template_hook = self.template_struct_hook
+        self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
         self.struct_templates: dict[str, ast.StructDecl] = {}
+        self.typedef_major: dict[str, str] = {}   # typedef name -> the matrix orientation it carries
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
@@ -159,6 +161,29 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             raise error(f"packoffset(c{p.number}.{p.component}) makes '{m.name}' straddle a 16-byte register", p.loc)
         return offset
 
+    def global_offset(self, d: ast.VarDecl, t: ir.Type) -> int | None:
+        """A `$Globals` member's reservation: `register(cN)` is packoffset(cN); packoffset itself too."""
+        reg = d.register
+        if reg is not None and reg.reg_class == "c" and d.packoffset is None:
+            return reg.number * 16
+        return self.packoffset(d, t)
+
+    def check_overlaps(self, fields: list[ir.StructField], block: str, loc: SourceLoc) -> None:
+        """The newest member's packoffset/register(c) range must not overlap an earlier one's (DXC refuses)."""
+        from ...ir.layout import layout_of
+
+        new = fields[-1]
+        if new.packoffset is None:
+            return
+        size = layout_of(new.type, "dx_cbuffer", bool(new.row_major)).size
+        for f in fields[:-1]:
+            if f.packoffset is None:
+                continue
+            fsize = layout_of(f.type, "dx_cbuffer", bool(f.row_major)).size
+            if new.packoffset < f.packoffset + fsize and f.packoffset < new.packoffset + size:
+                raise error(f"'{new.name}' overlaps '{f.name}' in '{block}': their packoffset/register reservations "
+                            f"share bytes", loc)
+
     def vk_io_attributes(self, attrs: list[ast.Attribute]) -> tuple[int | None, str | None]:
         """[[vk::location(N)]] and [[vk::builtin("Name")]] on a parameter, field or entry function."""
         location = builtin = None
@@ -173,13 +198,26 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                     raise error(f"unknown [[vk::builtin]] '{builtin}' (one of {', '.join(VK_BUILTIN_ATTRIBUTE)})", a.loc)
         return location, builtin
 
-    def majorness(self, qualifiers) -> bool:
-        """row_major / column_major as written, else the -Zpr/-Zpc default."""
-        if "row_major" in qualifiers:
-            return True
-        if "column_major" in qualifiers:
-            return False
-        return self.options.row_major
+    def written_major(self, qualifiers, ref: ast.TypeRef, loc: SourceLoc) -> str | None:
+        """The orientation a declaration names: its own row_major/column_major, else its typedef's, else the
+        `#pragma pack_matrix` state at its type (as DXC).  Conflicting orientations are errors."""
+        own = [q for q in ("row_major", "column_major") if q in qualifiers]
+        if len(own) == 2:
+            raise error("'row_major' and 'column_major' cannot both apply to one declaration", loc)
+        via = self.typedef_major.get(ref.name)
+        if own and via and own[0] != via:
+            raise error(f"'{own[0]}' cannot apply to '{ref.name}', a typedef of a '{via}' matrix", loc)
+        return own[0] if own else via or ref.major or ref.pack
+
+    def element_major(self, ref: ast.TypeRef) -> bool:
+        """Orientation of a matrix template argument (`StructuredBuffer<row_major float2x2>`)."""
+        major = self.written_major((ref.major,) if ref.major else (), ref, ref.loc)
+        return self.options.row_major if major is None else major == "row_major"
+
+    def majorness(self, d: ast.VarDecl) -> bool:
+        """The declaration's orientation (written_major), else the -Zpr/-Zpc default."""
+        major = self.written_major(d.qualifiers, d.type, d.loc)
+        return self.options.row_major if major is None else major == "row_major"
 
     def stage_error(self, message: str, loc: SourceLoc) -> None:
         """An error that depends on the stage: reported only if the function that
@@ -249,6 +287,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
             t = self.resolve_type(d.type, d.dims)
+            major = self.written_major(d.qualifiers, d.type, d.loc)
+            if major is not None:
+                self.typedef_major[d.name] = major
             self.types.named[d.name] = t
             self.declare(d.name, TypeSymbol(t), d.loc)
         elif isinstance(d, ast.EnumDecl):
@@ -269,7 +310,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             t = self.resolve_type(f.type, f.dims)
             self.check_member_type(f.name, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
-            row_major = self.majorness(f.qualifiers)
+            row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
@@ -305,6 +346,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
         q = d.qualifiers
         base = t
@@ -485,8 +527,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.globals.append(var)
             self.globals_block = (var, [])
         var, fields = self.globals_block
-        row_major = self.majorness(d.qualifiers)
-        fields.append(ir.StructField(d.name, t, None, None, row_major))
+        row_major = self.majorness(d)
+        fields.append(ir.StructField(d.name, t, None, None, row_major, packoffset=self.global_offset(d, t)))
+        self.check_overlaps(fields, "$Globals", (d.packoffset or d.register or d).loc)
         sym = MemberSymbol(var)
         sym.index = len(fields) - 1
         self.declare(d.name, sym, d.loc)
@@ -572,10 +615,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
             self.check_member_type(m.name, t, m.loc)
-            row_major = self.majorness(m.qualifiers)
+            row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
                                          self.packoffset(m, t)))
+            self.check_overlaps(fields, d.name, (m.packoffset or m).loc)
         st = ir.Struct(f"type.{d.name}", tuple(fields))
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
@@ -663,7 +707,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
-                                       builtin=builtin_attr, row_major=self.majorness(p.qualifiers))
+                                       builtin=builtin_attr, row_major=self.majorness(p))
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body

@@ -122,6 +122,8 @@ class ResourceLowering(SemaBase):
                 loaded = self._byte_address_aggregate(res, addr, t, None, loc)
                 assert loaded is not None   # a load (value None) returns the loaded value
                 return loaded
+            if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 64:
+                return self._byte_address_wide(res, addr, t, None)
             if not ir.is_numeric(t) or ir.scalar_of(t).width != 32:
                 raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
             return ir.Intrinsic("Load", [res, addr], t)
@@ -134,6 +136,9 @@ class ResourceLowering(SemaBase):
             value = self.convert(self.rvalue(args[1]), want, args[1].loc)
             if isinstance(want, (ir.Struct, ir.Array)):
                 self._byte_address_aggregate(res, addr, want, value, loc)
+                return self.void_value(loc)
+            if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
+                self._byte_address_wide(res, addr, want, value)
                 return self.void_value(loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
@@ -165,6 +170,39 @@ class ResourceLowering(SemaBase):
         t = ir.INT if isinstance(vals[-1].type, ir.Scalar) and vals[-1].type.kind == "int" else ir.UINT
         operands = [res, addr] + [self.convert(v, t, a.loc) for v, a in zip(vals, args[1: 1 + n_values])]
         return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)
+
+    def _byte_address_wide(self, res, addr: ir.Expr, t: ir.Scalar | ir.Vector, value: ir.Expr | None) -> ir.Expr:
+        """Load<T>/Store<T> of 64-bit scalars and vectors (double, int64_t, uint64_t): each component is
+        two 32-bit words at addr + 8 i, low word first, as D3D lays them out (the bits, not a conversion)."""
+        s = ir.scalar_of(t)
+        n = t.size if isinstance(t, ir.Vector) else 1
+        addr = self.stable(addr)
+        words = ir.Vector(ir.UINT, 2)
+        value = None if value is None else self.stable(value)
+        comps: list[ir.Expr] = []
+        for i in range(n):
+            a = ir.Binary("add", addr, ir.Const(ir.UINT, 8 * i), ir.UINT) if i else addr
+            if value is None:
+                w = self.stable(ir.Intrinsic("Load", [res, a], words))
+                lo, hi = ir.Extract(w, 0, ir.UINT), ir.Extract(w, 1, ir.UINT)
+                if s.kind == "float":
+                    comps.append(ir.Intrinsic("asdouble", [lo, hi], ir.DOUBLE))
+                    continue
+                bits = ir.Binary("bitor", ir.Convert(lo, ir.UINT64),
+                                 ir.Binary("shl", ir.Convert(hi, ir.UINT64), ir.Const(ir.UINT, 32), ir.UINT64), ir.UINT64)
+                comps.append(bits if s == ir.UINT64 else ir.Convert(bits, s))
+                continue
+            c = ir.Swizzle(value, (i,), s) if n > 1 else value
+            if s.kind == "float":
+                halves: ir.Expr = ir.Bitcast(c, words)
+            else:
+                u = self.stable(c if s == ir.UINT64 else ir.Convert(c, ir.UINT64))
+                halves = ir.Construct(words, [ir.Convert(u, ir.UINT), ir.Convert(
+                    ir.Binary("shr", u, ir.Const(ir.UINT, 32), ir.UINT64), ir.UINT)])
+            self.emit(ir.Eval(ir.Intrinsic("Store", [res, a, halves], ir.VOID)))
+        if value is not None:
+            return value
+        return comps[0] if n == 1 else ir.Construct(t, comps)
 
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
                                 loc: SourceLoc) -> ir.Expr | None:

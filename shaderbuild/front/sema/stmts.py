@@ -84,6 +84,7 @@ class StmtLowering(SemaBase):
                 self.declare_type_like(d)
 
     def local_var(self, d: ast.VarDecl) -> None:
+        self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors here too
         t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)

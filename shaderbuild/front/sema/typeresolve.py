@@ -45,6 +45,8 @@ class TypeResolver:
         self.named: dict[str, ir.Type] = {}
         self.const_eval = const_eval  # callable(ast.Expr) -> int
         self.template_hook: Callable[[ast.TypeRef], ir.Type | None] | None = None     # (struct templates)
+        # a matrix template argument's orientation (set by the analyzer: pragma, typedef, -Zpr)
+        self.element_major: Callable[[ast.TypeRef], bool] | None = None
 
     def scalar(self, name: str, ref: ast.TypeRef) -> ir.Scalar | None:
         spec = SCALAR_SPELLINGS.get(name)
@@ -118,6 +120,8 @@ class TypeResolver:
             if inner is not None:       # buffer memory holds values, not resources (fuzz finding)
                 raise error(f"'{elem}' is not a valid element type for '{name}': it contains the resource "
                             f"'{inner}'", arg.loc)
+            if self.element_major is not None and _has_matrix(elem) and self.element_major(arg):
+                return ir.Resource(name, elem, row_major=True)
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
@@ -166,6 +170,12 @@ def _resource_inside(t: ir.Type) -> ir.Resource | None:
     if isinstance(t, ir.Struct):
         return next((r for f in t.fields if (r := _resource_inside(f.type)) is not None), None)
     return None
+
+
+def _has_matrix(t: ir.Type | None) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Matrix)
 
 
 def unsized_value_array(t: ir.Type) -> bool:
