@@ -20,6 +20,7 @@ Semantic analysis has already:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
 ]
 
 
@@ -472,6 +473,17 @@ def walk_expr(e: Expr):
             for x in v:
                 if isinstance(x, Expr):
                     yield from walk_expr(x)
+
+
+def rewrite_expr(e: Expr, change: Callable[[Expr], Expr]) -> Expr:
+    """Apply `change` bottom-up to every sub-expression of `e` (in place); return e's replacement."""
+    for f in type(e)._fields:
+        v = getattr(e, f)
+        if isinstance(v, Expr):
+            setattr(e, f, rewrite_expr(v, change))
+        elif isinstance(v, list):
+            v[:] = [rewrite_expr(x, change) if isinstance(x, Expr) else x for x in v]
+    return change(e)
 
 
 def stmt_exprs(s: Stmt) -> list[Expr]:

@@ -44,7 +44,7 @@ def run(module: ir.Module, src: ir.Function, inputs: dict[int, ir.Expr]) -> None
         for f in type(s)._fields:
             v = getattr(s, f)
             if isinstance(v, ir.Expr):
-                setattr(s, f, _rewrite(v, change))
+                setattr(s, f, ir.rewrite_expr(v, change))
 
 
 def _resolve(e: ir.Intrinsic, inputs: dict[int, ir.Expr], written: set[int], fallback: SourceLoc | None) -> ir.Expr:
@@ -135,11 +135,3 @@ def _loc(e: ir.Expr) -> SourceLoc | None:
     return None
 
 
-def _rewrite(e: ir.Expr, change) -> ir.Expr:
-    for f in type(e)._fields:
-        v = getattr(e, f)
-        if isinstance(v, ir.Expr):
-            setattr(e, f, _rewrite(v, change))
-        elif isinstance(v, list):
-            v[:] = [_rewrite(x, change) if isinstance(x, ir.Expr) else x for x in v]
-    return change(e)

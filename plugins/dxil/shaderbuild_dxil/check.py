@@ -397,27 +397,11 @@ def _signature_rows(part: bytes) -> list[tuple[int, int, int]]:
     return rows
 
 
-def _psv_elements_end(part: bytes) -> int:
-    """Offset just past the signature elements of a v1+ PSV0 part."""
+def _psv_element_table(part: bytes) -> tuple[int, int, int, int]:
+    """(inputs, outputs, patch constants, offset of the element-size field) of a v1+ PSV0 part:
+    the runtime info, then the resource table, the string table and the semantic-index table."""
     rt_size = struct.unpack_from("<I", part, 0)[0]
     n_in, n_out, n_pc = struct.unpack_from("<BBB", part, 4 + 28)
-    pos = 4 + rt_size
-    n_res = struct.unpack_from("<I", part, pos)[0]
-    pos += 4
-    if n_res:
-        pos += 4 + n_res * struct.unpack_from("<I", part, pos)[0]
-    pos += 4 + struct.unpack_from("<I", part, pos)[0]
-    pos += 4 + 4 * struct.unpack_from("<I", part, pos)[0]
-    if n_in + n_out + n_pc:
-        pos += 4 + (n_in + n_out + n_pc) * struct.unpack_from("<I", part, pos)[0]
-    return pos
-
-
-def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
-    """(input elements, output elements, input vectors, output vectors) of a v1+ PSV0 part; each
-    element as (rows, start row, cols, start col, allocated)."""
-    rt_size = struct.unpack_from("<I", part, 0)[0]
-    n_in, n_out, n_pc, in_vectors, out_vectors = struct.unpack_from("<BBBBB", part, 4 + 28)
     pos = 4 + rt_size
     n_res = struct.unpack_from("<I", part, pos)[0]
     pos += 4
@@ -425,36 +409,44 @@ def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
         pos += 4 + n_res * struct.unpack_from("<I", part, pos)[0]
     pos += 4 + struct.unpack_from("<I", part, pos)[0]            # string table
     pos += 4 + 4 * struct.unpack_from("<I", part, pos)[0]        # semantic index table
-    elems = []
+    return n_in, n_out, n_pc, pos
+
+
+def _psv_elements_end(part: bytes) -> int:
+    """Offset just past the signature elements of a v1+ PSV0 part."""
+    n_in, n_out, n_pc, pos = _psv_element_table(part)
     if n_in + n_out + n_pc:
-        size = struct.unpack_from("<I", part, pos)[0]
-        pos += 4
-        for i in range(n_in + n_out):
-            rows, start_row, cols_start = struct.unpack_from("<BBB", part, pos + size * i + 8)
-            elems.append((rows, start_row, cols_start & 0xF, cols_start >> 4 & 3, bool(cols_start & 0x40)))
+        pos += 4 + (n_in + n_out + n_pc) * struct.unpack_from("<I", part, pos)[0]
+    return pos
+
+
+def _psv_element_rows(part: bytes, first: int, count: int) -> list[tuple]:
+    """Elements first .. first+count-1 of a PSV0 part's element table, each as (rows, start row,
+    cols, start col, allocated)."""
+    *_counts, pos = _psv_element_table(part)
+    size = struct.unpack_from("<I", part, pos)[0]
+    pos += 4
+    elems = []
+    for i in range(first, first + count):
+        rows, start_row, cols_start = struct.unpack_from("<BBB", part, pos + size * i + 8)
+        elems.append((rows, start_row, cols_start & 0xF, cols_start >> 4 & 3, bool(cols_start & 0x40)))
+    return elems
+
+
+def _psv_signatures(part: bytes) -> tuple[list, list, int, int]:
+    """(input elements, output elements, input vectors, output vectors) of a v1+ PSV0 part; each
+    element as _psv_element_rows gives it."""
+    n_in, n_out, n_pc, _pos = _psv_element_table(part)
+    in_vectors, out_vectors = struct.unpack_from("<BB", part, 4 + 31)
+    elems = _psv_element_rows(part, 0, n_in + n_out) if n_in + n_out + n_pc else []
     return elems[:n_in], elems[n_in:], in_vectors, out_vectors
 
 
 def _psv_patch_signature(part: bytes) -> tuple[list, int]:
     """(patch-constant elements, patch-constant vectors) of a v1+ PSV0 part, as _psv_signatures."""
-    rt_size = struct.unpack_from("<I", part, 0)[0]
+    n_in, n_out, n_pc, _pos = _psv_element_table(part)
     pc_vectors = part[4 + 28 - 2]
-    n_in, n_out, n_pc = struct.unpack_from("<BBB", part, 4 + 28)
-    pos = 4 + rt_size
-    n_res = struct.unpack_from("<I", part, pos)[0]
-    pos += 4
-    if n_res:
-        pos += 4 + n_res * struct.unpack_from("<I", part, pos)[0]
-    pos += 4 + struct.unpack_from("<I", part, pos)[0]
-    pos += 4 + 4 * struct.unpack_from("<I", part, pos)[0]
-    elems = []
-    if n_pc:
-        size = struct.unpack_from("<I", part, pos)[0]
-        pos += 4
-        for i in range(n_in + n_out, n_in + n_out + n_pc):
-            rows, start_row, cols_start = struct.unpack_from("<BBB", part, pos + size * i + 8)
-            elems.append((rows, start_row, cols_start & 0xF, cols_start >> 4 & 3, bool(cols_start & 0x40)))
-    return elems, pc_vectors
+    return (_psv_element_rows(part, n_in + n_out, n_pc) if n_pc else []), pc_vectors
 
 
 def _check_function(f: Function) -> None:

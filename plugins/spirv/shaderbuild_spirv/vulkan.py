@@ -195,7 +195,7 @@ def _bool_as_uint(module: ir.Module, var: ir.Variable) -> None:
         for s in ir.walk_stmts(fn.body):
             if isinstance(s, ir.Store) and _root_var(s.place) is var:
                 s.place = place(s.place)
-                s.value = ir.Convert(_rewrite(s.value, change), s.place.type)
+                s.value = ir.Convert(ir.rewrite_expr(s.value, change), s.place.type)
             else:
                 _rewrite_stmt(s, change)
 
@@ -291,7 +291,7 @@ def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
 
     for i, s in enumerate(fn.body):
         if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
-            fn.body[i] = ir.Store(ir.VarRef(var), convert(_rewrite(s.value, change), new), s.loc)
+            fn.body[i] = ir.Store(ir.VarRef(var), convert(ir.rewrite_expr(s.value, change), new), s.loc)
         else:
             _rewrite_stmt(s, change)
 
@@ -315,7 +315,7 @@ def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places, keep: bool 
     body: list[ir.Stmt] = []
     for s in fn.body:
         if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
-            value = _rewrite(s.value, change)
+            value = ir.rewrite_expr(s.value, change)
             for p, comp in targets:
                 body.append(ir.Store(p, value if comp is None else ir.Extract(value, comp, elem), s.loc))
         else:
@@ -328,7 +328,7 @@ def _rewrite_stmt(s: ir.Stmt, change: Callable[[ir.Expr], ir.Expr]) -> None:
     for f in type(s)._fields:
         v = getattr(s, f)
         if isinstance(v, ir.Expr):
-            setattr(s, f, _rewrite(v, change))
+            setattr(s, f, ir.rewrite_expr(v, change))
 
 
 def tess_levels(module: ir.Module, options: CompileOptions) -> None:
@@ -371,9 +371,9 @@ def tess_levels(module: ir.Module, options: CompileOptions) -> None:
                 s.place.type = s.place.var.type
                 s.value = widen(s.value, widened[id(s.place.var)], s.place.var.type)
             elif isinstance(s, ir.Store):
-                s.value = _rewrite(s.value, narrow)
+                s.value = ir.rewrite_expr(s.value, narrow)
             elif isinstance(s, ir.Eval):
-                s.expr = _rewrite(s.expr, narrow)
+                s.expr = ir.rewrite_expr(s.expr, narrow)
 
 
 def hull_entry(module: ir.Module, options: CompileOptions) -> None:
@@ -424,9 +424,9 @@ def dx_position_w(module: ir.Module, options: CompileOptions) -> None:
 
     for s in module.entry.function.body:
         if isinstance(s, ir.Store):
-            s.value = _rewrite(s.value, change)
+            s.value = ir.rewrite_expr(s.value, change)
         elif isinstance(s, ir.Eval):
-            s.expr = _rewrite(s.expr, change)
+            s.expr = ir.rewrite_expr(s.expr, change)
 
 
 def bindings(module: ir.Module, options: CompileOptions) -> None:
@@ -447,12 +447,3 @@ def _with_component(value: ir.Expr, index: int, change: Callable[[ir.Expr], ir.E
     return ir.Construct(ir.Vector(ir.FLOAT, 4), parts)
 
 
-def _rewrite(e: ir.Expr, change: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
-    """Apply `change` bottom-up to every sub-expression of `e` (in place), return e's replacement."""
-    for f in type(e)._fields:
-        v = getattr(e, f)
-        if isinstance(v, ir.Expr):
-            setattr(e, f, _rewrite(v, change))
-        elif isinstance(v, list):
-            v[:] = [_rewrite(x, change) if isinstance(x, ir.Expr) else x for x in v]
-    return change(e)
