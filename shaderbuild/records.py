@@ -222,8 +222,9 @@ class InternedRecord(Record, metaclass=_InternMeta):
 
 
 def write_inits(shapes: set[tuple[tuple[str, ...], bool]], path: str) -> None:
-    """Write the pre-generated templates module (_record_inits.py) for `shapes`
-    (tests/ir/test_record_inits.py shows how; it checks the committed file)."""
+    """Write the pre-generated templates module (_record_inits.py) for `shapes`.  To regenerate:
+    wrap `_template` to record its (shape, post) arguments, compile the sample project for both
+    targets, then call this (tests/ir/test_record_inits.py checks the committed file)."""
     parts = ['"""Generated from records.template_source: the Record __init__ templates of the compile path."""\n',
              "# ruff: noqa\n# mypy: ignore-errors\n",
              "# _M and _fN are the globals records.py gives each __init__ (its real defaults too)\n_M = None\n"]
