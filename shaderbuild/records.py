@@ -97,22 +97,38 @@ def _first_init(self, *args, **kwargs) -> None:
 # (shape, post) -> __init__ code with placeholder names.  Compiling is ~40 us a class, and a
 # compilation instantiates ~70 record classes but only a few dozen shapes ('p'lain, 'd'efault,
 # 'f'actory per field), so one template is compiled per shape, in-process (never cached on disk).
+# The shapes of the compile path are pre-generated in the package (_record_inits.py, see
+# write_inits): plain source, imported and byte-compiled like any module of the package.
 _templates: dict[tuple[tuple[str, ...], bool], CodeType] = {}
+
+
+def template_name(shape: tuple[str, ...], post: bool) -> str:
+    return f"init_{''.join(shape)}{'_post' if post else ''}"
+
+
+def template_source(shape: tuple[str, ...], post: bool, name: str = "__init__") -> str:
+    params, body = [], []
+    for i, kind in enumerate(shape):
+        a = f"_a{i}"
+        params.append(a if kind == "p" else f"{a}=_M")  # real defaults are given to FunctionType
+        body.append(f"  self.{a} = _f{i}() if {a} is _M else {a}" if kind == "f" else f"  self.{a} = {a}")
+    if post:
+        body.append("  self.__post_init__()")
+    return f"def {name}(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
 
 
 def _template(shape: tuple[str, ...], post: bool) -> CodeType:
     code = _templates.get((shape, post))
     if code is None:
-        params, body = [], []
-        for i, kind in enumerate(shape):
-            a = f"_a{i}"
-            params.append(a if kind == "p" else f"{a}=_M")  # real defaults are given to FunctionType
-            body.append(f"  self.{a} = _f{i}() if {a} is _M else {a}" if kind == "f" else f"  self.{a} = {a}")
-        if post:
-            body.append("  self.__post_init__()")
-        src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "  pass") + "\n"
-        module = compile(src, "<record __init__>", "exec")
-        code = _templates[(shape, post)] = next(c for c in module.co_consts if isinstance(c, CodeType))
+        from . import _record_inits
+
+        made = getattr(_record_inits, template_name(shape, post), None)
+        if made is not None:
+            code = made.__code__.replace(co_name="__init__", co_qualname="__init__")
+        else:
+            module = compile(template_source(shape, post), "<record __init__>", "exec")
+            code = next(c for c in module.co_consts if isinstance(c, CodeType))
+        _templates[(shape, post)] = code
     return code
 
 
@@ -203,3 +219,16 @@ class InternedRecord(Record, metaclass=_InternMeta):
 
     def __reduce__(self):
         return type(self), tuple(getattr(self, f) for f in self._fields)
+
+
+def write_inits(shapes: set[tuple[tuple[str, ...], bool]], path: str) -> None:
+    """Write the pre-generated templates module (_record_inits.py) for `shapes`.  To regenerate:
+    wrap `_template` to record its (shape, post) arguments, compile the sample project for both
+    targets, then call this (tests/ir/test_record_inits.py checks the committed file)."""
+    parts = ['"""Generated from records.template_source: the Record __init__ templates of the compile path."""\n',
+             "# ruff: noqa\n# mypy: ignore-errors\n",
+             "# _M and _fN are the globals records.py gives each __init__ (its real defaults too)\n_M = None\n"]
+    for shape, post in sorted(shapes):
+        parts.append("\n\n" + template_source(shape, post, template_name(shape, post)))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(parts))

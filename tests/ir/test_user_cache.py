@@ -58,11 +58,12 @@ def test_compile_and_build_leave_only_json_data_in_the_user_cache(tmp_path):
 
 
 def _spy_script() -> str:
-    """A script printing every record __init__ source a compilation generates (records compiles them with the
-    builtin `compile`, shadowed here by a spy in the module's globals)."""
-    script = ("import json, sys\nfrom shaderbuild import records\nseen = []\n"
-              "def spy(src, *a, **k):\n    seen.append(src)\n    return compile(src, *a, **k)\n"
-              "records.compile = spy\n"
+    """A script printing every record __init__ source a compilation uses (records takes each from
+    _record_inits.py or compiles it; a spy on records._template sees both)."""
+    script = ("import json, sys\nfrom shaderbuild import records\nseen = []\norig = records._template\n"
+              "def spy(shape, post):\n    seen.append(records.template_source(shape, post))\n"
+              "    return orig(shape, post)\n"
+              "records._template = spy\n"
               "from shaderbuild.compiler import compile_file\nfrom shaderbuild.options import CompileOptions\n"
               "r = compile_file(sys.argv[1], CompileOptions(profile='cs_6_0', target='spirv'))\n"
               "assert r.ok, r.diagnostics\nprint(json.dumps(seen))\n")

@@ -145,7 +145,8 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
         # SV_ClipDistance / SV_CullDistance is its own built-in array (lower.py refuses other types)
         for builtin in _COMBINED if ep.stage != "geometry" else ():
             _combine(ep.function, variables, builtin)
-    _per_vertex(module, ep.inputs)
+    if ep.stage == "pixel":        # GetAttributeAtVertex is a pixel-shader intrinsic (sema checks the stage)
+        _per_vertex(module, ep.inputs)
 
 
 def _element(t: ir.Type) -> ir.Type:

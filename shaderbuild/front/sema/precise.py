@@ -30,9 +30,8 @@ def _root(place: ir.Expr) -> ir.Variable | None:
 def mark_precise(fn: ir.Function, precise_return: bool = False) -> None:
     """Set `precise` on every Unary/Binary/Intrinsic of `fn` whose value reaches a precise variable."""
     tainted: set[int] = {id(v) for v in fn.locals if v.precise} | {id(p.var) for p in fn.params if p.var.precise}
-    if not tainted and not precise_return and not any(
-            isinstance(s, ir.Store) and (v := _root(s.place)) is not None and v.precise for s in ir.walk_stmts(fn.body)):
-        return
+    if not tainted and not precise_return:
+        return          # sema makes `precise` variables only as locals and parameters: none here
     local = {id(v) for v in fn.locals} | {id(p.var) for p in fn.params}
     done: set[int] = set()          # id() of the value expressions already marked
     changed = True
