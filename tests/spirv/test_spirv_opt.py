@@ -216,3 +216,32 @@ def test_debug_info_keeps_the_code_as_written():
     # -Zi describes every source function and statement (no inlined scopes): the passes run as at -Od
     body = _body(_build(CALLS, 3, debug_info=True))
     assert "OpFunctionCall" in body and "OpLoopMerge" in body
+
+
+INSERTS = """
+struct P { float e[3]; uint b; };
+RWStructuredBuffer<P> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    P p;
+    p.b = id.x * 3;
+    p.e[1] = 1.5;
+    p.e[0] = id.x + 0.25;
+    p.e[2] = id.x;
+    Out[id.x] = p;
+}
+"""
+
+
+def test_complete_insert_chain_becomes_one_construct(monkeypatch):
+    from shaderbuild_spirv.opt import simplify
+    body = _body(_build(INSERTS, 3))
+    assert "OpCompositeInsert" not in body, body
+    small = len(_build(INSERTS, 3))
+    monkeypatch.setattr(simplify, "insert_chains", lambda f, info: False)
+    without = _build(INSERTS, 3)
+    assert "OpCompositeInsert" in _body(without)
+    assert small < len(without)
+    got = run_cs(INSERTS, {"Out": ("uint", 16)})       # -O3, then repeated at -O0 by the harness
+    f = lambda v: struct.unpack("<I", struct.pack("<f", v))[0]    # noqa: E731
+    assert got["Out"] == [w for x in range(4) for w in (f(x + 0.25), f(1.5), f(float(x)), 3 * x)]
