@@ -245,3 +245,21 @@ def test_complete_insert_chain_becomes_one_construct(monkeypatch):
     got = run_cs(INSERTS, {"Out": ("uint", 16)})       # -O3, then repeated at -O0 by the harness
     f = lambda v: struct.unpack("<I", struct.pack("<f", v))[0]    # noqa: E731
     assert got["Out"] == [w for x in range(4) for w in (f(x + 0.25), f(1.5), f(float(x)), 3 * x)]
+
+
+SHUFFLED = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint4 v = uint4(id.x, id.x * 2, id.x * 3, 7);
+    uint2 t = v.wy;
+    Out[id.x] = t.x * 10 + t.y;
+}
+"""
+
+
+def test_extract_looks_through_a_shuffle():
+    body = _body(_build(SHUFFLED, 3))
+    assert "OpVectorShuffle" not in body and "OpCompositeConstruct" not in body, body
+    got = run_cs(SHUFFLED, {"Out": ("uint", 4)})       # -O3, then repeated at -O0 by the harness
+    assert got["Out"] == [70 + 2 * x for x in range(4)]

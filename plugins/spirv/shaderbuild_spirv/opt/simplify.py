@@ -1,5 +1,5 @@
 """Peepholes, in one walk in block order: an extract of a construct, insert or constant is the
-part itself; a construct of all the parts of one value, in order, is that value; an identity
+part itself (looking through vector shuffles); a construct of all the parts of one value, in order, is that value; an identity
 shuffle, a copy or a phi of one value is that value; then constant folding (fold.py)."""
 
 from __future__ import annotations
@@ -89,6 +89,12 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
             if j[:len(idx)] == idx:
                 return None                             # extracting a part that contains the insert
             x.w[2] = d.w[3]                             # disjoint: look through the insert
+            continue
+        if d.op == _SHUFFLE and len(idx) == 1:
+            j, n1 = d.w[4 + idx[0]], _count(type_of(d.w[2]), info)
+            if j == 0xFFFFFFFF or n1 < 0:
+                return None                             # an undefined component
+            x.w[2:] = [d.w[2], j] if j < n1 else [d.w[3], j - n1]
             continue
         if d.op in (_CONSTRUCT, _CCOMP):
             parts = d.w[2:]
