@@ -91,10 +91,10 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
             x.w[2] = d.w[3]                             # disjoint: look through the insert
             continue
         if d.op == _SHUFFLE and len(idx) == 1:
-            j, n1 = d.w[4 + idx[0]], _count(type_of(d.w[2]), info)
-            if j == 0xFFFFFFFF or n1 < 0:
+            k, n1 = d.w[4 + idx[0]], _count(type_of(d.w[2]), info)
+            if k == 0xFFFFFFFF or n1 < 0:
                 return None                             # an undefined component
-            x.w[2:] = [d.w[2], j] if j < n1 else [d.w[3], j - n1]
+            x.w[2:] = [d.w[2], k] if k < n1 else [d.w[3], k - n1]
             continue
         if d.op in (_CONSTRUCT, _CCOMP):
             parts = d.w[2:]
