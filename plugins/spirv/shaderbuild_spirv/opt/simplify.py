@@ -1,6 +1,7 @@
 """Peepholes, in one walk in block order: an extract of a construct, insert or constant is the
-part itself (looking through vector shuffles); a construct of all the parts of one value, in order, is that value; an identity
-shuffle, a copy or a phi of one value is that value; then constant folding (fold.py)."""
+part itself (looking through vector shuffles); a construct of all the parts of one value, in
+order, is that value (of components of one other vector, a shuffle of it); an identity shuffle,
+a copy or a phi of one value is that value; then constant folding (fold.py)."""
 
 from __future__ import annotations
 
@@ -61,15 +62,16 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
             return a
         return None
     if op == _CONSTRUCT:
-        parts = x.w[2:]
-        src = None
-        for i, p in enumerate(parts):
-            d = defs.get(p)
-            if d is None or d.op != _EXTRACT or len(d.w) != 4 or d.w[3] != i or (src is not None and d.w[2] != src):
-                return None
-            src = d.w[2]
-        if src is not None and type_of(src) == x.w[0] and _count(x.w[0], info) == len(parts):
-            return src
+        ds = [defs.get(p) for p in x.w[2:]]
+        exts = [d for d in ds if d is not None and d.op == _EXTRACT and len(d.w) == 4]
+        if not exts or len(exts) != len(ds) or len({d.w[2] for d in exts}) != 1:
+            return None
+        src, idx = exts[0].w[2], [d.w[3] for d in exts]
+        if idx == list(range(len(idx))) and type_of(src) == x.w[0] and _count(x.w[0], info) == len(idx):
+            return src                                  # all the parts of one value, in order
+        if _is_vector(x.w[0], info) and _is_vector(type_of(src), info):
+            # components of another vector: a shuffle of it (the extracts then die)
+            x.op, x.w, x.uses = _SHUFFLE, [x.w[0], x.w[1], src, src, *idx], (2, 3)
         return None
     if op != _EXTRACT:
         return None
@@ -106,6 +108,11 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
             x.w[2:] = [part, *idx[1:]]
             continue
         return None
+
+
+def _is_vector(type_id: int, info: ModuleInfo) -> bool:
+    d = info.defs.get(type_id)
+    return d is not None and d.op == OP["OpTypeVector"]
 
 
 def _count(type_id: int, info: ModuleInfo) -> int:
