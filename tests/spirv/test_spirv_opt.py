@@ -263,3 +263,23 @@ def test_extract_looks_through_a_shuffle():
     assert "OpVectorShuffle" not in body and "OpCompositeConstruct" not in body, body
     got = run_cs(SHUFFLED, {"Out": ("uint", 4)})       # -O3, then repeated at -O0 by the harness
     assert got["Out"] == [70 + 2 * x for x in range(4)]
+
+
+REORDERED = """
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint4 v = Out[id.x];
+    uint3 n = uint3(v.z, v.y, v.x);
+    Out[id.x] = uint4(n * 2, 9);
+}
+"""
+
+
+def test_construct_of_another_vectors_components_is_a_shuffle():
+    import re
+    body = _body(_build(REORDERED, 3))
+    assert re.search(r"OpVectorShuffle %v3uint %\d+ %\d+ 2 1 0\n", body) and "OpCompositeConstruct %v3uint" not in body, body
+    start = list(range(1, 17))
+    got = run_cs(REORDERED, {"Out": ("uint", start)})
+    assert got["Out"] == [w for x in range(4) for w in (2 * start[4 * x + 2], 2 * start[4 * x + 1], 2 * start[4 * x], 9)]
