@@ -118,12 +118,12 @@ def cold(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float:
     return median_time(lambda: run_process(cmd, tmp, env), repeat)
 
 
-GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag"}
+GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag", "gs": "geom", "hs": "tesc", "ds": "tese"}
 
 
 def glslang(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float | None:
     exe = shutil.which("glslangValidator")
-    if exe is None:
+    if exe is None or o.profile[:2] not in GLSLANG_STAGES:
         return None
     cmd = [exe, "-D", "-V", "-S", GLSLANG_STAGES[o.profile[:2]], "-e", o.entry, str(path), "-o", os.path.join(tmp, "g.spv")]
     cmd += [f"-I{d}" for d in o.include_dirs] + [f"-D{k}={v}" for k, v in o.defines.items()]
