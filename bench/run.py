@@ -9,7 +9,11 @@ Measures, on the sample project's shaders plus generated 100/1,000/5,000-line sh
   4. how compile time grows with shader size (per-line cost).
 With --check it exits 1 when a target of issue 7 is missed:
   warm SPIR-V <= 1.0x glslang process; cold process <= 2.5x glslang;
-  DXIL <= 1.5x our SPIR-V; per-line time 100 -> 5,000 lines within 1.5x.
+  DXIL <= 1.5x our SPIR-V; per-line time 100 -> 5,000 lines within 1.5x;
+and then runs issue 22's checks as their own processes, failing when either fails:
+  `opt_size.py --check` (our -O3 SPIR-V <= 1.15x `spirv-opt -O --preserve-bindings
+  --preserve-spec-constants` of our -O0, per sample shader and in total) and
+  `scons_bench.py --check` (SCons clean <= 1.2x `shaderbuild build`, no-op <= 0.25 s of CPU).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from shaderbuild.options import CompileOptions  # noqa: E402
 
 PHASES = ("preprocess", "parse", "sema", "passes", "emit")
 TARGETS = {"warm_vs_glslang": 1.0, "cold_vs_glslang": 2.5, "dxil_vs_spirv": 1.5, "per_line_growth": 1.5}
+CHECKS = ("opt_size.py", "scons_bench.py")     # issue 22's checks, each run by --check as its own process
 
 
 def sample_shaders() -> list[tuple[str, Path, CompileOptions]]:
@@ -113,12 +118,12 @@ def cold(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float:
     return median_time(lambda: run_process(cmd, tmp, env), repeat)
 
 
-GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag"}
+GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag", "gs": "geom", "hs": "tesc", "ds": "tese"}
 
 
 def glslang(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float | None:
     exe = shutil.which("glslangValidator")
-    if exe is None:
+    if exe is None or o.profile[:2] not in GLSLANG_STAGES:
         return None
     cmd = [exe, "-D", "-V", "-S", GLSLANG_STAGES[o.profile[:2]], "-e", o.entry, str(path), "-o", os.path.join(tmp, "g.spv")]
     cmd += [f"-I{d}" for d in o.include_dirs] + [f"-D{k}={v}" for k, v in o.defines.items()]
@@ -191,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps({"rows": rows, "per_line_growth": growth, "failures": failures},
                                               indent=2, sort_keys=True))
     shutil.rmtree(tmp, ignore_errors=True)
+    if args.check:
+        for script in CHECKS:
+            print(f"\n== {script} --check")
+            sys.stdout.flush()
+            if subprocess.run([sys.executable, str(ROOT / "bench" / script), "--check"], cwd=ROOT).returncode != 0:
+                failures.append(f"{script} --check failed")
     if failures:
         print("\ntargets missed:\n  " + "\n  ".join(failures))
     else:

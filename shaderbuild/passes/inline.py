@@ -5,7 +5,9 @@ An inlined body gets fresh copies of the callee's locals; `in` parameters
 become locals initialised from the argument, `out`/`inout` parameters use the
 caller's temporary directly (sema guarantees it is a VarRef).  Early returns
 become `ret = v; returned = true; break` out of a run-once loop, re-checked
-after every nested loop or switch.
+after every nested loop or switch; when the body ends in a loop and every
+return is in that loop outside nested loops and switches, they become
+`ret = v; break` out of that loop (no flag, no run-once loop).
 """
 
 from __future__ import annotations
@@ -24,13 +26,27 @@ def _has_early_return(stmts: list[ir.Stmt]) -> bool:
     return False
 
 
-def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Variable, in_construct: bool) -> list[ir.Stmt]:
+def _returns(stmts: list[ir.Stmt]) -> bool:
+    return any(isinstance(x, ir.Return) for x in ir.walk_stmts(stmts))
+
+
+def _returns_from_last_loop(body: list[ir.Stmt]) -> bool:
+    """The body ends in a loop, and every return is in that loop's body outside nested loops and
+    switches: a `break` there leaves the function, as the return did."""
+    if not body or not isinstance(last := body[-1], ir.Loop) or _returns(body[:-1]) or _returns(last.continuing):
+        return False
+    return not any(isinstance(x, (ir.Loop, ir.Switch)) and _returns([x]) for x in ir.walk_stmts(last.body))
+
+
+def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Variable | None,
+                     in_construct: bool) -> list[ir.Stmt]:
     out: list[ir.Stmt] = []
     for s in stmts:
         if isinstance(s, ir.Return):
             if ret is not None and s.value is not None:
                 out.append(ir.Store(ir.VarRef(ret), s.value, s.loc))
-            out.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, True)))
+            if flag is not None:
+                out.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, True)))
             out.append(ir.Break())
             return out           # the rest of this block is unreachable
         if isinstance(s, ir.If):
@@ -48,7 +64,7 @@ def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Var
                                                          _rewrite_returns(c.body, ret, flag, True)) for c in s.cases],
                               s.loc)
             out.append(s)
-            if has_ret:
+            if has_ret and flag is not None:
                 out.append(ir.If(ir.Load(ir.VarRef(flag), ir.BOOL), [ir.Break()], []))
             continue
         out.append(s)
@@ -77,7 +93,12 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
         caller.locals.append(local)
         vmap[id(v)] = local
     body = clone_stmts(callee.body, vmap)
-    if _has_early_return(body):
+    if _has_early_return(body) and _returns_from_last_loop(body):
+        loop = body[-1]
+        assert isinstance(loop, ir.Loop)
+        body[-1] = ir.Loop(_rewrite_returns(loop.body, result, None, True), loop.continuing, loop.break_if, loop.hint,
+                           loop.unroll_count, loop.loc)
+    elif _has_early_return(body):
         flag = ir.Variable(f"returned.i{tag}", ir.BOOL, ir.Storage.FUNCTION)
         caller.locals.append(flag)
         prologue.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, False)))

@@ -138,3 +138,47 @@ def test_run_keeps_calls_at_O0():
     before = text(module)
     inline.run(module, opts)
     assert text(module) == before
+
+
+def test_returns_from_the_closing_loop_break_out_of_it():
+    # every return is in the loop that ends the body, outside nested loops: `break` leaves the
+    # function there as the return did, so no run-once loop and no flag
+    module, _ = sema_module("""
+        RWStructuredBuffer<uint> Out : register(u0);
+        uint first(uint x) { for (;;) { if (x > 3) return x; x += 2; } }
+        [numthreads(1,1,1)]
+        void main(uint3 id : SV_DispatchThreadID) { uint r = first(id.x); Out[0] = r; }
+    """)
+    _inline_first_call(module)
+    assert text(module) == expected("""
+        module compute sm6.0
+        global uniform Out: RWStructuredBuffer<uint> register(u0, space0) count=1
+        fn main(in id: uint3) -> void {
+          local tmp.1: uint
+          local r: uint
+          local x.i1: uint
+          store %x.i1 = load(%id.x)
+          loop {
+            if gt(load(%x.i1), 3:uint) {
+              store %tmp.1 = load(%x.i1)
+              break
+            }
+            store %x.i1 = add(load(%x.i1), 2:uint)
+          }
+          store %r = load(%tmp.1)
+          store %Out<0:uint> = load(%r)
+        }
+    """)
+    validate_module(module, "inline")
+
+
+def test_return_from_a_nested_loop_keeps_the_flag():
+    module, _ = sema_module("""
+        RWStructuredBuffer<uint> Out : register(u0);
+        uint first(uint x) { for (;;) { for (;;) { if (x > 3) return x; x += 2; } } }
+        [numthreads(1,1,1)]
+        void main(uint3 id : SV_DispatchThreadID) { uint r = first(id.x); Out[0] = r; }
+    """)
+    _inline_first_call(module)
+    assert "store %returned.i1 = True:bool" in text(module) and "if load(%returned.i1) {" in text(module)
+    validate_module(module, "inline")

@@ -215,3 +215,70 @@ def test_debug_info_keeps_the_code_as_written():
     # -Zi describes every source function and statement (no inlined scopes): the passes run as at -Od
     body = _body(_build(CALLS, 3, debug_info=True))
     assert "OpFunctionCall" in body and "OpLoopMerge" in body
+
+
+INSERTS = """
+struct P { float e[3]; uint b; };
+RWStructuredBuffer<P> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    P p;
+    p.b = id.x * 3;
+    p.e[1] = 1.5;
+    p.e[0] = id.x + 0.25;
+    p.e[2] = id.x;
+    Out[id.x] = p;
+}
+"""
+
+
+def test_complete_insert_chain_becomes_one_construct(monkeypatch):
+    from shaderbuild_spirv.opt import simplify
+    body = _body(_build(INSERTS, 3))
+    assert "OpCompositeInsert" not in body, body
+    small = len(_build(INSERTS, 3))
+    monkeypatch.setattr(simplify, "insert_chains", lambda f, info: False)
+    without = _build(INSERTS, 3)
+    assert "OpCompositeInsert" in _body(without)
+    assert small < len(without)
+    got = run_cs(INSERTS, {"Out": ("uint", 16)})       # -O3, then repeated at -O0 by the harness
+    f = lambda v: struct.unpack("<I", struct.pack("<f", v))[0]    # noqa: E731
+    assert got["Out"] == [w for x in range(4) for w in (f(x + 0.25), f(1.5), f(float(x)), 3 * x)]
+
+
+SHUFFLED = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint4 v = uint4(id.x, id.x * 2, id.x * 3, 7);
+    uint2 t = v.wy;
+    Out[id.x] = t.x * 10 + t.y;
+}
+"""
+
+
+def test_extract_looks_through_a_shuffle():
+    body = _body(_build(SHUFFLED, 3))
+    assert "OpVectorShuffle" not in body and "OpCompositeConstruct" not in body, body
+    got = run_cs(SHUFFLED, {"Out": ("uint", 4)})       # -O3, then repeated at -O0 by the harness
+    assert got["Out"] == [70 + 2 * x for x in range(4)]
+
+
+REORDERED = """
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(4,1,1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint4 v = Out[id.x];
+    uint3 n = uint3(v.z, v.y, v.x);
+    Out[id.x] = uint4(n * 2, 9);
+}
+"""
+
+
+def test_construct_of_another_vectors_components_is_a_shuffle():
+    import re
+    body = _body(_build(REORDERED, 3))
+    assert re.search(r"OpVectorShuffle %v3uint %\d+ %\d+ 2 1 0\n", body) and "OpCompositeConstruct %v3uint" not in body, body
+    start = list(range(1, 17))
+    got = run_cs(REORDERED, {"Out": ("uint", start)})
+    assert got["Out"] == [w for x in range(4) for w in (2 * start[4 * x + 2], 2 * start[4 * x + 1], 2 * start[4 * x], 9)]

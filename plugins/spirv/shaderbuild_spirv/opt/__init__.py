@@ -2,9 +2,9 @@
 
 The shared IR passes inline calls and fold constants (shaderbuild/passes); what needs SSA
 form is done here on the emitted module, where OpVariable/OpLoad/OpStore become values:
-statics to locals (locals.py), mem2reg (mem2reg.py), composite peepholes
-(simplify.py), constant folding (fold.py), empty diamonds to OpSelect and block joining
-(flatten.py), common subexpressions (cse.py), dead code and dead globals (dce.py).
+statics to locals (locals.py), mem2reg (mem2reg.py), composite peepholes and complete
+insert chains to one construct (simplify.py), constant folding (fold.py), empty diamonds to
+OpSelect and block joining (flatten.py), common subexpressions (cse.py), dead code and dead globals (dce.py).
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ def optimize(binary: bytes, level: int) -> bytes:
         simplify.run(f, info, folder)
         dce.function_dce(f, info)
         if mem2reg.run(f, info):        # indices folded to constants make more variables promotable
+            simplify.run(f, info, folder)
+            dce.function_dce(f, info)
+        if simplify.insert_chains(f, info):
             simplify.run(f, info, folder)
             dce.function_dce(f, info)
         if flatten.run(f, folder):

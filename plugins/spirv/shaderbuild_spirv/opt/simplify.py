@@ -1,6 +1,7 @@
 """Peepholes, in one walk in block order: an extract of a construct, insert or constant is the
-part itself; a construct of all the parts of one value, in order, is that value; an identity
-shuffle, a copy or a phi of one value is that value; then constant folding (fold.py)."""
+part itself (looking through vector shuffles); a construct of all the parts of one value, in
+order, is that value (of components of one other vector, a shuffle of it); an identity shuffle,
+a copy or a phi of one value is that value; then constant folding (fold.py)."""
 
 from __future__ import annotations
 
@@ -61,15 +62,16 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
             return a
         return None
     if op == _CONSTRUCT:
-        parts = x.w[2:]
-        src = None
-        for i, p in enumerate(parts):
-            d = defs.get(p)
-            if d is None or d.op != _EXTRACT or len(d.w) != 4 or d.w[3] != i or (src is not None and d.w[2] != src):
-                return None
-            src = d.w[2]
-        if src is not None and type_of(src) == x.w[0] and _count(x.w[0], info) == len(parts):
-            return src
+        ds = [defs.get(p) for p in x.w[2:]]
+        exts = [d for d in ds if d is not None and d.op == _EXTRACT and len(d.w) == 4]
+        if not exts or len(exts) != len(ds) or len({d.w[2] for d in exts}) != 1:
+            return None
+        src, idx = exts[0].w[2], [d.w[3] for d in exts]
+        if idx == list(range(len(idx))) and type_of(src) == x.w[0] and _count(x.w[0], info) == len(idx):
+            return src                                  # all the parts of one value, in order
+        if _is_vector(x.w[0], info) and _is_vector(type_of(src), info):
+            # components of another vector: a shuffle of it (the extracts then die)
+            x.op, x.w, x.uses = _SHUFFLE, [x.w[0], x.w[1], src, src, *idx], (2, 3)
         return None
     if op != _EXTRACT:
         return None
@@ -90,6 +92,12 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
                 return None                             # extracting a part that contains the insert
             x.w[2] = d.w[3]                             # disjoint: look through the insert
             continue
+        if d.op == _SHUFFLE and len(idx) == 1:
+            k, n1 = d.w[4 + idx[0]], _count(type_of(d.w[2]), info)
+            if k == 0xFFFFFFFF or n1 < 0:
+                return None                             # an undefined component
+            x.w[2:] = [d.w[2], k] if k < n1 else [d.w[3], k - n1]
+            continue
         if d.op in (_CONSTRUCT, _CCOMP):
             parts = d.w[2:]
             if _count(d.w[0], info) != len(parts):
@@ -100,6 +108,11 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
             x.w[2:] = [part, *idx[1:]]
             continue
         return None
+
+
+def _is_vector(type_id: int, info: ModuleInfo) -> bool:
+    d = info.defs.get(type_id)
+    return d is not None and d.op == OP["OpTypeVector"]
 
 
 def _count(type_id: int, info: ModuleInfo) -> int:
@@ -114,3 +127,108 @@ def _count(type_id: int, info: ModuleInfo) -> int:
     if d.op == OP["OpTypeArray"]:
         return info.int_const.get(d.w[2], -1)
     return -1
+
+
+
+def _member_type(type_id: int, i: int, info: ModuleInfo) -> int:
+    d = info.defs[type_id]
+    return d.w[1 + i] if d.op == OP["OpTypeStruct"] else d.w[1]
+
+
+def insert_chains(f: Function, info: ModuleInfo) -> bool:
+    """A chain of OpCompositeInsert that writes every member of its composite (directly or
+    member by member of a nested one) becomes OpCompositeConstructs (the value the chain
+    started from is then unused); only when each intermediate value is used by nothing but
+    the next insert, so the chain's inserts die (function_dce removes them)."""
+    defs: dict[int, Inst] = {}
+    uses: dict[int, int] = {}
+    for b in f.blocks:
+        for x in b.insts:
+            if x.r >= 0:
+                defs[x.result] = x
+            for v in x.ids():
+                uses[v] = uses.get(v, 0) + 1
+
+    def link(x: Inst) -> Inst | None:
+        """The insert into the same type whose only use is as `x`'s composite."""
+        d = defs.get(x.w[3])
+        if d is not None and d.op == _INSERT and len(d.w) > 4 and d.w[0] == x.w[0] and uses.get(d.result) == 1:
+            return d
+        return None
+
+    absorbed: set[int] = set()
+    for b in f.blocks:
+        for x in b.insts:
+            d = link(x) if x.op == _INSERT and len(x.w) > 4 else None
+            if d is not None:
+                absorbed.add(d.result)
+    changed = False
+    for b in f.blocks:
+        out: list[Inst] = []
+        for x in b.insts:
+            if x.op == _INSERT and len(x.w) > 4 and x.result not in absorbed:
+                parts: dict[tuple[int, ...], int] = {}
+                cur: Inst | None = x
+                while cur is not None:
+                    parts.setdefault(tuple(cur.w[4:]), cur.w[2])     # the last insert of a path wins
+                    cur = link(cur)
+                new: list[Inst] = []
+                if any(p != q and q[:len(p)] == p for p in parts for q in parts):
+                    out.append(x)
+                    continue                    # a member written whole and in part: keep the order
+                whole = _build(x.w[0], (), parts, info, new)
+                if whole is not None and new:
+                    out.extend(new[:-1])
+                    last = new[-1]
+                    x.op, x.w, x.t, x.r, x.uses = last.op, [last.w[0], x.result, *last.w[2:]], last.t, last.r, last.uses
+                    changed = True
+            elif x.op == _EXTRACT and len(x.w) > 3:
+                new = []
+                whole = _extract_written(x, defs, info, new)
+                if whole is not None and new:
+                    out.extend(new[:-1])
+                    last = new[-1]
+                    x.op, x.w, x.t, x.r, x.uses = last.op, [last.w[0], x.result, *last.w[2:]], last.t, last.r, last.uses
+                    changed = True
+            out.append(x)
+        b.insts = out
+    return changed
+
+
+def _extract_written(x: Inst, defs: dict[int, Inst], info: ModuleInfo, new: list[Inst]) -> int | None:
+    """An extract of a member that a chain of inserts wrote part by part, completely, built
+    from those parts (the constructs appended to `new`); None otherwise."""
+    path = tuple(x.w[3:])
+    parts: dict[tuple[int, ...], int] = {}
+    cur = defs.get(x.w[2])
+    while cur is not None and cur.op == _INSERT:
+        p = tuple(cur.w[4:])
+        if p[:len(path)] == path:
+            parts.setdefault(p[len(path):], cur.w[2])       # the last insert of a path wins
+        elif path[:len(p)] == p:
+            break                                           # the member inside a whole written value
+        cur = defs.get(cur.w[3])
+    if not parts or any(p != q and q[:len(p)] == p for p in parts for q in parts):
+        return None
+    return _build(x.w[0], (), parts, info, new)
+
+
+def _build(type_id: int, path: tuple[int, ...], parts: dict[tuple[int, ...], int], info: ModuleInfo,
+           new: list[Inst]) -> int | None:
+    """The value of the member at `path` from the written `parts` (appending the constructs it
+    needs to `new`), or None when some part of it is not written."""
+    v = parts.get(path)
+    if v is not None:
+        return v
+    n = _count(type_id, info)
+    if n <= 0 or not any(p[:len(path)] == path for p in parts):
+        return None
+    members = []
+    for i in range(n):
+        m = _build(_member_type(type_id, i, info), (*path, i), parts, info, new)
+        if m is None:
+            return None
+        members.append(m)
+    r = info.m.new_id()
+    new.append(Inst.make("OpCompositeConstruct", [type_id, r, *members]))
+    return r
