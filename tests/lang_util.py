@@ -193,8 +193,10 @@ def _buffers(outputs: dict, inputs: dict) -> list[tuple[str, str, bytes]]:
 
 
 def run_spirv(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
-              profile: str = "cs_6_0", hlsl_version: int = 2021) -> dict[str, bytes]:
-    """Compile to SPIR-V, spirv-val it, run it on lavapipe; raw bytes of every buffer by name."""
+              profile: str = "cs_6_0", hlsl_version: int = 2021,
+              order_free: dict[str, Callable[[list], list]] | None = None) -> dict[str, bytes]:
+    """Compile to SPIR-V, spirv-val it, run it on lavapipe; raw bytes of every buffer by name.
+    order_free (see run_cs): the -O0 rerun of thread-order-dependent buffers is compared through it."""
     vk = _vk()
     res = compile_ok(hlsl, "spirv", defines=defines, profile=profile, hlsl_version=hlsl_version)
     tools.spirv_val(res.binary, "vulkan1.1")
@@ -207,7 +209,18 @@ def run_spirv(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1
         v = rmap[name]["vulkan"]
         kind = "uniform" if v["descriptor_type"] == "uniform_buffer" else "storage"
         descs.append(vk.Buf(v["set"], v["binding"], data, kind))
-    got = vk.run_compute(res.binary, ENTRY, descs, groups=tuple(groups))
+    o0_check = None
+    if order_free:
+        types = {n: t for n, t, _d in bufs}
+
+        def o0_check(again: list[bytes], first: list[bytes]) -> None:
+            for (n, _t, _d), a, g in zip(bufs, again, first):
+                f = order_free.get(n)
+                if f is None:
+                    assert a == g, f"the -O0 build gives different {n}"
+                else:
+                    assert f(decode(types[n], a)) == f(decode(types[n], g)), f"the -O0 build gives different {n}"
+    got = vk.run_compute(res.binary, ENTRY, descs, groups=tuple(groups), o0_check=o0_check)
     return {name: data for (name, _t, _d), data in zip(bufs, got)}
 
 
@@ -272,7 +285,7 @@ def run_cs(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1
     e.g. `sorted`; f must keep everything the test checks about them.
     """
     kw = dict(groups=groups, defines=defines, profile=profile, hlsl_version=hlsl_version)
-    raw = run_spirv(hlsl, outputs, inputs, **kw)
+    raw = run_spirv(hlsl, outputs, inputs, order_free=order_free, **kw)
     types = {n: t for n, (t, _v) in {**(inputs or {}), **outputs}.items()}
     decoded = {n: decode(types[n], b) for n, b in raw.items()}
     if check_dxil:
