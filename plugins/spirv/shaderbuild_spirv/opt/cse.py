@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .cfg import CFG
 from .dce import is_pure
-from .mem2reg import rename_function
+from .mem2reg import replace_values
 from .module import OP, Function, Inst, ModuleInfo
 
 _LOAD, _AC, _IBAC = OP["OpLoad"], OP["OpAccessChain"], OP["OpInBoundsAccessChain"]
@@ -56,12 +56,7 @@ def run(f: Function, info: ModuleInfo) -> bool:
         stack.append((label, False))
         for c in reversed(cfg.children[label]):
             stack.append((c, True))
-    if not repl:
-        return False
-    for b in f.blocks:
-        b.insts = [x for x in b.insts if id(x) not in dead]
-    rename_function(f, repl)
-    return True
+    return replace_values(f, repl, dead)
 
 
 def _key(x: Inst) -> tuple:

@@ -195,6 +195,17 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
     rename_function(f, repl)
 
 
+def replace_values(f: Function, repl: dict[int, int], dead: set[int]) -> bool:
+    """Drop the instructions in `dead` (by id()) and rename every use of a replaced result;
+    whether anything was replaced (the return value of a pass)."""
+    if not repl:
+        return False
+    for b in f.blocks:
+        b.insts = [x for x in b.insts if id(x) not in dead]
+    rename_function(f, repl)
+    return True
+
+
 def rename_function(f: Function, repl: dict[int, int]) -> None:
     if not repl:
         return

@@ -6,7 +6,7 @@ a copy or a phi of one value is that value; then constant folding (fold.py)."""
 from __future__ import annotations
 
 from .fold import Folder
-from .mem2reg import rename_function
+from .mem2reg import replace_values
 from .module import OP, Function, Inst, ModuleInfo
 
 _EXTRACT, _CONSTRUCT, _INSERT = OP["OpCompositeExtract"], OP["OpCompositeConstruct"], OP["OpCompositeInsert"]
@@ -41,12 +41,7 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
             if r is not None:
                 repl[x.result] = val(r)
                 dead.add(id(x))
-    if not repl:
-        return False
-    for b in f.blocks:
-        b.insts = [x for x in b.insts if id(x) not in dead]
-    rename_function(f, repl)
-    return True
+    return replace_values(f, repl, dead)
 
 
 def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int | None:
