@@ -99,24 +99,22 @@ def _walk_lstat(root: str, parts: list[str], path: str, create: bool) -> bool:
 
 def ensure_dirs(root: str, path: str) -> None:
     """Create the directories of `path` below `root`; OutsideOutputDir if any of them is a link."""
-    parts = _parts(root, path)
-    if _POSIX:
-        fd = _walk_posix(root, parts, path, True)
-        if fd is not None:
-            os.close(fd)
-    else:
-        _walk_lstat(root, parts, path, True)
+    _walk(root, path, True)
 
 
 def check(root: str, path: str) -> None:
     """OutsideOutputDir when `path` is outside `root` or an existing directory on the way is a link."""
+    _walk(root, path, False)
+
+
+def _walk(root: str, path: str, create: bool) -> None:
     parts = _parts(root, path)
     if _POSIX:
-        fd = _walk_posix(root, parts, path, False)
+        fd = _walk_posix(root, parts, path, create)
         if fd is not None:
             os.close(fd)
     else:
-        _walk_lstat(root, parts, path, False)
+        _walk_lstat(root, parts, path, create)
 
 
 def unlink(root: str, path: str) -> bool:
