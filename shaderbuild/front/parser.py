@@ -30,9 +30,9 @@ _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4
 TEMPLATE_TYPES = frozenset({
     "vector", "matrix", "sampler", *(k for k in RESOURCE_KINDS if k not in ("cbuffer", "tbuffer", "$Globals")),
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
-    "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch",
+    "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch", "RayQuery",
 })
-OTHER_TYPES = frozenset({"void", "string"})
+OTHER_TYPES = frozenset({"void", "string", "RayDesc"})
 
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",

@@ -1,0 +1,215 @@
+"""Inline ray tracing (SM 6.5 RayQuery): compute and pixel shaders trace rays against a scene the
+harness builds on lavapipe (tests/harness/accel.py), from SPIR-V and from DXIL through dxil-spirv;
+every value is checked against the harness's reference tracer (plain-Python ray/triangle and
+ray/box intersection), never against another run of the compiler."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+import res_util as R
+from harness import accel, tools
+
+QUAD = accel.Triangles(((-1, -1, 0), (1, -1, 0), (-1, 1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)))
+SMALL = accel.Triangles(((0, 0, -0.5), (0.5, 0, -0.5), (0, 0.5, -0.5)), opaque=False)
+BOX = accel.Boxes((((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)),), opaque=False)
+SPHERE_RADIUS = 0.5     # the shader's procedural primitive: a sphere at the box's centre
+SCENE = accel.Scene(
+    blases=((QUAD,), (SMALL, QUAD), (BOX,)),
+    instances=(
+        accel.Instance(0, instance_id=7, sbt_offset=3),
+        accel.Instance(0, (2, 0, 0, 5, 0, 2, 0, 0, 0, 0, 1, 3), instance_id=42, sbt_offset=5),
+        accel.Instance(1, (1, 0, 0, -5, 0, 1, 0, 0, 0, 0, 1, 1), instance_id=0x123456),
+        accel.Instance(2, (1, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1, 0), instance_id=99, sbt_offset=1),
+    ))
+RAYS = [
+    ((0.25, -0.5, -2.0), (0.0, 0.0, 1.0)),     # instance 0's quad, lower triangle, from the front (z < 0)
+    ((-0.5, 0.5, 3.0), (0.0, 0.0, -1.0)),      # instance 0's quad from behind: upper triangle
+    ((5.5, 1.5, -1.0), (0.0, 0.0, 1.0)),       # instance 1 (translated, scaled x2, z + 3)
+    ((-4.9, 0.1, 0.0), (0.0, 0.0, 1.0)),       # instance 2: the non-opaque triangle, committed (u < 0.5)
+    ((-4.6, 0.05, 0.0), (0.0, 0.0, 1.0)),      # instance 2: the non-opaque triangle rejected (u >= 0.5): quad
+    ((20.0, 0.0, -1.0), (0.0, 0.0, 1.0)),      # a miss
+    ((0.2, 0.3, -1.0), (0.125, 0.0625, 1.0)),  # slanted, instance 0
+    ((10.0, 0.2, -3.0), (0.0, 0.0, 1.0)),      # instance 3: the procedural sphere, committed by the shader
+    ((10.45, 0.45, -3.0), (0.0, 0.0, 1.0)),    # instance 3: inside the box, outside the sphere: a miss
+    ((0.25, -0.5, 1.0), (0.0, 0.0, 1.0)),      # starts past the quad: a miss
+]
+TMIN, TMAX = 0.01, 100.0
+ROW = 6     # float4 rows written per ray
+
+SHADER = """
+RaytracingAccelerationStructure Scene : register(t0);
+StructuredBuffer<float4> Rays : register(t1);
+RWStructuredBuffer<float4> Out : register(u2);
+
+float sphere_t(float3 o, float3 d)      // nearest root of |o + t d| = R, or -1
+{
+    float a = dot(d, d), b = dot(o, d), c = dot(o, o) - RADIUS * RADIUS;
+    float disc = b * b - a * c;
+    return disc < 0 ? -1.0 : (-b - sqrt(disc)) / a;
+}
+
+void trace(uint i)
+{
+    RayDesc ray;
+    ray.Origin = Rays[2 * i].xyz;
+    ray.TMin = Rays[2 * i].w;
+    ray.Direction = Rays[2 * i + 1].xyz;
+    ray.TMax = Rays[2 * i + 1].w;
+    RayQuery<TEMPLATE_FLAGS> q;
+    q.TraceRayInline(Scene, RUNTIME_FLAGS, 0xFF, ray);
+    uint procedural = 0;
+    while (q.Proceed()) {
+        if (q.CandidateType() == CANDIDATE_NON_OPAQUE_TRIANGLE) {
+            if (q.CandidateTriangleBarycentrics().x < 0.5)
+                q.CommitNonOpaqueTriangleHit();
+        } else {
+            procedural |= q.CandidateProceduralPrimitiveNonOpaque() ? 2 : 1;
+            float t = sphere_t(q.CandidateObjectRayOrigin(), q.CandidateObjectRayDirection());
+            if (t >= q.RayTMin() && t <= q.CommittedRayT())
+                q.CommitProceduralPrimitiveHit(t);
+        }
+    }
+    uint status = q.CommittedStatus();
+    Out[ROW * i + 5] = float4(q.RayFlags(), q.RayTMin(), q.WorldRayDirection().z, procedural);
+    if (status == COMMITTED_NOTHING) {      // the hit getters are undefined then
+        Out[ROW * i] = float4(status, 0, 0, 0);
+        return;
+    }
+    Out[ROW * i] = float4(status, q.CommittedRayT(), q.CommittedInstanceID(), q.CommittedInstanceIndex());
+    if (status == COMMITTED_TRIANGLE_HIT)
+        Out[ROW * i + 1] = float4(q.CommittedTriangleBarycentrics(), q.CommittedPrimitiveIndex(),
+                                  q.CommittedTriangleFrontFace() ? 1 : 0);
+    else
+        Out[ROW * i + 1] = float4(0, 0, q.CommittedPrimitiveIndex(), 0);
+    Out[ROW * i + 2] = float4(q.CommittedGeometryIndex(), q.CommittedInstanceContributionToHitGroupIndex(),
+                              q.CommittedObjectToWorld3x4()[0][3], q.CommittedObjectToWorld4x3()[0][0]);
+    Out[ROW * i + 3] = float4(q.CommittedObjectRayOrigin(), q.CommittedWorldToObject3x4()[2][3]);
+    Out[ROW * i + 4] = float4(q.CommittedObjectRayDirection(), q.CommittedWorldToObject4x3()[3][0]);
+}
+"""
+CS = SHADER + """
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { trace(id.x); }
+"""
+# (template flags, runtime flags) of each variant
+VARIANTS = {
+    "none": ("RAY_FLAG_NONE", "RAY_FLAG_NONE", 0x0),
+    "force_opaque": ("RAY_FLAG_FORCE_OPAQUE", "RAY_FLAG_NONE", accel.RAY_FLAG_FORCE_OPAQUE),
+    "cull_back": ("RAY_FLAG_NONE", "RAY_FLAG_CULL_BACK_FACING_TRIANGLES",
+                  accel.RAY_FLAG_CULL_BACK_FACING_TRIANGLES),
+}
+
+
+def defines(variant: str) -> dict:
+    template, runtime, _ = VARIANTS[variant]
+    return {"TEMPLATE_FLAGS": template, "RUNTIME_FLAGS": runtime, "ROW": str(ROW), "RADIUS": str(SPHERE_RADIUS)}
+
+
+def _sphere(hit: accel.Hit) -> float | None:
+    """What the shader's sphere_t computes, in double precision."""
+    o, d = hit.object_origin, hit.object_direction
+    a, b = sum(x * x for x in d), sum(x * y for x, y in zip(o, d))
+    c = sum(x * x for x in o) - SPHERE_RADIUS ** 2
+    disc = b * b - a * c
+    return None if disc < 0 else (-b - math.sqrt(disc)) / a
+
+
+def expected(i: int, flags: int) -> tuple[accel.Hit | None, int]:
+    """The committed hit of ray i and the shader's `procedural` bits (which kinds of procedural
+    candidates it saw: 1 opaque, 2 non-opaque)."""
+    o, d = RAYS[i]
+    hit = accel.trace(SCENE, o, d, TMIN, TMAX, flags, accept=lambda h: h.barycentrics[0] < 0.5,
+                      procedural=_sphere)
+    seen = 0
+    for c in accel.candidates(SCENE, o, d, TMIN, TMAX, flags):
+        if c.procedural:
+            seen |= 1 if c.opaque else 2
+    return hit, seen
+
+
+def rays_bytes() -> bytes:
+    return b"".join(struct.pack("<8f", *o, TMIN, *d, TMAX) for o, d in RAYS)
+
+
+def check_rows(out: bytes, flags: int, where: str) -> None:
+    got = struct.unpack(f"<{4 * ROW * len(RAYS)}f", out)
+    for i in range(len(RAYS)):
+        row = got[4 * ROW * i: 4 * ROW * (i + 1)]
+        hit, seen = expected(i, flags)
+        what = f"{where}: ray {i} {RAYS[i]}: {row}"
+        assert row[20] == flags, what                              # RayFlags(): template | runtime
+        assert row[21] == pytest.approx(TMIN) and row[22] == RAYS[i][1][2], what
+        assert row[23] == seen, what
+        if hit is None:
+            assert row[0] == 0, what                               # COMMITTED_NOTHING
+            continue
+        inst = SCENE.instances[hit.instance_index]
+        assert row[0] == (2 if hit.procedural else 1), what      # COMMITTED_*_HIT
+        assert row[1] == pytest.approx(hit.t, rel=1e-5), what
+        assert (row[2], row[3]) == (hit.instance_id, hit.instance_index), what
+        if not hit.procedural:
+            assert row[4:6] == pytest.approx(hit.barycentrics, abs=1e-5), what
+            assert row[7] == float(hit.front_face), what
+        assert row[6] == hit.primitive_index, what
+        assert (row[8], row[9]) == (hit.geometry_index, inst.sbt_offset), what
+        assert (row[10], row[11]) == (inst.transform[3], inst.transform[0]), what
+        inverse = accel.world_to_object(inst.transform)
+        assert row[12:15] == pytest.approx(hit.object_origin, abs=1e-5), what
+        assert row[15] == pytest.approx(inverse[11], abs=1e-6), what
+        assert row[16:19] == pytest.approx(hit.object_direction, abs=1e-5), what
+        assert row[19] == pytest.approx(inverse[3], abs=1e-6), what
+
+
+def descriptors(vk, accel_binding: tuple[int, int], rays: tuple[int, int], out: tuple[int, int]) -> list:
+    return [accel.AccelStructure(*accel_binding, SCENE), vk.Buf(*rays, rays_bytes()),
+            vk.Buf(*out, bytes(16 * ROW * len(RAYS)))]
+
+
+def test_reference_covers_each_case():
+    """The rays reach every case the shader distinguishes (so the executed checks below can fail)."""
+    hits = [expected(i, 0)[0] for i in range(len(RAYS))]
+    assert sum(h is None for h in hits) == 3
+    kinds = {(h.procedural, SCENE.blases[SCENE.instances[h.instance_index].blas][h.geometry_index].opaque)
+             for h in hits if h is not None}
+    assert kinds == {(False, True), (False, False), (True, False)}
+    assert {h.front_face for h in hits if h is not None and not h.procedural} == {True, False}
+    assert expected(4, 0)[0].geometry_index == 1 and expected(3, 0)[0].geometry_index == 0
+    assert expected(0, accel.RAY_FLAG_CULL_BACK_FACING_TRIANGLES)[0] is None is not expected(0, 0)[0]
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_compute_rayquery_spirv(vk, variant):
+    res = R.compile_hlsl(CS, profile="cs_6_5", defines=defines(variant))
+    assert res.ok, R.diagnostics_text(res)
+    for env in ("vulkan1.1", "vulkan1.2", "vulkan1.3"):
+        tools.spirv_val(res.binary, env)
+    out = vk.run_compute(res.binary, "main", descriptors(vk, (0, 0), (0, 1), (0, 2)), groups=(len(RAYS), 1, 1))
+    check_rows(out[2], VARIANTS[variant][2], f"SPIR-V ({variant})")
+
+
+def dxil_spirv(res) -> tuple[bytes, str, dict[str, tuple[int, int]]]:
+    """dxil-spirv's SPIR-V of a DXIL build (after obj2yaml, bcanalyzer and spirv-val checks), its entry
+    point and {resource name: (set, binding)} as spirv-cross reads them from that SPIR-V."""
+    from harness import dxil_tools
+    spirv = dxil_tools.check_dxil(res.binary).spirv
+    assert spirv is not None, "dxil-spirv did not convert the module"
+    reflect = tools.spirv_cross_reflect(spirv)
+    where = {e["name"].removesuffix("SSBO"): (e["set"], e["binding"])
+             for cat in ("ssbos", "acceleration_structures") for e in reflect.get(cat, [])}
+    return spirv, reflect["entryPoints"][0]["name"], where
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_compute_rayquery_dxil_through_dxil_spirv(vk, variant):
+    res = R.compile_hlsl(CS, profile="cs_6_5", target="dxil", defines=defines(variant))
+    assert res.ok, R.diagnostics_text(res)
+    spirv, entry, where = dxil_spirv(res)
+    assert set(where) == {"Scene", "Rays", "Out"}, where
+    out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
+                         groups=(len(RAYS), 1, 1))
+    check_rows(out[2], VARIANTS[variant][2], f"DXIL through dxil-spirv ({variant})")
