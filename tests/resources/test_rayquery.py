@@ -213,3 +213,67 @@ def test_compute_rayquery_dxil_through_dxil_spirv(vk, variant):
     out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
                          groups=(len(RAYS), 1, 1))
     check_rows(out[2], VARIANTS[variant][2], f"DXIL through dxil-spirv ({variant})")
+
+
+# ---------------------------------------------------------------- what is refused, and where
+
+_DECLS = """RaytracingAccelerationStructure Scene : register(t0);
+RWStructuredBuffer<float> Out : register(u1);
+"""
+
+
+@pytest.mark.parametrize("code, profile, where, message", [
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    Out[0] = q.RayTMin();\n}",
+     "cs_6_4", "4:5", "'RayQuery' requires shader model 6.5 or later (the profile is cs_6_4)"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    RayQuery<0> r = q;\n    Out[0] = r.RayTMin();\n}",
+     "cs_6_5", "5:21", "a 'RayQuery<0>' is not a value: it cannot be copied, passed or returned; call its methods"),
+    ("void f(RayQuery<0> q) { Out[0] = q.RayTMin(); }\n[numthreads(1, 1, 1)] void main() { }",
+     "cs_6_5", "3:8", "'RayQuery<0>' cannot be a function parameter: a RayQuery must be a local variable of the "
+                      "function that uses it"),
+    ("static RayQuery<4> g;\n[numthreads(1, 1, 1)] void main() { Out[0] = g.RayTMin(); }",
+     "cs_6_5", "3:8", "'RayQuery<4>' cannot be a global or static variable: a RayQuery must be a local variable "
+                      "of the function that uses it"),
+    ("struct S { RayQuery<0> q; };\n[numthreads(1, 1, 1)] void main() { }",
+     "cs_6_5", "3:12", "'RayQuery<0>' cannot be a struct member: a RayQuery must be a local variable of the "
+                       "function that uses it"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q[2];\n}",
+     "cs_6_5", "4:5", "arrays of 'RayQuery' are not supported"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    RayDesc r = (RayDesc)0;\n"
+     "    q.TraceRayInline(Out, 0, 0xFF, r);\n}",
+     "cs_6_5", "6:22", "the first argument of 'TraceRayInline' must be a RaytracingAccelerationStructure"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    q.Proceed(1);\n}",
+     "cs_6_5", "5:7", "no matching member function for call to 'Proceed': expected 0 arguments, have 1"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    q.TraceRay();\n}",
+     "cs_6_5", "5:7", "no member function named 'TraceRay' in 'RayQuery<0>'"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0x400> q;\n}",
+     "cs_6_5", "4:14", "0x400 is not a combination of RAY_FLAG_* values"),
+    ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0, 1> q;\n}",
+     "cs_6_5", "4:17", "RayQuery flags 0x1 are not supported (only RAYQUERY_FLAG_NONE)"),
+])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_refused_with_a_located_error(code, profile, where, message, target):
+    res = R.compile_hlsl(_DECLS + code, profile=profile, target=target)
+    assert R.errors(res) == [f"{where}: {message}"], R.diagnostics_text(res)
+
+
+def test_flag_expressions_and_shadowing():
+    """`RayQuery<A | B>` reads the whole expression (up to the closing '>', parentheses nest); a
+    user's declaration of a predefined name shadows it."""
+    src = _DECLS + """static const uint RAY_FLAG_CULL_OPAQUE = 7;     // shadows the predefined 0x40
+[numthreads(1, 1, 1)] void main() {
+    RayQuery<RAY_FLAG_FORCE_OPAQUE | RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES> q;
+    RayQuery<RAY_FLAG_CULL_NON_OPAQUE * (2 > 1)> r;
+    RayDesc ray = (RayDesc)0;
+    q.TraceRayInline(Scene, 0, 0xFF, ray);
+    r.TraceRayInline(Scene, 0, 0xFF, ray);
+    Out[0] = RAY_FLAG_CULL_OPAQUE;
+}
+"""
+    res = R.compile_hlsl(src, profile="cs_6_5")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.2")
+    dis = tools.spirv_dis(res.binary)
+    assert "RayTraversalPrimitiveCullingKHR" in dis       # a template flag skips a primitive type
+    inits = [line.split()[3] for line in dis.splitlines() if "OpRayQueryInitializeKHR" in line]
+    assert inits == ["%uint_513", "%uint_128"], inits     # the template flags, ORed into each trace's
+    assert "%float_7 " in dis + " "

@@ -316,6 +316,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
             t = self.resolve_type(f.type, f.dims)
+            _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f)
@@ -356,6 +357,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
+        _local_only(t, d.type.loc, "a global or static variable")
         q = d.qualifiers
         base = t
         dims_count: int | None = 1
@@ -659,11 +661,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         ptypes, pdirs = [], []
         for p in d.params:
             t = self.resolve_type(p.type, p.dims)
+            _local_only(t, p.type.loc, "a function parameter")
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
+        _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
@@ -987,6 +991,12 @@ def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, 
     """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
     an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)
+
+
+def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
+    """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
+    if isinstance(t, ir.RayQuery):
+        raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
 
 
 def _predefined_scope() -> Scope:
