@@ -6,6 +6,7 @@ ray/box intersection), never against another run of the compiler."""
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 import pytest
@@ -277,3 +278,154 @@ def test_flag_expressions_and_shadowing():
     inits = [line.split()[3] for line in dis.splitlines() if "OpRayQueryInitializeKHR" in line]
     assert inits == ["%uint_513", "%uint_128"], inits     # the template flags, ORed into each trace's
     assert "%float_7 " in dis + " "
+
+
+# ---------------------------------------------------------------- a pixel shader
+
+WIDTH, HEIGHT = 18, 4
+PS_ORIGIN = (-6.0 + 0.25, -2.0 + 0.25, -3.0)     # world position of pixel (0, 0)'s corner; rays along +z
+VS = """
+float4 main(uint id : SV_VertexID) : SV_Position
+{
+    float2 uv = float2((id << 1) & 2, id & 2);
+    return float4(uv * 2 - 1, 0, 1);
+}
+"""
+PS = """
+RaytracingAccelerationStructure Scene : register(t0, space1);
+
+float4 main(float4 pos : SV_Position) : SV_Target
+{
+    RayDesc ray;
+    ray.Origin = float3(ORIGIN_X + pos.x, ORIGIN_Y + pos.y, ORIGIN_Z);
+    ray.Direction = float3(0, 0, 1);
+    ray.TMin = 0.0;
+    ray.TMax = 50.0;
+    RayQuery<RAY_FLAG_CULL_NON_OPAQUE> q;
+    q.TraceRayInline(Scene, RAY_FLAG_NONE, 0xFF, ray);
+    // (no procedural commit here: lavapipe (Mesa 25.0) segfaults drawing a fragment shader whose Proceed loop
+    // reads a candidate getter and calls CommitProceduralPrimitiveHit; glslang's SPIR-V of the same GLSL too)
+    while (q.Proceed()) {       // no candidate reaches here: the non-opaque geometries are culled
+        if (q.CandidateType() == CANDIDATE_NON_OPAQUE_TRIANGLE)
+            q.CommitNonOpaqueTriangleHit();
+    }
+    if (q.CommittedStatus() == COMMITTED_NOTHING)
+        return float4(0, 0, 0, 1);
+    return float4(q.CommittedStatus(), q.CommittedInstanceIndex() + 1, round(q.CommittedRayT() * 8),
+                  q.CommittedTriangleFrontFace() ? 1 : 0) / 255.0;
+}
+"""
+
+
+def ps_defines() -> dict:
+    return {"ORIGIN_X": str(PS_ORIGIN[0]), "ORIGIN_Y": str(PS_ORIGIN[1]), "ORIGIN_Z": str(PS_ORIGIN[2])}
+
+
+def expected_pixels() -> bytes:
+    """What the pixel shader writes, per pixel centre, from the reference tracer: the non-opaque
+    geometries are culled (RAY_FLAG_CULL_NON_OPAQUE), so only opaque triangles hit."""
+    out = bytearray()
+    for y in range(HEIGHT):
+        for x in range(WIDTH):
+            o = (PS_ORIGIN[0] + x + 0.5, PS_ORIGIN[1] + y + 0.5, PS_ORIGIN[2])
+            hit = accel.trace(SCENE, o, (0.0, 0.0, 1.0), 0.0, 50.0, accel.RAY_FLAG_CULL_NON_OPAQUE)
+            out += bytes((0, 0, 0, 255)) if hit is None else bytes(
+                (1, hit.instance_index + 1, round(hit.t * 8), int(hit.front_face)))
+    return bytes(out)
+
+
+def test_pixel_reference_is_not_trivial():
+    px = expected_pixels()
+    hits = {px[i + 1] for i in range(0, len(px), 4)}
+    assert hits == {0, 1, 2, 3}       # misses, and each opaque-triangle instance (1, 2, 3 = index + 1)
+
+
+def _draw(vk, vs: bytes, vs_entry: str, ps: bytes, ps_entry: str, scene_at: tuple[int, int]) -> bytes:
+    return vk.run_graphics(vs, vs_entry, ps, ps_entry, WIDTH, HEIGHT, [accel.AccelStructure(*scene_at, SCENE)],
+                           vertex_count=3)
+
+
+@pytest.mark.vulkan
+def test_pixel_rayquery_spirv(vk):
+    vs = R.compile_hlsl(VS, profile="vs_6_5")
+    ps = R.compile_hlsl(PS, profile="ps_6_5", defines=ps_defines())
+    assert vs.ok and ps.ok, R.diagnostics_text(ps) + R.diagnostics_text(vs)
+    for env in ("vulkan1.2", "vulkan1.3"):
+        tools.spirv_val(ps.binary, env)
+    scene = next(r for r in ps.manifest["resources"] if r["name"] == "Scene")
+    got = _draw(vk, vs.binary, "main", ps.binary, "main", (scene["vulkan"]["set"], scene["vulkan"]["binding"]))
+    assert got == expected_pixels()
+
+
+@pytest.mark.vulkan
+def test_pixel_rayquery_dxil_through_dxil_spirv(vk):
+    vs = R.compile_hlsl(VS, profile="vs_6_5", target="dxil")
+    ps = R.compile_hlsl(PS, profile="ps_6_5", target="dxil", defines=ps_defines())
+    assert vs.ok and ps.ok, R.diagnostics_text(ps) + R.diagnostics_text(vs)
+    vs_spv, vs_entry, _ = dxil_spirv(vs)
+    ps_spv, ps_entry, where = dxil_spirv(ps)
+    assert got_equal(_draw(vk, vs_spv, vs_entry, ps_spv, ps_entry, where["Scene"]), expected_pixels())
+
+
+def got_equal(got: bytes, want: bytes) -> bool:
+    if got != want:
+        px = next(j for j in range(0, len(got), 4) if got[j:j + 4] != want[j:j + 4]) // 4
+        raise AssertionError(f"first difference at pixel ({px % WIDTH}, {px // WIDTH}): got "
+                             f"{tuple(got[px * 4:px * 4 + 4])}, want {tuple(want[px * 4:px * 4 + 4])}")
+    return True
+
+
+# ---------------------------------------------------------------- every stage SM 6.5 allows
+
+_TRACE = """
+RaytracingAccelerationStructure Scene : register(t0);
+float trace_t(float3 origin)
+{
+    RayDesc ray = { origin, 0.0, float3(0, 0, 1), 100.0 };
+    RayQuery<RAY_FLAG_FORCE_OPAQUE> q;
+    q.TraceRayInline(Scene, RAY_FLAG_NONE, 0xFF, ray);
+    q.Proceed();
+    return q.CommittedStatus() == COMMITTED_TRIANGLE_HIT ? q.CommittedRayT() : -1.0;
+}
+"""
+STAGES = {
+    "vs_6_5": "float4 main(float3 p : POSITION) : SV_Position { return float4(p, trace_t(p)); }",
+    "ps_6_5": "float4 main(float4 p : SV_Position) : SV_Target { return trace_t(p.xyz); }",
+    "cs_6_5": "RWStructuredBuffer<float> Out : register(u1);\n"
+              "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = trace_t(id); }",
+    "gs_6_5": "struct V { float4 pos : SV_Position; };\n"
+              "[maxvertexcount(1)] void main(point V v[1], inout PointStream<V> s) {\n"
+              "    V o; o.pos = v[0].pos * trace_t(v[0].pos.xyz); s.Append(o); }",
+    "hs_6_5": "struct CP { float4 pos : POSITION; };\n"
+              "struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\n"
+              "PC pcf(InputPatch<CP, 3> p) { PC o; o.e[0] = o.e[1] = o.e[2] = trace_t(p[0].pos.xyz); o.i = 1; return o; }\n"
+              "[domain(\"tri\")] [partitioning(\"integer\")] [outputtopology(\"triangle_cw\")] [outputcontrolpoints(3)]\n"
+              "[patchconstantfunc(\"pcf\")] CP main(InputPatch<CP, 3> p, uint i : SV_OutputControlPointID) { return p[i]; }",
+    "ds_6_5": "struct CP { float4 pos : POSITION; };\n"
+              "struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\n"
+              "[domain(\"tri\")] float4 main(PC pc, float3 uvw : SV_DomainLocation, const OutputPatch<CP, 3> p)\n"
+              "    : SV_Position { return p[0].pos * trace_t(uvw); }",
+}
+
+
+@pytest.mark.parametrize("profile", sorted(STAGES))
+def test_every_stage_compiles_to_valid_spirv_and_dxil(profile):
+    """SPIR-V passes spirv-val for Vulkan 1.2 and 1.3; DXIL parses (obj2yaml, bcanalyzer) and dxil-spirv
+    converts it to SPIR-V that spirv-val accepts, with the ray query and the raytracing tier 1.1 flag."""
+    src = _TRACE + STAGES[profile]
+    spv = R.compile_hlsl(src, profile=profile)
+    assert spv.ok, R.diagnostics_text(spv)
+    for env in ("vulkan1.2", "vulkan1.3"):
+        tools.spirv_val(spv.binary, env)
+    assert "OpRayQueryProceedKHR" in tools.spirv_dis(spv.binary)
+    dx = R.compile_hlsl(src, profile=profile, target="dxil")
+    assert dx.ok, R.diagnostics_text(dx)
+    converted, _entry, where = dxil_spirv(dx)
+    assert "Scene" in where and "OpRayQueryProceedKHR" in tools.spirv_dis(converted)
+    from harness import dxil_tools
+    check = dxil_tools.check_dxil(dx.binary)
+    sfi0 = next(p for p in check.container["Parts"] if p["Name"] == "SFI0")
+    assert sfi0["Flags"]["Raytracing_Tier_1_1"] is True                       # obj2yaml's reading
+    assert "@dx.op.allocateRayQuery(i32 178, i32 1)" in check.ir              # RAY_FLAG_FORCE_OPAQUE
+    assert re.search(r"!\{i32 0, i64 (\d+)", check.ir) and int(
+        re.search(r"!\{i32 0, i64 (\d+)", check.ir).group(1)) >> 25 & 1     # entry shader flags: tier 1.1
