@@ -429,3 +429,30 @@ def test_every_stage_compiles_to_valid_spirv_and_dxil(profile):
     assert "@dx.op.allocateRayQuery(i32 178, i32 1)" in check.ir              # RAY_FLAG_FORCE_OPAQUE
     assert re.search(r"!\{i32 0, i64 (\d+)", check.ir) and int(
         re.search(r"!\{i32 0, i64 (\d+)", check.ir).group(1)) >> 25 & 1     # entry shader flags: tier 1.1
+
+
+# ---------------------------------------------------------------- the manifest
+
+def test_manifest_lists_the_acceleration_structure_in_both_views():
+    import json
+    from importlib import resources
+
+    import jsonschema
+    schema = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
+    src = "RaytracingAccelerationStructure Scene : register(t3, space2);\n" + PS.split("\n", 2)[2]
+    want_hlsl = {"class": "t", "register": 3, "space": 2, "count": 1}
+    views = {}
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, profile="ps_6_5", target=target, defines=ps_defines())
+        assert res.ok, R.diagnostics_text(res)
+        jsonschema.validate(res.manifest, schema)
+        scene = next(r for r in res.manifest["resources"] if r["name"] == "Scene")
+        assert (scene["kind"], scene["access"], scene["used"]) == ("RaytracingAccelerationStructure", "read-only", True)
+        assert scene["hlsl"] == want_hlsl
+        views[target] = scene["vulkan"]
+        if target == "dxil":            # the DXIL resource table: an SRV of kind 16, RTAccelerationStructure
+            (rec,) = res.manifest["backend"]["dxil"]["resources"]
+            assert (rec["class"], rec["kind"], rec["space"], rec["lower_bound"]) == ("SRV", 16, 2, 3)
+    # DXC's SPIR-V mapping: set = space, binding = register; both builds give the same Vulkan view
+    assert views["spirv"] == views["dxil"] == {"set": 2, "binding": 3, "descriptor_type": "acceleration_structure",
+                                              "count": 1}
