@@ -184,8 +184,7 @@ def test_reference_covers_each_case():
 @pytest.mark.vulkan
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_compute_rayquery_spirv(vk, variant):
-    res = R.compile_hlsl(CS, profile="cs_6_5", defines=defines(variant))
-    assert res.ok, R.diagnostics_text(res)
+    res = R.build(CS, profile="cs_6_5", defines=defines(variant))     # + the manifest against spirv-cross
     for env in ("vulkan1.1", "vulkan1.2", "vulkan1.3"):
         tools.spirv_val(res.binary, env)
     out = vk.run_compute(res.binary, "main", descriptors(vk, (0, 0), (0, 1), (0, 2)), groups=(len(RAYS), 1, 1))
@@ -348,8 +347,8 @@ def _draw(vk, vs: bytes, vs_entry: str, ps: bytes, ps_entry: str, scene_at: tupl
 @pytest.mark.vulkan
 def test_pixel_rayquery_spirv(vk):
     vs = R.compile_hlsl(VS, profile="vs_6_5")
-    ps = R.compile_hlsl(PS, profile="ps_6_5", defines=ps_defines())
-    assert vs.ok and ps.ok, R.diagnostics_text(ps) + R.diagnostics_text(vs)
+    ps = R.build(PS, profile="ps_6_5", defines=ps_defines())
+    assert vs.ok, R.diagnostics_text(vs)
     for env in ("vulkan1.2", "vulkan1.3"):
         tools.spirv_val(ps.binary, env)
     scene = next(r for r in ps.manifest["resources"] if r["name"] == "Scene")
