@@ -455,3 +455,16 @@ def test_manifest_lists_the_acceleration_structure_in_both_views():
     # DXC's SPIR-V mapping: set = space, binding = register; both builds give the same Vulkan view
     assert views["spirv"] == views["dxil"] == {"set": 2, "binding": 3, "descriptor_type": "acceleration_structure",
                                               "count": 1}
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("opt", [0, 3])
+def test_compute_rayquery_dxil_sm66_handles_and_O0(vk, opt):
+    """SM 6.6 handles (createHandleFromBinding + annotateHandle of kind 16) and the unoptimised DXIL
+    lowering (locals in memory) trace the same."""
+    res = R.compile_hlsl(CS, profile="cs_6_6", target="dxil", defines=defines("none"), opt_level=opt)
+    assert res.ok, R.diagnostics_text(res)
+    spirv, entry, where = dxil_spirv(res)
+    out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
+                         groups=(len(RAYS), 1, 1))
+    check_rows(out[2], 0, f"DXIL cs_6_6 -O{opt} through dxil-spirv")
