@@ -468,3 +468,79 @@ def test_compute_rayquery_dxil_sm66_handles_and_O0(vk, opt):
     out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
                          groups=(len(RAYS), 1, 1))
     check_rows(out[2], 0, f"DXIL cs_6_6 -O{opt} through dxil-spirv")
+
+
+# ---------------------------------------------------------------- candidate getters and Abort
+
+CANDIDATES_CS = """
+RaytracingAccelerationStructure Scene : register(t0);
+StructuredBuffer<float4> Rays : register(t1);
+RWStructuredBuffer<float4> Out : register(u2);
+
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint i = id.x;
+    RayDesc ray = { Rays[2 * i].xyz, Rays[2 * i].w, Rays[2 * i + 1].xyz, Rays[2 * i + 1].w };
+    RayQuery<RAY_FLAG_NONE> q;
+    q.TraceRayInline(Scene, RAY_FLAG_FORCE_NON_OPAQUE, 0xFF, ray);
+    uint n = 0;
+    Out[4 * i] = float4(-1, -1, -1, -1);
+    while (q.Proceed()) {
+        n++;
+        uint kind = q.CandidateType();
+        Out[4 * i] = float4(kind, q.CandidateInstanceIndex(), q.CandidateInstanceID(), q.CandidatePrimitiveIndex());
+        Out[4 * i + 1] = float4(q.CandidateGeometryIndex(), q.CandidateInstanceContributionToHitGroupIndex(),
+                                q.CandidateObjectToWorld3x4()[0][3], q.CandidateWorldToObject4x3()[3][0]);
+        if (kind == CANDIDATE_NON_OPAQUE_TRIANGLE)
+            Out[4 * i + 2] = float4(q.CandidateTriangleRayT(), q.CandidateTriangleFrontFace(),
+                                    q.CandidateObjectToWorld4x3()[3][2], q.CandidateWorldToObject3x4()[2][3]);
+        else
+            Out[4 * i + 2] = float4(0, q.CandidateProceduralPrimitiveNonOpaque(), 0, 0);
+        q.Abort();          // the first candidate ends the query: Proceed returns false next
+    }
+    Out[4 * i + 3] = float4(n, q.WorldRayOrigin());
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_candidate_getters_and_abort(vk, target):
+    """With RAY_FLAG_FORCE_NON_OPAQUE every triangle is a candidate; the shader reads the first one
+    (which one comes first is the implementation's choice, so it must be one of the reference's) and
+    aborts, so a ray with several candidates still runs the loop once."""
+    res = R.compile_hlsl(CANDIDATES_CS, profile="cs_6_5", target=target)
+    assert res.ok, R.diagnostics_text(res)
+    if target == "spirv":
+        tools.spirv_val(res.binary, "vulkan1.2")
+        spirv, entry, where = res.binary, "main", {"Scene": (0, 0), "Rays": (0, 1), "Out": (0, 2)}
+    else:
+        spirv, entry, where = dxil_spirv(res)
+    descs = [accel.AccelStructure(*where["Scene"], SCENE), vk.Buf(*where["Rays"], rays_bytes()),
+             vk.Buf(*where["Out"], bytes(64 * len(RAYS)))]
+    got = struct.unpack(f"<{16 * len(RAYS)}f", vk.run_compute(spirv, entry, descs, groups=(len(RAYS), 1, 1))[2])
+    several = 0
+    for i, (o, d) in enumerate(RAYS):
+        row = got[16 * i: 16 * (i + 1)]
+        what = f"{target}: ray {i}: {row}"
+        assert row[13:16] == pytest.approx(o), what                     # WorldRayOrigin()
+        cands = accel.candidates(SCENE, o, d, TMIN, TMAX, accel.RAY_FLAG_FORCE_NON_OPAQUE)
+        several += len(cands) > 1
+        if not cands:
+            assert row[12] == 0 and row[0] == -1, what
+            continue
+        assert row[12] == 1, what                                        # Abort ended the loop
+        (c,) = [c for c in cands if (c.instance_index, c.geometry_index, c.primitive_index) == row[1:2] + row[4:5]
+                + row[3:4]] or [None]
+        assert c is not None, what
+        inst = SCENE.instances[c.instance_index]
+        inverse = accel.world_to_object(inst.transform)
+        assert (row[0], row[2], row[5]) == (int(c.procedural), c.instance_id, inst.sbt_offset), what
+        assert row[6] == inst.transform[3] and row[7] == pytest.approx(inverse[3], abs=1e-6), what
+        if c.procedural:
+            assert row[9] == 1.0, what                                   # non-opaque (forced)
+        else:
+            assert row[8] == pytest.approx(c.t, rel=1e-5) and row[9] == float(c.front_face), what
+            assert row[10] == inst.transform[11] and row[11] == pytest.approx(inverse[11], abs=1e-6), what
+    assert several >= 1         # a ray with two candidates: only Abort keeps its count at 1
