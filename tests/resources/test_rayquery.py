@@ -544,3 +544,50 @@ def test_candidate_getters_and_abort(vk, target):
             assert row[8] == pytest.approx(c.t, rel=1e-5) and row[9] == float(c.front_face), what
             assert row[10] == inst.transform[11] and row[11] == pytest.approx(inverse[11], abs=1e-6), what
     assert several >= 1         # a ray with two candidates: only Abort keeps its count at 1
+
+
+# ---------------------------------------------------------------- an array of acceleration structures
+
+ARRAY_CS = """
+RaytracingAccelerationStructure Scenes[2] : register(t0);
+RWStructuredBuffer<float2> Out : register(u4);
+
+float2 trace(RaytracingAccelerationStructure scene, float3 origin)
+{
+    RayDesc ray = { origin, 0.0, float3(0, 0, 1), 100.0 };
+    RayQuery<RAY_FLAG_FORCE_OPAQUE> q;
+    q.TraceRayInline(scene, RAY_FLAG_NONE, 0xFF, ray);
+    q.Proceed();
+    if (q.CommittedStatus() == COMMITTED_NOTHING)
+        return float2(-1, -1);
+    return float2(q.CommittedRayT(), q.CommittedInstanceID());
+}
+
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = trace(Scenes[id.x & 1], float3(0.25 + 5.0 * (id.x >> 1), -0.5, -2.0));
+}
+"""
+OTHER_SCENE = accel.Scene(blases=((QUAD,),), instances=(accel.Instance(0, (1, 0, 0, 5, 0, 1, 0, 0, 0, 0, 1, 7),
+                                                                        instance_id=5),))
+
+
+@pytest.mark.vulkan
+def test_array_of_acceleration_structures_spirv(vk):
+    """A dynamically indexed array, and one passed to a function (resolved at compile time). SPIR-V
+    only: dxil-spirv crashes on acceleration-structure arrays (docs/CONFORMANCE.md)."""
+    res = R.compile_hlsl(ARRAY_CS, profile="cs_6_5")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.2")
+    scenes = (SCENE, OTHER_SCENE)
+    out = vk.run_compute(res.binary, "main", [accel.AccelStructure(0, 0, scenes[0], index=0),
+                                              accel.AccelStructure(0, 0, scenes[1], index=1),
+                                              vk.Buf(0, 4, bytes(32))])
+    got = struct.unpack("<8f", out[2])
+    for i in range(4):
+        o = (0.25 + 5.0 * (i >> 1), -0.5, -2.0)
+        hit = accel.trace(scenes[i & 1], o, (0.0, 0.0, 1.0), 0.0, 100.0, accel.RAY_FLAG_FORCE_OPAQUE)
+        want = (-1.0, -1.0) if hit is None else (hit.t, float(hit.instance_id))
+        assert got[2 * i: 2 * i + 2] == pytest.approx(want, rel=1e-6), (i, got)
+    assert len({got[2 * i: 2 * i + 2] for i in range(4)}) == 4      # each thread saw a different hit
