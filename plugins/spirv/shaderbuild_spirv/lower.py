@@ -186,12 +186,16 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
 
 
 def _lower_library(module: Module, target_env: str, vk_layout: str) -> Lowered:
-    """A ray-tracing library: one module, one entry point per shader (SPV_KHR_ray_tracing needs
-    SPIR-V 1.4, so below it the library is SPIR-V 1.4, as Vulkan 1.1 with VK_KHR_spirv_1_4 reads it).
-    Each entry point's interface lists every global its functions use (SPIR-V 1.4 rule)."""
+    """A ray-tracing library: one module, one entry point per shader.  SPV_KHR_ray_tracing needs
+    SPIR-V 1.4, so the target environment must be Vulkan 1.2 or newer.  Each entry point's interface
+    lists every global its functions use (the SPIR-V 1.4 rule)."""
     from .opt.module import id_operands
 
-    version = max(spirv_version(target_env), (1, 4))
+    version = spirv_version(target_env)
+    if version < (1, 4):
+        raise error(f"ray-tracing libraries need SPIR-V 1.4 (SPV_KHR_ray_tracing); the target environment "
+                    f"{target_env} is SPIR-V {version[0]}.{version[1]}: use -fspv-target-env=vulkan1.2 or newer",
+                    module.entries[0].source_function.loc)
     b = ModuleBuilder(version)
     b.capability("Shader")
     b.capability("RayTracingKHR")
