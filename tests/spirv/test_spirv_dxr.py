@@ -164,3 +164,40 @@ def test_cli_compiles_every_shader_without_minus_e(tmp_path):
                            "-fspv-target-env=vulkan1.2", str(src), "-Fo", str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert set(_entry_points(tools.spirv_dis(out.read_bytes()))) == set(MODELS)
+
+
+SPACES = """
+struct Payload { float4 color; uint depth; };
+RaytracingAccelerationStructure scene : register(t0, space1);
+RWTexture2D<float4> image : register(u1, space1);
+cbuffer Local : register(b0, space2) { float4 tint; };     // a local root signature's constants
+static float3 dir = normalize(float3(0, 0, 1) + tint.xyz * 0);
+
+void shoot(inout Payload p, float3 o) {     // called by two shaders: a payload variable per call site
+    RayDesc ray = { o, 0.0, dir, 100.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+}
+[shader("raygeneration")]
+void rg() {
+    Payload p = { float4(0, 0, 0, 0), 0 };
+    shoot(p, float3(DispatchRaysIndex().xy, 0));
+    image[DispatchRaysIndex().xy] = p.color;
+}
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    if (p.depth < 2) { p.depth++; shoot(p, WorldRayOrigin() + WorldRayDirection() * RayTCurrent()); }
+    p.color += tint;
+}
+[shader("miss")]
+void ms(inout Payload p) { p.color = float4(dir, 1); }
+"""
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_resources_in_spaces_shared_helpers_statics_and_recursion(opt):
+    dis = _spirv(SPACES, opt_level=opt)
+    assert [_decorations(dis, n) for n in ("scene", "image", "Local")] == [
+        {"DescriptorSet 1", "Binding 0"}, {"DescriptorSet 1", "Binding 1"}, {"DescriptorSet 2", "Binding 0"}]
+    eps = _entry_points(dis)
+    assert set(eps) == {"rg", "ch", "ms"}
+    assert "%scene" in eps["ch"][1] and "%dir" in eps["ms"][1]     # the static, initialised in each shader
