@@ -20,6 +20,7 @@ from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_
 from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
+from .rayquery import RAYQUERY_HANDLERS
 from .scalarize import component_types, llvm_scalar
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
@@ -707,6 +708,7 @@ UNSUPPORTED_INTRINSICS: dict[str, str] = {
                  "WorldToObject4x3", "HitKind", "IgnoreHit", "AcceptHitAndEndSearch", "TraceRay", "ReportHit",
                  "CallShader")
 }
+_HANDLERS.update(RAYQUERY_HANDLERS)
 NATIVE_INTRINSICS = frozenset(_HANDLERS)
 
 
