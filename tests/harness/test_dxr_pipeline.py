@@ -148,13 +148,18 @@ def test_library_module_validates_for_vulkan_1_2_and_1_3(tmp_path):
             assert p.returncode == 0, f"-O{opt} {env}: {p.stderr}"
 
 
-def test_ray_tracing_pipeline_matches_the_reference_tracer():
+@functools.cache
+def _traced() -> dict:
+    """The library's pipeline traced once: the image, the extra buffer and the table's layout."""
     image = Image(set=0, binding=1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
                   kind="storage_image")
     out = Buf(set=0, binding=2, data=bytes(W * H * 16))
-    result = run_raytracing(_library(), "rg", (W, H), [accel.AccelStructure(0, 0, SCENE), image, out],
-                            miss=("ms",), hit_groups=HIT_GROUPS, callables=("twice",))
-    _, pixels, extras = result["buffers"]
+    return run_raytracing(_library(), "rg", (W, H), [accel.AccelStructure(0, 0, SCENE), image, out],
+                          miss=("ms",), hit_groups=HIT_GROUPS, callables=("twice",))
+
+
+def test_ray_tracing_pipeline_matches_the_reference_tracer():
+    _, pixels, extras = _traced()["buffers"]
     seen = set()
     for y in range(H):
         for x in range(W):
@@ -171,12 +176,7 @@ def test_ray_tracing_pipeline_matches_the_reference_tracer():
 
 
 def test_shader_binding_table_follows_the_device_properties():
-    image = Image(set=0, binding=1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
-                  kind="storage_image")
-    out = Buf(set=0, binding=2, data=bytes(W * H * 16))
-    result = run_raytracing(_library(), "rg", (W, H), [accel.AccelStructure(0, 0, SCENE), image, out],
-                            miss=("ms",), hit_groups=HIT_GROUPS, callables=("twice",))
-    props, regions = result["sbt"]["properties"], result["sbt"]["regions"]
+    props, regions = _traced()["sbt"]["properties"], _traced()["sbt"]["regions"]
     assert props["handle_size"] > 0
     for (offset, stride, size), count in zip(regions, (1, 1, 2, 1)):
         assert offset % props["base_alignment"] == 0
