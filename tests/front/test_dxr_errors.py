@@ -129,7 +129,7 @@ def test_helper_function_checked_against_every_shader_that_calls_it():
     src = LIB.replace("[shader(\"miss\")]", "void helper() { IgnoreHit(); }\n[shader(\"miss\")]").replace(
         "p.color = float4(WorldRayDirection(), 1); }", "helper(); }")
     assert _error(src) == ("17:17: intrinsic 'IgnoreHit' is not allowed in miss shaders (allowed in: anyhit) "
-                           "(called from miss shader 'ms')")
+                           "(reached from miss shader 'ms')")
 
 
 def test_trace_ray_in_a_pixel_shader_is_refused():
@@ -164,3 +164,9 @@ def test_ray_flags_are_constants_a_program_may_shadow():
     shadowed = "static const uint RAY_FLAG_NONE = 3;\n" + LIB
     module, _ = sema_module(shadowed, profile="lib_6_3", entry="rg")
     assert module.entries
+
+
+def test_static_initialiser_checked_against_every_shader():
+    src = "static uint kind = HitKind();\n" + LIB
+    assert _error(src) == ("1:20: intrinsic 'HitKind' is not allowed in raygeneration shaders (allowed in: anyhit, "
+                           "closesthit) (reached from ray-generation shader 'rg')")

@@ -776,7 +776,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             reached = self.reachable(root)
             order += [f for f in reached if id(f) not in seen_ids]
             seen_ids.update(id(f) for f in reached)
-            stage_errors = self.check_shader_stages(root, kind, reached) if library else []
+            # a shader runs the static initialisers too (its wrapper calls them first)
+            inits = self.reachable(self.static_init_info) if library else []
+            stage_errors = self.check_shader_stages(root, kind, reached + inits) if library else []
             if stage_errors:
                 raise CompileError(stage_errors[:1])
         if self.profile.stage == "hull":

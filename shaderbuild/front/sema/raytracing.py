@@ -67,7 +67,7 @@ class RayTracingLowering(SemaBase):
             for name, stages, loc in f.stage_uses:
                 if kind not in stages:
                     allowed = ", ".join(sorted(stages))
-                    via = "" if f is info else f" (called from {STAGE_RULES[kind].title} '{info.decl.name}')"
+                    via = "" if f is info else f" (reached from {STAGE_RULES[kind].title} '{info.decl.name}')"
                     out.append(Diagnostic("error", f"intrinsic '{name}' is not allowed in {kind} shaders "
                                                    f"(allowed in: {allowed}){via}", loc))
         return out
