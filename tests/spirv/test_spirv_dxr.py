@@ -12,9 +12,12 @@ import sys
 
 import pytest
 from harness import tools
+from passes.passutil import expected, sema_module, text
+from shaderbuild_spirv.raytracing import ray_interface
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
+from shaderbuild.passes import entry_wrapper
 
 LIB = """
 struct Payload { float4 color; };
@@ -222,15 +225,6 @@ def test_ray_query_in_a_library_shares_method_names_with_the_system_values():
 def test_ray_interface_raise_pass():
     """IR in -> IR out: the wrappers' parameters become incoming variables, and every TraceRay /
     CallShader / ReportHit passes a variable of its storage class, copied in (and out, when inout)."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "passes"))
-    from passutil import expected, sema_module, text
-
-    from shaderbuild.passes import entry_wrapper
-    from shaderbuild_spirv.raytracing import ray_interface
-
     module, options = sema_module("""
 struct Payload { float4 color; };
 struct Attr { float t; };
