@@ -41,8 +41,9 @@ void cs(inout Params c) { c.value += DispatchRaysDimensions().x; }
 """
 
 
-def _compile(src: str, profile: str = "lib_6_3", entry: str = "main"):
-    return compile_file("dxr.hlsl", CompileOptions(profile=profile, entry=entry, target="spirv"), text=src)
+def _compile(src: str, profile: str = "lib_6_3", entry: str = "main", payload_qualifiers: bool = False):
+    return compile_file("dxr.hlsl", CompileOptions(profile=profile, entry=entry, target="spirv",
+                                                   enable_payload_qualifiers=payload_qualifiers), text=src)
 
 
 def _error(src: str, **kw) -> str:
@@ -170,3 +171,44 @@ def test_static_initialiser_checked_against_every_shader():
     src = "static uint kind = HitKind();\n" + LIB
     assert _error(src) == ("1:20: intrinsic 'HitKind' is not allowed in raygeneration shaders (allowed in: anyhit, "
                            "closesthit) (reached from ray-generation shader 'rg')")
+
+
+QUALIFIED = """\
+struct [raypayload] Payload { float4 color : read(caller) : write(closesthit, miss); uint depth : read(closesthit); };
+struct Plain { float4 color; };
+RaytracingAccelerationStructure scene : register(t0);
+[shader("miss")]
+void ms(inout Payload p) { p.color = float4(1, 0, 0, 1); }
+"""
+
+
+def test_payload_qualifiers_are_ignored_below_lib_6_7_with_a_warning():
+    res = compile_file("q.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv", vk_target_env="vulkan1.2"),
+                       text=QUALIFIED)
+    assert res.ok
+    [w] = [d for d in res.diagnostics if d.severity == "warning"]
+    assert (w.loc.line, w.loc.col) == (1, 38)
+    assert w.message == ("payload access qualifiers are ignored: they take effect from lib_6_7, or on lib_6_6 "
+                         "with -enable-payload-qualifiers")
+    on = CompileOptions(profile="lib_6_6", entry="", target="spirv", vk_target_env="vulkan1.2",
+                        enable_payload_qualifiers=True)
+    res = compile_file("q.hlsl", on, text=QUALIFIED)
+    assert res.ok and not res.diagnostics
+
+
+@pytest.mark.parametrize("profile,flag", [("lib_6_7", False), ("lib_6_6", True)])
+def test_payload_qualifiers_in_effect(profile, flag):
+    src = QUALIFIED.replace("uint depth : read(closesthit);", "uint depth;")
+    assert _error(src, profile=profile, payload_qualifiers=flag) == (
+        "1:91: field 'depth' of payload 'Payload' has no access qualifier: add ': read(...) : write(...)' naming "
+        "the stages that use it")
+    src = QUALIFIED.replace("void ms(inout Payload p) { p.color", "void ms(inout Plain p) { p.color")
+    with_flag = " with -enable-payload-qualifiers" if flag else ""
+    assert _error(src, profile=profile, payload_qualifiers=flag) == (
+        f"5:21: payload type 'Plain' must be declared 'struct [raypayload] Plain' with access qualifiers (payload "
+        f"access qualifiers are in effect for {profile}{with_flag})")
+
+
+def test_payload_qualifiers_need_a_raypayload_struct():
+    assert _error(QUALIFIED.replace("struct [raypayload] Payload", "struct Payload")) == (
+        "1:25: payload access qualifiers on 'color' need a [raypayload] struct: declare 'struct [raypayload] Payload'")

@@ -60,6 +60,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.scope = self.global_scope = Scope(_predefined_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
+        self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}

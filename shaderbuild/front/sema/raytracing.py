@@ -92,6 +92,8 @@ class RayTracingLowering(SemaBase):
                             f"{'declared inout' if direction == 'inout' else 'an in parameter'}, not {given}", p.loc)
             if p.semantic is not None:
                 raise error(f"parameter '{p.name}' of {rule.title} '{d.name}' takes no semantic", p.loc)
+            if role == "payload":
+                self.check_payload_type(t, p.loc)
             if role == "attributes" and payload_size(t) > MAX_ATTRIBUTE_BYTES:
                 raise error(f"hit attributes '{t}' are {payload_size(t)} bytes; D3D12 allows at most "
                             f"{MAX_ATTRIBUTE_BYTES}", p.loc)
@@ -103,14 +105,45 @@ class RayTracingLowering(SemaBase):
             raise error(f"{rule.title} '{d.name}' takes {takes}: '{extra.name}' is one too many", extra.loc)
         return ir.EntryPoint(d.name, kind, info.ir_func)
 
+    def payload_qualifiers_on(self) -> bool:
+        """Payload access qualifiers are in effect from SM 6.7, and on SM 6.6 with -enable-payload-qualifiers."""
+        sm = (self.profile.major, self.profile.minor)
+        return sm >= (6, 7) or (sm >= (6, 6) and self.options.enable_payload_qualifiers)
+
     def check_payload_access(self, d: ast.StructDecl) -> None:
-        """`: read(...)` / `: write(...)` payload qualifiers name stages a payload visits."""
-        for f in d.fields:
+        """A [raypayload] struct's `: read(...)` / `: write(...)` qualifiers name the stages a payload
+        visits; where qualifiers are in effect every field has one, elsewhere they are ignored (a warning)."""
+        marked = any(a.name == "raypayload" for a in d.attributes)
+        qualified = [f for f in d.fields if f.payload_access]
+        for f in qualified:
             for qualifier, stages in (f.payload_access or {}).items():
                 for s in stages:
                     if s not in PAYLOAD_ACCESS_STAGES:
                         raise error(f"'{s}' in {qualifier}(...) of payload field '{f.name}' is not a payload "
                                     f"stage (caller, anyhit, closesthit or miss)", f.loc)
+        if qualified and not marked:
+            raise error(f"payload access qualifiers on '{qualified[0].name}' need a [raypayload] struct: "
+                        f"declare 'struct [raypayload] {d.name}'", qualified[0].loc)
+        if not marked:
+            return
+        self.payload_structs.add(d.name)
+        if not self.payload_qualifiers_on():
+            if qualified:
+                self.warn("payload access qualifiers are ignored: they take effect from lib_6_7, or on lib_6_6 "
+                          "with -enable-payload-qualifiers", qualified[0].loc)
+            return
+        for f in d.fields:
+            if not f.payload_access:
+                raise error(f"field '{f.name}' of payload '{d.name}' has no access qualifier: add "
+                            f"': read(...) : write(...)' naming the stages that use it", f.loc)
+
+    def check_payload_type(self, t: ir.Type, loc: SourceLoc) -> None:
+        """With qualifiers in effect a payload is a [raypayload] struct (D3D12 Raytracing spec, payload access
+        qualifiers)."""
+        if self.payload_qualifiers_on() and isinstance(t, ir.Struct) and t.name not in self.payload_structs:
+            raise error(f"payload type '{t}' must be declared 'struct [raypayload] {t}' with access qualifiers "
+                        f"(payload access qualifiers are in effect for {self.options.profile}"
+                        f"{' with -enable-payload-qualifiers' if self.profile.minor == 6 else ''})", loc)
 
     # ------------------------------------------------------------ TraceRay, ReportHit, CallShader
     def _ray_struct(self, name: str, a: ast.Expr, what: str, inout: bool) -> tuple[ir.Expr | None, ir.Variable]:
@@ -147,6 +180,7 @@ class RayTracingLowering(SemaBase):
         if ray.type != RAY_DESC:
             raise error(f"the ray argument of 'TraceRay' must be a RayDesc, not '{ray.type}'", args[6].loc)
         place, tmp = self._ray_struct(name, args[7], "payload", inout=True)
+        self.check_payload_type(tmp.type, args[7].loc)
         self.emit(ir.Eval(ir.Intrinsic(name, [accel, *values, ray, ir.VarRef(tmp)], ir.VOID), loc))
         assert place is not None
         self.emit(ir.Store(place, self.load(ir.VarRef(tmp)), loc))
