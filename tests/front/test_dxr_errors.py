@@ -212,3 +212,21 @@ def test_payload_qualifiers_in_effect(profile, flag):
 def test_payload_qualifiers_need_a_raypayload_struct():
     assert _error(QUALIFIED.replace("struct [raypayload] Payload", "struct Payload")) == (
         "1:25: payload access qualifiers on 'color' need a [raypayload] struct: declare 'struct [raypayload] Payload'")
+
+
+@pytest.mark.parametrize("src,message", [
+    ('struct P { float a; };\n[shader("miss")] void ms(inout P p) { p.a = 1; }\n'
+     '[shader("miss")] void ms(inout P p, inout P q) { p.a = 1; }',
+     "3:23: a library exports one shader named 'ms' (another is at line 2)"),
+    ('struct P { float a; [shader("miss")] void ms(inout P p) { } };\n[shader("raygeneration")] void rg() { }',
+     "1:29: [shader(\"miss\")] marks a member function: a shader is a global function"),
+    ('[shader("raygeneration")] void rg();', "1:32: shader 'rg' is declared but never defined"),
+    ('struct P { Texture2D t; };\n[shader("miss")] void ms(inout P p) { }',
+     "2:34: the payload 'P' of miss shader 'ms' contains the resource 'Texture2D<float4>': it is data passed "
+     "between shaders"),
+    ('groupshared float g;\n[shader("raygeneration")] void rg() { g = 1; }',
+     "2:39: groupshared variable 'g' can only be used in compute shaders"),
+    ('[shader(3)] void rg() { }', "1:9: the 'shader' attribute takes a string such as \"closesthit\""),
+], ids=["duplicate-name", "member-function", "declared-only", "resource-in-payload", "groupshared", "kind-not-string"])
+def test_library_declaration_errors(src, message):
+    assert _error(src) == message

@@ -12,6 +12,7 @@ from ...ir.raytracing import MAX_ATTRIBUTE_BYTES, RAY_DESC, STAGE_RULES, payload
 from .. import ast
 from .base import SemaBase
 from .scope import FuncInfo
+from .typeresolve import resource_inside
 
 ACCEL = "RaytracingAccelerationStructure"
 # the stages a [raypayload] field's read(...) / write(...) qualifier may name
@@ -39,11 +40,23 @@ class RayTracingLowering(SemaBase):
     def library_shaders(self, main_file: str) -> list[tuple[FuncInfo, str]]:
         """Every defined function marked [shader("kind")], in source order; `-E name` keeps one."""
         found: list[tuple[FuncInfo, str]] = []
+        names: dict[str, SourceLoc] = {}
         for info in self.funcs:
-            marked = shader_kind(info.decl) if info.defined and info.method_of is None else None
+            marked = shader_kind(info.decl)
             if marked is None:
                 continue
             kind, loc = marked
+            d = info.decl
+            if info.method_of is not None:
+                raise error(f"[shader(\"{kind}\")] marks a member function: a shader is a global function", loc)
+            if not info.defined:
+                if any(f.decl.name == d.name and f.defined for f in self.funcs):
+                    continue        # a declaration of a shader defined elsewhere in the file
+                raise error(f"shader '{d.name}' is declared but never defined", d.loc)
+            if d.name in names:
+                raise error(f"a library exports one shader named '{d.name}' (another is at line "
+                            f"{names[d.name].line})", d.loc)
+            names[d.name] = d.loc
             if kind not in STAGE_RULES:
                 kinds = ", ".join(f'"{k}"' for k in STAGE_RULES)
                 raise error(f"shader kind \"{kind}\" is not supported in a library (one of {kinds})", loc)
@@ -87,6 +100,10 @@ class RayTracingLowering(SemaBase):
             noun = "callable data" if role == "callable" else role
             if not isinstance(t, ir.Struct):
                 raise error(f"the {noun} of {rule.title} '{d.name}' must be a user-defined struct, not '{t}'", p.loc)
+            inner = resource_inside(t)
+            if inner is not None:
+                raise error(f"the {noun} '{t}' of {rule.title} '{d.name}' contains the resource '{inner}': it is "
+                            f"data passed between shaders", p.loc)
             if given != direction:
                 raise error(f"the {noun} parameter '{p.name}' of {rule.title} '{d.name}' must be "
                             f"{'declared inout' if direction == 'inout' else 'an in parameter'}, not {given}", p.loc)
@@ -159,6 +176,10 @@ class RayTracingLowering(SemaBase):
             value = self.rvalue(a)
         if not isinstance(value.type, ir.Struct):
             raise error(f"the {what} argument of '{name}' must be a user-defined struct, not '{value.type}'", a.loc)
+        inner = resource_inside(value.type)
+        if inner is not None:
+            raise error(f"the {what} argument of '{name}' contains the resource '{inner}': it is data passed between "
+                        f"shaders", a.loc)
         tmp = self.temp(value.type, what.replace(" ", "_"))
         self.emit(ir.Store(ir.VarRef(tmp), value, a.loc))
         return place, tmp
