@@ -27,7 +27,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
     (("-T",), {"dest": "profile", "required": True,
                "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, rootsig_1_0, rootsig_1_1"}),
-    (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
+    (("-E",), {"dest": "entry", "default": None,
+               "help": "entry point name (default: main; a lib_6_x library: every [shader] function)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
     (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),
     (("-o", "-Fo"), {"dest": "output", "help": "output binary path"}),
@@ -65,6 +66,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                  "help": "matrices are column_major by default"}),
     (("-HV",), {"dest": "hlsl_version", "choices": tuple(_HLSL_VERSIONS), "default": "2021"}),
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
+    (("-enable-payload-qualifiers",), {"dest": "enable_payload_qualifiers", "action": "store_true",
+                                       "help": "DXR payload access qualifiers on lib_6_6 (always on from lib_6_7)"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
     (("--max-preprocessed-bytes",), {"dest": "max_preprocessed_bytes", "type": int, "default": 16 * 1024 * 1024,
                                      "metavar": "N", "help": "limit on the text of all files, counted at "
@@ -117,7 +120,6 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-res-may-alias",), {"dest": "res_may_alias", "action": "store_true", "no_effect": True}),
     (("-Gis",), {"dest": "ieee_strict", "action": "store_true", "no_effect": True}),
     (("-Ges",), {"dest": "enable_strict", "action": "store_true", "no_effect": True}),
-    (("-enable-payload-qualifiers",), {"dest": "payload_qualifiers", "action": "store_true", "no_effect": True}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -330,7 +332,7 @@ def _compile_options(args):
         entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
         include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
         dxil_hash=args.dxil_hash, hlsl_version=_HLSL_VERSIONS[str(args.hlsl_version)],
-        enable_16bit_types=args.enable_16bit,
+        enable_16bit_types=args.enable_16bit, enable_payload_qualifiers=args.enable_payload_qualifiers,
         vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
         vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
         vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
@@ -366,6 +368,8 @@ def cmd_compile(args) -> int:
         print("shaderbuild: error: -Fo - writes the binary to stdout, which is a terminal; redirect it",
               file=sys.stderr)
         return 1
+    if args.entry is None:      # a library exports every shader unless -E names one
+        args.entry = "" if str(args.profile).startswith("lib_") else "main"
     try:
         options = _compile_options(args)
         if args.deps_only:      # -M: the dependencies only (as glslc -M), no compilation
@@ -410,7 +414,7 @@ def cmd_compile(args) -> int:
     if args.header:     # -Fh: the same C header a project build writes (build/outputs.py)
         from .build.outputs import render_header
 
-        outputs.append((args.header, render_header(args.header_variable or f"g_{args.entry}", result.binary,
+        outputs.append((args.header, render_header(args.header_variable or f"g_{args.entry or 'library'}", result.binary,
                                                    f"{args.source}:{args.entry} ({args.profile})")))
     depfile = args.depfile or (f"{_default_output(args)}.d" if args.write_depfile else None)
     if depfile:

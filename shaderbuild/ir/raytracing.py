@@ -1,11 +1,15 @@
-"""Ray-tracing facts shared by sema and both backends: the predefined HLSL enumerations
-(RAY_FLAG_*, RAYQUERY_FLAG_*, COMMITTED_*, CANDIDATE_*, HIT_KIND_*, with the values of the DXR
-spec, which SPIR-V's ray flags and intersection types share) and the built-in `RayDesc` struct.
-The RayQuery methods are rows of the intrinsic table (ir/intrinsics.py, RAYQUERY_METHODS)."""
+"""Ray-tracing facts shared by sema, the passes, both backends and the manifest: the predefined HLSL
+enumerations (RAY_FLAG_*, RAYQUERY_FLAG_*, COMMITTED_*, CANDIDATE_*, HIT_KIND_*, with the values of the
+DXR spec, which SPIR-V's ray flags and intersection types share), the built-in `RayDesc` and
+`BuiltInTriangleIntersectionAttributes` structs, and the ray-tracing shader kinds of a library with
+what each entry takes (D3D12 Raytracing spec, "Shader types").  The RayQuery methods and the DXR
+intrinsics (with the kinds each is allowed in) are rows of the intrinsic table (ir/intrinsics.py)."""
 
 from __future__ import annotations
 
-from .types import FLOAT, Struct, StructField, Vector
+from ..records import ValueRecord
+from .layout import layout_of
+from .types import FLOAT, Struct, StructField, Type, Vector
 
 RAY_FLAGS: dict[str, int] = {
     "RAY_FLAG_NONE": 0x0, "RAY_FLAG_FORCE_OPAQUE": 0x1, "RAY_FLAG_FORCE_NON_OPAQUE": 0x2,
@@ -32,3 +36,39 @@ RAY_DESC = Struct("RayDesc", (StructField("Origin", _FLOAT3), StructField("TMin"
 
 # the shader model inline ray tracing needs
 RAYQUERY_MIN_SM = (6, 5)
+
+_F2 = Vector(FLOAT, 2)
+TRIANGLE_ATTRIBUTES = Struct("BuiltInTriangleIntersectionAttributes", (StructField("barycentrics", _F2),))
+
+# D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES
+MAX_ATTRIBUTE_BYTES = 32
+
+
+class RayStage(ValueRecord):
+    """What a library entry of one kind takes: its parameters in order, each ('payload' | 'attributes' |
+    'callable', direction)."""
+
+    name: str                               # the [shader("...")] spelling, also the IR stage name
+    params: tuple[tuple[str, str], ...]
+    title: str                              # for messages: 'closest-hit shader'
+
+
+STAGE_RULES: dict[str, RayStage] = {s.name: s for s in (
+    RayStage("raygeneration", (), "ray-generation shader"),
+    RayStage("intersection", (), "intersection shader"),
+    RayStage("anyhit", (("payload", "inout"), ("attributes", "in")), "any-hit shader"),
+    RayStage("closesthit", (("payload", "inout"), ("attributes", "in")), "closest-hit shader"),
+    RayStage("miss", (("payload", "inout"),), "miss shader"),
+    RayStage("callable", (("callable", "inout"),), "callable shader"),
+)}
+RT_STAGES = tuple(STAGE_RULES)
+
+
+def is_ray_stage(stage: str) -> bool:
+    return stage in STAGE_RULES
+
+
+def payload_size(t: Type) -> int:
+    """A payload's, attribute struct's or callable data's size in bytes as D3D counts it (packed
+    scalars, 4-byte aligned: the D3D12 limits compare with this)."""
+    return layout_of(t, "dx_structured").size

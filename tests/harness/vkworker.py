@@ -16,6 +16,7 @@ import sys
 import traceback
 
 import vkaccel  # the acceleration-structure builder beside this script (runs in the worker only)
+import vkraytrace  # ray-tracing pipelines and shader binding tables (worker only)
 import vulkan as vk
 
 ffi = vk.ffi
@@ -791,6 +792,7 @@ _OPS = {
     "compute": lambda ctx, r: run_compute(ctx, r["spirv"], r["entry"], r["buffers"], r["groups"], r["push"],
                                           r.get("spec")),
     "graphics": run_graphics,
+    "raytrace": lambda ctx, r: vkraytrace.run(ctx, r, Resources, Descriptors, _submit_and_wait),
     "info": lambda ctx, r: {"device": ctx.props.deviceName, "api": ctx.props.apiVersion,
                             "features": ctx.feature_flags()},
     "crash": lambda ctx, r: _crash(ctx, r.get("how", "exit")),

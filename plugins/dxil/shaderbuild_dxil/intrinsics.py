@@ -699,7 +699,15 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler here (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
-UNSUPPORTED_INTRINSICS: dict[str, str] = {}
+UNSUPPORTED_INTRINSICS: dict[str, str] = {
+    name: "DXR ray-tracing libraries are not lowered to DXIL yet (dx.op TraceRay, ReportHit, CallShader and "
+          "the ray system values)"
+    for name in ("DispatchRaysIndex", "DispatchRaysDimensions", "WorldRayOrigin", "WorldRayDirection", "RayTMin",
+                 "RayTCurrent", "RayFlags", "InstanceIndex", "InstanceID", "PrimitiveIndex", "GeometryIndex",
+                 "ObjectRayOrigin", "ObjectRayDirection", "ObjectToWorld3x4", "WorldToObject3x4", "ObjectToWorld4x3",
+                 "WorldToObject4x3", "HitKind", "IgnoreHit", "AcceptHitAndEndSearch", "TraceRay", "ReportHit",
+                 "CallShader")
+}
 _HANDLERS.update(RAYQUERY_HANDLERS)
 NATIVE_INTRINSICS = frozenset(_HANDLERS)
 

@@ -131,8 +131,10 @@ class TypeLowering:
         return self.b.type("OpTypeRayQueryKHR")
 
     def acceleration_structure(self) -> int:
-        """OpTypeAccelerationStructureKHR: a RaytracingAccelerationStructure (read by ray queries)."""
-        self._ray_query_capability()
+        """OpTypeAccelerationStructureKHR: a RaytracingAccelerationStructure (read by ray queries, or by
+        TraceRay in a ray-tracing library, whose RayTracingKHR capability declares the type too)."""
+        if "RayTracingKHR" not in self.b.capabilities:
+            self._ray_query_capability()
         return self.b.type("OpTypeAccelerationStructureKHR")
 
     def _ray_query_capability(self) -> None:

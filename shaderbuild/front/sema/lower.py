@@ -14,7 +14,7 @@ from ... import ir
 from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
 from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
-from ...ir.raytracing import RAYQUERY_MIN_SM
+from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...options import CompileOptions, Profile
@@ -24,6 +24,7 @@ from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
 from .rayquery import RayQueryLowering
+from .raytracing import RayTracingLowering
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
@@ -47,7 +48,8 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+               RayTracingLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
         self.options = options
@@ -57,6 +59,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope(_predefined_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
+        self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
+        self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -323,6 +327,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
+        self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
         self.declare(d.name, TypeSymbol(st), d.loc)
@@ -762,9 +767,21 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 self.cbuffer(d)
             else:
                 self.declare_type_like(d)
-        entry = self.find_entry(main_file)
-        self.check_recursion(entry)
-        order = self.reachable(entry)
+        library = self.profile.stage == "library"
+        shaders = self.library_shaders(main_file) if library else []
+        entry = shaders[0][0] if library else self.find_entry(main_file)
+        order: list[FuncInfo] = []
+        seen_ids: set[int] = set()
+        for root, kind in shaders or [(entry, "")]:     # a library: every shader's functions, callees first
+            self.check_recursion(root)
+            reached = self.reachable(root)
+            order += [f for f in reached if id(f) not in seen_ids]
+            seen_ids.update(id(f) for f in reached)
+            # a shader runs the static initialisers too (its wrapper calls them first)
+            inits = self.reachable(self.static_init_info) if library else []
+            stage_errors = self.check_shader_stages(root, kind, reached + inits) if library else []
+            if stage_errors:
+                raise CompileError(stage_errors[:1])
         if self.profile.stage == "hull":
             self.patch_constant = find_patch_constant_function(self, entry)
             self.check_recursion(self.patch_constant)
@@ -786,9 +803,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.finish_globals_block([f.ir_func for f in self.funcs])
         module.functions = [f.ir_func for f in order]
         module.globals = used_heap_views_only(self.globals, module.functions)
-        module.entry = self.entry_point(entry)
-        if self.static_init.body:
-            module.entry.static_init = self.static_init
+        if library:
+            module.entries = [self.ray_entry_point(f, kind) for f, kind in shaders]
+        else:
+            module.entry = self.entry_point(entry)
+        for ep in ir.entry_points(module):
+            if self.static_init.body:
+                ep.static_init = self.static_init
         module.source_files = source_files
         module.spec_constants = self.spec_constants
         return module
