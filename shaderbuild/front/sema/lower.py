@@ -15,6 +15,7 @@ from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
+from ...ir.subobjects import SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
@@ -22,8 +23,9 @@ from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
 from .resources import ResourceLowering
-from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
+from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
+from .subobjects import declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
@@ -80,6 +82,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
+        self.subobjects: list[ir.Subobject] = []        # sema/subobjects.py
+        declare_constants(self)
         self.spec_locs: dict[int, SourceLoc] = {}
         self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)  # type: ignore[arg-type]  # no declaration
 
@@ -346,6 +350,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        if d.type.name in SUBOBJECT_KINDS:
+            obj = subobject_global(self, d, local_static)
+            self.declare(d.name, SubobjectSymbol(obj), d.loc)
+            self.subobjects.append(obj)
+            return
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
         q = d.qualifiers
@@ -779,6 +788,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             module.entry.static_init = self.static_init
         module.source_files = source_files
         module.spec_constants = self.spec_constants
+        module.subobjects = self.subobjects
         return module
 
     def find_entry(self, main_file: str) -> FuncInfo:
