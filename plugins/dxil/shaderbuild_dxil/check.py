@@ -47,8 +47,8 @@ def _fail(msg: str) -> DxilCheckError:
 def _legal_value_type(t: T.Type) -> bool:
     if t in _SCALARS:
         return True
-    if isinstance(t, T.StructType):
-        return t.name is not None and t.name.startswith("dx.types.") or t.name is None
+    if isinstance(t, T.StructType):     # a library's resource value (createHandleForLib's operand) is its struct
+        return t.name is None or t.name.startswith(("dx.types.", "class.", "struct."))
     if isinstance(t, T.PointerType):
         return True
     return False
@@ -62,13 +62,17 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
     m = lm.llmod
     defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
     bodies = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
+    if lm.library:
+        bodies = [lf.function for lf in lm.library]
     if defined != bodies:
         raise _fail("exactly one defined function (the entry) is expected, and a hull shader's "
-                    "patch-constant function after it")
+                    "patch-constant function after it (a library: one per exported shader)")
     stage, sm, native16 = ops.stage, ops.sm, ops.native16
+    # a library's operations are allowed when some shader kind of it may call them
+    stages = sorted({lf.kind for lf in lm.library}) if lm.library else [stage]
     for f in m.functions:
         if not f.blocks:
-            _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
+            _check_declaration_in(f.name, f.ftype, f.attrs, stages, sm, native16)
     for f in bodies:
         _check_instructions(f)
         if ssa:
@@ -159,6 +163,17 @@ def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str
     _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))  # type: ignore[arg-type]  # no module: declarations only
 
 
+def _check_declaration_in(name: str, ftype: T.FunctionType, attrs: tuple[str, ...], stages: list[str],
+                          sm: tuple[int, int], native16: bool) -> None:
+    for i, stage in enumerate(stages):
+        try:
+            _check_declaration_cached(name, ftype, attrs, stage, sm, native16)
+            return
+        except CompileError:
+            if i == len(stages) - 1:
+                raise
+
+
 @dataclass(frozen=True, slots=True)
 class _Decl:
     name: str
@@ -175,6 +190,15 @@ def _check_declaration(f, ops: OpEmitter) -> None:
     candidates = BY_FUNCTION_CLASS.get(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
+    typed = ".".join(parts[3:])
+    if typed.startswith(("struct.", "class.")):       # a user-type overload: dx.op.traceRay.struct.Payload
+        for op in candidates:
+            if op.overloads and op.overloads[0] in ("udt", "obj"):
+                ops.check(op, op.overloads[0])
+                if tuple(sorted(f.attrs)) != tuple(sorted(op.attrs)) or len(f.ftype.params) != len(op.params) + 1:
+                    raise _fail(f"{name} does not match the operation {op.name} ({f.ftype})")
+                return
+        raise _fail(f"{name}: no DXIL operation of class {cls} takes a user type")
     for op in candidates:
         if (ov is None) != (not op.overloads):
             continue
