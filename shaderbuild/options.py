@@ -12,14 +12,16 @@ from typing import ClassVar
 from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
 
-STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain"}
-_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds)_6_([0-8])$")
+STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain",
+          "lib": "library"}
+_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds|lib)_6_([0-8])$")
+LIBRARY_MIN_SM = (6, 3)     # DXR: ray-tracing libraries start at lib_6_3
 
 
 class Profile(ValueRecord):
     """A parsed shader profile."""
 
-    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain'
+    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain' | 'library'
     major: int
     minor: int
 
@@ -35,8 +37,13 @@ def parse_profile(text: str) -> Profile:
     """Parse a DXC profile such as 'cs_6_0' (SM 6.0 through 6.8)."""
     m = _PROFILE_RE.match(text)
     if not m:
-        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, hs_6_x or ds_6_x)")
-    return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
+        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, hs_6_x, "
+                    f"ds_6_x or lib_6_3..lib_6_8)")
+    profile = Profile(STAGES[m.group(1)], 6, int(m.group(2)))
+    if profile.stage == "library" and (profile.major, profile.minor) < LIBRARY_MIN_SM:
+        raise error(f"profile '{text}' is not supported: ray-tracing libraries need shader model 6.3 or higher "
+                    f"(lib_6_3..lib_6_8)")
+    return profile
 
 
 MAX_REGISTER = 2**32 - 1   # registers, spaces, Vulkan sets and bindings are 32-bit in DXIL and SPIR-V

@@ -140,6 +140,8 @@ class VarDecl(Node):
     register: Register | None = None
     packoffset: Register | None = None
     attributes: list[Attribute] = Record.factory(list)
+    # a [raypayload] field's `: read(caller, ...) : write(closesthit, ...)` qualifiers: kind -> stages
+    payload_access: dict[str, tuple[str, ...]] | None = None
 
 
 class FuncDecl(Node):
@@ -160,6 +162,7 @@ class StructDecl(Node):
     methods: list[FuncDecl] = Record.factory(list)
     base: TypeRef | None = None
     template_params: list[str] | None = None
+    attributes: list[Attribute] = Record.factory(list)   # `struct [raypayload] P { ... }`
 
 
 class SizeOf(Expr):

@@ -29,6 +29,8 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "outputcontrolpoints": (1, 1),
     "patchconstantfunc": (1, 1),
     "maxtessfactor": (1, 1),
+    "shader": (1, 1),
+    "raypayload": (0, 0),
     "vk::binding": (1, 2),
     "vk::counter_binding": (1, 1),
     "vk::offset": (1, 1),

@@ -33,7 +33,8 @@ TEMPLATE_TYPES = frozenset({
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
     "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch",
 })
-OTHER_TYPES = frozenset({"void", "string", *SUBOBJECT_KINDS})
+OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
+                         *SUBOBJECT_KINDS})
 
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
@@ -315,8 +316,23 @@ class Parser:
                 reg = self.register_spec(t, "packoffset")
                 if isinstance(decl, ast.VarDecl):
                     decl.packoffset = reg
+            elif t.text in ("read", "write") and self.at("(") and isinstance(decl, ast.VarDecl):
+                self.payload_access(decl, t)
             else:
                 decl.semantic = t.text
+
+    def payload_access(self, decl: ast.VarDecl, kw: Token) -> None:
+        """A [raypayload] field's `read(stage, ...)` / `write(stage, ...)` qualifier (sema checks the names)."""
+        self.expect("(")
+        stages = [] if self.at(")") else [self.ident("a shader stage").text]
+        while self.accept(","):
+            stages.append(self.ident("a shader stage").text)
+        self.expect(")")
+        access = decl.payload_access if decl.payload_access is not None else {}
+        if kw.text in access:
+            raise error(f"'{kw.text}' is given twice for payload field '{decl.name}'", kw.loc)
+        access[kw.text] = tuple(stages)
+        decl.payload_access = access
 
     def take_register(self, current: ast.Register | None, new: ast.Register) -> ast.Register | None:
         """Of several `register(...)` clauses, one qualified with the compiled stage's profile
@@ -403,6 +419,7 @@ class Parser:
 
     def struct_decl(self) -> ast.StructDecl:
         kw = self.expect("struct")
+        struct_attrs = self.attributes()       # `struct [raypayload] Payload`
         name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
         name = name_tok.text if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
         self.user_types.add(name)
@@ -410,7 +427,7 @@ class Parser:
         if self.accept(":"):
             base = self.type_ref()
         self.expect("{", "to begin the struct body")
-        sd = ast.StructDecl(kw.loc, name, [], [], base)
+        sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs)
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")

@@ -15,7 +15,8 @@ Patterns (see sema/calls.py for resolution):
   b  bool scalar (condition)
 Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
 shape), I (int, same shape), K (the operand's kind at
-32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void).
+32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void);
+fixed types of the ray-tracing system values: u3 (uint3), f1 (float), f3 (float3), f3x4, f4x3.
 Kinds: f float (any width), i int, u uint, b bool.
 Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
 typed in sema/calls.py (`special_<name>`) and listed in SPECIAL.
@@ -51,6 +52,14 @@ def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[Int
 PIXEL = frozenset({"pixel"})
 PIXEL_COMPUTE = frozenset({"pixel", "compute"})
 COMPUTE = frozenset({"compute"})
+# the ray-tracing shader kinds (ir/raytracing.py) each DXR intrinsic is allowed in (D3D12 Raytracing spec)
+RAY_ALL = frozenset({"raygeneration", "intersection", "anyhit", "closesthit", "miss", "callable"})
+RAY_HIT_MISS = frozenset({"intersection", "anyhit", "closesthit", "miss"})
+RAY_HIT = frozenset({"intersection", "anyhit", "closesthit"})
+RAY_HIT_KIND = frozenset({"anyhit", "closesthit"})
+RAY_TRACE = frozenset({"raygeneration", "closesthit", "miss"})
+RAY_CALL = frozenset({"raygeneration", "closesthit", "miss", "callable"})
+_DXR = (6, 3)
 
 _TABLE: list[IntrinsicSig] = [
     *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
@@ -101,6 +110,23 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+    # DXR system values and ray-tracing calls (TraceRay, ReportHit and CallShader take a payload,
+    # attribute or callable-data struct: typed in sema/calls.py, listed in SPECIAL)
+    *_sigs("DispatchRaysIndex DispatchRaysDimensions", "", "u3", "u", stages=RAY_ALL, min_sm=_DXR),
+    *_sigs("WorldRayOrigin WorldRayDirection", "", "f3", stages=RAY_HIT_MISS, min_sm=_DXR),
+    *_sigs("RayTMin RayTCurrent", "", "f1", stages=RAY_HIT_MISS, min_sm=_DXR),
+    *_sigs("RayFlags", "", "u", "u", stages=RAY_HIT_MISS, min_sm=_DXR),
+    *_sigs("InstanceIndex InstanceID PrimitiveIndex", "", "u", "u", stages=RAY_HIT, min_sm=_DXR),
+    *_sigs("GeometryIndex", "", "u", "u", stages=RAY_HIT, min_sm=(6, 5)),
+    *_sigs("ObjectRayOrigin ObjectRayDirection", "", "f3", stages=RAY_HIT, min_sm=_DXR),
+    *_sigs("ObjectToWorld3x4 WorldToObject3x4", "", "f3x4", stages=RAY_HIT, min_sm=_DXR),
+    *_sigs("ObjectToWorld4x3 WorldToObject4x3", "", "f4x3", stages=RAY_HIT, min_sm=_DXR),
+    *_sigs("HitKind", "", "u", "u", stages=RAY_HIT_KIND, min_sm=_DXR),
+    *_sigs("IgnoreHit AcceptHitAndEndSearch", "", "v", stages=frozenset({"anyhit"}), min_sm=_DXR, side_effects=True),
+    # (acceleration structure, flags, mask, hit-group offset, stride, miss index, RayDesc, inout payload)
+    *_sigs("TraceRay", "A u u u u u R P", "v", stages=RAY_TRACE, min_sm=_DXR, side_effects=True),
+    *_sigs("ReportHit", "f u P", "b", stages=frozenset({"intersection"}), min_sm=_DXR, side_effects=True),
+    *_sigs("CallShader", "u P", "v", stages=RAY_CALL, min_sm=_DXR, side_effects=True),
 ]
 
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
@@ -114,7 +140,11 @@ ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor"
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
     "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
+    "TraceRay", "ReportHit", "CallShader",
 })
+# their last argument is a place (a caller temporary holding the payload / attributes / callable data;
+# the backend passes its address: DXIL a pointer, SPIR-V a variable of the ray-tracing storage class)
+RAY_CALLS = ("TraceRay", "ReportHit", "CallShader")
 
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
 SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero")

@@ -36,6 +36,7 @@ __all__ = [
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "Subobject", "PLACE_TYPES", "UNARY_OPS",
     "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
+    "entry_points",
 ]
 
 
@@ -47,6 +48,13 @@ class Storage(Enum):
     PUSH_CONSTANT = "push_constant"
     INPUT = "input"              # stage inputs (created by the entry wrapper pass)
     OUTPUT = "output"
+    # ray-tracing shader interfaces, for a target that binds them to variables (SPIR-V's raise passes):
+    # a TraceRay / CallShader call site's payload or callable data, and what a shader receives
+    RAY_PAYLOAD = "ray_payload"
+    INCOMING_RAY_PAYLOAD = "incoming_ray_payload"
+    HIT_ATTRIBUTE = "hit_attribute"
+    CALLABLE_DATA = "callable_data"
+    INCOMING_CALLABLE_DATA = "incoming_callable_data"
 
 
 class VkBinding(DataRecord):
@@ -408,7 +416,9 @@ class EntryPoint(Record):
     and stores `outputs` (all Storage.INPUT/OUTPUT globals with IOInfo)."""
 
     name: str
-    stage: str                   # 'compute' | 'vertex' | 'pixel' | 'geometry'
+    stage: str                   # 'compute' | 'vertex' | 'pixel' | 'geometry' | ... | a ray-tracing kind
+    #                              ('raygeneration', 'closesthit', ...: ir/raytracing.py; its wrapper keeps the
+    #                              payload/attribute parameters, which each backend binds its own way)
     source_function: Function
     function: Function | None = None
     numthreads: tuple[int, int, int] | None = None
@@ -432,6 +442,8 @@ class Module(Record):
     source_texts: dict[str, str] = Record.factory(dict)  # -Zi: file name as in SourceLoc -> text (debug info)
     root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
     subobjects: list[Subobject] = Record.factory(list)   # DXR state-object subobjects (ir/subobjects.py)
+    # a library (lib_6_x, stage 'library'): every exported shader, in source order (`entry` is None)
+    entries: list[EntryPoint] = Record.factory(list)
 
     @property
     def resources(self) -> list[Variable]:
@@ -541,6 +553,13 @@ def io_of(var: Variable) -> IOInfo:
     """The IOInfo of a stage input/output (the entry wrapper gives every INPUT/OUTPUT global one)."""
     assert var.io is not None, f"{var.name} is not a stage input/output"
     return var.io
+
+
+def entry_points(module: Module) -> list[EntryPoint]:
+    """Every entry point: a library's shaders, else the one entry (none for hand-built test modules)."""
+    if module.entries:
+        return module.entries
+    return [module.entry] if module.entry is not None else []
 
 
 def entry_of(module: Module) -> EntryPoint:

@@ -16,6 +16,7 @@ from typing import Any
 from . import nodes as n
 from . import types as t
 from .printer import expr_str
+from .raytracing import is_ray_stage
 
 __all__ = ["IRValidationError", "validate_module"]
 
@@ -384,29 +385,35 @@ def validate_module(module: n.Module, after: str = "sema") -> None:
         raise IRValidationError(f"after {after}: {e}") from None
 
 
-def _validate(module: n.Module) -> None:
-    entry = module.entry
-    if entry is None:
-        raise IRValidationError("module has no entry point")
-    functions = {id(f) for f in module.functions}
-    if len(functions) != len(module.functions):
-        raise IRValidationError("a function appears twice in the module")
+def _check_entry(entry: n.EntryPoint, functions: set[int]) -> None:
     if id(entry.source_function) not in functions and entry.function is None:
         raise IRValidationError(f"entry function '{entry.source_function.name}' is not a function of the module")
     if entry.function is not None:
         wrapper = entry.function
         if id(wrapper) not in functions:
             raise IRValidationError(f"entry wrapper '{wrapper.name}' is not a function of the module")
-        if wrapper.params or wrapper.return_type is not t.VOID:
+        # a ray-tracing shader's wrapper keeps its payload / attribute parameters (ir/raytracing.py)
+        if (wrapper.params and not is_ray_stage(entry.stage)) or wrapper.return_type is not t.VOID:
             raise IRValidationError(f"entry wrapper '{wrapper.name}' is not a parameterless void function")
     if entry.static_init is not None and id(entry.static_init) not in functions:
         raise IRValidationError(f"static initialiser '{entry.static_init.name}' is not a function of the module")
-    globals_ = {id(g) for g in module.globals}
-    globals_.update(id(v) for v in entry.inputs)
-    globals_.update(id(v) for v in entry.outputs)
     for v in entry.inputs + entry.outputs:
         if v.io is None or v.storage not in (n.Storage.INPUT, n.Storage.OUTPUT):
             raise IRValidationError(f"stage variable '{v.name}' has no IOInfo or is not input/output storage")
+
+
+def _validate(module: n.Module) -> None:
+    entries = n.entry_points(module)
+    if not entries:
+        raise IRValidationError("module has no entry point")
+    functions = {id(f) for f in module.functions}
+    if len(functions) != len(module.functions):
+        raise IRValidationError("a function appears twice in the module")
+    globals_ = {id(g) for g in module.globals}
+    for entry in entries:
+        _check_entry(entry, functions)
+        globals_.update(id(v) for v in entry.inputs)
+        globals_.update(id(v) for v in entry.outputs)
     for g in module.globals:
         if g.storage is n.Storage.FUNCTION:
             raise IRValidationError(f"global '{g.name}' has function storage")

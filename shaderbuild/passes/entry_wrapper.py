@@ -16,6 +16,7 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
+from ..ir.clone import clone_expr
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
@@ -373,6 +374,9 @@ def _adapt(value: ir.Expr, to: ir.Type) -> ir.Expr:
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
+    if module.entries:
+        _ray_wrappers(module)
+        return
     ep = module.entry
     if ep is None or ep.function is not None:
         return
@@ -407,6 +411,45 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     ep.function = wrapper
     if module.stage == "hull" and ep.tess is not None and ep.tess.patch_source is not None:
         _patch_constant_wrapper(module, b, ep.tess)
+
+
+def _ray_wrappers(module: ir.Module) -> None:
+    """A library's shaders: each wrapper runs the static initialisers, then calls the HLSL function with
+    the payload / attributes / callable data it receives as parameters of its own (ir/raytracing.py:
+    DXIL passes them as pointers, SPIR-V binds them to variables of the ray-tracing storage classes)."""
+    inits = [g for g in module.globals if g.storage is ir.Storage.PRIVATE and g.init is not None]
+    for ep in module.entries:
+        if ep.function is not None:
+            continue
+        src = ep.source_function
+        body: list[ir.Stmt] = []
+        if ep.static_init is not None:
+            body.append(ir.Eval(ir.Call(ep.static_init, [], ir.VOID)))
+        for g in inits:
+            assert g.init is not None
+            body.append(ir.Store(ir.VarRef(g), clone_expr(g.init, {})))
+        params: list[ir.Param] = []
+        locals_: list[ir.Variable] = []
+        args: list[ir.Expr] = []
+        after: list[ir.Stmt] = []
+        for p in src.params:
+            var = ir.Variable(p.var.name, p.var.type, ir.Storage.FUNCTION, p.var.loc)
+            params.append(ir.Param(var, p.direction))
+            if p.direction == "in":
+                args.append(ir.Load(ir.VarRef(var), var.type))
+                continue
+            tmp = ir.Variable(f"{p.var.name}.arg", var.type, ir.Storage.FUNCTION)
+            locals_.append(tmp)
+            body.append(ir.Store(ir.VarRef(tmp), ir.Load(ir.VarRef(var), var.type)))
+            args.append(ir.VarRef(tmp))
+            after.append(ir.Store(ir.VarRef(var), ir.Load(ir.VarRef(tmp), var.type)))
+        body += [ir.Eval(ir.Call(src, args, ir.VOID)), *after, ir.Return()]
+        src.name = f"src.{ep.name}"
+        wrapper = ir.Function(ep.name, params, ir.VOID, body, locals_, src.loc)
+        module.functions.append(wrapper)
+        ep.function = wrapper
+    for g in inits:
+        g.init = None
 
 
 def _patch_constant_wrapper(module: ir.Module, b: _Builder, tess: ir.TessInfo) -> None:

@@ -119,20 +119,22 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     as written and its own calls are inlined in the copy, so a chain of N functions costs O(N)),
     and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS keeps
     its remaining calls."""
-    entry = module.entry
-    if options.passes_level < 1 or entry is None:
+    entries = ir.entry_points(module)
+    if options.passes_level < 1 or not entries:
         return
-    roots = [entry.function or entry.source_function]
-    if entry.tess is not None and entry.tess.patch_function is not None:
-        roots.append(entry.tess.patch_function)     # a hull shader's second entry (patch constants)
+    roots = [entry.function or entry.source_function for entry in entries]    # a library: every shader
+    for entry in entries:
+        if entry.tess is not None and entry.tess.patch_function is not None:
+            roots.append(entry.tess.patch_function)     # a hull shader's second entry (patch constants)
     counter, budget = [0], [MAX_INLINED_STMTS]
     reached: set[int] = set()
     for root in roots:
         root.body = _inline_all(root, root.body, counter, budget)
         reached |= _reached(root)
     module.functions = [f for f in module.functions if id(f) in reached]
-    if entry.static_init is not None and id(entry.static_init) not in reached:
-        entry.static_init = None        # inlined into the wrapper
+    for entry in entries:
+        if entry.static_init is not None and id(entry.static_init) not in reached:
+            entry.static_init = None        # inlined into the wrapper
 
 
 def _call_of(s: ir.Stmt) -> ir.Call | None:

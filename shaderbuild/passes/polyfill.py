@@ -353,8 +353,8 @@ def run(module: ir.Module, names: Iterable[str]) -> None:
         return
     seen: set[int] = set()
     fns = [*module.functions]
-    if module.entry is not None:
-        fns += [f for f in (module.entry.function, module.entry.static_init, module.entry.source_function) if f]
+    for entry in ir.entry_points(module):
+        fns += [f for f in (entry.function, entry.static_init, entry.source_function) if f]
     for fn in fns:
         if id(fn) not in seen:
             seen.add(id(fn))

@@ -37,8 +37,8 @@ def _is_local_resource(v: ir.Variable) -> bool:
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
-    entry = module.entry.source_function if module.entry is not None else None
-    targets = {id(f) for f in module.functions if _takes_resources(f) and f is not entry}   # GS streams stay
+    entries = {id(e.source_function) for e in ir.entry_points(module)}
+    targets = {id(f) for f in module.functions if _takes_resources(f) and id(f) not in entries}   # GS streams stay
     needs = targets or any(_is_local_resource(v) for f in module.functions for v in f.locals)
     if not needs:
         return

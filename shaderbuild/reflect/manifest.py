@@ -238,6 +238,8 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
 
     if any(ir.binding_of(v).vk is None for v in (*module.resources, *module.heap_views)):
         _derive_vulkan_view(module, options)
+    if module.entries:
+        return _library_manifest(module, options, source_name, backend_reflection, caps)
     ep = module.entry
     assert ep is not None
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
@@ -284,6 +286,41 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         out["root_signature"] = {**manifest_view(module.root_signature),   # type: ignore[arg-type]
                                  "vulkan": vulkan_layout(out["resources"], out["push_constants"], ep.stage)}
     return out
+
+
+def _library_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
+                      caps: Capabilities) -> dict:
+    """A ray-tracing library (lib_6_x): no single entry, but every exported shader with its kind and
+    the sizes a state object / pipeline and its shader tables need (payload, hit attributes, callable
+    data, in bytes as D3D counts them)."""
+    from .usage import used_globals
+
+    used = used_globals(module)
+    out: dict = {
+        "format": FORMAT,
+        "manifest_version": MANIFEST_VERSION,
+        "source": source_name,
+        "target": options.target,
+        "library": {"profile": options.profile, "shaders": [_library_shader(ep) for ep in module.entries]},
+        "resources": [_resource_entry(v, options, id(v) in used) for v in module.resources],
+        "push_constants": [],
+        "backend": _unbounded_spelling(backend_reflection),
+    }
+    if caps.specialization_constants:
+        out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
+                                 for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    return out
+
+
+def _library_shader(ep: ir.EntryPoint) -> dict:
+    from ..ir.raytracing import STAGE_RULES, payload_size
+
+    shader: dict = {"name": ep.name, "kind": ep.stage}
+    for (role, _), p in zip(STAGE_RULES[ep.stage].params, ep.source_function.params):
+        key = {"payload": "payload_bytes", "attributes": "attribute_bytes", "callable": "callable_data_bytes"}[role]
+        shader[key] = payload_size(p.var.type)
+        shader[key.replace("_bytes", "_type")] = str(p.var.type)
+    return shader
 
 
 def _unbounded_spelling(value):

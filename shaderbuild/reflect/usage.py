@@ -7,11 +7,9 @@ from .. import ir
 
 
 def used_globals(module: ir.Module) -> set[int]:
-    """ids of the global variables referenced from the entry point and everything it calls."""
-    ep = module.entry
-    if ep is None:
-        return set()
-    roots = [f for f in (ep.function or ep.source_function, ep.static_init) if f is not None]
+    """ids of the global variables referenced from the entry point(s) and everything they call."""
+    roots = [f for ep in ir.entry_points(module)      # a library: every shader
+             for f in (ep.function or ep.source_function, ep.static_init) if f is not None]
     global_ids = {id(g) for g in module.globals}
     seen_fns: set[int] = set()
     used: set[int] = set()

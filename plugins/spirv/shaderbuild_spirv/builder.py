@@ -58,6 +58,7 @@ class ModuleBuilder:
         self.annotations: list[int] = []
         self.globals: list[int] = []          # types, constants, global variables (in order)
         self.functions: list[int] = []
+        self.variables: list[int] = []       # every global OpVariable's id (entry-point interfaces)
         self._interned: dict[tuple, int] = {}
         self._decorated: set[tuple] = set()
 
@@ -140,6 +141,7 @@ class ModuleBuilder:
         if init is not None:
             ops.append(init)
         self.globals += inst("OpVariable", ops)
+        self.variables.append(vid)
         return vid
 
     def ext_inst_number(self, name: str) -> int:

@@ -562,6 +562,70 @@ def builtin_input(fe: ExprEmitter, builtin: str, t: Type) -> int:
     return vid
 
 
+# ---------------------------------------------------------------- ray tracing (SPV_KHR_ray_tracing)
+
+# DXR system value -> (SPIR-V BuiltIn, its type); the 3x4 matrices are the transposed 4x3 built-in
+_RAY_BUILTINS: dict[str, tuple[str, Type]] = {
+    "DispatchRaysIndex": ("LaunchIdKHR", Vector(UINT, 3)), "DispatchRaysDimensions": ("LaunchSizeKHR", Vector(UINT, 3)),
+    "WorldRayOrigin": ("WorldRayOriginKHR", Vector(FLOAT, 3)),
+    "WorldRayDirection": ("WorldRayDirectionKHR", Vector(FLOAT, 3)),
+    "ObjectRayOrigin": ("ObjectRayOriginKHR", Vector(FLOAT, 3)),
+    "ObjectRayDirection": ("ObjectRayDirectionKHR", Vector(FLOAT, 3)),
+    "RayTMin": ("RayTminKHR", FLOAT), "RayTCurrent": ("RayTmaxKHR", FLOAT), "RayFlags": ("IncomingRayFlagsKHR", UINT),
+    "InstanceIndex": ("InstanceId", UINT), "InstanceID": ("InstanceCustomIndexKHR", UINT),
+    "GeometryIndex": ("RayGeometryIndexKHR", UINT), "PrimitiveIndex": ("PrimitiveId", UINT),
+    "HitKind": ("HitKindKHR", UINT),
+    "ObjectToWorld4x3": ("ObjectToWorldKHR", Matrix(FLOAT, 4, 3)), "ObjectToWorld3x4": ("ObjectToWorldKHR", Matrix(FLOAT, 4, 3)),
+    "WorldToObject4x3": ("WorldToObjectKHR", Matrix(FLOAT, 4, 3)), "WorldToObject3x4": ("WorldToObjectKHR", Matrix(FLOAT, 4, 3)),
+}
+
+
+def _ray_system_value(fe: ExprEmitter, e: Intrinsic) -> int:
+    builtin, t = _RAY_BUILTINS[e.name]
+    value = fe.op("OpLoad", fe.tid(t), builtin_input(fe, builtin, t))
+    if e.name.endswith("3x4"):
+        value = fe.op("OpTranspose", fe.tid(e.type), value)
+    return value
+
+
+def _ray_terminator(opname: str) -> Lowering:
+    """IgnoreHit / AcceptHitAndEndSearch end the invocation: the block ends with them."""
+    def lower(fe: ExprEmitter, e: Intrinsic) -> None:
+        fe.terminate(opname)  # type: ignore[attr-defined]  # FunctionEmitter's (a statement's expression)
+        return None
+    return lower
+
+
+def _ray_pointer(fe: ExprEmitter, place) -> int:
+    """The variable the raise pass (raytracing.py) gave a payload / callable-data argument."""
+    p = fe.place(place)
+    assert isinstance(p, Ptr)
+    return fe.pointer(p)
+
+
+def _trace_ray(fe: ExprEmitter, e: Intrinsic) -> None:
+    accel_t = fe.b.type("OpTypeAccelerationStructureKHR")
+    accel = fe.op("OpLoad", accel_t, _ray_pointer(fe, e.args[0]))
+    flags, mask, offset, stride, miss = (fe.expr(a) for a in e.args[1:6])
+    ray = fe.expr(e.args[6])
+    f3, f = fe.tid(Vector(FLOAT, 3)), fe.tid(FLOAT)
+    origin, tmin = fe.op("OpCompositeExtract", f3, ray, 0), fe.op("OpCompositeExtract", f, ray, 1)
+    direction, tmax = fe.op("OpCompositeExtract", f3, ray, 2), fe.op("OpCompositeExtract", f, ray, 3)
+    fe.void_op("OpTraceRayKHR", accel, flags, mask, offset, stride, miss, origin, tmin, direction, tmax,
+               _ray_pointer(fe, e.args[7]))
+    return None
+
+
+def _report_hit(fe: ExprEmitter, e: Intrinsic) -> int:
+    t_hit, kind = fe.expr(e.args[0]), fe.expr(e.args[1])     # the attributes are in their variable already
+    return fe.op("OpReportIntersectionKHR", fe.tid(BOOL), t_hit, kind)
+
+
+def _call_shader(fe: ExprEmitter, e: Intrinsic) -> None:
+    fe.void_op("OpExecuteCallableKHR", fe.expr(e.args[0]), _ray_pointer(fe, e.args[1]))
+    return None
+
+
 # ---------------------------------------------------------------- misc
 
 def _sincos(fe: ExprEmitter, e: Intrinsic) -> None:
@@ -719,6 +783,10 @@ TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
               "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
+TABLE.update({name: _ray_system_value for name in _RAY_BUILTINS})
+TABLE.update({"IgnoreHit": _ray_terminator("OpIgnoreIntersectionKHR"),
+              "AcceptHitAndEndSearch": _ray_terminator("OpTerminateRayKHR"),
+              "TraceRay": _trace_ray, "ReportHit": _report_hit, "CallShader": _call_shader})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)

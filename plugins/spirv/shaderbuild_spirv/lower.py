@@ -8,7 +8,7 @@ storage classes, stage I/O decorations, the entry point and its interface.
 from __future__ import annotations
 
 from shaderbuild.diagnostics import error
-from shaderbuild.ir import entry_of
+from shaderbuild.ir import entry_points, wrapper_of
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
     Call,
@@ -50,6 +50,13 @@ _GS_INPUT_MODES = {"point": "InputPoints", "line": "InputLines", "triangle": "Tr
                    "lineadj": "InputLinesAdjacency", "triangleadj": "InputTrianglesAdjacency"}
 _GS_OUTPUT_MODES = {"point": "OutputPoints", "line": "OutputLineStrip", "triangle": "OutputTriangleStrip"}
 _STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
+# ray-tracing library shaders (raytracing.py makes these variables)
+RAY_EXECUTION_MODELS = {"raygeneration": "RayGenerationKHR", "intersection": "IntersectionKHR",
+                        "anyhit": "AnyHitKHR", "closesthit": "ClosestHitKHR", "miss": "MissKHR",
+                        "callable": "CallableKHR"}
+_RAY_STORAGE_CLASSES = {Storage.RAY_PAYLOAD: "RayPayloadKHR", Storage.INCOMING_RAY_PAYLOAD: "IncomingRayPayloadKHR",
+                        Storage.HIT_ATTRIBUTE: "HitAttributeKHR", Storage.CALLABLE_DATA: "CallableDataKHR",
+                        Storage.INCOMING_CALLABLE_DATA: "IncomingCallableDataKHR"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
                   "sample": "Sample", "linear": None, "pervertex": "PerVertexKHR"}
 _INTERPOLATION_CAPS = {"Sample": "SampleRateShading", "PerVertexKHR": "FragmentBarycentricKHR"}
@@ -134,6 +141,8 @@ def _stmt_exprs(s) -> list[Expr]:
 def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default",
                  debug_command_line: str | None = None) -> Lowered:
     """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
+    if module.entries:
+        return _lower_library(module, target_env, vk_layout)
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry
@@ -176,15 +185,59 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     return Lowered(b.assemble(), version, resources)
 
 
+def _lower_library(module: Module, target_env: str, vk_layout: str) -> Lowered:
+    """A ray-tracing library: one module, one entry point per shader (SPV_KHR_ray_tracing needs
+    SPIR-V 1.4, so below it the library is SPIR-V 1.4, as Vulkan 1.1 with VK_KHR_spirv_1_4 reads it).
+    Each entry point's interface lists every global its functions use (SPIR-V 1.4 rule)."""
+    from .opt.module import id_operands
+
+    version = max(spirv_version(target_env), (1, 4))
+    b = ModuleBuilder(version)
+    b.capability("Shader")
+    b.capability("RayTracingKHR")
+    b.extension("SPV_KHR_ray_tracing")
+    T = TypeLowering(b)
+    R = ResourceLowering(T, True, vk_layout)
+    ctx = Ctx(b, T, R, "library", None)
+    for c in module.spec_constants:
+        T.spec_const(c)
+    resources, initializers = _lower_globals(ctx, module)
+    wrappers = {id(ep.function): ep for ep in module.entries if ep.function is not None}
+    funcs: list[Function] = []
+    reached: dict[int, list[Function]] = {}
+    for ep in module.entries:
+        reached[id(ep)] = reachable_functions(module, wrapper_of(ep))
+        funcs += [f for f in reached[id(ep)] if f not in funcs]
+    for f in funcs:
+        ctx.func_ids[f] = b.new_id()
+
+    def run_initializers(fe: FunctionEmitter) -> None:
+        for g in initializers:
+            assert g.init is not None
+            fe.store(fe.place(VarRef(g)), fe.expr(g.init))
+
+    uses: dict[Function, set[int]] = {}
+    for f in funcs:
+        words = FunctionEmitter(ctx, f, run_initializers if id(f) in wrappers else None).emit()
+        uses[f] = id_operands(words)
+        b.functions += words
+    variables = set(b.variables)
+    for ep in module.entries:
+        fid = ctx.func_ids[wrapper_of(ep)]
+        interface = sorted({v for f in reached[id(ep)] for v in uses[f] if v in variables})
+        b.entry_point(RAY_EXECUTION_MODELS[ep.stage], fid, ep.name, interface)
+    return Lowered(b.assemble(), version, resources)
+
+
 def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Variable]]:
     """Create every global variable; returns the resources and the globals whose
     initializer must run in the entry function."""
-    entry = entry_of(module)
+    entries = entry_points(module)
     b, T = ctx.b, ctx.T
     resources: list[ResourceVar] = []
     initializers: list[Variable] = []
     known = {id(g) for g in module.globals}
-    io_vars = [v for v in (*entry.inputs, *entry.outputs) if id(v) not in known]
+    io_vars = [v for entry in entries for v in (*entry.inputs, *entry.outputs) if id(v) not in known]
     spirv_14 = b.version >= (1, 4)
     for g in (*module.globals, *io_vars):
         if _is_resource(g):
@@ -195,8 +248,14 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
         elif g.storage == Storage.PUSH_CONSTANT:
             slot = _push_constant(T, g, vulkan_rule("push", ctx.R.vk_layout))
         elif g.storage in (Storage.INPUT, Storage.OUTPUT):
-            slot = _stage_io(T, g, entry.stage)
+            slot = _stage_io(T, g, ctx.stage)
             ctx.interface.append(slot.id)
+        elif g.storage in _RAY_STORAGE_CLASSES:
+            ray_sc = _RAY_STORAGE_CLASSES[g.storage]
+            slot = VarSlot(b.global_variable(T.ptr(ray_sc, T.tid(g.type)), ray_sc), ray_sc)
+            b.name(slot.id, g.name)
+            if g.io is not None and g.io.location is not None:
+                b.decorate(slot.id, "Location", g.io.location)
         else:
             sc = _STORAGE_CLASSES.get(g.storage)
             if sc is None:

@@ -5,6 +5,8 @@ change only a Vulkan binary).
   system_values   SV_* stage I/O -> SPIR-V BuiltIn per stage and direction (DXC's mapping)
   invert_y        -fvk-invert-y: the vertex Position output's y is negated
   dx_position_w   -fvk-use-dx-position-w: FragCoord.w read as D3D's w (1 / Vulkan's)
+  ray_interface   ray-tracing library shaders' payloads, hit attributes and callable data -> variables of
+                  the SPV_KHR_ray_tracing storage classes (raytracing.py)
   bindings        Vulkan descriptor sets and bindings (shaderbuild.passes.vk_bindings, strict:
                   two resources on one binding are an error in a Vulkan binary)
 """
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from shaderbuild import ir
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
+
+from .raytracing import ray_interface
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"
@@ -434,7 +438,7 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, bindings)
+RAISE_PASSES = (system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, ray_interface, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:

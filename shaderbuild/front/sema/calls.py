@@ -18,6 +18,9 @@ from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
+# return patterns of one fixed type (the ray-tracing system values)
+_FIXED_RETURNS: dict[str, ir.Type] = {"u3": ir.Vector(ir.UINT, 3), "f1": ir.FLOAT, "f3": ir.Vector(ir.FLOAT, 3),
+                                      "f3x4": ir.Matrix(ir.FLOAT, 3, 4), "f4x3": ir.Matrix(ir.FLOAT, 4, 3)}
 
 
 class CallLowering(SemaBase):
@@ -234,7 +237,9 @@ class CallLowering(SemaBase):
     # ------------------------------------------------------------ intrinsics
     def check_stage(self, name: str, stages, min_sm, loc: SourceLoc) -> None:
         stage = self.profile.stage
-        if stages is not None and stage not in stages:
+        if stage == "library" and stages is not None and self.fn_info is not None:
+            self.fn_info.stage_uses.append((name, stages, loc))    # checked per shader (sema/raytracing.py)
+        elif stages is not None and stage not in stages:
             allowed = ", ".join(sorted(stages))
             self.stage_error(f"intrinsic '{name}' is not allowed in {stage} shaders (allowed in: {allowed})", loc)
         if (self.profile.major, self.profile.minor) < min_sm:
@@ -394,7 +399,8 @@ class CallLowering(SemaBase):
             return ir.UINT
         if pattern == "u4":
             return ir.Vector(ir.UINT, 4)
-        return ir.VOID
+        fixed = _FIXED_RETURNS.get(pattern)
+        return fixed if fixed is not None else ir.VOID
 
     def _numeric_args(self, name, args, count, loc) -> list[ir.Expr]:
         if len(args) != count:

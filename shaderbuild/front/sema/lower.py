@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
+from ...ir.raytracing import HIT_KINDS, RAY_DESC, RAY_FLAGS, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_KINDS
@@ -22,6 +23,7 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
+from .raytracing import RayTracingLowering
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
@@ -46,7 +48,7 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering, RayTracingLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
         self.options = options
@@ -54,8 +56,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.profile = profile
         self.sink = sink
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
-        self.scope = self.global_scope = Scope()
+        self.scope = self.global_scope = Scope(_builtin_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
+        self.types.named.update({t.name: t for t in (RAY_DESC, TRIANGLE_ATTRIBUTES)})
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -318,6 +321,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
+        self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
         self.declare(d.name, TypeSymbol(st), d.loc)
@@ -759,9 +763,19 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 self.cbuffer(d)
             else:
                 self.declare_type_like(d)
-        entry = self.find_entry(main_file)
-        self.check_recursion(entry)
-        order = self.reachable(entry)
+        library = self.profile.stage == "library"
+        shaders = self.library_shaders(main_file) if library else []
+        entry = shaders[0][0] if library else self.find_entry(main_file)
+        order: list[FuncInfo] = []
+        seen_ids: set[int] = set()
+        for root, kind in shaders or [(entry, "")]:     # a library: every shader's functions, callees first
+            self.check_recursion(root)
+            reached = self.reachable(root)
+            order += [f for f in reached if id(f) not in seen_ids]
+            seen_ids.update(id(f) for f in reached)
+            stage_errors = self.check_shader_stages(root, kind, reached) if library else []
+            if stage_errors:
+                raise CompileError(stage_errors[:1])
         if self.profile.stage == "hull":
             self.patch_constant = find_patch_constant_function(self, entry)
             self.check_recursion(self.patch_constant)
@@ -783,9 +797,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.finish_globals_block([f.ir_func for f in self.funcs])
         module.functions = [f.ir_func for f in order]
         module.globals = used_heap_views_only(self.globals, module.functions)
-        module.entry = self.entry_point(entry)
-        if self.static_init.body:
-            module.entry.static_init = self.static_init
+        if library:
+            module.entries = [self.ray_entry_point(f, kind) for f, kind in shaders]
+        else:
+            module.entry = self.entry_point(entry)
+        for ep in ir.entry_points(module):
+            if self.static_init.body:
+                ep.static_init = self.static_init
         module.source_files = source_files
         module.spec_constants = self.spec_constants
         module.subobjects = self.subobjects
@@ -978,6 +996,14 @@ def definitely_assigned(body: list[ir.Stmt], var: ir.Variable) -> bool:
 
 def _has_unsized_param(info: FuncInfo) -> bool:
     return any(_unsized_value_array(t) for t in info.param_types)
+
+
+def _builtin_scope() -> Scope:
+    """The names every program sees and may shadow: RAY_FLAG_* and HIT_KIND_* (ir/raytracing.py)."""
+    scope = Scope()
+    for name, value in {**RAY_FLAGS, **HIT_KINDS}.items():
+        scope.names[name] = EnumConstSymbol(value, ir.UINT)
+    return scope
 
 
 def _has_field_semantics(t: ir.Type) -> bool:

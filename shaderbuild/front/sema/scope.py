@@ -24,7 +24,9 @@ class FuncInfo(Record):
     method_of: ir.Struct | None = None
     calls: list[tuple[FuncInfo, SourceLoc]] = Record.factory(list)
     instances: dict = Record.factory(dict)
-    stage_errors: list = Record.factory(list)   # reported only when reachable from the entry    # specialisations for unsized array parameters
+    stage_errors: list = Record.factory(list)   # reported only when reachable from the entry
+    # a library's stage-limited intrinsics: (name, allowed stages, loc), checked against each shader reaching it
+    stage_uses: list = Record.factory(list)    # specialisations for unsized array parameters
 
     def signature(self) -> str:
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))

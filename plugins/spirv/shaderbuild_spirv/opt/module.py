@@ -123,6 +123,18 @@ def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
     return t, r, tuple(uses)
 
 
+def id_operands(words: list[int]) -> set[int]:
+    """Every id an instruction stream (e.g. one function's words) uses as an operand."""
+    used: set[int] = set()
+    i = 0
+    while i < len(words):
+        n, op = words[i] >> 16, words[i] & 0xFFFF
+        w = words[i + 1:i + n]
+        used.update(w[j] for j in _layout(op, w)[2])
+        i += n
+    return used
+
+
 class Block:
     __slots__ = ("label", "insts")
 

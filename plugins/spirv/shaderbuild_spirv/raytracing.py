@@ -1,0 +1,148 @@
+"""The SPIR-V raise pass of ray-tracing libraries (SPV_KHR_ray_tracing): what a shader receives
+and what a TraceRay / CallShader / ReportHit passes become variables of the ray-tracing storage
+classes, as DXC makes them (SPIR-V.rst, "Raytracing in Vulkan and SPIRV"):
+
+  a shader's payload parameter        IncomingRayPayloadKHR (any-hit, closest-hit, miss)
+  a shader's hit attributes           HitAttributeKHR (any-hit, closest-hit)
+  a callable shader's parameter       IncomingCallableDataKHR
+  TraceRay's payload argument         RayPayloadKHR, one variable per call site (copied in and out)
+  CallShader's argument               CallableDataKHR, one variable per call site
+  ReportHit's attributes              HitAttributeKHR, one variable per attribute type
+
+The payload and callable-data variables get Locations in creation order (shader parameters in
+shader order, then call sites in function order), one counter for payloads and one for callable
+data, so no two variables of one entry point share a Location.  The wrappers lose their
+parameters: each is now a parameterless OpEntryPoint function.
+"""
+
+from __future__ import annotations
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.raytracing import STAGE_RULES
+from shaderbuild.options import CompileOptions
+
+_INCOMING = {"payload": ir.Storage.INCOMING_RAY_PAYLOAD, "attributes": ir.Storage.HIT_ATTRIBUTE,
+             "callable": ir.Storage.INCOMING_CALLABLE_DATA}
+_CALL_SITE = {"TraceRay": ir.Storage.RAY_PAYLOAD, "CallShader": ir.Storage.CALLABLE_DATA,
+              "ReportHit": ir.Storage.HIT_ATTRIBUTE}
+_PAYLOADS = (ir.Storage.RAY_PAYLOAD, ir.Storage.INCOMING_RAY_PAYLOAD)
+_CALLABLES = (ir.Storage.CALLABLE_DATA, ir.Storage.INCOMING_CALLABLE_DATA)
+
+
+class _Locations:
+    def __init__(self) -> None:
+        self.next = {"payload": 0, "callable": 0}
+
+    def assign(self, var: ir.Variable) -> None:
+        kind = "payload" if var.storage in _PAYLOADS else "callable" if var.storage in _CALLABLES else None
+        if kind is not None:
+            var.io = ir.IOInfo(kind, location=self.next[kind])
+            self.next[kind] += 1
+
+
+def ray_interface(module: ir.Module, options: CompileOptions) -> None:
+    """Bind every library shader's parameters and every ray-tracing call's argument to a variable."""
+    if not module.entries:
+        return
+    locations = _Locations()
+    for ep in module.entries:
+        wrapper = ir.wrapper_of(ep)
+        rule = STAGE_RULES[ep.stage]
+        renames: dict[int, ir.Variable] = {}
+        for (role, _), p in zip(rule.params, wrapper.params):
+            g = ir.Variable(f"{ep.name}.{p.var.name}", p.var.type, _INCOMING[role], p.var.loc)
+            locations.assign(g)
+            module.globals.append(g)
+            renames[id(p.var)] = g
+        wrapper.params = []
+        _rename(wrapper.body, renames)
+    attributes: dict[ir.Type, ir.Variable] = {}
+    for f in module.functions:
+        f.body = _call_sites(f.body, module, locations, attributes)
+    _check_one_attribute_type(module, attributes)
+
+
+def _rename(body: list[ir.Stmt], renames: dict[int, ir.Variable]) -> None:
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.VarRef) and id(e.var) in renames:
+            return ir.VarRef(renames[id(e.var)], e.loc)
+        return e
+
+    for s in ir.walk_stmts(body):
+        for name in type(s)._fields:
+            v = getattr(s, name)
+            if isinstance(v, ir.Expr):
+                setattr(s, name, ir.rewrite_expr(v, change))
+
+
+def _call_sites(body: list[ir.Stmt], module: ir.Module, locations: _Locations,
+                attributes: dict[ir.Type, ir.Variable]) -> list[ir.Stmt]:
+    """`body` with each TraceRay / CallShader / ReportHit passing a variable of its storage class."""
+    out: list[ir.Stmt] = []
+    for s in body:
+        if isinstance(s, ir.If):
+            s.then = _call_sites(s.then, module, locations, attributes)
+            s.else_ = _call_sites(s.else_, module, locations, attributes)
+        elif isinstance(s, ir.Loop):
+            s.body = _call_sites(s.body, module, locations, attributes)
+            s.continuing = _call_sites(s.continuing, module, locations, attributes)
+        elif isinstance(s, ir.Switch):
+            for c in s.cases:
+                c.body = _call_sites(c.body, module, locations, attributes)
+        call = _ray_call(s)
+        if call is None:
+            out.append(s)
+            continue
+        temp = call.args[-1]
+        assert isinstance(temp, ir.VarRef)      # sema passes a caller temporary (ir.intrinsics.RAY_CALLS)
+        t = temp.var.type
+        if call.name == "ReportHit":
+            g = attributes.get(t)
+            if g is None:
+                g = attributes[t] = ir.Variable(f"hit.attributes.{t}", t, ir.Storage.HIT_ATTRIBUTE, temp.var.loc)
+                module.globals.append(g)
+        else:
+            g = ir.Variable(f"{call.name}.{temp.var.name}", t, _CALL_SITE[call.name], temp.var.loc)
+            locations.assign(g)
+            module.globals.append(g)
+        out.append(ir.Store(ir.VarRef(g), ir.Load(ir.VarRef(temp.var), t)))
+        call.args[-1] = ir.VarRef(g)
+        out.append(s)
+        if call.name != "ReportHit":        # payload and callable data are inout
+            out.append(ir.Store(ir.VarRef(temp.var), ir.Load(ir.VarRef(g), t)))
+    return out
+
+
+def _ray_call(s: ir.Stmt) -> ir.Intrinsic | None:
+    e = s.expr if isinstance(s, ir.Eval) else s.value if isinstance(s, ir.Store) else None
+    if isinstance(e, ir.Intrinsic) and e.name in _CALL_SITE:
+        return e
+    return None
+
+
+def _check_one_attribute_type(module: ir.Module, attributes: dict[ir.Type, ir.Variable]) -> None:
+    """Vulkan allows one HitAttributeKHR variable per entry point: an intersection shader reports
+    one attribute type (the one its any-hit and closest-hit shaders receive)."""
+    if len(attributes) < 2:
+        return
+    for ep in module.entries:
+        used = ir.referenced_variables(_reached(ir.wrapper_of(ep)))
+        mine = [g for g in attributes.values() if id(g) in used]
+        if len(mine) > 1:
+            raise error(f"intersection shader '{ep.name}' reports hits with two attribute types ('{mine[0].type}' "
+                        f"and '{mine[1].type}'); Vulkan gives an entry point one hit-attribute variable",
+                        ep.source_function.loc)
+
+
+def _reached(f: ir.Function) -> list[ir.Function]:
+    seen: dict[int, ir.Function] = {}
+    stack = [f]
+    while stack:
+        g = stack.pop()
+        if id(g) in seen:
+            continue
+        seen[id(g)] = g
+        stack += [x.func for s in ir.walk_stmts(g.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+                  if isinstance(x, ir.Call)]
+    return list(seen.values())

@@ -1,0 +1,174 @@
+"""DXR ray-tracing libraries (lib_6_x): the exported shaders (`[shader("closesthit")]`, ...) and
+what each kind takes (ir/raytracing.py), the stage rules of the intrinsics every shader reaches
+(checked per shader: one library holds several kinds), and the calls that take a payload,
+attribute or callable-data struct (TraceRay, ReportHit, CallShader)."""
+
+from __future__ import annotations
+
+from ... import ir
+from ...diagnostics import Diagnostic, SourceLoc, error
+from ...ir.intrinsics import INTRINSICS
+from ...ir.raytracing import MAX_ATTRIBUTE_BYTES, RAY_DESC, STAGE_RULES, payload_size
+from .. import ast
+from .base import SemaBase
+from .scope import FuncInfo
+
+ACCEL = "RaytracingAccelerationStructure"
+# the stages a [raypayload] field's read(...) / write(...) qualifier may name
+PAYLOAD_ACCESS_STAGES = frozenset({"caller", "anyhit", "closesthit", "miss"})
+_WHAT = {"payload": "a payload parameter ('inout Payload payload')",
+         "attributes": "an attributes parameter ('BuiltInTriangleIntersectionAttributes attr' or a struct)",
+         "callable": "a callable-data parameter ('inout Params params')"}
+
+
+def shader_kind(decl: ast.FuncDecl) -> tuple[str, SourceLoc] | None:
+    """The kind a `[shader("...")]` attribute gives the function, with the attribute's position."""
+    for a in decl.attributes:
+        if a.name == "shader":
+            arg = a.args[0]
+            if not isinstance(arg, ast.StringLit):
+                raise error("the 'shader' attribute takes a string such as \"closesthit\"", arg.loc)
+            return arg.value, arg.loc
+    return None
+
+
+class RayTracingLowering(SemaBase):
+    """Mixin of Analyzer."""
+
+    # ------------------------------------------------------------ the library's shaders
+    def library_shaders(self, main_file: str) -> list[tuple[FuncInfo, str]]:
+        """Every defined function marked [shader("kind")], in source order; `-E name` keeps one."""
+        found: list[tuple[FuncInfo, str]] = []
+        for info in self.funcs:
+            marked = shader_kind(info.decl) if info.defined and info.method_of is None else None
+            if marked is None:
+                continue
+            kind, loc = marked
+            if kind not in STAGE_RULES:
+                kinds = ", ".join(f'"{k}"' for k in STAGE_RULES)
+                raise error(f"shader kind \"{kind}\" is not supported in a library (one of {kinds})", loc)
+            found.append((info, kind))
+        name = self.options.entry
+        chosen = [(f, k) for f, k in found if f.decl.name == name]
+        if chosen:
+            return chosen
+        if name and name != "main":
+            raise error(f"missing entry point definition '{name}': no function of that name is marked "
+                        f"[shader(\"...\")]", SourceLoc(main_file, 1, 1))
+        if not found:
+            raise error("a library exports its shaders with [shader(\"raygeneration\")], [shader(\"closesthit\")], "
+                        "...: no function here has one", SourceLoc(main_file, 1, 1))
+        return found
+
+    def check_shader_stages(self, info: FuncInfo, kind: str, reachable: list[FuncInfo]) -> list[Diagnostic]:
+        """The stage-limited intrinsics the shader reaches, against its kind."""
+        out = []
+        for f in reachable:
+            for name, stages, loc in f.stage_uses:
+                if kind not in stages:
+                    allowed = ", ".join(sorted(stages))
+                    via = "" if f is info else f" (called from {STAGE_RULES[kind].title} '{info.decl.name}')"
+                    out.append(Diagnostic("error", f"intrinsic '{name}' is not allowed in {kind} shaders "
+                                                   f"(allowed in: {allowed}){via}", loc))
+        return out
+
+    def ray_entry_point(self, info: FuncInfo, kind: str) -> ir.EntryPoint:
+        """A library shader's entry point, its parameters checked against its kind."""
+        d = info.decl
+        rule = STAGE_RULES[kind]
+        if not isinstance(info.return_type, ir.VoidType):
+            raise error(f"{rule.title} '{d.name}' must return void", d.loc)
+        if d.semantic is not None:
+            raise error(f"{rule.title} '{d.name}' takes no semantic", d.loc)
+        for i, (role, direction) in enumerate(rule.params):
+            if i >= len(d.params):
+                raise error(f"{rule.title} '{d.name}' needs {_WHAT[role]}", d.loc)
+            p, t, given = d.params[i], info.param_types[i], info.param_dirs[i]
+            noun = "callable data" if role == "callable" else role
+            if not isinstance(t, ir.Struct):
+                raise error(f"the {noun} of {rule.title} '{d.name}' must be a user-defined struct, not '{t}'", p.loc)
+            if given != direction:
+                raise error(f"the {noun} parameter '{p.name}' of {rule.title} '{d.name}' must be "
+                            f"{'declared inout' if direction == 'inout' else 'an in parameter'}, not {given}", p.loc)
+            if p.semantic is not None:
+                raise error(f"parameter '{p.name}' of {rule.title} '{d.name}' takes no semantic", p.loc)
+            if role == "attributes" and payload_size(t) > MAX_ATTRIBUTE_BYTES:
+                raise error(f"hit attributes '{t}' are {payload_size(t)} bytes; D3D12 allows at most "
+                            f"{MAX_ATTRIBUTE_BYTES}", p.loc)
+        if len(d.params) > len(rule.params):
+            extra = d.params[len(rule.params)]
+            nouns = ", ".join("callable data" if r == "callable" else r for r, _ in rule.params)
+            n = len(rule.params)
+            takes = f"{n} parameter{'s' if n != 1 else ''} ({nouns})" if n else "no parameters"
+            raise error(f"{rule.title} '{d.name}' takes {takes}: '{extra.name}' is one too many", extra.loc)
+        return ir.EntryPoint(d.name, kind, info.ir_func)
+
+    def check_payload_access(self, d: ast.StructDecl) -> None:
+        """`: read(...)` / `: write(...)` payload qualifiers name stages a payload visits."""
+        for f in d.fields:
+            for qualifier, stages in (f.payload_access or {}).items():
+                for s in stages:
+                    if s not in PAYLOAD_ACCESS_STAGES:
+                        raise error(f"'{s}' in {qualifier}(...) of payload field '{f.name}' is not a payload "
+                                    f"stage (caller, anyhit, closesthit or miss)", f.loc)
+
+    # ------------------------------------------------------------ TraceRay, ReportHit, CallShader
+    def _ray_struct(self, name: str, a: ast.Expr, what: str, inout: bool) -> tuple[ir.Expr | None, ir.Variable]:
+        """A caller temporary holding a payload / attribute / callable-data argument (its place,
+        written back after the call, when `inout`)."""
+        place = None
+        if inout:
+            if not self.is_place_expr(a):
+                raise error(f"the {what} argument of '{name}' must be a variable (it is inout)", a.loc)
+            place = self.place(a, for_write=True)
+            value = self.load(place)
+        else:
+            value = self.rvalue(a)
+        if not isinstance(value.type, ir.Struct):
+            raise error(f"the {what} argument of '{name}' must be a user-defined struct, not '{value.type}'", a.loc)
+        tmp = self.temp(value.type, what.replace(" ", "_"))
+        self.emit(ir.Store(ir.VarRef(tmp), value, a.loc))
+        return place, tmp
+
+    def _ray_call(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> None:
+        sig = INTRINSICS[name][0]
+        if len(args) != len(sig.params):
+            raise error(f"no matching intrinsic for call to '{name}': expected {len(sig.params)} arguments, "
+                        f"have {len(args)}", loc)
+        self.check_stage(name, sig.stages, sig.min_sm, loc)
+
+    def special_TraceRay(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:  # noqa: N802
+        self._ray_call(name, args, loc)
+        accel = self.place(args[0], for_write=False) if self.is_place_expr(args[0]) else self.rvalue(args[0])
+        if not (isinstance(accel.type, ir.Resource) and accel.type.kind == ACCEL):
+            raise error(f"the first argument of 'TraceRay' must be a {ACCEL}, not '{accel.type}'", args[0].loc)
+        values = [self.convert(self.rvalue(a), ir.UINT, a.loc) for a in args[1:6]]
+        ray = self.rvalue(args[6])
+        if ray.type != RAY_DESC:
+            raise error(f"the ray argument of 'TraceRay' must be a RayDesc, not '{ray.type}'", args[6].loc)
+        place, tmp = self._ray_struct(name, args[7], "payload", inout=True)
+        self.emit(ir.Eval(ir.Intrinsic(name, [accel, *values, ray, ir.VarRef(tmp)], ir.VOID), loc))
+        assert place is not None
+        self.emit(ir.Store(place, self.load(ir.VarRef(tmp)), loc))
+        return self.void_value(loc)
+
+    def special_CallShader(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:  # noqa: N802
+        self._ray_call(name, args, loc)
+        index = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+        place, tmp = self._ray_struct(name, args[1], "callable data", inout=True)
+        self.emit(ir.Eval(ir.Intrinsic(name, [index, ir.VarRef(tmp)], ir.VOID), loc))
+        assert place is not None
+        self.emit(ir.Store(place, self.load(ir.VarRef(tmp)), loc))
+        return self.void_value(loc)
+
+    def special_ReportHit(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:  # noqa: N802
+        self._ray_call(name, args, loc)
+        t_hit = self.convert(self.rvalue(args[0]), ir.FLOAT, args[0].loc)
+        kind = self.convert(self.rvalue(args[1]), ir.UINT, args[1].loc)
+        _, tmp = self._ray_struct(name, args[2], "attributes", inout=False)
+        if payload_size(tmp.type) > MAX_ATTRIBUTE_BYTES:
+            raise error(f"hit attributes '{tmp.type}' are {payload_size(tmp.type)} bytes; D3D12 allows at most "
+                        f"{MAX_ATTRIBUTE_BYTES}", args[2].loc)
+        result = self.temp(ir.BOOL, "accepted")
+        self.emit(ir.Store(ir.VarRef(result), ir.Intrinsic(name, [t_hit, kind, ir.VarRef(tmp)], ir.BOOL), loc))
+        return self.load(ir.VarRef(result))
