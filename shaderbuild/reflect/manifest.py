@@ -309,6 +309,10 @@ def _library_manifest(module: ir.Module, options: CompileOptions, source_name: s
     if caps.specialization_constants:
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    if module.subobjects:
+        from .subobjects import subobjects_view
+
+        out["subobjects"] = subobjects_view(module)
     return out
 
 

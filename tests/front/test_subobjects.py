@@ -107,3 +107,47 @@ def test_subobject_errors(decl, want):
 def test_pipeline_config1_needs_sm65():
     res = R.compile_hlsl("RaytracingPipelineConfig1 p = { 1, 0 };\n" + BODY, "main", "cs_6_4", "spirv")
     assert R.errors(res) == ["1:27: 'RaytracingPipelineConfig1' requires shader model 6.5 or higher"]
+
+
+LIBRARY = """\
+struct Payload { float4 color; };
+[shader("miss")] void miss(inout Payload p) { p.color = 0; }
+[shader("closesthit")] void hit(inout Payload p, BuiltInTriangleIntersectionAttributes a) { p.color = 1; }
+"""
+
+
+def _warnings(res) -> list[str]:
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in res.diagnostics if d.severity == "warning"]
+
+
+def test_hit_group_shader_of_the_wrong_kind_is_an_error():
+    res = R.compile_hlsl(LIBRARY + 'TriangleHitGroup hg = { "", "miss" };\n', "main", "lib_6_3", "spirv")
+    assert R.errors(res) == ["4:30: hit group 'hg': ClosestHit shader 'miss' is a miss shader, not a closesthit "
+                             "shader"]
+
+
+def test_names_from_other_libraries_are_warnings():
+    """A state object may combine libraries: a name this one does not define is not an error."""
+    src = LIBRARY + ('TriangleHitGroup hg = { "elsewhere", "hit" };\n'
+                     'SubobjectToExportsAssociation a = { "cfg", "hg;miss;nothere" };\n')
+    res = R.compile_hlsl(src, "main", "lib_6_3", "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    assert _warnings(res) == [
+        "4:26: hit group 'hg': AnyHit shader 'elsewhere' is not defined in this library",
+        "5:38: association 'a': subobject 'cfg' is not declared in this library",
+        "5:45: association 'a': export 'nothere' is not defined in this library"]
+    assert [o["name"] for o in res.manifest["subobjects"]] == ["hg", "a"]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_library_manifest_records_subobjects_on_both_targets(target):
+    src = LIBRARY + 'TriangleHitGroup hg = { "", "hit" };\nRaytracingShaderConfig c = { 16, 8 };\n'
+    res = R.compile_hlsl(src, "main", "lib_6_3", target)
+    assert res.ok, R.diagnostics_text(res)
+    jsonschema.validate({"subobjects": res.manifest["subobjects"]},
+                        {**SCHEMA, "required": [], "anyOf": [{}]})    # (the library keys are the dxr branch's)
+    assert res.manifest["subobjects"] == [
+        {"name": "hg", "kind": "TriangleHitGroup", "d3d12_type": 11, "hit_group_type": "triangles", "any_hit": None,
+         "closest_hit": "hit", "intersection": None},
+        {"name": "c", "kind": "RaytracingShaderConfig", "d3d12_type": 9, "max_payload_size": 16,
+         "max_attribute_size": 8}]

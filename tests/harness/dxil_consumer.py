@@ -158,14 +158,15 @@ def _signal_name(rc: int) -> str:
         return f"signal {-rc}"
 
 
-def _convert_uncached(blob: bytes) -> bytes:
+def _convert_uncached(blob: bytes, entry: str | None = None) -> bytes:
     exe = converter()
     start = time.perf_counter()
     with TempInput(blob, ".dxil") as path:
         out = path.with_suffix(".spv")
         shifts = [str(SHIFTS[c]) for c in "btsu"]
+        pick = ["--entry", entry] if entry is not None else []     # a library: one exported shader
         try:
-            proc = subprocess.run([exe, str(path), str(out), "--binding-shift", *shifts],
+            proc = subprocess.run([exe, str(path), str(out), *pick, "--binding-shift", *shifts],
                                   capture_output=True, timeout=CONVERT_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise ConsumerError(f"{EXE} did not finish within {CONVERT_TIMEOUT} s") from None
@@ -195,26 +196,26 @@ def _convert_uncached(blob: bytes) -> bytes:
 
 
 @functools.lru_cache(maxsize=2048)
-def _convert_cached(blob: bytes) -> bytes | ConsumerError:
+def _convert_cached(blob: bytes, entry: str | None = None) -> bytes | ConsumerError:
     try:
-        return _convert_uncached(blob)
+        return _convert_uncached(blob, entry)
     except ConsumerError as exc:
         return exc
 
 
-def to_spirv(blob: bytes) -> bytes:
-    """dxil-spirv's validated SPIR-V of a DXIL container (cached by bytes); ConsumerError (ConsumerLimit for
-    a listed limit) otherwise."""
-    got = _convert_cached(bytes(blob))
+def to_spirv(blob: bytes, entry: str | None = None) -> bytes:
+    """dxil-spirv's validated SPIR-V of a DXIL container (cached by bytes), of its shader `entry` for a
+    library; ConsumerError (ConsumerLimit for a listed limit) otherwise."""
+    got = _convert_cached(bytes(blob), entry)
     if isinstance(got, ConsumerError):
         raise got
     return got
 
 
-def check(blob: bytes) -> bytes | None:
+def check(blob: bytes, entry: str | None = None) -> bytes | None:
     """Like to_spirv, but a listed limit is counted in LIMIT_HITS and gives None instead of failing."""
     try:
-        return to_spirv(blob)
+        return to_spirv(blob, entry)
     except ConsumerLimit as exc:
         LIMIT_HITS[exc.key] = LIMIT_HITS.get(exc.key, 0) + 1
         return None

@@ -69,7 +69,7 @@ def _matrix_value(L: Lowering, e: ir.Intrinsic) -> list[Value]:
     op, transposed = _MATRIX_VALUES[e.name]
     m = e.type
     assert isinstance(m, ir.Matrix)
-    out = []
+    out: list[Value] = []
     for r in range(m.rows):
         for c in range(m.cols):
             row, col = (c, r) if transposed else (r, c)
@@ -190,7 +190,7 @@ def store_udt(L: Lowering, ptr: Value, t: ir.Type, vals: list[Value]) -> None:
 
 def load_udt(L: Lowering, ptr: Value, t: ir.Type) -> list[Value]:
     zero = ConstInt(T.i32, 0)
-    out = []
+    out: list[Value] = []
     for path, s in _paths(t):
         p = L.b.gep(ptr, [zero, *(ConstInt(T.i32, k) for k in path)])
         v = L.b.load(p, align=max(4, memory_scalar(s).width // 8))

@@ -37,6 +37,7 @@ _SHAPES: dict[tuple[str | None, bool, bool], int] = {
     ("Cube", True, False): 9, ("Buffer", False, False): 10,
 }
 KIND_RAW, KIND_STRUCTURED, KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER = 11, 12, 13, 14, 15
+KIND_ACCEL = 16      # RTAccelerationStructure: an SRV without element type
 _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32): 4, ("uint", 32): 5,
                    ("int", 64): 6, ("uint", 64): 7, ("float", 16): 8, ("float", 32): 9, ("float", 64): 10}
 TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
@@ -117,14 +118,14 @@ def _classify(var: ir.Variable) -> ResourceInfo:
     if row is not None and row.rep == "sampler":
         return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
                             sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
-    shape = None if row is None else {"raw": KIND_RAW, "structured": KIND_STRUCTURED}.get(
+    shape = None if row is None else {"raw": KIND_RAW, "structured": KIND_STRUCTURED, "accel": KIND_ACCEL}.get(
         row.rep, _SHAPES.get((row.dim, row.arrayed, row.ms)))
     if shape is None:
         raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
     info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind)
     if shape == KIND_STRUCTURED:
         info.stride = element_stride(ir.resource_elem(t))
-    elif shape != KIND_RAW:
+    elif shape not in (KIND_RAW, KIND_ACCEL):
         s = ir.scalar_of(t.elem) if t.elem is not None else ir.FLOAT
         if s is None:
             raise error(f"typed resource element '{t.elem}' must be a scalar or vector", var.loc)

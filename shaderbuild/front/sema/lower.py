@@ -23,11 +23,11 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
-from .raytracing import RayTracingLowering
+from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
-from .subobjects import declare_constants, subobject_global
+from .subobjects import check_exports, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
@@ -807,6 +807,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         module.source_files = source_files
         module.spec_constants = self.spec_constants
         module.subobjects = self.subobjects
+        if library and self.subobjects:      # names the hit groups and associations refer to
+            kinds = {info.decl.name: marked[0] for info in self.funcs
+                     if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}
+            check_exports(self.subobjects, kinds, self.sink)
         return module
 
     def find_entry(self, main_file: str) -> FuncInfo:
