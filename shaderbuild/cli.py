@@ -27,7 +27,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
     (("-T",), {"dest": "profile", "required": True,
                "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, rootsig_1_0, rootsig_1_1"}),
-    (("-E",), {"dest": "entry", "default": "main", "help": "entry point name (default: main)"}),
+    (("-E",), {"dest": "entry", "default": None,
+               "help": "entry point name (default: main; a lib_6_x library: every [shader] function)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),
     (("-spirv",), {"dest": "spirv", "action": "store_true", "help": "same as --target spirv"}),
     (("-o", "-Fo"), {"dest": "output", "help": "output binary path"}),
@@ -366,6 +367,8 @@ def cmd_compile(args) -> int:
         print("shaderbuild: error: -Fo - writes the binary to stdout, which is a terminal; redirect it",
               file=sys.stderr)
         return 1
+    if args.entry is None:      # a library exports every shader unless -E names one
+        args.entry = "" if str(args.profile).startswith("lib_") else "main"
     try:
         options = _compile_options(args)
         if args.deps_only:      # -M: the dependencies only (as glslc -M), no compilation
@@ -410,7 +413,7 @@ def cmd_compile(args) -> int:
     if args.header:     # -Fh: the same C header a project build writes (build/outputs.py)
         from .build.outputs import render_header
 
-        outputs.append((args.header, render_header(args.header_variable or f"g_{args.entry}", result.binary,
+        outputs.append((args.header, render_header(args.header_variable or f"g_{args.entry or 'library'}", result.binary,
                                                    f"{args.source}:{args.entry} ({args.profile})")))
     depfile = args.depfile or (f"{_default_output(args)}.d" if args.write_depfile else None)
     if depfile:

@@ -275,7 +275,8 @@ def run_compute(
     o0_check: Callable[[list[bytes]], None] | None = None,
 ) -> list[bytes]:
     """Dispatch `entry` of `spirv` over `groups`; return every descriptor's final contents, same order.
-    Descriptors may be Buf, TexelBuffer, Image (storage images are read back) or Sampler (b"").
+    Descriptors may be Buf, TexelBuffer, Image (storage images are read back), Sampler (b"") or
+    accel.AccelStructure (b"").
     specialization: {constant id: value bytes} passed as the compute stage's VkSpecializationInfo.
     o0_check: judges the -O0 rerun's results instead of byte equality (thread-order-dependent results)."""
     req = {
@@ -287,12 +288,41 @@ def run_compute(
     return _same_at_o0(req, _call(req, timeout), ("spirv",), timeout, o0_check)
 
 
+def run_raytracing(
+    spirv: bytes,
+    raygen: str,
+    size: tuple[int, int],
+    descriptors: list,
+    *,
+    miss: tuple[str, ...] = (),
+    hit_groups: tuple[dict, ...] = (),
+    callables: tuple[str, ...] = (),
+    max_recursion: int = 1,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> dict:
+    """Trace size[0] x size[1] rays through a ray-tracing pipeline made of entry points of one SPIR-V
+    library: shader groups raygen, then `miss` (miss index i = group 1 + i), `hit_groups` (dicts with
+    'closest', 'any' and 'intersection' entry names; with an intersection shader the group is
+    procedural), then `callables` (CallShader index i), in a shader binding table built with the
+    device's handle size and alignments (vkraytrace.py).  Descriptors as run_compute's (an
+    accel.AccelStructure for the scene).  Returns {"buffers": every descriptor's final contents,
+    "sbt": {"properties": handle size/alignments, "regions": [(offset, stride, size)] x 4}}."""
+    req = {
+        "op": "raytrace", "spirv": bytes(spirv), "raygen": raygen, "miss": list(miss),
+        "hit_groups": [dict(h) for h in hit_groups], "callables": list(callables), "size": tuple(size),
+        "buffers": _check_bufs(list(descriptors)), "max_recursion": int(max_recursion),
+    }
+    return _same_at_o0(req, _call(req, timeout), ("spirv",), timeout)
+
+
 def _check_bufs(buffers: list) -> list[dict]:
     """Validate descriptors (Buf, TexelBuffer, Image, Sampler) and turn them into worker request dicts."""
     return [_describe(b) for b in buffers]
 
 
 def _describe(b) -> dict:
+    if b.kind == "acceleration_structure":     # accel.AccelStructure: the worker builds its scene
+        return b.request()
     d = {"set": b.set, "binding": b.binding, "index": b.index, "kind": b.kind, "data": bytes(b.data)}
     where = f"set={b.set} binding={b.binding}"
     if isinstance(b, Sampler):
