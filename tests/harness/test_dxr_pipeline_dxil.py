@@ -1,0 +1,58 @@
+"""The ray-tracing pipeline of test_dxr_pipeline.py, run from DXIL (issue 18): the same library
+compiled with `-T lib_6_3` to one DXIL library, each exported shader converted on its own by
+dxil-spirv (`--entry NAME`, the independent consumer), and the pipeline assembled from those
+modules.  The pixels must be the reference tracer's, as for the SPIR-V build.
+
+dxil-spirv binds a register at set = space, binding = shift + register (harness/dxil_consumer.py:
+t0 -> 32, u1 -> 97, u2 -> 98)."""
+
+from __future__ import annotations
+
+import functools
+import struct
+
+import pytest
+
+from harness import accel, dxil_consumer
+from harness import test_dxr_pipeline as spirv_run
+from harness.dxil_tools import check_dxil_library
+from harness.vulkan_runner import Buf, Image, run_raytracing
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+W, H = spirv_run.W, spirv_run.H
+SHADERS = ("rg", "ms", "twice", "odd_out", "tri_hit", "box", "box_hit")
+T, U = dxil_consumer.SHIFTS["t"], dxil_consumer.SHIFTS["u"]
+
+
+@functools.cache
+def _library() -> dict[str, bytes]:
+    res = compile_file("dxr_lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil"), text=spirv_run.LIB)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert res.binary is not None
+    _read, modules = check_dxil_library(res.binary, list(SHADERS))
+    missing = [n for n, m in modules.items() if m is None]
+    assert not missing, f"dxil-spirv limits hit for {missing}"
+    return {n: m for n, m in modules.items() if m is not None}
+
+
+def test_every_shader_of_the_library_converts():
+    assert sorted(_library()) == sorted(SHADERS)
+
+
+def test_ray_tracing_pipeline_from_dxil_matches_the_reference_tracer():
+    image = Image(set=0, binding=U + 1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
+                  kind="storage_image")
+    out = Buf(set=0, binding=U + 2, data=bytes(W * H * 16))
+    result = run_raytracing(b"", "rg", (W, H), [accel.AccelStructure(0, T + 0, spirv_run.SCENE), image, out],
+                            miss=("ms",), hit_groups=spirv_run.HIT_GROUPS, callables=("twice",),
+                            modules=_library())
+    dxil_consumer.STATS.executed += 1
+    _, pixels, extras = result["buffers"]
+    for y in range(H):
+        for x in range(W):
+            i = y * W + x
+            want, want_extra = spirv_run._expected(x, y)
+            assert struct.unpack_from("<4f", pixels, 16 * i) == pytest.approx(want, abs=1e-4), f"pixel ({x}, {y})"
+            assert struct.unpack_from("<4f", extras, 16 * i) == pytest.approx(want_extra, abs=1e-4), \
+                f"pixel ({x}, {y}) extra"
