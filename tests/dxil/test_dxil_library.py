@@ -289,3 +289,81 @@ def test_manifest_backend_lists_exports(library):
     assert [(e["name"], e["kind"], e["payload_size"], e["attribute_size"]) for e in backend["exports"]] == [
         (n, k, *SIZES[n]) for n, k in zip(EXPORTS, ("raygeneration", "miss", "closesthit", "anyhit", "intersection",
                                                        "callable"))]
+
+
+RESOURCES = """\
+struct Inner { float2 a[2]; bool flag; };
+struct [raypayload] Payload { float4 color : read(caller) : write(closesthit, miss); uint hits : read(caller, closesthit) : write(caller, closesthit); bool seen : read(caller) : write(closesthit); float2x2 m : read(caller) : write(miss); Inner deep : read(caller) : write(miss); };
+struct Big { float3x3 m; Inner inner; int k; };
+cbuffer Camera : register(b0) { float4x4 view; float3 eye; uint frame; };
+ConstantBuffer<Big> local_data : register(b0, space1);
+Texture2D<float4> albedo[4] : register(t1);
+SamplerState samp : register(s0);
+StructuredBuffer<Big> bigs : register(t0, space2);
+ByteAddressBuffer raw : register(t5);
+RWStructuredBuffer<uint> counters : register(u0);
+RaytracingAccelerationStructure scene : register(t0, space3);
+RWTexture2D<float4> output : register(u1);
+static const float weights[3] = { 0.25, 0.5, 0.25 };
+static float scale = 2.0;
+
+float3 shade(float2 uv, uint i) {
+    return albedo[i % 4].SampleLevel(samp, uv, 0).rgb * weights[i % 3] * scale;
+}
+
+[shader("raygeneration")]
+void gen() {
+    uint2 at = DispatchRaysIndex().xy;
+    float4 acc = 0;
+    for (uint s = 0; s < 3; ++s) {
+        RayDesc r;
+        r.Origin = eye; r.TMin = 0.01; r.Direction = normalize(mul((float3x3)view, float3(at, 1))); r.TMax = 1e4;
+        Payload p;
+        p.color = 0; p.hits = s;
+        TraceRay(scene, RAY_FLAG_CULL_BACK_FACING_TRIANGLES, 0xff, 0, 1, 0, r, p);
+        acc += p.color * (p.hits + 1) + p.m[1][0] + p.deep.a[1].y + (p.seen ? 1 : 0);
+    }
+    InterlockedAdd(counters[0], 1);
+    output[at] = acc + float4(raw.Load3(frame * 4), 0);
+}
+
+[shader("closesthit")]
+void hit(inout Payload p, BuiltInTriangleIntersectionAttributes attr) {
+    Big b = bigs[PrimitiveIndex()];
+    float3 c = shade(attr.barycentrics, InstanceIndex()) + mul(b.m, float3(1, 0, 0)) + local_data.inner.a[1].xyy;
+    if (b.inner.flag && p.hits < 2) {
+        RayDesc r;
+        r.Origin = WorldRayOrigin() + WorldRayDirection() * RayTCurrent(); r.TMin = 0.001;
+        r.Direction = mul(ObjectToWorld3x4(), float4(0, 1, 0, 0)); r.TMax = 100;
+        Payload q; q.color = 0; q.hits = p.hits + 1;
+        TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, r, q);
+        c += q.color.rgb * 0.5;
+        p.hits = q.hits;
+    }
+    p.color = float4(c, 1) * local_data.k; p.seen = true;
+}
+
+[shader("miss")]
+void sky(inout Payload p) { p.m = float2x2(1, 2, 3, 4); p.deep.a[1] = float2(5, 6); p.deep.flag = p.color.x > 0; p.color = float4(WorldRayDirection() * 0.5 + 0.5, 1); }
+"""
+
+
+@pytest.mark.parametrize("profile", ["lib_6_3", "lib_6_6"])
+def test_library_with_every_resource_class_and_rich_payloads(profile):
+    """cbuffers, ConstantBuffer<T> in another space, texture arrays, samplers, structured and raw buffers,
+    a UAV with atomics, statics; a payload with bool, matrix, nested struct and array members, TraceRay in
+    a loop and from a closest-hit shader: every shader converts, and the payload size is the DXIL
+    layout's (float4 16 + uint 4 + bool 4 + float2x2 16 + {float2[2] 16, bool 4} = 60)."""
+    res = _dxil(RESOURCES, profile=profile)
+    read, spirv = check_dxil_library(res.binary, ["gen", "hit", "sky"])
+    assert all(v is not None for v in spirv.values())
+    rdat = _read_rdat(container_parts(res.binary)["RDAT"])
+    fns = {f["name"]: f for f in rdat["functions"]}
+    assert (fns["hit"]["payload"], fns["hit"]["attributes"], fns["sky"]["payload"]) == (60, 8, 60)
+    assert sorted(fns["gen"]["resources"]) == ["Camera", "counters", "output", "raw", "scene"]
+    assert sorted(fns["hit"]["resources"]) == ["albedo", "bigs", "local_data", "samp", "scene"]
+    classes = {r["name"]: (r["class"], r["space"], r["lower"], r["upper"]) for r in rdat["resources"]}
+    assert classes["albedo"] == (0, 0, 1, 4) and classes["local_data"] == (2, 1, 0, 0)
+    assert classes["samp"] == (3, 0, 0, 0) and classes["counters"] == (1, 0, 0, 0)
+    order = [r["class"] for r in rdat["resources"]]
+    assert order == sorted(order, key=[2, 3, 0, 1].index) and len(order) == 9      # CBVs, samplers, SRVs, UAVs

@@ -47,8 +47,8 @@ def _fail(msg: str) -> DxilCheckError:
 def _legal_value_type(t: T.Type) -> bool:
     if t in _SCALARS:
         return True
-    if isinstance(t, T.StructType):     # a library's resource value (createHandleForLib's operand) is its struct
-        return t.name is None or t.name.startswith(("dx.types.", "class.", "struct."))
+    if isinstance(t, T.StructType):     # (a library's resource value, createHandleForLib's operand, is its struct)
+        return True
     if isinstance(t, T.PointerType):
         return True
     return False
@@ -190,8 +190,7 @@ def _check_declaration(f, ops: OpEmitter) -> None:
     candidates = BY_FUNCTION_CLASS.get(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
-    typed = ".".join(parts[3:])
-    if typed.startswith(("struct.", "class.")):       # a user-type overload: dx.op.traceRay.struct.Payload
+    if any(op.overloads[:1] in (("udt",), ("obj",)) for op in candidates):   # dx.op.traceRay.struct.Payload
         for op in candidates:
             if op.overloads and op.overloads[0] in ("udt", "obj"):
                 ops.check(op, op.overloads[0])
