@@ -367,3 +367,15 @@ def test_library_with_every_resource_class_and_rich_payloads(profile):
     assert classes["samp"] == (3, 0, 0, 0) and classes["counters"] == (1, 0, 0, 0)
     order = [r["class"] for r in rdat["resources"]]
     assert order == sorted(order, key=[2, 3, 0, 1].index) and len(order) == 9      # CBVs, samplers, SRVs, UAVs
+
+
+def test_disassembly_lists_exports_and_subobjects(library):
+    res, _, _ = library
+    text = res.disassembly
+    assert "Input signature" not in text
+    exports = text.split("; Exports:\n")[1].split(";\n")[0].splitlines()[1:]
+    assert [line.split()[1:] for line in exports] == [
+        [n, k, str(SIZES[n][0]), str(SIZES[n][1])] for n, k in zip(EXPORTS, (
+            "raygeneration", "miss", "closesthit", "anyhit", "intersection", "callable"))]
+    assert "tris  TriangleHitGroup" in text and "bind  SubobjectToExportsAssociation" in text
+    assert "define void @rg()" in text
