@@ -379,3 +379,26 @@ def test_disassembly_lists_exports_and_subobjects(library):
             "raygeneration", "miss", "closesthit", "anyhit", "intersection", "callable"))]
     assert "tris  TriangleHitGroup" in text and "bind  SubobjectToExportsAssociation" in text
     assert "define void @rg()" in text
+
+
+def test_debug_info_for_every_shader():
+    """-Zi: the ILDB part is the library's bitcode with one DISubprogram per exported shader (named as
+    its HLSL function), whose statements' lines are those of the source; the DXIL part has none."""
+    from harness import tools
+    from harness.dxil_tools import patch_datalayout_i8
+
+    res = _dxil(debug_info=True, embed_debug=True)
+    check_dxil_library(res.binary, list(EXPORTS))
+    parts = container_parts(res.binary)
+    assert list(parts) == ["SFI0", "RDAT", "ILDB", "ILDN", "HASH", "DXIL"]
+    offset, size = struct.unpack_from("<II", parts["ILDB"], 16)
+    with tools.TempInput(patch_datalayout_i8(parts["ILDB"][8 + offset:8 + offset + size]), ".bc") as path:
+        proc = tools.run_tool(["llvm-dis-19", str(path), "-o", "-"])
+    assert b"invalid debug info" not in proc.stderr
+    ir = proc.stdout.decode()
+    subprograms = set(re.findall(r'!DISubprogram\(name: "(\w+)"', ir))
+    assert set(EXPORTS) <= subprograms
+    lines = {int(x) for x in re.findall(r"!DILocation\(line: (\d+)", ir)}
+    src = LIB.splitlines()
+    assert any("TraceRay(" in src[n - 1] for n in lines) and any("IgnoreHit()" in src[n - 1] for n in lines)
+    assert "DILocation" not in _dxil().disassembly

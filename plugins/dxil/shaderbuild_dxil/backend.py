@@ -167,25 +167,34 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         info.output_control_points = t.output_control_points or 0
         info.tess_domain = TESS_DOMAINS[t.domain]
         info.tess_output_primitive = TESS_OUTPUT_PRIMITIVES.get(t.output_topology or "", 0)
-    debug_container = debug_bitcode = debug_path = None
-    if debug is not None:
-        debug.finish(lm.llmod)
-        debug_bitcode = write_bitcode(lm.llmod, debug.locs)
-        ildb = ("ILDB", program_part(info, debug_bitcode))
-        # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
-        name = options.debug_file or ""
-        if not name or name.endswith(("/", os.sep)):
-            name = hashlib.md5(bitcode).hexdigest() + ".pdb"
-        ildn = ("ILDN", debug_name_part(name))
-        # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
-        info.debug_parts = [ildn] if options.debug_file and not options.embed_debug else [ildb, ildn]
-        if options.debug_file:
-            debug_container = assemble_container([ildb, ildn])
-            debug_path = options.debug_file + name if options.debug_file.endswith(("/", os.sep)) else options.debug_file
+    debug_container, debug_path, debug_bitcode = _debug_parts(debug, lm, info, options)
     check.check_container_info(lm, info)
     container = build_container(info)
     check.check_container(lm, container)
     return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
+
+
+def _debug_parts(debug: DebugInfo | None, lm: LoweredModule, info: ContainerInfo,
+                 options: CompileOptions) -> tuple[bytes | None, str | None, bytes | None]:
+    """-Zi: the ILDB (bitcode with debug info) and ILDN parts, put into `info.debug_parts`; returns
+    the -Fd container, its path and the debug bitcode (all None without -Zi)."""
+    if debug is None:
+        return None, None, None
+    debug.finish(lm.llmod)
+    debug_bitcode = write_bitcode(lm.llmod, debug.locs)
+    ildb = ("ILDB", program_part(info, debug_bitcode))
+    # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
+    name = options.debug_file or ""
+    if not name or name.endswith(("/", os.sep)):
+        name = hashlib.md5(info.bitcode).hexdigest() + ".pdb"
+    ildn = ("ILDN", debug_name_part(name))
+    # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
+    info.debug_parts = [ildn] if options.debug_file and not options.embed_debug else [ildb, ildn]
+    debug_container = debug_path = None
+    if options.debug_file:
+        debug_container = assemble_container([ildb, ildn])
+        debug_path = options.debug_file + name if options.debug_file.endswith(("/", os.sep)) else options.debug_file
+    return debug_container, debug_path, debug_bitcode
 
 
 # DXIL::ResourceClass numbers of the RDAT resource table, and DXC's order of that table
@@ -231,11 +240,8 @@ def library_rdat(lm: LoweredModule) -> bytes:
 
 def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, int]) -> DxilOutput:
     """-T lib_6_x: every exported shader in one module; RDAT instead of signatures and PSV0."""
-    if options.debug_info:
-        from shaderbuild.diagnostics import error
-
-        raise error("-Zi is not supported for DXIL libraries yet")
-    lm = lower_library(module, sm, options.enable_16bit_types)
+    debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
+    lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
     add_library_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)
@@ -243,8 +249,9 @@ def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, i
         stage="library", shader_model=sm, dxil_version=dxil_version(sm), valver=validator_version(sm),
         bitcode=bitcode, entry_name="", feature_flags=feature_bits(library_features(lm)),
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass", rdat=library_rdat(lm))
+    debug_container, debug_path, debug_bitcode = _debug_parts(debug, lm, info, options)
     container = build_container(info)
-    return DxilOutput(container, bitcode, lm, info)
+    return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
 
 
 def debug_args(options: CompileOptions) -> list[str]:

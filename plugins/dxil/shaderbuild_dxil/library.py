@@ -69,7 +69,7 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
         params = tuple(udt_type(p.var.type).ptr() for p in ep.function.params)
         ctx.ops.stage = ep.stage           # each shader's operations are checked against its kind
         ctx.ops.clear_declared()
-        lowerer = FunctionLowerer(ctx, ep.name, params)
+        lowerer = FunctionLowerer(ctx, ep.name, params, source=ep.source_function)
         fn = lowerer.lower_entry(ep.function)
         called |= set(lowerer.cleaned.callees)
         ptypes = [p.var.type for p in ep.function.params]

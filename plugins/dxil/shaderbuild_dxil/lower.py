@@ -103,8 +103,10 @@ class _LoopTargets:
 class FunctionLowerer:
     """Lowers the entry wrapper (and, by inlining, everything it calls)."""
 
-    def __init__(self, mod: ModuleContext, name: str | None = None, params: tuple[T.Type, ...] = ()) -> None:
+    def __init__(self, mod: ModuleContext, name: str | None = None, params: tuple[T.Type, ...] = (),
+                 source: ir.Function | None = None) -> None:
         self.m = mod
+        self.source = source         # a library shader's HLSL function (-Zi: its DISubprogram describes ours)
         self.ops = mod.ops
         self.sm = mod.sm
         self.native16 = mod.native16
@@ -1006,7 +1008,7 @@ class FunctionLowerer:
     def lower_entry(self, fn: ir.Function) -> Function:
         if self.debug is not None:
             entry = self.m.module.entry
-            src = entry.source_function if entry is not None else fn
+            src = self.source or (entry.source_function if entry is not None else fn)
             self.dbg_scope = self.debug.subprogram(fn, self.fn.name, src.loc, src)
             self.debug.describe(self.dbg_scope, self.fn)
         exit_bb = self.new_block()
