@@ -214,7 +214,11 @@ def test_entry_points_metadata(library):
             assert p[6] == payload and 7 not in p
         else:
             assert 6 not in p and 7 not in p
-    assert 0 in props["rg"] and props["rg"][0] & (1 << 16)   # shader flags: a UAV outside compute/pixel
+    assert list(props) == sorted(props)                   # sorted by name, as DXC writes them
+    assert all(0 not in p for p in props.values())        # per-shader flags are in RDAT, not here
+    library_props = md[re.match(r"!\{null, !\"\", null, !\d+, (!\d+)\}", rows[0]).group(1)]
+    assert re.fullmatch(r"!\{i32 0, i64 (\d+)\}", library_props)           # the library's shader flags
+    assert int(re.search(r"i64 (\d+)", library_props).group(1)) & (1 << 16)  # a UAV outside compute/pixel
     assert "!dx.viewIdState" not in ir
 
 

@@ -297,7 +297,8 @@ def subobject_metadata(o) -> MDNode:
 def add_library_metadata(lm: LoweredModule) -> None:
     """A library's named metadata: no signatures; dx.entryPoints starts with a null entry holding the
     resources and the library's shader flags, then one entry per shader with its kind and payload
-    and attribute sizes (DXIL.rst, "Shader library"); dx.subobjects lists the state-object subobjects."""
+    and attribute sizes (DXIL.rst, "Shader library"); dx.subobjects lists the state-object subobjects.
+    (No dx.dxrPayloadAnnotations: the [raypayload] access qualifiers are checked, not recorded.)"""
     m = lm.llmod
     dxv = dxil_version(lm.sm)
     valv = validator_version(lm.sm)
@@ -319,12 +320,10 @@ def add_library_metadata(lm: LoweredModule) -> None:
     entries = [MDNode([None, MDString(""), None, res,
                        MDNode([_i32(TAG_SHADER_FLAGS), MDValue(ConstInt(T.i64, module_flags))]) if module_flags
                        else None])]
-    for lf in lm.library:
-        props: list = []
-        flags = _flags_of(function_features(lm, lf))
-        if flags:
-            props += [_i32(TAG_SHADER_FLAGS), MDValue(ConstInt(T.i64, flags))]
-        props += [_i32(TAG_SHADER_KIND), _i32(SHADER_KINDS[lf.kind])]
+    # the shaders sorted by name, their properties without shader flags (those are per function in
+    # RDAT), as DxilModule::EmitDxilMetadata writes them
+    for lf in sorted(lm.library, key=lambda f: f.name):
+        props: list = [_i32(TAG_SHADER_KIND), _i32(SHADER_KINDS[lf.kind])]
         if lf.kind in ("anyhit", "closesthit"):
             props += [_i32(TAG_RAY_PAYLOAD_SIZE), _i32(lf.payload_size), _i32(TAG_RAY_ATTRIB_SIZE), _i32(lf.attribute_size)]
         elif lf.kind in ("miss", "callable"):
