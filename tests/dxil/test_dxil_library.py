@@ -406,3 +406,19 @@ def test_debug_info_for_every_shader():
     src = LIB.splitlines()
     assert any("TraceRay(" in src[n - 1] for n in lines) and any("IgnoreHit()" in src[n - 1] for n in lines)
     assert "DILocation" not in _dxil().disassembly
+
+
+def test_dxil_spirv_reads_the_subobjects_from_rdat(library):
+    """dxil-spirv's RDAT parser (its C API, the one vkd3d-proton builds state objects with) finds every
+    subobject with its values."""
+    from harness.dxil_consumer import rdat_subobjects
+
+    res, _, _ = library
+    got = {s["name"]: s for s in rdat_subobjects(res.binary)}
+    assert list(got) == ["tris", "boxes", "sizes", "depth", "local", "bind"]
+    assert (got["tris"]["kind"], got["tris"]["hit_group_type"], got["tris"]["exports"]) == (11, 0, ["any", "hit", ""])
+    assert (got["boxes"]["hit_group_type"], got["boxes"]["exports"]) == (1, ["", "hit", "box"])
+    assert (got["sizes"]["kind"], got["sizes"]["args"]) == (9, (20, 8))
+    assert (got["depth"]["kind"], got["depth"]["args"][0]) == (10, 2)
+    assert (got["bind"]["kind"], got["bind"]["exports"]) == (8, ["local", "rg", "tris"])
+    assert got["local"]["kind"] == 2 and struct.unpack_from("<I", got["local"]["payload"], 20)[0] == 0x80
