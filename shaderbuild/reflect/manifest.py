@@ -301,7 +301,7 @@ def _library_manifest(module: ir.Module, options: CompileOptions, source_name: s
         "manifest_version": MANIFEST_VERSION,
         "source": source_name,
         "target": options.target,
-        "library": {"profile": options.profile, "shaders": [_library_shader(ep) for ep in module.entries]},
+        "library": {"profile": options.profile, "shaders": [_library_shader(module, ep) for ep in module.entries]},
         "resources": [_resource_entry(v, options, id(v) in used) for v in module.resources],
         "push_constants": [],
         "backend": _unbounded_spelling(backend_reflection),
@@ -316,10 +316,14 @@ def _library_manifest(module: ir.Module, options: CompileOptions, source_name: s
     return out
 
 
-def _library_shader(ep: ir.EntryPoint) -> dict:
+def _library_shader(module: ir.Module, ep: ir.EntryPoint) -> dict:
+    """One exported shader: its kind, the sizes of what it receives, and the resources it uses (for a
+    local root signature or the shader-record layout of its table)."""
     from ..ir.raytracing import STAGE_RULES, payload_size
+    from .usage import used_globals
 
-    shader: dict = {"name": ep.name, "kind": ep.stage}
+    used = used_globals(module, [ep])
+    shader: dict = {"name": ep.name, "kind": ep.stage, "resources": [v.name for v in module.resources if id(v) in used]}
     for (role, _), p in zip(STAGE_RULES[ep.stage].params, ep.source_function.params):
         key = {"payload": "payload_bytes", "attributes": "attribute_bytes", "callable": "callable_data_bytes"}[role]
         shader[key] = payload_size(p.var.type)

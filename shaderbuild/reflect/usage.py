@@ -6,9 +6,10 @@ from __future__ import annotations
 from .. import ir
 
 
-def used_globals(module: ir.Module) -> set[int]:
-    """ids of the global variables referenced from the entry point(s) and everything they call."""
-    roots = [f for ep in ir.entry_points(module)      # a library: every shader
+def used_globals(module: ir.Module, entries: list[ir.EntryPoint] | None = None) -> set[int]:
+    """ids of the global variables referenced from the entry point(s) (default: all of them; a library:
+    every shader) and everything they call."""
+    roots = [f for ep in (ir.entry_points(module) if entries is None else entries)
              for f in (ep.function or ep.source_function, ep.static_init) if f is not None]
     global_ids = {id(g) for g in module.globals}
     seen_fns: set[int] = set()

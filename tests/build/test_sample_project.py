@@ -40,13 +40,17 @@ def test_every_spirv_validates_and_has_a_manifest(built):
     spvs = outputs(built, "spirv", ".spv")
     assert len(spvs) >= 4
     for spv in spvs:
-        tools.spirv_val(spv.read_bytes(), env="vulkan1.1")
-        assert json.loads(Path(str(spv) + ".json").read_text())["target"] == "spirv"
+        manifest = json.loads(Path(str(spv) + ".json").read_text())
+        # a ray-tracing library is built for Vulkan 1.2 (SPV_KHR_ray_tracing needs SPIR-V 1.4)
+        tools.spirv_val(spv.read_bytes(), env="vulkan1.2" if "library" in manifest else "vulkan1.1")
+        assert manifest["target"] == "spirv"
 
 
 def test_every_dxil_parses(built):
     dxils = outputs(built, "dxil", ".dxil")
-    assert len(dxils) == len(outputs(built, "spirv", ".spv"))
+    # every target is built for both backends, but the ray-tracing library (SPIR-V only so far)
+    spirv_only = [s for s in outputs(built, "spirv", ".spv") if "library" in json.loads(Path(f"{s}.json").read_text())]
+    assert len(dxils) == len(outputs(built, "spirv", ".spv")) - len(spirv_only)
     stages = set()
     for d in dxils:
         check = dxil_tools.check_dxil(d.read_bytes())
@@ -68,6 +72,8 @@ def test_manifests_agree_across_backends(built):
     for spv in outputs(built, "spirv", ".spv"):
         rel = spv.relative_to(built / "spirv")
         dx = built / "dxil" / rel.with_suffix(".dxil")
+        if not dx.exists() and "library" in json.loads(Path(f"{spv}.json").read_text()):
+            continue        # the ray-tracing library is SPIR-V only so far
         a, b = binding(Path(str(spv) + ".json")), binding(Path(str(dx) + ".json"))
         assert {k: v["hlsl"] for k, v in a.items()} == {k: v["hlsl"] for k, v in b.items()}
 

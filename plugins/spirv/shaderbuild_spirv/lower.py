@@ -142,7 +142,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
                  debug_command_line: str | None = None) -> Lowered:
     """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
     if module.entries:
-        return _lower_library(module, target_env, vk_layout)
+        return _lower_library(module, target_env, vk_layout, debug_command_line)
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry
@@ -185,13 +185,17 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     return Lowered(b.assemble(), version, resources)
 
 
-def _lower_library(module: Module, target_env: str, vk_layout: str) -> Lowered:
-    """A ray-tracing library: one module, one entry point per shader (SPV_KHR_ray_tracing needs
-    SPIR-V 1.4, so below it the library is SPIR-V 1.4, as Vulkan 1.1 with VK_KHR_spirv_1_4 reads it).
-    Each entry point's interface lists every global its functions use (SPIR-V 1.4 rule)."""
+def _lower_library(module: Module, target_env: str, vk_layout: str, debug_command_line: str | None) -> Lowered:
+    """A ray-tracing library: one module, one entry point per shader.  SPV_KHR_ray_tracing needs
+    SPIR-V 1.4, so the target environment must be Vulkan 1.2 or newer.  Each entry point's interface
+    lists every global its functions use (the SPIR-V 1.4 rule)."""
     from .opt.module import id_operands
 
-    version = max(spirv_version(target_env), (1, 4))
+    version = spirv_version(target_env)
+    if version < (1, 4):
+        raise error(f"ray-tracing libraries need SPIR-V 1.4 (SPV_KHR_ray_tracing); the target environment "
+                    f"{target_env} is SPIR-V {version[0]}.{version[1]}: use -fspv-target-env=vulkan1.2 or newer",
+                    module.entries[0].source_function.loc)
     b = ModuleBuilder(version)
     b.capability("Shader")
     b.capability("RayTracingKHR")
@@ -199,6 +203,10 @@ def _lower_library(module: Module, target_env: str, vk_layout: str) -> Lowered:
     T = TypeLowering(b)
     R = ResourceLowering(T, True, vk_layout)
     ctx = Ctx(b, T, R, "library", None)
+    if debug_command_line is not None:       # -Zi
+        from .debuginfo import DebugInfo
+
+        ctx.debug = DebugInfo(b, T, module, debug_command_line)
     for c in module.spec_constants:
         T.spec_const(c)
     resources, initializers = _lower_globals(ctx, module)
@@ -226,6 +234,8 @@ def _lower_library(module: Module, target_env: str, vk_layout: str) -> Lowered:
         fid = ctx.func_ids[wrapper_of(ep)]
         interface = sorted({v for f in reached[id(ep)] for v in uses[f] if v in variables})
         b.entry_point(RAY_EXECUTION_MODELS[ep.stage], fid, ep.name, interface)
+        if ctx.debug is not None:
+            ctx.debug.entry_point(ctx.debug.functions[wrapper_of(ep)])
     return Lowered(b.assemble(), version, resources)
 
 

@@ -1,0 +1,203 @@
+"""DXR libraries in SPIR-V (issue 18): one module, one OpEntryPoint per shader with its ray-tracing
+execution model, payloads / hit attributes / callable data in the SPV_KHR_ray_tracing storage classes
+with unique Locations per entry point, every global an entry point uses in its interface, the
+ray-tracing instructions (IgnoreHit and AcceptHitAndEndSearch end their block), and spirv-val
+(Vulkan 1.2 and 1.3) accepting the module at -O0, -O3 and with -Zi."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from harness import tools
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+LIB = """
+struct Payload { float4 color; };
+struct Attr { float2 uv; };
+struct Params { uint value; };
+RaytracingAccelerationStructure scene : register(t0);
+RWTexture2D<float4> image : register(u1);
+StructuredBuffer<float4> colors : register(t2);
+
+[shader("raygeneration")]
+void rg() {
+    RayDesc ray = { float3(DispatchRaysIndex().xy, 0), 0.0, float3(0, 0, 1), 9.0 };
+    Payload p = { float4(0, 0, 0, 0) };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    Params c = { 7 };
+    CallShader(0, c);
+    image[DispatchRaysIndex().xy] = p.color + c.value;
+}
+[shader("miss")]
+void ms(inout Payload p) { p.color = colors[0]; }
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    p.color = float4(a.barycentrics, ObjectToWorld3x4()[0][3], WorldToObject4x3()[3][0]);
+}
+[shader("anyhit")]
+void ah(inout Payload p, Attr a) {
+    if (a.uv.x > 0.5) IgnoreHit();
+    if (a.uv.y > 0.5) AcceptHitAndEndSearch();
+    p.color.x += 1;
+}
+[shader("intersection")]
+void isect() { Attr a = { float2(RayTCurrent(), 0) }; ReportHit(RayTMin(), 0, a); }
+[shader("callable")]
+void cs(inout Params c) { c.value += DispatchRaysDimensions().x; }
+"""
+MODELS = {"rg": "RayGeneration", "ms": "Miss", "ch": "ClosestHit", "ah": "AnyHit", "isect": "Intersection",
+          "cs": "Callable"}
+
+
+def _compile(src: str = LIB, env: str = "vulkan1.2", **kw):
+    return compile_file("dxr.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv", vk_target_env=env,
+                                                   **kw), text=src)
+
+
+def _spirv(src: str = LIB, **kw) -> str:
+    res = _compile(src, **kw)
+    assert res.ok, [d.message for d in res.diagnostics]
+    for env in ("vulkan1.2", "vulkan1.3"):
+        tools.spirv_val(res.binary, env=env)
+    return tools.spirv_dis(res.binary)
+
+
+def _entry_points(dis: str) -> dict[str, tuple[str, list[str]]]:
+    """name -> (execution model without its KHR/NV suffix, interface variable names)."""
+    out = {}
+    for m in re.finditer(r"OpEntryPoint (\w+?)(?:KHR|NV) %\w+ \"(\w+)\"((?: %\w+)*)", dis):
+        out[m.group(2)] = (m.group(1), m.group(3).split())
+    return out
+
+
+def _decorations(dis: str, name: str) -> set[str]:
+    return {m.group(1) for m in re.finditer(rf"OpDecorate %{re.escape(name)} (.+)", dis)}
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_one_entry_point_per_shader_with_its_interface(opt):
+    dis = _spirv(opt_level=opt)
+    eps = _entry_points(dis)
+    assert {n: model for n, (model, _) in eps.items()} == MODELS
+    # the storage class of every ray-tracing variable, and who lists it
+    assert "%ms_p = OpVariable %_ptr_IncomingRayPayload" in dis and "%ch_a = OpVariable %_ptr_HitAttribute" in dis
+    assert re.search(r"%cs_c = OpVariable %_ptr_IncomingCallableData\w+ IncomingCallableData", dis)
+    trace = re.search(r"%(TraceRay_\w+) = OpVariable %_ptr_RayPayload\w+ RayPayload", dis).group(1)
+    call = re.search(r"%(CallShader_\w+) = OpVariable %_ptr_CallableData\w+ CallableData", dis).group(1)
+    attr = re.search(r"%(hit_attributes_\w+) = OpVariable %_ptr_HitAttribute\w+ HitAttribute", dis).group(1)
+    assert {"%scene", "%image", f"%{trace}", f"%{call}", "%gl_LaunchIdKHR"} <= set(eps["rg"][1])
+    assert f"%{trace}" not in eps["ms"][1] and "%colors" in eps["ms"][1] and "%ms_p" in eps["ms"][1]
+    assert "%scene" not in eps["ms"][1]
+    assert {"%ch_p", "%ch_a"} <= set(eps["ch"][1])
+    assert f"%{attr}" in eps["isect"][1] and "%ch_a" not in eps["isect"][1]
+    assert "%cs_c" in eps["cs"][1] and "%gl_LaunchSizeKHR" in eps["cs"][1]
+
+
+def test_payload_and_callable_locations_are_unique_per_entry_point():
+    dis = _spirv()
+    trace = re.search(r"%(TraceRay_\w+) = OpVariable", dis).group(1)
+    call = re.search(r"%(CallShader_\w+) = OpVariable", dis).group(1)
+    # payloads: the shaders' own in shader order (ms, ch, ah), then the call site; callable data likewise
+    assert [_decorations(dis, n) for n in ("ms_p", "ch_p", "ah_p", trace)] == [
+        {"Location 0"}, {"Location 1"}, {"Location 2"}, {"Location 3"}]
+    assert [_decorations(dis, n) for n in ("cs_c", call)] == [{"Location 0"}, {"Location 1"}]
+    assert _decorations(dis, "ch_a") == set()      # hit attributes have no Location
+
+
+def test_ray_tracing_instructions():
+    dis = _spirv(opt_level=0)
+    assert re.search(r"OpTraceRayKHR %\w+ %uint_0 %uint_255 %uint_0 %uint_1 %uint_0 %\w+ %\w+ %\w+ %\w+ %TraceRay_\w+",
+                     dis)
+    assert re.search(r"OpExecuteCallableKHR %uint_0 %CallShader_\w+", dis)
+    assert re.search(r"= OpReportIntersectionKHR %bool %\w+ %uint_0", dis)
+    assert "OpTranspose %mat3v4float" in dis        # ObjectToWorld3x4 is the transposed 4x3 built-in
+    for op in ("OpIgnoreIntersectionKHR", "OpTerminateRayKHR"):     # each ends its block
+        lines = dis.splitlines()
+        i = next(k for k, line in enumerate(lines) if line.strip() == op)
+        assert "OpLabel" in lines[i + 1]
+    for builtin in ("LaunchId", "LaunchSize", "ObjectToWorld", "WorldToObject", "RayTmin", "RayTmax"):
+        assert re.search(rf"OpDecorate %\w+ BuiltIn {builtin}(KHR|NV)", dis), builtin
+
+
+def test_minus_e_selects_one_shader():
+    res = compile_file("dxr.hlsl", CompileOptions(profile="lib_6_3", entry="ch", target="spirv",
+                                                  vk_target_env="vulkan1.2"), text=LIB)
+    assert res.ok
+    assert list(_entry_points(tools.spirv_dis(res.binary))) == ["ch"]
+
+
+def test_debug_info_and_determinism():
+    dis = _spirv(debug_info=True)
+    assert dis.count("DebugEntryPoint") == len(MODELS)
+    assert _compile().binary == _compile().binary
+
+
+def test_vulkan_1_1_is_refused_with_a_located_diagnostic():
+    res = _compile(env="vulkan1.1")
+    assert not res.ok
+    d = res.diagnostics[0]
+    assert d.loc is not None and d.loc.line == 10
+    assert d.message == ("ray-tracing libraries need SPIR-V 1.4 (SPV_KHR_ray_tracing); the target environment "
+                         "vulkan1.1 is SPIR-V 1.3: use -fspv-target-env=vulkan1.2 or newer")
+
+
+def test_two_attribute_types_in_one_intersection_shader_are_refused():
+    src = LIB.replace("ReportHit(RayTMin(), 0, a); }",
+                      "ReportHit(RayTMin(), 0, a); Params b = { 1 }; ReportHit(RayTMin(), 1, b); }")
+    res = _compile(src)
+    assert not res.ok
+    assert res.diagnostics[0].message == (
+        "intersection shader 'isect' reports hits with two attribute types ('Attr' and 'Params'); Vulkan gives "
+        "an entry point one hit-attribute variable")
+
+
+def test_cli_compiles_every_shader_without_minus_e(tmp_path):
+    src = tmp_path / "lib.hlsl"
+    src.write_text(LIB)
+    out = tmp_path / "lib.spv"
+    proc = subprocess.run([sys.executable, "-m", "shaderbuild", "compile", "-T", "lib_6_3", "-spirv",
+                           "-fspv-target-env=vulkan1.2", str(src), "-Fo", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert set(_entry_points(tools.spirv_dis(out.read_bytes()))) == set(MODELS)
+
+
+SPACES = """
+struct Payload { float4 color; uint depth; };
+RaytracingAccelerationStructure scene : register(t0, space1);
+RWTexture2D<float4> image : register(u1, space1);
+cbuffer Local : register(b0, space2) { float4 tint; };     // a local root signature's constants
+static float3 dir = normalize(float3(0, 0, 1) + tint.xyz * 0);
+
+void shoot(inout Payload p, float3 o) {     // called by two shaders: a payload variable per call site
+    RayDesc ray = { o, 0.0, dir, 100.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+}
+[shader("raygeneration")]
+void rg() {
+    Payload p = { float4(0, 0, 0, 0), 0 };
+    shoot(p, float3(DispatchRaysIndex().xy, 0));
+    image[DispatchRaysIndex().xy] = p.color;
+}
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    if (p.depth < 2) { p.depth++; shoot(p, WorldRayOrigin() + WorldRayDirection() * RayTCurrent()); }
+    p.color += tint;
+}
+[shader("miss")]
+void ms(inout Payload p) { p.color = float4(dir, 1); }
+"""
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_resources_in_spaces_shared_helpers_statics_and_recursion(opt):
+    dis = _spirv(SPACES, opt_level=opt)
+    assert [_decorations(dis, n) for n in ("scene", "image", "Local")] == [
+        {"DescriptorSet 1", "Binding 0"}, {"DescriptorSet 1", "Binding 1"}, {"DescriptorSet 2", "Binding 0"}]
+    eps = _entry_points(dis)
+    assert set(eps) == {"rg", "ch", "ms"}
+    assert "%scene" in eps["ch"][1] and "%dir" in eps["ms"][1]     # the static, initialised in each shader
