@@ -288,7 +288,15 @@ def test_library_build_is_deterministic():
 
 
 def test_manifest_backend_lists_exports(library):
+    import json
+    from importlib import resources
+
+    import jsonschema
+
     res, _, _ = library
+    jsonschema.validate(res.manifest, json.loads(resources.files("shaderbuild.reflect")
+                                                 .joinpath("manifest.schema.json").read_text()))
+    assert [o["name"] for o in res.manifest["subobjects"]] == ["tris", "boxes", "sizes", "depth", "local", "bind"]
     backend = res.manifest["backend"]["dxil"] if "dxil" in res.manifest["backend"] else res.manifest["backend"]
     assert [(e["name"], e["kind"], e["payload_size"], e["attribute_size"]) for e in backend["exports"]] == [
         (n, k, *SIZES[n]) for n, k in zip(EXPORTS, ("raygeneration", "miss", "closesthit", "anyhit", "intersection",
