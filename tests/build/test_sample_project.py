@@ -410,3 +410,42 @@ def test_shadow_cube_gs_renders_one_face(vk, built):
     dpx = vk.run_graphics(conv["vs"], entry["vs"], conv["ps"], entry["ps"], w, h, ddescs,
                           [vk.VertexBuffer(tri, 12, [(loc, "float3", 0)])], 3, gs=(conv["gs"], entry["gs"]), layers=6)
     assert dpx == px
+
+
+def test_ray_traced_shadows_execute(vk, built):
+    """The shadow library (raygen, miss, closest-hit) as a ray-tracing pipeline over a ground of G-buffer
+    positions under an occluding quad; the shadow mask must be what the reference tracer says (1: the
+    ray towards the light misses, 0: the quad is in the way; sky pixels are lit)."""
+    from harness import accel
+
+    spv = next(p for p in outputs(built, "spirv", ".spv") if p.stem == "rt_shadows")
+    res = binding(Path(f"{spv}.json"))
+    size = 8
+    quad = accel.Triangles(((-2, 2, -4), (0, 2, -4), (-2, 2, 4), (0, 2, -4), (0, 2, 4), (-2, 2, 4)))
+    scene = accel.Scene(blases=((quad,),), instances=(accel.Instance(0),))
+    light, bias, max_distance = (0.0, 1.0, 0.0), 0.01, 100.0
+    positions, normals, expected = b"", b"", []
+    for y in range(size):
+        for x in range(size):
+            p = (x - size / 2 + 0.5, 0.0, y - size / 2 + 0.5)
+            sky = x == size - 1 and y == 0
+            positions += struct.pack("<4f", *p, 0.0 if sky else 1.0)
+            normals += struct.pack("<4f", 0.0, 1.0, 0.0, 0.0)
+            origin = (p[0], p[1] + bias, p[2])
+            hit = accel.trace(scene, origin, light, 0.0, max_distance)
+            expected.append(1.0 if sky or hit is None else 0.0)
+    assert 0.0 in expected and 1.0 in expected
+
+    def at(name: str) -> tuple[int, int]:
+        return res[name]["vulkan"]["set"], res[name]["vulkan"]["binding"]
+
+    constants = struct.pack("<3fff", *light, bias, max_distance).ljust(32, b"\0")
+    shadow = vk.Image(*at("g_Shadow"), data=bytes(4 * size * size), width=size, height=size, format="r32f",
+                      kind="storage_image")
+    descriptors = [vk.Buf(*at("ShadowConstants"), constants, kind="uniform"), accel.AccelStructure(*at("g_Scene"), scene),
+                   vk.Image(*at("g_Positions"), data=positions, width=size, height=size, format="rgba32f"),
+                   vk.Image(*at("g_Normals"), data=normals, width=size, height=size, format="rgba32f"), shadow]
+    result = vk.run_raytracing(spv.read_bytes(), "rg_shadows", (size, size), descriptors, miss=("ms_shadows",),
+                               hit_groups=({"closest": "ch_shadows"},))
+    got = struct.unpack(f"<{size * size}f", result["buffers"][-1])
+    assert list(got) == expected
