@@ -449,3 +449,24 @@ def test_ray_traced_shadows_execute(vk, built):
                                hit_groups=({"closest": "ch_shadows"},))
     got = struct.unpack(f"<{size * size}f", result["buffers"][-1])
     assert list(got) == expected
+    # the DXIL library: each shader through dxil-spirv, bound where it puts them (set = space,
+    # binding = shift of the register class + register)
+    from harness import dxil_consumer
+
+    dx = built / "dxil" / spv.relative_to(built / "spirv").with_suffix(".dxil")
+    modules = {n: dxil_consumer.to_spirv(dx.read_bytes(), n) for n in ("rg_shadows", "ms_shadows", "ch_shadows")}
+
+    def dxil_at(name: str) -> tuple[int, int]:
+        h = res[name]["hlsl"]
+        return h["space"], dxil_consumer.SHIFTS[h["class"]] + h["register"]
+
+    shadow = vk.Image(*dxil_at("g_Shadow"), data=bytes(4 * size * size), width=size, height=size, format="r32f",
+                      kind="storage_image")
+    descriptors = [vk.Buf(*dxil_at("ShadowConstants"), constants, kind="uniform"),
+                   accel.AccelStructure(*dxil_at("g_Scene"), scene),
+                   vk.Image(*dxil_at("g_Positions"), data=positions, width=size, height=size, format="rgba32f"),
+                   vk.Image(*dxil_at("g_Normals"), data=normals, width=size, height=size, format="rgba32f"), shadow]
+    result = vk.run_raytracing(b"", "rg_shadows", (size, size), descriptors, miss=("ms_shadows",),
+                               hit_groups=({"closest": "ch_shadows"},), modules=modules)
+    dxil_consumer.STATS.executed += 1
+    assert list(struct.unpack(f"<{size * size}f", result["buffers"][-1])) == expected
