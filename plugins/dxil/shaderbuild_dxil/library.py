@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.raytracing import RT_STAGES
 
 from .context import ModuleContext, used_globals
 from .debuginfo import DebugInfo
@@ -17,20 +18,19 @@ from .raytracing import udt_size, udt_type
 from .resources import assign_ranges, classify, symbol_type
 from .statics import fold_static_initializers
 
-__all__ = ["lower_library", "RAY_KINDS"]
+__all__ = ["lower_library"]
 
-RAY_KINDS = ("raygeneration", "intersection", "anyhit", "closesthit", "miss", "callable")
 
 
 def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False, optimize: bool = True,
                   debug: DebugInfo | None = None) -> LoweredModule:
-    entries = list(getattr(module, "entries", None) or ([module.entry] if module.entry is not None else []))
+    entries = ir.entry_points(module)
     if not entries:
         raise error("the library exports no shader: mark its entry functions with [shader(\"...\")]")
     for ep in entries:
         if ep.function is None:
             raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
-        if ep.stage not in RAY_KINDS:
+        if ep.stage not in RT_STAGES:
             raise error(f"'{ep.name}': {ep.stage} shaders in a DXIL library are not supported yet "
                         f"(ray-tracing shaders are)", ep.source_function.loc)
     ctx = ModuleContext(module, "library", sm, native16, optimize)
@@ -45,8 +45,8 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
         for v in vs:
             used.setdefault(id(v), v)
         counters |= set(cu)
-    order = [g for g in module.globals if id(g) in used] + \
-        [v for v in used.values() if all(v is not g for g in module.globals)]
+    declared = {id(g) for g in module.globals}
+    order = [g for g in module.globals if id(g) in used] + [v for v in used.values() if id(v) not in declared]
     for g in order:
         if g.binding is not None:
             info = classify(g)
