@@ -1,8 +1,9 @@
-"""The DXR facts sema, the passes, both backends and the manifest share: the ray-tracing
-shader kinds and what each entry takes (D3D12 Raytracing spec, "Shader types"), the
-built-in `RayDesc` and `BuiltInTriangleIntersectionAttributes` structs and the `RAY_FLAG_*`
-and `HIT_KIND_*` constants.  Which intrinsic is allowed in which kind is in the intrinsic
-table (ir/intrinsics.py)."""
+"""Ray-tracing facts shared by sema, the passes, both backends and the manifest: the predefined HLSL
+enumerations (RAY_FLAG_*, RAYQUERY_FLAG_*, COMMITTED_*, CANDIDATE_*, HIT_KIND_*, with the values of the
+DXR spec, which SPIR-V's ray flags and intersection types share), the built-in `RayDesc` and
+`BuiltInTriangleIntersectionAttributes` structs, and the ray-tracing shader kinds of a library with
+what each entry takes (D3D12 Raytracing spec, "Shader types").  The RayQuery methods and the DXR
+intrinsics (with the kinds each is allowed in) are rows of the intrinsic table (ir/intrinsics.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,41 @@ from ..records import ValueRecord
 from .layout import layout_of
 from .types import FLOAT, Struct, StructField, Type, Vector
 
-__all__ = ["RT_STAGES", "RayStage", "STAGE_RULES", "RAY_DESC", "TRIANGLE_ATTRIBUTES", "RAY_FLAGS", "HIT_KINDS",
-           "MAX_ATTRIBUTE_BYTES", "is_ray_stage", "payload_size"]
+RAY_FLAGS: dict[str, int] = {
+    "RAY_FLAG_NONE": 0x0, "RAY_FLAG_FORCE_OPAQUE": 0x1, "RAY_FLAG_FORCE_NON_OPAQUE": 0x2,
+    "RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH": 0x4, "RAY_FLAG_SKIP_CLOSEST_HIT_SHADER": 0x8,
+    "RAY_FLAG_CULL_BACK_FACING_TRIANGLES": 0x10, "RAY_FLAG_CULL_FRONT_FACING_TRIANGLES": 0x20,
+    "RAY_FLAG_CULL_OPAQUE": 0x40, "RAY_FLAG_CULL_NON_OPAQUE": 0x80, "RAY_FLAG_SKIP_TRIANGLES": 0x100,
+    "RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES": 0x200,
+}
+# the flags that skip a whole primitive type (SPIR-V: the RayTraversalPrimitiveCullingKHR capability)
+PRIMITIVE_CULLING_FLAGS = RAY_FLAGS["RAY_FLAG_SKIP_TRIANGLES"] | RAY_FLAGS["RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES"]
+RAYQUERY_FLAGS: dict[str, int] = {"RAYQUERY_FLAG_NONE": 0x0}
+COMMITTED_STATUS: dict[str, int] = {
+    "COMMITTED_NOTHING": 0, "COMMITTED_TRIANGLE_HIT": 1, "COMMITTED_PROCEDURAL_PRIMITIVE_HIT": 2,
+}
+CANDIDATE_TYPE: dict[str, int] = {"CANDIDATE_NON_OPAQUE_TRIANGLE": 0, "CANDIDATE_PROCEDURAL_PRIMITIVE": 1}
+HIT_KINDS: dict[str, int] = {"HIT_KIND_TRIANGLE_FRONT_FACE": 0xFE, "HIT_KIND_TRIANGLE_BACK_FACE": 0xFF}
+
+# every predefined constant (all uint), as sema declares them below the user's global scope
+CONSTANTS: dict[str, int] = {**RAY_FLAGS, **RAYQUERY_FLAGS, **COMMITTED_STATUS, **CANDIDATE_TYPE, **HIT_KINDS}
+
+_FLOAT3 = Vector(FLOAT, 3)
+RAY_DESC = Struct("RayDesc", (StructField("Origin", _FLOAT3), StructField("TMin", FLOAT),
+                              StructField("Direction", _FLOAT3), StructField("TMax", FLOAT)))
+
+# the shader model inline ray tracing needs
+RAYQUERY_MIN_SM = (6, 5)
+
+_F2 = Vector(FLOAT, 2)
+TRIANGLE_ATTRIBUTES = Struct("BuiltInTriangleIntersectionAttributes", (StructField("barycentrics", _F2),))
+
+# D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES
+MAX_ATTRIBUTE_BYTES = 32
 
 
 class RayStage(ValueRecord):
-    """What an entry of one kind takes: its parameters in order, each ('payload' | 'attributes' |
+    """What a library entry of one kind takes: its parameters in order, each ('payload' | 'attributes' |
     'callable', direction)."""
 
     name: str                               # the [shader("...")] spelling, also the IR stage name
@@ -32,31 +62,6 @@ STAGE_RULES: dict[str, RayStage] = {s.name: s for s in (
     RayStage("callable", (("callable", "inout"),), "callable shader"),
 )}
 RT_STAGES = tuple(STAGE_RULES)
-
-# D3D12_RAYTRACING_MAX_ATTRIBUTE_SIZE_IN_BYTES
-MAX_ATTRIBUTE_BYTES = 32
-
-_F3 = Vector(FLOAT, 3)
-RAY_DESC = Struct("RayDesc", (StructField("Origin", _F3), StructField("TMin", FLOAT),
-                              StructField("Direction", _F3), StructField("TMax", FLOAT)))
-TRIANGLE_ATTRIBUTES = Struct("BuiltInTriangleIntersectionAttributes",
-                             (StructField("barycentrics", Vector(FLOAT, 2)),))
-
-# D3D12_RAY_FLAGS (the values Vulkan's ray flags share)
-RAY_FLAGS: dict[str, int] = {
-    "RAY_FLAG_NONE": 0x00,
-    "RAY_FLAG_FORCE_OPAQUE": 0x01,
-    "RAY_FLAG_FORCE_NON_OPAQUE": 0x02,
-    "RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH": 0x04,
-    "RAY_FLAG_SKIP_CLOSEST_HIT_SHADER": 0x08,
-    "RAY_FLAG_CULL_BACK_FACING_TRIANGLES": 0x10,
-    "RAY_FLAG_CULL_FRONT_FACING_TRIANGLES": 0x20,
-    "RAY_FLAG_CULL_OPAQUE": 0x40,
-    "RAY_FLAG_CULL_NON_OPAQUE": 0x80,
-    "RAY_FLAG_SKIP_TRIANGLES": 0x100,
-    "RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES": 0x200,
-}
-HIT_KINDS: dict[str, int] = {"HIT_KIND_TRIANGLE_FRONT_FACE": 0xFE, "HIT_KIND_TRIANGLE_BACK_FACE": 0xFF}
 
 
 def is_ray_stage(stage: str) -> bool:

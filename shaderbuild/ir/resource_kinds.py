@@ -90,7 +90,8 @@ _ROWS = [
     ResourceKind("tbuffer", "SRV", "tbuffer", "storage_buffer", "block"),
     ResourceKind("TextureBuffer", "SRV", "tbuffer", "storage_buffer", "block"),
     ResourceKind("SamplerState", "Sampler", "sampler", "sampler", "none"),
-    # DXR: a top-level acceleration structure, read by TraceRay (and ray queries)
+    # a top-level acceleration structure (SM 6.5 inline ray tracing, DXR): read only by
+    # RayQuery.TraceRayInline / TraceRay, which take it as an argument; no methods of its own
     ResourceKind("RaytracingAccelerationStructure", "SRV", "accel", "acceleration_structure", "none"),
     ResourceKind("SamplerComparisonState", "Sampler", "sampler", "sampler", "none"),
     # geometry-shader output streams: `inout` parameters of the entry point, not views (no register,

@@ -47,7 +47,7 @@ void light(inout Light l) { l.l = normalize(l.l); }
 
 @pytest.mark.parametrize("target", ["spirv"])
 def test_library_manifest(target):
-    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target=target), text=LIB)
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target=target, vk_target_env="vulkan1.2"), text=LIB)
     assert res.ok, [d.message for d in res.diagnostics]
     m = res.manifest
     jsonschema.validate(m, SCHEMA)
@@ -71,7 +71,7 @@ def test_library_manifest(target):
 
 
 def test_minus_e_keeps_one_shader_in_the_manifest():
-    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="ch", target="spirv"), text=LIB)
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="ch", target="spirv", vk_target_env="vulkan1.2"), text=LIB)
     assert res.ok
     assert [s["name"] for s in res.manifest["library"]["shaders"]] == ["ch"]
     assert {r["name"]: r["used"] for r in res.manifest["resources"]} == {

@@ -430,3 +430,38 @@ def test_dxil_spirv_reads_the_subobjects_from_rdat(library):
     assert (got["depth"]["kind"], got["depth"]["args"][0]) == (10, 2)
     assert (got["bind"]["kind"], got["bind"]["exports"]) == (8, ["local", "rg", "tris"])
     assert got["local"]["kind"] == 2 and struct.unpack_from("<I", got["local"]["payload"], 20)[0] == 0x80
+
+
+INLINE = """\
+struct Payload { float4 c; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> outb : register(u0);
+[shader("raygeneration")]
+void rg() {
+    RayDesc r; r.Origin = float3(DispatchRaysIndex().xy, 0); r.TMin = 0; r.Direction = float3(0, 0, 1); r.TMax = 10;
+    RayQuery<RAY_FLAG_FORCE_OPAQUE> q;
+    q.TraceRayInline(scene, RAY_FLAG_NONE, 0xff, r);
+    q.Proceed();
+    Payload p = { float4(0, 0, 0, 0) };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, r, p);
+    outb[DispatchRaysIndex().x] = p.c + float4(q.WorldRayOrigin(), q.RayTMin()) + (q.CommittedStatus() == COMMITTED_TRIANGLE_HIT ? q.CommittedRayT() : 0);
+}
+[shader("miss")]
+void ms(inout Payload p) { p.c = float4(WorldRayOrigin(), RayTMin() + RayFlags()); }
+"""
+
+
+def test_ray_query_in_a_library_and_the_shared_names():
+    """RayTMin / RayFlags / WorldRayOrigin are DXR system values without operands and RayQuery methods on a
+    query: each call gets its own operation (rayTMin 153 vs rayQuery_StateScalar), inline ray tracing
+    works inside a ray-generation shader, and both shaders convert."""
+    res = _dxil(INLINE, profile="lib_6_5")
+    read, spirv = check_dxil_library(res.binary, ["rg", "ms"])
+    assert all(v is not None for v in spirv.values())
+    ops = set(re.findall(r"@dx\.op\.([\w.]+)\(i32 (\d+)", read.ir))
+    assert {("rayTMin.f32", "153"), ("worldRayOrigin.f32", "147"), ("rayFlags.i32", "144"),
+            ("allocateRayQuery", "178"), ("rayQuery_TraceRayInline", "179"), ("traceRay.struct.Payload", "157"),
+            ("rayQuery_StateVector.f32", "196")} <= ops
+    rdat = _read_rdat(container_parts(res.binary)["RDAT"])
+    rg = next(f for f in rdat["functions"] if f["name"] == "rg")
+    assert rg["features"] & 0x100000 and rg["min_target"] & 0xFF == 0x65     # DXR 1.1, SM 6.5 (ray queries)

@@ -54,8 +54,8 @@ MODELS = {"rg": "RayGeneration", "ms": "Miss", "ch": "ClosestHit", "ah": "AnyHit
           "cs": "Callable"}
 
 
-def _compile(src: str = LIB, env: str = "vulkan1.2", **kw):
-    return compile_file("dxr.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv", vk_target_env=env,
+def _compile(src: str = LIB, env: str = "vulkan1.2", profile: str = "lib_6_3", **kw):
+    return compile_file("dxr.hlsl", CompileOptions(profile=profile, entry="", target="spirv", vk_target_env=env,
                                                    **kw), text=src)
 
 
@@ -201,3 +201,19 @@ def test_resources_in_spaces_shared_helpers_statics_and_recursion(opt):
     eps = _entry_points(dis)
     assert set(eps) == {"rg", "ch", "ms"}
     assert "%scene" in eps["ch"][1] and "%dir" in eps["ms"][1]     # the static, initialised in each shader
+
+
+def test_ray_query_in_a_library_shares_method_names_with_the_system_values():
+    """q.RayTMin() (a RayQuery method) and RayTMin() (the DXR system value) are different intrinsics of
+    one name; a library without ray queries declares no RayQueryKHR capability."""
+    assert "RayQueryKHR" not in _spirv()
+    src = LIB.replace("void ms(inout Payload p) { p.color = colors[0]; }", """void ms(inout Payload p) {
+    RayQuery<RAY_FLAG_NONE> q;
+    RayDesc ray = { WorldRayOrigin(), 0.5, WorldRayDirection(), 2.0 };
+    q.TraceRayInline(scene, 0, 0xff, ray);
+    q.Proceed();
+    p.color = float4(q.RayTMin(), RayTMin(), q.WorldRayDirection().x, WorldRayDirection().x);
+}""")
+    dis = _spirv(src, opt_level=0, profile="lib_6_5")
+    assert "OpCapability RayQueryKHR" in dis and "OpRayQueryGetRayTMinKHR" in dis
+    assert re.search(r"OpDecorate %\w+ BuiltIn RayTmin(KHR|NV)", dis)

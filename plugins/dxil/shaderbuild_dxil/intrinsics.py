@@ -20,6 +20,7 @@ from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_
 from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
+from .rayquery import RAYQUERY_HANDLERS
 from .raytracing import RAY_HANDLERS
 from .scalarize import component_types, llvm_scalar
 
@@ -701,6 +702,17 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
 _HANDLERS.update(RAY_HANDLERS)         # DXR (raytracing.py)
+_HANDLERS.update(RAYQUERY_HANDLERS)
+
+
+def _system_value_or_method(system_value: Handler, method: Handler) -> Handler:
+    """RayTMin, RayFlags, WorldRayOrigin, WorldRayDirection: a DXR system value without operands, a
+    RayQuery method with the query as its first."""
+    return lambda L, e: method(L, e) if e.args else system_value(L, e)
+
+
+for _name in set(RAY_HANDLERS) & set(RAYQUERY_HANDLERS):
+    _HANDLERS[_name] = _system_value_or_method(RAY_HANDLERS[_name], RAYQUERY_HANDLERS[_name])
 NATIVE_INTRINSICS = frozenset(_HANDLERS)
 
 

@@ -34,6 +34,7 @@ from .builder import enum
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
+from .rayquery import RAYQUERY_LOWERINGS
 from .resource_ops import RESOURCE_METHODS
 from .vulkan import PATCH_BARRIER
 
@@ -604,7 +605,7 @@ def _ray_pointer(fe: ExprEmitter, place) -> int:
 
 
 def _trace_ray(fe: ExprEmitter, e: Intrinsic) -> None:
-    accel_t = fe.b.type("OpTypeAccelerationStructureKHR")
+    accel_t = fe.T.acceleration_structure()
     accel = fe.op("OpLoad", accel_t, _ray_pointer(fe, e.args[0]))
     flags, mask, offset, stride, miss = (fe.expr(a) for a in e.args[1:6])
     ray = fe.expr(e.args[6])
@@ -778,12 +779,17 @@ TABLE.update({
     "ddy_fine": _derivative("OpDPdyFine", "DerivativeControl"),
 })
 TABLE.update(RESOURCE_METHODS)
+TABLE.update(RAYQUERY_LOWERINGS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
               "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 TABLE.update({name: _ray_system_value for name in _RAY_BUILTINS})
+# RayQuery's RayFlags / WorldRayOrigin / WorldRayDirection / RayTMin methods share their names with DXR
+# system values: a method's first operand is its query, a system value has no operand
+TABLE.update({name: (lambda method: lambda fe, e: (method if e.args else _ray_system_value)(fe, e))(
+    RAYQUERY_LOWERINGS[name]) for name in set(RAYQUERY_LOWERINGS) & set(_RAY_BUILTINS)})
 TABLE.update({"IgnoreHit": _ray_terminator("OpIgnoreIntersectionKHR"),
               "AcceptHitAndEndSearch": _ray_terminator("OpTerminateRayKHR"),
               "TraceRay": _trace_ray, "ReportHit": _report_hit, "CallShader": _call_shader})

@@ -248,8 +248,8 @@ class ResourceLowering:
             return sc, layout, bt, bt
         if k.rep == "sampler":
             return "UniformConstant", None, None, self.b.type("OpTypeSampler")
-        if k.rep == "accel":        # SPV_KHR_ray_tracing / SPV_KHR_ray_query declare the type
-            return "UniformConstant", None, None, self.b.type("OpTypeAccelerationStructureKHR")
+        if k.rep == "accel":
+            return "UniformConstant", None, None, self.T.acceleration_structure()
         return "UniformConstant", None, None, self.image_type(t, k)
 
     def image_type(self, t: Resource, k: Kind) -> int:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
-from ...ir.raytracing import HIT_KINDS, RAY_DESC, RAY_FLAGS, TRIANGLE_ATTRIBUTES
+from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
+from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_KINDS
@@ -23,6 +24,7 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
+from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
@@ -48,7 +50,8 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering, RayTracingLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+               RayTracingLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
         self.options = options
@@ -56,9 +59,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.profile = profile
         self.sink = sink
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
-        self.scope = self.global_scope = Scope(_builtin_scope())
+        self.scope = self.global_scope = Scope(_predefined_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
-        self.types.named.update({t.name: t for t in (RAY_DESC, TRIANGLE_ATTRIBUTES)})
+        self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -263,6 +266,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def resolve_type(self, ref: ast.TypeRef, dims: list, allow_unsized: bool = False) -> ir.Type:
         t = self.types.resolve(ref)
+        if isinstance(t, ir.RayQuery):
+            if (self.profile.major, self.profile.minor) < RAYQUERY_MIN_SM:
+                raise error(f"'RayQuery' requires shader model 6.5 or later (the profile is {self.profile})", ref.loc)
+            if dims:
+                raise error("arrays of 'RayQuery' are not supported", ref.loc)
         if len(dims) > MAX_ARRAY_DIMENSIONS:
             raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
         total = 1
@@ -315,6 +323,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
             t = self.resolve_type(f.type, f.dims)
+            _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f)
@@ -361,6 +370,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             return
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
+        _local_only(t, d.type.loc, "a global or static variable")
         q = d.qualifiers
         base = t
         dims_count: int | None = 1
@@ -664,11 +674,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         ptypes, pdirs = [], []
         for p in d.params:
             t = self.resolve_type(p.type, p.dims)
+            _local_only(t, p.type.loc, "a function parameter")
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
+        _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
@@ -1002,14 +1014,6 @@ def _has_unsized_param(info: FuncInfo) -> bool:
     return any(_unsized_value_array(t) for t in info.param_types)
 
 
-def _builtin_scope() -> Scope:
-    """The names every program sees and may shadow: RAY_FLAG_* and HIT_KIND_* (ir/raytracing.py)."""
-    scope = Scope()
-    for name, value in {**RAY_FLAGS, **HIT_KINDS}.items():
-        scope.names[name] = EnumConstSymbol(value, ir.UINT)
-    return scope
-
-
 def _has_field_semantics(t: ir.Type) -> bool:
     return isinstance(t, ir.Struct) and all(f.semantic is not None or _has_field_semantics(f.type) for f in t.fields)
 
@@ -1019,3 +1023,18 @@ def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, 
     """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
     an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)
+
+
+def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
+    """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
+    if isinstance(t, ir.RayQuery):
+        raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
+
+
+def _predefined_scope() -> Scope:
+    """The predefined enumerations (RAY_FLAG_*, COMMITTED_*, ...: ir/raytracing.py), in a scope
+    below the user's global scope, so that a declaration of the same name shadows them."""
+    scope = Scope()
+    for name, value in RT_CONSTANTS.items():
+        scope.names[name] = EnumConstSymbol(value, ir.UINT)
+    return scope

@@ -25,9 +25,11 @@ if TYPE_CHECKING:
 
 
 def declare_constants(sema: Analyzer) -> None:
-    """The predefined flag constants of the subobjects' uint fields (STATE_OBJECT_FLAG_*, ...)."""
+    """The predefined flag constants of the subobjects' uint fields (STATE_OBJECT_FLAG_*, ...), in the
+    predefined scope below the user's globals (a declaration of the same name shadows them)."""
+    scope = sema.global_scope.parent or sema.global_scope
     for name, value in SUBOBJECT_CONSTANTS.items():
-        sema.global_scope.names[name] = EnumConstSymbol(value, ir.UINT)
+        scope.names[name] = EnumConstSymbol(value, ir.UINT)
 
 
 def subobject_global(sema: Analyzer, d: ast.VarDecl, local: bool = False) -> Subobject:
