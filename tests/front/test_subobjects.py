@@ -151,3 +151,23 @@ def test_library_manifest_records_subobjects_on_both_targets(target):
          "closest_hit": "hit", "intersection": None},
         {"name": "c", "kind": "RaytracingShaderConfig", "d3d12_type": 9, "max_payload_size": 16,
          "max_attribute_size": 8}]
+
+
+def test_payload_larger_than_the_shader_config_is_a_warning():
+    """The only RaytracingShaderConfig, associated with no export, applies to every shader: Payload is a
+    float4 (16 bytes), the built-in attributes a float2 (8 bytes)."""
+    res = R.compile_hlsl(LIBRARY + "RaytracingShaderConfig c = { 12, 4 };\n", "main", "lib_6_3", "spirv",
+                         env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    assert _warnings(res) == [
+        "4:30: shader config 'c': MaxPayloadSizeInBytes is 12, but the payload of 'miss' ('Payload') is 16 bytes",
+        "4:30: shader config 'c': MaxPayloadSizeInBytes is 12, but the payload of 'hit' ('Payload') is 16 bytes",
+        "4:34: shader config 'c': MaxAttributeSizeInBytes is 4, but the attributes of 'hit' "
+        "('BuiltInTriangleIntersectionAttributes') is 8 bytes"]
+    fits = R.compile_hlsl(LIBRARY + "RaytracingShaderConfig c = { 16, 8 };\n", "main", "lib_6_3", "spirv",
+                          env="vulkan1.2")
+    assert fits.ok and _warnings(fits) == []
+    narrowed = R.compile_hlsl(LIBRARY + 'RaytracingShaderConfig c = { 12, 4 };\n'
+                              'SubobjectToExportsAssociation a = { "c", "miss" };\n', "main", "lib_6_3", "spirv",
+                              env="vulkan1.2")
+    assert narrowed.ok and _warnings(narrowed) == []

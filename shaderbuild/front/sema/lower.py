@@ -29,7 +29,7 @@ from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
-from .subobjects import check_exports, declare_constants, subobject_global
+from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
@@ -823,6 +823,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             kinds = {info.decl.name: marked[0] for info in self.funcs
                      if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}
             check_exports(self.subobjects, kinds, self.sink)
+            check_shader_config(self.subobjects, module.entries, self.sink)
         return module
 
     def find_entry(self, main_file: str) -> FuncInfo:

@@ -120,3 +120,32 @@ def check_exports(subobjects: list[Subobject], shader_kinds: dict[str, str], sin
                 if name not in exports:
                     sink.warning(f"association '{o.name}': export '{name}' is not defined in this library",
                                  loc["Exports"])
+
+
+def check_shader_config(subobjects: list[Subobject], entries: list[ir.EntryPoint], sink: DiagnosticSink) -> None:
+    """A library's one RaytracingShaderConfig that no association narrows applies to every shader it
+    exports: a payload or attribute struct larger than the config's maximum would make D3D12's
+    state-object creation fail, so say so here (a warning: the state object may override it)."""
+    from ...ir.raytracing import STAGE_RULES, payload_size
+
+    configs = [o for o in subobjects if o.kind == "RaytracingShaderConfig"]
+    associated = {o.field("Subobject") for o in subobjects if o.kind == "SubobjectToExportsAssociation"}
+    if len(configs) != 1 or configs[0].name in associated:
+        return
+    config = configs[0]
+    limits = {"payload": ("MaxPayloadSizeInBytes", config.field("MaxPayloadSizeInBytes")),
+              "callable": None,       # callable data is not bounded by the shader config
+              "attributes": ("MaxAttributeSizeInBytes", config.field("MaxAttributeSizeInBytes"))}
+    locs = dict(zip((f for f, _ in config.row.fields), config.value_locs))
+    for ep in entries:
+        rule = STAGE_RULES.get(ep.stage)
+        if rule is None:
+            continue
+        for (role, _), p in zip(rule.params, ep.source_function.params):
+            limit = limits.get(role)
+            if limit is None:
+                continue
+            size = payload_size(p.var.type)
+            if size > limit[1]:
+                sink.warning(f"shader config '{config.name}': {limit[0]} is {limit[1]}, but the {role} of "
+                             f"'{ep.name}' ('{p.var.type}') is {size} bytes", locs[limit[0]])
