@@ -56,3 +56,43 @@ def test_ray_tracing_pipeline_from_dxil_matches_the_reference_tracer():
             assert struct.unpack_from("<4f", pixels, 16 * i) == pytest.approx(want, abs=1e-4), f"pixel ({x}, {y})"
             assert struct.unpack_from("<4f", extras, 16 * i) == pytest.approx(want_extra, abs=1e-4), \
                 f"pixel ({x}, {y}) extra"
+
+
+STATE_OBJECT = """
+TriangleHitGroup tris = { "odd_out", "tri_hit" };
+ProceduralPrimitiveHitGroup boxes = { "", "box_hit", "box" };
+RaytracingShaderConfig sizes = { 32, 8 };
+RaytracingPipelineConfig depth = { 1 };
+"""
+
+
+def test_pipeline_built_from_the_librarys_own_subobjects():
+    """What an engine does with a DXIL library: read the hit groups and the pipeline config from its RDAT
+    part (here with dxil-spirv's RDAT parser, the one vkd3d-proton builds state objects with) and build
+    the pipeline from them, with the manifest's subobjects saying the same; the pixels are the same."""
+    res = compile_file("dxr_lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil"),
+                       text=spirv_run.LIB + STATE_OBJECT)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert res.binary is not None
+    subobjects = dxil_consumer.rdat_subobjects(res.binary)
+    groups = tuple({k: v for k, v in zip(("any", "closest", "intersection"), s["exports"]) if v}
+                   for s in subobjects if s["kind"] == 11)      # D3D12_STATE_SUBOBJECT_TYPE_HIT_GROUP
+    assert groups == spirv_run.HIT_GROUPS
+    depth = next(s["args"][0] for s in subobjects if s["kind"] == 10)
+    sizes = next(s["args"] for s in subobjects if s["kind"] == 9)
+    manifest = {o["name"]: o for o in res.manifest["subobjects"]}
+    assert (manifest["sizes"]["max_payload_size"], manifest["sizes"]["max_attribute_size"]) == tuple(sizes)
+    assert manifest["tris"]["any_hit"] == "odd_out" and manifest["boxes"]["intersection"] == "box"
+    _read, modules = check_dxil_library(res.binary, list(SHADERS))
+    image = Image(set=0, binding=U + 1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
+                  kind="storage_image")
+    out = Buf(set=0, binding=U + 2, data=bytes(W * H * 16))
+    result = run_raytracing(b"", "rg", (W, H), [accel.AccelStructure(0, T + 0, spirv_run.SCENE), image, out],
+                            miss=("ms",), hit_groups=groups, callables=("twice",), max_recursion=depth,
+                            modules={n: m for n, m in modules.items() if m is not None})
+    dxil_consumer.STATS.executed += 1
+    _, pixels, _extras = result["buffers"]
+    for y in range(H):
+        for x in range(W):
+            want, _ = spirv_run._expected(x, y)
+            assert struct.unpack_from("<4f", pixels, 16 * (y * W + x)) == pytest.approx(want, abs=1e-4)
