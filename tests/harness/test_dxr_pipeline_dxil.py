@@ -96,3 +96,28 @@ def test_pipeline_built_from_the_librarys_own_subobjects():
         for x in range(W):
             want, _ = spirv_run._expected(x, y)
             assert struct.unpack_from("<4f", pixels, 16 * (y * W + x)) == pytest.approx(want, abs=1e-4)
+
+
+def test_vulkan_pipeline_built_from_the_manifests_subobjects():
+    """SPIR-V cannot carry subobjects: a Vulkan engine takes its shader groups and recursion depth from
+    the manifest's `subobjects`, which give the same pipeline as the hand-written groups."""
+    res = compile_file("dxr_lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
+                                                      vk_target_env="vulkan1.2"), text=spirv_run.LIB + STATE_OBJECT)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert res.binary is not None
+    objs = res.manifest["subobjects"]
+    groups = tuple({k: o[f] for k, f in (("any", "any_hit"), ("closest", "closest_hit"), ("intersection",
+                                                                                         "intersection")) if o[f]}
+                   for o in objs if o["kind"] in ("TriangleHitGroup", "ProceduralPrimitiveHitGroup"))
+    assert groups == spirv_run.HIT_GROUPS
+    depth = next(o["max_trace_recursion_depth"] for o in objs if o["kind"] == "RaytracingPipelineConfig")
+    image = Image(set=0, binding=1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
+                  kind="storage_image")
+    out = Buf(set=0, binding=2, data=bytes(W * H * 16))
+    result = run_raytracing(res.binary, "rg", (W, H), [accel.AccelStructure(0, 0, spirv_run.SCENE), image, out],
+                            miss=("ms",), hit_groups=groups, callables=("twice",), max_recursion=depth)
+    _, pixels, _extras = result["buffers"]
+    for y in range(H):
+        for x in range(W):
+            want, _ = spirv_run._expected(x, y)
+            assert struct.unpack_from("<4f", pixels, 16 * (y * W + x)) == pytest.approx(want, abs=1e-4)
