@@ -372,13 +372,15 @@ def test_sample_project_with_debug_info(monkeypatch):
     shifts = [BindingShift("t", 16, None), BindingShift("s", 32, None), BindingShift("u", 48, None)]
     n = 0
     for f, entry, profile, defines in _sample_project_builds():
+        env = "vulkan1.2" if profile.startswith("lib_") else "vulkan1.1"     # ray tracing: SPIR-V 1.4
         for target in ("spirv", "dxil"):
             res = compile_file(f, CompileOptions(entry=entry, profile=profile, target=target, defines=defines,
                                                  include_dirs=["shaders"], debug_info=True, embed_debug=True,
-                                                 binding_shifts=shifts if target == "spirv" else []))
+                                                 binding_shifts=shifts if target == "spirv" else [],
+                                                 vk_target_env=env))
             assert res.ok, (f, entry, [str(d) for d in res.diagnostics])
             if target == "spirv":
-                tools.spirv_val(res.binary, "vulkan1.1")
+                tools.spirv_val(res.binary, env)
             else:
                 # kept, not stripped as invalid (a pass-through shader such as terrain's vs_main has only
                 # the wrapper's I/O calls, which carry no line, so DILocation is not required)
