@@ -163,6 +163,10 @@ def test_library_container_has_rdat_and_no_signatures(library):
     assert names == ["SFI0", "RDAT", "HASH", "DXIL"]                 # obj2yaml-19 reads it
     program = next(p for p in read.container["Parts"] if p["Name"] == "DXIL")["Program"]
     assert program["ShaderKind"] == 6 and (program["MajorVersion"], program["MinorVersion"]) == (6, 3)
+    # obj2yaml-19 decodes SFI0, HASH and DXIL; RDAT it knows only by name and size (read below instead)
+    parts = {p["Name"]: p for p in read.container["Parts"]}
+    assert set(parts["RDAT"]) == {"Name", "Size"} and parts["RDAT"]["Size"] == len(container_parts(res.binary)["RDAT"])
+    assert parts["SFI0"]["Flags"]["UAVsAtEveryStage"] is True and parts["SFI0"]["Flags"]["Doubles"] is False
 
 
 def test_dxr_operations_and_library_resources(library):
