@@ -469,3 +469,34 @@ def test_ray_query_in_a_library_and_the_shared_names():
     rdat = _read_rdat(container_parts(res.binary)["RDAT"])
     rg = next(f for f in rdat["functions"] if f["name"] == "rg")
     assert rg["features"] & 0x100000 and rg["min_target"] & 0xFF == 0x65     # DXR 1.1, SM 6.5 (ray queries)
+
+
+def test_every_subobject_kind_in_rdat_and_metadata():
+    src = LIB.split("TriangleHitGroup tris")[0] + """
+StateObjectConfig config = { STATE_OBJECT_FLAG_ALLOW_STATE_OBJECT_ADDITIONS };
+GlobalRootSignature global = { "DescriptorTable(SRV(t0, space = 1), SRV(t3), UAV(u2))" };
+RaytracingPipelineConfig1 pipeline = { 3, RAYTRACING_PIPELINE_FLAG_SKIP_PROCEDURAL_PRIMITIVES };
+"""
+    res = _dxil(src, profile="lib_6_5")
+    read, spirv = check_dxil_library(res.binary, list(EXPORTS))
+    assert all(v is not None for v in spirv.values())
+    ours = {s["name"]: s for s in _read_rdat(container_parts(res.binary)["RDAT"])["subobjects"]}
+    theirs = {s["name"]: s for s in dxil_consumer_subobjects(res.binary)}
+    assert ours["config"]["kind"] == theirs["config"]["kind"] == 0
+    assert ours["config"]["values"][0] == theirs["config"]["args"][0] == 0x4
+    assert ours["pipeline"]["kind"] == theirs["pipeline"]["kind"] == 12
+    assert ours["pipeline"]["values"][:2] == theirs["pipeline"]["args"] == (3, 0x200)
+    rts0 = ours["global"]["bytes"]
+    assert theirs["global"]["kind"] == 1 and theirs["global"]["payload"] == rts0
+    version, nparams, _at, nsamplers, _sat, flags = struct.unpack_from("<6I", rts0, 0)
+    assert (version, nparams, nsamplers, flags) == (2, 1, 0, 0)       # one descriptor table, no flags
+    assert re.search(r'!\{!"config", i32 0, i32 4\}', read.ir)
+    assert re.search(r'!\{!"pipeline", i32 12, i32 3, i32 512\}', read.ir)
+    # a RaytracingPipelineConfig1 is DXR 1.1: every function gets the tier 1.1 feature (validator < 1.8)
+    assert all(f["features"] & 0x100000 for f in _read_rdat(container_parts(res.binary)["RDAT"])["functions"])
+
+
+def dxil_consumer_subobjects(blob: bytes) -> list[dict]:
+    from harness.dxil_consumer import rdat_subobjects
+
+    return rdat_subobjects(blob)
