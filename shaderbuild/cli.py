@@ -66,6 +66,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                  "help": "matrices are column_major by default"}),
     (("-HV",), {"dest": "hlsl_version", "choices": tuple(_HLSL_VERSIONS), "default": "2021"}),
     (("-enable-16bit-types",), {"dest": "enable_16bit", "action": "store_true"}),
+    (("-enable-payload-qualifiers",), {"dest": "enable_payload_qualifiers", "action": "store_true",
+                                       "help": "DXR payload access qualifiers on lib_6_6 (always on from lib_6_7)"}),
     (("--diagnostics-format",), {"dest": "diagnostics_format", "choices": ("gnu", "msvc", "json"), "default": "gnu"}),
     (("--max-preprocessed-bytes",), {"dest": "max_preprocessed_bytes", "type": int, "default": 16 * 1024 * 1024,
                                      "metavar": "N", "help": "limit on the text of all files, counted at "
@@ -118,7 +120,6 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-res-may-alias",), {"dest": "res_may_alias", "action": "store_true", "no_effect": True}),
     (("-Gis",), {"dest": "ieee_strict", "action": "store_true", "no_effect": True}),
     (("-Ges",), {"dest": "enable_strict", "action": "store_true", "no_effect": True}),
-    (("-enable-payload-qualifiers",), {"dest": "payload_qualifiers", "action": "store_true", "no_effect": True}),
 )
 _COMPILE_FLAGS = {flag: spec for flags, spec in COMPILE_ARGUMENTS for flag in flags if flag.startswith("-")}
 _IMPLICIT_DEFAULTS = {"store_true": False, "store_false": True}
@@ -331,7 +332,7 @@ def _compile_options(args):
         entry=args.entry, profile=args.profile, target=target, defines=_parse_defines(args.defines),
         include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
         dxil_hash=args.dxil_hash, hlsl_version=_HLSL_VERSIONS[str(args.hlsl_version)],
-        enable_16bit_types=args.enable_16bit,
+        enable_16bit_types=args.enable_16bit, enable_payload_qualifiers=args.enable_payload_qualifiers,
         vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
         vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
         vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,

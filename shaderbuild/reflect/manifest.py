@@ -309,6 +309,9 @@ def _library_manifest(module: ir.Module, options: CompileOptions, source_name: s
     if caps.specialization_constants:
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    heaps = _heaps(module)
+    if heaps:
+        out["descriptor_heaps"] = heaps
     if module.subobjects:
         from .subobjects import subobjects_view
 

@@ -55,7 +55,7 @@ ACCEPTED = [
     (["-Qstrip_debug"], True), (["-Qstrip_reflect"], True), (["-Qstrip_rootsignature"], False),
     (["-Fre", "r.json"], False), (["-fspv-reflect"], True), (["-fspv-debug=line"], True), (["-nologo"], False),
     (["-all-resources-bound"], True), (["-res-may-alias"], True), (["-Gis"], True), (["-Ges"], True),
-    (["-enable-payload-qualifiers"], True), (["-HV", "2016"], False), (["-HV", "2018"], False),
+    (["-enable-payload-qualifiers"], False), (["-HV", "2016"], False), (["-HV", "2018"], False),
     (["-HV", "2021"], False), (["-HV", "202x"], False), (["-HV2018"], False),
 ]
 

@@ -347,7 +347,8 @@ def test_fd_directory_names_the_pdb_after_the_hash(project):
 
 
 def _sample_project_builds():
-    """(file, entry, profile, defines) of the sample project, its first permutations of each shader."""
+    """(file, entry, profile, defines, {target: Vulkan target env}) of the sample project, its first
+    permutations of each shader."""
     import itertools
 
     import tomllib
@@ -359,8 +360,10 @@ def _sample_project_builds():
                                                                           "profile": sh["profile"]}]
         perms = {k: v for k, v in sh.get("permutations", {}).items() if isinstance(v, list)}
         combos = list(itertools.product(*perms.values()))[:2]
+        env = sh.get("backends", {}).get("spirv", {}).get("target_env", "vulkan1.1")
+        targets = {t: env for t in sh.get("targets", ("spirv", "dxil"))}
         for f, e, combo in itertools.product(files, entries, combos):
-            yield f, e["name"], e["profile"], {k: str(v) for k, v in zip(perms, combo)}
+            yield f, e["name"], e["profile"], {k: str(v) for k, v in zip(perms, combo)}, targets
 
 
 def test_sample_project_with_debug_info(monkeypatch):
@@ -371,9 +374,8 @@ def test_sample_project_with_debug_info(monkeypatch):
     monkeypatch.chdir(ROOT / "sample_project")
     shifts = [BindingShift("t", 16, None), BindingShift("s", 32, None), BindingShift("u", 48, None)]
     n = 0
-    for f, entry, profile, defines in _sample_project_builds():
-        env = "vulkan1.2" if profile.startswith("lib_") else "vulkan1.1"     # ray tracing: SPIR-V 1.4
-        for target in ("spirv", "dxil"):
+    for f, entry, profile, defines, targets in _sample_project_builds():
+        for target, env in targets.items():
             res = compile_file(f, CompileOptions(entry=entry, profile=profile, target=target, defines=defines,
                                                  include_dirs=["shaders"], debug_info=True, embed_debug=True,
                                                  binding_shifts=shifts if target == "spirv" else [],

@@ -9,6 +9,7 @@ from importlib import resources
 
 import jsonschema
 import pytest
+from harness import tools
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
@@ -76,3 +77,20 @@ def test_minus_e_keeps_one_shader_in_the_manifest():
     assert [s["name"] for s in res.manifest["library"]["shaders"]] == ["ch"]
     assert {r["name"]: r["used"] for r in res.manifest["resources"]} == {
         "scene": False, "image": False, "albedo": True, "linear_clamp": True}
+
+
+def test_library_using_the_descriptor_heap():
+    src = """
+struct Payload { float4 color; };
+[shader("miss")]
+void ms(inout Payload p) {
+    Texture2D<float4> t = ResourceDescriptorHeap[3];
+    p.color = t.Load(int3(0, 0, 0));
+}
+"""
+    res = compile_file("heap.hlsl", CompileOptions(profile="lib_6_6", entry="", target="spirv",
+                                                   vk_target_env="vulkan1.2"), text=src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    jsonschema.validate(res.manifest, SCHEMA)
+    assert [h["heap"] for h in res.manifest["descriptor_heaps"]] == ["resource"]
+    tools.spirv_val(res.binary, "vulkan1.2")

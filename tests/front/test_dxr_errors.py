@@ -41,8 +41,9 @@ void cs(inout Params c) { c.value += DispatchRaysDimensions().x; }
 """
 
 
-def _compile(src: str, profile: str = "lib_6_3", entry: str = "main"):
-    return compile_file("dxr.hlsl", CompileOptions(profile=profile, entry=entry, target="spirv"), text=src)
+def _compile(src: str, profile: str = "lib_6_3", entry: str = "main", payload_qualifiers: bool = False):
+    return compile_file("dxr.hlsl", CompileOptions(profile=profile, entry=entry, target="spirv",
+                                                   enable_payload_qualifiers=payload_qualifiers), text=src)
 
 
 def _error(src: str, **kw) -> str:
@@ -129,7 +130,7 @@ def test_helper_function_checked_against_every_shader_that_calls_it():
     src = LIB.replace("[shader(\"miss\")]", "void helper() { IgnoreHit(); }\n[shader(\"miss\")]").replace(
         "p.color = float4(WorldRayDirection(), 1); }", "helper(); }")
     assert _error(src) == ("17:17: intrinsic 'IgnoreHit' is not allowed in miss shaders (allowed in: anyhit) "
-                           "(called from miss shader 'ms')")
+                           "(reached from miss shader 'ms')")
 
 
 def test_trace_ray_in_a_pixel_shader_is_refused():
@@ -164,3 +165,68 @@ def test_ray_flags_are_constants_a_program_may_shadow():
     shadowed = "static const uint RAY_FLAG_NONE = 3;\n" + LIB
     module, _ = sema_module(shadowed, profile="lib_6_3", entry="rg")
     assert module.entries
+
+
+def test_static_initialiser_checked_against_every_shader():
+    src = "static uint kind = HitKind();\n" + LIB
+    assert _error(src) == ("1:20: intrinsic 'HitKind' is not allowed in raygeneration shaders (allowed in: anyhit, "
+                           "closesthit) (reached from ray-generation shader 'rg')")
+
+
+QUALIFIED = """\
+struct [raypayload] Payload { float4 color : read(caller) : write(closesthit, miss); uint depth : read(closesthit); };
+struct Plain { float4 color; };
+RaytracingAccelerationStructure scene : register(t0);
+[shader("miss")]
+void ms(inout Payload p) { p.color = float4(1, 0, 0, 1); }
+"""
+
+
+def test_payload_qualifiers_are_ignored_below_lib_6_7_with_a_warning():
+    res = compile_file("q.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv", vk_target_env="vulkan1.2"),
+                       text=QUALIFIED)
+    assert res.ok
+    [w] = [d for d in res.diagnostics if d.severity == "warning"]
+    assert (w.loc.line, w.loc.col) == (1, 38)
+    assert w.message == ("payload access qualifiers are ignored: they take effect from lib_6_7, or on lib_6_6 "
+                         "with -enable-payload-qualifiers")
+    on = CompileOptions(profile="lib_6_6", entry="", target="spirv", vk_target_env="vulkan1.2",
+                        enable_payload_qualifiers=True)
+    res = compile_file("q.hlsl", on, text=QUALIFIED)
+    assert res.ok and not res.diagnostics
+
+
+@pytest.mark.parametrize("profile,flag", [("lib_6_7", False), ("lib_6_6", True)])
+def test_payload_qualifiers_in_effect(profile, flag):
+    src = QUALIFIED.replace("uint depth : read(closesthit);", "uint depth;")
+    assert _error(src, profile=profile, payload_qualifiers=flag) == (
+        "1:91: field 'depth' of payload 'Payload' has no access qualifier: add ': read(...) : write(...)' naming "
+        "the stages that use it")
+    src = QUALIFIED.replace("void ms(inout Payload p) { p.color", "void ms(inout Plain p) { p.color")
+    with_flag = " with -enable-payload-qualifiers" if flag else ""
+    assert _error(src, profile=profile, payload_qualifiers=flag) == (
+        f"5:21: payload type 'Plain' must be declared 'struct [raypayload] Plain' with access qualifiers (payload "
+        f"access qualifiers are in effect for {profile}{with_flag})")
+
+
+def test_payload_qualifiers_need_a_raypayload_struct():
+    assert _error(QUALIFIED.replace("struct [raypayload] Payload", "struct Payload")) == (
+        "1:25: payload access qualifiers on 'color' need a [raypayload] struct: declare 'struct [raypayload] Payload'")
+
+
+@pytest.mark.parametrize("src,message", [
+    ('struct P { float a; };\n[shader("miss")] void ms(inout P p) { p.a = 1; }\n'
+     '[shader("miss")] void ms(inout P p, inout P q) { p.a = 1; }',
+     "3:23: a library exports one shader named 'ms' (another is at line 2)"),
+    ('struct P { float a; [shader("miss")] void ms(inout P p) { } };\n[shader("raygeneration")] void rg() { }',
+     "1:29: [shader(\"miss\")] marks a member function: a shader is a global function"),
+    ('[shader("raygeneration")] void rg();', "1:32: shader 'rg' is declared but never defined"),
+    ('struct P { Texture2D t; };\n[shader("miss")] void ms(inout P p) { }',
+     "2:34: the payload 'P' of miss shader 'ms' contains the resource 'Texture2D<float4>': it is data passed "
+     "between shaders"),
+    ('groupshared float g;\n[shader("raygeneration")] void rg() { g = 1; }',
+     "2:39: groupshared variable 'g' can only be used in compute shaders"),
+    ('[shader(3)] void rg() { }', "1:9: the 'shader' attribute takes a string such as \"closesthit\""),
+], ids=["duplicate-name", "member-function", "declared-only", "resource-in-payload", "groupshared", "kind-not-string"])
+def test_library_declaration_errors(src, message):
+    assert _error(src) == message

@@ -12,9 +12,12 @@ import sys
 
 import pytest
 from harness import tools
+from passes.passutil import expected, sema_module, text
+from shaderbuild_spirv.raytracing import ray_interface
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
+from shaderbuild.passes import entry_wrapper
 
 LIB = """
 struct Payload { float4 color; };
@@ -217,3 +220,65 @@ def test_ray_query_in_a_library_shares_method_names_with_the_system_values():
     dis = _spirv(src, opt_level=0, profile="lib_6_5")
     assert "OpCapability RayQueryKHR" in dis and "OpRayQueryGetRayTMinKHR" in dis
     assert re.search(r"OpDecorate %\w+ BuiltIn RayTmin(KHR|NV)", dis)
+
+
+def test_ray_interface_raise_pass():
+    """IR in -> IR out: the wrappers' parameters become incoming variables, and every TraceRay /
+    CallShader / ReportHit passes a variable of its storage class, copied in (and out, when inout)."""
+    module, options = sema_module("""
+struct Payload { float4 color; };
+struct Attr { float t; };
+struct Params { uint n; };
+RaytracingAccelerationStructure scene;
+[shader("miss")]
+void ms(inout Payload p) { Params c = { 1 }; CallShader(0, c); p.color = c.n; }
+[shader("closesthit")]
+void ch(inout Payload p, Attr a) { TraceRay(scene, 0, 0xff, 0, 1, 0, (RayDesc)0, p); }
+[shader("intersection")]
+void is() { Attr a = { 1.0 }; ReportHit(1.0, 0, a); }
+""", profile="lib_6_3")
+    entry_wrapper.run(module, options)
+    ray_interface(module, options)
+    got = text(module)
+    assert got.split("fn src.ms")[0] == expected("""
+        module library sm6.3
+        global uniform scene: RaytracingAccelerationStructure register(tNone, space0) count=1
+        global incoming_ray_payload ms.p: Payload
+        global incoming_ray_payload ch.p: Payload
+        global hit_attribute ch.a: Attr
+        global callable_data CallShader.callable_data.1: Params
+        global ray_payload TraceRay.payload.2: Payload
+        global hit_attribute hit.attributes.Attr: Attr
+    """)
+    for block in ("""
+        fn src.is() -> void {
+          local a: Attr
+          local attributes.3: Attr
+          local accepted.4: bool
+          store %a = Attr(1.0:float)
+          store %attributes.3 = load(%a)
+          store %hit.attributes.Attr = load(%attributes.3)
+          store %accepted.4 = ReportHit(1.0:float, 0:uint, %hit.attributes.Attr):bool
+        }
+    """, """
+        fn ch() -> void {
+          local p.arg: Payload
+          store %p.arg = load(%ch.p)
+          eval call src.ch(%p.arg, load(%ch.a))
+          store %ch.p = load(%p.arg)
+          return
+        }
+    """, """
+        fn src.ms(inout p: Payload) -> void {
+          local c: Params
+          local callable_data.1: Params
+          store %c = Params(1:uint)
+          store %callable_data.1 = load(%c)
+          store %CallShader.callable_data.1 = load(%callable_data.1)
+          eval CallShader(0:uint, %CallShader.callable_data.1):void
+          store %callable_data.1 = load(%CallShader.callable_data.1)
+          store %c = load(%callable_data.1)
+    """):
+        assert expected(block).strip("\n") in got
+    locations = {g.name: g.io.location for g in module.globals if g.io is not None}
+    assert locations == {"ms.p": 0, "ch.p": 1, "TraceRay.payload.2": 2, "CallShader.callable_data.1": 0}

@@ -5,7 +5,7 @@
 
 struct [raypayload] ShadowPayload
 {
-    float visibility : read(caller) : write(caller, closesthit, miss);
+    float visibility;       // 1: lit, 0: in shadow
 };
 
 cbuffer ShadowConstants : register(b0)

@@ -47,6 +47,7 @@ class SemaBase:
         probing: bool
         readonly_temps: set[int]
         stmt_loc: SourceLoc | None
+        payload_structs: set[str]
 
         # lower.py (Analyzer)
         def emit(self, s: ir.Stmt) -> None: ...

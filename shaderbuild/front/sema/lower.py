@@ -62,6 +62,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.scope = self.global_scope = Scope(_predefined_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
+        self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -785,7 +786,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             reached = self.reachable(root)
             order += [f for f in reached if id(f) not in seen_ids]
             seen_ids.update(id(f) for f in reached)
-            stage_errors = self.check_shader_stages(root, kind, reached) if library else []
+            # a shader runs the static initialisers too (its wrapper calls them first)
+            inits = self.reachable(self.static_init_info) if library else []
+            stage_errors = self.check_shader_stages(root, kind, reached + inits) if library else []
             if stage_errors:
                 raise CompileError(stage_errors[:1])
         if self.profile.stage == "hull":

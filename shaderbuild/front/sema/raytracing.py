@@ -12,6 +12,7 @@ from ...ir.raytracing import MAX_ATTRIBUTE_BYTES, RAY_DESC, STAGE_RULES, payload
 from .. import ast
 from .base import SemaBase
 from .scope import FuncInfo
+from .typeresolve import resource_inside
 
 ACCEL = "RaytracingAccelerationStructure"
 # the stages a [raypayload] field's read(...) / write(...) qualifier may name
@@ -39,11 +40,23 @@ class RayTracingLowering(SemaBase):
     def library_shaders(self, main_file: str) -> list[tuple[FuncInfo, str]]:
         """Every defined function marked [shader("kind")], in source order; `-E name` keeps one."""
         found: list[tuple[FuncInfo, str]] = []
+        names: dict[str, SourceLoc] = {}
         for info in self.funcs:
-            marked = shader_kind(info.decl) if info.defined and info.method_of is None else None
+            marked = shader_kind(info.decl)
             if marked is None:
                 continue
             kind, loc = marked
+            d = info.decl
+            if info.method_of is not None:
+                raise error(f"[shader(\"{kind}\")] marks a member function: a shader is a global function", loc)
+            if not info.defined:
+                if any(f.decl.name == d.name and f.defined for f in self.funcs):
+                    continue        # a declaration of a shader defined elsewhere in the file
+                raise error(f"shader '{d.name}' is declared but never defined", d.loc)
+            if d.name in names:
+                raise error(f"a library exports one shader named '{d.name}' (another is at line "
+                            f"{names[d.name].line})", d.loc)
+            names[d.name] = d.loc
             if kind not in STAGE_RULES:
                 kinds = ", ".join(f'"{k}"' for k in STAGE_RULES)
                 raise error(f"shader kind \"{kind}\" is not supported in a library (one of {kinds})", loc)
@@ -67,7 +80,7 @@ class RayTracingLowering(SemaBase):
             for name, stages, loc in f.stage_uses:
                 if kind not in stages:
                     allowed = ", ".join(sorted(stages))
-                    via = "" if f is info else f" (called from {STAGE_RULES[kind].title} '{info.decl.name}')"
+                    via = "" if f is info else f" (reached from {STAGE_RULES[kind].title} '{info.decl.name}')"
                     out.append(Diagnostic("error", f"intrinsic '{name}' is not allowed in {kind} shaders "
                                                    f"(allowed in: {allowed}){via}", loc))
         return out
@@ -87,11 +100,17 @@ class RayTracingLowering(SemaBase):
             noun = "callable data" if role == "callable" else role
             if not isinstance(t, ir.Struct):
                 raise error(f"the {noun} of {rule.title} '{d.name}' must be a user-defined struct, not '{t}'", p.loc)
+            inner = resource_inside(t)
+            if inner is not None:
+                raise error(f"the {noun} '{t}' of {rule.title} '{d.name}' contains the resource '{inner}': it is "
+                            f"data passed between shaders", p.loc)
             if given != direction:
                 raise error(f"the {noun} parameter '{p.name}' of {rule.title} '{d.name}' must be "
                             f"{'declared inout' if direction == 'inout' else 'an in parameter'}, not {given}", p.loc)
             if p.semantic is not None:
                 raise error(f"parameter '{p.name}' of {rule.title} '{d.name}' takes no semantic", p.loc)
+            if role == "payload":
+                self.check_payload_type(t, p.loc)
             if role == "attributes" and payload_size(t) > MAX_ATTRIBUTE_BYTES:
                 raise error(f"hit attributes '{t}' are {payload_size(t)} bytes; D3D12 allows at most "
                             f"{MAX_ATTRIBUTE_BYTES}", p.loc)
@@ -103,14 +122,45 @@ class RayTracingLowering(SemaBase):
             raise error(f"{rule.title} '{d.name}' takes {takes}: '{extra.name}' is one too many", extra.loc)
         return ir.EntryPoint(d.name, kind, info.ir_func)
 
+    def payload_qualifiers_on(self) -> bool:
+        """Payload access qualifiers are in effect from SM 6.7, and on SM 6.6 with -enable-payload-qualifiers."""
+        sm = (self.profile.major, self.profile.minor)
+        return sm >= (6, 7) or (sm >= (6, 6) and self.options.enable_payload_qualifiers)
+
     def check_payload_access(self, d: ast.StructDecl) -> None:
-        """`: read(...)` / `: write(...)` payload qualifiers name stages a payload visits."""
-        for f in d.fields:
+        """A [raypayload] struct's `: read(...)` / `: write(...)` qualifiers name the stages a payload
+        visits; where qualifiers are in effect every field has one, elsewhere they are ignored (a warning)."""
+        marked = any(a.name == "raypayload" for a in d.attributes)
+        qualified = [f for f in d.fields if f.payload_access]
+        for f in qualified:
             for qualifier, stages in (f.payload_access or {}).items():
                 for s in stages:
                     if s not in PAYLOAD_ACCESS_STAGES:
                         raise error(f"'{s}' in {qualifier}(...) of payload field '{f.name}' is not a payload "
                                     f"stage (caller, anyhit, closesthit or miss)", f.loc)
+        if qualified and not marked:
+            raise error(f"payload access qualifiers on '{qualified[0].name}' need a [raypayload] struct: "
+                        f"declare 'struct [raypayload] {d.name}'", qualified[0].loc)
+        if not marked:
+            return
+        self.payload_structs.add(d.name)
+        if not self.payload_qualifiers_on():
+            if qualified:
+                self.warn("payload access qualifiers are ignored: they take effect from lib_6_7, or on lib_6_6 "
+                          "with -enable-payload-qualifiers", qualified[0].loc)
+            return
+        for f in d.fields:
+            if not f.payload_access:
+                raise error(f"field '{f.name}' of payload '{d.name}' has no access qualifier: add "
+                            f"': read(...) : write(...)' naming the stages that use it", f.loc)
+
+    def check_payload_type(self, t: ir.Type, loc: SourceLoc) -> None:
+        """With qualifiers in effect a payload is a [raypayload] struct (D3D12 Raytracing spec, payload access
+        qualifiers)."""
+        if self.payload_qualifiers_on() and isinstance(t, ir.Struct) and t.name not in self.payload_structs:
+            raise error(f"payload type '{t}' must be declared 'struct [raypayload] {t}' with access qualifiers "
+                        f"(payload access qualifiers are in effect for {self.options.profile}"
+                        f"{' with -enable-payload-qualifiers' if self.profile.minor == 6 else ''})", loc)
 
     # ------------------------------------------------------------ TraceRay, ReportHit, CallShader
     def _ray_struct(self, name: str, a: ast.Expr, what: str, inout: bool) -> tuple[ir.Expr | None, ir.Variable]:
@@ -126,6 +176,10 @@ class RayTracingLowering(SemaBase):
             value = self.rvalue(a)
         if not isinstance(value.type, ir.Struct):
             raise error(f"the {what} argument of '{name}' must be a user-defined struct, not '{value.type}'", a.loc)
+        inner = resource_inside(value.type)
+        if inner is not None:
+            raise error(f"the {what} argument of '{name}' contains the resource '{inner}': it is data passed between "
+                        f"shaders", a.loc)
         tmp = self.temp(value.type, what.replace(" ", "_"))
         self.emit(ir.Store(ir.VarRef(tmp), value, a.loc))
         return place, tmp
@@ -147,6 +201,7 @@ class RayTracingLowering(SemaBase):
         if ray.type != RAY_DESC:
             raise error(f"the ray argument of 'TraceRay' must be a RayDesc, not '{ray.type}'", args[6].loc)
         place, tmp = self._ray_struct(name, args[7], "payload", inout=True)
+        self.check_payload_type(tmp.type, args[7].loc)
         self.emit(ir.Eval(ir.Intrinsic(name, [accel, *values, ray, ir.VarRef(tmp)], ir.VOID), loc))
         assert place is not None
         self.emit(ir.Store(place, self.load(ir.VarRef(tmp)), loc))

@@ -118,7 +118,7 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
-            inner = _resource_inside(elem) if KINDS[name].element != "block" else None
+            inner = resource_inside(elem) if KINDS[name].element != "block" else None
             if inner is not None:       # buffer memory holds values, not resources (fuzz finding)
                 raise error(f"'{elem}' is not a valid element type for '{name}': it contains the resource "
                             f"'{inner}'", arg.loc)
@@ -178,14 +178,14 @@ class TypeResolver:
         return ir.vec(elem, n)
 
 
-def _resource_inside(t: ir.Type) -> ir.Resource | None:
+def resource_inside(t: ir.Type) -> ir.Resource | None:
     """A resource found in a struct or array type (recursively), else None."""
     if isinstance(t, ir.Resource):
         return t
     if isinstance(t, ir.Array):
-        return _resource_inside(t.elem)
+        return resource_inside(t.elem)
     if isinstance(t, ir.Struct):
-        return next((r for f in t.fields if (r := _resource_inside(f.type)) is not None), None)
+        return next((r for f in t.fields if (r := resource_inside(f.type)) is not None), None)
     return None
 
 
