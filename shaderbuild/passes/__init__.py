@@ -17,10 +17,10 @@ import os
 from .. import ir
 from ..capabilities import Capabilities
 from ..options import CompileOptions
-from . import dx_registers, entry_wrapper, flatten_resource_arrays, inline, resource_locals, unroll
+from . import dx_registers, entry_wrapper, flatten_resource_arrays, hit_terminators, inline, resource_locals, unroll
 
-PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, dx_registers.run, inline.run,
-            unroll.run)
+PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, hit_terminators.run, dx_registers.run,
+            inline.run, unroll.run)
 
 
 def validation_requested(options: CompileOptions) -> bool:

@@ -262,3 +262,82 @@ def test_closest_hit_traces_a_second_ray(read_after):
             assert got == pytest.approx(want, abs=1e-4), f"pixel ({x}, {y})"
             kinds.add(want[1])
     assert kinds == {0.0, -1.0, 4.0}      # primary misses, secondary misses and secondary hits all occur
+
+
+GEOMETRIES = """
+struct [raypayload] Payload { float4 a; float4 b; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint2 idx = DispatchRaysIndex().xy;
+    float2 ndc = (float2(idx) + 0.5) / float2(DispatchRaysDimensions().xy) * 2.0 - 1.0;
+    RayDesc ray = { float3(ndc, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    Payload p = { float4(0, 0, 0, 0), float4(0, 0, 0, 0) };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    uint i = idx.y * DispatchRaysDimensions().x + idx.x;
+    results[2 * i] = p.a;
+    results[2 * i + 1] = p.b;
+}
+
+[shader("anyhit")]
+void ah(inout Payload p, BuiltInTriangleIntersectionAttributes attr) {
+    p.a.z = 1.0;
+    if (PrimitiveIndex() == 0)
+        AcceptHitAndEndSearch();    // ends the any-hit shader too: the store below does not run
+    p.a.z = 2.0;
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes attr) {
+    p.a = float4(GeometryIndex(), PrimitiveIndex(), p.a.z, HitKind() / 255.0);
+    p.b = float4(ObjectToWorld4x3()[0][0], ObjectToWorld4x3()[3][0], WorldToObject3x4()[0][0], WorldToObject3x4()[0][3]);
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.a = float4(-1, -1, -1, -1); }
+"""
+# one bottom-level structure of two non-opaque geometries side by side (hit groups 0 and 1: the
+# geometry index selects the record), under a transform scaling x by 0.5 and moving it by (0.25, 0, 0.5)
+LEFT = ((-1, -1, 0), (0, -1, 0), (-1, 1, 0), (0, -1, 0), (0, 1, 0), (-1, 1, 0))
+RIGHT = tuple((x + 1, y, z) for x, y, z in LEFT)
+O2W = (0.5, 0, 0, 0.25, 0, 1, 0, 0, 0, 0, 1, 0.5)
+GEOM_SCENE = accel.Scene(
+    blases=((accel.Triangles(LEFT, opaque=False), accel.Triangles(RIGHT, opaque=False)),),
+    instances=(accel.Instance(0, O2W),))
+
+
+def test_geometry_index_transforms_and_accept_hit_and_end_search():
+    src, profile = GEOMETRIES, "lib_6_5"      # GeometryIndex() is SM 6.5
+
+    def build(opt: int) -> bytes:
+        res = compile_file("geom.hlsl", CompileOptions(profile=profile, entry="", target="spirv",
+                                                       vk_target_env="vulkan1.2", opt_level=opt), text=src)
+        assert res.ok, [d.message for d in res.diagnostics]
+        return res.binary
+
+    spirv = build(3)
+    register_unoptimised(spirv, lambda: build(0))
+    out = Buf(set=0, binding=1, data=bytes(W * H * 32))
+    group = {"closest": "ch", "any": "ah"}
+    result = run_raytracing(spirv, "rg", (W, H), [accel.AccelStructure(0, 0, GEOM_SCENE), out], miss=("ms",),
+                            hit_groups=(group, group))
+    data = result["buffers"][1]
+    w2o = accel.world_to_object(O2W)
+    geometries = set()
+    for y in range(H):
+        for x in range(W):
+            o = ((x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1, -1.0)
+            found = accel.candidates(GEOM_SCENE, o, (0.0, 0.0, 1.0), 0.0, 10.0)
+            assert len(found) <= 1       # one candidate per ray: the any-hit outcome does not depend on order
+            got = struct.unpack_from("<8f", data, 32 * (y * W + x))
+            if not found:
+                assert got[:4] == (-1.0, -1.0, -1.0, -1.0), f"pixel ({x}, {y})"
+                continue
+            h = found[0]
+            geometries.add(h.geometry_index)
+            want = (h.geometry_index, h.primitive_index, 1.0 if h.primitive_index == 0 else 2.0,
+                    (0xFE if h.front_face else 0xFF) / 255.0, O2W[0], O2W[3], w2o[0], w2o[3])
+            assert got == pytest.approx(want, abs=1e-5), f"pixel ({x}, {y})"
+    assert geometries == {0, 1}

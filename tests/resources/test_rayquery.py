@@ -184,8 +184,7 @@ def test_reference_covers_each_case():
 @pytest.mark.vulkan
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_compute_rayquery_spirv(vk, variant):
-    res = R.compile_hlsl(CS, profile="cs_6_5", defines=defines(variant))
-    assert res.ok, R.diagnostics_text(res)
+    res = R.build(CS, profile="cs_6_5", defines=defines(variant))     # + the manifest against spirv-cross
     for env in ("vulkan1.1", "vulkan1.2", "vulkan1.3"):
         tools.spirv_val(res.binary, env)
     out = vk.run_compute(res.binary, "main", descriptors(vk, (0, 0), (0, 1), (0, 2)), groups=(len(RAYS), 1, 1))
@@ -348,8 +347,8 @@ def _draw(vk, vs: bytes, vs_entry: str, ps: bytes, ps_entry: str, scene_at: tupl
 @pytest.mark.vulkan
 def test_pixel_rayquery_spirv(vk):
     vs = R.compile_hlsl(VS, profile="vs_6_5")
-    ps = R.compile_hlsl(PS, profile="ps_6_5", defines=ps_defines())
-    assert vs.ok and ps.ok, R.diagnostics_text(ps) + R.diagnostics_text(vs)
+    ps = R.build(PS, profile="ps_6_5", defines=ps_defines())
+    assert vs.ok, R.diagnostics_text(vs)
     for env in ("vulkan1.2", "vulkan1.3"):
         tools.spirv_val(ps.binary, env)
     scene = next(r for r in ps.manifest["resources"] if r["name"] == "Scene")
@@ -456,3 +455,139 @@ def test_manifest_lists_the_acceleration_structure_in_both_views():
     # DXC's SPIR-V mapping: set = space, binding = register; both builds give the same Vulkan view
     assert views["spirv"] == views["dxil"] == {"set": 2, "binding": 3, "descriptor_type": "acceleration_structure",
                                               "count": 1}
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("opt", [0, 3])
+def test_compute_rayquery_dxil_sm66_handles_and_O0(vk, opt):
+    """SM 6.6 handles (createHandleFromBinding + annotateHandle of kind 16) and the unoptimised DXIL
+    lowering (locals in memory) trace the same."""
+    res = R.compile_hlsl(CS, profile="cs_6_6", target="dxil", defines=defines("none"), opt_level=opt)
+    assert res.ok, R.diagnostics_text(res)
+    spirv, entry, where = dxil_spirv(res)
+    out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
+                         groups=(len(RAYS), 1, 1))
+    check_rows(out[2], 0, f"DXIL cs_6_6 -O{opt} through dxil-spirv")
+
+
+# ---------------------------------------------------------------- candidate getters and Abort
+
+CANDIDATES_CS = """
+RaytracingAccelerationStructure Scene : register(t0);
+StructuredBuffer<float4> Rays : register(t1);
+RWStructuredBuffer<float4> Out : register(u2);
+
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    uint i = id.x;
+    RayDesc ray = { Rays[2 * i].xyz, Rays[2 * i].w, Rays[2 * i + 1].xyz, Rays[2 * i + 1].w };
+    RayQuery<RAY_FLAG_NONE> q;
+    q.TraceRayInline(Scene, RAY_FLAG_FORCE_NON_OPAQUE, 0xFF, ray);
+    uint n = 0;
+    Out[4 * i] = float4(-1, -1, -1, -1);
+    while (q.Proceed()) {
+        n++;
+        uint kind = q.CandidateType();
+        Out[4 * i] = float4(kind, q.CandidateInstanceIndex(), q.CandidateInstanceID(), q.CandidatePrimitiveIndex());
+        Out[4 * i + 1] = float4(q.CandidateGeometryIndex(), q.CandidateInstanceContributionToHitGroupIndex(),
+                                q.CandidateObjectToWorld3x4()[0][3], q.CandidateWorldToObject4x3()[3][0]);
+        if (kind == CANDIDATE_NON_OPAQUE_TRIANGLE)
+            Out[4 * i + 2] = float4(q.CandidateTriangleRayT(), q.CandidateTriangleFrontFace(),
+                                    q.CandidateObjectToWorld4x3()[3][2], q.CandidateWorldToObject3x4()[2][3]);
+        else
+            Out[4 * i + 2] = float4(0, q.CandidateProceduralPrimitiveNonOpaque(), 0, 0);
+        q.Abort();          // the first candidate ends the query: Proceed returns false next
+    }
+    Out[4 * i + 3] = float4(n, q.WorldRayOrigin());
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_candidate_getters_and_abort(vk, target):
+    """With RAY_FLAG_FORCE_NON_OPAQUE every triangle is a candidate; the shader reads the first one
+    (which one comes first is the implementation's choice, so it must be one of the reference's) and
+    aborts, so a ray with several candidates still runs the loop once."""
+    res = R.compile_hlsl(CANDIDATES_CS, profile="cs_6_5", target=target)
+    assert res.ok, R.diagnostics_text(res)
+    if target == "spirv":
+        tools.spirv_val(res.binary, "vulkan1.2")
+        spirv, entry, where = res.binary, "main", {"Scene": (0, 0), "Rays": (0, 1), "Out": (0, 2)}
+    else:
+        spirv, entry, where = dxil_spirv(res)
+    descs = [accel.AccelStructure(*where["Scene"], SCENE), vk.Buf(*where["Rays"], rays_bytes()),
+             vk.Buf(*where["Out"], bytes(64 * len(RAYS)))]
+    got = struct.unpack(f"<{16 * len(RAYS)}f", vk.run_compute(spirv, entry, descs, groups=(len(RAYS), 1, 1))[2])
+    several = 0
+    for i, (o, d) in enumerate(RAYS):
+        row = got[16 * i: 16 * (i + 1)]
+        what = f"{target}: ray {i}: {row}"
+        assert row[13:16] == pytest.approx(o), what                     # WorldRayOrigin()
+        cands = accel.candidates(SCENE, o, d, TMIN, TMAX, accel.RAY_FLAG_FORCE_NON_OPAQUE)
+        several += len(cands) > 1
+        if not cands:
+            assert row[12] == 0 and row[0] == -1, what
+            continue
+        assert row[12] == 1, what                                        # Abort ended the loop
+        (c,) = [c for c in cands if (c.instance_index, c.geometry_index, c.primitive_index) == row[1:2] + row[4:5]
+                + row[3:4]] or [None]
+        assert c is not None, what
+        inst = SCENE.instances[c.instance_index]
+        inverse = accel.world_to_object(inst.transform)
+        assert (row[0], row[2], row[5]) == (int(c.procedural), c.instance_id, inst.sbt_offset), what
+        assert row[6] == inst.transform[3] and row[7] == pytest.approx(inverse[3], abs=1e-6), what
+        if c.procedural:
+            assert row[9] == 1.0, what                                   # non-opaque (forced)
+        else:
+            assert row[8] == pytest.approx(c.t, rel=1e-5) and row[9] == float(c.front_face), what
+            assert row[10] == inst.transform[11] and row[11] == pytest.approx(inverse[11], abs=1e-6), what
+    assert several >= 1         # a ray with two candidates: only Abort keeps its count at 1
+
+
+# ---------------------------------------------------------------- an array of acceleration structures
+
+ARRAY_CS = """
+RaytracingAccelerationStructure Scenes[2] : register(t0);
+RWStructuredBuffer<float2> Out : register(u4);
+
+float2 trace(RaytracingAccelerationStructure scene, float3 origin)
+{
+    RayDesc ray = { origin, 0.0, float3(0, 0, 1), 100.0 };
+    RayQuery<RAY_FLAG_FORCE_OPAQUE> q;
+    q.TraceRayInline(scene, RAY_FLAG_NONE, 0xFF, ray);
+    q.Proceed();
+    if (q.CommittedStatus() == COMMITTED_NOTHING)
+        return float2(-1, -1);
+    return float2(q.CommittedRayT(), q.CommittedInstanceID());
+}
+
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Out[id.x] = trace(Scenes[id.x & 1], float3(0.25 + 5.0 * (id.x >> 1), -0.5, -2.0));
+}
+"""
+OTHER_SCENE = accel.Scene(blases=((QUAD,),), instances=(accel.Instance(0, (1, 0, 0, 5, 0, 1, 0, 0, 0, 0, 1, 7),
+                                                                        instance_id=5),))
+
+
+@pytest.mark.vulkan
+def test_array_of_acceleration_structures_spirv(vk):
+    """A dynamically indexed array, and one passed to a function (resolved at compile time). SPIR-V
+    only: dxil-spirv crashes on acceleration-structure arrays (docs/CONFORMANCE.md)."""
+    res = R.compile_hlsl(ARRAY_CS, profile="cs_6_5")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.2")
+    scenes = (SCENE, OTHER_SCENE)
+    out = vk.run_compute(res.binary, "main", [accel.AccelStructure(0, 0, scenes[0], index=0),
+                                              accel.AccelStructure(0, 0, scenes[1], index=1),
+                                              vk.Buf(0, 4, bytes(32))])
+    got = struct.unpack("<8f", out[2])
+    for i in range(4):
+        o = (0.25 + 5.0 * (i >> 1), -0.5, -2.0)
+        hit = accel.trace(scenes[i & 1], o, (0.0, 0.0, 1.0), 0.0, 100.0, accel.RAY_FLAG_FORCE_OPAQUE)
+        want = (-1.0, -1.0) if hit is None else (hit.t, float(hit.instance_id))
+        assert got[2 * i: 2 * i + 2] == pytest.approx(want, rel=1e-6), (i, got)
+    assert len({got[2 * i: 2 * i + 2] for i in range(4)}) == 4      # each thread saw a different hit

@@ -138,6 +138,8 @@ class TypeLowering:
         return self.b.type("OpTypeAccelerationStructureKHR")
 
     def _ray_query_capability(self) -> None:
+        """The type needs RayQueryKHR or RayTracingKHR; every stage may use ray queries, so RayQueryKHR
+        (a ray-tracing pipeline stage would declare RayTracingKHR instead)."""
         self.b.capability("RayQueryKHR")
         self.b.extension("SPV_KHR_ray_query")
 
