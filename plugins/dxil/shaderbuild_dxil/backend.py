@@ -251,6 +251,7 @@ def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, i
         hash_mode="retail" if options.dxil_hash == "retail" else "bypass", rdat=library_rdat(lm))
     debug_container, debug_path, debug_bitcode = _debug_parts(debug, lm, info, options)
     container = build_container(info)
+    check.check_library_container(lm, container)
     return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
 
 

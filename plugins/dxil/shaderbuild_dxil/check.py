@@ -16,12 +16,13 @@ from shaderbuild.diagnostics import CompileError, Diagnostic
 from . import sigpack
 from .container import ContainerInfo, parse_container
 from .ctrldep import dominator_tree, successors
-from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
+from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, SHADER_KINDS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
+from .rdat import FUNCTION_STRIDE, PART_TYPES, parse_rdat
 from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -299,6 +300,25 @@ def _packing_overlaps(elems, point: str) -> None:
                 other = owner.setdefault((r, c), name)
                 if other != name:
                     raise _fail(f"signature elements {other} and {name} overlap at row {r} column {c}")
+
+
+def check_library_container(lm: LoweredModule, blob: bytes) -> None:
+    """A library's container: SFI0, RDAT, [ILDB, ILDN,] HASH, DXIL; RDAT read back has one function
+    record per exported shader (in order, with its kind) and one subobject record per subobject."""
+    parts = parse_container(blob)
+    if [p for p in parts if p not in ("ILDB", "ILDN")] != ["SFI0", "RDAT", "HASH", "DXIL"]:
+        raise _fail(f"library container parts {list(parts)}")
+    tables = parse_rdat(parts["RDAT"])
+    fn = tables.get(PART_TYPES["functions"], b"")
+    count, stride = struct.unpack_from("<II", fn, 0) if fn else (0, 0)
+    if count != len(lm.library) or stride != FUNCTION_STRIDE:
+        raise _fail(f"RDAT has {count} function records of {stride} bytes for {len(lm.library)} shaders")
+    kinds = [struct.unpack_from("<I", fn, 8 + i * stride + 16)[0] for i in range(count)]
+    if kinds != [SHADER_KINDS[f.kind] for f in lm.library]:
+        raise _fail(f"RDAT shader kinds {kinds}")
+    so = tables.get(PART_TYPES["subobjects"], b"")
+    if (struct.unpack_from("<I", so, 0)[0] if so else 0) != len(lm.subobjects):
+        raise _fail("RDAT subobject table does not list every subobject")
 
 
 def check_container(lm: LoweredModule, blob: bytes) -> None:
