@@ -284,13 +284,13 @@ def test_library_container_self_check():
     """check_library_container reads the RDAT part back: a function table that lost a shader is an
     internal error, not a container the runtime rejects."""
     import pytest as _pytest
-
-    from shaderbuild.compiler import compile_file
-    from shaderbuild.options import CompileOptions
     from shaderbuild_dxil import check as dxcheck
     from shaderbuild_dxil.backend import compile_dxil
     from shaderbuild_dxil.container import build_container
     from shaderbuild_dxil.rdat import rdat_part
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
 
     src = ("struct P { float4 c; };\n"
            "[shader(\"miss\")] void ms(inout P p) { p.c = 1; }\n"
