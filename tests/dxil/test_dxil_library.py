@@ -500,3 +500,21 @@ def dxil_consumer_subobjects(blob: bytes) -> list[dict]:
     from harness.dxil_consumer import rdat_subobjects
 
     return rdat_subobjects(blob)
+
+
+def test_exported_functions_keep_their_names():
+    """LLVM's globals and functions share one namespace: a cbuffer or a static named like a shader is
+    renamed, never the exported function (D3D12 links shaders by name)."""
+    res = _dxil("""\
+cbuffer rg { float x; };
+struct P { float4 c; };
+RWStructuredBuffer<float> o : register(u0);
+float helper() { static float ms = 1; ms += 1; return ms; }
+[shader("raygeneration")] void rg() { o[0] = x + helper(); }
+[shader("miss")] void ms(inout P p) { p.c = helper(); }
+""")
+    read, spirv = check_dxil_library(res.binary, ["rg", "ms"])
+    assert all(v is not None for v in spirv.values())
+    assert re.findall(r"^define void @(\w+)\(", read.ir, re.M) == ["rg", "ms"]
+    assert "@rg.global = external constant" in read.ir and "@ms.global = internal global" in read.ir
+    assert [f["name"] for f in _read_rdat(container_parts(res.binary)["RDAT"])["functions"]] == ["rg", "ms"]

@@ -79,6 +79,12 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
                                           [r for r in ctx.resources if id(r.var) in uses]))
     ctx.ops.stage = "library"
     ctx.ops.clear_declared()
+    # the exported functions keep their names (the runtime links shaders by name): a global named like
+    # one (a resource, a static) is renamed, LLVM's symbols being one namespace
+    exported = {ep.name for ep in entries}
+    for sym in ctx.llmod.globals:
+        if sym.name in exported:
+            sym.name = f"{sym.name}.global"
     keep: list[Function] = [f.function for f in functions]
     ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
