@@ -518,3 +518,15 @@ float helper() { static float ms = 1; ms += 1; return ms; }
     assert re.findall(r"^define void @(\w+)\(", read.ir, re.M) == ["rg", "ms"]
     assert "@rg.global = external constant" in read.ir and "@ms.global = internal global" in read.ir
     assert [f["name"] for f in _read_rdat(container_parts(res.binary)["RDAT"])["functions"]] == ["rg", "ms"]
+
+
+def test_payload_size_with_16_bit_types():
+    """-enable-16bit-types: the DXIL layout packs half and uint16_t at 2 bytes (half 0, uint16_t 2, float 4,
+    half2 8..12), and that is the payload size the metadata and RDAT carry."""
+    src = ("struct P { half a; uint16_t b; float c; half2 d; };\n"
+           "[shader(\"miss\")] void ms(inout P p) { p.a = 1; p.b = 2; p.c = 3; p.d = 4; }\n")
+    res = _dxil(src, enable_16bit_types=True)
+    read, spirv = check_dxil_library(res.binary, ["ms"])
+    assert spirv["ms"] is not None
+    assert "%struct.P = type { half, i16, float, [2 x half] }" in read.ir
+    assert _read_rdat(container_parts(res.binary)["RDAT"])["functions"][0]["payload"] == 12

@@ -73,8 +73,8 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
         fn = lowerer.lower_entry(ep.function)
         called |= set(lowerer.cleaned.callees)
         ptypes = [p.var.type for p in ep.function.params]
-        payload = udt_size(ptypes[0]) if ptypes else 0
-        attributes = udt_size(ptypes[1]) if len(ptypes) > 1 else 0
+        payload = udt_size(ptypes[0], native16) if ptypes else 0
+        attributes = udt_size(ptypes[1], native16) if len(ptypes) > 1 else 0
         functions.append(LibraryFunction(fn, ep.name, ep.stage, payload, attributes,
                                           [r for r in ctx.resources if id(r.var) in uses]))
     ctx.ops.stage = "library"

@@ -142,25 +142,26 @@ def udt_type(t: ir.Type) -> T.Type:
     raise error(f"'{t}' cannot be passed to a ray-tracing shader")
 
 
-def udt_size(t: ir.Type) -> int:
-    """Its size in bytes under DXIL's data layout (every scalar aligned to its size, i8/i16 to 4)."""
-    return _size_align(udt_type(t))[0]
+def udt_size(t: ir.Type, native16: bool = False) -> int:
+    """Its size in bytes under the module's DXIL data layout (context.py: i8 and i16/f16 aligned to 4
+    bytes, or to their size with -enable-16bit-types; the rest to their size)."""
+    return _size_align(udt_type(t), native16)[0]
 
 
-def _size_align(t: T.Type) -> tuple[int, int]:
+def _size_align(t: T.Type, native16: bool) -> tuple[int, int]:
     if isinstance(t, T.StructType):
         off, align = 0, 1
         for f in t.elems:
-            s, a = _size_align(f)
+            s, a = _size_align(f, native16)
             off = -(-off // a) * a + s
             align = max(align, a)
         return -(-off // align) * align, align
     if isinstance(t, T.ArrayType):
-        s, a = _size_align(t.elem)
+        s, a = _size_align(t.elem, native16)
         return s * t.count, a
     width = t.width if isinstance(t, (T.IntType, T.FloatType)) else 32
-    a = max(4, width // 8)
-    return max(width // 8, 1) if width >= 32 else a, a
+    a = width // 8 if native16 or width >= 32 else 4
+    return max(a, width // 8), a
 
 
 @cache
