@@ -51,6 +51,14 @@ tbuffer TB : register(t0) { float a; float4 b; };
 RWStructuredBuffer<float> Out : register(u1);
 [numthreads(1, 1, 1)] void main() { Out[0] = a + b.w; }
 """),
+    "sv-builtin-in-stage": ("hs_6_0", """
+struct CP { float4 p : P; uint layer : SV_RenderTargetArrayIndex; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
+PC pc() { PC c = (PC)0; return c; }
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")] [outputcontrolpoints(3)]
+[patchconstantfunc("pc")]
+float4 main(InputPatch<CP, 3> ip) : P { return ip[0].p + ip[1].layer; }
+"""),
     # the front end allows ddx in pixel shaders only, so this one is built from IR (as test_dxil_lower does)
     "compute-derivatives": ("cs_6_6", None),
 }

@@ -280,10 +280,6 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     io = g.io
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
-    if io.builtin in ("ClipDistance", "CullDistance") and stage == "geometry" and \
-            not isinstance(g.type.elem if io.vertices and isinstance(g.type, Array) else g.type, Array):
-        raise error(f"{io.semantic} in a geometry shader must be declared as a float array here "
-                    f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
     if io.builtin:
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
         for cap, ext in _builtin_caps(io.builtin, stage, b.version):

@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shaderbuild import ir
+from shaderbuild.diagnostics import error
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
+from shaderbuild.passes.entry_wrapper import location_count
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"
@@ -76,7 +78,14 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_Barycentrics", "pixel", "in"): "BaryCoordKHR",
     ("SV_ShadingRate", "vertex", "out"): "PrimitiveShadingRateKHR",
     ("SV_ShadingRate", "pixel", "in"): "ShadingRateKHR",
+    ("SV_ShadingRate", "geometry", "out"): "PrimitiveShadingRateKHR",
+    **{(sv, stage, d): sv[3:] for sv in ("SV_ClipDistance", "SV_CullDistance")
+       for stage in ("hull", "domain") for d in ("in", "out")},
+    **{("SV_ViewID", stage, "in"): "ViewIndex" for stage in ("hull", "domain", "geometry")},
 }
+# the other system values D3D allows (SV_RenderTargetArrayIndex / SV_ViewportArrayIndex before the
+# geometry stage's output, SV_IsFrontFace out of it) have no Vulkan built-in there: as in DXC, they
+# are ordinary values with a Location after the entry wrapper's
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
 TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}
@@ -119,6 +128,20 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
                     io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
+        unmapped = [v for v in variables if v.io is not None and v.io.builtin is None and v.io.location is None]
+        taken = [v.io.location + location_count(_value_type(v))
+                 for v in variables if v.io is not None and v.io.location is not None]
+        location = max(taken, default=0)
+        for v in unmapped:
+            assert v.io is not None
+            v.io.location = location
+            location += location_count(_value_type(v))
+
+
+def _value_type(v: ir.Variable) -> ir.Type:
+    """The type of one value of a stage variable: per control point / per vertex if arrayed."""
+    arrayed = v.io is not None and (v.io.arrayed or v.io.vertices)
+    return v.type.elem if arrayed and isinstance(v.type, ir.Array) else v.type
 
 
 def io_types(module: ir.Module, options: CompileOptions) -> None:
@@ -141,10 +164,8 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
                         lambda place, t: [(ir.IndexRef(place, ir.Const(ir.INT, 0), t), None)])
             elif io.builtin in _BOOL_BUILTINS and v.type != ir.BOOL:
                 _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
-        # a geometry shader writes its outputs inside the entry function (Append): there each
-        # SV_ClipDistance / SV_CullDistance is its own built-in array (lower.py refuses other types)
-        for builtin in _COMBINED if ep.stage != "geometry" else ():
-            _combine(ep.function, variables, builtin)
+        for builtin in _COMBINED:
+            _combine(module, variables, builtin)
     if ep.stage == "pixel":        # GetAttributeAtVertex is a pixel-shader intrinsic (sema checks the stage)
         _per_vertex(module, ep.inputs)
 
@@ -245,30 +266,107 @@ def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
                     setattr(s, name, fix(v))
 
 
-def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> None:
+def _combine(module: ir.Module, variables: list[ir.Variable], builtin: str) -> None:
+    """Every SV_ClipDistance (SV_CullDistance) semantic of one direction becomes part of one float
+    array (per control point / vertex where the stage's I/O is arrayed), each semantic at an
+    offset by semantic index (DXC's layout).  Loads and stores anywhere in the module (a geometry
+    shader stores its outputs at each Append, a hull shader at [SV_OutputControlPointID]) are
+    rewritten to the array's elements."""
     found = [(v.io, v) for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None]
     if not found:
         return
     found.sort(key=lambda iv: iv[0].index)
-    parts = [v for _, v in found]
+    first_io, first = found[0]
+    per = first_io.arrayed or first_io.vertices
+    where: dict[int, tuple[int, ir.Type]] = {}
     layout, offset = [], 0
     for io, v in found:
-        layout.append((io.index, offset, str(v.type)))
-        offset += _components(v.type)
-    first_io, first = found[0]
+        t = _value_type(v)
+        layout.append((io.index, offset, str(t)))
+        where[id(v)] = (offset, t)
+        offset += _components(t)
     arr = ir.Array(ir.FLOAT, offset)
-    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", arr, first.storage, first.loc,
-                      io=ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout)))
+    outer = first.type.size if per and isinstance(first.type, ir.Array) else None
+    io = ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout), arrayed=first_io.arrayed,
+                   vertices=first_io.vertices, patch=first_io.patch, stream=first_io.stream)
+    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", ir.Array(arr, outer) if per else arr,
+                      first.storage, first.loc, io=io)
     variables[variables.index(first)] = new
-    for v, (_, off, _t) in zip(parts, layout):
-        if v is not first:
-            variables.remove(v)
-        n = _components(v.type)
+    for _, v in found[1:]:
+        variables.remove(v)
 
-        def places(place, t, off=off, n=n, old=v.type):
-            return [(ir.IndexRef(ir.VarRef(new), ir.Const(ir.INT, off + i), ir.FLOAT),
-                     None if n == 1 and not isinstance(old, (ir.Array, ir.Vector)) else i) for i in range(n)]
-        _rehome(fn, v, v.type, places, keep=False)
+    def split(place: ir.Expr) -> tuple[int, ir.Type, ir.Expr | None, ir.Expr | None] | None:
+        """(offset, value type, control point / vertex index, component index) of a place in a combined variable."""
+        comp: ir.Expr | None = None
+        point: ir.Expr | None = None
+        if isinstance(place, ir.IndexRef) and not (per and isinstance(place.base, ir.VarRef)):
+            comp, place = place.index, place.base
+        if per and isinstance(place, ir.IndexRef):
+            point, place = place.index, place.base
+        if not isinstance(place, ir.VarRef) or id(place.var) not in where:
+            return None
+        off, t = where[id(place.var)]
+        return off, t, point, comp
+
+    def element(point: ir.Expr | None, k: ir.Expr) -> ir.Expr:
+        base: ir.Expr = ir.VarRef(new) if point is None else ir.IndexRef(ir.VarRef(new), point, arr)
+        return ir.IndexRef(base, k, ir.FLOAT)
+
+    def at(off: int, comp: ir.Expr) -> ir.Expr:
+        if isinstance(comp, ir.Const):
+            return ir.Const(ir.INT, off + int(comp.value))
+        return ir.Binary("add", comp, ir.Const(comp.type, off), comp.type) if off else comp
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and (hit := split(e.place)) is not None:
+            off, t, point, comp = hit
+            if comp is not None:
+                return ir.Load(element(point, at(off, comp)), ir.FLOAT)
+            loads: list[ir.Expr] = [ir.Load(element(point, ir.Const(ir.INT, off + i)), ir.FLOAT)
+                                    for i in range(_components(t))]
+            return loads[0] if t == ir.FLOAT else ir.Construct(t, loads)
+        if isinstance(e, ir.SwizzleRef) and split(e.base) is not None:
+            raise error("a swizzle of a clip or cull distance cannot be written here", first.loc)
+        return e
+
+    def stores(s: ir.Store) -> list[ir.Stmt] | None:
+        hit = split(s.place)
+        if hit is None:
+            return None
+        off, t, point, comp = hit
+        value = ir.rewrite_expr(s.value, change)
+        if comp is not None:
+            return [ir.Store(element(point, at(off, comp)), value, s.loc)]
+        if t == ir.FLOAT:
+            return [ir.Store(element(point, ir.Const(ir.INT, off)), value, s.loc)]
+        return [ir.Store(element(point, ir.Const(ir.INT, off + i)), ir.Extract(value, i, ir.FLOAT), s.loc)
+                for i in range(_components(t))]
+
+    for fn in module.functions:
+        _rewrite_body(fn.body, change, stores)
+
+
+def _rewrite_body(body: list[ir.Stmt], change: Callable[[ir.Expr], ir.Expr],
+                  stores: Callable[[ir.Store], list[ir.Stmt] | None]) -> None:
+    """Rewrite a statement list and the lists nested in it: expressions by `change`, and each
+    store that `stores` replaces by the statements it returns."""
+    out: list[ir.Stmt] = []
+    for s in body:
+        if isinstance(s, ir.Store) and (made := stores(s)) is not None:
+            out.extend(made)
+            continue
+        _rewrite_stmt(s, change)
+        if isinstance(s, ir.If):
+            _rewrite_body(s.then, change, stores)
+            _rewrite_body(s.else_, change, stores)
+        elif isinstance(s, ir.Loop):
+            _rewrite_body(s.body, change, stores)
+            _rewrite_body(s.continuing, change, stores)
+        elif isinstance(s, ir.Switch):
+            for c in s.cases:
+                _rewrite_body(c.body, change, stores)
+        out.append(s)
+    body[:] = out
 
 
 def _components(t: ir.Type) -> int:
@@ -297,13 +395,12 @@ def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
             _rewrite_stmt(s, change)
 
 
-def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places, keep: bool = True) -> None:
+def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places) -> None:
     """Move `var`'s value into other places: places(VarRef(var), element type) lists (place,
     component or None for the whole value); loads of `var` become a Construct of the places'
     loads, stores one store per place."""
     old = var.type
-    if keep:
-        var.type = new
+    var.type = new
     elem: ir.Type = old.elem if isinstance(old, (ir.Vector, ir.Array)) else old
     targets = places(ir.VarRef(var), elem)
 
