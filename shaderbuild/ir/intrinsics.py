@@ -119,6 +119,8 @@ SPECIAL = frozenset({
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
 SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero")
 GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
+# Gather*(s, location[, offset]) with a compare value after the location and a SamplerComparisonState
+GATHER_CMP_METHODS = ("GatherCmp", "GatherCmpRed", "GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")
 LOD_METHODS = ("CalculateLevelOfDetail", "CalculateLevelOfDetailUnclamped")
 RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "Store4")
 # geometry-shader stream methods (PointStream, LineStream, TriangleStream), and the operations the entry
@@ -126,7 +128,7 @@ RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "
 STREAM_METHODS = ("Append", "RestartStrip")
 GS_OPERATIONS = ("EmitVertex", "EndPrimitive")
 METHODS = frozenset({
-    *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
+    *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
 })
 

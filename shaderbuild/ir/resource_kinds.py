@@ -7,7 +7,15 @@ backends and the manifest read it; a new resource kind is one row here.
 from __future__ import annotations
 
 from ..records import ValueRecord
-from .intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS, RAW_METHODS, SAMPLE_METHODS, STREAM_METHODS
+from .intrinsics import (
+    ATOMICS,
+    GATHER_CMP_METHODS,
+    GATHER_METHODS,
+    LOD_METHODS,
+    RAW_METHODS,
+    SAMPLE_METHODS,
+    STREAM_METHODS,
+)
 
 __all__ = ["KINDS", "REGISTER_CLASS", "ResourceKind", "kind_info"]
 
@@ -40,7 +48,7 @@ class ResourceKind(ValueRecord):
 
 
 _SAMPLED = frozenset({*SAMPLE_METHODS, *LOD_METHODS, "Load", "GetDimensions"})
-_GATHER = frozenset(GATHER_METHODS)
+_GATHER = frozenset({*GATHER_METHODS, *GATHER_CMP_METHODS})
 _STORAGE = frozenset({"Load", "GetDimensions"})
 _STREAM = frozenset(STREAM_METHODS)
 

@@ -470,6 +470,18 @@ float rt_gather(Res *t, Res *s, float c0, float c1, float c2, int channel, int k
     return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, channel, 0.0f);
 }
 
+/* textureGatherCmp: the depth comparison (the sampler's op, reference `ref`) of each texel of the same footprint
+ * (a comparison sampler reads the first component, as fetch does for SampleCmp). */
+float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float ref, int k) {
+    if (!s->compare) die("GatherCmp with a sampler that has no compare op", 0, 0, 0);
+    if (t->kind != S_2D && t->kind != S_2D_ARRAY) die("gatherCmp: texture shape not supported", (int)t->kind, 0, 0);
+    int layer = t->kind == S_2D_ARRAY ? array_layer(t, c2) : 0;
+    float a = c0 * t->width - 0.5f, b = c1 * t->height - 0.5f;
+    int x0 = (int)floorf(a) + g_off[0], y0 = (int)floorf(b) + g_off[1];
+    static const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
+    return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, 0, ref);
+}
+
 /* ---- math op classes: rt_<class>_<overload>(opcode, args...) */
 
 static float saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }

@@ -35,7 +35,7 @@ from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
-from .vulkan import PATCH_BARRIER
+from .vulkan import PATCH_BARRIER, UNSUPPORTED_INTRINSICS
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -722,8 +722,7 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
-# table entries this backend refuses, with the reason (none today)
-UNSUPPORTED_INTRINSICS: dict[str, str] = {}
+# table entries this backend refuses, with the reason: vulkan.UNSUPPORTED_INTRINSICS (its raise pass refuses them)
 # the HLSL intrinsics handled here (PATCH_BARRIER is the backend's own: vulkan.hull_entry makes it)
 NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER}
 

@@ -86,6 +86,11 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
 # the other system values D3D allows (SV_RenderTargetArrayIndex / SV_ViewportArrayIndex before the
 # geometry stage's output, SV_IsFrontFace out of it) have no Vulkan built-in there: as in DXC, they
 # are ordinary values with a Location after the entry wrapper's
+# table intrinsics Vulkan has no operation for (refused at the call by `unsupported`, as DXC does: SPIR-V.rst
+# "Unsupported HLSL Features")
+UNSUPPORTED_INTRINSICS: dict[str, str] = {
+    name: "SPIR-V's OpImageDrefGather takes no component (it compares the red channel only)"
+    for name in ("GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")}
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
 TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}
@@ -113,6 +118,17 @@ EXT_BUILTINS: tuple[tuple[int, str, str], ...] = (
     (42, "VertexIndex", "in"), (43, "InstanceIndex", "in"), (4424, "BaseVertex", "in"),
     (4425, "BaseInstance", "in"), (4426, "DrawIndex", "in"), (4440, "ViewIndex", "in"),
 )
+
+
+def unsupported(module: ir.Module, options: CompileOptions) -> None:
+    """A located error for the first call of an intrinsic this target cannot express."""
+    for fn in module.functions:
+        for s in ir.walk_stmts(fn.body):
+            for e in ir.stmt_exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Intrinsic) and x.name in UNSUPPORTED_INTRINSICS:
+                        raise error(f"'{x.name}' is not supported when targeting SPIR-V: "
+                                    f"{UNSUPPORTED_INTRINSICS[x.name]}", getattr(s, "loc", None) or fn.loc)
 
 
 def system_values(module: ir.Module, options: CompileOptions) -> None:
@@ -531,7 +547,7 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, bindings)
+RAISE_PASSES = (unsupported, system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:

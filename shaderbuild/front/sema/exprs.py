@@ -321,8 +321,8 @@ class ExprLowering(HeapLowering, SemaBase):
             return ir.Const(sym.type, sym.value)
         if isinstance(sym, SpecConstSymbol):
             return sym.expr
-        if isinstance(sym, VarSymbol) and sym.const_value is not None and isinstance(sym.var.type, ir.Scalar):
-            return ir.Const(sym.var.type, sym.const_value)
+        if isinstance(sym, VarSymbol) and sym.const_value is not None and isinstance(sym.var.type, (ir.Scalar, ir.Vector)):
+            return ir.Const(sym.var.type, sym.const_value)   # a `static const` scalar or vector: its value
         return self.load(self.place(e, for_write=False))
 
     def rv_Member(self, e: ast.Member) -> ir.Expr:

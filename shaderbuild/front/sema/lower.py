@@ -423,7 +423,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             if "const" in q and d.init is None:
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
             self.globals.append(var)
-            self.declare_var(d.name, var, d.loc, const_value if isinstance(t, ir.Scalar) else None)
+            self.declare_var(d.name, var, d.loc, const_value if isinstance(t, (ir.Scalar, ir.Vector)) else None)
             return
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
