@@ -560,3 +560,51 @@ def test_block_layout_dxil_executes(name, form):
     got = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], "b", bytes(buf)),
                                                           (o["register"], o["space"], "u", R.sentinel(len(sc)))])
     assert R.unpack("I", got[1]) == _as_words(vals)
+
+
+# ---------------------------------------------------------------- resources declared inside a cbuffer
+
+RES_IN_CBUFFER = """
+cbuffer Params : register(b0) {
+    float scale;
+    Texture2D<float> Tex : register(t3);       // a global, as if declared outside the cbuffer
+    float bias;
+    SamplerState Samp : register(s2);
+    RWStructuredBuffer<float> Out : register(u1);
+};
+cbuffer OnlyResources { StructuredBuffer<float> Extra : register(t5); };   // no constant buffer at all
+[numthreads(1,1,1)] void main() {
+    Out[0] = Tex.SampleLevel(Samp, float2(0.625, 0.5), 0) * scale + bias;
+    Out[1] = Extra[1] + bias;
+}
+"""
+
+
+def test_resources_declared_in_a_cbuffer_are_globals():
+    """Textures, samplers and UAVs declared inside a cbuffer keep their registers and are not members: the
+    cbuffer holds scale and bias only (offsets 0 and 4); a cbuffer of resources only makes no buffer."""
+    res = R.build(RES_IN_CBUFFER)
+    hlsl = {r["name"]: (r["hlsl"]["class"], r["hlsl"]["register"]) for r in res.manifest["resources"]}
+    assert hlsl == {"Params": ("b", 0), "Tex": ("t", 3), "Samp": ("s", 2), "Out": ("u", 1), "Extra": ("t", 5)}
+    tex = R.image(R.pack("f", [1.0, 2.0, 3.0, 4.0]), 4, 1, "r32f")
+    out = R.cs(RES_IN_CBUFFER, {"Params": R.uniform(R.pack("f", [10.0, 0.5, 0, 0])), "Tex": tex,
+                                "Samp": R.sampler(), "Extra": R.storage(R.pack("f", [7.0, 8.0])),
+                                "Out": R.storage(R.sentinel(2))})
+    assert R.unpack("f", out["Out"]) == [3.0 * 10.0 + 0.5, 8.0 + 0.5]      # u = 0.625: texel 2
+
+
+@pytest.mark.parametrize(("src", "where"), [
+    ("struct S { Texture2D t; float4 k; };\nS g;\n", (2, 3)),
+    ("struct S { float4 k; Texture2D t[2]; };\ncbuffer C { S s; };\n", (2, 15)),
+    ("struct I { SamplerState s; };\nstruct S { I i; };\n"
+     "RWStructuredBuffer<float> O;\nvoid f(S a) { O[0] = 1; }\n", (4, 10)),
+    ("struct S { Texture2D t; };\nTexture2D T;\n"
+     "RWStructuredBuffer<float> O;\nvoid f() { S a; a.t = T; O[0] = 1; }\n", (4, 14)),
+])
+def test_struct_with_a_resource_member_is_a_located_error(src, where):
+    """Never an internal error ('... has no memory layout'): a located error at the variable."""
+    src += "[numthreads(1,1,1)] void main() {}\n"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"{where[0]}:{where[1]}: ") and "is a resource" in errs[0] \
+            and "structs with resource members are not supported yet" in errs[0], errs

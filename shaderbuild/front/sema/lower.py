@@ -133,6 +133,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.decl_locs[id(sym)] = loc
 
     def declare_var(self, name: str, var: ir.Variable, loc: SourceLoc, const_value=None) -> VarSymbol:
+        _refuse_struct_resource(name, var.type, loc)
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
@@ -520,6 +521,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                               f"for a compile-time constant", d.init.loc)
         if isinstance(t, ir.Array) and t.size is None:
             raise error(f"uniform global '{d.name}' cannot have an unsized array type", d.loc)
+        _refuse_struct_resource(d.name, t, d.loc)
         if self.globals_block is None:
             st = ir.Struct("type.$Globals", ())
             var = ir.Variable("$Globals", st, ir.Storage.UNIFORM, d.loc, binding=ir.Binding("b", None, 0, 1, kind="$Globals"),
@@ -612,19 +614,30 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def cbuffer(self, d: ast.CBufferDecl) -> None:
         fields = []
+        members = []
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
+            elem = t
+            while isinstance(elem, ir.Array):
+                elem = elem.elem
+            if isinstance(elem, ir.Resource):      # a texture or sampler declared in a cbuffer is a global (as in DXC)
+                self.global_var(m)
+                continue
             self.check_member_type(m.name, t, m.loc)
+            _refuse_struct_resource(m.name, t, m.loc)
             row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
                                          self.packoffset(m, t)))
             self.check_overlaps(fields, d.name, (m.packoffset or m).loc)
+            members.append(m)
+        if d.members and not fields:
+            return      # only resources: no constant buffer (DXC makes none either)
         st = ir.Struct(f"type.{d.name}", tuple(fields))
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
         self.globals.append(var)
-        for i, m in enumerate(d.members):
+        for i, m in enumerate(members):
             sym = MemberSymbol(var)
             sym.index = i
             self.declare(m.name, sym, m.loc)
@@ -979,3 +992,34 @@ def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, 
     """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
     an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)
+
+
+def _struct_resource(t: ir.Type, path: str) -> tuple[str, ir.Resource] | None:
+    """The first resource member (its path, e.g. 'S.t') of a struct type, through arrays."""
+    while isinstance(t, ir.Array):
+        t = t.elem
+    if isinstance(t, ir.Struct):
+        for f in t.fields:
+            inner = f.type
+            while isinstance(inner, ir.Array):
+                inner = inner.elem
+            if isinstance(inner, ir.Resource):
+                return f"{path}.{f.name}", inner
+            found = _struct_resource(f.type, f"{path}.{f.name}")
+            if found is not None:
+                return found
+    return None
+
+
+def _refuse_struct_resource(name: str, t: ir.Type, loc: SourceLoc) -> None:
+    """A variable of a struct type with a resource member: a located error (the layout code has no place
+    for a resource, and resource members are not split into separate resources)."""
+    elem = t
+    while isinstance(elem, ir.Array):
+        elem = elem.elem
+    if not isinstance(elem, ir.Struct):
+        return
+    found = _struct_resource(elem, elem.name)
+    if found is not None:
+        raise error(f"'{name}' has type '{t}', whose member '{found[0]}' is a resource ('{found[1]}'): structs with "
+                    f"resource members are not supported yet; declare the resource as a global", loc)
