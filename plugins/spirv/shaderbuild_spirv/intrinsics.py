@@ -35,7 +35,7 @@ from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
-from .vulkan import PATCH_BARRIER, UNSUPPORTED_INTRINSICS
+from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_INTRINSICS
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -449,6 +449,13 @@ def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
     return None
 
 
+def _interlock(fe: ExprEmitter, e: Intrinsic) -> None:
+    """vulkan.interlock's critical section (lower.py adds the entry's interlock execution mode)."""
+    fe.b.extension("SPV_EXT_fragment_shader_interlock")
+    fe.void_op("OpBeginInvocationInterlockEXT" if e.name == BEGIN_INTERLOCK else "OpEndInvocationInterlockEXT")
+    return None
+
+
 def _stream_op(single: str, multi: str) -> Lowering:
     """GS EmitVertex / EndPrimitive; with several streams each names its stream (GeometryStreams)."""
     def lower(fe: ExprEmitter, e: Intrinsic) -> None:
@@ -716,6 +723,7 @@ TABLE.update({
 TABLE.update(RESOURCE_METHODS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
+TABLE.update({BEGIN_INTERLOCK: _interlock, END_INTERLOCK: _interlock})
 TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
               "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
@@ -723,7 +731,7 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason: vulkan.UNSUPPORTED_INTRINSICS (its raise pass refuses them)
-# the HLSL intrinsics handled here (PATCH_BARRIER is the backend's own: vulkan.hull_entry makes it)
-NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER}
+# the HLSL intrinsics handled here (PATCH_BARRIER and the interlock pair are the backend's own: vulkan.py makes them)
+NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER, BEGIN_INTERLOCK, END_INTERLOCK}
 
 __all__ = ["BARRIERS", "NATIVE_INTRINSICS", "PATCH_BARRIER", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

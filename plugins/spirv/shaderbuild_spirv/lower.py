@@ -14,8 +14,10 @@ from shaderbuild.ir.nodes import (
     Call,
     Const,
     Construct,
+    Eval,
     Expr,
     Function,
+    Intrinsic,
     Module,
     Storage,
     Variable,
@@ -31,6 +33,7 @@ from .emit_expr import Ctx, VarSlot
 from .emit_stmt import FunctionEmitter
 from .emit_types import TypeLowering
 from .resources import ResourceLowering, ResourceVar, reflection_entries
+from .vulkan import BEGIN_INTERLOCK
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
@@ -245,6 +248,12 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
                  for key in (v.io.builtin, v.io.semantic) for m in _OUTPUT_MODES.get(key, ())]
         for mode in dict.fromkeys(modes):
             b.execution_mode(fid, mode)
+        if entry.function is not None and any(isinstance(s, Eval) and isinstance(s.expr, Intrinsic)
+                                              and s.expr.name == BEGIN_INTERLOCK for s in entry.function.body):
+            # per sample when SV_SampleIndex is read, else per pixel (DXC's choice, SPIR-V.rst)
+            per_sample = any(v.io is not None and v.io.builtin == "SampleId" for v in entry.inputs)
+            b.capability("FragmentShaderSampleInterlockEXT" if per_sample else "FragmentShaderPixelInterlockEXT")
+            b.execution_mode(fid, "SampleInterlockOrderedEXT" if per_sample else "PixelInterlockOrderedEXT")
 
 
 def reflection(lowered: Lowered) -> dict:

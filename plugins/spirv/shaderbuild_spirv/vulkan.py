@@ -15,12 +15,15 @@ from collections.abc import Callable
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.resource_kinds import KINDS
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 from shaderbuild.passes.entry_wrapper import location_count
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"
+# the critical section of a pixel shader that uses rasterizer-ordered views (SPV_EXT_fragment_shader_interlock)
+BEGIN_INTERLOCK, END_INTERLOCK = "spirv.BeginInvocationInterlock", "spirv.EndInvocationInterlock"
 
 # (HLSL system value, stage, direction) -> SPIR-V BuiltIn
 SV_BUILTINS: dict[tuple[str, str, str], str] = {
@@ -512,6 +515,33 @@ def hull_entry(module: ir.Module, options: CompileOptions) -> None:
     ep.function = main
 
 
+def interlock(module: ir.Module, options: CompileOptions) -> None:
+    """A pixel shader that uses a rasterizer-ordered view runs the HLSL function inside one
+    OpBeginInvocationInterlockEXT / OpEndInvocationInterlockEXT pair (DXC: around the accesses): in the
+    entry wrapper's straight-line body, so each is executed exactly once, in uniform control flow, in the
+    entry point's own function, as the extension requires."""
+    ep = module.entry
+    if ep is None or ep.stage != "pixel" or ep.function is None:
+        return
+    used = ir.referenced_variables(module.functions)
+    if not any(id(g) in used and _is_rov(g.type) for g in module.globals):
+        return
+    body: list[ir.Stmt] = [ir.Eval(ir.Intrinsic(BEGIN_INTERLOCK, [], ir.VOID))]
+    for s in ep.function.body:
+        if isinstance(s, ir.Return):
+            body.append(ir.Eval(ir.Intrinsic(END_INTERLOCK, [], ir.VOID)))
+        body.append(s)
+    if not body or not isinstance(body[-1], ir.Return):
+        body.append(ir.Eval(ir.Intrinsic(END_INTERLOCK, [], ir.VOID)))
+    ep.function.body[:] = body
+
+
+def _is_rov(t: ir.Type) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource) and (k := KINDS.get(t.kind)) is not None and k.rov
+
+
 def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
@@ -547,7 +577,7 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (unsupported, system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, bindings)
+RAISE_PASSES = (unsupported, system_values, tess_levels, io_types, hull_entry, interlock, invert_y, dx_position_w, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:

@@ -724,7 +724,7 @@ class ExprLowering(HeapLowering, SemaBase):
 
         r = base.type
         assert isinstance(r, ir.Resource)
-        if r.kind in ("StructuredBuffer", "RWStructuredBuffer"):
+        if r.kind in ("StructuredBuffer", "RWStructuredBuffer", "RasterizerOrderedStructuredBuffer"):
             idx = self.index_value(e.index)
         else:
             it = texel_index_type(r.kind)

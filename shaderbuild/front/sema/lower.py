@@ -230,6 +230,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     def note_use(self, var: ir.Variable) -> None:
         if var.storage is ir.Storage.WORKGROUP and self.profile.stage != "compute":
             self.stage_error(f"groupshared variable '{var.name}' can only be used in compute shaders", self.use_loc)
+        elem = var.type
+        while isinstance(elem, ir.Array):
+            elem = elem.elem
+        rov = isinstance(elem, ir.Resource) and (k := KINDS.get(elem.kind)) is not None and k.rov
+        if rov and self.profile.stage != "pixel":
+            self.stage_error(f"rasterizer-ordered view '{var.name}' can only be used in pixel shaders", self.use_loc)
 
     def record_call(self, f: FuncInfo, loc: SourceLoc) -> None:
         if self.fn_info is not None:
