@@ -608,3 +608,51 @@ def test_struct_with_a_resource_member_is_a_located_error(src, where):
         errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
         assert errs and errs[0].startswith(f"{where[0]}:{where[1]}: ") and "is a resource" in errs[0] \
             and "structs with resource members are not supported yet" in errs[0], errs
+
+
+# ---------------------------------------------------------------- arrays of ConstantBuffer<T>
+
+CB_ARRAY = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> Cbs[3] : register(b2, space1);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {     // one thread per group: a uniform index
+    Out[g.x] = Cbs[g.x].v * Cbs[2 - g.x].k + float4(Cbs[1].w, Cbs[g.x].k);
+}
+"""
+
+
+def _cb_p(v: list[float], k: int, w: list[float]) -> bytes:
+    """P in a constant buffer: v at 0, k at 16, w at 20 (a float3 fits after k in its 16-byte row)."""
+    return R.pack("f", v) + R.pack("I", [k]) + R.pack("f", w) + bytes(8)
+
+
+def test_constant_buffer_array_dynamic_index():
+    """ConstantBuffer<P> Cbs[3]: three blocks at b2..b4 of space1 (SPIR-V: one array of three blocks at one
+    binding, DXIL: a CBV range of three), indexed by a constant and by the group id."""
+    res = R.build(CB_ARRAY)
+    cb = R.resource(res.manifest, "Cbs")
+    assert (cb["hlsl"]["class"], cb["hlsl"]["register"], cb["hlsl"]["space"], cb["hlsl"]["count"]) == ("b", 2, 1, 3)
+    assert (cb["vulkan"]["descriptor_type"], cb["vulkan"]["count"]) == ("uniform_buffer", 3)
+    blocks = [([1.0 + 10 * i, 2.0, 3.0, 4.0], i + 5, [0.5 * i, 0.25, 0.125]) for i in range(3)]
+    out = R.cs(CB_ARRAY, {"Cbs": [R.uniform(_cb_p(*b)) for b in blocks], "Out": R.storage(R.sentinel(12))},
+               groups=(3, 1, 1))
+    want = []
+    for g in range(3):
+        v, k, _ = blocks[g]
+        w = blocks[1][2]
+        want += [v[c] * blocks[2 - g][1] + (w + [float(k)])[c] for c in range(4)]
+    assert R.unpack("f", out["Out"]) == want
+
+
+@pytest.mark.parametrize(("decl", "message"), [
+    ("ConstantBuffer<P> C[2][2];", "only one-dimensional arrays of ConstantBuffer are supported"),
+    ("ConstantBuffer<P> C[];", "unbounded arrays of ConstantBuffer are not supported yet"),
+    ("[[vk::push_constant]] ConstantBuffer<P> C[2];", "a push-constant block cannot be an array"),
+])
+def test_constant_buffer_array_errors_are_located(decl, message):
+    src = f"struct P {{ float4 v; }};\n{decl}\n[numthreads(1,1,1)] void main() {{}}\n"
+    col = decl.index(" C[") + 2       # at the declared name
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"2:{col}: ") and message in errs[0], errs

@@ -367,13 +367,20 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if isinstance(base, ir.Resource) and KINDS[base.kind].element == "block":     # ConstantBuffer<T>, TextureBuffer<T>
             if not isinstance(base.elem, ir.Struct):
                 raise error(f"'{base.kind}' requires a struct template argument, not '{base.elem}'", d.loc)
-            if t is not base:
-                raise error(f"arrays of {base.kind} are not supported yet", d.loc)
-            if any(a.name == "vk::push_constant" for a in d.attributes):
+            var_type: ir.Type = base.elem
+            binding = self.block_binding(base.kind, d.register, d.attributes, d.name)
+            if t is not base:       # ConstantBuffer<T> cbs[N]: N blocks at registers b, b+1, ... (SPIR-V: an array of blocks)
+                if base.kind != "ConstantBuffer" or not isinstance(t, ir.Array) or t.elem is not base:
+                    raise error(f"only one-dimensional arrays of ConstantBuffer are supported, not '{t}'", d.loc)
+                if t.size is None:
+                    raise error("unbounded arrays of ConstantBuffer are not supported yet", d.loc)
+                if any(a.name == "vk::push_constant" for a in d.attributes):
+                    raise error("a push-constant block cannot be an array", d.loc)
+                var_type, binding.count = ir.Array(base.elem, t.size), t.size
+            elif any(a.name == "vk::push_constant" for a in d.attributes):
                 self.push_constant(d, base.elem)
                 return
-            var = ir.Variable(d.name, base.elem, ir.Storage.UNIFORM, d.loc, const=True,
-                              binding=self.block_binding(base.kind, d.register, d.attributes, d.name))
+            var = ir.Variable(d.name, var_type, ir.Storage.UNIFORM, d.loc, const=True, binding=binding)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
             return
