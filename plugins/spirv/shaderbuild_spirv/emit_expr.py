@@ -393,7 +393,12 @@ class ExprEmitter:
             return self.op("OpBitcast", self.tid(dst), v)
         if ss.kind == "float" and ds.kind != "float":
             return self.float_to_int(v, src, dst, name)
-        return self.op(name, self.tid(dst), v)
+        rid = self.op(name, self.tid(dst), v)
+        if ss.kind == ds.kind == "float" and ds.width < ss.width:
+            # a narrowing cast rounds (HLSL): NIR-based drivers (Mesa) otherwise fold a narrow-then-widen
+            # round trip to the unrounded value as an inexact optimisation
+            self.b.decorate(rid, "NoContraction")
+        return rid
 
     def e_bitcast(self, e: Bitcast) -> int:
         v = self.expr(e.value)

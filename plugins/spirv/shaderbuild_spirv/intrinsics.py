@@ -175,7 +175,9 @@ def _f32tof16(fe: ExprEmitter, e: Intrinsic) -> int:
     v2 = fe.tid(Vector(FLOAT, 2))
 
     def one(c: int) -> int:
-        return fe.ext("PackHalf2x16", UINT, fe.op("OpCompositeConstruct", v2, c, fe.const(FLOAT, 0.0)))
+        packed = fe.ext("PackHalf2x16", UINT, fe.op("OpCompositeConstruct", v2, c, fe.const(FLOAT, 0.0)))
+        fe.b.decorate(packed, "NoContraction")    # it rounds to half: not folded away with an unpack (emit_expr.convert)
+        return packed
     return _map_components(fe, e.args[0].type, e.type, x, one)
 
 
