@@ -2,7 +2,10 @@
 IR after the shared passes and before lowering (issue 15: a Vulkan option can
 change only a Vulkan binary).
 
-  system_values   SV_* stage I/O -> SPIR-V BuiltIn per stage and direction (DXC's mapping)
+  unsupported     a located error for a table intrinsic Vulkan cannot express (GatherCmpGreen/Blue/Alpha)
+  system_values   SV_* stage I/O -> SPIR-V BuiltIn per stage and direction (DXC's mapping); the others a Location
+  io_types        Vulkan's types of built-ins (bool as uint, SampleMask, one ClipDistance/CullDistance array)
+  interlock       a pixel shader using rasterizer-ordered views runs inside the fragment shader interlock
   invert_y        -fvk-invert-y: the vertex Position output's y is negated
   dx_position_w   -fvk-use-dx-position-w: FragCoord.w read as D3D's w (1 / Vulkan's)
   bindings        Vulkan descriptor sets and bindings (shaderbuild.passes.vk_bindings, strict:

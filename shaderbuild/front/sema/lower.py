@@ -133,7 +133,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.decl_locs[id(sym)] = loc
 
     def declare_var(self, name: str, var: ir.Variable, loc: SourceLoc, const_value=None) -> VarSymbol:
-        _refuse_struct_resource(name, var.type, loc)
+        if var.storage is not ir.Storage.FUNCTION:     # locals and parameters are split (passes/resource_locals.py)
+            _refuse_struct_resource(name, var.type, loc)
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
