@@ -681,3 +681,23 @@ def test_signature_manifests_match_the_schema(target):
         res = R.compile_hlsl(src, "main", profile, target)
         assert res.ok, R.diagnostics_text(res)
         jsonschema.validate(res.manifest, schema)
+
+
+@pytest.mark.parametrize(("sv", "stage", "direction"), [("SV_RenderTargetArrayIndex", "hull", "in"),
+                                                       ("SV_ViewportArrayIndex", "domain", "out"),
+                                                       ("SV_IsFrontFace", "geometry", "out"),
+                                                       ("SV_InstanceID", "geometry", "in")])
+def test_system_value_without_a_vulkan_builtin_is_a_location(sv, stage, direction):
+    """Where Vulkan has no built-in for a system value D3D allows, it is an ordinary Location (DXC's SPIR-V.rst),
+    after the entry's other Locations."""
+    prefix, src = _source(sv, stage, direction)
+    res = R.compile_hlsl(src, "main", _profile(prefix, D3D[sv][1]), "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    dis = tools.spirv_dis(res.binary)
+    names = dict(re.findall(r'OpName (%\S+) "([^"]+)"', dis))
+    located = {names[v]: int(n) for v, n in re.findall(r"OpDecorate (%\S+) Location (\d+)", dis)}
+    side = "in" if direction == "in" else "out"
+    mine = [n for n in located if n.startswith(f"{side}.") and sv.upper() in n.upper()]
+    assert len(mine) == 1, located
+    others = [loc for n, loc in located.items() if n.startswith(f"{side}.") and n != mine[0]]
+    assert located[mine[0]] == max(others, default=-1) + 1
