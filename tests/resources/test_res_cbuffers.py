@@ -643,6 +643,25 @@ def test_constant_buffer_array_dynamic_index():
     assert R.unpack("f", out["Out"]) == want
 
 
+CB_ARRAY_COPY = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> Cbs[3] : register(b2, space1);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {
+    P p = Cbs[g.x];                 // a whole block of the array, copied
+    Out[g.x] = p.v * p.k + float4(p.w, 1);
+}
+"""
+
+
+def test_constant_buffer_array_element_copied_whole():
+    blocks = [([1.0 + 10 * i, 2.0, 3.0, 4.0], i + 5, [0.5 * i, 0.25, 0.125]) for i in range(3)]
+    out = R.cs(CB_ARRAY_COPY, {"Cbs": [R.uniform(_cb_p(*b)) for b in blocks], "Out": R.storage(R.sentinel(12))},
+               groups=(3, 1, 1))
+    want = [x for v, k, w in blocks for x in [v[c] * k + (w + [1.0])[c] for c in range(4)]]
+    assert R.unpack("f", out["Out"]) == want
+
+
 @pytest.mark.parametrize(("decl", "message"), [
     ("ConstantBuffer<P> C[2][2];", "only one-dimensional arrays of ConstantBuffer are supported"),
     ("ConstantBuffer<P> C[];", "unbounded arrays of ConstantBuffer are not supported yet"),
@@ -684,3 +703,31 @@ def test_struct_locals_with_resource_members():
     texs = [R.image(R.pack("f", [k * 10.0 + i for i in range(4)]), 4, 1, "r32f") for k in (1, 2)]
     out = R.cs(STRUCT_LOCALS, {"TexA": texs[0], "TexB": texs[1], "Samp": R.sampler(), "Out": R.storage(R.sentinel(3))})
     assert R.unpack("f", out["Out"]) == [11.0 * 2, 23.0 * 2, 2.0 + 12.0]
+
+
+STRUCT_RETURN = """
+struct Material { Texture2D<float> tex; float scale; };
+Texture2D<float> TexA : register(t0);
+Texture2D<float> TexB : register(t1);
+RWStructuredBuffer<float> Out : register(u3);
+Material make(Texture2D<float> t, float s) { Material m; m.tex = t; m.scale = s; return m; }
+[numthreads(1,1,1)] void main() {
+    Material a = make(TexB, 3.0);
+    Out[0] = a.tex.Load(int3(1, 0, 0)) * a.scale;
+}
+"""
+
+
+def test_struct_with_resource_members_returned_by_a_function():
+    texs = [R.image(R.pack("f", [k * 10.0 + i for i in range(4)]), 4, 1, "r32f") for k in (1, 2)]
+    out = R.cs(STRUCT_RETURN, {"TexA": texs[0], "TexB": texs[1], "Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [21.0 * 3.0]
+
+
+def test_array_of_structs_with_resource_members_is_a_located_error():
+    src = ("struct S { Texture2D<float> t; };\nTexture2D<float> T : register(t0);\n"
+           "RWStructuredBuffer<float> O : register(u0);\n"
+           "[numthreads(1,1,1)] void main() { S a[2]; a[0].t = T; O[0] = a[0].t.Load(int3(0, 0, 0)); }\n")
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith("4:37: 'a' has type 'S[2]'") and "not supported yet" in errs[0], errs

@@ -133,8 +133,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.decl_locs[id(sym)] = loc
 
     def declare_var(self, name: str, var: ir.Variable, loc: SourceLoc, const_value=None) -> VarSymbol:
-        if var.storage is not ir.Storage.FUNCTION:     # locals and parameters are split (passes/resource_locals.py)
-            _refuse_struct_resource(name, var.type, loc)
+        if var.storage is not ir.Storage.FUNCTION or isinstance(var.type, ir.Array):
+            _refuse_struct_resource(name, var.type, loc)     # (struct) locals and parameters are split: resource_locals
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
