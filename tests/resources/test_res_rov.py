@@ -97,12 +97,16 @@ def test_dxil_rov_flags(kind):
     assert re.search(rf'!"r", i32 0, i32 1, i32 1, i32 {shape}, i1 false, i1 false, i1 false, ', rw_ir)
 
 
-def test_manifest_kind_and_binding():
-    res = R.compile_hlsl(_ps("RasterizerOrderedStructuredBuffer"), "main", "ps_6_0", "spirv")
-    r = R.resource(res.manifest, "r")
-    assert r["kind"] == "RasterizerOrderedStructuredBuffer"
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_manifest_kind_and_binding(kind):
+    """The manifest names the ROV kind with its RW twin's descriptor type; R.build checks its Vulkan view
+    against spirv-cross's reflection of the binary."""
+    res = R.build(_ps(kind), "main", "ps_6_0")
+    twin = R.build(_ps(kind).replace("RasterizerOrdered", "RW"), "main", "ps_6_0")
+    r, rw = R.resource(res.manifest, "r"), R.resource(twin.manifest, "r")
+    assert r["kind"] == kind and rw["kind"] == kind.replace("RasterizerOrdered", "RW")
     assert (r["hlsl"]["class"], r["hlsl"]["register"]) == ("u", 1)
-    assert r["vulkan"]["descriptor_type"] == "storage_buffer"
+    assert r["vulkan"] == rw["vulkan"]
 
 
 @pytest.mark.parametrize(("src", "profile", "where", "message"), [
