@@ -526,8 +526,11 @@ def interlock(module: ir.Module, options: CompileOptions) -> None:
     ep = module.entry
     if ep is None or ep.stage != "pixel" or ep.function is None:
         return
+    rovs = [g for g in module.globals if _is_rov(g.type)]
+    if not rovs:
+        return
     used = ir.referenced_variables(module.functions)
-    if not any(id(g) in used and _is_rov(g.type) for g in module.globals):
+    if not any(id(g) in used for g in rovs):
         return
     body: list[ir.Stmt] = [ir.Eval(ir.Intrinsic(BEGIN_INTERLOCK, [], ir.VOID))]
     for s in ep.function.body:
