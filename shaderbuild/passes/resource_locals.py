@@ -141,29 +141,8 @@ def _split_round(f: ir.Function) -> bool:
             out += made
         return out
 
-    f.body = _rewrite_list(f.body, change, stores)
+    ir.rewrite_body(f.body, change, stores)
     return True
-
-
-def _rewrite_list(stmts: list[ir.Stmt], change, stores) -> list[ir.Stmt]:
-    out: list[ir.Stmt] = []
-    for s in stmts:
-        if isinstance(s, ir.Store) and (made := stores(s)) is not None:
-            out.extend(made)
-            continue
-        for name in type(s)._fields:
-            v = getattr(s, name)
-            if isinstance(v, ir.Expr):
-                setattr(s, name, ir.rewrite_expr(v, change))
-        if isinstance(s, ir.If):
-            s.then, s.else_ = _rewrite_list(s.then, change, stores), _rewrite_list(s.else_, change, stores)
-        elif isinstance(s, ir.Loop):
-            s.body, s.continuing = _rewrite_list(s.body, change, stores), _rewrite_list(s.continuing, change, stores)
-        elif isinstance(s, ir.Switch):
-            for c in s.cases:
-                c.body = _rewrite_list(c.body, change, stores)
-        out.append(s)
-    return out
 
 
 def _root(p: ir.Expr) -> ir.Expr:

@@ -365,30 +365,7 @@ def _combine(module: ir.Module, variables: list[ir.Variable], builtin: str) -> N
                 for i in range(_components(t))]
 
     for fn in module.functions:
-        _rewrite_body(fn.body, change, stores)
-
-
-def _rewrite_body(body: list[ir.Stmt], change: Callable[[ir.Expr], ir.Expr],
-                  stores: Callable[[ir.Store], list[ir.Stmt] | None]) -> None:
-    """Rewrite a statement list and the lists nested in it: expressions by `change`, and each
-    store that `stores` replaces by the statements it returns."""
-    out: list[ir.Stmt] = []
-    for s in body:
-        if isinstance(s, ir.Store) and (made := stores(s)) is not None:
-            out.extend(made)
-            continue
-        _rewrite_stmt(s, change)
-        if isinstance(s, ir.If):
-            _rewrite_body(s.then, change, stores)
-            _rewrite_body(s.else_, change, stores)
-        elif isinstance(s, ir.Loop):
-            _rewrite_body(s.body, change, stores)
-            _rewrite_body(s.continuing, change, stores)
-        elif isinstance(s, ir.Switch):
-            for c in s.cases:
-                _rewrite_body(c.body, change, stores)
-        out.append(s)
-    body[:] = out
+        ir.rewrite_body(fn.body, change, stores)
 
 
 def _components(t: ir.Type) -> int:
