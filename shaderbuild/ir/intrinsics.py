@@ -149,6 +149,8 @@ RAY_CALLS = ("TraceRay", "ReportHit", "CallShader")
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
 SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero")
 GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
+# Gather*(s, location[, offset]) with a compare value after the location and a SamplerComparisonState
+GATHER_CMP_METHODS = ("GatherCmp", "GatherCmpRed", "GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")
 LOD_METHODS = ("CalculateLevelOfDetail", "CalculateLevelOfDetailUnclamped")
 RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "Store4")
 # geometry-shader stream methods (PointStream, LineStream, TriangleStream), and the operations the entry
@@ -175,7 +177,7 @@ RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     **{f"Committed{k}": ((), r) for k, r in _RQ_HIT_GETTERS.items()},
 }
 METHODS = frozenset({
-    *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
+    *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
 })
 

@@ -35,8 +35,8 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "Subobject", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
-    "entry_points",
+    "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "rewrite_body", "stmt_exprs", "referenced_variables",
+    "view_binding", "view_type", "entry_points",
 ]
 
 
@@ -498,6 +498,32 @@ def rewrite_expr(e: Expr, change: Callable[[Expr], Expr]) -> Expr:
         elif isinstance(v, list):
             v[:] = [rewrite_expr(x, change) if isinstance(x, Expr) else x for x in v]
     return change(e)
+
+
+def rewrite_body(stmts: list[Stmt], change: Callable[[Expr], Expr],
+                 expand: Callable[[Store], list[Stmt] | None] | None = None) -> None:
+    """In place, nested statement lists too: every expression through `change` (rewrite_expr), and each
+    store for which `expand` returns statements replaced by them (used as they are: already rewritten)."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if expand is not None and isinstance(s, Store) and (made := expand(s)) is not None:
+            out.extend(made)
+            continue
+        for name in type(s)._fields:
+            v = getattr(s, name)
+            if isinstance(v, Expr):
+                setattr(s, name, rewrite_expr(v, change))
+        if isinstance(s, If):
+            rewrite_body(s.then, change, expand)
+            rewrite_body(s.else_, change, expand)
+        elif isinstance(s, Loop):
+            rewrite_body(s.body, change, expand)
+            rewrite_body(s.continuing, change, expand)
+        elif isinstance(s, Switch):
+            for c in s.cases:
+                rewrite_body(c.body, change, expand)
+        out.append(s)
+    stmts[:] = out
 
 
 def stmt_exprs(s: Stmt) -> list[Expr]:

@@ -7,7 +7,15 @@ backends and the manifest read it; a new resource kind is one row here.
 from __future__ import annotations
 
 from ..records import ValueRecord
-from .intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS, RAW_METHODS, SAMPLE_METHODS, STREAM_METHODS
+from .intrinsics import (
+    ATOMICS,
+    GATHER_CMP_METHODS,
+    GATHER_METHODS,
+    LOD_METHODS,
+    RAW_METHODS,
+    SAMPLE_METHODS,
+    STREAM_METHODS,
+)
 
 __all__ = ["KINDS", "REGISTER_CLASS", "ResourceKind", "kind_info"]
 
@@ -33,6 +41,7 @@ class ResourceKind(ValueRecord):
     indexed_load: str | None = None  # `tex.mips[level][coord]` / `ms.sample[i][coord]` member
     counter: bool = False        # Append/Consume: a hidden counter always in use
     topology: str | None = None  # geometry-shader streams: 'point' | 'line' | 'triangle' (strips)
+    rov: bool = False            # a rasterizer-ordered view: its RW* twin, accesses ordered per pixel (pixel shaders)
 
     @property
     def register_class(self) -> str:
@@ -40,7 +49,7 @@ class ResourceKind(ValueRecord):
 
 
 _SAMPLED = frozenset({*SAMPLE_METHODS, *LOD_METHODS, "Load", "GetDimensions"})
-_GATHER = frozenset(GATHER_METHODS)
+_GATHER = frozenset({*GATHER_METHODS, *GATHER_CMP_METHODS})
 _STORAGE = frozenset({"Load", "GetDimensions"})
 _STREAM = frozenset(STREAM_METHODS)
 
@@ -54,6 +63,14 @@ def _texture(name: str, dim: str, coords: int, offsets: int, sizes: int, arrayed
 
 def _rw_texture(name: str, dim: str, coords: int, sizes: int, arrayed: bool = False) -> ResourceKind:
     return ResourceKind(name, "UAV", "typed", "storage_image", "texel", _STORAGE, dim, arrayed, False, coords, 0, sizes)
+
+
+def _rov(rw: ResourceKind) -> ResourceKind:
+    """RasterizerOrdered<X>: the row of RW<X> (same view, methods but the UAV counter), ordered."""
+    name = "RasterizerOrdered" + rw.name.removeprefix("RW")
+    fields = {f: getattr(rw, f) for f in ResourceKind._fields}
+    fields.update(name=name, methods=rw.methods - {"IncrementCounter", "DecrementCounter"}, rov=True)
+    return ResourceKind(**fields)
 
 
 _ROWS = [
@@ -101,6 +118,8 @@ _ROWS = [
     ResourceKind("TriangleStream", "Stream", "stream", "none", "any", _STREAM, topology="triangle"),
 ]
 
+_ROWS += [_rov(k) for k in _ROWS if k.name in ("RWBuffer", "RWByteAddressBuffer", "RWStructuredBuffer", "RWTexture1D",
+                                                 "RWTexture1DArray", "RWTexture2D", "RWTexture2DArray", "RWTexture3D")]
 KINDS: dict[str, ResourceKind] = {k.name: k for k in _ROWS}
 
 

@@ -144,7 +144,7 @@ class _Builder:
                 raise error(f"semantic '{semantic}' needs [[vk::location]] too: explicit locations must be given "
                             f"for all or none of the {'inputs' if direction == 'in' else 'outputs'}", loc)
             location = self.next_location[direction]
-        self.next_location[direction] = max(self.next_location[direction], location + _location_count(t))
+        self.next_location[direction] = max(self.next_location[direction], location + location_count(t))
         io = ir.IOInfo(base if sv is None else sv.name, index, None, location, interpolation,
                        self.options.row_major if row_major is None else row_major, stream=stream)
         return ir.Variable(name, t, storage, loc, io=io)
@@ -315,7 +315,7 @@ def _member_vk(t: ir.Struct, location: int | None) -> list[tuple[int | None, str
     for f in t.fields:
         out.append((f.vk_location if location is None else location, f.vk_builtin))
         if location is not None:
-            location += _location_count(f.type)
+            location += location_count(f.type)
     return out
 
 
@@ -342,13 +342,14 @@ def _float_components(t: ir.Type) -> int | None:
     return None
 
 
-def _location_count(t: ir.Type) -> int:
+def location_count(t: ir.Type) -> int:
+    """How many interface Locations a value of type t takes (a backend placing a value of its own reuses it)."""
     if isinstance(t, ir.Array):
-        return (t.size or 1) * _location_count(t.elem)
+        return (t.size or 1) * location_count(t.elem)
     if isinstance(t, ir.Matrix):
         return t.rows
     if isinstance(t, ir.Struct):
-        return sum(_location_count(f.type) for f in t.fields)
+        return sum(location_count(f.type) for f in t.fields)
     return 1
 
 

@@ -8,7 +8,9 @@ global place, and the assignments disappear.  Local arrays are copies, so
 assigning `Arr[0] = Y` inside an inlined callee never changes the caller's
 array - the DXC bug of seed 001 cannot happen.  Unresolvable cases are
 errors: an uninitialised local resource, or one whose value depends on
-control flow.
+control flow.  A local (or an inlined parameter) of a struct type with a
+resource member is first split into one local per member (_split_structs),
+so `m.tex` is a resource local like any other.
 """
 
 from __future__ import annotations
@@ -28,8 +30,14 @@ def has_resource(t: ir.Type) -> bool:
     return isinstance(t, ir.Resource)
 
 
+def struct_with_resource(t: ir.Type) -> bool:
+    """A struct with a resource member (at any depth): a local of it is split into one local per member."""
+    return isinstance(t, ir.Struct) and any(has_resource(f.type) or struct_with_resource(f.type) for f in t.fields)
+
+
 def _takes_resources(f: ir.Function) -> bool:
-    return any(has_resource(p.var.type) for p in f.params) or has_resource(f.return_type)
+    return any(has_resource(p.var.type) or struct_with_resource(p.var.type) for p in f.params) \
+        or has_resource(f.return_type) or struct_with_resource(f.return_type)
 
 
 def _is_local_resource(v: ir.Variable) -> bool:
@@ -39,13 +47,16 @@ def _is_local_resource(v: ir.Variable) -> bool:
 def run(module: ir.Module, options: CompileOptions) -> None:
     entries = {id(e.source_function) for e in ir.entry_points(module)}
     targets = {id(f) for f in module.functions if _takes_resources(f) and id(f) not in entries}   # GS streams stay
-    needs = targets or any(_is_local_resource(v) for f in module.functions for v in f.locals)
+    needs = targets or any(_is_local_resource(v) or struct_with_resource(v.type) for f in module.functions
+                           for v in f.locals)
     if not needs:
         return
     counter = [0]
     for f in module.functions:
         if targets:
             f.body = _inline(f, f.body, targets, counter)
+        if id(f) not in targets:          # an inlined function goes: its copies are split where inlined
+            _split_structs(f)
         if any(_is_local_resource(v) for v in f.locals):
             _Resolver(f).run()
     module.functions = [f for f in module.functions if id(f) not in targets]
@@ -71,6 +82,67 @@ def _inline(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: li
         else:
             out.append(s)
     return out
+
+
+def _split_structs(f: ir.Function) -> None:
+    """Each local of a struct type with a resource member becomes one local per member (recursively), so the
+    resource members are resource locals the resolver follows: `m.tex` is the local `m.tex`, `S b = a` one copy
+    per member.  A use of such a struct as a whole value that is not a copy is an error."""
+    while _split_round(f):
+        pass
+
+
+def _split_round(f: ir.Function) -> bool:
+    """Split the struct locals with resource members one level (their members may be such structs again)."""
+    split = {id(v): v for v in f.locals if struct_with_resource(v.type)}
+    if not split:
+        return False
+    parts: dict[int, list[ir.Variable]] = {}
+    for v in split.values():
+        st = v.type
+        assert isinstance(st, ir.Struct)      # struct_with_resource
+        parts[id(v)] = [ir.Variable(f"{v.name}.{fd.name}", fd.type, ir.Storage.FUNCTION, v.loc) for fd in st.fields]
+    f.locals = [x for v in f.locals for x in (parts[id(v)] if id(v) in split else [v])]
+
+    def member(place: ir.Expr, i: int) -> ir.Expr | None:
+        """Member i of a whole struct place held by a split local (as a place), else None."""
+        if isinstance(place, ir.VarRef) and id(place.var) in parts:
+            return ir.VarRef(parts[id(place.var)][i], place.loc)
+        return None
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.FieldRef) and (m := member(e.base, e.index)) is not None:
+            return m
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and id(e.place.var) in parts:
+            raise error(f"'{e.place.var.name}' holds a resource: a struct with resource members can only be "
+                        f"copied whole or used member by member", e.place.loc or f.loc)
+        return e
+
+    def field_value(value: ir.Expr, i: int, t: ir.Type) -> ir.Expr:
+        if isinstance(value, ir.Construct):
+            return value.parts[i]
+        if isinstance(value, ir.Load):
+            return ir.Load(ir.FieldRef(value.place, i, t), t)
+        return ir.Extract(value, i, t)
+
+    def stores(s: ir.Store) -> list[ir.Stmt] | None:
+        """A whole-struct store into (a member of) a split local: one store per member, nested structs too."""
+        st = s.place.type
+        if not struct_with_resource(st):
+            return None
+        assert isinstance(st, ir.Struct)      # struct_with_resource
+        out: list[ir.Stmt] = []
+        for i, fd in enumerate(st.fields):
+            one = ir.Store(ir.FieldRef(s.place, i, fd.type), field_value(s.value, i, fd.type), s.loc)
+            made = stores(one)
+            if made is None:
+                one.place, one.value = ir.rewrite_expr(one.place, change), ir.rewrite_expr(one.value, change)
+                made = [one]
+            out += made
+        return out
+
+    ir.rewrite_body(f.body, change, stores)
+    return True
 
 
 def _root(p: ir.Expr) -> ir.Expr:

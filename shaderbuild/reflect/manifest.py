@@ -129,10 +129,11 @@ def _resource_entry(var: ir.Variable, options: CompileOptions, used: bool) -> di
         if "vulkan" in entry:
             entry["vulkan"]["stride"] = layout_of(ir.Array(elem.elem, 1), storage_rule).array_stride
         entry["element"] = _element(elem.elem, storage_rule)
-    if isinstance(var.type, ir.Struct):     # cbuffer / ConstantBuffer / tbuffer / $Globals
+    block = var.type.elem if isinstance(var.type, ir.Array) and b.kind == "ConstantBuffer" else var.type
+    if isinstance(block, ir.Struct):     # cbuffer / ConstantBuffer (each of an array) / tbuffer / $Globals
         # D3D packs tbuffers like cbuffers (16-byte rows); only the Vulkan view of a tbuffer is a storage block
         rule = "push" if b.push_constant else _block_kind(kind)
-        entry["block"] = block_layout(var.type, "dx_cbuffer", vulkan_rule(rule, options.vk_layout))
+        entry["block"] = block_layout(block, "dx_cbuffer", vulkan_rule(rule, options.vk_layout))
     return entry
 
 

@@ -146,7 +146,8 @@ _DESCRIPTOR_OF_CLASS = {"b": "CBV", "t": "SRV", "u": "UAV", "s": "Sampler"}
 _STAGE_VISIBILITY = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL", "hull": "HULL", "domain": "DOMAIN",
                      "geometry": "GEOMETRY", "mesh": "MESH", "amplification": "AMPLIFICATION"}
 # what a root SRV/UAV descriptor can bind: raw and structured buffers without a counter
-_ROOT_BUFFERS = ("StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer")
+_ROOT_BUFFERS = ("StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer",
+                 "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer")
 
 
 HEAP_FLAGS = {"resource": "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "sampler": "SAMPLER_HEAP_DIRECTLY_INDEXED"}

@@ -48,12 +48,13 @@ LIMITS = {
                          "barrier(80, 2) is what DXC emits",
     "switch-return-in-loop": "dxil-spirv's structurizer aborts ('Fatal, detected infinite loop') on a switch "
                              "inside a loop where a case returns; our CFG is valid",
-    "switch-continue-in-loop": "dxil-spirv's structurizer leaves a block without a terminator (spirv-val: 'A "
-                               "block must end with a branch instruction') for a loop whose switch case may "
-                               "`continue` when the switch merge and the continue path are empty forwarding "
-                               "blocks (DXC's simplifycfg would fold those); our CFG is valid LLVM",
     "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
                "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
+    "sv-builtin-in-stage": "dxil-spirv gives a system value its Vulkan built-in in every stage, also where "
+                           "Vulkan has none: SV_RenderTargetArrayIndex / SV_ViewportArrayIndex read by a hull "
+                           "shader become Layer / ViewportIndex inputs of TessellationControl (VUID-Layer-Layer-"
+                           "04272), SV_IsFrontFace written by a geometry shader a FrontFacing output; D3D allows "
+                           "both and our signature element is the one DXIL.rst's table gives",
     "compute-derivatives": "not dxil-spirv's but the checker's: Debian 12's spirv-val (SPIRV-Tools 2023.1) does "
                            "not know SPV_KHR_compute_shader_derivatives, which dxil-spirv declares for ddx/ddy "
                            "in an SM 6.6 compute shader, so it rejects the DerivativeGroup capability",
@@ -67,8 +68,9 @@ def _limit_of(stage_failed: str, message: str, crashed: int | None) -> str | Non
     if (stage_failed == "spirv-val" and "Capability ComputeDerivativeGroup" in message
             and "is not allowed by Vulkan" in message):
         return "compute-derivatives"
-    if stage_failed == "spirv-val" and "A block must end with a branch instruction" in message:
-        return "switch-continue-in-loop"   # a block without terminator can only be the converter's own
+    if stage_failed == "spirv-val" and ("VUID-FrontFacing-FrontFacing-" in message or (
+            "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)):
+        return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
     if stage_failed == "convert" and crashed == signal.SIGABRT and "Fatal, detected infinite loop." in message:

@@ -459,15 +459,25 @@ float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, fl
     return sample_lod(t, s, c0, c1, c2, m > 0.0f ? log2f(m) : 0.0f, k, 0.0f);
 }
 
-/* textureGather: component `channel` of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order
- * (-,+), (+,+), (+,-), (-,-) of (x, y) relative to the sample point. */
-float rt_gather(Res *t, Res *s, float c0, float c1, float c2, int channel, int k) {
+/* Texel k of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order (-,+), (+,+), (+,-), (-,-) of
+ * (x, y) relative to the sample point: component `channel`, or (a comparison sampler) the comparison with ref. */
+static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int channel, float ref, int k) {
     if (t->kind != S_2D && t->kind != S_2D_ARRAY) die("gather: texture shape not supported", (int)t->kind, 0, 0);
     int layer = t->kind == S_2D_ARRAY ? array_layer(t, c2) : 0;
     float a = c0 * t->width - 0.5f, b = c1 * t->height - 0.5f;
     int x0 = (int)floorf(a) + g_off[0], y0 = (int)floorf(b) + g_off[1];
     static const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
-    return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, channel, 0.0f);
+    return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, channel, ref);
+}
+
+float rt_gather(Res *t, Res *s, float c0, float c1, float c2, int channel, int k) {
+    return gather_texel(t, s, c0, c1, c2, channel, 0.0f, k);
+}
+
+/* textureGatherCmp: the sampler's comparison of each footprint texel (its first component, as SampleCmp). */
+float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float ref, int k) {
+    if (!s->compare) die("GatherCmp with a sampler that has no compare op", 0, 0, 0);
+    return gather_texel(t, s, c0, c1, c2, 0, ref, k);
 }
 
 /* ---- math op classes: rt_<class>_<overload>(opcode, args...) */

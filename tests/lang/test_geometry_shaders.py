@@ -277,15 +277,17 @@ def test_manifest_triangle_strip():
         "streams": [{"stream": 0, "topology": "triangle_strip"}]}
 
 
-def test_clip_distance_must_be_an_array_for_spirv():
+def test_clip_distance_is_a_float_array_in_spirv():
+    """A scalar SV_ClipDistance of a geometry shader's vertices is Vulkan's ClipDistance array anyway:
+    float[1] per input vertex and float[1] out, whether declared `float` or `float[1]`."""
     src = VERTEX.replace("float2 uv : TEXCOORD0;", "float clip : SV_ClipDistance0;") + \
         "[maxvertexcount(3)]\nvoid main(triangle V input[3], inout TriangleStream<V> s) {\n" \
         "    for (uint i = 0; i < 3; i++) s.Append(input[i]);\n}\n"
-    res = R.compile_hlsl(src, profile="gs_6_0")
-    assert R.errors(res) == ["3:22: SV_ClipDistance in a geometry shader must be declared as a float array here "
-                             "(e.g. 'float d[1] : SV_ClipDistance0'): Vulkan's ClipDistance is an array"]
-    dis = R.spirv_dis(R.build(src.replace("float clip :", "float clip[1] :"), profile="gs_6_0"))
-    assert "BuiltIn ClipDistance" in dis and "OpCapability ClipDistance" in dis
+    for form in (src, src.replace("float clip :", "float clip[1] :")):
+        dis = R.spirv_dis(R.build(form, profile="gs_6_0"))
+        assert "OpCapability ClipDistance" in dis
+        assert re.search(r"%in_var_SV_ClipDistance = OpVariable %_ptr_Input__arr__arr_float_uint_1_uint_3 Input", dis)
+        assert re.search(r"%out_var_SV_ClipDistance = OpVariable %_ptr_Output__arr_float_uint_1 Output", dis)
 
 
 def test_invert_y_negates_the_gs_position_output():

@@ -560,3 +560,174 @@ def test_block_layout_dxil_executes(name, form):
     got = dxil_exec.run_dxil_compute(res.binary, "main", [(h["register"], h["space"], "b", bytes(buf)),
                                                           (o["register"], o["space"], "u", R.sentinel(len(sc)))])
     assert R.unpack("I", got[1]) == _as_words(vals)
+
+
+# ---------------------------------------------------------------- resources declared inside a cbuffer
+
+RES_IN_CBUFFER = """
+cbuffer Params : register(b0) {
+    float scale;
+    Texture2D<float> Tex : register(t3);       // a global, as if declared outside the cbuffer
+    float bias;
+    SamplerState Samp : register(s2);
+    RWStructuredBuffer<float> Out : register(u1);
+};
+cbuffer OnlyResources { StructuredBuffer<float> Extra : register(t5); };   // no constant buffer at all
+[numthreads(1,1,1)] void main() {
+    Out[0] = Tex.SampleLevel(Samp, float2(0.625, 0.5), 0) * scale + bias;
+    Out[1] = Extra[1] + bias;
+}
+"""
+
+
+def test_resources_declared_in_a_cbuffer_are_globals():
+    """Textures, samplers and UAVs declared inside a cbuffer keep their registers and are not members: the
+    cbuffer holds scale and bias only (offsets 0 and 4); a cbuffer of resources only makes no buffer."""
+    res = R.build(RES_IN_CBUFFER)
+    hlsl = {r["name"]: (r["hlsl"]["class"], r["hlsl"]["register"]) for r in res.manifest["resources"]}
+    assert hlsl == {"Params": ("b", 0), "Tex": ("t", 3), "Samp": ("s", 2), "Out": ("u", 1), "Extra": ("t", 5)}
+    tex = R.image(R.pack("f", [1.0, 2.0, 3.0, 4.0]), 4, 1, "r32f")
+    out = R.cs(RES_IN_CBUFFER, {"Params": R.uniform(R.pack("f", [10.0, 0.5, 0, 0])), "Tex": tex,
+                                "Samp": R.sampler(), "Extra": R.storage(R.pack("f", [7.0, 8.0])),
+                                "Out": R.storage(R.sentinel(2))})
+    assert R.unpack("f", out["Out"]) == [3.0 * 10.0 + 0.5, 8.0 + 0.5]      # u = 0.625: texel 2
+
+
+@pytest.mark.parametrize(("src", "where"), [
+    ("struct S { Texture2D t; float4 k; };\nS g;\n", (2, 3)),
+    ("struct S { float4 k; Texture2D t[2]; };\ncbuffer C { S s; };\n", (2, 15)),
+    ("struct I { SamplerState s; };\nstruct S { float k; I i; };\nstatic S g;\n", (3, 10)),
+])
+def test_global_struct_with_a_resource_member_is_a_located_error(src, where):
+    """Never an internal error ('... has no memory layout'): a located error at the variable (locals and
+    parameters of such structs work: test_struct_locals_with_resource_members)."""
+    src += "[numthreads(1,1,1)] void main() {}\n"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"{where[0]}:{where[1]}: ") and "is a resource" in errs[0] \
+            and "structs with resource members are not supported yet" in errs[0], errs
+
+
+# ---------------------------------------------------------------- arrays of ConstantBuffer<T>
+
+CB_ARRAY = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> Cbs[3] : register(b2, space1);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {     // one thread per group: a uniform index
+    Out[g.x] = Cbs[g.x].v * Cbs[2 - g.x].k + float4(Cbs[1].w, Cbs[g.x].k);
+}
+"""
+
+
+def _cb_p(v: list[float], k: int, w: list[float]) -> bytes:
+    """P in a constant buffer: v at 0, k at 16, w at 20 (a float3 fits after k in its 16-byte row)."""
+    return R.pack("f", v) + R.pack("I", [k]) + R.pack("f", w) + bytes(8)
+
+
+def test_constant_buffer_array_dynamic_index():
+    """ConstantBuffer<P> Cbs[3]: three blocks at b2..b4 of space1 (SPIR-V: one array of three blocks at one
+    binding, DXIL: a CBV range of three), indexed by a constant and by the group id."""
+    res = R.build(CB_ARRAY)
+    cb = R.resource(res.manifest, "Cbs")
+    assert (cb["hlsl"]["class"], cb["hlsl"]["register"], cb["hlsl"]["space"], cb["hlsl"]["count"]) == ("b", 2, 1, 3)
+    assert (cb["vulkan"]["descriptor_type"], cb["vulkan"]["count"]) == ("uniform_buffer", 3)
+    blocks = [([1.0 + 10 * i, 2.0, 3.0, 4.0], i + 5, [0.5 * i, 0.25, 0.125]) for i in range(3)]
+    out = R.cs(CB_ARRAY, {"Cbs": [R.uniform(_cb_p(*b)) for b in blocks], "Out": R.storage(R.sentinel(12))},
+               groups=(3, 1, 1))
+    want = []
+    for g in range(3):
+        v, k, _ = blocks[g]
+        w = blocks[1][2]
+        want += [v[c] * blocks[2 - g][1] + (w + [float(k)])[c] for c in range(4)]
+    assert R.unpack("f", out["Out"]) == want
+
+
+CB_ARRAY_COPY = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> Cbs[3] : register(b2, space1);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {
+    P p = Cbs[g.x];                 // a whole block of the array, copied
+    Out[g.x] = p.v * p.k + float4(p.w, 1);
+}
+"""
+
+
+def test_constant_buffer_array_element_copied_whole():
+    blocks = [([1.0 + 10 * i, 2.0, 3.0, 4.0], i + 5, [0.5 * i, 0.25, 0.125]) for i in range(3)]
+    out = R.cs(CB_ARRAY_COPY, {"Cbs": [R.uniform(_cb_p(*b)) for b in blocks], "Out": R.storage(R.sentinel(12))},
+               groups=(3, 1, 1))
+    want = [x for v, k, w in blocks for x in [v[c] * k + (w + [1.0])[c] for c in range(4)]]
+    assert R.unpack("f", out["Out"]) == want
+
+
+@pytest.mark.parametrize(("decl", "message"), [
+    ("ConstantBuffer<P> C[2][2];", "only one-dimensional arrays of ConstantBuffer are supported"),
+    ("ConstantBuffer<P> C[];", "unbounded arrays of ConstantBuffer are not supported yet"),
+    ("[[vk::push_constant]] ConstantBuffer<P> C[2];", "a push-constant block cannot be an array"),
+])
+def test_constant_buffer_array_errors_are_located(decl, message):
+    src = f"struct P {{ float4 v; }};\n{decl}\n[numthreads(1,1,1)] void main() {{}}\n"
+    col = decl.index(" C[") + 2       # at the declared name
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"2:{col}: ") and message in errs[0], errs
+
+
+STRUCT_LOCALS = """
+struct Material { Texture2D<float> tex; float scale; SamplerState samp; };
+struct Pair { Material m; RWStructuredBuffer<float> dst; };
+Texture2D<float> TexA : register(t0);
+Texture2D<float> TexB : register(t1);
+SamplerState Samp : register(s2);
+RWStructuredBuffer<float> Out : register(u3);
+float shade(Material m, float u) { return m.tex.SampleLevel(m.samp, float2(u, 0.5), 0) * m.scale; }
+void write(Pair p, uint i, float v) { p.dst[i] = v; }
+[numthreads(1,1,1)] void main() {
+    Material a;
+    a.tex = TexA; a.samp = Samp; a.scale = 2.0;
+    Material b = a;                 // a copy, member by member
+    b.tex = TexB;
+    Pair p; p.m = b; p.dst = Out;
+    write(p, 0, shade(a, 0.375));   // TexA texel 1 * 2
+    write(p, 1, shade(p.m, 0.875)); // TexB texel 3 * 2
+    Out[2] = p.m.scale + a.tex.Load(int3(2, 0, 0));
+}
+"""
+
+
+def test_struct_locals_with_resource_members():
+    """Locals and parameters of structs with resource members (nested too) are split into one local per
+    member, and the resource members resolved to the globals they hold (as DXC accepts them)."""
+    texs = [R.image(R.pack("f", [k * 10.0 + i for i in range(4)]), 4, 1, "r32f") for k in (1, 2)]
+    out = R.cs(STRUCT_LOCALS, {"TexA": texs[0], "TexB": texs[1], "Samp": R.sampler(), "Out": R.storage(R.sentinel(3))})
+    assert R.unpack("f", out["Out"]) == [11.0 * 2, 23.0 * 2, 2.0 + 12.0]
+
+
+STRUCT_RETURN = """
+struct Material { Texture2D<float> tex; float scale; };
+Texture2D<float> TexA : register(t0);
+Texture2D<float> TexB : register(t1);
+RWStructuredBuffer<float> Out : register(u3);
+Material make(Texture2D<float> t, float s) { Material m; m.tex = t; m.scale = s; return m; }
+[numthreads(1,1,1)] void main() {
+    Material a = make(TexB, 3.0);
+    Out[0] = a.tex.Load(int3(1, 0, 0)) * a.scale;
+}
+"""
+
+
+def test_struct_with_resource_members_returned_by_a_function():
+    texs = [R.image(R.pack("f", [k * 10.0 + i for i in range(4)]), 4, 1, "r32f") for k in (1, 2)]
+    out = R.cs(STRUCT_RETURN, {"TexA": texs[0], "TexB": texs[1], "Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [21.0 * 3.0]
+
+
+def test_array_of_structs_with_resource_members_is_a_located_error():
+    src = ("struct S { Texture2D<float> t; };\nTexture2D<float> T : register(t0);\n"
+           "RWStructuredBuffer<float> O : register(u0);\n"
+           "[numthreads(1,1,1)] void main() { S a[2]; a[0].t = T; O[0] = a[0].t.Load(int3(0, 0, 0)); }\n")
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith("4:37: 'a' has type 'S[2]'") and "not supported yet" in errs[0], errs

@@ -200,3 +200,113 @@ def test_sampler_manifest_entries():
                          ids=["two", "address", "mips", "cmp", "sampler-array", "texture-array", "functions"])
 def test_sampler_dxil_builds(src):
     R.build_dxil(src)
+
+
+# ---------------------------------------------------------------- GatherCmp* and static const offsets
+
+# a 4x2 depth texture, rows from the top (v = 0)
+GATHER_TEXELS = [[0.1, 0.2, 0.3, 0.9],
+                 [0.8, 0.7, 0.6, 0.1]]
+
+
+def _gathered(u: float, v: float, offset: tuple[int, int] = (0, 0)) -> list[float]:
+    """The four texels a bilinear footprint at (u, v) covers, in Gather's order: (i0, j1), (i1, j1),
+    (i1, j0), (i0, j0) (the D3D and Vulkan order), wrapping addresses."""
+    w, h = len(GATHER_TEXELS[0]), len(GATHER_TEXELS)
+    i0 = int((u * w - 0.5) // 1) + offset[0]
+    j0 = int((v * h - 0.5) // 1) + offset[1]
+
+    def t(i: int, j: int) -> float:
+        return GATHER_TEXELS[j % h][i % w]
+    return [t(i0, j0 + 1), t(i0 + 1, j0 + 1), t(i0 + 1, j0), t(i0, j0)]
+
+
+GATHER_CMP = """
+Texture2D<float> Depth : register(t0);
+SamplerComparisonState C : register(s1);
+RWStructuredBuffer<float4> Out : register(u2);
+static const int2 RIGHT = int2(1, 0);      // a static const offset
+static const int K = 1;
+[numthreads(1,1,1)] void main() {
+    Out[0] = Depth.GatherCmp(C, float2(0.25, 0.5), 0.5);
+    Out[1] = Depth.GatherCmpRed(C, float2(0.25, 0.5), 0.5, RIGHT);
+    Out[2] = Depth.GatherCmp(C, float2(0.5, 0.5), 0.65, int2(K, K - 1) * 2 - RIGHT);
+}
+"""
+
+
+@pytest.mark.parametrize("op", ["less", "greater_equal"])
+def test_gather_cmp_compares_four_texels(op):
+    """GatherCmp / GatherCmpRed: the comparison of each of the four texels, in Gather's order; the offsets
+    are static const expressions (RIGHT and int2(K, K - 1) * 2 - RIGHT = (1, -2): wraps in y)."""
+    depth = R.image(R.pack("f", [x for row in GATHER_TEXELS for x in row]), 4, 2, "d32f")
+    out = R.cs(GATHER_CMP, {"Depth": depth, "C": R.sampler(compare=op, address="wrap"),
+                            "Out": R.storage(R.sentinel(12))})
+    cmp = _OPS[op]
+    want = [[float(cmp(ref, d)) for d in _gathered(*uv, off)]
+            for uv, ref, off in (((0.25, 0.5), 0.5, (0, 0)), ((0.25, 0.5), 0.5, (1, 0)), ((0.5, 0.5), 0.65, (1, -2)))]
+    assert R.unpack("f", out["Out"]) == [x for row in want for x in row]
+
+
+GATHER_OFFSET = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float4> Out : register(u2);
+static const int2 O = int2(-1, 1);
+[numthreads(1,1,1)] void main() {
+    Out[0] = Tex.GatherRed(S, float2(0.5, 0.5), O);
+    Out[1] = Tex.SampleLevel(S, float2(0.375, 0.25), 0, O).xxxx;
+}
+"""
+
+
+def test_static_const_offsets():
+    """A `static const int2` as the offset of Gather and SampleLevel (nearest, wrapping)."""
+    tex = R.image(R.pack("f", [x for row in GATHER_TEXELS for x in row]), 4, 2, "r32f")
+    out = R.cs(GATHER_OFFSET, {"Tex": tex, "S": R.sampler(address="wrap"), "Out": R.storage(R.sentinel(8))})
+    sample = GATHER_TEXELS[(0 + 1) % 2][(1 - 1) % 4]       # texel (1, 0) moved by (-1, 1)
+    want = [R.f32(x) for x in _gathered(0.5, 0.5, (-1, 1))] + [R.f32(sample)] * 4
+    assert R.unpack("f", out["Out"]) == want
+
+
+@pytest.mark.llvm
+@pytest.mark.parametrize("method", ["GatherCmp", "GatherCmpRed", "GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha"])
+def test_gather_cmp_dxil_channel(method):
+    """DXIL: textureGatherCmp with the method's channel and the compare value last (DXIL.rst)."""
+    import re
+
+    from harness import dxil_tools
+    src = GATHER_CMP.replace("Depth.GatherCmpRed(", f"Depth.{method}(")
+    res = R.compile_hlsl(src, "main", "cs_6_0", "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    ir_text = dxil_tools.check_dxil(res.binary).ir
+    channel = {"GatherCmp": 0, "GatherCmpRed": 0, "GatherCmpGreen": 1, "GatherCmpBlue": 2, "GatherCmpAlpha": 3}[method]
+    calls = re.findall(r"call %dx\.types\.ResRet\.f32 @dx\.op\.textureGatherCmp\.f32\(i32 74, [^)]*", ir_text)
+    assert len(calls) == 3, ir_text
+    assert calls[1].endswith(f"i32 1, i32 0, i32 {channel}, float 5.000000e-01"), calls[1]
+
+
+@pytest.mark.parametrize("method", ["GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha"])
+def test_gather_cmp_channel_is_refused_for_spirv(method):
+    """OpImageDrefGather has no component operand: refused at the call, as DXC does."""
+    src = GATHER_CMP.replace("Depth.GatherCmpRed(", f"Depth.{method}(")
+    res = R.compile_hlsl(src, "main", "cs_6_0", "spirv")
+    line = next(i for i, text in enumerate(src.splitlines(), 1) if method in text)
+    assert R.errors(res) and R.errors(res)[0].startswith(f"{line}:"), R.errors(res)
+    assert f"'{method}' is not supported when targeting SPIR-V" in R.errors(res)[0]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("Depth.GatherCmp(S, float2(0, 0), 0.5)", "'GatherCmp' requires a SamplerComparisonState as its first argument"),
+    ("Depth.GatherCmp(C, float2(0, 0))", "no matching member function for call to 'GatherCmp': expected 3 or 4"),
+    ("Depth.GatherCmp(C, float2(0, 0), 0.5, int2(i, 0))", "texture offsets must be compile-time constants"),
+    ("Vol.GatherCmp(C, float3(0, 0, 0), 0.5)", "'GatherCmp' is not available on 'Texture3D'"),
+])
+def test_gather_cmp_errors_are_located(call, message):
+    src = ("Texture2D<float> Depth : register(t0);\nTexture3D<float> Vol : register(t1);\n"
+           "SamplerComparisonState C : register(s1);\nSamplerState S : register(s2);\n"
+           "RWStructuredBuffer<float4> Out : register(u2);\n"
+           f"[numthreads(1,1,1)] void main(uint i : SV_GroupIndex) {{\n    Out[0] = {call};\n}}\n")
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith("7:") and message in errs[0], errs

@@ -361,3 +361,31 @@ def test_ms_sample_subscript_is_load_with_the_sample_index():
 def test_indexed_load_errors(body, want):
     src = f"{T2}\n{OUT}\n[numthreads(1, 1, 1)]\nvoid main() {{\n  {body}\n}}\n"
     assert R.errors(R.compile_hlsl(src)) == [want]
+
+
+# ---------------------------------------------------------------- Texture2DMS<T, samples>
+
+@pytest.mark.parametrize("samples", ["4", "N * 2", "(N << 1) + 0", "8 >> 1"])
+def test_ms_sample_count_is_a_constant_expression(samples):
+    """The sample count is any integer constant expression (a static const included); the code is the
+    code of Texture2DMS<float4> (the harness has no multisampled images: compared, not executed)."""
+    head = "static const uint N = 2;\n"
+    counted = head + MS_SRC.replace("Texture2DMS<float4>", f"Texture2DMS<float4, {samples}>").format(
+        read="Tex.Load(int2(1, 2), 3)")
+    plain = head + MS_SRC.format(read="Tex.Load(int2(1, 2), 3)")
+    assert _fetch_lines(R.spirv_dis(R.build(counted)), "OpImageFetch") == \
+        _fetch_lines(R.spirv_dis(R.build(plain)), "OpImageFetch")
+    assert _fetch_lines(R.build_dxil(counted)[1].ir, "@dx.op.textureLoad") == \
+        _fetch_lines(R.build_dxil(plain)[1].ir, "@dx.op.textureLoad")
+
+
+@pytest.mark.parametrize(("decl", "col", "message"), [
+    ("uniform uint U;\nTexture2DMS<float4, U> T;", 21, "expression is not an integer constant expression"),
+    ("uniform uint U;\nTexture2DMS<float4, -1> T;", 21, "sample count -1 of 'Texture2DMS' is out of range [0, 128]"),
+    ("uniform uint U;\nTexture2DMS<float4, 4, 1> T;", 24, "too many template arguments for 'Texture2DMS'"),
+    ("uniform uint U;\nTexture2D<float4, 4> T;", 19, "too many template arguments for 'Texture2D'"),
+])
+def test_ms_sample_count_errors_are_located(decl, col, message):
+    src = f"{decl}\n{OUT}\n[numthreads(1, 1, 1)]\nvoid main() {{ Out[0] = U; }}\n"
+    for target in ("spirv", "dxil"):
+        assert R.errors(R.compile_hlsl(src, target=target)) == [f"2:{col}: {message}"]

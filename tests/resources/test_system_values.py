@@ -16,7 +16,7 @@ import re
 
 import pytest
 import res_util as R
-from harness import dxil_tools, tools
+from harness import dxil_consumer, dxil_tools, tools
 
 from shaderbuild.front.semantics import SYSTEM_VALUES
 
@@ -121,25 +121,6 @@ D3D: dict[str, tuple[str, int, set[tuple[str, str]]]] = {
 }
 # the templates cannot hold these (the template itself declares SV_Position / SV_Target)
 _TEMPLATE_CLASH = {("SV_Position", "vertex", "out"), ("SV_Target", "pixel", "out")}
-# D3D allows these, the compiler refuses them with a located error (strict xfails, by reason)
-_ARB = "not supported yet: D3D takes it as an ordinary value in this stage, the compiler's SV table does not"
-_TESS_SV = "not supported yet: this system value is not in the compiler's SV table for the tessellation stages"
-_GS_SV = "not supported yet: this system value is not in the compiler's SV table for geometry shaders"
-NOT_SUPPORTED: dict[tuple[str, str, str], str] = {
-    **{("SV_InstanceID", st, d): _ARB for st, d in _TESS | _GS},
-    ("SV_IsFrontFace", "geometry", "out"): _GS_SV,
-    **{(sv, st, d): _TESS_SV for sv in ("SV_ClipDistance", "SV_CullDistance", "SV_RenderTargetArrayIndex",
-                                        "SV_ViewportArrayIndex") for st, d in _TESS},
-    **{(sv, "geometry", "in"): _GS_SV for sv in ("SV_RenderTargetArrayIndex", "SV_ViewportArrayIndex")},
-    **{(sv, "geometry", d): "SPIR-V: a geometry shader's clip/cull distance must be declared as a float array "
-       "(the semantics are combined into one built-in array only where the entry wrapper stores them)"
-       for sv in ("SV_ClipDistance", "SV_CullDistance") for d in ("in", "out")},
-    **{("SV_ViewID", st, "in"): _TESS_SV for st in ("hull", "domain")},
-    ("SV_ViewID", "geometry", "in"): _GS_SV,
-    ("SV_ShadingRate", "geometry", "out"): _GS_SV,
-}
-
-
 def _use(t: str, name: str = "v") -> str:
     if t == "bool":
         return f"({name} ? 1.0 : 0.0)"
@@ -182,9 +163,7 @@ def _matrix(allowed: bool) -> list:
         for stage, direction in STAGES:
             if (sv, stage, direction) in _TEMPLATE_CLASH or ((stage, direction) in uses) != allowed:
                 continue
-            reason = NOT_SUPPORTED.get((sv, stage, direction))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if allowed and reason else []
-            out.append(pytest.param(sv, stage, direction, id=f"{sv}-{stage}-{direction}", marks=marks))
+            out.append(pytest.param(sv, stage, direction, id=f"{sv}-{stage}-{direction}"))
     return out
 
 
@@ -210,11 +189,25 @@ def _check_dxil(src: str, profile: str) -> dxil_tools.DxilCheck:
     return dxil_tools.check_dxil(res.binary)
 
 
+# D3D allows these and our DXIL has the signature element DXIL.rst gives, but dxil-spirv maps them to a
+# Vulkan built-in that the stage does not have (harness/dxil_consumer.LIMITS["sv-builtin-in-stage"])
+CONSUMER_LIMITED = {("SV_RenderTargetArrayIndex", "hull", "in"), ("SV_ViewportArrayIndex", "hull", "in"),
+                    ("SV_IsFrontFace", "geometry", "out")}
+
+
 @pytest.mark.parametrize(("sv", "stage", "direction"), _matrix(allowed=True))
 def test_allowed_system_value_gives_valid_output(sv, stage, direction):
     prefix, src = _source(sv, stage, direction)
     profile = _profile(prefix, D3D[sv][1])
     _check_spirv(src, profile)
+    if (sv, stage, direction) in CONSUMER_LIMITED:
+        res = R.compile_hlsl(src, "main", profile, "dxil")
+        assert res.ok, R.diagnostics_text(res)
+        dxil_tools.read_dxil(res.binary)        # the LLVM readers take it
+        with pytest.raises(dxil_consumer.ConsumerLimit) as info:
+            dxil_consumer.to_spirv(res.binary)
+        assert info.value.key == "sv-builtin-in-stage"
+        return
     checked = _check_dxil(src, profile)
     assert checked.spirv is not None, "dxil-spirv did not convert the DXIL (a listed limit)"
 
@@ -366,6 +359,42 @@ PS_RED = "float4 main() : SV_Target { return float4(1, 0, 0, 1); }"
 def test_clip_distances_clip_the_triangle():
     """Two SV_ClipDistance semantics (one float array in SPIR-V, two elements in DXIL) both clip."""
     px = R.draw(VS_CLIP, PS_RED, W, H)
+    for y in range(H):
+        for x in range(W):
+            want = RED if _ndc(x, W) > 0 and _ndc(y, H) > 0 else CLEAR
+            assert R.pixel(px, W, x, y) == want, (x, y)
+
+
+VS_CLIP_IN = """
+struct O { float4 pos : SV_Position; float c : SV_ClipDistance; };
+O main(uint id : SV_VertexID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.c = o.pos.x;
+    return o;
+}
+"""
+GS_CLIP = """
+struct I { float4 pos : SV_Position; float c : SV_ClipDistance; };
+struct O { float4 pos : SV_Position; float c0 : SV_ClipDistance0; float2 c1 : SV_ClipDistance1; };
+[maxvertexcount(3)]
+void main(triangle I v[3], inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) {
+        O o;
+        o.pos = v[i].pos;
+        o.c0 = v[i].c;                      // the vertex shader's distance: clips x < 0
+        o.c1 = float2(1.0, v[i].pos.y);     // .y clips y < 0
+        s.Append(o);
+    }
+}
+"""
+
+
+def test_geometry_shader_reads_and_writes_clip_distances():
+    """A geometry shader reads the per-vertex SV_ClipDistance and writes two clip-distance semantics
+    (SPIR-V: float arrays per vertex and one float[3] output, written at each Append): both clip."""
+    px = R.draw(VS_CLIP_IN, PS_RED, W, H, gs_src=GS_CLIP)
     for y in range(H):
         for x in range(W):
             want = RED if _ndc(x, W) > 0 and _ndc(y, H) > 0 else CLEAR
@@ -652,3 +681,23 @@ def test_signature_manifests_match_the_schema(target):
         res = R.compile_hlsl(src, "main", profile, target)
         assert res.ok, R.diagnostics_text(res)
         jsonschema.validate(res.manifest, schema)
+
+
+@pytest.mark.parametrize(("sv", "stage", "direction"), [("SV_RenderTargetArrayIndex", "hull", "in"),
+                                                       ("SV_ViewportArrayIndex", "domain", "out"),
+                                                       ("SV_IsFrontFace", "geometry", "out"),
+                                                       ("SV_InstanceID", "geometry", "in")])
+def test_system_value_without_a_vulkan_builtin_is_a_location(sv, stage, direction):
+    """Where Vulkan has no built-in for a system value D3D allows, it is an ordinary Location (DXC's SPIR-V.rst),
+    after the entry's other Locations."""
+    prefix, src = _source(sv, stage, direction)
+    res = R.compile_hlsl(src, "main", _profile(prefix, D3D[sv][1]), "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    dis = tools.spirv_dis(res.binary)
+    names = dict(re.findall(r'OpName (%\S+) "([^"]+)"', dis))
+    located = {names[v]: int(n) for v, n in re.findall(r"OpDecorate (%\S+) Location (\d+)", dis)}
+    side = "in" if direction == "in" else "out"
+    mine = [n for n in located if n.startswith(f"{side}.") and sv.upper() in n.upper()]
+    assert len(mine) == 1, located
+    others = [loc for n, loc in located.items() if n.startswith(f"{side}.") and n != mine[0]]
+    assert located[mine[0]] == max(others, default=-1) + 1

@@ -287,3 +287,44 @@ def test_primitive_id_through_hull_shader():
     for prim, (x, y) in ((0, (2, 4)), (1, (30, 10))):
         want = (R.unorm8(0.25 + 0.5 * prim), R.unorm8(prim * 100 / 400.0), R.unorm8(prim / 4.0), 255)
         assert R.pixel(px, W, x, y) == want, (prim, R.pixel(px, W, x, y), want)
+
+
+CLIP_VS = """
+struct VSOut { float4 pos : POSITION0; float clip : SV_ClipDistance0; };
+static const float2 POINTS[8] = { CONTROL_POINTS };
+VSOut main(uint id : SV_VertexID) { VSOut o; o.pos = float4(POINTS[id], 0, 1); o.clip = o.pos.x; return o; }
+"""
+CLIP_HS = """
+struct CP { float4 pos : POSITION0; float clip : SV_ClipDistance0; };
+struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
+PC constants() { PC o; o.edges[0] = 1.0; o.edges[1] = 1.0; o.edges[2] = 1.0; o.inside = 1.0; return o; }
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(3)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+CLIP_DS = """
+struct CP { float4 pos : POSITION0; float clip : SV_ClipDistance0; };
+struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
+struct DSOut { float4 pos : SV_Position; float4 color : COLOR0; float2 clip : SV_ClipDistance0; };
+[domain("tri")]
+DSOut main(PC pc, float3 b : SV_DomainLocation, const OutputPatch<CP, 3> p) {
+    DSOut o;
+    o.pos = b.x * p[0].pos + b.y * p[1].pos + b.z * p[2].pos;
+    o.color = float4(1, 0, 0, 1);
+    // .x: the vertex shader's distance carried through both stages (clips x < 0); .y clips y < 0
+    o.clip = float2(b.x * p[0].clip + b.y * p[1].clip + b.z * p[2].clip, o.pos.y);
+    return o;
+}
+"""
+
+
+def test_clip_distances_through_hull_and_domain_shaders():
+    """SV_ClipDistance read and written per control point by the hull shader, read from the output patch
+    and written by the domain shader: the quadrant x > 0, y > 0 of a full-screen pair of patches stays."""
+    quad = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+    px = draw_tess(quad, 3, CLIP_HS, CLIP_DS, PS_COLOR, vs=CLIP_VS)
+    for y in range(H):
+        for x in range(W):
+            nx, ny = (x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1
+            want = (255, 0, 0, 255) if nx > 0 and ny > 0 else (0, 0, 0, 0)
+            assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y))

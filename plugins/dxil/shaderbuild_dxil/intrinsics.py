@@ -627,20 +627,28 @@ def _append_consume(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 GATHER_CHANNELS = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
 
 
-@intrinsic(*GATHER_CHANNELS)
+GATHER_CMP_CHANNELS = {"GatherCmp": 0, "GatherCmpRed": 0, "GatherCmpGreen": 1, "GatherCmpBlue": 2, "GatherCmpAlpha": 3}
+
+
+@intrinsic(*GATHER_CHANNELS, *GATHER_CMP_CHANNELS)
 def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    """tex.Gather*(sampler, location[, offset]) -> textureGather with the channel operand."""
+    """tex.Gather*(sampler, location[, offset]) -> textureGather with the channel operand;
+    tex.GatherCmp*(sampler, location, compare value[, offset]) -> textureGatherCmp (the compare value last)."""
+    cmp = e.name in GATHER_CMP_CHANNELS
     kind = _texture_kind(L, e.args[0])
     ncoord, noff = kind.coords, kind.offsets
     tex = L.handle(L.resource_place(e.args[0]))
     samp = L.handle(L.resource_place(e.args[1]))
     coords = L.expr(e.args[2])
-    offsets = L.expr(e.args[3]) if len(e.args) > 3 and noff else []
+    at = 4 if cmp else 3
+    offsets = L.expr(e.args[at]) if len(e.args) > at and noff else []
     args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
             *_offsets(offsets, min(noff, 2), 2),
-            ConstInt(T.i32, GATHER_CHANNELS[e.name])]
+            ConstInt(T.i32, (GATHER_CMP_CHANNELS if cmp else GATHER_CHANNELS)[e.name])]
+    if cmp:
+        args.append(L.expr(e.args[3])[0])
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
-    rr = L.ops.call(L.b, "TextureGather", ov, args)
+    rr = L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
     return [L.b.extract_value(rr, k) for k in range(4)]
 
 

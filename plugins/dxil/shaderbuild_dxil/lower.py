@@ -287,7 +287,8 @@ class FunctionLowerer:
             return MemPlace(st, var.type, 0, _ZERO)
         if var.binding is not None:
             info = self.m.resource_of(var)
-            if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type):
+            if info.shape in (KIND_CBUFFER, KIND_TBUFFER) and not _is_resource_type(var.type) \
+                    and not isinstance(var.type, ir.Array):     # an array of ConstantBuffer: a CBV range (_index)
                 return CBufPlace(info, self.handle(ResourcePlace(info, var.type, ConstInt(T.i32, 0))), var.type)
             return ResourcePlace(info, var.type, ConstInt(T.i32, 0))
         if var.storage in _IO_STORAGES:
@@ -330,7 +331,10 @@ class FunctionLowerer:
                 self.add(self.mul_add(base.index, n, 0), iv)
             non_uniform = base.non_uniform or any(isinstance(x, ir.Intrinsic) and x.name == "NonUniformResourceIndex"
                                                   for x in ir.walk_expr(index_expr))
-            return ResourcePlace(base.res, t, flat, non_uniform)
+            place = ResourcePlace(base.res, t, flat, non_uniform)
+            if base.res.res_class == "CBV" and isinstance(t, ir.Struct):     # ConstantBuffer<T> cbs[N]: cbs[i]
+                return CBufPlace(base.res, self.handle(place), t)
+            return place
         if isinstance(base, LocalResourcePlace):
             if not isinstance(iv, ConstInt):
                 raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")

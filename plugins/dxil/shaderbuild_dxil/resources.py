@@ -61,6 +61,7 @@ class ResourceInfo:
     symbol: Constant | None = None  # the global constant standing for the resource (library targets only)
     has_counter: bool = False    # IncrementCounter/DecrementCounter used (UAV metadata, PSV0 kind)
     heap: str | None = None      # SM 6.6 heap view ('resource' | 'sampler'): no record, createHandleFromHeap
+    rov: bool = False            # a rasterizer-ordered view (UAV metadata, ResourceProperties, the ROVs flag)
 
     @property
     def upper(self) -> int:
@@ -123,7 +124,8 @@ def _classify(var: ir.Variable) -> ResourceInfo:
         row.rep, _SHAPES.get((row.dim, row.arrayed, row.ms)))
     if shape is None:
         raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
-    info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind)
+    info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind,
+                        rov=row is not None and row.rov)
     if shape == KIND_STRUCTURED:
         info.stride = element_stride(ir.resource_elem(t))
     elif shape != KIND_RAW:
@@ -216,7 +218,7 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
         if r.res_class == "SRV":
             rec = [*common, _i32(r.shape), _i32(0), tags]
         elif r.res_class == "UAV":
-            rec = [*common, _i32(r.shape), _i1(False), _i1(r.has_counter), _i1(False), tags]
+            rec = [*common, _i32(r.shape), _i1(False), _i1(r.has_counter), _i1(r.rov), tags]
         elif r.res_class == "CBV":
             rec = [*common, _i32(r.cbuffer_size), None]
         else:
@@ -252,7 +254,8 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
 
 def resource_properties(r: ResourceInfo) -> tuple[int, int]:
     """The two dwords of %dx.types.ResourceProperties (SM 6.6 annotateHandle)."""
-    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 15 if r.sampler_cmp or r.has_counter else 0)
+    d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 13 if r.rov else 0) \
+        | (1 << 15 if r.sampler_cmp or r.has_counter else 0)
     if r.res_class == "CBV" or r.shape == KIND_TBUFFER:
         d1 = r.cbuffer_size
     elif r.shape == KIND_STRUCTURED:

@@ -37,7 +37,7 @@ TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPoin
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
                          ("domain", "SV_DomainLocation"): "DomainLocation"}
 # geometry-shader inputs that are not per vertex (SigPoint GSIn: NotInSig), read by an operation
-GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSInstanceID"}
+GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSInstanceID", "SV_ViewID": "ViewID"}
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
 # sigpack.SIG_POINTS entry; None = not allowed there).  "" is every
@@ -67,9 +67,9 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
     "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
     "SV_InnerCoverage": (15, 70, (None, None, _NIS, None, None, None, None, None, None, None, None, None)),
-    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None, None, None, None, None, None, None, None, None)),
+    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None, _NIS, None, None, _NIS, _NIS, None, None, None)),
     "SV_Barycentrics": (28, 23, (None, None, _NP, None, None, None, None, None, None, None, None, None)),
-    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None, None, None, None, None, None, None, None, None)),
+    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None, None, None, None, None, None, None, None, _SV)),
     # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
     "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
     "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),

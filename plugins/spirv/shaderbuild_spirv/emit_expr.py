@@ -139,7 +139,7 @@ class Ptr(DataRecord):
     sc: str
     layout: str | None
     type: Type
-    pointee: int | None = None        # SPIR-V type of *base when chain is empty (blocks)
+    pointee: int | None = None        # SPIR-V type it points to when not T.tid(type) (blocks, blocks of an array)
     res: ResourceVar | None = None
     nonuniform: bool = False          # selected with NonUniformResourceIndex
 
@@ -393,7 +393,12 @@ class ExprEmitter:
             return self.op("OpBitcast", self.tid(dst), v)
         if ss.kind == "float" and ds.kind != "float":
             return self.float_to_int(v, src, dst, name)
-        return self.op(name, self.tid(dst), v)
+        rid = self.op(name, self.tid(dst), v)
+        if ss.kind == ds.kind == "float" and ds.width < ss.width:
+            # a narrowing cast rounds (HLSL): NIR-based drivers (Mesa) otherwise fold a narrow-then-widen
+            # round trip to the unrounded value as an inexact optimisation
+            self.b.decorate(rid, "NoContraction")
+        return rid
 
     def e_bitcast(self, e: Bitcast) -> int:
         v = self.expr(e.value)
@@ -542,6 +547,8 @@ class ExprEmitter:
             return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
         index = self.expr(e.index)
         p = base.extend(index, e.type)
+        if base.res is not None and base.res.kind.rep == "cbuffer" and not base.chain and isinstance(bt, Array):
+            p.pointee = base.res.block_type     # ConstantBuffer<T> a[N]: a[i] is a block, not a plain T
         if isinstance(e.index, Intrinsic) and e.index.name == "NonUniformResourceIndex" and base.res is not None:
             self.nonuniform(index, base.res)
             p.nonuniform = True
@@ -573,14 +580,14 @@ class ExprEmitter:
         if not p.chain:
             return p.base
         t = self.image_type(p) if p.res is not None and isinstance(p.type, Resource) and p.res.kind.rep in (
-            "image", "sampler", "accel") else self.T.tid(p.type, p.layout)
+            "image", "sampler", "accel") else p.pointee if p.pointee is not None else self.T.tid(p.type, p.layout)
         rid = self.op("OpAccessChain", self.T.ptr(p.sc, t), p.base, *p.chain)
         if p.nonuniform:
             self.nonuniform(rid)
         return rid
 
     def mem_type(self, p: Ptr) -> int:
-        if not p.chain and p.pointee is not None:
+        if p.pointee is not None:
             return p.pointee
         return self.T.tid(p.type, p.layout)
 

@@ -36,7 +36,7 @@ from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .rayquery import RAYQUERY_LOWERINGS
 from .resource_ops import RESOURCE_METHODS
-from .vulkan import PATCH_BARRIER
+from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_INTRINSICS
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -176,7 +176,9 @@ def _f32tof16(fe: ExprEmitter, e: Intrinsic) -> int:
     v2 = fe.tid(Vector(FLOAT, 2))
 
     def one(c: int) -> int:
-        return fe.ext("PackHalf2x16", UINT, fe.op("OpCompositeConstruct", v2, c, fe.const(FLOAT, 0.0)))
+        packed = fe.ext("PackHalf2x16", UINT, fe.op("OpCompositeConstruct", v2, c, fe.const(FLOAT, 0.0)))
+        fe.b.decorate(packed, "NoContraction")    # it rounds to half: not folded away with an unpack (emit_expr.convert)
+        return packed
     return _map_components(fe, e.args[0].type, e.type, x, one)
 
 
@@ -447,6 +449,13 @@ def _barrier(fe: ExprEmitter, e: Intrinsic) -> None:
         fe.void_op("OpMemoryBarrier", u(_SCOPE[mem]), u(sem))
     else:
         fe.void_op("OpControlBarrier", u(_SCOPE[exe]), u(_SCOPE[mem]), u(sem))
+    return None
+
+
+def _interlock(fe: ExprEmitter, e: Intrinsic) -> None:
+    """vulkan.interlock's critical section (lower.py adds the entry's interlock execution mode)."""
+    fe.b.extension("SPV_EXT_fragment_shader_interlock")
+    fe.void_op("OpBeginInvocationInterlockEXT" if e.name == BEGIN_INTERLOCK else "OpEndInvocationInterlockEXT")
     return None
 
 
@@ -782,6 +791,7 @@ TABLE.update(RESOURCE_METHODS)
 TABLE.update(RAYQUERY_LOWERINGS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
+TABLE.update({BEGIN_INTERLOCK: _interlock, END_INTERLOCK: _interlock})
 TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
               "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
@@ -796,9 +806,8 @@ TABLE.update({"IgnoreHit": _ray_terminator("OpIgnoreIntersectionKHR"),
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
-# table entries this backend refuses, with the reason (none today)
-UNSUPPORTED_INTRINSICS: dict[str, str] = {}
-# the HLSL intrinsics handled here (PATCH_BARRIER is the backend's own: vulkan.hull_entry makes it)
-NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER}
+# table entries this backend refuses, with the reason: vulkan.UNSUPPORTED_INTRINSICS (its raise pass refuses them)
+# the HLSL intrinsics handled here (PATCH_BARRIER and the interlock pair are the backend's own: vulkan.py makes them)
+NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER, BEGIN_INTERLOCK, END_INTERLOCK}
 
 __all__ = ["BARRIERS", "NATIVE_INTRINSICS", "PATCH_BARRIER", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]

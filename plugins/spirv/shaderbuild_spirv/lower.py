@@ -14,8 +14,10 @@ from shaderbuild.ir.nodes import (
     Call,
     Const,
     Construct,
+    Eval,
     Expr,
     Function,
+    Intrinsic,
     Module,
     Storage,
     Variable,
@@ -31,6 +33,7 @@ from .emit_expr import Ctx, VarSlot
 from .emit_stmt import FunctionEmitter
 from .emit_types import TypeLowering
 from .resources import ResourceLowering, ResourceVar, reflection_entries
+from .vulkan import BEGIN_INTERLOCK
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
@@ -314,6 +317,12 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
                  for key in (v.io.builtin, v.io.semantic) for m in _OUTPUT_MODES.get(key, ())]
         for mode in dict.fromkeys(modes):
             b.execution_mode(fid, mode)
+        if entry.function is not None and any(isinstance(s, Eval) and isinstance(s.expr, Intrinsic)
+                                              and s.expr.name == BEGIN_INTERLOCK for s in entry.function.body):
+            # per sample when SV_SampleIndex is read, else per pixel (DXC's choice, SPIR-V.rst)
+            per_sample = any(v.io is not None and v.io.builtin == "SampleId" for v in entry.inputs)
+            b.capability("FragmentShaderSampleInterlockEXT" if per_sample else "FragmentShaderPixelInterlockEXT")
+            b.execution_mode(fid, "SampleInterlockOrderedEXT" if per_sample else "PixelInterlockOrderedEXT")
 
 
 def reflection(lowered: Lowered) -> dict:
@@ -349,10 +358,6 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     io = g.io
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
-    if io.builtin in ("ClipDistance", "CullDistance") and stage == "geometry" and \
-            not isinstance(g.type.elem if io.vertices and isinstance(g.type, Array) else g.type, Array):
-        raise error(f"{io.semantic} in a geometry shader must be declared as a float array here "
-                    f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
     if io.builtin:
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
         for cap, ext in _builtin_caps(io.builtin, stage, b.version):

@@ -111,6 +111,15 @@ def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
     return fe.op("OpImageGather", fe.tid(e.type), si, coord, comp, *tail)
 
 
+def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
+    """GatherCmp / GatherCmpRed -> OpImageDrefGather (it has no component operand: the red channel)."""
+    p = _resource(fe, e)
+    si = _sampled_image(fe, e, p)
+    coord, dref = fe.expr(e.args[2]), fe.expr(e.args[3])
+    tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])
+    return fe.op("OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail)
+
+
 def _lod(fe: ExprEmitter, e: Intrinsic) -> int:
     """CalculateLevelOfDetail -> OpImageQueryLod .x (clamped), ...Unclamped -> .y."""
     fe.b.capability("ImageQuery")
@@ -325,6 +334,7 @@ def _consume(fe: ExprEmitter, e: Intrinsic) -> int:
 RESOURCE_METHODS: dict[str, Lowering] = {
     **{name: _sample for name in SAMPLES},
     **{name: _gather for name in GATHER_COMPONENT},
+    "GatherCmp": _gather_cmp, "GatherCmpRed": _gather_cmp,
     "CalculateLevelOfDetail": _lod, "CalculateLevelOfDetailUnclamped": _lod,
     "Load": _load, "Store": _store,
     "GetDimensions": _get_dimensions,

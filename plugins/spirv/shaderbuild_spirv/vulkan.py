@@ -2,7 +2,10 @@
 IR after the shared passes and before lowering (issue 15: a Vulkan option can
 change only a Vulkan binary).
 
-  system_values   SV_* stage I/O -> SPIR-V BuiltIn per stage and direction (DXC's mapping)
+  unsupported     a located error for a table intrinsic Vulkan cannot express (GatherCmpGreen/Blue/Alpha)
+  system_values   SV_* stage I/O -> SPIR-V BuiltIn per stage and direction (DXC's mapping); the others a Location
+  io_types        Vulkan's types of built-ins (bool as uint, SampleMask, one ClipDistance/CullDistance array)
+  interlock       a pixel shader using rasterizer-ordered views runs inside the fragment shader interlock
   invert_y        -fvk-invert-y: the vertex Position output's y is negated
   dx_position_w   -fvk-use-dx-position-w: FragCoord.w read as D3D's w (1 / Vulkan's)
   ray_interface   ray-tracing library shaders' payloads, hit attributes and callable data -> variables of
@@ -16,13 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shaderbuild import ir
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.resource_kinds import KINDS
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
+from shaderbuild.passes.entry_wrapper import location_count
 
 from .raytracing import ray_interface
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"
+# the critical section of a pixel shader that uses rasterizer-ordered views (SPV_EXT_fragment_shader_interlock)
+BEGIN_INTERLOCK, END_INTERLOCK = "spirv.BeginInvocationInterlock", "spirv.EndInvocationInterlock"
 
 # (HLSL system value, stage, direction) -> SPIR-V BuiltIn
 SV_BUILTINS: dict[tuple[str, str, str], str] = {
@@ -80,7 +88,19 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_Barycentrics", "pixel", "in"): "BaryCoordKHR",
     ("SV_ShadingRate", "vertex", "out"): "PrimitiveShadingRateKHR",
     ("SV_ShadingRate", "pixel", "in"): "ShadingRateKHR",
+    ("SV_ShadingRate", "geometry", "out"): "PrimitiveShadingRateKHR",
+    **{(sv, stage, d): sv[3:] for sv in ("SV_ClipDistance", "SV_CullDistance")
+       for stage in ("hull", "domain") for d in ("in", "out")},
+    **{("SV_ViewID", stage, "in"): "ViewIndex" for stage in ("hull", "domain", "geometry")},
 }
+# the other system values D3D allows (SV_RenderTargetArrayIndex / SV_ViewportArrayIndex before the
+# geometry stage's output, SV_IsFrontFace out of it) have no Vulkan built-in there: as in DXC, they
+# are ordinary values with a Location after the entry wrapper's
+# table intrinsics Vulkan has no operation for (refused at the call by `unsupported`, as DXC does: SPIR-V.rst
+# "Unsupported HLSL Features")
+UNSUPPORTED_INTRINSICS: dict[str, str] = {
+    name: "SPIR-V's OpImageDrefGather takes no component (it compares the red channel only)"
+    for name in ("GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")}
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
 TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}
@@ -110,6 +130,17 @@ EXT_BUILTINS: tuple[tuple[int, str, str], ...] = (
 )
 
 
+def unsupported(module: ir.Module, options: CompileOptions) -> None:
+    """A located error for the first call of an intrinsic this target cannot express."""
+    for fn in module.functions:
+        for s in ir.walk_stmts(fn.body):
+            for e in ir.stmt_exprs(s):
+                for x in ir.walk_expr(e):
+                    if isinstance(x, ir.Intrinsic) and x.name in UNSUPPORTED_INTRINSICS:
+                        raise error(f"'{x.name}' is not supported when targeting SPIR-V: "
+                                    f"{UNSUPPORTED_INTRINSICS[x.name]}", getattr(s, "loc", None) or fn.loc)
+
+
 def system_values(module: ir.Module, options: CompileOptions) -> None:
     """Give every SV_* stage input/output of the entry its SPIR-V BuiltIn (the entry wrapper
     has checked that HLSL allows it there; SV_Target keeps its Location)."""
@@ -123,6 +154,20 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
                     io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
+        unmapped = [v for v in variables if v.io is not None and v.io.builtin is None and v.io.location is None]
+        taken = [v.io.location + location_count(_value_type(v))
+                 for v in variables if v.io is not None and v.io.location is not None]
+        location = max(taken, default=0)
+        for v in unmapped:
+            assert v.io is not None
+            v.io.location = location
+            location += location_count(_value_type(v))
+
+
+def _value_type(v: ir.Variable) -> ir.Type:
+    """The type of one value of a stage variable: per control point / per vertex if arrayed."""
+    arrayed = v.io is not None and (v.io.arrayed or v.io.vertices)
+    return v.type.elem if arrayed and isinstance(v.type, ir.Array) else v.type
 
 
 def io_types(module: ir.Module, options: CompileOptions) -> None:
@@ -145,10 +190,8 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
                         lambda place, t: [(ir.IndexRef(place, ir.Const(ir.INT, 0), t), None)])
             elif io.builtin in _BOOL_BUILTINS and v.type != ir.BOOL:
                 _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
-        # a geometry shader writes its outputs inside the entry function (Append): there each
-        # SV_ClipDistance / SV_CullDistance is its own built-in array (lower.py refuses other types)
-        for builtin in _COMBINED if ep.stage != "geometry" else ():
-            _combine(ep.function, variables, builtin)
+        for builtin in _COMBINED:
+            _combine(module, variables, builtin)
     if ep.stage == "pixel":        # GetAttributeAtVertex is a pixel-shader intrinsic (sema checks the stage)
         _per_vertex(module, ep.inputs)
 
@@ -249,30 +292,84 @@ def _per_vertex(module: ir.Module, inputs: list[ir.Variable]) -> None:
                     setattr(s, name, fix(v))
 
 
-def _combine(fn: ir.Function, variables: list[ir.Variable], builtin: str) -> None:
+def _combine(module: ir.Module, variables: list[ir.Variable], builtin: str) -> None:
+    """Every SV_ClipDistance (SV_CullDistance) semantic of one direction becomes part of one float
+    array (per control point / vertex where the stage's I/O is arrayed), each semantic at an
+    offset by semantic index (DXC's layout).  Loads and stores anywhere in the module (a geometry
+    shader stores its outputs at each Append, a hull shader at [SV_OutputControlPointID]) are
+    rewritten to the array's elements."""
     found = [(v.io, v) for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None]
     if not found:
         return
     found.sort(key=lambda iv: iv[0].index)
-    parts = [v for _, v in found]
+    first_io, first = found[0]
+    per = first_io.arrayed or first_io.vertices
+    where: dict[int, tuple[int, ir.Type]] = {}
     layout, offset = [], 0
     for io, v in found:
-        layout.append((io.index, offset, str(v.type)))
-        offset += _components(v.type)
-    first_io, first = found[0]
+        t = _value_type(v)
+        layout.append((io.index, offset, str(t)))
+        where[id(v)] = (offset, t)
+        offset += _components(t)
     arr = ir.Array(ir.FLOAT, offset)
-    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", arr, first.storage, first.loc,
-                      io=ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout)))
+    outer = first.type.size if per and isinstance(first.type, ir.Array) else None
+    io = ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout), arrayed=first_io.arrayed,
+                   vertices=first_io.vertices, patch=first_io.patch, stream=first_io.stream)
+    new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", ir.Array(arr, outer) if per else arr,
+                      first.storage, first.loc, io=io)
     variables[variables.index(first)] = new
-    for v, (_, off, _t) in zip(parts, layout):
-        if v is not first:
-            variables.remove(v)
-        n = _components(v.type)
+    for _, v in found[1:]:
+        variables.remove(v)
 
-        def places(place, t, off=off, n=n, old=v.type):
-            return [(ir.IndexRef(ir.VarRef(new), ir.Const(ir.INT, off + i), ir.FLOAT),
-                     None if n == 1 and not isinstance(old, (ir.Array, ir.Vector)) else i) for i in range(n)]
-        _rehome(fn, v, v.type, places, keep=False)
+    def split(place: ir.Expr) -> tuple[int, ir.Type, ir.Expr | None, ir.Expr | None] | None:
+        """(offset, value type, control point / vertex index, component index) of a place in a combined variable."""
+        comp: ir.Expr | None = None
+        point: ir.Expr | None = None
+        if isinstance(place, ir.IndexRef) and not (per and isinstance(place.base, ir.VarRef)):
+            comp, place = place.index, place.base
+        if per and isinstance(place, ir.IndexRef):
+            point, place = place.index, place.base
+        if not isinstance(place, ir.VarRef) or id(place.var) not in where:
+            return None
+        off, t = where[id(place.var)]
+        return off, t, point, comp
+
+    def element(point: ir.Expr | None, k: ir.Expr) -> ir.Expr:
+        base: ir.Expr = ir.VarRef(new) if point is None else ir.IndexRef(ir.VarRef(new), point, arr)
+        return ir.IndexRef(base, k, ir.FLOAT)
+
+    def at(off: int, comp: ir.Expr) -> ir.Expr:
+        if isinstance(comp, ir.Const):
+            return ir.Const(ir.INT, off + int(comp.value))
+        return ir.Binary("add", comp, ir.Const(comp.type, off), comp.type) if off else comp
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Load) and (hit := split(e.place)) is not None:
+            off, t, point, comp = hit
+            if comp is not None:
+                return ir.Load(element(point, at(off, comp)), ir.FLOAT)
+            loads: list[ir.Expr] = [ir.Load(element(point, ir.Const(ir.INT, off + i)), ir.FLOAT)
+                                    for i in range(_components(t))]
+            return loads[0] if t == ir.FLOAT else ir.Construct(t, loads)
+        if isinstance(e, ir.SwizzleRef) and split(e.base) is not None:
+            raise error("a swizzle of a clip or cull distance cannot be written here", first.loc)
+        return e
+
+    def stores(s: ir.Store) -> list[ir.Stmt] | None:
+        hit = split(s.place)
+        if hit is None:
+            return None
+        off, t, point, comp = hit
+        value = ir.rewrite_expr(s.value, change)
+        if comp is not None:
+            return [ir.Store(element(point, at(off, comp)), value, s.loc)]
+        if t == ir.FLOAT:
+            return [ir.Store(element(point, ir.Const(ir.INT, off)), value, s.loc)]
+        return [ir.Store(element(point, ir.Const(ir.INT, off + i)), ir.Extract(value, i, ir.FLOAT), s.loc)
+                for i in range(_components(t))]
+
+    for fn in module.functions:
+        ir.rewrite_body(fn.body, change, stores)
 
 
 def _components(t: ir.Type) -> int:
@@ -301,13 +398,12 @@ def _retype(fn: ir.Function, var: ir.Variable, new: ir.Type, convert) -> None:
             _rewrite_stmt(s, change)
 
 
-def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places, keep: bool = True) -> None:
+def _rehome(fn: ir.Function, var: ir.Variable, new: ir.Type, places) -> None:
     """Move `var`'s value into other places: places(VarRef(var), element type) lists (place,
     component or None for the whole value); loads of `var` become a Construct of the places'
     loads, stores one store per place."""
     old = var.type
-    if keep:
-        var.type = new
+    var.type = new
     elem: ir.Type = old.elem if isinstance(old, (ir.Vector, ir.Array)) else old
     targets = places(ir.VarRef(var), elem)
 
@@ -403,6 +499,36 @@ def hull_entry(module: ir.Module, options: CompileOptions) -> None:
     ep.function = main
 
 
+def interlock(module: ir.Module, options: CompileOptions) -> None:
+    """A pixel shader that uses a rasterizer-ordered view runs the HLSL function inside one
+    OpBeginInvocationInterlockEXT / OpEndInvocationInterlockEXT pair (DXC: around the accesses): in the
+    entry wrapper's straight-line body, so each is executed exactly once, in uniform control flow, in the
+    entry point's own function, as the extension requires."""
+    ep = module.entry
+    if ep is None or ep.stage != "pixel" or ep.function is None:
+        return
+    rovs = [g for g in module.globals if _is_rov(g.type)]
+    if not rovs:
+        return
+    used = ir.referenced_variables(module.functions)
+    if not any(id(g) in used for g in rovs):
+        return
+    body: list[ir.Stmt] = [ir.Eval(ir.Intrinsic(BEGIN_INTERLOCK, [], ir.VOID))]
+    for s in ep.function.body:
+        if isinstance(s, ir.Return):
+            body.append(ir.Eval(ir.Intrinsic(END_INTERLOCK, [], ir.VOID)))
+        body.append(s)
+    if not body or not isinstance(body[-1], ir.Return):
+        body.append(ir.Eval(ir.Intrinsic(END_INTERLOCK, [], ir.VOID)))
+    ep.function.body[:] = body
+
+
+def _is_rov(t: ir.Type) -> bool:
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource) and (k := KINDS.get(t.kind)) is not None and k.rov
+
+
 def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
@@ -438,7 +564,8 @@ def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
 
-RAISE_PASSES = (system_values, tess_levels, io_types, hull_entry, invert_y, dx_position_w, ray_interface, bindings)
+RAISE_PASSES = (unsupported, system_values, tess_levels, io_types, hull_entry, interlock, invert_y, dx_position_w,
+                ray_interface, bindings)
 
 
 def _is_io(place: ir.Expr, builtin: str) -> bool:

@@ -324,8 +324,8 @@ class ExprLowering(HeapLowering, SemaBase):
             return ir.Const(sym.type, sym.value)
         if isinstance(sym, SpecConstSymbol):
             return sym.expr
-        if isinstance(sym, VarSymbol) and sym.const_value is not None and isinstance(sym.var.type, ir.Scalar):
-            return ir.Const(sym.var.type, sym.const_value)
+        if isinstance(sym, VarSymbol) and sym.const_value is not None and isinstance(sym.var.type, (ir.Scalar, ir.Vector)):
+            return ir.Const(sym.var.type, sym.const_value)   # a `static const` scalar or vector: its value
         return self.load(self.place(e, for_write=False))
 
     def rv_Member(self, e: ast.Member) -> ir.Expr:
@@ -728,7 +728,7 @@ class ExprLowering(HeapLowering, SemaBase):
 
         r = base.type
         assert isinstance(r, ir.Resource)
-        if r.kind in ("StructuredBuffer", "RWStructuredBuffer"):
+        if r.kind in ("StructuredBuffer", "RWStructuredBuffer", "RasterizerOrderedStructuredBuffer"):
             idx = self.index_value(e.index)
         else:
             it = texel_index_type(r.kind)

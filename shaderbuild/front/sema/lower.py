@@ -144,6 +144,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.decl_locs[id(sym)] = loc
 
     def declare_var(self, name: str, var: ir.Variable, loc: SourceLoc, const_value=None) -> VarSymbol:
+        if var.storage is not ir.Storage.FUNCTION or isinstance(var.type, ir.Array):
+            _refuse_struct_resource(name, var.type, loc)     # (struct) locals and parameters are split: resource_locals
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
@@ -240,6 +242,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
     def note_use(self, var: ir.Variable) -> None:
         if var.storage is ir.Storage.WORKGROUP and self.profile.stage != "compute":
             self.stage_error(f"groupshared variable '{var.name}' can only be used in compute shaders", self.use_loc)
+        elem = var.type
+        while isinstance(elem, ir.Array):
+            elem = elem.elem
+        rov = isinstance(elem, ir.Resource) and (k := KINDS.get(elem.kind)) is not None and k.rov
+        if rov and self.profile.stage != "pixel":
+            self.stage_error(f"rasterizer-ordered view '{var.name}' can only be used in pixel shaders", self.use_loc)
 
     def record_call(self, f: FuncInfo, loc: SourceLoc) -> None:
         if self.fn_info is not None:
@@ -384,13 +392,20 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         if isinstance(base, ir.Resource) and KINDS[base.kind].element == "block":     # ConstantBuffer<T>, TextureBuffer<T>
             if not isinstance(base.elem, ir.Struct):
                 raise error(f"'{base.kind}' requires a struct template argument, not '{base.elem}'", d.loc)
-            if t is not base:
-                raise error(f"arrays of {base.kind} are not supported yet", d.loc)
-            if any(a.name == "vk::push_constant" for a in d.attributes):
+            var_type: ir.Type = base.elem
+            binding = self.block_binding(base.kind, d.register, d.attributes, d.name)
+            if t is not base:       # ConstantBuffer<T> cbs[N]: N blocks at registers b, b+1, ... (SPIR-V: an array of blocks)
+                if base.kind != "ConstantBuffer" or not isinstance(t, ir.Array) or t.elem is not base:
+                    raise error(f"only one-dimensional arrays of ConstantBuffer are supported, not '{t}'", d.loc)
+                if t.size is None:
+                    raise error("unbounded arrays of ConstantBuffer are not supported yet", d.loc)
+                if any(a.name == "vk::push_constant" for a in d.attributes):
+                    raise error("a push-constant block cannot be an array", d.loc)
+                var_type, binding.count = ir.Array(base.elem, t.size), t.size
+            elif any(a.name == "vk::push_constant" for a in d.attributes):
                 self.push_constant(d, base.elem)
                 return
-            var = ir.Variable(d.name, base.elem, ir.Storage.UNIFORM, d.loc, const=True,
-                              binding=self.block_binding(base.kind, d.register, d.attributes, d.name))
+            var = ir.Variable(d.name, var_type, ir.Storage.UNIFORM, d.loc, const=True, binding=binding)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
             return
@@ -447,7 +462,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             if "const" in q and d.init is None:
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
             self.globals.append(var)
-            self.declare_var(d.name, var, d.loc, const_value if isinstance(t, ir.Scalar) else None)
+            self.declare_var(d.name, var, d.loc, const_value if isinstance(t, (ir.Scalar, ir.Vector)) else None)
             return
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
@@ -544,6 +559,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                               f"for a compile-time constant", d.init.loc)
         if isinstance(t, ir.Array) and t.size is None:
             raise error(f"uniform global '{d.name}' cannot have an unsized array type", d.loc)
+        _refuse_struct_resource(d.name, t, d.loc)
         if self.globals_block is None:
             st = ir.Struct("type.$Globals", ())
             var = ir.Variable("$Globals", st, ir.Storage.UNIFORM, d.loc, binding=ir.Binding("b", None, 0, 1, kind="$Globals"),
@@ -636,19 +652,30 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
 
     def cbuffer(self, d: ast.CBufferDecl) -> None:
         fields = []
+        members = []
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
+            elem = t
+            while isinstance(elem, ir.Array):
+                elem = elem.elem
+            if isinstance(elem, ir.Resource):      # a texture or sampler declared in a cbuffer is a global (as in DXC)
+                self.global_var(m)
+                continue
             self.check_member_type(m.name, t, m.loc)
+            _refuse_struct_resource(m.name, t, m.loc)
             row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
                                          self.packoffset(m, t)))
             self.check_overlaps(fields, d.name, (m.packoffset or m).loc)
+            members.append(m)
+        if d.members and not fields:
+            return      # only resources: no constant buffer (DXC makes none either)
         st = ir.Struct(f"type.{d.name}", tuple(fields))
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
         self.globals.append(var)
-        for i, m in enumerate(d.members):
+        for i, m in enumerate(members):
             sym = MemberSymbol(var)
             sym.index = i
             self.declare(m.name, sym, m.loc)
@@ -1042,3 +1069,34 @@ def _predefined_scope() -> Scope:
     for name, value in RT_CONSTANTS.items():
         scope.names[name] = EnumConstSymbol(value, ir.UINT)
     return scope
+
+
+def _struct_resource(t: ir.Type, path: str) -> tuple[str, ir.Resource] | None:
+    """The first resource member (its path, e.g. 'S.t') of a struct type, through arrays."""
+    while isinstance(t, ir.Array):
+        t = t.elem
+    if isinstance(t, ir.Struct):
+        for f in t.fields:
+            inner = f.type
+            while isinstance(inner, ir.Array):
+                inner = inner.elem
+            if isinstance(inner, ir.Resource):
+                return f"{path}.{f.name}", inner
+            found = _struct_resource(f.type, f"{path}.{f.name}")
+            if found is not None:
+                return found
+    return None
+
+
+def _refuse_struct_resource(name: str, t: ir.Type, loc: SourceLoc) -> None:
+    """A variable of a struct type with a resource member: a located error (the layout code has no place
+    for a resource, and resource members are not split into separate resources)."""
+    elem = t
+    while isinstance(elem, ir.Array):
+        elem = elem.elem
+    if not isinstance(elem, ir.Struct):
+        return
+    found = _struct_resource(elem, elem.name)
+    if found is not None:
+        raise error(f"'{name}' has type '{t}', whose member '{found[0]}' is a resource ('{found[1]}'): structs with "
+                    f"resource members are not supported yet; declare the resource as a global", loc)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
-from ...ir.intrinsics import ATOMICS, GATHER_METHODS, LOD_METHODS, STREAM_METHODS
+from ...ir.intrinsics import ATOMICS, GATHER_CMP_METHODS, GATHER_METHODS, LOD_METHODS, STREAM_METHODS
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -53,7 +53,7 @@ class ResourceLowering(SemaBase):
         info = KINDS.get(r.kind)
         if info is not None and info.rep == "typed" and name in SAMPLE_METHODS:
             return error(f"'{r.kind}' cannot be sampled", loc)
-        if info is not None and info.rep == "typed" and name in GATHER_METHODS:
+        if info is not None and info.rep == "typed" and (name in GATHER_METHODS or name in GATHER_CMP_METHODS):
             return error(f"'{name}' is not available on '{r.kind}'", loc)
         if info is not None and info.rep == "raw" and name in KINDS["RWByteAddressBuffer"].methods:
             return error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
@@ -282,11 +282,14 @@ class ResourceLowering(SemaBase):
                 ops.append(self._offset(args[n], noff))
             rt = ir.FLOAT if comparison else elem
             return ir.Intrinsic(name, ops, rt)
-        if name in GATHER_METHODS:
-            self._arity(name, args, (2, 3) if noff else (2,), loc)
-            samp = self._sampler(args[0], False, name)
+        if name in GATHER_METHODS or name in GATHER_CMP_METHODS:
+            cmp = name in GATHER_CMP_METHODS      # (s, location, compare value[, offset])
+            n = 3 if cmp else 2
+            self._arity(name, args, (n, n + 1) if noff else (n,), loc)
+            samp = self._sampler(args[0], cmp, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
-            ops = [res, samp, coord] + ([self._offset(args[2], noff)] if len(args) > 2 else [])
+            ops = [res, samp, coord] + ([self.convert(self.rvalue(args[2]), ir.FLOAT, args[2].loc)] if cmp else [])
+            ops += [self._offset(args[n], noff)] if len(args) > n else []
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
@@ -397,13 +400,49 @@ class ResourceLowering(SemaBase):
     def _offset(self, a: ast.Expr, noff: int) -> ir.Expr:
         if noff == 0:
             raise error("this texture type does not take an offset", a.loc)
-        v = self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc)
-        if not isinstance(v, ir.Const):
+        v = self._constant(self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc))
+        if v is None:
             raise error("texture offsets must be compile-time constants", a.loc)
         vals = v.value if isinstance(v.value, tuple) else (v.value,)
         if any(not -8 <= x <= 7 for x in vals):
             raise error("texture offsets must be in the range [-8, 7]", a.loc)
         return v
+
+    def _constant(self, e: ir.Expr) -> ir.Const | None:
+        """An integer scalar or vector expression of constants (static consts, constructors, arithmetic)
+        as one constant, component by component with sema's scalar folding; None if it is not constant."""
+        if isinstance(e, ir.Const):
+            return e
+        s = ir.scalar_of(e.type) if isinstance(e.type, (ir.Scalar, ir.Vector)) else None
+        if s is None or s.is_float:
+            return None
+        n = e.type.size if isinstance(e.type, ir.Vector) else 1
+
+        def comps(x: ir.Expr) -> list | None:
+            c = self._constant(x)
+            if c is None:
+                return None
+            return list(c.value) if isinstance(c.value, tuple) else [c.value]
+        vals: list | None = None
+        if isinstance(e, ir.Construct):
+            parts = [comps(p) for p in e.parts]
+            if all(p is not None for p in parts):
+                vals = [x for p in parts for x in p]        # type: ignore[union-attr]
+                vals = vals * n if len(vals) == 1 else vals
+        elif isinstance(e, ir.Binary):
+            a, b = comps(e.lhs), comps(e.rhs)
+            if a is not None and b is not None and len(a) == len(b) == n:
+                folded = [self.fold(e.op, ir.Const(s, x), ir.Const(s, y), s) for x, y in zip(a, b)]
+                vals = [f.value for f in folded if f is not None] if all(f is not None for f in folded) else None
+        elif isinstance(e, ir.Unary) and e.op == "neg":
+            a = comps(e.operand)
+            vals = None if a is None else [-x for x in a]
+        elif isinstance(e, ir.Swizzle):
+            a = comps(e.value)
+            vals = None if a is None else [a[i] for i in e.comps]
+        if vals is None or len(vals) != n:
+            return None
+        return ir.Const(e.type, tuple(vals) if n > 1 else vals[0])
 
     def _arity(self, name: str, args: list, counts: tuple[int, ...], loc: SourceLoc) -> None:
         if len(args) not in counts:

@@ -110,6 +110,12 @@ class TypeResolver:
                     return ir.Resource(name, ir.Vector(ir.FLOAT, 4))
                 raise error(f"'{name}' requires a template argument", ref.loc)
             arg = ref.args[0]
+            if len(ref.args) > (2 if KINDS[name].ms else 1):
+                raise error(f"too many template arguments for '{name}'", ref.args[-1].loc)
+            if len(ref.args) == 2:      # Texture2DMS<T, samples>: an integer constant expression (not kept)
+                samples = self.const_eval(ref.args[1])
+                if not 0 <= samples <= 128:
+                    raise error(f"sample count {samples} of '{name}' is out of range [0, 128]", ref.args[1].loc)
             if isinstance(arg, ast.Name):
                 raise error(f"unknown type name '{arg.name}'", arg.loc)
             if not isinstance(arg, ast.TypeRef):
