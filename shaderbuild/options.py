@@ -12,14 +12,17 @@ from typing import ClassVar
 from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
 
-STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain"}
-_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds)_6_([0-8])$")
+STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain",
+          "ms": "mesh", "as": "amplification"}
+_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds|ms|as)_6_([0-8])$")
+# the first shader model of a stage (mesh and amplification shaders arrived with SM 6.5)
+STAGE_MIN_SM = {"mesh": 5, "amplification": 5}
 
 
 class Profile(ValueRecord):
     """A parsed shader profile."""
 
-    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain'
+    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain' | 'mesh' | 'amplification'
     major: int
     minor: int
 
@@ -35,8 +38,12 @@ def parse_profile(text: str) -> Profile:
     """Parse a DXC profile such as 'cs_6_0' (SM 6.0 through 6.8)."""
     m = _PROFILE_RE.match(text)
     if not m:
-        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, hs_6_x or ds_6_x)")
-    return Profile(STAGES[m.group(1)], 6, int(m.group(2)))
+        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, "
+                    f"hs_6_x, ds_6_x, ms_6_5..ms_6_8 or as_6_5..as_6_8)")
+    stage, minor = STAGES[m.group(1)], int(m.group(2))
+    if minor < STAGE_MIN_SM.get(stage, 0):
+        raise error(f"profile '{text}': {stage} shaders need shader model 6.{STAGE_MIN_SM[stage]} or later")
+    return Profile(stage, 6, minor)
 
 
 MAX_REGISTER = 2**32 - 1   # registers, spaces, Vulkan sets and bindings are 32-bit in DXIL and SPIR-V

@@ -50,7 +50,8 @@ def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[Int
 
 PIXEL = frozenset({"pixel"})
 PIXEL_COMPUTE = frozenset({"pixel", "compute"})
-COMPUTE = frozenset({"compute"})
+THREAD_GROUPS = frozenset({"compute", "mesh", "amplification"})    # stages with groups and groupshared memory
+MESH = frozenset({"mesh"})
 
 _TABLE: list[IntrinsicSig] = [
     *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
@@ -86,7 +87,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
     *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
-           "", "v", stages=COMPUTE, side_effects=True),
+           "", "v", stages=THREAD_GROUPS, side_effects=True),
     *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
     *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveIsFirstLane", "", "b", stages=PIXEL_COMPUTE, side_effects=True),
@@ -101,6 +102,8 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+    # mesh shaders: how many vertices and primitives the group outputs (once, before writing them)
+    *_sigs("SetMeshOutputCounts", "u u", "v", "u", stages=MESH, min_sm=(6, 5), side_effects=True),
 ]
 
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
@@ -114,6 +117,7 @@ ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor"
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
     "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
+    "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
 })
 
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py

@@ -19,7 +19,7 @@ from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
-from . import evaluate_attribute
+from . import evaluate_attribute, mesh_io
 
 MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
 
@@ -44,6 +44,9 @@ class _Builder:
         self.output_index: ir.Expr | None = None     # hull: outputs are stored at [SV_OutputControlPointID]
         self.clip_cull = {"in": 0, "out": 0}
         self.param_inputs: dict[int, ir.Expr] = {}   # pixel: the value each input parameter got (evaluate_attribute)
+        self.mesh_kind: str | None = None            # mesh: the outputs made now are per 'vertex' / 'primitive'
+        self.per_primitive = False                   # pixel: the inputs made now are [[vk::perprimitive]]
+        self.mesh = mesh_io.MeshBindings()
 
     def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
         """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
@@ -74,6 +77,7 @@ class _Builder:
         var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream)
         io = var.io
         assert io is not None
+        io.per_primitive = self.per_primitive and direction == "in"
         if self.arrayed is not None:     # one element per control point
             var.type = ir.Array(var.type, self.arrayed)
             io.arrayed = True
@@ -101,7 +105,8 @@ class _Builder:
         if sv is not None and (self.stage, direction) in sv.plain:
             base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
-            if (self.stage, direction) not in sv.uses:
+            use = "prim" if self.mesh_kind == "primitive" else direction
+            if (self.stage, use) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             profile = self.options.parsed_profile
@@ -130,6 +135,10 @@ class _Builder:
         if self.stage == "compute":
             raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
                         f"SV_DispatchThreadID, SV_GroupID, SV_GroupThreadID and SV_GroupIndex", loc)
+        if self.stage in ("mesh", "amplification") and direction == "in":
+            raise error(f"invalid semantic '{semantic}' for {self.stage} shader input: it takes only SV_DispatchThreadID, "
+                        f"SV_GroupID, SV_GroupThreadID, SV_GroupIndex{', SV_ViewID' if self.stage == 'mesh' else ''} "
+                        f"and {'the payload' if self.stage == 'mesh' else 'no other input'}", loc)
         if sv is not None and sv.name == "SV_Target":
             if direction != "out" or self.stage != "pixel":
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
@@ -394,6 +403,10 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         streams = {}
     else:
         streams = _wrap_call(b, src, ep.return_semantic, ep.return_location)
+    if module.stage == "mesh":
+        mesh_io.rewrite(src, b.mesh)
+    if module.stage == "amplification":
+        b.body.append(mesh_io.move_dispatch(module, ep, src))
     b.body.append(ir.Return())
     if module.stage == "pixel":
         evaluate_attribute.run(module, src, b.param_inputs)
@@ -441,8 +454,13 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
     streams: dict[int, tuple[int, list]] = {}
     for i, p in params:
         var = p.var
-        semantic = var.io.semantic if var.io else None
+        if mesh_io.bind_param(b, ep, var, b.mesh, b.module):
+            src.params.remove(p)        # written (read) in place: see mesh_io
+            var.io = None
+            continue
+        semantic = var.io.semantic or None if var.io else None
         interp = var.io.interpolation if var.io else None
+        b.per_primitive = var.io is not None and var.io.per_primitive
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         row_major = var.io.row_major if var.io else None
         patch_param = b.stage in ("hull", "domain") and semantic is None and isinstance(var.type, ir.Array)
@@ -475,6 +493,7 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
             args[i] = ir.VarRef(tmp)
             out_params.append((var, tmp, semantic, interp, vk, row_major))
         var.io = None
+    b.per_primitive = False
     if hull_points:
         point = b.io_vars[("in", "SV_OUTPUTCONTROLPOINTID")]
         b.output_index = ir.Load(ir.VarRef(point), point.type)

@@ -22,6 +22,7 @@ from .container import (
 )
 from .debuginfo import DebugInfo
 from .dxmeta import (
+    MESH_OUTPUT_TOPOLOGY,
     TESS_DOMAINS,
     TESS_OUTPUT_PRIMITIVES,
     add_metadata,
@@ -106,7 +107,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     tess = lm.stage if lm.stage in ("hull", "domain") else None
     if lm.stage == "geometry":
         lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
-    elif lm.stage != "compute":
+    elif lm.stage not in ("compute", "mesh", "amplification"):
         # SV_ViewID (read by the viewID op): PSV0's UsesViewID and the outputs that depend on it
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
                                            tess=tess, patch=lm.patch_constants, patch_fn=lm.patch_function)
@@ -118,7 +119,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         bitcode=bitcode, entry_name=lm.entry.name, feature_flags=feature_info(lm),
         inputs=[e.container_element(False) for e in lm.inputs],
         outputs=[e.container_element(True) for e in lm.outputs],
-        resources=psv_resources(lm.resources), numthreads=lm.numthreads if lm.stage == "compute" else (0, 0, 0),
+        resources=psv_resources(lm.resources), numthreads=lm.numthreads if lm.stage in ("compute", "mesh", "amplification") else (0, 0, 0),
         group_shared_bytes=lm.group_shared_bytes,
         output_position=any(e.kind == 3 for e in lm.outputs),
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
@@ -135,6 +136,13 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         info.output_control_points = t.output_control_points or 0
         info.tess_domain = TESS_DOMAINS[t.domain]
         info.tess_output_primitive = TESS_OUTPUT_PRIMITIVES.get(t.output_topology or "", 0)
+    if lm.mesh is not None:
+        info.payload_bytes = lm.payload_bytes
+        if lm.stage == "mesh":
+            info.patch_constants = [e.container_element(True) for e in lm.patch_constants]
+            info.max_output_vertices = lm.mesh.max_vertices
+            info.max_output_primitives = lm.mesh.max_primitives
+            info.mesh_topology = MESH_OUTPUT_TOPOLOGY[lm.mesh.topology or "triangle"]
     debug_container = debug_bitcode = debug_path = None
     if debug is not None:
         debug.finish(lm.llmod)

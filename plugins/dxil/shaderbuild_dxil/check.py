@@ -159,6 +159,26 @@ def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str
     _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))  # type: ignore[arg-type]  # no module: declarations only
 
 
+def _check_udt_declaration(f, candidates, ops: OpEmitter, struct_name: str) -> None:
+    """The op's signature with T a pointer to the struct the name gives (any address space)."""
+    ft = f.ftype
+    for op in candidates:
+        if "udt" not in op.overloads or len(ft.params) != len(op.params) + 1:
+            continue
+        tokens = (op.ret, *op.params)
+        types = (ft.ret, *ft.params[1:])
+        t_types = [t for tok, t in zip(tokens, types) if tok == "T"]
+        ok = ft.params[0] == T.i32 and bool(t_types) and all(
+            isinstance(t, T.PointerType) and isinstance(t.pointee, T.StructType) and t.pointee.name == struct_name
+            for t in t_types)
+        ok = ok and all(tok == "T" or (tok == "void" and t == T.void) or (tok == "i32" and t == T.i32)
+                        for tok, t in zip(tokens, types))
+        if ok:
+            ops.check(op, "udt")
+            return
+    raise _fail(f"{f.name} does not match any DXIL operation signature ({ft})")
+
+
 @dataclass(frozen=True, slots=True)
 class _Decl:
     name: str
@@ -175,6 +195,9 @@ def _check_declaration(f, ops: OpEmitter) -> None:
     candidates = BY_FUNCTION_CLASS.get(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
+    if ov == "struct":      # an operation on a user-defined type (a mesh payload): dx.op.<class>.struct.<Name>
+        _check_udt_declaration(f, candidates, ops, ".".join(parts[3:]))
+        return
     for op in candidates:
         if (ov is None) != (not op.overloads):
             continue

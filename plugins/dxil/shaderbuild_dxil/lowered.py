@@ -42,3 +42,5 @@ class LoweredModule:
     patch_function: Function | None = None
     tess: TessInfo | None = None
     geometry: ir.GeometryInfo | None = None           # a geometry shader's attributes, primitive, streams
+    mesh: ir.MeshInfo | None = None                   # a mesh / amplification shader's outputs and payload
+    payload_bytes: int = 0                            # the payload struct's size (context.payload_struct)

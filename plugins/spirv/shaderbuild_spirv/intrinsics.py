@@ -463,6 +463,24 @@ def _stream_op(single: str, multi: str) -> Lowering:
     return lower
 
 
+# ---------------------------------------------------------------- mesh and amplification shaders
+
+def _set_mesh_outputs(fe: ExprEmitter, e: Intrinsic) -> None:
+    fe.void_op("OpSetMeshOutputsEXT", *_args(fe, e))
+    return None
+
+
+def _emit_mesh_tasks(fe: ExprEmitter, e: Intrinsic) -> None:
+    """DispatchMesh: OpEmitMeshTasksEXT ends the invocation (the entry wrapper put it last)."""
+    x, y, z = (fe.expr(a) for a in e.args[:3])
+    p = fe.place(e.args[3])
+    assert isinstance(p, Ptr)       # the task-payload variable (mesh_io.move_dispatch)
+    terminate = getattr(fe, "terminate", None)
+    assert terminate is not None    # called from a statement (Eval) of a function body
+    terminate("OpEmitMeshTasksEXT", x, y, z, fe.pointer(p))
+    return None
+
+
 # ---------------------------------------------------------------- wave ops
 
 def _need_wave(fe: ExprEmitter, e: Intrinsic, cap: str) -> int:
@@ -719,6 +737,7 @@ TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),
               "EndPrimitive": _stream_op("OpEndPrimitive", "OpEndStreamPrimitive")})
 TABLE.update({name: _wave_arith for name in WAVE_ARITH})
+TABLE.update({"SetMeshOutputCounts": _set_mesh_outputs, "DispatchMesh": _emit_mesh_tasks})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)

@@ -76,7 +76,23 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_Barycentrics", "pixel", "in"): "BaryCoordKHR",
     ("SV_ShadingRate", "vertex", "out"): "PrimitiveShadingRateKHR",
     ("SV_ShadingRate", "pixel", "in"): "ShadingRateKHR",
+    # mesh shaders: vertex outputs, per-primitive outputs (vulkan: PerPrimitiveEXT), and the thread ids
+    # of mesh and amplification shaders (as compute's)
+    ("SV_Position", "mesh", "out"): "Position",
+    ("SV_ClipDistance", "mesh", "out"): "ClipDistance",
+    ("SV_CullDistance", "mesh", "out"): "CullDistance",
+    ("SV_PrimitiveID", "mesh", "out"): "PrimitiveId",
+    ("SV_RenderTargetArrayIndex", "mesh", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "mesh", "out"): "ViewportIndex",
+    ("SV_CullPrimitive", "mesh", "out"): "CullPrimitiveEXT",
+    ("SV_ShadingRate", "mesh", "out"): "PrimitiveShadingRateKHR",
+    ("SV_ViewID", "mesh", "in"): "ViewIndex",
+    **{(sv, stage, "in"): builtin for stage in ("mesh", "amplification") for sv, builtin in (
+        ("SV_DispatchThreadID", "GlobalInvocationId"), ("SV_GroupID", "WorkgroupId"),
+        ("SV_GroupThreadID", "LocalInvocationId"), ("SV_GroupIndex", "LocalInvocationIndex"))},
 }
+# a mesh shader's `out indices` array, by [outputtopology]
+MESH_INDICES = {"triangle": "PrimitiveTriangleIndicesEXT", "line": "PrimitiveLineIndicesEXT"}
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
 TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}
@@ -115,7 +131,9 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
     for direction, variables in (("in", ep.inputs), ("out", ep.outputs)):
         for v in variables:
             io = v.io
-            if io is not None and io.builtin is None and io.location is None:
+            if io is not None and io.mesh == "indices" and ep.mesh is not None:
+                io.builtin = MESH_INDICES[ep.mesh.topology or "triangle"]
+            elif io is not None and io.builtin is None and io.location is None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
                     io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
@@ -143,7 +161,7 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
                 _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
         # a geometry shader writes its outputs inside the entry function (Append): there each
         # SV_ClipDistance / SV_CullDistance is its own built-in array (lower.py refuses other types)
-        for builtin in _COMBINED if ep.stage != "geometry" else ():
+        for builtin in _COMBINED if ep.stage not in ("geometry", "mesh") else ():
             _combine(ep.function, variables, builtin)
     if ep.stage == "pixel":        # GetAttributeAtVertex is a pixel-shader intrinsic (sema checks the stage)
         _per_vertex(module, ep.inputs)
@@ -403,12 +421,16 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
         return
-    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores there)
-    bodies = [f.body for f in module.functions] if module.entry.stage == "geometry" else [module.entry.function.body]
+    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores
+    # there), a mesh shader where it writes a vertex (element i of the Position array)
+    stores_anywhere = module.entry.stage in ("geometry", "mesh")
+    bodies = [f.body for f in module.functions] if stores_anywhere else [module.entry.function.body]
     for body in bodies:
         for s in ir.walk_stmts(body):
-            if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
-                    and s.place.var.storage is ir.Storage.OUTPUT:
+            place = s.place.base if isinstance(s, ir.Store) and isinstance(s.place, ir.IndexRef) and \
+                module.entry.stage == "mesh" else s.place if isinstance(s, ir.Store) else None
+            if isinstance(s, ir.Store) and isinstance(place, ir.VarRef) and _is_io(place, "Position") \
+                    and place.var.storage is ir.Storage.OUTPUT:
                 s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
 
 

@@ -20,6 +20,8 @@ from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
+from .mesh import PARAMS as MESH_PARAMS
+from .mesh import mesh_info
 from .precise import mark_precise
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
@@ -28,6 +30,10 @@ from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
+
+# stages with thread groups, hence groupshared memory
+GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
+MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
 
 MAX_ARRAY_ELEMENTS = 1 << 24
 MAX_ARRAY_DIMENSIONS = 32
@@ -227,8 +233,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.fn_info.stage_errors.append(Diagnostic("error", message, loc))
 
     def note_use(self, var: ir.Variable) -> None:
-        if var.storage is ir.Storage.WORKGROUP and self.profile.stage != "compute":
-            self.stage_error(f"groupshared variable '{var.name}' can only be used in compute shaders", self.use_loc)
+        if var.storage is ir.Storage.WORKGROUP and self.profile.stage not in GROUPSHARED_STAGES:
+            self.stage_error(f"groupshared variable '{var.name}' can only be used in compute, mesh and "
+                             f"amplification shaders", self.use_loc)
 
     def record_call(self, f: FuncInfo, loc: SourceLoc) -> None:
         if self.fn_info is not None:
@@ -704,10 +711,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
                 var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers,
                                   precise="precise" in p.qualifiers)
+                per_primitive = any(a.name == "vk::perprimitive" for a in p.attributes)
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
-                                       builtin=builtin_attr, row_major=self.majorness(p))
+                                       builtin=builtin_attr, row_major=self.majorness(p), per_primitive=per_primitive)
+                elif per_primitive:     # a struct of values a mesh shader writes per primitive (no semantic of its own)
+                    var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
@@ -715,8 +725,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
+            written_by_threads = {p.name for p in params if MESH_OUTPUTS & p.qualifiers}   # each thread writes some
             for ip in irf.params:
-                if ip.direction == "out" and ip.var.name != "this" and not definitely_assigned(irf.body, ip.var):
+                if ip.direction == "out" and ip.var.name != "this" and ip.var.name not in written_by_threads \
+                        and not definitely_assigned(irf.body, ip.var):
                     self.sink.warning(f"'out' parameter '{ip.var.name}' is not assigned on every path through "
                                       f"'{d.name}'; the caller receives zero there", ip.var.loc)
             mark_precise(irf, "precise" in d.qualifiers)
@@ -764,7 +776,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         errors = [d for f in order for d in f.stage_errors]
         if errors:
             raise CompileError(errors[:1])
-        if self.profile.stage != "compute":
+        if self.profile.stage not in GROUPSHARED_STAGES:
             self.globals = [g for g in self.globals if g.storage is not ir.Storage.WORKGROUP]
         undefined = [f for f in order if not f.defined]
         if undefined:
@@ -839,6 +851,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
                     raise error("numthreads Z value exceeds 64", a.loc)
+        mesh = mesh_info(self, info, numthreads) if stage in ("mesh", "amplification") else None
         if stage == "compute" and numthreads is None:
             raise error(f"compute entry point '{d.name}' requires the [numthreads(x, y, z)] attribute", d.loc)
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
@@ -850,6 +863,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 continue
             if stage == "geometry" and isinstance(t, ir.Array):
                 t = t.elem      # a primitive's vertices
+            if stage == "mesh" and any(q in p.qualifiers for q in MESH_PARAMS):
+                continue        # vertices/primitives carry their semantics in their element type
+            if any(q in p.qualifiers for q in MESH_PARAMS):
+                raise error(f"'{next(q for q in MESH_PARAMS if q in p.qualifiers)}' parameters are only allowed "
+                            f"in a mesh shader", p.loc)
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
@@ -858,6 +876,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                            return_location=self.vk_io_attributes(d.attributes)[0], geometry=geometry)
         if stage in ("hull", "domain"):
             ep.tess = tess_info(self, info, self.patch_constant)
+        if stage in ("mesh", "amplification"):
+            ep.mesh = mesh
         return ep
 
     def geometry_info(self, info: FuncInfo) -> ir.GeometryInfo:
