@@ -347,7 +347,8 @@ def test_fd_directory_names_the_pdb_after_the_hash(project):
 
 
 def _sample_project_builds():
-    """(file, entry, profile, defines) of the sample project, its first permutations of each shader."""
+    """(file, entry, profile, defines, SPIR-V target env) of the sample project, its first permutations
+    of each shader."""
     import itertools
 
     import tomllib
@@ -359,8 +360,9 @@ def _sample_project_builds():
                                                                           "profile": sh["profile"]}]
         perms = {k: v for k, v in sh.get("permutations", {}).items() if isinstance(v, list)}
         combos = list(itertools.product(*perms.values()))[:2]
+        env = sh.get("backends", {}).get("spirv", {}).get("target_env", cfg["backends"]["spirv"]["target_env"])
         for f, e, combo in itertools.product(files, entries, combos):
-            yield f, e["name"], e["profile"], {k: str(v) for k, v in zip(perms, combo)}
+            yield f, e["name"], e["profile"], {k: str(v) for k, v in zip(perms, combo)}, env
 
 
 def test_sample_project_with_debug_info(monkeypatch):
@@ -371,14 +373,15 @@ def test_sample_project_with_debug_info(monkeypatch):
     monkeypatch.chdir(ROOT / "sample_project")
     shifts = [BindingShift("t", 16, None), BindingShift("s", 32, None), BindingShift("u", 48, None)]
     n = 0
-    for f, entry, profile, defines in _sample_project_builds():
+    for f, entry, profile, defines, env in _sample_project_builds():
         for target in ("spirv", "dxil"):
             res = compile_file(f, CompileOptions(entry=entry, profile=profile, target=target, defines=defines,
                                                  include_dirs=["shaders"], debug_info=True, embed_debug=True,
-                                                 binding_shifts=shifts if target == "spirv" else []))
+                                                 binding_shifts=shifts if target == "spirv" else [],
+                                                 vk_target_env=env))
             assert res.ok, (f, entry, [str(d) for d in res.diagnostics])
             if target == "spirv":
-                tools.spirv_val(res.binary, "vulkan1.1")
+                tools.spirv_val(res.binary, env)
             else:
                 # kept, not stripped as invalid (a pass-through shader such as terrain's vs_main has only
                 # the wrapper's I/O calls, which carry no line, so DILocation is not required)
