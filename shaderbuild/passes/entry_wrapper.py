@@ -404,7 +404,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     else:
         streams = _wrap_call(b, src, ep.return_semantic, ep.return_location)
     if module.stage == "mesh":
-        mesh_io.rewrite(src, b.mesh)
+        mesh_io.rewrite(module, src, b.mesh)
     if module.stage == "amplification":
         b.body.append(mesh_io.move_dispatch(module, ep, src))
     b.body.append(ir.Return())

@@ -82,8 +82,15 @@ def _leaves(b: Any, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
     return [(b.io_var(semantic, t, "out", loc, interp, "out", vk, row_major), path)]
 
 
-def rewrite(src: ir.Function, mb: MeshBindings) -> None:
-    """Retarget the HLSL function's uses of the mesh parameters (see the module docstring)."""
+def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
+    """Retarget the HLSL function's uses of the mesh parameters (see the module docstring).  A mesh
+    shader must say how many vertices and primitives it writes (D3D's validator requires the call;
+    without it Vulkan draws nothing)."""
+    if not any(
+            isinstance(x, ir.Intrinsic) and x.name == "SetMeshOutputCounts"
+            for f in module.functions for s in ir.walk_stmts(f.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)):
+        raise error(f"mesh entry point '{src.name}' never calls SetMeshOutputCounts(vertices, primitives): the "
+                    f"counts of the vertices and primitives it outputs", src.loc)
     def fix_refs(e: ir.Expr) -> None:
         for x in ir.walk_expr(e):
             if isinstance(x, ir.VarRef) and id(x.var) in mb.renamed:

@@ -147,3 +147,78 @@ def test_mesh_profiles(profile):
     c = build(ms(), profile)
     minor = profile[-1]
     assert f"!{{!\"ms\", i32 6, i32 {minor}}}" in c.ir
+
+
+# ---------------------------------------------------------------- the self-checker's mesh rules
+
+def _lowered(src: str, profile: str):
+    """The module as the DXIL backend lowers it, before its self-check (check.check_module)."""
+    from shaderbuild_dxil.dxmeta import add_metadata
+    from shaderbuild_dxil.lower import lower_module
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    res = compile_file("mesh.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=src,
+                       keep_module=True)
+    assert res.ok, [str(d) for d in res.diagnostics]
+    module = res.module
+    lm = lower_module(module, module.stage, (6, 5))
+    add_metadata(lm)
+    return lm
+
+
+def _calls(lm, cls: str) -> list:
+    return [i for bb in lm.entry.blocks for i in bb.instructions
+            if i.op == "call" and i.operands[0].name.startswith(f"dx.op.{cls}")]
+
+
+def _expect(lm, text: str) -> None:
+    from shaderbuild_dxil import check
+
+    with pytest.raises(check.DxilCheckError) as exc:
+        check.check_module(lm, lm.ops)
+    assert text in str(exc.value)
+
+
+def test_checker_accepts_the_mesh_stages():
+    from shaderbuild_dxil import check
+
+    for src, profile in ((ms(), "ms_6_5"), (AS, "as_6_5")):
+        lm = _lowered(src, profile)
+        check.check_module(lm, lm.ops)
+
+
+def test_checker_wants_set_mesh_output_counts():
+    lm = _lowered(ms(), "ms_6_5")
+    for call in _calls(lm, "setMeshOutputCounts"):
+        call.parent.instructions.remove(call)
+    _expect(lm, "a mesh shader without setMeshOutputCounts")
+
+
+def test_checker_wants_primitive_stores_on_primitive_elements():
+    from shaderbuild_dxil.llvm.values import ConstInt
+
+    lm = _lowered(ms(), "ms_6_5")
+    call = _calls(lm, "storePrimitiveOutput")[0]
+    call.operands[2] = ConstInt(call.operands[2].type, 7)      # no primitive element 7
+    _expect(lm, "storePrimitiveOutput addresses no element of its signature")
+
+
+def test_checker_wants_one_dispatch_mesh_at_the_end():
+    from shaderbuild_dxil.llvm import i32
+    from shaderbuild_dxil.llvm.values import ConstInt, Instruction
+
+    lm = _lowered(AS, "as_6_5")
+    call = _calls(lm, "dispatchMesh")[0]
+    bb = call.parent
+    twice = Instruction("call", call.type, list(call.operands))
+    twice.parent = bb
+    bb.instructions.insert(bb.instructions.index(call), twice)
+    _expect(lm, "calls dispatchMesh 2 times, not once")
+    bb.instructions.remove(twice)       # one call again, but now something follows it
+    one = ConstInt(i32, 1)
+    extra = Instruction("add", i32, [one, one])
+    extra.parent = bb
+    bb.instructions.insert(bb.instructions.index(call) + 1, extra)
+    _expect(lm, "dispatchMesh is not the amplification shader's last operation")

@@ -77,6 +77,9 @@ MS_CASES = [
      "or passed on"),
     (("    SetMeshOutputCounts(64, 126);", "    DispatchMesh(1, 1, 1, g);"), "DispatchMesh",
      "intrinsic 'DispatchMesh' is not allowed in mesh shaders (allowed in: amplification)"),
+    (("    SetMeshOutputCounts(64, 126);\n", ""), "main(",
+     "mesh entry point 'main' never calls SetMeshOutputCounts(vertices, primitives): the counts of the "
+     "vertices and primitives it outputs"),
     (("\nstruct V", "\nstruct W { float4 p : P; };\nvoid helper(out vertices W w[3]) { w[0].p = 0; }\nstruct V"),
      "w[3]", "'vertices' parameters are only allowed on a mesh shader's entry point"),
 ]

@@ -169,3 +169,30 @@ def test_dxil_mesh_shader_through_dxil_spirv():
     assert pixels(px) == expected([0, 1, 2, 3])
     again = run_mesh(*converted(ms), *converted(ps), W, H, (4, 1, 1))
     assert pixels(again) == pixels(px)
+
+
+LINES_CLIP = """
+struct V { float4 pos : SV_Position; float clip[2] : SV_ClipDistance0; float cull[1] : SV_CullDistance0; };
+[outputtopology("line")]
+[numthreads(2, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[2], out indices uint2 lines[1]) {
+    SetMeshOutputCounts(2, 1);
+    verts[t].pos = float4(t, 0, 0, 1);
+    verts[t].clip[0] = 1;
+    verts[t].clip[1] = t;
+    verts[t].cull[0] = 1;
+    if (t == 0) lines[0] = uint2(0, 1);
+}
+"""
+
+
+def test_line_topology_and_clip_distances_compile():
+    """Lines (PrimitiveLineIndicesEXT / OutputLinesEXT) and per-vertex clip and cull distance arrays: valid
+    for Vulkan 1.2 and 1.3 (R.build), the DXIL twin read back and converted by dxil-spirv."""
+    res = R.build(LINES_CLIP, "main", "ms_6_5", env=ENV)
+    R.spirv_val_flags(res.binary, "vulkan1.3")
+    text = R.spirv_dis(res)
+    for needle in ("OutputLinesEXT", "OutputVertices 2", "OutputPrimitivesEXT 1", "BuiltIn PrimitiveLineIndicesEXT",
+                   "BuiltIn ClipDistance", "BuiltIn CullDistance"):
+        assert needle in text or needle.replace("EXT", "NV") in text, needle
+    assert R.twin_of(res) is not None

@@ -81,6 +81,45 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
         if required not in names:
             raise _fail(f"missing !{required}")
     _check_view_id_metadata(lm)
+    if stage in ("mesh", "amplification"):
+        _check_mesh_calls(lm)
+
+
+def _check_mesh_calls(lm: LoweredModule) -> None:
+    """The mesh / amplification rules of DXC's validator this backend could break: a mesh shader
+    sets its output counts and reads its payload at most once, and addresses only its own vertex and
+    primitive signature elements; an amplification shader calls dispatchMesh exactly once, with
+    nothing but the return after it."""
+    calls: dict[str, list[Instruction]] = {}
+    for bb in lm.entry.blocks:
+        for inst in bb.instructions:
+            if inst.op == "call" and inst.operands[0].name.startswith("dx.op."):
+                calls.setdefault(inst.operands[0].name.split(".")[2], []).append(inst)
+    if lm.stage == "mesh":
+        if not calls.get("setMeshOutputCounts"):
+            raise _fail("a mesh shader without setMeshOutputCounts")
+        if len(calls.get("getMeshPayload", [])) > 1 or (calls.get("getMeshPayload") and not lm.payload_bytes):
+            raise _fail("getMeshPayload more than once, or without a payload")
+        for cls, elems in (("storeVertexOutput", lm.outputs), ("storePrimitiveOutput", lm.patch_constants)):
+            ids = {e.id for e in elems}
+            for inst in calls.get(cls, []):
+                sig_id = inst.operands[2]
+                if not isinstance(sig_id, ConstInt) or sig_id.value not in ids:
+                    raise _fail(f"{cls} addresses no element of its signature")
+        if calls.get("dispatchMesh"):
+            raise _fail("dispatchMesh in a mesh shader")
+        return
+    dispatch = calls.get("dispatchMesh", [])
+    if len(dispatch) != 1:
+        raise _fail(f"an amplification shader calls dispatchMesh {len(dispatch)} times, not once")
+    block = dispatch[0].parent
+    assert block is not None
+    after = block.instructions[block.instructions.index(dispatch[0]) + 1:]
+    nxt: list = list(after[-1].attrs.get("targets", ())) if after and after[-1].op == "br" else []
+    last = len(after) == 1 and (after[0].op == "ret" or (
+        len(nxt) == 1 and isinstance(nxt[0], BasicBlock) and [i.op for i in nxt[0].instructions] == ["ret"]))
+    if not last:
+        raise _fail("dispatchMesh is not the amplification shader's last operation")
 
 
 _REQUIRED_NAMED_METADATA = ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints")
@@ -226,8 +265,14 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
         raise _fail(f"PSV0 lists {len(info.resources)} resources, dx.resources {n_md}")
     if len(info.inputs) != len(lm.inputs) or len(info.outputs) != len(lm.outputs):
         raise _fail("signature parts disagree with the module signature")
-    if lm.stage == "compute" and tuple(info.numthreads) != tuple(lm.numthreads):
+    if lm.stage in ("compute", "mesh", "amplification") and tuple(info.numthreads) != tuple(lm.numthreads):
         raise _fail("PSV0 numthreads disagree with the entry metadata")
+    if lm.mesh is not None:
+        if info.payload_bytes != lm.payload_bytes:
+            raise _fail("PSV0 payload size disagrees with the MS/AS state")
+        if lm.stage == "mesh" and (info.max_output_vertices, info.max_output_primitives) != (
+                lm.mesh.max_vertices, lm.mesh.max_primitives):
+            raise _fail("PSV0 output counts disagree with the MS state")
     flags = shader_flags(lm)
     for name, bit in SHADER_FLAG_BITS.items():
         feature = FEATURE_BITS.get(name)
@@ -310,7 +355,7 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
     psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
     stream_vectors = list(struct.unpack_from("<4B", parts["PSV0"], 4 + 28 + 4))
     checks = [("ISG1", lm.inputs, psv_in, in_vectors), ("OSG1", lm.outputs, psv_out, out_vectors)]
-    if lm.stage in ("hull", "domain"):
+    if lm.stage in ("hull", "domain", "mesh"):     # patch constants; a mesh shader's primitive outputs
         checks.append(("PSG1", lm.patch_constants, *_psv_patch_signature(parts["PSV0"])))
     for tag, elems, psv, vectors in checks:
         want_rows: list[tuple[int, int, int]] = []     # (register, semantic index, mask) per row
