@@ -94,6 +94,10 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
     def fix_refs(e: ir.Expr) -> None:
         for x in ir.walk_expr(e):
             if isinstance(x, ir.VarRef) and id(x.var) in mb.renamed:
+                if mb.renamed[id(x.var)].storage is ir.Storage.OUTPUT:      # the indices, outside a store
+                    raise error(f"mesh shader output '{mb.names[id(x.var)]}' can only be written, one element at "
+                                f"a time ('{mb.names[id(x.var)]}[i] = ...'): it cannot be read or passed on",
+                                x.loc or src.loc)
                 x.var = mb.renamed[id(x.var)]
             elif isinstance(x, ir.VarRef) and id(x.var) in mb.outputs:
                 raise error(f"mesh shader output '{mb.names[id(x.var)]}' can only be written, one element at a "
@@ -116,6 +120,16 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
                 if isinstance(root, ir.VarRef) and id(root.var) in mb.outputs:
                     fix_refs(s.value)
                     out += _split_store(src, s, mb)
+                    continue
+                if isinstance(root, ir.VarRef) and id(root.var) in mb.renamed:     # indices[i] = ...
+                    if mb.renamed[id(root.var)].storage is ir.Storage.PAYLOAD:
+                        raise error(f"the payload '{mb.names[id(root.var)]}' is read-only in a mesh shader", s.loc)
+                    fix_refs(s.value)
+                    for x in ir.walk_expr(s.place):
+                        if isinstance(x, ir.IndexRef):
+                            fix_refs(x.index)
+                    root.var = mb.renamed[id(root.var)]
+                    out.append(s)
                     continue
             for e in ir.stmt_exprs(s):
                 fix_refs(e)

@@ -77,6 +77,11 @@ MS_CASES = [
      "or passed on"),
     (("    SetMeshOutputCounts(64, 126);", "    DispatchMesh(1, 1, 1, g);"), "DispatchMesh",
      "intrinsic 'DispatchMesh' is not allowed in mesh shaders (allowed in: amplification)"),
+    (("    verts[t].uv = 0;", "    verts[t].uv = 0;\n    pl.ids[0] = 1;"), "= 1;",
+     "the payload 'pl' is read-only in a mesh shader"),
+    (("    prims[t].id = t;", "    prims[t].id = tris[0].x;"), "tris[0]",
+     "mesh shader output 'tris' can only be written, one element at a time ('tris[i] = ...'): it cannot be read "
+     "or passed on"),
     (("    SetMeshOutputCounts(64, 126);\n", ""), "main(",
      "mesh entry point 'main' never calls SetMeshOutputCounts(vertices, primitives): the counts of the "
      "vertices and primitives it outputs"),
@@ -185,3 +190,22 @@ def test_manifest_mesh_facts():
         assert task.manifest["entry"]["stage"] == "amplification"
         assert task.manifest["entry"]["mesh"] == {"payload_size": 16}
         assert task.manifest["entry"]["numthreads"] == [4, 1, 1]
+
+
+# what the SPIR-V backend compiles and the DXIL backend refuses (located), with the reason
+DXIL_LIMITS = [
+    (("    tris[t] = uint3(t, t + 1, t + 2);", "    tris[t].x = t;\n    tris[t].yz = uint2(t + 1, t + 2);"), "tris[",
+     "a mesh shader writes a primitive's indices whole: 'indices[i] = uint3(a, b, c)'"),
+    (("float2 uv : TEXCOORD0;", "float2 uv[2] : TEXCOORD0;"), "verts[",
+     "an array-typed mesh shader output ('TEXCOORD') is indexed with a value known only at run time: the DXIL "
+     "backend needs a constant index there"),
+]
+
+
+@pytest.mark.parametrize("edit,anchor,message", DXIL_LIMITS, ids=["indices-by-component", "dynamic-array-output"])
+def test_dxil_refuses_what_it_cannot_express(edit, anchor, message):
+    src = MS.replace(*edit).replace("verts[t].uv = 0;", "verts[t].uv[t & 1] = 0;" if "uv[2]" in edit[1] else
+                                    "verts[t].uv = 0;")
+    res = R.compile_hlsl(src, "main", "ms_6_5", "spirv", env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    assert _errors(src, "ms_6_5", "dxil")[:1] == [f"{_at(src, anchor)}: {message}"]

@@ -372,6 +372,10 @@ class FunctionLowerer:
         if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
             # one control point of a per-control-point variable: its element, at that vertex
             return IOPlace(base.var, t, list(range(len(component_types(t)))), iv)
+        if isinstance(base, IOPlace) and base.vertex is not None and isinstance(bt, ir.Array) \
+                and not isinstance(iv, ConstInt) and ir.io_of(base.var).mesh:
+            raise error(f"an array-typed mesh shader output ('{ir.io_of(base.var).semantic}') is indexed with a "
+                        f"value known only at run time: the DXIL backend needs a constant index there", base.var.loc)
         if isinstance(bt, ir.Array):
             if isinstance(base, MemPlace):
                 assert bt.size is not None      # a variable's arrays are sized
