@@ -340,11 +340,13 @@ def payload_struct(var: ir.Variable) -> T.StructType:
 
 
 def payload_bytes(st: T.StructType) -> int:
-    """A payload struct's size: its leaves, each 4-byte aligned (8 for 64-bit)."""
-    size = 0
+    """A payload struct's size as LLVM allocates it: each leaf at its natural alignment, the whole
+    rounded up to the largest (a double and a uint take 16 bytes)."""
+    size, align = 0, 1
     for e in st.elems:
         n, s = (e.count, e.elem) if isinstance(e, T.ArrayType) else (1, e)
         assert isinstance(s, (T.IntType, T.FloatType))     # leaves are scalars (scalarize.memory_scalar)
         width = s.width // 8
+        align = max(align, width)
         size = (size + width - 1) // width * width + width * n
-    return size
+    return (size + align - 1) // align * align
