@@ -257,8 +257,10 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
                    "inputs": [e for v in ep.inputs
                               for e in _io_entries(v, ep.stage, "in", _packed(backend_reflection, "inputs"))],
-                   "outputs": [e for v in ep.outputs
-                               for e in _io_entries(v, ep.stage, "out", _packed(backend_reflection, "outputs"))]}
+                   "outputs": [e for v in ep.outputs   # a mesh shader's primitive outputs: their own signature
+                               for e in _io_entries(v, ep.stage, "out", {**_packed(backend_reflection, "outputs"),
+                                                                         **_packed(backend_reflection,
+                                                                                   "primitive_outputs")})]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
     if ep.tess is not None:

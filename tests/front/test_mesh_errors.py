@@ -187,6 +187,8 @@ def test_manifest_mesh_facts():
         assert outs[("SV_PrimitiveID", 0)]["mesh_output"] == "primitive"
         assert outs[("SV_MeshIndices", 0)]["mesh_output"] == "indices"
         assert outs[("SV_MeshIndices", 0)]["elements"] == 126 and outs[("SV_MeshIndices", 0)]["type"] == "uint3"
+        if target == "dxil":     # the packed registers: vertex outputs in OSG1, primitive outputs in PSG1
+            assert outs[("TEXCOORD", 0)]["register"] == 1 and outs[("SV_PrimitiveID", 0)]["register"] == 0
         assert task.manifest["entry"]["stage"] == "amplification"
         assert task.manifest["entry"]["mesh"] == {"payload_size": 16}
         assert task.manifest["entry"]["numthreads"] == [4, 1, 1]

@@ -63,7 +63,7 @@ class DxilOutput:
             "validator_version": "{}.{}".format(*validator_version(lm.sm)),
             "stage": lm.stage,
             "entry": lm.entry.name,
-            "numthreads": list(lm.numthreads) if lm.stage == "compute" else None,
+            "numthreads": list(lm.numthreads) if lm.stage in ("compute", "mesh", "amplification") else None,
             "shader_flags": shader_flags(lm),
             "feature_info": self.info.feature_flags,
             "hash": self.info.hash_mode,
@@ -73,6 +73,7 @@ class DxilOutput:
                 for r in lm.resources],
             "inputs": [_element(e) for e in lm.inputs],
             "outputs": [_element(e) for e in lm.outputs],
+            **({"primitive_outputs": [_element(e) for e in lm.patch_constants]} if lm.stage == "mesh" else {}),
             "dx_ops": sorted(lm.ops.used),
         }
 
