@@ -478,3 +478,27 @@ def test_meshlet_renderer_culls_and_draws(vk, built, view_rect, drawn):
     dpx = vk.run_mesh(mesh.read_bytes(), "ms_main", ps.read_bytes(), "ps_main", 16, 16, (1, 1, 1),
                       task=(twin, twin_entry), descriptors=descs + extra)
     assert dpx == px, "the amplification shader's DXIL through dxil-spirv culls differently"
+
+
+def test_meshlet_mesh_shader_dxil_runs_on_the_interpreter(built):
+    """The meshlet renderer's DXIL mesh shader executed by the lli interpreter for the meshlets an
+    amplification shader would keep (ids in the payload): each group outputs its meshlet's four vertices
+    in clip space, its two triangles and their colour, as computed here from the scene."""
+    data = _meshlet_scene((0, 0, 16, 16))
+    dx = next(p for p in outputs(built, "dxil", ".dxil") if p.stem == "meshlet_ms_main")
+    manifest = json.loads(Path(str(dx) + ".json").read_text())
+    res = {r["name"]: r["hlsl"] for r in manifest["resources"]}
+    refl = manifest["backend"]["dxil"]
+    position = next(i for i, e in enumerate(refl["outputs"]) if e["semantic"] == "SV_Position")
+    color = next(i for i, e in enumerate(refl["primitive_outputs"]) if e["semantic"] == "COLOR")
+    kept = [3, 0, 1]
+    payload = struct.pack("<32I", *kept, *[0] * 29)
+    bufs = [(res[n]["register"], res[n]["space"], res[n]["class"], data[n]) for n in data]
+    got = dxil_exec.run_dxil_mesh(dx.read_bytes(), "ms_main", bufs, (len(kept), 1, 1), payload)
+    for out, m in zip(got, kept):
+        (x0, y0, x1, y1), rgba = MESHLETS[m]
+        assert out.counts == (4, 2) and out.indices == [(0, 1, 2), (1, 3, 2)]
+        for k in range(4):
+            x, y = (x1 if k & 1 else x0), (y1 if k & 2 else y0)
+            assert out.value(False, position, k) == (x / 8 - 1, y / 8 - 1, 0.5, 1.0)
+        assert [out.value(True, color, p) for p in range(2)] == [rgba, rgba]

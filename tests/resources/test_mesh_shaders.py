@@ -9,6 +9,8 @@ twins (ms_6_5 / as_6_5 / ps_6_5) converted by dxil-spirv, and must give the same
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 import res_util as R
 
@@ -196,3 +198,33 @@ def test_line_topology_and_clip_distances_compile():
                    "BuiltIn ClipDistance", "BuiltIn CullDistance"):
         assert needle in text or needle.replace("EXT", "NV") in text, needle
     assert R.twin_of(res) is not None
+
+
+@pytest.mark.parametrize("payload_ids", [None, [2, 0, 3, 1]])
+def test_dxil_mesh_shader_runs_on_the_interpreter(payload_ids):
+    """The mesh shader's DXIL twin executed by the lli interpreter (harness.dxil_exec.run_dxil_mesh: each
+    group's threads one after another, its setMeshOutputCounts, emitIndices and vertex / primitive stores
+    captured): every group outputs its meshlet's quad, the values computed here from RECTS. With a
+    payload, getMeshPayload reads the meshlet ids the test passes."""
+    from harness.dxil_exec import run_dxil_mesh
+
+    ms = R.build(ms_source(payload=payload_ids is not None), "main", "ms_6_5", env=ENV)
+    twin = R.twin_of(ms)
+    assert twin is not None
+    refl = twin.manifest["backend"]["dxil"]
+    vertex_sig = {e["semantic"]: i for i, e in enumerate(refl["outputs"])}
+    prim_sig = {e["semantic"]: i for i, e in enumerate(refl["primitive_outputs"])}
+    groups = 4 if payload_ids is None else 2
+    payload = None if payload_ids is None else struct.pack("<4I", *payload_ids)
+    got = run_dxil_mesh(twin.binary, "main", [], (groups, 1, 1), payload)
+    for g, out in enumerate(got):
+        m = g if payload_ids is None else payload_ids[g]
+        x0, y0, x1, y1 = (v / 8 - 1 for v in RECTS[m])
+        assert out.counts == (4, 2) and out.indices == [(0, 1, 2), (1, 3, 2)]
+        for k in range(4):
+            assert out.value(False, vertex_sig["SV_Position"], k) == (x1 if k & 1 else x0, y1 if k & 2 else y0, 0, 1)
+            assert out.value(False, vertex_sig["COLOR"], k) == (m * 0.25, 0, 0, 1)
+        for p in range(2):
+            assert out.value(True, prim_sig["TINT"], p) == (0, 0.5 + 0.125 * m, 0, 0)
+            assert out.value(True, prim_sig["SV_PrimitiveID"], p, cols=1, kind="I") == (m + 1,)
+            assert out.value(True, prim_sig["SV_CullPrimitive"], p, cols=1, kind="I") == (0,)

@@ -773,10 +773,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if self.static_init.body:
             seen = {id(f) for f in order}
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
-        for f in order:      # the mesh parameters belong to the entry point
-            q = next((q for p in f.decl.params for q in MESH_PARAMS if q in p.qualifiers), None)
+        for f in order:      # the mesh parameters belong to the entry point (static_init has no declaration)
+            params = f.decl.params if f.decl is not None else []
+            q = next((q for p in params for q in MESH_PARAMS if q in p.qualifiers), None)
             if f is not entry and q is not None:
-                p = next(p for p in f.decl.params if q in p.qualifiers)
+                p = next(p for p in params if q in p.qualifiers)
                 raise error(f"'{q}' parameters are only allowed on a mesh shader's entry point", p.loc)
         errors = [d for f in order for d in f.stage_errors]
         if errors:
