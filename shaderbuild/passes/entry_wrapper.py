@@ -163,9 +163,13 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            parts = [self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
-                                     f.row_major)
-                     for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+            whole = self.per_primitive
+            parts = []
+            for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0])):
+                self.per_primitive = whole or f.per_primitive       # [[vk::perprimitive]] on the member
+                parts.append(self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+                                             f.row_major))
+            self.per_primitive = whole
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         return _adapt(ir.Load(ir.VarRef(var), var.type), t)

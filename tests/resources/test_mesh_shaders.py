@@ -52,8 +52,8 @@ void main(uint gtid : SV_GroupThreadID, uint gid : SV_GroupID PAYLOAD_DECL,
 """
 PS = """
 struct V { float4 pos : SV_Position; [[vk::location(1)]] nointerpolation float4 color : COLOR0; };
-struct P { [[vk::location(2)]] nointerpolation float4 tint : TINT; };
-float4 main(V v, [[vk::perprimitive]] P p, uint id : SV_PrimitiveID) : SV_Target {
+struct P { [[vk::location(2)]] [[vk::perprimitive]] nointerpolation float4 tint : TINT; };
+float4 main(V v, P p, uint id : SV_PrimitiveID) : SV_Target {
     return float4(v.color.r, p.tint.g, id / 8.0, 1);
 }
 """
@@ -139,6 +139,9 @@ def draw(ms_src: str, groups: tuple[int, int, int], as_src: str | None = None) -
 
 
 def test_meshlets_draw_their_quads():
+    ps = R.build(PS, "main", "ps_6_5", env=ENV)     # the member marked [[vk::perprimitive]], and only it
+    assert [i["semantic"] for i in ps.manifest["entry"]["inputs"] if i.get("per_primitive")] == ["TINT"]
+    assert R.spirv_dis(ps).count("PerPrimitive") == 1
     px = draw(ms_source(), (4, 1, 1))
     want = expected([0, 1, 2, 3])
     assert sum(p != (0, 0, 0, 0) for p in want) == sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in RECTS)

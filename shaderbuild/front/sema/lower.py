@@ -320,7 +320,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
-            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
+            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin,
+                                         per_primitive=any(a.name == "vk::perprimitive" for a in f.attributes)))
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
         self.declare(d.name, TypeSymbol(st), d.loc)
