@@ -207,6 +207,10 @@ def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.
     once, by every thread).  Its counts go to private globals; the returned statement, which the
     wrapper runs after the call, dispatches them with the payload (now Storage.PAYLOAD)."""
     calls = [s for s in ir.walk_stmts(src.body) if _is_dispatch(s)]
+    elsewhere = [s for f in module.functions if f is not src for s in ir.walk_stmts(f.body) if _is_dispatch(s)]
+    if elsewhere:
+        raise error("DispatchMesh must be called by the amplification entry point itself, not by a function it "
+                    "calls", elsewhere[0].loc)
     if not calls:
         raise error(f"amplification entry point '{ep.name}' must call DispatchMesh(x, y, z, payload)", src.loc)
     if len(calls) > 1:

@@ -126,6 +126,8 @@ AS_CASES = [
     (("DispatchMesh(4, 1, 1, pl)", "DispatchMesh(4, 1, 1, pl.ids)"), "ids)",
      "the payload argument of 'DispatchMesh' must be a groupshared struct variable"),
     (("struct Payload { uint ids[4]; };", BIG), "DispatchMesh", "payload 'pl' is 16388 bytes: at most 16384"),
+    (("    DispatchMesh(4, 1, 1, pl);", "    dispatch();"), "DispatchMesh",
+     "DispatchMesh must be called by the amplification entry point itself, not by a function it calls"),
     (("[numthreads(4, 1, 1)]", "[numthreads(4, 4, 9)]"), "numthreads(",
      "amplification shader numthreads total is 144: at most 128 threads per group"),
     (("    pl.ids[t] = t;", "    SetMeshOutputCounts(1, 1);"), "SetMeshOutputCounts",
@@ -139,6 +141,8 @@ AS_CASES = [
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_amplification_shader_errors(edit, anchor, message, target):
     src = AS.replace(*edit)
+    if "dispatch();" in src:
+        src = src.replace("[numthreads", "void dispatch() { DispatchMesh(4, 1, 1, pl); }\n[numthreads")
     assert src != AS
     nth = 1 if message.endswith("a second call") else 0
     where = _at(src, anchor.strip() if nth else anchor, nth)
