@@ -34,7 +34,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
+    "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
 ]
 
 
@@ -477,6 +477,23 @@ def walk_stmts(stmts: list[Stmt]):
         elif isinstance(s, Switch):
             for c in s.cases:
                 yield from walk_stmts(c.body)
+
+
+def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:
+    """A statement list with each statement (nested ones first, in place) replaced by what
+    change(statement) returns: a list of statements, or None to keep it."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, If):
+            s.then, s.else_ = rewrite_stmts(s.then, change), rewrite_stmts(s.else_, change)
+        elif isinstance(s, Loop):
+            s.body, s.continuing = rewrite_stmts(s.body, change), rewrite_stmts(s.continuing, change)
+        elif isinstance(s, Switch):
+            for c in s.cases:
+                c.body = rewrite_stmts(c.body, change)
+        new = change(s)
+        out += [s] if new is None else new
+    return out
 
 
 def walk_expr(e: Expr):

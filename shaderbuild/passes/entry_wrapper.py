@@ -266,44 +266,35 @@ def _check_output_budget(ep: ir.EntryPoint, gs: ir.GeometryInfo, src: ir.Functio
 def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> None:
     """Rewrite Append / RestartStrip on the stream parameters of `src`: Append stores the vertex to
     its stream's Output variables, then emits it (EmitVertex); RestartStrip ends the strip (EndPrimitive)."""
-    def rewrite(body: list[ir.Stmt]) -> list[ir.Stmt]:
+    def change(s: ir.Stmt) -> list[ir.Stmt] | None:
+        if not (isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name in STREAM_METHODS
+                and isinstance(s.expr.args[0].type, ir.Resource) and s.expr.args[0].type.kind in STREAM_KINDS):
+            return None
+        target = s.expr.args[0]
+        if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
+            raise error("a stream must be used directly through the geometry entry point's stream "
+                        "parameter", s.loc)
+        index, outputs = streams[id(target.var)]
         out: list[ir.Stmt] = []
-        for s in body:
-            if isinstance(s, ir.If):
-                s.then, s.else_ = rewrite(s.then), rewrite(s.else_)
-            elif isinstance(s, ir.Loop):
-                s.body, s.continuing = rewrite(s.body), rewrite(s.continuing)
-            elif isinstance(s, ir.Switch):
-                for c in s.cases:
-                    c.body = rewrite(c.body)
-            elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name in STREAM_METHODS and \
-                    isinstance(s.expr.args[0].type, ir.Resource) and s.expr.args[0].type.kind in STREAM_KINDS:
-                target = s.expr.args[0]
-                if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
-                    raise error("a stream must be used directly through the geometry entry point's stream "
-                                "parameter", s.loc)
-                index, outputs = streams[id(target.var)]
-                if s.expr.name == "Append":
-                    value = s.expr.args[1]
-                    tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
-                    src.locals.append(tmp)
-                    out.append(ir.Store(ir.VarRef(tmp), value, s.loc))
-                    for var, path in outputs:
-                        v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
-                        for i in path:
-                            st = v.type
-                            assert isinstance(st, ir.Struct)
-                            v = ir.Extract(v, i, st.fields[i].type)
-                        out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
-                    name = "EmitVertex"
-                else:
-                    name = "EndPrimitive"
-                out.append(ir.Eval(ir.Intrinsic(name, [ir.Const(ir.UINT, index)], ir.VOID), s.loc))
-                continue
-            out.append(s)
+        if s.expr.name == "Append":
+            value = s.expr.args[1]
+            tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
+            src.locals.append(tmp)
+            out.append(ir.Store(ir.VarRef(tmp), value, s.loc))
+            for var, path in outputs:
+                v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
+                for i in path:
+                    st = v.type
+                    assert isinstance(st, ir.Struct)
+                    v = ir.Extract(v, i, st.fields[i].type)
+                out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
+            name = "EmitVertex"
+        else:
+            name = "EndPrimitive"
+        out.append(ir.Eval(ir.Intrinsic(name, [ir.Const(ir.UINT, index)], ir.VOID), s.loc))
         return out
 
-    src.body = rewrite(src.body)
+    src.body = ir.rewrite_stmts(src.body, change)
 
 
 def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:

@@ -103,40 +103,28 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
                 raise error(f"mesh shader output '{mb.names[id(x.var)]}' can only be written, one element at a "
                             f"time ('{mb.names[id(x.var)]}[i]...'): it cannot be read or passed on", x.loc or src.loc)
 
-    def block(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for s in stmts:
-            if isinstance(s, ir.If):
-                s.then, s.else_ = block(s.then), block(s.else_)
-            elif isinstance(s, ir.Loop):
-                s.body, s.continuing = block(s.body), block(s.continuing)
-            elif isinstance(s, ir.Switch):
-                for c in s.cases:
-                    c.body = block(c.body)
-            if isinstance(s, ir.Store):
-                root = s.place
-                while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
-                    root = root.base
-                if isinstance(root, ir.VarRef) and id(root.var) in mb.outputs:
-                    fix_refs(s.value)
-                    out += _split_store(src, s, mb)
-                    continue
-                if isinstance(root, ir.VarRef) and id(root.var) in mb.renamed:     # indices[i] = ...
-                    if mb.renamed[id(root.var)].storage is ir.Storage.PAYLOAD:
-                        raise error(f"the payload '{mb.names[id(root.var)]}' is read-only in a mesh shader", s.loc)
-                    fix_refs(s.value)
-                    for x in ir.walk_expr(s.place):
-                        if isinstance(x, ir.IndexRef):
-                            fix_refs(x.index)
-                    root.var = mb.renamed[id(root.var)]
-                    out.append(s)
-                    continue
-            for e in ir.stmt_exprs(s):
-                fix_refs(e)
-            out.append(s)
-        return out
+    def change(s: ir.Stmt) -> list[ir.Stmt] | None:
+        if isinstance(s, ir.Store):
+            root = s.place
+            while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+                root = root.base
+            if isinstance(root, ir.VarRef) and id(root.var) in mb.outputs:
+                fix_refs(s.value)
+                return _split_store(src, s, mb)
+            if isinstance(root, ir.VarRef) and id(root.var) in mb.renamed:     # indices[i] = ...
+                if mb.renamed[id(root.var)].storage is ir.Storage.PAYLOAD:
+                    raise error(f"the payload '{mb.names[id(root.var)]}' is read-only in a mesh shader", s.loc)
+                fix_refs(s.value)
+                for x in ir.walk_expr(s.place):
+                    if isinstance(x, ir.IndexRef):
+                        fix_refs(x.index)
+                root.var = mb.renamed[id(root.var)]
+                return None
+        for e in ir.stmt_exprs(s):
+            fix_refs(e)
+        return None
 
-    src.body = block(src.body)
+    src.body = ir.rewrite_stmts(src.body, change)
 
 
 def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stmt]:
