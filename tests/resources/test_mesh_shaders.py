@@ -231,3 +231,39 @@ def test_dxil_mesh_shader_runs_on_the_interpreter(payload_ids):
             assert out.value(True, prim_sig["TINT"], p) == (0, 0.5 + 0.125 * m, 0, 0)
             assert out.value(True, prim_sig["SV_PrimitiveID"], p, cols=1, kind="I") == (m + 1,)
             assert out.value(True, prim_sig["SV_CullPrimitive"], p, cols=1, kind="I") == (0,)
+
+
+def test_invert_y_flips_the_mesh_shader_vertices():
+    """-fvk-invert-y negates y of what the mesh shader writes to SV_Position: the quads land mirrored top to
+    bottom (a Vulkan-only option: the DXIL twin is built without it)."""
+    from harness.vulkan_runner import run_mesh
+
+    ms = R.build(ms_source(), "main", "ms_6_5", env=ENV, vk_invert_y=True)
+    ps = R.build(PS, "main", "ps_6_5", env=ENV)
+    px = pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (4, 1, 1)))
+    want = expected([0, 1, 2, 3])
+    assert px == [want[(H - 1 - y) * W + x] for y in range(H) for x in range(W)]
+
+
+@pytest.mark.parametrize("store", ["verts[t].pos.y = y;", "verts[t].pos[1] = y;", "verts[t].pos.zy = float2(0, y);"])
+def test_invert_y_reaches_component_stores(store):
+    """A mesh shader may write SV_Position's components one by one: -fvk-invert-y negates the y it stores
+    however it is addressed (checked in the module: lavapipe draws no component-wise positions)."""
+    src = MS_COMPONENTS.replace("STORE", store)
+    plain = R.spirv_dis(R.build(src, "main", "ms_6_5", env=ENV, opt_level=0))
+    flipped = R.spirv_dis(R.build(src, "main", "ms_6_5", env=ENV, opt_level=0, vk_invert_y=True))
+    assert plain.count("OpFNegate") == 0 and flipped.count("OpFNegate") == 1
+
+
+MS_COMPONENTS = """
+struct V { float4 pos : SV_Position; };
+[outputtopology("triangle")] [numthreads(3, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[3], out indices uint3 tris[1]) {
+    SetMeshOutputCounts(3, 1);
+    float y = t * 0.5;
+    verts[t].pos.xw = float2(t, 1);
+    verts[t].pos.z = 0;
+    STORE
+    if (t == 0) tris[0] = uint3(0, 1, 2);
+}
+"""

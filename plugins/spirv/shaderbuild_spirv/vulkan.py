@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shaderbuild import ir
+from shaderbuild.diagnostics import error
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 
@@ -422,16 +423,55 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
         return
     # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores
-    # there), a mesh shader where it writes a vertex (element i of the Position array)
-    stores_anywhere = module.entry.stage in ("geometry", "mesh")
-    bodies = [f.body for f in module.functions] if stores_anywhere else [module.entry.function.body]
+    # there), a mesh shader where it writes a vertex (element i of the Position array, or some of its components)
+    stage = module.entry.stage
+    bodies = [f.body for f in module.functions] if stage in ("geometry", "mesh") else [module.entry.function.body]
     for body in bodies:
         for s in ir.walk_stmts(body):
-            place = s.place.base if isinstance(s, ir.Store) and isinstance(s.place, ir.IndexRef) and \
-                module.entry.stage == "mesh" else s.place if isinstance(s, ir.Store) else None
-            if isinstance(s, ir.Store) and isinstance(place, ir.VarRef) and _is_io(place, "Position") \
-                    and place.var.storage is ir.Storage.OUTPUT:
-                s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
+            if not isinstance(s, ir.Store):
+                continue
+            if stage == "mesh":
+                _invert_mesh_y(s)
+            elif isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
+                    and s.place.var.storage is ir.Storage.OUTPUT:
+                s.value = _with_component(s.value, 1, _neg)
+
+
+def _neg(y: ir.Expr) -> ir.Expr:
+    return ir.Unary("neg", y, ir.FLOAT)
+
+
+def _invert_mesh_y(s: ir.Store) -> None:
+    """A mesh shader's store to vertex i's Position (`pos[i]`), to one component of it (`pos[i][c]`) or to
+    a swizzle of it (`pos[i].xy`): y, wherever it is in the stored value, is negated."""
+    path: list[ir.Expr] = []
+    p = s.place
+    while isinstance(p, (ir.IndexRef, ir.SwizzleRef)):
+        path.append(p)
+        p = p.base
+    if not (isinstance(p, ir.VarRef) and _is_io(p, "Position") and p.var.storage is ir.Storage.OUTPUT):
+        return
+    rest = path[::-1][1:]            # after the vertex index
+    if not rest:
+        s.value = _with_component(s.value, 1, _neg)
+        return
+    last = rest[0]
+    if len(rest) == 1 and isinstance(last, ir.IndexRef):
+        if not isinstance(last.index, ir.Const):
+            raise error("-fvk-invert-y: a mesh shader's SV_Position component is chosen at run time; write "
+                        "the position whole or by constant components", s.loc)
+        if int(last.index.value) == 1:
+            s.value = _neg(s.value)
+        return
+    if len(rest) == 1 and isinstance(last, ir.SwizzleRef) and 1 in last.comps:
+        if len(last.comps) == 1:
+            s.value = _neg(s.value)
+            return
+        k = last.comps.index(1)
+        n = len(last.comps)
+        parts: list[ir.Expr] = [ir.Extract(s.value, i, ir.FLOAT) for i in range(n)]
+        parts[k] = _neg(parts[k])
+        s.value = ir.Construct(ir.Vector(ir.FLOAT, n), parts)
 
 
 def dx_position_w(module: ir.Module, options: CompileOptions) -> None:
