@@ -222,3 +222,31 @@ def test_checker_wants_one_dispatch_mesh_at_the_end():
     extra.parent = bb
     bb.instructions.insert(bb.instructions.index(call) + 1, extra)
     _expect(lm, "dispatchMesh is not the amplification shader's last operation")
+
+
+VIEW_MS = """
+struct V { float4 pos : SV_Position; float4 c : COLOR0; };
+struct P { uint x : XX; uint layer : SV_RenderTargetArrayIndex; };
+[outputtopology("triangle")] [numthreads(3, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint view : SV_ViewID, out vertices V verts[3], out indices uint3 tris[1],
+          out primitives P prims[1]) {
+    SetMeshOutputCounts(3, 1);
+    verts[t].pos = float4(view, t, 0, 1);
+    verts[t].c = 1;
+    if (t == 0) { tris[0] = uint3(0, 1, 2); prims[0].x = 5; prims[0].layer = view; }
+}
+"""
+
+
+def test_mesh_shader_view_id_state():
+    """SV_ViewID in a mesh shader: PSV0 says UsesViewID; dx.viewIdState is {no inputs, 8 vertex output
+    scalars (SV_Position row 0, COLOR0 row 1), 2 primitive scalars (XX at x, the layer packed beside it
+    at y), the vertex outputs on ViewID (pos.x: bit 0), the primitive outputs on ViewID (the layer: bit 1)}."""
+    c = build(VIEW_MS, "ms_6_5")
+    psv = part(c, "PSV0")["PSVInfo"]
+    assert psv["UsesViewID"] == 1
+    assert psv["OutputVectorMasks"][0] == [0x1]
+    assert "!{[5 x i32] [i32 0, i32 8, i32 2, i32 1, i32 2]}" in c.ir
+    quiet = build(VIEW_MS.replace("float4(view, t, 0, 1)", "float4(0, t, 0, 1)").replace("layer = view", "layer = 0")
+                  .replace(", uint view : SV_ViewID", ""), "ms_6_5")
+    assert part(quiet, "PSV0")["PSVInfo"]["UsesViewID"] == 0

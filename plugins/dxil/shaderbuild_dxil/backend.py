@@ -108,7 +108,10 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     tess = lm.stage if lm.stage in ("hull", "domain") else None
     if lm.stage == "geometry":
         lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
-    elif lm.stage not in ("compute", "mesh", "amplification"):
+    elif lm.stage == "mesh":        # vertex and primitive outputs' dependence on SV_ViewID
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
+                                           tess="mesh", patch=lm.patch_constants)
+    elif lm.stage not in ("compute", "amplification"):
         # SV_ViewID (read by the viewID op): PSV0's UsesViewID and the outputs that depend on it
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
                                            tess=tess, patch=lm.patch_constants, patch_fn=lm.patch_function)

@@ -184,6 +184,8 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
             want += words[0] * ((n_pc + 31) // 32)
         elif state.tess == "domain" and words[1]:
             want += n_pc * width
+        elif state.tess == "mesh" and state.uses_view_id:      # the primitive outputs' ViewID mask
+            want += (n_pc + 31) // 32
     if len(words) != want:
         raise _fail(f"!dx.viewIdState has {len(words)} words, its counts imply {want}")
     if words != state.serialize():
@@ -417,12 +419,14 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
     uses_view_id = part[4 + 16 + 8 + 1]
     size = (width if uses_view_id and out_vectors else 0) + (4 * in_vectors * width if in_vectors and out_vectors else 0)
     tail = part[_psv_elements_end(part):]
-    if lm.stage in ("hull", "domain"):
+    if lm.stage in ("hull", "domain", "mesh"):
         pc_vectors = part[4 + 16 + 8 + 2]
         if lm.stage == "hull" and in_vectors and pc_vectors:
             patch_words = 4 * in_vectors * ((pc_vectors + 7) >> 3)
         elif lm.stage == "domain" and out_vectors and pc_vectors:
             patch_words = 4 * pc_vectors * width
+        elif lm.stage == "mesh" and uses_view_id and pc_vectors:       # the primitive outputs' ViewID mask
+            patch_words = (pc_vectors + 7) >> 3
         else:
             patch_words = 0
         view = lm.view_id

@@ -278,7 +278,8 @@ def _psv_part(info: ContainerInfo) -> bytes:
         elif view_id is not None:               # [ViewID output mask], input -> output table
             words = view_id.psv_tables(in_vectors, out_vectors)
             out += struct.pack(f"<{len(words)}I", *words)
-            if info.stage in ("hull", "domain"):     # input -> patch constant / patch constant -> output
+            # input -> patch constant / patch constant -> output; a mesh shader's primitive ViewID mask
+            if info.stage in ("hull", "domain", "mesh"):
                 words = view_id.psv_patch_tables(in_vectors, out_vectors, pc_vectors)
                 out += struct.pack(f"<{len(words)}I", *words)
         elif in_vectors and out_vectors:             # no analysis (compute has no signatures)
