@@ -215,3 +215,13 @@ def test_dxil_refuses_what_it_cannot_express(edit, anchor, message):
     res = R.compile_hlsl(src, "main", "ms_6_5", "spirv", env="vulkan1.2")
     assert res.ok, R.diagnostics_text(res)
     assert _errors(src, "ms_6_5", "dxil")[:1] == [f"{_at(src, anchor)}: {message}"]
+
+
+def test_dispatch_mesh_never_reached():
+    """Code that never ends before DispatchMesh: a valid SPIR-V module (the emit is unreachable); DXIL, whose
+    validator wants exactly one dispatchMesh, refuses it at the call."""
+    src = AS.replace("    pl.ids[t] = t;", "    for (;;) {}\n    pl.ids[t] = t;")
+    res = R.compile_hlsl(src, "main", "as_6_5", "spirv", env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    assert _errors(src, "as_6_5", "dxil") == [f"{_at(src, 'DispatchMesh')}: DispatchMesh is never reached: the "
+                                              f"amplification shader's code before it never ends"]

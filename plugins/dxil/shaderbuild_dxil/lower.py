@@ -1255,6 +1255,11 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             record_call_usage(calls, [], patch, LOAD_INPUT, STORE_PATCH_CONSTANT)
         else:
             record_call_usage(calls, patch, [], LOAD_PATCH_CONSTANT, STORE_OUTPUT)
+    if stage == "amplification" and not any(i.op == "call" and i.operands[0].name.startswith("dx.op.dispatchMesh")
+                                            for bb in fn.blocks for i in bb.instructions):
+        where = next((st.loc for st in entry.function.body if isinstance(st, ir.Eval)
+                      and isinstance(st.expr, ir.Intrinsic) and st.expr.name == "DispatchMesh"), None)
+        raise error("DispatchMesh is never reached: the amplification shader's code before it never ends", where)
     if stage in THREAD_GROUP_STAGES and entry.numthreads is None:
         raise error(f"{stage} shaders need a [numthreads(x, y, z)] attribute")
     lm = LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
