@@ -267,3 +267,29 @@ void main(uint t : SV_GroupThreadID, out vertices V verts[3], out indices uint3 
     if (t == 0) tris[0] = uint3(0, 1, 2);
 }
 """
+
+
+MS_LAYERS = """
+struct V { float4 pos : SV_Position; };
+struct P { uint layer : SV_RenderTargetArrayIndex; };
+[outputtopology("triangle")] [numthreads(3, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint g : SV_GroupID, out vertices V verts[3], out indices uint3 tris[1],
+          out primitives P prims[1]) {
+    SetMeshOutputCounts(3, 1);
+    verts[t].pos = float4(t == 1 ? 3.0 : -1.0, t == 2 ? 3.0 : -1.0, 0, 1);    // covers the whole target
+    if (t == 0) { tris[0] = uint3(0, 1, 2); prims[0].layer = 2 * g + 1; }
+}
+"""
+PS_WHITE = "float4 main(float4 p : SV_Position) : SV_Target { return 1; }"
+
+
+def test_primitive_layer_selects_the_target_layer():
+    """SV_RenderTargetArrayIndex written per primitive: group g's full-screen triangle lands in layer 2g + 1
+    of a four-layer target, layers 0 and 2 stay clear."""
+    from harness.vulkan_runner import run_mesh
+
+    ms = R.build(MS_LAYERS, "main", "ms_6_5", env=ENV)
+    ps = R.build(PS_WHITE, "main", "ps_6_5", env=ENV)
+    px = run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1), layers=4)
+    layer = W * H * 4
+    assert [set(px[k * layer:(k + 1) * layer]) for k in range(4)] == [{0}, {255}, {0}, {255}]
