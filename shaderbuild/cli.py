@@ -26,7 +26,8 @@ _HLSL_VERSIONS = {"2016": 2016, "2017": 2017, "2018": 2018, "2021": 2021, "202x"
 COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("source",), {"dest": "source", "help": "HLSL source file"}),
     (("-T",), {"dest": "profile", "required": True,
-               "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, rootsig_1_0, rootsig_1_1"}),
+               "help": "profile: cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x, ms_6_x, as_6_x, lib_6_x, "
+                       "rootsig_1_0, rootsig_1_1"}),
     (("-E",), {"dest": "entry", "default": None,
                "help": "entry point name (default: main; a lib_6_x library: every [shader] function)"}),
     (("--target",), {"dest": "target", "help": "backend: spirv or dxil (default: dxil, as DXC)"}),

@@ -48,7 +48,8 @@ class CompileResult(DataRecord):
 
 def predefined_macros(options: CompileOptions, profile: Profile, caps: Capabilities = DEFAULT) -> dict[str, str]:
     """Macros the compiler defines, as DXC does (the target's own, e.g. __spirv__, from `caps`)."""
-    stage_numbers = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6}
+    stage_numbers = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
+                     "mesh": 13, "amplification": 14}   # DXIL shader kinds
     macros = {
         "__HLSL_VERSION": str(options.hlsl_version),
         "__SHADER_TARGET_STAGE": str(stage_numbers[profile.stage]),

@@ -13,15 +13,16 @@ from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
 
 STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain",
-          "lib": "library"}
-_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds|lib)_6_([0-8])$")
-LIBRARY_MIN_SM = (6, 3)     # DXR: ray-tracing libraries start at lib_6_3
+          "ms": "mesh", "as": "amplification", "lib": "library"}
+_PROFILE_RE = re.compile(r"^(cs|vs|ps|gs|hs|ds|ms|as|lib)_6_([0-8])$")
+# the first shader model of a stage: DXR libraries arrived with SM 6.3, mesh and amplification shaders with 6.5
+STAGE_MIN_SM = {"library": 3, "mesh": 5, "amplification": 5}
 
 
 class Profile(ValueRecord):
     """A parsed shader profile."""
 
-    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain' | 'library'
+    stage: str          # 'compute' | 'vertex' | 'pixel' | 'geometry' | 'hull' | 'domain' | 'mesh' | 'amplification' | 'library'
     major: int
     minor: int
 
@@ -37,13 +38,13 @@ def parse_profile(text: str) -> Profile:
     """Parse a DXC profile such as 'cs_6_0' (SM 6.0 through 6.8)."""
     m = _PROFILE_RE.match(text)
     if not m:
-        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, hs_6_x, "
-                    f"ds_6_x or lib_6_3..lib_6_8)")
-    profile = Profile(STAGES[m.group(1)], 6, int(m.group(2)))
-    if profile.stage == "library" and (profile.major, profile.minor) < LIBRARY_MIN_SM:
-        raise error(f"profile '{text}' is not supported: ray-tracing libraries need shader model 6.3 or higher "
-                    f"(lib_6_3..lib_6_8)")
-    return profile
+        raise error(f"unknown or unsupported profile '{text}' (expected cs_6_0..cs_6_8, vs_6_x, ps_6_x, gs_6_x, "
+                    f"hs_6_x, ds_6_x, ms_6_5..ms_6_8, as_6_5..as_6_8 or lib_6_3..lib_6_8)")
+    stage, minor = STAGES[m.group(1)], int(m.group(2))
+    if minor < STAGE_MIN_SM.get(stage, 0):
+        what = "ray-tracing libraries" if stage == "library" else f"{stage} shaders"
+        raise error(f"profile '{text}': {what} need shader model 6.{STAGE_MIN_SM[stage]} or later")
+    return Profile(stage, 6, minor)
 
 
 MAX_REGISTER = 2**32 - 1   # registers, spaces, Vulkan sets and bindings are 32-bit in DXIL and SPIR-V

@@ -45,7 +45,7 @@ PYPROJECT_FILE = "pyproject.toml"
 DEFAULT_OUTPUT_DIR = "build/shaders"
 EXTRA_OUTPUTS = ("disassembly", "header", "blob")
 LAYOUTS = ("mirror", "flat", "by-backend")
-PROFILE_PATTERN = r"^(cs|vs|ps|gs|hs|ds|lib)_6_[0-8]$"
+PROFILE_PATTERN = r"^((cs|vs|ps|gs|hs|ds|lib)_6_[0-8]|(ms|as)_6_[5-8])$"
 _OPTION_FIELDS = set(CompileOptions._fields)
 _RULE_TOKEN_RE = re.compile(r"^(!)?([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$")
 _FUNCTION_NAME = Str(r"^[A-Za-z_][A-Za-z0-9_]*$", "an HLSL function name")
@@ -118,7 +118,7 @@ def _settings_fields(backends: list[str]) -> dict[str, Spec]:
                       for name in backends}
     return {
         "targets": StrList(Enum(*backends)),
-        "profile": Str(PROFILE_PATTERN, "expected cs_6_x, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x or lib_6_x"),
+        "profile": Str(PROFILE_PATTERN, "expected cs_6_x, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x, ms_6_x, as_6_x or lib_6_x"),
         "defines": Defines(),
         "include_dirs": StrList(),
         "outputs": StrList(Enum(*EXTRA_OUTPUTS)),

@@ -38,6 +38,7 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "vk::builtin": (1, 1),
     "vk::constant_id": (1, 1),
     "vk::push_constant": (0, 0),
+    "vk::perprimitive": (0, 0),       # a pixel-shader input a mesh shader writes per primitive
     "vk::ext_builtin_input": (1, 1),
     "vk::ext_builtin_output": (1, 1),
 }

@@ -44,6 +44,10 @@ QUALIFIERS = frozenset({
 })
 
 # binary operator precedence (higher binds tighter), C rules
+# mesh-shader parameter qualifiers: keywords only before a parameter's type (`out vertices V v[64]`),
+# ordinary names everywhere else
+MESH_QUALIFIERS = frozenset({"vertices", "indices", "primitives", "payload"})
+
 BINARY_PREC = {
     "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
     "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8,
@@ -404,6 +408,10 @@ class Parser:
             while True:
                 p_attrs = self.attributes()
                 p_quals = self.qualifiers()
+                if self.tok.kind is TokKind.IDENT and self.tok.text in MESH_QUALIFIERS \
+                        and self.peek().kind is TokKind.IDENT:
+                    p_quals.add(self.advance().text)
+                    p_quals |= self.qualifiers()
                 p_type = self.type_ref()
                 p_quals |= self.qualifiers()
                 p_name = self.ident("a parameter name")

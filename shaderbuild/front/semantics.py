@@ -33,7 +33,10 @@ def _uses(*pairs: str) -> frozenset:
 _U3 = ir.Vector(ir.UINT, 3)
 _F3 = ir.Vector(ir.FLOAT, 3)
 _F4 = ir.Vector(ir.FLOAT, 4)
-_CS_IN = _uses("compute:in")
+_CS_IN = _uses("compute:in", "mesh:in", "amplification:in")   # the thread-group stages' thread ids
+# a mesh shader's outputs: per vertex ('mesh:out', the `out vertices` array) or per primitive ('mesh:prim')
+_MS_VERTEX = _uses("mesh:out")
+_MS_PRIM = _uses("mesh:prim")
 _PS_IN = _uses("pixel:in")
 _PS_OUT = _uses("pixel:out")
 _VS_IN = _uses("vertex:in")
@@ -54,7 +57,7 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_GroupID", _U3, _CS_IN),
     SystemValue("SV_GroupThreadID", _U3, _CS_IN),
     SystemValue("SV_GroupIndex", ir.UINT, _CS_IN),
-    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN | _GS_IO | _TESS_IO, plain=_VS_IN),
+    SystemValue("SV_Position", _F4, _VS_OUT_PS_IN | _GS_IO | _TESS_IO | _MS_VERTEX, plain=_VS_IN),
     SystemValue("SV_VertexID", ir.UINT, _VS_IN),
     SystemValue("SV_InstanceID", ir.UINT, _VS_IN, plain=_uses("vertex:out", "pixel:in") | _TESS_IO | _GS_IO),
     SystemValue("SV_IsFrontFace", ir.BOOL, _PS_IN | _GS_OUT),
@@ -65,20 +68,24 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_Coverage", ir.UINT, _uses("pixel:in", "pixel:out")),
     SystemValue("SV_InnerCoverage", ir.UINT, _PS_IN),
     SystemValue("SV_SampleIndex", ir.UINT, _PS_IN),
-    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN | _GS_IO | _uses("hull:in", "domain:in")),
+    SystemValue("SV_PrimitiveID", ir.UINT, _PS_IN | _GS_IO | _uses("hull:in", "domain:in") | _MS_PRIM),
     SystemValue("SV_GSInstanceID", ir.UINT, _GS_IN),
     SystemValue("SV_OutputControlPointID", ir.UINT, _uses("hull:in")),
     SystemValue("SV_DomainLocation", ir.Vector(ir.FLOAT, 3), _uses("domain:in")),
     # the natural type depends on [domain]: TESS_FACTOR_TYPES
     SystemValue("SV_TessFactor", ir.Array(ir.FLOAT, 4), _uses("hull:out", "domain:in")),
     SystemValue("SV_InsideTessFactor", ir.Array(ir.FLOAT, 2), _uses("hull:out", "domain:in")),
-    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO, shape="declared", plain=_VS_IN),
-    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO, shape="declared", plain=_VS_IN),
-    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO, plain=_VS_IN),
-    SystemValue("SV_ViewportArrayIndex", ir.UINT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO, plain=_VS_IN),
-    SystemValue("SV_ViewID", ir.UINT, _uses("vertex:in", "pixel:in", "hull:in", "domain:in", "geometry:in"), (6, 1)),
+    SystemValue("SV_ClipDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO | _MS_VERTEX, shape="declared",
+                plain=_VS_IN),
+    SystemValue("SV_CullDistance", ir.FLOAT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO | _MS_VERTEX, shape="declared",
+                plain=_VS_IN),
+    SystemValue("SV_RenderTargetArrayIndex", ir.UINT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO | _MS_PRIM, plain=_VS_IN),
+    SystemValue("SV_ViewportArrayIndex", ir.UINT, _VS_OUT_PS_IN | _GS_IO | _TESS_IO | _MS_PRIM, plain=_VS_IN),
+    SystemValue("SV_ViewID", ir.UINT, _uses("vertex:in", "pixel:in", "hull:in", "domain:in", "geometry:in", "mesh:in"),
+                (6, 1)),
     SystemValue("SV_Barycentrics", _F3, _PS_IN, (6, 1)),
-    SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN | _GS_OUT, (6, 4)),
+    SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN | _GS_OUT | _MS_PRIM, (6, 4)),
+    SystemValue("SV_CullPrimitive", ir.BOOL, _MS_PRIM, (6, 5)),
     SystemValue("SV_Target", _F4, _PS_OUT),
 )}
 

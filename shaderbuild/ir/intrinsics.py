@@ -51,7 +51,8 @@ def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[Int
 
 PIXEL = frozenset({"pixel"})
 PIXEL_COMPUTE = frozenset({"pixel", "compute"})
-COMPUTE = frozenset({"compute"})
+THREAD_GROUPS = frozenset({"compute", "mesh", "amplification"})    # stages with groups and groupshared memory
+MESH = frozenset({"mesh"})
 # the ray-tracing shader kinds (ir/raytracing.py) each DXR intrinsic is allowed in (D3D12 Raytracing spec)
 RAY_ALL = frozenset({"raygeneration", "intersection", "anyhit", "closesthit", "miss", "callable"})
 RAY_HIT_MISS = frozenset({"intersection", "anyhit", "closesthit", "miss"})
@@ -95,7 +96,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
     *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
-           "", "v", stages=COMPUTE, side_effects=True),
+           "", "v", stages=THREAD_GROUPS, side_effects=True),
     *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
     *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveIsFirstLane", "", "b", stages=PIXEL_COMPUTE, side_effects=True),
@@ -127,6 +128,8 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("TraceRay", "A u u u u u R P", "v", stages=RAY_TRACE, min_sm=_DXR, side_effects=True),
     *_sigs("ReportHit", "f u P", "b", stages=frozenset({"intersection"}), min_sm=_DXR, side_effects=True),
     *_sigs("CallShader", "u P", "v", stages=RAY_CALL, min_sm=_DXR, side_effects=True),
+    # mesh shaders: how many vertices and primitives the group outputs (once, before writing them)
+    *_sigs("SetMeshOutputCounts", "u u", "v", "u", stages=MESH, min_sm=(6, 5), side_effects=True),
 ]
 
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
@@ -141,6 +144,7 @@ SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
     "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
     "TraceRay", "ReportHit", "CallShader",
+    "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
 })
 # their last argument is a place (a caller temporary holding the payload / attributes / callable data;
 # the backend passes its address: DXIL a pointer, SPIR-V a variable of the ray-tracing storage class)

@@ -34,9 +34,9 @@ __all__ = [
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
-    "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "Subobject", "PLACE_TYPES", "UNARY_OPS",
-    "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "rewrite_body", "stmt_exprs", "referenced_variables",
-    "view_binding", "view_type", "entry_points",
+    "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "Subobject",
+    "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
+    "stmt_exprs", "referenced_variables", "view_binding", "view_type", "entry_points",
 ]
 
 
@@ -55,6 +55,8 @@ class Storage(Enum):
     HIT_ATTRIBUTE = "hit_attribute"
     CALLABLE_DATA = "callable_data"
     INCOMING_CALLABLE_DATA = "incoming_callable_data"
+    PAYLOAD = "payload"          # the task payload: an amplification shader's groupshared variable given to
+                                 # DispatchMesh, a mesh shader's `in payload` (read-only there)
 
 
 class VkBinding(DataRecord):
@@ -96,6 +98,8 @@ class IOInfo(DataRecord):
     patch: bool = False          # tessellation per-patch I/O (the patch-constant function's outputs, DS patch inputs)
     vertices: int = 0            # geometry-shader input: an array of this many per-vertex values (0: not arrayed)
     stream: int = 0              # geometry-shader output: the stream it belongs to
+    mesh: str | None = None      # mesh-shader output array: 'vertex' | 'primitive' | 'indices' (one element each)
+    per_primitive: bool = False  # a pixel-shader input a mesh shader writes per primitive ([[vk::perprimitive]])
     parts: tuple | None = None   # a built-in array several semantics share (SPIR-V ClipDistance):
                                  # ((semantic index, array offset, HLSL type), ...)
 
@@ -410,6 +414,20 @@ class GeometryInfo(DataRecord):
     input_param: str = ""                # the parameter holding the input primitive's vertices
 
 
+class MeshInfo(DataRecord):
+    """A mesh or amplification shader's pipeline facts (front/sema/mesh.py checks them)."""
+
+    topology: str | None = None          # mesh: 'triangle' | 'line'
+    max_vertices: int = 0                # mesh: the `out vertices` array's size
+    max_primitives: int = 0              # mesh: the `out indices` (and `out primitives`) array's size
+    payload_size: int = 0                # bytes: the mesh shader's `in payload`, the amplification shader's
+                                         # DispatchMesh payload (0: none)
+    vertices_param: str = ""             # mesh: the parameters holding each kind of output, and the payload
+    indices_param: str = ""
+    primitives_param: str = ""
+    payload_param: str = ""
+
+
 class EntryPoint(Record):
     """The shader entry.  After passes/entry_wrapper.py, `function` is a
     parameterless void wrapper that loads `inputs`, calls `source_function`
@@ -429,6 +447,7 @@ class EntryPoint(Record):
     inputs: list[Variable] = Record.factory(list)
     outputs: list[Variable] = Record.factory(list)
     tess: TessInfo | None = None            # hull and domain shaders
+    mesh: MeshInfo | None = None            # mesh and amplification shaders
 
 
 class Module(Record):
@@ -472,6 +491,23 @@ def walk_stmts(stmts: list[Stmt]):
         elif isinstance(s, Switch):
             for c in s.cases:
                 yield from walk_stmts(c.body)
+
+
+def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:
+    """A statement list with each statement (nested ones first, in place) replaced by what
+    change(statement) returns: a list of statements, or None to keep it."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, If):
+            s.then, s.else_ = rewrite_stmts(s.then, change), rewrite_stmts(s.else_, change)
+        elif isinstance(s, Loop):
+            s.body, s.continuing = rewrite_stmts(s.body, change), rewrite_stmts(s.continuing, change)
+        elif isinstance(s, Switch):
+            for c in s.cases:
+                c.body = rewrite_stmts(c.body, change)
+        new = change(s)
+        out += [s] if new is None else new
+    return out
 
 
 def walk_expr(e: Expr):

@@ -92,6 +92,7 @@ class StructField(InternedRecord):
     vk_location: int | None = None
     vk_builtin: str | None = None
     packoffset: int | None = None      # `: packoffset(cN.x)` in bytes: every cbuffer layout
+    per_primitive: bool = False        # [[vk::perprimitive]]: a pixel input a mesh shader writes per primitive
 
 
 class Struct(Type):

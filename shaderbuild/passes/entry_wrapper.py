@@ -20,7 +20,7 @@ from ..ir.clone import clone_expr
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
-from . import evaluate_attribute
+from . import evaluate_attribute, mesh_io
 
 MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
 
@@ -45,6 +45,9 @@ class _Builder:
         self.output_index: ir.Expr | None = None     # hull: outputs are stored at [SV_OutputControlPointID]
         self.clip_cull = {"in": 0, "out": 0}
         self.param_inputs: dict[int, ir.Expr] = {}   # pixel: the value each input parameter got (evaluate_attribute)
+        self.mesh_kind: str | None = None            # mesh: the outputs made now are per 'vertex' / 'primitive'
+        self.per_primitive = False                   # pixel: the inputs made now are [[vk::perprimitive]]
+        self.mesh = mesh_io.MeshBindings()
 
     def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
         """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
@@ -75,6 +78,7 @@ class _Builder:
         var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream)
         io = var.io
         assert io is not None
+        io.per_primitive = self.per_primitive and direction == "in"
         if self.arrayed is not None:     # one element per control point
             var.type = ir.Array(var.type, self.arrayed)
             io.arrayed = True
@@ -102,7 +106,8 @@ class _Builder:
         if sv is not None and (self.stage, direction) in sv.plain:
             base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
-            if (self.stage, direction) not in sv.uses:
+            use = "prim" if self.mesh_kind == "primitive" else direction
+            if (self.stage, use) not in sv.uses:
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
             profile = self.options.parsed_profile
@@ -131,6 +136,10 @@ class _Builder:
         if self.stage == "compute":
             raise error(f"invalid semantic '{semantic}' for compute shader input: compute shaders accept only "
                         f"SV_DispatchThreadID, SV_GroupID, SV_GroupThreadID and SV_GroupIndex", loc)
+        if self.stage in ("mesh", "amplification") and direction == "in":
+            raise error(f"invalid semantic '{semantic}' for {self.stage} shader input: it takes only SV_DispatchThreadID, "
+                        f"SV_GroupID, SV_GroupThreadID, SV_GroupIndex{', SV_ViewID' if self.stage == 'mesh' else ''} "
+                        f"and {'the payload' if self.stage == 'mesh' else 'no other input'}", loc)
         if sv is not None and sv.name == "SV_Target":
             if direction != "out" or self.stage != "pixel":
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
@@ -155,9 +164,13 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            parts = [self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
-                                     f.row_major)
-                     for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+            whole = self.per_primitive
+            parts = []
+            for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0])):
+                self.per_primitive = whole or f.per_primitive       # [[vk::perprimitive]] on the member
+                parts.append(self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+                                             f.row_major))
+            self.per_primitive = whole
             return ir.Construct(t, parts)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         return _adapt(ir.Load(ir.VarRef(var), var.type), t)
@@ -254,44 +267,35 @@ def _check_output_budget(ep: ir.EntryPoint, gs: ir.GeometryInfo, src: ir.Functio
 def _emit_streams(src: ir.Function, streams: dict[int, tuple[int, list]]) -> None:
     """Rewrite Append / RestartStrip on the stream parameters of `src`: Append stores the vertex to
     its stream's Output variables, then emits it (EmitVertex); RestartStrip ends the strip (EndPrimitive)."""
-    def rewrite(body: list[ir.Stmt]) -> list[ir.Stmt]:
+    def change(s: ir.Stmt) -> list[ir.Stmt] | None:
+        if not (isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name in STREAM_METHODS
+                and isinstance(s.expr.args[0].type, ir.Resource) and s.expr.args[0].type.kind in STREAM_KINDS):
+            return None
+        target = s.expr.args[0]
+        if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
+            raise error("a stream must be used directly through the geometry entry point's stream "
+                        "parameter", s.loc)
+        index, outputs = streams[id(target.var)]
         out: list[ir.Stmt] = []
-        for s in body:
-            if isinstance(s, ir.If):
-                s.then, s.else_ = rewrite(s.then), rewrite(s.else_)
-            elif isinstance(s, ir.Loop):
-                s.body, s.continuing = rewrite(s.body), rewrite(s.continuing)
-            elif isinstance(s, ir.Switch):
-                for c in s.cases:
-                    c.body = rewrite(c.body)
-            elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name in STREAM_METHODS and \
-                    isinstance(s.expr.args[0].type, ir.Resource) and s.expr.args[0].type.kind in STREAM_KINDS:
-                target = s.expr.args[0]
-                if not (isinstance(target, ir.VarRef) and id(target.var) in streams):
-                    raise error("a stream must be used directly through the geometry entry point's stream "
-                                "parameter", s.loc)
-                index, outputs = streams[id(target.var)]
-                if s.expr.name == "Append":
-                    value = s.expr.args[1]
-                    tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
-                    src.locals.append(tmp)
-                    out.append(ir.Store(ir.VarRef(tmp), value, s.loc))
-                    for var, path in outputs:
-                        v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
-                        for i in path:
-                            st = v.type
-                            assert isinstance(st, ir.Struct)
-                            v = ir.Extract(v, i, st.fields[i].type)
-                        out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
-                    name = "EmitVertex"
-                else:
-                    name = "EndPrimitive"
-                out.append(ir.Eval(ir.Intrinsic(name, [ir.Const(ir.UINT, index)], ir.VOID), s.loc))
-                continue
-            out.append(s)
+        if s.expr.name == "Append":
+            value = s.expr.args[1]
+            tmp = ir.Variable(f"vertex.{len(src.locals)}", value.type, ir.Storage.FUNCTION)
+            src.locals.append(tmp)
+            out.append(ir.Store(ir.VarRef(tmp), value, s.loc))
+            for var, path in outputs:
+                v: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
+                for i in path:
+                    st = v.type
+                    assert isinstance(st, ir.Struct)
+                    v = ir.Extract(v, i, st.fields[i].type)
+                out.append(ir.Store(ir.VarRef(var), _adapt(v, var.type), s.loc))
+            name = "EmitVertex"
+        else:
+            name = "EndPrimitive"
+        out.append(ir.Eval(ir.Intrinsic(name, [ir.Const(ir.UINT, index)], ir.VOID), s.loc))
         return out
 
-    src.body = rewrite(src.body)
+    src.body = ir.rewrite_stmts(src.body, change)
 
 
 def _member_semantics(t: ir.Struct, semantic: str | None) -> list[str | None]:
@@ -399,6 +403,10 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         streams = {}
     else:
         streams = _wrap_call(b, src, ep.return_semantic, ep.return_location)
+    if module.stage == "mesh":
+        mesh_io.rewrite(module, src, b.mesh)
+    if module.stage == "amplification":
+        b.body.append(mesh_io.move_dispatch(module, ep, src))
     b.body.append(ir.Return())
     if module.stage == "pixel":
         evaluate_attribute.run(module, src, b.param_inputs)
@@ -485,8 +493,13 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
     streams: dict[int, tuple[int, list]] = {}
     for i, p in params:
         var = p.var
-        semantic = var.io.semantic if var.io else None
+        if mesh_io.bind_param(b, ep, var, b.mesh, b.module):
+            src.params.remove(p)        # written (read) in place: see mesh_io
+            var.io = None
+            continue
+        semantic = var.io.semantic or None if var.io else None
         interp = var.io.interpolation if var.io else None
+        b.per_primitive = var.io is not None and var.io.per_primitive
         vk = (var.io.location, var.io.builtin) if var.io else (None, None)
         row_major = var.io.row_major if var.io else None
         patch_param = b.stage in ("hull", "domain") and semantic is None and isinstance(var.type, ir.Array)
@@ -519,6 +532,7 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
             args[i] = ir.VarRef(tmp)
             out_params.append((var, tmp, semantic, interp, vk, row_major))
         var.io = None
+    b.per_primitive = False
     if hull_points:
         point = b.io_vars[("in", "SV_OUTPUTCONTROLPOINTID")]
         b.output_index = ir.Load(ir.VarRef(point), point.type)

@@ -183,7 +183,21 @@ def _io_entry(var: ir.Variable, index: int, type_name: str, stage: str, directio
     if io.arrayed and isinstance(var.type, ir.Array):     # tessellation: one per control point
         d["type"] = str(var.type.elem)
         d["control_points"] = var.type.size
+    if io.mesh and isinstance(var.type, ir.Array):        # mesh shader: one per vertex / primitive
+        d["type"] = str(var.type.elem)
+        d["mesh_output"] = io.mesh
+        d["elements"] = var.type.size
+    if io.per_primitive and direction == "in":            # a pixel input a mesh shader writes per primitive
+        d["per_primitive"] = True
     return d
+
+
+def _mesh_entry(stage: str, m: ir.MeshInfo) -> dict:
+    """What a pipeline needs of a mesh / amplification shader: output limits and topology, payload size."""
+    if stage == "amplification":
+        return {"payload_size": m.payload_size}
+    return {"output_topology": m.topology, "max_vertices": m.max_vertices, "max_primitives": m.max_primitives,
+            "payload_size": m.payload_size}
 
 
 def _tess_entry(t: ir.TessInfo) -> dict:
@@ -246,14 +260,18 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
     entry: dict = {"name": ep.name, "stage": ep.stage, "profile": options.profile,
                    "inputs": [e for v in ep.inputs
                               for e in _io_entries(v, ep.stage, "in", _packed(backend_reflection, "inputs"))],
-                   "outputs": [e for v in ep.outputs
-                               for e in _io_entries(v, ep.stage, "out", _packed(backend_reflection, "outputs"))]}
+                   "outputs": [e for v in ep.outputs   # a mesh shader's primitive outputs: their own signature
+                               for e in _io_entries(v, ep.stage, "out", {**_packed(backend_reflection, "outputs"),
+                                                                         **_packed(backend_reflection,
+                                                                                   "primitive_outputs")})]}
     if ep.numthreads is not None:
         entry["numthreads"] = list(ep.numthreads)
     if ep.tess is not None:
         entry["tessellation"] = _tess_entry(ep.tess)
     if ep.geometry is not None:
         entry["geometry"] = _geometry_entry(ep.geometry)
+    if ep.mesh is not None:
+        entry["mesh"] = _mesh_entry(ep.stage, ep.mesh)
     used = used_globals(module)
     # a push constant block is a push constant in the Vulkan view even where the target made it a cbuffer
     push = [v for v in module.globals if v.storage is ir.Storage.PUSH_CONSTANT

@@ -15,7 +15,8 @@ from . import model as m
 from .validate import HEAP_FLAGS, ShaderResource, check_resources, check_signature
 
 _KIND_OF_CLASS = {"b": "CBV", "t": "SRV", "u": "UAV", "s": "Sampler"}
-_STAGE_VIS = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL"}
+_STAGE_VIS = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL", "hull": "HULL", "domain": "DOMAIN",
+              "geometry": "GEOMETRY", "mesh": "MESH", "amplification": "AMPLIFICATION"}
 _VIS_ORDER = list(m.VISIBILITY)
 _CLASS_ORDER = ("CBV", "SRV", "UAV", "Sampler")
 

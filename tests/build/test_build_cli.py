@@ -70,7 +70,7 @@ def test_config_errors_exit_1_with_location(tmp_path, capsys):
     toml.write_text(toml.read_text().replace('profile = "cs_6_0"', 'profile = "cs_9_9"', 1))
     assert main(["build", str(root)]) == 1
     assert capsys.readouterr().err.strip() == (
-        f"{toml}:10: error: shader[0].profile: invalid value 'cs_9_9': expected cs_6_x, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x or lib_6_x")
+        f"{toml}:10: error: shader[0].profile: invalid value 'cs_9_9': expected cs_6_x, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x, ms_6_x, as_6_x or lib_6_x")
     assert main(["build", str(root), "--diagnostics-format", "msvc"]) == 1
     assert capsys.readouterr().err.startswith(f"{toml}(10): error: shader[0].profile")
 

@@ -77,7 +77,7 @@ def test_all_errors_are_reported_at_once(tmp_path):
         f"{prefix}:5: error: backends.spirv.target_env: expected one of 'vulkan1.0', 'vulkan1.1', 'vulkan1.2', "
         f"'vulkan1.3', 'universal1.5', got 'vulkan9'",
         f"{prefix}:6: error: backends.spirv.binding_shifts.q: invalid name 'q': register classes are b, t, s, u",
-        f"{prefix}:10: error: shader[0].profile: invalid value 'cs_5_0': expected cs_6_x, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x or lib_6_x",
+        f"{prefix}:10: error: shader[0].profile: invalid value 'cs_5_0': expected cs_6_x, vs_6_x, ps_6_x, gs_6_x, hs_6_x, ds_6_x, ms_6_x, as_6_x or lib_6_x",
         f"{prefix}:12: error: shader[0].permutations.MODE[1]: expected a string or integer, got a float 1.5",
     ]
 

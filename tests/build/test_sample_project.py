@@ -36,13 +36,17 @@ def binding(manifest_path: Path) -> dict[str, dict]:
     return {r["name"]: r for r in m["resources"]}
 
 
+# the SPIR-V version a build's manifest reports -> the Vulkan environment spirv-val checks it for (the
+# project targets Vulkan 1.1; the meshlet shaders Vulkan 1.2, mesh shaders being SPIR-V 1.4)
+_VAL_ENV = {"1.3": "vulkan1.1", "1.5": "vulkan1.2"}
+
+
 def test_every_spirv_validates_and_has_a_manifest(built):
     spvs = outputs(built, "spirv", ".spv")
     assert len(spvs) >= 4
     for spv in spvs:
         manifest = json.loads(Path(str(spv) + ".json").read_text())
-        # a ray-tracing library is built for Vulkan 1.2 (SPV_KHR_ray_tracing needs SPIR-V 1.4)
-        tools.spirv_val(spv.read_bytes(), env="vulkan1.2" if "library" in manifest else "vulkan1.1")
+        tools.spirv_val(spv.read_bytes(), env=_VAL_ENV[manifest["backend"]["vulkan"]["spirv_version"]])
         assert manifest["target"] == "spirv"
 
 
@@ -66,11 +70,15 @@ def test_every_dxil_parses(built):
         if stage == "compute":     # every pass writes its results somewhere
             assert any(f"call void @dx.op.{op}" in check.ir
                        for op in ("bufferStore", "rawBufferStore", "textureStore")), d
+        elif stage == "amplification":      # the meshlet culling pass hands its survivors on
+            assert "call void @dx.op.dispatchMesh" in check.ir, d
+        elif stage == "mesh":
+            assert "call void @dx.op.storeVertexOutput" in check.ir and "call void @dx.op.emitIndices" in check.ir, d
         else:
             assert "call void @dx.op.storeOutput" in check.ir, d
         if stage == "hull":        # the terrain's patch constants
             assert "call void @dx.op.storePatchConstant" in check.ir, d
-    assert stages == {"compute", "vertex", "pixel", "geometry", "hull", "domain", "library"}
+    assert stages == {"compute", "vertex", "pixel", "geometry", "hull", "domain", "mesh", "amplification", "library"}
 
 
 def test_manifests_agree_across_backends(built):
@@ -470,3 +478,94 @@ def test_ray_traced_shadows_execute(vk, built):
                                hit_groups=({"closest": "ch_shadows"},), modules=modules)
     dxil_consumer.STATS.executed += 1
     assert list(struct.unpack(f"<{size * size}f", result["buffers"][-1])) == expected
+
+
+# the meshlet renderer's scene, in view space = pixels of a 16 x 16 target: meshlet -> rectangle, colour
+MESHLETS = [((1, 1, 6, 6), (1.0, 0.0, 0.0, 1.0)), ((8, 1, 14, 5), (0.0, 1.0, 0.0, 1.0)),
+            ((12, 9, 15, 14), (0.0, 0.0, 1.0, 1.0)), ((2, 9, 8, 15), (1.0, 1.0, 0.0, 1.0))]
+
+
+def _meshlet_scene(view_rect: tuple[float, float, float, float]) -> dict[str, bytes]:
+    """Buffers of the sample meshlet renderer: one quad (four vertices, two triangles) per meshlet."""
+    meshlets, positions, triangles = b"", b"", b""
+    for i, ((x0, y0, x1, y1), color) in enumerate(MESHLETS):
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        radius = math.hypot(x1 - cx, y1 - cy)
+        meshlets += struct.pack("<4I4f4f", 4 * i, 4, 2 * i, 2, cx, cy, radius, 0.0, *color)
+        positions += b"".join(struct.pack("<4f", x, y, 0.5, 1.0) for y in (y0, y1) for x in (x0, x1))
+        triangles += struct.pack("<2I", 0 | 1 << 8 | 2 << 16, 1 | 3 << 8 | 2 << 16)
+    # cbuffer MeshletView: ViewRect, Scale, Offset, MeshletCount (36 bytes, one 48-byte block)
+    view = struct.pack("<4f2f2fI", *view_rect, 2 / 16, 2 / 16, -1.0, -1.0, len(MESHLETS)) + bytes(12)
+    return {"Meshlets": meshlets, "Positions": positions, "Triangles": triangles, "MeshletView": view}
+
+
+def _meshlet_image(drawn: list[int]) -> bytes:
+    """Pixel centres inside a drawn meshlet's rectangle take its colour (the rectangles do not overlap)."""
+    want = bytearray(16 * 16 * 4)
+    for i in drawn:
+        (x0, y0, x1, y1), color = MESHLETS[i]
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                want[(y * 16 + x) * 4:(y * 16 + x) * 4 + 4] = bytes(int(c * 255) for c in color)
+    return bytes(want)
+
+
+@pytest.mark.parametrize("view_rect,drawn", [((0, 0, 16, 16), [0, 1, 2, 3]), ((0, 0, 10, 16), [0, 1, 3])])
+def test_meshlet_renderer_culls_and_draws(vk, built, view_rect, drawn):
+    """The meshlet renderer on lavapipe: the amplification shader keeps the meshlets whose bounding
+    circle meets the view rectangle (with the narrow view, meshlet 2 lies wholly right of it), the mesh
+    shader draws each kept meshlet's two triangles in its per-primitive colour. Then again with the
+    amplification shader's DXIL build converted by dxil-spirv (the mesh shader from SPIR-V: lavapipe
+    does not draw dxil-spirv's component-wise SV_Position writes, and the pixel shader from SPIR-V:
+    dxil-spirv puts COLOR0 at its signature row, Location 1; tests/resources/test_mesh_shaders.py draws
+    a pixel shader's DXIL too): the same pixels."""
+    from harness import dxil_consumer
+    stems = {p.stem: p for p in outputs(built, "spirv", ".spv") if p.stem.startswith("meshlet_")}
+    task, mesh, ps = (stems[f"meshlet_{k}_main"] for k in ("as", "ms", "ps"))
+    manifest = json.loads(Path(str(mesh) + ".json").read_text())
+    assert manifest["entry"]["mesh"] == {"output_topology": "triangle", "max_vertices": 64, "max_primitives": 64,
+                                         "payload_size": 128}
+    data = _meshlet_scene(view_rect)
+    res = {**binding(Path(str(task) + ".json")), **binding(Path(str(mesh) + ".json"))}
+
+    def buf(set_, binding_, name):
+        return vk.Buf(set_, binding_, data[name], kind="uniform" if name == "MeshletView" else "storage")
+
+    descs = [buf(res[n]["vulkan"]["set"], res[n]["vulkan"]["binding"], n) for n in data]
+    px = vk.run_mesh(mesh.read_bytes(), "ms_main", ps.read_bytes(), "ps_main", 16, 16, (1, 1, 1),
+                     task=(task.read_bytes(), "as_main"), descriptors=descs)
+    assert px == _meshlet_image(drawn)
+    twin = dxil_consumer.to_spirv((built / "dxil" / task.relative_to(built / "spirv").with_suffix(".dxil")).read_bytes())
+    twin_entry = tools.spirv_cross_reflect(twin)["entryPoints"][0]["name"]
+    sh = dxil_consumer.SHIFTS
+    twin_at = {n: (res[n]["hlsl"]["space"], sh[res[n]["hlsl"]["class"]] + res[n]["hlsl"]["register"])
+               for n in ("Meshlets", "MeshletView")}
+    extra = [buf(*twin_at[n], n) for n in twin_at
+             if twin_at[n] != (res[n]["vulkan"]["set"], res[n]["vulkan"]["binding"])]
+    dpx = vk.run_mesh(mesh.read_bytes(), "ms_main", ps.read_bytes(), "ps_main", 16, 16, (1, 1, 1),
+                      task=(twin, twin_entry), descriptors=descs + extra)
+    assert dpx == px, "the amplification shader's DXIL through dxil-spirv culls differently"
+
+
+def test_meshlet_mesh_shader_dxil_runs_on_the_interpreter(built):
+    """The meshlet renderer's DXIL mesh shader executed by the lli interpreter for the meshlets an
+    amplification shader would keep (ids in the payload): each group outputs its meshlet's four vertices
+    in clip space, its two triangles and their colour, as computed here from the scene."""
+    data = _meshlet_scene((0, 0, 16, 16))
+    dx = next(p for p in outputs(built, "dxil", ".dxil") if p.stem == "meshlet_ms_main")
+    manifest = json.loads(Path(str(dx) + ".json").read_text())
+    res = {r["name"]: r["hlsl"] for r in manifest["resources"]}
+    refl = manifest["backend"]["dxil"]
+    position = next(i for i, e in enumerate(refl["outputs"]) if e["semantic"] == "SV_Position")
+    color = next(i for i, e in enumerate(refl["primitive_outputs"]) if e["semantic"] == "COLOR")
+    kept = [3, 0, 1]
+    payload = struct.pack("<32I", *kept, *[0] * 29)
+    bufs = [(res[n]["register"], res[n]["space"], res[n]["class"], data[n]) for n in data]
+    got = dxil_exec.run_dxil_mesh(dx.read_bytes(), "ms_main", bufs, (len(kept), 1, 1), payload)
+    for out, m in zip(got, kept):
+        (x0, y0, x1, y1), rgba = MESHLETS[m]
+        assert out.counts == (4, 2) and out.indices == [(0, 1, 2), (1, 3, 2)]
+        for k in range(4):
+            x, y = (x1 if k & 1 else x0), (y1 if k & 2 else y0)
+            assert out.value(False, position, k) == (x / 8 - 1, y / 8 - 1, 0.5, 1.0)
+        assert [out.value(True, color, p) for p in range(2)] == [rgba, rgba]

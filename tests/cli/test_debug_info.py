@@ -360,7 +360,7 @@ def _sample_project_builds():
                                                                           "profile": sh["profile"]}]
         perms = {k: v for k, v in sh.get("permutations", {}).items() if isinstance(v, list)}
         combos = list(itertools.product(*perms.values()))[:2]
-        env = sh.get("backends", {}).get("spirv", {}).get("target_env", "vulkan1.1")
+        env = sh.get("backends", {}).get("spirv", {}).get("target_env", cfg["backends"]["spirv"]["target_env"])
         targets = {t: env for t in sh.get("targets", ("spirv", "dxil"))}
         for f, e, combo in itertools.product(files, entries, combos):
             yield f, e["name"], e["profile"], {k: str(v) for k, v in zip(perms, combo)}, targets

@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import re
 import shutil
+import struct
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -145,6 +146,9 @@ _ENTRY_POINTS = re.compile(r"^!dx\.entryPoints = !\{(.*)\}\s*$", re.M)
 TAG_NUMTHREADS = 4
 
 
+TAG_MESH_STATES = (9, 10)     # kDxilMSStateTag, kDxilASStateTag
+
+
 def parse_numthreads(ir: str, entry: str) -> tuple[int, int, int]:
     """numthreads of `entry` from !dx.entryPoints (record: fn, name, signatures, resources, tag/value props)."""
     nodes = {int(m.group(1)): split_top(m.group(2)) for m in _MD_NODE.finditer(ir)}
@@ -157,6 +161,10 @@ def parse_numthreads(ir: str, entry: str) -> tuple[int, int, int]:
         for i in range(0, len(props) - 1, 2):
             if _md_int(props[i]) == TAG_NUMTHREADS:
                 x, y, z = (_md_int(v) for v in nodes[int(props[i + 1].lstrip("!"))])
+                return x, y, z
+            if _md_int(props[i]) in TAG_MESH_STATES:      # MS / AS state: {numthreads, ...}
+                state = nodes[int(props[i + 1].lstrip("!"))]
+                x, y, z = (_md_int(v) for v in nodes[int(state[0].lstrip("!"))])
                 return x, y, z
     raise DxilExecError(f"no numthreads for entry {entry!r} in !dx.entryPoints; pass numthreads=")
 
@@ -408,6 +416,19 @@ def _all_args(skip: int) -> Callable[[OpDecl], str]:
     return lambda d: ", ".join(f"{t} %a{i}" for i, t in enumerate(d.params) if i >= skip)
 
 
+def _mesh_store(primitive: int) -> Callable[[OpDecl], str]:
+    """storeVertexOutput / storePrimitiveOutput (sigId, row, col, value, index): the value's 32 bits captured."""
+    def gen(d: OpDecl) -> str:
+        t = d.params[4]
+        bits = "%a4" if t == "i32" else "%b"
+        conv = "" if t == "i32" else f"  %b = bitcast {t} %a4 to i32\n" if t == "float" else \
+            f"  %b = zext {t} %a4 to i32\n"
+        return (f"define void @{d.name}({_sig(d)}) {{\n{conv}  %c = zext i8 %a3 to i32\n"
+                f"  call void @rt_mesh_store(i32 {primitive}, i32 %a1, i32 %a2, i32 %c, i32 {bits}, i32 %a5)\n"
+                "  ret void\n}\n")
+    return gen
+
+
 # op class -> generator; math classes forward to rt_<class>_<overload> when the runtime defines it
 SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "threadId": _forward("rt_thread_id", _all_args(1)),
@@ -435,9 +456,13 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "atomicBinOp": _atomic_bin_op,
     "bufferUpdateCounter": _update_counter,
     "atomicCompareExchange": _atomic_cmpxchg,
+    # mesh shaders (run_dxil_mesh): outputs captured per group, the payload from the test
+    "storeVertexOutput": _mesh_store(0),
+    "storePrimitiveOutput": _mesh_store(1),
+    "getMeshPayload": lambda d: f"define ptr @{d.name}({_sig(d)}) {{\n  %p = call ptr @rt_mesh_payload()\n  ret ptr %p\n}}\n",
 }
 FORWARDED_CLASSES = ("unary", "unaryBits", "binary", "tertiary", "dot2", "dot3", "dot4")
-VOID_SHIMS = {"barrier": "rt_barrier"}
+VOID_SHIMS = {"barrier": "rt_barrier", "setMeshOutputCounts": "rt_mesh_counts", "emitIndices": "rt_mesh_indices"}
 RT_DECLS = """
 declare ptr @rt_create_handle(i32, i32, i32)
 declare ptr @rt_create_handle_binding(i32, i32, i32)
@@ -461,6 +486,8 @@ declare i32 @rt_thread_id(i32)
 declare i32 @rt_group_id(i32)
 declare i32 @rt_thread_id_in_group(i32)
 declare i32 @rt_flattened_thread_id_in_group()
+declare void @rt_mesh_store(i32, i32, i32, i32, i32, i32)
+declare ptr @rt_mesh_payload()
 """
 
 
@@ -606,6 +633,13 @@ def run_dxil_ir(
 ) -> list[bytes]:
     """Run already-disassembled DXIL IR text (opaque pointers) over the grid; final buffer contents.
     numthreads=None reads it from the module's !dx.entryPoints metadata."""
+    return _execute(ir, entry, buffers, groups, numthreads, allow_unused)[0]
+
+
+def _execute(ir: str, entry: str, buffers: list[tuple], groups: tuple[int, int, int],
+             numthreads: tuple[int, int, int] | None, allow_unused: bool,
+             payload: bytes | None = None) -> tuple[list[bytes], bytes | None]:
+    """run_dxil_ir, and the mesh outputs the runtime captured (mesh.bin) if the module wrote any."""
     if numthreads is None:
         numthreads = parse_numthreads(ir, entry)
     rt_path, rt_fns = runtime()
@@ -616,6 +650,8 @@ def run_dxil_ir(
         (d / "shader.ll").write_text(module)
         for i, (_r, _s, _c, data, *_v) in enumerate(buffers):
             (d / f"buf{i}.bin").write_bytes(data)
+        if payload is not None:
+            (d / "payload.bin").write_bytes(payload)
         spec = [" ".join(map(str, (*groups, *numthreads))) + f" {len(buffers)}", *slot_lines,
                 str(len(range_lines)), *range_lines]
         (d / "spec.txt").write_text("\n".join(spec) + "\n")
@@ -625,7 +661,47 @@ def run_dxil_ir(
         proc = run_tool(["lli-19", str(d / "linked.bc"), str(d)], check=False)
         if proc.returncode != 0:
             raise DxilExecError(f"lli-19 exited with {proc.returncode}:\n{proc.stderr.decode(errors='replace')}")
-        return [(d / f"buf{i}.bin").read_bytes() for i in range(len(buffers))]
+        mesh = d / "mesh.bin"
+        return ([(d / f"buf{i}.bin").read_bytes() for i in range(len(buffers))],
+                mesh.read_bytes() if mesh.exists() else None)
+
+
+# the runtime's capture of one mesh shader group (dxop_runtime.c, "mesh shaders")
+MESH_MAX, MESH_SIGS, MESH_ROWS = 256, 8, 4
+
+
+@dataclass(frozen=True)
+class MeshGroup:
+    """What one mesh shader group output: SetMeshOutputCounts' counts, each primitive's indices, and the
+    32-bit words stored to each (signature element, row, column) of each vertex / primitive."""
+
+    counts: tuple[int, int]
+    indices: list[tuple[int, int, int]]
+    words: bytes        # vertex values, then primitive values: [MESH_MAX][MESH_SIGS][MESH_ROWS][4] u32 each
+
+    def value(self, primitive: bool, sig: int, index: int, row: int = 0, cols: int = 4, kind: str = "f") -> tuple:
+        """The stored components (kind 'f' float, 'I' uint) of signature element `sig` of vertex/primitive `index`."""
+        base = (MESH_MAX * MESH_SIGS * MESH_ROWS * 4 if primitive else 0) + ((index * MESH_SIGS + sig) * MESH_ROWS + row) * 4
+        return struct.unpack_from(f"<{cols}{kind}", self.words, 4 * base)
+
+
+def run_dxil_mesh(container: bytes, entry: str, buffers: list[tuple], groups: tuple[int, int, int] = (1, 1, 1),
+                  payload: bytes | None = None) -> list[MeshGroup]:
+    """Run a DXIL mesh shader's groups one thread after another (no group-sync barrier), with `payload` as what
+    getMeshPayload returns; per group (x fastest) what it output."""
+    _bufs, mesh = _execute(llvm_dis(extract_bitcode(container)), entry, buffers, groups, None, True, payload)
+    if mesh is None:
+        raise DxilExecError("the mesh shader output nothing (no setMeshOutputCounts, store or emitIndices ran)")
+    attr = MESH_MAX * MESH_SIGS * MESH_ROWS * 4
+    per_group = 2 + MESH_MAX * 3 + 2 * attr
+    out = []
+    for g in range(groups[0] * groups[1] * groups[2]):
+        words = mesh[4 * per_group * g:4 * per_group * (g + 1)]
+        counts = struct.unpack_from("<2I", words, 0)
+        flat = struct.unpack_from(f"<{3 * counts[1]}I", words, 8)
+        out.append(MeshGroup((counts[0], counts[1]), [tuple(flat[i:i + 3]) for i in range(0, len(flat), 3)],
+                             words[4 * (2 + MESH_MAX * 3):]))
+    return out
 
 
 def run_dxil_compute(

@@ -248,6 +248,45 @@ void rt_barrier(int op, int mode) {
         die("group-sync barrier cannot run with serial threads", op, mode, 0);
 }
 
+/* ---- mesh shaders: what each group outputs, captured per group and written to mesh.bin (dxil_exec.
+ * run_dxil_mesh): the counts, the primitives' indices, and the vertex / primitive signature values
+ * (element < MESH_SIGS, row < MESH_ROWS); the payload is read from payload.bin when it exists */
+enum { MESH_MAX = 256, MESH_SIGS = 8, MESH_ROWS = 4 };
+#define MESH_ATTR_WORDS ((size_t)MESH_MAX * MESH_SIGS * MESH_ROWS * 4)
+#define MESH_GROUP_WORDS (2 + (size_t)MESH_MAX * 3 + 2 * MESH_ATTR_WORDS)
+static uint32_t ngroups[3];
+static uint32_t *mesh_out;
+static uint8_t mesh_payload[16384];
+
+static uint32_t *mesh_group(void) {
+    if (!mesh_out) mesh_out = calloc(MESH_GROUP_WORDS * ngroups[0] * ngroups[1] * ngroups[2], 4);
+    return mesh_out + MESH_GROUP_WORDS * ((gid[2] * ngroups[1] + gid[1]) * ngroups[0] + gid[0]);
+}
+
+void rt_mesh_counts(int op, uint32_t vertices, uint32_t primitives) {
+    uint32_t *g = mesh_group();
+    g[0] = vertices;
+    g[1] = primitives;
+    (void)op;
+}
+
+void rt_mesh_indices(int op, uint32_t prim, uint32_t a, uint32_t b, uint32_t c) {
+    if (prim >= MESH_MAX) die("emitIndices: primitive index out of range", op, (int)prim, 0);
+    uint32_t *g = mesh_group() + 2 + 3 * prim;
+    g[0] = a;
+    g[1] = b;
+    g[2] = c;
+}
+
+void rt_mesh_store(int primitive, uint32_t sig, uint32_t row, uint32_t col, uint32_t bits, uint32_t index) {
+    if (sig >= MESH_SIGS || row >= MESH_ROWS || col >= 4 || index >= MESH_MAX)
+        die("mesh output store out of the captured range", (int)sig, (int)row, (int)index);
+    uint32_t *g = mesh_group() + 2 + MESH_MAX * 3 + (primitive ? MESH_ATTR_WORDS : 0);
+    g[((index * MESH_SIGS + sig) * MESH_ROWS + row) * 4 + col] = bits;
+}
+
+void *rt_mesh_payload(void) { return mesh_payload; }
+
 /* ---- typed resources: bufferLoad/bufferStore (typed buffers go through the format), textures */
 
 uint32_t rt_load32(Res *r, uint32_t index, uint32_t offset, uint32_t k) {
@@ -667,6 +706,15 @@ int main(int argc, char **argv) {
             die("bad range", i, 0, 0);
     }
     fclose(spec);
+    memcpy(ngroups, ng, sizeof ng);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/payload.bin", argv[1]);
+    FILE *pf = fopen(path, "rb");
+    if (pf) {
+        size_t got = fread(mesh_payload, 1, sizeof mesh_payload, pf);
+        (void)got;
+        fclose(pf);
+    }
     for (gid[2] = 0; gid[2] < ng[2]; gid[2]++)
         for (gid[1] = 0; gid[1] < ng[1]; gid[1]++)
             for (gid[0] = 0; gid[0] < ng[0]; gid[0]++)
@@ -677,5 +725,11 @@ int main(int argc, char **argv) {
                             __dxil_entry();
                         }
     for (int i = 0; i < nslots; i++) buffer_io(argv[1], i, 1);
+    if (mesh_out) {
+        FILE *mf = open_in(argv[1], "mesh.bin", "wb");
+        size_t words = MESH_GROUP_WORDS * ng[0] * ng[1] * ng[2];
+        if (fwrite(mesh_out, 4, words, mf) != words) die("short mesh output write", 0, 0, 0);
+        fclose(mf);
+    }
     return 0;
 }

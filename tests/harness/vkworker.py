@@ -115,6 +115,9 @@ _OPTIONAL_EXTENSIONS = (
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR),
     ("VK_KHR_ray_tracing_pipeline", "VkPhysicalDeviceRayTracingPipelineFeaturesKHR",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR),
+    # mesh and amplification (task) shaders: draws with vkCmdDrawMeshTasksEXT (run_graphics with r["ms"])
+    ("VK_EXT_mesh_shader", "VkPhysicalDeviceMeshShaderFeaturesEXT",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT),
 )
 
 
@@ -654,7 +657,8 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     for key, stage_bit in (("vs", vk.VK_SHADER_STAGE_VERTEX_BIT),
                            ("hs", vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT),
                            ("ds", vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT),
-                           ("gs", vk.VK_SHADER_STAGE_GEOMETRY_BIT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
+                           ("gs", vk.VK_SHADER_STAGE_GEOMETRY_BIT), ("as", vk.VK_SHADER_STAGE_TASK_BIT_EXT),
+                           ("ms", vk.VK_SHADER_STAGE_MESH_BIT_EXT), ("ps", vk.VK_SHADER_STAGE_FRAGMENT_BIT)):
         if r.get(key) is None:
             continue
         spirv, entry = r[key]
@@ -677,9 +681,10 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
     points = r.get("patch_control_points")    # with hs + ds: a patch list
     tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=points) if points else None
+    mesh = r.get("ms") is not None      # a mesh pipeline has no vertex input or input assembly
     info = vk.VkGraphicsPipelineCreateInfo(
-        stageCount=len(stages), pStages=stages, pVertexInputState=vinput, pTessellationState=tess,
-        pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
+        stageCount=len(stages), pStages=stages, pVertexInputState=None if mesh else vinput, pTessellationState=tess,
+        pInputAssemblyState=None if mesh else vk.VkPipelineInputAssemblyStateCreateInfo(
             topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else _TOPOLOGIES[r.get("topology", "triangle_list")]),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
             viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
@@ -756,7 +761,11 @@ def run_graphics(ctx: Context, r: dict):
             proc = vk.vkGetDeviceProcAddr
             proc(dev, "vkCmdBindTransformFeedbackBuffersEXT")(cmd, 0, 1, [xfb[0]], [0], [r["xfb"]])
             proc(dev, "vkCmdBeginTransformFeedbackEXT")(cmd, 0, 0, None, None)
-        vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
+        if r.get("ms") is not None:     # VK_EXT_mesh_shader: the python wrapper has no extension commands
+            draw = ffi.cast("PFN_vkCmdDrawMeshTasksEXT", vk.lib.vkGetDeviceProcAddr(dev, b"vkCmdDrawMeshTasksEXT"))
+            draw(cmd, *r["mesh_groups"])
+        else:
+            vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
         if xfb is not None:
             vk.vkGetDeviceProcAddr(dev, "vkCmdEndTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdEndRenderPass(cmd)

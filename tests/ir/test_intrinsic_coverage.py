@@ -33,6 +33,14 @@ def test_every_table_entry_is_handled(backend):
     assert polyfilled <= table.POLYFILLABLE, f"{backend}: asks for polyfills that do not exist: {polyfilled - table.POLYFILLABLE}"
 
 
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_mesh_intrinsics_are_native(backend):
+    """SetMeshOutputCounts and DispatchMesh are lowered by each backend itself (OpSetMeshOutputsEXT /
+    OpEmitMeshTasksEXT, setMeshOutputCounts / dispatchMesh); tests/resources/test_mesh_shaders.py runs them."""
+    mod = importlib.import_module(BACKENDS[backend])
+    assert {"SetMeshOutputCounts", "DispatchMesh"} <= mod.NATIVE_INTRINSICS
+
+
 def test_resource_methods_are_table_entries():
     """Every method a resource kind lists is in the intrinsic table, and every method there has a kind."""
     from shaderbuild.ir.resource_kinds import KINDS

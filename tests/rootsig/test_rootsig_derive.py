@@ -113,3 +113,30 @@ def test_cli_errors(tmp_path, capsys):
     assert "use of undeclared identifier 'undefined_thing'" in capsys.readouterr().err
     assert cli_main(["rootsig", "justafile.hlsl"]) == 1
     assert "expected FILE:ENTRY:PROFILE or a manifest .json, got 'justafile.hlsl'" in capsys.readouterr().err
+
+
+MESH_SRC = """\
+cbuffer View : register(b0) { float4 scale; };
+StructuredBuffer<float4> Positions : register(t0);
+Texture2D<float4> Albedo : register(t1);
+SamplerState Samp : register(s0);
+struct V { float4 pos : SV_Position; float2 uv : TEXCOORD0; };
+[outputtopology("triangle")] [numthreads(3, 1, 1)]
+void ms_main(uint t : SV_GroupThreadID, out vertices V verts[3], out indices uint3 tris[1]) {
+    SetMeshOutputCounts(3, 1);
+    verts[t].pos = Positions[t] * scale; verts[t].uv = 0;
+    if (t == 0) tris[0] = uint3(0, 1, 2);
+}
+float4 ps_main(V v) : SV_Target { return Albedo.Sample(Samp, v.uv); }
+"""
+
+
+def test_mesh_stage_visibility():
+    """A register only the mesh shader reads is visible to the mesh stage (SHADER_VISIBILITY_MESH); no input
+    assembler flag (a mesh pipeline has no vertex input)."""
+    shaders = [from_module(_module("ms_main", "ms_6_5", MESH_SRC).module),
+               from_module(_module("ps_main", "ps_6_5", MESH_SRC).module)]
+    assert to_string(derive(shaders), compact=True) == (      # tables in D3D12's visibility order
+        "DescriptorTable(SRV(t1), visibility = SHADER_VISIBILITY_PIXEL), "
+        "DescriptorTable(Sampler(s0), visibility = SHADER_VISIBILITY_PIXEL), "
+        "DescriptorTable(CBV(b0), SRV(t0), visibility = SHADER_VISIBILITY_MESH)")

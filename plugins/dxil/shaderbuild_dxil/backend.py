@@ -22,6 +22,7 @@ from .container import (
 )
 from .debuginfo import DebugInfo
 from .dxmeta import (
+    MESH_OUTPUT_TOPOLOGY,
     SHADER_KINDS,
     TESS_DOMAINS,
     TESS_OUTPUT_PRIMITIVES,
@@ -73,7 +74,7 @@ class DxilOutput:
             "validator_version": "{}.{}".format(*validator_version(lm.sm)),
             "stage": lm.stage,
             "entry": lm.entry.name,
-            "numthreads": list(lm.numthreads) if lm.stage == "compute" else None,
+            "numthreads": list(lm.numthreads) if lm.stage in ("compute", "mesh", "amplification") else None,
             "shader_flags": shader_flags(lm),
             "feature_info": self.info.feature_flags,
             "hash": self.info.hash_mode,
@@ -83,6 +84,7 @@ class DxilOutput:
                 for r in lm.resources],
             "inputs": [_element(e) for e in lm.inputs],
             "outputs": [_element(e) for e in lm.outputs],
+            **({"primitive_outputs": [_element(e) for e in lm.patch_constants]} if lm.stage == "mesh" else {}),
             "dx_ops": sorted(lm.ops.used),
         }
 
@@ -138,7 +140,10 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     tess = lm.stage if lm.stage in ("hull", "domain") else None
     if lm.stage == "geometry":
         lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
-    elif lm.stage != "compute":
+    elif lm.stage == "mesh":        # vertex and primitive outputs' dependence on SV_ViewID
+        lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
+                                           tess="mesh", patch=lm.patch_constants)
+    elif lm.stage not in ("compute", "amplification"):
         # SV_ViewID (read by the viewID op): PSV0's UsesViewID and the outputs that depend on it
         lm.view_id = compute_view_id_state(lm.entry, lm.inputs, lm.outputs, uses_view_id="ViewID" in lm.ops.used,
                                            tess=tess, patch=lm.patch_constants, patch_fn=lm.patch_function)
@@ -150,7 +155,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         bitcode=bitcode, entry_name=lm.entry.name, feature_flags=feature_info(lm),
         inputs=[e.container_element(False) for e in lm.inputs],
         outputs=[e.container_element(True) for e in lm.outputs],
-        resources=psv_resources(lm.resources), numthreads=lm.numthreads if lm.stage == "compute" else (0, 0, 0),
+        resources=psv_resources(lm.resources), numthreads=lm.numthreads if lm.stage in ("compute", "mesh", "amplification") else (0, 0, 0),
         group_shared_bytes=lm.group_shared_bytes,
         output_position=any(e.kind == 3 for e in lm.outputs),
         depth_output=any(e.kind in DEPTH_KINDS for e in lm.outputs),
@@ -167,6 +172,13 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         info.output_control_points = t.output_control_points or 0
         info.tess_domain = TESS_DOMAINS[t.domain]
         info.tess_output_primitive = TESS_OUTPUT_PRIMITIVES.get(t.output_topology or "", 0)
+    if lm.mesh is not None:
+        info.payload_bytes = lm.payload_bytes
+        if lm.stage == "mesh":
+            info.patch_constants = [e.container_element(True) for e in lm.patch_constants]
+            info.max_output_vertices = lm.mesh.max_vertices
+            info.max_output_primitives = lm.mesh.max_primitives
+            info.mesh_topology = MESH_OUTPUT_TOPOLOGY[lm.mesh.topology or "triangle"]
     debug_container, debug_path, debug_bitcode = _debug_parts(debug, lm, info, options)
     check.check_container_info(lm, info)
     container = build_container(info)

@@ -86,6 +86,45 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
         if required not in names:
             raise _fail(f"missing !{required}")
     _check_view_id_metadata(lm)
+    if stage in ("mesh", "amplification"):
+        _check_mesh_calls(lm)
+
+
+def _check_mesh_calls(lm: LoweredModule) -> None:
+    """The mesh / amplification rules of DXC's validator this backend could break: a mesh shader
+    sets its output counts and reads its payload at most once, and addresses only its own vertex and
+    primitive signature elements; an amplification shader calls dispatchMesh exactly once, with
+    nothing but the return after it."""
+    calls: dict[str, list[Instruction]] = {}
+    for bb in lm.entry.blocks:
+        for inst in bb.instructions:
+            if inst.op == "call" and inst.operands[0].name.startswith("dx.op."):
+                calls.setdefault(inst.operands[0].name.split(".")[2], []).append(inst)
+    if lm.stage == "mesh":
+        if not calls.get("setMeshOutputCounts"):
+            raise _fail("a mesh shader without setMeshOutputCounts")
+        if len(calls.get("getMeshPayload", [])) > 1 or (calls.get("getMeshPayload") and not lm.payload_bytes):
+            raise _fail("getMeshPayload more than once, or without a payload")
+        for cls, elems in (("storeVertexOutput", lm.outputs), ("storePrimitiveOutput", lm.patch_constants)):
+            ids = {e.id for e in elems}
+            for inst in calls.get(cls, []):
+                sig_id = inst.operands[2]
+                if not isinstance(sig_id, ConstInt) or sig_id.value not in ids:
+                    raise _fail(f"{cls} addresses no element of its signature")
+        if calls.get("dispatchMesh"):
+            raise _fail("dispatchMesh in a mesh shader")
+        return
+    dispatch = calls.get("dispatchMesh", [])
+    if len(dispatch) != 1:
+        raise _fail(f"an amplification shader calls dispatchMesh {len(dispatch)} times, not once")
+    block = dispatch[0].parent
+    assert block is not None
+    after = block.instructions[block.instructions.index(dispatch[0]) + 1:]
+    nxt: list = list(after[-1].attrs.get("targets", ())) if after and after[-1].op == "br" else []
+    last = len(after) == 1 and (after[0].op == "ret" or (
+        len(nxt) == 1 and isinstance(nxt[0], BasicBlock) and [i.op for i in nxt[0].instructions] == ["ret"]))
+    if not last:
+        raise _fail("dispatchMesh is not the amplification shader's last operation")
 
 
 _REQUIRED_NAMED_METADATA = ("dx.version", "dx.valver", "dx.shaderModel", "dx.entryPoints")
@@ -150,6 +189,8 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
             want += words[0] * ((n_pc + 31) // 32)
         elif state.tess == "domain" and words[1]:
             want += n_pc * width
+        elif state.tess == "mesh" and state.uses_view_id:      # the primitive outputs' ViewID mask
+            want += (n_pc + 31) // 32
     if len(words) != want:
         raise _fail(f"!dx.viewIdState has {len(words)} words, its counts imply {want}")
     if words != state.serialize():
@@ -175,6 +216,26 @@ def _check_declaration_in(name: str, ftype: T.FunctionType, attrs: tuple[str, ..
                 raise
 
 
+def _check_udt_declaration(f, candidates, ops: OpEmitter, struct_name: str) -> None:
+    """The op's signature with T a pointer to the struct the name gives (any address space)."""
+    ft = f.ftype
+    for op in candidates:
+        if "udt" not in op.overloads or len(ft.params) != len(op.params) + 1:
+            continue
+        tokens = (op.ret, *op.params)
+        types = (ft.ret, *ft.params[1:])
+        t_types = [t for tok, t in zip(tokens, types) if tok == "T"]
+        ok = ft.params[0] == T.i32 and bool(t_types) and all(
+            isinstance(t, T.PointerType) and isinstance(t.pointee, T.StructType) and t.pointee.name == struct_name
+            for t in t_types)
+        ok = ok and all(tok == "T" or (tok == "void" and t == T.void) or (tok == "i32" and t == T.i32)
+                        for tok, t in zip(tokens, types))
+        if ok:
+            ops.check(op, "udt")
+            return
+    raise _fail(f"{f.name} does not match any DXIL operation signature ({ft})")
+
+
 @dataclass(frozen=True, slots=True)
 class _Decl:
     name: str
@@ -191,6 +252,10 @@ def _check_declaration(f, ops: OpEmitter) -> None:
     candidates = BY_FUNCTION_CLASS.get(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
+    if ov == "struct" and any("T" in (op.ret, *op.params) for op in candidates):
+        # an operation on a mesh payload: dx.op.<class>.struct.<Name>, T a pointer to that struct
+        _check_udt_declaration(f, candidates, ops, ".".join(parts[3:]))
+        return
     if any(op.overloads[:1] in (("udt",), ("obj",)) for op in candidates):   # dx.op.traceRay.struct.Payload
         for op in candidates:
             if op.overloads and op.overloads[0] in ("udt", "obj"):
@@ -227,8 +292,14 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
         raise _fail(f"PSV0 lists {len(info.resources)} resources, dx.resources {n_md}")
     if len(info.inputs) != len(lm.inputs) or len(info.outputs) != len(lm.outputs):
         raise _fail("signature parts disagree with the module signature")
-    if lm.stage == "compute" and tuple(info.numthreads) != tuple(lm.numthreads):
+    if lm.stage in ("compute", "mesh", "amplification") and tuple(info.numthreads) != tuple(lm.numthreads):
         raise _fail("PSV0 numthreads disagree with the entry metadata")
+    if lm.mesh is not None:
+        if info.payload_bytes != lm.payload_bytes:
+            raise _fail("PSV0 payload size disagrees with the MS/AS state")
+        if lm.stage == "mesh" and (info.max_output_vertices, info.max_output_primitives) != (
+                lm.mesh.max_vertices, lm.mesh.max_primitives):
+            raise _fail("PSV0 output counts disagree with the MS state")
     flags = shader_flags(lm)
     for name, bit in SHADER_FLAG_BITS.items():
         feature = FEATURE_BITS.get(name)
@@ -330,7 +401,7 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
     psv_in, psv_out, in_vectors, out_vectors = _psv_signatures(parts["PSV0"])
     stream_vectors = list(struct.unpack_from("<4B", parts["PSV0"], 4 + 28 + 4))
     checks = [("ISG1", lm.inputs, psv_in, in_vectors), ("OSG1", lm.outputs, psv_out, out_vectors)]
-    if lm.stage in ("hull", "domain"):
+    if lm.stage in ("hull", "domain", "mesh"):     # patch constants; a mesh shader's primitive outputs
         checks.append(("PSG1", lm.patch_constants, *_psv_patch_signature(parts["PSV0"])))
     for tag, elems, psv, vectors in checks:
         want_rows: list[tuple[int, int, int]] = []     # (register, semantic index, mask) per row
@@ -392,12 +463,14 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
     uses_view_id = part[4 + 16 + 8 + 1]
     size = (width if uses_view_id and out_vectors else 0) + (4 * in_vectors * width if in_vectors and out_vectors else 0)
     tail = part[_psv_elements_end(part):]
-    if lm.stage in ("hull", "domain"):
+    if lm.stage in ("hull", "domain", "mesh"):
         pc_vectors = part[4 + 16 + 8 + 2]
         if lm.stage == "hull" and in_vectors and pc_vectors:
             patch_words = 4 * in_vectors * ((pc_vectors + 7) >> 3)
         elif lm.stage == "domain" and out_vectors and pc_vectors:
             patch_words = 4 * pc_vectors * width
+        elif lm.stage == "mesh" and uses_view_id and pc_vectors:       # the primitive outputs' ViewID mask
+            patch_words = (pc_vectors + 7) >> 3
         else:
             patch_words = 0
         view = lm.view_id

@@ -150,6 +150,12 @@ class ContainerInfo:
     output_control_points: int = 0
     tess_domain: int = 0                   # DXIL::TessellatorDomain
     tess_output_primitive: int = 0         # DXIL::TessellatorOutputPrimitive
+    # mesh shaders: the primitive signature (PSG1, in patch_constants' place) and PSV0's MSInfo; both
+    # stages: the payload's bytes
+    max_output_vertices: int = 0
+    max_output_primitives: int = 0
+    mesh_topology: int = 0                 # DXIL::MeshOutputTopology
+    payload_bytes: int = 0
 
 
 # ------------------------------------------------------------------ parts
@@ -197,6 +203,11 @@ def _psv_part(info: ContainerInfo) -> bytes:
     elif info.stage == "domain":     # DSInfo
         stage_info[:12] = struct.pack("<IB3xI", info.input_control_points, int(info.output_position),
                                     info.tess_domain)
+    elif info.stage == "mesh":       # MSInfo: groupshared bytes (of them dependent on ViewID), payload, outputs
+        stage_info[:] = struct.pack("<IIIHH", info.group_shared_bytes, 0, info.payload_bytes,
+                                    info.max_output_vertices, info.max_output_primitives)
+    elif info.stage == "amplification":       # ASInfo
+        stage_info[:4] = struct.pack("<I", info.payload_bytes)
     elif info.geometry is not None:           # PSV GSInfo
         gs = info.geometry
         stage_info[:13] = struct.pack("<IIIB", gs.input_primitive, gs.output_topology, gs.stream_mask,
@@ -219,8 +230,9 @@ def _psv_part(info: ContainerInfo) -> bytes:
             rt += struct.pack("<BBHBBBB4B", kind, uses_view_id, info.geometry.max_vertex_count, len(info.inputs),
                               len(info.outputs), 0, in_vectors, *stream_vectors)
         else:
-            rt += struct.pack("<BBBBBBBB4B", kind, uses_view_id, pc_vectors, 0, len(info.inputs), len(info.outputs),
-                              len(patch), in_vectors, out_vectors, 0, 0, 0)
+            # the union: SigPatchConstOrPrimVectors, and a mesh shader's MeshOutputTopology (MSInfo1)
+            rt += struct.pack("<BBBBBBBB4B", kind, uses_view_id, pc_vectors, info.mesh_topology, len(info.inputs),
+                              len(info.outputs), len(patch), in_vectors, out_vectors, 0, 0, 0)
         for e in (*info.inputs, *info.outputs, *patch):
             name_off = 0
             if e.semantic_kind == 0 and e.name:
@@ -267,7 +279,8 @@ def _psv_part(info: ContainerInfo) -> bytes:
         elif view_id is not None:               # [ViewID output mask], input -> output table
             words = view_id.psv_tables(in_vectors, out_vectors)
             out += struct.pack(f"<{len(words)}I", *words)
-            if info.stage in ("hull", "domain"):     # input -> patch constant / patch constant -> output
+            # input -> patch constant / patch constant -> output; a mesh shader's primitive ViewID mask
+            if info.stage in ("hull", "domain", "mesh"):
                 words = view_id.psv_patch_tables(in_vectors, out_vectors, pc_vectors)
                 out += struct.pack(f"<{len(words)}I", *words)
         elif in_vectors and out_vectors:             # no analysis (compute has no signatures)

@@ -287,6 +287,7 @@ class ModuleContext:
         self.output_elems: dict[int, SigElement] = {}
         self.patch_elems: dict[int, SigElement] = {}       # hull/domain patch constants
         self.group_shared_bytes = 0
+        self.payload_globals: dict[int, Value] = {}         # amplification: id(payload variable) -> its global
         self.folded_stores: set[int] = set()
         self.debug: DebugInfo | None = None       # -Zi (set by lower_module)
 
@@ -295,6 +296,15 @@ class ModuleContext:
         if r is None:
             raise error(f"resource '{var.name}' was not collected", var.loc)
         return r
+
+    def add_payload_global(self, var: ir.Variable) -> None:
+        """An amplification shader's payload: one groupshared global of the payload struct (dispatchMesh
+        takes its address), read and written through a pointer per leaf (FunctionLowerer._mesh_payload)."""
+        st = payload_struct(var)
+        g = self.llmod.add_global(st, var.name, addrspace=GROUPSHARED_ADDRSPACE, initializer=Undef(st),
+                                  linkage="internal", align=4)
+        self.payload_globals[id(var)] = g
+        self.group_shared_bytes += payload_bytes(st)
 
     def add_global_storage(self, var: ir.Variable) -> None:
         lay = leaf_layout(var.type)
@@ -317,3 +327,26 @@ class ModuleContext:
                                 f"exceeds the {MAX_GROUPSHARED_BYTES}-byte limit", var.loc)
             ptrs.append(g)
         self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
+
+
+def payload_struct(var: ir.Variable) -> T.StructType:
+    """The LLVM type of a mesh/amplification payload: a named struct of the variable's leaves
+    (scalarize.leaf_layout), so that both stages, compiled alike, agree on it."""
+    lay = leaf_layout(var.type)
+    elems = tuple(memory_scalar(s) if n == 1 else T.ArrayType(memory_scalar(s), n)
+                  for s, n in zip(lay.leaves, lay.mult))
+    name = var.type.name if isinstance(var.type, ir.Struct) else "payload"
+    return T.StructType(elems, f"struct.{name}")
+
+
+def payload_bytes(st: T.StructType) -> int:
+    """A payload struct's size as LLVM allocates it: each leaf at its natural alignment, the whole
+    rounded up to the largest (a double and a uint take 16 bytes)."""
+    size, align = 0, 1
+    for e in st.elems:
+        n, s = (e.count, e.elem) if isinstance(e, T.ArrayType) else (1, e)
+        assert isinstance(s, (T.IntType, T.FloatType))     # leaves are scalars (scalarize.memory_scalar)
+        width = s.width // 8
+        align = max(align, width)
+        size = (size + width - 1) // width * width + width * n
+    return (size + align - 1) // align * align

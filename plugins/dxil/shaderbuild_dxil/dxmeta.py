@@ -23,6 +23,8 @@ KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "
                                   "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags",
                                   "dx.subobjects"})
 TAG_SHADER_FLAGS, TAG_GS_STATE, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 1, 2, 3, 4
+TAG_MS_STATE, TAG_AS_STATE = 9, 10          # kDxilMSStateTag, kDxilASStateTag
+MESH_OUTPUT_TOPOLOGY = {"line": 1, "triangle": 2}     # DXIL::MeshOutputTopology
 # DXIL::TessellatorDomain / TessellatorPartitioning / TessellatorOutputPrimitive
 TESS_DOMAINS = {"isoline": 1, "tri": 2, "quad": 3}
 TESS_PARTITIONINGS = {"integer": 1, "pow2": 2, "fractional_odd": 3, "fractional_even": 4}
@@ -195,7 +197,7 @@ def add_metadata(lm: LoweredModule) -> None:
         props += [_i32(TAG_SHADER_FLAGS), MDValue(ConstInt(T.i64, flags))]
     if lm.stage == "compute":
         props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
-    props += tess_state(lm)
+    props += tess_state(lm) + mesh_state(lm)
     gs = geometry_state(lm.geometry)
     if gs is not None and lm.geometry is not None:          # kDxilGSStateTag: {input primitive, max vertices, stream mask, topology, instances}
         primitive, topology, mask, max_vertices = gs
@@ -203,6 +205,20 @@ def add_metadata(lm: LoweredModule) -> None:
                                               _i32(lm.geometry.instances)])]
     m.add_named_md("dx.entryPoints", [MDNode([MDValue(lm.entry), MDString(lm.entry.name), sigs, res,
                                               MDNode(props) if props else None])])
+
+
+def mesh_state(lm: LoweredModule) -> list:
+    """kDxilMSStateTag: {numthreads, max vertices, max primitives, topology, payload bytes};
+    kDxilASStateTag: {numthreads, payload bytes}."""
+    mesh = lm.mesh
+    if mesh is None:
+        return []
+    threads = MDNode([_i32(n) for n in lm.numthreads])
+    if lm.stage == "amplification":
+        return [_i32(TAG_AS_STATE), MDNode([threads, _i32(lm.payload_bytes)])]
+    return [_i32(TAG_MS_STATE), MDNode([threads, _i32(mesh.max_vertices), _i32(mesh.max_primitives),
+                                        _i32(MESH_OUTPUT_TOPOLOGY[mesh.topology or "triangle"]),
+                                        _i32(lm.payload_bytes)])]
 
 
 def tess_state(lm: LoweredModule) -> list:

@@ -17,7 +17,7 @@ from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 from .buffers import buffer_coords
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
-from .ops import overload_name
+from .ops import OPS, overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .rayquery import RAYQUERY_HANDLERS
@@ -372,6 +372,29 @@ def _barrier(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 
 for _n in BARRIERS:
     _HANDLERS[_n] = _barrier
+
+
+# ---------------------------------------------------------------- mesh and amplification shaders
+@intrinsic("SetMeshOutputCounts")
+def _set_mesh_output_counts(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    vertices, primitives = (v[0] for v in _args(L, e))
+    L.ops.call(L.b, "SetMeshOutputCounts", None, [vertices, primitives])
+    return []
+
+
+@intrinsic("DispatchMesh")
+def _dispatch_mesh(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """dispatchMesh(x, y, z, payload): the payload is the groupshared global itself (passes/mesh_io.py)."""
+    counts = [L.expr(a)[0] for a in e.args[:3]]
+    target = e.args[3]
+    assert isinstance(target, ir.VarRef)        # the entry wrapper's DispatchMesh names the payload variable
+    ptr = L.payload_pointer(target.var)
+    pt = ptr.type
+    assert isinstance(pt, T.PointerType) and isinstance(pt.pointee, T.StructType)     # a payload global
+    st = pt.pointee
+    fn = L.ops.declare_udt("DispatchMesh", st, T.void, [T.i32, T.i32, T.i32, ptr.type])
+    L.b.call(fn, [ConstInt(T.i32, OPS["DispatchMesh"].opcode), *counts, ptr])
+    return []
 
 
 @intrinsic("EmitVertex", "EndPrimitive")

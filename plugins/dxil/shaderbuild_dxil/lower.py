@@ -22,7 +22,15 @@ from shaderbuild.ir.layout import layout_of
 
 from .buffers import BufferAccess
 from .cleanup import clean_up
-from .context import DATALAYOUT_LEGACY, DATALAYOUT_NATIVE16, TRIPLE, ModuleContext, used_globals
+from .context import (
+    DATALAYOUT_LEGACY,
+    DATALAYOUT_NATIVE16,
+    TRIPLE,
+    ModuleContext,
+    payload_bytes,
+    payload_struct,
+    used_globals,
+)
 from .debuginfo import DebugInfo
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
@@ -30,7 +38,16 @@ from .llvm.builder import IRBuilder
 from .llvm.metadata import DINode
 from .llvm.values import TERMINATORS, BasicBlock, ConstFloat, ConstInt, Function, Undef, Value, int_type_of
 from .lowered import LoweredModule
-from .ops import LOAD_INPUT, LOAD_PATCH_CONSTANT, STORE_OUTPUT, STORE_PATCH_CONSTANT, overload_name
+from .ops import (
+    LOAD_INPUT,
+    LOAD_PATCH_CONSTANT,
+    OPS,
+    STORE_OUTPUT,
+    STORE_PATCH_CONSTANT,
+    STORE_PRIMITIVE_OUTPUT,
+    STORE_VERTEX_OUTPUT,
+    overload_name,
+)
 from .places import (
     AddrPlace,
     BufferPlace,
@@ -60,6 +77,7 @@ from .signature import (
     GS_INTRINSIC_INPUTS,
     INTRINSIC_INPUTS,
     TESS_INTRINSIC_INPUTS,
+    THREAD_GROUP_STAGES,
     build_signature,
     record_call_usage,
 )
@@ -247,11 +265,32 @@ class FunctionLowerer:
         st = self.m.global_storages.get(id(var))
         if st is not None:
             return st
+        if var.storage is ir.Storage.PAYLOAD:          # a mesh shader's `in payload`: getMeshPayload
+            st = self.m.global_storages[id(var)] = self._mesh_payload(var)
+            return st
         if var.storage is _FUNCTION_STORAGE:           # a local not listed in Function.locals
             st = self.make_storage(var)
             self.frames[-1].storages[id(var)] = st
             return st
         raise error(f"variable '{var.name}' ({var.storage.value}) is not supported by the DXIL backend yet", var.loc)
+
+    def _mesh_payload(self, var: ir.Variable) -> VarStorage:
+        """The payload: an amplification shader's groupshared global, the pointer a mesh shader's
+        getMeshPayload returns (once, in the entry block); one GEP per leaf."""
+        b = self._handle_builder
+        ptr = self.m.payload_globals.get(id(var))
+        if ptr is None:
+            st_type = payload_struct(var)
+            fn = self.m.ops.declare_udt("GetMeshPayload", st_type, T.PointerType(st_type), [])
+            ptr = b.call(fn, [ConstInt(T.i32, OPS["GetMeshPayload"].opcode)])
+        lay = leaf_layout(var.type)
+        return VarStorage(var, [ptr] * len(lay.leaves), list(lay.mult), list(lay.leaves), base=ptr)
+
+    def payload_pointer(self, var: ir.Variable) -> Value:
+        g = self.m.payload_globals.get(id(var))
+        if g is None:
+            raise error(f"'{var.name}' is not an amplification shader's payload", var.loc)
+        return g
 
     # ------------------------------------------------------------------ places
     def place(self, e: ir.Expr) -> Place:
@@ -343,6 +382,10 @@ class FunctionLowerer:
         if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
             # one control point of a per-control-point variable: its element, at that vertex
             return IOPlace(base.var, t, list(range(len(component_types(t)))), iv)
+        if isinstance(base, IOPlace) and base.vertex is not None and isinstance(bt, ir.Array) \
+                and not isinstance(iv, ConstInt) and ir.io_of(base.var).mesh:
+            raise error(f"an array-typed mesh shader output ('{ir.io_of(base.var).semantic}') is indexed with a "
+                        f"value known only at run time: the DXIL backend needs a constant index there", base.var.loc)
         if isinstance(bt, ir.Array):
             if isinstance(base, MemPlace):
                 assert bt.size is not None      # a variable's arrays are sized
@@ -448,10 +491,10 @@ class FunctionLowerer:
     # ------------------------------------------------------------------ I/O
     def io_read(self, p: IOPlace) -> list[Value]:
         io = ir.io_of(p.var)
-        if self.m.stage == "compute":
+        if self.m.stage in THREAD_GROUP_STAGES and io.semantic != "SV_ViewID":
             op = COMPUTE_BUILTINS.get(io.semantic)
             if op is None:
-                raise error(f"semantic '{io.semantic}' is not supported for compute shaders", p.var.loc)
+                raise error(f"semantic '{io.semantic}' is not supported for {self.m.stage} shaders", p.var.loc)
             if op == "FlattenedThreadIdInGroup":
                 return [self.ops.call(self.b, op, "i32", []) for _ in p.comps]
             return [self.ops.call(self.b, op, "i32", [ConstInt(T.i32, c)]) for c in p.comps]
@@ -499,9 +542,18 @@ class FunctionLowerer:
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         write = "StoreOutput"       # a hull shader's control-point outputs too: the point is implicit
+        mesh = ir.io_of(p.var).mesh
+        if mesh == "indices":
+            self._emit_indices(p, values, comps)
+            return
         el = self.m.output_elems.get(id(p.var))
         if el is None and (el := self.m.patch_elems.get(id(p.var))) is not None:
             write = "StorePatchConstant"
+        if mesh is not None:        # one vertex / primitive of a mesh shader's outputs: its index is an operand
+            write = "StorePrimitiveOutput" if mesh == "primitive" else "StoreVertexOutput"
+            if p.vertex is None:
+                raise error(f"mesh shader output '{ir.io_of(p.var).semantic}' is written one element at a time",
+                            p.var.loc)
         if el is None:
             raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
@@ -509,11 +561,22 @@ class FunctionLowerer:
         plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
         call, b = self.ops.call, self.b
         elem_id = ConstInt(T.i32, el.id)
+        extra = [p.vertex] if mesh is not None and p.vertex is not None else []
         for c, v in zip(sel, values, strict=True):
             row, col, _, is_bool = plan[c]
             if is_bool:
                 v = b.zext(v, T.i32)
-            call(b, write, _ov(v.type), [elem_id, row, col, v])
+            call(b, write, _ov(v.type), [elem_id, row, col, v, *extra])
+
+    def _emit_indices(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
+        """A mesh shader's `indices[i] = uint3(...)`: emitIndices(i, a, b, c), the whole vector at once."""
+        sel = p.comps if comps is None else [p.comps[c] for c in comps]
+        n = len(component_types(_point_type(p.var)))
+        if p.vertex is None or sorted(sel) != list(range(n)):
+            raise error("a mesh shader writes a primitive's indices whole: 'indices[i] = uint3(a, b, c)'", p.var.loc)
+        by_comp = dict(zip(sel, values, strict=True))
+        self.ops.call(self.b, "EmitIndices", None, [p.vertex, *(by_comp[c] for c in range(n)),
+                                                    *[Undef(T.i32)] * (3 - n)])
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: ir.Expr) -> list[Value]:
@@ -1138,7 +1201,7 @@ def _point_type(var: ir.Variable) -> ir.Type:
     per-vertex input (else the variable's type)."""
     t = var.type
     io = var.io
-    return t.elem if io is not None and (io.arrayed or io.vertices) and isinstance(t, ir.Array) else t
+    return t.elem if io is not None and (io.arrayed or io.vertices or io.mesh) and isinstance(t, ir.Array) else t
 def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: bool = False,
                  optimize: bool = True, debug: DebugInfo | None = None) -> LoweredModule:
     """Lower the module's entry point into a DXIL-shaped LLVM module (optimize: locals as SSA values + DCE)."""
@@ -1168,6 +1231,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             ctx._res_by_var[id(g)] = info
         elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(g)
+        elif g.storage is ir.Storage.PAYLOAD and stage == "amplification":
+            ctx.add_payload_global(g)
     for v in used_vars:                            # globals not listed in module.globals
         if id(v) in ctx._res_by_var or id(v) in ctx.global_storages:
             continue
@@ -1178,6 +1243,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
             ctx._res_by_var[id(v)] = info
         elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
             ctx.add_global_storage(v)
+        elif v.storage is ir.Storage.PAYLOAD and stage == "amplification" and id(v) not in ctx.payload_globals:
+            ctx.add_payload_global(v)
     for vid in counter_users:
         if vid in ctx._res_by_var:
             ctx._res_by_var[vid].has_counter = True
@@ -1187,14 +1254,18 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         for r in ctx.resources:
             r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
     # a hull shader's patch constants are outputs, a domain shader's inputs: their own signature
-    patch_vars = [v for v in (*entry.inputs, *entry.outputs) if v.io is not None and v.io.patch]
-    patch_ids = {id(v) for v in patch_vars}
+    # a mesh shader's per-primitive outputs take that place (PSG1), its indices are no signature element
+    patch_vars = [v for v in (*entry.inputs, *entry.outputs) if v.io is not None
+                  and (v.io.patch or v.io.mesh == "primitive")]
+    patch_ids = {id(v) for v in patch_vars} | {id(v) for v in entry.outputs if v.io is not None
+                                               and v.io.mesh == "indices"}
     domain = entry.tess.domain if entry.tess is not None else None
     inputs = build_signature([v for v in entry.inputs if id(v) not in patch_ids], stage, is_output=False,
                              native16=native16)
     outputs = build_signature([v for v in entry.outputs if id(v) not in patch_ids], stage, is_output=True,
                               native16=native16)
-    patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain") else []
+    patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain", "mesh") \
+        else []
     ctx.input_elems = {id(e.var): e for e in inputs}
     ctx.output_elems = {id(e.var): e for e in outputs}
     ctx.patch_elems = {id(e.var): e for e in patch}
@@ -1215,18 +1286,30 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
     record_call_usage(io_calls, inputs, outputs, LOAD_INPUT, STORE_OUTPUT)
-    if patch:       # the patch constants' usage (their calls are not among the clean-up's I/O calls)
+    if stage == "mesh":     # vertex and primitive outputs: their own operations
+        calls = [i for f in keep for bb in f.blocks for i in bb.instructions if i.op == "call"]
+        record_call_usage(calls, [], outputs, LOAD_INPUT, STORE_VERTEX_OUTPUT)
+        record_call_usage(calls, [], patch, LOAD_INPUT, STORE_PRIMITIVE_OUTPUT)
+    elif patch:     # the patch constants' usage (their calls are not among the clean-up's I/O calls)
         calls = [i for f in keep for bb in f.blocks for i in bb.instructions if i.op == "call"]
         if stage == "hull":
             record_call_usage(calls, [], patch, LOAD_INPUT, STORE_PATCH_CONSTANT)
         else:
             record_call_usage(calls, patch, [], LOAD_PATCH_CONSTANT, STORE_OUTPUT)
-    if stage == "compute" and entry.numthreads is None:
-        raise error("compute shaders need a [numthreads(x, y, z)] attribute")
+    if stage == "amplification" and not any(i.op == "call" and i.operands[0].name.startswith("dx.op.dispatchMesh")
+                                            for bb in fn.blocks for i in bb.instructions):
+        where = next((st.loc for st in entry.function.body if isinstance(st, ir.Eval)
+                      and isinstance(st.expr, ir.Intrinsic) and st.expr.name == "DispatchMesh"), None)
+        raise error("DispatchMesh is never reached: the amplification shader's code before it never ends", where)
+    if stage in THREAD_GROUP_STAGES and entry.numthreads is None:
+        raise error(f"{stage} shaders need a [numthreads(x, y, z)] attribute")
     lm = LoweredModule(ctx.llmod, fn, ctx.ops, ctx.resources, inputs, outputs, stage, sm, native16,
                        entry.numthreads or (0, 0, 0), ctx.group_shared_bytes, geometry=entry.geometry)
     lm.patch_constants = patch
     lm.patch_function = patch_fn
     lm.tess = entry.tess
+    lm.mesh = entry.mesh
+    payload = next((g for g in module.globals if g.storage is ir.Storage.PAYLOAD), None)
+    lm.payload_bytes = payload_bytes(payload_struct(payload)) if payload is not None else 0
     return lm
 

@@ -58,3 +58,5 @@ class LoweredModule:
     # a library: its exported shaders (entry is the first one's function) and state-object subobjects
     library: list[LibraryFunction] = field(default_factory=list)
     subobjects: list = field(default_factory=list)    # shaderbuild.ir.Subobject
+    mesh: ir.MeshInfo | None = None                   # a mesh / amplification shader's outputs and payload
+    payload_bytes: int = 0                            # the payload struct's size (context.payload_struct)

@@ -23,11 +23,12 @@ from .ops_table import OP_TABLE
 
 __all__ = ["DxilOp", "OPS", "BY_OPCODE", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
            "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID", "LOAD_PATCH_CONSTANT",
-           "STORE_PATCH_CONSTANT"]
+           "STORE_PATCH_CONSTANT", "STORE_VERTEX_OUTPUT", "STORE_PRIMITIVE_OUTPUT"]
 
 # callee-name prefixes of the dx.op declarations the passes look for (one per overload)
 LOAD_INPUT, STORE_OUTPUT, VIEW_ID = "dx.op.loadInput.", "dx.op.storeOutput.", "dx.op.viewID"
 LOAD_PATCH_CONSTANT, STORE_PATCH_CONSTANT = "dx.op.loadPatchConstant.", "dx.op.storePatchConstant."
+STORE_VERTEX_OUTPUT, STORE_PRIMITIVE_OUTPUT = "dx.op.storeVertexOutput.", "dx.op.storePrimitiveOutput."
 STORE_OUTPUT_VALUE = 5      # a storeOutput call's operands: callee, opcode, signature id, row, column, value
 
 OVERLOAD_LETTERS = {"h": "f16", "f": "f32", "d": "f64", "1": "i1", "8": "i8", "w": "i16", "i": "i32", "l": "i64",
@@ -232,6 +233,14 @@ class OpEmitter:
         self.check(op, overload, loc)
         self.used[op.name] = op
         return self.module.declare(self.function_type(op, overload), op.function_name(overload), op.attrs)
+
+    def declare_udt(self, name: str, udt: T.StructType, ret: T.Type, params: list[T.Type]) -> Function:
+        """An operation overloaded on a user-defined type (the mesh payload struct):
+        `dx.op.<class>.<struct name>`, its signature given by the caller."""
+        op = OPS[name]
+        self.check(op, "udt")
+        self.used[op.name] = op
+        return self.module.declare(T.FunctionType(ret, (T.i32, *params)), f"dx.op.{op.func_class}.{udt.name}", op.attrs)
 
     def _prepare(self, name: str, overload: str | None, loc: SourceLoc | None) -> tuple:
         """(declaration, opcode constant, parameter types after the opcode, return type) of an

@@ -42,6 +42,9 @@ class VarStorage:
     counts: list[int]
     scalars: list[ir.Scalar]
     ssa: list[int] | None = None
+    # a variable that is one LLVM struct of its leaves (a mesh payload): leaf k is field k of the
+    # struct `base` points to, addressed by one GEP from it (dxil-spirv reads no GEP of a GEP)
+    base: Value | None = None
     flat: bool = field(init=False, default=False)
     all_ssa: bool = field(init=False, default=False)
     comp_nums: list[int] | None = field(init=False, default=None)    # all_ssa: the SSA variable of every component
@@ -105,12 +108,7 @@ class AddrPlace(Place):
     type: ir.Type
 
     def _ptr(self, L: Lowering, a: Address) -> Value:
-        leaf, idx = a
-        p = self.storage.ptrs[leaf]
-        assert p is not None        # a leaf in memory
-        if self.storage.counts[leaf] == 1:
-            return p
-        return L.b.gep(p, [ConstInt(T.i32, 0), idx])
+        return leaf_pointer(L.b, self.storage, *a)
 
     def read(self, L: Lowering) -> list[Value]:
         st = self.storage
@@ -120,17 +118,14 @@ class AddrPlace(Place):
             assert ssa is not None and L.ssa is not None and b.block is not None    # all_ssa: optimising
             return L.ssa.read_all([ssa[leaf] for leaf, _ in self.addrs], b.block)
         out = []
-        ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
+        scalars, ssa = st.scalars, st.ssa
         for leaf, idx in self.addrs:
             if ssa is not None and ssa[leaf] >= 0:
                 assert L.ssa is not None and b.block is not None       # SSA variables only when optimising
                 out.append(L.ssa.read(ssa[leaf], b.block))
                 continue
             s = scalars[leaf]
-            ptr = ptrs[leaf]
-            assert ptr is not None      # not an SSA variable: in memory
-            ptr = ptr if counts[leaf] == 1 else b.gep(ptr, [ConstInt(T.i32, 0), idx])
-            v = b.load(ptr, align=_align(s))
+            v = b.load(leaf_pointer(b, st, leaf, idx), align=_align(s))
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if s.kind == "bool" else v)
         return out
 
@@ -138,7 +133,7 @@ class AddrPlace(Place):
         addrs = self.addrs if comps is None else [self.addrs[c] for c in comps]
         b = L.b
         st = self.storage
-        ptrs, counts, scalars, ssa = st.ptrs, st.counts, st.scalars, st.ssa
+        scalars, ssa = st.scalars, st.ssa
         if st.all_ssa:
             assert ssa is not None and L.ssa is not None and b.block is not None    # all_ssa: optimising
             L.ssa.write_all([ssa[leaf] for leaf, _ in addrs], b.block, values)
@@ -151,13 +146,21 @@ class AddrPlace(Place):
             s = scalars[leaf]
             if s.kind == "bool":
                 v = b.zext(v, T.i32)
-            ptr = ptrs[leaf]
-            assert ptr is not None      # not an SSA variable: in memory
-            ptr = ptr if counts[leaf] == 1 else b.gep(ptr, [ConstInt(T.i32, 0), idx])
-            b.store(v, ptr, align=_align(s))
+            b.store(v, leaf_pointer(b, st, leaf, idx), align=_align(s))
 
     def pick(self, comps: list[int], t: ir.Type) -> AddrPlace:
         return AddrPlace(self.storage, [self.addrs[c] for c in comps], t)
+
+
+def leaf_pointer(b, st: VarStorage, leaf: int, idx: Value) -> Value:
+    """The address of element `idx` of leaf `leaf` of a variable in memory."""
+    zero = ConstInt(T.i32, 0)
+    if st.base is not None:
+        path = [zero, ConstInt(T.i32, leaf)]
+        return b.gep(st.base, path if st.counts[leaf] == 1 else [*path, idx])
+    p = st.ptrs[leaf]
+    assert p is not None        # a leaf in memory
+    return p if st.counts[leaf] == 1 else b.gep(p, [zero, idx])
 
 
 _ALIGN: dict[ir.Scalar, int] = {}

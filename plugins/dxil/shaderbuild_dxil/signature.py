@@ -29,6 +29,8 @@ __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "TESS_INTRINSIC_INPUTS", "GS_
 # semantic -> DXIL operation reading it in compute shaders
 COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
                     "SV_GroupThreadID": "ThreadIdInGroup", "SV_GroupIndex": "FlattenedThreadIdInGroup"}
+# stages whose inputs are all thread ids read by operations (no input signature)
+THREAD_GROUP_STAGES = frozenset({"compute", "mesh", "amplification"})
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
 INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", "SV_InnerCoverage": "InnerCoverage",
                     "SV_ViewID": "ViewID"}
@@ -45,34 +47,35 @@ GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSIn
 _A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
                                           sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
 _TF = sigpack.TESS_FACTOR
-# columns: VSIn, VSOut, PSIn, PSOut, HSCPIn, HSCPOut, PCOut, DSCPIn, DSIn, DSOut, GSVIn, GSOut
+# columns: VSIn, VSOut, PSIn, PSOut, HSCPIn, HSCPOut, PCOut, DSCPIn, DSIn, DSOut, GSVIn, GSOut, MSOut, MSPOut
 _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
-    "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A, _A, _A)),
-    "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None, None, None)),
-    "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A, _A, _A)),
-    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV)),
-    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _A, _SV)),
-    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _A, _SV)),
-    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC)),
-    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC)),
-    "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None, None, None)),
-    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None, None, None)),
-    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None, None, _SGV)),
-    "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None, None, None)),
-    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None, None, _SGV)),
-    "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None, None, None)),
-    "SV_Target": (16, 64, (None, None, None, _T, None, None, None, None, None, None, None, None)),
-    "SV_Depth": (17, 65, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
-    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
-    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
-    "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None, None, None)),
-    "SV_InnerCoverage": (15, 70, (None, None, _NIS, None, None, None, None, None, None, None, None, None)),
-    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None, _NIS, None, None, _NIS, _NIS, None, None, None)),
-    "SV_Barycentrics": (28, 23, (None, None, _NP, None, None, None, None, None, None, None, None, None)),
-    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None, None, None, None, None, None, None, None, _SV)),
+    "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A)),
+    "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A, _A, _A, None, None)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV, _SV, None)),
+    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _A, _SV, None, _SV)),
+    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _A, _SV, None, _SV)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC, _CC, None)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC, _CC, None)),
+    "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None, None, None, None, None)),
+    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None, None, None, None, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None, None, _SGV, None, _SV)),
+    "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None, None, _SGV, None, None)),
+    "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None, None, None, None, None)),
+    "SV_Target": (16, 64, (None, None, None, _T, None, None, None, None, None, None, None, None, None, None)),
+    "SV_Depth": (17, 65, (None, None, None, _NP, None, None, None, None, None, None, None, None, None, None)),
+    "SV_DepthLessEqual": (18, 68, (None, None, None, _NP, None, None, None, None, None, None, None, None, None, None)),
+    "SV_DepthGreaterEqual": (19, 67, (None, None, None, _NP, None, None, None, None, None, None, None, None, None, None)),
+    "SV_StencilRef": (20, 69, (None, None, None, _NP, None, None, None, None, None, None, None, None, None, None)),
+    "SV_InnerCoverage": (15, 70, (None, None, _NIS, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_ViewID": (27, 0, (_NIS, None, _NIS, None, _NIS, None, None, _NIS, _NIS, None, None, None, None, None)),
+    "SV_Barycentrics": (28, 23, (None, None, _NP, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_ShadingRate": (29, 24, (None, _SV, _SV, None, None, None, None, None, None, None, None, _SV, None, _SV)),
     # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
-    "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
-    "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None)),
+    "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
+    "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
+    "SV_CullPrimitive": (30, 25, (None, None, None, None, None, None, None, None, None, None, None, None, None, _NP)),
 }
 # (SemanticKind, domain) -> DxilProgramSigSemantic (D3D_NAME_FINAL_*_TESSFACTOR); an isoline's
 # SV_TessFactor row 0 is the line density, row 1 the line detail (container._signature_part)
@@ -162,10 +165,13 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
     """is_output: True, False, or 'patch' for a hull/domain shader's patch-constant signature
     (`domain` gives its tess factors' system values)."""
     out: list[SigElement] = []
-    if stage == "compute":
+    # thread-group stages: the inputs are thread ids (and a mesh shader's SV_ViewID) read by operations;
+    # only a mesh shader has outputs (compute and amplification shaders write memory and the payload)
+    if stage in THREAD_GROUP_STAGES and (not is_output or stage != "mesh"):
         for v in vars_:
-            if ir.io_of(v).semantic not in COMPUTE_BUILTINS:
-                raise error(f"semantic '{ir.io_of(v).semantic}' is not supported for compute shaders", v.loc)
+            semantic = ir.io_of(v).semantic
+            if semantic not in COMPUTE_BUILTINS and not (stage == "mesh" and semantic == "SV_ViewID"):
+                raise error(f"semantic '{semantic}' is not supported for {stage} shaders", v.loc)
         return out
     point = sigpack.sig_point(stage, is_output)
     facts_of = _FACTS.get
@@ -177,7 +183,7 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
                             f"vertices", v.loc)
             continue            # read by an operation (SigPoint GSIn: not in the signature)
         # per control point (tessellation) / per vertex (GS inputs): the element type
-        vt = v.type.elem if (io.arrayed or io.vertices) and isinstance(v.type, ir.Array) else v.type
+        vt = v.type.elem if (io.arrayed or io.vertices or io.mesh) and isinstance(v.type, ir.Array) else v.type
         key = (io.semantic, vt, io.interpolation, point, native16, io.row_major)
         facts = facts_of(key, False)
         if facts is False:
@@ -249,7 +255,7 @@ def _interpolation(point: str, kind: int, s: ir.Scalar, declared: str | None) ->
     else the declared mode (linear by default), the noperspective variant for SV_Position."""
     if point in _UNINTERPOLATED:
         return 0
-    if s.kind != "float":
+    if s.kind != "float" or point == "MSPOut":     # a primitive's values are constant over it
         return 1
     mode = _INTERP.get(declared, 2)
     return _NOPERSPECTIVE.get(mode, mode) if kind == 3 else mode

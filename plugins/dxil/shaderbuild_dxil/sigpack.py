@@ -37,14 +37,16 @@ _ALLOCATED = frozenset({ARB, SV, SGV, CLIPCULL, TARGET, TESS_FACTOR})
 # one (DSIn); their control points are HSCPIn/HSCPOut and DSCPIn; a geometry shader's per-vertex
 # inputs are GSVIn
 SIG_POINTS = ("VSIn", "VSOut", "PSIn", "PSOut", "HSCPIn", "HSCPOut", "PCOut", "DSCPIn", "DSIn", "DSOut",
-              "GSVIn", "GSOut")
+              "GSVIn", "GSOut", "MSOut", "MSPOut")
 _SIG_POINTS = {("vertex", False): "VSIn", ("vertex", True): "VSOut", ("pixel", False): "PSIn",
                ("pixel", True): "PSOut", ("hull", False): "HSCPIn", ("hull", True): "HSCPOut",
                ("hull", "patch"): "PCOut", ("domain", False): "DSCPIn", ("domain", "patch"): "DSIn",
-               ("domain", True): "DSOut", ("geometry", False): "GSVIn", ("geometry", True): "GSOut"}
+               ("domain", True): "DSOut", ("geometry", False): "GSVIn", ("geometry", True): "GSOut",
+               ("mesh", True): "MSOut", ("mesh", "patch"): "MSPOut"}     # a mesh shader's vertices / primitives
 _PACKING_KIND = {"VSIn": "InputAssembler", "VSOut": "Vertex", "PSIn": "Vertex", "PSOut": "Target",
                  "HSCPIn": "Vertex", "HSCPOut": "Vertex", "PCOut": "PatchConstant", "DSCPIn": "Vertex",
-                 "DSIn": "PatchConstant", "DSOut": "Vertex", "GSVIn": "Vertex", "GSOut": "Vertex"}
+                 "DSIn": "PatchConstant", "DSOut": "Vertex", "GSVIn": "Vertex", "GSOut": "Vertex", "MSOut": "Vertex",
+                 "MSPOut": "Vertex"}
 
 
 

@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 
 from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
-from .ops import LOAD_INPUT, LOAD_PATCH_CONSTANT, STORE_OUTPUT, STORE_PATCH_CONSTANT, VIEW_ID
+from .ops import (
+    LOAD_INPUT,
+    LOAD_PATCH_CONSTANT,
+    STORE_OUTPUT,
+    STORE_PATCH_CONSTANT,
+    STORE_PRIMITIVE_OUTPUT,
+    STORE_VERTEX_OUTPUT,
+    VIEW_ID,
+)
 from .signature import SigElement
 
 __all__ = ["ViewIdState", "StreamsViewIdState", "compute_view_id_state", "compute_streams_view_id_state", "signature_scalars", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID"]
@@ -64,6 +72,8 @@ class ViewIdState:
     tess: str | None = None
     num_patch: int = 0
     patch_of: tuple[int, ...] = ()
+    # mesh shaders (tess = 'mesh'): num_patch counts the primitive output scalars, these depend on ViewID
+    view_id_patch: int = 0
 
     _words: list[int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -79,6 +89,10 @@ class ViewIdState:
     def _view_id_mask(self) -> list[int]:
         return [(self.view_id_outputs >> (32 * w)) & 0xFFFFFFFF for w in range(_dwords(self.num_outputs))]
 
+    def _view_id_patch_mask(self) -> list[int]:
+        """A mesh shader's primitive outputs that depend on ViewID (DXC serializes it after the outputs')."""
+        return [(self.view_id_patch >> (32 * w)) & 0xFFFFFFFF for w in range(_dwords(self.num_patch))]
+
     def serialize(self) -> list[int]:
         """The `dx.viewIdState` words: #inputs, #outputs, [ViewID mask], then per input scalar a
         bitmask over the output scalars in ceil(#outputs / 32) words.  Built once per state (the
@@ -90,6 +104,8 @@ class ViewIdState:
                 words.append(self.num_patch)
             if self.uses_view_id:
                 words += self._view_id_mask()
+                if self.tess == "mesh":
+                    words += self._view_id_patch_mask()
             if self.num_outputs or self.tess is None:
                 words += self._table()
             if self.tess == "hull" and self.num_patch or self.tess == "domain" and self.num_outputs:
@@ -124,6 +140,8 @@ class ViewIdState:
         if self.tess == "domain" and out_vectors and pc_vectors:
             width = _dwords(self.num_outputs)
             return self._patch_table() + [0] * ((4 * pc_vectors - self.num_patch) * width)
+        if self.tess == "mesh" and self.uses_view_id and pc_vectors:     # the primitive outputs' ViewID mask
+            return self._view_id_patch_mask()
         return []
 
 
@@ -572,6 +590,8 @@ def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[
     hull shader also its patch-constant function's (inputs -> patch constants), for a domain
     shader also patch constants -> outputs."""
     num_in, num_out = signature_scalars(inputs), signature_scalars(outputs)
+    if tess == "mesh":      # vertex and primitive outputs have stores of their own; no input signature
+        return _mesh_view_id_state(fn, inputs, outputs, patch or [], uses_view_id)
     per_output = _Analysis(fn, inputs).run(outputs) if fn.blocks else {}
     inputs_of = [0] * num_out
     view_id = 0
@@ -598,6 +618,20 @@ def compute_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[
         patch_of = tuple(table)
     return ViewIdState(num_in, num_out, tuple(inputs_of), uses_view_id, view_id if uses_view_id else 0,
                        tess, num_patch, patch_of)
+
+
+def _mesh_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],
+                        prims: list[SigElement], uses_view_id: bool) -> ViewIdState:
+    """A mesh shader's state: which vertex (storeVertexOutput) and primitive (storePrimitiveOutput)
+    output scalars depend on ViewID; it has no signature inputs to depend on."""
+    masks = []
+    for store, elems in ((STORE_VERTEX_OUTPUT, outputs), (STORE_PRIMITIVE_OUTPUT, prims)):
+        per = _Analysis(fn, inputs, ((VIEW_ID, _READS_VIEW_ID), (store, _WRITES_OUTPUT))).run(elems) \
+            if fn.blocks and uses_view_id else {}
+        masks.append(sum(1 << o for o, bits in per.items() if bits & _VIEW_ID_BIT))
+    num_out = signature_scalars(outputs)
+    return ViewIdState(signature_scalars(inputs), num_out, (0,) * num_out, uses_view_id, masks[0], "mesh",
+                       signature_scalars(prims), (), masks[1])
 
 
 def compute_streams_view_id_state(fn: Function, inputs: list[SigElement], outputs: list[SigElement],

@@ -473,6 +473,24 @@ def _stream_op(single: str, multi: str) -> Lowering:
     return lower
 
 
+# ---------------------------------------------------------------- mesh and amplification shaders
+
+def _set_mesh_outputs(fe: ExprEmitter, e: Intrinsic) -> None:
+    fe.void_op("OpSetMeshOutputsEXT", *_args(fe, e))
+    return None
+
+
+def _emit_mesh_tasks(fe: ExprEmitter, e: Intrinsic) -> None:
+    """DispatchMesh: OpEmitMeshTasksEXT ends the invocation (the entry wrapper put it last)."""
+    x, y, z = (fe.expr(a) for a in e.args[:3])
+    p = fe.place(e.args[3])
+    assert isinstance(p, Ptr)       # the task-payload variable (mesh_io.move_dispatch)
+    terminate = getattr(fe, "terminate", None)
+    assert terminate is not None    # called from a statement (Eval) of a function body
+    terminate("OpEmitMeshTasksEXT", x, y, z, fe.pointer(p))
+    return None
+
+
 # ---------------------------------------------------------------- wave ops
 
 def _need_wave(fe: ExprEmitter, e: Intrinsic, cap: str) -> int:
@@ -803,6 +821,7 @@ TABLE.update({name: (lambda method: lambda fe, e: (method if e.args else _ray_sy
 TABLE.update({"IgnoreHit": _ray_terminator("OpIgnoreIntersectionKHR"),
               "AcceptHitAndEndSearch": _ray_terminator("OpTerminateRayKHR"),
               "TraceRay": _trace_ray, "ReportHit": _report_hit, "CallShader": _call_shader})
+TABLE.update({"SetMeshOutputCounts": _set_mesh_outputs, "DispatchMesh": _emit_mesh_tasks})
 
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)

@@ -40,7 +40,13 @@ TARGET_ENVS: dict[str, tuple[int, int]] = {
     "vulkan1.0": (1, 0), "vulkan1.1": (1, 3), "vulkan1.2": (1, 5), "vulkan1.3": (1, 6), "universal1.5": (1, 5),
 }
 EXECUTION_MODELS = {"compute": "GLCompute", "vertex": "Vertex", "pixel": "Fragment", "geometry": "Geometry",
-                    "hull": "TessellationControl", "domain": "TessellationEvaluation"}
+                    "hull": "TessellationControl", "domain": "TessellationEvaluation", "mesh": "MeshEXT",
+                    "amplification": "TaskEXT"}
+# mesh and amplification shaders (SPV_EXT_mesh_shader) need SPIR-V 1.4: a lower target environment
+# is refused (DXC falls back to SPV_NV_mesh_shader there; this backend does not)
+MESH_STAGES = ("mesh", "amplification")
+MESH_SPIRV = (1, 4)
+_MESH_TOPOLOGIES = {"triangle": "OutputTrianglesEXT", "line": "OutputLinesEXT"}
 # tessellation execution modes (DXC puts them all on the TessellationControl entry; the
 # evaluation entry repeats the domain, the one thing a domain shader knows)
 TESS_DOMAINS = {"tri": "Triangles", "quad": "Quads", "isoline": "Isolines"}
@@ -52,7 +58,8 @@ TESS_ORDER = {"triangle_cw": "VertexOrderCw", "triangle_ccw": "VertexOrderCcw", 
 _GS_INPUT_MODES = {"point": "InputPoints", "line": "InputLines", "triangle": "Triangles",
                    "lineadj": "InputLinesAdjacency", "triangleadj": "InputTrianglesAdjacency"}
 _GS_OUTPUT_MODES = {"point": "OutputPoints", "line": "OutputLineStrip", "triangle": "OutputTriangleStrip"}
-_STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup"}
+_STORAGE_CLASSES = {Storage.PRIVATE: "Private", Storage.WORKGROUP: "Workgroup",
+                    Storage.PAYLOAD: "TaskPayloadWorkgroupEXT"}
 # ray-tracing library shaders (raytracing.py makes these variables)
 RAY_EXECUTION_MODELS = {"raygeneration": "RayGenerationKHR", "intersection": "IntersectionKHR",
                         "anyhit": "AnyHitKHR", "closesthit": "ClosestHitKHR", "miss": "MissKHR",
@@ -96,6 +103,8 @@ def _builtin_caps(builtin: str, stage: str, version: tuple[int, int]) -> list[tu
         if version >= (1, 5):
             return [(_VS_LAYER_CAPS[builtin], None)]
         return [("ShaderViewportIndexLayerEXT", "SPV_EXT_shader_viewport_index_layer")]
+    if builtin in ("PrimitiveId", "Layer", "ViewportIndex") and stage == "mesh":
+        return []       # MeshShadingEXT covers them
     if builtin == "PrimitiveId" and stage != "pixel":
         return []       # the geometry / tessellation stages' own capability covers it
     cap = _BUILTIN_CAPS.get(builtin)
@@ -152,10 +161,17 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     assert entry is not None
     wrapper = entry.function or entry.source_function
     version = spirv_version(target_env)
+    if entry.stage in MESH_STAGES and version < MESH_SPIRV:
+        raise error(f"{entry.stage} shaders need SPIR-V 1.4 (SPV_EXT_mesh_shader): compile with "
+                    f"-fspv-target-env=vulkan1.2 or later (the target environment is {target_env})",
+                    entry.source_function.loc)
     b = ModuleBuilder(version)
     b.capability("Shader")
     if entry.stage in ("hull", "domain"):
         b.capability("Tessellation")
+    if entry.stage in MESH_STAGES:
+        b.capability("MeshShadingEXT")
+        b.extension("SPV_EXT_mesh_shader")
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
     ctx = Ctx(b, T, R, entry.stage, entry)
@@ -289,9 +305,14 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     assert entry is not None    # lower() made ctx with the module's entry
     b = ctx.b
     b.entry_point(model, fid, entry.name, list(dict.fromkeys(ctx.interface)))
-    if entry.stage == "compute":
+    if entry.stage in ("compute", *MESH_STAGES):
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
+        mesh = entry.mesh
+        if entry.stage == "mesh" and mesh is not None:
+            b.execution_mode(fid, "OutputVertices", mesh.max_vertices)
+            b.execution_mode(fid, "OutputPrimitivesEXT", mesh.max_primitives)
+            b.execution_mode(fid, _MESH_TOPOLOGIES[mesh.topology or "triangle"])
     elif entry.tess is not None:
         t = entry.tess
         b.execution_mode(fid, TESS_DOMAINS[t.domain])
@@ -358,6 +379,13 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     io = g.io
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
+    if io.builtin in ("ClipDistance", "CullDistance") and stage == "mesh" and \
+            not isinstance(g.type.elem if io.mesh and isinstance(g.type, Array) else g.type, Array):
+        raise error(f"{io.semantic} in a {stage} shader must be declared as a float array here "
+                    f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
+    if io.builtin == "PrimitiveShadingRateKHR" and io.mesh:
+        raise error(f"{io.semantic} in a mesh shader is not supported by the SPIR-V backend: spirv-val rejects the "
+                    f"per-primitive PrimitiveShadingRateKHR array that Vulkan specifies for mesh shaders", g.loc)
     if io.builtin:
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
         for cap, ext in _builtin_caps(io.builtin, stage, b.version):
@@ -373,6 +401,10 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
         b.decorate(vid, "Location", io.location if io.location is not None else io.index)
     if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
         b.decorate(vid, "Patch")
+    if io.mesh == "primitive" or (io.per_primitive and stage == "pixel"):
+        b.decorate(vid, "PerPrimitiveEXT")      # a mesh shader's per-primitive output, the pixel input reading it
+        b.capability("MeshShadingEXT")
+        b.extension("SPV_EXT_mesh_shader")
     if io.stream:
         b.decorate(vid, "Stream", io.stream)
         b.capability("GeometryStreams")
@@ -384,7 +416,8 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
         interp = "Flat"     # Vulkan: integer fragment inputs must be Flat (built-ins too: SampleId, Layer, ...)
         if io.builtin:
             b.decorate(vid, interp)
-    if interp and (pixel_in or (stage == "vertex" and sc == "Output")) and not io.builtin:
+    if interp and (pixel_in or (stage in ("vertex", "mesh") and sc == "Output" and io.mesh != "primitive")) \
+            and not io.builtin:
         b.decorate(vid, interp)
         if interp in _INTERPOLATION_CAPS:
             b.capability(_INTERPOLATION_CAPS[interp])

@@ -92,7 +92,23 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     **{(sv, stage, d): sv[3:] for sv in ("SV_ClipDistance", "SV_CullDistance")
        for stage in ("hull", "domain") for d in ("in", "out")},
     **{("SV_ViewID", stage, "in"): "ViewIndex" for stage in ("hull", "domain", "geometry")},
+    # mesh shaders: vertex outputs, per-primitive outputs (vulkan: PerPrimitiveEXT), and the thread ids
+    # of mesh and amplification shaders (as compute's)
+    ("SV_Position", "mesh", "out"): "Position",
+    ("SV_ClipDistance", "mesh", "out"): "ClipDistance",
+    ("SV_CullDistance", "mesh", "out"): "CullDistance",
+    ("SV_PrimitiveID", "mesh", "out"): "PrimitiveId",
+    ("SV_RenderTargetArrayIndex", "mesh", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "mesh", "out"): "ViewportIndex",
+    ("SV_CullPrimitive", "mesh", "out"): "CullPrimitiveEXT",
+    ("SV_ShadingRate", "mesh", "out"): "PrimitiveShadingRateKHR",
+    ("SV_ViewID", "mesh", "in"): "ViewIndex",
+    **{(sv, stage, "in"): builtin for stage in ("mesh", "amplification") for sv, builtin in (
+        ("SV_DispatchThreadID", "GlobalInvocationId"), ("SV_GroupID", "WorkgroupId"),
+        ("SV_GroupThreadID", "LocalInvocationId"), ("SV_GroupIndex", "LocalInvocationIndex"))},
 }
+# a mesh shader's `out indices` array, by [outputtopology]
+MESH_INDICES = {"triangle": "PrimitiveTriangleIndicesEXT", "line": "PrimitiveLineIndicesEXT"}
 # the other system values D3D allows (SV_RenderTargetArrayIndex / SV_ViewportArrayIndex before the
 # geometry stage's output, SV_IsFrontFace out of it) have no Vulkan built-in there: as in DXC, they
 # are ordinary values with a Location after the entry wrapper's
@@ -150,7 +166,9 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
     for direction, variables in (("in", ep.inputs), ("out", ep.outputs)):
         for v in variables:
             io = v.io
-            if io is not None and io.builtin is None and io.location is None:
+            if io is not None and io.mesh == "indices" and ep.mesh is not None:
+                io.builtin = MESH_INDICES[ep.mesh.topology or "triangle"]
+            elif io is not None and io.builtin is None and io.location is None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
                 if builtin is not None:
                     io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
@@ -190,7 +208,9 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
                         lambda place, t: [(ir.IndexRef(place, ir.Const(ir.INT, 0), t), None)])
             elif io.builtin in _BOOL_BUILTINS and v.type != ir.BOOL:
                 _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
-        for builtin in _COMBINED:
+        # a mesh shader's outputs are per-vertex arrays of their own: each SV_ClipDistance /
+        # SV_CullDistance is its own built-in array there (lower.py refuses other types)
+        for builtin in _COMBINED if ep.stage != "mesh" else ():
             _combine(module, variables, builtin)
     if ep.stage == "pixel":        # GetAttributeAtVertex is a pixel-shader intrinsic (sema checks the stage)
         _per_vertex(module, ep.inputs)
@@ -533,13 +553,56 @@ def invert_y(module: ir.Module, options: CompileOptions) -> None:
     """-fvk-invert-y: negate y of what the entry wrapper stores to the Position output."""
     if not options.vk_invert_y or module.entry is None or module.entry.function is None:
         return
-    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores there)
-    bodies = [f.body for f in module.functions] if module.entry.stage == "geometry" else [module.entry.function.body]
+    # a geometry shader stores its Position outputs where it calls Append (the entry wrapper put the stores
+    # there), a mesh shader where it writes a vertex (element i of the Position array, or some of its components)
+    stage = module.entry.stage
+    bodies = [f.body for f in module.functions] if stage in ("geometry", "mesh") else [module.entry.function.body]
     for body in bodies:
         for s in ir.walk_stmts(body):
-            if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
+            if not isinstance(s, ir.Store):
+                continue
+            if stage == "mesh":
+                _invert_mesh_y(s)
+            elif isinstance(s.place, ir.VarRef) and _is_io(s.place, "Position") \
                     and s.place.var.storage is ir.Storage.OUTPUT:
-                s.value = _with_component(s.value, 1, lambda y: ir.Unary("neg", y, ir.FLOAT))
+                s.value = _with_component(s.value, 1, _neg)
+
+
+def _neg(y: ir.Expr) -> ir.Expr:
+    return ir.Unary("neg", y, ir.FLOAT)
+
+
+def _invert_mesh_y(s: ir.Store) -> None:
+    """A mesh shader's store to vertex i's Position (`pos[i]`), to one component of it (`pos[i][c]`) or to
+    a swizzle of it (`pos[i].xy`): y, wherever it is in the stored value, is negated."""
+    path: list[ir.Expr] = []
+    p = s.place
+    while isinstance(p, (ir.IndexRef, ir.SwizzleRef)):
+        path.append(p)
+        p = p.base
+    if not (isinstance(p, ir.VarRef) and _is_io(p, "Position") and p.var.storage is ir.Storage.OUTPUT):
+        return
+    rest = path[::-1][1:]            # after the vertex index
+    if not rest:
+        s.value = _with_component(s.value, 1, _neg)
+        return
+    last = rest[0]
+    if len(rest) == 1 and isinstance(last, ir.IndexRef):
+        if not isinstance(last.index, ir.Const):
+            raise error("-fvk-invert-y: a mesh shader's SV_Position component is chosen at run time; write "
+                        "the position whole or by constant components", s.loc)
+        if int(last.index.value) == 1:
+            s.value = _neg(s.value)
+        return
+    if len(rest) == 1 and isinstance(last, ir.SwizzleRef) and 1 in last.comps:
+        if len(last.comps) == 1:
+            s.value = _neg(s.value)
+            return
+        k = last.comps.index(1)
+        n = len(last.comps)
+        parts: list[ir.Expr] = [ir.Extract(s.value, i, ir.FLOAT) for i in range(n)]
+        parts[k] = _neg(parts[k])
+        s.value = ir.Construct(ir.Vector(ir.FLOAT, n), parts)
 
 
 def dx_position_w(module: ir.Module, options: CompileOptions) -> None:

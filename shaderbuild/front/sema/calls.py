@@ -536,6 +536,20 @@ class CallLowering(SemaBase):
         vals = [self.convert(v, t, a.loc) for v, t, a in zip(self._numeric_args(name, args, 3, loc), wants, args)]
         return ir.Intrinsic(name, vals, u4)
 
+    def special_DispatchMesh(self, name, args, loc):  # noqa: N802 - the HLSL spelling
+        """DispatchMesh(x, y, z, payload): the payload is a groupshared struct variable, passed as
+        itself (the mesh shaders read it), not as a value."""
+        self.check_stage(name, frozenset({"amplification"}), (6, 5), loc)
+        if len(args) != 4:
+            raise error(f"no matching intrinsic for call to '{name}': expected 4 arguments, have {len(args)}", loc)
+        counts = [self.convert(self.rvalue(a), ir.UINT, a.loc) for a in args[:3]]
+        payload = self.place(args[3], for_write=False) if self.is_place_expr(args[3]) else None
+        if not (isinstance(payload, ir.VarRef) and payload.var.storage is ir.Storage.WORKGROUP
+                and isinstance(payload.type, ir.Struct)):
+            raise error(f"the payload argument of '{name}' must be a groupshared struct variable", args[3].loc)
+        self.emit(ir.Eval(ir.Intrinsic(name, [*counts, payload], ir.VOID), loc))
+        return _VoidValue(loc)
+
     def special_interlocked(self, name, args, loc):
         if not args or not self.is_place_expr(args[0]):
             raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)

@@ -23,6 +23,8 @@ from .. import ast
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
+from .mesh import PARAMS as MESH_PARAMS
+from .mesh import mesh_info
 from .precise import mark_precise
 from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
@@ -34,6 +36,10 @@ from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
+
+# stages with thread groups, hence groupshared memory
+GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
+MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
 
 MAX_ARRAY_ELEMENTS = 1 << 24
 MAX_ARRAY_DIMENSIONS = 32
@@ -240,8 +246,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.fn_info.stage_errors.append(Diagnostic("error", message, loc))
 
     def note_use(self, var: ir.Variable) -> None:
-        if var.storage is ir.Storage.WORKGROUP and self.profile.stage != "compute":
-            self.stage_error(f"groupshared variable '{var.name}' can only be used in compute shaders", self.use_loc)
+        if var.storage is ir.Storage.WORKGROUP and self.profile.stage not in GROUPSHARED_STAGES:
+            self.stage_error(f"groupshared variable '{var.name}' can only be used in compute, mesh and "
+                             f"amplification shaders", self.use_loc)
         elem = var.type
         while isinstance(elem, ir.Array):
             elem = elem.elem
@@ -338,7 +345,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
-            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
+            fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin,
+                                         per_primitive=any(a.name == "vk::perprimitive" for a in f.attributes)))
         self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
@@ -757,10 +765,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
                 var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers,
                                   precise="precise" in p.qualifiers)
+                per_primitive = any(a.name == "vk::perprimitive" for a in p.attributes)
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
                     var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
-                                       builtin=builtin_attr, row_major=self.majorness(p))
+                                       builtin=builtin_attr, row_major=self.majorness(p), per_primitive=per_primitive)
+                elif per_primitive:     # a struct of values a mesh shader writes per primitive (no semantic of its own)
+                    var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
@@ -768,8 +779,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
+            written_by_threads = {p.name for p in params if MESH_OUTPUTS & p.qualifiers}   # each thread writes some
             for ip in irf.params:
-                if ip.direction == "out" and ip.var.name != "this" and not definitely_assigned(irf.body, ip.var):
+                if ip.direction == "out" and ip.var.name != "this" and ip.var.name not in written_by_threads \
+                        and not definitely_assigned(irf.body, ip.var):
                     self.sink.warning(f"'out' parameter '{ip.var.name}' is not assigned on every path through "
                                       f"'{d.name}'; the caller receives zero there", ip.var.loc)
             mark_precise(irf, "precise" in d.qualifiers)
@@ -826,10 +839,16 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         if self.static_init.body:
             seen = {id(f) for f in order}
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
+        for f in order:      # the mesh parameters belong to the entry point (static_init has no declaration)
+            params = f.decl.params if f.decl is not None else []
+            q = next((q for p in params for q in MESH_PARAMS if q in p.qualifiers), None)
+            if f is not entry and q is not None:
+                p = next(p for p in params if q in p.qualifiers)
+                raise error(f"'{q}' parameters are only allowed on a mesh shader's entry point", p.loc)
         errors = [d for f in order for d in f.stage_errors]
         if errors:
             raise CompileError(errors[:1])
-        if self.profile.stage != "compute":
+        if self.profile.stage not in GROUPSHARED_STAGES:
             self.globals = [g for g in self.globals if g.storage is not ir.Storage.WORKGROUP]
         undefined = [f for f in order if not f.defined]
         if undefined:
@@ -914,6 +933,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
                     raise error("numthreads Z value exceeds 64", a.loc)
+        mesh = mesh_info(self, info, numthreads) if stage in ("mesh", "amplification") else None
         if stage == "compute" and numthreads is None:
             raise error(f"compute entry point '{d.name}' requires the [numthreads(x, y, z)] attribute", d.loc)
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
@@ -925,6 +945,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 continue
             if stage == "geometry" and isinstance(t, ir.Array):
                 t = t.elem      # a primitive's vertices
+            if stage == "mesh" and any(q in p.qualifiers for q in MESH_PARAMS):
+                continue        # vertices/primitives carry their semantics in their element type
+            if any(q in p.qualifiers for q in MESH_PARAMS):
+                raise error(f"'{next(q for q in MESH_PARAMS if q in p.qualifiers)}' parameters are only allowed "
+                            f"in a mesh shader", p.loc)
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
@@ -933,6 +958,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                            return_location=self.vk_io_attributes(d.attributes)[0], geometry=geometry)
         if stage in ("hull", "domain"):
             ep.tess = tess_info(self, info, self.patch_constant)
+        if stage in ("mesh", "amplification"):
+            ep.mesh = mesh
         return ep
 
     def geometry_info(self, info: FuncInfo) -> ir.GeometryInfo:

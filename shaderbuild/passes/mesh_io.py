@@ -1,0 +1,236 @@
+"""Mesh and amplification shader I/O, for the entry wrapper (passes/entry_wrapper.py).
+
+A mesh shader's threads each write some elements of its `out vertices`, `out indices` and
+`out primitives` arrays, so those parameters cannot be temporaries copied out after the call as
+other outputs are: each becomes Output variables holding one element per vertex / primitive
+(IOInfo.mesh), and the HLSL function's stores are retargeted at them (a struct element's store
+becomes one store per semantic).  The `in payload` parameter becomes the task-payload global
+(Storage.PAYLOAD).  An amplification shader's DispatchMesh moves to the end of the wrapper, after
+the call (SPIR-V's OpEmitMeshTasksEXT ends the invocation), and its groupshared payload becomes
+the task payload.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ir
+from ..diagnostics import error
+from ..front.sema.mesh import MAX_PAYLOAD_BYTES, payload_size
+
+Leaves = list[tuple[ir.Variable, tuple[int, ...]]]
+
+
+class MeshBindings:
+    """What each mesh parameter became: output leaves (variable, field path) or one variable."""
+
+    def __init__(self) -> None:
+        self.outputs: dict[int, tuple[str, Leaves]] = {}     # id(param var) -> (kind, leaves)
+        self.renamed: dict[int, ir.Variable] = {}            # id(param var) -> the variable replacing it
+        self.names: dict[int, str] = {}
+
+
+def bind_param(b: Any, ep: ir.EntryPoint, var: ir.Variable, mb: MeshBindings, module: ir.Module) -> bool:
+    """Make the stage variables of mesh parameter `var` (False: not a mesh parameter)."""
+    mesh = ep.mesh
+    if mesh is None:
+        return False
+    kind = {mesh.vertices_param: "vertex", mesh.primitives_param: "primitive", mesh.indices_param: "indices",
+            mesh.payload_param: "payload"}.get(var.name) if var.name else None
+    if kind is None:
+        return False
+    mb.names[id(var)] = var.name
+    t = var.type
+    if kind == "payload":
+        g = ir.Variable(f"payload.{var.name}", t, ir.Storage.PAYLOAD, var.loc)
+        module.globals.append(g)
+        mb.renamed[id(var)] = g
+        return True
+    assert isinstance(t, ir.Array) and t.size is not None     # sema/mesh.py checked the arrays
+    if kind == "indices":
+        v = ir.Variable(f"out.{var.name}", t, ir.Storage.OUTPUT, var.loc,
+                        io=ir.IOInfo("SV_MeshIndices", mesh="indices"))
+        ep.outputs.append(v)
+        mb.renamed[id(var)] = v
+        return True
+    semantic = var.io.semantic if var.io else None
+    b.mesh_kind = kind
+    try:
+        leaves = _leaves(b, t.elem, semantic, var.loc, var.io.interpolation if var.io else None, f"out.{var.name}")
+    finally:
+        b.mesh_kind = None
+    for v, _path in leaves:
+        assert v.io is not None
+        v.type = ir.Array(v.type, t.size)
+        v.io.mesh = kind
+    mb.outputs[id(var)] = (kind, leaves)
+    return True
+
+
+def _leaves(b: Any, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
+            path: tuple[int, ...] = (), vk=(None, None), row_major: bool | None = None) -> Leaves:
+    from .entry_wrapper import _member_semantics, _member_vk
+
+    if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
+        if not isinstance(t, ir.Struct):
+            raise error("a mesh shader output is missing a semantic", loc)
+        out: Leaves = []
+        for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
+            out += _leaves(b, f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", (*path, i), fvk,
+                           f.row_major)
+        return out
+    return [(b.io_var(semantic, t, "out", loc, interp, "out", vk, row_major), path)]
+
+
+def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
+    """Retarget the HLSL function's uses of the mesh parameters (see the module docstring).  A mesh
+    shader must say how many vertices and primitives it writes (D3D's validator requires the call;
+    without it Vulkan draws nothing)."""
+    if not any(
+            isinstance(x, ir.Intrinsic) and x.name == "SetMeshOutputCounts"
+            for f in module.functions for s in ir.walk_stmts(f.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)):
+        raise error(f"mesh entry point '{src.name}' never calls SetMeshOutputCounts(vertices, primitives): the "
+                    f"counts of the vertices and primitives it outputs", src.loc)
+    def fix_refs(e: ir.Expr) -> None:
+        for x in ir.walk_expr(e):
+            if isinstance(x, ir.VarRef) and id(x.var) in mb.renamed:
+                if mb.renamed[id(x.var)].storage is ir.Storage.OUTPUT:      # the indices, outside a store
+                    raise error(f"mesh shader output '{mb.names[id(x.var)]}' can only be written, one element at "
+                                f"a time ('{mb.names[id(x.var)]}[i] = ...'): it cannot be read or passed on",
+                                x.loc or src.loc)
+                x.var = mb.renamed[id(x.var)]
+            elif isinstance(x, ir.VarRef) and id(x.var) in mb.outputs:
+                raise error(f"mesh shader output '{mb.names[id(x.var)]}' can only be written, one element at a "
+                            f"time ('{mb.names[id(x.var)]}[i]...'): it cannot be read or passed on", x.loc or src.loc)
+
+    def change(s: ir.Stmt) -> list[ir.Stmt] | None:
+        if isinstance(s, ir.Store):
+            root = s.place
+            while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+                root = root.base
+            if isinstance(root, ir.VarRef) and id(root.var) in mb.outputs:
+                fix_refs(s.value)
+                return _split_store(src, s, mb)
+            if isinstance(root, ir.VarRef) and id(root.var) in mb.renamed:     # indices[i] = ...
+                if mb.renamed[id(root.var)].storage is ir.Storage.PAYLOAD:
+                    raise error(f"the payload '{mb.names[id(root.var)]}' is read-only in a mesh shader", s.loc)
+                fix_refs(s.value)
+                for x in ir.walk_expr(s.place):
+                    if isinstance(x, ir.IndexRef):
+                        fix_refs(x.index)
+                root.var = mb.renamed[id(root.var)]
+                return None
+        for e in ir.stmt_exprs(s):
+            fix_refs(e)
+        return None
+
+    src.body = ir.rewrite_stmts(src.body, change)
+
+
+def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stmt]:
+    """`param[i].a.b = value` -> stores to the Output variables of the semantics under `.a.b`."""
+    from .entry_wrapper import _adapt
+
+    chain: list[ir.Expr] = []
+    p = s.place
+    while not isinstance(p, ir.VarRef):
+        chain.append(p)
+        p = p.base      # type: ignore[attr-defined]  # FieldRef / IndexRef / SwizzleRef
+    chain.reverse()
+    name = mb.names[id(p.var)]
+    kind, leaves = mb.outputs[id(p.var)]
+    first = chain[0] if chain else None
+    if not isinstance(first, ir.IndexRef):
+        raise error(f"mesh shader output '{name}' is written one element at a time: '{name}[i] = ...'", s.loc)
+    for x in chain:
+        if isinstance(x, ir.IndexRef):
+            for sub in ir.walk_expr(x.index):
+                if isinstance(sub, ir.VarRef) and id(sub.var) in mb.outputs:
+                    raise error(f"mesh shader output '{mb.names[id(sub.var)]}' cannot be read", s.loc)
+    index = first.index
+    path: tuple[int, ...] = ()
+    k = 1
+    paths = {lp for _, lp in leaves}
+    while path not in paths and k < len(chain) and isinstance(chain[k], ir.FieldRef):
+        path = (*path, chain[k].index)      # type: ignore[attr-defined]  # a FieldRef
+        k += 1
+    under = [(v, lp) for v, lp in leaves if lp[:len(path)] == path]
+    rest = chain[k:]
+    if len(under) == 1 and under[0][1] == path:
+        v = under[0][0]
+        assert isinstance(v.type, ir.Array)
+        place: ir.Expr = ir.IndexRef(ir.VarRef(v), index, v.type.elem)
+        if not rest:
+            return [ir.Store(place, _adapt(s.value, v.type.elem), s.loc)]
+        if v.type.elem != chain[k - 1].type:
+            raise error(f"a part of '{name}' whose semantic converts its type ('{chain[k - 1].type}' to "
+                        f"'{v.type.elem}') is written whole", s.loc)
+        for x in rest:
+            if isinstance(x, ir.IndexRef):
+                place = ir.IndexRef(place, x.index, x.type)
+            elif isinstance(x, ir.SwizzleRef):
+                place = ir.SwizzleRef(place, x.comps, x.type)
+            else:
+                assert isinstance(x, ir.FieldRef)
+                place = ir.FieldRef(place, x.index, x.type)
+        return [ir.Store(place, s.value, s.loc)]
+    if rest:
+        raise error(f"'{name}' is written through an index into a struct; write its fields by name", s.loc)
+    tmp = ir.Variable(f"{kind}.{len(src.locals)}", s.value.type, ir.Storage.FUNCTION)
+    src.locals.append(tmp)
+    out: list[ir.Stmt] = [ir.Store(ir.VarRef(tmp), s.value, s.loc)]
+    for v, lp in under:
+        value: ir.Expr = ir.Load(ir.VarRef(tmp), tmp.type)
+        for i in lp[len(path):]:
+            st = value.type
+            assert isinstance(st, ir.Struct)
+            value = ir.Extract(value, i, st.fields[i].type)
+        assert isinstance(v.type, ir.Array)
+        out.append(ir.Store(ir.IndexRef(ir.VarRef(v), index, v.type.elem), _adapt(value, v.type.elem), s.loc))
+    return out
+
+
+def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.Stmt:
+    """An amplification shader's DispatchMesh: the last statement of the entry function (D3D: called
+    once, by every thread).  Its counts go to private globals; the returned statement, which the
+    wrapper runs after the call, dispatches them with the payload (now Storage.PAYLOAD)."""
+    calls = [s for s in ir.walk_stmts(src.body) if _is_dispatch(s)]
+    elsewhere = [s for f in module.functions if f is not src for s in ir.walk_stmts(f.body) if _is_dispatch(s)]
+    if elsewhere:
+        raise error("DispatchMesh must be called by the amplification entry point itself, not by a function it "
+                    "calls", elsewhere[0].loc)
+    if not calls:
+        raise error(f"amplification entry point '{ep.name}' must call DispatchMesh(x, y, z, payload)", src.loc)
+    if len(calls) > 1:
+        raise error("DispatchMesh is called once per amplification shader: a second call", calls[1].loc)
+    call = calls[0]
+    body = list(src.body)
+    while body and isinstance(body[-1], ir.Return):
+        body.pop()
+    if not body or body[-1] is not call:
+        raise error("DispatchMesh must be the last statement of the amplification entry point, reached by "
+                    "every thread (not inside a branch or loop, nor after a return)", call.loc)
+    assert isinstance(call, ir.Eval) and isinstance(call.expr, ir.Intrinsic)
+    args = call.expr.args
+    payload = args[3]
+    assert isinstance(payload, ir.VarRef)       # sema: a groupshared struct variable
+    pv = payload.var
+    pv.storage = ir.Storage.PAYLOAD
+    assert ep.mesh is not None
+    ep.mesh.payload_size = payload_size(pv.type)
+    if ep.mesh.payload_size > MAX_PAYLOAD_BYTES:
+        raise error(f"payload '{pv.name}' is {ep.mesh.payload_size} bytes: at most {MAX_PAYLOAD_BYTES}", call.loc)
+    i = src.body.index(call)
+    counts = []
+    stores: list[ir.Stmt] = []
+    for axis, a in zip("xyz", args[:3]):
+        g = ir.Variable(f"dispatch.{axis}", ir.UINT, ir.Storage.PRIVATE)
+        module.globals.append(g)
+        stores.append(ir.Store(ir.VarRef(g), a, call.loc))
+        counts.append(ir.Load(ir.VarRef(g), ir.UINT))
+    src.body[i:i + 1] = stores
+    return ir.Eval(ir.Intrinsic("DispatchMesh", [*counts, ir.VarRef(pv)], ir.VOID), call.loc)
+
+
+def _is_dispatch(s: ir.Stmt) -> bool:
+    return isinstance(s, ir.Eval) and isinstance(s.expr, ir.Intrinsic) and s.expr.name == "DispatchMesh"
