@@ -224,7 +224,7 @@ def test_payload_qualifiers_need_a_raypayload_struct():
      "2:34: the payload 'P' of miss shader 'ms' contains the resource 'Texture2D<float4>': it is data passed "
      "between shaders"),
     ('groupshared float g;\n[shader("raygeneration")] void rg() { g = 1; }',
-     "2:39: groupshared variable 'g' can only be used in compute shaders"),
+     "2:39: groupshared variable 'g' can only be used in compute, mesh and amplification shaders"),
     ('[shader(3)] void rg() { }', "1:9: the 'shader' attribute takes a string such as \"closesthit\""),
 ], ids=["duplicate-name", "member-function", "declared-only", "resource-in-payload", "groupshared", "kind-not-string"])
 def test_library_declaration_errors(src, message):
