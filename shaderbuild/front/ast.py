@@ -267,3 +267,4 @@ class DiscardStmt(Stmt):
 
 class TranslationUnit(Node):
     decls: list[Node]
+    warnings: list = Record.factory(list)     # the parser's warnings (ignored effects syntax), as Diagnostics

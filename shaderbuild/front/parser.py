@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ..diagnostics import SourceLoc, error
+from ..diagnostics import Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..options import MAX_REGISTER
 from . import ast
@@ -33,6 +33,19 @@ TEMPLATE_TYPES = frozenset({
     "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch",
 })
 OTHER_TYPES = frozenset({"void", "string"})
+# `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
+_UNSIGNED_RE = re.compile(r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$")
+_UNSIGNED_OF = {"int": "uint", "int16_t": "uint16_t", "int32_t": "uint32_t", "int64_t": "uint64_t",
+                "min16int": "min16uint"}
+# Effects (FX) syntax that DXC parses and ignores at SM 6 (warning group effects-syntax): object types
+# whose declarations are dropped, and the technique keywords (`technique` also capitalised, as DXC)
+EFFECT_OBJECT_TYPES = frozenset({
+    "texture", "Texture", "PixelShader", "pixelshader", "VertexShader", "vertexshader", "pixelfragment",
+    "vertexfragment", "ComputeShader", "DomainShader", "GeometryShader", "HullShader", "BlendState",
+    "DepthStencilState", "DepthStencilView", "RasterizerState", "RenderTargetView",
+})
+TECHNIQUE_KEYWORDS = frozenset({"technique", "Technique", "technique10", "technique11"})
+_EFFECTS = " ignored - effect syntax is deprecated"
 
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
@@ -73,6 +86,8 @@ class Parser:
         self.user_types: set[str] = set()
         self.template_funcs: set[str] = set()
         self.depth = 0
+        self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
+        self.warnings: list[Diagnostic] = []
 
     # ------------------------------------------------------------ token helpers
     @property
@@ -115,7 +130,25 @@ class Parser:
         return self.advance()
 
     def is_type_name(self, name: str) -> bool:
-        return name in self.user_types or is_builtin_type_name(name)
+        return name in self.user_types or is_builtin_type_name(name) or name in ("unsigned", "signed")
+
+    def at_struct_specifier(self) -> bool:
+        """`struct X` naming a declared struct (not `struct X {` or `struct X : Base {` defining one)."""
+        return (self.at("struct") and self.peek().kind is TokKind.IDENT
+                and not (self.peek(2).is_punct("{") or self.peek(2).is_punct(":")))
+
+    def at_effect_object(self) -> bool:
+        """An effects object declaration such as `BlendState bs`: these names are types only there."""
+        t = self.tok
+        return (t.kind is TokKind.IDENT and t.text in EFFECT_OBJECT_TYPES and t.text not in self.user_types
+                and self.peek().kind is TokKind.IDENT)
+
+    def warn(self, message: str, loc: SourceLoc) -> None:
+        self.warnings.append(Diagnostic("warning", message, loc))
+
+    def take_hoisted(self) -> list[ast.Node]:
+        out, self.hoisted = self.hoisted, []
+        return out
 
     def enter(self, loc: SourceLoc) -> None:
         self.depth += 1
@@ -132,8 +165,10 @@ class Parser:
         while self.tok.kind is not TokKind.EOF:
             if self.accept(";"):
                 continue
-            decls.extend(self.top_level_decl())
-        return ast.TranslationUnit(loc, decls)
+            new = self.top_level_decl()
+            decls.extend(self.take_hoisted())
+            decls.extend(new)
+        return ast.TranslationUnit(loc, decls, self.warnings)
 
     def attributes(self) -> list[ast.Attribute]:
         attrs: list[ast.Attribute] = []
@@ -178,6 +213,10 @@ class Parser:
                 return [self.cbuffer(attrs)]
             if t.text == "typedef":
                 return [self.typedef()]
+            if t.text in TECHNIQUE_KEYWORDS and (self.peek().kind is TokKind.IDENT or self.peek().is_punct("{")
+                                                 or self.peek().is_punct("<")):
+                self.technique()
+                return []
             if t.text == "enum":
                 d = self.enum_decl()
                 self.expect(";", "after enum")
@@ -220,7 +259,8 @@ class Parser:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
         quals = self.qualifiers()
         out: list[ast.Node] = []
-        if self.at("struct"):
+        effect = self.at_effect_object()
+        if self.at("struct") and not self.at_struct_specifier():
             sd = self.struct_decl()
             out.append(sd)
             if self.accept(";"):
@@ -229,15 +269,21 @@ class Parser:
                 end = self.toks[self.pos - 1].loc      # the closing brace
                 raise error("expected ';' after struct", SourceLoc(end.file, end.line, end.col + 1))
             type_ref = ast.TypeRef(sd.loc, sd.name)
+        elif effect:          # parsed, then dropped with the whole declaration
+            t = self.advance()
+            self.warn("effect object" + _EFFECTS, t.loc)
+            type_ref = ast.TypeRef(t.loc, t.text)
         else:
             type_ref = self.type_ref()
         quals |= self.qualifiers()
         name_tok = self.ident("a name for the declaration")
-        if self.at("(") and top_level:
+        if self.at("(") and top_level and not effect:
             out.append(self.function(type_ref, name_tok, attrs, quals))
             return out
         while True:
-            out.append(self.declarator(type_ref, name_tok, attrs, quals))
+            d = self.declarator(type_ref, name_tok, attrs, quals, effect)
+            if not effect:
+                out.append(d)
             if not self.accept(","):
                 break
             name_tok = self.ident("a name for the declaration")
@@ -248,13 +294,30 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             self.fail("expected a type")
+        if t.text == "struct" and self.peek().kind is TokKind.IDENT:
+            self.advance()            # `struct X` as a type specifier: X must name a declared struct
+            t = self.tok
+            if t.text not in self.user_types:
+                raise error(f"unknown type name '{t.text}'", t.loc)
+        if t.text == "signed":
+            raise error("'signed' is a reserved keyword in HLSL", t.loc)
+        if t.text == "unsigned":
+            self.advance()
+            m = _UNSIGNED_RE.match(self.tok.text) if self.tok.kind is TokKind.IDENT else None
+            if m:
+                self.advance()
+            name = _UNSIGNED_OF[m.group(1)] + m.group(2) if m else "uint"
+            return ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         name = t.text
         if not self.is_type_name(name):
             # allow scoped enum / qualified names
             if self.peek().is_punct("::"):
                 pass
+            elif self.peek().kind is TokKind.IDENT:
+                hint = self.similar_type(name)
+                raise error(f"unknown type name '{name}'" + (f"; did you mean '{hint}'?" if hint else ""), t.loc)
             else:
-                self.fail(f"unknown type name '{name}'") if self.peek().kind is TokKind.IDENT else self.fail("expected a type")
+                self.fail("expected a type")
         self.advance()
         while self.at("::"):
             self.advance()
@@ -278,7 +341,7 @@ class Parser:
             ref = self.type_ref()
             ref.major = next(iter(quals))
             return ref
-        if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
+        if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()):
             return self.type_ref()
         return self.binary(BINARY_PREC["<"] + 1)  # stop before '>' comparisons
 
@@ -354,12 +417,103 @@ class Parser:
         self.expect(")")
         return reg
 
-    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals) -> ast.VarDecl:
+    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals, effect: bool = False) -> ast.VarDecl:
+        """name[dims] semantics, then the effects syntax DXC ignores (`< annotations >`, a `{ state block }`,
+        `= sampler_state {...}`) or `= initializer`; `effect`: an effects object, whose value is not HLSL."""
         d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs)
         self.semantics(d)
-        if self.accept("="):
-            d.init = self.initializer()
+        if self.at("<"):
+            self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
+            self.annotations()
+        if self.at("{"):
+            self.warn("effect state block" + _EFFECTS + ". To use braces as an initializer use them with equal signs.",
+                      self.tok.loc)
+            self.state_block()
+        elif self.accept("="):
+            if self.at("sampler_state"):
+                self.warn("effect sampler_state assignment" + _EFFECTS, self.advance().loc)
+                self.state_block()
+            elif effect:
+                self.effect_value()
+            else:
+                d.init = self.initializer()
         return d
+
+    # ------------------------------------------------------------ effects (FX) syntax, checked and dropped
+    def annotations(self) -> None:
+        """`< type name = value; ... >` (a `>` inside a value is a comparison, as in DXC)."""
+        self.expect("<")
+        while not self.at(">"):
+            if self.tok.kind is TokKind.EOF:
+                self.fail("expected '>' to end the annotations")
+            self.type_ref()
+            self.ident("an annotation name")
+            self.dims()
+            self.expect("=", "in an annotation")
+            self.initializer()
+            self.expect(";", "after an annotation")
+        self.advance()
+
+    def state_block(self) -> None:
+        """`{ State[i] = value; SetPixelShader(...); ... }` of a variable, sampler_state or pass."""
+        lb = self.expect("{")
+        self.enter(lb.loc)
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                raise error("expected '}' to close the state block opened here", lb.loc)
+            if self.tok.kind is TokKind.IDENT and (self.peek().is_punct("=") or self.peek().is_punct("[")):
+                self.advance()
+                self.dims()
+                self.expect("=", "in a state assignment")
+                self.effect_value()
+            else:
+                self.expression()
+            self.expect(";", "after a state assignment")
+        self.advance()
+        self.leave()
+
+    def effect_value(self) -> None:
+        """A state's value: `compile ps_5_0 F()`, `<tex>`, `{...}` or an expression (names are not resolved)."""
+        if self.accept("compile"):
+            self.ident("a shader profile")
+            self.unary()
+        elif self.at("<"):
+            self.advance()
+            self.ident("a variable name")
+            self.expect(">")
+        else:
+            self.initializer()
+
+    def technique(self) -> None:
+        """technique[10|11] [name] [< annotations >] { pass [name] [< annotations >] { state block } ... }"""
+        kw = self.advance()
+        self.warn("effect technique" + _EFFECTS, kw.loc)
+        if self.tok.kind is TokKind.IDENT:
+            self.advance()
+        if self.at("<"):
+            self.annotations()
+        lb = self.expect("{", "to begin the technique body")
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                raise error("expected '}' to close the technique opened here", lb.loc)
+            p = self.ident("'pass'")
+            if p.text not in ("pass", "Pass"):
+                raise error(f"expected 'pass' in a technique, found '{p.text}'", p.loc)
+            if self.tok.kind is TokKind.IDENT:
+                self.advance()
+            if self.at("<"):
+                self.annotations()
+            self.state_block()
+        self.advance()
+
+    def similar_type(self, name: str) -> str | None:
+        """A type name one swapped or replaced letter away from `name` (keeping a vector suffix), for 'did you mean'."""
+        m = re.match(r"^(.*?)((?:[1-4](?:x[1-4])?)?)$", name)
+        base, suffix = (m.group(1), m.group(2)) if m else (name, "")
+        for cand in sorted({*SCALAR_TYPE_NAMES, *self.user_types}):
+            if len(cand) == len(base) and cand != base and _one_typo(base, cand):
+                return cand + suffix if cand in SCALAR_TYPE_NAMES else cand
+        return None
 
     def initializer(self) -> ast.Expr:
         if self.at("{"):
@@ -415,7 +569,12 @@ class Parser:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
             quals = self.qualifiers()
-            ftype = self.type_ref()
+            if self.at("struct") and not self.at_struct_specifier():
+                inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
+                self.hoisted.append(inner)
+                ftype = ast.TypeRef(inner.loc, inner.name)
+            else:
+                ftype = self.type_ref()
             quals |= self.qualifiers()
             fname = self.ident("a field name")
             if fname.text == "operator":
@@ -454,6 +613,8 @@ class Parser:
             for d in self.declaration(self.attributes(), top_level=False):
                 if isinstance(d, ast.VarDecl):
                     cb.members.append(d)
+                else:
+                    self.hoisted.append(d)      # a struct defined in the cbuffer is a global type
         self.expect("}")
         self.accept(";")
         return cb
@@ -464,7 +625,7 @@ class Parser:
         if self.at("struct"):
             sd = self.struct_decl()
             t = ast.TypeRef(sd.loc, sd.name)
-            self._pending_struct = sd
+            self.hoisted.append(sd)
         else:
             t = self.type_ref()
         quals |= self.qualifiers()
@@ -511,8 +672,11 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             return False
-        if t.text in QUALIFIERS or t.text in ("struct", "typedef", "enum"):
+        if t.text in QUALIFIERS or t.text in ("struct", "typedef", "enum") or self.at_effect_object():
             return True
+        if not self.is_type_name(t.text):
+            # `flaot x`: two names in a row start no expression, so this is a declaration of an unknown type
+            return self.peek().kind is TokKind.IDENT
         if self.is_type_name(t.text):
             # `float4(…)` is a constructor expression; `float4 x` a declaration
             nxt = self.peek()
@@ -614,12 +778,14 @@ class Parser:
     def decl_statement(self) -> ast.DeclStmt:
         loc = self.tok.loc
         if self.at("typedef"):
-            return ast.DeclStmt(loc, [self.typedef()])
+            td = self.typedef()
+            return ast.DeclStmt(loc, [*self.take_hoisted(), td])  # type: ignore[list-item]  # hoisted: structs
         if self.at("enum"):
             d = self.enum_decl()
             self.expect(";")
             return ast.DeclStmt(loc, [d])
-        return ast.DeclStmt(loc, self.declaration([], top_level=False))  # type: ignore[arg-type]  # no functions below top level
+        decls = self.declaration([], top_level=False)
+        return ast.DeclStmt(loc, [*self.take_hoisted(), *decls])  # type: ignore[list-item]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc
@@ -708,8 +874,8 @@ class Parser:
             operand = self.unary()
             self.leave()
             return ast.UnaryOp(t.loc, t.text, operand)
-        if t.is_punct("(") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text) \
-                and not self.peek(2).is_punct("("):
+        if t.is_punct("(") and self.peek().kind is TokKind.IDENT \
+                and (self.is_type_name(self.peek().text) or self.peek().text == "struct") and not self.peek(2).is_punct("("):
             # C-style cast: (type[dims]) expr
             self.advance()
             type_ref = self.type_ref()
@@ -853,6 +1019,14 @@ def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stag
 _PROFILE_STAGES = {"vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain", "cs": "compute",
                    "ms": "mesh", "as": "amplification", "lib": "library"}
 _PROFILE_RE = re.compile(r"^(vs|ps|gs|hs|ds|cs|ms|as|lib)(?:_\d+_(?:\d+|x))?$")
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Equal-length a and b differ by one replaced letter or one swap of adjacent letters."""
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    if len(diff) == 1:
+        return a[diff[0]].isalpha() and b[diff[0]].isalpha()
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def _check_register_range(number: int, what: str, tok: Token) -> None:

@@ -45,7 +45,8 @@ class SemaBase:
         loop_depth: int
         switch_depth: int
         probing: bool
-        readonly_temps: set[int]
+        matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]
+        scatter_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]
         stmt_loc: SourceLoc | None
 
         # lower.py (Analyzer)

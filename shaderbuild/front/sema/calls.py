@@ -220,8 +220,13 @@ class CallLowering(SemaBase):
         if isinstance(place, ir.SwizzleRef) and len(set(place.comps)) != len(place.comps):
             name = "".join("xyzw"[c] for c in place.comps)
             raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", a.loc)
-        if isinstance(place, ir.VarRef) and id(place.var) in self.readonly_temps:
-            raise error("a multi-element matrix swizzle cannot be bound to an out parameter", a.loc)
+        entry = self.matrix_temps.get(id(place.var)) if isinstance(place, ir.VarRef) else None
+        if entry is not None:       # an out argument `m._m00_m11`, read as a place: written back element-wise
+            if not entry[1]:
+                raise error("a matrix swizzle with duplicate components cannot be assigned", a.loc)
+            self.check_writable(entry[1][0], a)
+            self.scatter_temps[id(entry[0])] = entry
+            return
         root = place
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base
@@ -325,7 +330,7 @@ class CallLowering(SemaBase):
         final: list[ir.Expr] = []
         writebacks = []
         for p, x in zip(sig.params, conv):
-            if p == "O" and x.type != ut:
+            if p == "O" and (x.type != ut or (isinstance(x, ir.VarRef) and id(x.var) in self.scatter_temps)):
                 tmp = self.temp(ut)
                 writebacks.append((x, tmp))
                 final.append(ir.VarRef(tmp))

@@ -672,8 +672,26 @@ class ExprLowering(HeapLowering, SemaBase):
                 n = self.index_bound(bt)
                 if n is not None and not 0 <= idx.value < n:
                     raise error(f"index {idx.value} is out of bounds for type '{bt}'", e.index.loc)
+            if isinstance(base, ir.SwizzleRef):
+                return self.swizzle_element(base, idx)
             return ir.IndexRef(base, idx, self.element_type(bt, e.loc))
         raise error("expression is not assignable", e.loc)
+
+    def swizzle_element(self, sw: ir.SwizzleRef, idx: ir.Expr) -> ir.Expr:
+        """`v.zyx[i]`: component comps[i] of the vector itself (no target indexes a swizzle dynamically)."""
+        elem = sw.type.elem if isinstance(sw.type, ir.Vector) else sw.type
+        if isinstance(sw.base.type, ir.Scalar):
+            return sw.base
+        if isinstance(idx, ir.Const):
+            return ir.IndexRef(sw.base, ir.Const(ir.UINT, sw.comps[idx.value]), elem)
+        if sw.comps == tuple(range(len(sw.comps))):
+            return ir.IndexRef(sw.base, idx, elem)
+        idx = self.stable(idx)      # index_value made it a uint
+        mapped: ir.Expr = ir.Const(ir.UINT, sw.comps[-1])
+        for i in range(len(sw.comps) - 2, -1, -1):      # comps[i] where idx == i, innermost last
+            mapped = ir.Select(ir.Binary("eq", idx, ir.Const(ir.UINT, i), ir.BOOL), ir.Const(ir.UINT, sw.comps[i]),
+                               mapped, ir.UINT)
+        return ir.IndexRef(sw.base, mapped, elem)
 
     def peek_type(self, e: ast.Expr) -> ir.Type | None:
         """The type of a place expression without lowering it (None when unknown)."""
@@ -759,16 +777,19 @@ class ExprLowering(HeapLowering, SemaBase):
                 r, c = elems[0]
                 row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))
                 return ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row
-            if for_write:
-                raise error("assignment to a multi-element matrix swizzle is not supported", loc)
-            # read-only: materialise (and refuse it as an out argument, see check_writable)
+            if for_write and len(set(elems)) != len(elems):
+                raise error(f"matrix swizzle '{name}' has duplicate components and cannot be assigned", loc)
+            # materialise into a temporary; when written, every store to it is copied back element by element
+            # (emit() in lower.py), so `m._m00_m11 = v`, `+=`, `++` and out arguments all reach the matrix
             tmp = self.temp(ir.vec(t.elem, len(elems)))
-            self.readonly_temps.add(id(tmp))
-            parts = []
+            places: list[ir.Expr] = []
             for r, c in elems:
                 row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))
-                parts.append(self.load(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row))
-            self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
+                places.append(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row)
+            self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, [self.load(p) for p in places])))
+            self.matrix_temps[id(tmp)] = (tmp, places if len(set(elems)) == len(elems) else [])
+            if for_write:
+                self.scatter_temps[id(tmp)] = (tmp, places)
             return ir.VarRef(tmp)
         if isinstance(t, ir.Resource) and t.kind == "ConstantBuffer" and isinstance(t.elem, ir.Struct):
             # a ConstantBuffer<T> held by a local (from a descriptor heap): its members are the block's

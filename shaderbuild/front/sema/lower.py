@@ -76,7 +76,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.stmt_loc: SourceLoc | None = None      # the statement being lowered (debug line records)
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
-        self.readonly_temps: set[int] = set()
+        # temporaries holding a multi-element matrix swizzle (`m._m00_m11`): id -> (temp, the element places);
+        # those in scatter_temps are written, and emit() copies every store to one back into the matrix
+        self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
+        self.scatter_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
@@ -88,6 +91,17 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
             setattr(s, "loc", self.stmt_loc)  # noqa: B010 - Stmt itself declares no loc
         self.out.append(s)
+        if isinstance(s, ir.Store) and self.scatter_temps:
+            root = s.place
+            while isinstance(root, (ir.SwizzleRef, ir.IndexRef, ir.FieldRef)):
+                root = root.base
+            entry = self.scatter_temps.get(id(root.var)) if isinstance(root, ir.VarRef) else None
+            if entry is not None:       # `m._m00_m11 = v`: each element of the matrix from the temporary
+                tmp, places = entry
+                for k, p in enumerate(places):
+                    elem = ir.Extract(ir.Load(ir.VarRef(tmp), tmp.type), k, p.type) if len(places) > 1 else \
+                        ir.Load(ir.VarRef(tmp), tmp.type)
+                    self.out.append(ir.Store(p, elem, s.loc))
 
     @contextlib.contextmanager
     def function_context(self):

@@ -207,8 +207,10 @@ class StmtLowering(SemaBase):
                         continue
                     v = self.const_int(lab.value)
                     wrapped = v & 0xFFFFFFFF if sel_type.kind == "uint" else ((v + 2**31) % 2**32) - 2**31
-                    if wrapped != v:
-                        raise error(f"case value {v} is out of range for a switch on '{sel.type}'", lab.loc)
+                    if wrapped != v:    # converted to the condition's type, as DXC (clang) does
+                        self.sink.warning(f"overflow converting case value to switch condition type ({v} to {wrapped})",
+                                          lab.loc)
+                        v = wrapped
                     if v in seen:
                         raise error(f"duplicate case value '{v}'", lab.loc)
                     seen[v] = lab

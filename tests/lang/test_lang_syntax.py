@@ -1,0 +1,241 @@
+"""Executed HLSL syntax that DXC accepts (issue 20, "programs we refuse"): `struct X` as a type specifier,
+anonymous structs with a declarator, `unsigned`, typedefs of resource templates, effects (FX) syntax
+parsed and ignored with DXC's warnings, `case` values wrapped to the condition type, dynamic indexing
+of a swizzle, and writes through multi-element matrix swizzles.  Expected values are worked out by hand
+from the inputs (see each row); the nearby invalid forms get located diagnostics."""
+
+from __future__ import annotations
+
+import struct
+
+import lang_util
+import pytest
+from lang_util import SlotTable, case, compile_cs, run_cs, table_test
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
+
+IN = [3, 7, 0, 1, 2, -5]
+SETUP = "    int three = In[0], seven = In[1], zero = In[2], one = In[3], two = In[4], m5 = In[5];\n"
+
+STRUCTS = SlotTable("struct_specifiers", "int", [
+    case("struct_keyword_local", "struct apple a; a.v = seven; R = a.v;", 7, stmt=True),
+    case("struct_keyword_cast", "apple a = {three}; struct apple b = (struct apple)a; R = b.v * 2;", 6, stmt=True),
+    case("struct_keyword_param_and_return", "apple a = {seven}; R = TwiceApple(a).v;", 14, stmt=True,
+         prelude="struct apple TwiceApple(struct apple p) { struct apple r; r.v = p.v * 2; return r; }\n"),
+    case("anonymous_local", "struct { int a; int b; } v = {seven, three}; R = v.a * 10 + v.b;", 73, stmt=True),
+    case("anonymous_static_global", "R = g_anon.a * 10 + g_anon.b + seven - 7;", 45, stmt=True,
+         prelude="static struct { int a; int b; } g_anon = {4, 5};\n"),
+    case("anonymous_member", "Outer o = {seven, three, one}; R = o.inner.q * 100 + o.inner.r * 10 + o.s;", 731,
+         stmt=True, prelude="struct Outer { struct { int q; int r; } inner; int s; };\n"),
+    case("anonymous_member_two_declarators", "Pair2 p = {one, two, three, seven}; R = p.a.x * 1000 + p.b.y * 10 + p.a.y;",
+         1072, stmt=True, prelude="struct Pair2 { struct { int x; int y; } a, b; };\n"),
+    case("typedef_of_anonymous_struct", "Pt p = {seven, two}; R = p.x - p.y;", 5, stmt=True,
+         prelude="typedef struct { int x; int y; } Pt;\n"),
+], prelude="struct apple { int v; };\n", setup=SETUP, inputs={"In": ("int", IN)})
+
+# 0xFFFFFFFB is -5 as a uint
+UNSIGNED = SlotTable("unsigned_types", "int", [
+    case("unsigned_int", "unsigned int u = (unsigned int)m5; R = (int)(u >> 28);", 0xFFFFFFFB >> 28, stmt=True),
+    case("unsigned_alone", "unsigned u = (unsigned)three; u = u - 4; R = (int)(u % 1000u);", 0xFFFFFFFF % 1000,
+         stmt=True),
+    case("unsigned_vector", "unsigned int2 v = int2(m5, seven); R = (int)(v.x > v.y) * 10 + (int)v.y;", 17, stmt=True),
+    case("unsigned_int64", "unsigned int64_t x = (unsigned int64_t)(int64_t)m5; R = (int)(x >> 56);", 0xFF,
+         stmt=True),
+    case("unsigned_cast", "R = (int)((unsigned int)m5 % 7u);", 0xFFFFFFFB % 7, stmt=True),
+    case("unsigned_parameter", "R = (int)HalfOf((unsigned)m5);", 0xFFFFFFFB // 2, stmt=True,
+         prelude="unsigned int HalfOf(unsigned x) { return x / 2; }\n"),
+], setup=SETUP, inputs={"In": ("int", IN)})
+
+# effects syntax in the prelude and body is parsed and dropped; the values show the rest is unaffected
+EFFECTS_PRELUDE = """
+BlendState BS { BlendEnable[0] = FALSE; SrcBlend[0] = ONE; };
+RasterizerState RS { CullMode = None; };
+DepthStencilState DSS { DepthEnable = FALSE; DepthWriteMask = ZERO; };
+texture legacyTex < string UIName = "t"; >;
+PixelShader psObject = CompileShader(ps_5_0, EffectPS());
+VertexShader vsObject = compile vs_2_0 EffectPS();
+GeometryShader gsObject;
+static const int k_annotated < string UIName = "k"; int UIMin = 0; bool Shown = 1 > 2; > = 6;
+technique11 T0 < string Desc = "x"; > {
+    pass P0 < int k = 1; > {
+        SetPixelShader(CompileShader(ps_5_0, EffectPS()));
+        SetBlendState(BS, float4(0, 0, 0, 0), 0xFFFFFFFF);
+        SetDepthStencilState(DSS, 0);
+    }
+    pass {}
+}
+technique { pass { PixelShader = compile ps_2_0 EffectPS(); Texture = <legacyTex>; } }
+technique10 {}
+"""
+EFFECTS = SlotTable("effects_syntax", "int", [
+    case("annotated_static_const", "R = k_annotated + seven;", 13, stmt=True),
+    case("local_state_block", "int s {blah = foo;}; s = seven; R = s * 2;", 14, stmt=True),
+    case("effect_names_are_variables_elsewhere", "int PixelShader = three; int technique = two; R = PixelShader * technique;",
+         6, stmt=True),
+], prelude="int EffectPS() { return 1; }\n" + EFFECTS_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
+
+# `case` values are converted to the condition's type (with clang's warning), as DXC does
+SWITCHES = SlotTable("switch_case_wrap", "int", [
+    case("case_beyond_32_bits", "switch (seven) { case 0x100000007: R = 1; break; case 8: R = 2; break; default: R = 3; }",
+         1, stmt=True),
+    case("negative_case_on_uint", "switch ((uint)m5 + 4u) { case -1: R = 5; break; default: R = 6; }", 5, stmt=True),
+    case("case_wraps_below", "switch (m5) { case 0xFFFFFFFFB: R = 8; break; default: R = 9; }", 8, stmt=True),
+], setup=SETUP, inputs={"In": ("int", IN)})
+
+SWIZZLE_INDEX = SlotTable("swizzle_dynamic_index", "int", [
+    # v = (1, 2, 3): v.zyx = (3, 2, 1), v.yx = (2, 1)
+    case("read", "float3 v = float3(one, two, three); R = (int)v.zyx[two] * 100 + (int)v.zyx[zero] * 10 + (int)v.yx[one];",
+         131, stmt=True),
+    # v.wzyx[1] is v.z, v.zw[1] is v.w: v becomes (1, 2, 9, 7)
+    case("write", "int4 v = int4(1, 2, 3, 4); v.wzyx[one] = 9; v.zw[one] = 7; R = v.x * 1000 + v.y * 100 + v.z * 10 + v.w;",
+         1297, stmt=True),
+    case("identity_prefix", "int3 v = int3(4, 5, 6); R = v.xy[one];", 5, stmt=True),
+    case("compound", "int3 v = int3(4, 5, 6); v.zxy[two] += seven; R = v.y;", 12, stmt=True),
+    case("scalar_swizzle", "int s = seven; R = s.xxx[two];", 7, stmt=True),
+], setup=SETUP, inputs={"In": ("int", IN)})
+
+# int2x2 m = {1, 2, 3, 4} is _11 = 1, _12 = 2, _21 = 3, _22 = 4
+MATRIX_SWIZZLE = SlotTable("matrix_swizzle_write", "int", [
+    case("assign", "int2x2 m = 0; m._m00_m11 = int2(seven, three); R = m._11 * 1000 + m._12 * 100 + m._21 * 10 + m._22;",
+         7003, stmt=True),
+    case("compound", "int2x2 m = {1, 2, 3, 4}; m._12_21 += int2(seven, three); R = m._12 * 10 + m._21;", 96, stmt=True),
+    case("one_component_of_it", "int3x3 m = 0; m._m00_m11_m22.z = seven; R = m._33 * 10 + m._11;", 70, stmt=True),
+    case("increment", "int2x2 m = {1, 2, 3, 4}; m._11_22++; R = m._11 * 100 + m._12 * 10 + m._22;", 225, stmt=True),
+    case("out_argument", "int2x2 m = {1, 2, 3, 4}; SetPair(m._22_11); R = m._11 * 10 + m._22;", 87, stmt=True),
+    case("inout_argument", "int2x2 m = {1, 2, 3, 4}; Bump(m._21_12); R = m._21 * 10 + m._12;", 330, stmt=True),
+    # modf's out parameter: integer parts (2, 3) land in _12 and _21, the fraction .25 is returned
+    case("intrinsic_out_argument", "float2x2 fm = 0; float2 fr = modf(float2(2.5, 3.25) * one, fm._m01_m10); "
+         "R = (int)(fm._12 * 10 + fm._21 + fr.y * 100);", 48, stmt=True),
+    case("in_array_element", "int2x2 ms[2] = {1, 2, 3, 4, 5, 6, 7, 8}; ms[one]._m10_m01 = int2(seven, three); "
+         "R = ms[1]._21 * 10 + ms[1]._12 + ms[0]._21 * 100;", 373, stmt=True),
+], prelude="void SetPair(out int2 v) { v = int2(7, 8); }\nvoid Bump(inout int2 v) { v += int2(30, -2); }\n",
+    setup=SETUP, inputs={"In": ("int", IN)})
+
+test_struct_specifiers = table_test(STRUCTS)
+test_unsigned_types = table_test(UNSIGNED)
+test_effects_syntax = table_test(EFFECTS)
+test_switch_case_wrap = table_test(SWITCHES)
+test_swizzle_dynamic_index = table_test(SWIZZLE_INDEX)
+test_matrix_swizzle_write = table_test(MATRIX_SWIZZLE)
+
+
+TYPEDEF_RESOURCES = """
+typedef RWStructuredBuffer<uint> UBuf;
+typedef StructuredBuffer<uint2> PairBuf;
+typedef UBuf UBufAgain;
+UBufAgain Out : register(u0);
+PairBuf In : register(t1);
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = In[0].x * 10 + In[1].y;
+    Out[1] = In[1].x;
+}
+"""
+
+
+def test_typedef_of_resource_templates():
+    """Typedefs (and a typedef of a typedef) of resource templates declare the resources themselves."""
+    got = run_cs(TYPEDEF_RESOURCES, {"Out": ("uint", 2)}, {"In": ("uint", [4, 5, 6, 7])})["Out"]
+    assert got == [4 * 10 + 7, 6]
+
+
+CBUFFER_ANON = """
+cbuffer Params : register(b0) { struct { float4 tint; uint count; } params; uint after; };
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = params.count * 100 + (uint)params.tint.y * 10 + after; }
+"""
+
+
+def test_anonymous_struct_in_cbuffer():
+    """A cbuffer member of anonymous struct type reads its fields; its layout is that of the same struct named."""
+    # words: tint = (1, 2, 3, 4), count = 5; `after` is 6 at byte 20 (HLSL packing) and at byte 32 (std140)
+    cb = [1.0, 2.0, 3.0, 4.0]
+    words = [struct.unpack("<I", struct.pack("<f", x))[0] for x in cb] + [5, 6, 0, 0, 6, 0, 0, 0]
+    got = run_cs(CBUFFER_ANON, {"Out": ("uint", 1)}, {"Params": ("uint", words)})["Out"]
+    assert got == [5 * 100 + 2 * 10 + 6]
+    named = CBUFFER_ANON.replace("struct {", "struct P {")
+    for target in ("spirv", "dxil"):
+        layouts = [lang_util.compile_ok(src, target).manifest["resources"][0]["block"] for src in (CBUFFER_ANON, named)]
+        for block in layouts:
+            block["members"][0]["type"] = "P"
+        assert layouts[0] == layouts[1]
+
+
+def _warnings(src: str, disabled: tuple[str, ...] = ()) -> list[str]:
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="spirv", disabled_warnings=list(disabled))
+    res = compile_file("fx.hlsl", opts, text=src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in res.diagnostics if d.severity == "warning"]
+
+
+FX = """RWStructuredBuffer<uint> Out : register(u0);
+Texture2D tex : register(t1) < int foo = 1; > { Filter = MIN_MAG_MIP_LINEAR; };
+SamplerState s1 : register(s2) = sampler_state { Texture = <tex>; };
+BlendState bs;
+technique T { pass P {} }
+[numthreads(1, 1, 1)]
+void main() { Out[0] = 1; }
+"""
+DEPRECATED = " ignored - effect syntax is deprecated"
+
+
+def test_effects_syntax_warnings():
+    """Each ignored construct gets DXC's wording at its own position; -Wno-effects-syntax drops them all."""
+    assert _warnings(FX) == [
+        "2:30: possible effect annotation" + DEPRECATED,
+        "2:47: effect state block" + DEPRECATED + ". To use braces as an initializer use them with equal signs.",
+        "3:34: effect sampler_state assignment" + DEPRECATED,
+        "4:1: effect object" + DEPRECATED,
+        "5:1: effect technique" + DEPRECATED,
+    ]
+    assert _warnings(FX, ("effects-syntax",)) == []
+
+
+def test_case_overflow_warning():
+    src = ("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n"
+           "    switch (Out[0]) { case 0x100000002: Out[1] = 1; break; }\n}\n")
+    assert _warnings(src) == ["4:23: overflow converting case value to switch condition type (4294967298 to 2)"]
+    assert _warnings(src, ("switch",)) == []
+
+
+HEAD = "RWStructuredBuffer<float> Out : register(u0);\n"
+CS = "[numthreads(1, 1, 1)]\nvoid main() {\n"
+
+# name -> (source after HEAD, expected "line:col: error: message")
+ERRORS = {
+    "signed_is_reserved": (CS + "    signed int x = 1;\n    Out[0] = x;\n}\n",
+                           "4:5: error: 'signed' is a reserved keyword in HLSL"),
+    "struct_keyword_unknown_struct": (CS + "    struct banana b;\n}\n", "4:12: error: unknown type name 'banana'"),
+    "technique_without_pass": ("technique T { foo {} }\n" + CS + "}\n",
+                               "2:15: error: expected 'pass' in a technique, found 'foo'"),
+    "annotation_without_value": ("Texture2D t < int a = 1; string s; >;\n" + CS + "}\n",
+                                 "2:34: error: expected '=' in an annotation, found ';'"),
+    "state_block_unclosed": ("SamplerState s { Filter = LINEAR;\n",
+                             "2:16: error: expected '}' to close the state block opened here"),
+    "duplicate_case_after_wrap": (CS + "    switch ((int)Out[0]) { case 1: break; case 0x100000001: break; }\n}\n",
+                                  "4:43: error: duplicate case value '1'"),
+    "matrix_swizzle_duplicate_write": (CS + "    float2x2 m = 0;\n    m._m00_m00 = float2(1, 2);\n}\n",
+                                       "5:7: error: matrix swizzle '_m00_m00' has duplicate components and cannot be "
+                                       "assigned"),
+    "matrix_swizzle_duplicate_out": ("void P(out float2 v) { v = 1; }\n" + CS + "    float2x2 m = 0;\n    P(m._11_11);\n}\n",
+                                     "6:9: error: a matrix swizzle with duplicate components cannot be assigned"),
+    "matrix_swizzle_out_of_const": ("void P(out float2 v) { v = 1; }\n" + CS + "    const float2x2 m = 0;\n"
+                                    "    P(m._11_22);\n}\n", "6:9: error: cannot assign to const-qualified variable 'm'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_syntax_error(name):
+    body, want = ERRORS[name]
+    res = compile_cs(HEAD + body)
+    assert res.ok is False
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    assert len(errors) == 1, [d.message for d in errors]
+    e = errors[0]
+    assert f"{e.loc.line}:{e.loc.col}: error: {e.message}" == want
+    text = e.render(res.sources).splitlines()
+    assert text[2] == " " * (e.loc.col - 1) + "^"
