@@ -70,7 +70,7 @@ class StringLit(Expr):
 
 class Name(Expr):
     name: str                 # may be qualified: 'Color::Red'
-    template_args: list[TypeRef] | None = None   # Add<float>(...)
+    template_args: list[TypeRef | Expr] | None = None   # Add<float>(...), Fill<4>(...)
 
 
 class UnaryOp(Expr):
@@ -152,6 +152,7 @@ class FuncDecl(Node):
     qualifiers: frozenset[str] = frozenset()
     return_dims: list[Expr | None] = Record.factory(list)
     template_params: list[str] | None = None     # template<typename T> ...
+    template_values: dict[str, TypeRef] = Record.factory(dict)   # the non-type ones (`uint N`) and their types
 
 
 class StructDecl(Node):
@@ -160,6 +161,7 @@ class StructDecl(Node):
     methods: list[FuncDecl] = Record.factory(list)
     base: TypeRef | None = None
     template_params: list[str] | None = None
+    template_values: dict[str, TypeRef] = Record.factory(dict)
 
 
 class SizeOf(Expr):

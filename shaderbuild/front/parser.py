@@ -228,19 +228,25 @@ class Parser:
         return self.declaration(attrs, top_level=True)
 
     def template_decl(self, attrs) -> list[ast.Node]:
-        """template<typename T, class U> followed by a function or struct (HLSL 2021)."""
+        """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
         self.advance()
         self.expect("<", "after 'template'")
         params: list[str] = []
+        values: dict[str, ast.TypeRef] = {}
         while True:
-            kw = self.ident("'typename'")
-            if kw.text not in ("typename", "class"):
-                raise error("only type template parameters ('typename T') are supported", kw.loc)
-            params.append(self.ident("a template parameter name").text)
+            if self.accept("typename") or self.accept("class"):
+                params.append(self.ident("a template parameter name").text)
+            elif self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
+                vt = self.type_ref()            # a non-type parameter: `uint N`
+                name = self.ident("a template parameter name").text
+                params.append(name)
+                values[name] = vt
+            else:
+                self.fail("expected 'typename' or an integer type for a template parameter")
             if not self.accept(","):
                 break
         self.close_angle()
-        added = [p for p in params if p not in self.user_types]
+        added = [p for p in params if p not in self.user_types and p not in values]
         self.user_types.update(added)
         try:
             decls = self.declaration(attrs, top_level=True)
@@ -249,6 +255,7 @@ class Parser:
         for d in decls:
             if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
                 d.template_params = params
+                d.template_values = values
                 if isinstance(d, ast.FuncDecl):
                     self.template_funcs.add(d.name)
             else:
@@ -979,9 +986,9 @@ class Parser:
             if t.text in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()
                 self.advance()
-                targs = [self.type_ref()]
+                targs = [self.template_arg()]
                 while self.accept(","):
-                    targs.append(self.type_ref())
+                    targs.append(self.template_arg())
                 self.close_angle()
                 return ast.Name(t.loc, t.text, targs)
             if self.is_type_name(t.text) and not self.peek().is_punct("::"):

@@ -114,6 +114,51 @@ MATRIX_SWIZZLE = SlotTable("matrix_swizzle_write", "int", [
 ], prelude="void SetPair(out int2 v) { v = int2(7, 8); }\nvoid Bump(inout int2 v) { v += int2(30, -2); }\n",
     setup=SETUP, inputs={"In": ("int", IN)})
 
+# HLSL methods are not virtual: Base.Twice() calls Base.Id() even on a Derived whose own Id() hides it
+INHERIT_PRELUDE = """
+struct Base { int id; int Id() { return id; } int Twice() { return Id() * 2; } void Set(int v) { id = v; } };
+struct Derived : Base { int extra; int Id() { return id + 100; } int Both() { return Id() + Twice(); } };
+struct Leaf : Derived { int z; };
+"""
+INHERITANCE = SlotTable("inherited_methods", "int", [
+    case("base_method_on_derived", "Derived d = {seven, three}; R = d.Twice();", 14, stmt=True),
+    case("hiding_method", "Derived d = {seven, three}; R = d.Id();", 107, stmt=True),
+    case("two_levels_mutating", "Leaf l = {one, two, three}; l.Set(five); R = l.Id() * 10 + l.id;", 1050 + 5, stmt=True),
+    case("derived_method_calls_both", "Leaf l = {five, two, three}; R = l.Both();", 105 + 10, stmt=True),
+    case("base_alone", "Base b = {three}; R = b.Twice();", 6, stmt=True),
+], prelude=INHERIT_PRELUDE, setup=SETUP + "    int five = 5 * one;\n", inputs={"In": ("int", IN)})
+
+OPERATOR_PRELUDE = """
+struct A3 { int d[3]; int operator[](int i) { return d[i] * 10; } };
+struct Grid { int w; int operator[](uint2 p) { return p.y * w + p.x; } };
+"""
+SUBSCRIPT = SlotTable("operator_subscript", "int", [
+    case("dynamic_index", "A3 a = {1, 2, 3}; R = a[two];", 30, stmt=True),
+    case("vector_index", "Grid g = {5}; R = g[uint2(two, three)];", 3 * 5 + 2, stmt=True),
+    case("element_of_array", "A3 arr[2] = {1, 2, 3, 4, 5, 6}; R = arr[one][two];", 60, stmt=True),
+    case("in_expression", "A3 a = {seven, 2, 3}; R = a[zero] + a[one] * 2;", 70 + 40, stmt=True),
+], prelude=OPERATOR_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
+
+TEMPLATE_PRELUDE = """
+template<typename T, uint N> struct Arr { T v[N]; uint Size() { return N; } T Last() { return v[N - 1]; } };
+template<uint N> int Scaled(int x) { return x * N; }
+template<typename T, uint N> T Sum(T a[N]) { T s = 0; for (uint i = 0; i < N; i++) s += a[i]; return s; }
+template<int K> int AddK(int x) { return x + K; }
+template<bool B> int Pick(int x, int y) { return B ? x : y; }
+"""
+NONTYPE = SlotTable("non_type_template_parameters", "int", [
+    case("struct_array_size", "Arr<int, 3> a = {1, 2, seven}; R = a.Size() * 100 + a.Last();", 307, stmt=True),
+    case("explicit_value", "R = Scaled<4>(seven) + Scaled<2 + 1>(one);", 28 + 3, stmt=True),
+    case("deduced_from_array", "int xs[4] = {1, 2, 3, seven}; R = Sum(xs);", 13, stmt=True),
+    case("negative_int_value", "R = AddK<-2>(seven);", 5, stmt=True),
+    case("size_of_instance", "R = sizeof(Arr<float, 5>) + zero;", 20, stmt=True),
+    case("bool_value", "R = Pick<true>(seven, three) * 10 + Pick<false>(seven, three);", 73, stmt=True),
+    case("uint_value_wraps", "R = (int)(Scaled<0xFFFFFFFF>(one) == -1);", 1, stmt=True),
+], prelude=TEMPLATE_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
+
+test_inherited_methods = table_test(INHERITANCE)
+test_operator_subscript = table_test(SUBSCRIPT)
+test_non_type_template_parameters = table_test(NONTYPE)
 test_struct_specifiers = table_test(STRUCTS)
 test_unsigned_types = table_test(UNSIGNED)
 test_effects_syntax = table_test(EFFECTS)
@@ -218,6 +263,19 @@ ERRORS = {
                              "2:16: error: expected '}' to close the state block opened here"),
     "duplicate_case_after_wrap": (CS + "    switch ((int)Out[0]) { case 1: break; case 0x100000001: break; }\n}\n",
                                   "4:43: error: duplicate case value '1'"),
+    "template_value_given_a_type": ("template<uint N> int F() { return N; }\n" + CS + "    Out[0] = F<float>();\n}\n",
+                                    "5:16: error: template argument for non-type template parameter 'N' must be an "
+                                    "expression"),
+    "template_type_given_a_value": ("template<typename T> T G() { return 1; }\n" + CS + "    Out[0] = G<3>();\n}\n",
+                                    "5:16: error: template argument for template type parameter 'T' must be a type"),
+    "template_float_value_parameter": ("template<float F> float H() { return F; }\n" + CS +
+                                       "    Out[0] = H<1>();\n}\n",
+                                       "2:10: error: a non-type template parameter must have an integer type, not "
+                                       "'float'"),
+    "operator_subscript_is_not_assignable": ("struct A { int operator[](int i) { return i; } };\n" + CS +
+                                             "    A a;\n    a[0] = 1;\n}\n",
+                                             "6:6: error: expression is not assignable: 'A' has an 'operator[]' that "
+                                             "returns a value"),
     "matrix_swizzle_duplicate_write": (CS + "    float2x2 m = 0;\n    m._m00_m00 = float2(1, 2);\n}\n",
                                        "5:7: error: matrix swizzle '_m00_m00' has duplicate components and cannot be "
                                        "assigned"),

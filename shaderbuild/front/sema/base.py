@@ -46,6 +46,7 @@ class SemaBase:
         switch_depth: int
         probing: bool
         matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]
+        method_origin: dict[int, str]
         scatter_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]
         stmt_loc: SourceLoc | None
 
@@ -69,6 +70,7 @@ class SemaBase:
         def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
                           name: str | None = None) -> FuncInfo: ...
         def function_body(self, info: FuncInfo) -> None: ...
+        def inherited_methods(self, st: ir.Struct, origin: str) -> dict[str, list[FuncInfo]]: ...
 
         # exprs.py
         def rvalue(self, e: ast.Expr) -> ir.Expr: ...
@@ -105,6 +107,6 @@ class SemaBase:
         def indexed_load_parts(self, e: ast.Expr) -> tuple[ast.Expr, ast.Index, ast.Expr] | None: ...
 
         # templates.py
-        def template_call(self, name: str, args: list[ast.Expr], explicit: list[ast.TypeRef] | None,
+        def template_call(self, name: str, args: list[ast.Expr], explicit: list[ast.TypeRef | ast.Expr] | None,
                           loc: SourceLoc) -> ir.Expr: ...
 

@@ -35,12 +35,14 @@ class CallLowering(SemaBase):
         if callee.name in self.func_templates and not isinstance(sym, FuncSymbol | TypeSymbol):
             return self.template_call(callee.name, e.args, callee.template_args, e.loc)
         this_struct = self.fn_info.method_of if self.fn_info is not None else None
-        if this_struct is not None and callee.name in self.methods.get(this_struct.name, {}) \
-                and not isinstance(sym, FuncSymbol | TypeSymbol):
+        own = None
+        if this_struct is not None:
+            assert self.fn_info is not None
+            own = self.inherited_methods(this_struct, self.method_origin.get(id(self.fn_info), this_struct.name))
+        if own is not None and callee.name in own and not isinstance(sym, FuncSymbol | TypeSymbol):
             assert self.fn is not None      # fn_info is set: inside a method's body
             this_var = self.fn.params[0].var
-            return self.user_call(callee.name, self.methods[this_struct.name][callee.name], e.args, e.loc,
-                                  this=ir.VarRef(this_var))
+            return self.user_call(callee.name, own[callee.name], e.args, e.loc, this=ir.VarRef(this_var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
         if isinstance(sym, FuncSymbol):

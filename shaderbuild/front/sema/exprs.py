@@ -339,6 +339,11 @@ class ExprLowering(HeapLowering, SemaBase):
         parts = self.indexed_load_parts(e)
         if parts is not None:
             return self.indexed_load(*parts)
+        t = self.peek_type(e.base)
+        if isinstance(t, ir.Struct) and "operator[]" in self.methods.get(t.name, {}):
+            # `a[i]` on a struct with `operator[]` (HLSL 2021): a method call on `a`
+            this = self.place(e.base, for_write=False)
+            return self.user_call("operator[]", self.methods[t.name]["operator[]"], [e.index], e.loc, this=this)
         if self.is_place_expr(e.base):
             return self.load(self.place(e, for_write=False))
         base = self.rvalue(e.base)
@@ -667,6 +672,8 @@ class ExprLowering(HeapLowering, SemaBase):
             bt = base.type
             if isinstance(bt, ir.Resource):
                 return self.resource_index(base, e, for_write)
+            if isinstance(bt, ir.Struct) and "operator[]" in self.methods.get(bt.name, {}):
+                raise error(f"expression is not assignable: '{bt}' has an 'operator[]' that returns a value", e.loc)
             idx = self.index_value(e.index)
             if isinstance(idx, ir.Const):
                 n = self.index_bound(bt)

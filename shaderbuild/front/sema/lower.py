@@ -79,6 +79,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         # temporaries holding a multi-element matrix swizzle (`m._m00_m11`): id -> (temp, the element places);
         # those in scatter_temps are written, and emit() copies every store to one back into the matrix
         self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
+        self.method_origin: dict[int, str] = {}     # id(FuncInfo) of an inherited method -> the struct that wrote it
         self.scatter_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
@@ -311,6 +312,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def struct(self, d: ast.StructDecl) -> ir.Struct:
         fields: list[ir.StructField] = []
+        base: ir.Type | None = None
         if d.base is not None:
             base = self.types.resolve(d.base)
             if not isinstance(base, ir.Struct):
@@ -334,12 +336,40 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
             self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
+        if isinstance(base, ir.Struct):     # a method the derived struct declares hides base methods of its name
+            own = {m.name for m in d.methods}
+            for name, infos in self.inherited_methods(st, base.name).items():
+                if name not in own:
+                    self.methods.setdefault(d.name, {}).setdefault(name, []).extend(infos)
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
                     with self.function_context():     # a struct may be declared inside a function
                         self.function_body(info)
         return st
+
+    def inherited_methods(self, st: ir.Struct, origin: str) -> dict[str, list[FuncInfo]]:
+        """The methods a method written in struct `origin` sees, compiled again with `this` of type `st` (whose
+        fields start with origin's): calls inside them resolve as in `origin`, never to a method of `st` that
+        hides one (HLSL methods are not virtual)."""
+        if origin == st.name:
+            return self.methods.get(st.name, {})
+        key = f"{st.name}:{origin}"
+        table = self.methods.get(key)
+        if table is None:
+            table = self.methods[key] = {}
+            for name, infos in self.methods.get(origin, {}).items():
+                for src in infos:
+                    home = self.method_origin.get(id(src), origin)
+                    info = self.function_decl(src.decl, method_of=st, name=f"{st.name}.{home}.{name}")
+                    self.method_origin[id(info)] = home
+                    table.setdefault(name, []).append(info)
+            for infos in table.values():
+                for info in infos:
+                    if info.decl.body is not None and not info.defined:
+                        with self.function_context():
+                            self.function_body(info)
+        return table
 
     def enum(self, d: ast.EnumDecl) -> None:
         t = self.types.resolve(d.underlying) if d.underlying is not None else ir.INT
