@@ -140,6 +140,7 @@ class VarDecl(Node):
     register: Register | None = None
     packoffset: Register | None = None
     attributes: list[Attribute] = Record.factory(list)
+    bitfield: Expr | None = None      # `uint lo : 4;` in a struct (HLSL 2021): the width
 
 
 class FuncDecl(Node):

@@ -424,10 +424,15 @@ class Parser:
         self.expect(")")
         return reg
 
-    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals, effect: bool = False) -> ast.VarDecl:
+    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals, effect: bool = False,
+                   field: bool = False) -> ast.VarDecl:
         """name[dims] semantics, then the effects syntax DXC ignores (`< annotations >`, a `{ state block }`,
-        `= sampler_state {...}`) or `= initializer`; `effect`: an effects object, whose value is not HLSL."""
+        `= sampler_state {...}`) or `= initializer`; `effect`: an effects object, whose value is not HLSL;
+        `field`: a struct member, which may be a bit-field (`uint lo : 4`)."""
         d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs)
+        if field and self.at(":") and self.peek().kind is TokKind.INT:
+            self.advance()
+            d.bitfield = self.conditional()
         self.semantics(d)
         if self.at("<"):
             self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
@@ -583,6 +588,13 @@ class Parser:
             else:
                 ftype = self.type_ref()
             quals |= self.qualifiers()
+            if self.at(":"):        # an unnamed bit-field: `int : 4;` pads, `int : 0;` closes the unit
+                colon = self.advance()
+                pad = ast.VarDecl(colon.loc, "", ftype, [], None, frozenset(quals), attributes=attrs)
+                pad.bitfield = self.conditional()
+                sd.fields.append(pad)
+                self.expect(";", "after struct field")
+                continue
             fname = self.ident("a field name")
             if fname.text == "operator":
                 op = self.advance()
@@ -596,7 +608,7 @@ class Parser:
                 sd.methods.append(self.function(ftype, fname, attrs, quals))
                 continue
             while True:
-                sd.fields.append(self.declarator(ftype, fname, attrs, quals))
+                sd.fields.append(self.declarator(ftype, fname, attrs, quals, field=True))
                 if not self.accept(","):
                     break
                 fname = self.ident("a field name")

@@ -156,6 +156,33 @@ NONTYPE = SlotTable("non_type_template_parameters", "int", [
     case("uint_value_wraps", "R = (int)(Scaled<0xFFFFFFFF>(one) == -1);", 1, stmt=True),
 ], prelude=TEMPLATE_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
 
+BITS_PRELUDE = """
+struct Bits { uint lo : 4; uint hi : 4; int s : 5; };
+struct Mixed { float f; int a : 3, b : 7; int : 0; uint c : 32; uint64_t d : 40; };
+struct Outer2 { Bits inner; int tail; };
+void SetBits(out uint v) { v = 0x1F; }
+"""
+# a signed field keeps its low bits and reads back sign-extended: 5 in 3 bits is 0b101 = -3
+BITFIELDS = SlotTable("bitfields", "int", [
+    case("write_read", "Bits b; b.lo = two; b.hi = seven; b.s = -three; R = (int)(b.lo + b.hi * 16) * 100 + b.s;",
+         (2 + 7 * 16) * 100 - 3, stmt=True),
+    case("truncating_compound", "Bits b = (Bits)0; b.lo = two; b.lo += 20; R = b.lo;", (2 + 20) & 0xF, stmt=True),
+    case("signed_wraps", "Mixed m = (Mixed)0; m.a = 5 * one; m.b = -two; R = m.a * 100 + m.b;", -3 * 100 - 2,
+         stmt=True),
+    case("wide_unit", "Mixed m = (Mixed)0; m.d = 0x123456789A; m.c = 0xFFFFFFFF; R = (int)(m.d >> 8) + (int)m.c;",
+         0x12345678 - 1, stmt=True),
+    case("neighbours_kept", "Bits b = (Bits)0; b.s = -1; b.lo = 15; b.hi = 0; R = b.s * 1000 + (int)b.lo * 10 + (int)b.hi;",
+         -1000 + 150, stmt=True),
+    case("initializer_list", "Bits c = {one, two, -one}; R = c.lo * 100 + c.hi * 10 + c.s;", 100 + 20 - 1, stmt=True),
+    case("nested_initializer", "Outer2 o = {three, seven, -two, 9}; R = o.inner.hi * 100 + o.inner.s * 10 + o.tail;",
+         700 - 20 + 9, stmt=True),
+    case("out_argument", "Bits b = (Bits)0; b.hi = 3; SetBits(b.lo); R = b.lo * 10 + b.hi;", 0xF * 10 + 3, stmt=True),
+    case("increment", "Bits b = (Bits)0; b.lo = 15; b.lo++; b.hi--; R = b.lo * 100 + b.hi;", 0 * 100 + 15, stmt=True),
+    case("sizeof", "R = sizeof(Bits) * 100 + sizeof(Mixed) + zero;", 4 * 100 + 24, stmt=True),
+    case("copy", "Bits b = (Bits)0; b.hi = 9; b.s = -7; Bits c = b; R = c.hi * 100 + c.s;", 900 - 7, stmt=True),
+], prelude=BITS_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
+
+test_bitfields = table_test(BITFIELDS)
 test_inherited_methods = table_test(INHERITANCE)
 test_operator_subscript = table_test(SUBSCRIPT)
 test_non_type_template_parameters = table_test(NONTYPE)
@@ -208,6 +235,42 @@ def test_anonymous_struct_in_cbuffer():
         for block in layouts:
             block["members"][0]["type"] = "P"
         assert layouts[0] == layouts[1]
+
+
+BITFIELD_BUFFER = """
+struct BF { int i0 : 8; int i1 : 8; int i2 : 8; int i3 : 8; int i4 : 8; int : 4; int i5 : 5; int : 0; int i6 : 6; };
+struct BU { int a : 8; uint b : 8; uint64_t c : 8; int64_t d : 8; };
+StructuredBuffer<BF> In : register(t2);
+StructuredBuffer<BU> InU : register(t3);
+RWStructuredBuffer<BF> Res : register(u0);
+RWStructuredBuffer<int> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main() {
+    BF v = In[0];
+    Out[0] = v.i0; Out[1] = v.i1; Out[2] = v.i2; Out[3] = v.i3; Out[4] = v.i4; Out[5] = v.i5; Out[6] = v.i6;
+    Out[7] = InU[0].a; Out[8] = (int)InU[0].b; Out[9] = (int)InU[0].c; Out[10] = (int)InU[0].d;
+    Res[0] = (BF)0;
+    Res[0].i3 = -2; Res[0].i5 = 9; Res[0].i6 = 31;
+}
+"""
+
+
+def test_bitfield_buffer_layout():
+    """Bit-fields in buffers are packed as DXC's reflection shows: from bit 0 of an int unit; i4 spills into the
+    next unit, `int : 4` skips 4 bits (i5 at bit 12), `int : 0` closes the unit (i6 in a third); int and uint
+    share a unit, a 64-bit type starts its own (8-byte aligned)."""
+    def pack(fields):       # (value, bit offset, width) -> one 32-bit word
+        w = 0
+        for v, off, n in fields:
+            w |= (v & ((1 << n) - 1)) << off
+        return w
+    words = [pack([(1, 0, 8), (-2, 8, 8), (3, 16, 8), (-4, 24, 8)]), pack([(5, 0, 8), (7, 8, 4), (-6, 12, 5)]),
+             pack([(-7, 0, 6)])]
+    unsigned = [pack([(-8, 0, 8), (200, 8, 8)]), 0, pack([(201, 0, 8), (-9, 8, 8)]), 0]
+    got = run_cs(BITFIELD_BUFFER, {"Out": ("int", 11), "Res": ("uint", 3)},
+                 {"In": ("uint", words), "InU": ("uint", unsigned)})
+    assert got["Out"] == [1, -2, 3, -4, 5, -6, -7, -8, 200, 201, -9]
+    assert got["Res"] == [pack([(-2, 24, 8)]), pack([(9, 12, 5)]), pack([(31, 0, 6)])]
 
 
 def _warnings(src: str, disabled: tuple[str, ...] = ()) -> list[str]:
@@ -276,6 +339,17 @@ ERRORS = {
                                              "    A a;\n    a[0] = 1;\n}\n",
                                              "6:6: error: expression is not assignable: 'A' has an 'operator[]' that "
                                              "returns a value"),
+    "bitfield_too_wide": ("struct S { uint a : 40; };\n" + CS + "}\n",
+                          "2:21: error: width of bit-field 'a' (40 bits) exceeds the width of its type (32 bits)"),
+    "bitfield_of_float": ("struct S { float a : 4; };\n" + CS + "}\n",
+                          "2:18: error: bit-field 'a' has non-integral type 'float'"),
+    "bitfield_named_zero_width": ("struct S { int a : 0; };\n" + CS + "}\n",
+                                  "2:20: error: named bit-field 'a' has zero width"),
+    "bitfield_with_semantic": ("struct S { int a : 4 : TEXCOORD0; };\n" + CS + "}\n",
+                               "2:16: error: bitfields are not allowed with HLSL annotations"),
+    "bitfield_out_of_const": ("struct S { uint a : 4; };\nvoid P(out uint v) { v = 1; }\n" + CS +
+                              "    const S s = (S)0;\n    P(s.a);\n}\n",
+                              "7:9: error: cannot assign to const-qualified variable 's'"),
     "matrix_swizzle_duplicate_write": (CS + "    float2x2 m = 0;\n    m._m00_m00 = float2(1, 2);\n}\n",
                                        "5:7: error: matrix swizzle '_m00_m00' has duplicate components and cannot be "
                                        "assigned"),

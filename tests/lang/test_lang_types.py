@@ -179,9 +179,7 @@ HLSL2021 = SlotTable("hlsl2021", "int", [
     case("operator_overload", "V2 p = {two}; V2 q = {three}; V2 r = p + q; R = r.x;", 5, stmt=True,
          prelude="struct V2 { int x; V2 operator+(V2 o) { V2 r; r.x = x + o.x; return r; } };\n"),
     case("bitfields", "Bits b; b.lo = three; b.hi = seven; R = (int)(b.lo + b.hi * 16);", 3 + 7 * 16, stmt=True,
-         prelude="struct Bits { uint lo : 4; uint hi : 4; };\n",
-         xfail={"all": "front end: HLSL 2021 bitfields are not supported "
-                       "(expected a semantic, register or packoffset, found '4')"}),
+         prelude="struct Bits { uint lo : 4; uint hi : 4; };\n"),
     case("sizeof", "R = sizeof(float4) + sizeof(int2x2);", 32, stmt=True),
     case("sizeof_struct", "R = sizeof(SizedS) + sizeof(int) * 100;", 416, stmt=True,
          prelude="struct SizedS { float3 a; int b; };\n"),

@@ -13,6 +13,7 @@ from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
+from .exprs import scatter
 from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, TypeSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
@@ -56,7 +57,7 @@ class CallLowering(SemaBase):
     # ------------------------------------------------------------ constructors
     def construct(self, t: ir.Type, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         if not ir.is_numeric(t):
-            if isinstance(t, ir.Struct) and len(args) == ir.component_count(t) or isinstance(t, ir.Struct):
+            if isinstance(t, ir.Struct) and len(args) == self.flat_count(t) or isinstance(t, ir.Struct):
                 comps: list[ir.Expr] = []
                 for a in args:
                     comps.extend(self.components(self.rvalue(a), a.loc))
@@ -68,7 +69,7 @@ class CallLowering(SemaBase):
             if not ir.is_numeric(v.type):
                 raise error(f"cannot use a value of type '{v.type}' to construct '{t}'", a.loc)
             comps.extend(self.components(v, a.loc))
-        need = ir.component_count(t)
+        need = self.flat_count(t)
         if len(comps) == 1 and need > 1 and isinstance(values[0].type, ir.Scalar):
             return self.convert(values[0], t, loc, explicit=True)
         if len(comps) != need:
@@ -222,12 +223,16 @@ class CallLowering(SemaBase):
         if isinstance(place, ir.SwizzleRef) and len(set(place.comps)) != len(place.comps):
             name = "".join("xyzw"[c] for c in place.comps)
             raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", a.loc)
+        unit = self.write_roots.get(id(place.var)) if isinstance(place, ir.VarRef) else None
+        if unit is not None:        # a bit-field: writable when its unit is
+            self.check_writable(unit, a)
+            return
         entry = self.matrix_temps.get(id(place.var)) if isinstance(place, ir.VarRef) else None
         if entry is not None:       # an out argument `m._m00_m11`, read as a place: written back element-wise
             if not entry[1]:
                 raise error("a matrix swizzle with duplicate components cannot be assigned", a.loc)
             self.check_writable(entry[1][0], a)
-            self.scatter_temps[id(entry[0])] = entry
+            self.scatter_temps[id(entry[0])] = (entry[0], scatter(entry[1]))
             return
         root = place
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):

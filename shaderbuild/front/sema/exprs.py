@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
@@ -94,12 +95,12 @@ class ExprLowering(HeapLowering, SemaBase):
                 return x
         if isinstance(to, ir.Struct) or isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(to, (ir.Array, ir.Resource)):
             if explicit and ir.is_numeric(src) and isinstance(to, (ir.Struct, ir.Array)):
-                return self.build_from_components(self.components(x, loc) * ir.component_count(to), to, loc) \
-                    if ir.component_count(src) == 1 else self.build_from_components(self.components(x, loc), to, loc)
+                return self.build_from_components(self.components(x, loc) * self.flat_count(to), to, loc) \
+                    if self.flat_count(src) == 1 else self.build_from_components(self.components(x, loc), to, loc)
             if explicit and isinstance(src, (ir.Struct, ir.Array)) and ir.is_numeric(to):
                 comps = self.components(x, loc)
-                if len(comps) >= ir.component_count(to):
-                    return self.build_from_components(comps[: ir.component_count(to)], to, loc)
+                if len(comps) >= self.flat_count(to):
+                    return self.build_from_components(comps[: self.flat_count(to)], to, loc)
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         if isinstance(to, ir.VoidType) or isinstance(src, ir.VoidType):
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
@@ -147,8 +148,8 @@ class ExprLowering(HeapLowering, SemaBase):
                     self.warn("implicit truncation of matrix type", loc)
                 assert isinstance(src, ir.Matrix)
                 return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
-            comps_s = ir.component_count(src)
-            comps_d = ir.component_count(to)
+            comps_s = self.flat_count(src)
+            comps_d = self.flat_count(to)
             if comps_s == comps_d and (shp_s[0] == "m" or shp_d[0] == "m"):
                 return self.build_from_components(self.components(x, loc), to, loc)
             if explicit and comps_s > comps_d:
@@ -184,6 +185,8 @@ class ExprLowering(HeapLowering, SemaBase):
             for i in range(t.size or 0):
                 out.extend(self.components(ir.Extract(x, i, t.elem), loc))
             return out
+        if isinstance(t, ir.Struct) and t.name in self.bitfields:
+            return self.bitfield_components(self.stable(x), t, loc)
         if isinstance(t, ir.Struct):
             x = self.stable(x)
             out = []
@@ -202,7 +205,7 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def build_from_components(self, comps: list[ir.Expr], t: ir.Type, loc: SourceLoc) -> ir.Expr:
         """Rebuild a value of type t from scalar components (initializer-list flattening)."""
-        need = ir.component_count(t)
+        need = self.flat_count(t)
         if len(comps) != need:
             raise error(f"{'too few' if len(comps) < need else 'too many'} elements in initializer for type '{t}' "
                         f"(expected {need}, have {len(comps)})", loc)
@@ -223,6 +226,8 @@ class ExprLowering(HeapLowering, SemaBase):
             return ir.Construct(t, rows)
         if isinstance(t, ir.Array):
             return ir.Construct(t, [self._build(it, t.elem, loc) for _ in range(t.size or 0)])
+        if isinstance(t, ir.Struct) and t.name in self.bitfields:
+            return self.build_bitfield_struct(it, t, loc)
         if isinstance(t, ir.Struct):
             return ir.Construct(t, [self._build(it, f.type, loc) for f in t.fields])
         raise error(f"cannot initialize a value of type '{t}' from a list", loc)
@@ -236,7 +241,7 @@ class ExprLowering(HeapLowering, SemaBase):
             for item in self.flatten_init(init):
                 comps.extend(self.components(item, item_loc(init)))
             if isinstance(t, ir.Array) and t.size is None:
-                per = ir.component_count(t.elem)
+                per = self.flat_count(t.elem)
                 if per == 0 or len(comps) % per:
                     raise error(f"cannot infer the size of '{t}' from the initializer", loc)
                 t = ir.Array(t.elem, len(comps) // per)
@@ -764,6 +769,8 @@ class ExprLowering(HeapLowering, SemaBase):
     # ------------------------------------------------------------- members
     def member_place(self, base: ir.Expr, name: str, loc: SourceLoc, for_write: bool) -> ir.Expr:
         t = base.type
+        if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
+            return self.bitfield_place(base, t, self.bitfields[t.name][name])
         if isinstance(t, ir.Struct):
             i = _field_index(t, name, loc)
             return ir.FieldRef(base, i, t.fields[i].type)
@@ -796,7 +803,7 @@ class ExprLowering(HeapLowering, SemaBase):
             self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, [self.load(p) for p in places])))
             self.matrix_temps[id(tmp)] = (tmp, places if len(set(elems)) == len(elems) else [])
             if for_write:
-                self.scatter_temps[id(tmp)] = (tmp, places)
+                self.scatter_temps[id(tmp)] = (tmp, scatter(places))
             return ir.VarRef(tmp)
         if isinstance(t, ir.Resource) and t.kind == "ConstantBuffer" and isinstance(t.elem, ir.Struct):
             # a ConstantBuffer<T> held by a local (from a descriptor heap): its members are the block's
@@ -813,6 +820,9 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:
         t = base.type
+        if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
+            b = self.bitfields[t.name][name]
+            return self.bitfield_value(ir.Extract(base, b.unit, t.fields[b.unit].type), b)
         if isinstance(t, ir.Struct):
             i = _field_index(t, name, loc)
             return ir.Extract(base, i, t.fields[i].type)
@@ -893,6 +903,15 @@ def _flat_scalars(t: ir.Type) -> list:
         return _flat_scalars(t.elem) * (t.size or 0)
     s = ir.scalar_of(t)
     return [s] * ir.component_count(t) if s is not None else [t]
+
+
+def scatter(places: list[ir.Expr]) -> Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]:
+    """The write-back of a multi-element matrix swizzle: component k of the value into places[k]."""
+    def write_back(value: ir.Expr, loc: SourceLoc | None) -> list[ir.Stmt]:
+        if len(places) == 1:
+            return [ir.Store(places[0], value, loc)]
+        return [ir.Store(p, ir.Extract(value, k, p.type), loc) for k, p in enumerate(places)]
+    return write_back
 
 
 def _field_index(t: ir.Struct, name: str, loc: SourceLoc) -> int:

@@ -17,6 +17,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -44,7 +45,7 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering, BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
         self.options = options
@@ -76,11 +77,15 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.stmt_loc: SourceLoc | None = None      # the statement being lowered (debug line records)
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
-        # temporaries holding a multi-element matrix swizzle (`m._m00_m11`): id -> (temp, the element places);
-        # those in scatter_temps are written, and emit() copies every store to one back into the matrix
+        # temporaries holding a multi-element matrix swizzle (`m._m00_m11`): id -> (temp, the element places)
         self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
         self.method_origin: dict[int, str] = {}     # id(FuncInfo) of an inherited method -> the struct that wrote it
-        self.scatter_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
+        # temporaries standing for a place no target stores to directly (a multi-element matrix swizzle, a
+        # bit-field): id -> (temp, the stores that put the temp's value back); emit() adds them after every
+        # store to the temp
+        self.scatter_temps: dict[int, tuple[ir.Variable, WriteBack]] = {}
+        self.bitfields: dict[str, dict[str, Bitfield]] = {}     # struct name -> bit-field name -> where it lives
+        self.write_roots: dict[int, ir.Expr] = {}   # id of a temp standing for a bit-field -> its unit (for out checks)
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
@@ -97,12 +102,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             while isinstance(root, (ir.SwizzleRef, ir.IndexRef, ir.FieldRef)):
                 root = root.base
             entry = self.scatter_temps.get(id(root.var)) if isinstance(root, ir.VarRef) else None
-            if entry is not None:       # `m._m00_m11 = v`: each element of the matrix from the temporary
-                tmp, places = entry
-                for k, p in enumerate(places):
-                    elem = ir.Extract(ir.Load(ir.VarRef(tmp), tmp.type), k, p.type) if len(places) > 1 else \
-                        ir.Load(ir.VarRef(tmp), tmp.type)
-                    self.out.append(ir.Store(p, elem, s.loc))
+            if entry is not None:
+                tmp, write_back = entry
+                self.out.extend(write_back(ir.Load(ir.VarRef(tmp), tmp.type), s.loc))
 
     @contextlib.contextmanager
     def function_context(self):
@@ -319,7 +321,16 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 raise error(f"base type '{base}' is not a struct", d.base.loc)
             fields.extend(base.fields)
         names = {f.name for f in fields}
+        bits: dict[str, Bitfield] = dict(self.bitfields.get(base.name, {})) if isinstance(base, ir.Struct) else {}
+        unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
+            if f.bitfield is not None:
+                if f.name and f.name in names:
+                    raise error(f"duplicate member '{f.name}'", f.loc)
+                names.add(f.name)
+                self.add_bitfield(f, fields, bits, unit)
+                continue
+            unit.clear()
             if f.name in names:
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
@@ -331,6 +342,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin))
         st = ir.Struct(d.name, tuple(fields))
+        if bits:
+            self.bitfields[d.name] = bits
         self.types.named[d.name] = st
         self.declare(d.name, TypeSymbol(st), d.loc)
         for m in d.methods:
