@@ -584,6 +584,11 @@ class Parser:
             if self.at("struct") and not self.at_struct_specifier():
                 inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
                 self.hoisted.append(inner)
+                if not inner.name.startswith("anon."):      # also known as Outer::Inner
+                    self.hoisted.append(ast.TypedefDecl(inner.loc, f"{name}::{inner.name}",
+                                                        ast.TypeRef(inner.loc, inner.name)))
+                if self.accept(";"):
+                    continue
                 ftype = ast.TypeRef(inner.loc, inner.name)
             else:
                 ftype = self.type_ref()
@@ -598,7 +603,7 @@ class Parser:
             fname = self.ident("a field name")
             if fname.text == "operator":
                 op = self.advance()
-                if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "("):
+                if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "(", "!", "~"):
                     raise error("expected an operator after 'operator'", op.loc)
                 if op.text in ("[", "("):
                     self.expect("]" if op.text == "[" else ")")
@@ -989,7 +994,8 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 operand: ast.TypeRef | ast.Expr
-                if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text) and not self.peek().is_punct("("):
+                if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()) \
+                        and not self.peek().is_punct("("):
                     operand = self.type_ref()
                 else:
                     operand = self.expression()

@@ -34,6 +34,16 @@ STRUCTS = SlotTable("struct_specifiers", "int", [
          1072, stmt=True, prelude="struct Pair2 { struct { int x; int y; } a, b; };\n"),
     case("typedef_of_anonymous_struct", "Pt p = {seven, two}; R = p.x - p.y;", 5, stmt=True,
          prelude="typedef struct { int x; int y; } Pt;\n"),
+    case("struct_keyword_sizeof", "R = sizeof(struct apple) * 10 + zero;", 40, stmt=True),
+    case("nested_named_struct_scoped", "Outer3::Inner3 i = {seven}; Outer3 o; o.inner = i; o.r = one; "
+         "R = o.inner.q * 10 + o.r;", 71, stmt=True,
+         prelude="struct Outer3 { struct Inner3 { int q; } inner; int r; };\n"),
+    case("nested_struct_declaration_only", "Holder h = {two, three}; R = h.a.p * 10 + h.b.p;", 23, stmt=True,
+         prelude="struct Holder { struct Part { int p; }; Part a; Part b; };\n"),
+    case("anonymous_array", "struct { int a; } arr[2] = {three, seven}; R = arr[1].a * 10 + arr[0].a;", 73,
+         stmt=True),
+    case("anonymous_static_const", "R = (int)(K_anon.a * 2) * 10 + K_anon.b + zero;", 32, stmt=True,
+         prelude="static const struct { float a; int b; } K_anon = {1.5, 2};\n"),
 ], prelude="struct apple { int v; };\n", setup=SETUP, inputs={"In": ("int", IN)})
 
 # 0xFFFFFFFB is -5 as a uint
@@ -131,12 +141,27 @@ INHERITANCE = SlotTable("inherited_methods", "int", [
 OPERATOR_PRELUDE = """
 struct A3 { int d[3]; int operator[](int i) { return d[i] * 10; } };
 struct Grid { int w; int operator[](uint2 p) { return p.y * w + p.x; } };
+struct V1 {
+    int x;
+    V1 operator-() { V1 r; r.x = -x; return r; }
+    bool operator!() { return x == 0; }
+    int operator~() { return x * 1000; }
+    int operator()(int k) { return x * k; }
+    int operator()(int a, int b) { return x + a + b; }
+    bool operator<(V1 o) { return x < o.x; }
+};
 """
-SUBSCRIPT = SlotTable("operator_subscript", "int", [
+SUBSCRIPT = SlotTable("operator_overloads", "int", [
     case("dynamic_index", "A3 a = {1, 2, 3}; R = a[two];", 30, stmt=True),
     case("vector_index", "Grid g = {5}; R = g[uint2(two, three)];", 3 * 5 + 2, stmt=True),
     case("element_of_array", "A3 arr[2] = {1, 2, 3, 4, 5, 6}; R = arr[one][two];", 60, stmt=True),
     case("in_expression", "A3 a = {seven, 2, 3}; R = a[zero] + a[one] * 2;", 70 + 40, stmt=True),
+    case("unary_minus", "V1 a = {seven}; V1 n = -a; R = n.x;", -7, stmt=True),
+    case("unary_not_and_complement", "V1 a = {seven}; V1 z = {zero}; R = (!z ? 10 : 0) + (!a ? 5 : 0) + ~a;",
+         10 + 7000, stmt=True),
+    case("call_operator_overloads", "V1 a = {seven}; R = a(three) * 100 + a(one, two);", 2100 + 10, stmt=True),
+    case("comparison_operator", "V1 a = {seven}; V1 b = {three}; R = (b < a ? 1 : 0) * 10 + (a < b ? 1 : 0);", 10,
+         stmt=True),
 ], prelude=OPERATOR_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
 
 TEMPLATE_PRELUDE = """
@@ -184,7 +209,7 @@ BITFIELDS = SlotTable("bitfields", "int", [
 
 test_bitfields = table_test(BITFIELDS)
 test_inherited_methods = table_test(INHERITANCE)
-test_operator_subscript = table_test(SUBSCRIPT)
+test_operator_overloads = table_test(SUBSCRIPT)
 test_non_type_template_parameters = table_test(NONTYPE)
 test_struct_specifiers = table_test(STRUCTS)
 test_unsigned_types = table_test(UNSIGNED)
@@ -350,6 +375,8 @@ ERRORS = {
     "bitfield_out_of_const": ("struct S { uint a : 4; };\nvoid P(out uint v) { v = 1; }\n" + CS +
                               "    const S s = (S)0;\n    P(s.a);\n}\n",
                               "7:9: error: cannot assign to const-qualified variable 's'"),
+    "unary_operator_not_declared": ("struct A { int x; };\n" + CS + "    A a = {1};\n    Out[0] = ~a;\n}\n",
+                                    "6:14: error: invalid argument type 'A' to unary operator '~'"),
     "matrix_swizzle_duplicate_write": (CS + "    float2x2 m = 0;\n    m._m00_m00 = float2(1, 2);\n}\n",
                                        "5:7: error: matrix swizzle '_m00_m00' has duplicate components and cannot be "
                                        "assigned"),

@@ -15,7 +15,7 @@ from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .exprs import scatter
 from .heaps import HeapElement
-from .scope import FuncInfo, FuncSymbol, TypeSymbol
+from .scope import FuncInfo, FuncSymbol, TypeSymbol, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
@@ -46,6 +46,10 @@ class CallLowering(SemaBase):
             return self.user_call(callee.name, own[callee.name], e.args, e.loc, this=ir.VarRef(this_var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
+        if isinstance(sym, VarSymbol) and isinstance(sym.var.type, ir.Struct) \
+                and "operator()" in self.methods.get(sym.var.type.name, {}):     # `f(x)` with `operator()`
+            this = self.place(callee, for_write=False)
+            return self.user_call("operator()", self.methods[sym.var.type.name]["operator()"], e.args, e.loc, this=this)
         if isinstance(sym, FuncSymbol):
             return self.user_call(callee.name, sym.overloads, e.args, e.loc)
         if sym is None and is_intrinsic(callee.name):

@@ -366,6 +366,13 @@ class ExprLowering(HeapLowering, SemaBase):
         op = e.op
         if op in ("++", "--", "post++", "post--"):
             return self.increment(e)
+        if self.is_struct_operand(e.operand):     # `-v` on a struct with `operator-()` (HLSL 2021)
+            this = self.place(e.operand, for_write=False)
+            assert isinstance(this.type, ir.Struct)
+            unary = [f for f in self.methods.get(this.type.name, {}).get("operator" + op, []) if not f.decl.params]
+            if not unary:
+                raise error(f"invalid argument type '{this.type}' to unary operator '{op}'", e.loc)
+            return self.user_call("operator" + op, unary, [], e.loc, this=this)
         x = self.rvalue(e.operand)
         t = x.type
         if not ir.is_numeric(t):
