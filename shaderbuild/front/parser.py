@@ -493,8 +493,17 @@ class Parser:
             self.advance()
             self.ident("a variable name")
             self.expect(">")
+        elif self.at("{"):          # { compile vs_2_0 A(), compile vs_2_0 B() }
+            lb = self.advance()
+            self.enter(lb.loc)
+            while not self.at("}"):
+                self.effect_value()
+                if not self.accept(","):
+                    break
+            self.expect("}", "to close the initializer list")
+            self.leave()
         else:
-            self.initializer()
+            self.assignment()
 
     def technique(self) -> None:
         """technique[10|11] [name] [< annotations >] { pass [name] [< annotations >] { state block } ... }"""

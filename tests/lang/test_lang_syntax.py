@@ -67,6 +67,8 @@ DepthStencilState DSS { DepthEnable = FALSE; DepthWriteMask = ZERO; };
 texture legacyTex < string UIName = "t"; >;
 PixelShader psObject = CompileShader(ps_5_0, EffectPS());
 VertexShader vsObject = compile vs_2_0 EffectPS();
+VertexShader vsArray[2] = { compile vs_2_0 EffectPS(), compile vs_2_0 EffectPS() };
+GeometryShader gsSO = ConstructGSWithSO(CompileShader(gs_5_0, EffectPS()), "SV_POSITION.xyz");
 GeometryShader gsObject;
 static const int k_annotated < string UIName = "k"; int UIMin = 0; bool Shown = 1 > 2; > = 6;
 technique11 T0 < string Desc = "x"; > {
@@ -296,6 +298,25 @@ def test_bitfield_buffer_layout():
                  {"In": ("uint", words), "InU": ("uint", unsigned)})
     assert got["Out"] == [1, -2, 3, -4, 5, -6, -7, -8, 200, 201, -9]
     assert got["Res"] == [pack([(-2, 24, 8)]), pack([(9, 12, 5)]), pack([(31, 0, 6)])]
+
+
+SWIZZLE_OF_BUFFER = """
+RWStructuredBuffer<int4> Out : register(u0);
+StructuredBuffer<int> In : register(t1);
+[numthreads(1, 1, 1)]
+void main() {
+    int i = In[0];
+    Out[0] = int4(1, 2, 3, 4);
+    Out[0].wzyx[i] = 9;
+    Out[1] = int4(Out[0].yx[i - 1], (Out[0] + 10).zyx[i], 0, 0);
+}
+"""
+
+
+def test_swizzle_of_buffer_element_indexed():
+    """With i = 1: .wzyx[1] is .z of the buffer element; .yx[0] is .y; a swizzled value indexed at run time."""
+    got = run_cs(SWIZZLE_OF_BUFFER, {"Out": ("int4", 2)}, {"In": ("int", [1])})["Out"]
+    assert got == [(1, 2, 9, 4), (2, 12, 0, 0)]
 
 
 def _warnings(src: str, disabled: tuple[str, ...] = ()) -> list[str]:

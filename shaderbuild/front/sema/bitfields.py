@@ -88,6 +88,11 @@ class BitfieldLowering(SemaBase):
         self.write_roots[id(tmp)] = unit
         return ir.VarRef(tmp)
 
+    def holds_bitfields(self, t: ir.Type) -> bool:
+        while isinstance(t, ir.Array):
+            t = t.elem
+        return isinstance(t, ir.Struct) and (t.name in self.bitfields or any(self.holds_bitfields(f.type) for f in t.fields))
+
     # ---------------------------------------------------------- flattening (initializer lists, casts)
     def flat_count(self, t: ir.Type) -> int:
         """ir.component_count, counting each bit-field as one component (not its unit)."""

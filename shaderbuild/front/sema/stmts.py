@@ -112,6 +112,8 @@ class StmtLowering(SemaBase):
             self.mark_initialized(var)
         elif var.const:
             raise error(f"const variable '{d.name}' must be initialized", d.loc)
+        elif self.holds_bitfields(t):   # writing one bit-field reads its unit: never an undefined value
+            self.emit(ir.Store(ir.VarRef(var), self.zero(t), d.loc))
 
     def st_IfStmt(self, s: ast.IfStmt) -> None:
         cond = self.condition(s.cond)
