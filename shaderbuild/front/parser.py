@@ -30,9 +30,9 @@ _NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4
 TEMPLATE_TYPES = frozenset({
     "vector", "matrix", "sampler", *(k for k in RESOURCE_KINDS if k not in ("cbuffer", "tbuffer", "$Globals")),
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
-    "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch",
+    "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch", "RayQuery",
 })
-OTHER_TYPES = frozenset({"void", "string"})
+OTHER_TYPES = frozenset({"void", "string", "RayDesc"})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
 _UNSIGNED_RE = re.compile(r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$")
 _UNSIGNED_OF = {"int": "uint", "int16_t": "uint16_t", "int32_t": "uint32_t", "int64_t": "uint64_t",
@@ -77,6 +77,7 @@ class Parser:
         self.toks = tokens
         self.pos = 0
         self.stage = stage      # Profile.stage: picks profile-qualified register clauses
+        self.in_template_arg = False     # parsing a template argument: a bare `>` closes it
         # `#pragma pack_matrix` state per token (None before any pragma); kept aligned with toks
         self.pack: list[str | None] | None = None
         if pack_matrix:
@@ -350,7 +351,13 @@ class Parser:
             return ref
         if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()):
             return self.type_ref()
-        return self.binary(BINARY_PREC["<"] + 1)  # stop before '>' comparisons
+        # a constant expression up to the closing '>' (C++: the first '>' outside parentheses ends
+        # it), so `RayQuery<RAY_FLAG_A | RAY_FLAG_B>` reads the whole flag expression
+        saved, self.in_template_arg = self.in_template_arg, True
+        try:
+            return self.conditional()
+        finally:
+            self.in_template_arg = saved
 
     def close_angle(self) -> None:
         if self.at(">>"):
@@ -888,7 +895,7 @@ class Parser:
         while True:
             t = self.tok
             prec = BINARY_PREC.get(t.text) if t.kind is TokKind.PUNCT else None
-            if prec is None or prec < min_prec:
+            if prec is None or prec < min_prec or (self.in_template_arg and t.text in (">", ">>", ">=")):
                 return lhs
             operators += 1
             if operators > MAX_CHAIN:      # a left-deep tree this long would exhaust every later pass
@@ -1035,7 +1042,9 @@ class Parser:
         if t.is_punct("("):
             self.advance()
             self.enter(t.loc)
+            saved, self.in_template_arg = self.in_template_arg, False     # `>` compares again inside
             e = self.expression()
+            self.in_template_arg = saved
             self.leave()
             self.expect(")", "to close the parenthesis")
             return e

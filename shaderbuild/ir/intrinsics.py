@@ -125,6 +125,25 @@ RAW_METHODS = ("Load", "Load2", "Load3", "Load4", "Store", "Store2", "Store3", "
 # wrapper turns them into once a stream is its Output variables (operand: the stream index)
 STREAM_METHODS = ("Append", "RestartStrip")
 GS_OPERATIONS = ("EmitVertex", "EndPrimitive")
+# RayQuery methods (SM 6.5 inline ray tracing, every stage): name -> (parameter patterns, return);
+# typed in sema/rayquery.py.  Parameters: 'accel' a RaytracingAccelerationStructure, 'ray' a RayDesc,
+# u uint, f float.  Returns: v void, b bool, u uint, f float, fN floatN, fRxC floatRxC.  The first
+# operand of each ir.Intrinsic is the query's place.
+_RQ_HIT_GETTERS = {
+    "InstanceIndex": "u", "InstanceID": "u", "InstanceContributionToHitGroupIndex": "u", "GeometryIndex": "u",
+    "PrimitiveIndex": "u", "ObjectRayOrigin": "f3", "ObjectRayDirection": "f3", "ObjectToWorld3x4": "f3x4",
+    "ObjectToWorld4x3": "f4x3", "WorldToObject3x4": "f3x4", "WorldToObject4x3": "f4x3",
+    "TriangleBarycentrics": "f2", "TriangleFrontFace": "b",
+}
+RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
+    "TraceRayInline": (("accel", "u", "u", "ray"), "v"), "Proceed": ((), "b"), "Abort": ((), "v"),
+    "CandidateType": ((), "u"), "CandidateProceduralPrimitiveNonOpaque": ((), "b"),
+    "CommitNonOpaqueTriangleHit": ((), "v"), "CommitProceduralPrimitiveHit": (("f",), "v"),
+    "CommittedStatus": ((), "u"), "CandidateTriangleRayT": ((), "f"), "CommittedRayT": ((), "f"),
+    "RayFlags": ((), "u"), "WorldRayOrigin": ((), "f3"), "WorldRayDirection": ((), "f3"), "RayTMin": ((), "f"),
+    **{f"Candidate{k}": ((), r) for k, r in _RQ_HIT_GETTERS.items()},
+    **{f"Committed{k}": ((), r) for k, r in _RQ_HIT_GETTERS.items()},
+}
 METHODS = frozenset({
     *SAMPLE_METHODS, *GATHER_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
@@ -150,7 +169,7 @@ POLYFILLABLE = frozenset({
 
 LOWERING: dict[str, str] = {
     name: SEMA if name in _SEMA_EXPANDED else POLYFILL if name in POLYFILLABLE else NATIVE
-    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS, *GS_OPERATIONS})
+    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS, *GS_OPERATIONS, *RAYQUERY_METHODS})
 }
 # every name a backend must lower natively, polyfill, or declare unsupported (with a reason)
 BACKEND_NAMES = frozenset(n for n, how in LOWERING.items() if how != SEMA)

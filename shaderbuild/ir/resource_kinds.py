@@ -19,7 +19,7 @@ class ResourceKind(ValueRecord):
     name: str
     access: str                  # 'SRV' | 'UAV' | 'CBV' | 'Sampler' | 'Stream' (a GS output stream: no view)
     rep: str                     # 'typed' (formatted texels) | 'structured' | 'raw' | 'cbuffer' | 'tbuffer' | 'sampler'
-    #                              | 'stream'
+    #                              | 'stream' | 'accel' (a ray-tracing acceleration structure)
     descriptor: str              # Vulkan descriptor type (DXC's mapping; the manifest's Vulkan view)
     element: str                 # 'texel' (scalar/vector, float4 if omitted) | 'any' (a struct or numeric type)
     #                              | 'none' (no template argument) | 'block' (a cbuffer/tbuffer struct)
@@ -90,6 +90,9 @@ _ROWS = [
     ResourceKind("tbuffer", "SRV", "tbuffer", "storage_buffer", "block"),
     ResourceKind("TextureBuffer", "SRV", "tbuffer", "storage_buffer", "block"),
     ResourceKind("SamplerState", "Sampler", "sampler", "sampler", "none"),
+    # a top-level acceleration structure (SM 6.5 inline ray tracing, DXR): read only by
+    # RayQuery.TraceRayInline / TraceRay, which take it as an argument; no methods of its own
+    ResourceKind("RaytracingAccelerationStructure", "SRV", "accel", "acceleration_structure", "none"),
     ResourceKind("SamplerComparisonState", "Sampler", "sampler", "sampler", "none"),
     # geometry-shader output streams: `inout` parameters of the entry point, not views (no register,
     # no descriptor); the entry wrapper makes each one the Output variables of its stream

@@ -10,7 +10,7 @@ from ..records import InternedRecord
 
 __all__ = [
     "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
-    "Resource", "VOID", "BOOL", "INT", "UINT", "FLOAT", "DOUBLE", "HALF", "INT64", "UINT64",
+    "Resource", "RayQuery", "VOID", "BOOL", "INT", "UINT", "FLOAT", "DOUBLE", "HALF", "INT64", "UINT64",
     "INT16", "UINT16", "scalar_of", "element_of", "component_count", "vec", "is_numeric",
 ]
 
@@ -125,6 +125,20 @@ class Resource(Type):
         from .resource_kinds import KINDS
 
         return KINDS[self.kind].register_class
+
+
+class RayQuery(Type):
+    """An SM 6.5 inline ray-tracing query, `RayQuery<flags, query_flags>`: an opaque function-local
+    object whose state the RayQuery methods (ir/intrinsics.py) read and advance.  It is never a
+    value: a local of this type is passed to those methods as its place, and never loaded, stored
+    or copied; each backend gives the local its own form (an OpTypeRayQueryKHR variable, a DXIL
+    allocateRayQuery handle carrying `flags`)."""
+
+    flags: int
+    query_flags: int = 0
+
+    def __str__(self) -> str:
+        return f"RayQuery<{self.flags}{f', {self.query_flags}' if self.query_flags else ''}>"
 
 
 VOID = VoidType()

@@ -21,7 +21,8 @@ LAYERS: dict[str, set[str]] = {
     "optimisation": {"cfg", "ctrldep", "cse", "dce", "mem2reg", "undef_outputs", "cleanup"},
     "facts": {"signature", "resources", "lowered"},              # what lowering hands to the later stages
     "analysis": {"viewid", "dxmeta"},                           # ViewID state, shader flags, metadata
-    "lowering": {"lowering", "ssa", "places", "buffers", "intrinsics", "context", "statics", "lower", "debuginfo"},
+    "lowering": {"lowering", "ssa", "places", "buffers", "intrinsics", "rayquery", "context", "statics", "lower",
+                 "debuginfo"},
     "verifier": {"check"},
     "pipeline": {"backend", "disasm", "plugin", "__init__"},
 }

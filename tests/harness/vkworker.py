@@ -15,6 +15,7 @@ import struct
 import sys
 import traceback
 
+import vkaccel  # the acceleration-structure builder beside this script (runs in the worker only)
 import vulkan as vk
 
 ffi = vk.ffi
@@ -105,6 +106,14 @@ _OPTIONAL_EXTENSIONS = (
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MUTABLE_DESCRIPTOR_TYPE_FEATURES_EXT),
     (_XFB_EXTENSION, "VkPhysicalDeviceTransformFeedbackFeaturesEXT",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT),
+    # acceleration structures (vkaccel.py) for ray queries and ray-tracing pipelines
+    ("VK_KHR_deferred_host_operations", None, None),
+    ("VK_KHR_acceleration_structure", "VkPhysicalDeviceAccelerationStructureFeaturesKHR",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR),
+    ("VK_KHR_ray_query", "VkPhysicalDeviceRayQueryFeaturesKHR",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR),
+    ("VK_KHR_ray_tracing_pipeline", "VkPhysicalDeviceRayTracingPipelineFeaturesKHR",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR),
 )
 
 
@@ -150,7 +159,7 @@ class Context:
         """Query core + 1.1/1.2/1.3 features; the same chain is enabled as-is (all supported)."""
         chain = []
         nxt = ffi.NULL
-        optional = tuple((c, s) for e, c, s in _OPTIONAL_EXTENSIONS if e in self.extensions)
+        optional = tuple((c, s) for e, c, s in _OPTIONAL_EXTENSIONS if e in self.extensions and c)
         for ctype, stype in reversed(_FEATURE_CHAIN + optional):
             s = ffi.new(ctype + "*", {"sType": stype, "pNext": nxt})
             chain.insert(0, s)
@@ -256,6 +265,9 @@ class Descriptors:
             return item
         if kind == "sampler":
             return {"type": _IMAGE_KINDS[kind], "sampler": self._sampler(d)}
+        if kind == "acceleration_structure":
+            return {"type": vk.VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR,
+                    "accel": vkaccel.build_scene(self.res, d["scene"])}
         if kind in _IMAGE_KINDS:
             return self._image(d)
         raise ValueError(f"unknown descriptor kind {kind!r}")
@@ -318,7 +330,7 @@ class Descriptors:
         totals: dict[str, int] = {}
         kinds = self._binding_types()
         for key, (_dtype, count) in self._bindings().items():
-            for field in {_STAGE_LIMITS[t] for t in kinds[key]}:     # a mutable binding counts for each type
+            for field in {_STAGE_LIMITS.get(t, "") for t in kinds[key]} - {""}:  # mutable: counts per type
                 totals[field] = totals.get(field, 0) + count
         for field, total in totals.items():
             if total > getattr(limits, field):
@@ -389,7 +401,10 @@ class Descriptors:
             maxSets=len(self.layouts), poolSizeCount=len(sizes), pPoolSizes=sizes), None))
         sets = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
             descriptorPool=pool, descriptorSetCount=len(self.layouts), pSetLayouts=self.layouts))
-        writes = [self._write(sets[d["set"]], d, item) for d, item in zip(self.descs, self.items)]
+        self._keep: list = []
+        writes = [vkaccel.descriptor_write(sets[d["set"]], d["binding"], d.get("index", 0), item["accel"],
+                                           self._keep) if "accel" in item else self._write(sets[d["set"]], d, item)
+                  for d, item in zip(self.descs, self.items)]
         if writes:
             vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
         return sets

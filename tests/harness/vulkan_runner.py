@@ -275,7 +275,8 @@ def run_compute(
     o0_check: Callable[[list[bytes]], None] | None = None,
 ) -> list[bytes]:
     """Dispatch `entry` of `spirv` over `groups`; return every descriptor's final contents, same order.
-    Descriptors may be Buf, TexelBuffer, Image (storage images are read back) or Sampler (b"").
+    Descriptors may be Buf, TexelBuffer, Image (storage images are read back), Sampler (b"") or
+    accel.AccelStructure (b"").
     specialization: {constant id: value bytes} passed as the compute stage's VkSpecializationInfo.
     o0_check: judges the -O0 rerun's results instead of byte equality (thread-order-dependent results)."""
     req = {
@@ -293,6 +294,8 @@ def _check_bufs(buffers: list) -> list[dict]:
 
 
 def _describe(b) -> dict:
+    if b.kind == "acceleration_structure":     # accel.AccelStructure: the worker builds its scene
+        return b.request()
     d = {"set": b.set, "binding": b.binding, "index": b.index, "kind": b.kind, "data": bytes(b.data)}
     where = f"set={b.set} binding={b.binding}"
     if isinstance(b, Sampler):

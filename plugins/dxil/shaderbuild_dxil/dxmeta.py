@@ -34,16 +34,17 @@ GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
                     "inner_coverage": 10, "stencil_ref": 11, "uavs_every_stage": 16, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
-                    "resource_heap": 30, "sampler_heap": 31}
+                    "raytracing_1_1": 25, "resource_heap": 30, "sampler_heap": 31}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
+                "raytracing_1_1": 0x100000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 # signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
                        29: ("shading_rate", True, True)}
-_OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage"}
+_OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1"}
 MIN_VALIDATOR = (1, 7)
 
 

@@ -20,6 +20,7 @@ from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_
 from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
+from .rayquery import RAYQUERY_HANDLERS
 from .scalarize import component_types, llvm_scalar
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
@@ -699,6 +700,7 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 # other entry has a handler here (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
+_HANDLERS.update(RAYQUERY_HANDLERS)
 NATIVE_INTRINSICS = frozenset(_HANDLERS)
 
 

@@ -124,6 +124,7 @@ class FunctionLowerer:
         self.frames: list[_Frame] = []
         self.loops: list[_LoopTargets] = []
         self.local_resources: dict[int, list[ResourcePlace | None]] = {}
+        self.ray_queries: dict[int, Value] = {}          # RayQuery local -> its allocateRayQuery handle
         self.control_depth = 0
         self._local_res_depth: dict[int, int] = {}
         self._consts: dict[tuple, Value] = {}             # scalar_const
@@ -397,6 +398,19 @@ class FunctionLowerer:
                 self._handle_cache[key] = h
             return h
         return self.handles.create(self.b, p.res, p.index, p.non_uniform)
+
+    def _allocate_ray_query(self, v: ir.Variable) -> None:
+        """A RayQuery local: one allocateRayQuery (with the object's template flags) in the entry
+        block, for the local's whole life (each inlined copy of a function gets its own)."""
+        assert isinstance(v.type, ir.RayQuery)
+        self.ray_queries[id(v)] = self.ops.call(self.alloca_builder, "AllocateRayQuery", None,
+                                                [ConstInt(T.i32, v.type.flags)])
+
+    def ray_query(self, e: ir.Expr) -> Value:
+        """The allocateRayQuery handle of the RayQuery local `e` names."""
+        if not (isinstance(e, ir.VarRef) and id(e.var) in self.ray_queries):
+            raise error("a RayQuery method must be called on a RayQuery local variable")
+        return self.ray_queries[id(e.var)]
 
     def resource_place(self, e: ir.Expr) -> ResourcePlace:
         """The single resource an expression (global, array element or local copy) refers to."""
@@ -777,7 +791,9 @@ class FunctionLowerer:
             storages[id(p.var)] = st
             MemPlace(st, p.var.type, 0, _ZERO).write(self, vals)
         for v in f.locals:
-            if id(v) not in storages and not _is_resource_type(v.type):
+            if isinstance(v.type, ir.RayQuery):
+                self._allocate_ray_query(v)
+            elif id(v) not in storages and not _is_resource_type(v.type):
                 storages[id(v)] = self.make_storage(v)
         self.frames.append(frame)
         saved_loops, self.loops = self.loops, []
@@ -1001,7 +1017,9 @@ class FunctionLowerer:
         exit_bb = self.new_block()
         frame = _Frame({}, None, exit_bb)
         for v in fn.locals:
-            if not _is_resource_type(v.type):
+            if isinstance(v.type, ir.RayQuery):
+                self._allocate_ray_query(v)
+            elif not _is_resource_type(v.type):
                 frame.storages[id(v)] = self.make_storage(v)
         self.frames.append(frame)
         self.stmts(fn.body)

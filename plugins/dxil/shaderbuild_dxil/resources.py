@@ -36,7 +36,7 @@ _SHAPES: dict[tuple[str | None, bool, bool], int] = {
     ("Cube", False, False): 5, ("1D", True, False): 6, ("2D", True, False): 7, ("2D", True, True): 8,
     ("Cube", True, False): 9, ("Buffer", False, False): 10,
 }
-KIND_RAW, KIND_STRUCTURED, KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER = 11, 12, 13, 14, 15
+KIND_RAW, KIND_STRUCTURED, KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER, KIND_RTAS = 11, 12, 13, 14, 15, 16
 _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32): 4, ("uint", 32): 5,
                    ("int", 64): 6, ("uint", 64): 7, ("float", 16): 8, ("float", 32): 9, ("float", 64): 10}
 TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
@@ -117,6 +117,8 @@ def _classify(var: ir.Variable) -> ResourceInfo:
     if row is not None and row.rep == "sampler":
         return ResourceInfo(var, "Sampler", KIND_SAMPLER, b.space, b.register or 0, n,
                             sampler_cmp=kind == "SamplerComparisonState", kind_name=kind)
+    if row is not None and row.rep == "accel":       # RTAccelerationStructure: an SRV with no element
+        return ResourceInfo(var, "SRV", KIND_RTAS, b.space, b.register or 0, n, kind_name=kind)
     shape = None if row is None else {"raw": KIND_RAW, "structured": KIND_STRUCTURED}.get(
         row.rep, _SHAPES.get((row.dim, row.arrayed, row.ms)))
     if shape is None:

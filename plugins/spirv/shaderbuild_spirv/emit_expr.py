@@ -573,7 +573,7 @@ class ExprEmitter:
         if not p.chain:
             return p.base
         t = self.image_type(p) if p.res is not None and isinstance(p.type, Resource) and p.res.kind.rep in (
-            "image", "sampler") else self.T.tid(p.type, p.layout)
+            "image", "sampler", "accel") else self.T.tid(p.type, p.layout)
         rid = self.op("OpAccessChain", self.T.ptr(p.sc, t), p.base, *p.chain)
         if p.nonuniform:
             self.nonuniform(rid)
@@ -672,6 +672,8 @@ class ExprEmitter:
         """SPIR-V type of an image or sampler resource."""
         if p.rv.kind.rep == "sampler":
             return self.b.type("OpTypeSampler")
+        if p.rv.kind.rep == "accel":
+            return self.T.acceleration_structure()
         return self.ctx.R.image_type(p.rv.rtype, p.rv.kind)
 
     def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:

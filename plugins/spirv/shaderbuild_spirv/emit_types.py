@@ -22,6 +22,7 @@ from shaderbuild.ir.types import (
     UINT,
     Array,
     Matrix,
+    RayQuery,
     Resource,
     Scalar,
     Struct,
@@ -118,9 +119,27 @@ class TypeLowering:
             return self._struct(t, layout)
         if isinstance(t, VoidType):
             return self.void()
+        if isinstance(t, RayQuery):
+            return self.ray_query()
         if isinstance(t, Resource):
             raise error(f"resource type {t} cannot be used as a value here")
         raise error(f"type {t} is not supported by the SPIR-V backend")
+
+    def ray_query(self) -> int:
+        """OpTypeRayQueryKHR (SPV_KHR_ray_query), the type of a RayQuery local."""
+        self._ray_query_capability()
+        return self.b.type("OpTypeRayQueryKHR")
+
+    def acceleration_structure(self) -> int:
+        """OpTypeAccelerationStructureKHR: a RaytracingAccelerationStructure (read by ray queries)."""
+        self._ray_query_capability()
+        return self.b.type("OpTypeAccelerationStructureKHR")
+
+    def _ray_query_capability(self) -> None:
+        """The type needs RayQueryKHR or RayTracingKHR; every stage may use ray queries, so RayQueryKHR
+        (a ray-tracing pipeline stage would declare RayTracingKHR instead)."""
+        self.b.capability("RayQueryKHR")
+        self.b.extension("SPV_KHR_ray_query")
 
     def _matrix(self, t: Matrix, layout: str | None) -> int:
         shape = matrix_shape(t)

@@ -34,6 +34,7 @@ from .builder import enum
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
+from .rayquery import RAYQUERY_LOWERINGS
 from .resource_ops import RESOURCE_METHODS
 from .vulkan import PATCH_BARRIER
 
@@ -714,6 +715,7 @@ TABLE.update({
     "ddy_fine": _derivative("OpDPdyFine", "DerivativeControl"),
 })
 TABLE.update(RESOURCE_METHODS)
+TABLE.update(RAYQUERY_LOWERINGS)
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({"EmitVertex": _stream_op("OpEmitVertex", "OpEmitStreamVertex"),

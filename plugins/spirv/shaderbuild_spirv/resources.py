@@ -20,7 +20,7 @@ from .emit_types import TypeLowering
 
 
 class Kind(ValueRecord):
-    rep: str                 # 'structured' | 'bytes' | 'cbuffer' | 'tbuffer' | 'image' | 'sampler'
+    rep: str                 # 'structured' | 'bytes' | 'cbuffer' | 'tbuffer' | 'image' | 'sampler' | 'accel'
     descriptor: str          # Vulkan descriptor type for reflection
     writable: bool = False
     dim: str | None = None   # SPIR-V Dim for images
@@ -30,7 +30,7 @@ class Kind(ValueRecord):
 
 # the core resource-kind table's representation -> this backend's
 _REP = {"structured": "structured", "raw": "bytes", "cbuffer": "cbuffer", "tbuffer": "tbuffer", "typed": "image",
-        "sampler": "sampler"}
+        "sampler": "sampler", "accel": "accel"}
 KINDS: dict[str, Kind] = {
     name: Kind(_REP[k.rep], k.descriptor, k.access == "UAV", k.dim, k.arrayed, k.ms)
     for name, k in RESOURCE_KINDS.items() if name != "$Globals" and k.rep != "stream"   # streams: stage outputs
@@ -248,6 +248,8 @@ class ResourceLowering:
             return sc, layout, bt, bt
         if k.rep == "sampler":
             return "UniformConstant", None, None, self.b.type("OpTypeSampler")
+        if k.rep == "accel":
+            return "UniformConstant", None, None, self.T.acceleration_structure()
         return "UniformConstant", None, None, self.image_type(t, k)
 
     def image_type(self, t: Resource, k: Kind) -> int:

@@ -282,7 +282,10 @@ class ExprLowering(HeapLowering, SemaBase):
         method = getattr(self, "rv_" + type(e).__name__, None)
         if method is None:
             raise error("unsupported expression", e.loc)
-        return method(e)
+        v = method(e)
+        if type(v.type) is ir.RayQuery:
+            raise error(f"a '{v.type}' is not a value: it cannot be copied, passed or returned; call its methods", e.loc)
+        return v
 
     def rv_IntLit(self, e: ast.IntLit) -> ir.Expr:
         s = e.suffix

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
 from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
+from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
+from ...ir.raytracing import RAYQUERY_MIN_SM
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...options import CompileOptions, Profile
@@ -22,6 +24,7 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
+from .rayquery import RayQueryLowering
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
@@ -45,7 +48,8 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering, BitfieldLowering):
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+               BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
         self.options = options
@@ -53,7 +57,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.profile = profile
         self.sink = sink
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
-        self.scope = self.global_scope = Scope()
+        self.scope = self.global_scope = Scope(_predefined_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
@@ -273,6 +277,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     def resolve_type(self, ref: ast.TypeRef, dims: list, allow_unsized: bool = False) -> ir.Type:
         t = self.types.resolve(ref)
+        if isinstance(t, ir.RayQuery):
+            if (self.profile.major, self.profile.minor) < RAYQUERY_MIN_SM:
+                raise error(f"'RayQuery' requires shader model 6.5 or later (the profile is {self.profile})", ref.loc)
+            if dims:
+                raise error("arrays of 'RayQuery' are not supported", ref.loc)
         if len(dims) > MAX_ARRAY_DIMENSIONS:
             raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
         total = 1
@@ -335,6 +344,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
             t = self.resolve_type(f.type, f.dims)
+            _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f)
@@ -405,6 +415,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
+        _local_only(t, d.type.loc, "a global or static variable")
         q = d.qualifiers
         base = t
         dims_count: int | None = 1
@@ -708,11 +719,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         ptypes, pdirs = [], []
         for p in d.params:
             t = self.resolve_type(p.type, p.dims)
+            _local_only(t, p.type.loc, "a function parameter")
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
+        _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
@@ -1036,3 +1049,18 @@ def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, 
     """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
     an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)
+
+
+def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
+    """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
+    if isinstance(t, ir.RayQuery):
+        raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
+
+
+def _predefined_scope() -> Scope:
+    """The predefined enumerations (RAY_FLAG_*, COMMITTED_*, ...: ir/raytracing.py), in a scope
+    below the user's global scope, so that a declaration of the same name shadows them."""
+    scope = Scope()
+    for name, value in RT_CONSTANTS.items():
+        scope.names[name] = EnumConstSymbol(value, ir.UINT)
+    return scope

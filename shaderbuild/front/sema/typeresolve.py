@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import error
+from ...ir.raytracing import RAY_DESC, RAY_FLAGS, RAYQUERY_FLAGS
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -125,6 +126,18 @@ class TypeResolver:
             return ir.Resource(name, elem)
         if name == "sampler":
             return ir.Resource("SamplerState")
+        if name == "RayDesc":
+            return RAY_DESC
+        if name == "RayQuery":
+            if not 1 <= len(ref.args) <= 2 or any(isinstance(a, ast.TypeRef) for a in ref.args):
+                raise error("'RayQuery' takes one or two constant template arguments: ray flags and "
+                            "RAYQUERY_FLAG_* flags", ref.loc)
+            flags = [self.const_eval(a) for a in ref.args]
+            if flags[1:] and flags[1] != RAYQUERY_FLAGS["RAYQUERY_FLAG_NONE"]:
+                raise error(f"RayQuery flags {flags[1]:#x} are not supported (only RAYQUERY_FLAG_NONE)", ref.args[1].loc)
+            if flags[0] & ~sum(RAY_FLAGS.values()) or flags[0] < 0:
+                raise error(f"{flags[0]:#x} is not a combination of RAY_FLAG_* values", ref.args[0].loc)
+            return ir.RayQuery(flags[0])
         if name in PATCH_TYPES:
             return self._patch(ref)
         raise error(f"unknown type name '{name}'", ref.loc)
