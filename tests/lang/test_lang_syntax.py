@@ -131,6 +131,9 @@ INHERIT_PRELUDE = """
 struct Base { int id; int Id() { return id; } int Twice() { return Id() * 2; } void Set(int v) { id = v; } };
 struct Derived : Base { int extra; int Id() { return id + 100; } int Both() { return Id() + Twice(); } };
 struct Leaf : Derived { int z; };
+int TakeB(Base b) { return b.id * 10; }
+int TakeB(Derived b) { return b.id * 100; }
+void BumpB(inout Base b) { b.id += 1; }
 """
 INHERITANCE = SlotTable("inherited_methods", "int", [
     case("base_method_on_derived", "Derived d = {seven, three}; R = d.Twice();", 14, stmt=True),
@@ -138,6 +141,12 @@ INHERITANCE = SlotTable("inherited_methods", "int", [
     case("two_levels_mutating", "Leaf l = {one, two, three}; l.Set(five); R = l.Id() * 10 + l.id;", 1050 + 5, stmt=True),
     case("derived_method_calls_both", "Leaf l = {five, two, three}; R = l.Both();", 105 + 10, stmt=True),
     case("base_alone", "Base b = {three}; R = b.Twice();", 6, stmt=True),
+    case("derived_to_base", "Derived d = {seven, three}; Base b = (Base)d; Base c = d; R = b.Id() * 10 + c.id;", 77,
+         stmt=True),
+    # Leaf converts to Derived (one level) in preference to Base (two levels), as in C++
+    case("overload_prefers_nearest_base", "Leaf l = {one, two, three}; Derived d = {seven, three}; Base b = {two}; "
+         "R = TakeB(l) + TakeB(d) + TakeB(b);", 100 + 700 + 20, stmt=True),
+    case("inout_base_part", "Derived d = {seven, three}; BumpB(d); R = d.id * 10 + d.extra;", 83, stmt=True),
 ], prelude=INHERIT_PRELUDE, setup=SETUP + "    int five = 5 * one;\n", inputs={"In": ("int", IN)})
 
 OPERATOR_PRELUDE = """

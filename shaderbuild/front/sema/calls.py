@@ -113,6 +113,8 @@ class CallLowering(SemaBase):
             costs = []
             for a, v, pt in zip(args, values, f.param_types):
                 c = conversion_cost(v.type, pt, self.is_literal(v))
+                if c is None and isinstance(v.type, ir.Struct) and isinstance(pt, ir.Struct) and self.derives_from(v.type, pt):
+                    c = 1 + self.derives_from(v.type, pt)     # derived to base: the nearest base ranks best (C++)
                 if c is None and isinstance(v.type, ir.Array) and isinstance(pt, ir.Array) and v.type.elem == pt.elem \
                         and pt.size is None and v.type.size is not None:
                     c = 1
@@ -201,6 +203,12 @@ class CallLowering(SemaBase):
             self.emit(ir.Store(ir.VarRef(result), call, loc))
         # write-back in reverse parameter order (seed 000: Init(V, V) leaves V == 1)
         for place, tmp in reversed(writebacks):
+            pt = tmp.type
+            if isinstance(place.type, ir.Struct) and isinstance(pt, ir.Struct) and self.derives_from(place.type, pt):
+                for i, field in enumerate(pt.fields):      # a derived object bound to a base parameter: its base part
+                    self.emit(ir.Store(ir.FieldRef(place, i, field.type),
+                                       ir.Extract(self.load(ir.VarRef(tmp)), i, field.type), loc))
+                continue
             self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
         if result is None:
             return _VoidValue(loc)

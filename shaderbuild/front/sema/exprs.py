@@ -93,6 +93,10 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise error(f"cannot convert '{src}' to '{to}'", loc)
             if to.elem == src.elem and (to.size is None or to.size == src.size):
                 return x
+        if isinstance(to, ir.Struct) and isinstance(src, ir.Struct) and self.derives_from(src, to):
+            # derived to base: the base's fields are the derived struct's first ones
+            x = self.stable(x)
+            return ir.Construct(to, [ir.Extract(x, i, f.type) for i, f in enumerate(to.fields)])
         if isinstance(to, ir.Struct) or isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(to, (ir.Array, ir.Resource)):
             if explicit and ir.is_numeric(src) and isinstance(to, (ir.Struct, ir.Array)):
                 return self.build_from_components(self.components(x, loc) * self.flat_count(to), to, loc) \
@@ -698,6 +702,17 @@ class ExprLowering(HeapLowering, SemaBase):
                 return self.swizzle_element(base, idx)
             return ir.IndexRef(base, idx, self.element_type(bt, e.loc))
         raise error("expression is not assignable", e.loc)
+
+    def derives_from(self, t: ir.Struct, base: ir.Struct) -> int:
+        """How many levels up `base` is from `t` (0: not a base of it)."""
+        name: str | None = t.name
+        depth = 0
+        while name is not None:
+            name = self.struct_bases.get(name)
+            depth += 1
+            if name == base.name:
+                return depth
+        return 0
 
     def swizzle_element(self, sw: ir.SwizzleRef, idx: ir.Expr) -> ir.Expr:
         """`v.zyx[i]`: component comps[i] of the vector itself (no target indexes a swizzle dynamically)."""

@@ -84,6 +84,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         # temporaries holding a multi-element matrix swizzle (`m._m00_m11`): id -> (temp, the element places)
         self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
         self.method_origin: dict[int, str] = {}     # id(FuncInfo) of an inherited method -> the struct that wrote it
+        self.struct_bases: dict[str, str] = {}      # struct name -> its base struct's name
         # temporaries standing for a place no target stores to directly (a multi-element matrix swizzle, a
         # bit-field): id -> (temp, the stores that put the temp's value back); emit() adds them after every
         # store to the temp
@@ -359,6 +360,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
             self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
+        if isinstance(base, ir.Struct):
+            self.struct_bases[d.name] = base.name
         if isinstance(base, ir.Struct):     # a method the derived struct declares hides base methods of its name
             own = {m.name for m in d.methods}
             for name, infos in self.inherited_methods(st, base.name).items():
