@@ -141,6 +141,7 @@ class VarDecl(Node):
     packoffset: Register | None = None
     attributes: list[Attribute] = Record.factory(list)
     bitfield: Expr | None = None      # `uint lo : 4;` in a struct (HLSL 2021): the width
+    namespaces: tuple[str, ...] = ()  # enclosing namespaces/structs ('NS::', 'NS::S::'): where unqualified names look
 
 
 class FuncDecl(Node):
@@ -154,6 +155,8 @@ class FuncDecl(Node):
     return_dims: list[Expr | None] = Record.factory(list)
     template_params: list[str] | None = None     # template<typename T> ...
     template_values: dict[str, TypeRef] = Record.factory(dict)   # the non-type ones (`uint N`) and their types
+    template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)   # `typename T = float`, `uint N = 4`
+    namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
 
 
 class StructDecl(Node):
@@ -163,6 +166,8 @@ class StructDecl(Node):
     base: TypeRef | None = None
     template_params: list[str] | None = None
     template_values: dict[str, TypeRef] = Record.factory(dict)
+    template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)
+    namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
 
 
 class SizeOf(Expr):

@@ -88,6 +88,10 @@ class Parser:
         self.template_funcs: set[str] = set()
         self.depth = 0
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
+        self.hoisted_after: list[ast.Node] = []  # static members of a struct of its own type, to emit after it
+        # enclosing namespaces and structs as name prefixes ('NS::', 'NS::S::'), innermost last: names declared
+        # there are qualified with the innermost; unqualified type names are looked up innermost first
+        self.ns: list[str] = []
         self.warnings: list[Diagnostic] = []
 
     # ------------------------------------------------------------ token helpers
@@ -131,11 +135,23 @@ class Parser:
         return self.advance()
 
     def is_type_name(self, name: str) -> bool:
-        return name in self.user_types or is_builtin_type_name(name) or name in ("unsigned", "signed")
+        return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
+                or name in ("unsigned", "signed"))
+
+    def scoped(self, name: str, known: set[str]) -> str:
+        """`name` qualified with the innermost enclosing namespace that declares it (else `name`)."""
+        for prefix in reversed(self.ns):
+            if prefix + name in known:
+                return prefix + name
+        return name
+
+    def qualified(self, name: str) -> str:
+        """A type declared here: qualified with the enclosing namespace or struct (not inside a function)."""
+        return self.ns[-1] + name if self.ns and self.depth == 0 else name
 
     def at_struct_specifier(self) -> bool:
         """`struct X` naming a declared struct (not `struct X {` or `struct X : Base {` defining one)."""
-        return (self.at("struct") and self.peek().kind is TokKind.IDENT
+        return ((self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT
                 and not (self.peek(2).is_punct("{") or self.peek(2).is_punct(":")))
 
     def at_effect_object(self) -> bool:
@@ -147,8 +163,10 @@ class Parser:
     def warn(self, message: str, loc: SourceLoc) -> None:
         self.warnings.append(Diagnostic("warning", message, loc))
 
-    def take_hoisted(self) -> list[ast.Node]:
-        out, self.hoisted = self.hoisted, []
+    def take_hoisted(self, new: list[ast.Node]) -> list[ast.Node]:
+        """`new` declarations with the hoisted ones before (nested structs) and after (static members)."""
+        out = [*self.hoisted, *new, *self.hoisted_after]
+        self.hoisted, self.hoisted_after = [], []
         return out
 
     def enter(self, loc: SourceLoc) -> None:
@@ -166,9 +184,7 @@ class Parser:
         while self.tok.kind is not TokKind.EOF:
             if self.accept(";"):
                 continue
-            new = self.top_level_decl()
-            decls.extend(self.take_hoisted())
-            decls.extend(new)
+            decls.extend(self.take_hoisted(self.top_level_decl()))
         return ast.TranslationUnit(loc, decls, self.warnings)
 
     def attributes(self) -> list[ast.Attribute]:
@@ -223,10 +239,37 @@ class Parser:
                 self.expect(";", "after enum")
                 return [d]
             if t.text == "namespace":
-                self.fail("namespaces are not supported")
+                return self.namespace()
             if t.text == "template":
                 return self.template_decl(attrs)
         return self.declaration(attrs, top_level=True)
+
+    def namespace(self) -> list[ast.Node]:
+        """namespace N { declarations }: their names become N::name (the sema resolves unqualified ones
+        inside, see lower.namespace_scope)."""
+        self.advance()
+        prefix = self.qualified(self.ident("a namespace name").text) + "::"
+        lb = self.expect("{", "to begin the namespace body")
+        self.ns.append(prefix)
+        out: list[ast.Node] = []
+        try:
+            while not self.at("}"):
+                if self.tok.kind is TokKind.EOF:
+                    raise error("expected '}' to close the namespace opened here", lb.loc)
+                if self.accept(";"):
+                    continue
+                new = self.top_level_decl()
+                for d in new:       # (a nested namespace has qualified its own already)
+                    if isinstance(d, (ast.FuncDecl, ast.VarDecl)) and not d.name.startswith(prefix):
+                        d.name = prefix + d.name
+                    elif isinstance(d, ast.CBufferDecl):
+                        for m in d.members:
+                            m.name = m.name if m.name.startswith(prefix) else prefix + m.name
+                out.extend(self.take_hoisted(new))
+        finally:
+            self.ns.pop()
+        self.advance()
+        return out
 
     def template_decl(self, attrs) -> list[ast.Node]:
         """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
@@ -234,9 +277,14 @@ class Parser:
         self.expect("<", "after 'template'")
         params: list[str] = []
         values: dict[str, ast.TypeRef] = {}
+        defaults: dict[str, ast.TypeRef | ast.Expr] = {}
+        added: list[str] = []           # type parameters are type names from here (`typename U = T`)
         while True:
             if self.accept("typename") or self.accept("class"):
                 params.append(self.ident("a template parameter name").text)
+                if params[-1] not in self.user_types:
+                    added.append(params[-1])
+                    self.user_types.add(params[-1])
             elif self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
                 vt = self.type_ref()            # a non-type parameter: `uint N`
                 name = self.ident("a template parameter name").text
@@ -244,11 +292,14 @@ class Parser:
                 values[name] = vt
             else:
                 self.fail("expected 'typename' or an integer type for a template parameter")
+            if self.accept("="):
+                defaults[params[-1]] = self.template_arg()
+            elif defaults:
+                raise error(f"template parameter '{params[-1]}' is missing a default argument (an earlier one has "
+                            "one)", self.toks[self.pos - 1].loc)
             if not self.accept(","):
                 break
         self.close_angle()
-        added = [p for p in params if p not in self.user_types and p not in values]
-        self.user_types.update(added)
         try:
             decls = self.declaration(attrs, top_level=True)
         finally:
@@ -257,8 +308,9 @@ class Parser:
             if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
                 d.template_params = params
                 d.template_values = values
+                d.template_defaults = defaults
                 if isinstance(d, ast.FuncDecl):
-                    self.template_funcs.add(d.name)
+                    self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
             else:
                 raise error("only functions and structs can be templates", d.loc)
         return decls
@@ -268,7 +320,7 @@ class Parser:
         quals = self.qualifiers()
         out: list[ast.Node] = []
         effect = self.at_effect_object()
-        if self.at("struct") and not self.at_struct_specifier():
+        if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
             out.append(sd)
             if self.accept(";"):
@@ -302,10 +354,10 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             self.fail("expected a type")
-        if t.text == "struct" and self.peek().kind is TokKind.IDENT:
+        if t.text in ("struct", "class") and self.peek().kind is TokKind.IDENT:
             self.advance()            # `struct X` as a type specifier: X must name a declared struct
             t = self.tok
-            if t.text not in self.user_types:
+            if self.scoped(t.text, self.user_types) not in self.user_types:
                 raise error(f"unknown type name '{t.text}'", t.loc)
         if t.text == "signed":
             raise error("'signed' is a reserved keyword in HLSL", t.loc)
@@ -316,7 +368,7 @@ class Parser:
                 self.advance()
             name = _UNSIGNED_OF[m.group(1)] + m.group(2) if m else "uint"
             return ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
-        name = t.text
+        name = self.scoped(t.text, self.user_types)
         if not self.is_type_name(name):
             # allow scoped enum / qualified names
             if self.peek().is_punct("::"):
@@ -330,6 +382,7 @@ class Parser:
         while self.at("::"):
             self.advance()
             name += "::" + self.ident().text
+        name = self.scoped(name, self.user_types)      # Inner::T inside a namespace holding Inner
         ref = ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
             self.advance()
@@ -436,7 +489,8 @@ class Parser:
         """name[dims] semantics, then the effects syntax DXC ignores (`< annotations >`, a `{ state block }`,
         `= sampler_state {...}`) or `= initializer`; `effect`: an effects object, whose value is not HLSL;
         `field`: a struct member, which may be a bit-field (`uint lo : 4`)."""
-        d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs)
+        d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs,
+                        namespaces=tuple(self.ns) if self.depth == 0 else ())
         if field and self.at(":") and self.peek().kind is TokKind.INT:
             self.advance()
             d.bitfield = self.conditional()
@@ -575,7 +629,8 @@ class Parser:
         elif self.at("void"):
             self.advance()
         self.expect(")", "to close the parameter list")
-        fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals))
+        fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals),
+                          namespaces=tuple(self.ns))
         self.semantics(fn)
         if self.accept(";"):
             return fn
@@ -583,26 +638,33 @@ class Parser:
         return fn
 
     def struct_decl(self) -> ast.StructDecl:
-        kw = self.expect("struct")
+        kw = self.advance()         # struct or class
         name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
-        name = name_tok.text if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
+        name = self.qualified(name_tok.text) if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
         self.user_types.add(name)
         base = None
         if self.accept(":"):
             base = self.type_ref()
         self.expect("{", "to begin the struct body")
-        sd = ast.StructDecl(kw.loc, name, [], [], base)
+        sd = ast.StructDecl(kw.loc, name, [], [], base, namespaces=tuple(self.ns))
+        self.ns.append(name + "::")
+        try:
+            self.struct_body(sd)
+        finally:
+            self.ns.pop()
+        self.expect("}")
+        return sd
+
+    def struct_body(self, sd: ast.StructDecl) -> None:
+        name = sd.name
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
             quals = self.qualifiers()
-            if self.at("struct") and not self.at_struct_specifier():
+            if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
                 inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
                 self.hoisted.append(inner)
-                if not inner.name.startswith("anon."):      # also known as Outer::Inner
-                    self.hoisted.append(ast.TypedefDecl(inner.loc, f"{name}::{inner.name}",
-                                                        ast.TypeRef(inner.loc, inner.name)))
                 if self.accept(";"):
                     continue
                 ftype = ast.TypeRef(inner.loc, inner.name)
@@ -626,16 +688,25 @@ class Parser:
                 fname = Token(TokKind.IDENT, "operator" + op.text + ("]" if op.text == "[" else ")" if op.text == "(" else ""),
                               fname.loc)
             if self.at("("):
-                sd.methods.append(self.function(ftype, fname, attrs, quals))
+                fn = self.function(ftype, fname, attrs, quals)
+                if "static" in quals and self.depth == 0:     # a static member function is a global S::name
+                    fn.name = f"{name}::{fn.name}"
+                    uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))
+                    (self.hoisted_after if uses_self else self.hoisted).append(fn)
+                else:
+                    sd.methods.append(fn)
                 continue
             while True:
-                sd.fields.append(self.declarator(ftype, fname, attrs, quals, field=True))
+                d = self.declarator(ftype, fname, attrs, quals, field=True)
+                if "static" in quals:       # a static member is a global named S::member, declared before S
+                    d.name, d.namespaces = f"{name}::{d.name}", tuple(self.ns)   # (after it when of type S)
+                    (self.hoisted_after if d.type.name == name else self.hoisted).append(d)
+                else:
+                    sd.fields.append(d)
                 if not self.accept(","):
                     break
                 fname = self.ident("a field name")
             self.expect(";", "after struct field")
-        self.expect("}")
-        return sd
 
     def cbuffer(self, attrs) -> ast.CBufferDecl:
         kw = self.advance()
@@ -662,23 +733,23 @@ class Parser:
     def typedef(self) -> ast.TypedefDecl:
         kw = self.advance()
         quals = self.qualifiers()
-        if self.at("struct"):
+        if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
             t = ast.TypeRef(sd.loc, sd.name)
             self.hoisted.append(sd)
         else:
             t = self.type_ref()
         quals |= self.qualifiers()
-        name = self.ident("a typedef name")
-        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims(), frozenset(quals))
-        self.user_types.add(name.text)
+        name = self.qualified(self.ident("a typedef name").text)
+        td = ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals))
+        self.user_types.add(name)
         self.expect(";", "after typedef")
         return td
 
     def enum_decl(self) -> ast.EnumDecl:
         kw = self.expect("enum")
         scoped = self.accept("class") or self.accept("struct")
-        name = self.ident("an enum name").text if self.tok.kind is TokKind.IDENT else None
+        name = self.qualified(self.ident("an enum name").text) if self.tok.kind is TokKind.IDENT else None
         underlying = None
         if self.accept(":"):
             underlying = self.type_ref()
@@ -689,7 +760,7 @@ class Parser:
         while not self.at("}"):
             m = self.ident("an enumerator")
             value = self.assignment() if self.accept("=") else None
-            members.append((m.text, value, m.loc))
+            members.append((m.text if scoped else self.qualified(m.text), value, m.loc))
             if not self.accept(","):
                 break
         self.expect("}")
@@ -712,9 +783,17 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             return False
-        if t.text in QUALIFIERS or t.text in ("struct", "typedef", "enum") or self.at_effect_object():
+        if t.text in QUALIFIERS or t.text in ("struct", "class", "typedef", "enum") or self.at_effect_object():
             return True
         if not self.is_type_name(t.text):
+            if self.peek().is_punct("::"):      # NS::S x, NS::Inner::T<...> x
+                n, name = 1, t.text
+                while self.peek(n).is_punct("::") and self.peek(n + 1).kind is TokKind.IDENT:
+                    name += "::" + self.peek(n + 1).text
+                    n += 2
+                nxt = self.peek(n)
+                return self.scoped(name, self.user_types) in self.user_types and (
+                    nxt.kind is TokKind.IDENT or nxt.is_punct("<"))
             # `flaot x`: two names in a row start no expression, so this is a declaration of an unknown type
             return self.peek().kind is TokKind.IDENT
         if self.is_type_name(t.text):
@@ -819,13 +898,13 @@ class Parser:
         loc = self.tok.loc
         if self.at("typedef"):
             td = self.typedef()
-            return ast.DeclStmt(loc, [*self.take_hoisted(), td])  # type: ignore[list-item]  # hoisted: structs
+            return ast.DeclStmt(loc, self.take_hoisted([td]))  # type: ignore[arg-type]  # hoisted: structs
         if self.at("enum"):
             d = self.enum_decl()
             self.expect(";")
             return ast.DeclStmt(loc, [d])
         decls = self.declaration([], top_level=False)
-        return ast.DeclStmt(loc, [*self.take_hoisted(), *decls])  # type: ignore[list-item]  # no functions below top level
+        return ast.DeclStmt(loc, self.take_hoisted(decls))  # type: ignore[arg-type]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc
@@ -1017,14 +1096,18 @@ class Parser:
                     operand = self.expression()
                 self.expect(")", "to close 'sizeof'")
                 return ast.SizeOf(t.loc, operand)
-            if t.text in self.template_funcs and self.peek().is_punct("<"):
+            template = self.scoped(t.text, self.template_funcs)
+            if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()
                 self.advance()
                 targs = [self.template_arg()]
                 while self.accept(","):
                     targs.append(self.template_arg())
                 self.close_angle()
-                return ast.Name(t.loc, t.text, targs)
+                return ast.Name(t.loc, template, targs)
+            if template != t.text and not self.peek().is_punct("::"):
+                self.advance()              # a function template of an enclosing namespace, called by deduction
+                return ast.Name(t.loc, template)
             if self.is_type_name(t.text) and not self.peek().is_punct("::"):
                 type_ref = self.type_ref()
                 if not self.at("("):

@@ -219,6 +219,55 @@ BITFIELDS = SlotTable("bitfields", "int", [
 ], prelude=BITS_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
 
 test_bitfields = table_test(BITFIELDS)
+NAMESPACE_PRELUDE = """
+static const int K = 100;
+int F(int x) { return x * 1000; }
+namespace NS {
+    static const int K = 2;
+    int F(int x) { return x + K; }
+    struct S { int a; int Get() { return a + K; } static const int M = 7; int WithM() { return a * M; } };
+    enum E { A = 3, B };
+    enum class C { X = 5 };
+    typedef S T;
+    template<typename U> U Twice(U u) { return u + u; }
+    namespace Inner { int G() { return F(1) + K; } }
+    int Shadow(int K) { return K; }
+}
+"""
+# inside NS, F and K are NS::F and NS::K (2); a parameter named K shadows NS::K
+NAMESPACES = SlotTable("namespaces", "int", [
+    case("qualified_and_global", "R = NS::F(NS::K) + F(one) + K;", 4 + 1000 + 100, stmt=True),
+    case("struct_method_sees_namespace", "NS::S s = {four}; R = s.Get();", 6, stmt=True),
+    case("static_member", "NS::T t = {five}; R = NS::S::M * 10 + t.WithM();", 70 + 35, stmt=True),
+    case("enums", "R = NS::A * 10 + NS::E::B + (int)NS::C::X * 100;", 534, stmt=True),
+    case("template_in_namespace", "R = NS::Twice(three);", 6, stmt=True),
+    case("nested_namespace", "R = NS::Inner::G();", 3 + 2, stmt=True),
+    case("parameter_shadows_namespace_name", "R = NS::Shadow(nine);", 9, stmt=True),
+], prelude=NAMESPACE_PRELUDE, setup=SETUP + "    int four = 4 * one, five = 5 * one, nine = 9 * one;\n",
+    inputs={"In": ("int", IN)})
+
+DEFAULTS_PRELUDE = """
+template<typename T = int, uint N = 3> struct ArrD { T v[N]; uint Size() { return N; } };
+template<uint N = 4> int ScaleD(int x) { return x * N; }
+template<typename T, typename U = T> U ConvD(T x) { return (U)x; }
+class Klass { int a; int Get() { return a * 2; } };
+struct Counted { int n; static const int Limit = 9; static int Twice(int v) { return v * 2; }
+                 int Scaled() { return n * Limit; } };
+"""
+MORE_2021 = SlotTable("template_defaults_class_static", "int", [
+    case("struct_template_defaults", "ArrD<> a; ArrD<float> b; ArrD<int, 5> c; R = a.Size() * 100 + b.Size() * 10 + c.Size();",
+         335, stmt=True),
+    case("function_template_defaults", "R = ScaleD(two) + ScaleD<10>(one) * 10;", 8 + 100, stmt=True),
+    case("default_from_earlier_parameter", "R = (int)(ConvD(2.5 * one) * 2) + ConvD<float, int>(3.5) * 10;", 5 + 30,
+         stmt=True),
+    case("class_keyword", "Klass k = {seven}; R = k.Get();", 14, stmt=True),
+    case("static_const_member", "R = Counted::Limit + zero;", 9, stmt=True),
+    case("static_member_function", "Counted c = {three}; R = Counted::Twice(seven) * 100 + c.Scaled();", 1400 + 27,
+         stmt=True),
+], prelude=DEFAULTS_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
+
+test_namespaces = table_test(NAMESPACES)
+test_template_defaults_class_static = table_test(MORE_2021)
 test_inherited_methods = table_test(INHERITANCE)
 test_operator_overloads = table_test(SUBSCRIPT)
 test_non_type_template_parameters = table_test(NONTYPE)
@@ -407,6 +456,14 @@ ERRORS = {
                               "7:9: error: cannot assign to const-qualified variable 's'"),
     "unary_operator_not_declared": ("struct A { int x; };\n" + CS + "    A a = {1};\n    Out[0] = ~a;\n}\n",
                                     "6:14: error: invalid argument type 'A' to unary operator '~'"),
+    "namespace_unclosed": ("namespace NS {\n    int F() { return 1; }\n",
+                           "2:14: error: expected '}' to close the namespace opened here"),
+    "namespace_name_not_visible_outside": ("namespace NS { int F() { return 1; } }\n" + CS +
+                                           "    Out[0] = F();\n}\n",
+                                           "5:14: error: use of undeclared identifier 'F'"),
+    "template_default_missing_after_default": ("template<typename T = int, typename U> U G(T t) { return t; }\n" + CS +
+                                               "}\n", "2:37: error: template parameter 'U' is missing a default "
+                                               "argument (an earlier one has one)"),
     "matrix_swizzle_duplicate_write": (CS + "    float2x2 m = 0;\n    m._m00_m00 = float2(1, 2);\n}\n",
                                        "5:7: error: matrix swizzle '_m00_m00' has duplicate components and cannot be "
                                        "assigned"),

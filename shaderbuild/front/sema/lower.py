@@ -141,6 +141,17 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
     def push_scope(self) -> None:
         self.scope = Scope(self.scope)
 
+    @contextlib.contextmanager
+    def namespace_scope(self, prefixes: tuple[str, ...]):
+        """Lowering code written inside `namespace NS` (or struct S, for its static members): unqualified names
+        find NS::name first (Scope.lookup); locals still shadow them."""
+        saved = self.global_scope.prefixes
+        self.global_scope.prefixes = prefixes
+        try:
+            yield
+        finally:
+            self.global_scope.prefixes = saved
+
     def pop_scope(self) -> None:
         assert self.scope.parent is not None    # pushes and pops pair up: the global scope stays
         self.scope = self.scope.parent
@@ -323,6 +334,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             self.enum(d)
 
     def struct(self, d: ast.StructDecl) -> ir.Struct:
+        with self.namespace_scope(d.namespaces):
+            return self._struct(d)
+
+    def _struct(self, d: ast.StructDecl) -> ir.Struct:
         fields: list[ir.StructField] = []
         base: ir.Type | None = None
         if d.base is not None:
@@ -410,12 +425,16 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 self.declare(f"{d.name}::{name}", sym, loc)
             else:
                 self.declare(name, sym, loc)
-                if d.name:
-                    self.scope.names.setdefault(f"{d.name}::{name}", sym)
+                if d.name:      # also E::A (name may be qualified by a namespace: NS::A)
+                    self.scope.names.setdefault(f"{d.name}::{name.rsplit('::', 1)[-1]}", sym)
             next_value += 1
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        with self.namespace_scope(d.namespaces):
+            self._global_var(d, local_static)
+
+    def _global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
         _local_only(t, d.type.loc, "a global or static variable")
@@ -758,6 +777,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         return info
 
     def function_body(self, info: FuncInfo) -> None:
+        with self.namespace_scope(info.decl.namespaces):
+            self._function_body(info)
+
+    def _function_body(self, info: FuncInfo) -> None:
         d = info.decl
         irf = info.ir_func
         info.defined = True

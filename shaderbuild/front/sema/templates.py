@@ -43,10 +43,11 @@ class TemplateLowering(SemaBase):
     def instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
         d = self.struct_templates[ref.name]
         tparams = d.template_params or []      # a struct template has them
-        if len(ref.args) != len(tparams):
+        args = [*ref.args, *(d.template_defaults[p] for p in tparams[len(ref.args):] if p in d.template_defaults)]
+        if len(args) != len(tparams) or len(ref.args) > len(tparams):
             raise error(f"'{ref.name}' takes {len(tparams)} template argument"
                         f"{'s' if len(tparams) != 1 else ''}", ref.loc)
-        types = [self.template_argument(p, a, d.template_values) for p, a in zip(tparams, ref.args)]
+        types = [self.template_argument(p, a, d.template_values) for p, a in zip(tparams, args)]
         name = f"{ref.name}<{', '.join(str(t) for t in types)}>"
         done = self.types.named.get(name)
         if done is not None:
@@ -121,6 +122,10 @@ class TemplateLowering(SemaBase):
             elif prev != t:
                 errors.append(f"conflicting types '{prev}' and '{t}' deduced for template parameter '{tname}'")
                 return None
+        for p in params:
+            if p not in bound and p in d.template_defaults:     # with the parameters bound so far in scope
+                with self.template_bindings(params, [bound.get(q, ir.INT) for q in params], d.template_values):
+                    bound[p] = self.template_argument(p, d.template_defaults[p], d.template_values)
         missing = [p for p in params if p not in bound]
         if missing:
             errors.append(f"cannot deduce template parameter '{missing[0]}'")
