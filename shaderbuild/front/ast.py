@@ -157,6 +157,7 @@ class FuncDecl(Node):
     template_values: dict[str, TypeRef] = Record.factory(dict)   # the non-type ones (`uint N`) and their types
     template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)   # `typename T = float`, `uint N = 4`
     namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
+    owner: str | None = None          # `int S::Get() { ... }`: the struct whose declared method this defines
 
 
 class StructDecl(Node):

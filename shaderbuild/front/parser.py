@@ -337,6 +337,19 @@ class Parser:
             type_ref = self.type_ref()
         quals |= self.qualifiers()
         name_tok = self.ident("a name for the declaration")
+        owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
+        if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
+            self.advance()          # `int S::Get() { ... }` defines a method declared in S
+            name_tok = self.ident("a member name")
+            if not self.at("("):
+                raise error(f"only member functions of '{owner}' can be defined outside it", name_tok.loc)
+            self.ns.append(owner + "::")
+            try:
+                fn = self.function(type_ref, name_tok, attrs, quals)
+            finally:
+                self.ns.pop()
+            fn.owner = owner
+            return [fn]
         if self.at("(") and top_level and not effect:
             out.append(self.function(type_ref, name_tok, attrs, quals))
             return out

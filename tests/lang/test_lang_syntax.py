@@ -253,6 +253,9 @@ template<typename T, typename U = T> U ConvD(T x) { return (U)x; }
 class Klass { int a; int Get() { return a * 2; } };
 struct Counted { int n; static const int Limit = 9; static int Twice(int v) { return v * 2; }
                  int Scaled() { return n * Limit; } };
+struct OutOfLine { int a; int Get(); int Times(int k); static const int M = 3; };
+int OutOfLine::Get() { return a * M; }
+int OutOfLine::Times(int k) { return Get() * k; }
 """
 MORE_2021 = SlotTable("template_defaults_class_static", "int", [
     case("struct_template_defaults", "ArrD<> a; ArrD<float> b; ArrD<int, 5> c; R = a.Size() * 100 + b.Size() * 10 + c.Size();",
@@ -262,6 +265,7 @@ MORE_2021 = SlotTable("template_defaults_class_static", "int", [
          stmt=True),
     case("class_keyword", "Klass k = {seven}; R = k.Get();", 14, stmt=True),
     case("static_const_member", "R = Counted::Limit + zero;", 9, stmt=True),
+    case("out_of_line_methods", "OutOfLine o = {three}; R = o.Get() + o.Times(10);", 9 + 90, stmt=True),
     case("static_member_function", "Counted c = {three}; R = Counted::Twice(seven) * 100 + c.Scaled();", 1400 + 27,
          stmt=True),
 ], prelude=DEFAULTS_PRELUDE, setup=SETUP, inputs={"In": ("int", IN)})
@@ -464,6 +468,9 @@ ERRORS = {
     "template_default_missing_after_default": ("template<typename T = int, typename U> U G(T t) { return t; }\n" + CS +
                                                "}\n", "2:37: error: template parameter 'U' is missing a default "
                                                "argument (an earlier one has one)"),
+    "out_of_line_without_declaration": ("struct S { int a; };\nint S::Get() { return a; }\n" + CS + "}\n",
+                                        "3:8: error: out-of-line definition of 'Get' does not match any declaration in "
+                                        "'S'"),
     "matrix_swizzle_duplicate_write": (CS + "    float2x2 m = 0;\n    m._m00_m00 = float2(1, 2);\n}\n",
                                        "5:7: error: matrix swizzle '_m00_m00' has duplicate components and cannot be "
                                        "assigned"),

@@ -389,6 +389,24 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                         self.function_body(info)
         return st
 
+    def define_method(self, d: ast.FuncDecl) -> None:
+        """`int S::Get() { ... }`: the body of a method declared (without one) in struct S."""
+        st = self.types.named.get(d.owner or "")
+        if not isinstance(st, ir.Struct):
+            raise error(f"'{d.owner}' is not a struct", d.loc)
+        ptypes = [self.resolve_type(p.type, p.dims) for p in d.params]
+        for info in self.methods.get(st.name, {}).get(d.name, []):
+            if info.param_types == ptypes and info.decl.body is None and not info.defined:
+                if self.resolve_type(d.return_type, d.return_dims) != info.return_type:
+                    raise error(f"return type of out-of-line definition of '{d.name}' differs from its declaration",
+                                d.loc)
+                info.decl = d
+                with self.function_context():
+                    self.scope = self.global_scope
+                    self.function_body(info)
+                return
+        raise error(f"out-of-line definition of '{d.name}' does not match any declaration in '{st.name}'", d.loc)
+
     def inherited_methods(self, st: ir.Struct, origin: str) -> dict[str, list[FuncInfo]]:
         """The methods a method written in struct `origin` sees, compiled again with `this` of type `st` (whose
         fields start with origin's): calls inside them resolve as in `origin`, never to a method of `st` that
@@ -825,6 +843,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         for d in tu.decls:
             if isinstance(d, ast.FuncDecl) and d.template_params:
                 self.func_templates.setdefault(d.name, []).append(d)
+            elif isinstance(d, ast.FuncDecl) and d.owner is not None:
+                self.define_method(d)
             elif isinstance(d, ast.FuncDecl):
                 info = self.function_decl(d)
                 if d.body is not None and not _has_unsized_param(info):
