@@ -107,6 +107,9 @@ SWIZZLE_INDEX = SlotTable("swizzle_dynamic_index", "int", [
     case("identity_prefix", "int3 v = int3(4, 5, 6); R = v.xy[one];", 5, stmt=True),
     case("compound", "int3 v = int3(4, 5, 6); v.zxy[two] += seven; R = v.y;", 12, stmt=True),
     case("scalar_swizzle", "int s = seven; R = s.xxx[two];", 7, stmt=True),
+    # v.zyx.yx is (v.y, v.z): index 1 is v.z
+    case("swizzle_of_swizzle", "int3 v = int3(4, 5, 6); v.zyx.yx[one] = 9; R = v.zyx.yx[one] * 10 + v.zyx.yx[zero];",
+         95, stmt=True),
 ], setup=SETUP, inputs={"In": ("int", IN)})
 
 # int2x2 m = {1, 2, 3, 4} is _11 = 1, _12 = 2, _21 = 3, _22 = 4

@@ -717,6 +717,8 @@ class ExprLowering(HeapLowering, SemaBase):
     def swizzle_element(self, sw: ir.SwizzleRef, idx: ir.Expr) -> ir.Expr:
         """`v.zyx[i]`: component comps[i] of the vector itself (no target indexes a swizzle dynamically)."""
         elem = sw.type.elem if isinstance(sw.type, ir.Vector) else sw.type
+        while isinstance(sw.base, ir.SwizzleRef):      # v.zyx.yx: one swizzle of v
+            sw = ir.SwizzleRef(sw.base.base, tuple(sw.base.comps[c] for c in sw.comps), sw.type)
         if isinstance(sw.base.type, ir.Scalar):
             return sw.base
         if isinstance(idx, ir.Const):
