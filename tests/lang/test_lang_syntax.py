@@ -10,6 +10,7 @@ import struct
 
 import lang_util
 import pytest
+import res_util as R
 from lang_util import SlotTable, case, compile_cs, run_cs, table_test
 
 from shaderbuild.compiler import compile_file
@@ -382,6 +383,31 @@ def test_swizzle_of_buffer_element_indexed():
     """With i = 1: .wzyx[1] is .z of the buffer element; .yx[0] is .y; a swizzled value indexed at run time."""
     got = run_cs(SWIZZLE_OF_BUFFER, {"Out": ("int4", 2)}, {"In": ("int", [1])})["Out"]
     assert got == [(1, 2, 9, 4), (2, 12, 0, 0)]
+
+
+TEXEL_COMPONENTS = """
+RWBuffer<uint4> B : register(u0);
+RWStructuredBuffer<uint> Out : register(u1);
+StructuredBuffer<uint> In : register(t2);
+[numthreads(1, 1, 1)]
+void main() {
+    uint i = In[0];
+    B[0][i] = 50;
+    B[1].wzyx[i] += B[0][i];
+    B[2][3] = 7;
+    Out[0] = B[1][2];
+    Out[1] = B[0].zyx[i + 1];
+}
+"""
+
+
+def test_component_of_texel():
+    """A component of a typed-buffer element, by a run-time or constant index and through a swizzle (with i = 1:
+    B[0].y = 50; B[1].wzyx[1] is B[1].z, 22 + 50; B[0].zyx[2] is B[0].x)."""
+    out = R.cs(TEXEL_COMPONENTS, {"B": R.texel(R.pack("I", [10, 11, 12, 13, 20, 21, 22, 23, 30, 31, 32, 33]), "rgba32ui"),
+                                  "Out": R.storage(R.pack("I", [0, 0])), "In": R.storage(R.pack("I", [1]))})
+    assert R.unpack("I", out["B"]) == [10, 50, 12, 13, 20, 21, 72, 23, 30, 31, 32, 7]
+    assert R.unpack("I", out["Out"]) == [72, 10]
 
 
 def _warnings(src: str, disabled: tuple[str, ...] = ()) -> list[str]:

@@ -700,7 +700,7 @@ class ExprLowering(HeapLowering, SemaBase):
                     raise error(f"index {idx.value} is out of bounds for type '{bt}'", e.index.loc)
             if isinstance(base, ir.SwizzleRef):
                 return self.swizzle_element(base, idx)
-            return ir.IndexRef(base, idx, self.element_type(bt, e.loc))
+            return self.component(base, idx, self.element_type(bt, e.loc))
         raise error("expression is not assignable", e.loc)
 
     def derives_from(self, t: ir.Struct, base: ir.Struct) -> int:
@@ -722,15 +722,29 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(sw.base.type, ir.Scalar):
             return sw.base
         if isinstance(idx, ir.Const):
-            return ir.IndexRef(sw.base, ir.Const(ir.UINT, sw.comps[idx.value]), elem)
+            return self.component(sw.base, ir.Const(ir.UINT, sw.comps[idx.value]), elem)
         if sw.comps == tuple(range(len(sw.comps))):
-            return ir.IndexRef(sw.base, idx, elem)
+            return self.component(sw.base, idx, elem)
         idx = self.stable(idx)      # index_value made it a uint
         mapped: ir.Expr = ir.Const(ir.UINT, sw.comps[-1])
         for i in range(len(sw.comps) - 2, -1, -1):      # comps[i] where idx == i, innermost last
             mapped = ir.Select(ir.Binary("eq", idx, ir.Const(ir.UINT, i), ir.BOOL), ir.Const(ir.UINT, sw.comps[i]),
                                mapped, ir.UINT)
-        return ir.IndexRef(sw.base, mapped, elem)
+        return self.component(sw.base, mapped, elem)
+
+    def component(self, base: ir.Expr, idx: ir.Expr, elem: ir.Type) -> ir.Expr:
+        """Element `idx` of `base`; a texel (a typed buffer's or texture's element: not memory) indexed
+        (`B[i][k]`) goes through a temporary copy of it that is written back whole when stored to."""
+        if not (isinstance(base, ir.BufferElem) and isinstance(base.resource.type, ir.Resource)
+                and KINDS[base.resource.type.kind].rep == "typed"):
+            return ir.IndexRef(base, idx, elem)
+        tmp = self.temp(base.type)
+        self.emit(ir.Store(ir.VarRef(tmp), self.load(base)))
+
+        def write_back(value: ir.Expr, loc: SourceLoc | None) -> list[ir.Stmt]:
+            return [ir.Store(base, value, loc)]
+        self.scatter_temps[id(tmp)] = (tmp, write_back)
+        return ir.IndexRef(ir.VarRef(tmp), idx, elem)
 
     def peek_type(self, e: ast.Expr) -> ir.Type | None:
         """The type of a place expression without lowering it (None when unknown)."""
