@@ -162,6 +162,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         sink.items.extend(pp.warnings)
         lap("preprocess")
         tu = parse(pp.tokens, pp.pack_matrix, profile.stage)
+        sink.items.extend(tu.warnings)
         lap("parse")
         module = analyze(tu, options, profile, sink, list(pp.files), path, caps)
         if has_root_signature(tu, options):       # the rootsig package loads only for shaders with one

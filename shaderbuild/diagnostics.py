@@ -140,6 +140,8 @@ WARNING_GROUPS: dict[str, tuple[str, ...]] = {
     "extra-tokens": ("extra tokens at end of",),
     "ignored-attributes": ("the initializer of uniform global",),
     "uninitialized": ("'out' parameter",),
+    "effects-syntax": ("effect ", "possible effect annotation"),
+    "switch": ("overflow converting case value",),
 }
 
 

@@ -70,7 +70,7 @@ class StringLit(Expr):
 
 class Name(Expr):
     name: str                 # may be qualified: 'Color::Red'
-    template_args: list[TypeRef] | None = None   # Add<float>(...)
+    template_args: list[TypeRef | Expr] | None = None   # Add<float>(...), Fill<4>(...)
 
 
 class UnaryOp(Expr):
@@ -142,6 +142,8 @@ class VarDecl(Node):
     attributes: list[Attribute] = Record.factory(list)
     # a [raypayload] field's `: read(caller, ...) : write(closesthit, ...)` qualifiers: kind -> stages
     payload_access: dict[str, tuple[str, ...]] | None = None
+    bitfield: Expr | None = None      # `uint lo : 4;` in a struct (HLSL 2021): the width
+    namespaces: tuple[str, ...] = ()  # enclosing namespaces/structs ('NS::', 'NS::S::'): where unqualified names look
 
 
 class FuncDecl(Node):
@@ -154,6 +156,10 @@ class FuncDecl(Node):
     qualifiers: frozenset[str] = frozenset()
     return_dims: list[Expr | None] = Record.factory(list)
     template_params: list[str] | None = None     # template<typename T> ...
+    template_values: dict[str, TypeRef] = Record.factory(dict)   # the non-type ones (`uint N`) and their types
+    template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)   # `typename T = float`, `uint N = 4`
+    namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
+    owner: str | None = None          # `int S::Get() { ... }`: the struct whose declared method this defines
 
 
 class StructDecl(Node):
@@ -163,6 +169,9 @@ class StructDecl(Node):
     base: TypeRef | None = None
     template_params: list[str] | None = None
     attributes: list[Attribute] = Record.factory(list)   # `struct [raypayload] P { ... }`
+    template_values: dict[str, TypeRef] = Record.factory(dict)
+    template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)
+    namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
 
 
 class SizeOf(Expr):
@@ -270,3 +279,4 @@ class DiscardStmt(Stmt):
 
 class TranslationUnit(Node):
     decls: list[Node]
+    warnings: list = Record.factory(list)     # the parser's warnings (ignored effects syntax), as Diagnostics

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ..diagnostics import SourceLoc, error
+from ..diagnostics import Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
@@ -35,6 +35,19 @@ TEMPLATE_TYPES = frozenset({
 })
 OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
+# `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
+_UNSIGNED_RE = re.compile(r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$")
+_UNSIGNED_OF = {"int": "uint", "int16_t": "uint16_t", "int32_t": "uint32_t", "int64_t": "uint64_t",
+                "min16int": "min16uint"}
+# Effects (FX) syntax that DXC parses and ignores at SM 6 (warning group effects-syntax): object types
+# whose declarations are dropped, and the technique keywords (`technique` also capitalised, as DXC)
+EFFECT_OBJECT_TYPES = frozenset({
+    "texture", "Texture", "PixelShader", "pixelshader", "VertexShader", "vertexshader", "pixelfragment",
+    "vertexfragment", "ComputeShader", "DomainShader", "GeometryShader", "HullShader", "BlendState",
+    "DepthStencilState", "DepthStencilView", "RasterizerState", "RenderTargetView",
+})
+TECHNIQUE_KEYWORDS = frozenset({"technique", "Technique", "technique10", "technique11"})
+_EFFECTS = " ignored - effect syntax is deprecated"
 
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
@@ -80,6 +93,12 @@ class Parser:
         self.user_types: set[str] = set()
         self.template_funcs: set[str] = set()
         self.depth = 0
+        self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
+        self.hoisted_after: list[ast.Node] = []  # static members of a struct of its own type, to emit after it
+        # enclosing namespaces and structs as name prefixes ('NS::', 'NS::S::'), innermost last: names declared
+        # there are qualified with the innermost; unqualified type names are looked up innermost first
+        self.ns: list[str] = []
+        self.warnings: list[Diagnostic] = []
 
     # ------------------------------------------------------------ token helpers
     @property
@@ -122,7 +141,39 @@ class Parser:
         return self.advance()
 
     def is_type_name(self, name: str) -> bool:
-        return name in self.user_types or is_builtin_type_name(name)
+        return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
+                or name in ("unsigned", "signed"))
+
+    def scoped(self, name: str, known: set[str]) -> str:
+        """`name` qualified with the innermost enclosing namespace that declares it (else `name`)."""
+        for prefix in reversed(self.ns):
+            if prefix + name in known:
+                return prefix + name
+        return name
+
+    def qualified(self, name: str) -> str:
+        """A type declared here: qualified with the enclosing namespace or struct (not inside a function)."""
+        return self.ns[-1] + name if self.ns and self.depth == 0 else name
+
+    def at_struct_specifier(self) -> bool:
+        """`struct X` naming a declared struct (not `struct X {` or `struct X : Base {` defining one)."""
+        return ((self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT
+                and not (self.peek(2).is_punct("{") or self.peek(2).is_punct(":")))
+
+    def at_effect_object(self) -> bool:
+        """An effects object declaration such as `BlendState bs`: these names are types only there."""
+        t = self.tok
+        return (t.kind is TokKind.IDENT and t.text in EFFECT_OBJECT_TYPES and t.text not in self.user_types
+                and self.peek().kind is TokKind.IDENT)
+
+    def warn(self, message: str, loc: SourceLoc) -> None:
+        self.warnings.append(Diagnostic("warning", message, loc))
+
+    def take_hoisted(self, new: list[ast.Node]) -> list[ast.Node]:
+        """`new` declarations with the hoisted ones before (nested structs) and after (static members)."""
+        out = [*self.hoisted, *new, *self.hoisted_after]
+        self.hoisted, self.hoisted_after = [], []
+        return out
 
     def enter(self, loc: SourceLoc) -> None:
         self.depth += 1
@@ -139,8 +190,8 @@ class Parser:
         while self.tok.kind is not TokKind.EOF:
             if self.accept(";"):
                 continue
-            decls.extend(self.top_level_decl())
-        return ast.TranslationUnit(loc, decls)
+            decls.extend(self.take_hoisted(self.top_level_decl()))
+        return ast.TranslationUnit(loc, decls, self.warnings)
 
     def attributes(self) -> list[ast.Attribute]:
         attrs: list[ast.Attribute] = []
@@ -185,31 +236,76 @@ class Parser:
                 return [self.cbuffer(attrs)]
             if t.text == "typedef":
                 return [self.typedef()]
+            if t.text in TECHNIQUE_KEYWORDS and (self.peek().kind is TokKind.IDENT or self.peek().is_punct("{")
+                                                 or self.peek().is_punct("<")):
+                self.technique()
+                return []
             if t.text == "enum":
                 d = self.enum_decl()
                 self.expect(";", "after enum")
                 return [d]
             if t.text == "namespace":
-                self.fail("namespaces are not supported")
+                return self.namespace()
             if t.text == "template":
                 return self.template_decl(attrs)
         return self.declaration(attrs, top_level=True)
 
+    def namespace(self) -> list[ast.Node]:
+        """namespace N { declarations }: their names become N::name (the sema resolves unqualified ones
+        inside, see lower.namespace_scope)."""
+        self.advance()
+        prefix = self.qualified(self.ident("a namespace name").text) + "::"
+        lb = self.expect("{", "to begin the namespace body")
+        self.ns.append(prefix)
+        out: list[ast.Node] = []
+        try:
+            while not self.at("}"):
+                if self.tok.kind is TokKind.EOF:
+                    raise error("expected '}' to close the namespace opened here", lb.loc)
+                if self.accept(";"):
+                    continue
+                new = self.top_level_decl()
+                for d in new:       # (a nested namespace has qualified its own already)
+                    if isinstance(d, (ast.FuncDecl, ast.VarDecl)) and not d.name.startswith(prefix):
+                        d.name = prefix + d.name
+                    elif isinstance(d, ast.CBufferDecl):
+                        for m in d.members:
+                            m.name = m.name if m.name.startswith(prefix) else prefix + m.name
+                out.extend(self.take_hoisted(new))
+        finally:
+            self.ns.pop()
+        self.advance()
+        return out
+
     def template_decl(self, attrs) -> list[ast.Node]:
-        """template<typename T, class U> followed by a function or struct (HLSL 2021)."""
+        """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
         self.advance()
         self.expect("<", "after 'template'")
         params: list[str] = []
+        values: dict[str, ast.TypeRef] = {}
+        defaults: dict[str, ast.TypeRef | ast.Expr] = {}
+        added: list[str] = []           # type parameters are type names from here (`typename U = T`)
         while True:
-            kw = self.ident("'typename'")
-            if kw.text not in ("typename", "class"):
-                raise error("only type template parameters ('typename T') are supported", kw.loc)
-            params.append(self.ident("a template parameter name").text)
+            if self.accept("typename") or self.accept("class"):
+                params.append(self.ident("a template parameter name").text)
+                if params[-1] not in self.user_types:
+                    added.append(params[-1])
+                    self.user_types.add(params[-1])
+            elif self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
+                vt = self.type_ref()            # a non-type parameter: `uint N`
+                name = self.ident("a template parameter name").text
+                params.append(name)
+                values[name] = vt
+            else:
+                self.fail("expected 'typename' or an integer type for a template parameter")
+            if self.accept("="):
+                defaults[params[-1]] = self.template_arg()
+            elif defaults:
+                raise error(f"template parameter '{params[-1]}' is missing a default argument (an earlier one has "
+                            "one)", self.toks[self.pos - 1].loc)
             if not self.accept(","):
                 break
         self.close_angle()
-        added = [p for p in params if p not in self.user_types]
-        self.user_types.update(added)
         try:
             decls = self.declaration(attrs, top_level=True)
         finally:
@@ -217,8 +313,10 @@ class Parser:
         for d in decls:
             if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
                 d.template_params = params
+                d.template_values = values
+                d.template_defaults = defaults
                 if isinstance(d, ast.FuncDecl):
-                    self.template_funcs.add(d.name)
+                    self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
             else:
                 raise error("only functions and structs can be templates", d.loc)
         return decls
@@ -227,7 +325,8 @@ class Parser:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
         quals = self.qualifiers()
         out: list[ast.Node] = []
-        if self.at("struct"):
+        effect = self.at_effect_object()
+        if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
             out.append(sd)
             if self.accept(";"):
@@ -236,15 +335,34 @@ class Parser:
                 end = self.toks[self.pos - 1].loc      # the closing brace
                 raise error("expected ';' after struct", SourceLoc(end.file, end.line, end.col + 1))
             type_ref = ast.TypeRef(sd.loc, sd.name)
+        elif effect:          # parsed, then dropped with the whole declaration
+            t = self.advance()
+            self.warn("effect object" + _EFFECTS, t.loc)
+            type_ref = ast.TypeRef(t.loc, t.text)
         else:
             type_ref = self.type_ref()
         quals |= self.qualifiers()
         name_tok = self.ident("a name for the declaration")
-        if self.at("(") and top_level:
+        owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
+        if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
+            self.advance()          # `int S::Get() { ... }` defines a method declared in S
+            name_tok = self.ident("a member name")
+            if not self.at("("):
+                raise error(f"only member functions of '{owner}' can be defined outside it", name_tok.loc)
+            self.ns.append(owner + "::")
+            try:
+                fn = self.function(type_ref, name_tok, attrs, quals)
+            finally:
+                self.ns.pop()
+            fn.owner = owner
+            return [fn]
+        if self.at("(") and top_level and not effect:
             out.append(self.function(type_ref, name_tok, attrs, quals))
             return out
         while True:
-            out.append(self.declarator(type_ref, name_tok, attrs, quals))
+            d = self.declarator(type_ref, name_tok, attrs, quals, effect)
+            if not effect:
+                out.append(d)
             if not self.accept(","):
                 break
             name_tok = self.ident("a name for the declaration")
@@ -255,17 +373,35 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             self.fail("expected a type")
-        name = t.text
+        if t.text in ("struct", "class") and self.peek().kind is TokKind.IDENT:
+            self.advance()            # `struct X` as a type specifier: X must name a declared struct
+            t = self.tok
+            if self.scoped(t.text, self.user_types) not in self.user_types:
+                raise error(f"unknown type name '{t.text}'", t.loc)
+        if t.text == "signed":
+            raise error("'signed' is a reserved keyword in HLSL", t.loc)
+        if t.text == "unsigned":
+            self.advance()
+            m = _UNSIGNED_RE.match(self.tok.text) if self.tok.kind is TokKind.IDENT else None
+            if m:
+                self.advance()
+            name = _UNSIGNED_OF[m.group(1)] + m.group(2) if m else "uint"
+            return ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
+        name = self.scoped(t.text, self.user_types)
         if not self.is_type_name(name):
             # allow scoped enum / qualified names
             if self.peek().is_punct("::"):
                 pass
+            elif self.peek().kind is TokKind.IDENT:
+                hint = self.similar_type(name)
+                raise error(f"unknown type name '{name}'" + (f"; did you mean '{hint}'?" if hint else ""), t.loc)
             else:
-                self.fail(f"unknown type name '{name}'") if self.peek().kind is TokKind.IDENT else self.fail("expected a type")
+                self.fail("expected a type")
         self.advance()
         while self.at("::"):
             self.advance()
             name += "::" + self.ident().text
+        name = self.scoped(name, self.user_types)      # Inner::T inside a namespace holding Inner
         ref = ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
             self.advance()
@@ -285,7 +421,7 @@ class Parser:
             ref = self.type_ref()
             ref.major = next(iter(quals))
             return ref
-        if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text):
+        if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()):
             return self.type_ref()
         # a constant expression up to the closing '>' (C++: the first '>' outside parentheses ends
         # it), so `RayQuery<RAY_FLAG_A | RAY_FLAG_B>` reads the whole flag expression
@@ -382,12 +518,118 @@ class Parser:
         self.expect(")")
         return reg
 
-    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals) -> ast.VarDecl:
-        d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs)
+    def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals, effect: bool = False,
+                   field: bool = False) -> ast.VarDecl:
+        """name[dims] semantics, then the effects syntax DXC ignores (`< annotations >`, a `{ state block }`,
+        `= sampler_state {...}`) or `= initializer`; `effect`: an effects object, whose value is not HLSL;
+        `field`: a struct member, which may be a bit-field (`uint lo : 4`)."""
+        d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs,
+                        namespaces=tuple(self.ns) if self.depth == 0 else ())
+        if field and self.at(":") and self.peek().kind is TokKind.INT:
+            self.advance()
+            d.bitfield = self.conditional()
         self.semantics(d)
-        if self.accept("="):
-            d.init = self.initializer()
+        if self.at("<"):
+            self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
+            self.annotations()
+        if self.at("{"):
+            self.warn("effect state block" + _EFFECTS + ". To use braces as an initializer use them with equal signs.",
+                      self.tok.loc)
+            self.state_block()
+        elif self.accept("="):
+            if self.at("sampler_state"):
+                self.warn("effect sampler_state assignment" + _EFFECTS, self.advance().loc)
+                self.state_block()
+            elif effect:
+                self.effect_value()
+            else:
+                d.init = self.initializer()
         return d
+
+    # ------------------------------------------------------------ effects (FX) syntax, checked and dropped
+    def annotations(self) -> None:
+        """`< type name = value; ... >` (a `>` inside a value is a comparison, as in DXC)."""
+        self.expect("<")
+        while not self.at(">"):
+            if self.tok.kind is TokKind.EOF:
+                self.fail("expected '>' to end the annotations")
+            self.type_ref()
+            self.ident("an annotation name")
+            self.dims()
+            self.expect("=", "in an annotation")
+            self.initializer()
+            self.expect(";", "after an annotation")
+        self.advance()
+
+    def state_block(self) -> None:
+        """`{ State[i] = value; SetPixelShader(...); ... }` of a variable, sampler_state or pass."""
+        lb = self.expect("{")
+        self.enter(lb.loc)
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                raise error("expected '}' to close the state block opened here", lb.loc)
+            if self.tok.kind is TokKind.IDENT and (self.peek().is_punct("=") or self.peek().is_punct("[")):
+                self.advance()
+                self.dims()
+                self.expect("=", "in a state assignment")
+                self.effect_value()
+            else:
+                self.expression()
+            self.expect(";", "after a state assignment")
+        self.advance()
+        self.leave()
+
+    def effect_value(self) -> None:
+        """A state's value: `compile ps_5_0 F()`, `<tex>`, `{...}` or an expression (names are not resolved)."""
+        if self.accept("compile"):
+            self.ident("a shader profile")
+            self.unary()
+        elif self.at("<"):
+            self.advance()
+            self.ident("a variable name")
+            self.expect(">")
+        elif self.at("{"):          # { compile vs_2_0 A(), compile vs_2_0 B() }
+            lb = self.advance()
+            self.enter(lb.loc)
+            while not self.at("}"):
+                self.effect_value()
+                if not self.accept(","):
+                    break
+            self.expect("}", "to close the initializer list")
+            self.leave()
+        else:
+            self.assignment()
+
+    def technique(self) -> None:
+        """technique[10|11] [name] [< annotations >] { pass [name] [< annotations >] { state block } ... }"""
+        kw = self.advance()
+        self.warn("effect technique" + _EFFECTS, kw.loc)
+        if self.tok.kind is TokKind.IDENT:
+            self.advance()
+        if self.at("<"):
+            self.annotations()
+        lb = self.expect("{", "to begin the technique body")
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                raise error("expected '}' to close the technique opened here", lb.loc)
+            p = self.ident("'pass'")
+            if p.text not in ("pass", "Pass"):
+                raise error(f"expected 'pass' in a technique, found '{p.text}'", p.loc)
+            if self.tok.kind is TokKind.IDENT:
+                self.advance()
+            if self.at("<"):
+                self.annotations()
+            self.state_block()
+        self.advance()
+
+    def similar_type(self, name: str) -> str | None:
+        """A type name one swapped or replaced letter away from `name` (keeping a vector suffix), for 'did you mean'."""
+        m = re.match(r"^(.*?)((?:[1-4](?:x[1-4])?)?)$", name)
+        base, suffix = (m.group(1), m.group(2)) if m else (name, "")
+        for cand in sorted({*SCALAR_TYPE_NAMES, *self.user_types}):
+            if len(cand) == len(base) and cand != base and _one_typo(base, cand):
+                return cand + suffix if cand in SCALAR_TYPE_NAMES else cand
+        return None
 
     def initializer(self) -> ast.Expr:
         if self.at("{"):
@@ -425,7 +667,8 @@ class Parser:
         elif self.at("void"):
             self.advance()
         self.expect(")", "to close the parameter list")
-        fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals))
+        fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals),
+                          namespaces=tuple(self.ns))
         self.semantics(fn)
         if self.accept(";"):
             return fn
@@ -433,43 +676,76 @@ class Parser:
         return fn
 
     def struct_decl(self) -> ast.StructDecl:
-        kw = self.expect("struct")
+        kw = self.advance()         # struct or class
         struct_attrs = self.attributes()       # `struct [raypayload] Payload`
         name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
-        name = name_tok.text if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
+        name = self.qualified(name_tok.text) if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
         self.user_types.add(name)
         base = None
         if self.accept(":"):
             base = self.type_ref()
         self.expect("{", "to begin the struct body")
-        sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs)
+        sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns))
+        self.ns.append(name + "::")
+        try:
+            self.struct_body(sd)
+        finally:
+            self.ns.pop()
+        self.expect("}")
+        return sd
+
+    def struct_body(self, sd: ast.StructDecl) -> None:
+        name = sd.name
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
             quals = self.qualifiers()
-            ftype = self.type_ref()
+            if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
+                inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
+                self.hoisted.append(inner)
+                if self.accept(";"):
+                    continue
+                ftype = ast.TypeRef(inner.loc, inner.name)
+            else:
+                ftype = self.type_ref()
             quals |= self.qualifiers()
+            if self.at(":"):        # an unnamed bit-field: `int : 4;` pads, `int : 0;` closes the unit
+                colon = self.advance()
+                pad = ast.VarDecl(colon.loc, "", ftype, [], None, frozenset(quals), attributes=attrs)
+                pad.bitfield = self.conditional()
+                sd.fields.append(pad)
+                self.expect(";", "after struct field")
+                continue
             fname = self.ident("a field name")
             if fname.text == "operator":
                 op = self.advance()
-                if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "("):
+                if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "(", "!", "~"):
                     raise error("expected an operator after 'operator'", op.loc)
                 if op.text in ("[", "("):
                     self.expect("]" if op.text == "[" else ")")
                 fname = Token(TokKind.IDENT, "operator" + op.text + ("]" if op.text == "[" else ")" if op.text == "(" else ""),
                               fname.loc)
             if self.at("("):
-                sd.methods.append(self.function(ftype, fname, attrs, quals))
+                fn = self.function(ftype, fname, attrs, quals)
+                if "static" in quals and self.depth == 0:     # a static member function is a global S::name
+                    fn.name = f"{name}::{fn.name}"
+                    uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))
+                    (self.hoisted_after if uses_self else self.hoisted).append(fn)
+                else:
+                    sd.methods.append(fn)
                 continue
             while True:
-                sd.fields.append(self.declarator(ftype, fname, attrs, quals))
+                d = self.declarator(ftype, fname, attrs, quals, field=True)
+                if "static" in quals:       # a static member is a global named S::member, declared before S
+                    d.name, d.namespaces = f"{name}::{d.name}", tuple(self.ns)   # (after it when of type S)
+                    (self.hoisted_after if d.type.name == name else self.hoisted).append(d)
+                else:
+                    sd.fields.append(d)
                 if not self.accept(","):
                     break
                 fname = self.ident("a field name")
             self.expect(";", "after struct field")
-        self.expect("}")
-        return sd
 
     def cbuffer(self, attrs) -> ast.CBufferDecl:
         kw = self.advance()
@@ -487,6 +763,8 @@ class Parser:
             for d in self.declaration(self.attributes(), top_level=False):
                 if isinstance(d, ast.VarDecl):
                     cb.members.append(d)
+                else:
+                    self.hoisted.append(d)      # a struct defined in the cbuffer is a global type
         self.expect("}")
         self.accept(";")
         return cb
@@ -494,23 +772,23 @@ class Parser:
     def typedef(self) -> ast.TypedefDecl:
         kw = self.advance()
         quals = self.qualifiers()
-        if self.at("struct"):
+        if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
             t = ast.TypeRef(sd.loc, sd.name)
-            self._pending_struct = sd
+            self.hoisted.append(sd)
         else:
             t = self.type_ref()
         quals |= self.qualifiers()
-        name = self.ident("a typedef name")
-        td = ast.TypedefDecl(kw.loc, name.text, t, self.dims(), frozenset(quals))
-        self.user_types.add(name.text)
+        name = self.qualified(self.ident("a typedef name").text)
+        td = ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals))
+        self.user_types.add(name)
         self.expect(";", "after typedef")
         return td
 
     def enum_decl(self) -> ast.EnumDecl:
         kw = self.expect("enum")
         scoped = self.accept("class") or self.accept("struct")
-        name = self.ident("an enum name").text if self.tok.kind is TokKind.IDENT else None
+        name = self.qualified(self.ident("an enum name").text) if self.tok.kind is TokKind.IDENT else None
         underlying = None
         if self.accept(":"):
             underlying = self.type_ref()
@@ -521,7 +799,7 @@ class Parser:
         while not self.at("}"):
             m = self.ident("an enumerator")
             value = self.assignment() if self.accept("=") else None
-            members.append((m.text, value, m.loc))
+            members.append((m.text if scoped else self.qualified(m.text), value, m.loc))
             if not self.accept(","):
                 break
         self.expect("}")
@@ -544,8 +822,19 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             return False
-        if t.text in QUALIFIERS or t.text in ("struct", "typedef", "enum"):
+        if t.text in QUALIFIERS or t.text in ("struct", "class", "typedef", "enum") or self.at_effect_object():
             return True
+        if not self.is_type_name(t.text):
+            if self.peek().is_punct("::"):      # NS::S x, NS::Inner::T<...> x
+                n, name = 1, t.text
+                while self.peek(n).is_punct("::") and self.peek(n + 1).kind is TokKind.IDENT:
+                    name += "::" + self.peek(n + 1).text
+                    n += 2
+                nxt = self.peek(n)
+                return self.scoped(name, self.user_types) in self.user_types and (
+                    nxt.kind is TokKind.IDENT or nxt.is_punct("<"))
+            # `flaot x`: two names in a row start no expression, so this is a declaration of an unknown type
+            return self.peek().kind is TokKind.IDENT
         if self.is_type_name(t.text):
             # `float4(…)` is a constructor expression; `float4 x` a declaration
             nxt = self.peek()
@@ -647,12 +936,14 @@ class Parser:
     def decl_statement(self) -> ast.DeclStmt:
         loc = self.tok.loc
         if self.at("typedef"):
-            return ast.DeclStmt(loc, [self.typedef()])
+            td = self.typedef()
+            return ast.DeclStmt(loc, self.take_hoisted([td]))  # type: ignore[arg-type]  # hoisted: structs
         if self.at("enum"):
             d = self.enum_decl()
             self.expect(";")
             return ast.DeclStmt(loc, [d])
-        return ast.DeclStmt(loc, self.declaration([], top_level=False))  # type: ignore[arg-type]  # no functions below top level
+        decls = self.declaration([], top_level=False)
+        return ast.DeclStmt(loc, self.take_hoisted(decls))  # type: ignore[arg-type]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc
@@ -741,8 +1032,8 @@ class Parser:
             operand = self.unary()
             self.leave()
             return ast.UnaryOp(t.loc, t.text, operand)
-        if t.is_punct("(") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text) \
-                and not self.peek(2).is_punct("("):
+        if t.is_punct("(") and self.peek().kind is TokKind.IDENT \
+                and (self.is_type_name(self.peek().text) or self.peek().text == "struct") and not self.peek(2).is_punct("("):
             # C-style cast: (type[dims]) expr
             self.advance()
             type_ref = self.type_ref()
@@ -837,20 +1128,25 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 operand: ast.TypeRef | ast.Expr
-                if self.tok.kind is TokKind.IDENT and self.is_type_name(self.tok.text) and not self.peek().is_punct("("):
+                if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()) \
+                        and not self.peek().is_punct("("):
                     operand = self.type_ref()
                 else:
                     operand = self.expression()
                 self.expect(")", "to close 'sizeof'")
                 return ast.SizeOf(t.loc, operand)
-            if t.text in self.template_funcs and self.peek().is_punct("<"):
+            template = self.scoped(t.text, self.template_funcs)
+            if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()
                 self.advance()
-                targs = [self.type_ref()]
+                targs = [self.template_arg()]
                 while self.accept(","):
-                    targs.append(self.type_ref())
+                    targs.append(self.template_arg())
                 self.close_angle()
-                return ast.Name(t.loc, t.text, targs)
+                return ast.Name(t.loc, template, targs)
+            if template != t.text and not self.peek().is_punct("::"):
+                self.advance()              # a function template of an enclosing namespace, called by deduction
+                return ast.Name(t.loc, template)
             if self.is_type_name(t.text) and not self.peek().is_punct("::"):
                 type_ref = self.type_ref()
                 if not self.at("("):
@@ -888,6 +1184,14 @@ def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stag
 _PROFILE_STAGES = {"vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain", "cs": "compute",
                    "ms": "mesh", "as": "amplification", "lib": "library"}
 _PROFILE_RE = re.compile(r"^(vs|ps|gs|hs|ds|cs|ms|as|lib)(?:_\d+_(?:\d+|x))?$")
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Equal-length a and b differ by one replaced letter or one swap of adjacent letters."""
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    if len(diff) == 1:
+        return a[diff[0]].isalpha() and b[diff[0]].isalpha()
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def _check_register_range(number: int, what: str, tok: Token) -> None:

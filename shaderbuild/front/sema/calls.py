@@ -13,8 +13,9 @@ from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
+from .exprs import scatter
 from .heaps import HeapElement
-from .scope import FuncInfo, FuncSymbol, TypeSymbol
+from .scope import FuncInfo, FuncSymbol, TypeSymbol, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
@@ -38,14 +39,20 @@ class CallLowering(SemaBase):
         if callee.name in self.func_templates and not isinstance(sym, FuncSymbol | TypeSymbol):
             return self.template_call(callee.name, e.args, callee.template_args, e.loc)
         this_struct = self.fn_info.method_of if self.fn_info is not None else None
-        if this_struct is not None and callee.name in self.methods.get(this_struct.name, {}) \
-                and not isinstance(sym, FuncSymbol | TypeSymbol):
+        own = None
+        if this_struct is not None:
+            assert self.fn_info is not None
+            own = self.inherited_methods(this_struct, self.method_origin.get(id(self.fn_info), this_struct.name))
+        if own is not None and callee.name in own and not isinstance(sym, FuncSymbol | TypeSymbol):
             assert self.fn is not None      # fn_info is set: inside a method's body
             this_var = self.fn.params[0].var
-            return self.user_call(callee.name, self.methods[this_struct.name][callee.name], e.args, e.loc,
-                                  this=ir.VarRef(this_var))
+            return self.user_call(callee.name, own[callee.name], e.args, e.loc, this=ir.VarRef(this_var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
+        if isinstance(sym, VarSymbol) and isinstance(sym.var.type, ir.Struct) \
+                and "operator()" in self.methods.get(sym.var.type.name, {}):     # `f(x)` with `operator()`
+            this = self.place(callee, for_write=False)
+            return self.user_call("operator()", self.methods[sym.var.type.name]["operator()"], e.args, e.loc, this=this)
         if isinstance(sym, FuncSymbol):
             return self.user_call(callee.name, sym.overloads, e.args, e.loc)
         if sym is None and is_intrinsic(callee.name):
@@ -57,7 +64,7 @@ class CallLowering(SemaBase):
     # ------------------------------------------------------------ constructors
     def construct(self, t: ir.Type, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         if not ir.is_numeric(t):
-            if isinstance(t, ir.Struct) and len(args) == ir.component_count(t) or isinstance(t, ir.Struct):
+            if isinstance(t, ir.Struct) and len(args) == self.flat_count(t) or isinstance(t, ir.Struct):
                 comps: list[ir.Expr] = []
                 for a in args:
                     comps.extend(self.components(self.rvalue(a), a.loc))
@@ -69,7 +76,7 @@ class CallLowering(SemaBase):
             if not ir.is_numeric(v.type):
                 raise error(f"cannot use a value of type '{v.type}' to construct '{t}'", a.loc)
             comps.extend(self.components(v, a.loc))
-        need = ir.component_count(t)
+        need = self.flat_count(t)
         if len(comps) == 1 and need > 1 and isinstance(values[0].type, ir.Scalar):
             return self.convert(values[0], t, loc, explicit=True)
         if len(comps) != need:
@@ -109,6 +116,8 @@ class CallLowering(SemaBase):
             costs = []
             for a, v, pt in zip(args, values, f.param_types):
                 c = conversion_cost(v.type, pt, self.is_literal(v))
+                if c is None and isinstance(v.type, ir.Struct) and isinstance(pt, ir.Struct) and self.derives_from(v.type, pt):
+                    c = 1 + self.derives_from(v.type, pt)     # derived to base: the nearest base ranks best (C++)
                 if c is None and isinstance(v.type, ir.Array) and isinstance(pt, ir.Array) and v.type.elem == pt.elem \
                         and pt.size is None and v.type.size is not None:
                     c = 1
@@ -197,6 +206,12 @@ class CallLowering(SemaBase):
             self.emit(ir.Store(ir.VarRef(result), call, loc))
         # write-back in reverse parameter order (seed 000: Init(V, V) leaves V == 1)
         for place, tmp in reversed(writebacks):
+            pt = tmp.type
+            if isinstance(place.type, ir.Struct) and isinstance(pt, ir.Struct) and self.derives_from(place.type, pt):
+                for i, field in enumerate(pt.fields):      # a derived object bound to a base parameter: its base part
+                    self.emit(ir.Store(ir.FieldRef(place, i, field.type),
+                                       ir.Extract(self.load(ir.VarRef(tmp)), i, field.type), loc))
+                continue
             self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
         if result is None:
             return _VoidValue(loc)
@@ -223,8 +238,17 @@ class CallLowering(SemaBase):
         if isinstance(place, ir.SwizzleRef) and len(set(place.comps)) != len(place.comps):
             name = "".join("xyzw"[c] for c in place.comps)
             raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", a.loc)
-        if isinstance(place, ir.VarRef) and id(place.var) in self.readonly_temps:
-            raise error("a multi-element matrix swizzle cannot be bound to an out parameter", a.loc)
+        unit = self.write_roots.get(id(place.var)) if isinstance(place, ir.VarRef) else None
+        if unit is not None:        # a bit-field: writable when its unit is
+            self.check_writable(unit, a)
+            return
+        entry = self.matrix_temps.get(id(place.var)) if isinstance(place, ir.VarRef) else None
+        if entry is not None:       # an out argument `m._m00_m11`, read as a place: written back element-wise
+            if not entry[1]:
+                raise error("a matrix swizzle with duplicate components cannot be assigned", a.loc)
+            self.check_writable(entry[1][0], a)
+            self.scatter_temps[id(entry[0])] = (entry[0], scatter(entry[1]))
+            return
         root = place
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base
@@ -330,7 +354,7 @@ class CallLowering(SemaBase):
         final: list[ir.Expr] = []
         writebacks = []
         for p, x in zip(sig.params, conv):
-            if p == "O" and x.type != ut:
+            if p == "O" and (x.type != ut or (isinstance(x, ir.VarRef) and id(x.var) in self.scatter_temps)):
                 tmp = self.temp(ut)
                 writebacks.append((x, tmp))
                 final.append(ir.VarRef(tmp))

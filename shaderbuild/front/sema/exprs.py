@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
@@ -92,14 +93,18 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise error(f"cannot convert '{src}' to '{to}'", loc)
             if to.elem == src.elem and (to.size is None or to.size == src.size):
                 return x
+        if isinstance(to, ir.Struct) and isinstance(src, ir.Struct) and self.derives_from(src, to):
+            # derived to base: the base's fields are the derived struct's first ones
+            x = self.stable(x)
+            return ir.Construct(to, [ir.Extract(x, i, f.type) for i, f in enumerate(to.fields)])
         if isinstance(to, ir.Struct) or isinstance(src, (ir.Struct, ir.Array, ir.Resource)) or isinstance(to, (ir.Array, ir.Resource)):
             if explicit and ir.is_numeric(src) and isinstance(to, (ir.Struct, ir.Array)):
-                return self.build_from_components(self.components(x, loc) * ir.component_count(to), to, loc) \
-                    if ir.component_count(src) == 1 else self.build_from_components(self.components(x, loc), to, loc)
+                return self.build_from_components(self.components(x, loc) * self.flat_count(to), to, loc) \
+                    if self.flat_count(src) == 1 else self.build_from_components(self.components(x, loc), to, loc)
             if explicit and isinstance(src, (ir.Struct, ir.Array)) and ir.is_numeric(to):
                 comps = self.components(x, loc)
-                if len(comps) >= ir.component_count(to):
-                    return self.build_from_components(comps[: ir.component_count(to)], to, loc)
+                if len(comps) >= self.flat_count(to):
+                    return self.build_from_components(comps[: self.flat_count(to)], to, loc)
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         if isinstance(to, ir.VoidType) or isinstance(src, ir.VoidType):
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
@@ -147,8 +152,8 @@ class ExprLowering(HeapLowering, SemaBase):
                     self.warn("implicit truncation of matrix type", loc)
                 assert isinstance(src, ir.Matrix)
                 return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
-            comps_s = ir.component_count(src)
-            comps_d = ir.component_count(to)
+            comps_s = self.flat_count(src)
+            comps_d = self.flat_count(to)
             if comps_s == comps_d and (shp_s[0] == "m" or shp_d[0] == "m"):
                 return self.build_from_components(self.components(x, loc), to, loc)
             if explicit and comps_s > comps_d:
@@ -184,6 +189,8 @@ class ExprLowering(HeapLowering, SemaBase):
             for i in range(t.size or 0):
                 out.extend(self.components(ir.Extract(x, i, t.elem), loc))
             return out
+        if isinstance(t, ir.Struct) and t.name in self.bitfields:
+            return self.bitfield_components(self.stable(x), t, loc)
         if isinstance(t, ir.Struct):
             x = self.stable(x)
             out = []
@@ -202,7 +209,7 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def build_from_components(self, comps: list[ir.Expr], t: ir.Type, loc: SourceLoc) -> ir.Expr:
         """Rebuild a value of type t from scalar components (initializer-list flattening)."""
-        need = ir.component_count(t)
+        need = self.flat_count(t)
         if len(comps) != need:
             raise error(f"{'too few' if len(comps) < need else 'too many'} elements in initializer for type '{t}' "
                         f"(expected {need}, have {len(comps)})", loc)
@@ -223,6 +230,8 @@ class ExprLowering(HeapLowering, SemaBase):
             return ir.Construct(t, rows)
         if isinstance(t, ir.Array):
             return ir.Construct(t, [self._build(it, t.elem, loc) for _ in range(t.size or 0)])
+        if isinstance(t, ir.Struct) and t.name in self.bitfields:
+            return self.build_bitfield_struct(it, t, loc)
         if isinstance(t, ir.Struct):
             return ir.Construct(t, [self._build(it, f.type, loc) for f in t.fields])
         raise error(f"cannot initialize a value of type '{t}' from a list", loc)
@@ -236,7 +245,7 @@ class ExprLowering(HeapLowering, SemaBase):
             for item in self.flatten_init(init):
                 comps.extend(self.components(item, item_loc(init)))
             if isinstance(t, ir.Array) and t.size is None:
-                per = ir.component_count(t.elem)
+                per = self.flat_count(t.elem)
                 if per == 0 or len(comps) % per:
                     raise error(f"cannot infer the size of '{t}' from the initializer", loc)
                 t = ir.Array(t.elem, len(comps) // per)
@@ -342,6 +351,11 @@ class ExprLowering(HeapLowering, SemaBase):
         parts = self.indexed_load_parts(e)
         if parts is not None:
             return self.indexed_load(*parts)
+        t = self.peek_type(e.base)
+        if isinstance(t, ir.Struct) and "operator[]" in self.methods.get(t.name, {}):
+            # `a[i]` on a struct with `operator[]` (HLSL 2021): a method call on `a`
+            this = self.place(e.base, for_write=False)
+            return self.user_call("operator[]", self.methods[t.name]["operator[]"], [e.index], e.loc, this=this)
         if self.is_place_expr(e.base):
             return self.load(self.place(e, for_write=False))
         base = self.rvalue(e.base)
@@ -359,6 +373,13 @@ class ExprLowering(HeapLowering, SemaBase):
         op = e.op
         if op in ("++", "--", "post++", "post--"):
             return self.increment(e)
+        if self.is_struct_operand(e.operand):     # `-v` on a struct with `operator-()` (HLSL 2021)
+            this = self.place(e.operand, for_write=False)
+            assert isinstance(this.type, ir.Struct)
+            unary = [f for f in self.methods.get(this.type.name, {}).get("operator" + op, []) if not f.decl.params]
+            if not unary:
+                raise error(f"invalid argument type '{this.type}' to unary operator '{op}'", e.loc)
+            return self.user_call("operator" + op, unary, [], e.loc, this=this)
         x = self.rvalue(e.operand)
         t = x.type
         if not ir.is_numeric(t):
@@ -671,13 +692,60 @@ class ExprLowering(HeapLowering, SemaBase):
             bt = base.type
             if isinstance(bt, ir.Resource):
                 return self.resource_index(base, e, for_write)
+            if isinstance(bt, ir.Struct) and "operator[]" in self.methods.get(bt.name, {}):
+                raise error(f"expression is not assignable: '{bt}' has an 'operator[]' that returns a value", e.loc)
             idx = self.index_value(e.index)
             if isinstance(idx, ir.Const):
                 n = self.index_bound(bt)
                 if n is not None and not 0 <= idx.value < n:
                     raise error(f"index {idx.value} is out of bounds for type '{bt}'", e.index.loc)
-            return ir.IndexRef(base, idx, self.element_type(bt, e.loc))
+            if isinstance(base, ir.SwizzleRef):
+                return self.swizzle_element(base, idx)
+            return self.component(base, idx, self.element_type(bt, e.loc))
         raise error("expression is not assignable", e.loc)
+
+    def derives_from(self, t: ir.Struct, base: ir.Struct) -> int:
+        """How many levels up `base` is from `t` (0: not a base of it)."""
+        name: str | None = t.name
+        depth = 0
+        while name is not None:
+            name = self.struct_bases.get(name)
+            depth += 1
+            if name == base.name:
+                return depth
+        return 0
+
+    def swizzle_element(self, sw: ir.SwizzleRef, idx: ir.Expr) -> ir.Expr:
+        """`v.zyx[i]`: component comps[i] of the vector itself (no target indexes a swizzle dynamically)."""
+        elem = sw.type.elem if isinstance(sw.type, ir.Vector) else sw.type
+        while isinstance(sw.base, ir.SwizzleRef):      # v.zyx.yx: one swizzle of v
+            sw = ir.SwizzleRef(sw.base.base, tuple(sw.base.comps[c] for c in sw.comps), sw.type)
+        if isinstance(sw.base.type, ir.Scalar):
+            return sw.base
+        if isinstance(idx, ir.Const):
+            return self.component(sw.base, ir.Const(ir.UINT, sw.comps[idx.value]), elem)
+        if sw.comps == tuple(range(len(sw.comps))):
+            return self.component(sw.base, idx, elem)
+        idx = self.stable(idx)      # index_value made it a uint
+        mapped: ir.Expr = ir.Const(ir.UINT, sw.comps[-1])
+        for i in range(len(sw.comps) - 2, -1, -1):      # comps[i] where idx == i, innermost last
+            mapped = ir.Select(ir.Binary("eq", idx, ir.Const(ir.UINT, i), ir.BOOL), ir.Const(ir.UINT, sw.comps[i]),
+                               mapped, ir.UINT)
+        return self.component(sw.base, mapped, elem)
+
+    def component(self, base: ir.Expr, idx: ir.Expr, elem: ir.Type) -> ir.Expr:
+        """Element `idx` of `base`; a texel (a typed buffer's or texture's element: not memory) indexed
+        (`B[i][k]`) goes through a temporary copy of it that is written back whole when stored to."""
+        if not (isinstance(base, ir.BufferElem) and isinstance(base.resource.type, ir.Resource)
+                and KINDS[base.resource.type.kind].rep == "typed"):
+            return ir.IndexRef(base, idx, elem)
+        tmp = self.temp(base.type)
+        self.emit(ir.Store(ir.VarRef(tmp), self.load(base)))
+
+        def write_back(value: ir.Expr, loc: SourceLoc | None) -> list[ir.Stmt]:
+            return [ir.Store(base, value, loc)]
+        self.scatter_temps[id(tmp)] = (tmp, write_back)
+        return ir.IndexRef(ir.VarRef(tmp), idx, elem)
 
     def peek_type(self, e: ast.Expr) -> ir.Type | None:
         """The type of a place expression without lowering it (None when unknown)."""
@@ -743,6 +811,8 @@ class ExprLowering(HeapLowering, SemaBase):
     # ------------------------------------------------------------- members
     def member_place(self, base: ir.Expr, name: str, loc: SourceLoc, for_write: bool) -> ir.Expr:
         t = base.type
+        if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
+            return self.bitfield_place(base, t, self.bitfields[t.name][name])
         if isinstance(t, ir.Struct):
             i = _field_index(t, name, loc)
             return ir.FieldRef(base, i, t.fields[i].type)
@@ -763,16 +833,19 @@ class ExprLowering(HeapLowering, SemaBase):
                 r, c = elems[0]
                 row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))
                 return ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row
-            if for_write:
-                raise error("assignment to a multi-element matrix swizzle is not supported", loc)
-            # read-only: materialise (and refuse it as an out argument, see check_writable)
+            if for_write and len(set(elems)) != len(elems):
+                raise error(f"matrix swizzle '{name}' has duplicate components and cannot be assigned", loc)
+            # materialise into a temporary; when written, every store to it is copied back element by element
+            # (emit() in lower.py), so `m._m00_m11 = v`, `+=`, `++` and out arguments all reach the matrix
             tmp = self.temp(ir.vec(t.elem, len(elems)))
-            self.readonly_temps.add(id(tmp))
-            parts = []
+            places: list[ir.Expr] = []
             for r, c in elems:
                 row = ir.IndexRef(base, ir.Const(ir.UINT, r), ir.vec(t.elem, t.cols))
-                parts.append(self.load(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row))
-            self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, parts)))
+                places.append(ir.IndexRef(row, ir.Const(ir.UINT, c), t.elem) if t.cols > 1 else row)
+            self.emit(ir.Store(ir.VarRef(tmp), ir.Construct(tmp.type, [self.load(p) for p in places])))
+            self.matrix_temps[id(tmp)] = (tmp, places if len(set(elems)) == len(elems) else [])
+            if for_write:
+                self.scatter_temps[id(tmp)] = (tmp, scatter(places))
             return ir.VarRef(tmp)
         if isinstance(t, ir.Resource) and t.kind == "ConstantBuffer" and isinstance(t.elem, ir.Struct):
             # a ConstantBuffer<T> held by a local (from a descriptor heap): its members are the block's
@@ -789,6 +862,9 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:
         t = base.type
+        if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
+            b = self.bitfields[t.name][name]
+            return self.bitfield_value(ir.Extract(base, b.unit, t.fields[b.unit].type), b)
         if isinstance(t, ir.Struct):
             i = _field_index(t, name, loc)
             return ir.Extract(base, i, t.fields[i].type)
@@ -869,6 +945,15 @@ def _flat_scalars(t: ir.Type) -> list:
         return _flat_scalars(t.elem) * (t.size or 0)
     s = ir.scalar_of(t)
     return [s] * ir.component_count(t) if s is not None else [t]
+
+
+def scatter(places: list[ir.Expr]) -> Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]:
+    """The write-back of a multi-element matrix swizzle: component k of the value into places[k]."""
+    def write_back(value: ir.Expr, loc: SourceLoc | None) -> list[ir.Stmt]:
+        if len(places) == 1:
+            return [ir.Store(places[0], value, loc)]
+        return [ir.Store(p, ir.Extract(value, k, p.type), loc) for k, p in enumerate(places)]
+    return write_back
 
 
 def _field_index(t: ir.Struct, name: str, loc: SourceLoc) -> int:

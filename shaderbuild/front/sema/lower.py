@@ -20,6 +20,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -57,7 +58,7 @@ class MemberSymbol(VarSymbol):
 
 
 class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
-               RayTracingLowering):
+               RayTracingLowering, BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
         self.options = options
@@ -91,7 +92,16 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.stmt_loc: SourceLoc | None = None      # the statement being lowered (debug line records)
         self.globals_block: tuple[ir.Variable, list[ir.StructField]] | None = None
         self.probing = False    # type-checking a body with unsized array parameters (no code is kept)
-        self.readonly_temps: set[int] = set()
+        # temporaries holding a multi-element matrix swizzle (`m._m00_m11`): id -> (temp, the element places)
+        self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
+        self.method_origin: dict[int, str] = {}     # id(FuncInfo) of an inherited method -> the struct that wrote it
+        self.struct_bases: dict[str, str] = {}      # struct name -> its base struct's name
+        # temporaries standing for a place no target stores to directly (a multi-element matrix swizzle, a
+        # bit-field): id -> (temp, the stores that put the temp's value back); emit() adds them after every
+        # store to the temp
+        self.scatter_temps: dict[int, tuple[ir.Variable, WriteBack]] = {}
+        self.bitfields: dict[str, dict[str, Bitfield]] = {}     # struct name -> bit-field name -> where it lives
+        self.write_roots: dict[int, ir.Expr] = {}   # id of a temp standing for a bit-field -> its unit (for out checks)
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
@@ -105,6 +115,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
             setattr(s, "loc", self.stmt_loc)  # noqa: B010 - Stmt itself declares no loc
         self.out.append(s)
+        if isinstance(s, ir.Store) and self.scatter_temps:
+            root = s.place
+            while isinstance(root, (ir.SwizzleRef, ir.IndexRef, ir.FieldRef)):
+                root = root.base
+            entry = self.scatter_temps.get(id(root.var)) if isinstance(root, ir.VarRef) else None
+            if entry is not None:
+                tmp, write_back = entry
+                self.out.extend(write_back(ir.Load(ir.VarRef(tmp), tmp.type), s.loc))
 
     @contextlib.contextmanager
     def function_context(self):
@@ -135,6 +153,17 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
 
     def push_scope(self) -> None:
         self.scope = Scope(self.scope)
+
+    @contextlib.contextmanager
+    def namespace_scope(self, prefixes: tuple[str, ...]):
+        """Lowering code written inside `namespace NS` (or struct S, for its static members): unqualified names
+        find NS::name first (Scope.lookup); locals still shadow them."""
+        saved = self.global_scope.prefixes
+        self.global_scope.prefixes = prefixes
+        try:
+            yield
+        finally:
+            self.global_scope.prefixes = saved
 
     def pop_scope(self) -> None:
         assert self.scope.parent is not None    # pushes and pops pair up: the global scope stays
@@ -327,14 +356,28 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             self.enum(d)
 
     def struct(self, d: ast.StructDecl) -> ir.Struct:
+        with self.namespace_scope(d.namespaces):
+            return self._struct(d)
+
+    def _struct(self, d: ast.StructDecl) -> ir.Struct:
         fields: list[ir.StructField] = []
+        base: ir.Type | None = None
         if d.base is not None:
             base = self.types.resolve(d.base)
             if not isinstance(base, ir.Struct):
                 raise error(f"base type '{base}' is not a struct", d.base.loc)
             fields.extend(base.fields)
         names = {f.name for f in fields}
+        bits: dict[str, Bitfield] = dict(self.bitfields.get(base.name, {})) if isinstance(base, ir.Struct) else {}
+        unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
+            if f.bitfield is not None:
+                if f.name and f.name in names:
+                    raise error(f"duplicate member '{f.name}'", f.loc)
+                names.add(f.name)
+                self.add_bitfield(f, fields, bits, unit)
+                continue
+            unit.clear()
             if f.name in names:
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
@@ -349,17 +392,67 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                                          per_primitive=any(a.name == "vk::perprimitive" for a in f.attributes)))
         self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
+        if bits:
+            self.bitfields[d.name] = bits
         self.types.named[d.name] = st
         self.declare(d.name, TypeSymbol(st), d.loc)
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
             self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
+        if isinstance(base, ir.Struct):
+            self.struct_bases[d.name] = base.name
+        if isinstance(base, ir.Struct):     # a method the derived struct declares hides base methods of its name
+            own = {m.name for m in d.methods}
+            for name, infos in self.inherited_methods(st, base.name).items():
+                if name not in own:
+                    self.methods.setdefault(d.name, {}).setdefault(name, []).extend(infos)
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
                     with self.function_context():     # a struct may be declared inside a function
                         self.function_body(info)
         return st
+
+    def define_method(self, d: ast.FuncDecl) -> None:
+        """`int S::Get() { ... }`: the body of a method declared (without one) in struct S."""
+        st = self.types.named.get(d.owner or "")
+        if not isinstance(st, ir.Struct):
+            raise error(f"'{d.owner}' is not a struct", d.loc)
+        ptypes = [self.resolve_type(p.type, p.dims) for p in d.params]
+        for info in self.methods.get(st.name, {}).get(d.name, []):
+            if info.param_types == ptypes and info.decl.body is None and not info.defined:
+                if self.resolve_type(d.return_type, d.return_dims) != info.return_type:
+                    raise error(f"return type of out-of-line definition of '{d.name}' differs from its declaration",
+                                d.loc)
+                info.decl = d
+                with self.function_context():
+                    self.scope = self.global_scope
+                    self.function_body(info)
+                return
+        raise error(f"out-of-line definition of '{d.name}' does not match any declaration in '{st.name}'", d.loc)
+
+    def inherited_methods(self, st: ir.Struct, origin: str) -> dict[str, list[FuncInfo]]:
+        """The methods a method written in struct `origin` sees, compiled again with `this` of type `st` (whose
+        fields start with origin's): calls inside them resolve as in `origin`, never to a method of `st` that
+        hides one (HLSL methods are not virtual)."""
+        if origin == st.name:
+            return self.methods.get(st.name, {})
+        key = f"{st.name}:{origin}"
+        table = self.methods.get(key)
+        if table is None:
+            table = self.methods[key] = {}
+            for name, infos in self.methods.get(origin, {}).items():
+                for src in infos:
+                    home = self.method_origin.get(id(src), origin)
+                    info = self.function_decl(src.decl, method_of=st, name=f"{st.name}.{home}.{name}")
+                    self.method_origin[id(info)] = home
+                    table.setdefault(name, []).append(info)
+            for infos in table.values():
+                for info in infos:
+                    if info.decl.body is not None and not info.defined:
+                        with self.function_context():
+                            self.function_body(info)
+        return table
 
     def enum(self, d: ast.EnumDecl) -> None:
         t = self.types.resolve(d.underlying) if d.underlying is not None else ir.INT
@@ -374,12 +467,16 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 self.declare(f"{d.name}::{name}", sym, loc)
             else:
                 self.declare(name, sym, loc)
-                if d.name:
-                    self.scope.names.setdefault(f"{d.name}::{name}", sym)
+                if d.name:      # also E::A (name may be qualified by a namespace: NS::A)
+                    self.scope.names.setdefault(f"{d.name}::{name.rsplit('::', 1)[-1]}", sym)
             next_value += 1
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        with self.namespace_scope(d.namespaces):
+            self._global_var(d, local_static)
+
+    def _global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
         if d.type.name in SUBOBJECT_KINDS:
             obj = subobject_global(self, d, local_static)
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
@@ -746,6 +843,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         return info
 
     def function_body(self, info: FuncInfo) -> None:
+        with self.namespace_scope(info.decl.namespaces):
+            self._function_body(info)
+
+    def _function_body(self, info: FuncInfo) -> None:
         d = info.decl
         irf = info.ir_func
         info.defined = True
@@ -795,6 +896,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         for d in tu.decls:
             if isinstance(d, ast.FuncDecl) and d.template_params:
                 self.func_templates.setdefault(d.name, []).append(d)
+            elif isinstance(d, ast.FuncDecl) and d.owner is not None:
+                self.define_method(d)
             elif isinstance(d, ast.FuncDecl):
                 info = self.function_decl(d)
                 if d.body is not None and not _has_unsized_param(info):

@@ -65,10 +65,17 @@ class Scope:
     def __init__(self, parent: Scope | None = None) -> None:
         self.parent = parent
         self.names: dict[str, Symbol] = {}
+        # set on the global scope while code inside `namespace NS` (or struct S) is lowered: NS::name is
+        # found for name, innermost namespace first, before a global name
+        self.prefixes: tuple[str, ...] = ()
 
     def lookup(self, name: str) -> Symbol | None:
         s: Scope | None = self
         while s is not None:
+            for prefix in reversed(s.prefixes):
+                sym = s.names.get(prefix + name)
+                if sym is not None:
+                    return sym
             sym = s.names.get(name)
             if sym is not None:
                 return sym

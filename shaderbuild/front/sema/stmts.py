@@ -112,6 +112,8 @@ class StmtLowering(SemaBase):
             self.mark_initialized(var)
         elif var.const:
             raise error(f"const variable '{d.name}' must be initialized", d.loc)
+        elif self.holds_bitfields(t):   # writing one bit-field reads its unit: never an undefined value
+            self.emit(ir.Store(ir.VarRef(var), self.zero(t), d.loc))
 
     def st_IfStmt(self, s: ast.IfStmt) -> None:
         cond = self.condition(s.cond)
@@ -207,8 +209,10 @@ class StmtLowering(SemaBase):
                         continue
                     v = self.const_int(lab.value)
                     wrapped = v & 0xFFFFFFFF if sel_type.kind == "uint" else ((v + 2**31) % 2**32) - 2**31
-                    if wrapped != v:
-                        raise error(f"case value {v} is out of range for a switch on '{sel.type}'", lab.loc)
+                    if wrapped != v:    # converted to the condition's type, as DXC (clang) does
+                        self.sink.warning(f"overflow converting case value to switch condition type ({v} to {wrapped})",
+                                          lab.loc)
+                        v = wrapped
                     if v in seen:
                         raise error(f"duplicate case value '{v}'", lab.loc)
                     seen[v] = lab
