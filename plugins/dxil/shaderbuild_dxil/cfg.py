@@ -197,7 +197,7 @@ def fold_forwarding_blocks(f: Function) -> bool:
     """Bypass every block that only branches on (`br T`) to a block T without phis, as LLVM's simplifycfg
     does for DXC: its predecessors branch to T directly (dxil-spirv's structurizer mishandles such empty
     blocks between a switch and a loop's continue path).  Not for a back edge with several predecessors
-    (the loop keeps one latch); a `br c, T, T` left behind becomes `br T`.  Returns whether anything changed."""
+    (the loop keeps one latch); a `br c, T, T` or a switch whose targets are all T left behind becomes `br T`.  Returns whether anything changed."""
     blocks = f.blocks
     if len(blocks) < 2:
         return False
@@ -228,6 +228,10 @@ def fold_forwarding_blocks(f: Function) -> bool:
                 if term.attrs["default"] is bb:
                     term.attrs["default"] = t
                 term.attrs["cases"] = [(c, t if x is bb else x) for c, x in term.attrs["cases"]]
+                if all(x is term.attrs["default"] for _c, x in term.attrs["cases"]):
+                    # every case goes where the default goes: `br` there (as simplifycfg; dxil-spirv emits
+                    # an OpSwitch without a merge for a switch whose targets are all one block)
+                    term.op, term.operands, term.attrs = "br", [], {"targets": (term.attrs["default"],)}
         preds[t] = [p for p in preds[t] if p is not bb] + [p for p in ps if p not in preds[t]]
         gone.add(bb)
     if gone:
