@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 
 from shaderbuild import ir
 from shaderbuild.options import CompileOptions
+from shaderbuild.records import DataRecord
 
 from . import check
 from .container import (
@@ -44,8 +44,7 @@ SAMPLE_INTERP = frozenset({6, 7})           # LinearSample, LinearNoperspectiveS
 SAMPLE_INDEX_KIND = 12
 
 
-@dataclass(slots=True)
-class DxilOutput:
+class DxilOutput(DataRecord):
     container: bytes
     bitcode: bytes
     lowered: LoweredModule

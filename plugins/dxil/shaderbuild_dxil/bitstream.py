@@ -7,9 +7,10 @@ bitstream format requires.  Block lengths are back-patched on exit.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
+
+from shaderbuild.records import ValueRecord
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
            "BlockCache", "RecordCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
@@ -146,8 +147,7 @@ class Abbrev(NamedTuple):
     ops: tuple[AbbrevOp, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
+class _Plan(ValueRecord):
     """An abbreviation compiled for emission: per scalar operand (literal value, None) or (None,
     digit table), the digit table of the array element operand that ends it (if any), and
     whether a blob ends it.  Fixed, VBR and char6 fields are all one table lookup."""

@@ -8,10 +8,10 @@ output).  The check of the SSA form (dominance) runs under --validate and in tes
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
+from shaderbuild.records import ValueRecord
 
 from . import sigpack
 from .container import ContainerInfo, parse_container
@@ -159,8 +159,7 @@ def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str
     _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))  # type: ignore[arg-type]  # no module: declarations only
 
 
-@dataclass(frozen=True, slots=True)
-class _Decl:
+class _Decl(ValueRecord):
     name: str
     ftype: T.FunctionType
     attrs: tuple[str, ...]

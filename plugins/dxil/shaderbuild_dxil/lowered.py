@@ -4,10 +4,9 @@ that the stages after lowering never import the lowerer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from shaderbuild import ir
 from shaderbuild.ir import TessInfo
+from shaderbuild.records import DataRecord, Record
 
 from .container import StreamViewIdTables, ViewIdTables
 from .llvm.module import Module as LLModule
@@ -19,8 +18,7 @@ from .signature import SigElement
 __all__ = ["LoweredModule"]
 
 
-@dataclass(slots=True)
-class LoweredModule:
+class LoweredModule(DataRecord):
     llmod: LLModule
     entry: Function
     ops: OpEmitter
@@ -32,13 +30,13 @@ class LoweredModule:
     native16: bool
     numthreads: tuple[int, int, int]
     group_shared_bytes: int = 0
-    uses: set[str] = field(default_factory=set)       # feature notes: 'int64', 'double', 'wave', ...
+    uses: set[str] = Record.factory(set)       # feature notes: 'int64', 'double', 'wave', ...
     features: frozenset[str] | None = None            # memo of dxmeta._used_features
     # viewid.ViewIdState (graphics stages) / StreamsViewIdState (geometry), set by the backend
     view_id: ViewIdTables | StreamViewIdTables | None = None
     # hull/domain shaders: the patch-constant signature, the hull shader's patch-constant function,
     # the tessellation attributes (shaderbuild.ir.TessInfo)
-    patch_constants: list[SigElement] = field(default_factory=list)
+    patch_constants: list[SigElement] = Record.factory(list)
     patch_function: Function | None = None
     tess: TessInfo | None = None
     geometry: ir.GeometryInfo | None = None           # a geometry shader's attributes, primitive, streams

@@ -21,8 +21,9 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol, TypeVar
+
+from shaderbuild.records import DataRecord
 
 __all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "TESS_FACTOR", "MAX_ROWS",
            "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
@@ -100,8 +101,7 @@ def _index_flags(r: int, rows: int) -> int:
     return (_INDEXED_UP if r > 0 else 0) | (_INDEXED_DOWN if r < rows - 1 else 0)
 
 
-@dataclass(slots=True)
-class _Shape:
+class _Shape(DataRecord):
     """What the allocator needs of an element (also used for clip/cull placeholders)."""
 
     flag: int
