@@ -3,7 +3,6 @@ self-check -> bitcode -> DXBC container (+ reflection, disassembly)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from shaderbuild import ir
@@ -142,6 +141,8 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
         name = options.debug_file or ""
         if not name or name.endswith(("/", os.sep)):
+            import hashlib  # here, for -Zi only: loading OpenSSL costs ~2 ms of every cold start
+
             name = hashlib.md5(bitcode).hexdigest() + ".pdb"
         ildn = ("ILDN", debug_name_part(name))
         # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself

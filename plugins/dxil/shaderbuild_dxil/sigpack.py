@@ -21,12 +21,12 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from shaderbuild.records import DataRecord
 
 __all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "TESS_FACTOR", "MAX_ROWS",
-           "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
+           "SIG_POINTS", "sig_point", "is_allocated", "pack"]
 
 ARB, SV, SGV, CLIPCULL, NOT_PACKED, SHADOW, NOT_IN_SIG, TARGET, TESS_FACTOR = (
     "Arb", "SV", "SGV", "ClipCull", "NotPacked", "Shadow", "NotInSig", "Target", "TessFactor")
@@ -62,16 +62,19 @@ def is_allocated(interp_kind: str) -> bool:
 _P = TypeVar("_P", bound="Packable")
 
 
-class Packable(Protocol):
-    interpretation: str
-    interp: int            # DXIL::InterpolationMode
-    data_width: int        # 16 or 32 (0: undefined)
-    rows: int
-    cols: int
-    index: int             # first semantic index
-    kind: int              # DXIL::SemanticKind (16 = Target)
-    start_row: int
-    start_col: int
+if TYPE_CHECKING:      # a typing.Protocol class costs ~1 ms to create at import; only mypy needs it
+    from typing import Protocol
+
+    class Packable(Protocol):
+        interpretation: str
+        interp: int            # DXIL::InterpolationMode
+        data_width: int        # 16 or 32 (0: undefined)
+        rows: int
+        cols: int
+        index: int             # first semantic index
+        kind: int              # DXIL::SemanticKind (16 = Target)
+        start_row: int
+        start_col: int
 
 
 # ------------------------------------------------------------------ the register file
