@@ -55,8 +55,43 @@ class Inst:
         return (self.op, *self.w)
 
 
+# (opcode, word count) -> layout, for the opcodes whose layout the word count alone decides
+_LAYOUTS: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+_BY_COUNT: dict[int, bool] = {}         # opcode -> whether its layout depends on the word count only
+
+
+def _kind_by_count(kind: str) -> bool:
+    """Whether an operand of this kind takes words independent of their values (not a string,
+    nor an enum some of whose values take parameters)."""
+    cat = KIND_CATEGORY.get(kind)
+    if kind == "LiteralString":
+        return False
+    if cat == "Composite":
+        return all(_kind_by_count(b) for b in COMPOSITES[kind])
+    if cat in ("ValueEnum", "BitEnum"):
+        return not any(ENUM_PARAMS.get(kind, {}).values())
+    return True
+
+
 def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
-    """(type position, result position, id operand positions) of one instruction."""
+    """(type position, result position, id operand positions) of one instruction; looked up by
+    (opcode, word count) when those decide it (most instructions inside functions)."""
+    key = (op, len(w))
+    hit = _LAYOUTS.get(key)
+    if hit is not None:
+        return hit
+    layout = _decode_layout(op, w)
+    by_count = _BY_COUNT.get(op)
+    if by_count is None:
+        info = INSTRUCTIONS.get(op)
+        by_count = _BY_COUNT[op] = info is None or all(_kind_by_count(k.rstrip("?*")) for k in info[1])
+    if by_count:
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _decode_layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
+    """_layout, read from the grammar operand by operand."""
     info = INSTRUCTIONS.get(op)
     if info is None:
         return -1, -1, ()
