@@ -57,20 +57,6 @@ class Inst:
 
 # (opcode, word count) -> layout, for the opcodes whose layout the word count alone decides
 _LAYOUTS: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
-_BY_COUNT: dict[int, bool] = {}         # opcode -> whether its layout depends on the word count only
-
-
-def _kind_by_count(kind: str) -> bool:
-    """Whether an operand of this kind takes words independent of their values (not a string,
-    nor an enum some of whose values take parameters)."""
-    cat = KIND_CATEGORY.get(kind)
-    if kind == "LiteralString":
-        return False
-    if cat == "Composite":
-        return all(_kind_by_count(b) for b in COMPOSITES[kind])
-    if cat in ("ValueEnum", "BitEnum"):
-        return not any(ENUM_PARAMS.get(kind, {}).values())
-    return True
 
 
 def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
@@ -80,23 +66,22 @@ def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
     hit = _LAYOUTS.get(key)
     if hit is not None:
         return hit
-    layout = _decode_layout(op, w)
-    by_count = _BY_COUNT.get(op)
-    if by_count is None:
-        info = INSTRUCTIONS.get(op)
-        by_count = _BY_COUNT[op] = info is None or all(_kind_by_count(k.rstrip("?*")) for k in info[1])
+    layout, by_count = _decode_layout(op, w)
     if by_count:
         _LAYOUTS[key] = layout
     return layout
 
 
-def _decode_layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
-    """_layout, read from the grammar operand by operand."""
+def _decode_layout(op: int, w: list[int]) -> tuple[tuple[int, int, tuple[int, ...]], bool]:
+    """_layout, read from the grammar operand by operand, and whether every instruction of this
+    opcode and word count has it: false once a word's value steered the decoding of a later word
+    (a string's length, an enum value's parameters)."""
     info = INSTRUCTIONS.get(op)
     if info is None:
-        return -1, -1, ()
+        return (-1, -1, ()), True
     kinds = info[1]
     pos = [0]
+    steered = [False]
     n = len(w)
     t = r = -1
     uses: list[int] = []
@@ -116,6 +101,8 @@ def _decode_layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
                 if not (x & 0xFF and x & 0xFF00 and x & 0xFF0000 and x & 0xFF000000):
                     break
             pos[0] = i
+            if i < n:
+                steered[0] = True
         elif kind == "LiteralContextDependentNumber":
             pos[0] = n
         elif kind == "LiteralSpecConstantOpInteger":     # the operation's operands are ids
@@ -127,13 +114,19 @@ def _decode_layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
         elif cat == "ValueEnum":
             v = w[i]
             pos[0] = i + 1
-            for pk in ENUM_PARAMS.get(kind, {}).get(v, ()):
+            params = ENUM_PARAMS.get(kind, {})
+            if any(params.values()) and (params.get(v) or pos[0] < n):
+                steered[0] = True
+            for pk in params.get(v, ()):
                 operand(pk.rstrip("?*"))
         elif cat == "BitEnum":
             v = w[i]
             pos[0] = i + 1
             params = ENUM_PARAMS.get(kind, {})
-            for bit in sorted(b for b in params if v & b):
+            bits = sorted(b for b in params if v & b)
+            if any(params.values()) and (any(params[b] for b in bits) or pos[0] < n):
+                steered[0] = True
+            for bit in bits:
                 for pk in params[bit]:
                     operand(pk.rstrip("?*"))
         else:
@@ -155,7 +148,7 @@ def _decode_layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
             pos[0] += 1
         else:
             operand(base)
-    return t, r, tuple(uses)
+    return (t, r, tuple(uses)), not steered[0]
 
 
 class Block:
