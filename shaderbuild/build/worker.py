@@ -57,6 +57,22 @@ def init_worker() -> None:
     get_host().backends()
 
 
+WARM_UP_SHADER = ("RWStructuredBuffer<uint> Out : register(u0);\n"
+                  "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }\n")
+
+
+def warm_up(targets: set[str]) -> None:
+    """Import the compiler, and each target's compile path (by compiling a tiny compute shader
+    for it), in this process before a pool forks its workers from it: the workers inherit the
+    modules instead of each importing them again (with -j2, a rebuild of a few targets spent
+    more CPU importing than compiling)."""
+    compile_file = default_compile()
+    from ..options import CompileOptions
+
+    for target in sorted(targets):
+        compile_file("<warm-up>.hlsl", CompileOptions(profile="cs_6_0", target=target), text=WARM_UP_SHADER)
+
+
 def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True) -> None:
     """Pool initializer: die with the build process (platform.ParentWatch), then warm up."""
     from .platform import die_with_parent
