@@ -10,9 +10,9 @@ import glob
 import hashlib
 import itertools
 import os
-from dataclasses import dataclass
 
 from ..options import BindingShift, BindRegister, CompileOptions
+from ..records import DataRecord
 from .config import BACKEND_OPTIONS, COMMON_OPTIONS, ConfigError, ConfigFileError, EntrySpec, Project, ShaderSpec
 
 DEFAULT_EXTENSIONS = {"spirv": ".spv", "dxil": ".dxil"}
@@ -30,8 +30,7 @@ def permutation_key(perm: dict[str, str]) -> str:
     return " ".join(f"{k}={perm[k]}" for k in sorted(perm))
 
 
-@dataclass(slots=True)
-class Target:
+class Target(DataRecord):
     name: str                 # 'shaders/blur.hlsl:main[MODE=1]@spirv': unique, human-readable
     tid: str                  # digest of name: stable id used in the build database
     source: str               # absolute path
