@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         corpus.append((f"gen{lines}", p, CompileOptions(entry="main", profile="cs_6_0")))
 
     rows = []
-    print("CPU ms (user + sys), medians; cold = a new `shaderbuild compile` process")
+    print("CPU ms (user + sys), medians; cold = a new `shaderbuild compile` process; the phases (pre ... emit) are "
+          "wall ms, the compiler's own laps")
     header = (f"{'shader':<22}{'lines':>6} | {'pre':>6}{'parse':>7}{'sema':>7}{'pass':>6}{'emit':>7} | "
               f"{'spirv':>8}{'dxil':>9} | {'cold-sp':>8}{'cold-dx':>9}{'glslang':>9}{'glslc':>9} | "
               f"{'warm/gl':>7}{'dxil/sp':>8}{'cold/gl':>8}{'cdx/gl':>8}")
