@@ -41,7 +41,7 @@ class VarStorage(DataRecord):
     counts: list[int]
     scalars: list[ir.Scalar]
     ssa: list[int] | None = None
-    flat: bool = False
+    flat: bool = False                    # this and the next two: set by __post_init__, never passed
     all_ssa: bool = False
     comp_nums: list[int] | None = None    # all_ssa: the SSA variable of every component
 
