@@ -471,7 +471,8 @@ def walk_expr(e: Expr):
         cls = type(e)
         names = _CHILD_SLOTS.get(cls)
         if names is None:
-            names = _CHILD_SLOTS[cls] = tuple(n for n in getattr(cls, "__slots__", ()) if n != "type")
+            names = _CHILD_SLOTS[cls] = () if cls in LEAF_EXPRS else tuple(
+                n for n in getattr(cls, "__slots__", ()) if n != "type")
         if not names:
             continue
         kids: list[Expr] = []
@@ -486,6 +487,7 @@ def walk_expr(e: Expr):
 
 
 _CHILD_SLOTS: dict[type, tuple[str, ...]] = {}      # expression class -> the slots walk_expr reads
+LEAF_EXPRS = frozenset({Const, SpecConst, VarRef})   # no sub-expressions: most nodes of every tree
 
 
 def rewrite_expr(e: Expr, change: Callable[[Expr], Expr]) -> Expr:

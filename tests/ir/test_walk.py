@@ -25,3 +25,13 @@ def test_walk_expr_sees_a_shared_node_at_each_use():
     shared = _c(7.0)
     root = ir.Binary("+", shared, ir.Binary("*", shared, shared, FLOAT), FLOAT)
     assert sum(e is shared for e in ir.walk_expr(root)) == 3
+
+
+def test_leaf_expressions_hold_no_expression():
+    """walk_expr does not look inside ir.nodes.LEAF_EXPRS: a field added to one of them that could
+    hold an expression must take the class out of the table (this lists their fields as written)."""
+    from shaderbuild.ir.nodes import LEAF_EXPRS
+
+    fields = {cls.__name__: set(cls._fields) for cls in LEAF_EXPRS}
+    assert fields == {"Const": {"type", "value"}, "SpecConst": {"type", "value", "spec_id", "name"},
+                      "VarRef": {"var", "loc"}}
