@@ -1,19 +1,19 @@
-"""shaderbuild compile-time benchmarks, compared side by side with glslangValidator.
+"""shaderbuild compile-time benchmarks, compared side by side with glslangValidator (and glslc).
 
-    python bench/run.py [--check] [--repeat N] [--json FILE]
+    python bench/run.py [--check] [--repeat N] [--json FILE] [--no-project]
 
-Measures, on the sample project's shaders plus generated 100/1,000/5,000-line shaders:
-  1. warm in-process compile time per shader and backend, split by phase;
-  2. the `shaderbuild compile` process, cold, end to end;
-  3. `glslangValidator -D -V` on the same shader, in the same run;
-  4. how compile time grows with shader size (per-line cost).
-With --check it exits 1 when a target of issue 7 is missed:
-  warm SPIR-V <= 1.0x glslang process; cold process <= 2.5x glslang;
-  DXIL <= 1.5x our SPIR-V; per-line time 100 -> 5,000 lines within 1.5x;
-and then runs issue 22's checks as their own processes, failing when either fails:
-  `opt_size.py --check` (our -O3 SPIR-V <= 1.15x `spirv-opt -O --preserve-bindings
-  --preserve-spec-constants` of our -O0, per sample shader and in total) and
-  `scons_bench.py --check` (SCons clean <= 1.2x `shaderbuild build`, no-op <= 0.25 s of CPU).
+Measures, in CPU time (user + sys: `time.process_time` in-process, `os.wait4` for processes) and
+in wall time, on the sample project's shaders plus generated 100/1,000/5,000/20,000-line shaders:
+  1. warm in-process compile time per shader and backend, split by phase (SPIR-V);
+  2. the `shaderbuild compile` process, cold, end to end, to SPIR-V and to DXIL;
+  3. `glslangValidator -D -V` (and `glslc`, when installed) on the same shader, interleaved
+     with our runs;
+  4. how compile time grows with shader size (per-line cost, both backends);
+  5. the sample project's no-op build and edit-one-file rebuild against make + glslangValidator
+     (project_bench.py).
+With --check it exits 1 when a goal of issues 7 and 23 is missed (TARGETS below, all on CPU
+medians), and then runs issue 22's checks as their own processes, failing when either fails:
+`opt_size.py --check` and `scons_bench.py --check`.
 """
 
 from __future__ import annotations
@@ -33,12 +33,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from gen import shader  # noqa: E402
+from project_bench import cold_env, run_tree, shaderbuild_cmd  # noqa: E402
 
 from shaderbuild.compiler import compile_file  # noqa: E402
 from shaderbuild.options import CompileOptions  # noqa: E402
 
 PHASES = ("preprocess", "parse", "sema", "passes", "emit")
-TARGETS = {"warm_vs_glslang": 1.0, "cold_vs_glslang": 2.5, "dxil_vs_spirv": 1.5, "per_line_growth": 1.5}
+GEN_SIZES = (100, 1000, 5000, 20000)
+# the goals, each a limit on a median of CPU times (issue 7's first three, issue 23's others)
+TARGETS = {
+    "warm_vs_glslang": 1.0,        # warm in-process SPIR-V compile / one glslangValidator process, per sample shader
+    "dxil_vs_spirv": 1.5,          # warm DXIL / warm SPIR-V, per shader
+    "cold_vs_glslang": 1.0,        # cold `shaderbuild compile` to SPIR-V / glslangValidator, per sample shader
+    "cold_dxil_vs_glslang": 1.5,   # cold `shaderbuild compile` to DXIL / glslangValidator, per sample shader
+    "us_per_line": 35.0,           # warm SPIR-V CPU per source line, every generated size from 1,000 lines
+    "per_line_growth": 1.5,        # per-line cost, 100 -> 20,000 lines, each backend (linear)
+    "edit_vs_make": 1.5,           # sample project: edit one file, rebuild / make + glslangValidator
+    "noop_ms": 40.0,               # sample project: no-op build, ms of CPU
+}
 CHECKS = ("opt_size.py", "scons_bench.py")     # issue 22's checks, each run by --check as its own process
 
 
@@ -56,17 +68,8 @@ def sample_shaders() -> list[tuple[str, Path, CompileOptions]]:
     return out
 
 
-def median_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def warm(path: Path, base: CompileOptions, repeat: int) -> tuple[float, dict, float]:
-    """Median warm SPIR-V time, its phases, and median warm DXIL time.  The two targets alternate
+def warm(path: Path, base: CompileOptions, repeat: int) -> dict:
+    """Median warm CPU and wall time per target, and the SPIR-V phases.  The two targets alternate
     within each repeat, so a load that comes and goes on the machine slows both alike."""
     targets = ("spirv", "dxil")
     opts = {t: base.replace(target=t) for t in targets}
@@ -75,23 +78,21 @@ def warm(path: Path, base: CompileOptions, repeat: int) -> tuple[float, dict, fl
         if not first.ok:
             raise SystemExit(f"{path}: {t} compile failed: {[d.message for d in first.diagnostics]}")
     phases: dict[str, list[float]] = {p: [] for p in PHASES}
-    totals: dict[str, list[float]] = {t: [] for t in targets}
+    cpu: dict[str, list[float]] = {t: [] for t in targets}
+    wall: dict[str, list[float]] = {t: [] for t in targets}
     for _ in range(repeat):
         for t in targets:
-            start = time.perf_counter()
+            c, w = time.process_time(), time.perf_counter()
             r = compile_file(str(path), opts[t])
-            totals[t].append(time.perf_counter() - start)
+            cpu[t].append(time.process_time() - c)
+            wall[t].append(time.perf_counter() - w)
             if t == "spirv":
                 for p in PHASES:
                     phases[p].append(r.timings.get(p, 0.0))
-    return (statistics.median(totals["spirv"]), {p: statistics.median(v) for p, v in phases.items()},
-            statistics.median(totals["dxil"]))
-
-
-def run_process(cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> None:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if proc.returncode != 0:
-        raise SystemExit(f"command failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
+    out = {f"{t}_cpu": statistics.median(cpu[t]) for t in targets}
+    out.update({f"{t}_wall": statistics.median(wall[t]) for t in targets})
+    out["phases"] = {p: statistics.median(v) for p, v in phases.items()}
+    return out
 
 
 def _cli_options(o: CompileOptions) -> list[str]:
@@ -105,35 +106,55 @@ def _cli_options(o: CompileOptions) -> list[str]:
     return args
 
 
-def cold(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float:
-    """A new `shaderbuild compile` process per run, as a user starts it from an installed
-    environment: the console script beside this interpreter (not a version-manager shim on
-    PATH, which is itself a shell script), with bytecode caching on, as after `pip install`
-    (which byte-compiles); one untimed run first fills the cache of an editable install."""
-    exe = Path(sys.executable).with_name("shaderbuild")
-    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "shaderbuild"]
-    cmd = base + ["compile", str(path), *_cli_options(o), "-spirv", "-o", os.path.join(tmp, "x.spv")]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    run_process(cmd, tmp, env)
-    return median_time(lambda: run_process(cmd, tmp, env), repeat)
-
-
 GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag", "gs": "geom", "hs": "tesc", "ds": "tese"}
 
 
-def glslang(path: Path, o: CompileOptions, repeat: int, tmp: str) -> float | None:
-    exe = shutil.which("glslangValidator")
-    if exe is None or o.profile[:2] not in GLSLANG_STAGES:
-        return None
-    cmd = [exe, "-D", "-V", "-S", GLSLANG_STAGES[o.profile[:2]], "-e", o.entry, str(path), "-o", os.path.join(tmp, "g.spv")]
-    cmd += [f"-I{d}" for d in o.include_dirs] + [f"-D{k}={v}" for k, v in o.defines.items()]
-    if subprocess.run(cmd, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-        return None        # glslang rejects it (HLSL it does not support): no ratio for this shader
-    return median_time(lambda: run_process(cmd, tmp), repeat)
+def peer_commands(path: Path, o: CompileOptions, tmp: str) -> dict[str, list[str]]:
+    """The processes timed side by side: our cold compile to each target (the console script beside
+    this interpreter, with bytecode caching on, as after `pip install`: README.md), and each
+    installed native compiler that accepts the shader."""
+    cmds = {"cold_spirv": shaderbuild_cmd() + ["compile", str(path), *_cli_options(o), "-spirv",
+                                               "-o", os.path.join(tmp, "x.spv")],
+            "cold_dxil": shaderbuild_cmd() + ["compile", str(path), *_cli_options(o), "-o", os.path.join(tmp, "x.dxil")]}
+    stage = GLSLANG_STAGES.get(o.profile[:2])
+    defines = [f"-D{k}={v}" for k, v in o.defines.items()]
+    includes = [f"-I{d}" for d in o.include_dirs]
+    if stage and shutil.which("glslangValidator"):
+        cmds["glslang"] = [shutil.which("glslangValidator"), "-D", "-V", "-S", stage, "-e", o.entry, str(path),
+                           "-o", os.path.join(tmp, "g.spv"), *includes, *defines]
+    if stage and shutil.which("glslc"):
+        cmds["glslc"] = [shutil.which("glslc"), "-x", "hlsl", f"-fshader-stage={stage}", f"-fentry-point={o.entry}",
+                         str(path), "-o", os.path.join(tmp, "c.spv"), *includes, *defines]
+    for name in ("glslang", "glslc"):     # a peer that rejects the shader (HLSL it lacks) gives no ratio
+        if name in cmds and subprocess.run(cmds[name], cwd=tmp, stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL).returncode != 0:
+            del cmds[name]
+    return cmds
+
+
+def processes(cmds: dict[str, list[str]], repeat: int, tmp: str) -> dict[str, tuple[float, float]]:
+    """name -> (median CPU, median wall) of `repeat` runs, the commands interleaved in each round
+    after one untimed round (which also fills an editable install's bytecode cache)."""
+    env = cold_env()
+    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}
+    for i in range(repeat + 1):
+        for name, cmd in cmds.items():
+            sample = run_tree(cmd, tmp, env)
+            if i:
+                runs[name].append(sample)
+    return {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in runs.items()}
 
 
 def ms(x: float | None) -> str:
-    return "-" if x is None else f"{x * 1000:8.2f}"
+    return "       -" if x is None else f"{x * 1000:8.2f}"
+
+
+def ratio(v: float | None) -> str:
+    return "      -" if v is None else f"{v:7.2f}"
+
+
+def div(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a / b
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,60 +162,89 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--repeat", type=int, default=15, help="runs per measurement (median)")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--no-project", action="store_true", help="skip the sample project's build rows")
     args = ap.parse_args(argv)
 
     tmp = tempfile.mkdtemp(prefix="shaderbuild-bench-")
     corpus = sample_shaders()
-    for lines in (100, 1000, 5000):
+    for lines in GEN_SIZES:
         p = Path(tmp) / f"gen{lines}.hlsl"
         p.write_text(shader(lines))
         corpus.append((f"gen{lines}", p, CompileOptions(entry="main", profile="cs_6_0")))
 
     rows = []
+    print("CPU ms (user + sys), medians; cold = a new `shaderbuild compile` process; the phases (pre ... emit) are "
+          "wall ms, the compiler's own laps")
     header = (f"{'shader':<22}{'lines':>6} | {'pre':>6}{'parse':>7}{'sema':>7}{'pass':>6}{'emit':>7} | "
-              f"{'spirv':>8}{'dxil':>9}{'cold':>9}{'glslang':>9} | {'warm/gl':>7}{'cold/gl':>8}{'dxil/sp':>8}")
+              f"{'spirv':>8}{'dxil':>9} | {'cold-sp':>8}{'cold-dx':>9}{'glslang':>9}{'glslc':>9} | "
+              f"{'warm/gl':>7}{'dxil/sp':>8}{'cold/gl':>8}{'cdx/gl':>8}")
     print(header)
     print("-" * len(header))
     for name, path, opts in corpus:
         n_lines = path.read_text().count("\n") + 1
-        small = n_lines < 2000
-        rep = args.repeat if small else max(3, args.repeat // 5)
-        spirv, phases, dxil = warm(path, opts, rep)
-        cold_t = cold(path, opts, max(5, rep // 2), tmp)
-        gl = glslang(path, opts, max(5, rep // 2), tmp)
-        row = {"shader": name, "lines": n_lines, "phases_ms": {k: v * 1000 for k, v in phases.items()},
-               "spirv_ms": spirv * 1000, "dxil_ms": dxil * 1000, "cold_ms": cold_t * 1000,
-               "glslang_ms": None if gl is None else gl * 1000,
-               "warm_vs_glslang": None if gl is None else spirv / gl,
-               "cold_vs_glslang": None if gl is None else cold_t / gl,
-               "dxil_vs_spirv": dxil / spirv}
+        rep = args.repeat if n_lines < 2000 else max(3, args.repeat // 5)
+        w = warm(path, opts, rep)
+        procs = processes(peer_commands(path, opts, tmp), max(5, rep // 2), tmp) if n_lines < 2000 else {}
+        gl = procs.get("glslang", (None, None))[0]
+        row = {"shader": name, "lines": n_lines, "phases_ms": {k: v * 1000 for k, v in w["phases"].items()},
+               **{k: v for k, v in w.items() if k != "phases"},
+               **{f"{k}_cpu": v[0] for k, v in procs.items()}, **{f"{k}_wall": v[1] for k, v in procs.items()}}
+        row["warm_vs_glslang"] = div(row["spirv_cpu"], gl)
+        row["dxil_vs_spirv"] = row["dxil_cpu"] / row["spirv_cpu"]
+        row["cold_vs_glslang"] = div(row.get("cold_spirv_cpu"), gl)
+        row["cold_dxil_vs_glslang"] = div(row.get("cold_dxil_cpu"), gl)
         rows.append(row)
-        ph = "".join(f"{phases[p] * 1000:7.2f}" if p != "preprocess" else f"{phases[p] * 1000:6.2f}" for p in PHASES)
-        ratio = lambda v: "      -" if v is None else f"{v:7.2f}"  # noqa: E731
-        print(f"{name:<22}{n_lines:>6} | {ph} | {ms(spirv)}{ms(dxil)} {ms(cold_t)} {ms(gl)} | "
-              f"{ratio(row['warm_vs_glslang'])} {ratio(row['cold_vs_glslang'])} {ratio(row['dxil_vs_spirv'])}")
+        ph = "".join(f"{w['phases'][p] * 1000:7.2f}" if p != "preprocess" else f"{w['phases'][p] * 1000:6.2f}"
+                     for p in PHASES)
+        print(f"{name:<22}{n_lines:>6} | {ph} | {ms(row['spirv_cpu'])} {ms(row['dxil_cpu'])} | "
+              f"{ms(row.get('cold_spirv_cpu'))} {ms(row.get('cold_dxil_cpu'))} {ms(gl)} {ms(row.get('glslc_cpu'))} | "
+              f"{ratio(row['warm_vs_glslang'])} {ratio(row['dxil_vs_spirv'])} {ratio(row['cold_vs_glslang'])} "
+              f"{ratio(row['cold_dxil_vs_glslang'])}")
 
-    gen = {r["shader"]: r for r in rows if r["shader"].startswith("gen")}
-    per_line = {k: gen[k]["spirv_ms"] / gen[k]["lines"] for k in gen}
-    growth = per_line["gen5000"] / per_line["gen100"]
+    gen = {r["lines"]: r for r in rows if r["shader"].startswith("gen")}
+    per_line = {t: {n: gen[n][f"{t}_cpu"] / gen[n]["lines"] for n in sorted(gen)} for t in ("spirv", "dxil")}
+    growth = {t: v[max(v)] / v[min(v)] for t, v in per_line.items()}
     print()
-    print("per-line SPIR-V compile time (us/line): " + ", ".join(f"{k}: {v * 1000:.1f}" for k, v in per_line.items())
-          + f"; growth 100 -> 5,000 lines: {growth:.2f}x")
+    for t, v in per_line.items():
+        print(f"per-line {t} CPU (us/line): " + ", ".join(f"{n}: {x * 1e6:.1f}" for n, x in v.items())
+              + f"; growth {min(v):,} -> {max(v):,} lines: {growth[t]:.2f}x")
+
+    project = None
+    if not args.no_project:
+        from project_bench import measure
+
+        project = measure(max(5, args.repeat // 2))
+        print(f"\nsample project ({project['make_rules']} make rules): "
+              f"no-op {project['noop_cpu'] * 1000:.1f} ms CPU / {project['noop_wall'] * 1000:.1f} ms wall "
+              f"(make {project['make_noop_cpu'] * 1000:.1f} / {project['make_noop_wall'] * 1000:.1f}); "
+              f"edit one file {project['edit_cpu'] * 1000:.1f} ms CPU / {project['edit_wall'] * 1000:.1f} ms wall "
+              f"(make + glslangValidator {project['make_edit_cpu'] * 1000:.1f} / {project['make_edit_wall'] * 1000:.1f}): "
+              f"{project['edit_cpu'] / project['make_edit_cpu']:.2f}x CPU")
 
     failures = []
     sample_rows = [r for r in rows if not r["shader"].startswith("gen")]
     for r in sample_rows:
-        for key in ("warm_vs_glslang", "cold_vs_glslang"):
+        for key in ("warm_vs_glslang", "cold_vs_glslang", "cold_dxil_vs_glslang"):
             if r[key] is not None and r[key] > TARGETS[key]:
                 failures.append(f"{r['shader']}: {key} {r[key]:.2f} > {TARGETS[key]}")
     for r in rows:
         if r["dxil_vs_spirv"] > TARGETS["dxil_vs_spirv"]:
             failures.append(f"{r['shader']}: dxil_vs_spirv {r['dxil_vs_spirv']:.2f} > {TARGETS['dxil_vs_spirv']}")
-    if growth > TARGETS["per_line_growth"]:
-        failures.append(f"per-line growth {growth:.2f} > {TARGETS['per_line_growth']}")
+    for n, x in per_line["spirv"].items():
+        if n >= 1000 and x * 1e6 > TARGETS["us_per_line"]:
+            failures.append(f"generated {n} lines: SPIR-V {x * 1e6:.1f} us/line > {TARGETS['us_per_line']}")
+    for t, g in growth.items():
+        if g > TARGETS["per_line_growth"]:
+            failures.append(f"{t} per-line growth {g:.2f} > {TARGETS['per_line_growth']}")
+    if project is not None:
+        if project["edit_cpu"] / project["make_edit_cpu"] > TARGETS["edit_vs_make"]:
+            failures.append(f"edit-one-file rebuild {project['edit_cpu'] / project['make_edit_cpu']:.2f}x make "
+                            f"> {TARGETS['edit_vs_make']}")
+        if project["noop_cpu"] * 1000 > TARGETS["noop_ms"]:
+            failures.append(f"no-op build {project['noop_cpu'] * 1000:.1f} ms CPU > {TARGETS['noop_ms']}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "per_line_growth": growth, "failures": failures},
-                                              indent=2, sort_keys=True))
+        Path(args.json).write_text(json.dumps({"rows": rows, "per_line": per_line, "growth": growth,
+                                               "project": project, "failures": failures}, indent=2, sort_keys=True))
     shutil.rmtree(tmp, ignore_errors=True)
     if args.check:
         for script in CHECKS:

@@ -182,7 +182,7 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
 
             sink.items.extend(check_module(module))
         lap("passes")
-        backend = host.pm.hook.shaderbuild_compile(module=module, target=options.target, options=options)
+        backend = host.call("shaderbuild_compile", module=module, target=options.target, options=options)
         if backend is None:
             raise error(f"backend '{options.target}' returned no result")
         sink.items.extend(backend.diagnostics)

@@ -12,12 +12,12 @@ version, the backend plugin version, the source path and the output paths.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 
 from .. import __version__ as COMPILER_VERSION
 from ..options import CompileOptions
+from .files import sha256_text
 
 STATE_DIR = ".shaderbuild"
 
@@ -31,7 +31,7 @@ def _canonical(obj) -> str:
 
 
 def sha_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_text(text)
 
 
 def portable(path: str, root: str) -> str:

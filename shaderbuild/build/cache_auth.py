@@ -14,8 +14,6 @@ at least 16 bytes.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 
 KEY_ENV = "SHADERBUILD_CACHE_KEY"
@@ -51,6 +49,9 @@ def load_key(key_file: str | None = None) -> bytes | None:
 
 
 def _tag(secret: bytes, action_key: str, body: bytes | memoryview) -> bytes:
+    import hashlib  # here: loading OpenSSL costs every build start ~2 ms, and most builds seal nothing
+    import hmac
+
     mac = hmac.new(secret, _DOMAIN, hashlib.sha256)
     mac.update(action_key.encode("ascii", "replace") + b"\0")
     mac.update(body)
@@ -71,4 +72,6 @@ def split(data: bytes) -> tuple[bytes, bytes] | None:
 
 
 def verify(secret: bytes, action_key: str, tag: bytes, body: bytes) -> bool:
+    import hmac
+
     return hmac.compare_digest(tag, _tag(secret, action_key, body))

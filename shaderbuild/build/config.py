@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 
 from ..options import MAX_REGISTER, CompileOptions
+from ..records import DataRecord, Record, ValueRecord
 from .distributed_config import CACHE_SCHEMA, EXECUTOR_SCHEMA
 from .schema import (
     IDENT_RE,
@@ -168,17 +168,16 @@ def _pick(outer, inner):
     return inner if inner is not None else outer
 
 
-@dataclass(slots=True)
-class Settings:
+class Settings(DataRecord):
     """Inheritable settings; the most specific level wins (defines merge, include dirs append)."""
 
     targets: list[str] | None = None
     profile: str | None = None
-    defines: dict[str, str] = field(default_factory=dict)
-    include_dirs: list[str] = field(default_factory=list)    # absolute
+    defines: dict[str, str] = Record.factory(dict)
+    include_dirs: list[str] = Record.factory(list)    # absolute
     outputs: list[str] | None = None
-    options: dict[str, object] = field(default_factory=dict)   # COMMON_OPTIONS keys
-    backends: dict[str, dict] = field(default_factory=dict)
+    options: dict[str, object] = Record.factory(dict)   # COMMON_OPTIONS keys
+    backends: dict[str, dict] = Record.factory(dict)
 
     def merged(self, child: Settings) -> Settings:
         backends = {k: dict(v) for k, v in self.backends.items()}
@@ -195,14 +194,12 @@ class Settings:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class PermDim:
+class PermDim(ValueRecord):
     name: str
     values: tuple[str | None, ...]   # None = the define is absent (optional defines)
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(ValueRecord):
     """A permutation match: every (name, value) must hold; value None = absent, '*' = any present."""
 
     terms: tuple[tuple[str, str | None], ...]
@@ -222,21 +219,19 @@ class Rule:
         return True
 
 
-@dataclass(slots=True)
-class EntrySpec:
+class EntrySpec(DataRecord):
     name: str
     settings: Settings
     path: tuple          # key path, for errors
     # per-entry permutations: `permutations` replaces the shader's matrix and rules for this entry;
     # without it, the entry's exclude/only/include rules add to the shader's
     permutations: list[PermDim] | None = None
-    exclude: list[Rule] = field(default_factory=list)
-    only: list[Rule] = field(default_factory=list)
-    include: list[dict[str, str]] = field(default_factory=list)
+    exclude: list[Rule] = Record.factory(list)
+    only: list[Rule] = Record.factory(list)
+    include: list[dict[str, str]] = Record.factory(list)
 
 
-@dataclass(slots=True)
-class ShaderSpec:
+class ShaderSpec(DataRecord):
     index: int
     files: list[str]                 # globs relative to the project root
     entries: list[EntrySpec]
@@ -248,16 +243,15 @@ class ShaderSpec:
     path: tuple
 
 
-@dataclass(slots=True)
-class Project:
+class Project(DataRecord):
     root: str                        # absolute directory of the project file
     config_path: str
     output_dir: str                  # absolute
     layout: str
     shaders: list[ShaderSpec]
     locator: KeyLocator
-    executor: dict = field(default_factory=dict)   # [executor] (see distributed_config.py)
-    cache: dict = field(default_factory=dict)      # [cache]
+    executor: dict = Record.factory(dict)   # [executor] (see distributed_config.py)
+    cache: dict = Record.factory(dict)      # [cache]
 
     def error(self, path: tuple, message: str) -> ConfigError:
         return ConfigError(path, message, self.locator.line_of(path), self.config_path)

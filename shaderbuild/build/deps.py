@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from ..records import DataRecord, Record
 from .files import FileState
 
 _PART_LABELS = {
@@ -22,10 +22,9 @@ _PART_LABELS = {
 }
 
 
-@dataclass(slots=True)
-class Status:
+class Status(DataRecord):
     fresh: bool
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str] = Record.factory(list)
     refreshed: bool = False      # stats in the record were updated (content unchanged)
 
 

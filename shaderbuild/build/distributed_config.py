@@ -23,9 +23,9 @@ Dask and Redis are imported when an executor is actually opened.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..records import DataRecord
 from .schema import Enum, Int, Str, Table
 
 if TYPE_CHECKING:
@@ -53,8 +53,7 @@ CACHE_SCHEMA = Table({
 })
 
 
-@dataclass(slots=True)
-class ExecutorSettings:
+class ExecutorSettings(DataRecord):
     kind: str = "local"
     address: str | None = None
     workers: int | None = None
@@ -62,8 +61,7 @@ class ExecutorSettings:
     batch: int | None = None
 
 
-@dataclass(slots=True)
-class CacheSettings:
+class CacheSettings(DataRecord):
     dir: str | None = None
     shared: str | None = None
     mode: str = "read"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
+
+try:        # CPython's own SHA-256 (hashlib's fallback): hashlib loads OpenSSL, ~2 ms of every build start
+    from _sha256 import sha256  # type: ignore[import-not-found]
+except ImportError:
+    from hashlib import sha256
 
 StatSig = tuple[int, int, int]   # (mtime_ns, size, inode)
 
@@ -16,15 +20,19 @@ def stat_sig(path: str) -> StatSig | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def sha256_text(text: str) -> str:
+    return sha256(text.encode("utf-8")).hexdigest()
+
+
 def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def sha256_file(path: str) -> str | None:
     from ..front.source_file import read_source
 
     try:   # a dependency replaced by a FIFO or a device must not block or stream forever here
-        return hashlib.sha256(read_source(path, limit=1 << 62)).hexdigest()   # small files: one read
+        return sha256(read_source(path, limit=1 << 62)).hexdigest()   # small files: one read
     except OSError:
         return None
 

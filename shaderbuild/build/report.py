@@ -4,29 +4,30 @@ project-level index (JSON) of every target, its key and its outputs."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+
+from ..records import DataRecord, Record
 
 INDEX_FILE = "index.json"
 INDEX_FORMAT = "shaderbuild.index/1"
 
 
-@dataclass(slots=True)
-class BuildReport:
-    built: list[str] = field(default_factory=list)        # target names, in completion order
-    up_to_date: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)      # not started after a failure (no --keep-going)
-    reasons: dict[str, list[str]] = field(default_factory=dict)   # why each built target was stale
-    messages: list[str] = field(default_factory=list)     # rendered diagnostics of failed targets
-    diagnostics: dict[str, list[dict]] = field(default_factory=dict)  # target -> Diagnostic.to_json() list
-    mismatches: list[dict] = field(default_factory=list)  # cross-backend resource disagreements
-    duplicates: list[dict] = field(default_factory=list)  # permutations with byte-identical outputs
-    blobs: list[str] = field(default_factory=list)        # blobs (re)written
-    removed: list[str] = field(default_factory=list)      # outputs of targets no longer in the project
-    warnings: list[str] = field(default_factory=list)
+class BuildReport(DataRecord):
+    built: list[str] = Record.factory(list)        # target names, in completion order
+    up_to_date: list[str] = Record.factory(list)
+    failed: list[str] = Record.factory(list)
+    skipped: list[str] = Record.factory(list)      # not started after a failure (no --keep-going)
+    reasons: dict[str, list[str]] = Record.factory(dict)   # why each built target was stale
+    messages: list[str] = Record.factory(list)     # rendered diagnostics of failed targets
+    diagnostics: dict[str, list[dict]] = Record.factory(dict)  # target -> Diagnostic.to_json() list
+    mismatches: list[dict] = Record.factory(list)  # cross-backend resource disagreements
+    duplicates: list[dict] = Record.factory(list)  # permutations with byte-identical outputs
+    blobs: list[str] = Record.factory(list)        # blobs (re)written
+    removed: list[str] = Record.factory(list)      # outputs of targets no longer in the project
+    warnings: list[str] = Record.factory(list)
     seconds: float = 0.0
 
     @property
@@ -34,7 +35,7 @@ class BuildReport:
         return not self.failed and not self.mismatches
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = {f: copy.deepcopy(getattr(self, f)) for f in self._fields}   # as dataclasses.asdict: JSON data, copied
         d["ok"] = self.ok
         return d
 

@@ -163,8 +163,14 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
-    from .worker import start_worker
+    from .worker import start_worker, warm_up
 
+    import gc
+    import multiprocessing
+
+    if compile_fn is None and multiprocessing.get_start_method(allow_none=False) == "fork":
+        warm_up({job.options.target for job in work})   # the workers fork from here with the compiler loaded
+    gc.freeze()     # until the pool ends: the workers' collections leave the inherited objects' pages alone
     watch = ParentWatch()   # workers die with this process, even under SIGKILL
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
                                initargs=(watch.initargs, compile_fn is None))
@@ -190,6 +196,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         # normally and their finished outputs are already atomic.
         pool.shutdown(wait=True, cancel_futures=True)
         watch.close()
+        gc.unfreeze()
 
 
 def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: BuildReport) -> None:

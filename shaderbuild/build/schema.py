@@ -9,16 +9,15 @@ config.py; the code here only knows value kinds.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import DataRecord
 from .tomlpos import format_path
 
 IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(slots=True)
-class ConfigError:
+class ConfigError(DataRecord):
     path: tuple
     message: str
     line: int | None = None

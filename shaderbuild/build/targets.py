@@ -7,12 +7,12 @@ Python's process-salted `hash`), so names are the same on every machine and run.
 from __future__ import annotations
 
 import glob
-import hashlib
 import itertools
 import os
-from dataclasses import dataclass
 
 from ..options import BindingShift, BindRegister, CompileOptions
+from ..records import DataRecord
+from .files import sha256_text
 from .config import BACKEND_OPTIONS, COMMON_OPTIONS, ConfigError, ConfigFileError, EntrySpec, Project, ShaderSpec
 
 DEFAULT_EXTENSIONS = {"spirv": ".spv", "dxil": ".dxil"}
@@ -22,7 +22,7 @@ BLOB_SUFFIX = ".blob"
 
 
 def digest(text: str, n: int = 16) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+    return sha256_text(text)[:n]
 
 
 def permutation_key(perm: dict[str, str]) -> str:
@@ -30,8 +30,7 @@ def permutation_key(perm: dict[str, str]) -> str:
     return " ".join(f"{k}={perm[k]}" for k in sorted(perm))
 
 
-@dataclass(slots=True)
-class Target:
+class Target(DataRecord):
     name: str                 # 'shaders/blur.hlsl:main[MODE=1]@spirv': unique, human-readable
     tid: str                  # digest of name: stable id used in the build database
     source: str               # absolute path

@@ -12,16 +12,15 @@ import os
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..front.source_file import read_source
 from ..options import CompileOptions
+from ..records import DataRecord, Record
 from .files import sha256_bytes, sha256_file, stat_sig
 from .outputs import header_symbol, manifest_bytes, render_header, write_all
 
 
-@dataclass(slots=True)
-class Job:
+class Job(DataRecord):
     tid: str
     name: str
     source: str
@@ -30,16 +29,15 @@ class Job:
     diag_format: str = "gnu"
 
 
-@dataclass(slots=True)
-class JobResult:
+class JobResult(DataRecord):
     tid: str
     ok: bool
     messages: str = ""               # rendered diagnostics (errors and warnings)
-    diagnostics: list[dict] = field(default_factory=list)
-    deps: list[list] = field(default_factory=list)        # [path, mtime_ns, size, inode, sha256]
-    outputs: dict[str, list] = field(default_factory=dict)  # kind -> [path, mtime_ns, size, inode, sha256]
+    diagnostics: list[dict] = Record.factory(list)
+    deps: list[list] = Record.factory(list)        # [path, mtime_ns, size, inode, sha256]
+    outputs: dict[str, list] = Record.factory(dict)  # kind -> [path, mtime_ns, size, inode, sha256]
     resources: list | None = None    # [[name, hlsl], ...] sorted, for the cross-backend check
-    dirs: list[list] = field(default_factory=list)   # [dir, mtime_ns]: include search directories
+    dirs: list[list] = Record.factory(list)   # [dir, mtime_ns]: include search directories
     seconds: float = 0.0
 
 
@@ -55,6 +53,20 @@ def init_worker() -> None:
     from ..plugin import get_host
 
     get_host().backends()
+
+
+WARM_UP_SHADER = ("RWStructuredBuffer<uint> Out : register(u0);\n"
+                  "[numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }\n")
+
+
+def warm_up(targets: set[str]) -> None:
+    """Import the compiler, and each target's compile path (by compiling a tiny compute shader
+    for it), in this process before a pool forks its workers from it: the workers inherit the
+    modules instead of each importing them again (with -j2, a rebuild of a few targets spent
+    more CPU importing than compiling)."""
+    compile_file = default_compile()
+    for target in sorted(targets):
+        compile_file("<warm-up>.hlsl", CompileOptions(profile="cs_6_0", target=target), text=WARM_UP_SHADER)
 
 
 def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True) -> None:

@@ -511,18 +511,33 @@ def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:
 
 
 def walk_expr(e: Expr):
-    """Yield an expression and all its sub-expressions, pre-order."""
-    yield e
-    for name in getattr(type(e), "__slots__", ()):
-        if name == "type":
+    """Yield an expression and all its sub-expressions, pre-order (with an explicit stack:
+    nested generators cost a frame per level for every node they yield)."""
+    stack = [e]
+    pop, push = stack.pop, stack.append
+    while stack:
+        e = pop()
+        yield e
+        cls = type(e)
+        names = _CHILD_SLOTS.get(cls)
+        if names is None:
+            names = _CHILD_SLOTS[cls] = () if cls in LEAF_EXPRS else tuple(
+                n for n in getattr(cls, "__slots__", ()) if n != "type")
+        if not names:
             continue
-        v = getattr(e, name)
-        if isinstance(v, Expr):
-            yield from walk_expr(v)
-        elif isinstance(v, list):
-            for x in v:
-                if isinstance(x, Expr):
-                    yield from walk_expr(x)
+        kids: list[Expr] = []
+        for name in names:
+            v = getattr(e, name)
+            if isinstance(v, Expr):
+                kids.append(v)
+            elif isinstance(v, list):
+                kids.extend(x for x in v if isinstance(x, Expr))
+        for k in reversed(kids):
+            push(k)
+
+
+_CHILD_SLOTS: dict[type, tuple[str, ...]] = {}      # expression class -> the slots walk_expr reads
+LEAF_EXPRS = frozenset({Const, SpecConst, VarRef})   # no sub-expressions: most nodes of every tree
 
 
 def rewrite_expr(e: Expr, change: Callable[[Expr], Expr]) -> Expr:

@@ -6,16 +6,13 @@ the table to check declarations; the manifest and the DXIL backend read the `Sub
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import SourceLoc
-from ..records import DataRecord
+from ..records import DataRecord, ValueRecord
 
 __all__ = ["SubobjectKind", "SUBOBJECT_KINDS", "SUBOBJECT_CONSTANTS", "Subobject", "HIT_GROUP_EXPORTS"]
 
 
-@dataclass(frozen=True)
-class SubobjectKind:
+class SubobjectKind(ValueRecord):
     name: str
     dxil_kind: int                         # D3D12_STATE_SUBOBJECT_TYPE
     fields: tuple[tuple[str, str], ...]    # (field name, 'uint' | 'string'), in initializer order

@@ -1,7 +1,9 @@
 """Hook specifications for shaderbuild backends.
 
 A backend is an ordinary pluggy plugin registered under the entry-point group
-``shaderbuild``; the core never imports one directly.  A backend module
+``shaderbuild``; the core never imports one directly.  The markers below follow pluggy's
+protocol (options in a ``shaderbuild_spec`` / ``shaderbuild_impl`` attribute of the function), so
+``pluggy.HookimplMarker("shaderbuild")`` works too, without importing pluggy on every start.  A backend module
 implements the hooks below with ``@shaderbuild.plugin.hookimpl``::
 
     @hookimpl
@@ -21,17 +23,35 @@ from typing import TYPE_CHECKING
 
 from ..capabilities import DEFAULT, Capabilities
 from ..records import DataRecord, Record, ValueRecord
-from .lazy import import_pluggy
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..ir import Module
     from ..options import CompileOptions
 
-pluggy = import_pluggy()
 PROJECT = "shaderbuild"
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
+SPEC_ATTR = PROJECT + "_spec"
+IMPL_ATTR = PROJECT + "_impl"
+
+
+def hookspec(function=None, *, firstresult: bool = False, historic: bool = False,
+             warn_on_impl=None, warn_on_impl_args=None):
+    """Mark a hook specification (pluggy's HookspecMarker for this project)."""
+    def mark(func):
+        setattr(func, SPEC_ATTR, {"firstresult": firstresult, "historic": historic,
+                                  "warn_on_impl": warn_on_impl, "warn_on_impl_args": warn_on_impl_args})
+        return func
+    return mark if function is None else mark(function)
+
+
+def hookimpl(function=None, *, wrapper: bool = False, hookwrapper: bool = False, optionalhook: bool = False,
+             tryfirst: bool = False, trylast: bool = False, specname: str | None = None):
+    """Mark a hook implementation (pluggy's HookimplMarker for this project)."""
+    def mark(func):
+        setattr(func, IMPL_ATTR, {"wrapper": wrapper, "hookwrapper": hookwrapper, "optionalhook": optionalhook,
+                                  "tryfirst": tryfirst, "trylast": trylast, "specname": specname})
+        return func
+    return mark if function is None else mark(function)
 
 
 class BackendInfo(ValueRecord):

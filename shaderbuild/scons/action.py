@@ -95,19 +95,14 @@ def _pool(workers: int):
         return _POOL
 
 
-_WARM_UP = "RWStructuredBuffer<uint> o : register(u0);\n[numthreads(1, 1, 1)] void main() { o[0] = 1; }\n"
-
-
 def _warm_up() -> None:
     """Compile a tiny shader for every backend once in the SCons process before the pool forks: the
     compiler imports its front end, passes and backend modules on first use, and every worker would
-    otherwise pay for that itself."""
-    from ..compiler import compile_file
-    from ..options import CompileOptions
+    otherwise pay for that itself (the build engine's pool does the same: build/worker.py)."""
+    from ..build.worker import warm_up
     from ..plugin import get_host
 
-    for backend in get_host().backends():
-        compile_file("warm_up.hlsl", CompileOptions(profile="cs_6_0", target=backend), text=_WARM_UP)
+    warm_up(set(get_host().backends()))
 
 
 def _worker_streams() -> None:

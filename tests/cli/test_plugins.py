@@ -168,3 +168,76 @@ def test_in_process_plugin_receives_the_ir_module(tmp_path):
     assert result.manifest["backend"] == {"echo": True}
     assert result.manifest["resources"][0]["vulkan"] == {"set": 0, "binding": 0, "descriptor_type": "storage_buffer",
                                                          "count": 1, "stride": 4}
+
+
+class _Order:
+    """Answers its own name for both hooks (a non-firstresult one and a firstresult one)."""
+
+    def __init__(self, name, calls, answer=True, **opts):
+        self.name, self.calls, self.answer = name, calls, answer
+
+        def register():
+            self.calls.append(name)
+            return [BackendInfo(name=name, extension=".x")]
+
+        def compile_(target):              # asks for one of the three arguments only, as pluggy allows
+            self.calls.append(name)
+            return BackendResult(binary=name.encode()) if answer else None
+        self.shaderbuild_register_backends = hookimpl(**opts)(register)
+        self.shaderbuild_compile = hookimpl(**opts)(compile_)
+
+
+def test_hooks_are_called_in_pluggys_order_without_importing_it():
+    """Our host and a pluggy PluginManager over the same plugins call implementations in the same
+    order (tryfirst/trylast, last registered first) and give the same answers."""
+    specs = [("a", {}), ("b", {"trylast": True}), ("c", {"tryfirst": True}), ("d", {}),
+             ("e", {"trylast": True}), ("f", {"tryfirst": True}), ("g", {})]
+    for answering in ({"a", "b", "c", "d", "e", "f", "g"}, {"d", "b"}, set()):
+        ours, theirs = [], []
+        host = PluginHost(load_entry_points=False)
+        plugins = []
+        for name, opts in specs:
+            plugins.append(_Order(name, ours, name in answering, **opts))
+            host.register(plugins[-1], name=name)
+        first = host.call("shaderbuild_compile", module=None, target="x", options=None)
+        every = host.call("shaderbuild_register_backends")
+        order = list(ours)
+        for p in plugins:
+            p.calls = theirs
+        pm_first = host.pm.hook.shaderbuild_compile(module=None, target="x", options=None)
+        pm_every = host.pm.hook.shaderbuild_register_backends()
+        assert (first and first.binary) == (pm_first and pm_first.binary)
+        assert [[i.name for i in infos] for infos in every] == [[i.name for i in infos] for infos in pm_every]
+        assert order == theirs
+    # pluggy's insertion rules: tryfirst ones and plain ones last registered first, then trylast ones (each
+    # inserted at the front, so called in registration order)
+    assert order[:7] == ["f", "c", "g", "d", "a", "b", "e"]
+
+
+def test_hookimpl_asking_for_an_unknown_argument_is_refused():
+    class Bad:
+        @hookimpl
+        def shaderbuild_compile(self, module, target, options, colour):
+            return None
+    host = PluginHost(load_entry_points=False)
+    with pytest.raises(Exception, match="colour"):
+        host.register(Bad(), name="bad")
+    assert host.backends() == {}
+
+
+def test_a_hook_wrapper_runs_through_pluggy():
+    seen = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def shaderbuild_compile(self, target):
+            seen.append(("before", target))
+            result = yield
+            seen.append(("after", result.binary))
+            return result
+    host = PluginHost(load_entry_points=False)
+    host.register(EchoBackend(), name="echo")
+    host.register(Wrapper(), name="wrapper")
+    host.register(_Order("z", [], True), name="z")
+    res = host.call("shaderbuild_compile", module=None, target="z", options=None)
+    assert res.binary == b"z" and seen == [("before", "z"), ("after", b"z")]

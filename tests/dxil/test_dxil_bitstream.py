@@ -180,3 +180,29 @@ def test_cached_record_equals_the_record():
         for w in (a, b):
             w.exit_block()
         assert a.data() == b.data()
+
+
+def test_vbr_digit_tables_stay_bounded_and_encode_large_values():
+    """Values past the table's range are composed from their high part and their low chunks
+    (bitstream._VbrDigits); each must equal the VBR encoding written out chunk by chunk here."""
+    import random
+
+    from shaderbuild_dxil.bitstream import _VbrDigits
+
+    def vbr_digits(value: int, width: int) -> str:
+        chunks = []
+        while True:
+            low = value & ((1 << (width - 1)) - 1)
+            value >>= width - 1
+            chunks.append(format(low | ((1 << (width - 1)) if value else 0), f"0{width}b"))
+            if not value:
+                return "".join(reversed(chunks))     # the last chunk written holds the highest bits
+
+    rng = random.Random(23)
+    for width in (3, 4, 6, 8, 16):
+        table = _VbrDigits(width)
+        values = [0, 1, (1 << 15) - 1, 1 << 15, (1 << 15) + 1, 1 << 30] + [rng.getrandbits(rng.randint(1, 40))
+                                                                             for _ in range(3000)]
+        for v in values:
+            assert table[v] == vbr_digits(v, width), (width, v)
+        assert len(table) <= 1 << 15 and len(table.continued) <= 1 << 15

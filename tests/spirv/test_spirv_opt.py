@@ -351,3 +351,28 @@ void main() { for (int i = 0; i < Out[0]; i++) Out[1 + i] = i * 3; }
     assert "OpLoopMerge" in _body(_build(src, 3))
     got = run_cs(src, {"Out": ("int", [3, 0, 0, 0, 0])})
     assert got["Out"] == [3, 0, 3, 6, 0]
+
+
+def test_layouts_looked_up_by_word_count_equal_the_decoded_ones():
+    """opt/module.py reuses an instruction's layout for every instruction of its opcode and word
+    count unless a word's value steered the decoding: each instruction of the sample project's
+    -O0 modules (names, decorations, loop controls, memory operands...) gets from the shared
+    table what the grammar decoding gives it alone."""
+    from shaderbuild_spirv.opt import module as m
+
+    from shaderbuild.build import load_project, plan
+
+    root = Path(__file__).resolve().parents[2] / "sample_project"
+    checked = set()
+    for t in plan(load_project(str(root)), backends=["spirv"]):
+        res = compile_file(t.source, t.options.replace(opt_level=0))
+        assert res.ok
+        words = struct.unpack(f"<{len(res.binary) // 4}I", res.binary)
+        i = 5
+        while i < len(words):
+            n, op = words[i] >> 16, words[i] & 0xFFFF
+            w = list(words[i + 1:i + n])
+            assert m._layout(op, w) == m._decode_layout(op, w)[0], (op, w)
+            checked.add(op)
+            i += n
+    assert len(checked) > 60

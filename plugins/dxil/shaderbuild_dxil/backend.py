@@ -3,12 +3,11 @@ self-check -> bitcode -> DXBC container (+ reflection, disassembly)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass
 
 from shaderbuild import ir
 from shaderbuild.options import CompileOptions
+from shaderbuild.records import DataRecord
 
 from . import check
 from .container import (
@@ -54,8 +53,7 @@ SAMPLE_INTERP = frozenset({6, 7})           # LinearSample, LinearNoperspectiveS
 SAMPLE_INDEX_KIND = 12
 
 
-@dataclass(slots=True)
-class DxilOutput:
+class DxilOutput(DataRecord):
     container: bytes
     bitcode: bytes
     lowered: LoweredModule
@@ -198,6 +196,8 @@ def _debug_parts(debug: DebugInfo | None, lm: LoweredModule, info: ContainerInfo
     # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
     name = options.debug_file or ""
     if not name or name.endswith(("/", os.sep)):
+        import hashlib  # here, for -Zi only: loading OpenSSL costs ~2 ms of every cold start
+
         name = hashlib.md5(info.bitcode).hexdigest() + ".pdb"
     ildn = ("ILDN", debug_name_part(name))
     # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself

@@ -7,9 +7,10 @@ bitstream format requires.  Block lengths are back-patched on exit.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
+
+from shaderbuild.records import ValueRecord
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
            "BlockCache", "RecordCache", "END_BLOCK", "ENTER_SUBBLOCK", "DEFINE_ABBREV", "UNABBREV_RECORD", "BLOCKINFO_BLOCK_ID"]
@@ -47,17 +48,47 @@ _TABLE_LIMIT = 1 << 14                   # entries a digit table keeps (then com
 
 class _VbrDigits(dict):
     """value -> the digits of its VBR-`width` field, filled on first use (ids and small numbers
-    recur in every record; a lookup is one C call, also through map())."""
+    recur in every record; a lookup is one C call, also through map()).
+
+    The table holds the values below 2**low_bits (a whole number of chunks, at most 2**15 entries);
+    a larger value's digits are its high part's (the same table) followed by its low chunks, each
+    with the continuation bit (a second table of the same bound).  So the tables stay bounded
+    in a long-lived process and every id of a large module is still two lookups, not an encoding
+    per use (a cap on one table made the writer's per-record cost grow with the module's ids)."""
 
     def __init__(self, width: int) -> None:
         super().__init__()
         self.width = width
+        chunks = max(1, 15 // (width - 1))
+        self.low_bits = chunks * (width - 1)
+        self.composed = self.low_bits <= 16
+        self.continued = _ContinuedChunks(width, chunks)
 
     def __missing__(self, value: int) -> str:
+        if self.composed and value >> self.low_bits:
+            return self[value >> self.low_bits] + self.continued[value & ((1 << self.low_bits) - 1)]
         bits, n = _vbr(value, self.width)        # raises for negative values
         s = format(bits, f"0{n}b")
-        if len(self) < _TABLE_LIMIT:             # bounded: float bits and far ids are many
+        if self.composed or len(self) < _TABLE_LIMIT:      # bounded: float bits and far ids are many
             self[value] = s
+        return s
+
+
+class _ContinuedChunks(dict):
+    """low bits -> the digits of `chunks` VBR chunks that each carry the continuation bit (the
+    low part of a larger value; see _VbrDigits)."""
+
+    def __init__(self, width: int, chunks: int) -> None:
+        super().__init__()
+        self.width, self.chunks = width, chunks
+
+    def __missing__(self, low: int) -> str:
+        c = self.width - 1
+        bits = 0
+        for i in range(self.chunks):
+            bits |= (((low >> (c * i)) & ((1 << c) - 1)) | 1 << c) << (self.width * i)
+        s = format(bits, f"0{self.width * self.chunks}b")
+        self[low] = s
         return s
 
 
@@ -146,8 +177,7 @@ class Abbrev(NamedTuple):
     ops: tuple[AbbrevOp, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
+class _Plan(ValueRecord):
     """An abbreviation compiled for emission: per scalar operand (literal value, None) or (None,
     digit table), the digit table of the array element operand that ends it (if any), and
     whether a blob ends it.  Fixed, VBR and char6 fields are all one table lookup."""

@@ -8,10 +8,10 @@ output).  The check of the SSA form (dominance) runs under --validate and in tes
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
+from shaderbuild.records import ValueRecord
 
 from . import sigpack
 from .container import ContainerInfo, parse_container
@@ -236,8 +236,7 @@ def _check_udt_declaration(f, candidates, ops: OpEmitter, struct_name: str) -> N
     raise _fail(f"{f.name} does not match any DXIL operation signature ({ft})")
 
 
-@dataclass(frozen=True, slots=True)
-class _Decl:
+class _Decl(ValueRecord):
     name: str
     ftype: T.FunctionType
     attrs: tuple[str, ...]

@@ -12,8 +12,9 @@ table; promotion runs only when an alloca exists.  Each pass stays usable on its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter
+
+from shaderbuild.records import DataRecord
 
 from . import cfg
 from .cse import CallHook, eliminate_common_calls
@@ -28,8 +29,7 @@ __all__ = ["Cleaned", "clean_up"]
 _opcode = attrgetter("op")
 
 
-@dataclass(slots=True)
-class Cleaned:
+class Cleaned(DataRecord):
     """What the module still needs from the function: the functions it calls, and its
     loadInput/storeOutput calls (for the signature's usage masks)."""
 

@@ -9,10 +9,10 @@ state `dx.viewIdState` serializes).
 
 from __future__ import annotations
 
-import hashlib
 import struct
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from shaderbuild.records import DataRecord, Record
 
 from .hash import BYPASS_HASH, container_hash
 
@@ -47,8 +47,7 @@ def psv_version(valver: tuple[int, int]) -> int:
     return 4
 
 
-@dataclass(slots=True)
-class SignatureElement:
+class SignatureElement(DataRecord):
     """One signature element, as both the ISG1/OSG1 part and PSV0 need it."""
 
     name: str
@@ -67,8 +66,7 @@ class SignatureElement:
     stream: int = 0
 
 
-@dataclass(slots=True)
-class GeometryState:
+class GeometryState(DataRecord):
     """A geometry shader's PSV0 facts (DXIL numbers)."""
 
     input_primitive: int
@@ -77,8 +75,7 @@ class GeometryState:
     max_vertex_count: int
 
 
-@dataclass(slots=True)
-class PSVResource:
+class PSVResource(DataRecord):
     res_type: int              # PSV_RESOURCE_TYPE value
     space: int
     lower: int
@@ -120,8 +117,7 @@ class StreamViewIdTables(Protocol):
     def psv_tables(self, in_vectors: int, out_vectors: list[int]) -> list[int]: ...
 
 
-@dataclass(slots=True)
-class ContainerInfo:
+class ContainerInfo(DataRecord):
     stage: str
     shader_model: tuple[int, int]
     dxil_version: tuple[int, int]
@@ -129,9 +125,9 @@ class ContainerInfo:
     bitcode: bytes
     entry_name: str = "main"
     feature_flags: int = 0
-    inputs: list[SignatureElement] = field(default_factory=list)
-    outputs: list[SignatureElement] = field(default_factory=list)
-    resources: list[PSVResource] = field(default_factory=list)   # CBVs, samplers, SRVs, UAVs (PSV order)
+    inputs: list[SignatureElement] = Record.factory(list)
+    outputs: list[SignatureElement] = Record.factory(list)
+    resources: list[PSVResource] = Record.factory(list)   # CBVs, samplers, SRVs, UAVs (PSV order)
     numthreads: tuple[int, int, int] = (0, 0, 0)
     group_shared_bytes: int = 0
     output_position: bool = False
@@ -143,7 +139,7 @@ class ContainerInfo:
     geometry: GeometryState | None = None
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
     rdat: bytes | None = None              # a library's RDAT part (rdat.py): it has no ISG1/OSG1/PSV0
-    debug_parts: list[tuple[str, bytes]] = field(default_factory=list)   # -Zi: ILDB / ILDN, before HASH
+    debug_parts: list[tuple[str, bytes]] = Record.factory(list)   # -Zi: ILDB / ILDN, before HASH
     # hull/domain shaders: the patch-constant signature (PSG1) and the PSV0 tessellation facts
     patch_constants: list[SignatureElement] | None = None
     input_control_points: int = 0
@@ -322,7 +318,11 @@ def debug_name_part(name: str) -> bytes:
 
 
 def _hash_part(info: ContainerInfo) -> bytes:
-    return struct.pack("<I", 0) + hashlib.md5(info.bitcode).digest()
+    try:        # CPython's own MD5 (hashlib's fallback): hashlib loads OpenSSL, ~1.5 ms more per process
+        from _md5 import md5  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import md5
+    return struct.pack("<I", 0) + md5(info.bitcode).digest()
 
 
 def build_container(info: ContainerInfo) -> bytes:

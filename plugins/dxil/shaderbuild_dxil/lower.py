@@ -11,7 +11,6 @@ the module-level parts (resources, signatures, metadata inputs).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -19,6 +18,7 @@ from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.d3d_numerics import conversion_bounds, float_to_int, int_div, int_mod, int_range
 from shaderbuild.ir.layout import layout_of
+from shaderbuild.records import DataRecord
 
 from .buffers import BufferAccess
 from .cleanup import clean_up
@@ -105,15 +105,13 @@ _FUNCTION_STORAGE = ir.Storage.FUNCTION
 _ICMP_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
 
 
-@dataclass(slots=True)
-class _Frame:
+class _Frame(DataRecord):
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
     exit_block: BasicBlock                 # where a `return` branches to
 
 
-@dataclass(slots=True)
-class _LoopTargets:
+class _LoopTargets(DataRecord):
     brk: BasicBlock
     cont: BasicBlock | None
 

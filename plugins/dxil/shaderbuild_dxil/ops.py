@@ -9,11 +9,11 @@ they do not.  No opcode number appears anywhere else in the backend.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
 
 from shaderbuild.diagnostics import SourceLoc, error
+from shaderbuild.records import ValueRecord
 
 from .llvm import types as T
 from .llvm.builder import IRBuilder
@@ -55,8 +55,7 @@ STAGE_FLAG_MIN_SM: dict[tuple[str, str], tuple[int, int]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class DxilOp:
+class DxilOp(ValueRecord):
     opcode: int
     name: str
     func_class: str

@@ -12,11 +12,11 @@ and write its scalar components (canonical order, see scalarize.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.records import DataRecord, Record
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
@@ -30,8 +30,7 @@ __all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "BufferPlace", "CBufP
            "ResourcePlace", "LocalResourcePlace", "CompPlace", "DynCompPlace"]
 
 
-@dataclass(slots=True)
-class VarStorage:
+class VarStorage(DataRecord):
     """One LLVM pointer per leaf of the variable's type (see scalarize.leaf_layout), or, for a
     single-element leaf of a local, an SSA variable number in `ssa` (ssa.py; -1: in memory).
     `flat`: every leaf has one element (no element index anywhere); `all_ssa`: every leaf is an
@@ -45,9 +44,9 @@ class VarStorage:
     # a variable that is one LLVM struct of its leaves (a mesh payload): leaf k is field k of the
     # struct `base` points to, addressed by one GEP from it (dxil-spirv reads no GEP of a GEP)
     base: Value | None = None
-    flat: bool = field(init=False, default=False)
-    all_ssa: bool = field(init=False, default=False)
-    comp_nums: list[int] | None = field(init=False, default=None)    # all_ssa: the SSA variable of every component
+    flat: bool = False                    # this and the next two: set by __post_init__, never passed
+    all_ssa: bool = False
+    comp_nums: list[int] | None = None    # all_ssa: the SSA variable of every component
 
     def __post_init__(self) -> None:
         counts = self.counts
@@ -101,8 +100,7 @@ def to_memory(L: Lowering, v: Value, s: ir.Scalar) -> Value:
 Address = tuple[int, Value]      # (leaf index within the variable, element index)
 
 
-@dataclass(slots=True)
-class AddrPlace(Place):
+class AddrPlace(Place, DataRecord):
     storage: VarStorage
     addrs: list[Address]
     type: ir.Type
@@ -173,8 +171,7 @@ def _align(s: ir.Scalar) -> int:
     return a
 
 
-@dataclass(slots=True)
-class MemPlace(Place):
+class MemPlace(Place, DataRecord):
     """Sub-object `type` of a variable: leaves leafbase.., element index idx (see scalarize)."""
 
     storage: VarStorage
@@ -222,8 +219,7 @@ class MemPlace(Place):
         self.as_addr(L).write(L, values, comps)
 
 
-@dataclass(slots=True)
-class CompPlace(Place):
+class CompPlace(Place, DataRecord):
     """Selected components of another place (swizzle / constant component of a non-memory place)."""
 
     base: Place
@@ -239,8 +235,7 @@ class CompPlace(Place):
         self.base.write(L, values, sel)
 
 
-@dataclass(slots=True)
-class DynCompPlace(Place):
+class DynCompPlace(Place, DataRecord):
     """Group `index` (dynamic) of `groups` of components of `base` (vector component or matrix row)."""
 
     base: Place
@@ -269,8 +264,7 @@ class DynCompPlace(Place):
         self.base.write(L, [new[c] for c in touched], touched)
 
 
-@dataclass(slots=True)
-class BufferPlace(Place):
+class BufferPlace(Place, DataRecord):
     """A structured / typed / raw buffer location: element `index`, byte offset `offset` (+ `dyn_offset`)."""
 
     res: ResourceInfo
@@ -279,7 +273,7 @@ class BufferPlace(Place):
     type: ir.Type
     offset: int = 0
     dyn_offset: Value | None = None
-    comp_offsets: list[int] = field(default_factory=list)
+    comp_offsets: list[int] = Record.factory(list)
     row_major: bool | None = None      # majorness of the enclosing struct member (None: column_major)
 
     def read(self, L: Lowering) -> list[Value]:
@@ -289,8 +283,7 @@ class BufferPlace(Place):
         L.buffers.write(self, values, comps)
 
 
-@dataclass(slots=True)
-class CBufPlace(Place):
+class CBufPlace(Place, DataRecord):
     res: ResourceInfo
     handle: Value
     type: ir.Type
@@ -302,8 +295,7 @@ class CBufPlace(Place):
         return L.buffers.read_cbuffer(self)
 
 
-@dataclass(slots=True)
-class IOPlace(Place):
+class IOPlace(Place, DataRecord):
     var: ir.Variable
     type: ir.Type
     comps: list[int]
@@ -316,8 +308,7 @@ class IOPlace(Place):
         L.io_write(self, values, comps)
 
 
-@dataclass(slots=True)
-class ResourcePlace(Place):
+class ResourcePlace(Place, DataRecord):
     """A resource or resource array (element); `index` is the flattened index so far."""
 
     res: ResourceInfo
@@ -329,8 +320,7 @@ class ResourcePlace(Place):
         raise error(f"a resource of type '{self.type}' cannot be used as a value here")
 
 
-@dataclass(slots=True)
-class LocalResourcePlace(Place):
+class LocalResourcePlace(Place, DataRecord):
     """A function-local resource variable or array: tracked at compile time (slots of ResourcePlace)."""
 
     var: ir.Variable

@@ -15,7 +15,8 @@ RDAT_NULL_REF (0xFFFFFFFF) is no array."""
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+
+from shaderbuild.records import DataRecord, Record
 
 __all__ = ["RdatResource", "RdatFunction", "RdatSubobject", "rdat_part", "NULL_REF", "RDAT_VERSION", "PART_TYPES",
            "FUNCTION_STRIDE", "RESOURCE_STRIDE", "SUBOBJECT_STRIDE", "encode_min_target", "parse_rdat",
@@ -31,8 +32,7 @@ SUBOBJECT_STRIDE = 6 * 4     # Kind, Name, then the union of the kinds' records 
 RESOURCE_FLAG_UAV_COUNTER = 1 << 1
 
 
-@dataclass(slots=True)
-class RdatResource:
+class RdatResource(DataRecord):
     res_class: int          # DXIL::ResourceClass: SRV 0, UAV 1, CBuffer 2, Sampler 3
     kind: int               # DXIL::ResourceKind
     id: int
@@ -43,13 +43,12 @@ class RdatResource:
     flags: int = 0
 
 
-@dataclass(slots=True)
-class RdatFunction:
+class RdatFunction(DataRecord):
     name: str
     unmangled: str
     kind: int                                   # DXIL::ShaderKind (6: a library function)
-    resources: list[int] = field(default_factory=list)    # indices into the resource table
-    dependencies: list[str] = field(default_factory=list)  # external functions it calls
+    resources: list[int] = Record.factory(list)    # indices into the resource table
+    dependencies: list[str] = Record.factory(list)  # external functions it calls
     payload_size: int = 0
     attribute_size: int = 0
     feature_flags: int = 0                      # the 64-bit SFI0 feature bits of this function
@@ -57,8 +56,7 @@ class RdatFunction:
     min_target: int = 0                         # encode_min_target(kind, major, minor)
 
 
-@dataclass(slots=True)
-class RdatSubobject:
+class RdatSubobject(DataRecord):
     kind: int               # DXIL::SubobjectKind (D3D12_STATE_SUBOBJECT_TYPE)
     name: str
     values: tuple           # per kind, see _subobject_record

@@ -9,12 +9,11 @@ index is lower bound + flattened element index.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.resource_kinds import KINDS
+from shaderbuild.records import DataRecord
 
 from .container import PSV_RESOURCE_TYPE, PSVResource
 from .llvm import types as T
@@ -42,8 +41,7 @@ _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32)
 TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
 
 
-@dataclass(slots=True)
-class ResourceInfo:
+class ResourceInfo(DataRecord):
     var: ir.Variable
     res_class: str               # SRV | UAV | CBV | Sampler
     shape: int                   # DXIL ResourceKind

@@ -10,11 +10,11 @@ and `leaf_order` which leaf element each canonical component lives in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.records import ValueRecord
 
 from .llvm import types as T
 
@@ -112,8 +112,7 @@ def subrange(t: ir.Type, index: int) -> tuple[int, int, ir.Type]:
 
 
 
-@dataclass(frozen=True, slots=True)
-class LeafLayout:
+class LeafLayout(ValueRecord):
     """leaves[p]: scalar of leaf p; mult[p]: its element count within the type.
     leaf_order(t)[c] = (p, k): canonical component c is element k of leaf p."""
 

@@ -12,10 +12,9 @@ changes their operands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.records import DataRecord
 
 from . import sigpack
 from .container import SignatureElement
@@ -94,8 +93,7 @@ _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
 _UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode
 
 
-@dataclass(slots=True)
-class SigElement:
+class SigElement(DataRecord):
     var: ir.Variable
     id: int
     name: str

@@ -21,11 +21,12 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from shaderbuild.records import DataRecord
 
 __all__ = ["ARB", "SV", "SGV", "CLIPCULL", "NOT_PACKED", "SHADOW", "NOT_IN_SIG", "TARGET", "TESS_FACTOR", "MAX_ROWS",
-           "SIG_POINTS", "sig_point", "is_allocated", "pack", "Packable"]
+           "SIG_POINTS", "sig_point", "is_allocated", "pack"]
 
 ARB, SV, SGV, CLIPCULL, NOT_PACKED, SHADOW, NOT_IN_SIG, TARGET, TESS_FACTOR = (
     "Arb", "SV", "SGV", "ClipCull", "NotPacked", "Shadow", "NotInSig", "Target", "TessFactor")
@@ -63,16 +64,19 @@ def is_allocated(interp_kind: str) -> bool:
 _P = TypeVar("_P", bound="Packable")
 
 
-class Packable(Protocol):
-    interpretation: str
-    interp: int            # DXIL::InterpolationMode
-    data_width: int        # 16 or 32 (0: undefined)
-    rows: int
-    cols: int
-    index: int             # first semantic index
-    kind: int              # DXIL::SemanticKind (16 = Target)
-    start_row: int
-    start_col: int
+if TYPE_CHECKING:      # a typing.Protocol class costs ~1 ms to create at import; only mypy needs it
+    from typing import Protocol
+
+    class Packable(Protocol):
+        interpretation: str
+        interp: int            # DXIL::InterpolationMode
+        data_width: int        # 16 or 32 (0: undefined)
+        rows: int
+        cols: int
+        index: int             # first semantic index
+        kind: int              # DXIL::SemanticKind (16 = Target)
+        start_row: int
+        start_col: int
 
 
 # ------------------------------------------------------------------ the register file
@@ -102,8 +106,7 @@ def _index_flags(r: int, rows: int) -> int:
     return (_INDEXED_UP if r > 0 else 0) | (_INDEXED_DOWN if r < rows - 1 else 0)
 
 
-@dataclass(slots=True)
-class _Shape:
+class _Shape(DataRecord):
     """What the allocator needs of an element (also used for clip/cull placeholders)."""
 
     flag: int

@@ -25,7 +25,7 @@ changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from shaderbuild.records import ValueRecord
 
 from .ctrldep import components, control_dependence, dominator_tree, successors
 from .llvm.values import BasicBlock, Constant, ConstInt, Function, GlobalVariable, Instruction, Value
@@ -55,8 +55,7 @@ def _dwords(scalars: int) -> int:
     return (scalars + 31) // 32
 
 
-@dataclass(frozen=True, slots=True)
-class ViewIdState:
+class ViewIdState(ValueRecord):
     """DXC's DxilViewIdState for one output stream (VS/PS): scalar counts are the packed extent of the
     allocated elements, `inputs_of[o]` the bitmask of input scalars output scalar `o` depends on."""
 
@@ -75,7 +74,9 @@ class ViewIdState:
     # mesh shaders (tess = 'mesh'): num_patch counts the primitive output scalars, these depend on ViewID
     view_id_patch: int = 0
 
-    _words: list[int] | None = field(default=None, init=False, repr=False, compare=False)
+    # serialize()'s cache: a slot, not a field (not compared, hashed or passed to __init__)
+    __slots__ = ("num_inputs", "num_outputs", "inputs_of", "uses_view_id", "view_id_outputs", "tess", "num_patch",
+                 "patch_of", "_words")
 
     def _patch_table(self) -> list[int]:
         """HS: input -> patch constant (num_inputs rows); DS: patch constant -> output (num_patch rows)."""
@@ -97,7 +98,7 @@ class ViewIdState:
         """The `dx.viewIdState` words: #inputs, #outputs, [ViewID mask], then per input scalar a
         bitmask over the output scalars in ceil(#outputs / 32) words.  Built once per state (the
         metadata, the container's PSV0 tables and the self-check all read it); a fresh list each call."""
-        words = self._words
+        words = getattr(self, "_words", None)
         if words is None:
             words = [self.num_inputs, self.num_outputs]
             if self.tess is not None:
@@ -158,8 +159,7 @@ def _table(rows: int, cols: int, sources_of: tuple[int, ...]) -> list[int]:
     return table
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsViewIdState:
+class StreamsViewIdState(ValueRecord):
     """A geometry shader's DxilViewIdState: one ViewIdState per output stream (all four, unused ones
     empty) over the same inputs; serialized as #inputs, then per stream #outputs, [ViewID mask], table."""
 

@@ -1,4 +1,4 @@
-"""LLVM 3.7 types.  Literal types are frozen dataclasses (structural equality);
+"""LLVM 3.7 types.  Literal types are Records equal by their fields (structural equality);
 named structs compare by name, as in LLVM.
 
 Types are dictionary keys everywhere in the backend (the writer's type table, the
@@ -9,8 +9,9 @@ first computation and equality short-cuts on identity (most types are shared).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from shaderbuild.records import Record
 
 __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataType", "PointerType", "ArrayType",
            "StructType", "FunctionType", "void", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "double", "label",
@@ -44,7 +45,7 @@ class _Composite(Type):
     """Pointer, array, struct and function types: equal by their fields, hashed once with the
     hash kept in the `_hash` slot (types are dictionary keys everywhere).  The cached hash is
     per process, so pickling rebuilds the type from its fields.  Subclasses set
-    `__hash__ = _Composite.cached_hash` (a dataclass would otherwise generate its own)."""
+    `__hash__ = _Composite.cached_hash` (defining `__eq__` would otherwise make them unhashable)."""
 
     __slots__ = ()
 
@@ -56,7 +57,7 @@ class _Composite(Type):
         return (self.__class__.__name__, *self.fields())
 
     if TYPE_CHECKING:
-        _hash: int | None           # a slot of every subclass (a dataclass field)
+        _hash: int | None           # a slot of every subclass (a Record field, None until computed)
 
     def cached_hash(self) -> int:
         h = self._hash
@@ -69,8 +70,7 @@ class _Composite(Type):
         return (cls_of(self), self.fields())
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class VoidType(Type):
+class VoidType(Type, Record):
     """A singleton: equality and hashing are identity (C speed)."""
 
     def __new__(cls) -> VoidType:
@@ -86,8 +86,7 @@ class VoidType(Type):
         return "void"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class IntType(Type):
+class IntType(Type, Record):
     """Interned per width: equality and hashing are identity (C speed)."""
 
     width: int
@@ -109,8 +108,7 @@ class IntType(Type):
 _FLOAT_NAMES = {16: "half", 32: "float", 64: "double"}
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class FloatType(Type):
+class FloatType(Type, Record):
     """Interned per width: equality and hashing are identity (C speed)."""
 
     width: int
@@ -129,8 +127,7 @@ class FloatType(Type):
         return _FLOAT_NAMES[self.width]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LabelType(Type):
+class LabelType(Type, Record):
     """A singleton: equality and hashing are identity (C speed)."""
 
     def __new__(cls) -> LabelType:
@@ -146,8 +143,7 @@ class LabelType(Type):
         return "label"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MetadataType(Type):
+class MetadataType(Type, Record):
     """A singleton: equality and hashing are identity (C speed)."""
 
     def __new__(cls) -> MetadataType:
@@ -163,11 +159,10 @@ class MetadataType(Type):
         return "metadata"
 
 
-@dataclass(frozen=True, slots=True)
-class PointerType(_Composite):
+class PointerType(_Composite, Record):
     pointee: Type
     addrspace: int = 0
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    _hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         return self is other or (other.__class__ is PointerType and self.addrspace == other.addrspace
@@ -183,11 +178,10 @@ class PointerType(_Composite):
         return f"{self.pointee}{space}*"
 
 
-@dataclass(frozen=True, slots=True)
-class ArrayType(_Composite):
+class ArrayType(_Composite, Record):
     elem: Type
     count: int
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    _hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         return self is other or (other.__class__ is ArrayType and self.count == other.count
@@ -202,14 +196,13 @@ class ArrayType(_Composite):
         return f"[{self.count} x {self.elem}]"
 
 
-@dataclass(frozen=True, slots=True)
-class StructType(_Composite):
+class StructType(_Composite, Record):
     """A literal struct when name is None, else a named (identified) struct."""
 
     elems: tuple[Type, ...]
     name: str | None = None
     packed: bool = False
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    _hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -239,12 +232,11 @@ class StructType(_Composite):
         return f"<{inner}>" if self.packed else inner
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionType(_Composite):
+class FunctionType(_Composite, Record):
     ret: Type
     params: tuple[Type, ...]
     vararg: bool = False
-    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    _hash: int | None = None
 
     def __eq__(self, other: object) -> bool:
         return self is other or (other.__class__ is FunctionType and self.vararg == other.vararg

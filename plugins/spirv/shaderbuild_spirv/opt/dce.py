@@ -37,20 +37,22 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
     for b in f.blocks:
         for x in b.insts:
             if x.r >= 0:
-                defs[x.result] = x
+                defs[x.w[x.r]] = x
+    variables = {v for v, x in defs.items() if x.op == _VAR}
     # a function-local variable nothing loads from, whose stores are plain stores, is dead
     loaded: set[int] = set()
     for b in f.blocks:
         for x in b.insts:
+            w, store = x.w, x.op == _STORE
             for p in x.uses:
-                v = x.w[p]
-                if v in defs and defs[v].op == _VAR and not (x.op == _STORE and p == 0):
+                v = w[p]
+                if v in variables and not (store and p == 0):
                     loaded.add(v)
     live: set[int] = set()
     work: list[Inst] = []
     for b in f.blocks:
         for x in b.insts:
-            if x.op == _STORE and x.w[0] in defs and defs[x.w[0]].op == _VAR and x.w[0] not in loaded:
+            if x.op == _STORE and x.w[0] in variables and x.w[0] not in loaded:
                 continue
             if not is_pure(x, info):
                 work.append(x)
@@ -60,7 +62,9 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
         if id(x) in seen_x:
             continue
         seen_x.add(id(x))
-        for v in x.ids():
+        w = x.w
+        for p in x.uses:
+            v = w[p]
             if v not in live:
                 live.add(v)
                 d = defs.get(v)

@@ -55,13 +55,33 @@ class Inst:
         return (self.op, *self.w)
 
 
+# (opcode, word count) -> layout, for the opcodes whose layout the word count alone decides
+_LAYOUTS: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+
+
 def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
-    """(type position, result position, id operand positions) of one instruction."""
+    """(type position, result position, id operand positions) of one instruction; looked up by
+    (opcode, word count) when those decide it (most instructions inside functions)."""
+    key = (op, len(w))
+    hit = _LAYOUTS.get(key)
+    if hit is not None:
+        return hit
+    layout, by_count = _decode_layout(op, w)
+    if by_count:
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _decode_layout(op: int, w: list[int]) -> tuple[tuple[int, int, tuple[int, ...]], bool]:
+    """_layout, read from the grammar operand by operand, and whether every instruction of this
+    opcode and word count has it: false once a word's value steered the decoding of a later word
+    (a string's length, an enum value's parameters)."""
     info = INSTRUCTIONS.get(op)
     if info is None:
-        return -1, -1, ()
+        return (-1, -1, ()), True
     kinds = info[1]
     pos = [0]
+    steered = [False]
     n = len(w)
     t = r = -1
     uses: list[int] = []
@@ -81,6 +101,8 @@ def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
                 if not (x & 0xFF and x & 0xFF00 and x & 0xFF0000 and x & 0xFF000000):
                     break
             pos[0] = i
+            if i < n:
+                steered[0] = True
         elif kind == "LiteralContextDependentNumber":
             pos[0] = n
         elif kind == "LiteralSpecConstantOpInteger":     # the operation's operands are ids
@@ -92,13 +114,19 @@ def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
         elif cat == "ValueEnum":
             v = w[i]
             pos[0] = i + 1
-            for pk in ENUM_PARAMS.get(kind, {}).get(v, ()):
+            params = ENUM_PARAMS.get(kind, {})
+            if any(params.values()) and (params.get(v) or pos[0] < n):
+                steered[0] = True
+            for pk in params.get(v, ()):
                 operand(pk.rstrip("?*"))
         elif cat == "BitEnum":
             v = w[i]
             pos[0] = i + 1
             params = ENUM_PARAMS.get(kind, {})
-            for bit in sorted(b for b in params if v & b):
+            bits = sorted(b for b in params if v & b)
+            if any(params.values()) and (any(params[b] for b in bits) or pos[0] < n):
+                steered[0] = True
+            for bit in bits:
                 for pk in params[bit]:
                     operand(pk.rstrip("?*"))
         else:
@@ -120,7 +148,7 @@ def _layout(op: int, w: list[int]) -> tuple[int, int, tuple[int, ...]]:
             pos[0] += 1
         else:
             operand(base)
-    return t, r, tuple(uses)
+    return (t, r, tuple(uses)), not steered[0]
 
 
 def id_operands(words: list[int]) -> set[int]:

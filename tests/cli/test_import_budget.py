@@ -1,0 +1,71 @@
+"""What a cold `shaderbuild compile` imports (issue 23): the compile path of each target, run
+in a fresh interpreter with `-X importtime`.
+
+The deterministic checks are the guard: none of the modules whose cost the import diet removed
+(pluggy and the `inspect`/`ast`/`dis`/`tokenize` it pulls in, dataclasses, argparse, OpenSSL's
+hashlib, importlib.metadata, the build engine), and of the other backend only the modules that
+register it.  The time bound is loose on purpose (a 2-core CI machine shared with other jobs, and
+possibly no bytecode cache): it catches an import that costs hundreds of milliseconds, not a
+slow millisecond.  Modules a plugin's entry point loads through `importlib.import_module` are
+not in `-X importtime`'s log (it logs `import` statements only); they are small."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CS = """RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x * 3; }
+"""
+DRIVER = """import json, sys
+from shaderbuild import cli
+status = cli.main(sys.argv[1:])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
+         "importlib.metadata", "email", "zipfile", "subprocess", "threading", "shaderbuild.build",
+         "shaderbuild.cli_parser", "shaderbuild.plugin.lazy"}
+OTHER_BACKEND_ALLOWED = {
+    "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin", "shaderbuild_dxil.polyfills"},
+    "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin", "shaderbuild_spirv.polyfills", "shaderbuild_spirv.vulkan"},
+}
+OWN = ("shaderbuild", "shaderbuild_spirv", "shaderbuild_dxil")
+# ms of CPU for the import of our own packages (self times summed); quiet machine with a bytecode
+# cache, 2026-11-27: ~16 (SPIR-V) and ~28 (DXIL)
+LOOSE_MS = {"spirv": 250, "dxil": 400}
+
+
+def _cold_compile(tmp_path: Path, target: str) -> tuple[set[str], float]:
+    (tmp_path / "cs.hlsl").write_text(CS)
+    (tmp_path / "drv.py").write_text(DRIVER)
+    flags = ["-spirv"] if target == "spirv" else []
+    proc = subprocess.run([sys.executable, "-X", "importtime", "drv.py", "compile", "cs.hlsl", "-T", "cs_6_0", *flags,
+                           "-o", "cs.out"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["status"] == 0, proc.stderr[-2000:]
+    own_us = 0
+    for line in proc.stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if m and m[2].split(".")[0] in OWN:
+            own_us += int(m[1])
+    return set(out["modules"]), own_us / 1000
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_cold_compile_imports_only_its_path(tmp_path, target):
+    modules, own_ms = _cold_compile(tmp_path, target)
+    assert (tmp_path / "cs.out").stat().st_size > 0
+    assert not modules & NEVER, sorted(modules & NEVER)
+    other = "shaderbuild_dxil" if target == "spirv" else "shaderbuild_spirv"
+    theirs = {m for m in modules if m.split(".")[0] == other}
+    assert theirs <= OTHER_BACKEND_ALLOWED[target], sorted(theirs - OTHER_BACKEND_ALLOWED[target])
+    mine = "shaderbuild_spirv" if target == "spirv" else "shaderbuild_dxil"
+    assert f"{mine}.plugin" in modules and len({m for m in modules if m.startswith(mine + ".")}) > 5
+    assert own_ms < LOOSE_MS[target], f"importing shaderbuild for a {target} compile took {own_ms:.0f} ms"
