@@ -25,8 +25,6 @@ from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 from shaderbuild.passes.entry_wrapper import location_count
 
-from .raytracing import ray_interface
-
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"
 # the critical section of a pixel shader that uses rasterizer-ordered views (SPV_EXT_fragment_shader_interlock)
@@ -625,6 +623,14 @@ def dx_position_w(module: ir.Module, options: CompileOptions) -> None:
 
 def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
+
+
+def ray_interface(module: ir.Module, options: CompileOptions) -> None:
+    """raytracing.ray_interface, imported when it runs: a DXIL compile reads this module's
+    Capabilities but never runs SPIR-V's passes (tests/cli/test_import_budget.py)."""
+    from .raytracing import ray_interface as run
+
+    run(module, options)
 
 
 RAISE_PASSES = (unsupported, system_values, tess_levels, io_types, hull_entry, interlock, invert_y, dx_position_w,
