@@ -48,6 +48,10 @@ LIMITS = {
                          "barrier(80, 2) is what DXC emits",
     "switch-return-in-loop": "dxil-spirv's structurizer aborts ('Fatal, detected infinite loop') on a switch "
                              "inside a loop where a case returns; our CFG is valid",
+    "switch-continue-in-loop": "dxil-spirv's structurizer leaves a block without a terminator (spirv-val: 'A "
+                               "block must end with a branch instruction') for a loop whose switch case may "
+                               "`continue` when the switch merge and the continue path are empty forwarding "
+                               "blocks (DXC's simplifycfg would fold those); our CFG is valid LLVM",
     "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
                "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
     "sv-builtin-in-stage": "dxil-spirv gives a system value its Vulkan built-in in every stage, also where "
@@ -68,6 +72,8 @@ def _limit_of(stage_failed: str, message: str, crashed: int | None) -> str | Non
     if (stage_failed == "spirv-val" and "Capability ComputeDerivativeGroup" in message
             and "is not allowed by Vulkan" in message):
         return "compute-derivatives"
+    if stage_failed == "spirv-val" and "A block must end with a branch instruction" in message:
+        return "switch-continue-in-loop"   # a block without terminator can only be the converter's own
     if stage_failed == "spirv-val" and ("VUID-FrontFacing-FrontFacing-" in message or (
             "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)):
         return "sv-builtin-in-stage"

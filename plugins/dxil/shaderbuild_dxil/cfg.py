@@ -10,8 +10,7 @@ from operator import itemgetter
 
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "fold_forwarding_blocks"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -191,49 +190,3 @@ def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlo
                         b = into[b]
                     fixed.append((v, b))
                 inst.attrs["incoming"] = fixed
-
-
-def fold_forwarding_blocks(f: Function) -> bool:
-    """Bypass every block that only branches on (`br T`) to a block T without phis, as LLVM's simplifycfg
-    does for DXC: its predecessors branch to T directly (dxil-spirv's structurizer mishandles such empty
-    blocks between a switch and a loop's continue path).  Not for a back edge with several predecessors
-    (the loop keeps one latch); a `br c, T, T` or a switch whose targets are all T left behind becomes `br T`.  Returns whether anything changed."""
-    blocks = f.blocks
-    if len(blocks) < 2:
-        return False
-    index = {bb: i for i, bb in enumerate(blocks)}
-    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in blocks}
-    for bb in blocks:
-        for s in successors(bb):
-            if bb not in preds[s]:
-                preds[s].append(bb)
-    gone: set[BasicBlock] = set()
-    for bb in blocks[1:]:
-        insts = bb.instructions
-        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or len(insts[0].attrs["targets"]) != 1:
-            continue
-        t = insts[0].attrs["targets"][0]
-        ps = preds[bb]
-        if t is bb or not ps or (index[t] <= index[bb] and len(ps) > 1) or \
-                (t.instructions and t.instructions[0].op == "phi"):
-            continue
-        for p in ps:
-            term = p.instructions[-1]
-            if term.op == "br":
-                targets = tuple(t if x is bb else x for x in term.attrs["targets"])
-                if len(targets) == 2 and targets[0] is targets[1]:
-                    term.operands, targets = [], (t,)
-                term.attrs["targets"] = targets
-            else:
-                if term.attrs["default"] is bb:
-                    term.attrs["default"] = t
-                term.attrs["cases"] = [(c, t if x is bb else x) for c, x in term.attrs["cases"]]
-                if all(x is term.attrs["default"] for _c, x in term.attrs["cases"]):
-                    # every case goes where the default goes: `br` there (as simplifycfg; dxil-spirv emits
-                    # an OpSwitch without a merge for a switch whose targets are all one block)
-                    term.op, term.operands, term.attrs = "br", [], {"targets": (term.attrs["default"],)}
-        preds[t] = [p for p in preds[t] if p is not bb] + [p for p in ps if p not in preds[t]]
-        gone.add(bb)
-    if gone:
-        f.blocks = [bb for bb in blocks if bb not in gone]
-    return bool(gone)

@@ -50,8 +50,6 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
     pending = trivial_phi_replacements(f, forwarded)
     cfg.merge_straight_line_blocks(f, only_pred)           # promotion and phi pruning keep the edges
-    if cfg.fold_forwarding_blocks(f):                      # the empty blocks structured lowering leaves
-        cfg.merge_straight_line_blocks(f)
     callees: list[Value] = []
     stores: list[Instruction] = []
     loads: list[Instruction] = []

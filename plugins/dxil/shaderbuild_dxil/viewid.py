@@ -76,7 +76,7 @@ class ViewIdState(ValueRecord):
 
     # serialize()'s cache: a slot, not a field (not compared, hashed or passed to __init__)
     __slots__ = ("num_inputs", "num_outputs", "inputs_of", "uses_view_id", "view_id_outputs", "tess", "num_patch",
-                 "patch_of", "_words")
+                 "patch_of", "view_id_patch", "_words")
 
     def _patch_table(self) -> list[int]:
         """HS: input -> patch constant (num_inputs rows); DS: patch constant -> output (num_patch rows)."""
