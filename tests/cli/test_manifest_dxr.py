@@ -108,3 +108,16 @@ def test_global_root_signature_derived_from_a_library():
     want = "DescriptorTable(SRV(t0, numDescriptors = 2), UAV(u2)), DescriptorTable(Sampler(s3))"
     assert to_string(derive([Shader.from_manifest(res.manifest)]), compact=True) == want
     assert to_string(derive([from_module(res.module)]), compact=True) == want
+
+
+def test_api_manifest_of_a_library():
+    from shaderbuild.api import Manifest
+
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
+                                                  vk_target_env="vulkan1.2"), text=LIB)
+    m = Manifest(res.manifest)
+    assert (m.stage, m.entry, m.numthreads) == ("library", "", None)
+    assert [(s["name"], s["kind"]) for s in m.shaders] == [
+        ("rg", "raygeneration"), ("ch", "closesthit"), ("isect", "intersection"), ("ah", "anyhit"),
+        ("light", "callable")]
+    assert m.resource("scene").name == "scene"
