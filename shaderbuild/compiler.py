@@ -167,6 +167,10 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
             from .rootsig.shader import root_signature_for
 
             module.root_signature = root_signature_for(tu, pp.macros, options)
+        if any(o.row.dxil_kind in (1, 2) for o in module.subobjects):     # Global/LocalRootSignature
+            from .rootsig.shader import parse_subobject_signatures
+
+            parse_subobject_signatures(module, options.rootsig_version)
         lap("sema")
         if options.debug_info:
             module.source_texts = {name: result.sources.text(name) for name in result.sources.names()}

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from ..diagnostics import SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
+from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
 from . import ast
 from .attributes import check_attribute
@@ -32,7 +33,8 @@ TEMPLATE_TYPES = frozenset({
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
     "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch", "RayQuery",
 })
-OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes"})  # (ir/raytracing.py)
+OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
+                         *SUBOBJECT_KINDS})
 
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
+from .subobjects import Subobject
 from .types import Array, Resource, Type
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "FieldRef", "IndexRef", "SwizzleRef", "BufferElem", "Load", "Unary", "Binary", "Select",
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
-    "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "PLACE_TYPES", "UNARY_OPS",
+    "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "EntryPoint", "Module", "Subobject", "PLACE_TYPES", "UNARY_OPS",
     "BINARY_OPS", "walk_stmts", "walk_expr", "rewrite_expr", "stmt_exprs", "referenced_variables", "view_binding", "view_type",
     "entry_points",
 ]
@@ -440,6 +441,7 @@ class Module(Record):
     spec_constants: list[SpecConst] = Record.factory(list)  # [[vk::constant_id]] constants, in declaration order
     source_texts: dict[str, str] = Record.factory(dict)  # -Zi: file name as in SourceLoc -> text (debug info)
     root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
+    subobjects: list[Subobject] = Record.factory(list)   # DXR state-object subobjects (ir/subobjects.py)
     # a library (lib_6_x, stage 'library'): every exported shader, in source order (`entry` is None)
     entries: list[EntryPoint] = Record.factory(list)
 

@@ -273,6 +273,10 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
         # [[vk::constant_id]]: what a VkSpecializationInfo may override (DXIL has no specialisation)
         out["spec_constants"] = [{"name": c.name, "id": c.spec_id, "type": str(c.type), "default": _json_number(c.value)}
                                  for c in sorted(module.spec_constants, key=lambda c: c.spec_id)]
+    if module.subobjects:
+        from .subobjects import subobjects_view
+
+        out["subobjects"] = subobjects_view(module)
     heaps = _heaps(module)
     if heaps:
         out["descriptor_heaps"] = heaps
@@ -308,6 +312,10 @@ def _library_manifest(module: ir.Module, options: CompileOptions, source_name: s
     heaps = _heaps(module)
     if heaps:
         out["descriptor_heaps"] = heaps
+    if module.subobjects:
+        from .subobjects import subobjects_view
+
+        out["subobjects"] = subobjects_view(module)
     return out
 
 

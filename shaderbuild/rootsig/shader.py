@@ -65,3 +65,22 @@ def used_heaps(module: ir.Module) -> set[str]:
     """The SM 6.6 descriptor heaps ('resource', 'sampler') the code indexes."""
     used = ir.referenced_variables(module.functions)
     return {ir.view_binding(v)[1] for v in module.heap_views if id(v) in used}
+
+
+def parse_subobject_signatures(module: ir.Module, version: str) -> None:
+    """Each GlobalRootSignature / LocalRootSignature subobject's string, parsed and checked (a local one
+    gets LOCAL_ROOT_SIGNATURE, as DXC compiles it; a global one must not carry that flag)."""
+    from .parser import LocatedText
+
+    for obj in module.subobjects:
+        if obj.kind not in ("GlobalRootSignature", "LocalRootSignature"):
+            continue
+        text = LocatedText("")
+        text.add(str(obj.values[0]), obj.value_locs[0])
+        rs = parse(text, version)
+        if obj.kind == "LocalRootSignature":
+            rs.flags |= ROOT_FLAGS["LOCAL_ROOT_SIGNATURE"]
+        elif rs.flags & ROOT_FLAGS["LOCAL_ROOT_SIGNATURE"]:
+            raise error(f"global root signature '{obj.name}' has the LOCAL_ROOT_SIGNATURE flag", rs.flags_loc)
+        check_signature(rs)
+        obj.root_signature = rs

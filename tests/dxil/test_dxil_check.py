@@ -278,3 +278,28 @@ def test_ssa_check_runs_under_validate(monkeypatch, tmp_path):
 def test_plain_compile_checks_instructions_but_not_ssa(monkeypatch, tmp_path):
     monkeypatch.delenv("SHADERBUILD_VALIDATE", raising=False)
     assert _compile_counting(monkeypatch, tmp_path, []) == {"_check_ssa": 0, "_check_instructions": 1}
+
+
+def test_library_container_self_check():
+    """check_library_container reads the RDAT part back: a function table that lost a shader is an
+    internal error, not a container the runtime rejects."""
+    import pytest as _pytest
+    from shaderbuild_dxil import check as dxcheck
+    from shaderbuild_dxil.backend import compile_dxil
+    from shaderbuild_dxil.container import build_container
+    from shaderbuild_dxil.rdat import rdat_part
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    src = ("struct P { float4 c; };\n"
+           "[shader(\"miss\")] void ms(inout P p) { p.c = 1; }\n"
+           "[shader(\"closesthit\")] void ch(inout P p, BuiltInTriangleIntersectionAttributes a) { p.c = 2; }\n")
+    opts = CompileOptions(profile="lib_6_3", entry="", target="dxil")
+    res = compile_file("lib.hlsl", opts, text=src, keep_module=True)
+    assert res.ok
+    out = compile_dxil(res.module, opts)      # the module after the passes (kept by compile_file)
+    dxcheck.check_library_container(out.lowered, out.container)
+    out.info.rdat = rdat_part([], [], [])     # no function records
+    with _pytest.raises(dxcheck.DxilCheckError, match="function records"):
+        dxcheck.check_library_container(out.lowered, build_container(out.info))

@@ -17,12 +17,12 @@ LAYERS: dict[str, set[str]] = {
     "base": {"llvm", "llvm.builder", "llvm.metadata", "llvm.module", "llvm.printer", "llvm.types", "llvm.values",
              "bitstream", "hash", "ops_table", "sigpack", "polyfills"},
     "vocabulary": {"ops", "scalarize"},                         # dx.op table and emitter; IR type -> LLVM type
-    "writers": {"writer", "container"},                         # bitcode writer; DXBC container writer/reader
+    "writers": {"writer", "container", "rdat"},                         # bitcode writer; DXBC container writer/reader
     "optimisation": {"cfg", "ctrldep", "cse", "dce", "mem2reg", "undef_outputs", "cleanup"},
     "facts": {"signature", "resources", "lowered"},              # what lowering hands to the later stages
     "analysis": {"viewid", "dxmeta"},                           # ViewID state, shader flags, metadata
     "lowering": {"lowering", "ssa", "places", "buffers", "intrinsics", "rayquery", "context", "statics", "lower",
-                 "debuginfo"},
+                 "debuginfo", "raytracing", "library"},
     "verifier": {"check"},
     "pipeline": {"backend", "disasm", "plugin", "__init__"},
 }

@@ -158,14 +158,15 @@ def _signal_name(rc: int) -> str:
         return f"signal {-rc}"
 
 
-def _convert_uncached(blob: bytes) -> bytes:
+def _convert_uncached(blob: bytes, entry: str | None = None) -> bytes:
     exe = converter()
     start = time.perf_counter()
     with TempInput(blob, ".dxil") as path:
         out = path.with_suffix(".spv")
         shifts = [str(SHIFTS[c]) for c in "btsu"]
+        pick = ["--entry", entry] if entry is not None else []     # a library: one exported shader
         try:
-            proc = subprocess.run([exe, str(path), str(out), "--binding-shift", *shifts],
+            proc = subprocess.run([exe, str(path), str(out), *pick, "--binding-shift", *shifts],
                                   capture_output=True, timeout=CONVERT_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise ConsumerError(f"{EXE} did not finish within {CONVERT_TIMEOUT} s") from None
@@ -195,26 +196,26 @@ def _convert_uncached(blob: bytes) -> bytes:
 
 
 @functools.lru_cache(maxsize=2048)
-def _convert_cached(blob: bytes) -> bytes | ConsumerError:
+def _convert_cached(blob: bytes, entry: str | None = None) -> bytes | ConsumerError:
     try:
-        return _convert_uncached(blob)
+        return _convert_uncached(blob, entry)
     except ConsumerError as exc:
         return exc
 
 
-def to_spirv(blob: bytes) -> bytes:
-    """dxil-spirv's validated SPIR-V of a DXIL container (cached by bytes); ConsumerError (ConsumerLimit for
-    a listed limit) otherwise."""
-    got = _convert_cached(bytes(blob))
+def to_spirv(blob: bytes, entry: str | None = None) -> bytes:
+    """dxil-spirv's validated SPIR-V of a DXIL container (cached by bytes), of its shader `entry` for a
+    library; ConsumerError (ConsumerLimit for a listed limit) otherwise."""
+    got = _convert_cached(bytes(blob), entry)
     if isinstance(got, ConsumerError):
         raise got
     return got
 
 
-def check(blob: bytes) -> bytes | None:
+def check(blob: bytes, entry: str | None = None) -> bytes | None:
     """Like to_spirv, but a listed limit is counted in LIMIT_HITS and gives None instead of failing."""
     try:
-        return to_spirv(blob)
+        return to_spirv(blob, entry)
     except ConsumerLimit as exc:
         LIMIT_HITS[exc.key] = LIMIT_HITS.get(exc.key, 0) + 1
         return None
@@ -228,3 +229,38 @@ def summary_lines() -> list[str]:
              f"{STATS.run_seconds:.1f} s"]
     lines += [f"known dxil-spirv limit hit ({n}): {key}: {LIMITS[key]}" for key, n in sorted(LIMIT_HITS.items())]
     return lines
+
+
+def rdat_subobjects(blob: bytes) -> list[dict]:
+    """The state-object subobjects dxil-spirv's own RDAT parser reads from a library container
+    (dxil_spv_parsed_blob_get_rdat_subobject, through ctypes on the library the converter links):
+    an independent reader of our RDAT part."""
+    import ctypes
+
+    lib = ctypes.CDLL(str(Path(converter()).resolve().parent.parent / "lib" / "libdxil-spirv-c-shared.so"))
+
+    class Subobject(ctypes.Structure):
+        _fields_ = [("kind", ctypes.c_int), ("subobject_name", ctypes.c_char_p), ("hit_group_type", ctypes.c_int),
+                    ("exports", ctypes.POINTER(ctypes.c_char_p)), ("num_exports", ctypes.c_uint),
+                    ("args", ctypes.c_uint * 2), ("payload", ctypes.c_void_p), ("payload_size", ctypes.c_size_t)]
+
+    parsed = ctypes.c_void_p()
+    lib.dxil_spv_begin_thread_allocator_context()
+    try:
+        if lib.dxil_spv_parse_dxil_blob(blob, ctypes.c_size_t(len(blob)), ctypes.byref(parsed)) != 0:
+            raise ConsumerError("dxil-spirv could not parse the container")
+        out = []
+        try:
+            lib.dxil_spv_parsed_blob_get_num_rdat_subobjects.restype = ctypes.c_uint
+            for i in range(lib.dxil_spv_parsed_blob_get_num_rdat_subobjects(parsed)):
+                s = Subobject()
+                lib.dxil_spv_parsed_blob_get_rdat_subobject(parsed, ctypes.c_uint(i), ctypes.byref(s))
+                out.append({"kind": s.kind, "name": s.subobject_name.decode(), "hit_group_type": s.hit_group_type,
+                            "exports": [s.exports[k].decode() for k in range(s.num_exports)],
+                            "args": tuple(s.args),
+                            "payload": ctypes.string_at(s.payload, s.payload_size) if s.payload_size else b""})
+        finally:
+            lib.dxil_spv_parsed_blob_free(parsed)
+    finally:
+        lib.dxil_spv_end_thread_allocator_context()
+    return out

@@ -383,3 +383,12 @@ def check_dxil(blob: bytes) -> DxilCheck:
 
     read = read_dxil(blob)
     return dataclasses.replace(read, spirv=dxil_consumer.check(blob))
+
+
+def check_dxil_library(blob: bytes, entries: list[str]) -> tuple[DxilCheck, dict[str, bytes | None]]:
+    """read_dxil of a library container, then dxil-spirv converts every exported shader on its own
+    (`--entry NAME`) and spirv-val accepts each result; the SPIR-V per entry (None: a listed limit)."""
+    from . import dxil_consumer
+
+    read = read_dxil(blob)
+    return read, {name: dxil_consumer.check(blob, name) for name in entries}

@@ -39,8 +39,9 @@ def properties(ctx) -> dict:
 class _Stages:
     """One VkPipelineShaderStageCreateInfo per (entry point, kind), in first-use order."""
 
-    def __init__(self, module) -> None:
+    def __init__(self, module, own: dict | None = None) -> None:
         self.module = module
+        self.own = own or {}       # entry name -> a module of its own whose entry point is "main" (dxil-spirv's)
         self.index: dict[tuple[str, str], int] = {}
         self.names: list = []
         self.infos: list = []
@@ -51,10 +52,11 @@ class _Stages:
         key = (name, kind)
         if key not in self.index:
             self.index[key] = len(self.infos)
-            cname = ffi.new("char[]", name.encode())      # must outlive the create call
+            module = self.own.get(name, self.module)
+            cname = ffi.new("char[]", b"main" if name in self.own else name.encode())   # outlives the create call
             self.names.append(cname)
             self.infos.append({"sType": vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                               "stage": _STAGE_BITS[kind], "module": self.module, "pName": cname})
+                               "stage": _STAGE_BITS[kind], "module": module, "pName": cname})
         return self.index[key]
 
 
@@ -77,10 +79,12 @@ def run(ctx, r: dict, resources_cls, descriptors_cls, submit_and_wait) -> dict:
         layouts = bound.layouts
         playout = res.add(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
             setLayoutCount=len(layouts), pSetLayouts=layouts or None), None))
-        spirv = r["spirv"]
-        module = res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
-            codeSize=len(spirv), pCode=spirv), None))
-        stage = _Stages(module)
+        def shader_module(spirv: bytes):
+            return res.add(vk.vkDestroyShaderModule, vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
+                codeSize=len(spirv), pCode=spirv), None))
+        # one library module, or (r["modules"]: from DXIL through dxil-spirv) one module per shader
+        module = shader_module(r["spirv"]) if r["spirv"] else None
+        stage = _Stages(module, {name: shader_module(code) for name, code in r.get("modules", {}).items()})
         groups = [_group(_GENERAL, general=stage(r["raygen"], "raygeneration"))]
         groups += [_group(_GENERAL, general=stage(m, "miss")) for m in r["miss"]]
         for h in r["hit_groups"]:

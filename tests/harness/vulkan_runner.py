@@ -299,9 +299,11 @@ def run_raytracing(
     callables: tuple[str, ...] = (),
     max_recursion: int = 1,
     timeout: float = DEFAULT_TIMEOUT,
+    modules: dict[str, bytes] | None = None,
 ) -> dict:
     """Trace size[0] x size[1] rays through a ray-tracing pipeline made of entry points of one SPIR-V
-    library: shader groups raygen, then `miss` (miss index i = group 1 + i), `hit_groups` (dicts with
+    library (or, with `modules` and empty `spirv`, of one module per shader name, entry point "main":
+    what dxil-spirv makes of each shader of a DXIL library): shader groups raygen, then `miss` (miss index i = group 1 + i), `hit_groups` (dicts with
     'closest', 'any' and 'intersection' entry names; with an intersection shader the group is
     procedural), then `callables` (CallShader index i), in a shader binding table built with the
     device's handle size and alignments (vkraytrace.py).  Descriptors as run_compute's (an
@@ -311,6 +313,7 @@ def run_raytracing(
         "op": "raytrace", "spirv": bytes(spirv), "raygen": raygen, "miss": list(miss),
         "hit_groups": [dict(h) for h in hit_groups], "callables": list(callables), "size": tuple(size),
         "buffers": _check_bufs(list(descriptors)), "max_recursion": int(max_recursion),
+        "modules": {k: bytes(v) for k, v in (modules or {}).items()},
     }
     return _same_at_o0(req, _call(req, timeout), ("spirv",), timeout)
 

@@ -22,17 +22,26 @@ from .container import (
 )
 from .debuginfo import DebugInfo
 from .dxmeta import (
+    SHADER_KINDS,
     TESS_DOMAINS,
     TESS_OUTPUT_PRIMITIVES,
+    add_library_metadata,
     add_metadata,
+    called_ops,
     dxil_version,
+    feature_bits,
     feature_info,
+    function_features,
     geometry_state,
+    library_features,
     shader_flags,
     validator_version,
 )
+from .library import lower_library
 from .lower import lower_module
 from .lowered import LoweredModule
+from .ops import OPS
+from .rdat import RESOURCE_FLAG_UAV_COUNTER, RdatFunction, RdatResource, RdatSubobject, encode_min_target, rdat_part
 from .resources import psv_resources
 from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
@@ -56,6 +65,8 @@ class DxilOutput:
 
     def reflection(self) -> dict:
         lm = self.lowered
+        if lm.library:
+            return self._library_reflection()
         return {
             "shader_model": f"{lm.sm[0]}.{lm.sm[1]}",
             "dxil_version": "{}.{}".format(*dxil_version(lm.sm)),
@@ -72,6 +83,25 @@ class DxilOutput:
                 for r in lm.resources],
             "inputs": [_element(e) for e in lm.inputs],
             "outputs": [_element(e) for e in lm.outputs],
+            "dx_ops": sorted(lm.ops.used),
+        }
+
+
+    def _library_reflection(self) -> dict:
+        lm = self.lowered
+        return {
+            "shader_model": f"{lm.sm[0]}.{lm.sm[1]}",
+            "dxil_version": "{}.{}".format(*dxil_version(lm.sm)),
+            "validator_version": "{}.{}".format(*validator_version(lm.sm)),
+            "stage": "library",
+            "exports": [{"name": f.name, "kind": f.kind, "payload_size": f.payload_size,
+                         "attribute_size": f.attribute_size} for f in lm.library],
+            "feature_info": self.info.feature_flags,
+            "hash": self.info.hash_mode,
+            "resources": [
+                {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
+                 "lower_bound": r.lower, "count": r.count, "kind": r.shape}
+                for r in lm.resources],
             "dx_ops": sorted(lm.ops.used),
         }
 
@@ -101,6 +131,8 @@ def _root_signature_part(module: ir.Module, options: CompileOptions) -> bytes | 
 def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     profile = options.parsed_profile
     sm = (profile.major, profile.minor)
+    if profile.stage == "library":
+        return compile_library(module, options, sm)
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
     tess = lm.stage if lm.stage in ("hull", "domain") else None
@@ -135,24 +167,91 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         info.output_control_points = t.output_control_points or 0
         info.tess_domain = TESS_DOMAINS[t.domain]
         info.tess_output_primitive = TESS_OUTPUT_PRIMITIVES.get(t.output_topology or "", 0)
-    debug_container = debug_bitcode = debug_path = None
-    if debug is not None:
-        debug.finish(lm.llmod)
-        debug_bitcode = write_bitcode(lm.llmod, debug.locs)
-        ildb = ("ILDB", program_part(info, debug_bitcode))
-        # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
-        name = options.debug_file or ""
-        if not name or name.endswith(("/", os.sep)):
-            name = hashlib.md5(bitcode).hexdigest() + ".pdb"
-        ildn = ("ILDN", debug_name_part(name))
-        # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
-        info.debug_parts = [ildn] if options.debug_file and not options.embed_debug else [ildb, ildn]
-        if options.debug_file:
-            debug_container = assemble_container([ildb, ildn])
-            debug_path = options.debug_file + name if options.debug_file.endswith(("/", os.sep)) else options.debug_file
+    debug_container, debug_path, debug_bitcode = _debug_parts(debug, lm, info, options)
     check.check_container_info(lm, info)
     container = build_container(info)
     check.check_container(lm, container)
+    return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
+
+
+def _debug_parts(debug: DebugInfo | None, lm: LoweredModule, info: ContainerInfo,
+                 options: CompileOptions) -> tuple[bytes | None, str | None, bytes | None]:
+    """-Zi: the ILDB (bitcode with debug info) and ILDN parts, put into `info.debug_parts`; returns
+    the -Fd container, its path and the debug bitcode (all None without -Zi)."""
+    if debug is None:
+        return None, None, None
+    debug.finish(lm.llmod)
+    debug_bitcode = write_bitcode(lm.llmod, debug.locs)
+    ildb = ("ILDB", program_part(info, debug_bitcode))
+    # DXC: -Fd DIR/ (a trailing slash) names the PDB after the shader's hash, in DIR
+    name = options.debug_file or ""
+    if not name or name.endswith(("/", os.sep)):
+        name = hashlib.md5(info.bitcode).hexdigest() + ".pdb"
+    ildn = ("ILDN", debug_name_part(name))
+    # the PDB goes to -Fd's file, else (and with -Qembed_debug) into the container itself
+    info.debug_parts = [ildn] if options.debug_file and not options.embed_debug else [ildb, ildn]
+    debug_container = debug_path = None
+    if options.debug_file:
+        debug_container = assemble_container([ildb, ildn])
+        debug_path = options.debug_file + name if options.debug_file.endswith(("/", os.sep)) else options.debug_file
+    return debug_container, debug_path, debug_bitcode
+
+
+# DXIL::ResourceClass numbers of the RDAT resource table, and DXC's order of that table
+_RDAT_CLASS = {"SRV": 0, "UAV": 1, "CBV": 2, "Sampler": 3}
+_RDAT_ORDER = ("CBV", "Sampler", "SRV", "UAV")
+
+
+def library_rdat(lm: LoweredModule) -> bytes:
+    """The RDAT part of a library: its resources, one function record per exported shader
+    (kind, payload and attribute sizes, features, stage, minimum shader model) and the
+    state-object subobjects."""
+    from shaderbuild.rootsig.rts0 import serialize
+
+    table = [r for cls in _RDAT_ORDER for r in lm.resources if r.res_class == cls]
+    index = {id(r): i for i, r in enumerate(table)}
+    resources = [RdatResource(_RDAT_CLASS[r.res_class], r.shape, r.range_id, r.space, r.lower, r.upper, r.var.name,
+                              RESOURCE_FLAG_UAV_COUNTER if r.has_counter else 0) for r in table]
+    functions = []
+    for lf in lm.library:
+        kind = SHADER_KINDS[lf.kind]
+        used = {OPS[n].min_sm for n in called_ops(lf.function)}
+        major, minor = max(used | {(6, 0)})
+        functions.append(RdatFunction(
+            lf.name, lf.name, kind, resources=sorted(index[id(r)] for r in lf.resources),
+            payload_size=lf.payload_size, attribute_size=lf.attribute_size,
+            feature_flags=feature_bits(function_features(lm, lf)), stage_mask=1 << kind,
+            min_target=encode_min_target(kind, major, minor)))
+    subobjects = []
+    for o in lm.subobjects:
+        row = o.row
+        if o.kind == "SubobjectToExportsAssociation":
+            values: tuple = (o.field("Subobject"), tuple(o.exports))
+        elif row.hit_group_type is not None:
+            fields = dict(row.fields)
+            values = (row.hit_group_type, o.field("AnyHit"), o.field("ClosestHit"),
+                      o.field("Intersection") if "Intersection" in fields else "")
+        else:
+            values = o.values
+        data = serialize(o.root_signature) if o.root_signature is not None else b""
+        subobjects.append(RdatSubobject(row.dxil_kind, o.name, values, data))
+    return rdat_part(resources, functions, subobjects)
+
+
+def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, int]) -> DxilOutput:
+    """-T lib_6_x: every exported shader in one module; RDAT instead of signatures and PSV0."""
+    debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
+    lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
+    add_library_metadata(lm)
+    check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
+    bitcode = write_bitcode(lm.llmod)
+    info = ContainerInfo(
+        stage="library", shader_model=sm, dxil_version=dxil_version(sm), valver=validator_version(sm),
+        bitcode=bitcode, entry_name="", feature_flags=feature_bits(library_features(lm)),
+        hash_mode="retail" if options.dxil_hash == "retail" else "bypass", rdat=library_rdat(lm))
+    debug_container, debug_path, debug_bitcode = _debug_parts(debug, lm, info, options)
+    container = build_container(info)
+    check.check_library_container(lm, container)
     return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
 
 

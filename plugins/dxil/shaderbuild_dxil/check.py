@@ -16,12 +16,13 @@ from shaderbuild.diagnostics import CompileError, Diagnostic
 from . import sigpack
 from .container import ContainerInfo, parse_container
 from .ctrldep import dominator_tree, successors
-from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, shader_flags
+from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, SHADER_KINDS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
+from .rdat import FUNCTION_STRIDE, PART_TYPES, parse_rdat
 from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -47,8 +48,8 @@ def _fail(msg: str) -> DxilCheckError:
 def _legal_value_type(t: T.Type) -> bool:
     if t in _SCALARS:
         return True
-    if isinstance(t, T.StructType):
-        return t.name is not None and t.name.startswith("dx.types.") or t.name is None
+    if isinstance(t, T.StructType):     # (a library's resource value, createHandleForLib's operand, is its struct)
+        return True
     if isinstance(t, T.PointerType):
         return True
     return False
@@ -62,13 +63,17 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
     m = lm.llmod
     defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
     bodies = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
+    if lm.library:
+        bodies = [lf.function for lf in lm.library]
     if defined != bodies:
         raise _fail("exactly one defined function (the entry) is expected, and a hull shader's "
-                    "patch-constant function after it")
+                    "patch-constant function after it (a library: one per exported shader)")
     stage, sm, native16 = ops.stage, ops.sm, ops.native16
+    # a library's operations are allowed when some shader kind of it may call them
+    stages = sorted({lf.kind for lf in lm.library}) if lm.library else [stage]
     for f in m.functions:
         if not f.blocks:
-            _check_declaration_cached(f.name, f.ftype, f.attrs, stage, sm, native16)
+            _check_declaration_in(f.name, f.ftype, f.attrs, stages, sm, native16)
     for f in bodies:
         _check_instructions(f)
         if ssa:
@@ -159,6 +164,17 @@ def _check_declaration_cached(name: str, ftype: T.FunctionType, attrs: tuple[str
     _check_declaration(_Decl(name, ftype, attrs), OpEmitter(None, stage, sm, native16))  # type: ignore[arg-type]  # no module: declarations only
 
 
+def _check_declaration_in(name: str, ftype: T.FunctionType, attrs: tuple[str, ...], stages: list[str],
+                          sm: tuple[int, int], native16: bool) -> None:
+    for i, stage in enumerate(stages):
+        try:
+            _check_declaration_cached(name, ftype, attrs, stage, sm, native16)
+            return
+        except CompileError:
+            if i == len(stages) - 1:
+                raise
+
+
 @dataclass(frozen=True, slots=True)
 class _Decl:
     name: str
@@ -175,6 +191,14 @@ def _check_declaration(f, ops: OpEmitter) -> None:
     candidates = BY_FUNCTION_CLASS.get(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
+    if any(op.overloads[:1] in (("udt",), ("obj",)) for op in candidates):   # dx.op.traceRay.struct.Payload
+        for op in candidates:
+            if op.overloads and op.overloads[0] in ("udt", "obj"):
+                ops.check(op, op.overloads[0])
+                if tuple(sorted(f.attrs)) != tuple(sorted(op.attrs)) or len(f.ftype.params) != len(op.params) + 1:
+                    raise _fail(f"{name} does not match the operation {op.name} ({f.ftype})")
+                return
+        raise _fail(f"{name}: no DXIL operation of class {cls} takes a user type")
     for op in candidates:
         if (ov is None) != (not op.overloads):
             continue
@@ -276,6 +300,25 @@ def _packing_overlaps(elems, point: str) -> None:
                 other = owner.setdefault((r, c), name)
                 if other != name:
                     raise _fail(f"signature elements {other} and {name} overlap at row {r} column {c}")
+
+
+def check_library_container(lm: LoweredModule, blob: bytes) -> None:
+    """A library's container: SFI0, RDAT, [ILDB, ILDN,] HASH, DXIL; RDAT read back has one function
+    record per exported shader (in order, with its kind) and one subobject record per subobject."""
+    parts = parse_container(blob)
+    if [p for p in parts if p not in ("ILDB", "ILDN")] != ["SFI0", "RDAT", "HASH", "DXIL"]:
+        raise _fail(f"library container parts {list(parts)}")
+    tables = parse_rdat(parts["RDAT"])
+    fn = tables.get(PART_TYPES["functions"], b"")
+    count, stride = struct.unpack_from("<II", fn, 0) if fn else (0, 0)
+    if count != len(lm.library) or stride != FUNCTION_STRIDE:
+        raise _fail(f"RDAT has {count} function records of {stride} bytes for {len(lm.library)} shaders")
+    kinds = [struct.unpack_from("<I", fn, 8 + i * stride + 16)[0] for i in range(count)]
+    if kinds != [SHADER_KINDS[f.kind] for f in lm.library]:
+        raise _fail(f"RDAT shader kinds {kinds}")
+    so = tables.get(PART_TYPES["subobjects"], b"")
+    if (struct.unpack_from("<I", so, 0)[0] if so else 0) != len(lm.subobjects):
+        raise _fail("RDAT subobject table does not list every subobject")
 
 
 def check_container(lm: LoweredModule, blob: bytes) -> None:

@@ -142,6 +142,7 @@ class ContainerInfo:
     view_id: ViewIdTables | StreamViewIdTables | None = None
     geometry: GeometryState | None = None
     root_signature: bytes | None = None    # the RTS0 part (shaderbuild.rootsig.rts0), after PSV0 as in DXC
+    rdat: bytes | None = None              # a library's RDAT part (rdat.py): it has no ISG1/OSG1/PSV0
     debug_parts: list[tuple[str, bytes]] = field(default_factory=list)   # -Zi: ILDB / ILDN, before HASH
     # hull/domain shaders: the patch-constant signature (PSG1) and the PSV0 tessellation facts
     patch_constants: list[SignatureElement] | None = None
@@ -313,6 +314,10 @@ def _hash_part(info: ContainerInfo) -> bytes:
 
 def build_container(info: ContainerInfo) -> bytes:
     """Assemble the container; the header digest is BYPASS unless hash_mode == 'retail'."""
+    if info.rdat is not None:            # a library (DXC: SFI0, RDAT, then the program)
+        return assemble_container([("SFI0", struct.pack("<Q", info.feature_flags)), ("RDAT", info.rdat),
+                                   *info.debug_parts, ("HASH", _hash_part(info)), ("DXIL", _dxil_part(info))],
+                                  info.hash_mode)
     parts: list[tuple[str, bytes]] = [
         ("SFI0", struct.pack("<Q", info.feature_flags)),
         ("ISG1", _signature_part(info.inputs)),

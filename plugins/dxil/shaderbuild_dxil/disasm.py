@@ -25,6 +25,13 @@ def disassemble(out: DxilOutput) -> str:
         count = "unbounded" if r.count is None else str(r.count)
         lines.append(f";   {r.var.name}  {r.res_class}  {r.range_id}  space{r.space}  "
                      f"{_CLASS_PREFIX[r.res_class]}{r.lower}  {count}")
+    if lm.library:          # a library: no signatures; its shaders and subobjects
+        lines += [";", "; Exports:", ";   name  kind  payload  attributes"]
+        lines += [f";   {f.name}  {f.kind}  {f.payload_size}  {f.attribute_size}" for f in lm.library]
+        if lm.subobjects:
+            lines += [";", "; Subobjects:"] + [f";   {o.name}  {o.kind}" for o in lm.subobjects]
+        lines.append(";")
+        return "\n".join(lines) + "\n" + print_module(lm.llmod)
     for title, elems in (("Input signature", lm.inputs), ("Output signature", lm.outputs)):
         lines += [";", f"; {title}:"]
         for e in elems:

@@ -9,7 +9,7 @@ from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function
-from .lowered import LoweredModule
+from .lowered import LibraryFunction, LoweredModule
 from .resources import resource_records
 from .signature import signature_metadata
 
@@ -18,9 +18,10 @@ __all__ = ["add_metadata", "view_id_metadata", "shader_flags", "feature_info", "
 
 IDENT = "shaderbuild-dxil"
 STAGE_NAMES = {"vertex": "vs", "pixel": "ps", "geometry": "gs", "hull": "hs", "domain": "ds", "compute": "cs",
-               "mesh": "ms", "amplification": "as"}
+               "mesh": "ms", "amplification": "as", "library": "lib"}
 KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "dx.resources", "dx.typeAnnotations",
-                                  "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags"})
+                                  "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags",
+                                  "dx.subobjects"})
 TAG_SHADER_FLAGS, TAG_GS_STATE, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 1, 2, 3, 4
 # DXIL::TessellatorDomain / TessellatorPartitioning / TessellatorOutputPrimitive
 TESS_DOMAINS = {"isoline": 1, "tri": 2, "quad": 3}
@@ -44,7 +45,8 @@ HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 # signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
                        29: ("shading_rate", True, True)}
-_OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1"}
+_OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1",
+                "GeometryIndex": "raytracing_1_1"}
 MIN_VALIDATOR = (1, 7)
 
 
@@ -76,7 +78,11 @@ _NO_NEW_OPERAND_TYPES = frozenset(BINOPS) | {"select", "extractvalue", "br"}
 
 
 def _compute_features(lm: LoweredModule) -> set[str]:
-    """The scalar types of the entry's values and operands, and the other features.  A call's
+    return _function_features(lm, lm.entry, lm.resources, {op for op in lm.ops.used})
+
+
+def _function_features(lm: LoweredModule, fn: Function, resources: list, used_ops: set[str]) -> set[str]:
+    """The scalar types of the function's values and operands, and the other features.  A call's
     arguments have its callee's parameter types (the builder checks them), so those come from
     each distinct callee's type instead of every argument."""
     feats: set[str] = set()
@@ -84,7 +90,7 @@ def _compute_features(lm: LoweredModule) -> set[str]:
     add = types.add
     callees: dict[int, Function] = {}
     skip = _NO_NEW_OPERAND_TYPES
-    for bb in lm.entry.blocks:
+    for bb in fn.blocks:
         for inst in bb.instructions:
             add(inst.type)
             op = inst.op
@@ -109,13 +115,13 @@ def _compute_features(lm: LoweredModule) -> set[str]:
         feats.add("native_low_precision" if lm.native16 else "low_precision")
         if lm.native16:
             feats.add("low_precision")
-    if any(op.flags & {"wave"} for op in lm.ops.used.values()):
+    if any(lm.ops.used[op].flags & {"wave"} for op in used_ops if op in lm.ops.used):
         feats.add("wave_ops")
-    if any(r.is_raw_or_structured for r in lm.resources):
+    if any(r.is_raw_or_structured for r in resources):
         feats.add("raw_structured")
-    if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in lm.resources):
+    if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in resources):
         feats.add("uavs_every_stage")
-    feats.update(f for op, f in _OP_FEATURES.items() if op in lm.ops.used)
+    feats.update(f for op, f in _OP_FEATURES.items() if op in used_ops)
     for e in (*lm.inputs, *lm.outputs):
         row = _SIGNATURE_FEATURES.get(e.kind)
         if row is not None and (row[1] if e in lm.inputs else row[2]):
@@ -212,3 +218,127 @@ def tess_state(lm: LoweredModule) -> list:
         _i32(t.input_control_points or 0), _i32(t.output_control_points or 0), domain,
         _i32(TESS_PARTITIONINGS[t.partitioning or ""]), _i32(TESS_OUTPUT_PRIMITIVES[t.output_topology or ""]),
         MDValue(ConstFloat(T.f32, max_tf))])]
+
+
+# ------------------------------------------------------------------ libraries (-T lib_6_x)
+
+SHADER_KINDS = {"pixel": 0, "vertex": 1, "geometry": 2, "hull": 3, "domain": 4, "compute": 5, "library": 6,
+                "raygeneration": 7, "intersection": 8, "anyhit": 9, "closesthit": 10, "miss": 11, "callable": 12,
+                "mesh": 13, "amplification": 14}
+TAG_RAY_PAYLOAD_SIZE, TAG_RAY_ATTRIB_SIZE, TAG_SHADER_KIND = 6, 7, 8
+# DxilParamInputQual of a function annotation's parameters: the return value is an 'out'
+_PARAM_QUAL = {"in": 0, "out": 1, "inout": 2}
+
+
+def called_ops(fn: Function) -> set[str]:
+    from .ops import function_op
+
+    out = set()
+    for bb in fn.blocks:
+        for inst in bb.instructions:
+            if inst.op == "call":
+                hit = function_op(inst.operands[0].name)
+                if hit is not None:
+                    out.add(hit[0].name)
+    return out
+
+
+def function_features(lm: LoweredModule, lf: LibraryFunction) -> set[str]:
+    """One exported shader's features (its entry's shader flags, its RDAT FeatureInfo).  Before
+    validator 1.8, DXC sets the DXR 1.1 flag on every function of a library with a
+    RaytracingPipelineConfig1 subobject."""
+    feats = _function_features(lm, lf.function, lf.resources, called_ops(lf.function))
+    if any(o.kind == "RaytracingPipelineConfig1" for o in lm.subobjects):
+        feats.add("raytracing_1_1")
+    return feats
+
+
+def _flags_of(feats: set[str]) -> int:
+    return sum(1 << SHADER_FLAG_BITS[f] for f in feats)
+
+
+def feature_bits(feats: set[str]) -> int:
+    feats = set(feats)
+    if "native_low_precision" in feats:
+        feats.discard("low_precision")
+    return sum(FEATURE_BITS.get(f, 0) for f in feats)
+
+
+def library_features(lm: LoweredModule) -> set[str]:
+    """The union of the shaders' features: the library's SFI0 and module shader flags."""
+    if lm.features is None:
+        out: set[str] = set()
+        for lf in lm.library:
+            out |= function_features(lm, lf)
+        lm.features = frozenset(out)
+    return set(lm.features)
+
+
+def subobject_metadata(o) -> MDNode:
+    """One `dx.subobjects` record (DxilMDHelper::EmitSubobject's shape): name, kind, then per kind
+    its values (a root signature: its RTS0 bytes and its text)."""
+    from shaderbuild.rootsig.rts0 import serialize
+
+    row = o.row
+    out: list = [MDString(o.name), _i32(row.dxil_kind)]
+    if o.kind in ("GlobalRootSignature", "LocalRootSignature"):
+        data = serialize(o.root_signature)
+        out += [MDNode([MDValue(ConstAggregate(T.ArrayType(T.i8, len(data)), [ConstInt(T.i8, b) for b in data]))]),
+                MDString(o.field("Data"))]
+    elif o.kind == "SubobjectToExportsAssociation":
+        out += [MDString(o.field("Subobject")), MDNode([MDString(e) for e in o.exports])]
+    elif row.hit_group_type is not None:
+        fields = dict(row.fields)
+        out += [_i32(row.hit_group_type), MDString(o.field("Intersection") if "Intersection" in fields else ""),
+                MDString(o.field("AnyHit")), MDString(o.field("ClosestHit"))]
+    else:
+        out += [_i32(v) for v in o.values]
+    return MDNode(out)
+
+
+def add_library_metadata(lm: LoweredModule) -> None:
+    """A library's named metadata: no signatures; dx.entryPoints starts with a null entry holding the
+    resources and the library's shader flags, then one entry per shader with its kind and payload
+    and attribute sizes (DXIL.rst, "Shader library"); dx.subobjects lists the state-object subobjects.
+    (No dx.dxrPayloadAnnotations: the [raypayload] access qualifiers are checked, not recorded.)"""
+    m = lm.llmod
+    dxv = dxil_version(lm.sm)
+    valv = validator_version(lm.sm)
+    m.add_named_md("llvm.ident", [MDNode([MDString(IDENT)])])
+    m.add_named_md("dx.version", [MDNode([_i32(dxv[0]), _i32(dxv[1])])])
+    m.add_named_md("dx.valver", [MDNode([_i32(valv[0]), _i32(valv[1])])])
+    m.add_named_md("dx.shaderModel", [MDNode([MDString("lib"), _i32(lm.sm[0]), _i32(lm.sm[1])])])
+    res = resource_records(lm.resources)
+    if res is not None:
+        m.add_named_md("dx.resources", [res])
+    empty = MDNode([])
+    annotations: list = [_i32(1)]
+    for lf in lm.library:
+        params = [MDNode([_i32(1), empty, empty])]
+        params += [MDNode([_i32(_PARAM_QUAL[d]), empty, empty]) for d in _param_directions(lf)]
+        annotations += [MDValue(lf.function), MDNode(params)]
+    m.add_named_md("dx.typeAnnotations", [MDNode(annotations)])
+    module_flags = _flags_of(library_features(lm))
+    entries = [MDNode([None, MDString(""), None, res,
+                       MDNode([_i32(TAG_SHADER_FLAGS), MDValue(ConstInt(T.i64, module_flags))]) if module_flags
+                       else None])]
+    # the shaders sorted by name, their properties without shader flags (those are per function in
+    # RDAT), as DxilModule::EmitDxilMetadata writes them
+    for lf in sorted(lm.library, key=lambda f: f.name):
+        props: list = [_i32(TAG_SHADER_KIND), _i32(SHADER_KINDS[lf.kind])]
+        if lf.kind in ("anyhit", "closesthit"):
+            props += [_i32(TAG_RAY_PAYLOAD_SIZE), _i32(lf.payload_size), _i32(TAG_RAY_ATTRIB_SIZE), _i32(lf.attribute_size)]
+        elif lf.kind in ("miss", "callable"):
+            props += [_i32(TAG_RAY_PAYLOAD_SIZE), _i32(lf.payload_size)]
+        entries.append(MDNode([MDValue(lf.function), MDString(lf.name), None, None, MDNode(props)]))
+    m.add_named_md("dx.entryPoints", entries)
+    if lm.subobjects:
+        m.add_named_md("dx.subobjects", [subobject_metadata(o) for o in lm.subobjects])
+
+
+def _param_directions(lf: LibraryFunction) -> list[str]:
+    """in for hit attributes, inout for payloads and callable data (the entry's parameters in order)."""
+    n = len(lf.function.ftype.params)
+    if lf.kind in ("anyhit", "closesthit"):
+        return ["inout", "in"][:n]
+    return ["inout"] * n

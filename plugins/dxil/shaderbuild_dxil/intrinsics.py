@@ -21,6 +21,7 @@ from .ops import overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .rayquery import RAYQUERY_HANDLERS
+from .raytracing import RAY_HANDLERS
 from .scalarize import component_types, llvm_scalar
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
@@ -699,16 +700,19 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 # POLYFILLED (polyfills.py): the table entries passes/polyfill.py expands for this backend; every
 # other entry has a handler here (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
-UNSUPPORTED_INTRINSICS: dict[str, str] = {
-    name: "DXR ray-tracing libraries are not lowered to DXIL yet (dx.op TraceRay, ReportHit, CallShader and "
-          "the ray system values)"
-    for name in ("DispatchRaysIndex", "DispatchRaysDimensions", "WorldRayOrigin", "WorldRayDirection", "RayTMin",
-                 "RayTCurrent", "RayFlags", "InstanceIndex", "InstanceID", "PrimitiveIndex", "GeometryIndex",
-                 "ObjectRayOrigin", "ObjectRayDirection", "ObjectToWorld3x4", "WorldToObject3x4", "ObjectToWorld4x3",
-                 "WorldToObject4x3", "HitKind", "IgnoreHit", "AcceptHitAndEndSearch", "TraceRay", "ReportHit",
-                 "CallShader")
-}
+UNSUPPORTED_INTRINSICS: dict[str, str] = {}
+_HANDLERS.update(RAY_HANDLERS)         # DXR (raytracing.py)
 _HANDLERS.update(RAYQUERY_HANDLERS)
+
+
+def _system_value_or_method(system_value: Handler, method: Handler) -> Handler:
+    """RayTMin, RayFlags, WorldRayOrigin, WorldRayDirection: a DXR system value without operands, a
+    RayQuery method with the query as its first."""
+    return lambda L, e: method(L, e) if e.args else system_value(L, e)
+
+
+for _name in set(RAY_HANDLERS) & set(RAYQUERY_HANDLERS):
+    _HANDLERS[_name] = _system_value_or_method(RAY_HANDLERS[_name], RAYQUERY_HANDLERS[_name])
 NATIVE_INTRINSICS = frozenset(_HANDLERS)
 
 

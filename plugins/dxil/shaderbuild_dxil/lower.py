@@ -44,6 +44,7 @@ from .places import (
     ResourcePlace,
     VarStorage,
 )
+from .raytracing import load_udt, store_udt
 from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, assign_ranges, classify, symbol_type
 from .scalarize import (
     component_types,
@@ -102,13 +103,17 @@ class _LoopTargets:
 class FunctionLowerer:
     """Lowers the entry wrapper (and, by inlining, everything it calls)."""
 
-    def __init__(self, mod: ModuleContext, name: str | None = None) -> None:
+    def __init__(self, mod: ModuleContext, name: str | None = None, params: tuple[T.Type, ...] = (),
+                 source: ir.Function | None = None) -> None:
         self.m = mod
+        self.source = source         # a library shader's HLSL function (-Zi: its DISubprogram describes ours)
         self.ops = mod.ops
         self.sm = mod.sm
         self.native16 = mod.native16
         self.optimize = mod.optimize
-        self.fn = mod.llmod.add_function(T.FunctionType(T.void, ()), name or mod.entry_name)
+        self.fn = mod.llmod.add_function(T.FunctionType(T.void, params), name or mod.entry_name)
+        # a ray-tracing entry's struct parameters: (IR variable, its pointer argument, written back?)
+        self.struct_params: list[tuple[ir.Variable, Value, bool]] = []
         self.alloca_block = self.fn.append_block("entry")
         self.alloca_builder = IRBuilder(self.alloca_block)
         first = self.fn.append_block()
@@ -1007,11 +1012,19 @@ class FunctionLowerer:
         self.loops.pop()
         self._enter(merge)
 
+    def alloca(self, t: T.Type) -> Value:
+        return self.alloca_builder.alloca(t, align=4)
+
+    def write_back_payload(self) -> None:
+        for var, ptr, inout in self.struct_params:
+            if inout:
+                store_udt(self, ptr, var.type, self.place(ir.VarRef(var)).read(self))
+
     # ------------------------------------------------------------------ driver
     def lower_entry(self, fn: ir.Function) -> Function:
         if self.debug is not None:
             entry = self.m.module.entry
-            src = entry.source_function if entry is not None else fn
+            src = self.source or (entry.source_function if entry is not None else fn)
             self.dbg_scope = self.debug.subprogram(fn, self.fn.name, src.loc, src)
             self.debug.describe(self.dbg_scope, self.fn)
         exit_bb = self.new_block()
@@ -1021,11 +1034,17 @@ class FunctionLowerer:
                 self._allocate_ray_query(v)
             elif not _is_resource_type(v.type):
                 frame.storages[id(v)] = self.make_storage(v)
+        for p, arg in zip(fn.params, self.fn.args):    # a ray-tracing entry's payload / attributes
+            frame.storages[id(p.var)] = self.make_storage(p.var)
+            self.struct_params.append((p.var, arg, p.direction != "in"))
         self.frames.append(frame)
+        for var, ptr, _inout in self.struct_params:
+            self.place(ir.VarRef(var)).write(self, load_udt(self, ptr, var.type))
         self.stmts(fn.body)
-        self.frames.pop()
         self.branch_to(exit_bb)
         self._enter(exit_bb)
+        self.write_back_payload()
+        self.frames.pop()
         self.b.ret()
         self.alloca_builder.br(self.fn.blocks[1])
         forwarded = self.ssa.finish(self.fn) if self.ssa is not None else {}

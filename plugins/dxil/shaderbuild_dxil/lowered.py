@@ -16,7 +16,20 @@ from .ops import OpEmitter
 from .resources import ResourceInfo
 from .signature import SigElement
 
-__all__ = ["LoweredModule"]
+__all__ = ["LoweredModule", "LibraryFunction"]
+
+
+@dataclass(slots=True)
+class LibraryFunction:
+    """One exported shader of a library (-T lib_6_x): its function and the facts its entry
+    properties and RDAT record carry."""
+
+    function: Function
+    name: str
+    kind: str                       # 'raygeneration' | 'closesthit' | ... (ir/raytracing.py)
+    payload_size: int = 0           # payload (callable: parameter) size in bytes
+    attribute_size: int = 0
+    resources: list[ResourceInfo] = field(default_factory=list)    # the resources it uses
 
 
 @dataclass(slots=True)
@@ -42,3 +55,6 @@ class LoweredModule:
     patch_function: Function | None = None
     tess: TessInfo | None = None
     geometry: ir.GeometryInfo | None = None           # a geometry shader's attributes, primitive, streams
+    # a library: its exported shaders (entry is the first one's function) and state-object subobjects
+    library: list[LibraryFunction] = field(default_factory=list)
+    subobjects: list = field(default_factory=list)    # shaderbuild.ir.Subobject

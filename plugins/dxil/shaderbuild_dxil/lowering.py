@@ -67,3 +67,7 @@ class Lowering(Protocol):
     def truthy(self, v: Value) -> Value: ...
 
     def convert_scalar(self, v: Value, s: ir.Scalar, d: ir.Scalar) -> Value: ...
+
+    def alloca(self, t: Any) -> Value: ...          # t: an LLVM type; the alloca sits in the entry block
+
+    def write_back_payload(self) -> None: ...       # a ray-tracing entry: its payload back to the caller

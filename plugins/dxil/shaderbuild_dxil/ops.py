@@ -35,7 +35,8 @@ OVERLOAD_LETTERS = {"h": "f16", "f": "f32", "d": "f64", "1": "i1", "8": "i8", "w
 OVERLOAD_TYPES: dict[str, T.IntType | T.FloatType] = {"f16": T.f16, "f32": T.f32, "f64": T.double, "i1": T.i1, "i8": T.i8,
                                      "i16": T.i16, "i32": T.i32, "i64": T.i64}
 STAGE_SHORT = {"compute": "cs", "pixel": "ps", "vertex": "vs", "hull": "hs", "domain": "ds", "geometry": "gs",
-               "mesh": "ms", "amplification": "as", "library": "lib"}
+               "mesh": "ms", "amplification": "as", "library": "lib", "raygeneration": "rg", "intersection": "is",
+               "anyhit": "ah", "closesthit": "ch", "miss": "miss", "callable": "call"}
 ATTRS = {"rn": ("nounwind", "readnone"), "ro": ("nounwind", "readonly"), "nd": ("noduplicate", "nounwind"),
          "nr": ("noreturn", "nounwind"), "-": ("nounwind",)}
 FLAG_NAMES = {"w": "wave", "d": "derivative", "g": "gradient", "b": "barrier", "f": "feedback"}
@@ -181,6 +182,11 @@ class OpEmitter:
         # for every call of one operation, so they run once per module, not once per call
         self._declared: dict[tuple[str, str | None], tuple[Function, ConstInt, tuple, T.Type]] = {}
 
+    def clear_declared(self) -> None:
+        """Forget the per-module declaration cache (its entries skip the profile check): a library
+        checks each shader's operations against that shader's kind."""
+        self._declared.clear()
+
     def retain(self, function_names: set[str]) -> None:
         """Forget operations whose declarations were removed (dead code)."""
         classes = {n.split(".")[2] for n in function_names if n.startswith("dx.op.")}
@@ -255,6 +261,21 @@ class OpEmitter:
             b.call(fn, [opcode, *args])                     # raises IRBuilder.call's TypeError
         return b._emit("call", ret, [fn, opcode, *args], {}, "")
 
+
+    def call_typed(self, b: IRBuilder, name: str, udt: T.StructType, args: list[Value],
+                   loc: SourceLoc | None = None) -> Instruction:
+        """Call an operation whose overload is a user type (`udt`: a pointer to the struct, as
+        traceRay's payload; `obj`: the struct itself, as createHandleForLib's resource): the
+        declaration is named after the struct, `dx.op.traceRay.struct.Payload`."""
+        op = OPS[name]
+        ov = op.overloads[0]
+        self.check(op, ov, loc)
+        self.used[op.name] = op
+        arg_t = udt.ptr() if ov == "udt" else udt
+        params = (T.i32, *(arg_t if p in ("udt", "obj") else op_llvm_type(p, None, self.native16) for p in op.params))
+        ret = op_llvm_type(op.ret, "i32", self.native16) if op.ret == "T" else op_llvm_type(op.ret, None, self.native16)
+        fn = self.module.declare(T.FunctionType(ret, params), op.function_name(udt.name or "anon"), op.attrs)
+        return b.call(fn, [ConstInt(T.i32, op.opcode), *args])
 
     def emitter(self, b: IRBuilder, name: str, overload: str | None,
                 loc: SourceLoc | None = None) -> Callable[[list[Value]], Instruction]:

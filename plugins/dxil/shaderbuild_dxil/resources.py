@@ -285,6 +285,12 @@ class HandleFactory:
         props_t = op_llvm_type("ResourceProperties", None)
         d0, d1 = resource_properties(r)
         props = ConstAggregate(props_t, [ConstInt(T.i32, d0), ConstInt(T.i32, d1)])
+        if r.symbol is not None:     # a library: load the resource's global, createHandleForLib (DXIL.rst)
+            st = resource_type(r)
+            ptr = r.symbol if not isinstance(symbol_type(r), T.ArrayType) else \
+                b.gep(r.symbol, [ConstInt(T.i32, 0), index])
+            h = self.ops.call_typed(b, "CreateHandleForLib", st, [b.load(ptr)])
+            return h if self.sm < (6, 6) else self.ops.call(b, "AnnotateHandle", None, [h, props])
         if r.heap is not None:       # SM 6.6 dynamic resource: the index is the heap index
             h = self.ops.call(b, "CreateHandleFromHeap", None, [index, ConstInt(T.i1, int(r.heap == "sampler")), nu])
             return self.ops.call(b, "AnnotateHandle", None, [h, props])

@@ -13,7 +13,7 @@ from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_of, with_scalar
 from .heaps import HeapElement, HeapLowering
-from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, TypeSymbol, VarSymbol
+from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 _MATRIX_ZERO_RE = re.compile(r"^(?:_m([0-3])([0-3]))+$")
@@ -647,7 +647,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise self.undeclared(e.name, e.loc)
             if not isinstance(sym, VarSymbol):
                 kind = ("function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol)
-                        else "specialization constant" if isinstance(sym, SpecConstSymbol) else "constant")
+                        else "specialization constant" if isinstance(sym, SpecConstSymbol)
+                        else "state-object subobject" if isinstance(sym, SubobjectSymbol) else "constant")
                 raise error(f"'{e.name}' is a {kind}, not a variable", e.loc)
             var = sym.var
             if for_write and (var.const or var.storage is ir.Storage.UNIFORM):

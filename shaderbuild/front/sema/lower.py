@@ -17,6 +17,7 @@ from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
 from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
+from ...ir.subobjects import SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .calls import CallLowering
@@ -24,10 +25,11 @@ from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
 from .rayquery import RayQueryLowering
-from .raytracing import RayTracingLowering
+from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
-from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
+from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
+from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
@@ -87,6 +89,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
+        self.subobjects: list[ir.Subobject] = []        # sema/subobjects.py
+        declare_constants(self)
         self.spec_locs: dict[int, SourceLoc] = {}
         self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)  # type: ignore[arg-type]  # no declaration
 
@@ -360,6 +364,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        if d.type.name in SUBOBJECT_KINDS:
+            obj = subobject_global(self, d, local_static)
+            self.declare(d.name, SubobjectSymbol(obj), d.loc)
+            self.subobjects.append(obj)
+            return
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
         _local_only(t, d.type.loc, "a global or static variable")
@@ -812,6 +821,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 ep.static_init = self.static_init
         module.source_files = source_files
         module.spec_constants = self.spec_constants
+        module.subobjects = self.subobjects
+        if library and self.subobjects:      # names the hit groups and associations refer to
+            kinds = {info.decl.name: marked[0] for info in self.funcs
+                     if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}
+            check_exports(self.subobjects, kinds, self.sink)
+            check_shader_config(self.subobjects, module.entries, self.sink)
         return module
 
     def find_entry(self, main_file: str) -> FuncInfo:

@@ -52,7 +52,13 @@ class TypeSymbol(Record):
     type: ir.Type
 
 
-Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol
+class SubobjectSymbol(Record):
+    """A state-object subobject (sema/subobjects.py): a name, not a value code can read."""
+
+    subobject: ir.Subobject
+
+
+Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol | SubobjectSymbol
 
 
 class Scope:

@@ -10,6 +10,7 @@ from ...diagnostics import error
 from ...ir.raytracing import RAY_DESC, RAY_FLAGS, RAYQUERY_FLAGS
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
+from ...ir.subobjects import SUBOBJECT_KINDS
 from .. import ast
 
 # spelling -> (kind, width, width with -enable-16bit-types)
@@ -140,6 +141,9 @@ class TypeResolver:
             return ir.RayQuery(flags[0])
         if name in PATCH_TYPES:
             return self._patch(ref)
+        if name in SUBOBJECT_KINDS:      # only a global declaration of its own (sema/subobjects.py)
+            raise error(f"'{name}' is a state-object subobject: it can only be the type of a global variable "
+                        f"with an initializer list", ref.loc)
         raise error(f"unknown type name '{name}'", ref.loc)
 
     def _patch(self, ref: ast.TypeRef) -> ir.Type:

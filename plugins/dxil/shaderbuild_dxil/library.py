@@ -1,0 +1,96 @@
+"""A DXIL library (`-T lib_6_x`, no -E): every exported shader lowered to its own function of one
+module.  Ray-tracing shaders take their payload / attributes / callable data as struct pointers
+(raytracing.py); a library has no stage signatures, and its resources are named by global
+symbols read through createHandleForLib (DXIL.rst, "Shader library" and "Resources")."""
+
+from __future__ import annotations
+
+from shaderbuild import ir
+from shaderbuild.diagnostics import error
+from shaderbuild.ir.raytracing import RT_STAGES
+
+from .context import ModuleContext, used_globals
+from .debuginfo import DebugInfo
+from .llvm.values import Function
+from .lower import FunctionLowerer
+from .lowered import LibraryFunction, LoweredModule
+from .raytracing import udt_size, udt_type
+from .resources import assign_ranges, classify, symbol_type
+from .statics import fold_static_initializers
+
+__all__ = ["lower_library"]
+
+
+
+def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False, optimize: bool = True,
+                  debug: DebugInfo | None = None) -> LoweredModule:
+    entries = ir.entry_points(module)
+    if not entries:
+        raise error("the library exports no shader: mark its entry functions with [shader(\"...\")]")
+    for ep in entries:
+        if ep.function is None:
+            raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
+        if ep.stage not in RT_STAGES:
+            raise error(f"'{ep.name}': {ep.stage} shaders in a DXIL library are not supported yet "
+                        f"(ray-tracing shaders are)", ep.source_function.loc)
+    ctx = ModuleContext(module, "library", sm, native16, optimize)
+    ctx.debug = debug
+    used: dict[int, ir.Variable] = {}
+    per_entry: list[set[int]] = []
+    counters: set[int] = set()
+    for ep in entries:
+        assert ep.function is not None
+        vs, _fns, cu = used_globals(ep.function)
+        per_entry.append({id(v) for v in vs})
+        for v in vs:
+            used.setdefault(id(v), v)
+        counters |= set(cu)
+    declared = {id(g) for g in module.globals}
+    order = [g for g in module.globals if id(g) in used] + [v for v in used.values() if id(v) not in declared]
+    for g in order:
+        if g.binding is not None:
+            info = classify(g)
+            if info.heap is None:
+                ctx.resources.append(info)
+            ctx._res_by_var[id(g)] = info
+        elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
+            ctx.add_global_storage(g)
+    for vid in counters:
+        if vid in ctx._res_by_var:
+            ctx._res_by_var[vid].has_counter = True
+    assign_ranges(ctx.resources)
+    for r in ctx.resources:        # a library names each resource with a global (DXIL.rst, field 1 of a record)
+        r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
+    functions: list[LibraryFunction] = []
+    called: set = set()
+    for ep, uses in zip(entries, per_entry):
+        assert ep.function is not None
+        fold_static_initializers(ctx, ep.function.body)
+        params = tuple(udt_type(p.var.type).ptr() for p in ep.function.params)
+        ctx.ops.stage = ep.stage           # each shader's operations are checked against its kind
+        ctx.ops.clear_declared()
+        lowerer = FunctionLowerer(ctx, ep.name, params, source=ep.source_function)
+        fn = lowerer.lower_entry(ep.function)
+        called |= set(lowerer.cleaned.callees)
+        ptypes = [p.var.type for p in ep.function.params]
+        payload = udt_size(ptypes[0], native16) if ptypes else 0
+        attributes = udt_size(ptypes[1], native16) if len(ptypes) > 1 else 0
+        functions.append(LibraryFunction(fn, ep.name, ep.stage, payload, attributes,
+                                          [r for r in ctx.resources if id(r.var) in uses]))
+    ctx.ops.stage = "library"
+    ctx.ops.clear_declared()
+    # the exported functions keep their names (the runtime links shaders by name): a global named like
+    # one (a resource, a static) is renamed, LLVM's symbols being one namespace
+    exported = {ep.name for ep in entries}
+    for sym in ctx.llmod.globals:
+        if sym.name in exported:
+            sym.name = f"{sym.name}.global"
+    keep: list[Function] = [f.function for f in functions]
+    ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
+    ctx.ops.retain({f.name for f in ctx.llmod.functions})
+    lm = LoweredModule(ctx.llmod, keep[0], ctx.ops, ctx.resources, [], [], "library", sm, native16, (0, 0, 0),
+                       ctx.group_shared_bytes)
+    lm.library = functions
+    lm.subobjects = list(module.subobjects)
+    return lm
+
