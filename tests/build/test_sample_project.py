@@ -569,3 +569,12 @@ def test_meshlet_mesh_shader_dxil_runs_on_the_interpreter(built):
             x, y = (x1 if k & 1 else x0), (y1 if k & 2 else y0)
             assert out.value(False, position, k) == (x / 8 - 1, y / 8 - 1, 0.5, 1.0)
         assert [out.value(True, color, p) for p in range(2)] == [rgba, rgba]
+
+
+def test_programs_json_lists_the_library_shaders_by_kind(built):
+    programs = json.loads((built / "programs.json").read_text())["programs"]
+    lib = programs["shaders/raytracing/rt_shadows.hlsl@spirv"]
+    assert lib["entries"] == {"raygeneration": ["rg_shadows"], "miss": ["ms_shadows"], "closesthit": ["ch_shadows"]}
+    stages = {r["name"]: r["stages"] for r in lib["resources"]}
+    assert stages == {"ShadowConstants": ["raygeneration"], "g_Scene": ["raygeneration"],
+                      "g_Positions": ["raygeneration"], "g_Normals": ["raygeneration"], "g_Shadow": ["raygeneration"]}
