@@ -800,6 +800,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             seen = {id(f) for f in order}
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
         errors = [d for f in order for d in f.stage_errors]
+        if all(f is not self.static_init_info for f in order):
+            # a static initialiser kept as its variable's `init` (no statements) is still compiled into
+            # every entry: its stage errors count even when the static init function is not called
+            errors += self.static_init_info.stage_errors
         if errors:
             raise CompileError(errors[:1])
         if self.profile.stage != "compute":
