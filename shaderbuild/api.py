@@ -120,16 +120,22 @@ class Manifest:
 
     @property
     def stage(self) -> str:
-        return self.raw["entry"]["stage"]
+        """The entry's stage; "library" for a ray-tracing library (see `shaders`)."""
+        return "library" if "library" in self.raw else self.raw["entry"]["stage"]
 
     @property
     def entry(self) -> str:
-        return self.raw["entry"]["name"]
+        return "" if "library" in self.raw else self.raw["entry"]["name"]
 
     @property
     def numthreads(self) -> tuple[int, int, int] | None:
-        n = self.raw["entry"].get("numthreads")
+        n = self.raw.get("entry", {}).get("numthreads")
         return None if n is None else (n[0], n[1], n[2])
+
+    @property
+    def shaders(self) -> list[Mapping[str, Any]]:
+        """A ray-tracing library's exported shaders (name, kind, sizes, resources: docs/MANIFEST.md); [] otherwise."""
+        return list(self.raw.get("library", {}).get("shaders", []))
 
     @property
     def resources(self) -> list[Resource]:

@@ -44,11 +44,14 @@ def program_index(targets: list[Target], read_manifest) -> dict:
     programs: dict[str, dict] = {}
     for t in sorted(targets, key=lambda t: t.name):
         manifest = read_manifest(t)
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("entry"), dict):
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("entry") or manifest.get("library"), dict):
             continue        # missing or not a manifest (a failed or foreign build)
         key = f"{t.rel}[{t.perm_key}]@{t.backend}" if t.perm_key else f"{t.rel}@{t.backend}"
         prog = programs.setdefault(key, {"source": t.rel, "permutation": t.perm_key, "backend": t.backend,
                                          "entries": {}, "resources": {}})
+        if "library" in manifest:       # a ray-tracing library: each shader is an entry of its kind
+            _library_program(prog, manifest["library"].get("shaders", []), manifest.get("resources", []))
+            continue
         stage = manifest["entry"].get("stage", "?")
         prog["entries"].setdefault(stage, []).append(t.entry)
         for r in [*manifest.get("resources", []), *manifest.get("push_constants", [])]:
@@ -63,6 +66,20 @@ def program_index(targets: list[Target], read_manifest) -> dict:
     for prog in programs.values():
         prog["resources"] = [dict(r, stages=sorted(r["stages"])) for _, r in sorted(prog["resources"].items())]
     return {"format": PROGRAMS_FORMAT, "programs": programs}
+
+
+def _library_program(prog: dict, shaders: list[dict], resources: list[dict]) -> None:
+    """A library's shaders under their kinds, and each resource with the kinds of the shaders using it."""
+    for s in shaders:
+        prog["entries"].setdefault(s["kind"], []).append(s["name"])
+    for r in resources:
+        row = prog["resources"].setdefault(r["name"], {"name": r["name"], "stages": []})
+        for view in ("hlsl", "vulkan"):
+            if view in r:
+                row[view] = r[view]
+        for s in shaders:
+            if r["name"] in s.get("resources", ()) and s["kind"] not in row["stages"]:
+                row["stages"].append(s["kind"])
 
 
 def write_programs(project: Project, targets: list[Target], changed: bool) -> None:

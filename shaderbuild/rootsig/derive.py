@@ -15,7 +15,7 @@ from . import model as m
 from .validate import HEAP_FLAGS, ShaderResource, check_resources, check_signature
 
 _KIND_OF_CLASS = {"b": "CBV", "t": "SRV", "u": "UAV", "s": "Sampler"}
-_STAGE_VIS = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL"}
+_STAGE_VIS = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL", "library": "ALL"}
 _VIS_ORDER = list(m.VISIBILITY)
 _CLASS_ORDER = ("CBV", "SRV", "UAV", "Sampler")
 
@@ -38,9 +38,12 @@ class Shader:
             count = None if h["count"] == "unbounded" else h["count"]
             size = r["block"]["hlsl_size"] if "block" in r else 0
             out.append(ShaderResource(r["name"], h["class"], h["register"], h["space"], count, r["kind"], size))
+        heaps = frozenset(h["heap"] for h in manifest.get("descriptor_heaps", []))
+        if "library" in manifest:       # a ray-tracing library: a global root signature, visible to ALL
+            return cls("library", False, out, heaps)
         entry = manifest["entry"]
         return cls(entry["stage"], _reads_vertex_attributes(entry["stage"], [i["semantic"] for i in entry["inputs"]]),
-                   out, frozenset(h["heap"] for h in manifest.get("descriptor_heaps", [])))
+                   out, heaps)
 
 
 def _reads_vertex_attributes(stage: str, semantics: list[str]) -> bool:
@@ -90,6 +93,8 @@ def from_module(module) -> Shader:
     from .shader import shader_resources, used_heaps
 
     ep = module.entry
+    if ep is None:      # a ray-tracing library
+        return Shader("library", False, shader_resources(module), frozenset(used_heaps(module)))
     return Shader(ep.stage, _reads_vertex_attributes(ep.stage, [v.io.semantic for v in ep.inputs]),
                   shader_resources(module), frozenset(used_heaps(module)))
 

@@ -144,7 +144,8 @@ def check_signature(rs: m.RootSignature) -> None:
 
 _DESCRIPTOR_OF_CLASS = {"b": "CBV", "t": "SRV", "u": "UAV", "s": "Sampler"}
 _STAGE_VISIBILITY = {"vertex": "VERTEX", "pixel": "PIXEL", "compute": "ALL", "hull": "HULL", "domain": "DOMAIN",
-                     "geometry": "GEOMETRY", "mesh": "MESH", "amplification": "AMPLIFICATION"}
+                     "geometry": "GEOMETRY", "mesh": "MESH", "amplification": "AMPLIFICATION",
+                     "library": "ALL"}     # ray-tracing shaders see only parameters visible to ALL
 # what a root SRV/UAV descriptor can bind: raw and structured buffers without a counter
 _ROOT_BUFFERS = ("StructuredBuffer", "RWStructuredBuffer", "ByteAddressBuffer", "RWByteAddressBuffer")
 

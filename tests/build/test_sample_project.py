@@ -470,3 +470,15 @@ def test_ray_traced_shadows_execute(vk, built):
                                hit_groups=({"closest": "ch_shadows"},), modules=modules)
     dxil_consumer.STATS.executed += 1
     assert list(struct.unpack(f"<{size * size}f", result["buffers"][-1])) == expected
+
+
+def test_programs_json_lists_the_library_shaders_by_kind(built):
+    programs = json.loads((built / "programs.json").read_text())["programs"]
+    lib = programs["shaders/raytracing/rt_shadows.hlsl@spirv"]
+    assert lib["entries"] == {"raygeneration": ["rg_shadows"], "miss": ["ms_shadows"], "closesthit": ["ch_shadows"]}
+    stages = {r["name"]: r["stages"] for r in lib["resources"]}
+    assert stages == {"ShadowConstants": ["raygeneration"], "g_Scene": ["raygeneration"],
+                      "g_Positions": ["raygeneration"], "g_Normals": ["raygeneration"], "g_Shadow": ["raygeneration"]}
+    dxil = programs["shaders/raytracing/rt_shadows.hlsl@dxil"]       # the DXIL library says the same
+    assert dxil["entries"] == lib["entries"]
+    assert {r["name"]: r["stages"] for r in dxil["resources"]} == stages

@@ -94,3 +94,30 @@ void ms(inout Payload p) {
     jsonschema.validate(res.manifest, SCHEMA)
     assert [h["heap"] for h in res.manifest["descriptor_heaps"]] == ["resource"]
     tools.spirv_val(res.binary, "vulkan1.2")
+
+
+def test_global_root_signature_derived_from_a_library():
+    """`shaderbuild rootsig lib.json`: one table per space, visible to ALL (what ray-tracing shaders
+    see of a global root signature), samplers in a table of their own."""
+    from shaderbuild.rootsig.derive import Shader, derive, from_module
+    from shaderbuild.rootsig.printer import to_string
+
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
+                                                  vk_target_env="vulkan1.2"), text=LIB, keep_module=True)
+    assert res.ok
+    want = "DescriptorTable(SRV(t0, numDescriptors = 2), UAV(u2)), DescriptorTable(Sampler(s3))"
+    assert to_string(derive([Shader.from_manifest(res.manifest)]), compact=True) == want
+    assert to_string(derive([from_module(res.module)]), compact=True) == want
+
+
+def test_api_manifest_of_a_library():
+    from shaderbuild.api import Manifest
+
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
+                                                  vk_target_env="vulkan1.2"), text=LIB)
+    m = Manifest(res.manifest)
+    assert (m.stage, m.entry, m.numthreads) == ("library", "", None)
+    assert [(s["name"], s["kind"]) for s in m.shaders] == [
+        ("rg", "raygeneration"), ("ch", "closesthit"), ("isect", "intersection"), ("ah", "anyhit"),
+        ("light", "callable")]
+    assert m.resource("scene").name == "scene"
