@@ -77,10 +77,7 @@ class DxilOutput:
             "shader_flags": shader_flags(lm),
             "feature_info": self.info.feature_flags,
             "hash": self.info.hash_mode,
-            "resources": [
-                {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
-                 "lower_bound": r.lower, "count": r.count, "kind": r.shape}
-                for r in lm.resources],
+            "resources": _resources_view(lm),
             "inputs": [_element(e) for e in lm.inputs],
             "outputs": [_element(e) for e in lm.outputs],
             "dx_ops": sorted(lm.ops.used),
@@ -98,12 +95,14 @@ class DxilOutput:
                          "attribute_size": f.attribute_size} for f in lm.library],
             "feature_info": self.info.feature_flags,
             "hash": self.info.hash_mode,
-            "resources": [
-                {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
-                 "lower_bound": r.lower, "count": r.count, "kind": r.shape}
-                for r in lm.resources],
+            "resources": _resources_view(lm),
             "dx_ops": sorted(lm.ops.used),
         }
+
+
+def _resources_view(lm: LoweredModule) -> list[dict]:
+    return [{"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
+             "lower_bound": r.lower, "count": r.count, "kind": r.shape} for r in lm.resources]
 
 
 def _element(e) -> dict:

@@ -166,7 +166,8 @@ def view_id_metadata(lm: LoweredModule, valver: tuple[int, int]) -> MDNode | Non
     return MDNode([MDValue(ConstAggregate(T.ArrayType(T.i32, len(words)), [ConstInt(T.i32, w) for w in words]))])
 
 
-def add_metadata(lm: LoweredModule) -> None:
+def _module_header(lm: LoweredModule) -> MDNode | None:
+    """llvm.ident, dx.version, dx.valver, dx.shaderModel and dx.resources (its tuple, or None)."""
     m = lm.llmod
     dxv = dxil_version(lm.sm)
     valv = validator_version(lm.sm)
@@ -177,6 +178,13 @@ def add_metadata(lm: LoweredModule) -> None:
     res = resource_records(lm.resources)
     if res is not None:
         m.add_named_md("dx.resources", [res])
+    return res
+
+
+def add_metadata(lm: LoweredModule) -> None:
+    m = lm.llmod
+    valv = validator_version(lm.sm)
+    res = _module_header(lm)
     empty = MDNode([])
     annotated = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
     m.add_named_md("dx.typeAnnotations", [MDNode([_i32(1)] + [x for f in annotated for x in
@@ -302,15 +310,7 @@ def add_library_metadata(lm: LoweredModule) -> None:
     and attribute sizes (DXIL.rst, "Shader library"); dx.subobjects lists the state-object subobjects.
     (No dx.dxrPayloadAnnotations: the [raypayload] access qualifiers are checked, not recorded.)"""
     m = lm.llmod
-    dxv = dxil_version(lm.sm)
-    valv = validator_version(lm.sm)
-    m.add_named_md("llvm.ident", [MDNode([MDString(IDENT)])])
-    m.add_named_md("dx.version", [MDNode([_i32(dxv[0]), _i32(dxv[1])])])
-    m.add_named_md("dx.valver", [MDNode([_i32(valv[0]), _i32(valv[1])])])
-    m.add_named_md("dx.shaderModel", [MDNode([MDString("lib"), _i32(lm.sm[0]), _i32(lm.sm[1])])])
-    res = resource_records(lm.resources)
-    if res is not None:
-        m.add_named_md("dx.resources", [res])
+    res = _module_header(lm)
     empty = MDNode([])
     annotations: list = [_i32(1)]
     for lf in lm.library:

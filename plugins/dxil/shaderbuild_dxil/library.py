@@ -15,7 +15,6 @@ from .llvm.values import Function
 from .lower import FunctionLowerer
 from .lowered import LibraryFunction, LoweredModule
 from .raytracing import udt_size, udt_type
-from .resources import assign_ranges, classify, symbol_type
 from .statics import fold_static_initializers
 
 __all__ = ["lower_library"]
@@ -45,22 +44,7 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
         for v in vs:
             used.setdefault(id(v), v)
         counters |= set(cu)
-    declared = {id(g) for g in module.globals}
-    order = [g for g in module.globals if id(g) in used] + [v for v in used.values() if id(v) not in declared]
-    for g in order:
-        if g.binding is not None:
-            info = classify(g)
-            if info.heap is None:
-                ctx.resources.append(info)
-            ctx._res_by_var[id(g)] = info
-        elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
-            ctx.add_global_storage(g)
-    for vid in counters:
-        if vid in ctx._res_by_var:
-            ctx._res_by_var[vid].has_counter = True
-    assign_ranges(ctx.resources)
-    for r in ctx.resources:        # a library names each resource with a global (DXIL.rst, field 1 of a record)
-        r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
+    ctx.collect_globals(list(used.values()), counters)
     functions: list[LibraryFunction] = []
     called: set = set()
     for ep, uses in zip(entries, per_entry):
