@@ -8,9 +8,9 @@ the language test corpus (tests/lang/test_lang_*.py, dumped as bench/lang_corpus
 -O0 binary, plain and with --preserve-bindings --preserve-spec-constants (the contract our -O3
 keeps: every declared resource and spec constant stays, as the manifest lists them), and prints
 the sizes and the ratios ours -O3 / spirv-opt.  Each -O3 binary is checked with spirv-val.
-`--check` exits 1 when a sample-project shader's ratio to the binding-keeping spirv-opt, the
-sample project's total ratio to plain spirv-opt -O, or the corpus's total ratio is above the
-limit, or an -O3 binary is invalid.
+`--check` exits 1 when a sample-project or corpus shader's ratio to the binding-keeping
+spirv-opt, the sample project's total ratio to plain spirv-opt -O, or the corpus's total ratio
+is above the limit, when an -O3 binary is invalid, or when a shader does not compile.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 PRESERVE = ("--preserve-bindings", "--preserve-spec-constants")
+FAILED: list[str] = []       # shaders that did not compile at -O0 or -O3, or that spirv-opt refused
 
 
 def _spirv_opt(binary: bytes, *flags: str) -> bytes | None:
@@ -67,7 +68,9 @@ def sample_rows() -> list[dict]:
             return res.binary if res.ok else None
 
         row = measure(t.variant.replace("shaders/", ""), at, t.options.vk_target_env)
-        if row is not None:
+        if row is None:
+            FAILED.append(t.variant)
+        else:
             rows.append(row)
     return rows
 
@@ -88,7 +91,9 @@ def corpus_rows(directory: str) -> list[dict]:
             return res.binary if res.ok else None
 
         row = measure(meta.stem, at, "vulkan1.1")
-        if row is not None:
+        if row is None:
+            FAILED.append(meta.stem)
+        else:
             rows.append(row)
     return rows
 
@@ -146,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         corpus = corpus_rows(directory)
         ct = _total(corpus)
         ct["over_limit"] = sum(r["ratio_kept"] > args.limit for r in corpus)
+        over = [r["name"] for r in corpus if r["ratio_kept"] > args.limit]
         worst = sorted(corpus, key=lambda r: -r["ratio_kept"])[:10]
         print("\n## language test corpus: the 10 largest ratios")
         print("\n".join(_table(worst)))
@@ -162,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         ct = _total(corpus)
         if ct["ratio_kept"] > args.limit or ct["invalid"]:
             bad.append(f"corpus total {ct['ratio_kept']:.3f} / invalid {ct['invalid']}")
+        bad += [f"corpus shader {n}" for n in over]
+    bad += [f"{n} did not compile (or spirv-opt refused it)" for n in FAILED]
     if bad:
         print(f"\nabove {args.limit}x spirv-opt -O or invalid: {', '.join(bad)}")
     return 1 if args.check and bad else 0

@@ -282,3 +282,72 @@ def test_construct_of_another_vectors_components_is_a_shuffle():
     start = list(range(1, 17))
     got = run_cs(REORDERED, {"Out": ("uint", start)})
     assert got["Out"] == [w for x in range(4) for w in (2 * start[4 * x + 2], 2 * start[4 * x + 1], 2 * start[4 * x], 9)]
+
+
+WIDE = """
+RWStructuredBuffer<int> Out : register(u0);
+[numthreads(1,1,1)]
+void main() {
+    double d = 1.0 / 4.0;
+    Out[0] = (int)((d - 0.125l) * 64.0l);              // 8
+    int64_t a = -2147483648;
+    Out[1] = (int)(a >> 32) * 10 + (int)(a < 0);        // -9
+    uint64_t g = -1;
+    Out[2] = (int)(g >> 60);                            // 15
+    Out[3] = (int)(asdouble(0u, 0x3FF00000u) * 3.0l);  // 3
+    float f = 2.5;
+    Out[4] = (int)(f * 1.0 * 4.0) + (int)isnan(f) + (int)isinf(f);   // 10
+}
+"""
+
+
+def test_64_bit_and_double_constants_fold():
+    """64-bit integer and double arithmetic, width conversions, bitcasts of constant
+    composites and isnan/isinf of finite constants fold; every store is then a constant."""
+    body = _body(_build(WIDE, 3))
+    for op in ("OpFSub", "OpFMul", "OpShiftRightArithmetic", "OpShiftRightLogical", "OpSConvert",
+               "OpBitcast", "OpIsNan", "OpIsInf", "OpConvertFToS"):
+        assert op not in body, (op, body)
+    got = run_cs(WIDE, {"Out": ("int", 5)})          # -O3, then repeated at -O0 by the harness
+    assert got["Out"] == [8, -9, 15, 3, 10]
+
+
+CONST_BRANCHES = """
+RWStructuredBuffer<int> Out : register(u0);
+StructuredBuffer<int> In : register(t1);
+static const bool kFast = false;
+int Pick(int x) { switch (x) { case 0: return 1; default: return 2; } }
+int Spin(int x) { for (;;) { if (x > 0) return 7; x++; } }
+[numthreads(1,1,1)]
+void main() {
+    int v = In[0];
+    if (kFast) { Out[3] = 99; } else { v += 1; }
+    Out[0] = v;
+    Out[1] = Pick(In[1]);
+    Out[2] = Spin(In[2]);
+}
+"""
+
+
+def test_constant_branches_run_once_loops_and_dead_loops_go():
+    """A branch on a constant takes its target (the other arm goes); an inlined callee's
+    run-once loop stops being a loop; a loop computing nothing used later goes."""
+    o0, o3 = _build(CONST_BRANCHES, 0), _build(CONST_BRANCHES, 3)
+    body = _body(o3)
+    assert "OpLoopMerge" in _body(o0)
+    assert "OpLoopMerge" not in body and "OpBranchConditional" not in body, body
+    assert "%int_99" not in tools.spirv_dis(o3)
+    got = run_cs(CONST_BRANCHES, {"Out": ("int", [0, 0, 0, 0])}, inputs={"In": ("int", [4, 0, -3])})
+    assert got["Out"] == [5, 1, 7, 0]
+
+
+def test_loop_with_an_effect_stays():
+    """A loop that stores stays, even when nothing reads its values afterwards."""
+    src = """
+RWStructuredBuffer<int> Out : register(u0);
+[numthreads(1,1,1)]
+void main() { for (int i = 0; i < Out[0]; i++) Out[1 + i] = i * 3; }
+"""
+    assert "OpLoopMerge" in _body(_build(src, 3))
+    got = run_cs(src, {"Out": ("int", [3, 0, 0, 0, 0])})
+    assert got["Out"] == [3, 0, 3, 6, 0]

@@ -32,7 +32,9 @@ def optimize(binary: bytes, level: int) -> bytes:
         if simplify.insert_chains(f, info):
             simplify.run(f, info, folder)
             dce.function_dce(f, info)
-        if flatten.run(f, folder):
+        for _ in range(4):              # each round's folding can expose more constant branches and diamonds
+            if not flatten.run(f, folder):
+                break
             simplify.run(f, info, folder)
             dce.function_dce(f, info)
         if level >= 2 and cse.run(f, info):

@@ -22,7 +22,8 @@ def successors(b: Block) -> list[int]:
 class CFG:
     def __init__(self, f: Function) -> None:
         self.blocks = {b.label: b for b in f.blocks}
-        self.succ = {b.label: list(dict.fromkeys(successors(b))) for b in f.blocks}
+        # (an unreachable block may still name one a clean-up removed: such edges are ignored)
+        self.succ = {b.label: [s for s in dict.fromkeys(successors(b)) if s in self.blocks] for b in f.blocks}
         self.pred: dict[int, list[int]] = {b.label: [] for b in f.blocks}
         for b in f.blocks:
             for s in self.succ[b.label]:

@@ -1,5 +1,8 @@
-"""Control-flow clean-up: empty if/else diamonds become OpSelect, and a block that is its only
-predecessor's only successor joins that predecessor.
+"""Control-flow clean-up: a branch on a constant goes to the taken target only (what is then
+unreachable goes), a loop that can no longer repeat and has one way out is no longer a loop, a
+loop with no effect (only pure instructions, no value used after it) goes,
+empty if/else diamonds become OpSelect, and a block that is its only predecessor's only
+successor joins that predecessor.
 
 The emitter gives every `c ? a : b` and every small if its own blocks; once mem2reg has turned
 the branches' stores into phis, a selection whose arms are empty (each arm only branches to the
@@ -10,20 +13,148 @@ joined, so the structured nesting stays valid.
 
 from __future__ import annotations
 
-from .cfg import successors
+from .cfg import CFG, successors
+from .dce import is_pure
 from .fold import Folder
 from .mem2reg import rename_function
 from .module import OP, Block, Function, Inst
 
 _SEL_MERGE, _LOOP_MERGE, _PHI = OP["OpSelectionMerge"], OP["OpLoopMerge"], OP["OpPhi"]
-_BRANCH, _COND = OP["OpBranch"], OP["OpBranchConditional"]
+_BRANCH, _COND, _SWITCH = OP["OpBranch"], OP["OpBranchConditional"], OP["OpSwitch"]
 
 
 def run(f: Function, folder: Folder) -> bool:
     changed = False
-    while _diamonds(f, folder) + _joins(f):
+    while _constant_branches(f, folder) + _run_once_loops(f, folder) + _dead_loops(f, folder) \
+            + _diamonds(f, folder) + _joins(f):
         changed = True
     return changed
+
+
+def _constant_branches(f: Function, folder: Folder) -> int:
+    """OpBranchConditional / OpSwitch on a constant become an OpBranch (a selection's merge
+    instruction goes with it: the merge block stays, as an ordinary block); then unreachable blocks go.
+    A loop's back edge stays (a loop header needs exactly one), even when its condition is constant."""
+    back = {b.insts[-2].w[1]: b.label for b in f.blocks if len(b.insts) > 1 and b.insts[-2].op == _LOOP_MERGE}
+    blocks = {b.label: b for b in f.blocks}
+    changed = 0
+    for b in f.blocks:
+        t = b.term
+        if back.get(b.label) in successors(b):
+            continue
+        if t.op == _COND:
+            c = folder.lanes(t.w[0])
+            if c is None or len(c[1]) != 1:
+                continue
+            target = t.w[1] if c[1][0] else t.w[2]
+        elif t.op == _SWITCH:
+            c = folder.lanes(t.w[0])
+            if c is None or len(c[1]) != 1 or len(t.w) % 2 != 0:     # 32-bit selectors only
+                continue
+            cases = dict(zip(t.w[2::2], t.w[3::2]))
+            target = cases.get(c[1][0], t.w[1])
+        else:
+            continue
+        if len(b.insts) > 1 and b.insts[-2].op == _SEL_MERGE:
+            del b.insts[-2]
+        for dropped in set(successors(b)) - {target}:      # its phis lose the edge from b
+            _forget_edge(blocks[dropped], b.label)
+        b.insts[-1] = Inst.make("OpBranch", [target])
+        changed += 1
+    return changed + _drop_unreachable(f, folder) if changed else 0
+
+
+def _forget_edge(b: Block, pred: int) -> None:
+    for x in b.insts:
+        if x.op != _PHI:
+            break
+        words = x.w[:2]
+        for i in range(2, len(x.w), 2):
+            if x.w[i + 1] != pred:
+                words += [x.w[i], x.w[i + 1]]
+        x.w, x.uses = words, Inst.make("OpPhi", words).uses
+
+
+def _drop_unreachable(f: Function, folder: Folder) -> int:
+    """Remove blocks the entry cannot reach.  One that a reachable header still names as its merge
+    or continue target stays, emptied (a merge: OpUnreachable; a continue target: a branch back
+    to its header); phis forget the predecessors that went and take undef from the emptied ones."""
+    cfg = CFG(f)
+    kept: dict[int, Inst] = {}
+    for b in f.blocks:
+        if b.label not in cfg.reachable or len(b.insts) < 2:
+            continue
+        m = b.insts[-2]
+        if m.op == _SEL_MERGE and m.w[0] not in cfg.reachable:
+            kept[m.w[0]] = Inst.make("OpUnreachable", [])
+        elif m.op == _LOOP_MERGE:
+            if m.w[0] not in cfg.reachable:
+                kept[m.w[0]] = Inst.make("OpUnreachable", [])
+            if m.w[1] not in cfg.reachable:
+                kept[m.w[1]] = Inst.make("OpBranch", [b.label])
+    gone = {b.label for b in f.blocks if b.label not in cfg.reachable and b.label not in kept}
+    stubs = {b.label for b in f.blocks if b.label in kept
+             and not (len(b.insts) == 1 and (b.term.op, b.term.w) == (kept[b.label].op, kept[b.label].w))}
+    if not gone and not stubs:
+        return 0
+    info = folder.info
+    for b in f.blocks:
+        if b.label in kept:
+            b.insts = [kept[b.label]]
+            continue
+        for x in b.insts:
+            if x.op != _PHI:
+                break
+            words = x.w[:2]
+            for i in range(2, len(x.w), 2):
+                v, p = x.w[i], x.w[i + 1]
+                if p in gone or (p in kept and successors(Block(p, [kept[p]])) != [b.label]):
+                    continue
+                words += [info.undef(x.w[0]) if p in kept else v, p]
+            x.w, x.uses = words, Inst.make("OpPhi", words).uses
+    f.blocks = [b for b in f.blocks if b.label not in gone]
+    return len(gone) + len(stubs)
+
+
+def _run_once_loops(f: Function, folder: Folder) -> int:
+    """A loop whose continue target is unreachable runs its body once.  When the header ends in
+    an unconditional branch and every path through the body leaves by one block (the merge
+    block's only predecessor; so no break from inside a nested construct), the loop
+    instruction and the continue target go and the body is ordinary code."""
+    cfg = CFG(f)
+    blocks = {b.label: b for b in f.blocks}
+    for h in f.blocks:
+        if h.label not in cfg.reachable or len(h.insts) < 2 or h.insts[-2].op != _LOOP_MERGE \
+                or h.term.op != _BRANCH:
+            continue
+        merge, cont = h.insts[-2].w[0], h.insts[-2].w[1]
+        if cont in cfg.reachable or cont == h.label or merge not in cfg.reachable:
+            continue
+        exits = [p for p in cfg.pred[merge] if p in cfg.reachable]
+        if len(exits) != 1 or exits[0] == h.label:
+            continue
+        last = exits[0]
+        seen = {h.label, last}
+        stack = [h.term.w[0]]
+        ok = True
+        while stack and ok:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            succ = cfg.succ[n]
+            ok = bool(succ) and n != merge and n != cont and cfg.dominates(h.label, n)
+            stack += succ
+        if not ok or sum(cont in (x.w[0], x.w[1]) for b in f.blocks for x in b.insts[-2:-1]
+                         if x.op == _LOOP_MERGE) != 1 or sum(
+                x.w[0] == cont for b in f.blocks for x in b.insts[-2:-1] if x.op == _SEL_MERGE):
+            continue
+        del h.insts[-2]
+        f.blocks = [b for b in f.blocks if b.label != cont]
+        _forget_edge(blocks[h.label], cont)     # the header's phis lose the (dead) back edge
+        _drop_unreachable(f, folder)            # unreachable blocks that branched to it
+        return 1
+    return 0
 
 
 def _refs(f: Function) -> tuple[dict[int, list[int]], dict[int, int]]:
@@ -123,3 +254,58 @@ def _joins(f: Function) -> int:
         f.blocks = [x for x in f.blocks if x.label not in removed]
         rename_function(f, repl)
     return len(removed)
+
+
+_CONTROL = frozenset((_SEL_MERGE, _LOOP_MERGE, _BRANCH, _COND, _SWITCH))
+
+
+def _dead_loops(f: Function, folder: Folder) -> int:
+    """A loop that computes nothing used after it goes: every block of it holds only pure
+    instructions and structured branches (no store, call, barrier, return or kill), every way
+    out reaches its merge block, no value it defines is used outside it, and the merge block's
+    phis take one value defined before the loop.  Its one predecessor then branches to the merge
+    block.  (A loop that cannot end has no effect a shader may rely on; spirv-opt and DXC drop
+    such loops too.)"""
+    cfg = CFG(f)
+    blocks = {b.label: b for b in f.blocks}
+    for h in f.blocks:
+        if h.label not in cfg.reachable or len(h.insts) < 2 or h.insts[-2].op != _LOOP_MERGE:
+            continue
+        merge = h.insts[-2].w[0]
+        if merge not in cfg.reachable or any(p not in cfg.reachable for p in cfg.pred[h.label]):
+            continue
+        outside = [p for p in cfg.pred[h.label] if not cfg.dominates(h.label, p)]
+        if len(outside) != 1:
+            continue
+        entry = blocks[outside[0]]
+        if entry.term.op != _BRANCH or (len(entry.insts) > 1 and entry.insts[-2].op in (_SEL_MERGE, _LOOP_MERGE)):
+            continue
+        body, stack, ok = set(), [h.label], True
+        while stack and ok:
+            n = stack.pop()
+            if n in body or n == merge:
+                continue
+            body.add(n)
+            ok = bool(cfg.succ[n]) and cfg.dominates(h.label, n) \
+                and all(x.op in _CONTROL or is_pure(x, folder.info) for x in blocks[n].insts)
+            stack += cfg.succ[n]
+        if not ok or any(p not in body for p in cfg.pred[merge] if p in cfg.reachable):
+            continue
+        defined = {x.result for n in body for x in blocks[n].insts if x.r >= 0}
+        phis = [x for x in blocks[merge].insts if x.op == _PHI]
+        if any(len(set(x.w[2::2])) != 1 or x.w[2] in defined for x in phis):
+            continue
+        if any(v in defined for b in f.blocks if b.label not in body for x in b.insts if x.op != _PHI or b.label != merge
+               for v in x.ids()):
+            continue
+        if sum(x.w[0] == merge for b in f.blocks if b.label not in body for x in b.insts
+               if x.op in (_SEL_MERGE, _LOOP_MERGE)):
+            continue
+        entry.insts[-1] = Inst.make("OpBranch", [merge])
+        for x in phis:
+            words = [x.w[0], x.w[1], x.w[2], entry.label]
+            x.w, x.uses = words, Inst.make("OpPhi", words).uses
+        f.blocks = [b for b in f.blocks if b.label not in body]
+        _drop_unreachable(f, folder)            # unreachable blocks that branched into it
+        return 1
+    return 0

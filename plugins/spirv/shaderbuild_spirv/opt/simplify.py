@@ -38,6 +38,8 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
             r = _simplify(x, defs, type_of, info)
             if r is None and x.r >= 0:
                 r = folder.fold(x, type_of)
+                if r is not None and r not in defs:      # a constant the folder just made
+                    defs[r] = info.defs[r]
             if r is not None:
                 repl[x.result] = val(r)
                 dead.add(id(x))
