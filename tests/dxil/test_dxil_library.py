@@ -530,3 +530,14 @@ def test_payload_size_with_16_bit_types():
     assert spirv["ms"] is not None
     assert "%struct.P = type { half, i16, float, [2 x half] }" in read.ir
     assert _read_rdat(container_parts(res.binary)["RDAT"])["functions"][0]["payload"] == 12
+
+
+def test_rootsig_define_is_refused_for_a_library():
+    """A library's root signatures are subobjects; -rootsig-define is refused, not silently dropped."""
+    src = '#define RS "CBV(b0)"\nstruct P { float4 c; };\n[shader("miss")] void ms(inout P p) { p.c = 1; }\n'
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil", rootsig_define="RS"),
+                       text=src)
+    assert not res.ok
+    assert [d.message for d in res.diagnostics if d.severity == "error"] == [
+        "a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature subobjects "
+        "instead of -rootsig-define"]

@@ -239,6 +239,11 @@ def library_rdat(lm: LoweredModule) -> bytes:
 
 def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, int]) -> DxilOutput:
     """-T lib_6_x: every exported shader in one module; RDAT instead of signatures and PSV0."""
+    if module.root_signature is not None and not options.strip_root_signature:
+        from shaderbuild.diagnostics import error
+
+        raise error("a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature "
+                    "subobjects instead of -rootsig-define")
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
     add_library_metadata(lm)
