@@ -541,3 +541,34 @@ def test_rootsig_define_is_refused_for_a_library():
     assert [d.message for d in res.diagnostics if d.severity == "error"] == [
         "a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature subobjects "
         "instead of -rootsig-define"]
+
+
+SUBOBJECTS_ONLY = """\
+TriangleHitGroup hg = { "", "ch" };
+RaytracingShaderConfig cfg = { 16, 8 };
+GlobalRootSignature grs = { "DescriptorTable(SRV(t0))" };
+"""
+
+
+def test_a_library_of_subobjects_only():
+    """As with DXC, a library may hold only subobjects (an engine links it with the libraries of its
+    shaders): the DXIL library has no function and its RDAT part the subobjects; SPIR-V has no form for
+    it and refuses it, the manifest (of the DXIL build) lists them."""
+    from harness.dxil_tools import read_dxil
+
+    res = _dxil(SUBOBJECTS_ONLY)
+    read = read_dxil(res.binary)                              # obj2yaml-19, llvm-bcanalyzer-19, llvm-dis-19
+    assert "define " not in read.ir
+    assert re.search(r"^!dx\.entryPoints = !\{(!\d+)\}$", read.ir, re.M)
+    rdat = _read_rdat(container_parts(res.binary)["RDAT"])
+    assert rdat["functions"] == [] and [s["name"] for s in rdat["subobjects"]] == ["hg", "cfg", "grs"]
+    assert [s["name"] for s in dxil_consumer_subobjects(res.binary)] == ["hg", "cfg", "grs"]
+    assert res.manifest["library"]["shaders"] == [] and len(res.manifest["subobjects"]) == 3
+    spirv = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
+                                                    vk_target_env="vulkan1.2"), text=SUBOBJECTS_ONLY)
+    assert not spirv.ok
+    assert [d.message for d in spirv.diagnostics if d.severity == "error"] == [
+        "a SPIR-V module needs at least one shader: a library of subobjects only has no SPIR-V form (its "
+        "subobjects are in the DXIL library and in the manifest)"]
+    empty = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil"), text="static int x;\n")
+    assert not empty.ok          # neither shaders nor subobjects: still refused

@@ -65,7 +65,7 @@ class DxilOutput:
 
     def reflection(self) -> dict:
         lm = self.lowered
-        if lm.library:
+        if lm.stage == "library":
             return self._library_reflection()
         return {
             "shader_model": f"{lm.sm[0]}.{lm.sm[1]}",

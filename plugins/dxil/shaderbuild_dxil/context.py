@@ -277,7 +277,8 @@ class ModuleContext:
         self.stage = stage
         self.sm = sm
         self.native16 = native16
-        self.entry_name = ir.entry_points(module)[0].name      # a library's: its first shader's
+        entries = ir.entry_points(module)
+        self.entry_name = entries[0].name if entries else "library"     # a library's: its first shader's
         self.llmod = LLModule(self.entry_name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
         self.ops = OpEmitter(self.llmod, stage, sm, native16)
         self.global_storages: dict[int, VarStorage] = {}

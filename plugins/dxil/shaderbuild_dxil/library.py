@@ -11,6 +11,7 @@ from shaderbuild.ir.raytracing import RT_STAGES
 
 from .context import ModuleContext, used_globals
 from .debuginfo import DebugInfo
+from .llvm import types as T
 from .llvm.values import Function
 from .lower import FunctionLowerer
 from .lowered import LibraryFunction, LoweredModule
@@ -24,7 +25,7 @@ __all__ = ["lower_library"]
 def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False, optimize: bool = True,
                   debug: DebugInfo | None = None) -> LoweredModule:
     entries = ir.entry_points(module)
-    if not entries:
+    if not entries and not module.subobjects:
         raise error("the library exports no shader: mark its entry functions with [shader(\"...\")]")
     for ep in entries:
         if ep.function is None:
@@ -72,7 +73,9 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
     keep: list[Function] = [f.function for f in functions]
     ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
-    lm = LoweredModule(ctx.llmod, keep[0], ctx.ops, ctx.resources, [], [], "library", sm, native16, (0, 0, 0),
+    # (a library of subobjects only has no function: its `entry` is a placeholder outside the module)
+    first = keep[0] if keep else Function(T.FunctionType(T.void, ()), "library")
+    lm = LoweredModule(ctx.llmod, first, ctx.ops, ctx.resources, [], [], "library", sm, native16, (0, 0, 0),
                        ctx.group_shared_bytes)
     lm.library = functions
     lm.subobjects = list(module.subobjects)

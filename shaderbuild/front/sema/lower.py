@@ -778,10 +778,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 self.declare_type_like(d)
         library = self.profile.stage == "library"
         shaders = self.library_shaders(main_file) if library else []
-        entry = shaders[0][0] if library else self.find_entry(main_file)
+        entry = None if library else self.find_entry(main_file)
         order: list[FuncInfo] = []
         seen_ids: set[int] = set()
-        for root, kind in shaders or [(entry, "")]:     # a library: every shader's functions, callees first
+        roots = shaders if entry is None else [(entry, "")]
+        for root, kind in roots:                        # a library: every shader's functions, callees first
             self.check_recursion(root)
             reached = self.reachable(root)
             order += [f for f in reached if id(f) not in seen_ids]
@@ -791,7 +792,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             stage_errors = self.check_shader_stages(root, kind, reached + inits) if library else []
             if stage_errors:
                 raise CompileError(stage_errors[:1])
-        if self.profile.stage == "hull":
+        if self.profile.stage == "hull" and entry is not None:
             self.patch_constant = find_patch_constant_function(self, entry)
             self.check_recursion(self.patch_constant)
             seen = {id(f) for f in order}
@@ -816,7 +817,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.finish_globals_block([f.ir_func for f in self.funcs])
         module.functions = [f.ir_func for f in order]
         module.globals = used_heap_views_only(self.globals, module.functions)
-        if library:
+        if entry is None:
             module.entries = [self.ray_entry_point(f, kind) for f, kind in shaders]
         else:
             module.entry = self.entry_point(entry)
