@@ -572,3 +572,28 @@ def test_a_library_of_subobjects_only():
         "subobjects are in the DXIL library and in the manifest)"]
     empty = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil"), text="static int x;\n")
     assert not empty.ok          # neither shaders nor subobjects: still refused
+
+
+def test_payload_access_qualifiers_in_dx_dxr_payload_annotations():
+    """lib_6_7: each [raypayload] field's qualifiers as DXIL's mask, 4 bits per stage (caller 0, closesthit
+    4, miss 8, anyhit 12; read 1, write 2): read(caller) write(closesthit, miss) = 0x1 | 0x20 | 0x200;
+    read(caller, closesthit) write(anyhit) = 0x1 | 0x10 | 0x2000.  lib_6_3 has none (qualifiers ignored)."""
+    src = """\
+struct [raypayload] Payload {
+    float4 color : read(caller) : write(closesthit, miss);
+    uint hits : read(caller, closesthit) : write(anyhit);
+};
+[shader("miss")] void ms(inout Payload p) { p.color = 1; }
+[shader("anyhit")] void ah(inout Payload p, BuiltInTriangleIntersectionAttributes a) { p.hits = 1; }
+"""
+    res = _dxil(src, profile="lib_6_7")
+    read, spirv = check_dxil_library(res.binary, ["ms", "ah"])
+    assert all(v is not None for v in spirv.values())
+    md = dict(re.findall(r"^(!\d+) = (.*)$", read.ir, re.M))
+    top = re.search(r"^!dx\.dxrPayloadAnnotations = !\{(!\d+)\}$", read.ir, re.M)
+    assert top is not None
+    m = re.fullmatch(r"!\{i32 0, %struct\.Payload undef, (!\d+)\}", md[top.group(1)])
+    assert m is not None
+    fields = [md[x.strip()] for x in md[m.group(1)][2:-1].split(",")]
+    assert fields == [f"!{{i32 0, i32 {0x1 | 0x20 | 0x200}}}", f"!{{i32 0, i32 {0x1 | 0x10 | 0x2000}}}"]
+    assert "dxrPayloadAnnotations" not in _dxil(src, profile="lib_6_3").disassembly

@@ -79,5 +79,6 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
                        ctx.group_shared_bytes)
     lm.library = functions
     lm.subobjects = list(module.subobjects)
+    lm.payload_access = [(udt_type(st), fields) for st, fields in module.payload_access]
     return lm
 

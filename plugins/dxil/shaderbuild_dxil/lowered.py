@@ -58,3 +58,4 @@ class LoweredModule:
     # a library: its exported shaders (entry is the first one's function) and state-object subobjects
     library: list[LibraryFunction] = field(default_factory=list)
     subobjects: list = field(default_factory=list)    # shaderbuild.ir.Subobject
+    payload_access: list = field(default_factory=list)  # shaderbuild.ir.Module.payload_access

@@ -63,6 +63,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
         self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
+        self.payload_access: list[tuple[ir.Struct, tuple[dict[str, tuple[str, ...]], ...]]] = []   # Module's
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -334,6 +335,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
         self.types.named[d.name] = st
+        if d.name in self.payload_structs and self.payload_qualifiers_on() and d.base is None:
+            self.payload_access.append((st, tuple(dict(f.payload_access or {}) for f in d.fields)))
         self.declare(d.name, TypeSymbol(st), d.loc)
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
@@ -827,6 +830,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         module.source_files = source_files
         module.spec_constants = self.spec_constants
         module.subobjects = self.subobjects
+        module.payload_access = self.payload_access
         if library and self.subobjects:      # names the hit groups and associations refer to
             kinds = {info.decl.name: marked[0] for info in self.funcs
                      if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}
