@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
 from .subobjects import Subobject
-from .types import Array, Resource, Type
+from .types import Array, Resource, Struct, Type
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
@@ -461,6 +461,8 @@ class Module(Record):
     source_texts: dict[str, str] = Record.factory(dict)  # -Zi: file name as in SourceLoc -> text (debug info)
     root_signature: object = None    # shaderbuild.rootsig.RootSignature: [RootSignature] or -rootsig-define
     subobjects: list[Subobject] = Record.factory(list)   # DXR state-object subobjects (ir/subobjects.py)
+    # [raypayload] structs where access qualifiers are in effect: (struct, per field {'read'|'write': stages})
+    payload_access: list[tuple[Struct, tuple[dict[str, tuple[str, ...]], ...]]] = Record.factory(list)
     # a library (lib_6_x, stage 'library'): every exported shader, in source order (`entry` is None)
     entries: list[EntryPoint] = Record.factory(list)
 

@@ -404,7 +404,7 @@ def _check_entry(entry: n.EntryPoint, functions: set[int]) -> None:
 
 def _validate(module: n.Module) -> None:
     entries = n.entry_points(module)
-    if not entries:
+    if not entries and not (module.stage == "library" and module.subobjects):    # a library of subobjects only
         raise IRValidationError("module has no entry point")
     functions = {id(f) for f in module.functions}
     if len(functions) != len(module.functions):

@@ -253,7 +253,7 @@ def build_manifest(module: ir.Module, options: CompileOptions, source_name: str,
 
     if any(ir.binding_of(v).vk is None for v in (*module.resources, *module.heap_views)):
         _derive_vulkan_view(module, options)
-    if module.entries:
+    if module.stage == "library":
         return _library_manifest(module, options, source_name, backend_reflection, caps)
     ep = module.entry
     assert ep is not None

@@ -578,3 +578,6 @@ def test_programs_json_lists_the_library_shaders_by_kind(built):
     stages = {r["name"]: r["stages"] for r in lib["resources"]}
     assert stages == {"ShadowConstants": ["raygeneration"], "g_Scene": ["raygeneration"],
                       "g_Positions": ["raygeneration"], "g_Normals": ["raygeneration"], "g_Shadow": ["raygeneration"]}
+    dxil = programs["shaders/raytracing/rt_shadows.hlsl@dxil"]       # the DXIL library says the same
+    assert dxil["entries"] == lib["entries"]
+    assert {r["name"]: r["stages"] for r in dxil["resources"]} == stages

@@ -530,3 +530,70 @@ def test_payload_size_with_16_bit_types():
     assert spirv["ms"] is not None
     assert "%struct.P = type { half, i16, float, [2 x half] }" in read.ir
     assert _read_rdat(container_parts(res.binary)["RDAT"])["functions"][0]["payload"] == 12
+
+
+def test_rootsig_define_is_refused_for_a_library():
+    """A library's root signatures are subobjects; -rootsig-define is refused, not silently dropped."""
+    src = '#define RS "CBV(b0)"\nstruct P { float4 c; };\n[shader("miss")] void ms(inout P p) { p.c = 1; }\n'
+    res = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil", rootsig_define="RS"),
+                       text=src)
+    assert not res.ok
+    assert [d.message for d in res.diagnostics if d.severity == "error"] == [
+        "a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature subobjects "
+        "instead of -rootsig-define"]
+
+
+SUBOBJECTS_ONLY = """\
+TriangleHitGroup hg = { "", "ch" };
+RaytracingShaderConfig cfg = { 16, 8 };
+GlobalRootSignature grs = { "DescriptorTable(SRV(t0))" };
+"""
+
+
+def test_a_library_of_subobjects_only():
+    """As with DXC, a library may hold only subobjects (an engine links it with the libraries of its
+    shaders): the DXIL library has no function and its RDAT part the subobjects; SPIR-V has no form for
+    it and refuses it, the manifest (of the DXIL build) lists them."""
+    from harness.dxil_tools import read_dxil
+
+    res = _dxil(SUBOBJECTS_ONLY)
+    read = read_dxil(res.binary)                              # obj2yaml-19, llvm-bcanalyzer-19, llvm-dis-19
+    assert "define " not in read.ir
+    assert re.search(r"^!dx\.entryPoints = !\{(!\d+)\}$", read.ir, re.M)
+    rdat = _read_rdat(container_parts(res.binary)["RDAT"])
+    assert rdat["functions"] == [] and [s["name"] for s in rdat["subobjects"]] == ["hg", "cfg", "grs"]
+    assert [s["name"] for s in dxil_consumer_subobjects(res.binary)] == ["hg", "cfg", "grs"]
+    assert res.manifest["library"]["shaders"] == [] and len(res.manifest["subobjects"]) == 3
+    spirv = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
+                                                    vk_target_env="vulkan1.2"), text=SUBOBJECTS_ONLY)
+    assert not spirv.ok
+    assert [d.message for d in spirv.diagnostics if d.severity == "error"] == [
+        "a SPIR-V module needs at least one shader: a library of subobjects only has no SPIR-V form (its "
+        "subobjects are in the DXIL library and in the manifest)"]
+    empty = compile_file("lib.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil"), text="static int x;\n")
+    assert not empty.ok          # neither shaders nor subobjects: still refused
+
+
+def test_payload_access_qualifiers_in_dx_dxr_payload_annotations():
+    """lib_6_7: each [raypayload] field's qualifiers as DXIL's mask, 4 bits per stage (caller 0, closesthit
+    4, miss 8, anyhit 12; read 1, write 2): read(caller) write(closesthit, miss) = 0x1 | 0x20 | 0x200;
+    read(caller, closesthit) write(anyhit) = 0x1 | 0x10 | 0x2000.  lib_6_3 has none (qualifiers ignored)."""
+    src = """\
+struct [raypayload] Payload {
+    float4 color : read(caller) : write(closesthit, miss);
+    uint hits : read(caller, closesthit) : write(anyhit);
+};
+[shader("miss")] void ms(inout Payload p) { p.color = 1; }
+[shader("anyhit")] void ah(inout Payload p, BuiltInTriangleIntersectionAttributes a) { p.hits = 1; }
+"""
+    res = _dxil(src, profile="lib_6_7")
+    read, spirv = check_dxil_library(res.binary, ["ms", "ah"])
+    assert all(v is not None for v in spirv.values())
+    md = dict(re.findall(r"^(!\d+) = (.*)$", read.ir, re.M))
+    top = re.search(r"^!dx\.dxrPayloadAnnotations = !\{(!\d+)\}$", read.ir, re.M)
+    assert top is not None
+    m = re.fullmatch(r"!\{i32 0, %struct\.Payload undef, (!\d+)\}", md[top.group(1)])
+    assert m is not None
+    fields = [md[x.strip()] for x in md[m.group(1)][2:-1].split(",")]
+    assert fields == [f"!{{i32 0, i32 {0x1 | 0x20 | 0x200}}}", f"!{{i32 0, i32 {0x1 | 0x10 | 0x2000}}}"]
+    assert "dxrPayloadAnnotations" not in _dxil(src, profile="lib_6_3").disassembly

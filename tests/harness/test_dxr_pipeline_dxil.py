@@ -150,33 +150,23 @@ def test_closest_hit_traces_a_second_ray_from_dxil(read_after):
 
 
 def test_geometry_index_transforms_and_accept_hit_and_end_search_from_dxil():
-    """test_dxr_pipeline's GeometryIndex / transform / AcceptHitAndEndSearch test from DXIL: the any-hit
-    shader's payload write before AcceptHitAndEndSearch is kept, the one after it never runs."""
-    from harness.test_dxr_pipeline import GEOM_SCENE, GEOMETRIES, O2W
+    """test_dxr_pipeline's GeometryIndex / transform / AcceptHitAndEndSearch test (checked there against
+    the reference tracer) from DXIL: the same results, byte for byte."""
+    from harness.test_dxr_pipeline import GEOM_SCENE, GEOMETRIES
 
-    res = compile_file("geom.hlsl", CompileOptions(profile="lib_6_5", entry="", target="dxil"), text=GEOMETRIES)
-    assert res.ok, [d.message for d in res.diagnostics]
-    assert res.binary is not None
-    _read, modules = check_dxil_library(res.binary, ["rg", "ah", "ch", "ms"])
-    out = Buf(set=0, binding=U + 1, data=bytes(W * H * 32))
     group = {"closest": "ch", "any": "ah"}
-    result = run_raytracing(b"", "rg", (W, H), [accel.AccelStructure(0, T + 0, GEOM_SCENE), out], miss=("ms",),
-                            hit_groups=(group, group), modules={n: m for n, m in modules.items() if m is not None})
+    spirv = compile_file("geom.hlsl", CompileOptions(profile="lib_6_5", entry="", target="spirv",
+                                                     vk_target_env="vulkan1.2"), text=GEOMETRIES)
+    dxil = compile_file("geom.hlsl", CompileOptions(profile="lib_6_5", entry="", target="dxil"), text=GEOMETRIES)
+    assert spirv.ok and dxil.ok and spirv.binary is not None and dxil.binary is not None
+    want = run_raytracing(spirv.binary, "rg", (W, H), [accel.AccelStructure(0, 0, GEOM_SCENE),
+                                                       Buf(set=0, binding=1, data=bytes(W * H * 32))],
+                          miss=("ms",), hit_groups=(group, group))["buffers"][1]
+    _read, modules = check_dxil_library(dxil.binary, ["rg", "ah", "ch", "ms"])
+    got = run_raytracing(b"", "rg", (W, H), [accel.AccelStructure(0, T + 0, GEOM_SCENE),
+                                             Buf(set=0, binding=U + 1, data=bytes(W * H * 32))],
+                         miss=("ms",), hit_groups=(group, group),
+                         modules={n: m for n, m in modules.items() if m is not None})["buffers"][1]
     dxil_consumer.STATS.executed += 1
-    data = result["buffers"][1]
-    w2o = accel.world_to_object(O2W)
-    geometries = set()
-    for y in range(H):
-        for x in range(W):
-            o = ((x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1, -1.0)
-            found = accel.candidates(GEOM_SCENE, o, (0.0, 0.0, 1.0), 0.0, 10.0)
-            got = struct.unpack_from("<8f", data, 32 * (y * W + x))
-            if not found:
-                assert got[:4] == (-1.0, -1.0, -1.0, -1.0), f"pixel ({x}, {y})"
-                continue
-            h = found[0]
-            geometries.add(h.geometry_index)
-            want = (h.geometry_index, h.primitive_index, 1.0 if h.primitive_index == 0 else 2.0,
-                    (0xFE if h.front_face else 0xFF) / 255.0, O2W[0], O2W[3], w2o[0], w2o[3])
-            assert got == pytest.approx(want, abs=1e-5), f"pixel ({x}, {y})"
-    assert geometries == {0, 1}
+    assert any(struct.unpack_from("<f", want, 8 + 32 * i)[0] == 1.0 for i in range(W * H))   # an accepted hit
+    assert got == want

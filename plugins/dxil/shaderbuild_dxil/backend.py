@@ -64,7 +64,7 @@ class DxilOutput(DataRecord):
 
     def reflection(self) -> dict:
         lm = self.lowered
-        if lm.library:
+        if lm.stage == "library":
             return self._library_reflection()
         return {
             "shader_model": f"{lm.sm[0]}.{lm.sm[1]}",
@@ -76,10 +76,7 @@ class DxilOutput(DataRecord):
             "shader_flags": shader_flags(lm),
             "feature_info": self.info.feature_flags,
             "hash": self.info.hash_mode,
-            "resources": [
-                {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
-                 "lower_bound": r.lower, "count": r.count, "kind": r.shape}
-                for r in lm.resources],
+            "resources": _resources_view(lm),
             "inputs": [_element(e) for e in lm.inputs],
             "outputs": [_element(e) for e in lm.outputs],
             **({"primitive_outputs": [_element(e) for e in lm.patch_constants]} if lm.stage == "mesh" else {}),
@@ -98,12 +95,14 @@ class DxilOutput(DataRecord):
                          "attribute_size": f.attribute_size} for f in lm.library],
             "feature_info": self.info.feature_flags,
             "hash": self.info.hash_mode,
-            "resources": [
-                {"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
-                 "lower_bound": r.lower, "count": r.count, "kind": r.shape}
-                for r in lm.resources],
+            "resources": _resources_view(lm),
             "dx_ops": sorted(lm.ops.used),
         }
+
+
+def _resources_view(lm: LoweredModule) -> list[dict]:
+    return [{"name": r.var.name, "class": r.res_class, "range_id": r.range_id, "space": r.space,
+             "lower_bound": r.lower, "count": r.count, "kind": r.shape} for r in lm.resources]
 
 
 def _element(e) -> dict:
@@ -252,6 +251,11 @@ def library_rdat(lm: LoweredModule) -> bytes:
 
 def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, int]) -> DxilOutput:
     """-T lib_6_x: every exported shader in one module; RDAT instead of signatures and PSV0."""
+    if module.root_signature is not None and not options.strip_root_signature:
+        from shaderbuild.diagnostics import error
+
+        raise error("a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature "
+                    "subobjects instead of -rootsig-define")
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
     add_library_metadata(lm)

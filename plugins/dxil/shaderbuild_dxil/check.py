@@ -63,14 +63,14 @@ def check_module(lm: LoweredModule, ops: OpEmitter, ssa: bool = True) -> None:
     m = lm.llmod
     defined = [f for f in m.functions if f.blocks]          # is_declaration: no blocks
     bodies = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
-    if lm.library:
+    if lm.stage == "library":
         bodies = [lf.function for lf in lm.library]
     if defined != bodies:
         raise _fail("exactly one defined function (the entry) is expected, and a hull shader's "
                     "patch-constant function after it (a library: one per exported shader)")
     stage, sm, native16 = ops.stage, ops.sm, ops.native16
     # a library's operations are allowed when some shader kind of it may call them
-    stages = sorted({lf.kind for lf in lm.library}) if lm.library else [stage]
+    stages = (sorted({lf.kind for lf in lm.library}) or [stage]) if lm.stage == "library" else [stage]
     for f in m.functions:
         if not f.blocks:
             _check_declaration_in(f.name, f.ftype, f.attrs, stages, sm, native16)
@@ -381,7 +381,7 @@ def check_library_container(lm: LoweredModule, blob: bytes) -> None:
     tables = parse_rdat(parts["RDAT"])
     fn = tables.get(PART_TYPES["functions"], b"")
     count, stride = struct.unpack_from("<II", fn, 0) if fn else (0, 0)
-    if count != len(lm.library) or stride != FUNCTION_STRIDE:
+    if count != len(lm.library) or (count and stride != FUNCTION_STRIDE):
         raise _fail(f"RDAT has {count} function records of {stride} bytes for {len(lm.library)} shaders")
     kinds = [struct.unpack_from("<I", fn, 8 + i * stride + 16)[0] for i in range(count)]
     if kinds != [SHADER_KINDS[f.kind] for f in lm.library]:

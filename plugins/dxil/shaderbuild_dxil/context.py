@@ -17,7 +17,7 @@ from .llvm.module import Module as LLModule
 from .llvm.values import ConstNull, Undef, Value
 from .ops import OpEmitter
 from .places import VarStorage
-from .resources import ResourceInfo
+from .resources import ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import leaf_layout, memory_scalar
 from .signature import SigElement
 
@@ -277,7 +277,8 @@ class ModuleContext:
         self.stage = stage
         self.sm = sm
         self.native16 = native16
-        self.entry_name = ir.entry_points(module)[0].name      # a library's: its first shader's
+        entries = ir.entry_points(module)
+        self.entry_name = entries[0].name if entries else "library"     # a library's: its first shader's
         self.llmod = LLModule(self.entry_name, TRIPLE, DATALAYOUT_NATIVE16 if native16 else DATALAYOUT_LEGACY)
         self.ops = OpEmitter(self.llmod, stage, sm, native16)
         self.global_storages: dict[int, VarStorage] = {}
@@ -305,6 +306,30 @@ class ModuleContext:
                                   linkage="internal", align=4)
         self.payload_globals[id(var)] = g
         self.group_shared_bytes += payload_bytes(st)
+
+    def collect_globals(self, used_vars: list[ir.Variable], counter_users: set[int]) -> None:
+        """The resources and static / groupshared storage the entry (or a library's shaders) use, in
+        declaration order, then those not listed in the module's globals; UAV counters; register
+        ranges; and in a library the global symbol naming each resource (DXIL.rst, field 1 of a record)."""
+        used_ids = {id(v) for v in used_vars}
+        declared = {id(g) for g in self.module.globals}
+        for g in [g for g in self.module.globals if id(g) in used_ids] + [v for v in used_vars if id(v) not in declared]:
+            if g.binding is not None:
+                info = classify(g)
+                if info.heap is None:       # heap views have no record, range or PSV0 entry
+                    self.resources.append(info)
+                self._res_by_var[id(g)] = info
+            elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
+                self.add_global_storage(g)
+            elif g.storage is ir.Storage.PAYLOAD and self.stage == "amplification" and id(g) not in self.payload_globals:
+                self.add_payload_global(g)
+        for vid in counter_users:
+            if vid in self._res_by_var:
+                self._res_by_var[vid].has_counter = True
+        assign_ranges(self.resources)
+        if self.stage == "library":
+            for r in self.resources:
+                r.symbol = self.llmod.add_global(symbol_type(r), r.var.name, constant=True)
 
     def add_global_storage(self, var: ir.Variable) -> None:
         lay = leaf_layout(var.type)

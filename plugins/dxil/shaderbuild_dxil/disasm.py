@@ -25,7 +25,7 @@ def disassemble(out: DxilOutput) -> str:
         count = "unbounded" if r.count is None else str(r.count)
         lines.append(f";   {r.var.name}  {r.res_class}  {r.range_id}  space{r.space}  "
                      f"{_CLASS_PREFIX[r.res_class]}{r.lower}  {count}")
-    if lm.library:          # a library: no signatures; its shaders and subobjects
+    if lm.stage == "library":          # a library: no signatures; its shaders and subobjects
         lines += [";", "; Exports:", ";   name  kind  payload  attributes"]
         lines += [f";   {f.name}  {f.kind}  {f.payload_size}  {f.attribute_size}" for f in lm.library]
         if lm.subobjects:

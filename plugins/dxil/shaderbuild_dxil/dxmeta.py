@@ -8,7 +8,7 @@ from shaderbuild import ir
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function
+from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function, Undef
 from .lowered import LibraryFunction, LoweredModule
 from .resources import resource_records
 from .signature import signature_metadata
@@ -21,7 +21,7 @@ STAGE_NAMES = {"vertex": "vs", "pixel": "ps", "geometry": "gs", "hull": "hs", "d
                "mesh": "ms", "amplification": "as", "library": "lib"}
 KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "dx.resources", "dx.typeAnnotations",
                                   "dx.entryPoints", "dx.viewIdState", "llvm.ident", "llvm.module.flags",
-                                  "dx.subobjects"})
+                                  "dx.subobjects", "dx.dxrPayloadAnnotations"})
 TAG_SHADER_FLAGS, TAG_GS_STATE, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 1, 2, 3, 4
 TAG_MS_STATE, TAG_AS_STATE = 9, 10          # kDxilMSStateTag, kDxilASStateTag
 MESH_OUTPUT_TOPOLOGY = {"line": 1, "triangle": 2}     # DXIL::MeshOutputTopology
@@ -170,7 +170,8 @@ def view_id_metadata(lm: LoweredModule, valver: tuple[int, int]) -> MDNode | Non
     return MDNode([MDValue(ConstAggregate(T.ArrayType(T.i32, len(words)), [ConstInt(T.i32, w) for w in words]))])
 
 
-def add_metadata(lm: LoweredModule) -> None:
+def _module_header(lm: LoweredModule) -> MDNode | None:
+    """llvm.ident, dx.version, dx.valver, dx.shaderModel and dx.resources (its tuple, or None)."""
     m = lm.llmod
     dxv = dxil_version(lm.sm)
     valv = validator_version(lm.sm)
@@ -181,6 +182,13 @@ def add_metadata(lm: LoweredModule) -> None:
     res = resource_records(lm.resources)
     if res is not None:
         m.add_named_md("dx.resources", [res])
+    return res
+
+
+def add_metadata(lm: LoweredModule) -> None:
+    m = lm.llmod
+    valv = validator_version(lm.sm)
+    res = _module_header(lm)
     empty = MDNode([])
     annotated = [lm.entry] if lm.patch_function is None else [lm.entry, lm.patch_function]
     m.add_named_md("dx.typeAnnotations", [MDNode([_i32(1)] + [x for f in annotated for x in
@@ -318,17 +326,9 @@ def add_library_metadata(lm: LoweredModule) -> None:
     """A library's named metadata: no signatures; dx.entryPoints starts with a null entry holding the
     resources and the library's shader flags, then one entry per shader with its kind and payload
     and attribute sizes (DXIL.rst, "Shader library"); dx.subobjects lists the state-object subobjects.
-    (No dx.dxrPayloadAnnotations: the [raypayload] access qualifiers are checked, not recorded.)"""
+    From DXIL 1.6, dx.dxrPayloadAnnotations carries the [raypayload] structs' access qualifiers."""
     m = lm.llmod
-    dxv = dxil_version(lm.sm)
-    valv = validator_version(lm.sm)
-    m.add_named_md("llvm.ident", [MDNode([MDString(IDENT)])])
-    m.add_named_md("dx.version", [MDNode([_i32(dxv[0]), _i32(dxv[1])])])
-    m.add_named_md("dx.valver", [MDNode([_i32(valv[0]), _i32(valv[1])])])
-    m.add_named_md("dx.shaderModel", [MDNode([MDString("lib"), _i32(lm.sm[0]), _i32(lm.sm[1])])])
-    res = resource_records(lm.resources)
-    if res is not None:
-        m.add_named_md("dx.resources", [res])
+    res = _module_header(lm)
     empty = MDNode([])
     annotations: list = [_i32(1)]
     for lf in lm.library:
@@ -350,8 +350,28 @@ def add_library_metadata(lm: LoweredModule) -> None:
             props += [_i32(TAG_RAY_PAYLOAD_SIZE), _i32(lf.payload_size)]
         entries.append(MDNode([MDValue(lf.function), MDString(lf.name), None, None, MDNode(props)]))
     m.add_named_md("dx.entryPoints", entries)
+    if lm.payload_access and dxil_version(lm.sm) >= (1, 6):
+        m.add_named_md("dx.dxrPayloadAnnotations", [payload_annotations(lm.payload_access)])
     if lm.subobjects:
         m.add_named_md("dx.subobjects", [subobject_metadata(o) for o in lm.subobjects])
+
+
+# payload access qualifier masks (DxilConstants.h): 4 bits per stage, read = 1, write = 2
+_PAYLOAD_STAGE_SHIFT = {"caller": 0, "closesthit": 4, "miss": 8, "anyhit": 12}
+_PAYLOAD_ACCESS_BITS = {"read": 1, "write": 2}
+
+
+def payload_field_mask(access: dict[str, tuple[str, ...]]) -> int:
+    return sum(_PAYLOAD_ACCESS_BITS[q] << _PAYLOAD_STAGE_SHIFT[s] for q, stages in access.items() for s in set(stages))
+
+
+def payload_annotations(structs: list) -> MDNode:
+    """`!{i32 0, %struct.P undef, !{!{i32 0, i32 mask}, ...}, ...}`: each [raypayload] struct's field access
+    masks (kDxilPayloadAnnotationStructTag, kDxilPayloadFieldAnnotationAccessTag), for DXIL 1.6+ libraries."""
+    out: list = [_i32(0)]
+    for llvm_type, fields in structs:
+        out += [MDValue(Undef(llvm_type)), MDNode([MDNode([_i32(0), _i32(payload_field_mask(f))]) for f in fields])]
+    return MDNode(out)
 
 
 def _param_directions(lf: LibraryFunction) -> list[str]:

@@ -11,11 +11,11 @@ from shaderbuild.ir.raytracing import RT_STAGES
 
 from .context import ModuleContext, used_globals
 from .debuginfo import DebugInfo
+from .llvm import types as T
 from .llvm.values import Function
 from .lower import FunctionLowerer
 from .lowered import LibraryFunction, LoweredModule
 from .raytracing import udt_size, udt_type
-from .resources import assign_ranges, classify, symbol_type
 from .statics import fold_static_initializers
 
 __all__ = ["lower_library"]
@@ -25,7 +25,7 @@ __all__ = ["lower_library"]
 def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False, optimize: bool = True,
                   debug: DebugInfo | None = None) -> LoweredModule:
     entries = ir.entry_points(module)
-    if not entries:
+    if not entries and not module.subobjects:
         raise error("the library exports no shader: mark its entry functions with [shader(\"...\")]")
     for ep in entries:
         if ep.function is None:
@@ -45,22 +45,7 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
         for v in vs:
             used.setdefault(id(v), v)
         counters |= set(cu)
-    declared = {id(g) for g in module.globals}
-    order = [g for g in module.globals if id(g) in used] + [v for v in used.values() if id(v) not in declared]
-    for g in order:
-        if g.binding is not None:
-            info = classify(g)
-            if info.heap is None:
-                ctx.resources.append(info)
-            ctx._res_by_var[id(g)] = info
-        elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
-            ctx.add_global_storage(g)
-    for vid in counters:
-        if vid in ctx._res_by_var:
-            ctx._res_by_var[vid].has_counter = True
-    assign_ranges(ctx.resources)
-    for r in ctx.resources:        # a library names each resource with a global (DXIL.rst, field 1 of a record)
-        r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
+    ctx.collect_globals(list(used.values()), counters)
     functions: list[LibraryFunction] = []
     called: set = set()
     for ep, uses in zip(entries, per_entry):
@@ -88,9 +73,12 @@ def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False
     keep: list[Function] = [f.function for f in functions]
     ctx.llmod.retain_functions(keep + [f for f in ctx.llmod.functions if f not in keep and f in called])
     ctx.ops.retain({f.name for f in ctx.llmod.functions})
-    lm = LoweredModule(ctx.llmod, keep[0], ctx.ops, ctx.resources, [], [], "library", sm, native16, (0, 0, 0),
+    # (a library of subobjects only has no function: its `entry` is a placeholder outside the module)
+    first = keep[0] if keep else Function(T.FunctionType(T.void, ()), "library")
+    lm = LoweredModule(ctx.llmod, first, ctx.ops, ctx.resources, [], [], "library", sm, native16, (0, 0, 0),
                        ctx.group_shared_bytes)
     lm.library = functions
     lm.subobjects = list(module.subobjects)
+    lm.payload_access = [(udt_type(st), fields) for st, fields in module.payload_access]
     return lm
 

@@ -62,7 +62,7 @@ from .places import (
     VarStorage,
 )
 from .raytracing import load_udt, store_udt
-from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory, assign_ranges, classify, symbol_type
+from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory
 from .scalarize import (
     component_types,
     field_leaf_base,
@@ -1218,39 +1218,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         seen = {id(v) for v in used_vars}
         used_vars = list(used_vars) + [v for v in more if id(v) not in seen]
         counter_users = set(counter_users) | set(more_counters)
-    used_ids = {id(v) for v in used_vars}
-    for g in module.globals:                       # declaration order, only what the entry uses
-        if id(g) not in used_ids:
-            continue
-        if g.binding is not None:
-            info = classify(g)
-            if info.heap is None:       # heap views have no record, range or PSV0 entry
-                ctx.resources.append(info)
-            ctx._res_by_var[id(g)] = info
-        elif g.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
-            ctx.add_global_storage(g)
-        elif g.storage is ir.Storage.PAYLOAD and stage == "amplification":
-            ctx.add_payload_global(g)
-    for v in used_vars:                            # globals not listed in module.globals
-        if id(v) in ctx._res_by_var or id(v) in ctx.global_storages:
-            continue
-        if v.binding is not None:
-            info = classify(v)
-            if info.heap is None:
-                ctx.resources.append(info)
-            ctx._res_by_var[id(v)] = info
-        elif v.storage in (ir.Storage.PRIVATE, ir.Storage.WORKGROUP):
-            ctx.add_global_storage(v)
-        elif v.storage is ir.Storage.PAYLOAD and stage == "amplification" and id(v) not in ctx.payload_globals:
-            ctx.add_payload_global(v)
-    for vid in counter_users:
-        if vid in ctx._res_by_var:
-            ctx._res_by_var[vid].has_counter = True
-    assign_ranges(ctx.resources)
+    ctx.collect_globals(list(used_vars), set(counter_users))
     fold_static_initializers(ctx, entry.function.body)
-    if stage == "library":  # only libraries name their resources with globals (DXIL.rst, field 1 of a record)
-        for r in ctx.resources:
-            r.symbol = ctx.llmod.add_global(symbol_type(r), r.var.name, constant=True)
     # a hull shader's patch constants are outputs, a domain shader's inputs: their own signature
     # a mesh shader's per-primitive outputs take that place (PSG1), its indices are no signature element
     patch_vars = [v for v in (*entry.inputs, *entry.outputs) if v.io is not None

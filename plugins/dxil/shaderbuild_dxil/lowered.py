@@ -57,3 +57,4 @@ class LoweredModule(DataRecord):
     subobjects: list = Record.factory(list)    # shaderbuild.ir.Subobject
     mesh: ir.MeshInfo | None = None                   # a mesh / amplification shader's outputs and payload
     payload_bytes: int = 0                            # the payload struct's size (context.payload_struct)
+    payload_access: list = Record.factory(list)  # shaderbuild.ir.Module.payload_access

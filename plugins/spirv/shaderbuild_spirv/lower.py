@@ -155,6 +155,9 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
     """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
     if module.entries:
         return _lower_library(module, target_env, vk_layout, debug_command_line)
+    if module.entry is None and module.stage == "library":
+        raise error("a SPIR-V module needs at least one shader: a library of subobjects only has no SPIR-V form "
+                    "(its subobjects are in the DXIL library and in the manifest)")
     if module.entry is None:
         raise error("module has no entry point")
     entry = module.entry

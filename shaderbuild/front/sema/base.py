@@ -38,6 +38,7 @@ class SemaBase:
         function_instances: dict
         literals: dict[int, ir.Const]
         funcs: list[FuncInfo]
+        subobjects: list[ir.Subobject]          # state-object subobjects (sema/subobjects.py)
         methods: dict[str, dict[str, list[FuncInfo]]]
         fn: ir.Function | None
         fn_info: FuncInfo | None

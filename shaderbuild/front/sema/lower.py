@@ -70,6 +70,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
         self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
         self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
+        self.payload_access: list[tuple[ir.Struct, tuple[dict[str, tuple[str, ...]], ...]]] = []   # Module's
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -395,6 +396,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         if bits:
             self.bitfields[d.name] = bits
         self.types.named[d.name] = st
+        if d.name in self.payload_structs and self.payload_qualifiers_on() and d.base is None:
+            self.payload_access.append((st, tuple(dict(f.payload_access or {}) for f in d.fields)))
         self.declare(d.name, TypeSymbol(st), d.loc)
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
@@ -921,10 +924,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 self.declare_type_like(d)
         library = self.profile.stage == "library"
         shaders = self.library_shaders(main_file) if library else []
-        entry = shaders[0][0] if library else self.find_entry(main_file)
+        entry = None if library else self.find_entry(main_file)
         order: list[FuncInfo] = []
         seen_ids: set[int] = set()
-        for root, kind in shaders or [(entry, "")]:     # a library: every shader's functions, callees first
+        roots = shaders if entry is None else [(entry, "")]
+        for root, kind in roots:                        # a library: every shader's functions, callees first
             self.check_recursion(root)
             reached = self.reachable(root)
             order += [f for f in reached if id(f) not in seen_ids]
@@ -934,7 +938,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             stage_errors = self.check_shader_stages(root, kind, reached + inits) if library else []
             if stage_errors:
                 raise CompileError(stage_errors[:1])
-        if self.profile.stage == "hull":
+        if self.profile.stage == "hull" and entry is not None:
             self.patch_constant = find_patch_constant_function(self, entry)
             self.check_recursion(self.patch_constant)
             seen = {id(f) for f in order}
@@ -949,6 +953,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 p = next(p for p in params if q in p.qualifiers)
                 raise error(f"'{q}' parameters are only allowed on a mesh shader's entry point", p.loc)
         errors = [d for f in order for d in f.stage_errors]
+        if all(f is not self.static_init_info for f in order):
+            # a static initialiser kept as its variable's `init` (no statements) is still compiled into
+            # every entry: its stage errors count even when the static init function is not called
+            errors += self.static_init_info.stage_errors
         if errors:
             raise CompileError(errors[:1])
         if self.profile.stage not in GROUPSHARED_STAGES:
@@ -961,7 +969,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.finish_globals_block([f.ir_func for f in self.funcs])
         module.functions = [f.ir_func for f in order]
         module.globals = used_heap_views_only(self.globals, module.functions)
-        if library:
+        if entry is None:
             module.entries = [self.ray_entry_point(f, kind) for f, kind in shaders]
         else:
             module.entry = self.entry_point(entry)
@@ -971,6 +979,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         module.source_files = source_files
         module.spec_constants = self.spec_constants
         module.subobjects = self.subobjects
+        module.payload_access = self.payload_access
         if library and self.subobjects:      # names the hit groups and associations refer to
             kinds = {info.decl.name: marked[0] for info in self.funcs
                      if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}

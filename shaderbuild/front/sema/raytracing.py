@@ -68,7 +68,7 @@ class RayTracingLowering(SemaBase):
         if name and name != "main":
             raise error(f"missing entry point definition '{name}': no function of that name is marked "
                         f"[shader(\"...\")]", SourceLoc(main_file, 1, 1))
-        if not found:
+        if not found and not self.subobjects:    # (a library of subobjects only exports no shader)
             raise error("a library exports its shaders with [shader(\"raygeneration\")], [shader(\"closesthit\")], "
                         "...: no function here has one", SourceLoc(main_file, 1, 1))
         return found
