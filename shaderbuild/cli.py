@@ -97,6 +97,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-WX",), {"dest": "warnings_as_errors", "action": "store_true", "help": "treat warnings as errors"}),
     (("-W",), {"dest": "enabled_warnings", "action": "append", "default": [], "metavar": "NAME",
                "help": "-WNAME: report warning NAME (all are on by default)"}),
+    (("-ferror-limit",), {"dest": "error_limit", "type": int, "default": 20, "metavar": "N",
+                          "help": "stop after N errors (default 20; 0: no limit)"}),
     (("-Wno-",), {"dest": "disabled_warnings", "action": "append", "default": [], "metavar": "NAME",
                   "help": "-Wno-NAME: do not report warning NAME"}),
     (("-Fh",), {"dest": "header", "metavar": "FILE", "help": "write the binary as a C header (a byte array)"}),
@@ -339,7 +341,7 @@ def _compile_options(args):
         auto_binding_space=args.auto_binding_space, vk_layout=args.vk_layout or "default",
         row_major=args.row_major, validate_ir=args.validate_ir, opt_level=args.opt_level,
         debug_info=args.debug_info, debug_file=args.debug_file, embed_debug=args.embed_debug,
-        warnings_as_errors=args.warnings_as_errors,
+        warnings_as_errors=args.warnings_as_errors, error_limit=args.error_limit,
         disabled_warnings=sorted(set(args.disabled_warnings)), rootsig_define=args.rootsig_define,
         rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
         strip_root_signature=args.strip_root_signature, max_preprocessed_bytes=args.max_preprocessed_bytes)

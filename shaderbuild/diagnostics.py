@@ -72,6 +72,14 @@ class CompileError(Exception):
         super().__init__("; ".join(f"{d.loc}: {d.message}" if d.loc else d.message for d in diagnostics))
 
 
+class ErrorReported(CompileError):
+    """Abandons a construct that depends on one whose error is already reported (a use of a declaration
+    that failed): it adds no diagnostic of its own, so one mistake gives one error."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+
 def error(message: str, loc: SourceLoc | None = None, notes: list[Diagnostic] | None = None) -> CompileError:
     """Build a CompileError for a single error diagnostic (use as `raise error(...)`)."""
     return CompileError(Diagnostic("error", message, loc, notes or []))
@@ -122,6 +130,25 @@ class DiagnosticSink:
     def raise_if_errors(self) -> None:
         if self.errors:
             raise CompileError(self.errors)
+
+
+DEFAULT_ERROR_LIMIT = 20      # -ferror-limit=N, as clang and DXC
+TOO_MANY_ERRORS = "too many errors emitted, stopping now [-ferror-limit=]"   # clang's words
+
+
+def limit_errors(diags: list[Diagnostic], limit: int) -> list[Diagnostic]:
+    """Keep diagnostics up to the `limit`-th error (0: no limit), then clang's fatal 'too many errors'."""
+    if limit <= 0 or sum(d.severity == "error" for d in diags) <= limit:
+        return diags
+    out: list[Diagnostic] = []
+    for d in diags:
+        if d.severity == "error":
+            if limit == 0:
+                break
+            limit -= 1
+        out.append(d)
+    out.append(Diagnostic("fatal error", TOO_MANY_ERRORS))
+    return out
 
 
 def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = "gnu") -> str:

@@ -8,10 +8,10 @@ declared so far.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TypeVar
 
-from ..diagnostics import SourceLoc, error
+from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..options import MAX_REGISTER
 from . import ast
@@ -55,6 +55,10 @@ MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
 MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K bytes, OpName)
 
 
+_T = TypeVar("_T")
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
 def is_builtin_type_name(name: str) -> bool:
     return name in TEMPLATE_TYPES or name in OTHER_TYPES or _NUMERIC_TYPE_RE.match(name) is not None
 
@@ -73,6 +77,7 @@ class Parser:
         self.user_types: set[str] = set()
         self.template_funcs: set[str] = set()
         self.depth = 0
+        self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
     # ------------------------------------------------------------ token helpers
     @property
@@ -125,6 +130,56 @@ class Parser:
     def leave(self) -> None:
         self.depth -= 1
 
+    # ------------------------------------------------------------- error recovery
+    def item(self, parse_one: Callable[[], _T], top_level: bool = False) -> _T | None:
+        """Parse one declaration or statement.  On a syntax error, record it and skip to the item's
+        end (the one place the parser resynchronises), so the next item is parsed and every syntax
+        error is reported, each once; None then."""
+        start, depth = self.pos, self.depth
+        try:
+            return parse_one()
+        except CompileError as e:
+            self.errors.extend(e.diagnostics)
+            self.depth = depth
+            self.synchronize(start, top_level, e.diagnostics[0].message.startswith("expected ';'"))
+            return None
+
+    def synchronize(self, start: int, top_level: bool, missing_semicolon: bool = False) -> None:
+        """Skip from the item that began at token `start` to just past its end: a ';' or a '}' that closes
+        a '{' the item opened, at the item's own nesting level and not before the error.  A '}' the item
+        did not open ends the enclosing block: stop before it (at top level it is a stray token, skipped).
+        A ';' missing at the end of a line is taken as written: the next line starts the next item."""
+        err = self.pos
+        toks = self.toks
+        if err == start and toks[start].text in (")", "]", "}") and toks[start].kind is TokKind.PUNCT:
+            self.pos += 1           # a stray closer where an item should start
+            return
+        stack: list[str] = []
+        i = start
+        while toks[i].kind is not TokKind.EOF:
+            t = toks[i]
+            if i == err and missing_semicolon and not stack and i > start and toks[i - 1].loc.line < t.loc.line:
+                self.pos = i
+                return
+            if t.kind is TokKind.PUNCT:
+                if t.text in _OPENERS:
+                    stack.append(_OPENERS[t.text])
+                elif t.text in (")", "]", "}"):
+                    if t.text in stack:
+                        while stack.pop() != t.text:
+                            pass
+                        if not stack and t.text == "}" and i >= err:
+                            self.pos = i + 1
+                            return
+                    elif t.text == "}" and not top_level and i >= err:
+                        self.pos = i
+                        return
+                elif t.text == ";" and not stack and i >= err:
+                    self.pos = i + 1
+                    return
+            i += 1
+        self.pos = max(i, err)
+
     # ------------------------------------------------------------- top level
     def parse(self) -> ast.TranslationUnit:
         loc = self.tok.loc
@@ -132,7 +187,9 @@ class Parser:
         while self.tok.kind is not TokKind.EOF:
             if self.accept(";"):
                 continue
-            decls.extend(self.top_level_decl())
+            decls.extend(self.item(self.top_level_decl, top_level=True) or ())
+        if self.errors:         # sema runs on a complete tree only: a skipped declaration would cascade
+            raise CompileError(self.errors)
         return ast.TranslationUnit(loc, decls)
 
     def attributes(self) -> list[ast.Attribute]:
@@ -451,7 +508,7 @@ class Parser:
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the cbuffer")
-            for d in self.declaration(self.attributes(), top_level=False):
+            for d in self.item(lambda: self.declaration(self.attributes(), top_level=False)) or ():
                 if isinstance(d, ast.VarDecl):
                     cb.members.append(d)
         self.expect("}")
@@ -502,7 +559,9 @@ class Parser:
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 raise error("expected '}' to close the block opened here", lb.loc)
-            stmts.append(self.statement())
+            st = self.item(self.statement)
+            if st is not None:
+                stmts.append(st)
         self.advance()
         self.leave()
         return ast.Block(lb.loc, stmts)
@@ -644,7 +703,9 @@ class Parser:
             while not (self.at("case") or self.at("default") or self.at("}")):
                 if self.tok.kind is TokKind.EOF:
                     self.fail("expected '}' to end the switch")
-                body.append(self.statement())
+                st = self.item(self.statement)
+                if st is not None:
+                    body.append(st)
             sections.append((labels, body))
         self.advance()
         self.leave()

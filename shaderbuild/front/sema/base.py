@@ -6,9 +6,10 @@ At run time the class is empty; `Analyzer` combines the mixins and owns the stat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from contextlib import AbstractContextManager
 
     from ... import ir
@@ -50,6 +51,7 @@ class SemaBase:
 
         # lower.py (Analyzer)
         def emit(self, s: ir.Stmt) -> None: ...
+        def guarded(self, lower: Callable[[Any], object], decl: ast.Node) -> None: ...
         def function_context(self) -> AbstractContextManager[None]: ...
         def collect(self, into: list[ir.Stmt]) -> AbstractContextManager[list[ir.Stmt]]: ...
         def temp(self, t: ir.Type, name: str = "tmp") -> ir.Variable: ...

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import struct
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -22,7 +23,7 @@ from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
 from .resources import ResourceLowering
-from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
+from .scope import EnumConstSymbol, ErrorSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
@@ -51,6 +52,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.caps = caps              # the target's decisions (push constants, layouts, ...)
         self.profile = profile
         self.sink = sink
+        self.errors: list[Diagnostic] = []     # errors recovered from (see guarded), reported together
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
@@ -88,6 +90,20 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if getattr(s, "loc", self) is None:     # statements without their own position: the source statement's
             setattr(s, "loc", self.stmt_loc)  # noqa: B010 - Stmt itself declares no loc
         self.out.append(s)
+
+    def guarded(self, lower: Callable[[Any], object], decl: ast.Node) -> None:
+        """Analyse one declaration or statement: `lower(decl)`.  An error is recorded and analysis goes on
+        with the next one (the one place sema recovers); what `decl` declares becomes an error symbol,
+        so its uses add no error: one mistake, one error."""
+        try:
+            lower(decl)
+        except CompileError as e:
+            self.errors.extend(e.diagnostics)
+            for name in _declared_names(decl):
+                if name not in self.scope.names:
+                    self.scope.names[name] = ErrorSymbol()
+            if isinstance(decl, (ast.StructDecl, ast.TypedefDecl)) and decl.name not in self.types.named:
+                self.types.poisoned.add(decl.name)
 
     @contextlib.contextmanager
     def function_context(self):
@@ -711,7 +727,10 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
+            errors_before = len(self.errors)
             self.lower_block(d.body.stmts, new_scope=False)
+            if len(self.errors) > errors_before:
+                return          # a statement was dropped: the flow checks below would only cascade
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
@@ -727,29 +746,53 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
         for d in tu.decls:
-            if isinstance(d, ast.FuncDecl) and d.template_params:
-                self.func_templates.setdefault(d.name, []).append(d)
-            elif isinstance(d, ast.FuncDecl):
-                info = self.function_decl(d)
-                if d.body is not None and not _has_unsized_param(info):
-                    self.function_body(info)
-                elif d.body is not None:
-                    # type-check the body once with the unsized types (so `float[]` -> `float[4]` is an
-                    # error whatever the callers pass); code is generated per call size (calls.specialize)
-                    probe = FuncInfo(d, info.param_types, info.param_dirs, info.return_type,
-                                     ir.Function(d.name, [], info.return_type, loc=d.loc))
-                    self.probing = True
-                    try:
-                        self.function_body(probe)
-                    finally:
-                        self.probing = False
-                    info.defined = True
-            elif isinstance(d, ast.VarDecl):
-                self.global_var(d)
-            elif isinstance(d, ast.CBufferDecl):
-                self.cbuffer(d)
-            else:
-                self.declare_type_like(d)
+            self.guarded(self.top_level, d)
+        if self.errors:
+            raise CompileError(self.reported_errors())
+        return self.build_module(main_file, source_files)
+
+    def reported_errors(self) -> list[Diagnostic]:
+        """The recovered errors in order, each once (a template instantiated twice fails twice), with the
+        stage errors of the functions the entry point reaches when it can be found."""
+        errors = list(self.errors)
+        with contextlib.suppress(CompileError):
+            errors += [d for f in self.reachable(self.find_entry("")) for d in f.stage_errors]
+        seen: set[tuple] = set()
+        out = []
+        for d in errors:
+            key = (d.loc, d.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+        return out
+
+    def top_level(self, d: ast.Node) -> None:
+        if isinstance(d, ast.FuncDecl) and d.template_params:
+            self.func_templates.setdefault(d.name, []).append(d)
+        elif isinstance(d, ast.FuncDecl):
+            info = self.function_decl(d)
+            if d.body is not None and not _has_unsized_param(info):
+                self.function_body(info)
+            elif d.body is not None:
+                # type-check the body once with the unsized types (so `float[]` -> `float[4]` is an
+                # error whatever the callers pass); code is generated per call size (calls.specialize)
+                probe = FuncInfo(d, info.param_types, info.param_dirs, info.return_type,
+                                 ir.Function(d.name, [], info.return_type, loc=d.loc))
+                self.probing = True
+                try:
+                    self.function_body(probe)
+                finally:
+                    self.probing = False
+                info.defined = True
+        elif isinstance(d, ast.VarDecl):
+            self.global_var(d)
+        elif isinstance(d, ast.CBufferDecl):
+            self.cbuffer(d)
+        else:
+            self.declare_type_like(d)
+
+    def build_module(self, main_file: str, source_files: list[str]) -> ir.Module:
+        """The checked program's module (every declaration analysed without error)."""
         entry = self.find_entry(main_file)
         self.check_recursion(entry)
         order = self.reachable(entry)
@@ -763,7 +806,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
         errors = [d for f in order for d in f.stage_errors]
         if errors:
-            raise CompileError(errors[:1])
+            raise CompileError(errors)
         if self.profile.stage != "compute":
             self.globals = [g for g in self.globals if g.storage is not ir.Storage.WORKGROUP]
         undefined = [f for f in order if not f.defined]
@@ -964,6 +1007,19 @@ def definitely_assigned(body: list[ir.Stmt], var: ir.Variable) -> bool:
     """Conservative: True only when every path through `body` stores to `var`."""
     exits, assigned = _assign_state(body, var)
     return assigned and not exits
+
+
+def _declared_names(d: ast.Node) -> list[str]:
+    """The names a declaration (or declaration statement) introduces."""
+    if isinstance(d, ast.DeclStmt):
+        return [n for x in d.decls for n in _declared_names(x)]
+    if isinstance(d, ast.CBufferDecl):
+        return [d.name, *(m.name for m in d.members)]
+    if isinstance(d, ast.EnumDecl):
+        return [name if not (d.scoped and d.name) else f"{d.name}::{name}" for name, _, _ in d.members]
+    if isinstance(d, (ast.VarDecl, ast.FuncDecl, ast.StructDecl, ast.TypedefDecl)):
+        return [d.name]
+    return []
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import SourceLoc
+from ...diagnostics import ErrorReported, SourceLoc
 from ...records import Record
 from .. import ast
 
@@ -50,7 +50,11 @@ class TypeSymbol(Record):
     type: ir.Type
 
 
-Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol
+class ErrorSymbol(Record):
+    """A name whose declaration had an error (already reported): looking it up abandons the use silently."""
+
+
+Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol | ErrorSymbol
 
 
 class Scope:
@@ -62,6 +66,8 @@ class Scope:
         s: Scope | None = self
         while s is not None:
             sym = s.names.get(name)
+            if isinstance(sym, ErrorSymbol):
+                raise ErrorReported()
             if sym is not None:
                 return sym
             s = s.parent

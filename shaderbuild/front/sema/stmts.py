@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import error
+from ...diagnostics import CompileError, error
 from .. import ast
 from .base import SemaBase
 from .scope import Scope
@@ -54,7 +54,7 @@ class StmtLowering(SemaBase):
             self.push_scope()
         try:
             for s in stmts:
-                self.lower_stmt(s)
+                self.guarded(self.lower_stmt, s)
         finally:
             if new_scope:
                 self.pop_scope()
@@ -98,7 +98,11 @@ class StmtLowering(SemaBase):
         elif isinstance(t, ir.Array) and t.size is None:
             raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
         else:
-            init = self.init_value(d.init, t, d.loc) if d.init is not None else None
+            try:
+                init = self.init_value(d.init, t, d.loc) if d.init is not None else None
+            except CompileError:    # the variable still exists with its written type (as in clang): its
+                self.declare_var(d.name, ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc), d.loc)  # uses are fine
+                raise
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
