@@ -275,6 +275,7 @@ class Parser:
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
+        start = self.pos
         quals = self.qualifiers()
         out: list[ast.Node] = []
         if self.at("struct"):
@@ -291,6 +292,9 @@ class Parser:
         quals |= self.qualifiers()
         name_tok = self.ident("a name for the declaration")
         if self.at("(") and top_level:
+            if "uniform" in quals:      # DXC's words; reported, and the function is parsed on
+                kw = next(t for t in reversed(self.toks[start:self.pos]) if t.text == "uniform")
+                self.errors.append(Diagnostic("error", "'uniform' is not a valid modifier for a function", kw.loc))
             out.append(self.function(type_ref, name_tok, attrs, quals))
             return out
         while True:
@@ -695,10 +699,13 @@ class Parser:
             while self.at("case") or self.at("default"):
                 t = self.advance()
                 value = self.conditional() if t.text == "case" else None
-                self.expect(":", "after case label")
+                colon = self.expect(":", "after case label")
                 labels.append(ast.CaseLabel(t.loc, value))
             if not labels:
                 self.fail("expected 'case' or 'default'")
+            if self.at("}"):        # `case 1: }` (clang's words, just after the colon); parsing goes on
+                self.errors.append(Diagnostic("error", "label at end of compound statement: expected statement",
+                                              SourceLoc(colon.loc.file, colon.loc.line, colon.loc.col + 1)))
             body: list[ast.Stmt] = []
             while not (self.at("case") or self.at("default") or self.at("}")):
                 if self.tok.kind is TokKind.EOF:

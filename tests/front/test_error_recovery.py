@@ -106,6 +106,9 @@ CASES = {
     "failed_return_adds_no_missing_return_error": (
         HEAD + "float f() { return nothing; }\n" + CS + "    Out[0] = f();\n}\n",
         ["t.hlsl:2:20: error: use of undeclared identifier 'nothing'"]),
+    "bad_global_used_in_a_return_adds_no_missing_return_error": (
+        HEAD + "static vector<float, 6> G;\nfloat f() { return G.x; }\n" + CS + "    Out[0] = f();\n}\n",
+        ["t.hlsl:2:8: error: vector size must be between 1 and 4"]),
     "bad_cbuffer_member_then_uses": (
         "cbuffer C { vector<float, 5> Far; float Near; };\n" + HEAD + CS + "    Out[0] = Far.x + Near;\n}\n",
         ["t.hlsl:1:13: error: vector size must be between 1 and 4"]),

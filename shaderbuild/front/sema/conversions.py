@@ -60,13 +60,15 @@ def common_shape(a: ir.Type, b: ir.Type) -> tuple[ir.Type | None, bool]:
     sa, sb = shape_of(a), shape_of(b)
     if sa == sb:
         return a, False
-    if sa[0] == "s":
+    if sa[0] == "s" or sa == ("m", 1, 1):      # a 1x1 matrix combines as a scalar (DXC)
         return b, False
-    if sb[0] == "s":
+    if sb[0] == "s" or sb == ("m", 1, 1):
         return a, False
     if sa[0] == "v" and sb[0] == "v":
         return (a if sa[1] < sb[1] else b), True
     if sa[0] == "m" and sb[0] == "m":
+        if (sa[1] - sb[1]) * (sa[2] - sb[2]) < 0:
+            return None, False      # neither matrix fits in the other (2x1 with 1x2): DXC refuses
         r, c = min(sa[1], sb[1]), min(sa[2], sb[2])
         assert isinstance(a, ir.Matrix)     # shape 'm'
         return ir.Matrix(a.elem, r, c), True
@@ -89,6 +91,8 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
     shp_s, shp_d = shape_of(src), shape_of(dst)
     if ss == sd:
         kind_cost = 0
+    elif literal and ss.kind == "int" and sd.kind == "uint" and ss.width == sd.width:
+        kind_cost = 0       # an unsuffixed integer literal is as good an int as a uint: f(int)/f(uint) is ambiguous
     elif literal:
         kind_cost = 1
     elif ss.kind == sd.kind and sd.width > ss.width or (ss.is_int and sd.is_int and ss.width == sd.width):

@@ -51,6 +51,26 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
+def _fits(x: ir.Expr, to: ir.Scalar) -> bool:
+    """A constant whose every component is in `to`'s range (DXC does not warn about its narrowing)."""
+    if not isinstance(x, ir.Const):
+        return False
+    values = x.value if isinstance(x.value, tuple) else (x.value,)
+    for v in values:
+        if isinstance(v, tuple) or not isinstance(v, (int, float)):
+            return False
+        if to.is_float:
+            if math.isfinite(v) and abs(v) > FLOAT_MAX[to.width]:
+                return False
+        elif not (isinstance(v, int) or float(v).is_integer()):
+            return False
+        else:
+            lo, hi = (-(1 << (to.width - 1)), (1 << (to.width - 1)) - 1) if to.kind == "int" else (0, (1 << to.width) - 1)
+            if not lo <= v <= hi:
+                return False
+    return True
+
+
 class ExprLowering(HeapLowering, SemaBase):
     """Mixin of Analyzer: lowers ast expressions to IR expressions."""
 
@@ -106,6 +126,9 @@ class ExprLowering(HeapLowering, SemaBase):
         ss, sd = ir.scalar_of(src), ir.scalar_of(to)
         assert ss is not None and sd is not None     # both numeric: every other type was handled above
         shp_s, shp_d = shape_of(src), shape_of(to)
+        if not explicit and sd.width < ss.width and sd.kind != "bool" and not self.is_literal(x) \
+                and not _fits(x, sd):       # DXC's -Wconversion narrowing warning, in its words
+            self.warn(f"conversion from larger type '{src}' to smaller type '{to}', possible loss of data", loc)
         # constant folding of scalar literals keeps literal typing precise
         if isinstance(x, ir.Const) and shp_s == ("s",):
             try:
@@ -116,9 +139,12 @@ class ExprLowering(HeapLowering, SemaBase):
                 return ir.Const(to, v)
             if shp_d[0] == "v":
                 return ir.Const(to, (v,) * shp_d[1])
+        if shp_s == ("m", 1, 1) and shp_d != ("s",):       # a 1x1 matrix converts as its one scalar
+            assert isinstance(src, ir.Matrix)
+            return self.convert(ir.Extract(x, 0, ss), to, loc, explicit, what)
         if shp_s != shp_d:
             if shp_s[0] == "s":
-                x = self.convert(x, sd, loc)
+                x = self.convert(x, sd, loc, explicit)
                 if shp_d[0] == "v":
                     return ir.Construct(to, [x] * shp_d[1])
                 assert isinstance(to, ir.Matrix)
@@ -128,11 +154,11 @@ class ExprLowering(HeapLowering, SemaBase):
             if shp_s[0] == "v" and shp_d[0] == "s":
                 if not explicit:
                     self.warn("implicit truncation of vector type", loc)
-                return self.convert(ir.Swizzle(x, (0,), ss), to, loc)
+                return self.convert(ir.Swizzle(x, (0,), ss), to, loc, explicit)
             if shp_s[0] == "v" and shp_d[0] == "v" and shp_d[1] < shp_s[1]:
                 if not explicit:
                     self.warn("implicit truncation of vector type", loc)
-                return self.convert(ir.Swizzle(x, tuple(range(shp_d[1])), ir.Vector(ss, shp_d[1])), to, loc)
+                return self.convert(ir.Swizzle(x, tuple(range(shp_d[1])), ir.Vector(ss, shp_d[1])), to, loc, explicit)
             if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
@@ -141,18 +167,23 @@ class ExprLowering(HeapLowering, SemaBase):
                 rows = [ir.Swizzle(r, tuple(range(to.cols)), ir.vec(ss, to.cols)) if to.cols < src.cols else r for r in rows]
                 if to.cols == 1:
                     rows = [ir.Extract(r, 0, ss) if isinstance(r.type, ir.Vector) else r for r in rows]
-                return self.convert(ir.Construct(ir.Matrix(ss, to.rows, to.cols), rows), to, loc)
+                return self.convert(ir.Construct(ir.Matrix(ss, to.rows, to.cols), rows), to, loc, explicit)
             if shp_s[0] == "m" and shp_d[0] == "s":
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
                 assert isinstance(src, ir.Matrix)
-                return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
+                return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc, explicit)
+            # matrix <-> vector, as DXC: the same number of components, or (explicitly) fewer taken from a
+            # one-row/one-column matrix or into one; a matrix never changes shape except by truncation (above)
             comps_s = ir.component_count(src)
             comps_d = ir.component_count(to)
-            if comps_s == comps_d and (shp_s[0] == "m" or shp_d[0] == "m"):
-                return self.build_from_components(self.components(x, loc), to, loc)
-            if explicit and comps_s > comps_d:
-                return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
+            mat = src if shp_s[0] == "m" else to
+            if shp_s[0] != shp_d[0] and isinstance(mat, ir.Matrix):
+                line = mat.rows == 1 or mat.cols == 1
+                if comps_s == comps_d:
+                    return self.build_from_components(self.components(x, loc), to, loc)
+                if explicit and comps_s > comps_d and line:
+                    return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         return ir.Convert(x, to)
 

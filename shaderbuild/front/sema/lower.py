@@ -18,6 +18,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from ..parser import TEMPLATE_TYPES, is_builtin_type_name
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -53,6 +54,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.profile = profile
         self.sink = sink
         self.errors: list[Diagnostic] = []     # errors recovered from (see guarded), reported together
+        self.failed_items = 0       # statements/declarations abandoned by guarded (silently or not)
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
@@ -98,6 +100,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         try:
             lower(decl)
         except CompileError as e:
+            self.failed_items += 1
             self.errors.extend(e.diagnostics)
             for name in _declared_names(decl):
                 if name not in self.scope.names:
@@ -303,6 +306,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
             t = self.resolve_type(d.type, d.dims)
+            self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
             if major is not None:
                 self.typedef_major[d.name] = major
@@ -310,6 +314,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             self.declare(d.name, TypeSymbol(t), d.loc)
         elif isinstance(d, ast.EnumDecl):
             self.enum(d)
+
+    def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
+        """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC."""
+        if d.name == "string" or is_builtin_type_name(d.name) and d.name not in TEMPLATE_TYPES:
+            builtin = "string" if d.name == "string" else str(self.types.resolve(ast.TypeRef(d.loc, d.name)))
+            if builtin != str(t):
+                raise error(f"typedef redefinition with different types ('{t}' vs '{builtin}')", d.loc)
 
     def struct(self, d: ast.StructDecl) -> ir.Struct:
         fields: list[ir.StructField] = []
@@ -727,9 +738,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
-            errors_before = len(self.errors)
+            failed_before = self.failed_items
             self.lower_block(d.body.stmts, new_scope=False)
-            if len(self.errors) > errors_before:
+            if self.failed_items > failed_before:
                 return          # a statement was dropped: the flow checks below would only cascade
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
@@ -830,6 +841,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         if not isinstance(sym, FuncSymbol) or not any(f.defined for f in sym.overloads):
             raise error(f"missing entry point definition '{name}'", SourceLoc(main_file, 1, 1))
         defined = [f for f in sym.overloads if f.defined]
+        dropped = [f for f in defined if {"inline", "static"} & f.decl.qualifiers]
+        if dropped and len(dropped) == len(defined):
+            # DXC emits an inline or static function only when called, so such an entry point does not exist
+            q = next(q for q in ("inline", "static") if q in dropped[0].decl.qualifiers)
+            raise error(f"missing entry point definition '{name}'", SourceLoc(main_file, 1, 1),
+                        [Diagnostic("note", f"'{name}' is declared '{q}': it is only emitted where it is called",
+                                    dropped[0].decl.loc)])
         if len(defined) > 1:
             raise error(f"entry point '{name}' is overloaded", defined[1].decl.loc)
         return defined[0]

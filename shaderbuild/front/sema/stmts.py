@@ -5,6 +5,7 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import CompileError, error
 from .. import ast
+from ..attributes import check_statement_attributes
 from .base import SemaBase
 from .scope import Scope
 
@@ -60,6 +61,9 @@ class StmtLowering(SemaBase):
                 self.pop_scope()
 
     def lower_stmt(self, s: ast.Stmt) -> None:
+        attrs = getattr(s, "attributes", None)
+        if attrs:
+            check_statement_attributes(attrs, s.loc)
         method = getattr(self, "st_" + type(s).__name__)
         outer, self.stmt_loc = self.stmt_loc, s.loc     # emit() gives unlocated statements this line
         try:
