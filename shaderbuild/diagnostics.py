@@ -36,12 +36,16 @@ class Diagnostic(DataRecord):
         return "\n".join(out)
 
     def _render_into(self, out: list[str], sources: SourceCache | None, style: str) -> None:
+        message = self.message
+        group = warning_group(self) if self.severity == "warning" else None
+        if group is not None:       # as DXC and clang: the option that controls the warning
+            message += f" [-W{group}]"
         if self.loc is None:
-            out.append(f"{self.severity}: {self.message}")
+            out.append(f"{self.severity}: {message}")
         elif style == "msvc":
-            out.append(f"{self.loc.file}({self.loc.line},{self.loc.col}): {self.severity}: {self.message}")
+            out.append(f"{self.loc.file}({self.loc.line},{self.loc.col}): {self.severity}: {message}")
         else:
-            out.append(f"{self.loc}: {self.severity}: {self.message}")
+            out.append(f"{self.loc}: {self.severity}: {message}")
         if self.loc is not None:
             line = self.source_line
             if line is None and sources is not None:
@@ -160,22 +164,30 @@ def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = 
     return "\n".join(d.render(sources, fmt) for d in diags)
 
 
-# warning name (as in -Wno-NAME, clang's spellings) -> the start of the messages it covers
-WARNING_GROUPS: dict[str, tuple[str, ...]] = {
-    "conversion": ("implicit truncation of", "array index is a floating-point value"),
-    "macro-redefined": ("'",),              # "'X' macro redefined" (checked with the suffix below)
-    "extra-tokens": ("extra tokens at end of",),
-    "ignored-attributes": ("the initializer of uniform global",),
-    "uninitialized": ("'out' parameter",),
+# The warning groups: name (as in -Wno-NAME and the `[-WNAME]` shown after a warning, DXC's/clang's
+# spelling where DXC has the warning) -> what the group covers (docs) and patterns (re.match) of its messages.
+# docs/WARNINGS.md lists them; a test checks every warning the compiler emits belongs to one.
+WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "conversion": ("implicit conversions that lose components or precision (DXC: -Wconversion)",
+                   (r"implicit truncation of (vector|matrix) type$", r"conversion from larger type .* possible loss of data$",
+                    r"array index is a floating-point value")),
+    "macro-redefined": ("a #define that changes an existing macro", (r"'.*' macro redefined$",)),
+    "extra-tokens": ("tokens after a preprocessor directive's arguments", (r"extra tokens at end of",)),
+    "ignored-pragmas": ("a #pragma the compiler does not understand and ignores", (r"unknown pack_matrix pragma",)),
+    "ignored-attributes": ("a declaration part the compiler ignores", (r"the initializer of uniform global",)),
+    "attribute-statement": ("a statement attribute on the wrong kind of statement (DXC's group)",
+                            (r"attribute '.*' can only be applied to",)),
+    "unused-value": ("an expression statement whose value is unused", (r"expression result unused$",)),
+    "uninitialized": ("an 'out' parameter not written on every path", (r"'out' parameter",)),
 }
 
 
 def warning_group(d: Diagnostic) -> str | None:
     """The -W name of warning `d`, or None (e.g. a #warning directive's text: never suppressed)."""
-    for name, prefixes in WARNING_GROUPS.items():
-        if any(d.message.startswith(p) for p in prefixes):
-            if name == "macro-redefined" and not d.message.endswith("macro redefined"):
-                continue
+    import re
+
+    for name, (_what, patterns) in WARNING_GROUPS.items():
+        if any(re.match(p, d.message) for p in patterns):
             return name
     return None
 

@@ -71,3 +71,28 @@ def check_statement_attributes(attrs: list[Attribute], stmt_loc: SourceLoc) -> N
     for (a, b), (message, at_statement) in INCOMPATIBLE.items():
         if a in names and b in names:
             raise error(message, stmt_loc if at_statement else attrs[0].loc)
+
+
+# statement attributes -> the statements they belong on and DXC's warning wording for any other one
+# (DXC's table in SemaHLSL.cpp ProcessStmtAttributeForHLSL; group -Wattribute-statement)
+_PLACES = {
+    "loop": ("loop", "'for', 'while' and 'do' loop statements"),
+    "fastopt": ("loop", "'for', 'while' and 'do' loop statements"),
+    "unroll": ("loop", "'for', 'while' and 'do' loop statements"),
+    "allow_uav_condition": ("loop", "'for', 'while' and 'do' loop statements"),
+    "branch": ("if switch", "'if' and 'switch' statements"),
+    "flatten": ("if switch", "'if' and 'switch' statements"),
+    "forcecase": ("switch", "'switch' statements"),
+    "call": ("switch", "'switch' statements"),
+}
+
+
+def misplaced_statement_attributes(attrs: list[Attribute], kind: str) -> list[tuple[str, SourceLoc]]:
+    """Warnings for statement attributes on a statement of `kind` ('loop', 'if', 'switch' or 'other')
+    they do not apply to; DXC ignores such an attribute."""
+    out = []
+    for a in attrs:
+        place = _PLACES.get(a.name)
+        if place is not None and kind not in place[0].split():
+            out.append((f"attribute '{a.name}' can only be applied to {place[1]}", a.loc))
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import CompileError, error
 from .. import ast
-from ..attributes import check_statement_attributes
+from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from .base import SemaBase
 from .scope import Scope
 
@@ -47,6 +47,25 @@ def _direct_breaks(stmts: list[ir.Stmt]):
             yield from _direct_breaks(s.else_)
 
 
+_STATEMENT_KINDS = {"ForStmt": "loop", "WhileStmt": "loop", "DoStmt": "loop", "IfStmt": "if", "SwitchStmt": "switch"}
+
+
+def _has_no_effect(e: ast.Expr) -> bool:
+    """An expression statement that computes a value and drops it (`x + 1;`, `v.x;`); calls, assignments,
+    increments and casts (`(void)x;`) count as meant."""
+    if isinstance(e, (ast.Name, ast.IntLit, ast.FloatLit, ast.BoolLit)):
+        return True
+    if isinstance(e, ast.BinaryOp):
+        return _has_no_effect(e.lhs) and _has_no_effect(e.rhs)
+    if isinstance(e, ast.Member):
+        return _has_no_effect(e.base)
+    if isinstance(e, ast.Index):
+        return _has_no_effect(e.base) and _has_no_effect(e.index)
+    if isinstance(e, ast.UnaryOp):
+        return e.op in ("-", "+", "!", "~") and _has_no_effect(e.operand)
+    return False
+
+
 class StmtLowering(SemaBase):
     """Mixin of Analyzer."""
 
@@ -64,6 +83,9 @@ class StmtLowering(SemaBase):
         attrs = getattr(s, "attributes", None)
         if attrs:
             check_statement_attributes(attrs, s.loc)
+            kind = _STATEMENT_KINDS.get(type(s).__name__, "other")
+            for message, loc in misplaced_statement_attributes(attrs, kind):
+                self.warn(message, loc)
         method = getattr(self, "st_" + type(s).__name__)
         outer, self.stmt_loc = self.stmt_loc, s.loc     # emit() gives unlocated statements this line
         try:
@@ -78,6 +100,8 @@ class StmtLowering(SemaBase):
         pass
 
     def st_ExprStmt(self, s: ast.ExprStmt) -> None:
+        if _has_no_effect(s.expr):
+            self.warn("expression result unused", s.expr.loc)     # clang's -Wunused-value
         self.effect(s.expr)
 
     def st_DeclStmt(self, s: ast.DeclStmt) -> None:
