@@ -61,6 +61,9 @@ class Diagnostic(DataRecord):
         d: dict = {"severity": self.severity, "message": self.message}
         if self.loc is not None:
             d.update(file=self.loc.file, line=self.loc.line, column=self.loc.col)
+        group = warning_group(self) if self.severity == "warning" else None
+        if group is not None:
+            d["option"] = f"-W{group}"
         if self.notes:
             d["notes"] = [n.to_json() for n in self.notes]
         return d

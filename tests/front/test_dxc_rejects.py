@@ -86,6 +86,17 @@ REJECTED = {
         PS + "    float4x1 m = p;\n    return dst(m, p);\n}\n", "ps_6_0",
         ["t.hlsl:3:16: no matching intrinsic for call to 'dst': argument 1 must be a 4-component vector, "
          "not 'float4x1'"]),
+    # Interlocked* take a scalar int/uint destination (`ref int32_only`), not a one-component vector
+    "interlocked_on_a_uint1_buffer_element": (
+        "RWBuffer<uint1> B;\n[numthreads(1, 1, 1)]\nvoid main() {\n    uint o;\n    InterlockedAdd(B[0], 1, o);\n}\n",
+        "cs_6_0",
+        ["t.hlsl:5:21: no matching intrinsic for call to 'InterlockedAdd': the destination is a 'uint1', not a "
+         "scalar int or uint"]),
+    "interlocked_on_a_groupshared_int1": (
+        "groupshared int1 G[2];\n[numthreads(1, 1, 1)]\nvoid main() {\n    InterlockedMax(G[1], 1);\n}\n",
+        "cs_6_0",
+        ["t.hlsl:4:21: no matching intrinsic for call to 'InterlockedMax': the destination is a 'int1', not a "
+         "scalar int or uint"]),
     # overloads: an unsuffixed integer literal converts to int and to uint equally well
     "int_uint_overloads_with_a_literal": (
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3);\n}\n", "ps_6_0",
@@ -120,6 +131,8 @@ ACCEPTED = {
     "same_count_matrix_to_vector": PS + "    float2x2 m = 1;\n    return (float4)m;\n}\n",
     "row_matrix_truncated_to_vector": PS + "    float1x4 m = 1;\n    return ((float2)m).xyxy;\n}\n",
     "typedef_of_a_builtin_name_as_itself": "typedef uint dword;\n" + PS + "    dword d = 1;\n    return d;\n}\n",
+    "interlocked_on_a_uint_buffer_element":
+        "RWBuffer<uint> B;\n" + PS + "    uint o;\n    InterlockedAdd(B[0], 1, o);\n    return o;\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }

@@ -46,6 +46,7 @@ class SemaBase:
         loop_depth: int
         switch_depth: int
         probing: bool
+        one_vector_elements: dict[int, str]
         readonly_temps: set[int]
         stmt_loc: SourceLoc | None
 

@@ -555,6 +555,13 @@ class CallLowering(SemaBase):
             root = root.base
         if isinstance(root, ir.VarRef) and root.var.storage not in (ir.Storage.WORKGROUP,):
             raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", args[0].loc)
+        var_of = root
+        while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
+            var_of = var_of.resource if isinstance(var_of, ir.BufferElem) else var_of.base
+        written = self.one_vector_elements.get(id(var_of.var)) if isinstance(var_of, ir.VarRef) else None
+        if written is not None and not isinstance(dest, (ir.FieldRef, ir.SwizzleRef)):
+            raise error(f"no matching intrinsic for call to '{name}': the destination is a '{written}', not a scalar "
+                        f"int or uint", args[0].loc)
         t = dest.type
         n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
         has_out = name != "InterlockedCompareStore"

@@ -7,6 +7,7 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 from __future__ import annotations
 
 import contextlib
+import re
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,8 @@ from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 MAX_ARRAY_ELEMENTS = 1 << 24
+_ONE_VECTOR = re.compile(r"(?:bool|u?int|dword|half|float|double|min16(?:float|u?int)|min10float|min12int|"
+                         r"u?int(?:16|32|64)_t|float(?:16|32|64)_t)1")
 MAX_ARRAY_DIMENSIONS = 32
 # [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
 VK_BUILTIN_ATTRIBUTE = ("PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex", "DeviceIndex",
@@ -63,6 +66,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
         self.struct_templates: dict[str, ast.StructDecl] = {}
         self.typedef_major: dict[str, str] = {}   # typedef name -> the matrix orientation it carries
+        # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`): the IR
+        # makes it a scalar, but DXC's Interlocked* refuse it (calls.special_interlocked)
+        self.one_vector_elements: dict[int, str] = {}
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
@@ -421,6 +427,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 raise error("groupshared variables cannot have an initializer", d.init.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
+            if _ONE_VECTOR.fullmatch(d.type.name):
+                self.one_vector_elements[id(var)] = d.type.name
             return
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
@@ -617,6 +625,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
+        elem = d.type.args[0] if d.type.args else None
+        if isinstance(elem, ast.TypeRef) and _ONE_VECTOR.fullmatch(elem.name):
+            self.one_vector_elements[id(var)] = elem.name
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
         """`static RWBuffer<T> A = B;` names the global resource B again (no new binding), as in DXC."""
