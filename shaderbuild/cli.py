@@ -96,7 +96,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-Od",), {"dest": "opt_level", "action": "store_const", "const": 0, "default": 3, "help": "no optimisation"}),
     (("-WX",), {"dest": "warnings_as_errors", "action": "store_true", "help": "treat warnings as errors"}),
     (("-W",), {"dest": "enabled_warnings", "action": "append", "default": [], "metavar": "NAME",
-               "help": "-WNAME, -Wall: report warning group NAME (all are on by default; groups: docs/WARNINGS.md)"}),
+               "help": "-WNAME, -Wall: also report the default-off warnings of group NAME / of every group "
+                       "(docs/WARNINGS.md)"}),
     (("-ferror-limit",), {"dest": "error_limit", "type": int, "default": 20, "metavar": "N",
                           "help": "stop after N errors (default 20; 0: no limit)"}),
     (("-Wno-",), {"dest": "disabled_warnings", "action": "append", "default": [], "metavar": "NAME",
@@ -342,6 +343,7 @@ def _compile_options(args):
         row_major=args.row_major, validate_ir=args.validate_ir, opt_level=args.opt_level,
         debug_info=args.debug_info, debug_file=args.debug_file, embed_debug=args.embed_debug,
         warnings_as_errors=args.warnings_as_errors, error_limit=args.error_limit,
+        enabled_warnings=sorted(set(args.enabled_warnings)),
         disabled_warnings=sorted(set(args.disabled_warnings)), rootsig_define=args.rootsig_define,
         rootsig_version=args.rootsig_version.removeprefix("rootsig_").replace("_", "."),
         strip_root_signature=args.strip_root_signature, max_preprocessed_bytes=args.max_preprocessed_bytes)

@@ -214,8 +214,9 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         sink.items.append(Diagnostic("error", f"internal compiler error: {type(e).__name__}: {e} (at {where}); "
                                               f"please report this with the shader"))
     result.diagnostics = sink.items
-    if options.disabled_warnings or options.warnings_as_errors:
-        result.diagnostics = apply_warning_options(sink.items, options.disabled_warnings, options.warnings_as_errors)
+    if any(d.severity == "warning" for d in sink.items):
+        result.diagnostics = apply_warning_options(sink.items, options.disabled_warnings, options.warnings_as_errors,
+                                                   options.enabled_warnings)
     result.diagnostics = limit_errors(result.diagnostics, options.error_limit)
     if result.ok and any(d.severity == "error" for d in result.diagnostics):
         result.ok = False

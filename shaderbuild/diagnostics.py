@@ -123,9 +123,13 @@ class DiagnosticSink:
 
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
+        self._warned: set[tuple] = set()
 
     def warning(self, message: str, loc: SourceLoc | None = None) -> None:
-        self.items.append(Diagnostic("warning", message, loc))
+        """A warning, once (a body analysed again, for a template or unsized-array instance, repeats them)."""
+        if (message, loc) not in self._warned:
+            self._warned.add((message, loc))
+            self.items.append(Diagnostic("warning", message, loc))
 
     def error(self, message: str, loc: SourceLoc | None = None) -> None:
         self.items.append(Diagnostic("error", message, loc))
@@ -181,8 +185,14 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "attribute-statement": ("a statement attribute on the wrong kind of statement (DXC's group)",
                             (r"attribute '.*' can only be applied to",)),
     "unused-value": ("an expression statement whose value is unused", (r"expression result unused$",)),
-    "uninitialized": ("an 'out' parameter not written on every path", (r"'out' parameter",)),
+    "uninitialized": ("an 'out' parameter not written on every path; with -Wall or -Wuninitialized also a local "
+                      "variable read before anything is stored to it",
+                      (r"'out' parameter", r"variable '.*' is uninitialized when used here$")),
+    "unused-variable": ("a local variable that is never used (with -Wall or -Wunused-variable)",
+                        (r"unused variable '.*'$",)),
 }
+# warnings shown only when asked for (-Wall or -W<group>), as clang's DefaultIgnore ones
+DEFAULT_OFF = (r"variable '.*' is uninitialized when used here$", r"unused variable '.*'$")
 
 
 def warning_group(d: Diagnostic) -> str | None:
@@ -195,12 +205,19 @@ def warning_group(d: Diagnostic) -> str | None:
     return None
 
 
-def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_errors: bool) -> list[Diagnostic]:
-    """-Wno-NAME drops the warnings of group NAME; -WX then makes every remaining warning an error."""
+def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_errors: bool,
+                          enabled: list[str] | tuple[str, ...] = ()) -> list[Diagnostic]:
+    """Default-off warnings stay only with -Wall or -W<their group>; -Wno-NAME drops the warnings of group
+    NAME; -WX then makes every remaining warning an error."""
+    import re
+
     out = []
     for d in diags:
         if d.severity == "warning":
-            if disabled and warning_group(d) in disabled:
+            group = warning_group(d)
+            if disabled and group in disabled:
+                continue
+            if "all" not in enabled and group not in enabled and any(re.match(p, d.message) for p in DEFAULT_OFF):
                 continue
             if as_errors:
                 d = Diagnostic("error", f"{d.message} [-WX]", d.loc, d.notes, d.source_line)

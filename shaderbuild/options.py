@@ -105,6 +105,7 @@ class CompileOptions(DataRecord):
     opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is -O3
     warnings_as_errors: bool = False                # -WX
     disabled_warnings: list[str] = Record.factory(list)   # -Wno-NAME (names: diagnostics.WARNING_GROUPS)
+    enabled_warnings: list[str] = Record.factory(list)    # -Wall, -WNAME: also the default-off warnings
     error_limit: int = 20                           # -ferror-limit=N (0: no limit); diagnostics.limit_errors
 
     # fields that change no output byte, so no cache key

@@ -97,9 +97,22 @@ REJECTED = {
         "cs_6_0",
         ["t.hlsl:4:21: no matching intrinsic for call to 'InterlockedMax': the destination is a 'int1', not a "
          "scalar int or uint"]),
+    # a texture subscript takes exactly its coordinate (DXC: no splat, no truncation)
+    "texture2d_indexed_with_three_components": (
+        "Texture2D<float4> T;\n" + PS + "    return T[uint3(1, 2, 3)];\n}\n", "ps_6_0",
+        ["t.hlsl:3:13: no viable overloaded operator[] for type 'Texture2D<float4>'"]),
+    "texture2d_indexed_with_a_scalar": (
+        "Texture2D<float4> T;\n" + PS + "    return T[0];\n}\n", "ps_6_0",
+        ["t.hlsl:3:13: no viable overloaded operator[] for type 'Texture2D<float4>'"]),
+    "buffer_indexed_with_a_vector": (
+        "Buffer<float4> B;\n" + PS + "    return B[uint2(1, 2)];\n}\n", "ps_6_0",
+        ["t.hlsl:3:13: no viable overloaded operator[] for type 'Buffer<float4>'"]),
     # overloads: an unsuffixed integer literal converts to int and to uint equally well
     "int_uint_overloads_with_a_literal": (
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3);\n}\n", "ps_6_0",
+        ["t.hlsl:4:12: call to 'f' is ambiguous"]),
+    "float_double_overloads_with_a_literal": (
+        "float f(float x) { return 1; }\nfloat f(double x) { return 2; }\n" + PS + "    return f(1.5);\n}\n", "ps_6_0",
         ["t.hlsl:4:12: call to 'f' is ambiguous"]),
     # matrix <-> vector shapes (DXC's binop-dims rules)
     "matrix_to_smaller_vector": (
@@ -133,6 +146,11 @@ ACCEPTED = {
     "typedef_of_a_builtin_name_as_itself": "typedef uint dword;\n" + PS + "    dword d = 1;\n    return d;\n}\n",
     "interlocked_on_a_uint_buffer_element":
         "RWBuffer<uint> B;\n" + PS + "    uint o;\n    InterlockedAdd(B[0], 1, o);\n    return o;\n}\n",
+    "texture2d_indexed_with_int2": "Texture2D<float4> T;\n" + PS + "    return T[int2(1, 2)];\n}\n",
+    "float_suffix_picks_float":
+        "float f(float x) { return 1; }\nfloat f(double x) { return 2; }\n" + PS + "    return f(1.5f);\n}\n",
+    "float_literal_prefers_float_to_int":
+        "float f(float x) { return 1; }\nfloat f(int x) { return 2; }\n" + PS + "    return f(1.5);\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }

@@ -73,12 +73,49 @@ def _headers(res) -> list[str]:
     return [d.render(res.sources).splitlines()[0] for d in res.diagnostics]
 
 
+# warnings off by default (clang's DefaultIgnore ones): only with -Wall or -W<group>
+QUIET = """RWStructuredBuffer<float> O : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    float a;
+    float b;
+    float never;
+    float2 v;
+    v.x = 1;
+    b = 2;
+    O[0] = a + b + v.y;
+    O[1] = a;
+}
+"""
+QUIET_WARNINGS = [
+    "t.hlsl:10:12: warning: variable 'a' is uninitialized when used here [-Wuninitialized]",
+    "t.hlsl:6:11: warning: unused variable 'never' [-Wunused-variable]",
+]
+
+
 def test_every_warning_has_its_group():
     res = _compile(SHADER)
     assert res.ok
     assert _headers(res) == EXPECTED
-    shown = {re.search(r"\[-W([a-z-]+)\]$", h).group(1) for h in EXPECTED}
-    assert shown == set(WARNING_GROUPS)        # the shader covers every group
+    shown = {re.search(r"\[-W([a-z-]+)\]$", h).group(1) for h in EXPECTED + QUIET_WARNINGS}
+    assert shown == set(WARNING_GROUPS)        # the shaders cover every group
+
+
+@pytest.mark.parametrize("enabled, shown", [
+    ([], []), (["all"], QUIET_WARNINGS), (["uninitialized"], QUIET_WARNINGS[:1]),
+    (["unused-variable"], QUIET_WARNINGS[1:]), (["conversion"], []),
+])
+def test_default_off_warnings(enabled, shown):
+    res = _compile(QUIET, enabled_warnings=enabled)
+    assert res.ok
+    assert _headers(res) == shown
+
+
+def test_wall_with_wx_and_wno():
+    res = _compile(QUIET, enabled_warnings=["all"], disabled_warnings=["unused-variable"], warnings_as_errors=True)
+    assert not res.ok
+    assert [(d.severity, d.message) for d in res.diagnostics] == [
+        ("error", "variable 'a' is uninitialized when used here [-WX]")]
 
 
 @pytest.mark.parametrize("group", sorted(WARNING_GROUPS))

@@ -47,6 +47,9 @@ class SemaBase:
         switch_depth: int
         probing: bool
         one_vector_elements: dict[int, str]
+        unset_vars: set[int]
+        used_vars: set[int]
+        declared_locals: list[ir.Variable]
         readonly_temps: set[int]
         stmt_loc: SourceLoc | None
 

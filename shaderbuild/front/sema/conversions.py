@@ -91,8 +91,10 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
     shp_s, shp_d = shape_of(src), shape_of(dst)
     if ss == sd:
         kind_cost = 0
-    elif literal and ss.kind == "int" and sd.kind == "uint" and ss.width == sd.width:
-        kind_cost = 0       # an unsuffixed integer literal is as good an int as a uint: f(int)/f(uint) is ambiguous
+    elif literal and (ss.kind == "int" and sd.kind == "uint" and ss.width == sd.width or ss.is_float and sd.is_float):
+        # DXC's literal int is as good an int as a uint, its literal float any float type: f(int)/f(uint) with
+        # `3`, f(float)/f(double) with `1.5` are ambiguous
+        kind_cost = 0
     elif literal:
         kind_cost = 1
     elif ss.kind == sd.kind and sd.width > ss.width or (ss.is_int and sd.is_int and ss.width == sd.width):

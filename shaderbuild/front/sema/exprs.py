@@ -683,6 +683,11 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise error(f"cannot assign to {what} variable '{e.name}'", e.loc)
             self.use_loc = e.loc
             self.note_use(var)
+            self.used_vars.add(id(var))
+            if id(var) in self.unset_vars:      # a local declared without a value: its first use in source order
+                self.unset_vars.discard(id(var))
+                if not for_write:
+                    self.warn(f"variable '{e.name}' is uninitialized when used here", e.loc)
             return ir.VarRef(var, e.loc)
         if isinstance(e, ast.Member):
             if not self.is_place_expr(e.base):
@@ -761,7 +766,13 @@ class ExprLowering(HeapLowering, SemaBase):
             it = texel_index_type(r.kind)
             if it is None:
                 raise error(f"type '{r}' does not support the subscript operator", e.loc)
-            idx = self.convert(self.rvalue(e.index), it, e.index.loc)
+            value = self.rvalue(e.index)
+            if not ir.is_numeric(value.type) or ir.component_count(value.type) != ir.component_count(it):
+                # DXC's operator[] takes exactly the texel coordinate: no splat, no truncation
+                raise error(f"no viable overloaded operator[] for type '{r}'", e.loc, [Diagnostic(
+                    "note", f"candidate function not viable: no known conversion from '{value.type}' to '{it}' for 1st "
+                            f"argument", e.index.loc)])
+            idx = self.convert(value, it, e.index.loc)
         if for_write and KINDS[r.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
         assert r.elem is not None           # every subscriptable resource has an element type

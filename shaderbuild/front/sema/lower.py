@@ -58,6 +58,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         self.sink = sink
         self.errors: list[Diagnostic] = []     # errors recovered from (see guarded), reported together
         self.failed_items = 0       # statements/declarations abandoned by guarded (silently or not)
+        # -Wuninitialized / -Wunused-variable (default off): locals not yet stored to, variables referenced,
+        # the locals of the functions being analysed
+        self.unset_vars: set[int] = set()
+        self.used_vars: set[int] = set()
+        self.declared_locals: list[ir.Variable] = []
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope()
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
@@ -749,10 +754,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
-            failed_before = self.failed_items
+            failed_before, locals_before = self.failed_items, len(self.declared_locals)
             self.lower_block(d.body.stmts, new_scope=False)
+            unused = [v for v in self.declared_locals[locals_before:] if id(v) not in self.used_vars]
+            del self.declared_locals[locals_before:]
             if self.failed_items > failed_before:
                 return          # a statement was dropped: the flow checks below would only cascade
+            for v in unused:
+                self.sink.warning(f"unused variable '{v.name}'", v.loc)
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)

@@ -128,9 +128,10 @@ class StmtLowering(SemaBase):
         else:
             try:
                 init = self.init_value(d.init, t, d.loc) if d.init is not None else None
-            except CompileError:    # the variable still exists with its written type (as in clang): its
-                self.declare_var(d.name, ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc), d.loc)  # uses are fine
-                raise
+            except CompileError:
+                if ir.is_numeric(t) or isinstance(t, ir.Struct):    # as in clang, a value variable still exists
+                    self.declare_var(d.name, ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc), d.loc)  # with its type
+                raise       # (any other is an error symbol: guarded)
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
@@ -139,6 +140,9 @@ class StmtLowering(SemaBase):
         assert self.fn is not None          # statements are lowered inside a function
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
+        self.declared_locals.append(var)
+        if init is None and not isinstance(_base_elem(t), ir.Resource):
+            self.unset_vars.add(id(var))
         if init is not None:
             self.emit(ir.Store(ir.VarRef(var), init, d.loc))
             self.mark_initialized(var)
