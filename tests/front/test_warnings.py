@@ -4,13 +4,14 @@ has the warning (its DiagnosticSemaKinds.td)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from shaderbuild.compiler import compile_file
-from shaderbuild.diagnostics import WARNING_GROUPS
+from shaderbuild.diagnostics import WARNING_GROUPS, render_all
 from shaderbuild.options import CompileOptions
 
 REPO = Path(__file__).resolve().parents[2]
@@ -170,3 +171,9 @@ def test_unused_value_warning(code, warns):
     res = _compile(src)
     assert res.ok, [d.message for d in res.diagnostics]
     assert ["expression result unused" in d.message for d in res.diagnostics] == ([True] if warns else [])
+
+
+def test_json_names_each_warnings_option():
+    rows = [json.loads(line) for line in render_all(_compile(SHADER).diagnostics, None, "json").splitlines()]
+    assert [r["option"] for r in rows] == [re.search(r"\[(-W[a-z-]+)\]$", h).group(1) for h in EXPECTED]
+    assert all(r["severity"] == "warning" for r in rows)
