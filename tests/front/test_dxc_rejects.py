@@ -114,6 +114,17 @@ REJECTED = {
     "float_double_overloads_with_a_literal": (
         "float f(float x) { return 1; }\nfloat f(double x) { return 2; }\n" + PS + "    return f(1.5);\n}\n", "ps_6_0",
         ["t.hlsl:4:12: call to 'f' is ambiguous"]),
+    # operators (SemaHLSL.cpp: bool lvalues, double modulo)
+    "compound_assignment_to_a_bool": (
+        PS + "    bool b = i > 0;\n    b += 1;\n    bool2 c = b;\n    c *= 2;\n    return b;\n}\n", "ps_6_0",
+        ["t.hlsl:3:7: operator cannot be used with a bool lvalue", "t.hlsl:5:7: operator cannot be used with a bool lvalue"]),
+    "increment_of_a_bool": (
+        PS + "    bool b = i > 0;\n    b++;\n    return b;\n}\n", "ps_6_0",
+        ["t.hlsl:3:6: operator cannot be used with a bool lvalue"]),
+    "modulo_of_doubles": (
+        PS + "    double d = p.x;\n    float r = d % 2;\n    d %= 3;\n    return r;\n}\n", "ps_6_0",
+        ["t.hlsl:3:17: modulo cannot be used with doubles, cast to float first",
+         "t.hlsl:4:7: modulo cannot be used with doubles, cast to float first"]),
     # matrix <-> vector shapes (DXC's binop-dims rules)
     "matrix_to_smaller_vector": (
         PS + "    float2x2 m = 1;\n    float2 v = (float2)m;\n    return v.xyxy;\n}\n", "ps_6_0",
@@ -151,6 +162,9 @@ ACCEPTED = {
         "float f(float x) { return 1; }\nfloat f(double x) { return 2; }\n" + PS + "    return f(1.5f);\n}\n",
     "float_literal_prefers_float_to_int":
         "float f(float x) { return 1; }\nfloat f(int x) { return 2; }\n" + PS + "    return f(1.5);\n}\n",
+    "bitwise_compound_assignment_to_a_bool":
+        PS + "    bool b = i > 0;\n    b &= i < 4;\n    b |= i == 7;\n    b ^= true;\n    return b;\n}\n",
+    "modulo_of_floats": PS + "    float d = p.x;\n    return d % 2;\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }

@@ -51,6 +51,14 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
+def _check_increment(t: ir.Type, loc: SourceLoc) -> None:
+    """`++`/`--` need a numeric, non-bool place (DXC's words for a bool)."""
+    if ir.is_numeric(t) and ir.scalar_of(t) == ir.BOOL:
+        raise error("operator cannot be used with a bool lvalue", loc)
+    if not ir.is_numeric(t):
+        raise error(f"cannot increment value of type '{t}'", loc)
+
+
 def _fits(x: ir.Expr, to: ir.Scalar) -> bool:
     """A constant whose every component is in `to`'s range (DXC does not warn about its narrowing)."""
     if not isinstance(x, ir.Const):
@@ -419,8 +427,7 @@ class ExprLowering(HeapLowering, SemaBase):
     def increment(self, e: ast.UnaryOp) -> ir.Expr:
         place = self.place(e.operand, for_write=True)
         t = place.type
-        if not ir.is_numeric(t) or ir.scalar_of(t).kind == "bool":
-            raise error(f"cannot increment value of type '{t}'", e.loc)
+        _check_increment(t, e.loc)
         one = self.convert(ir.Const(ir.INT, 1), t, e.loc)
         old = self.temp(t)
         self.emit(ir.Store(ir.VarRef(old), self.load(place)))
@@ -484,6 +491,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 s = sa if sa.is_int else ir.INT
         elif op in ARITH_OPS and s.kind == "bool":
             s = ir.INT
+        if op == "%" and s == ir.DOUBLE:
+            raise error("modulo cannot be used with doubles, cast to float first", loc)     # DXC's words
         t = with_scalar(shape, s)
         literal = self.is_literal(a) and self.is_literal(b)
         if literal and ta == tb == t:
@@ -641,6 +650,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise error("an initializer list is only allowed in a declaration", e.value.loc)
             value = self.convert(self.rvalue(e.value), place.type, e.value.loc)
         else:
+            if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
+                raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
             rhs = self.rvalue(e.value)
             cur = self.load(place)
             value = self.convert(self.binary(e.op[:-1], cur, rhs, e.loc), place.type, e.loc)
@@ -885,8 +896,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(e, ast.UnaryOp) and e.op in ("++", "--", "post++", "post--"):
             place = self.place(e.operand, for_write=True)
             t = place.type
-            if not ir.is_numeric(t) or ir.scalar_of(t).kind == "bool":
-                raise error(f"cannot increment value of type '{t}'", e.loc)
+            _check_increment(t, e.loc)
             one = self.convert(ir.Const(ir.INT, 1), t, e.loc)
             self.emit(ir.Store(place, ir.Binary("add" if "++" in e.op else "sub", self.load(place), one, t), e.loc))
             return
