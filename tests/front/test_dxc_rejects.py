@@ -71,6 +71,22 @@ REJECTED = {
     "two_render_targets_0": (
         "struct O { float4 a : SV_Target0; float4 b : SV_Target0; };\nO main() { O o; o.a = 1; o.b = 2; return o; }\n",
         "ps_6_0", ["t.hlsl:2:3: semantic 'SV_Target0' is used more than once for outputs"]),
+    # modifiers on the wrong kind of declaration (front/modifiers.py, DXC's DiagnoseHLSLDecl)
+    "misplaced_modifiers": (
+        "struct S { const float a; nointerpolation float b; };\ntypedef uniform float UF;\nstatic uniform float g;\n"
+        "float f(in float x) { in float y = x; return y; }\n"
+        + PS + "    groupshared float q = 1;\n    extern float e = 1;\n    nointerpolation float n = 2;\n    return p;\n}\n",
+        "ps_6_0",
+        ["t.hlsl:1:24: 'const' is not a valid modifier for a field",
+         "t.hlsl:2:1: 'uniform' is not a valid modifier for a typedef",
+         "t.hlsl:3:22: 'static' and 'uniform' cannot be used together for a global variable",
+         "t.hlsl:4:32: HLSL usage 'in' is only valid on a parameter",
+         "t.hlsl:6:23: 'groupshared' is not a valid modifier for a local variable",
+         "t.hlsl:7:18: 'extern' is not a valid modifier for a local variable",
+         "t.hlsl:8:27: 'nointerpolation' is not a valid modifier for a local variable"]),
+    "geometry_primitive_on_a_local": (
+        PS + "    triangle float t = 1;\n    return t;\n}\n", "ps_6_0",
+        ["t.hlsl:2:20: 'triangle' is not a valid modifier for a local variable"]),
     # an inline (or static) function is only emitted where it is called (DXC's DeclMustBeEmitted)
     "inline_entry_point": (
         "inline float4 main() : SV_Target { return 1; }\n", "ps_6_0",
@@ -165,6 +181,10 @@ ACCEPTED = {
     "bitwise_compound_assignment_to_a_bool":
         PS + "    bool b = i > 0;\n    b &= i < 4;\n    b |= i == 7;\n    b ^= true;\n    return b;\n}\n",
     "modulo_of_floats": PS + "    float d = p.x;\n    return d % 2;\n}\n",
+    "modifiers_where_they_belong":
+        "struct S { static const float k = 1; nointerpolation float b; };\nextern float ext;\ngroupshared float gs;\n"
+        "float f(inout float x, uniform float u) { x += u; return x; }\nstatic float sf() { return 1; }\n"
+        + PS + "    static float s = 2;\n    precise float q = p.x;\n    float v = q + s + sf();\n    return f(v, 1);\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }

@@ -19,6 +19,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
 from ..parser import TEMPLATE_TYPES, is_builtin_type_name
 from .calls import CallLowering
 from .exprs import ExprLowering
@@ -316,6 +317,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         elif isinstance(d, ast.StructDecl):
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
+            check_modifiers(d.qualifiers, TYPEDEF, d.loc)
             t = self.resolve_type(d.type, d.dims)
             self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
@@ -342,6 +344,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             fields.extend(base.fields)
         names = {f.name for f in fields}
         for f in d.fields:
+            check_modifiers(f.qualifiers, FIELD, f.loc)
             if f.name in names:
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
@@ -384,6 +387,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
 
     # ------------------------------------------------------------ globals
     def global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
+        if not local_static:
+            check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
         q = d.qualifiers
@@ -656,6 +661,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     def cbuffer(self, d: ast.CBufferDecl) -> None:
         fields = []
         for m in d.members:
+            check_modifiers(m.qualifiers, GLOBAL, m.loc)
             t = self.resolve_type(m.type, m.dims)
             self.check_member_type(m.name, t, m.loc)
             row_major = self.majorness(m)
@@ -692,7 +698,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
     def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
+        check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
         for p in d.params:
+            check_modifiers(p.qualifiers, PARAMETER, p.loc)
             t = self.resolve_type(p.type, p.dims)
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
