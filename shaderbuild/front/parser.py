@@ -275,7 +275,6 @@ class Parser:
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
-        start = self.pos
         quals = self.qualifiers()
         out: list[ast.Node] = []
         if self.at("struct"):
@@ -292,9 +291,6 @@ class Parser:
         quals |= self.qualifiers()
         name_tok = self.ident("a name for the declaration")
         if self.at("(") and top_level:
-            if "uniform" in quals:      # DXC's words; reported, and the function is parsed on
-                kw = next(t for t in reversed(self.toks[start:self.pos]) if t.text == "uniform")
-                self.errors.append(Diagnostic("error", "'uniform' is not a valid modifier for a function", kw.loc))
             out.append(self.function(type_ref, name_tok, attrs, quals))
             return out
         while True:

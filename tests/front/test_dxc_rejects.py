@@ -49,7 +49,7 @@ REJECTED = {
     # declarations
     "uniform_on_a_function": (
         "uniform float f() { return 1; }\n" + PS + "    return f();\n}\n", "ps_6_0",
-        ["t.hlsl:1:1: 'uniform' is not a valid modifier for a function"]),
+        ["t.hlsl:1:15: 'uniform' is not a valid modifier for a function"]),
     "case_label_without_statement": (
         PS + "    switch (i) { case 0: p = 1; break; case 1: }\n    return p;\n}\n", "ps_6_0",
         ["t.hlsl:2:47: label at end of compound statement: expected statement"]),
