@@ -330,7 +330,7 @@ class Parser:
         if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
             quals = self.qualifiers()
             if quals != {"row_major"} and quals != {"column_major"}:
-                raise error("'row_major' and 'column_major' cannot both apply to a template argument",
+                raise error("'row_major' and 'column_major' attributes are not compatible",
                             self.toks[self.pos - 1].loc)
             ref = self.type_ref()
             ref.major = next(iter(quals))

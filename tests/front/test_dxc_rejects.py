@@ -84,6 +84,14 @@ REJECTED = {
          "t.hlsl:6:23: 'groupshared' is not a valid modifier for a local variable",
          "t.hlsl:7:18: 'extern' is not a valid modifier for a local variable",
          "t.hlsl:8:27: 'nointerpolation' is not a valid modifier for a local variable"]),
+    "orientation_on_non_matrices": (
+        "row_major float2 g;\nstruct S { column_major float4 v; };\n"
+        + PS + "    row_major float x = 1;\n    row_major column_major float2x2 k = 1;\n    return g.x + x + k[0][0];\n}\n",
+        "ps_6_0",
+        ["t.hlsl:1:18: 'row_major' can only be used with a matrix type",
+         "t.hlsl:2:32: 'column_major' can only be used with a matrix type",
+         "t.hlsl:4:21: 'row_major' can only be used with a matrix type",
+         "t.hlsl:5:37: 'row_major' and 'column_major' attributes are not compatible"]),
     "geometry_primitive_on_a_local": (
         PS + "    triangle float t = 1;\n    return t;\n}\n", "ps_6_0",
         ["t.hlsl:2:20: 'triangle' is not a valid modifier for a local variable"]),
@@ -185,6 +193,8 @@ ACCEPTED = {
         "struct S { static const float k = 1; nointerpolation float b; };\nextern float ext;\ngroupshared float gs;\n"
         "float f(inout float x, uniform float u) { x += u; return x; }\nstatic float sf() { return 1; }\n"
         + PS + "    static float s = 2;\n    precise float q = p.x;\n    float v = q + s + sf();\n    return f(v, 1);\n}\n",
+    "orientation_on_matrices_and_their_arrays":
+        "row_major float2x2 g;\ncolumn_major float3x3 h[2];\n" + PS + "    return g[0].xyxy + h[1][0].xyzz;\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }

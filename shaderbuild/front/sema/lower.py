@@ -234,11 +234,20 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         `#pragma pack_matrix` state at its type (as DXC).  Conflicting orientations are errors."""
         own = [q for q in ("row_major", "column_major") if q in qualifiers]
         if len(own) == 2:
-            raise error("'row_major' and 'column_major' cannot both apply to one declaration", loc)
+            raise error("'row_major' and 'column_major' attributes are not compatible", loc)     # DXC's words
         via = self.typedef_major.get(ref.name)
         if own and via and own[0] != via:
             raise error(f"'{own[0]}' cannot apply to '{ref.name}', a typedef of a '{via}' matrix", loc)
         return own[0] if own else via or ref.major or ref.pack
+
+    @staticmethod
+    def check_orientation_target(qualifiers, t: ir.Type, loc: SourceLoc) -> None:
+        """`row_major` / `column_major` written on a declaration need a matrix (or an array of them), as DXC."""
+        own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
+        while isinstance(t, ir.Array):
+            t = t.elem
+        if own is not None and not isinstance(t, ir.Matrix):
+            raise error(f"'{own}' can only be used with a matrix type", loc)
 
     def element_major(self, ref: ast.TypeRef) -> bool:
         """Orientation of a matrix template argument (`StructuredBuffer<row_major float2x2>`)."""
@@ -350,6 +359,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             names.add(f.name)
             t = self.resolve_type(f.type, f.dims)
             self.check_member_type(f.name, t, f.loc)
+            self.check_orientation_target(f.qualifiers, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
@@ -391,6 +401,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
+        self.check_orientation_target(d.qualifiers, t, d.loc)
         q = d.qualifiers
         base = t
         dims_count: int | None = 1
@@ -664,6 +675,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             check_modifiers(m.qualifiers, GLOBAL, m.loc)
             t = self.resolve_type(m.type, m.dims)
             self.check_member_type(m.name, t, m.loc)
+            self.check_orientation_target(m.qualifiers, t, m.loc)
             row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
@@ -702,6 +714,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for p in d.params:
             check_modifiers(p.qualifiers, PARAMETER, p.loc)
             t = self.resolve_type(p.type, p.dims)
+            self.check_orientation_target(p.qualifiers, t, p.loc)
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             ptypes.append(t)
