@@ -92,6 +92,10 @@ REJECTED = {
          "t.hlsl:2:32: 'column_major' can only be used with a matrix type",
          "t.hlsl:4:21: 'row_major' can only be used with a matrix type",
          "t.hlsl:5:37: 'row_major' and 'column_major' attributes are not compatible"]),
+    "snorm_unorm": (
+        PS + "    snorm int a = 1;\n    snorm unorm float b = 1;\n    return a + b;\n}\n", "ps_6_0",
+        ["t.hlsl:2:15: snorm and unorm qualifier can only be used on floating-point types",
+         "t.hlsl:3:23: 'unorm' and 'snorm' attributes are not compatible"]),
     "geometry_primitive_on_a_local": (
         PS + "    triangle float t = 1;\n    return t;\n}\n", "ps_6_0",
         ["t.hlsl:2:20: 'triangle' is not a valid modifier for a local variable"]),
@@ -195,6 +199,7 @@ ACCEPTED = {
         + PS + "    static float s = 2;\n    precise float q = p.x;\n    float v = q + s + sf();\n    return f(v, 1);\n}\n",
     "orientation_on_matrices_and_their_arrays":
         "row_major float2x2 g;\ncolumn_major float3x3 h[2];\n" + PS + "    return g[0].xyxy + h[1][0].xyzz;\n}\n",
+    "snorm_on_floats": PS + "    snorm float a = 0.5;\n    unorm float2 b = 0.25;\n    return a + b.x;\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }

@@ -241,13 +241,19 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         return own[0] if own else via or ref.major or ref.pack
 
     @staticmethod
-    def check_orientation_target(qualifiers, t: ir.Type, loc: SourceLoc) -> None:
-        """`row_major` / `column_major` written on a declaration need a matrix (or an array of them), as DXC."""
+    def check_type_qualifiers(qualifiers, t: ir.Type, loc: SourceLoc) -> None:
+        """Qualifiers that need a kind of type, in DXC's words: `row_major` / `column_major` a matrix (or an
+        array of them), `snorm` / `unorm` a float type (and not both)."""
         own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
         while isinstance(t, ir.Array):
             t = t.elem
         if own is not None and not isinstance(t, ir.Matrix):
             raise error(f"'{own}' can only be used with a matrix type", loc)
+        if "snorm" in qualifiers and "unorm" in qualifiers:
+            raise error("'unorm' and 'snorm' attributes are not compatible", loc)
+        scalar = ir.scalar_of(t) if ir.is_numeric(t) else None
+        if ("snorm" in qualifiers or "unorm" in qualifiers) and (scalar is None or not scalar.is_float):
+            raise error("snorm and unorm qualifier can only be used on floating-point types", loc)
 
     def element_major(self, ref: ast.TypeRef) -> bool:
         """Orientation of a matrix template argument (`StructuredBuffer<row_major float2x2>`)."""
@@ -359,7 +365,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             names.add(f.name)
             t = self.resolve_type(f.type, f.dims)
             self.check_member_type(f.name, t, f.loc)
-            self.check_orientation_target(f.qualifiers, t, f.loc)
+            self.check_type_qualifiers(f.qualifiers, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
@@ -401,7 +407,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
-        self.check_orientation_target(d.qualifiers, t, d.loc)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc)
         q = d.qualifiers
         base = t
         dims_count: int | None = 1
@@ -675,7 +681,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
             check_modifiers(m.qualifiers, GLOBAL, m.loc)
             t = self.resolve_type(m.type, m.dims)
             self.check_member_type(m.name, t, m.loc)
-            self.check_orientation_target(m.qualifiers, t, m.loc)
+            self.check_type_qualifiers(m.qualifiers, t, m.loc)
             row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
@@ -714,7 +720,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, S
         for p in d.params:
             check_modifiers(p.qualifiers, PARAMETER, p.loc)
             t = self.resolve_type(p.type, p.dims)
-            self.check_orientation_target(p.qualifiers, t, p.loc)
+            self.check_type_qualifiers(p.qualifiers, t, p.loc)
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             ptypes.append(t)

@@ -116,7 +116,7 @@ class StmtLowering(SemaBase):
         check_modifiers(d.qualifiers, LOCAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors here too
         t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
-        self.check_orientation_target(d.qualifiers, t, d.loc)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc)
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
         if "static" in d.qualifiers:
