@@ -41,6 +41,12 @@ QUALIFIERS = frozenset({
     "point", "line", "triangle", "lineadj", "triangleadj",
 })
 
+# HLSL modifiers DXC's parser accepts only before the type (ParseDecl.cpp, err_hlsl_modifier_after_type)
+BEFORE_TYPE_ONLY = frozenset({
+    "in", "out", "inout", "linear", "nointerpolation", "noperspective", "centroid", "row_major", "column_major",
+    "snorm", "unorm", "point", "line", "lineadj", "triangle", "triangleadj",
+})
+
 # binary operator precedence (higher binds tighter), C rules
 BINARY_PREC = {
     "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
@@ -227,6 +233,16 @@ class Parser:
             quals.add(self.advance().text)
         return quals
 
+    def trailing_qualifiers(self) -> set[str]:
+        """Qualifiers written after the type: C's (`float const x`) are fine, HLSL's are DXC's "modifiers
+        must appear before type" (reported; parsing goes on)."""
+        start = self.pos
+        quals = self.qualifiers()
+        for t in self.toks[start:self.pos]:
+            if t.text in BEFORE_TYPE_ONLY:
+                self.errors.append(Diagnostic("error", "modifiers must appear before type", t.loc))
+        return quals
+
     def top_level_decl(self) -> list[ast.Node]:
         attrs = self.attributes()
         t = self.tok
@@ -288,7 +304,7 @@ class Parser:
             type_ref = ast.TypeRef(sd.loc, sd.name)
         else:
             type_ref = self.type_ref()
-        quals |= self.qualifiers()
+        quals |= self.trailing_qualifiers()
         name_tok = self.ident("a name for the declaration")
         if self.at("(") and top_level:
             out.append(self.function(type_ref, name_tok, attrs, quals))
@@ -438,7 +454,7 @@ class Parser:
                 p_attrs = self.attributes()
                 p_quals = self.qualifiers()
                 p_type = self.type_ref()
-                p_quals |= self.qualifiers()
+                p_quals |= self.trailing_qualifiers()
                 p_name = self.ident("a parameter name")
                 p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
                 self.semantics(p)
@@ -473,7 +489,7 @@ class Parser:
             attrs = self.attributes()
             quals = self.qualifiers()
             ftype = self.type_ref()
-            quals |= self.qualifiers()
+            quals |= self.trailing_qualifiers()
             fname = self.ident("a field name")
             if fname.text == "operator":
                 op = self.advance()
@@ -524,7 +540,7 @@ class Parser:
             self._pending_struct = sd
         else:
             t = self.type_ref()
-        quals |= self.qualifiers()
+        quals |= self.trailing_qualifiers()
         name = self.ident("a typedef name")
         td = ast.TypedefDecl(kw.loc, name.text, t, self.dims(), frozenset(quals))
         self.user_types.add(name.text)

@@ -96,6 +96,11 @@ REJECTED = {
         PS + "    snorm int a = 1;\n    snorm unorm float b = 1;\n    return a + b;\n}\n", "ps_6_0",
         ["t.hlsl:2:15: snorm and unorm qualifier can only be used on floating-point types",
          "t.hlsl:3:23: 'unorm' and 'snorm' attributes are not compatible"]),
+    "hlsl_modifiers_after_the_type": (
+        "float2x3 row_major g;\nfloat f(float inout x) { return x; }\nstruct S { float4 centroid c; };\n"
+        + PS + "    return p;\n}\n", "ps_6_0",
+        ["t.hlsl:1:10: modifiers must appear before type", "t.hlsl:2:15: modifiers must appear before type",
+         "t.hlsl:3:19: modifiers must appear before type"]),
     "geometry_primitive_on_a_local": (
         PS + "    triangle float t = 1;\n    return t;\n}\n", "ps_6_0",
         ["t.hlsl:2:20: 'triangle' is not a valid modifier for a local variable"]),
@@ -200,6 +205,7 @@ ACCEPTED = {
     "orientation_on_matrices_and_their_arrays":
         "row_major float2x2 g;\ncolumn_major float3x3 h[2];\n" + PS + "    return g[0].xyxy + h[1][0].xyzz;\n}\n",
     "snorm_on_floats": PS + "    snorm float a = 0.5;\n    unorm float2 b = 0.25;\n    return a + b.x;\n}\n",
+    "c_qualifiers_after_the_type": PS + "    float const c = 1;\n    float static s = 2;\n    return p * c * s;\n}\n",
     "suffixed_literal_picks_its_overload":
         "float f(int x) { return 1; }\nfloat f(uint x) { return 2; }\n" + PS + "    return f(3u);\n}\n",
 }
