@@ -230,7 +230,10 @@ class Parser:
     def qualifiers(self) -> set[str]:
         quals: set[str] = set()
         while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS:
-            quals.add(self.advance().text)
+            t = self.advance()
+            if t.text == "volatile":    # DXC's parser (reported; parsing goes on)
+                self.errors.append(Diagnostic("error", "'volatile' is a reserved keyword in HLSL", t.loc))
+            quals.add(t.text)
         return quals
 
     def trailing_qualifiers(self) -> set[str]:

@@ -101,6 +101,9 @@ REJECTED = {
         + PS + "    return p;\n}\n", "ps_6_0",
         ["t.hlsl:1:10: modifiers must appear before type", "t.hlsl:2:15: modifiers must appear before type",
          "t.hlsl:3:19: modifiers must appear before type"]),
+    "volatile_is_reserved": (
+        PS + "    volatile float v = 1;\n    return v;\n}\n", "ps_6_0",
+        ["t.hlsl:2:5: 'volatile' is a reserved keyword in HLSL"]),
     "geometry_primitive_on_a_local": (
         PS + "    triangle float t = 1;\n    return t;\n}\n", "ps_6_0",
         ["t.hlsl:2:20: 'triangle' is not a valid modifier for a local variable"]),
