@@ -173,7 +173,7 @@ class Result:
 
     @property
     def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity == "error"]
+        return [d for d in self.diagnostics if d.severity in ("error", "fatal error")]
 
     @property
     def warnings(self) -> list[Diagnostic]:

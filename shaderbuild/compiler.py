@@ -14,7 +14,16 @@ import sys
 import time
 
 from .capabilities import DEFAULT, Capabilities
-from .diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourceLoc, apply_warning_options, error
+from .diagnostics import (
+    CompileError,
+    Diagnostic,
+    DiagnosticSink,
+    SourceCache,
+    SourceLoc,
+    apply_warning_options,
+    error,
+    limit_errors,
+)
 from .options import VK_LAYOUTS, VK_TARGET_ENVS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
 from .rootsig.standalone import ROOTSIG_PROFILES, compile_standalone
@@ -211,8 +220,10 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         sink.items.append(Diagnostic("error", f"internal compiler error: {type(e).__name__}: {e} (at {where}); "
                                               f"please report this with the shader"))
     result.diagnostics = sink.items
-    if options.disabled_warnings or options.warnings_as_errors:
-        result.diagnostics = apply_warning_options(sink.items, options.disabled_warnings, options.warnings_as_errors)
+    if any(d.severity == "warning" for d in sink.items):
+        result.diagnostics = apply_warning_options(sink.items, options.disabled_warnings, options.warnings_as_errors,
+                                                   options.enabled_warnings)
+    result.diagnostics = limit_errors(result.diagnostics, options.error_limit)
     if result.ok and any(d.severity == "error" for d in result.diagnostics):
         result.ok = False
     if not result.ok:

@@ -36,12 +36,16 @@ class Diagnostic(DataRecord):
         return "\n".join(out)
 
     def _render_into(self, out: list[str], sources: SourceCache | None, style: str) -> None:
+        message = self.message
+        group = warning_group(self) if self.severity == "warning" else None
+        if group is not None:       # as DXC and clang: the option that controls the warning
+            message += f" [-W{group}]"
         if self.loc is None:
-            out.append(f"{self.severity}: {self.message}")
+            out.append(f"{self.severity}: {message}")
         elif style == "msvc":
-            out.append(f"{self.loc.file}({self.loc.line},{self.loc.col}): {self.severity}: {self.message}")
+            out.append(f"{self.loc.file}({self.loc.line},{self.loc.col}): {self.severity}: {message}")
         else:
-            out.append(f"{self.loc}: {self.severity}: {self.message}")
+            out.append(f"{self.loc}: {self.severity}: {message}")
         if self.loc is not None:
             line = self.source_line
             if line is None and sources is not None:
@@ -57,6 +61,9 @@ class Diagnostic(DataRecord):
         d: dict = {"severity": self.severity, "message": self.message}
         if self.loc is not None:
             d.update(file=self.loc.file, line=self.loc.line, column=self.loc.col)
+        group = warning_group(self) if self.severity == "warning" else None
+        if group is not None:
+            d["option"] = f"-W{group}"
         if self.notes:
             d["notes"] = [n.to_json() for n in self.notes]
         return d
@@ -70,6 +77,14 @@ class CompileError(Exception):
             diagnostics = [diagnostics]
         self.diagnostics = diagnostics
         super().__init__("; ".join(f"{d.loc}: {d.message}" if d.loc else d.message for d in diagnostics))
+
+
+class ErrorReported(CompileError):
+    """Abandons a construct that depends on one whose error is already reported (a use of a declaration
+    that failed): it adds no diagnostic of its own, so one mistake gives one error."""
+
+    def __init__(self) -> None:
+        super().__init__([])
 
 
 def error(message: str, loc: SourceLoc | None = None, notes: list[Diagnostic] | None = None) -> CompileError:
@@ -108,9 +123,13 @@ class DiagnosticSink:
 
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
+        self._warned: set[tuple] = set()
 
     def warning(self, message: str, loc: SourceLoc | None = None) -> None:
-        self.items.append(Diagnostic("warning", message, loc))
+        """A warning, once (a body analysed again, for a template or unsized-array instance, repeats them)."""
+        if (message, loc) not in self._warned:
+            self._warned.add((message, loc))
+            self.items.append(Diagnostic("warning", message, loc))
 
     def error(self, message: str, loc: SourceLoc | None = None) -> None:
         self.items.append(Diagnostic("error", message, loc))
@@ -124,6 +143,25 @@ class DiagnosticSink:
             raise CompileError(self.errors)
 
 
+DEFAULT_ERROR_LIMIT = 20      # -ferror-limit=N, as clang and DXC
+TOO_MANY_ERRORS = "too many errors emitted, stopping now [-ferror-limit=]"   # clang's words
+
+
+def limit_errors(diags: list[Diagnostic], limit: int) -> list[Diagnostic]:
+    """Keep diagnostics up to the `limit`-th error (0: no limit), then clang's fatal 'too many errors'."""
+    if limit <= 0 or sum(d.severity == "error" for d in diags) <= limit:
+        return diags
+    out: list[Diagnostic] = []
+    for d in diags:
+        if d.severity == "error":
+            if limit == 0:
+                break
+            limit -= 1
+        out.append(d)
+    out.append(Diagnostic("fatal error", TOO_MANY_ERRORS))
+    return out
+
+
 def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = "gnu") -> str:
     """Render diagnostics as text ('gnu' or 'msvc') or as JSON lines ('json')."""
     if fmt == "json":
@@ -133,34 +171,58 @@ def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = 
     return "\n".join(d.render(sources, fmt) for d in diags)
 
 
-# warning name (as in -Wno-NAME, clang's spellings) -> the start of the messages it covers
-WARNING_GROUPS: dict[str, tuple[str, ...]] = {
-    "conversion": ("implicit truncation of", "array index is a floating-point value"),
-    "macro-redefined": ("'",),              # "'X' macro redefined" (checked with the suffix below)
-    "extra-tokens": ("extra tokens at end of",),
-    "ignored-attributes": ("the initializer of uniform global",),
-    "uninitialized": ("'out' parameter",),
-    "effects-syntax": ("effect ", "possible effect annotation"),
-    "switch": ("overflow converting case value",),
+# The warning groups: name (as in -Wno-NAME and the `[-WNAME]` shown after a warning, DXC's/clang's
+# spelling where DXC has the warning) -> what the group covers (docs) and patterns (re.match) of its messages.
+# docs/WARNINGS.md lists them; a test checks every warning the compiler emits belongs to one.
+WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "conversion": ("implicit conversions that lose components or precision (DXC: -Wconversion)",
+                   (r"implicit truncation of (vector|matrix) type$", r"conversion from larger type .* possible loss of data$",
+                    r"array index is a floating-point value")),
+    "macro-redefined": ("a #define that changes an existing macro", (r"'.*' macro redefined$",)),
+    "extra-tokens": ("tokens after a preprocessor directive's arguments", (r"extra tokens at end of",)),
+    "ignored-pragmas": ("a #pragma the compiler does not understand and ignores", (r"unknown pack_matrix pragma",)),
+    "ignored-attributes": ("a declaration part the compiler ignores", (r"the initializer of uniform global",)),
+    "attribute-statement": ("a statement attribute on the wrong kind of statement (DXC's group)",
+                            (r"attribute '.*' can only be applied to",)),
+    "unused-value": ("an expression statement whose value is unused", (r"expression result unused$",)),
+    "uninitialized": ("an 'out' parameter not written on every path; with -Wall or -Wuninitialized also a local "
+                      "variable read before anything is stored to it",
+                      (r"'out' parameter", r"variable '.*' is uninitialized when used here$")),
+    "unused-variable": ("a local variable that is never used (with -Wall or -Wunused-variable)",
+                        (r"unused variable '.*'$",)),
+    "effects-syntax": ("Effects (FX) syntax DXC parses and ignores at SM 6: techniques, passes, state blocks, "
+                       "annotations, effect objects",
+                       (r"effect ", r"possible effect annotation")),
+    "switch": ("a case value that does not fit the switch condition's type (converted, as clang)",
+               (r"overflow converting case value",)),
 }
+# warnings shown only when asked for (-Wall or -W<group>), as clang's DefaultIgnore ones
+DEFAULT_OFF = (r"variable '.*' is uninitialized when used here$", r"unused variable '.*'$")
 
 
 def warning_group(d: Diagnostic) -> str | None:
     """The -W name of warning `d`, or None (e.g. a #warning directive's text: never suppressed)."""
-    for name, prefixes in WARNING_GROUPS.items():
-        if any(d.message.startswith(p) for p in prefixes):
-            if name == "macro-redefined" and not d.message.endswith("macro redefined"):
-                continue
+    import re
+
+    for name, (_what, patterns) in WARNING_GROUPS.items():
+        if any(re.match(p, d.message) for p in patterns):
             return name
     return None
 
 
-def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_errors: bool) -> list[Diagnostic]:
-    """-Wno-NAME drops the warnings of group NAME; -WX then makes every remaining warning an error."""
+def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_errors: bool,
+                          enabled: list[str] | tuple[str, ...] = ()) -> list[Diagnostic]:
+    """Default-off warnings stay only with -Wall or -W<their group>; -Wno-NAME drops the warnings of group
+    NAME; -WX then makes every remaining warning an error."""
+    import re
+
     out = []
     for d in diags:
         if d.severity == "warning":
-            if disabled and warning_group(d) in disabled:
+            group = warning_group(d)
+            if disabled and group in disabled:
+                continue
+            if "all" not in enabled and group not in enabled and any(re.match(p, d.message) for p in DEFAULT_OFF):
                 continue
             if as_errors:
                 d = Diagnostic("error", f"{d.message} [-WX]", d.loc, d.notes, d.source_line)

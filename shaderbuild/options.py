@@ -114,9 +114,11 @@ class CompileOptions(DataRecord):
     opt_level: int = 3                              # -O0..-O3 (-Od = 0); DXC's default is -O3
     warnings_as_errors: bool = False                # -WX
     disabled_warnings: list[str] = Record.factory(list)   # -Wno-NAME (names: diagnostics.WARNING_GROUPS)
+    enabled_warnings: list[str] = Record.factory(list)    # -Wall, -WNAME: also the default-off warnings
+    error_limit: int = 20                           # -ferror-limit=N (0: no limit); diagnostics.limit_errors
 
     # fields that change no output byte, so no cache key
-    _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir",)
+    _NOT_IN_CACHE_KEY: ClassVar[tuple[str, ...]] = ("validate_ir", "error_limit")
 
     def cache_fields(self) -> dict:
         """A stable, JSON-serialisable view used in cache keys."""

@@ -6,7 +6,7 @@ as DXC does with attributes it does not know."""
 
 from __future__ import annotations
 
-from ..diagnostics import error
+from ..diagnostics import SourceLoc, error
 from .ast import Attribute
 
 # name -> (fewest, most) arguments
@@ -43,6 +43,13 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "vk::ext_builtin_output": (1, 1),
 }
 
+# statement attributes DXC refuses together -> (its message, located at the statement rather than the attribute)
+INCOMPATIBLE: dict[tuple[str, str], tuple[str, bool]] = {
+    ("loop", "unroll"): ("loop and unroll attributes are not compatible", False),
+    ("fastopt", "unroll"): ("fastopt and unroll attributes are not compatible", False),
+    ("branch", "flatten"): ("can't use branch and flatten attributes together", True),
+}
+
 _WORDS = {0: "no arguments", 1: "one argument", 2: "two arguments", 3: "three arguments"}
 
 
@@ -59,3 +66,36 @@ def check_attribute(a: Attribute) -> None:
     bounds = ATTRIBUTE_ARGS.get(a.name)
     if bounds is not None and not bounds[0] <= len(a.args) <= bounds[1]:
         raise error(f"attribute '{a.name}' takes {_count(*bounds)}, not {len(a.args)}", a.loc)
+
+
+def check_statement_attributes(attrs: list[Attribute], stmt_loc: SourceLoc) -> None:
+    """Reject hints that contradict each other on one statement ([loop][unroll], [branch][flatten])."""
+    names = {a.name for a in attrs}
+    for (a, b), (message, at_statement) in INCOMPATIBLE.items():
+        if a in names and b in names:
+            raise error(message, stmt_loc if at_statement else attrs[0].loc)
+
+
+# statement attributes -> the statements they belong on and DXC's warning wording for any other one
+# (DXC's table in SemaHLSL.cpp ProcessStmtAttributeForHLSL; group -Wattribute-statement)
+_PLACES = {
+    "loop": ("loop", "'for', 'while' and 'do' loop statements"),
+    "fastopt": ("loop", "'for', 'while' and 'do' loop statements"),
+    "unroll": ("loop", "'for', 'while' and 'do' loop statements"),
+    "allow_uav_condition": ("loop", "'for', 'while' and 'do' loop statements"),
+    "branch": ("if switch", "'if' and 'switch' statements"),
+    "flatten": ("if switch", "'if' and 'switch' statements"),
+    "forcecase": ("switch", "'switch' statements"),
+    "call": ("switch", "'switch' statements"),
+}
+
+
+def misplaced_statement_attributes(attrs: list[Attribute], kind: str) -> list[tuple[str, SourceLoc]]:
+    """Warnings for statement attributes on a statement of `kind` ('loop', 'if', 'switch' or 'other')
+    they do not apply to; DXC ignores such an attribute."""
+    out = []
+    for a in attrs:
+        place = _PLACES.get(a.name)
+        if place is not None and kind not in place[0].split():
+            out.append((f"attribute '{a.name}' can only be applied to {place[1]}", a.loc))
+    return out

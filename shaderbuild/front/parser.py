@@ -8,10 +8,10 @@ declared so far.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TypeVar
 
-from ..diagnostics import Diagnostic, SourceLoc, error
+from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
@@ -56,6 +56,12 @@ QUALIFIERS = frozenset({
     "point", "line", "triangle", "lineadj", "triangleadj",
 })
 
+# HLSL modifiers DXC's parser accepts only before the type (ParseDecl.cpp, err_hlsl_modifier_after_type)
+BEFORE_TYPE_ONLY = frozenset({
+    "in", "out", "inout", "linear", "nointerpolation", "noperspective", "centroid", "row_major", "column_major",
+    "snorm", "unorm", "point", "line", "lineadj", "triangle", "triangleadj",
+})
+
 # binary operator precedence (higher binds tighter), C rules
 # mesh-shader parameter qualifiers: keywords only before a parameter's type (`out vertices V v[64]`),
 # ordinary names everywhere else
@@ -72,6 +78,10 @@ _FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)
 MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for real shaders
 MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
 MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K bytes, OpName)
+
+
+_T = TypeVar("_T")
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def is_builtin_type_name(name: str) -> bool:
@@ -99,6 +109,7 @@ class Parser:
         # there are qualified with the innermost; unqualified type names are looked up innermost first
         self.ns: list[str] = []
         self.warnings: list[Diagnostic] = []
+        self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
     # ------------------------------------------------------------ token helpers
     @property
@@ -183,6 +194,56 @@ class Parser:
     def leave(self) -> None:
         self.depth -= 1
 
+    # ------------------------------------------------------------- error recovery
+    def item(self, parse_one: Callable[[], _T], top_level: bool = False) -> _T | None:
+        """Parse one declaration or statement.  On a syntax error, record it and skip to the item's
+        end (the one place the parser resynchronises), so the next item is parsed and every syntax
+        error is reported, each once; None then."""
+        start, depth = self.pos, self.depth
+        try:
+            return parse_one()
+        except CompileError as e:
+            self.errors.extend(e.diagnostics)
+            self.depth = depth
+            self.synchronize(start, top_level, e.diagnostics[0].message.startswith("expected ';'"))
+            return None
+
+    def synchronize(self, start: int, top_level: bool, missing_semicolon: bool = False) -> None:
+        """Skip from the item that began at token `start` to just past its end: a ';' or a '}' that closes
+        a '{' the item opened, at the item's own nesting level and not before the error.  A '}' the item
+        did not open ends the enclosing block: stop before it (at top level it is a stray token, skipped).
+        A ';' missing at the end of a line is taken as written: the next line starts the next item."""
+        err = self.pos
+        toks = self.toks
+        if err == start and toks[start].text in (")", "]", "}") and toks[start].kind is TokKind.PUNCT:
+            self.pos += 1           # a stray closer where an item should start
+            return
+        stack: list[str] = []
+        i = start
+        while toks[i].kind is not TokKind.EOF:
+            t = toks[i]
+            if i == err and missing_semicolon and not stack and i > start and toks[i - 1].loc.line < t.loc.line:
+                self.pos = i
+                return
+            if t.kind is TokKind.PUNCT:
+                if t.text in _OPENERS:
+                    stack.append(_OPENERS[t.text])
+                elif t.text in (")", "]", "}"):
+                    if t.text in stack:
+                        while stack.pop() != t.text:
+                            pass
+                        if not stack and t.text == "}" and i >= err:
+                            self.pos = i + 1
+                            return
+                    elif t.text == "}" and not top_level and i >= err:
+                        self.pos = i
+                        return
+                elif t.text == ";" and not stack and i >= err:
+                    self.pos = i + 1
+                    return
+            i += 1
+        self.pos = max(i, err)
+
     # ------------------------------------------------------------- top level
     def parse(self) -> ast.TranslationUnit:
         loc = self.tok.loc
@@ -190,7 +251,9 @@ class Parser:
         while self.tok.kind is not TokKind.EOF:
             if self.accept(";"):
                 continue
-            decls.extend(self.take_hoisted(self.top_level_decl()))
+            decls.extend(self.take_hoisted(self.item(self.top_level_decl, top_level=True) or []))
+        if self.errors:         # sema runs on a complete tree only: a skipped declaration would cascade
+            raise CompileError(self.errors)
         return ast.TranslationUnit(loc, decls, self.warnings)
 
     def attributes(self) -> list[ast.Attribute]:
@@ -225,7 +288,20 @@ class Parser:
     def qualifiers(self) -> set[str]:
         quals: set[str] = set()
         while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS:
-            quals.add(self.advance().text)
+            t = self.advance()
+            if t.text == "volatile":    # DXC's parser (reported; parsing goes on)
+                self.errors.append(Diagnostic("error", "'volatile' is a reserved keyword in HLSL", t.loc))
+            quals.add(t.text)
+        return quals
+
+    def trailing_qualifiers(self) -> set[str]:
+        """Qualifiers written after the type: C's (`float const x`) are fine, HLSL's are DXC's "modifiers
+        must appear before type" (reported; parsing goes on)."""
+        start = self.pos
+        quals = self.qualifiers()
+        for t in self.toks[start:self.pos]:
+            if t.text in BEFORE_TYPE_ONLY:
+                self.errors.append(Diagnostic("error", "modifiers must appear before type", t.loc))
         return quals
 
     def top_level_decl(self) -> list[ast.Node]:
@@ -341,7 +417,7 @@ class Parser:
             type_ref = ast.TypeRef(t.loc, t.text)
         else:
             type_ref = self.type_ref()
-        quals |= self.qualifiers()
+        quals |= self.trailing_qualifiers()
         name_tok = self.ident("a name for the declaration")
         owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
         if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
@@ -416,7 +492,7 @@ class Parser:
         if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
             quals = self.qualifiers()
             if quals != {"row_major"} and quals != {"column_major"}:
-                raise error("'row_major' and 'column_major' cannot both apply to a template argument",
+                raise error("'row_major' and 'column_major' attributes are not compatible",
                             self.toks[self.pos - 1].loc)
             ref = self.type_ref()
             ref.major = next(iter(quals))
@@ -655,7 +731,7 @@ class Parser:
                     p_quals.add(self.advance().text)
                     p_quals |= self.qualifiers()
                 p_type = self.type_ref()
-                p_quals |= self.qualifiers()
+                p_quals |= self.trailing_qualifiers()
                 p_name = self.ident("a parameter name")
                 p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
                 self.semantics(p)
@@ -709,7 +785,7 @@ class Parser:
                 ftype = ast.TypeRef(inner.loc, inner.name)
             else:
                 ftype = self.type_ref()
-            quals |= self.qualifiers()
+            quals |= self.trailing_qualifiers()
             if self.at(":"):        # an unnamed bit-field: `int : 4;` pads, `int : 0;` closes the unit
                 colon = self.advance()
                 pad = ast.VarDecl(colon.loc, "", ftype, [], None, frozenset(quals), attributes=attrs)
@@ -760,7 +836,7 @@ class Parser:
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the cbuffer")
-            for d in self.declaration(self.attributes(), top_level=False):
+            for d in self.item(lambda: self.declaration(self.attributes(), top_level=False)) or ():
                 if isinstance(d, ast.VarDecl):
                     cb.members.append(d)
                 else:
@@ -778,7 +854,7 @@ class Parser:
             self.hoisted.append(sd)
         else:
             t = self.type_ref()
-        quals |= self.qualifiers()
+        quals |= self.trailing_qualifiers()
         name = self.qualified(self.ident("a typedef name").text)
         td = ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals))
         self.user_types.add(name)
@@ -813,7 +889,9 @@ class Parser:
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 raise error("expected '}' to close the block opened here", lb.loc)
-            stmts.append(self.statement())
+            st = self.item(self.statement)
+            if st is not None:
+                stmts.append(st)
         self.advance()
         self.leave()
         return ast.Block(lb.loc, stmts)
@@ -960,15 +1038,20 @@ class Parser:
             while self.at("case") or self.at("default"):
                 t = self.advance()
                 value = self.conditional() if t.text == "case" else None
-                self.expect(":", "after case label")
+                colon = self.expect(":", "after case label")
                 labels.append(ast.CaseLabel(t.loc, value))
             if not labels:
                 self.fail("expected 'case' or 'default'")
+            if self.at("}"):        # `case 1: }` (clang's words, just after the colon); parsing goes on
+                self.errors.append(Diagnostic("error", "label at end of compound statement: expected statement",
+                                              SourceLoc(colon.loc.file, colon.loc.line, colon.loc.col + 1)))
             body: list[ast.Stmt] = []
             while not (self.at("case") or self.at("default") or self.at("}")):
                 if self.tok.kind is TokKind.EOF:
                     self.fail("expected '}' to end the switch")
-                body.append(self.statement())
+                st = self.item(self.statement)
+                if st is not None:
+                    body.append(st)
             sections.append((labels, body))
         self.advance()
         self.leave()

@@ -97,7 +97,10 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=THREAD_GROUPS, side_effects=True),
-    *_sigs("GroupMemoryBarrier DeviceMemoryBarrier AllMemoryBarrier", "", "v", side_effects=True),
+    # a fence on groupshared memory needs a thread group (DXC's validator: outside compute, mesh and amplification shaders a barrier
+    # "must only sync UAV"), so only DeviceMemoryBarrier is allowed in every stage
+    *_sigs("GroupMemoryBarrier AllMemoryBarrier", "", "v", stages=THREAD_GROUPS, side_effects=True),
+    *_sigs("DeviceMemoryBarrier", "", "v", side_effects=True),
     *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveIsFirstLane", "", "b", stages=PIXEL_COMPUTE, side_effects=True),
     *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "

@@ -16,7 +16,8 @@ EXPLICIT = {
     "include_dirs": ["/x/inc", "/y"], "binding_shifts": [BindingShift("t", 200, None), BindingShift("u", 400, 3)],
     "vk_target_env": "vulkan1.3", "dxil_hash": "retail", "hlsl_version": 2018, "vk_layout": "scalar",
     "vk_bind_registers": [BindRegister("t", 1, 2, 3, 4)], "vk_bind_globals": (5, 6),
-    "rootsig_define": "MY_RS", "rootsig_version": "1.0", "disabled_warnings": ["conversion"],
+    "rootsig_define": "MY_RS", "rootsig_version": "1.0", "disabled_warnings": ["conversion"], "enabled_warnings": ["all"],
+    "vk_bind_resource_heap": (3, 1), "vk_bind_sampler_heap": (4, 2), "vk_bind_counter_heap": (5, 3),
     "debug_file": "out/x.pdb",
 }
 

@@ -476,6 +476,22 @@ def test_real_compiler_errors_are_reported_with_locations(tmp_path):
     assert re.search(rf"{re.escape(str(root))}/shaders/b\.hlsl:3:\d+: error: ", report.messages[0])
 
 
+def test_real_compiler_reports_every_error(tmp_path):
+    """A shader with three independent mistakes: the build report shows all three (not only the first)."""
+    backends = real_backends()
+    if not backends:
+        pytest.skip("the real compiler cannot compile the test shader yet")
+    root = make_project(tmp_path, backends)
+    body = "{ Data[id.x] = id.x + nope1;\n  Data[0] = nope2;\n  Data[1] = nope3; }\n"
+    (root / "shaders/b.hlsl").write_text(OTHER.replace("{ Data[id.x] = id.x + SCALE; }\n", body))
+    report = run_build(root, real_compile, keep_going=True)
+    assert set(report.failed) == names(backends, B)
+    for name in ("nope1", "nope2", "nope3"):
+        assert f"error: use of undeclared identifier '{name}'" in report.messages[0]
+    for diags in report.diagnostics.values():
+        assert [d["line"] for d in diags if d["severity"] == "error"] == [3, 4, 5]
+
+
 def test_cross_backend_resource_mismatch_is_an_error(tmp_path):
     root = make_project(tmp_path, ["spirv", "dxil"])
     toml = root / "shaderbuild.toml"

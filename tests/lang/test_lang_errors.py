@@ -344,4 +344,4 @@ def test_float_index_warns_and_truncates():
     res = compile_cs(HEAD + CS + "    float a[2] = {1, 2};\n    float i = 1.5;\n    Out[0] = a[i];\n}\n")
     assert res.ok
     assert [d.render(res.sources).splitlines()[0] for d in res.diagnostics] == [
-        "lang_test.hlsl:6:16: warning: array index is a floating-point value; it is truncated"]
+        "lang_test.hlsl:6:16: warning: array index is a floating-point value; it is truncated [-Wconversion]"]

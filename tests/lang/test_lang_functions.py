@@ -60,7 +60,7 @@ OVERLOADS = SlotTable("overloads", "int", [
     case("float_arg_picks_float", "Kind(fone)", 3),
     case("bool_arg_picks_bool", "Kind(one > 0)", 4),
     case("double_arg_picks_double", "Kind((double)fone)", 5),
-    case("int_literal_picks_int", "Kind(7)", 1),
+    # Kind(7) with int and uint overloads is ambiguous, as in DXC: tests/front/test_dxc_rejects.py
     case("uint_literal_picks_uint", "Kind(7u)", 2),
     case("float_suffix_literal_picks_float", "Kind(7.0f)", 3),
     case("double_suffix_literal_picks_double", "Kind(7.0l)", 5),

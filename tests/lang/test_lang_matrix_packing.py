@@ -128,7 +128,7 @@ def test_structured_buffer_template_argument_orientation(backend):
 
 ERRORS = {
     "both_orientations": ("cbuffer C : register(b1) { row_major column_major float2x2 m; };\n",
-                          "'row_major' and 'column_major' cannot both apply to one declaration"),
+                          "'row_major' and 'column_major' attributes are not compatible"),
     "column_major_on_row_major_typedef": (
         "typedef row_major float2x2 RM;\ncbuffer C : register(b1) { column_major RM m; };\n",
         "'column_major' cannot apply to 'RM', a typedef of a 'row_major' matrix"),
@@ -136,7 +136,7 @@ ERRORS = {
         "typedef column_major float2x2 CM;\nstruct S { row_major CM m; };\ncbuffer C : register(b1) { S s; };\n",
         "'row_major' cannot apply to 'CM', a typedef of a 'column_major' matrix"),
     "both_on_template_argument": ("StructuredBuffer<row_major column_major float2x2> B : register(t1);\n",
-                                  "'row_major' and 'column_major' cannot both apply to a template argument"),
+                                  "'row_major' and 'column_major' attributes are not compatible"),
 }
 
 
@@ -158,7 +158,8 @@ def test_conflicting_orientation_on_local_and_static_is_an_error(decl):
     res = compile_cs(src)
     assert not res.ok
     [err] = [d for d in res.diagnostics if d.severity == "error"]
-    assert "cannot" in err.message and "column_major" in err.message and err.loc.line == 4
+    assert ("cannot" in err.message or "not compatible" in err.message) and "column_major" in err.message
+    assert err.loc.line == 4
 
 
 def test_bad_pragma_value_warns():

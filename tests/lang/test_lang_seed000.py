@@ -88,7 +88,7 @@ def test_uninitialised_out_warns():
     assert res.ok, diagnostics_text(res)
     assert [d.render(res.sources).splitlines()[0] for d in res.diagnostics] == [
         "lang_test.hlsl:3:17: warning: 'out' parameter 'X' is not assigned on every path through 'UB'; "
-        "the caller receives zero there"]
+        "the caller receives zero there [-Wuninitialized]"]
 
 
 _STORED_UNDEF = re.compile(r"@dx\.op\.bufferStore\.\w+\(i32 69, %dx\.types\.Handle %\w+, i32 [^,]+, i32 [^,]+, \w+ undef")

@@ -324,8 +324,8 @@ def test_bind_register_needs_heap_option():
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_heap_needs_sm_6_6(target):
     res = R.compile_hlsl(COMPUTE, profile="cs_6_5", target=target)
-    assert R.errors(res) == ["7:29: 'ResourceDescriptorHeap' requires shader model 6.6 or higher "
-                             "(the profile is cs_6_5)"]
+    assert R.errors(res) == [f"{at}: 'ResourceDescriptorHeap' requires shader model 6.6 or higher "
+                             "(the profile is cs_6_5)" for at in ("7:29", "8:36", "9:27")]   # every use
     assert "^" in R.diagnostics_text(res)
 
 

@@ -6,7 +6,7 @@ At run time the class is empty; `Analyzer` combines the mixins and owns the stat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -53,11 +53,18 @@ class SemaBase:
         scatter_temps: dict[int, tuple[ir.Variable, Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]]]
         bitfields: dict[str, dict]
         write_roots: dict[int, ir.Expr]
+        one_vector_elements: dict[int, str]
+        unset_vars: set[int]
+        used_vars: set[int]
+        declared_locals: list[ir.Variable]
+        readonly_temps: set[int]
         stmt_loc: SourceLoc | None
         payload_structs: set[str]
 
         # lower.py (Analyzer)
         def emit(self, s: ir.Stmt) -> None: ...
+        def guarded(self, lower: Callable[[Any], object], decl: ast.Node) -> None: ...
+        def check_type_qualifiers(self, qualifiers, t: ir.Type, loc: SourceLoc) -> None: ...
         def function_context(self) -> AbstractContextManager[None]: ...
         def collect(self, into: list[ir.Stmt]) -> AbstractContextManager[list[ir.Stmt]]: ...
         def temp(self, t: ir.Type, name: str = "tmp") -> ir.Variable: ...

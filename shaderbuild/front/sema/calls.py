@@ -340,6 +340,7 @@ class CallLowering(SemaBase):
             if p in ("T", "V"):
                 conv.append(self.convert(v, ut, a.loc))
             elif p == "S":
+                self._scalar_arg(sig.name, args, a, v)
                 conv.append(self.convert(v, scalar, a.loc))
             elif p == "u":
                 conv.append(self.convert(v, ir.UINT, a.loc))
@@ -517,8 +518,16 @@ class CallLowering(SemaBase):
         c, a, b = self._numeric_args(name, args, 3, loc)
         return self.select(c, a, b, loc)
 
+    def _scalar_arg(self, name: str, args: list[ast.Expr], a: ast.Expr, v: ir.Expr) -> None:
+        """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate)."""
+        if ir.component_count(v.type) > 1:
+            raise error(f"no matching intrinsic for call to '{name}': argument {args.index(a) + 1} must be a scalar, "
+                        f"not '{v.type}'", a.loc)
+
     def special_lit(self, name, args, loc):
         vals = self._numeric_args(name, args, 3, loc)
+        for v, a in zip(vals, args):        # float4 lit(float n_dot_l, float n_dot_h, float m)
+            self._scalar_arg(name, args, a, v)
         vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
         return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
 
@@ -545,7 +554,12 @@ class CallLowering(SemaBase):
     def special_dst(self, name, args, loc):
         """dst(float4 a, float4 b): expanded by passes/polyfill.py."""
         f4 = ir.Vector(ir.FLOAT, 4)
-        vals = [self.convert(v, f4, x.loc) for v, x in zip(self._numeric_args(name, args, 2, loc), args)]
+        vals = self._numeric_args(name, args, 2, loc)
+        for v, x in zip(vals, args):
+            if isinstance(v.type, ir.Matrix):     # DXC: dst(numeric<4>, ...): a vector, not a matrix
+                raise error(f"no matching intrinsic for call to '{name}': argument {args.index(x) + 1} must be a "
+                            f"4-component vector, not '{v.type}'", x.loc)
+        vals = [self.convert(v, f4, x.loc) for v, x in zip(vals, args)]
         return ir.Intrinsic("dst", vals, f4)
 
     def special_D3DCOLORtoUBYTE4(self, name, args, loc):  # noqa: N802 - the HLSL spelling
@@ -585,6 +599,13 @@ class CallLowering(SemaBase):
             root = root.base
         if isinstance(root, ir.VarRef) and root.var.storage not in (ir.Storage.WORKGROUP,):
             raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", args[0].loc)
+        var_of = root
+        while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
+            var_of = var_of.resource if isinstance(var_of, ir.BufferElem) else var_of.base
+        written = self.one_vector_elements.get(id(var_of.var)) if isinstance(var_of, ir.VarRef) else None
+        if written is not None and not isinstance(dest, (ir.FieldRef, ir.SwizzleRef)):
+            raise error(f"no matching intrinsic for call to '{name}': the destination is a '{written}', not a scalar "
+                        f"int or uint", args[0].loc)
         t = dest.type
         n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
         has_out = name != "InterlockedCompareStore"

@@ -60,13 +60,15 @@ def common_shape(a: ir.Type, b: ir.Type) -> tuple[ir.Type | None, bool]:
     sa, sb = shape_of(a), shape_of(b)
     if sa == sb:
         return a, False
-    if sa[0] == "s":
+    if sa[0] == "s" or sa == ("m", 1, 1):      # a 1x1 matrix combines as a scalar (DXC)
         return b, False
-    if sb[0] == "s":
+    if sb[0] == "s" or sb == ("m", 1, 1):
         return a, False
     if sa[0] == "v" and sb[0] == "v":
         return (a if sa[1] < sb[1] else b), True
     if sa[0] == "m" and sb[0] == "m":
+        if (sa[1] - sb[1]) * (sa[2] - sb[2]) < 0:
+            return None, False      # neither matrix fits in the other (2x1 with 1x2): DXC refuses
         r, c = min(sa[1], sb[1]), min(sa[2], sb[2])
         assert isinstance(a, ir.Matrix)     # shape 'm'
         return ir.Matrix(a.elem, r, c), True
@@ -88,6 +90,10 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
         return None
     shp_s, shp_d = shape_of(src), shape_of(dst)
     if ss == sd:
+        kind_cost = 0
+    elif literal and (ss.kind == "int" and sd.kind == "uint" and ss.width == sd.width or ss.is_float and sd.is_float):
+        # DXC's literal int is as good an int as a uint, its literal float any float type: f(int)/f(uint) with
+        # `3`, f(float)/f(double) with `1.5` are ambiguous
         kind_cost = 0
     elif literal:
         kind_cost = 1

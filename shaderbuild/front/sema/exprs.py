@@ -52,6 +52,34 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
+def _check_increment(t: ir.Type, loc: SourceLoc) -> None:
+    """`++`/`--` need a numeric, non-bool place (DXC's words for a bool)."""
+    if ir.is_numeric(t) and ir.scalar_of(t) == ir.BOOL:
+        raise error("operator cannot be used with a bool lvalue", loc)
+    if not ir.is_numeric(t):
+        raise error(f"cannot increment value of type '{t}'", loc)
+
+
+def _fits(x: ir.Expr, to: ir.Scalar) -> bool:
+    """A constant whose every component is in `to`'s range (DXC does not warn about its narrowing)."""
+    if not isinstance(x, ir.Const):
+        return False
+    values = x.value if isinstance(x.value, tuple) else (x.value,)
+    for v in values:
+        if isinstance(v, tuple) or not isinstance(v, (int, float)):
+            return False
+        if to.is_float:
+            if math.isfinite(v) and abs(v) > FLOAT_MAX[to.width]:
+                return False
+        elif not (isinstance(v, int) or float(v).is_integer()):
+            return False
+        else:
+            lo, hi = (-(1 << (to.width - 1)), (1 << (to.width - 1)) - 1) if to.kind == "int" else (0, (1 << to.width) - 1)
+            if not lo <= v <= hi:
+                return False
+    return True
+
+
 class ExprLowering(HeapLowering, SemaBase):
     """Mixin of Analyzer: lowers ast expressions to IR expressions."""
 
@@ -111,6 +139,9 @@ class ExprLowering(HeapLowering, SemaBase):
         ss, sd = ir.scalar_of(src), ir.scalar_of(to)
         assert ss is not None and sd is not None     # both numeric: every other type was handled above
         shp_s, shp_d = shape_of(src), shape_of(to)
+        if not explicit and sd.width < ss.width and sd.kind != "bool" and not self.is_literal(x) \
+                and not _fits(x, sd):       # DXC's -Wconversion narrowing warning, in its words
+            self.warn(f"conversion from larger type '{src}' to smaller type '{to}', possible loss of data", loc)
         # constant folding of scalar literals keeps literal typing precise
         if isinstance(x, ir.Const) and shp_s == ("s",):
             try:
@@ -121,9 +152,12 @@ class ExprLowering(HeapLowering, SemaBase):
                 return ir.Const(to, v)
             if shp_d[0] == "v":
                 return ir.Const(to, (v,) * shp_d[1])
+        if shp_s == ("m", 1, 1) and shp_d != ("s",):       # a 1x1 matrix converts as its one scalar
+            assert isinstance(src, ir.Matrix)
+            return self.convert(ir.Extract(x, 0, ss), to, loc, explicit, what)
         if shp_s != shp_d:
             if shp_s[0] == "s":
-                x = self.convert(x, sd, loc)
+                x = self.convert(x, sd, loc, explicit)
                 if shp_d[0] == "v":
                     return ir.Construct(to, [x] * shp_d[1])
                 assert isinstance(to, ir.Matrix)
@@ -133,11 +167,11 @@ class ExprLowering(HeapLowering, SemaBase):
             if shp_s[0] == "v" and shp_d[0] == "s":
                 if not explicit:
                     self.warn("implicit truncation of vector type", loc)
-                return self.convert(ir.Swizzle(x, (0,), ss), to, loc)
+                return self.convert(ir.Swizzle(x, (0,), ss), to, loc, explicit)
             if shp_s[0] == "v" and shp_d[0] == "v" and shp_d[1] < shp_s[1]:
                 if not explicit:
                     self.warn("implicit truncation of vector type", loc)
-                return self.convert(ir.Swizzle(x, tuple(range(shp_d[1])), ir.Vector(ss, shp_d[1])), to, loc)
+                return self.convert(ir.Swizzle(x, tuple(range(shp_d[1])), ir.Vector(ss, shp_d[1])), to, loc, explicit)
             if shp_s[0] == "m" and shp_d[0] == "m" and shp_d[1] <= shp_s[1] and shp_d[2] <= shp_s[2]:
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
@@ -146,18 +180,23 @@ class ExprLowering(HeapLowering, SemaBase):
                 rows = [ir.Swizzle(r, tuple(range(to.cols)), ir.vec(ss, to.cols)) if to.cols < src.cols else r for r in rows]
                 if to.cols == 1:
                     rows = [ir.Extract(r, 0, ss) if isinstance(r.type, ir.Vector) else r for r in rows]
-                return self.convert(ir.Construct(ir.Matrix(ss, to.rows, to.cols), rows), to, loc)
+                return self.convert(ir.Construct(ir.Matrix(ss, to.rows, to.cols), rows), to, loc, explicit)
             if shp_s[0] == "m" and shp_d[0] == "s":
                 if not explicit:
                     self.warn("implicit truncation of matrix type", loc)
                 assert isinstance(src, ir.Matrix)
-                return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc)
-            comps_s = self.flat_count(src)
-            comps_d = self.flat_count(to)
-            if comps_s == comps_d and (shp_s[0] == "m" or shp_d[0] == "m"):
-                return self.build_from_components(self.components(x, loc), to, loc)
-            if explicit and comps_s > comps_d:
-                return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
+                return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc, explicit)
+            # matrix <-> vector, as DXC: the same number of components, or (explicitly) fewer taken from a
+            # one-row/one-column matrix or into one; a matrix never changes shape except by truncation (above)
+            comps_s = ir.component_count(src)
+            comps_d = ir.component_count(to)
+            mat = src if shp_s[0] == "m" else to
+            if shp_s[0] != shp_d[0] and isinstance(mat, ir.Matrix):
+                line = mat.rows == 1 or mat.cols == 1
+                if comps_s == comps_d:
+                    return self.build_from_components(self.components(x, loc), to, loc)
+                if explicit and comps_s > comps_d and line:
+                    return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         return ir.Convert(x, to)
 
@@ -412,8 +451,7 @@ class ExprLowering(HeapLowering, SemaBase):
     def increment(self, e: ast.UnaryOp) -> ir.Expr:
         place = self.place(e.operand, for_write=True)
         t = place.type
-        if not ir.is_numeric(t) or ir.scalar_of(t).kind == "bool":
-            raise error(f"cannot increment value of type '{t}'", e.loc)
+        _check_increment(t, e.loc)
         one = self.convert(ir.Const(ir.INT, 1), t, e.loc)
         old = self.temp(t)
         self.emit(ir.Store(ir.VarRef(old), self.load(place)))
@@ -477,6 +515,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 s = sa if sa.is_int else ir.INT
         elif op in ARITH_OPS and s.kind == "bool":
             s = ir.INT
+        if op == "%" and s == ir.DOUBLE:
+            raise error("modulo cannot be used with doubles, cast to float first", loc)     # DXC's words
         t = with_scalar(shape, s)
         literal = self.is_literal(a) and self.is_literal(b)
         if literal and ta == tb == t:
@@ -634,6 +674,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise error("an initializer list is only allowed in a declaration", e.value.loc)
             value = self.convert(self.rvalue(e.value), place.type, e.value.loc)
         else:
+            if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
+                raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
             rhs = self.rvalue(e.value)
             cur = self.load(place)
             value = self.convert(self.binary(e.op[:-1], cur, rhs, e.loc), place.type, e.loc)
@@ -677,6 +719,11 @@ class ExprLowering(HeapLowering, SemaBase):
                 raise error(f"cannot assign to {what} variable '{e.name}'", e.loc)
             self.use_loc = e.loc
             self.note_use(var)
+            self.used_vars.add(id(var))
+            if id(var) in self.unset_vars:      # a local declared without a value: its first use in source order
+                self.unset_vars.discard(id(var))
+                if not for_write:
+                    self.warn(f"variable '{e.name}' is uninitialized when used here", e.loc)
             return ir.VarRef(var, e.loc)
         if isinstance(e, ast.Member):
             if not self.is_place_expr(e.base):
@@ -802,7 +849,13 @@ class ExprLowering(HeapLowering, SemaBase):
             it = texel_index_type(r.kind)
             if it is None:
                 raise error(f"type '{r}' does not support the subscript operator", e.loc)
-            idx = self.convert(self.rvalue(e.index), it, e.index.loc)
+            value = self.rvalue(e.index)
+            if not ir.is_numeric(value.type) or ir.component_count(value.type) != ir.component_count(it):
+                # DXC's operator[] takes exactly the texel coordinate: no splat, no truncation
+                raise error(f"no viable overloaded operator[] for type '{r}'", e.loc, [Diagnostic(
+                    "note", f"candidate function not viable: no known conversion from '{value.type}' to '{it}' for 1st "
+                            f"argument", e.index.loc)])
+            idx = self.convert(value, it, e.index.loc)
         if for_write and KINDS[r.kind].access != "UAV":
             raise error(f"cannot assign to an element of read-only resource type '{r}'", e.loc)
         assert r.elem is not None           # every subscriptable resource has an element type
@@ -923,8 +976,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(e, ast.UnaryOp) and e.op in ("++", "--", "post++", "post--"):
             place = self.place(e.operand, for_write=True)
             t = place.type
-            if not ir.is_numeric(t) or ir.scalar_of(t).kind == "bool":
-                raise error(f"cannot increment value of type '{t}'", e.loc)
+            _check_increment(t, e.loc)
             one = self.convert(ir.Const(ir.INT, 1), t, e.loc)
             self.emit(ir.Store(place, ir.Binary("add" if "++" in e.op else "sub", self.load(place), one, t), e.loc))
             return

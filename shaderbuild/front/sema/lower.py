@@ -7,8 +7,10 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 from __future__ import annotations
 
 import contextlib
+import re
 import struct
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -21,6 +23,8 @@ from ...ir.subobjects import SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from .bitfields import Bitfield, BitfieldLowering, WriteBack
+from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
+from ..parser import TEMPLATE_TYPES, is_builtin_type_name
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -30,7 +34,8 @@ from .precise import mark_precise
 from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
-from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
+from .scope import (EnumConstSymbol, ErrorSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol,
+                    TypeSymbol, VarSymbol)
 from .stmts import StmtLowering, ends_flow
 from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
@@ -43,6 +48,8 @@ GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
 MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
 
 MAX_ARRAY_ELEMENTS = 1 << 24
+_ONE_VECTOR = re.compile(r"(?:bool|u?int|dword|half|float|double|min16(?:float|u?int)|min10float|min12int|"
+                         r"u?int(?:16|32|64)_t|float(?:16|32|64)_t)1")
 MAX_ARRAY_DIMENSIONS = 32
 # [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
 VK_BUILTIN_ATTRIBUTE = ("PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex", "DeviceIndex",
@@ -65,6 +72,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.caps = caps              # the target's decisions (push constants, layouts, ...)
         self.profile = profile
         self.sink = sink
+        self.errors: list[Diagnostic] = []     # errors recovered from (see guarded), reported together
+        self.failed_items = 0       # statements/declarations abandoned by guarded (silently or not)
+        # -Wuninitialized / -Wunused-variable (default off): locals not yet stored to, variables referenced,
+        # the locals of the functions being analysed
+        self.unset_vars: set[int] = set()
+        self.used_vars: set[int] = set()
+        self.declared_locals: list[ir.Variable] = []
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope(_predefined_scope())
         self.types = TypeResolver(options.enable_16bit_types, self.const_int)
@@ -76,6 +90,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
         self.struct_templates: dict[str, ast.StructDecl] = {}
         self.typedef_major: dict[str, str] = {}   # typedef name -> the matrix orientation it carries
+        # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`): the IR
+        # makes it a scalar, but DXC's Interlocked* refuse it (calls.special_interlocked)
+        self.one_vector_elements: dict[int, str] = {}
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
@@ -124,6 +141,21 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             if entry is not None:
                 tmp, write_back = entry
                 self.out.extend(write_back(ir.Load(ir.VarRef(tmp), tmp.type), s.loc))
+
+    def guarded(self, lower: Callable[[Any], object], decl: ast.Node) -> None:
+        """Analyse one declaration or statement: `lower(decl)`.  An error is recorded and analysis goes on
+        with the next one (the one place sema recovers); what `decl` declares becomes an error symbol,
+        so its uses add no error: one mistake, one error."""
+        try:
+            lower(decl)
+        except CompileError as e:
+            self.failed_items += 1
+            self.errors.extend(e.diagnostics)
+            for name in _declared_names(decl):
+                if name not in self.scope.names:
+                    self.scope.names[name] = ErrorSymbol()
+            if isinstance(decl, (ast.StructDecl, ast.TypedefDecl)) and decl.name not in self.types.named:
+                self.types.poisoned.add(decl.name)
 
     @contextlib.contextmanager
     def function_context(self):
@@ -252,11 +284,26 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         `#pragma pack_matrix` state at its type (as DXC).  Conflicting orientations are errors."""
         own = [q for q in ("row_major", "column_major") if q in qualifiers]
         if len(own) == 2:
-            raise error("'row_major' and 'column_major' cannot both apply to one declaration", loc)
+            raise error("'row_major' and 'column_major' attributes are not compatible", loc)     # DXC's words
         via = self.typedef_major.get(ref.name)
         if own and via and own[0] != via:
             raise error(f"'{own[0]}' cannot apply to '{ref.name}', a typedef of a '{via}' matrix", loc)
         return own[0] if own else via or ref.major or ref.pack
+
+    @staticmethod
+    def check_type_qualifiers(qualifiers, t: ir.Type, loc: SourceLoc) -> None:
+        """Qualifiers that need a kind of type, in DXC's words: `row_major` / `column_major` a matrix (or an
+        array of them), `snorm` / `unorm` a float type (and not both)."""
+        own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
+        while isinstance(t, ir.Array):
+            t = t.elem
+        if own is not None and not isinstance(t, ir.Matrix):
+            raise error(f"'{own}' can only be used with a matrix type", loc)
+        if "snorm" in qualifiers and "unorm" in qualifiers:
+            raise error("'unorm' and 'snorm' attributes are not compatible", loc)
+        scalar = ir.scalar_of(t) if ir.is_numeric(t) else None
+        if ("snorm" in qualifiers or "unorm" in qualifiers) and (scalar is None or not scalar.is_float):
+            raise error("snorm and unorm qualifier can only be used on floating-point types", loc)
 
     def element_major(self, ref: ast.TypeRef) -> bool:
         """Orientation of a matrix template argument (`StructuredBuffer<row_major float2x2>`)."""
@@ -347,7 +394,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         elif isinstance(d, ast.StructDecl):
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
+            check_modifiers(d.qualifiers, TYPEDEF, d.loc)
             t = self.resolve_type(d.type, d.dims)
+            self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
             if major is not None:
                 self.typedef_major[d.name] = major
@@ -355,6 +404,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             self.declare(d.name, TypeSymbol(t), d.loc)
         elif isinstance(d, ast.EnumDecl):
             self.enum(d)
+
+    def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
+        """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC."""
+        if d.name == "string" or is_builtin_type_name(d.name) and d.name not in TEMPLATE_TYPES:
+            builtin = "string" if d.name == "string" else str(self.types.resolve(ast.TypeRef(d.loc, d.name)))
+            if builtin != str(t):
+                raise error(f"typedef redefinition with different types ('{t}' vs '{builtin}')", d.loc)
 
     def struct(self, d: ast.StructDecl) -> ir.Struct:
         with self.namespace_scope(d.namespaces):
@@ -372,6 +428,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         bits: dict[str, Bitfield] = dict(self.bitfields.get(base.name, {})) if isinstance(base, ir.Struct) else {}
         unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
+            check_modifiers(f.qualifiers, FIELD, f.loc)
             if f.bitfield is not None:
                 if f.name and f.name in names:
                     raise error(f"duplicate member '{f.name}'", f.loc)
@@ -385,6 +442,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             t = self.resolve_type(f.type, f.dims)
             _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
+            self.check_type_qualifiers(f.qualifiers, t, f.loc)
             interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
             row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
@@ -485,8 +543,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
             return
+        if not local_static:
+            check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc)
         _local_only(t, d.type.loc, "a global or static variable")
         q = d.qualifiers
         base = t
@@ -541,6 +602,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 raise error("groupshared variables cannot have an initializer", d.init.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
+            if _ONE_VECTOR.fullmatch(d.type.name):
+                self.one_vector_elements[id(var)] = d.type.name
             return
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
@@ -738,6 +801,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
+        elem = d.type.args[0] if d.type.args else None
+        if isinstance(elem, ast.TypeRef) and _ONE_VECTOR.fullmatch(elem.name):
+            self.one_vector_elements[id(var)] = elem.name
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
         """`static RWBuffer<T> A = B;` names the global resource B again (no new binding), as in DXC."""
@@ -762,6 +828,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         fields = []
         members = []
         for m in d.members:
+            check_modifiers(m.qualifiers, GLOBAL, m.loc)
             t = self.resolve_type(m.type, m.dims)
             elem = t
             while isinstance(elem, ir.Array):
@@ -771,6 +838,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 continue
             self.check_member_type(m.name, t, m.loc)
             _refuse_struct_resource(m.name, t, m.loc)
+            self.check_type_qualifiers(m.qualifiers, t, m.loc)
             row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(m.name, t, None, None, row_major, vk_offset, None, None,
@@ -808,9 +876,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
     def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
+        check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
         for p in d.params:
+            check_modifiers(p.qualifiers, PARAMETER, p.loc)
             t = self.resolve_type(p.type, p.dims)
             _local_only(t, p.type.loc, "a function parameter")
+            self.check_type_qualifiers(p.qualifiers, t, p.loc)
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             ptypes.append(t)
@@ -879,7 +950,14 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
+            failed_before, locals_before = self.failed_items, len(self.declared_locals)
             self.lower_block(d.body.stmts, new_scope=False)
+            unused = [v for v in self.declared_locals[locals_before:] if id(v) not in self.used_vars]
+            del self.declared_locals[locals_before:]
+            if self.failed_items > failed_before:
+                return          # a statement was dropped: the flow checks below would only cascade
+            for v in unused:
+                self.sink.warning(f"unused variable '{v.name}'", v.loc)
             if not isinstance(info.return_type, ir.VoidType) and not ends_flow(irf.body):
                 end = d.body.loc
                 raise error(f"non-void function '{d.name}' does not return a value on all control paths", end)
@@ -897,31 +975,55 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
         for d in tu.decls:
-            if isinstance(d, ast.FuncDecl) and d.template_params:
-                self.func_templates.setdefault(d.name, []).append(d)
-            elif isinstance(d, ast.FuncDecl) and d.owner is not None:
-                self.define_method(d)
-            elif isinstance(d, ast.FuncDecl):
-                info = self.function_decl(d)
-                if d.body is not None and not _has_unsized_param(info):
-                    self.function_body(info)
-                elif d.body is not None:
-                    # type-check the body once with the unsized types (so `float[]` -> `float[4]` is an
-                    # error whatever the callers pass); code is generated per call size (calls.specialize)
-                    probe = FuncInfo(d, info.param_types, info.param_dirs, info.return_type,
-                                     ir.Function(d.name, [], info.return_type, loc=d.loc))
-                    self.probing = True
-                    try:
-                        self.function_body(probe)
-                    finally:
-                        self.probing = False
-                    info.defined = True
-            elif isinstance(d, ast.VarDecl):
-                self.global_var(d)
-            elif isinstance(d, ast.CBufferDecl):
-                self.cbuffer(d)
-            else:
-                self.declare_type_like(d)
+            self.guarded(self.top_level, d)
+        if self.errors:
+            raise CompileError(self.reported_errors())
+        return self.build_module(main_file, source_files)
+
+    def reported_errors(self) -> list[Diagnostic]:
+        """The recovered errors in order, each once (a template instantiated twice fails twice), with the
+        stage errors of the functions the entry point reaches when it can be found."""
+        errors = list(self.errors)
+        with contextlib.suppress(CompileError):
+            errors += [d for f in self.reachable(self.find_entry("")) for d in f.stage_errors]
+        seen: set[tuple] = set()
+        out = []
+        for d in errors:
+            key = (d.loc, d.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+        return out
+
+    def top_level(self, d: ast.Node) -> None:
+        if isinstance(d, ast.FuncDecl) and d.template_params:
+            self.func_templates.setdefault(d.name, []).append(d)
+        elif isinstance(d, ast.FuncDecl) and d.owner is not None:
+            self.define_method(d)
+        elif isinstance(d, ast.FuncDecl):
+            info = self.function_decl(d)
+            if d.body is not None and not _has_unsized_param(info):
+                self.function_body(info)
+            elif d.body is not None:
+                # type-check the body once with the unsized types (so `float[]` -> `float[4]` is an
+                # error whatever the callers pass); code is generated per call size (calls.specialize)
+                probe = FuncInfo(d, info.param_types, info.param_dirs, info.return_type,
+                                 ir.Function(d.name, [], info.return_type, loc=d.loc))
+                self.probing = True
+                try:
+                    self.function_body(probe)
+                finally:
+                    self.probing = False
+                info.defined = True
+        elif isinstance(d, ast.VarDecl):
+            self.global_var(d)
+        elif isinstance(d, ast.CBufferDecl):
+            self.cbuffer(d)
+        else:
+            self.declare_type_like(d)
+
+    def build_module(self, main_file: str, source_files: list[str]) -> ir.Module:
+        """The checked program's module (every declaration analysed without error)."""
         library = self.profile.stage == "library"
         shaders = self.library_shaders(main_file) if library else []
         entry = None if library else self.find_entry(main_file)
@@ -937,7 +1039,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             inits = self.reachable(self.static_init_info) if library else []
             stage_errors = self.check_shader_stages(root, kind, reached + inits) if library else []
             if stage_errors:
-                raise CompileError(stage_errors[:1])
+                raise CompileError(stage_errors)
         if self.profile.stage == "hull" and entry is not None:
             self.patch_constant = find_patch_constant_function(self, entry)
             self.check_recursion(self.patch_constant)
@@ -958,7 +1060,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             # every entry: its stage errors count even when the static init function is not called
             errors += self.static_init_info.stage_errors
         if errors:
-            raise CompileError(errors[:1])
+            raise CompileError(errors)
         if self.profile.stage not in GROUPSHARED_STAGES:
             self.globals = [g for g in self.globals if g.storage is not ir.Storage.WORKGROUP]
         undefined = [f for f in order if not f.defined]
@@ -993,6 +1095,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         if not isinstance(sym, FuncSymbol) or not any(f.defined for f in sym.overloads):
             raise error(f"missing entry point definition '{name}'", SourceLoc(main_file, 1, 1))
         defined = [f for f in sym.overloads if f.defined]
+        dropped = [f for f in defined if {"inline", "static"} & f.decl.qualifiers]
+        if dropped and len(dropped) == len(defined):
+            # DXC emits an inline or static function only when called, so such an entry point does not exist
+            q = next(q for q in ("inline", "static") if q in dropped[0].decl.qualifiers)
+            raise error(f"missing entry point definition '{name}'", SourceLoc(main_file, 1, 1),
+                        [Diagnostic("note", f"'{name}' is declared '{q}': it is only emitted where it is called",
+                                    dropped[0].decl.loc)])
         if len(defined) > 1:
             raise error(f"entry point '{name}' is overloaded", defined[1].decl.loc)
         return defined[0]
@@ -1178,6 +1287,19 @@ def definitely_assigned(body: list[ir.Stmt], var: ir.Variable) -> bool:
     """Conservative: True only when every path through `body` stores to `var`."""
     exits, assigned = _assign_state(body, var)
     return assigned and not exits
+
+
+def _declared_names(d: ast.Node) -> list[str]:
+    """The names a declaration (or declaration statement) introduces."""
+    if isinstance(d, ast.DeclStmt):
+        return [n for x in d.decls for n in _declared_names(x)]
+    if isinstance(d, ast.CBufferDecl):
+        return [d.name, *(m.name for m in d.members)]
+    if isinstance(d, ast.EnumDecl):
+        return [name if not (d.scoped and d.name) else f"{d.name}::{name}" for name, _, _ in d.members]
+    if isinstance(d, (ast.VarDecl, ast.FuncDecl, ast.StructDecl, ast.TypedefDecl)):
+        return [d.name]
+    return []
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import SourceLoc
+from ...diagnostics import ErrorReported, SourceLoc
 from ...records import Record
 from .. import ast
 
@@ -58,7 +58,11 @@ class SubobjectSymbol(Record):
     subobject: ir.Subobject
 
 
-Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol | SubobjectSymbol
+class ErrorSymbol(Record):
+    """A name whose declaration had an error (already reported): looking it up abandons the use silently."""
+
+
+Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol | SubobjectSymbol | ErrorSymbol
 
 
 class Scope:
@@ -77,6 +81,8 @@ class Scope:
                 if sym is not None:
                     return sym
             sym = s.names.get(name)
+            if isinstance(sym, ErrorSymbol):
+                raise ErrorReported()
             if sym is not None:
                 return sym
             s = s.parent

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import error
+from ...diagnostics import CompileError, error
 from .. import ast
+from ..attributes import check_statement_attributes, misplaced_statement_attributes
+from ..modifiers import LOCAL, check_modifiers
 from .base import SemaBase
 from .scope import Scope
 
@@ -46,6 +48,25 @@ def _direct_breaks(stmts: list[ir.Stmt]):
             yield from _direct_breaks(s.else_)
 
 
+_STATEMENT_KINDS = {"ForStmt": "loop", "WhileStmt": "loop", "DoStmt": "loop", "IfStmt": "if", "SwitchStmt": "switch"}
+
+
+def _has_no_effect(e: ast.Expr) -> bool:
+    """An expression statement that computes a value and drops it (`x + 1;`, `v.x;`); calls, assignments,
+    increments and casts (`(void)x;`) count as meant."""
+    if isinstance(e, (ast.Name, ast.IntLit, ast.FloatLit, ast.BoolLit)):
+        return True
+    if isinstance(e, ast.BinaryOp):
+        return _has_no_effect(e.lhs) and _has_no_effect(e.rhs)
+    if isinstance(e, ast.Member):
+        return _has_no_effect(e.base)
+    if isinstance(e, ast.Index):
+        return _has_no_effect(e.base) and _has_no_effect(e.index)
+    if isinstance(e, ast.UnaryOp):
+        return e.op in ("-", "+", "!", "~") and _has_no_effect(e.operand)
+    return False
+
+
 class StmtLowering(SemaBase):
     """Mixin of Analyzer."""
 
@@ -54,12 +75,18 @@ class StmtLowering(SemaBase):
             self.push_scope()
         try:
             for s in stmts:
-                self.lower_stmt(s)
+                self.guarded(self.lower_stmt, s)
         finally:
             if new_scope:
                 self.pop_scope()
 
     def lower_stmt(self, s: ast.Stmt) -> None:
+        attrs = getattr(s, "attributes", None)
+        if attrs:
+            check_statement_attributes(attrs, s.loc)
+            kind = _STATEMENT_KINDS.get(type(s).__name__, "other")
+            for message, loc in misplaced_statement_attributes(attrs, kind):
+                self.warn(message, loc)
         method = getattr(self, "st_" + type(s).__name__)
         outer, self.stmt_loc = self.stmt_loc, s.loc     # emit() gives unlocated statements this line
         try:
@@ -74,6 +101,8 @@ class StmtLowering(SemaBase):
         pass
 
     def st_ExprStmt(self, s: ast.ExprStmt) -> None:
+        if _has_no_effect(s.expr):
+            self.warn("expression result unused", s.expr.loc)     # clang's -Wunused-value
         self.effect(s.expr)
 
     def st_DeclStmt(self, s: ast.DeclStmt) -> None:
@@ -84,8 +113,10 @@ class StmtLowering(SemaBase):
                 self.declare_type_like(d)
 
     def local_var(self, d: ast.VarDecl) -> None:
+        check_modifiers(d.qualifiers, LOCAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors here too
         t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc)
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
         if "static" in d.qualifiers:
@@ -98,7 +129,12 @@ class StmtLowering(SemaBase):
         elif isinstance(t, ir.Array) and t.size is None:
             raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
         else:
-            init = self.init_value(d.init, t, d.loc) if d.init is not None else None
+            try:
+                init = self.init_value(d.init, t, d.loc) if d.init is not None else None
+            except CompileError:
+                if ir.is_numeric(t) or isinstance(t, ir.Struct):    # as in clang, a value variable still exists
+                    self.declare_var(d.name, ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc), d.loc)  # with its type
+                raise       # (any other is an error symbol: guarded)
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
@@ -107,6 +143,9 @@ class StmtLowering(SemaBase):
         assert self.fn is not None          # statements are lowered inside a function
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
+        self.declared_locals.append(var)
+        if init is None and not isinstance(_base_elem(t), ir.Resource):
+            self.unset_vars.add(id(var))
         if init is not None:
             self.emit(ir.Store(ir.VarRef(var), init, d.loc))
             self.mark_initialized(var)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from ... import ir
-from ...diagnostics import error
+from ...diagnostics import ErrorReported, error
 from ...ir.raytracing import RAY_DESC, RAY_FLAGS, RAYQUERY_FLAGS
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
@@ -45,6 +45,7 @@ class TypeResolver:
     def __init__(self, enable_16bit: bool, const_eval) -> None:
         self.enable_16bit = enable_16bit
         self.named: dict[str, ir.Type] = {}
+        self.poisoned: set[str] = set()     # types whose declaration had an error: uses stay silent
         self.const_eval = const_eval  # callable(ast.Expr) -> int
         self.template_hook: Callable[[ast.TypeRef], ir.Type | None] | None = None     # (struct templates)
         # a matrix template argument's orientation (set by the analyzer: pragma, typedef, -Zpr)
@@ -65,6 +66,8 @@ class TypeResolver:
             return ir.VOID
         if name in self.named:
             return self.named[name]
+        if name in self.poisoned:
+            raise ErrorReported()
         if self.template_hook is not None:
             t = self.template_hook(ref)
             if t is not None:

@@ -1,0 +1,51 @@
+"""Which declaration modifiers DXC allows on which kind of declaration, and its words when one is
+misplaced (DXC's SemaHLSL.cpp DiagnoseHLSLDecl / err_hlsl_varmodifierna).  One table; sema checks
+every declaration against it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..diagnostics import SourceLoc, error
+
+LOCAL, GLOBAL, PARAMETER, FIELD, FUNCTION, METHOD, TYPEDEF = (
+    "local variable", "global variable", "parameter", "field", "function", "method", "typedef")
+
+_INTERPOLATION = frozenset({PARAMETER, FIELD, FUNCTION})
+# modifier -> the declaration kinds it may appear on
+ALLOWED: dict[str, frozenset[str]] = {
+    "extern": frozenset({FUNCTION, GLOBAL}),
+    "static": frozenset({LOCAL, GLOBAL, FUNCTION, METHOD, FIELD}),
+    "shared": frozenset({GLOBAL}),
+    "groupshared": frozenset({GLOBAL, PARAMETER}),
+    "uniform": frozenset({GLOBAL, PARAMETER}),
+    "nointerpolation": _INTERPOLATION,
+    "linear": _INTERPOLATION,
+    "centroid": _INTERPOLATION,
+    "noperspective": _INTERPOLATION,
+    "sample": _INTERPOLATION,
+    "point": frozenset({PARAMETER}),
+    "line": frozenset({PARAMETER}),
+    "lineadj": frozenset({PARAMETER}),
+    "triangle": frozenset({PARAMETER}),
+    "triangleadj": frozenset({PARAMETER}),
+}
+USAGES = ("in", "out", "inout")        # parameter usages: "HLSL usage 'in' is only valid on a parameter"
+# pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"
+EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"))
+
+
+def check_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc) -> None:
+    """Refuse a modifier DXC does not allow on a declaration of `kind` (one of the constants above)."""
+    q = set(quals)
+    for m in sorted(q):
+        allowed = ALLOWED.get(m)
+        if allowed is not None and kind not in allowed:
+            raise error(f"'{m}' is not a valid modifier for a {kind}", loc)
+        if m in USAGES and kind != PARAMETER:
+            raise error(f"HLSL usage '{m}' is only valid on a parameter", loc)
+    if kind == FIELD and "const" in q and "static" not in q:
+        raise error(f"'const' is not a valid modifier for a {kind}", loc)
+    for a, b in EXCLUSIVE:
+        if a in q and b in q:
+            raise error(f"'{a}' and '{b}' cannot be used together for a {kind}", loc)

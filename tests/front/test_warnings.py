@@ -1,0 +1,179 @@
+"""Warnings: each belongs to a group (shown as `[-WNAME]`, as DXC does), -Wno-NAME drops a group,
+-WX makes the rest errors, and docs/WARNINGS.md lists every group.  The wording is DXC's where DXC
+has the warning (its DiagnosticSemaKinds.td)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.diagnostics import WARNING_GROUPS, render_all
+from shaderbuild.options import CompileOptions
+
+REPO = Path(__file__).resolve().parents[2]
+
+# one shader that triggers every warning the compiler has (line numbers below)
+SHADER = """#define A 1
+#define A 2
+#pragma pack_matrix(sideways)
+#undef A extra
+RWStructuredBuffer<float> O : register(u0);
+float g = 3;
+void F(out float x) { if (O[0] > 0) x = 1; }
+[numthreads(1, 1, 1)]
+void main() {
+    double d = O[0];
+    float f = d;
+    float2 t = float3(1, 2, 3);
+    float2x2 m = float3x3(1, 2, 3, 4, 5, 6, 7, 8, 9);
+    float a[2] = {1, 2};
+    float i = 0.5;
+    f += a[i];
+    [loop] if (f > 0) f = 1;
+    [branch] for (int k = 0; k < 2; k++) f += k;
+    [forcecase] if (f > 2) f = 2;
+    f + 1;
+    float y;
+    F(y);
+    O[0] = f + t.x + g + y + m[0][0];
+}
+"""
+
+EXPECTED = [
+    "t.hlsl:2:9: warning: 'A' macro redefined [-Wmacro-redefined]",
+    "t.hlsl:3:9: warning: unknown pack_matrix pragma value (expected row_major or column_major); pragma ignored "
+    "[-Wignored-pragmas]",
+    "t.hlsl:4:10: warning: extra tokens at end of #undef directive [-Wextra-tokens]",
+    "t.hlsl:6:11: warning: the initializer of uniform global 'g' is ignored; declare it 'static const' for a "
+    "compile-time constant [-Wignored-attributes]",
+    "t.hlsl:7:18: warning: 'out' parameter 'x' is not assigned on every path through 'F'; the caller receives "
+    "zero there [-Wuninitialized]",
+    "t.hlsl:11:15: warning: conversion from larger type 'double' to smaller type 'float', possible loss of data "
+    "[-Wconversion]",
+    "t.hlsl:12:16: warning: implicit truncation of vector type [-Wconversion]",
+    "t.hlsl:13:18: warning: implicit truncation of matrix type [-Wconversion]",
+    "t.hlsl:16:12: warning: array index is a floating-point value; it is truncated [-Wconversion]",
+    "t.hlsl:17:6: warning: attribute 'loop' can only be applied to 'for', 'while' and 'do' loop statements "
+    "[-Wattribute-statement]",
+    "t.hlsl:18:6: warning: attribute 'branch' can only be applied to 'if' and 'switch' statements "
+    "[-Wattribute-statement]",
+    "t.hlsl:19:6: warning: attribute 'forcecase' can only be applied to 'switch' statements [-Wattribute-statement]",
+    "t.hlsl:20:7: warning: expression result unused [-Wunused-value]",
+]
+
+
+def _compile(source: str, **opts):
+    return compile_file("t.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv", **opts), text=source)
+
+
+def _headers(res) -> list[str]:
+    return [d.render(res.sources).splitlines()[0] for d in res.diagnostics]
+
+
+# warnings off by default (clang's DefaultIgnore ones): only with -Wall or -W<group>
+QUIET = """RWStructuredBuffer<float> O : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    float a;
+    float b;
+    float never;
+    float2 v;
+    v.x = 1;
+    b = 2;
+    O[0] = a + b + v.y;
+    O[1] = a;
+}
+"""
+QUIET_WARNINGS = [
+    "t.hlsl:10:12: warning: variable 'a' is uninitialized when used here [-Wuninitialized]",
+    "t.hlsl:6:11: warning: unused variable 'never' [-Wunused-variable]",
+]
+
+
+def test_every_warning_has_its_group():
+    res = _compile(SHADER)
+    assert res.ok
+    assert _headers(res) == EXPECTED
+    shown = {re.search(r"\[-W([a-z-]+)\]$", h).group(1) for h in EXPECTED + QUIET_WARNINGS}
+    assert shown == set(WARNING_GROUPS)        # the shaders cover every group
+
+
+@pytest.mark.parametrize("enabled, shown", [
+    ([], []), (["all"], QUIET_WARNINGS), (["uninitialized"], QUIET_WARNINGS[:1]),
+    (["unused-variable"], QUIET_WARNINGS[1:]), (["conversion"], []),
+])
+def test_default_off_warnings(enabled, shown):
+    res = _compile(QUIET, enabled_warnings=enabled)
+    assert res.ok
+    assert _headers(res) == shown
+
+
+def test_wall_with_wx_and_wno():
+    res = _compile(QUIET, enabled_warnings=["all"], disabled_warnings=["unused-variable"], warnings_as_errors=True)
+    assert not res.ok
+    assert [(d.severity, d.message) for d in res.diagnostics] == [
+        ("error", "variable 'a' is uninitialized when used here [-WX]")]
+
+
+@pytest.mark.parametrize("group", sorted(WARNING_GROUPS))
+def test_wno_drops_exactly_one_group(group):
+    res = _compile(SHADER, disabled_warnings=[group])
+    assert res.ok
+    assert _headers(res) == [h for h in EXPECTED if not h.endswith(f"[-W{group}]")]
+
+
+def test_wx_makes_every_warning_an_error():
+    res = _compile(SHADER, warnings_as_errors=True, error_limit=0)
+    assert not res.ok and res.binary is None
+    assert [d.severity for d in res.diagnostics] == ["error"] * len(EXPECTED)
+    assert all(d.message.endswith("[-WX]") for d in res.diagnostics)
+
+
+def test_docs_list_every_group():
+    text = (REPO / "docs" / "WARNINGS.md").read_text()
+    listed = set(re.findall(r"^\| `([a-z-]+)` \|", text, re.M))
+    assert listed == set(WARNING_GROUPS)
+
+
+NARROWING = "conversion from larger type"
+
+
+@pytest.mark.parametrize("code, warns", [
+    ("double d = O[0]; float f = d;", True),
+    ("int64_t b = (int64_t)O[0]; int i = b;", True),
+    ("double2 d = O[0]; float2 f = d;", True),
+    ("double d = O[0]; float f = (float)d;", False),      # explicit
+    ("float f = 1.5;", False),                            # a literal
+    ("float f = 1.5l;", False),                           # a double constant that fits
+    ("int i = 7ll;", False),                              # an int64 constant that fits
+    ("int i = 5000000000ll;", True),                      # one that does not
+    ("float f = O[0]; double d = f;", False),             # widening
+])
+def test_narrowing_warning(code, warns):
+    src = ("RWStructuredBuffer<float> O : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n    "
+           + code + "\n    O[1] = 0;\n}\n")
+    res = _compile(src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert any(d.message.startswith(NARROWING) for d in res.diagnostics) == warns
+
+
+@pytest.mark.parametrize("code, warns", [
+    ("x + 1;", True), ("x;", True), ("-x;", True), ("v.x;", True),
+    ("x++;", False), ("x = 1;", False), ("f(x);", False), ("x + f(x);", False),
+])
+def test_unused_value_warning(code, warns):
+    src = ("RWStructuredBuffer<float> O : register(u0);\nfloat f(float a) { return a; }\n[numthreads(1, 1, 1)]\n"
+           "void main() {\n    float x = O[0];\n    float2 v = x;\n    " + code + "\n    O[1] = x;\n}\n")
+    res = _compile(src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert ["expression result unused" in d.message for d in res.diagnostics] == ([True] if warns else [])
+
+
+def test_json_names_each_warnings_option():
+    rows = [json.loads(line) for line in render_all(_compile(SHADER).diagnostics, None, "json").splitlines()]
+    assert [r["option"] for r in rows] == [re.search(r"\[(-W[a-z-]+)\]$", h).group(1) for h in EXPECTED]
+    assert all(r["severity"] == "warning" for r in rows)
