@@ -22,9 +22,9 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
-from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
 from ..parser import TEMPLATE_TYPES, is_builtin_type_name
+from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -34,8 +34,17 @@ from .precise import mark_precise
 from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
-from .scope import (EnumConstSymbol, ErrorSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol,
-                    TypeSymbol, VarSymbol)
+from .scope import (
+    EnumConstSymbol,
+    ErrorSymbol,
+    FuncInfo,
+    FuncSymbol,
+    Scope,
+    SpecConstSymbol,
+    SubobjectSymbol,
+    TypeSymbol,
+    VarSymbol,
+)
 from .stmts import StmtLowering, ends_flow
 from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
