@@ -629,12 +629,20 @@ class Parser:
         while not self.at(">"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '>' to end the annotations")
-            self.type_ref()
-            self.ident("an annotation name")
-            self.dims()
-            self.expect("=", "in an annotation")
-            self.initializer()
-            self.expect(";", "after an annotation")
+            try:
+                self.type_ref()
+                self.ident("an annotation name")
+                self.dims()
+                self.expect("=", "in an annotation")
+                self.initializer()
+                self.expect(";", "after an annotation")
+            except CompileError:
+                # skip to the list's '>' (a ';' inside it does not end the declaration): one error, no cascade
+                while not self.at(">") and self.tok.kind is not TokKind.EOF:
+                    self.advance()
+                if self.at(">"):
+                    self.advance()
+                raise
         self.advance()
 
     def state_block(self) -> None:

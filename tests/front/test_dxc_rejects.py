@@ -31,11 +31,14 @@ REJECTED = {
     # Amplification/Mesh/Node Shader must only sync UAV (sync_uglobal)")
     "group_barrier_in_pixel": (
         PS + "    GroupMemoryBarrier();\n    GroupMemoryBarrierWithGroupSync();\n    return p;\n}\n", "ps_6_0",
-        ["t.hlsl:2:5: intrinsic 'GroupMemoryBarrier' is not allowed in pixel shaders (allowed in: compute)",
-         "t.hlsl:3:5: intrinsic 'GroupMemoryBarrierWithGroupSync' is not allowed in pixel shaders (allowed in: compute)"]),
+        ["t.hlsl:2:5: intrinsic 'GroupMemoryBarrier' is not allowed in pixel shaders "
+         "(allowed in: amplification, compute, mesh)",
+         "t.hlsl:3:5: intrinsic 'GroupMemoryBarrierWithGroupSync' is not allowed in pixel shaders "
+         "(allowed in: amplification, compute, mesh)"]),
     "all_barrier_in_vertex": (
         "float4 main() : SV_Position {\n    AllMemoryBarrier();\n    return 0;\n}\n", "vs_6_0",
-        ["t.hlsl:2:5: intrinsic 'AllMemoryBarrier' is not allowed in vertex shaders (allowed in: compute)"]),
+        ["t.hlsl:2:5: intrinsic 'AllMemoryBarrier' is not allowed in vertex shaders "
+         "(allowed in: amplification, compute, mesh)"]),
     # statement attributes (SemaStmt.cpp ActOnAttributedStmt; CGHLSLMS.cpp AddControlFlowHint)
     "branch_and_flatten": (
         PS + "    [branch][flatten] if (i > 0) p = 1;\n    return p;\n}\n", "ps_6_0",

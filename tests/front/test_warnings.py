@@ -41,6 +41,8 @@ void main() {
     F(y);
     O[0] = f + t.x + g + y + m[0][0];
 }
+int S(int v) { switch (v) { case 4294967297: return 1; } return 0; }
+technique T { pass P { } }
 """
 
 EXPECTED = [
@@ -48,6 +50,7 @@ EXPECTED = [
     "t.hlsl:3:9: warning: unknown pack_matrix pragma value (expected row_major or column_major); pragma ignored "
     "[-Wignored-pragmas]",
     "t.hlsl:4:10: warning: extra tokens at end of #undef directive [-Wextra-tokens]",
+    "t.hlsl:26:1: warning: effect technique ignored - effect syntax is deprecated [-Weffects-syntax]",   # parser's
     "t.hlsl:6:11: warning: the initializer of uniform global 'g' is ignored; declare it 'static const' for a "
     "compile-time constant [-Wignored-attributes]",
     "t.hlsl:7:18: warning: 'out' parameter 'x' is not assigned on every path through 'F'; the caller receives "
@@ -63,6 +66,7 @@ EXPECTED = [
     "[-Wattribute-statement]",
     "t.hlsl:19:6: warning: attribute 'forcecase' can only be applied to 'switch' statements [-Wattribute-statement]",
     "t.hlsl:20:7: warning: expression result unused [-Wunused-value]",
+    "t.hlsl:25:29: warning: overflow converting case value to switch condition type (4294967297 to 1) [-Wswitch]",
 ]
 
 
