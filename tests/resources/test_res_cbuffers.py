@@ -593,8 +593,60 @@ def test_resources_declared_in_a_cbuffer_are_globals():
     assert R.unpack("f", out["Out"]) == [3.0 * 10.0 + 0.5, 8.0 + 0.5]      # u = 0.625: texel 2
 
 
+GLOBAL_STRUCT = """
+struct Inner { RWStructuredBuffer<float> dst; float k; };
+struct Mat { Texture2D<float> tex; float scale; SamplerState samp; Inner io; Buffer<float> extra[2]; };
+Mat g : register(t1) : register(s5) : register(u3);
+float bias;
+float shade(Mat m, float u) { return m.tex.SampleLevel(m.samp, float2(u, 0.5), 0) * m.scale; }
+[numthreads(1,1,1)] void main() {
+    g.io.dst[0] = shade(g, 0.375);                  // tex texel 1 * scale
+    g.io.dst[1] = g.extra[1][2] * g.io.k + bias;
+    Mat copy = g;
+    copy.io.dst[2] = copy.extra[0][1] + copy.scale;
+}
+"""
+
+
+def test_global_struct_with_resource_members():
+    """`Mat g : register(t1) : register(s5) : register(u3)`: each resource member is its own global named
+    `g.member` (as DXC names them), the members of one register class on consecutive registers from the
+    instance's register in declaration order (an array takes one per element); the data members stay in
+    $Globals as a struct `g` without the resources (scale at 0, the nested struct's k at 16; bias at 32 in
+    Vulkan's layout, which rounds a struct up to 16 bytes, and at 20 in the DXIL cbuffer layout)."""
+    res = R.build(GLOBAL_STRUCT)
+    hlsl = {r["name"]: (r["hlsl"]["class"], r["hlsl"]["register"], r["hlsl"]["count"])
+            for r in res.manifest["resources"]}
+    assert hlsl == {"$Globals": ("b", 0, 1), "g.tex": ("t", 1, 1), "g.extra": ("t", 2, 2), "g.samp": ("s", 5, 1),
+                    "g.io.dst": ("u", 3, 1)}
+    tex = R.image(R.pack("f", [1.0, 2.0, 3.0, 4.0]), 4, 1, "r32f")
+    extra = [R.texel(R.pack("f", [10.0 * k + i for i in range(4)]), writable=False) for k in (1, 2)]
+    cb = R.pack("f", [1.5, 0, 0, 0, 0.25, 0, 0, 0, 100.0, 0, 0, 0])
+    out = R.cs(GLOBAL_STRUCT, {"$Globals": R.uniform(cb), "g.tex": tex, "g.samp": R.sampler(), "g.extra": extra,
+                               "g.io.dst": R.storage(R.sentinel(3))},
+               dxil_data={"$Globals": R.pack("f", [1.5, 0, 0, 0, 0.25, 100.0, 0, 0])})
+    assert R.unpack("f", out["g.io.dst"]) == [2.0 * 1.5, 22.0 * 0.25 + 100.0, 11.0 + 1.5]
+
+
+@pytest.mark.parametrize(("src", "message", "where"), [
+    ("struct S { Texture2D t; };\nS g : register(t0, space1);\n", "register space cannot be specified", (2, 7)),
+    ("struct S { Texture2D t; };\nS g : register(u0);\n", "no resource member of register class 'u'", (2, 7)),
+    ("struct S { Texture2D t; };\nS g : register(t0) : register(t1);\n", "two registers of class 't'", (2, 22)),
+    ("struct S { Texture2D t; };\nS g;\n[numthreads(1,1,1)] void f() { g.t = g.t; }\n",
+     "cannot assign to a member of a global struct with resource members", (3, 34)),
+    ("struct S { Texture2D t; float k; };\nS g;\n[numthreads(1,1,1)] void f() { g.k = 1; }\n",
+     "cannot assign to a member of a global struct with resource members", (3, 34)),
+    ("struct S { Texture2D t; };\nS g;\n[numthreads(1,1,1)] void f() { float x = g.u; }\n",
+     "no member named 'u' in 'S'", (3, 44)),
+])
+def test_global_struct_with_resource_members_errors(src, message, where):
+    src += "[numthreads(1,1,1)] void main() { f(); }\n" if "void f()" in src else "[numthreads(1,1,1)] void main() {}\n"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"{where[0]}:{where[1]}: ") and message in errs[0], errs
+
+
 @pytest.mark.parametrize(("src", "where"), [
-    ("struct S { Texture2D t; float4 k; };\nS g;\n", (2, 3)),
     ("struct S { float4 k; Texture2D t[2]; };\ncbuffer C { S s; };\n", (2, 15)),
     ("struct I { SamplerState s; };\nstruct S { float k; I i; };\nstatic S g;\n", (3, 10)),
 ])

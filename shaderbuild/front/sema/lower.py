@@ -32,6 +32,7 @@ from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
+from .struct_resources import StructResourceLowering, struct_has_resource
 from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
@@ -57,7 +58,7 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
                RayTracingLowering, BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
@@ -572,6 +573,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
             return
+        if isinstance(t, ir.Struct) and struct_has_resource(t):
+            self.struct_resource_global(d, t)
+            return
         self.loose_uniform(d, t)
 
     def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute, local: bool) -> None:
@@ -657,8 +661,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 binding.vk_explicit = (vals[0], vals[1] if len(vals) > 1 else 0)
         return binding
 
-    def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> None:
-        """A global without `static` is a member of the implicit `$Globals` cbuffer."""
+    def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> int:
+        """A global without `static` is a member of the implicit `$Globals` cbuffer (the field index returned)."""
         if d.init is not None:
             self.sink.warning(f"the initializer of uniform global '{d.name}' is ignored; declare it 'static const' "
                               f"for a compile-time constant", d.init.loc)
@@ -678,6 +682,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         sym = MemberSymbol(var)
         sym.index = len(fields) - 1
         self.declare(d.name, sym, d.loc)
+        return sym.index
 
     def push_constant(self, d: ast.VarDecl, t: ir.Type) -> None:
         if not isinstance(t, ir.Struct):
