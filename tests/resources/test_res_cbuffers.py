@@ -714,6 +714,50 @@ def test_constant_buffer_array_element_copied_whole():
     assert R.unpack("f", out["Out"]) == want
 
 
+CB_PARAMS = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> One : register(b0);
+ConstantBuffer<P> Cbs[2] : register(b2);
+TextureBuffer<P> Tbs[2] : register(t4);
+RWStructuredBuffer<float4> Out : register(u1);
+float4 scaled(ConstantBuffer<P> c, float s) { return c.v * c.k * s; }
+float4 offset(TextureBuffer<P> t) { return float4(t.w, t.k); }
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {
+    Out[g.x] = scaled(One, 2.0) + scaled(Cbs[g.x], 1.0) + offset(Tbs[1 - g.x]) + Tbs[g.x].v;
+}
+"""
+
+
+def test_constant_and_texture_buffers_passed_to_functions():
+    """A ConstantBuffer<P> / TextureBuffer<P> parameter takes a block (a whole one or an element of an array
+    indexed by the group id); arrays of TextureBuffer are N blocks at registers t4, t5 (SPIR-V: an array of
+    storage blocks)."""
+    res = R.build(CB_PARAMS)
+    tb = R.resource(res.manifest, "Tbs")
+    assert (tb["hlsl"]["class"], tb["hlsl"]["register"], tb["hlsl"]["count"]) == ("t", 4, 2)
+    assert (tb["vulkan"]["descriptor_type"], tb["vulkan"]["count"]) == ("storage_buffer", 2)
+    one = ([1.0, 2.0, 3.0, 4.0], 3, [0.0, 0.0, 0.0])
+    cbs = [([10.0 + i, 20.0, 30.0, 40.0], 2 + i, [0.0] * 3) for i in range(2)]
+    tbs = [([0.5 + i, 0.25, 0.125, 1.0], 7 + i, [100.0 * (i + 1), 200.0, 300.0]) for i in range(2)]
+    # std430 (the TextureBuffer's Vulkan view): v at 0, k at 16, w at 20 (as the std140/D3D cbuffer layouts)
+    out = R.cs(CB_PARAMS, {"One": R.uniform(_cb_p(*one)), "Cbs": [R.uniform(_cb_p(*b)) for b in cbs],
+                           "Tbs": [R.storage(_cb_p(*b)) for b in tbs], "Out": R.storage(R.sentinel(8))},
+               groups=(2, 1, 1))
+    want = []
+    for g in range(2):
+        o, c, t, u = one, cbs[g], tbs[1 - g], tbs[g]
+        want += [o[0][i] * o[1] * 2.0 + c[0][i] * c[1] + (t[2] + [float(t[1])])[i] + u[0][i] for i in range(4)]
+    assert R.unpack("f", out["Out"]) == want
+
+
+def test_constant_buffer_parameter_cannot_be_out():
+    src = ("struct P { float4 v; };\nConstantBuffer<P> C;\nvoid f(inout ConstantBuffer<P> c) {}\n"
+           "[numthreads(1,1,1)] void main() { f(C); }\n")
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith("3:32: a 'ConstantBuffer' parameter cannot be 'inout'"), errs
+
+
 @pytest.mark.parametrize(("decl", "message"), [
     ("ConstantBuffer<P> C[2][2];", "only one-dimensional arrays of ConstantBuffer are supported"),
     ("ConstantBuffer<P> C[];", "unbounded arrays of ConstantBuffer are not supported yet"),

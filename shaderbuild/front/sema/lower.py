@@ -419,7 +419,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         st = self.types.named.get(d.owner or "")
         if not isinstance(st, ir.Struct):
             raise error(f"'{d.owner}' is not a struct", d.loc)
-        ptypes = [self.resolve_type(p.type, p.dims) for p in d.params]
+        ptypes = [_param_type(self.resolve_type(p.type, p.dims)) for p in d.params]
         for info in self.methods.get(st.name, {}).get(d.name, []):
             if info.param_types == ptypes and info.decl.body is None and not info.defined:
                 if self.resolve_type(d.return_type, d.return_dims) != info.return_type:
@@ -501,10 +501,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             var_type: ir.Type = base.elem
             binding = self.block_binding(base.kind, d.register, d.attributes, d.name)
             if t is not base:       # ConstantBuffer<T> cbs[N]: N blocks at registers b, b+1, ... (SPIR-V: an array of blocks)
-                if base.kind != "ConstantBuffer" or not isinstance(t, ir.Array) or t.elem is not base:
-                    raise error(f"only one-dimensional arrays of ConstantBuffer are supported, not '{t}'", d.loc)
+                if not isinstance(t, ir.Array) or t.elem is not base:
+                    raise error(f"only one-dimensional arrays of {base.kind} are supported, not '{t}'", d.loc)
                 if t.size is None:
-                    raise error("unbounded arrays of ConstantBuffer are not supported yet", d.loc)
+                    raise error(f"unbounded arrays of {base.kind} are not supported yet", d.loc)
                 if any(a.name == "vk::push_constant" for a in d.attributes):
                     raise error("a push-constant block cannot be an array", d.loc)
                 var_type, binding.count = ir.Array(base.elem, t.size), t.size
@@ -811,10 +811,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
         for p in d.params:
-            t = self.resolve_type(p.type, p.dims)
+            t = _param_type(self.resolve_type(p.type, p.dims))
             _local_only(t, p.type.loc, "a function parameter")
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
+            if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
+                raise error(f"a '{p.type.name}' parameter cannot be '{direction}': the buffer is read-only", p.loc)
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
@@ -1195,6 +1197,16 @@ def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
     """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
     if isinstance(t, ir.RayQuery):
         raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
+
+
+def _param_type(t: ir.Type) -> ir.Type:
+    """A `ConstantBuffer<T>` / `TextureBuffer<T>` parameter is an `in T`: the buffer cannot change during the
+    invocation, so the callee reading a copy of the block reads what DXC's handle would (the argument, a
+    block variable, already has type T)."""
+    if isinstance(t, ir.Resource) and KINDS[t.kind].element == "block":
+        assert t.elem is not None       # sema requires a struct template argument
+        return t.elem
+    return t
 
 
 def _predefined_scope() -> Scope:
