@@ -182,6 +182,12 @@ class CallLowering(SemaBase):
                 call_args.append(self.convert(self.rvalue(default), pt, default.loc))
                 continue
             a, v = args[i], values[i]
+            if isinstance(pt, ir.RayQuery):     # passed by reference, as DXC passes its handle: the query itself
+                if not (is_place[i] and isinstance(v, ir.VarRef) and v.type == pt):
+                    raise error(f"the argument for parameter '{f.decl.params[i].name}' must be a '{pt}' variable, "
+                                f"not '{v.type}'", a.loc)
+                call_args.append(v)
+                continue
             if d == "in":
                 value = self.load(v) if is_place[i] else v
                 call_args.append(self.convert(value, pt, a.loc))

@@ -811,8 +811,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
         for p in d.params:
-            t = _param_type(self.resolve_type(p.type, p.dims))
-            _local_only(t, p.type.loc, "a function parameter")
+            t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
             if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
@@ -1194,7 +1193,7 @@ def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, 
 
 
 def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
-    """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
+    """A RayQuery is a function-local object (or a parameter naming the caller's): refuse it as `what`."""
     if isinstance(t, ir.RayQuery):
         raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
 
