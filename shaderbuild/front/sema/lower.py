@@ -7,6 +7,7 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 from __future__ import annotations
 
 import contextlib
+import functools
 import struct
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,7 @@ from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
-from .struct_resources import StructResourceLowering, struct_has_resource
+from .struct_resources import StructResourceLowering, StructResources, set_data, struct_has_resource
 from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
@@ -761,8 +762,15 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             raise error(f"field '{name}' has type 'void'", loc)
 
     def cbuffer(self, d: ast.CBufferDecl) -> None:
-        fields = []
-        members = []
+        fields: list[ir.StructField] = []
+        members: list[ast.VarDecl | None] = []      # per field: its member (None: a struct's data, declared below)
+        holding: list[StructResources] = []         # members of a struct type with resource members
+
+        def add_data(data: ir.Struct, m: ast.VarDecl) -> int:
+            fields.append(ir.StructField(m.name, data))
+            members.append(None)
+            return len(fields) - 1
+
         for m in d.members:
             t = self.resolve_type(m.type, m.dims)
             elem = t
@@ -772,6 +780,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 self.global_var(m)
                 continue
             self.check_member_type(m.name, t, m.loc)
+            if isinstance(t, ir.Struct) and struct_has_resource(t):    # its resources are globals, as DXC's
+                holding.append(self.struct_resource_global(m, t, functools.partial(add_data, m=m)))
+                continue
             _refuse_struct_resource(m.name, t, m.loc)
             row_major = self.majorness(m)
             vk_offset = next((self.const_int(a.args[0]) for a in m.attributes if a.name == "vk::offset"), None)
@@ -785,10 +796,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
         self.globals.append(var)
-        for i, m in enumerate(members):
-            sym = MemberSymbol(var)
-            sym.index = i
-            self.declare(m.name, sym, m.loc)
+        for sr in holding:
+            set_data(sr, var)
+        for i, member in enumerate(members):
+            if member is not None:
+                sym = MemberSymbol(var)
+                sym.index = i
+                self.declare(member.name, sym, member.loc)
 
     def place(self, e, for_write):  # cbuffer members resolve to fields
         if isinstance(e, ast.Name):

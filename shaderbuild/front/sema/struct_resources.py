@@ -12,6 +12,8 @@ the struct type are split member by member by passes/resource_locals).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ... import ir
 from ...diagnostics import error
 from ...ir.resource_kinds import KINDS
@@ -52,8 +54,10 @@ def data_type(st: ir.Struct) -> ir.Struct | None:
 
 
 class StructResourceLowering(SemaBase):
-    def struct_resource_global(self, d: ast.VarDecl, st: ir.Struct) -> None:
-        """Declare `S g` (S holding resources): its resources as globals, its data as a `$Globals` member."""
+    def struct_resource_global(self, d: ast.VarDecl, st: ir.Struct,
+                               add_data: Callable[[ir.Struct], int] | None = None) -> StructResources:
+        """Declare `S g` (S holding resources): its resources as globals, its data as a `$Globals` member (or,
+        for a cbuffer member, the field add_data makes: its index; the caller sets the cbuffer with set_data)."""
         regs: dict[str, ast.Register] = {}
         for r in d.registers or ([d.register] if d.register is not None else []):
             if r.space is not None:
@@ -67,7 +71,9 @@ class StructResourceLowering(SemaBase):
         used = {cls: 0 for cls in regs}
         data = data_type(st)
         sym = StructResources(st, {})
-        if data is not None:
+        if data is not None and add_data is not None:
+            sym.data_index = add_data(data)
+        elif data is not None:
             sym.data_index = self.loose_uniform(d, data)
             del self.scope.names[d.name]        # `g` is declared below as this symbol
             assert self.globals_block is not None
@@ -77,6 +83,7 @@ class StructResourceLowering(SemaBase):
         for cls, r in regs.items():
             if not used[cls]:
                 raise error(f"'{d.name}' has no resource member of register class '{cls}'", r.loc)
+        return sym
 
     def _members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple[int, ...],
                  regs: dict[str, ast.Register], used: dict[str, int]) -> None:
@@ -153,8 +160,7 @@ class StructResourceLowering(SemaBase):
         var, index = root.data, root.data_index
         assert var is not None
         block = self.globals_block      # $Globals may still be growing: its fields are in the list
-        assert block is not None and var is block[0]        # the struct's data is a member of $Globals
-        fields = block[1]
+        fields = block[1] if block is not None and var is block[0] else var.type.fields  # type: ignore[attr-defined]
         return ir.FieldRef(ir.VarRef(var, e.loc), index, fields[index].type)
 
     def struct_value(self, part: StructResources, e: ast.Expr) -> ir.Expr:
@@ -203,6 +209,14 @@ class StructResourceLowering(SemaBase):
         if part is not None:
             return self.load(self.struct_part_place(part, e, False))
         return super().rv_Member(e)
+
+
+def set_data(sym: StructResources, var: ir.Variable) -> None:
+    """A cbuffer member's symbol (and its nested ones) gets the cbuffer holding its data members."""
+    sym.data = var
+    for m in sym.members.values():
+        if isinstance(m, StructResources):
+            set_data(m, var)
 
 
 def _root_name(e: ast.Expr) -> str:
