@@ -628,8 +628,41 @@ def test_global_struct_with_resource_members():
     assert R.unpack("f", out["g.io.dst"]) == [2.0 * 1.5, 22.0 * 0.25 + 100.0, 11.0 + 1.5]
 
 
+STRUCT_ARRAYS = """
+struct A { RWStructuredBuffer<float> Buf; float k; };
+A d[3] : register(u5);
+A e[2] : register(u1);
+float bias;
+[numthreads(1,1,1)] void main() {
+    d[2].Buf[0] = e[1].Buf[1] * d[0].k + bias;
+    A a = d[1];
+    a.Buf[0] = a.k + e[0].Buf[0];
+}
+"""
+
+
+def test_global_arrays_of_structs_with_resource_members():
+    """`A d[3] : register(u5)`: element k's resource is `d.k.Buf` (DXC's name) at u5 + k; the data members are
+    an array of the struct without resources in $Globals (k at 0, 16, 32 and 48, 64; bias at 80 in Vulkan's
+    layout, at 68 in the DXIL cbuffer layout, where the last element is not rounded up)."""
+    res = R.build(STRUCT_ARRAYS)
+    hlsl = {r["name"]: r["hlsl"]["register"] for r in res.manifest["resources"] if r["name"] != "$Globals"}
+    assert {n: hlsl[n] for n in ("d.1.Buf", "d.2.Buf", "e.0.Buf", "e.1.Buf")} == \
+        {"d.1.Buf": 6, "d.2.Buf": 7, "e.0.Buf": 1, "e.1.Buf": 2}
+    ks = [0.5, 4.0, 0, 0, 0]             # d[0].k, d[1].k, d[2].k, e[0].k, e[1].k
+    vk_cb = R.pack("f", [x for k in ks for x in (k, 0, 0, 0)] + [100.0, 0, 0, 0])
+    dx_cb = R.pack("f", [x for k in ks[:4] for x in (k, 0, 0, 0)] + [ks[4], 100.0, 0, 0])
+    bufs = {name: R.storage(R.pack("f", [10.0 * j + i for i in range(2)])) for j, name in
+            enumerate(("d.1.Buf", "d.2.Buf", "e.0.Buf", "e.1.Buf"), 1)}
+    out = R.cs(STRUCT_ARRAYS, {"$Globals": R.uniform(vk_cb), **bufs}, dxil_data={"$Globals": dx_cb})
+    assert R.unpack("f", out["d.2.Buf"]) == [41.0 * 0.5 + 100.0, 21.0]      # e[1].Buf[1] * d[0].k + bias
+    assert R.unpack("f", out["d.1.Buf"]) == [4.0 + 30.0, 11.0]               # d[1].k + e[0].Buf[0]
+
+
 @pytest.mark.parametrize(("src", "message", "where"), [
     ("struct S { Texture2D t; };\nS g : register(t0, space1);\n", "register space cannot be specified", (2, 7)),
+    ("struct S { Texture2D t; };\nS g[2];\n[numthreads(1,1,1)] void f(uint i) { float x = g[i].t.Load(0).x; }\n",
+     "an array of structs with resource members can only be indexed with a constant", (3, 50)),
     ("struct S { Texture2D t; };\nS g : register(u0);\n", "no resource member of register class 'u'", (2, 7)),
     ("struct S { Texture2D t; };\nS g : register(t0) : register(t1);\n", "two registers of class 't'", (2, 22)),
     ("struct S { Texture2D t; };\nS g;\n[numthreads(1,1,1)] void f() { g.t = g.t; }\n",

@@ -33,7 +33,13 @@ from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 from .stmts import StmtLowering, ends_flow
-from .struct_resources import StructResourceLowering, StructResources, set_data, struct_has_resource
+from .struct_resources import (
+    StructResourceLowering,
+    StructResources,
+    StructResourcesArray,
+    set_data,
+    struct_has_resource,
+)
 from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
@@ -574,7 +580,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
             return
-        if isinstance(t, ir.Struct) and struct_has_resource(t):
+        if struct_has_resource(t):      # a struct with resource members, or an array of them
             self.struct_resource_global(d, t)
             return
         self.loose_uniform(d, t)
@@ -764,9 +770,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def cbuffer(self, d: ast.CBufferDecl) -> None:
         fields: list[ir.StructField] = []
         members: list[ast.VarDecl | None] = []      # per field: its member (None: a struct's data, declared below)
-        holding: list[StructResources] = []         # members of a struct type with resource members
+        holding: list[StructResources | StructResourcesArray] = []     # members holding resources
 
-        def add_data(data: ir.Struct, m: ast.VarDecl) -> int:
+        def add_data(data: ir.Type, m: ast.VarDecl) -> int:
             fields.append(ir.StructField(m.name, data))
             members.append(None)
             return len(fields) - 1
@@ -780,7 +786,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 self.global_var(m)
                 continue
             self.check_member_type(m.name, t, m.loc)
-            if isinstance(t, ir.Struct) and struct_has_resource(t):    # its resources are globals, as DXC's
+            if struct_has_resource(t):      # a struct with resource members (or an array): its resources are globals
                 holding.append(self.struct_resource_global(m, t, functools.partial(add_data, m=m)))
                 continue
             _refuse_struct_resource(m.name, t, m.loc)

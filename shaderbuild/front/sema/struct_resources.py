@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ... import ir
-from ...diagnostics import error
+from ...diagnostics import CompileError, error
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from ...records import Record
@@ -24,13 +24,22 @@ from .base import SemaBase
 
 
 class StructResources(Record):
-    """The symbol of a global struct with resource members (or of a nested struct member of one)."""
+    """The symbol of a global struct with resource members (or of a nested struct member or an element of one).
+    A data member is a path of steps from the `$Globals` (cbuffer) field data_index: ('f', field) / ('i', k)."""
 
     type: ir.Struct
-    # member name -> the global resource, the field path inside the `$Globals` member, or a nested struct
+    # member name -> the global resource, the path of a data member, or a nested struct
     members: dict
-    data: ir.Variable | None = None     # `$Globals`, whose field data_index holds the data members (the root's)
+    data: ir.Variable | None = None     # `$Globals` (or the cbuffer), whose field data_index holds the data members
     data_index: int = 0
+
+
+class StructResourcesArray(Record):
+    """The symbol of a global array of structs with resource members: one StructResources per element
+    (indexed with constants only, as DXC requires)."""
+
+    type: ir.Array
+    elems: list
 
 
 def struct_has_resource(t: ir.Type) -> bool:
@@ -54,8 +63,8 @@ def data_type(st: ir.Struct) -> ir.Struct | None:
 
 
 class StructResourceLowering(SemaBase):
-    def struct_resource_global(self, d: ast.VarDecl, st: ir.Struct,
-                               add_data: Callable[[ir.Struct], int] | None = None) -> StructResources:
+    def struct_resource_global(self, d: ast.VarDecl, t: ir.Type,
+                               add_data: Callable[[ir.Type], int] | None = None) -> StructResources | StructResourcesArray:
         """Declare `S g` (S holding resources): its resources as globals, its data as a `$Globals` member (or,
         for a cbuffer member, the field add_data makes: its index; the caller sets the cbuffer with set_data)."""
         regs: dict[str, ast.Register] = {}
@@ -69,37 +78,50 @@ class StructResourceLowering(SemaBase):
             what = "packoffset" if d.packoffset is not None else f"[[{next(a.name for a in d.attributes)}]]"
             raise error(f"{what} is not supported on '{d.name}', a struct with resource members", d.loc)
         used = {cls: 0 for cls in regs}
-        data = data_type(st)
-        sym = StructResources(st, {})
+        st = t.elem if isinstance(t, ir.Array) else t
+        if not isinstance(st, ir.Struct) or isinstance(t, ir.Array) and t.size is None:
+            raise error(f"'{d.name}' has type '{t}': only structs with resource members and one-dimensional sized "
+                        f"arrays of them are supported", d.loc)
+        data: ir.Type | None = data_type(st)
+        if data is not None and isinstance(t, ir.Array):
+            data = ir.Array(data, t.size)
+        var, index = None, 0
         if data is not None and add_data is not None:
-            sym.data_index = add_data(data)
+            index = add_data(data)
         elif data is not None:
-            sym.data_index = self.loose_uniform(d, data)
+            index = self.loose_uniform(d, data)
             del self.scope.names[d.name]        # `g` is declared below as this symbol
             assert self.globals_block is not None
-            sym.data = self.globals_block[0]
-        self._members(sym, st, d, d.name, (), regs, used)
+            var = self.globals_block[0]
+        sym: StructResources | StructResourcesArray
+        if isinstance(t, ir.Array):     # element k: resources `d.k.member`, consecutive registers after element k-1's
+            assert t.size is not None
+            sym = StructResourcesArray(t, [StructResources(st, {}, var, index) for _ in range(t.size)])
+            for k, el in enumerate(sym.elems):
+                self._members(el, st, d, f"{d.name}.{k}", (("i", k),), regs, used)
+        else:
+            sym = StructResources(st, {}, var, index)
+            self._members(sym, st, d, d.name, (), regs, used)
         self.declare(d.name, sym, d.loc)
         for cls, r in regs.items():
             if not used[cls]:
                 raise error(f"'{d.name}' has no resource member of register class '{cls}'", r.loc)
         return sym
 
-    def _members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple[int, ...],
+    def _members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple,
                  regs: dict[str, ast.Register], used: dict[str, int]) -> None:
         data_index = 0
         for f in st.fields:
             full = f"{name}.{f.name}"
             if isinstance(f.type, ir.Struct) and struct_has_resource(f.type):
                 inner = StructResources(f.type, {}, sym.data, sym.data_index)
-                inner_path = path + (data_index,)
-                self._members(inner, f.type, d, full, inner_path, regs, used)
+                self._members(inner, f.type, d, full, (*path, ("f", data_index)), regs, used)
                 sym.members[f.name] = inner
                 data_index += data_type(f.type) is not None
             elif struct_has_resource(f.type):
                 sym.members[f.name] = self._member_resource(d, full, f.type, regs, used)
             else:
-                sym.members[f.name] = path + (data_index,)
+                sym.members[f.name] = (*path, ("f", data_index))
                 data_index += 1
 
     def _member_resource(self, d: ast.VarDecl, name: str, t: ir.Type, regs: dict[str, ast.Register],
@@ -128,17 +150,31 @@ class StructResourceLowering(SemaBase):
 
     # ------------------------------------------------------------ uses
     def struct_part(self, e: ast.Expr):
-        """What `g`, `g.m` or `g.m.n` names when g is a StructResources symbol (None otherwise)."""
+        """What `g`, `g.m`, `g.m.n` or `d[k].m` names when g (d) is a StructResources(Array) symbol: the
+        resource global, a data member's (owner, path), a StructResources(Array); None for other expressions."""
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
-            return sym if isinstance(sym, StructResources) else None
+            return sym if isinstance(sym, (StructResources, StructResourcesArray)) else None
         if isinstance(e, ast.Member):
             base = self.struct_part(e.base)
             if not isinstance(base, StructResources):
                 return None
             if e.name not in base.members:
                 raise error(f"no member named '{e.name}' in '{base.type}'", e.loc)
-            return base.members[e.name]
+            m = base.members[e.name]
+            return (base, m) if isinstance(m, tuple) else m
+        if isinstance(e, ast.Index):
+            base = self.struct_part(e.base)
+            if not isinstance(base, StructResourcesArray):
+                return None
+            try:
+                k = self.const_int(e.index)
+            except CompileError:
+                raise error("an array of structs with resource members can only be indexed with a constant "
+                            "(as in DXC)", e.index.loc) from None
+            if not 0 <= k < len(base.elems):
+                raise error(f"array index {k} is out of bounds for '{base.type}'", e.index.loc)
+            return base.elems[k]
         return None
 
     def struct_part_place(self, part, e: ast.Expr, for_write: bool) -> ir.Expr:
@@ -147,44 +183,50 @@ class StructResourceLowering(SemaBase):
         if isinstance(part, ir.Variable):
             self.note_use(part)
             return ir.VarRef(part, e.loc)
-        root = self.scope.lookup(_root_name(e))
-        assert isinstance(root, StructResources) and root.data is not None    # a data member: the root has data
-        place = self._data_place(root, e)
-        for i in part:
-            st = place.type
-            assert isinstance(st, ir.Struct)
-            place = ir.FieldRef(place, i, st.fields[i].type)
+        owner, path = part
+        place = self._data_place(owner, e)
+        for kind, i in path:
+            t = place.type
+            if kind == "i":
+                assert isinstance(t, ir.Array)
+                place = ir.IndexRef(place, ir.Const(ir.UINT, i), t.elem)
+            else:
+                assert isinstance(t, ir.Struct)
+                place = ir.FieldRef(place, i, t.fields[i].type)
         return place
 
-    def _data_place(self, root: StructResources, e: ast.Expr) -> ir.Expr:
-        var, index = root.data, root.data_index
+    def _data_place(self, owner: StructResources, e: ast.Expr) -> ir.Expr:
+        var, index = owner.data, owner.data_index
         assert var is not None
         block = self.globals_block      # $Globals may still be growing: its fields are in the list
         fields = block[1] if block is not None and var is block[0] else var.type.fields  # type: ignore[attr-defined]
         return ir.FieldRef(ir.VarRef(var, e.loc), index, fields[index].type)
 
-    def struct_value(self, part: StructResources, e: ast.Expr) -> ir.Expr:
-        """`g` (or a nested struct member of it) as a value: a constructor of its members."""
+    def struct_value(self, part: StructResources | StructResourcesArray, e: ast.Expr) -> ir.Expr:
+        """`g` (or a nested struct member or an element of it) as a value: a constructor of its members."""
+        if isinstance(part, StructResourcesArray):
+            return ir.Construct(part.type, [self.struct_value(el, e) for el in part.elems])
         values = []
         for f in part.type.fields:
             m = part.members[f.name]
             if isinstance(m, StructResources):
                 values.append(self.struct_value(m, e))
             else:
-                values.append(self.load(self.struct_part_place(m, e, False)))
+                values.append(self.load(self.struct_part_place(m if isinstance(m, ir.Variable) else (part, m), e,
+                                                                False)))
         return ir.Construct(part.type, values)
 
     def is_place_expr(self, e: ast.Expr) -> bool:
         part = self.struct_part(e)
         if part is not None:
-            return not isinstance(part, StructResources)
+            return not isinstance(part, (StructResources, StructResourcesArray))
         return super().is_place_expr(e)
 
     def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
         part = self.struct_part(e)
         if part is None:
             return super().place(e, for_write)
-        if isinstance(part, StructResources):
+        if isinstance(part, (StructResources, StructResourcesArray)):
             if for_write:
                 raise error("cannot assign to a global struct with resource members", e.loc)
             raise error("a global struct with resource members can only be used whole as a value", e.loc)
@@ -198,30 +240,35 @@ class StructResourceLowering(SemaBase):
 
     def rv_Name(self, e: ast.Name) -> ir.Expr:
         part = self.struct_part(e)
-        if isinstance(part, StructResources):
+        if part is not None:
             return self.struct_value(part, e)
         return super().rv_Name(e)
 
     def rv_Member(self, e: ast.Member) -> ir.Expr:
         part = self.struct_part(e)
-        if isinstance(part, StructResources):
+        if isinstance(part, (StructResources, StructResourcesArray)):
             return self.struct_value(part, e)
         if part is not None:
             return self.load(self.struct_part_place(part, e, False))
         return super().rv_Member(e)
 
+    def rv_Index(self, e: ast.Index) -> ir.Expr:
+        part = self.struct_part(e)
+        if isinstance(part, (StructResources, StructResourcesArray)):
+            return self.struct_value(part, e)
+        return super().rv_Index(e)
 
-def set_data(sym: StructResources, var: ir.Variable) -> None:
-    """A cbuffer member's symbol (and its nested ones) gets the cbuffer holding its data members."""
+
+def set_data(sym: StructResources | StructResourcesArray, var: ir.Variable) -> None:
+    """A cbuffer member's symbol (its nested ones, its elements) gets the cbuffer holding its data members."""
+    if isinstance(sym, StructResourcesArray):
+        for el in sym.elems:
+            set_data(el, var)
+        return
     sym.data = var
     for m in sym.members.values():
         if isinstance(m, StructResources):
             set_data(m, var)
 
 
-def _root_name(e: ast.Expr) -> str:
-    while isinstance(e, ast.Member):
-        e = e.base
-    assert isinstance(e, ast.Name)
-    return e.name
 
