@@ -814,8 +814,33 @@ def test_constant_buffer_parameter_cannot_be_out():
         assert errs and errs[0].startswith("3:32: a 'ConstantBuffer' parameter cannot be 'inout'"), errs
 
 
+CB_ARRAY_2D = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> Cbs[2][3] : register(b2);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {
+    Out[g.x] = Cbs[g.x][2].v * Cbs[1][g.x].k + float4(Cbs[0][1].w, 0);
+}
+"""
+
+
+def test_two_dimensional_constant_buffer_array():
+    """ConstantBuffer<P> Cbs[2][3]: six blocks at b2..b7, Cbs[i][j] the block i * 3 + j (one flattened range,
+    as D3D describes resource arrays; SPIR-V an array of six blocks), indexed by the group id and constants."""
+    res = R.build(CB_ARRAY_2D)
+    cb = R.resource(res.manifest, "Cbs")
+    assert (cb["hlsl"]["register"], cb["hlsl"]["count"], cb["vulkan"]["count"]) == (2, 6, 6)
+    blocks = [([1.0 + 10 * i, 2.0 + i, 3.0, 4.0], i + 5, [0.5 * i, 0.25, 0.125]) for i in range(6)]
+    out = R.cs(CB_ARRAY_2D, {"Cbs": [R.uniform(_cb_p(*b)) for b in blocks], "Out": R.storage(R.sentinel(8))},
+               groups=(2, 1, 1))
+    want = []
+    for g in range(2):
+        v, k, w = blocks[g * 3 + 2][0], blocks[3 + g][1], blocks[1][2]
+        want += [v[c] * k + (w + [0.0])[c] for c in range(4)]
+    assert R.unpack("f", out["Out"]) == want
+
+
 @pytest.mark.parametrize(("decl", "message"), [
-    ("ConstantBuffer<P> C[2][2];", "only one-dimensional arrays of ConstantBuffer are supported"),
     ("ConstantBuffer<P> C[];", "unbounded arrays of ConstantBuffer are not supported yet"),
     ("[[vk::push_constant]] ConstantBuffer<P> C[2];", "a push-constant block cannot be an array"),
 ])

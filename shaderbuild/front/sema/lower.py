@@ -508,13 +508,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             var_type: ir.Type = base.elem
             binding = self.block_binding(base.kind, d.register, d.attributes, d.name)
             if t is not base:       # ConstantBuffer<T> cbs[N]: N blocks at registers b, b+1, ... (SPIR-V: an array of blocks)
-                if not isinstance(t, ir.Array) or t.elem is not base:
-                    raise error(f"only one-dimensional arrays of {base.kind} are supported, not '{t}'", d.loc)
-                if t.size is None:
+                if dims_count is None:  # (cbs[M][N]: M * N blocks, flattened by passes/flatten_resource_arrays)
                     raise error(f"unbounded arrays of {base.kind} are not supported yet", d.loc)
                 if any(a.name == "vk::push_constant" for a in d.attributes):
                     raise error("a push-constant block cannot be an array", d.loc)
-                var_type, binding.count = ir.Array(base.elem, t.size), t.size
+                var_type, binding.count = _with_elem(t, base.elem), dims_count
             elif any(a.name == "vk::push_constant" for a in d.attributes):
                 self.push_constant(d, base.elem)
                 return
@@ -1216,6 +1214,11 @@ def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
     """A RayQuery is a function-local object (or a parameter naming the caller's): refuse it as `what`."""
     if isinstance(t, ir.RayQuery):
         raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
+
+
+def _with_elem(t: ir.Type, elem: ir.Type) -> ir.Type:
+    """The array type t with its innermost element replaced by elem."""
+    return ir.Array(_with_elem(t.elem, elem), t.size) if isinstance(t, ir.Array) else elem
 
 
 def _param_type(t: ir.Type) -> ir.Type:
