@@ -806,12 +806,18 @@ def test_constant_and_texture_buffers_passed_to_functions():
     assert R.unpack("f", out["Out"]) == want
 
 
-def test_constant_buffer_parameter_cannot_be_out():
-    src = ("struct P { float4 v; };\nConstantBuffer<P> C;\nvoid f(inout ConstantBuffer<P> c) {}\n"
-           "[numthreads(1,1,1)] void main() { f(C); }\n")
+@pytest.mark.parametrize(("src", "where", "message"), [
+    ("void f(inout ConstantBuffer<P> c) {}\n[numthreads(1,1,1)] void main() { f(C); }\n", "3:32",
+     "a 'ConstantBuffer' parameter cannot be 'inout'"),
+    ("void f(ConstantBuffer<P> c) {}\n[numthreads(1,1,1)] void main() { P p = (P)0; f(p); }\n", "4:49",
+     "the argument for parameter 'c' must be a ConstantBuffer (a copy of its block is passed), not a value of "
+     "type 'P'"),
+])
+def test_constant_buffer_parameter_errors(src, where, message):
+    src = "struct P { float4 v; };\nConstantBuffer<P> C;\n" + src
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
-        assert errs and errs[0].startswith("3:32: a 'ConstantBuffer' parameter cannot be 'inout'"), errs
+        assert errs and errs[0].startswith(f"{where}: {message}"), errs
 
 
 CB_ARRAY_2D = """

@@ -5,9 +5,10 @@ resource per resource member, named `g.member` (`g.inner.member` when nested); t
 register class take consecutive registers from the instance's register of that class, in declaration
 order (an array member takes one register per element); without a register they are bound implicitly;
 a register space on the instance is an error.  The remaining (data) members stay a member `g` of
-`$Globals` whose struct type has the resource members removed.  `g.t` is then the global `g.t`, `g.v`
-the `$Globals` field, and `g` as a whole value a constructor of its members (locals and parameters of
-the struct type are split member by member by passes/resource_locals).
+`$Globals` (of the cbuffer declaring g) whose struct type has the resource members removed.  `g.t` is
+then the global `g.t`, `g.v` the `$Globals` field, and `g` as a whole value a constructor of its members
+(locals and parameters of the struct type are split member by member by passes/resource_locals).  An
+array `S d[N]` is N such structs (`d.k.t`, registers following element k-1's), indexed with constants.
 """
 
 from __future__ import annotations
@@ -199,7 +200,11 @@ class StructResourceLowering(SemaBase):
         var, index = owner.data, owner.data_index
         assert var is not None
         block = self.globals_block      # $Globals may still be growing: its fields are in the list
-        fields = block[1] if block is not None and var is block[0] else var.type.fields  # type: ignore[attr-defined]
+        if block is not None and var is block[0]:
+            fields = block[1]
+        else:
+            assert isinstance(var.type, ir.Struct)     # a cbuffer
+            fields = list(var.type.fields)
         return ir.FieldRef(ir.VarRef(var, e.loc), index, fields[index].type)
 
     def struct_value(self, part: StructResources | StructResourcesArray, e: ast.Expr) -> ir.Expr:
@@ -269,6 +274,3 @@ def set_data(sym: StructResources | StructResourcesArray, var: ir.Variable) -> N
     for m in sym.members.values():
         if isinstance(m, StructResources):
             set_data(m, var)
-
-
-
