@@ -138,6 +138,8 @@ class VarDecl(Node):
     qualifiers: frozenset[str] = frozenset()
     semantic: str | None = None
     register: Register | None = None
+    # every `register(...)` clause for this stage: a struct holding resources of several classes takes one each
+    registers: list[Register] = Record.factory(list)
     packoffset: Register | None = None
     attributes: list[Attribute] = Record.factory(list)
     # a [raypayload] field's `: read(caller, ...) : write(closesthit, ...)` qualifiers: kind -> stages

@@ -535,6 +535,8 @@ class Parser:
                 reg = self.register_spec(t)
                 if isinstance(decl, ast.VarDecl):
                     decl.register = self.take_register(decl.register, reg)
+                    if reg.profile is None or self.stage is None or _PROFILE_STAGES[reg.profile] == self.stage:
+                        decl.registers.append(reg)
             elif t.text == "packoffset":
                 reg = self.register_spec(t, "packoffset")
                 if isinstance(decl, ast.VarDecl):

@@ -116,8 +116,11 @@ class Resource(Type):
     kind: str
     elem: Type | None = None
     row_major: bool | None = None  # orientation of matrices in a structured buffer's element; None = column
+    samples: int = 0               # Texture2DMS<T, N>: N (DXIL records it; 0 = not given)
 
     def __str__(self) -> str:
+        if self.samples:
+            return f"{self.kind}<{self.elem}, {self.samples}>"
         return f"{self.kind}<{self.elem}>" if self.elem is not None else self.kind
 
     @property

@@ -43,6 +43,9 @@ def _as_uint(e: ir.Expr) -> ir.Expr:
     return ir.Convert(e, ir.UINT)
 
 
+_BLOCK_KINDS = frozenset({"ConstantBuffer", "TextureBuffer"})
+
+
 class _Flattener:
     def __init__(self, targets: dict[int, tuple[list[int | None], ir.Type]]) -> None:
         self.targets = targets
@@ -114,7 +117,8 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     targets: dict[int, tuple[list[int | None], ir.Type]] = {}
     for var in module.resources:
         dims, elem = _dims(var.type)
-        if len(dims) > 1 and isinstance(elem, ir.Resource):
+        block = isinstance(elem, ir.Struct) and var.binding is not None and var.binding.kind in _BLOCK_KINDS
+        if len(dims) > 1 and (isinstance(elem, ir.Resource) or block):     # (ConstantBuffer<T> cbs[M][N]: blocks)
             targets[id(var)] = (dims, elem)
     if not targets:
         return

@@ -3,7 +3,8 @@ through function boundaries (resource arguments, see resource_locals.py).
 
 An inlined body gets fresh copies of the callee's locals; `in` parameters
 become locals initialised from the argument, `out`/`inout` parameters use the
-caller's temporary directly (sema guarantees it is a VarRef).  Early returns
+caller's temporary directly (sema guarantees it is a VarRef), and a RayQuery
+parameter is the caller's query variable itself.  Early returns
 become `ret = v; returned = true; break` out of a run-once loop, re-checked
 after every nested loop or switch; when the body ends in a loop and every
 return is in that loop outside nested loops and switches, they become
@@ -79,7 +80,10 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
     vmap: dict[int, ir.Variable] = {}
     prologue: list[ir.Stmt] = []
     for p, arg in zip(callee.params, call.args):
-        if p.direction == "in":
+        if isinstance(p.var.type, ir.RayQuery):     # passed by reference: the callee uses the caller's query
+            assert isinstance(arg, ir.VarRef)       # sema passes the query variable itself
+            vmap[id(p.var)] = arg.var
+        elif p.direction == "in":
             local = ir.Variable(f"{p.var.name}.i{tag}", arg.type if isinstance(p.var.type, ir.Array) and
                                 p.var.type.size is None else p.var.type, ir.Storage.FUNCTION, p.var.loc)
             caller.locals.append(local)

@@ -36,7 +36,9 @@ def struct_with_resource(t: ir.Type) -> bool:
 
 
 def _takes_resources(f: ir.Function) -> bool:
-    return any(has_resource(p.var.type) or struct_with_resource(p.var.type) for p in f.params) \
+    """Resources, structs holding them, or a RayQuery (which names the caller's query): always inlined."""
+    return any(has_resource(p.var.type) or struct_with_resource(p.var.type) or isinstance(p.var.type, ir.RayQuery)
+               for p in f.params) \
         or has_resource(f.return_type) or struct_with_resource(f.return_type)
 
 

@@ -157,6 +157,33 @@ def test_cull_primitive_removes_a_quad():
     assert pixels(px) == expected([0, 2, 3])
 
 
+def test_clip_and_cull_distances_declared_as_scalars_and_vectors():
+    """SV_ClipDistance0 (float), SV_ClipDistance1 (float2) and SV_CullDistance0 (float) in the vertex struct: the
+    SPIR-V backend combines them into Vulkan's per-vertex ClipDistance[3] / CullDistance[1] arrays (written whole
+    and one component at a time).  ClipDistance1.y = x - (x0 + 2) in pixels cuts the two left pixel columns of
+    each quad (the plane lies on a pixel edge, half a pixel from the nearest centres); a negative cull distance
+    at every vertex of meshlet 3 removes its quad."""
+    src = ms_source().replace(
+        "nointerpolation float4 color : COLOR0; };",
+        "nointerpolation float4 color : COLOR0;\n           float c0 : SV_ClipDistance0; float2 c1 : SV_ClipDistance1;"
+        " float k : SV_CullDistance0; };").replace(
+        "    verts[gtid] = v;",
+        "    v.c0 = 1; v.c1 = float2(0, 0); v.k = m == 3 ? -1.0 : 1.0;\n    verts[gtid] = v;\n"
+        "    verts[gtid].c1[0] = 2.0;\n"
+        "    verts[gtid].c1.y = ((gtid & 1) ? RECTS[m].z : RECTS[m].x) - (RECTS[m].x + 2);")
+    text = R.spirv_dis(R.build(src, "main", "ms_6_5", env=ENV))
+    assert "BuiltIn ClipDistance" in text and "BuiltIn CullDistance" in text
+    px = draw(src, (4, 1, 1))
+    want = [(0, 0, 0, 0)] * (W * H)
+    for m in range(3):
+        x0, y0, x1, y1 = RECTS[m]
+        color = (R.unorm8(m * 0.25), R.unorm8(0.5 + 0.125 * m), R.unorm8((m + 1) / 8), 255)
+        for y in range(y0, y1):
+            for x in range(x0 + 2, x1):
+                want[y * W + x] = color
+    assert pixels(px) == want
+
+
 @pytest.mark.parametrize("visible", [0b1111, 0b1011, 0b0100, 0b0000])
 def test_amplification_shader_culls_meshlets(visible):
     px = draw(ms_source(payload=True), (1, 1, 1), AS.replace("VISIBLE", str(visible)))

@@ -215,6 +215,39 @@ def test_compute_rayquery_dxil_through_dxil_spirv(vk, variant):
     check_rows(out[2], VARIANTS[variant][2], f"DXIL through dxil-spirv ({variant})")
 
 
+# RayQuery parameters: the query passed by reference (DXC passes its handle), two levels deep and by value
+CS_PARAMS = SHADER.replace("void trace(uint i)", """bool advance(inout RayQuery<TEMPLATE_FLAGS> rq) { return rq.Proceed(); }
+bool step(inout RayQuery<TEMPLATE_FLAGS> sq) { return advance(sq); }
+uint status_of(RayQuery<TEMPLATE_FLAGS> q) { return q.CommittedStatus(); }
+
+void trace(uint i)""").replace("while (q.Proceed())", "while (step(q))").replace(
+    "uint status = q.CommittedStatus();", "uint status = status_of(q);") + """
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { trace(id.x); }
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_rayquery_passed_to_functions(vk, target):
+    """A RayQuery parameter names the caller's query (functions taking one are inlined): Proceed() through two
+    calls and CommittedStatus() through a third give the same committed hits as the reference scene traversal,
+    from SPIR-V and from DXIL through dxil-spirv."""
+    assert "while (step(q))" in CS_PARAMS and "status_of(q)" in CS_PARAMS
+    variant = "none"
+    if target == "spirv":
+        res = R.build(CS_PARAMS, profile="cs_6_5", defines=defines(variant))
+        tools.spirv_val(res.binary, "vulkan1.2")
+        spirv, entry, where = res.binary, "main", {"Scene": (0, 0), "Rays": (0, 1), "Out": (0, 2)}
+    else:
+        res = R.compile_hlsl(CS_PARAMS, profile="cs_6_5", target="dxil", defines=defines(variant))
+        assert res.ok, R.diagnostics_text(res)
+        spirv, entry, where = dxil_spirv(res)
+    out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
+                         groups=(len(RAYS), 1, 1))
+    check_rows(out[2], VARIANTS[variant][2], f"{target} with RayQuery parameters")
+
+
 # ---------------------------------------------------------------- what is refused, and where
 
 _DECLS = """RaytracingAccelerationStructure Scene : register(t0);
@@ -227,9 +260,12 @@ RWStructuredBuffer<float> Out : register(u1);
      "cs_6_4", "4:5", "'RayQuery' requires shader model 6.5 or later (the profile is cs_6_4)"),
     ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    RayQuery<0> r = q;\n    Out[0] = r.RayTMin();\n}",
      "cs_6_5", "5:21", "a 'RayQuery<0>' is not a value: it cannot be copied, passed or returned; call its methods"),
-    ("void f(RayQuery<0> q) { Out[0] = q.RayTMin(); }\n[numthreads(1, 1, 1)] void main() { }",
-     "cs_6_5", "3:8", "'RayQuery<0>' cannot be a function parameter: a RayQuery must be a local variable of the "
+    ("RayQuery<0> f() { RayQuery<0> q; return q; }\n[numthreads(1, 1, 1)] void main() { }",
+     "cs_6_5", "3:1", "'RayQuery<0>' cannot be a return type: a RayQuery must be a local variable of the "
                       "function that uses it"),
+    ("float f(RayQuery<4> q) { return q.RayTMin(); }\n"
+     "[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    Out[0] = f(q);\n}",
+     "cs_6_5", "6:16", "cannot convert 'RayQuery<0>' to 'RayQuery<4>'"),
     ("static RayQuery<4> g;\n[numthreads(1, 1, 1)] void main() { Out[0] = g.RayTMin(); }",
      "cs_6_5", "3:8", "'RayQuery<4>' cannot be a global or static variable: a RayQuery must be a local variable "
                       "of the function that uses it"),

@@ -8,10 +8,12 @@ here in Python from the inputs.
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
 import res_util as R
+from harness import dxil_tools
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
 
@@ -420,3 +422,33 @@ def test_odd_element_types(cid, src, out_name, make, code, want):
     specs[out_name] = make() if make else R.storage(R.sentinel(2))
     out = R.cs(src, specs)
     assert R.unpack(code, out[out_name])[: len(want)] == want
+
+
+# ---------------------------------------------------------------- TypedUAVLoadAdditionalFormats
+
+TYPED_UAV_LOADS = """
+RWBuffer<float4> A : register(u0);
+RWBuffer<float> B : register(u1);
+RWTexture2D<float2> C : register(u2);
+Buffer<float4> D : register(t0);
+RWStructuredBuffer<float4> Out : register(u3);
+[numthreads(1,1,1)] void main() {{ Out[0] = {load}; }}
+"""
+
+
+@pytest.mark.parametrize(("load", "needed"), [
+    ("A[0]", True), ("float4(C[uint2(0, 0)], 0, 0)", True),       # typed UAVs of 4 and 2 components
+    ("B[0]", False), ("D[0]", False), ("Out[1]", False),          # one component, an SRV, a structured UAV
+    ("B[0] + float4(A[0].x, 0, 0, 0) * 0", True),                 # one component of a float4 UAV is still a load of it
+])
+@pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_6"])      # createHandle / annotateHandle's properties
+def test_typed_uav_load_additional_formats(load, needed, profile):
+    """DXC sets shader flag 13 and SFI0's TypedUAVLoadAdditionalFormats when a textureLoad or bufferLoad reads a
+    typed UAV whose element has more than one component; obj2yaml-19 reads the SFI0 bit back."""
+    res = R.compile_hlsl(TYPED_UAV_LOADS.format(load=load), "main", profile, "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    checked = dxil_tools.check_dxil(res.binary)
+    sfi0 = {p["Name"]: p for p in checked.container["Parts"]}["SFI0"]
+    assert bool(sfi0.get("Flags", {}).get("TypedUAVLoadAdditionalFormats")) is needed
+    flags = re.search(r"!dx\.entryPoints = .*?\n(?:.*\n)*?!\d+ = !\{i32 0, i64 (\d+)", checked.ir)
+    assert flags and bool(int(flags.group(1)) >> 13 & 1) is needed, checked.ir

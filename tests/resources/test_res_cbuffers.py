@@ -593,9 +593,117 @@ def test_resources_declared_in_a_cbuffer_are_globals():
     assert R.unpack("f", out["Out"]) == [3.0 * 10.0 + 0.5, 8.0 + 0.5]      # u = 0.625: texel 2
 
 
+GLOBAL_STRUCT = """
+struct Inner { RWStructuredBuffer<float> dst; float k; };
+struct Mat { Texture2D<float> tex; float scale; SamplerState samp; Inner io; Buffer<float> extra[2]; };
+Mat g : register(t1) : register(s5) : register(u3);
+float bias;
+float shade(Mat m, float u) { return m.tex.SampleLevel(m.samp, float2(u, 0.5), 0) * m.scale; }
+[numthreads(1,1,1)] void main() {
+    g.io.dst[0] = shade(g, 0.375);                  // tex texel 1 * scale
+    g.io.dst[1] = g.extra[1][2] * g.io.k + bias;
+    Mat copy = g;
+    copy.io.dst[2] = copy.extra[0][1] + copy.scale;
+}
+"""
+
+
+def test_global_struct_with_resource_members():
+    """`Mat g : register(t1) : register(s5) : register(u3)`: each resource member is its own global named
+    `g.member` (as DXC names them), the members of one register class on consecutive registers from the
+    instance's register in declaration order (an array takes one per element); the data members stay in
+    $Globals as a struct `g` without the resources (scale at 0, the nested struct's k at 16; bias at 32 in
+    Vulkan's layout, which rounds a struct up to 16 bytes, and at 20 in the DXIL cbuffer layout)."""
+    res = R.build(GLOBAL_STRUCT)
+    hlsl = {r["name"]: (r["hlsl"]["class"], r["hlsl"]["register"], r["hlsl"]["count"])
+            for r in res.manifest["resources"]}
+    assert hlsl == {"$Globals": ("b", 0, 1), "g.tex": ("t", 1, 1), "g.extra": ("t", 2, 2), "g.samp": ("s", 5, 1),
+                    "g.io.dst": ("u", 3, 1)}
+    tex = R.image(R.pack("f", [1.0, 2.0, 3.0, 4.0]), 4, 1, "r32f")
+    extra = [R.texel(R.pack("f", [10.0 * k + i for i in range(4)]), writable=False) for k in (1, 2)]
+    cb = R.pack("f", [1.5, 0, 0, 0, 0.25, 0, 0, 0, 100.0, 0, 0, 0])
+    out = R.cs(GLOBAL_STRUCT, {"$Globals": R.uniform(cb), "g.tex": tex, "g.samp": R.sampler(), "g.extra": extra,
+                               "g.io.dst": R.storage(R.sentinel(3))},
+               dxil_data={"$Globals": R.pack("f", [1.5, 0, 0, 0, 0.25, 100.0, 0, 0])})
+    assert R.unpack("f", out["g.io.dst"]) == [2.0 * 1.5, 22.0 * 0.25 + 100.0, 11.0 + 1.5]
+
+
+STRUCT_ARRAYS = """
+struct A { RWStructuredBuffer<float> Buf; float k; };
+A d[3] : register(u5);
+A e[2] : register(u1);
+float bias;
+[numthreads(1,1,1)] void main() {
+    d[2].Buf[0] = e[1].Buf[1] * d[0].k + bias;
+    A a = d[1];
+    a.Buf[0] = a.k + e[0].Buf[0];
+}
+"""
+
+
+def test_global_arrays_of_structs_with_resource_members():
+    """`A d[3] : register(u5)`: element k's resource is `d.k.Buf` (DXC's name) at u5 + k; the data members are
+    an array of the struct without resources in $Globals (k at 0, 16, 32 and 48, 64; bias at 80 in Vulkan's
+    layout, at 68 in the DXIL cbuffer layout, where the last element is not rounded up)."""
+    res = R.build(STRUCT_ARRAYS)
+    hlsl = {r["name"]: r["hlsl"]["register"] for r in res.manifest["resources"] if r["name"] != "$Globals"}
+    assert {n: hlsl[n] for n in ("d.1.Buf", "d.2.Buf", "e.0.Buf", "e.1.Buf")} == \
+        {"d.1.Buf": 6, "d.2.Buf": 7, "e.0.Buf": 1, "e.1.Buf": 2}
+    ks = [0.5, 4.0, 0, 0, 0]             # d[0].k, d[1].k, d[2].k, e[0].k, e[1].k
+    vk_cb = R.pack("f", [x for k in ks for x in (k, 0, 0, 0)] + [100.0, 0, 0, 0])
+    dx_cb = R.pack("f", [x for k in ks[:4] for x in (k, 0, 0, 0)] + [ks[4], 100.0, 0, 0])
+    bufs = {name: R.storage(R.pack("f", [10.0 * j + i for i in range(2)])) for j, name in
+            enumerate(("d.1.Buf", "d.2.Buf", "e.0.Buf", "e.1.Buf"), 1)}
+    out = R.cs(STRUCT_ARRAYS, {"$Globals": R.uniform(vk_cb), **bufs}, dxil_data={"$Globals": dx_cb})
+    assert R.unpack("f", out["d.2.Buf"]) == [41.0 * 0.5 + 100.0, 21.0]      # e[1].Buf[1] * d[0].k + bias
+    assert R.unpack("f", out["d.1.Buf"]) == [4.0 + 30.0, 11.0]               # d[1].k + e[0].Buf[0]
+
+
+@pytest.mark.parametrize(("src", "message", "where"), [
+    ("struct S { Texture2D t; };\nS g : register(t0, space1);\n", "register space cannot be specified", (2, 7)),
+    ("struct S { Texture2D t; };\nS g[2];\n[numthreads(1,1,1)] void f(uint i) { float x = g[i].t.Load(0).x; }\n",
+     "an array of structs with resource members can only be indexed with a constant", (3, 50)),
+    ("struct S { Texture2D t; };\nS g : register(u0);\n", "no resource member of register class 'u'", (2, 7)),
+    ("struct S { Texture2D t; };\nS g : register(t0) : register(t1);\n", "two registers of class 't'", (2, 22)),
+    ("struct S { Texture2D t; };\nS g;\n[numthreads(1,1,1)] void f() { g.t = g.t; }\n",
+     "cannot assign to a member of a global struct with resource members", (3, 34)),
+    ("struct S { Texture2D t; float k; };\nS g;\n[numthreads(1,1,1)] void f() { g.k = 1; }\n",
+     "cannot assign to a member of a global struct with resource members", (3, 34)),
+    ("struct S { Texture2D t; };\nS g;\n[numthreads(1,1,1)] void f() { float x = g.u; }\n",
+     "no member named 'u' in 'S'", (3, 44)),
+])
+def test_global_struct_with_resource_members_errors(src, message, where):
+    src += "[numthreads(1,1,1)] void main() { f(); }\n" if "void f()" in src else "[numthreads(1,1,1)] void main() {}\n"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"{where[0]}:{where[1]}: ") and message in errs[0], errs
+
+
+CBUFFER_STRUCT = """
+struct Mat { Texture2D<float> tex; float scale; SamplerState samp; };
+cbuffer Params : register(b0) { float4 tint; Mat m : register(t1) : register(s5); float bias; };
+RWStructuredBuffer<float> Out : register(u3);
+[numthreads(1,1,1)] void main() {
+    Out[0] = m.tex.SampleLevel(m.samp, float2(0.375, 0.5), 0) * m.scale + bias + tint.y;
+}
+"""
+
+
+def test_cbuffer_member_struct_with_resource_members():
+    """A cbuffer member of a struct type with resource members: its resources are globals (`m.tex` at t1,
+    `m.samp` at s5), its data a member of the cbuffer (tint at 0, m's scale at 16; bias at 32 in Vulkan's
+    layout, which rounds the struct up to 16 bytes, at 20 in the DXIL cbuffer layout)."""
+    res = R.build(CBUFFER_STRUCT)
+    hlsl = {r["name"]: (r["hlsl"]["class"], r["hlsl"]["register"]) for r in res.manifest["resources"]}
+    assert hlsl == {"Params": ("b", 0), "m.tex": ("t", 1), "m.samp": ("s", 5), "Out": ("u", 3)}
+    tex = R.image(R.pack("f", [1.0, 2.0, 3.0, 4.0]), 4, 1, "r32f")
+    out = R.cs(CBUFFER_STRUCT, {"Params": R.uniform(R.pack("f", [0, 0.5, 0, 0, 3.0, 0, 0, 0, 10.0, 0, 0, 0])),
+                                "m.tex": tex, "m.samp": R.sampler(), "Out": R.storage(R.sentinel(1))},
+               dxil_data={"Params": R.pack("f", [0, 0.5, 0, 0, 3.0, 10.0, 0, 0])})
+    assert R.unpack("f", out["Out"]) == [2.0 * 3.0 + 10.0 + 0.5]      # u = 0.375: texel 1
+
+
 @pytest.mark.parametrize(("src", "where"), [
-    ("struct S { Texture2D t; float4 k; };\nS g;\n", (2, 3)),
-    ("struct S { float4 k; Texture2D t[2]; };\ncbuffer C { S s; };\n", (2, 15)),
     ("struct I { SamplerState s; };\nstruct S { float k; I i; };\nstatic S g;\n", (3, 10)),
 ])
 def test_global_struct_with_a_resource_member_is_a_located_error(src, where):
@@ -662,8 +770,83 @@ def test_constant_buffer_array_element_copied_whole():
     assert R.unpack("f", out["Out"]) == want
 
 
+CB_PARAMS = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> One : register(b0);
+ConstantBuffer<P> Cbs[2] : register(b2);
+TextureBuffer<P> Tbs[2] : register(t4);
+RWStructuredBuffer<float4> Out : register(u1);
+float4 scaled(ConstantBuffer<P> c, float s) { return c.v * c.k * s; }
+float4 offset(TextureBuffer<P> t) { return float4(t.w, t.k); }
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {
+    Out[g.x] = scaled(One, 2.0) + scaled(Cbs[g.x], 1.0) + offset(Tbs[1 - g.x]) + Tbs[g.x].v;
+}
+"""
+
+
+def test_constant_and_texture_buffers_passed_to_functions():
+    """A ConstantBuffer<P> / TextureBuffer<P> parameter takes a block (a whole one or an element of an array
+    indexed by the group id); arrays of TextureBuffer are N blocks at registers t4, t5 (SPIR-V: an array of
+    storage blocks)."""
+    res = R.build(CB_PARAMS)
+    tb = R.resource(res.manifest, "Tbs")
+    assert (tb["hlsl"]["class"], tb["hlsl"]["register"], tb["hlsl"]["count"]) == ("t", 4, 2)
+    assert (tb["vulkan"]["descriptor_type"], tb["vulkan"]["count"]) == ("storage_buffer", 2)
+    one = ([1.0, 2.0, 3.0, 4.0], 3, [0.0, 0.0, 0.0])
+    cbs = [([10.0 + i, 20.0, 30.0, 40.0], 2 + i, [0.0] * 3) for i in range(2)]
+    tbs = [([0.5 + i, 0.25, 0.125, 1.0], 7 + i, [100.0 * (i + 1), 200.0, 300.0]) for i in range(2)]
+    # std430 (the TextureBuffer's Vulkan view): v at 0, k at 16, w at 20 (as the std140/D3D cbuffer layouts)
+    out = R.cs(CB_PARAMS, {"One": R.uniform(_cb_p(*one)), "Cbs": [R.uniform(_cb_p(*b)) for b in cbs],
+                           "Tbs": [R.storage(_cb_p(*b)) for b in tbs], "Out": R.storage(R.sentinel(8))},
+               groups=(2, 1, 1))
+    want = []
+    for g in range(2):
+        o, c, t, u = one, cbs[g], tbs[1 - g], tbs[g]
+        want += [o[0][i] * o[1] * 2.0 + c[0][i] * c[1] + (t[2] + [float(t[1])])[i] + u[0][i] for i in range(4)]
+    assert R.unpack("f", out["Out"]) == want
+
+
+@pytest.mark.parametrize(("src", "where", "message"), [
+    ("void f(inout ConstantBuffer<P> c) {}\n[numthreads(1,1,1)] void main() { f(C); }\n", "3:32",
+     "a 'ConstantBuffer' parameter cannot be 'inout'"),
+    ("void f(ConstantBuffer<P> c) {}\n[numthreads(1,1,1)] void main() { P p = (P)0; f(p); }\n", "4:49",
+     "the argument for parameter 'c' must be a ConstantBuffer (a copy of its block is passed), not a value of "
+     "type 'P'"),
+])
+def test_constant_buffer_parameter_errors(src, where, message):
+    src = "struct P { float4 v; };\nConstantBuffer<P> C;\n" + src
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith(f"{where}: {message}"), errs
+
+
+CB_ARRAY_2D = """
+struct P { float4 v; uint k; float3 w; };
+ConstantBuffer<P> Cbs[2][3] : register(b2);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1,1,1)] void main(uint3 g : SV_GroupID) {
+    Out[g.x] = Cbs[g.x][2].v * Cbs[1][g.x].k + float4(Cbs[0][1].w, 0);
+}
+"""
+
+
+def test_two_dimensional_constant_buffer_array():
+    """ConstantBuffer<P> Cbs[2][3]: six blocks at b2..b7, Cbs[i][j] the block i * 3 + j (one flattened range,
+    as D3D describes resource arrays; SPIR-V an array of six blocks), indexed by the group id and constants."""
+    res = R.build(CB_ARRAY_2D)
+    cb = R.resource(res.manifest, "Cbs")
+    assert (cb["hlsl"]["register"], cb["hlsl"]["count"], cb["vulkan"]["count"]) == (2, 6, 6)
+    blocks = [([1.0 + 10 * i, 2.0 + i, 3.0, 4.0], i + 5, [0.5 * i, 0.25, 0.125]) for i in range(6)]
+    out = R.cs(CB_ARRAY_2D, {"Cbs": [R.uniform(_cb_p(*b)) for b in blocks], "Out": R.storage(R.sentinel(8))},
+               groups=(2, 1, 1))
+    want = []
+    for g in range(2):
+        v, k, w = blocks[g * 3 + 2][0], blocks[3 + g][1], blocks[1][2]
+        want += [v[c] * k + (w + [0.0])[c] for c in range(4)]
+    assert R.unpack("f", out["Out"]) == want
+
+
 @pytest.mark.parametrize(("decl", "message"), [
-    ("ConstantBuffer<P> C[2][2];", "only one-dimensional arrays of ConstantBuffer are supported"),
     ("ConstantBuffer<P> C[];", "unbounded arrays of ConstantBuffer are not supported yet"),
     ("[[vk::push_constant]] ConstantBuffer<P> C[2];", "a push-constant block cannot be an array"),
 ])

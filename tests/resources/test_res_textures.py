@@ -6,6 +6,8 @@ generator below (and, for filtering, from the sampling rules computed here).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import res_util as R
 
@@ -365,7 +367,7 @@ def test_indexed_load_errors(body, want):
 
 # ---------------------------------------------------------------- Texture2DMS<T, samples>
 
-@pytest.mark.parametrize("samples", ["4", "N * 2", "(N << 1) + 0", "(8 >> 1)"])
+@pytest.mark.parametrize("samples", ["4", "N * 2", "(N << 1) + 0", "(8 >> 1)"])   # a bare >> ends the template
 def test_ms_sample_count_is_a_constant_expression(samples):
     """The sample count is any integer constant expression (a static const included); the code is the
     code of Texture2DMS<float4> (the harness has no multisampled images: compared, not executed)."""
@@ -377,6 +379,15 @@ def test_ms_sample_count_is_a_constant_expression(samples):
         _fetch_lines(R.spirv_dis(R.build(plain)), "OpImageFetch")
     assert _fetch_lines(R.build_dxil(counted)[1].ir, "@dx.op.textureLoad") == \
         _fetch_lines(R.build_dxil(plain)[1].ir, "@dx.op.textureLoad")
+    # DXIL.rst's SRV record: range id, symbol, name, space, lower bound, range size, shape, sample count
+    assert _srv_record(R.build_dxil(counted)[1].ir, "Tex") == [0, 0, 1, 1, 3, 4]      # Texture2DMS, 4 samples
+    assert _srv_record(R.build_dxil(plain)[1].ir, "Tex") == [0, 0, 1, 1, 3, 0]        # not given: 0, as DXC
+
+
+def _srv_record(ir_text: str, name: str) -> list[int]:
+    """The integer fields of a resource's metadata record (read back by llvm-dis)."""
+    line = next(x for x in ir_text.splitlines() if f'!"{name}"' in x and x.startswith("!"))
+    return [int(v) for v in re.findall(r"\bi32 (-?\d+)", line)]
 
 
 @pytest.mark.parametrize(("decl", "col", "message"), [

@@ -141,8 +141,6 @@ D3D: dict[str, tuple[str, int, set[tuple[str, str]]]] = {
 _TEMPLATE_CLASH = {("SV_Position", "vertex", "out"), ("SV_Target", "pixel", "out"), ("SV_Position", "mesh", "prim")}
 # D3D allows these, the compiler refuses them with a located error (strict xfails, by reason)
 NOT_SUPPORTED: dict[tuple[str, str, str], str] = {
-    **{(sv, "mesh", "out"): "SPIR-V: a mesh shader's clip/cull distance must be declared as a float array (one "
-       "array per vertex, as Vulkan's built-in)" for sv in ("SV_ClipDistance", "SV_CullDistance")},
     ("SV_ShadingRate", "mesh", "prim"): "SPIR-V: refused in a mesh shader (spirv-val of the SPIRV-Tools here rejects "
                                         "the per-primitive PrimitiveShadingRateKHR array Vulkan specifies for MeshEXT)",
 }

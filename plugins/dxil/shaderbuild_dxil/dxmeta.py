@@ -8,9 +8,9 @@ from shaderbuild import ir
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function, Undef
+from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function, Instruction, Undef, Value
 from .lowered import LibraryFunction, LoweredModule
-from .resources import resource_records
+from .resources import CLASS_INDEX, ResourceInfo, resource_records
 from .signature import signature_metadata
 
 __all__ = ["add_metadata", "view_id_metadata", "shader_flags", "feature_info", "dxil_version", "validator_version", "STAGE_NAMES",
@@ -35,15 +35,18 @@ GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "trian
 GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
-                    "inner_coverage": 10, "stencil_ref": 11, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
+                    "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "raytracing_1_1": 25, "resource_heap": 30, "sampler_heap": 31}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
-                "inner_coverage": 0x400, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
+                "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
                 "raytracing_1_1": 0x100000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
+# loads that make a multi-component typed UAV need TypedUAVLoadAdditionalFormats (DXC's CollectShaderFlags)
+_TYPED_LOAD_FNS = ("dx.op.bufferLoad.", "dx.op.textureLoad.")
+_TYPED_KINDS = range(1, 11)         # DXIL::ResourceKind Texture1D .. TypedBuffer (DXIL::IsTyped)
 # signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
                        29: ("shading_rate", True, True)}
@@ -103,6 +106,8 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                 if callee.name == HEAP_HANDLE_FN:    # (callee, opcode, index, i1 samplerHeap, i1 nonUniform)
                     sampler = inst.operands[3]
                     feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
+                elif callee.name.startswith(_TYPED_LOAD_FNS) and _multi_component_uav(inst.operands[2], resources):
+                    feats.add("typed_uav_load_formats")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)
@@ -134,6 +139,35 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     if lm.stage in ("vertex", "domain") and any(e.kind in (4, 5) for e in lm.outputs):
         feats.add("viewport_rt_index")
     return feats
+
+
+def _multi_component_uav(handle: Value, resources: list[ResourceInfo]) -> bool:
+    """Whether a load's handle is a typed UAV of more than one component: from annotateHandle's
+    properties (SM 6.6), else from the createHandle's class and range or createHandleForLib's global."""
+    if isinstance(handle, Instruction) and handle.op in ("phi", "select"):
+        return any(_multi_component_uav(v, resources) for v in handle.operands if v.type == handle.type)
+    if not (isinstance(handle, Instruction) and handle.op == "call" and isinstance(handle.operands[0], Function)):
+        return False
+    name, args = handle.operands[0].name, handle.operands[1:]
+    if name == "dx.op.annotateHandle":      # (opcode, handle, props {d0, d1})
+        props = args[2]
+        words = [x.value for x in props.elems if isinstance(x, ConstInt)] if isinstance(props, ConstAggregate) else []
+        if len(words) == 2:
+            d0, d1 = words
+            return bool(d0 >> 12 & 1) and d0 & 0xFF in _TYPED_KINDS and (d1 >> 8 & 0xFF) > 1
+        return _multi_component_uav(args[1], resources)
+    if name == "dx.op.createHandle":        # (opcode, i8 class, i32 range id, index, non-uniform)
+        cls, rid = args[1], args[2]
+        found = [r for r in resources if isinstance(cls, ConstInt) and isinstance(rid, ConstInt)
+                 and CLASS_INDEX[r.res_class] == cls.value and r.range_id == rid.value]
+    elif name.startswith("dx.op.createHandleForLib"):     # (opcode, load of the resource's global)
+        ptr = args[1].operands[0] if isinstance(args[1], Instruction) and args[1].operands else None
+        while isinstance(ptr, Instruction) and ptr.op == "getelementptr":
+            ptr = ptr.operands[0]
+        found = [r for r in resources if r.symbol is not None and r.symbol is ptr]
+    else:
+        return False
+    return any(r.res_class == "UAV" and r.shape in _TYPED_KINDS and r.comp_count > 1 for r in found)
 
 
 def shader_flags(lm: LoweredModule) -> int:

@@ -346,7 +346,7 @@ class FunctionLowerer:
             rm = base.row_major if f.row_major is None else f.row_major
             return BufferPlace(base.res, base.handle, base.index, t, base.offset + lay.offsets[index],
                                base.dyn_offset, row_major=rm)
-        if isinstance(base, ResourcePlace) and base.res.res_class == "CBV":     # ConstantBuffer<T>
+        if isinstance(base, ResourcePlace) and base.res.shape in (KIND_CBUFFER, KIND_TBUFFER):  # ConstantBuffer<T>
             assert base.res.elem is not None    # ConstantBuffer<T>: T
             base = CBufPlace(base.res, self.handle(base), base.res.elem)
         if isinstance(base, CBufPlace):
@@ -369,7 +369,7 @@ class FunctionLowerer:
             non_uniform = base.non_uniform or any(isinstance(x, ir.Intrinsic) and x.name == "NonUniformResourceIndex"
                                                   for x in ir.walk_expr(index_expr))
             place = ResourcePlace(base.res, t, flat, non_uniform)
-            if base.res.res_class == "CBV" and isinstance(t, ir.Struct):     # ConstantBuffer<T> cbs[N]: cbs[i]
+            if base.res.shape in (KIND_CBUFFER, KIND_TBUFFER) and isinstance(t, ir.Struct):   # cbs[N]: cbs[i]
                 return CBufPlace(base.res, self.handle(place), t)
             return place
         if isinstance(base, LocalResourcePlace):

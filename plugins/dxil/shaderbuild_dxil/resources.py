@@ -60,6 +60,7 @@ class ResourceInfo(DataRecord):
     has_counter: bool = False    # IncrementCounter/DecrementCounter used (UAV metadata, PSV0 kind)
     heap: str | None = None      # SM 6.6 heap view ('resource' | 'sampler'): no record, createHandleFromHeap
     rov: bool = False            # a rasterizer-ordered view (UAV metadata, ResourceProperties, the ROVs flag)
+    samples: int = 0             # Texture2DMS<T, N>: N, the SRV record's sample count
 
     @property
     def upper(self) -> int:
@@ -123,7 +124,7 @@ def _classify(var: ir.Variable) -> ResourceInfo:
     if shape is None:
         raise error(f"resource type '{t}' is not supported by the DXIL backend yet", var.loc)
     info = ResourceInfo(var, res_class, shape, b.space, b.register or 0, n, elem=t.elem, kind_name=kind,
-                        rov=row is not None and row.rov)
+                        rov=row is not None and row.rov, samples=t.samples)
     if shape == KIND_STRUCTURED:
         info.stride = element_stride(ir.resource_elem(t))
     elif shape != KIND_RAW:
@@ -214,7 +215,7 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
         elif r.comp_type:
             tags = MDNode([_i32(TAG_ELEMENT_TYPE), _i32(r.comp_type)])
         if r.res_class == "SRV":
-            rec = [*common, _i32(r.shape), _i32(0), tags]
+            rec = [*common, _i32(r.shape), _i32(r.samples), tags]
         elif r.res_class == "UAV":
             rec = [*common, _i32(r.shape), _i1(False), _i1(r.has_counter), _i1(r.rov), tags]
         elif r.res_class == "CBV":

@@ -518,7 +518,7 @@ class ExprEmitter:
         if type(e) is VarRef:
             s = self.slot(e.var)
             vt = e.var.type
-            if s.res is not None and s.res.kind.rep == "cbuffer" and not isinstance(vt, Array):
+            if s.res is not None and s.res.kind.rep in ("cbuffer", "tbuffer") and not isinstance(vt, Array):
                 vt = resource_elem(s.res.rtype)
             return Ptr(s.id, [], s.sc, s.layout, vt, s.pointee, s.res)
         if type(e) is FieldRef:
@@ -547,7 +547,8 @@ class ExprEmitter:
             return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
         index = self.expr(e.index)
         p = base.extend(index, e.type)
-        if base.res is not None and base.res.kind.rep == "cbuffer" and not base.chain and isinstance(bt, Array):
+        if base.res is not None and base.res.kind.rep in ("cbuffer", "tbuffer") and not base.chain \
+                and isinstance(bt, Array):
             p.pointee = base.res.block_type     # ConstantBuffer<T> a[N]: a[i] is a block, not a plain T
         if isinstance(e.index, Intrinsic) and e.index.name == "NonUniformResourceIndex" and base.res is not None:
             self.nonuniform(index, base.res)

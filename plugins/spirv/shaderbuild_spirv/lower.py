@@ -382,10 +382,6 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     io = g.io
     if io is None:
         raise error(f"stage variable '{g.name}' has no semantic", g.loc)
-    if io.builtin in ("ClipDistance", "CullDistance") and stage == "mesh" and \
-            not isinstance(g.type.elem if io.mesh and isinstance(g.type, Array) else g.type, Array):
-        raise error(f"{io.semantic} in a {stage} shader must be declared as a float array here "
-                    f"(e.g. 'float d[1] : {io.semantic}0'): Vulkan's {io.builtin} is an array", g.loc)
     if io.builtin == "PrimitiveShadingRateKHR" and io.mesh:
         raise error(f"{io.semantic} in a mesh shader is not supported by the SPIR-V backend: spirv-val rejects the "
                     f"per-primitive PrimitiveShadingRateKHR array that Vulkan specifies for mesh shaders", g.loc)

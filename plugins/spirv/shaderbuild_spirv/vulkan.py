@@ -206,9 +206,7 @@ def io_types(module: ir.Module, options: CompileOptions) -> None:
                         lambda place, t: [(ir.IndexRef(place, ir.Const(ir.INT, 0), t), None)])
             elif io.builtin in _BOOL_BUILTINS and v.type != ir.BOOL:
                 _retype(ep.function, v, ir.BOOL, lambda x, t: ir.Convert(x, t))
-        # a mesh shader's outputs are per-vertex arrays of their own: each SV_ClipDistance /
-        # SV_CullDistance is its own built-in array there (lower.py refuses other types)
-        for builtin in _COMBINED if ep.stage != "mesh" else ():
+        for builtin in _COMBINED:
             _combine(module, variables, builtin)
     if ep.stage == "pixel":        # GetAttributeAtVertex is a pixel-shader intrinsic (sema checks the stage)
         _per_vertex(module, ep.inputs)
@@ -314,25 +312,25 @@ def _combine(module: ir.Module, variables: list[ir.Variable], builtin: str) -> N
     """Every SV_ClipDistance (SV_CullDistance) semantic of one direction becomes part of one float
     array (per control point / vertex where the stage's I/O is arrayed), each semantic at an
     offset by semantic index (DXC's layout).  Loads and stores anywhere in the module (a geometry
-    shader stores its outputs at each Append, a hull shader at [SV_OutputControlPointID]) are
-    rewritten to the array's elements."""
+    shader stores its outputs at each Append, a hull shader at [SV_OutputControlPointID], a mesh
+    shader at verts[i], components too) are rewritten to the array's elements."""
     found = [(v.io, v) for v in variables if v.io is not None and v.io.builtin == builtin and v.io.parts is None]
     if not found:
         return
     found.sort(key=lambda iv: iv[0].index)
     first_io, first = found[0]
-    per = first_io.arrayed or first_io.vertices
+    per = bool(first_io.arrayed or first_io.vertices or first_io.mesh == "vertex")    # one array per vertex
     where: dict[int, tuple[int, ir.Type]] = {}
     layout, offset = [], 0
     for io, v in found:
-        t = _value_type(v)
+        t = v.type.elem if per and isinstance(v.type, ir.Array) else v.type
         layout.append((io.index, offset, str(t)))
         where[id(v)] = (offset, t)
         offset += _components(t)
     arr = ir.Array(ir.FLOAT, offset)
     outer = first.type.size if per and isinstance(first.type, ir.Array) else None
     io = ir.IOInfo(first_io.semantic, first_io.index, builtin=builtin, parts=tuple(layout), arrayed=first_io.arrayed,
-                   vertices=first_io.vertices, patch=first_io.patch, stream=first_io.stream)
+                   vertices=first_io.vertices, patch=first_io.patch, stream=first_io.stream, mesh=first_io.mesh)
     new = ir.Variable(f"{first.name.split('.')[0]}.var.{first_io.semantic}", ir.Array(arr, outer) if per else arr,
                       first.storage, first.loc, io=io)
     variables[variables.index(first)] = new
@@ -374,6 +372,14 @@ def _combine(module: ir.Module, variables: list[ir.Variable], builtin: str) -> N
         return e
 
     def stores(s: ir.Store) -> list[ir.Stmt] | None:
+        if isinstance(s.place, ir.SwizzleRef) and (hit := split(s.place.base)) is not None:   # verts[i].c.yx = v
+            off, t, point, comp = hit
+            assert comp is None         # a swizzle is of a vector value
+            value = ir.rewrite_expr(s.value, change)
+            if len(s.place.comps) == 1:
+                return [ir.Store(element(point, ir.Const(ir.INT, off + s.place.comps[0])), value, s.loc)]
+            return [ir.Store(element(point, ir.Const(ir.INT, off + c)), ir.Extract(value, j, ir.FLOAT), s.loc)
+                    for j, c in enumerate(s.place.comps)]
         hit = split(s.place)
         if hit is None:
             return None

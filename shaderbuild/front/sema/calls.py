@@ -182,6 +182,16 @@ class CallLowering(SemaBase):
                 call_args.append(self.convert(self.rvalue(default), pt, default.loc))
                 continue
             a, v = args[i], values[i]
+            if isinstance(pt, ir.RayQuery):     # passed by reference, as DXC passes its handle: the query itself
+                if not (is_place[i] and isinstance(v, ir.VarRef) and v.type == pt):
+                    raise error(f"the argument for parameter '{f.decl.params[i].name}' must be a '{pt}' variable, "
+                                f"not '{v.type}'", a.loc)
+                call_args.append(v)
+                continue
+            kind = f.decl.params[i].type.name
+            if kind in ("ConstantBuffer", "TextureBuffer") and not (is_place[i] and _is_block(v, kind)):
+                raise error(f"the argument for parameter '{f.decl.params[i].name}' must be a {kind} (a copy of its "
+                            f"block is passed), not a value of type '{v.type}'", a.loc)
             if d == "in":
                 value = self.load(v) if is_place[i] else v
                 call_args.append(self.convert(value, pt, a.loc))
@@ -664,6 +674,14 @@ class CallLowering(SemaBase):
 
     def void_value(self, loc: SourceLoc) -> ir.Expr:
         return _VoidValue(loc)
+
+
+def _is_block(place: ir.Expr, kind: str) -> bool:
+    """Whether a place is a ConstantBuffer / TextureBuffer variable (or an element of an array of them)."""
+    while isinstance(place, ir.IndexRef):
+        place = place.base
+    b = place.var.binding if isinstance(place, ir.VarRef) else None
+    return b is not None and b.kind == kind
 
 
 class _VoidValue(ir.Const):

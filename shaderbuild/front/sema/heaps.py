@@ -80,7 +80,7 @@ class HeapLowering(SemaBase):
             binding = ir.Binding(info.register_class, None, 0, None, heap=x.heap)
             var = ir.Variable(name, ir.Array(to, None), ir.Storage.UNIFORM, x.loc, binding=binding)
             views[(x.heap, to)] = var
-            self.globals.append(var)  # type: ignore[attr-defined]   # Analyzer
+            self.globals.append(var)
         if isinstance(x.index, ir.Intrinsic) and x.index.name == "NonUniformResourceIndex":
             ir.view_binding(var)[0].non_uniform = True
         return ir.Load(ir.IndexRef(ir.VarRef(var, x.loc), x.index, to), to)

@@ -7,6 +7,7 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import struct
 from collections.abc import Callable
@@ -46,6 +47,13 @@ from .scope import (
     VarSymbol,
 )
 from .stmts import StmtLowering, ends_flow
+from .struct_resources import (
+    StructResourceLowering,
+    StructResources,
+    StructResourcesArray,
+    set_data,
+    struct_has_resource,
+)
 from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
@@ -73,7 +81,7 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
                RayTracingLowering, BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
@@ -488,7 +496,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         st = self.types.named.get(d.owner or "")
         if not isinstance(st, ir.Struct):
             raise error(f"'{d.owner}' is not a struct", d.loc)
-        ptypes = [self.resolve_type(p.type, p.dims) for p in d.params]
+        ptypes = [_param_type(self.resolve_type(p.type, p.dims)) for p in d.params]
         for info in self.methods.get(st.name, {}).get(d.name, []):
             if info.param_types == ptypes and info.decl.body is None and not info.defined:
                 if self.resolve_type(d.return_type, d.return_dims) != info.return_type:
@@ -573,13 +581,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             var_type: ir.Type = base.elem
             binding = self.block_binding(base.kind, d.register, d.attributes, d.name)
             if t is not base:       # ConstantBuffer<T> cbs[N]: N blocks at registers b, b+1, ... (SPIR-V: an array of blocks)
-                if base.kind != "ConstantBuffer" or not isinstance(t, ir.Array) or t.elem is not base:
-                    raise error(f"only one-dimensional arrays of ConstantBuffer are supported, not '{t}'", d.loc)
-                if t.size is None:
-                    raise error("unbounded arrays of ConstantBuffer are not supported yet", d.loc)
+                if dims_count is None:  # (cbs[M][N]: M * N blocks, flattened by passes/flatten_resource_arrays)
+                    raise error(f"unbounded arrays of {base.kind} are not supported yet", d.loc)
                 if any(a.name == "vk::push_constant" for a in d.attributes):
                     raise error("a push-constant block cannot be an array", d.loc)
-                var_type, binding.count = ir.Array(base.elem, t.size), t.size
+                var_type, binding.count = _with_elem(t, base.elem), dims_count
             elif any(a.name == "vk::push_constant" for a in d.attributes):
                 self.push_constant(d, base.elem)
                 return
@@ -646,6 +652,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             return
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
+            return
+        if struct_has_resource(t):      # a struct with resource members, or an array of them
+            self.struct_resource_global(d, t)
             return
         self.loose_uniform(d, t)
 
@@ -732,8 +741,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 binding.vk_explicit = (vals[0], vals[1] if len(vals) > 1 else 0)
         return binding
 
-    def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> None:
-        """A global without `static` is a member of the implicit `$Globals` cbuffer."""
+    def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> int:
+        """A global without `static` is a member of the implicit `$Globals` cbuffer (the field index returned)."""
         if d.init is not None:
             self.sink.warning(f"the initializer of uniform global '{d.name}' is ignored; declare it 'static const' "
                               f"for a compile-time constant", d.init.loc)
@@ -753,6 +762,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         sym = MemberSymbol(var)
         sym.index = len(fields) - 1
         self.declare(d.name, sym, d.loc)
+        return sym.index
 
     def push_constant(self, d: ast.VarDecl, t: ir.Type) -> None:
         if not isinstance(t, ir.Struct):
@@ -834,8 +844,15 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             raise error(f"field '{name}' has type 'void'", loc)
 
     def cbuffer(self, d: ast.CBufferDecl) -> None:
-        fields = []
-        members = []
+        fields: list[ir.StructField] = []
+        members: list[ast.VarDecl | None] = []      # per field: its member (None: a struct's data, declared below)
+        holding: list[StructResources | StructResourcesArray] = []     # members holding resources
+
+        def add_data(data: ir.Type, m: ast.VarDecl) -> int:
+            fields.append(ir.StructField(m.name, data))
+            members.append(None)
+            return len(fields) - 1
+
         for m in d.members:
             check_modifiers(m.qualifiers, GLOBAL, m.loc)
             t = self.resolve_type(m.type, m.dims)
@@ -846,6 +863,9 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 self.global_var(m)
                 continue
             self.check_member_type(m.name, t, m.loc)
+            if struct_has_resource(t):      # a struct with resource members (or an array): its resources are globals
+                holding.append(self.struct_resource_global(m, t, functools.partial(add_data, m=m)))
+                continue
             _refuse_struct_resource(m.name, t, m.loc)
             self.check_type_qualifiers(m.qualifiers, t, m.loc)
             row_major = self.majorness(m)
@@ -860,10 +880,13 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         binding = self.block_binding(d.kind, d.register, d.attributes, d.name)
         var = ir.Variable(d.name, st, ir.Storage.UNIFORM, d.loc, binding=binding, const=True)
         self.globals.append(var)
-        for i, m in enumerate(members):
-            sym = MemberSymbol(var)
-            sym.index = i
-            self.declare(m.name, sym, m.loc)
+        for sr in holding:
+            set_data(sr, var)
+        for i, member in enumerate(members):
+            if member is not None:
+                sym = MemberSymbol(var)
+                sym.index = i
+                self.declare(member.name, sym, member.loc)
 
     def place(self, e, for_write):  # cbuffer members resolve to fields
         if isinstance(e, ast.Name):
@@ -888,11 +911,12 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
         for p in d.params:
             check_modifiers(p.qualifiers, PARAMETER, p.loc)
-            t = self.resolve_type(p.type, p.dims)
-            _local_only(t, p.type.loc, "a function parameter")
+            t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             self.check_type_qualifiers(p.qualifiers, t, p.loc)
             q = p.qualifiers
             direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
+            if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
+                raise error(f"a '{p.type.name}' parameter cannot be '{direction}': the buffer is read-only", p.loc)
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
@@ -1327,9 +1351,24 @@ def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, 
 
 
 def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
-    """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
+    """A RayQuery is a function-local object (or a parameter naming the caller's): refuse it as `what`."""
     if isinstance(t, ir.RayQuery):
         raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
+
+
+def _with_elem(t: ir.Type, elem: ir.Type) -> ir.Type:
+    """The array type t with its innermost element replaced by elem."""
+    return ir.Array(_with_elem(t.elem, elem), t.size) if isinstance(t, ir.Array) else elem
+
+
+def _param_type(t: ir.Type) -> ir.Type:
+    """A `ConstantBuffer<T>` / `TextureBuffer<T>` parameter is an `in T`: the buffer cannot change during the
+    invocation, so the callee reading a copy of the block reads what DXC's handle would (the argument, a
+    block variable, already has type T)."""
+    if isinstance(t, ir.Resource) and KINDS[t.kind].element == "block":
+        assert t.elem is not None       # sema requires a struct template argument
+        return t.elem
+    return t
 
 
 def _predefined_scope() -> Scope:

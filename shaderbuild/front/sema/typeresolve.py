@@ -115,7 +115,8 @@ class TypeResolver:
             arg = ref.args[0]
             if len(ref.args) > (2 if KINDS[name].ms else 1):
                 raise error(f"too many template arguments for '{name}'", ref.args[-1].loc)
-            if len(ref.args) == 2:      # Texture2DMS<T, samples>: an integer constant expression (not kept)
+            samples = 0
+            if len(ref.args) == 2:      # Texture2DMS<T, samples>: an integer constant expression
                 samples = self.const_eval(ref.args[1])
                 if not 0 <= samples <= 128:
                     raise error(f"sample count {samples} of '{name}' is out of range [0, 128]", ref.args[1].loc)
@@ -133,7 +134,7 @@ class TypeResolver:
                             f"'{inner}'", arg.loc)
             if self.element_major is not None and _has_matrix(elem) and self.element_major(arg):
                 return ir.Resource(name, elem, row_major=True)
-            return ir.Resource(name, elem)
+            return ir.Resource(name, elem, samples=samples)
         if name == "sampler":
             return ir.Resource("SamplerState")
         if name == "RayDesc":
