@@ -79,21 +79,11 @@ def _rename(body: list[ir.Stmt], renames: dict[int, ir.Variable]) -> None:
 def _call_sites(body: list[ir.Stmt], module: ir.Module, locations: _Locations,
                 attributes: dict[ir.Type, ir.Variable]) -> list[ir.Stmt]:
     """`body` with each TraceRay / CallShader / ReportHit passing a variable of its storage class."""
-    out: list[ir.Stmt] = []
-    for s in body:
-        if isinstance(s, ir.If):
-            s.then = _call_sites(s.then, module, locations, attributes)
-            s.else_ = _call_sites(s.else_, module, locations, attributes)
-        elif isinstance(s, ir.Loop):
-            s.body = _call_sites(s.body, module, locations, attributes)
-            s.continuing = _call_sites(s.continuing, module, locations, attributes)
-        elif isinstance(s, ir.Switch):
-            for c in s.cases:
-                c.body = _call_sites(c.body, module, locations, attributes)
+
+    def change(s: ir.Stmt) -> list[ir.Stmt] | None:
         call = _ray_call(s)
         if call is None:
-            out.append(s)
-            continue
+            return None
         temp = call.args[-1]
         assert isinstance(temp, ir.VarRef)      # sema passes a caller temporary (ir.intrinsics.RAY_CALLS)
         t = temp.var.type
@@ -106,12 +96,13 @@ def _call_sites(body: list[ir.Stmt], module: ir.Module, locations: _Locations,
             g = ir.Variable(f"{call.name}.{temp.var.name}", t, _CALL_SITE[call.name], temp.var.loc)
             locations.assign(g)
             module.globals.append(g)
-        out.append(ir.Store(ir.VarRef(g), ir.Load(ir.VarRef(temp.var), t)))
         call.args[-1] = ir.VarRef(g)
-        out.append(s)
+        out = [ir.Store(ir.VarRef(g), ir.Load(ir.VarRef(temp.var), t)), s]
         if call.name != "ReportHit":        # payload and callable data are inout
             out.append(ir.Store(ir.VarRef(temp.var), ir.Load(ir.VarRef(g), t)))
-    return out
+        return out
+
+    return ir.rewrite_stmts(body, change)
 
 
 def _ray_call(s: ir.Stmt) -> ir.Intrinsic | None:
