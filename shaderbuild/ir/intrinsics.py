@@ -50,7 +50,9 @@ def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[Int
 
 
 PIXEL = frozenset({"pixel"})
-PIXEL_COMPUTE = frozenset({"pixel", "compute"})
+# quad operations need 2x2 quads: pixel shaders, and compute/mesh/amplification groups (DXIL.rst's op table);
+# wave operations are allowed in every stage (SM 6.0)
+QUAD_STAGES = frozenset({"pixel", "compute", "mesh", "amplification"})
 THREAD_GROUPS = frozenset({"compute", "mesh", "amplification"})    # stages with groups and groupshared memory
 MESH = frozenset({"mesh"})
 # the ray-tracing shader kinds (ir/raytracing.py) each DXR intrinsic is allowed in (D3D12 Raytracing spec)
@@ -97,22 +99,24 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=THREAD_GROUPS, side_effects=True),
-    # a fence on groupshared memory needs a thread group (DXC's validator: outside compute, mesh and amplification shaders a barrier
-    # "must only sync UAV"), so only DeviceMemoryBarrier is allowed in every stage
+    # a fence on groupshared memory needs a thread group (DXC's validator: outside compute, mesh and
+    # amplification shaders a barrier "must only sync UAV"), so only DeviceMemoryBarrier is allowed in every stage
     *_sigs("GroupMemoryBarrier AllMemoryBarrier", "", "v", stages=THREAD_GROUPS, side_effects=True),
     *_sigs("DeviceMemoryBarrier", "", "v", side_effects=True),
-    *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveIsFirstLane", "", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", side_effects=True),
+    *_sigs("WaveIsFirstLane", "", "b", side_effects=True),
     *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "
-           "WaveReadLaneFirst QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal",
-           "T", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveReadLaneAt QuadReadLaneAt", "T u", "T", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", stages=PIXEL_COMPUTE, side_effects=True),
+           "WaveReadLaneFirst", "T", "T", "fiu", side_effects=True),
+    *_sigs("QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal", "T", "T", "fiu", stages=QUAD_STAGES,
+           side_effects=True),
+    *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", side_effects=True),
+    *_sigs("WaveReadLaneAt", "T u", "T", "fiu", side_effects=True),
+    *_sigs("QuadReadLaneAt", "T u", "T", "fiu", stages=QUAD_STAGES, side_effects=True),
+    *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", side_effects=True),
     # per component, as DXC (bool<> WaveActiveAllEqual(numeric<>)): a vector gives a bool vector
-    *_sigs("WaveActiveAllEqual", "T", "B", "fiu", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", stages=PIXEL_COMPUTE, side_effects=True),
-    *_sigs("WaveActiveBallot", "b", "u4", "b", stages=PIXEL_COMPUTE, side_effects=True),
+    *_sigs("WaveActiveAllEqual", "T", "B", "fiu", side_effects=True),
+    *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", side_effects=True),
+    *_sigs("WaveActiveBallot", "b", "u4", "b", side_effects=True),
     *_sigs("NonUniformResourceIndex", "u", "u", "u"),
     # DXR system values and ray-tracing calls (TraceRay, ReportHit and CallShader take a payload,
     # attribute or callable-data struct: typed in sema/calls.py, listed in SPECIAL)

@@ -417,3 +417,40 @@ def test_vertex_shader_reads_cbuffer():
     assert R.pixel(px, W, 0, 0) == (0, 0, 0, 0)
     assert R.pixel(px, W, 4, 4) == (255, 255, 0, 255)
     assert R.pixel(px, W, 7, 7) == (255, 255, 0, 255)
+
+
+VS_WAVE = """
+cbuffer C : register(b0) { uint k; };
+struct VOut { float4 pos : SV_Position; nointerpolation float4 c : COLOR0; };
+VOut main(uint id : SV_VertexID) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    // wave operations are allowed in every stage (SM 6.0); these give the same value in any wave shape
+    uint first = WaveReadLaneFirst(k);                       // k is uniform
+    bool all = WaveActiveAllTrue(k == 7);
+    bool any_lane = WaveActiveAnyTrue(id < 3);
+    uint lanes = WaveActiveCountBits(true);                  // 1..3 vertices of the one triangle in the wave
+    bool count_ok = lanes >= 1 && lanes <= WaveGetLaneCount();
+    o.c = float4(first / 255.0, all ? 1.0 : 0.0, any_lane ? 1.0 : 0.0, count_ok ? 1.0 : 0.0);
+    return o;
+}
+"""
+PS_WAVE = """
+float4 main(float4 pos : SV_Position, nointerpolation float4 c : COLOR0) : SV_Target { return c; }
+"""
+
+
+def test_wave_operations_in_a_vertex_shader():
+    """DXC allows wave intrinsics in every stage: a vertex shader's uniform reads and votes, drawn on
+    lavapipe (and from the DXIL twins through dxil-spirv by R.draw)."""
+    px = R.draw(VS_WAVE, PS_WAVE, W, H, {"C": R.uniform(R.pack("I", [7, 0, 0, 0]))})
+    assert R.pixel(px, W, 3, 3) == (7, 255, 255, 255)
+
+
+def test_quad_operations_outside_quads_are_located_errors():
+    """Quad operations need 2x2 quads (pixel shaders, compute/mesh/amplification groups; DXIL.rst's op table)."""
+    src = "float4 main(float4 p : POSITION) : SV_Position {\n    return QuadReadAcrossX(p);\n}\n"
+    assert R.errors(R.compile_hlsl(src, "main", "vs_6_0")) == [
+        "2:12: intrinsic 'QuadReadAcrossX' is not allowed in vertex shaders "
+        "(allowed in: amplification, compute, mesh, pixel)"]
