@@ -30,7 +30,9 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 """
 NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
          "importlib.metadata", "email", "zipfile", "subprocess", "threading", "shaderbuild.build",
-         "shaderbuild.cli_parser", "shaderbuild.plugin.lazy"}
+         "shaderbuild.cli_parser", "shaderbuild.plugin.lazy",
+         # stage-specific modules, imported when a shader has such a stage (issue 15)
+         "shaderbuild.passes.hit_terminators", "shaderbuild_spirv.raytracing"}
 OTHER_BACKEND_ALLOWED = {
     "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin", "shaderbuild_dxil.polyfills"},
     "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin", "shaderbuild_spirv.polyfills", "shaderbuild_spirv.vulkan"},
