@@ -7,7 +7,6 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 from __future__ import annotations
 
 import contextlib
-import re
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
 from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
-from ...ir.subobjects import SUBOBJECT_KINDS
+from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
@@ -46,7 +45,6 @@ from .scope import (
     VarSymbol,
 )
 from .stmts import StmtLowering, ends_flow
-from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
@@ -57,8 +55,11 @@ GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
 MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
 
 MAX_ARRAY_ELEMENTS = 1 << 24
-_ONE_VECTOR = re.compile(r"(?:bool|u?int|dword|half|float|double|min16(?:float|u?int)|min10float|min12int|"
-                         r"u?int(?:16|32|64)_t|float(?:16|32|64)_t)1")
+# one-element vector type names (a set: a regex here cost its compile on every cold start)
+_ONE_VECTOR = frozenset(f"{t}1" for t in (
+    "bool", "int", "uint", "dword", "half", "float", "double", "min16float", "min16int", "min16uint", "min10float",
+    "min12int", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float16_t", "float32_t",
+    "float64_t"))
 MAX_ARRAY_DIMENSIONS = 32
 # [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
 VK_BUILTIN_ATTRIBUTE = ("PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex", "DeviceIndex",
@@ -132,8 +133,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
-        self.subobjects: list[ir.Subobject] = []        # sema/subobjects.py
-        declare_constants(self)
+        self.subobjects: list[ir.Subobject] = []        # sema/subobjects.py (imported when a shader declares one)
         self.spec_locs: dict[int, SourceLoc] = {}
         self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)  # type: ignore[arg-type]  # no declaration
 
@@ -548,6 +548,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
 
     def _global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
         if d.type.name in SUBOBJECT_KINDS:
+            from .subobjects import subobject_global
+
             obj = subobject_global(self, d, local_static)
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
@@ -611,7 +613,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 raise error("groupshared variables cannot have an initializer", d.init.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
-            if _ONE_VECTOR.fullmatch(d.type.name):
+            if d.type.name in _ONE_VECTOR:
                 self.one_vector_elements[id(var)] = d.type.name
             return
         if isinstance(t, ir.VoidType):
@@ -811,7 +813,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
         elem = d.type.args[0] if d.type.args else None
-        if isinstance(elem, ast.TypeRef) and _ONE_VECTOR.fullmatch(elem.name):
+        if isinstance(elem, ast.TypeRef) and elem.name in _ONE_VECTOR:
             self.one_vector_elements[id(var)] = elem.name
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
@@ -1092,6 +1094,8 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
         module.subobjects = self.subobjects
         module.payload_access = self.payload_access
         if library and self.subobjects:      # names the hit groups and associations refer to
+            from .subobjects import check_exports, check_shader_config
+
             kinds = {info.decl.name: marked[0] for info in self.funcs
                      if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}
             check_exports(self.subobjects, kinds, self.sink)
@@ -1333,10 +1337,13 @@ def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
 
 
 def _predefined_scope() -> Scope:
-    """The predefined enumerations (RAY_FLAG_*, COMMITTED_*, ...: ir/raytracing.py), in a scope
-    below the user's global scope, so that a declaration of the same name shadows them."""
+    """The predefined enumerations (RAY_FLAG_*, COMMITTED_*, ...: ir/raytracing.py; the subobjects'
+    STATE_OBJECT_FLAG_*, ...: ir/subobjects.py), in a scope below the user's global scope, so that a
+    declaration of the same name shadows them."""
     scope = Scope()
     for name, value in RT_CONSTANTS.items():
+        scope.names[name] = EnumConstSymbol(value, ir.UINT)
+    for name, value in SUBOBJECT_CONSTANTS.items():
         scope.names[name] = EnumConstSymbol(value, ir.UINT)
     return scope
 
