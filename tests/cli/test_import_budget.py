@@ -36,7 +36,8 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "shaderbuild.cli_parser", "shaderbuild.plugin.lazy",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
-         "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects"}
+         "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
+         "shaderbuild.front.sema.mesh"}
 OTHER_BACKEND_ALLOWED = {
     "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin", "shaderbuild_dxil.polyfills"},
     "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin", "shaderbuild_spirv.polyfills", "shaderbuild_spirv.vulkan"},

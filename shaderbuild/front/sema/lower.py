@@ -22,13 +22,11 @@ from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
-from ..parser import TEMPLATE_TYPES, is_builtin_type_name
+from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
-from .mesh import PARAMS as MESH_PARAMS
-from .mesh import mesh_info
 from .precise import mark_precise
 from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
@@ -1061,7 +1059,7 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
         for f in order:      # the mesh parameters belong to the entry point (static_init has no declaration)
             params = f.decl.params if f.decl is not None else []
-            q = next((q for p in params for q in MESH_PARAMS if q in p.qualifiers), None)
+            q = _mesh_qualifier(params)
             if f is not entry and q is not None:
                 p = next(p for p in params if q in p.qualifiers)
                 raise error(f"'{q}' parameters are only allowed on a mesh shader's entry point", p.loc)
@@ -1167,7 +1165,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
                     raise error("numthreads Z value exceeds 64", a.loc)
-        mesh = mesh_info(self, info, numthreads) if stage in ("mesh", "amplification") else None
+        mesh = None
+        if stage in ("mesh", "amplification"):
+            from .mesh import mesh_info
+
+            mesh = mesh_info(self, info, numthreads)
         if stage == "compute" and numthreads is None:
             raise error(f"compute entry point '{d.name}' requires the [numthreads(x, y, z)] attribute", d.loc)
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
@@ -1179,11 +1181,11 @@ class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, T
                 continue
             if stage == "geometry" and isinstance(t, ir.Array):
                 t = t.elem      # a primitive's vertices
-            if stage == "mesh" and any(q in p.qualifiers for q in MESH_PARAMS):
+            q = _mesh_qualifier([p])
+            if stage == "mesh" and q is not None:
                 continue        # vertices/primitives carry their semantics in their element type
-            if any(q in p.qualifiers for q in MESH_PARAMS):
-                raise error(f"'{next(q for q in MESH_PARAMS if q in p.qualifiers)}' parameters are only allowed "
-                            f"in a mesh shader", p.loc)
+            if q is not None:
+                raise error(f"'{q}' parameters are only allowed in a mesh shader", p.loc)
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
@@ -1334,6 +1336,16 @@ def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
     """A RayQuery is a function-local object: refuse it as `what` (DXC passes it by handle; not supported)."""
     if isinstance(t, ir.RayQuery):
         raise error(f"'{t}' cannot be {what}: a RayQuery must be a local variable of the function that uses it", loc)
+
+
+def _mesh_qualifier(params: list[ast.VarDecl]) -> str | None:
+    """The first mesh-parameter qualifier of `params` in sema/mesh.py's order (PARAMS), which is
+    imported only when there is one (cold start, issue 15)."""
+    if not any(q in MESH_QUALIFIERS for p in params for q in p.qualifiers):
+        return None
+    from .mesh import PARAMS
+
+    return next((q for p in params for q in PARAMS if q in p.qualifiers), None)
 
 
 def _predefined_scope() -> Scope:
