@@ -37,7 +37,7 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
-         "shaderbuild.front.sema.mesh"}
+         "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery"}
 OTHER_BACKEND_ALLOWED = {
     "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin", "shaderbuild_dxil.polyfills"},
     "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin", "shaderbuild_spirv.polyfills", "shaderbuild_spirv.vulkan"},

@@ -28,7 +28,6 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
-from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import (
@@ -72,7 +71,7 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+class Analyzer(ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering,
                RayTracingLowering, BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
