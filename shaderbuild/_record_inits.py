@@ -18,6 +18,13 @@ def init_dd(self, _a0=_M, _a1=_M):
   self._a1 = _a1
 
 
+def init_dddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+
+
 def init_ddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -34,6 +41,55 @@ def init_ddddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a4 = _a4
   self._a5 = _a5
   self._a6 = _a6
+
+
+def init_dddddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+
+
+def init_dddfffddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M, _a32=_M, _a33=_M, _a34=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _f14() if _a14 is _M else _a14
+  self._a15 = _a15
+  self._a16 = _a16
+  self._a17 = _a17
+  self._a18 = _a18
+  self._a19 = _a19
+  self._a20 = _a20
+  self._a21 = _a21
+  self._a22 = _a22
+  self._a23 = _a23
+  self._a24 = _a24
+  self._a25 = _a25
+  self._a26 = _a26
+  self._a27 = _a27
+  self._a28 = _a28
+  self._a29 = _a29
+  self._a30 = _a30
+  self._a31 = _a31
+  self._a32 = _f32() if _a32 is _M else _a32
+  self._a33 = _f33() if _a33 is _M else _a33
+  self._a34 = _a34
 
 
 def init_dddfffdddddddfdddddddddddddddddf(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M):
@@ -71,6 +127,32 @@ def init_dddfffdddddddfdddddddddddddddddf(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, 
   self._a31 = _f31() if _a31 is _M else _a31
 
 
+def init_ddffdff(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+
+
+def init_ffffffffffffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+  self._a0 = _f0() if _a0 is _M else _a0
+  self._a1 = _f1() if _a1 is _M else _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _f11() if _a11 is _M else _a11
+  self._a12 = _a12
+
+
 def init_p(self, _a0):
   self._a0 = _a0
 
@@ -90,6 +172,13 @@ def init_pdd(self, _a0, _a1=_M, _a2=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
+
+
+def init_pddd(self, _a0, _a1=_M, _a2=_M, _a3=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
 
 
 def init_pdddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M):
@@ -112,6 +201,22 @@ def init_pdddddddddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, 
   self._a8 = _a8
   self._a9 = _a9
   self._a10 = _a10
+
+
+def init_pdddddddddddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
 
 
 def init_pdddddddf(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
@@ -138,6 +243,12 @@ def init_pdddfffffdd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, 
   self._a8 = _f8() if _a8 is _M else _a8
   self._a9 = _a9
   self._a10 = _a10
+
+
+def init_pfd(self, _a0, _a1=_M, _a2=_M):
+  self._a0 = _a0
+  self._a1 = _f1() if _a1 is _M else _a1
+  self._a2 = _a2
 
 
 def init_pfdddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
@@ -214,6 +325,19 @@ def init_ppddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_
   self._a8 = _a8
 
 
+def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+
+
 def init_ppdddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -235,6 +359,18 @@ def init_ppdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
   self._a2 = _a2
   self._a3 = _f3() if _a3 is _M else _a3
   self._a4 = _a4
+
+
+def init_ppdfffdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _a8
 
 
 def init_ppf(self, _a0, _a1, _a2=_M):
@@ -261,6 +397,21 @@ def init_ppffdfffd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_
   self._a6 = _f6() if _a6 is _M else _a6
   self._a7 = _f7() if _a7 is _M else _a7
   self._a8 = _a8
+
+
+def init_ppffdfffdfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _f11() if _a11 is _M else _a11
 
 
 def init_ppfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
@@ -338,6 +489,41 @@ def init_pppddddddffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_
   self._a11 = _a11
 
 
+def init_pppddddddffdd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _a11
+  self._a12 = _a12
+
+
+def init_pppddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+
+
+def init_pppdfff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+
+
 def init_pppfdd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -360,6 +546,35 @@ def init_pppfdddddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M,
   self._a9 = _f9() if _a9 is _M else _a9
 
 
+def init_pppfdddddfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+
+
+def init_pppfddfffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _a9
+
+
 def init_pppffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -367,6 +582,19 @@ def init_pppffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a3 = _f3() if _a3 is _M else _a3
   self._a4 = _f4() if _a4 is _M else _a4
   self._a5 = _a5
+
+
+def init_pppffddddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
 
 
 def init_pppp(self, _a0, _a1, _a2, _a3):
@@ -382,6 +610,40 @@ def init_ppppd(self, _a0, _a1, _a2, _a3, _a4=_M):
   self._a2 = _a2
   self._a3 = _a3
   self._a4 = _a4
+
+
+def init_ppppddd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+
+
+def init_ppppddddd_post(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self.__post_init__()
+
+
+def init_ppppddfd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M, _a7=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _a7
 
 
 def init_ppppdf(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M):
@@ -422,6 +684,15 @@ def init_ppppp(self, _a0, _a1, _a2, _a3, _a4):
   self._a4 = _a4
 
 
+def init_pppppd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+
+
 def init_pppppddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -451,6 +722,25 @@ def init_pppppdddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, 
   self._a14 = _a14
 
 
+def init_pppppddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
+  self._a15 = _a15
+
+
 def init_pppppddfff(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -462,6 +752,53 @@ def init_pppppddfff(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_
   self._a7 = _f7() if _a7 is _M else _a7
   self._a8 = _f8() if _a8 is _M else _a8
   self._a9 = _f9() if _a9 is _M else _a9
+
+
+def init_pppppddfffddddddddddfddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
+  self._a15 = _a15
+  self._a16 = _a16
+  self._a17 = _a17
+  self._a18 = _a18
+  self._a19 = _a19
+  self._a20 = _f20() if _a20 is _M else _a20
+  self._a21 = _a21
+  self._a22 = _a22
+  self._a23 = _a23
+  self._a24 = _a24
+  self._a25 = _a25
+  self._a26 = _a26
+  self._a27 = _a27
+  self._a28 = _a28
+  self._a29 = _a29
+
+
+def init_pppppddffff(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _f10() if _a10 is _M else _a10
 
 
 def init_pppppdfdfd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
@@ -477,6 +814,23 @@ def init_pppppdfdfd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_
   self._a9 = _a9
 
 
+def init_pppppdfdfdffdd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _f11() if _a11 is _M else _a11
+  self._a12 = _a12
+  self._a13 = _a13
+
+
 def init_pppppf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -484,6 +838,91 @@ def init_pppppf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
   self._a3 = _a3
   self._a4 = _a4
   self._a5 = _f5() if _a5 is _M else _a5
+
+
+def init_ppppppdddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
+  self._a15 = _a15
+  self._a16 = _a16
+  self._a17 = _a17
+
+
+def init_ppppppff(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+
+
+def init_pppppppd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+
+
+def init_pppppppddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+
+
+def init_ppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+
+
+def init_pppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
 
 
 def init_ppppppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10=_M, _a11=_M):
@@ -499,3 +938,64 @@ def init_ppppppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a
   self._a9 = _a9
   self._a10 = _a10
   self._a11 = _a11
+
+
+def init_ppppppppppdfddfdddffddf(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _f11() if _a11 is _M else _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _f14() if _a14 is _M else _a14
+  self._a15 = _a15
+  self._a16 = _a16
+  self._a17 = _a17
+  self._a18 = _f18() if _a18 is _M else _a18
+  self._a19 = _f19() if _a19 is _M else _a19
+  self._a20 = _a20
+  self._a21 = _a21
+  self._a22 = _f22() if _a22 is _M else _a22
+
+
+def init_pppppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+
+
+def init_pppppppppppppdddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13=_M, _a14=_M, _a15=_M, _a16=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
+  self._a15 = _a15
+  self._a16 = _a16

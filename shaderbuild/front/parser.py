@@ -36,7 +36,7 @@ TEMPLATE_TYPES = frozenset({
 OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
-_UNSIGNED_RE = re.compile(r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$")
+_UNSIGNED_RE = r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$"    # compiled when first met
 _UNSIGNED_OF = {"int": "uint", "int16_t": "uint16_t", "int32_t": "uint32_t", "int64_t": "uint64_t",
                 "min16int": "min16uint"}
 # Effects (FX) syntax that DXC parses and ignores at SM 6 (warning group effects-syntax): object types
@@ -458,7 +458,7 @@ class Parser:
             raise error("'signed' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":
             self.advance()
-            m = _UNSIGNED_RE.match(self.tok.text) if self.tok.kind is TokKind.IDENT else None
+            m = re.match(_UNSIGNED_RE, self.tok.text) if self.tok.kind is TokKind.IDENT else None
             if m:
                 self.advance()
             name = _UNSIGNED_OF[m.group(1)] + m.group(2) if m else "uint"

@@ -17,9 +17,19 @@ import os
 from .. import ir
 from ..capabilities import Capabilities
 from ..options import CompileOptions
-from . import dx_registers, entry_wrapper, flatten_resource_arrays, hit_terminators, inline, resource_locals, unroll
+from . import dx_registers, entry_wrapper, flatten_resource_arrays, inline, resource_locals, unroll
 
-PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, hit_terminators.run, dx_registers.run,
+
+def _end_hits(module: ir.Module, options: CompileOptions) -> None:
+    """hit_terminators.run, imported when a library has entries (IgnoreHit and AcceptHitAndEndSearch
+    are any-hit intrinsics, and any-hit shaders live in libraries only)."""
+    if module.entries:
+        from . import hit_terminators
+
+        hit_terminators.run(module, options)
+
+
+PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, _end_hits, dx_registers.run,
             inline.run, unroll.run)
 
 

@@ -13,6 +13,8 @@ backend's own raise passes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
@@ -20,7 +22,10 @@ from ..ir.clone import clone_expr
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
-from . import evaluate_attribute, mesh_io
+from . import evaluate_attribute
+
+if TYPE_CHECKING:
+    from .mesh_io import MeshBindings
 
 MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
 
@@ -47,7 +52,12 @@ class _Builder:
         self.param_inputs: dict[int, ir.Expr] = {}   # pixel: the value each input parameter got (evaluate_attribute)
         self.mesh_kind: str | None = None            # mesh: the outputs made now are per 'vertex' / 'primitive'
         self.per_primitive = False                   # pixel: the inputs made now are [[vk::perprimitive]]
-        self.mesh = mesh_io.MeshBindings()
+        # mesh_io is imported for a mesh or amplification shader only (cold start, issue 15)
+        self.mesh: MeshBindings | None = None
+        if self.entry.mesh is not None or self.stage in ("mesh", "amplification"):
+            from . import mesh_io
+
+            self.mesh = mesh_io.MeshBindings()
 
     def tess_factor_type(self, name: str, t: ir.Type, direction: str, loc: SourceLoc | None) -> ir.Type:
         """SV_TessFactor / SV_InsideTessFactor: per patch, typed by [domain] (TESS_FACTOR_TYPES)."""
@@ -403,10 +413,13 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         streams = {}
     else:
         streams = _wrap_call(b, src, ep.return_semantic, ep.return_location)
-    if module.stage == "mesh":
-        mesh_io.rewrite(module, src, b.mesh)
-    if module.stage == "amplification":
-        b.body.append(mesh_io.move_dispatch(module, ep, src))
+    if b.mesh is not None:
+        from . import mesh_io
+
+        if module.stage == "mesh":
+            mesh_io.rewrite(module, src, b.mesh)
+        if module.stage == "amplification":
+            b.body.append(mesh_io.move_dispatch(module, ep, src))
     b.body.append(ir.Return())
     if module.stage == "pixel":
         evaluate_attribute.run(module, src, b.param_inputs)
@@ -480,6 +493,12 @@ def _patch_constant_wrapper(module: ir.Module, b: _Builder, tess: ir.TessInfo) -
     tess.patch_function = wrapper
 
 
+def _bind_mesh_param(b: _Builder, ep: ir.EntryPoint, var: ir.Variable, mesh: MeshBindings) -> bool:
+    from . import mesh_io
+
+    return mesh_io.bind_param(b, ep, var, mesh, b.module)
+
+
 def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, return_location: int | None,
                hull_points: bool = False, patch_constant: bool = False) -> dict[int, tuple[int, list]]:
     """Load the inputs of `src`, call it and store its outputs (the body goes to b.body); returns a
@@ -493,7 +512,7 @@ def _wrap_call(b: _Builder, src: ir.Function, return_semantic: str | None, retur
     streams: dict[int, tuple[int, list]] = {}
     for i, p in params:
         var = p.var
-        if mesh_io.bind_param(b, ep, var, b.mesh, b.module):
+        if b.mesh is not None and _bind_mesh_param(b, ep, var, b.mesh):
             src.params.remove(p)        # written (read) in place: see mesh_io
             var.io = None
             continue

@@ -26,11 +26,18 @@ CS = """RWStructuredBuffer<uint> Out : register(u0);
 DRIVER = """import json, sys
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])
-print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+from shaderbuild import _record_inits, records
+compiled = sorted(name for shape, post in records._templates
+                  if not hasattr(_record_inits, name := records.template_name(shape, post)))
+print(json.dumps({"status": status, "modules": sorted(sys.modules), "compiled": compiled}))
 """
 NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
          "importlib.metadata", "email", "zipfile", "subprocess", "threading", "shaderbuild.build",
-         "shaderbuild.cli_parser", "shaderbuild.plugin.lazy"}
+         "shaderbuild.cli_parser", "shaderbuild.plugin.lazy",
+         # stage-specific modules, imported when a shader has such a stage (issue 15)
+         "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
+         "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
+         "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery"}
 OTHER_BACKEND_ALLOWED = {
     "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin", "shaderbuild_dxil.polyfills"},
     "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin", "shaderbuild_spirv.polyfills", "shaderbuild_spirv.vulkan"},
@@ -55,6 +62,7 @@ def _cold_compile(tmp_path: Path, target: str) -> tuple[set[str], float]:
         m = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
         if m and m[2].split(".")[0] in OWN:
             own_us += int(m[1])
+    assert not out["compiled"], f"Record __init__s compiled at run time (regenerate _record_inits.py): {out['compiled']}"
     return set(out["modules"]), own_us / 1000
 
 

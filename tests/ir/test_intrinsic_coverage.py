@@ -65,3 +65,11 @@ def test_a_method_the_kind_does_not_list_is_refused(decl, call, message):
     res = compile_cs(src)
     errors = [(d.message, d.loc.line) for d in res.diagnostics if d.severity == "error"]
     assert errors == [(message, 6)]
+
+
+def test_spirv_ray_query_lowerings_are_the_table_methods():
+    """SPIR-V's TABLE names every RayQuery method of the table and rayquery.py (imported when one is
+    called) lowers each: a method missing there would be a KeyError at compile time."""
+    from shaderbuild_spirv.rayquery import RAYQUERY_LOWERINGS
+
+    assert set(RAYQUERY_LOWERINGS) == set(table.RAYQUERY_METHODS)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from shaderbuild.diagnostics import error
+from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
 from shaderbuild.ir.nodes import Const, IndexRef, Intrinsic, Load
 from shaderbuild.ir.types import (
     BOOL,
@@ -34,7 +35,6 @@ from .builder import enum
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
-from .rayquery import RAYQUERY_LOWERINGS
 from .resource_ops import RESOURCE_METHODS
 from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_INTRINSICS
 
@@ -47,6 +47,13 @@ def lower_intrinsic(fe: ExprEmitter, e: Intrinsic) -> int | None:
     if fn is None:
         raise error(f"intrinsic '{e.name}' is not supported by the SPIR-V backend")
     return fn(fe, e)
+
+
+def _ray_query(fe: ExprEmitter, e: Intrinsic) -> int | None:
+    """A RayQuery method: rayquery.py is imported when a shader calls one (cold start, issue 15)."""
+    from .rayquery import RAYQUERY_LOWERINGS
+
+    return RAYQUERY_LOWERINGS[e.name](fe, e)
 
 
 def _args(fe: ExprEmitter, e: Intrinsic) -> list[int]:
@@ -806,7 +813,7 @@ TABLE.update({
     "ddy_fine": _derivative("OpDPdyFine", "DerivativeControl"),
 })
 TABLE.update(RESOURCE_METHODS)
-TABLE.update(RAYQUERY_LOWERINGS)
+TABLE.update({name: _ray_query for name in RAYQUERY_METHODS})
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
 TABLE.update({BEGIN_INTERLOCK: _interlock, END_INTERLOCK: _interlock})
@@ -816,8 +823,8 @@ TABLE.update({name: _wave_arith for name in WAVE_ARITH})
 TABLE.update({name: _ray_system_value for name in _RAY_BUILTINS})
 # RayQuery's RayFlags / WorldRayOrigin / WorldRayDirection / RayTMin methods share their names with DXR
 # system values: a method's first operand is its query, a system value has no operand
-TABLE.update({name: (lambda method: lambda fe, e: (method if e.args else _ray_system_value)(fe, e))(
-    RAYQUERY_LOWERINGS[name]) for name in set(RAYQUERY_LOWERINGS) & set(_RAY_BUILTINS)})
+TABLE.update({name: lambda fe, e: (_ray_query if e.args else _ray_system_value)(fe, e)
+              for name in set(RAYQUERY_METHODS) & set(_RAY_BUILTINS)})
 TABLE.update({"IgnoreHit": _ray_terminator("OpIgnoreIntersectionKHR"),
               "AcceptHitAndEndSearch": _ray_terminator("OpTerminateRayKHR"),
               "TraceRay": _trace_ray, "ReportHit": _report_hit, "CallShader": _call_shader})

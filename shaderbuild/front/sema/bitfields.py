@@ -10,17 +10,19 @@ declared type; a field that does not fit, an unnamed `T : 0`, or a type of anoth
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
+from ...records import ValueRecord
 from .. import ast
 from .base import SemaBase
 
 WriteBack = Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]
 
 
-class Bitfield(NamedTuple):
+class Bitfield(ValueRecord):
+    """A Record, not a NamedTuple: typing's NamedTuple compiles its string annotations at import (cold start)."""
+
     unit: int           # index of the unit field in the struct
     offset: int         # first bit, from the least significant
     width: int

@@ -669,7 +669,9 @@ class CallLowering(SemaBase):
             template = self.resolve_type(callee.template, []) if callee.template is not None else None
             return self.resource_method(base, callee.name, args, loc, template)
         if isinstance(t, ir.RayQuery):
-            return self.rayquery_method(base, callee.name, args, loc)
+            from .rayquery import rayquery_method
+
+            return rayquery_method(self, base, callee.name, args, loc)
         raise error(f"member reference base type '{t}' is not a structure or resource", callee.loc)
 
     def void_value(self, loc: SourceLoc) -> ir.Expr:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,19 +19,16 @@ from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
 from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
-from ...ir.subobjects import SUBOBJECT_KINDS
+from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
-from ..parser import TEMPLATE_TYPES, is_builtin_type_name
+from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
-from .mesh import PARAMS as MESH_PARAMS
-from .mesh import mesh_info
 from .precise import mark_precise
-from .rayquery import RayQueryLowering
 from .raytracing import RayTracingLowering, shader_kind
 from .resources import ResourceLowering
 from .scope import (
@@ -54,7 +50,6 @@ from .struct_resources import (
     set_data,
     struct_has_resource,
 )
-from .subobjects import check_exports, check_shader_config, declare_constants, subobject_global
 from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
@@ -65,8 +60,11 @@ GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
 MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
 
 MAX_ARRAY_ELEMENTS = 1 << 24
-_ONE_VECTOR = re.compile(r"(?:bool|u?int|dword|half|float|double|min16(?:float|u?int)|min10float|min12int|"
-                         r"u?int(?:16|32|64)_t|float(?:16|32|64)_t)1")
+# one-element vector type names (a set: a regex here cost its compile on every cold start)
+_ONE_VECTOR = frozenset(f"{t}1" for t in (
+    "bool", "int", "uint", "dword", "half", "float", "double", "min16float", "min16int", "min16uint", "min10float",
+    "min12int", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float16_t", "float32_t",
+    "float64_t"))
 MAX_ARRAY_DIMENSIONS = 32
 # [[vk::builtin("X")]] names DXC accepts (SPIR-V.rst, "Vulkan specific attributes")
 VK_BUILTIN_ATTRIBUTE = ("PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex", "DeviceIndex",
@@ -81,7 +79,7 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLowering, RayQueryLowering, TemplateLowering, StmtLowering,
+class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering,
                RayTracingLowering, BitfieldLowering):
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
@@ -140,8 +138,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
-        self.subobjects: list[ir.Subobject] = []        # sema/subobjects.py
-        declare_constants(self)
+        self.subobjects: list[ir.Subobject] = []        # sema/subobjects.py (imported when a shader declares one)
         self.spec_locs: dict[int, SourceLoc] = {}
         self.static_init_info = FuncInfo(None, [], [], ir.VOID, self.static_init, defined=True)  # type: ignore[arg-type]  # no declaration
 
@@ -556,6 +553,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def _global_var(self, d: ast.VarDecl, local_static: bool = False) -> None:
         if d.type.name in SUBOBJECT_KINDS:
+            from .subobjects import subobject_global
+
             obj = subobject_global(self, d, local_static)
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
@@ -617,7 +616,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error("groupshared variables cannot have an initializer", d.init.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc)
-            if _ONE_VECTOR.fullmatch(d.type.name):
+            if d.type.name in _ONE_VECTOR:
                 self.one_vector_elements[id(var)] = d.type.name
             return
         if isinstance(t, ir.VoidType):
@@ -821,7 +820,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
         elem = d.type.args[0] if d.type.args else None
-        if isinstance(elem, ast.TypeRef) and _ONE_VECTOR.fullmatch(elem.name):
+        if isinstance(elem, ast.TypeRef) and elem.name in _ONE_VECTOR:
             self.one_vector_elements[id(var)] = elem.name
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
@@ -1083,7 +1082,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             order = [f for f in self.reachable(self.static_init_info) if id(f) not in seen] + order
         for f in order:      # the mesh parameters belong to the entry point (static_init has no declaration)
             params = f.decl.params if f.decl is not None else []
-            q = next((q for p in params for q in MESH_PARAMS if q in p.qualifiers), None)
+            q = _mesh_qualifier(params)
             if f is not entry and q is not None:
                 p = next(p for p in params if q in p.qualifiers)
                 raise error(f"'{q}' parameters are only allowed on a mesh shader's entry point", p.loc)
@@ -1116,6 +1115,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         module.subobjects = self.subobjects
         module.payload_access = self.payload_access
         if library and self.subobjects:      # names the hit groups and associations refer to
+            from .subobjects import check_exports, check_shader_config
+
             kinds = {info.decl.name: marked[0] for info in self.funcs
                      if info.defined and info.method_of is None and (marked := shader_kind(info.decl))}
             check_exports(self.subobjects, kinds, self.sink)
@@ -1187,7 +1188,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
                     raise error("numthreads Z value exceeds 64", a.loc)
-        mesh = mesh_info(self, info, numthreads) if stage in ("mesh", "amplification") else None
+        mesh = None
+        if stage in ("mesh", "amplification"):
+            from .mesh import mesh_info
+
+            mesh = mesh_info(self, info, numthreads)
         if stage == "compute" and numthreads is None:
             raise error(f"compute entry point '{d.name}' requires the [numthreads(x, y, z)] attribute", d.loc)
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
@@ -1199,11 +1204,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 continue
             if stage == "geometry" and isinstance(t, ir.Array):
                 t = t.elem      # a primitive's vertices
-            if stage == "mesh" and any(q in p.qualifiers for q in MESH_PARAMS):
+            q = _mesh_qualifier([p])
+            if stage == "mesh" and q is not None:
                 continue        # vertices/primitives carry their semantics in their element type
-            if any(q in p.qualifiers for q in MESH_PARAMS):
-                raise error(f"'{next(q for q in MESH_PARAMS if q in p.qualifiers)}' parameters are only allowed "
-                            f"in a mesh shader", p.loc)
+            if q is not None:
+                raise error(f"'{q}' parameters are only allowed in a mesh shader", p.loc)
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
                 raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
@@ -1371,11 +1376,24 @@ def _param_type(t: ir.Type) -> ir.Type:
     return t
 
 
+def _mesh_qualifier(params: list[ast.VarDecl]) -> str | None:
+    """The first mesh-parameter qualifier of `params` in sema/mesh.py's order (PARAMS), which is
+    imported only when there is one (cold start, issue 15)."""
+    if not any(q in MESH_QUALIFIERS for p in params for q in p.qualifiers):
+        return None
+    from .mesh import PARAMS
+
+    return next((q for p in params for q in PARAMS if q in p.qualifiers), None)
+
+
 def _predefined_scope() -> Scope:
-    """The predefined enumerations (RAY_FLAG_*, COMMITTED_*, ...: ir/raytracing.py), in a scope
-    below the user's global scope, so that a declaration of the same name shadows them."""
+    """The predefined enumerations (RAY_FLAG_*, COMMITTED_*, ...: ir/raytracing.py; the subobjects'
+    STATE_OBJECT_FLAG_*, ...: ir/subobjects.py), in a scope below the user's global scope, so that a
+    declaration of the same name shadows them."""
     scope = Scope()
     for name, value in RT_CONSTANTS.items():
+        scope.names[name] = EnumConstSymbol(value, ir.UINT)
+    for name, value in SUBOBJECT_CONSTANTS.items():
         scope.names[name] = EnumConstSymbol(value, ir.UINT)
     return scope
 

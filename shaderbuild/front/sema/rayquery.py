@@ -20,32 +20,30 @@ RETURNS: dict[str, ir.Type] = {
 ACCEL = "RaytracingAccelerationStructure"
 
 
-class RayQueryLowering(SemaBase):
-    """Mixin of Analyzer."""
-
-    def rayquery_method(self, query: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
-        sig = RAYQUERY_METHODS.get(name)
-        if sig is None:
-            raise error(f"no member function named '{name}' in '{query.type}'", loc)
-        params, ret = sig
-        if len(args) != len(params):
-            raise error(f"no matching member function for call to '{name}': expected {len(params)} argument"
-                        f"{'' if len(params) == 1 else 's'}, have {len(args)}", loc)
-        operands = [query]
-        for p, a in zip(params, args):
-            if p == "accel":
-                accel = self.place(a, for_write=False) if self.is_place_expr(a) else None
-                if accel is None or not (isinstance(accel.type, ir.Resource) and accel.type.kind == ACCEL):
-                    raise error(f"the first argument of '{name}' must be a {ACCEL}", a.loc)
-                operands.append(accel)
-            elif p == "ray":
-                operands.append(self.convert(self.rvalue(a), RAY_DESC, a.loc))
-            else:
-                operands.append(self.convert(self.rvalue(a), ir.UINT if p == "u" else _FLOAT, a.loc))
-        node = ir.Intrinsic(name, operands, RETURNS[ret])
-        if ret == "v":
-            self.emit(ir.Eval(node, loc))
-            return self.void_value(loc)
-        tmp = self.temp(node.type)
-        self.emit(ir.Store(ir.VarRef(tmp), node, loc))
-        return self.load(ir.VarRef(tmp))
+def rayquery_method(sema: SemaBase, query: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+    """A call of a RayQuery method (calls.py imports this module when a shader makes one: cold start, issue 15)."""
+    sig = RAYQUERY_METHODS.get(name)
+    if sig is None:
+        raise error(f"no member function named '{name}' in '{query.type}'", loc)
+    params, ret = sig
+    if len(args) != len(params):
+        raise error(f"no matching member function for call to '{name}': expected {len(params)} argument"
+                    f"{'' if len(params) == 1 else 's'}, have {len(args)}", loc)
+    operands = [query]
+    for p, a in zip(params, args):
+        if p == "accel":
+            accel = sema.place(a, for_write=False) if sema.is_place_expr(a) else None
+            if accel is None or not (isinstance(accel.type, ir.Resource) and accel.type.kind == ACCEL):
+                raise error(f"the first argument of '{name}' must be a {ACCEL}", a.loc)
+            operands.append(accel)
+        elif p == "ray":
+            operands.append(sema.convert(sema.rvalue(a), RAY_DESC, a.loc))
+        else:
+            operands.append(sema.convert(sema.rvalue(a), ir.UINT if p == "u" else _FLOAT, a.loc))
+    node = ir.Intrinsic(name, operands, RETURNS[ret])
+    if ret == "v":
+        sema.emit(ir.Eval(node, loc))
+        return sema.void_value(loc)
+    tmp = sema.temp(node.type)
+    sema.emit(ir.Store(ir.VarRef(tmp), node, loc))
+    return sema.load(ir.VarRef(tmp))

@@ -13,23 +13,13 @@ from ...ir.subobjects import (
     HIT_GROUP_EXPORTS,
     PIPELINE_FLAGS_MASK,
     STATE_OBJECT_FLAGS_MASK,
-    SUBOBJECT_CONSTANTS,
     SUBOBJECT_KINDS,
     Subobject,
 )
 from .. import ast
-from .scope import EnumConstSymbol
 
 if TYPE_CHECKING:
     from .lower import Analyzer
-
-
-def declare_constants(sema: Analyzer) -> None:
-    """The predefined flag constants of the subobjects' uint fields (STATE_OBJECT_FLAG_*, ...), in the
-    predefined scope below the user's globals (a declaration of the same name shadows them)."""
-    scope = sema.global_scope.parent or sema.global_scope
-    for name, value in SUBOBJECT_CONSTANTS.items():
-        scope.names[name] = EnumConstSymbol(value, ir.UINT)
 
 
 def subobject_global(sema: Analyzer, d: ast.VarDecl, local: bool = False) -> Subobject:
