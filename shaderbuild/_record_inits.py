@@ -562,6 +562,23 @@ def init_pppfdddddfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a12 = _a12
 
 
+def init_pppfddddfdfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+
+
 def init_pppfddfffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -859,6 +876,28 @@ def init_ppppppdddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, 
   self._a15 = _a15
   self._a16 = _a16
   self._a17 = _a17
+
+
+def init_ppppppddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
+  self._a15 = _a15
+  self._a16 = _a16
+  self._a17 = _a17
+  self._a18 = _a18
 
 
 def init_ppppppff(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
