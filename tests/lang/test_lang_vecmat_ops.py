@@ -88,7 +88,15 @@ ROWS = [
          weigh(zipped(SUB, V4, M13, 2)), stmt=True),
 ]
 
-TABLE = SlotTable("vector_matrix_operators", "float", ROWS, setup=SETUP, inputs=IN)
+PRELUDE = "float Weigh2(float2 v) { return v.x + 2 * v.y; }\nfloat4 Same4(float4 v) { return v; }\n"
+ROWS += [
+    # a user function's parameter takes the same implicit shape changes
+    case("call_float2_param_with_mat1x3", DECLS + "R = Weigh2(m13);", weigh(M13[:2]), stmt=True),
+    case("call_float4_param_with_mat2x2", DECLS + "float4 t = Same4(m22); " + r(XYZW), weigh(M22), stmt=True),
+    case("call_float4_param_with_vec1", DECLS + "float4 t = Same4(v1); " + r(XYZW), weigh([5.0] * 4), stmt=True),
+]
+
+TABLE = SlotTable("vector_matrix_operators", "float", ROWS, prelude=PRELUDE, setup=SETUP, inputs=IN)
 test_vector_matrix_operators = table_test(TABLE)
 
 LOGICAL_2018 = SlotTable("vector_matrix_logical_2018", "float", [

@@ -134,4 +134,7 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
         return 2 + kind_cost
     if shp_s[0] == "v" and shp_d[0] == "m" and (shp_d[1] == 1 or shp_d[2] == 1) and shp_d[1] * shp_d[2] == shp_s[1]:
         return 2 + kind_cost
+    if shape_accepts(shp_d, shp_s):     # the rest of DXC's implicit shape changes (float1 splat, float2x2 -> float4, ...)
+        n_s, n_d = _components(shp_s), _components(shp_d)
+        return (2 if n_s == n_d else 3 if n_s == 1 else 6) + kind_cost
     return None
