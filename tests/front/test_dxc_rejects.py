@@ -176,7 +176,7 @@ REJECTED = {
         ["t.hlsl:3:18: cannot convert from 'float1x4' to 'float2x2'"]),
     "matrix_transposed_shape": (
         PS + "    float2x1 a = 1;\n    float1x2 b = 1;\n    float2x1 c = a + b;\n    return c[0].xxxx;\n}\n", "ps_6_0",
-        ["t.hlsl:4:20: invalid operands to binary expression ('float2x1' and 'float1x2')"]),
+        ["t.hlsl:4:20: cannot convert from 'float1x2' to 'float2x1'"]),
     "vector_to_bigger_matrix": (
         PS + "    float2x2 m = (float2x2)p.xy;\n    return m[0].xyxy;\n}\n", "ps_6_0",
         ["t.hlsl:2:18: cannot convert from 'float2' to 'float2x2'"]),

@@ -51,28 +51,44 @@ def with_scalar(t: ir.Type, s: ir.Scalar) -> ir.Type:
     raise TypeError(t)
 
 
+def _components(sh: tuple) -> int:
+    return 1 if sh[0] == "s" else sh[1] if sh[0] == "v" else sh[1] * sh[2]
+
+
+def shape_accepts(target: tuple, source: tuple) -> bool:
+    """Whether a value of shape `source` implicitly takes shape `target` in a
+    binary operation (DXC's dimension rules for operands).
+
+    A single component splats anywhere and anything truncates to one component;
+    a vector truncates to a shorter vector, a matrix to a smaller matrix; a
+    vector and a matrix meet when their component counts agree, or when the
+    matrix has one row/column and the vector side is the shorter one."""
+    nt, ns = _components(target), _components(source)
+    if target == source or ns == 1 or nt == 1:
+        return True
+    if target[0] == "v" and source[0] == "v":
+        return nt < ns
+    if target[0] == "m" and source[0] == "m":
+        return target[1] <= source[1] and target[2] <= source[2]
+    matrix = target if target[0] == "m" else source
+    return nt == ns or (matrix[1] == 1 or matrix[2] == 1) and nt < ns
+
+
 def common_shape(a: ir.Type, b: ir.Type) -> tuple[ir.Type | None, bool]:
     """The shape both operands convert to and whether a truncation happened.
 
-    Returns a type whose component is a placeholder (a's scalar); None when
-    the shapes are incompatible (e.g. vector with matrix of other size).
-    """
+    DXC prefers the operand with more components (the left one on a tie) as
+    the result shape, if the other converts to it; else the other operand's
+    shape, if the first converts to that.  Returns a type whose component is a
+    placeholder; None when neither converts (`float3 + float2x2`)."""
     sa, sb = shape_of(a), shape_of(b)
     if sa == sb:
         return a, False
-    if sa[0] == "s" or sa == ("m", 1, 1):      # a 1x1 matrix combines as a scalar (DXC)
-        return b, False
-    if sb[0] == "s" or sb == ("m", 1, 1):
-        return a, False
-    if sa[0] == "v" and sb[0] == "v":
-        return (a if sa[1] < sb[1] else b), True
-    if sa[0] == "m" and sb[0] == "m":
-        if (sa[1] - sb[1]) * (sa[2] - sb[2]) < 0:
-            return None, False      # neither matrix fits in the other (2x1 with 1x2): DXC refuses
-        r, c = min(sa[1], sb[1]), min(sa[2], sb[2])
-        assert isinstance(a, ir.Matrix)     # shape 'm'
-        return ir.Matrix(a.elem, r, c), True
-    # vector vs matrix: allowed when the matrix has one row/col of the same size
+    first, second = (a, b) if _components(sa) >= _components(sb) else (b, a)
+    for target, source in ((first, second), (second, first)):
+        st, ss = shape_of(target), shape_of(source)
+        if shape_accepts(st, ss):
+            return target, _components(ss) > _components(st)
     return None, False
 
 
@@ -118,4 +134,7 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
         return 2 + kind_cost
     if shp_s[0] == "v" and shp_d[0] == "m" and (shp_d[1] == 1 or shp_d[2] == 1) and shp_d[1] * shp_d[2] == shp_s[1]:
         return 2 + kind_cost
+    if shape_accepts(shp_d, shp_s):     # the rest of DXC's implicit shape changes (float1 splat, float2x2 -> float4, ...)
+        n_s, n_d = _components(shp_s), _components(shp_d)
+        return (2 if n_s == n_d else 3 if n_s == 1 else 6) + kind_cost
     return None

@@ -12,7 +12,7 @@ from ...ir.d3d_numerics import float_to_int, int_div, int_mod
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
-from .conversions import common_scalar, common_shape, shape_of, with_scalar
+from .conversions import common_scalar, common_shape, shape_accepts, shape_of, with_scalar
 from .heaps import HeapElement, HeapLowering
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 
@@ -155,6 +155,8 @@ class ExprLowering(HeapLowering, SemaBase):
         if shp_s == ("m", 1, 1) and shp_d != ("s",):       # a 1x1 matrix converts as its one scalar
             assert isinstance(src, ir.Matrix)
             return self.convert(ir.Extract(x, 0, ss), to, loc, explicit, what)
+        if shp_s == ("v", 1) and shp_d != ("s",):           # so does a one-component vector (DXC splats it)
+            return self.convert(ir.Extract(x, 0, ss), to, loc, explicit, what)
         if shp_s != shp_d:
             if shp_s[0] == "s":
                 x = self.convert(x, sd, loc, explicit)
@@ -186,17 +188,15 @@ class ExprLowering(HeapLowering, SemaBase):
                     self.warn("implicit truncation of matrix type", loc)
                 assert isinstance(src, ir.Matrix)
                 return self.convert(ir.Extract(ir.Extract(x, 0, ir.vec(ss, src.cols)), 0, ss) if src.cols > 1 else ir.Extract(x, 0, ss), to, loc, explicit)
-            # matrix <-> vector, as DXC: the same number of components, or (explicitly) fewer taken from a
-            # one-row/one-column matrix or into one; a matrix never changes shape except by truncation (above)
+            # matrix <-> vector, as DXC (shape_accepts): the same number of components, or fewer taken from a
+            # one-row/one-column matrix or into one (implicitly too, with DXC's warning), or one component;
+            # a matrix never changes shape except by truncation (above)
             comps_s = ir.component_count(src)
             comps_d = ir.component_count(to)
-            mat = src if shp_s[0] == "m" else to
-            if shp_s[0] != shp_d[0] and isinstance(mat, ir.Matrix):
-                line = mat.rows == 1 or mat.cols == 1
-                if comps_s == comps_d:
-                    return self.build_from_components(self.components(x, loc), to, loc)
-                if explicit and comps_s > comps_d and line:
-                    return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
+            if shp_s[0] != shp_d[0] and shape_accepts(shp_d, shp_s):
+                if comps_d < comps_s and not explicit:
+                    self.warn("implicit truncation of vector type", loc)
+                return self.build_from_components(self.components(x, loc)[:comps_d], to, loc)
             raise error(f"cannot convert from '{src}' to '{to}'{what}", loc)
         return ir.Convert(x, to)
 
@@ -502,8 +502,8 @@ class ExprLowering(HeapLowering, SemaBase):
             raise error(f"invalid operands to binary expression ('{ta}' and '{tb}')", loc)
         sa, sb = ir.scalar_of(ta), ir.scalar_of(tb)
         shape, _ = common_shape(ta, tb)
-        if shape is None:
-            raise error(f"invalid operands to binary expression ('{ta}' and '{tb}')", loc)
+        if shape is None:       # DXC then converts the right operand to the left one's type, and fails
+            raise error(f"cannot convert from '{tb}' to '{ta}'", loc)
         s = common_scalar(sa, sb, self.is_literal(a), self.is_literal(b))
         if op in BIT_OPS:
             if s.is_float:
@@ -612,7 +612,7 @@ class ExprLowering(HeapLowering, SemaBase):
         b = self.rvalue(e.rhs)
         shape, _ = common_shape(a.type, b.type)
         if shape is None:
-            raise error(f"invalid operands to binary expression ('{a.type}' and '{b.type}')", e.loc)
+            raise error(f"cannot convert from '{b.type}' to '{a.type}'", e.loc)
         t = with_scalar(shape, ir.BOOL)
         return ir.Binary("land" if e.op == "&&" else "lor", self.convert(a, t, e.loc), self.convert(b, t, e.loc), t)
 
@@ -646,9 +646,10 @@ class ExprLowering(HeapLowering, SemaBase):
             return a.type
         if ir.is_numeric(a.type) and ir.is_numeric(b.type):
             shape, _ = common_shape(a.type, b.type)
-            if shape is not None:
-                return with_scalar(shape, common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type),
-                                                        self.is_literal(a), self.is_literal(b)))
+            if shape is None:
+                raise error("conditional operator result dimensions mismatch.", loc)     # DXC's words
+            return with_scalar(shape, common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type),
+                                                    self.is_literal(a), self.is_literal(b)))
         raise error(f"incompatible operand types ('{a.type}' and '{b.type}')", loc)
 
     def select(self, c: ir.Expr, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Expr:
@@ -677,6 +678,10 @@ class ExprLowering(HeapLowering, SemaBase):
             if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
                 raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
             rhs = self.rvalue(e.value)
+            if ir.is_numeric(rhs.type) and ir.is_numeric(place.type) \
+                    and not shape_accepts(shape_of(place.type), shape_of(rhs.type)):
+                # DXC converts the right side to the left side's type first (`float3 v; v += float2x2` fails)
+                raise error(f"cannot convert from '{rhs.type}' to '{place.type}'", e.loc)
             cur = self.load(place)
             value = self.convert(self.binary(e.op[:-1], cur, rhs, e.loc), place.type, e.loc)
         self.emit(ir.Store(place, value, e.loc))
