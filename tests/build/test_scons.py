@@ -212,6 +212,10 @@ def test_parallel_build_matches_serial(tmp_path: Path):
     assert files == output_files(parallel)
     for f in files:
         assert (serial / f).read_bytes() == (parallel / f).read_bytes(), f
+    # the clean -j2 build recorded each target's includes from its compile (the scan was deferred)
+    (parallel / "include" / "other.hlsli").write_text("#define SCALE 6\n")
+    _, lines = scons(parallel, "-j2")
+    assert compiled(lines) == ["shaders/b.hlsl[BIAS=1]"]
 
 
 def test_cachedir_restores_every_output(project: Path):
