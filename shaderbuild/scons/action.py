@@ -4,14 +4,17 @@
 `scons -j N`: SCons runs N actions at once on worker threads, and each hands its compile to a
 pool of N long-lived worker processes (shaderbuild's compiler is pure Python, so threads alone
 would be serialised by the GIL).  The pool starts on the first compile by forking the SCons
-process, where the scanner has already imported the compiler and loaded the plugins (a fork
-server would import them all again: ~0.2 s of CPU per build); the workers replace their standard
+process after it imported the compiler, loaded the plugins and compiled a tiny shader per backend
+(a fork server would import them all again: ~0.2 s of CPU per build); the workers replace their standard
 streams first, so no lock another SCons thread held at the fork can block them.  The pool is shut
 down when SCons exits.
 
 `SHADERBUILD_COMPILE_LOG=<file>` in the process environment appends one line per compile (with
 the id of the process that compiled): tests and users can prove that a rebuild compiled
 nothing, and how many processes compiled.
+
+A successful compile also returns the files its preprocessor read: when the scanner deferred
+this target's scan (a clean build, scanner.py), they become the targets' implicit dependencies.
 """
 
 from __future__ import annotations
@@ -31,10 +34,11 @@ _POOL_LOCK = threading.Lock()
 _POOL = None
 
 
-def _log_compile(source: str, binary: str, options, pid: int) -> None:
+def _log_compile(source: str, binary: str, options_text: str, pid: int) -> None:
     path = os.environ.get(COMPILE_LOG_ENV)
     if not path:
         return
+    options = decode(options_text)
     defines = " ".join(f"{k}={v}" for k, v in sorted(options.defines.items()))
     with _LOG_LOCK, open(path, "a", encoding="utf-8") as f:
         f.write(f"compile {source} -> {binary} [{options.target} {options.entry} {defines}] pid={pid}\n")
@@ -137,7 +141,7 @@ def compile_action(target, source, env) -> int:
     else:
         with _COMPILE_LOCK:
             ok, text, pid, deps = compile_to_files(src, options_text, binary, extras, label, style)
-    _log_compile(src, binary, decode(options_text), pid)
+    _log_compile(src, binary, options_text, pid)
     includes = record(env, src, options_text, deps) if ok else []
     if includes:      # the scan was deferred to this compile: SCons stores these with the targets
         for node in target:
