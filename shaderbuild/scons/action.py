@@ -4,14 +4,17 @@
 `scons -j N`: SCons runs N actions at once on worker threads, and each hands its compile to a
 pool of N long-lived worker processes (shaderbuild's compiler is pure Python, so threads alone
 would be serialised by the GIL).  The pool starts on the first compile by forking the SCons
-process, where the scanner has already imported the compiler and loaded the plugins (a fork
-server would import them all again: ~0.2 s of CPU per build); the workers replace their standard
+process after it imported the compiler, loaded the plugins and compiled a tiny shader per backend
+(a fork server would import them all again: ~0.2 s of CPU per build); the workers replace their standard
 streams first, so no lock another SCons thread held at the fork can block them.  The pool is shut
 down when SCons exits.
 
 `SHADERBUILD_COMPILE_LOG=<file>` in the process environment appends one line per compile (with
 the id of the process that compiled): tests and users can prove that a rebuild compiled
 nothing, and how many processes compiled.
+
+A successful compile also returns the files its preprocessor read: when the scanner deferred
+this target's scan (a clean build, scanner.py), they become the targets' implicit dependencies.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import threading
 
 from .emitter import side_outputs
 from .options import LABEL_VAR, OPTIONS_VAR, OUTPUTS_VAR, decode
+from .scanner import record
 
 COMPILE_LOG_ENV = "SHADERBUILD_COMPILE_LOG"
 _COMPILE_LOCK = threading.Lock()
@@ -30,19 +34,20 @@ _POOL_LOCK = threading.Lock()
 _POOL = None
 
 
-def _log_compile(source: str, binary: str, options, pid: int) -> None:
+def _log_compile(source: str, binary: str, options_text: str, pid: int) -> None:
     path = os.environ.get(COMPILE_LOG_ENV)
     if not path:
         return
+    options = decode(options_text)
     defines = " ".join(f"{k}={v}" for k, v in sorted(options.defines.items()))
     with _LOG_LOCK, open(path, "a", encoding="utf-8") as f:
         f.write(f"compile {source} -> {binary} [{options.target} {options.entry} {defines}] pid={pid}\n")
 
 
 def compile_to_files(src: str, options_text: str, binary: str, extras: list[str], label: str,
-                     style: str) -> tuple[bool, str, int]:
-    """Compile `src` and write the binary and its side outputs; (ok, rendered diagnostics, pid).
-    Runs in the SCons process (-j1) or in a pool worker (-j N)."""
+                     style: str) -> tuple[bool, str, int, list[str]]:
+    """Compile `src` and write the binary and its side outputs; (ok, rendered diagnostics, pid,
+    the files the preprocessor read).  Runs in the SCons process (-j1) or in a pool worker (-j N)."""
     from ..build.outputs import c_identifier, header_symbol, manifest_bytes, render_header, write_all
     from ..compiler import compile_file
     from ..diagnostics import render_all
@@ -50,7 +55,7 @@ def compile_to_files(src: str, options_text: str, binary: str, extras: list[str]
     result = compile_file(src, decode(options_text))
     text = render_all(result.diagnostics, result.sources, style) + "\n" if result.diagnostics else ""
     if not result.ok or result.binary is None:
-        return False, text, os.getpid()
+        return False, text, os.getpid(), []
     binary_bytes = result.binary
     contents = {
         "manifest": lambda: manifest_bytes(result.manifest or {}),
@@ -61,7 +66,7 @@ def compile_to_files(src: str, options_text: str, binary: str, extras: list[str]
     files = {"binary": (binary, binary_bytes)}
     files.update({kind: (path, contents[kind]()) for kind, path in side_outputs(binary, extras).items()})
     write_all(files)
-    return True, text, os.getpid()
+    return True, text, os.getpid(), list(result.dependencies)
 
 
 def _num_jobs() -> int:
@@ -131,11 +136,16 @@ def compile_action(target, source, env) -> int:
     side_outputs(binary, extras)                       # unknown kinds fail here, before compiling
     jobs = _num_jobs()
     if jobs > 1:
-        ok, text, pid = _pool(jobs).submit(compile_to_files, src, options_text, binary, extras, label, style).result()
+        ok, text, pid, deps = _pool(jobs).submit(compile_to_files, src, options_text, binary, extras, label,
+                                                 style).result()
     else:
         with _COMPILE_LOCK:
-            ok, text, pid = compile_to_files(src, options_text, binary, extras, label, style)
-    _log_compile(src, binary, decode(options_text), pid)
+            ok, text, pid, deps = compile_to_files(src, options_text, binary, extras, label, style)
+    _log_compile(src, binary, options_text, pid)
+    includes = record(env, src, options_text, deps) if ok else []
+    if includes:      # the scan was deferred to this compile: SCons stores these with the targets
+        for node in target:
+            node.add_to_implicit(includes)
     if text:
         sys.stderr.write(text)
     return 0 if ok else 1

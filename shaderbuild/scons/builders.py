@@ -19,8 +19,8 @@ import SCons.Errors
 from ..build.targets import DEFAULT_EXTENSIONS, digest, permutation_key
 from .action import compile_action, describe
 from .emitter import emit
-from .options import LABEL_VAR, OPTIONS_VAR, OUTPUTS_VAR, absolute, encode, from_keywords
-from .scanner import make_scanner
+from .options import BINARY_VAR, LABEL_VAR, OPTIONS_VAR, OUTPUTS_VAR, absolute, encode, from_keywords
+from .scanner import OWN_OUTPUT, make_scanner
 
 BUILDER_NAME = "ShaderbuildCompile"
 VERSION_VAR = "SHADERBUILD_VERSION"
@@ -79,10 +79,18 @@ def hlsl(env, target=None, source=None, *, outputs=(), options=None, label=None,
         options = from_keywords(defaults, keywords, lambda d: absolute(env.subst(d), base))
     elif keywords:
         raise TypeError("HLSL(): pass either options=... or keywords, not both")
-    if target is None:
-        target = src.dir.File(default_target_name(src.abspath, options))
-    overrides = {OPTIONS_VAR: encode(options), OUTPUTS_VAR: list(outputs), LABEL_VAR: label or ""}
-    return getattr(env, BUILDER_NAME)(target=target, source=src, **overrides)
+    target = src.dir.File(default_target_name(src.abspath, options)) if target is None else \
+        env.arg2nodes(target, env.fs.File)[0]
+    overrides = {OPTIONS_VAR: encode(options), OUTPUTS_VAR: list(outputs), LABEL_VAR: label or "",
+                 BINARY_VAR: target.abspath}
+    return _own(getattr(env, BUILDER_NAME)(target=target, source=src, **overrides))
+
+
+def _own(nodes):
+    """Mark the files we declare: they are no #include a compile could need built first (scanner.py)."""
+    for node in nodes:
+        setattr(node.attributes, OWN_OUTPUT, True)
+    return nodes
 
 
 def shader_project(env, project=".", *, backends=None, filters=None, output_dir=None) -> list:
@@ -120,7 +128,7 @@ def _blobs(env, targets) -> list:
         members = sorted(members, key=lambda t: t.perm_key)
         keys = [t.perm_key for t in members]
         binaries = [t.outputs["binary"] for t in members]
-        out.extend(env.Command(blob, binaries, PACK_ACTION, SHADERBUILD_BLOB_KEYS=keys))
+        out.extend(_own(env.Command(blob, binaries, PACK_ACTION, SHADERBUILD_BLOB_KEYS=keys)))
     return out
 
 

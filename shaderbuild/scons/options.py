@@ -16,6 +16,7 @@ from ..options import BindingShift, CompileOptions
 OPTIONS_VAR = "SHADERBUILD_OPTIONS"
 OUTPUTS_VAR = "SHADERBUILD_EXTRA_OUTPUTS"
 LABEL_VAR = "SHADERBUILD_LABEL"      # names the shader in generated headers
+BINARY_VAR = "SHADERBUILD_BINARY"    # the binary's path, for the scanner (not part of the signature)
 FIELDS = frozenset(CompileOptions._fields)
 # HLSL(...) keyword -> CompileOptions field (friendly names; the rest pass through unchanged)
 ALIASES = {"backend": "target", "includes": "include_dirs", "include_path": "include_dirs"}

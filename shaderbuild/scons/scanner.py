@@ -5,6 +5,15 @@ A regex scanner (SCons' ClassicCPP) sees every `#include`, even those in dead
 preprocessor with the target's defines and include directories, so the
 dependency list is exactly what the compiler will read.  The result is the
 full include closure, hence `recursive=False`.
+
+A target whose binary is missing and which the cache has no entry for (a clean build) is not
+preprocessed here: it is built whatever its includes are, so the scan is deferred to its compile,
+which preprocesses anyway and hands back the files it read (`record`); the action adds them to
+the targets' implicit dependencies before SCons stores them, and to the cache.  Not with a
+CacheDir (its signatures include the implicit dependencies), nor when a file node in the tree has
+a builder other than shaderbuild's outputs (a generated header must be ordered before the
+compile).  Scanning here too preprocessed every target twice on a clean build (~0.09 s of CPU for
+the sample project, in the SCons process while the workers compiled).
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import json
 import os
 import threading
 
-from .options import OPTIONS_VAR, decode
+from .options import BINARY_VAR, OPTIONS_VAR, decode
 
 # The scan results of earlier runs (`<top>/.shaderbuild-scan.json`): a no-op `scons` would otherwise
 # preprocess every shader again.  An entry holds for the same source and options while no file it
@@ -24,6 +33,9 @@ _lock = threading.Lock()
 _cache: dict | None = None
 _used: dict[str, dict] = {}
 _cache_path: str | None = None
+_deferred: set[str] = set()          # keys whose scan waits for the compile (see record)
+_generated: bool | None = None       # does any SCons builder other than ours make files?
+OWN_OUTPUT = "shaderbuild_output"    # node attribute marking the files HLSL()/ShaderProject() declare
 
 
 def _sig(path: str) -> list[int] | None:
@@ -76,16 +88,64 @@ def _scan_files(source: str, text: str, key: str) -> list[str] | None:
     from ..compiler import scan_dependencies
     from ..diagnostics import CompileError
 
-    options = decode(text)
     try:
-        files = [os.path.abspath(f) for f in scan_dependencies(source, options)]
+        files = [os.path.abspath(f) for f in scan_dependencies(source, decode(text))]
     except CompileError:
         return None   # the compile reports the error; an unscannable target is never up to date
-    dirs = sorted({os.path.dirname(f) for f in files} | {os.path.abspath(d) for d in options.include_dirs})
+    _remember(key, text, files)
+    return files
+
+
+def _remember(key: str, text: str, files: list[str]) -> None:
+    dirs = sorted({os.path.dirname(f) for f in files} | {os.path.abspath(d) for d in decode(text).include_dirs})
     sigs = [[f, _sig(f)] for f in files]
     if all(sig is not None for _, sig in sigs):
         _used[key] = {"files": sigs, "dirs": [[d, _dir_mtime(d)] for d in dirs]}
-    return files
+
+
+def _may_generate_includes(fs) -> bool:
+    """True when some file node has a builder that is not shaderbuild's (it could be an #include
+    that SCons must build before the compile reads it), or a directory has a builder of its own."""
+    global _generated
+    if _generated is None:
+        import SCons.Node.FS
+
+        mkdir = SCons.Node.FS.get_MkdirBuilder()
+        stack = list(fs.Root.values())
+        _generated = False
+        while stack and not _generated:
+            for name, node in stack.pop().entries.items():
+                if name in (".", ".."):
+                    continue
+                if isinstance(node, SCons.Node.FS.Dir):
+                    stack.append(node)
+                    _generated = node.has_builder() and node.builder is not mkdir
+                else:
+                    _generated = node.has_builder() and not getattr(node.attributes, OWN_OUTPUT, False)
+                if _generated:
+                    break
+    return _generated
+
+
+def _may_defer(env, key: str) -> bool:
+    """Defer the scan to the compile: the binary is missing (so it is built whatever its includes
+    are), no CacheDir (its signatures include the implicit dependencies) and no generated files."""
+    binary = env.get(BINARY_VAR)
+    if not binary or os.path.exists(binary) or getattr(env.get_CacheDir(), "path", None):
+        return False
+    return key in _deferred or not _may_generate_includes(env.fs)
+
+
+def record(env, source: str, text: str, files: list[str]) -> list:
+    """After a compile: when this target's scan was deferred, cache the files the compile read and
+    return their File nodes without the source (the implicit dependencies to add); else []."""
+    key = _key(source, text)
+    with _lock:      # SCons' node lookup is not thread-safe: every lookup of ours holds the lock
+        if key not in _deferred:
+            return []
+        files = [os.path.abspath(f) for f in files]
+        _remember(key, text, files)
+        return [env.File(f) for f in files if f != source]
 
 
 # the options the preprocessor sees (its predefined macros come from the target, profile, language
@@ -112,11 +172,12 @@ def scan(node, env, path=()) -> list:
         if entry is not None and (key in _used or _fresh(entry)):
             _used[key] = entry
             files = [p for p, _ in entry["files"]]
+        elif entry is None and _may_defer(env, key):
+            _deferred.add(key)
+            return []
         else:
             files = _scan_files(source, text, key)
-    if files is None:
-        return []
-    return [env.File(f) for f in files if f != source]
+        return [] if files is None else [env.File(f) for f in files if f != source]
 
 
 def make_scanner():

@@ -212,6 +212,10 @@ def test_parallel_build_matches_serial(tmp_path: Path):
     assert files == output_files(parallel)
     for f in files:
         assert (serial / f).read_bytes() == (parallel / f).read_bytes(), f
+    # the clean -j2 build recorded each target's includes from its compile (the scan was deferred)
+    (parallel / "include" / "other.hlsli").write_text("#define SCALE 6\n")
+    _, lines = scons(parallel, "-j2")
+    assert compiled(lines) == ["shaders/b.hlsl[BIAS=1]"]
 
 
 def test_cachedir_restores_every_output(project: Path):
@@ -375,3 +379,45 @@ def test_scan_cache_sees_new_includes_and_shadowing_headers(project: Path):
     assert compiled(lines) == ["shaders/b.hlsl[BIAS=1]"]
     _, lines = scons(project)
     assert lines == []
+
+
+GENERATED_SCONSTRUCT = """\
+import time
+import shaderbuild.scons
+
+def generate(target, source, env):
+    time.sleep(0.5)      # a slow generator: a compile that did not wait for it would not find the header
+    with open(str(target[0]), "w") as f:
+        f.write("#define SCALE %s\\n" % ARGUMENTS.get("SCALE", "2"))
+
+env = Environment(tools=[shaderbuild.scons.tool])
+env.Command("gen/generated.hlsli", [], Action(generate, varlist=["GEN_SCALE"]), GEN_SCALE=ARGUMENTS.get("SCALE", "2"))
+nodes = env.ShaderProject("shaderbuild.toml")
+nodes += env.HLSL("build/direct/g.spv", "shaders/g.hlsl", include_dirs=["gen"], backend="spirv")
+Default(nodes)
+"""
+
+
+def test_generated_include_is_built_before_the_compile(tmp_path: Path):
+    """A target without a scan-cache entry defers its scan to the compile only when no other builder
+    makes files.  Here a Command generates a header: the scan runs first, so SCons regenerates the
+    header before the compile reads it (a deferred scan would compile against the old header)."""
+    from shaderbuild.compiler import compile_file
+
+    project = make_project(tmp_path / "proj", GENERATED_SCONSTRUCT)
+    source = project / "shaders" / "g.hlsl"
+    source.write_text('#include "generated.hlsli"\nRWStructuredBuffer<uint> Out : register(u0);\n'
+                      "[numthreads(8,1,1)] void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x * SCALE; }\n")
+    scons(project, "-j2", "gen/generated.hlsli")     # the preprocessor scanner needs the header to exist
+    _, lines = scons(project, "-j2")
+    assert compiled(lines) == sorted([*ALL_COMPILES[:4], "shaders/g.hlsl[]"])
+    _, lines = scons(project, "-j2")
+    assert lines == []
+    (project / ".shaderbuild-scan.json").unlink()     # no cache entry for g.spv, and its header goes stale
+    (project / "build" / "direct" / "g.spv").unlink()
+    _, lines = scons(project, "-j2", "SCALE=3")
+    assert "shaders/g.hlsl[]" in compiled(lines)
+    assert (project / "gen" / "generated.hlsli").read_text() == "#define SCALE 3\n"
+    expected = compile_file(str(source), CompileOptions(target="spirv", profile="cs_6_0",
+                                                        include_dirs=[str(project / "gen")]))
+    assert expected.ok and (project / "build" / "direct" / "g.spv").read_bytes() == expected.binary
