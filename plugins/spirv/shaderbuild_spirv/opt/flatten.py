@@ -145,9 +145,7 @@ def _run_once_loops(f: Function, folder: Folder) -> int:
             succ = cfg.succ[n]
             ok = bool(succ) and n != merge and n != cont and cfg.dominates(h.label, n)
             stack += succ
-        if not ok or sum(cont in (x.w[0], x.w[1]) for b in f.blocks for x in b.insts[-2:-1]
-                         if x.op == _LOOP_MERGE) != 1 or sum(
-                x.w[0] == cont for b in f.blocks for x in b.insts[-2:-1] if x.op == _SEL_MERGE):
+        if not ok or _refs(f)[1].get(cont, 0) != 1:     # named by this loop only
             continue
         del h.insts[-2]
         f.blocks = [b for b in f.blocks if b.label != cont]
