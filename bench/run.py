@@ -103,7 +103,7 @@ def _cli_options(o: CompileOptions) -> list[str]:
         args += ["-D", f"{k}={v}"]
     for s in o.binding_shifts:
         args += [f"-fvk-{s.register_class}-shift", str(s.shift), "all" if s.space is None else str(s.space)]
-    return args
+    return args + [f"-fspv-target-env={o.vk_target_env}"]
 
 
 GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag", "gs": "geom", "hs": "tesc", "ds": "tese"}

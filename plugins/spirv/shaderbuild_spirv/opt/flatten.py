@@ -266,6 +266,14 @@ def _dead_loops(f: Function, folder: Folder) -> int:
     such loops too.)"""
     cfg = CFG(f)
     blocks = {b.label: b for b in f.blocks}
+    users: dict[int, list[tuple[int, bool]]] = {}     # id -> (block using it, whether by a phi)
+    merge_decls: dict[int, list[int]] = {}           # merge block -> blocks declaring it
+    for b in f.blocks:
+        for x in b.insts:
+            for v in x.ids():
+                users.setdefault(v, []).append((b.label, x.op == _PHI))
+            if x.op in (_SEL_MERGE, _LOOP_MERGE):
+                merge_decls.setdefault(x.w[0], []).append(b.label)
     for h in f.blocks:
         if h.label not in cfg.reachable or len(h.insts) < 2 or h.insts[-2].op != _LOOP_MERGE:
             continue
@@ -293,11 +301,9 @@ def _dead_loops(f: Function, folder: Folder) -> int:
         phis = [x for x in blocks[merge].insts if x.op == _PHI]
         if any(len(set(x.w[2::2])) != 1 or x.w[2] in defined for x in phis):
             continue
-        if any(v in defined for b in f.blocks if b.label not in body for x in b.insts if x.op != _PHI or b.label != merge
-               for v in x.ids()):
+        if any(label not in body and not (phi and label == merge) for v in defined for label, phi in users.get(v, ())):
             continue
-        if sum(x.w[0] == merge for b in f.blocks if b.label not in body for x in b.insts
-               if x.op in (_SEL_MERGE, _LOOP_MERGE)):
+        if any(label not in body for label in merge_decls[merge]):
             continue
         entry.insts[-1] = Inst.make("OpBranch", [merge])
         for x in phis:
