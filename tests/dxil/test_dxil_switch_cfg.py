@@ -1,0 +1,407 @@
+"""A switch inside a loop: the CFG shapes our DXIL gives it are ones dxil-spirv (vkd3d-proton's DXIL front
+end) structurizes.  Two used not to be: a switch case that returns out of the loop made its structurizer
+abort ("detected infinite loop"), and a loop whose switch case may `continue` lost a terminator when
+empty blocks sat between the switch and the continue path.  The lowering now returns through a flag
+checked after each loop or switch (lower.py `_leave`), and the clean-up lets a switch branch past empty
+case blocks (cfg.bypass_empty_switch_cases).
+
+Each shader runs at -O0 (the DXIL backend's own inliner and lowering) and -O3 (the shared inliner first)
+through dxil-spirv on lavapipe and on the lli interpreter; both must give what a Python model of the
+HLSL, written here, computes for every thread's input row.  A dxil-spirv failure (a listed limit or not)
+fails the test.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections.abc import Callable
+
+import pytest
+import res_util as R
+from harness import dxil_consumer, dxil_tools
+from harness.dxil_exec import run_dxil_compute
+from shaderbuild_dxil.cfg import bypass_empty_switch_cases, remove_unreachable_blocks, successors
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, i1, i32, void
+from shaderbuild_dxil.llvm.values import ConstInt, Function
+
+pytestmark = [pytest.mark.llvm, pytest.mark.spirv_tools]
+
+THREADS = 8
+ROW = 8          # In[t * ROW + i]: thread t's row; Out[2 t], Out[2 t + 1]: its two results
+HEAD = """RWStructuredBuffer<uint> In : register(u0);
+RWStructuredBuffer<uint> Out : register(u1);
+"""
+MAIN = f"""[numthreads({THREADS}, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {{ uint2 r = f(id.x * {ROW}); Out[2 * id.x] = r.x; Out[2 * id.x + 1] = r.y; }}
+"""
+
+# name -> (HLSL of uint2 f(uint b), or of a whole `main` when it starts with "[numthreads"; model(row) -> 2 values)
+SHADERS: dict[str, tuple[str, Callable[[list[int]], tuple[int, int]]]] = {}
+
+
+def shader(name: str, hlsl: str):
+    def register(model):
+        SHADERS[name] = (hlsl, model)
+        return model
+    return register
+
+
+@shader("return_from_case", """
+uint2 f(uint b) {
+    uint acc = 0;
+    for (uint i = 0; i < 8; i++) {
+        switch (In[b + i]) { case 1: return uint2(i, acc); case 2: acc += 5; break; default: acc += 1; break; }
+    }
+    return uint2(99, acc);
+}""")
+def _return_from_case(row):
+    acc = 0
+    for i, v in enumerate(row):
+        if v == 1:
+            return i, acc
+        acc += 5 if v == 2 else 1
+    return 99, acc
+
+
+@shader("return_from_entry", f"""
+[numthreads({THREADS}, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {{
+    uint b = id.x * {ROW}, acc = 0;
+    Out[2 * id.x] = 77;
+    for (uint i = 0; i < 8; i++) {{
+        switch (In[b + i]) {{
+        case 1: Out[2 * id.x + 1] = acc; return;
+        case 3: acc += 7; break;
+        default: acc += 1; break;
+        }}
+    }}
+    Out[2 * id.x] = 99;
+    Out[2 * id.x + 1] = acc;
+}}""")
+def _return_from_entry(row):
+    acc = 0
+    for v in row:
+        if v == 1:
+            return 77, acc
+        acc += 7 if v == 3 else 1
+    return 99, acc
+
+
+@shader("switch_in_loop_in_loop", """
+uint2 f(uint b) {
+    uint acc = 0;
+    for (uint j = 0; j < 2; j++) {
+        for (uint i = 0; i < 4; i++) {
+            switch (In[b + 4 * j + i]) {
+            case 1: if (j == 1) return uint2(10 * j + i, acc); acc += 100; break;
+            case 2: acc += 5; break;
+            default: acc += 1; break;
+            }
+        }
+        acc *= 2;
+    }
+    return uint2(99, acc);
+}""")
+def _switch_in_loop_in_loop(row):
+    acc = 0
+    for j in range(2):
+        for i in range(4):
+            v = row[4 * j + i]
+            if v == 1:
+                if j == 1:
+                    return 10 * j + i, acc
+                acc += 100
+            else:
+                acc += 5 if v == 2 else 1
+        acc *= 2
+    return 99, acc
+
+
+@shader("several_returns_fallthrough_default", """
+uint2 f(uint b) {
+    uint acc = 0;
+    for (uint i = 0; i < 8; i++) {
+        switch (In[b + i]) {
+        case 0: acc += 1; break;
+        case 1: return uint2(i, acc);
+        case 2: acc += 3;
+        case 3: acc += 10; if (acc > 40) return uint2(100 + i, acc); break;
+        default: if (i == 6) return uint2(200 + i, acc); acc += 2; break;
+        }
+    }
+    return uint2(99, acc);
+}""")
+def _several_returns(row):
+    acc = 0
+    for i, v in enumerate(row):
+        if v == 0:
+            acc += 1
+        elif v == 1:
+            return i, acc
+        elif v in (2, 3):
+            acc += 13 if v == 2 else 10             # case 2 falls through into case 3
+            if acc > 40:
+                return 100 + i, acc
+        else:
+            if i == 6:
+                return 200 + i, acc
+            acc += 2
+    return 99, acc
+
+
+@shader("return_from_loop_in_switch_in_loop", """
+uint2 f(uint b) {
+    uint acc = 0;
+    for (uint j = 0; j < 4; j++) {
+        switch (In[b + j]) {
+        case 1: for (uint i = 4; i < 8; i++) { if (In[b + i] == j) return uint2(10 * j + i, acc); acc += 1; } break;
+        case 2: acc += 20; break;
+        default: break;
+        }
+    }
+    return uint2(99, acc);
+}""")
+def _loop_in_switch(row):
+    acc = 0
+    for j in range(4):
+        if row[j] == 1:
+            for i in range(4, 8):
+                if row[i] == j:
+                    return 10 * j + i, acc
+                acc += 1
+        elif row[j] == 2:
+            acc += 20
+    return 99, acc
+
+
+@shader("return_from_switch_in_switch", """
+uint2 f(uint b) {
+    uint acc = 0;
+    for (uint j = 0; j < 8; j++) {
+        switch (In[b + j]) {
+        case 1: switch (In[b + ((j + 1) & 7)]) { case 2: return uint2(j, acc); default: acc += 3; break; } break;
+        case 2: acc += 1; break;
+        default: break;
+        }
+    }
+    return uint2(99, acc);
+}""")
+def _switch_in_switch(row):
+    acc = 0
+    for j, v in enumerate(row):
+        if v == 1:
+            if row[(j + 1) & 7] == 2:
+                return j, acc
+            acc += 3
+        elif v == 2:
+            acc += 1
+    return 99, acc
+
+
+# the shape of the former consumer limit's example: the case blocks, the continue path and the switch merge
+# only branch on to the loop's continue block (so a `continue` and a `break` end alike here)
+@shader("continue_from_case_while", """
+uint2 f(uint b) {
+    int w = 0;
+    uint seen = 0;
+    while (w < 8) {
+        w++;
+        seen += In[b + w - 1] * (uint)w;
+        switch (w & 3) {
+        case 2: { break; }
+        case 3: { if (In[b + w - 1] == 0) continue; break; }
+        default: { break; }
+        }
+    }
+    return uint2(seen, w);
+}""")
+def _continue_while(row):
+    return sum(v * w for w, v in enumerate(row, 1)), 8
+
+
+@shader("continue_from_fallthrough_case", """
+uint2 f(uint b) {
+    int w = 0;
+    uint seen = 0;
+    while (w < 8) {
+        w++;
+        seen += In[b + w - 1] * (uint)w;
+        switch (In[b + w - 1]) {
+        case 1: { if (w == 2) continue; }
+        case 2: { if (In[b + 7] == 0) continue; break; }
+        default: { break; }
+        }
+    }
+    return uint2(seen, w);
+}""")
+def _continue_fallthrough(row):
+    return sum(v * w for w, v in enumerate(row, 1)), 8
+
+
+@shader("continue_in_loop_in_loop", """
+uint2 f(uint b) {
+    uint seen = 0, n = 0;
+    for (uint j = 0; j < 2; j++) {
+        int w = 0;
+        while (w < 4) {
+            w++;
+            seen += In[b + 4 * j + w - 1] * (uint)w;
+            switch (w & 3) {
+            case 2: { break; }
+            case 3: { if (In[b + 4 * j + w - 1] == 0) continue; break; }
+            default: { break; }
+            }
+        }
+        n += (uint)w;
+    }
+    return uint2(seen, n);
+}""")
+def _continue_nested(row):
+    return sum(v * (i % 4 + 1) for i, v in enumerate(row)), 8
+
+
+@shader("continue_from_cases_for", """
+uint2 f(uint b) {
+    uint acc = 0, n = 0;
+    for (uint i = 0; i < 8; i++) {
+        switch (In[b + i]) {
+        case 0: continue;
+        case 1: acc += 1; break;
+        case 2: acc += 10; continue;
+        default: { continue; }
+        }
+        n++;
+    }
+    return uint2(acc, n);
+}""")
+def _continue_for(row):
+    acc = n = 0
+    for v in row:
+        if v in (1, 2):
+            acc += 1 if v == 1 else 10
+        if v == 1:
+            n += 1
+    return acc, n
+
+
+def _rows(seed: int) -> list[list[int]]:
+    """THREADS input rows: the all-default, first-value-returns and no-return rows, then random ones."""
+    rng = random.Random(seed)
+    fixed = [[4] * ROW, [1] + [0] * (ROW - 1), [2, 3, 0, 4, 2, 3, 0, 4], [0] * ROW]
+    return fixed + [[rng.randrange(5) for _ in range(ROW)] for _ in range(THREADS - len(fixed))]
+
+
+def _source(hlsl: str) -> str:
+    return HEAD + hlsl + ("\n" if hlsl.lstrip().startswith("[numthreads") else "\n" + MAIN)
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("opt", [0, 3])
+@pytest.mark.parametrize("name", list(SHADERS))
+def test_switch_in_loop_converts_and_runs(name, opt, vk):
+    hlsl, model = SHADERS[name]
+    res = R.compile_hlsl(_source(hlsl), "main", "cs_6_0", "dxil", opt_level=opt)
+    assert res.ok, R.diagnostics_text(res)
+    dxil_tools.read_dxil(res.binary)
+    spirv = dxil_consumer.to_spirv(res.binary)         # any dxil-spirv failure fails the test
+    for seed in (1, 2):
+        rows = _rows(seed)
+        data = struct.pack(f"<{THREADS * ROW}I", *(v for row in rows for v in row))
+        want = [v for row in rows for v in model(row)]
+        out0 = R.sentinel(2 * THREADS)
+        u = dxil_consumer.SHIFTS["u"]
+        got_vk = vk.run_compute(spirv, "main", [vk.Buf(0, u, data, "storage"), vk.Buf(0, u + 1, out0, "storage")])
+        assert list(struct.unpack(f"<{2 * THREADS}I", got_vk[1])) == want, (seed, "dxil-spirv on lavapipe")
+        got_lli = run_dxil_compute(res.binary, "main", [(0, 0, "u", data), (1, 0, "u", out0)])
+        assert list(struct.unpack(f"<{2 * THREADS}I", got_lli[1])) == want, (seed, "lli")
+
+
+def test_models_take_every_path():
+    """The input rows reach each model's returns and continues (so the shaders' do too)."""
+    rows = _rows(1) + _rows(2)
+    assert {_return_from_case(r)[0] == 99 for r in rows} == {True, False}
+    assert {_several_returns(r)[0] // 100 for r in rows} >= {0, 1, 2}
+    assert {_loop_in_switch(r)[0] == 99 for r in rows} == {True, False}
+    assert {_switch_in_switch(r)[0] == 99 for r in rows} == {True, False}
+    assert {_switch_in_loop_in_loop(r)[0] == 99 for r in rows} == {True, False}
+    assert {_continue_for(r)[1] > 0 for r in rows} == {True, False}
+
+
+# ---------------------------------------------------------------- the clean-up on hand-built functions
+
+
+def _switch_function(target_phi: bool):
+    """entry: switch %x [default: d, 1: c1, 2: c2]; d and c1 only `br join`, c2 does work; join may have a
+    phi over its three predecessors."""
+    f = Function(FunctionType(void, (i32,)), "main")
+    entry, d, c1, c2, join = (f.append_block(n) for n in ("entry", "d", "c1", "c2", "join"))
+    b = IRBuilder(entry)
+    x = f.args[0]
+    b.switch(x, d, [(ConstInt(i32, 1), c1), (ConstInt(i32, 2), c2)])
+    for bb in (d, c1):
+        b.position_at_end(bb)
+        b.br(join)
+    b.position_at_end(c2)
+    y = b.add(x, ConstInt(i32, 1))
+    b.br(join)
+    b.position_at_end(join)
+    phi = b.phi(i32, [(ConstInt(i32, 7), d), (ConstInt(i32, 8), c1), (y, c2)]) if target_phi else None
+    b.ret()
+    return f, (entry, d, c1, c2, join), phi
+
+
+def test_switch_branches_past_empty_cases():
+    f, (entry, d, c1, c2, join), _ = _switch_function(False)
+    only_pred = remove_unreachable_blocks(f)
+    bypass_empty_switch_cases(f, only_pred)
+    term = entry.instructions[-1]
+    assert term.op == "switch" and term.attrs["default"] is join
+    assert [bb for _, bb in term.attrs["cases"]] == [join, c2]
+    assert f.blocks == [entry, c2, join]
+    assert only_pred.get(join) is None and d not in only_pred and c1 not in only_pred
+
+
+def test_a_phi_target_takes_one_empty_case_and_keeps_its_values():
+    """With a phi in join, only the first empty case is bypassed: the switch then reaches join, and a
+    second edge from it could not carry a different value."""
+    f, (entry, d, c1, c2, join), phi = _switch_function(True)
+    bypass_empty_switch_cases(f, remove_unreachable_blocks(f))
+    assert successors(entry) == [join, c1, c2]
+    assert [(v.value if isinstance(v, ConstInt) else v, bb) for v, bb in phi.attrs["incoming"]] == \
+        [(7, entry), (8, c1), (phi.attrs["incoming"][2][0], c2)]
+    assert d not in f.blocks
+
+
+def test_a_chain_of_empty_blocks_and_a_switch_left_with_one_target():
+    """default -> a -> b -> join, all empty and entered once: the switch goes to join, and, all its targets
+    now one block, becomes `br join`; a block entered from elsewhere too stays."""
+    f = Function(FunctionType(void, (i32, i1)), "main")
+    entry, other, a, b_, join = (f.append_block(n) for n in ("entry", "other", "a", "b", "join"))
+    b = IRBuilder(entry)
+    b.cbranch(f.args[1], other, a)
+    b.position_at_end(other)
+    b.switch(f.args[0], a, [(ConstInt(i32, 3), b_)])          # a is also entered from entry: kept
+    b.position_at_end(a)
+    b.br(b_)
+    b.position_at_end(b_)
+    b.br(join)
+    b.position_at_end(join)
+    b.ret()
+    bypass_empty_switch_cases(f, remove_unreachable_blocks(f))
+    assert successors(other) == [a, b_]                        # a has two predecessors; b_ has two too
+
+    g = Function(FunctionType(void, (i32,)), "main")
+    entry, a, b_, join = (g.append_block(n) for n in ("entry", "a", "b", "join"))
+    b = IRBuilder(entry)
+    b.switch(g.args[0], a, [(ConstInt(i32, 3), join)])
+    b.position_at_end(a)
+    b.br(b_)
+    b.position_at_end(b_)
+    b.br(join)
+    b.position_at_end(join)
+    b.ret()
+    bypass_empty_switch_cases(g, remove_unreachable_blocks(g))
+    term = entry.instructions[-1]
+    assert term.op == "br" and term.attrs["targets"] == (join,) and not term.operands
+    assert g.blocks == [entry, join]
