@@ -1,9 +1,9 @@
 """A switch inside a loop: the CFG shapes our DXIL gives it are ones dxil-spirv (vkd3d-proton's DXIL front
 end) structurizes.  Two used not to be: a switch case that returns out of the loop made its structurizer
-abort ("detected infinite loop"), and a loop whose switch case may `continue` lost a terminator when
-empty blocks sat between the switch and the continue path.  The lowering now returns through a flag
-checked after each loop or switch (lower.py `_leave`), and the clean-up lets a switch branch past empty
-case blocks (cfg.bypass_empty_switch_cases).
+abort ("detected infinite loop"), and one whose case may `continue` lost a terminator (also for generated
+programs).  The lowering now leaves such a switch only through its merge: a `return` sets a `returned`
+flag checked after each loop or switch it breaks out of (lower.py `_leave`), a `continue` a `continued`
+flag checked after the switch (`_continue`).
 
 Each shader runs at -O0 (the DXIL backend's own inliner and lowering) and -O3 (the shared inliner first)
 through dxil-spirv on lavapipe and on the lli interpreter; both must give what a Python model of the
@@ -21,9 +21,11 @@ import pytest
 import res_util as R
 from harness import dxil_consumer, dxil_tools
 from harness.dxil_exec import run_dxil_compute
-from shaderbuild_dxil.cfg import bypass_empty_switch_cases, remove_unreachable_blocks, successors
-from shaderbuild_dxil.llvm import FunctionType, IRBuilder, i1, i32, void
-from shaderbuild_dxil.llvm.values import ConstInt, Function
+from shaderbuild_dxil import ctrldep
+from shaderbuild_dxil.backend import compile_dxil
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
 
 pytestmark = [pytest.mark.llvm, pytest.mark.spirv_tools]
 
@@ -328,80 +330,60 @@ def test_models_take_every_path():
     assert {_continue_for(r)[1] > 0 for r in rows} == {True, False}
 
 
-# ---------------------------------------------------------------- the clean-up on hand-built functions
+# ---------------------------------------------------------------- the shape itself
 
 
-def _switch_function(target_phi: bool):
-    """entry: switch %x [default: d, 1: c1, 2: c2]; d and c1 only `br join`, c2 does work; join may have a
-    phi over its three predecessors."""
-    f = Function(FunctionType(void, (i32,)), "main")
-    entry, d, c1, c2, join = (f.append_block(n) for n in ("entry", "d", "c1", "c2", "join"))
-    b = IRBuilder(entry)
-    x = f.args[0]
-    b.switch(x, d, [(ConstInt(i32, 1), c1), (ConstInt(i32, 2), c2)])
-    for bb in (d, c1):
-        b.position_at_end(bb)
-        b.br(join)
-    b.position_at_end(c2)
-    y = b.add(x, ConstInt(i32, 1))
-    b.br(join)
-    b.position_at_end(join)
-    phi = b.phi(i32, [(ConstInt(i32, 7), d), (ConstInt(i32, 8), c1), (y, c2)]) if target_phi else None
-    b.ret()
-    return f, (entry, d, c1, c2, join), phi
+def _lowered_entry(src: str, opt: int):
+    """The entry function of the lowered LLVM module (the compile's own IR, lowered again)."""
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", opt_level=opt)
+    res = compile_file("switch_cfg.hlsl", opts, text=src, keep_module=True)
+    assert res.ok and res.module is not None, R.diagnostics_text(res)
+    return compile_dxil(res.module, opts).lowered.entry
 
 
-def test_switch_branches_past_empty_cases():
-    f, (entry, d, c1, c2, join), _ = _switch_function(False)
-    only_pred = remove_unreachable_blocks(f)
-    bypass_empty_switch_cases(f, only_pred)
-    term = entry.instructions[-1]
-    assert term.op == "switch" and term.attrs["default"] is join
-    assert [bb for _, bb in term.attrs["cases"]] == [join, c2]
-    assert f.blocks == [entry, c2, join]
-    assert only_pred.get(join) is None and d not in only_pred and c1 not in only_pred
+@pytest.mark.parametrize("opt", [0, 3])
+@pytest.mark.parametrize("name", list(SHADERS))
+def test_a_switch_in_a_loop_merges_inside_the_loop(name, opt):
+    """Every path out of a switch that sits in a loop meets at a block of that loop that is not its
+    latch: the switch's immediate post-dominator reaches the switch again and has no back edge.  A case
+    that returns out of the loop or branches to its continue path makes the post-dominator the code
+    after the loop or the latch instead (the shapes dxil-spirv failed on)."""
+    f = _lowered_entry(_source(SHADERS[name][0]), opt)
+    blocks = f.blocks
+    succs = ctrldep.successors(blocks)
+    order = {b: i for i, b in enumerate(_rpo(succs))}
+    ipdom = ctrldep.post_dominators(f, succs)
+
+    def reaches(a: int, b: int) -> bool:
+        seen, stack = {a}, [a]
+        while stack:
+            for s in succs[stack.pop()]:
+                if s == b:
+                    return True
+                if s not in seen:
+                    seen.add(s)
+                    stack.append(s)
+        return False
+
+    switches = [i for i, bb in enumerate(blocks) if bb.instructions[-1].op == "switch" and reaches(i, i)]
+    assert switches or opt == 3, "the -O0 build keeps a switch in a loop"
+    for i in switches:
+        m = ipdom[i]
+        assert m >= 0 and reaches(m, i), f"a path leaves the loop of switch block {i} before its merge"
+        assert all(order[s] > order[m] for s in succs[m]), f"switch block {i} merges at the loop's latch"
 
 
-def test_a_phi_target_takes_one_empty_case_and_keeps_its_values():
-    """With a phi in join, only the first empty case is bypassed: the switch then reaches join, and a
-    second edge from it could not carry a different value."""
-    f, (entry, d, c1, c2, join), phi = _switch_function(True)
-    bypass_empty_switch_cases(f, remove_unreachable_blocks(f))
-    assert successors(entry) == [join, c1, c2]
-    assert [(v.value if isinstance(v, ConstInt) else v, bb) for v, bb in phi.attrs["incoming"]] == \
-        [(7, entry), (8, c1), (phi.attrs["incoming"][2][0], c2)]
-    assert d not in f.blocks
-
-
-def test_a_chain_of_empty_blocks_and_a_switch_left_with_one_target():
-    """default -> a -> b -> join, all empty and entered once: the switch goes to join, and, all its targets
-    now one block, becomes `br join`; a block entered from elsewhere too stays."""
-    f = Function(FunctionType(void, (i32, i1)), "main")
-    entry, other, a, b_, join = (f.append_block(n) for n in ("entry", "other", "a", "b", "join"))
-    b = IRBuilder(entry)
-    b.cbranch(f.args[1], other, a)
-    b.position_at_end(other)
-    b.switch(f.args[0], a, [(ConstInt(i32, 3), b_)])          # a is also entered from entry: kept
-    b.position_at_end(a)
-    b.br(b_)
-    b.position_at_end(b_)
-    b.br(join)
-    b.position_at_end(join)
-    b.ret()
-    bypass_empty_switch_cases(f, remove_unreachable_blocks(f))
-    assert successors(other) == [a, b_]                        # a has two predecessors; b_ has two too
-
-    g = Function(FunctionType(void, (i32,)), "main")
-    entry, a, b_, join = (g.append_block(n) for n in ("entry", "a", "b", "join"))
-    b = IRBuilder(entry)
-    b.switch(g.args[0], a, [(ConstInt(i32, 3), join)])
-    b.position_at_end(a)
-    b.br(b_)
-    b.position_at_end(b_)
-    b.br(join)
-    b.position_at_end(join)
-    b.ret()
-    bypass_empty_switch_cases(g, remove_unreachable_blocks(g))
-    term = entry.instructions[-1]
-    assert term.op == "br" and term.attrs["targets"] == (join,) and not term.operands
-    assert g.blocks == [entry, join]
+def _rpo(succs: list[list[int]]) -> list[int]:
+    """Reverse post-order of block indices from the entry (0)."""
+    seen, post, stack = {0}, [], [(0, iter(succs[0]))]
+    while stack:
+        b, it = stack[-1]
+        for s in it:
+            if s not in seen:
+                seen.add(s)
+                stack.append((s, iter(succs[s])))
+                break
+        else:
+            stack.pop()
+            post.append(b)
+    return post[::-1]

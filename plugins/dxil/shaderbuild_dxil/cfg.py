@@ -1,4 +1,4 @@
-"""CFG clean-up after lowering: drop blocks no path reaches; a switch branches past empty case blocks.
+"""CFG clean-up after lowering: drop blocks no path reaches.
 
 Structured lowering leaves empty blocks after `break`/`return`; LLVM accepts
 them but the DXIL validator wants a tidy, reducible CFG.
@@ -10,8 +10,7 @@ from operator import itemgetter
 
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_empty_switch_cases"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -191,51 +190,3 @@ def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlo
                         b = into[b]
                     fixed.append((v, b))
                 inst.attrs["incoming"] = fixed
-
-
-def bypass_empty_switch_cases(f: Function, only_pred: dict[BasicBlock, BasicBlock | None]) -> None:
-    """A switch whose case (or default) block only branches on (`br T`) and is entered from that switch
-    alone targets T itself, as LLVM's simplifycfg leaves DXC's switches: dxil-spirv's structurizer
-    leaves a block without a terminator for a loop whose switch may `continue` when such blocks sit
-    between the switch and the loop's continue path.  Only switch successors: folding every forwarding
-    block made dxil-spirv crash on deeply nested loops.  A phi of T then names the switch block, so T
-    must not have phis when the switch reaches it already.  A switch whose targets all become one
-    phi-free block is a `br` (dxil-spirv emits an OpSwitch without a merge for it).  `only_pred`:
-    remove_unreachable_blocks' table, kept up to date."""
-    gone: set[BasicBlock] = set()
-    for bb in f.blocks:
-        term = bb.instructions[-1] if bb.instructions else None
-        if term is None or term.op != "switch":
-            continue
-        attrs = term.attrs
-        for s in dict.fromkeys(successors(bb)):             # each target once, in order
-            t = s
-            while only_pred.get(t) is bb and len(t.instructions) == 1 and t.instructions[0].op == "br" \
-                    and len(t.instructions[0].attrs["targets"]) == 1:
-                nxt = t.instructions[0].attrs["targets"][0]
-                if nxt is t or (_has_phis(nxt) and nxt in successors(bb)):
-                    break
-                _repoint_phis(nxt, t, bb)
-                only_pred[nxt] = bb if only_pred.get(nxt) is t else None
-                del only_pred[t]
-                gone.add(t)
-                if attrs["default"] is t:
-                    attrs["default"] = nxt
-                attrs["cases"] = [(c, nxt if x is t else x) for c, x in attrs["cases"]]
-                t = nxt
-        if all(x is attrs["default"] for _c, x in attrs["cases"]) and not _has_phis(attrs["default"]):
-            term.op, term.operands, term.attrs = "br", [], {"targets": (attrs["default"],)}
-    if gone:
-        f.blocks = [bb for bb in f.blocks if bb not in gone]
-
-
-def _repoint_phis(bb: BasicBlock, old: BasicBlock, new: BasicBlock) -> None:
-    """bb's phis take the value they took from `old` from `new` instead."""
-    for inst in bb.instructions:
-        if inst.op != "phi":
-            break
-        inst.attrs["incoming"] = [(v, new if b is old else b) for v, b in inst.attrs["incoming"]]
-
-
-def _has_phis(bb: BasicBlock) -> bool:
-    return bool(bb.instructions) and bb.instructions[0].op == "phi"

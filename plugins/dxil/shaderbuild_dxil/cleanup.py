@@ -40,9 +40,8 @@ class Cleaned(DataRecord):
 def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Cleaned:
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
-    unreachable blocks, the empty switch cases and the undef output stores go."""
+    unreachable blocks and the undef output stores go."""
     only_pred = cfg.remove_unreachable_blocks(f)
-    cfg.bypass_empty_switch_cases(f, only_pred)         # for dxil-spirv, also without optimisation
     if not optimize:
         remove_undef_output_stores(f)
         return _calls_left(f)

@@ -110,12 +110,14 @@ class _Frame(DataRecord):
     ret_slot: VarStorage | None
     exit_block: BasicBlock                 # where a `return` branches to
     returned: VarStorage | None = None     # set by a return inside a switch inside a loop (see _leave)
+    continued: VarStorage | None = None    # set by a `continue` inside a switch (see _continue)
 
 
 class _LoopTargets(DataRecord):
     brk: BasicBlock
     cont: BasicBlock | None                # None: a switch
     returned: bool = False                 # a return breaks out of it: the flag is checked at `brk`
+    continued: bool = False                # a switch a `continue` breaks out of: the flag is checked at `brk`
 
 
 class FunctionLowerer:
@@ -1039,11 +1041,35 @@ class FunctionLowerer:
         self.b.br(self.loops[-1].brk)
 
     def _continue(self, s: ir.Continue) -> None:
-        for t in reversed(self.loops):
-            if t.cont is not None:
-                self.b.br(t.cont)
-                return
-        raise error("'continue' outside of a loop")
+        """Branch to the loop's continue block; from inside a switch, break out of the switch with the
+        frame's `continued` flag set (reset before the switch), checked after it.  dxil-spirv's
+        structurizer mishandles a switch case that branches to the loop's continue path (it left a
+        block without a terminator); a switch whose cases all end at its merge is a plain selection."""
+        if not any(t.cont is not None for t in self.loops):
+            raise error("'continue' outside of a loop")
+        self._continue_from_here()
+
+    def _continue_from_here(self) -> None:
+        inner = self.loops[-1]
+        if inner.cont is not None:
+            self.b.br(inner.cont)
+            return
+        flag = self.frames[-1].continued
+        assert flag is not None              # made by _switch, which saw this continue
+        self._set_flag(flag, True)
+        inner.continued = True
+        self.b.br(inner.brk)
+
+    def _continue_if_flagged(self) -> None:
+        """After a switch a `continue` broke out of: reset the flag and continue if it is set."""
+        flag = self.frames[-1].continued
+        assert flag is not None
+        out, rest = self._branch_on(flag)
+        self.set_block(out)
+        if self.loops[-1].cont is not None:
+            self._set_flag(flag, False)
+        self._continue_from_here()
+        self._enter(rest)
 
     def _return(self, s: ir.Return) -> None:
         fr = self.frames[-1]
@@ -1057,10 +1083,18 @@ class FunctionLowerer:
         switch inside a loop."""
         if _returns_from_switch_in_loop(f.body, False, False):
             fr.returned = self.make_storage(ir.Variable(f"{f.name}.returned", ir.BOOL, _FUNCTION_STORAGE))
-            self._set_returned(fr.returned, False)
+            self._set_flag(fr.returned, False)
 
-    def _set_returned(self, flag: VarStorage, value: bool) -> None:
+    def _set_flag(self, flag: VarStorage, value: bool) -> None:
         MemPlace(flag, ir.BOOL, 0, _ZERO).write(self, [ConstInt(T.i1, int(value))])
+
+    def _branch_on(self, flag: VarStorage) -> tuple[BasicBlock, BasicBlock]:
+        """Branch on the flag: (the block taken when it is set, sealed; the other, to be entered)."""
+        cond = self.truthy(MemPlace(flag, ir.BOOL, 0, _ZERO).read(self)[0])
+        out, rest = self.new_block(), self.new_block()
+        self.b.cbranch(cond, out, rest)
+        self.seal(out)
+        return out, rest
 
     def _leave(self, fr: _Frame) -> None:
         """Branch where a `return` goes: the frame's exit block, or, inside a switch inside a loop, out
@@ -1069,7 +1103,7 @@ class FunctionLowerer:
         its loop makes dxil-spirv's structurizer abort ("detected infinite loop")."""
         loops = self.loops
         if fr.returned is not None and _inside_switch_in_loop(loops):
-            self._set_returned(fr.returned, True)
+            self._set_flag(fr.returned, True)
             loops[-1].returned = True
             self.b.br(loops[-1].brk)
         else:
@@ -1079,10 +1113,7 @@ class FunctionLowerer:
         """After a loop or switch a return broke out of: return on if the flag is set."""
         fr = self.frames[-1]
         assert fr.returned is not None
-        flag = self.truthy(MemPlace(fr.returned, ir.BOOL, 0, _ZERO).read(self)[0])
-        out, rest = self.new_block(), self.new_block()
-        self.b.cbranch(flag, out, rest)
-        self.seal(out)
+        out, rest = self._branch_on(fr.returned)
         self.set_block(out)
         self._leave(fr)
         self._enter(rest)
@@ -1106,6 +1137,11 @@ class FunctionLowerer:
                     raise error(f"duplicate case value {v}")
                 seen.add(cv.value)
                 cases.append((cv, bb))
+        if _continues_out_of(s):
+            fr = self.frames[-1]
+            if fr.continued is None:
+                fr.continued = self.make_storage(ir.Variable("continued", ir.BOOL, _FUNCTION_STORAGE))
+            self._set_flag(fr.continued, False)
         self.b.switch(sel, default, cases)
         targets = _LoopTargets(merge, None)
         self.loops.append(targets)
@@ -1120,6 +1156,8 @@ class FunctionLowerer:
         self._enter(merge)
         if targets.returned:
             self._return_if_flagged()
+        if targets.continued:
+            self._continue_if_flagged()
 
     def alloca(self, t: T.Type) -> Value:
         return self.alloca_builder.alloca(t, align=4)
@@ -1198,6 +1236,20 @@ def _returns_from_switch_in_loop(stmts: list[ir.Stmt], in_loop: bool, in_switch:
         elif isinstance(s, ir.Switch):
             if any(_returns_from_switch_in_loop(c.body, in_loop, in_switch or in_loop) for c in s.cases):
                 return True
+    return False
+
+
+def _continues_out_of(s: ir.Switch) -> bool:
+    """Does a `continue` in the switch's cases (not inside a loop of theirs) leave it?"""
+    stack: list[ir.Stmt] = [x for c in s.cases for x in c.body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Continue):
+            return True
+        if isinstance(x, ir.If):
+            stack += x.then + x.else_
+        elif isinstance(x, ir.Switch):
+            stack += [y for c in x.cases for y in c.body]
     return False
 
 
