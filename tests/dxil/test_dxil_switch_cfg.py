@@ -330,6 +330,18 @@ def test_models_take_every_path():
     assert {_continue_for(r)[1] > 0 for r in rows} == {True, False}
 
 
+@pytest.mark.parametrize("opt", [0, 3])
+def test_a_switch_under_60_loops_converts(opt):
+    """The depth at which a general forwarding-block fold made dxil-spirv crash: a switch that may return,
+    continue or break, inside 60 nested loops, converts and validates."""
+    inner = "switch (U[1]) { case 1: return; case 2: continue; case 3: if (U[2] == 0) continue; break; default: break; }"
+    src = ("RWStructuredBuffer<uint> U : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n"
+           + "for (uint i = 0; i < U[3]; ++i) {" * 60 + inner + "U[0] += 1;" + "}" * 60 + "\n}\n")
+    res = R.compile_hlsl(src, "main", "cs_6_0", "dxil", opt_level=opt)
+    assert res.ok, R.diagnostics_text(res)
+    dxil_consumer.to_spirv(res.binary)
+
+
 # ---------------------------------------------------------------- the shape itself
 
 
