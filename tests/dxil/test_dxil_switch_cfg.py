@@ -346,11 +346,14 @@ def test_a_switch_under_60_loops_converts(opt):
 
 
 def _lowered_entry(src: str, opt: int):
-    """The entry function of the lowered LLVM module (the compile's own IR, lowered again)."""
+    """The entry function of the lowered LLVM module (the compile's own IR lowered again, to the same
+    container)."""
     opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", opt_level=opt)
     res = compile_file("switch_cfg.hlsl", opts, text=src, keep_module=True)
     assert res.ok and res.module is not None, R.diagnostics_text(res)
-    return compile_dxil(res.module, opts).lowered.entry
+    out = compile_dxil(res.module, opts)
+    assert out.container == res.binary
+    return out.lowered.entry
 
 
 @pytest.mark.parametrize("opt", [0, 3])
