@@ -287,10 +287,103 @@ def _continue_for(row):
     return acc, n
 
 
+@shader("do_while_continue_return_fallthrough", """
+uint2 f(uint b) {
+    uint i = 0, acc = 0;
+    do {
+        i++;
+        switch (In[b + (i & 7)]) {
+        case 0: acc += 1; continue;
+        case 1: if (i > 5) return uint2(i, acc); break;
+        case 2: { if ((i & 1) == 0) continue; else acc += 10; }
+        case 3: acc += 3; break;
+        default: break;
+        }
+        acc *= 2;
+    } while (i < 12);
+    return uint2(99, acc);
+}""")
+def _do_while(row):
+    i = acc = 0
+    while True:
+        i += 1
+        v, cont = row[i & 7], False
+        if v == 0:
+            acc, cont = acc + 1, True               # `continue` goes to the `while` test
+        elif v == 1:
+            if i > 5:
+                return i, acc
+        elif v in (2, 3):
+            if v == 2 and i % 2 == 0:
+                cont = True
+            else:
+                acc += (10 if v == 2 else 0) + 3    # case 2 falls through into case 3
+        if not cont:
+            acc *= 2
+        if i >= 12:
+            return 99, acc
+
+
+@shader("switches_and_loops_nested", """
+uint2 f(uint b) {
+    uint r = 0;
+    for (uint a = 0; a < 4; a++) {
+        switch (In[b + a]) {
+        case 0:
+            for (uint c = 4; c < 7; c++) {
+                switch (In[b + c] % 3) {
+                case 0: continue;
+                case 1: if (a == 3 && c == 6) return uint2(1000, r); r += 1; break;
+                default: r += 2;
+                }
+                r += 5;
+            }
+            break;
+        case 1: if (In[b + 7] == 2) continue; r += 40; break;
+        case 2: switch (In[b + 7] & 1) { case 0: continue; default: if (In[b + 7] == 3) return uint2(2000, r); } r += 300; break;
+        default: r += 7;
+        }
+        r *= 3;
+    }
+    return uint2(r, 0);
+}""")
+def _nested(row):
+    r = 0
+    for a in range(4):
+        v = row[a]
+        if v == 0:
+            for c in range(4, 7):
+                w = row[c] % 3
+                if w == 0:
+                    continue
+                if w == 1:
+                    if a == 3 and c == 6:
+                        return 1000, r
+                    r += 1
+                else:
+                    r += 2
+                r += 5
+        elif v == 1:
+            if row[7] == 2:
+                continue
+            r += 40
+        elif v == 2:
+            if row[7] & 1 == 0:
+                continue
+            if row[7] == 3:
+                return 2000, r
+            r += 300
+        else:
+            r += 7
+        r *= 3
+    return r, 0
+
+
 def _rows(seed: int) -> list[list[int]]:
-    """THREADS input rows: the all-default, first-value-returns and no-return rows, then random ones."""
+    """THREADS input rows: the all-default, first-value-returns, no-return and innermost-return rows, then
+    random ones."""
     rng = random.Random(seed)
-    fixed = [[4] * ROW, [1] + [0] * (ROW - 1), [2, 3, 0, 4, 2, 3, 0, 4], [0] * ROW]
+    fixed = [[4] * ROW, [1] + [0] * (ROW - 1), [2, 3, 0, 4, 2, 3, 0, 4], [0] * ROW, [4, 4, 4, 0, 0, 0, 1, 0]]
     return fixed + [[rng.randrange(5) for _ in range(ROW)] for _ in range(THREADS - len(fixed))]
 
 
@@ -328,6 +421,8 @@ def test_models_take_every_path():
     assert {_switch_in_switch(r)[0] == 99 for r in rows} == {True, False}
     assert {_switch_in_loop_in_loop(r)[0] == 99 for r in rows} == {True, False}
     assert {_continue_for(r)[1] > 0 for r in rows} == {True, False}
+    assert {_do_while(r)[0] == 99 for r in rows} == {True, False}
+    assert {_nested(r)[0] for r in rows} >= {1000, 2000}
 
 
 @pytest.mark.parametrize("opt", [0, 3])
