@@ -21,31 +21,6 @@ LIMIT_EXAMPLES = {
 RWStructuredBuffer<uint> U : register(u1);
 float4 main(float4 p : SV_Position) : SV_Target { U[0] = 1; DeviceMemoryBarrier(); return p; }
 """),
-    "switch-return-in-loop": ("cs_6_0", """
-RWStructuredBuffer<uint> U : register(u0);
-uint f(uint n) {
-    for (uint i = 0; i < n; i++) {
-        switch (U[i]) { case 1: return i; case 2: U[i] = 5; break; default: break; }
-    }
-    return 99;
-}
-[numthreads(1, 1, 1)] void main() { U[0] = f(U[1]); }
-"""),
-    "switch-continue-in-loop": ("cs_6_0", """
-RWStructuredBuffer<uint> U : register(u0);
-[numthreads(1,1,1)] void main() {
-    int w2 = 0;
-    while (w2 < (int)U[9]) {
-        w2++;
-        switch (w2 & 3) {
-        case 2: { break; }
-        case 3: { if (U[4] == 0) continue; break; }
-        default: { break; }
-        }
-    }
-    U[0] = 5;
-}
-"""),
     "tbuffer": ("cs_6_0", """
 tbuffer TB : register(t0) { float a; float4 b; };
 RWStructuredBuffer<float> Out : register(u1);
@@ -76,11 +51,6 @@ def _ddx_in_compute() -> bytes:
     return compile_ir(compute_module(body, [out], sm=(6, 6)), "cs_6_6").container
 
 
-# -O0: the shared inliner of -O1 and up reshapes the switch-return-in-loop example into a CFG
-# dxil-spirv handles; the DXIL backend's own inliner (-O0) still makes the shape it aborts on
-O0_EXAMPLES = {"switch-return-in-loop"}
-
-
 def _dxil(src: str, profile: str, opt_level: int = 3) -> bytes:
     res = R.compile_hlsl(src, "main", profile, "dxil", opt_level=opt_level)
     assert res.ok, R.diagnostics_text(res)
@@ -99,13 +69,77 @@ def test_known_consumer_limit(key):
     """dxil-spirv fails on this valid DXIL for the listed reason (recognised as that limit, not another
     failure); when a dxil-spirv update lifts it, this XPASSes and the entry must go."""
     profile, src = LIMIT_EXAMPLES[key]
-    blob = _dxil(src, profile, 0 if key in O0_EXAMPLES else 3) if src is not None else _ddx_in_compute()
+    blob = _dxil(src, profile) if src is not None else _ddx_in_compute()
     dxil_tools.read_dxil(blob)  # our DXIL itself reads back with the LLVM tools
     try:
         dxil_consumer.to_spirv(blob)
     except dxil_consumer.ConsumerLimit as exc:
         assert exc.key == key, f"hit limit {exc.key!r}, expected {key!r}"
         raise
+
+
+# Former limits, lifted by our CFG (tests/dxil/test_dxil_switch_cfg.py has the variants): their examples
+# now convert and run.  name -> (source, U before, the model: U after, computed here)
+SWITCH_RETURN_IN_LOOP = """
+RWStructuredBuffer<uint> U : register(u0);
+uint f(uint n) {
+    for (uint i = 0; i < n; i++) {
+        switch (U[i]) { case 1: return i; case 2: U[i] = 5; break; default: break; }
+    }
+    return 99;
+}
+[numthreads(1, 1, 1)] void main() { U[0] = f(U[1]); }
+"""
+SWITCH_CONTINUE_IN_LOOP = """
+RWStructuredBuffer<uint> U : register(u0);
+[numthreads(1,1,1)] void main() {
+    int w2 = 0;
+    while (w2 < (int)U[9]) {
+        w2++;
+        switch (w2 & 3) {
+        case 2: { break; }
+        case 3: { if (U[4] == 0) continue; break; }
+        default: { break; }
+        }
+    }
+    U[0] = 5;
+}
+"""
+
+
+def _switch_return_model(u: list[int]) -> list[int]:
+    u, r = list(u), 99
+    for i in range(u[1]):
+        if u[i] == 1:
+            r = i
+            break
+        if u[i] == 2:
+            u[i] = 5
+    u[0] = r
+    return u
+
+
+FORMER_LIMITS = {
+    "switch-return-in-loop": (SWITCH_RETURN_IN_LOOP, _switch_return_model),
+    "switch-continue-in-loop": (SWITCH_CONTINUE_IN_LOOP, lambda u: [5, *u[1:]]),
+}
+FORMER_INPUTS = [[0, 6, 2, 3, 2, 1, 2, 0, 0, 10], [0, 4, 2, 0, 0, 0, 1, 0, 0, 3], [3, 0, 0, 0, 0, 0, 0, 0, 0, 0]]
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("opt", [0, 3])
+@pytest.mark.parametrize("key", list(FORMER_LIMITS))
+def test_former_limit_example_converts_and_runs(key, opt, vk):
+    """dxil-spirv once failed on these (a switch case returning out of its loop: its structurizer aborted;
+    one that may `continue` past empty blocks: a block without terminator).  Converted without any error
+    (a listed limit or not) and run on lavapipe, the DXIL leaves U as the model says."""
+    src, model = FORMER_LIMITS[key]
+    blob = _dxil(src, "cs_6_0", opt)
+    spirv = dxil_consumer.to_spirv(blob)
+    for u in FORMER_INPUTS:
+        data = struct.pack("<10I", *u)
+        out = vk.run_compute(spirv, "main", [vk.Buf(0, dxil_consumer.SHIFTS["u"], data, "storage")])[0]
+        assert list(struct.unpack("<10I", out)) == model(u), u
 
 
 def test_a_corrupt_container_is_a_failure_not_a_skip():

@@ -171,3 +171,27 @@ def test_non_uniform_resource_index_sets_the_flag(profile):
         return [store_one(ir.IndexRef(ir.VarRef(arr), idx, RWBUF))]
     text = check_dxil(compile_ir(compute_module(body, [arr], sm=(6, int(profile[-1]))), profile).container).ir
     assert re.search(r"@dx\.op\.createHandle(FromBinding)?\(i32 \d+, .*, i32 %\d+, i1 true\)", text)
+
+
+TBUFFERS = """
+struct S { float a; float4 b; };
+TextureBuffer<S> TB2 : register(t3);
+tbuffer TB : register(t0) { float a; float4 b; };
+RWStructuredBuffer<float> Out : register(u1);
+[numthreads(1, 1, 1)] void main() { Out[0] = a + b.w + TB2.b.y; }
+"""
+
+
+def test_tbuffer_records_carry_the_u32_element_type():
+    """A tbuffer / TextureBuffer<T> is an SRV of kind TBuffer (15) whose record's extra properties give
+    the element type (tag 0) U32 (DXIL ComponentType 5), as DXC's InitTBuffer sets it: its validator
+    rejects a typed SRV without a valid component type (Sm.InvalidResourceCompType)."""
+    import res_util as R
+    from harness.dxil_tools import read_dxil
+    res = R.compile_hlsl(TBUFFERS, "main", "cs_6_0", "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    text = read_dxil(res.binary).ir
+    for name in ("TB", "TB2"):
+        m = re.search(rf'!"{name}", i32 0, i32 \d+, i32 1, i32 15, i32 0, (![0-9]+)\}}', text)
+        assert m, f"no TBuffer SRV record for {name}"
+        assert re.search(rf"^{m.group(1)} = !\{{i32 0, i32 5\}}$", text, re.M), name

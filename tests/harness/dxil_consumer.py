@@ -46,12 +46,6 @@ LIMITS = {
     "ps-device-barrier": "dxil-spirv translates DeviceMemoryBarrier() in a pixel shader with Workgroup memory "
                          "scope, which Vulkan allows only in compute-like stages (spirv-val VUID-07321); our "
                          "barrier(80, 2) is what DXC emits",
-    "switch-return-in-loop": "dxil-spirv's structurizer aborts ('Fatal, detected infinite loop') on a switch "
-                             "inside a loop where a case returns; our CFG is valid",
-    "switch-continue-in-loop": "dxil-spirv's structurizer leaves a block without a terminator (spirv-val: 'A "
-                               "block must end with a branch instruction') for a loop whose switch case may "
-                               "`continue` when the switch merge and the continue path are empty forwarding "
-                               "blocks (DXC's simplifycfg would fold those); our CFG is valid LLVM",
     "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
                "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
     "sv-builtin-in-stage": "dxil-spirv gives a system value its Vulkan built-in in every stage, also where "
@@ -65,22 +59,18 @@ LIMITS = {
 }
 
 
-def _limit_of(stage_failed: str, message: str, crashed: int | None) -> str | None:
+def _limit_of(stage_failed: str, message: str) -> str | None:
     """The LIMITS key that explains a failure, or None (a real failure)."""
     if stage_failed == "spirv-val" and "Workgroup Memory Scope is limited to" in message:
         return "ps-device-barrier"
     if (stage_failed == "spirv-val" and "Capability ComputeDerivativeGroup" in message
             and "is not allowed by Vulkan" in message):
         return "compute-derivatives"
-    if stage_failed == "spirv-val" and "A block must end with a branch instruction" in message:
-        return "switch-continue-in-loop"   # a block without terminator can only be the converter's own
     if stage_failed == "spirv-val" and ("VUID-FrontFacing-FrontFacing-" in message or (
             "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)):
         return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
-    if stage_failed == "convert" and crashed == signal.SIGABRT and "Fatal, detected infinite loop." in message:
-        return "switch-return-in-loop"
     return None
 
 
@@ -182,7 +172,7 @@ def _convert_uncached(blob: bytes, entry: str | None = None) -> bytes:
         if proc.returncode != 0:
             crashed = -proc.returncode if proc.returncode < 0 else None
             what = f"crashed ({_signal_name(proc.returncode)})" if crashed else f"failed (exit {proc.returncode})"
-            key = _limit_of("convert", msg, crashed)
+            key = _limit_of("convert", msg)
             if key:
                 raise ConsumerLimit(key, msg)
             raise ConsumerError(f"dxil-spirv {what} on our DXIL:\n{msg}")
@@ -194,7 +184,7 @@ def _convert_uncached(blob: bytes, entry: str | None = None) -> bytes:
     STATS.seconds += time.perf_counter() - start
     if val.returncode != 0:
         msg = (val.stderr + val.stdout).decode(errors="replace")
-        key = _limit_of("spirv-val", msg, None)
+        key = _limit_of("spirv-val", msg)
         if key:
             raise ConsumerLimit(key, msg)
         dis = run_tool(["spirv-dis", "-"], stdin=spirv, check=False).stdout.decode(errors="replace")

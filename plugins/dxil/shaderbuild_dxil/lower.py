@@ -109,11 +109,15 @@ class _Frame(DataRecord):
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
     exit_block: BasicBlock                 # where a `return` branches to
+    returned: VarStorage | None = None     # set by a return inside a switch inside a loop (see _leave)
+    continued: VarStorage | None = None    # set by a `continue` inside a switch (see _continue)
 
 
 class _LoopTargets(DataRecord):
     brk: BasicBlock
-    cont: BasicBlock | None
+    cont: BasicBlock | None                # None: a switch
+    returned: bool = False                 # a return breaks out of it: the flag is checked at `brk`
+    continued: bool = False                # a switch a `continue` breaks out of: the flag is checked at `brk`
 
 
 class FunctionLowerer:
@@ -851,6 +855,7 @@ class FunctionLowerer:
             ret_slot = self.make_storage(ir.Variable(f"{f.name}.ret", f.return_type, _FUNCTION_STORAGE))
         exit_bb = self.new_block()
         frame = _Frame(storages, ret_slot, exit_bb)
+        self._flag_returns(frame, f)
         # evaluate `in` arguments in the caller's frame, then bind them
         for p, a in pending:
             if _is_resource_type(p.var.type):
@@ -1008,7 +1013,8 @@ class FunctionLowerer:
         if self.ssa is not None:
             self.ssa.loop_entered(header, pre)
         self.set_block(header)
-        self.loops.append(_LoopTargets(merge, cont))
+        targets = _LoopTargets(merge, cont)
+        self.loops.append(targets)
         self.control_depth += 1
         self.stmts(s.body)
         self.branch_to(cont)
@@ -1026,6 +1032,8 @@ class FunctionLowerer:
         self.control_depth -= 1
         self.loops.pop()
         self._enter(merge)
+        if targets.returned:
+            self._return_if_flagged()
 
     def _break(self, s: ir.Break) -> None:
         if not self.loops:
@@ -1033,18 +1041,82 @@ class FunctionLowerer:
         self.b.br(self.loops[-1].brk)
 
     def _continue(self, s: ir.Continue) -> None:
-        for t in reversed(self.loops):
-            if t.cont is not None:
-                self.b.br(t.cont)
-                return
-        raise error("'continue' outside of a loop")
+        """Branch to the loop's continue block; from inside a switch, break out of the switch with the
+        frame's `continued` flag set (reset before the switch), checked after it.  dxil-spirv's
+        structurizer mishandles a switch case that branches to the loop's continue path (it left a
+        block without a terminator); a switch whose cases all end at its merge is a plain selection."""
+        if not any(t.cont is not None for t in self.loops):
+            raise error("'continue' outside of a loop")
+        self._continue_from_here()
+
+    def _continue_from_here(self) -> None:
+        inner = self.loops[-1]
+        if inner.cont is not None:
+            self.b.br(inner.cont)
+            return
+        flag = self.frames[-1].continued
+        assert flag is not None              # made by _switch, which saw this continue
+        self._set_flag(flag, True)
+        inner.continued = True
+        self.b.br(inner.brk)
+
+    def _continue_if_flagged(self) -> None:
+        """After a switch a `continue` broke out of: reset the flag and continue if it is set."""
+        flag = self.frames[-1].continued
+        assert flag is not None
+        out, rest = self._branch_on(flag)
+        self.set_block(out)
+        if self.loops[-1].cont is not None:
+            self._set_flag(flag, False)
+        self._continue_from_here()
+        self._enter(rest)
 
     def _return(self, s: ir.Return) -> None:
         fr = self.frames[-1]
         if s.value is not None and fr.ret_slot is not None:
             vals = self.expr(s.value)
             MemPlace(fr.ret_slot, s.value.type, 0, _ZERO).write(self, vals)
-        self.b.br(fr.exit_block)
+        self._leave(fr)
+
+    def _flag_returns(self, fr: _Frame, f: ir.Function) -> None:
+        """Give the frame its `returned` flag, false at its start, when a return of `f` is inside a
+        switch inside a loop."""
+        if _returns_from_switch_in_loop(f.body, False, False):
+            fr.returned = self.make_storage(ir.Variable(f"{f.name}.returned", ir.BOOL, _FUNCTION_STORAGE))
+            self._set_flag(fr.returned, False)
+
+    def _set_flag(self, flag: VarStorage, value: bool) -> None:
+        MemPlace(flag, ir.BOOL, 0, _ZERO).write(self, [ConstInt(T.i1, int(value))])
+
+    def _branch_on(self, flag: VarStorage) -> tuple[BasicBlock, BasicBlock]:
+        """Branch on the flag: (the block taken when it is set, sealed; the other, to be entered)."""
+        cond = self.truthy(MemPlace(flag, ir.BOOL, 0, _ZERO).read(self)[0])
+        out, rest = self.new_block(), self.new_block()
+        self.b.cbranch(cond, out, rest)
+        self.seal(out)
+        return out, rest
+
+    def _leave(self, fr: _Frame) -> None:
+        """Branch where a `return` goes: the frame's exit block, or, inside a switch inside a loop, out
+        of the innermost loop or switch with the `returned` flag set, checked again after it (as the
+        shared inliner does at -O1 and up, and DXC's structurize-returns).  A switch case that leaves
+        its loop makes dxil-spirv's structurizer abort ("detected infinite loop")."""
+        loops = self.loops
+        if fr.returned is not None and _inside_switch_in_loop(loops):
+            self._set_flag(fr.returned, True)
+            loops[-1].returned = True
+            self.b.br(loops[-1].brk)
+        else:
+            self.b.br(fr.exit_block)
+
+    def _return_if_flagged(self) -> None:
+        """After a loop or switch a return broke out of: return on if the flag is set."""
+        fr = self.frames[-1]
+        assert fr.returned is not None
+        out, rest = self._branch_on(fr.returned)
+        self.set_block(out)
+        self._leave(fr)
+        self._enter(rest)
 
     def _discard(self, s: ir.Discard) -> None:
         self.ops.call(self.b, "Discard", None, [ConstInt(T.i1, 1)])
@@ -1065,8 +1137,14 @@ class FunctionLowerer:
                     raise error(f"duplicate case value {v}")
                 seen.add(cv.value)
                 cases.append((cv, bb))
+        if _continues_out_of(s):
+            fr = self.frames[-1]
+            if fr.continued is None:
+                fr.continued = self.make_storage(ir.Variable("continued", ir.BOOL, _FUNCTION_STORAGE))
+            self._set_flag(fr.continued, False)
         self.b.switch(sel, default, cases)
-        self.loops.append(_LoopTargets(merge, None))
+        targets = _LoopTargets(merge, None)
+        self.loops.append(targets)
         self.control_depth += 1
         for k, (c, bb) in enumerate(zip(s.cases, blocks)):
             self.seal(bb)                # from the switch and the previous case's fall-through
@@ -1076,6 +1154,10 @@ class FunctionLowerer:
         self.control_depth -= 1
         self.loops.pop()
         self._enter(merge)
+        if targets.returned:
+            self._return_if_flagged()
+        if targets.continued:
+            self._continue_if_flagged()
 
     def alloca(self, t: T.Type) -> Value:
         return self.alloca_builder.alloca(t, align=4)
@@ -1094,6 +1176,7 @@ class FunctionLowerer:
             self.debug.describe(self.dbg_scope, self.fn)
         exit_bb = self.new_block()
         frame = _Frame({}, None, exit_bb)
+        self._flag_returns(frame, fn)
         for v in fn.locals:
             if isinstance(v.type, ir.RayQuery):
                 self._allocate_ray_query(v)
@@ -1133,6 +1216,52 @@ _STMT: dict[type, Callable[..., None]] = {
     ir.Loop: FunctionLowerer._loop, ir.Break: FunctionLowerer._break, ir.Continue: FunctionLowerer._continue,
     ir.Return: FunctionLowerer._return, ir.Discard: FunctionLowerer._discard, ir.Switch: FunctionLowerer._switch,
 }
+
+
+def _returns_from_switch_in_loop(stmts: list[ir.Stmt], in_loop: bool, in_switch: bool) -> bool:
+    """Is a return among `stmts` inside a switch inside a loop (`in_switch`: that far already)?
+    Calls are other frames: not looked into."""
+    for s in stmts:
+        if isinstance(s, ir.Return):
+            if in_switch:
+                return True
+        elif isinstance(s, ir.If):
+            if _returns_from_switch_in_loop(s.then, in_loop, in_switch) or \
+                    _returns_from_switch_in_loop(s.else_, in_loop, in_switch):
+                return True
+        elif isinstance(s, ir.Loop):
+            if _returns_from_switch_in_loop(s.body, True, in_switch) or \
+                    _returns_from_switch_in_loop(s.continuing, True, in_switch):
+                return True
+        elif isinstance(s, ir.Switch):
+            if any(_returns_from_switch_in_loop(c.body, in_loop, in_switch or in_loop) for c in s.cases):
+                return True
+    return False
+
+
+def _continues_out_of(s: ir.Switch) -> bool:
+    """Does a `continue` in the switch's cases (not inside a loop of theirs) leave it?"""
+    stack: list[ir.Stmt] = [x for c in s.cases for x in c.body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Continue):
+            return True
+        if isinstance(x, ir.If):
+            stack += x.then + x.else_
+        elif isinstance(x, ir.Switch):
+            stack += [y for c in x.cases for y in c.body]
+    return False
+
+
+def _inside_switch_in_loop(loops: list[_LoopTargets]) -> bool:
+    """Is some switch of the construct stack (outermost first) inside one of its loops?"""
+    in_loop = False
+    for t in loops:
+        if t.cont is not None:
+            in_loop = True
+        elif in_loop:
+            return True
+    return False
 
 
 @cache

@@ -103,8 +103,10 @@ def _classify(var: ir.Variable) -> ResourceInfo:
     if isinstance(t, ir.Struct) and res_class in ("CBV", "SRV"):   # cbuffer / tbuffer block (cbuffer packing)
         size = layout_of(t, "dx_cbuffer").size
         bkind, name = (KIND_CBUFFER, "cbuffer") if res_class == "CBV" else (KIND_TBUFFER, "tbuffer")
-        return ResourceInfo(var, res_class, bkind, b.space, b.register or 0, n, elem=t,
-                            cbuffer_size=size, kind_name=name)
+        # a TBuffer SRV's record has the element type U32 (DXC's InitTBuffer; its validator refuses a
+        # typed SRV without a valid component type)
+        return ResourceInfo(var, res_class, bkind, b.space, b.register or 0, n, elem=t, cbuffer_size=size,
+                            kind_name=name, comp_type=_COMPONENT_TYPE[("uint", 32)] if res_class == "SRV" else 0)
     if not isinstance(t, ir.Resource):
         raise error(f"resource '{var.name}' of type '{var.type}' is not supported by the DXIL backend yet", var.loc)
     kind = t.kind
