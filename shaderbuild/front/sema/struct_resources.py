@@ -8,7 +8,8 @@ a register space on the instance is an error.  The remaining (data) members stay
 `$Globals` (of the cbuffer declaring g) whose struct type has the resource members removed.  `g.t` is
 then the global `g.t`, `g.v` the `$Globals` field, and `g` as a whole value a constructor of its members
 (locals and parameters of the struct type are split member by member by passes/resource_locals).  An
-array `S d[N]` is N such structs (`d.k.t`, registers following element k-1's), indexed with constants.
+array `S d[N]` is N such structs (`d.k.t`, registers following element k-1's; `S d[M][N]` M * N in row-major
+order, `d.j.k.t`), indexed with constants.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ class StructResources(Record):
 
 
 class StructResourcesArray(Record):
-    """The symbol of a global array of structs with resource members: one StructResources per element
-    (indexed with constants only, as DXC requires)."""
+    """The symbol of a global array of structs with resource members: one StructResources per element, or
+    per row a StructResourcesArray of a multi-dimensional array (indexed with constants only, as DXC requires)."""
 
     type: ir.Array
     elems: list
@@ -79,13 +80,20 @@ class StructResourceLowering(SemaBase):
             what = "packoffset" if d.packoffset is not None else f"[[{next(a.name for a in d.attributes)}]]"
             raise error(f"{what} is not supported on '{d.name}', a struct with resource members", d.loc)
         used = {cls: 0 for cls in regs}
-        st = t.elem if isinstance(t, ir.Array) else t
-        if not isinstance(st, ir.Struct) or isinstance(t, ir.Array) and t.size is None:
-            raise error(f"'{d.name}' has type '{t}': only structs with resource members and one-dimensional sized "
-                        f"arrays of them are supported", d.loc)
+        st: ir.Type = t
+        sizes: list[int] = []
+        while isinstance(st, ir.Array):
+            if st.size is None:
+                raise error(f"'{d.name}' has type '{t}': an array of structs with resource members needs a size",
+                            d.loc)
+            sizes.append(st.size)
+            st = st.elem
+        if not isinstance(st, ir.Struct):
+            raise error(f"'{d.name}' has type '{t}': only structs with resource members and sized arrays of them "
+                        f"are supported", d.loc)
         data: ir.Type | None = data_type(st)
-        if data is not None and isinstance(t, ir.Array):
-            data = ir.Array(data, t.size)
+        for size in reversed(sizes):        # S d[2][3]: the data members as a float.data[2][3]
+            data = ir.Array(data, size) if data is not None else None
         var, index = None, 0
         if data is not None and add_data is not None:
             index = add_data(data)
@@ -95,11 +103,8 @@ class StructResourceLowering(SemaBase):
             assert self.globals_block is not None
             var = self.globals_block[0]
         sym: StructResources | StructResourcesArray
-        if isinstance(t, ir.Array):     # element k: resources `d.k.member`, consecutive registers after element k-1's
-            assert t.size is not None
-            sym = StructResourcesArray(t, [StructResources(st, {}, var, index) for _ in range(t.size)])
-            for k, el in enumerate(sym.elems):
-                self._members(el, st, d, f"{d.name}.{k}", (("i", k),), regs, used)
+        if isinstance(t, ir.Array):
+            sym = self._elements(t, st, d, d.name, (), var, index, regs, used)
         else:
             sym = StructResources(st, {}, var, index)
             self._members(sym, st, d, d.name, (), regs, used)
@@ -108,6 +113,21 @@ class StructResourceLowering(SemaBase):
             if not used[cls]:
                 raise error(f"'{d.name}' has no resource member of register class '{cls}'", r.loc)
         return sym
+
+    def _elements(self, t: ir.Array, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple, var: ir.Variable | None,
+                  index: int, regs: dict[str, ast.Register], used: dict[str, int]) -> StructResourcesArray:
+        """Element k of an array: resources `d.k.member` (`d.j.k.member` for `d[j][k]`), in row-major order
+        on consecutive registers after the element before's."""
+        assert t.size is not None       # checked by the caller
+        elems: list[StructResources | StructResourcesArray] = []
+        for k in range(t.size):
+            if isinstance(t.elem, ir.Array):
+                elems.append(self._elements(t.elem, st, d, f"{name}.{k}", (*path, ("i", k)), var, index, regs, used))
+            else:
+                el = StructResources(st, {}, var, index)
+                self._members(el, st, d, f"{name}.{k}", (*path, ("i", k)), regs, used)
+                elems.append(el)
+        return StructResourcesArray(t, elems)
 
     def _members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple,
                  regs: dict[str, ast.Register], used: dict[str, int]) -> None:
