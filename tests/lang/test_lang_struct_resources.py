@@ -50,3 +50,67 @@ def test_multi_dimensional_array_errors(src, where, message):
     assert not res.ok
     errors = [(d.loc.line, d.loc.col, d.message) for d in res.diagnostics if d.severity == "error"]
     assert errors == [(*where, message)]
+
+
+STATIC = """
+struct Inner { RWStructuredBuffer<float> dst; float scale; };
+struct S { StructuredBuffer<float> src; float k; Inner in1; float2 pair; };
+StructuredBuffer<float> In : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+static S s = { In, 2.0, { Out, 3.0 }, float2(In[0], 5.0) };
+float Use(S x) { return x.src[1] * x.k + x.in1.scale; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[2] = s.k + s.in1.scale;
+    s.k += 1;
+    s.in1.scale = s.pair.x * 10;
+    s.in1.dst[0] = Use(s);
+    s.in1.dst[1] = s.pair.y;
+}
+"""
+
+
+def test_static_struct_with_resources():
+    """`static S s = { In, 2.0, { Out, 3.0 }, ... }`: the resource members name the global resources of the
+    initializer (as `static RWBuffer<T> A = B;` does; no new bindings), the data members are a static
+    variable read and written as usual, initialized when the shader starts (In[0] is read at run time), and
+    `s` passes whole to a function taking an S."""
+    res = compile_cs(STATIC)
+    assert res.ok
+    assert sorted(r["name"] for r in res.manifest["resources"]) == ["In", "Out"]
+    inputs = [0.25, 4.0]
+    out = run_cs(STATIC, {"Out": ("float", 3)}, {"In": ("float", inputs)})["Out"]
+    assert out == [inputs[1] * 3.0 + inputs[0] * 10, 5.0, 2.0 + 3.0]
+
+
+STATIC_DECL = ("struct S { RWStructuredBuffer<float> b; float k; };\nRWStructuredBuffer<float> Out : register(u0);\n"
+               "RWStructuredBuffer<uint> Other : register(u1);\n")
+
+
+@pytest.mark.parametrize("src, where, message", [
+    # shaderbuild's limits: a static's resources are fixed by its initializer (DXC also lets them be assigned
+    # later, as long as each use resolves to one global resource)
+    ("static S s;\n", (4, 10), "static 's' has resource members: it needs an initializer list naming a global "
+                               "resource for each of them (they cannot be assigned later)"),
+    ("static S s = { Out, 1.0 };\n[numthreads(1, 1, 1)] void main() { s.b = Out; }\n", (5, 39),
+     "cannot assign to a resource member of a static struct: it names the global resource of the initializer "
+     "for the whole program"),
+    ("static S s[2] = { Out, 1.0, Out, 2.0 };\n", (4, 10), "'s' has type 'S[2]': a static array of structs with "
+                                                           "resource members is not supported (without 'static' its "
+                                                           "resources are globals)"),
+    ("[numthreads(1, 1, 1)] void main() { static S s = { Out, 1.0 }; }\n", (4, 46),
+     "'s': a static local struct with resource members is not supported; declare it 'static' at global scope"),
+    # errors in the initializer itself
+    ("static S s = { Other, 1.0 };\n", (4, 16), "member 'b' of static 's' must be initialized with a global "
+                                               "resource of type 'RWStructuredBuffer<float>'"),
+    ("static S s = { 1.0 };\n", (4, 14), "the initializer of static 's' names no global resource for member 'b' "
+                                        "('RWStructuredBuffer<float>')"),
+    ("static S s = { Out, Out, 1.0 };\n", (4, 21), "too many resources in the initializer of static 's'"),
+])
+def test_static_struct_errors(src, where, message):
+    if "main" not in src:
+        src += "[numthreads(1, 1, 1)] void main() { }\n"
+    res = compile_cs(STATIC_DECL + src)
+    assert not res.ok
+    errors = [(d.loc.line, d.loc.col, d.message) for d in res.diagnostics if d.severity == "error"]
+    assert errors == [(*where, message)]

@@ -621,6 +621,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
+        if ("static" in q or local_static) and struct_has_resource(t):
+            if local_static:
+                raise error(f"'{d.name}': a static local struct with resource members is not supported; declare it "
+                            f"'static' at global scope", d.loc)
+            self.static_struct_resources(d, t)
+            return
         if "static" in q or local_static:
             init = None
             const_value = None
