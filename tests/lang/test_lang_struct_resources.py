@@ -4,6 +4,8 @@ through dxil-spirv; expected values are computed here."""
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 from lang_util import compile_cs, run_cs
 
@@ -114,3 +116,28 @@ def test_static_struct_errors(src, where, message):
     assert not res.ok
     errors = [(d.loc.line, d.loc.col, d.message) for d in res.diagnostics if d.severity == "error"]
     assert errors == [(*where, message)]
+
+
+FROM_UNIFORM = """
+int2 hg;
+float scale;
+static const uint x = hg.y;
+static float y = scale * 2;
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = x; Out[1] = y; }
+"""
+
+
+def test_static_initialized_from_a_uniform():
+    """A static initialized from a `$Globals` member reads it when the shader starts; the reference is made
+    while `$Globals` is still growing and is updated with the function bodies' (found by the fuzz campaign:
+    the IR validator saw a stale `$Globals` type)."""
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+    for target in ("spirv", "dxil"):
+        opts = CompileOptions(entry="main", profile="cs_6_0", target=target, validate_ir=True)
+        res = compile_file("t.hlsl", opts, text=FROM_UNIFORM)
+        assert res.ok, [d.message for d in res.diagnostics]
+    out = run_cs(FROM_UNIFORM, {"Out": ("float", 2)}, {"$Globals": ("uint", [0, 7, struct.unpack("<I", struct.pack("<f", 1.5))[0], 0])})
+    assert out["Out"] == [7.0, 3.0]

@@ -795,6 +795,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     for x in ir.walk_expr(e):
                         if isinstance(x, ir.VarRef) and x.var is var:
                             x.type = var.type
+        for g in self.globals:      # a static initialized from a uniform (`static const uint x = hg;`) reads it too
+            for x in ir.walk_expr(g.init) if g.init is not None else ():
+                if isinstance(x, ir.VarRef) and x.var is var:
+                    x.type = var.type
 
     def resource_global(self, d: ast.VarDecl, t: ir.Type, base: ir.Resource, count: int | None) -> None:
         if isinstance(t, ir.Array):
