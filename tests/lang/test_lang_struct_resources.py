@@ -102,6 +102,8 @@ STATIC_DECL = ("struct S { RWStructuredBuffer<float> b; float k; };\nRWStructure
                                                            "resources are globals)"),
     ("[numthreads(1, 1, 1)] void main() { static S s = { Out, 1.0 }; }\n", (4, 46),
      "'s': a static local struct with resource members is not supported; declare it 'static' at global scope"),
+    ("static const S s = { Out, 1.0 };\n[numthreads(1, 1, 1)] void main() { s.k = 2; }\n", (5, 39),
+     "cannot assign to const-qualified variable 's'"),
     # errors in the initializer itself
     ("static S s = { Other, 1.0 };\n", (4, 16), "member 'b' of static 's' must be initialized with a global "
                                                "resource of type 'RWStructuredBuffer<float>'"),

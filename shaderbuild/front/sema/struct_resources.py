@@ -145,7 +145,8 @@ class StructResourceLowering(SemaBase):
                 self.fn, self.fn_info, self.out = self.static_init, self.static_init_info, deferred
                 init = self.init_value(ast.InitList(loc=d.init.loc, items=data_items), data, d.loc)
             runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) for x in ir.walk_expr(init))
-            var = ir.Variable(d.name, data, ir.Storage.PRIVATE, d.loc, init=None if runtime else init)
+            var = ir.Variable(d.name, data, ir.Storage.PRIVATE, d.loc, const="const" in d.qualifiers,
+                              init=None if runtime else init)
             if runtime:     # computed when the shader starts, as other static initializers
                 self.static_init.body.extend(deferred)
                 self.static_init.body.append(ir.Store(ir.VarRef(var), init, d.loc))
@@ -267,6 +268,8 @@ class StructResourceLowering(SemaBase):
                         "the initializer for the whole program", e.loc)
         if for_write and not (isinstance(part, tuple) and part[0].static):
             raise error("cannot assign to a member of a global struct with resource members", e.loc)
+        if for_write and part[0].data.const:
+            raise error(f"cannot assign to const-qualified variable '{part[0].data.name}'", e.loc)
         if isinstance(part, ir.Variable):
             self.note_use(part)
             return ir.VarRef(part, e.loc)
