@@ -62,6 +62,8 @@ class SemaBase:
         payload_structs: set[str]
         globals: list[ir.Variable]
         globals_block: tuple[ir.Variable, list[ir.StructField]] | None
+        static_init: ir.Function                # runs the non-constant static initializers first
+        static_init_info: FuncInfo
 
         # lower.py (Analyzer)
         def emit(self, s: ir.Stmt) -> None: ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import cast
 
 from ... import ir
-from ...diagnostics import Diagnostic, SourceLoc, error
+from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.intrinsics import INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
@@ -294,26 +294,27 @@ class CallLowering(SemaBase):
 
     def apply_sig(self, sig: IntrinsicSig, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         values: list[ir.Expr | None] = []
-        for p, a in zip(sig.params, args):
+        places: dict[int, ir.Expr] = {}     # the `out` arguments, in argument order with the others
+        for i, (p, a) in enumerate(zip(sig.params, args)):
+            if p == "O":
+                if not self.is_place_expr(a):
+                    raise error(f"cannot bind non-lvalue argument to out parameter of '{sig.name}'", a.loc)
+                places[i] = self.place(a, for_write=True)
             values.append(None if p == "O" else self.rvalue(a))
         # unify generic parameters
         generic = [v for p, v in zip(sig.params, values) if p in ("T", "V", "S")]
         shape_t: ir.Type | None = None
         scalar: ir.Scalar | None = None
-        for p, v in zip(sig.params, values):
+        for i, (p, v) in enumerate(zip(sig.params, values)):
+            if p == "O" and ir.is_numeric(places[i].type):    # DXC: `out $type1` takes part in the template
+                shape_t = self._intrinsic_shape(sig.name, shape_t, places[i].type, args, i, loc)
             if p not in ("T", "V") or v is None:
                 continue
             if not ir.is_numeric(v.type):
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{sig.name}'", loc)
-            if p == "V" and isinstance(v.type, ir.Matrix):
-                raise error(f"intrinsic '{sig.name}' does not take a matrix argument", loc)
-            shape_t = self._intrinsic_shape(sig.name, shape_t, v.type, loc)
-        if isinstance(shape_t, ir.Vector):
-            # a 1xN / Nx1 matrix beside vectors takes part as the vector of its N components
-            for i, (p, v) in enumerate(zip(sig.params, values)):
-                if p == "T" and v is not None and isinstance(v.type, ir.Matrix):
-                    n = v.type.rows * v.type.cols
-                    values[i] = self.convert(v, ir.Vector(v.type.elem, n) if n > 1 else v.type.elem, args[i].loc)
+            if p == "V" and isinstance(v.type, ir.Matrix):      # DXC's numeric<c>: a vector template
+                raise self.intrinsic_mismatch(sig.name, args, i, v.type, ir.Vector(v.type.elem, v.type.cols), loc)
+            shape_t = self._intrinsic_shape(sig.name, shape_t, v.type, args, i, loc)
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
@@ -357,10 +358,7 @@ class CallLowering(SemaBase):
             elif p == "b":
                 conv.append(self.convert(v, ir.BOOL, a.loc))
             elif p == "O":
-                if not self.is_place_expr(a):
-                    raise error(f"cannot bind non-lvalue argument to out parameter of '{sig.name}'", a.loc)
-                place = self.place(a, for_write=True)
-                conv.append(place)
+                conv.append(places[len(conv)])
         # out places of another type go through a temporary
         final: list[ir.Expr] = []
         writebacks = []
@@ -387,30 +385,41 @@ class CallLowering(SemaBase):
             return res
         return node
 
-    def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, loc: SourceLoc) -> ir.Type:
-        """HLSL's shape for two generic arguments: a scalar takes the other's shape; vectors and
-        matrices of different sizes truncate to the smaller size (rows and columns each the
-        minimum); a vector with a matrix only when the matrix has one row or one column."""
+    def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, args: list[ast.Expr], i: int,
+                         loc: SourceLoc) -> ir.Type:
+        """DXC's unification of one template (SemaHLSL.cpp, MatchArguments): a scalar takes the other's
+        shape; the first vector or matrix fixes the kind and an argument of the other kind matches no
+        overload (a `float1x3` is a matrix, a `float1` a vector); sizes truncate to the smallest (rows
+        and columns each their minimum, a vector being one row)."""
         if a is None or isinstance(b, ir.Scalar):
             return b if a is None else a
         if isinstance(a, ir.Scalar):
             return b
         if isinstance(a, ir.Matrix) != isinstance(b, ir.Matrix):
-            vec, mat = (b, a) if isinstance(a, ir.Matrix) else (a, b)
-            assert isinstance(vec, ir.Vector) and isinstance(mat, ir.Matrix)
-            if mat.rows != 1 and mat.cols != 1:
-                raise error(f"intrinsic '{name}' cannot mix vector type '{vec}' with matrix type '{mat}'", loc)
-            n = mat.rows * mat.cols
-            if n == 1:
-                return vec
-            b = ir.Vector(vec.elem, min(vec.size, n))
-            a = vec
+            elem = ir.scalar_of(b)
+            assert elem is not None     # numeric: checked by the caller
+            want: ir.Type = a
+            if isinstance(a, ir.Vector) and isinstance(b, ir.Matrix):
+                want = ir.Vector(elem, min(a.size, b.cols))
+            elif isinstance(a, ir.Matrix) and isinstance(b, ir.Vector):
+                want = ir.Matrix(elem, 1, min(a.cols, b.size))
+            raise self.intrinsic_mismatch(name, args, i, b, want, loc)
         # convert() warns "implicit truncation" at each argument it truncates
         if isinstance(a, ir.Vector) and isinstance(b, ir.Vector) and b.size < a.size:
             return b
         if isinstance(a, ir.Matrix) and isinstance(b, ir.Matrix) and (a.rows, a.cols) != (b.rows, b.cols):
             return ir.Matrix(a.elem, min(a.rows, b.rows), min(a.cols, b.cols))
         return a
+
+    @staticmethod
+    def intrinsic_mismatch(name: str, args: list[ast.Expr], i: int, got: ir.Type, want: ir.Type,
+                           loc: SourceLoc) -> CompileError:
+        """DXC's error when no overload of an intrinsic matches, with its note naming the argument."""
+        nth = i + 1
+        suffix = "th" if 10 <= nth % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(nth % 10, "th")
+        return error(f"no matching function for call to '{name}'", loc, [Diagnostic(
+            "note", f"candidate function not viable: no known conversion from '{got}' to '{want}' for "
+                    f"{nth}{suffix} argument", args[i].loc)])
 
     @staticmethod
     def intrinsic_return(pattern: str, ut: ir.Type, scalar: ir.Scalar) -> ir.Type:
@@ -462,22 +471,33 @@ class CallLowering(SemaBase):
         if sa[0] == "v" and sb[0] == "v":
             n = min(sa[1], sb[1])
             return ir.Intrinsic("dot", [self.convert(a, ir.Vector(s, n), loc), self.convert(b, ir.Vector(s, n), loc)], s)
+        # DXC's mul_vm/mul_mv/mul_mm share the inner size `c` (gen_intrin_main.txt): the longer side truncates
+        # to the shorter one, as any intrinsic template (convert() warns at the truncated argument)
         if sa[0] == "v" and sb[0] == "m":
-            if sa[1] != sb[1]:
-                raise error(f"mul: vector of size {sa[1]} cannot multiply '{b.type}'", loc)
+            n = min(sa[1], sb[1])
+            a, b = self.convert(a, ir.vec(s, n), args[0].loc), self.convert(b, ir.Matrix(s, n, sb[2]), args[1].loc)
             return ir.Intrinsic("mul", [a, b], ir.vec(s, sb[2]))
         if sa[0] == "m" and sb[0] == "v":
-            if sa[2] != sb[1]:
-                raise error(f"mul: '{a.type}' cannot multiply a vector of size {sb[1]}", loc)
+            n = min(sa[2], sb[1])
+            a, b = self.convert(a, ir.Matrix(s, sa[1], n), args[0].loc), self.convert(b, ir.vec(s, n), args[1].loc)
             return ir.Intrinsic("mul", [a, b], ir.vec(s, sa[1]))
-        if sa[2] != sb[1]:
-            raise error(f"mul: inner dimensions of '{a.type}' and '{b.type}' do not match", loc)
+        n = min(sa[2], sb[1])
+        a, b = self.convert(a, ir.Matrix(s, sa[1], n), args[0].loc), self.convert(b, ir.Matrix(s, n, sb[2]), args[1].loc)
         return ir.Intrinsic("mul", [a, b], ir.Matrix(s, sa[1], sb[2]))
 
     def special_cross(self, name, args, loc) -> ir.Expr:
         vals = self._numeric_args(name, args, 2, loc)
         t = ir.Vector(ir.FLOAT, 3)
+        for i, v in enumerate(vals):       # float_like<3>: 3 or more components, or a scalar to splat
+            self._fixed_vector_arg(name, args, i, v, t, loc)
         return ir.Intrinsic("cross", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
+
+    def _fixed_vector_arg(self, name: str, args: list[ast.Expr], i: int, v: ir.Expr, want: ir.Vector,
+                          loc: SourceLoc) -> None:
+        """A parameter of a fixed vector size in DXC's table (`float<3>`, `numeric<4>`): a vector of at least
+        that size (truncated) or a scalar (splatted); a matrix or a shorter vector matches no overload."""
+        if isinstance(v.type, ir.Matrix) or isinstance(v.type, ir.Vector) and v.type.size < want.size:
+            raise self.intrinsic_mismatch(name, args, i, v.type, want, loc)
 
     def special_transpose(self, name, args, loc) -> ir.Expr:
         (m,) = self._numeric_args(name, args, 1, loc)
@@ -565,23 +585,26 @@ class CallLowering(SemaBase):
         """dst(float4 a, float4 b): expanded by passes/polyfill.py."""
         f4 = ir.Vector(ir.FLOAT, 4)
         vals = self._numeric_args(name, args, 2, loc)
-        for v, x in zip(vals, args):
-            if isinstance(v.type, ir.Matrix):     # DXC: dst(numeric<4>, ...): a vector, not a matrix
-                raise error(f"no matching intrinsic for call to '{name}': argument {args.index(x) + 1} must be a "
-                            f"4-component vector, not '{v.type}'", x.loc)
+        for i, v in enumerate(vals):       # DXC: dst(numeric<4>, ...): a vector, not a matrix
+            self._fixed_vector_arg(name, args, i, v, f4, loc)
         vals = [self.convert(v, f4, x.loc) for v, x in zip(vals, args)]
         return ir.Intrinsic("dst", vals, f4)
 
     def special_D3DCOLORtoUBYTE4(self, name, args, loc):  # noqa: N802 - the HLSL spelling
         """int4 D3DCOLORtoUBYTE4(float4): expanded by passes/polyfill.py."""
         (v,) = self._numeric_args(name, args, 1, loc)
+        self._fixed_vector_arg(name, args, 0, v, ir.Vector(ir.FLOAT, 4), loc)
         return ir.Intrinsic(name, [self.convert(v, ir.Vector(ir.FLOAT, 4), loc)], ir.Vector(ir.INT, 4))
 
     def special_msad4(self, name, args, loc):
         """uint4 msad4(uint reference, uint2 source, uint4 accum): expanded by passes/polyfill.py."""
         u4 = ir.Vector(ir.UINT, 4)
         wants = (ir.UINT, ir.Vector(ir.UINT, 2), u4)
-        vals = [self.convert(v, t, a.loc) for v, t, a in zip(self._numeric_args(name, args, 3, loc), wants, args)]
+        vals = self._numeric_args(name, args, 3, loc)
+        self._scalar_arg(name, args, args[0], vals[0])
+        self._fixed_vector_arg(name, args, 1, vals[1], ir.Vector(ir.UINT, 2), loc)
+        self._fixed_vector_arg(name, args, 2, vals[2], u4, loc)
+        vals = [self.convert(v, t, a.loc) for v, t, a in zip(vals, wants, args)]
         return ir.Intrinsic(name, vals, u4)
 
     def special_DispatchMesh(self, name, args, loc):  # noqa: N802 - the HLSL spelling

@@ -629,7 +629,7 @@ class ExprLowering(HeapLowering, SemaBase):
                 a = self.rvalue(e.true)
             with self.collect(else_body):
                 b = self.rvalue(e.false)
-            t = self.result_type_of_pair(a, b, e.loc)
+            t = _conditional_type(self.result_type_of_pair(a, b, e.loc))
             result = self.temp(t)
             with self.collect(then_body):
                 self.emit(ir.Store(ir.VarRef(result), self.convert(a, t, e.true.loc)))
@@ -639,7 +639,7 @@ class ExprLowering(HeapLowering, SemaBase):
             return self.load(ir.VarRef(result))
         a = self.rvalue(e.true)
         b = self.rvalue(e.false)
-        return self.select(c, a, b, e.loc)
+        return self.select(c, a, b, e.loc, _conditional_type(self.result_type_of_pair(a, b, e.loc)))
 
     def result_type_of_pair(self, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Type:
         if a.type == b.type:
@@ -652,8 +652,8 @@ class ExprLowering(HeapLowering, SemaBase):
                                                     self.is_literal(a), self.is_literal(b)))
         raise error(f"incompatible operand types ('{a.type}' and '{b.type}')", loc)
 
-    def select(self, c: ir.Expr, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Expr:
-        t = self.result_type_of_pair(a, b, loc)
+    def select(self, c: ir.Expr, a: ir.Expr, b: ir.Expr, loc: SourceLoc, t: ir.Type | None = None) -> ir.Expr:
+        t = self.result_type_of_pair(a, b, loc) if t is None else t
         if isinstance(c.type, ir.Vector) and isinstance(t, ir.Scalar):
             t = ir.Vector(t, c.type.size)
         ct = with_scalar(t, ir.BOOL) if ir.is_numeric(t) and not isinstance(t, ir.Matrix) else ir.BOOL
@@ -992,6 +992,15 @@ class ExprLowering(HeapLowering, SemaBase):
         v = self.rvalue(e)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))
+
+
+def _conditional_type(t: ir.Type) -> ir.Type:
+    """DXC types `?:` from the rows and columns of the combined operands without their kind
+    (SemaHLSL.cpp CheckVectorConditional: NewSimpleAggregateType(AR_TOBJ_INVALID, ...)): one row is a
+    vector, so a `float1x3` result is a `float3` and a `float1x1` a scalar; `float3x1` stays a matrix."""
+    if isinstance(t, ir.Matrix) and t.rows == 1:
+        return ir.vec(t.elem, t.cols)
+    return t
 
 
 def _flat_scalars(t: ir.Type) -> list:

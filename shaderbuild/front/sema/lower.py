@@ -621,6 +621,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
+        if ("static" in q or local_static) and struct_has_resource(t):
+            if local_static:
+                raise error(f"'{d.name}': a static local struct with resource members is not supported; declare it "
+                            f"'static' at global scope", d.loc)
+            self.static_struct_resources(d, t)
+            return
         if "static" in q or local_static:
             init = None
             const_value = None
@@ -789,6 +795,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     for x in ir.walk_expr(e):
                         if isinstance(x, ir.VarRef) and x.var is var:
                             x.type = var.type
+        for g in self.globals:      # a static initialized from a uniform (`static const uint x = hg;`) reads it too
+            for x in ir.walk_expr(g.init) if g.init is not None else ():
+                if isinstance(x, ir.VarRef) and x.var is var:
+                    x.type = var.type
 
     def resource_global(self, d: ast.VarDecl, t: ir.Type, base: ir.Resource, count: int | None) -> None:
         if isinstance(t, ir.Array):

@@ -8,7 +8,8 @@ a register space on the instance is an error.  The remaining (data) members stay
 `$Globals` (of the cbuffer declaring g) whose struct type has the resource members removed.  `g.t` is
 then the global `g.t`, `g.v` the `$Globals` field, and `g` as a whole value a constructor of its members
 (locals and parameters of the struct type are split member by member by passes/resource_locals).  An
-array `S d[N]` is N such structs (`d.k.t`, registers following element k-1's), indexed with constants.
+array `S d[N]` is N such structs (`d.k.t`, registers following element k-1's; `S d[M][N]` M * N in row-major
+order, `d.j.k.t`), indexed with constants.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ class StructResources(Record):
     members: dict
     data: ir.Variable | None = None     # `$Globals` (or the cbuffer), whose field data_index holds the data members
     data_index: int = 0
+    static: bool = False                # a `static` struct (its data a private variable, its resources aliases)
 
 
 class StructResourcesArray(Record):
-    """The symbol of a global array of structs with resource members: one StructResources per element
-    (indexed with constants only, as DXC requires)."""
+    """The symbol of a global array of structs with resource members: one StructResources per element, or
+    per row a StructResourcesArray of a multi-dimensional array (indexed with constants only, as DXC requires)."""
 
     type: ir.Array
     elems: list
@@ -79,13 +81,20 @@ class StructResourceLowering(SemaBase):
             what = "packoffset" if d.packoffset is not None else f"[[{next(a.name for a in d.attributes)}]]"
             raise error(f"{what} is not supported on '{d.name}', a struct with resource members", d.loc)
         used = {cls: 0 for cls in regs}
-        st = t.elem if isinstance(t, ir.Array) else t
-        if not isinstance(st, ir.Struct) or isinstance(t, ir.Array) and t.size is None:
-            raise error(f"'{d.name}' has type '{t}': only structs with resource members and one-dimensional sized "
-                        f"arrays of them are supported", d.loc)
+        st: ir.Type = t
+        sizes: list[int] = []
+        while isinstance(st, ir.Array):
+            if st.size is None:
+                raise error(f"'{d.name}' has type '{t}': an array of structs with resource members needs a size",
+                            d.loc)
+            sizes.append(st.size)
+            st = st.elem
+        if not isinstance(st, ir.Struct):
+            raise error(f"'{d.name}' has type '{t}': only structs with resource members and sized arrays of them "
+                        f"are supported", d.loc)
         data: ir.Type | None = data_type(st)
-        if data is not None and isinstance(t, ir.Array):
-            data = ir.Array(data, t.size)
+        for size in reversed(sizes):        # S d[2][3]: the data members as a float.data[2][3]
+            data = ir.Array(data, size) if data is not None else None
         var, index = None, 0
         if data is not None and add_data is not None:
             index = add_data(data)
@@ -95,11 +104,8 @@ class StructResourceLowering(SemaBase):
             assert self.globals_block is not None
             var = self.globals_block[0]
         sym: StructResources | StructResourcesArray
-        if isinstance(t, ir.Array):     # element k: resources `d.k.member`, consecutive registers after element k-1's
-            assert t.size is not None
-            sym = StructResourcesArray(t, [StructResources(st, {}, var, index) for _ in range(t.size)])
-            for k, el in enumerate(sym.elems):
-                self._members(el, st, d, f"{d.name}.{k}", (("i", k),), regs, used)
+        if isinstance(t, ir.Array):
+            sym = self._elements(t, st, d, d.name, (), var, index, regs, used)
         else:
             sym = StructResources(st, {}, var, index)
             self._members(sym, st, d, d.name, (), regs, used)
@@ -108,6 +114,84 @@ class StructResourceLowering(SemaBase):
             if not used[cls]:
                 raise error(f"'{d.name}' has no resource member of register class '{cls}'", r.loc)
         return sym
+
+    def static_struct_resources(self, d: ast.VarDecl, t: ir.Type) -> None:
+        """`static S s = { Out, 2.0 };` (S holding resources): each resource member names the global resource
+        its initializer gives (as `static RWBuffer<T> A = B;` does), fixed for the whole program; the data
+        members are a private variable `s` of the struct without its resources (read and written as usual)."""
+        if not isinstance(t, ir.Struct):
+            raise error(f"'{d.name}' has type '{t}': a static array of structs with resource members is not "
+                        f"supported (without 'static' its resources are globals)", d.loc)
+        if not isinstance(d.init, ast.InitList):
+            raise error(f"static '{d.name}' has resource members: it needs an initializer list naming a global "
+                        f"resource for each of them (they cannot be assigned later)",
+                        d.init.loc if d.init is not None else d.loc)
+        items = _flat_items(d.init)
+        is_resource = [struct_has_resource(self.peek_type(x) or ir.VOID) for x in items]
+        resources = iter([x for x, r in zip(items, is_resource) if r])
+        sym = StructResources(t, {}, static=True)
+        self._static_members(sym, t, d, (), resources)
+        extra = next(resources, None)
+        if extra is not None:
+            raise error(f"too many resources in the initializer of static '{d.name}'", extra.loc)
+        data = data_type(t)
+        data_items = [x for x, r in zip(items, is_resource) if not r]
+        if data is None:
+            if data_items:
+                raise error(f"too many elements in the initializer of static '{d.name}'", data_items[0].loc)
+        else:
+            deferred: list[ir.Stmt] = []
+            with self.function_context():
+                self.fn, self.fn_info, self.out = self.static_init, self.static_init_info, deferred
+                init = self.init_value(ast.InitList(loc=d.init.loc, items=data_items), data, d.loc)
+            runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) for x in ir.walk_expr(init))
+            var = ir.Variable(d.name, data, ir.Storage.PRIVATE, d.loc, const="const" in d.qualifiers,
+                              init=None if runtime else init)
+            if runtime:     # computed when the shader starts, as other static initializers
+                self.static_init.body.extend(deferred)
+                self.static_init.body.append(ir.Store(ir.VarRef(var), init, d.loc))
+            self.globals.append(var)
+            set_data(sym, var)
+        self.declare(d.name, sym, d.loc)
+
+    def _static_members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, path: tuple, resources) -> None:
+        data_index = 0
+        for f in st.fields:
+            if isinstance(f.type, ir.Struct) and struct_has_resource(f.type):
+                inner = StructResources(f.type, {}, static=True)
+                self._static_members(inner, f.type, d, (*path, ("f", data_index)), resources)
+                sym.members[f.name] = inner
+                data_index += data_type(f.type) is not None
+            elif struct_has_resource(f.type):
+                e = next(resources, None)
+                if e is None:
+                    raise error(f"the initializer of static '{d.name}' names no global resource for member "
+                                f"'{f.name}' ('{f.type}')", d.init.loc if d.init is not None else d.loc)
+                part = self.struct_part(e)
+                sym_e = self.scope.lookup(e.name) if isinstance(e, ast.Name) else None
+                var = part if isinstance(part, ir.Variable) else getattr(sym_e, "var", None)
+                if not isinstance(var, ir.Variable) or var.binding is None or var.type != f.type:
+                    raise error(f"member '{f.name}' of static '{d.name}' must be initialized with a global resource "
+                                f"of type '{f.type}'", e.loc)
+                sym.members[f.name] = var
+            else:
+                sym.members[f.name] = (*path, ("f", data_index))
+                data_index += 1
+
+    def _elements(self, t: ir.Array, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple, var: ir.Variable | None,
+                  index: int, regs: dict[str, ast.Register], used: dict[str, int]) -> StructResourcesArray:
+        """Element k of an array: resources `d.k.member` (`d.j.k.member` for `d[j][k]`), in row-major order
+        on consecutive registers after the element before's."""
+        assert t.size is not None       # checked by the caller
+        elems: list[StructResources | StructResourcesArray] = []
+        for k in range(t.size):
+            if isinstance(t.elem, ir.Array):
+                elems.append(self._elements(t.elem, st, d, f"{name}.{k}", (*path, ("i", k)), var, index, regs, used))
+            else:
+                el = StructResources(st, {}, var, index)
+                self._members(el, st, d, f"{name}.{k}", (*path, ("i", k)), regs, used)
+                elems.append(el)
+        return StructResourcesArray(t, elems)
 
     def _members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple,
                  regs: dict[str, ast.Register], used: dict[str, int]) -> None:
@@ -179,8 +263,13 @@ class StructResourceLowering(SemaBase):
         return None
 
     def struct_part_place(self, part, e: ast.Expr, for_write: bool) -> ir.Expr:
-        if for_write:
+        if for_write and isinstance(part, ir.Variable) and _static_member(e, self):
+            raise error("cannot assign to a resource member of a static struct: it names the global resource of "
+                        "the initializer for the whole program", e.loc)
+        if for_write and not (isinstance(part, tuple) and part[0].static):
             raise error("cannot assign to a member of a global struct with resource members", e.loc)
+        if for_write and part[0].data.const:
+            raise error(f"cannot assign to const-qualified variable '{part[0].data.name}'", e.loc)
         if isinstance(part, ir.Variable):
             self.note_use(part)
             return ir.VarRef(part, e.loc)
@@ -199,6 +288,8 @@ class StructResourceLowering(SemaBase):
     def _data_place(self, owner: StructResources, e: ast.Expr) -> ir.Expr:
         var, index = owner.data, owner.data_index
         assert var is not None
+        if var.storage is ir.Storage.PRIVATE:       # a static struct's data members: the variable itself
+            return ir.VarRef(var, e.loc)
         block = self.globals_block      # $Globals may still be growing: its fields are in the list
         if block is not None and var is block[0]:
             fields = block[1]
@@ -262,6 +353,22 @@ class StructResourceLowering(SemaBase):
         if isinstance(part, (StructResources, StructResourcesArray)):
             return self.struct_value(part, e)
         return super().rv_Index(e)
+
+
+def _flat_items(init: ast.InitList) -> list[ast.Expr]:
+    """The leaves of a (nested) initializer list, in order."""
+    out: list[ast.Expr] = []
+    for x in init.items:
+        out.extend(_flat_items(x) if isinstance(x, ast.InitList) else [x])
+    return out
+
+
+def _static_member(e: ast.Expr, sema) -> bool:
+    """Whether a member expression `s.m` (`s.inner.m`) starts at a static struct with resource members."""
+    while isinstance(e, (ast.Member, ast.Index)):
+        e = e.base
+    sym = sema.scope.lookup(e.name) if isinstance(e, ast.Name) else None
+    return isinstance(sym, StructResources) and sym.static
 
 
 def set_data(sym: StructResources | StructResourcesArray, var: ir.Variable) -> None:
