@@ -136,6 +136,13 @@ def _may_defer(env, key: str) -> bool:
     return key in _deferred or not _may_generate_includes(env.fs)
 
 
+def may_compile_ahead(env) -> bool:
+    """May the pool compile declared targets before SCons runs their actions?  Not with a CacheDir
+    (SCons would fetch them instead) nor when some file is generated (it may be an #include)."""
+    with _lock:
+        return not getattr(env.get_CacheDir(), "path", None) and not _may_generate_includes(env.fs)
+
+
 def record(env, source: str, text: str, files: list[str]) -> list:
     """After a compile: when this target's scan was deferred, cache the files the compile read and
     return their File nodes without the source (the implicit dependencies to add); else []."""
