@@ -17,6 +17,7 @@ this target's scan (a clean build, scanner.py), they become the targets' implici
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -229,7 +230,7 @@ def compile_action(target, source, env) -> int:
 
 def describe(target, source, env) -> str:
     """The line SCons prints for a compile (overridable with $HLSLCOMSTR)."""
-    options = decode(env[OPTIONS_VAR])
-    defines = " ".join(f"-D{k}={v}" for k, v in sorted(options.defines.items()))
-    return (f"hlsl {options.target} {options.profile} -E {options.entry} {defines} "
+    options = json.loads(env[OPTIONS_VAR])      # (not decode(): this runs for every target)
+    defines = " ".join(f"-D{k}={v}" for k, v in sorted(options["defines"]))
+    return (f"hlsl {options['target']} {options['profile']} -E {options['entry']} {defines} "
             f"{source[0]} -> {target[0]}").replace("  ", " ")

@@ -29,8 +29,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-DEPTH = 2            # jobs queued per worker: the next one is there when a compile ends
-AHEAD = 8            # results compiled ahead and not yet taken, per worker (bounds memory)
+DEPTH = 4            # jobs queued per worker: it has the next one while SCons does its bookkeeping
+AHEAD = 32           # results compiled ahead and not yet taken, per worker (bounds memory and waste)
 _HEADER = struct.Struct("<I")
 
 
@@ -123,6 +123,7 @@ class Pool:
         (its inputs did not change since), else compiled now."""
         with self._cond:
             self._claimed.add(key)
+            self._poll()
             checked = False
             while True:
                 got = self._results.pop(key, None)
@@ -184,16 +185,32 @@ class Pool:
                 self._results[key] = (job, self._failed("no compile worker left"))
             self._pending.clear()
             self._sent.clear()
-        elif msg is None:                   # this worker died: fail its jobs
-            for key in self._backlog.pop(ready):
+        else:
+            self._receive(ready, msg)
+        self._pump()
+
+    def _poll(self) -> None:
+        """Take the results that are there without waiting and refill the workers (lock held):
+        when SCons is slower than the workers, its actions find their results ready and would
+        otherwise never read the pipes, and the workers would run dry."""
+        while not self._reading and self._backlog:
+            ready = select.select(list(self._backlog), [], [], 0)[0]
+            if not ready:
+                break
+            for fd in ready:
+                self._receive(fd, _read_msg(fd))
+        self._pump()
+
+    def _receive(self, fd: int, msg) -> None:
+        if msg is None:                     # this worker died: fail its jobs
+            for key in self._backlog.pop(fd):
                 self._results[key] = (self._sent.pop(key), self._failed(f"compile worker died (pool of {self.pid})"))
-            os.close(self._job_fd.pop(ready))
-            os.close(ready)
+            os.close(self._job_fd.pop(fd))
+            os.close(fd)
         else:
             key, result = msg
-            self._backlog[ready].remove(key)
+            self._backlog[fd].remove(key)
             self._results[key] = (self._sent.pop(key), result)
-        self._pump()
 
     def close(self) -> None:
         """Stop the workers and wait for them (their CPU time is then ours).  A worker finishes the
