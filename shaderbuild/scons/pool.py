@@ -4,13 +4,14 @@ Why not concurrent.futures (measured on the sample project, 74 targets, -j2):
 1. its workers fork from the SCons process, so the compiler's warm-up ran there, serially, on the
    first compile; here the first worker forks as soon as a target with a missing binary is
    declared and warms up while SCons still reads the SConstruct, then forks the others;
-2. SCons gives a -j N pool at most N jobs at once and spends ~2 ms of its own bookkeeping (and
-   two thread hops of the executor) between a compile's end and the next one's start: each worker
-   idled ~20% of a clean build.  Here each worker holds up to DEPTH jobs, and once SCons runs the
-   first compile the pool also compiles ahead the declared targets whose binary was missing, in
-   declaration order.  A result compiled ahead is only kept in memory: the target's action (after
-   SCons decided to build it and removed its old outputs) takes it and writes the files, if the
-   job is the same and no file it read has changed since; otherwise it compiles again.
+2. SCons gives a -j N pool at most N jobs at once and spends ~1-2 ms of its own bookkeeping per
+   target (plus two thread hops in the executor) between a compile's end and the next one's start:
+   each worker idled ~20% of a clean build.  Here each worker holds up to DEPTH jobs, and once
+   SCons runs a first compile the pool also compiles ahead the declared targets whose binary was
+   missing, in declaration order, at most AHEAD unclaimed results per worker.  A result compiled
+   ahead is staged under temporary names: the target's action (run after SCons decided to build it
+   and removed its old outputs) renames the files into place if the job is the same and no file it
+   read has changed since; otherwise it compiles again.  Unclaimed results are discarded at exit.
 
 Each worker has its own job and result pipes (length-prefixed pickles), so a dead worker fails
 only its own jobs (end of file on its result pipe), and a worker exits when SCons does (end of
@@ -29,8 +30,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-DEPTH = 4            # jobs queued per worker: it has the next one while SCons does its bookkeeping
-AHEAD = 32           # results compiled ahead and not yet taken, per worker (bounds memory and waste)
+DEPTH = 4            # jobs queued per worker: it has the next ones while SCons does its bookkeeping
+AHEAD = 4            # results compiled ahead and not taken yet, per worker: bounds the waste when SCons
+                     # builds only some of the declared targets (`scons build/spirv`)
 _HEADER = struct.Struct("<I")
 
 
