@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import signal
 import struct
 import sys
 import threading
@@ -93,6 +94,7 @@ class Pool:
         self._backlog: dict[int, list[str]] = {}   # result fd -> keys sent to that worker, in order
         self._job_fd: dict[int, int] = {}          # result fd -> job fd of the same worker
         self._reading = False
+        self._idle = True                # no job sent yet
         self.compiling_ahead = False
         pipes = [(os.pipe(), os.pipe()) for _ in range(workers)]
         sys.stdout.flush()
@@ -159,6 +161,7 @@ class Pool:
                     break
                 self._sent[key] = job
                 self._backlog[fd].append(key)
+                self._idle = False
 
     def _next_job(self):
         if self._pending:
@@ -216,7 +219,14 @@ class Pool:
 
     def close(self) -> None:
         """Stop the workers and wait for them (their CPU time is then ours).  A worker finishes the
-        jobs it holds first; their results, and the others nobody took, go to `discard`."""
+        jobs it holds first; their results, and the others nobody took, go to `discard`.  A pool
+        that never got a job (SCons built none of the declared targets) is killed instead: the
+        first worker may still be warming up."""
+        if self._idle:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
         with self._cond:
             for job_fd in self._job_fd.values():
                 os.close(job_fd)

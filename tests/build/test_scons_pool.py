@@ -153,3 +153,18 @@ def test_staged_outputs_and_freshness(tmp_path: Path):
     assert not _fresh(result)
     _discard(result)
     assert not any(os.path.exists(t) for t in staged) and os.listdir(tmp_path / "out") == []
+
+
+def _slow_prepare():
+    time.sleep(30)
+
+
+def test_a_pool_that_got_no_job_is_stopped_at_once(tmp_path: Path):
+    """SCons built none of the declared targets: close() does not wait for the warm-up."""
+    p = Pool(2, _run, _slow_prepare, _failed, lambda result: None)
+    p.ahead("k", ("k", 0))          # declared, never started nor asked for
+    start = time.monotonic()
+    p.close()
+    assert time.monotonic() - start < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(p.pid, os.WNOHANG)            # reaped
