@@ -1,6 +1,6 @@
 """SCons tool vs `shaderbuild build` on the sample project, CPU and wall time (issue 22).
 
-    python bench/scons_bench.py [--jobs 2] [--repeat 3] [--check] [--json FILE]
+    python bench/scons_bench.py [--jobs 2] [--repeat 5] [--check] [--json FILE]
 
 On a fresh copy of sample_project/ (its SConstruct builds the same targets as shaderbuild.toml):
   1. clean `scons -Q -j N`  (no build directory, no .sconsign, no scan cache)
@@ -9,9 +9,11 @@ On a fresh copy of sample_project/ (its SConstruct builds the same targets as sh
   4. no-op `shaderbuild build -j N -q`
   5. SCons' own floor: an up-to-date SConstruct with one target and no shaderbuild (reference)
 CPU time is the process tree's (os.wait4: the process and every descendant it waited for, which
-includes the compile workers); each measure is the median of --repeat runs, alternating the
-tools so that load changes hit both.  --check exits 1 unless: clean SCons <= 1.2x shaderbuild
-in CPU and in wall time, and the SCons no-op <= 0.25 s of CPU.  The no-op's wall time is
+includes the compile workers); each measure is the median of --repeat runs (min and max printed
+too), alternating the tools so that load changes hit both; the clean ratios of each round (SCons
+over the shaderbuild run right after it) are printed as well.  --check exits 1 unless: clean
+SCons <= 1.2x shaderbuild in CPU and in wall time (ratios of the medians), and the SCons no-op
+<= 0.25 s of CPU.  The no-op's wall time is
 printed but not checked: on a loaded machine even SCons' own floor (5.) takes more than 0.25 s
 of wall time, so only CPU time judges the no-op there; on a quiet machine wall ~ CPU.
 """
@@ -62,7 +64,7 @@ def reset_scons(root: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", "-j", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
@@ -88,8 +90,15 @@ def main() -> int:
             runs["sb_noop"].append(timed(sb, root))
             runs["scons_floor"].append(timed(scons, floor))
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
+    rounds = {kind: [s[i] / b[i] for s, b in zip(runs["scons_clean"], runs["sb_clean"])] for kind, i in
+              (("wall", 0), ("cpu", 1))}
     result = {
         "jobs": args.jobs, "repeat": args.repeat, "load_average": os.getloadavg()[0],
+        **{f"{k}_wall_s_range": [round(min(w for w, _ in v), 3), round(max(w for w, _ in v), 3)]
+           for k, v in runs.items()},
+        **{f"{k}_cpu_s_range": [round(min(c for _, c in v), 3), round(max(c for _, c in v), 3)]
+           for k, v in runs.items()},
+        **{f"clean_{kind}_ratio_rounds": [round(r, 3) for r in v] for kind, v in rounds.items()},
         **{f"{k}_wall_s": round(w, 3) for k, (w, _) in med.items()},
         **{f"{k}_cpu_s": round(c, 3) for k, (_, c) in med.items()},
         "clean_cpu_ratio": round(med["scons_clean"][1] / med["sb_clean"][1], 3),
@@ -97,9 +106,14 @@ def main() -> int:
         "noop_wall_s": round(med["scons_noop"][0], 3), "noop_cpu_s": round(med["scons_noop"][1], 3),
     }
     print(f"sample project, -j{args.jobs}, median of {args.repeat} (load average {result['load_average']:.1f})")
-    print(f"{'':16}{'wall s':>9}{'CPU s':>9}")
-    for k in runs:
-        print(f"{k:16}{med[k][0]:9.3f}{med[k][1]:9.3f}")
+    print(f"{'':16}{'wall s':>9}{'(min-max)':>16}{'CPU s':>9}{'(min-max)':>16}")
+    for k, v in runs.items():
+        walls, cpus = [w for w, _ in v], [c for _, c in v]
+        print(f"{k:16}{med[k][0]:9.3f}  ({min(walls):.3f}-{max(walls):.3f}){med[k][1]:9.3f}  "
+              f"({min(cpus):.3f}-{max(cpus):.3f})")
+    for kind, v in rounds.items():
+        print(f"clean {kind} ratio per round: " + " ".join(f"{r:.3f}" for r in v)
+              + f"  (median {statistics.median(v):.3f})")
     failed = []
     for key, limit in LIMITS.items():
         ok = result[key] <= limit

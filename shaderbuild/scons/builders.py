@@ -17,9 +17,9 @@ import SCons.Builder
 import SCons.Errors
 
 from ..build.targets import DEFAULT_EXTENSIONS, digest, permutation_key
-from .action import compile_action, describe
+from .action import compile_action, describe, will_compile
 from .emitter import emit
-from .options import BINARY_VAR, LABEL_VAR, OPTIONS_VAR, OUTPUTS_VAR, absolute, encode, from_keywords
+from .options import BINARY_VAR, LABEL_VAR, OPTIONS_VAR, OUTPUTS_VAR, SIGNATURE_VAR, absolute, encode, from_keywords
 from .scanner import OWN_OUTPUT, make_scanner
 
 BUILDER_NAME = "ShaderbuildCompile"
@@ -40,8 +40,7 @@ def _strfunction(target, source, env) -> str:
 
 
 def make_builder():
-    action = SCons.Action.Action(compile_action, strfunction=_strfunction,
-                                 varlist=[OPTIONS_VAR, OUTPUTS_VAR, LABEL_VAR, VERSION_VAR])
+    action = SCons.Action.Action(compile_action, strfunction=_strfunction, varlist=[SIGNATURE_VAR])
     return SCons.Builder.Builder(action=action, emitter=emit, source_scanner=make_scanner(), single_source=True)
 
 
@@ -81,9 +80,14 @@ def hlsl(env, target=None, source=None, *, outputs=(), options=None, label=None,
         raise TypeError("HLSL(): pass either options=... or keywords, not both")
     target = src.dir.File(default_target_name(src.abspath, options)) if target is None else \
         env.arg2nodes(target, env.fs.File)[0]
-    overrides = {OPTIONS_VAR: encode(options), OUTPUTS_VAR: list(outputs), LABEL_VAR: label or "",
-                 BINARY_VAR: target.abspath}
-    return _own(getattr(env, BUILDER_NAME)(target=target, source=src, **overrides))
+    text = encode(options)
+    overrides = {OPTIONS_VAR: text, OUTPUTS_VAR: list(outputs), LABEL_VAR: label or "", BINARY_VAR: target.abspath,
+                 SIGNATURE_VAR: digest(repr((env.get(VERSION_VAR), text, list(outputs), label or "")), 32)}
+    nodes = _own(getattr(env, BUILDER_NAME)(target=target, source=src, **overrides))
+    if not os.path.exists(target.abspath):     # the job exactly as compile_action will make it
+        will_compile(env, (src.srcnode().abspath, text, target.abspath, tuple(outputs), label or str(src),
+                           env.get("SHADERBUILD_DIAGNOSTICS_FORMAT", "gnu")))
+    return nodes
 
 
 def _own(nodes):

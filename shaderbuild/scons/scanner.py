@@ -97,7 +97,7 @@ def _scan_files(source: str, text: str, key: str) -> list[str] | None:
 
 
 def _remember(key: str, text: str, files: list[str]) -> None:
-    dirs = sorted({os.path.dirname(f) for f in files} | {os.path.abspath(d) for d in decode(text).include_dirs})
+    dirs = sorted({os.path.dirname(f) for f in files} | {os.path.abspath(d) for d in json.loads(text)["include_dirs"]})
     sigs = [[f, _sig(f)] for f in files]
     if all(sig is not None for _, sig in sigs):
         _used[key] = {"files": sigs, "dirs": [[d, _dir_mtime(d)] for d in dirs]}
@@ -136,6 +136,13 @@ def _may_defer(env, key: str) -> bool:
     return key in _deferred or not _may_generate_includes(env.fs)
 
 
+def may_compile_ahead(env) -> bool:
+    """May the pool compile declared targets before SCons runs their actions?  Not with a CacheDir
+    (SCons would fetch them instead) nor when some file is generated (it may be an #include)."""
+    with _lock:
+        return not getattr(env.get_CacheDir(), "path", None) and not _may_generate_includes(env.fs)
+
+
 def record(env, source: str, text: str, files: list[str]) -> list:
     """After a compile: when this target's scan was deferred, cache the files the compile read and
     return their File nodes without the source (the implicit dependencies to add); else []."""
@@ -153,9 +160,15 @@ def record(env, source: str, text: str, files: list[str]) -> list:
 _PREPROCESSOR_FIELDS = ("target", "profile", "hlsl_version", "enable_16bit_types", "defines", "include_dirs")
 
 
+_PP_TEXT: dict[str, str] = {}        # options text -> its preprocessor part (scan and record ask for each target)
+
+
 def _key(source: str, text: str) -> str:
-    data = json.loads(text)
-    return source + "\0" + json.dumps([data.get(k) for k in _PREPROCESSOR_FIELDS], separators=(",", ":"))
+    part = _PP_TEXT.get(text)
+    if part is None:
+        data = json.loads(text)
+        part = _PP_TEXT[text] = json.dumps([data.get(k) for k in _PREPROCESSOR_FIELDS], separators=(",", ":"))
+    return source + "\0" + part
 
 
 def scan(node, env, path=()) -> list:

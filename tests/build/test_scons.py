@@ -421,3 +421,33 @@ def test_generated_include_is_built_before_the_compile(tmp_path: Path):
     expected = compile_file(str(source), CompileOptions(target="spirv", profile="cs_6_0",
                                                         include_dirs=[str(project / "gen")]))
     assert expected.ok and (project / "build" / "direct" / "g.spv").read_bytes() == expected.binary
+
+
+def test_parallel_build_of_one_target_writes_only_its_outputs(project: Path):
+    """-j2 on a clean tree compiles declared targets ahead, but keeps what SCons did not ask for in
+    memory: only the requested target's files appear, and no temporary file is left behind."""
+    _, lines = scons(project, "-j2", "build/direct/c.spv")
+    assert compiled(lines) == ["shaders/c.hlsl[SCALE_OVERRIDE=0]"]
+    assert output_files(project) == ["build/direct/c.spv", "build/direct/c.spv.json"]
+    _, lines = scons(project, "-j2")
+    assert compiled(lines) == [c for c in ALL_COMPILES if c != "shaders/c.hlsl[SCALE_OVERRIDE=0]"]
+    assert not [f for f in output_files(project) if ".tmp-" in f]
+
+
+def test_parallel_build_with_a_cachedir_compiles_nothing_cached(project: Path):
+    (project / "SConstruct").write_text("CacheDir('cache')\n" + SCONSTRUCT)
+    _, lines = scons(project, "-j2")
+    assert compiled(lines) == ALL_COMPILES
+    before = {f: (project / f).read_bytes() for f in output_files(project)}
+    scons(project, "-c")
+    proc, lines = scons(project, "-j2")
+    assert lines == [] and "Retrieved" in proc.stdout
+    assert {f: (project / f).read_bytes() for f in output_files(project)} == before
+
+
+def test_parallel_build_failure_reports_and_leaves_no_temporary_files(project: Path):
+    (project / "shaders" / "b.hlsl").write_text(SHADER_B.replace("Out[id.x] =", "Out[id.x] = = "))
+    proc, _ = scons(project, "-j2", ok=False)
+    assert proc.returncode != 0 and "b.hlsl:3:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not [f for f in output_files(project) if ".tmp-" in f]
