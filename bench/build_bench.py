@@ -59,7 +59,7 @@ def make_project(root: Path, n_targets: int, backends: list[str]) -> int:
 
 
 def working_backends() -> list[str]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "build"))
     from test_build_engine import real_backends
 
     return real_backends()

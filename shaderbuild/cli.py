@@ -518,6 +518,12 @@ def main(argv: list[str] | None = None) -> int:
     as_program = argv is None
     if argv is None:
         argv = sys.argv[1:]
+    if argv and argv[0] == "build":     # nothing changed since the last build: answered from one snapshot
+        from .build.noop import try_noop
+
+        noop_status = try_noop(argv[1:])
+        if noop_status is not None:
+            return noop_status
     argv = normalize_compile_argv(argv)
     args = parse_compile_fast(argv)
     if args is None:

@@ -53,6 +53,7 @@ def build(
     plugin_versions: dict[str, str] | None = None,
     scan_fn: Callable | None = None,
     executor=None,
+    on_finish: Callable[[BuildDB], None] | None = None,
 ) -> BuildReport:
     """Bring `targets` (default: the whole project) up to date; never raises for compile errors.
 
@@ -63,6 +64,7 @@ def build(
     `scan_fn(path, options)` (default shaderbuild.compiler.scan_dependencies) re-reads the
     includes of a target whose search directories gained or lost files.
     `executor` (e.g. executors.runner.RemoteExecutor) replaces the local process pool.
+    `on_finish(db)` is called with the saved (and closed) database of a build that raised nothing.
     """
     start = time.perf_counter()
     all_targets = plan(project)
@@ -112,6 +114,8 @@ def build(
                 db.save()
             finally:
                 db.close()
+        if on_finish is not None:
+            on_finish(db)
     report.seconds = time.perf_counter() - start
     return report
 
