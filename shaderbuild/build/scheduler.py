@@ -26,6 +26,10 @@ from .progress import Progress
 from .report import BuildReport
 from .targets import Target, plan
 
+INLINE_CPU_SECONDS = 0.1     # -j N > 1: compile in the build process until it has spent this much CPU
+INLINE_WALL_SECONDS = 0.5    # or this much time, then start a pool for the rest
+
+
 def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
                   explain: bool = False) -> Status:
     """Freshness of one target (reads the build database unless `db` is given)."""
@@ -155,15 +159,31 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
                      force=force)
         return
     workers = min(jobs or os.cpu_count() or 1, len(work))
-    if workers <= 1:
-        stop = False
-        for job in work:
-            if stop:
-                report.skipped.append(job.name)
-                continue
-            progress.started(job.name)
-            stop = not handle(run_job(job, compile_fn)) and not keep_going
+    # Compile here first: a rebuild of a few targets costs less CPU and no more wall time than
+    # starting a pool (the compiler's import is not counted).  What is left once this process
+    # has spent INLINE_CPU_SECONDS compiling (or INLINE_WALL_SECONDS waiting for compiles that
+    # do not use the CPU) goes to the pool, whose workers fork with the compiler warm.
+    inline = workers > 1
+    if inline and compile_fn is None:
+        from .worker import default_compile
+
+        default_compile()
+    cpu, wall = time.process_time(), time.perf_counter()
+    done = 0
+    for job in work:
+        if inline and len(work) - done > 1 and (time.process_time() - cpu >= INLINE_CPU_SECONDS
+                                                or time.perf_counter() - wall >= INLINE_WALL_SECONDS):
+            break
+        done += 1
+        progress.started(job.name)
+        if not handle(run_job(job, compile_fn)) and not keep_going:
+            report.skipped.extend(j.name for j in work[done:])
+            return
+    warm = {job.options.target for job in work[:done]}
+    work = work[done:]
+    if not work:
         return
+    workers = min(workers, len(work))
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
@@ -173,7 +193,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     import multiprocessing
 
     if compile_fn is None and multiprocessing.get_start_method(allow_none=False) == "fork":
-        warm_up({job.options.target for job in work})   # the workers fork from here with the compiler loaded
+        warm_up({job.options.target for job in work} - warm)   # the workers fork from here with it loaded
     gc.freeze()     # until the pool ends: the workers' collections leave the inherited objects' pages alone
     watch = ParentWatch()   # workers die with this process, even under SIGKILL
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
