@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TESTS = REPO / "tests"
+TESTS = REPO / "tests" / "build"     # test_build_engine.py, whose helpers the campaign uses
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 

@@ -84,20 +84,31 @@ def _planned(args):
 
 
 def cmd_build(args) -> int:
+    import time
+
+    from .build import noop
     from .build.config import ConfigFileError
     from .build.lock import LockBusy
     from .build.scheduler import build
 
+    full = not args.filters and not args.backends
+    # a plain full build saves the stats that let the next plain one be answered by build/noop.py
+    snapshot = full and args.output_dir is None and not args.force and not args.verify
+    since = time.time_ns()
+    dbs: list = []
     try:
+        if snapshot:
+            noop.forget(args.directory)
         project, targets = _planned(args)
-        full = not args.filters and not args.backends
+        before = {p: noop._stat(p) for p in noop.watched(args.directory, project)} if snapshot else {}
         from .build.distributed_config import executor_from_args
 
         with executor_from_args(project, args) as executor:
             report = build(project, None if full else targets, jobs=args.jobs, force=args.force, verify=args.verify,
                            keep_going=args.keep_going, diag_format=args.diagnostics_format,
-                           wait=not args.no_wait, quiet=args.quiet, executor=executor)
+                           wait=not args.no_wait, quiet=args.quiet, executor=executor, on_finish=dbs.append)
             if executor is not None:
+                snapshot = False
                 print(f"shaderbuild: {executor.describe()}: {executor.stats.summary()}", file=sys.stderr)
     except ConfigFileError as exc:
         return _config_errors(exc, args.diagnostics_format)
@@ -108,16 +119,30 @@ def cmd_build(args) -> int:
         where = f"'{exc.filename}': " if exc.filename else ""
         print(f"shaderbuild: error: cannot write {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
+    notes = [f"note: {dup['shader']}: identical outputs for permutations " + ", ".join(
+        f"[{k}]" for k in dup["permutations"]) for dup in report.duplicates]
     if report.ok:
         from .build.integration import write_depfile, write_programs
         from .build.targets import plan
 
-        write_programs(project, targets if full else plan(project), changed=bool(report.built))
-        if args.depfile:
-            write_depfile(args.depfile, project, targets)
-    for dup in report.duplicates if not args.quiet else ():
-        print(f"note: {dup['shader']}: identical outputs for permutations " + ", ".join(
-            f"[{k}]" for k in dup["permutations"]), file=sys.stderr)
+        try:
+            write_programs(project, targets if full else plan(project), changed=bool(report.built))
+            if args.depfile:
+                write_depfile(args.depfile, project, targets)
+        except OSError as exc:      # e.g. a read-only output directory: an error only if the build wrote
+            where = f"'{exc.filename}': " if exc.filename else ""
+            print(f"shaderbuild: {'error' if report.built else 'warning'}: cannot write {where}"
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            if report.built:
+                return 1
+            snapshot = False
+        if snapshot and not report.warnings and dbs and dbs[0].read_only is None:
+            from .build.report import BuildReport
+
+            summary = BuildReport(up_to_date=[t.name for t in targets], duplicates=report.duplicates).summary()
+            noop.save(args.directory, project, before, since, dbs[0], notes, summary.rpartition(" in ")[0])
+    for note in notes if not args.quiet else ():
+        print(note, file=sys.stderr)
     for name in report.failed:
         print(f"  FAILED   {name}", file=sys.stderr)
     for m in report.mismatches:

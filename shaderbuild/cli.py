@@ -512,12 +512,28 @@ def _end_process(status: int) -> None:
     os._exit(status)
 
 
+def _alone() -> bool:
+    """No thread or child process left (a build's pool and executors end before it returns)."""
+    threading = sys.modules.get("threading")
+    mp = sys.modules.get("multiprocessing")
+    return (threading is None or threading.active_count() == 1) and (mp is None or not mp.active_children())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command.  Called without `argv` (the console script, `python -m shaderbuild`), a
-    `compile` ends the process itself when done (see _end_process)."""
+    `compile`, and a `build` that left no thread or child process, end the process itself when
+    done (see _end_process)."""
     as_program = argv is None
     if argv is None:
         argv = sys.argv[1:]
+    if argv and argv[0] == "build":     # nothing changed since the last build: answered from one snapshot
+        from .build.noop import try_noop
+
+        noop_status = try_noop(argv[1:])
+        if noop_status is not None:
+            if as_program:
+                _end_process(noop_status)
+            return noop_status
     argv = normalize_compile_argv(argv)
     args = parse_compile_fast(argv)
     if args is None:
@@ -533,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
-    if as_program and args.command == "compile":
+    if as_program and (args.command == "compile" or args.command == "build" and _alone()):
         _end_process(status)
     return status
 

@@ -51,9 +51,12 @@ _OPTION_FIELDS = tuple(f for f in CompileOptions._fields if f not in CompileOpti
 _SCALARS = (str, int, float, bool, type(None))
 
 
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
 def _plain(value):
     """JSON-shaped copy: records become lists of their fields in declaration order."""
-    if isinstance(value, _SCALARS):
+    if type(value) in _SCALAR_TYPES or isinstance(value, _SCALARS):
         return value
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -69,11 +72,14 @@ def options_fields(options: CompileOptions) -> dict:
     """The JSON value of `CompileOptions.cache_fields()`, without dataclasses.asdict's deep copy
     (3x faster on the no-op path).  tests/build/test_build_cache.py checks that both agree for every
     field; a value of an unexpected type falls back to cache_fields()."""
+    d = {}
     try:
-        d = {name: _plain(getattr(options, name)) for name in _OPTION_FIELDS}
+        for name in _OPTION_FIELDS:       # (most fields are scalars: no call for those)
+            value = getattr(options, name)
+            d[name] = value if type(value) in _SCALAR_TYPES else (
+                sorted(options.defines.items()) if name == "defines" else _plain(value))
     except TypeError:
         return options.cache_fields()
-    d["defines"] = sorted(options.defines.items())
     return d
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 
+from . import json_text
 from .cache import BuildDB
 from .config import Project
 from .outputs import atomic_write
@@ -96,4 +97,4 @@ def write_programs(project: Project, targets: list[Target], changed: bool) -> No
             return None
 
     doc = program_index(targets, read)
-    atomic_write(path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
+    atomic_write(path, (json_text.dumps(doc, 1) + "\n").encode())

@@ -8,10 +8,10 @@ file would dominate cold builds of small shaders).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
+from . import json_text
 from .files import StatSig, sha256_bytes, stat_sig
 
 _IDENT_BAD = re.compile(r"[^A-Za-z0-9_]")
@@ -87,7 +87,7 @@ def render_header(symbol: str, data: bytes, comment: str) -> bytes:
 
 
 def manifest_bytes(manifest: dict) -> bytes:
-    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    return (json_text.dumps(manifest, 2) + "\n").encode("utf-8")
 
 
 def write_all(files: dict[str, tuple[str, bytes]]) -> dict[str, tuple[str, StatSig, str]]:

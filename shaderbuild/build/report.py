@@ -5,11 +5,11 @@ project-level index (JSON) of every target, its key and its outputs."""
 from __future__ import annotations
 
 import copy
-import json
 import os
 from collections import defaultdict
 
 from ..records import DataRecord, Record
+from . import json_text
 
 INDEX_FILE = "index.json"
 INDEX_FORMAT = "shaderbuild.index/1"
@@ -110,4 +110,4 @@ def index_document(targets, records: dict[str, dict], root: str, output_dir: str
 
 
 def index_bytes(doc: dict) -> bytes:
-    return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    return (json_text.dumps(doc, 1) + "\n").encode("utf-8")

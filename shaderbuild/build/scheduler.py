@@ -26,6 +26,12 @@ from .progress import Progress
 from .report import BuildReport
 from .targets import Target, plan
 
+INLINE_CPU_SECONDS = 0.1     # -j N > 1: compile in the build process until it has spent this much CPU
+INLINE_WALL_SECONDS = 0.5    # or this much time, then start a pool for the rest
+INLINE_MAX_TARGETS_PER_WORKER = 4    # more stale targets than this per worker: the pool at once
+CHUNK_MAX = 8                # a forked pool's workers take up to this many targets per round trip
+
+
 def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
                   explain: bool = False) -> Status:
     """Freshness of one target (reads the build database unless `db` is given)."""
@@ -53,6 +59,7 @@ def build(
     plugin_versions: dict[str, str] | None = None,
     scan_fn: Callable | None = None,
     executor=None,
+    on_finish: Callable[[BuildDB], None] | None = None,
 ) -> BuildReport:
     """Bring `targets` (default: the whole project) up to date; never raises for compile errors.
 
@@ -63,6 +70,7 @@ def build(
     `scan_fn(path, options)` (default shaderbuild.compiler.scan_dependencies) re-reads the
     includes of a target whose search directories gained or lost files.
     `executor` (e.g. executors.runner.RemoteExecutor) replaces the local process pool.
+    `on_finish(db)` is called with the saved (and closed) database of a build that raised nothing.
     """
     start = time.perf_counter()
     all_targets = plan(project)
@@ -112,6 +120,8 @@ def build(
                 db.save()
             finally:
                 db.close()
+        if on_finish is not None:
+            on_finish(db)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -151,50 +161,80 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
                      force=force)
         return
     workers = min(jobs or os.cpu_count() or 1, len(work))
-    if workers <= 1:
-        stop = False
-        for job in work:
-            if stop:
-                report.skipped.append(job.name)
-                continue
-            progress.started(job.name)
-            stop = not handle(run_job(job, compile_fn)) and not keep_going
+    # A rebuild of a few targets compiles here first: that costs less CPU and no more wall time
+    # than starting a pool (the compiler's import is not counted).  What is left once this
+    # process has spent INLINE_CPU_SECONDS compiling (or INLINE_WALL_SECONDS waiting for
+    # compiles that do not use the CPU) goes to the pool, whose workers fork with the compiler
+    # warm; a larger build starts the pool at once.
+    small = 1 < workers and len(work) <= INLINE_MAX_TARGETS_PER_WORKER * workers
+    if small and compile_fn is None:
+        from .worker import default_compile
+
+        default_compile()
+    cpu, wall = time.process_time(), time.perf_counter()
+    done = 0
+    for job in work:
+        if workers > 1 and len(work) - done > 1 and (not small or time.process_time() - cpu >= INLINE_CPU_SECONDS
+                                                     or time.perf_counter() - wall >= INLINE_WALL_SECONDS):
+            break
+        done += 1
+        progress.started(job.name)
+        if not handle(run_job(job, compile_fn)) and not keep_going:
+            report.skipped.extend(j.name for j in work[done:])
+            return
+    warm = {job.options.target for job in work[:done]}
+    work = work[done:]
+    if not work:
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    workers = min(workers, len(work))
+    from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
-    from .worker import start_worker, warm_up
+    from .worker import run_forked, share_with_forked_workers, start_worker, warm_up
 
     import gc
     import multiprocessing
 
-    if compile_fn is None and multiprocessing.get_start_method(allow_none=False) == "fork":
-        warm_up({job.options.target for job in work})   # the workers fork from here with the compiler loaded
+    forked = multiprocessing.get_start_method(allow_none=False) == "fork"
+    if compile_fn is None and forked:
+        warm_up({job.options.target for job in work} - warm)   # the workers fork from here with it loaded
+    if forked:
+        share_with_forked_workers(work, compile_fn)
     gc.freeze()     # until the pool ends: the workers' collections leave the inherited objects' pages alone
     watch = ParentWatch()   # workers die with this process, even under SIGKILL
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
                                initargs=(watch.initargs, compile_fn is None))
     try:
-        futures = {pool.submit(run_job, job, compile_fn): job for job in work}
+        # Forked workers find the jobs in memory and take them in chunks (fewer round trips,
+        # several per worker so the last ones still balance); otherwise one pickled Job each.
+        size = max(1, min(CHUNK_MAX, len(work) // (workers * 16))) if forked else 1
+        futures: dict[Future, list[Job]] = {(pool.submit(run_forked, i, size, not keep_going) if forked
+                    else pool.submit(run_job, work[i], compile_fn)): work[i:i + size]
+                   for i in range(0, len(work), size)}
         stop = False
         for fut in as_completed(futures):
-            job = futures[fut]
+            jobs_of = futures[fut]
             if fut.cancelled():
-                report.skipped.append(job.name)
+                report.skipped.extend(job.name for job in jobs_of)
                 continue
             try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
-                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
-                                                f"{type(exc).__name__}: {exc}")   # str(): it names the file
-            if not handle(res) and not keep_going and not stop:
-                stop = True
-                for other in futures:
-                    other.cancel()
+                results = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a dead worker fails its targets
+                results = [JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
+                                                     f"{type(exc).__name__}: {exc}")   # str(): it names the file
+                           for job in jobs_of]
+            results = results if isinstance(results, list) else [results]
+            report.skipped.extend(job.name for job in jobs_of[len(results):])   # after a failure in the chunk
+            for res in results:
+                if not handle(res) and not keep_going and not stop:
+                    stop = True
+                    for other in futures:
+                        other.cancel()
     finally:
         # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
         # normally and their finished outputs are already atomic.
         pool.shutdown(wait=True, cancel_futures=True)
+        share_with_forked_workers([], None)
         watch.close()
         gc.unfreeze()
 

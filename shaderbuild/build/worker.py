@@ -78,6 +78,29 @@ def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True)
         init_worker()
 
 
+_FORKED: tuple[list[Job], Callable | None] = ([], None)
+
+
+def share_with_forked_workers(work: list[Job], compile_fn: Callable | None) -> None:
+    """Jobs that a pool forked from this process finds in its memory: `run_forked(i)` then
+    sends an index instead of pickling a Job (its CompileOptions) per target."""
+    global _FORKED
+    _FORKED = (work, compile_fn)
+
+
+def run_forked(first: int, count: int, stop_on_failure: bool) -> list[JobResult]:
+    """Jobs first .. first+count-1 of the shared list, one after the other (a chunk: one
+    round trip through the pool per chunk instead of per target); after a failure with
+    `stop_on_failure` the rest of the chunk is not started."""
+    work, compile_fn = _FORKED
+    results = []
+    for job in work[first:first + count]:
+        results.append(run_job(job, compile_fn))
+        if stop_on_failure and not results[-1].ok:
+            break
+    return results
+
+
 def resource_signature(manifest: dict | None) -> list | None:
     if not manifest or "resources" not in manifest:
         return None

@@ -345,6 +345,26 @@ def test_parallel_build_is_byte_identical_to_serial(tmp_path, compiler):
     assert sorted(a) == sorted(b) and a == b
 
 
+def test_pool_chunks_account_for_every_target_after_failures(tmp_path):
+    """-j2 over 80 targets: forked workers take them in chunks; each target ends up built, failed
+    or not started exactly once, with and without --keep-going."""
+    root = tmp_path / "p"
+    (root / "shaders").mkdir(parents=True)
+    (root / "shaders/a.hlsl").write_text("#if BAD\n#error bad permutation\n#endif\nvoid main() {}\n")
+    (root / "shaderbuild.toml").write_text('output_dir = "out"\ntargets = ["spirv"]\n[[shader]]\n'
+                                           'files = "shaders/a.hlsl"\nprofile = "cs_6_0"\n'
+                                           '[shader.permutations]\nMODE = ' + str(list(range(40))) + '\nBAD = [0, 1]\n')
+    total = 80
+    kept = run_build(root, fake_compile, jobs=2, keep_going=True)
+    assert len(kept.failed) == 40 and len(kept.built) == 40 and not kept.skipped
+    assert all("BAD=1" in n for n in kept.failed) and all("BAD=0" in n for n in kept.built)
+    shutil.rmtree(root / "out")
+    stopped = run_build(root, fake_compile, jobs=2)
+    names_seen = stopped.built + stopped.failed + stopped.skipped
+    assert stopped.failed and len(names_seen) == len(set(names_seen)) == total
+    assert all("BAD=1" in n for n in stopped.failed) and all("BAD=0" in n for n in stopped.built)
+
+
 def _build_script(root: Path, jobs: int, fn) -> str:
     return textwrap.dedent(f"""
         import os, sys
