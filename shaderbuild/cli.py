@@ -14,7 +14,10 @@ import os
 import re
 import sys
 from types import SimpleNamespace
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
 _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "universal1.5")   # = options.VK_TARGET_ENVS

@@ -7,10 +7,13 @@ every field here must be deterministic and JSON-serialisable.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from .diagnostics import error
 from .records import DataRecord, Record, ValueRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 STAGES = {"cs": "compute", "vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain",
           "ms": "mesh", "as": "amplification", "lib": "library"}

@@ -7,7 +7,10 @@ Nothing is imported until used (PEP 562): every compile imports this package for
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS = {"RootSignature": "model", "LocatedText": "parser", "parse": "parser", "to_string": "printer",
             "serialize": "rts0", "standalone_container": "rts0"}

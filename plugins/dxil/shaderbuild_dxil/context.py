@@ -95,7 +95,10 @@ def _field_kinds(cls: type) -> dict[str, str]:
     variables, functions; `Any` is a Python value, Const.value), or possibly a node some other
     way (_OTHER)."""
     kinds = {}
-    for name, hint in typing.get_type_hints(cls).items():
+    # the IR's modules and records.py import these for type checkers only (typing costs a cold
+    # SPIR-V compile ~2 ms)
+    hints = typing.get_type_hints(cls, localns={"Any": typing.Any, "ClassVar": typing.ClassVar})
+    for name, hint in hints.items():
         args = typing.get_args(hint)
         origin = typing.get_origin(hint)
         if hint is typing.Any:
