@@ -8,7 +8,6 @@ Everything works on scalarised values (lists of LLVM scalars).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -23,6 +22,8 @@ from .polyfills import POLYFILLED
 from .rayquery import RAYQUERY_HANDLERS
 from .raytracing import RAY_HANDLERS
 from .scalarize import component_types, llvm_scalar
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
     from .lowering import Lowering as FunctionLowerer

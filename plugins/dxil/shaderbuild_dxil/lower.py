@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -83,6 +82,10 @@ from .signature import (
 )
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]
