@@ -32,15 +32,22 @@ def _run(cmd: list[str], cwd: Path | None = None) -> None:
         raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stderr[-2000:]}")
 
 
-def _zip_wheel(src: Path, work: Path, out: Path) -> None:
-    """One py3-none-any wheel of the distribution in `src`, from a copy of it (setuptools writes
-    its egg-info beside the sources)."""
-    tree, lib = work / "src", work / "lib"
-    tree.mkdir()
-    for entry in src.iterdir():     # not the checkout's hidden entries, builds or nested distributions
-        if not entry.name.startswith(".") and entry.name not in ("build", "dist", "plugins"):
-            copy = shutil.copytree if entry.is_dir() else shutil.copy2
-            copy(entry, tree / entry.name, **({"ignore": shutil.ignore_patterns("__pycache__", "*.egg-info")} if entry.is_dir() else {}))
+def _copy_source(src: Path, tree: Path) -> None:
+    """The distribution's sources without the checkout's hidden entries, earlier builds (a stale
+    build/lib would go into the wheel), egg-info or nested distributions."""
+    tree.mkdir(parents=True)
+    for entry in src.iterdir():
+        if entry.name.startswith(".") or entry.name in ("build", "dist", "plugins") or entry.name.endswith(".egg-info"):
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, tree / entry.name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(entry, tree / entry.name)
+
+
+def _zip_wheel(tree: Path, work: Path, out: Path) -> None:
+    """One py3-none-any wheel of the distribution in `tree`, from setuptools' build_py and egg_info."""
+    lib = work / "lib"
     _run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py", "-d", str(lib),
           "egg_info", "-e", str(work)], cwd=tree)
     egg = next(work.glob("*.egg-info"))
@@ -61,20 +68,20 @@ def _zip_wheel(src: Path, work: Path, out: Path) -> None:
 
 
 def build_wheels(root: Path, out: Path, work: Path) -> str:
-    """The three wheels of the tree at `root` in `out`; returns how they were built."""
-    pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                 "-w", str(out)]
-    try:
-        for src in DISTRIBUTIONS:       # one at a time: pip builds in the source tree, leaving build/ there
-            _run([*pip_wheel, str(root / src)])
-        return "pip wheel"
-    except RuntimeError:
-        for w in out.glob("*.whl"):
-            w.unlink()
-        for i, src in enumerate(DISTRIBUTIONS):
-            (work / str(i)).mkdir(parents=True)
-            _zip_wheel(root / src, work / str(i), out)
-        return "setuptools build_py + egg_info, zipped"
+    """The three wheels of the tree at `root` in `out`, each built from a clean copy of its
+    sources; returns how they were built."""
+    how = set()
+    for i, src in enumerate(DISTRIBUTIONS):
+        tree = work / str(i) / "src"
+        _copy_source(root / src, tree)
+        try:
+            _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                  "-w", str(out), str(tree)])
+            how.add("pip wheel")
+        except RuntimeError:
+            _zip_wheel(tree, work / str(i), out)
+            how.add("setuptools build_py + egg_info, zipped")
+    return ", ".join(sorted(how))
 
 
 def install(dest: Path, root: Path = ROOT) -> tuple[Path, str]:
