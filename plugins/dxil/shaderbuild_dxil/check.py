@@ -22,7 +22,6 @@ from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
-from .rdat import FUNCTION_STRIDE, PART_TYPES, parse_rdat
 from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -378,6 +377,8 @@ def check_library_container(lm: LoweredModule, blob: bytes) -> None:
     parts = parse_container(blob)
     if [p for p in parts if p not in ("ILDB", "ILDN")] != ["SFI0", "RDAT", "HASH", "DXIL"]:
         raise _fail(f"library container parts {list(parts)}")
+    from .rdat import FUNCTION_STRIDE, PART_TYPES, parse_rdat  # libraries only: not on a shader's cold path
+
     tables = parse_rdat(parts["RDAT"])
     fn = tables.get(PART_TYPES["functions"], b"")
     count, stride = struct.unpack_from("<II", fn, 0) if fn else (0, 0)
