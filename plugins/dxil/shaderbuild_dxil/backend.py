@@ -39,7 +39,7 @@ from .dxmeta import (
 )
 from .lower import lower_module
 from .lowered import LoweredModule
-from .ops import OPS
+from .ops import get_op
 from .resources import psv_resources
 from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
@@ -226,7 +226,7 @@ def library_rdat(lm: LoweredModule) -> bytes:
     functions = []
     for lf in lm.library:
         kind = SHADER_KINDS[lf.kind]
-        used = {OPS[n].min_sm for n in called_ops(lf.function)}
+        used = {get_op(n).min_sm for n in called_ops(lf.function)}
         major, minor = max(used | {(6, 0)})
         functions.append(RdatFunction(
             lf.name, lf.name, kind, resources=sorted(index[id(r)] for r in lf.resources),

@@ -21,7 +21,7 @@ from .llvm import types as T
 from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
-from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
+from .ops import STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter, ops_of_class
 from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -247,7 +247,7 @@ def _check_declaration(f, ops: OpEmitter) -> None:
         raise _fail(f"call to unknown external function {name}")
     parts = name.split(".")
     cls, ov = parts[2], (parts[3] if len(parts) > 3 else None)
-    candidates = BY_FUNCTION_CLASS.get(cls)
+    candidates = ops_of_class(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
     if ov == "struct" and any("T" in (op.ret, *op.params) for op in candidates):
@@ -681,7 +681,7 @@ def _check_instruction(inst: Instruction) -> None:
 def _call_facts(name: str) -> tuple[frozenset[int], bool]:
     """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput), by callee
     name: the same few dx.op functions recur in every shader."""
-    classes = BY_FUNCTION_CLASS.get(name.split(".")[2], [])
+    classes = ops_of_class(name.split(".")[2])
     return frozenset(o.opcode for o in classes), name.startswith(STORE_OUTPUT)
 
 

@@ -40,11 +40,11 @@ from .lowered import LoweredModule
 from .ops import (
     LOAD_INPUT,
     LOAD_PATCH_CONSTANT,
-    OPS,
     STORE_OUTPUT,
     STORE_PATCH_CONSTANT,
     STORE_PRIMITIVE_OUTPUT,
     STORE_VERTEX_OUTPUT,
+    get_op,
     overload_name,
 )
 from .places import (
@@ -283,7 +283,7 @@ class FunctionLowerer:
         if ptr is None:
             st_type = payload_struct(var)
             fn = self.m.ops.declare_udt("GetMeshPayload", st_type, T.PointerType(st_type), [])
-            ptr = b.call(fn, [ConstInt(T.i32, OPS["GetMeshPayload"].opcode)])
+            ptr = b.call(fn, [ConstInt(T.i32, get_op("GetMeshPayload").opcode)])
         lay = leaf_layout(var.type)
         return VarStorage(var, [ptr] * len(lay.leaves), list(lay.mult), list(lay.leaves), base=ptr)
 
