@@ -44,15 +44,41 @@ def run_tree(cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> tup
     return usage.ru_utime + usage.ru_stime, wall
 
 
-def shaderbuild_cmd() -> list[str]:
-    """The console script beside this interpreter, as a user runs it after `pip install`."""
+_INSTALLED: list[str] = []     # this run's installed copy: [console script, description]
+
+
+def shaderbuild_cmd(dev: bool = False) -> list[str]:
+    """The `shaderbuild` console script of a regular `pip install` of this tree, as README.md installs
+    it, built once per run in a temporary venv (installed.py); with `dev`, or when that install
+    fails, the one beside this interpreter (the development venv's editable install)."""
+    if not dev and not _INSTALLED:
+        import atexit
+
+        from installed import install
+
+        dest = Path(tempfile.mkdtemp(prefix="shaderbuild-installed-"))
+        atexit.register(shutil.rmtree, dest, True)
+        try:
+            _INSTALLED.extend(map(str, install(dest)))
+        except (RuntimeError, OSError) as e:
+            _INSTALLED.extend(["", f"development venv (installing a copy failed: {str(e).splitlines()[0]})"])
+    if not dev and _INSTALLED[0]:
+        return [_INSTALLED[0]]
     exe = Path(sys.executable).with_name("shaderbuild")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "shaderbuild"]
 
 
-def cold_env() -> dict[str, str]:
-    """Bytecode caching on, as after `pip install` (see README.md)."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def timed_install() -> str:
+    """Which install `shaderbuild_cmd()` runs, for the printed results."""
+    shaderbuild_cmd()
+    return _INSTALLED[1]
+
+
+def cold_env(dev: bool = False) -> dict[str, str]:
+    """Bytecode caching on, as after `pip install` (see README.md); the installed copy also without
+    PYTHONPATH, which would make it import a development tree instead."""
+    drop = {"PYTHONDONTWRITEBYTECODE"} if dev else {"PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "PYTHONHOME"}
+    return {k: v for k, v in os.environ.items() if k not in drop}
 
 
 def write_makefile(project: Path) -> int:
@@ -117,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     args = ap.parse_args(argv)
     r = measure(args.repeat, args.jobs)
+    print(f"timed: {timed_install()}")
     print(f"make rules (targets glslang compiles): {r['make_rules']}")
     for k, label in (("noop", "no-op"), ("edit", "edit one file (4 targets)")):
         print(f"{label:28} shaderbuild {r[k + '_cpu'] * 1000:7.1f} ms CPU {r[k + '_wall'] * 1000:7.1f} ms wall | "

@@ -5,7 +5,9 @@
 Measures, in CPU time (user + sys: `time.process_time` in-process, `os.wait4` for processes) and
 in wall time, on the sample project's shaders plus generated 100/1,000/5,000/20,000-line shaders:
   1. warm in-process compile time per shader and backend, split by phase (SPIR-V);
-  2. the `shaderbuild compile` process, cold, end to end, to SPIR-V and to DXIL;
+  2. the `shaderbuild compile` process, cold, end to end, to SPIR-V and to DXIL, of a regular
+     (non-editable) install of this tree in a temporary venv, as README.md installs it
+     (installed.py; the printed header says which install was timed);
   3. `glslangValidator -D -V` (and `glslc`, when installed) on the same shader, interleaved
      with our runs;
   4. how compile time grows with shader size (per-line cost, both backends);
@@ -33,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from gen import shader  # noqa: E402
-from project_bench import cold_env, run_tree, shaderbuild_cmd  # noqa: E402
+from project_bench import cold_env, run_tree, shaderbuild_cmd, timed_install  # noqa: E402
 
 from shaderbuild.compiler import compile_file  # noqa: E402
 from shaderbuild.options import CompileOptions  # noqa: E402
@@ -110,12 +112,14 @@ GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag", "gs": "geom", "hs": 
 
 
 def peer_commands(path: Path, o: CompileOptions, tmp: str) -> dict[str, list[str]]:
-    """The processes timed side by side: our cold compile to each target (the console script beside
-    this interpreter, with bytecode caching on, as after `pip install`: README.md), and each
-    installed native compiler that accepts the shader."""
-    cmds = {"cold_spirv": shaderbuild_cmd() + ["compile", str(path), *_cli_options(o), "-spirv",
-                                               "-o", os.path.join(tmp, "x.spv")],
-            "cold_dxil": shaderbuild_cmd() + ["compile", str(path), *_cli_options(o), "-o", os.path.join(tmp, "x.dxil")]}
+    """The processes timed side by side: our cold compile to each target (a regular `pip install` of
+    this tree, as README.md installs it: project_bench.shaderbuild_cmd), to SPIR-V also from the
+    development venv (editable install: slower start-up, shown, not checked), and each installed
+    native compiler that accepts the shader."""
+    spirv = ["compile", str(path), *_cli_options(o), "-spirv", "-o", os.path.join(tmp, "x.spv")]
+    cmds = {"cold_spirv": shaderbuild_cmd() + spirv,
+            "cold_dxil": shaderbuild_cmd() + ["compile", str(path), *_cli_options(o), "-o", os.path.join(tmp, "x.dxil")],
+            "cold_spirv_dev": shaderbuild_cmd(dev=True) + spirv}
     stage = GLSLANG_STAGES.get(o.profile[:2])
     defines = [f"-D{k}={v}" for k, v in o.defines.items()]
     includes = [f"-I{d}" for d in o.include_dirs]
@@ -135,11 +139,11 @@ def peer_commands(path: Path, o: CompileOptions, tmp: str) -> dict[str, list[str
 def processes(cmds: dict[str, list[str]], repeat: int, tmp: str) -> dict[str, tuple[float, float]]:
     """name -> (median CPU, median wall) of `repeat` runs, the commands interleaved in each round
     after one untimed round (which also fills an editable install's bytecode cache)."""
-    env = cold_env()
+    envs = {False: cold_env(), True: cold_env(dev=True)}
     runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}
     for i in range(repeat + 1):
         for name, cmd in cmds.items():
-            sample = run_tree(cmd, tmp, env)
+            sample = run_tree(cmd, tmp, envs[name.endswith("_dev")])
             if i:
                 runs[name].append(sample)
     return {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in runs.items()}
@@ -175,8 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     print("CPU ms (user + sys), medians; cold = a new `shaderbuild compile` process; the phases (pre ... emit) are "
           "wall ms, the compiler's own laps")
+    print(f"cold-sp, cold-dx: {timed_install()}; cold-dev: SPIR-V from the development venv, {shaderbuild_cmd(dev=True)[0]}")
     header = (f"{'shader':<22}{'lines':>6} | {'pre':>6}{'parse':>7}{'sema':>7}{'pass':>6}{'emit':>7} | "
-              f"{'spirv':>8}{'dxil':>9} | {'cold-sp':>8}{'cold-dx':>9}{'glslang':>9}{'glslc':>9} | "
+              f"{'spirv':>8}{'dxil':>9} | {'cold-sp':>8}{'cold-dx':>9}{'cold-dev':>9}{'glslang':>9}{'glslc':>9} | "
               f"{'warm/gl':>7}{'dxil/sp':>8}{'cold/gl':>8}{'cdx/gl':>8}")
     print(header)
     print("-" * len(header))
@@ -197,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         ph = "".join(f"{w['phases'][p] * 1000:7.2f}" if p != "preprocess" else f"{w['phases'][p] * 1000:6.2f}"
                      for p in PHASES)
         print(f"{name:<22}{n_lines:>6} | {ph} | {ms(row['spirv_cpu'])} {ms(row['dxil_cpu'])} | "
-              f"{ms(row.get('cold_spirv_cpu'))} {ms(row.get('cold_dxil_cpu'))} {ms(gl)} {ms(row.get('glslc_cpu'))} | "
+              f"{ms(row.get('cold_spirv_cpu'))} {ms(row.get('cold_dxil_cpu'))} {ms(row.get('cold_spirv_dev_cpu'))} {ms(gl)} {ms(row.get('glslc_cpu'))} | "
               f"{ratio(row['warm_vs_glslang'])} {ratio(row['dxil_vs_spirv'])} {ratio(row['cold_vs_glslang'])} "
               f"{ratio(row['cold_dxil_vs_glslang'])}")
 

@@ -13,10 +13,10 @@ which the pipeline runs after the shared passes and before the backend's
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from .records import ValueRecord
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .ir import Module
     from .options import CompileOptions

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import NoReturn, TypeVar
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
@@ -79,8 +78,11 @@ MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for rea
 MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
 MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K bytes, OpName)
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn, TypeVar
 
-_T = TypeVar("_T")
+    _T = TypeVar("_T")
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 
 

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import SourceLoc
 from ..records import DataRecord, Record
 from .subobjects import Subobject
 from .types import Array, Resource, Struct, Type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",

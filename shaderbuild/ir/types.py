@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
-from typing import TypeGuard, overload
-
 from ..records import InternedRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeGuard, overload
 
 __all__ = [
     "Type", "VoidType", "Scalar", "Vector", "Matrix", "Array", "StructField", "Struct",
@@ -158,10 +160,11 @@ INT16 = Scalar("int", 16)
 UINT16 = Scalar("uint", 16)
 
 
-@overload
-def scalar_of(t: Scalar | Vector | Matrix) -> Scalar: ...
-@overload
-def scalar_of(t: Type) -> Scalar | None: ...
+if TYPE_CHECKING:
+    @overload
+    def scalar_of(t: Scalar | Vector | Matrix) -> Scalar: ...
+    @overload
+    def scalar_of(t: Type) -> Scalar | None: ...
 def scalar_of(t: Type) -> Scalar | None:
     """The component scalar of a scalar, vector or matrix type, else None."""
     if isinstance(t, Scalar):

@@ -13,8 +13,6 @@ backend's own raise passes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
@@ -24,6 +22,7 @@ from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ..options import CompileOptions
 from . import evaluate_attribute
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .mesh_io import MeshBindings
 

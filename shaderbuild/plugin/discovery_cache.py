@@ -7,8 +7,8 @@ same mtime, so installing, upgrading or removing a distribution is seen on the n
 run (installers write a *.dist-info directory once and replace it as a whole, which
 changes the mtime of the directory holding it).  Stamps younger than RACY_NS are not
 trusted (a change within the same clock tick would keep the mtime), so such directories
-are rescanned until they settle.  The file holds data only (JSON, user_cache.py) and is
-read through `_decode`, which accepts exactly the shape `save` writes: anything else
+are rescanned until they settle.  The file holds data only (text lines, user_cache.py) and
+is read through `_decode`, which accepts exactly the lines `_encode` writes: anything else
 (a corrupt, foreign or planted file) just means a rescan.
 """
 
@@ -61,30 +61,55 @@ class DirCache:
             if len(keep) >= MAX_DIRS:
                 break
             keep.setdefault(k, v)
-        user_cache.save(CACHE_NAME, [[g, d, stamps, dists] for (g, d), (stamps, dists) in keep.items()])
+        user_cache.save(CACHE_NAME, _encode(keep))
 
 
-def _is_list_of(x: object, types: tuple[type, ...]) -> bool:
-    return isinstance(x, list) and len(x) == len(types) and all(
-        type(v) is t for v, t in zip(x, types))          # exact types: bool is not an int here
+def _encode(entries: dict[tuple[str, str], tuple[Stamps, DirDists]]) -> str:
+    """One line per fact, fields separated by tabs: `D group directory`, then its stamps
+    `S path mtime_ns`, then its distributions `P name version`, each followed by its entry
+    points `E name value`.  An entry with a tab or a line break in a string is left out
+    (its directory is rescanned every time)."""
+    lines: list[str] = []
+    for (group, directory), (stamps, dists) in entries.items():
+        rows = [("D", group, directory), *(("S", p, str(m)) for p, m in stamps)]
+        for name, version, eps in dists:
+            rows += [("P", name, version), *(("E", e, x) for e, x in eps)]
+        if not any(_UNSAFE.intersection(f) for row in rows for f in row[1:]):
+            lines += ["\t".join(row) for row in rows]
+    return "".join(line + "\n" for line in lines)
 
 
-def _decode(data: object) -> dict[tuple[str, str], tuple[Stamps, DirDists]]:
-    """The entries of a loaded cache file, or {} unless it has exactly the saved shape:
-    [[group, directory, [[path, mtime_ns], ...], [[name, version, [[ep, value], ...]], ...]], ...]."""
+_UNSAFE = frozenset("\t\n")     # the separators (the file is read without newline translation)
+
+
+def _decode(text: str | None) -> dict[tuple[str, str], tuple[Stamps, DirDists]]:
+    """The entries of a loaded cache file, or {} unless every line is one `_encode` writes, in
+    its order (D, then S lines, then P lines each followed by its E lines)."""
     out: dict[tuple[str, str], tuple[Stamps, DirDists]] = {}
-    if not isinstance(data, list):
+    if text is None or (text and not text.endswith("\n")):
         return out
-    for row in data:
-        if not (isinstance(row, list) and len(row) == 4 and type(row[0]) is str and type(row[1]) is str
-                and isinstance(row[2], list) and isinstance(row[3], list)):
+    key: tuple[str, str] | None = None
+    stamps: list[tuple[str, int]] = []
+    dists: list[tuple[str, str, list[tuple[str, str]]]] = []
+    for line in text.split("\n")[:-1]:
+        fields = line.split("\t")
+        if len(fields) != 3:
             return {}
-        stamps, dists = row[2], row[3]
-        if not all(_is_list_of(s, (str, int)) for s in stamps):
+        tag, a, b = fields
+        if tag == "D":
+            if key is not None:
+                out[key] = (tuple(stamps), tuple((n, v, tuple(e)) for n, v, e in dists))
+            key, stamps, dists = (a, b), [], []
+        elif key is None:
             return {}
-        if not all(isinstance(d, list) and len(d) == 3 and type(d[0]) is str and type(d[1]) is str
-                   and isinstance(d[2], list) and all(_is_list_of(e, (str, str)) for e in d[2]) for d in dists):
+        elif tag == "S" and not dists and (b[1:] if b.startswith("-") else b).isdecimal() and str(int(b)) == b:
+            stamps.append((a, int(b)))
+        elif tag == "P":
+            dists.append((a, b, []))
+        elif tag == "E" and dists:
+            dists[-1][2].append((a, b))
+        else:
             return {}
-        out[(row[0], row[1])] = (tuple((p, m) for p, m in stamps),
-                                 tuple((n, v, tuple((e, x) for e, x in eps)) for n, v, eps in dists))
+    if key is not None:
+        out[key] = (tuple(stamps), tuple((n, v, tuple(e)) for n, v, e in dists))
     return out

@@ -19,11 +19,10 @@ implements the hooks below with ``@shaderbuild.plugin.hookimpl``::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..capabilities import DEFAULT, Capabilities
 from ..records import DataRecord, Record, ValueRecord
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..ir import Module

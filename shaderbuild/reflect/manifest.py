@@ -9,12 +9,15 @@ absolute paths, keys sorted when serialised.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .. import ir
 from ..capabilities import DEFAULT, Capabilities
 from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = "shaderbuild-manifest/1"
 # bumped on every change a reader may notice; docs/MANIFEST.md has the migration notes

@@ -6,12 +6,11 @@ points inside the text the user wrote."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..diagnostics import SourceLoc, error
 from ..front import ast
 from ..front.tokens import Token, TokKind
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .parser import LocatedText
 

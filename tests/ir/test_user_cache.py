@@ -1,6 +1,7 @@
 """The per-user cache holds data, never code (issue 15): a compile and a build leave no
 marshalled code under $XDG_CACHE_HOME/shaderbuild, and cache files planted there (code
-objects in the old marshal format, JSON of the wrong shape) are never executed or trusted."""
+objects in the old marshal format, the old JSON format, lines of the wrong shape) are never
+executed or trusted."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def _build(tmp_path: Path, env: dict[str, str]) -> None:
                    env=env, check=True, timeout=300)
 
 
-def test_compile_and_build_leave_only_json_data_in_the_user_cache(tmp_path):
+def test_compile_and_build_leave_only_text_data_in_the_user_cache(tmp_path):
     home = tmp_path / "home"
     env = _env(home)
     assert _compile(tmp_path, env)[:4] == b"\x03\x02\x23\x07"
@@ -53,8 +54,11 @@ def test_compile_and_build_leave_only_json_data_in_the_user_cache(tmp_path):
     files = [p for p in home.rglob("*") if p.is_file()]
     assert not [p for p in files if p.suffix == ".marshal"]
     assert files, "the entry-point discovery cache is written"
-    for p in files:                          # plain JSON: no code object can be in it
-        json.loads(p.read_text(encoding="utf-8"))
+    for p in files:                          # the discovery cache's lines, each parsed as data
+        assert p.name == f"entry-points-{TAG}.txt"
+        text = p.read_text(encoding="utf-8")
+        assert text.startswith(f"shaderbuild-cache {user_cache.FORMAT}\n")
+        assert discovery_cache._decode(text.partition("\n")[2]) and all(len(line.split("\t")) == 3 for line in text.splitlines()[1:])
 
 
 def _spy_script() -> str:
@@ -87,8 +91,10 @@ def test_a_planted_cache_file_is_never_executed(tmp_path):
     (cache / f"record-inits-{TAG}.marshal").write_bytes(
         marshal.dumps({"format": 1, "data": {s: evil for s in sources}}))
     (cache / f"entry-points-{TAG}.marshal").write_bytes(marshal.dumps({"format": 1, "data": {("x", "y"): evil}}))
-    # the current name, with a well-formed JSON file of the wrong shape
+    # the JSON format, and the current name with well-formed lines in the wrong order
     (cache / f"entry-points-{TAG}.json").write_text(json.dumps({"format": 2, "data": [["shaderbuild", "/", 1, 2]]}))
+    (cache / f"entry-points-{TAG}.txt").write_text(f"shaderbuild-cache {user_cache.FORMAT}\n"
+                                                   "E\tspirv\tevil.plugin\nD\tshaderbuild\t/\n")
     try:
         spv = _compile(tmp_path, env)
         _build(tmp_path, env)
@@ -97,18 +103,28 @@ def test_a_planted_cache_file_is_never_executed(tmp_path):
     assert spv[:4] == b"\x03\x02\x23\x07"
 
 
-@pytest.mark.parametrize("data", [
-    None, 5, "x", {}, [["g", "d", [], []], "junk"], [["g", "d", [["p", "not an mtime"]], []]],
-    [["g", "d", [["p", True]], []]], [["g", "d", [], [["n", "v", [["ep"]]]]]], [["g", 7, [], []]],
+@pytest.mark.parametrize("text", [
+    None, "", "junk\n", "D\tg\td",                                   # no final line break
+    "D\tg\td\njunk\n", "S\tp\t5\n",                                  # a line before any D
+    "D\tg\td\nS\tp\tnot an mtime\n", "D\tg\td\nS\tp\t05\n", "D\tg\td\nS\tp\t--5\n",
+    "D\tg\td\nS\tp\t\u0665\n",                                        # an Arabic-Indic digit
+    "D\tg\td\nP\tn\tv\nS\tp\t5\n",                                   # a stamp after a distribution
+    "D\tg\td\nE\tep\tx\n",                                          # an entry point before any P
+    "D\tg\td\nP\tn\tv\tx\n", "D\tg\n", "X\tg\td\n",
 ])
-def test_discovery_cache_accepts_only_its_own_shape(data):
-    assert discovery_cache._decode(data) == {}
+def test_discovery_cache_accepts_only_its_own_lines(text):
+    assert discovery_cache._decode(text) == {}
 
 
-def test_discovery_cache_round_trips_through_json(tmp_path, monkeypatch):
+def test_discovery_cache_round_trips_through_its_file(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    entry = ((("/site", 5), ("/site/a.dist-info/entry_points.txt", 6)), (("a", "1.0", (("spirv", "a.plugin"),)),))
-    user_cache.save(discovery_cache.CACHE_NAME, [["shaderbuild", "/site", *entry]])
-    assert discovery_cache._decode(user_cache.load(discovery_cache.CACHE_NAME)) == {("shaderbuild", "/site"): entry}
-    Path(user_cache.path_of(discovery_cache.CACHE_NAME)).write_bytes(b"\xff\xfe not json")
+    entry = ((("/site", 5), ("/site/a.dist-info/entry_points.txt", -6)),
+             (("a", "1.0", (("spirv", "a.plugin"), ("x", "a.x:f"))), ("b", "?", ())))
+    odd = ((("/s\udcff\rite", 1),), (("c", "2", (("e", "c.p"),)),))        # an undecodable byte, a CR
+    tab = ((("/t\tab", 1),), ())
+    user_cache.save(discovery_cache.CACHE_NAME, discovery_cache._encode(
+        {("shaderbuild", "/site"): entry, ("shaderbuild", "/odd"): odd, ("shaderbuild", "/tab"): tab}))
+    assert discovery_cache._decode(user_cache.load(discovery_cache.CACHE_NAME)) == {
+        ("shaderbuild", "/site"): entry, ("shaderbuild", "/odd"): odd}        # the tab's entry is left out
+    Path(user_cache.path_of(discovery_cache.CACHE_NAME)).write_bytes(b"\xff\xfe not a cache file")
     assert user_cache.load(discovery_cache.CACHE_NAME) is None

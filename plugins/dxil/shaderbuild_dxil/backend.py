@@ -37,11 +37,9 @@ from .dxmeta import (
     shader_flags,
     validator_version,
 )
-from .library import lower_library
 from .lower import lower_module
 from .lowered import LoweredModule
-from .ops import OPS
-from .rdat import RESOURCE_FLAG_UAV_COUNTER, RdatFunction, RdatResource, RdatSubobject, encode_min_target, rdat_part
+from .ops import get_op
 from .resources import psv_resources
 from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
@@ -219,6 +217,8 @@ def library_rdat(lm: LoweredModule) -> bytes:
     state-object subobjects."""
     from shaderbuild.rootsig.rts0 import serialize
 
+    from .rdat import RESOURCE_FLAG_UAV_COUNTER, RdatFunction, RdatResource, RdatSubobject, encode_min_target, rdat_part
+
     table = [r for cls in _RDAT_ORDER for r in lm.resources if r.res_class == cls]
     index = {id(r): i for i, r in enumerate(table)}
     resources = [RdatResource(_RDAT_CLASS[r.res_class], r.shape, r.range_id, r.space, r.lower, r.upper, r.var.name,
@@ -226,7 +226,7 @@ def library_rdat(lm: LoweredModule) -> bytes:
     functions = []
     for lf in lm.library:
         kind = SHADER_KINDS[lf.kind]
-        used = {OPS[n].min_sm for n in called_ops(lf.function)}
+        used = {get_op(n).min_sm for n in called_ops(lf.function)}
         major, minor = max(used | {(6, 0)})
         functions.append(RdatFunction(
             lf.name, lf.name, kind, resources=sorted(index[id(r)] for r in lf.resources),
@@ -256,6 +256,8 @@ def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, i
 
         raise error("a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature "
                     "subobjects instead of -rootsig-define")
+    from .library import lower_library  # libraries only: not on a shader's cold path
+
     debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
     lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
     add_library_metadata(lm)

@@ -6,9 +6,9 @@ bitstream format requires.  Block lengths are back-patched on exit.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache
-from typing import NamedTuple
 
 from shaderbuild.records import ValueRecord
 
@@ -138,12 +138,22 @@ def is_char6(text: str) -> bool:
     return _CHAR6_SET.issuperset(text)
 
 
-class AbbrevOp(NamedTuple):
-    """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'.
-    (A named tuple: hashing and equality at C speed for the plan caches below.)"""
+TYPE_CHECKING = False
+if TYPE_CHECKING:       # typing.NamedTuple for mypy; at run time the same collections.namedtuple without typing
+    from typing import NamedTuple
 
-    kind: str
-    value: int = 0
+    class AbbrevOp(NamedTuple):
+        """One abbreviation operand: kind is 'literal', 'fixed', 'vbr', 'array', 'char6' or 'blob'.
+        (A named tuple: hashing and equality at C speed for the plan caches below.)"""
+
+        kind: str
+        value: int = 0
+
+    class Abbrev(NamedTuple):
+        ops: tuple[AbbrevOp, ...]
+else:
+    AbbrevOp = namedtuple("AbbrevOp", ("kind", "value"), defaults=(0,))
+    Abbrev = namedtuple("Abbrev", ("ops",))
 
 
 def lit(v: int) -> AbbrevOp:
@@ -171,10 +181,6 @@ def blob() -> AbbrevOp:
 
 
 _ENCODING = {"fixed": 1, "vbr": 2, "array": 3, "char6": 4, "blob": 5}
-
-
-class Abbrev(NamedTuple):
-    ops: tuple[AbbrevOp, ...]
 
 
 class _Plan(ValueRecord):

@@ -16,10 +16,13 @@ from shaderbuild.ir.layout import layout_of
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Undef, Value
-from .lowering import Lowering
 from .ops import overload_name
 from .places import BufferPlace, CBufPlace, to_memory, to_register
 from .scalarize import component_types, memory_scalar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .lowering import Lowering
 
 __all__ = ["component_offsets", "BufferAccess", "buffer_coords"]
 

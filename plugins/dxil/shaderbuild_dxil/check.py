@@ -21,8 +21,7 @@ from .llvm import types as T
 from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
-from .ops import BY_FUNCTION_CLASS, STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter
-from .rdat import FUNCTION_STRIDE, PART_TYPES, parse_rdat
+from .ops import STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter, ops_of_class
 from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
@@ -248,7 +247,7 @@ def _check_declaration(f, ops: OpEmitter) -> None:
         raise _fail(f"call to unknown external function {name}")
     parts = name.split(".")
     cls, ov = parts[2], (parts[3] if len(parts) > 3 else None)
-    candidates = BY_FUNCTION_CLASS.get(cls)
+    candidates = ops_of_class(cls)
     if not candidates:
         raise _fail(f"unknown DXIL operation class in {name}")
     if ov == "struct" and any("T" in (op.ret, *op.params) for op in candidates):
@@ -378,6 +377,8 @@ def check_library_container(lm: LoweredModule, blob: bytes) -> None:
     parts = parse_container(blob)
     if [p for p in parts if p not in ("ILDB", "ILDN")] != ["SFI0", "RDAT", "HASH", "DXIL"]:
         raise _fail(f"library container parts {list(parts)}")
+    from .rdat import FUNCTION_STRIDE, PART_TYPES, parse_rdat  # libraries only: not on a shader's cold path
+
     tables = parse_rdat(parts["RDAT"])
     fn = tables.get(PART_TYPES["functions"], b"")
     count, stride = struct.unpack_from("<II", fn, 0) if fn else (0, 0)
@@ -680,7 +681,7 @@ def _check_instruction(inst: Instruction) -> None:
 def _call_facts(name: str) -> tuple[frozenset[int], bool]:
     """(the opcodes of the callee's DXIL operation class, whether it is a storeOutput), by callee
     name: the same few dx.op functions recur in every shader."""
-    classes = BY_FUNCTION_CLASS.get(name.split(".")[2], [])
+    classes = ops_of_class(name.split(".")[2])
     return frozenset(o.opcode for o in classes), name.startswith(STORE_OUTPUT)
 
 

@@ -10,7 +10,6 @@ state `dx.viewIdState` serializes).
 from __future__ import annotations
 
 import struct
-from typing import Any, Protocol
 
 from shaderbuild.records import DataRecord, Record
 
@@ -84,37 +83,41 @@ class PSVResource(DataRecord):
     flags: int = 0
 
 
-class ViewIdTables(Protocol):
-    """What this layer and the facts above it read of viewid.ViewIdState (defined in a higher layer)."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:     # for mypy only: typing and Protocol classes would cost a cold compile ~2 ms
+    from typing import Any, Protocol
 
-    @property
-    def num_inputs(self) -> int: ...
+    class ViewIdTables(Protocol):
+        """What this layer and the facts above it read of viewid.ViewIdState (defined in a higher layer)."""
 
-    @property
-    def num_outputs(self) -> int: ...
+        @property
+        def num_inputs(self) -> int: ...
 
-    @property
-    def inputs_of(self) -> tuple[int, ...]: ...
+        @property
+        def num_outputs(self) -> int: ...
 
-    @property
-    def uses_view_id(self) -> bool: ...
+        @property
+        def inputs_of(self) -> tuple[int, ...]: ...
 
-    def serialize(self) -> list[int]: ...
+        @property
+        def uses_view_id(self) -> bool: ...
 
-    def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]: ...
+        def serialize(self) -> list[int]: ...
 
-    def psv_patch_tables(self, in_vectors: int, out_vectors: int, pc_vectors: int) -> list[int]: ...
+        def psv_tables(self, in_vectors: int, out_vectors: int) -> list[int]: ...
+
+        def psv_patch_tables(self, in_vectors: int, out_vectors: int, pc_vectors: int) -> list[int]: ...
 
 
-class StreamViewIdTables(Protocol):
-    """What this layer reads of viewid.StreamsViewIdState (a geometry shader's, one state per stream)."""
+    class StreamViewIdTables(Protocol):
+        """What this layer reads of viewid.StreamsViewIdState (a geometry shader's, one state per stream)."""
 
-    @property
-    def uses_view_id(self) -> bool: ...
+        @property
+        def uses_view_id(self) -> bool: ...
 
-    def serialize(self) -> list[int]: ...
+        def serialize(self) -> list[int]: ...
 
-    def psv_tables(self, in_vectors: int, out_vectors: list[int]) -> list[int]: ...
+        def psv_tables(self, in_vectors: int, out_vectors: list[int]) -> list[int]: ...
 
 
 class ContainerInfo(DataRecord):

@@ -3,10 +3,9 @@ signature elements and memory for statics / groupshared variables."""
 
 from __future__ import annotations
 
+import sys
 import types
-import typing
 from operator import attrgetter
-from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -20,6 +19,10 @@ from .places import VarStorage
 from .resources import ResourceInfo, assign_ranges, classify, symbol_type
 from .scalarize import leaf_layout, memory_scalar
 from .signature import SigElement
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ModuleContext", "used_globals", "TRIPLE", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "GROUPSHARED_ADDRSPACE"]
@@ -77,7 +80,7 @@ def _expr_preorder(root: ir.Expr) -> list[ir.Expr]:
 COUNTER_INTRINSICS = frozenset({"IncrementCounter", "DecrementCounter"})
 
 # How used_globals walks each node class, decided once per class from its fields' declared
-# types (resolved by typing.get_type_hints, see _field_kinds).  A class with a field that may
+# types (evaluated by _hints, see _field_kinds).  A class with a field that may
 # hold an expression in some other way is walked generically (every field tested at run time).
 _LEAF, _ONE, _MANY, _LIST, _GENERIC, _CALL, _INTRINSIC, _STMT = range(8)
 _PLANS: dict[type, tuple[int, Any]] = {}            # node class -> (kind, getter / statement plan)
@@ -95,10 +98,10 @@ def _field_kinds(cls: type) -> dict[str, str]:
     variables, functions; `Any` is a Python value, Const.value), or possibly a node some other
     way (_OTHER)."""
     kinds = {}
-    for name, hint in typing.get_type_hints(cls).items():
-        args = typing.get_args(hint)
-        origin = typing.get_origin(hint)
-        if hint is typing.Any:
+    for name, hint in _hints(cls).items():
+        args: tuple = getattr(hint, "__args__", ())
+        origin = types.UnionType if isinstance(hint, types.UnionType) else getattr(hint, "__origin__", None)
+        if hint is _ANY:
             kind = _DATA
         elif isinstance(hint, type) and not args:
             kind = _EXPR if issubclass(hint, ir.Expr) else _OTHER if issubclass(ir.Expr, hint) else _DATA
@@ -106,7 +109,7 @@ def _field_kinds(cls: type) -> dict[str, str]:
             elem = args[0]
             kind = (_EXPRS if issubclass(elem, ir.Expr) else _STMTS if issubclass(elem, (ir.Stmt, ir.SwitchCase))
                     else _OTHER if issubclass(ir.Expr, elem) else _DATA)
-        elif origin is types.UnionType or origin is typing.Union:
+        elif origin is types.UnionType:
             parts = {_field_kind_of(a) for a in args}
             kind = _MAYBE_EXPR if parts == {_EXPR, _DATA} else _DATA if parts == {_DATA} else _OTHER
         elif origin is tuple and all(a is Ellipsis or isinstance(a, type) and not issubclass(ir.Expr, a)
@@ -118,11 +121,27 @@ def _field_kinds(cls: type) -> dict[str, str]:
     return kinds
 
 
+_ANY = object()     # `Any` in a field's declared type: any Python value
+
+
+def _hints(cls: type) -> dict[str, object]:
+    """The declared types of a class's fields, base classes first, as typing.get_type_hints
+    evaluates them, without importing typing (~2 ms of a cold compile): the IR's modules name
+    `Any` for type checkers only, and unions are written `X | Y`.  ClassVars are no fields."""
+    hints: dict[str, object] = {}
+    for base in reversed(cls.__mro__):
+        scope = vars(sys.modules[base.__module__])
+        for name, text in base.__dict__.get("__annotations__", {}).items():
+            if not (isinstance(text, str) and text.startswith("ClassVar")):
+                hints[name] = eval(text, scope, {"Any": _ANY}) if isinstance(text, str) else text
+    return hints
+
+
 def _field_kind_of(hint: object) -> str:
     """_field_kinds' verdict on one member of a union."""
     if hint is type(None):
         return _DATA
-    if isinstance(hint, type) and not typing.get_args(hint):
+    if isinstance(hint, type) and not getattr(hint, "__args__", ()):
         return _EXPR if issubclass(hint, ir.Expr) else _OTHER if issubclass(ir.Expr, hint) else _DATA
     return _OTHER
 

@@ -8,7 +8,6 @@ Everything works on scalarised values (lists of LLVM scalars).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -17,12 +16,14 @@ from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 from .buffers import buffer_coords
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
-from .ops import OPS, overload_name
+from .ops import get_op, overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .rayquery import RAYQUERY_HANDLERS
 from .raytracing import RAY_HANDLERS
 from .scalarize import component_types, llvm_scalar
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
     from .lowering import Lowering as FunctionLowerer
@@ -393,7 +394,7 @@ def _dispatch_mesh(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     assert isinstance(pt, T.PointerType) and isinstance(pt.pointee, T.StructType)     # a payload global
     st = pt.pointee
     fn = L.ops.declare_udt("DispatchMesh", st, T.void, [T.i32, T.i32, T.i32, ptr.type])
-    L.b.call(fn, [ConstInt(T.i32, OPS["DispatchMesh"].opcode), *counts, ptr])
+    L.b.call(fn, [ConstInt(T.i32, get_op("DispatchMesh").opcode), *counts, ptr])
     return []
 
 

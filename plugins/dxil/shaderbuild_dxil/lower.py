@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -41,11 +40,11 @@ from .lowered import LoweredModule
 from .ops import (
     LOAD_INPUT,
     LOAD_PATCH_CONSTANT,
-    OPS,
     STORE_OUTPUT,
     STORE_PATCH_CONSTANT,
     STORE_PRIMITIVE_OUTPUT,
     STORE_VERTEX_OUTPUT,
+    get_op,
     overload_name,
 )
 from .places import (
@@ -83,6 +82,10 @@ from .signature import (
 )
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]
@@ -284,7 +287,7 @@ class FunctionLowerer:
         if ptr is None:
             st_type = payload_struct(var)
             fn = self.m.ops.declare_udt("GetMeshPayload", st_type, T.PointerType(st_type), [])
-            ptr = b.call(fn, [ConstInt(T.i32, OPS["GetMeshPayload"].opcode)])
+            ptr = b.call(fn, [ConstInt(T.i32, get_op("GetMeshPayload").opcode)])
         lay = leaf_layout(var.type)
         return VarStorage(var, [ptr] * len(lay.leaves), list(lay.mult), list(lay.leaves), base=ptr)
 

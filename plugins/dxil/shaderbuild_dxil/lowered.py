@@ -8,12 +8,15 @@ from shaderbuild import ir
 from shaderbuild.ir import TessInfo
 from shaderbuild.records import DataRecord, Record
 
-from .container import StreamViewIdTables, ViewIdTables
 from .llvm.module import Module as LLModule
 from .llvm.values import Function
 from .ops import OpEmitter
 from .resources import ResourceInfo
 from .signature import SigElement
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .container import StreamViewIdTables, ViewIdTables
 
 __all__ = ["LoweredModule", "LibraryFunction"]
 

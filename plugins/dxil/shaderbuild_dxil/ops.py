@@ -21,7 +21,7 @@ from .llvm.module import Module
 from .llvm.values import ConstInt, Function, Instruction, Value
 from .ops_table import OP_TABLE
 
-__all__ = ["DxilOp", "OPS", "BY_OPCODE", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
+__all__ = ["DxilOp", "get_op", "ops_of_class", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
            "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID", "LOAD_PATCH_CONSTANT",
            "STORE_PATCH_CONSTANT", "STORE_VERTEX_OUTPUT", "STORE_PRIMITIVE_OUTPUT"]
 
@@ -71,28 +71,51 @@ class DxilOp(ValueRecord):
         return f"dx.op.{self.func_class}" + (f".{overload}" if overload else "")
 
 
-def _parse(text: str) -> dict[str, DxilOp]:
-    ops: dict[str, DxilOp] = {}
-    for line in text.splitlines():
-        head, _, sig = line.partition(":")
-        opcode, name, cls, ol, attr, sm, stages, flags = head.split()
-        ret, _, params = sig.strip().partition(" ")
-        major, minor = sm.split(".")
-        ops[name] = DxilOp(
-            opcode=int(opcode), name=name, func_class=cls,
-            overloads=() if ol == "v" else tuple(OVERLOAD_LETTERS[c] for c in ol),
-            attrs=ATTRS[attr], min_sm=(int(major), int(minor)),
-            stages=None if stages == "*" else frozenset(stages.split(",")),
-            flags=frozenset() if flags == "-" else frozenset(FLAG_NAMES[c] for c in flags),
-            ret=ret, params=tuple(params.split(",")) if params else ())
-    return ops
+def _parse(line: str) -> DxilOp:
+    head, _, sig = line.partition(":")
+    opcode, name, cls, ol, attr, sm, stages, flags = head.split()
+    ret, _, params = sig.strip().partition(" ")
+    major, minor = sm.split(".")
+    return DxilOp(
+        opcode=int(opcode), name=name, func_class=cls,
+        overloads=() if ol == "v" else tuple(OVERLOAD_LETTERS[c] for c in ol),
+        attrs=ATTRS[attr], min_sm=(int(major), int(minor)),
+        stages=None if stages == "*" else frozenset(stages.split(",")),
+        flags=frozenset() if flags == "-" else frozenset(FLAG_NAMES[c] for c in flags),
+        ret=ret, params=tuple(params.split(",")) if params else ())
 
 
-OPS: dict[str, DxilOp] = _parse(OP_TABLE)
-BY_OPCODE: dict[int, DxilOp] = {o.opcode: o for o in OPS.values()}
-BY_FUNCTION_CLASS: dict[str, list[DxilOp]] = {}
-for _o in OPS.values():
-    BY_FUNCTION_CLASS.setdefault(_o.func_class, []).append(_o)
+# Each operation is parsed from its OP_TABLE line when first used (get_op, ops_of_class): a shader
+# uses a few of the ~250, and parsing them all at import cost a cold DXIL compile ~0.8 ms.
+_LINES: dict[str, str] = {}                     # operation name -> its line
+_CLASS_NAMES: dict[str, list[str]] = {}         # function class -> its operations' names, by opcode
+for _line in OP_TABLE.splitlines():
+    _name, _cls = _line.split(None, 3)[1:3]
+    _LINES[_name] = _line
+    _CLASS_NAMES.setdefault(_cls, []).append(_name)
+_PARSED: dict[str, DxilOp] = {}
+
+
+def get_op(name: str) -> DxilOp:
+    """The operation called `name` (KeyError if there is none)."""
+    op = _PARSED.get(name)
+    if op is None:
+        op = _PARSED[name] = _parse(_LINES[name])
+    return op
+
+
+def ops_of_class(func_class: str) -> list[DxilOp]:
+    """The operations declared as `dx.op.<func_class>[.<overload>]`, by opcode ([] for none)."""
+    return [get_op(n) for n in _CLASS_NAMES.get(func_class, ())]
+
+
+def __getattr__(name: str) -> dict:
+    """OPS (name -> operation) and BY_OPCODE (opcode -> operation): the whole table, for tests and tools."""
+    if name == "OPS":
+        return {n: get_op(n) for n in _LINES}
+    if name == "BY_OPCODE":
+        return {op.opcode: op for op in map(get_op, _LINES)}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def handle_type() -> T.StructType:
@@ -228,7 +251,7 @@ class OpEmitter:
         return _function_type(op.name, overload, self.native16)
 
     def declare(self, name: str, overload: str | None = None, loc: SourceLoc | None = None) -> Function:
-        op = OPS[name]
+        op = get_op(name)
         self.check(op, overload, loc)
         self.used[op.name] = op
         return self.module.declare(self.function_type(op, overload), op.function_name(overload), op.attrs)
@@ -236,7 +259,7 @@ class OpEmitter:
     def declare_udt(self, name: str, udt: T.StructType, ret: T.Type, params: list[T.Type]) -> Function:
         """An operation overloaded on a user-defined type (the mesh payload struct):
         `dx.op.<class>.<struct name>`, its signature given by the caller."""
-        op = OPS[name]
+        op = get_op(name)
         self.check(op, "udt")
         self.used[op.name] = op
         return self.module.declare(T.FunctionType(ret, (T.i32, *params)), f"dx.op.{op.func_class}.{udt.name}", op.attrs)
@@ -248,13 +271,13 @@ class OpEmitter:
         key = (name, overload, self.stage, self.sm, self.native16)
         facts = _CHECKED.get(key)
         if facts is None:
-            op = OPS[name]
+            op = get_op(name)
             self.check(op, overload, loc)               # raises when the profile forbids it
             facts = _CHECKED[key] = (op, self.function_type(op, overload), op.function_name(overload))
         op, ft, fname = facts
         self.used[op.name] = op
         fn = self.module.declare(ft, fname, op.attrs)
-        hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, OPS[name].opcode), ft.params[1:], ft.ret)
+        hit = self._declared[(name, overload)] = (fn, ConstInt(T.i32, get_op(name).opcode), ft.params[1:], ft.ret)
         return hit
 
     def call(self, b: IRBuilder, name: str, overload: str | None, args: list[Value],
@@ -275,7 +298,7 @@ class OpEmitter:
         """Call an operation whose overload is a user type (`udt`: a pointer to the struct, as
         traceRay's payload; `obj`: the struct itself, as createHandleForLib's resource): the
         declaration is named after the struct, `dx.op.traceRay.struct.Payload`."""
-        op = OPS[name]
+        op = get_op(name)
         ov = op.overloads[0]
         self.check(op, ov, loc)
         self.used[op.name] = op
@@ -305,7 +328,7 @@ class OpEmitter:
 @lru_cache(maxsize=4096)
 def _function_type(name: str, overload: str | None, native16: bool) -> T.FunctionType:
     """A dx.op declaration's type (types are immutable values: shared by every module)."""
-    op = OPS[name]
+    op = get_op(name)
     ret = op_llvm_type(op.ret, overload, native16)
     params = (T.i32, *(op_llvm_type(p, overload, native16) for p in op.params))
     return T.FunctionType(ret, params)
@@ -317,7 +340,7 @@ def function_op(fn_name: str) -> tuple[DxilOp, str | None] | None:
         return None
     rest = fn_name[len("dx.op."):]
     cls, _, ov = rest.partition(".")
-    ops = BY_FUNCTION_CLASS.get(cls)
+    ops = ops_of_class(cls)
     if not ops:
         return None
     return ops[0], (ov or None)

@@ -12,18 +12,17 @@ and write its scalar components (canonical order, see scalarize.py).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.records import DataRecord, Record
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
-from .lowering import Lowering
 from .scalarize import component_types, leaf_layout, leaf_of_components, leaf_order, llvm_scalar
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .lowering import Lowering
     from .resources import ResourceInfo
 
 __all__ = ["VarStorage", "Place", "MemPlace", "AddrPlace", "BufferPlace", "CBufPlace", "IOPlace",

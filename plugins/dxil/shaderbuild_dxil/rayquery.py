@@ -7,13 +7,14 @@ component by component (rayQuery_StateVector), matrices element by element from 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py)
     from .lowering import Lowering

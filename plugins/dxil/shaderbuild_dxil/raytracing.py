@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -21,6 +20,7 @@ from .llvm import types as T
 from .llvm.values import ConstInt, Value
 from .scalarize import llvm_scalar, memory_scalar
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .lowering import Lowering
 

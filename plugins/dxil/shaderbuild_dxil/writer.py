@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any, TypeGuard
 
 from .bitstream import (
     Abbrev,
@@ -57,6 +56,10 @@ from .llvm.values import (
     Value,
     is_null_value,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeGuard
 
 __all__ = ["write_bitcode", "clear_block_caches", "BITCODE_MAGIC"]
 

@@ -10,7 +10,6 @@ an `ImagePlace` (texel of a texture / typed buffer).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.d3d_numerics import conversion_bounds, int_range
@@ -60,6 +59,7 @@ from .builder import ModuleBuilder, enum, inst
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
 from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .debuginfo import DebugInfo
 

@@ -6,11 +6,11 @@ At run time the class is empty; `Analyzer` combines the mixins and owns the stat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
+    from typing import Any
 
     from ... import ir
     from ...capabilities import Capabilities

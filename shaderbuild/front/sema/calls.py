@@ -3,8 +3,6 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 
 from __future__ import annotations
 
-from typing import cast
-
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.intrinsics import INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
@@ -347,7 +345,8 @@ class CallLowering(SemaBase):
                 scalar = fallback[kinds[0]]
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
-        for p, a, v in zip(sig.params, args, cast("list[ir.Expr]", values)):   # None only for 'O': not converted
+        exprs: list[ir.Expr] = values  # type: ignore[assignment]   # None only for 'O': not converted
+        for p, a, v in zip(sig.params, args, exprs):
             if p in ("T", "V"):
                 conv.append(self.convert(v, ut, a.loc))
             elif p == "S":

@@ -17,8 +17,6 @@ from .heaps import HeapElement, HeapLowering
 from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
-_MATRIX_ZERO_RE = re.compile(r"^(?:_m([0-3])([0-3]))+$")
-_MATRIX_ONE_RE = re.compile(r"^(?:_([1-4])([1-4]))+$")
 
 ARITH_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
 BIT_OPS = {"&": "bitand", "|": "bitor", "^": "bitxor", "<<": "shl", ">>": "shr"}
@@ -960,9 +958,9 @@ class ExprLowering(HeapLowering, SemaBase):
         raise error(f"invalid swizzle '{name}' on type '{t}'", loc)
 
     def matrix_comps(self, t: ir.Matrix, name: str, loc: SourceLoc) -> list[tuple[int, int]]:
-        if _MATRIX_ZERO_RE.match(name):
+        if re.match(r"(?:_m([0-3])([0-3]))+$", name):      # compiled on first use (re's cache), not at import
             pairs = [(int(a), int(b)) for a, b in re.findall(r"_m([0-3])([0-3])", name)]
-        elif _MATRIX_ONE_RE.match(name):
+        elif re.match(r"(?:_([1-4])([1-4]))+$", name):
             pairs = [(int(a) - 1, int(b) - 1) for a, b in re.findall(r"_([1-4])([1-4])", name)]
         else:
             raise error(f"invalid matrix swizzle '{name}' on type '{t}'", loc)

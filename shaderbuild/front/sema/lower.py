@@ -10,7 +10,6 @@ import contextlib
 import functools
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -54,6 +53,10 @@ from .templates import TemplateLowering
 from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # stages with thread groups, hence groupshared memory
 GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})

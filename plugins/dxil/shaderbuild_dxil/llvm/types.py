@@ -9,9 +9,12 @@ first computation and equality short-cuts on identity (most types are shared).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
 
 from shaderbuild.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Type", "VoidType", "IntType", "FloatType", "LabelType", "MetadataType", "PointerType", "ArrayType",
            "StructType", "FunctionType", "void", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "double", "label",

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import Any
 
 from .types import FloatType, FunctionType, IntType, PointerType, Type, VoidType, label
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Value", "Constant", "ConstInt", "ConstFloat", "Undef", "ConstNull", "ConstAggregate", "GlobalValue",
            "GlobalVariable", "Function", "Argument", "BasicBlock", "Instruction", "float_bits", "const_key"]
