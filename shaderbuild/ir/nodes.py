@@ -522,8 +522,9 @@ def walk_expr(e: Expr):
         e = pop()
         yield e
         cls = type(e)
-        plan = plans.get(cls, _UNPLANNED)
-        if plan is _UNPLANNED:
+        try:
+            plan = plans[cls]
+        except KeyError:
             plan = plans[cls] = _child_plan(cls)
         if plan is None:                    # no table: every field tested at run time
             _push_children(e, stack)
@@ -568,7 +569,6 @@ def _child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
     return tuple(reversed(plan))
 
 
-_UNPLANNED = object()
 _CHILD_PLANS: dict[type, tuple[tuple[str, bool], ...] | None] = {}  # expression class -> walk_expr's plan
 LEAF_EXPRS = frozenset({Const, SpecConst, VarRef})   # no sub-expressions: most nodes of every tree
 
