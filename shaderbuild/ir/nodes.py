@@ -525,7 +525,7 @@ def walk_expr(e: Expr):
         try:
             plan = plans[cls]
         except KeyError:
-            plan = plans[cls] = _child_plan(cls)
+            plan = plans[cls] = child_plan(cls)
         if plan is None:                    # no table: every field tested at run time
             _push_children(e, stack)
         elif plan:
@@ -550,8 +550,8 @@ def _push_children(e: Expr, stack: list[Expr]) -> None:
     stack += kids
 
 
-def _child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
-    """walk_expr's plan for a class, read from its fields' declared types: (field, is a list)
+def child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
+    """walk_expr's (and clone_expr's) plan for a class, read from its fields' declared types: (field, is a list)
     for each field declared `Expr` or `list[Expr]`, last field first (the stack pops the first
     one first); None when a field could hold an expression some other way."""
     if cls in LEAF_EXPRS:
