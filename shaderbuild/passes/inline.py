@@ -97,12 +97,13 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
         caller.locals.append(local)
         vmap[id(v)] = local
     body = clone_stmts(callee.body, vmap)
-    if _has_early_return(body) and _returns_from_last_loop(body):
+    early = _has_early_return(body)
+    if early and _returns_from_last_loop(body):
         loop = body[-1]
         assert isinstance(loop, ir.Loop)
         body[-1] = ir.Loop(_rewrite_returns(loop.body, result, None, True), loop.continuing, loop.break_if, loop.hint,
                            loop.unroll_count, loop.loc)
-    elif _has_early_return(body):
+    elif early:
         flag = ir.Variable(f"returned.i{tag}", ir.BOOL, ir.Storage.FUNCTION)
         caller.locals.append(flag)
         prologue.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, False)))
