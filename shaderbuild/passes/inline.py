@@ -187,14 +187,8 @@ def _reached(root: ir.Function) -> set[int]:
     work = [root]
     while work:
         f = work.pop()
-        for s in ir.walk_stmts(f.body):
-            for e in _exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.Call) and id(x.func) not in seen:
-                        seen.add(id(x.func))
-                        work.append(x.func)
+        for x in ir.body_exprs(f.body):
+            if isinstance(x, ir.Call) and id(x.func) not in seen:
+                seen.add(id(x.func))
+                work.append(x.func)
     return seen
-
-
-def _exprs(s: ir.Stmt) -> list[ir.Expr]:
-    return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), ir.Expr)]
