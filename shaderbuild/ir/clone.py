@@ -7,21 +7,40 @@ from . import nodes as n
 
 
 def clone_expr(e: n.Expr, vmap: dict[int, n.Variable]) -> n.Expr:
-    if isinstance(e, n.VarRef):
-        return n.VarRef(vmap.get(id(e.var), e.var), e.loc)
     cls = type(e)
-    values = []
-    for f in cls._fields:
-        v = getattr(e, f)
-        if isinstance(v, n.Expr):
-            v = clone_expr(v, vmap)
-        elif isinstance(v, list):
-            v = [clone_expr(x, vmap) if isinstance(x, n.Expr) else x for x in v]
-        values.append(v)
+    if cls is n.VarRef:
+        return n.VarRef(vmap.get(id(e.var), e.var), e.loc)  # type: ignore[attr-defined, arg-type]
+    try:
+        plan = _PLANS[cls]
+    except KeyError:
+        plan = _PLANS[cls] = _plan(cls)
     c = object.__new__(cls)
-    for f, v in zip(cls._fields, values):
-        object.__setattr__(c, f, v)
+    put = object.__setattr__
+    for f, kind in plan:
+        v = getattr(e, f)
+        if kind == _EXPR:
+            v = clone_expr(v, vmap)
+        elif type(v) is list:
+            v = [clone_expr(x, vmap) if isinstance(x, n.Expr) else x for x in v]
+        elif kind == _ANY and isinstance(v, n.Expr):
+            v = clone_expr(v, vmap)
+        put(c, f, v)
     return c
+
+
+_DATA, _EXPR, _EXPRS, _ANY = range(4)     # a field's value: kept (a list copied), cloned, a list of clones, tested
+_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    """(field, kind) for every field of an expression class, from walk_expr's plan (the fields
+    declared `Expr` or `list[Expr]`); without one, every field is tested at run time."""
+    children = n.child_plan(cls)
+    if children is None:
+        return tuple((f, _ANY) for f in cls._fields)  # type: ignore[attr-defined]
+    many = dict(children)
+    return tuple((f, _DATA if f not in many else _EXPRS if many[f] else _EXPR)
+                 for f in cls._fields)  # type: ignore[attr-defined]
 
 
 def clone_stmts(stmts: list[n.Stmt], vmap: dict[int, n.Variable]) -> list[n.Stmt]:

@@ -97,12 +97,13 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
         caller.locals.append(local)
         vmap[id(v)] = local
     body = clone_stmts(callee.body, vmap)
-    if _has_early_return(body) and _returns_from_last_loop(body):
+    early = _has_early_return(body)
+    if early and _returns_from_last_loop(body):
         loop = body[-1]
         assert isinstance(loop, ir.Loop)
         body[-1] = ir.Loop(_rewrite_returns(loop.body, result, None, True), loop.continuing, loop.break_if, loop.hint,
                            loop.unroll_count, loop.loc)
-    elif _has_early_return(body):
+    elif early:
         flag = ir.Variable(f"returned.i{tag}", ir.BOOL, ir.Storage.FUNCTION)
         caller.locals.append(flag)
         prologue.append(ir.Store(ir.VarRef(flag), ir.Const(ir.BOOL, False)))
@@ -186,14 +187,8 @@ def _reached(root: ir.Function) -> set[int]:
     work = [root]
     while work:
         f = work.pop()
-        for s in ir.walk_stmts(f.body):
-            for e in _exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.Call) and id(x.func) not in seen:
-                        seen.add(id(x.func))
-                        work.append(x.func)
+        for x in ir.body_exprs(f.body):
+            if isinstance(x, ir.Call) and id(x.func) not in seen:
+                seen.add(id(x.func))
+                work.append(x.func)
     return seen
-
-
-def _exprs(s: ir.Stmt) -> list[ir.Expr]:
-    return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), ir.Expr)]

@@ -153,16 +153,13 @@ def _counter_users(module: ir.Module) -> set[int]:
     view, any element's counter."""
     users: set[int] = set()
     for f in module.functions:
-        for s in ir.walk_stmts(f.body):
-            for e in ir.stmt_exprs(s):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
-                        r = x.args[0]
-                        if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and \
-                                _is_view(r.base.var):
-                            r = r.base
-                        if isinstance(r, ir.VarRef):
-                            users.add(id(r.var))
+        for x in ir.body_exprs(f.body):
+            if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
+                r = x.args[0]
+                if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and _is_view(r.base.var):
+                    r = r.base
+                if isinstance(r, ir.VarRef):
+                    users.add(id(r.var))
     return users
 
 

@@ -20,11 +20,9 @@ def used_globals(module: ir.Module, entries: list[ir.EntryPoint] | None = None) 
         if id(fn) in seen_fns:
             continue
         seen_fns.add(id(fn))
-        for s in ir.walk_stmts(fn.body):
-            for top in ir.stmt_exprs(s):
-                for e in ir.walk_expr(top):
-                    if isinstance(e, ir.VarRef) and id(e.var) in global_ids:
-                        used.add(id(e.var))
-                    elif isinstance(e, ir.Call):
-                        stack.append(e.func)
+        for e in ir.body_exprs(fn.body):
+            if isinstance(e, ir.VarRef) and id(e.var) in global_ids:
+                used.add(id(e.var))
+            elif isinstance(e, ir.Call):
+                stack.append(e.func)
     return used

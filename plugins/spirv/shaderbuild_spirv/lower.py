@@ -15,15 +15,13 @@ from shaderbuild.ir.nodes import (
     Const,
     Construct,
     Eval,
-    Expr,
     Function,
     Intrinsic,
     Module,
     Storage,
     Variable,
     VarRef,
-    walk_expr,
-    walk_stmts,
+    body_exprs,
 )
 from shaderbuild.ir.types import Array, Resource, Scalar, Struct, Type, Vector, scalar_of
 from shaderbuild.records import DataRecord
@@ -134,20 +132,13 @@ def reachable_functions(module: Module, entry: Function) -> list[Function]:
 
     def visit(f: Function) -> None:
         seen.add(id(f))
-        for s in walk_stmts(f.body):
-            for e in _stmt_exprs(s):
-                for x in walk_expr(e):
-                    if isinstance(x, Call) and id(x.func) not in seen:
-                        visit(x.func)
+        for x in body_exprs(f.body):
+            if isinstance(x, Call) and id(x.func) not in seen:
+                visit(x.func)
         order.append(f)
 
     visit(entry)
     return order
-
-
-def _stmt_exprs(s) -> list[Expr]:
-    """The expressions a statement holds directly (not those of nested statements)."""
-    return [v for name in getattr(type(s), "__slots__", ()) if isinstance(v := getattr(s, name), Expr)]
 
 
 def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default",

@@ -147,6 +147,8 @@ EXT_BUILTINS: tuple[tuple[int, str, str], ...] = (
 def unsupported(module: ir.Module, options: CompileOptions) -> None:
     """A located error for the first call of an intrinsic this target cannot express."""
     for fn in module.functions:
+        if not any(isinstance(x, ir.Intrinsic) and x.name in UNSUPPORTED_INTRINSICS for x in ir.body_exprs(fn.body)):
+            continue        # (the common case, found by the faster search; the walk below finds the statement)
         for s in ir.walk_stmts(fn.body):
             for e in ir.stmt_exprs(s):
                 for x in ir.walk_expr(e):

@@ -76,14 +76,15 @@ class Scope:
     def lookup(self, name: str) -> Symbol | None:
         s: Scope | None = self
         while s is not None:
-            for prefix in reversed(s.prefixes):
-                sym = s.names.get(prefix + name)
-                if sym is not None:
-                    return sym
+            if s.prefixes:
+                for prefix in reversed(s.prefixes):
+                    sym = s.names.get(prefix + name)
+                    if sym is not None:
+                        return sym
             sym = s.names.get(name)
-            if isinstance(sym, ErrorSymbol):
-                raise ErrorReported()
             if sym is not None:
+                if isinstance(sym, ErrorSymbol):
+                    raise ErrorReported()
                 return sym
             s = s.parent
         return None

@@ -34,28 +34,40 @@ def is_pure(x: Inst, info: ModuleInfo) -> bool:
 def function_dce(f: Function, info: ModuleInfo) -> bool:
     """Remove pure instructions whose results nothing live uses, and local variables only stored to."""
     defs: dict[int, Inst] = {}
+    variables: set[int] = set()
     for b in f.blocks:
         for x in b.insts:
             if x.r >= 0:
-                defs[x.w[x.r]] = x
-    variables = {v for v, x in defs.items() if x.op == _VAR}
+                v = x.w[x.r]
+                defs[v] = x
+                if x.op == _VAR:
+                    variables.add(v)
     # a function-local variable nothing loads from, whose stores are plain stores, is dead
     loaded: set[int] = set()
-    for b in f.blocks:
-        for x in b.insts:
-            w, store = x.w, x.op == _STORE
-            for p in x.uses:
-                v = w[p]
-                if v in variables and not (store and p == 0):
-                    loaded.add(v)
+    if variables:
+        for b in f.blocks:
+            for x in b.insts:
+                uses = x.uses
+                if uses:
+                    w = x.w
+                    skip = 0 if x.op == _STORE else -1      # a store's pointer (word 0) does not read it
+                    for p in uses:
+                        if p != skip and w[p] in variables:
+                            loaded.add(w[p])
     live: set[int] = set()
     work: list[Inst] = []
+    glsl = info.glsl
     for b in f.blocks:
         for x in b.insts:
-            if x.op == _STORE and x.w[0] in variables and x.w[0] not in loaded:
+            op = x.op
+            if op in PURE:      # is_pure, inlined: this loop sees every instruction
                 continue
-            if not is_pure(x, info):
-                work.append(x)
+            if op == _STORE:
+                if x.w[0] in variables and x.w[0] not in loaded:
+                    continue
+            elif op == _EXT_INST and x.w[2] == glsl and x.w[3] not in (35, 51):
+                continue
+            work.append(x)
     seen_x: set[int] = set()
     while work:
         x = work.pop()
