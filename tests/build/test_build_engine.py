@@ -345,9 +345,9 @@ def test_parallel_build_is_byte_identical_to_serial(tmp_path, compiler):
     assert sorted(a) == sorted(b) and a == b
 
 
-def test_pool_chunks_account_for_every_target_after_failures(tmp_path):
-    """-j2 over 80 targets: forked workers take them in chunks; each target ends up built, failed
-    or not started exactly once, with and without --keep-going."""
+def test_pool_accounts_for_every_target_after_failures(tmp_path):
+    """-j2 over 80 targets (the pool at once, its forked workers given job indices): each target
+    ends up built, failed or not started exactly once, with and without --keep-going."""
     root = tmp_path / "p"
     (root / "shaders").mkdir(parents=True)
     (root / "shaders/a.hlsl").write_text("#if BAD\n#error bad permutation\n#endif\nvoid main() {}\n")
