@@ -73,7 +73,7 @@ def try_noop(argv: list[str]) -> int | None:
             "shaderbuild.build.lock"]._HELD:      # this process builds already: the full path decides
         return None
     parsed = _parse(argv)
-    if parsed is None:
+    if parsed is None or os.environ.get("SHADERBUILD_CACHE_MODE"):   # (= cache_auth.MODE_ENV: checked by the full path)
         return None
     directory, quiet = parsed
     from .. import __version__, user_cache
