@@ -259,21 +259,8 @@ class BuildDB:
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
         return DatabaseWriteError(f"cannot write the build database ({_ENVIRONMENT.get(code, exc)})", self.path)
 
-    def _transaction(self):
-        db = self
-
-        class Tx:
-            def __enter__(self):
-                return db._conn
-
-            def __exit__(self, typ, exc, tb):
-                if isinstance(exc, sqlite3.Error):
-                    if db._conn.in_transaction:
-                        db._conn.rollback()
-                    raise db._write_error(exc) from exc
-                return False
-
-        return Tx()
+    def _transaction(self) -> _Tx:
+        return _Tx(self)
 
     def put(self, tid: str, record: dict) -> None:
         """Store one target's record; with a writable connection it is committed at once."""
@@ -356,6 +343,27 @@ class BuildDB:
 
     def abs(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.root, path))
+
+
+class _Tx:
+    """`with db._transaction() as conn`: an SQLite error rolls back and becomes a DatabaseWriteError
+    (a class of its own, not one made per call: the build opens one per finished target)."""
+
+    __slots__ = ("db",)
+
+    def __init__(self, db: BuildDB) -> None:
+        self.db = db
+
+    def __enter__(self):
+        return self.db._conn
+
+    def __exit__(self, typ, exc, tb):
+        conn = self.db._conn
+        if isinstance(exc, sqlite3.Error):
+            if conn is not None and conn.in_transaction:
+                conn.rollback()
+            raise self.db._write_error(exc) from exc
+        return False
 
 
 def _remove_files(path: str) -> list[str]:

@@ -73,17 +73,20 @@ def try_noop(argv: list[str]) -> int | None:
             "shaderbuild.build.lock"]._HELD:      # this process builds already: the full path decides
         return None
     parsed = _parse(argv)
-    if parsed is None:
+    if parsed is None or os.environ.get("SHADERBUILD_CACHE_MODE"):   # (= cache_auth.MODE_ENV: checked by the full path)
         return None
     directory, quiet = parsed
     from .. import __version__, user_cache
 
-    snap = user_cache.load(cache_name(directory))
+    text = user_cache.load(cache_name(directory))
     try:
+        import json     # the C decoder: the snapshot is data only, never code
+
+        snap = json.loads(text) if text is not None else None
         if not isinstance(snap, dict) or snap.get("format") != FORMAT or snap.get("compiler") != __version__:
             return None
         fd = os.open(snap["lock"], os.O_RDONLY)
-    except (OSError, TypeError, KeyError):
+    except (OSError, TypeError, KeyError, ValueError):
         return None
     import fcntl
 
@@ -205,9 +208,11 @@ def save(directory: str, project, before: dict[str, list[int] | None], since_ns:
     stats[os.path.join(out, INDEX_FILE)] = db.meta["index_sig"]
     for path in (os.path.join(out, PROGRAMS_FILE), db.path, db.path + "-wal"):
         stats[path] = _stat(path)
-    user_cache.save(cache_name(directory), {
+    import json
+
+    user_cache.save(cache_name(directory), json.dumps({
         "format": FORMAT, "compiler": __version__, "lock": os.path.join(state, "lock"),
         "plugins": [list(row) for row in plugin_fingerprint()],
         "stats": [[p, *(s or ())] for p, s in sorted(stats.items())],
-        "mtimes": sorted([p, m] for p, m in mtimes.items()), "notes": notes, "summary": summary})
+        "mtimes": sorted([p, m] for p, m in mtimes.items()), "notes": notes, "summary": summary}, separators=(",", ":")))
     return True

@@ -29,7 +29,6 @@ from .targets import Target, plan
 INLINE_CPU_SECONDS = 0.1     # -j N > 1: compile in the build process until it has spent this much CPU
 INLINE_WALL_SECONDS = 0.5    # or this much time, then start a pool for the rest
 INLINE_MAX_TARGETS_PER_WORKER = 4    # more stale targets than this per worker: the pool at once
-CHUNK_MAX = 8                # a forked pool's workers take up to this many targets per round trip
 
 
 def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
@@ -187,7 +186,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     if not work:
         return
     workers = min(workers, len(work))
-    from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
     from .worker import run_forked, share_with_forked_workers, start_worker, warm_up
@@ -205,31 +204,24 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
                                initargs=(watch.initargs, compile_fn is None))
     try:
-        # Forked workers find the jobs in memory and take them in chunks (fewer round trips,
-        # several per worker so the last ones still balance); otherwise one pickled Job each.
-        size = max(1, min(CHUNK_MAX, len(work) // (workers * 16))) if forked else 1
-        futures: dict[Future, list[Job]] = {(pool.submit(run_forked, i, size, not keep_going) if forked
-                    else pool.submit(run_job, work[i], compile_fn)): work[i:i + size]
-                   for i in range(0, len(work), size)}
+        # Forked workers find the jobs in memory: an index is all a submit sends.
+        futures = {(pool.submit(run_forked, i) if forked else pool.submit(run_job, job, compile_fn)): job
+                   for i, job in enumerate(work)}
         stop = False
         for fut in as_completed(futures):
-            jobs_of = futures[fut]
+            job = futures[fut]
             if fut.cancelled():
-                report.skipped.extend(job.name for job in jobs_of)
+                report.skipped.append(job.name)
                 continue
             try:
-                results = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker fails its targets
-                results = [JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
-                                                     f"{type(exc).__name__}: {exc}")   # str(): it names the file
-                           for job in jobs_of]
-            results = results if isinstance(results, list) else [results]
-            report.skipped.extend(job.name for job in jobs_of[len(results):])   # after a failure in the chunk
-            for res in results:
-                if not handle(res) and not keep_going and not stop:
-                    stop = True
-                    for other in futures:
-                        other.cancel()
+                res = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
+                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
+                                                f"{type(exc).__name__}: {exc}")   # str(): it names the file
+            if not handle(res) and not keep_going and not stop:
+                stop = True
+                for other in futures:
+                    other.cancel()
     finally:
         # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
         # normally and their finished outputs are already atomic.

@@ -88,17 +88,9 @@ def share_with_forked_workers(work: list[Job], compile_fn: Callable | None) -> N
     _FORKED = (work, compile_fn)
 
 
-def run_forked(first: int, count: int, stop_on_failure: bool) -> list[JobResult]:
-    """Jobs first .. first+count-1 of the shared list, one after the other (a chunk: one
-    round trip through the pool per chunk instead of per target); after a failure with
-    `stop_on_failure` the rest of the chunk is not started."""
+def run_forked(index: int) -> JobResult:
     work, compile_fn = _FORKED
-    results = []
-    for job in work[first:first + count]:
-        results.append(run_job(job, compile_fn))
-        if stop_on_failure and not results[-1].ok:
-            break
-    return results
+    return run_job(work[index], compile_fn)
 
 
 def resource_signature(manifest: dict | None) -> list | None:

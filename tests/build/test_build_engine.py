@@ -345,9 +345,9 @@ def test_parallel_build_is_byte_identical_to_serial(tmp_path, compiler):
     assert sorted(a) == sorted(b) and a == b
 
 
-def test_pool_chunks_account_for_every_target_after_failures(tmp_path):
-    """-j2 over 80 targets: forked workers take them in chunks; each target ends up built, failed
-    or not started exactly once, with and without --keep-going."""
+def test_pool_accounts_for_every_target_after_failures(tmp_path):
+    """-j2 over 80 targets (the pool at once, its forked workers given job indices): each target
+    ends up built, failed or not started exactly once, with and without --keep-going."""
     root = tmp_path / "p"
     (root / "shaders").mkdir(parents=True)
     (root / "shaders/a.hlsl").write_text("#if BAD\n#error bad permutation\n#endif\nvoid main() {}\n")
@@ -363,6 +363,33 @@ def test_pool_chunks_account_for_every_target_after_failures(tmp_path):
     names_seen = stopped.built + stopped.failed + stopped.skipped
     assert stopped.failed and len(names_seen) == len(set(names_seen)) == total
     assert all("BAD=1" in n for n in stopped.failed) and all("BAD=0" in n for n in stopped.built)
+
+
+def pid_compile(path, options, **kw):
+    """fake_compile that notes which process compiled (and sleeps PID_SLEEP seconds)."""
+    with open(os.environ["PID_LOG"], "a") as f:
+        f.write(f"{os.getpid()}\n")
+    time.sleep(float(os.environ.get("PID_SLEEP", "0")))
+    return fake_compile(path, options, **kw)
+
+
+@pytest.mark.parametrize(("modes", "sleep", "expect"), [
+    (2, "0", "here"),             # 3 targets, -j2: compiled in the build process, no pool
+    (19, "0", "workers"),         # 20 targets: more than 4 per worker, the pool at once
+    (5, "0.3", "both"),           # 6 slow targets: here until 0.5 s have passed, then the pool
+])
+def test_where_a_parallel_build_compiles(tmp_path, monkeypatch, modes, sleep, expect):
+    root = make_project(tmp_path / "p", [], PROJECT_TOML.format(targets='["spirv"]').replace(
+        "MODE = [0, 1]", f"MODE = {list(range(modes))}"))
+    log = tmp_path / "pids"
+    monkeypatch.setenv("PID_LOG", str(log))
+    monkeypatch.setenv("PID_SLEEP", sleep)
+    report = run_build(root, pid_compile, jobs=2)
+    assert report.ok and len(report.built) == modes + 1
+    pids = [int(line) for line in log.read_text().split()]
+    here = sum(p == os.getpid() for p in pids)
+    assert len(pids) == modes + 1
+    assert {"here": here == len(pids), "workers": here == 0, "both": 0 < here < len(pids)}[expect], (here, pids)
 
 
 def _build_script(root: Path, jobs: int, fn) -> str:

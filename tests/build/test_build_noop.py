@@ -70,6 +70,11 @@ def test_noop_after_a_build_and_each_change_takes_the_full_path(project, capsys)
     assert fast(root) and fast(root, "-j", "2") and fast(root, "--jobs=2", "--keep-going")
     for other in (["--force"], ["--filter", "*"], ["-o", "elsewhere"], ["--verify"], ["-j"], ["-jx"], ["-qv"]):
         assert not fast(root, *other), other
+    os.environ["SHADERBUILD_CACHE_MODE"] = "bogus"        # the full path reports it
+    try:
+        assert not fast(root)
+    finally:
+        del os.environ["SHADERBUILD_CACHE_MODE"]
 
     changes = {
         "source edited": lambda: (root / "shaders/s0.hlsl").write_text(SHADER % 7),
