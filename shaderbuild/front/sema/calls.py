@@ -207,9 +207,13 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))
             call_args.append(ir.VarRef(tmp))
             writebacks.append((v, tmp))
-        call = ir.Call(f.ir_func, call_args, f.return_type)
+        query = None
+        if isinstance(f.return_type, ir.RayQuery):      # the callee's query is a temporary of the caller's
+            query = self.temp(f.return_type)
+            call_args.append(ir.VarRef(query))
+        call = ir.Call(f.ir_func, call_args, f.ir_func.return_type)
         result = None
-        if isinstance(f.return_type, ir.VoidType):
+        if isinstance(f.ir_func.return_type, ir.VoidType):
             self.emit(ir.Eval(call, loc))
         else:
             result = self.temp(f.return_type)
@@ -223,6 +227,8 @@ class CallLowering(SemaBase):
                                        ir.Extract(self.load(ir.VarRef(tmp)), i, field.type), loc))
                 continue
             self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
+        if query is not None:
+            return ir.VarRef(query, loc)     # a place: rvalue() refuses it; local_var and method_call name it
         if result is None:
             return _VoidValue(loc)
         return self.load(ir.VarRef(result))
@@ -670,7 +676,12 @@ class CallLowering(SemaBase):
         if self.is_place_expr(base_ast):
             base = self.place(base_ast, for_write=False)
         else:
-            v = self.rvalue(base_ast)
+            # (a call returning a RayQuery gives the caller's temporary query, not a value rvalue() would take)
+            v = self.call(base_ast) if isinstance(base_ast, ast.CallExpr) else self.rvalue(base_ast)
+            if isinstance(v, ir.VarRef) and isinstance(v.type, ir.RayQuery):
+                from .rayquery import rayquery_method
+
+                return rayquery_method(self, v, callee.name, args, loc)
             if isinstance(v, HeapElement):
                 raise error(f"an element of '{v.heap_name}' has no members until it is converted to a resource "
                             f"type, e.g. '((Texture2D<float4>){v.heap_name}[i]).{callee.name}(...)'", callee.loc)

@@ -929,7 +929,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
-        _local_only(rt, d.return_type.loc, "a return type")
+        if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
+            _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
@@ -946,7 +947,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                         f.decl = d
                     return f
         name = name or (d.name if method_of is None else f"{method_of.name}.{d.name}")
-        irf = ir.Function(name, [], rt, loc=d.loc)
+        irf = ir.Function(name, [], ir.VOID if isinstance(rt, ir.RayQuery) else rt, loc=d.loc)
         info = FuncInfo(d, ptypes, pdirs, rt, irf, method_of=method_of)
         if method_of is None and register:
             if isinstance(existing, FuncSymbol):
@@ -992,6 +993,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
             assert d.body is not None       # only definitions get a body
+            if isinstance(info.return_type, ir.RayQuery):
+                from .rayquery import returned_query
+
+                returned_query(self, info)
             failed_before, locals_before = self.failed_items, len(self.declared_locals)
             self.lower_block(d.body.stmts, new_scope=False)
             unused = [v for v in self.declared_locals[locals_before:] if id(v) not in self.used_vars]

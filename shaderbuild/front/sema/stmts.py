@@ -122,6 +122,12 @@ class StmtLowering(SemaBase):
         if "static" in d.qualifiers:
             self.global_var(d, local_static=True)
             return
+        if isinstance(t, ir.RayQuery) and (d.init is not None or self.fn_info is not None
+                                           and self.fn_info.query_result_name == d.name):
+            from .rayquery import query_local
+
+            query_local(self, d, t)
+            return
         init: ir.Expr | None
         if isinstance(t, ir.Array) and t.size is None and d.init is not None:
             init = self.init_value(d.init, t, d.loc)
@@ -290,6 +296,11 @@ class StmtLowering(SemaBase):
             return
         if isinstance(rt, ir.VoidType):
             raise error(f"void function '{self.fn.name}' should not return a value", s.loc)
+        if isinstance(rt, ir.RayQuery):
+            from .rayquery import return_query
+
+            return_query(self, s)
+            return
         v = self.init_value(s.value, rt, s.value.loc) if isinstance(s.value, ast.InitList) else self.rvalue(s.value)
         self.emit(ir.Return(self.convert(v, rt, s.value.loc, what=" in return statement")))
 
