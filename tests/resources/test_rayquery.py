@@ -284,6 +284,30 @@ def test_rayquery_returned_from_a_function(vk, target):
     check_rows(out[2], VARIANTS[variant][2], f"{target} with a RayQuery returned by a function")
 
 
+def test_rayquery_call_results_used_in_place_or_discarded():
+    """`f(...).Proceed()` calls the query the call returned; `f(...);` discards it (both as in DXC): valid
+    SPIR-V and DXIL (checked by the LLVM tools and dxil-spirv)."""
+    src = _DECLS + """RayQuery<0> start(float3 o)
+{
+    RayQuery<0> q;
+    RayDesc ray = { o, 0.01, float3(0, 0, 1), 100.0 };
+    q.TraceRayInline(Scene, 0, 0xFF, ray);
+    return q;
+}
+[numthreads(1, 1, 1)] void main() {
+    Out[0] = start(float3(0.25, -0.5, -2.0)).Proceed() ? 1.0 : 2.0;
+    start(float3(1, 1, 1));
+}"""
+    from harness import dxil_tools
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, profile="cs_6_5", target=target)
+        assert res.ok, R.diagnostics_text(res)
+        if target == "spirv":
+            tools.spirv_val(res.binary, "vulkan1.2")
+        else:
+            dxil_tools.check_dxil(res.binary)
+
+
 # ---------------------------------------------------------------- what is refused, and where
 
 _DECLS = """RaytracingAccelerationStructure Scene : register(t0);
