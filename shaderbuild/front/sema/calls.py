@@ -320,7 +320,10 @@ class CallLowering(SemaBase):
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{sig.name}'", loc)
             if p == "V" and isinstance(v.type, ir.Matrix):      # DXC's numeric<c>: a vector template
                 raise self.intrinsic_mismatch(sig.name, args, i, v.type, ir.Vector(v.type.elem, v.type.cols), loc)
-            shape_t = self._intrinsic_shape(sig.name, shape_t, v.type, args, i, loc)
+            arg_t = ir.Vector(v.type, 1) if isinstance(v.type, ir.Scalar) and self._one_vector_arg(args[i]) else v.type
+            shape_t = self._intrinsic_shape(sig.name, shape_t, arg_t, args, i, loc)
+        if isinstance(shape_t, ir.Vector) and shape_t.size == 1:    # a `float1` template: our IR's scalar
+            shape_t = shape_t.elem
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
@@ -416,6 +419,19 @@ class CallLowering(SemaBase):
         if isinstance(a, ir.Matrix) and isinstance(b, ir.Matrix) and (a.rows, a.cols) != (b.rows, b.cols):
             return ir.Matrix(a.elem, min(a.rows, b.rows), min(a.cols, b.cols))
         return a
+
+    def _one_vector_arg(self, a: ast.Expr) -> bool:
+        """Whether an argument our IR types as a scalar is a one-component vector in DXC, which takes part in
+        an intrinsic's template as a vector (`max(float1, float4)` is a `float1`): a variable declared
+        `float1`, `float1(...)`, `(float1)x`.  (Other expressions of such values are scalars here.)"""
+        if isinstance(a, ast.Name):
+            sym = self.scope.lookup(a.name)
+            return isinstance(sym, VarSymbol) and id(sym.var) in self.one_vector_elements
+        from .lower import _ONE_VECTOR
+
+        if isinstance(a, ast.CallExpr) and isinstance(a.callee, ast.TypeRef):
+            return a.callee.name in _ONE_VECTOR and not a.callee.args
+        return isinstance(a, ast.Cast) and not a.dims and a.type.name in _ONE_VECTOR
 
     @staticmethod
     def intrinsic_mismatch(name: str, args: list[ast.Expr], i: int, got: ir.Type, want: ir.Type,

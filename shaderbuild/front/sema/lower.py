@@ -105,9 +105,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
         self.struct_templates: dict[str, ast.StructDecl] = {}
         self.typedef_major: dict[str, str] = {}   # typedef name -> the matrix orientation it carries
-        # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`): the IR
-        # makes it a scalar, but DXC's Interlocked* refuse it (calls.special_interlocked)
+        # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`; a local,
+        # parameter or static `float1 x`): the IR makes it a scalar, but DXC's Interlocked* refuse it
+        # (calls.special_interlocked) and intrinsic templates take it as a vector (calls._one_vector_arg)
         self.one_vector_elements: dict[int, str] = {}
+        self.one_vector_locals: list[ir.Variable] = []     # keeps the locals above alive (a probed body's would
+        #                                                    be freed and their ids reused)
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
@@ -231,6 +234,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
+
+    def note_one_vector(self, var: ir.Variable, type_name: str) -> None:
+        """A scalar variable declared as a one-component vector (`float1 x`): calls.py's intrinsic templates."""
+        if type_name in _ONE_VECTOR:
+            self.one_vector_elements[id(var)] = type_name
+            self.one_vector_locals.append(var)
 
     def mark_initialized(self, var: ir.Variable) -> None:
         pass
@@ -654,6 +663,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc, const_value if isinstance(t, (ir.Scalar, ir.Vector)) else None)
+            if isinstance(t, ir.Scalar):
+                self.note_one_vector(var, d.type.name)
             return
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
@@ -992,6 +1003,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+                if isinstance(t, ir.Scalar):
+                    self.note_one_vector(var, p.type.name)
             assert d.body is not None       # only definitions get a body
             if isinstance(info.return_type, ir.RayQuery):
                 from .rayquery import returned_query

@@ -150,6 +150,8 @@ class StmtLowering(SemaBase):
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
         self.declared_locals.append(var)
+        if d.type.name[-1:] == "1" and isinstance(t, ir.Scalar):     # `float1 x`: a vector to intrinsics
+            self.note_one_vector(var, d.type.name)
         if init is None and not isinstance(_base_elem(t), ir.Resource):
             self.unset_vars.add(id(var))
         if init is not None:
