@@ -27,10 +27,6 @@ class FuncInfo(Record):
     stage_errors: list = Record.factory(list)   # reported only when reachable from the entry
     # a library's stage-limited intrinsics: (name, allowed stages, loc), checked against each shader reaching it
     stage_uses: list = Record.factory(list)    # specialisations for unsized array parameters
-    # a function returning a RayQuery: the hidden last parameter naming the caller's query, and the name of
-    # the local the body returns (declared as that parameter: sema/rayquery.py)
-    query_result: ir.Variable | None = None
-    query_result_name: str = ""
 
     def signature(self) -> str:
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))

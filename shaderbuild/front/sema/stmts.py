@@ -122,12 +122,11 @@ class StmtLowering(SemaBase):
         if "static" in d.qualifiers:
             self.global_var(d, local_static=True)
             return
-        if isinstance(t, ir.RayQuery) and (d.init is not None or self.fn_info is not None
-                                           and self.fn_info.query_result_name == d.name):
+        if isinstance(t, ir.RayQuery) and (d.init is not None or isinstance(self.fn_return_type, ir.RayQuery)):
             from .rayquery import query_local
 
-            query_local(self, d, t)
-            return
+            if query_local(self, d, t):
+                return
         init: ir.Expr | None
         if isinstance(t, ir.Array) and t.size is None and d.init is not None:
             init = self.init_value(d.init, t, d.loc)
