@@ -71,6 +71,13 @@ SHAPES = SlotTable("intrinsic_shapes", "float4", [
     # vectors truncate to the shortest; the result has that size
     case("max_4_2", f"R = float4(max({h(*V4)}, {h(*V2)}), 0, 0);", pad(zipped(max, V4, V2)), stmt=True),
     case("min_2_4", f"R = float4(min({h(*V2)}, {h(*V4)}), 0, 0);", pad(zipped(min, V2, V4)), stmt=True),
+    # float1 is a one-component vector: everything truncates to it (it does not splat); the result is a float1
+    case("max_float1_var_4", f"float1 a = 2.0 * one; R = float4(max(a, {h(*V4)}), 7, 7, 7);", (2.0, 7.0, 7.0, 7.0),
+         stmt=True),
+    case("max_float1_ctor_4", f"max(float1(-3.0 * one), {h(*V4)})", (max(-3.0, V4[0]),) * 4),
+    case("dot_float1_cast_4", f"dot((float1)(2.0 * one), {h(*V4)})", (2.0 * V4[0],) * 4),
+    case("max_float1_param_4", f"Widen(0.5 * one, {h(*V4)})", (max(0.5, V4[0]),) * 4,
+         prelude="float4 Widen(float1 p, float4 q) { return max(p, q); }\n"),
     case("clamp_3_scalar_4", f"R = float4(clamp({h(*V3)}, 0.0, {h(*V4)}), 0);",
          pad(zipped(lambda x, lo, hi: min(max(x, lo), hi), V3, 0.0, V4)), stmt=True),
     case("lerp_4_3_scalar", f"R = float4(lerp({h(*V4)}, {h(*V3)}, 0.25 * one), 0);",
@@ -133,6 +140,7 @@ REFUSED = {
     # and a matrix fixes it: no vector may follow
     "    Out[4] = pow(m22, v4)._11;": (14, 2, 23, "float4", "float1x2"),
     "    Out[4] = step(m13, v2)._11;": (14, 2, 24, "float2", "float1x2"),
+    "    Out[4] = step(m13, v1)._11;": (14, 2, 24, "float1", "float1x1"),      # float1 is a vector
     "    Out[4] = fmod(m31, v3)._11;": (14, 2, 24, "float3", "float1x1"),
     # numeric<c>: vectors only
     "    Out[4] = dot(m22, v2);": (14, 1, 18, "float2x2", "float2"),

@@ -248,6 +248,66 @@ def test_rayquery_passed_to_functions(vk, target):
     check_rows(out[2], VARIANTS[variant][2], f"{target} with RayQuery parameters")
 
 
+# A function returning a RayQuery (DXC returns its handle): the caller's query is the one the callee traced
+CS_RETURN = SHADER.replace("void trace(uint i)", """RayQuery<TEMPLATE_FLAGS> start(RayDesc ray)
+{
+    RayQuery<TEMPLATE_FLAGS> started;
+    started.TraceRayInline(Scene, RUNTIME_FLAGS, 0xFF, ray);
+    return started;
+}
+
+void trace(uint i)""").replace("""RayQuery<TEMPLATE_FLAGS> q;
+    q.TraceRayInline(Scene, RUNTIME_FLAGS, 0xFF, ray);""", "RayQuery<TEMPLATE_FLAGS> q = start(ray);") + """
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { trace(id.x); }
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_rayquery_returned_from_a_function(vk, target):
+    """`RayQuery<F> q = start(ray);` where start() traces its local query and returns it: q continues that
+    trace (the function gets a hidden parameter naming the caller's query, and is inlined), with the same
+    committed hits as the reference scene traversal, from SPIR-V and from DXIL through dxil-spirv."""
+    assert "q = start(ray);" in CS_RETURN
+    variant = "none"
+    if target == "spirv":
+        res = R.build(CS_RETURN, profile="cs_6_5", defines=defines(variant))
+        tools.spirv_val(res.binary, "vulkan1.2")
+        spirv, entry, where = res.binary, "main", {"Scene": (0, 0), "Rays": (0, 1), "Out": (0, 2)}
+    else:
+        res = R.compile_hlsl(CS_RETURN, profile="cs_6_5", target="dxil", defines=defines(variant))
+        assert res.ok, R.diagnostics_text(res)
+        spirv, entry, where = dxil_spirv(res)
+    out = vk.run_compute(spirv, entry, descriptors(vk, where["Scene"], where["Rays"], where["Out"]),
+                         groups=(len(RAYS), 1, 1))
+    check_rows(out[2], VARIANTS[variant][2], f"{target} with a RayQuery returned by a function")
+
+
+def test_rayquery_call_results_used_in_place_or_discarded():
+    """`f(...).Proceed()` calls the query the call returned; `f(...);` discards it (both as in DXC): valid
+    SPIR-V and DXIL (checked by the LLVM tools and dxil-spirv)."""
+    src = _DECLS + """RayQuery<0> start(float3 o)
+{
+    RayQuery<0> q;
+    RayDesc ray = { o, 0.01, float3(0, 0, 1), 100.0 };
+    q.TraceRayInline(Scene, 0, 0xFF, ray);
+    return q;
+}
+[numthreads(1, 1, 1)] void main() {
+    Out[0] = start(float3(0.25, -0.5, -2.0)).Proceed() ? 1.0 : 2.0;
+    start(float3(1, 1, 1));
+}"""
+    from harness import dxil_tools
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, profile="cs_6_5", target=target)
+        assert res.ok, R.diagnostics_text(res)
+        if target == "spirv":
+            tools.spirv_val(res.binary, "vulkan1.2")
+        else:
+            dxil_tools.check_dxil(res.binary)
+
+
 # ---------------------------------------------------------------- what is refused, and where
 
 _DECLS = """RaytracingAccelerationStructure Scene : register(t0);
@@ -260,9 +320,19 @@ RWStructuredBuffer<float> Out : register(u1);
      "cs_6_4", "4:5", "'RayQuery' requires shader model 6.5 or later (the profile is cs_6_4)"),
     ("[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    RayQuery<0> r = q;\n    Out[0] = r.RayTMin();\n}",
      "cs_6_5", "5:21", "a 'RayQuery<0>' is not a value: it cannot be copied, passed or returned; call its methods"),
-    ("RayQuery<0> f() { RayQuery<0> q; return q; }\n[numthreads(1, 1, 1)] void main() { }",
-     "cs_6_5", "3:1", "'RayQuery<0>' cannot be a return type: a RayQuery must be a local variable of the "
-                      "function that uses it"),
+    # a returned query is the caller's: the function must return one local query, declared without initializer
+    ("RayQuery<0> f(bool c) { RayQuery<0> q; RayQuery<0> r; if (c) return q; return r; }\n"
+     "[numthreads(1, 1, 1)] void main() { RayQuery<0> a = f(true); }",
+     "cs_6_5", "3:13", "a function returning 'RayQuery<0>' must return the same local RayQuery variable from every "
+                      "'return' (the caller's query is that variable)"),
+    ("RayQuery<0> g() { RayQuery<0> q; return q; }\nRayQuery<0> f() { RayQuery<0> q = g(); return q; }\n"
+     "[numthreads(1, 1, 1)] void main() { RayQuery<0> a = f(); }",
+     "cs_6_5", "4:35", "the RayQuery 'q' this function returns must be declared without an initializer"),
+    ("RayQuery<0> g() { RayQuery<0> q; return q; }\n[numthreads(1, 1, 1)] void main() {\n"
+     "    RayQuery<0> a;\n    a = g();\n}",
+     "cs_6_5", "6:9", "a 'RayQuery<0>' is not a value: it cannot be copied, passed or returned; call its methods"),
+    ("RayQuery<4> g() { RayQuery<4> q; return q; }\n[numthreads(1, 1, 1)] void main() { RayQuery<0> a = g(); }",
+     "cs_6_5", "4:53", "cannot initialize a 'RayQuery<0>' with the 'RayQuery<4>' returned by the call"),
     ("float f(RayQuery<4> q) { return q.RayTMin(); }\n"
      "[numthreads(1, 1, 1)] void main() {\n    RayQuery<0> q;\n    Out[0] = f(q);\n}",
      "cs_6_5", "6:16", "cannot convert 'RayQuery<0>' to 'RayQuery<4>'"),

@@ -205,9 +205,13 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))
             call_args.append(ir.VarRef(tmp))
             writebacks.append((v, tmp))
-        call = ir.Call(f.ir_func, call_args, f.return_type)
+        query = None
+        if isinstance(f.return_type, ir.RayQuery):      # the callee's query is a temporary of the caller's
+            query = self.temp(f.return_type)
+            call_args.append(ir.VarRef(query))
+        call = ir.Call(f.ir_func, call_args, f.ir_func.return_type)
         result = None
-        if isinstance(f.return_type, ir.VoidType):
+        if isinstance(f.ir_func.return_type, ir.VoidType):
             self.emit(ir.Eval(call, loc))
         else:
             result = self.temp(f.return_type)
@@ -221,6 +225,8 @@ class CallLowering(SemaBase):
                                        ir.Extract(self.load(ir.VarRef(tmp)), i, field.type), loc))
                 continue
             self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
+        if query is not None:
+            return ir.VarRef(query, loc)     # a place: rvalue() refuses it; local_var and method_call name it
         if result is None:
             return _VoidValue(loc)
         return self.load(ir.VarRef(result))
@@ -312,7 +318,10 @@ class CallLowering(SemaBase):
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{sig.name}'", loc)
             if p == "V" and isinstance(v.type, ir.Matrix):      # DXC's numeric<c>: a vector template
                 raise self.intrinsic_mismatch(sig.name, args, i, v.type, ir.Vector(v.type.elem, v.type.cols), loc)
-            shape_t = self._intrinsic_shape(sig.name, shape_t, v.type, args, i, loc)
+            arg_t = ir.Vector(v.type, 1) if isinstance(v.type, ir.Scalar) and self._one_vector_arg(args[i]) else v.type
+            shape_t = self._intrinsic_shape(sig.name, shape_t, arg_t, args, i, loc)
+        if isinstance(shape_t, ir.Vector) and shape_t.size == 1:    # a `float1` template: our IR's scalar
+            shape_t = shape_t.elem
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
@@ -409,6 +418,19 @@ class CallLowering(SemaBase):
         if isinstance(a, ir.Matrix) and isinstance(b, ir.Matrix) and (a.rows, a.cols) != (b.rows, b.cols):
             return ir.Matrix(a.elem, min(a.rows, b.rows), min(a.cols, b.cols))
         return a
+
+    def _one_vector_arg(self, a: ast.Expr) -> bool:
+        """Whether an argument our IR types as a scalar is a one-component vector in DXC, which takes part in
+        an intrinsic's template as a vector (`max(float1, float4)` is a `float1`): a variable declared
+        `float1`, `float1(...)`, `(float1)x`.  (Other expressions of such values are scalars here.)"""
+        if isinstance(a, ast.Name):
+            sym = self.scope.lookup(a.name)
+            return isinstance(sym, VarSymbol) and id(sym.var) in self.one_vector_elements
+        from .lower import _ONE_VECTOR
+
+        if isinstance(a, ast.CallExpr) and isinstance(a.callee, ast.TypeRef):
+            return a.callee.name in _ONE_VECTOR and not a.callee.args
+        return isinstance(a, ast.Cast) and not a.dims and a.type.name in _ONE_VECTOR
 
     @staticmethod
     def intrinsic_mismatch(name: str, args: list[ast.Expr], i: int, got: ir.Type, want: ir.Type,
@@ -669,7 +691,12 @@ class CallLowering(SemaBase):
         if self.is_place_expr(base_ast):
             base = self.place(base_ast, for_write=False)
         else:
-            v = self.rvalue(base_ast)
+            # (a call returning a RayQuery gives the caller's temporary query, not a value rvalue() would take)
+            v = self.call(base_ast) if isinstance(base_ast, ast.CallExpr) else self.rvalue(base_ast)
+            if isinstance(v, ir.VarRef) and isinstance(v.type, ir.RayQuery):
+                from .rayquery import rayquery_method
+
+                return rayquery_method(self, v, callee.name, args, loc)
             if isinstance(v, HeapElement):
                 raise error(f"an element of '{v.heap_name}' has no members until it is converted to a resource "
                             f"type, e.g. '((Texture2D<float4>){v.heap_name}[i]).{callee.name}(...)'", callee.loc)

@@ -987,7 +987,7 @@ class ExprLowering(HeapLowering, SemaBase):
             for x in e.exprs:
                 self.effect(x)
             return
-        v = self.rvalue(e)
+        v = self.call(e) if isinstance(e, ast.CallExpr) else self.rvalue(e)    # (a discarded RayQuery result too)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))
 

@@ -108,9 +108,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
         self.struct_templates: dict[str, ast.StructDecl] = {}
         self.typedef_major: dict[str, str] = {}   # typedef name -> the matrix orientation it carries
-        # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`): the IR
-        # makes it a scalar, but DXC's Interlocked* refuse it (calls.special_interlocked)
+        # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`; a local,
+        # parameter or static `float1 x`): the IR makes it a scalar, but DXC's Interlocked* refuse it
+        # (calls.special_interlocked) and intrinsic templates take it as a vector (calls._one_vector_arg)
         self.one_vector_elements: dict[int, str] = {}
+        self.one_vector_locals: list[ir.Variable] = []     # keeps the locals above alive (a probed body's would
+        #                                                    be freed and their ids reused)
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
@@ -234,6 +237,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
+
+    def note_one_vector(self, var: ir.Variable, type_name: str) -> None:
+        """A scalar variable declared as a one-component vector (`float1 x`): calls.py's intrinsic templates."""
+        if type_name in _ONE_VECTOR:
+            self.one_vector_elements[id(var)] = type_name
+            self.one_vector_locals.append(var)
 
     def mark_initialized(self, var: ir.Variable) -> None:
         pass
@@ -657,6 +666,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc, const_value if isinstance(t, (ir.Scalar, ir.Vector)) else None)
+            if isinstance(t, ir.Scalar):
+                self.note_one_vector(var, d.type.name)
             return
         if any(a.name == "vk::push_constant" for a in d.attributes):
             self.push_constant(d, t)
@@ -932,7 +943,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
-        _local_only(rt, d.return_type.loc, "a return type")
+        if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
+            _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
@@ -949,7 +961,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                         f.decl = d
                     return f
         name = name or (d.name if method_of is None else f"{method_of.name}.{d.name}")
-        irf = ir.Function(name, [], rt, loc=d.loc)
+        irf = ir.Function(name, [], ir.VOID if isinstance(rt, ir.RayQuery) else rt, loc=d.loc)
         info = FuncInfo(d, ptypes, pdirs, rt, irf, method_of=method_of)
         if method_of is None and register:
             if isinstance(existing, FuncSymbol):
@@ -994,7 +1006,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+                if isinstance(t, ir.Scalar):
+                    self.note_one_vector(var, p.type.name)
             assert d.body is not None       # only definitions get a body
+            if isinstance(info.return_type, ir.RayQuery):
+                from .rayquery import returned_query
+
+                returned_query(self, info)
             failed_before, locals_before = self.failed_items, len(self.declared_locals)
             self.lower_block(d.body.stmts, new_scope=False)
             unused = [v for v in self.declared_locals[locals_before:] if id(v) not in self.used_vars]

@@ -11,6 +11,7 @@ from ...ir.intrinsics import RAYQUERY_METHODS
 from ...ir.raytracing import RAY_DESC
 from .. import ast
 from .base import SemaBase
+from .scope import VarSymbol
 
 _FLOAT = ir.FLOAT
 RETURNS: dict[str, ir.Type] = {
@@ -47,3 +48,78 @@ def rayquery_method(sema: SemaBase, query: ir.Expr, name: str, args: list[ast.Ex
     tmp = sema.temp(node.type)
     sema.emit(ir.Store(ir.VarRef(tmp), node, loc))
     return sema.load(ir.VarRef(tmp))
+
+
+# ---------------------------------------------------------------- functions returning a RayQuery
+# DXC returns a query by its handle: the caller's query is the one the callee traced.  Here the function
+# gets a hidden last `inout RayQuery` parameter (inlined like every RayQuery parameter, passes/
+# resource_locals), the local it returns is declared as that parameter, and each call passes a temporary
+# query of the caller, which `RayQuery<F> q = f(...);` names `q` and `f(...).Proceed()` calls.
+
+_RESULT = "result.query"     # the hidden parameter's name
+
+
+def returned_query(sema: SemaBase, info) -> None:
+    """Give a function returning a RayQuery its hidden parameter; its body must return one local query."""
+    if _returned_local(info) is None:
+        raise error(f"a function returning '{info.return_type}' must return the same local RayQuery variable from "
+                    f"every 'return' (the caller's query is that variable)", info.decl.loc)
+    var = ir.Variable(_RESULT, info.return_type, ir.Storage.FUNCTION, info.decl.loc)
+    info.ir_func.params.append(ir.Param(var, "inout"))
+
+
+def query_local(sema: SemaBase, d: ast.VarDecl, t: ir.Type) -> bool:
+    """`RayQuery<F> q;` that the function returns (the hidden parameter), or `RayQuery<F> q = f(...);`
+    (the caller's temporary query of the call); False for another local query."""
+    info = sema.fn_info
+    returned = info is not None and isinstance(info.return_type, ir.RayQuery) and _returned_local(info) == d.name
+    if d.init is None:
+        if not returned:
+            return False
+        assert info is not None
+        param = info.ir_func.params[-1].var
+        assert param.name == _RESULT        # added by returned_query
+        sema.declare(d.name, VarSymbol(param), d.loc)
+        return True
+    if returned:
+        raise error(f"the RayQuery '{d.name}' this function returns must be declared without an initializer",
+                    d.init.loc)
+    v = sema.call(d.init) if isinstance(d.init, ast.CallExpr) else sema.rvalue(d.init)     # (a copy: refused)
+    if not (isinstance(v, ir.VarRef) and isinstance(v.type, ir.RayQuery)):
+        raise error(f"a '{t}' can only be initialized by a call of a function returning one", d.init.loc)
+    if v.type != t:
+        raise error(f"cannot initialize a '{t}' with the '{v.type}' returned by the call", d.init.loc)
+    sema.declare(d.name, VarSymbol(v.var), d.loc)
+    return True
+
+
+def return_query(sema: SemaBase, s: ast.ReturnStmt) -> None:
+    """`return q;` of the local declared as the hidden parameter: the caller's query holds its state."""
+    assert sema.fn_info is not None and s.value is not None
+    if _returned_name(s) != _returned_local(sema.fn_info):     # (returned_query checked every return)
+        raise error("a RayQuery return value must be the function's local RayQuery variable", s.value.loc)
+    sema.emit(ir.Return())
+
+
+def _returned_local(info) -> str | None:
+    """The one name every `return` of the function returns, else None."""
+    names = {_returned_name(r) for r in _returns(info.decl.body)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _returned_name(r: ast.ReturnStmt) -> str | None:
+    return r.value.name if isinstance(r.value, ast.Name) else None
+
+
+def _returns(node) -> list[ast.ReturnStmt]:
+    """The return statements of a function body (not of nested declarations: HLSL has none)."""
+    if isinstance(node, ast.ReturnStmt):
+        return [node]
+    out: list[ast.ReturnStmt] = []
+    if isinstance(node, list):
+        for x in node:
+            out.extend(_returns(x))
+    elif isinstance(node, ast.Node) and not isinstance(node, ast.Expr):     # statements, switch cases, ...
+        for f in node._fields:
+            out.extend(_returns(getattr(node, f)))
+    return out

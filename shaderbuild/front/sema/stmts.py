@@ -122,6 +122,11 @@ class StmtLowering(SemaBase):
         if "static" in d.qualifiers:
             self.global_var(d, local_static=True)
             return
+        if isinstance(t, ir.RayQuery) and (d.init is not None or isinstance(self.fn_return_type, ir.RayQuery)):
+            from .rayquery import query_local
+
+            if query_local(self, d, t):
+                return
         init: ir.Expr | None
         if isinstance(t, ir.Array) and t.size is None and d.init is not None:
             init = self.init_value(d.init, t, d.loc)
@@ -144,6 +149,8 @@ class StmtLowering(SemaBase):
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
         self.declared_locals.append(var)
+        if d.type.name[-1:] == "1" and isinstance(t, ir.Scalar):     # `float1 x`: a vector to intrinsics
+            self.note_one_vector(var, d.type.name)
         if init is None and not isinstance(_base_elem(t), ir.Resource):
             self.unset_vars.add(id(var))
         if init is not None:
@@ -290,6 +297,11 @@ class StmtLowering(SemaBase):
             return
         if isinstance(rt, ir.VoidType):
             raise error(f"void function '{self.fn.name}' should not return a value", s.loc)
+        if isinstance(rt, ir.RayQuery):
+            from .rayquery import return_query
+
+            return_query(self, s)
+            return
         v = self.init_value(s.value, rt, s.value.loc) if isinstance(s.value, ast.InitList) else self.rvalue(s.value)
         self.emit(ir.Return(self.convert(v, rt, s.value.loc, what=" in return statement")))
 
