@@ -220,10 +220,6 @@ uint2 f(uint b) {
     }
     return uint2(seen, w);
 }""")
-def _continue_while(row):
-    return sum(v * w for w, v in enumerate(row, 1)), 8
-
-
 @shader("continue_from_fallthrough_case", """
 uint2 f(uint b) {
     int w = 0;
@@ -239,7 +235,8 @@ uint2 f(uint b) {
     }
     return uint2(seen, w);
 }""")
-def _continue_fallthrough(row):
+def _weighted_sum(row):
+    """Nothing runs after the continue points in these loops, so continuing and going on end alike."""
     return sum(v * w for w, v in enumerate(row, 1)), 8
 
 
@@ -384,7 +381,7 @@ def _nested(row):
 # no switch: a loop body that ends in an if/else whose arms are empty or `continue` (a shape the fuzz
 # generator found; dxil-spirv's SPIR-V left a selection other than through its merge before the empty
 # blocks on the way to the latch were bypassed, cfg.bypass_continue_blocks)
-@shader("continue_from_nested_ifs", """
+shader("continue_from_nested_ifs", """
 uint2 f(uint b) {
     uint w = 0, acc = 0;
     while (w < 8) {
@@ -397,9 +394,7 @@ uint2 f(uint b) {
         }
     }
     return uint2(acc, w);
-}""")
-def _continue_nested_ifs(row):
-    return sum(v * w for w, v in enumerate(row, 1)), 8
+}""")(_weighted_sum)
 
 
 def _rows(seed: int) -> list[list[int]]:
