@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from shaderbuild_dxil.cfg import merge_straight_line_blocks, remove_unreachable_blocks
+from shaderbuild_dxil.cfg import bypass_continue_blocks, merge_straight_line_blocks, remove_unreachable_blocks
 from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
 from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
@@ -229,3 +229,66 @@ def test_unreachable_blocks_go_with_their_phi_incomings():
     remove_unreachable_blocks(f)
     assert f.blocks == [entry, join]
     assert phi.attrs["incoming"] == [(one, entry)] and other.attrs["incoming"] == [(two, entry)]
+
+
+def _loop_with_continue_blocks(latch_phi: bool = False, switch: bool = False):
+    """entry -> head; head: br c, exit, body; body: br c2 | switch -> cont, rest; cont: br latch (a
+    `continue`); rest: store, br join; join: br latch (the end of the body); latch: br head."""
+    f, (entry, head, body, cont, rest, join, latch, exit_) = function(
+        "entry", "head", "body", "cont", "rest", "join", "latch", "exit")
+    store = Function(FunctionType(void, (i32,)), "dx.op.store", ())
+    b = IRBuilder(entry)
+    b.br(head)
+    b.position_at_end(head)
+    c = b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0))
+    b.cbranch(c, exit_, body)
+    b.position_at_end(body)
+    if switch:
+        b.switch(ConstInt(i32, 3), rest, [(ConstInt(i32, 1), cont)])
+    else:
+        b.cbranch(b.fcmp("olt", ConstFloat(f32, 2.0), ConstFloat(f32, 1.0)), cont, rest)
+    b.position_at_end(cont)
+    b.br(latch)
+    b.position_at_end(rest)
+    b.call(store, [ConstInt(i32, 1)])
+    b.br(join)
+    b.position_at_end(join)
+    b.br(latch)
+    b.position_at_end(latch)
+    if latch_phi:
+        b.phi(i32, [(ConstInt(i32, 1), cont), (ConstInt(i32, 2), join)])
+    b.br(head)
+    b.position_at_end(exit_)
+    b.ret()
+    return f, (entry, head, body, cont, rest, join, latch, exit_)
+
+
+def test_continue_blocks_are_bypassed_and_the_latch_stays():
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks()
+    assert bypass_continue_blocks(f)
+    assert f.blocks == [entry, head, body, rest, latch, exit_]
+    assert body.instructions[-1].attrs["targets"] == (latch, rest)
+    assert rest.instructions[-1].attrs["targets"] == (latch,)
+    assert latch.instructions[-1].attrs["targets"] == (head,)        # one latch, still its own block
+
+
+def test_a_latch_with_phis_keeps_its_predecessors():
+    f, blocks = _loop_with_continue_blocks(latch_phi=True)
+    assert not bypass_continue_blocks(f)
+    assert f.blocks == list(blocks)
+
+
+def test_a_block_a_switch_enters_stays():
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks(switch=True)
+    assert bypass_continue_blocks(f)                                   # join (entered by a br) goes
+    assert f.blocks == [entry, head, body, cont, rest, latch, exit_]
+    assert cont.instructions[-1].attrs["targets"] == (latch,)
+
+
+def test_a_branch_whose_two_targets_become_the_latch_is_unconditional():
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks()
+    body.instructions[-1].attrs["targets"] = (cont, join)       # both arms empty: br c, cont, join
+    f.blocks.remove(rest)
+    assert bypass_continue_blocks(f)
+    term = body.instructions[-1]
+    assert term.attrs["targets"] == (latch,) and not term.operands

@@ -1,4 +1,4 @@
-"""CFG clean-up after lowering: drop blocks no path reaches.
+"""CFG clean-up after lowering: drop blocks no path reaches; continue paths go straight to the latch.
 
 Structured lowering leaves empty blocks after `break`/`return`; LLVM accepts
 them but the DXIL validator wants a tidy, reducible CFG.
@@ -10,7 +10,8 @@ from operator import itemgetter
 
 from .llvm.values import BasicBlock, Function
 
-__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder"]
+__all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
+           "bypass_continue_blocks"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -190,3 +191,48 @@ def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlo
                         b = into[b]
                     fixed.append((v, b))
                 inst.attrs["incoming"] = fixed
+
+
+def bypass_continue_blocks(f: Function) -> bool:
+    """An empty block that only branches on to a loop's latch (a `continue`, the end of an if/else that
+    ends the loop body) is bypassed: its predecessors branch to the latch directly, as LLVM's
+    simplifycfg leaves DXC's loops.  dxil-spirv's structurizer made a selection that is left other than
+    through its merge (spirv-val rejects it) for a loop body whose nested ifs `continue` through such
+    blocks.  Targeted: folding every forwarding block made it crash on deeply nested loops, and a switch
+    branching straight to a latch with phis made it abort; so a latch with phis, a block a switch
+    enters and the latch itself (one per loop) stay.  Returns whether a block went."""
+    blocks = f.blocks
+    if len(blocks) < 3:
+        return False
+    order = {bb: i for i, bb in enumerate(reverse_postorder(f))}
+    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in blocks}
+    for bb in blocks:
+        for s in successors(bb):
+            preds[s].append(bb)
+    gone: set[BasicBlock] = set()
+    for bb in blocks[1:]:
+        insts = bb.instructions
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or bb not in order:
+            continue
+        latch = insts[0].attrs["targets"][0]
+        if order[latch] <= order[bb] or _has_phis(latch) or not any(order[h] <= order[latch]
+                                                                    for h in successors(latch)):
+            continue                                   # not a forward edge to a phi-free latch
+        ps = preds[bb]
+        if any(p.instructions[-1].op != "br" for p in ps):
+            continue
+        for p in ps:
+            term = p.instructions[-1]
+            targets = tuple(latch if x is bb else x for x in term.attrs["targets"])
+            if len(targets) == 2 and targets[0] is targets[1]:
+                term.operands, targets = [], (latch,)
+            term.attrs["targets"] = targets
+        preds[latch] = [p for p in preds[latch] if p is not bb] + ps
+        gone.add(bb)
+    if gone:
+        f.blocks = [bb for bb in blocks if bb not in gone]
+    return bool(gone)
+
+
+def _has_phis(bb: BasicBlock) -> bool:
+    return bool(bb.instructions) and bb.instructions[0].op == "phi"

@@ -40,8 +40,9 @@ class Cleaned(DataRecord):
 def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Cleaned:
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
-    unreachable blocks and the undef output stores go."""
+    unreachable blocks, the empty blocks on the way to a loop latch and the undef output stores go."""
     only_pred = cfg.remove_unreachable_blocks(f)
+    bypassed = cfg.bypass_continue_blocks(f)             # for dxil-spirv, also without optimisation
     if not optimize:
         remove_undef_output_stores(f)
         return _calls_left(f)
@@ -49,7 +50,7 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
         promote_allocas(f)               # local arrays indexed only by constants (split first)
     # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
     pending = trivial_phi_replacements(f, forwarded)
-    cfg.merge_straight_line_blocks(f, only_pred)           # promotion and phi pruning keep the edges
+    cfg.merge_straight_line_blocks(f, None if bypassed else only_pred)    # promotion and phi pruning keep the edges
     callees: list[Value] = []
     stores: list[Instruction] = []
     loads: list[Instruction] = []

@@ -1064,7 +1064,8 @@ class FunctionLowerer:
         self.b.br(inner.brk)
 
     def _continue_if_flagged(self) -> None:
-        """After a switch a `continue` broke out of: reset the flag and continue if it is set."""
+        """After a switch a `continue` broke out of: if the flag is set, continue from here (the flag is
+        reset where the branch reaches the loop)."""
         flag = self.frames[-1].continued
         assert flag is not None
         out, rest = self._branch_on(flag)
