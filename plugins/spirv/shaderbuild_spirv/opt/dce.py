@@ -146,14 +146,19 @@ def global_dce(m: SpirvModule) -> None:
                     mark(x.type)
                 for u in x.ids():
                     mark(u)
-            for b in f.blocks:
+            add = live.add
+            for b in f.blocks:      # (mark, inlined: this loop sees every instruction of the module)
                 for x in b.insts:
-                    if x.t >= 0:
-                        mark(x.type)
-                    for u in x.ids():
-                        mark(u)
+                    w = x.w
+                    if x.t >= 0 and w[x.t] not in live:
+                        add(w[x.t])
+                        work.append(w[x.t])
+                    for i in x.uses:
+                        if w[i] not in live:
+                            add(w[i])
+                            work.append(w[i])
                     if x.r >= 0:
-                        mark(x.result)
+                        add(w[x.r])     # a local value: only names and decorations look it up
                 mark(b.label)
             for p in f.params:
                 mark(p.result)

@@ -139,12 +139,14 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
     the next insert, so the chain's inserts die (function_dce removes them)."""
     defs: dict[int, Inst] = {}
     uses: dict[int, int] = {}
+    count = uses.get
     for b in f.blocks:
         for x in b.insts:
+            w = x.w
             if x.r >= 0:
-                defs[x.result] = x
-            for v in x.ids():
-                uses[v] = uses.get(v, 0) + 1
+                defs[w[x.r]] = x
+            for p in x.uses:        # (x.ids() and x.result, read in place: this loop sees every instruction)
+                uses[w[p]] = count(w[p], 0) + 1
 
     def link(x: Inst) -> Inst | None:
         """The insert into the same type whose only use is as `x`'s composite."""
