@@ -12,6 +12,7 @@ from .module import OP, Function, Inst, ModuleInfo
 _EXTRACT, _CONSTRUCT, _INSERT = OP["OpCompositeExtract"], OP["OpCompositeConstruct"], OP["OpCompositeInsert"]
 _SHUFFLE, _COPY, _CCOMP = OP["OpVectorShuffle"], OP["OpCopyObject"], OP["OpConstantComposite"]
 _PHI = OP["OpPhi"]
+_SIMPLIFIED = frozenset((_PHI, _COPY, _SHUFFLE, _CONSTRUCT, _EXTRACT))     # the opcodes _simplify looks at
 
 
 def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
@@ -19,7 +20,7 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     for b in f.blocks:
         for x in b.insts:
             if x.r >= 0:
-                defs[x.result] = x
+                defs[x.w[x.r]] = x
     repl: dict[int, int] = {}
 
     def val(v: int) -> int:
@@ -35,7 +36,7 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     for b in f.blocks:
         for x in b.insts:
             x.rename(repl)
-            r = _simplify(x, defs, type_of, info)
+            r = _simplify(x, defs, type_of, info) if x.op in _SIMPLIFIED else None
             if r is None and x.r >= 0:
                 r = folder.fold(x, type_of)
                 if r is not None and r not in defs:      # a constant the folder just made
