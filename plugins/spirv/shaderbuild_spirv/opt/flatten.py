@@ -162,7 +162,8 @@ def _refs(f: Function) -> tuple[dict[int, list[int]], dict[int, int]]:
     for b in f.blocks:
         for s in dict.fromkeys(successors(b)):
             preds[s].append(b.label)
-        for x in b.insts:
+        if len(b.insts) > 1:    # a merge instruction is always the one before the terminator
+            x = b.insts[-2]
             if x.op == _SEL_MERGE:
                 named[x.w[0]] = named.get(x.w[0], 0) + 1
             elif x.op == _LOOP_MERGE:
