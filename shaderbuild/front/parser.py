@@ -18,6 +18,8 @@ from . import ast
 from .attributes import check_attribute
 from .tokens import Token, TokKind
 
+_WORD_KINDS = (TokKind.PUNCT, TokKind.IDENT)    # the kinds Parser.at matches by text
+
 SCALAR_TYPE_NAMES = (
     "bool", "int", "uint", "dword", "float", "double", "half",
     "min16float", "min10float", "min16int", "min12int", "min16uint",
@@ -129,8 +131,8 @@ class Parser:
         return t
 
     def at(self, text: str) -> bool:
-        t = self.tok
-        return t.text == text and t.kind in (TokKind.PUNCT, TokKind.IDENT)
+        t = self.toks[self.pos]     # (self.tok without the property call: the parser's most frequent test)
+        return t.text == text and t.kind in _WORD_KINDS
 
     def accept(self, text: str) -> bool:
         if self.at(text):

@@ -358,7 +358,8 @@ def run(module: ir.Module, names: Iterable[str]) -> None:
     for fn in fns:
         if id(fn) not in seen:
             seen.add(id(fn))
-            _Walk(fn, wanted).stmts(fn.body)
+            if any(isinstance(x, ir.Intrinsic) and x.name in wanted for x in ir.body_exprs(fn.body)):
+                _Walk(fn, wanted).stmts(fn.body)    # (the search costs less than this rewriting walk)
 
 
 # per expression class, the fields that can hold expressions (never: types, operators, names, ...)

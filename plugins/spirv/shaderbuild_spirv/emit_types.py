@@ -66,6 +66,7 @@ class TypeLowering:
     def __init__(self, b: ModuleBuilder) -> None:
         self.b = b
         self.spec_ids: dict[int, int] = {}     # SpecId -> result id
+        self._value_tids: dict[tuple[Type, str | None], int] = {}   # (scalar or vector type, layout) -> tid
 
     def spec_const(self, c) -> int:
         """OpSpecConstant / OpSpecConstantTrue / OpSpecConstantFalse decorated SpecId (one per
@@ -106,7 +107,18 @@ class TypeLowering:
         return e if n == 1 else self.b.type("OpTypeVector", e, n)
 
     def tid(self, t: Type, layout: str | None = None) -> int:
-        """The SPIR-V type id of `t` in layout context `layout`."""
+        """The SPIR-V type id of `t` in layout context `layout` (a scalar's or vector's remembered:
+        most calls ask for one, and IR types are interned, so the key hashes by identity)."""
+        key = (t, layout)
+        got = self._value_tids.get(key)
+        if got is not None:
+            return got
+        if isinstance(t, (Scalar, Vector)):
+            got = self._value_tids[key] = self._tid(t, layout)
+            return got
+        return self._tid(t, layout)
+
+    def _tid(self, t: Type, layout: str | None) -> int:
         if isinstance(t, Scalar):
             return self.scalar(t, layout)
         if isinstance(t, Vector):

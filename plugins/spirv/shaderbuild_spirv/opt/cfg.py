@@ -23,13 +23,25 @@ def successors(b: Block) -> list[int]:
 
 class CFG:
     def __init__(self, f: Function) -> None:
-        self.blocks = {b.label: b for b in f.blocks}
+        blocks = self.blocks = {b.label: b for b in f.blocks}
         # (an unreachable block may still name one a clean-up removed: such edges are ignored)
-        self.succ = {b.label: [s for s in dict.fromkeys(successors(b)) if s in self.blocks] for b in f.blocks}
-        self.pred: dict[int, list[int]] = {b.label: [] for b in f.blocks}
-        for b in f.blocks:
-            for s in self.succ[b.label]:
-                self.pred[s].append(b.label)
+        succ: dict[int, list[int]] = {}
+        pred: dict[int, list[int]] = {label: [] for label in blocks}
+        for b in f.blocks:      # successors(b), inlined: a branch or a two-way branch needs no dedup
+            t = b.insts[-1]
+            op, w = t.op, t.w
+            if op == _BRANCH:
+                out = [w[0]] if w[0] in blocks else []
+            elif op == _COND:
+                out = [s for s in ((w[1],) if w[1] == w[2] else (w[1], w[2])) if s in blocks]
+            elif op == _SWITCH:
+                out = [s for s in dict.fromkeys((w[1], *w[3::2])) if s in blocks]
+            else:
+                out = []
+            succ[b.label] = out
+            for s in out:
+                pred[s].append(b.label)
+        self.succ, self.pred = succ, pred
         entry = f.blocks[0].label
         # reverse post-order of the reachable blocks
         order: list[int] = []

@@ -6,9 +6,9 @@ could alias, which for read-only memory is none."""
 from __future__ import annotations
 
 from .cfg import CFG
-from .dce import is_pure
+from .dce import PURE, is_pure
 from .mem2reg import replace_values
-from .module import OP, Function, Inst, ModuleInfo
+from .module import OP, Function, ModuleInfo
 
 _LOAD, _AC, _IBAC = OP["OpLoad"], OP["OpAccessChain"], OP["OpInBoundsAccessChain"]
 _NOT_MERGED = frozenset(OP[n] for n in ("OpVariable", "OpPhi", "OpImageRead", "OpArrayLength", "OpUndef"))
@@ -29,6 +29,7 @@ def run(f: Function, info: ModuleInfo) -> bool:
     stack: list[tuple[int, bool]] = [(cfg.rpo[0], True)]
     added: dict[int, list[tuple]] = {}
     dead: set[int] = set()
+    decorated = info.decorated
     while stack:
         label, entering = stack.pop()
         if not entering:
@@ -37,28 +38,25 @@ def run(f: Function, info: ModuleInfo) -> bool:
             continue
         mine: list[tuple] = []
         for x in cfg.blocks[label].insts:
-            if x.r < 0 or x.op in _NOT_MERGED or not is_pure(x, info) or x.result in info.decorated:
+            op, r = x.op, x.r
+            if r < 0 or op in _NOT_MERGED or (op not in PURE and not is_pure(x, info)) or x.w[r] in decorated:
                 continue            # a decorated value (NoContraction: precise) is never merged
-            if x.op == _LOAD:
+            if op == _LOAD:
                 p = x.w[2]
                 if root.get(p, p) not in info.readonly:
                     continue
             x.rename(repl)
-            k = _key(x)
+            w = x.w
+            k = (op, *w[:r], *w[r + 1:])     # opcode, type and operands: everything but the result
             prev = table.get(k)
             if prev is not None:
-                repl[x.result] = prev
+                repl[w[r]] = prev
                 dead.add(id(x))
             else:
-                table[k] = x.result
+                table[k] = w[r]
                 mine.append(k)
         added[label] = mine
         stack.append((label, False))
         for c in reversed(cfg.children[label]):
             stack.append((c, True))
     return replace_values(f, repl, dead)
-
-
-def _key(x: Inst) -> tuple:
-    w = x.w
-    return (x.op, *w[:x.r], *w[x.r + 1:])

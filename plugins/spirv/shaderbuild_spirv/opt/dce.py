@@ -56,6 +56,7 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
                             loaded.add(w[p])
     live: set[int] = set()
     work: list[Inst] = []
+    dead_stores: set[int] = set()       # id() of the stores to variables nothing loads
     glsl = info.glsl
     for b in f.blocks:
         for x in b.insts:
@@ -64,16 +65,15 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
                 continue
             if op == _STORE:
                 if x.w[0] in variables and x.w[0] not in loaded:
+                    dead_stores.add(id(x))
                     continue
             elif op == _EXT_INST and x.w[2] == glsl and x.w[3] not in (35, 51):
                 continue
-            work.append(x)
-    seen_x: set[int] = set()
+            work.append(x)      # a root: kept whatever uses it
+    # each root, and the definition of each value found live, is visited once: a definition is
+    # pushed only when its value first becomes live (no set of visited instructions needed)
     while work:
         x = work.pop()
-        if id(x) in seen_x:
-            continue
-        seen_x.add(id(x))
         w = x.w
         for p in x.uses:
             v = w[p]
@@ -84,7 +84,10 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
                     work.append(d)
     changed = False
     for b in f.blocks:
-        keep = [x for x in b.insts if id(x) in seen_x]
+        # kept: a root (not pure, not a dead store) or the definition of a live value
+        keep = [x for x in b.insts
+                if (x.r >= 0 and x.w[x.r] in live and defs[x.w[x.r]] is x)
+                or (x.op not in PURE and id(x) not in dead_stores and not is_pure(x, info))]
         if len(keep) != len(b.insts):
             changed = True
             b.insts = keep
@@ -146,14 +149,19 @@ def global_dce(m: SpirvModule) -> None:
                     mark(x.type)
                 for u in x.ids():
                     mark(u)
-            for b in f.blocks:
+            add = live.add
+            for b in f.blocks:      # (mark, inlined: this loop sees every instruction of the module)
                 for x in b.insts:
-                    if x.t >= 0:
-                        mark(x.type)
-                    for u in x.ids():
-                        mark(u)
+                    w = x.w
+                    if x.t >= 0 and w[x.t] not in live:
+                        add(w[x.t])
+                        work.append(w[x.t])
+                    for i in x.uses:
+                        if w[i] not in live:
+                            add(w[i])
+                            work.append(w[i])
                     if x.r >= 0:
-                        mark(x.result)
+                        add(w[x.r])     # a local value: only names and decorations look it up
                 mark(b.label)
             for p in f.params:
                 mark(p.result)

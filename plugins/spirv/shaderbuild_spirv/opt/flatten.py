@@ -162,7 +162,8 @@ def _refs(f: Function) -> tuple[dict[int, list[int]], dict[int, int]]:
     for b in f.blocks:
         for s in dict.fromkeys(successors(b)):
             preds[s].append(b.label)
-        for x in b.insts:
+        if len(b.insts) > 1:    # a merge instruction is always the one before the terminator
+            x = b.insts[-2]
             if x.op == _SEL_MERGE:
                 named[x.w[0]] = named.get(x.w[0], 0) + 1
             elif x.op == _LOOP_MERGE:
@@ -269,11 +270,17 @@ def _dead_loops(f: Function, folder: Folder) -> int:
     users: dict[int, list[tuple[int, bool]]] = {}     # id -> (block using it, whether by a phi)
     merge_decls: dict[int, list[int]] = {}           # merge block -> blocks declaring it
     for b in f.blocks:
+        plain, by_phi = (b.label, False), (b.label, True)
         for x in b.insts:
-            for v in x.ids():
-                users.setdefault(v, []).append((b.label, x.op == _PHI))
-            if x.op in (_SEL_MERGE, _LOOP_MERGE):
-                merge_decls.setdefault(x.w[0], []).append(b.label)
+            w, use = x.w, by_phi if x.op == _PHI else plain
+            for p in x.uses:
+                got = users.get(w[p])
+                if got is None:
+                    users[w[p]] = [use]
+                else:
+                    got.append(use)
+            if x.op == _SEL_MERGE or x.op == _LOOP_MERGE:
+                merge_decls.setdefault(w[0], []).append(b.label)
     for h in f.blocks:
         if h.label not in cfg.reachable or len(h.insts) < 2 or h.insts[-2].op != _LOOP_MERGE:
             continue

@@ -12,6 +12,7 @@ from .module import OP, Function, Inst, ModuleInfo
 _EXTRACT, _CONSTRUCT, _INSERT = OP["OpCompositeExtract"], OP["OpCompositeConstruct"], OP["OpCompositeInsert"]
 _SHUFFLE, _COPY, _CCOMP = OP["OpVectorShuffle"], OP["OpCopyObject"], OP["OpConstantComposite"]
 _PHI = OP["OpPhi"]
+_SIMPLIFIED = frozenset((_PHI, _COPY, _SHUFFLE, _CONSTRUCT, _EXTRACT))     # the opcodes _simplify looks at
 
 
 def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
@@ -19,7 +20,7 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     for b in f.blocks:
         for x in b.insts:
             if x.r >= 0:
-                defs[x.result] = x
+                defs[x.w[x.r]] = x
     repl: dict[int, int] = {}
 
     def val(v: int) -> int:
@@ -35,7 +36,7 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     for b in f.blocks:
         for x in b.insts:
             x.rename(repl)
-            r = _simplify(x, defs, type_of, info)
+            r = _simplify(x, defs, type_of, info) if x.op in _SIMPLIFIED else None
             if r is None and x.r >= 0:
                 r = folder.fold(x, type_of)
                 if r is not None and r not in defs:      # a constant the folder just made
@@ -139,12 +140,14 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
     the next insert, so the chain's inserts die (function_dce removes them)."""
     defs: dict[int, Inst] = {}
     uses: dict[int, int] = {}
+    count = uses.get
     for b in f.blocks:
         for x in b.insts:
+            w = x.w
             if x.r >= 0:
-                defs[x.result] = x
-            for v in x.ids():
-                uses[v] = uses.get(v, 0) + 1
+                defs[w[x.r]] = x
+            for p in x.uses:        # (x.ids() and x.result, read in place: this loop sees every instruction)
+                uses[w[p]] = count(w[p], 0) + 1
 
     def link(x: Inst) -> Inst | None:
         """The insert into the same type whose only use is as `x`'s composite."""
