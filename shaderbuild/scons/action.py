@@ -46,10 +46,10 @@ def _log_compile(source: str, binary: str, options_text: str, pid: int) -> None:
 
 
 def compile_outputs(job: tuple) -> tuple:
-    """Compile one job (src, options text, binary, extras, label, diagnostics style) without writing
-    anything: (ok, rendered diagnostics, pid, the files the preprocessor read, {kind: (path, bytes)},
-    [[path, stat] of each file read, taken before reading it]).
-    Runs in the SCons process (-j1) or in a pool worker (-j N)."""
+    """Compile one job (src, options text, binary, extras, label, diagnostics style) and write its
+    outputs under temporary names next to them: (ok, rendered diagnostics, pid, the files the
+    preprocessor read, {kind: (path, temporary path)}, [[path, stat] of each file read, taken
+    before reading it]).  Runs in the SCons process (-j1) or in a pool worker (-j N)."""
     from ..build.files import stat_sig
     from ..build.outputs import c_identifier, header_symbol, manifest_bytes, render_header
     from ..compiler import compile_file

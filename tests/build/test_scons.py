@@ -451,3 +451,37 @@ def test_parallel_build_failure_reports_and_leaves_no_temporary_files(project: P
     assert proc.returncode != 0 and "b.hlsl:3:" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not [f for f in output_files(project) if ".tmp-" in f]
+
+
+SUB_SCONSTRUCT = """\
+import os
+import shaderbuild.scons
+import shaderbuild.scons.action as action
+_compile = action.compile_outputs
+def counted(job):                      # runs in the workers: one line per compile they run
+    with open(os.environ["WORKER_LOG"], "a") as f:
+        f.write(os.path.basename(job[2]) + "\\n")
+    return _compile(job)
+action.compile_outputs = counted
+env = Environment(tools=[shaderbuild.scons.tool])
+Export("env")
+Default(SConscript("shaders/SConscript"))
+"""
+
+
+def test_targets_compiled_ahead_in_a_sub_sconscript_are_compiled_once(project: Path):
+    """A job compiled ahead is taken only if it equals the action's (label included: a target
+    declared while SCons reads a SConscript in a subdirectory names its source relative to the top)."""
+    (project / "SConstruct").write_text(SUB_SCONSTRUCT)
+    (project / "shaders" / "SConscript").write_text(
+        'Import("env")\nn = env.HLSL("c.hlsl", include_dirs=["../include"]) + '
+        'env.HLSL("b.hlsl", include_dirs=["../include"], defines={"BIAS": 2})\nReturn("n")\n')
+    worker_log = project / "workers.log"
+    log = project / "compile.log"
+    env = {**os.environ, "SHADERBUILD_COMPILE_LOG": str(log), "WORKER_LOG": str(worker_log)}
+    proc = subprocess.run([*scons_command(), "-Q", "-j2"], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(log.read_text().splitlines()) == 2
+    b, c = sorted(worker_log.read_text().split())      # each target once, none compiled again
+    assert b.startswith("b_") and b.endswith(".spv") and c == "c.spv"
