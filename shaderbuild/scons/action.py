@@ -210,9 +210,8 @@ def compile_action(target, source, env) -> int:
     jobs = num_jobs()
     workers = pool(jobs) if jobs > 1 else None
     if workers is not None:
-        if not workers.compiling_ahead and may_compile_ahead(env):
-            workers.start_ahead()
-        ok, text, pid, deps, files, _ = workers.run(binary, job, _fresh)
+        ahead = not workers.compiling_ahead and may_compile_ahead(env)
+        ok, text, pid, deps, files, _ = workers.run(binary, job, _fresh, ahead)
     else:
         with _COMPILE_LOCK:
             ok, text, pid, deps, files, _ = compile_outputs(job)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 DEPTH = 4            # jobs queued per worker: it has the next ones while SCons does its bookkeeping
+DEPTH_AHEAD = 2      # ... of which compiled ahead: a job SCons asks for waits behind at most one
 AHEAD = 4            # results compiled ahead and not taken yet, per worker: bounds the waste when SCons
                      # builds only some of the declared targets (`scons build/spirv`)
 _HEADER = struct.Struct("<I")
@@ -116,15 +117,10 @@ class Pool:
         with self._cond:
             self._ahead.append((key, job))
 
-    def start_ahead(self) -> None:
-        """Compile the declared jobs ahead from now on (SCons has started building them)."""
-        with self._cond:
-            self.compiling_ahead = True
-            self._pump()
-
-    def run(self, key: str, job, fresh: Callable[[Any], bool]):
+    def run(self, key: str, job, fresh: Callable[[Any], bool], ahead: bool = False):
         """The result of `job`: compiled ahead if that result is for the same job and `fresh`
-        (its inputs did not change since), else compiled now."""
+        (its inputs did not change since), else compiled now.  `ahead`: from now on, compile the
+        declared jobs ahead too (SCons has started building them), after this one."""
         with self._cond:
             self._claimed.add(key)
             self._poll()
@@ -134,11 +130,14 @@ class Pool:
                 if got is not None:
                     done_job, result = got
                     if done_job == job and (checked or fresh(result)):
+                        self.compiling_ahead = self.compiling_ahead or ahead
+                        self._pump()
                         return result
                     self._discard(result)
                     checked = True       # compiled again below: that result is taken as it is
                 if got is not None or key not in self._sent:
                     self._pending.appendleft((key, job))
+                self.compiling_ahead = self.compiling_ahead or ahead
                 self._pump()
                 while key not in self._results:
                     if self._reading:
@@ -150,9 +149,9 @@ class Pool:
         """Send queued jobs to the workers with room (the least busy first); lock held."""
         for fd in sorted(self._backlog, key=lambda f: len(self._backlog[f])):
             while len(self._backlog[fd]) < DEPTH:
-                item = self._next_job()
+                item = self._next_job(len(self._backlog[fd]) < DEPTH_AHEAD)
                 if item is None:
-                    return
+                    break
                 key, job = item
                 try:
                     _write_msg(self._job_fd[fd], (key, job))
@@ -163,11 +162,11 @@ class Pool:
                 self._backlog[fd].append(key)
                 self._idle = False
 
-    def _next_job(self):
+    def _next_job(self, ahead: bool):
         if self._pending:
             return self._pending.popleft()
-        # compile ahead while SCons lets us and at most a few results wait unclaimed (memory)
-        while self.compiling_ahead and self._ahead and len(self._results) < AHEAD * len(self._backlog):
+        # compile ahead while SCons lets us and at most a few results wait unclaimed
+        while ahead and self.compiling_ahead and self._ahead and len(self._results) < AHEAD * len(self._backlog):
             key, job = self._ahead.popleft()
             if key not in self._claimed and key not in self._sent and key not in self._results:
                 return key, job

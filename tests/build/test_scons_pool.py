@@ -27,7 +27,7 @@ def _run(job):
         os._exit(3)
     assert LOG is not None
     with open(LOG, "a") as f:
-        f.write(f"{job[0]}\n")
+        f.write(f"{job[0]} {os.getpid()}\n")
     return job, os.getpid(), list(PREPARED)
 
 
@@ -39,9 +39,14 @@ def _failed(message: str):
     return ("failed", message)
 
 
-def _logged() -> list[str]:
+def _runs() -> list[tuple[str, str]]:
+    """(job key, worker pid) per run, in the order the runs started."""
     assert LOG is not None
-    return LOG.read_text().split() if LOG.exists() else []
+    return [tuple(line.split()) for line in LOG.read_text().splitlines()] if LOG.exists() else []
+
+
+def _logged() -> list[str]:
+    return [key for key, _ in _runs()]
 
 
 @pytest.fixture
@@ -80,22 +85,24 @@ def _wait_for(predicate, seconds: float = 20.0) -> bool:
 
 
 def test_declared_jobs_compile_ahead_once_started(pool: Pool):
-    for key in ("a", "b", "c"):
+    for key in ("a", "b", "c", "d"):
         pool.ahead(key, (key, 0))
     time.sleep(0.2)
     assert _logged() == []                      # not before SCons runs a first action
-    pool.start_ahead()
-    assert _wait_for(lambda: sorted(_logged()) == ["a", "b", "c"])   # nobody asked yet
-    for key in ("b", "a", "c"):
+    assert pool.run("a", ("a", 0), _fresh_always, ahead=True)[0] == ("a", 0)
+    a_pid = dict(_runs())["a"]                  # the job asked for ran first on its worker
+    assert [key for key, pid in _runs() if pid == a_pid][0] == "a"
+    assert _wait_for(lambda: sorted(_logged()) == ["a", "b", "c", "d"])   # nobody asked yet
+    for key in ("c", "b", "d"):
         assert pool.run(key, (key, 0), _fresh_always)[0] == (key, 0)
-    assert sorted(_logged()) == ["a", "b", "c"]                      # each compiled once
+    assert sorted(_logged()) == ["a", "b", "c", "d"]                      # each compiled once
 
 
 def test_a_stale_or_different_result_is_compiled_again(pool: Pool):
     pool.ahead("stale", ("stale", 0))
     pool.ahead("changed", ("changed", 1))
-    pool.start_ahead()
-    assert _wait_for(lambda: sorted(_logged()) == ["changed", "stale"])
+    pool.run("go", ("go", 0), _fresh_always, ahead=True)
+    assert _wait_for(lambda: sorted(_logged()) == ["changed", "go", "stale"])
     checks = []
 
     def stale_once(result) -> bool:
@@ -105,7 +112,7 @@ def test_a_stale_or_different_result_is_compiled_again(pool: Pool):
     assert pool.run("stale", ("stale", 0), stale_once)[0] == ("stale", 0)
     assert len(checks) == 1                     # the recompiled result is taken as it is
     assert pool.run("changed", ("changed", 2), _fresh_always)[0] == ("changed", 2)
-    assert sorted(_logged()) == ["changed", "changed", "stale", "stale"]
+    assert sorted(_logged()) == ["changed", "changed", "go", "stale", "stale"]
     assert len(pool.discarded) == 2             # type: ignore[attr-defined]
 
 
@@ -123,8 +130,7 @@ def test_close_discards_what_nobody_took(tmp_path: Path):
     p = Pool(2, _run, _prepare, _failed, discarded.append)
     for i in range(6):
         p.ahead(f"k{i}", (f"k{i}", i))
-    p.start_ahead()
-    taken = p.run("k0", ("k0", 0), _fresh_always)
+    taken = p.run("k0", ("k0", 0), _fresh_always, ahead=True)
     p.close()
     ran = _logged()
     assert taken[0] == ("k0", 0)
