@@ -8,7 +8,7 @@ Why not concurrent.futures (measured on the sample project, 74 targets, -j2):
    target (plus two thread hops in the executor) between a compile's end and the next one's start:
    each worker idled ~20% of a clean build.  Here each worker holds up to DEPTH jobs, and once
    SCons runs a first compile the pool also compiles ahead the declared targets whose binary was
-   missing, in declaration order, at most AHEAD unclaimed results per worker.  A result compiled
+   missing, in declaration order (DEPTH_AHEAD queued per worker, AHEAD unclaimed results).  A result compiled
    ahead is staged under temporary names: the target's action (run after SCons decided to build it
    and removed its old outputs) renames the files into place if the job is the same and no file it
    read has changed since; otherwise it compiles again.  Unclaimed results are discarded at exit.
