@@ -33,16 +33,25 @@ from typing import Any
 
 DEPTH = 4            # jobs queued per worker: it has the next ones while SCons does its bookkeeping
 DEPTH_AHEAD = 2      # ... of which compiled ahead: a job SCons asks for waits behind at most one
+QUEUED_BYTES = 16384  # ... and only while they fit in a pipe: writing a job never waits for a worker
 AHEAD = 4            # results compiled ahead and not taken yet, per worker: bounds the waste when SCons
                      # builds only some of the declared targets (`scons build/spirv`)
 _HEADER = struct.Struct("<I")
 
 
-def _write_msg(fd: int, obj) -> None:
+def _message(obj) -> bytes:
     data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_HEADER.pack(len(data)) + data)
+    return _HEADER.pack(len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _write_msg(fd: int, obj) -> None:
+    _write_all(fd, _message(obj))
 
 
 def _read_exact(fd: int, size: int) -> bytes | None:
@@ -94,6 +103,7 @@ class Pool:
         self._claimed: set[str] = set()        # keys an action asked for: never compiled ahead
         self._backlog: dict[int, list[str]] = {}   # result fd -> keys sent to that worker, in order
         self._job_fd: dict[int, int] = {}          # result fd -> job fd of the same worker
+        self._size: dict[str, int] = {}            # key -> bytes of its job message, while sent
         self._reading = False
         self._idle = True                # no job sent yet
         self.compiling_ahead = False
@@ -146,19 +156,27 @@ class Pool:
                         self._read_one()
 
     def _pump(self) -> None:
-        """Send queued jobs to the workers with room (the least busy first); lock held."""
+        """Send queued jobs to the workers with room (the least busy first); lock held.  A worker
+        that holds jobs gets another only while their messages fit in its pipe (the lock is held:
+        a blocked write could wait for a worker that waits for us to read its result)."""
         for fd in sorted(self._backlog, key=lambda f: len(self._backlog[f])):
             while len(self._backlog[fd]) < DEPTH:
+                queued = sum(self._size[k] for k in self._backlog[fd])
                 item = self._next_job(len(self._backlog[fd]) < DEPTH_AHEAD)
                 if item is None:
                     break
                 key, job = item
+                data = _message((key, job))
+                if self._backlog[fd] and queued + len(data) > QUEUED_BYTES:
+                    (self._pending if key in self._claimed else self._ahead).appendleft(item)
+                    break
                 try:
-                    _write_msg(self._job_fd[fd], (key, job))
+                    _write_all(self._job_fd[fd], data)
                 except OSError:          # the worker is gone (its result pipe will say so)
                     self._results[key] = (job, self._failed(f"compile worker died (pool of {self.pid})"))
                     break
                 self._sent[key] = job
+                self._size[key] = len(data)
                 self._backlog[fd].append(key)
                 self._idle = False
 
@@ -208,12 +226,14 @@ class Pool:
     def _receive(self, fd: int, msg) -> None:
         if msg is None:                     # this worker died: fail its jobs
             for key in self._backlog.pop(fd):
+                self._size.pop(key, None)
                 self._results[key] = (self._sent.pop(key), self._failed(f"compile worker died (pool of {self.pid})"))
             os.close(self._job_fd.pop(fd))
             os.close(fd)
         else:
             key, result = msg
             self._backlog[fd].remove(key)
+            self._size.pop(key, None)
             self._results[key] = (self._sent.pop(key), result)
 
     def close(self) -> None:

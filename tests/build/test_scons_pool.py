@@ -174,3 +174,30 @@ def test_a_pool_that_got_no_job_is_stopped_at_once(tmp_path: Path):
     assert time.monotonic() - start < 10
     with pytest.raises(ChildProcessError):
         os.waitpid(p.pid, os.WNOHANG)            # reaped
+
+
+def _alarm(signum, frame):
+    raise TimeoutError("the pool blocked")
+
+
+def test_jobs_and_results_larger_than_a_pipe_do_not_block(tmp_path: Path):
+    """A job of 100 KB and its 100 KB result: writing the next job must not wait for a worker that
+    waits for its result to be read."""
+    import signal
+
+    global LOG
+    LOG = tmp_path / "runs.log"
+    p = Pool(2, _run, _prepare, _failed, lambda result: None)
+    big = "x" * 100_000
+    for i in range(8):
+        p.ahead(f"k{i}", (f"k{i}", big))
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(60)
+    try:
+        results = [p.run(f"k{i}", (f"k{i}", big), _fresh_always, ahead=True) for i in range(8)]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        p.close()
+    assert [r[0] for r in results] == [(f"k{i}", big) for i in range(8)]
+    assert sorted(_logged()) == sorted(f"k{i}" for i in range(8))
