@@ -485,3 +485,26 @@ def test_targets_compiled_ahead_in_a_sub_sconscript_are_compiled_once(project: P
     assert len(log.read_text().splitlines()) == 2
     b, c = sorted(worker_log.read_text().split())      # each target once, none compiled again
     assert b.startswith("b_") and b.endswith(".spv") and c == "c.spv"
+
+
+EARLY_SCONSTRUCT = """\
+import shaderbuild.scons
+import shaderbuild.scons.action
+env = Environment(tools=[shaderbuild.scons.tool])
+print("pool at tool load:", shaderbuild.scons.action._POOL is not None)
+Default(env.ShaderProject("shaderbuild.toml"))
+"""
+
+
+def test_pool_starts_when_the_tool_loads_in_a_tree_scons_never_built(project: Path):
+    """No .sconsign.dblite yet and -j2: the workers start warming up while SCons reads the rest
+    of the SConstruct; not with -j1, -n or -c, nor once SCons has built the tree."""
+    (project / "SConstruct").write_text(EARLY_SCONSTRUCT)
+    assert "pool at tool load: False" in scons(project, "-j2", "-n")[0].stdout
+    assert "pool at tool load: False" in scons(project, "-j1", "-n")[0].stdout
+    (project / ".sconsign.dblite").unlink(missing_ok=True)     # (a dry run writes one too)
+    proc, lines = scons(project, "-j2")
+    assert "pool at tool load: True" in proc.stdout and len(lines) == 4
+    proc, lines = scons(project, "-j2")
+    assert "pool at tool load: False" in proc.stdout and lines == []
+    assert "pool at tool load: False" in scons(project, "-j2", "-c")[0].stdout
