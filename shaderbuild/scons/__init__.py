@@ -30,6 +30,7 @@ def toolpath() -> str:
 def generate(env, **kw) -> None:
     """Add the HLSL builders to `env`; keywords set defaults (backend=, profile=, defines=, include_dirs=)."""
     from ..build.cache import plugin_fingerprint
+    from .action import start_early
     from .builders import BUILDER_NAME, DEFAULT_VARS, VERSION_VAR, hlsl, make_builder, shader_project
 
     for var, (field, default) in DEFAULT_VARS.items():
@@ -47,6 +48,7 @@ def generate(env, **kw) -> None:
     env["BUILDERS"][BUILDER_NAME] = make_builder()
     env.AddMethod(hlsl, "HLSL")
     env.AddMethod(shader_project, "ShaderProject")
+    start_early(env)
 
 
 def exists(env) -> bool:

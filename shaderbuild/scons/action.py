@@ -46,10 +46,10 @@ def _log_compile(source: str, binary: str, options_text: str, pid: int) -> None:
 
 
 def compile_outputs(job: tuple) -> tuple:
-    """Compile one job (src, options text, binary, extras, label, diagnostics style) without writing
-    anything: (ok, rendered diagnostics, pid, the files the preprocessor read, {kind: (path, bytes)},
-    [[path, stat] of each file read, taken before reading it]).
-    Runs in the SCons process (-j1) or in a pool worker (-j N)."""
+    """Compile one job (src, options text, binary, extras, label, diagnostics style) and write its
+    outputs under temporary names next to them: (ok, rendered diagnostics, pid, the files the
+    preprocessor read, {kind: (path, temporary path)}, [[path, stat] of each file read, taken
+    before reading it]).  Runs in the SCons process (-j1) or in a pool worker (-j N)."""
     from ..build.files import stat_sig
     from ..build.outputs import c_identifier, header_symbol, manifest_bytes, render_header
     from ..compiler import compile_file
@@ -180,19 +180,46 @@ def _shutdown_pool() -> None:
         _POOL = None
 
 
-def will_compile(env, job: tuple) -> None:
-    """A target was declared whose binary is missing: SCons will probably build it (a clean
-    build).  With -j N > 1, start the pool now, so that the workers warm up while SCons reads the
-    rest of the SConstruct, and let the pool compile this job ahead (see pool.py).  Not when SCons
-    only cleans, asks, prints the help or runs without executing."""
+def _building_jobs() -> int:
+    """SCons' -j when it will build with more than one job, else 0 (-j1, or SCons only cleans,
+    asks, prints the help or runs without executing)."""
     jobs = num_jobs()
     if jobs <= 1:
-        return
+        return 0
     import SCons.Script
 
-    if any(SCons.Script.GetOption(o) for o in ("clean", "no_exec", "question", "help", "interactive")):
-        return
-    p = pool(jobs)
+    return 0 if any(SCons.Script.GetOption(o) for o in ("clean", "no_exec", "question", "help", "interactive")) \
+        else jobs
+
+
+def _never_built(env) -> bool:
+    """No SCons database at the top of the tree (the default single-file one): a first build."""
+    import SCons.dblite
+    import SCons.SConsign
+
+    if SCons.SConsign.DB_Module is not SCons.dblite:
+        return False
+    name = SCons.SConsign.DB_Name or SCons.SConsign.current_sconsign_filename()
+    path = name if os.path.isabs(name) else os.path.join(env.Dir("#").abspath, name)
+    return not os.path.exists(path if path.endswith(".dblite") else path + ".dblite")
+
+
+def start_early(env) -> None:
+    """The tool was loaded in a tree SCons never built: start the pool now (-j N > 1), so that the
+    first worker warms up while SCons reads the SConstruct (the tool's own imports, the project
+    file, the declarations: ~0.03 s of the sample's clean build)."""
+    jobs = _building_jobs()
+    if jobs and _never_built(env):
+        pool(jobs)
+
+
+def will_compile(env, job: tuple) -> None:
+    """A target was declared whose binary is missing: SCons will probably build it (a clean
+    build).  With -j N > 1, start the pool now if it is not running, so that the workers warm up
+    while SCons reads the rest of the SConstruct, and let the pool compile this job ahead (see
+    pool.py)."""
+    jobs = _building_jobs()
+    p = pool(jobs) if jobs else None
     if p is not None:
         p.ahead(job[2], job)
 
@@ -210,9 +237,8 @@ def compile_action(target, source, env) -> int:
     jobs = num_jobs()
     workers = pool(jobs) if jobs > 1 else None
     if workers is not None:
-        if not workers.compiling_ahead and may_compile_ahead(env):
-            workers.start_ahead()
-        ok, text, pid, deps, files, _ = workers.run(binary, job, _fresh)
+        ahead = not workers.compiling_ahead and may_compile_ahead(env)
+        ok, text, pid, deps, files, _ = workers.run(binary, job, _fresh, ahead)
     else:
         with _COMPILE_LOCK:
             ok, text, pid, deps, files, _ = compile_outputs(job)

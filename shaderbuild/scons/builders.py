@@ -84,9 +84,10 @@ def hlsl(env, target=None, source=None, *, outputs=(), options=None, label=None,
     overrides = {OPTIONS_VAR: text, OUTPUTS_VAR: list(outputs), LABEL_VAR: label or "", BINARY_VAR: target.abspath,
                  SIGNATURE_VAR: digest(repr((env.get(VERSION_VAR), text, list(outputs), label or "")), 32)}
     nodes = _own(getattr(env, BUILDER_NAME)(target=target, source=src, **overrides))
-    if not os.path.exists(target.abspath):     # the job exactly as compile_action will make it
-        will_compile(env, (src.srcnode().abspath, text, target.abspath, tuple(outputs), label or str(src),
-                           env.get("SHADERBUILD_DIAGNOSTICS_FORMAT", "gnu")))
+    if not os.path.exists(target.abspath):     # the job as compile_action will make it (str(source) at
+        # build time is relative to the top directory; a SConscript being read may be elsewhere)
+        will_compile(env, (src.srcnode().abspath, text, target.abspath, tuple(outputs),
+                           label or src.get_path(src.fs.Top), env.get("SHADERBUILD_DIAGNOSTICS_FORMAT", "gnu")))
     return nodes
 
 

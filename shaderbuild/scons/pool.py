@@ -8,7 +8,7 @@ Why not concurrent.futures (measured on the sample project, 74 targets, -j2):
    target (plus two thread hops in the executor) between a compile's end and the next one's start:
    each worker idled ~20% of a clean build.  Here each worker holds up to DEPTH jobs, and once
    SCons runs a first compile the pool also compiles ahead the declared targets whose binary was
-   missing, in declaration order, at most AHEAD unclaimed results per worker.  A result compiled
+   missing, in declaration order (DEPTH_AHEAD queued per worker, AHEAD unclaimed results).  A result compiled
    ahead is staged under temporary names: the target's action (run after SCons decided to build it
    and removed its old outputs) renames the files into place if the job is the same and no file it
    read has changed since; otherwise it compiles again.  Unclaimed results are discarded at exit.
@@ -32,16 +32,26 @@ from collections.abc import Callable
 from typing import Any
 
 DEPTH = 4            # jobs queued per worker: it has the next ones while SCons does its bookkeeping
+DEPTH_AHEAD = 2      # ... of which compiled ahead: a job SCons asks for waits behind at most one
+QUEUED_BYTES = 16384  # ... and only while they fit in a pipe: writing a job never waits for a worker
 AHEAD = 4            # results compiled ahead and not taken yet, per worker: bounds the waste when SCons
                      # builds only some of the declared targets (`scons build/spirv`)
 _HEADER = struct.Struct("<I")
 
 
-def _write_msg(fd: int, obj) -> None:
+def _message(obj) -> bytes:
     data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_HEADER.pack(len(data)) + data)
+    return _HEADER.pack(len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _write_msg(fd: int, obj) -> None:
+    _write_all(fd, _message(obj))
 
 
 def _read_exact(fd: int, size: int) -> bytes | None:
@@ -93,6 +103,7 @@ class Pool:
         self._claimed: set[str] = set()        # keys an action asked for: never compiled ahead
         self._backlog: dict[int, list[str]] = {}   # result fd -> keys sent to that worker, in order
         self._job_fd: dict[int, int] = {}          # result fd -> job fd of the same worker
+        self._size: dict[str, int] = {}            # key -> bytes of its job message, while sent
         self._reading = False
         self._idle = True                # no job sent yet
         self.compiling_ahead = False
@@ -116,15 +127,10 @@ class Pool:
         with self._cond:
             self._ahead.append((key, job))
 
-    def start_ahead(self) -> None:
-        """Compile the declared jobs ahead from now on (SCons has started building them)."""
-        with self._cond:
-            self.compiling_ahead = True
-            self._pump()
-
-    def run(self, key: str, job, fresh: Callable[[Any], bool]):
+    def run(self, key: str, job, fresh: Callable[[Any], bool], ahead: bool = False):
         """The result of `job`: compiled ahead if that result is for the same job and `fresh`
-        (its inputs did not change since), else compiled now."""
+        (its inputs did not change since), else compiled now.  `ahead`: from now on, compile the
+        declared jobs ahead too (SCons has started building them), after this one."""
         with self._cond:
             self._claimed.add(key)
             self._poll()
@@ -134,11 +140,14 @@ class Pool:
                 if got is not None:
                     done_job, result = got
                     if done_job == job and (checked or fresh(result)):
+                        self.compiling_ahead = self.compiling_ahead or ahead
+                        self._pump()
                         return result
                     self._discard(result)
                     checked = True       # compiled again below: that result is taken as it is
                 if got is not None or key not in self._sent:
                     self._pending.appendleft((key, job))
+                self.compiling_ahead = self.compiling_ahead or ahead
                 self._pump()
                 while key not in self._results:
                     if self._reading:
@@ -147,27 +156,35 @@ class Pool:
                         self._read_one()
 
     def _pump(self) -> None:
-        """Send queued jobs to the workers with room (the least busy first); lock held."""
+        """Send queued jobs to the workers with room (the least busy first); lock held.  A worker
+        that holds jobs gets another only while their messages fit in its pipe (the lock is held:
+        a blocked write could wait for a worker that waits for us to read its result)."""
         for fd in sorted(self._backlog, key=lambda f: len(self._backlog[f])):
             while len(self._backlog[fd]) < DEPTH:
-                item = self._next_job()
+                queued = sum(self._size[k] for k in self._backlog[fd])
+                item = self._next_job(len(self._backlog[fd]) < DEPTH_AHEAD)
                 if item is None:
-                    return
+                    break
                 key, job = item
+                data = _message((key, job))
+                if self._backlog[fd] and queued + len(data) > QUEUED_BYTES:
+                    (self._pending if key in self._claimed else self._ahead).appendleft(item)
+                    break
                 try:
-                    _write_msg(self._job_fd[fd], (key, job))
+                    _write_all(self._job_fd[fd], data)
                 except OSError:          # the worker is gone (its result pipe will say so)
                     self._results[key] = (job, self._failed(f"compile worker died (pool of {self.pid})"))
                     break
                 self._sent[key] = job
+                self._size[key] = len(data)
                 self._backlog[fd].append(key)
                 self._idle = False
 
-    def _next_job(self):
+    def _next_job(self, ahead: bool):
         if self._pending:
             return self._pending.popleft()
-        # compile ahead while SCons lets us and at most a few results wait unclaimed (memory)
-        while self.compiling_ahead and self._ahead and len(self._results) < AHEAD * len(self._backlog):
+        # compile ahead while SCons lets us and at most a few results wait unclaimed
+        while ahead and self.compiling_ahead and self._ahead and len(self._results) < AHEAD * len(self._backlog):
             key, job = self._ahead.popleft()
             if key not in self._claimed and key not in self._sent and key not in self._results:
                 return key, job
@@ -209,12 +226,14 @@ class Pool:
     def _receive(self, fd: int, msg) -> None:
         if msg is None:                     # this worker died: fail its jobs
             for key in self._backlog.pop(fd):
+                self._size.pop(key, None)
                 self._results[key] = (self._sent.pop(key), self._failed(f"compile worker died (pool of {self.pid})"))
             os.close(self._job_fd.pop(fd))
             os.close(fd)
         else:
             key, result = msg
             self._backlog[fd].remove(key)
+            self._size.pop(key, None)
             self._results[key] = (self._sent.pop(key), result)
 
     def close(self) -> None:

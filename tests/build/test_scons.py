@@ -451,3 +451,60 @@ def test_parallel_build_failure_reports_and_leaves_no_temporary_files(project: P
     assert proc.returncode != 0 and "b.hlsl:3:" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not [f for f in output_files(project) if ".tmp-" in f]
+
+
+SUB_SCONSTRUCT = """\
+import os
+import shaderbuild.scons
+import shaderbuild.scons.action as action
+_compile = action.compile_outputs
+def counted(job):                      # runs in the workers: one line per compile they run
+    with open(os.environ["WORKER_LOG"], "a") as f:
+        f.write(os.path.basename(job[2]) + "\\n")
+    return _compile(job)
+action.compile_outputs = counted
+env = Environment(tools=[shaderbuild.scons.tool])
+Export("env")
+Default(SConscript("shaders/SConscript"))
+"""
+
+
+def test_targets_compiled_ahead_in_a_sub_sconscript_are_compiled_once(project: Path):
+    """A job compiled ahead is taken only if it equals the action's (label included: a target
+    declared while SCons reads a SConscript in a subdirectory names its source relative to the top)."""
+    (project / "SConstruct").write_text(SUB_SCONSTRUCT)
+    (project / "shaders" / "SConscript").write_text(
+        'Import("env")\nn = env.HLSL("c.hlsl", include_dirs=["../include"]) + '
+        'env.HLSL("b.hlsl", include_dirs=["../include"], defines={"BIAS": 2})\nReturn("n")\n')
+    worker_log = project / "workers.log"
+    log = project / "compile.log"
+    env = {**os.environ, "SHADERBUILD_COMPILE_LOG": str(log), "WORKER_LOG": str(worker_log)}
+    proc = subprocess.run([*scons_command(), "-Q", "-j2"], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(log.read_text().splitlines()) == 2
+    b, c = sorted(worker_log.read_text().split())      # each target once, none compiled again
+    assert b.startswith("b_") and b.endswith(".spv") and c == "c.spv"
+
+
+EARLY_SCONSTRUCT = """\
+import shaderbuild.scons
+import shaderbuild.scons.action
+env = Environment(tools=[shaderbuild.scons.tool])
+print("pool at tool load:", shaderbuild.scons.action._POOL is not None)
+Default(env.ShaderProject("shaderbuild.toml"))
+"""
+
+
+def test_pool_starts_when_the_tool_loads_in_a_tree_scons_never_built(project: Path):
+    """No .sconsign.dblite yet and -j2: the workers start warming up while SCons reads the rest
+    of the SConstruct; not with -j1, -n or -c, nor once SCons has built the tree."""
+    (project / "SConstruct").write_text(EARLY_SCONSTRUCT)
+    assert "pool at tool load: False" in scons(project, "-j2", "-n")[0].stdout
+    assert "pool at tool load: False" in scons(project, "-j1", "-n")[0].stdout
+    (project / ".sconsign.dblite").unlink(missing_ok=True)     # (a dry run writes one too)
+    proc, lines = scons(project, "-j2")
+    assert "pool at tool load: True" in proc.stdout and len(lines) == 4
+    proc, lines = scons(project, "-j2")
+    assert "pool at tool load: False" in proc.stdout and lines == []
+    assert "pool at tool load: False" in scons(project, "-j2", "-c")[0].stdout

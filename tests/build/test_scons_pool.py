@@ -27,7 +27,7 @@ def _run(job):
         os._exit(3)
     assert LOG is not None
     with open(LOG, "a") as f:
-        f.write(f"{job[0]}\n")
+        f.write(f"{job[0]} {os.getpid()}\n")
     return job, os.getpid(), list(PREPARED)
 
 
@@ -39,9 +39,14 @@ def _failed(message: str):
     return ("failed", message)
 
 
-def _logged() -> list[str]:
+def _runs() -> list[tuple[str, str]]:
+    """(job key, worker pid) per run, in the order the runs started."""
     assert LOG is not None
-    return LOG.read_text().split() if LOG.exists() else []
+    return [tuple(line.split()) for line in LOG.read_text().splitlines()] if LOG.exists() else []
+
+
+def _logged() -> list[str]:
+    return [key for key, _ in _runs()]
 
 
 @pytest.fixture
@@ -80,22 +85,24 @@ def _wait_for(predicate, seconds: float = 20.0) -> bool:
 
 
 def test_declared_jobs_compile_ahead_once_started(pool: Pool):
-    for key in ("a", "b", "c"):
+    for key in ("a", "b", "c", "d"):
         pool.ahead(key, (key, 0))
     time.sleep(0.2)
     assert _logged() == []                      # not before SCons runs a first action
-    pool.start_ahead()
-    assert _wait_for(lambda: sorted(_logged()) == ["a", "b", "c"])   # nobody asked yet
-    for key in ("b", "a", "c"):
+    assert pool.run("a", ("a", 0), _fresh_always, ahead=True)[0] == ("a", 0)
+    a_pid = dict(_runs())["a"]                  # the job asked for ran first on its worker
+    assert [key for key, pid in _runs() if pid == a_pid][0] == "a"
+    assert _wait_for(lambda: sorted(_logged()) == ["a", "b", "c", "d"])   # nobody asked yet
+    for key in ("c", "b", "d"):
         assert pool.run(key, (key, 0), _fresh_always)[0] == (key, 0)
-    assert sorted(_logged()) == ["a", "b", "c"]                      # each compiled once
+    assert sorted(_logged()) == ["a", "b", "c", "d"]                      # each compiled once
 
 
 def test_a_stale_or_different_result_is_compiled_again(pool: Pool):
     pool.ahead("stale", ("stale", 0))
     pool.ahead("changed", ("changed", 1))
-    pool.start_ahead()
-    assert _wait_for(lambda: sorted(_logged()) == ["changed", "stale"])
+    pool.run("go", ("go", 0), _fresh_always, ahead=True)
+    assert _wait_for(lambda: sorted(_logged()) == ["changed", "go", "stale"])
     checks = []
 
     def stale_once(result) -> bool:
@@ -105,7 +112,7 @@ def test_a_stale_or_different_result_is_compiled_again(pool: Pool):
     assert pool.run("stale", ("stale", 0), stale_once)[0] == ("stale", 0)
     assert len(checks) == 1                     # the recompiled result is taken as it is
     assert pool.run("changed", ("changed", 2), _fresh_always)[0] == ("changed", 2)
-    assert sorted(_logged()) == ["changed", "changed", "stale", "stale"]
+    assert sorted(_logged()) == ["changed", "changed", "go", "stale", "stale"]
     assert len(pool.discarded) == 2             # type: ignore[attr-defined]
 
 
@@ -123,8 +130,7 @@ def test_close_discards_what_nobody_took(tmp_path: Path):
     p = Pool(2, _run, _prepare, _failed, discarded.append)
     for i in range(6):
         p.ahead(f"k{i}", (f"k{i}", i))
-    p.start_ahead()
-    taken = p.run("k0", ("k0", 0), _fresh_always)
+    taken = p.run("k0", ("k0", 0), _fresh_always, ahead=True)
     p.close()
     ran = _logged()
     assert taken[0] == ("k0", 0)
@@ -168,3 +174,30 @@ def test_a_pool_that_got_no_job_is_stopped_at_once(tmp_path: Path):
     assert time.monotonic() - start < 10
     with pytest.raises(ChildProcessError):
         os.waitpid(p.pid, os.WNOHANG)            # reaped
+
+
+def _alarm(signum, frame):
+    raise TimeoutError("the pool blocked")
+
+
+def test_jobs_and_results_larger_than_a_pipe_do_not_block(tmp_path: Path):
+    """A job of 100 KB and its 100 KB result: writing the next job must not wait for a worker that
+    waits for its result to be read."""
+    import signal
+
+    global LOG
+    LOG = tmp_path / "runs.log"
+    p = Pool(2, _run, _prepare, _failed, lambda result: None)
+    big = "x" * 100_000
+    for i in range(8):
+        p.ahead(f"k{i}", (f"k{i}", big))
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(60)
+    try:
+        results = [p.run(f"k{i}", (f"k{i}", big), _fresh_always, ahead=True) for i in range(8)]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        p.close()
+    assert [r[0] for r in results] == [(f"k{i}", big) for i in range(8)]
+    assert sorted(_logged()) == sorted(f"k{i}" for i in range(8))
