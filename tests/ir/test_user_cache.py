@@ -42,6 +42,9 @@ def _build(tmp_path: Path, env: dict[str, str]) -> None:
     (proj / "cs.hlsl").write_text(SHADER)
     (proj / "shaderbuild.toml").write_text('targets = ["spirv", "dxil"]\n\n[[shader]]\nfiles = "cs.hlsl"\n'
                                            'profile = "cs_6_0"\n')
+    past = os.stat(proj).st_mtime - 10      # older than the no-op snapshot's racy window: the build saves one
+    for p in (proj / "cs.hlsl", proj / "shaderbuild.toml", proj, tmp_path):
+        os.utime(p, (past, past))
     subprocess.run([sys.executable, "-m", "shaderbuild", "build", str(proj), "-j", "1", "--cache", "off", "-q"],
                    env=env, check=True, timeout=300)
 
@@ -54,11 +57,20 @@ def test_compile_and_build_leave_only_text_data_in_the_user_cache(tmp_path):
     files = [p for p in home.rglob("*") if p.is_file()]
     assert not [p for p in files if p.suffix == ".marshal"]
     assert files, "the entry-point discovery cache is written"
-    for p in files:                          # the discovery cache's lines, each parsed as data
-        assert p.name == f"entry-points-{TAG}.txt"
+    names = sorted(p.name for p in files)
+    assert f"entry-points-{TAG}.txt" in names and any(n.startswith("noop-") for n in names), names
+    for p in files:
         text = p.read_text(encoding="utf-8")
         assert text.startswith(f"shaderbuild-cache {user_cache.FORMAT}\n")
-        assert discovery_cache._decode(text.partition("\n")[2]) and all(len(line.split("\t")) == 3 for line in text.splitlines()[1:])
+        body = text.partition("\n")[2]
+        if p.name == f"entry-points-{TAG}.txt":          # the discovery cache's lines, each parsed as data
+            assert discovery_cache._decode(body) and all(len(line.split("\t")) == 3 for line in text.splitlines()[1:])
+        else:
+            # the build's no-op snapshot (build/noop.py), saved unless the inputs changed within its racy
+            # window of the build: JSON data of stats, never code
+            assert p.name.startswith("noop-") and p.name.endswith(f"-{TAG}.txt"), names
+            snap = json.loads(body)
+            assert isinstance(snap, dict) and {"format", "compiler", "stats", "mtimes"} <= set(snap)
 
 
 def _spy_script() -> str:
