@@ -59,8 +59,6 @@ _TOKEN = "|".join((
 _MASTER = re.compile(rf"([ \t\f\v\r\n]*)({_TOKEN})", re.DOTALL)
 _FLOAT_RE = re.compile(_FLOAT)
 _INT_RE = re.compile(_INT)
-_STRING_RE = re.compile(_STRING)
-_CHAR_RE = re.compile(_CHAR)
 
 # Dispatch on a token's first character.
 _SLASH, _NUM, _DOT, _QUOTE, _BAD = "slash", "num", "dot", "quote", "bad"
@@ -221,9 +219,9 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
                 kind = PUNCT
             elif kind is _QUOTE:
                 if tok[0] == '"':
-                    kind = STRING if _STRING_RE.fullmatch(tok) else _BAD
+                    kind = STRING if re.fullmatch(_STRING, tok) else _BAD    # compiled when first met (re's cache)
                 else:
-                    kind = CHAR if _CHAR_RE.fullmatch(tok) else _BAD
+                    kind = CHAR if re.fullmatch(_CHAR, tok) else _BAD
         if mapper is None:
             # Same as SourceLoc(filename, line, col), but twice as fast as the frozen __init__.
             loc = new(SourceLoc)
