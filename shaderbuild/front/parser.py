@@ -76,8 +76,8 @@ BINARY_PREC = {
     "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
 }
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
-_INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
-_FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?)([fFhHlL]?)$")
+# integer literals: 0x hex, 0 octal, decimal (sets: a regular expression compiled at import costs a cold start)
+_HEX_DIGITS, _OCTAL_DIGITS, _DECIMAL_DIGITS = frozenset("0123456789abcdefABCDEF"), frozenset("01234567"), frozenset("0123456789")
 MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for real shaders
 MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
 MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K bytes, OpName)
@@ -1193,20 +1193,23 @@ class Parser:
         t = self.tok
         if t.kind is TokKind.INT:
             self.advance()
-            m = _INT_RE.match(t.text)
-            if not m:
+            digits = t.text.rstrip("uUlL")
+            hexadecimal = digits[:2].lower() == "0x"
+            if hexadecimal:
+                valid = len(digits) > 2 and _HEX_DIGITS.issuperset(digits[2:])
+            else:
+                valid = bool(digits) and (_OCTAL_DIGITS if digits[0] == "0" else _DECIMAL_DIGITS).issuperset(digits)
+            if not valid:
                 raise error(f"invalid integer literal '{t.text}'", t.loc)
-            digits = m.group(1)
             if len(digits) > 24:
                 raise error("integer literal is too large to be represented in any integer type", t.loc)
-            value = int(digits, 16) if digits[:2].lower() == "0x" else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
-            return ast.IntLit(t.loc, value, m.group(2).lower())
+            value = int(digits, 16) if hexadecimal else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
+            return ast.IntLit(t.loc, value, t.text[len(digits):].lower())
         if t.kind is TokKind.FLOAT:
             self.advance()
-            m = _FLOAT_RE.match(t.text)
-            if not m:
-                raise error(f"invalid floating literal '{t.text}'", t.loc)
-            return ast.FloatLit(t.loc, float(m.group(1)), m.group(2).lower())
+            # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not
+            suffix = t.text[-1] if t.text[-1] in "fFhHlL" else ""
+            return ast.FloatLit(t.loc, float(t.text[:len(t.text) - len(suffix)]), suffix.lower())
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
