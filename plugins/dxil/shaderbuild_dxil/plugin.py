@@ -1,18 +1,26 @@
 """pluggy entry point of the DXIL backend."""
 
+from functools import cache
+
 from shaderbuild.capabilities import Capabilities
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
-from .polyfills import POLYFILLED
 
-CAPABILITIES = Capabilities(polyfills=POLYFILLED)
+
+@cache
+def capabilities() -> Capabilities:
+    """DXIL's decisions, built when a compile for this target first asks (a SPIR-V compile does not
+    import this backend's polyfill list)."""
+    from .polyfills import POLYFILLED
+
+    return Capabilities(polyfills=POLYFILLED)
 
 
 @hookimpl
 def shaderbuild_register_backends():
     return [BackendInfo(name="dxil", extension=".dxil", description="DXIL in a DXBC container for Direct3D 12", version=__version__,
-                        capabilities=CAPABILITIES)]
+                        capabilities=capabilities)]
 
 
 @hookimpl
