@@ -46,7 +46,10 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
-         "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery"}
+         "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery", "shaderbuild.front.sema.tess",
+         "shaderbuild.passes.evaluate_attribute",
+         # the IR printer: for error messages and local resource arrays only
+         "shaderbuild.ir.printer"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
