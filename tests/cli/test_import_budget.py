@@ -48,8 +48,8 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
          "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery", "shaderbuild.front.sema.tess",
          "shaderbuild.passes.evaluate_attribute",
-         # the IR printer: for error messages and local resource arrays only
-         "shaderbuild.ir.printer"}
+         # the IR printer: for error messages and local resource arrays only; DXIL's disassembler for --Fc
+         "shaderbuild.ir.printer", "shaderbuild_dxil.disasm", "shaderbuild_dxil.llvm.printer"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target

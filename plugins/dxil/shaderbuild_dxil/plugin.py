@@ -29,13 +29,18 @@ def shaderbuild_compile(module, target, options):
     if target != "dxil":
         return None
     from .backend import compile_dxil
-    from .disasm import disassemble
 
     out = compile_dxil(module, options)
     # the --Fc text is produced only when somebody asks for it
     return BackendResult(binary=out.container, reflection={"dxil": out.reflection()},
-                         disassembly=lambda: disassemble(out), diagnostics=debug_warnings(options),
+                         disassembly=lambda: _disassemble(out), diagnostics=debug_warnings(options),
                          side_outputs={out.debug_path: out.debug_container} if out.debug_container else {})
+
+
+def _disassemble(out) -> str:
+    from .disasm import disassemble  # only when --Fc or a build asks for it (with the LLVM text printer)
+
+    return disassemble(out)
 
 
 def debug_warnings(options) -> list:
