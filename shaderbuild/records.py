@@ -93,7 +93,8 @@ def _first_init(self, *args, **kwargs) -> None:
     # sets) become the field names; map() with dict.get keeps the renaming in C (a cold compile
     # does this for ~80 classes)
     rename = dict(zip(code.co_varnames[1:], fields))
-    code = code.replace(co_varnames=("self", *fields), co_names=tuple(map(rename.get, code.co_names, code.co_names)))
+    code = code.replace(co_name="__init__", co_varnames=("self", *fields),
+                        co_names=tuple(map(rename.get, code.co_names, code.co_names)))
     init = FunctionType(code, env, "__init__", tuple(argdefs) or None)
     init.__qualname__ = f"{owner.__qualname__}.__init__"
     owner.__init__ = init
@@ -130,7 +131,7 @@ def _template(shape: tuple[str, ...], post: bool) -> CodeType:
 
         made = getattr(_record_inits, template_name(shape, post), None)
         if made is not None:
-            code = made.__code__.replace(co_name="__init__", co_qualname="__init__")
+            code = made.__code__    # renamed __init__ by _first_init
         else:
             module = compile(template_source(shape, post), "<record __init__>", "exec")
             code = next(c for c in module.co_consts if isinstance(c, CodeType))
