@@ -83,7 +83,7 @@ def _check_target(host, target: str) -> Capabilities:
     """The capabilities of `target`'s backend; a located error when it is not installed."""
     backends = host.backends()
     if target in backends:
-        return backends[target].info.capabilities
+        return backends[target].info.target_capabilities()
     for failed in host.failed:
         if failed.name == target:
             raise error(f"backend '{target}' ({failed.distribution}) failed to load: {failed.error}")
@@ -240,7 +240,7 @@ def scan_dependencies(path: str, options: CompileOptions, *, reader=None) -> lis
 
     profile = parse_profile(options.profile)
     backend = get_host().backends().get(options.target)   # its predefined macros (__spirv__) steer #if
-    caps = backend.info.capabilities if backend is not None else DEFAULT
+    caps = backend.info.target_capabilities() if backend is not None else DEFAULT
     pp = preprocess(path, defines=options.defines, include_dirs=options.include_dirs,
                     predefined=predefined_macros(options, profile, caps), reader=reader, limits=_pp_limits(options))
     return list(pp.files)

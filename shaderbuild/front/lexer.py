@@ -57,10 +57,6 @@ _TOKEN = "|".join((
 ))
 # One match per token: (blanks and newlines before it, the token).  findall builds the pairs in C.
 _MASTER = re.compile(rf"([ \t\f\v\r\n]*)({_TOKEN})", re.DOTALL)
-_FLOAT_RE = re.compile(_FLOAT)
-_INT_RE = re.compile(_INT)
-_STRING_RE = re.compile(_STRING)
-_CHAR_RE = re.compile(_CHAR)
 
 # Dispatch on a token's first character.
 _SLASH, _NUM, _DOT, _QUOTE, _BAD = "slash", "num", "dot", "quote", "bad"
@@ -82,10 +78,40 @@ def _number_kind(text: str) -> TokKind | None:
         return _NUMBER_KINDS[text]
     except KeyError:
         pass
-    kind = TokKind.FLOAT if _FLOAT_RE.fullmatch(text) else TokKind.INT if _INT_RE.fullmatch(text) else None
+    kind = TokKind.FLOAT if _is_float(text) else TokKind.INT if _is_int(text) else None
     if len(_NUMBER_KINDS) < 4096:
         _NUMBER_KINDS[text] = kind
     return kind
+
+
+# Number kinds by string tests, equal to fullmatch(_FLOAT) and fullmatch(_INT) (two regular expressions
+# compiled at import cost a cold start ~0.2 ms; tests/front/test_lexer.py compares them)
+_DIGITS, _HEX_DIGITS, _FLOAT_SUFFIXES = frozenset("0123456789"), frozenset("0123456789abcdefABCDEF"), frozenset("fFhHlL")
+_INT_SUFFIXES = frozenset({"", "u", "U", *(u + n for u in "uU" for n in ("l", "L", "ll", "LL")),
+                           *(n + u for n in ("l", "L", "ll", "LL") for u in ("", "u", "U"))})
+
+
+def _is_float(text: str) -> bool:
+    """_FLOAT: `1.`, `1.5`, `.5` or `1` with an exponent (`e-3`), then an optional suffix."""
+    body = text[:-1] if text[-1:] in _FLOAT_SUFFIXES else text
+    mantissa, e, exponent = body.replace("E", "e").partition("e")
+    exponent_digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    whole, dot, fraction = mantissa.partition(".")
+    if not (_DIGITS.issuperset(whole) and _DIGITS.issuperset(fraction) and _DIGITS.issuperset(exponent_digits)):
+        return False
+    if e and not exponent_digits:
+        return False
+    return bool(whole or fraction) if dot else bool(whole and e)
+
+
+def _is_int(text: str) -> bool:
+    """_INT: hexadecimal (`0x1F`) or decimal digits, then an optional u/l/ll suffix."""
+    body = text.rstrip("uUlL")
+    if text[len(body):] not in _INT_SUFFIXES:
+        return False
+    if body[:2] in ("0x", "0X"):
+        return len(body) > 2 and _HEX_DIGITS.issuperset(body[2:])
+    return bool(body) and _DIGITS.issuperset(body)
 
 
 class LexResult:
@@ -221,9 +247,9 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
                 kind = PUNCT
             elif kind is _QUOTE:
                 if tok[0] == '"':
-                    kind = STRING if _STRING_RE.fullmatch(tok) else _BAD
+                    kind = STRING if re.fullmatch(_STRING, tok) else _BAD    # compiled when first met (re's cache)
                 else:
-                    kind = CHAR if _CHAR_RE.fullmatch(tok) else _BAD
+                    kind = CHAR if re.fullmatch(_CHAR, tok) else _BAD
         if mapper is None:
             # Same as SourceLoc(filename, line, col), but twice as fast as the frozen __init__.
             loc = new(SourceLoc)

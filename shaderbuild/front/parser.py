@@ -26,7 +26,9 @@ SCALAR_TYPE_NAMES = (
     "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
     "float16_t", "float32_t", "float64_t",
 )
-_NUMERIC_TYPE_RE = re.compile(r"^(?:" + "|".join(SCALAR_TYPE_NAMES) + r")(?:[1-4](?:x[1-4])?)?$")
+# every scalar, vector and matrix type name (a set: a regular expression compiled at import costs a cold start)
+NUMERIC_TYPE_NAMES = frozenset(s + shape for s in SCALAR_TYPE_NAMES
+                               for shape in ("", *"1234", *(f"{r}x{c}" for r in "1234" for c in "1234")))
 # type names that may take <...>: the resource kinds of ir/resource_kinds.py (not the cbuffer/tbuffer
 # block keywords), plus names parsed only to be refused later with a clear error
 TEMPLATE_TYPES = frozenset({
@@ -74,8 +76,8 @@ BINARY_PREC = {
     "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
 }
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
-_INT_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
-_FLOAT_RE = re.compile(r"^((?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?)([fFhHlL]?)$")
+# integer literals: 0x hex, 0 octal, decimal (sets: a regular expression compiled at import costs a cold start)
+_HEX_DIGITS, _OCTAL_DIGITS, _DECIMAL_DIGITS = frozenset("0123456789abcdefABCDEF"), frozenset("01234567"), frozenset("0123456789")
 MAX_NESTING = 128   # brackets, calls and nested statements; deep enough for real shaders
 MAX_CHAIN = 2000    # operators in one chain such as a + b + c + ...
 MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K bytes, OpName)
@@ -89,7 +91,7 @@ _OPENERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def is_builtin_type_name(name: str) -> bool:
-    return name in TEMPLATE_TYPES or name in OTHER_TYPES or _NUMERIC_TYPE_RE.match(name) is not None
+    return name in TEMPLATE_TYPES or name in OTHER_TYPES or name in NUMERIC_TYPE_NAMES
 
 
 class Parser:
@@ -574,28 +576,27 @@ class Parser:
         self.expect("(")
         first = self.ident("a register such as u0")
         profile = None
-        pm = _PROFILE_RE.match(first.text)
-        if kind == "register" and pm and self.at(","):
-            profile = pm.group(1)
+        stage = _profile_stage(first.text)
+        if kind == "register" and stage and self.at(","):
+            profile = stage
             self.advance()
             first = self.ident("a register such as u0")
         text = first.text
         if kind == "register" and text.startswith("space"):
             self.fail("expected a register such as u0", first)
-        m = re.match(r"^([a-zA-Z])(\d*)$", text)
-        if not m:
+        letter, digits = text[:1], text[1:]      # [a-zA-Z][0-9]*
+        if not (letter.isascii() and letter.isalpha() and (digits.isdecimal() or not digits)):
             raise error(f"invalid register '{text}'", first.loc)
-        number = int(m.group(2)) if m.group(2) else 0
+        number = int(digits) if digits else 0
         _check_register_range(number, "register", first)
-        reg = ast.Register(kw.loc, m.group(1).lower(), number, None, kind, profile=profile)
+        reg = ast.Register(kw.loc, letter.lower(), number, None, kind, profile=profile)
         if kind == "packoffset" and self.accept("."):
             reg.component = self.ident("a component").text
         if kind == "register" and self.accept(","):
             sp = self.ident("a register space such as space1")
-            ms = re.match(r"^space(\d+)$", sp.text)
-            if not ms:
+            if not (sp.text.startswith("space") and sp.text[5:].isdecimal()):
                 raise error(f"invalid register space '{sp.text}'", sp.loc)
-            reg.space = int(ms.group(1))
+            reg.space = int(sp.text[5:])
             _check_register_range(reg.space, "register space", sp)
         self.expect(")")
         return reg
@@ -1192,20 +1193,23 @@ class Parser:
         t = self.tok
         if t.kind is TokKind.INT:
             self.advance()
-            m = _INT_RE.match(t.text)
-            if not m:
+            digits = t.text.rstrip("uUlL")
+            hexadecimal = digits[:2].lower() == "0x"
+            if hexadecimal:
+                valid = len(digits) > 2 and _HEX_DIGITS.issuperset(digits[2:])
+            else:
+                valid = bool(digits) and (_OCTAL_DIGITS if digits[0] == "0" else _DECIMAL_DIGITS).issuperset(digits)
+            if not valid:
                 raise error(f"invalid integer literal '{t.text}'", t.loc)
-            digits = m.group(1)
             if len(digits) > 24:
                 raise error("integer literal is too large to be represented in any integer type", t.loc)
-            value = int(digits, 16) if digits[:2].lower() == "0x" else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
-            return ast.IntLit(t.loc, value, m.group(2).lower())
+            value = int(digits, 16) if hexadecimal else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
+            return ast.IntLit(t.loc, value, t.text[len(digits):].lower())
         if t.kind is TokKind.FLOAT:
             self.advance()
-            m = _FLOAT_RE.match(t.text)
-            if not m:
-                raise error(f"invalid floating literal '{t.text}'", t.loc)
-            return ast.FloatLit(t.loc, float(m.group(1)), m.group(2).lower())
+            # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not
+            suffix = t.text[-1] if t.text[-1] in "fFhHlL" else ""
+            return ast.FloatLit(t.loc, float(t.text[:len(t.text) - len(suffix)]), suffix.lower())
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
@@ -1280,7 +1284,15 @@ def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stag
 # `register(ps_5_0, b1)`: the profile prefix -> Profile.stage
 _PROFILE_STAGES = {"vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain", "cs": "compute",
                    "ms": "mesh", "as": "amplification", "lib": "library"}
-_PROFILE_RE = re.compile(r"^(vs|ps|gs|hs|ds|cs|ms|as|lib)(?:_\d+_(?:\d+|x))?$")
+
+
+def _profile_stage(text: str) -> str | None:
+    """The stage prefix of `ps`, `ps_5_0` or `lib_6_x` (a register's profile), else None."""
+    stage, sep, version = text.partition("_")
+    if stage not in _PROFILE_STAGES:
+        return None
+    major, sep, minor = version.partition("_") if sep else ("0", "_", "0")
+    return stage if sep and major.isdecimal() and (minor.isdecimal() or minor == "x") else None
 
 
 def _one_typo(a: str, b: str) -> bool:

@@ -14,7 +14,6 @@ from collections.abc import Callable
 
 from . import nodes as n
 from . import types as t
-from .printer import expr_str
 from .raytracing import is_ray_stage
 
 TYPE_CHECKING = False
@@ -83,6 +82,8 @@ class _FunctionChecker:
         self.visible.update(id(v) for v in fn.locals)
 
     def fail(self, message: str, node: n.Expr | n.Stmt | None = None) -> None:
+        from .printer import expr_str  # only to report a failure (not imported by a cold compile)
+
         text = ""
         if isinstance(node, n.Expr):
             text = f": {expr_str(node)}"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import SourceLoc, error
-from ..ir.printer import expr_str
 from ..options import CompileOptions
 from .inline import inline_call
 
@@ -166,6 +165,8 @@ def _key(v) -> str:
     if v is None:
         return "uninit"
     if v[0] == "ref":
+        from ..ir.printer import expr_str  # only for local resources (not imported by a cold compile without them)
+
         return "ref:" + expr_str(v[1])
     if v[0] == "elems":
         return "[" + ",".join(_key(x) for x in v[1]) + "]"
@@ -213,6 +214,8 @@ class _Resolver:
         # a dynamic index is fine when the elements are consecutive elements of one global array
         refs = [e[1] for e in elems if e is not None and e[0] == "ref"]
         if len(refs) == len(elems) and all(isinstance(r, ir.IndexRef) and isinstance(r.index, ir.Const) for r in refs):
+            from ..ir.printer import expr_str
+
             bases = {expr_str(r.base) for r in refs}
             first = refs[0].index.value
             if len(bases) == 1 and all(r.index.value == first + i for i, r in enumerate(refs)):

@@ -24,6 +24,8 @@ from ..records import DataRecord, Record, ValueRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..diagnostics import Diagnostic
     from ..ir import Module
     from ..options import CompileOptions
@@ -60,7 +62,15 @@ class BackendInfo(ValueRecord):
     extension: str       # output file extension, e.g. '.spv'
     description: str = ""
     version: str = ""    # the backend's own version; part of every cache key
-    capabilities: Capabilities = DEFAULT   # the target's decisions the core consults (capabilities.py)
+    # the target's decisions the core consults (capabilities.py), or a function returning them, called
+    # when a compile for this target first needs them: every backend is registered in every process,
+    # and building Capabilities may import the backend's passes
+    capabilities: Capabilities | Callable[[], Capabilities] = DEFAULT
+
+    def target_capabilities(self) -> Capabilities:
+        """`capabilities`, built by its function if the backend gave one."""
+        caps = self.capabilities
+        return caps if isinstance(caps, Capabilities) else caps()
 
 
 class BackendResult(DataRecord):

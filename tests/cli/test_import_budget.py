@@ -46,10 +46,15 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
-         "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery"}
+         "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery", "shaderbuild.front.sema.tess",
+         "shaderbuild.passes.evaluate_attribute",
+         # the IR printer: for error messages and local resource arrays only; DXIL's disassembler for --Fc
+         "shaderbuild.ir.printer", "shaderbuild_dxil.disasm", "shaderbuild_dxil.llvm.printer"}
 OTHER_BACKEND_ALLOWED = {
-    "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin", "shaderbuild_dxil.polyfills"},
-    "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin", "shaderbuild_spirv.polyfills", "shaderbuild_spirv.vulkan"},
+    # the entry point registers the backend; its capabilities (and the modules they need) are built on
+    # first use, by a compile for that target
+    "spirv": {"shaderbuild_dxil", "shaderbuild_dxil.plugin"},
+    "dxil": {"shaderbuild_spirv", "shaderbuild_spirv.plugin"},
 }
 OWN = ("shaderbuild", "shaderbuild_spirv", "shaderbuild_dxil")
 # ms of CPU for the import of our own packages (self times summed); quiet machine with a bytecode

@@ -241,3 +241,36 @@ def test_a_hook_wrapper_runs_through_pluggy():
     host.register(_Order("z", [], True), name="z")
     res = host.call("shaderbuild_compile", module=None, target="z", options=None)
     assert res.binary == b"z" and seen == [("before", "z"), ("after", b"z")]
+
+
+class LazyCapableBackend(CapableBackend):
+    """The same backend giving a function for its capabilities: called only by a compile for its target."""
+
+    def __init__(self):
+        super().__init__()
+        self.built = 0
+
+    def _capabilities(self):
+        from shaderbuild.capabilities import Capabilities
+        self.built += 1
+        return Capabilities(predefined_macros=(("__capable__", "7"),), raise_passes=(self._raise,))
+
+    @hookimpl
+    def shaderbuild_register_backends(self):
+        return [BackendInfo(name="capable", extension=".txt", capabilities=self._capabilities)]
+
+
+def test_capabilities_given_as_a_function_are_built_for_their_target_only(tmp_path):
+    lazy = LazyCapableBackend()
+    host = PluginHost(load_entry_points=False)
+    host.register(lazy, name="capable")
+    host.register(EchoBackend(), name="echo")
+    src = tmp_path / "cs.hlsl"
+    src.write_text("RWStructuredBuffer<uint> Out : register(u0);\n"
+                   "[numthreads(1, 1, 1)] void main() { Out[0] = 1; }\n")
+    other = compile_file(str(src), CompileOptions(profile="cs_6_0", target="echo"), host=host)
+    assert other.ok and lazy.built == 0 and lazy.raised == []
+    src.write_text(src.read_text().replace("= 1;", "= __capable__;"))
+    mine = compile_file(str(src), CompileOptions(profile="cs_6_0", target="capable"), host=host)
+    assert mine.ok, [d.message for d in mine.diagnostics]
+    assert lazy.built >= 1 and lazy.raised == ["main"]

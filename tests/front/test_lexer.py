@@ -150,3 +150,19 @@ def test_single_token_kind() -> None:
     assert single_token_kind("+-") is None
     assert single_token_kind("//") is None
     assert single_token_kind("1x") is None
+
+
+def test_number_kinds_equal_the_token_patterns() -> None:
+    """The lexer classifies numbers with string tests (no regular expression compiled at import):
+    they must accept exactly what the _FLOAT and _INT alternatives of the master pattern match."""
+    import itertools
+    import re
+
+    from shaderbuild.front import lexer
+
+    float_re, int_re = re.compile(lexer._FLOAT), re.compile(lexer._INT)
+    for n in range(1, 5):
+        for chars in itertools.product("019.eExXafhlLuU+-", repeat=n):
+            text = "".join(chars)
+            assert lexer._is_float(text) == (float_re.fullmatch(text) is not None), text
+            assert lexer._is_int(text) == (int_re.fullmatch(text) is not None), text

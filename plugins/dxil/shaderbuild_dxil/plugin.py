@@ -1,18 +1,26 @@
 """pluggy entry point of the DXIL backend."""
 
+from functools import cache
+
 from shaderbuild.capabilities import Capabilities
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
-from .polyfills import POLYFILLED
 
-CAPABILITIES = Capabilities(polyfills=POLYFILLED)
+
+@cache
+def capabilities() -> Capabilities:
+    """DXIL's decisions, built when a compile for this target first asks (a SPIR-V compile does not
+    import this backend's polyfill list)."""
+    from .polyfills import POLYFILLED
+
+    return Capabilities(polyfills=POLYFILLED)
 
 
 @hookimpl
 def shaderbuild_register_backends():
     return [BackendInfo(name="dxil", extension=".dxil", description="DXIL in a DXBC container for Direct3D 12", version=__version__,
-                        capabilities=CAPABILITIES)]
+                        capabilities=capabilities)]
 
 
 @hookimpl
@@ -21,13 +29,18 @@ def shaderbuild_compile(module, target, options):
     if target != "dxil":
         return None
     from .backend import compile_dxil
-    from .disasm import disassemble
 
     out = compile_dxil(module, options)
     # the --Fc text is produced only when somebody asks for it
     return BackendResult(binary=out.container, reflection={"dxil": out.reflection()},
-                         disassembly=lambda: disassemble(out), diagnostics=debug_warnings(options),
+                         disassembly=lambda: _disassemble(out), diagnostics=debug_warnings(options),
                          side_outputs={out.debug_path: out.debug_container} if out.debug_container else {})
+
+
+def _disassemble(out) -> str:
+    from .disasm import disassemble  # only when --Fc or a build asks for it (with the LLVM text printer)
+
+    return disassemble(out)
 
 
 def debug_warnings(options) -> list:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from shaderbuild.capabilities import Capabilities
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__
-from .polyfills import POLYFILLED
-from .vulkan import EXT_BUILTINS, RAISE_PASSES
 
 
 def _layout_rule(block: str, options) -> str:
@@ -17,21 +17,28 @@ def _layout_rule(block: str, options) -> str:
     return vulkan_rule(block, options.vk_layout)
 
 
-CAPABILITIES = Capabilities(
-    push_constants=True,
-    ext_builtins=EXT_BUILTINS,
-    specialization_constants=True,
-    predefined_macros=(("__spirv__", "1"),),
-    layout_rule=_layout_rule,
-    polyfills=POLYFILLED,
-    raise_passes=RAISE_PASSES,
-)
+@cache
+def capabilities() -> Capabilities:
+    """SPIR-V's decisions, built when a compile for this target first asks (a DXIL compile does not
+    import vulkan.py's passes; tests/cli/test_import_budget.py)."""
+    from .polyfills import POLYFILLED
+    from .vulkan import EXT_BUILTINS, RAISE_PASSES
+
+    return Capabilities(
+        push_constants=True,
+        ext_builtins=EXT_BUILTINS,
+        specialization_constants=True,
+        predefined_macros=(("__spirv__", "1"),),
+        layout_rule=_layout_rule,
+        polyfills=POLYFILLED,
+        raise_passes=RAISE_PASSES,
+    )
 
 
 @hookimpl
 def shaderbuild_register_backends():
     return [BackendInfo(name="spirv", extension=".spv", description="SPIR-V for Vulkan", version=__version__,
-                        capabilities=CAPABILITIES)]
+                        capabilities=capabilities)]
 
 
 @hookimpl

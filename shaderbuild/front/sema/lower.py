@@ -50,7 +50,6 @@ from .struct_resources import (
     struct_has_resource,
 )
 from .templates import TemplateLowering
-from .tess import find_patch_constant_function, tess_info
 from .typeresolve import PATCH_TYPES, TypeResolver
 from .typeresolve import unsized_value_array as _unsized_value_array
 
@@ -1104,6 +1103,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if stage_errors:
                 raise CompileError(stage_errors)
         if self.profile.stage == "hull" and entry is not None:
+            from .tess import find_patch_constant_function  # hull and domain stages only (test_import_budget)
+
             self.patch_constant = find_patch_constant_function(self, entry)
             self.check_recursion(self.patch_constant)
             seen = {id(f) for f in order}
@@ -1247,6 +1248,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         ep = ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
                            return_location=self.vk_io_attributes(d.attributes)[0], geometry=geometry)
         if stage in ("hull", "domain"):
+            from .tess import tess_info
+
             ep.tess = tess_info(self, info, self.patch_constant)
         if stage in ("mesh", "amplification"):
             ep.mesh = mesh

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from ... import ir
@@ -27,7 +26,16 @@ SCALAR_SPELLINGS: dict[str, tuple[str, int, int]] = {
     "int64_t": ("int", 64, 64), "uint64_t": ("uint", 64, 64),
 }
 REQUIRES_16BIT = frozenset({"float16_t", "int16_t", "uint16_t"})
-_SHAPED_RE = re.compile(r"^([a-z0-9_]+?)([1-4])(?:x([1-4]))?$")
+
+
+def _shape_suffix(name: str) -> tuple[str, int, int | None] | None:
+    """`half2x3` -> ('half', 2, 3), `float4` -> ('float', 4, None): the component name and shape of
+    a shaped type name (string tests: a regular expression compiled at import costs a cold start)."""
+    if len(name) > 3 and name[-2] == "x" and name[-3] in "1234" and name[-1] in "1234":
+        return name[:-3], int(name[-3]), int(name[-1])
+    if len(name) > 1 and name[-1] in "1234":
+        return name[:-1], int(name[-1]), None
+    return None
 
 # the resource types a declaration can name (cbuffer/tbuffer blocks are declarations of their own)
 RESOURCE_KINDS = frozenset(KINDS) - {"cbuffer", "tbuffer", "$Globals"}
@@ -76,12 +84,12 @@ class TypeResolver:
         if s is not None:
             return s
         elem: ir.Type | None    # a component scalar, or a resource's element type
-        m = _SHAPED_RE.match(name)
-        if m and (elem := self.scalar(m.group(1), ref)) is not None:
-            n = int(m.group(2))
-            if m.group(3) is None:
+        shaped = _shape_suffix(name)
+        if shaped and (elem := self.scalar(shaped[0], ref)) is not None:
+            _, n, cols = shaped
+            if cols is None:
                 return ir.Vector(elem, n) if n > 1 else elem
-            return ir.Matrix(elem, n, int(m.group(3)))
+            return ir.Matrix(elem, n, cols)
         if name == "vector":
             elem, n = self._template_args(ref, 2, (ir.FLOAT, 4))
             return self._shape(ref, elem, n)

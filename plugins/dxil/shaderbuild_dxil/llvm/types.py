@@ -8,8 +8,6 @@ first computation and equality short-cuts on identity (most types are shared).
 
 from __future__ import annotations
 
-import re
-
 from shaderbuild.records import Record
 
 TYPE_CHECKING = False
@@ -271,12 +269,14 @@ def pointer_to(t: Type, addrspace: int = 0) -> PointerType:
     return PointerType(t, addrspace)
 
 
-_IDENT = re.compile(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$")
+_IDENT_CHARS = frozenset("-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ$._0123456789")
 
 
 def quote_name(name: str) -> str:
-    """An LLVM identifier, quoted when it has characters outside [-a-zA-Z$._0-9]."""
-    return name if _IDENT.match(name) else '"' + name.replace('"', "\\22") + '"'
+    """An LLVM identifier, quoted when it has characters outside [-a-zA-Z$._0-9] or starts with a digit."""
+    if name and name[0] not in "0123456789" and _IDENT_CHARS.issuperset(name):
+        return name
+    return '"' + name.replace('"', "\\22") + '"'
 
 
 void = VoidType()
