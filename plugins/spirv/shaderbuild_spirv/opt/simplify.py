@@ -35,7 +35,8 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     dead: set[int] = set()
     for b in f.blocks:
         for x in b.insts:
-            x.rename(repl)
+            if repl:        # (empty until a first replacement: most walks find none or few)
+                x.rename(repl)
             r = _simplify(x, defs, type_of, info) if x.op in _SIMPLIFIED else None
             if r is None and x.op in FOLDED and x.r >= 0:
                 r = folder.fold(x, type_of)
