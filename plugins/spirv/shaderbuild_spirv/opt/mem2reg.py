@@ -45,20 +45,21 @@ def run(f: Function, info: ModuleInfo) -> bool:
     bad: set[int] = set()
     for b in f.blocks:
         for x in b.insts:
-            if x.op in (_AC, _IBAC) and x.w[2] in var_type:
-                idx = [info.int_const.get(i, -1) for i in x.w[3:]]
+            op, w = x.op, x.w
+            if (op == _AC or op == _IBAC) and w[2] in var_type:
+                idx = [info.int_const.get(i, -1) for i in w[3:]]
                 if -1 not in idx:
-                    chains[x.w[1]] = (x.w[2], idx)
+                    chains[w[1]] = (w[2], idx)
                 else:
-                    bad.add(x.w[2])
+                    bad.add(w[2])
                 continue
             for p in x.uses:
-                v = x.w[p]
+                v = w[p]
                 if v in chains:
                     v = chains[v][0]
                 elif v not in var_type:
                     continue
-                if not ((x.op == _LOAD and p == 2) or (x.op == _STORE and p == 0)):
+                if not ((op == _LOAD and p == 2) or (op == _STORE and p == 0)):
                     bad.add(v)
     promote = {v: t for v, t in var_type.items() if v not in bad}
     if not promote:
@@ -148,9 +149,11 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
                 cur[v].pop()
             continue
         mine: list[int] = []
-        for v, pid in phis.get(label, {}).items():
-            cur[v].append(pid)
-            mine.append(v)
+        here = phis.get(label)
+        if here is not None:
+            for v, pid in here.items():
+                cur[v].append(pid)
+                mine.append(v)
         for x in access.get(label, ()):
             if x.op == _LOAD:
                 vals = cur[x.w[2]]
@@ -161,9 +164,11 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
             dead.add(id(x))
         pushed[label] = mine
         for succ in cfg.succ[label]:
-            for v in phis.get(succ, {}):
-                vals = cur[v]
-                incoming.setdefault(succ, {}).setdefault(v, {})[label] = vals[-1] if vals else initial(v)
+            there = phis.get(succ)
+            if there is not None:
+                for v in there:
+                    vals = cur[v]
+                    incoming.setdefault(succ, {}).setdefault(v, {})[label] = vals[-1] if vals else initial(v)
         stack.append((label, False))
         for c in reversed(cfg.children[label]):
             stack.append((c, True))
