@@ -196,6 +196,8 @@ class ExprEmitter:
     """Expression half of a function emitter; `code` receives the instructions."""
 
     ctx: Ctx
+    b: ModuleBuilder        # ctx.b and ctx.T, as attributes: the emitters read them ~50k times per 5k lines
+    T: TypeLowering
     code: list[int]
     locals_slots: dict[Variable, VarSlot]
 
@@ -740,13 +742,6 @@ class ExprEmitter:
     def temp_var(self, t: Type) -> int:
         raise NotImplementedError
 
-    @property
-    def b(self) -> ModuleBuilder:
-        return self.ctx.b
-
-    @property
-    def T(self) -> TypeLowering:
-        return self.ctx.T
 
 
 def ncomp(t: Type) -> int:
