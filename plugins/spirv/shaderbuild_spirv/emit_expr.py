@@ -55,7 +55,7 @@ from shaderbuild.ir.types import (
 )
 from shaderbuild.records import DataRecord, Record
 
-from .builder import ModuleBuilder, enum, inst
+from .builder import ModuleBuilder, enum
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
 from .grammar import OPCODES
 from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
@@ -227,7 +227,10 @@ class ExprEmitter:
             del self.precise
 
     def void_op(self, opname: str, *operands: int) -> None:
-        self.code += inst(opname, list(operands))
+        code = self.code        # inst(opname, operands), inlined as in op()
+        code.append(((len(operands) + 1) << 16) | OPCODES[opname])
+        for o in operands:
+            code.append(o & 0xFFFFFFFF)
 
     def ext(self, name: str, t: Type, *args: int) -> int:
         """A GLSL.std.450 instruction."""
