@@ -116,3 +116,38 @@ def test_disassembler_rejects_garbage():
         disassemble(b"\0" * 20)
     with pytest.raises(ValueError, match="size"):
         disassemble(b"\x03\x02\x23\x07")
+
+
+def test_scalar_constants_are_remembered_by_value_but_signed_zeros_stay_apart():
+    """TypeLowering remembers scalar constants by value; 0.0 == -0.0 in Python, so the two float
+    zeros must still become two constants (bits 0x00000000 and 0x80000000), whichever comes first."""
+    from shaderbuild_spirv.emit_types import TypeLowering
+
+    from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT
+
+    for first, second in ((0.0, -0.0), (-0.0, 0.0)):
+        b = ModuleBuilder()
+        T = TypeLowering(b)
+        a, c = T.scalar_const(FLOAT, first), T.scalar_const(FLOAT, second)
+        assert a != c
+        assert T.scalar_const(FLOAT, first) == a and T.scalar_const(FLOAT, second) == c
+        words = {w[1]: w[2] for w in _constants(b.globals)}
+        assert words[a] == struct.unpack("<I", struct.pack("<f", first))[0]
+        assert words[c] == struct.unpack("<I", struct.pack("<f", second))[0]
+    b = ModuleBuilder()
+    T = TypeLowering(b)
+    one_f, one_i, one_u = T.scalar_const(FLOAT, 1), T.scalar_const(INT, 1), T.scalar_const(UINT, 1.0)
+    assert len({one_f, one_i, one_u}) == 3                   # same value, three types
+    assert T.scalar_const(FLOAT, 1.0) == one_f and T.scalar_const(BOOL, True) != T.scalar_const(BOOL, False)
+    assert {w[1]: w[2] for w in _constants(b.globals)}[one_f] == 0x3F800000
+
+
+def _constants(words: list[int]) -> list[list[int]]:
+    """The operand words of each OpConstant in an instruction stream."""
+    out, i = [], 0
+    while i < len(words):
+        n = words[i] >> 16
+        if words[i] & 0xFFFF == grammar.OPCODES["OpConstant"]:
+            out.append(words[i + 1:i + n])
+        i += n
+    return out

@@ -40,6 +40,8 @@ class FunctionEmitter(ExprEmitter):
 
     def __init__(self, ctx: Ctx, func: Function, prologue=None) -> None:
         self.ctx = ctx
+        self.b = ctx.b
+        self.T = ctx.T
         self.func = func
         self.code: list[int] = []
         self.decls: list[int] = []

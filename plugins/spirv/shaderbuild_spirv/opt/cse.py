@@ -45,7 +45,8 @@ def run(f: Function, info: ModuleInfo) -> bool:
                 p = x.w[2]
                 if root.get(p, p) not in info.readonly:
                     continue
-            x.rename(repl)
+            if repl:
+                x.rename(repl)
             w = x.w
             k = (op, *w[:r], *w[r + 1:])     # opcode, type and operands: everything but the result
             prev = table.get(k)

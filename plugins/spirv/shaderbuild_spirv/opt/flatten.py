@@ -25,10 +25,19 @@ _BRANCH, _COND, _SWITCH = OP["OpBranch"], OP["OpBranchConditional"], OP["OpSwitc
 
 def run(f: Function, folder: Folder) -> bool:
     changed = False
-    while _constant_branches(f, folder) + _run_once_loops(f, folder) + _dead_loops(f, folder) \
-            + _diamonds(f, folder) + _joins(f):
+    while True:
+        # a step that changed nothing leaves the CFG (or the predecessor and merge maps) it
+        # built valid for the next step, which then does not rebuild them
+        n = _constant_branches(f, folder)
+        cfg = CFG(f)
+        m = _run_once_loops(f, folder, cfg)
+        n += m + _dead_loops(f, folder, CFG(f) if m else cfg)
+        refs = _refs(f)
+        m = _diamonds(f, folder, refs)
+        n += m + _joins(f, _refs(f) if m else refs)
+        if not n:
+            return changed
         changed = True
-    return changed
 
 
 def _constant_branches(f: Function, folder: Folder) -> int:
@@ -116,12 +125,11 @@ def _drop_unreachable(f: Function, folder: Folder) -> int:
     return len(gone) + len(stubs)
 
 
-def _run_once_loops(f: Function, folder: Folder) -> int:
+def _run_once_loops(f: Function, folder: Folder, cfg: CFG) -> int:
     """A loop whose continue target is unreachable runs its body once.  When the header ends in
     an unconditional branch and every path through the body leaves by one block (the merge
     block's only predecessor; so no break from inside a nested construct), the loop
     instruction and the continue target go and the body is ordinary code."""
-    cfg = CFG(f)
     blocks = {b.label: b for b in f.blocks}
     for h in f.blocks:
         if h.label not in cfg.reachable or len(h.insts) < 2 or h.insts[-2].op != _LOOP_MERGE \
@@ -184,8 +192,8 @@ def _moved(blocks: dict[int, Block], preds: dict[int, list[int]], b: Block, old:
                     x.w[i] = b.label
 
 
-def _diamonds(f: Function, folder: Folder) -> int:
-    preds, named = _refs(f)
+def _diamonds(f: Function, folder: Folder, refs: tuple[dict[int, list[int]], dict[int, int]]) -> int:
+    preds, named = refs
     blocks = {b.label: b for b in f.blocks}
     removed: set[int] = set()
     vectors_ok = folder.info.m.header[1] >= 0x10400    # a scalar condition for vectors: SPIR-V 1.4
@@ -227,8 +235,8 @@ def _diamonds(f: Function, folder: Folder) -> int:
     return len(removed)
 
 
-def _joins(f: Function) -> int:
-    preds, named = _refs(f)
+def _joins(f: Function, refs: tuple[dict[int, list[int]], dict[int, int]]) -> int:
+    preds, named = refs
     blocks = {b.label: b for b in f.blocks}
     entry = f.blocks[0].label
     removed: set[int] = set()
@@ -258,14 +266,13 @@ def _joins(f: Function) -> int:
 _CONTROL = frozenset((_SEL_MERGE, _LOOP_MERGE, _BRANCH, _COND, _SWITCH))
 
 
-def _dead_loops(f: Function, folder: Folder) -> int:
+def _dead_loops(f: Function, folder: Folder, cfg: CFG) -> int:
     """A loop that computes nothing used after it goes: every block of it holds only pure
     instructions and structured branches (no store, call, barrier, return or kill), every way
     out reaches its merge block, no value it defines is used outside it, and the merge block's
     phis take one value defined before the loop.  Its one predecessor then branches to the merge
     block.  (A loop that cannot end has no effect a shader may rely on; spirv-opt and DXC drop
     such loops too.)"""
-    cfg = CFG(f)
     blocks = {b.label: b for b in f.blocks}
     users: dict[int, list[tuple[int, bool]]] = {}     # id -> (block using it, whether by a phi)
     merge_decls: dict[int, list[int]] = {}           # merge block -> blocks declaring it

@@ -154,6 +154,7 @@ for _table, _kin, _kout in ((_INT_BIN, "int", "int"), (_INT_CMP, "int", "bool"),
         _BINARY[OP[_name]] = (_kin, _kout, _fn)
 _UNARY_OPS = {OP[k]: v for k, v in _UNARY.items()}
 _SELECT, _CONSTRUCT, _BITCAST = OP["OpSelect"], OP["OpCompositeConstruct"], OP["OpBitcast"]
+FOLDED = frozenset((_SELECT, _CONSTRUCT, _BITCAST, *_BINARY, *_UNARY_OPS))    # the opcodes Folder.fold looks at
 _FMUL, _FDIV, _FSUB = OP["OpFMul"], OP["OpFDiv"], OP["OpFSub"]
 _IADD, _ISUB, _IMUL, _IAND, _IOR, _IXOR, _SHL, _SHR, _SHRA = (OP[n] for n in (
     "OpIAdd", "OpISub", "OpIMul", "OpBitwiseAnd", "OpBitwiseOr", "OpBitwiseXor", "OpShiftLeftLogical",

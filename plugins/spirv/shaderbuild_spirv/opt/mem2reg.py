@@ -45,20 +45,21 @@ def run(f: Function, info: ModuleInfo) -> bool:
     bad: set[int] = set()
     for b in f.blocks:
         for x in b.insts:
-            if x.op in (_AC, _IBAC) and x.w[2] in var_type:
-                idx = [info.int_const.get(i, -1) for i in x.w[3:]]
+            op, w = x.op, x.w
+            if (op == _AC or op == _IBAC) and w[2] in var_type:
+                idx = [info.int_const.get(i, -1) for i in w[3:]]
                 if -1 not in idx:
-                    chains[x.w[1]] = (x.w[2], idx)
+                    chains[w[1]] = (w[2], idx)
                 else:
-                    bad.add(x.w[2])
+                    bad.add(w[2])
                 continue
             for p in x.uses:
-                v = x.w[p]
+                v = w[p]
                 if v in chains:
                     v = chains[v][0]
                 elif v not in var_type:
                     continue
-                if not ((x.op == _LOAD and p == 2) or (x.op == _STORE and p == 0)):
+                if not ((op == _LOAD and p == 2) or (op == _STORE and p == 0)):
                     bad.add(v)
     promote = {v: t for v, t in var_type.items() if v not in bad}
     if not promote:
@@ -101,12 +102,22 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
     cfg = CFG(f)
     df = cfg.frontiers()
     def_blocks: dict[int, set[int]] = {v: set() for v in promote}
+    # each block's loads and stores of promoted variables, in order: the walks below visit only these
+    access: dict[int, list[Inst]] = {}
+    reachable = cfg.reachable
     for b in f.blocks:
-        if b.label not in cfg.reachable:
-            continue
+        found: list[Inst] = []
         for x in b.insts:
-            if x.op == _STORE and x.w[0] in promote:
-                def_blocks[x.w[0]].add(b.label)
+            op = x.op
+            if op == _LOAD:
+                if x.w[2] in promote:
+                    found.append(x)
+            elif op == _STORE and x.w[0] in promote:
+                found.append(x)
+                if b.label in reachable:
+                    def_blocks[x.w[0]].add(b.label)
+        if found:
+            access[b.label] = found
     # phi placement: iterated dominance frontier of each variable's stores
     phis: dict[int, dict[int, int]] = {}          # block -> {variable: phi id}
     rank = {b: i for i, b in enumerate(cfg.rpo)}
@@ -138,23 +149,26 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
                 cur[v].pop()
             continue
         mine: list[int] = []
-        for v, pid in phis.get(label, {}).items():
-            cur[v].append(pid)
-            mine.append(v)
-        for x in cfg.blocks[label].insts:
-            if x.op == _LOAD and x.w[2] in promote:
+        here = phis.get(label)
+        if here is not None:
+            for v, pid in here.items():
+                cur[v].append(pid)
+                mine.append(v)
+        for x in access.get(label, ()):
+            if x.op == _LOAD:
                 vals = cur[x.w[2]]
                 repl[x.w[1]] = vals[-1] if vals else initial(x.w[2])
-                dead.add(id(x))
-            elif x.op == _STORE and x.w[0] in promote:
+            else:
                 cur[x.w[0]].append(x.w[1])
                 mine.append(x.w[0])
-                dead.add(id(x))
+            dead.add(id(x))
         pushed[label] = mine
         for succ in cfg.succ[label]:
-            for v in phis.get(succ, {}):
-                vals = cur[v]
-                incoming.setdefault(succ, {}).setdefault(v, {})[label] = vals[-1] if vals else initial(v)
+            there = phis.get(succ)
+            if there is not None:
+                for v in there:
+                    vals = cur[v]
+                    incoming.setdefault(succ, {}).setdefault(v, {})[label] = vals[-1] if vals else initial(v)
         stack.append((label, False))
         for c in reversed(cfg.children[label]):
             stack.append((c, True))
@@ -162,12 +176,10 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
     for b in f.blocks:
         if b.label in cfg.reachable:
             continue
-        for x in b.insts:
-            if x.op == _LOAD and x.w[2] in promote:
+        for x in access.get(b.label, ()):
+            if x.op == _LOAD:
                 repl[x.w[1]] = info.undef(promote[x.w[2]])
-                dead.add(id(x))
-            elif x.op == _STORE and x.w[0] in promote:
-                dead.add(id(x))
+            dead.add(id(x))
     # phis: one operand per predecessor; trivial ones (one distinct value) fold away
     phi_ops: dict[int, tuple[int, int, list[tuple[int, int]]]] = {}   # phi id -> (block, type, [(value, pred)])
     for label, vs in phis.items():
@@ -189,8 +201,12 @@ def _rename(f: Function, info: ModuleInfo, promote: dict[int, int], init: dict[i
         for val, p in ops:
             words += [val, p]
         new_phis.setdefault(label, []).append(Inst.make("OpPhi", words))
+    entry = f.blocks[0]
     for b in f.blocks:
-        body = [x for x in b.insts if id(x) not in dead and not (x.op == _VAR and x.w[1] in promote)]
+        if b.label in access or b is entry:         # (the variables are in the entry block)
+            body = [x for x in b.insts if id(x) not in dead and not (x.op == _VAR and x.w[1] in promote)]
+        else:
+            body = b.insts
         b.insts = new_phis.get(b.label, []) + body if b.label in new_phis else body
     rename_function(f, repl)
 

@@ -210,38 +210,52 @@ def parse(binary: bytes) -> SpirvModule:
     words = list(struct.unpack(f"<{len(binary) // 4}I", binary))
     if words[0] != MAGIC:
         raise ValueError("not a SPIR-V module")
-    insts: list[Inst] = []
-    append, layouts, new = insts.append, _LAYOUTS, Inst.__new__
+    globals_: list[Inst] = []
+    functions: list[Function] = []
+    f_op, p_op, l_op, end_op = OP["OpFunction"], OP["OpFunctionParameter"], OP["OpLabel"], OP["OpFunctionEnd"]
+    layouts, new = _LAYOUTS, Inst.__new__
+    head: Inst | None = None            # the OpFunction being read, if any
+    params: list[Inst] = []
+    blocks: list[Block] = []
+    body: list[Inst] = []               # the current block's instructions
+    orphans: list[Inst] = []
+    # one loop decodes each instruction and files it (a global, a parameter, a block's) in place
     i, end = 5, len(words)
     while i < end:
-        head = words[i]
-        n, op = head >> 16, head & 0xFFFF
+        h = words[i]
+        n, op = h >> 16, h & 0xFFFF
+        if head is not None:
+            if op == l_op:
+                body = []
+                blocks.append(Block(words[i + 1], body))
+                i += n
+                continue
+            if op == end_op:
+                if orphans:
+                    raise ValueError("an instruction before a function's first block")
+                functions.append(Function(head, params, blocks))
+                head = None
+                i += n
+                continue
         w = words[i + 1:i + n]
         x = new(Inst)       # Inst(op, w, *layout) without the call overhead: ~40k instructions per 5k lines
         x.op, x.w = op, w
         x.t, x.r, x.uses = layouts.get((op, n - 1)) or _layout(op, w)
-        append(x)
         i += n
-    globals_: list[Inst] = []
-    functions: list[Function] = []
-    it = iter(insts)
-    f_op, p_op, l_op, end_op = OP["OpFunction"], OP["OpFunctionParameter"], OP["OpLabel"], OP["OpFunctionEnd"]
-    for x in it:
-        if x.op != f_op:
-            globals_.append(x)
-            continue
-        params: list[Inst] = []
-        blocks: list[Block] = []
-        for y in it:
-            if y.op == p_op:
-                params.append(y)
-            elif y.op == l_op:
-                blocks.append(Block(y.w[0], []))
-            elif y.op == end_op:
-                break
+        if head is None:
+            if op == f_op:
+                head, params, blocks = x, [], []
+                body = orphans = []     # until the first OpLabel: code there belongs to no block
             else:
-                blocks[-1].insts.append(y)
-        functions.append(Function(x, params, blocks))
+                globals_.append(x)
+        elif op == p_op:
+            params.append(x)
+        else:
+            body.append(x)
+    if head is not None:                # (no OpFunctionEnd: the function still ends the module)
+        if orphans:
+            raise ValueError("an instruction before a function's first block")
+        functions.append(Function(head, params, blocks))
     return SpirvModule(words[:5], globals_, functions)
 
 

@@ -5,7 +5,7 @@ a copy or a phi of one value is that value; then constant folding (fold.py)."""
 
 from __future__ import annotations
 
-from .fold import Folder
+from .fold import FOLDED, Folder
 from .mem2reg import replace_values
 from .module import OP, Function, Inst, ModuleInfo
 
@@ -35,9 +35,10 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
     dead: set[int] = set()
     for b in f.blocks:
         for x in b.insts:
-            x.rename(repl)
+            if repl:        # (empty until a first replacement: most walks find none or few)
+                x.rename(repl)
             r = _simplify(x, defs, type_of, info) if x.op in _SIMPLIFIED else None
-            if r is None and x.r >= 0:
+            if r is None and x.op in FOLDED and x.r >= 0:
                 r = folder.fold(x, type_of)
                 if r is not None and r not in defs:      # a constant the folder just made
                     defs[r] = info.defs[r]
