@@ -5,8 +5,9 @@ DXIL converted by dxil-spirv on lavapipe (a listed dxil-spirv limit leaves that 
 Programs come from tests/fuzz/hlsl_gen.py with safe=True: guarded division, masked shifts,
 in-bounds indices, no float->int casts, and float arithmetic kept exact (small dyadic values,
 multiplication only by powers of two), so both routes must agree bit for bit on integers and
-on finite floats.  Every output element starts as a sentinel, so "not written" on one side
-and written on the other is a difference too.  Hypothesis (derandomized) shrinks a difference
+on finite floats.  With edges=True they also hold D3D's defined integer edges (division by zero,
+wide shifts, saturating float -> int).  Every output element starts as a sentinel, so "not
+written" on one side and written on the other is a difference too.  Hypothesis (derandomized) shrinks a difference
 to a small program.
 """
 
@@ -66,6 +67,16 @@ def test_spirv_and_dxil_agree_on_generated_programs(prog: hlsl_gen.Program) -> N
 def test_spirv_and_dxil_agree_on_seeded_programs(seed: int) -> None:
     """Larger programs than hypothesis tends to draw (the campaign's generator path)."""
     prog = hlsl_gen.generate(random.Random(f"differential:{seed}"), safe=True)
+    diffs = differences(prog)
+    assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_spirv_and_dxil_agree_on_edge_programs(seed: int) -> None:
+    """Programs with D3D-defined integer edges (hlsl_gen._Gen.edge: division by zero, INT_MIN / -1, shifts
+    by >= 32, float -> int of NaN/inf/out-of-range, firstbithigh/low, countbits, reversebits), each reached
+    both folded and at run time; the backends implement these rules separately, so the runs must agree."""
+    prog = hlsl_gen.generate(random.Random(f"differential-edges:{seed}"), safe=True, edges=True)
     diffs = differences(prog)
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
 
