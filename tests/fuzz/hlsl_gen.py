@@ -213,7 +213,9 @@ class _Gen:
             return f"({self.expr(t, depth)} {self.pick(('<<', '>>'))} {amount})"
         if k == 2:
             edge = self.pick(EDGE_FLOATS)
-            src = self.pick((self.expr(Ty("float", t.n), depth), edge, f"({edge} + ((float)EdgeZ))"))
+            # the run-time form adds the zero in integer arithmetic: a float op on inf/NaN carries DXIL's `fast`
+            # flags (as DXC emits them), which the lli interpreter may exploit (LLVM: poison on inf/NaN)
+            src = self.pick((self.expr(Ty("float", t.n), depth), edge, f"asfloat(asuint({edge}) + (uint)EdgeZ)"))
             return f"(({t})({src}))"
         fn = self.pick(("firstbithigh", "firstbitlow") if t.kind == "int" else
                        ("firstbithigh", "firstbitlow", "countbits", "reversebits"))

@@ -81,6 +81,26 @@ def test_spirv_and_dxil_agree_on_edge_programs(seed: int) -> None:
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
 
 
+def test_break_from_if_inside_constant_switch_runs() -> None:
+    """Differential finding: -O3 folded `switch (0u & 3)` to its case and dropped the switch's merge while the
+    `break` inside the case's `if` still branched to it (invalid structured control flow).  Thread t keeps
+    p = t when t < 3 (the break) and adds 1 otherwise; both orders of the `if` arms, SPIR-V at -O3 and -O0
+    (the harness) and DXIL twice."""
+    src = ("RWStructuredBuffer<int> Out : register(u0);\n[numthreads(6, 1, 1)]\n"
+           "void main(uint3 tid : SV_DispatchThreadID) {\n    int p = (int)tid.x;\n    int q = p;\n"
+           "    switch (0u & 3) {\n    case 0: {\n        if (p < 3) break;\n        p += 1;\n    }\n    }\n"
+           "    switch (1) {\n    case 1:\n        if (q >= 3) { q *= 2; break; }\n        q -= 1;\n        break;\n"
+           "    default:\n        q = 100;\n    }\n    Out[tid.x * 2] = p;\n    Out[tid.x * 2 + 1] = q;\n}\n")
+    want = [v for t in range(6) for v in (t if t < 3 else t + 1, t * 2 if t >= 3 else t - 1)]
+    outputs = {"Out": ("int", 12)}
+    for run in (run_spirv, run_dxil):
+        assert decode("int", run(src, outputs)["Out"]) == want
+    try:
+        assert decode("int", run_dxil_vk(src, outputs)["Out"]) == want
+    except ConsumerLimit:
+        pass
+
+
 def test_differential_check_can_fail() -> None:
     """The comparison is not vacuous: the same program with one stored value changed differs."""
     prog = hlsl_gen.generate(random.Random("differential:0"), safe=True)
