@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 import random
+import struct
 
 import pytest
 from harness.dxil_consumer import ConsumerLimit
 from hypothesis import HealthCheck, given, settings
-from lang_util import decode, run_dxil, run_dxil_vk, run_spirv
+from lang_util import LAVAPIPE_ROUND_TRIP, decode, run_backend, run_dxil, run_dxil_vk, run_spirv
 
 from fuzz import hlsl_gen
 
@@ -99,6 +100,27 @@ def test_break_from_if_inside_constant_switch_runs() -> None:
         assert decode("int", run_dxil_vk(src, outputs)["Out"]) == want
     except ConsumerLimit:
         pass
+
+
+def _f32(x: int) -> float:
+    return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+
+
+@pytest.mark.parametrize("backend", [
+    "spirv", "dxil",
+    pytest.param("dxil-vk", marks=pytest.mark.xfail(strict=True, reason=LAVAPIPE_ROUND_TRIP))])
+def test_int_to_float_round_trip_rounds(backend: str) -> None:
+    """Differential finding (edges): `(int)(float)v` for an int beyond float's 24-bit mantissa must round
+    through float; lavapipe folded the round trip to v unless our SPIR-V marks the conversion
+    NoContraction.  Expected values: Python's binary32 rounding, then D3D's saturating conversion."""
+    src = ("RWStructuredBuffer<int> Out : register(u0);\n[numthreads(1, 1, 1)]\n"
+           "void main(uint3 tid : SV_DispatchThreadID) {\n"
+           "    int v = 2147483546 + (int)tid.x;\n    Out[0] = (int)((float)v);\n"
+           "    uint u = 4294967295u - tid.x;\n    Out[1] = (int)(uint)((float)u);\n"
+           "    Out[2] = (int)((float)(16777217 + (int)tid.x));\n}\n")
+    want = [int(_f32(2147483546)), -1 if _f32(4294967295) >= 2.0 ** 32 else int(_f32(4294967295)),
+            int(_f32(16777217))]
+    assert run_backend(backend, src, {"Out": ("int", 3)})["Out"] == want
 
 
 def test_differential_check_can_fail() -> None:

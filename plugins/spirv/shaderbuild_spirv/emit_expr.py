@@ -394,9 +394,10 @@ class ExprEmitter:
         if ss.kind == "float" and ds.kind != "float":
             return self.float_to_int(v, src, dst, name)
         rid = self.op(name, self.tid(dst), v)
-        if ss.kind == ds.kind == "float" and ds.width < ss.width:
-            # a narrowing cast rounds (HLSL): NIR-based drivers (Mesa) otherwise fold a narrow-then-widen
-            # round trip to the unrounded value as an inexact optimisation
+        if ds.kind == "float" and (ds.width < ss.width if ss.kind == "float" else ss.width > _MANTISSA[ds.width]):
+            # a narrowing cast rounds (HLSL), and so does an integer too wide for the float's mantissa:
+            # NIR-based drivers (Mesa) otherwise fold a round trip (narrow then widen, int -> float -> int)
+            # to the unrounded value as an inexact optimisation
             self.b.decorate(rid, "NoContraction")
         return rid
 
@@ -768,6 +769,7 @@ def with_scalar(t: Type, s: Scalar) -> Type:
     return s
 
 
+_MANTISSA = {16: 11, 32: 24, 64: 53}     # significand bits of each float width (integers up to 2^n are exact)
 # the float arithmetic NoContraction applies to
 _CONTRACTIBLE = frozenset(("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate", "OpDot",
                            "OpVectorTimesScalar", "OpMatrixTimesScalar", "OpVectorTimesMatrix",
