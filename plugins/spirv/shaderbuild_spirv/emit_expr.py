@@ -527,7 +527,11 @@ class ExprEmitter:
             if isinstance(base.type, Resource) and base.res is not None and base.res.kind.rep in ("cbuffer",
                                                                                                    "tbuffer"):
                 base.type = base.res.rtype.elem
-            return base.extend(self.T.uconst(e.index), e.type)
+            p = base.extend(self.T.uconst(e.index), e.type)
+            if base.layout is not None and isinstance(e.type, Array) and isinstance(base.type, Struct) \
+                    and base.type.fields[e.index].row_major:   # its stride may depend on the orientation
+                p.pointee = self.T.tid(e.type, base.layout, True)
+            return p
         if type(e) is IndexRef:
             return self.index_place(self.place(e.base), e)
         if type(e) is SwizzleRef:
@@ -548,6 +552,8 @@ class ExprEmitter:
             return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
         index = self.expr(e.index)
         p = base.extend(index, e.type)
+        if base.pointee in self.T.row_major_arrays and isinstance(e.type, Array):
+            p.pointee = self.T.tid(e.type, base.layout, True)
         if base.res is not None and base.res.kind.rep in ("cbuffer", "tbuffer") and not base.chain \
                 and isinstance(bt, Array):
             p.pointee = base.res.block_type     # ConstantBuffer<T> a[N]: a[i] is a block, not a plain T
@@ -600,7 +606,7 @@ class ExprEmitter:
             v = self.op("OpLoad", self.mem_type(p), self.pointer(p))
             if p.nonuniform:
                 self.nonuniform(v)
-            return self.relayout(v, p.type, p.layout, None)
+            return self.relayout(v, p.type, p.layout, None, p.pointee in self.T.row_major_arrays)
         if isinstance(p, SwizzlePlace):
             base = self.load(p.base)
             return self.swizzle(base, p.base.type, p.comps, p.type)
@@ -615,7 +621,7 @@ class ExprEmitter:
         if isinstance(p, Ptr):
             if p.res is not None and not p.res.kind.writable and p.sc != "Function":
                 raise error(f"cannot write to read-only resource '{p.res.var.name}'")
-            v = self.relayout(v, p.type, None, p.layout)
+            v = self.relayout(v, p.type, None, p.layout, p.pointee in self.T.row_major_arrays)
             self.void_op("OpStore", self.pointer(p), v)
             return
         if isinstance(p, SwizzlePlace):
@@ -642,8 +648,9 @@ class ExprEmitter:
             return
         raise error("not a writable place")
 
-    def relayout(self, v: int, t: Type, src: str | None, dst: str | None) -> int:
-        """Re-type a value between layout contexts (logical <-> laid-out memory)."""
+    def relayout(self, v: int, t: Type, src: str | None, dst: str | None, row_major: bool = False) -> int:
+        """Re-type a value between layout contexts (logical <-> laid-out memory); `row_major`: the
+        orientation of the matrices of an array (TypeLowering.tid)."""
         if src == dst or not has_layout_difference(t):
             return v
         T = self.T
@@ -654,20 +661,20 @@ class ExprEmitter:
             ut = with_scalar(t, UINT)
             return self.op("OpSelect", T.tid(ut, dst), v, T.const(ut, 1), T.const(ut, 0))
         if isinstance(t, Struct):
-            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(f.type, src), v, i), f.type, src, dst)
-                     for i, f in enumerate(t.fields)]
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(f.type, src, bool(f.row_major)), v, i), f.type,
+                                   src, dst, bool(f.row_major)) for i, f in enumerate(t.fields)]
         elif isinstance(t, Array):
             if t.size is None:
                 raise error("a runtime-sized array cannot be copied")
-            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src), v, i), t.elem, src, dst)
-                     for i in range(t.size)]
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src, row_major), v, i), t.elem, src,
+                                   dst, row_major) for i in range(t.size)]
         elif isinstance(t, Matrix):
             rt = row_type(t)
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(rt, src), v, i), rt, src, dst)
                      for i in range(t.rows)]
         else:
             return v
-        return self.op("OpCompositeConstruct", T.tid(t, dst), *parts)
+        return self.op("OpCompositeConstruct", T.tid(t, dst, row_major), *parts)
 
     # ----------------------------------------------------- images
 

@@ -49,6 +49,14 @@ def matrix_shape(t: Matrix) -> str:
     return "matrix" if t.elem.kind == "float" else "array"
 
 
+def _strided_by_majority(t: Array) -> bool:
+    """Whether an array's stride depends on its matrices' orientation (non-square float matrices)."""
+    inner: Type = t
+    while isinstance(inner, Array):
+        inner = inner.elem
+    return isinstance(inner, Matrix) and matrix_shape(inner) == "matrix" and inner.rows != inner.cols
+
+
 def has_layout_difference(t: Type) -> bool:
     """Whether a value of `t` loaded from laid-out memory has a different SPIR-V type."""
     if isinstance(t, Scalar):
@@ -67,6 +75,7 @@ class TypeLowering:
         self.b = b
         self.spec_ids: dict[int, int] = {}     # SpecId -> result id
         self._value_tids: dict[tuple[Type, str | None], int] = {}   # (scalar or vector type, layout) -> tid
+        self.row_major_arrays: set[int] = set()    # laid-out arrays of row_major non-square matrices
 
     def spec_const(self, c) -> int:
         """OpSpecConstant / OpSpecConstantTrue / OpSpecConstantFalse decorated SpecId (one per
@@ -106,9 +115,12 @@ class TypeLowering:
         e = self.scalar(elem, layout)
         return e if n == 1 else self.b.type("OpTypeVector", e, n)
 
-    def tid(self, t: Type, layout: str | None = None) -> int:
+    def tid(self, t: Type, layout: str | None = None, row_major: bool = False) -> int:
         """The SPIR-V type id of `t` in layout context `layout` (a scalar's or vector's remembered:
-        most calls ask for one, and IR types are interned, so the key hashes by identity)."""
+        most calls ask for one, and IR types are interned, so the key hashes by identity).  `row_major`:
+        the orientation of the matrices in an array of them (their stride depends on it)."""
+        if row_major and layout is not None and isinstance(t, Array) and _strided_by_majority(t):
+            return self._array(t, layout, True)
         key = (t, layout)
         got = self._value_tids.get(key)
         if got is not None:
@@ -174,21 +186,26 @@ class TypeLowering:
         self.b.decorate(tid, "ArrayStride", stride)
         return tid
 
-    def _array(self, t: Array, layout: str | None) -> int:
-        elem = self.tid(t.elem, layout)
+    def _array(self, t: Array, layout: str | None, row_major: bool = False) -> int:
+        elem = self.tid(t.elem, layout, row_major)
         if layout is None:
             if t.size is None:
                 return self.b.type("OpTypeRuntimeArray", elem)
             return self.b.type("OpTypeArray", elem, self.uconst(t.size))
-        key = ("array", t, layout)
+        key = ("array", t, layout, True) if row_major else ("array", t, layout)
+        found = self.b.interned(key)
+        if found is not None:
+            return found
         if t.size is None:
             tid = self.b.type("OpTypeRuntimeArray", elem, key=key)
-            stride = layout_of(Array(t.elem, 1), layout).array_stride
+            stride = layout_of(Array(t.elem, 1), layout, row_major).array_stride
         else:
             tid = self.b.type("OpTypeArray", elem, self.uconst(t.size), key=key)
-            stride = layout_of(t, layout).array_stride
+            stride = layout_of(t, layout, row_major).array_stride
         assert stride is not None       # an array's layout has one
         self.b.decorate(tid, "ArrayStride", stride)
+        if row_major:
+            self.row_major_arrays.add(tid)
         return tid
 
     def _struct(self, t: Struct, layout: str | None, block: str | None = None) -> int:
@@ -196,7 +213,7 @@ class TypeLowering:
         tid = self.b.interned(key)
         if tid is not None:
             return tid
-        members = [self.tid(f.type, layout) for f in t.fields]
+        members = [self.tid(f.type, layout, bool(f.row_major)) for f in t.fields]
         tid = self.b.type("OpTypeStruct", *members, key=key)
         self.b.name(tid, block or t.name)
         for i, f in enumerate(t.fields):
