@@ -70,3 +70,38 @@ def test_layout_check_can_fail() -> None:
         {"dx": [cbuffer_gen.BASE + 1], "vk": [cbuffer_gen.BASE + 1]}, {"dx": 12, "vk": 12})
     got, want = reads("spirv", layout)
     assert got != want and got == [cbuffer_gen.BASE + 4]
+
+
+DX_LAYOUT_HEAD = "RWStructuredBuffer<uint> Out : register(u0);\ncbuffer C : register(b1) {{ {decl} }};\n" \
+                 "[numthreads(1, 1, 1)]\nvoid main() {{ Out[0] = asuint(m{index}._m00); }}\n"
+
+
+@pytest.mark.parametrize("decl", ["column_major int2x4 m;", "uint3x2 m[2];", "row_major float3x1 m;",
+                                  "column_major float1x2 m;"])
+def test_dx_layout_matrix_spirv_cannot_store_is_refused(decl: str) -> None:
+    """Layout finding: under -fvk-use-dx-layout the manifest placed a column_major non-float matrix by
+    columns and an Nx1 row_major (1xN column_major) one one register per element, while the SPIR-V types
+    (an array of rows; a packed vector) read other offsets: silent wrong values.  Now a located error."""
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.diagnostics import render_all
+    from shaderbuild.options import CompileOptions
+
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="spirv", vk_layout="dx")
+    res = compile_file("dx.hlsl", opts, text=DX_LAYOUT_HEAD.format(decl=decl, index="[1]" if "[" in decl else ""))
+    text = render_all(res.diagnostics, res.sources)
+    assert not res.ok and text.startswith("dx.hlsl:2:1: error: ") and "is not supported by the SPIR-V backend" in text
+
+
+@pytest.mark.parametrize("decl", ["row_major int2x4 m;", "float3x2 m[2];", "column_major float3x1 m;",
+                                  "row_major float1x2 m;"])
+def test_dx_layout_matrix_spirv_stores_as_hlsl_compiles(decl: str) -> None:
+    """The shapes whose SPIR-V storage matches HLSL's packing still compile to valid SPIR-V."""
+    from harness import tools
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="spirv", vk_layout="dx")
+    res = compile_file("dx.hlsl", opts, text=DX_LAYOUT_HEAD.format(decl=decl, index="[1]" if "[" in decl else ""))
+    assert res.ok and res.binary is not None
+    tools.spirv_val(res.binary)

@@ -233,6 +233,18 @@ class TypeLowering:
         inner = t
         while isinstance(inner, Array):
             inner = inner.elem
+        if isinstance(inner, Matrix) and ml.matrix_stride is not None:
+            # SPIR-V stores a non-float matrix by rows (an array of row vectors) and a 1xN/Nx1 one as a
+            # packed vector; a layout rule that stores them otherwise (HLSL's, -fvk-use-dx-layout) would be
+            # read from the wrong offsets, so it is refused (the caller locates the error at the variable)
+            count, n = (inner.rows, inner.cols) if ml.row_major else (inner.cols, inner.rows)
+            shape = matrix_shape(inner)
+            if (shape == "array" and not ml.row_major) or (
+                    shape == "vector" and count > 1 and ml.matrix_stride != n * inner.elem.width // 8):
+                raise error(f"{'row_major' if ml.row_major else 'column_major'} {inner} in this buffer layout "
+                            f"({count} vectors of {n}) is not supported by the SPIR-V backend, which "
+                            f"stores it as {'a packed vector' if shape == 'vector' else 'rows'}; use "
+                            f"{'row_major' if shape == 'array' else 'a vector'} or the default Vulkan layout")
         if isinstance(inner, Matrix) and matrix_shape(inner) == "matrix":
             self.b.member_decorate(tid, member, "MatrixStride", ml.matrix_stride)
             # HLSL rows are SPIR-V columns, so majorness flips (DXC SPIR-V.rst Appendix A)
