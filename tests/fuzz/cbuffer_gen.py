@@ -25,7 +25,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-KINDS = ("float", "int", "uint")
+# min16 types are 32-bit in memory at SM 6 without -enable-16bit-types (issue 20: values and uniforms)
+KINDS = ("float", "int", "uint", "min16float", "min16int", "min16uint")
 BASE = 0x3F800000       # word i holds BASE + i: as a float, a normal number near 1 (no denormal flushing)
 
 
@@ -132,7 +133,7 @@ class _Gen:
             name = self.fresh("M")
             self.decls.append(f"typedef {modifier}{ty} {name};")
             ty, modifier = name, ""
-        return modifier + ty, "", ("mat", rows, cols, row_major, kind == "float")
+        return modifier + ty, "", ("mat", rows, cols, row_major, kind.endswith("float"))
 
 
 def generate(rng: random.Random) -> Layout:
