@@ -24,6 +24,8 @@ SIZES = (1, 2, 3, 4)
 SWIZZLE = "xyzw"
 SLOTS = 8                       # output elements per thread and buffer
 ARRAY_LEN = 4
+EDGE_FLOATS = ("1e10", "(-1e10)", "(-3.6)", "3.99", "4294967040.0", "2147483520.0", "(-2147483904.0)", "(-0.5)",
+               "asfloat(0x7f800000u)", "asfloat(0xff800000u)", "asfloat(0x7fc00000u)")
 MAX_STMTS = 40                  # statement budget per program (keeps a compile in milliseconds)
 
 
@@ -98,6 +100,7 @@ class _Var:
 class _Gen:
     c: Chooser
     safe: bool
+    edges: bool = False
     scopes: list[dict[str, _Var]] = field(default_factory=list)
     funcs: list[_Func] = field(default_factory=list)
     arrays: dict[str, Ty] = field(default_factory=dict)
@@ -155,6 +158,8 @@ class _Gen:
                    self.intrinsic, self.call, self.array_elem]
         if t.kind != "float":
             options += [self.bitwise, self.shift, self.divide]
+            if self.edges:
+                options += [self.edge, self.edge]
         return self.pick(options)(t, depth - 1)
 
     def leaf(self, t: Ty, depth: int = 0) -> str:
@@ -192,12 +197,36 @@ class _Gen:
         guard = f"(({den} & 7) + 1)" if t.kind == "int" else f"({den} | 1u)"
         return f"({self.expr(t, depth)} {op} {guard})"
 
+    def edge(self, t: Ty, depth: int) -> str:
+        """An integer operation at an edge D3D defines and SPIR-V/LLVM leave undefined (docs/CONFORMANCE.md):
+        unguarded division and remainder (by zero, INT_MIN / -1), shift amounts >= the width or negative,
+        float -> int conversion of NaN, infinities and out-of-range values, firstbithigh/low of 0, countbits,
+        reversebits.  `EdgeZ` is a zero the front end cannot fold, so each edge is also reached at run time."""
+        k = self.c.int(0, 3)
+        if k == 0:
+            num = "(-2147483647 - 1)" if t.kind == "int" and self.chance(30) else self.expr(t, depth)
+            den = self.pick((self.expr(t, depth), f"({self.expr(t, depth)} & 1)",
+                             "(-1)" if t.kind == "int" else "0xFFFFFFFFu"))
+            return f"({num} {self.pick(('/', '%'))} ({den} + (({t.scalar()})EdgeZ)))"
+        if k == 1:
+            amount = self.pick((self.expr(Ty(self.pick(("int", "uint")), t.n), depth), "32", "33", "(-1)", "31u"))
+            return f"({self.expr(t, depth)} {self.pick(('<<', '>>'))} {amount})"
+        if k == 2:
+            edge = self.pick(EDGE_FLOATS)
+            # the run-time form adds the zero in integer arithmetic: a float op on inf/NaN carries DXIL's `fast`
+            # flags (as DXC emits them), which the lli interpreter may exploit (LLVM: poison on inf/NaN)
+            src = self.pick((self.expr(Ty("float", t.n), depth), edge, f"asfloat(asuint({edge}) + (uint)EdgeZ)"))
+            return f"(({t})({src}))"
+        fn = self.pick(("firstbithigh", "firstbitlow") if t.kind == "int" else
+                       ("firstbithigh", "firstbitlow", "countbits", "reversebits"))
+        return f"{fn}({self.expr(t, depth)})"
+
     def unary(self, t: Ty, depth: int) -> str:
         ops = ("-", "+", "~") if t.kind != "float" else ("-", "+")
         return f"({self.pick(ops)}{self.expr(t, depth)})"
 
     def cast(self, t: Ty, depth: int) -> str:
-        kinds = ("int", "uint") if self.safe and t.kind != "float" else KINDS
+        kinds = ("int", "uint") if self.safe and not self.edges and t.kind != "float" else KINDS
         src = Ty(self.pick(kinds), t.n if self.chance(70) else 1)
         return f"(({t}){self.expr(src, depth)})"
 
@@ -412,6 +441,8 @@ class _Gen:
         self.outputs = [Output(f"Out{k}", Ty(self.pick(KINDS), self.pick(out_sizes)), k, threads * SLOTS)
                         for k in range(self.c.int(1, 3))]
         lines = [f"RWStructuredBuffer<{o.ty}> {o.name} : register(u{o.register});" for o in self.outputs]
+        if self.edges:
+            lines.append("static int EdgeZ = 0;")
         self.scopes = [{}]
         for _ in range(self.c.int(0, 2)):
             t = Ty(self.pick(KINDS))
@@ -430,17 +461,18 @@ class _Gen:
         return Program("\n".join(lines) + "\n", self.outputs, threads, self.safe)
 
 
-def generate(rng: random.Random, safe: bool = False) -> Program:
-    """One program from a `random.Random` (the campaign's fast path)."""
-    return _Gen(RandomChooser(rng), safe).program()
+def generate(rng: random.Random, safe: bool = False, edges: bool = False) -> Program:
+    """One program from a `random.Random` (the campaign's fast path); `edges` adds D3D-defined integer
+    edge cases (see `_Gen.edge`)."""
+    return _Gen(RandomChooser(rng), safe, edges).program()
 
 
-def programs(safe: bool = False):
+def programs(safe: bool = False, edges: bool = False):
     """A hypothesis strategy of `Program`s (shrinks towards small programs)."""
     from hypothesis import strategies as st
 
     @st.composite
     def build(draw):
-        return _Gen(DrawChooser(draw, st), safe).program()
+        return _Gen(DrawChooser(draw, st), safe, edges).program()
 
     return build()

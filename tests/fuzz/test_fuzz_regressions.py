@@ -108,6 +108,12 @@ REGRESSIONS = [
      b"[numthreads(1,1,1)] void main() { uint n, s; Out.GetDimensions(n, s); }\n",
      "sema: a struct member of type void is accepted; SPIR-V layout raises TypeError (layout.py:81)",
      None),
+    ("constant_switch_break_inside_if",
+     b"RWStructuredBuffer<int> O : register(u0);\n[numthreads(1,1,1)] void main(uint3 tid : SV_DispatchThreadID) {\n"
+     b"    int p = (int)tid.x;\n    switch (0u & 3) { case 0: { if (p < 3) break; p += 1; } }\n    O[0] = p;\n}\n",
+     "spirv -O3: folding the constant switch dropped its merge while the `if` inside the case still broke out "
+     "to it (differential campaign, switch-in-loop batch) -> spirv-val: branches to the selection construct",
+     None),
     ("void_struct_member_local",
      b"struct S { float a; void c; };\nRWStructuredBuffer<float> Out : register(u0);\n"
      b"[numthreads(1,1,1)] void main() { S s; s.a = 1; Out[0] = s.a; }\n",

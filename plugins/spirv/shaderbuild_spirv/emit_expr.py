@@ -405,9 +405,10 @@ class ExprEmitter:
         if ss.kind == "float" and ds.kind != "float":
             return self.float_to_int(v, src, dst, name)
         rid = self.op(name, self.tid(dst), v)
-        if ss.kind == ds.kind == "float" and ds.width < ss.width:
-            # a narrowing cast rounds (HLSL): NIR-based drivers (Mesa) otherwise fold a narrow-then-widen
-            # round trip to the unrounded value as an inexact optimisation
+        if ds.kind == "float" and (ds.width < ss.width if ss.kind == "float" else ss.width > _MANTISSA[ds.width]):
+            # a narrowing cast rounds (HLSL), and so does an integer too wide for the float's mantissa:
+            # NIR-based drivers (Mesa) otherwise fold a round trip (narrow then widen, int -> float -> int)
+            # to the unrounded value as an inexact optimisation
             self.b.decorate(rid, "NoContraction")
         return rid
 
@@ -537,7 +538,11 @@ class ExprEmitter:
             if isinstance(base.type, Resource) and base.res is not None and base.res.kind.rep in ("cbuffer",
                                                                                                    "tbuffer"):
                 base.type = base.res.rtype.elem
-            return base.extend(self.T.uconst(e.index), e.type)
+            p = base.extend(self.T.uconst(e.index), e.type)
+            if base.layout is not None and isinstance(e.type, Array) and isinstance(base.type, Struct) \
+                    and base.type.fields[e.index].row_major:   # its stride may depend on the orientation
+                p.pointee = self.T.tid(e.type, base.layout, True)
+            return p
         if type(e) is IndexRef:
             return self.index_place(self.place(e.base), e)
         if type(e) is SwizzleRef:
@@ -558,6 +563,8 @@ class ExprEmitter:
             return Ptr(base.base, base.chain, base.sc, base.layout, e.type, base.pointee, base.res)
         index = self.expr(e.index)
         p = base.extend(index, e.type)
+        if base.pointee in self.T.row_major_arrays and isinstance(e.type, Array):
+            p.pointee = self.T.tid(e.type, base.layout, True)
         if base.res is not None and base.res.kind.rep in ("cbuffer", "tbuffer") and not base.chain \
                 and isinstance(bt, Array):
             p.pointee = base.res.block_type     # ConstantBuffer<T> a[N]: a[i] is a block, not a plain T
@@ -610,7 +617,7 @@ class ExprEmitter:
             v = self.op("OpLoad", self.mem_type(p), self.pointer(p))
             if p.nonuniform:
                 self.nonuniform(v)
-            return self.relayout(v, p.type, p.layout, None)
+            return self.relayout(v, p.type, p.layout, None, p.pointee in self.T.row_major_arrays)
         if isinstance(p, SwizzlePlace):
             base = self.load(p.base)
             return self.swizzle(base, p.base.type, p.comps, p.type)
@@ -625,7 +632,7 @@ class ExprEmitter:
         if isinstance(p, Ptr):
             if p.res is not None and not p.res.kind.writable and p.sc != "Function":
                 raise error(f"cannot write to read-only resource '{p.res.var.name}'")
-            v = self.relayout(v, p.type, None, p.layout)
+            v = self.relayout(v, p.type, None, p.layout, p.pointee in self.T.row_major_arrays)
             self.void_op("OpStore", self.pointer(p), v)
             return
         if isinstance(p, SwizzlePlace):
@@ -652,8 +659,9 @@ class ExprEmitter:
             return
         raise error("not a writable place")
 
-    def relayout(self, v: int, t: Type, src: str | None, dst: str | None) -> int:
-        """Re-type a value between layout contexts (logical <-> laid-out memory)."""
+    def relayout(self, v: int, t: Type, src: str | None, dst: str | None, row_major: bool = False) -> int:
+        """Re-type a value between layout contexts (logical <-> laid-out memory); `row_major`: the
+        orientation of the matrices of an array (TypeLowering.tid)."""
         if src == dst or not has_layout_difference(t):
             return v
         T = self.T
@@ -664,20 +672,20 @@ class ExprEmitter:
             ut = with_scalar(t, UINT)
             return self.op("OpSelect", T.tid(ut, dst), v, T.const(ut, 1), T.const(ut, 0))
         if isinstance(t, Struct):
-            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(f.type, src), v, i), f.type, src, dst)
-                     for i, f in enumerate(t.fields)]
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(f.type, src, bool(f.row_major)), v, i), f.type,
+                                   src, dst, bool(f.row_major)) for i, f in enumerate(t.fields)]
         elif isinstance(t, Array):
             if t.size is None:
                 raise error("a runtime-sized array cannot be copied")
-            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src), v, i), t.elem, src, dst)
-                     for i in range(t.size)]
+            parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src, row_major), v, i), t.elem, src,
+                                   dst, row_major) for i in range(t.size)]
         elif isinstance(t, Matrix):
             rt = row_type(t)
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(rt, src), v, i), rt, src, dst)
                      for i in range(t.rows)]
         else:
             return v
-        return self.op("OpCompositeConstruct", T.tid(t, dst), *parts)
+        return self.op("OpCompositeConstruct", T.tid(t, dst, row_major), *parts)
 
     # ----------------------------------------------------- images
 
@@ -772,6 +780,7 @@ def with_scalar(t: Type, s: Scalar) -> Type:
     return s
 
 
+_MANTISSA = {16: 11, 32: 24, 64: 53}     # significand bits of each float width (integers up to 2^n are exact)
 # the float arithmetic NoContraction applies to
 _CONTRACTIBLE = frozenset(("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFRem", "OpFMod", "OpFNegate", "OpDot",
                            "OpVectorTimesScalar", "OpMatrixTimesScalar", "OpVectorTimesMatrix",

@@ -49,6 +49,14 @@ def matrix_shape(t: Matrix) -> str:
     return "matrix" if t.elem.kind == "float" else "array"
 
 
+def _strided_by_majority(t: Array) -> bool:
+    """Whether an array's stride depends on its matrices' orientation (non-square float matrices)."""
+    inner: Type = t
+    while isinstance(inner, Array):
+        inner = inner.elem
+    return isinstance(inner, Matrix) and matrix_shape(inner) == "matrix" and inner.rows != inner.cols
+
+
 def has_layout_difference(t: Type) -> bool:
     """Whether a value of `t` loaded from laid-out memory has a different SPIR-V type."""
     if isinstance(t, Scalar):
@@ -68,6 +76,7 @@ class TypeLowering:
         self.spec_ids: dict[int, int] = {}     # SpecId -> result id
         self._value_tids: dict[tuple[Type, str | None], int] = {}   # (scalar or vector type, layout) -> tid
         self._scalar_consts: dict[tuple, int] = {}     # (scalar type, value, its Python type) -> constant id
+        self.row_major_arrays: set[int] = set()    # laid-out arrays of row_major non-square matrices
 
     def spec_const(self, c) -> int:
         """OpSpecConstant / OpSpecConstantTrue / OpSpecConstantFalse decorated SpecId (one per
@@ -107,9 +116,12 @@ class TypeLowering:
         e = self.scalar(elem, layout)
         return e if n == 1 else self.b.type("OpTypeVector", e, n)
 
-    def tid(self, t: Type, layout: str | None = None) -> int:
+    def tid(self, t: Type, layout: str | None = None, row_major: bool = False) -> int:
         """The SPIR-V type id of `t` in layout context `layout` (a scalar's or vector's remembered:
-        most calls ask for one, and IR types are interned, so the key hashes by identity)."""
+        most calls ask for one, and IR types are interned, so the key hashes by identity).  `row_major`:
+        the orientation of the matrices in an array of them (their stride depends on it)."""
+        if row_major and layout is not None and isinstance(t, Array) and _strided_by_majority(t):
+            return self._array(t, layout, True)
         key = (t, layout)
         got = self._value_tids.get(key)
         if got is not None:
@@ -175,21 +187,26 @@ class TypeLowering:
         self.b.decorate(tid, "ArrayStride", stride)
         return tid
 
-    def _array(self, t: Array, layout: str | None) -> int:
-        elem = self.tid(t.elem, layout)
+    def _array(self, t: Array, layout: str | None, row_major: bool = False) -> int:
+        elem = self.tid(t.elem, layout, row_major)
         if layout is None:
             if t.size is None:
                 return self.b.type("OpTypeRuntimeArray", elem)
             return self.b.type("OpTypeArray", elem, self.uconst(t.size))
-        key = ("array", t, layout)
+        key = ("array", t, layout, True) if row_major else ("array", t, layout)
+        found = self.b.interned(key)
+        if found is not None:
+            return found
         if t.size is None:
             tid = self.b.type("OpTypeRuntimeArray", elem, key=key)
-            stride = layout_of(Array(t.elem, 1), layout).array_stride
+            stride = layout_of(Array(t.elem, 1), layout, row_major).array_stride
         else:
             tid = self.b.type("OpTypeArray", elem, self.uconst(t.size), key=key)
-            stride = layout_of(t, layout).array_stride
+            stride = layout_of(t, layout, row_major).array_stride
         assert stride is not None       # an array's layout has one
         self.b.decorate(tid, "ArrayStride", stride)
+        if row_major:
+            self.row_major_arrays.add(tid)
         return tid
 
     def _struct(self, t: Struct, layout: str | None, block: str | None = None) -> int:
@@ -197,7 +214,7 @@ class TypeLowering:
         tid = self.b.interned(key)
         if tid is not None:
             return tid
-        members = [self.tid(f.type, layout) for f in t.fields]
+        members = [self.tid(f.type, layout, bool(f.row_major)) for f in t.fields]
         tid = self.b.type("OpTypeStruct", *members, key=key)
         self.b.name(tid, block or t.name)
         for i, f in enumerate(t.fields):
@@ -217,6 +234,18 @@ class TypeLowering:
         inner = t
         while isinstance(inner, Array):
             inner = inner.elem
+        if isinstance(inner, Matrix) and ml.matrix_stride is not None:
+            # SPIR-V stores a non-float matrix by rows (an array of row vectors) and a 1xN/Nx1 one as a
+            # packed vector; a layout rule that stores them otherwise (HLSL's, -fvk-use-dx-layout) would be
+            # read from the wrong offsets, so it is refused (the caller locates the error at the variable)
+            count, n = (inner.rows, inner.cols) if ml.row_major else (inner.cols, inner.rows)
+            shape = matrix_shape(inner)
+            if (shape == "array" and not ml.row_major) or (
+                    shape == "vector" and count > 1 and ml.matrix_stride != n * inner.elem.width // 8):
+                raise error(f"{'row_major' if ml.row_major else 'column_major'} {inner} in this buffer layout "
+                            f"({count} vectors of {n}) is not supported by the SPIR-V backend, which "
+                            f"stores it as {'a packed vector' if shape == 'vector' else 'rows'}; use "
+                            f"{'row_major' if shape == 'array' else 'a vector'} or the default Vulkan layout")
         if isinstance(inner, Matrix) and matrix_shape(inner) == "matrix":
             self.b.member_decorate(tid, member, "MatrixStride", ml.matrix_stride)
             # HLSL rows are SPIR-V columns, so majorness flips (DXC SPIR-V.rst Appendix A)

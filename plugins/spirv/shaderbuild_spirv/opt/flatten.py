@@ -65,12 +65,63 @@ def _constant_branches(f: Function, folder: Folder) -> int:
         else:
             continue
         if len(b.insts) > 1 and b.insts[-2].op == _SEL_MERGE:
+            if t.op == _SWITCH and _nested_exit(blocks, b.label, target, b.insts[-2].w[0]):
+                continue
             del b.insts[-2]
         for dropped in set(successors(b)) - {target}:      # its phis lose the edge from b
             _forget_edge(blocks[dropped], b.label)
         b.insts[-1] = Inst.make("OpBranch", [target])
         changed += 1
     return changed + _drop_unreachable(f, folder) if changed else 0
+
+
+def _nested_exit(blocks: dict[int, Block], header: int, target: int, merge: int) -> bool:
+    """Whether dropping the header's merge would leave a `break` out of the switch from inside an `if`
+    entering a construct: with the merge gone, a nested header that dominates `merge` makes `merge` part
+    of its construct, and the break from inside that construct to it is invalid structured control
+    flow.  Then the header stays."""
+    headers, stack, seen = [], [target], {header}   # the arm's own nested headers (their bodies skipped)
+    while stack:
+        label = stack.pop()
+        if label == merge or label in seen:
+            continue
+        seen.add(label)
+        blk = blocks[label]
+        m = blk.insts[-2] if len(blk.insts) > 1 else None
+        if m is not None and m.op in (_SEL_MERGE, _LOOP_MERGE):
+            if m.w[0] == merge:        # a nested construct merges there too: the block stays a merge
+                return False
+            headers.append(label)
+            stack.append(m.w[0])
+        else:
+            stack += successors(blk)
+    stack, inner = [target], {header}   # every block of the arm, nested ones too
+    while stack:
+        label = stack.pop()
+        if label == merge or label in inner:
+            continue
+        inner.add(label)
+        blk = blocks[label]
+        if merge in successors(blk) and (label not in seen or label in headers):
+            break                       # a nested block exits to the merge
+        stack += successors(blk)
+    else:
+        return False
+    return any(not _reaches(blocks, target, merge, {h, header}) for h in headers)
+
+
+def _reaches(blocks: dict[int, Block], start: int, goal: int, avoid: set[int]) -> bool:
+    """Whether a path from `start` to `goal` avoids the blocks `avoid` (not: one of them dominates `goal`)."""
+    stack, seen = [start], set(avoid)
+    while stack:
+        label = stack.pop()
+        if label == goal:
+            return True
+        if label in seen:
+            continue
+        seen.add(label)
+        stack += successors(blocks[label])
+    return False
 
 
 def _forget_edge(b: Block, pred: int) -> None:

@@ -1,0 +1,96 @@
+"""A differential campaign outside pytest (issue 20: silent wrong results), one JSON line per finding.
+
+    cd tests && python -m fuzz.diffcampaign --kind edges --tag night1 --count 2000 --out /tmp/edges.jsonl
+
+Kinds: `programs` (hlsl_gen safe programs: SPIR-V on lavapipe at -O3 and -O0, DXIL on the interpreter and
+through dxil-spirv must agree), `edges` (the same with D3D's integer edges), `switchloop` (programs with
+a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
+name).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+import traceback
+
+from harness import vulkan_runner
+from harness.dxil_consumer import ConsumerLimit
+from lang_util import run_backend
+
+from . import cbuffer_gen, hlsl_gen
+from .test_differential import differences
+
+
+def _program_findings(prog: hlsl_gen.Program) -> list[str]:
+    return differences(prog)
+
+
+def _cbuffer_findings(layout: cbuffer_gen.Layout) -> list[str]:
+    found = []
+    for backend in ("spirv", "dxil", "dxil-vk"):
+        rule = "vk" if backend == "spirv" else "dx"
+        want = layout.expected[rule]
+        words = [cbuffer_gen.BASE + k for k in range(layout.words[rule])]
+        try:
+            got = run_backend(backend, layout.source, {"Out": ("uint", len(want))}, {"C": ("uint", words)})["Out"]
+        except ConsumerLimit:
+            continue
+        found += [f"{backend} Out[{k}]: word {g - cbuffer_gen.BASE}, want {w - cbuffer_gen.BASE}"
+                  for k, (g, w) in enumerate(zip(got, want)) if g != w]
+    return found
+
+
+def _input(kind: str, tag: str, i: int):
+    """(source, thunk giving the findings) of input i, or None when the kind filters it out."""
+    rng = random.Random(f"{tag}:{i}")
+    if kind == "cbuffer":
+        layout = cbuffer_gen.generate(rng)
+        return layout.source, lambda: _cbuffer_findings(layout)
+    prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges")
+    if kind == "switchloop" and not ("switch" in prog.source and any(
+            k in prog.source for k in ("for (", "while (", "do {"))):
+        return None
+    return prog.source, lambda: _program_findings(prog)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kind", choices=("programs", "edges", "switchloop", "cbuffer"), default="programs")
+    ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--out", default="diffcampaign.jsonl")
+    args = ap.parse_args(argv)
+    sys.setrecursionlimit(10_000)
+    run = bad = 0
+    t0 = time.monotonic()
+    with open(args.out, "a") as out:
+        for i in range(args.start, args.start + args.count):
+            made = _input(args.kind, args.tag, i)
+            if made is None:
+                continue
+            source, findings = made
+            run += 1
+            try:
+                found = findings()
+            except Exception as exc:       # a compile error, a validator's rejection, an -O0/-O3 difference
+                found = [f"{type(exc).__name__}: {exc}"[:3000], traceback.format_exc()[-1500:]]
+            if found:
+                bad += 1
+                out.write(json.dumps({"kind": args.kind, "tag": args.tag, "i": i, "findings": found[:20],
+                                      "source": source}) + "\n")
+                out.flush()
+            if run % 50 == 0:
+                print(f"{run} run, {bad} with findings, {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+    vulkan_runner.shutdown()
+    print(json.dumps({"kind": args.kind, "tag": args.tag, "run": run, "with_findings": bad,
+                      "seconds": round(time.monotonic() - t0, 1)}))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
