@@ -59,11 +59,11 @@ def cache_name(directory: str) -> str:
 
 
 def _stat(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_mtime_ns, st.st_size, st.st_ino]
+    """files.stat_sig as the snapshot's JSON holds it (a list)."""
+    from .files import stat_sig
+
+    sig = stat_sig(path)
+    return None if sig is None else list(sig)
 
 
 def try_noop(argv: list[str]) -> int | None:
