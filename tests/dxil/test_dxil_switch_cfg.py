@@ -5,7 +5,8 @@ that returns out of the loop made its structurizer abort ("detected infinite loo
 merge (the last two also in generated programs).  The lowering now leaves such a switch only through its
 merge: a `return` sets a `returned` flag checked after each loop or switch it breaks out of (lower.py
 `_leave`), a `continue` a `continued` flag checked after the switch (`_continue`); and the clean-up lets
-continue paths branch straight to the loop's latch (cfg.bypass_continue_blocks).
+continue paths branch straight to the loop's latch (cfg.bypass_continue_blocks) and break paths straight
+to the loop's exit (cfg.bypass_break_blocks).
 
 Each shader runs at -O0 (the DXIL backend's own inliner and lowering) and -O3 (the shared inliner first)
 through dxil-spirv on lavapipe and on the lli interpreter; both must give what a Python model of the
@@ -397,6 +398,63 @@ uint2 f(uint b) {
 }""")(_weighted_sum)
 
 
+
+# a `break` from an if nested in an if that also holds a `continue`, then an if at the end of the body
+# (differential program 643): dxil-spirv took the empty break block for the outer selection's merge
+@shader("break_and_continue_in_nested_if", """
+uint2 f(uint b) {
+    int w = 0;
+    uint s = 0;
+    while (w < 8) {
+        w++;
+        if (In[b + w - 1] != 0) {
+            if (In[b + w - 1] == 4 && In[b] != 4) break;
+            if (In[b + w - 1] == 2) continue;
+            s += 10;
+        }
+        if (In[b + w - 1] == 3) s += 100;
+        s += 1;
+    }
+    return uint2(s, w);
+}""")
+def _break_continue(row):
+    s = w = 0
+    while w < 8:
+        w += 1
+        v = row[w - 1]
+        if v != 0:
+            if v == 4 and row[0] != 4:
+                break
+            if v == 2:
+                continue
+            s += 10
+        if v == 3:
+            s += 100
+        s += 1
+    return s, w
+
+
+# two loops in a row, each left by a `break`: the first loop's exit is the second's header
+@shader("breaks_from_loops_in_a_row", """
+uint2 f(uint b) {
+    uint a = 0, i = 0, j = 0;
+    for (i = 0; i < 4; i++) { if (In[b + i] == 1) break; a += In[b + i]; }
+    for (j = 4; j < 8; j++) { if (In[b + j] == 0) break; a += 100; }
+    return uint2(a, i * 16 + j);
+}""")
+def _breaks_in_a_row(row):
+    a = 0
+    for i in range(5):
+        if i == 4 or row[i] == 1:
+            break
+        a += row[i]
+    for j in range(4, 9):
+        if j == 8 or row[j] == 0:
+            break
+        a += 100
+    return a, i * 16 + j
+
+
 def _rows(seed: int) -> list[list[int]]:
     """THREADS input rows: the all-default, first-value-returns, no-return and innermost-return rows, then
     random ones."""
@@ -441,6 +499,8 @@ def test_models_take_every_path():
     assert {_continue_for(r)[1] > 0 for r in rows} == {True, False}
     assert {_do_while(r)[0] == 99 for r in rows} == {True, False}
     assert {_nested(r)[0] for r in rows} >= {1000, 2000}
+    assert {_break_continue(r)[1] for r in rows} > {8}
+    assert {(_breaks_in_a_row(r)[1] // 16, _breaks_in_a_row(r)[1] % 16 == 8) for r in rows} > {(4, True)}
 
 
 @pytest.mark.parametrize("opt", [0, 3])

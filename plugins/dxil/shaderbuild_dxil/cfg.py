@@ -11,7 +11,7 @@ from operator import itemgetter
 from .llvm.values import BasicBlock, Function
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_continue_blocks"]
+           "bypass_continue_blocks", "bypass_break_blocks"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -232,6 +232,73 @@ def bypass_continue_blocks(f: Function) -> bool:
     if gone:
         f.blocks = [bb for bb in blocks if bb not in gone]
     return bool(gone)
+
+
+def bypass_break_blocks(f: Function) -> bool:
+    """An empty block entered from inside a loop that only branches out of it (a `break`, the header's exit) is
+    bypassed: its predecessors branch to the exit directly and the exit's phis take one incoming per
+    predecessor, as simplifycfg leaves DXC's loops.  dxil-spirv took such a block for the merge of the
+    selection holding the `break` and left that selection through the other paths of the ifs inside
+    it (spirv-val: "exits the selection ... not via a structured exit").  A block stays if a
+    predecessor is a switch or already enters the exit (one edge cannot carry two phi values), and so
+    does one that enters the next loop's header (dxil-spirv then left the first loop unstructured).
+    Returns whether a block went."""
+    blocks = f.blocks
+    if len(blocks) < 3:
+        return False
+    rpo = reverse_postorder(f)
+    order = {bb: i for i, bb in enumerate(rpo)}
+    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in blocks}
+    for bb in rpo:
+        for s in successors(bb):
+            preds[s].append(bb)
+    bodies = _loop_bodies(rpo, order, preds)
+    if not bodies:
+        return False
+    gone: set[BasicBlock] = set()
+    for bb in rpo[1:]:
+        insts = bb.instructions
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands:
+            continue
+        exit_ = insts[0].attrs["targets"][0]
+        ps = preds[bb]
+        if exit_ in bodies or not any(exit_ not in body and body.issuperset(ps) for body in bodies.values()):
+            continue                                   # not on the way out of a loop, or into the next loop
+        if not ps or len(set(ps)) != len(ps) or any(
+                p.instructions[-1].op != "br" or p in preds[exit_] for p in ps):
+            continue
+        for p in ps:
+            term = p.instructions[-1]
+            term.attrs["targets"] = tuple(exit_ if x is bb else x for x in term.attrs["targets"])
+        for inst in exit_.instructions:                # phis lead their blocks
+            if inst.op != "phi":
+                break
+            inst.attrs["incoming"] = [(v, q) for v, b in inst.attrs["incoming"]
+                                      for q in (ps if b is bb else (b,))]
+        preds[exit_] = [p for p in preds[exit_] if p is not bb] + ps
+        gone.add(bb)
+    if gone:
+        f.blocks = [bb for bb in blocks if bb not in gone]
+    return bool(gone)
+
+
+def _loop_bodies(rpo: list[BasicBlock], order: dict[BasicBlock, int],
+                 preds: dict[BasicBlock, list[BasicBlock]]) -> dict[BasicBlock, set[BasicBlock]]:
+    """Each natural loop's blocks (header included), keyed by its header: the blocks that reach a
+    back edge's source without passing the header.  The structured lowering's CFG is reducible."""
+    bodies: dict[BasicBlock, set[BasicBlock]] = {}
+    for bb in rpo:
+        for h in successors(bb):
+            if order.get(h, -1) > order[bb] or h not in order:
+                continue
+            body = bodies.setdefault(h, {h})
+            stack = [bb]
+            while stack:
+                x = stack.pop()
+                if x not in body:
+                    body.add(x)
+                    stack.extend(preds[x])
+    return bodies
 
 
 def _has_phis(bb: BasicBlock) -> bool:
