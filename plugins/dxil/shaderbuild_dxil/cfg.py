@@ -1,4 +1,5 @@
-"""CFG clean-up after lowering: drop blocks no path reaches; continue paths go straight to the latch.
+"""CFG clean-up after lowering: drop blocks no path reaches; continue paths go straight to the latch,
+break paths to the loop's exit.
 
 Structured lowering leaves empty blocks after `break`/`return`; LLVM accepts
 them but the DXIL validator wants a tidy, reducible CFG.
