@@ -234,12 +234,7 @@ def _reflect_expected(x: int, y: int) -> tuple[float, ...]:
     return (first.instance_id, second.instance_id, first.t, second.t)
 
 
-@pytest.mark.parametrize("read_after", [
-    False,
-    pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
-        "lavapipe (Mesa 25.0.7) gives InstanceCustomIndexKHR the nested hit's value once a nested "
-        "OpTraceRayKHR returns; the SPIR-V loads the built-in after the trace, as the HLSL reads it"))),
-], ids=["InstanceID-before-TraceRay", "InstanceID-after-TraceRay"])
+@pytest.mark.parametrize("read_after", [False, True], ids=["InstanceID-before-TraceRay", "InstanceID-after-TraceRay"])
 def test_closest_hit_traces_a_second_ray(read_after):
     src = REFLECT.replace("float4(id, q.color.x", "float4(InstanceID(), q.color.x") if read_after else REFLECT
     res = compile_file("reflect.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
