@@ -189,6 +189,7 @@ REFLECT = """
 struct Payload { float4 color; uint depth; };
 RaytracingAccelerationStructure scene : register(t0);
 RWTexture2D<float4> image : register(u1);
+RWStructuredBuffer<float4> state : register(u2);
 
 [shader("raygeneration")]
 void rg() {
@@ -208,6 +209,9 @@ void hit(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
         RayDesc ray = { WorldRayOrigin() + WorldRayDirection() * RayTCurrent(), 0.001, float3(1, 0, 0), 10.0 };
         TraceRay(scene, RAY_FLAG_FORCE_OPAQUE, 0xff, 0, 1, 0, ray, q);
         p.color = float4(id, q.color.x, RayTCurrent(), q.color.y);
+        uint2 idx = DispatchRaysIndex().xy;     // the rest of this hit's state, also read after the trace
+        state[idx.y * DispatchRaysDimensions().x + idx.x] = float4(InstanceIndex(), PrimitiveIndex(), HitKind(),
+                                                                   ObjectToWorld3x4()[2][3]);
     } else {
         p.color = float4(InstanceID(), RayTCurrent(), 0, 0);
     }
@@ -222,16 +226,19 @@ REFLECT_SCENE = accel.Scene(blases=((FLOOR,), (WALL,)), instances=(
     accel.Instance(0, (1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1), instance_id=3), accel.Instance(1, instance_id=4)))
 
 
-def _reflect_expected(x: int, y: int) -> tuple[float, ...]:
+def _reflect_expected(x: int, y: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(colour, state) of pixel (x, y): the state is what the primary hit's shader reads after its trace."""
     o, d = ((x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1, -1.0), (0.0, 0.0, 1.0)
     first = accel.trace(REFLECT_SCENE, o, d, 0.0, 10.0)
     if first is None:
-        return (-1.0, 0.0, 0.0, 0.0)            # RayFlags() of the primary ray: RAY_FLAG_NONE
+        return (-1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)     # RayFlags() of the primary ray: RAY_FLAG_NONE
+    instance = REFLECT_SCENE.instances[first.instance_index]
+    state = (first.instance_index, first.primitive_index, 0xFE if first.front_face else 0xFF, instance.transform[11])
     at = tuple(o[i] + first.t * d[i] for i in range(3))
     second = accel.trace(REFLECT_SCENE, at, (1.0, 0.0, 0.0), 0.001, 10.0)
     if second is None:
-        return (first.instance_id, -1.0, first.t, 1.0)     # the secondary miss saw RAY_FLAG_FORCE_OPAQUE
-    return (first.instance_id, second.instance_id, first.t, second.t)
+        return (first.instance_id, -1.0, first.t, 1.0), state     # the secondary miss saw RAY_FLAG_FORCE_OPAQUE
+    return (first.instance_id, second.instance_id, first.t, second.t), state
 
 
 @pytest.mark.parametrize("read_after", [False, True], ids=["InstanceID-before-TraceRay", "InstanceID-after-TraceRay"])
@@ -245,16 +252,19 @@ def test_closest_hit_traces_a_second_ray(read_after):
                                        opt_level=0), text=src).binary)
     image = Image(set=0, binding=1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
                   kind="storage_image")
-    result = run_raytracing(res.binary, "rg", (W, H), [accel.AccelStructure(0, 0, REFLECT_SCENE), image],
+    state = Buf(set=0, binding=2, data=bytes(W * H * 16))
+    result = run_raytracing(res.binary, "rg", (W, H), [accel.AccelStructure(0, 0, REFLECT_SCENE), image, state],
                             miss=("miss",), hit_groups=({"closest": "hit"},), max_recursion=2)
     assert result["sbt"]["properties"]["max_recursion"] >= 2
-    pixels = result["buffers"][1]
+    _, pixels, states = result["buffers"]
     kinds = set()
     for y in range(H):
         for x in range(W):
-            want = _reflect_expected(x, y)
+            want, want_state = _reflect_expected(x, y)
             got = struct.unpack_from("<4f", pixels, 16 * (y * W + x))
             assert got == pytest.approx(want, abs=1e-4), f"pixel ({x}, {y})"
+            got_state = struct.unpack_from("<4f", states, 16 * (y * W + x))
+            assert got_state == pytest.approx(want_state, abs=1e-6), f"pixel ({x}, {y}) state"
             kinds.add(want[1])
     assert kinds == {0.0, -1.0, 4.0}      # primary misses, secondary misses and secondary hits all occur
 
