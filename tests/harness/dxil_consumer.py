@@ -49,10 +49,13 @@ LIMITS = {
     "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
                "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
     "sv-builtin-in-stage": "dxil-spirv gives a system value its Vulkan built-in in every stage, also where "
-                           "Vulkan has none: SV_RenderTargetArrayIndex / SV_ViewportArrayIndex read by a hull "
-                           "shader become Layer / ViewportIndex inputs of TessellationControl (VUID-Layer-Layer-"
-                           "04272), SV_IsFrontFace written by a geometry shader a FrontFacing output; D3D allows "
-                           "both and our signature element is the one DXIL.rst's table gives",
+                           "Vulkan has none (dxil_converter.cpp, the RenderTargetArrayIndex / ViewPortArrayIndex / "
+                           "IsFrontFace cases of its built-in switch): SV_RenderTargetArrayIndex / "
+                           "SV_ViewportArrayIndex read by a hull or geometry shader become Layer / ViewportIndex "
+                           "inputs of TessellationControl / Geometry (VUID-Layer-Layer-04272, -04274), "
+                           "SV_IsFrontFace written by a geometry shader a FrontFacing output; D3D allows all three "
+                           "and our signature element is DXC's (DxilSigPoint.inl: SV at HSCPIn and GSVIn, SGV at "
+                           "GSOut)",
     "compute-derivatives": "not dxil-spirv's but the checker's: Debian 12's spirv-val (SPIRV-Tools 2023.1) does "
                            "not know SPV_KHR_compute_shader_derivatives, which dxil-spirv declares for ddx/ddy "
                            "in an SM 6.6 compute shader, so it rejects the DerivativeGroup capability",
@@ -67,7 +70,9 @@ def _limit_of(stage_failed: str, message: str) -> str | None:
             and "is not allowed by Vulkan" in message):
         return "compute-derivatives"
     if stage_failed == "spirv-val" and ("VUID-FrontFacing-FrontFacing-" in message or (
-            "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)):
+            "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)
+            or ("Layer and ViewportIndex to be used for variables with Input storage class" in message
+                and "called with execution model Geometry" in message)):
         return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
