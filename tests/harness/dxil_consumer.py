@@ -44,10 +44,14 @@ COUNTER_SET = 7
 # key -> why dxil-spirv cannot take such DXIL (a limit of the consumer, not of our compiler)
 LIMITS = {
     "ps-device-barrier": "dxil-spirv translates DeviceMemoryBarrier() in a pixel shader with Workgroup memory "
-                         "scope, which Vulkan allows only in compute-like stages (spirv-val VUID-07321); our "
-                         "barrier(80, 2) is what DXC emits",
-    "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
-               "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
+                         "scope (opcodes/dxil/dxil_compute.cpp, emit_barrier_instruction: Workgroup unless a "
+                         "globallycoherent UAV is declared, in every stage), which Vulkan allows only in "
+                         "compute-like stages (spirv-val VUID-07321); our barrier(80, 2) (UAVFenceGlobal) is "
+                         "what DXC emits",
+    "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC (an SRV of the "
+               "cbuffer's kind TBuffer, read with bufferLoad) and we give a tbuffer or TextureBuffer<T> "
+               "(dxil_converter.cpp, image_dimension_from_resource_kind: no TBuffer case, so DimMax); its "
+               "SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
     "sv-builtin-in-stage": "dxil-spirv gives a system value its Vulkan built-in in every stage, also where "
                            "Vulkan has none (dxil_converter.cpp, the RenderTargetArrayIndex / ViewPortArrayIndex / "
                            "IsFrontFace cases of its built-in switch): SV_RenderTargetArrayIndex / "
