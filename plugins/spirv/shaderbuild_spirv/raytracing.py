@@ -36,6 +36,7 @@ _CALL_SITE = {"TraceRay": ir.Storage.RAY_PAYLOAD, "CallShader": ir.Storage.CALLA
 _RAY_STATE = ("WorldRayOrigin", "WorldRayDirection", "ObjectRayOrigin", "ObjectRayDirection", "RayTMin",
               "RayTCurrent", "RayFlags", "InstanceIndex", "InstanceID", "GeometryIndex", "PrimitiveIndex",
               "HitKind", "ObjectToWorld3x4", "ObjectToWorld4x3", "WorldToObject3x4", "WorldToObject4x3")
+_STATE_NAMES = frozenset(_RAY_STATE)
 _CHANGING = {"intersection": frozenset({"RayTCurrent"})}
 _STATE_STAGES = ("anyhit", "closesthit", "intersection", "miss")
 _PAYLOADS = (ir.Storage.RAY_PAYLOAD, ir.Storage.INCOMING_RAY_PAYLOAD)
@@ -85,14 +86,23 @@ def ray_state(module: ir.Module) -> None:
     lavapipe (Mesa 25.0) keeps one instance / primitive / geometry / hit kind for the whole pipeline and
     gives a closest-hit shader the nested hit's InstanceID once a TraceRay returns.  A function reached
     from several shaders reads a built-in through the variable only if every one of them stores it."""
-    snapshots: dict[int, set[str]] = {}          # function id -> the built-ins it may read from a snapshot
+    calls: dict[int, list[ir.Function]] = {}     # function id -> the functions it calls
+    reads: dict[int, set[str]] = {}              # function id -> the ray-state built-ins it reads
+    for f in module.functions:
+        exprs = ir.body_exprs(f.body)
+        calls[id(f)] = [x.func for x in exprs if isinstance(x, ir.Call)]
+        reads[id(f)] = {x.name for x in exprs if isinstance(x, ir.Intrinsic) and not x.args and x.name in _STATE_NAMES}
+    if not any(reads.values()):
+        return
+    snapshots: dict[int, set[str]] = {}          # function id -> the built-ins it reads from a snapshot
     reached: dict[int, list[ir.Function]] = {}   # entry wrapper id -> the functions it reaches
     for ep in module.entries:
-        names = set(_RAY_STATE) - _CHANGING.get(ep.stage, frozenset()) if ep.stage in _STATE_STAGES else set()
+        names = _STATE_NAMES - _CHANGING.get(ep.stage, frozenset()) if ep.stage in _STATE_STAGES else frozenset()
         wrapper = ir.wrapper_of(ep)
-        reached[id(wrapper)] = _reached(wrapper)
+        reached[id(wrapper)] = _reached(wrapper, calls)
         for f in reached[id(wrapper)]:
-            snapshots[id(f)] = snapshots[id(f)] & names if id(f) in snapshots else set(names)
+            mine = reads.get(id(f), set()) & names
+            snapshots[id(f)] = snapshots[id(f)] & mine if id(f) in snapshots else mine
     shared: dict[str, ir.Variable] = {}          # built-in -> the Private variable the called functions read
     own: dict[int, dict[str, ir.Variable]] = {}  # entry wrapper id -> built-in -> its local
     read: dict[int, set[str]] = {}               # called function id -> the built-ins it reads from `shared`
@@ -204,7 +214,8 @@ def _check_one_attribute_type(module: ir.Module, attributes: dict[ir.Type, ir.Va
                         ep.source_function.loc)
 
 
-def _reached(f: ir.Function) -> list[ir.Function]:
+def _reached(f: ir.Function, calls: dict[int, list[ir.Function]] | None = None) -> list[ir.Function]:
+    """`f` and the functions it calls, directly or not (`calls`: each function's callees, when known)."""
     seen: dict[int, ir.Function] = {}
     stack = [f]
     while stack:
@@ -212,6 +223,8 @@ def _reached(f: ir.Function) -> list[ir.Function]:
         if id(g) in seen:
             continue
         seen[id(g)] = g
-        stack += [x.func for s in ir.walk_stmts(g.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
-                  if isinstance(x, ir.Call)]
+        if calls is not None and id(g) in calls:
+            stack += calls[id(g)]
+        else:
+            stack += [x.func for x in ir.body_exprs(g.body) if isinstance(x, ir.Call)]
     return list(seen.values())
