@@ -101,8 +101,8 @@ def ray_state(module: ir.Module) -> None:
         wrapper = ir.wrapper_of(ep)
         reached[id(wrapper)] = _reached(wrapper, calls)
         for f in reached[id(wrapper)]:
-            mine = reads.get(id(f), set()) & names
-            snapshots[id(f)] = snapshots[id(f)] & mine if id(f) in snapshots else mine
+            wanted = reads.get(id(f), set()) & names
+            snapshots[id(f)] = snapshots[id(f)] & wanted if id(f) in snapshots else wanted
     shared: dict[str, ir.Variable] = {}          # built-in -> the Private variable the called functions read
     own: dict[int, dict[str, ir.Variable]] = {}  # entry wrapper id -> built-in -> its local
     read: dict[int, set[str]] = {}               # called function id -> the built-ins it reads from `shared`
