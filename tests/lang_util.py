@@ -327,7 +327,10 @@ BACKENDS = ("spirv", "dxil", "dxil-vk")
 # Mesa 25's lavapipe removes a float conversion round trip (narrow then widen back) as an inexact NIR
 # optimisation when the narrowing carries no NoContraction.  Our SPIR-V decorates every narrowing conversion
 # (emit_expr.convert, f32tof16); dxil-spirv translates DXIL's fptrunc / legacyF32ToF16 without it, so the
-# DXIL run on lavapipe through dxil-spirv gets the unrounded value (the interpreter the rounded one).
+# DXIL run on lavapipe through dxil-spirv gets the unrounded value (the interpreter the rounded one).  Not
+# avoidable in our DXIL: an LLVM 3.7 cast carries no flags, DXC's sitofp/fptosi are the same, and dxil-spirv's
+# emit_cast_instruction_impl (opcodes_llvm_builtins.cpp) never decorates a conversion.  Our own SPIR-V with its
+# NoContraction decorations removed gives the unrounded value on lavapipe too.
 LAVAPIPE_ROUND_TRIP = ("dxil-spirv translates the narrowing conversion without NoContraction and lavapipe (Mesa 25) "
                        "folds its round trip away (inexact NIR optimisation); our own SPIR-V marks it")
 

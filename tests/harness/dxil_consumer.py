@@ -44,15 +44,22 @@ COUNTER_SET = 7
 # key -> why dxil-spirv cannot take such DXIL (a limit of the consumer, not of our compiler)
 LIMITS = {
     "ps-device-barrier": "dxil-spirv translates DeviceMemoryBarrier() in a pixel shader with Workgroup memory "
-                         "scope, which Vulkan allows only in compute-like stages (spirv-val VUID-07321); our "
-                         "barrier(80, 2) is what DXC emits",
-    "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC and we give a "
-               "tbuffer or TextureBuffer<T>; its SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
+                         "scope (opcodes/dxil/dxil_compute.cpp, emit_barrier_instruction: Workgroup unless a "
+                         "globallycoherent UAV is declared, in every stage), which Vulkan allows only in "
+                         "compute-like stages (spirv-val VUID-07321); our barrier(80, 2) (UAVFenceGlobal) is "
+                         "what DXC emits",
+    "tbuffer": "dxil-spirv has no image dimension for the TBuffer resource kind (15) that DXC (an SRV of the "
+               "cbuffer's kind TBuffer, read with bufferLoad) and we give a tbuffer or TextureBuffer<T> "
+               "(dxil_converter.cpp, image_dimension_from_resource_kind: no TBuffer case, so DimMax); its "
+               "SPIR-V gets Dim 0x7fffffff, which spirv-val rejects",
     "sv-builtin-in-stage": "dxil-spirv gives a system value its Vulkan built-in in every stage, also where "
-                           "Vulkan has none: SV_RenderTargetArrayIndex / SV_ViewportArrayIndex read by a hull "
-                           "shader become Layer / ViewportIndex inputs of TessellationControl (VUID-Layer-Layer-"
-                           "04272), SV_IsFrontFace written by a geometry shader a FrontFacing output; D3D allows "
-                           "both and our signature element is the one DXIL.rst's table gives",
+                           "Vulkan has none (dxil_converter.cpp, the RenderTargetArrayIndex / ViewPortArrayIndex / "
+                           "IsFrontFace cases of its built-in switch): SV_RenderTargetArrayIndex / "
+                           "SV_ViewportArrayIndex read by a hull or geometry shader become Layer / ViewportIndex "
+                           "inputs of TessellationControl / Geometry (VUID-Layer-Layer-04272, -04274), "
+                           "SV_IsFrontFace written by a geometry shader a FrontFacing output; D3D allows all three "
+                           "and our signature element is DXC's (DxilSigPoint.inl: SV at HSCPIn and GSVIn, SGV at "
+                           "GSOut)",
     "compute-derivatives": "not dxil-spirv's but the checker's: Debian 12's spirv-val (SPIRV-Tools 2023.1) does "
                            "not know SPV_KHR_compute_shader_derivatives, which dxil-spirv declares for ddx/ddy "
                            "in an SM 6.6 compute shader, so it rejects the DerivativeGroup capability",
@@ -67,7 +74,9 @@ def _limit_of(stage_failed: str, message: str) -> str | None:
             and "is not allowed by Vulkan" in message):
         return "compute-derivatives"
     if stage_failed == "spirv-val" and ("VUID-FrontFacing-FrontFacing-" in message or (
-            "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)):
+            "Vulkan spec allows BuiltIn" in message and "called with execution model TessellationControl" in message)
+            or ("Layer and ViewportIndex to be used for variables with Input storage class" in message
+                and "called with execution model Geometry" in message)):
         return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"

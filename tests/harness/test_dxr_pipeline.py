@@ -216,6 +216,15 @@ void hit(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
 [shader("miss")]
 void miss(inout Payload p) { p.color = float4(-1, RayFlags(), 0, 0); }
 """
+# REFLECT whose hit shader also writes the rest of its hit's state, read after its nested trace
+REFLECT_STATE = REFLECT.replace(
+    "RWTexture2D<float4> image : register(u1);\n",
+    "RWTexture2D<float4> image : register(u1);\nRWStructuredBuffer<float4> state : register(u2);\n").replace(
+    "        p.color = float4(id, q.color.x, RayTCurrent(), q.color.y);\n",
+    "        p.color = float4(id, q.color.x, RayTCurrent(), q.color.y);\n"
+    "        uint2 idx = DispatchRaysIndex().xy;\n"
+    "        state[idx.y * DispatchRaysDimensions().x + idx.x] = float4(InstanceIndex(), PrimitiveIndex(), HitKind(),\n"
+    "                                                                   ObjectToWorld3x4()[2][3]);\n")
 FLOOR = accel.Triangles(((-1, -1, 0), (0.5, -1, 0), (-1, 1, 0), (0.5, -1, 0), (0.5, 1, 0), (-1, 1, 0)))
 WALL = accel.Triangles(((2, -1, 0), (2, 0, 0), (2, -1, 2), (2, 0, 0), (2, 0, 2), (2, -1, 2)))
 REFLECT_SCENE = accel.Scene(blases=((FLOOR,), (WALL,)), instances=(
@@ -234,14 +243,21 @@ def _reflect_expected(x: int, y: int) -> tuple[float, ...]:
     return (first.instance_id, second.instance_id, first.t, second.t)
 
 
-@pytest.mark.parametrize("read_after", [
-    False,
-    pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
-        "lavapipe (Mesa 25.0.7) gives InstanceCustomIndexKHR the nested hit's value once a nested "
-        "OpTraceRayKHR returns; the SPIR-V loads the built-in after the trace, as the HLSL reads it"))),
-], ids=["InstanceID-before-TraceRay", "InstanceID-after-TraceRay"])
+def _reflect_state(x: int, y: int) -> tuple[float, ...]:
+    """What REFLECT_STATE's hit shader writes after its nested trace: its own hit's InstanceIndex,
+    PrimitiveIndex, HitKind and ObjectToWorld3x4()[2][3] (the instance's z translation)."""
+    first = accel.trace(REFLECT_SCENE, ((x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1, -1.0), (0.0, 0.0, 1.0), 0.0, 10.0)
+    if first is None:
+        return (0.0, 0.0, 0.0, 0.0)             # not written
+    z = REFLECT_SCENE.instances[first.instance_index].transform[11]
+    return (first.instance_index, first.primitive_index, 0xFE if first.front_face else 0xFF, z)
+
+
+@pytest.mark.parametrize("read_after", [False, True], ids=["InstanceID-before-TraceRay", "InstanceID-after-TraceRay"])
 def test_closest_hit_traces_a_second_ray(read_after):
-    src = REFLECT.replace("float4(id, q.color.x", "float4(InstanceID(), q.color.x") if read_after else REFLECT
+    src = REFLECT_STATE.replace("float4(id, q.color.x", "float4(InstanceID(), q.color.x") if read_after \
+        else REFLECT_STATE
+    assert "state[" in src
     res = compile_file("reflect.hlsl", CompileOptions(profile="lib_6_3", entry="", target="spirv",
                                                       vk_target_env="vulkan1.2"), text=src)
     assert res.ok, [d.message for d in res.diagnostics]
@@ -250,16 +266,19 @@ def test_closest_hit_traces_a_second_ray(read_after):
                                        opt_level=0), text=src).binary)
     image = Image(set=0, binding=1, data=bytes(W * H * 16), width=W, height=H, format="rgba32f",
                   kind="storage_image")
-    result = run_raytracing(res.binary, "rg", (W, H), [accel.AccelStructure(0, 0, REFLECT_SCENE), image],
+    state = Buf(set=0, binding=2, data=bytes(W * H * 16))
+    result = run_raytracing(res.binary, "rg", (W, H), [accel.AccelStructure(0, 0, REFLECT_SCENE), image, state],
                             miss=("miss",), hit_groups=({"closest": "hit"},), max_recursion=2)
     assert result["sbt"]["properties"]["max_recursion"] >= 2
-    pixels = result["buffers"][1]
+    _, pixels, states = result["buffers"]
     kinds = set()
     for y in range(H):
         for x in range(W):
             want = _reflect_expected(x, y)
             got = struct.unpack_from("<4f", pixels, 16 * (y * W + x))
             assert got == pytest.approx(want, abs=1e-4), f"pixel ({x}, {y})"
+            got_state = struct.unpack_from("<4f", states, 16 * (y * W + x))
+            assert got_state == pytest.approx(_reflect_state(x, y), abs=1e-6), f"pixel ({x}, {y}) state"
             kinds.add(want[1])
     assert kinds == {0.0, -1.0, 4.0}      # primary misses, secondary misses and secondary hits all occur
 

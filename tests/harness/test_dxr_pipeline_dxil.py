@@ -127,8 +127,8 @@ def test_vulkan_pipeline_built_from_the_manifests_subobjects():
 def test_closest_hit_traces_a_second_ray_from_dxil(read_after):
     """test_dxr_pipeline's recursion (depth 2) from DXIL.  InstanceID is a readnone operation: the
     HLSL's two reads (one before, one after the nested TraceRay) are one instanceID call before the
-    trace, as DXC's CSE makes them, so lavapipe's InstanceCustomIndexKHR after a nested trace (the
-    SPIR-V test's strict xfail) does not arise here and both variants pass."""
+    trace, as DXC's CSE makes them, so lavapipe's InstanceCustomIndexKHR after a nested trace (which the
+    SPIR-V build avoids by reading it at the shader's start) does not arise here and both variants pass."""
     src = spirv_run.REFLECT.replace("float4(id, q.color.x", "float4(InstanceID(), q.color.x") if read_after \
         else spirv_run.REFLECT
     res = compile_file("reflect.hlsl", CompileOptions(profile="lib_6_3", entry="", target="dxil"), text=src)

@@ -218,9 +218,10 @@ def _check_dxil(src: str, profile: str) -> dxil_tools.DxilCheck:
     return dxil_tools.check_dxil(res.binary)
 
 
-# D3D allows these and our DXIL has the signature element DXIL.rst gives, but dxil-spirv maps them to a
+# D3D allows these and our DXIL has the signature element DXC gives, but dxil-spirv maps them to a
 # Vulkan built-in that the stage does not have (harness/dxil_consumer.LIMITS["sv-builtin-in-stage"])
 CONSUMER_LIMITED = {("SV_RenderTargetArrayIndex", "hull", "in"), ("SV_ViewportArrayIndex", "hull", "in"),
+                    ("SV_RenderTargetArrayIndex", "geometry", "in"), ("SV_ViewportArrayIndex", "geometry", "in"),
                     ("SV_IsFrontFace", "geometry", "out")}
 
 
@@ -239,6 +240,19 @@ def test_allowed_system_value_gives_valid_output(sv, stage, direction):
         return
     checked = _check_dxil(src, profile)
     assert checked.spirv is not None, "dxil-spirv did not convert the DXIL (a listed limit)"
+
+
+@pytest.mark.parametrize(("sv", "kind"), [("SV_RenderTargetArrayIndex", "RenderTargetArrayIndex"),
+                                          ("SV_ViewportArrayIndex", "ViewPortArrayIndex")])
+def test_geometry_shader_layer_and_viewport_inputs_are_system_values(sv, kind):
+    """DXC's signature-point table (DxilSigPoint.inl) gives SV_RenderTargetArrayIndex / SV_ViewportArrayIndex in a
+    geometry shader's per-vertex input (GSVIn) the interpretation SV, as in a hull shader's: the ISG1 element
+    carries the system value (not an arbitrary semantic)."""
+    prefix, src = _source(sv, "geometry", "in")
+    res = R.compile_hlsl(src, "main", _profile(prefix, D3D[sv][1]), "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    isg = next(p for p in dxil_tools.read_dxil(res.binary).container["Parts"] if p["Name"] == "ISG1")
+    assert [(e["Name"], e["SystemValue"]) for e in isg["Signature"]["Parameters"] if e["Name"] == sv] == [(sv, kind)]
 
 
 @pytest.mark.parametrize(("sv", "stage", "direction"), sorted(NOT_SUPPORTED))

@@ -282,3 +282,80 @@ void is() { Attr a = { 1.0 }; ReportHit(1.0, 0, a); }
         assert expected(block).strip("\n") in got
     locations = {g.name: g.io.location for g in module.globals if g.io is not None}
     assert locations == {"ms.p": 0, "ch.p": 1, "TraceRay.payload.2": 2, "CallShader.callable_data.1": 0}
+
+
+RAY_STATE = """
+struct Payload { float4 color; };
+struct Attr { float t; };
+RaytracingAccelerationStructure scene;
+float tnow() { return RayTCurrent(); }
+uint which() { return InstanceID() + PrimitiveIndex(); }
+[shader("closesthit")]
+void ch(inout Payload p, Attr a) {
+    TraceRay(scene, 0, 0xff, 0, 1, 0, (RayDesc)0, p);
+    p.color = float4(which(), tnow(), RayTCurrent(), HitKind());
+}
+[shader("intersection")]
+void is() { Attr a = { tnow() }; ReportHit(RayTMin(), 0, a); a.t = RayTCurrent() + which(); ReportHit(a.t, 0, a); }
+"""
+
+
+def test_hit_shaders_read_their_ray_state_once_at_their_start():
+    """Each hit / intersection shader stores the ray-state built-ins it reads into Private variables before
+    anything else, and every read (in helpers too) loads the variable; an intersection shader's RayTCurrent,
+    which ReportHit may change, stays a read where it is written, also in a helper it shares with a
+    closest-hit shader."""
+    module, options = sema_module(RAY_STATE, profile="lib_6_3")
+    entry_wrapper.run(module, options)
+    ray_interface(module, options)
+    got = "\n".join(line.strip() for line in text(module).splitlines())     # blocks compared without indents
+    for block in ("""
+        fn which() -> uint {
+          return add(load(%ray.InstanceID), load(%ray.PrimitiveIndex))
+        }
+        fn tnow() -> float {
+          return RayTCurrent():float
+        }
+    """, """
+          store %p.f0 = float4(convert<float>(load(%tmp.2)), load(%tmp.3), load(%ray.RayTCurrent), convert<float>(load(%ray.HitKind)))
+    """, """
+          store %accepted.6 = ReportHit(load(%ray.RayTMin), 0:uint, %hit.attributes.Attr):bool
+          store %tmp.7 = call which()
+          store %a.f0 = add(RayTCurrent():float, convert<float>(load(%tmp.7)))
+    """, """
+        fn ch() -> void {
+          local p.arg: Payload
+          store %ray.RayTCurrent = RayTCurrent():float
+          store %ray.InstanceID = InstanceID():uint
+          store %ray.PrimitiveIndex = PrimitiveIndex():uint
+          store %ray.HitKind = HitKind():uint
+          store %p.arg = load(%ch.p)
+    """, """
+        fn is() -> void {
+          store %ray.RayTMin = RayTMin():float
+          store %ray.InstanceID = InstanceID():uint
+          store %ray.PrimitiveIndex = PrimitiveIndex():uint
+          eval call src.is()
+    """):
+        assert "\n".join(line.strip() for line in block.strip("\n").splitlines()) in got
+    assert "global private ray.RayTCurrent: float" in got
+
+    dis = _spirv(RAY_STATE, opt_level=0)                # the helpers stay functions: spirv-val accepts it
+    dis = _spirv(RAY_STATE, opt_level=3)                # inlined: the Private variables become SSA values
+
+    def body(name: str) -> list[str]:
+        lines = dis.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.strip().startswith(f"%{name} = OpFunction "))
+        end = next(i for i in range(start, len(lines)) if lines[i].strip() == "OpFunctionEnd")
+        return lines[start:end]
+
+    def first(lines: list[str], pattern: str) -> int:
+        return next(i for i, line in enumerate(lines) if re.search(pattern, line))
+
+    ch, isect = body("ch"), body("is")
+    assert "Private" not in dis
+    for builtin in ("InstanceCustomIndexKHR", "PrimitiveId", "HitKindKHR", "RayTmaxKHR"):
+        assert first(ch, rf"OpLoad %\w+ %gl_{builtin}") < first(ch, "OpTraceRayKHR"), builtin
+    assert [line for line in ch if "OpLoad" in line and "%gl_" in line][4:] == []     # each loaded once
+    tmax = [i for i, line in enumerate(isect) if re.search(r"OpLoad %float %gl_RayTmaxKHR", line)]
+    assert tmax[-1] > first(isect, "OpReportIntersectionKHR")

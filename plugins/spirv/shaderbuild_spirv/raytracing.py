@@ -13,6 +13,9 @@ The payload and callable-data variables get Locations in creation order (shader 
 shader order, then call sites in function order), one counter for payloads and one for callable
 data, so no two variables of one entry point share a Location.  The wrappers lose their
 parameters: each is now a parameterless OpEntryPoint function.
+
+A hit, miss or intersection shader reads the built-ins that describe its ray and hit once, at its
+start (ray_state): see _RAY_STATE.
 """
 
 from __future__ import annotations
@@ -26,6 +29,16 @@ _INCOMING = {"payload": ir.Storage.INCOMING_RAY_PAYLOAD, "attributes": ir.Storag
              "callable": ir.Storage.INCOMING_CALLABLE_DATA}
 _CALL_SITE = {"TraceRay": ir.Storage.RAY_PAYLOAD, "CallShader": ir.Storage.CALLABLE_DATA,
               "ReportHit": ir.Storage.HIT_ATTRIBUTE}
+# DXR system values that describe the ray and the hit a shader runs for (SPIR-V built-ins of the same
+# meaning): constant over one invocation of a hit, miss or intersection shader, except RayTCurrent in an
+# intersection shader (Vulkan, RayTmaxKHR: "can change ... after calling OpReportIntersectionKHR").
+# The launch's DispatchRaysIndex / DispatchRaysDimensions are not ray state.
+_RAY_STATE = ("WorldRayOrigin", "WorldRayDirection", "ObjectRayOrigin", "ObjectRayDirection", "RayTMin",
+              "RayTCurrent", "RayFlags", "InstanceIndex", "InstanceID", "GeometryIndex", "PrimitiveIndex",
+              "HitKind", "ObjectToWorld3x4", "ObjectToWorld4x3", "WorldToObject3x4", "WorldToObject4x3")
+_STATE_NAMES = frozenset(_RAY_STATE)
+_CHANGING = {"intersection": frozenset({"RayTCurrent"})}
+_STATE_STAGES = ("anyhit", "closesthit", "intersection", "miss")
 _PAYLOADS = (ir.Storage.RAY_PAYLOAD, ir.Storage.INCOMING_RAY_PAYLOAD)
 _CALLABLES = (ir.Storage.CALLABLE_DATA, ir.Storage.INCOMING_CALLABLE_DATA)
 
@@ -61,6 +74,62 @@ def ray_interface(module: ir.Module, options: CompileOptions) -> None:
     for f in module.functions:
         f.body = _call_sites(f.body, module, locations, attributes)
     _check_one_attribute_type(module, attributes)
+    ray_state(module)
+
+
+def ray_state(module: ir.Module) -> None:
+    """Each hit, miss and intersection shader loads the ray-state built-ins it reads (_RAY_STATE) once, at
+    its start, and every read is a load of what it stored: a local of the shader's own function (inlined
+    code, so -O1 on: an SSA value), a Private variable for a function it calls (-O0).  The values cannot
+    change during the invocation, so this is the same program; it is also one a driver whose nested
+    TraceRay (or ReportHit running an any-hit shader) overwrites the caller's hit state still runs right:
+    lavapipe (Mesa 25.0) keeps one instance / primitive / geometry / hit kind for the whole pipeline and
+    gives a closest-hit shader the nested hit's InstanceID once a TraceRay returns.  A function reached
+    from several shaders reads a built-in through the variable only if every one of them stores it."""
+    calls: dict[int, list[ir.Function]] = {}     # function id -> the functions it calls
+    reads: dict[int, set[str]] = {}              # function id -> the ray-state built-ins it reads
+    for f in module.functions:
+        exprs = ir.body_exprs(f.body)
+        calls[id(f)] = [x.func for x in exprs if isinstance(x, ir.Call)]
+        reads[id(f)] = {x.name for x in exprs if isinstance(x, ir.Intrinsic) and not x.args and x.name in _STATE_NAMES}
+    if not any(reads.values()):
+        return
+    snapshots: dict[int, set[str]] = {}          # function id -> the built-ins it reads from a snapshot
+    reached: dict[int, list[ir.Function]] = {}   # entry wrapper id -> the functions it reaches
+    for ep in module.entries:
+        names = _STATE_NAMES - _CHANGING.get(ep.stage, frozenset()) if ep.stage in _STATE_STAGES else frozenset()
+        wrapper = ir.wrapper_of(ep)
+        reached[id(wrapper)] = _reached(wrapper, calls)
+        for f in reached[id(wrapper)]:
+            wanted = reads.get(id(f), set()) & names
+            snapshots[id(f)] = snapshots[id(f)] & wanted if id(f) in snapshots else wanted
+    shared: dict[str, ir.Variable] = {}          # built-in -> the Private variable the called functions read
+    own: dict[int, dict[str, ir.Variable]] = {}  # entry wrapper id -> built-in -> its local
+    read: dict[int, set[str]] = {}               # called function id -> the built-ins it reads from `shared`
+    for f in module.functions:
+        if not snapshots.get(id(f)):
+            continue
+        if id(f) in reached:
+            mine = own[id(f)] = {}
+            _read_snapshots(f, snapshots[id(f)], mine, ir.Storage.FUNCTION)
+            f.locals += [mine[n] for n in _RAY_STATE if n in mine]
+        else:
+            read[id(f)] = _read_snapshots(f, snapshots[id(f)], shared, ir.Storage.PRIVATE)
+    module.globals += [shared[n] for n in _RAY_STATE if n in shared]
+    for ep in module.entries:
+        wrapper = ir.wrapper_of(ep)
+        mine = own.get(id(wrapper), {})
+        called = set().union(*(read.get(id(f), set()) for f in reached[id(wrapper)]))
+        stores: list[ir.Stmt] = []
+        for n in (n for n in _RAY_STATE if n in mine or n in called):
+            t = (mine[n] if n in mine else shared[n]).type
+            value: ir.Expr = ir.Intrinsic(n, [], t)
+            if n in mine:
+                stores.append(ir.Store(ir.VarRef(mine[n]), value))
+                value = ir.Load(ir.VarRef(mine[n]), t)
+            if n in called:
+                stores.append(ir.Store(ir.VarRef(shared[n]), value))
+        wrapper.body[:0] = stores
 
 
 def _rename(body: list[ir.Stmt], renames: dict[int, ir.Variable]) -> None:
@@ -105,6 +174,25 @@ def _call_sites(body: list[ir.Stmt], module: ir.Module, locations: _Locations,
     return ir.rewrite_stmts(body, change)
 
 
+def _read_snapshots(f: ir.Function, names: set[str], variables: dict[str, ir.Variable],
+                    storage: ir.Storage) -> set[str]:
+    """`f` with each read of a built-in in `names` a load of its variable in `variables` (made on first use,
+    of `storage`); which of them it reads."""
+    read: set[str] = set()
+
+    def change(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Intrinsic) and not e.args and e.name in names:
+            g = variables.get(e.name)
+            if g is None:
+                g = variables[e.name] = ir.Variable(f"ray.{e.name}", e.type, storage)
+            read.add(e.name)
+            return ir.Load(ir.VarRef(g), e.type)
+        return e
+
+    ir.rewrite_body(f.body, change)
+    return read
+
+
 def _ray_call(s: ir.Stmt) -> ir.Intrinsic | None:
     e = s.expr if isinstance(s, ir.Eval) else s.value if isinstance(s, ir.Store) else None
     if isinstance(e, ir.Intrinsic) and e.name in _CALL_SITE:
@@ -126,7 +214,8 @@ def _check_one_attribute_type(module: ir.Module, attributes: dict[ir.Type, ir.Va
                         ep.source_function.loc)
 
 
-def _reached(f: ir.Function) -> list[ir.Function]:
+def _reached(f: ir.Function, calls: dict[int, list[ir.Function]] | None = None) -> list[ir.Function]:
+    """`f` and the functions it calls, directly or not (`calls`: each function's callees, when known)."""
     seen: dict[int, ir.Function] = {}
     stack = [f]
     while stack:
@@ -134,6 +223,8 @@ def _reached(f: ir.Function) -> list[ir.Function]:
         if id(g) in seen:
             continue
         seen[id(g)] = g
-        stack += [x.func for s in ir.walk_stmts(g.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
-                  if isinstance(x, ir.Call)]
+        if calls is not None and id(g) in calls:
+            stack += calls[id(g)]
+        else:
+            stack += [x.func for x in ir.body_exprs(g.body) if isinstance(x, ir.Call)]
     return list(seen.values())

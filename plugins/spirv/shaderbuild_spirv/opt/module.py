@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import struct
 
-from ..grammar import COMPOSITES, ENUM_PARAMS, INSTRUCTIONS, KIND_CATEGORY, MAGIC, OPCODES
+from ..grammar import COMPOSITES, ENUM_PARAMS, ENUMS, INSTRUCTIONS, KIND_CATEGORY, MAGIC, OPCODES
 
 _ID_KINDS = frozenset(("IdRef", "IdScope", "IdMemorySemantics"))
+# the one input that changes during an invocation: an intersection shader's RayTmaxKHR after an
+# accepted OpReportIntersectionKHR (Vulkan spec, RayTmaxKHR); its loads are not merged
+_RAY_TMAX = ENUMS["BuiltIn"]["RayTmaxKHR"]
 
 
 class Inst:
@@ -294,6 +297,7 @@ class ModuleInfo:
         self._undef: dict[int, int] = {}
         int_types: set[int] = set()
         block_types: set[int] = set()
+        changing: set[int] = set()                       # inputs that change during an invocation
         self.decorated: set[int] = set()                 # ids with a decoration (NoContraction, ...)
         for x in m.globals:
             if x.r >= 0:
@@ -310,12 +314,14 @@ class ModuleInfo:
                 self.decorated.add(x.w[0])
                 if x.w[1] == 2:                                  # Block (not BufferBlock)
                     block_types.add(x.w[0])
+                elif x.w[1] == 11 and x.w[2] == _RAY_TMAX:      # BuiltIn RayTmaxKHR
+                    changing.add(x.w[0])
         self.glsl = next((x.w[0] for x in m.globals if x.op == OP["OpExtInstImport"]
                           and bytes(struct.pack(f"<{len(x.w) - 1}I", *x.w[1:])).rstrip(b"\0") == b"GLSL.std.450"), -1)
         # globals whose memory nothing in the shader writes: loads of them can be merged
         self.readonly: set[int] = set()
         for x in m.globals:
-            if x.op == OP["OpVariable"]:
+            if x.op == OP["OpVariable"] and x.w[1] not in changing:
                 sc, pointee = self.ptr.get(x.w[0], (-1, -1))
                 if sc in (0, 1, 9) or (sc == 2 and pointee in block_types):   # UniformConstant, Input, PushConstant
                     self.readonly.add(x.w[1])
