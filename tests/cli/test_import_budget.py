@@ -49,7 +49,9 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery", "shaderbuild.front.sema.tess",
          "shaderbuild.passes.evaluate_attribute",
          # the IR printer: for error messages and local resource arrays only; DXIL's disassembler for --Fc
-         "shaderbuild.ir.printer", "shaderbuild_dxil.disasm", "shaderbuild_dxil.llvm.printer"}
+         "shaderbuild.ir.printer", "shaderbuild_dxil.disasm", "shaderbuild_dxil.llvm.printer",
+         # DXIL's -Zi collector; the ViewID state (stages with signatures: not a compute shader)
+         "shaderbuild_dxil.debuginfo", "shaderbuild_dxil.viewid"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
@@ -96,3 +98,20 @@ def test_cold_compile_imports_only_its_path(tmp_path, target):
     mine = "shaderbuild_spirv" if target == "spirv" else "shaderbuild_dxil"
     assert f"{mine}.plugin" in modules and len({m for m in modules if m.startswith(mine + ".")}) > 5
     assert own_ms < LOOSE_MS[target], f"importing shaderbuild for a {target} compile took {own_ms:.0f} ms"
+
+
+# what `import shaderbuild.cli` may add to a fresh interpreter's modules
+CLI_IMPORTS = {"shaderbuild", "shaderbuild.cli", "__future__", "gc", "types"}
+
+
+def test_cli_import_is_light():
+    """The console script imports shaderbuild.cli before main() turns the cyclic collector off for a
+    compile: importing `re` there (with enum, functools, collections) made the collector run five
+    times first (~1 ms of a cold compile).  Run without `site` (-S), whose editable-install finders
+    would import `re` themselves (it imports `os`, as site does), with this checkout first on the path."""
+    root = str(Path(__file__).resolve().parents[2])
+    code = (f"import os, sys; sys.path.insert(0, {root!r}); before = set(sys.modules); import shaderbuild.cli; "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    new = set(proc.stdout.split())
+    assert "shaderbuild.cli" in new and new <= CLI_IMPORTS, sorted(new - CLI_IMPORTS)

@@ -30,7 +30,6 @@ from .context import (
     payload_struct,
     used_globals,
 )
-from .debuginfo import DebugInfo
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
@@ -86,6 +85,8 @@ from .statics import fold_static_initializers
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .debuginfo import DebugInfo  # -Zi only (backend._debug_info)
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]
