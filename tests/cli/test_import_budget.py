@@ -45,7 +45,8 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "json", "typing",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
-         "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
+         "shaderbuild_spirv.rayquery", "shaderbuild_dxil.raytracing", "shaderbuild_dxil.rayquery",
+         "shaderbuild.front.sema.subobjects",
          "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery", "shaderbuild.front.sema.tess",
          "shaderbuild.passes.evaluate_attribute",
          # the IR printer: for error messages and local resource arrays only; DXIL's disassembler for --Fc
