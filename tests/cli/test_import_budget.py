@@ -65,15 +65,15 @@ OWN = ("shaderbuild", "shaderbuild_spirv", "shaderbuild_dxil")
 LOOSE_MS = {"spirv": 250, "dxil": 400}
 
 
-def _cold_compile(tmp_path: Path, target: str) -> tuple[set[str], float]:
-    (tmp_path / "cs.hlsl").write_text(CS)
+def _cold_compile(tmp_path: Path, target: str, source: str = CS, profile: str = "cs_6_0") -> tuple[set[str], float]:
+    (tmp_path / "cs.hlsl").write_text(source)
     (tmp_path / "drv.py").write_text(DRIVER)
     flags = ["-spirv"] if target == "spirv" else []
     # a user cache of the test's own, filled by an untimed first compile (as any earlier compile on a machine
     # would): a missing or stale entry-point cache makes a compile discover plugins with importlib.metadata
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-    args = ["drv.py", "compile", "cs.hlsl", "-T", "cs_6_0", *flags, "-o", "cs.out"]
+    args = ["drv.py", "compile", "cs.hlsl", "-T", profile, *flags, "-o", "cs.out"]
     subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, timeout=120, env=env, check=True)
     proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120, env=env)
@@ -99,6 +99,23 @@ def test_cold_compile_imports_only_its_path(tmp_path, target):
     mine = "shaderbuild_spirv" if target == "spirv" else "shaderbuild_dxil"
     assert f"{mine}.plugin" in modules and len({m for m in modules if m.startswith(mine + ".")}) > 5
     assert own_ms < LOOSE_MS[target], f"importing shaderbuild for a {target} compile took {own_ms:.0f} ms"
+
+
+# a vertex shader with intrinsics (SPIR-V's intrinsics.py) and a root signature (rootsig/)
+VS = """#define RS "RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT), CBV(b0)"
+cbuffer C : register(b0) { float4x4 M; };
+[RootSignature(RS)]
+float4 main(float3 p : POSITION) : SV_Position { return normalize(mul(M, float4(p, 1))); }
+"""
+# never imported by a compile of any shader (the NEVER set above also lists stage-specific modules)
+HEAVY = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
+         "importlib.metadata", "json", "typing"}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_graphics_compile_with_root_signature_imports_no_heavy_module(tmp_path, target):
+    modules, _ = _cold_compile(tmp_path, target, VS, "vs_6_0")
+    assert "shaderbuild.rootsig.shader" in modules and not modules & HEAVY, sorted(modules & HEAVY)
 
 
 # what `import shaderbuild.cli` may add to a fresh interpreter's modules
