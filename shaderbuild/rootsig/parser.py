@@ -5,7 +5,6 @@ maps an offset in the (concatenated) string back to a file, line and column."""
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from ..diagnostics import SourceLoc, error
@@ -33,6 +32,8 @@ class LocatedText(DataRecord):
     def locate(self, offset: int) -> SourceLoc | None:
         if not self.locs:
             return None
+        import bisect  # here: a diagnostic's location only (a C extension to load, issue 23)
+
         i = max(0, bisect.bisect_right(self.starts, offset) - 1)
         loc = self.locs[i]
         if not self.exact[i]:
