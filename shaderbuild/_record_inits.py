@@ -127,6 +127,16 @@ def init_dddfffdddddddfdddddddddddddddddf(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, 
   self._a31 = _f31() if _a31 is _M else _a31
 
 
+def init_ddffddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+
+
 def init_ddffdff(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -219,6 +229,23 @@ def init_pdddddddddddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M
   self._a12 = _a12
 
 
+def init_pddddddddddddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+  self._a12 = _a12
+  self._a13 = _a13
+
+
 def init_pdddddddf(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -229,6 +256,17 @@ def init_pdddddddf(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a
   self._a6 = _a6
   self._a7 = _a7
   self._a8 = _f8() if _a8 is _M else _a8
+
+
+def init_pdddddfd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _a7
 
 
 def init_pdddfffffdd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):
@@ -266,6 +304,13 @@ def init_pfdff(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M):
   self._a2 = _a2
   self._a3 = _f3() if _a3 is _M else _a3
   self._a4 = _f4() if _a4 is _M else _a4
+
+
+def init_pfff(self, _a0, _a1=_M, _a2=_M, _a3=_M):
+  self._a0 = _a0
+  self._a1 = _f1() if _a1 is _M else _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
 
 
 def init_pp(self, _a0, _a1):
@@ -857,6 +902,17 @@ def init_pppppf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
   self._a5 = _f5() if _a5 is _M else _a5
 
 
+def init_ppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+
+
 def init_ppppppdddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -920,6 +976,18 @@ def init_pppppppd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M):
   self._a5 = _a5
   self._a6 = _a6
   self._a7 = _a7
+
+
+def init_pppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
 
 
 def init_pppppppddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):

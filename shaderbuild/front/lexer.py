@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -154,6 +153,8 @@ def gc_paused() -> Iterator[None]:
 def _splice_mapper(orig: str, filename: str, first_line: int,
                    splice_pos: list[int], splice_delta: list[int]) -> Callable[[int], SourceLoc]:
     """Location of an offset in spliced text, measured in the original (unspliced) text."""
+    from bisect import bisect_right  # here: text with line splices only (a C extension to load, issue 23)
+
     state = [first_line, 0, 0]  # line, offset of its first char, offset counted up to
 
     def loc(pos: int) -> SourceLoc:

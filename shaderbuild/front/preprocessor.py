@@ -11,7 +11,6 @@ CompileError.
 from __future__ import annotations
 
 import os
-from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 
@@ -808,6 +807,8 @@ class _Preprocessor:
     def check_bad(self, f: _Frame, start: int, end: int, allow: bool) -> None:
         if f.bad is None or allow:
             return
+        from bisect import bisect_left  # here: files with malformed tokens only (a C extension to load)
+
         k = bisect_left(f.bad, start)
         if k < len(f.bad) and f.bad[k] < end:
             idx = f.bad[k]

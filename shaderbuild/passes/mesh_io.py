@@ -12,11 +12,13 @@ the task payload.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import ir
 from ..diagnostics import error
 from ..front.sema.mesh import MAX_PAYLOAD_BYTES, payload_size
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:       # no typing at run time (issue 23)
+    from typing import Any
 
 Leaves = list[tuple[ir.Variable, tuple[int, ...]]]
 

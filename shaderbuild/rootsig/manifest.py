@@ -3,10 +3,12 @@ and (for a compiled shader) the Vulkan pipeline layout that binds the same resou
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import model as m
 from .printer import to_string
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:       # no typing at run time (issue 23)
+    from typing import Any
 
 
 def _count(n: int | None) -> int | str:

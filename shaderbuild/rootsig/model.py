@@ -6,9 +6,8 @@ manifest all read the same rows."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..diagnostics import SourceLoc
+from ..records import DataRecord, Record
 
 # D3D_ROOT_SIGNATURE_VERSION: the RTS0 header's Version
 VERSIONS = {"1.0": 1, "1.1": 2}
@@ -98,8 +97,20 @@ def name_of(table: dict[str, int], value: int) -> str:
     return next(name for name, v in table.items() if v == value)
 
 
-@dataclass
-class DescriptorRange:
+class _Model(DataRecord):
+    """Compared by its fields but where it was written (`loc`, ...): records rather than dataclasses, whose
+    module imports `inspect` (~5 ms of a cold compile of a shader with a root signature, issue 23)."""
+
+    __slots__ = ()
+    _UNCOMPARED = frozenset({"loc", "flags_loc", "text"})
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields if f not in self._UNCOMPARED)
+
+
+class DescriptorRange(_Model):
     """One range of a descriptor table (D3D12_DESCRIPTOR_RANGE1)."""
 
     kind: str                       # 'CBV' | 'SRV' | 'UAV' | 'Sampler'
@@ -108,11 +119,10 @@ class DescriptorRange:
     space: int = 0
     offset: int | None = None       # None = DESCRIPTOR_RANGE_OFFSET_APPEND
     flags: int = 0
-    loc: SourceLoc | None = field(default=None, compare=False)
+    loc: SourceLoc | None = None
 
 
-@dataclass
-class RootParameter:
+class RootParameter(_Model):
     """One root parameter (D3D12_ROOT_PARAMETER1): a table, root constants or a root descriptor."""
 
     kind: str                       # 'DescriptorTable' | 'RootConstants' | 'CBV' | 'SRV' | 'UAV'
@@ -121,12 +131,11 @@ class RootParameter:
     space: int = 0
     num_32bit_values: int = 0       # RootConstants
     flags: int = 0                  # root descriptors (1.1)
-    ranges: list[DescriptorRange] = field(default_factory=list)
-    loc: SourceLoc | None = field(default=None, compare=False)
+    ranges: list[DescriptorRange] = Record.factory(list)
+    loc: SourceLoc | None = None
 
 
-@dataclass
-class StaticSampler:
+class StaticSampler(_Model):
     """D3D12_STATIC_SAMPLER_DESC, with DXC's defaults."""
 
     register: int
@@ -142,17 +151,16 @@ class StaticSampler:
     min_lod: float = 0.0
     max_lod: float = FLOAT32_MAX
     visibility: str = "ALL"
-    loc: SourceLoc | None = field(default=None, compare=False)
+    loc: SourceLoc | None = None
 
 
-@dataclass
-class RootSignature:
+class RootSignature(_Model):
     """A versioned root signature (D3D12_VERSIONED_ROOT_SIGNATURE_DESC)."""
 
     version: str = "1.1"            # '1.0' | '1.1'
     flags: int = 0
-    parameters: list[RootParameter] = field(default_factory=list)
-    static_samplers: list[StaticSampler] = field(default_factory=list)
-    loc: SourceLoc | None = field(default=None, compare=False)
-    flags_loc: SourceLoc | None = field(default=None, compare=False)    # the RootFlags clause
-    text: str = field(default="", compare=False)    # the string it was parsed from
+    parameters: list[RootParameter] = Record.factory(list)
+    static_samplers: list[StaticSampler] = Record.factory(list)
+    loc: SourceLoc | None = None
+    flags_loc: SourceLoc | None = None    # the RootFlags clause
+    text: str = ""    # the string it was parsed from

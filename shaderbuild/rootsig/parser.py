@@ -5,25 +5,23 @@ maps an offset in the (concatenated) string back to a file, line and column."""
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass, field
 
 from ..diagnostics import SourceLoc, error
+from ..records import DataRecord, Record
 from . import model as m
 
 
-@dataclass
-class LocatedText:
+class LocatedText(DataRecord):
     """A string and, per piece (one string literal each), the location of its first character.
 
     `exact` is False for a piece whose characters cannot be pointed at one by one
     (a string built by a macro); every offset in it maps to the piece's location."""
 
     text: str
-    starts: list[int] = field(default_factory=list)
-    locs: list[SourceLoc] = field(default_factory=list)
-    exact: list[bool] = field(default_factory=list)
+    starts: list[int] = Record.factory(list)
+    locs: list[SourceLoc] = Record.factory(list)
+    exact: list[bool] = Record.factory(list)
 
     def add(self, piece: str, loc: SourceLoc, exact: bool = True) -> None:
         self.starts.append(len(self.text))
@@ -34,6 +32,8 @@ class LocatedText:
     def locate(self, offset: int) -> SourceLoc | None:
         if not self.locs:
             return None
+        import bisect  # here: a diagnostic's location only (a C extension to load, issue 23)
+
         i = max(0, bisect.bisect_right(self.starts, offset) - 1)
         loc = self.locs[i]
         if not self.exact[i]:

@@ -6,16 +6,14 @@ notes at the clause or declaration it conflicts with."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import Diagnostic, SourceLoc, error
+from ..records import DataRecord
 from . import model as m
 
 _MAX = 0xFFFFFFFF
 
 
-@dataclass
-class ShaderResource:
+class ShaderResource(DataRecord):
     """What coverage needs to know about one resource a shader uses (the HLSL view)."""
 
     name: str
@@ -28,8 +26,7 @@ class ShaderResource:
     loc: SourceLoc | None = None
 
 
-@dataclass
-class _Span:
+class _Span(DataRecord):
     kind: str                   # descriptor type: 'CBV' | 'SRV' | 'UAV' | 'Sampler'
     space: int
     lo: int

@@ -45,11 +45,14 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "json", "typing",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
-         "shaderbuild_spirv.rayquery", "shaderbuild.front.sema.subobjects",
+         "shaderbuild_spirv.rayquery", "shaderbuild_dxil.raytracing", "shaderbuild_dxil.rayquery",
+         "shaderbuild.front.sema.subobjects",
          "shaderbuild.front.sema.mesh", "shaderbuild.front.sema.rayquery", "shaderbuild.front.sema.tess",
          "shaderbuild.passes.evaluate_attribute",
          # the IR printer: for error messages and local resource arrays only; DXIL's disassembler for --Fc
-         "shaderbuild.ir.printer", "shaderbuild_dxil.disasm", "shaderbuild_dxil.llvm.printer"}
+         "shaderbuild.ir.printer", "shaderbuild_dxil.disasm", "shaderbuild_dxil.llvm.printer",
+         # DXIL's -Zi collector; the ViewID state (stages with signatures: not a compute shader)
+         "shaderbuild_dxil.debuginfo", "shaderbuild_dxil.viewid"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
@@ -62,15 +65,15 @@ OWN = ("shaderbuild", "shaderbuild_spirv", "shaderbuild_dxil")
 LOOSE_MS = {"spirv": 250, "dxil": 400}
 
 
-def _cold_compile(tmp_path: Path, target: str) -> tuple[set[str], float]:
-    (tmp_path / "cs.hlsl").write_text(CS)
+def _cold_compile(tmp_path: Path, target: str, source: str = CS, profile: str = "cs_6_0") -> tuple[set[str], float]:
+    (tmp_path / "cs.hlsl").write_text(source)
     (tmp_path / "drv.py").write_text(DRIVER)
     flags = ["-spirv"] if target == "spirv" else []
     # a user cache of the test's own, filled by an untimed first compile (as any earlier compile on a machine
     # would): a missing or stale entry-point cache makes a compile discover plugins with importlib.metadata
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-    args = ["drv.py", "compile", "cs.hlsl", "-T", "cs_6_0", *flags, "-o", "cs.out"]
+    args = ["drv.py", "compile", "cs.hlsl", "-T", profile, *flags, "-o", "cs.out"]
     subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, timeout=120, env=env, check=True)
     proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120, env=env)
@@ -96,3 +99,37 @@ def test_cold_compile_imports_only_its_path(tmp_path, target):
     mine = "shaderbuild_spirv" if target == "spirv" else "shaderbuild_dxil"
     assert f"{mine}.plugin" in modules and len({m for m in modules if m.startswith(mine + ".")}) > 5
     assert own_ms < LOOSE_MS[target], f"importing shaderbuild for a {target} compile took {own_ms:.0f} ms"
+
+
+# a vertex shader with intrinsics (SPIR-V's intrinsics.py) and a root signature (rootsig/)
+VS = """#define RS "RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT), CBV(b0)"
+cbuffer C : register(b0) { float4x4 M; };
+[RootSignature(RS)]
+float4 main(float3 p : POSITION) : SV_Position { return normalize(mul(M, float4(p, 1))); }
+"""
+# never imported by a compile of any shader (the NEVER set above also lists stage-specific modules)
+HEAVY = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
+         "importlib.metadata", "json", "typing"}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_graphics_compile_with_root_signature_imports_no_heavy_module(tmp_path, target):
+    modules, _ = _cold_compile(tmp_path, target, VS, "vs_6_0")
+    assert "shaderbuild.rootsig.shader" in modules and not modules & HEAVY, sorted(modules & HEAVY)
+
+
+# what `import shaderbuild.cli` may add to a fresh interpreter's modules
+CLI_IMPORTS = {"shaderbuild", "shaderbuild.cli", "__future__", "gc", "types"}
+
+
+def test_cli_import_is_light():
+    """The console script imports shaderbuild.cli before main() turns the cyclic collector off for a
+    compile: importing `re` there (with enum, functools, collections) made the collector run five
+    times first (~1 ms of a cold compile).  Run without `site` (-S), whose editable-install finders
+    would import `re` themselves (it imports `os`, as site does), with this checkout first on the path."""
+    root = str(Path(__file__).resolve().parents[2])
+    code = (f"import os, sys; sys.path.insert(0, {root!r}); before = set(sys.modules); import shaderbuild.cli; "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    new = set(proc.stdout.split())
+    assert "shaderbuild.cli" in new and new <= CLI_IMPORTS, sorted(new - CLI_IMPORTS)

@@ -19,7 +19,6 @@ from .container import (
     debug_name_part,
     program_part,
 )
-from .debuginfo import DebugInfo
 from .dxmeta import (
     MESH_OUTPUT_TOPOLOGY,
     SHADER_KINDS,
@@ -41,8 +40,11 @@ from .lower import lower_module
 from .lowered import LoweredModule
 from .ops import get_op
 from .resources import psv_resources
-from .viewid import compute_streams_view_id_state, compute_view_id_state
 from .writer import write_bitcode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .debuginfo import DebugInfo
 
 __all__ = ["DxilOutput", "compile_dxil"]
 
@@ -130,9 +132,11 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     sm = (profile.major, profile.minor)
     if profile.stage == "library":
         return compile_library(module, options, sm)
-    debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
+    debug = _debug_info(module, options)
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
     tess = lm.stage if lm.stage in ("hull", "domain") else None
+    if lm.stage not in ("compute", "amplification"):    # stages with signatures: not on a compute shader's path
+        from .viewid import compute_streams_view_id_state, compute_view_id_state
     if lm.stage == "geometry":
         lm.view_id = compute_streams_view_id_state(lm.entry, lm.inputs, lm.outputs, MAX_STREAMS)
     elif lm.stage == "mesh":        # vertex and primitive outputs' dependence on SV_ViewID
@@ -179,6 +183,15 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
     container = build_container(info)
     check.check_container(lm, container)
     return DxilOutput(container, bitcode, lm, info, debug_container, debug_path, debug_bitcode)
+
+
+def _debug_info(module: ir.Module, options: CompileOptions) -> DebugInfo | None:
+    """-Zi's debug information collector (debuginfo.py is imported only then)."""
+    if not options.debug_info:
+        return None
+    from .debuginfo import DebugInfo
+
+    return DebugInfo(module, debug_args(options))
 
 
 def _debug_parts(debug: DebugInfo | None, lm: LoweredModule, info: ContainerInfo,
@@ -258,7 +271,7 @@ def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, i
                     "subobjects instead of -rootsig-define")
     from .library import lower_library  # libraries only: not on a shader's cold path
 
-    debug = DebugInfo(module, debug_args(options)) if options.debug_info else None
+    debug = _debug_info(module, options)
     lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
     add_library_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")

@@ -22,7 +22,9 @@ from .llvm.metadata import MDNode, MDValue
 from .llvm.values import TERMINATORS, BasicBlock, ConstAggregate, ConstInt, Function, Instruction, Undef
 from .lowered import LoweredModule
 from .ops import STORE_OUTPUT, STORE_OUTPUT_VALUE, OpEmitter, ops_of_class
-from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
+
+# viewid.py (the ViewID state's classes) is imported by the checks of a state only: compute and
+# amplification shaders have none, and their cold compile does not import it
 
 __all__ = ["check_module", "check_container_info", "check_container", "DxilCheckError"]
 
@@ -131,6 +133,8 @@ _REQUIRED_NAMED_METADATA = ("dx.version", "dx.valver", "dx.shaderModel", "dx.ent
 
 def _stream_states(lm: LoweredModule) -> list[tuple]:
     """(ViewIdState, output elements) per output stream: four for a geometry shader, else one."""
+    from .viewid import StreamsViewIdState
+
     state = lm.view_id
     if isinstance(state, StreamsViewIdState):
         return [(st, [e for e in lm.outputs if e.stream == k]) for k, st in enumerate(state.streams)]
@@ -156,6 +160,8 @@ def _check_view_id_metadata(lm: LoweredModule) -> None:
         if nmd is not None:
             raise _fail("!dx.viewIdState on a stage without signatures")
         return
+    from .viewid import StreamsViewIdState, ViewIdState, signature_scalars
+
     for st, outputs in _stream_states(lm):
         if (st.num_inputs, st.num_outputs) != (signature_scalars(lm.inputs), signature_scalars(outputs)):
             raise _fail("ViewID state scalar counts disagree with the packed signatures")
@@ -429,9 +435,12 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
         used = max((e.start_row + e.rows for e in lm.outputs if e.allocated and e.stream == k), default=0)
         if stream_vectors[k] != used:
             raise _fail(f"PSV0 says {stream_vectors[k]} output vectors in stream {k}, the signature uses {used}")
-    if isinstance(lm.view_id, StreamsViewIdState):
-        _check_psv_stream_dependencies(lm, parts["PSV0"], in_vectors, stream_vectors)
-        return
+    if lm.view_id is not None:
+        from .viewid import StreamsViewIdState
+
+        if isinstance(lm.view_id, StreamsViewIdState):
+            _check_psv_stream_dependencies(lm, parts["PSV0"], in_vectors, stream_vectors)
+            return
     _check_psv_dependencies(lm, parts["PSV0"], in_vectors, out_vectors)
 
 
@@ -473,6 +482,8 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
             patch_words = (pc_vectors + 7) >> 3
         else:
             patch_words = 0
+        from .viewid import ViewIdState
+
         view = lm.view_id
         want_patch = view.psv_patch_tables(in_vectors, out_vectors, pc_vectors) \
             if isinstance(view, ViewIdState) else []
@@ -485,6 +496,8 @@ def _check_psv_dependencies(lm: LoweredModule, part: bytes, in_vectors: int, out
     state = lm.view_id
     if state is None:
         return
+    from .viewid import ViewIdState
+
     assert isinstance(state, ViewIdState)
     words = list(struct.unpack(f"<{size}I", tail))
     md = state.serialize()

@@ -10,7 +10,6 @@ from operator import attrgetter
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 
-from .debuginfo import DebugInfo
 from .llvm import types as T
 from .llvm.module import Module as LLModule
 from .llvm.values import ConstNull, Undef, Value
@@ -23,6 +22,8 @@ from .signature import SigElement
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .debuginfo import DebugInfo  # -Zi only (backend._debug_info)
 
 __all__ = ["ModuleContext", "used_globals", "TRIPLE", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "GROUPSHARED_ADDRSPACE"]

@@ -19,14 +19,14 @@ from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_
 from .ops import get_op, overload_name
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
-from .rayquery import RAYQUERY_HANDLERS
-from .raytracing import RAY_HANDLERS
 from .scalarize import component_types, llvm_scalar
 
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
     from .lowering import Lowering as FunctionLowerer
+
+    NATIVE_INTRINSICS: frozenset[str]       # (module __getattr__ below)
 
 __all__ = ["NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "lower_intrinsic"]
 
@@ -733,8 +733,6 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
 # other entry has a handler here (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason (none today)
 UNSUPPORTED_INTRINSICS: dict[str, str] = {}
-_HANDLERS.update(RAY_HANDLERS)         # DXR (raytracing.py)
-_HANDLERS.update(RAYQUERY_HANDLERS)
 
 
 def _system_value_or_method(system_value: Handler, method: Handler) -> Handler:
@@ -743,13 +741,38 @@ def _system_value_or_method(system_value: Handler, method: Handler) -> Handler:
     return lambda L, e: method(L, e) if e.args else system_value(L, e)
 
 
-for _name in set(RAY_HANDLERS) & set(RAYQUERY_HANDLERS):
-    _HANDLERS[_name] = _system_value_or_method(RAY_HANDLERS[_name], RAYQUERY_HANDLERS[_name])
-NATIVE_INTRINSICS = frozenset(_HANDLERS)
+_RAY_HANDLERS_ADDED = False
+
+
+def _add_ray_handlers() -> bool:
+    """Put the DXR (raytracing.py) and RayQuery (rayquery.py) handlers into the table, once: on the
+    first intrinsic the table lacks, so that a shader without them does not import those modules.
+    False when they were in already."""
+    global _RAY_HANDLERS_ADDED
+    if _RAY_HANDLERS_ADDED:
+        return False
+    _RAY_HANDLERS_ADDED = True
+    from .rayquery import RAYQUERY_HANDLERS
+    from .raytracing import RAY_HANDLERS
+
+    _HANDLERS.update(RAY_HANDLERS)
+    _HANDLERS.update(RAYQUERY_HANDLERS)
+    for name in set(RAY_HANDLERS) & set(RAYQUERY_HANDLERS):
+        _HANDLERS[name] = _system_value_or_method(RAY_HANDLERS[name], RAYQUERY_HANDLERS[name])
+    return True
+
+
+def __getattr__(name: str) -> object:
+    if name == "NATIVE_INTRINSICS":     # every intrinsic with a handler, the ray-tracing ones included
+        _add_ray_handlers()
+        return frozenset(_HANDLERS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def lower_intrinsic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     h = _HANDLERS.get(e.name)
+    if h is None and _add_ray_handlers():
+        h = _HANDLERS.get(e.name)
     if h is None:
         raise error(f"intrinsic '{e.name}' is not supported by the DXIL backend yet")
     return h(L, e)

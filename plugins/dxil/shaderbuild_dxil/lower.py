@@ -30,7 +30,6 @@ from .context import (
     payload_struct,
     used_globals,
 )
-from .debuginfo import DebugInfo
 from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
@@ -60,7 +59,6 @@ from .places import (
     ResourcePlace,
     VarStorage,
 )
-from .raytracing import load_udt, store_udt
 from .resources import KIND_CBUFFER, KIND_TBUFFER, HandleFactory
 from .scalarize import (
     component_types,
@@ -86,6 +84,8 @@ from .statics import fold_static_initializers
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .debuginfo import DebugInfo  # -Zi only (backend._debug_info)
 
 __all__ = ["lower_module", "LoweredModule", "FunctionLowerer", "DATALAYOUT_LEGACY", "DATALAYOUT_NATIVE16",
            "TRIPLE"]
@@ -1167,9 +1167,12 @@ class FunctionLowerer:
         return self.alloca_builder.alloca(t, align=4)
 
     def write_back_payload(self) -> None:
-        for var, ptr, inout in self.struct_params:
-            if inout:
-                store_udt(self, ptr, var.type, self.place(ir.VarRef(var)).read(self))
+        if self.struct_params:
+            from .raytracing import store_udt  # ray-tracing entry points only
+
+            for var, ptr, inout in self.struct_params:
+                if inout:
+                    store_udt(self, ptr, var.type, self.place(ir.VarRef(var)).read(self))
 
     # ------------------------------------------------------------------ driver
     def lower_entry(self, fn: ir.Function) -> Function:
@@ -1190,8 +1193,11 @@ class FunctionLowerer:
             frame.storages[id(p.var)] = self.make_storage(p.var)
             self.struct_params.append((p.var, arg, p.direction != "in"))
         self.frames.append(frame)
-        for var, ptr, _inout in self.struct_params:
-            self.place(ir.VarRef(var)).write(self, load_udt(self, ptr, var.type))
+        if self.struct_params:
+            from .raytracing import load_udt  # ray-tracing entry points only
+
+            for var, ptr, _inout in self.struct_params:
+                self.place(ir.VarRef(var)).write(self, load_udt(self, ptr, var.type))
         self.stmts(fn.body)
         self.branch_to(exit_bb)
         self._enter(exit_bb)

@@ -5,8 +5,6 @@ for the manifest and the DXIL library (the root-signature strings are parsed by 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ... import ir
 from ...diagnostics import DiagnosticSink, SourceLoc, error
 from ...ir.subobjects import (
@@ -18,7 +16,8 @@ from ...ir.subobjects import (
 )
 from .. import ast
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:       # no typing at run time (issue 23)
     from .lower import Analyzer
 
 
