@@ -376,3 +376,46 @@ def test_layouts_looked_up_by_word_count_equal_the_decoded_ones():
             checked.add(op)
             i += n
     assert len(checked) > 60
+
+
+def _brute_dominators(succ: dict[int, list[int]], entry: int) -> dict[int, set[int]]:
+    """Dominators by the definition: a dominates b when b cannot be reached from the entry
+    once a is removed (independent of cfg.py's algorithm)."""
+    def reach(skip: int | None) -> set[int]:
+        seen, stack = set(), [entry]
+        while stack:
+            n = stack.pop()
+            if n == skip or n in seen:
+                continue
+            seen.add(n)
+            stack += succ[n]
+        return seen
+    everything = reach(None)
+    return {b: {a for a in everything if a == b or b not in reach(a)} for b in everything}
+
+
+@pytest.mark.parametrize("edges", [
+    # structured: a loop with an if inside, exit after it
+    {1: [2], 2: [3, 6], 3: [4, 5], 4: [5], 5: [2], 6: []},
+    # irreducible: two blocks entered from the entry that branch to each other (one pass is not enough)
+    {1: [2, 3], 2: [3, 4], 3: [2], 4: []},
+    {1: [2, 5], 2: [3], 3: [4, 6], 4: [3, 2], 5: [4], 6: []},
+])
+def test_cfg_dominators_match_the_definition(edges):
+    from shaderbuild_spirv.opt.cfg import CFG
+    from shaderbuild_spirv.opt.module import Block, Function, Inst
+
+    def term(targets: list[int]) -> Inst:
+        if not targets:
+            return Inst.make("OpReturn", [])
+        if len(targets) == 1:
+            return Inst.make("OpBranch", targets)
+        return Inst.make("OpBranchConditional", [99, *targets])
+
+    f = Function.__new__(Function)
+    f.head, f.params = Inst.make("OpFunction", [1, 100, 0, 2]), []
+    f.blocks = [Block(label, [term(out)]) for label, out in edges.items()]
+    cfg = CFG(f)
+    want = _brute_dominators(edges, 1)
+    for b in want:
+        assert {a for a in want if cfg.dominates(a, b)} == want[b], b

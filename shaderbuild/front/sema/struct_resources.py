@@ -66,10 +66,15 @@ def data_type(st: ir.Struct) -> ir.Struct | None:
 
 
 class StructResourceLowering(SemaBase):
+    # set by the two declarations below: until then no scope holds a StructResources symbol, and
+    # struct_part (asked for every name, member and index expression) has nothing to look up
+    has_struct_resources = False
+
     def struct_resource_global(self, d: ast.VarDecl, t: ir.Type,
                                add_data: Callable[[ir.Type], int] | None = None) -> StructResources | StructResourcesArray:
         """Declare `S g` (S holding resources): its resources as globals, its data as a `$Globals` member (or,
         for a cbuffer member, the field add_data makes: its index; the caller sets the cbuffer with set_data)."""
+        self.has_struct_resources = True
         regs: dict[str, ast.Register] = {}
         for r in d.registers or ([d.register] if d.register is not None else []):
             if r.space is not None:
@@ -119,6 +124,7 @@ class StructResourceLowering(SemaBase):
         """`static S s = { Out, 2.0 };` (S holding resources): each resource member names the global resource
         its initializer gives (as `static RWBuffer<T> A = B;` does), fixed for the whole program; the data
         members are a private variable `s` of the struct without its resources (read and written as usual)."""
+        self.has_struct_resources = True
         if not isinstance(t, ir.Struct):
             raise error(f"'{d.name}' has type '{t}': a static array of structs with resource members is not "
                         f"supported (without 'static' its resources are globals)", d.loc)
@@ -237,6 +243,8 @@ class StructResourceLowering(SemaBase):
     def struct_part(self, e: ast.Expr):
         """What `g`, `g.m`, `g.m.n` or `d[k].m` names when g (d) is a StructResources(Array) symbol: the
         resource global, a data member's (owner, path), a StructResources(Array); None for other expressions."""
+        if not self.has_struct_resources:
+            return None
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
             return sym if isinstance(sym, (StructResources, StructResourcesArray)) else None

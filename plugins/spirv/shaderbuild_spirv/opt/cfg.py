@@ -21,6 +21,25 @@ def successors(b: Block) -> list[int]:
     return []
 
 
+def _back_edges_only(order: list[int], index: dict[int, int], pred: dict[int, list[int]], idom: dict[int, int]) -> bool:
+    """Whether every edge to a block from one at or after it in reverse post-order goes to a block
+    that dominates its source (by the dominators computed so far).  Then the graph is reducible and
+    the first pass over it is final: the edges it skipped (their source not yet visited) are back
+    edges, and a back edge's source is dominated by its target, so it changes no intersection."""
+    for node in order:
+        i = index[node]
+        for p in pred[node]:
+            j = index.get(p)
+            if j is None or j < i:
+                continue
+            a = p
+            while index[a] > i:
+                a = idom[a]
+            if a != node:
+                return False
+    return True
+
+
 class CFG:
     def __init__(self, f: Function) -> None:
         blocks = self.blocks = {b.label: b for b in f.blocks}
@@ -62,9 +81,11 @@ class CFG:
         self.reachable = seen
         index = {label: i for i, label in enumerate(order)}
         idom: dict[int, int] = {entry: entry}
-        changed = True
+        changed, passes = True, 0
         while changed:
-            changed = False
+            if passes == 1 and _back_edges_only(order, index, pred, idom):
+                break       # the first pass was final (see _back_edges_only): no second pass to confirm it
+            passes, changed = passes + 1, False
             for node in order[1:]:
                 new = -1
                 for p in self.pred[node]:

@@ -139,16 +139,22 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
     member by member of a nested one) becomes OpCompositeConstructs (the value the chain
     started from is then unused); only when each intermediate value is used by nothing but
     the next insert, so the chain's inserts die (function_dce removes them)."""
+    # only inserts are followed (a chain stops at any other definition), and only their uses counted
     defs: dict[int, Inst] = {}
+    for b in f.blocks:
+        for x in b.insts:
+            if x.op == _INSERT:
+                defs[x.w[1]] = x
+    if not defs:
+        return False
     uses: dict[int, int] = {}
     count = uses.get
     for b in f.blocks:
         for x in b.insts:
             w = x.w
-            if x.r >= 0:
-                defs[w[x.r]] = x
-            for p in x.uses:        # (x.ids() and x.result, read in place: this loop sees every instruction)
-                uses[w[p]] = count(w[p], 0) + 1
+            for p in x.uses:        # (read in place: this loop sees every instruction)
+                if w[p] in defs:
+                    uses[w[p]] = count(w[p], 0) + 1
 
     def link(x: Inst) -> Inst | None:
         """The insert into the same type whose only use is as `x`'s composite."""
