@@ -80,7 +80,6 @@ class _FunctionChecker:
         self.visible = set(globals_)
         self.visible.update(id(p.var) for p in fn.params)
         self.visible.update(id(v) for v in fn.locals)
-        self.statement_call: n.Call | None = None    # the call a statement being checked is
 
     def fail(self, message: str, node: n.Expr | n.Stmt | None = None) -> None:
         from .printer import expr_str  # only to report a failure (not imported by a cold compile)
@@ -101,16 +100,10 @@ class _FunctionChecker:
     def stmt(self, s: n.Stmt, in_loop: bool, in_switch: bool, in_continuing: bool) -> None:
         if isinstance(s, n.Store):
             self.place(s.place)
-            if isinstance(s.value, n.Call):
-                if not isinstance(s.place, n.VarRef):
-                    self.fail("call result stored to a place that is not a variable", s)
-                self.statement_call = s.value
             self.expr(s.value)
             if s.value.type is not s.place.type:
                 self.fail(f"store of {s.value.type} to a place of type {s.place.type}", s)
         elif isinstance(s, n.Eval):
-            if isinstance(s.expr, n.Call):
-                self.statement_call = s.expr
             self.expr(s.expr)
         elif isinstance(s, n.If):
             self.expr(s.cond)
@@ -331,10 +324,6 @@ class _FunctionChecker:
             self.fail(f"extract {e.index} typed {e.type} from a value of type {ty}", e)
 
     def _call(self, e: n.Call) -> None:
-        if e is not self.statement_call:    # the inliner and the backends look for calls at statement level only
-            self.fail("call inside an expression (a call is a statement's whole expression: "
-                      "Eval(call) or Store(variable, call))", e)
-        self.statement_call = None
         callee = e.func
         if id(callee) not in self.functions:
             self.fail(f"call of '{callee.name}', which is not a function of the module", e)

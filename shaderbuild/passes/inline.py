@@ -135,9 +135,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     reached: set[int] = set()
     for root in roots:
         root.body = _inline_all(root, root.body, counter, budget)
-        # with budget left, every call was inlined: calls are statements (the IR validator checks
-        # it), and _inline_all inlines each call statement it meets, so the body calls nothing
-        reached |= _reached(root) if budget[0] <= 0 else {id(root)}
+        reached |= _reached(root)
     module.functions = [f for f in module.functions if id(f) in reached]
     for entry in entries:
         if entry.static_init is not None and id(entry.static_init) not in reached:
