@@ -15,7 +15,7 @@ from typing import TextIO
 
 from . import confine
 from . import report as rep
-from .cache import config_digest, full_key, key_parts, sha_text, state_dir
+from .cache import config_digest, key_parts, sha_text, state_dir
 from .database import BuildDB
 from .config import Project
 from .deps import Status, check, rescanner
@@ -128,31 +128,34 @@ def build(
 
 def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
          diag_format, executor=None, force=False) -> None:
-    from .worker import Job, JobResult, run_job  # not needed on the no-op path
+    from .worker import Job, JobResult, make_portable, run_job, target_record  # not needed on the no-op path
 
-    by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
-    work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format) for t, _, _ in stale]
+    work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format,
+                {"name": t.name, "config": cd, "parts": parts, "reason": report.reasons.get(t.name, [])})
+            for t, parts, cd in stale]
+    by_tid = {job.tid: job for job in work}
 
     def handle(res) -> bool:
-        t, parts, cd = by_tid[res.tid]
+        job = by_tid[res.tid]
         if res.messages:
             progress.message(res.messages)
         if res.diagnostics:
-            report.diagnostics[t.name] = res.diagnostics
+            report.diagnostics[job.name] = res.diagnostics
         if res.ok:
-            for row in [*res.deps, *res.outputs.values(), *res.dirs]:
-                row[0] = db.rel(row[0])
-            _drop_orphans(db, db.targets.get(t.tid), res.outputs, report)
-            db.put(t.tid, {   # committed now: a killed build keeps every finished target
-                "name": t.name, "config": cd, "parts": parts, "key": full_key(cd, res.deps),
-                "deps": res.deps, "outputs": res.outputs, "dirs": res.dirs, "resources": res.resources,
-                "reason": report.reasons.get(t.name, []),
-            })
-            report.built.append(t.name)
+            base = job.record
+            assert base is not None      # (every Job made above has one)
+            make_portable(res, base, db.root)
+            _drop_orphans(db, db.targets.get(job.tid), res.outputs, report)
+            record = target_record(base, res.key, res)
+            if res.recorded:
+                db.adopt(job.tid, record)     # the pool worker committed it
+            else:
+                db.put(job.tid, record)       # committed now: a killed build keeps every finished target
+            report.built.append(job.name)
         else:
-            report.failed.append(t.name)
+            report.failed.append(job.name)
             report.messages.append(res.messages)
-        progress.finished(t.name, res.ok, res.seconds)
+        progress.finished(job.name, res.ok, res.seconds)
         return res.ok
 
     if executor is not None:
@@ -189,7 +192,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
-    from .worker import run_forked, share_with_forked_workers, start_worker, warm_up
+    from .worker import run_forked, run_pooled, share_with_forked_workers, start_worker, warm_up
 
     import gc
     import multiprocessing
@@ -201,11 +204,14 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         share_with_forked_workers(work, compile_fn)
     gc.freeze()     # until the pool ends: the workers' collections leave the inherited objects' pages alone
     watch = ParentWatch()   # workers die with this process, even under SIGKILL
+    # The workers commit the records of the targets they build (this process only adopts them).
+    db_path = db.suspend()
+    records = None if db_path is None else (db_path, db.root)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
-                               initargs=(watch.initargs, compile_fn is None))
+                               initargs=(watch.initargs, compile_fn is None, records))
     try:
         # Forked workers find the jobs in memory: an index is all a submit sends.
-        futures = {(pool.submit(run_forked, i) if forked else pool.submit(run_job, job, compile_fn)): job
+        futures = {(pool.submit(run_forked, i) if forked else pool.submit(run_pooled, job, compile_fn)): job
                    for i, job in enumerate(work)}
         stop = False
         for fut in as_completed(futures):

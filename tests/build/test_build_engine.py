@@ -392,6 +392,56 @@ def test_where_a_parallel_build_compiles(tmp_path, monkeypatch, modes, sleep, ex
     assert {"here": here == len(pids), "workers": here == 0, "both": 0 < here < len(pids)}[expect], (here, pids)
 
 
+def _pool_project(root: Path) -> Path:
+    """20 targets: with -j2 the pool starts at once (more than 4 per worker)."""
+    return make_project(root, [], PROJECT_TOML.format(targets='["spirv"]').replace(
+        "MODE = [0, 1]", f"MODE = {list(range(19))}"))
+
+
+def test_pool_workers_commit_the_records_the_build_process_adopts(tmp_path, monkeypatch):
+    """Each pool worker commits its target's record itself (issue 23: not the build process):
+    when the build process hears of a target, its row is already in build.db, holding the
+    record the build process keeps in memory."""
+    import sqlite3
+
+    from shaderbuild.build.database import BuildDB
+
+    root = _pool_project(tmp_path / "p")
+    db_file = root / "out" / ".shaderbuild" / "build.db"
+    seen: dict[str, tuple] = {}
+    adopt = BuildDB.adopt
+
+    def spy(self, tid, record):
+        with sqlite3.connect(f"file:{db_file}?mode=ro", uri=True) as conn:
+            row = conn.execute("SELECT record FROM targets WHERE tid = ?", (tid,)).fetchone()
+        seen[tid] = (row and json.loads(row[0]), json.loads(json.dumps(record)))   # (tuples as lists)
+        adopt(self, tid, record)
+
+    monkeypatch.setattr(BuildDB, "adopt", spy)
+    report = run_build(root, fake_compile, jobs=2)
+    assert report.ok and len(report.built) == 20
+    assert len(seen) == 20 and all(row == record for row, record in seen.values())
+    assert {r["name"] for _, r in seen.values()} == set(report.built)
+    project = load_project(str(root))
+    on_disk = BuildDB.load(project.output_dir, project.root).targets
+    assert {tid: on_disk[tid] for tid in seen} == {tid: record for tid, (_, record) in seen.items()}
+    again = run_build(root, fake_compile, jobs=2)
+    assert again.built == [] and len(again.up_to_date) == 20
+
+
+def test_a_worker_that_cannot_commit_leaves_the_record_to_the_build_process(tmp_path, monkeypatch):
+    from shaderbuild.build.database import BuildDB, RecordWriter
+
+    monkeypatch.setattr(RecordWriter, "put", lambda self, tid, record: False)   # forked workers inherit it
+    root = _pool_project(tmp_path / "p")
+    report = run_build(root, fake_compile, jobs=2)
+    assert report.ok and len(report.built) == 20
+    project = load_project(str(root))
+    assert len(BuildDB.load(project.output_dir, project.root).targets) == 20
+    again = run_build(root, fake_compile, jobs=2)
+    assert again.built == [] and len(again.up_to_date) == 20
+
+
 def _build_script(root: Path, jobs: int, fn) -> str:
     return textwrap.dedent(f"""
         import os, sys
