@@ -310,6 +310,14 @@ class BuildDB:
         self._touched.add(tid)
         self.dirty = True
 
+    def discard(self, tid: str) -> None:
+        """Forget a target whatever its row holds (a pool worker that died may have committed
+        one this process never saw): the next save() deletes the row, so it rebuilds."""
+        self.targets.pop(tid, None)
+        self._touched.discard(tid)
+        self._dropped.add(tid)
+        self.dirty = True
+
     def drop(self, tid: str) -> None:
         if self.targets.pop(tid, None) is not None:
             self._touched.discard(tid)

@@ -29,6 +29,8 @@ from .targets import Target, plan
 INLINE_CPU_SECONDS = 0.1     # -j N > 1: compile in the build process until it has spent this much CPU
 INLINE_WALL_SECONDS = 0.5    # or this much time, then start a pool for the rest
 INLINE_MAX_TARGETS_PER_WORKER = 4    # more stale targets than this per worker: the pool at once
+SPAN_MAX = 8     # jobs per pool task at most (each task costs this process two thread wake-ups and a pickle)
+SPAN_TAIL = 4    # spans shrink once fewer than SPAN_TAIL * SPAN_MAX jobs per worker are left
 
 
 def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
@@ -192,7 +194,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
-    from .worker import run_forked, run_pooled, share_with_forked_workers, start_worker, warm_up
+    from .worker import run_forked, run_pooled, share_with_forked_workers, start_worker, warm_up, worker_failed
 
     import gc
     import multiprocessing
@@ -210,24 +212,26 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
                                initargs=(watch.initargs, compile_fn is None, records))
     try:
-        # Forked workers find the jobs in memory: an index is all a submit sends.
-        futures = {(pool.submit(run_forked, i) if forked else pool.submit(run_pooled, job, compile_fn)): job
-                   for i, job in enumerate(work)}
+        # Forked workers find the jobs in memory: a span of indices is all a submit sends.
+        futures = {(pool.submit(run_forked, i, j) if forked else pool.submit(run_pooled, work[i:j], compile_fn)):
+                   work[i:j] for i, j in _spans(len(work), workers)}
         stop = False
         for fut in as_completed(futures):
-            job = futures[fut]
+            jobs = futures[fut]
             if fut.cancelled():
-                report.skipped.append(job.name)
+                report.skipped.extend(job.name for job in jobs)
                 continue
             try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
-                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
-                                                f"{type(exc).__name__}: {exc}")   # str(): it names the file
-            if not handle(res) and not keep_going and not stop:
-                stop = True
-                for other in futures:
-                    other.cancel()
+                results = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a dead worker fails its targets
+                results = [worker_failed(job, exc) for job in jobs]
+                for job in jobs:
+                    db.discard(job.tid)    # the worker may have committed it: it rebuilds next time
+            for res in results:
+                if not handle(res) and not keep_going and not stop:
+                    stop = True
+                    for other in futures:
+                        other.cancel()
     finally:
         # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
         # normally and their finished outputs are already atomic.
@@ -235,6 +239,17 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         share_with_forked_workers([], None)
         watch.close()
         gc.unfreeze()
+
+
+def _spans(n: int, workers: int) -> list[tuple[int, int]]:
+    """Index ranges [i, j) of the pool's tasks: up to SPAN_MAX jobs each while many remain, then
+    smaller ones, down to single jobs at the end, so no worker idles long while another finishes."""
+    spans, i = [], 0
+    while i < n:
+        size = max(1, min(SPAN_MAX, (n - i) // (SPAN_TAIL * workers)))
+        spans.append((i, i + size))
+        i += size
+    return spans
 
 
 def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: BuildReport) -> None:

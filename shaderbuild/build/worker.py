@@ -126,14 +126,28 @@ def share_with_forked_workers(work: list[Job], compile_fn: Callable | None) -> N
     _FORKED = (work, compile_fn)
 
 
-def run_forked(index: int) -> JobResult:
+def run_forked(start: int, stop: int) -> list[JobResult]:
+    """Jobs start..stop-1 of the shared list, one after the other (a span per round trip: the
+    build process's cost of a pool task is per task, issue 23)."""
     work, compile_fn = _FORKED
-    return _record(work[index], run_job(work[index], compile_fn))
+    return [_pooled(work[i], compile_fn) for i in range(start, stop)]
 
 
-def run_pooled(job: Job, compile_fn: Callable | None = None) -> JobResult:
-    """run_job in a pool worker that was not forked (the job was pickled)."""
-    return _record(job, run_job(job, compile_fn))
+def run_pooled(jobs: list[Job], compile_fn: Callable | None = None) -> list[JobResult]:
+    """run_forked for a pool worker that was not forked (the jobs were pickled)."""
+    return [_pooled(job, compile_fn) for job in jobs]
+
+
+def _pooled(job: Job, compile_fn: Callable | None) -> JobResult:
+    try:
+        return _record(job, run_job(job, compile_fn))
+    except Exception as exc:  # noqa: BLE001 - e.g. a full disk fails this target, not its span
+        return worker_failed(job, exc)
+
+
+def worker_failed(job: Job, exc: BaseException) -> JobResult:
+    return JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
+                                     f"{type(exc).__name__}: {exc}")   # str(): it names the file
 
 
 def resource_signature(manifest: dict | None) -> list | None:
