@@ -3,7 +3,8 @@
 Workers import the compiler once (pool initializer) and compile in-process.  The
 files the compiler reads go through `reader`, which records each file's stat
 (taken *before* the read) and the sha256 of the exact bytes compiled, so the
-database can never pair a new stat with old content.
+database can never pair a new stat with old content.  A pool worker then commits
+the target's record itself (database.RecordWriter), and the build process adopts it.
 """
 
 from __future__ import annotations
