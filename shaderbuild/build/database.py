@@ -15,6 +15,9 @@ removed.
 
 WAL with synchronous=NORMAL: a commit is atomic under SIGKILL and power loss (a power loss
 may roll back the last commits, whose targets then rebuild; it never tears a record).
+While a local pool runs, each worker commits the records of the targets it built over a
+connection of its own (`RecordWriter`), and the build process only adopts them in memory: one
+transaction per target was the largest part of the build process's work (issue 23).
 Readers (explain, list, watch, SCons) open the file read-only and never create it.
 """
 
@@ -85,6 +88,7 @@ class BuildDB:
         self._dropped: set[str] = set()
         self._reader = False                     # loaded for reading: save() writes nothing
         self._empty = False                      # a file without our schema yet (read-only open)
+        self._suspended = False                  # writable connection closed while pool workers write
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -262,11 +266,38 @@ class BuildDB:
     def _transaction(self) -> _Tx:
         return _Tx(self)
 
+    def suspend(self) -> str | None:
+        """Before a pool forks its workers: close the writable connection (an SQLite connection
+        must not cross a fork) until the next write, and return the path the workers may commit
+        to with a RecordWriter (None: they must not; the build process records their targets)."""
+        if self._conn is None or not self._writable or self._reader:
+            return None
+        self.close()
+        self._suspended = True
+        return self.path
+
+    def _resume(self) -> None:
+        if self._suspended:
+            self._suspended = False
+            try:
+                self._connect("rwc")
+            except sqlite3.Error as exc:
+                self.close()
+                raise self._write_error(exc) from exc
+
+    def adopt(self, tid: str, record: dict) -> None:
+        """A target's record that a pool worker has already committed (RecordWriter)."""
+        self.targets[tid] = record
+        self._dropped.discard(tid)
+        self._touched.discard(tid)
+        self.dirty = True
+
     def put(self, tid: str, record: dict) -> None:
         """Store one target's record; with a writable connection it is committed at once."""
         self.targets[tid] = record
         self._dropped.discard(tid)
         self.dirty = True
+        self._resume()
         if self._conn is not None and self._writable:
             with self._transaction() as conn:
                 conn.execute("INSERT OR REPLACE INTO targets VALUES (?, ?, ?)", _row(tid, record))
@@ -277,6 +308,14 @@ class BuildDB:
     def touch(self, tid: str) -> None:
         """The record was updated in place (fresher stats); written by the next save()."""
         self._touched.add(tid)
+        self.dirty = True
+
+    def discard(self, tid: str) -> None:
+        """Forget a target whatever its row holds (a pool worker that died may have committed
+        one this process never saw): the next save() deletes the row, so it rebuilds."""
+        self.targets.pop(tid, None)
+        self._touched.discard(tid)
+        self._dropped.add(tid)
         self.dirty = True
 
     def drop(self, tid: str) -> None:
@@ -290,6 +329,7 @@ class BuildDB:
         A database opened read-only (a read-only output directory) is not written."""
         if not self.dirty or self._reader:
             return
+        self._resume()
         if self._conn is None and self.read_only is None:   # made with BuildDB(...), not load()
             mine = (dict(self.targets), dict(self.blobs), dict(self.meta))
             self._open(writable=True)
@@ -314,6 +354,7 @@ class BuildDB:
         self.dirty = False
 
     def close(self) -> None:
+        self._suspended = False
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -343,6 +384,33 @@ class BuildDB:
 
     def abs(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.root, path))
+
+
+class RecordWriter:
+    """A pool worker's own connection to the build database (BuildDB.suspend gave the path):
+    it commits each target the worker built as soon as its outputs are in place, so a killed
+    build keeps every finished target and the build process commits nothing per target.
+    The file must exist (mode=rw: a worker never creates one)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+
+    def put(self, tid: str, record: dict) -> bool:
+        """Commit one record; False when that failed (the build process then records it, and
+        reports why if it cannot either)."""
+        try:
+            if self._conn is None:
+                conn = sqlite3.connect(f"file:{quote(self.path)}?mode=rw", uri=True, isolation_level=None)
+                conn.execute("PRAGMA synchronous=NORMAL")      # per connection (WAL is the file's)
+                # No checkpoints here (their fsync would idle this worker, and they make the other
+                # workers wait for the lock): the build process checkpoints when it saves and closes.
+                conn.execute("PRAGMA wal_autocheckpoint=0")
+                self._conn = conn
+            self._conn.execute("INSERT OR REPLACE INTO targets VALUES (?, ?, ?)", _row(tid, record))
+            return True
+        except sqlite3.Error:      # (an autocommit statement that fails leaves no transaction)
+            return False
 
 
 class _Tx:

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from . import confine
 from . import report as rep
-from .cache import config_digest, full_key, key_parts, sha_text, state_dir
+from .cache import config_digest, key_parts, sha_text, state_dir
 from .database import BuildDB
 from .config import Project
 from .deps import Status, check, rescanner
@@ -29,6 +29,8 @@ from .targets import Target, plan
 INLINE_CPU_SECONDS = 0.1     # -j N > 1: compile in the build process until it has spent this much CPU
 INLINE_WALL_SECONDS = 0.5    # or this much time, then start a pool for the rest
 INLINE_MAX_TARGETS_PER_WORKER = 4    # more stale targets than this per worker: the pool at once
+SPAN_MAX = 8     # jobs per pool task at most (each task costs this process two thread wake-ups and a pickle)
+SPAN_TAIL = 4    # spans shrink once fewer than SPAN_TAIL * SPAN_MAX jobs per worker are left
 
 
 def is_up_to_date(project: Project, target: Target, *, db: BuildDB | None = None, fs: FileState | None = None,
@@ -128,31 +130,34 @@ def build(
 
 def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, keep_going, compile_fn,
          diag_format, executor=None, force=False) -> None:
-    from .worker import Job, JobResult, run_job  # not needed on the no-op path
+    from .worker import Job, JobResult, make_portable, run_job, target_record  # not needed on the no-op path
 
-    by_tid = {t.tid: (t, parts, cd) for t, parts, cd in stale}
-    work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format) for t, _, _ in stale]
+    work = [Job(t.tid, t.name, t.source, t.options, t.outputs, diag_format,
+                {"name": t.name, "config": cd, "parts": parts, "reason": report.reasons.get(t.name, [])})
+            for t, parts, cd in stale]
+    by_tid = {job.tid: job for job in work}
 
     def handle(res) -> bool:
-        t, parts, cd = by_tid[res.tid]
+        job = by_tid[res.tid]
         if res.messages:
             progress.message(res.messages)
         if res.diagnostics:
-            report.diagnostics[t.name] = res.diagnostics
+            report.diagnostics[job.name] = res.diagnostics
         if res.ok:
-            for row in [*res.deps, *res.outputs.values(), *res.dirs]:
-                row[0] = db.rel(row[0])
-            _drop_orphans(db, db.targets.get(t.tid), res.outputs, report)
-            db.put(t.tid, {   # committed now: a killed build keeps every finished target
-                "name": t.name, "config": cd, "parts": parts, "key": full_key(cd, res.deps),
-                "deps": res.deps, "outputs": res.outputs, "dirs": res.dirs, "resources": res.resources,
-                "reason": report.reasons.get(t.name, []),
-            })
-            report.built.append(t.name)
+            base = job.record
+            assert base is not None      # (every Job made above has one)
+            make_portable(res, base, db.root)
+            _drop_orphans(db, db.targets.get(job.tid), res.outputs, report)
+            record = target_record(base, res.key, res)
+            if res.recorded:
+                db.adopt(job.tid, record)     # the pool worker committed it
+            else:
+                db.put(job.tid, record)       # committed now: a killed build keeps every finished target
+            report.built.append(job.name)
         else:
-            report.failed.append(t.name)
+            report.failed.append(job.name)
             report.messages.append(res.messages)
-        progress.finished(t.name, res.ok, res.seconds)
+        progress.finished(job.name, res.ok, res.seconds)
         return res.ok
 
     if executor is not None:
@@ -189,7 +194,7 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .platform import ParentWatch
-    from .worker import run_forked, share_with_forked_workers, start_worker, warm_up
+    from .worker import run_forked, run_pooled, share_with_forked_workers, start_worker, warm_up, worker_failed
 
     import gc
     import multiprocessing
@@ -201,27 +206,32 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         share_with_forked_workers(work, compile_fn)
     gc.freeze()     # until the pool ends: the workers' collections leave the inherited objects' pages alone
     watch = ParentWatch()   # workers die with this process, even under SIGKILL
+    # The workers commit the records of the targets they build (this process only adopts them).
+    db_path = db.suspend()
+    records = None if db_path is None else (db_path, db.root)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker,
-                               initargs=(watch.initargs, compile_fn is None))
+                               initargs=(watch.initargs, compile_fn is None, records))
     try:
-        # Forked workers find the jobs in memory: an index is all a submit sends.
-        futures = {(pool.submit(run_forked, i) if forked else pool.submit(run_job, job, compile_fn)): job
-                   for i, job in enumerate(work)}
+        # Forked workers find the jobs in memory: a span of indices is all a submit sends.
+        futures = {(pool.submit(run_forked, i, j) if forked else pool.submit(run_pooled, work[i:j], compile_fn)):
+                   work[i:j] for i, j in _spans(len(work), workers)}
         stop = False
         for fut in as_completed(futures):
-            job = futures[fut]
+            jobs = futures[fut]
             if fut.cancelled():
-                report.skipped.append(job.name)
+                report.skipped.extend(job.name for job in jobs)
                 continue
             try:
-                res = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker fails its target
-                res = JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
-                                                f"{type(exc).__name__}: {exc}")   # str(): it names the file
-            if not handle(res) and not keep_going and not stop:
-                stop = True
-                for other in futures:
-                    other.cancel()
+                results = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a dead worker fails its targets
+                results = [worker_failed(job, exc) for job in jobs]
+                for job in jobs:
+                    db.discard(job.tid)    # the worker may have committed it: it rebuilds next time
+            for res in results:
+                if not handle(res) and not keep_going and not stop:
+                    stop = True
+                    for other in futures:
+                        other.cancel()
     finally:
         # On Ctrl-C (or any error) drop queued work instead of finishing it; running jobs end
         # normally and their finished outputs are already atomic.
@@ -229,6 +239,17 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         share_with_forked_workers([], None)
         watch.close()
         gc.unfreeze()
+
+
+def _spans(n: int, workers: int) -> list[tuple[int, int]]:
+    """Index ranges [i, j) of the pool's tasks: up to SPAN_MAX jobs each while many remain, then
+    smaller ones, down to single jobs at the end, so no worker idles long while another finishes."""
+    spans, i = [], 0
+    while i < n:
+        size = max(1, min(SPAN_MAX, (n - i) // (SPAN_TAIL * workers)))
+        spans.append((i, i + size))
+        i += size
+    return spans
 
 
 def _drop_orphans(db: BuildDB, old: dict | None, new_outputs: dict, report: BuildReport) -> None:

@@ -3,7 +3,8 @@
 Workers import the compiler once (pool initializer) and compile in-process.  The
 files the compiler reads go through `reader`, which records each file's stat
 (taken *before* the read) and the sha256 of the exact bytes compiled, so the
-database can never pair a new stat with old content.
+database can never pair a new stat with old content.  A pool worker then commits
+the target's record itself (database.RecordWriter), and the build process adopts it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from ..front.source_file import read_source
 from ..options import CompileOptions
 from ..records import DataRecord, Record
+from .cache import full_key, portable
 from .files import sha256_bytes, sha256_file, stat_sig
 from .outputs import header_symbol, manifest_bytes, render_header, write_all
 
@@ -27,6 +29,7 @@ class Job(DataRecord):
     options: CompileOptions
     outputs: dict[str, str]          # kind -> path
     diag_format: str = "gnu"
+    record: dict | None = None       # name, config, parts, reason: a pool worker completes the record and commits it
 
 
 class JobResult(DataRecord):
@@ -39,6 +42,24 @@ class JobResult(DataRecord):
     resources: list | None = None    # [[name, hlsl], ...] sorted, for the cross-backend check
     dirs: list[list] = Record.factory(list)   # [dir, mtime_ns]: include search directories
     seconds: float = 0.0
+    key: str = ""                    # set when the paths above are relative to the project (portable)
+    recorded: bool = False           # the worker committed the target's record (database.RecordWriter)
+
+
+def target_record(base: dict, key: str, res: JobResult) -> dict:
+    """The build database's record of a target that built: what was known before compiling
+    (`base`: name, config digest, key parts, reason) and what the compile read and wrote."""
+    return {"name": base["name"], "config": base["config"], "parts": base["parts"], "key": key,
+            "deps": res.deps, "outputs": res.outputs, "dirs": res.dirs, "resources": res.resources,
+            "reason": base["reason"]}
+
+
+def make_portable(res: JobResult, base: dict, root: str) -> None:
+    """Paths relative to the project `root` (as records store them) and the target's full key."""
+    if not res.key:
+        for row in [*res.deps, *res.outputs.values(), *res.dirs]:
+            row[0] = portable(row[0], root)
+        res.key = full_key(base["config"], res.deps)
 
 
 def default_compile() -> Callable:
@@ -69,13 +90,31 @@ def warm_up(targets: set[str]) -> None:
         compile_file("<warm-up>.hlsl", CompileOptions(profile="cs_6_0", target=target), text=WARM_UP_SHADER)
 
 
-def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True) -> None:
-    """Pool initializer: die with the build process (platform.ParentWatch), then warm up."""
+_RECORDS: tuple = (None, "")     # (database.RecordWriter, project root) in a pool worker
+
+
+def start_worker(parent_watch: tuple[int, int, int], load_compiler: bool = True,
+                 records: tuple[str, str] | None = None) -> None:
+    """Pool initializer: die with the build process (platform.ParentWatch), then warm up.
+    `records` (database path, project root): commit the record of each target built here."""
+    global _RECORDS
     from .platform import die_with_parent
 
     die_with_parent(*parent_watch)
+    if records is not None:
+        from .database import RecordWriter
+
+        _RECORDS = (RecordWriter(records[0]), records[1])
     if load_compiler:
         init_worker()
+
+
+def _record(job: Job, res: JobResult) -> JobResult:
+    writer, root = _RECORDS
+    if writer is not None and job.record is not None and res.ok:
+        make_portable(res, job.record, root)
+        res.recorded = writer.put(job.tid, target_record(job.record, res.key, res))
+    return res
 
 
 _FORKED: tuple[list[Job], Callable | None] = ([], None)
@@ -88,9 +127,28 @@ def share_with_forked_workers(work: list[Job], compile_fn: Callable | None) -> N
     _FORKED = (work, compile_fn)
 
 
-def run_forked(index: int) -> JobResult:
+def run_forked(start: int, stop: int) -> list[JobResult]:
+    """Jobs start..stop-1 of the shared list, one after the other (a span per round trip: the
+    build process's cost of a pool task is per task, issue 23)."""
     work, compile_fn = _FORKED
-    return run_job(work[index], compile_fn)
+    return [_pooled(work[i], compile_fn) for i in range(start, stop)]
+
+
+def run_pooled(jobs: list[Job], compile_fn: Callable | None = None) -> list[JobResult]:
+    """run_forked for a pool worker that was not forked (the jobs were pickled)."""
+    return [_pooled(job, compile_fn) for job in jobs]
+
+
+def _pooled(job: Job, compile_fn: Callable | None) -> JobResult:
+    try:
+        return _record(job, run_job(job, compile_fn))
+    except Exception as exc:  # noqa: BLE001 - e.g. a full disk fails this target, not its span
+        return worker_failed(job, exc)
+
+
+def worker_failed(job: Job, exc: BaseException) -> JobResult:
+    return JobResult(job.tid, False, f"error: worker process failed while building {job.name}: "
+                                     f"{type(exc).__name__}: {exc}")   # str(): it names the file
 
 
 def resource_signature(manifest: dict | None) -> list | None:

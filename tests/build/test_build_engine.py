@@ -392,6 +392,98 @@ def test_where_a_parallel_build_compiles(tmp_path, monkeypatch, modes, sleep, ex
     assert {"here": here == len(pids), "workers": here == 0, "both": 0 < here < len(pids)}[expect], (here, pids)
 
 
+def _pool_project(root: Path, modes: int = 19) -> Path:
+    """modes + 1 targets: with -j2 the pool starts at once (more than 4 per worker)."""
+    return make_project(root, [], PROJECT_TOML.format(targets='["spirv"]').replace(
+        "MODE = [0, 1]", f"MODE = {list(range(modes))}"))
+
+
+def test_pool_workers_commit_the_records_the_build_process_adopts(tmp_path, monkeypatch):
+    """Each pool worker commits its target's record itself (issue 23: not the build process):
+    when the build process hears of a target, its row is already in build.db, holding the
+    record the build process keeps in memory."""
+    import sqlite3
+
+    from shaderbuild.build.database import BuildDB
+
+    root = _pool_project(tmp_path / "p")
+    db_file = root / "out" / ".shaderbuild" / "build.db"
+    seen: dict[str, tuple] = {}
+    adopt = BuildDB.adopt
+
+    def spy(self, tid, record):
+        with sqlite3.connect(f"file:{db_file}?mode=ro", uri=True) as conn:
+            row = conn.execute("SELECT record FROM targets WHERE tid = ?", (tid,)).fetchone()
+        seen[tid] = (row and json.loads(row[0]), json.loads(json.dumps(record)))   # (tuples as lists)
+        adopt(self, tid, record)
+
+    monkeypatch.setattr(BuildDB, "adopt", spy)
+    report = run_build(root, fake_compile, jobs=2)
+    assert report.ok and len(report.built) == 20
+    assert len(seen) == 20 and all(row == record for row, record in seen.values())
+    assert {r["name"] for _, r in seen.values()} == set(report.built)
+    project = load_project(str(root))
+    on_disk = BuildDB.load(project.output_dir, project.root).targets
+    assert {tid: on_disk[tid] for tid in seen} == {tid: record for tid, (_, record) in seen.items()}
+    again = run_build(root, fake_compile, jobs=2)
+    assert again.built == [] and len(again.up_to_date) == 20
+
+
+def test_a_worker_that_cannot_commit_leaves_the_record_to_the_build_process(tmp_path, monkeypatch):
+    from shaderbuild.build.database import BuildDB, RecordWriter
+
+    monkeypatch.setattr(RecordWriter, "put", lambda self, tid, record: False)   # forked workers inherit it
+    root = _pool_project(tmp_path / "p")
+    report = run_build(root, fake_compile, jobs=2)
+    assert report.ok and len(report.built) == 20
+    project = load_project(str(root))
+    assert len(BuildDB.load(project.output_dir, project.root).targets) == 20
+    again = run_build(root, fake_compile, jobs=2)
+    assert again.built == [] and len(again.up_to_date) == 20
+
+
+def test_pool_spans_cover_every_job_once_and_shrink_at_the_end():
+    from shaderbuild.build.scheduler import SPAN_MAX, _spans
+
+    for n, workers in [(1, 2), (7, 2), (20, 2), (1000, 2), (1000, 8), (37, 3)]:
+        spans = _spans(n, workers)
+        assert [i for a, b in spans for i in range(a, b)] == list(range(n))
+        assert all(1 <= b - a <= SPAN_MAX for a, b in spans)
+        assert spans[-1][1] - spans[-1][0] == 1          # the last task is one job
+    assert len(_spans(1000, 2)) < 1000 / 4               # fewer round trips than jobs
+
+
+_COMPILES = [0]
+
+
+def die_compile(path, options, **kw):
+    """fake_compile, except that a pool worker is killed at its third compile: inside its first
+    task (80 targets, -j2: the first tasks hold 8 jobs), after it committed two targets."""
+    if os.getpid() != int(os.environ["DIE_PARENT"]):
+        _COMPILES[0] += 1
+        if _COMPILES[0] == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return fake_compile(path, options, **kw)
+
+
+def test_a_dead_worker_leaves_no_record_of_the_targets_it_failed(tmp_path, monkeypatch):
+    """A worker commits each target it builds, so a worker that dies may have recorded targets of
+    its task that the build process reports failed: those records are deleted, and exactly the
+    failed targets rebuild."""
+    from shaderbuild.build.database import BuildDB
+
+    monkeypatch.setenv("DIE_PARENT", str(os.getpid()))
+    root = _pool_project(tmp_path / "p", 79)
+    first = run_build(root, die_compile, jobs=2, keep_going=True)
+    assert first.failed and len(first.built) + len(first.failed) == 80
+    assert all("worker process failed" in m for m in first.messages)
+    project = load_project(str(root))
+    recorded = {r["name"] for r in BuildDB.load(project.output_dir, project.root).targets.values()}
+    assert recorded == set(first.built)
+    second = run_build(root, fake_compile, jobs=2)
+    assert second.ok and set(second.built) == set(first.failed)
+
+
 def _build_script(root: Path, jobs: int, fn) -> str:
     return textwrap.dedent(f"""
         import os, sys
