@@ -36,7 +36,9 @@ TEMPLATE_TYPES = frozenset({
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
     "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch", "RayQuery",
 })
-OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
+# legacy sampler spellings, all SamplerState (typeresolve.py)
+SAMPLER_ALIASES = frozenset({"sampler", "sampler1D", "sampler2D", "sampler3D", "samplerCUBE"})
+OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
 _UNSIGNED_RE = r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$"    # compiled when first met

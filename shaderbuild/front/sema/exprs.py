@@ -14,7 +14,15 @@ from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_accepts, shape_of, with_scalar
 from .heaps import HeapElement, HeapLowering
-from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
+from .scope import (
+    EnumConstSymbol,
+    FuncSymbol,
+    SpecConstSymbol,
+    StringSymbol,
+    SubobjectSymbol,
+    TypeSymbol,
+    VarSymbol,
+)
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 
@@ -714,7 +722,9 @@ class ExprLowering(HeapLowering, SemaBase):
             if not isinstance(sym, VarSymbol):
                 kind = ("function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol)
                         else "specialization constant" if isinstance(sym, SpecConstSymbol)
-                        else "state-object subobject" if isinstance(sym, SubobjectSymbol) else "constant")
+                        else "state-object subobject" if isinstance(sym, SubobjectSymbol)
+                        else "string (only printf, which is not supported, reads strings)"
+                        if isinstance(sym, StringSymbol) else "constant")
                 raise error(f"'{e.name}' is a {kind}, not a variable", e.loc)
             var = sym.var
             if for_write and (var.const or var.storage is ir.Storage.UNIFORM):

@@ -37,6 +37,7 @@ from .scope import (
     FuncSymbol,
     Scope,
     SpecConstSymbol,
+    StringSymbol,
     SubobjectSymbol,
     TypeSymbol,
     VarSymbol,
@@ -570,6 +571,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
             return
+        if d.type.name == "string" and "string" not in self.types.named:
+            self.string_global(d)
+            return
         if not local_static:
             check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
@@ -675,6 +679,16 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.struct_resource_global(d, t)
             return
         self.loose_uniform(d, t)
+
+    def string_global(self, d: ast.VarDecl) -> None:
+        """`string s = "...";` at global scope: checked as DXC does, then dropped (no code reads a string)."""
+        if d.dims:
+            raise error("array of type string is not supported", d.loc)
+        init = d.init.items[0] if isinstance(d.init, ast.InitList) and len(d.init.items) == 1 else d.init
+        if init is not None and not isinstance(init, ast.StringLit) and not (
+                isinstance(init, ast.Name) and isinstance(self.scope.lookup(init.name), StringSymbol)):
+            raise error("a string can only be initialized with a string literal or another string", init.loc)
+        self.declare(d.name, StringSymbol(d.loc), d.loc)
 
     def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute, local: bool) -> None:
         """`[[vk::constant_id(N)]] const T name = literal;` (DXC SPIR-V.rst, "Specialization constants"):

@@ -1,0 +1,105 @@
+"""Issue 20 conformance audit: programs probed in contexts the other corpora do not reach.
+
+Legacy spellings DXC still accepts at SM 6: `sampler1D/2D/3D/CUBE` are sampler states (DXC's
+SemaHLSL turns the dimension-typed samplers into SamplerState), a user type of the same name wins;
+global `string` variables are checked and dropped (nothing but printf reads one), every other use
+of `string` is a located error.  Sampled values are worked out from the texels written here.
+"""
+
+from __future__ import annotations
+
+import pytest
+import res_util as R
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+
+def _compile(src: str, target: str = "spirv", profile: str = "cs_6_0"):
+    return compile_file("a20.hlsl", CompileOptions(entry="main", profile=profile, target=target), text=src)
+
+
+def _errors(src: str, target: str = "spirv") -> list[str]:
+    res = _compile(src, target)
+    assert not res.ok, f"{target}: compiled, expected an error"
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in res.diagnostics if d.severity == "error"]
+
+
+# a 4x1 r32f row: 0, 10, 20, 30; nearest sampling of u in texel i gives 10 * i
+ROW = R.pack("f", [0.0, 10.0, 20.0, 30.0])
+
+LEGACY_SAMPLERS = """
+Texture2D<float> Tex : register(t0);
+sampler2D S2 : register(s1);
+sampler1D S1 : register(s2);
+samplerCUBE SC : register(s3);
+sampler3D S3 = sampler_state { Filter = MIN_MAG_MIP_POINT; };
+RWStructuredBuffer<float> Out : register(u4);
+float fetch(sampler2D s, float u) { return Tex.SampleLevel(s, float2(u, 0.5), 0); }
+[numthreads(1,1,1)] void main() {
+    Out[0] = fetch(S2, 0.3);
+    Out[1] = Tex.SampleLevel(S1, float2(0.6, 0.5), 0);
+    Out[2] = Tex.SampleLevel(SC, float2(0.9, 0.5), 0);
+}
+"""
+
+
+def test_legacy_sampler_spellings_are_sampler_states():
+    out = R.cs(LEGACY_SAMPLERS, {"Tex": R.image(ROW, 4, 1, "r32f"), "S2": R.sampler(), "S1": R.sampler(),
+                                 "SC": R.sampler(), "Out": R.storage(R.sentinel(3))})
+    assert R.unpack("f", out["Out"]) == [10.0 * int(u * 4) for u in (0.3, 0.6, 0.9)]
+    R.build_dxil(LEGACY_SAMPLERS)
+
+
+def test_user_struct_named_sampler2D_wins():
+    src = """
+struct sampler2D { Texture2D<float> t; SamplerState s; };
+float tex2D(sampler2D x, float2 v) { return x.t.SampleLevel(x.s, v, 0); }
+sampler2D g;
+RWStructuredBuffer<float> Out : register(u4);
+[numthreads(1,1,1)] void main() { Out[0] = tex2D(g, float2(0.6, 0.5)); }
+"""
+    for target in ("spirv", "dxil"):
+        res = _compile(src, target)
+        assert res.ok, target
+        kinds = sorted(r["kind"] for r in res.manifest["resources"])
+        assert "Texture2D" in kinds and "SamplerState" in kinds, kinds
+
+
+STRINGS = """
+string first = "first string";
+static const string joined = "a " "b";
+const string copy = first;
+string none;
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1,1,1)] void main() { Out[0] = 5; }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_global_strings_are_accepted_and_dropped(target):
+    res = _compile(STRINGS, target)
+    assert res.ok and not [d for d in res.diagnostics if d.severity == "error"]
+    assert [r["name"] for r in res.manifest["resources"]] == ["Out"]     # no $Globals for the strings
+
+
+HEAD = "RWStructuredBuffer<uint> Out : register(u0);\n"
+ONLY_GLOBAL = ("a string declaration may only appear at global scope (not as an array, field, parameter, "
+               "return value or local)")
+
+
+@pytest.mark.parametrize("body, want", [
+    ("string a[2];\n[numthreads(1,1,1)] void main() { Out[0] = 1; }", ["2:8: array of type string is not supported"]),
+    ('string a = "x";\n[numthreads(1,1,1)] void main() { Out[0] = a; }',
+     ["3:44: 'a' is a string (only printf, which is not supported, reads strings), not a variable"]),
+    ("string a = 3;\n[numthreads(1,1,1)] void main() { Out[0] = 1; }",
+     ["2:12: a string can only be initialized with a string literal or another string"]),
+    ('[numthreads(1,1,1)] void main() { string s = "a"; Out[0] = 1; }', [f"2:35: {ONLY_GLOBAL}"]),
+    ("void f(string s) {}\n[numthreads(1,1,1)] void main() { Out[0] = 1; }", [f"2:8: {ONLY_GLOBAL}"]),
+    ("struct S { string s; };\n[numthreads(1,1,1)] void main() { Out[0] = 1; }", [f"2:12: {ONLY_GLOBAL}"]),
+], ids=["array", "read", "bad_init", "local", "parameter", "field"])
+def test_string_misuse_is_a_located_error(body, want):
+    for target in ("spirv", "dxil"):
+        assert _errors(HEAD + body, target) == want
