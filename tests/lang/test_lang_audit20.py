@@ -103,3 +103,54 @@ ONLY_GLOBAL = ("a string declaration may only appear at global scope (not as an 
 def test_string_misuse_is_a_located_error(body, want):
     for target in ("spirv", "dxil"):
         assert _errors(HEAD + body, target) == want
+
+
+# Texture offsets must be constants after folding (DXC: immediate after optimisation / legalisation); these
+# spell them through a static const array element, a static const struct field, a swizzle of a static const
+# vector, a cast, min/max and a const local.  An 8x1 r32f row holds 100 * x at texel x.
+ROW8 = R.pack("f", [100.0 * x for x in range(8)])
+OFFSETS = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float> Out : register(u2);
+static const int K = 2;
+static const int2 V = int2(-1, 3);
+static const int TABLE[3] = { 1, -2, 3 };
+struct Offs { int2 a; int b; };
+static const Offs OS = { int2(2, 0), -3 };
+[numthreads(1,1,1)] void main() {
+    const int2 local_off = int2(K + 1, 0);
+    Out[0] = Tex.Load(int3(2, 0, 0), int2(TABLE[2], 0));          // 2 + 3
+    Out[1] = Tex.Load(int3(4, 0, 0), int2(TABLE[K - 1], 0));      // 4 - 2
+    Out[2] = Tex.Load(int3(1, 0, 0), OS.a);                       // 1 + 2
+    Out[3] = Tex.Load(int3(5, 0, 0), int2(OS.b, 0));              // 5 - 3
+    Out[4] = Tex.Load(int3(2, 0, 0), V.yx - int2(0, -1));         // 2 + 3 (the y offset is 0)
+    Out[5] = Tex.Load(int3(6, 0, 0), (int2)uint2(0xFFFFFFFEu, 0)); // 6 - 2
+    Out[6] = Tex.Load(int3(0, 0, 0), int2(max(K, 5), min(K, 0))); // 0 + 5
+    Out[7] = Tex.Load(int3(3, 0, 0), local_off);                  // 3 + 3
+    Out[8] = Tex.SampleLevel(S, float2(0.0625, 0.5), 0, int2(TABLE[0], 0));   // texel 0 + 1
+}
+"""
+
+
+def test_texture_offsets_folded_from_const_data():
+    out = R.cs(OFFSETS, {"Tex": R.image(ROW8, 8, 1, "r32f"), "S": R.sampler(), "Out": R.storage(R.sentinel(9))})
+    texels = [2 + 3, 4 - 2, 1 + 2, 5 - 3, 2 + 3, 6 - 2, 0 + 5, 3 + 3, 0 + 1]
+    assert R.unpack("f", out["Out"]) == [100.0 * x for x in texels]
+    R.build_dxil(OFFSETS)
+
+
+def test_offset_from_a_runtime_value_is_still_an_error():
+    src = """
+Texture2D<float> Tex : register(t0);
+RWStructuredBuffer<float> Out : register(u2);
+static int2 mutable_off = int2(1, 0);
+[numthreads(1,1,1)] void main(uint3 id : SV_DispatchThreadID) {
+    const int2 from_id = int2(id.x, 0);
+    Out[0] = Tex.Load(int3(0, 0, 0), mutable_off);
+    Out[1] = Tex.Load(int3(0, 0, 0), from_id);
+}
+"""
+    for target in ("spirv", "dxil"):
+        assert _errors(src, target) == ["7:38: texture offsets must be compile-time constants",
+                                        "8:38: texture offsets must be compile-time constants"]

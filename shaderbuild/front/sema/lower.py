@@ -96,6 +96,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         # the locals of the functions being analysed
         self.unset_vars: set[int] = set()
         self.used_vars: set[int] = set()
+        self.const_locals: dict[int, ir.Expr] = {}     # id(const local) -> its initializer (sema/resources.py)
         self.declared_locals: list[ir.Variable] = []
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope(_predefined_scope())

@@ -11,6 +11,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
+from .exprs import scalar_value
 from .heaps import HeapElement
 
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
@@ -440,9 +441,52 @@ class ResourceLowering(SemaBase):
         elif isinstance(e, ir.Swizzle):
             a = comps(e.value)
             vals = None if a is None else [a[i] for i in e.comps]
+        elif isinstance(e, ir.Load):        # a const variable's element, field or swizzle
+            held = self._held_value(e.place)
+            return None if held is None else self._constant(held)
+        elif isinstance(e, ir.Convert) and ir.scalar_of(e.value.type) in (ir.INT, ir.UINT):
+            a = comps(e.value)
+            vals = None if a is None else [scalar_value(s, x) for x in a]
+            vals = vals * n if vals is not None and len(vals) == 1 else vals
+        elif isinstance(e, ir.Select):
+            c = self._constant(e.cond) if isinstance(e.cond.type, ir.Scalar) else None
+            vals = None if c is None else comps(e.true if c.value else e.false)
+        elif isinstance(e, ir.Intrinsic) and e.name in ("min", "max", "abs") and not e.precise:
+            args = [comps(a) for a in e.args]
+            if all(a is not None and len(a) == n for a in args):
+                pick = {"min": min, "max": max, "abs": lambda x: scalar_value(s, abs(x))}[e.name]
+                vals = [pick(*xs) for xs in zip(*args)]        # type: ignore[operator]
         if vals is None or len(vals) != n:
             return None
         return ir.Const(e.type, tuple(vals) if n > 1 else vals[0])
+
+    def _held_value(self, p: ir.Expr) -> ir.Expr | None:
+        """The initializer expression for what place `p` of a `const` variable holds (a static const or a
+        const local with an initializer), through constant indices, fields and swizzles; None otherwise."""
+        if isinstance(p, ir.VarRef):
+            v = p.var
+            if not v.const:
+                return None
+            return v.init if v.storage is ir.Storage.PRIVATE else self.const_locals.get(id(v))
+        if not isinstance(p, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            return None
+        base = self._held_value(p.base)
+        if base is None:
+            return None
+        if isinstance(p, ir.SwizzleRef):
+            return ir.Swizzle(base, p.comps, p.type)
+        if isinstance(p, ir.FieldRef):
+            i: int | None = p.index
+        else:
+            c = self._constant(p.index)
+            i = c.value if c is not None and isinstance(c.value, int) else None
+        if i is None or not isinstance(base.type, (ir.Array, ir.Struct)):
+            return None
+        if isinstance(base, ir.Construct) and 0 <= i < len(base.parts) and base.parts[i].type == p.type:
+            return base.parts[i]
+        if isinstance(base, ir.Const) and isinstance(base.value, tuple) and 0 <= i < len(base.value):
+            return ir.Const(p.type, base.value[i])
+        return None
 
     def _arity(self, name: str, args: list, counts: tuple[int, ...], loc: SourceLoc) -> None:
         if len(args) not in counts:

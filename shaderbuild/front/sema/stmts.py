@@ -156,6 +156,8 @@ class StmtLowering(SemaBase):
         if init is not None:
             self.emit(ir.Store(ir.VarRef(var), init, d.loc))
             self.mark_initialized(var)
+            if var.const:
+                self.const_locals[id(var)] = init
         elif var.const:
             raise error(f"const variable '{d.name}' must be initialized", d.loc)
         elif self.holds_bitfields(t):   # writing one bit-field reads its unit: never an undefined value
