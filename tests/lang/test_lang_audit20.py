@@ -154,3 +154,47 @@ static int2 mutable_off = int2(1, 0);
     for target in ("spirv", "dxil"):
         assert _errors(src, target) == ["7:38: texture offsets must be compile-time constants",
                                         "8:38: texture offsets must be compile-time constants"]
+
+
+# A switch on a 64-bit value keeps all 64 bits (clang's rules, as DXC): `case 0x100000000` and `case 0` are
+# different labels, a value that only matches modulo 2^32 falls to the default, and fall-through still works.
+SWITCH64 = """
+StructuredBuffer<uint64_t> U : register(t1);
+StructuredBuffer<int64_t> S : register(t2);
+RWStructuredBuffer<uint> Out : register(u0);
+uint classify(uint64_t v) {
+    uint r = 0;
+    switch (v) {
+    case 0: r = 1; break;
+    case 0x100000000: r = 2; break;
+    case 0xFFFFFFFF: r = 3;          // falls through
+    case 0x1FFFFFFFFull: r += 40; break;
+    default: r = 9; break;
+    case 5: r = 5;
+    }
+    return r;
+}
+[numthreads(1,1,1)] void main() {
+    for (uint i = 0; i < 6; i++) {
+        Out[i] = classify(U[i]);
+        int64_t s = S[i];
+        uint t = 7;
+        switch (s) { case -1: t = 1; break; case 0xFFFFFFFF: t = 2; break; case -0x100000000: t = 3; break; }
+        Out[6 + i] = t;
+    }
+}
+"""
+U64 = [0, 1 << 32, 0xFFFFFFFF, 0x1FFFFFFFF, 5 + (1 << 32), 5]
+S64 = [-1, 0xFFFFFFFF, -(1 << 32), (1 << 32) - 1 - (1 << 33), 1, -(1 << 32) + 0xFFFFFFFF]
+
+
+def _classify(v: int) -> int:
+    return {0: 1, 1 << 32: 2, 0xFFFFFFFF: 43, 0x1FFFFFFFF: 40, 5: 5}.get(v, 9)
+
+
+def test_switch_on_64_bit_values_keeps_every_bit():
+    from lang_util import run_cs
+
+    out = run_cs(SWITCH64, {"Out": ("uint", 12)}, {"U": ("uint64_t", U64), "S": ("int64_t", S64)})
+    signed = [{-1: 1, 0xFFFFFFFF: 2, -(1 << 32): 3}.get(s, 7) for s in S64]
+    assert out["Out"] == [_classify(v) for v in U64] + signed
