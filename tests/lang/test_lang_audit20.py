@@ -198,3 +198,43 @@ def test_switch_on_64_bit_values_keeps_every_bit():
     out = run_cs(SWITCH64, {"Out": ("uint", 12)}, {"U": ("uint64_t", U64), "S": ("int64_t", S64)})
     signed = [{-1: 1, 0xFFFFFFFF: 2, -(1 << 32): 3}.get(s, 7) for s in S64]
     assert out["Out"] == [_classify(v) for v in U64] + signed
+
+
+# HLSL 2021 operators on struct values that are not variables: `m[i][j]` where m[i] is an operator[] result,
+# `(a + b) * k` where the left side is an operator+ result, and `Base::f()` naming a hidden base method
+# inside a derived one.
+STRUCT_OPERATORS = """
+StructuredBuffer<int> In : register(t1);
+RWStructuredBuffer<int> Out : register(u0);
+struct Row { int e[4]; int operator[](uint i) { return e[i]; } };
+struct Grid { Row rows[2]; Row operator[](uint i) { return rows[i]; } };
+struct C {
+    int r, i;
+    C operator+(C o) { C x; x.r = r + o.r; x.i = i + o.i; return x; }
+    C operator*(int k) { C x; x.r = r * k; x.i = i * k; return x; }
+};
+struct Base { int f() { return 1; } int g() { return 10 * f(); } };
+struct Der : Base { int f() { return 2; } int h() { return Base::f() * 100 + f() * 10 + Base::g(); } };
+[numthreads(1,1,1)] void main() {
+    Grid m;
+    for (uint r = 0; r < 2; r++)
+        for (uint c = 0; c < 4; c++)
+            m.rows[r].e[c] = In[0] * (int)(r * 4 + c);
+    Out[0] = m[1][In[1]];                 // row 1, column 2: 3 * 6
+    Out[1] = m[In[2]][3];                 // row 0, column 3: 3 * 3
+    C a = { In[0], 1 };
+    C b = { 4, In[1] };
+    C c = (a + b) * In[1];                // (7, 3) * 2
+    Out[2] = c.r;
+    Out[3] = c.i;
+    Der d;
+    Out[4] = d.h();                       // 1 * 100 + 2 * 10 + 10 * 1 (g calls Base's f)
+}
+"""
+
+
+def test_struct_operators_on_values_and_qualified_base_calls():
+    from lang_util import run_cs
+
+    out = run_cs(STRUCT_OPERATORS, {"Out": ("int", 5)}, {"In": ("int", [3, 2, 0])})
+    assert out["Out"] == [3 * 6, 3 * 3, 7 * 2, 3 * 2, 100 + 20 + 10]

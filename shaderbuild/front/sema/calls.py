@@ -45,6 +45,14 @@ class CallLowering(SemaBase):
             assert self.fn is not None      # fn_info is set: inside a method's body
             this_var = self.fn.params[0].var
             return self.user_call(callee.name, own[callee.name], e.args, e.loc, this=ir.VarRef(this_var))
+        if this_struct is not None and sym is None and "::" in callee.name:    # `Base::f()` inside a method
+            owner, _, name = callee.name.rpartition("::")
+            base = self.types.named.get(owner)
+            if isinstance(base, ir.Struct) and (base.name == this_struct.name or self.derives_from(this_struct, base)):
+                seen = self.inherited_methods(this_struct, base.name)
+                if name in seen:
+                    assert self.fn is not None
+                    return self.user_call(name, seen[name], e.args, e.loc, this=ir.VarRef(self.fn.params[0].var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
         if isinstance(sym, VarSymbol) and isinstance(sym.var.type, ir.Struct) \

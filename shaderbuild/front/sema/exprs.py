@@ -404,6 +404,12 @@ class ExprLowering(HeapLowering, SemaBase):
         if self.is_place_expr(e.base):
             return self.load(self.place(e, for_write=False))
         base = self.rvalue(e.base)
+        bt = base.type
+        if isinstance(bt, ir.Struct) and "operator[]" in self.methods.get(bt.name, {}):
+            held = self.temp(bt, "operand")     # a value such as another operator[]'s result (`m[i][j]`)
+            self.emit(ir.Store(ir.VarRef(held), base, e.loc))
+            return self.user_call("operator[]", self.methods[bt.name]["operator[]"], [e.index], e.loc,
+                                  this=ir.VarRef(held))
         idx = self.index_value(e.index)
         if isinstance(idx, ir.Const):
             n = self.index_bound(base.type)
@@ -472,6 +478,11 @@ class ExprLowering(HeapLowering, SemaBase):
         if self.is_struct_operand(e.lhs):
             return self.operator_call(e)
         a = self.rvalue(e.lhs)
+        if isinstance(a.type, ir.Struct) and "operator" + op in self.methods.get(a.type.name, {}):
+            held = self.temp(a.type, "operand")      # a struct value such as `(x + y) * k`'s left side
+            self.emit(ir.Store(ir.VarRef(held), a, e.loc))
+            return self.user_call("operator" + op, self.methods[a.type.name]["operator" + op], [e.rhs], e.loc,
+                                  this=ir.VarRef(held))
         b = self.rvalue(e.rhs)
         return self.binary(op, a, b, e.loc)
 
@@ -710,9 +721,15 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
             return isinstance(sym, VarSymbol) and not (sym.const_value is not None and isinstance(sym.var.type, ir.Scalar))
+        if isinstance(e, ast.Index) and self.has_index_operator(e.base):
+            return False            # an operator[] call gives a value
         if isinstance(e, (ast.Member, ast.Index)):
             return self.is_place_expr(e.base) and self.indexed_load_parts(e) is None
         return False
+
+    def has_index_operator(self, e: ast.Expr) -> bool:
+        t = self.peek_type(e)
+        return isinstance(t, ir.Struct) and "operator[]" in self.methods.get(t.name, {})
 
     def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
         if isinstance(e, ast.Name):
