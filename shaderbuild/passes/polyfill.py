@@ -137,8 +137,8 @@ def _clamp(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 
 @_polyfill("step")
 def _step(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
-    y, x = e.args                          # step(y, x) = x >= y ? 1 : 0
-    return ir.Select(_cmp("ge", x, y), _const(e.type, 1.0), _const(e.type, 0.0), e.type)
+    y, x = e.args                          # step(y, x) = x < y ? 0 : 1 (as DXC: a NaN operand gives 1)
+    return ir.Select(_cmp("lt", x, y), _const(e.type, 0.0), _const(e.type, 1.0), e.type)
 
 
 @_polyfill("ldexp")

@@ -238,3 +238,54 @@ def test_struct_operators_on_values_and_qualified_base_calls():
 
     out = run_cs(STRUCT_OPERATORS, {"Out": ("int", 5)}, {"In": ("int", [3, 2, 0])})
     assert out["Out"] == [3 * 6, 3 * 3, 7 * 2, 3 * 2, 100 + 20 + 10]
+
+
+# A static initialised at run time may read a static const table: the constant initialisers are stored
+# before the run-time ones run (the SPIR-V build read the table before it was written).
+STATIC_FROM_TABLE = """
+StructuredBuffer<float> F : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+struct P { float a; float2 b; };
+static const P TABLE[2] = { {1, float2(2, 3)}, {4, 5, 6} };
+static const float2 PAIRS[2] = { float2(1, 2), float2(3, 4) };
+static P swapped[2] = { TABLE[1], TABLE[0] };
+static float2 mixed[2] = { PAIRS[1], float2(F[0], PAIRS[0].y) };
+float pick(uint i) { return swapped[i].b.y + mixed[i].x; }
+[numthreads(1,1,1)] void main() {
+    Out[0] = pick(0);            // 6 + 3
+    Out[1] = pick(1);            // 3 + F[0]
+    swapped[1].a += 10;
+    Out[2] = swapped[1].a + TABLE[1].a;   // 11 + 4
+}
+"""
+
+
+def test_runtime_static_initialiser_reads_a_constant_table():
+    from lang_util import run_cs
+
+    out = run_cs(STATIC_FROM_TABLE, {"Out": ("float", 3)}, {"F": ("float", [0.5])})
+    assert out["Out"] == [6.0 + 3.0, 3.0 + 0.5, 11.0 + 4.0]
+
+
+# step(edge, x) is `x < edge ? 0 : 1` (DXC's expansion for DXIL, GLSL's Step for SPIR-V): an unordered
+# comparison is false, so a NaN operand gives 1.
+STEP_NAN = """
+StructuredBuffer<float> F : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    float nan = F[0], one = F[1];
+    Out[0] = step(nan, one);
+    Out[1] = step(one, nan);
+    float2 v = step(float2(nan, 2), float2(one, one));
+    Out[2] = v.x;
+    Out[3] = v.y;
+    Out[4] = step(one, one);
+}
+"""
+
+
+def test_step_with_nan_operands():
+    from lang_util import run_cs
+
+    out = run_cs(STEP_NAN, {"Out": ("float", 5)}, {"F": ("float", [float("nan"), 1.0])})
+    assert out["Out"] == [1.0, 1.0, 1.0, 0.0, 1.0]
