@@ -289,3 +289,11 @@ def test_step_with_nan_operands():
 
     out = run_cs(STEP_NAN, {"Out": ("float", 5)}, {"F": ("float", [float("nan"), 1.0])})
     assert out["Out"] == [1.0, 1.0, 1.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_conflicting_orientation_on_a_parameter_is_an_error(target):
+    src = ("RWStructuredBuffer<float> Out : register(u0);\ntypedef row_major float2x2 RM;\n"
+           "float f(column_major RM m) { return m._11; }\n"
+           "[numthreads(1,1,1)] void main() { Out[0] = f((RM)1); }\n")
+    assert _errors(src, target) == ["3:25: 'column_major' cannot apply to 'RM', a typedef of a 'row_major' matrix"]

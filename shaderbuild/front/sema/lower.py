@@ -948,6 +948,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
         for p in d.params:
             check_modifiers(p.qualifiers, PARAMETER, p.loc)
+            self.written_major(p.qualifiers, p.type, p.loc)     # conflicting orientations are errors here too
             t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             self.check_type_qualifiers(p.qualifiers, t, p.loc)
             q = p.qualifiers
