@@ -105,6 +105,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("DeviceMemoryBarrier", "", "v", side_effects=True),
     *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", side_effects=True),
     *_sigs("WaveIsFirstLane", "", "b", side_effects=True),
+    *_sigs("IsHelperLane", "", "b", min_sm=(6, 6), side_effects=True),   # false outside pixel shaders
     *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "
            "WaveReadLaneFirst", "T", "T", "fiu", side_effects=True),
     *_sigs("QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal", "T", "T", "fiu", stages=QUAD_STAGES,

@@ -297,3 +297,44 @@ def test_conflicting_orientation_on_a_parameter_is_an_error(target):
            "float f(column_major RM m) { return m._11; }\n"
            "[numthreads(1,1,1)] void main() { Out[0] = f((RM)1); }\n")
     assert _errors(src, target) == ["3:25: 'column_major' cannot apply to 'RM', a typedef of a 'row_major' matrix"]
+
+
+# IsHelperLane (SM 6.6): a triangle covering only pixel (1, 1)'s centre of a 4x4 target runs its 2x2 quad
+# with three helper lanes; the covered lane sees them across x and y and is not one itself.
+TINY_TRIANGLE_VS = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    float2 c = float2(-0.25, -0.25);          // pixel (1, 1)'s centre in NDC
+    float2 o = id == 0 ? float2(-0.1, -0.1) : id == 1 ? float2(0.1, -0.1) : float2(0.0, 0.1);
+    return float4(c + o, 0, 1);
+}
+"""
+HELPER_PS = """
+float4 main(float4 p : SV_Position) : SV_Target {
+    float h = IsHelperLane() ? 1.0 : 0.0;
+    return float4(QuadReadAcrossX(h), QuadReadAcrossY(h), h, 1);
+}
+"""
+
+
+def test_is_helper_lane_in_a_partly_covered_quad():
+    from dxil_run import draw_twin
+
+    vs, ps = R.build(TINY_TRIANGLE_VS, profile="vs_6_6"), R.build(HELPER_PS, profile="ps_6_6")
+    targets, got = R.vk_runner().run_graphics(vs.binary, "main", ps.binary, "main", 4, 4, [], None, 3, full=True)
+    draw_twin(vs, ps, "main", "main", {}, 4, 4, None, 3, targets, {})
+    px = targets[0]
+    assert R.pixel(px, 4, 1, 1) == (255, 255, 0, 255)
+    assert all(R.pixel(px, 4, x, y) == (0, 0, 0, 0) for x in range(4) for y in range(4) if (x, y) != (1, 1))
+
+
+@pytest.mark.parametrize("profile", ["cs_6_6", "vs_6_6"])
+def test_is_helper_lane_is_false_outside_pixel_shaders(profile):
+    src = ("RWStructuredBuffer<uint> Out : register(u0);\n"
+           + ("[numthreads(1,1,1)] void main() { Out[0] = IsHelperLane() ? 7 : 3; }" if profile[0] == "c" else
+              "float4 main(float4 p : POSITION) : SV_Position { Out[0] = IsHelperLane() ? 7 : 3; return p; }"))
+    for target in ("spirv", "dxil"):
+        res = _compile(src, target, profile)
+        assert res.ok, target
+    if profile[0] == "c":
+        out = R.cs(src, {"Out": R.storage(R.sentinel(1))}, profile=profile)
+        assert R.unpack("I", out["Out"]) == [3]

@@ -408,6 +408,14 @@ def _stream(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return []
 
 
+@intrinsic("IsHelperLane")
+def _is_helper_lane(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """dx.op.isHelperLane in a pixel shader; no other stage has helper lanes."""
+    if L.ops.stage != "pixel":
+        return [ConstInt(T.i1, 0)]
+    return [L.ops.call(L.b, "IsHelperLane", "i1", [])]
+
+
 @intrinsic("WaveGetLaneIndex", "WaveGetLaneCount", "WaveIsFirstLane")
 def _wave_query(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, e.name, None, [])]

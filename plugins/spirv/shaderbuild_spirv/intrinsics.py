@@ -581,6 +581,22 @@ def _lane_builtin(builtin: str) -> Lowering:
     return lower
 
 
+def _is_helper_lane(fe: ExprEmitter, e: Intrinsic) -> int:
+    """The HelperInvocation built-in in a pixel shader (discard is OpKill / OpTerminateInvocation, never a
+    demote, so the built-in stays exact); false in every other stage."""
+    if fe.ctx.stage != "pixel":
+        return fe.const(BOOL, False)
+    vid = fe.ctx.builtins.get("HelperInvocation")
+    if vid is None:
+        b = fe.b
+        vid = b.global_variable(fe.T.ptr("Input", fe.tid(BOOL)), "Input")
+        b.name(vid, "gl_HelperInvocation")
+        b.decorate(vid, "BuiltIn", enum("BuiltIn", "HelperInvocation"))
+        fe.ctx.builtins["HelperInvocation"] = vid
+        fe.ctx.interface.append(vid)
+    return fe.op("OpLoad", fe.tid(BOOL), vid)
+
+
 def builtin_input(fe: ExprEmitter, builtin: str, t: Type) -> int:
     """An Input variable decorated BuiltIn, created once per module."""
     ctx = fe.ctx
@@ -792,6 +808,7 @@ TABLE.update({
     "WaveGetLaneIndex": _lane_builtin("SubgroupLocalInvocationId"),
     "WaveGetLaneCount": _lane_builtin("SubgroupSize"),
     "WaveIsFirstLane": _wave_simple("OpGroupNonUniformElect", "GroupNonUniform"),
+    "IsHelperLane": _is_helper_lane,
     "WaveActiveAllTrue": _wave_simple("OpGroupNonUniformAll", "GroupNonUniformVote"),
     "WaveActiveAnyTrue": _wave_simple("OpGroupNonUniformAny", "GroupNonUniformVote"),
     "WaveActiveAllEqual": _wave_all_equal,
