@@ -38,7 +38,7 @@ TEMPLATE_TYPES = frozenset({
 })
 # legacy sampler spellings, all SamplerState (typeresolve.py)
 SAMPLER_ALIASES = frozenset({"sampler", "sampler1D", "sampler2D", "sampler3D", "samplerCUBE"})
-OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
+OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", "int8_t4_packed", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
 _UNSIGNED_RE = r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$"    # compiled when first met

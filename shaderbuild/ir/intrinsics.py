@@ -147,10 +147,16 @@ for _sig in _TABLE:
 ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
            "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore")
 
+# SM 6.4 dot products of packed bytes / half pairs and SM 6.6 byte packing (sema/calls.py: special_<name>;
+# expanded by passes/polyfill.py)
+PACKED_BYTES = ("dot4add_u8packed", "dot4add_i8packed", "dot2add", "pack_u8", "pack_s8", "pack_clamp_u8",
+                "pack_clamp_s8", "unpack_u8u32", "unpack_s8s32", "unpack_u8u16", "unpack_s8s16")
+
 # typed by hand in sema/calls.py (special_<name>)
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
     "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
+    *PACKED_BYTES,
     "TraceRay", "ReportHit", "CallShader",
     "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
 })
@@ -208,7 +214,7 @@ _SEMA_EXPANDED = {
 POLYFILLABLE = frozenset({
     "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
     "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
-    "clamp", "sign", "all", "any", "and", "or", "transpose",
+    "clamp", "sign", "all", "any", "and", "or", "transpose", *PACKED_BYTES,
 })
 
 LOWERING: dict[str, str] = {

@@ -338,3 +338,105 @@ def test_is_helper_lane_is_false_outside_pixel_shaders(profile):
     if profile[0] == "c":
         out = R.cs(src, {"Out": R.storage(R.sentinel(1))}, profile=profile)
         assert R.unpack("I", out["Out"]) == [3]
+
+
+# SM 6.4 / 6.6 packed bytes: dot4add_u8packed / dot4add_i8packed, dot2add, pack_u8 / pack_s8 /
+# pack_clamp_u8 / pack_clamp_s8, unpack_u8u32 / unpack_s8s32 (byte 0 is the lowest).  Expected values from
+# the byte lists in Python.
+PACKED = """
+StructuredBuffer<uint> U : register(t1);
+StructuredBuffer<int> I : register(t2);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    uint k = 0;
+    for (uint i = 0; i < 4; i++) {
+        uint a = U[2 * i], b = U[2 * i + 1];
+        Out[k++] = dot4add_u8packed(a, b, 5u);
+        Out[k++] = (uint)dot4add_i8packed(a, b, -7);
+        uint8_t4_packed p = pack_u8(uint4(a, b, a >> 8, b >> 16));
+        Out[k++] = p;
+        Out[k++] = pack_s8(int4(I[i], -I[i], I[i] * 3, 5));
+        Out[k++] = pack_clamp_u8(int4(I[i], -I[i], I[i] * 3, 300));
+        Out[k++] = pack_clamp_s8(int4(I[i], -I[i], I[i] * 3, -300));
+        uint4 u = unpack_u8u32(a);
+        int4 s = unpack_s8s32((int8_t4_packed)b);
+        Out[k++] = u.x + 10 * u.w;
+        Out[k++] = (uint)(s.y * 1000 + s.w);
+    }
+}
+"""
+PACKED_U = [0x01020304, 0x05060708, 0xFFFEFD80, 0x7F01FF02, 0x80808080, 0xFFFFFFFF, 0x12345678, 0x9ABCDEF0]
+PACKED_I = [5, -100, 200, 77]
+
+
+def _bytes(w: int) -> list[int]:
+    return [(w >> (8 * i)) & 255 for i in range(4)]
+
+
+def _sbyte(x: int) -> int:
+    return x - 256 if x >= 128 else x
+
+
+def _pack(values) -> int:
+    return sum((v & 255) << (8 * i) for i, v in enumerate(values))
+
+
+def _packed_want() -> list[int]:
+    want = []
+    for i in range(4):
+        a, b, v = PACKED_U[2 * i], PACKED_U[2 * i + 1], PACKED_I[i]
+        want.append((5 + sum(x * y for x, y in zip(_bytes(a), _bytes(b)))) & 0xFFFFFFFF)
+        want.append((-7 + sum(_sbyte(x) * _sbyte(y) for x, y in zip(_bytes(a), _bytes(b)))) & 0xFFFFFFFF)
+        want.append(_pack([a, b, a >> 8, b >> 16]))
+        want.append(_pack([v, -v, v * 3, 5]))
+        want.append(_pack([min(max(x, 0), 255) for x in (v, -v, v * 3, 300)]))
+        want.append(_pack([min(max(x, -128), 127) for x in (v, -v, v * 3, -300)]))
+        sb = [_sbyte(x) for x in _bytes(b)]
+        want.append(_bytes(a)[0] + 10 * _bytes(a)[3])
+        want.append((sb[1] * 1000 + sb[3]) & 0xFFFFFFFF)
+    return want
+
+
+def test_packed_byte_intrinsics():
+    from lang_util import run_cs
+
+    want = _packed_want()
+    out = run_cs(PACKED, {"Out": ("uint", len(want))}, {"U": ("uint", PACKED_U), "I": ("int", PACKED_I)},
+                 profile="cs_6_6")
+    assert out["Out"] == want
+
+
+DOT2ADD = """
+StructuredBuffer<float4> F : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    Out[0] = dot2add(F[0].xy, F[0].zw, F[1].x);
+    Out[1] = dot2add(half2(1, 2), half2(3, 4), F[1].y);
+}
+"""
+
+
+def test_dot2add():
+    from lang_util import run_cs
+
+    out = run_cs(DOT2ADD, {"Out": ("float", 2)}, {"F": ("float4", [(1.5, -2.0, 4.0, 0.25), (10.0, 0.5, 0, 0)])},
+                 profile="cs_6_4")
+    assert out["Out"] == [10.0 + 1.5 * 4.0 - 2.0 * 0.25, 0.5 + 1 * 3 + 2 * 4]
+
+
+@pytest.mark.parametrize("src, profile, want", [
+    ("Out[0] = dot4add_u8packed(1u, 2u, 3u);", "cs_6_0",
+     "intrinsic 'dot4add_u8packed' requires shader model 6.4 or higher"),
+    ("Out[0] = pack_u8(float4(1, 2, 3, 4));", "cs_6_6",
+     "no matching intrinsic for call to 'pack_u8': the argument must be a 4-vector of 32- or 16-bit integers, "
+     "not 'float4'"),
+    ("Out[0] = pack_clamp_u8(uint4(1, 2, 3, 4));", "cs_6_6",
+     "no matching intrinsic for call to 'pack_clamp_u8': the argument must be int4 or int16_t4, not 'uint4'"),
+    ("Out[0] = unpack_u8u16(Out[1]).x;", "cs_6_6", "'uint16_t' requires -enable-16bit-types"),
+])
+def test_packed_byte_misuse(src, profile, want):
+    full = f"RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ {src} }}\n"
+    for target in ("spirv", "dxil"):
+        res = _compile(full, target, profile)
+        assert not res.ok
+        assert [d.message for d in res.diagnostics if d.severity == "error"] == [want]

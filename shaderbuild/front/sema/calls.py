@@ -636,6 +636,54 @@ class CallLowering(SemaBase):
         vals = [self.convert(v, t, a.loc) for v, t, a in zip(vals, wants, args)]
         return ir.Intrinsic(name, vals, u4)
 
+    def special_packed_dot(self, name, args, loc):
+        """uint dot4add_u8packed(uint, uint, uint), int dot4add_i8packed(uint, uint, int) and
+        float dot2add(half2, half2, float) (SM 6.4): expanded by passes/polyfill.py."""
+        self.check_stage(name, None, (6, 4), loc)
+        vals = self._numeric_args(name, args, 3, loc)
+        if name == "dot2add":
+            h2 = ir.Vector(self.types.resolve(ast.TypeRef(loc, "half")), 2)    # 32-bit without 16-bit types
+            for i in (0, 1):
+                self._fixed_vector_arg(name, args, i, vals[i], h2, loc)
+            self._scalar_arg(name, args, args[2], vals[2])
+            wants: tuple[ir.Type, ...] = (h2, h2, ir.FLOAT)
+        else:
+            for a, v in zip(args, vals):
+                self._scalar_arg(name, args, a, v)
+            wants = (ir.UINT, ir.UINT, ir.INT if name == "dot4add_i8packed" else ir.UINT)
+        vals = [self.convert(v, t, a.loc) for v, t, a in zip(vals, wants, args)]
+        return ir.Intrinsic(name, vals, wants[2])
+
+    special_dot4add_u8packed = special_dot4add_i8packed = special_dot2add = special_packed_dot
+
+    def special_pack_bytes(self, name, args, loc):
+        """pack_u8 / pack_s8 (a 4-vector of 32- or 16-bit integers) and pack_clamp_u8 / pack_clamp_s8 (of
+        signed ones) (SM 6.6): a uint holding four bytes; expanded by passes/polyfill.py."""
+        self.check_stage(name, None, (6, 6), loc)
+        (v,) = self._numeric_args(name, args, 1, loc)
+        s = ir.scalar_of(v.type)
+        ok_kinds = ("int",) if name.startswith("pack_clamp") else ("int", "uint")
+        if not (isinstance(v.type, ir.Vector) and v.type.size == 4 and s is not None and s.kind in ok_kinds
+                and s.width in (16, 32)):
+            want = "int4 or int16_t4" if len(ok_kinds) == 1 else "a 4-vector of 32- or 16-bit integers"
+            raise error(f"no matching intrinsic for call to '{name}': the argument must be {want}, "
+                        f"not '{v.type}'", args[0].loc)
+        return ir.Intrinsic(name, [v], ir.UINT)
+
+    special_pack_u8 = special_pack_s8 = special_pack_clamp_u8 = special_pack_clamp_s8 = special_pack_bytes
+
+    def special_unpack_bytes(self, name, args, loc):
+        """unpack_u8u32 / unpack_s8s32 (uint4 / int4) and unpack_u8u16 / unpack_s8s16 (16-bit, needs
+        -enable-16bit-types) of a packed uint (SM 6.6); expanded by passes/polyfill.py."""
+        self.check_stage(name, None, (6, 6), loc)
+        (v,) = self._numeric_args(name, args, 1, loc)
+        self._scalar_arg(name, args, args[0], v)
+        signed = name.startswith("unpack_s")
+        elem = self.types.resolve(ast.TypeRef(loc, ("int" if signed else "uint") + ("16_t" if name.endswith("16") else "")))
+        return ir.Intrinsic(name, [self.convert(v, ir.UINT, args[0].loc)], ir.Vector(elem, 4))
+
+    special_unpack_u8u32 = special_unpack_s8s32 = special_unpack_u8u16 = special_unpack_s8s16 = special_unpack_bytes
+
     def special_DispatchMesh(self, name, args, loc):  # noqa: N802 - the HLSL spelling
         """DispatchMesh(x, y, z, payload): the payload is a groupshared struct variable, passed as
         itself (the mesh shaders read it), not as a value."""

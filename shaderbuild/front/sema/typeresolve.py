@@ -144,6 +144,8 @@ class TypeResolver:
             if self.element_major is not None and _has_matrix(elem) and self.element_major(arg):
                 return ir.Resource(name, elem, row_major=True)
             return ir.Resource(name, elem, samples=samples)
+        if name in ("uint8_t4_packed", "int8_t4_packed"):    # SM 6.6 packed bytes: a uint (pack_u8, unpack_s8s32)
+            return ir.UINT
         if name in SAMPLER_ALIASES:       # DXC turns the dimension-typed samplers into sampler states
             return ir.Resource("SamplerState")
         if name == "RayDesc":
