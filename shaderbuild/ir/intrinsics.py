@@ -113,6 +113,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", side_effects=True),
     *_sigs("WaveReadLaneAt", "T u", "T", "fiu", side_effects=True),
     *_sigs("QuadReadLaneAt", "T u", "T", "fiu", stages=QUAD_STAGES, side_effects=True),
+    *_sigs("QuadAny QuadAll", "b", "b", "b", stages=QUAD_STAGES, min_sm=(6, 7), side_effects=True),
     *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", side_effects=True),
     # per component, as DXC (bool<> WaveActiveAllEqual(numeric<>)): a vector gives a bool vector
     *_sigs("WaveActiveAllEqual", "T", "B", "fiu", side_effects=True),
@@ -214,7 +215,7 @@ _SEMA_EXPANDED = {
 POLYFILLABLE = frozenset({
     "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
     "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
-    "clamp", "sign", "all", "any", "and", "or", "transpose", *PACKED_BYTES,
+    "clamp", "sign", "all", "any", "and", "or", "transpose", *PACKED_BYTES, "QuadAny", "QuadAll",
 })
 
 LOWERING: dict[str, str] = {

@@ -412,6 +412,18 @@ def _unpack(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     return value if e.type == wide else ir.Convert(value, e.type)
 
 
+@_polyfill("QuadAny", "QuadAll")
+def _quad_vote(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """The condition of the four lanes of the quad combined (DXC's SPIR-V without SPV_KHR_quad_control reads
+    them with quad swaps the same way), as a uint through the quad reads."""
+    u = b.once(ir.Select(e.args[0], _k(1), _k(0), ir.UINT))
+    op = "bitor" if e.name == "QuadAny" else "bitand"
+    total = u()
+    for read in ("QuadReadAcrossX", "QuadReadAcrossY", "QuadReadAcrossDiagonal"):
+        total = _bin(op, total, _call(read, ir.UINT, u()))
+    return _cmp("ne", total, _k(0))
+
+
 # ------------------------------------------------------------------ the walk
 def run(module: ir.Module, names: Iterable[str]) -> None:
     """Expand every intrinsic named in `names` in every function of `module`, in place."""

@@ -440,3 +440,27 @@ def test_packed_byte_misuse(src, profile, want):
         res = _compile(full, target, profile)
         assert not res.ok
         assert [d.message for d in res.diagnostics if d.severity == "error"] == [want]
+
+
+# QuadAny / QuadAll (SM 6.7) in a compute shader: quads are lanes 4k .. 4k+3 (QuadReadAcrossX is t ^ 1).
+QUAD_VOTE = """
+StructuredBuffer<uint> In : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(16, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint t = tid.x;
+    Out[t] = (QuadAny(In[t] == 1) ? 1u : 0u) | (QuadAll(In[t] != 2) ? 2u : 0u);
+}
+"""
+QUAD_IN = [0, 0, 0, 0, 1, 0, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1]
+
+
+def test_quad_any_and_all_in_compute():
+    from lang_util import run_cs
+
+    out = run_cs(QUAD_VOTE, {"Out": ("uint", 16)}, {"In": ("uint", QUAD_IN)}, profile="cs_6_7")
+    want = []
+    for t in range(16):
+        quad = QUAD_IN[t - t % 4:t - t % 4 + 4]
+        want.append((1 if any(v == 1 for v in quad) else 0) | (2 if all(v != 2 for v in quad) else 0))
+    assert out["Out"] == want
