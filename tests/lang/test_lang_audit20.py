@@ -8,6 +8,8 @@ of `string` is a located error.  Sampled values are worked out from the texels w
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import res_util as R
 
@@ -464,3 +466,30 @@ def test_quad_any_and_all_in_compute():
         quad = QUAD_IN[t - t % 4:t - t % 4 + 4]
         want.append((1 if any(v == 1 for v in quad) else 0) | (2 if all(v != 2 for v in quad) else 0))
     assert out["Out"] == want
+
+
+# `noperspective centroid` / `noperspective sample` keep both parts: SPIR-V NoPerspective + Centroid / Sample
+# (as DXC decorates), DXIL LinearNoperspectiveCentroid / LinearNoperspectiveSample (modes 5 and 7).
+INTERPOLATION_PS = """
+float4 main(float4 p : SV_Position, noperspective centroid float2 q : Q, sample noperspective float r : R,
+            centroid float s : S, nointerpolation centroid float4 c : C) : SV_Target { return q.xyxy + r + s + c; }
+"""
+
+
+def test_noperspective_keeps_centroid_and_sample():
+    from harness import dxil_tools, tools
+
+    res = _compile(INTERPOLATION_PS, "spirv", "ps_6_0")
+    assert res.ok
+    tools.spirv_val(res.binary, "vulkan1.1")
+    dis = tools.spirv_dis(res.binary)
+    decorations = {name: sorted(re.findall(rf"OpDecorate %in_{name} (NoPerspective|Centroid|Sample|Flat)\b", dis))
+                   for name in "QRSC"}
+    assert decorations == {"Q": ["Centroid", "NoPerspective"], "R": ["NoPerspective", "Sample"], "S": ["Centroid"],
+                           "C": ["Flat"]}
+    dx = _compile(INTERPOLATION_PS, "dxil", "ps_6_0")
+    assert dx.ok
+    psv = next(p for p in dxil_tools.parse_container(dx.binary)["Parts"] if p["Name"] == "PSV0")
+    modes = {e["Name"]: e["Interpolation"] for e in psv["PSVInfo"]["SigInputElements"] if e["Name"]}
+    assert modes == {"Q": "LinearNoperspectiveCentroid", "R": "LinearNoperspectiveSample", "S": "LinearCentroid",
+                     "C": "Constant"}

@@ -87,7 +87,8 @@ _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), 
                ("uint", 64): (7, 7), ("float", 64): (10, 9)}
 USAGE_MASK_TAG = 3          # kDxilSignatureElementUsageCompMaskTag
 OUTPUT_STREAM_TAG = 0       # kDxilSignatureElementOutputStreamTag
-_INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6}
+_INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6,
+           "noperspective centroid": 5, "noperspective sample": 7}
 # SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
 _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
 _UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode

@@ -1326,7 +1326,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
 
 def _interpolation(quals) -> str | None:
-    return next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in quals), None)
+    """One mode; `noperspective` keeps a `centroid` / `sample` beside it ("noperspective centroid", as D3D's
+    LinearNoperspectiveCentroid and DXC's NoPerspective + Centroid decorations)."""
+    where = next((q for q in ("centroid", "sample") if q in quals), None)
+    if "noperspective" in quals and "nointerpolation" not in quals:
+        return f"noperspective {where}" if where else "noperspective"
+    return next((q for q in ("nointerpolation", "centroid", "sample", "linear") if q in quals), None)
 
 
 class MemberOfThis(VarSymbol):
