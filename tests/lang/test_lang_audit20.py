@@ -493,3 +493,38 @@ def test_noperspective_keeps_centroid_and_sample():
     modes = {e["Name"]: e["Interpolation"] for e in psv["PSVInfo"]["SigInputElements"] if e["Name"]}
     assert modes == {"Q": "LinearNoperspectiveCentroid", "R": "LinearNoperspectiveSample", "S": "LinearCentroid",
                      "C": "Constant"}
+
+
+# 64-bit atomics (SM 6.6) on a structured buffer and on groupshared memory: the SPIR-V module declares
+# Int64Atomics (spirv-val refused it before); results are independent of thread order.
+ATOMIC64 = """
+RWStructuredBuffer<uint64_t> B : register(u0);
+RWStructuredBuffer<int64_t> S : register(u1);
+groupshared int64_t g;
+[numthreads(8, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) {
+    if (t.x == 0) g = 0;
+    GroupMemoryBarrierWithGroupSync();
+    InterlockedAdd(B[0], 0x100000001ull);
+    InterlockedMax(B[1], (uint64_t)t.x << 40);
+    InterlockedOr(B[2], 1ull << (t.x * 8));
+    InterlockedMin(g, -((int64_t)t.x << 35));
+    uint64_t seen;
+    InterlockedCompareExchange(B[3], 0ull, 0xABCDEF0123ull, seen);
+    GroupMemoryBarrierWithGroupSync();
+    if (t.x == 0) S[0] = g;
+}
+"""
+
+
+def test_64_bit_atomics():
+    from lang_util import run_cs
+
+    out = run_cs(ATOMIC64, {"B": ("uint64_t", [5, 0, 0, 0]), "S": ("int64_t", 1)}, profile="cs_6_6")
+    assert out["B"] == [5 + 8 * 0x100000001, 7 << 40, sum(1 << (8 * t) for t in range(8)), 0xABCDEF0123]
+    assert out["S"] == [-(7 << 35)]
+
+
+def test_64_bit_atomic_before_sm_6_6_is_a_located_dxil_error():
+    src = "RWStructuredBuffer<uint64_t> B : register(u0);\n[numthreads(4,1,1)] void main() { InterlockedAdd(B[0], 1ull); }"
+    assert _errors(src, "dxil") == ["2:35: operation AtomicBinOp with i64 requires shader model 6.6 (profile cs_6_0)"]

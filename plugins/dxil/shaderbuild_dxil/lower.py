@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import cache
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.d3d_numerics import conversion_bounds, float_to_int, int_div, int_mod, int_range
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.records import DataRecord
@@ -921,7 +921,14 @@ class FunctionLowerer:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
             if self.debug is not None and hasattr(s, "loc"):
                 b.dbg_loc = self.debug.loc(s.loc, self.dbg_scope, self.dbg_inlined)
-            h(self, s)
+            try:
+                h(self, s)
+            except CompileError as exc:       # an operation the profile forbids: located at its statement
+                where = getattr(s, "loc", None)
+                for d in exc.diagnostics:
+                    if d.loc is None and where is not None:
+                        d.loc = where
+                raise
 
     def _store(self, s: ir.Store) -> None:
         nums = self._ssa_components(s.place)

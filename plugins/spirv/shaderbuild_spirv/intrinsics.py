@@ -400,9 +400,16 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
     return fe.pointer(p), p.type, list(e.args[1:])
 
 
+def _atomic_width_caps(fe: ExprEmitter, t: Type) -> None:
+    """64-bit atomics need Int64Atomics (a module with them failed spirv-val before)."""
+    if numeric_scalar(t).width == 64:
+        fe.b.capability("Int64Atomics")
+
+
 def _atomic(fe: ExprEmitter, e: Intrinsic) -> int:
     """Returns the original value; an extra trailing place receives it too."""
     ptr, t, rest = _atomic_target(fe, e)
+    _atomic_width_caps(fe, t)
     # a RWByteAddressBuffer word is uint; the IR value type (int or uint) picks Min/Max signedness
     kind = scalar_of(e.type).kind if isinstance(e.type, Scalar) and e.type.is_int else numeric_scalar(t).kind
     opname = _ATOMICS[e.name].get(kind)
@@ -424,6 +431,7 @@ def _as_ir_type(fe: ExprEmitter, r: int, t: Type, want: Type) -> int:
 
 def _compare_exchange(fe: ExprEmitter, e: Intrinsic) -> int:
     ptr, t, rest = _atomic_target(fe, e)
+    _atomic_width_caps(fe, t)
     cmp = fe.convert(fe.expr(rest[0]), rest[0].type, t)
     value = fe.convert(fe.expr(rest[1]), rest[1].type, t)
     zero = fe.T.uconst(0)
