@@ -528,3 +528,35 @@ def test_64_bit_atomics():
 def test_64_bit_atomic_before_sm_6_6_is_a_located_dxil_error():
     src = "RWStructuredBuffer<uint64_t> B : register(u0);\n[numthreads(4,1,1)] void main() { InterlockedAdd(B[0], 1ull); }"
     assert _errors(src, "dxil") == ["2:35: operation AtomicBinOp with i64 requires shader model 6.6 (profile cs_6_0)"]
+
+
+# DXC's float_like<> intrinsics (sqrt, frac, floor, pow, lerp, length, ...) have no double overload: a double
+# argument converts to float (with the narrowing warning) and the result is a float.  frac(1 + 2^-30) is 0 and
+# floor(2^30 - 2^-10) is 2^30 once the argument is a float (in double they would be 2^-30 and 2^30 - 1);
+# saturate, abs, min and mad keep doubles.
+DOUBLE_ARGS = """
+StructuredBuffer<double> D : register(t1);
+RWStructuredBuffer<double> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    double a = D[0], b = D[1];
+    Out[0] = frac(a);
+    Out[1] = floor(b);
+    Out[2] = abs(-a) - 1.0;
+    Out[3] = min(b, 2e9) - 1073741823.0;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_double_arguments_of_float_like_intrinsics_become_float(backend):
+    from lang_util import run_backend
+
+    a, b = 1.0 + 2.0 ** -30, 2.0 ** 30 - 2.0 ** -10
+    out = run_backend(backend, DOUBLE_ARGS, {"Out": ("double", 4)}, {"D": ("double", [a, b])})
+    assert out["Out"] == [0.0, 2.0 ** 30, 2.0 ** -30, b - 1073741823.0]
+    res = _compile(DOUBLE_ARGS, "dxil")
+    assert res.ok
+    narrowing = [d for d in res.diagnostics if d.severity == "warning"]
+    assert [(d.loc.line, d.message) for d in narrowing] == [
+        (6, "conversion from larger type 'double' to smaller type 'float', possible loss of data"),
+        (7, "conversion from larger type 'double' to smaller type 'float', possible loss of data")]

@@ -360,6 +360,8 @@ class CallLowering(SemaBase):
                 if kind_key == "f" and ("i" in kinds or "u" in kinds):
                     raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
                 scalar = fallback[kinds[0]]
+        if sig.float_like and scalar == ir.DOUBLE:
+            scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
         exprs: list[ir.Expr] = values  # type: ignore[assignment]   # None only for 'O': not converted
