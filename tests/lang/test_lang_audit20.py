@@ -560,3 +560,17 @@ def test_double_arguments_of_float_like_intrinsics_become_float(backend):
     assert [(d.loc.line, d.message) for d in narrowing] == [
         (6, "conversion from larger type 'double' to smaller type 'float', possible loss of data"),
         (7, "conversion from larger type 'double' to smaller type 'float', possible loss of data")]
+
+
+# Errors a backend raises while lowering carry the location of the statement or variable involved.
+@pytest.mark.parametrize("target, profile, src, want", [
+    ("spirv", "cs_6_6", "RWTexture2D<uint64_t> T : register(u0);\n"
+     "[numthreads(1,1,1)] void main() { InterlockedAdd(T[uint2(1,0)], 1ull); }",
+     "2:35: 'InterlockedAdd' on a 64-bit element of RWTexture2D is not supported"),
+    ("dxil", "ps_6_0", "float4 main(nointerpolation double d : D, float4 p : SV_Position) : SV_Target {\n"
+     "    return (float)d;\n}\n", "1:36: operation LoadInput has no f64 overload (allowed: f16, f32, i16, i32)"),
+])
+def test_backend_errors_are_located(target, profile, src, want):
+    res = _compile(src, target, profile)
+    assert not res.ok
+    assert [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [want]

@@ -531,7 +531,7 @@ class FunctionLowerer:
             if io.vertices and p.vertex is None:    # a whole GS input: the components run over the vertices
                 vertex = ConstInt(T.i32, k)
             args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
-            v = call(b, read, ov, args)
+            v = call(b, read, ov, args, p.var.loc)
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
@@ -571,7 +571,7 @@ class FunctionLowerer:
             row, col, _, is_bool = plan[c]
             if is_bool:
                 v = b.zext(v, T.i32)
-            call(b, write, _ov(v.type), [elem_id, row, col, v, *extra])
+            call(b, write, _ov(v.type), [elem_id, row, col, v, *extra], p.var.loc)
 
     def _emit_indices(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         """A mesh shader's `indices[i] = uint3(...)`: emitIndices(i, a, b, c), the whole vector at once."""
