@@ -125,6 +125,8 @@ class ResourceLowering(SemaBase):
                 return loaded
             if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 64:
                 return self._byte_address_wide(res, addr, t, None)
+            if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 16:
+                return self._byte_address_narrow(res, addr, t, None)
             if not ir.is_numeric(t) or ir.scalar_of(t).width != 32:
                 raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
             return ir.Intrinsic("Load", [res, addr], t)
@@ -141,6 +143,11 @@ class ResourceLowering(SemaBase):
             if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
                 self._byte_address_wide(res, addr, want, value)
                 return self.void_value(loc)
+            if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 16:
+                self._byte_address_narrow(res, addr, want, value)
+                return self.void_value(loc)
+            if ir.is_numeric(want) and ir.scalar_of(want).width != 32:
+                raise error(f"Store<{want}> supports 16-, 32- and 64-bit scalar and vector types", loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
         if name in ATOMICS:
@@ -205,6 +212,35 @@ class ResourceLowering(SemaBase):
             return value
         return comps[0] if n == 1 else ir.Construct(t, comps)
 
+    def _byte_address_narrow(self, res, addr: ir.Expr, t: ir.Scalar | ir.Vector, value: ir.Expr | None) -> ir.Expr:
+        """Load<T>/Store<T> of 16-bit scalars and vectors (half, int16_t, uint16_t with -enable-16bit-types):
+        component i is the 16 bits at addr + 2 i, in the 32-bit word holding them (low half first); a store
+        rewrites only its half of the word (read, mask, write: the words hold 32-bit units on both targets)."""
+        s = ir.scalar_of(t)
+        n = t.size if isinstance(t, ir.Vector) else 1
+        u = ir.UINT
+        k = lambda x: ir.Const(u, x)  # noqa: E731
+        addr = self.stable(addr)
+        value = None if value is None else self.stable(value)
+        comps: list[ir.Expr] = []
+        for i in range(n):
+            a = self.stable(ir.Binary("add", addr, k(2 * i), u) if i else addr)
+            word_addr = self.stable(ir.Binary("bitand", a, k(0xFFFFFFFC), u))
+            shift = self.stable(ir.Binary("shl", ir.Binary("bitand", a, k(2), u), k(3), u))
+            word = self.stable(ir.Intrinsic("Load", [res, word_addr], u))
+            if value is None:
+                bits = ir.Convert(ir.Binary("shr", word, shift, u), ir.UINT16)
+                comps.append(bits if s == ir.UINT16 else ir.Bitcast(bits, s))
+                continue
+            c = ir.Swizzle(value, (i,), s) if n > 1 else value
+            bits16 = c if s == ir.UINT16 else ir.Bitcast(c, ir.UINT16)
+            keep = ir.Binary("bitand", word, ir.Unary("bitnot", ir.Binary("shl", k(0xFFFF), shift, u), u), u)
+            new = ir.Binary("bitor", keep, ir.Binary("shl", ir.Convert(bits16, u), shift, u), u)
+            self.emit(ir.Eval(ir.Intrinsic("Store", [res, word_addr, new], ir.VOID)))
+        if value is not None:
+            return value
+        return comps[0] if n == 1 else ir.Construct(t, comps)
+
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
                                 loc: SourceLoc) -> ir.Expr | None:
         """Load<S>/Store<S> for a struct or array S: per-member Load/Store intrinsics of the
@@ -231,6 +267,8 @@ class ResourceLowering(SemaBase):
                 for j in range(ty.size):
                     walk(ir.IndexRef(place, ir.Const(ir.UINT, j), ty.elem), ty.elem, off + j * stride, row_major)
             elif isinstance(ty, ir.Matrix):
+                if ty.elem.width != 32:
+                    raise error(f"Load<{t}>/Store<{t}>: matrix member type '{ty}' needs 32-bit components", loc)
                 lay = layout_of(ty, "dx_structured", row_major)
                 rm = lay.row_major if lay.row_major is not None else row_major
                 ms, es = lay.matrix_stride or 0, 4
@@ -240,8 +278,10 @@ class ResourceLowering(SemaBase):
                         walk(ir.IndexRef(row, ir.Const(ir.UINT, c), ty.elem), ty.elem,
                              off + (rr * ms + c * es if rm else c * ms + rr * es), rm)
             else:
-                if not ir.is_numeric(ty) or ir.scalar_of(ty).width != 32:
-                    raise error(f"Load<{t}>/Store<{t}>: member type '{ty}' is not a 32-bit scalar or vector", loc)
+                elem = ir.scalar_of(ty) if ir.is_numeric(ty) else None
+                if elem is None or elem.width not in (16, 32, 64):
+                    raise error(f"Load<{t}>/Store<{t}>: member type '{ty}' is not a 16-, 32- or 64-bit scalar or "
+                                f"vector", loc)
                 leaves.append((place, off, ty))
 
         walk(ir.VarRef(var), t, 0, bool(self.options.row_major))
@@ -249,6 +289,15 @@ class ResourceLowering(SemaBase):
             a = self.load(ir.VarRef(base))
             if off:
                 a = ir.Binary("add", a, ir.Const(ir.UINT, off), ir.UINT)
+            width = ir.numeric_scalar(ty).width
+            if width != 32:         # 16- and 64-bit members: the narrow / wide paths
+                assert isinstance(ty, (ir.Scalar, ir.Vector))
+                wide_or_narrow = self._byte_address_narrow if width == 16 else self._byte_address_wide
+                if value is None:
+                    self.emit(ir.Store(place, wide_or_narrow(res, a, ty, None), loc))
+                else:
+                    wide_or_narrow(res, a, ty, self.load(place))
+                continue
             # bool members are 32-bit words (0 / 1), as in a StructuredBuffer
             wt = ir.vec(ir.UINT, ty.size) if isinstance(ty, ir.Vector) else ir.UINT
             wt = wt if ir.scalar_of(ty) == ir.BOOL else ty
