@@ -108,6 +108,9 @@ def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
     coord = fe.expr(e.args[2])
     tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
     comp = fe.const(INT, GATHER_COMPONENT[e.name])
+    if numeric_scalar(e.type).width == 16:      # gathered as the image's 32-bit texels (texel_scalar)
+        t4 = fe.texel4(p.rv.rtype)[2]
+        return fe.convert(fe.op("OpImageGather", fe.tid(t4), si, coord, comp, *tail), t4, e.type)
     return fe.op("OpImageGather", fe.tid(e.type), si, coord, comp, *tail)
 
 
