@@ -15,7 +15,7 @@ from typing import TypeGuard
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
-from shaderbuild.ir.nodes import Const, IndexRef, Intrinsic, Load
+from shaderbuild.ir.nodes import Binary, Bitcast, Const, Convert, IndexRef, Intrinsic, Load
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
@@ -250,8 +250,29 @@ def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
 def _wide(narrow: Lowering) -> Lowering:
     """Use the 64-bit split for 64-bit operands, `narrow` otherwise."""
     def lower(fe: ExprEmitter, e: Intrinsic) -> int | None:
-        return (_bits64 if numeric_scalar(e.args[0].type).width == 64 else narrow)(fe, e)
+        width = numeric_scalar(e.args[0].type).width
+        if width == 16:
+            return fe.expr(_bits16(e))
+        return (_bits64 if width == 64 else narrow)(fe, e)
     return lower
+
+
+def _bits16(e: Intrinsic) -> Intrinsic | Bitcast:
+    """A bit intrinsic of 16-bit operands on 32-bit ones (Vulkan's bit instructions take 32-bit operands):
+    zero-extended (firstbithigh of a signed value: sign-extended); reversebits reverses the 32 bits and keeps
+    the high half."""
+    t = e.args[0].type
+    s = numeric_scalar(t)
+    u16, u32 = with_scalar(t, Scalar("uint", 16)), with_scalar(t, UINT)
+    if e.name == "firstbithigh" and s.kind == "int":
+        return Intrinsic(e.name, [Convert(e.args[0], with_scalar(t, INT))], e.type)
+    bits = e.args[0] if s.kind == "uint" else Bitcast(e.args[0], u16)
+    wide = Convert(bits, u32)
+    if e.name != "reversebits":
+        return Intrinsic(e.name, [wide], e.type)
+    high = Binary("shr", Intrinsic("reversebits", [wide], u32), Const(UINT, 16), u32)
+    narrowed = Convert(high, u16)
+    return narrowed if s.kind == "uint" else Bitcast(narrowed, e.type)       # type: ignore[return-value]
 
 
 def _firstbit(signed_name: str, unsigned_name: str) -> Lowering:
