@@ -42,7 +42,6 @@ class IntrinsicSig(ValueRecord):
     stages: frozenset[str] | None = None    # None = every stage
     min_sm: tuple[int, int] = (6, 0)
     side_effects: bool = False
-    float_like: bool = False    # DXC's float_like<>: float or half; a double argument converts to float
 
 
 def _sigs(names: str, params: str, ret: str, kinds: str = "f", **kw) -> list[IntrinsicSig]:
@@ -67,33 +66,33 @@ _DXR = (6, 3)
 
 _TABLE: list[IntrinsicSig] = [
     *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
-           "frac degrees radians", "T", "T", float_like=True),
+           "frac degrees radians", "T", "T"),
     *_sigs("saturate rcp", "T", "T"),      # any_float<>: doubles too
     *_sigs("abs", "T", "T", "fi"),
     *_sigs("sign", "T", "I", "fi"),
     *_sigs("min max", "T T", "T", "fiu"),
     *_sigs("clamp", "T T T", "T", "fiu"),
     *_sigs("mad", "T T T", "T", "fiu"),
-    *_sigs("pow atan2 fmod step ldexp", "T T", "T", float_like=True),
-    *_sigs("lerp smoothstep", "T T T", "T", float_like=True),
+    *_sigs("pow atan2 fmod step ldexp", "T T", "T"),
+    *_sigs("lerp smoothstep", "T T T", "T"),
     *_sigs("dot", "V V", "S", "fiu"),
-    *_sigs("length", "V", "S", float_like=True),
-    *_sigs("distance", "V V", "S", float_like=True),
-    *_sigs("normalize", "V", "V", float_like=True),
-    *_sigs("reflect", "V V", "V", float_like=True),
-    *_sigs("refract", "V V S", "V", float_like=True),
-    *_sigs("faceforward", "V V V", "V", float_like=True),
+    *_sigs("length", "V", "S"),
+    *_sigs("distance", "V V", "S"),
+    *_sigs("normalize", "V", "V"),
+    *_sigs("reflect", "V V", "V"),
+    *_sigs("refract", "V V S", "V"),
+    *_sigs("faceforward", "V V V", "V"),
     *_sigs("all any", "T", "b", "b"),
-    *_sigs("isnan isinf isfinite", "T", "B", float_like=True),
+    *_sigs("isnan isinf isfinite", "T", "B"),
     *_sigs("countbits firstbitlow", "T", "U", "u"),
     *_sigs("reversebits", "T", "T", "u"),
     *_sigs("firstbithigh", "T", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
     *_sigs("f32tof16", "T", "U", "f"),
     *_sigs("f16tof32", "T", "F", "u"),
-    *_sigs("modf frexp", "T O", "T", float_like=True),
-    *_sigs("sincos", "T O O", "v", float_like=True),
+    *_sigs("modf frexp", "T O", "T"),
+    *_sigs("sincos", "T O O", "v"),
     *_sigs("and or", "T T", "B", "b"),
-    *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL, float_like=True),
+    *_sigs("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth", "T", "T", stages=PIXEL),
     *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
     # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
     *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
@@ -142,6 +141,13 @@ _TABLE: list[IntrinsicSig] = [
     # mesh shaders: how many vertices and primitives the group outputs (once, before writing them)
     *_sigs("SetMeshOutputCounts", "u u", "v", "u", stages=MESH, min_sm=(6, 5), side_effects=True),
 ]
+
+# DXC's float_like<> parameters (float, half, min16float; not double): a double argument converts to float
+FLOAT_LIKE = frozenset((
+    "sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc frac "
+    "degrees radians pow atan2 fmod step ldexp lerp smoothstep length distance normalize reflect refract "
+    "faceforward isnan isinf isfinite modf frexp sincos ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth"
+).split())
 
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
 for _sig in _TABLE:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
-from ...ir.intrinsics import INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
+from ...ir.intrinsics import FLOAT_LIKE, INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -360,7 +360,7 @@ class CallLowering(SemaBase):
                 if kind_key == "f" and ("i" in kinds or "u" in kinds):
                     raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
                 scalar = fallback[kinds[0]]
-        if sig.float_like and scalar == ir.DOUBLE:
+        if scalar == ir.DOUBLE and sig.name in FLOAT_LIKE:
             scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
