@@ -46,7 +46,7 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
             raise error(f"resource '{var.name}' would be bound to descriptor set {set_} binding {binding}, "
                         f"outside the 32-bit range", var.loc)
         other = used.get((set_, binding))
-        if other is not None and strict:   # only a Vulkan binary has these bindings
+        if other is not None and strict and not _image_and_sampler(var, other):   # only a Vulkan binary has these
             raise error(
                 f"resource '{var.name}' and resource '{other.name}' are both bound to descriptor set {set_} "
                 f"binding {binding}; use [[vk::binding]] or -fvk-{{b,t,s,u}}-shift to separate them",
@@ -83,6 +83,24 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
         claim(var, space, n)
     _counter_bindings(module, used)
     _heap_bindings(module, options, used, strict)
+
+
+def _kind_of(var: ir.Variable):
+    t = var.type
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return KINDS.get(t.kind) if isinstance(t, ir.Resource) else None
+
+
+def _image_and_sampler(a: ir.Variable, b: ir.Variable) -> bool:
+    """A sampled texture and a sampler may share a binding (`register(t0)` beside `register(s0)`): Vulkan
+    reads a combined image sampler descriptor through separate image and sampler variables, and DXC
+    binds them so."""
+    ka, kb = _kind_of(a), _kind_of(b)
+    if ka is None or kb is None:
+        return False
+    texture = lambda k: k.access == "SRV" and k.rep == "typed" and k.dim not in (None, "Buffer")  # noqa: E731
+    return (ka.rep == "sampler" and texture(kb)) or (kb.rep == "sampler" and texture(ka))
 
 
 _HEAP_OPTIONS = {"resource": "vk_bind_resource_heap", "sampler": "vk_bind_sampler_heap"}

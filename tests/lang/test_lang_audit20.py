@@ -735,3 +735,30 @@ def test_bit_intrinsics_on_16_bit_values():
                                              "Out": R.storage(R.sentinel(24))}, profile="cs_6_2",
                                     enable_16bit_types=True)
     assert R.unpack("I", out["Out"]) == [w for v in BITS16_IN for w in _bits16_want(v)]
+
+
+# `Texture2D t : register(t0); SamplerState s : register(s0);` - both land on binding 0 of set 0 without
+# shifts; a sampled image and a sampler may share a binding (a combined image sampler descriptor read through
+# separate variables, as DXC binds them), so this is not the collision error other overlaps are.
+SHARED_BINDING = """
+Texture2D<float4> T : register(t0);
+SamplerState S : register(s0);
+RWStructuredBuffer<float4> Out : register(u1);
+[numthreads(1,1,1)] void main() { Out[0] = T.SampleLevel(S, float2(0.5, 0.5), 0); }
+"""
+
+
+def test_texture_and_sampler_may_share_a_binding():
+    from harness import tools
+
+    res = _compile(SHARED_BINDING)
+    assert res.ok, [d.message for d in res.diagnostics]
+    tools.spirv_val(res.binary, "vulkan1.1")
+    vk = {r["name"]: (r["vulkan"]["set"], r["vulkan"]["binding"]) for r in res.manifest["resources"]}
+    assert vk["T"] == vk["S"] == (0, 0)
+    reflect = tools.spirv_cross_reflect(res.binary)
+    assert [(e["name"], e["set"], e["binding"]) for e in reflect["separate_images"]] == [("T", 0, 0)]
+    assert [(e["name"], e["set"], e["binding"]) for e in reflect["separate_samplers"]] == [("S", 0, 0)]
+    clash = SHARED_BINDING.replace("register(u1)", "register(u0)")     # a storage buffer is no sampler
+    assert _errors(clash) == ["4:28: resource 'Out' and resource 'S' are both bound to descriptor set 0 binding 0; "
+                              "use [[vk::binding]] or -fvk-{b,t,s,u}-shift to separate them"]
