@@ -165,7 +165,7 @@ PACKED_BYTES = ("dot4add_u8packed", "dot4add_i8packed", "dot2add", "pack_u8", "p
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
     "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
-    *PACKED_BYTES,
+    *PACKED_BYTES, "asfloat16", "asint16", "asuint16",
     "TraceRay", "ReportHit", "CallShader",
     "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
 })
@@ -213,6 +213,7 @@ NATIVE, POLYFILL, SEMA = "native", "polyfill", "sema"
 # names sema rewrites into other IR; everything else reaches a backend as ir.Intrinsic(name)
 _SEMA_EXPANDED = {
     "asuint": "a Bitcast (or two Extracts of a Bitcast)", "asint": "a Bitcast", "asfloat": "a Bitcast",
+    "asfloat16": "a Bitcast", "asint16": "a Bitcast", "asuint16": "a Bitcast",
     "select": "a Select", "Load2": "Load with a uint2 result", "Load3": "Load with a uint3 result",
     "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
     "Store4": "Store of a uint4",

@@ -762,3 +762,27 @@ def test_texture_and_sampler_may_share_a_binding():
     clash = SHARED_BINDING.replace("register(u1)", "register(u0)")     # a storage buffer is no sampler
     assert _errors(clash) == ["4:28: resource 'Out' and resource 'S' are both bound to descriptor set 0 binding 0; "
                               "use [[vk::binding]] or -fvk-{b,t,s,u}-shift to separate them"]
+
+
+# asfloat16 / asint16 / asuint16 (SM 6.2, -enable-16bit-types): reinterpret 16 bits (were undeclared).
+AS16 = """
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<float> Out : register(u1);
+[numthreads(1,1,1)] void main() {
+    uint16_t bits = (uint16_t)In[0];                 // 0xC100: half -2.5
+    Out[0] = asfloat16(bits);
+    Out[1] = asint16(bits);                           // -16128
+    Out[2] = asuint16(asfloat16(bits));               // 49408
+    half2 v = asfloat16(uint16_t2(0x3C00, (uint16_t)In[1]));
+    Out[3] = v.x + v.y;                               // 1 + 0.5
+}
+"""
+
+
+def test_as16_reinterpretations():
+    import struct
+
+    out = _spirv_run_and_dxil_check(AS16, {"In": R.storage(R.pack("I", [0xC100, 0x3800])),
+                                           "Out": R.storage(R.sentinel(4))}, profile="cs_6_2",
+                                    enable_16bit_types=True)
+    assert R.unpack("f", out["Out"]) == [struct.unpack("<e", b"\x00\xc1")[0], -16128.0, 49408.0, 1.5]

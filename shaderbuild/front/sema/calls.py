@@ -570,6 +570,16 @@ class CallLowering(SemaBase):
     def special_asfloat(self, name, args, loc):
         return self._bitcast(name, args, loc, ir.FLOAT)
 
+    def special_as16(self, name, args, loc):
+        """asfloat16 / asint16 / asuint16 (SM 6.2, -enable-16bit-types): the bits of a 16-bit value."""
+        self.check_stage(name, None, (6, 2), loc)
+        spelling = {"asfloat16": "float16_t", "asint16": "int16_t", "asuint16": "uint16_t"}[name]
+        to = self.types.resolve(ast.TypeRef(loc, spelling))      # (refused without 16-bit types)
+        assert isinstance(to, ir.Scalar)
+        return self._bitcast(name, args, loc, to)
+
+    special_asfloat16 = special_asint16 = special_asuint16 = special_as16
+
     def special_asdouble(self, name, args, loc):
         lo, hi = self._numeric_args(name, args, 2, loc)
         lo, hi = self.convert(lo, ir.UINT, loc), self.convert(hi, ir.UINT, loc)
