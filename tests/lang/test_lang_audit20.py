@@ -786,3 +786,18 @@ def test_as16_reinterpretations():
                                            "Out": R.storage(R.sentinel(4))}, profile="cs_6_2",
                                     enable_16bit_types=True)
     assert R.unpack("f", out["Out"]) == [struct.unpack("<e", b"\x00\xc1")[0], -16128.0, 49408.0, 1.5]
+
+
+def test_an_unused_resource_may_share_a_binding():
+    """DXC's optimiser drops a resource the code never uses, so its binding cannot collide; ours stays
+    declared (Vulkan matches descriptors only for the variables a shader uses)."""
+    src = ("Texture2D<float4> Unused : register(t0);\nRWStructuredBuffer<float> Out : register(u0);\n"
+           "StructuredBuffer<float> In : register(t1);\nRWStructuredBuffer<float> Also : register(u1);\n"
+           "[numthreads(1,1,1)] void main() { Out[0] = 1; }\n")
+    assert _errors(src.replace("Out[0] = 1;", "Out[0] = In[0]; Also[0] = 2;")) == [
+        "4:27: resource 'Also' and resource 'In' are both bound to descriptor set 0 binding 1; use [[vk::binding]] "
+        "or -fvk-{b,t,s,u}-shift to separate them"]
+    res = _compile(src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    out = R.run_cs(res, {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [1.0]
