@@ -801,3 +801,31 @@ def test_an_unused_resource_may_share_a_binding():
     assert res.ok, [d.message for d in res.diagnostics]
     out = R.run_cs(res, {"Out": R.storage(R.sentinel(1))})
     assert R.unpack("f", out["Out"]) == [1.0]
+
+
+# SV_StartVertexLocation / SV_StartInstanceLocation (SM 6.8): SPIR-V BaseVertex / BaseInstance, DXIL
+# startVertexLocation / startInstanceLocation.  The harness draws with first vertex and instance 0.
+START_VS = """
+struct VOut { float4 pos : SV_Position; float4 c : COLOR; };
+VOut main(uint id : SV_VertexID, int sv : SV_StartVertexLocation, uint si : SV_StartInstanceLocation) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.c = float4(sv + 0.25, si + 0.5, 0, 1);
+    return o;
+}
+"""
+START_PS = "float4 main(float4 p : SV_Position, float4 c : COLOR) : SV_Target { return c; }\n"
+
+
+def test_start_vertex_and_instance_location():
+    from harness import tools
+
+    vs = R.compile_hlsl(START_VS, profile="vs_6_8")
+    ps = R.compile_hlsl(START_PS, profile="ps_6_0")
+    assert vs.ok and ps.ok, R.errors(vs)
+    tools.spirv_val(vs.binary, "vulkan1.1")
+    assert "BuiltIn BaseVertex" in tools.spirv_dis(vs.binary) and "BuiltIn BaseInstance" in tools.spirv_dis(vs.binary)
+    _res, check = R.build_dxil(START_VS, profile="vs_6_8")
+    px = R.vk_runner().run_graphics(vs.binary, "main", ps.binary, "main", 4, 4)
+    assert R.pixel(px, 4, 1, 2) == (R.unorm8(0.25), R.unorm8(0.5), 0, 255)

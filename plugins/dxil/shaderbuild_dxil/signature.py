@@ -32,7 +32,8 @@ COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
 THREAD_GROUP_STAGES = frozenset({"compute", "mesh", "amplification"})
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
 INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", "SV_InnerCoverage": "InnerCoverage",
-                    "SV_ViewID": "ViewID"}
+                    "SV_ViewID": "ViewID", "SV_StartVertexLocation": "StartVertexLocation",
+                    "SV_StartInstanceLocation": "StartInstanceLocation"}
 # hull/domain inputs read by an operation (interpretation NotInSig)
 TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
@@ -75,6 +76,9 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
     "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
     "SV_CullPrimitive": (30, 25, (None, None, None, None, None, None, None, None, None, None, None, None, None, _NP)),
+    "SV_StartVertexLocation": (31, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_StartInstanceLocation": (32, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None,
+                                         None)),
 }
 # (SemanticKind, domain) -> DxilProgramSigSemantic (D3D_NAME_FINAL_*_TESSFACTOR); an isoline's
 # SV_TessFactor row 0 is the line density, row 1 the line detail (container._signature_part)
