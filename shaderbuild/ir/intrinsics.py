@@ -149,6 +149,9 @@ FLOAT_LIKE = frozenset((
     "faceforward isnan isinf isfinite modf frexp sincos ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth"
 ).split())
 
+# DXC's float<> parameters: 32-bit float only, so a half (or double) argument converts to float
+FLOAT32_ONLY = frozenset(("f32tof16", "frexp"))
+
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
 for _sig in _TABLE:
     INTRINSICS.setdefault(_sig.name, []).append(_sig)

@@ -829,3 +829,25 @@ def test_start_vertex_and_instance_location():
     _res, check = R.build_dxil(START_VS, profile="vs_6_8")
     px = R.vk_runner().run_graphics(vs.binary, "main", ps.binary, "main", 4, 4)
     assert R.pixel(px, 4, 1, 2) == (R.unorm8(0.25), R.unorm8(0.5), 0, 255)
+
+
+# f32tof16 and frexp take DXC's float<> (32-bit only): a half argument converts to float first (with 16-bit
+# types the SPIR-V build packed a half and failed spirv-val; the DXIL build refused frexp of a half).
+HALF_TO_FLOAT_ONLY = """
+StructuredBuffer<float> In : register(t0);
+RWStructuredBuffer<float> Out : register(u1);
+[numthreads(1,1,1)] void main() {
+    half h = (half)In[0];                  // 12
+    Out[0] = f32tof16(h);                  // 0x4A00
+    half e;
+    Out[1] = frexp(h, e);                  // 0.75
+    Out[2] = e;                            // 4
+}
+"""
+
+
+def test_float_only_intrinsics_take_a_half_as_float():
+    out = _spirv_run_and_dxil_check(HALF_TO_FLOAT_ONLY, {"In": R.storage(R.pack("f", [12.0])),
+                                                         "Out": R.storage(R.sentinel(3))},
+                                    profile="cs_6_2", enable_16bit_types=True)
+    assert R.unpack("f", out["Out"]) == [float(0x4A00), 0.75, 4.0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
-from ...ir.intrinsics import FLOAT_LIKE, INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
+from ...ir.intrinsics import FLOAT32_ONLY, FLOAT_LIKE, INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -362,6 +362,8 @@ class CallLowering(SemaBase):
                 scalar = fallback[kinds[0]]
         if scalar == ir.DOUBLE and sig.name in FLOAT_LIKE:
             scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
+        if scalar.kind == "float" and scalar.width != 32 and sig.name in FLOAT32_ONLY:
+            scalar = ir.FLOAT       # DXC: float<> is 32-bit float only
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
         exprs: list[ir.Expr] = values  # type: ignore[assignment]   # None only for 'O': not converted
