@@ -618,13 +618,15 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         vals = L.expr(rest[0])
         rest = rest[1:]
         extra += _pad(vals, 3, T.f32) if name in ("ddx", "ddy") else vals[:1]
-    offsets = L.expr(rest[0]) if rest and noff else []
+    offsets: list[Value] = []
+    if rest and ir.numeric_scalar(rest[0].type).kind == "int":
+        offsets, rest = L.expr(rest[0]), rest[1:]
     if e.name == "SampleBias":
         extra = [_clamp_bias(extra[0])]
     args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
             *_offsets(offsets, noff, 3), *extra]
     if has_clamp:
-        args.append(Undef(T.f32))
+        args.append(L.expr(rest[0])[0] if rest else Undef(T.f32))      # the level-of-detail clamp
     n = len(component_types(e.type))
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
     rr = L.ops.call(L.b, op, ov, args)

@@ -88,7 +88,13 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     if e.name == "SampleCmpLevelZero":
         extra = [fe.const(FLOAT, 0.0)]
     operands = [(operand, extra)] if operand else []
-    operands.append(("ConstOffset", _offset(fe, e, pos + nextra)))
+    rest = e.args[pos + nextra:]
+    if rest and numeric_scalar(rest[0].type).kind == "int":
+        operands.append(("ConstOffset", _offset(fe, e, pos + nextra)))
+        rest = rest[1:]
+    if rest:                    # the clamp: the smallest level of detail read
+        fe.b.capability("MinLod")
+        operands.append(("MinLod", [fe.expr(rest[0])]))
     tail = _image_operands(fe, operands)
     if dref:
         assert dref_id is not None

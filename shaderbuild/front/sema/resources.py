@@ -320,7 +320,10 @@ class ResourceLowering(SemaBase):
                 self.stage_error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
                                  f"(or compute shaders from shader model 6.6); use SampleLevel", loc)
             n = 2 + len(extras)
-            self._arity(name, args, (n, n + 1) if noff else (n,), loc)
+            # a trailing float clamp (the smallest mip level read) after the offset: Sample, SampleBias,
+            # SampleGrad and SampleCmp; in the IR the offset is an int operand, the clamp a float one
+            clamps = name in ("Sample", "SampleBias", "SampleGrad", "SampleCmp")
+            self._arity(name, args, tuple(range(n, n + 1 + int(bool(noff)) + int(clamps))), loc)
             samp = self._sampler(args[0], comparison, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord]
@@ -328,8 +331,12 @@ class ResourceLowering(SemaBase):
                 a = args[2 + i]
                 t = ir.vec(ir.FLOAT, ncoord - int(info.arrayed)) if what in ("ddx", "ddy") else ir.FLOAT
                 ops.append(self.convert(self.rvalue(a), t, a.loc))
-            if len(args) > n:
-                ops.append(self._offset(args[n], noff))
+            rest = args[n:]
+            if noff and rest:
+                ops.append(self._offset(rest[0], noff))
+                rest = rest[1:]
+            if rest:
+                ops.append(self.convert(self.rvalue(rest[0]), ir.FLOAT, rest[0].loc))
             rt = ir.FLOAT if comparison else elem
             return ir.Intrinsic(name, ops, rt)
         if name in GATHER_METHODS or name in GATHER_CMP_METHODS:
