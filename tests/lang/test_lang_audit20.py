@@ -895,3 +895,27 @@ def test_sample_clamp_forms_compile():
     tools.spirv_val(res.binary, "vulkan1.1")
     assert tools.spirv_dis(res.binary).count("MinLod") >= 4
     R.build_dxil(src, profile="ps_6_0")
+
+
+# GatherRed/Green/Blue/Alpha and GatherCmpRed/... with four offsets, one per gathered texel (SPIR-V
+# ConstOffsets; DXIL four gathers, texel k from the k-th, as DXC).  A 4x4 texture holds 4 y + x at (x, y);
+# at uv (0.5, 0.5) the footprint's corner is (1, 1) and texel k sits at (1, 1) + (0,1 | 1,1 | 1,0 | 0,0)[k].
+GATHER4 = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float4> Out : register(u2);
+[numthreads(1,1,1)] void main() {
+    Out[0] = Tex.GatherRed(S, float2(0.5, 0.5), int2(0, 0), int2(1, 0), int2(0, 1), int2(-1, -1));
+    Out[1] = Tex.GatherRed(S, float2(0.5, 0.5));
+}
+"""
+
+
+def test_gather_with_four_offsets():
+    tex = R.image(R.pack("f", [float(i) for i in range(16)]), 4, 4, "r32f")
+    out = R.cs(GATHER4, {"Tex": tex, "S": R.sampler(), "Out": R.storage(R.sentinel(8))})
+    corner, order = (1, 1), [(0, 1), (1, 1), (1, 0), (0, 0)]
+    offsets = [(0, 0), (1, 0), (0, 1), (-1, -1)]
+    want = [4.0 * (corner[1] + d[1] + o[1]) + corner[0] + d[0] + o[0] for d, o in zip(order, offsets)]
+    plain = [4.0 * (corner[1] + d[1]) + corner[0] + d[0] for d in order]
+    assert R.unpack("f", out["Out"]) == want + plain

@@ -675,14 +675,19 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     samp = L.handle(L.resource_place(e.args[1]))
     coords = L.expr(e.args[2])
     at = 4 if cmp else 3
-    offsets = L.expr(e.args[at]) if len(e.args) > at and noff else []
-    args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
-            *_offsets(offsets, min(noff, 2), 2),
-            ConstInt(T.i32, (GATHER_CMP_CHANNELS if cmp else GATHER_CHANNELS)[e.name])]
-    if cmp:
-        args.append(L.expr(e.args[3])[0])
+    per_texel = [L.expr(a) for a in e.args[at:]] if noff else []
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
-    rr = L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
+
+    def gather(offsets: list[Value]) -> Value:
+        args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
+                *_offsets(offsets, min(noff, 2), 2),
+                ConstInt(T.i32, (GATHER_CMP_CHANNELS if cmp else GATHER_CHANNELS)[e.name])]
+        if cmp:
+            args.append(L.expr(e.args[3])[0])
+        return L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
+    if len(per_texel) == 4:     # one offset per texel: four gathers, texel k from the k-th (as DXC)
+        return [L.b.extract_value(gather(per_texel[k]), k) for k in range(4)]
+    rr = gather(per_texel[0] if per_texel else [])
     return [L.b.extract_value(rr, k) for k in range(4)]
 
 

@@ -340,13 +340,15 @@ class ResourceLowering(SemaBase):
             rt = ir.FLOAT if comparison else elem
             return ir.Intrinsic(name, ops, rt)
         if name in GATHER_METHODS or name in GATHER_CMP_METHODS:
-            cmp = name in GATHER_CMP_METHODS      # (s, location, compare value[, offset])
+            cmp = name in GATHER_CMP_METHODS      # (s, location, compare value[, offset, or 4 offsets])
             n = 3 if cmp else 2
-            self._arity(name, args, (n, n + 1) if noff else (n,), loc)
+            # four offsets (one per gathered texel) for the single-channel forms of 2-D textures
+            four = noff == 2 and name not in ("Gather", "GatherCmp")
+            self._arity(name, args, (n, n + 1, n + 4) if four else (n, n + 1) if noff else (n,), loc)
             samp = self._sampler(args[0], cmp, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self.convert(self.rvalue(args[2]), ir.FLOAT, args[2].loc)] if cmp else [])
-            ops += [self._offset(args[n], noff)] if len(args) > n else []
+            ops += [self._offset(a, noff) for a in args[n:]]
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
