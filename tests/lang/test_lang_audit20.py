@@ -1,9 +1,14 @@
-"""Issue 20 conformance audit: programs probed in contexts the other corpora do not reach.
+"""Issue 20 conformance audit: programs probed in contexts the other corpora do not reach, each a
+refusal, a wrong value, invalid output or an unlocated error found by a probe, now fixed.
 
-Legacy spellings DXC still accepts at SM 6: `sampler1D/2D/3D/CUBE` are sampler states (DXC's
-SemaHLSL turns the dimension-typed samplers into SamplerState), a user type of the same name wins;
-global `string` variables are checked and dropped (nothing but printf reads one), every other use
-of `string` is a located error.  Sampled values are worked out from the texels written here.
+Covered here: legacy `sampler1D/2D/3D/CUBE` (sampler states) and global `string`s; texture offsets folded
+through const data; 64-bit switches; operator[] / binary operators on struct values and `Base::f()`; the
+order of static initialisers; step() with NaN; parameter orientation conflicts; IsHelperLane; packed-byte
+intrinsics (dot4add, dot2add, pack/unpack); QuadAny/QuadAll; noperspective + centroid/sample; 64-bit atomics;
+float_like<> / float<> intrinsics given a double or a half; backend errors located; 16-bit
+ByteAddressBuffer access, texels and bit intrinsics; texture/sampler and unused-resource binding sharing;
+asfloat16/asint16/asuint16; SV_StartVertexLocation/SV_StartInstanceLocation; the Sample* clamp operand;
+four-offset gathers.  Expected values are computed here in Python from the inputs, never by the compiler.
 """
 
 from __future__ import annotations
