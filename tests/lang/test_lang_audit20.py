@@ -924,3 +924,32 @@ def test_gather_with_four_offsets():
     want = [4.0 * (corner[1] + d[1] + o[1]) + corner[0] + d[0] + o[0] for d, o in zip(order, offsets)]
     plain = [4.0 * (corner[1] + d[1]) + corner[0] + d[0] for d in order]
     assert R.unpack("f", out["Out"]) == want + plain
+
+
+# A method called on a struct in read-only memory (a ConstantBuffer<T>, a cbuffer member, a StructuredBuffer
+# element) runs on a copy: the backends refused to write `this` back into the read-only resource.
+METHODS_ON_READ_ONLY = """
+struct P {
+    float4 v;
+    float4 twice() { return v * 2; }
+    float sum() { v.x += 100; return v.x + v.y + v.z + v.w; }     // changes only the copy
+};
+ConstantBuffer<P> CB : register(b0);
+cbuffer Legacy : register(b1) { P inCbuffer; };
+StructuredBuffer<P> SB : register(t2);
+RWStructuredBuffer<float4> Out : register(u3);
+[numthreads(1,1,1)] void main() {
+    Out[0] = CB.twice();
+    Out[1] = float4(inCbuffer.sum(), inCbuffer.v.x, 0, 0);
+    Out[2] = SB[1].twice();
+    Out[3] = float4(SB[0].sum(), SB[0].v.x, 0, 0);
+}
+"""
+
+
+def test_methods_on_read_only_structs():
+    out = R.cs(METHODS_ON_READ_ONLY, {"CB": R.uniform(R.pack("f", [1, 2, 3, 4])),
+                                       "Legacy": R.uniform(R.pack("f", [5, 6, 7, 8])),
+                                       "SB": R.storage(R.pack("f", [1, 1, 1, 1, 9, 8, 7, 6])),
+                                       "Out": R.storage(R.sentinel(16))})
+    assert R.unpack("f", out["Out"]) == [2, 4, 6, 8, 126, 5, 0, 0, 18, 16, 14, 12, 104, 1, 0, 0]

@@ -783,6 +783,10 @@ class CallLowering(SemaBase):
             methods = self.methods.get(t.name, {}).get(callee.name)
             if not methods:
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
+            if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
+                tmp = self.temp(t)
+                self.emit(ir.Store(ir.VarRef(tmp), self.load(base), loc))
+                base = ir.VarRef(tmp)
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
             template = self.resolve_type(callee.template, []) if callee.template is not None else None
@@ -795,6 +799,18 @@ class CallLowering(SemaBase):
 
     def void_value(self, loc: SourceLoc) -> ir.Expr:
         return _VoidValue(loc)
+
+
+def _read_only(place: ir.Expr) -> bool:
+    """Whether a struct place lives in read-only memory (a constant buffer, an SRV element, a const)."""
+    while isinstance(place, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+        place = place.base
+    if isinstance(place, ir.BufferElem):
+        r = place.resource.type
+        while isinstance(r, ir.Array):
+            r = r.elem
+        return isinstance(r, ir.Resource) and KINDS[r.kind].access != "UAV"
+    return isinstance(place, ir.VarRef) and (place.var.const or place.var.storage is ir.Storage.UNIFORM)
 
 
 def _is_block(place: ir.Expr, kind: str) -> bool:
