@@ -57,7 +57,7 @@ _EFFECTS = " ignored - effect syntax is deprecated"
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
     "in", "out", "inout", "row_major", "column_major", "nointerpolation", "noperspective",
-    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline",
+    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline", "export",
     "point", "line", "triangle", "lineadj", "triangleadj",
 })
 

@@ -953,3 +953,13 @@ def test_methods_on_read_only_structs():
                                        "SB": R.storage(R.pack("f", [1, 1, 1, 1, 9, 8, 7, 6])),
                                        "Out": R.storage(R.sentinel(16))})
     assert R.unpack("f", out["Out"]) == [2, 4, 6, 8, 126, 5, 0, 0, 18, 16, 14, 12, 104, 1, 0, 0]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_export_on_a_function(target):
+    """`export` (library linkage) is accepted on a function of any target, refused elsewhere as DXC does."""
+    src = ("RWStructuredBuffer<float> Out : register(u0);\nexport float f(float x) { return x * 3; }\n"
+           "[numthreads(1,1,1)] void main() { Out[0] = f(2); }\n")
+    assert _compile(src, target).ok
+    bad = src.replace("export float f", "export static float v = 1;\nfloat f")
+    assert _errors(bad, target) == ["2:21: 'export' is not a valid modifier for a global variable"]
