@@ -1163,7 +1163,11 @@ class Parser:
         if t.text == ".":
             self.advance()
             name = self.ident("a member name")
-            e = ast.Member(name.loc, e, name.text)
+            text = name.text
+            if self.at("::") and text in self.user_types and self.peek().kind is TokKind.IDENT:
+                self.advance()              # `d.Base::f()`: a base's member named through its struct
+                text += "::" + self.ident("a member name").text
+            e = ast.Member(name.loc, e, text)
             if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
                 self.advance()              # templated method: buf.Load<float4>(addr)
                 e.template = self.type_ref()

@@ -963,3 +963,26 @@ def test_export_on_a_function(target):
     assert _compile(src, target).ok
     bad = src.replace("export float f", "export static float v = 1;\nfloat f")
     assert _errors(bad, target) == ["2:21: 'export' is not a valid modifier for a global variable"]
+
+
+QUALIFIED_MEMBER_CALL = """
+StructuredBuffer<int> In : register(t1);
+RWStructuredBuffer<int> Out : register(u0);
+struct Base { int v; int get() { return v; } int tag() { return 1; } };
+struct Mid : Base { int tag() { return 2; } };
+struct Der : Mid { int tag() { return 3; } };
+[numthreads(1,1,1)] void main() {
+    Der d;
+    d.v = In[0];
+    Out[0] = d.Base::get() + d.get();                      // 2 * v
+    Out[1] = d.tag() * 100 + d.Mid::tag() * 10 + d.Base::tag();
+}
+"""
+
+
+def test_member_call_qualified_with_a_base():
+    """`d.Base::f()` calls the base's version of a hidden method (was a parse error)."""
+    from lang_util import run_cs
+
+    out = run_cs(QUALIFIED_MEMBER_CALL, {"Out": ("int", 2)}, {"In": ("int", [21])})
+    assert out["Out"] == [42, 321]

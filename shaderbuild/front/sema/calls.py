@@ -781,6 +781,11 @@ class CallLowering(SemaBase):
                         f"not '{t}'", callee.loc)
         if isinstance(t, ir.Struct):
             methods = self.methods.get(t.name, {}).get(callee.name)
+            if "::" in callee.name:         # `d.Base::f()`: Base's f (or the one Base inherits), on d
+                owner, _, short = callee.name.rpartition("::")
+                base_t = self.types.named.get(owner)
+                if isinstance(base_t, ir.Struct) and (base_t.name == t.name or self.derives_from(t, base_t)):
+                    methods = self.inherited_methods(t, base_t.name).get(short)
             if not methods:
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
             if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
