@@ -551,6 +551,8 @@ class Parser:
                     decl.packoffset = reg
             elif t.text in ("read", "write") and self.at("(") and isinstance(decl, ast.VarDecl):
                 self.payload_access(decl, t)
+            elif decl.semantic is not None:     # DXC's code generators read the first one
+                self.warn(f"semantic '{t.text}' is ignored: '{decl.semantic}' was given first", t.loc)
             else:
                 decl.semantic = t.text
 

@@ -986,3 +986,14 @@ def test_member_call_qualified_with_a_base():
 
     out = run_cs(QUALIFIED_MEMBER_CALL, {"Out": ("int", 2)}, {"In": ("int", [21])})
     assert out["Out"] == [42, 321]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_second_semantic_is_ignored_with_a_warning(target):
+    """`float4 p : SV_Position : COLOR`: DXC's code generators read the first semantic (SetSemantic,
+    getStageVarSemantic); we did the last.  The second gets a located warning."""
+    res = _compile("float4 main(float4 p : SV_Position : COLOR) : SV_Target { return p; }\n", target, "ps_6_0")
+    assert res.ok
+    assert [i["semantic"] for i in res.manifest["entry"]["inputs"]] == ["SV_Position"]
+    assert [(d.loc.line, d.loc.col, d.message) for d in res.diagnostics if d.severity == "warning"] == [
+        (1, 38, "semantic 'COLOR' is ignored: 'SV_Position' was given first")]
