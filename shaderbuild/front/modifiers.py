@@ -15,6 +15,7 @@ _INTERPOLATION = frozenset({PARAMETER, FIELD, FUNCTION})
 # modifier -> the declaration kinds it may appear on
 ALLOWED: dict[str, frozenset[str]] = {
     "extern": frozenset({FUNCTION, GLOBAL}),
+    "export": frozenset({FUNCTION}),     # library linkage; a function of another target compiles as usual
     "static": frozenset({LOCAL, GLOBAL, FUNCTION, METHOD, FIELD}),
     "shared": frozenset({GLOBAL}),
     "groupshared": frozenset({GLOBAL, PARAMETER}),

@@ -36,7 +36,9 @@ TEMPLATE_TYPES = frozenset({
     "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer", "RasterizerOrderedByteAddressBuffer",
     "RasterizerOrderedTexture2D", "InputPatch", "OutputPatch", "RayQuery",
 })
-OTHER_TYPES = frozenset({"void", "string", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
+# legacy sampler spellings, all SamplerState (typeresolve.py)
+SAMPLER_ALIASES = frozenset({"sampler", "sampler1D", "sampler2D", "sampler3D", "samplerCUBE"})
+OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", "int8_t4_packed", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
 _UNSIGNED_RE = r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$"    # compiled when first met
@@ -55,7 +57,7 @@ _EFFECTS = " ignored - effect syntax is deprecated"
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
     "in", "out", "inout", "row_major", "column_major", "nointerpolation", "noperspective",
-    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline",
+    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline", "export",
     "point", "line", "triangle", "lineadj", "triangleadj",
 })
 
@@ -549,6 +551,8 @@ class Parser:
                     decl.packoffset = reg
             elif t.text in ("read", "write") and self.at("(") and isinstance(decl, ast.VarDecl):
                 self.payload_access(decl, t)
+            elif decl.semantic is not None:     # DXC's code generators read the first one
+                self.warn(f"semantic '{t.text}' is ignored: '{decl.semantic}' was given first", t.loc)
             else:
                 decl.semantic = t.text
 
@@ -1161,7 +1165,11 @@ class Parser:
         if t.text == ".":
             self.advance()
             name = self.ident("a member name")
-            e = ast.Member(name.loc, e, name.text)
+            text = name.text
+            if self.at("::") and text in self.user_types and self.peek().kind is TokKind.IDENT:
+                self.advance()              # `d.Base::f()`: a base's member named through its struct
+                text += "::" + self.ident("a member name").text
+            e = ast.Member(name.loc, e, text)
             if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
                 self.advance()              # templated method: buf.Load<float4>(addr)
                 e.template = self.type_ref()

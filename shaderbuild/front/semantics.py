@@ -86,6 +86,9 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_Barycentrics", _F3, _PS_IN, (6, 1)),
     SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN | _GS_OUT | _MS_PRIM, (6, 4)),
     SystemValue("SV_CullPrimitive", ir.BOOL, _MS_PRIM, (6, 5)),
+    # the draw's BaseVertexLocation (signed) and StartInstanceLocation (SM 6.8)
+    SystemValue("SV_StartVertexLocation", ir.INT, _VS_IN, (6, 8)),
+    SystemValue("SV_StartInstanceLocation", ir.UINT, _VS_IN, (6, 8)),
     SystemValue("SV_Target", _F4, _PS_OUT),
 )}
 

@@ -66,7 +66,8 @@ _DXR = (6, 3)
 
 _TABLE: list[IntrinsicSig] = [
     *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
-           "frac saturate rcp degrees radians", "T", "T"),
+           "frac degrees radians", "T", "T"),
+    *_sigs("saturate rcp", "T", "T"),      # any_float<>: doubles too
     *_sigs("abs", "T", "T", "fi"),
     *_sigs("sign", "T", "I", "fi"),
     *_sigs("min max", "T T", "T", "fiu"),
@@ -105,6 +106,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("DeviceMemoryBarrier", "", "v", side_effects=True),
     *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", side_effects=True),
     *_sigs("WaveIsFirstLane", "", "b", side_effects=True),
+    *_sigs("IsHelperLane", "", "b", min_sm=(6, 6), side_effects=True),   # false outside pixel shaders
     *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "
            "WaveReadLaneFirst", "T", "T", "fiu", side_effects=True),
     *_sigs("QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal", "T", "T", "fiu", stages=QUAD_STAGES,
@@ -112,6 +114,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", side_effects=True),
     *_sigs("WaveReadLaneAt", "T u", "T", "fiu", side_effects=True),
     *_sigs("QuadReadLaneAt", "T u", "T", "fiu", stages=QUAD_STAGES, side_effects=True),
+    *_sigs("QuadAny QuadAll", "b", "b", "b", stages=QUAD_STAGES, min_sm=(6, 7), side_effects=True),
     *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", side_effects=True),
     # per component, as DXC (bool<> WaveActiveAllEqual(numeric<>)): a vector gives a bool vector
     *_sigs("WaveActiveAllEqual", "T", "B", "fiu", side_effects=True),
@@ -139,6 +142,16 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("SetMeshOutputCounts", "u u", "v", "u", stages=MESH, min_sm=(6, 5), side_effects=True),
 ]
 
+# DXC's float_like<> parameters (float, half, min16float; not double): a double argument converts to float
+FLOAT_LIKE = frozenset((
+    "sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc frac "
+    "degrees radians pow atan2 fmod step ldexp lerp smoothstep length distance normalize reflect refract "
+    "faceforward isnan isinf isfinite modf frexp sincos ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth"
+).split())
+
+# DXC's float<> parameters: 32-bit float only, so a half (or double) argument converts to float
+FLOAT32_ONLY = frozenset(("f32tof16", "frexp"))
+
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
 for _sig in _TABLE:
     INTRINSICS.setdefault(_sig.name, []).append(_sig)
@@ -146,10 +159,16 @@ for _sig in _TABLE:
 ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
            "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore")
 
+# SM 6.4 dot products of packed bytes / half pairs and SM 6.6 byte packing (sema/calls.py: special_<name>;
+# expanded by passes/polyfill.py)
+PACKED_BYTES = ("dot4add_u8packed", "dot4add_i8packed", "dot2add", "pack_u8", "pack_s8", "pack_clamp_u8",
+                "pack_clamp_s8", "unpack_u8u32", "unpack_s8s32", "unpack_u8u16", "unpack_s8s16")
+
 # typed by hand in sema/calls.py (special_<name>)
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
     "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
+    *PACKED_BYTES, "asfloat16", "asint16", "asuint16",
     "TraceRay", "ReportHit", "CallShader",
     "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
 })
@@ -197,6 +216,7 @@ NATIVE, POLYFILL, SEMA = "native", "polyfill", "sema"
 # names sema rewrites into other IR; everything else reaches a backend as ir.Intrinsic(name)
 _SEMA_EXPANDED = {
     "asuint": "a Bitcast (or two Extracts of a Bitcast)", "asint": "a Bitcast", "asfloat": "a Bitcast",
+    "asfloat16": "a Bitcast", "asint16": "a Bitcast", "asuint16": "a Bitcast",
     "select": "a Select", "Load2": "Load with a uint2 result", "Load3": "Load with a uint3 result",
     "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
     "Store4": "Store of a uint4",
@@ -207,7 +227,7 @@ _SEMA_EXPANDED = {
 POLYFILLABLE = frozenset({
     "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
     "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
-    "clamp", "sign", "all", "any", "and", "or", "transpose",
+    "clamp", "sign", "all", "any", "and", "or", "transpose", *PACKED_BYTES, "QuadAny", "QuadAll",
 })
 
 LOWERING: dict[str, str] = {

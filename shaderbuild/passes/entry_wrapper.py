@@ -395,13 +395,14 @@ def run(module: ir.Module, options: CompileOptions) -> None:
         return
     src = ep.source_function
     b = _Builder(module, options)
-    # static initialisers first
-    if ep.static_init is not None:
-        b.body.append(ir.Eval(ir.Call(ep.static_init, [], ir.VOID)))
+    # static initialisers first: the constant ones, then the run-time ones (which may read them:
+    # `static float2 B[2] = { A[1], A[0] };` with A a static const table)
     for g in module.globals:
         if g.storage is ir.Storage.PRIVATE and g.init is not None:
             b.body.append(ir.Store(ir.VarRef(g), g.init))
             g.init = None
+    if ep.static_init is not None:
+        b.body.append(ir.Eval(ir.Call(ep.static_init, [], ir.VOID)))
     if module.stage == "hull":
         # outputs are per control point, stored at [SV_OutputControlPointID] (read here if the entry does not)
         if not any(p.var.io is not None and p.var.io.semantic.upper() == "SV_OUTPUTCONTROLPOINTID"
@@ -445,11 +446,11 @@ def _ray_wrappers(module: ir.Module) -> None:
             continue
         src = ep.source_function
         body: list[ir.Stmt] = []
-        if ep.static_init is not None:
-            body.append(ir.Eval(ir.Call(ep.static_init, [], ir.VOID)))
-        for g in inits:
+        for g in inits:         # constant initialisers before the run-time ones, as in run()
             assert g.init is not None
             body.append(ir.Store(ir.VarRef(g), clone_expr(g.init, {})))
+        if ep.static_init is not None:
+            body.append(ir.Eval(ir.Call(ep.static_init, [], ir.VOID)))
         params: list[ir.Param] = []
         locals_: list[ir.Variable] = []
         args: list[ir.Expr] = []

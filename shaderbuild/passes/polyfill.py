@@ -137,8 +137,8 @@ def _clamp(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 
 @_polyfill("step")
 def _step(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
-    y, x = e.args                          # step(y, x) = x >= y ? 1 : 0
-    return ir.Select(_cmp("ge", x, y), _const(e.type, 1.0), _const(e.type, 0.0), e.type)
+    y, x = e.args                          # step(y, x) = x < y ? 0 : 1 (as DXC: a NaN operand gives 1)
+    return ir.Select(_cmp("lt", x, y), _const(e.type, 0.0), _const(e.type, 1.0), e.type)
 
 
 @_polyfill("ldexp")
@@ -343,6 +343,85 @@ def _msad4(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
             total = _bin("add", total, term)
         parts.append(total)
     return ir.Construct(e.type, parts)
+
+
+# ------------------------------------------------------------------ packed bytes (SM 6.4 / 6.6)
+def _k(n: int, t: ir.Scalar = ir.UINT) -> ir.Expr:
+    return ir.Const(t, n)
+
+
+def _byte(word: Callable[[], ir.Expr], i: int, signed: bool) -> ir.Expr:
+    """Byte i of a packed uint: zero-extended, or sign-extended as an int."""
+    if not signed:
+        return _bin("bitand", _bin("shr", word(), _k(8 * i)) if i else word(), _k(255))
+    high = _bin("shl", word(), _k(24 - 8 * i)) if i < 3 else word()
+    return _bin("shr", ir.Bitcast(high, ir.INT), _k(24, ir.INT))
+
+
+@_polyfill("dot4add_u8packed", "dot4add_i8packed")
+def _dot4add(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """acc + the sum of the products of the four byte pairs (unsigned, or signed bytes and sum)."""
+    x, y = b.once(e.args[0]), b.once(e.args[1])
+    signed = e.name == "dot4add_i8packed"
+    total = e.args[2]
+    for i in range(4):
+        total = _bin("add", total, _bin("mul", _byte(x, i, signed), _byte(y, i, signed)))
+    return total
+
+
+@_polyfill("dot2add")
+def _dot2add(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """acc + a.x * b.x + a.y * b.y, the products and sum in float."""
+    x, y = (b.once(ir.Convert(a, ir.Vector(ir.FLOAT, 2)) if _scalar(a.type) != ir.FLOAT else a) for a in e.args[:2])
+    c = lambda v, i: ir.Extract(v(), i, ir.FLOAT)  # noqa: E731
+    return _bin("add", _bin("add", e.args[2], _bin("mul", c(x, 0), c(y, 0))), _bin("mul", c(x, 1), c(y, 1)))
+
+
+@_polyfill("pack_u8", "pack_s8", "pack_clamp_u8", "pack_clamp_s8")
+def _pack(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """The low byte of each component (clamped to [0, 255] / [-128, 127] first by the _clamp forms), x in the
+    lowest byte."""
+    (v,) = e.args
+    s = _scalar(v.type)
+    if e.name.startswith("pack_clamp"):
+        lo, hi = (0, 255) if e.name.endswith("u8") else (-128, 127)
+        v = _call("min", v.type, _call("max", v.type, v, _const(v.type, lo)), _const(v.type, hi))
+    wide = ir.Vector(ir.INT if s.kind == "int" else ir.UINT, 4)
+    if s.width != 32:
+        v = ir.Convert(v, wide)
+    if wide.elem.kind == "int":
+        v = ir.Bitcast(v, ir.Vector(ir.UINT, 4))
+    w = b.once(v)
+    out: ir.Expr | None = None
+    for i in range(4):
+        part = _bin("bitand", ir.Extract(w(), i, ir.UINT), _k(255))
+        part = _bin("shl", part, _k(8 * i)) if i else part
+        out = part if out is None else _bin("bitor", out, part)
+    assert out is not None
+    return out
+
+
+@_polyfill("unpack_u8u32", "unpack_s8s32", "unpack_u8u16", "unpack_s8s16")
+def _unpack(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """The four bytes, zero- or sign-extended to the result's components."""
+    w = b.once(e.args[0])
+    signed = e.name.startswith("unpack_s")
+    parts = [_byte(w, i, signed) for i in range(4)]
+    wide = ir.Vector(ir.INT if signed else ir.UINT, 4)
+    value: ir.Expr = ir.Construct(wide, parts)
+    return value if e.type == wide else ir.Convert(value, e.type)
+
+
+@_polyfill("QuadAny", "QuadAll")
+def _quad_vote(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """The condition of the four lanes of the quad combined (DXC's SPIR-V without SPV_KHR_quad_control reads
+    them with quad swaps the same way), as a uint through the quad reads."""
+    u = b.once(ir.Select(e.args[0], _k(1), _k(0), ir.UINT))
+    op = "bitor" if e.name == "QuadAny" else "bitand"
+    total = u()
+    for read in ("QuadReadAcrossX", "QuadReadAcrossY", "QuadReadAcrossDiagonal"):
+        total = _bin(op, total, _call(read, ir.UINT, u()))
+    return _cmp("ne", total, _k(0))
 
 
 # ------------------------------------------------------------------ the walk

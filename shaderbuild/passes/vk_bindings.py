@@ -11,8 +11,9 @@ Precedence, most specific first:
   4. -fvk-bind-globals for `$Globals`;
   5. everything else: the next free binding in set -auto-binding-space (0), in
      declaration order.
-Two resources landing on the same (set, binding) is an error naming both when
-`strict` (the SPIR-V backend runs this as one of its raise passes); the manifest
+Two resources the code uses landing on the same (set, binding) is an error naming both when
+`strict` (the SPIR-V backend runs this as one of its raise passes), unless they are a sampled texture and a
+sampler (a combined image sampler); the manifest
 derives the informational Vulkan view of other targets' builds with the same
 rules, not strict (reflect/manifest.py).
 """
@@ -40,18 +41,23 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
     explicit_map: dict[tuple[str, int | None, int], tuple[int, int]] = {(b.register_class, b.register, b.space): (b.set, b.binding) for b in options.vk_bind_registers}
     used: dict[tuple[int, int], ir.Variable] = {}
     pending: list[ir.Variable] = []
+    # a resource the code never names may share a binding (DXC's optimiser removes it; Vulkan requires
+    # matching descriptors for statically used variables only)
+    named = ir.referenced_variables(module.functions) if strict else set()
 
     def claim(var: ir.Variable, set_: int, binding: int) -> None:
         if not (0 <= set_ <= MAX_REGISTER and 0 <= binding <= MAX_REGISTER):   # a shift can push it past
             raise error(f"resource '{var.name}' would be bound to descriptor set {set_} binding {binding}, "
                         f"outside the 32-bit range", var.loc)
         other = used.get((set_, binding))
-        if other is not None and strict:   # only a Vulkan binary has these bindings
+        if other is not None and strict and id(var) in named and id(other) in named \
+                and not _image_and_sampler(var, other):   # only a Vulkan binary has these bindings
             raise error(
                 f"resource '{var.name}' and resource '{other.name}' are both bound to descriptor set {set_} "
                 f"binding {binding}; use [[vk::binding]] or -fvk-{{b,t,s,u}}-shift to separate them",
                 var.loc, [Diagnostic("note", f"'{other.name}' is declared here", other.loc)])
-        used[(set_, binding)] = var
+        if other is None or not strict or id(var) in named or id(other) not in named:
+            used[(set_, binding)] = var     # (an unused resource never hides a used one from later checks)
         ir.binding_of(var).vk = ir.VkBinding(set_, binding)
 
     for var in module.resources:
@@ -83,6 +89,24 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
         claim(var, space, n)
     _counter_bindings(module, used)
     _heap_bindings(module, options, used, strict)
+
+
+def _kind_of(var: ir.Variable):
+    t = var.type
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return KINDS.get(t.kind) if isinstance(t, ir.Resource) else None
+
+
+def _image_and_sampler(a: ir.Variable, b: ir.Variable) -> bool:
+    """A sampled texture and a sampler may share a binding (`register(t0)` beside `register(s0)`): Vulkan
+    reads a combined image sampler descriptor through separate image and sampler variables, and DXC
+    binds them so."""
+    ka, kb = _kind_of(a), _kind_of(b)
+    if ka is None or kb is None:
+        return False
+    texture = lambda k: k.access == "SRV" and k.rep == "typed" and k.dim not in (None, "Buffer")  # noqa: E731
+    return (ka.rep == "sampler" and texture(kb)) or (kb.rep == "sampler" and texture(ka))
 
 
 _HEAP_OPTIONS = {"resource": "vk_bind_resource_heap", "sampler": "vk_bind_sampler_heap"}

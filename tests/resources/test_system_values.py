@@ -135,6 +135,8 @@ D3D: dict[str, tuple[str, int, set[tuple[str, str]]]] = {
     "SV_Barycentrics": ("float3", 1, {("pixel", "in")}),
     "SV_ShadingRate": ("uint", 4, _VS_OUT_PS_IN | {("geometry", "out")} | _MS_PRIM),
     "SV_CullPrimitive": ("bool", 5, _MS_PRIM),
+    "SV_StartVertexLocation": ("int", 8, {("vertex", "in")}),
+    "SV_StartInstanceLocation": ("uint", 8, {("vertex", "in")}),
     "SV_Target": ("float4", 0, {("pixel", "out")}),
 }
 # the templates cannot hold these (the template itself declares SV_Position / SV_Target)

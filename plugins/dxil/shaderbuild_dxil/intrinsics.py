@@ -408,6 +408,14 @@ def _stream(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return []
 
 
+@intrinsic("IsHelperLane")
+def _is_helper_lane(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """dx.op.isHelperLane in a pixel shader; no other stage has helper lanes."""
+    if L.ops.stage != "pixel":
+        return [ConstInt(T.i1, 0)]
+    return [L.ops.call(L.b, "IsHelperLane", "i1", [])]
+
+
 @intrinsic("WaveGetLaneIndex", "WaveGetLaneCount", "WaveIsFirstLane")
 def _wave_query(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, e.name, None, [])]
@@ -610,13 +618,15 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         vals = L.expr(rest[0])
         rest = rest[1:]
         extra += _pad(vals, 3, T.f32) if name in ("ddx", "ddy") else vals[:1]
-    offsets = L.expr(rest[0]) if rest and noff else []
+    offsets: list[Value] = []
+    if rest and ir.numeric_scalar(rest[0].type).kind == "int":
+        offsets, rest = L.expr(rest[0]), rest[1:]
     if e.name == "SampleBias":
         extra = [_clamp_bias(extra[0])]
     args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
             *_offsets(offsets, noff, 3), *extra]
     if has_clamp:
-        args.append(Undef(T.f32))
+        args.append(L.expr(rest[0])[0] if rest else Undef(T.f32))      # the level-of-detail clamp
     n = len(component_types(e.type))
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
     rr = L.ops.call(L.b, op, ov, args)
@@ -665,14 +675,19 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     samp = L.handle(L.resource_place(e.args[1]))
     coords = L.expr(e.args[2])
     at = 4 if cmp else 3
-    offsets = L.expr(e.args[at]) if len(e.args) > at and noff else []
-    args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
-            *_offsets(offsets, min(noff, 2), 2),
-            ConstInt(T.i32, (GATHER_CMP_CHANNELS if cmp else GATHER_CHANNELS)[e.name])]
-    if cmp:
-        args.append(L.expr(e.args[3])[0])
+    per_texel = [L.expr(a) for a in e.args[at:]] if noff else []
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
-    rr = L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
+
+    def gather(offsets: list[Value]) -> Value:
+        args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
+                *_offsets(offsets, min(noff, 2), 2),
+                ConstInt(T.i32, (GATHER_CMP_CHANNELS if cmp else GATHER_CHANNELS)[e.name])]
+        if cmp:
+            args.append(L.expr(e.args[3])[0])
+        return L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
+    if len(per_texel) == 4:     # one offset per texel: four gathers, texel k from the k-th (as DXC)
+        return [L.b.extract_value(gather(per_texel[k]), k) for k in range(4)]
+    rr = gather(per_texel[0] if per_texel else [])
     return [L.b.extract_value(rr, k) for k in range(4)]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import cache
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.d3d_numerics import conversion_bounds, float_to_int, int_div, int_mod, int_range
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.records import DataRecord
@@ -531,7 +531,7 @@ class FunctionLowerer:
             if io.vertices and p.vertex is None:    # a whole GS input: the components run over the vertices
                 vertex = ConstInt(T.i32, k)
             args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
-            v = call(b, read, ov, args)
+            v = call(b, read, ov, args, p.var.loc)
             out.append(b.icmp("ne", v, ConstInt(T.i32, 0)) if is_bool else v)
         return out
 
@@ -571,7 +571,7 @@ class FunctionLowerer:
             row, col, _, is_bool = plan[c]
             if is_bool:
                 v = b.zext(v, T.i32)
-            call(b, write, _ov(v.type), [elem_id, row, col, v, *extra])
+            call(b, write, _ov(v.type), [elem_id, row, col, v, *extra], p.var.loc)
 
     def _emit_indices(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         """A mesh shader's `indices[i] = uint3(...)`: emitIndices(i, a, b, c), the whole vector at once."""
@@ -921,7 +921,14 @@ class FunctionLowerer:
                 raise error(f"statement '{type(s).__name__}' is not supported by the DXIL backend yet")
             if self.debug is not None and hasattr(s, "loc"):
                 b.dbg_loc = self.debug.loc(s.loc, self.dbg_scope, self.dbg_inlined)
-            h(self, s)
+            try:
+                h(self, s)
+            except CompileError as exc:       # an operation the profile forbids: located at its statement
+                where = getattr(s, "loc", None)
+                for d in exc.diagnostics:
+                    if d.loc is None and where is not None:
+                        d.loc = where
+                raise
 
     def _store(self, s: ir.Store) -> None:
         nums = self._ssa_components(s.place)

@@ -32,7 +32,8 @@ COMPUTE_BUILTINS = {"SV_DispatchThreadID": "ThreadId", "SV_GroupID": "GroupId",
 THREAD_GROUP_STAGES = frozenset({"compute", "mesh", "amplification"})
 # pixel inputs read by an operation instead of loadInput (interpretation Shadow / NotInSig)
 INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", "SV_InnerCoverage": "InnerCoverage",
-                    "SV_ViewID": "ViewID"}
+                    "SV_ViewID": "ViewID", "SV_StartVertexLocation": "StartVertexLocation",
+                    "SV_StartInstanceLocation": "StartInstanceLocation"}
 # hull/domain inputs read by an operation (interpretation NotInSig)
 TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
@@ -75,6 +76,9 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
     "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
     "SV_CullPrimitive": (30, 25, (None, None, None, None, None, None, None, None, None, None, None, None, None, _NP)),
+    "SV_StartVertexLocation": (31, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None, None)),
+    "SV_StartInstanceLocation": (32, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None,
+                                         None)),
 }
 # (SemanticKind, domain) -> DxilProgramSigSemantic (D3D_NAME_FINAL_*_TESSFACTOR); an isoline's
 # SV_TessFactor row 0 is the line density, row 1 the line detail (container._signature_part)
@@ -87,7 +91,8 @@ _COMP_TYPES = {("bool", 32): (1, 1), ("int", 32): (4, 2), ("uint", 32): (5, 1), 
                ("uint", 64): (7, 7), ("float", 64): (10, 9)}
 USAGE_MASK_TAG = 3          # kDxilSignatureElementUsageCompMaskTag
 OUTPUT_STREAM_TAG = 0       # kDxilSignatureElementOutputStreamTag
-_INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6}
+_INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspective": 4, "sample": 6,
+           "noperspective centroid": 5, "noperspective sample": 7}
 # SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
 _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
 _UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode

@@ -711,6 +711,9 @@ class ExprEmitter:
     def shrink(self, v4: int, s: Scalar, n: int, rt: Type) -> int:
         """The n texel components of v4 as a value of type rt (64-bit components from pairs of words)."""
         rs = numeric_scalar(rt)
+        if rs.width == 16 and s.width == 32:    # a 16-bit texel read as 32 bits (texel_scalar): convert
+            wide = s if n == 1 else Vector(s, n)
+            return self.convert(self.shrink(v4, s, n, wide), wide, rt)
         if rs.width == 64 and s.width == 32:
             pair = self.tid(Vector(s, 2))
             comps = [self.op("OpBitcast", self.tid(rs), self.op("OpVectorShuffle", pair, v4, v4, 2 * i, 2 * i + 1))
@@ -740,6 +743,9 @@ class ExprEmitter:
         img = self.load_image(p.image)
         s, n, t4 = self.texel4(p.rtype)
         vs = numeric_scalar(p.type)
+        if vs.width == 16 and s.width == 32:    # 16-bit components widen to the image's (texel_scalar)
+            v = self.convert(v, p.type, with_scalar(p.type, s))
+            vs = s
         if vs.width == 64 and s.width == 32:    # 64-bit components as pairs of words (texel_scalar)
             parts = [v] if n == 2 else [self.op("OpCompositeExtract", self.tid(vs), v, i) for i in range(n // 2)]
             pair = self.tid(Vector(s, 2))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.nodes import (
     Break,
     Continue,
@@ -153,7 +153,14 @@ class FunctionEmitter(ExprEmitter):
             if self.debug is not None and hasattr(s, "loc"):
                 self.line_loc = s.loc
                 self.code += self.debug.line(s.loc)
-            fn(self, s)
+            try:
+                fn(self, s)
+            except CompileError as exc:       # an operation the target cannot express: located at its statement
+                where = getattr(s, "loc", None)
+                for d in exc.diagnostics:
+                    if d.loc is None and where is not None:
+                        d.loc = where
+                raise
 
     # ----------------------------------------------------- statements
 

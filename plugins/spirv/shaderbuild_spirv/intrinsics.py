@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
-from shaderbuild.ir.nodes import Const, IndexRef, Intrinsic, Load
+from shaderbuild.ir.nodes import Binary, Bitcast, Const, Convert, IndexRef, Intrinsic, Load
 from shaderbuild.ir.types import (
     BOOL,
     FLOAT,
@@ -253,8 +253,29 @@ def _bits64(fe: ExprEmitter, e: Intrinsic) -> int:
 def _wide(narrow: Lowering) -> Lowering:
     """Use the 64-bit split for 64-bit operands, `narrow` otherwise."""
     def lower(fe: ExprEmitter, e: Intrinsic) -> int | None:
-        return (_bits64 if numeric_scalar(e.args[0].type).width == 64 else narrow)(fe, e)
+        width = numeric_scalar(e.args[0].type).width
+        if width == 16:
+            return fe.expr(_bits16(e))
+        return (_bits64 if width == 64 else narrow)(fe, e)
     return lower
+
+
+def _bits16(e: Intrinsic) -> Intrinsic | Bitcast:
+    """A bit intrinsic of 16-bit operands on 32-bit ones (Vulkan's bit instructions take 32-bit operands):
+    zero-extended (firstbithigh of a signed value: sign-extended); reversebits reverses the 32 bits and keeps
+    the high half."""
+    t = e.args[0].type
+    s = numeric_scalar(t)
+    u16, u32 = with_scalar(t, Scalar("uint", 16)), with_scalar(t, UINT)
+    if e.name == "firstbithigh" and s.kind == "int":
+        return Intrinsic(e.name, [Convert(e.args[0], with_scalar(t, INT))], e.type)
+    bits = e.args[0] if s.kind == "uint" else Bitcast(e.args[0], u16)
+    wide = Convert(bits, u32)
+    if e.name != "reversebits":
+        return Intrinsic(e.name, [wide], e.type)
+    high = Binary("shr", Intrinsic("reversebits", [wide], u32), Const(UINT, 16), u32)
+    narrowed = Convert(high, u16)
+    return narrowed if s.kind == "uint" else Bitcast(narrowed, e.type)       # type: ignore[return-value]
 
 
 def _firstbit(signed_name: str, unsigned_name: str) -> Lowering:
@@ -403,9 +424,16 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
     return fe.pointer(p), p.type, list(e.args[1:])
 
 
+def _atomic_width_caps(fe: ExprEmitter, t: Type) -> None:
+    """64-bit atomics need Int64Atomics (a module with them failed spirv-val before)."""
+    if numeric_scalar(t).width == 64:
+        fe.b.capability("Int64Atomics")
+
+
 def _atomic(fe: ExprEmitter, e: Intrinsic) -> int:
     """Returns the original value; an extra trailing place receives it too."""
     ptr, t, rest = _atomic_target(fe, e)
+    _atomic_width_caps(fe, t)
     # a RWByteAddressBuffer word is uint; the IR value type (int or uint) picks Min/Max signedness
     kind = scalar_of(e.type).kind if isinstance(e.type, Scalar) and e.type.is_int else numeric_scalar(t).kind
     opname = _ATOMICS[e.name].get(kind)
@@ -427,6 +455,7 @@ def _as_ir_type(fe: ExprEmitter, r: int, t: Type, want: Type) -> int:
 
 def _compare_exchange(fe: ExprEmitter, e: Intrinsic) -> int:
     ptr, t, rest = _atomic_target(fe, e)
+    _atomic_width_caps(fe, t)
     cmp = fe.convert(fe.expr(rest[0]), rest[0].type, t)
     value = fe.convert(fe.expr(rest[1]), rest[1].type, t)
     zero = fe.T.uconst(0)
@@ -582,6 +611,22 @@ def _lane_builtin(builtin: str) -> Lowering:
         vid = builtin_input(fe, builtin, UINT)
         return fe.convert(fe.op("OpLoad", fe.tid(UINT), vid), UINT, e.type)
     return lower
+
+
+def _is_helper_lane(fe: ExprEmitter, e: Intrinsic) -> int:
+    """The HelperInvocation built-in in a pixel shader (discard is OpKill / OpTerminateInvocation, never a
+    demote, so the built-in stays exact); false in every other stage."""
+    if fe.ctx.stage != "pixel":
+        return fe.const(BOOL, False)
+    vid = fe.ctx.builtins.get("HelperInvocation")
+    if vid is None:
+        b = fe.b
+        vid = b.global_variable(fe.T.ptr("Input", fe.tid(BOOL)), "Input")
+        b.name(vid, "gl_HelperInvocation")
+        b.decorate(vid, "BuiltIn", enum("BuiltIn", "HelperInvocation"))
+        fe.ctx.builtins["HelperInvocation"] = vid
+        fe.ctx.interface.append(vid)
+    return fe.op("OpLoad", fe.tid(BOOL), vid)
 
 
 def builtin_input(fe: ExprEmitter, builtin: str, t: Type) -> int:
@@ -795,6 +840,7 @@ TABLE.update({
     "WaveGetLaneIndex": _lane_builtin("SubgroupLocalInvocationId"),
     "WaveGetLaneCount": _lane_builtin("SubgroupSize"),
     "WaveIsFirstLane": _wave_simple("OpGroupNonUniformElect", "GroupNonUniform"),
+    "IsHelperLane": _is_helper_lane,
     "WaveActiveAllTrue": _wave_simple("OpGroupNonUniformAll", "GroupNonUniformVote"),
     "WaveActiveAnyTrue": _wave_simple("OpGroupNonUniformAny", "GroupNonUniformVote"),
     "WaveActiveAllEqual": _wave_all_equal,

@@ -66,7 +66,9 @@ _RAY_STORAGE_CLASSES = {Storage.RAY_PAYLOAD: "RayPayloadKHR", Storage.INCOMING_R
                         Storage.HIT_ATTRIBUTE: "HitAttributeKHR", Storage.CALLABLE_DATA: "CallableDataKHR",
                         Storage.INCOMING_CALLABLE_DATA: "IncomingCallableDataKHR"}
 _INTERPOLATION = {"nointerpolation": "Flat", "noperspective": "NoPerspective", "centroid": "Centroid",
-                  "sample": "Sample", "linear": None, "pervertex": "PerVertexKHR"}
+                  "sample": "Sample", "linear": None, "pervertex": "PerVertexKHR",
+                  "noperspective centroid": "NoPerspective", "noperspective sample": "NoPerspective"}
+_INTERPOLATION_WHERE = {"noperspective centroid": "Centroid", "noperspective sample": "Sample"}   # a second decoration
 _INTERPOLATION_CAPS = {"Sample": "SampleRateShading", "PerVertexKHR": "FragmentBarycentricKHR"}
 _INTERPOLATION_EXTS = {"PerVertexKHR": "SPV_KHR_fragment_shader_barycentric"}
 # built-ins that need a capability (and extension) of their own: builtin -> (capability, extension,
@@ -410,11 +412,13 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
             b.decorate(vid, interp)
     if interp and (pixel_in or (stage in ("vertex", "mesh") and sc == "Output" and io.mesh != "primitive")) \
             and not io.builtin:
-        b.decorate(vid, interp)
-        if interp in _INTERPOLATION_CAPS:
-            b.capability(_INTERPOLATION_CAPS[interp])
-        if interp in _INTERPOLATION_EXTS:
-            b.extension(_INTERPOLATION_EXTS[interp])
+        where = _INTERPOLATION_WHERE.get(io.interpolation or "") if interp != "Flat" else None
+        for mode in (interp, *([where] if where else [])):
+            b.decorate(vid, mode)
+            if mode in _INTERPOLATION_CAPS:
+                b.capability(_INTERPOLATION_CAPS[mode])
+            if mode in _INTERPOLATION_EXTS:
+                b.extension(_INTERPOLATION_EXTS[mode])
     return VarSlot(vid, sc)
 
 

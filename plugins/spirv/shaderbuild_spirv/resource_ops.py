@@ -88,7 +88,13 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     if e.name == "SampleCmpLevelZero":
         extra = [fe.const(FLOAT, 0.0)]
     operands = [(operand, extra)] if operand else []
-    operands.append(("ConstOffset", _offset(fe, e, pos + nextra)))
+    rest = e.args[pos + nextra:]
+    if rest and numeric_scalar(rest[0].type).kind == "int":
+        operands.append(("ConstOffset", _offset(fe, e, pos + nextra)))
+        rest = rest[1:]
+    if rest:                    # the clamp: the smallest level of detail read
+        fe.b.capability("MinLod")
+        operands.append(("MinLod", [fe.expr(rest[0])]))
     tail = _image_operands(fe, operands)
     if dref:
         assert dref_id is not None
@@ -102,13 +108,34 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
 GATHER_COMPONENT = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
 
 
+def _four_gathers(fe: ExprEmitter, e: Intrinsic, index: int, gather: Callable[[list[int]], int],
+                  rt: Type) -> int | None:
+    """Four offsets (one per gathered texel): texel k is texel k of the gather at offset k, D3D's meaning
+    (DXC's DXIL; SPIR-V's ConstOffsets fetches the footprint's first texel moved by offset k instead)."""
+    if len(e.args) - index != 4:
+        return None
+    parts = []
+    for k, a in enumerate(e.args[index:]):
+        if not isinstance(a, Const):
+            raise error("texture offsets must be compile-time constants")
+        g = gather(_image_operands(fe, [("ConstOffset", [fe.expr(a)])]))
+        parts.append(fe.op("OpCompositeExtract", fe.tid(numeric_scalar(rt)), g, k))
+    return fe.op("OpCompositeConstruct", fe.tid(rt), *parts)
+
+
 def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)
     coord = fe.expr(e.args[2])
-    tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
     comp = fe.const(INT, GATHER_COMPONENT[e.name])
-    return fe.op("OpImageGather", fe.tid(e.type), si, coord, comp, *tail)
+    rt = e.type
+    if numeric_scalar(e.type).width == 16:      # gathered as the image's 32-bit texels (texel_scalar)
+        rt = fe.texel4(p.rv.rtype)[2]
+    four = _four_gathers(fe, e, 3, lambda tail: fe.op("OpImageGather", fe.tid(rt), si, coord, comp, *tail), rt)
+    if four is None:
+        tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
+        four = fe.op("OpImageGather", fe.tid(rt), si, coord, comp, *tail)
+    return fe.convert(four, rt, e.type)
 
 
 def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -116,6 +143,10 @@ def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)
     coord, dref = fe.expr(e.args[2]), fe.expr(e.args[3])
+    four = _four_gathers(fe, e, 4, lambda tail: fe.op("OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail),
+                         e.type)
+    if four is not None:
+        return four
     tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])
     return fe.op("OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail)
 

@@ -46,8 +46,10 @@ _FORMATS = {
     ("float", 16, 1): "R16f", ("float", 16, 2): "Rg16f", ("float", 16, 4): "Rgba16f",
     ("int", 32, 1): "R32i", ("int", 32, 2): "Rg32i", ("int", 32, 4): "Rgba32i",
     ("uint", 32, 1): "R32ui", ("uint", 32, 2): "Rg32ui", ("uint", 32, 4): "Rgba32ui",
+    ("int", 16, 1): "R16i", ("int", 16, 2): "Rg16i", ("int", 16, 4): "Rgba16i",
+    ("uint", 16, 1): "R16ui", ("uint", 16, 2): "Rg16ui", ("uint", 16, 4): "Rgba16ui",
 }
-_EXTENDED_FORMATS = frozenset(("Rg32f", "Rg16f", "R16f", "Rg32i", "Rg32ui"))
+_EXTENDED_FORMATS = frozenset(("Rg32f", "Rg16f", "R16f", "Rg32i", "Rg32ui", "R16i", "Rg16i", "R16ui", "Rg16ui"))
 
 
 def kind_of(t: Resource) -> Kind:
@@ -72,6 +74,8 @@ def texel_scalar(t: Resource) -> tuple[Scalar, int]:
     uint words (as DXC splits it for DXIL): Vulkan has no 64-bit float images, and 64-bit integer
     images need Int64ImageEXT, which lavapipe and most drivers lack."""
     s, n = element_scalar(t)
+    if s.width == 16:           # Vulkan images have 32-bit sampled types: 16-bit texels convert (as DXC)
+        return Scalar(s.kind, 32), n
     if s.width != 64:
         return s, n
     if n > 2:
@@ -258,7 +262,8 @@ class ResourceLowering:
         sampled_type = self.T.scalar(s)
         fmt: str | None = "Unknown"
         if k.writable:
-            fmt = _FORMATS.get((s.kind, s.width, n if n != 3 else 4))
+            es = element_scalar(t)[0]       # the format keeps a 16-bit element's width (Rgba16f, R16ui, ...)
+            fmt = _FORMATS.get((s.kind, es.width if es.width == 16 else s.width, n if n != 3 else 4))
             if fmt is None:
                 fmt = "Unknown"
                 self.b.capability("StorageImageWriteWithoutFormat")

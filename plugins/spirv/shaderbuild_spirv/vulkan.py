@@ -40,6 +40,8 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_Position", "pixel", "in"): "FragCoord",
     ("SV_VertexID", "vertex", "in"): "VertexIndex",
     ("SV_InstanceID", "vertex", "in"): "InstanceIndex",
+    ("SV_StartVertexLocation", "vertex", "in"): "BaseVertex",
+    ("SV_StartInstanceLocation", "vertex", "in"): "BaseInstance",
     ("SV_IsFrontFace", "pixel", "in"): "FrontFacing",
     ("SV_Depth", "pixel", "out"): "FragDepth",
     ("SV_Coverage", "pixel", "in"): "SampleMask",

@@ -56,6 +56,7 @@ class SemaBase:
         one_vector_elements: dict[int, str]
         unset_vars: set[int]
         used_vars: set[int]
+        const_locals: dict[int, ir.Expr]
         declared_locals: list[ir.Variable]
         readonly_temps: set[int]
         stmt_loc: SourceLoc | None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
-from ...ir.intrinsics import INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
+from ...ir.intrinsics import FLOAT32_ONLY, FLOAT_LIKE, INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -45,6 +45,14 @@ class CallLowering(SemaBase):
             assert self.fn is not None      # fn_info is set: inside a method's body
             this_var = self.fn.params[0].var
             return self.user_call(callee.name, own[callee.name], e.args, e.loc, this=ir.VarRef(this_var))
+        if this_struct is not None and sym is None and "::" in callee.name:    # `Base::f()` inside a method
+            owner, _, name = callee.name.rpartition("::")
+            base = self.types.named.get(owner)
+            if isinstance(base, ir.Struct) and (base.name == this_struct.name or self.derives_from(this_struct, base)):
+                seen = self.inherited_methods(this_struct, base.name)
+                if name in seen:
+                    assert self.fn is not None
+                    return self.user_call(name, seen[name], e.args, e.loc, this=ir.VarRef(self.fn.params[0].var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
         if isinstance(sym, VarSymbol) and isinstance(sym.var.type, ir.Struct) \
@@ -352,6 +360,10 @@ class CallLowering(SemaBase):
                 if kind_key == "f" and ("i" in kinds or "u" in kinds):
                     raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
                 scalar = fallback[kinds[0]]
+        if scalar == ir.DOUBLE and sig.name in FLOAT_LIKE:
+            scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
+        if scalar.kind == "float" and scalar.width != 32 and sig.name in FLOAT32_ONLY:
+            scalar = ir.FLOAT       # DXC: float<> is 32-bit float only
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
         exprs: list[ir.Expr] = values  # type: ignore[assignment]   # None only for 'O': not converted
@@ -560,6 +572,16 @@ class CallLowering(SemaBase):
     def special_asfloat(self, name, args, loc):
         return self._bitcast(name, args, loc, ir.FLOAT)
 
+    def special_as16(self, name, args, loc):
+        """asfloat16 / asint16 / asuint16 (SM 6.2, -enable-16bit-types): the bits of a 16-bit value."""
+        self.check_stage(name, None, (6, 2), loc)
+        spelling = {"asfloat16": "float16_t", "asint16": "int16_t", "asuint16": "uint16_t"}[name]
+        to = self.types.resolve(ast.TypeRef(loc, spelling))      # (refused without 16-bit types)
+        assert isinstance(to, ir.Scalar)
+        return self._bitcast(name, args, loc, to)
+
+    special_asfloat16 = special_asint16 = special_asuint16 = special_as16
+
     def special_asdouble(self, name, args, loc):
         lo, hi = self._numeric_args(name, args, 2, loc)
         lo, hi = self.convert(lo, ir.UINT, loc), self.convert(hi, ir.UINT, loc)
@@ -627,6 +649,54 @@ class CallLowering(SemaBase):
         self._fixed_vector_arg(name, args, 2, vals[2], u4, loc)
         vals = [self.convert(v, t, a.loc) for v, t, a in zip(vals, wants, args)]
         return ir.Intrinsic(name, vals, u4)
+
+    def special_packed_dot(self, name, args, loc):
+        """uint dot4add_u8packed(uint, uint, uint), int dot4add_i8packed(uint, uint, int) and
+        float dot2add(half2, half2, float) (SM 6.4): expanded by passes/polyfill.py."""
+        self.check_stage(name, None, (6, 4), loc)
+        vals = self._numeric_args(name, args, 3, loc)
+        if name == "dot2add":
+            h2 = ir.Vector(self.types.resolve(ast.TypeRef(loc, "half")), 2)    # 32-bit without 16-bit types
+            for i in (0, 1):
+                self._fixed_vector_arg(name, args, i, vals[i], h2, loc)
+            self._scalar_arg(name, args, args[2], vals[2])
+            wants: tuple[ir.Type, ...] = (h2, h2, ir.FLOAT)
+        else:
+            for a, v in zip(args, vals):
+                self._scalar_arg(name, args, a, v)
+            wants = (ir.UINT, ir.UINT, ir.INT if name == "dot4add_i8packed" else ir.UINT)
+        vals = [self.convert(v, t, a.loc) for v, t, a in zip(vals, wants, args)]
+        return ir.Intrinsic(name, vals, wants[2])
+
+    special_dot4add_u8packed = special_dot4add_i8packed = special_dot2add = special_packed_dot
+
+    def special_pack_bytes(self, name, args, loc):
+        """pack_u8 / pack_s8 (a 4-vector of 32- or 16-bit integers) and pack_clamp_u8 / pack_clamp_s8 (of
+        signed ones) (SM 6.6): a uint holding four bytes; expanded by passes/polyfill.py."""
+        self.check_stage(name, None, (6, 6), loc)
+        (v,) = self._numeric_args(name, args, 1, loc)
+        s = ir.scalar_of(v.type)
+        ok_kinds = ("int",) if name.startswith("pack_clamp") else ("int", "uint")
+        if not (isinstance(v.type, ir.Vector) and v.type.size == 4 and s is not None and s.kind in ok_kinds
+                and s.width in (16, 32)):
+            want = "int4 or int16_t4" if len(ok_kinds) == 1 else "a 4-vector of 32- or 16-bit integers"
+            raise error(f"no matching intrinsic for call to '{name}': the argument must be {want}, "
+                        f"not '{v.type}'", args[0].loc)
+        return ir.Intrinsic(name, [v], ir.UINT)
+
+    special_pack_u8 = special_pack_s8 = special_pack_clamp_u8 = special_pack_clamp_s8 = special_pack_bytes
+
+    def special_unpack_bytes(self, name, args, loc):
+        """unpack_u8u32 / unpack_s8s32 (uint4 / int4) and unpack_u8u16 / unpack_s8s16 (16-bit, needs
+        -enable-16bit-types) of a packed uint (SM 6.6); expanded by passes/polyfill.py."""
+        self.check_stage(name, None, (6, 6), loc)
+        (v,) = self._numeric_args(name, args, 1, loc)
+        self._scalar_arg(name, args, args[0], v)
+        signed = name.startswith("unpack_s")
+        elem = self.types.resolve(ast.TypeRef(loc, ("int" if signed else "uint") + ("16_t" if name.endswith("16") else "")))
+        return ir.Intrinsic(name, [self.convert(v, ir.UINT, args[0].loc)], ir.Vector(elem, 4))
+
+    special_unpack_u8u32 = special_unpack_s8s32 = special_unpack_u8u16 = special_unpack_s8s16 = special_unpack_bytes
 
     def special_DispatchMesh(self, name, args, loc):  # noqa: N802 - the HLSL spelling
         """DispatchMesh(x, y, z, payload): the payload is a groupshared struct variable, passed as
@@ -711,8 +781,17 @@ class CallLowering(SemaBase):
                         f"not '{t}'", callee.loc)
         if isinstance(t, ir.Struct):
             methods = self.methods.get(t.name, {}).get(callee.name)
+            if "::" in callee.name:         # `d.Base::f()`: Base's f (or the one Base inherits), on d
+                owner, _, short = callee.name.rpartition("::")
+                base_t = self.types.named.get(owner)
+                if isinstance(base_t, ir.Struct) and (base_t.name == t.name or self.derives_from(t, base_t)):
+                    methods = self.inherited_methods(t, base_t.name).get(short)
             if not methods:
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
+            if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
+                tmp = self.temp(t)
+                self.emit(ir.Store(ir.VarRef(tmp), self.load(base), loc))
+                base = ir.VarRef(tmp)
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
             template = self.resolve_type(callee.template, []) if callee.template is not None else None
@@ -725,6 +804,18 @@ class CallLowering(SemaBase):
 
     def void_value(self, loc: SourceLoc) -> ir.Expr:
         return _VoidValue(loc)
+
+
+def _read_only(place: ir.Expr) -> bool:
+    """Whether a struct place lives in read-only memory (a constant buffer, an SRV element, a const)."""
+    while isinstance(place, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+        place = place.base
+    if isinstance(place, ir.BufferElem):
+        r = place.resource.type
+        while isinstance(r, ir.Array):
+            r = r.elem
+        return isinstance(r, ir.Resource) and KINDS[r.kind].access != "UAV"
+    return isinstance(place, ir.VarRef) and (place.var.const or place.var.storage is ir.Storage.UNIFORM)
 
 
 def _is_block(place: ir.Expr, kind: str) -> bool:

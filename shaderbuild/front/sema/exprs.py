@@ -14,7 +14,15 @@ from .. import ast
 from .base import SemaBase
 from .conversions import common_scalar, common_shape, shape_accepts, shape_of, with_scalar
 from .heaps import HeapElement, HeapLowering
-from .scope import EnumConstSymbol, FuncSymbol, SpecConstSymbol, SubobjectSymbol, TypeSymbol, VarSymbol
+from .scope import (
+    EnumConstSymbol,
+    FuncSymbol,
+    SpecConstSymbol,
+    StringSymbol,
+    SubobjectSymbol,
+    TypeSymbol,
+    VarSymbol,
+)
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 
@@ -396,6 +404,12 @@ class ExprLowering(HeapLowering, SemaBase):
         if self.is_place_expr(e.base):
             return self.load(self.place(e, for_write=False))
         base = self.rvalue(e.base)
+        bt = base.type
+        if isinstance(bt, ir.Struct) and "operator[]" in self.methods.get(bt.name, {}):
+            held = self.temp(bt, "operand")     # a value such as another operator[]'s result (`m[i][j]`)
+            self.emit(ir.Store(ir.VarRef(held), base, e.loc))
+            return self.user_call("operator[]", self.methods[bt.name]["operator[]"], [e.index], e.loc,
+                                  this=ir.VarRef(held))
         idx = self.index_value(e.index)
         if isinstance(idx, ir.Const):
             n = self.index_bound(base.type)
@@ -464,6 +478,11 @@ class ExprLowering(HeapLowering, SemaBase):
         if self.is_struct_operand(e.lhs):
             return self.operator_call(e)
         a = self.rvalue(e.lhs)
+        if isinstance(a.type, ir.Struct) and "operator" + op in self.methods.get(a.type.name, {}):
+            held = self.temp(a.type, "operand")      # a struct value such as `(x + y) * k`'s left side
+            self.emit(ir.Store(ir.VarRef(held), a, e.loc))
+            return self.user_call("operator" + op, self.methods[a.type.name]["operator" + op], [e.rhs], e.loc,
+                                  this=ir.VarRef(held))
         b = self.rvalue(e.rhs)
         return self.binary(op, a, b, e.loc)
 
@@ -702,9 +721,15 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
             return isinstance(sym, VarSymbol) and not (sym.const_value is not None and isinstance(sym.var.type, ir.Scalar))
+        if isinstance(e, ast.Index) and self.has_index_operator(e.base):
+            return False            # an operator[] call gives a value
         if isinstance(e, (ast.Member, ast.Index)):
             return self.is_place_expr(e.base) and self.indexed_load_parts(e) is None
         return False
+
+    def has_index_operator(self, e: ast.Expr) -> bool:
+        t = self.peek_type(e)
+        return isinstance(t, ir.Struct) and "operator[]" in self.methods.get(t.name, {})
 
     def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
         if isinstance(e, ast.Name):
@@ -714,7 +739,9 @@ class ExprLowering(HeapLowering, SemaBase):
             if not isinstance(sym, VarSymbol):
                 kind = ("function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol)
                         else "specialization constant" if isinstance(sym, SpecConstSymbol)
-                        else "state-object subobject" if isinstance(sym, SubobjectSymbol) else "constant")
+                        else "state-object subobject" if isinstance(sym, SubobjectSymbol)
+                        else "string (only printf, which is not supported, reads strings)"
+                        if isinstance(sym, StringSymbol) else "constant")
                 raise error(f"'{e.name}' is a {kind}, not a variable", e.loc)
             var = sym.var
             if for_write and (var.const or var.storage is ir.Storage.UNIFORM):

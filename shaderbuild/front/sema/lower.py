@@ -37,6 +37,7 @@ from .scope import (
     FuncSymbol,
     Scope,
     SpecConstSymbol,
+    StringSymbol,
     SubobjectSymbol,
     TypeSymbol,
     VarSymbol,
@@ -95,6 +96,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         # the locals of the functions being analysed
         self.unset_vars: set[int] = set()
         self.used_vars: set[int] = set()
+        self.const_locals: dict[int, ir.Expr] = {}     # id(const local) -> its initializer (sema/resources.py)
         self.declared_locals: list[ir.Variable] = []
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope(_predefined_scope())
@@ -570,6 +572,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
             return
+        if d.type.name == "string" and "string" not in self.types.named:
+            self.string_global(d)
+            return
         if not local_static:
             check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
@@ -675,6 +680,16 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.struct_resource_global(d, t)
             return
         self.loose_uniform(d, t)
+
+    def string_global(self, d: ast.VarDecl) -> None:
+        """`string s = "...";` at global scope: checked as DXC does, then dropped (no code reads a string)."""
+        if d.dims:
+            raise error("array of type string is not supported", d.loc)
+        init = d.init.items[0] if isinstance(d.init, ast.InitList) and len(d.init.items) == 1 else d.init
+        if init is not None and not isinstance(init, ast.StringLit) and not (
+                isinstance(init, ast.Name) and isinstance(self.scope.lookup(init.name), StringSymbol)):
+            raise error("a string can only be initialized with a string literal or another string", init.loc)
+        self.declare(d.name, StringSymbol(d.loc), d.loc)
 
     def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute, local: bool) -> None:
         """`[[vk::constant_id(N)]] const T name = literal;` (DXC SPIR-V.rst, "Specialization constants"):
@@ -933,6 +948,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
         for p in d.params:
             check_modifiers(p.qualifiers, PARAMETER, p.loc)
+            self.written_major(p.qualifiers, p.type, p.loc)     # conflicting orientations are errors here too
             t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             self.check_type_qualifiers(p.qualifiers, t, p.loc)
             q = p.qualifiers
@@ -1310,7 +1326,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
 
 def _interpolation(quals) -> str | None:
-    return next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in quals), None)
+    """One mode; `noperspective` keeps a `centroid` / `sample` beside it ("noperspective centroid", as D3D's
+    LinearNoperspectiveCentroid and DXC's NoPerspective + Centroid decorations)."""
+    where = next((q for q in ("centroid", "sample") if q in quals), None)
+    if "noperspective" in quals and "nointerpolation" not in quals:
+        return f"noperspective {where}" if where else "noperspective"
+    return next((q for q in ("nointerpolation", "centroid", "sample", "linear") if q in quals), None)
 
 
 class MemberOfThis(VarSymbol):

@@ -11,6 +11,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
+from .exprs import scalar_value
 from .heaps import HeapElement
 
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
@@ -124,6 +125,8 @@ class ResourceLowering(SemaBase):
                 return loaded
             if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 64:
                 return self._byte_address_wide(res, addr, t, None)
+            if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 16:
+                return self._byte_address_narrow(res, addr, t, None)
             if not ir.is_numeric(t) or ir.scalar_of(t).width != 32:
                 raise error(f"Load<{t}> supports 32-bit scalar, vector and matrix types", loc)
             return ir.Intrinsic("Load", [res, addr], t)
@@ -140,6 +143,11 @@ class ResourceLowering(SemaBase):
             if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
                 self._byte_address_wide(res, addr, want, value)
                 return self.void_value(loc)
+            if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 16:
+                self._byte_address_narrow(res, addr, want, value)
+                return self.void_value(loc)
+            if ir.is_numeric(want) and ir.scalar_of(want).width != 32:
+                raise error(f"Store<{want}> supports 16-, 32- and 64-bit scalar and vector types", loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
         if name in ATOMICS:
@@ -204,6 +212,35 @@ class ResourceLowering(SemaBase):
             return value
         return comps[0] if n == 1 else ir.Construct(t, comps)
 
+    def _byte_address_narrow(self, res, addr: ir.Expr, t: ir.Scalar | ir.Vector, value: ir.Expr | None) -> ir.Expr:
+        """Load<T>/Store<T> of 16-bit scalars and vectors (half, int16_t, uint16_t with -enable-16bit-types):
+        component i is the 16 bits at addr + 2 i, in the 32-bit word holding them (low half first); a store
+        rewrites only its half of the word (read, mask, write: the words hold 32-bit units on both targets)."""
+        s = ir.scalar_of(t)
+        n = t.size if isinstance(t, ir.Vector) else 1
+        u = ir.UINT
+        k = lambda x: ir.Const(u, x)  # noqa: E731
+        addr = self.stable(addr)
+        value = None if value is None else self.stable(value)
+        comps: list[ir.Expr] = []
+        for i in range(n):
+            a = self.stable(ir.Binary("add", addr, k(2 * i), u) if i else addr)
+            word_addr = self.stable(ir.Binary("bitand", a, k(0xFFFFFFFC), u))
+            shift = self.stable(ir.Binary("shl", ir.Binary("bitand", a, k(2), u), k(3), u))
+            word = self.stable(ir.Intrinsic("Load", [res, word_addr], u))
+            if value is None:
+                bits = ir.Convert(ir.Binary("shr", word, shift, u), ir.UINT16)
+                comps.append(bits if s == ir.UINT16 else ir.Bitcast(bits, s))
+                continue
+            c = ir.Swizzle(value, (i,), s) if n > 1 else value
+            bits16 = c if s == ir.UINT16 else ir.Bitcast(c, ir.UINT16)
+            keep = ir.Binary("bitand", word, ir.Unary("bitnot", ir.Binary("shl", k(0xFFFF), shift, u), u), u)
+            new = ir.Binary("bitor", keep, ir.Binary("shl", ir.Convert(bits16, u), shift, u), u)
+            self.emit(ir.Eval(ir.Intrinsic("Store", [res, word_addr, new], ir.VOID)))
+        if value is not None:
+            return value
+        return comps[0] if n == 1 else ir.Construct(t, comps)
+
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
                                 loc: SourceLoc) -> ir.Expr | None:
         """Load<S>/Store<S> for a struct or array S: per-member Load/Store intrinsics of the
@@ -230,6 +267,8 @@ class ResourceLowering(SemaBase):
                 for j in range(ty.size):
                     walk(ir.IndexRef(place, ir.Const(ir.UINT, j), ty.elem), ty.elem, off + j * stride, row_major)
             elif isinstance(ty, ir.Matrix):
+                if ty.elem.width != 32:
+                    raise error(f"Load<{t}>/Store<{t}>: matrix member type '{ty}' needs 32-bit components", loc)
                 lay = layout_of(ty, "dx_structured", row_major)
                 rm = lay.row_major if lay.row_major is not None else row_major
                 ms, es = lay.matrix_stride or 0, 4
@@ -239,8 +278,10 @@ class ResourceLowering(SemaBase):
                         walk(ir.IndexRef(row, ir.Const(ir.UINT, c), ty.elem), ty.elem,
                              off + (rr * ms + c * es if rm else c * ms + rr * es), rm)
             else:
-                if not ir.is_numeric(ty) or ir.scalar_of(ty).width != 32:
-                    raise error(f"Load<{t}>/Store<{t}>: member type '{ty}' is not a 32-bit scalar or vector", loc)
+                elem = ir.scalar_of(ty) if ir.is_numeric(ty) else None
+                if elem is None or elem.width not in (16, 32, 64):
+                    raise error(f"Load<{t}>/Store<{t}>: member type '{ty}' is not a 16-, 32- or 64-bit scalar or "
+                                f"vector", loc)
                 leaves.append((place, off, ty))
 
         walk(ir.VarRef(var), t, 0, bool(self.options.row_major))
@@ -248,6 +289,15 @@ class ResourceLowering(SemaBase):
             a = self.load(ir.VarRef(base))
             if off:
                 a = ir.Binary("add", a, ir.Const(ir.UINT, off), ir.UINT)
+            width = ir.numeric_scalar(ty).width
+            if width != 32:         # 16- and 64-bit members: the narrow / wide paths
+                assert isinstance(ty, (ir.Scalar, ir.Vector))
+                wide_or_narrow = self._byte_address_narrow if width == 16 else self._byte_address_wide
+                if value is None:
+                    self.emit(ir.Store(place, wide_or_narrow(res, a, ty, None), loc))
+                else:
+                    wide_or_narrow(res, a, ty, self.load(place))
+                continue
             # bool members are 32-bit words (0 / 1), as in a StructuredBuffer
             wt = ir.vec(ir.UINT, ty.size) if isinstance(ty, ir.Vector) else ir.UINT
             wt = wt if ir.scalar_of(ty) == ir.BOOL else ty
@@ -270,7 +320,10 @@ class ResourceLowering(SemaBase):
                 self.stage_error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
                                  f"(or compute shaders from shader model 6.6); use SampleLevel", loc)
             n = 2 + len(extras)
-            self._arity(name, args, (n, n + 1) if noff else (n,), loc)
+            # a trailing float clamp (the smallest mip level read) after the offset: Sample, SampleBias,
+            # SampleGrad and SampleCmp; in the IR the offset is an int operand, the clamp a float one
+            clamps = name in ("Sample", "SampleBias", "SampleGrad", "SampleCmp")
+            self._arity(name, args, tuple(range(n, n + 1 + int(bool(noff)) + int(clamps))), loc)
             samp = self._sampler(args[0], comparison, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord]
@@ -278,18 +331,24 @@ class ResourceLowering(SemaBase):
                 a = args[2 + i]
                 t = ir.vec(ir.FLOAT, ncoord - int(info.arrayed)) if what in ("ddx", "ddy") else ir.FLOAT
                 ops.append(self.convert(self.rvalue(a), t, a.loc))
-            if len(args) > n:
-                ops.append(self._offset(args[n], noff))
+            rest = args[n:]
+            if noff and rest:
+                ops.append(self._offset(rest[0], noff))
+                rest = rest[1:]
+            if rest:
+                ops.append(self.convert(self.rvalue(rest[0]), ir.FLOAT, rest[0].loc))
             rt = ir.FLOAT if comparison else elem
             return ir.Intrinsic(name, ops, rt)
         if name in GATHER_METHODS or name in GATHER_CMP_METHODS:
-            cmp = name in GATHER_CMP_METHODS      # (s, location, compare value[, offset])
+            cmp = name in GATHER_CMP_METHODS      # (s, location, compare value[, offset, or 4 offsets])
             n = 3 if cmp else 2
-            self._arity(name, args, (n, n + 1) if noff else (n,), loc)
+            # four offsets (one per gathered texel) for the single-channel forms of 2-D textures
+            four = noff == 2 and name not in ("Gather", "GatherCmp")
+            self._arity(name, args, (n, n + 1, n + 4) if four else (n, n + 1) if noff else (n,), loc)
             samp = self._sampler(args[0], cmp, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self.convert(self.rvalue(args[2]), ir.FLOAT, args[2].loc)] if cmp else [])
-            ops += [self._offset(args[n], noff)] if len(args) > n else []
+            ops += [self._offset(a, noff) for a in args[n:]]
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
@@ -440,9 +499,52 @@ class ResourceLowering(SemaBase):
         elif isinstance(e, ir.Swizzle):
             a = comps(e.value)
             vals = None if a is None else [a[i] for i in e.comps]
+        elif isinstance(e, ir.Load):        # a const variable's element, field or swizzle
+            held = self._held_value(e.place)
+            return None if held is None else self._constant(held)
+        elif isinstance(e, ir.Convert) and ir.scalar_of(e.value.type) in (ir.INT, ir.UINT):
+            a = comps(e.value)
+            vals = None if a is None else [scalar_value(s, x) for x in a]
+            vals = vals * n if vals is not None and len(vals) == 1 else vals
+        elif isinstance(e, ir.Select):
+            c = self._constant(e.cond) if isinstance(e.cond.type, ir.Scalar) else None
+            vals = None if c is None else comps(e.true if c.value else e.false)
+        elif isinstance(e, ir.Intrinsic) and e.name in ("min", "max", "abs") and not e.precise:
+            args = [comps(a) for a in e.args]
+            if all(a is not None and len(a) == n for a in args):
+                pick = {"min": min, "max": max, "abs": lambda x: scalar_value(s, abs(x))}[e.name]
+                vals = [pick(*xs) for xs in zip(*args)]        # type: ignore[operator]
         if vals is None or len(vals) != n:
             return None
         return ir.Const(e.type, tuple(vals) if n > 1 else vals[0])
+
+    def _held_value(self, p: ir.Expr) -> ir.Expr | None:
+        """The initializer expression for what place `p` of a `const` variable holds (a static const or a
+        const local with an initializer), through constant indices, fields and swizzles; None otherwise."""
+        if isinstance(p, ir.VarRef):
+            v = p.var
+            if not v.const:
+                return None
+            return v.init if v.storage is ir.Storage.PRIVATE else self.const_locals.get(id(v))
+        if not isinstance(p, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            return None
+        base = self._held_value(p.base)
+        if base is None:
+            return None
+        if isinstance(p, ir.SwizzleRef):
+            return ir.Swizzle(base, p.comps, p.type)
+        if isinstance(p, ir.FieldRef):
+            i: int | None = p.index
+        else:
+            c = self._constant(p.index)
+            i = c.value if c is not None and isinstance(c.value, int) else None
+        if i is None or not isinstance(base.type, (ir.Array, ir.Struct)):
+            return None
+        if isinstance(base, ir.Construct) and 0 <= i < len(base.parts) and base.parts[i].type == p.type:
+            return base.parts[i]
+        if isinstance(base, ir.Const) and isinstance(base.value, tuple) and 0 <= i < len(base.value):
+            return ir.Const(p.type, base.value[i])
+        return None
 
     def _arity(self, name: str, args: list, counts: tuple[int, ...], loc: SourceLoc) -> None:
         if len(args) not in counts:

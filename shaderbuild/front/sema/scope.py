@@ -58,11 +58,18 @@ class SubobjectSymbol(Record):
     subobject: ir.Subobject
 
 
+class StringSymbol(Record):
+    """A global `string` (DXC accepts them; only printf, which we lack, could read one): a name without a value."""
+
+    loc: SourceLoc
+
+
 class ErrorSymbol(Record):
     """A name whose declaration had an error (already reported): looking it up abandons the use silently."""
 
 
-Symbol = VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol | SubobjectSymbol | ErrorSymbol
+Symbol = (VarSymbol | FuncSymbol | EnumConstSymbol | SpecConstSymbol | TypeSymbol | SubobjectSymbol | StringSymbol
+          | ErrorSymbol)
 
 
 class Scope:

@@ -156,6 +156,8 @@ class StmtLowering(SemaBase):
         if init is not None:
             self.emit(ir.Store(ir.VarRef(var), init, d.loc))
             self.mark_initialized(var)
+            if var.const:
+                self.const_locals[id(var)] = init
         elif var.const:
             raise error(f"const variable '{d.name}' must be initialized", d.loc)
         elif self.holds_bitfields(t):   # writing one bit-field reads its unit: never an undefined value
@@ -236,8 +238,10 @@ class StmtLowering(SemaBase):
         sel = self.rvalue(s.selector)
         if not (isinstance(sel.type, ir.Scalar) and sel.type.kind in ("int", "uint", "bool")):
             raise error(f"switch condition must be an integer, not '{sel.type}'", s.selector.loc)
-        sel_type = ir.INT if sel.type.kind != "uint" else ir.UINT
+        wide = sel.type.width == 64 and sel.type.kind != "bool"     # a 64-bit condition keeps its width
+        sel_type = sel.type if wide else ir.INT if sel.type.kind != "uint" else ir.UINT
         sel = self.convert(sel, sel_type, s.selector.loc)
+        bits = sel_type.width
         cases: list[ir.SwitchCase] = []
         seen: dict[int, object] = {}
         has_default = False
@@ -254,7 +258,7 @@ class StmtLowering(SemaBase):
                         has_default = is_default = True
                         continue
                     v = self.const_int(lab.value)
-                    wrapped = v & 0xFFFFFFFF if sel_type.kind == "uint" else ((v + 2**31) % 2**32) - 2**31
+                    wrapped = v % 2**bits if sel_type.kind == "uint" else ((v + 2**(bits - 1)) % 2**bits) - 2**(bits - 1)
                     if wrapped != v:    # converted to the condition's type, as DXC (clang) does
                         self.sink.warning(f"overflow converting case value to switch condition type ({v} to {wrapped})",
                                           lab.loc)
@@ -270,7 +274,22 @@ class StmtLowering(SemaBase):
         finally:
             self.pop_scope()
             self.switch_depth -= 1
+        if wide:
+            sel, cases = self.narrow_switch(sel, cases)
         self.emit(ir.Switch(sel, cases))
+
+    def narrow_switch(self, sel: ir.Expr, cases: list[ir.SwitchCase]) -> tuple[ir.Expr, list[ir.SwitchCase]]:
+        """A 64-bit switch as a 32-bit one on the position of the matching case value (a chain of
+        compares; no match gives one past the last), so neither backend needs 64-bit case literals."""
+        tmp = self.temp(sel.type, "switch_value")
+        self.emit(ir.Store(ir.VarRef(tmp), sel))
+        values = [v for c in cases for v in c.values]
+        index: ir.Expr = ir.Const(ir.UINT, len(values))
+        for i, v in reversed(list(enumerate(values))):
+            hit = ir.Binary("eq", self.load(ir.VarRef(tmp)), ir.Const(sel.type, v), ir.BOOL)
+            index = ir.Select(hit, ir.Const(ir.UINT, i), index, ir.UINT)
+        numbered = iter(range(len(values)))
+        return index, [ir.SwitchCase([next(numbered) for _ in c.values], c.is_default, c.body) for c in cases]
 
     def st_BreakStmt(self, s: ast.BreakStmt) -> None:
         if self.loop_depth == 0 and self.switch_depth == 0:

@@ -11,6 +11,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_KINDS
 from .. import ast
+from ..parser import SAMPLER_ALIASES
 
 # spelling -> (kind, width, width with -enable-16bit-types)
 SCALAR_SPELLINGS: dict[str, tuple[str, int, int]] = {
@@ -143,7 +144,9 @@ class TypeResolver:
             if self.element_major is not None and _has_matrix(elem) and self.element_major(arg):
                 return ir.Resource(name, elem, row_major=True)
             return ir.Resource(name, elem, samples=samples)
-        if name == "sampler":
+        if name in ("uint8_t4_packed", "int8_t4_packed"):    # SM 6.6 packed bytes: a uint (pack_u8, unpack_s8s32)
+            return ir.UINT
+        if name in SAMPLER_ALIASES:       # DXC turns the dimension-typed samplers into sampler states
             return ir.Resource("SamplerState")
         if name == "RayDesc":
             return RAY_DESC
@@ -162,6 +165,9 @@ class TypeResolver:
         if name in SUBOBJECT_KINDS:      # only a global declaration of its own (sema/subobjects.py)
             raise error(f"'{name}' is a state-object subobject: it can only be the type of a global variable "
                         f"with an initializer list", ref.loc)
+        if name == "string":
+            raise error("a string declaration may only appear at global scope (not as an array, field, parameter, "
+                        "return value or local)", ref.loc)
         raise error(f"unknown type name '{name}'", ref.loc)
 
     def _patch(self, ref: ast.TypeRef) -> ir.Type:
