@@ -121,6 +121,8 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", side_effects=True),
     *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+    # the `out uint status` of a texture read (WITH_STATUS): true when every texel read was resident
+    *_sigs("CheckAccessFullyMapped", "u", "b", "u"),
     # DXR system values and ray-tracing calls (TraceRay, ReportHit and CallShader take a payload,
     # attribute or callable-data struct: typed in sema/calls.py, listed in SPECIAL)
     *_sigs("DispatchRaysIndex DispatchRaysDimensions", "", "u3", "u", stages=RAY_ALL, min_sm=_DXR),
@@ -211,6 +213,10 @@ METHODS = frozenset({
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
 })
 
+# WithStatus(read, status place): a texture read given an `out uint status` (Sample(s, uv, offset, clamp,
+# status), Load(location, offset, status), ...), the read's residency status stored into the place
+WITH_STATUS = "WithStatus"
+
 NATIVE, POLYFILL, SEMA = "native", "polyfill", "sema"
 
 # names sema rewrites into other IR; everything else reaches a backend as ir.Intrinsic(name)
@@ -232,7 +238,7 @@ POLYFILLABLE = frozenset({
 
 LOWERING: dict[str, str] = {
     name: SEMA if name in _SEMA_EXPANDED else POLYFILL if name in POLYFILLABLE else NATIVE
-    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS, *GS_OPERATIONS, *RAYQUERY_METHODS})
+    for name in sorted({*INTRINSICS, *SPECIAL, *METHODS, *GS_OPERATIONS, *RAYQUERY_METHODS, WITH_STATUS})
 }
 # every name a backend must lower natively, polyfill, or declare unsupported (with a reason)
 BACKEND_NAMES = frozenset(n for n, how in LOWERING.items() if how != SEMA)

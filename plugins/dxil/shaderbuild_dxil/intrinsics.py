@@ -8,6 +8,7 @@ Everything works on scalarised values (lists of LLVM scalars).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -601,6 +602,38 @@ def _clamp_bias(bias: Value) -> Value:
     return bias
 
 
+# while a `WithStatus` read is lowered: the ResRet values of its resource operations (the status is
+# a ResRet's fifth element, as DXC reads it)
+_RESRETS: ContextVar[list[Value] | None] = ContextVar("_RESRETS", default=None)
+
+
+def _resret(rr: Value) -> Value:
+    codes = _RESRETS.get()
+    if codes is not None:
+        codes.append(rr)
+    return rr
+
+
+@intrinsic("WithStatus")
+def _with_status(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """WithStatus(texture read, status place): the read, and the fifth element of its ResRet stored."""
+    rets: list[Value] = []
+    token = _RESRETS.set(rets)
+    try:
+        vals = L.expr(e.args[0])
+    finally:
+        _RESRETS.reset(token)
+    if len(rets) != 1:
+        raise error(f"the status of '{e.args[0]}' is not supported by the DXIL backend")
+    L.place(e.args[1]).write(L, [L.b.extract_value(rets[0], 4)])
+    return vals
+
+
+@intrinsic("CheckAccessFullyMapped")
+def _check_access_fully_mapped(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return [L.ops.call(L.b, "CheckAccessFullyMapped", "i32", [L.expr(e.args[0])[0]])]
+
+
 @intrinsic(*SAMPLE_METHODS)
 def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """tex.Sample*(sampler, location, [extra...], [offset]) -> ResRet components."""
@@ -629,7 +662,7 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         args.append(L.expr(rest[0])[0] if rest else Undef(T.f32))      # the level-of-detail clamp
     n = len(component_types(e.type))
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
-    rr = L.ops.call(L.b, op, ov, args)
+    rr = _resret(L.ops.call(L.b, op, ov, args))
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 
@@ -687,7 +720,7 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         return L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
     if len(per_texel) == 4:     # one offset per texel: four gathers, texel k from the k-th (as DXC)
         return [L.b.extract_value(gather(per_texel[k]), k) for k in range(4)]
-    rr = gather(per_texel[0] if per_texel else [])
+    rr = _resret(gather(per_texel[0] if per_texel else []))
     return [L.b.extract_value(rr, k) for k in range(4)]
 
 
@@ -740,7 +773,7 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     args = [L.handle(res), mip, *_pad(loc, ncoord, T.i32), *[Undef(T.i32)] * (3 - ncoord),
             *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff)]
     n = len(component_types(e.type))
-    rr = L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.numeric_scalar(e.type))), args)
+    rr = _resret(L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.numeric_scalar(e.type))), args))
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 

@@ -159,6 +159,13 @@ def _op(opname: str) -> Lowering:
     return lambda fe, e: _per_row(fe, e, lambda rt, xs: fe.op(opname, fe.tid(rt), *xs))
 
 
+def _check_access_fully_mapped(fe: ExprEmitter, e: Intrinsic) -> int:
+    """The status of a WithStatus read is its residency code (resource_ops._with_status)."""
+    fe.b.capability("SparseResidency")
+    code = fe.op("OpBitcast", fe.tid(INT), fe.expr(e.args[0]))
+    return fe.op("OpImageSparseTexelsResident", fe.tid(e.type), code)
+
+
 def _isfinite(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = fe.tid(e.type)
@@ -834,6 +841,7 @@ TABLE.update({
     "countbits": _wide(_op("OpBitCount")), "reversebits": _wide(_op("OpBitReverse")),
     "firstbithigh": _wide(_firstbit("FindSMsb", "FindUMsb")), "firstbitlow": _wide(_firstbit("FindILsb", "FindILsb")),
     "isnan": _op("OpIsNan"), "isinf": _op("OpIsInf"), "isfinite": _isfinite,
+    "CheckAccessFullyMapped": _check_access_fully_mapped,
     "all": _all_any("OpAll", "OpLogicalAnd"), "any": _all_any("OpAny", "OpLogicalOr"),
     "f32tof16": _f32tof16, "f16tof32": _f16tof32,
     "InterlockedCompareExchange": _compare_exchange, "InterlockedCompareStore": _compare_exchange,

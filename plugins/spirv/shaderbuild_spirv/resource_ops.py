@@ -7,6 +7,7 @@ merged into the intrinsic table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
@@ -49,6 +50,47 @@ def _offset(fe: ExprEmitter, e: Intrinsic, index: int) -> list[int]:
     if not isinstance(a, Const):
         raise error("texture offsets must be compile-time constants")
     return [fe.expr(a)]
+
+
+# ---------------------------------------------------------------- residency status
+# while a `WithStatus` operation is emitted: the residency codes of its image operations (DXC's
+# SPIR-V: each becomes its OpImageSparse* form, the code the status HLSL reads)
+_RESIDENCY: ContextVar[list[int] | None] = ContextVar("_RESIDENCY", default=None)
+SPARSE_FORM = {
+    "OpImageSampleImplicitLod": "OpImageSparseSampleImplicitLod",
+    "OpImageSampleExplicitLod": "OpImageSparseSampleExplicitLod",
+    "OpImageSampleDrefImplicitLod": "OpImageSparseSampleDrefImplicitLod",
+    "OpImageSampleDrefExplicitLod": "OpImageSparseSampleDrefExplicitLod",
+    "OpImageFetch": "OpImageSparseFetch", "OpImageGather": "OpImageSparseGather",
+    "OpImageDrefGather": "OpImageSparseDrefGather", "OpImageRead": "OpImageSparseRead",
+}
+
+
+def _image_op(fe: ExprEmitter, opname: str, type_id: int, *operands: int) -> int:
+    """An image read; its OpImageSparse* form (residency code kept) inside a `WithStatus`."""
+    codes = _RESIDENCY.get()
+    if codes is None:
+        return fe.op(opname, type_id, *operands)
+    fe.b.capability("SparseResidency")
+    st = fe.b.type("OpTypeStruct", fe.tid(INT), type_id)
+    r = fe.op(SPARSE_FORM[opname], st, *operands)
+    codes.append(fe.op("OpCompositeExtract", fe.tid(INT), r, 0))
+    return fe.op("OpCompositeExtract", type_id, r, 1)
+
+
+def _with_status(fe: ExprEmitter, e: Intrinsic) -> int:
+    """WithStatus(texture read, status place): the read, and its residency code stored as the status
+    (CheckAccessFullyMapped reads it back with OpImageSparseTexelsResident)."""
+    codes: list[int] = []
+    token = _RESIDENCY.set(codes)
+    try:
+        v = fe.expr(e.args[0])
+    finally:
+        _RESIDENCY.reset(token)
+    if len(codes) != 1:
+        raise error(f"the status of '{e.args[0]}' is not supported by the SPIR-V backend")
+    fe.store(fe.place(e.args[1]), fe.op("OpBitcast", fe.tid(UINT), codes[0]))
+    return v
 
 
 # ---------------------------------------------------------------- sampling
@@ -99,10 +141,10 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     if dref:
         assert dref_id is not None
         name = "OpImageSampleDrefImplicitLod" if implicit else "OpImageSampleDrefExplicitLod"
-        return fe.op(name, fe.tid(FLOAT), si, coord, dref_id, *tail)
+        return _image_op(fe, name, fe.tid(FLOAT), si, coord, dref_id, *tail)
     s, n, t4 = fe.texel4(p.rv.rtype)
     name = "OpImageSampleImplicitLod" if implicit else "OpImageSampleExplicitLod"
-    return fe.shrink(fe.op(name, fe.tid(t4), si, coord, *tail), s, n, e.type)
+    return fe.shrink(_image_op(fe, name, fe.tid(t4), si, coord, *tail), s, n, e.type)
 
 
 GATHER_COMPONENT = {"Gather": 0, "GatherRed": 0, "GatherGreen": 1, "GatherBlue": 2, "GatherAlpha": 3}
@@ -134,7 +176,7 @@ def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
     four = _four_gathers(fe, e, 3, lambda tail: fe.op("OpImageGather", fe.tid(rt), si, coord, comp, *tail), rt)
     if four is None:
         tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
-        four = fe.op("OpImageGather", fe.tid(rt), si, coord, comp, *tail)
+        four = _image_op(fe, "OpImageGather", fe.tid(rt), si, coord, comp, *tail)
     return fe.convert(four, rt, e.type)
 
 
@@ -148,7 +190,7 @@ def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
     if four is not None:
         return four
     tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])
-    return fe.op("OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail)
+    return _image_op(fe, "OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail)
 
 
 def _lod(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -179,12 +221,12 @@ def _load(fe: ExprEmitter, e: Intrinsic) -> int:
     loc = fe.expr(e.args[1])
     k = rv.kind
     if k.writable:
-        v4 = fe.op("OpImageRead", fe.tid(t4), img, loc)
+        v4 = _image_op(fe, "OpImageRead", fe.tid(t4), img, loc)
     elif k.dim == "Buffer":
-        v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc)
+        v4 = _image_op(fe, "OpImageFetch", fe.tid(t4), img, loc)
     elif k.ms:
         tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3)), ("Sample", [fe.expr(e.args[2])])])
-        v4 = fe.op("OpImageFetch", fe.tid(t4), img, loc, *tail)
+        v4 = _image_op(fe, "OpImageFetch", fe.tid(t4), img, loc, *tail)
     else:
         # Texture.Load(int3(x, y, mip)[, offset]): the last coordinate is the level
         n_loc = ncomp(loc_t)
@@ -193,7 +235,7 @@ def _load(fe: ExprEmitter, e: Intrinsic) -> int:
         coord = fe.swizzle(loc, loc_t, tuple(range(n_loc - 1)), coord_t)
         lod = fe.op("OpCompositeExtract", fe.tid(cs), loc, n_loc - 1)
         tail = _image_operands(fe, [("Lod", [lod]), ("ConstOffset", _offset(fe, e, 2))])
-        v4 = fe.op("OpImageFetch", fe.tid(t4), img, coord, *tail)
+        v4 = _image_op(fe, "OpImageFetch", fe.tid(t4), img, coord, *tail)
     return fe.shrink(v4, s, n, e.type)
 
 
@@ -368,7 +410,7 @@ RESOURCE_METHODS: dict[str, Lowering] = {
     "GatherCmp": _gather_cmp, "GatherCmpRed": _gather_cmp,
     "CalculateLevelOfDetail": _lod, "CalculateLevelOfDetailUnclamped": _lod,
     "Load": _load, "Store": _store,
-    "GetDimensions": _get_dimensions,
+    "GetDimensions": _get_dimensions, "WithStatus": _with_status,
     "IncrementCounter": _increment, "DecrementCounter": _decrement, "Append": _append, "Consume": _consume,
 }
 

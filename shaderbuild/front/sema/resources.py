@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
-from ...ir.intrinsics import ATOMICS, GATHER_CMP_METHODS, GATHER_METHODS, LOD_METHODS, STREAM_METHODS
+from ...ir.intrinsics import ATOMICS, GATHER_CMP_METHODS, GATHER_METHODS, LOD_METHODS, STREAM_METHODS, WITH_STATUS
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -42,11 +42,46 @@ class ResourceLowering(SemaBase):
         info = KINDS.get(r.kind)
         if info is None or name not in info.methods:
             raise self._no_method(r, name, loc)
+        if info.rep in ("structured", "raw") or info.dim == "Buffer":
+            if name.startswith("Load") and len(args) == 2:
+                raise error(f"'{name}' with a status argument is not supported on '{r.kind}' yet", loc)
         if info.rep == "structured" or info.dim == "Buffer":
             return self._buffer_method(res, r, name, args, loc)
         if info.rep == "raw":
             return self._byte_address_method(res, r, name, args, loc, template)
+        if args and len(args) - 1 in self._full_arities(r, name):
+            return self._with_status(self._texture_method(res, r, name, args[:-1], loc), args[-1], loc)
         return self._texture_method(res, r, name, args, loc)
+
+    @staticmethod
+    def _full_arities(r: ir.Resource, name: str) -> tuple[int, ...]:
+        """The argument counts of a texture method's longest forms: one more argument is an `out uint status`."""
+        info = KINDS[r.kind]
+        noff = info.offsets
+        if name in SAMPLE_METHODS:
+            clamps = name in ("Sample", "SampleBias", "SampleGrad", "SampleCmp")
+            return (2 + len(SAMPLE_METHODS[name][0]) + int(bool(noff)) + int(clamps),)
+        if name in GATHER_METHODS or name in GATHER_CMP_METHODS:
+            n = 3 if name in GATHER_CMP_METHODS else 2
+            return (n + 1, n + 4) if noff == 2 and name not in ("Gather", "GatherCmp") else (n + int(bool(noff)),)
+        if name == "Load":
+            return (3,) if info.ms else (1,) if info.access != "SRV" or not noff else (2,)
+        return ()
+
+    def _with_status(self, read: ir.Expr, arg: ast.Expr, loc: SourceLoc) -> ir.Expr:
+        """A texture read with an `out uint status`: WithStatus(read, temporary), the temporary written back."""
+        if not isinstance(read, ir.Intrinsic) or not self.is_place_expr(arg):
+            raise error("the status argument must be an lvalue of type uint", arg.loc)
+        if read.name.startswith("Gather") and sum(ir.is_numeric(a.type) and ir.numeric_scalar(a.type).kind == "int"
+                                                  for a in read.args) == 4:
+            raise error(f"'{read.name}' with four offsets and a status is not supported", loc)
+        place = self.place(arg, for_write=True)
+        if place.type != ir.UINT:
+            raise error(f"the status argument must be a uint, not '{place.type}'", arg.loc)
+        status = self.temp(ir.UINT)
+        value = self._side_effect(ir.Intrinsic(WITH_STATUS, [read, ir.VarRef(status)], read.type), loc)
+        self.emit(ir.Store(place, self.load(ir.VarRef(status)), loc))
+        return value
 
     @staticmethod
     def _no_method(r: ir.Resource, name: str, loc: SourceLoc) -> Exception:
