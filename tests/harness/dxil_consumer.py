@@ -63,6 +63,9 @@ LIMITS = {
     "compute-derivatives": "not dxil-spirv's but the checker's: Debian 12's spirv-val (SPIRV-Tools 2023.1) does "
                            "not know SPV_KHR_compute_shader_derivatives, which dxil-spirv declares for ddx/ddy "
                            "in an SM 6.6 compute shader, so it rejects the DerivativeGroup capability",
+    "ssbo-sparse-feedback": "dxil-spirv refuses the status (the ResRet's fifth element) of a load from a buffer "
+                            "it maps to an SSBO ('Cannot use SSBOs and sparse feedback'): SPIR-V has no residency "
+                            "query for storage buffers, which is also why our SPIR-V backend refuses such a status",
 }
 
 
@@ -80,6 +83,8 @@ def _limit_of(stage_failed: str, message: str) -> str | None:
         return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
+    if stage_failed == "convert" and "Cannot use SSBOs and sparse feedback" in message:
+        return "ssbo-sparse-feedback"
     return None
 
 

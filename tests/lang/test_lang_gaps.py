@@ -1,4 +1,4 @@
-"""Issue 20 language gaps: the `out uint status` forms of texture reads and CheckAccessFullyMapped.
+"""Issue 20 language gaps: the `out uint status` forms of texture and buffer reads, CheckAccessFullyMapped.
 
 Expected values are computed here in Python from the inputs, never by the compiler.  Every resource
 lavapipe binds is resident, so each status reports "fully mapped".  The SPIR-V is DXC's: each read becomes
@@ -78,7 +78,6 @@ def test_status_reads_use_the_residency_forms(target):
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 @pytest.mark.parametrize("call, message", [
     ("Tex.Load(int3(2, 3, 0), s)", "texture offsets must be compile-time constants"),   # (location, offset)
-    ("Buf.Load(0, s)", "'Load' with a status argument is not supported on 'Buffer' yet"),
     ("Tex.GatherRed(S, float2(0.5, 0.5), int2(0, 0), int2(1, 0), int2(0, 1), int2(1, 1), s).x",
      "'GatherRed' with four offsets and a status is not supported"),
     ("Tex.Load(int3(2, 3, 0), int2(0, 0), f)", "the status argument must be a uint, not 'float'"),
@@ -98,3 +97,67 @@ RWStructuredBuffer<float> Out : register(u2);
     errs = [d for d in res.diagnostics if d.severity == "error"]
     assert errs and errs[0].loc.line == 7, R.diagnostics_text(res)
     assert message in errs[0].message, errs[0].message
+
+
+BUFFER_STATUS = """
+Buffer<float> B : register(t0);
+RWBuffer<uint> RB : register(u1);
+StructuredBuffer<float2> SB : register(t3);
+ByteAddressBuffer BA : register(t4);
+RWStructuredBuffer<float> Out : register(u2);
+[numthreads(1,1,1)] void main() {
+    uint s0, s1, s2, s3, s4;
+    Out[0] = B.Load(1, s0) + RB.Load(2, s1);
+    Out[1] = CheckAccessFullyMapped(s0) + 2 * CheckAccessFullyMapped(s1);
+#ifdef STORAGE
+    Out[2] = SB.Load(1, s2).y + BA.Load2(4, s3).x + asfloat(BA.Load<float>(8, s4));
+    Out[3] = CheckAccessFullyMapped(s2) + 2 * CheckAccessFullyMapped(s3) + 4 * CheckAccessFullyMapped(s4);
+#endif
+}
+"""
+
+
+def test_status_forms_of_typed_buffer_loads():
+    res = R.build(BUFFER_STATUS)
+    tools.spirv_val(res.binary, "vulkan1.1")
+    dis = tools.spirv_dis(res.binary)
+    assert "OpImageSparseFetch" in dis and "OpImageSparseRead" in dis
+    assert dis.count("OpImageSparseTexelsResident") == 2
+    _, check = R.build_dxil(BUFFER_STATUS)
+    assert check.ir.count("call i1 @dx.op.checkAccessFullyMapped.i32(i32 71") == 2
+    assert check.ir.count("call %dx.types.ResRet.") == 2
+
+
+def test_status_forms_of_storage_buffer_loads_on_dxil():
+    """DXIL: each load's ResRet gives its status (rawBufferLoad at SM 6.2+, bufferLoad before)."""
+    for profile, raw in (("cs_6_0", 0), ("cs_6_2", 3)):
+        _, check = R.build_dxil(BUFFER_STATUS, profile=profile, defines={"STORAGE": "1"})
+        assert check.ir.count("call i1 @dx.op.checkAccessFullyMapped.i32(i32 71") == 5
+        assert check.ir.count("call %dx.types.ResRet.") == 5, profile      # one read per status
+        assert check.ir.count("call %dx.types.ResRet.f32 @dx.op.rawBufferLoad.") + check.ir.count(
+            "call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.") == raw, profile
+        assert check.ir.count("extractvalue %dx.types.ResRet") >= 10
+
+
+def test_status_of_a_storage_buffer_load_is_refused_on_spirv():
+    """SPIR-V has no residency query for storage buffers: a located error (DXIL supports it)."""
+    res = _compile(BUFFER_STATUS.replace("#ifdef STORAGE", "").replace("#endif", ""), "spirv")
+    assert not res.ok
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs and (errs[0].loc.line, errs[0].loc.col) == (12, 17), R.diagnostics_text(res)
+    assert "SPIR-V has no residency status for a storage buffer" in errs[0].message
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_status_of_a_wide_load_is_refused(target):
+    src = """ByteAddressBuffer BA : register(t4);
+RWStructuredBuffer<double> Out : register(u2);
+[numthreads(1,1,1)] void main() {
+    uint s;
+    Out[0] = BA.Load<double>(0, s);
+}
+"""
+    res = _compile(src, target)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs and errs[0].loc.line == 5, R.diagnostics_text(res)
+    assert "a status argument is supported on 32-bit loads only" in errs[0].message

@@ -16,7 +16,7 @@ from shaderbuild.ir.layout import layout_of
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Undef, Value
-from .ops import overload_name
+from .ops import overload_name, resret
 from .places import BufferPlace, CBufPlace, to_memory, to_register
 from .scalarize import component_types, memory_scalar
 
@@ -151,10 +151,10 @@ class BufferAccess:
         coords = buffer_coords(L, p, offset)
         if L.sm >= (6, 2):
             mask = ConstInt(T.i8, (1 << n) - 1)
-            rr = L.ops.call(L.b, "RawBufferLoad", ov, [p.handle, coords[0], coords[1], mask,
-                                                        ConstInt(T.i32, max(1, mt.width // 8))])
+            rr = resret(L.ops.call(L.b, "RawBufferLoad", ov, [p.handle, coords[0], coords[1], mask,
+                                                               ConstInt(T.i32, max(1, mt.width // 8))]))
         else:
-            rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]])
+            rr = resret(L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], coords[1]]))
         return L.b.extract_values(rr, n)
 
     def _load_words(self, p: BufferPlace, offset: int, n: int) -> list[Value]:
@@ -185,11 +185,11 @@ class BufferAccess:
         coords = self._typed_coords(p)
         u = Undef(T.i32)
         if p.res.shape == TYPED:
-            rr = L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], u])
+            rr = resret(L.ops.call(L.b, "BufferLoad", ov, [p.handle, coords[0], u]))
         else:
             c = (coords + [u, u, u])[:3]
             mip = u if p.res.res_class == "UAV" else ConstInt(T.i32, 0)
-            rr = L.ops.call(L.b, "TextureLoad", ov, [p.handle, mip, *c, u, u, u])
+            rr = resret(L.ops.call(L.b, "TextureLoad", ov, [p.handle, mip, *c, u, u, u]))
         if wide:
             mt = memory_scalar(s)
             return [self._join64(L.b.extract_value(rr, 2 * k), L.b.extract_value(rr, 2 * k + 1), mt)

@@ -8,7 +8,6 @@ Everything works on scalarised values (lists of LLVM scalars).
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -17,7 +16,7 @@ from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 from .buffers import buffer_coords
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
-from .ops import get_op, overload_name
+from .ops import RESRETS, get_op, overload_name, resret
 from .places import AddrPlace, BufferPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .scalarize import component_types, llvm_scalar
@@ -602,27 +601,15 @@ def _clamp_bias(bias: Value) -> Value:
     return bias
 
 
-# while a `WithStatus` read is lowered: the ResRet values of its resource operations (the status is
-# a ResRet's fifth element, as DXC reads it)
-_RESRETS: ContextVar[list[Value] | None] = ContextVar("_RESRETS", default=None)
-
-
-def _resret(rr: Value) -> Value:
-    codes = _RESRETS.get()
-    if codes is not None:
-        codes.append(rr)
-    return rr
-
-
 @intrinsic("WithStatus")
 def _with_status(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """WithStatus(texture read, status place): the read, and the fifth element of its ResRet stored."""
     rets: list[Value] = []
-    token = _RESRETS.set(rets)
+    token = RESRETS.set(rets)
     try:
         vals = L.expr(e.args[0])
     finally:
-        _RESRETS.reset(token)
+        RESRETS.reset(token)
     if len(rets) != 1:
         raise error(f"the status of '{e.args[0]}' is not supported by the DXIL backend")
     L.place(e.args[1]).write(L, [L.b.extract_value(rets[0], 4)])
@@ -662,7 +649,7 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         args.append(L.expr(rest[0])[0] if rest else Undef(T.f32))      # the level-of-detail clamp
     n = len(component_types(e.type))
     ov = overload_name(llvm_scalar(ir.numeric_scalar(e.type)))
-    rr = _resret(L.ops.call(L.b, op, ov, args))
+    rr = resret(L.ops.call(L.b, op, ov, args))
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 
@@ -720,7 +707,7 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         return L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
     if len(per_texel) == 4:     # one offset per texel: four gathers, texel k from the k-th (as DXC)
         return [L.b.extract_value(gather(per_texel[k]), k) for k in range(4)]
-    rr = _resret(gather(per_texel[0] if per_texel else []))
+    rr = resret(gather(per_texel[0] if per_texel else []))
     return [L.b.extract_value(rr, k) for k in range(4)]
 
 
@@ -747,6 +734,13 @@ def _is_raw(e: ir.Expr) -> bool:
     return isinstance(t, ir.Resource) and KINDS[t.kind].rep == "raw"
 
 
+def _is_buffer(e: ir.Expr) -> bool:
+    t = e.type
+    while isinstance(t, ir.Array):
+        t = t.elem
+    return isinstance(t, ir.Resource) and (KINDS[t.kind].rep == "structured" or KINDS[t.kind].dim == "Buffer")
+
+
 @intrinsic("Store")
 def _raw_store(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """buf.Store*(address, value) -> rawBufferStore / bufferStore on the raw buffer."""
@@ -761,6 +755,9 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """tex.Load(int3(x, y, mip) [, offset]) -> TextureLoad; raw buffers -> rawBufferLoad."""
     if _is_raw(e.args[0]):
         return L.buffers.read(_raw_place(L, e))
+    if _is_buffer(e.args[0]):      # Buffer / StructuredBuffer.Load(index, status): element `index`
+        res = L.resource_place(e.args[0])
+        return L.buffers.read(BufferPlace(res.res, L.handle(res), L.expr(e.args[1])[0], e.type))
     kind = _texture_kind(L, e.args[0])
     ncoord, noff = kind.coords, kind.offsets
     res = L.resource_place(e.args[0])
@@ -773,7 +770,7 @@ def _texture_load(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     args = [L.handle(res), mip, *_pad(loc, ncoord, T.i32), *[Undef(T.i32)] * (3 - ncoord),
             *_pad(offsets, noff, T.i32), *[Undef(T.i32)] * (3 - noff)]
     n = len(component_types(e.type))
-    rr = _resret(L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.numeric_scalar(e.type))), args))
+    rr = resret(L.ops.call(L.b, "TextureLoad", overload_name(llvm_scalar(ir.numeric_scalar(e.type))), args))
     return [L.b.extract_value(rr, k) for k in range(n)]
 
 

@@ -9,6 +9,7 @@ they do not.  No opcode number appears anywhere else in the backend.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import lru_cache
 from operator import attrgetter
 
@@ -344,3 +345,16 @@ def function_op(fn_name: str) -> tuple[DxilOp, str | None] | None:
     if not ops:
         return None
     return ops[0], (ov or None)
+
+
+# while a read with an `out uint status` is lowered (intrinsics.py, WithStatus): the ResRet values of
+# its resource operations; the status is a ResRet's fifth element, as DXC reads it
+RESRETS: ContextVar[list[Value] | None] = ContextVar("RESRETS", default=None)
+
+
+def resret(rr: Value) -> Value:
+    """Note `rr` (a resource read's ResRet) for the WithStatus being lowered, if any."""
+    codes = RESRETS.get()
+    if codes is not None:
+        codes.append(rr)
+    return rr

@@ -87,8 +87,13 @@ def _with_status(fe: ExprEmitter, e: Intrinsic) -> int:
         v = fe.expr(e.args[0])
     finally:
         _RESIDENCY.reset(token)
+    if not codes:
+        read = e.args[0]
+        res = read.args[0].type if isinstance(read, Intrinsic) else read.type
+        raise error(f"SPIR-V has no residency status for a storage buffer ('{res}'): "
+                    "a status argument needs a texture or a typed buffer")
     if len(codes) != 1:
-        raise error(f"the status of '{e.args[0]}' is not supported by the SPIR-V backend")
+        raise error("the status of this read is not supported by the SPIR-V backend")
     fe.store(fe.place(e.args[1]), fe.op("OpBitcast", fe.tid(UINT), codes[0]))
     return v
 

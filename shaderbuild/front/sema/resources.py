@@ -42,9 +42,13 @@ class ResourceLowering(SemaBase):
         info = KINDS.get(r.kind)
         if info is None or name not in info.methods:
             raise self._no_method(r, name, loc)
-        if info.rep in ("structured", "raw") or info.dim == "Buffer":
-            if name.startswith("Load") and len(args) == 2:
-                raise error(f"'{name}' with a status argument is not supported on '{r.kind}' yet", loc)
+        if (info.rep in ("structured", "raw") or info.dim == "Buffer") and name.startswith("Load") and len(args) == 2:
+            if info.rep == "raw":
+                read = self._byte_address_method(res, r, name, args[:1], loc, template)
+            else:
+                assert r.elem is not None       # structured and typed buffers have an element type
+                read = ir.Intrinsic("Load", [res, self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)], r.elem)
+            return self._with_status(read, args[1], loc)
         if info.rep == "structured" or info.dim == "Buffer":
             return self._buffer_method(res, r, name, args, loc)
         if info.rep == "raw":
@@ -70,7 +74,10 @@ class ResourceLowering(SemaBase):
 
     def _with_status(self, read: ir.Expr, arg: ast.Expr, loc: SourceLoc) -> ir.Expr:
         """A texture read with an `out uint status`: WithStatus(read, temporary), the temporary written back."""
-        if not isinstance(read, ir.Intrinsic) or not self.is_place_expr(arg):
+        if not isinstance(read, ir.Intrinsic) or read.name not in ("Load", *SAMPLE_METHODS, *GATHER_METHODS,
+                                                                   *GATHER_CMP_METHODS):
+            raise error(f"a status argument is supported on 32-bit loads only, not on a load of '{read.type}'", loc)
+        if not self.is_place_expr(arg):
             raise error("the status argument must be an lvalue of type uint", arg.loc)
         if read.name.startswith("Gather") and sum(ir.is_numeric(a.type) and ir.numeric_scalar(a.type).kind == "int"
                                                   for a in read.args) == 4:
