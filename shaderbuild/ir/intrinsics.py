@@ -12,6 +12,7 @@ Patterns (see sema/calls.py for resolution):
   S  scalar of the unified component type
   O  an `out` place of the unified type
   u  uint scalar
+  u4 uint4 (a lane mask)
   b  bool scalar (condition)
 Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
 shape), I (int, same shape), K (the operand's kind at
@@ -120,6 +121,12 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveActiveAllEqual", "T", "B", "fiu", side_effects=True),
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", side_effects=True),
+    # SM 6.5: the lanes holding the same value; prefix operations over the lanes of a partition (a uint4 mask)
+    *_sigs("WaveMatch", "T", "u4", "fiu", min_sm=(6, 5), side_effects=True),
+    *_sigs("WaveMultiPrefixSum WaveMultiPrefixProduct", "T u4", "T", "fiu", min_sm=(6, 5), side_effects=True),
+    *_sigs("WaveMultiPrefixBitAnd WaveMultiPrefixBitOr WaveMultiPrefixBitXor", "T u4", "T", "iu", min_sm=(6, 5),
+           side_effects=True),
+    *_sigs("WaveMultiPrefixCountBits", "b u4", "u", "b", min_sm=(6, 5), side_effects=True),
     *_sigs("NonUniformResourceIndex", "u", "u", "u"),
     # the `out uint status` of a texture read (WITH_STATUS): true when every texel read was resident
     *_sigs("CheckAccessFullyMapped", "u", "b", "u"),
@@ -234,6 +241,8 @@ POLYFILLABLE = frozenset({
     "lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "smoothstep", "step", "reflect", "refract", "faceforward",
     "determinant", "degrees", "radians", "rcp", "exp", "log", "log10", "atan2", "ldexp", "fwidth", "distance",
     "clamp", "sign", "all", "any", "and", "or", "transpose", *PACKED_BYTES, "QuadAny", "QuadAll",
+    "WaveMatch", "WaveMultiPrefixSum", "WaveMultiPrefixProduct", "WaveMultiPrefixBitAnd", "WaveMultiPrefixBitOr",
+    "WaveMultiPrefixBitXor", "WaveMultiPrefixCountBits",
 })
 
 LOWERING: dict[str, str] = {

@@ -424,6 +424,75 @@ def _quad_vote(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     return _cmp("ne", total, _k(0))
 
 
+# ------------------------------------------------------------------ SM 6.5 partitioned wave operations
+_UINT4 = ir.Vector(ir.UINT, 4)
+
+
+def _local(b: _Fn, t: ir.Type, init: ir.Expr | None = None) -> ir.Variable:
+    v = ir.Variable(f"poly.{len(b.fn.locals)}", t, ir.Storage.FUNCTION)
+    b.fn.locals.append(v)
+    if init is not None:
+        b.pre.append(ir.Store(ir.VarRef(v), init))
+    return v
+
+
+def _get(v: ir.Variable) -> ir.Expr:
+    return ir.Load(ir.VarRef(v), v.type)
+
+
+@_polyfill("WaveMatch")
+def _wave_match(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """A loop over the distinct values (SPIR-V has no portable WaveMatch; DXC's needs
+    SPV_NV_shader_subgroup_partitioned): the lanes equal to the first active lane's value take the ballot
+    of themselves and leave, until none is left.  Values compare as bits, so a NaN matches itself."""
+    t = e.args[0].type
+    s = _scalar(t)
+    bits_t = _with_scalar(t, ir.Scalar("uint", s.width))
+    key = _local(b, bits_t, ir.Bitcast(e.args[0], bits_t) if s.kind != "uint" else e.args[0])
+    out = _local(b, _UINT4)
+    same = _cmp("eq", _get(key), _call("WaveReadLaneFirst", bits_t, _get(key)))
+    if isinstance(bits_t, ir.Vector):
+        same = _call("all", ir.BOOL, same)
+    take = [ir.Store(ir.VarRef(out), _call("WaveActiveBallot", _UINT4, ir.Const(ir.BOOL, True))), ir.Break()]
+    b.pre.append(ir.Loop([ir.If(same, take, [])]))
+    return _get(out)
+
+
+_MULTI_PREFIX = {"WaveMultiPrefixSum": ("add", 0), "WaveMultiPrefixProduct": ("mul", 1),
+                 "WaveMultiPrefixBitAnd": ("bitand", -1), "WaveMultiPrefixBitOr": ("bitor", 0),
+                 "WaveMultiPrefixBitXor": ("bitxor", 0), "WaveMultiPrefixCountBits": ("add", 0)}
+
+
+@_polyfill(*_MULTI_PREFIX)
+def _wave_multi_prefix(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
+    """op over the active lanes below this one that are in its mask: every lane reads each lane j of the
+    wave in turn (a uniform loop, so WaveReadLaneAt's lane is uniform) and keeps the ones it includes."""
+    op, identity = _MULTI_PREFIX[e.name]
+    value, mask = e.args
+    if e.name == "WaveMultiPrefixCountBits":
+        value = ir.Select(value, _k(1), _k(0), ir.UINT)
+    t = value.type
+    s = _scalar(t)
+    if identity == -1:
+        identity = (1 << s.width) - 1 if s.kind == "uint" else -1
+    v = _local(b, t, value)
+    lanes = _local(b, _UINT4, _bin("bitand", mask, _call("WaveActiveBallot", _UINT4, ir.Const(ir.BOOL, True))))
+    me = _local(b, ir.UINT, _call("WaveGetLaneIndex", ir.UINT))
+    acc = _local(b, t, _const(t, identity))
+    j = _local(b, ir.UINT, _k(0))
+    x = _local(b, t)
+    word = ir.Load(ir.IndexRef(ir.VarRef(lanes), _bin("shr", _get(j), _k(5)), ir.UINT), ir.UINT)
+    bit = _bin("bitand", _bin("shr", word, _bin("bitand", _get(j), _k(31))), _k(1))
+    keep = _bin("land", _cmp("lt", _get(j), _get(me)), _cmp("ne", bit, _k(0)), ir.BOOL)
+    body: list[ir.Stmt] = [
+        ir.If(_cmp("ge", _get(j), _call("WaveGetLaneCount", ir.UINT)), [ir.Break()], []),
+        ir.Store(ir.VarRef(x), _call("WaveReadLaneAt", t, _get(v), _get(j))),
+        ir.If(keep, [ir.Store(ir.VarRef(acc), _bin(op, _get(acc), _get(x)))], []),
+    ]
+    b.pre.append(ir.Loop(body, [ir.Store(ir.VarRef(j), _bin("add", _get(j), _k(1)))]))
+    return _get(acc)
+
+
 # ------------------------------------------------------------------ the walk
 def run(module: ir.Module, names: Iterable[str]) -> None:
     """Expand every intrinsic named in `names` in every function of `module`, in place."""

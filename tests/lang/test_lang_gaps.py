@@ -1,4 +1,5 @@
-"""Issue 20 language gaps: the `out uint status` forms of texture and buffer reads, CheckAccessFullyMapped.
+"""Issue 20 language gaps: the `out uint status` forms of texture and buffer reads, CheckAccessFullyMapped;
+SM 6.5 WaveMatch and WaveMultiPrefix* (SPIR-V: portable loops of subgroup operations).
 
 Expected values are computed here in Python from the inputs, never by the compiler.  Every resource
 lavapipe binds is resident, so each status reports "fully mapped".  The SPIR-V is DXC's: each read becomes
@@ -13,6 +14,7 @@ import pytest
 import res_util as R
 from harness import tools
 from harness.vulkan_runner import VulkanCrash
+from lang_util import BACKENDS, SENTINEL, run_backend
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
@@ -20,8 +22,8 @@ from shaderbuild.options import CompileOptions
 pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
 
 
-def _compile(src: str, target: str):
-    return compile_file("gaps.hlsl", CompileOptions(entry="main", profile="cs_6_0", target=target), text=src)
+def _compile(src: str, target: str, profile: str = "cs_6_0"):
+    return compile_file("gaps.hlsl", CompileOptions(entry="main", profile=profile, target=target), text=src)
 
 
 # a 4x4 r32f texture holding 4 y + x at (x, y); an r32f RW texture holding 100 + the same
@@ -161,3 +163,74 @@ RWStructuredBuffer<double> Out : register(u2);
     errs = [d for d in res.diagnostics if d.severity == "error"]
     assert errs and errs[0].loc.line == 5, R.diagnostics_text(res)
     assert "a status argument is supported on 32-bit loads only" in errs[0].message
+
+
+# ---------------------------------------------------------------- SM 6.5 WaveMatch / WaveMultiPrefix*
+# lavapipe runs 8-lane subgroups (tests/lang/test_lang_intrinsics.py LANES); some lanes sit out (t % 4 == 3)
+PARTITIONS = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(16, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint t = tid.x;
+    if (t % 4u == 3u)
+        return;
+    Out[t * 6 + 0] = WaveMatch(t % 3u).x;
+    Out[t * 6 + 1] = WaveMatch(float2(t / 4u, 0.5)).x;
+    uint4 part = WaveMatch(t & 1u);
+    Out[t * 6 + 2] = WaveMultiPrefixSum(t, part);
+    Out[t * 6 + 3] = WaveMultiPrefixProduct(t + 1u, part);
+    Out[t * 6 + 4] = WaveMultiPrefixBitOr(1u << t, part) ^ WaveMultiPrefixBitAnd(t | 0x10u, part)
+                   ^ WaveMultiPrefixBitXor(t * 7u, part);
+    Out[t * 6 + 5] = WaveMultiPrefixCountBits(t % 3u == 0u, part);
+}
+"""
+LANES = 8
+
+
+def _partition_model(t: int) -> list[int]:
+    first = t - t % LANES
+    active = [u for u in range(first, first + LANES) if u % 4 != 3]
+
+    def mask(pred) -> int:
+        return sum(1 << (u - first) for u in active if pred(u))
+    below = [u for u in active if u < t and u & 1 == t & 1]
+    prod, band, bor, bxor = 1, 0xFFFFFFFF, 0, 0
+    for u in below:
+        prod *= u + 1
+        band &= u | 0x10
+        bor |= 1 << u
+        bxor ^= u * 7
+    return [mask(lambda u: u % 3 == t % 3), mask(lambda u: u // 4 == t // 4), sum(below), prod & 0xFFFFFFFF,
+            bor ^ band ^ bxor, sum(1 for u in below if u % 3 == 0)]
+
+
+# the DXIL interpreter runs one thread at a time and has no waves (lang_util.run_cs runs wave shaders'
+# DXIL through dxil-spirv on lavapipe only, as here)
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "dxil"])
+def test_wave_match_and_multi_prefix(backend):
+    got = run_backend(backend, PARTITIONS, {"Out": ("uint", 16 * 6)}, profile="cs_6_5")["Out"]
+    for t in range(16):
+        want = [SENTINEL] * 6 if t % 4 == 3 else _partition_model(t)
+        assert got[t * 6:(t + 1) * 6] == want, f"{backend} thread {t}"
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_wave_match_lowering(target):
+    res = _compile(PARTITIONS, target, "cs_6_5")
+    assert res.ok, R.diagnostics_text(res)
+    if target == "spirv":
+        tools.spirv_val(res.binary, "vulkan1.1")
+        dis = tools.spirv_dis(res.binary)
+        assert "PartitionNV" not in dis and "GroupNonUniformPartitionedNV" not in dis    # portable
+        assert "OpGroupNonUniformBroadcastFirst" in dis and "OpGroupNonUniformBallot" in dis
+    else:
+        _, check = R.build_dxil(PARTITIONS, profile="cs_6_5")
+        assert check.ir.count("call %dx.types.fouri32 @dx.op.waveMatch.") == 4       # float2: two
+        assert check.ir.count("call i32 @dx.op.waveMultiPrefixOp.i32(i32 166") == 5
+        assert check.ir.count("call i32 @dx.op.waveMultiPrefixBitCount(i32 167") == 1
+
+
+def test_wave_match_needs_shader_model_6_5():
+    res = _compile(PARTITIONS, "spirv")
+    assert not res.ok
+    assert any("6.5" in d.message and d.loc.line == 8 for d in res.diagnostics), R.diagnostics_text(res)

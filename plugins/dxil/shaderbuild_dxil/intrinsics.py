@@ -481,6 +481,36 @@ def _ballot(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.b.extract_value(r, k) for k in range(4)]
 
 
+@intrinsic("WaveMatch")
+def _wave_match(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """waveMatch per component; a vector's lanes are those equal in every component (the masks ANDed)."""
+    xs = L.expr(e.args[0])
+    words: list[Value] = []
+    for x in xs:
+        r = L.ops.call(L.b, "WaveMatch", _ov(x), [x])
+        masks: list[Value] = [L.b.extract_value(r, k) for k in range(4)]
+        words = masks if not words else [L.b.and_(a, m) for a, m in zip(words, masks)]
+    return words
+
+
+# WaveMultiPrefixOpKind (DXIL.rst)
+WAVE_MULTI_PREFIX_OP = {"WaveMultiPrefixSum": 0, "WaveMultiPrefixBitAnd": 1, "WaveMultiPrefixBitOr": 2,
+                        "WaveMultiPrefixBitXor": 3, "WaveMultiPrefixProduct": 4}
+
+
+@intrinsic(*WAVE_MULTI_PREFIX_OP)
+def _wave_multi_prefix(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, mask = L.expr(e.args[0]), L.expr(e.args[1])
+    extra = [*mask, ConstInt(T.i8, WAVE_MULTI_PREFIX_OP[e.name]), ConstInt(T.i8, _wave_sign(e))]
+    return [L.ops.call(L.b, "WaveMultiPrefixOp", _ov(x), [x, *extra]) for x in xs]
+
+
+@intrinsic("WaveMultiPrefixCountBits")
+def _wave_multi_prefix_count(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    xs, mask = L.expr(e.args[0]), L.expr(e.args[1])
+    return [L.ops.call(L.b, "WaveMultiPrefixBitCount", None, [xs[0], *mask])]
+
+
 @intrinsic("NonUniformResourceIndex")
 def _non_uniform(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return L.expr(e.args[0])

@@ -9,4 +9,8 @@ POLYFILLED = frozenset({"lit", "dst", "msad4", "D3DCOLORtoUBYTE4", "ldexp", "ata
                         "dot4add_u8packed", "dot4add_i8packed", "dot2add", "pack_u8", "pack_s8", "pack_clamp_u8",
                         "pack_clamp_s8", "unpack_u8u32", "unpack_s8s32", "unpack_u8u16", "unpack_s8s16",
                         # quad votes by three quad reads, as DXC's SPIR-V without SPV_KHR_quad_control
-                        "QuadAny", "QuadAll"})
+                        "QuadAny", "QuadAll",
+                        # SM 6.5 partitioned wave operations: loops of portable subgroup operations (DXC's
+                        # SPIR-V needs SPV_NV_shader_subgroup_partitioned, which lavapipe lacks)
+                        "WaveMatch", "WaveMultiPrefixSum", "WaveMultiPrefixProduct", "WaveMultiPrefixBitAnd",
+                        "WaveMultiPrefixBitOr", "WaveMultiPrefixBitXor", "WaveMultiPrefixCountBits"})

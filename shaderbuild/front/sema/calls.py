@@ -375,6 +375,8 @@ class CallLowering(SemaBase):
                 conv.append(self.convert(v, scalar, a.loc))
             elif p == "u":
                 conv.append(self.convert(v, ir.UINT, a.loc))
+            elif p == "u4":
+                conv.append(self.convert(v, ir.Vector(ir.UINT, 4), a.loc))
             elif p == "b":
                 conv.append(self.convert(v, ir.BOOL, a.loc))
             elif p == "O":
