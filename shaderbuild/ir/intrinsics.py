@@ -167,6 +167,9 @@ for _sig in _TABLE:
 
 ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor", "InterlockedMin",
            "InterlockedMax", "InterlockedExchange", "InterlockedCompareExchange", "InterlockedCompareStore")
+# SM 6.6 RWByteAddressBuffer methods on the 64-bit word at a byte offset: sema makes them the 32-bit
+# names' IR with an int64_t / uint64_t value
+ATOMICS64 = tuple(name + "64" for name in ATOMICS)
 
 # SM 6.4 dot products of packed bytes / half pairs and SM 6.6 byte packing (sema/calls.py: special_<name>;
 # expanded by passes/polyfill.py)
@@ -216,7 +219,8 @@ RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     **{f"Committed{k}": ((), r) for k, r in _RQ_HIT_GETTERS.items()},
 }
 METHODS = frozenset({
-    *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *STREAM_METHODS,
+    *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *ATOMICS64,
+    *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
 })
 
@@ -233,6 +237,7 @@ _SEMA_EXPANDED = {
     "select": "a Select", "Load2": "Load with a uint2 result", "Load3": "Load with a uint3 result",
     "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
     "Store4": "Store of a uint4",
+    **{name: f"{name[:-2]} with a 64-bit value" for name in ATOMICS64},
     "RestartStrip": "EndPrimitive of its stream (passes/entry_wrapper.py; Append on a stream likewise becomes "
                     "stores to the stream's outputs and EmitVertex)",
 }

@@ -104,6 +104,35 @@ uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
     return old;
 }
 
+/* The 64-bit cell of a buffer atomic (SM 6.6: structured elements, raw byte offsets). */
+void *rt_atomic_addr64(Res *r, uint32_t c0, uint32_t c1) {
+    return rt_addr(r, c0, c1, 0, 8);
+}
+
+uint64_t rt_atomic_i64(uint64_t *p, int op, uint64_t v) {
+    uint64_t old = *p;
+    switch (op) {
+    case 0: *p = old + v; break;
+    case 1: *p = old & v; break;
+    case 2: *p = old | v; break;
+    case 3: *p = old ^ v; break;
+    case 4: *p = (int64_t)old < (int64_t)v ? old : v; break;
+    case 5: *p = (int64_t)old > (int64_t)v ? old : v; break;
+    case 6: *p = old < v ? old : v; break;
+    case 7: *p = old > v ? old : v; break;
+    case 8: *p = v; break;
+    default: die("unsupported atomic op", op, 0, 0);
+    }
+    return old;
+}
+
+uint64_t rt_cmpxchg_i64(uint64_t *p, uint64_t cmp, uint64_t v) {
+    uint64_t old = *p;
+    if (old == cmp)
+        *p = v;
+    return old;
+}
+
 /* bufferUpdateCounter: +1 returns the value before the increment, -1 the value after the decrement. */
 uint32_t rt_update_counter(Res *r, int step) {
     if (step > 0) return r->counter++;

@@ -234,3 +234,51 @@ def test_wave_match_needs_shader_model_6_5():
     res = _compile(PARTITIONS, "spirv")
     assert not res.ok
     assert any("6.5" in d.message and d.loc.line == 8 for d in res.diagnostics), R.diagnostics_text(res)
+
+
+# ---------------------------------------------------------------- SM 6.6 RWByteAddressBuffer Interlocked*64
+ATOMIC64_RAW = """
+RWByteAddressBuffer B : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint64_t t = tid.x;
+    uint64_t o;
+    B.InterlockedAdd64(0, t << 33, o);
+    B.InterlockedMax64(8, (int64_t)t - 2);
+    B.InterlockedMin64(16, -((int64_t)t << 34));
+    B.InterlockedOr64(24, 1ull << (t + 40));
+    B.InterlockedCompareStore64(32, 0ull, 7ull);
+    B.InterlockedCompareExchange64(40, 0ull, t + 0x100000000ull, o);
+    B.InterlockedAnd64(48, ~(1ull << (t + 36)));
+    B.InterlockedXor64(56, 3ull << (2 * t + 32));
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["dxil", "dxil-vk"])
+def test_byte_address_64_bit_atomics(backend):
+    """DXIL atomicBinOp / atomicCompareExchange .i64 at the byte offset; results independent of thread order."""
+    init = [100, -5, 7, 0x10, 0, 9, -1, 0]
+    got = run_backend(backend, ATOMIC64_RAW, {"B": ("int64_t", init)}, profile="cs_6_6")["B"]
+    ts = range(4)
+    band, bxor = -1, 0
+    for t in ts:
+        band &= ~(1 << (t + 36))
+        bxor ^= 3 << (2 * t + 32)
+    want = [100 + (sum(ts) << 33), max(-5, *(t - 2 for t in ts)), min(7, *(-(t << 34) for t in ts)),
+            0x10 | sum(1 << (t + 40) for t in ts), 7, 9, band, bxor]
+    assert got == want
+
+
+def test_byte_address_64_bit_atomics_are_a_located_spirv_error():
+    res = _compile(ATOMIC64_RAW, "spirv", "cs_6_6")
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and errs and (errs[0].loc.line, errs[0].loc.col) == (7, 7), R.diagnostics_text(res)
+    assert "'InterlockedAdd64' is not supported by the SPIR-V backend" in errs[0].message
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_byte_address_64_bit_atomics_need_shader_model_6_6(target):
+    res = _compile(ATOMIC64_RAW, target, "cs_6_5")
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs and errs[0].loc.line == 7 and "6.6" in errs[0].message, R.diagnostics_text(res)

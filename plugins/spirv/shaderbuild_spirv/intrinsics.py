@@ -423,6 +423,9 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         rv = p.res
         if rv is None or rv.kind.rep != "bytes":
             raise error(f"'{e.name}' method is only supported on RWByteAddressBuffer")
+        if numeric_scalar(e.type).width == 64:
+            raise error(f"'{e.name}64' is not supported by the SPIR-V backend: a RWByteAddressBuffer is an array of "
+                        "32-bit words there, with no 64-bit view to point an atomic at (DXC's SPIR-V refuses it too)")
         idx = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
         q = Ptr(p.base, [*p.chain, fe.T.uconst(0), idx], rv.storage_class, rv.layout, UINT, None, rv)
         return fe.pointer(q), UINT, list(e.args[2:])

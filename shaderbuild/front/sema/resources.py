@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc, error
-from ...ir.intrinsics import ATOMICS, GATHER_CMP_METHODS, GATHER_METHODS, LOD_METHODS, STREAM_METHODS, WITH_STATUS
+from ...ir.intrinsics import (
+    ATOMICS,
+    ATOMICS64,
+    GATHER_CMP_METHODS,
+    GATHER_METHODS,
+    LOD_METHODS,
+    STREAM_METHODS,
+    WITH_STATUS,
+)
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -192,7 +200,7 @@ class ResourceLowering(SemaBase):
                 raise error(f"Store<{want}> supports 16-, 32- and 64-bit scalar and vector types", loc)
             self.emit(ir.Eval(ir.Intrinsic("Store", [res, addr, value], ir.VOID), loc))
             return self.void_value(loc)
-        if name in ATOMICS:
+        if name in ATOMICS or name in ATOMICS64:
             return self._byte_address_atomic(res, r, name, args, loc)
         if name == "GetDimensions":
             self._arity(name, args, (1,), loc)
@@ -209,6 +217,10 @@ class ResourceLowering(SemaBase):
         """B.Interlocked*(byteOffset, value[, out original]) and the compare forms:
         Intrinsic(name, [resource, byte offset, values...], value type), the 32-bit word at
         byteOffset (DXC: SPIR-V element byteOffset/4, DXIL coord0 = byteOffset)."""
+        wide = name in ATOMICS64        # Interlocked*64 (SM 6.6): the 64-bit word at byteOffset
+        if wide:
+            self.check_stage(name, None, (6, 6), loc)
+            name = name[:-2]
         n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
         has_out = name != "InterlockedCompareStore"
         forms = (1 + n_values + 1,) if name == "InterlockedCompareExchange" else \
@@ -218,6 +230,8 @@ class ResourceLowering(SemaBase):
         vals = [self.rvalue(a) for a in args[1: 1 + n_values]]
         # the value's type picks the signedness (Min/Max), as DXC: int stays int, else uint
         t = ir.INT if isinstance(vals[-1].type, ir.Scalar) and vals[-1].type.kind == "int" else ir.UINT
+        if wide:
+            t = ir.Scalar(t.kind, 64)
         operands = [res, addr] + [self.convert(v, t, a.loc) for v, a in zip(vals, args[1: 1 + n_values])]
         return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)
 
