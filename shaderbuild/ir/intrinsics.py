@@ -170,6 +170,9 @@ ATOMICS = ("InterlockedAdd", "InterlockedAnd", "InterlockedOr", "InterlockedXor"
 # SM 6.6 RWByteAddressBuffer methods on the 64-bit word at a byte offset: sema makes them the 32-bit
 # names' IR with an int64_t / uint64_t value
 ATOMICS64 = tuple(name + "64" for name in ATOMICS)
+# SM 6.6 float compare-and-swap comparing bits: free functions on a float buffer element or groupshared
+# float, and RWByteAddressBuffer methods; sema makes them the uint compare forms on the float's bits
+FLOAT_BITWISE = ("InterlockedCompareStoreFloatBitwise", "InterlockedCompareExchangeFloatBitwise")
 
 # SM 6.4 dot products of packed bytes / half pairs and SM 6.6 byte packing (sema/calls.py: special_<name>;
 # expanded by passes/polyfill.py)
@@ -179,7 +182,7 @@ PACKED_BYTES = ("dot4add_u8packed", "dot4add_i8packed", "dot2add", "pack_u8", "p
 # typed by hand in sema/calls.py (special_<name>)
 SPECIAL = frozenset({
     "mul", "cross", "transpose", "determinant", "asuint", "asint", "asfloat", "asdouble", "select", "lit",
-    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS,
+    "fma", "dst", "D3DCOLORtoUBYTE4", "msad4", "EvaluateAttributeSnapped", *ATOMICS, *FLOAT_BITWISE,
     *PACKED_BYTES, "asfloat16", "asint16", "asuint16",
     "TraceRay", "ReportHit", "CallShader",
     "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
@@ -219,7 +222,7 @@ RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     **{f"Committed{k}": ((), r) for k, r in _RQ_HIT_GETTERS.items()},
 }
 METHODS = frozenset({
-    *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *ATOMICS64,
+    *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *ATOMICS64, *FLOAT_BITWISE,
     *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
 })
@@ -238,6 +241,7 @@ _SEMA_EXPANDED = {
     "Load4": "Load with a uint4 result", "Store2": "Store of a uint2", "Store3": "Store of a uint3",
     "Store4": "Store of a uint4",
     **{name: f"{name[:-2]} with a 64-bit value" for name in ATOMICS64},
+    **{name: f"{name.removesuffix('FloatBitwise')} of the float's bits (uint)" for name in FLOAT_BITWISE},
     "RestartStrip": "EndPrimitive of its stream (passes/entry_wrapper.py; Append on a stream likewise becomes "
                     "stores to the stream's outputs and EmitVertex)",
 }

@@ -10,6 +10,7 @@ from ..records import ValueRecord
 from .intrinsics import (
     ATOMICS,
     ATOMICS64,
+    FLOAT_BITWISE,
     GATHER_CMP_METHODS,
     GATHER_METHODS,
     LOD_METHODS,
@@ -101,7 +102,7 @@ _ROWS = [
     ResourceKind("ByteAddressBuffer", "SRV", "raw", "storage_buffer", "none",
                  frozenset({"Load", "Load2", "Load3", "Load4", "GetDimensions"})),
     ResourceKind("RWByteAddressBuffer", "UAV", "raw", "storage_buffer", "none",
-                 frozenset({*RAW_METHODS, *ATOMICS, *ATOMICS64, "GetDimensions"})),
+                 frozenset({*RAW_METHODS, *ATOMICS, *ATOMICS64, *FLOAT_BITWISE, "GetDimensions"})),
     ResourceKind("cbuffer", "CBV", "cbuffer", "uniform_buffer", "block"),
     ResourceKind("ConstantBuffer", "CBV", "cbuffer", "uniform_buffer", "block"),
     ResourceKind("$Globals", "CBV", "cbuffer", "uniform_buffer", "block"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import signal
 import struct
@@ -66,10 +67,14 @@ LIMITS = {
     "ssbo-sparse-feedback": "dxil-spirv refuses the status (the ResRet's fifth element) of a load from a buffer "
                             "it maps to an SSBO ('Cannot use SSBOs and sparse feedback'): SPIR-V has no residency "
                             "query for storage buffers, which is also why our SPIR-V backend refuses such a status",
+    "float-bitwise-atomic": "dxil-spirv translates the i32 cmpxchg on a bitcast pointer that "
+                            "Interlocked*FloatBitwise on a groupshared float is in DXIL (the integer operation on "
+                            "the float's bits, as LLVM writes it) into a uint OpAtomicCompareExchange on its float "
+                            "Workgroup pointer, which spirv-val rejects",
 }
 
 
-def _limit_of(stage_failed: str, message: str) -> str | None:
+def _limit_of(stage_failed: str, message: str, disassembly: str = "") -> str | None:
     """The LIMITS key that explains a failure, or None (a real failure)."""
     if stage_failed == "spirv-val" and "Workgroup Memory Scope is limited to" in message:
         return "ps-device-barrier"
@@ -83,6 +88,10 @@ def _limit_of(stage_failed: str, message: str) -> str | None:
         return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
+    if (stage_failed == "spirv-val" and "AtomicCompareExchange: expected Pointer to point to a value of type Result "
+            "Type" in message and "OpAtomicCompareExchange %uint" in message
+            and re.search(r"OpTypePointer Workgroup %float\b", disassembly)):
+        return "float-bitwise-atomic"
     if stage_failed == "convert" and "Cannot use SSBOs and sparse feedback" in message:
         return "ssbo-sparse-feedback"
     return None
@@ -198,10 +207,10 @@ def _convert_uncached(blob: bytes, entry: str | None = None) -> bytes:
     STATS.seconds += time.perf_counter() - start
     if val.returncode != 0:
         msg = (val.stderr + val.stdout).decode(errors="replace")
-        key = _limit_of("spirv-val", msg)
+        dis = run_tool(["spirv-dis", "-"], stdin=spirv, check=False).stdout.decode(errors="replace")
+        key = _limit_of("spirv-val", msg, dis)
         if key:
             raise ConsumerLimit(key, msg)
-        dis = run_tool(["spirv-dis", "-"], stdin=spirv, check=False).stdout.decode(errors="replace")
         raise ConsumerError(f"spirv-val --target-env {env} --scalar-block-layout rejects dxil-spirv's SPIR-V "
                             f"of our DXIL:\n{msg}\n--- disassembly ---\n{dis}")
     return spirv

@@ -10,6 +10,8 @@ too), so the executed run is a strict xfail on that crash.
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 import res_util as R
 from harness import tools
@@ -282,3 +284,91 @@ def test_byte_address_64_bit_atomics_need_shader_model_6_6(target):
     res = _compile(ATOMIC64_RAW, target, "cs_6_5")
     errs = [d for d in res.diagnostics if d.severity == "error"]
     assert errs and errs[0].loc.line == 7 and "6.6" in errs[0].message, R.diagnostics_text(res)
+
+
+# ---------------------------------------------------------------- Interlocked*FloatBitwise (compare bits)
+FLOAT_BITWISE = """
+RWByteAddressBuffer B : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    float o;
+    B.InterlockedCompareStoreFloatBitwise(0, -0.0, 1.5);          // +0.0 there: the bits differ, no store
+    B.InterlockedCompareExchangeFloatBitwise(4, 0.0, 2.5, o);     // the first thread swaps
+    B.Store(16 + 4 * tid.x, asuint(o));
+    B.InterlockedCompareStoreFloatBitwise(8, asfloat(0x7FC00001u), 5.0);     // a NaN equal to itself
+    B.InterlockedCompareStoreFloatBitwise(12, 1.0, 6.0);          // 2.0 there: no store
+}
+"""
+
+
+def _bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_bitwise_compare_and_swap_on_a_raw_buffer(backend):
+    init = [0, 0, 0x7FC00001, _bits(2.0), 0, 0, 0, 0]
+    got = run_backend(backend, FLOAT_BITWISE, {"B": ("uint", init)})["B"]
+    assert got[:4] == [0, _bits(2.5), _bits(5.0), _bits(2.0)]
+    assert sorted(got[4:]) == sorted([0] + [_bits(2.5)] * 3)      # thread order decides who swapped
+
+
+FLOAT_BITWISE_FREE = """
+RWStructuredBuffer<float> S : register(u1);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    float o;
+    InterlockedCompareStoreFloatBitwise(S[0], 0.0, 3.5);
+    InterlockedCompareStoreFloatBitwise(S[1], -0.0, 4.5);         // +0.0 there: no store
+    InterlockedCompareExchangeFloatBitwise(S[2], 7.0, 8.5, o);
+    S[4 + tid.x] = o;
+}
+"""
+# groupshared float: cmpxchg on the float's bits (a pointer cast, as LLVM does it)
+FLOAT_BITWISE_SHARED = """
+RWStructuredBuffer<float> S : register(u1);
+groupshared float g;
+[numthreads(1, 1, 1)]
+void main() {
+    float o, o2;
+    g = 0.0;
+    InterlockedCompareExchangeFloatBitwise(g, 0.0, 4.5, o);
+    InterlockedCompareExchangeFloatBitwise(g, -0.0, 5.5, o2);     // 4.5 there: no swap
+    S[0] = o; S[1] = o2; S[2] = g;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["dxil", "dxil-vk"])
+def test_float_bitwise_free_functions_on_dxil(backend):
+    """DXIL: atomicCompareExchange.i32 on the structured float element's bits."""
+    got = run_backend(backend, FLOAT_BITWISE_FREE, {"S": ("float", [0.0, 0.0, 7.0, 0, 0, 0, 0, 0])})["S"]
+    assert got[:4] == [3.5, 0.0, 8.5, 0.0]
+    assert sorted(got[4:]) == [7.0, 8.5, 8.5, 8.5]          # thread order decides who swapped
+    _, check = R.build_dxil(FLOAT_BITWISE_FREE)
+    assert check.ir.count("call i32 @dx.op.atomicCompareExchange.i32(i32 79") == 3
+
+
+def test_float_bitwise_on_groupshared_on_dxil():
+    """On the interpreter (dxil-spirv translates the cast pointer's cmpxchg into SPIR-V spirv-val rejects)."""
+    got = run_backend("dxil", FLOAT_BITWISE_SHARED, {"S": ("float", [9.0] * 3)})["S"]
+    assert got == [0.0, 4.5, 4.5]
+    res = _compile(FLOAT_BITWISE_SHARED, "dxil")
+    assert res.ok, R.diagnostics_text(res)
+
+
+def test_float_bitwise_free_functions_are_a_located_spirv_error():
+    res = _compile(FLOAT_BITWISE_FREE, "spirv")
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and errs and (errs[0].loc.line, errs[0].loc.col) == (6, 5), R.diagnostics_text(res)
+    assert "'InterlockedCompareStoreFloatBitwise' on a float variable is not supported by the SPIR-V backend" \
+        in errs[0].message
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_float_bitwise_needs_a_float_destination(target):
+    src = FLOAT_BITWISE_FREE.replace("RWStructuredBuffer<float> S", "RWStructuredBuffer<uint> S")
+    res = _compile(src, target)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert errs and (errs[0].loc.line, errs[0].loc.col) == (6, 42), R.diagnostics_text(res)
+    assert "requires a float destination, not 'uint'" in errs[0].message

@@ -583,6 +583,9 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
             if isinstance(op, tuple):
                 op = op[0] if signed else op[1]
             return [L.b.atomic_rmw(op, ptr, vals[0])]
+        pt = ptr.type
+        if isinstance(pt, T.PointerType) and vals[0].type != pt.pointee:   # *FloatBitwise: a float cell's bits
+            ptr = L.b.bitcast(ptr, T.pointer_to(vals[0].type, pt.addrspace))
         pair = L.b.cmpxchg(ptr, vals[0], vals[1])
         return [L.b.extract_value(pair, 0)]
     raise error(f"'{e.name}' needs a buffer element or groupshared destination")

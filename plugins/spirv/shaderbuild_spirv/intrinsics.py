@@ -465,6 +465,10 @@ def _as_ir_type(fe: ExprEmitter, r: int, t: Type, want: Type) -> int:
 
 def _compare_exchange(fe: ExprEmitter, e: Intrinsic) -> int:
     ptr, t, rest = _atomic_target(fe, e)
+    if numeric_scalar(t).kind == "float":
+        raise error(f"'{e.name}FloatBitwise' on a float variable is not supported by the SPIR-V backend: "
+                    "OpAtomicCompareExchange needs an integer pointer and a float buffer element or groupshared "
+                    "float has no integer view (DXC's SPIR-V refuses it too); a RWByteAddressBuffer method works")
     _atomic_width_caps(fe, t)
     cmp = fe.convert(fe.expr(rest[0]), rest[0].type, t)
     value = fe.convert(fe.expr(rest[1]), rest[1].type, t)

@@ -742,6 +742,49 @@ class CallLowering(SemaBase):
         operands = [dest] + [self.convert(self.rvalue(a), t, a.loc) for a in args[1: 1 + n_values]]
         return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)
 
+    def special_interlocked_CompareStoreFloatBitwise(self, name, args, loc):
+        return self._float_bitwise_call(name, args, loc)
+
+    def special_interlocked_CompareExchangeFloatBitwise(self, name, args, loc):
+        return self._float_bitwise_call(name, args, loc)
+
+    def _float_bitwise_call(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
+        """Interlocked*FloatBitwise(inout float dest, float compare, float value[, out float original])."""
+        n = 4 if name == "InterlockedCompareExchangeFloatBitwise" else 3
+        if len(args) != n:
+            raise error(f"no matching intrinsic for call to '{name}': expected {n} arguments, have {len(args)}", loc)
+        if not self.is_place_expr(args[0]):
+            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)
+        dest = self.place(args[0], for_write=True)
+        if dest.type != ir.FLOAT:
+            raise error(f"'{name}' requires a float destination, not '{dest.type}'", args[0].loc)
+        root = dest
+        while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            root = root.base
+        if isinstance(root, ir.VarRef) and root.var.storage not in (ir.Storage.WORKGROUP,):
+            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", args[0].loc)
+        return self.float_bitwise_atomic(name, [dest], args[1:], loc)
+
+    def float_bitwise_atomic(self, name: str, operands: list[ir.Expr], args: list[ast.Expr],
+                             loc: SourceLoc) -> ir.Expr:
+        """The uint compare form on the bits: (compare, value[, out original]) as floats; the original
+        value comes back as the float with its bits (asfloat), never converted."""
+        bits = [ir.Bitcast(self.convert(self.rvalue(a), ir.FLOAT, a.loc), ir.UINT) for a in args[:2]]
+        uint_name = "InterlockedCompareExchange" if name.startswith("InterlockedCompareExchange") \
+            else "InterlockedCompareStore"
+        out_place = None
+        if len(args) > 2:
+            if not self.is_place_expr(args[2]):
+                raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", args[2].loc)
+            out_place = self.place(args[2], for_write=True)
+            if out_place.type != ir.FLOAT:
+                raise error(f"the original value of '{name}' is a float, not '{out_place.type}'", args[2].loc)
+        tmp = self.temp(ir.UINT)
+        self.emit(ir.Store(ir.VarRef(tmp), ir.Intrinsic(uint_name, [*operands, *bits], ir.UINT), loc))
+        if out_place is not None:
+            self.emit(ir.Store(out_place, ir.Bitcast(self.load(ir.VarRef(tmp)), ir.FLOAT), loc))
+        return _VoidValue(loc)
+
     def emit_atomic(self, name: str, operands: list[ir.Expr], t: ir.Type, out_args: list, loc: SourceLoc) -> ir.Expr:
         """Evaluate an Interlocked* intrinsic once; its result (the original value) goes to the
         optional out argument `out_args[0]`.  Shared by buffer/groupshared and byte-address atomics."""

@@ -9,6 +9,7 @@ from ...diagnostics import SourceLoc, error
 from ...ir.intrinsics import (
     ATOMICS,
     ATOMICS64,
+    FLOAT_BITWISE,
     GATHER_CMP_METHODS,
     GATHER_METHODS,
     LOD_METHODS,
@@ -202,6 +203,11 @@ class ResourceLowering(SemaBase):
             return self.void_value(loc)
         if name in ATOMICS or name in ATOMICS64:
             return self._byte_address_atomic(res, r, name, args, loc)
+        if name in FLOAT_BITWISE:
+            n = 4 if name == "InterlockedCompareExchangeFloatBitwise" else 3
+            self._arity(name, args, (n,), loc)
+            addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+            return self.float_bitwise_atomic(name, [res, addr], args[1:], loc)
         if name == "GetDimensions":
             self._arity(name, args, (1,), loc)
             if not self.is_place_expr(args[0]):
