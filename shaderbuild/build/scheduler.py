@@ -29,7 +29,7 @@ from .targets import Target, plan
 INLINE_CPU_SECONDS = 0.1     # -j N > 1: compile in the build process until it has spent this much CPU
 INLINE_WALL_SECONDS = 0.5    # or this much time, then start a pool for the rest
 INLINE_MAX_TARGETS_PER_WORKER = 4    # more stale targets than this per worker: the pool at once
-SPAN_MAX = 8     # jobs per pool task at most (each task costs this process two thread wake-ups and a pickle)
+SPAN_MAX = 1     # jobs per pool task at most: 8 cut this process's CPU by half again but was slower in wall time (bench/README.md)
 SPAN_TAIL = 4    # spans shrink once fewer than SPAN_TAIL * SPAN_MAX jobs per worker are left
 
 
@@ -241,12 +241,12 @@ def _run(stale, db: BuildDB, report: BuildReport, progress: Progress, *, jobs, k
         gc.unfreeze()
 
 
-def _spans(n: int, workers: int) -> list[tuple[int, int]]:
-    """Index ranges [i, j) of the pool's tasks: up to SPAN_MAX jobs each while many remain, then
+def _spans(n: int, workers: int, span_max: int = SPAN_MAX) -> list[tuple[int, int]]:
+    """Index ranges [i, j) of the pool's tasks: up to `span_max` jobs each while many remain, then
     smaller ones, down to single jobs at the end, so no worker idles long while another finishes."""
     spans, i = [], 0
     while i < n:
-        size = max(1, min(SPAN_MAX, (n - i) // (SPAN_TAIL * workers)))
+        size = max(1, min(span_max, (n - i) // (SPAN_TAIL * workers)))
         spans.append((i, i + size))
         i += size
     return spans
