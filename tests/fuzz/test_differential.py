@@ -156,6 +156,50 @@ def test_short_circuit_break_and_continue_in_loop(backend: str) -> None:
     assert run_backend(backend, SHORT_CIRCUIT_BREAK_CONTINUE, {"Out": ("int", 2)})["Out"] == [2, 2]
 
 
+DEAD_CODE_AFTER_JUMPS = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int d = 0;
+    do {
+        d++;
+        if (d < (int)tid.x + 1) {
+            continue;
+        } else {
+            break;
+        }
+        switch (tid.x & 3) {
+        case 0: {
+            continue;
+        }
+        }
+        Out[tid.x * 2] = 99;
+    } while (true);
+    Out[tid.x * 2] = d;
+    for (;;) {
+        if (tid.x > 1) {
+            Out[tid.x * 2 + 1] = 10;
+            return;
+        } else {
+            Out[tid.x * 2 + 1] = 20;
+            return;
+        }
+        if (d > 2) continue;
+    }
+    Out[tid.x * 2 + 1] = 30;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_dead_code_after_an_if_whose_arms_both_jump(backend: str) -> None:
+    """Differential finding (loops program 28 of tag probe): the code after an if/else whose arms both jump
+    went into the if's unreachable merge block, so the dead switch's `continue` was a branch from outside the
+    loop's constructs and the -O0 SPIR-V failed spirv-val with exit 0.  Such a merge now holds only
+    OpUnreachable.  Thread t continues until d == t + 1, then breaks; the `for (;;)` returns on both arms."""
+    want = [v for t in range(4) for v in (t + 1, 10 if t > 1 else 20)]
+    assert run_backend(backend, DEAD_CODE_AFTER_JUMPS, {"Out": ("int", 8)})["Out"] == want
+
+
 def test_differential_check_can_fail() -> None:
     """The comparison is not vacuous: the same program with one stored value changed differs."""
     prog = hlsl_gen.generate(random.Random("differential:0"), safe=True)
