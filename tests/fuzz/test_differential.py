@@ -225,14 +225,40 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
+CONTINUE_THEN_BREAK_WITH_CODE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    Out[tid.x * 2 + 1] = 0;
+    int f = 0;
+    do {
+        f++;
+        if (tid.x != 0) {
+            if (tid.x != 1) {
+                if (f < 2) continue;
+                if (tid.x == 2) {
+                    Out[tid.x * 2 + 1] = 5;
+                    break;
+                }
+            }
+            Out[tid.x * 2 + 1] = 6;
+            break;
+        }
+    } while (f < 3);
+    Out[tid.x * 2] = f;
+}
+"""
+
 DXIL_SPIRV_ARM_NEVER_REJOINS = (
-    "dxil-spirv's structurizer: in a loop, an if inside an if whose arm only continues or breaks, followed by "
-    "an if that jumps, gets a selection merge no path reaches, and the path on to the outer if's merge leaves "
-    "that selection unstructured (spirv-val: 'exits the selection ... not via a structured exit').  The same "
-    "with every empty block folded as LLVM's simplifycfg would (DXC's shape) fails too, at -O0 and -O3")
+    "dxil-spirv's structurizer: in a loop, an if arm that leaves the iteration both ways (a continue, and a "
+    "path that only breaks) inside an if whose other paths branch again before leaving: the arm's selection "
+    "gets a merge no path reaches and a later path leaves it unstructured (spirv-val: 'exits the selection ... "
+    "not via a structured exit'), or the ladder switch it builds for the exits does not dominate its cases "
+    "('Switch header ... does not structurally dominate its case construct').  The first fails the same with "
+    "every empty block folded as LLVM's simplifycfg would (DXC's shape), the second with code on each break "
+    "path, which no CFG clean-up can fold; at -O0 and -O3, also on f258097")
 
 
-def _arm_model(t: int) -> int:
+def _arm_model(t: int) -> list[int]:
     v = f = 0
     while True:
         f += 1
@@ -246,22 +272,47 @@ def _arm_model(t: int) -> int:
         v += 10
         if f > 2:
             break
-    return v * 16 + f
+    return [v * 16 + f]
+
+
+def _continue_then_break_model(t: int) -> list[int]:
+    out, f = 0, 0
+    while True:
+        f += 1
+        if t != 0:
+            if t != 1:
+                if f < 2:
+                    continue                # to the do-while's test, which f < 2 passes
+                if t == 2:
+                    out = 5
+                    break
+            out = 6
+            break
+        if f >= 3:
+            break
+    return [f, out]
+
+
+ARM_SHAPES = {"continue_or_break_arm": (ARM_THAT_CONTINUES_OR_BREAKS, _arm_model),
+              "continue_then_break_with_code": (CONTINUE_THEN_BREAK_WITH_CODE, _continue_then_break_model)}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", *(
     pytest.param(b, marks=pytest.mark.xfail(strict=True, reason=DXIL_SPIRV_ARM_NEVER_REJOINS)) for b in ("dxil", "dxil-vk"))])
-def test_if_arm_that_only_continues_or_breaks(backend: str) -> None:
-    """Differential finding (loops program 1 of tag probe, at -O3): reduced.  Our SPIR-V and our DXIL on lli
-    run it; dxil-spirv's SPIR-V of the DXIL fails spirv-val (a limit of its structurizer, see the reason), which
-    the checked DXIL runs (`dxil`, `dxil-vk`) include."""
-    want = [_arm_model(t) for t in range(4)]
+@pytest.mark.parametrize("shape", list(ARM_SHAPES))
+def test_if_arm_that_only_continues_or_breaks(shape: str, backend: str) -> None:
+    """Differential findings (loops programs 1 of tag probe at -O3 and 42 of tag hunt7l), reduced.  Our SPIR-V
+    and our DXIL on lli give the models' values; dxil-spirv's SPIR-V of the DXIL fails spirv-val (a limit of its
+    structurizer, see the reason), which the checked DXIL runs (`dxil`, `dxil-vk`) include."""
+    src, model = ARM_SHAPES[shape]
+    want = [v for t in range(4) for v in model(t)]
+    n = len(want)
     if backend == "lli":
-        res = compile_ok(ARM_THAT_CONTINUES_OR_BREAKS, "dxil")
-        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
-        assert list(struct.unpack("<4i", got)) == want
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack(f"<{n}i", *[-1] * n))])[0]
+        assert list(struct.unpack(f"<{n}i", got)) == want
         return
-    assert run_backend(backend, ARM_THAT_CONTINUES_OR_BREAKS, {"Out": ("int", 4)})["Out"] == want
+    assert run_backend(backend, src, {"Out": ("int", n)})["Out"] == want
 
 
 def test_differential_check_can_fail() -> None:
