@@ -90,6 +90,16 @@ def test_spirv_and_dxil_agree_on_edge_programs(seed: int) -> None:
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_spirv_and_dxil_agree_on_loop_programs(seed: int) -> None:
+    """Programs with hlsl_gen's denser control flow (loops=True: jumps at the end of if/else arms and in nested
+    ifs, loops left only by a break, loops in a row, switch cases ending in continue or return, early returns):
+    the shapes the SPIR-V structured emitter and the DXIL clean-up passes for dxil-spirv must both get right."""
+    prog = hlsl_gen.generate(random.Random(f"differential-loops:{seed}"), safe=True, loops=True)
+    diffs = differences(prog)
+    assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
+
+
 def test_break_from_if_inside_constant_switch_runs() -> None:
     """Differential finding: -O3 folded `switch (0u & 3)` to its case and dropped the switch's merge while the
     `break` inside the case's `if` still branched to it (invalid structured control flow).  Thread t keeps
