@@ -272,10 +272,25 @@ def test_continue_blocks_are_bypassed_and_the_latch_stays():
     assert latch.instructions[-1].attrs["targets"] == (head,)        # one latch, still its own block
 
 
-def test_a_latch_with_phis_keeps_its_predecessors():
-    f, blocks = _loop_with_continue_blocks(latch_phi=True)
-    assert not bypass_continue_blocks(f)
-    assert f.blocks == list(blocks)
+def test_a_latch_with_phis_takes_one_incoming_per_predecessor():
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks(latch_phi=True)
+    assert bypass_continue_blocks(f)
+    assert f.blocks == [entry, head, body, rest, latch, exit_]
+    assert body.instructions[-1].attrs["targets"] == (latch, rest)
+    phi = latch.instructions[0]
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(1, body), (2, rest)]
+
+
+def test_a_block_whose_predecessor_already_enters_a_latch_with_phis_stays():
+    """One edge cannot carry two phi values: body's second empty arm into the latch keeps its block."""
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks(latch_phi=True)
+    body.instructions[-1].attrs["targets"] = (cont, join)       # both arms empty: br c, cont, join
+    f.blocks.remove(rest)
+    assert bypass_continue_blocks(f)
+    assert f.blocks == [entry, head, body, join, latch, exit_]
+    assert body.instructions[-1].attrs["targets"] == (latch, join)
+    phi = latch.instructions[0]
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(1, body), (2, join)]
 
 
 def test_a_block_a_switch_enters_stays():
