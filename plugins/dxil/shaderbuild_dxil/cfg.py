@@ -247,8 +247,9 @@ def bypass_break_blocks(f: Function) -> bool:
     selection holding the `break` and left that selection through the other paths of the ifs inside
     it (spirv-val: "exits the selection ... not via a structured exit").  A block stays if a
     predecessor is a switch or already enters the exit (one edge cannot carry two phi values), and so
-    does one that enters the next loop's header (dxil-spirv then left the first loop unstructured).
-    Returns whether a block went."""
+    does one whose exit is also entered from outside the loop: the next loop's header (dxil-spirv then
+    left the first loop unstructured), the shared block of the function's returns (dxil-spirv did not
+    finish converting; loops program 722 of tag hunt7l).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -268,8 +269,10 @@ def bypass_break_blocks(f: Function) -> bool:
             continue
         exit_ = insts[0].attrs["targets"][0]
         ps = preds[bb]
-        if exit_ in bodies or not any(exit_ not in body and body.issuperset(ps) for body in bodies.values()):
-            continue                                   # not on the way out of a loop, or into the next loop
+        others = _entered_through_empty_blocks([q for q in preds[exit_] if q is not bb], preds)
+        if exit_ in bodies or not any(exit_ not in body and body.issuperset(ps) and body.issuperset(others)
+                                      for body in bodies.values()):
+            continue                                   # not on the way out of a loop into its own exit
         if not ps or len(set(ps)) != len(ps) or any(
                 p.instructions[-1].op != "br" or p in preds[exit_] for p in ps):
             continue
@@ -282,6 +285,23 @@ def bypass_break_blocks(f: Function) -> bool:
     if gone:
         f.blocks = [bb for bb in blocks if bb not in gone]
     return bool(gone)
+
+
+def _entered_through_empty_blocks(blocks: list[BasicBlock], preds: dict[BasicBlock, list[BasicBlock]]) -> set[BasicBlock]:
+    """`blocks`, each empty forwarding block among them replaced by its predecessors (transitively)."""
+    out: set[BasicBlock] = set()
+    stack, seen = list(blocks), set()
+    while stack:
+        q = stack.pop()
+        if q in seen:
+            continue
+        seen.add(q)
+        insts = q.instructions
+        if len(insts) == 1 and insts[0].op == "br" and not insts[0].operands and preds[q]:
+            stack.extend(preds[q])
+        else:
+            out.add(q)
+    return out
 
 
 def _incoming_per_predecessor(target: BasicBlock, bypassed: BasicBlock, ps: list[BasicBlock]) -> None:
