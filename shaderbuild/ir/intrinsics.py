@@ -67,7 +67,7 @@ _DXR = (6, 3)
 _TABLE: list[IntrinsicSig] = [
     *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
            "frac saturate rcp degrees radians", "T", "T"),
-    *_sigs("abs", "T", "T", "fi"),
+    *_sigs("abs", "T", "T", "fiu"),          # abs of a uint is the identity (DXC: numeric<>)
     *_sigs("sign", "T", "I", "fi"),
     *_sigs("min max", "T T", "T", "fiu"),
     *_sigs("clamp", "T T T", "T", "fiu"),

@@ -335,6 +335,31 @@ def test_if_arm_that_only_continues_or_breaks(shape: str, backend: str) -> None:
     assert run_backend(backend, src, {"Out": ("int", n)})["Out"] == want
 
 
+ABS_OF_UINT = """RWStructuredBuffer<int> O : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint u = 0xFFFFFFFFu - tid.x;
+    O[tid.x * 4] = abs(u);
+    O[tid.x * 4 + 1] = abs(0xFFFFFFF0u) + (int)tid.x;
+    int v = (int)tid.x + 6;
+    O[tid.x * 4 + 2] = abs(firstbitlow(v)) | 16;
+    O[tid.x * 4 + 3] = (int)abs(uint2(u, 7u)).x;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_abs_of_uint_is_the_identity(backend: str) -> None:
+    """Differential finding (edges program 860 of tag hunt7e, refused: `abs(firstbitlow(v) & 0xFFFF)` came back
+    float): abs took only float and int, so a uint argument went to the float overload and `(int)abs(0xFFFFFFFFu)`
+    saturated to 2147483647.  DXC's abs takes numeric<> and is the identity on uint (gen_intrin_main.txt's uabs);
+    firstbitlow returns uint.  Expected values: Python's two's-complement reading of the uint."""
+    def lowest_bit(x: int) -> int:
+        return (x & -x).bit_length() - 1
+    want = [v for t in range(4) for v in (-1 - t, -16 + t, lowest_bit(t + 6) | 16, -1 - t)]
+    assert run_backend(backend, ABS_OF_UINT, {"O": ("int", 16)})["O"] == want
+
+
 def test_differential_check_can_fail() -> None:
     """The comparison is not vacuous: the same program with one stored value changed differs."""
     prog = hlsl_gen.generate(random.Random("differential:0"), safe=True)
