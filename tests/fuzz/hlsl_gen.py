@@ -211,7 +211,7 @@ class _Gen:
         reversebits.  `EdgeZ` is a zero the front end cannot fold, so each edge is also reached at run time."""
         k = self.c.int(0, 3)
         if k == 0:
-            num = "(-2147483647 - 1)" if t.kind == "int" and self.chance(30) else self.expr(t, depth)
+            num = f"(({t})(-2147483647 - 1))" if t.kind == "int" and self.chance(30) else self.expr(t, depth)
             den = self.pick((self.expr(t, depth), f"({self.expr(t, depth)} & 1)",
                              "(-1)" if t.kind == "int" else "0xFFFFFFFFu"))
             return f"({num} {self.pick(('/', '%'))} ({den} + (({t.scalar()})EdgeZ)))"
