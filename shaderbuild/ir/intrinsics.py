@@ -69,7 +69,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("sqrt rsqrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh floor ceil round trunc "
            "frac degrees radians", "T", "T"),
     *_sigs("saturate rcp", "T", "T"),      # any_float<>: doubles too
-    *_sigs("abs", "T", "T", "fi"),
+    *_sigs("abs", "T", "T", "fiu"),          # abs of a uint is the identity (DXC: numeric<>)
     *_sigs("sign", "T", "I", "fi"),
     *_sigs("min max", "T T", "T", "fiu"),
     *_sigs("clamp", "T T T", "T", "fiu"),

@@ -4,7 +4,12 @@
 from __future__ import annotations
 
 import pytest
-from shaderbuild_dxil.cfg import bypass_continue_blocks, merge_straight_line_blocks, remove_unreachable_blocks
+from shaderbuild_dxil.cfg import (
+    bypass_break_blocks,
+    bypass_continue_blocks,
+    merge_straight_line_blocks,
+    remove_unreachable_blocks,
+)
 from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
 from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
@@ -272,10 +277,25 @@ def test_continue_blocks_are_bypassed_and_the_latch_stays():
     assert latch.instructions[-1].attrs["targets"] == (head,)        # one latch, still its own block
 
 
-def test_a_latch_with_phis_keeps_its_predecessors():
-    f, blocks = _loop_with_continue_blocks(latch_phi=True)
-    assert not bypass_continue_blocks(f)
-    assert f.blocks == list(blocks)
+def test_a_latch_with_phis_takes_one_incoming_per_predecessor():
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks(latch_phi=True)
+    assert bypass_continue_blocks(f)
+    assert f.blocks == [entry, head, body, rest, latch, exit_]
+    assert body.instructions[-1].attrs["targets"] == (latch, rest)
+    phi = latch.instructions[0]
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(1, body), (2, rest)]
+
+
+def test_a_block_whose_predecessor_already_enters_a_latch_with_phis_stays():
+    """One edge cannot carry two phi values: body's second empty arm into the latch keeps its block."""
+    f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks(latch_phi=True)
+    body.instructions[-1].attrs["targets"] = (cont, join)       # both arms empty: br c, cont, join
+    f.blocks.remove(rest)
+    assert bypass_continue_blocks(f)
+    assert f.blocks == [entry, head, body, join, latch, exit_]
+    assert body.instructions[-1].attrs["targets"] == (latch, join)
+    phi = latch.instructions[0]
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(1, body), (2, join)]
 
 
 def test_a_block_a_switch_enters_stays():
@@ -292,3 +312,48 @@ def test_a_branch_whose_two_targets_become_the_latch_is_unconditional():
     assert bypass_continue_blocks(f)
     term = body.instructions[-1]
     assert term.attrs["targets"] == (latch,) and not term.operands
+
+
+def _loop_with_an_early_exit(shared: bool):
+    """entry -> head; head: br c, out, body; out: br exit (the header's exit); body: br c2, early, latch;
+    early: br exit (a `break`, or a `return` when `shared`); latch: br head; exit: ret.  With `shared`, exit is
+    the function's return block, also entered after the loop: out: store, br after; after: br exit."""
+    names = ["entry", "head", "out", "body", "early", "latch", "exit"] + (["after"] if shared else [])
+    f, blocks = function(*names)
+    entry, head, out, body, early, latch, exit_ = blocks[:7]
+    store = Function(FunctionType(void, (i32,)), "dx.op.store", ())
+    b = IRBuilder(entry)
+    b.br(head)
+    b.position_at_end(head)
+    b.cbranch(b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0)), out, body)
+    b.position_at_end(out)
+    if shared:
+        b.call(store, [ConstInt(i32, 1)])
+        b.br(blocks[7])
+        b.position_at_end(blocks[7])
+        b.call(store, [ConstInt(i32, 2)])
+    b.br(exit_)
+    b.position_at_end(body)
+    b.cbranch(b.fcmp("olt", ConstFloat(f32, 2.0), ConstFloat(f32, 1.0)), early, latch)
+    b.position_at_end(early)
+    b.br(exit_)
+    b.position_at_end(latch)
+    b.br(head)
+    b.position_at_end(exit_)
+    b.ret()
+    return f, blocks
+
+
+def test_break_blocks_into_the_loops_own_exit_are_bypassed():
+    f, (entry, head, out, body, early, latch, exit_) = _loop_with_an_early_exit(shared=False)
+    assert bypass_break_blocks(f)
+    assert f.blocks == [entry, head, body, latch, exit_]
+    assert head.instructions[-1].attrs["targets"] == (exit_, body)
+    assert body.instructions[-1].attrs["targets"] == (exit_, latch)
+
+
+def test_a_return_block_entered_after_the_loop_keeps_its_break_block():
+    """dxil-spirv did not finish converting a `return` inside a loop sent straight to the shared return block."""
+    f, blocks = _loop_with_an_early_exit(shared=True)
+    assert not bypass_break_blocks(f)
+    assert f.blocks == list(blocks)

@@ -455,6 +455,87 @@ def _breaks_in_a_row(row):
     return a, i * 16 + j
 
 
+# continues from ifs nested three deep into a latch that only joins values (a `for` without an increment):
+# dxil-spirv left the innermost selection through the outer one's merge until the empty continue blocks
+# were bypassed into the latch, its phis taking one incoming per predecessor (loops program 1 of tag probe)
+@shader("continues_into_a_joining_latch", """
+uint2 f(uint b) {
+    uint s = 0, n = 0, i = 0;
+    for (; i < 8; ) {
+        uint x = In[b + i];
+        i++;
+        if (x != 0) {
+            if (x == 4 && In[b] != 4) break;
+            if (x & 1) {
+                if (i > 2) {
+                    if (x == 1) continue;
+                    if (x == 3 && s > 2) continue;
+                }
+                s += x;
+            }
+        }
+        n += 1;
+    }
+    return uint2(s, n * 16 + i);
+}""")
+def _continues_into_latch(row):
+    s = n = i = 0
+    while i < 8:
+        x = row[i]
+        i += 1
+        if x != 0:
+            if x == 4 and row[0] != 4:
+                break
+            if x & 1:
+                if i > 2:
+                    if x == 1:
+                        continue
+                    if x == 3 and s > 2:
+                        continue
+                s += x
+        n += 1
+    return s, n * 16 + i
+
+
+# a `do ... while (true)` left by a break, a return and the end of the row, with continues before them:
+# the latch's constant exit edge (`br i1 false`) shared the function's exit block with the return, and
+# dxil-spirv's ladder switch did not dominate its cases; a constant latch test is now a plain back edge
+# (loops programs 42 and 570 of tag hunt7l)
+@shader("do_while_true_with_continue_break_and_return", """
+uint2 f(uint b) {
+    uint i = 0, s = 0;
+    do {
+        i++;
+        if (i > 8) break;
+        uint x = In[b + i - 1];
+        if (x == 0) continue;
+        if (x == 1) return uint2(99, s);
+        if (x == 2) {
+            if (i < 4) continue;
+        }
+        s += x * 10 + i;
+        break;
+    } while (true);
+    return uint2(i, s);
+}""")
+def _do_while_true(row):
+    i = s = 0
+    while True:
+        i += 1
+        if i > 8:
+            break
+        x = row[i - 1]
+        if x == 0:
+            continue
+        if x == 1:
+            return 99, s
+        if x == 2 and i < 4:
+            continue
+        s += x * 10 + i
+        break
+    return i, s
+
+
 def _rows(seed: int) -> list[list[int]]:
     """THREADS input rows: the all-default, first-value-returns, no-return and innermost-return rows, then
     random ones."""
@@ -501,6 +582,9 @@ def test_models_take_every_path():
     assert {_nested(r)[0] for r in rows} >= {1000, 2000}
     assert {_break_continue(r)[1] for r in rows} > {8}
     assert {(_breaks_in_a_row(r)[1] // 16, _breaks_in_a_row(r)[1] % 16 == 8) for r in rows} > {(4, True)}
+    assert {_continues_into_latch(r)[1] % 16 == 8 for r in rows} == {True, False}
+    assert {_do_while_true(r)[0] for r in rows} >= {99, 9} and {_do_while_true(r)[0] for r in rows} - {99, 9}
+    assert len({_continues_into_latch(r)[1] // 16 for r in rows}) > 3      # threads continue different times
 
 
 @pytest.mark.parametrize("opt", [0, 3])

@@ -3,7 +3,11 @@
 Programs use int/uint/float scalars and vectors, arithmetic, bitwise and comparison operators,
 casts, swizzles (reads and writes), if/else, for, while, do-while, switch, helper functions with
 in/out/inout parameters, static const arrays and RWStructuredBuffer outputs.  Being well typed,
-they get past the parser into sema, the shared passes and both backends.
+they get past the parser into sema, the shared passes and both backends.  With `loops=True` the control
+flow gets denser: `break`/`continue`/`return` at the end of if/else arms and nested ifs at any depth,
+loops left only by a `break` (`while (true)`, `for (;;)`, `do ... while (true)`), loops in a row, `[unroll]`
+and `[loop]`, switch cases that break early or end in `continue` or `return`, early returns from `main` and
+helpers (the CFG shapes the DXIL clean-up and dxil-spirv's structurizer must agree on).
 
 With `safe=True` every program is also free of undefined behaviour (guarded division, masked
 shifts, in-bounds indices, no float->int casts, floats stay small dyadic numbers), so its SPIR-V
@@ -109,6 +113,9 @@ class _Gen:
     budget: int = MAX_STMTS
     loop_depth: int = 0
     in_main: bool = False
+    loops: bool = False
+    breakable: list[str] = field(default_factory=list)   # enclosing "loop"/"switch" statements, innermost last
+    ret: Ty | None = None                                  # the return type of the function being generated
 
     # ------------------------------------------------------------ helpers
 
@@ -204,7 +211,7 @@ class _Gen:
         reversebits.  `EdgeZ` is a zero the front end cannot fold, so each edge is also reached at run time."""
         k = self.c.int(0, 3)
         if k == 0:
-            num = "(-2147483647 - 1)" if t.kind == "int" and self.chance(30) else self.expr(t, depth)
+            num = f"(({t})(-2147483647 - 1))" if t.kind == "int" and self.chance(30) else self.expr(t, depth)
             den = self.pick((self.expr(t, depth), f"({self.expr(t, depth)} & 1)",
                              "(-1)" if t.kind == "int" else "0xFFFFFFFFu"))
             return f"({num} {self.pick(('/', '%'))} ({den} + (({t.scalar()})EdgeZ)))"
@@ -298,7 +305,12 @@ class _Gen:
         kinds = [self.decl, self.decl, self.assign, self.assign, self.swizzle_assign, self.store]
         if depth < 5:
             kinds += [self.if_stmt, self.for_stmt, self.while_stmt, self.do_stmt, self.switch_stmt]
-        if self.loop_depth and self.chance(15):
+            if self.loops:
+                kinds += [self.forever_stmt, self.loops_in_a_row]
+        if self.loops:
+            if self.chance(20 if self.breakable else 6):
+                return self.jump_stmt(indent)
+        elif self.loop_depth and self.chance(15):
             return [f"{indent}if {self.condition(1)} {self.pick(('break', 'continue'))};"]
         if any(m != "in" for f in self.funcs for *_x, m in f.params):
             kinds.append(self.call_stmt)
@@ -346,19 +358,67 @@ class _Gen:
             lines += [f"{indent}}} else {{", *self.block(indent + "    ", self.c.int(1, 3))]
         return [*lines, f"{indent}}}"]
 
+    def jump(self) -> str:
+        """`break`, `continue` or `return` (with a value in a function that has one), as the enclosing
+        statements allow; loops mode only."""
+        options = ["return"]
+        if self.breakable:
+            options += ["break", "break"]
+        if "loop" in self.breakable:
+            options += ["continue", "continue"]
+        j = self.pick(options)
+        return f"return {self.expr(self.ret)}" if j == "return" and self.ret is not None else j
+
+    def jump_stmt(self, indent: str) -> list[str]:
+        """A jump under an if: a one-line if, an if/else whose arms end in jumps after some statements, or
+        a jump in an if nested in another."""
+        shape = self.c.int(0, 2)
+        if shape == 0:
+            return [f"{indent}if {self.condition(1)} {self.jump()};"]
+        inner = indent + "    "
+        if shape == 1:
+            lines = [f"{indent}if {self.condition()} {{", *self.block(inner, self.c.int(0, 2)), f"{inner}{self.jump()};"]
+            if self.chance(50):
+                lines += [f"{indent}}} else {{", *self.block(inner, self.c.int(0, 2))]
+                if self.chance(50):
+                    lines.append(f"{inner}{self.jump()};")
+            return [*lines, f"{indent}}}"]
+        return [f"{indent}if {self.condition()} {{", f"{inner}if {self.condition(1)} {{", *self.block(inner + "    ", self.c.int(0, 1)),
+                f"{inner}    {self.jump()};", f"{inner}}}", *self.block(inner, self.c.int(0, 2)), f"{indent}}}"]
+
     def _loop_body(self, indent: str) -> list[str]:
         self.loop_depth += 1
+        self.breakable.append("loop")
         body = self.block(indent + "    ", self.c.int(1, 3))
+        self.breakable.pop()
         self.loop_depth -= 1
         return body
 
     def for_stmt(self, indent: str) -> list[str]:
         i = self.fresh("i")
         n = self.c.int(0, 4)
+        attr = self.pick(("", "", "[unroll] ", "[loop] ")) if self.loops else ""
         self.scopes.append({i: _Var(Ty("int"), writable=False)})
         body = self._loop_body(indent)
         self.scopes.pop()
-        return [f"{indent}for (int {i} = 0; {i} < {n}; {i}++) {{", *body, f"{indent}}}"]
+        return [f"{indent}{attr}for (int {i} = 0; {i} < {n}; {i}++) {{", *body, f"{indent}}}"]
+
+    def forever_stmt(self, indent: str) -> list[str]:
+        """A loop left only through a `break`: the counter's check comes first, so a `continue` cannot
+        skip it."""
+        w = self.fresh("f")
+        n = self.c.int(0, 4)
+        head = self.pick(("while (true) {", "for (;;) {", "do {"))
+        self.scopes.append({w: _Var(Ty("int"), writable=False)})
+        body = self._loop_body(indent)
+        self.scopes.pop()
+        return [f"{indent}{{", f"{indent}int {w} = 0;", f"{indent}{head}", f"{indent}    {w}++;",
+                f"{indent}    if ({w} > {n}) break;", *body,
+                f"{indent}}}{' while (true);' if head == 'do {' else ''}", f"{indent}}}"]
+
+    def loops_in_a_row(self, indent: str) -> list[str]:
+        loops = (self.for_stmt, self.while_stmt, self.do_stmt, self.forever_stmt)
+        return [*self.pick(loops)(indent), *self.pick(loops)(indent)]
 
     def while_stmt(self, indent: str) -> list[str]:
         w = self.fresh("w")
@@ -382,9 +442,12 @@ class _Gen:
         sel = self.expr(Ty(self.pick(("int", "uint"))), 1)
         lines = [f"{indent}switch (({sel}) & 3) {{"]
         cases = sorted({self.c.int(0, 3) for _ in range(self.c.int(1, 3))})
+        self.breakable.append("switch")
         for label in [*(f"case {k}:" for k in cases), *(["default:"] if self.chance(60) else [])]:
-            lines += [f"{indent}{label} {{", *self.block(indent + "    ", self.c.int(1, 2)), f"{indent}    break;",
-                      f"{indent}}}"]
+            body = self.block(indent + "    ", self.c.int(1, 2))
+            end = self.jump() if self.loops and self.chance(40) else "break"
+            lines += [f"{indent}{label} {{", *body, f"{indent}    {end};", f"{indent}}}"]
+        self.breakable.pop()
         return [*lines, f"{indent}}}"]
 
     def call_stmt(self, indent: str) -> list[str]:
@@ -420,6 +483,7 @@ class _Gen:
                   for _ in range(self.c.int(0 if ret else 1, 3))]
         self.scopes = [{}]
         self.budget, saved = 8, self.budget
+        self.ret = ret
         lines = []
         for pname, pt, mode in params:
             if mode == "out":
@@ -428,7 +492,7 @@ class _Gen:
         lines += self.block("    ", self.c.int(1, 4))
         if ret is not None:
             lines.append(f"    return {self.expr(ret)};")
-        self.budget = saved
+        self.budget, self.ret = saved, None
         head = ", ".join(f"{'' if m == 'in' and self.chance(70) else m + ' '}{pt} {pn}" for pn, pt, m in params)
         self.funcs.append(_Func(name, ret, params))
         return [f"{ret or 'void'} {name}({head}) {{", *lines, "}"]
@@ -461,18 +525,18 @@ class _Gen:
         return Program("\n".join(lines) + "\n", self.outputs, threads, self.safe)
 
 
-def generate(rng: random.Random, safe: bool = False, edges: bool = False) -> Program:
+def generate(rng: random.Random, safe: bool = False, edges: bool = False, loops: bool = False) -> Program:
     """One program from a `random.Random` (the campaign's fast path); `edges` adds D3D-defined integer
-    edge cases (see `_Gen.edge`)."""
-    return _Gen(RandomChooser(rng), safe, edges).program()
+    edge cases (see `_Gen.edge`), `loops` denser control flow (see the module's docstring)."""
+    return _Gen(RandomChooser(rng), safe, edges, loops=loops).program()
 
 
-def programs(safe: bool = False, edges: bool = False):
+def programs(safe: bool = False, edges: bool = False, loops: bool = False):
     """A hypothesis strategy of `Program`s (shrinks towards small programs)."""
     from hypothesis import strategies as st
 
     @st.composite
     def build(draw):
-        return _Gen(DrawChooser(draw, st), safe, edges).program()
+        return _Gen(DrawChooser(draw, st), safe, edges, loops=loops).program()
 
     return build()

@@ -200,8 +200,11 @@ def bypass_continue_blocks(f: Function) -> bool:
     simplifycfg leaves DXC's loops.  dxil-spirv's structurizer made a selection that is left other than
     through its merge (spirv-val rejects it) for a loop body whose nested ifs `continue` through such
     blocks.  Targeted: folding every forwarding block made it crash on deeply nested loops, and a switch
-    branching straight to a latch with phis made it abort; so a latch with phis, a block a switch
-    enters and the latch itself (one per loop) stay.  Returns whether a block went."""
+    branching straight to a latch with phis made it abort; so a block a switch enters and the latch
+    itself (one per loop) stay.  Into a latch with phis (one that only joins values) a block goes when
+    each predecessor enters the latch through it alone: the phis then take one incoming per
+    predecessor (dxil-spirv left an inner selection through an outer merge when continues from ifs
+    nested three deep reached such a latch through empty blocks).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -216,12 +219,15 @@ def bypass_continue_blocks(f: Function) -> bool:
         if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or bb not in order:
             continue
         latch = insts[0].attrs["targets"][0]
-        if order[latch] <= order[bb] or _has_phis(latch) or not any(order[h] <= order[latch]
-                                                                    for h in successors(latch)):
-            continue                                   # not a forward edge to a phi-free latch
+        if order[latch] <= order[bb] or not any(order[h] <= order[latch] for h in successors(latch)):
+            continue                                   # not a forward edge to a latch
         ps = preds[bb]
         if any(p.instructions[-1].op != "br" for p in ps):
             continue
+        if _has_phis(latch):
+            if len(set(ps)) != len(ps) or any(p in preds[latch] for p in ps):
+                continue
+            _incoming_per_predecessor(latch, bb, ps)
         for p in ps:
             term = p.instructions[-1]
             targets = tuple(latch if x is bb else x for x in term.attrs["targets"])
@@ -242,8 +248,9 @@ def bypass_break_blocks(f: Function) -> bool:
     selection holding the `break` and left that selection through the other paths of the ifs inside
     it (spirv-val: "exits the selection ... not via a structured exit").  A block stays if a
     predecessor is a switch or already enters the exit (one edge cannot carry two phi values), and so
-    does one that enters the next loop's header (dxil-spirv then left the first loop unstructured).
-    Returns whether a block went."""
+    does one whose exit is also entered from outside the loop: the next loop's header (dxil-spirv then
+    left the first loop unstructured), the shared block of the function's returns (dxil-spirv did not
+    finish converting; loops program 722 of tag hunt7l).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -263,24 +270,47 @@ def bypass_break_blocks(f: Function) -> bool:
             continue
         exit_ = insts[0].attrs["targets"][0]
         ps = preds[bb]
-        if exit_ in bodies or not any(exit_ not in body and body.issuperset(ps) for body in bodies.values()):
-            continue                                   # not on the way out of a loop, or into the next loop
+        others = _entered_through_empty_blocks([q for q in preds[exit_] if q is not bb], preds)
+        if exit_ in bodies or not any(exit_ not in body and body.issuperset(ps) and body.issuperset(others)
+                                      for body in bodies.values()):
+            continue                                   # not on the way out of a loop into its own exit
         if not ps or len(set(ps)) != len(ps) or any(
                 p.instructions[-1].op != "br" or p in preds[exit_] for p in ps):
             continue
         for p in ps:
             term = p.instructions[-1]
             term.attrs["targets"] = tuple(exit_ if x is bb else x for x in term.attrs["targets"])
-        for inst in exit_.instructions:                # phis lead their blocks
-            if inst.op != "phi":
-                break
-            inst.attrs["incoming"] = [(v, q) for v, b in inst.attrs["incoming"]
-                                      for q in (ps if b is bb else (b,))]
+        _incoming_per_predecessor(exit_, bb, ps)
         preds[exit_] = [p for p in preds[exit_] if p is not bb] + ps
         gone.add(bb)
     if gone:
         f.blocks = [bb for bb in blocks if bb not in gone]
     return bool(gone)
+
+
+def _entered_through_empty_blocks(blocks: list[BasicBlock], preds: dict[BasicBlock, list[BasicBlock]]) -> set[BasicBlock]:
+    """`blocks`, each empty forwarding block among them replaced by its predecessors (transitively)."""
+    out: set[BasicBlock] = set()
+    stack, seen = list(blocks), set()
+    while stack:
+        q = stack.pop()
+        if q in seen:
+            continue
+        seen.add(q)
+        insts = q.instructions
+        if len(insts) == 1 and insts[0].op == "br" and not insts[0].operands and preds[q]:
+            stack.extend(preds[q])
+        else:
+            out.add(q)
+    return out
+
+
+def _incoming_per_predecessor(target: BasicBlock, bypassed: BasicBlock, ps: list[BasicBlock]) -> None:
+    """The phis of `target` take their value from the `bypassed` block once per predecessor `ps` of it."""
+    for inst in target.instructions:                   # phis lead their blocks
+        if inst.op != "phi":
+            break
+        inst.attrs["incoming"] = [(v, q) for v, b in inst.attrs["incoming"] for q in (ps if b is bypassed else (b,))]
 
 
 def _loop_bodies(rpo: list[BasicBlock], order: dict[BasicBlock, int],

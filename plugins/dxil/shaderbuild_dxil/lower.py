@@ -188,6 +188,8 @@ class FunctionLowerer:
     def truthy(self, v: Value) -> Value:
         if v.type == T.i1:
             return v
+        if isinstance(v, ConstInt):
+            return ConstInt(T.i1, v.value != 0)
         if isinstance(v.type, T.FloatType):
             return self.b.fcmp("une", v, ConstFloat(v.type, 0.0))
         return self.b.icmp("ne", v, ConstInt(int_type_of(v), 0))
@@ -663,7 +665,7 @@ class FunctionLowerer:
                 out.append(self.b.fsub(ConstFloat(t, -0.0), v) if isinstance(t, T.FloatType)
                            else self.b.sub(ConstInt(int_type_of(v), 0), v))
             elif e.op == "not":
-                out.append(self.b.xor(self.truthy(v), ConstInt(T.i1, 1)))
+                out.append(self.int_binop("xor", self.truthy(v), ConstInt(T.i1, 1)))
             else:
                 out.append(self.b.xor(v, ConstInt(int_type_of(v), -1)))
         return out
@@ -1034,8 +1036,11 @@ class FunctionLowerer:
         self.stmts(s.continuing)
         assert self.b.block is not None
         if self.b.block.terminator is None:
-            if s.break_if is not None:
-                self.b.cbranch(self.truthy(self.expr(s.break_if)[0]), merge, header)
+            brk = None if s.break_if is None else self.truthy(self.expr(s.break_if)[0])
+            if isinstance(brk, ConstInt):    # `do ... while (true)`: no edge out of the latch (dxil-spirv
+                self.b.br(merge if brk.value else header)  # mis-structurized one into a shared exit block)
+            elif brk is not None:
+                self.b.cbranch(brk, merge, header)
             else:
                 self.b.br(header)
         self.seal(header)                # the back edge is built

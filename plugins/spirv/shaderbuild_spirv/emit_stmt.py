@@ -4,7 +4,9 @@ Control flow maps one-to-one onto SPIR-V structured constructs: If ->
 OpSelectionMerge, Loop -> header / body / continue target / merge, Switch ->
 OpSwitch with case blocks in source order so fall-through branches to the next
 case block.  Statements after a terminator in the same list are dead and are
-dropped (there is no block to put them in).
+dropped (there is no block to put them in), and so are those after a construct no
+branch leaves through its merge (an if whose arms both jump): that merge holds only
+OpUnreachable, since code in it would sit outside every construct around it.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class FunctionEmitter(ExprEmitter):
         self.open = False
         self.breaks: list[int] = []
         self.continues: list[int] = []
+        self.entered: set[int] = set()      # labels an emitted branch targets
         self.prologue = prologue
         self.debug = ctx.debug      # a DebugInfo under -Zi
         self.scope = 0
@@ -138,6 +141,18 @@ class FunctionEmitter(ExprEmitter):
     def terminate(self, opname: str, *operands: int) -> None:
         self.void_op(opname, *operands)
         self.open = False
+        if opname == "OpBranch":
+            self.entered.add(operands[0])
+        elif opname == "OpBranchConditional":
+            self.entered.update(operands[1:3])
+        elif opname == "OpSwitch":
+            self.entered.update(operands[1::2])
+
+    def merge_label(self, merge: int) -> None:
+        """Open a construct's merge block; one that no branch enters gets OpUnreachable and closes."""
+        self.label(merge)
+        if merge not in self.entered:
+            self.terminate("OpUnreachable")
 
     def branch(self, target: int) -> None:
         if self.open:
@@ -186,7 +201,7 @@ class FunctionEmitter(ExprEmitter):
             self.label(else_l)
             self.block(s.else_)
             self.branch(merge)
-        self.label(merge)
+        self.merge_label(merge)
 
     def s_loop(self, s: Loop) -> None:
         b = self.b
@@ -216,7 +231,7 @@ class FunctionEmitter(ExprEmitter):
                 self.terminate("OpBranchConditional", self.expr(s.break_if), merge, header)
             else:
                 self.terminate("OpBranch", header)
-        self.label(merge)
+        self.merge_label(merge)
 
     def s_switch(self, s: Switch) -> None:
         sel = self.expr(s.selector)
@@ -236,7 +251,7 @@ class FunctionEmitter(ExprEmitter):
             self.block(c.body)
             self.branch(labels[i + 1] if i + 1 < len(labels) else merge)   # fall-through
         self.breaks.pop()
-        self.label(merge)
+        self.merge_label(merge)
 
     def s_break(self, s: Break) -> None:
         if not self.breaks:
