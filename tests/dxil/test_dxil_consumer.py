@@ -34,6 +34,16 @@ PC pc() { PC c = (PC)0; return c; }
 [patchconstantfunc("pc")]
 float4 main(InputPatch<CP, 3> ip) : P { return ip[0].p + ip[1].layer; }
 """),
+    "ssbo-sparse-feedback": ("cs_6_0", """
+StructuredBuffer<uint> B : register(t0);
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1, 1, 1)] void main() { uint s; uint v = B.Load(0, s); Out[0] = v + CheckAccessFullyMapped(s); }
+"""),
+    "float-bitwise-atomic": ("cs_6_0", """
+RWStructuredBuffer<float> Out : register(u1);
+groupshared float g;
+[numthreads(1, 1, 1)] void main() { float o; g = 0.0; InterlockedCompareExchangeFloatBitwise(g, 0.0, 4.5, o); Out[0] = o; }
+"""),
     # the front end allows ddx in pixel shaders only, so this one is built from IR (as test_dxil_lower does)
     "compute-derivatives": ("cs_6_6", None),
 }
