@@ -715,16 +715,9 @@ class CallLowering(SemaBase):
         return _VoidValue(loc)
 
     def special_interlocked(self, name, args, loc):
-        if not args or not self.is_place_expr(args[0]):
-            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)
-        dest = self.place(args[0], for_write=True)
+        dest, root = self._atomic_destination(name, args, loc)
         if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int):
             raise error(f"'{name}' requires an int or uint destination, not '{dest.type}'", args[0].loc)
-        root = dest
-        while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
-            root = root.base
-        if isinstance(root, ir.VarRef) and root.var.storage not in (ir.Storage.WORKGROUP,):
-            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", args[0].loc)
         var_of = root
         while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
             var_of = var_of.resource if isinstance(var_of, ir.BufferElem) else var_of.base
@@ -753,17 +746,23 @@ class CallLowering(SemaBase):
         n = 4 if name == "InterlockedCompareExchangeFloatBitwise" else 3
         if len(args) != n:
             raise error(f"no matching intrinsic for call to '{name}': expected {n} arguments, have {len(args)}", loc)
-        if not self.is_place_expr(args[0]):
-            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)
-        dest = self.place(args[0], for_write=True)
+        dest, _root = self._atomic_destination(name, args, loc)
         if dest.type != ir.FLOAT:
             raise error(f"'{name}' requires a float destination, not '{dest.type}'", args[0].loc)
+        return self.float_bitwise_atomic(name, [dest], args[1:], loc)
+
+    def _atomic_destination(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> tuple[ir.Expr, ir.Expr]:
+        """An Interlocked* call's destination place and the variable or buffer element it is part of:
+        only a buffer element or a groupshared variable."""
+        if not args or not self.is_place_expr(args[0]):
+            raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", loc)
+        dest = self.place(args[0], for_write=True)
         root = dest
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base
         if isinstance(root, ir.VarRef) and root.var.storage not in (ir.Storage.WORKGROUP,):
             raise error(f"the first argument of '{name}' must be a buffer element or groupshared variable", args[0].loc)
-        return self.float_bitwise_atomic(name, [dest], args[1:], loc)
+        return dest, root
 
     def float_bitwise_atomic(self, name: str, operands: list[ir.Expr], args: list[ast.Expr],
                              loc: SourceLoc) -> ir.Expr:
