@@ -341,6 +341,40 @@ def test_constant_branches_run_once_loops_and_dead_loops_go():
     assert got["Out"] == [5, 1, 7, 0]
 
 
+PRECISE_CSE = """
+RWStructuredBuffer<float> Out : register(u0);
+StructuredBuffer<int> In : register(t1);
+[numthreads(1,1,1)]
+void main() {
+    int v = In[0];
+    Out[0] = (float)v;
+    Out[1] = (float)v;
+    int w = In[1];
+    precise float p = (float)w * 3.0;
+    Out[2] = p;
+    Out[3] = (float)w * 3.0;
+}
+"""
+
+
+def test_cse_merges_equal_no_contraction_values_only_with_each_other():
+    """Two equal int->float conversions (NoContraction: they may round) become one that keeps the
+    decoration; a `precise` product is not merged with the plain product of the same operands."""
+    dis = _body(_build(PRECISE_CSE, 3))
+    full = tools.spirv_dis(_build(PRECISE_CSE, 3))
+    assert dis.count("OpConvertSToF") == 2, dis                  # v's once, w's once
+    muls = [line.split("=")[0].strip() for line in dis.splitlines() if "OpFMul" in line]
+    assert len(muls) == 2, dis                                    # the precise one and the plain one
+    precise = [m for m in muls if f"OpDecorate {m} NoContraction" in full]
+    assert len(precise) == 1, full
+    for line in dis.splitlines():
+        if "OpConvertSToF" in line:
+            assert f"OpDecorate {line.split('=')[0].strip()} NoContraction" in full
+    big = 16777217                                                 # rounds to 16777216 as a float
+    got = run_cs(PRECISE_CSE, {"Out": ("float", 4)}, inputs={"In": ("int", [big, 5])})
+    assert got["Out"] == [16777216.0, 16777216.0, 15.0, 15.0]
+
+
 def test_loop_with_an_effect_stays():
     """A loop that stores stays, even when nothing reads its values afterwards."""
     src = """

@@ -1,5 +1,6 @@
 """Common subexpressions: a pure instruction equal (opcode, type, operands) to one that
-dominates it is replaced by that one.  Loads merge only from read-only memory (resources'
+dominates it is replaced by that one; a NoContraction value only by an equal NoContraction one
+(both compute the same exactly rounded value).  Loads merge only from read-only memory (resources'
 handles, constant buffers, push constants, stage inputs) with no store in between that
 could alias, which for read-only memory is none."""
 
@@ -12,6 +13,7 @@ from .module import OP, Function, ModuleInfo
 
 _LOAD, _AC, _IBAC = OP["OpLoad"], OP["OpAccessChain"], OP["OpInBoundsAccessChain"]
 _NOT_MERGED = frozenset(OP[n] for n in ("OpVariable", "OpPhi", "OpImageRead", "OpArrayLength", "OpUndef"))
+_NO_CONTRACTION_ONLY = [(42,)]         # the decorations of a `precise` or rounding conversion's value
 
 
 def run(f: Function, info: ModuleInfo) -> bool:
@@ -39,8 +41,13 @@ def run(f: Function, info: ModuleInfo) -> bool:
         mine: list[tuple] = []
         for x in cfg.blocks[label].insts:
             op, r = x.op, x.r
-            if r < 0 or op in _NOT_MERGED or (op not in PURE and not is_pure(x, info)) or x.w[r] in decorated:
-                continue            # a decorated value (NoContraction: precise) is never merged
+            if r < 0 or op in _NOT_MERGED or (op not in PURE and not is_pure(x, info)):
+                continue
+            precise = False
+            if x.w[r] in decorated:
+                if info.decorations[x.w[r]] != _NO_CONTRACTION_ONLY:
+                    continue        # other decorations stay on their own value
+                precise = True      # merged only with an equal NoContraction value, which keeps the decoration
             if op == _LOAD:
                 p = x.w[2]
                 if root.get(p, p) not in info.readonly:
@@ -48,7 +55,7 @@ def run(f: Function, info: ModuleInfo) -> bool:
             if repl:
                 x.rename(repl)
             w = x.w
-            k = (op, *w[:r], *w[r + 1:])     # opcode, type and operands: everything but the result
+            k = (op, precise, *w[:r], *w[r + 1:])     # opcode, type and operands: everything but the result
             prev = table.get(k)
             if prev is not None:
                 repl[w[r]] = prev

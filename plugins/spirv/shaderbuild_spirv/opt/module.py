@@ -299,6 +299,7 @@ class ModuleInfo:
         block_types: set[int] = set()
         changing: set[int] = set()                       # inputs that change during an invocation
         self.decorated: set[int] = set()                 # ids with a decoration (NoContraction, ...)
+        self.decorations: dict[int, list[tuple[int, ...]]] = {}   # id -> its OpDecorate operands after the id
         for x in m.globals:
             if x.r >= 0:
                 self.defs[x.result] = x
@@ -312,6 +313,7 @@ class ModuleInfo:
                 self._undef.setdefault(x.w[0], x.w[1])
             elif x.op == OP["OpDecorate"]:
                 self.decorated.add(x.w[0])
+                self.decorations.setdefault(x.w[0], []).append(tuple(x.w[1:]))
                 if x.w[1] == 2:                                  # Block (not BufferBlock)
                     block_types.add(x.w[0])
                 elif x.w[1] == 11 and x.w[2] == _RAY_TMAX:      # BuiltIn RayTmaxKHR
