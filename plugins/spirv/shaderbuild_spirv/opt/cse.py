@@ -31,7 +31,7 @@ def run(f: Function, info: ModuleInfo) -> bool:
     stack: list[tuple[int, bool]] = [(cfg.rpo[0], True)]
     added: dict[int, list[tuple]] = {}
     dead: set[int] = set()
-    decorated = info.decorated
+    decorations = info.decorations
     while stack:
         label, entering = stack.pop()
         if not entering:
@@ -44,8 +44,8 @@ def run(f: Function, info: ModuleInfo) -> bool:
             if r < 0 or op in _NOT_MERGED or (op not in PURE and not is_pure(x, info)):
                 continue
             precise = False
-            if x.w[r] in decorated:
-                if info.decorations[x.w[r]] != _NO_CONTRACTION_ONLY:
+            if x.w[r] in decorations:
+                if decorations[x.w[r]] != _NO_CONTRACTION_ONLY:
                     continue        # other decorations stay on their own value
                 precise = True      # merged only with an equal NoContraction value, which keeps the decoration
             if op == _LOAD:

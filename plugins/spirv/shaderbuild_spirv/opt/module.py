@@ -298,8 +298,7 @@ class ModuleInfo:
         int_types: set[int] = set()
         block_types: set[int] = set()
         changing: set[int] = set()                       # inputs that change during an invocation
-        self.decorated: set[int] = set()                 # ids with a decoration (NoContraction, ...)
-        self.decorations: dict[int, list[tuple[int, ...]]] = {}   # id -> its OpDecorate operands after the id
+        self.decorations: dict[int, list[tuple[int, ...]]] = {}   # decorated id -> its OpDecorate operands after the id
         for x in m.globals:
             if x.r >= 0:
                 self.defs[x.result] = x
@@ -312,7 +311,6 @@ class ModuleInfo:
             elif x.op == OP["OpUndef"]:
                 self._undef.setdefault(x.w[0], x.w[1])
             elif x.op == OP["OpDecorate"]:
-                self.decorated.add(x.w[0])
                 self.decorations.setdefault(x.w[0], []).append(tuple(x.w[1:]))
                 if x.w[1] == 2:                                  # Block (not BufferBlock)
                     block_types.add(x.w[0])
