@@ -34,10 +34,16 @@ class _Fn:
         if isinstance(place, ir.VarRef):
             var = place.var
             return lambda: ir.Load(ir.VarRef(var), var.type)
-        tmp = ir.Variable(f"poly.{len(self.fn.locals)}", e.type, ir.Storage.FUNCTION)
-        self.fn.locals.append(tmp)
-        self.pre.append(ir.Store(ir.VarRef(tmp), e))
+        tmp = self.local(e.type, e)
         return lambda: ir.Load(ir.VarRef(tmp), tmp.type)
+
+    def local(self, t: ir.Type, init: ir.Expr | None = None) -> ir.Variable:
+        """A new temporary of the function, stored `init` first when given."""
+        v = ir.Variable(f"poly.{len(self.fn.locals)}", t, ir.Storage.FUNCTION)
+        self.fn.locals.append(v)
+        if init is not None:
+            self.pre.append(ir.Store(ir.VarRef(v), init))
+        return v
 
 
 # ------------------------------------------------------------------ IR helpers
@@ -428,14 +434,6 @@ def _quad_vote(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 _UINT4 = ir.Vector(ir.UINT, 4)
 
 
-def _local(b: _Fn, t: ir.Type, init: ir.Expr | None = None) -> ir.Variable:
-    v = ir.Variable(f"poly.{len(b.fn.locals)}", t, ir.Storage.FUNCTION)
-    b.fn.locals.append(v)
-    if init is not None:
-        b.pre.append(ir.Store(ir.VarRef(v), init))
-    return v
-
-
 def _get(v: ir.Variable) -> ir.Expr:
     return ir.Load(ir.VarRef(v), v.type)
 
@@ -448,8 +446,8 @@ def _wave_match(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     t = e.args[0].type
     s = _scalar(t)
     bits_t = _with_scalar(t, ir.Scalar("uint", s.width))
-    key = _local(b, bits_t, ir.Bitcast(e.args[0], bits_t) if s.kind != "uint" else e.args[0])
-    out = _local(b, _UINT4)
+    key = b.local(bits_t, ir.Bitcast(e.args[0], bits_t) if s.kind != "uint" else e.args[0])
+    out = b.local(_UINT4)
     same = _cmp("eq", _get(key), _call("WaveReadLaneFirst", bits_t, _get(key)))
     if isinstance(bits_t, ir.Vector):
         same = _call("all", ir.BOOL, same)
@@ -475,12 +473,12 @@ def _wave_multi_prefix(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     s = _scalar(t)
     if identity == -1:
         identity = (1 << s.width) - 1 if s.kind == "uint" else -1
-    v = _local(b, t, value)
-    lanes = _local(b, _UINT4, _bin("bitand", mask, _call("WaveActiveBallot", _UINT4, ir.Const(ir.BOOL, True))))
-    me = _local(b, ir.UINT, _call("WaveGetLaneIndex", ir.UINT))
-    acc = _local(b, t, _const(t, identity))
-    j = _local(b, ir.UINT, _k(0))
-    x = _local(b, t)
+    v = b.local(t, value)
+    lanes = b.local(_UINT4, _bin("bitand", mask, _call("WaveActiveBallot", _UINT4, ir.Const(ir.BOOL, True))))
+    me = b.local(ir.UINT, _call("WaveGetLaneIndex", ir.UINT))
+    acc = b.local(t, _const(t, identity))
+    j = b.local(ir.UINT, _k(0))
+    x = b.local(t)
     word = ir.Load(ir.IndexRef(ir.VarRef(lanes), _bin("shr", _get(j), _k(5)), ir.UINT), ir.UINT)
     bit = _bin("bitand", _bin("shr", word, _bin("bitand", _get(j), _k(31))), _k(1))
     keep = _bin("land", _cmp("lt", _get(j), _get(me)), _cmp("ne", bit, _k(0)), ir.BOOL)
