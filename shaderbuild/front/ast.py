@@ -162,6 +162,7 @@ class FuncDecl(Node):
     template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)   # `typename T = float`, `uint N = 4`
     namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
     owner: str | None = None          # `int S::Get() { ... }`: the struct whose declared method this defines
+    spec_args: list[TypeRef | Expr] | None = None   # `template<> T f<float>(...)`: an explicit specialisation
 
 
 class StructDecl(Node):
@@ -174,6 +175,7 @@ class StructDecl(Node):
     template_values: dict[str, TypeRef] = Record.factory(dict)
     template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)
     namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
+    spec_args: list[TypeRef | Expr] | None = None   # `template<...> struct S<int, U>`: a (partial) specialisation
 
 
 class SizeOf(Expr):

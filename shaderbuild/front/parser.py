@@ -113,6 +113,9 @@ class Parser:
         self.depth = 0
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
         self.hoisted_after: list[ast.Node] = []  # static members of a struct of its own type, to emit after it
+        self.static_data: dict[str, ast.VarDecl] = {}   # 'S::x' -> its declaration, which `T S::x = v;` completes
+        self.template_head = False      # after `template<...>`: the declared name may take `<args>` (specialisation)
+        self.static_funcs: set[str] = set()     # 'S::f' of `static T f(...);` in S: `T S::f(...) {...}` defines it
         # enclosing namespaces and structs as name prefixes ('NS::', 'NS::S::'), innermost last: names declared
         # there are qualified with the innermost; unqualified type names are looked up innermost first
         self.ns: list[str] = []
@@ -177,7 +180,8 @@ class Parser:
     def at_struct_specifier(self) -> bool:
         """`struct X` naming a declared struct (not `struct X {` or `struct X : Base {` defining one)."""
         return ((self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT
-                and not (self.peek(2).is_punct("{") or self.peek(2).is_punct(":")))
+                and not (self.peek(2).is_punct("{") or self.peek(2).is_punct(":")
+                         or self.template_head and self.peek(2).is_punct("<")))
 
     def at_effect_object(self) -> bool:
         """An effects object declaration such as `BlendState bs`: these names are types only there."""
@@ -369,7 +373,7 @@ class Parser:
         values: dict[str, ast.TypeRef] = {}
         defaults: dict[str, ast.TypeRef | ast.Expr] = {}
         added: list[str] = []           # type parameters are type names from here (`typename U = T`)
-        while True:
+        while not self.at(">"):         # `template<>`: an explicit specialisation
             if self.accept("typename") or self.accept("class"):
                 params.append(self.ident("a template parameter name").text)
                 if params[-1] not in self.user_types:
@@ -390,11 +394,19 @@ class Parser:
             if not self.accept(","):
                 break
         self.close_angle()
+        self.template_head = True
         try:
             decls = self.declaration(attrs, top_level=True)
         finally:
             self.user_types.difference_update(added)
+            self.template_head = False
         for d in decls:
+            if isinstance(d, ast.FuncDecl) and d.spec_args is not None and params:
+                raise error("function template partial specialization is not allowed", d.loc)
+            if isinstance(d, ast.FuncDecl) and d.spec_args is None and not params:
+                d.spec_args = []        # `template<> void f(Stuff x)`: the arguments follow from the parameters
+            if isinstance(d, ast.StructDecl) and d.spec_args is None and not params:
+                raise error(f"explicit specialization of '{d.name}' needs template arguments", d.loc)
             if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
                 d.template_params = params
                 d.template_values = values
@@ -432,16 +444,22 @@ class Parser:
             self.advance()          # `int S::Get() { ... }` defines a method declared in S
             name_tok = self.ident("a member name")
             if not self.at("("):
-                raise error(f"only member functions of '{owner}' can be defined outside it", name_tok.loc)
+                return self.static_member_definition(owner, type_ref, name_tok)
             self.ns.append(owner + "::")
             try:
                 fn = self.function(type_ref, name_tok, attrs, quals)
             finally:
                 self.ns.pop()
-            fn.owner = owner
+            if f"{owner}::{fn.name}" in self.static_funcs:
+                fn.name = f"{owner}::{fn.name}"     # a static member function: the global S::f
+            else:
+                fn.owner = owner
             return [fn]
+        spec_args = self.specialisation_args()
         if self.at("(") and top_level and not effect:
-            out.append(self.function(type_ref, name_tok, attrs, quals))
+            fn = self.function(type_ref, name_tok, attrs, quals)
+            fn.spec_args = spec_args
+            out.append(fn)
             return out
         while True:
             d = self.declarator(type_ref, name_tok, attrs, quals, effect)
@@ -452,6 +470,39 @@ class Parser:
             name_tok = self.ident("a name for the declaration")
         self.expect(";", "after declaration")
         return out
+
+    def specialisation_args(self) -> list[ast.TypeRef | ast.Expr] | None:
+        """The `<args>` after the name a `template<...>` declaration declares (`S<int>`, `f<float>`); None
+        elsewhere, or without them."""
+        if not self.template_head:
+            return None
+        self.template_head = False
+        if not self.at("<"):
+            return None
+        self.advance()
+        args = [self.template_arg()]
+        while self.accept(","):
+            args.append(self.template_arg())
+        self.close_angle()
+        return args
+
+    def static_member_definition(self, owner: str, type_ref: ast.TypeRef, name_tok: Token) -> list[ast.Node]:
+        """`float S::x = 2;` gives the static member `static float x;` of S its initializer (DXC allows
+        `static` on it too); the declaration stays where S put it."""
+        d = self.static_data.get(f"{owner}::{name_tok.text}")
+        if d is None:
+            raise error(f"no static data member named '{name_tok.text}' in '{owner}'", name_tok.loc)
+        dims = self.dims()
+        if type_ref.name != d.type.name or len(dims) != len(d.dims):
+            raise error(f"the definition of '{owner}::{name_tok.text}' does not match its declaration in "
+                        f"'{owner}'", name_tok.loc)
+        if self.accept("="):
+            if d.init is not None:
+                raise error(f"redefinition of '{owner}::{name_tok.text}'", name_tok.loc)
+            d.init = self.initializer()
+            d.dims = [n if n is not None else m for n, m in zip(d.dims, dims)]
+        self.expect(";", "after declaration")
+        return []
 
     def type_ref(self) -> ast.TypeRef:
         t = self.tok
@@ -776,11 +827,13 @@ class Parser:
         name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
         name = self.qualified(name_tok.text) if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
         self.user_types.add(name)
+        spec_args = self.specialisation_args()
         base = None
         if self.accept(":"):
             base = self.type_ref()
         self.expect("{", "to begin the struct body")
-        sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns))
+        sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns),
+                            spec_args=spec_args)
         self.ns.append(name + "::")
         try:
             self.struct_body(sd)
@@ -825,6 +878,7 @@ class Parser:
                 fn = self.function(ftype, fname, attrs, quals)
                 if "static" in quals and self.depth == 0:     # a static member function is a global S::name
                     fn.name = f"{name}::{fn.name}"
+                    self.static_funcs.add(fn.name)
                     uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))
                     (self.hoisted_after if uses_self else self.hoisted).append(fn)
                 else:
@@ -834,6 +888,7 @@ class Parser:
                 d = self.declarator(ftype, fname, attrs, quals, field=True)
                 if "static" in quals:       # a static member is a global named S::member, declared before S
                     d.name, d.namespaces = f"{name}::{d.name}", tuple(self.ns)   # (after it when of type S)
+                    self.static_data[d.name] = d
                     (self.hoisted_after if d.type.name == name else self.hoisted).append(d)
                 else:
                     sd.fields.append(d)

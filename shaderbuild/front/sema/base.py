@@ -35,6 +35,8 @@ class SemaBase:
         types: TypeResolver
         func_templates: dict[str, list[ast.FuncDecl]]
         struct_templates: dict[str, ast.StructDecl]
+        func_specs: dict[str, list[ast.FuncDecl]]
+        struct_specs: dict[str, list[ast.StructDecl]]
         function_instances: dict
         literals: dict[int, ir.Const]
         funcs: list[FuncInfo]

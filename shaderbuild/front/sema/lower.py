@@ -108,6 +108,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
         self.struct_templates: dict[str, ast.StructDecl] = {}
+        self.func_specs: dict[str, list[ast.FuncDecl]] = {}       # explicit specialisations, by template name
+        self.struct_specs: dict[str, list[ast.StructDecl]] = {}   # explicit and partial ones
         self.typedef_major: dict[str, str] = {}   # typedef name -> the matrix orientation it carries
         # id(variable) -> its element type when written as a one-component vector (`RWBuffer<uint1>`; a local,
         # parameter or static `float1 x`): the IR makes it a scalar, but DXC's Interlocked* refuse it
@@ -414,7 +416,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         return None
 
     def declare_type_like(self, d) -> None:
-        if isinstance(d, ast.StructDecl) and d.template_params:
+        if isinstance(d, ast.StructDecl) and d.spec_args is not None:
+            if d.name not in self.struct_templates:
+                raise error(f"'{d.name}' is not a struct template", d.loc)
+            self.struct_specs.setdefault(d.name, []).append(d)
+        elif isinstance(d, ast.StructDecl) and d.template_params:
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
             self.struct_templates[d.name] = d
@@ -1074,7 +1080,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         return out
 
     def top_level(self, d: ast.Node) -> None:
-        if isinstance(d, ast.FuncDecl) and d.template_params:
+        if isinstance(d, ast.FuncDecl) and d.spec_args is not None:
+            if d.name not in self.func_templates:
+                raise error(f"no function template '{d.name}' to specialize", d.loc)
+            self.func_specs.setdefault(d.name, []).append(d)
+        elif isinstance(d, ast.FuncDecl) and d.template_params:
             self.func_templates.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:
             self.define_method(d)

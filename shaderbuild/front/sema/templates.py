@@ -53,11 +53,38 @@ class TemplateLowering(SemaBase):
         if done is not None:
             assert isinstance(done, ir.Struct)
             return done
+        for spec in self.struct_specs.get(ref.name, []):
+            bound = self.match_specialisation(spec, tparams, types, d.template_values)
+            if bound is not None:
+                d, tparams, types = spec, spec.template_params or [], bound
+                break
         inst = ast.StructDecl(d.loc, name, d.fields, d.methods, d.base)
         with self.function_context():
             self.scope = self.global_scope
             with self.template_bindings(tparams, types, d.template_values):
                 return self.struct(inst)
+
+    def match_specialisation(self, spec: ast.StructDecl, tparams: list[str], types: list[TemplateArg],
+                             values: dict[str, ast.TypeRef]) -> list[TemplateArg] | None:
+        """The arguments of `spec`'s own parameters when `S<types>` is the specialisation `spec` declares (a
+        parameter of a partial one is bound by the argument in its place), else None."""
+        own = spec.template_params or []
+        pattern = spec.spec_args or []
+        if len(pattern) != len(types):
+            return None
+        bound: dict[str, TemplateArg] = {}
+        for param, pat, want in zip(tparams, pattern, types):
+            name = pat.name if isinstance(pat, ast.TypeRef) and not pat.args or isinstance(pat, ast.Name) else None
+            if name in own:
+                if bound.setdefault(name, want) != want:
+                    return None
+                continue
+            with self.template_bindings(own, [bound.get(q, ir.INT) for q in own], spec.template_values):
+                if self.template_argument(param, pat, values) != want:
+                    return None
+        if set(bound) != set(own):
+            return None
+        return [bound[p] for p in own]
 
     def template_argument(self, param: str, a: ast.TypeRef | ast.Expr, values: dict[str, ast.TypeRef]) -> TemplateArg:
         """A written template argument: a type for a type parameter, a constant (converted) for a value one."""
@@ -137,8 +164,15 @@ class TemplateLowering(SemaBase):
         info = self.function_instances.get(key)
         if info is not None:
             return info
+        spec = next((s for s in self.func_specs.get(d.name, []) if self.specialised_arguments(d, s) == types), None)
         with self.function_context():
             self.scope = self.global_scope
+            if spec is not None:    # `template<> float f<float>(float x)`: its own body, no parameters bound
+                info = self.function_decl(spec, register=False,
+                                          name=f"{d.name}<{', '.join(str(t) for t in types)}>")
+                self.function_instances[key] = info
+                self.function_body(info)
+                return info
             with self.template_bindings(d.template_params or [], types, d.template_values):
                 info = self.function_decl(d, register=False,
                                           name=f"{d.name}<{', '.join(str(t) for t in types)}>")
@@ -146,6 +180,24 @@ class TemplateLowering(SemaBase):
                 if d.body is not None:
                     self.function_body(info)
         return info
+
+
+    def specialised_arguments(self, d: ast.FuncDecl, spec: ast.FuncDecl) -> list[TemplateArg] | None:
+        """The template arguments of d that the explicit specialisation `spec` is for: those written
+        (`f<float>`), then those its parameter types give; None when they do not fit d."""
+        params = d.template_params or []
+        written = spec.spec_args or []
+        if len(written) > len(params) or len(spec.params) != len(d.params):
+            return None
+        bound = {p: self.template_argument(p, a, d.template_values) for p, a in zip(params, written)}
+        for dp, sp in zip(d.params, spec.params):
+            if dp.type.name in params and not dp.type.args and not dp.dims:
+                t = self.resolve_type(sp.type, sp.dims)
+                if bound.setdefault(dp.type.name, t) != t:
+                    return None
+        if set(bound) != set(params):
+            return None
+        return [bound[p] for p in params]
 
 
 def _wrap(value: int, t: ir.Type, loc: SourceLoc) -> int:
