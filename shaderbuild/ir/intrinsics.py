@@ -17,7 +17,7 @@ Patterns (see sema/calls.py for resolution):
 Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
 shape), I (int, same shape), K (the operand's kind at
 32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void);
-fixed types of the ray-tracing system values: u3 (uint3), f1 (float), f3 (float3), f3x4, f4x3.
+fixed types of the ray-tracing system values: u3 (uint3), f1 (float), f2 (float2), f3 (float3), f3x4, f4x3.
 Kinds: f float (any width), i int, u uint, b bool.
 Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
 typed in sema/calls.py (`special_<name>`) and listed in SPECIAL.
@@ -99,6 +99,9 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
     *_sigs("EvaluateAttributeAtSample", "T u", "T", stages=PIXEL),
     *_sigs("GetAttributeAtVertex", "T u", "T", "fiu", stages=PIXEL, min_sm=(6, 1)),
+    # the render target's sample count and the standard position of a sample (DXIL ops 77 / 76)
+    *_sigs("GetRenderTargetSampleCount", "", "u", "u", stages=PIXEL),
+    *_sigs("GetRenderTargetSamplePosition", "u", "f2", "u", stages=PIXEL),
     *_sigs("GroupMemoryBarrierWithGroupSync DeviceMemoryBarrierWithGroupSync AllMemoryBarrierWithGroupSync",
            "", "v", stages=THREAD_GROUPS, side_effects=True),
     # a fence on groupshared memory needs a thread group (DXC's validator: outside compute, mesh and

@@ -122,3 +122,36 @@ def test_explicit_and_partial_template_specialisation(backend):
 def test_specialisation_errors_are_located(src, want):
     res = _compile(src + "\n[numthreads(1,1,1)] void main() {}\n", "spirv")
     assert _errors(res)[:1] == [want]
+
+
+# ---------------------------------------------------------------- GetRenderTargetSampleCount / SamplePosition
+RT_SAMPLES = """float4 main(float4 p : SV_Position) : SV_Target {
+    uint n = GetRenderTargetSampleCount();
+    float2 q = GetRenderTargetSamplePosition(n + 2);
+    return float4(n, q, 0);
+}
+"""
+
+
+def test_render_target_sample_queries_are_dxil_ops():
+    import res_util as R
+
+    _, check = R.build_dxil(RT_SAMPLES, profile="ps_6_0")
+    assert check.spirv is not None      # dxil-spirv converted it and spirv-val accepted the result
+    assert "%0 = call i32 @dx.op.renderTargetGetSampleCount(i32 77)" in check.ir
+    assert "= add i32 %0, 2" in check.ir
+    assert "call %dx.types.SamplePos @dx.op.renderTargetGetSamplePosition(i32 76, i32 %1)" in check.ir
+
+
+def test_render_target_sample_queries_are_refused_on_spirv_as_dxc_does():
+    res = _compile(RT_SAMPLES, "spirv", "ps_6_0")
+    assert _errors(res) == [(2, 10, "'GetRenderTargetSampleCount' is not supported when targeting SPIR-V: Vulkan has "
+                                   "no equivalent (DXC refuses it too)")]
+
+
+def test_render_target_sample_queries_are_pixel_only():
+    src = "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1,1,1)] void main() { Out[0] = GetRenderTargetSampleCount(); }\n"
+    for target in ("spirv", "dxil"):
+        errs = _errors(_compile(src, target))
+        assert errs and errs[0][:2] == (2, 44), errs
+        assert "not allowed in compute shaders" in errs[0][2]

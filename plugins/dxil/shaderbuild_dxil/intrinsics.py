@@ -649,6 +649,17 @@ def _with_status(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return vals
 
 
+@intrinsic("GetRenderTargetSampleCount")
+def _render_target_sample_count(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    return [L.ops.call(L.b, "RenderTargetGetSampleCount", None, [])]
+
+
+@intrinsic("GetRenderTargetSamplePosition")
+def _render_target_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    pos = L.ops.call(L.b, "RenderTargetGetSamplePosition", None, [L.expr(e.args[0])[0]])
+    return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
+
+
 @intrinsic("CheckAccessFullyMapped")
 def _check_access_fully_mapped(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, "CheckAccessFullyMapped", "i32", [L.expr(e.args[0])[0]])]

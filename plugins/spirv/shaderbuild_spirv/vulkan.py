@@ -116,7 +116,9 @@ MESH_INDICES = {"triangle": "PrimitiveTriangleIndicesEXT", "line": "PrimitiveLin
 # "Unsupported HLSL Features")
 UNSUPPORTED_INTRINSICS: dict[str, str] = {
     name: "SPIR-V's OpImageDrefGather takes no component (it compares the red channel only)"
-    for name in ("GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")}
+    for name in ("GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")} | {
+    name: "Vulkan has no equivalent (DXC refuses it too)"
+    for name in ("GetRenderTargetSampleCount", "GetRenderTargetSamplePosition")}
 # TessLevelOuter / TessLevelInner are float[4] / float[2] whatever the domain; HLSL's
 # SV_TessFactor / SV_InsideTessFactor are as long as the domain needs (front/semantics.py)
 TESS_LEVEL_TYPES = {"TessLevelOuter": ir.Array(ir.FLOAT, 4), "TessLevelInner": ir.Array(ir.FLOAT, 2)}

@@ -18,7 +18,7 @@ from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
 # return patterns of one fixed type (the ray-tracing system values)
-_FIXED_RETURNS: dict[str, ir.Type] = {"u3": ir.Vector(ir.UINT, 3), "f1": ir.FLOAT, "f3": ir.Vector(ir.FLOAT, 3),
+_FIXED_RETURNS: dict[str, ir.Type] = {"u3": ir.Vector(ir.UINT, 3), "f1": ir.FLOAT, "f2": ir.Vector(ir.FLOAT, 2), "f3": ir.Vector(ir.FLOAT, 3),
                                       "f3x4": ir.Matrix(ir.FLOAT, 3, 4), "f4x3": ir.Matrix(ir.FLOAT, 4, 3)}
 
 
