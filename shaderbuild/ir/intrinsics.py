@@ -189,6 +189,7 @@ SPECIAL = frozenset({
     *PACKED_BYTES, "asfloat16", "asint16", "asuint16",
     "TraceRay", "ReportHit", "CallShader",
     "DispatchMesh",     # amplification: (x, y, z, the groupshared payload variable itself)
+    "printf",           # (a Const holding the format string, the values): SPIR-V DebugPrintf, dropped in DXIL
 })
 # their last argument is a place (a caller temporary holding the payload / attributes / callable data;
 # the backend passes its address: DXIL a pointer, SPIR-V a variable of the ray-tracing storage class)

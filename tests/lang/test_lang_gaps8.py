@@ -155,3 +155,56 @@ def test_render_target_sample_queries_are_pixel_only():
         errs = _errors(_compile(src, target))
         assert errs and errs[0][:2] == (2, 44), errs
         assert "not allowed in compute shaders" in errs[0][2]
+
+
+# ---------------------------------------------------------------- printf
+PRINTF = """
+RWStructuredBuffer<float> Out : register(u0);
+float helper(uint i) { printf("helper %u\\n", i); return i * 2.5; }
+[numthreads(2,1,1)] void main(uint3 t : SV_DispatchThreadID) {
+    printf("thread \\"%d\\" %f %v2f\\n", t.x, 1.5f, float2(t.x, 2));
+    printf("plain");
+    printf("flag %u", t.x > 0);
+    Out[t.x] = 7 + helper(t.x);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_printf_leaves_the_shader_computing(backend):
+    """lavapipe runs without the validation layer's printf: the shader must still compute."""
+    assert run_backend(backend, PRINTF, {"Out": ("float", 2)})["Out"] == [7 + 0 * 2.5, 7 + 1 * 2.5]
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_printf_is_nonsemantic_debugprintf_in_spirv(opt):
+    from harness import tools
+
+    res = compile_file("gaps8.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv", opt_level=opt),
+                       text=PRINTF)
+    assert res.ok
+    tools.spirv_val(res.binary, "vulkan1.1")
+    dis = tools.spirv_dis(res.binary)
+    assert 'OpExtension "SPV_KHR_non_semantic_info"' in dis
+    assert 'OpExtInstImport "NonSemantic.DebugPrintf"' in dis
+    # the escapes are the characters they stand for (the disassembler shows a newline as itself, '"' as \")
+    for text in ('"thread \\"%d\\" %f %v2f\n"', '"plain"', '"flag %u"', '"helper %u\n"'):
+        assert f"OpString {text}" in dis, text
+    assert dis.count(" 1 %") >= 4       # four DebugPrintf (instruction 1) calls
+
+
+def test_printf_is_dropped_in_dxil():
+    import res_util as R
+
+    _, check = R.build_dxil(PRINTF)
+    assert "%v2f" not in check.ir and "helper %u" not in check.ir and "printf" not in check.ir.lower()
+
+
+@pytest.mark.parametrize("call, want", [
+    ("printf(3)", (2, 42, "the first argument of 'printf' must be a string literal")),
+    ("printf(\"%d\", Out)", (2, 48, "a 'printf' argument must be a scalar or vector, not 'RWStructuredBuffer<float>'")),
+])
+def test_printf_errors_are_located(call, want):
+    src = f"RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ {call}; }}\n"
+    for target in ("spirv", "dxil"):
+        assert _errors(_compile(src, target))[:1] == [want]

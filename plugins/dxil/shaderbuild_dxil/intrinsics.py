@@ -649,6 +649,12 @@ def _with_status(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return vals
 
 
+@intrinsic("printf")
+def _printf(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """DXIL has no printf: the call is dropped, as DXC does (its arguments have no side effects)."""
+    return []
+
+
 @intrinsic("GetRenderTargetSampleCount")
 def _render_target_sample_count(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, "RenderTargetGetSampleCount", None, [])]

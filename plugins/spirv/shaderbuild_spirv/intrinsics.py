@@ -30,7 +30,7 @@ from shaderbuild.ir.types import (
     scalar_of,
 )
 
-from .builder import enum
+from .builder import enum, inst
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
@@ -164,6 +164,20 @@ def _check_access_fully_mapped(fe: ExprEmitter, e: Intrinsic) -> int:
     fe.b.capability("SparseResidency")
     code = fe.op("OpBitcast", fe.tid(INT), fe.expr(e.args[0]))
     return fe.op("OpImageSparseTexelsResident", fe.tid(e.type), code)
+
+
+def _printf(fe: ExprEmitter, e: Intrinsic) -> int:
+    """NonSemantic.DebugPrintf's DebugPrintf (instruction 1): the format as an OpString, then the values,
+    as DXC emits it (drivers and the validation layer's printf read it; others ignore a non-semantic set)."""
+    b = fe.b
+    if b.version < (1, 6):
+        b.extension("SPV_KHR_non_semantic_info")
+    fmt = e.args[0]
+    assert isinstance(fmt, Const) and isinstance(fmt.value, str)     # sema: special_printf
+    sid = b.new_id()
+    b.strings += inst("OpString", [sid, fmt.value])
+    values = [fe.expr(a) for a in e.args[1:]]
+    return fe.op("OpExtInst", fe.T.void(), b.ext_import("NonSemantic.DebugPrintf"), 1, sid, *values)
 
 
 def _isfinite(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -849,6 +863,7 @@ TABLE.update({
     "firstbithigh": _wide(_firstbit("FindSMsb", "FindUMsb")), "firstbitlow": _wide(_firstbit("FindILsb", "FindILsb")),
     "isnan": _op("OpIsNan"), "isinf": _op("OpIsInf"), "isfinite": _isfinite,
     "CheckAccessFullyMapped": _check_access_fully_mapped,
+    "printf": _printf,
     "all": _all_any("OpAll", "OpLogicalAnd"), "any": _all_any("OpAny", "OpLogicalOr"),
     "f32tof16": _f32tof16, "f16tof32": _f16tof32,
     "InterlockedCompareExchange": _compare_exchange, "InterlockedCompareStore": _compare_exchange,

@@ -3,6 +3,8 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 
 from __future__ import annotations
 
+import re
+
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.intrinsics import FLOAT32_ONLY, FLOAT_LIKE, INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
@@ -626,6 +628,24 @@ class CallLowering(SemaBase):
             raise error("fma requires double arguments", loc)
         return ir.Intrinsic("fma", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
 
+    def special_printf(self, name, args, loc) -> ir.Expr:
+        """`printf("format", args...)`: the format is a Const whose value is the string (type: an array of its
+        bytes), then the arguments: numeric scalars and vectors (bools as uint).  SPIR-V emits
+        NonSemantic.DebugPrintf, DXIL drops the call (as DXC does for both)."""
+        if not args or not isinstance(args[0], ast.StringLit):
+            raise error("the first argument of 'printf' must be a string literal", args[0].loc if args else loc)
+        text = _unescape(args[0].value)
+        parts: list[ir.Expr] = [ir.Const(ir.Array(ir.UINT, len(text.encode())), text)]
+        for a in args[1:]:
+            v = self.rvalue(a)
+            if not isinstance(v.type, (ir.Scalar, ir.Vector)):
+                raise error(f"a 'printf' argument must be a scalar or vector, not '{v.type}'", a.loc)
+            if ir.scalar_of(v.type).kind == "bool":
+                v = self.convert(v, with_scalar(v.type, ir.UINT), a.loc)
+            parts.append(v)
+        self.emit(ir.Eval(ir.Intrinsic("printf", parts, ir.VOID), loc))
+        return _VoidValue(loc)
+
     def special_dst(self, name, args, loc):
         """dst(float4 a, float4 b): expanded by passes/polyfill.py."""
         f4 = ir.Vector(ir.FLOAT, 4)
@@ -875,3 +895,13 @@ class _VoidValue(ir.Const):
 
     def __init__(self, loc: SourceLoc) -> None:
         super().__init__(ir.VOID, None)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _unescape(raw: str) -> str:
+    """A string literal's text with its C escapes (\\n, \\", \\xHH, ...) replaced."""
+    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
+                  lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) > 1
+                  else _ESCAPES.get(m.group(1), m.group(1)), raw)
