@@ -241,12 +241,13 @@ def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, poi
 
 def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
     """Each (semantic, index) names one row: an array element covers index..index+rows-1, so
-    `float2 a[2] : TEXCOORD0` and `float b : TEXCOORD1` collide (as in DXC)."""
-    seen: set[tuple[str, int]] = set()
+    `float2 a[2] : TEXCOORD0` and `float b : TEXCOORD1` collide (as in DXC); each GS output stream has
+    its own elements, so two streams may both write SV_Position."""
+    seen: set[tuple[int, str, int]] = set()
     for e in elems:
         name = e.name.upper()
         for r in range(e.rows):
-            key = (name, e.index + r)
+            key = (e.stream, name, e.index + r)
             if key in seen:
                 raise error(f"{'output' if is_output else 'input'} semantic '{e.name}' has overlapping semantic "
                             f"index {e.index + r}", e.var.loc)

@@ -168,13 +168,16 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
     if ep is None:
         return
     for direction, variables in (("in", ep.inputs), ("out", ep.outputs)):
+        streams: dict[str, int] = {}    # built-in -> the GS stream that has it
         for v in variables:
             io = v.io
             if io is not None and io.mesh == "indices" and ep.mesh is not None:
                 io.builtin = MESH_INDICES[ep.mesh.topology or "triangle"]
             elif io is not None and io.builtin is None and io.location is None:
                 builtin = SV_BUILTINS.get((io.semantic, ep.stage, direction))
-                if builtin is not None:
+                # an entry point uses a built-in once (VUID-StandaloneSpirv-OpEntryPoint-09658): when two GS
+                # streams write one system value, the first stream's is the built-in, the others' a Location
+                if builtin is not None and streams.setdefault(builtin, io.stream) == io.stream:
                     io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
         unmapped = [v for v in variables if v.io is not None and v.io.builtin is None and v.io.location is None]
         taken = [v.io.location + location_count(_value_type(v))
