@@ -37,6 +37,8 @@ NOT_EXECUTABLE = {
                       "manifest, so the test bytes cannot be moved to the D3D layout",
     "thread-order": "threads read what other threads of the dispatch write, without a barrier: the result "
                     "depends on the thread schedule (lavapipe runs a group in lockstep, the interpreter serially)",
+    "quads": "SM 6.6 derivatives in a compute shader: they read the other threads of a 2x2 quad, and the "
+             "interpreter runs one thread at a time",
 }
 NOT_RUN: dict[str, int] = {}
 # keys that also stop the run through dxil-spirv (data the test cannot lay out for D3D); 'thread-order' does

@@ -118,6 +118,9 @@ _OPTIONAL_EXTENSIONS = (
     # mesh and amplification (task) shaders: draws with vkCmdDrawMeshTasksEXT (run_graphics with r["ms"])
     ("VK_EXT_mesh_shader", "VkPhysicalDeviceMeshShaderFeaturesEXT",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT),
+    # SM 6.6 derivatives in compute shaders; the KHR struct is the NV one (same layout and sType value)
+    ("VK_KHR_compute_shader_derivatives", "VkPhysicalDeviceComputeShaderDerivativesFeaturesNV",
+     vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_FEATURES_NV),
 )
 
 

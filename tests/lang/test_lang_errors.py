@@ -133,7 +133,8 @@ ERRORS = {
         ["lang_test.hlsl:2:18: error: non-void function 'F' does not return a value on all control paths"], 18),
     "pixel_only_intrinsic_in_compute": (
         CS + "    float x = Out[0];\n    Out[1] = ddx(x);\n}\n",
-        ["lang_test.hlsl:5:14: error: intrinsic 'ddx' is not allowed in compute shaders (allowed in: pixel)"], 14),
+        ["lang_test.hlsl:5:14: error: intrinsic 'ddx' computes derivatives, which compute shaders allow from shader "
+         "model 6.6"], 14),
     "clip_in_compute": (
         CS + "    clip(Out[0]);\n}\n",
         ["lang_test.hlsl:4:5: error: intrinsic 'clip' is not allowed in compute shaders (allowed in: pixel)"], 5),

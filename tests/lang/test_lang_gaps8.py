@@ -278,3 +278,131 @@ def test_one_semantic_on_two_streams_rasterizes_stream_zero():
     for y in range(H):
         for x in range(W):
             assert R.pixel(px, W, x, y) == want.get((x, y), (0, 0, 0, 0)), (x, y)
+
+
+# ---------------------------------------------------------------- derivatives in SM 6.6 compute shaders
+CS_DERIVATIVES = """
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(NX, NY, 1)]
+void main(uint3 t : SV_DispatchThreadID, uint gi : SV_GroupIndex) {
+    float v = t.x * t.x + 3 * t.y;
+    Out[gi * 2] = ddx_fine(v) + 10 * ddy_fine(v);
+    float w = 5 * t.x + 3 * t.y;      // linear: coarse and fine derivatives agree (which ddx is, is the driver's)
+    Out[gi * 2 + 1] = ddx(w) + fwidth(w);
+}
+"""
+
+
+def _quad_model(nx: int, ny: int) -> list[float]:
+    """DXIL's derivative quads (and SPIR-V's DerivativeGroup*): 2x2 blocks of (x, y) in a 2D group; groups of
+    four consecutive threads laid out as 2x2 (bit 0: x, bit 1: y) in a 1D one."""
+    def v(x: int, y: int) -> float:
+        return float(x * x + 3 * y)
+    out = []
+    for gi in range(nx * ny):
+        x, y = gi % nx, gi // nx
+        if ny == 1:             # lanes of a group of four: neighbours across bit 0 (x) and bit 1 (y)
+            dx = v(x | 1, 0) - v(x & ~1, 0)
+            dy = v(x | 2, 0) - v(x & ~2, 0)
+            wdx, wdy = 5, 5 * 2         # w = 5x: the lane across bit 1 is two threads on
+        else:
+            dx = v(x | 1, y) - v(x & ~1, y)
+            dy = v(x, y | 1) - v(x, y & ~1)
+            wdx, wdy = 5, 3
+        out += [dx + 10 * dy, wdx + abs(wdx) + abs(wdy)]
+    return out
+
+
+@pytest.mark.parametrize("nx, ny", [(4, 4), (8, 1)])
+def test_derivatives_in_a_compute_shader(nx, ny):
+    """Executed from SPIR-V on lavapipe (VK_KHR_compute_shader_derivatives).  The DXIL interpreter runs threads one
+    at a time (no quads) and dxil-spirv's output declares the KHR extension Debian's spirv-val does not know (a
+    listed checker limit): the DXIL build is checked for its operations below."""
+    src = CS_DERIVATIVES.replace("NX", str(nx)).replace("NY", str(ny))
+    out = run_backend("spirv", src, {"Out": ("float", 2 * nx * ny)}, profile="cs_6_6")["Out"]
+    assert out == _quad_model(nx, ny)
+    import res_util as R
+
+    dis = R.spirv_dis(R.compile_hlsl(src, profile="cs_6_6"))
+    kind = "Linear" if ny == 1 else "Quads"
+    assert f"OpCapability ComputeDerivativeGroup{kind}NV" in dis
+    assert 'OpExtension "SPV_NV_compute_shader_derivatives"' in dis
+    assert f"OpExecutionMode %main DerivativeGroup{kind}NV" in dis
+
+
+SAMPLE_IN_CS = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float> Out : register(u2);
+[numthreads(2, 2, 1)]
+void main(uint3 t : SV_DispatchThreadID, uint gi : SV_GroupIndex) {
+    float2 uv = (t.xy + 0.5) * SCALE;
+    Out[gi * 2] = Tex.Sample(S, uv);
+    Out[gi * 2 + 1] = Tex.CalculateLevelOfDetail(S, uv);
+}
+"""
+
+
+@pytest.mark.parametrize("scale, level", [(1.0 / 8, 0), (1.0 / 2, 2)])
+def test_implicit_lod_sampling_in_a_compute_shader(scale, level):
+    """The quad's uv step is `scale` per thread: on an 8x8 texture one texel (level 0) or four (level 2)."""
+    import struct
+
+    import res_util as R
+
+    levels = [8 >> k for k in range(4)]      # 8x8, 4x4, 2x2, 1x1, each filled with its level number + 1
+    data = b"".join(struct.pack("<f", k + 1.0) * (n * n) for k, n in enumerate(levels))
+    out = R.cs(SAMPLE_IN_CS.replace("SCALE", repr(scale)),
+               {"Tex": R.image(data, 8, 8, "r32f", mips=4), "S": R.sampler(), "Out": R.storage(R.sentinel(8))},
+               profile="cs_6_6", dxil_skip="quads")
+    assert R.unpack("f", out["Out"]) == [level + 1.0, float(level)] * 4
+
+
+def test_derivatives_in_dxil_compute_mesh_and_amplification_shaders():
+    import res_util as R
+
+    src = CS_DERIVATIVES.replace("NX", "4").replace("NY", "2")
+    _, check = R.build_dxil(src, profile="cs_6_6")
+    for op in (85, 86, 83, 84):         # DerivFineX/Y, DerivCoarseX/Y (fwidth: |coarse x| + |coarse y|)
+        assert f"call float @dx.op.unary.f32(i32 {op}," in check.ir, op
+    sfi0 = next(p for p in check.container["Parts"] if p["Name"] == "SFI0")
+    assert not sfi0.get("Flags", {}).get("DerivativesInMeshAndAmpShaders", False)     # (compute: no feature)
+    amp = """struct Payload { float d; };
+groupshared Payload pl;
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    float v = t * t;
+    pl.d = ddx_fine(v);
+    DispatchMesh(1, 1, 1, pl);
+}
+"""
+    _, check = R.build_dxil(amp, profile="as_6_6")
+    assert "call float @dx.op.unary.f32(i32 85," in check.ir
+    sfi0 = next(p for p in check.container["Parts"] if p["Name"] == "SFI0")
+    assert sfi0["Flags"]["DerivativesInMeshAndAmpShaders"] is True
+    res = compile_file("gaps8.hlsl", CompileOptions(entry="main", profile="as_6_6", target="spirv",
+                                                    vk_target_env="vulkan1.2"), text=amp)
+    assert _errors(res) == [(6, 10, "derivatives in amplification shaders are not supported when targeting SPIR-V: "
+                                    "SPV_NV_compute_shader_derivatives covers compute shaders only")]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("profile, threads, want", [
+    ("cs_6_5", "4, 4, 1", (5, 14, "intrinsic 'ddx' computes derivatives, which compute shaders allow from shader "
+                                  "model 6.6")),
+    ("cs_6_6", "6, 1, 1", (3, 2, "derivatives need [numthreads] to be 1D and a multiple of 4, or 2D/3D with X and "
+                                 "Y both multiples of 2 (not (6, 1, 1))")),
+    ("cs_6_6", "4, 3, 1", (3, 2, "derivatives need [numthreads] to be 1D and a multiple of 4, or 2D/3D with X and "
+                                 "Y both multiples of 2 (not (4, 3, 1))")),
+    ("vs_6_6", "4, 4, 1", (5, 14, "intrinsic 'ddx' is not allowed in vertex shaders (allowed in: amplification, "
+                                  "compute, mesh, pixel)")),
+])
+def test_derivative_errors_are_located(target, profile, threads, want):
+    src = f"""RWStructuredBuffer<float> Out : register(u0);
+float helper(float v) {{ return v; }}
+[numthreads({threads})]
+void main(uint3 t : SV_DispatchThreadID) {{
+    Out[0] = ddx(helper(t.x));
+}}
+"""
+    assert _errors(_compile(src, target, profile))[:1] == [want]

@@ -37,11 +37,11 @@ GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
                     "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
-                    "raytracing_1_1": 25, "resource_heap": 30, "sampler_heap": 31}
+                    "raytracing_1_1": 25, "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
-                "raytracing_1_1": 0x100000,
+                "raytracing_1_1": 0x100000, "derivatives_mesh_amp": 0x1000000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 # loads that make a multi-component typed UAV need TypedUAVLoadAdditionalFormats (DXC's CollectShaderFlags)
@@ -124,6 +124,9 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
             feats.add("low_precision")
     if any(lm.ops.used[op].flags & {"wave"} for op in used_ops if op in lm.ops.used):
         feats.add("wave_ops")
+    if lm.stage in ("mesh", "amplification") and any(
+            lm.ops.used[op].flags & {"derivative", "gradient"} for op in used_ops if op in lm.ops.used):
+        feats.add("derivatives_mesh_amp")       # SM 6.6 derivatives (DXC: DerivativesInMeshAndAmpShaders)
     if any(r.is_raw_or_structured for r in resources):
         feats.add("raw_structured")
     if any(r.rov for r in resources):

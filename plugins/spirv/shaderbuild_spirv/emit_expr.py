@@ -191,6 +191,7 @@ class Ctx(DataRecord):
     builtins: dict[str, int] = Record.factory(dict)
     interface: list[int] = Record.factory(list)
     debug: DebugInfo | None = None        # under -Zi
+    derivative_group: str | None = None   # a compute shader's DerivativeGroup*NV mode (vulkan.compute_derivatives)
 
 
 class ExprEmitter:

@@ -35,7 +35,7 @@ from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
-from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_INTRINSICS
+from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_INTRINSICS, compute_derivatives
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:       # no typing at run time (~2 ms of a cold compile, issue 23)
@@ -754,8 +754,7 @@ def _sincos(fe: ExprEmitter, e: Intrinsic) -> None:
 
 def _derivative(opname: str, cap: str | None = None) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
-        if fe.ctx.stage != "pixel":
-            raise error(f"'{e.name}' is only allowed in pixel shaders")
+        compute_derivatives(fe.ctx)
         if cap:
             fe.b.capability(cap)
         return _per_row(fe, e, lambda rt, xs: fe.op(opname, fe.tid(rt), *xs))

@@ -306,6 +306,8 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
     if entry.stage in ("compute", *MESH_STAGES):
         x, y, z = entry.numthreads or (1, 1, 1)
         b.execution_mode(fid, "LocalSize", x, y, z)
+        if ctx.derivative_group is not None:
+            b.execution_mode(fid, ctx.derivative_group)
         mesh = entry.mesh
         if entry.stage == "mesh" and mesh is not None:
             b.execution_mode(fid, "OutputVertices", mesh.max_vertices)

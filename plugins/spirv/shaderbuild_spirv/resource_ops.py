@@ -17,6 +17,7 @@ from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Ve
 
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
+from .vulkan import compute_derivatives
 
 Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 _SCOPE_DEVICE = 1
@@ -121,8 +122,8 @@ SAMPLES = {
 
 def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     operand, nextra, implicit, dref = SAMPLES[e.name]
-    if implicit and fe.ctx.stage != "pixel":
-        raise error(f"'{e.name}' (implicit level of detail) is only allowed in pixel shaders; use SampleLevel")
+    if implicit:
+        compute_derivatives(fe.ctx)
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)
     coord = fe.expr(e.args[2])
@@ -200,6 +201,7 @@ def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _lod(fe: ExprEmitter, e: Intrinsic) -> int:
     """CalculateLevelOfDetail -> OpImageQueryLod .x (clamped), ...Unclamped -> .y."""
+    compute_derivatives(fe.ctx)
     fe.b.capability("ImageQuery")
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)

@@ -17,6 +17,7 @@ change only a Vulkan binary).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -24,6 +25,9 @@ from shaderbuild.ir.resource_kinds import KINDS
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 from shaderbuild.passes.entry_wrapper import location_count
+
+if TYPE_CHECKING:
+    from .emit_expr import Ctx
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"
@@ -146,6 +150,25 @@ EXT_BUILTINS: tuple[tuple[int, str, str], ...] = (
     (42, "VertexIndex", "in"), (43, "InstanceIndex", "in"), (4424, "BaseVertex", "in"),
     (4425, "BaseInstance", "in"), (4426, "DrawIndex", "in"), (4440, "ViewIndex", "in"),
 )
+
+
+def compute_derivatives(ctx: Ctx) -> None:
+    """A derivative (ddx..., an implicit-LOD sample, a LOD query) outside a pixel shader: SM 6.6 compute shaders
+    take their 2x2 quads from the thread indices (sema checked [numthreads]), as SPV_NV_compute_shader_derivatives
+    does: DerivativeGroupLinearNV for a 1D group (four consecutive threads), DerivativeGroupQuadsNV otherwise.
+    The NV extension, not the KHR one DXC now emits: Debian's spirv-val (2023.1) knows only the NV one, whose
+    capability and mode numbers the KHR extension keeps (lavapipe exposes VK_KHR_compute_shader_derivatives)."""
+    stage, entry = ctx.stage, ctx.entry
+    if stage == "pixel":
+        return
+    if stage != "compute" or entry is None:
+        raise error(f"derivatives in {stage} shaders are not supported when targeting SPIR-V: "
+                    "SPV_NV_compute_shader_derivatives covers compute shaders only")
+    _, y, z = entry.numthreads or (1, 1, 1)
+    kind = "Linear" if y == z == 1 else "Quads"
+    ctx.b.capability(f"ComputeDerivativeGroup{kind}NV")
+    ctx.b.extension("SPV_NV_compute_shader_derivatives")
+    ctx.derivative_group = f"DerivativeGroup{kind}NV"
 
 
 def unsupported(module: ir.Module, options: CompileOptions) -> None:

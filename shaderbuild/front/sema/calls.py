@@ -7,7 +7,18 @@ import re
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
-from ...ir.intrinsics import FLOAT32_ONLY, FLOAT_LIKE, INTRINSICS, SPECIAL, STREAM_METHODS, IntrinsicSig, is_intrinsic
+from ...ir.intrinsics import (
+    DERIVATIVE_SM,
+    DERIVATIVE_STAGES,
+    DERIVATIVES,
+    FLOAT32_ONLY,
+    FLOAT_LIKE,
+    INTRINSICS,
+    SPECIAL,
+    STREAM_METHODS,
+    IntrinsicSig,
+    is_intrinsic,
+)
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -292,6 +303,21 @@ class CallLowering(SemaBase):
             self.stage_error(f"intrinsic '{name}' is not allowed in {stage} shaders (allowed in: {allowed})", loc)
         if (self.profile.major, self.profile.minor) < min_sm:
             self.stage_error(f"intrinsic '{name}' requires shader model {min_sm[0]}.{min_sm[1]} or higher", loc)
+        if name in DERIVATIVES and stage in DERIVATIVE_STAGES:    # (other stages: the error above)
+            self.derivative_stage(f"intrinsic '{name}'", loc)
+
+    def derivative_stage(self, what: str, loc: SourceLoc) -> None:
+        """Derivatives outside pixel shaders: compute, mesh and amplification shaders from SM 6.6 (their
+        quads come from the thread indices; the backends check [numthreads])."""
+        stage = self.profile.stage
+        if stage not in DERIVATIVE_STAGES and stage != "library":
+            self.stage_error(f"{what} computes derivatives and is not allowed in {stage} shaders (allowed in: "
+                             f"{', '.join(sorted(DERIVATIVE_STAGES))})", loc)
+        elif stage not in ("pixel", "library") and (self.profile.major, self.profile.minor) < DERIVATIVE_SM:
+            self.stage_error(f"{what} computes derivatives, which {stage} shaders allow from shader model "
+                             f"{DERIVATIVE_SM[0]}.{DERIVATIVE_SM[1]}", loc)
+        elif stage != "pixel" and self.fn_info is not None and self.fn_info.derivatives is None:
+            self.fn_info.derivatives = loc
 
     def intrinsic_call(self, name: str, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         if name in SPECIAL:

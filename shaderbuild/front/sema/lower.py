@@ -1246,6 +1246,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
                     raise error("numthreads Z value exceeds 64", a.loc)
+                used = next((f.derivatives for f in self.reachable(info) if f.derivatives is not None), None)
+                nx, ny, nz = numthreads
+                if used is not None and (nx % 4 if ny == nz == 1 else nx % 2 or ny % 2):
+                    raise error(f"derivatives need [numthreads] to be 1D and a multiple of 4, or 2D/3D with X and "
+                                f"Y both multiples of 2 (not ({nx}, {ny}, {nz}))", a.loc,
+                                notes=[Diagnostic("note", "a derivative is computed here", used)])
         mesh = None
         if stage in ("mesh", "amplification"):
             from .mesh import mesh_info

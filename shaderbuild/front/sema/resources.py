@@ -378,9 +378,8 @@ class ResourceLowering(SemaBase):
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         if name in SAMPLE_METHODS:
             extras, comparison, implicit = SAMPLE_METHODS[name]
-            if implicit and self.profile.stage != "pixel" and (self.profile.major, self.profile.minor) < (6, 6):
-                self.stage_error(f"'{name}' computes derivatives and is only allowed in pixel shaders "
-                                 f"(or compute shaders from shader model 6.6); use SampleLevel", loc)
+            if implicit:
+                self.derivative_stage(f"'{name}'", loc)
             n = 2 + len(extras)
             # a trailing float clamp (the smallest mip level read) after the offset: Sample, SampleBias,
             # SampleGrad and SampleCmp; in the IR the offset is an int operand, the clamp a float one
@@ -414,8 +413,7 @@ class ResourceLowering(SemaBase):
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
-            if self.profile.stage != "pixel":
-                self.stage_error(f"'{name}' is only allowed in pixel shaders", loc)
+            self.derivative_stage(f"'{name}'", loc)
             self._arity(name, args, (2,), loc)
             samp = self._sampler(args[0], False, name)
             n = ncoord - int(info.arrayed)

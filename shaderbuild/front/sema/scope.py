@@ -27,6 +27,7 @@ class FuncInfo(Record):
     stage_errors: list = Record.factory(list)   # reported only when reachable from the entry
     # a library's stage-limited intrinsics: (name, allowed stages, loc), checked against each shader reaching it
     stage_uses: list = Record.factory(list)    # specialisations for unsized array parameters
+    derivatives: SourceLoc | None = None       # the first derivative outside a pixel shader (checks [numthreads])
 
     def signature(self) -> str:
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))
