@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import SourceLoc, error
+from .inline import inline_calls
 
 AT_VERTEX = "GetAttributeAtVertex"
 NAMES = frozenset({"EvaluateAttributeAtSample", "EvaluateAttributeCentroid", "EvaluateAttributeSnapped", AT_VERTEX})
@@ -22,7 +23,16 @@ NAMES = frozenset({"EvaluateAttributeAtSample", "EvaluateAttributeCentroid", "Ev
 
 def run(module: ir.Module, src: ir.Function, inputs: dict[int, ir.Expr]) -> None:
     """`inputs`: id(parameter variable) -> the expression the wrapper passes for it (a Load of an
-    input variable, or a Construct of such for a struct)."""
+    input variable, or a Construct of such for a struct).  A helper function calling the intrinsics on its
+    parameter (DXC accepts that: after inlining the argument is the input) is inlined into src first, and
+    its parameter copy followed back to the input."""
+    users = _attribute_users(module, src)
+    if users:
+        counter = [0]
+        for f in module.functions:          # callees before callers
+            if id(f) in users or f is src:
+                f.body = inline_calls(f, f.body, users, counter)
+        module.functions = [f for f in module.functions if id(f) not in users]
     for f in module.functions:
         if f is src:
             continue
@@ -33,10 +43,13 @@ def run(module: ir.Module, src: ir.Function, inputs: dict[int, ir.Expr]) -> None
                         raise error(f"'{x.name}' must be called in the entry function on one of its inputs",
                                     _loc(x) or f.loc)
     written = _written_params(src)
+    copies = _copies(src) if users else {}
 
     def change(e: ir.Expr) -> ir.Expr:
         # the IR may share a node between parents (a splat): one already resolved is kept
         if isinstance(e, ir.Intrinsic) and e.name in NAMES and not _on_input(e.args[0]):
+            if copies:
+                e = ir.Intrinsic(e.name, [_through_copies(e.args[0], copies), *e.args[1:]], e.type, e.precise)
             return _resolve(e, inputs, written, src.loc)
         return e
 
@@ -99,6 +112,60 @@ def _resolve(e: ir.Intrinsic, inputs: dict[int, ir.Expr], written: set[int], fal
         result = ir.Swizzle(result, swizzle, e.type) if len(swizzle) > 1 or isinstance(e.type, ir.Vector) \
             else ir.Extract(result, swizzle[0], e.type)
     return result
+
+
+def _attribute_users(module: ir.Module, src: ir.Function) -> set[int]:
+    """Ids of the functions other than src that call the intrinsics, or call such a function."""
+    users: set[int] = set()
+    for f in module.functions:              # callees before callers: one pass finds every caller
+        if f is src:
+            continue
+        for x in ir.body_exprs(f.body):
+            if isinstance(x, ir.Intrinsic) and x.name in NAMES or isinstance(x, ir.Call) and id(x.func) in users:
+                users.add(id(f))
+                break
+    return users
+
+
+def _copies(f: ir.Function) -> dict[int, ir.Expr]:
+    """id(local) -> the place it copies, for each local of f stored once, whole, from a load of a place (an inlined
+    `in` parameter's copy of its argument)."""
+    stores: dict[int, list[ir.Store]] = {}
+    for s in ir.walk_stmts(f.body):
+        if isinstance(s, ir.Store):
+            root = s.place
+            while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+                root = root.base
+            if isinstance(root, ir.VarRef):
+                stores.setdefault(id(root.var), []).append(s)
+    out: dict[int, ir.Expr] = {}
+    for v in f.locals:
+        (one, *more) = stores.get(id(v)) or [None]
+        if one is not None and not more and isinstance(one.place, ir.VarRef) and isinstance(one.value, ir.Load):
+            out[id(v)] = one.value.place
+    return out
+
+
+def _through_copies(arg: ir.Expr, copies: dict[int, ir.Expr]) -> ir.Expr:
+    """The argument (a load of a place, swizzled or not) with copied locals replaced by what they copy."""
+    if isinstance(arg, ir.Swizzle):
+        return ir.Swizzle(_through_copies(arg.value, copies), arg.comps, arg.type)
+    if isinstance(arg, ir.Load):
+        return ir.Load(_place_through_copies(arg.place, copies, len(copies)), arg.type)
+    return arg
+
+
+def _place_through_copies(p: ir.Expr, copies: dict[int, ir.Expr], depth: int) -> ir.Expr:
+    if isinstance(p, ir.VarRef):
+        src = copies.get(id(p.var))
+        return p if src is None or depth <= 0 else _place_through_copies(src, copies, depth - 1)
+    if isinstance(p, ir.FieldRef):
+        return ir.FieldRef(_place_through_copies(p.base, copies, depth), p.index, p.type)
+    if isinstance(p, ir.IndexRef):
+        return ir.IndexRef(_place_through_copies(p.base, copies, depth), p.index, p.type)
+    if isinstance(p, ir.SwizzleRef):
+        return ir.SwizzleRef(_place_through_copies(p.base, copies, depth), p.comps, p.type)
+    return p
 
 
 def _on_input(arg: ir.Expr) -> bool:

@@ -142,6 +142,32 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             entry.static_init = None        # inlined into the wrapper
 
 
+def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
+    """`stmts` (of f) with every call of a function in `targets` (ids) inlined, in nested statements too (the
+    callees' own calls of targets already inlined: callers are processed after their callees)."""
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
+            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
+            out.extend(inline_call(f, s.value, s.place.var, counter))
+        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
+            out.extend(inline_call(f, s.expr, None, counter))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.cond, inline_calls(f, s.then, targets, counter),
+                             inline_calls(f, s.else_, targets, counter), s.hint, s.loc))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(inline_calls(f, s.body, targets, counter),
+                               inline_calls(f, s.continuing, targets, counter), s.break_if, s.hint, s.unroll_count,
+                               s.loc))
+        elif isinstance(s, ir.Switch):
+            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
+                                                            inline_calls(f, c.body, targets, counter))
+                                              for c in s.cases], s.loc))
+        else:
+            out.append(s)
+    return out
+
+
 def _call_of(s: ir.Stmt) -> ir.Call | None:
     if isinstance(s, ir.Store) and isinstance(s.value, ir.Call):
         return s.value

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .. import ir
 from ..diagnostics import SourceLoc, error
 from ..options import CompileOptions
-from .inline import inline_call
+from .inline import inline_calls
 
 CONFLICT = ("conflict",)
 
@@ -55,34 +55,12 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     counter = [0]
     for f in module.functions:
         if targets:
-            f.body = _inline(f, f.body, targets, counter)
+            f.body = inline_calls(f, f.body, targets, counter)
         if id(f) not in targets:          # an inlined function goes: its copies are split where inlined
             _split_structs(f)
         if any(_is_local_resource(v) for v in f.locals):
             _Resolver(f).run()
     module.functions = [f for f in module.functions if id(f) not in targets]
-
-
-def _inline(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
-    out: list[ir.Stmt] = []
-    for s in stmts:
-        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
-            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
-            out.extend(inline_call(f, s.value, s.place.var, counter))
-        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
-            out.extend(inline_call(f, s.expr, None, counter))
-        elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, _inline(f, s.then, targets, counter), _inline(f, s.else_, targets, counter), s.hint,
-                             s.loc))
-        elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(_inline(f, s.body, targets, counter), _inline(f, s.continuing, targets, counter),
-                               s.break_if, s.hint, s.unroll_count, s.loc))
-        elif isinstance(s, ir.Switch):
-            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _inline(f, c.body, targets, counter))
-                                              for c in s.cases], s.loc))
-        else:
-            out.append(s)
-    return out
 
 
 def _split_structs(f: ir.Function) -> None:

@@ -406,3 +406,34 @@ void main(uint3 t : SV_DispatchThreadID) {{
 }}
 """
     assert _errors(_compile(src, target, profile))[:1] == [want]
+
+
+# ---------------------------------------------------------------- EvaluateAttribute* on a helper's parameter
+PS_EVALUATE_HELPERS = """
+struct I { float4 pos : SV_Position; float2 uv : TEXCOORD0; };
+float2 at_sample(float2 v) { return EvaluateAttributeAtSample(v, 0); }
+float at_centroid(float v) { return EvaluateAttributeCentroid(v); }
+float2 snapped(float2 v, int2 o) { return EvaluateAttributeSnapped(v, o); }
+float2 twice(float2 v) { return snapped(v, int2(4, 0)) + snapped(v, int2(4, 0)) - v; }   // nested helpers
+float4 main(I i) : SV_Target {
+    float2 s = at_sample(i.uv);
+    float c = at_centroid(i.uv.y);
+    float2 o = twice(i.uv);
+    return float4(s.x, c, o.x, s.y);
+}
+"""
+
+
+def test_evaluate_attribute_on_a_helper_parameter_runs():
+    """After inlining the helper's parameter is the input (DXC accepts it).  Single-sampled: every evaluation is
+    at the pixel centre except the snapped one, 4/16 pixel to the right (twice, less the centre once)."""
+    import res_util as R
+
+    W = H = 8
+    px = R.draw(R.FULLSCREEN_VS, PS_EVALUATE_HELPERS, W, H)
+    for y in range(H):
+        for x in range(W):
+            u, v = (x + 0.5) / W, (y + 0.5) / H
+            want = (R.unorm8(u), R.unorm8(v), R.unorm8(2 * (u + 0.25 / W) - u), R.unorm8(v))
+            got = R.pixel(px, W, x, y)
+            assert all(abs(g - w) <= 1 for g, w in zip(got, want)), ((x, y), got, want)

@@ -619,9 +619,9 @@ def test_evaluate_attribute_gives_valid_output(src):
      "arg", "needs an interpolated float input"),
     ("float4 main(float4 p : SV_Position) : SV_Target { return EvaluateAttributeCentroid(p); }",
      "arg", "cannot evaluate system value 'SV_Position'"),
-    ("float f(float2 t) { return EvaluateAttributeCentroid(t).x; }\n"
-     "float4 main(float2 t : T) : SV_Target { return f(t); }",
-     "arg", "must be called in the entry function"),
+    ("float f(float2 t) { return EvaluateAttributeCentroid(t).x; }\n"      # a helper's parameter: not an input
+     "float4 main(float2 t : T) : SV_Target { return f(t * 2); }",
+     "arg", "needs a pixel shader input"),
     ("float4 main(float4 p : P) : SV_Position { return EvaluateAttributeCentroid(p); }",
      "call", "is not allowed in vertex shaders"),
 ])
