@@ -140,9 +140,9 @@ def _copies(f: ir.Function) -> dict[int, ir.Expr]:
                 stores.setdefault(id(root.var), []).append(s)
     out: dict[int, ir.Expr] = {}
     for v in f.locals:
-        (one, *more) = stores.get(id(v)) or [None]
-        if one is not None and not more and isinstance(one.place, ir.VarRef) and isinstance(one.value, ir.Load):
-            out[id(v)] = one.value.place
+        mine = stores.get(id(v), [])
+        if len(mine) == 1 and isinstance(mine[0].place, ir.VarRef) and isinstance(mine[0].value, ir.Load):
+            out[id(v)] = mine[0].value.place
     return out
 
 
