@@ -437,3 +437,59 @@ def test_evaluate_attribute_on_a_helper_parameter_runs():
             want = (R.unorm8(u), R.unorm8(v), R.unorm8(2 * (u + 0.25 / W) - u), R.unorm8(v))
             got = R.pixel(px, W, x, y)
             assert all(abs(g - w) <= 1 for g, w in zip(got, want)), ((x, y), got, want)
+
+
+# ---------------------------------------------------------------- texture offsets from a helper's parameters
+OFFSET_HELPERS = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float> Out : register(u2);
+float rd(float2 uv, int2 off) { return Tex.SampleLevel(S, uv, 0, off); }
+float ld(int3 p, int2 off) { return Tex.Load(p, off + int2(1, 0)); }        // an expression of the parameter
+float both(int2 o) { return rd(float2(0.375, 0.625), o) + 10 * ld(int3(1, 1, 0), o); }    // passed on
+static const int2 K = int2(-1, 1);
+[numthreads(1,1,1)] void main() {
+    Out[0] = rd(float2(0.375, 0.625), int2(1, 0));
+    Out[1] = rd(float2(0.375, 0.625), K);
+    Out[2] = ld(int3(1, 2, 0), int2(0, 1));
+    Out[3] = both(int2(1, 1));
+    Out[4] = both(int2(0, -1));
+}
+"""
+
+
+def test_texture_offsets_from_helper_parameters():
+    """DXC accepts an offset that is constant once the helper is inlined: each call compiles the helper for its
+    constant arguments.  On a 4x4 r32f texture holding 4 y + x, uv (0.375, 0.625) is texel (1, 2)."""
+    import res_util as R
+
+    def t(x: int, y: int) -> float:
+        return 4.0 * y + x
+    want = [t(1 + 1, 2), t(1 - 1, 2 + 1), t(1 + 0 + 1, 2 + 1),
+            t(1 + 1, 2 + 1) + 10 * t(1 + 1 + 1, 1 + 1), t(1, 2 - 1) + 10 * t(1 + 0 + 1, 1 - 1)]
+    texels = [t(x, y) for y in range(4) for x in range(4)]
+    out = R.cs(OFFSET_HELPERS, {"Tex": R.image(R.pack("f", texels), 4, 4, "r32f"), "S": R.sampler(),
+                                "Out": R.storage(R.sentinel(5))})
+    assert R.unpack("f", out["Out"]) == want
+    for opt in (0, 3):      # one instance per constant argument, at every -O level
+        res = compile_file("gaps8.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv",
+                                                        opt_level=opt), text=OFFSET_HELPERS)
+        assert res.ok, R.diagnostics_text(res)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("body, call, line, at, message", [
+    ("return Tex.Load(int3(0, 0, 0), off);", "rd(int2(t.x, 0))", 4, "int2(t.x",
+     "the argument for parameter 'off' of 'rd' must be a compile-time constant: 'rd' uses it as a texture offset"),
+    # an assigned parameter is no constant (DXC, which folds after inlining, accepts this one)
+    ("off.x += 1; return Tex.Load(int3(0, 0, 0), off);", "rd(int2(1, 0))", 3, "off);",
+     "texture offsets must be compile-time constants"),
+])
+def test_texture_offset_parameter_errors_are_located(target, body, call, line, at, message):
+    src = f"""Texture2D<float> Tex : register(t0);
+RWStructuredBuffer<float> Out : register(u2);
+float rd(int2 off) {{ {body} }}
+[numthreads(1,1,1)] void main(uint3 t : SV_DispatchThreadID) {{ Out[0] = {call}; }}
+"""
+    col = src.splitlines()[line - 1].index(at) + 1
+    assert _errors(_compile(src, target))[:1] == [(line, col, message)]

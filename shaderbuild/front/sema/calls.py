@@ -110,6 +110,8 @@ class CallLowering(SemaBase):
         best = self.resolve_overload(name, overloads, args, values, loc)
         if any(_unsized_value_array(t) for t in best.param_types) and not self.probing:
             best = self.specialize(best, [v.type for v in values])
+        if best.const_params and not self.probing:
+            best = self.const_specialize(name, best, args, values, is_place)
         return self.emit_call(best, args, values, is_place, loc, this)
 
     def lower_args(self, args: list[ast.Expr]) -> tuple[list[ir.Expr], list[bool]]:
@@ -179,6 +181,43 @@ class CallLowering(SemaBase):
             inst = FuncInfo(f.decl, types, f.param_dirs, f.return_type, irf, method_of=f.method_of)
             f.instances[key] = inst
             self.funcs.append(inst)
+            with self.function_context():
+                self.scope = self.global_scope
+                self.function_body(inst)
+        return inst
+
+    def const_specialize(self, name: str, f: FuncInfo, args: list[ast.Expr], values: list[ir.Expr],
+                         is_place: list[bool]) -> FuncInfo:
+        """The instance of helper f for this call's constant arguments of its texture-offset parameters (DXC
+        needs them constant only after inlining).  A parameter of the caller passed on makes the caller such a
+        helper in turn (the generic call then stays, unreachable once the caller's calls are specialised)."""
+        bound: dict[str, ir.Const] = {}
+        for i, p in enumerate(f.decl.params):
+            if p.name not in f.const_params:
+                continue
+            arg = args[i] if i < len(args) else p.init
+            assert arg is not None      # overload resolution admits missing arguments only with defaults
+            value = values[i] if i < len(args) else self.rvalue(arg)
+            conv = self.convert(self.load(value) if i < len(args) and is_place[i] else value, f.param_types[i],
+                                arg.loc)
+            c = self._constant(conv)
+            if c is None and (passed := self.constant_parameters(conv)):
+                assert self.fn_info is not None
+                self.fn_info.const_params.update(passed)
+                return f
+            if c is None:
+                raise error(f"the argument for parameter '{p.name}' of '{name}' must be a compile-time constant: "
+                            f"'{name}' uses it as a texture offset", arg.loc)
+            bound[p.name] = c
+        key = ("const", tuple(sorted((k, repr(c.value)) for k, c in bound.items())))
+        inst = f.instances.get(key)
+        if inst is None:
+            values_text = ", ".join(f"{k}={c.value}" for k, c in sorted(bound.items()))
+            irf = ir.Function(f"{f.ir_func.name}<{values_text}>", [], f.return_type, loc=f.decl.loc)
+            inst = FuncInfo(f.decl, f.param_types, f.param_dirs, f.return_type, irf, method_of=f.method_of)
+            f.instances[key] = inst
+            self.funcs.append(inst)
+            self.param_bindings[id(inst)] = bound
             with self.function_context():
                 self.scope = self.global_scope
                 self.function_body(inst)

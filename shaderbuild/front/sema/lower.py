@@ -97,6 +97,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.unset_vars: set[int] = set()
         self.used_vars: set[int] = set()
         self.const_locals: dict[int, ir.Expr] = {}     # id(const local) -> its initializer (sema/resources.py)
+        # id(parameter) -> its constant argument, in an instance made by calls.const_specialize
+        self.bound_params: dict[int, ir.Const] = {}
+        self.param_bindings: dict[int, dict[str, ir.Const]] = {}    # id(FuncInfo instance) -> parameter values
         self.declared_locals: list[ir.Variable] = []
         self.patch_constant: FuncInfo | None = None     # a hull shader's [patchconstantfunc]
         self.scope = self.global_scope = Scope(_predefined_scope())
@@ -1027,6 +1030,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+                bound = self.param_bindings.get(id(info), {}).get(p.name)
+                if bound is not None:
+                    self.bound_params[id(var)] = bound
                 if isinstance(t, ir.Scalar):
                     self.note_one_vector(var, p.type.name)
             assert d.body is not None       # only definitions get a body

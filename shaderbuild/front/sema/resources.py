@@ -519,7 +519,13 @@ class ResourceLowering(SemaBase):
     def _offset(self, a: ast.Expr, noff: int) -> ir.Expr:
         if noff == 0:
             raise error("this texture type does not take an offset", a.loc)
-        v = self._constant(self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc))
+        e = self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc)
+        v = self._constant(e)
+        if v is None and (params := self.constant_parameters(e)):
+            # a helper's parameter (DXC: constant after inlining): each call binds it (calls.const_specialize)
+            assert self.fn_info is not None     # constant_parameters found parameters of a function
+            self.fn_info.const_params.update(params)
+            return e
         if v is None:
             raise error("texture offsets must be compile-time constants", a.loc)
         vals = v.value if isinstance(v.value, tuple) else (v.value,)
@@ -578,13 +584,25 @@ class ResourceLowering(SemaBase):
             return None
         return ir.Const(e.type, tuple(vals) if n > 1 else vals[0])
 
+    def constant_parameters(self, e: ir.Expr) -> set[str]:
+        """Names of the current helper function's `in` parameters (never assigned in it) that `e` reads: a call
+        with constant arguments for them makes `e` constant.  Empty in the entry function (its parameters are
+        stage inputs) and when `e` reads an assigned parameter."""
+        fn, info = self.fn, self.fn_info
+        if fn is None or info is None or info.decl.name == self.options.entry or info.method_of is not None:
+            return set()
+        params = {id(p.var): p for p in fn.params if p.direction == "in"}
+        read = {id(x.place.var) for x in ir.walk_expr(e) if isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)}
+        names = {params[i].var.name for i in read if i in params}
+        return names if names and not names & _assigned_names(info.decl.body) else set()
+
     def _held_value(self, p: ir.Expr) -> ir.Expr | None:
         """The initializer expression for what place `p` of a `const` variable holds (a static const or a
         const local with an initializer), through constant indices, fields and swizzles; None otherwise."""
         if isinstance(p, ir.VarRef):
             v = p.var
             if not v.const:
-                return None
+                return self.bound_params.get(id(v))
             return v.init if v.storage is ir.Storage.PRIVATE else self.const_locals.get(id(v))
         if not isinstance(p, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             return None
@@ -616,3 +634,28 @@ class ResourceLowering(SemaBase):
         tmp = self.temp(node.type)
         self.emit(ir.Store(ir.VarRef(tmp), node, loc))
         return self.load(ir.VarRef(tmp))
+
+
+def _assigned_names(body: ast.Node | None) -> set[str]:
+    """Names assigned in a function body (`x = ...`, `x.y += ...`, `x++`): a parameter among them is no
+    constant even when its argument is."""
+    out: set[str] = set()
+
+    def root(e: ast.Expr) -> str | None:
+        while isinstance(e, (ast.Member, ast.Index)):
+            e = e.base
+        return e.name if isinstance(e, ast.Name) else None
+
+    def visit(n: object) -> None:
+        if isinstance(n, ast.Assign) and (r := root(n.target)) is not None:
+            out.add(r)
+        elif isinstance(n, ast.UnaryOp) and n.op in ("++", "--", "post++", "post--") and (r := root(n.operand)):
+            out.add(r)
+        if isinstance(n, ast.Node):
+            for f in type(n)._fields:
+                visit(getattr(n, f))
+        elif isinstance(n, list):
+            for x in n:
+                visit(x)
+    visit(body)
+    return out

@@ -28,6 +28,8 @@ class FuncInfo(Record):
     # a library's stage-limited intrinsics: (name, allowed stages, loc), checked against each shader reaching it
     stage_uses: list = Record.factory(list)    # specialisations for unsized array parameters
     derivatives: SourceLoc | None = None       # the first derivative outside a pixel shader (checks [numthreads])
+    # `in` parameters used as texture offsets: each call compiles an instance with them bound to its constant arguments
+    const_params: set[str] = Record.factory(set)
 
     def signature(self) -> str:
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))
