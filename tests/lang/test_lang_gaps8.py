@@ -114,6 +114,26 @@ def test_explicit_and_partial_template_specialisation(backend):
     assert out["Out"] == want
 
 
+def test_specialisation_choice():
+    """An explicit specialisation beats a matching partial one; two partial ones of as many parameters are
+    ambiguous."""
+    src = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T, typename U> struct P { float g() { return 1; } };
+template<typename T> struct P<T, int> { float g() { return 2; } };
+#ifdef AMBIGUOUS
+template<typename U> struct P<float, U> { float g() { return 4; } };
+#else
+template<> struct P<float, int> { float g() { return 3; } };
+#endif
+[numthreads(1,1,1)] void main() { P<float, int> a; P<uint, int> b; Out[0] = a.g() * 10 + b.g(); }
+"""
+    assert run_backend("spirv", src, {"Out": ("float", 1)})["Out"] == [3 * 10 + 2]
+    res = compile_file("gaps8.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv",
+                                                    defines={"AMBIGUOUS": "1"}), text=src)
+    col = src.splitlines()[8].index("P<float, int> a") + 1
+    assert _errors(res) == [(9, col, "ambiguous partial specializations of 'P<float, int>'")]
+
+
 @pytest.mark.parametrize("src, want", [
     ("template<> float h<float>(float x) { return x; }", (1, 18, "no function template 'h' to specialize")),
     ("template<> struct Q<int> { float a; };", (1, 12, "'Q' is not a struct template")),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 
 from ... import ir
-from ...diagnostics import SourceLoc, error
+from ...diagnostics import Diagnostic, SourceLoc, error
 from .. import ast
 from .base import SemaBase
 from .scope import EnumConstSymbol, FuncInfo, Scope
@@ -53,11 +53,17 @@ class TemplateLowering(SemaBase):
         if done is not None:
             assert isinstance(done, ir.Struct)
             return done
-        for spec in self.struct_specs.get(ref.name, []):
-            bound = self.match_specialisation(spec, tparams, types, d.template_values)
-            if bound is not None:
-                d, tparams, types = spec, spec.template_params or [], bound
-                break
+        matches = [(len(spec.template_params or []), i, spec, bound)
+                   for i, spec in enumerate(self.struct_specs.get(ref.name, []))
+                   if (bound := self.match_specialisation(spec, tparams, types, d.template_values)) is not None]
+        if matches:     # an explicit specialisation first, then the partial one with the fewest parameters
+            matches.sort(key=lambda m: m[:2])
+            if len(matches) > 1 and matches[0][0] == matches[1][0]:
+                raise error(f"ambiguous partial specializations of '{name}'", ref.loc,
+                            notes=[Diagnostic("note", "partial specialization matches", m[2].loc)
+                                   for m in matches[:2]])
+            _, _, spec, bound = matches[0]
+            d, tparams, types = spec, spec.template_params or [], bound
         inst = ast.StructDecl(d.loc, name, d.fields, d.methods, d.base)
         with self.function_context():
             self.scope = self.global_scope
