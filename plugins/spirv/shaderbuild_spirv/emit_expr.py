@@ -192,6 +192,7 @@ class Ctx(DataRecord):
     interface: list[int] = Record.factory(list)
     debug: DebugInfo | None = None        # under -Zi
     derivative_group: str | None = None   # a compute shader's DerivativeGroup*NV mode (vulkan.compute_derivatives)
+    shader_model: tuple[int, int] = (6, 0)
 
 
 class ExprEmitter:

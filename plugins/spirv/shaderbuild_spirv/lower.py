@@ -172,7 +172,7 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
         b.extension("SPV_EXT_mesh_shader")
     T = TypeLowering(b)
     R = ResourceLowering(T, version >= (1, 4), vk_layout)
-    ctx = Ctx(b, T, R, entry.stage, entry)
+    ctx = Ctx(b, T, R, entry.stage, entry, shader_model=module.shader_model)
     if debug_command_line is not None:       # -Zi
         from .debuginfo import DebugInfo
 

@@ -164,6 +164,8 @@ def compute_derivatives(ctx: Ctx) -> None:
     if stage != "compute" or entry is None:
         raise error(f"derivatives in {stage} shaders are not supported when targeting SPIR-V: "
                     "SPV_NV_compute_shader_derivatives covers compute shaders only")
+    if ctx.shader_model < (6, 6):       # (sema refuses them first; a module built as IR may not)
+        raise error("derivatives in compute shaders need shader model 6.6 (use SampleLevel or SampleGrad)")
     _, y, z = entry.numthreads or (1, 1, 1)
     kind = "Linear" if y == z == 1 else "Quads"
     ctx.b.capability(f"ComputeDerivativeGroup{kind}NV")
