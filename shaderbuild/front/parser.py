@@ -493,7 +493,8 @@ class Parser:
         if d is None:
             raise error(f"no static data member named '{name_tok.text}' in '{owner}'", name_tok.loc)
         dims = self.dims()
-        if type_ref.name != d.type.name or len(dims) != len(d.dims):
+        typedef = {type_ref.name, d.type.name} & self.user_types     # (a typedef may name the same type)
+        if type_ref.name != d.type.name and not typedef or len(dims) != len(d.dims):
             raise error(f"the definition of '{owner}::{name_tok.text}' does not match its declaration in "
                         f"'{owner}'", name_tok.loc)
         if self.accept("="):

@@ -30,8 +30,9 @@ def _errors(res) -> list[tuple[int, int, str]]:
 # ---------------------------------------------------------------- out-of-class static members
 STATIC_MEMBERS = """
 RWStructuredBuffer<float> Out : register(u0);
+typedef float real;
 struct M {
-    static float x;
+    static real x;
     static const int n;
     static float arr[2];
     static float f(float k);
@@ -140,6 +141,8 @@ template<> struct P<float, int> { float g() { return 3; } };
     ("template<typename T> T f(T x) { return x; }\ntemplate<typename T> T f<T>(T x) { return x; }",
      (2, 24, "function template partial specialization is not allowed")),
     ("template<> struct Q { float a; };", (1, 12, "explicit specialization of 'Q' needs template arguments")),
+    ("template<typename T> T f(T x) { return x; }\ntemplate<> float f<int>(float x) { return x; }",
+     (2, 18, "no function template matches function template specialization 'f'")),
 ])
 def test_specialisation_errors_are_located(src, want):
     res = _compile(src + "\n[numthreads(1,1,1)] void main() {}\n", "spirv")

@@ -1089,6 +1089,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if isinstance(d, ast.FuncDecl) and d.spec_args is not None:
             if d.name not in self.func_templates:
                 raise error(f"no function template '{d.name}' to specialize", d.loc)
+            if all(self.specialised_arguments(t, d) is None for t in self.func_templates[d.name]):
+                raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.template_params:
             self.func_templates.setdefault(d.name, []).append(d)
