@@ -471,7 +471,9 @@ float rd(float2 uv, int2 off) { return Tex.SampleLevel(S, uv, 0, off); }
 float ld(int3 p, int2 off) { return Tex.Load(p, off + int2(1, 0)); }        // an expression of the parameter
 float both(int2 o) { return rd(float2(0.375, 0.625), o) + 10 * ld(int3(1, 1, 0), o); }    // passed on
 static const int2 K = int2(-1, 1);
+template<typename T, uint N> T scaled(int2 off) { return (T)(Tex.Load(int3(1, 1, 0), off) * N); }
 [numthreads(1,1,1)] void main() {
+    Out[5] = scaled<float, 3>(int2(1, 0));
     Out[0] = rd(float2(0.375, 0.625), int2(1, 0));
     Out[1] = rd(float2(0.375, 0.625), K);
     Out[2] = ld(int3(1, 2, 0), int2(0, 1));
@@ -489,10 +491,10 @@ def test_texture_offsets_from_helper_parameters():
     def t(x: int, y: int) -> float:
         return 4.0 * y + x
     want = [t(1 + 1, 2), t(1 - 1, 2 + 1), t(1 + 0 + 1, 2 + 1),
-            t(1 + 1, 2 + 1) + 10 * t(1 + 1 + 1, 1 + 1), t(1, 2 - 1) + 10 * t(1 + 0 + 1, 1 - 1)]
+            t(1 + 1, 2 + 1) + 10 * t(1 + 1 + 1, 1 + 1), t(1, 2 - 1) + 10 * t(1 + 0 + 1, 1 - 1), 3 * t(1 + 1, 1)]
     texels = [t(x, y) for y in range(4) for x in range(4)]
     out = R.cs(OFFSET_HELPERS, {"Tex": R.image(R.pack("f", texels), 4, 4, "r32f"), "S": R.sampler(),
-                                "Out": R.storage(R.sentinel(5))})
+                                "Out": R.storage(R.sentinel(6))})
     assert R.unpack("f", out["Out"]) == want
     for opt in (0, 3):      # one instance per constant argument, at every -O level
         res = compile_file("gaps8.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv",

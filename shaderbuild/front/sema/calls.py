@@ -3,7 +3,10 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
@@ -187,7 +190,8 @@ class CallLowering(SemaBase):
         return inst
 
     def const_specialize(self, name: str, f: FuncInfo, args: list[ast.Expr], values: list[ir.Expr],
-                         is_place: list[bool]) -> FuncInfo:
+                         is_place: list[bool],
+                         bindings: Callable[[], AbstractContextManager[None]] | None = None) -> FuncInfo:
         """The instance of helper f for this call's constant arguments of its texture-offset parameters (DXC
         needs them constant only after inlining).  A parameter of the caller passed on makes the caller such a
         helper in turn (the generic call then stays, unreachable once the caller's calls are specialised)."""
@@ -220,7 +224,8 @@ class CallLowering(SemaBase):
             self.param_bindings[id(inst)] = bound
             with self.function_context():
                 self.scope = self.global_scope
-                self.function_body(inst)
+                with bindings() if bindings is not None else contextlib.nullcontext():     # a template's parameters
+                    self.function_body(inst)
         return inst
 
     def emit_call(self, f: FuncInfo, args, values, is_place, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:

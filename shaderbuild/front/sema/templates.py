@@ -5,6 +5,7 @@ bound as type names and the non-type ones (`uint N`) as named constants."""
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
@@ -114,6 +115,9 @@ class TemplateLowering(SemaBase):
                 continue
             info = self.instantiate_function(d, bound)
             best = self.resolve_overload(name, [info], args, values, loc)
+            if best.const_params and not self.probing:      # texture offsets from its parameters
+                best = self.const_specialize(name, best, args, values, is_place, functools.partial(
+                    self.template_bindings, d.template_params or [], bound, d.template_values))
             return self.emit_call(best, args, values, is_place, loc, None)
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
 
