@@ -688,6 +688,16 @@ def _check_instruction(inst: Instruction) -> None:
             raise _fail(f"call to {callee.name} has a wrong opcode operand")
         if is_store_output and isinstance(inst.operands[STORE_OUTPUT_VALUE], Undef):
             raise _fail("an undef value reaches an output (storeOutput)")
+        offsets = _OFFSET_OPERANDS.get(first.value, ())
+        if any(not isinstance(inst.operands[i], (ConstInt, Undef)) for i in offsets if i < len(inst.operands)):
+            raise _fail(f"a texel offset of {callee.name} is not an immediate (texture offsets must be "
+                        f"compile-time constants)")
+
+
+# dx.op opcode -> the call operands (after the callee and the opcode) that are texel offsets, which DXIL requires
+# immediate: Sample* 60-65 (handle, sampler, 4 coordinates, 3 offsets), TextureLoad 66 (handle, mip or sample,
+# 3 coordinates, 3 offsets), TextureGather 73 / TextureGatherCmp 74 (handle, sampler, 4 coordinates, 2 offsets)
+_OFFSET_OPERANDS = {**{op: (8, 9, 10) for op in range(60, 66)}, 66: (7, 8, 9), 73: (8, 9), 74: (8, 9)}
 
 
 @lru_cache(maxsize=1024)
