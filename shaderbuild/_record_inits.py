@@ -730,6 +730,21 @@ def init_ppppdffffd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a
   self._a9 = _a9
 
 
+def init_ppppdffffddd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _f5() if _a5 is _M else _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _a11
+
+
 def init_ppppf(self, _a0, _a1, _a2, _a3, _a4=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -863,6 +878,22 @@ def init_pppppddffff(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=
   self._a10 = _f10() if _a10 is _M else _a10
 
 
+def init_pppppddffffdf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _f9() if _a9 is _M else _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _a11
+  self._a12 = _f12() if _a12 is _M else _a12
+
+
 def init_pppppdfdfd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -891,6 +922,24 @@ def init_pppppdfdfdffdd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _
   self._a11 = _f11() if _a11 is _M else _a11
   self._a12 = _a12
   self._a13 = _a13
+
+
+def init_pppppdfdfdffddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _a9
+  self._a10 = _f10() if _a10 is _M else _a10
+  self._a11 = _f11() if _a11 is _M else _a11
+  self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
 
 
 def init_pppppf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):

@@ -17,7 +17,6 @@ change only a Vulkan binary).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
@@ -26,7 +25,8 @@ from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 from shaderbuild.passes.entry_wrapper import location_count
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:       # no typing at run time (cold start, issue 23)
     from .emit_expr import Ctx
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
