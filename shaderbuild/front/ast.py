@@ -176,12 +176,20 @@ class StructDecl(Node):
     template_defaults: dict[str, TypeRef | Expr] = Record.factory(dict)
     namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
     spec_args: list[TypeRef | Expr] | None = None   # `template<...> struct S<int, U>`: a (partial) specialisation
+    statics: list[VarDecl] = Record.factory(list)   # a template's static data members (one set per instance)
 
 
 class SizeOf(Expr):
     """sizeof(type) or sizeof(expression), in bytes."""
 
     operand: TypeRef | Expr
+
+
+class StaticMember(Expr):
+    """`S<int>::x`: a static data member of a struct template's instance."""
+
+    type: TypeRef
+    name: str
 
 
 class CBufferDecl(Node):

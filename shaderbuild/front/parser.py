@@ -115,6 +115,7 @@ class Parser:
         self.hoisted_after: list[ast.Node] = []  # static members of a struct of its own type, to emit after it
         self.static_data: dict[str, ast.VarDecl] = {}   # 'S::x' -> its declaration, which `T S::x = v;` completes
         self.template_head = False      # after `template<...>`: the declared name may take `<args>` (specialisation)
+        self.template_structs: dict[str, list[ast.StructDecl]] = {}     # a struct template and its specialisations
         self.static_funcs: set[str] = set()     # 'S::f' of `static T f(...);` in S: `T S::f(...) {...}` defines it
         # enclosing namespaces and structs as name prefixes ('NS::', 'NS::S::'), innermost last: names declared
         # there are qualified with the innermost; unqualified type names are looked up innermost first
@@ -456,6 +457,8 @@ class Parser:
                 fn.owner = owner
             return [fn]
         spec_args = self.specialisation_args()
+        if top_level and self.at("<") and name_tok.text in self.template_structs:
+            return self.template_static_definition(type_ref, name_tok)
         if self.at("(") and top_level and not effect:
             fn = self.function(type_ref, name_tok, attrs, quals)
             fn.spec_args = spec_args
@@ -486,20 +489,46 @@ class Parser:
         self.close_angle()
         return args
 
+    def template_static_definition(self, type_ref: ast.TypeRef, name_tok: Token) -> list[ast.Node]:
+        """`const float W<2>::w = 7;`: the static member of the explicit specialisation `W<2>` (DXC defines
+        template statics only through an explicit specialisation)."""
+        self.advance()
+        args = [self.template_arg()]
+        while self.accept(","):
+            args.append(self.template_arg())
+        self.close_angle()
+        self.expect("::", "after the template arguments")
+        member = self.ident("a static member name")
+        key = [_arg_key(a) for a in args]
+        spec = next((sd for sd in self.template_structs[name_tok.text]
+                     if sd.spec_args is not None and [_arg_key(a) for a in sd.spec_args] == key and None not in key),
+                    None)
+        if spec is None:
+            raise error(f"no explicit specialization of '{name_tok.text}' for these template arguments declares "
+                        f"static member '{member.text}'", member.loc)
+        owner = spec.name
+        d = next((v for v in spec.statics if v.name == member.text), None)
+        if d is None:
+            raise error(f"no static data member named '{member.text}' in '{owner}'", member.loc)
+        return self.complete_static(d, f"{owner}<...>::{member.text}", type_ref, member)
+
     def static_member_definition(self, owner: str, type_ref: ast.TypeRef, name_tok: Token) -> list[ast.Node]:
         """`float S::x = 2;` gives the static member `static float x;` of S its initializer (DXC allows
         `static` on it too); the declaration stays where S put it."""
         d = self.static_data.get(f"{owner}::{name_tok.text}")
         if d is None:
             raise error(f"no static data member named '{name_tok.text}' in '{owner}'", name_tok.loc)
+        return self.complete_static(d, f"{owner}::{name_tok.text}", type_ref, name_tok)
+
+    def complete_static(self, d: ast.VarDecl, what: str, type_ref: ast.TypeRef, name_tok: Token) -> list[ast.Node]:
+        """The rest of an out-of-class static member definition: `[dims] [= init];` completes declaration d."""
         dims = self.dims()
         typedef = {type_ref.name, d.type.name} & self.user_types     # (a typedef may name the same type)
         if type_ref.name != d.type.name and not typedef or len(dims) != len(d.dims):
-            raise error(f"the definition of '{owner}::{name_tok.text}' does not match its declaration in "
-                        f"'{owner}'", name_tok.loc)
+            raise error(f"the definition of '{what}' does not match its declaration", name_tok.loc)
         if self.accept("="):
             if d.init is not None:
-                raise error(f"redefinition of '{owner}::{name_tok.text}'", name_tok.loc)
+                raise error(f"redefinition of '{what}'", name_tok.loc)
             d.init = self.initializer()
             d.dims = [n if n is not None else m for n, m in zip(d.dims, dims)]
         self.expect(";", "after declaration")
@@ -828,6 +857,7 @@ class Parser:
         name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
         name = self.qualified(name_tok.text) if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
         self.user_types.add(name)
+        templated = self.template_head
         spec_args = self.specialisation_args()
         base = None
         if self.accept(":"):
@@ -835,15 +865,18 @@ class Parser:
         self.expect("{", "to begin the struct body")
         sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns),
                             spec_args=spec_args)
+        if templated:
+            self.template_structs.setdefault(name, []).append(sd)
         self.ns.append(name + "::")
         try:
-            self.struct_body(sd)
+            self.struct_body(sd, templated)
         finally:
             self.ns.pop()
         self.expect("}")
         return sd
 
-    def struct_body(self, sd: ast.StructDecl) -> None:
+    def struct_body(self, sd: ast.StructDecl, templated: bool = False) -> None:
+        """`templated`: a struct template or specialisation, whose static data members each instance has."""
         name = sd.name
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
@@ -887,7 +920,10 @@ class Parser:
                 continue
             while True:
                 d = self.declarator(ftype, fname, attrs, quals, field=True)
-                if "static" in quals:       # a static member is a global named S::member, declared before S
+                if "static" in quals and templated:
+                    d.namespaces = tuple(self.ns)
+                    sd.statics.append(d)
+                elif "static" in quals:       # a static member is a global named S::member, declared before S
                     d.name, d.namespaces = f"{name}::{d.name}", tuple(self.ns)   # (after it when of type S)
                     self.static_data[d.name] = d
                     (self.hoisted_after if d.type.name == name else self.hoisted).append(d)
@@ -971,6 +1007,18 @@ class Parser:
         self.leave()
         return ast.Block(lb.loc, stmts)
 
+    def after_angles(self, n: int) -> Token:
+        """The token after the template argument list that opens at peek(n) (`<`), by bracket depth."""
+        depth = 0
+        while True:
+            t = self.peek(n)
+            if t.kind is TokKind.EOF:
+                return t
+            depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0) if t.kind is TokKind.PUNCT else 0
+            n += 1
+            if depth <= 0:
+                return self.peek(n)
+
     def starts_declaration(self) -> bool:
         t = self.tok
         if t.kind is not TokKind.IDENT:
@@ -992,7 +1040,7 @@ class Parser:
             # `float4(…)` is a constructor expression; `float4 x` a declaration
             nxt = self.peek()
             if nxt.is_punct("<"):
-                return True
+                return t.text not in self.template_structs or not self.after_angles(1).is_punct("::")   # S<int>::x
             if nxt.is_punct("::"):
                 return self.peek(2).kind is TokKind.IDENT and self.peek(3).kind is TokKind.IDENT
             return nxt.kind is TokKind.IDENT
@@ -1314,6 +1362,8 @@ class Parser:
                 return ast.Name(t.loc, template)
             if self.is_type_name(t.text) and not self.peek().is_punct("::"):
                 type_ref = self.type_ref()
+                if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
+                    return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)
                 if not self.at("("):
                     self.fail(f"expected '(' after type name '{type_ref.name}' in an expression")
                 self.enter(self.tok.loc)     # float(float(...)): each constructor is one level
@@ -1377,3 +1427,14 @@ def _check_identifier_lengths(tokens: list[Token]) -> None:
     for t in tokens:
         if len(t.text) > MAX_IDENTIFIER and t.kind is TokKind.IDENT:
             raise error(f"identifier is too long ({len(t.text)} characters; the limit is {MAX_IDENTIFIER})", t.loc)
+
+
+def _arg_key(a: ast.TypeRef | ast.Expr) -> tuple | None:
+    """A written template argument compared by what it says (a type name with its arguments, an integer
+    literal); None for anything else (no match)."""
+    if isinstance(a, ast.TypeRef):
+        inner = [_arg_key(x) for x in a.args]
+        return None if None in inner else ("type", a.name, tuple(inner))
+    if isinstance(a, ast.IntLit):
+        return ("int", a.value)
+    return None

@@ -364,6 +364,16 @@ class ExprLowering(HeapLowering, SemaBase):
     def rv_BoolLit(self, e: ast.BoolLit) -> ir.Expr:
         return ir.Const(ir.BOOL, e.value)
 
+    def rv_StaticMember(self, e: ast.StaticMember) -> ir.Expr:
+        return self.rv_Name(self.static_member_name(e))
+
+    def static_member_name(self, e: ast.StaticMember) -> ast.Name:
+        """`S<int>::x` as the name of its global (`S<int>::x`, made when S<int> is instantiated)."""
+        t = self.resolve_type(e.type, [])
+        if not isinstance(t, ir.Struct):
+            raise error(f"'{e.type.name}' is not a struct: it has no static member '{e.name}'", e.loc)
+        return ast.Name(e.loc, f"{t.name}::{e.name}")
+
     def rv_StringLit(self, e: ast.StringLit) -> ir.Expr:
         raise error("string literals are not supported in shader code", e.loc)
 
@@ -718,6 +728,8 @@ class ExprLowering(HeapLowering, SemaBase):
 
     # ---------------------------------------------------------------- places
     def is_place_expr(self, e: ast.Expr) -> bool:
+        if isinstance(e, ast.StaticMember):
+            e = self.static_member_name(e)
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
             return isinstance(sym, VarSymbol) and not (sym.const_value is not None and isinstance(sym.var.type, ir.Scalar))
@@ -732,6 +744,8 @@ class ExprLowering(HeapLowering, SemaBase):
         return isinstance(t, ir.Struct) and "operator[]" in self.methods.get(t.name, {})
 
     def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
+        if isinstance(e, ast.StaticMember):
+            e = self.static_member_name(e)
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
             if sym is None:

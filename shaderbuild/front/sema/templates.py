@@ -69,7 +69,30 @@ class TemplateLowering(SemaBase):
         with self.function_context():
             self.scope = self.global_scope
             with self.template_bindings(tparams, types, d.template_values):
-                return self.struct(inst)
+                aliases = self.instance_statics(d, name)
+                saved = {k: self.global_scope.names.get(k) for k in aliases}
+                self.global_scope.names.update(aliases)     # the methods' unqualified names (`S::x`) see them
+                try:
+                    return self.struct(inst)
+                finally:
+                    for k, old in saved.items():
+                        if old is None:
+                            self.global_scope.names.pop(k, None)
+                        else:
+                            self.global_scope.names[k] = old
+
+    def instance_statics(self, d: ast.StructDecl, name: str) -> dict:
+        """The static data members of instance `name` of d: globals named `S<args>::x` (their initializers
+        see the template's parameters); returns `S::x` -> each one's symbol, for the instance's methods."""
+        aliases = {}
+        for v in d.statics:
+            gname = f"{name}::{v.name}"
+            self.global_var(ast.VarDecl(v.loc, gname, v.type, list(v.dims), v.init, v.qualifiers, v.semantic,
+                                        attributes=v.attributes, namespaces=v.namespaces))
+            sym = self.scope.names.pop(gname) if self.scope is not self.global_scope else self.global_scope.names[gname]
+            self.global_scope.names[gname] = sym
+            aliases[f"{d.name}::{v.name}"] = sym
+        return aliases
 
     def match_specialisation(self, spec: ast.StructDecl, tparams: list[str], types: list[TemplateArg],
                              values: dict[str, ast.TypeRef]) -> list[TemplateArg] | None:
