@@ -100,7 +100,7 @@ ONLY_GLOBAL = ("a string declaration may only appear at global scope (not as an 
 @pytest.mark.parametrize("body, want", [
     ("string a[2];\n[numthreads(1,1,1)] void main() { Out[0] = 1; }", ["2:8: array of type string is not supported"]),
     ('string a = "x";\n[numthreads(1,1,1)] void main() { Out[0] = a; }',
-     ["3:44: 'a' is a string (only printf, which is not supported, reads strings), not a variable"]),
+     ["3:44: 'a' is a string (only printf reads strings, as its format), not a variable"]),
     ("string a = 3;\n[numthreads(1,1,1)] void main() { Out[0] = 1; }",
      ["2:12: a string can only be initialized with a string literal or another string"]),
     ('[numthreads(1,1,1)] void main() { string s = "a"; Out[0] = 1; }', [f"2:35: {ONLY_GLOBAL}"]),

@@ -29,7 +29,7 @@ from .base import SemaBase
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .exprs import scatter
 from .heaps import HeapElement
-from .scope import FuncInfo, FuncSymbol, TypeSymbol, VarSymbol
+from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
@@ -702,9 +702,16 @@ class CallLowering(SemaBase):
         """`printf("format", args...)`: the format is a Const whose value is the string (type: an array of its
         bytes), then the arguments: numeric scalars and vectors (bools as uint).  SPIR-V emits
         NonSemantic.DebugPrintf, DXIL drops the call (as DXC does for both)."""
-        if not args or not isinstance(args[0], ast.StringLit):
-            raise error("the first argument of 'printf' must be a string literal", args[0].loc if args else loc)
-        text = _unescape(args[0].value)
+        fmt = args[0] if args else None
+        if isinstance(fmt, ast.Name) and isinstance(sym := self.scope.lookup(fmt.name), StringSymbol) \
+                and sym.value is not None:
+            raw = sym.value         # a global `string s = "...";`
+        elif isinstance(fmt, ast.StringLit):
+            raw = fmt.value
+        else:
+            raise error("the first argument of 'printf' must be a string literal or a global string",
+                        fmt.loc if fmt is not None else loc)
+        text = _unescape(raw)
         parts: list[ir.Expr] = [ir.Const(ir.Array(ir.UINT, len(text.encode())), text)]
         for a in args[1:]:
             v = self.rvalue(a)

@@ -754,7 +754,7 @@ class ExprLowering(HeapLowering, SemaBase):
                 kind = ("function" if isinstance(sym, FuncSymbol) else "type" if isinstance(sym, TypeSymbol)
                         else "specialization constant" if isinstance(sym, SpecConstSymbol)
                         else "state-object subobject" if isinstance(sym, SubobjectSymbol)
-                        else "string (only printf, which is not supported, reads strings)"
+                        else "string (only printf reads strings, as its format)"
                         if isinstance(sym, StringSymbol) else "constant")
                 raise error(f"'{e.name}' is a {kind}, not a variable", e.loc)
             var = sym.var

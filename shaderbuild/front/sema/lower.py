@@ -691,14 +691,18 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.loose_uniform(d, t)
 
     def string_global(self, d: ast.VarDecl) -> None:
-        """`string s = "...";` at global scope: checked as DXC does, then dropped (no code reads a string)."""
+        """`string s = "...";` at global scope: checked as DXC does; printf may read it as its format."""
         if d.dims:
             raise error("array of type string is not supported", d.loc)
         init = d.init.items[0] if isinstance(d.init, ast.InitList) and len(d.init.items) == 1 else d.init
         if init is not None and not isinstance(init, ast.StringLit) and not (
                 isinstance(init, ast.Name) and isinstance(self.scope.lookup(init.name), StringSymbol)):
             raise error("a string can only be initialized with a string literal or another string", init.loc)
-        self.declare(d.name, StringSymbol(d.loc), d.loc)
+        value = init.value if isinstance(init, ast.StringLit) else None
+        if isinstance(init, ast.Name):
+            source = self.scope.lookup(init.name)
+            value = source.value if isinstance(source, StringSymbol) else None
+        self.declare(d.name, StringSymbol(d.loc, value), d.loc)
 
     def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute, local: bool) -> None:
         """`[[vk::constant_id(N)]] const T name = literal;` (DXC SPIR-V.rst, "Specialization constants"):

@@ -62,9 +62,10 @@ class SubobjectSymbol(Record):
 
 
 class StringSymbol(Record):
-    """A global `string` (DXC accepts them; only printf, which we lack, could read one): a name without a value."""
+    """A global `string` (DXC accepts them): only printf reads one, as its format."""
 
     loc: SourceLoc
+    value: str | None = None        # the text it is initialized with (its literal's, escapes as written)
 
 
 class ErrorSymbol(Record):
