@@ -130,14 +130,7 @@ def _attribute_users(module: ir.Module, src: ir.Function) -> set[int]:
 def _copies(f: ir.Function) -> dict[int, ir.Expr]:
     """id(local) -> the place it copies, for each local of f stored once, whole, from a load of a place (an inlined
     `in` parameter's copy of its argument)."""
-    stores: dict[int, list[ir.Store]] = {}
-    for s in ir.walk_stmts(f.body):
-        if isinstance(s, ir.Store):
-            root = s.place
-            while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
-                root = root.base
-            if isinstance(root, ir.VarRef):
-                stores.setdefault(id(root.var), []).append(s)
+    stores = _stores_by_variable(f)
     out: dict[int, ir.Expr] = {}
     for v in f.locals:
         mine = stores.get(id(v), [])
@@ -184,14 +177,19 @@ def _leaf(t: ir.Type) -> ir.Type:
 
 def _written_params(f: ir.Function) -> set[int]:
     """Variables (parameters) some statement of f stores to (through any member or element)."""
-    out: set[int] = set()
+    return set(_stores_by_variable(f))
+
+
+def _stores_by_variable(f: ir.Function) -> dict[int, list[ir.Store]]:
+    """id(variable) -> the statements of f that store to it (through any member or element)."""
+    out: dict[int, list[ir.Store]] = {}
     for s in ir.walk_stmts(f.body):
         if isinstance(s, ir.Store):
             p = s.place
             while isinstance(p, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
                 p = p.base
             if isinstance(p, ir.VarRef):
-                out.add(id(p.var))
+                out.setdefault(id(p.var), []).append(s)
     return out
 
 
