@@ -60,7 +60,8 @@ MESH = frozenset({"mesh"})
 # compute, mesh and amplification shaders (their quads come from the thread indices; sema/calls.py checks the SM)
 DERIVATIVE_STAGES = QUAD_STAGES
 DERIVATIVE_SM = (6, 6)
-DERIVATIVES = frozenset("ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth".split())
+_DERIVATIVE_NAMES = "ddx ddy ddx_coarse ddy_coarse ddx_fine ddy_fine fwidth"
+DERIVATIVES = frozenset(_DERIVATIVE_NAMES.split())
 # the ray-tracing shader kinds (ir/raytracing.py) each DXR intrinsic is allowed in (D3D12 Raytracing spec)
 RAY_ALL = frozenset({"raygeneration", "intersection", "anyhit", "closesthit", "miss", "callable"})
 RAY_HIT_MISS = frozenset({"intersection", "anyhit", "closesthit", "miss"})
@@ -98,7 +99,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("modf frexp", "T O", "T"),
     *_sigs("sincos", "T O O", "v"),
     *_sigs("and or", "T T", "B", "b"),
-    *_sigs(" ".join(sorted(DERIVATIVES)), "T", "T", stages=DERIVATIVE_STAGES),
+    *_sigs(_DERIVATIVE_NAMES, "T", "T", stages=DERIVATIVE_STAGES),
     *_sigs("clip", "T", "v", stages=PIXEL, side_effects=True),
     # on a pixel shader input (passes/evaluate_attribute.py ties the argument to its input variable)
     *_sigs("EvaluateAttributeCentroid", "T", "T", stages=PIXEL),
