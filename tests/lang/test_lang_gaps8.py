@@ -503,6 +503,22 @@ def test_texture_offsets_from_helper_parameters():
         assert res.ok, R.diagnostics_text(res)
 
 
+def test_texture_offset_parameter_of_a_helper_defined_after_its_call():
+    """A prototype called before the helper's body shows the offset parameter: the call still gets its
+    instance (the 4x4 texture of the test above)."""
+    import res_util as R
+
+    src = """Texture2D<float> Tex : register(t0);
+RWStructuredBuffer<float> Out : register(u2);
+float ld(int2 off);
+[numthreads(1,1,1)] void main() { Out[0] = ld(int2(1, 0)); Out[1] = ld(int2(0, 2)); }
+float ld(int2 off) { return Tex.Load(int3(1, 1, 0), off); }
+"""
+    texels = [4.0 * y + x for y in range(4) for x in range(4)]
+    out = R.cs(src, {"Tex": R.image(R.pack("f", texels), 4, 4, "r32f"), "Out": R.storage(R.sentinel(2))})
+    assert R.unpack("f", out["Out"]) == [4.0 * 1 + 2, 4.0 * 3 + 1]
+
+
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 @pytest.mark.parametrize("body, call, line, at, message", [
     ("return Tex.Load(int3(0, 0, 0), off);", "rd(int2(t.x, 0))", 4, "int2(t.x",

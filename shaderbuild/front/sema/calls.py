@@ -213,6 +213,11 @@ class CallLowering(SemaBase):
                 raise error(f"the argument for parameter '{p.name}' of '{name}' must be a compile-time constant: "
                             f"'{name}' uses it as a texture offset", arg.loc)
             bound[p.name] = c
+        return self.const_instance(f, bound, bindings)
+
+    def const_instance(self, f: FuncInfo, bound: dict[str, ir.Const],
+                       bindings: Callable[[], AbstractContextManager[None]] | None = None) -> FuncInfo:
+        """The instance of helper f with parameters `bound` to constants (made once per set of values)."""
         key = ("const", tuple(sorted((k, repr(c.value)) for k, c in bound.items())))
         inst = f.instances.get(key)
         if inst is None:
@@ -227,6 +232,31 @@ class CallLowering(SemaBase):
                 with bindings() if bindings is not None else contextlib.nullcontext():     # a template's parameters
                     self.function_body(inst)
         return inst
+
+    def specialize_late_calls(self) -> None:
+        """Calls made before their helper's body showed it takes a texture offset from a parameter (a prototype
+        defined after the call): each call with constant arguments gets its instance, as later calls do."""
+        generic = {id(f.ir_func): f for f in self.funcs if f.const_params and id(f) not in self.param_bindings}
+        if not generic:
+            return
+        for caller in list(self.funcs):
+            made: list[tuple[FuncInfo, FuncInfo]] = []
+            left: set[int] = set()
+            for x in ir.body_exprs(caller.ir_func.body):
+                if not isinstance(x, ir.Call) or (g := generic.get(id(x.func))) is None:
+                    continue
+                bound = {p.name: self._constant(a) for p, a in zip(g.decl.params, x.args) if p.name in g.const_params}
+                if any(c is None for c in bound.values()):
+                    left.add(id(g))     # (a located error in the backend: the offset stays no constant)
+                    continue
+                inst = self.const_instance(g, bound)      # type: ignore[arg-type]   # no None left
+                x.func = inst.ir_func
+                made.append((g, inst))
+            if made:
+                gone = {id(g) for g, _ in made} - left
+                loc = {id(g): loc for g, loc in caller.calls}
+                caller.calls = [c for c in caller.calls if id(c[0]) not in gone] + [
+                    (inst, loc[id(g)]) for g, inst in made]
 
     def emit_call(self, f: FuncInfo, args, values, is_place, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:
         self.record_call(f, loc)

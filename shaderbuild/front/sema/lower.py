@@ -1125,6 +1125,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def build_module(self, main_file: str, source_files: list[str]) -> ir.Module:
         """The checked program's module (every declaration analysed without error)."""
         library = self.profile.stage == "library"
+        self.specialize_late_calls()
         shaders = self.library_shaders(main_file) if library else []
         entry = None if library else self.find_entry(main_file)
         order: list[FuncInfo] = []
