@@ -26,7 +26,7 @@ CS = """RWStructuredBuffer<uint> Out : register(u0);
 # An editable install's finder (the development venv) imports typing before the driver runs: the
 # driver forgets the modules it checks for, so that a compile importing one imports it anew.
 DRIVER = """import sys
-for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json"}]:
+for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib"}]:
     del sys.modules[name]
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])
@@ -43,6 +43,8 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # json and typing (~1 and ~2 ms): a line format for the discovery cache, Python literals for the
          # SPIR-V grammar; typing's names only under TYPE_CHECKING guards
          "json", "typing",
+         # contextlib (~5 M instructions): the lexer's and sema's `with` blocks are small classes
+         "contextlib",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild_dxil.raytracing", "shaderbuild_dxil.rayquery",
@@ -109,7 +111,7 @@ float4 main(float3 p : POSITION) : SV_Position { return normalize(mul(M, float4(
 """
 # never imported by a compile of any shader (the NEVER set above also lists stage-specific modules)
 HEAVY = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
-         "importlib.metadata", "json", "typing"}
+         "importlib.metadata", "json", "typing", "contextlib"}
 
 
 @pytest.mark.parametrize("target", ["spirv", "dxil"])

@@ -6,7 +6,6 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import struct
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from ...options import CompileOptions, Profile
 from .. import ast
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
 from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
+from .base import Undo
 from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
 from .exprs import ExprLowering
@@ -178,24 +178,20 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if isinstance(decl, (ast.StructDecl, ast.TypedefDecl)) and decl.name not in self.types.named:
                 self.types.poisoned.add(decl.name)
 
-    @contextlib.contextmanager
-    def function_context(self):
+    def function_context(self) -> Undo:
         """Save and restore the current function (to lower another body in the middle of one)."""
         saved = (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth, self.scope)
-        try:
-            yield
-        finally:
+
+        def restore() -> None:
             (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth,
              self.scope) = saved
+        return Undo(restore)
 
-    @contextlib.contextmanager
-    def collect(self, into: list[ir.Stmt]):
+    def collect(self, into: list[ir.Stmt]) -> Undo:
+        """Statements emitted in the `with` block go to `into`."""
         saved = self.out
         self.out = into
-        try:
-            yield into
-        finally:
-            self.out = saved
+        return Undo(lambda: setattr(self, "out", saved))
 
     def temp(self, t: ir.Type, name: str = "tmp") -> ir.Variable:
         self.temp_counter += 1
@@ -208,16 +204,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def push_scope(self) -> None:
         self.scope = Scope(self.scope)
 
-    @contextlib.contextmanager
-    def namespace_scope(self, prefixes: tuple[str, ...]):
+    def namespace_scope(self, prefixes: tuple[str, ...]) -> Undo:
         """Lowering code written inside `namespace NS` (or struct S, for its static members): unqualified names
         find NS::name first (Scope.lookup); locals still shadow them."""
-        saved = self.global_scope.prefixes
-        self.global_scope.prefixes = prefixes
-        try:
-            yield
-        finally:
-            self.global_scope.prefixes = saved
+        scope = self.global_scope
+        saved = scope.prefixes
+        scope.prefixes = prefixes
+        return Undo(lambda: setattr(scope, "prefixes", saved))
 
     def pop_scope(self) -> None:
         assert self.scope.parent is not None    # pushes and pops pair up: the global scope stays
@@ -1062,8 +1055,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """The recovered errors in order, each once (a template instantiated twice fails twice), with the
         stage errors of the functions the entry point reaches when it can be found."""
         errors = list(self.errors)
-        with contextlib.suppress(CompileError):
+        try:
             errors += [d for f in self.reachable(self.find_entry("")) for d in f.stage_errors]
+        except CompileError:
+            pass
         seen: set[tuple] = set()
         out = []
         for d in errors:
