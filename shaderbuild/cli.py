@@ -287,12 +287,14 @@ def _parse_shifts(args) -> list:
 
 
 def _parse_bind_registers(args) -> list:
+    out: list = []
+    if not args.vk_bind_register:
+        return out          # no `re` (with enum, functools, collections: ~20 M instructions) unless needed
     import re
 
     from .diagnostics import error
     from .options import MAX_REGISTER, BindRegister
 
-    out = []
     for reg, space, binding, set_ in args.vk_bind_register:
         m = re.match(r"^([btsu])(\d+)$", reg)
         if not m or not (space.isdigit() and binding.isdigit() and set_.isdigit()):

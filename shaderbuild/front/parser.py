@@ -7,7 +7,6 @@ declared so far.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
@@ -465,6 +464,8 @@ class Parser:
         if t.text == "signed":
             raise error("'signed' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":
+            import re  # here: `re` (with enum, functools, collections) costs a cold compile ~20 M instructions
+
             self.advance()
             m = re.match(_UNSIGNED_RE, self.tok.text) if self.tok.kind is TokKind.IDENT else None
             if m:
@@ -719,6 +720,8 @@ class Parser:
 
     def similar_type(self, name: str) -> str | None:
         """A type name one swapped or replaced letter away from `name` (keeping a vector suffix), for 'did you mean'."""
+        import re  # here: for error messages only
+
         m = re.match(r"^(.*?)((?:[1-4](?:x[1-4])?)?)$", name)
         base, suffix = (m.group(1), m.group(2)) if m else (name, "")
         for cand in sorted({*SCALAR_TYPE_NAMES, *self.user_types}):
