@@ -26,7 +26,7 @@ CS = """RWStructuredBuffer<uint> Out : register(u0);
 # An editable install's finder (the development venv) imports typing before the driver runs: the
 # driver forgets the modules it checks for, so that a compile importing one imports it anew.
 DRIVER = """import sys
-for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib"}]:
+for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib", "re", "enum"}]:
     del sys.modules[name]
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])
@@ -43,8 +43,10 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # json and typing (~1 and ~2 ms): a line format for the discovery cache, Python literals for the
          # SPIR-V grammar; typing's names only under TYPE_CHECKING guards
          "json", "typing",
-         # contextlib (~5 M instructions): the lexer's and sema's `with` blocks are small classes
-         "contextlib",
+         # contextlib (~5 M instructions): the lexer's and sema's `with` blocks are small classes; re and enum
+         # (~13 M, with the functools and collections they import ~26 M): the lexer is a scanner, ir.Storage and
+         # TokKind are records.Constant (a root signature's parser still uses re)
+         "contextlib", "re", "enum",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild_dxil.raytracing", "shaderbuild_dxil.rayquery",
