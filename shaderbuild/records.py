@@ -17,11 +17,11 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import CodeType, FunctionType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # no typing at run time: importing it costs a cold compile ~2 ms
+    from collections.abc import Callable
     from typing import Any, ClassVar, TypeVar
 
     from typing_extensions import dataclass_transform

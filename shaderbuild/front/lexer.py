@@ -9,10 +9,13 @@ interprets suffixes.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
 
 from ..diagnostics import CompileError, SourceLoc, error
 from .tokens import Token, TokKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["PUNCTUATORS", "LexResult", "gc_paused", "lex", "single_token_kind", "tokenize"]
 

@@ -7,8 +7,6 @@ declared so far.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
@@ -85,6 +83,7 @@ MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import NoReturn, TypeVar
 
     _T = TypeVar("_T")

@@ -20,8 +20,6 @@ Semantic analysis has already:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..diagnostics import SourceLoc
 from ..records import Constant, DataRecord, Record
 from .subobjects import Subobject
@@ -29,6 +27,7 @@ from .types import Array, Resource, Struct, Type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, ClassVar
 
 __all__ = [

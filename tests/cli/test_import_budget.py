@@ -26,7 +26,8 @@ CS = """RWStructuredBuffer<uint> Out : register(u0);
 # An editable install's finder (the development venv) imports typing before the driver runs: the
 # driver forgets the modules it checks for, so that a compile importing one imports it anew.
 DRIVER = """import sys
-for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib", "re", "enum"}]:
+for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib", "re", "enum",
+                                                            "functools", "collections"}]:
     del sys.modules[name]
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])
@@ -45,8 +46,9 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "json", "typing",
          # contextlib (~5 M instructions): the lexer's and sema's `with` blocks are small classes; re and enum
          # (~13 M, with the functools and collections they import ~26 M): the lexer is a scanner, ir.Storage and
-         # TokKind are records.Constant (a root signature's parser still uses re)
-         "contextlib", "re", "enum",
+         # TokKind are records.Constant (a root signature's parser still uses re); functools and collections
+         # (~10 M more): lightstd's lru_cache and Counter, collections.abc for type checkers only
+         "contextlib", "re", "enum", "functools", "collections",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild_dxil.raytracing", "shaderbuild_dxil.rayquery",

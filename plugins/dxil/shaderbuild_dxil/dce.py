@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_
+
+from shaderbuild.lightstd import Counter
 
 from .llvm.types import VoidType
 from .llvm.values import Function, Instruction, Value, callee_of

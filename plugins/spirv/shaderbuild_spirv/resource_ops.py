@@ -6,7 +6,6 @@ merged into the intrinsic table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextvars import ContextVar
 
 from shaderbuild.diagnostics import error
@@ -18,7 +17,12 @@ from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Ve
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
 
-Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 _SCOPE_DEVICE = 1
 
 

@@ -16,14 +16,16 @@ change only a Vulkan binary).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS
 from shaderbuild.options import CompileOptions
 from shaderbuild.passes import vk_bindings
 from shaderbuild.passes.entry_wrapper import location_count
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)
 PATCH_BARRIER = "spirv.PatchConstantBarrier"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
@@ -22,6 +21,10 @@ from .scope import (
     TypeSymbol,
     VarSymbol,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 

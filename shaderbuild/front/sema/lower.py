@@ -6,9 +6,7 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 
 from __future__ import annotations
 
-import functools
 import struct
-from collections.abc import Callable
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -23,7 +21,7 @@ from .. import ast
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
 from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .base import Undo
-from .bitfields import Bitfield, BitfieldLowering, WriteBack
+from .bitfields import Bitfield, BitfieldLowering
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -56,7 +54,10 @@ from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from .bitfields import WriteBack
 
 # stages with thread groups, hence groupshared memory
 GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
@@ -894,7 +895,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 continue
             self.check_member_type(m.name, t, m.loc)
             if struct_has_resource(t):      # a struct with resource members (or an array): its resources are globals
-                holding.append(self.struct_resource_global(m, t, functools.partial(add_data, m=m)))
+                def add_member_data(data: ir.Type, m: ast.VarDecl = m) -> int:
+                    return add_data(data, m)
+                holding.append(self.struct_resource_global(m, t, add_member_data))
                 continue
             _refuse_struct_resource(m.name, t, m.loc)
             self.check_type_qualifiers(m.qualifiers, t, m.loc)

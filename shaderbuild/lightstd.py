@@ -1,0 +1,54 @@
+"""`lru_cache`, `cache` and `Counter` without importing `functools` or `collections`.
+
+Those two modules (with `keyword`, `reprlib` and the classes they define) cost a cold `shaderbuild
+compile` ~10 M instructions, ~5% of it (issue 23), for three helpers that CPython implements in C
+modules loaded with the interpreter: functools.lru_cache's wrapper (`_functools`) and the
+counting loop of collections.Counter (`_collections`).  This module uses those, as the standard
+library does, and falls back to the standard modules on an interpreter without them.  Type
+checkers see the standard functions.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Counter", "cache", "lru_cache"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections import Counter
+    from functools import cache, lru_cache
+else:
+    try:
+        from _collections import _count_elements
+        from _functools import _lru_cache_wrapper
+    except ImportError:        # not CPython: the standard modules
+        from collections import Counter
+        from functools import cache, lru_cache
+    else:
+        def lru_cache(maxsize=128):
+            """functools.lru_cache(maxsize) (positional arguments as in this code; `typed` off)."""
+            def decorate(function):
+                wrapper = _lru_cache_wrapper(function, maxsize, False, tuple)
+                for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+                    setattr(wrapper, name, getattr(function, name))
+                wrapper.__wrapped__ = function
+                return wrapper
+            return decorate
+
+        def cache(function):
+            """functools.cache: unbounded."""
+            return lru_cache(None)(function)
+
+        class Counter(dict):
+            """The part of collections.Counter used here: counts of the items of an iterable (`update`
+            adds more), 0 for an item never counted."""
+
+            __slots__ = ()
+
+            def __init__(self, items=()):
+                _count_elements(self, items)
+
+            def update(self, items):
+                _count_elements(self, items)
+
+            def __missing__(self, key):
+                return 0
