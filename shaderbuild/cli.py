@@ -13,14 +13,16 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from types import SimpleNamespace
 
 # No `re` (with enum, functools, collections) here: the cyclic collector runs until main() turns it off
 # for a compile, and those imports made it collect five times (~1 ms of a cold compile, issue 23).
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import SimpleNamespace
     from typing import Any
+else:
+    SimpleNamespace = type(sys.implementation)      # not `types` (~1.2 M instructions, issue 23)
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
 _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "universal1.5")   # = options.VK_TARGET_ENVS

@@ -1,28 +1,32 @@
-"""`lru_cache`, `cache` and `Counter` without importing `functools` or `collections`.
+"""`lru_cache`, `cache`, `Counter` and the `operator` getters without importing `functools`,
+`collections` or `operator`.
 
-Those two modules (with `keyword`, `reprlib` and the classes they define) cost a cold `shaderbuild
-compile` ~10 M instructions, ~5% of it (issue 23), for three helpers that CPython implements in C
-modules loaded with the interpreter: functools.lru_cache's wrapper (`_functools`) and the
-counting loop of collections.Counter (`_collections`).  This module uses those, as the standard
-library does, and falls back to the standard modules on an interpreter without them.  Type
-checkers see the standard functions.
+Those modules (with `keyword`, `reprlib` and the classes they define) cost a cold `shaderbuild
+compile` ~11 M instructions, ~6% of it (issue 23), for helpers that CPython implements in C modules
+built into the interpreter: functools.lru_cache's wrapper (`_functools`), the counting loop of
+collections.Counter (`_collections`) and operator's getters (`_operator`).  This module uses those,
+as the standard library does, and falls back to the standard modules on an interpreter without
+them.  Type checkers see the standard functions.
 """
 
 from __future__ import annotations
 
-__all__ = ["Counter", "cache", "lru_cache"]
+__all__ = ["Counter", "attrgetter", "cache", "itemgetter", "lru_cache", "not_"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections import Counter
     from functools import cache, lru_cache
+    from operator import attrgetter, itemgetter, not_
 else:
     try:
         from _collections import _count_elements
         from _functools import _lru_cache_wrapper
+        from _operator import attrgetter, itemgetter, not_
     except ImportError:        # not CPython: the standard modules
         from collections import Counter
         from functools import cache, lru_cache
+        from operator import attrgetter, itemgetter, not_
     else:
         def lru_cache(maxsize=128):
             """functools.lru_cache(maxsize) (positional arguments as in this code; `typed` off)."""

@@ -11,9 +11,9 @@ CompileError.
 from __future__ import annotations
 
 import os
-from operator import attrgetter
 
 from ..diagnostics import CompileError, Diagnostic, SourceCache, SourceLoc, error
+from ..lightstd import attrgetter
 from ..records import DataRecord, Record, ValueRecord
 from .lexer import gc_paused, lex, single_token_kind
 from .source_file import read_source

@@ -6,9 +6,7 @@ bitstream format requires.  Block lengths are back-patched on exit.
 
 from __future__ import annotations
 
-from operator import itemgetter
-
-from shaderbuild.lightstd import lru_cache
+from shaderbuild.lightstd import itemgetter, lru_cache
 from shaderbuild.records import ValueRecord
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",

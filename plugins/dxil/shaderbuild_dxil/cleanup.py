@@ -12,8 +12,7 @@ table; promotion runs only when an alloca exists.  Each pass stays usable on its
 
 from __future__ import annotations
 
-from operator import attrgetter
-
+from shaderbuild.lightstd import attrgetter
 from shaderbuild.records import DataRecord
 
 from . import cfg

@@ -14,7 +14,8 @@ Calls without either attribute (wave ops, barriers, stores, discard) are never m
 from __future__ import annotations
 
 from itertools import chain
-from operator import attrgetter, itemgetter
+
+from shaderbuild.lightstd import attrgetter, itemgetter
 
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value, callee_of
 

@@ -3,7 +3,7 @@ of instructions stamped out by small decorator factories."""
 
 from __future__ import annotations
 
-from operator import attrgetter
+from shaderbuild.lightstd import attrgetter
 
 from .types import (
     ArrayType,
