@@ -28,10 +28,14 @@ else:
         from functools import cache, lru_cache
         from operator import attrgetter, itemgetter, not_
     else:
+        def _cache_info(hits, misses, maxsize, currsize):
+            """cache_info(): functools' CacheInfo fields, as a plain tuple."""
+            return (hits, misses, maxsize, currsize)
+
         def lru_cache(maxsize=128):
             """functools.lru_cache(maxsize) (positional arguments as in this code; `typed` off)."""
             def decorate(function):
-                wrapper = _lru_cache_wrapper(function, maxsize, False, tuple)
+                wrapper = _lru_cache_wrapper(function, maxsize, False, _cache_info)
                 for name in ("__module__", "__name__", "__qualname__", "__doc__"):
                     setattr(wrapper, name, getattr(function, name))
                 wrapper.__wrapped__ = function

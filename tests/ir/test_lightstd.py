@@ -24,6 +24,7 @@ def test_lru_cache_calls_once_per_argument_and_keeps_the_name():
     square(5), square(6), square(3)         # maxsize 2: 3 was evicted
     assert calls == [3, 4, 5, 6, 3]
     assert (square.__name__, square.__doc__, square.__wrapped__(2)) == ("square", "Doc.", 4)
+    assert tuple(square.cache_info()) == (2, 5, 2, 2)       # hits (3 twice), misses, maxsize, size
 
     @cache
     def pair(a: int, b: int = 0) -> tuple[int, int]:
