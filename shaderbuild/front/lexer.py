@@ -28,28 +28,16 @@ PUNCTUATORS: tuple[str, ...] = (
     "+", "-", "*", "/", "%", "<", ">", "=", "&", "|", "^", "#",
 )
 
-# The scanner finds where a run of identifier characters or of blanks ends with `str.find` on a copy
-# of the text in which those characters are one letter and every other character another (made by
-# `str.translate`, in C).  No regular expression: importing `re` (with `enum`, `functools` and
-# `collections`) costs a cold compile ~20 M instructions (issue 23); what the scanner accepts is the
-# old master pattern's, which tests/front/test_lexer.py keeps as its reference.
+# The scanner finds where a run of identifier characters or of blanks ends with `bytes.find` on a
+# copy of the text in which those characters are one letter and every other character another (made
+# by `bytes.translate` of the text encoded with one byte per character, non-ASCII ones as `?`; all in
+# C).  No regular expression: importing `re` (with `enum`, `functools` and `collections`) costs a cold
+# compile ~20 M instructions (issue 23); what the scanner accepts is the old master pattern's, which
+# tests/front/test_lexer.py keeps as its reference.
 _IDENT_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 _BLANKS = " \t\f\v\r\n"
-
-
-class _Classes(dict):
-    """A `str.translate` table: the characters listed map to `inside`, every other one to `outside`."""
-
-    def __init__(self, chars: str, inside: str, outside: str):
-        super().__init__((ord(c), inside) for c in chars)
-        self.outside = outside
-
-    def __missing__(self, code: int) -> str:
-        return self.outside
-
-
-_IDENT_RUNS = _Classes(_IDENT_CHARS, "a", " ")     # an identifier run ends at the next " "
-_BLANK_RUNS = _Classes(_BLANKS, " ", "x")          # a blank run ends at the next "x"
+_IDENT_RUNS = bytes(ord("a") if chr(i) in _IDENT_CHARS else ord(" ") for i in range(256))   # a run ends at b" "
+_BLANK_RUNS = bytes(ord(" ") if chr(i) in _BLANKS else ord("x") for i in range(256))        # a run ends at b"x"
 # Punctuators of more than one character, by length (`_LONG` in `_FIRST`: a character that may start one).
 _PUNCT3 = frozenset(p for p in PUNCTUATORS if len(p) == 3)
 _PUNCT2 = frozenset(p for p in PUNCTUATORS if len(p) == 2)
@@ -202,13 +190,13 @@ def _remove_splices(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(pieces), splice_pos, splice_delta
 
 
-def _number_end(text: str, idents: str, pos: int) -> int:
+def _number_end(text: str, idents: bytes, pos: int) -> int:
     r"""Where a number starting at `pos` ends: the longest valid literal there that no identifier character
     follows (an integer not `.digit` either: `1.xxxx` is INT `.` IDENT), else the whole malformed run
     `\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*` (one bad token, `1.5x`)."""
     end = pos + 2 if text[pos] == "." else pos + 1
     while True:
-        end = idents.find(" ", end)
+        end = idents.find(b" ", end)
         c = text[end]
         if c == "." or (c in "+-" and text[end - 1] in "eEpP"):
             end += 1
@@ -218,7 +206,7 @@ def _number_end(text: str, idents: str, pos: int) -> int:
     if _number_kind(run) is not None:
         return end
     for stop in range(end - 1, pos, -1):       # malformed run: a shorter literal may end before a `.`
-        if idents[stop] == "a":
+        if idents[stop] == 97:             # b"a": an identifier character follows
             continue
         head = text[pos:stop]
         if _is_float(head) or (_is_int(head) and not (text[stop] == "." and text[stop + 1] in "0123456789")):
@@ -259,8 +247,9 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
     text = text.rstrip(_BLANKS)     # so that every blank run is followed by a token
     n = len(text)
     text += "\n"                    # a sentinel: every scan below stops at it
-    idents = text.translate(_IDENT_RUNS)
-    blanks = text.translate(_BLANK_RUNS)
+    one_byte = text.encode("ascii", "replace")     # one byte per character: positions are the text's
+    idents = one_byte.translate(_IDENT_RUNS)
+    blanks = one_byte.translate(_BLANK_RUNS)
     tokens: list[Token] = []
     hashes: list[int] = []
     bad: dict[int, str] = {}
@@ -279,10 +268,10 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
         kind = first.get(c, _BAD)
         start = pos
         if kind is IDENT:
-            pos = idents.find(" ", pos + 1)
+            pos = idents.find(b" ", pos + 1)
             tok = text[start:pos]
         elif kind is _BLANK:
-            pos = blanks.find("x", pos + 1)
+            pos = blanks.find(b"x", pos + 1)
             space = True
             nl = text.rfind("\n", start, pos)
             if nl >= 0:
