@@ -27,7 +27,8 @@ CS = """RWStructuredBuffer<uint> Out : register(u0);
 # driver forgets the modules it checks for, so that a compile importing one imports it anew.
 DRIVER = """import sys
 for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib", "re", "enum",
-                                                            "functools", "collections", "operator", "types"}]:
+                                                            "functools", "collections", "operator", "types",
+                                                            "contextvars", "_contextvars"}]:
     del sys.modules[name]
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])

@@ -46,3 +46,28 @@ def test_importing_it_imports_neither_functools_nor_collections():
             "print(sorted({'functools', 'collections'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_context_var_is_made_on_first_set_and_is_per_thread():
+    import threading
+
+    from shaderbuild.lightstd import ContextVar
+
+    v = ContextVar("v", default=None)
+    assert v.get() is None
+    token = v.set([1])
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(v.get()))
+    t.start()
+    t.join()
+    assert v.get() == [1] and seen == [None]        # another thread's context: the default
+    v.reset(token)
+    assert v.get() is None
+
+
+def test_importing_it_does_not_load_contextvars():
+    root = str(Path(__file__).resolve().parents[2])
+    code = (f"import sys; sys.path.insert(0, {root!r}); import shaderbuild.lightstd as l; v = l.ContextVar('v'); "
+            "v.get(); print('_contextvars' in sys.modules, 'contextvars' in sys.modules)")
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -8,10 +8,8 @@ they do not.  No opcode number appears anywhere else in the backend.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-
 from shaderbuild.diagnostics import SourceLoc, error
-from shaderbuild.lightstd import attrgetter, lru_cache
+from shaderbuild.lightstd import ContextVar, attrgetter, lru_cache
 from shaderbuild.records import ValueRecord
 
 from .llvm import types as T

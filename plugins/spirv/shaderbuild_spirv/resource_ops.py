@@ -6,13 +6,12 @@ merged into the intrinsic table.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, numeric_scalar, resource_elem
+from shaderbuild.lightstd import ContextVar
 
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
