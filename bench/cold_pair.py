@@ -7,7 +7,8 @@ shaders in turns (the order alternating round by round), timed in CPU time (user
 ratios (the pairs share the machine's load of that moment).  `--count` also counts the instructions
 of one run of each under valgrind's callgrind (hash seed fixed, a private warmed user cache): those do
 not move with the machine's load, so they show a change of 1% on a busy machine where CPU medians do
-not.  Outputs of the two trees are compared byte for byte.
+not.  Outputs of the two trees are compared byte for byte.  glslangValidator, when installed, compiles
+the same shader in the same rounds (the issue's reference): each tree's median ratio to it is printed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ SHADERS = ROOT / "sample_project" / "shaders"
 SHIFTS = ["-fvk-t-shift", "16", "all", "-fvk-s-shift", "32", "all", "-fvk-u-shift", "48", "all"]
 CASES = (("compute/particles.hlsl", "main", "cs_6_0"), ("forward/forward_lit.hlsl", "vs_main", "vs_6_0"),
          ("post/tonemap.hlsl", "ps_main", "ps_6_0"))
+
+
+GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag"}
+
+
+def _glslang(case: tuple[str, str, str], out: Path) -> list[str] | None:
+    exe = shutil.which("glslangValidator")
+    path, entry, profile = case
+    if exe is None:
+        return None
+    return [exe, "-D", "-V", "-S", GLSLANG_STAGES[profile[:2]], "-e", entry, str(SHADERS / path), "-I" + str(SHADERS),
+            "-o", str(out)]
 
 
 def _args(script: Path, case: tuple[str, str, str], target: str, out: Path) -> list[str]:
@@ -71,6 +84,9 @@ def main() -> int:
         for case in CASES:
             for target in ("dxil", "spirv"):
                 cmds = {name: _args(script, case, target, work / f"{name}.out") for name, script in scripts.items()}
+                glslang = _glslang(case, work / "g.spv")
+                if glslang is not None:
+                    cmds["glslang"] = glslang
                 for args in cmds.values():      # untimed: fills the user cache, pages in the files
                     _cpu_ms(args, env)
                 same = (work / "base.out").read_bytes() == (work / "this.out").read_bytes()
@@ -82,6 +98,11 @@ def main() -> int:
                 ratio = statistics.median(t / b for t, b in zip(times["this"], times["base"]))
                 line = (f"{case[0]} {case[1]} {target}: {base:.1f} -> {this:.1f} ms (paired ratio {ratio:.3f})"
                         f"{'' if same else '  OUTPUTS DIFFER'}")
+                if glslang is not None:
+                    g = times["glslang"]
+                    line += (f"; glslangValidator {statistics.median(g):.1f} ms, x glslang "
+                             f"{statistics.median(b / x for b, x in zip(times['base'], g)):.2f} -> "
+                             f"{statistics.median(t / x for t, x in zip(times['this'], g)):.2f}")
                 if opts.count:
                     b, t = (_instructions(cmds[name], env) for name in ("base", "this"))
                     line += f"; instructions {b / 1e6:.1f}M -> {t / 1e6:.1f}M ({(t / b - 1) * 100:+.1f}%)"

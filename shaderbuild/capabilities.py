@@ -12,17 +12,18 @@ which the pipeline runs after the shared passes and before the backend's
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .records import ValueRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .ir import Module
     from .options import CompileOptions
 
 # (module, options) -> None: a backend's own IR pass, run in place after the shared passes
-RaisePass = Callable[["Module", "CompileOptions"], None]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    RaisePass = Callable[["Module", "CompileOptions"], None]
 
 
 def d3d_layout_rule(block: str, options: CompileOptions) -> str:

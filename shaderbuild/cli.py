@@ -13,14 +13,16 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from types import SimpleNamespace
 
 # No `re` (with enum, functools, collections) here: the cyclic collector runs until main() turns it off
 # for a compile, and those imports made it collect five times (~1 ms of a cold compile, issue 23).
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import SimpleNamespace
     from typing import Any
+else:
+    SimpleNamespace = type(sys.implementation)      # not `types` (~1.2 M instructions, issue 23)
 
 SHIFT_OPTIONS = ("b", "t", "s", "u")
 _VK_ENVS = ("vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "universal1.5")   # = options.VK_TARGET_ENVS
@@ -287,12 +289,14 @@ def _parse_shifts(args) -> list:
 
 
 def _parse_bind_registers(args) -> list:
+    out: list = []
+    if not args.vk_bind_register:
+        return out          # no `re` (with enum, functools, collections: ~20 M instructions) unless needed
     import re
 
     from .diagnostics import error
     from .options import MAX_REGISTER, BindRegister
 
-    out = []
     for reg, space, binding, set_ in args.vk_bind_register:
         m = re.match(r"^([btsu])(\d+)$", reg)
         if not m or not (space.isdigit() and binding.isdigit() and set_.isdigit()):

@@ -17,17 +17,19 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from types import CodeType, FunctionType
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # no typing at run time: importing it costs a cold compile ~2 ms
+    from collections.abc import Callable
+    from types import CodeType, FunctionType
     from typing import Any, ClassVar, TypeVar
 
     from typing_extensions import dataclass_transform
 
     _T = TypeVar("_T")
 else:
+    FunctionType = type(lambda: None)               # not `types` (~1.2 M instructions, issue 23)
+    CodeType = type((lambda: None).__code__)
+
     def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
         """Runtime no-op: the decorator only tells type checkers that Record subclasses
         get a dataclass-like __init__ (typing's own is 3.11+)."""
@@ -226,6 +228,41 @@ class InternedRecord(Record, metaclass=_InternMeta):
 
     def __reduce__(self):
         return type(self), tuple(getattr(self, f) for f in self._fields)
+
+
+class Constant:
+    """A member of a closed set of named constants, what `enum.Enum` gave this code: `name`, `value`,
+    comparison by identity, the same member after pickling or copying.  Not `enum`: importing it (with
+    `functools` and `collections`) costs a cold compile ~10 M instructions, and creating each Enum class
+    ~0.17 ms (issue 23).  Members are created once, right after their class:
+
+        class Storage(Constant):
+            FUNCTION: ClassVar[Storage]
+        Storage.FUNCTION = Storage("FUNCTION", "function")
+    """
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: str):
+        self.name = name
+        self.value = value
+
+    @classmethod
+    def define(cls, **values: str) -> None:
+        for name, value in values.items():
+            setattr(cls, name, cls(name, value))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}.{self.name}: {self.value!r}>"
+
+    def __reduce__(self):
+        return getattr, (type(self), self.name)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
 
 
 def write_inits(shapes: set[tuple[tuple[str, ...], bool]], path: str) -> None:

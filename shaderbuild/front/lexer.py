@@ -1,4 +1,4 @@
-"""HLSL lexer: one master regular expression turns source text into tokens.
+"""HLSL lexer: a scanner that dispatches on each token's first character.
 
 The preprocessor lexes whole files once (leniently, so that junk inside `#if 0`
 blocks is only reported if it is actually used); `tokenize` is the strict entry
@@ -9,12 +9,13 @@ interprets suffixes.
 from __future__ import annotations
 
 import gc
-import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
-from ..diagnostics import SourceLoc, error
+from ..diagnostics import CompileError, SourceLoc, error
 from .tokens import Token, TokKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["PUNCTUATORS", "LexResult", "gc_paused", "lex", "single_token_kind", "tokenize"]
 
@@ -27,45 +28,28 @@ PUNCTUATORS: tuple[str, ...] = (
     "+", "-", "*", "/", "%", "<", ">", "=", "&", "|", "^", "#",
 )
 
-_INT_SUFFIX = r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?"
-_FLOAT_SUFFIX = r"[fFhHlL]?"
-_EXP = r"[eE][+-]?[0-9]+"
-
-_FLOAT = rf"(?:[0-9]+\.[0-9]*(?:{_EXP})?|\.[0-9]+(?:{_EXP})?|[0-9]+{_EXP}){_FLOAT_SUFFIX}"
-_INT = rf"(?:0[xX][0-9a-fA-F]+|[0-9]+){_INT_SUFFIX}"
-_STRING = r'"(?:[^"\\\n]|\\.)*"'
-_CHAR = r"'(?:[^'\\\n]|\\.)*'"
-
-# The token alternatives, in priority order.  Numbers refuse to be followed by
-# identifier characters, so `1.5x` is one bad number while `1.xxxx` stays
-# INT `.` IDENT (a scalar swizzle).  Unterminated comments/strings and stray
-# characters get their own alternatives so every position matches something.
-_TOKEN = "|".join((
-    r"[A-Za-z_][A-Za-z0-9_]*",
-    rf"{_FLOAT}(?![A-Za-z0-9_])",
-    rf"{_INT}(?![A-Za-z0-9_]|\.[0-9])",
-    r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*",  # malformed number
-    r"//[^\n]*",
-    r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/",
-    r"/\*",  # unterminated comment
-    _STRING,
-    _CHAR,
-    r"[\"'][^\n]*",  # unterminated literal
-    *(re.escape(p) for p in PUNCTUATORS),
-    r".",  # newline or invalid character
-))
-# One match per token: (blanks and newlines before it, the token).  findall builds the pairs in C.
-_MASTER = re.compile(rf"([ \t\f\v\r\n]*)({_TOKEN})", re.DOTALL)
+# The scanner finds where a run of identifier characters or of blanks ends with `bytes.find` on a
+# copy of the text in which those characters are one letter and every other character another (made
+# by `bytes.translate` of the text encoded with one byte per character, non-ASCII ones as `?`; all in
+# C).  No regular expression: importing `re` (with `enum`, `functools` and `collections`) costs a cold
+# compile ~20 M instructions (issue 23); what the scanner accepts is the old master pattern's, which
+# tests/front/test_lexer.py keeps as its reference.
+_IDENT_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+_BLANKS = " \t\f\v\r\n"
+_IDENT_RUNS = bytes(ord("a") if chr(i) in _IDENT_CHARS else ord(" ") for i in range(256))   # a run ends at b" "
+_BLANK_RUNS = bytes(ord(" ") if chr(i) in _BLANKS else ord("x") for i in range(256))        # a run ends at b"x"
+# Punctuators of more than one character, by length (`_LONG` in `_FIRST`: a character that may start one).
+_PUNCT3 = frozenset(p for p in PUNCTUATORS if len(p) == 3)
+_PUNCT2 = frozenset(p for p in PUNCTUATORS if len(p) == 2)
 
 # Dispatch on a token's first character.
-_SLASH, _NUM, _DOT, _QUOTE, _BAD = "slash", "num", "dot", "quote", "bad"
+_SLASH, _NUM, _DOT, _QUOTE, _BAD, _BLANK, _LONG = "slash", "num", "dot", "quote", "bad", "blank", "long"
 _FIRST: dict[str, object] = {c: TokKind.PUNCT for p in PUNCTUATORS for c in p[0]}
+_FIRST.update({p[0]: _LONG for p in PUNCTUATORS if len(p) > 1})
 _FIRST.update({c: TokKind.IDENT for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"})
 _FIRST.update({c: _NUM for c in "0123456789"})
+_FIRST.update({c: _BLANK for c in _BLANKS})
 _FIRST.update({"/": _SLASH, ".": _DOT, '"': _QUOTE, "'": _QUOTE})
-
-# A backslash, optional trailing blanks (accepted like clang/gcc do), newline.
-_SPLICE = re.compile(r"\\[ \t]*\n")
 
 
 _NUMBER_KINDS: dict[str, TokKind | None] = {}  # spelling -> kind; numbers repeat a lot
@@ -83,8 +67,8 @@ def _number_kind(text: str) -> TokKind | None:
     return kind
 
 
-# Number kinds by string tests, equal to fullmatch(_FLOAT) and fullmatch(_INT) (two regular expressions
-# compiled at import cost a cold start ~0.2 ms; tests/front/test_lexer.py compares them)
+# Number kinds by string tests, equal to the old master pattern's _FLOAT and _INT alternatives
+# (tests/front/test_lexer.py compares them)
 _DIGITS, _HEX_DIGITS, _FLOAT_SUFFIXES = frozenset("0123456789"), frozenset("0123456789abcdefABCDEF"), frozenset("fFhHlL")
 _INT_SUFFIXES = frozenset({"", "u", "U", *(u + n for u in "uU" for n in ("l", "L", "ll", "LL")),
                            *(n + u for n in ("l", "L", "ll", "LL") for u in ("", "u", "U"))})
@@ -137,16 +121,20 @@ def _bad_message(text: str) -> str:
     return f"invalid character '{c}'"
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
+class gc_paused:  # lower case: used like a function, `with gc_paused():`
     """Pause the cyclic GC: lexing allocates only acyclic objects, and gen-0 passes
-    triggered every few hundred tokens would otherwise cost a quarter of the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+    triggered every few hundred tokens would otherwise cost a quarter of the time.
+    (A class, not `contextlib.contextmanager`: importing contextlib costs a cold compile ~5 M
+    instructions, issue 23.)"""
+
+    __slots__ = ("was_enabled",)
+
+    def __enter__(self) -> None:
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.was_enabled:
             gc.enable()
 
 
@@ -177,20 +165,70 @@ def _splice_mapper(orig: str, filename: str, first_line: int,
 
 
 def _remove_splices(text: str) -> tuple[str, list[int], list[int]]:
-    """Delete backslash-newlines; return the new text and where (and how much) was removed."""
+    """Delete backslash-newlines (a backslash, optional trailing blanks as clang/gcc accept, a newline);
+    return the new text and where (and how much) was removed: no splice, empty lists."""
     pieces: list[str] = []
     splice_pos: list[int] = []
     splice_delta: list[int] = []
     last = removed = out_len = 0
-    for m in _SPLICE.finditer(text):
-        pieces.append(text[last:m.start()])
-        out_len += m.start() - last
-        removed += m.end() - m.start()
+    i = text.find("\\")
+    while i >= 0:
+        j = i + 1
+        while text[j:j + 1] in (" ", "\t"):
+            j += 1
+        if text[j:j + 1] != "\n":
+            i = text.find("\\", i + 1)
+            continue
+        pieces.append(text[last:i])
+        out_len += i - last
+        removed += j + 1 - i
         splice_pos.append(out_len)
         splice_delta.append(removed)
-        last = m.end()
+        last = j + 1
+        i = text.find("\\", last)
     pieces.append(text[last:])
     return "".join(pieces), splice_pos, splice_delta
+
+
+def _number_end(text: str, idents: bytes, pos: int) -> int:
+    r"""Where a number starting at `pos` ends: the longest valid literal there that no identifier character
+    follows (an integer not `.digit` either: `1.xxxx` is INT `.` IDENT), else the whole malformed run
+    `\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*` (one bad token, `1.5x`)."""
+    end = pos + 2 if text[pos] == "." else pos + 1
+    while True:
+        end = idents.find(b" ", end)
+        c = text[end]
+        if c == "." or (c in "+-" and text[end - 1] in "eEpP"):
+            end += 1
+            continue
+        break
+    run = text[pos:end]
+    if _number_kind(run) is not None:
+        return end
+    for stop in range(end - 1, pos, -1):       # malformed run: a shorter literal may end before a `.`
+        if idents[stop] == 97:             # b"a": an identifier character follows
+            continue
+        head = text[pos:stop]
+        if _is_float(head) or (_is_int(head) and not (text[stop] == "." and text[stop + 1] in "0123456789")):
+            return stop
+    return end
+
+
+def _quoted_end(text: str, pos: int, n: int) -> tuple[int, bool]:
+    """Where a string or character literal starting at `pos` ends (`n`: the text's length), and whether
+    it is well formed.  A backslash escapes any character; one that is not closed on its line is an
+    unterminated literal running to the end of the line."""
+    quote = text[pos]
+    end = pos + 1
+    while end < n:
+        c = text[end]
+        if c == quote:
+            end += 1
+            return end, "\n" not in text[pos:end]     # an escaped newline (a splice's leftover) is no string
+        if c == "\n":
+            break
+        end += 2 if c == "\\" and end + 1 < n else 1
+    return text.find("\n", pos), False
 
 
 def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) -> LexResult:
@@ -200,12 +238,18 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     mapper = None
-    if "\\" in text and _SPLICE.search(text):
-        orig = text
-        text, splice_pos, splice_delta = _remove_splices(text)
-        mapper = _splice_mapper(orig, filename, first_line, splice_pos, splice_delta)
+    if "\\" in text:
+        spliced, splice_pos, splice_delta = _remove_splices(text)
+        if splice_pos:
+            mapper = _splice_mapper(text, filename, first_line, splice_pos, splice_delta)
+            text = spliced
 
-    text = text.rstrip(" \t\f\v\r\n")  # trailing blanks would match no token
+    text = text.rstrip(_BLANKS)     # so that every blank run is followed by a token
+    n = len(text)
+    text += "\n"                    # a sentinel: every scan below stops at it
+    one_byte = text.encode("ascii", "replace")     # one byte per character: positions are the text's
+    idents = one_byte.translate(_IDENT_RUNS)
+    blanks = one_byte.translate(_BLANK_RUNS)
     tokens: list[Token] = []
     hashes: list[int] = []
     bad: dict[int, str] = {}
@@ -219,38 +263,71 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
     new = object.__new__
     set_file, set_line, set_col = SourceLoc.file.__set__, SourceLoc.line.__set__, SourceLoc.col.__set__  # type: ignore[attr-defined]
     IDENT, PUNCT, STRING, CHAR = TokKind.IDENT, TokKind.PUNCT, TokKind.STRING, TokKind.CHAR
-    for blanks, tok in _MASTER.findall(text):
-        start = pos + len(blanks)
-        if blanks:
+    while pos < n:
+        c = text[pos]
+        kind = first.get(c, _BAD)
+        start = pos
+        if kind is IDENT:
+            pos = idents.find(b" ", pos + 1)
+            tok = text[start:pos]
+        elif kind is _BLANK:
+            pos = blanks.find(b"x", pos + 1)
             space = True
-            if "\n" in blanks:
-                line += blanks.count("\n")
-                line_start = pos + blanks.rfind("\n") + 1
+            nl = text.rfind("\n", start, pos)
+            if nl >= 0:
+                line += text.count("\n", start, pos)
+                line_start = nl + 1
                 at_start = True
-        pos = start + len(tok)
-        kind = first.get(tok[0], _BAD)
-        if kind is not IDENT and kind is not PUNCT:
-            if kind is _SLASH:
-                if tok[:2] == "//":
+            continue
+        elif kind is PUNCT:
+            pos += 1
+            tok = c
+        elif kind is _LONG:
+            tok = text[pos:pos + 3]
+            if tok not in _PUNCT3:
+                tok = tok[:2]
+                if tok not in _PUNCT2:
+                    tok = c
+            pos += len(tok)
+            kind = PUNCT
+        elif kind is _NUM or (kind is _DOT and text[pos + 1] in "0123456789"):
+            pos = _number_end(text, idents, pos)
+            tok = text[start:pos]
+            kind = _number_kind(tok) or _BAD
+        elif kind is _DOT:
+            tok = "..." if text[pos:pos + 3] == "..." else "."
+            pos += len(tok)
+            kind = PUNCT
+        elif kind is _SLASH:
+            c = text[pos + 1]
+            if c == "/":
+                pos = text.find("\n", pos + 2)
+                space = True
+                continue
+            if c == "*":
+                end = text.find("*/", pos + 2)
+                if end >= 0:
+                    pos = end + 2
+                    nl = text.rfind("\n", start, pos)
+                    if nl >= 0:
+                        line += text.count("\n", start, pos)
+                        line_start = nl + 1
                     space = True
                     continue
-                if tok[:2] == "/*" and len(tok) >= 4:
-                    nls = tok.count("\n")
-                    if nls:
-                        line += nls
-                        line_start = start + tok.rfind("\n") + 1
-                    space = True
-                    continue
-                kind = PUNCT if tok[:2] != "/*" else _BAD
-            elif kind is _NUM or (kind is _DOT and len(tok) > 1 and tok[1] in "0123456789"):
-                kind = _number_kind(tok) or _BAD
-            elif kind is _DOT:
+                tok = "/*"
+                pos += 2
+                kind = _BAD
+            else:
+                tok = "/=" if c == "=" else "/"
+                pos += len(tok)
                 kind = PUNCT
-            elif kind is _QUOTE:
-                if tok[0] == '"':
-                    kind = STRING if re.fullmatch(_STRING, tok) else _BAD    # compiled when first met (re's cache)
-                else:
-                    kind = CHAR if re.fullmatch(_CHAR, tok) else _BAD
+        elif kind is _QUOTE:
+            pos, ok = _quoted_end(text, pos, n)
+            tok = text[start:pos]
+            kind = _BAD if not ok else STRING if c == '"' else CHAR
+        else:
+            pos += 1
+            tok = c
         if mapper is None:
             # Same as SourceLoc(filename, line, col), but twice as fast as the frozen __init__.
             loc = new(SourceLoc)
@@ -282,11 +359,14 @@ def tokenize(text: str, filename: str, first_line: int = 1) -> list[Token]:
 
 
 def single_token_kind(text: str) -> TokKind | None:
-    """The kind of `text` if it lexes as exactly one valid token (for `##` pasting)."""
-    m = _MASTER.fullmatch(text)     # one token and no blanks before it (no second ~0.7 ms regex)
-    if m is None or m.group(1):
+    """The kind of `text` if it lexes as exactly one valid token (for `##` pasting; `/` and `*` make an
+    unterminated comment, no token)."""
+    if not text or text[0] in _BLANKS:
         return None
-    res = lex(text, "", lenient=True)
-    if len(res.tokens) != 1 or res.bad:
+    try:
+        res = lex(text, "", lenient=True)
+    except CompileError:
+        return None
+    if len(res.tokens) != 1 or res.bad or res.tokens[0].text != text:
         return None
     return res.tokens[0].kind

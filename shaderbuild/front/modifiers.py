@@ -4,9 +4,11 @@ every declaration against it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from ..diagnostics import SourceLoc, error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 LOCAL, GLOBAL, PARAMETER, FIELD, FUNCTION, METHOD, TYPEDEF = (
     "local variable", "global variable", "parameter", "field", "function", "method", "typedef")

@@ -7,9 +7,6 @@ declared so far.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-
 from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
@@ -86,6 +83,7 @@ MAX_IDENTIFIER = 131072   # characters; SPIR-V strings end at 65535 words (~256K
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import NoReturn, TypeVar
 
     _T = TypeVar("_T")
@@ -546,6 +544,8 @@ class Parser:
         if t.text == "signed":
             raise error("'signed' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":
+            import re  # here: `re` (with enum, functools, collections) costs a cold compile ~20 M instructions
+
             self.advance()
             m = re.match(_UNSIGNED_RE, self.tok.text) if self.tok.kind is TokKind.IDENT else None
             if m:
@@ -800,6 +800,8 @@ class Parser:
 
     def similar_type(self, name: str) -> str | None:
         """A type name one swapped or replaced letter away from `name` (keeping a vector suffix), for 'did you mean'."""
+        import re  # here: for error messages only
+
         m = re.match(r"^(.*?)((?:[1-4](?:x[1-4])?)?)$", name)
         base, suffix = (m.group(1), m.group(2)) if m else (name, "")
         for cand in sorted({*SCALAR_TYPE_NAMES, *self.user_types}):

@@ -11,14 +11,17 @@ CompileError.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
 
 from ..diagnostics import CompileError, Diagnostic, SourceCache, SourceLoc, error
+from ..lightstd import attrgetter
 from ..records import DataRecord, Record, ValueRecord
 from .lexer import gc_paused, lex, single_token_kind
 from .source_file import read_source
 from .tokens import Token, TokKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
 
 _text = attrgetter("text")
 __all__ = ["Macro", "PPLimits", "PPResult", "decode_source", "preprocess"]

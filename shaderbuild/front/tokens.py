@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-from enum import Enum
-
 from ..diagnostics import SourceLoc
-from ..records import DataRecord
+from ..records import Constant, DataRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
-class TokKind(Enum):
-    IDENT = "identifier"
-    INT = "integer literal"
-    FLOAT = "floating literal"
-    STRING = "string literal"
-    CHAR = "character literal"
-    PUNCT = "punctuator"
-    EOF = "end of file"
+class TokKind(Constant):
+    """What a token is (`records.Constant`: no `enum` on the compile path)."""
+
+    __slots__ = ()
+    IDENT: ClassVar[TokKind]
+    INT: ClassVar[TokKind]
+    FLOAT: ClassVar[TokKind]
+    STRING: ClassVar[TokKind]
+    CHAR: ClassVar[TokKind]
+    PUNCT: ClassVar[TokKind]
+    EOF: ClassVar[TokKind]
+
+
+TokKind.define(IDENT="identifier", INT="integer literal", FLOAT="floating literal", STRING="string literal",
+               CHAR="character literal", PUNCT="punctuator", EOF="end of file")
 
 
 class Token(DataRecord):

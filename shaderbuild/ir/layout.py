@@ -24,8 +24,7 @@ position and emits SPIR-V that spirv-val rejects.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from ..lightstd import lru_cache
 from ..records import ValueRecord
 from .types import Array, Matrix, Resource, Scalar, Struct, Type, Vector
 

@@ -20,17 +20,15 @@ Semantic analysis has already:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from enum import Enum
-
 from ..diagnostics import SourceLoc
-from ..records import DataRecord, Record
+from ..records import Constant, DataRecord, Record
 from .subobjects import Subobject
 from .types import Array, Resource, Struct, Type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, ClassVar
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
@@ -43,23 +41,32 @@ __all__ = [
 ]
 
 
-class Storage(Enum):
-    FUNCTION = "function"        # a local or a temporary
-    PRIVATE = "private"          # `static` globals
-    WORKGROUP = "groupshared"
-    UNIFORM = "uniform"          # resources, cbuffers, $Globals
-    PUSH_CONSTANT = "push_constant"
-    INPUT = "input"              # stage inputs (created by the entry wrapper pass)
-    OUTPUT = "output"
+class Storage(Constant):
+    """Where a variable lives (`records.Constant`: no `enum` on the compile path)."""
+
+    __slots__ = ()
+    FUNCTION: ClassVar[Storage]         # a local or a temporary
+    PRIVATE: ClassVar[Storage]          # `static` globals
+    WORKGROUP: ClassVar[Storage]
+    UNIFORM: ClassVar[Storage]          # resources, cbuffers, $Globals
+    PUSH_CONSTANT: ClassVar[Storage]
+    INPUT: ClassVar[Storage]            # stage inputs (created by the entry wrapper pass)
+    OUTPUT: ClassVar[Storage]
     # ray-tracing shader interfaces, for a target that binds them to variables (SPIR-V's raise passes):
     # a TraceRay / CallShader call site's payload or callable data, and what a shader receives
-    RAY_PAYLOAD = "ray_payload"
-    INCOMING_RAY_PAYLOAD = "incoming_ray_payload"
-    HIT_ATTRIBUTE = "hit_attribute"
-    CALLABLE_DATA = "callable_data"
-    INCOMING_CALLABLE_DATA = "incoming_callable_data"
-    PAYLOAD = "payload"          # the task payload: an amplification shader's groupshared variable given to
-                                 # DispatchMesh, a mesh shader's `in payload` (read-only there)
+    RAY_PAYLOAD: ClassVar[Storage]
+    INCOMING_RAY_PAYLOAD: ClassVar[Storage]
+    HIT_ATTRIBUTE: ClassVar[Storage]
+    CALLABLE_DATA: ClassVar[Storage]
+    INCOMING_CALLABLE_DATA: ClassVar[Storage]
+    PAYLOAD: ClassVar[Storage]          # the task payload: an amplification shader's groupshared variable given to
+                                        # DispatchMesh, a mesh shader's `in payload` (read-only there)
+
+
+Storage.define(FUNCTION="function", PRIVATE="private", WORKGROUP="groupshared", UNIFORM="uniform",
+               PUSH_CONSTANT="push_constant", INPUT="input", OUTPUT="output", RAY_PAYLOAD="ray_payload",
+               INCOMING_RAY_PAYLOAD="incoming_ray_payload", HIT_ATTRIBUTE="hit_attribute",
+               CALLABLE_DATA="callable_data", INCOMING_CALLABLE_DATA="incoming_callable_data", PAYLOAD="payload")
 
 
 class VkBinding(DataRecord):

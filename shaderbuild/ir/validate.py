@@ -10,14 +10,13 @@ under `--validate-ir` (CompileOptions.validate_ir) and in the test suite
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from . import nodes as n
 from . import types as t
 from .raytracing import is_ray_stage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = ["IRValidationError", "validate_module"]

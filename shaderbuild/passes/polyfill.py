@@ -11,10 +11,13 @@ Which names have a polyfill is listed in ir/intrinsics.py (POLYFILLABLE).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
 
 from .. import ir
 from ..diagnostics import SourceLoc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 __all__ = ["POLYFILLS", "run"]
 
@@ -98,7 +101,8 @@ def _call(name: str, t: ir.Type, *args: ir.Expr) -> ir.Expr:
 
 
 # ------------------------------------------------------------------ the polyfills
-Polyfill = Callable[[_Fn, ir.Intrinsic], ir.Expr]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Polyfill = Callable[[_Fn, ir.Intrinsic], ir.Expr]
 POLYFILLS: dict[str, Polyfill] = {}
 
 

@@ -10,7 +10,7 @@ goes through it when a plugin declares a hook wrapper (which only pluggy runs).
 
 from __future__ import annotations
 
-from types import ModuleType
+import sys
 
 from ..records import ValueRecord
 from . import discovery, hookspecs
@@ -69,7 +69,7 @@ def _specs() -> dict[str, tuple[tuple[str, ...], dict]]:
 
 def _static_attr(plugin: object, name: str) -> object:
     """`name` on `plugin` as stored, so a property is not run (pluggy looks up with getattr_static)."""
-    if isinstance(plugin, ModuleType):
+    if isinstance(plugin, type(sys)):         # a module (not `types.ModuleType`: issue 23)
         return vars(plugin).get(name)
     if not isinstance(plugin, type) and name in getattr(plugin, "__dict__", {}):
         return vars(plugin)[name]

@@ -5,8 +5,6 @@ maps an offset in the (concatenated) string back to a file, line and column."""
 
 from __future__ import annotations
 
-import re
-
 from ..diagnostics import SourceLoc, error
 from ..records import DataRecord, Record
 from . import model as m
@@ -41,9 +39,44 @@ class LocatedText(DataRecord):
         return SourceLoc(loc.file, loc.line, loc.col + offset - self.starts[i])
 
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fF]?)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<punct>[(),=|])|(?P<bad>\S))")
-_REGISTER = re.compile(r"^([btus])(\d+)$")   # lower case only, as in DXC
+# Tokens: numbers (`[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?[fF]?`), identifiers, the punctuators `(),=|`,
+# anything else a bad character; blanks (str.isspace) between them.  String tests, not regular
+# expressions: `re` costs a cold compile of a shader with a root signature ~20 M instructions (issue 23;
+# tests/rootsig compares them with the patterns).
+_IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_IDENT_CHARS = _IDENT_START | frozenset("0123456789")
+
+
+def _digits_end(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i].isdecimal():
+        i += 1
+    return i
+
+
+def _number_end(text: str, pos: int) -> int:
+    """Where a number starting at `pos` ends; `pos` if none starts there."""
+    i = pos + 1 if text[pos] in "+-" else pos
+    end = _digits_end(text, i)
+    if end > i:
+        if text[end:end + 1] == ".":
+            end = _digits_end(text, end + 1)
+    elif text[i:i + 1] == "." and text[i + 1:i + 2].isdecimal():
+        end = _digits_end(text, i + 1)
+    else:
+        return pos
+    if text[end:end + 1] in ("e", "E"):
+        k = end + 1 + (text[end + 1:end + 2] in ("+", "-"))
+        if text[k:k + 1].isdecimal():
+            end = _digits_end(text, k)
+    return end + (text[end:end + 1] in ("f", "F"))
+
+
+def register_parts(text: str) -> tuple[str, int] | None:
+    """`t3` -> ("t", 3): a register class (b, t, u or s, lower case only, as in DXC) and number."""
+    if len(text) > 1 and text[0] in "btus" and text[1:].isdecimal():
+        return text[0], int(text[1:])
+    return None
 
 
 class _Tok:
@@ -56,14 +89,27 @@ class _Tok:
 def _tokens(src: LocatedText) -> list[_Tok]:
     out: list[_Tok] = []
     text = src.text
+    n = len(text)
     pos = 0
     while True:
-        mt = _TOKEN.match(text, pos)
-        if mt is None:                      # only whitespace is left
+        while pos < n and text[pos].isspace():
+            pos += 1
+        if pos == n:
             break
-        kind = mt.lastgroup or "bad"
-        out.append(_Tok(kind, mt.group(kind), mt.start(kind)))
-        pos = mt.end()
+        c = text[pos]
+        end = _number_end(text, pos)
+        if end > pos:
+            kind = "num"
+        elif c in _IDENT_START:
+            end = pos + 1
+            while end < n and text[end] in _IDENT_CHARS:
+                end += 1
+            kind = "id"
+        else:
+            end = pos + 1
+            kind = "punct" if c in "(),=|" else "bad"
+        out.append(_Tok(kind, text[pos:end], pos))
+        pos = end
         if kind == "bad":
             break
     out.append(_Tok("end", "", len(text.rstrip())))
@@ -153,12 +199,12 @@ class _Parser:
 
     def register(self, cls: str, what: str) -> int:
         t = self.ident(f"a register for {what} (e.g. {cls}0)")
-        mt = _REGISTER.match(t.text)
-        if mt is None or mt.group(1) != cls:
+        parts = register_parts(t.text)
+        if parts is None or parts[0] != cls:
             raise self.fail(f"expected a '{cls}' register for {what}, found '{t.text}'", t)
-        if int(mt.group(2)) > 0xFFFFFFFF:
+        if parts[1] > 0xFFFFFFFF:
             raise self.fail(f"register '{t.text}' does not fit in 32 bits", t)
-        return int(mt.group(2))
+        return parts[1]
 
     def keyword(self, names: tuple[str, ...]) -> str | None:
         """The canonical spelling of the identifier at hand when it is one of `names` (case-insensitive)."""
@@ -212,7 +258,7 @@ class _Parser:
                 self.i += 1
             first = False
             t = self.tok
-            if register_cls is not None and t.kind == "id" and _REGISTER.match(t.text):
+            if register_cls is not None and t.kind == "id" and register_parts(t.text):
                 if "register" in seen:
                     raise self.fail(f"the shader register is specified more than once in {clause}")
                 seen.add("register")

@@ -26,7 +26,9 @@ CS = """RWStructuredBuffer<uint> Out : register(u0);
 # An editable install's finder (the development venv) imports typing before the driver runs: the
 # driver forgets the modules it checks for, so that a compile importing one imports it anew.
 DRIVER = """import sys
-for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json"}]:
+for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "contextlib", "re", "enum",
+                                                            "functools", "collections", "operator", "types",
+                                                            "contextvars", "_contextvars"}]:
     del sys.modules[name]
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])
@@ -43,6 +45,12 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # json and typing (~1 and ~2 ms): a line format for the discovery cache, Python literals for the
          # SPIR-V grammar; typing's names only under TYPE_CHECKING guards
          "json", "typing",
+         # contextlib (~5 M instructions): the lexer's and sema's `with` blocks are small classes; re and enum
+         # (~13 M, with the functools and collections they import ~26 M): the lexer is a scanner, ir.Storage and
+         # TokKind are records.Constant (a root signature's parser still uses re); functools and collections
+         # (~10 M more): lightstd's lru_cache and Counter, collections.abc for type checkers only; operator and
+         # types (~1.2 M each): lightstd's getters, `type(...)` of an object for types' classes
+         "contextlib", "re", "enum", "functools", "collections", "operator", "types",
          # stage-specific modules, imported when a shader has such a stage (issue 15)
          "shaderbuild.passes.hit_terminators", "shaderbuild.passes.mesh_io", "shaderbuild_spirv.raytracing",
          "shaderbuild_spirv.rayquery", "shaderbuild_dxil.raytracing", "shaderbuild_dxil.rayquery",
@@ -109,7 +117,7 @@ float4 main(float3 p : POSITION) : SV_Position { return normalize(mul(M, float4(
 """
 # never imported by a compile of any shader (the NEVER set above also lists stage-specific modules)
 HEAVY = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
-         "importlib.metadata", "json", "typing"}
+         "importlib.metadata", "json", "typing", "contextlib", "re", "enum", "functools", "collections"}
 
 
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
@@ -119,7 +127,7 @@ def test_graphics_compile_with_root_signature_imports_no_heavy_module(tmp_path, 
 
 
 # what `import shaderbuild.cli` may add to a fresh interpreter's modules
-CLI_IMPORTS = {"shaderbuild", "shaderbuild.cli", "__future__", "gc", "types"}
+CLI_IMPORTS = {"shaderbuild", "shaderbuild.cli", "__future__", "gc"}
 
 
 def test_cli_import_is_light():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from shaderbuild.diagnostics import CompileError, SourceLoc
@@ -150,19 +152,107 @@ def test_single_token_kind() -> None:
     assert single_token_kind("+-") is None
     assert single_token_kind("//") is None
     assert single_token_kind("1x") is None
+    assert single_token_kind("/*") is None and single_token_kind("/*=") is None    # `/ ## *`: no token
+    assert single_token_kind(" a") is None and single_token_kind("a ") is None and single_token_kind("a//") is None
+
+
+# The master regular expression the lexer used before its scanner (issue 23: no `re` on the compile path):
+# the reference for what each token is.  Numbers refuse to be followed by identifier characters, so `1.5x`
+# is one bad number while `1.xxxx` stays INT `.` IDENT; unterminated comments and literals and stray
+# characters have their own alternatives so that every position matches something.
+_INT_SUFFIX = r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?"
+_EXP = r"[eE][+-]?[0-9]+"
+_FLOAT = rf"(?:[0-9]+\.[0-9]*(?:{_EXP})?|\.[0-9]+(?:{_EXP})?|[0-9]+{_EXP})[fFhHlL]?"
+_INT = rf"(?:0[xX][0-9a-fA-F]+|[0-9]+){_INT_SUFFIX}"
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_CHAR = r"'(?:[^'\\\n]|\\.)*'"
+_TOKEN = "|".join((
+    r"[A-Za-z_][A-Za-z0-9_]*", rf"{_FLOAT}(?![A-Za-z0-9_])", rf"{_INT}(?![A-Za-z0-9_]|\.[0-9])",
+    r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*", r"//[^\n]*", r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/", r"/\*", _STRING, _CHAR,
+    r"[\"'][^\n]*", *(re.escape(p) for p in PUNCTUATORS), r"."))
+_MASTER = re.compile(rf"([ \t\f\v\r\n]*)({_TOKEN})", re.DOTALL)
+
+
+def _reference(text: str) -> tuple[list[tuple[str, str, int, int]], bool]:
+    """(kind, text, line, column) of each token by the master pattern (text without splices, BOM or CRs),
+    and whether an unterminated comment stopped it."""
+    out: list[tuple[str, str, int, int]] = []
+    for m in _MASTER.finditer(text.rstrip(" \t\f\v\r\n")):
+        tok, start = m[2], m.start(2)
+        if tok.startswith("//") or (tok.startswith("/*") and len(tok) >= 4):
+            continue
+        line, col = text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
+        if tok == "/*":
+            return out, True
+        if re.fullmatch(_FLOAT, tok):
+            kind = "FLOAT"
+        elif re.fullmatch(_INT, tok):
+            kind = "INT"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tok):
+            kind = "IDENT"
+        elif re.fullmatch(_STRING, tok):
+            kind = "STRING"
+        elif re.fullmatch(_CHAR, tok):
+            kind = "CHAR"
+        elif tok in PUNCTUATORS:
+            kind = "PUNCT"
+        else:
+            kind = "BAD"
+        out.append((kind, tok, line, col))
+    return out, False
+
+
+def _scanned(text: str) -> tuple[list[tuple[str, str, int, int]], bool]:
+    try:
+        res = lex(text, "f", lenient=True)
+    except CompileError as e:
+        assert e.diagnostics[0].message == "unterminated comment"
+        return [], True
+    return [("BAD" if i in res.bad else t.kind.name, t.text, t.loc.line, t.loc.col) for i, t in enumerate(res.tokens)], False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scanner_tokens_equal_the_master_pattern(seed: int) -> None:
+    """Random texts over an alphabet of the characters that end or change tokens: the scanner's tokens
+    (kind, spelling, line, column) are the old master pattern's, and so is each malformed token."""
+    import random
+
+    rng = random.Random(seed)
+    compared = 0
+    alphabet = ["a", "x", "e", "E", "p", "f", "h", "l", "L", "u", "U", "_", "0", "1", "9", ".", "+", "-", "/", "*",
+                "\"", "'", "\\", "\n", " ", "\t", "<", ">", "=", "#", ":", "@", "\x01", "é", "0x", "1.", "1e", "/*",
+                "*/", "//", "...", "<<=", "\\\"", "\\'"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 14)))
+        if re.search(r"\\[ \t]*\n", text):
+            continue        # a line splice: the reference does not remove them
+        ref_toks, ref_unterminated = _reference(text)
+        toks, unterminated = _scanned(text)
+        assert unterminated == ref_unterminated, text
+        assert unterminated or toks == ref_toks, text
+        compared += 1
+    assert compared > 2000
 
 
 def test_number_kinds_equal_the_token_patterns() -> None:
-    """The lexer classifies numbers with string tests (no regular expression compiled at import):
-    they must accept exactly what the _FLOAT and _INT alternatives of the master pattern match."""
+    """The lexer classifies numbers with string tests (no regular expression): they must accept exactly
+    what the _FLOAT and _INT alternatives of the master pattern match."""
     import itertools
-    import re
 
     from shaderbuild.front import lexer
 
-    float_re, int_re = re.compile(lexer._FLOAT), re.compile(lexer._INT)
+    float_re, int_re = re.compile(_FLOAT), re.compile(_INT)
     for n in range(1, 5):
         for chars in itertools.product("019.eExXafhlLuU+-", repeat=n):
             text = "".join(chars)
             assert lexer._is_float(text) == (float_re.fullmatch(text) is not None), text
             assert lexer._is_int(text) == (int_re.fullmatch(text) is not None), text
+
+
+def test_escaped_newline_left_by_a_splice_ends_an_unterminated_literal_at_its_line() -> None:
+    """`\\` then a splice leaves a backslash before a newline: a literal is not closed on its line
+    (unterminated: to the end of that line), and one closed on the next line is no literal either."""
+    res = lex('x "a\\\\\n\nc', "f", lenient=True)
+    assert [t.text for t in res.tokens] == ["x", '"a\\', "c"] and res.bad == {1: "unterminated string literal"}
+    res = lex('x "a\\\\\n\nc" y', "f", lenient=True)
+    assert [t.text for t in res.tokens] == ["x", '"a\\\nc"', "y"] and res.bad == {1: "unterminated string literal"}

@@ -88,3 +88,20 @@ class V(ValueRecord):
 def test_value_records_hash_by_fields():
     assert V("a") == V("a", 0) and hash(V("a")) == hash(V("a", 0)) and V("a") != V("a", 1)
     assert {V("a"): 1}[V("a")] == 1
+
+
+def test_constants_keep_identity_through_pickle_and_copy():
+    """`Constant` members (ir.Storage, TokKind) are what enum members were here: named, valued, and the
+    same object after pickling (the build engine's workers) or copying."""
+    import copy
+    import pickle
+
+    from shaderbuild.front.tokens import TokKind
+    from shaderbuild.ir import Storage
+
+    for member in (Storage.FUNCTION, Storage.PAYLOAD, TokKind.IDENT):
+        assert pickle.loads(pickle.dumps(member)) is member
+        assert copy.copy(member) is member and copy.deepcopy([member])[0] is member
+    assert (Storage.WORKGROUP.name, Storage.WORKGROUP.value) == ("WORKGROUP", "groupshared")
+    assert repr(TokKind.EOF) == "<TokKind.EOF: 'end of file'>"
+    assert Storage.INPUT != Storage.OUTPUT and len({Storage.INPUT, Storage.INPUT, Storage.OUTPUT}) == 2

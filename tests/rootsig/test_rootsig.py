@@ -329,3 +329,40 @@ def test_random_signatures_print_and_parse_back(rs):
         assert serialize(again) == serialize(rs)
     decoded = read_rts0(serialize(rs))
     assert len(decoded["Parameters"]) == len(rs.parameters) and len(decoded["StaticSamplers"]) == len(rs.static_samplers)
+
+
+# The root-signature tokenizer's patterns before its string tests (issue 23: no `re` on the compile path)
+_TOKEN_PATTERN = (r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fF]?)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
+                  r"|(?P<punct>[(),=|])|(?P<bad>\S))")
+
+
+def _pattern_tokens(text: str) -> list[tuple[str, str, int]]:
+    import re
+
+    out, pos = [], 0
+    while (mt := re.compile(_TOKEN_PATTERN).match(text, pos)) is not None:
+        kind = mt.lastgroup or "bad"
+        out.append((kind, mt.group(kind), mt.start(kind)))
+        pos = mt.end()
+        if kind == "bad":
+            break
+    return out + [("end", "", len(text.rstrip()))]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tokens_equal_the_patterns(seed):
+    """Random texts over the characters that start, end or change tokens (Unicode digits and blanks
+    included): the tokenizer's tokens are the patterns'; and register names (`^([btus])(\\d+)$`) too."""
+    import random
+    import re
+
+    from shaderbuild.rootsig.parser import LocatedText, _tokens, register_parts
+
+    rng = random.Random(seed)
+    alphabet = ["1", "0", "9", "\u0663", ".", "e", "E", "f", "F", "+", "-", "t", "b", "s", "u", "x", "_", "(", ")", ",",
+                "=", "|", " ", "\t", "\n", "\u00a0", "\u2003", "#", "\"", "é", "CBV", "b0", "t12"]
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
+        assert [(t.kind, t.text, t.pos) for t in _tokens(LocatedText(text))] == _pattern_tokens(text), repr(text)
+        mt = re.fullmatch(r"([btus])(\d+)", text)      # (the parser asks it of identifier tokens only)
+        assert register_parts(text) == (mt and (mt.group(1), int(mt.group(2)))), repr(text)

@@ -6,10 +6,7 @@ bitstream format requires.  Block lengths are back-patched on exit.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from collections.abc import Callable, Hashable, Sequence
-from functools import lru_cache
-
+from shaderbuild.lightstd import itemgetter, lru_cache
 from shaderbuild.records import ValueRecord
 
 __all__ = ["AbbrevOp", "Abbrev", "BitstreamWriter", "lit", "fixed", "vbr", "array", "char6", "blob",
@@ -139,7 +136,8 @@ def is_char6(text: str) -> bool:
 
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:       # typing.NamedTuple for mypy; at run time the same collections.namedtuple without typing
+if TYPE_CHECKING:       # typing.NamedTuple for mypy; at run time the same tuples without typing
+    from collections.abc import Callable, Hashable, Sequence
     from typing import NamedTuple
 
     class AbbrevOp(NamedTuple):
@@ -151,9 +149,27 @@ if TYPE_CHECKING:       # typing.NamedTuple for mypy; at run time the same colle
 
     class Abbrev(NamedTuple):
         ops: tuple[AbbrevOp, ...]
-else:
-    AbbrevOp = namedtuple("AbbrevOp", ("kind", "value"), defaults=(0,))
-    Abbrev = namedtuple("Abbrev", ("ops",))
+else:       # the same as tuples with named items, without collections.namedtuple (issue 23: no collections)
+    class AbbrevOp(tuple):
+        __slots__ = ()
+        kind = property(itemgetter(0))
+        value = property(itemgetter(1))
+
+        def __new__(cls, kind: str, value: int = 0):
+            return tuple.__new__(cls, (kind, value))
+
+        def __repr__(self) -> str:
+            return f"AbbrevOp(kind={self[0]!r}, value={self[1]!r})"
+
+    class Abbrev(tuple):
+        __slots__ = ()
+        ops = property(itemgetter(0))
+
+        def __new__(cls, ops: tuple[AbbrevOp, ...]):
+            return tuple.__new__(cls, (ops,))
+
+        def __repr__(self) -> str:
+            return f"Abbrev(ops={self[0]!r})"
 
 
 def lit(v: int) -> AbbrevOp:

@@ -7,12 +7,10 @@ Offsets inside a structured-buffer element come from shaderbuild.ir.layout's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cache
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
+from shaderbuild.lightstd import cache
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Undef, Value
@@ -22,6 +20,8 @@ from .scalarize import component_types, memory_scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .lowering import Lowering
 
 __all__ = ["component_offsets", "BufferAccess", "buffer_coords"]

@@ -7,7 +7,7 @@ them but the DXIL validator wants a tidy, reducible CFG.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from shaderbuild.lightstd import itemgetter
 
 from .llvm.values import BasicBlock, Function
 

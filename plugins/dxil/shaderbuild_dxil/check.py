@@ -8,9 +8,9 @@ output).  The check of the SSA form (dominance) runs under --validate and in tes
 from __future__ import annotations
 
 import struct
-from functools import lru_cache
 
 from shaderbuild.diagnostics import CompileError, Diagnostic
+from shaderbuild.lightstd import lru_cache
 from shaderbuild.records import ValueRecord
 
 from . import sigpack

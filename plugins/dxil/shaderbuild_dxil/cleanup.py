@@ -12,17 +12,20 @@ table; promotion runs only when an alloca exists.  Each pass stays usable on its
 
 from __future__ import annotations
 
-from operator import attrgetter
-
+from shaderbuild.lightstd import attrgetter
 from shaderbuild.records import DataRecord
 
 from . import cfg
-from .cse import CallHook, eliminate_common_calls
+from .cse import eliminate_common_calls
 from .dce import remove_dead_code
 from .llvm.values import Function, Instruction, Value
 from .mem2reg import promote_allocas, trivial_phi_replacements
 from .ops import LOAD_INPUT, STORE_OUTPUT
 from .undef_outputs import remove_undef_among, remove_undef_output_stores
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .cse import CallHook
 
 __all__ = ["Cleaned", "clean_up"]
 

@@ -4,11 +4,10 @@ signature elements and memory for statics / groupshared variables."""
 from __future__ import annotations
 
 import sys
-import types
-from operator import attrgetter
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.lightstd import attrgetter
 
 from .llvm import types as T
 from .llvm.module import Module as LLModule
@@ -37,6 +36,8 @@ MAX_GROUPSHARED_BYTES = 32768       # D3D12 thread-group shared memory per group
 
 _CHILDREN: dict[type, Any] = {}
 
+
+_UnionType = type(int | None)      # types.UnionType, without importing `types` (issue 23)
 
 def _children_of(cls: type):
     """A C-level getter of a node class's fields (all but `type`) as a tuple, or None."""
@@ -101,7 +102,7 @@ def _field_kinds(cls: type) -> dict[str, str]:
     kinds = {}
     for name, hint in _hints(cls).items():
         args: tuple = getattr(hint, "__args__", ())
-        origin = types.UnionType if isinstance(hint, types.UnionType) else getattr(hint, "__origin__", None)
+        origin = _UnionType if isinstance(hint, _UnionType) else getattr(hint, "__origin__", None)
         if hint is _ANY:
             kind = _DATA
         elif isinstance(hint, type) and not args:
@@ -110,7 +111,7 @@ def _field_kinds(cls: type) -> dict[str, str]:
             elem = args[0]
             kind = (_EXPRS if issubclass(elem, ir.Expr) else _STMTS if issubclass(elem, (ir.Stmt, ir.SwitchCase))
                     else _OTHER if issubclass(ir.Expr, elem) else _DATA)
-        elif origin is types.UnionType:
+        elif origin is _UnionType:
             parts = {_field_kind_of(a) for a in args}
             kind = _MAYBE_EXPR if parts == {_EXPR, _DATA} else _DATA if parts == {_DATA} else _OTHER
         elif origin is tuple and all(a is Ellipsis or isinstance(a, type) and not issubclass(ir.Expr, a)

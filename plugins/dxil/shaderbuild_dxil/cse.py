@@ -13,11 +13,15 @@ Calls without either attribute (wave ops, barriers, stores, discard) are never m
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import chain
-from operator import attrgetter, itemgetter
+
+from shaderbuild.lightstd import attrgetter, itemgetter
 
 from .llvm.values import ConstAggregate, ConstFloat, ConstInt, ConstNull, Function, Instruction, Undef, Value, callee_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["eliminate_common_calls", "CallHook"]
 
@@ -41,7 +45,8 @@ def _call_kind(inst: Instruction) -> str:
     return "readnone" if "readnone" in attrs else "readonly" if "readonly" in attrs else "other"
 
 
-CallHook = Callable[[Instruction], object]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    CallHook = Callable[[Instruction], object]
 """Called on each call of a callee it was given for, once the call's operands are rewritten
 (a list's `append` collects them at C speed); its result is ignored."""
 

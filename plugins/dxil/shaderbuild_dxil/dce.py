@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import chain, compress
-from operator import attrgetter, itemgetter, not_
+
+from shaderbuild.lightstd import Counter, attrgetter, itemgetter, not_
 
 from .llvm.types import VoidType
 from .llvm.values import Function, Instruction, Value, callee_of

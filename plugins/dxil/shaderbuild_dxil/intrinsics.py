@@ -7,8 +7,6 @@ Everything works on scalarised values (lists of LLVM scalars).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
@@ -24,13 +22,16 @@ from .scalarize import component_types, llvm_scalar
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py), not lower.py
+    from collections.abc import Callable
+
     from .lowering import Lowering as FunctionLowerer
 
     NATIVE_INTRINSICS: frozenset[str]       # (module __getattr__ below)
 
 __all__ = ["NATIVE_INTRINSICS", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "lower_intrinsic"]
 
-Handler = Callable[["FunctionLowerer", ir.Intrinsic], list[Value]]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Handler = Callable[["FunctionLowerer", ir.Intrinsic], list[Value]]
 _HANDLERS: dict[str, Handler] = {}
 
 # one dx.op per component, chosen by component kind ('float' | 'int' | 'uint')

@@ -10,13 +10,11 @@ the module-level parts (resources, signatures, metadata inputs).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cache
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.d3d_numerics import conversion_bounds, float_to_int, int_div, int_mod, int_range
 from shaderbuild.ir.layout import layout_of
+from shaderbuild.lightstd import cache
 from shaderbuild.records import DataRecord
 
 from .buffers import BufferAccess
@@ -83,6 +81,7 @@ from .statics import fold_static_initializers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .debuginfo import DebugInfo  # -Zi only (backend._debug_info)

@@ -12,7 +12,8 @@ and operand substitution that the other passes share.
 from __future__ import annotations
 
 from itertools import chain
-from operator import attrgetter, itemgetter
+
+from shaderbuild.lightstd import attrgetter, itemgetter
 
 from .cfg import immediate_dominators, predecessors, reverse_postorder
 from .llvm.types import ArrayType, PointerType, StructType, i32

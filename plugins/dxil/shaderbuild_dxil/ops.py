@@ -8,12 +8,8 @@ they do not.  No opcode number appears anywhere else in the backend.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
-from functools import lru_cache
-from operator import attrgetter
-
 from shaderbuild.diagnostics import SourceLoc, error
+from shaderbuild.lightstd import ContextVar, attrgetter, lru_cache
 from shaderbuild.records import ValueRecord
 
 from .llvm import types as T
@@ -21,6 +17,10 @@ from .llvm.builder import IRBuilder
 from .llvm.module import Module
 from .llvm.values import ConstInt, Function, Instruction, Value
 from .ops_table import OP_TABLE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["DxilOp", "get_op", "ops_of_class", "OVERLOAD_TYPES", "STAGE_SHORT", "OpEmitter", "op_llvm_type",
            "handle_type", "overload_name", "LOAD_INPUT", "STORE_OUTPUT", "VIEW_ID", "LOAD_PATCH_CONSTANT",

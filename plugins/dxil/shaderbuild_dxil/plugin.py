@@ -1,8 +1,7 @@
 """pluggy entry point of the DXIL backend."""
 
-from functools import cache
-
 from shaderbuild.capabilities import Capabilities
+from shaderbuild.lightstd import cache
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__

@@ -6,8 +6,6 @@ component by component (rayQuery_StateVector), matrices element by element from 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild import ir
 from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
 
@@ -17,11 +15,14 @@ from .llvm.values import ConstInt, Value
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:       # handlers receive the lowerer through its interface (lowering.py)
+    from collections.abc import Callable
+
     from .lowering import Lowering
 
 __all__ = ["RAYQUERY_HANDLERS"]
 
-Handler = Callable[["Lowering", ir.Intrinsic], list[Value]]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Handler = Callable[["Lowering", ir.Intrinsic], list[Value]]
 
 
 def _trace(L: Lowering, e: ir.Intrinsic) -> list[Value]:

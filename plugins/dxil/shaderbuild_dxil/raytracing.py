@@ -10,11 +10,9 @@ AcceptHitAndEndSearch: both keep the payload's changes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cache
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.lightstd import cache
 
 from .llvm import types as T
 from .llvm.values import ConstInt, Value
@@ -22,11 +20,14 @@ from .scalarize import llvm_scalar, memory_scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .lowering import Lowering
 
 __all__ = ["RAY_HANDLERS", "udt_type", "udt_size", "load_udt", "store_udt"]
 
-Handler = Callable[["Lowering", ir.Intrinsic], list[Value]]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Handler = Callable[["Lowering", ir.Intrinsic], list[Value]]
 RAY_HANDLERS: dict[str, Handler] = {}
 
 # system values: intrinsic -> (operation, components read with a column operand)

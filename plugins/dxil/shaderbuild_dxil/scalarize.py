@@ -10,10 +10,9 @@ and `leaf_order` which leaf element each canonical component lives in.
 
 from __future__ import annotations
 
-from functools import cache
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
+from shaderbuild.lightstd import cache
 from shaderbuild.records import ValueRecord
 
 from .llvm import types as T

@@ -9,8 +9,7 @@ Output is deterministic: every table is built in module order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from shaderbuild.lightstd import lru_cache
 
 from .bitstream import (
     Abbrev,
@@ -59,6 +58,7 @@ from .llvm.values import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any, TypeGuard
 
 __all__ = ["write_bitcode", "clear_block_caches", "BITCODE_MAGIC"]

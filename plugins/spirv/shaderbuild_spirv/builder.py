@@ -9,9 +9,12 @@ output deterministic (same calls -> same bytes).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
 
 from .grammar import ENUMS, GLSL_STD_450, MAGIC, OPCODES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 Operand = int | str
 _GENERATOR = 0  # no registered generator id

@@ -9,8 +9,6 @@ an `ImagePlace` (texel of a texture / typed buffer).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.d3d_numerics import conversion_bounds, int_range
 from shaderbuild.ir.nodes import (
@@ -62,6 +60,8 @@ from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .debuginfo import DebugInfo
 
 # ------------------------------------------------------------------ tables

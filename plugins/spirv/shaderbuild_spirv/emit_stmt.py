@@ -11,8 +11,6 @@ OpUnreachable, since code in it would sit outside every construct around it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir.nodes import (
     Break,
@@ -32,6 +30,10 @@ from shaderbuild.ir.types import VOID, Type
 
 from .builder import enum, inst
 from .emit_expr import Ctx, ExprEmitter, VarSlot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _LOOP_HINTS = {"unroll": "Unroll", "loop": "DontUnroll", "fastopt": "DontUnroll"}
 _IF_HINTS = {"flatten": "Flatten", "branch": "DontFlatten"}

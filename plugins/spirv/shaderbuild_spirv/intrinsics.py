@@ -10,7 +10,6 @@ entries that need them.  Matrices use DXC's transposed representation, so
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
@@ -39,9 +38,11 @@ from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_I
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:       # no typing at run time (~2 ms of a cold compile, issue 23)
+    from collections.abc import Callable
     from typing import TypeGuard
 
-Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from shaderbuild.capabilities import Capabilities
+from shaderbuild.lightstd import cache
 from shaderbuild.plugin import BackendInfo, BackendResult, hookimpl
 
 from . import __version__

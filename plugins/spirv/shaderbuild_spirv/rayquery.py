@@ -5,8 +5,6 @@ SPIR-V's, so they pass through unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.intrinsics import RAYQUERY_METHODS
 from shaderbuild.ir.nodes import Const, Intrinsic
@@ -15,7 +13,12 @@ from shaderbuild.ir.types import BOOL, FLOAT, UINT, Matrix, RayQuery, Vector
 
 from .emit_expr import ExprEmitter, Ptr
 
-Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 _CANDIDATE, _COMMITTED = 0, 1
 _FLOAT3 = Vector(FLOAT, 3)
 

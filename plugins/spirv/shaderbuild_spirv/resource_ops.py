@@ -6,20 +6,23 @@ merged into the intrinsic table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
-
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.ir.nodes import Const, Intrinsic
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, numeric_scalar, resource_elem
+from shaderbuild.lightstd import ContextVar
 
 from .builder import enum
 from .emit_expr import ExprEmitter, Ptr, ncomp
 from .vulkan import compute_derivatives
 
-Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 _SCOPE_DEVICE = 1
 
 

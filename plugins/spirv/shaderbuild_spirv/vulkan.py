@@ -16,8 +16,6 @@ change only a Vulkan binary).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS
@@ -27,6 +25,8 @@ from shaderbuild.passes.entry_wrapper import location_count
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:       # no typing at run time (cold start, issue 23)
+    from collections.abc import Callable
+
     from .emit_expr import Ctx
 
 # the barrier between a hull shader's control-point and patch-constant parts (intrinsics.BARRIERS)

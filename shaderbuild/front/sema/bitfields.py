@@ -9,15 +9,18 @@ declared type; a field that does not fit, an unnamed `T : 0`, or a type of anoth
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ... import ir
 from ...diagnostics import SourceLoc, error
 from ...records import ValueRecord
 from .. import ast
 from .base import SemaBase
 
-WriteBack = Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
+    WriteBack = Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]
 
 
 class Bitfield(ValueRecord):

@@ -3,11 +3,6 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 
 from __future__ import annotations
 
-import contextlib
-import re
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.intrinsics import (
@@ -25,12 +20,17 @@ from ...ir.intrinsics import (
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
-from .base import SemaBase
+from .base import SemaBase, Undo
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
 from .exprs import scatter
 from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
 
 KIND_SCALARS = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
 # return patterns of one fixed type (the ray-tracing system values)
@@ -229,7 +229,7 @@ class CallLowering(SemaBase):
             self.param_bindings[id(inst)] = bound
             with self.function_context():
                 self.scope = self.global_scope
-                with bindings() if bindings is not None else contextlib.nullcontext():     # a template's parameters
+                with bindings() if bindings is not None else Undo(_nothing):     # a template's parameters
                     self.function_body(inst)
         return inst
 
@@ -1007,8 +1007,14 @@ class _VoidValue(ir.Const):
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 
 
+def _nothing() -> None:
+    """What a call without template parameters restores after its instance's body."""
+
+
 def _unescape(raw: str) -> str:
     """A string literal's text with its C escapes (\\n, \\", \\xHH, ...) replaced."""
+    import re  # printf only: no re on the compile path (cold start, issue 23)
+
     return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
                   lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) > 1
                   else _ESCAPES.get(m.group(1), m.group(1)), raw)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
@@ -23,6 +21,10 @@ from .scope import (
     TypeSymbol,
     VarSymbol,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
 
@@ -84,6 +86,24 @@ def _fits(x: ir.Expr, to: ir.Scalar) -> bool:
             if not lo <= v <= hi:
                 return False
     return True
+
+
+_ROW0, _ROW1 = frozenset("0123"), frozenset("1234")      # digits of `_mRC` and of `_RC`
+
+
+def matrix_swizzle_pairs(name: str) -> list[tuple[int, int]] | None:
+    """(row, column) of each element a matrix swizzle names, zero-based: `_m01_m10` or `_12_21`; None if
+    `name` is neither.  String tests, not a regular expression (`re` costs a cold compile ~20 M
+    instructions, issue 23; tests/front/test_matrix_swizzle_names.py compares them with the patterns)."""
+    if name[:2] == "_m":
+        if len(name) % 4 or not all(name[i:i + 2] == "_m" and name[i + 2] in _ROW0 and name[i + 3] in _ROW0
+                                    for i in range(0, len(name), 4)):
+            return None
+        return [(int(name[i + 2]), int(name[i + 3])) for i in range(0, len(name), 4)]
+    if not name or len(name) % 3 or not all(name[i] == "_" and name[i + 1] in _ROW1 and name[i + 2] in _ROW1
+                                            for i in range(0, len(name), 3)):
+        return None
+    return [(int(name[i + 1]) - 1, int(name[i + 2]) - 1) for i in range(0, len(name), 3)]
 
 
 class ExprLowering(HeapLowering, SemaBase):
@@ -999,11 +1019,8 @@ class ExprLowering(HeapLowering, SemaBase):
         raise error(f"invalid swizzle '{name}' on type '{t}'", loc)
 
     def matrix_comps(self, t: ir.Matrix, name: str, loc: SourceLoc) -> list[tuple[int, int]]:
-        if re.match(r"(?:_m([0-3])([0-3]))+$", name):      # compiled on first use (re's cache), not at import
-            pairs = [(int(a), int(b)) for a, b in re.findall(r"_m([0-3])([0-3])", name)]
-        elif re.match(r"(?:_([1-4])([1-4]))+$", name):
-            pairs = [(int(a) - 1, int(b) - 1) for a, b in re.findall(r"_([1-4])([1-4])", name)]
-        else:
+        pairs = matrix_swizzle_pairs(name)
+        if pairs is None:
             raise error(f"invalid matrix swizzle '{name}' on type '{t}'", loc)
         for r, c in pairs:
             if r >= t.rows or c >= t.cols:

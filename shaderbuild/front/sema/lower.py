@@ -6,10 +6,7 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import struct
-from collections.abc import Callable
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
@@ -23,7 +20,8 @@ from ...options import CompileOptions, Profile
 from .. import ast
 from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
 from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
-from .bitfields import Bitfield, BitfieldLowering, WriteBack
+from .base import Undo
+from .bitfields import Bitfield, BitfieldLowering
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
@@ -56,7 +54,10 @@ from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from .bitfields import WriteBack
 
 # stages with thread groups, hence groupshared memory
 GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
@@ -183,24 +184,20 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if isinstance(decl, (ast.StructDecl, ast.TypedefDecl)) and decl.name not in self.types.named:
                 self.types.poisoned.add(decl.name)
 
-    @contextlib.contextmanager
-    def function_context(self):
+    def function_context(self) -> Undo:
         """Save and restore the current function (to lower another body in the middle of one)."""
         saved = (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth, self.scope)
-        try:
-            yield
-        finally:
+
+        def restore() -> None:
             (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth,
              self.scope) = saved
+        return Undo(restore)
 
-    @contextlib.contextmanager
-    def collect(self, into: list[ir.Stmt]):
+    def collect(self, into: list[ir.Stmt]) -> Undo:
+        """Statements emitted in the `with` block go to `into`."""
         saved = self.out
         self.out = into
-        try:
-            yield into
-        finally:
-            self.out = saved
+        return Undo(lambda: setattr(self, "out", saved))
 
     def temp(self, t: ir.Type, name: str = "tmp") -> ir.Variable:
         self.temp_counter += 1
@@ -213,16 +210,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def push_scope(self) -> None:
         self.scope = Scope(self.scope)
 
-    @contextlib.contextmanager
-    def namespace_scope(self, prefixes: tuple[str, ...]):
+    def namespace_scope(self, prefixes: tuple[str, ...]) -> Undo:
         """Lowering code written inside `namespace NS` (or struct S, for its static members): unqualified names
         find NS::name first (Scope.lookup); locals still shadow them."""
-        saved = self.global_scope.prefixes
-        self.global_scope.prefixes = prefixes
-        try:
-            yield
-        finally:
-            self.global_scope.prefixes = saved
+        scope = self.global_scope
+        saved = scope.prefixes
+        scope.prefixes = prefixes
+        return Undo(lambda: setattr(scope, "prefixes", saved))
 
     def pop_scope(self) -> None:
         assert self.scope.parent is not None    # pushes and pops pair up: the global scope stays
@@ -914,7 +908,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 continue
             self.check_member_type(m.name, t, m.loc)
             if struct_has_resource(t):      # a struct with resource members (or an array): its resources are globals
-                holding.append(self.struct_resource_global(m, t, functools.partial(add_data, m=m)))
+                def add_member_data(data: ir.Type, m: ast.VarDecl = m) -> int:
+                    return add_data(data, m)
+                holding.append(self.struct_resource_global(m, t, add_member_data))
                 continue
             _refuse_struct_resource(m.name, t, m.loc)
             self.check_type_qualifiers(m.qualifiers, t, m.loc)
@@ -1078,8 +1074,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """The recovered errors in order, each once (a template instantiated twice fails twice), with the
         stage errors of the functions the entry point reaches when it can be found."""
         errors = list(self.errors)
-        with contextlib.suppress(CompileError):
+        try:
             errors += [d for f in self.reachable(self.find_entry("")) for d in f.stage_errors]
+        except CompileError:
+            pass
         seen: set[tuple] = set()
         out = []
         for d in errors:

@@ -14,8 +14,6 @@ order, `d.j.k.t`), indexed with constants.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ... import ir
 from ...diagnostics import CompileError, error
 from ...ir.resource_kinds import KINDS
@@ -23,6 +21,10 @@ from ...ir.streams import STREAM_KINDS
 from ...records import Record
 from .. import ast
 from .base import SemaBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class StructResources(Record):

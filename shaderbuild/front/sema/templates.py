@@ -4,13 +4,10 @@ bound as type names and the non-type ones (`uint N`) as named constants."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
-
 from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
 from .. import ast
-from .base import SemaBase
+from .base import SemaBase, Undo
 from .scope import EnumConstSymbol, FuncInfo, Scope
 
 TemplateArg = ir.Type | int     # a type, or the value of a non-type parameter
@@ -19,8 +16,7 @@ TemplateArg = ir.Type | int     # a type, or the value of a non-type parameter
 class TemplateLowering(SemaBase):
     """Mixin of Analyzer."""
 
-    @contextlib.contextmanager
-    def template_bindings(self, params: list[str], args: list[TemplateArg], values: dict[str, ast.TypeRef]):
+    def template_bindings(self, params: list[str], args: list[TemplateArg], values: dict[str, ast.TypeRef]) -> Undo:
         """Bind type parameters as type names and value parameters as constants of a scope under the current one."""
         saved = {p: self.types.named.get(p) for p in params if p not in values}
         self.types.named.update((p, a) for p, a in zip(params, args) if p not in values and isinstance(a, ir.Type))
@@ -30,15 +26,15 @@ class TemplateLowering(SemaBase):
             for p, a in zip(params, args):
                 if p in values and isinstance(a, int):
                     self.scope.names[p] = EnumConstSymbol(a, self.types.resolve(values[p]))
-        try:
-            yield
-        finally:
+
+        def restore() -> None:
             self.scope = saved_scope
             for p, old in saved.items():
                 if old is None:
                     self.types.named.pop(p, None)
                 else:
                     self.types.named[p] = old
+        return Undo(restore)
 
     # ------------------------------------------------------------------ structs
     def instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
@@ -139,8 +135,8 @@ class TemplateLowering(SemaBase):
             info = self.instantiate_function(d, bound)
             best = self.resolve_overload(name, [info], args, values, loc)
             if best.const_params and not self.probing:      # texture offsets from its parameters
-                best = self.const_specialize(name, best, args, values, is_place, functools.partial(
-                    self.template_bindings, d.template_params or [], bound, d.template_values))
+                best = self.const_specialize(name, best, args, values, is_place, (
+                    lambda: self.template_bindings(d.template_params or [], bound, d.template_values)))
             return self.emit_call(best, args, values, is_place, loc, None)
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ... import ir
 from ...diagnostics import ErrorReported, error
 from ...ir.raytracing import RAY_DESC, RAY_FLAGS, RAYQUERY_FLAGS
@@ -12,6 +10,10 @@ from ...ir.streams import STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_KINDS
 from .. import ast
 from ..parser import SAMPLER_ALIASES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # spelling -> (kind, width, width with -enable-16bit-types)
 SCALAR_SPELLINGS: dict[str, tuple[str, int, int]] = {

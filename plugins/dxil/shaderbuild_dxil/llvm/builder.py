@@ -3,8 +3,7 @@ of instructions stamped out by small decorator factories."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from operator import attrgetter
+from shaderbuild.lightstd import attrgetter
 
 from .types import (
     ArrayType,
@@ -20,6 +19,10 @@ from .types import (
     void,
 )
 from .values import TERMINATORS, BasicBlock, ConstInt, Function, Instruction, Value, const_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _new_instruction = Instruction.__new__
 _type_of = attrgetter("type")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .types import IntType
 from .values import Constant, ConstInt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["Metadata", "MDString", "MDNode", "MDValue", "DINode", "NamedMD", "md_int", "md_ints"]
 

@@ -8,12 +8,12 @@ opcode-specific extras in `attrs`; the writer and printer dispatch on tables.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
 
 from .types import FloatType, FunctionType, IntType, PointerType, Type, VoidType, label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 __all__ = ["Value", "Constant", "ConstInt", "ConstFloat", "Undef", "ConstNull", "ConstAggregate", "GlobalValue",
