@@ -136,7 +136,7 @@ class TemplateLowering(SemaBase):
             best = self.resolve_overload(name, [info], args, values, loc)
             if best.const_params and not self.probing:      # texture offsets from its parameters
                 best = self.const_specialize(name, best, args, values, is_place, (
-                    lambda d=d, bound=bound: self.template_bindings(d.template_params or [], bound, d.template_values)))
+                    lambda: self.template_bindings(d.template_params or [], bound, d.template_values)))  # noqa: B023 (called before the loop moves on)
             return self.emit_call(best, args, values, is_place, loc, None)
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
 
