@@ -319,7 +319,7 @@ class Parser:
             if t.text in ("cbuffer", "tbuffer"):
                 return [self.cbuffer(attrs)]
             if t.text == "typedef":
-                return [self.typedef()]
+                return [*self.typedef()]
             if t.text in TECHNIQUE_KEYWORDS and (self.peek().kind is TokKind.IDENT or self.peek().is_punct("{")
                                                  or self.peek().is_punct("<")):
                 self.technique()
@@ -409,6 +409,11 @@ class Parser:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
         quals = self.qualifiers()
         out: list[ast.Node] = []
+        if (self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct(";"):
+            self.advance()              # `struct S;` declares S, defined later (as in DXC)
+            self.user_types.add(self.qualified(self.advance().text))
+            self.advance()
+            return out
         effect = self.at_effect_object()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
@@ -497,6 +502,17 @@ class Parser:
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
+        if self.tok.kind is TokKind.IDENT and self.tok.text in ("snorm", "unorm"):
+            # `RWTexture2D<unorm float4>`: the view's format converts; the shader reads and writes floats
+            norm = self.advance()
+            if self.tok.text in ("snorm", "unorm"):
+                raise error("'unorm' and 'snorm' attributes are not compatible", self.tok.loc)
+            ref = self.type_ref()
+            m = re.match(r"^[a-z0-9_]*?(?=[1-4]?(?:x[1-4])?$)", ref.name) if ref.name in NUMERIC_TYPE_NAMES else None
+            if m and m.group(0) not in ("float", "half", "min16float", "min10float", "float16_t", "float32_t",
+                                         "float64_t", "double"):
+                raise error("snorm and unorm qualifier can only be used on floating-point types", norm.loc)
+            return ref
         if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
             quals = self.qualifiers()
             if quals != {"row_major"} and quals != {"column_major"}:
@@ -616,9 +632,7 @@ class Parser:
             self.advance()
             d.bitfield = self.conditional()
         self.semantics(d)
-        if self.at("<"):
-            self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
-            self.annotations()
+        self.maybe_annotations()
         if self.at("{"):
             self.warn("effect state block" + _EFFECTS + ". To use braces as an initializer use them with equal signs.",
                       self.tok.loc)
@@ -634,6 +648,13 @@ class Parser:
         return d
 
     # ------------------------------------------------------------ effects (FX) syntax, checked and dropped
+    def maybe_annotations(self) -> None:
+        """`< ... >` after a declarator's semantics (DXC's ParseDirectDeclarator: variables, fields, parameters,
+        functions and typedefs alike), ignored with DXC's warning."""
+        if self.at("<"):
+            self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
+            self.annotations()
+
     def annotations(self) -> None:
         """`< type name = value; ... >` (a `>` inside a value is a comparison, as in DXC)."""
         self.expect("<")
@@ -751,9 +772,15 @@ class Parser:
                     p_quals |= self.qualifiers()
                 p_type = self.type_ref()
                 p_quals |= self.trailing_qualifiers()
-                p_name = self.ident("a parameter name")
+                if self.tok.kind is TokKind.IDENT:
+                    p_name = self.advance()
+                else:       # an unnamed parameter (`int F(int);`): a name no expression can spell
+                    p_name = Token(TokKind.IDENT, f"<unnamed {len(params)}>", self.tok.loc)
+                    if not (self.at(",") or self.at(")") or self.at("[") or self.at(":") or self.at("=")):
+                        self.fail("expected a parameter name")
                 p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
                 self.semantics(p)
+                self.maybe_annotations()
                 if self.accept("="):
                     p.init = self.assignment()
                 params.append(p)
@@ -765,6 +792,7 @@ class Parser:
         fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals),
                           namespaces=tuple(self.ns))
         self.semantics(fn)
+        self.maybe_annotations()
         if self.accept(";"):
             return fn
         fn.body = self.block()
@@ -864,7 +892,8 @@ class Parser:
         self.accept(";")
         return cb
 
-    def typedef(self) -> ast.TypedefDecl:
+    def typedef(self) -> list[ast.TypedefDecl]:
+        """typedef [qualifiers] type name[dims] [< annotations >] (, name[dims])* ;"""
         kw = self.advance()
         quals = self.qualifiers()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
@@ -874,11 +903,16 @@ class Parser:
         else:
             t = self.type_ref()
         quals |= self.trailing_qualifiers()
-        name = self.qualified(self.ident("a typedef name").text)
-        td = ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals))
-        self.user_types.add(name)
+        out: list[ast.TypedefDecl] = []
+        while True:
+            name = self.qualified(self.ident("a typedef name").text)
+            out.append(ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals)))
+            self.user_types.add(name)
+            self.maybe_annotations()
+            if not self.accept(","):
+                break
         self.expect(";", "after typedef")
-        return td
+        return out
 
     def enum_decl(self) -> ast.EnumDecl:
         kw = self.expect("enum")
@@ -1033,8 +1067,8 @@ class Parser:
     def decl_statement(self) -> ast.DeclStmt:
         loc = self.tok.loc
         if self.at("typedef"):
-            td = self.typedef()
-            return ast.DeclStmt(loc, self.take_hoisted([td]))  # type: ignore[arg-type]  # hoisted: structs
+            tds = self.typedef()
+            return ast.DeclStmt(loc, self.take_hoisted([*tds]))  # type: ignore[arg-type]  # hoisted: structs
         if self.at("enum"):
             d = self.enum_decl()
             self.expect(";")
@@ -1217,6 +1251,11 @@ class Parser:
             self.advance()
             # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not
             suffix = t.text[-1] if t.text[-1] in "fFhHlL" else ""
+            if t.text.endswith(".") and self.tok.text == "#" and self.peek().text == "INF" \
+                    and not self.tok.leading_space and not self.peek().leading_space:
+                self.advance()          # `1.#INF`: DXC's legacy spelling of infinity
+                self.advance()
+                return ast.FloatLit(t.loc, float("inf"), "")
             return ast.FloatLit(t.loc, float(t.text[:len(t.text) - len(suffix)]), suffix.lower())
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
@@ -1244,6 +1283,9 @@ class Parser:
                     operand = self.expression()
                 self.expect(")", "to close 'sizeof'")
                 return ast.SizeOf(t.loc, operand)
+            if t.text == "sizeof" and self.peek().kind is not TokKind.EOF and not self.peek().is_punct(";"):
+                self.advance()              # `sizeof x`, `sizeof v.x`: C's unary form
+                return ast.SizeOf(t.loc, self.unary())
             template = self.scoped(t.text, self.template_funcs)
             if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()

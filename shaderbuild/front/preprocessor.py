@@ -72,7 +72,10 @@ def _respace(tok: Token, space: bool) -> Token:
 
 # Replacement-list operations, compiled once per definition.
 _OP_TOK, _OP_ARG, _OP_RAW, _OP_STR, _OP_PASTE = range(5)
-_BUILTIN_NAMES = ("__LINE__", "__FILE__", "__COUNTER__")
+_BUILTIN_NAMES = ("__LINE__", "__FILE__", "__COUNTER__", "_Pragma")
+# built-in operators that read the tokens after them: `_Pragma("...")`, and `defined X` produced by a macro
+# expansion in #if (a macro of that name exists only while #if expands; see eval_if)
+_OPERATORS = frozenset(("_Pragma", "defined"))
 
 
 class Macro:
@@ -148,6 +151,9 @@ class _Unfinished(Exception):
     after a directive line); the caller retries with more text."""
 
 
+_DEFINED = Macro("defined", None, False, [], None, builtin=True)
+
+
 class _Expander:
     """Macro expansion with a context stack (rescanning + 'painted blue' rule), no recursion per token."""
 
@@ -158,6 +164,7 @@ class _Expander:
         self.expanded = 0
         self.counter = 0
         self.painted_any = False
+        self.pragma: Callable[[list[Token], Token, list[Token]], None] | None = None   # runs a `_Pragma`
         for name in _BUILTIN_NAMES:
             self.macros[name] = Macro(name, None, False, [], None, builtin=True)
 
@@ -211,7 +218,10 @@ class _Expander:
                 out.append(_paint(tok))
                 continue
             if m.builtin:
-                out.append(self._builtin(tok))
+                if m.name in _OPERATORS:
+                    self._operator(tok, stack, out)
+                else:
+                    out.append(self._builtin(tok))
                 continue
             level = depth + len(stack)
             if level >= self.limits.max_expansion_depth:
@@ -241,6 +251,37 @@ class _Expander:
             return Token(STRING, f'"{text}"', tok.loc, None, tok.leading_space)
         self.counter += 1
         return Token(INT, str(self.counter - 1), tok.loc, None, tok.leading_space)
+
+    def _next(self, stack: list[list]) -> Token | None:
+        """Take the next token across the contexts (finished expansions are left); None at the end."""
+        while True:
+            ctx = stack[-1]
+            if ctx[1] < len(ctx[0]):
+                ctx[1] += 1
+                return ctx[0][ctx[1] - 1]
+            if len(stack) == 1:
+                return None
+            self.disabled.discard(stack.pop()[2])
+
+    def _operator(self, tok: Token, stack: list[list], out: list[Token]) -> None:
+        """`defined X` / `defined(X)` (in #if: 1 or 0, X not expanded) or `_Pragma("text")` (the pragma runs)."""
+        first = self._next(stack)
+        paren = first is not None and first.is_punct("(")
+        operand = self._next(stack) if paren else first
+        if tok.text == "defined":
+            if operand is None or operand.kind is not IDENT:
+                raise error("macro name must be an identifier after 'defined'", operand.loc if operand else tok.loc)
+            if paren and not ((close := self._next(stack)) is not None and close.is_punct(")")):
+                raise error("missing ')' after 'defined'", operand.loc)
+            out.append(Token(INT, "1" if operand.text in self.macros else "0", tok.loc, None, tok.leading_space))
+            return
+        if not paren or operand is None or operand.kind is not STRING or operand.text[0] != '"':
+            raise error("_Pragma takes a parenthesized string literal", (operand or tok).loc)
+        if not ((close := self._next(stack)) is not None and close.is_punct(")")):
+            raise error("expected ')' after the string of '_Pragma'", operand.loc)
+        text = operand.text[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        if self.pragma is not None:
+            self.pragma(lex(text, tok.loc.file, tok.loc.line, lenient=True).tokens, tok, out)
 
     def _open_paren(self, stack: list[list], open_ended: bool) -> bool:
         """If the next token (across exhausted contexts) is '(', consume it and return True."""
@@ -728,6 +769,7 @@ class _Preprocessor:
             "line": self.do_line, "error": self.do_error, "warning": self.do_warning,
             "pragma": self.do_pragma,
         }
+        self.exp.pragma = self.run_pragma
 
     # -- files -------------------------------------------------------------
     def push_file(self, text: str, display: str, abspath: str, include_loc: SourceLoc | None) -> None:
@@ -833,6 +875,9 @@ class _Preprocessor:
         if not f.active and name not in _CONDITIONAL_DIRECTIVES:
             return
         handler = self.handlers.get(name) if name_tok.kind is IDENT else None
+        if name_tok.kind is INT and f.active:      # `# 100 "file" flags`: a GNU line marker, as clang
+            self.set_line(f, line[1:], line[0], marker=True)
+            return
         if handler is None:
             if not f.active:
                 return
@@ -978,7 +1023,11 @@ class _Preprocessor:
             items.append(Token(INT, "1" if line[j].text in macros else "0", t.loc, None, t.leading_space))
             i = j + 2 if paren else j + 1
         expanded: list[Token] = []
-        self.exp.expand(items, expanded)
+        macros["defined"] = _DEFINED        # `defined` that a macro expands to is the operator too, as in clang
+        try:
+            self.exp.expand(items, expanded)
+        finally:
+            del macros["defined"]
         last = line[-1].loc
         end_loc = SourceLoc(last.file, last.line, last.col + len(line[-1].text))
         return _IfEval(expanded, macros, end_loc).run()
@@ -1041,10 +1090,16 @@ class _Preprocessor:
     def do_line(self, f: _Frame, line: list[Token]) -> None:
         rest: list[Token] = []
         self.exp.expand(line[2:], rest)
+        self.set_line(f, rest, line[1])
+
+    def set_line(self, f: _Frame, rest: list[Token], directive: Token, marker: bool = False) -> None:
+        """#line N ["file"] (macro-expanded), or a line marker `# N "file" flags...` (the flags are ignored)."""
         if not rest or rest[0].kind is not INT or not rest[0].text.isdigit():
             raise error("#line directive requires a positive integer argument",
-                        rest[0].loc if rest else line[1].loc)
+                        rest[0].loc if rest else directive.loc)
         name = f.line_map[1] if f.line_map else f.display
+        if marker and len(rest) > 1 and rest[1].kind is not STRING:
+            raise error("invalid filename for line marker directive", rest[1].loc)
         if len(rest) > 1:
             if rest[1].kind is not STRING:
                 raise error("invalid filename for #line directive", rest[1].loc)
@@ -1057,6 +1112,11 @@ class _Preprocessor:
 
     def do_warning(self, f: _Frame, line: list[Token]) -> None:
         self.warn(_spell(line[2:]) or "#warning", line[0].loc)
+
+    def run_pragma(self, toks: list[Token], at: Token, out: list[Token]) -> None:
+        """`_Pragma("...")` met while expanding text into `out`: as the #pragma line it spells."""
+        if out is self.out and self.frames:
+            self.do_pragma(self.frames[-1], [at, at, *toks])
 
     def do_pragma(self, f: _Frame, line: list[Token]) -> None:
         if len(line) > 2 and line[2].text == "once":
