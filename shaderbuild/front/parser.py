@@ -51,6 +51,9 @@ EFFECT_OBJECT_TYPES = frozenset({
     "vertexfragment", "ComputeShader", "DomainShader", "GeometryShader", "HullShader", "BlendState",
     "DepthStencilState", "DepthStencilView", "RasterizerState", "RenderTargetView",
 })
+# type names that are C/HLSL keywords in DXC (TokenKinds.def), never a declared name; the other built-in type
+# names (uint, float4, min16float, vector, Texture2D, ...) are declarations DXC's sema makes
+KEYWORD_TYPES = frozenset({"void", "bool", "int", "float", "double", "half"})
 TECHNIQUE_KEYWORDS = frozenset({"technique", "Technique", "technique10", "technique11"})
 _EFFECTS = " ignored - effect syntax is deprecated"
 
@@ -158,6 +161,13 @@ class Parser:
         if self.tok.kind is not TokKind.IDENT:
             self.fail(f"expected {what}")
         return self.advance()
+
+    def decl_name(self, what: str) -> Token:
+        """The name a declarator declares: not a type keyword (`float float;` is two type specifiers to DXC)."""
+        t = self.ident(what)
+        if t.text in KEYWORD_TYPES:
+            raise error(f"cannot combine with previous '{self.toks[self.pos - 2].text}' declaration specifier", t.loc)
+        return t
 
     def is_type_name(self, name: str) -> bool:
         return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
@@ -431,7 +441,7 @@ class Parser:
         else:
             type_ref = self.type_ref()
         quals |= self.trailing_qualifiers()
-        name_tok = self.ident("a name for the declaration")
+        name_tok = self.decl_name("a name for the declaration")
         owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
         if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
             self.advance()          # `int S::Get() { ... }` defines a method declared in S
@@ -454,7 +464,7 @@ class Parser:
                 out.append(d)
             if not self.accept(","):
                 break
-            name_tok = self.ident("a name for the declaration")
+            name_tok = self.decl_name("a name for the declaration")
         self.expect(";", "after declaration")
         return out
 
@@ -773,7 +783,7 @@ class Parser:
                 p_type = self.type_ref()
                 p_quals |= self.trailing_qualifiers()
                 if self.tok.kind is TokKind.IDENT:
-                    p_name = self.advance()
+                    p_name = self.decl_name("a parameter name")
                 else:       # an unnamed parameter (`int F(int);`): a name no expression can spell
                     p_name = Token(TokKind.IDENT, f"<unnamed {len(params)}>", self.tok.loc)
                     if not (self.at(",") or self.at(")") or self.at("[") or self.at(":") or self.at("=")):
@@ -840,7 +850,7 @@ class Parser:
                 sd.fields.append(pad)
                 self.expect(";", "after struct field")
                 continue
-            fname = self.ident("a field name")
+            fname = self.decl_name("a field name")
             if fname.text == "operator":
                 op = self.advance()
                 if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "(", "!", "~"):
@@ -867,7 +877,7 @@ class Parser:
                     sd.fields.append(d)
                 if not self.accept(","):
                     break
-                fname = self.ident("a field name")
+                fname = self.decl_name("a field name")
             self.expect(";", "after struct field")
 
     def cbuffer(self, attrs) -> ast.CBufferDecl:

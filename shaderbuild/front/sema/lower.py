@@ -433,8 +433,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.enum(d)
 
     def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
-        """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC."""
-        if d.name == "string" or is_builtin_type_name(d.name) and d.name not in TEMPLATE_TYPES:
+        """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC;
+        a template (`vector`, `Texture2D`) is another kind of symbol."""
+        if d.name in TEMPLATE_TYPES:
+            raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
+        if d.name == "string" or is_builtin_type_name(d.name):
             builtin = "string" if d.name == "string" else str(self.types.resolve(ast.TypeRef(d.loc, d.name)))
             if builtin != str(t):
                 raise error(f"typedef redefinition with different types ('{t}' vs '{builtin}')", d.loc)
@@ -444,6 +447,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return self._struct(d)
 
     def _struct(self, d: ast.StructDecl) -> ir.Struct:
+        if d.name == "string" or is_builtin_type_name(d.name):     # DXC declares these in the global scope
+            raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
         fields: list[ir.StructField] = []
         base: ir.Type | None = None
         if d.base is not None:
@@ -945,7 +950,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
-        check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
+        try:
+            check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
+        except CompileError as e:       # reported; the function is still declared, so its calls add no error
+            self.errors.extend(e.diagnostics)
         for p in d.params:
             check_modifiers(p.qualifiers, PARAMETER, p.loc)
             self.written_major(p.qualifiers, p.type, p.loc)     # conflicting orientations are errors here too
