@@ -492,8 +492,9 @@ class Parser:
             if self.peek().is_punct("::"):
                 pass
             elif self.peek().kind is TokKind.IDENT:
-                hint = self.similar_type(name)
-                raise error(f"unknown type name '{name}'" + (f"; did you mean '{hint}'?" if hint else ""), t.loc)
+                # `flaot x`: a declaration of an unknown type; sema reports it, so the rest is still checked
+                self.advance()
+                return ast.TypeRef(t.loc, name, hint=self.similar_type(name))
             else:
                 self.fail("expected a type")
         self.advance()

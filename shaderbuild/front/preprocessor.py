@@ -48,6 +48,9 @@ class PPResult(DataRecord):
     # `#pragma pack_matrix`: (index of the first token it governs, "row_major" | "column_major"), in order;
     # the parser reads the state at each type, as DXC applies the pragma at the declaration
     pack_matrix: list[tuple[int, str]] = Record.factory(list)
+    # errors preprocessing went on after (preprocess(recover=True)): a bad #if expression (the group is
+    # skipped, as clang), #error, an unknown directive
+    errors: list[Diagnostic] = Record.factory(list)
 
 
 # ---------------------------------------------------------------------------
@@ -747,8 +750,10 @@ class _Preprocessor:
     """Drives the file stack: text runs go to the expander, directive lines to handlers."""
 
     def __init__(self, include_dirs: Sequence[str], sources: SourceCache | None,
-                 reader: Callable[[str], bytes], limits: PPLimits):
+                 reader: Callable[[str], bytes], limits: PPLimits, recover: bool = False):
         self.include_dirs = list(include_dirs)
+        self.recover = recover
+        self.errors: list[Diagnostic] = []
         self.sources = sources
         self.reader = reader
         self.limits = limits
@@ -881,7 +886,8 @@ class _Preprocessor:
         if handler is None:
             if not f.active:
                 return
-            raise error(f"invalid preprocessing directive '#{name}'", name_tok.loc)
+            self.fail(error(f"invalid preprocessing directive '#{name}'", name_tok.loc))
+            return
         if f.active:
             self.check_bad(f, start, end, name in _FREE_TEXT_DIRECTIVES)
         handler(f, line)
@@ -952,9 +958,24 @@ class _Preprocessor:
             self.warn("extra tokens at end of #undef directive", line[3].loc)
 
     # conditionals
+    def fail(self, e: CompileError) -> None:
+        """An error preprocessing can go on after: recorded when recovering, else raised."""
+        if not self.recover:
+            raise e
+        notes = self.include_notes()
+        self.errors.extend(Diagnostic(d.severity, d.message, d.loc, d.notes + notes) for d in e.diagnostics)
+
+    def condition(self, evaluate: Callable[[], bool]) -> bool:
+        """A conditional directive's value; one that fails to evaluate is false (its group is skipped)."""
+        try:
+            return evaluate()
+        except CompileError as e:
+            self.fail(e)
+            return False
+
     def push_cond(self, f: _Frame, line: list[Token], evaluate: Callable[[], bool]) -> None:
         parent = f.active
-        value = evaluate() if parent else False
+        value = self.condition(evaluate) if parent else False
         f.conds.append(_Cond(value, parent, value, line[0].loc))
 
     def do_if(self, f: _Frame, line: list[Token]) -> None:
@@ -983,7 +1004,7 @@ class _Preprocessor:
         if c.taken or not c.parent_active:
             c.active = False
             return
-        c.active = c.taken = self.eval_if(line)
+        c.active = c.taken = self.condition(lambda: self.eval_if(line))
 
     def do_else(self, f: _Frame, line: list[Token]) -> None:
         if not f.conds:
@@ -1108,7 +1129,7 @@ class _Preprocessor:
         f.line_map = (int(rest[0].text) - physical - 1, name)
 
     def do_error(self, f: _Frame, line: list[Token]) -> None:
-        raise error(_spell(line[2:]) or "#error", line[0].loc)
+        self.fail(error(_spell(line[2:]) or "#error", line[0].loc))
 
     def do_warning(self, f: _Frame, line: list[Token]) -> None:
         self.warn(_spell(line[2:]) or "#warning", line[0].loc)
@@ -1136,9 +1157,11 @@ class _Preprocessor:
 def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str] = {},  # noqa: B006
                include_dirs: Sequence[str] = (), predefined: Mapping[str, str] = {},  # noqa: B006
                sources: SourceCache | None = None, reader: Callable[[str], bytes] | None = None,
-               limits: PPLimits = PPLimits()) -> PPResult:  # noqa: B008
-    """Preprocess `path` (or `text` as its contents) into a flat token list ending in EOF."""
-    pp = _Preprocessor(include_dirs, sources, reader or (lambda p: read_source(p, limits.max_file_size)), limits)
+               limits: PPLimits = PPLimits(), recover: bool = False) -> PPResult:  # noqa: B008
+    """Preprocess `path` (or `text` as its contents) into a flat token list ending in EOF.  With `recover`,
+    errors after which preprocessing can go on are returned in PPResult.errors instead of raised."""
+    pp = _Preprocessor(include_dirs, sources, reader or (lambda p: read_source(p, limits.max_file_size)), limits,
+                       recover)
     for origin, table in (("<built-in>", predefined), ("<command line>", defines)):
         for name, value in table.items():
             lx = lex(f"{name} {value}", origin)
@@ -1176,4 +1199,4 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
                if type(t) is _Blue else t for t in out]
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     out.append(Token(EOF, "", SourceLoc(path, max(lines, 1), 1), None, False, True))
-    return PPResult(out, pp.files, pp.warnings, pp.exp.macros, pp.pack_matrix)
+    return PPResult(out, pp.files, pp.warnings, pp.exp.macros, pp.pack_matrix, pp.errors)

@@ -21,7 +21,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
-from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
+from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers, report_modifiers
 from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .bitfields import Bitfield, BitfieldLowering, WriteBack
 from .calls import CallLowering
@@ -421,7 +421,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.StructDecl):
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
-            check_modifiers(d.qualifiers, TYPEDEF, d.loc)
+            report_modifiers(d.qualifiers, TYPEDEF, d.loc, self.errors)
             t = self.resolve_type(d.type, d.dims)
             self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
@@ -449,6 +449,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def _struct(self, d: ast.StructDecl) -> ir.Struct:
         if d.name == "string" or is_builtin_type_name(d.name):     # DXC declares these in the global scope
             raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
+        if isinstance(self.scope.names.get(d.name), TypeSymbol):
+            self.declare(d.name, None, d.loc)       # the redefinition error; the first definition stays in use
         fields: list[ir.StructField] = []
         base: ir.Type | None = None
         if d.base is not None:
@@ -460,7 +462,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         bits: dict[str, Bitfield] = dict(self.bitfields.get(base.name, {})) if isinstance(base, ir.Struct) else {}
         unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
-            check_modifiers(f.qualifiers, FIELD, f.loc)
+            report_modifiers(f.qualifiers, FIELD, f.loc, self.errors)
             if f.bitfield is not None:
                 if f.name and f.name in names:
                     raise error(f"duplicate member '{f.name}'", f.loc)
@@ -950,12 +952,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
-        try:
-            check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
-        except CompileError as e:       # reported; the function is still declared, so its calls add no error
-            self.errors.extend(e.diagnostics)
+        # (reported; the function is still declared, so its calls add no error)
+        report_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc, self.errors)
         for p in d.params:
-            check_modifiers(p.qualifiers, PARAMETER, p.loc)
+            report_modifiers(p.qualifiers, PARAMETER, p.loc, self.errors)
             self.written_major(p.qualifiers, p.type, p.loc)     # conflicting orientations are errors here too
             t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             self.check_type_qualifiers(p.qualifiers, t, p.loc)
