@@ -51,6 +51,8 @@ EFFECT_OBJECT_TYPES = frozenset({
     "vertexfragment", "ComputeShader", "DomainShader", "GeometryShader", "HullShader", "BlendState",
     "DepthStencilState", "DepthStencilView", "RasterizerState", "RenderTargetView",
 })
+# modifiers that are ordinary names when punctuation follows (`int sample = 1;`), as DXC's parser has it
+NAME_KEYWORDS = frozenset({"sample", "precise", "globallycoherent", "reordercoherent", "center"})
 # type names that are C/HLSL keywords in DXC (TokenKinds.def), never a declared name; the other built-in type
 # names (uint, float4, min16float, vector, Texture2D, ...) are declarations DXC's sema makes
 KEYWORD_TYPES = frozenset({"void", "bool", "int", "float", "double", "half"})
@@ -305,12 +307,16 @@ class Parser:
 
     def qualifiers(self) -> set[str]:
         quals: set[str] = set()
-        while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS:
+        while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS and not self.at_keyword_name():
             t = self.advance()
             if t.text == "volatile":    # DXC's parser (reported; parsing goes on)
                 self.errors.append(Diagnostic("error", "'volatile' is a reserved keyword in HLSL", t.loc))
             quals.add(t.text)
         return quals
+
+    def at_keyword_name(self) -> bool:
+        """`sample`, `precise`, `globallycoherent` followed by punctuation name a variable (DXC, for FXC)."""
+        return self.tok.text in NAME_KEYWORDS and self.peek().kind is TokKind.PUNCT
 
     def trailing_qualifiers(self) -> set[str]:
         """Qualifiers written after the type: C's (`float const x`) are fine, HLSL's are DXC's "modifiers
@@ -964,7 +970,8 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             return False
-        if t.text in QUALIFIERS or t.text in ("struct", "class", "typedef", "enum") or self.at_effect_object():
+        if (t.text in QUALIFIERS and not self.at_keyword_name()) or t.text in ("struct", "class", "typedef", "enum") \
+                or self.at_effect_object():
             return True
         if not self.is_type_name(t.text):
             if self.peek().is_punct("::"):      # NS::S x, NS::Inner::T<...> x

@@ -69,6 +69,12 @@ ACCEPTED = {
         "#define HAS_FEATURE defined(FEATURE) && defined FEATURE\n#define HAS(x) defined(x)\n#define FEATURE 1\n"
         "#if HAS_FEATURE && !HAS(OTHER)\nstatic const float K = 2;\n#endif\n" + PS.format(body="return pos * K;"), "ps_6_0", []),
     "inf_literal": (PS.format(body="return min(pos, 1.#INF) + (-1.#INF < 0);"), "ps_6_0", []),
+    "attributes_of_the_prototype_carry_over": (
+        "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(4, 1, 1)]\nvoid main(uint3 t : SV_DispatchThreadID);\n"
+        "void main(uint3 t : SV_DispatchThreadID) { Out[t.x] = 1; }\n", "cs_6_0", []),
+    "modifier_keyword_names_beside_modifiers": (
+        "float4 main(sample float4 c : COLOR, float4 p : SV_Position) : SV_Target { precise float sample = c.x; "
+        "return sample * p; }\n", "ps_6_0", []),
     "sizeof_without_parentheses": (
         CS.format(body="float3 v = 1; int a[5]; Out[0] = sizeof v + sizeof v.x + sizeof a / sizeof a[0] "
                        "+ sizeof -v.yz;"), "cs_6_0", []),
@@ -121,6 +127,11 @@ FORMS = SlotTable("accept8_forms", "int", [
                  "#define ONE_ 1\n#define TWO_\n#define HAS_TWO defined TWO_\n"
                  "#if HAS_ONE && HAS_TWO && !HAS(THREE_)\nstatic const int kDefined = 21;\n#else\n"
                  "static const int kDefined = -1;\n#endif\n"),
+    # DXC's parser takes these modifiers for names when punctuation follows (FXC compatibility)
+    case("modifier_keywords_as_names", "int sample = seven; int precise = three; int globallycoherent = two; "
+         "float left = 1, center = one, right = 3; sample += 1; R = KeywordNames(sample) + precise * 10 + "
+         "globallycoherent + (int)center;", 8 * 100 + 30 + 2 + 1, stmt=True,
+         prelude="int KeywordNames(int sample) { struct { int precise; } s; s.precise = sample; return s.precise * 100; }\n"),
 ], setup=SETUP, inputs={"In": ("int", IN)})
 
 # `.Length` of an array is a constant: DXC accepts it at -HV 2016 (deprecated)

@@ -981,6 +981,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                         raise error(f"redefinition of '{d.name}'", d.loc,
                                     [Diagnostic("note", "previous definition is here", f.decl.loc)])
                     if d.body is not None:
+                        # attributes of the earlier declaration carry over (clang's inherited attributes:
+                        # `[numthreads(8, 1, 1)] void main();` then the definition)
+                        written = {a.name for a in d.attributes}
+                        d.attributes = [*d.attributes, *(a for a in f.decl.attributes if a.name not in written)]
                         f.decl = d
                     return f
         name = name or (d.name if method_of is None else f"{method_of.name}.{d.name}")
