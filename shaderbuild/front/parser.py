@@ -51,6 +51,12 @@ EFFECT_OBJECT_TYPES = frozenset({
     "vertexfragment", "ComputeShader", "DomainShader", "GeometryShader", "HullShader", "BlendState",
     "DepthStencilState", "DepthStencilView", "RasterizerState", "RenderTargetView",
 })
+# C/C++ keywords DXC's parser refuses where a type or specifier may stand (ParseDecl.cpp HLSLReservedKeyword)
+RESERVED_KEYWORDS = frozenset({
+    "signed", "char", "char16_t", "char32_t", "wchar_t", "short", "long", "constexpr", "friend", "mutable", "register",
+    "virtual", "typeof", "concept", "__int64", "__int128", "_Complex", "_Imaginary", "_Alignas", "_Atomic", "_Noreturn",
+    "_Thread_local", "__thread", "__declspec", "__forceinline", "__module_private__",
+})
 # modifiers that are ordinary names when punctuation follows (`int sample = 1;`), as DXC's parser has it
 NAME_KEYWORDS = frozenset({"sample", "precise", "globallycoherent", "reordercoherent", "center"})
 # type names that are C/HLSL keywords in DXC (TokenKinds.def), never a declared name; the other built-in type
@@ -483,8 +489,8 @@ class Parser:
             t = self.tok
             if self.scoped(t.text, self.user_types) not in self.user_types:
                 raise error(f"unknown type name '{t.text}'", t.loc)
-        if t.text == "signed":
-            raise error("'signed' is a reserved keyword in HLSL", t.loc)
+        if t.text in RESERVED_KEYWORDS:
+            raise error(f"'{t.text}' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":
             self.advance()
             m = re.match(_UNSIGNED_RE, self.tok.text) if self.tok.kind is TokKind.IDENT else None

@@ -251,6 +251,22 @@ REJECTED = {
     'sample_with_uint3': (
         'Texture2DMS<float4> T;\n' + PS + '    return T.sample[0][uint3(1, 2, 3)];\n}\n', 'ps_6_0',
         ["t.hlsl:3:24: no viable overloaded operator[] for type 'Texture2DMS<float4>'"]),
+    # C/C++ keywords DXC reserves (ParseDecl.cpp HLSLReservedKeyword), arrays of void
+    'char_local': (
+        PS + '    char c = 1;\n    return p;\n}\n', 'ps_6_0',
+        ["t.hlsl:2:5: 'char' is a reserved keyword in HLSL"]),
+    'long_parameter': (
+        'float f(long x) { return 1; }\n' + PS + '    return f(1);\n}\n', 'ps_6_0',
+        ["t.hlsl:1:9: 'long' is a reserved keyword in HLSL"]),
+    'virtual_method': (
+        'struct S { virtual float f() { return 1; } };\n' + PS + '    return p;\n}\n', 'ps_6_0',
+        ["t.hlsl:1:12: 'virtual' is a reserved keyword in HLSL"]),
+    'constexpr_and_register_globals': (
+        'constexpr int k = 1;\nregister float r;\n' + PS + '    return p;\n}\n', 'ps_6_0',
+        ["t.hlsl:1:1: 'constexpr' is a reserved keyword in HLSL", "t.hlsl:2:1: 'register' is a reserved keyword in HLSL"]),
+    'typedef_array_of_void': (
+        'typedef void V[2];\n' + PS + '    return p;\n}\n', 'ps_6_0',
+        ["t.hlsl:1:9: array has incomplete element type 'void'"]),
     # misspelt forms of what accept8 accepts
     'pragma_operator_without_string': (
         '_Pragma(once)\n' + PS + '    return p;\n}\n', 'ps_6_0',

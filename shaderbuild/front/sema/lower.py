@@ -393,6 +393,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error("arrays of 'RayQuery' are not supported", ref.loc)
         if len(dims) > MAX_ARRAY_DIMENSIONS:
             raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
+        if dims and isinstance(t, ir.VoidType):
+            raise error("array has incomplete element type 'void'", ref.loc)
         total = 1
         for d in reversed(dims):
             if d is None:
