@@ -1063,8 +1063,9 @@ class _Preprocessor:
             self.warn("extra tokens at end of #include directive", extra.loc)
         if len(self.frames) > self.limits.max_include_depth:
             raise error(f"#include nested too deeply (limit {self.limits.max_include_depth})", line[0].loc)
-        candidates = [] if angled else [os.path.join(f.dir, name)]
-        candidates += [os.path.join(d, name) for d in self.include_dirs]
+        names = [name, name.replace("\\", "/")] if "\\" in name and os.sep == "/" else [name]   # Windows trees
+        candidates = [] if angled else [os.path.join(f.dir, n) for n in names]
+        candidates += [os.path.join(d, n) for d in self.include_dirs for n in names]
         for cand in candidates:
             display = os.path.normpath(cand)
             abspath = os.path.abspath(display)

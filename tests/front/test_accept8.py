@@ -166,3 +166,48 @@ void main() { Out[0] = a._12; Out[1] = a._21; }
 def test_pragma_operator_sets_matrix_packing(backend):
     got = run_backend(backend, PRAGMA_SOURCE, {"Out": ("float", 2)}, {"C": ("float", [float(i) for i in range(8)])})
     assert got["Out"] == [1.0, 4.0]
+
+
+# #include forms: quoted, relative to the including file (`../`), include guards, `#pragma once`, `_Pragma("once")`,
+# a macro naming the file, a Windows path with a backslash, angled through -I; each constant says where it came from
+INCLUDES = {
+    "common.hlsli": "#pragma once\nstatic const int kCommon = 5;\nint CommonLine() { return __LINE__; }\n",
+    "guarded.hlsli": "#ifndef GUARDED_HLSLI\n#define GUARDED_HLSLI\nstatic const int kGuarded = 7;\n#endif\n",
+    "sub/nested.hlsli": "#include \"../common.hlsli\"\n#include \"sibling.hlsli\"\n#include \"win\\dows.hlsli\"\n"
+                        "static const int kNested = kCommon + kSibling + kWindows;\n",
+    "sub/sibling.hlsli": "static const int kSibling = 11;\n",
+    "sub/win/dows.hlsli": "static const int kWindows = 100;\n",
+    "pragma_op.hlsli": "_Pragma(\"once\")\nstatic const int kPragmaOp = 17;\n",
+    "sys/sysinc.hlsli": "static const int kSys = 1000;\n",
+}
+
+
+def _include_tree(root) -> str:
+    for name, text in INCLUDES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return (f'#include "{root}/common.hlsli"\n#include "{root}/common.hlsli"\n#include "{root}/guarded.hlsli"\n'
+            f'#include "{root}/guarded.hlsli"\n#include "{root}/sub/nested.hlsli"\n#define INC "{root}/pragma_op.hlsli"\n'
+            "#include INC\n#include INC\n")
+
+
+@pytest.mark.vulkan
+@pytest.mark.usefixtures("vk")
+def test_include_forms_run(tmp_path):
+    src = _include_tree(tmp_path) + ("RWStructuredBuffer<int> Out : register(u0);\n[numthreads(1, 1, 1)]\n"
+                                     "void main() { Out[0] = kCommon + kGuarded + kNested + kPragmaOp; Out[1] = CommonLine(); }\n")
+    from lang_util import run_cs
+    # 5 + 7 + (5 + 11 + 100) + 17; CommonLine() is on line 3 of common.hlsli
+    assert run_cs(src, {"Out": ("int", 2)})["Out"] == [145, 3]
+
+
+def test_angled_include_through_include_dirs(tmp_path):
+    src = _include_tree(tmp_path) + "#include <sysinc.hlsli>\n" + CS.format(body="Out[0] = kSys + kNested;")
+    main = tmp_path / "main.hlsl"
+    main.write_text(src)
+    for target in ("spirv", "dxil"):
+        res = compile_file(str(main), CompileOptions(entry="main", profile="cs_6_0", target=target,
+                                                     include_dirs=[str(tmp_path / "sys")]))
+        assert res.ok, [str(d) for d in res.diagnostics]
+        # every file read once, the backslash path found as sub/win/dows.hlsli
+        assert sorted(res.dependencies) == sorted(str(tmp_path / n) for n in [*INCLUDES, "main.hlsl"])
