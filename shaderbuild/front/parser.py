@@ -289,6 +289,8 @@ class Parser:
             self.advance()
             if double:
                 self.advance()
+            elif self.accept("]"):      # `[]` is valid and says nothing (DXC's ParseHLSLAttributeSpecifier)
+                continue
             while True:
                 name_tok = self.ident("attribute name")
                 name = name_tok.text
@@ -670,7 +672,7 @@ class Parser:
                 d.init = self.initializer()
         return d
 
-    # ------------------------------------------------------------ effects (FX) syntax, checked and dropped
+    # ------------------------------------------------------------ effects (FX) syntax, skipped and dropped
     def maybe_annotations(self) -> None:
         """`< ... >` after a declarator's semantics (DXC's ParseDirectDeclarator: variables, fields, parameters,
         functions and typedefs alike), ignored with DXC's warning."""
@@ -679,44 +681,33 @@ class Parser:
             self.annotations()
 
     def annotations(self) -> None:
-        """`< type name = value; ... >` (a `>` inside a value is a comparison, as in DXC)."""
-        self.expect("<")
+        """`< item; item; ... >`, each item skipped to its `;` (brackets balanced), as DXC's parser does: so a `>`
+        inside a value is a comparison, and what the items say is not checked (DXC ignores them)."""
+        lt = self.expect("<")
         while not self.at(">"):
-            if self.tok.kind is TokKind.EOF:
-                self.fail("expected '>' to end the annotations")
-            try:
-                self.type_ref()
-                self.ident("an annotation name")
-                self.dims()
-                self.expect("=", "in an annotation")
-                self.initializer()
-                self.expect(";", "after an annotation")
-            except CompileError:
-                # skip to the list's '>' (a ';' inside it does not end the declaration): one error, no cascade
-                while not self.at(">") and self.tok.kind is not TokKind.EOF:
-                    self.advance()
-                if self.at(">"):
-                    self.advance()
-                raise
+            self.skip_past(";", lt, "expected '>' to end the annotations opened here")
         self.advance()
 
     def state_block(self) -> None:
-        """`{ State[i] = value; SetPixelShader(...); ... }` of a variable, sampler_state or pass."""
+        """`{ ... }` of a variable, sampler_state or pass: skipped to its matching `}`, as DXC does."""
         lb = self.expect("{")
-        self.enter(lb.loc)
-        while not self.at("}"):
-            if self.tok.kind is TokKind.EOF:
-                raise error("expected '}' to close the state block opened here", lb.loc)
-            if self.tok.kind is TokKind.IDENT and (self.peek().is_punct("=") or self.peek().is_punct("[")):
-                self.advance()
-                self.dims()
-                self.expect("=", "in a state assignment")
-                self.effect_value()
-            else:
-                self.expression()
-            self.expect(";", "after a state assignment")
-        self.advance()
-        self.leave()
+        self.skip_past("}", lb, "expected '}' to close the state block opened here")
+
+    def skip_past(self, end: str, opener: Token, message: str) -> None:
+        """Skip to just past the next `end` outside brackets; EOF is `message` at `opener`."""
+        stack: list[str] = []
+        while True:
+            t = self.advance()
+            if t.kind is TokKind.EOF:
+                raise error(message, opener.loc)
+            if t.kind is not TokKind.PUNCT:
+                continue
+            if not stack and t.text == end:
+                return
+            if t.text in _OPENERS:
+                stack.append(_OPENERS[t.text])
+            elif stack and t.text == stack[-1]:
+                stack.pop()
 
     def effect_value(self) -> None:
         """A state's value: `compile ps_5_0 F()`, `<tex>`, `{...}` or an expression (names are not resolved)."""
@@ -740,26 +731,15 @@ class Parser:
             self.assignment()
 
     def technique(self) -> None:
-        """technique[10|11] [name] [< annotations >] { pass [name] [< annotations >] { state block } ... }"""
+        """technique[10|11] [name] [< annotations >] { passes }: skipped to the body's matching `}`, as DXC does."""
         kw = self.advance()
         self.warn("effect technique" + _EFFECTS, kw.loc)
-        if self.tok.kind is TokKind.IDENT:
-            self.advance()
-        if self.at("<"):
-            self.annotations()
-        lb = self.expect("{", "to begin the technique body")
-        while not self.at("}"):
+        while not self.at("{"):
             if self.tok.kind is TokKind.EOF:
-                raise error("expected '}' to close the technique opened here", lb.loc)
-            p = self.ident("'pass'")
-            if p.text not in ("pass", "Pass"):
-                raise error(f"expected 'pass' in a technique, found '{p.text}'", p.loc)
-            if self.tok.kind is TokKind.IDENT:
-                self.advance()
-            if self.at("<"):
-                self.annotations()
-            self.state_block()
-        self.advance()
+                self.fail("expected '{' to begin the technique body")
+            self.advance()
+        lb = self.advance()
+        self.skip_past("}", lb, "expected '}' to close the technique opened here")
 
     def similar_type(self, name: str) -> str | None:
         """A type name one swapped or replaced letter away from `name` (keeping a vector suffix), for 'did you mean'."""

@@ -75,6 +75,20 @@ ACCEPTED = {
     "modifier_keyword_names_beside_modifiers": (
         "float4 main(sample float4 c : COLOR, float4 p : SV_Position) : SV_Target { precise float sample = c.x; "
         "return sample * p; }\n", "ps_6_0", []),
+    # DXC skips a technique body, a state block and each annotation item to its closing bracket / `;`
+    # (Parser.cpp ParseExternalDeclaration, ParseDecl.cpp): what they contain is not checked
+    "technique_with_anything_inside": (
+        "technique T < string s = \"x\"; > { foo {} pass { ; VertexShader = asm { mov r0, v0 }; } }\n"
+        "Technique { }\n" + PS.format(body="return pos;"), "ps_6_0",
+        ["effect technique" + EFFECT, "effect technique" + EFFECT]),
+    "annotation_items_without_values": (
+        "Texture2D t : register(t0) < int a = 1; string s; float2 r = { 0, 1 }; bool b = 1 > 2; >;\n"
+        "SamplerState smp { Filter = MIN_MAG_MIP_LINEAR; AddressU[0] = Wrap; ; BorderColor = float4(0, 0, 0, 0); };\n"
+        + PS.format(body="return t.Sample(smp, pos.xy);"), "ps_6_0",
+        [ANNOTATION, "effect state block" + EFFECT + ". To use braces as an initializer use them with equal signs."]),
+    "empty_attribute_brackets": (
+        "RWStructuredBuffer<int> Out : register(u0);\n[]\n[numthreads(1, 1, 1)]\n[]\nvoid main() { [] for (int i = 0; i < 2; "
+        "i++) Out[i] = i; }\n", "cs_6_0", []),
     "sizeof_without_parentheses": (
         CS.format(body="float3 v = 1; int a[5]; Out[0] = sizeof v + sizeof v.x + sizeof a / sizeof a[0] "
                        "+ sizeof -v.yz;"), "cs_6_0", []),

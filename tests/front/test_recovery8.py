@@ -30,12 +30,16 @@ CASES = {
     'syntax_in_struct_function_cbuffer_attribute': (
         'struct S { float a; float b c; };\nfloat f(float x) { return x * ; }\ncbuffer C { float4 k = ; float4 j; };\n[numthreads(1, 1, 1]\nvoid main() { Out[0] = 1; }\n',
         ["t.hlsl:1:29: error: expected ';' after struct field, found 'c'", "t.hlsl:2:31: error: expected an expression, found ';'", "t.hlsl:3:24: error: expected an expression, found ';'", "t.hlsl:4:20: error: expected ')', found ']'"]),
+    # effects blocks and annotations are skipped to their closing bracket as DXC does: only the function's error
     'technique_then_function': (
         HEAD + 'technique T { pass P { VertexShader = ; } }\nfloat f() { return 1 +; }\n' + CS + '    Out[0] = f();\n}\n',
-        ["t.hlsl:2:39: error: expected an expression, found ';'", "t.hlsl:3:23: error: expected an expression, found ';'"]),
+        ["t.hlsl:3:23: error: expected an expression, found ';'"]),
     'annotation_then_body': (
         HEAD + 'float4 g < int a = ; >;\n' + CS + '    Out[0] = g.x +;\n}\n',
-        ["t.hlsl:2:20: error: expected an expression, found ';'", "t.hlsl:5:19: error: expected an expression, found ';'"]),
+        ["t.hlsl:5:19: error: expected an expression, found ';'"]),
+    'unclosed_state_block_at_the_end': (
+        HEAD + CS + '    Out[0] = 1;\n}\nSamplerState s { Filter = LINEAR;\n',
+        ["t.hlsl:6:16: error: expected '}' to close the state block opened here"]),
     'namespace_members_then_after': (
         HEAD + 'namespace N { float f() { return 1 +; } static const float K = ; }\nfloat g() { return ; }\n' + CS + '    Out[0] = N::f() + g();\n}\n',
         ["t.hlsl:2:37: error: expected an expression, found ';'", "t.hlsl:2:64: error: expected an expression, found ';'"]),
