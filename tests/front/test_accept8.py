@@ -225,3 +225,15 @@ def test_angled_include_through_include_dirs(tmp_path):
         assert res.ok, [str(d) for d in res.diagnostics]
         # every file read once, the backslash path found as sub/win/dows.hlsli
         assert sorted(res.dependencies) == sorted(str(tmp_path / n) for n in [*INCLUDES, "main.hlsl"])
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_float_numthreads_truncated_with_dxcs_warning(target):
+    """DXC accepts `[numthreads(4.9, 2, 1)]` with -Wattribute-type's warning and truncates: 4 threads in x."""
+    src = "RWStructuredBuffer<int> Out;\n[numthreads(4.9, 2, 1.0)]\nvoid main(uint3 t : SV_DispatchThreadID) { Out[t.x] = 1; }\n"
+    res = _compile(src, "cs_6_0", target)
+    assert res.ok
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics] == [
+        "t.hlsl:2:13: attribute numthreads must have a uint literal argument",
+        "t.hlsl:2:21: attribute numthreads must have a uint literal argument"]
+    assert res.manifest["entry"]["numthreads"] == [4, 2, 1]

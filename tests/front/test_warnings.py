@@ -99,8 +99,9 @@ QUIET_WARNINGS = [
 
 
 # warnings of forms only older language versions accept
-HV2016 = "RWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length; }\n"
-HV2016_WARNINGS = ["t.hlsl:3:36: warning: Length is deprecated [-Wdeprecated-declarations]"]
+HV2016 = "RWStructuredBuffer<uint> O;\n[numthreads(2.0, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length; }\n"
+HV2016_WARNINGS = ["t.hlsl:3:36: warning: Length is deprecated [-Wdeprecated-declarations]",
+                   "t.hlsl:2:13: warning: attribute numthreads must have a uint literal argument [-Wattribute-type]"]
 
 
 def test_every_warning_has_its_group():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import struct
 from collections.abc import Callable
 
@@ -365,6 +366,15 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.fn_info.calls.append((f, loc))
 
     # ------------------------------------------------------------ constants and types
+    def attribute_uint(self, name: str, e: ast.Expr) -> int:
+        """An attribute's integer argument; a float constant is truncated with DXC's warning."""
+        with self.collect([]):
+            v = self.rvalue(e)
+        if isinstance(v, ir.Const) and isinstance(v.type, ir.Scalar) and v.type.is_float and math.isfinite(v.value):
+            self.sink.warning(f"attribute {name} must have a uint literal argument", e.loc)
+            return int(v.value)
+        return self.const_int(e)
+
     def const_int(self, e: ast.Expr) -> int:
         tmp: list[ir.Stmt] = []
         saved_fn = self.fn
@@ -1242,7 +1252,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         numthreads = None
         for a in d.attributes:
             if a.name == "numthreads":
-                numthreads = tuple(self.const_int(x) for x in a.args)
+                numthreads = tuple(self.attribute_uint(a.name, x) for x in a.args)
                 for v, x in zip(numthreads, a.args):
                     if v < 1:
                         raise error("numthreads values must be at least 1", x.loc)
