@@ -149,9 +149,9 @@ REJECTED = {
     'typedef_redefines_uint': (
         'typedef float uint;\n' + PS + '    return p;\n}\n', 'ps_6_0',
         ["t.hlsl:1:1: typedef redefinition with different types ('float' vs 'uint')"]),
-    'struct_named_float3': (
-        'struct float3 { int x; };\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: redefinition of 'float3' as different kind of symbol"]),
+    'struct_named_Buffer': (
+        'struct Buffer { int x; };\n' + PS + '    return p;\n}\n', 'ps_6_0',
+        ["t.hlsl:1:1: redefinition of 'Buffer' as different kind of symbol"]),
     'variable_named_float': (
         PS + '    float float = 1;\n    return p;\n}\n', 'ps_6_0',
         ["t.hlsl:2:11: cannot combine with previous 'float' declaration specifier"]),

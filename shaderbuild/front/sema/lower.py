@@ -459,7 +459,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return self._struct(d)
 
     def _struct(self, d: ast.StructDecl) -> ir.Struct:
-        if d.name == "string" or is_builtin_type_name(d.name):     # DXC declares these in the global scope
+        if d.name in TEMPLATE_TYPES and d.name != "sampler":   # templates DXC declares up front (vector, Texture2D)
             raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
         if isinstance(self.scope.names.get(d.name), TypeSymbol):
             self.declare(d.name, None, d.loc)       # the redefinition error; the first definition stays in use
