@@ -52,6 +52,18 @@ CASES = {
     'unknown_field_type_then_body_of_another_function': (
         HEAD + 'struct S { flaot a; float b; };\nfloat g() { return u1; }\n' + CS + '    S s;\n    s.b = 1;\n    Out[0] = s.b + g();\n    Out[1] = zz;\n}\n',
         ["t.hlsl:2:12: error: unknown type name 'flaot'; did you mean 'float'?", "t.hlsl:3:20: error: use of undeclared identifier 'u1'", "t.hlsl:9:14: error: use of undeclared identifier 'zz'"]),
+    # a function whose parameter types fail: every parameter's error, then its body's, then the callers' others
+    'unknown_parameter_types_then_the_body': (
+        HEAD + 'float f(floatt x, float y, flaot z) {\n    float a = x + y;\n    float b = u1;\n    return y + z;\n}\n'
+        + CS + '    Out[0] = f(1, 2, 3);\n    Out[1] = u2;\n}\n',
+        ["t.hlsl:2:9: error: unknown type name 'floatt'", "t.hlsl:2:28: error: unknown type name 'flaot'; did you mean "
+         "'float'?", "t.hlsl:4:15: error: use of undeclared identifier 'u1'",
+         "t.hlsl:10:14: error: use of undeclared identifier 'u2'"]),
+    'parameter_of_a_failed_struct_type_then_the_body': (
+        HEAD + 'struct S { floatt a; };\nfloat g(S s, float k) {\n    float t = s.a;\n    return k + u3;\n}\n' + CS
+        + '    Out[0] = u4;\n}\n',
+        ["t.hlsl:2:12: error: unknown type name 'floatt'", "t.hlsl:5:16: error: use of undeclared identifier 'u3'",
+         "t.hlsl:9:14: error: use of undeclared identifier 'u4'"]),
     'unknown_local_type_then_uses': (
         HEAD + CS + '    flaot x = 1;\n    Out[0] = x;\n    x += 2;\n    Out[1] = u3;\n}\n',
         ["t.hlsl:4:5: error: unknown type name 'flaot'; did you mean 'float'?", "t.hlsl:7:14: error: use of undeclared identifier 'u3'"]),

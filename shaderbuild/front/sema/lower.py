@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
-from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
+from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, ErrorReported, SourceLoc, error
 from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
 from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
@@ -93,6 +93,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.sink = sink
         self.errors: list[Diagnostic] = []     # errors recovered from (see guarded), reported together
         self.failed_items = 0       # statements/declarations abandoned by guarded (silently or not)
+        self.poisoned_params: set[str] = set()     # parameters whose type failed (check_body_of_bad_signature)
         # -Wuninitialized / -Wunused-variable (default off): locals not yet stored to, variables referenced,
         # the locals of the functions being analysed
         self.unset_vars: set[int] = set()
@@ -1045,6 +1046,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+                if p.name in self.poisoned_params:      # its type failed (check_body_of_bad_signature)
+                    self.scope.names[p.name] = ErrorSymbol()
                 if isinstance(t, ir.Scalar):
                     self.note_one_vector(var, p.type.name)
             assert d.body is not None       # only definitions get a body
@@ -1103,7 +1106,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:
             self.define_method(d)
         elif isinstance(d, ast.FuncDecl):
-            info = self.function_decl(d)
+            try:
+                info = self.function_decl(d)
+            except (CompileError, ErrorReported) as e:
+                self.check_body_of_bad_signature(d, e)
+                raise
             if d.body is not None and not _has_unsized_param(info):
                 self.function_body(info)
             elif d.body is not None:
@@ -1123,6 +1130,46 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.cbuffer(d)
         else:
             self.declare_type_like(d)
+
+    def check_body_of_bad_signature(self, d: ast.FuncDecl, failure: Exception) -> None:
+        """A function whose parameter types fail still has its body checked (its other errors are reported),
+        with those parameters as error symbols so their uses add nothing; then the function stays an error
+        symbol (ErrorReported).  Returns (the caller re-raises `failure`) when there is nothing to check."""
+        if d.body is None or d.template_params or d.owner is not None:
+            return
+        try:
+            rt = self.resolve_type(d.return_type, d.return_dims)
+        except (CompileError, ErrorReported):
+            return              # (a return type would only make every `return` cascade)
+        found: list[Diagnostic] = list(failure.diagnostics) if isinstance(failure, CompileError) else []
+        types: list[ir.Type] = []
+        bad: set[str] = set()
+        for p in d.params:
+            try:
+                types.append(_param_type(self.resolve_type(p.type, p.dims)))
+                continue
+            except CompileError as e:
+                found.extend(e.diagnostics)
+            except ErrorReported:
+                pass
+            types.append(ir.INT)
+            bad.add(p.name)
+        if not bad or any(isinstance(t, ir.Array) and t.size is None for t in types):
+            return
+        self.errors.extend(found)       # (reported_errors keeps the first of repeated diagnostics)
+        dirs = ["inout" if "inout" in p.qualifiers or {"in", "out"} <= p.qualifiers else
+                "out" if "out" in p.qualifiers else "in" for p in d.params]
+        probe = FuncInfo(d, types, dirs, rt, ir.Function(d.name, [], rt, loc=d.loc))
+        self.probing, self.poisoned_params = True, bad
+        try:
+            self.function_body(probe)
+        except CompileError as e:
+            self.errors.extend(e.diagnostics)
+        except ErrorReported:
+            pass
+        finally:
+            self.probing, self.poisoned_params = False, set()
+        raise ErrorReported()
 
     def build_module(self, main_file: str, source_files: list[str]) -> ir.Module:
         """The checked program's module (every declaration analysed without error)."""
