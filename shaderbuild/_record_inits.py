@@ -432,6 +432,15 @@ def init_ppfdd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
   self._a4 = _a4
 
 
+def init_ppfddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+
+
 def init_ppffdfffd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -465,6 +474,15 @@ def init_ppfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
   self._a2 = _f2() if _a2 is _M else _a2
   self._a3 = _f3() if _a3 is _M else _a3
   self._a4 = _f4() if _a4 is _M else _a4
+
+
+def init_ppffff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _f5() if _a5 is _M else _a5
 
 
 def init_ppp(self, _a0, _a1, _a2):

@@ -166,10 +166,16 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
         caps = _check_target(host, options.target)
         pp = preprocess(path, text=text, defines=options.defines, include_dirs=options.include_dirs,
                         predefined=predefined_macros(options, profile, caps), sources=result.sources, reader=reader,
-                        limits=_pp_limits(options))
+                        limits=_pp_limits(options), recover=True)
         result.dependencies = list(pp.files)
         sink.items.extend(pp.warnings)
         lap("preprocess")
+        if pp.errors:       # the syntax errors are still worth reporting; sema would only cascade
+            try:
+                parse(pp.tokens, pp.pack_matrix, profile.stage)
+            except CompileError as e:
+                raise CompileError(pp.errors + e.diagnostics) from None
+            raise CompileError(pp.errors)
         tu = parse(pp.tokens, pp.pack_matrix, profile.stage)
         sink.items.extend(tu.warnings)
         lap("parse")

@@ -196,6 +196,10 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                        (r"effect ", r"possible effect annotation")),
     "switch": ("a case value that does not fit the switch condition's type (converted, as clang)",
                (r"overflow converting case value",)),
+    "attribute-type": ("an attribute's integer argument written as a float (truncated, as DXC)",
+                       (r"attribute .* must have a uint literal argument$",)),
+    "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",
+                                (r"Length is deprecated$",)),
 }
 # warnings shown only when asked for (-Wall or -W<group>), as clang's DefaultIgnore ones
 DEFAULT_OFF = (r"variable '.*' is uninitialized when used here$", r"unused variable '.*'$")

@@ -4,7 +4,7 @@ every declaration against it."""
 
 from __future__ import annotations
 
-from ..diagnostics import SourceLoc, error
+from ..diagnostics import CompileError, Diagnostic, SourceLoc, error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,3 +52,12 @@ def check_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc) -> None:
     for a, b in EXCLUSIVE:
         if a in q and b in q:
             raise error(f"'{a}' and '{b}' cannot be used together for a {kind}", loc)
+
+
+def report_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc, errors: list[Diagnostic]) -> None:
+    """check_modifiers, its error recorded in `errors` rather than raised: a misplaced modifier is ignored,
+    so the declaration stays usable and its uses add no error."""
+    try:
+        check_modifiers(quals, kind, loc)
+    except CompileError as e:
+        errors.extend(e.diagnostics)

@@ -48,6 +48,17 @@ EFFECT_OBJECT_TYPES = frozenset({
     "vertexfragment", "ComputeShader", "DomainShader", "GeometryShader", "HullShader", "BlendState",
     "DepthStencilState", "DepthStencilView", "RasterizerState", "RenderTargetView",
 })
+# C/C++ keywords DXC's parser refuses where a type or specifier may stand (ParseDecl.cpp HLSLReservedKeyword)
+RESERVED_KEYWORDS = frozenset({
+    "signed", "char", "char16_t", "char32_t", "wchar_t", "short", "long", "constexpr", "friend", "mutable", "register",
+    "virtual", "typeof", "concept", "__int64", "__int128", "_Complex", "_Imaginary", "_Alignas", "_Atomic", "_Noreturn",
+    "_Thread_local", "__thread", "__declspec", "__forceinline", "__module_private__",
+})
+# modifiers that are ordinary names when punctuation follows (`int sample = 1;`), as DXC's parser has it
+NAME_KEYWORDS = frozenset({"sample", "precise", "globallycoherent", "reordercoherent", "center"})
+# type names that are C/HLSL keywords in DXC (TokenKinds.def), never a declared name; the other built-in type
+# names (uint, float4, min16float, vector, Texture2D, ...) are declarations DXC's sema makes
+KEYWORD_TYPES = frozenset({"void", "bool", "int", "float", "double", "half"})
 TECHNIQUE_KEYWORDS = frozenset({"technique", "Technique", "technique10", "technique11"})
 _EFFECTS = " ignored - effect syntax is deprecated"
 
@@ -160,6 +171,13 @@ class Parser:
         if self.tok.kind is not TokKind.IDENT:
             self.fail(f"expected {what}")
         return self.advance()
+
+    def decl_name(self, what: str) -> Token:
+        """The name a declarator declares: not a type keyword (`float float;` is two type specifiers to DXC)."""
+        t = self.ident(what)
+        if t.text in KEYWORD_TYPES:
+            raise error(f"cannot combine with previous '{self.toks[self.pos - 2].text}' declaration specifier", t.loc)
+        return t
 
     def is_type_name(self, name: str) -> bool:
         return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
@@ -274,6 +292,8 @@ class Parser:
             self.advance()
             if double:
                 self.advance()
+            elif self.accept("]"):      # `[]` is valid and says nothing (DXC's ParseHLSLAttributeSpecifier)
+                continue
             while True:
                 name_tok = self.ident("attribute name")
                 name = name_tok.text
@@ -298,12 +318,16 @@ class Parser:
 
     def qualifiers(self) -> set[str]:
         quals: set[str] = set()
-        while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS:
+        while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS and not self.at_keyword_name():
             t = self.advance()
             if t.text == "volatile":    # DXC's parser (reported; parsing goes on)
                 self.errors.append(Diagnostic("error", "'volatile' is a reserved keyword in HLSL", t.loc))
             quals.add(t.text)
         return quals
+
+    def at_keyword_name(self) -> bool:
+        """`sample`, `precise`, `globallycoherent` followed by punctuation name a variable (DXC, for FXC)."""
+        return self.tok.text in NAME_KEYWORDS and self.peek().kind is TokKind.PUNCT
 
     def trailing_qualifiers(self) -> set[str]:
         """Qualifiers written after the type: C's (`float const x`) are fine, HLSL's are DXC's "modifiers
@@ -322,7 +346,7 @@ class Parser:
             if t.text in ("cbuffer", "tbuffer"):
                 return [self.cbuffer(attrs)]
             if t.text == "typedef":
-                return [self.typedef()]
+                return [*self.typedef()]
             if t.text in TECHNIQUE_KEYWORDS and (self.peek().kind is TokKind.IDENT or self.peek().is_punct("{")
                                                  or self.peek().is_punct("<")):
                 self.technique()
@@ -420,6 +444,11 @@ class Parser:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
         quals = self.qualifiers()
         out: list[ast.Node] = []
+        if (self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct(";"):
+            self.advance()              # `struct S;` declares S, defined later (as in DXC)
+            self.user_types.add(self.qualified(self.advance().text))
+            self.advance()
+            return out
         effect = self.at_effect_object()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
@@ -437,7 +466,7 @@ class Parser:
         else:
             type_ref = self.type_ref()
         quals |= self.trailing_qualifiers()
-        name_tok = self.ident("a name for the declaration")
+        name_tok = self.decl_name("a name for the declaration")
         owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
         if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
             self.advance()          # `int S::Get() { ... }` defines a method declared in S
@@ -468,7 +497,7 @@ class Parser:
                 out.append(d)
             if not self.accept(","):
                 break
-            name_tok = self.ident("a name for the declaration")
+            name_tok = self.decl_name("a name for the declaration")
         self.expect(";", "after declaration")
         return out
 
@@ -541,8 +570,8 @@ class Parser:
             t = self.tok
             if self.scoped(t.text, self.user_types) not in self.user_types:
                 raise error(f"unknown type name '{t.text}'", t.loc)
-        if t.text == "signed":
-            raise error("'signed' is a reserved keyword in HLSL", t.loc)
+        if t.text in RESERVED_KEYWORDS:
+            raise error(f"'{t.text}' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":
             import re  # here: `re` (with enum, functools, collections) costs a cold compile ~20 M instructions
 
@@ -558,8 +587,9 @@ class Parser:
             if self.peek().is_punct("::"):
                 pass
             elif self.peek().kind is TokKind.IDENT:
-                hint = self.similar_type(name)
-                raise error(f"unknown type name '{name}'" + (f"; did you mean '{hint}'?" if hint else ""), t.loc)
+                # `flaot x`: a declaration of an unknown type; sema reports it, so the rest is still checked
+                self.advance()
+                return ast.TypeRef(t.loc, name, hint=self.similar_type(name))
             else:
                 self.fail("expected a type")
         self.advance()
@@ -578,6 +608,17 @@ class Parser:
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
+        if self.tok.kind is TokKind.IDENT and self.tok.text in ("snorm", "unorm"):
+            # `RWTexture2D<unorm float4>`: the view's format converts; the shader reads and writes floats
+            norm = self.advance()
+            if self.tok.text in ("snorm", "unorm"):
+                raise error("'unorm' and 'snorm' attributes are not compatible", self.tok.loc)
+            ref = self.type_ref()
+            m = re.match(r"^[a-z0-9_]*?(?=[1-4]?(?:x[1-4])?$)", ref.name) if ref.name in NUMERIC_TYPE_NAMES else None
+            if m and m.group(0) not in ("float", "half", "min16float", "min10float", "float16_t", "float32_t",
+                                         "float64_t", "double"):
+                raise error("snorm and unorm qualifier can only be used on floating-point types", norm.loc)
+            return ref
         if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
             quals = self.qualifiers()
             if quals != {"row_major"} and quals != {"column_major"}:
@@ -697,9 +738,7 @@ class Parser:
             self.advance()
             d.bitfield = self.conditional()
         self.semantics(d)
-        if self.at("<"):
-            self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
-            self.annotations()
+        self.maybe_annotations()
         if self.at("{"):
             self.warn("effect state block" + _EFFECTS + ". To use braces as an initializer use them with equal signs.",
                       self.tok.loc)
@@ -714,46 +753,42 @@ class Parser:
                 d.init = self.initializer()
         return d
 
-    # ------------------------------------------------------------ effects (FX) syntax, checked and dropped
+    # ------------------------------------------------------------ effects (FX) syntax, skipped and dropped
+    def maybe_annotations(self) -> None:
+        """`< ... >` after a declarator's semantics (DXC's ParseDirectDeclarator: variables, fields, parameters,
+        functions and typedefs alike), ignored with DXC's warning."""
+        if self.at("<"):
+            self.warn("possible effect annotation" + _EFFECTS, self.tok.loc)
+            self.annotations()
+
     def annotations(self) -> None:
-        """`< type name = value; ... >` (a `>` inside a value is a comparison, as in DXC)."""
-        self.expect("<")
+        """`< item; item; ... >`, each item skipped to its `;` (brackets balanced), as DXC's parser does: so a `>`
+        inside a value is a comparison, and what the items say is not checked (DXC ignores them)."""
+        lt = self.expect("<")
         while not self.at(">"):
-            if self.tok.kind is TokKind.EOF:
-                self.fail("expected '>' to end the annotations")
-            try:
-                self.type_ref()
-                self.ident("an annotation name")
-                self.dims()
-                self.expect("=", "in an annotation")
-                self.initializer()
-                self.expect(";", "after an annotation")
-            except CompileError:
-                # skip to the list's '>' (a ';' inside it does not end the declaration): one error, no cascade
-                while not self.at(">") and self.tok.kind is not TokKind.EOF:
-                    self.advance()
-                if self.at(">"):
-                    self.advance()
-                raise
+            self.skip_past(";", lt, "expected '>' to end the annotations opened here")
         self.advance()
 
     def state_block(self) -> None:
-        """`{ State[i] = value; SetPixelShader(...); ... }` of a variable, sampler_state or pass."""
+        """`{ ... }` of a variable, sampler_state or pass: skipped to its matching `}`, as DXC does."""
         lb = self.expect("{")
-        self.enter(lb.loc)
-        while not self.at("}"):
-            if self.tok.kind is TokKind.EOF:
-                raise error("expected '}' to close the state block opened here", lb.loc)
-            if self.tok.kind is TokKind.IDENT and (self.peek().is_punct("=") or self.peek().is_punct("[")):
-                self.advance()
-                self.dims()
-                self.expect("=", "in a state assignment")
-                self.effect_value()
-            else:
-                self.expression()
-            self.expect(";", "after a state assignment")
-        self.advance()
-        self.leave()
+        self.skip_past("}", lb, "expected '}' to close the state block opened here")
+
+    def skip_past(self, end: str, opener: Token, message: str) -> None:
+        """Skip to just past the next `end` outside brackets; EOF is `message` at `opener`."""
+        stack: list[str] = []
+        while True:
+            t = self.advance()
+            if t.kind is TokKind.EOF:
+                raise error(message, opener.loc)
+            if t.kind is not TokKind.PUNCT:
+                continue
+            if not stack and t.text == end:
+                return
+            if t.text in _OPENERS:
+                stack.append(_OPENERS[t.text])
+            elif stack and t.text == stack[-1]:
+                stack.pop()
 
     def effect_value(self) -> None:
         """A state's value: `compile ps_5_0 F()`, `<tex>`, `{...}` or an expression (names are not resolved)."""
@@ -777,26 +812,15 @@ class Parser:
             self.assignment()
 
     def technique(self) -> None:
-        """technique[10|11] [name] [< annotations >] { pass [name] [< annotations >] { state block } ... }"""
+        """technique[10|11] [name] [< annotations >] { passes }: skipped to the body's matching `}`, as DXC does."""
         kw = self.advance()
         self.warn("effect technique" + _EFFECTS, kw.loc)
-        if self.tok.kind is TokKind.IDENT:
-            self.advance()
-        if self.at("<"):
-            self.annotations()
-        lb = self.expect("{", "to begin the technique body")
-        while not self.at("}"):
+        while not self.at("{"):
             if self.tok.kind is TokKind.EOF:
-                raise error("expected '}' to close the technique opened here", lb.loc)
-            p = self.ident("'pass'")
-            if p.text not in ("pass", "Pass"):
-                raise error(f"expected 'pass' in a technique, found '{p.text}'", p.loc)
-            if self.tok.kind is TokKind.IDENT:
-                self.advance()
-            if self.at("<"):
-                self.annotations()
-            self.state_block()
-        self.advance()
+                self.fail("expected '{' to begin the technique body")
+            self.advance()
+        lb = self.advance()
+        self.skip_past("}", lb, "expected '}' to close the technique opened here")
 
     def similar_type(self, name: str) -> str | None:
         """A type name one swapped or replaced letter away from `name` (keeping a vector suffix), for 'did you mean'."""
@@ -834,9 +858,15 @@ class Parser:
                     p_quals |= self.qualifiers()
                 p_type = self.type_ref()
                 p_quals |= self.trailing_qualifiers()
-                p_name = self.ident("a parameter name")
+                if self.tok.kind is TokKind.IDENT:
+                    p_name = self.decl_name("a parameter name")
+                else:       # an unnamed parameter (`int F(int);`): a name no expression can spell
+                    p_name = Token(TokKind.IDENT, f"<unnamed {len(params)}>", self.tok.loc)
+                    if not (self.at(",") or self.at(")") or self.at("[") or self.at(":") or self.at("=")):
+                        self.fail("expected a parameter name")
                 p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
                 self.semantics(p)
+                self.maybe_annotations()
                 if self.accept("="):
                     p.init = self.assignment()
                 params.append(p)
@@ -848,6 +878,7 @@ class Parser:
         fn = ast.FuncDecl(name_tok.loc, name_tok.text, ret, params, None, attributes=attrs, qualifiers=frozenset(quals),
                           namespaces=tuple(self.ns))
         self.semantics(fn)
+        self.maybe_annotations()
         if self.accept(";"):
             return fn
         fn.body = self.block()
@@ -901,7 +932,7 @@ class Parser:
                 sd.fields.append(pad)
                 self.expect(";", "after struct field")
                 continue
-            fname = self.ident("a field name")
+            fname = self.decl_name("a field name")
             if fname.text == "operator":
                 op = self.advance()
                 if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "(", "!", "~"):
@@ -933,7 +964,7 @@ class Parser:
                     sd.fields.append(d)
                 if not self.accept(","):
                     break
-                fname = self.ident("a field name")
+                fname = self.decl_name("a field name")
             self.expect(";", "after struct field")
 
     def cbuffer(self, attrs) -> ast.CBufferDecl:
@@ -958,7 +989,8 @@ class Parser:
         self.accept(";")
         return cb
 
-    def typedef(self) -> ast.TypedefDecl:
+    def typedef(self) -> list[ast.TypedefDecl]:
+        """typedef [qualifiers] type name[dims] [< annotations >] (, name[dims])* ;"""
         kw = self.advance()
         quals = self.qualifiers()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
@@ -968,11 +1000,16 @@ class Parser:
         else:
             t = self.type_ref()
         quals |= self.trailing_qualifiers()
-        name = self.qualified(self.ident("a typedef name").text)
-        td = ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals))
-        self.user_types.add(name)
+        out: list[ast.TypedefDecl] = []
+        while True:
+            name = self.qualified(self.ident("a typedef name").text)
+            out.append(ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals)))
+            self.user_types.add(name)
+            self.maybe_annotations()
+            if not self.accept(","):
+                break
         self.expect(";", "after typedef")
-        return td
+        return out
 
     def enum_decl(self) -> ast.EnumDecl:
         kw = self.expect("enum")
@@ -1025,7 +1062,8 @@ class Parser:
         t = self.tok
         if t.kind is not TokKind.IDENT:
             return False
-        if t.text in QUALIFIERS or t.text in ("struct", "class", "typedef", "enum") or self.at_effect_object():
+        if (t.text in QUALIFIERS and not self.at_keyword_name()) or t.text in ("struct", "class", "typedef", "enum") \
+                or self.at_effect_object():
             return True
         if not self.is_type_name(t.text):
             if self.peek().is_punct("::"):      # NS::S x, NS::Inner::T<...> x
@@ -1139,8 +1177,8 @@ class Parser:
     def decl_statement(self) -> ast.DeclStmt:
         loc = self.tok.loc
         if self.at("typedef"):
-            td = self.typedef()
-            return ast.DeclStmt(loc, self.take_hoisted([td]))  # type: ignore[arg-type]  # hoisted: structs
+            tds = self.typedef()
+            return ast.DeclStmt(loc, self.take_hoisted([*tds]))  # type: ignore[arg-type]  # hoisted: structs
         if self.at("enum"):
             d = self.enum_decl()
             self.expect(";")
@@ -1323,6 +1361,11 @@ class Parser:
             self.advance()
             # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not
             suffix = t.text[-1] if t.text[-1] in "fFhHlL" else ""
+            if t.text.endswith(".") and self.tok.text == "#" and self.peek().text == "INF" \
+                    and not self.tok.leading_space and not self.peek().leading_space:
+                self.advance()          # `1.#INF`: DXC's legacy spelling of infinity
+                self.advance()
+                return ast.FloatLit(t.loc, float("inf"), "")
             return ast.FloatLit(t.loc, float(t.text[:len(t.text) - len(suffix)]), suffix.lower())
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
@@ -1350,6 +1393,9 @@ class Parser:
                     operand = self.expression()
                 self.expect(")", "to close 'sizeof'")
                 return ast.SizeOf(t.loc, operand)
+            if t.text == "sizeof" and self.peek().kind is not TokKind.EOF and not self.peek().is_punct(";"):
+                self.advance()              # `sizeof x`, `sizeof v.x`: C's unary form
+                return ast.SizeOf(t.loc, self.unary())
             template = self.scoped(t.text, self.template_funcs)
             if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()

@@ -51,6 +51,9 @@ class PPResult(DataRecord):
     # `#pragma pack_matrix`: (index of the first token it governs, "row_major" | "column_major"), in order;
     # the parser reads the state at each type, as DXC applies the pragma at the declaration
     pack_matrix: list[tuple[int, str]] = Record.factory(list)
+    # errors preprocessing went on after (preprocess(recover=True)): a bad #if expression (the group is
+    # skipped, as clang), #error, an unknown directive
+    errors: list[Diagnostic] = Record.factory(list)
 
 
 # ---------------------------------------------------------------------------
@@ -75,7 +78,10 @@ def _respace(tok: Token, space: bool) -> Token:
 
 # Replacement-list operations, compiled once per definition.
 _OP_TOK, _OP_ARG, _OP_RAW, _OP_STR, _OP_PASTE = range(5)
-_BUILTIN_NAMES = ("__LINE__", "__FILE__", "__COUNTER__")
+_BUILTIN_NAMES = ("__LINE__", "__FILE__", "__COUNTER__", "_Pragma")
+# built-in operators that read the tokens after them: `_Pragma("...")`, and `defined X` produced by a macro
+# expansion in #if (a macro of that name exists only while #if expands; see eval_if)
+_OPERATORS = frozenset(("_Pragma", "defined"))
 
 
 class Macro:
@@ -151,6 +157,9 @@ class _Unfinished(Exception):
     after a directive line); the caller retries with more text."""
 
 
+_DEFINED = Macro("defined", None, False, [], None, builtin=True)
+
+
 class _Expander:
     """Macro expansion with a context stack (rescanning + 'painted blue' rule), no recursion per token."""
 
@@ -161,6 +170,7 @@ class _Expander:
         self.expanded = 0
         self.counter = 0
         self.painted_any = False
+        self.pragma: Callable[[list[Token], Token, list[Token]], None] | None = None   # runs a `_Pragma`
         for name in _BUILTIN_NAMES:
             self.macros[name] = Macro(name, None, False, [], None, builtin=True)
 
@@ -214,7 +224,10 @@ class _Expander:
                 out.append(_paint(tok))
                 continue
             if m.builtin:
-                out.append(self._builtin(tok))
+                if m.name in _OPERATORS:
+                    self._operator(tok, stack, out)
+                else:
+                    out.append(self._builtin(tok))
                 continue
             level = depth + len(stack)
             if level >= self.limits.max_expansion_depth:
@@ -244,6 +257,37 @@ class _Expander:
             return Token(STRING, f'"{text}"', tok.loc, None, tok.leading_space)
         self.counter += 1
         return Token(INT, str(self.counter - 1), tok.loc, None, tok.leading_space)
+
+    def _next(self, stack: list[list]) -> Token | None:
+        """Take the next token across the contexts (finished expansions are left); None at the end."""
+        while True:
+            ctx = stack[-1]
+            if ctx[1] < len(ctx[0]):
+                ctx[1] += 1
+                return ctx[0][ctx[1] - 1]
+            if len(stack) == 1:
+                return None
+            self.disabled.discard(stack.pop()[2])
+
+    def _operator(self, tok: Token, stack: list[list], out: list[Token]) -> None:
+        """`defined X` / `defined(X)` (in #if: 1 or 0, X not expanded) or `_Pragma("text")` (the pragma runs)."""
+        first = self._next(stack)
+        paren = first is not None and first.is_punct("(")
+        operand = self._next(stack) if paren else first
+        if tok.text == "defined":
+            if operand is None or operand.kind is not IDENT:
+                raise error("macro name must be an identifier after 'defined'", operand.loc if operand else tok.loc)
+            if paren and not ((close := self._next(stack)) is not None and close.is_punct(")")):
+                raise error("missing ')' after 'defined'", operand.loc)
+            out.append(Token(INT, "1" if operand.text in self.macros else "0", tok.loc, None, tok.leading_space))
+            return
+        if not paren or operand is None or operand.kind is not STRING or operand.text[0] != '"':
+            raise error("_Pragma takes a parenthesized string literal", (operand or tok).loc)
+        if not ((close := self._next(stack)) is not None and close.is_punct(")")):
+            raise error("expected ')' after the string of '_Pragma'", operand.loc)
+        text = operand.text[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        if self.pragma is not None:
+            self.pragma(lex(text, tok.loc.file, tok.loc.line, lenient=True).tokens, tok, out)
 
     def _open_paren(self, stack: list[list], open_ended: bool) -> bool:
         """If the next token (across exhausted contexts) is '(', consume it and return True."""
@@ -709,8 +753,10 @@ class _Preprocessor:
     """Drives the file stack: text runs go to the expander, directive lines to handlers."""
 
     def __init__(self, include_dirs: Sequence[str], sources: SourceCache | None,
-                 reader: Callable[[str], bytes], limits: PPLimits):
+                 reader: Callable[[str], bytes], limits: PPLimits, recover: bool = False):
         self.include_dirs = list(include_dirs)
+        self.recover = recover
+        self.errors: list[Diagnostic] = []
         self.sources = sources
         self.reader = reader
         self.limits = limits
@@ -731,6 +777,7 @@ class _Preprocessor:
             "line": self.do_line, "error": self.do_error, "warning": self.do_warning,
             "pragma": self.do_pragma,
         }
+        self.exp.pragma = self.run_pragma
 
     # -- files -------------------------------------------------------------
     def push_file(self, text: str, display: str, abspath: str, include_loc: SourceLoc | None) -> None:
@@ -836,10 +883,14 @@ class _Preprocessor:
         if not f.active and name not in _CONDITIONAL_DIRECTIVES:
             return
         handler = self.handlers.get(name) if name_tok.kind is IDENT else None
+        if name_tok.kind is INT and f.active:      # `# 100 "file" flags`: a GNU line marker, as clang
+            self.set_line(f, line[1:], line[0], marker=True)
+            return
         if handler is None:
             if not f.active:
                 return
-            raise error(f"invalid preprocessing directive '#{name}'", name_tok.loc)
+            self.fail(error(f"invalid preprocessing directive '#{name}'", name_tok.loc))
+            return
         if f.active:
             self.check_bad(f, start, end, name in _FREE_TEXT_DIRECTIVES)
         handler(f, line)
@@ -910,9 +961,24 @@ class _Preprocessor:
             self.warn("extra tokens at end of #undef directive", line[3].loc)
 
     # conditionals
+    def fail(self, e: CompileError) -> None:
+        """An error preprocessing can go on after: recorded when recovering, else raised."""
+        if not self.recover:
+            raise e
+        notes = self.include_notes()
+        self.errors.extend(Diagnostic(d.severity, d.message, d.loc, d.notes + notes) for d in e.diagnostics)
+
+    def condition(self, evaluate: Callable[[], bool]) -> bool:
+        """A conditional directive's value; one that fails to evaluate is false (its group is skipped)."""
+        try:
+            return evaluate()
+        except CompileError as e:
+            self.fail(e)
+            return False
+
     def push_cond(self, f: _Frame, line: list[Token], evaluate: Callable[[], bool]) -> None:
         parent = f.active
-        value = evaluate() if parent else False
+        value = self.condition(evaluate) if parent else False
         f.conds.append(_Cond(value, parent, value, line[0].loc))
 
     def do_if(self, f: _Frame, line: list[Token]) -> None:
@@ -941,7 +1007,7 @@ class _Preprocessor:
         if c.taken or not c.parent_active:
             c.active = False
             return
-        c.active = c.taken = self.eval_if(line)
+        c.active = c.taken = self.condition(lambda: self.eval_if(line))
 
     def do_else(self, f: _Frame, line: list[Token]) -> None:
         if not f.conds:
@@ -981,7 +1047,11 @@ class _Preprocessor:
             items.append(Token(INT, "1" if line[j].text in macros else "0", t.loc, None, t.leading_space))
             i = j + 2 if paren else j + 1
         expanded: list[Token] = []
-        self.exp.expand(items, expanded)
+        macros["defined"] = _DEFINED        # `defined` that a macro expands to is the operator too, as in clang
+        try:
+            self.exp.expand(items, expanded)
+        finally:
+            del macros["defined"]
         last = line[-1].loc
         end_loc = SourceLoc(last.file, last.line, last.col + len(line[-1].text))
         return _IfEval(expanded, macros, end_loc).run()
@@ -996,8 +1066,9 @@ class _Preprocessor:
             self.warn("extra tokens at end of #include directive", extra.loc)
         if len(self.frames) > self.limits.max_include_depth:
             raise error(f"#include nested too deeply (limit {self.limits.max_include_depth})", line[0].loc)
-        candidates = [] if angled else [os.path.join(f.dir, name)]
-        candidates += [os.path.join(d, name) for d in self.include_dirs]
+        names = [name, name.replace("\\", "/")] if "\\" in name and os.sep == "/" else [name]   # Windows trees
+        candidates = [] if angled else [os.path.join(f.dir, n) for n in names]
+        candidates += [os.path.join(d, n) for d in self.include_dirs for n in names]
         for cand in candidates:
             display = os.path.normpath(cand)
             abspath = os.path.abspath(display)
@@ -1044,10 +1115,16 @@ class _Preprocessor:
     def do_line(self, f: _Frame, line: list[Token]) -> None:
         rest: list[Token] = []
         self.exp.expand(line[2:], rest)
+        self.set_line(f, rest, line[1])
+
+    def set_line(self, f: _Frame, rest: list[Token], directive: Token, marker: bool = False) -> None:
+        """#line N ["file"] (macro-expanded), or a line marker `# N "file" flags...` (the flags are ignored)."""
         if not rest or rest[0].kind is not INT or not rest[0].text.isdigit():
             raise error("#line directive requires a positive integer argument",
-                        rest[0].loc if rest else line[1].loc)
+                        rest[0].loc if rest else directive.loc)
         name = f.line_map[1] if f.line_map else f.display
+        if marker and len(rest) > 1 and rest[1].kind is not STRING:
+            raise error("invalid filename for line marker directive", rest[1].loc)
         if len(rest) > 1:
             if rest[1].kind is not STRING:
                 raise error("invalid filename for #line directive", rest[1].loc)
@@ -1056,10 +1133,15 @@ class _Preprocessor:
         f.line_map = (int(rest[0].text) - physical - 1, name)
 
     def do_error(self, f: _Frame, line: list[Token]) -> None:
-        raise error(_spell(line[2:]) or "#error", line[0].loc)
+        self.fail(error(_spell(line[2:]) or "#error", line[0].loc))
 
     def do_warning(self, f: _Frame, line: list[Token]) -> None:
         self.warn(_spell(line[2:]) or "#warning", line[0].loc)
+
+    def run_pragma(self, toks: list[Token], at: Token, out: list[Token]) -> None:
+        """`_Pragma("...")` met while expanding text into `out`: as the #pragma line it spells."""
+        if out is self.out and self.frames:
+            self.do_pragma(self.frames[-1], [at, at, *toks])
 
     def do_pragma(self, f: _Frame, line: list[Token]) -> None:
         if len(line) > 2 and line[2].text == "once":
@@ -1079,9 +1161,11 @@ class _Preprocessor:
 def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str] = {},  # noqa: B006
                include_dirs: Sequence[str] = (), predefined: Mapping[str, str] = {},  # noqa: B006
                sources: SourceCache | None = None, reader: Callable[[str], bytes] | None = None,
-               limits: PPLimits = PPLimits()) -> PPResult:  # noqa: B008
-    """Preprocess `path` (or `text` as its contents) into a flat token list ending in EOF."""
-    pp = _Preprocessor(include_dirs, sources, reader or (lambda p: read_source(p, limits.max_file_size)), limits)
+               limits: PPLimits = PPLimits(), recover: bool = False) -> PPResult:  # noqa: B008
+    """Preprocess `path` (or `text` as its contents) into a flat token list ending in EOF.  With `recover`,
+    errors after which preprocessing can go on are returned in PPResult.errors instead of raised."""
+    pp = _Preprocessor(include_dirs, sources, reader or (lambda p: read_source(p, limits.max_file_size)), limits,
+                       recover)
     for origin, table in (("<built-in>", predefined), ("<command line>", defines)):
         for name, value in table.items():
             lx = lex(f"{name} {value}", origin)
@@ -1119,4 +1203,4 @@ def preprocess(path: str, *, text: str | None = None, defines: Mapping[str, str]
                if type(t) is _Blue else t for t in out]
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     out.append(Token(EOF, "", SourceLoc(path, max(lines, 1), 1), None, False, True))
-    return PPResult(out, pp.files, pp.warnings, pp.exp.macros, pp.pack_matrix)
+    return PPResult(out, pp.files, pp.warnings, pp.exp.macros, pp.pack_matrix, pp.errors)

@@ -38,6 +38,7 @@ class _Builder:
         self.locals: list[ir.Variable] = []
         self.next_location = {"in": 0, "out": 0}
         self.seen_semantics: dict[tuple[str, str], SourceLoc | None] = {}
+        self.array_rows: set[tuple[str, str]] = set()     # the rows of arrays among them
         self.explicit: dict[str, bool] = {}
         # tessellation: the I/O made now is per control point (arrayed = count) or per patch;
         # a hull shader's patch-constant function reuses the control-point function's inputs
@@ -100,10 +101,20 @@ class _Builder:
                 row_major: bool | None = None, stream: int = 0) -> ir.Variable:
         base, index = split_semantic(semantic)
         vk_location, vk_builtin = vk
-        key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
-        if key in self.seen_semantics:
-            raise error(f"semantic '{semantic}' is used more than once for {'inputs' if direction == 'in' else 'outputs'}", loc)
-        self.seen_semantics[key] = loc
+        # the signature rows it takes: SV_Target is SV_Target0, an array `t[2] : TEXCOORD1` is TEXCOORD1 and 2
+        side = direction if stream == 0 else f"{direction}{stream}"
+        rows = [(side, f"{base.upper()}{index + k}") for k in range(t.size if isinstance(t, ir.Array) and t.size else 1)]
+        for k, row in enumerate(rows):
+            if row not in self.seen_semantics:
+                continue
+            if len(rows) == 1 and row not in self.array_rows:
+                raise error(f"semantic '{semantic}' is used more than once for "
+                            f"{'inputs' if direction == 'in' else 'outputs'}", loc)
+            raise error(f"{'input' if direction == 'in' else 'output'} semantic '{semantic}' has overlapping "
+                        f"semantic index {index + k}", loc)     # (the DXIL backend's words for its signature)
+        self.seen_semantics.update(dict.fromkeys(rows, loc))
+        if len(rows) > 1:
+            self.array_rows.update(rows)
         sv = lookup(semantic)
         storage = ir.Storage.INPUT if direction == "in" else ir.Storage.OUTPUT
         name = f"{prefix}.{semantic}"

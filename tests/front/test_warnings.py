@@ -98,11 +98,19 @@ QUIET_WARNINGS = [
 ]
 
 
+# warnings of forms only older language versions accept
+HV2016 = "RWStructuredBuffer<uint> O;\n[numthreads(2.0, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length; }\n"
+HV2016_WARNINGS = ["t.hlsl:3:36: warning: Length is deprecated [-Wdeprecated-declarations]",
+                   "t.hlsl:2:13: warning: attribute numthreads must have a uint literal argument [-Wattribute-type]"]
+
+
 def test_every_warning_has_its_group():
     res = _compile(SHADER)
     assert res.ok
     assert _headers(res) == EXPECTED
-    shown = {re.search(r"\[-W([a-z-]+)\]$", h).group(1) for h in EXPECTED + QUIET_WARNINGS}
+    old = _compile(HV2016, hlsl_version=2016)
+    assert old.ok and _headers(old) == HV2016_WARNINGS
+    shown = {re.search(r"\[-W([a-z-]+)\]$", h).group(1) for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS}
     assert shown == set(WARNING_GROUPS)        # the shaders cover every group
 
 

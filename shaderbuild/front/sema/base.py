@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from ... import ir
     from ...capabilities import Capabilities
-    from ...diagnostics import CompileError, DiagnosticSink, SourceLoc
+    from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
     from ...options import CompileOptions, Profile
     from .. import ast
     from .scope import FuncInfo, Scope, VarSymbol
@@ -46,6 +46,7 @@ class SemaBase:
         profile: Profile
         caps: Capabilities
         sink: DiagnosticSink
+        errors: list[Diagnostic]                # recovered errors, in source order (Analyzer.guarded)
         scope: Scope
         global_scope: Scope
         types: TypeResolver

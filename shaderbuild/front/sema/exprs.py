@@ -414,6 +414,10 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def rv_Member(self, e: ast.Member) -> ir.Expr:
         base_ast = e.base
+        if e.name == "Length":
+            t = self.length_base_type(base_ast)
+            if isinstance(t, ir.Array):
+                return self.array_length(t, e.loc)
         if self.is_place_expr(base_ast):
             p = self.place(e, for_write=False)
             return self.load(p)
@@ -977,8 +981,28 @@ class ExprLowering(HeapLowering, SemaBase):
             raise error(f"'{t}' has no member '{name}'", loc)
         raise error(f"member reference base type '{t}' is not a structure", loc)
 
+    def length_base_type(self, base: ast.Expr) -> ir.Type | None:
+        """The type of `base` in `base.Length` (not evaluated: its statements are dropped), None if unknown."""
+        t = self.peek_type(base) if self.is_place_expr(base) else None
+        if t is None:
+            try:
+                with self.collect([]):
+                    t = self.rvalue(base).type
+            except CompileError:
+                return None         # reported by the member access itself
+        return t
+
+    def array_length(self, t: ir.Array, loc: SourceLoc) -> ir.Expr:
+        """`a.Length`: the element count, a constant; DXC keeps it for HLSL 2016 and before only."""
+        if self.options.hlsl_version > 2016 or t.size is None:
+            raise error("Length is only allowed for HLSL 2016 and lower.", loc)
+        self.warn("Length is deprecated", loc)
+        return self.lit(ir.Const(ir.UINT, t.size))
+
     def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:
         t = base.type
+        if isinstance(t, ir.Array) and name == "Length":
+            return self.array_length(t, loc)
         if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
             b = self.bitfields[t.name][name]
             return self.bitfield_value(ir.Extract(base, b.unit, t.fields[b.unit].type), b)

@@ -6,11 +6,12 @@ and stmts.py; this module owns declarations and assembles the ir.Module.
 
 from __future__ import annotations
 
+import math
 import struct
 
 from ... import ir
 from ...capabilities import DEFAULT, Capabilities
-from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc, error
+from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, ErrorReported, SourceLoc, error
 from ...ir.raytracing import CONSTANTS as RT_CONSTANTS
 from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
@@ -18,7 +19,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
-from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers
+from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers, report_modifiers
 from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .base import Undo
 from .bitfields import Bitfield, BitfieldLowering
@@ -93,6 +94,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.sink = sink
         self.errors: list[Diagnostic] = []     # errors recovered from (see guarded), reported together
         self.failed_items = 0       # statements/declarations abandoned by guarded (silently or not)
+        self.poisoned_params: set[str] = set()     # parameters whose type failed (check_body_of_bad_signature)
         # -Wuninitialized / -Wunused-variable (default off): locals not yet stored to, variables referenced,
         # the locals of the functions being analysed
         self.unset_vars: set[int] = set()
@@ -364,6 +366,15 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.fn_info.calls.append((f, loc))
 
     # ------------------------------------------------------------ constants and types
+    def attribute_uint(self, name: str, e: ast.Expr) -> int:
+        """An attribute's integer argument; a float constant is truncated with DXC's warning."""
+        with self.collect([]):
+            v = self.rvalue(e)
+        if isinstance(v, ir.Const) and isinstance(v.type, ir.Scalar) and v.type.is_float and math.isfinite(v.value):
+            self.sink.warning(f"attribute {name} must have a uint literal argument", e.loc)
+            return int(v.value)
+        return self.const_int(e)
+
     def const_int(self, e: ast.Expr) -> int:
         tmp: list[ir.Stmt] = []
         saved_fn = self.fn
@@ -392,6 +403,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error("arrays of 'RayQuery' are not supported", ref.loc)
         if len(dims) > MAX_ARRAY_DIMENSIONS:
             raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
+        if dims and isinstance(t, ir.VoidType):
+            raise error("array has incomplete element type 'void'", ref.loc)
         total = 1
         for d in reversed(dims):
             if d is None:
@@ -424,7 +437,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.StructDecl):
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
-            check_modifiers(d.qualifiers, TYPEDEF, d.loc)
+            report_modifiers(d.qualifiers, TYPEDEF, d.loc, self.errors)
             t = self.resolve_type(d.type, d.dims)
             self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
@@ -436,8 +449,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.enum(d)
 
     def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
-        """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC."""
-        if d.name == "string" or is_builtin_type_name(d.name) and d.name not in TEMPLATE_TYPES:
+        """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC;
+        a template (`vector`, `Texture2D`) is another kind of symbol."""
+        if d.name in TEMPLATE_TYPES:
+            raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
+        if d.name == "string" or is_builtin_type_name(d.name):
             builtin = "string" if d.name == "string" else str(self.types.resolve(ast.TypeRef(d.loc, d.name)))
             if builtin != str(t):
                 raise error(f"typedef redefinition with different types ('{t}' vs '{builtin}')", d.loc)
@@ -447,6 +463,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return self._struct(d)
 
     def _struct(self, d: ast.StructDecl) -> ir.Struct:
+        if d.name in TEMPLATE_TYPES and d.name != "sampler":   # templates DXC declares up front (vector, Texture2D)
+            raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
+        if isinstance(self.scope.names.get(d.name), TypeSymbol):
+            self.declare(d.name, None, d.loc)       # the redefinition error; the first definition stays in use
         fields: list[ir.StructField] = []
         base: ir.Type | None = None
         if d.base is not None:
@@ -458,7 +478,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         bits: dict[str, Bitfield] = dict(self.bitfields.get(base.name, {})) if isinstance(base, ir.Struct) else {}
         unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
-            check_modifiers(f.qualifiers, FIELD, f.loc)
+            report_modifiers(f.qualifiers, FIELD, f.loc, self.errors)
             if f.bitfield is not None:
                 if f.name and f.name in names:
                     raise error(f"duplicate member '{f.name}'", f.loc)
@@ -954,9 +974,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def function_decl(self, d: ast.FuncDecl, method_of: ir.Struct | None = None, register: bool = True,
                       name: str | None = None) -> FuncInfo:
         ptypes, pdirs = [], []
-        check_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc)
+        # (reported; the function is still declared, so its calls add no error)
+        report_modifiers(d.qualifiers, METHOD if method_of is not None else FUNCTION, d.loc, self.errors)
         for p in d.params:
-            check_modifiers(p.qualifiers, PARAMETER, p.loc)
+            report_modifiers(p.qualifiers, PARAMETER, p.loc, self.errors)
             self.written_major(p.qualifiers, p.type, p.loc)     # conflicting orientations are errors here too
             t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             self.check_type_qualifiers(p.qualifiers, t, p.loc)
@@ -982,6 +1003,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                         raise error(f"redefinition of '{d.name}'", d.loc,
                                     [Diagnostic("note", "previous definition is here", f.decl.loc)])
                     if d.body is not None:
+                        # attributes of the earlier declaration carry over (clang's inherited attributes:
+                        # `[numthreads(8, 1, 1)] void main();` then the definition)
+                        written = {a.name for a in d.attributes}
+                        d.attributes = [*d.attributes, *(a for a in f.decl.attributes if a.name not in written)]
                         f.decl = d
                     return f
         name = name or (d.name if method_of is None else f"{method_of.name}.{d.name}")
@@ -1033,6 +1058,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 bound = self.param_bindings.get(id(info), {}).get(p.name)
                 if bound is not None:
                     self.bound_params[id(var)] = bound
+                if p.name in self.poisoned_params:      # its type failed (check_body_of_bad_signature)
+                    self.scope.names[p.name] = ErrorSymbol()
                 if isinstance(t, ir.Scalar):
                     self.note_one_vector(var, p.type.name)
             assert d.body is not None       # only definitions get a body
@@ -1099,7 +1126,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:
             self.define_method(d)
         elif isinstance(d, ast.FuncDecl):
-            info = self.function_decl(d)
+            try:
+                info = self.function_decl(d)
+            except (CompileError, ErrorReported) as e:
+                self.check_body_of_bad_signature(d, e)
+                raise
             if d.body is not None and not _has_unsized_param(info):
                 self.function_body(info)
             elif d.body is not None:
@@ -1119,6 +1150,46 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.cbuffer(d)
         else:
             self.declare_type_like(d)
+
+    def check_body_of_bad_signature(self, d: ast.FuncDecl, failure: Exception) -> None:
+        """A function whose parameter types fail still has its body checked (its other errors are reported),
+        with those parameters as error symbols so their uses add nothing; then the function stays an error
+        symbol (ErrorReported).  Returns (the caller re-raises `failure`) when there is nothing to check."""
+        if d.body is None or d.template_params or d.owner is not None:
+            return
+        try:
+            rt = self.resolve_type(d.return_type, d.return_dims)
+        except (CompileError, ErrorReported):
+            return              # (a return type would only make every `return` cascade)
+        found: list[Diagnostic] = list(failure.diagnostics) if isinstance(failure, CompileError) else []
+        types: list[ir.Type] = []
+        bad: set[str] = set()
+        for p in d.params:
+            try:
+                types.append(_param_type(self.resolve_type(p.type, p.dims)))
+                continue
+            except CompileError as e:
+                found.extend(e.diagnostics)
+            except ErrorReported:
+                pass
+            types.append(ir.INT)
+            bad.add(p.name)
+        if not bad or any(isinstance(t, ir.Array) and t.size is None for t in types):
+            return
+        self.errors.extend(found)       # (reported_errors keeps the first of repeated diagnostics)
+        dirs = ["inout" if "inout" in p.qualifiers or {"in", "out"} <= p.qualifiers else
+                "out" if "out" in p.qualifiers else "in" for p in d.params]
+        probe = FuncInfo(d, types, dirs, rt, ir.Function(d.name, [], rt, loc=d.loc))
+        self.probing, self.poisoned_params = True, bad
+        try:
+            self.function_body(probe)
+        except CompileError as e:
+            self.errors.extend(e.diagnostics)
+        except ErrorReported:
+            pass
+        finally:
+            self.probing, self.poisoned_params = False, set()
+        raise ErrorReported()
 
     def build_module(self, main_file: str, source_files: list[str]) -> ir.Module:
         """The checked program's module (every declaration analysed without error)."""
@@ -1249,7 +1320,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         numthreads = None
         for a in d.attributes:
             if a.name == "numthreads":
-                numthreads = tuple(self.const_int(x) for x in a.args)
+                numthreads = tuple(self.attribute_uint(a.name, x) for x in a.args)
                 for v, x in zip(numthreads, a.args):
                     if v < 1:
                         raise error("numthreads values must be at least 1", x.loc)

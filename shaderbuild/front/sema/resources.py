@@ -5,7 +5,7 @@ backends see one spelling per operation (see ARCHITECTURE.md)."""
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import SourceLoc, error
+from ...diagnostics import Diagnostic, SourceLoc, error
 from ...ir.intrinsics import (
     ATOMICS,
     ATOMICS64,
@@ -493,7 +493,13 @@ class ResourceLowering(SemaBase):
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         info = KINDS[r.kind]
         ncoord = info.coords
-        coord = self.convert(self.rvalue(coord_ast), ir.vec(ir.INT, ncoord), coord_ast.loc)
+        value = self.rvalue(coord_ast)
+        if not ir.is_numeric(value.type) or ir.component_count(value.type) != ncoord:
+            # as `tex[coord]`: DXC's operator[] of a mips/sample slice takes exactly the coordinate
+            raise error(f"no viable overloaded operator[] for type '{r}'", coord_ast.loc, [Diagnostic(
+                "note", f"candidate function not viable: no known conversion from '{value.type}' to "
+                        f"'{ir.vec(ir.UINT, ncoord)}' for 1st argument", coord_ast.loc)])
+        coord = self.convert(value, ir.vec(ir.INT, ncoord), coord_ast.loc)
         index = self.convert(self.rvalue(level.index), ir.INT, level.index.loc)
         if info.ms:
             return ir.Intrinsic("Load", [res, coord, index], elem)

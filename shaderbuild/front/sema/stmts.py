@@ -6,7 +6,7 @@ from ... import ir
 from ...diagnostics import CompileError, error
 from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
-from ..modifiers import LOCAL, check_modifiers
+from ..modifiers import LOCAL, report_modifiers
 from .base import SemaBase
 from .scope import Scope
 
@@ -113,7 +113,7 @@ class StmtLowering(SemaBase):
                 self.declare_type_like(d)
 
     def local_var(self, d: ast.VarDecl) -> None:
-        check_modifiers(d.qualifiers, LOCAL, d.loc)
+        report_modifiers(d.qualifiers, LOCAL, d.loc, self.errors)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors here too
         t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
         self.check_type_qualifiers(d.qualifiers, t, d.loc)

@@ -170,7 +170,7 @@ class TypeResolver:
         if name == "string":
             raise error("a string declaration may only appear at global scope (not as an array, field, parameter, "
                         "return value or local)", ref.loc)
-        raise error(f"unknown type name '{name}'", ref.loc)
+        raise error(f"unknown type name '{name}'" + (f"; did you mean '{ref.hint}'?" if ref.hint else ""), ref.loc)
 
     def _patch(self, ref: ast.TypeRef) -> ir.Type:
         """InputPatch<T, N> / OutputPatch<T, N>: an array of N control points; the entry wrapper
