@@ -614,9 +614,8 @@ class Parser:
             if self.tok.text in ("snorm", "unorm"):
                 raise error("'unorm' and 'snorm' attributes are not compatible", self.tok.loc)
             ref = self.type_ref()
-            m = re.match(r"^[a-z0-9_]*?(?=[1-4]?(?:x[1-4])?$)", ref.name) if ref.name in NUMERIC_TYPE_NAMES else None
-            if m and m.group(0) not in ("float", "half", "min16float", "min10float", "float16_t", "float32_t",
-                                         "float64_t", "double"):
+            if ref.name in NUMERIC_TYPE_NAMES and _element_type_name(ref.name) not in (
+                    "float", "half", "min16float", "min10float", "float16_t", "float32_t", "float64_t", "double"):
                 raise error("snorm and unorm qualifier can only be used on floating-point types", norm.loc)
             return ref
         if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
@@ -1486,3 +1485,10 @@ def _arg_key(a: ast.TypeRef | ast.Expr) -> tuple | None:
     if isinstance(a, ast.IntLit):
         return ("int", a.value)
     return None
+
+
+def _element_type_name(name: str) -> str:
+    """A numeric type name without its vector or matrix dimensions: `float4x3` -> `float`, `uint2` -> `uint`."""
+    if len(name) > 3 and name[-2] == "x" and name[-1] in "1234" and name[-3] in "1234":
+        return name[:-3]
+    return name[:-1] if name[-1:] in ("1", "2", "3", "4") else name
