@@ -536,6 +536,59 @@ def _do_while_true(row):
     return i, s
 
 
+# in a loop inside an if, an arm that runs an inner loop and continues, beside continues and breaks from
+# other ifs and a body whose end is empty: with every empty continue block bypassed into the joining latch,
+# dxil-spirv took the inner loop's preheader for the merge of that arm's if and left the if's other path
+# unstructured; the body's own end now keeps its block (loops program 1201 of tag hunt7l, since a3f475a)
+@shader("inner_loop_then_continue_into_a_joining_latch", """
+uint2 f(uint b) {
+    uint s = 0, g = 5, i = 0;
+    if (In[b] != 1) {
+        for (; i < 8; i++) {
+            uint x = In[b + i];
+            if (x > 2) {
+                if (x == 4) {
+                    uint w = 0;
+                    while (w < i) { w++; s += w; }
+                    continue;
+                }
+                if (s > 5) break;
+            }
+            if (x < 2) {
+                if (x == 0) { g = i; continue; }
+                if (s > 2) break;
+            }
+            if (s > 30) break;
+        }
+    }
+    return uint2(s, g * 16 + i);
+}""")
+def _inner_loop_then_continue(row):
+    s, g, i = 0, 5, 0
+    if row[0] != 1:
+        while i < 8:
+            x = row[i]
+            i += 1                          # the for's increment, run by every continue and the body's end
+            if x > 2:
+                if x == 4:
+                    s += sum(range(1, i))   # w runs 1 .. i - 1 (i before the increment)
+                    continue
+                if s > 5:
+                    i -= 1                  # a break skips the increment
+                    break
+            if x < 2:
+                if x == 0:
+                    g = i - 1
+                    continue
+                if s > 2:
+                    i -= 1
+                    break
+            if s > 30:
+                i -= 1
+                break
+    return s, g * 16 + i
+
+
 def _rows(seed: int) -> list[list[int]]:
     """THREADS input rows: the all-default, first-value-returns, no-return and innermost-return rows, then
     random ones."""
@@ -585,6 +638,7 @@ def test_models_take_every_path():
     assert {_continues_into_latch(r)[1] % 16 == 8 for r in rows} == {True, False}
     assert {_do_while_true(r)[0] for r in rows} >= {99, 9} and {_do_while_true(r)[0] for r in rows} - {99, 9}
     assert len({_continues_into_latch(r)[1] // 16 for r in rows}) > 3      # threads continue different times
+    assert {_inner_loop_then_continue(r)[1] % 16 for r in rows} - {0, 8} and 8 in {_inner_loop_then_continue(r)[1] % 16 for r in rows}
 
 
 @pytest.mark.parametrize("opt", [0, 3])

@@ -204,7 +204,10 @@ def bypass_continue_blocks(f: Function) -> bool:
     itself (one per loop) stay.  Into a latch with phis (one that only joins values) a block goes when
     each predecessor enters the latch through it alone: the phis then take one incoming per
     predecessor (dxil-spirv left an inner selection through an outer merge when continues from ifs
-    nested three deep reached such a latch through empty blocks).  Returns whether a block went."""
+    nested three deep reached such a latch through empty blocks), except the body's own end (the
+    latch's last predecessor in layout): with that one bypassed too, dxil-spirv took the preheader of
+    an inner loop run before a `continue` for the merge of the if around it (loops program 1201 of
+    tag hunt7l).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -213,6 +216,7 @@ def bypass_continue_blocks(f: Function) -> bool:
     for bb in blocks:
         for s in successors(bb):
             preds[s].append(bb)
+    index: dict[BasicBlock, int] = {}                  # block order (the lowering lays out a body's end last)
     gone: set[BasicBlock] = set()
     for bb in blocks[1:]:
         insts = bb.instructions
@@ -227,6 +231,9 @@ def bypass_continue_blocks(f: Function) -> bool:
         if _has_phis(latch):
             if len(set(ps)) != len(ps) or any(p in preds[latch] for p in ps):
                 continue
+            index = index or {b: i for i, b in enumerate(blocks)}
+            if bb is max(preds[latch], key=index.__getitem__):
+                continue                               # the body's own end keeps its block
             _incoming_per_predecessor(latch, bb, ps)
         for p in ps:
             term = p.instructions[-1]
