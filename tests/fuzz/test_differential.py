@@ -18,7 +18,7 @@ import random
 import struct
 
 import pytest
-from harness.dxil_consumer import ConsumerLimit
+from harness.dxil_consumer import ConsumerError, ConsumerLimit
 from harness.dxil_exec import run_dxil_compute
 from hypothesis import HealthCheck, given, settings
 from lang_util import LAVAPIPE_ROUND_TRIP, compile_ok, decode, run_backend, run_dxil, run_dxil_vk, run_spirv
@@ -333,6 +333,124 @@ def test_if_arm_that_only_continues_or_breaks(shape: str, backend: str) -> None:
         assert list(struct.unpack(f"<{n}i", got)) == want
         return
     assert run_backend(backend, src, {"Out": ("int", n)})["Out"] == want
+
+
+BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    int v = 0;
+    while (true) {
+        f++;
+        if (tid.x != 0) {
+            if (tid.x == 1 || f > 4) break;
+            if (f < 3) continue;
+        } else {
+            if (f > 1) {
+                Out[tid.x] = v;
+                return;
+            }
+        }
+        int w = 0;
+        while (w < f) {
+            w++;
+            v += w;
+        }
+    }
+    Out[tid.x] = v * 16 + f;
+}
+"""
+
+INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    int i = 0;
+    for (;;) {
+        i++;
+        if ((int)tid.x >= i) {
+            if (i == 2) {
+                for (int w = 0; w < i; w++) v += 1;
+                continue;
+            }
+            if (i == 3) break;
+        }
+        if (i >= 6) break;
+    }
+    Out[tid.x] = v * 16 + i;
+}
+"""
+
+DXIL_SPIRV_BREAK_BESIDE_RETURN = (
+    "dxil-spirv's structurizer: a loop left by a `break` and by a `return` (our -O3 DXIL: one exit block whose "
+    "phi tells them apart; -O0: the break to the code after the loop, the return to the function's exit), with "
+    "a `continue` beside the break and an inner loop after them: it takes the break's block for the merge of "
+    "the if holding the break and leaves that if through the continue's sibling (spirv-val: 'exits the "
+    "selection ... not via a structured exit').  Letting the break branch straight to the shared exit (as "
+    "cfg.bypass_break_blocks does when only the loop enters it) passes here at -O3 but made dxil-spirv hang on "
+    "loops program 722 and crash on 594 of tag hunt7l.  Reduced from loops program 1252 of tag hunt7l; at -O0 "
+    "and -O3, on 0964c6e")
+
+DXIL_SPIRV_INNER_LOOP_ARM = (
+    "dxil-spirv's structurizer: in a loop left only by breaks, an if arm that runs an inner loop and then "
+    "continues, beside a sibling `break`: it takes the inner loop's preheader for the merge of that if and "
+    "leaves the if's other path unstructured (spirv-val: 'exits the selection ... not via a structured "
+    "exit').  The same with a plain statement for the inner loop converts, and so does the loop with a header "
+    "test; it fails also with no empty block bypassed into the latch (a3f475a^); at -O0 and -O3, on 0964c6e")
+
+
+def _break_beside_return_model(t: int) -> list[int]:
+    f = v = 0
+    while True:
+        f += 1
+        if t != 0:
+            if t == 1 or f > 4:
+                break
+            if f < 3:
+                continue
+        elif f > 1:
+            return [v]
+        v += sum(range(1, f + 1))
+    return [v * 16 + f]
+
+
+def _inner_loop_arm_model(t: int) -> list[int]:
+    v = i = 0
+    while True:
+        i += 1
+        if t >= i:
+            if i == 2:
+                v += i
+                continue
+            if i == 3:
+                break
+        if i >= 6:
+            break
+    return [v * 16 + i]
+
+
+LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
+                                        DXIL_SPIRV_BREAK_BESIDE_RETURN),
+                "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
+                                             DXIL_SPIRV_INNER_LOOP_ARM)}
+
+
+@pytest.mark.parametrize(("shape", "backend"), [
+    pytest.param(shape, backend, marks=[pytest.mark.xfail(strict=True, raises=ConsumerError, reason=reason)]
+                 if backend.startswith("dxil") else [])
+    for shape, (_src, _model, reason) in LIMIT_SHAPES.items() for backend in ("spirv", "lli", "dxil", "dxil-vk")])
+def test_loop_exits_dxil_spirv_cannot_structurize(shape: str, backend: str) -> None:
+    """Differential findings (hunt8's reductions of tag hunt7l/hunt8l loops programs that dxil-spirv rejects).
+    Our SPIR-V and our DXIL on lli give the models' values; dxil-spirv's SPIR-V of the DXIL fails spirv-val
+    (see each reason), which the checked DXIL runs (`dxil`, `dxil-vk`) include."""
+    src, model, _reason = LIMIT_SHAPES[shape]
+    want = [v for t in range(4) for v in model(t)]
+    if backend == "lli":
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == want
+        return
+    assert run_backend(backend, src, {"Out": ("int", 4)})["Out"] == want
 
 
 ABS_OF_UINT = """RWStructuredBuffer<int> O : register(u0);
