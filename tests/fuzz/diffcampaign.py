@@ -4,7 +4,8 @@
 
 Kinds: `programs` (hlsl_gen safe programs: SPIR-V on lavapipe at -O3 and -O0, DXIL on the interpreter and
 through dxil-spirv must agree), `edges` (the same with D3D's integer edges), `loops` (the same with hlsl_gen's
-denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `switchloop` (programs with
+denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `shapes` (loops plus matrices
+and switches with fallthrough and shared labels), `switchloop` (programs with
 a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
 name).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
@@ -76,7 +77,8 @@ def _input(kind: str, tag: str, i: int):
     if kind == "cbuffer":
         layout = cbuffer_gen.generate(rng)
         return layout.source, lambda: _cbuffer_findings(layout)
-    prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind == "loops")
+    prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind in ("loops", "shapes"),
+                             shapes=kind == "shapes")
     if kind == "switchloop" and not ("switch" in prog.source and any(
             k in prog.source for k in ("for (", "while (", "do {"))):
         return None
@@ -85,7 +87,8 @@ def _input(kind: str, tag: str, i: int):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kind", choices=("programs", "edges", "loops", "switchloop", "cbuffer"), default="programs")
+    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer"),
+                    default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--count", type=int, default=1000)

@@ -100,6 +100,16 @@ def test_spirv_and_dxil_agree_on_loop_programs(seed: int) -> None:
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_spirv_and_dxil_agree_on_shape_programs(seed: int) -> None:
+    """Loops-mode programs with hlsl_gen's shapes (shapes=True): int matrices through mul, transpose, rows and
+    elements (also a dynamically indexed row, read and written), float matrices, and switches whose cases
+    share labels and fall through; each backend lowers matrices and fallthrough on its own."""
+    prog = hlsl_gen.generate(random.Random(f"differential-shapes:{seed}"), safe=True, loops=True, shapes=True)
+    diffs = differences(prog)
+    assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
+
+
 @pytest.mark.parametrize("index", [42, 60, 532, 722, 833])
 def test_loop_campaign_findings_agree(index: int) -> None:
     """Loops-mode campaign programs (python -m fuzz.diffcampaign --kind loops --tag hunt7l) that dxil-spirv had
