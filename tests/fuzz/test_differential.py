@@ -140,6 +140,40 @@ def test_break_from_if_inside_constant_switch_runs() -> None:
         pass
 
 
+SWITCH_TO_ONE_BLOCK_IN_A_CASE = """RWStructuredBuffer<int> Out : register(u0);
+void Nothing() {
+    int k = 0 < 1;
+    switch (k % 6) {
+    default:
+    case 4: {
+    }
+    }
+}
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = (int)tid.x;
+    [unroll] for (int i = 0; i < 2; i++) {
+        switch (tid.x) {
+        case 2: {
+            Nothing();
+        }
+        }
+        v += 3;
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_a_switch_on_a_constant_to_one_block_inside_a_case(backend: str) -> None:
+    """Differential finding (shapes program 32 of tag hunt8x): the inlined `switch (k % 6)` on a constant, its
+    `default` and `case 4` one empty block, stayed a DXIL switch to one block, which dxil-spirv wrote as an
+    OpSwitch without an OpSelectionMerge (spirv-val rejected it; at -O0 and -O3).  Such a switch is now a branch
+    (cfg.fold_trivial_switches).  The switches do nothing: thread t stores t + 6."""
+    assert run_backend(backend, SWITCH_TO_ONE_BLOCK_IN_A_CASE, {"Out": ("int", 4)})["Out"] == [t + 6 for t in range(4)]
+
+
 def _f32(x: int) -> float:
     return struct.unpack("<f", struct.pack("<f", float(x)))[0]
 

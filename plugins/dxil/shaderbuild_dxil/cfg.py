@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from .llvm.values import BasicBlock, Function
+from .llvm.types import void
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_continue_blocks", "bypass_break_blocks"]
+           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -192,6 +193,40 @@ def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlo
                         b = into[b]
                     fixed.append((v, b))
                 inst.attrs["incoming"] = fixed
+
+
+def fold_trivial_switches(f: Function) -> bool:
+    """A `switch` on a constant, or whose every target is one block, becomes a `br` to the block it takes, as
+    simplifycfg leaves DXC's: dxil-spirv wrote such a switch (all its cases empty, on a selector the front end
+    folded to -1) as an OpSwitch without an OpSelectionMerge, which spirv-val rejects (shapes program 32 of
+    tag hunt8x).  The phis of the blocks it no longer enters drop those incomings, and of the block it takes
+    keep one.  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
+    changed = False
+    for bb in f.blocks:
+        insts = bb.instructions
+        term = insts[-1] if insts else None
+        if term is None or term.op != "switch":
+            continue
+        default, cases = term.attrs["default"], term.attrs["cases"]
+        cond = term.operands[0]
+        if isinstance(cond, ConstInt):
+            taken = next((b for v, b in cases if v.value == cond.value), default)
+        elif all(b is default for _v, b in cases):
+            taken = default
+        else:
+            continue
+        for target in {default, *(b for _v, b in cases)}:
+            for inst in target.instructions:             # phis lead their blocks
+                if inst.op != "phi":
+                    break
+                kept = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
+                first = next((x for x in inst.attrs["incoming"] if x[1] is bb), None)
+                inst.attrs["incoming"] = kept + [first] if target is taken and first is not None else kept
+        br = Instruction("br", void, [], targets=(taken,))
+        br.parent = bb
+        insts[-1] = br
+        changed = True
+    return changed
 
 
 def bypass_continue_blocks(f: Function) -> bool:
