@@ -3,7 +3,7 @@
     cd tests && python -m fuzz.diffcampaign --kind edges --tag night1 --count 2000 --out /tmp/edges.jsonl
 
 Kinds: `programs` (hlsl_gen safe programs: SPIR-V on lavapipe at -O3 and -O0, DXIL on the interpreter and
-through dxil-spirv must agree), `edges` (the same with D3D's integer edges), `loops` (the same with hlsl_gen's
+through dxil-spirv must agree, and dxil-spirv must convert the -O0 DXIL too), `edges` (the same with D3D's integer edges), `loops` (the same with hlsl_gen's
 denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `shapes` (loops plus matrices
 and switches with fallthrough and shared labels), `switchloop` (programs with
 a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
@@ -20,9 +20,12 @@ import time
 import traceback
 
 import lang_util
-from harness import dxil_exec, dxil_tools, vulkan_runner
+from harness import dxil_consumer, dxil_exec, dxil_tools, vulkan_runner
 from harness.dxil_consumer import ConsumerError, ConsumerLimit
 from lang_util import run_backend
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
 
 from . import cbuffer_gen, hlsl_gen
 from .test_differential import _zero_sign_free, differences, same
@@ -30,11 +33,27 @@ from .test_differential import _zero_sign_free, differences, same
 
 def _program_findings(prog: hlsl_gen.Program) -> list[str]:
     """The differences; when dxil-spirv rejects our DXIL, the rejection and what SPIR-V on lavapipe and the
-    DXIL on the interpreter still disagree on (the rejection would otherwise hide a wrong value)."""
+    DXIL on the interpreter still disagree on (the rejection would otherwise hide a wrong value).  Then the
+    -O0 DXIL through dxil-spirv (the runs check the -O3 build; the DXIL backend lowers -O0 on its own)."""
     try:
-        return differences(prog)
+        found = differences(prog)
     except ConsumerError as exc:
-        return [f"ConsumerError: {exc}"[:3000], *_interpreter_differences(prog)]
+        found = [f"ConsumerError: {exc}"[:3000], *_interpreter_differences(prog)]
+    return found + _unoptimised_dxil_findings(prog)
+
+
+def _unoptimised_dxil_findings(prog: hlsl_gen.Program) -> list[str]:
+    opts = CompileOptions(entry=lang_util.ENTRY, profile="cs_6_0", target="dxil", opt_level=0)
+    res = compile_file("diffcampaign.hlsl", opts, text=prog.source)
+    if not res.ok or res.binary is None:
+        return ["the -O0 DXIL build failed where the -O3 build compiled"]
+    try:
+        dxil_consumer.to_spirv(res.binary)
+    except ConsumerLimit:
+        pass
+    except ConsumerError as exc:
+        return [f"-O0 DXIL: ConsumerError: {exc}"[:3000]]
+    return []
 
 
 def _interpreter_differences(prog: hlsl_gen.Program) -> list[str]:
