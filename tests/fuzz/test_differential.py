@@ -443,6 +443,41 @@ DXIL_SPIRV_INNER_LOOP_ARM = (
     "test; it fails also with no empty block bypassed into the latch (a3f475a^); at -O0 and -O3, on 0964c6e")
 
 
+FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    switch ((int)tid.x % 6) {
+    case 0: {
+        v += 1;
+        break;
+    }
+    case 2: {
+        v += 10;
+    }
+    case 5:
+    default: {
+        v += 100;
+        break;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+DXIL_SPIRV_FALLTHROUGH_INTO_DEFAULT = (
+    "dxil-spirv's OpSwitch: a case that falls through into the body `case 5:` shares with `default:` no "
+    "longer immediately precedes it in the target list (our DXIL lists the cases in source order, 0, 2, 5; "
+    "dxil-spirv writes 2, 0, 5), which spirv-val rejects ('Case construct ... does not immediately precede "
+    "it in the OpSwitch's target list').  The same converts when `default` has a body of its own; in a loop "
+    "too (shapes programs 468 and 595 of tag hunt8x); at -O0 and -O3, on 0964c6e")
+
+
+def _fallthrough_model(t: int) -> list[int]:
+    k = t % 6
+    return [1 if k == 0 else 110 if k == 2 else 100]
+
+
 def _break_beside_return_model(t: int) -> list[int]:
     f = v = 0
     while True:
@@ -476,7 +511,9 @@ def _inner_loop_arm_model(t: int) -> list[int]:
 LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
                                         DXIL_SPIRV_BREAK_BESIDE_RETURN),
                 "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
-                                             DXIL_SPIRV_INNER_LOOP_ARM)}
+                                             DXIL_SPIRV_INNER_LOOP_ARM),
+                "fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT, _fallthrough_model,
+                                             DXIL_SPIRV_FALLTHROUGH_INTO_DEFAULT)}
 
 
 @pytest.mark.parametrize(("shape", "backend"), [
@@ -484,7 +521,7 @@ LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _
                  if backend.startswith("dxil") else [])
     for shape, (_src, _model, reason) in LIMIT_SHAPES.items() for backend in ("spirv", "lli", "dxil", "dxil-vk")])
 def test_loop_exits_dxil_spirv_cannot_structurize(shape: str, backend: str) -> None:
-    """Differential findings (hunt8's reductions of tag hunt7l/hunt8l loops programs that dxil-spirv rejects).
+    """Differential findings (hunt8's reductions of loops and shapes programs that dxil-spirv rejects).
     Our SPIR-V and our DXIL on lli give the models' values; dxil-spirv's SPIR-V of the DXIL fails spirv-val
     (see each reason), which the checked DXIL runs (`dxil`, `dxil-vk`) include."""
     src, model, _reason = LIMIT_SHAPES[shape]
