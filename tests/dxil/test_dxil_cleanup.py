@@ -7,6 +7,7 @@ import pytest
 from shaderbuild_dxil.cfg import (
     bypass_break_blocks,
     bypass_continue_blocks,
+    fold_trivial_switches,
     merge_straight_line_blocks,
     remove_unreachable_blocks,
 )
@@ -278,12 +279,15 @@ def test_continue_blocks_are_bypassed_and_the_latch_stays():
 
 
 def test_a_latch_with_phis_takes_one_incoming_per_predecessor():
+    """The `continue` block goes; the body's own end (join, the latch's last predecessor) keeps its block
+    into a latch with phis (dxil-spirv mis-structured an inner loop before a continue without it)."""
     f, (entry, head, body, cont, rest, join, latch, exit_) = _loop_with_continue_blocks(latch_phi=True)
     assert bypass_continue_blocks(f)
-    assert f.blocks == [entry, head, body, rest, latch, exit_]
+    assert f.blocks == [entry, head, body, rest, join, latch, exit_]
     assert body.instructions[-1].attrs["targets"] == (latch, rest)
+    assert rest.instructions[-1].attrs["targets"] == (join,)
     phi = latch.instructions[0]
-    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(1, body), (2, rest)]
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(1, body), (2, join)]
 
 
 def test_a_block_whose_predecessor_already_enters_a_latch_with_phis_stays():
@@ -357,3 +361,53 @@ def test_a_return_block_entered_after_the_loop_keeps_its_break_block():
     f, blocks = _loop_with_an_early_exit(shared=True)
     assert not bypass_break_blocks(f)
     assert f.blocks == list(blocks)
+
+
+def _switch_into_phis(selector) -> tuple:
+    """entry: switch selector, b (default), [1 -> a, 2 -> a]; a, b: br join; join: phi [10, a] [20, b], ret."""
+    f, (entry, a, b, join) = function("entry", "a", "b", "join")
+    bld = IRBuilder(entry)
+    bld.switch(selector, b, [(ConstInt(i32, 1), a), (ConstInt(i32, 2), a)])
+    for bb in (a, b):
+        bld.position_at_end(bb)
+        bld.br(join)
+    bld.position_at_end(join)
+    phi = bld.phi(i32, [(ConstInt(i32, 10), a), (ConstInt(i32, 20), b)])
+    bld.ret()
+    return f, (entry, a, b, join), phi
+
+
+@pytest.mark.parametrize(("value", "taken"), [(2, "a"), (7, "b")])
+def test_a_switch_on_a_constant_becomes_a_branch_to_its_case(value, taken):
+    f, (entry, a, b, join), phi = _switch_into_phis(ConstInt(i32, value))
+    assert fold_trivial_switches(f)
+    remove_unreachable_blocks(f)
+    to = {"a": a, "b": b}[taken]
+    term = entry.instructions[-1]
+    assert term.op == "br" and term.attrs["targets"] == (to,) and not term.operands
+    assert f.blocks == [entry, to, join]
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [({"a": 10, "b": 20}[taken], to)]
+
+
+def test_a_switch_to_one_block_becomes_a_branch_and_its_phi_keeps_one_incoming():
+    """Every case and the default into `a`: the phi of `a` had one incoming per edge; it keeps one."""
+    f, (entry, a, b, join) = function("entry", "a", "b", "join")
+    bld = IRBuilder(entry)
+    sel = bld.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0))
+    bld.switch(bld.zext(sel, i32), a, [(ConstInt(i32, 0), a), (ConstInt(i32, 4), a)])
+    bld.position_at_end(a)
+    phi = bld.phi(i32, [(ConstInt(i32, 5), entry)] * 3)
+    bld.br(join)
+    bld.position_at_end(b)
+    bld.br(join)
+    bld.position_at_end(join)
+    bld.ret()
+    assert fold_trivial_switches(f)
+    assert entry.instructions[-1].op == "br" and entry.instructions[-1].attrs["targets"] == (a,)
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(5, entry)]
+
+
+def test_a_switch_with_two_targets_on_a_run_time_value_stays():
+    f, blocks, phi = _switch_into_phis(Undef(i32))
+    assert not fold_trivial_switches(f)
+    assert blocks[0].instructions[-1].op == "switch" and len(phi.attrs["incoming"]) == 2

@@ -536,6 +536,106 @@ def _do_while_true(row):
     return i, s
 
 
+# in a loop inside an if, an arm that runs an inner loop and continues, beside continues and breaks from
+# other ifs and a body whose end is empty: with every empty continue block bypassed into the joining latch,
+# dxil-spirv took the inner loop's preheader for the merge of that arm's if and left the if's other path
+# unstructured; the body's own end now keeps its block (loops program 1201 of tag hunt7l, since a3f475a)
+@shader("inner_loop_then_continue_into_a_joining_latch", """
+uint2 f(uint b) {
+    uint s = 0, g = 5, i = 0;
+    if (In[b] != 1) {
+        for (; i < 8; i++) {
+            uint x = In[b + i];
+            if (x > 2) {
+                if (x == 4) {
+                    uint w = 0;
+                    while (w < i) { w++; s += w; }
+                    continue;
+                }
+                if (s > 5) break;
+            }
+            if (x < 2) {
+                if (x == 0) { g = i; continue; }
+                if (s > 2) break;
+            }
+            if (s > 30) break;
+        }
+    }
+    return uint2(s, g * 16 + i);
+}""")
+def _inner_loop_then_continue(row):
+    s, g, i = 0, 5, 0
+    if row[0] != 1:
+        while i < 8:
+            x = row[i]
+            i += 1                          # the for's increment, run by every continue and the body's end
+            if x > 2:
+                if x == 4:
+                    s += sum(range(1, i))   # w runs 1 .. i - 1 (i before the increment)
+                    continue
+                if s > 5:
+                    i -= 1                  # a break skips the increment
+                    break
+            if x < 2:
+                if x == 0:
+                    g = i - 1
+                    continue
+                if s > 2:
+                    i -= 1
+                    break
+            if s > 30:
+                i -= 1
+                break
+    return s, g * 16 + i
+
+
+# a return from a switch inside a switch (no loop), with a loop after them: at -O0 the return branched
+# straight to the function's exit and dxil-spirv aborted ("detected infinite loop"); it now sets the
+# `returned` flag and leaves through each switch's merge, as it does from a switch inside a loop
+# (shapes program 85 of tag hunt8x at -O0)
+@shader("return_from_a_switch_in_a_switch", """
+uint2 f(uint b) {
+    uint s = 0;
+    switch (In[b]) {
+    case 4: {
+        switch (In[b + 1]) {
+        case 4: {
+            if (In[b + 2] != In[b + 3]) return uint2(77, s);
+            s += 5;
+        }
+        case 3: {
+            s += 1;
+            break;
+        }
+        }
+        s += 10;
+        break;
+    }
+    default:
+        s += 100;
+    }
+    uint i = 0;
+    do {
+        i++;
+        s += In[b + i];
+    } while (i < 3);
+    return uint2(s, i);
+}""")
+def _return_from_switch_in_switch(row):
+    s = 0
+    if row[0] == 4:
+        if row[1] == 4:
+            if row[2] != row[3]:
+                return 77, s
+            s += 5
+        if row[1] in (4, 3):                # case 4 falls through into case 3
+            s += 1
+        s += 10
+    else:
+        s += 100
+    return s + row[1] + row[2] + row[3], 3
+
+
 def _rows(seed: int) -> list[list[int]]:
     """THREADS input rows: the all-default, first-value-returns, no-return and innermost-return rows, then
     random ones."""
@@ -585,6 +685,8 @@ def test_models_take_every_path():
     assert {_continues_into_latch(r)[1] % 16 == 8 for r in rows} == {True, False}
     assert {_do_while_true(r)[0] for r in rows} >= {99, 9} and {_do_while_true(r)[0] for r in rows} - {99, 9}
     assert len({_continues_into_latch(r)[1] // 16 for r in rows}) > 3      # threads continue different times
+    assert {_return_from_switch_in_switch(r)[0] for r in rows} >= {77} and len({_return_from_switch_in_switch(r)[0] for r in rows}) > 3
+    assert {_inner_loop_then_continue(r)[1] % 16 for r in rows} - {0, 8} and 8 in {_inner_loop_then_continue(r)[1] % 16 for r in rows}
 
 
 @pytest.mark.parametrize("opt", [0, 3])
@@ -614,7 +716,8 @@ def _lowered_entry(src: str, opt: int):
 
 
 @pytest.mark.parametrize("opt", [0, 3])
-@pytest.mark.parametrize("name", [n for n, (hlsl, _m) in SHADERS.items() if "switch (" in hlsl])
+@pytest.mark.parametrize("name", [n for n, (hlsl, _m) in SHADERS.items()
+                                  if "switch (" in hlsl and n != "return_from_a_switch_in_a_switch"])   # in no loop
 def test_a_switch_in_a_loop_merges_inside_the_loop(name, opt):
     """Every path out of a switch that sits in a loop meets again inside that loop: the switch's immediate
     post-dominator reaches the switch again.  A case that returns out of the loop (the shape dxil-spirv

@@ -3,8 +3,9 @@
     cd tests && python -m fuzz.diffcampaign --kind edges --tag night1 --count 2000 --out /tmp/edges.jsonl
 
 Kinds: `programs` (hlsl_gen safe programs: SPIR-V on lavapipe at -O3 and -O0, DXIL on the interpreter and
-through dxil-spirv must agree), `edges` (the same with D3D's integer edges), `loops` (the same with hlsl_gen's
-denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `switchloop` (programs with
+through dxil-spirv must agree, and dxil-spirv must convert the -O0 DXIL too), `edges` (the same with D3D's integer edges), `loops` (the same with hlsl_gen's
+denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `shapes` (loops plus matrices
+and switches with fallthrough and shared labels), `switchloop` (programs with
 a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
 name).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
@@ -18,16 +19,60 @@ import sys
 import time
 import traceback
 
-from harness import vulkan_runner
-from harness.dxil_consumer import ConsumerLimit
+import lang_util
+from harness import dxil_consumer, dxil_exec, dxil_tools, vulkan_runner
+from harness.dxil_consumer import ConsumerError, ConsumerLimit
 from lang_util import run_backend
 
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
 from . import cbuffer_gen, hlsl_gen
-from .test_differential import differences
+from .test_differential import _zero_sign_free, differences, same
 
 
 def _program_findings(prog: hlsl_gen.Program) -> list[str]:
-    return differences(prog)
+    """The differences; when dxil-spirv rejects our DXIL, the rejection and what SPIR-V on lavapipe and the
+    DXIL on the interpreter still disagree on (the rejection would otherwise hide a wrong value).  Then the
+    -O0 DXIL through dxil-spirv (the runs check the -O3 build; the DXIL backend lowers -O0 on its own)."""
+    try:
+        found = differences(prog)
+    except ConsumerError as exc:
+        found = [f"ConsumerError: {exc}"[:3000], *_interpreter_differences(prog)]
+    return found + _unoptimised_dxil_findings(prog)
+
+
+def _unoptimised_dxil_findings(prog: hlsl_gen.Program) -> list[str]:
+    opts = CompileOptions(entry=lang_util.ENTRY, profile="cs_6_0", target="dxil", opt_level=0)
+    res = compile_file("diffcampaign.hlsl", opts, text=prog.source)
+    if not res.ok or res.binary is None:
+        return ["the -O0 DXIL build failed where the -O3 build compiled"]
+    try:
+        dxil_consumer.to_spirv(res.binary)
+    except ConsumerLimit:
+        pass
+    except ConsumerError as exc:
+        return [f"-O0 DXIL: ConsumerError: {exc}"[:3000]]
+    return []
+
+
+def _interpreter_differences(prog: hlsl_gen.Program) -> list[str]:
+    """SPIR-V on lavapipe against our DXIL on the interpreter, without the dxil-spirv check."""
+    outputs = {o.name: (str(o.ty), o.count) for o in prog.outputs}
+    spirv = lang_util.run_spirv(prog.source, outputs)
+    res = lang_util.compile_ok(prog.source, "dxil")
+    dxil_tools.read_dxil(res.binary)
+    rmap = lang_util._resource_map(res.manifest)
+    bufs = lang_util._buffers(outputs, {})
+    got = dxil_exec.run_dxil_compute(res.binary, lang_util.ENTRY, [
+        (rmap[n]["hlsl"]["register"], rmap[n]["hlsl"]["space"], rmap[n]["hlsl"]["class"], data) for n, _t, data in bufs])
+    diffs = []
+    for o, data in zip(prog.outputs, got):
+        want, have = (lang_util.decode(str(o.ty), b) for b in (spirv[o.name], data))
+        if o.ty.kind == "float":                     # as differences() compares them: -0.0 reads as +0.0
+            want, have = _zero_sign_free(want), _zero_sign_free(have)
+        diffs += [f"{o.name}[{i}]: spirv {a!r} != lli {b!r}" for i, (a, b) in enumerate(zip(want, have)) if not same(a, b)]
+    return diffs
 
 
 def _cbuffer_findings(layout: cbuffer_gen.Layout) -> list[str]:
@@ -51,7 +96,8 @@ def _input(kind: str, tag: str, i: int):
     if kind == "cbuffer":
         layout = cbuffer_gen.generate(rng)
         return layout.source, lambda: _cbuffer_findings(layout)
-    prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind == "loops")
+    prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind in ("loops", "shapes"),
+                             shapes=kind == "shapes")
     if kind == "switchloop" and not ("switch" in prog.source and any(
             k in prog.source for k in ("for (", "while (", "do {"))):
         return None
@@ -60,7 +106,8 @@ def _input(kind: str, tag: str, i: int):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kind", choices=("programs", "edges", "loops", "switchloop", "cbuffer"), default="programs")
+    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer"),
+                    default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--count", type=int, default=1000)

@@ -7,7 +7,10 @@ they get past the parser into sema, the shared passes and both backends.  With `
 flow gets denser: `break`/`continue`/`return` at the end of if/else arms and nested ifs at any depth,
 loops left only by a `break` (`while (true)`, `for (;;)`, `do ... while (true)`), loops in a row, `[unroll]`
 and `[loop]`, switch cases that break early or end in `continue` or `return`, early returns from `main` and
-helpers (the CFG shapes the DXIL clean-up and dxil-spirv's structurizer must agree on).
+helpers (the CFG shapes the DXIL clean-up and dxil-spirv's structurizer must agree on).  With `shapes=True`
+(on top of `loops`) they also hold int matrices (mul with vectors and matrices, transpose, rows and elements
+read and written, a dynamically indexed row), float matrices kept exact, and switches whose cases share labels
+and fall through into the next case.
 
 With `safe=True` every program is also free of undefined behaviour (guarded division, masked
 shifts, in-bounds indices, no float->int casts, floats stay small dyadic numbers), so its SPIR-V
@@ -114,6 +117,7 @@ class _Gen:
     loop_depth: int = 0
     in_main: bool = False
     loops: bool = False
+    shapes: bool = False                                   # matrices and switch fallthrough (see `generate`)
     breakable: list[str] = field(default_factory=list)   # enclosing "loop"/"switch" statements, innermost last
     ret: Ty | None = None                                  # the return type of the function being generated
 
@@ -307,6 +311,10 @@ class _Gen:
             kinds += [self.if_stmt, self.for_stmt, self.while_stmt, self.do_stmt, self.switch_stmt]
             if self.loops:
                 kinds += [self.forever_stmt, self.loops_in_a_row]
+            if self.shapes:
+                kinds += [self.fallthrough_switch, self.fallthrough_switch]
+        if self.shapes:
+            kinds += [self.matrix_stmt, self.matrix_stmt]
         if self.loops:
             if self.chance(20 if self.breakable else 6):
                 return self.jump_stmt(indent)
@@ -450,6 +458,72 @@ class _Gen:
         self.breakable.pop()
         return [*lines, f"{indent}}}"]
 
+    def fallthrough_switch(self, indent: str) -> list[str]:
+        """A switch whose cases share labels (`case 1: case 2:`), fall through into the next case after some
+        statements, and whose `default` may sit between cases (shapes mode)."""
+        sel = self.expr(Ty(self.pick(("int", "uint"))), 1)
+        labels = [f"case {k}:" for k in sorted({self.c.int(0, 5) for _ in range(self.c.int(2, 4))})]
+        if self.chance(60):
+            labels.insert(self.c.int(0, len(labels)), "default:")
+        lines = [f"{indent}switch (({sel}) % 6) {{"]
+        self.breakable.append("switch")
+        for k, label in enumerate(labels):
+            if k + 1 < len(labels) and self.chance(25):
+                lines.append(f"{indent}{label}")                     # shares the next label's statements
+                continue
+            lines.append(f"{indent}{label} {{")
+            lines += self.block(indent + "    ", self.c.int(1, 2))
+            if k + 1 == len(labels) or self.chance(60):
+                lines.append(f"{indent}    {self.jump() if self.loops and self.chance(30) else 'break'};")
+            lines.append(f"{indent}}}")                               # else: falls through into the next case
+        self.breakable.pop()
+        return [*lines, f"{indent}}}"]
+
+    def matrix_stmt(self, indent: str) -> list[str]:
+        """An int matrix built from expressions, partly rewritten (a row, an element, a dynamically indexed
+        row), then read through mul with a vector or another matrix, transpose, a row or an element into a
+        new vector variable; or a float matrix that only adds its transpose and scales by powers of two, so
+        its values stay exact (shapes mode)."""
+        r, c = self.pick((2, 3, 4)), self.pick((2, 3, 4))
+        kind = "int" if self.chance(75) else "float"
+        if kind == "float":
+            r = c
+        m = self.fresh("m")
+        mt = f"{kind}{r}x{c}"
+        lines = [f"{indent}{mt} {m} = {mt}({', '.join(self.expr(Ty(kind), 1) for _ in range(r * c))});"]
+        row = f"({self.expr(Ty('uint'), 1)} % {r}u)"
+        edit = self.c.int(0, 3)
+        if edit == 1:
+            lines.append(f"{indent}{m}[{self.c.int(0, r - 1)}] = {self.expr(Ty(kind, c), 1)};")
+        elif edit == 2:
+            lines.append(f"{indent}{m}._m{self.c.int(0, r - 1)}{self.c.int(0, c - 1)} = {self.expr(Ty(kind), 1)};")
+        elif edit == 3:
+            lines.append(f"{indent}{m}[{row}] += {self.expr(Ty(kind, c), 1)};")
+        v = self.fresh("v")
+        if kind == "float":
+            scale = self.pick(("0.5", "2.0", "-1.0"))
+            lines.append(f"{indent}{m} = ({m} + transpose({m})) * {scale};")
+            t, val = self.pick(((Ty(kind, c), f"{m}[{row}]"), (Ty(kind, c), f"transpose({m})[{self.c.int(0, c - 1)}]"),
+                                (Ty(kind), f"{m}._m{self.c.int(0, r - 1)}{self.c.int(0, c - 1)}")))
+        else:
+            shape = self.c.int(0, 4)
+            if shape == 0:
+                t, val = Ty(kind, r), f"mul({m}, {self.expr(Ty(kind, c), 1)})"
+            elif shape == 1:
+                t, val = Ty(kind, c), f"mul({self.expr(Ty(kind, r), 1)}, {m})"
+            elif shape == 2:
+                k = self.pick((2, 3, 4))
+                other = self.fresh("m")
+                lines.append(f"{indent}int{c}x{k} {other} = int{c}x{k}("
+                             f"{', '.join(self.expr(Ty(kind), 0) for _ in range(c * k))});")
+                t, val = Ty(kind, k), f"mul({m}, {other})[{row}]"
+            elif shape == 3:
+                t, val = Ty(kind, r), f"transpose({m})[{self.c.int(0, c - 1)}]"
+            else:
+                t, val = Ty(kind), f"({m}[{row}].{SWIZZLE[self.c.int(0, c - 1)]} + {m}._m{r - 1}{c - 1})"
+        self.declare(v, t)
+        return [*lines, f"{indent}{t} {v} = {val};"]
+
     def call_stmt(self, indent: str) -> list[str]:
         fns = [f for f in self.funcs if any(m != "in" for *_x, m in f.params)]
         f = self.pick(fns)
@@ -525,18 +599,21 @@ class _Gen:
         return Program("\n".join(lines) + "\n", self.outputs, threads, self.safe)
 
 
-def generate(rng: random.Random, safe: bool = False, edges: bool = False, loops: bool = False) -> Program:
+def generate(rng: random.Random, safe: bool = False, edges: bool = False, loops: bool = False,
+             shapes: bool = False) -> Program:
     """One program from a `random.Random` (the campaign's fast path); `edges` adds D3D-defined integer
-    edge cases (see `_Gen.edge`), `loops` denser control flow (see the module's docstring)."""
-    return _Gen(RandomChooser(rng), safe, edges, loops=loops).program()
+    edge cases (see `_Gen.edge`), `loops` denser control flow (see the module's docstring), `shapes` int and
+    float matrices and switches with fallthrough and shared labels.  Without `shapes` a seed gives the
+    program it gave before shapes existed."""
+    return _Gen(RandomChooser(rng), safe, edges, loops=loops, shapes=shapes).program()
 
 
-def programs(safe: bool = False, edges: bool = False, loops: bool = False):
+def programs(safe: bool = False, edges: bool = False, loops: bool = False, shapes: bool = False):
     """A hypothesis strategy of `Program`s (shrinks towards small programs)."""
     from hypothesis import strategies as st
 
     @st.composite
     def build(draw):
-        return _Gen(DrawChooser(draw, st), safe, edges, loops=loops).program()
+        return _Gen(DrawChooser(draw, st), safe, edges, loops=loops, shapes=shapes).program()
 
     return build()

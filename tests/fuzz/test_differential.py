@@ -18,7 +18,7 @@ import random
 import struct
 
 import pytest
-from harness.dxil_consumer import ConsumerLimit
+from harness.dxil_consumer import ConsumerError, ConsumerLimit
 from harness.dxil_exec import run_dxil_compute
 from hypothesis import HealthCheck, given, settings
 from lang_util import LAVAPIPE_ROUND_TRIP, compile_ok, decode, run_backend, run_dxil, run_dxil_vk, run_spirv
@@ -100,6 +100,16 @@ def test_spirv_and_dxil_agree_on_loop_programs(seed: int) -> None:
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_spirv_and_dxil_agree_on_shape_programs(seed: int) -> None:
+    """Loops-mode programs with hlsl_gen's shapes (shapes=True): int matrices through mul, transpose, rows and
+    elements (also a dynamically indexed row, read and written), float matrices, and switches whose cases
+    share labels and fall through; each backend lowers matrices and fallthrough on its own."""
+    prog = hlsl_gen.generate(random.Random(f"differential-shapes:{seed}"), safe=True, loops=True, shapes=True)
+    diffs = differences(prog)
+    assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
+
+
 @pytest.mark.parametrize("index", [42, 60, 532, 722, 833])
 def test_loop_campaign_findings_agree(index: int) -> None:
     """Loops-mode campaign programs (python -m fuzz.diffcampaign --kind loops --tag hunt7l) that dxil-spirv had
@@ -128,6 +138,40 @@ def test_break_from_if_inside_constant_switch_runs() -> None:
         assert decode("int", run_dxil_vk(src, outputs)["Out"]) == want
     except ConsumerLimit:
         pass
+
+
+SWITCH_TO_ONE_BLOCK_IN_A_CASE = """RWStructuredBuffer<int> Out : register(u0);
+void Nothing() {
+    int k = 0 < 1;
+    switch (k % 6) {
+    default:
+    case 4: {
+    }
+    }
+}
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = (int)tid.x;
+    [unroll] for (int i = 0; i < 2; i++) {
+        switch (tid.x) {
+        case 2: {
+            Nothing();
+        }
+        }
+        v += 3;
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_a_switch_on_a_constant_to_one_block_inside_a_case(backend: str) -> None:
+    """Differential finding (shapes program 32 of tag hunt8x): the inlined `switch (k % 6)` on a constant, its
+    `default` and `case 4` one empty block, stayed a DXIL switch to one block, which dxil-spirv wrote as an
+    OpSwitch without an OpSelectionMerge (spirv-val rejected it; at -O0 and -O3).  Such a switch is now a branch
+    (cfg.fold_trivial_switches).  The switches do nothing: thread t stores t + 6."""
+    assert run_backend(backend, SWITCH_TO_ONE_BLOCK_IN_A_CASE, {"Out": ("int", 4)})["Out"] == [t + 6 for t in range(4)]
 
 
 def _f32(x: int) -> float:
@@ -333,6 +377,161 @@ def test_if_arm_that_only_continues_or_breaks(shape: str, backend: str) -> None:
         assert list(struct.unpack(f"<{n}i", got)) == want
         return
     assert run_backend(backend, src, {"Out": ("int", n)})["Out"] == want
+
+
+BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    int v = 0;
+    while (true) {
+        f++;
+        if (tid.x != 0) {
+            if (tid.x == 1 || f > 4) break;
+            if (f < 3) continue;
+        } else {
+            if (f > 1) {
+                Out[tid.x] = v;
+                return;
+            }
+        }
+        int w = 0;
+        while (w < f) {
+            w++;
+            v += w;
+        }
+    }
+    Out[tid.x] = v * 16 + f;
+}
+"""
+
+INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    int i = 0;
+    for (;;) {
+        i++;
+        if ((int)tid.x >= i) {
+            if (i == 2) {
+                for (int w = 0; w < i; w++) v += 1;
+                continue;
+            }
+            if (i == 3) break;
+        }
+        if (i >= 6) break;
+    }
+    Out[tid.x] = v * 16 + i;
+}
+"""
+
+DXIL_SPIRV_BREAK_BESIDE_RETURN = (
+    "dxil-spirv's structurizer: a loop left by a `break` and by a `return` (our -O3 DXIL: one exit block whose "
+    "phi tells them apart; -O0: the break to the code after the loop, the return to the function's exit), with "
+    "a `continue` beside the break and an inner loop after them: it takes the break's block for the merge of "
+    "the if holding the break and leaves that if through the continue's sibling (spirv-val: 'exits the "
+    "selection ... not via a structured exit').  Letting the break branch straight to the shared exit (as "
+    "cfg.bypass_break_blocks does when only the loop enters it) passes here at -O3 but made dxil-spirv hang on "
+    "loops program 722 and crash on 594 of tag hunt7l.  Reduced from loops program 1252 of tag hunt7l; at -O0 "
+    "and -O3, on 0964c6e")
+
+DXIL_SPIRV_INNER_LOOP_ARM = (
+    "dxil-spirv's structurizer: in a loop left only by breaks, an if arm that runs an inner loop and then "
+    "continues, beside a sibling `break`: it takes the inner loop's preheader for the merge of that if and "
+    "leaves the if's other path unstructured (spirv-val: 'exits the selection ... not via a structured "
+    "exit').  The same with a plain statement for the inner loop converts, and so does the loop with a header "
+    "test; it fails also with no empty block bypassed into the latch (a3f475a^); at -O0 and -O3, on 0964c6e")
+
+
+FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    switch ((int)tid.x % 6) {
+    case 0: {
+        v += 1;
+        break;
+    }
+    case 2: {
+        v += 10;
+    }
+    case 5:
+    default: {
+        v += 100;
+        break;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+DXIL_SPIRV_FALLTHROUGH_INTO_DEFAULT = (
+    "dxil-spirv's OpSwitch: a case that falls through into the body `case 5:` shares with `default:` no "
+    "longer immediately precedes it in the target list (our DXIL lists the cases in source order, 0, 2, 5; "
+    "dxil-spirv writes 2, 0, 5), which spirv-val rejects ('Case construct ... does not immediately precede "
+    "it in the OpSwitch's target list').  The same converts when `default` has a body of its own; in a loop "
+    "too (shapes programs 468 and 595 of tag hunt8x); at -O0 and -O3, on 0964c6e")
+
+
+def _fallthrough_model(t: int) -> list[int]:
+    k = t % 6
+    return [1 if k == 0 else 110 if k == 2 else 100]
+
+
+def _break_beside_return_model(t: int) -> list[int]:
+    f = v = 0
+    while True:
+        f += 1
+        if t != 0:
+            if t == 1 or f > 4:
+                break
+            if f < 3:
+                continue
+        elif f > 1:
+            return [v]
+        v += sum(range(1, f + 1))
+    return [v * 16 + f]
+
+
+def _inner_loop_arm_model(t: int) -> list[int]:
+    v = i = 0
+    while True:
+        i += 1
+        if t >= i:
+            if i == 2:
+                v += i
+                continue
+            if i == 3:
+                break
+        if i >= 6:
+            break
+    return [v * 16 + i]
+
+
+LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
+                                        DXIL_SPIRV_BREAK_BESIDE_RETURN),
+                "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
+                                             DXIL_SPIRV_INNER_LOOP_ARM),
+                "fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT, _fallthrough_model,
+                                             DXIL_SPIRV_FALLTHROUGH_INTO_DEFAULT)}
+
+
+@pytest.mark.parametrize(("shape", "backend"), [
+    pytest.param(shape, backend, marks=[pytest.mark.xfail(strict=True, raises=ConsumerError, reason=reason)]
+                 if backend.startswith("dxil") else [])
+    for shape, (_src, _model, reason) in LIMIT_SHAPES.items() for backend in ("spirv", "lli", "dxil", "dxil-vk")])
+def test_loop_exits_dxil_spirv_cannot_structurize(shape: str, backend: str) -> None:
+    """Differential findings (hunt8's reductions of loops and shapes programs that dxil-spirv rejects).
+    Our SPIR-V and our DXIL on lli give the models' values; dxil-spirv's SPIR-V of the DXIL fails spirv-val
+    (see each reason), which the checked DXIL runs (`dxil`, `dxil-vk`) include."""
+    src, model, _reason = LIMIT_SHAPES[shape]
+    want = [v for t in range(4) for v in model(t)]
+    if backend == "lli":
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == want
+        return
+    assert run_backend(backend, src, {"Out": ("int", 4)})["Out"] == want
 
 
 ABS_OF_UINT = """RWStructuredBuffer<int> O : register(u0);

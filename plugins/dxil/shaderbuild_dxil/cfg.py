@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from shaderbuild.lightstd import itemgetter
 
-from .llvm.values import BasicBlock, Function
+from .llvm.types import void
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_continue_blocks", "bypass_break_blocks"]
+           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -194,6 +195,40 @@ def merge_straight_line_blocks(f: Function, only_pred: dict[BasicBlock, BasicBlo
                 inst.attrs["incoming"] = fixed
 
 
+def fold_trivial_switches(f: Function) -> bool:
+    """A `switch` on a constant, or whose every target is one block, becomes a `br` to the block it takes, as
+    simplifycfg leaves DXC's: dxil-spirv wrote such a switch (all its cases empty, on a selector the front end
+    folded to -1) as an OpSwitch without an OpSelectionMerge, which spirv-val rejects (shapes program 32 of
+    tag hunt8x).  The phis of the blocks it no longer enters drop those incomings, and of the block it takes
+    keep one.  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
+    changed = False
+    for bb in f.blocks:
+        insts = bb.instructions
+        term = insts[-1] if insts else None
+        if term is None or term.op != "switch":
+            continue
+        default, cases = term.attrs["default"], term.attrs["cases"]
+        cond = term.operands[0]
+        if isinstance(cond, ConstInt):
+            taken = next((b for v, b in cases if v.value == cond.value), default)
+        elif all(b is default for _v, b in cases):
+            taken = default
+        else:
+            continue
+        for target in {default, *(b for _v, b in cases)}:
+            for inst in target.instructions:             # phis lead their blocks
+                if inst.op != "phi":
+                    break
+                kept = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
+                first = next((x for x in inst.attrs["incoming"] if x[1] is bb), None)
+                inst.attrs["incoming"] = kept + [first] if target is taken and first is not None else kept
+        br = Instruction("br", void, [], targets=(taken,))
+        br.parent = bb
+        insts[-1] = br
+        changed = True
+    return changed
+
+
 def bypass_continue_blocks(f: Function) -> bool:
     """An empty block that only branches on to a loop's latch (a `continue`, the end of an if/else that
     ends the loop body) is bypassed: its predecessors branch to the latch directly, as LLVM's
@@ -204,7 +239,10 @@ def bypass_continue_blocks(f: Function) -> bool:
     itself (one per loop) stay.  Into a latch with phis (one that only joins values) a block goes when
     each predecessor enters the latch through it alone: the phis then take one incoming per
     predecessor (dxil-spirv left an inner selection through an outer merge when continues from ifs
-    nested three deep reached such a latch through empty blocks).  Returns whether a block went."""
+    nested three deep reached such a latch through empty blocks), except the body's own end (the
+    latch's last predecessor in layout): with that one bypassed too, dxil-spirv took the preheader of
+    an inner loop run before a `continue` for the merge of the if around it (loops program 1201 of
+    tag hunt7l).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -213,6 +251,7 @@ def bypass_continue_blocks(f: Function) -> bool:
     for bb in blocks:
         for s in successors(bb):
             preds[s].append(bb)
+    index: dict[BasicBlock, int] = {}                  # block order (the lowering lays out a body's end last)
     gone: set[BasicBlock] = set()
     for bb in blocks[1:]:
         insts = bb.instructions
@@ -227,6 +266,9 @@ def bypass_continue_blocks(f: Function) -> bool:
         if _has_phis(latch):
             if len(set(ps)) != len(ps) or any(p in preds[latch] for p in ps):
                 continue
+            index = index or {b: i for i, b in enumerate(blocks)}
+            if bb is max(preds[latch], key=index.__getitem__):
+                continue                               # the body's own end keeps its block
             _incoming_per_predecessor(latch, bb, ps)
         for p in ps:
             term = p.instructions[-1]

@@ -43,7 +43,9 @@ class Cleaned(DataRecord):
 def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Cleaned:
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
-    unreachable blocks, the empty blocks on the way to a loop latch or out of a loop and the undef output stores go."""
+    switches on a constant or to one block (branches now), the unreachable blocks, the empty blocks on the way to
+    a loop latch or out of a loop and the undef output stores go."""
+    cfg.fold_trivial_switches(f)                         # for dxil-spirv, also without optimisation
     only_pred = cfg.remove_unreachable_blocks(f)
     bypassed = cfg.bypass_continue_blocks(f)             # for dxil-spirv, also without optimisation
     bypassed = cfg.bypass_break_blocks(f) or bypassed

@@ -111,7 +111,7 @@ class _Frame(DataRecord):
     storages: dict[int, VarStorage]
     ret_slot: VarStorage | None
     exit_block: BasicBlock                 # where a `return` branches to
-    returned: VarStorage | None = None     # set by a return inside a switch inside a loop (see _leave)
+    returned: VarStorage | None = None     # set by a return inside a loop or switch (see _leave)
     continued: VarStorage | None = None    # set by a `continue` inside a switch (see _continue)
 
 
@@ -1095,8 +1095,8 @@ class FunctionLowerer:
 
     def _flag_returns(self, fr: _Frame, f: ir.Function) -> None:
         """Give the frame its `returned` flag, false at its start, when a return of `f` is inside a
-        switch inside a loop."""
-        if _returns_from_switch_in_loop(f.body, False, False):
+        loop or switch."""
+        if _returns_from_construct(f.body, False):
             fr.returned = self.make_storage(ir.Variable(f"{f.name}.returned", ir.BOOL, _FUNCTION_STORAGE))
             self._set_flag(fr.returned, False)
 
@@ -1112,12 +1112,15 @@ class FunctionLowerer:
         return out, rest
 
     def _leave(self, fr: _Frame) -> None:
-        """Branch where a `return` goes: the frame's exit block, or, inside a switch inside a loop, out
-        of the innermost loop or switch with the `returned` flag set, checked again after it (as the
-        shared inliner does at -O1 and up, and DXC's structurize-returns).  A switch case that leaves
-        its loop makes dxil-spirv's structurizer abort ("detected infinite loop")."""
+        """Branch where a `return` goes: the frame's exit block, or, inside a loop or switch, out of the
+        innermost one with the `returned` flag set, checked again after it (as the shared inliner does at
+        -O1 and up, and DXC's structurize-returns), so each is left only through its merge.  A switch case
+        that leaves its loop, or the switch around it, made dxil-spirv's structurizer abort ("detected
+        infinite loop"; the second in shapes program 85 of tag hunt8x at -O0), and a return straight out
+        of a loop that a `break` also leaves made it build selections left unstructured (loops programs at
+        -O0: 17 of 200 of tag hunt8l rejected, 3 with the flag, the 3 the -O3 build has)."""
         loops = self.loops
-        if fr.returned is not None and _inside_switch_in_loop(loops):
+        if fr.returned is not None and loops:
             self._set_flag(fr.returned, True)
             loops[-1].returned = True
             self.b.br(loops[-1].brk)
@@ -1239,23 +1242,21 @@ _STMT: dict[type, Callable[..., None]] = {
 }
 
 
-def _returns_from_switch_in_loop(stmts: list[ir.Stmt], in_loop: bool, in_switch: bool) -> bool:
-    """Is a return among `stmts` inside a switch inside a loop (`in_switch`: that far already)?
-    Calls are other frames: not looked into."""
+def _returns_from_construct(stmts: list[ir.Stmt], inside: bool) -> bool:
+    """Is a return among `stmts` inside a loop or switch (`inside`: that far already)?  Calls are other
+    frames: not looked into."""
     for s in stmts:
         if isinstance(s, ir.Return):
-            if in_switch:
+            if inside:
                 return True
         elif isinstance(s, ir.If):
-            if _returns_from_switch_in_loop(s.then, in_loop, in_switch) or \
-                    _returns_from_switch_in_loop(s.else_, in_loop, in_switch):
+            if _returns_from_construct(s.then, inside) or _returns_from_construct(s.else_, inside):
                 return True
         elif isinstance(s, ir.Loop):
-            if _returns_from_switch_in_loop(s.body, True, in_switch) or \
-                    _returns_from_switch_in_loop(s.continuing, True, in_switch):
+            if _returns_from_construct(s.body, True) or _returns_from_construct(s.continuing, True):
                 return True
         elif isinstance(s, ir.Switch):
-            if any(_returns_from_switch_in_loop(c.body, in_loop, in_switch or in_loop) for c in s.cases):
+            if any(_returns_from_construct(c.body, True) for c in s.cases):
                 return True
     return False
 
@@ -1271,17 +1272,6 @@ def _continues_out_of(s: ir.Switch) -> bool:
             stack += x.then + x.else_
         elif isinstance(x, ir.Switch):
             stack += [y for c in x.cases for y in c.body]
-    return False
-
-
-def _inside_switch_in_loop(loops: list[_LoopTargets]) -> bool:
-    """Is some switch of the construct stack (outermost first) inside one of its loops?"""
-    in_loop = False
-    for t in loops:
-        if t.cont is not None:
-            in_loop = True
-        elif in_loop:
-            return True
     return False
 
 
