@@ -20,6 +20,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
+from .conversions import with_scalar
 from .exprs import scalar_value
 from .heaps import HeapElement
 
@@ -186,8 +187,10 @@ class ResourceLowering(SemaBase):
             addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
             if template is not None and name != "Store":
                 raise error(f"'{name}' does not take a template argument; use Store<T>", loc)
-            want = template if template is not None else ir.vec(ir.UINT, widths[name])
-            value = self.convert(self.rvalue(args[1]), want, args[1].loc)
+            given = self.rvalue(args[1])
+            want = template if template is not None else \
+                self._store_deduced(given) if name == "Store" else ir.vec(ir.UINT, widths[name])
+            value = self.convert(given, want, args[1].loc)
             if isinstance(want, (ir.Struct, ir.Array)):
                 self._byte_address_aggregate(res, addr, want, value, loc)
                 return self.void_value(loc)
@@ -218,6 +221,17 @@ class ResourceLowering(SemaBase):
             self.emit(ir.Store(p, self.convert(self.load(ir.VarRef(count)), p.type, loc), loc))
             return self.void_value(loc)
         raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    def _store_deduced(self, value: ir.Expr) -> ir.Type:
+        """T of `Store(addr, value)` without a template argument: DXC declares Store as `template<T> void
+        Store(uint, T)`, so the value is stored as it is (a float's bits, a float3 as three words, a matrix, a
+        struct), not converted to uint as Store2/3/4 convert.  Bools are stored as uints (0 / 1); a literal
+        stores as a 32-bit value of its kind (an integer literal as uint, which has the same bits as int)."""
+        t = value.type
+        s = ir.scalar_of(t) if ir.is_numeric(t) else None
+        if s is not None and (s.kind == "bool" or self.is_literal(value)):
+            return with_scalar(t, ir.FLOAT if s.is_float else ir.UINT)
+        return t
 
     def _byte_address_atomic(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
         """B.Interlocked*(byteOffset, value[, out original]) and the compare forms:
