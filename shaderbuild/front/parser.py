@@ -1170,9 +1170,12 @@ class Parser:
                 self.advance()              # `d.Base::f()`: a base's member named through its struct
                 text += "::" + self.ident("a member name").text
             e = ast.Member(name.loc, e, text)
-            if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
-                self.advance()              # templated method: buf.Load<float4>(addr)
-                e.template = self.type_ref()
+            if self.at("<") and self.peek().kind is TokKind.IDENT and (
+                    self.is_type_name(self.peek().text) or self.peek().text in ("row_major", "column_major")):
+                self.advance()              # templated method: buf.Load<float4>(addr), Load<row_major float2x2>
+                arg = self.template_arg()
+                assert isinstance(arg, ast.TypeRef)     # a type name or an orientation starts a type
+                e.template = arg
                 self.close_angle()
         elif t.text == "[":
             self.advance()

@@ -26,6 +26,60 @@ BACKENDS = ["spirv", "dxil", "dxil-vk"]
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 
 
+def _run_opts(backend: str, src: str, outputs: dict, inputs: dict, profile: str = "cs_6_0", **options) -> dict:
+    """run_backend with compile options lang_util does not pass (-Zpr, -enable-16bit-types): the SPIR-V build is
+    validated and run on lavapipe (its -O0 build too), the DXIL build checked by the LLVM tools and run on the
+    interpreter ('dxil') or through dxil-spirv on lavapipe ('dxil-vk')."""
+    from harness import dxil_consumer, dxil_exec, dxil_tools, tools
+    from harness import vulkan_runner as vk
+    from lang_util import _buffers, decode
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    def build(target: str, opt_level: int = 3) -> bytes:
+        opts = CompileOptions(entry="main", profile=profile, target=target, opt_level=opt_level, **options)
+        res = compile_file("audit8.hlsl", opts, text=src)
+        assert res.ok, "\n".join(d.render(res.sources) for d in res.diagnostics)
+        if target == "spirv":
+            tools.spirv_val(res.binary, "vulkan1.1")
+        else:
+            dxil_tools.check_dxil(res.binary)
+        manifest[target] = {r["name"]: r for r in res.manifest["resources"]}
+        return res.binary
+
+    manifest: dict[str, dict] = {}
+    bufs = _buffers(outputs, inputs)
+    types = {n: t for n, t, _d in bufs}
+    if backend == "spirv":
+        binary = build("spirv")
+        vk.register_unoptimised(binary, lambda: build("spirv", 0))
+        descs = []
+        for n, _t, data in bufs:
+            v = manifest["spirv"][n]["vulkan"]
+            descs.append(vk.Buf(v["set"], v["binding"], data,
+                                "uniform" if v["descriptor_type"] == "uniform_buffer" else "storage"))
+        got = vk.run_compute(binary, "main", descs)
+    elif backend == "dxil":
+        binary = build("dxil")
+        specs = [(h["register"], h["space"], h["class"], data)
+                 for n, _t, data in bufs for h in [manifest["dxil"][n]["hlsl"]]]
+        got = dxil_exec.run_dxil_compute(binary, "main", specs)
+    else:
+        spirv = dxil_consumer.to_spirv(build("dxil"))
+        reflect = tools.spirv_cross_reflect(spirv)
+        used = {(e["set"], e["binding"]): cat for cat in ("ssbos", "ubos") for e in reflect.get(cat, [])}
+        keys = []
+        for n, _t, _data in bufs:
+            h = manifest["dxil"][n]["hlsl"]
+            keys.append((h["space"], dxil_consumer.SHIFTS[h["class"]] + h["register"]))
+        descs = [vk.Buf(*key, data, "uniform" if used[key] == "ubos" else "storage")
+                 for key, (_n, _t, data) in zip(keys, bufs) if key in used]
+        ran = iter(vk.run_compute(spirv, reflect["entryPoints"][0]["name"], descs))
+        got = [next(ran) if key in used else data for key, (_n, _t, data) in zip(keys, bufs)]
+    return {n: decode(types[n], g) for (n, _t, _d), g in zip(bufs, got)}
+
+
 def fbits(x: float) -> int:
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
@@ -169,3 +223,55 @@ def test_float_edges_folded_and_at_run_time(backend):
             if not (g == want or (math.isnan(g) and math.isnan(want))):
                 bad.append(f"{name} ({form}): got {g!r}, want {want!r}")
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- ByteAddressBuffer matrices: orientation
+
+# Word i of B holds float(i).  A matrix read from a raw buffer is column-major unless its type says row_major
+# (an explicit modifier in the template argument, a row_major typedef) or -Zpr is given; Store<T> writes the
+# same way.  Load<row_major T> was refused (parse error) and a top-level matrix ignored -Zpr and typedefs
+# (struct members already followed them).
+BAB_MATRIX = """
+RWByteAddressBuffer B : register(u1);
+RWStructuredBuffer<float> Out : register(u0);
+typedef row_major float2x3 RM;
+struct S { float a; float2x2 m; row_major float2x3 r; };
+[numthreads(1,1,1)] void main() {
+    uint k = 0;
+    float2x3 a = B.Load<row_major float2x3>(0);     Out[k++] = a._12; Out[k++] = a._21; Out[k++] = a._23;
+    float2x3 b = B.Load<column_major float2x3>(0);  Out[k++] = b._12; Out[k++] = b._21; Out[k++] = b._23;
+    float2x3 c = B.Load<RM>(0);                     Out[k++] = c._12; Out[k++] = c._21; Out[k++] = c._23;
+    float2x3 d = B.Load<float2x3>(0);               Out[k++] = d._12; Out[k++] = d._21; Out[k++] = d._23;
+    S s = B.Load<S>(0);                  Out[k++] = s.m._12; Out[k++] = s.m._21; Out[k++] = s.r._12; Out[k++] = s.r._21;
+    Out[k++] = B.Load<float2x3>(24)[1].x;
+    B.Store<row_major float2x2>(100, float2x2(1, 2, 3, 4));
+    B.Store<column_major float2x2>(116, float2x2(1, 2, 3, 4));
+    B.Store<float2x2>(132, float2x2(1, 2, 3, 4));
+    for (uint i = 0; i < 12; i++) Out[k++] = B.Load<float>(100 + 4 * i);
+}
+"""
+
+
+def _bab_matrix_want(zpr: bool) -> list[float]:
+    def rm(rows: int, cols: int, base: int = 0):
+        return lambda r, c: float(base + r * cols + c)
+
+    def cm(rows: int, cols: int, base: int = 0):
+        return lambda r, c: float(base + c * rows + r)
+
+    default = rm if zpr else cm
+    want = []
+    for m in (rm(2, 3), cm(2, 3), rm(2, 3), default(2, 3)):
+        want += [m(0, 1), m(1, 0), m(1, 2)]
+    sm, sr = default(2, 2, 1), rm(2, 3, 5)         # S: a at word 0, m at words 1..4, r at words 5..10
+    want += [sm(0, 1), sm(1, 0), sr(0, 1), sr(1, 0), default(2, 3, 6)(1, 0)]
+    stored = {True: [1.0, 2.0, 3.0, 4.0], False: [1.0, 3.0, 2.0, 4.0]}
+    return want + stored[True] + stored[False] + stored[zpr]
+
+
+@pytest.mark.parametrize("zpr", [False, True], ids=["Zpc", "Zpr"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_byte_address_matrix_orientation(backend, zpr):
+    got = _run_opts(backend, BAB_MATRIX, {"Out": ("float", 29)}, {"B": ("float", [float(i) for i in range(48)])},
+                    row_major=zpr)
+    assert got["Out"] == _bab_matrix_want(zpr)

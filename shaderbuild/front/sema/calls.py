@@ -839,7 +839,12 @@ class CallLowering(SemaBase):
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
             template = self.resolve_type(callee.template, []) if callee.template is not None else None
-            return self.resource_method(base, callee.name, args, loc, template)
+            inner = template
+            while isinstance(inner, ir.Array):
+                inner = inner.elem
+            row_major = self.element_major(callee.template) \
+                if callee.template is not None and isinstance(inner, ir.Matrix) else None
+            return self.resource_method(base, callee.name, args, loc, template, row_major)
         if isinstance(t, ir.RayQuery):
             from .rayquery import rayquery_method
 

@@ -44,7 +44,8 @@ class ResourceLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
-                        template: ir.Type | None = None) -> ir.Expr:
+                        template: ir.Type | None = None, template_row_major: bool | None = None) -> ir.Expr:
+        """template_row_major: the orientation of a matrix template argument (`Load<row_major float2x3>`)."""
         r = res.type
         assert isinstance(r, ir.Resource)   # only called on resource places
         if r.kind in STREAM_KINDS:
@@ -54,7 +55,7 @@ class ResourceLowering(SemaBase):
             raise self._no_method(r, name, loc)
         if (info.rep in ("structured", "raw") or info.dim == "Buffer") and name.startswith("Load") and len(args) == 2:
             if info.rep == "raw":
-                read = self._byte_address_method(res, r, name, args[:1], loc, template)
+                read = self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major)
             else:
                 assert r.elem is not None       # structured and typed buffers have an element type
                 read = ir.Intrinsic("Load", [res, self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)], r.elem)
@@ -62,7 +63,7 @@ class ResourceLowering(SemaBase):
         if info.rep == "structured" or info.dim == "Buffer":
             return self._buffer_method(res, r, name, args, loc)
         if info.rep == "raw":
-            return self._byte_address_method(res, r, name, args, loc, template)
+            return self._byte_address_method(res, r, name, args, loc, template, template_row_major)
         if args and len(args) - 1 in self._full_arities(r, name):
             return self._with_status(self._texture_method(res, r, name, args[:-1], loc), args[-1], loc)
         return self._texture_method(res, r, name, args, loc)
@@ -163,7 +164,8 @@ class ResourceLowering(SemaBase):
         raise error(f"no member function named '{name}' in '{r}'", loc)
 
     # -------------------------------------------------------------- raw buffers
-    def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template) -> ir.Expr:
+    def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template,
+                             row_major: bool | None = None) -> ir.Expr:
         widths = {"Load": 1, "Load2": 2, "Load3": 3, "Load4": 4, "Store": 1, "Store2": 2, "Store3": 3, "Store4": 4}
         if name in widths and name.startswith("Load"):
             self._arity(name, args, (1,), loc)
@@ -171,8 +173,8 @@ class ResourceLowering(SemaBase):
             t = template if template is not None else ir.vec(ir.UINT, widths[name])
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
-            if isinstance(t, (ir.Struct, ir.Array)):
-                loaded = self._byte_address_aggregate(res, addr, t, None, loc)
+            if isinstance(t, (ir.Struct, ir.Array)) or row_major:
+                loaded = self._byte_address_aggregate(res, addr, t, None, loc, row_major)
                 assert loaded is not None   # a load (value None) returns the loaded value
                 return loaded
             if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 64:
@@ -191,8 +193,8 @@ class ResourceLowering(SemaBase):
             want = template if template is not None else \
                 self._store_deduced(given) if name == "Store" else ir.vec(ir.UINT, widths[name])
             value = self.convert(given, want, args[1].loc)
-            if isinstance(want, (ir.Struct, ir.Array)):
-                self._byte_address_aggregate(res, addr, want, value, loc)
+            if isinstance(want, (ir.Struct, ir.Array)) or row_major:
+                self._byte_address_aggregate(res, addr, want, value, loc, row_major)
                 return self.void_value(loc)
             if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
                 self._byte_address_wide(res, addr, want, value)
@@ -318,9 +320,10 @@ class ResourceLowering(SemaBase):
         return comps[0] if n == 1 else ir.Construct(t, comps)
 
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
-                                loc: SourceLoc) -> ir.Expr | None:
-        """Load<S>/Store<S> for a struct or array S: per-member Load/Store intrinsics of the
-        scalar/vector paths at S's StructuredBuffer (dx_structured) offsets."""
+                                loc: SourceLoc, row_major: bool | None = None) -> ir.Expr | None:
+        """Load<S>/Store<S> for a struct or array S (or a row-major matrix): per-member Load/Store intrinsics
+        of the scalar/vector paths at S's StructuredBuffer (dx_structured) offsets; row_major: the orientation
+        of matrices that do not carry their own (default: -Zpr / -Zpc)."""
         from ...ir.layout import layout_of
         base = self.temp(ir.UINT)
         self.emit(ir.Store(ir.VarRef(base), addr, loc))
@@ -360,7 +363,7 @@ class ResourceLowering(SemaBase):
                                 f"vector", loc)
                 leaves.append((place, off, ty))
 
-        walk(ir.VarRef(var), t, 0, bool(self.options.row_major))
+        walk(ir.VarRef(var), t, 0, bool(self.options.row_major) if row_major is None else row_major)
         for place, off, ty in leaves:
             a = self.load(ir.VarRef(base))
             if off:
