@@ -247,7 +247,9 @@ struct S { float a; float2x2 m; row_major float2x3 r; };
     B.Store<row_major float2x2>(100, float2x2(1, 2, 3, 4));
     B.Store<column_major float2x2>(116, float2x2(1, 2, 3, 4));
     B.Store<float2x2>(132, float2x2(1, 2, 3, 4));
-    for (uint i = 0; i < 12; i++) Out[k++] = B.Load<float>(100 + 4 * i);
+    row_major float2x2 local = float2x2(1, 2, 3, 4);
+    B.Store(148, local);             // T deduced: the default orientation, as Store<float2x2>
+    for (uint i = 0; i < 16; i++) Out[k++] = B.Load<float>(100 + 4 * i);
 }
 """
 
@@ -266,12 +268,12 @@ def _bab_matrix_want(zpr: bool) -> list[float]:
     sm, sr = default(2, 2, 1), rm(2, 3, 5)         # S: a at word 0, m at words 1..4, r at words 5..10
     want += [sm(0, 1), sm(1, 0), sr(0, 1), sr(1, 0), default(2, 3, 6)(1, 0)]
     stored = {True: [1.0, 2.0, 3.0, 4.0], False: [1.0, 3.0, 2.0, 4.0]}
-    return want + stored[True] + stored[False] + stored[zpr]
+    return want + stored[True] + stored[False] + stored[zpr] + stored[zpr]
 
 
 @pytest.mark.parametrize("zpr", [False, True], ids=["Zpc", "Zpr"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_byte_address_matrix_orientation(backend, zpr):
-    got = _run_opts(backend, BAB_MATRIX, {"Out": ("float", 29)}, {"B": ("float", [float(i) for i in range(48)])},
+    got = _run_opts(backend, BAB_MATRIX, {"Out": ("float", 33)}, {"B": ("float", [float(i) for i in range(48)])},
                     row_major=zpr)
     assert got["Out"] == _bab_matrix_want(zpr)

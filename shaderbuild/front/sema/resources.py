@@ -193,6 +193,8 @@ class ResourceLowering(SemaBase):
             want = template if template is not None else \
                 self._store_deduced(given) if name == "Store" else ir.vec(ir.UINT, widths[name])
             value = self.convert(given, want, args[1].loc)
+            if template is None and isinstance(want, ir.Matrix):
+                row_major = bool(self.options.row_major)     # a deduced T carries no orientation of its own
             if isinstance(want, (ir.Struct, ir.Array)) or row_major:
                 self._byte_address_aggregate(res, addr, want, value, loc, row_major)
                 return self.void_value(loc)
