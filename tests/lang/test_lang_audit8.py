@@ -277,3 +277,220 @@ def test_byte_address_matrix_orientation(backend, zpr):
     got = _run_opts(backend, BAB_MATRIX, {"Out": ("float", 33)}, {"B": ("float", [float(i) for i in range(48)])},
                     row_major=zpr)
     assert got["Out"] == _bab_matrix_want(zpr)
+
+
+# ---------------------------------------------------------------- float -> integer in every implicit context
+
+CONV_IN = [math.nan, -3.6, 1e10, -1e10, 2.7, -0.5, 1.0]
+CONVERSIONS = """
+StructuredBuffer<float> F : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+struct S { int a; uint b; };
+int ret_int(float x) { return x; }
+uint ret_uint(float x) { return x; }
+uint take_uint(uint x) { return x; }
+int take_int(int x) { return x; }
+void out_f(out float x, float v) { x = v; }
+void inout_f(inout float x, float v) { x = x + v; }
+void inout_i(inout int x) { x = x * 2; }
+static const uint SK = -3.6;
+static const int SK2 = 1e10;
+[numthreads(1,1,1)] void main() {
+    float nan = F[0], m36 = F[1], big = F[2], nbig = F[3], p27 = F[4], mh = F[5];
+    uint k = 0;
+    { int i = nan; Out[k++] = (uint)i; }
+    { uint u = m36; Out[k++] = u; }
+    { int i = 1; i += m36; Out[k++] = (uint)i; }
+    { uint u = 1; u += m36; Out[k++] = u; }
+    { uint u = 5; u -= big; Out[k++] = u; }
+    { int i = 5; i *= big; Out[k++] = (uint)i; }
+    { int i = 5; i *= nan; Out[k++] = (uint)i; }
+    { int i = 7; i /= mh; Out[k++] = (uint)i; }
+    { int i = 10; i %= m36; Out[k++] = (uint)i; }
+    { Out[k++] = (uint)ret_int(nbig); }
+    { Out[k++] = ret_uint(m36); }
+    { Out[k++] = take_uint(big); }
+    { Out[k++] = (uint)take_int(nan); }
+    { int i; out_f(i, big); Out[k++] = (uint)i; }
+    { uint u; out_f(u, m36); Out[k++] = u; }
+    { int i = 3; inout_f(i, p27); Out[k++] = (uint)i; }
+    { float f = p27; inout_i(f); Out[k++] = asuint(f); }
+    { int2 v = float2(nan, big); Out[k++] = (uint)v.x; Out[k++] = (uint)v.y; }
+    { uint3 v = float3(m36, nbig, p27); Out[k++] = v.x; Out[k++] = v.y; Out[k++] = v.z; }
+    { int2x2 m = float2x2(nan, big, nbig, m36);
+      Out[k++] = (uint)m._11; Out[k++] = (uint)m._12; Out[k++] = (uint)m._21; Out[k++] = (uint)m._22; }
+    { uint2x2 m = float2x2(nan, big, nbig, m36); Out[k++] = m._11; Out[k++] = m._12; Out[k++] = m._21; Out[k++] = m._22; }
+    { int arr[2]; arr[0] = big; arr[1] = nan; Out[k++] = (uint)arr[0]; Out[k++] = (uint)arr[1]; }
+    { S s = { nbig, m36 }; Out[k++] = (uint)s.a; Out[k++] = s.b; }
+    { S s; s.a = nan; s.b = big; Out[k++] = (uint)s.a; Out[k++] = s.b; }
+    { int x = (F[6] > 0) ? m36 : big; Out[k++] = (uint)x; }
+    { Out[k++] = SK; Out[k++] = (uint)SK2; }
+    { uint u = -3.6; int i = 1e10; Out[k++] = u; Out[k++] = (uint)i; }
+    { int i = 1; i += 2.7; Out[k++] = (uint)i; }
+    { uint u = 1; u -= 3.5; Out[k++] = u; }
+    { int64_t l = big * big; Out[k++] = (uint)(l >> 32); Out[k++] = (uint)l; }
+    { uint64_t l = m36; Out[k++] = (uint)(l >> 32); Out[k++] = (uint)l; }
+    { int64_t l = nan; Out[k++] = (uint)(l >> 32); Out[k++] = (uint)l; }
+    { double d = (double)big * 1e30; int i = d; Out[k++] = (uint)i; }
+    { double d = (double)nbig; uint u = d; Out[k++] = u; }
+    { bool b = nan; Out[k++] = b ? 1 : 0; }
+    { bool2 b = float2(mh, 0); Out[k++] = b.x ? 1 : 0; Out[k++] = b.y ? 1 : 0; }
+}
+"""
+
+
+def ftoi(x: float, width: int = 32, signed: bool = True) -> int:
+    """D3D ftoi / ftou: NaN -> 0, toward zero, saturated; returned as the low 32 bits (uint view)."""
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    v = 0 if math.isnan(x) else hi if x >= hi else lo if x <= lo else int(x)
+    return v & ((1 << width) - 1)
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _conversions_want() -> list[int]:
+    nan, m36, big, nbig, p27, mh = (_f32(x) for x in CONV_IN[:6])
+    i64 = ftoi(_f32(big * big), 64)
+    u64 = ftoi(m36, 64, signed=False)
+    want = [ftoi(nan), ftoi(m36, signed=False), ftoi(_f32(1 + m36)), ftoi(_f32(1 + m36), signed=False),
+            ftoi(_f32(5 - big), signed=False), ftoi(_f32(5 * big)), ftoi(nan), ftoi(_f32(7 / mh)),
+            ftoi(_f32(math.fmod(10, m36))), ftoi(nbig), ftoi(m36, signed=False), ftoi(big, signed=False), ftoi(nan),
+            ftoi(big), ftoi(m36, signed=False), ftoi(_f32(3 + p27)), fbits(float(ftoi(p27) * 2)),
+            ftoi(nan), ftoi(big), ftoi(m36, signed=False), ftoi(nbig, signed=False), ftoi(p27, signed=False),
+            ftoi(nan), ftoi(big), ftoi(nbig), ftoi(m36),
+            ftoi(nan, signed=False), ftoi(big, signed=False), ftoi(nbig, signed=False), ftoi(m36, signed=False),
+            ftoi(big), ftoi(nan), ftoi(nbig), ftoi(m36, signed=False), ftoi(nan), ftoi(big, signed=False),
+            ftoi(m36), ftoi(-3.6, signed=False), ftoi(1e10), ftoi(-3.6, signed=False), ftoi(1e10),
+            ftoi(1 + 2.7), ftoi(1 - 3.5, signed=False),
+            i64 >> 32, i64 & M32, u64 >> 32, u64 & M32, 0, 0,
+            ftoi(big * 1e30), ftoi(nbig, signed=False), 1, 1, 0]
+    return want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_to_integer_in_every_implicit_context(backend):
+    want = _conversions_want()
+    got = run_backend(backend, CONVERSIONS, {"Out": ("uint", len(want))}, {"F": ("float", CONV_IN)})["Out"]
+    assert got == want
+
+
+# ---------------------------------------------------------------- 64-bit and 16-bit integer edges
+
+INT64 = """
+StructuredBuffer<int> I : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+void put(inout uint k, uint64_t v) { Out[k++] = (uint)v; Out[k++] = (uint)(v >> 32); }
+[numthreads(1,1,1)] void main() {
+    int64_t zero = I[0], m1 = I[1], seven = I[2], m7 = I[3];
+    int64_t mn = (int64_t)I[4] << 32;      // INT64_MIN
+    uint64_t uz = (uint64_t)zero, u7 = (uint64_t)seven, umax = ~uz;
+    uint k = 0;
+    put(k, seven / zero); put(k, m7 / zero); put(k, seven % zero); put(k, m7 % zero);
+    put(k, mn / m1); put(k, mn % m1); put(k, m7 / 2); put(k, m7 % 2);
+    put(k, u7 / uz); put(k, u7 % uz); put(k, umax / u7); put(k, umax % u7);
+    put(k, seven << (uint)I[5]); put(k, mn >> (uint)I[6]); put(k, umax >> (uint)I[5]); put(k, u7 << (seven * 9));
+    put(k, (-9223372036854775807ll - 1) / -1ll); put(k, (-9223372036854775807ll - 1) % -1ll);
+    put(k, 7ll << 65); put(k, 0xFFFFFFFFFFFFFFFFull >> 65); put(k, (int64_t)0x8000000000000000ull >> 127);
+    Out[k++] = countbits(umax); Out[k++] = countbits((uint64_t)mn);
+    Out[k++] = firstbithigh(m1); Out[k++] = firstbithigh(mn); Out[k++] = firstbitlow(mn);
+    put(k, reversebits(u7)); Out[k++] = countbits(0xF0F0F0F0F0F0F0F0ull); put(k, reversebits(7ull));
+    Out[k++] = firstbithigh(-9223372036854775807ll - 1); Out[k++] = firstbithigh(seven << 40);
+    Out[k++] = (uint)firstbithigh(m7);
+}
+"""
+INT64_IN = [0, -1, 7, -7, -(1 << 31), 65, 127]
+
+
+def _div(a: int, b: int, width: int, signed: bool) -> int:
+    """D3D division: udiv by 0 is all ones; signed is udiv on magnitudes with the sign fixed afterwards."""
+    mask = (1 << width) - 1
+    if not signed:
+        return mask if b == 0 else (a & mask) // (b & mask)
+    q = mask if b == 0 else abs(a) // abs(b)
+    return (-q if (a < 0) != (b < 0) else q) & mask
+
+
+def _rem(a: int, b: int, width: int, signed: bool) -> int:
+    mask = (1 << width) - 1
+    if not signed:
+        return mask if b == 0 else (a & mask) % (b & mask)
+    r = mask if b == 0 else abs(a) % abs(b)
+    return (-r if a < 0 else r) & mask
+
+
+def _fbh(x: int, signed: bool) -> int:
+    """firstbithigh: the highest set bit (signed: the highest bit differing from the sign), 0xFFFFFFFF if none."""
+    if signed and x < 0:
+        x = ~x
+    return M32 if x == 0 else x.bit_length() - 1
+
+
+def _int64_want() -> list[int]:
+    mn, mx = -(1 << 63), M64
+    words = [_div(7, 0, 64, True), _div(-7, 0, 64, True), _rem(7, 0, 64, True), _rem(-7, 0, 64, True),
+             _div(mn, -1, 64, True), _rem(mn, -1, 64, True), _div(-7, 2, 64, True), _rem(-7, 2, 64, True),
+             _div(7, 0, 64, False), _rem(7, 0, 64, False), _div(mx, 7, 64, False), _rem(mx, 7, 64, False),
+             7 << (65 & 63), (mn >> (127 & 63)) & M64, mx >> (65 & 63), (7 << 63) & M64,
+             _div(mn, -1, 64, True), _rem(mn, -1, 64, True), 7 << (65 & 63), mx >> (65 & 63),
+             (mn >> (127 & 63)) & M64]
+    want = [w for v in words for w in (v & M32, v >> 32)]
+    rev7 = int(f"{7:064b}"[::-1], 2)
+    want += [64, 1, _fbh(-1, True), _fbh(mn, True), 63, rev7 & M32, rev7 >> 32, 32, rev7 & M32, rev7 >> 32,
+             _fbh(mn, True), 42, _fbh(-7, True)]
+    return want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int64_division_shifts_and_bits(backend):
+    want = _int64_want()
+    got = run_backend(backend, INT64, {"Out": ("uint", len(want))}, {"I": ("int", INT64_IN)})["Out"]
+    assert got == want
+
+
+INT16 = """
+StructuredBuffer<int> I : register(t1);
+StructuredBuffer<float> F : register(t2);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    int16_t zero = (int16_t)I[0], m1 = (int16_t)I[1], seven = (int16_t)I[2], m7 = (int16_t)I[3];
+    int16_t mn = (int16_t)I[4];
+    uint16_t uz = (uint16_t)zero, u7 = (uint16_t)seven, umax = (uint16_t)0xFFFF;
+    uint k = 0;
+    Out[k++] = (uint16_t)(seven / zero); Out[k++] = (uint16_t)(m7 / zero);
+    Out[k++] = (uint16_t)(seven % zero); Out[k++] = (uint16_t)(m7 % zero);
+    Out[k++] = (uint16_t)(mn / m1); Out[k++] = (uint16_t)(mn % m1);
+    Out[k++] = u7 / uz; Out[k++] = u7 % uz;
+    Out[k++] = (uint16_t)(seven << (uint16_t)I[5]); Out[k++] = (uint16_t)(mn >> (uint16_t)I[5]);
+    Out[k++] = umax >> (uint16_t)I[6]; Out[k++] = (uint16_t)(seven << (int16_t)16);
+    Out[k++] = (uint16_t)((int16_t)-32768 / (int16_t)-1);
+    Out[k++] = (uint16_t)(mn * m1); Out[k++] = (uint16_t)(seven * (int16_t)10000);
+    Out[k++] = (uint)(int)(seven * (int16_t)10000);
+    half hnan = (half)F[0], hbig = (half)F[1], hneg = (half)F[2];
+    Out[k++] = (uint16_t)(int16_t)hbig; Out[k++] = (uint16_t)hneg; Out[k++] = (uint16_t)(int16_t)hnan;
+    Out[k++] = (uint16_t)(int16_t)F[3]; Out[k++] = (uint16_t)F[3]; Out[k++] = (uint16_t)(int16_t)F[4];
+    Out[k++] = (uint16_t)(int16_t)-1e10; Out[k++] = (uint16_t)70000.0; Out[k++] = (uint16_t)(int16_t)(half)60000.0;
+}
+"""
+INT16_IN = [0, -1, 7, -7, -32768, 17, 31]
+INT16_F = [math.nan, 60000.0, -3.5, 1e10, -1e10]
+
+
+def _int16_want() -> list[int]:
+    m16 = 0xFFFF
+    return [_div(7, 0, 16, True), _div(-7, 0, 16, True), _rem(7, 0, 16, True), _rem(-7, 0, 16, True),
+            _div(-32768, -1, 16, True), _rem(-32768, -1, 16, True), _div(7, 0, 16, False), _rem(7, 0, 16, False),
+            (7 << (17 & 15)) & m16, (-32768 >> (17 & 15)) & m16, m16 >> (31 & 15), (7 << (16 & 15)) & m16,
+            _div(-32768, -1, 16, True), (-32768 * -1) & m16, (7 * 10000) & m16, (7 * 10000) & m16,
+            ftoi(60000.0, 16), ftoi(-3.5, 16, signed=False), ftoi(math.nan, 16),
+            ftoi(1e10, 16), ftoi(1e10, 16, signed=False), ftoi(-1e10, 16),
+            ftoi(-1e10, 16), ftoi(70000.0, 16, signed=False), ftoi(60000.0, 16)]
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil-vk"])   # the DXIL interpreter does not model 16-bit values
+def test_int16_division_shifts_and_saturating_conversions(backend):
+    want = _int16_want()
+    got = _run_opts(backend, INT16, {"Out": ("uint", len(want))}, {"I": ("int", INT16_IN), "F": ("float", INT16_F)},
+                    profile="cs_6_2", enable_16bit_types=True)["Out"]
+    assert got == want
