@@ -13,11 +13,11 @@ from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 
-from .buffers import buffer_coords
+from .buffers import STRUCTURED, buffer_coords
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
 from .ops import RESRETS, get_op, overload_name, resret
-from .places import AddrPlace, BufferPlace, MemPlace, Place
+from .places import AddrPlace, BufferPlace, CompPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .scalarize import component_types, llvm_scalar
 
@@ -551,6 +551,12 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
     p = L.place(e.args[0])
     if isinstance(p, MemPlace):
         p = p.as_addr(L)
+    if isinstance(p, CompPlace) and len(p.comps) == 1 and isinstance(p.base, BufferPlace) \
+            and p.base.res.shape == STRUCTURED and isinstance(p.base.type, ir.Vector):
+        # one component of a vector in a structured buffer (`InterlockedAdd(buf[i].y, v)`): its own word
+        b, width = p.base, p.base.type.elem.width
+        p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + p.comps[0] * width // 8, b.dyn_offset,
+                        row_major=b.row_major)
     return p
 
 
