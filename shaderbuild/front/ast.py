@@ -111,6 +111,7 @@ class Member(Expr):
     base: Expr
     name: str
     template: TypeRef | None = None     # buf.Load<float4>(...)
+    template_dims: list[Expr | None] = Record.factory(list)     # buf.Load<S[2]>(...): the array sizes
 
 
 class Index(Expr):

@@ -1176,6 +1176,7 @@ class Parser:
                 arg = self.template_arg()
                 assert isinstance(arg, ast.TypeRef)     # a type name or an orientation starts a type
                 e.template = arg
+                e.template_dims = self.dims()           # Load<S[2]>: an array type
                 self.close_angle()
         elif t.text == "[":
             self.advance()

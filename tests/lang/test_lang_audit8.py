@@ -550,3 +550,33 @@ def test_atomic_on_a_vector_component_runs_on_the_interpreter():
     for backend in BACKENDS:
         got = run_backend(backend, src, {"Out": ("uint", 1)}, {"V": ("uint", [1, 2, 3, 4, 5, 6, 7, 8])})
         assert got["V"] == [1, 2, 3, 9, 5, 6, 12, 8] and got["Out"] == [7], backend
+
+
+# ---------------------------------------------------------------- ByteAddressBuffer Load<T[N]> / Store<T[N]>
+
+# An array type as the template argument (DXC accepts `Load<S[2]>`) was a parse error; an array value stored
+# without a template argument is Store<T[N]> with T[N] deduced.  Words of B hold float(i).
+BAB_ARRAYS = """
+RWByteAddressBuffer B : register(u1);
+RWStructuredBuffer<uint> Out : register(u0);
+struct S { float a; uint2 b; };
+[numthreads(1,1,1)] void main() {
+    uint k = 0;
+    float arr[3] = B.Load<float[3]>(4);          Out[k++] = asuint(arr[0]); Out[k++] = asuint(arr[2]);
+    S s2[2] = B.Load<S[2]>(0);                   Out[k++] = asuint(s2[1].a); Out[k++] = s2[1].b.y;
+    float2x2 m2[2] = B.Load<float2x2[2]>(0);     Out[k++] = asuint(m2[1]._12);
+    B.Store<float[3]>(64, arr);
+    int ia[2] = { 5, -6 };
+    B.Store(72, ia);
+    for (uint i = 16; i < 20; i++) Out[k++] = B.Load(4 * i);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_byte_address_array_template_arguments(backend):
+    words = [float(i) for i in range(20)]
+    got = run_backend(backend, BAB_ARRAYS, {"Out": ("uint", 9)}, {"B": ("float", words)})["Out"]
+    # S is 12 bytes (a, b at 4): s2[1] starts at word 3; float2x2 is 16 bytes, column-major: m2[1]._12 is word 6
+    assert got == [fbits(1.0), fbits(3.0), fbits(3.0), fbits(5.0), fbits(6.0),
+                   fbits(1.0), fbits(2.0), 5, -6 & M32]

@@ -838,7 +838,8 @@ class CallLowering(SemaBase):
                 base = ir.VarRef(tmp)
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
-            template = self.resolve_type(callee.template, []) if callee.template is not None else None
+            template = self.resolve_type(callee.template, callee.template_dims) \
+                if callee.template is not None else None
             inner = template
             while isinstance(inner, ir.Array):
                 inner = inner.elem
