@@ -580,3 +580,59 @@ def test_byte_address_array_template_arguments(backend):
     # S is 12 bytes (a, b at 4): s2[1] starts at word 3; float2x2 is 16 bytes, column-major: m2[1]._12 is word 6
     assert got == [fbits(1.0), fbits(3.0), fbits(3.0), fbits(5.0), fbits(6.0),
                    fbits(1.0), fbits(2.0), 5, -6 & M32]
+
+
+# ---------------------------------------------------------------- integer operators and intrinsics, folded and not
+
+IMIN = -(1 << 31)
+# (name, run-time expression, folded expression, model as a 32-bit pattern); run time reads m1 = -1,
+# imin = INT_MIN, seven, m7 and big (0x80000000 as uint) from a buffer, IMIN is a static const
+INT_EDGES = [
+    ("abs_int_min", "abs(imin)", "abs(IMIN)", IMIN & M32),
+    ("abs_negative", "abs(m7)", "abs(-7)", 7),
+    ("sign_negative", "sign(m7)", "sign(-7)", M32),
+    ("sign_int_min", "sign(imin)", "sign(IMIN)", M32),
+    ("min_int_uint_is_unsigned", "min(m1, big)", "min(-1, 0x80000000u)", 0x80000000),
+    ("max_uint_zero_is_unsigned", "max(m1, 0u)", "max(-1, 0u)", M32),
+    ("clamp_signed", "clamp(m7, -3, 3)", "clamp(-7, -3, 3)", -3 & M32),
+    ("clamp_unsigned", "clamp(big, 1u, 5u)", "clamp(0x80000000u, 1u, 5u)", 5),
+    ("countbits_minus_one", "countbits(m1)", "countbits(-1)", 32),
+    ("countbits_int_min", "countbits(imin)", "countbits(IMIN)", 1),
+    ("reversebits", "reversebits((uint)seven)", "reversebits(7u)", 0xE0000000),
+    ("mad_int", "mad(m7, seven, m1)", "mad(-7, 7, -1)", -50 & M32),
+    ("mul_wraps", "imin * m1", "IMIN * -1", IMIN & M32),
+    ("sub_wraps", "imin - 1", "IMIN - 1", 0x7FFFFFFF),
+    ("negate_int_min", "-imin", "-IMIN", IMIN & M32),
+    ("bitnot", "~seven", "~7", ~7 & M32),
+    ("shr_uint", "big >> 31", "0x80000000u >> 31", 1),
+    ("shr_int_arithmetic", "imin >> 31", "IMIN >> 31", M32),
+    ("div_truncates", "seven / m7", "7 / -7", M32),
+    ("mod_sign_of_dividend", "m7 % 3", "-7 % 3", -1 & M32),
+    ("mod_negative_divisor", "7 % m7", "7 % -7", 0),
+    ("udiv", "big / 3u", "0x80000000u / 3u", 0x80000000 // 3),
+    ("firstbithigh_negative", "firstbithigh(m7)", "firstbithigh(-7)", 2),
+    ("firstbitlow_int_min", "firstbitlow(imin)", "firstbitlow(IMIN)", 31),
+    ("dot_int", "dot(int2(m7, seven), int2(seven, seven))", "dot(int2(-7, 7), int2(7, 7))", 0),
+    ("all_int", "all(int2(seven, 0))", "all(int2(7, 0))", 0),
+    ("any_int", "any(int2(0, m1))", "any(int2(0, -1))", 1),
+    ("mul_overflow", "seven * 0x20000000", "7 * 0x20000000", (7 * 0x20000000) & M32),
+    ("lt_int_uint_is_unsigned", "m7 < big", "-7 < 0x80000000u", 0),
+]
+
+
+def _int_edges_src() -> str:
+    rows = "\n".join(f"    Out[{2 * i}] = (uint)({r});\n    Out[{2 * i + 1}] = (uint)({f});"
+                     for i, (_n, r, f, _w) in enumerate(INT_EDGES))
+    return ("StructuredBuffer<int> I : register(t1);\nRWStructuredBuffer<uint> Out : register(u0);\n"
+            "static const int IMIN = (int)0x80000000;\n[numthreads(1,1,1)] void main() {\n"
+            "    int m1 = I[0], imin = I[1], seven = I[2], m7 = I[3]; uint big = (uint)I[4];\n" + rows + "\n}\n")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_integer_edges_folded_and_at_run_time(backend):
+    got = run_backend(backend, _int_edges_src(), {"Out": ("uint", 2 * len(INT_EDGES))},
+                      {"I": ("int", [-1, IMIN, 7, -7, IMIN])})["Out"]
+    bad = [f"{name} ({form}): got {g:#x}, want {want:#x}"
+           for i, (name, _r, _f, want) in enumerate(INT_EDGES)
+           for form, g in (("run time", got[2 * i]), ("folded", got[2 * i + 1])) if g != want]
+    assert not bad, "\n".join(bad)
