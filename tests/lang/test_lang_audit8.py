@@ -636,3 +636,67 @@ def test_integer_edges_folded_and_at_run_time(backend):
            for i, (name, _r, _f, want) in enumerate(INT_EDGES)
            for form, g in (("run time", got[2 * i]), ("folded", got[2 * i + 1])) if g != want]
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- ByteAddressBuffer 16- and 64-bit matrices
+
+# Load<half2x3>, Load<double2x2>, Load<uint16_t3x2> and structs holding them (DXC's templated raw loads take any
+# numeric matrix) were refused ("needs 32-bit components"): each component now takes the 16- or 64-bit path at
+# its dx_structured offset, column-major unless row_major.
+BAB_WIDE_MATRICES = """
+RWByteAddressBuffer B : register(u1);
+RWStructuredBuffer<float> Out : register(u0);
+struct S { half a; half2x3 m; double2x2 d; };
+[numthreads(1,1,1)] void main() {
+    uint k = 0;
+    half2x3 h = B.Load<half2x3>(0);                     Out[k++] = h._12; Out[k++] = h._21; Out[k++] = h._23;
+    row_major half2x3 r = B.Load<row_major half2x3>(0); Out[k++] = r._12; Out[k++] = r._21;
+    double2x2 d = B.Load<double2x2>(16);                Out[k++] = (float)d._12; Out[k++] = (float)d._21;
+    uint16_t3x2 u = B.Load<uint16_t3x2>(0);             Out[k++] = u._31; Out[k++] = u._12;
+    S s = B.Load<S>(0);                                 Out[k++] = s.m._11; Out[k++] = (float)s.d._22;
+    B.Store<half2x2>(48, half2x2(1, 2, 3, 4));
+    B.Store(56, d);
+    for (uint i = 12; i < 14; i++) { uint w = B.Load(4 * i); Out[k++] = f16tof32(w); Out[k++] = f16tof32(w >> 16); }
+    Out[k++] = (float)B.Load<double>(56 + 8);
+}
+"""
+
+
+def _bab_wide_matrices() -> tuple[list[int], list[float]]:
+    buf = bytearray(96)
+    hv, dv = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0], [10.0, 20.0, 30.0, 40.0]
+    struct.pack_into("<6e", buf, 0, *hv)       # as half2x3 column-major: _11 _21 _12 _22 _13 _23
+    struct.pack_into("<4d", buf, 16, *dv)      # as double2x2 column-major: _11 _21 _12 _22
+
+    def cm(vals, rows):
+        return lambda r, c: float(vals[c * rows + r])
+
+    def rm(vals, cols):
+        return lambda r, c: float(vals[r * cols + c])
+
+    h, r, d = cm(hv, 2), rm(hv, 3), cm(dv, 2)
+    u = cm(struct.unpack("<6H", bytes(buf[:12])), 3)
+    sm = cm(struct.unpack("<6e", bytes(buf[2:14])), 2)     # S: a at 0, m at 2 (2-aligned), d at 16
+    want = [h(0, 1), h(1, 0), h(1, 2), r(0, 1), r(1, 0), d(0, 1), d(1, 0), u(2, 0), u(0, 1), sm(0, 0), d(1, 1),
+            1.0, 3.0, 2.0, 4.0, d(1, 0)]
+    return list(struct.unpack("<24I", bytes(buf))), want
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil-vk"])   # the DXIL interpreter does not model 16-bit values
+def test_byte_address_16_and_64_bit_matrices(backend):
+    words, want = _bab_wide_matrices()
+    got = _run_opts(backend, BAB_WIDE_MATRICES, {"Out": ("float", len(want))}, {"B": ("uint", words)},
+                    profile="cs_6_2", enable_16bit_types=True)["Out"]
+    assert got == want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_byte_address_double_matrix(backend):
+    src = ("RWByteAddressBuffer B : register(u1);\nRWStructuredBuffer<float> Out : register(u0);\n"
+           "[numthreads(1,1,1)] void main() {\n"
+           "    double2x2 d = B.Load<double2x2>(0); Out[0] = (float)d._12; Out[1] = (float)d._21;\n"
+           "    row_major double2x2 r = B.Load<row_major double2x2>(0); Out[2] = (float)r._12;\n"
+           "    B.Store<double2x2>(32, d * 2); Out[3] = (float)B.Load<double>(48);\n}\n")
+    words = list(struct.unpack("<16I", struct.pack("<4d", 10.0, 20.0, 30.0, 40.0) + bytes(32)))
+    got = run_backend(backend, src, {"Out": ("float", 4)}, {"B": ("uint", words)})["Out"]
+    assert got == [30.0, 20.0, 20.0, 60.0]      # column-major words: _11 _21 _12 _22; row-major: _11 _12 _21 _22

@@ -173,7 +173,7 @@ class ResourceLowering(SemaBase):
             t = template if template is not None else ir.vec(ir.UINT, widths[name])
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
-            if isinstance(t, (ir.Struct, ir.Array)) or row_major:
+            if isinstance(t, (ir.Struct, ir.Array)) or row_major or (isinstance(t, ir.Matrix) and t.elem.width != 32):
                 loaded = self._byte_address_aggregate(res, addr, t, None, loc, row_major)
                 assert loaded is not None   # a load (value None) returns the loaded value
                 return loaded
@@ -195,7 +195,8 @@ class ResourceLowering(SemaBase):
             value = self.convert(given, want, args[1].loc)
             if template is None and isinstance(want, ir.Matrix):
                 row_major = bool(self.options.row_major)     # a deduced T carries no orientation of its own
-            if isinstance(want, (ir.Struct, ir.Array)) or row_major:
+            if isinstance(want, (ir.Struct, ir.Array)) or row_major or \
+                    (isinstance(want, ir.Matrix) and want.elem.width != 32):
                 self._byte_address_aggregate(res, addr, want, value, loc, row_major)
                 return self.void_value(loc)
             if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
@@ -347,12 +348,10 @@ class ResourceLowering(SemaBase):
                 assert stride is not None   # an array's layout has a stride
                 for j in range(ty.size):
                     walk(ir.IndexRef(place, ir.Const(ir.UINT, j), ty.elem), ty.elem, off + j * stride, row_major)
-            elif isinstance(ty, ir.Matrix):
-                if ty.elem.width != 32:
-                    raise error(f"Load<{t}>/Store<{t}>: matrix member type '{ty}' needs 32-bit components", loc)
+            elif isinstance(ty, ir.Matrix):      # one leaf per component (16- and 64-bit ones on their paths)
                 lay = layout_of(ty, "dx_structured", row_major)
                 rm = lay.row_major if lay.row_major is not None else row_major
-                ms, es = lay.matrix_stride or 0, 4
+                ms, es = lay.matrix_stride or 0, ty.elem.width // 8
                 for rr in range(ty.rows):
                     row = ir.IndexRef(place, ir.Const(ir.UINT, rr), ir.Vector(ty.elem, ty.cols))
                     for c in range(ty.cols):
