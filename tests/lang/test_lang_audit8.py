@@ -700,3 +700,37 @@ def test_byte_address_double_matrix(backend):
     words = list(struct.unpack("<16I", struct.pack("<4d", 10.0, 20.0, 30.0, 40.0) + bytes(32)))
     got = run_backend(backend, src, {"Out": ("float", 4)}, {"B": ("uint", words)})["Out"]
     assert got == [30.0, 20.0, 20.0, 60.0]      # column-major words: _11 _21 _12 _22; row-major: _11 _12 _21 _22
+
+
+STORE_SHAPES = """
+RWByteAddressBuffer B : register(u1);
+RWStructuredBuffer<uint> Out : register(u0);
+struct S { int16_t i; float f; };
+[numthreads(1,1,1)] void main() {
+    B.Store(0, (int2x2)7);
+    B.Store(16, (int[2])8);
+    B.Store(24, (S)9);
+    B.Store(32, (S[2])3);
+    B.Store(48, (half)1.5);
+    B.Store(50, (int16_t)-2);
+    for (uint i = 0; i < 13; i++) Out[i] = B.Load(4 * i);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil-vk"])   # the DXIL interpreter does not model 16-bit values
+def test_byte_address_store_deduces_every_shape(backend):
+    """Store(addr, v) of a matrix, an array, a struct (16-bit member: two bytes, then padding kept), an array of
+    structs and 16-bit scalars: v's own layout, bytes the value does not cover untouched."""
+    fill = 0x11111111
+    want = bytearray(struct.pack("<13I", *[fill] * 13))
+    struct.pack_into("<4i2i", want, 0, 7, 7, 7, 7, 8, 8)
+    struct.pack_into("<hxxf", want, 24, 9, 9.0)
+    want[26:28] = b"\x11\x11"
+    for off in (32, 40):
+        struct.pack_into("<h", want, off, 3)
+        struct.pack_into("<f", want, off + 4, 3.0)
+    struct.pack_into("<eh", want, 48, 1.5, -2)
+    got = _run_opts(backend, STORE_SHAPES, {"Out": ("uint", 13)}, {"B": ("uint", [fill] * 13)},
+                    profile="cs_6_2", enable_16bit_types=True)["Out"]
+    assert got == list(struct.unpack("<13I", bytes(want)))
