@@ -231,10 +231,12 @@ class ResourceLowering(SemaBase):
         """T of `Store(addr, value)` without a template argument: DXC declares Store as `template<T> void
         Store(uint, T)`, so the value is stored as it is (a float's bits, a float3 as three words, a matrix, a
         struct), not converted to uint as Store2/3/4 convert.  Bools are stored as uints (0 / 1); a literal
-        stores as a 32-bit value of its kind (an integer literal as uint, which has the same bits as int)."""
+        stores as a 32-bit value of its kind; 32-bit ints and integer literals as uints (the same bits, and the
+        code the uint conversion always gave)."""
         t = value.type
         s = ir.scalar_of(t) if ir.is_numeric(t) else None
-        if s is not None and (s.kind == "bool" or self.is_literal(value)):
+        if s is not None and (s.kind == "bool" or (not isinstance(t, ir.Matrix) and (
+                self.is_literal(value) or (s.kind == "int" and s.width == 32)))):
             return with_scalar(t, ir.FLOAT if s.is_float else ir.UINT)
         return t
 
