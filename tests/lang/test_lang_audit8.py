@@ -815,3 +815,51 @@ def test_cbuffer_matrices_indexed_at_run_time(backend):
     got = run_backend(backend, CBUFFER_DYNAMIC_MATRICES, {"Out": ("float", len(want))},
                       {"C": ("float", [float(w) for w in range(64)]), "I": ("int", [i, j])})["Out"]
     assert got == want
+
+
+# ---------------------------------------------------------------- InterlockedExchange of a float
+
+# SM 6.6's float overload of InterlockedExchange (buffer elements, vector components and groupshared floats) was
+# refused ("requires an int or uint destination"): SPIR-V exchanges the float (OpAtomicExchange %float, as DXC),
+# DXIL the float's bits (AtomicBinOp / atomicrmw xchg on i32, as DXC lowers it).
+FLOAT_EXCHANGE_BUFFERS = """
+RWStructuredBuffer<float> V : register(u1);
+RWStructuredBuffer<float2> V2 : register(u2);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    float o; InterlockedExchange(V[1], 5.5, o); Out[0] = o;
+    InterlockedExchange(V2[0].y, o * 2, o); Out[1] = o;
+    InterlockedExchange(V[0], -0.25);
+}
+"""
+FLOAT_EXCHANGE_GROUPSHARED = """
+RWStructuredBuffer<float> Out : register(u0);
+groupshared float G;
+groupshared float GA[2];
+[numthreads(1,1,1)] void main() {
+    G = 1.25; GA[1] = -3.5;
+    float o; InterlockedExchange(G, 9.0, o); Out[0] = o; Out[1] = G;
+    InterlockedExchange(GA[1], o * 2, o); Out[2] = o; Out[3] = GA[1];
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_interlocked_exchange_on_buffers(backend):
+    got = run_backend(backend, FLOAT_EXCHANGE_BUFFERS, {"Out": ("float", 2)},
+                      {"V": ("float", [1.0, 2.0]), "V2": ("float", [10.0, 20.0])})
+    assert got["Out"] == [2.0, 20.0] and got["V"] == [-0.25, 5.5] and got["V2"] == [10.0, 4.0]
+
+
+# dxil-spirv mistranslates the i32 atomicrmw on the bitcast groupshared pointer (LIMITS 'float-bitwise-atomic')
+@pytest.mark.parametrize("backend", ["spirv", "dxil"])
+def test_float_interlocked_exchange_on_groupshared(backend):
+    got = run_backend(backend, FLOAT_EXCHANGE_GROUPSHARED, {"Out": ("float", 4)})["Out"]
+    assert got == [1.25, 9.0, -3.5, 2.5]
+
+
+def test_float_exchange_on_groupshared_is_a_listed_dxil_spirv_limit():
+    from harness import dxil_consumer
+
+    with pytest.raises(dxil_consumer.ConsumerLimit, match="float-bitwise-atomic"):
+        run_backend("dxil-vk", FLOAT_EXCHANGE_GROUPSHARED, {"Out": ("float", 4)})

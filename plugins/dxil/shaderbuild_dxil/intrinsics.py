@@ -573,6 +573,13 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         p = _atomic_place(L, e)
         vals = [L.expr(a)[0] for a in e.args[1:]]
         signed = _kind(e.args[0].type) == "int"
+    if vals[0].type == T.f32:       # InterlockedExchange of a float (SM 6.6): on its bits, as DXC lowers it
+        vals[0] = L.b.bitcast(vals[0], T.i32)
+        return [L.b.bitcast(v, T.f32) for v in _atomic_on(L, e, p, vals, signed)]
+    return _atomic_on(L, e, p, vals, signed)
+
+
+def _atomic_on(L: FunctionLowerer, e: ir.Intrinsic, p: Place, vals: list[Value], signed: bool) -> list[Value]:
     if isinstance(p, BufferPlace):
         c = buffer_coords(L, p)
         ov = _ov(vals[0])
@@ -584,14 +591,14 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         return [L.ops.call(L.b, "AtomicCompareExchange", ov, [p.handle, *c, vals[0], vals[1]])]
     if isinstance(p, AddrPlace) and len(p.addrs) == 1:
         ptr = p._ptr(L, p.addrs[0])
+        pt = ptr.type
+        if isinstance(pt, T.PointerType) and vals[0].type != pt.pointee:   # a float cell's bits (*FloatBitwise,
+            ptr = L.b.bitcast(ptr, T.pointer_to(vals[0].type, pt.addrspace))   # a float exchange)
         if e.name in ATOMIC_RMW:
             op = ATOMIC_RMW[e.name]
             if isinstance(op, tuple):
                 op = op[0] if signed else op[1]
             return [L.b.atomic_rmw(op, ptr, vals[0])]
-        pt = ptr.type
-        if isinstance(pt, T.PointerType) and vals[0].type != pt.pointee:   # *FloatBitwise: a float cell's bits
-            ptr = L.b.bitcast(ptr, T.pointer_to(vals[0].type, pt.addrspace))
         pair = L.b.cmpxchg(ptr, vals[0], vals[1])
         return [L.b.extract_value(pair, 0)]
     raise error(f"'{e.name}' needs a buffer element or groupshared destination")

@@ -716,7 +716,8 @@ class CallLowering(SemaBase):
 
     def special_interlocked(self, name, args, loc):
         dest, root = self._atomic_destination(name, args, loc)
-        if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int):
+        float_exchange = name == "InterlockedExchange" and dest.type == ir.FLOAT   # SM 6.6's float overload
+        if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int) and not float_exchange:
             raise error(f"'{name}' requires an int or uint destination, not '{dest.type}'", args[0].loc)
         var_of = root
         while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
