@@ -863,3 +863,81 @@ def test_float_exchange_on_groupshared_is_a_listed_dxil_spirv_limit():
 
     with pytest.raises(dxil_consumer.ConsumerLimit, match="float-bitwise-atomic"):
         run_backend("dxil-vk", FLOAT_EXCHANGE_GROUPSHARED, {"Out": ("float", 4)})
+
+
+# ---------------------------------------------------------------- mul() of every shape pair; one-component subscripts
+
+# word i of F; no zeros: a product of zero has a sign that lavapipe may drop differently in the -O3 and -O0
+# builds (no SignedZeroInfNanPreserve), and the harness compares them bit for bit
+MUL_VALUES = [float(i % 7 - 3) + 0.5 for i in range(16)]
+
+
+def _mul_table() -> tuple[str, list[float]]:
+    """mul(RxN, NxC) for R, N, C in 1..4 and mul(floatN, MxC) with N != M (the longer side truncates); each
+    result reduced to one float with per-element weights, so a wrong element or orientation shows."""
+    import itertools
+
+    def mat(r, c, off):
+        return [[MUL_VALUES[(off + i * c + j) % 16] for j in range(c)] for i in range(r)]
+
+    def ctor(r, c, off):
+        return f"float{r}x{c}(" + ", ".join(f"F[{(off + i) % 16}]" for i in range(r * c)) + ")"
+
+    lines, want = [], []
+    for r, n, c in itertools.product(range(1, 5), repeat=3):
+        a, b = mat(r, n, 0), mat(n, c, 5)
+        lines.append(f"{{ float{r}x{c} p = mul({ctor(r, n, 0)}, {ctor(n, c, 5)}); float s = 0; "
+                     f"[unroll] for (int i = 0; i < {r}; i++) [unroll] for (int j = 0; j < {c}; j++) "
+                     f"s += p[i][j] * (1 + i * 4 + j); Out[{len(want)}] = s; }}")
+        want.append(sum(sum(a[i][t] * b[t][j] for t in range(n)) * (1 + i * 4 + j) for i in range(r) for j in range(c)))
+    for n, m, c in itertools.product(range(2, 5), range(1, 5), range(1, 5)):
+        v, mm = [MUL_VALUES[(3 + i) % 16] for i in range(n)], mat(m, c, 9)
+        vec = f"float{n}(" + ", ".join(f"F[{(3 + i) % 16}]" for i in range(n)) + ")"
+        lines.append(f"{{ float{c} p = mul({vec}, {ctor(m, c, 9)}); float s = 0; "
+                     f"[unroll] for (int j = 0; j < {c}; j++) s += p[j] * (j + 1); Out[{len(want)}] = s; }}")
+        want.append(sum(sum(v[i] * mm[i][j] for i in range(min(n, m))) * (j + 1) for j in range(c)))
+    src = ("StructuredBuffer<float> F : register(t1);\nRWStructuredBuffer<float> Out : register(u0);\n"
+           "[numthreads(1,1,1)] void main() {\n" + "\n".join(lines) + "\n}\n")
+    return src, want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mul_of_every_shape_pair(backend):
+    """(`p[i][0]` of an Nx1 result and `p[0][0]` of a 1x1 were refused: a one-component row is a scalar in our IR.)"""
+    src, want = _mul_table()
+    got = run_backend(backend, src, {"Out": ("float", len(want))}, {"F": ("float", MUL_VALUES)})["Out"]
+    assert got == want
+
+
+ONE_COMPONENT = """
+StructuredBuffer<float> F : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+float first(float1 v) { return v[0]; }
+[numthreads(1,1,1)] void main() {
+    float1 v = F[0];               Out[0] = v[0];
+    float2x1 m = float2x1(F[0], F[1]);
+    Out[1] = m[1][0];
+    m[0][0] = 5;                   Out[2] = m._11;
+    float1x1 s = F[1];             Out[3] = s[0][0] * 2;
+    Out[4] = first(F[1]);
+    uint i = (uint)F[2];           Out[5] = m[i][0];
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_component_vector_subscripts(backend):
+    got = run_backend(backend, ONE_COMPONENT, {"Out": ("float", 6)}, {"F": ("float", [1.5, 2.5, 1.0])})["Out"]
+    assert got == [1.5, 2.5, 5.0, 5.0, 2.5, 2.5]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("float f = 1; Out[0] = f[0];", "subscripted value of type 'float' is not an array, vector or matrix"),
+    ("float2x1 m = 1; Out[0] = m[1][1];", "index 1 is out of bounds for a one-component vector"),
+])
+def test_subscripting_a_scalar_is_still_an_error(body, message):
+    from lang_util import compile_cs
+
+    src = f"RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ {body} }}\n"
+    res = compile_cs(src)
+    assert not res.ok and [d.message for d in res.diagnostics if d.severity == "error"] == [message]
