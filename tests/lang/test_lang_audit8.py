@@ -873,8 +873,9 @@ MUL_VALUES = [float(i % 7 - 3) + 0.5 for i in range(16)]
 
 
 def _mul_table() -> tuple[str, list[float]]:
-    """mul(RxN, NxC) for R, N, C in 1..4 and mul(floatN, MxC) with N != M (the longer side truncates); each
-    result reduced to one float with per-element weights, so a wrong element or orientation shows."""
+    """mul(RxN, NxC) for R, N, C in 1..4, mul(floatN, MxC) and mul(RxM, floatN) for every size pair that differs
+    (the longer side truncates) and mul(scalar, RxC); each result reduced to one float with per-element weights, so a wrong
+    element or orientation shows."""
     import itertools
 
     def mat(r, c, off):
@@ -891,11 +892,26 @@ def _mul_table() -> tuple[str, list[float]]:
                      f"s += p[i][j] * (1 + i * 4 + j); Out[{len(want)}] = s; }}")
         want.append(sum(sum(a[i][t] * b[t][j] for t in range(n)) * (1 + i * 4 + j) for i in range(r) for j in range(c)))
     for n, m, c in itertools.product(range(2, 5), range(1, 5), range(1, 5)):
+        if n == m:
+            continue            # (equal sizes: the matrix x matrix rows above)
         v, mm = [MUL_VALUES[(3 + i) % 16] for i in range(n)], mat(m, c, 9)
         vec = f"float{n}(" + ", ".join(f"F[{(3 + i) % 16}]" for i in range(n)) + ")"
         lines.append(f"{{ float{c} p = mul({vec}, {ctor(m, c, 9)}); float s = 0; "
                      f"[unroll] for (int j = 0; j < {c}; j++) s += p[j] * (j + 1); Out[{len(want)}] = s; }}")
         want.append(sum(sum(v[i] * mm[i][j] for i in range(min(n, m))) * (j + 1) for j in range(c)))
+    for r, m, n in itertools.product(range(1, 5), range(1, 5), range(2, 5)):     # mul(RxM, floatN)
+        if n == m:
+            continue
+        mm, v = mat(r, m, 2), [MUL_VALUES[(7 + i) % 16] for i in range(n)]
+        vec = f"float{n}(" + ", ".join(f"F[{(7 + i) % 16}]" for i in range(n)) + ")"
+        lines.append(f"{{ float{r} p = mul({ctor(r, m, 2)}, {vec}); float s = 0; "
+                     f"[unroll] for (int j = 0; j < {r}; j++) s += p[j] * (j + 1); Out[{len(want)}] = s; }}")
+        want.append(sum(sum(mm[i][t] * v[t] for t in range(min(m, n))) * (i + 1) for i in range(r)))
+    for r, c in ((1, 1), (1, 4), (3, 1), (2, 3)):                                  # mul(scalar, RxC)
+        mm = mat(r, c, 4)
+        lines.append(f"{{ float{r}x{c} p = mul(F[1], {ctor(r, c, 4)}); float s = 0; [unroll] for (int i = 0; i < {r}; "
+                     f"i++) [unroll] for (int j = 0; j < {c}; j++) s += p[i][j] * (1 + i * 4 + j); Out[{len(want)}] = s; }}")
+        want.append(sum(MUL_VALUES[1] * mm[i][j] * (1 + i * 4 + j) for i in range(r) for j in range(c)))
     src = ("StructuredBuffer<float> F : register(t1);\nRWStructuredBuffer<float> Out : register(u0);\n"
            "[numthreads(1,1,1)] void main() {\n" + "\n".join(lines) + "\n}\n")
     return src, want
