@@ -957,3 +957,26 @@ def test_subscripting_a_scalar_is_still_an_error(body, message):
     src = f"RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ {body} }}\n"
     res = compile_cs(src)
     assert not res.ok and [d.message for d in res.diagnostics if d.severity == "error"] == [message]
+
+
+# An atomic on one matrix component of a structured-buffer element (`InterlockedAdd(buf[i].m._12, v)`): the DXIL
+# backend refused it; row_major keeps D3D's layout equal to SPIR-V's (where integer matrices are stored as rows).
+ATOMIC_MATRIX_COMPONENT = """
+struct P { row_major uint2x2 m; };
+RWStructuredBuffer<P> S : register(u1);
+RWStructuredBuffer<uint> Out : register(u0);
+groupshared uint2x2 G;
+[numthreads(1,1,1)] void main() {
+    G = uint2x2(1, 2, 3, 4);
+    InterlockedAdd(S[0].m._12, 100);
+    uint o; InterlockedAdd(S[0].m[1][0], 1000, o);
+    InterlockedAdd(G._21, 7);
+    Out[0] = S[0].m._12; Out[1] = S[0].m._21; Out[2] = G._21; Out[3] = o;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_atomic_on_one_matrix_component(backend):
+    got = run_backend(backend, ATOMIC_MATRIX_COMPONENT, {"Out": ("uint", 4)}, {"S": ("uint", [1, 3, 2, 4])})
+    assert got["Out"] == [103, 1002, 10, 2] and got["S"] == [1, 103, 1002, 4]

@@ -13,7 +13,7 @@ from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 
-from .buffers import STRUCTURED, buffer_coords
+from .buffers import STRUCTURED, buffer_coords, component_offsets
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
 from .ops import RESRETS, get_op, overload_name, resret
@@ -551,12 +551,15 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
     p = L.place(e.args[0])
     if isinstance(p, MemPlace):
         p = p.as_addr(L)
+    while isinstance(p, CompPlace) and isinstance(p.base, CompPlace):     # m._12 is row 0, then its component 1
+        p = CompPlace(p.base.base, [p.base.comps[c] for c in p.comps], p.type)
     if isinstance(p, CompPlace) and len(p.comps) == 1 and isinstance(p.base, BufferPlace) \
-            and p.base.res.shape == STRUCTURED and isinstance(p.base.type, ir.Vector):
-        # one component of a vector in a structured buffer (`InterlockedAdd(buf[i].y, v)`): its own word
-        b, width = p.base, p.base.type.elem.width
-        p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + p.comps[0] * width // 8, b.dyn_offset,
-                        row_major=b.row_major)
+            and p.base.res.shape == STRUCTURED and isinstance(p.base.type, (ir.Vector, ir.Matrix)):
+        # one component of a vector or matrix in a structured buffer (`InterlockedAdd(buf[i].y, v)`,
+        # `buf[i].m._12`): its own word, at its offset in the element's layout
+        b = p.base
+        off = component_offsets(b.type, "dx_structured", bool(b.row_major))[p.comps[0]]
+        p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + off, b.dyn_offset, row_major=b.row_major)
     return p
 
 
