@@ -980,3 +980,14 @@ groupshared uint2x2 G;
 def test_atomic_on_one_matrix_component(backend):
     got = run_backend(backend, ATOMIC_MATRIX_COMPONENT, {"Out": ("uint", 4)}, {"S": ("uint", [1, 3, 2, 4])})
     assert got["Out"] == [103, 1002, 10, 2] and got["S"] == [1, 103, 1002, 4]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_atomic_on_a_vector_component_chosen_at_run_time(backend):
+    """`InterlockedAdd(buf[j][i], v)` with i known only at run time: the DXIL backend refused it."""
+    src = ("RWStructuredBuffer<uint4> U4 : register(u1);\nRWStructuredBuffer<uint> Out : register(u0);\n"
+           "StructuredBuffer<uint> I : register(t2);\n[numthreads(1,1,1)] void main() {\n"
+           "    uint i = I[0], j = I[1];\n    uint o; InterlockedAdd(U4[j][i], 100, o); Out[0] = o;\n"
+           "    InterlockedMax(U4[0][j + 2], 50);\n}\n")
+    got = run_backend(backend, src, {"Out": ("uint", 1)}, {"U4": ("uint", [1, 2, 3, 4, 5, 6, 7, 8]), "I": ("uint", [2, 1])})
+    assert got["Out"] == [7] and got["U4"] == [1, 2, 3, 50, 5, 6, 107, 8]

@@ -17,7 +17,7 @@ from .buffers import STRUCTURED, buffer_coords, component_offsets
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
 from .ops import RESRETS, get_op, overload_name, resret
-from .places import AddrPlace, BufferPlace, CompPlace, MemPlace, Place
+from .places import AddrPlace, BufferPlace, CompPlace, DynCompPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .scalarize import component_types, llvm_scalar
 
@@ -551,6 +551,13 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
     p = L.place(e.args[0])
     if isinstance(p, MemPlace):
         p = p.as_addr(L)
+    if isinstance(p, DynCompPlace) and isinstance(p.base, BufferPlace) and p.base.res.shape == STRUCTURED \
+            and isinstance(p.base.type, ir.Vector):
+        # `InterlockedAdd(buf[i][k], v)`: component k of a vector element, its offset known at run time
+        b, size = p.base, p.base.type.elem.width // 8
+        off = L.mul_add(p.index, size, 0)
+        return BufferPlace(b.res, b.handle, b.index, p.type, b.offset,
+                           off if b.dyn_offset is None else L.add(b.dyn_offset, off), row_major=b.row_major)
     while isinstance(p, CompPlace) and isinstance(p.base, CompPlace):     # m._12 is row 0, then its component 1
         p = CompPlace(p.base.base, [p.base.comps[c] for c in p.comps], p.type)
     if isinstance(p, CompPlace) and len(p.comps) == 1 and isinstance(p.base, BufferPlace) \
@@ -558,8 +565,8 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
         # one component of a vector or matrix in a structured buffer (`InterlockedAdd(buf[i].y, v)`,
         # `buf[i].m._12`): its own word, at its offset in the element's layout
         b = p.base
-        off = component_offsets(b.type, "dx_structured", bool(b.row_major))[p.comps[0]]
-        p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + off, b.dyn_offset, row_major=b.row_major)
+        at = component_offsets(b.type, "dx_structured", bool(b.row_major))[p.comps[0]]
+        p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + at, b.dyn_offset, row_major=b.row_major)
     return p
 
 
