@@ -181,6 +181,7 @@ class SizeOf(Expr):
     """sizeof(type) or sizeof(expression), in bytes."""
 
     operand: TypeRef | Expr
+    dims: list[Expr | None] = Record.factory(list)     # sizeof(T[2]): the array sizes of a type operand
 
 
 class CBufferDecl(Node):

@@ -1241,13 +1241,15 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 operand: ast.TypeRef | ast.Expr
+                dims: list[ast.Expr | None] = []
                 if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()) \
                         and not self.peek().is_punct("("):
                     operand = self.type_ref()
+                    dims = self.dims()          # sizeof(S[2])
                 else:
                     operand = self.expression()
                 self.expect(")", "to close 'sizeof'")
-                return ast.SizeOf(t.loc, operand)
+                return ast.SizeOf(t.loc, operand, dims)
             template = self.scoped(t.text, self.template_funcs)
             if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()

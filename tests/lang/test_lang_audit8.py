@@ -991,3 +991,14 @@ def test_atomic_on_a_vector_component_chosen_at_run_time(backend):
            "    InterlockedMax(U4[0][j + 2], 50);\n}\n")
     got = run_backend(backend, src, {"Out": ("uint", 1)}, {"U4": ("uint", [1, 2, 3, 4, 5, 6, 7, 8]), "I": ("uint", [2, 1])})
     assert got["Out"] == [7] and got["U4"] == [1, 2, 3, 50, 5, 6, 107, 8]
+
+
+def test_sizeof_of_an_array_type():
+    """`sizeof(T[N])` (was a parse error: "expected ')'"): N elements at T's structured-buffer stride."""
+    src = ("RWStructuredBuffer<uint> Out : register(u0);\nstruct D { float3 v; };\nstruct E { half h; double d; };\n"
+           "[numthreads(1,1,1)] void main() {\n    Out[0] = sizeof(D[2]); Out[1] = sizeof(float[3]);\n"
+           "    Out[2] = sizeof(float2x3[2][2]); Out[3] = sizeof(E[2]); float arr[5]; Out[4] = sizeof(arr);\n"
+           "    Out[5] = sizeof(uint64_t[3]);\n}\n")
+    for backend in BACKENDS:
+        # D: 12 bytes; float2x3: 24; E: half (32-bit without -enable-16bit-types) then a double 8-aligned: 16
+        assert run_backend(backend, src, {"Out": ("uint", 6)})["Out"] == [24, 12, 96, 32, 20, 24], backend

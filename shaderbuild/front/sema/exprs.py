@@ -505,7 +505,7 @@ class ExprLowering(HeapLowering, SemaBase):
         from ...ir.layout import layout_of
 
         if isinstance(e.operand, ast.TypeRef):
-            t = self.resolve_type(e.operand, [])
+            t = self.resolve_type(e.operand, e.dims)
         else:
             with self.collect([]):            # sizeof does not evaluate its operand
                 t = self.rvalue(e.operand).type
