@@ -1002,3 +1002,58 @@ def test_sizeof_of_an_array_type():
     for backend in BACKENDS:
         # D: 12 bytes; float2x3: 24; E: half (32-bit without -enable-16bit-types) then a double 8-aligned: 16
         assert run_backend(backend, src, {"Out": ("uint", 6)})["Out"] == [24, 12, 96, 32, 20, 24], backend
+
+
+# ---------------------------------------------------------------- -fvk-use-dx-layout: HLSL cbuffer packing in SPIR-V
+
+# Under D3D's cbuffer packing a member may sit in the unused end of a row_major matrix's last row (`float c` right
+# after `row_major float2x3 m`: m ends at 28, c at 28).  A SPIR-V matrix spans its whole MatrixStride vectors, so
+# the module was invalid (spirv-val: "member overlaps previous member") yet compiled with exit 0; now a located
+# error.  A column_major matrix (SPIR-V RowMajor) ends where HLSL ends it and is fine, and the default Vulkan
+# layout never packs into a matrix.
+DX_TAIL = "cbuffer C : register(b1) {{ {decl} }};\nRWStructuredBuffer<float> Out : register(u0);\n" \
+          "[numthreads(1,1,1)] void main() {{ Out[0] = {use}; }}\n"
+
+
+def _dx_layout(src: str, vk_layout: str = "dx"):
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    return compile_file("dx.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv", vk_layout=vk_layout),
+                        text=src)
+
+
+@pytest.mark.parametrize("decl, use, culprit", [
+    ("row_major float2x3 m; float c;", "m._11 + c", ("c", "m")),
+    ("struct S { float x; row_major float2x2 m; }; S s; float c;", "s.m._11 + c", ("c", "s")),
+    ("row_major float3x2 m[2]; float2 c;", "m[1]._11 + c.y", ("c", "m")),
+], ids=["after_matrix", "after_struct", "after_array"])
+def test_dx_layout_member_in_a_matrix_tail_is_refused(decl, use, culprit):
+    """(at the cbuffer, where layout errors of its members are reported)"""
+    from harness import tools
+
+    src = DX_TAIL.format(decl=decl, use=use)
+    if "struct S" in decl:
+        src = "struct S { float x; row_major float2x2 m; };\n" + DX_TAIL.format(decl="S s; float c;", use=use)
+    res = _dx_layout(src)
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and len(errors) == 1 and errors[0].loc.line == src.splitlines().index(
+        next(line for line in src.splitlines() if line.startswith("cbuffer"))) + 1
+    assert errors[0].message.startswith(f"'{culprit[0]}' is packed into the unused end of the last row of the "
+                                        f"matrix in '{culprit[1]}'")
+    ok = _dx_layout(src, "default")       # the default Vulkan layout: valid
+    assert ok.ok
+    tools.spirv_val(ok.binary, "vulkan1.1")
+
+
+def test_dx_layout_column_major_matrix_tail_stays_valid_and_correct():
+    """column_major float2x3 (3 registers, the last one 2 floats) and a float after it in the same register:
+    valid SPIR-V with -fvk-use-dx-layout, and the float reads the D3D word."""
+    src = ("cbuffer C : register(b1) { float2x3 m; float c; };\nRWStructuredBuffer<float> Out : register(u0);\n"
+           "[numthreads(1,1,1)] void main() { Out[0] = m._23; Out[1] = c; }\n")
+    res = _dx_layout(src)
+    assert res.ok
+    import res_util
+    res_util.spirv_val_flags(res.binary, "vulkan1.1", "--scalar-block-layout")
+    members = {m["name"]: m for r in res.manifest["resources"] if r["name"] == "C" for m in r["block"]["members"]}
+    assert members["c"]["vulkan"]["offset"] == members["c"]["hlsl"]["offset"] == 40

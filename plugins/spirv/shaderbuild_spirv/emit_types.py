@@ -226,7 +226,17 @@ class TypeLowering:
     def decorate_members(self, tid: int, t: Struct, layout: str) -> None:
         """Offset, MatrixStride and majorness of each member of a laid-out struct."""
         lay = layout_of(t, layout)
+        # the unused end of a matrix's last row that HLSL's cbuffer packing may give to the next member but a
+        # SPIR-V matrix spans (spirv-val: overlapping members): (start, end, member) per such member
+        tails = [(off + ml.size, off + _spirv_size(f.type, ml, layout, bool(f.row_major)), f.name)
+                 for f, off, ml in zip(t.fields, lay.offsets, lay.members)]
+        tails = [tail for tail in tails if tail[1] > tail[0]]
         for i, (f, off, ml) in enumerate(zip(t.fields, lay.offsets, lay.members)):
+            inside = [name for start, end, name in tails if name != f.name and start <= off < end]
+            if inside:
+                raise error(f"'{f.name}' is packed into the unused end of the last row of the matrix in '{inside[0]}' "
+                            f"in this buffer layout, which SPIR-V cannot express (a SPIR-V matrix spans whole "
+                            f"vectors); move '{f.name}' before '{inside[0]}' or use the default Vulkan layout")
             self.b.member_decorate(tid, i, "Offset", off)
             self.matrix_decorations(tid, i, f.type, ml)
 
@@ -308,6 +318,23 @@ class TypeLowering:
 
     def null(self, t: Type, layout: str | None = None) -> int:
         return self.b.constant("OpConstantNull", self.tid(t, layout))
+
+
+def _spirv_size(t: Type, lay, rule: str, row_major: bool) -> int:
+    """Size of a laid-out type as spirv-val sizes it: an HLSL row_major matrix (SPIR-V ColMajor, one column per
+    HLSL row) spans every one of its MatrixStride columns, also the last one that HLSL's cbuffer layout ends
+    early; a column_major one (SPIR-V RowMajor) ends after its last row's components, as in HLSL; arrays and
+    structs end where their last part does."""
+    if isinstance(t, Matrix) and matrix_shape(t) == "matrix" and lay.matrix_stride is not None:
+        rm = lay.row_major if lay.row_major is not None else row_major
+        return t.rows * lay.matrix_stride if rm else lay.size
+    if isinstance(t, Array) and t.size and lay.array_stride is not None:
+        el = layout_of(t.elem, rule, row_major)
+        return lay.array_stride * (t.size - 1) + _spirv_size(t.elem, el, rule, row_major)
+    if isinstance(t, Struct) and lay.members:
+        return max(off + _spirv_size(f.type, m, rule, row_major if f.row_major is None else f.row_major)
+                   for f, m, off in zip(t.fields, lay.members, lay.offsets))
+    return lay.size
 
 
 def _has_16bit(t: Type) -> bool:
