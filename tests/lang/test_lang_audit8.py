@@ -1009,8 +1009,9 @@ def test_sizeof_of_an_array_type():
 # Under D3D's cbuffer packing a member may sit in the unused end of a row_major matrix's last row (`float c` right
 # after `row_major float2x3 m`: m ends at 28, c at 28).  A SPIR-V matrix spans its whole MatrixStride vectors, so
 # the module was invalid (spirv-val: "member overlaps previous member") yet compiled with exit 0; now a located
-# error.  A column_major matrix (SPIR-V RowMajor) ends where HLSL ends it and is fine, and the default Vulkan
-# layout never packs into a matrix.
+# error.  A column_major matrix (SPIR-V RowMajor) ends where HLSL ends it and is fine, so is a member after a struct
+# that ends with a row_major matrix (spirv-val sizes the struct as HLSL does), and the default Vulkan layout never
+# packs into a matrix.
 DX_TAIL = "cbuffer C : register(b1) {{ {decl} }};\nRWStructuredBuffer<float> Out : register(u0);\n" \
           "[numthreads(1,1,1)] void main() {{ Out[0] = {use}; }}\n"
 
@@ -1025,16 +1026,13 @@ def _dx_layout(src: str, vk_layout: str = "dx"):
 
 @pytest.mark.parametrize("decl, use, culprit", [
     ("row_major float2x3 m; float c;", "m._11 + c", ("c", "m")),
-    ("struct S { float x; row_major float2x2 m; }; S s; float c;", "s.m._11 + c", ("c", "s")),
     ("row_major float3x2 m[2]; float2 c;", "m[1]._11 + c.y", ("c", "m")),
-], ids=["after_matrix", "after_struct", "after_array"])
+], ids=["after_matrix", "after_array"])
 def test_dx_layout_member_in_a_matrix_tail_is_refused(decl, use, culprit):
     """(at the cbuffer, where layout errors of its members are reported)"""
     from harness import tools
 
     src = DX_TAIL.format(decl=decl, use=use)
-    if "struct S" in decl:
-        src = "struct S { float x; row_major float2x2 m; };\n" + DX_TAIL.format(decl="S s; float c;", use=use)
     res = _dx_layout(src)
     errors = [d for d in res.diagnostics if d.severity == "error"]
     assert not res.ok and len(errors) == 1 and errors[0].loc.line == src.splitlines().index(
@@ -1046,13 +1044,16 @@ def test_dx_layout_member_in_a_matrix_tail_is_refused(decl, use, culprit):
     tools.spirv_val(ok.binary, "vulkan1.1")
 
 
-def test_dx_layout_column_major_matrix_tail_stays_valid_and_correct():
-    """column_major float2x3 (3 registers, the last one 2 floats) and a float after it in the same register:
-    valid SPIR-V with -fvk-use-dx-layout, and the float reads the D3D word."""
-    src = ("cbuffer C : register(b1) { float2x3 m; float c; };\nRWStructuredBuffer<float> Out : register(u0);\n"
-           "[numthreads(1,1,1)] void main() { Out[0] = m._23; Out[1] = c; }\n")
+@pytest.mark.parametrize("head, decl, use", [
+    ("", "float2x3 m; float c;", "m._23"),
+    ("struct S { float x; row_major float2x2 m; };\n", "S m; float c;", "m.m._22"),
+], ids=["column_major_matrix", "struct_ending_in_a_matrix"])
+def test_dx_layout_packing_after_a_matrix_that_stays_valid(head, decl, use):
+    """A float in the same register as the end of a column_major float2x3 (3 registers, the last one 2 floats)
+    or of a struct ending in a row_major matrix: valid SPIR-V with -fvk-use-dx-layout at D3D's offset (40)."""
+    src = head + DX_TAIL.format(decl=decl, use=use + " + c")
     res = _dx_layout(src)
-    assert res.ok
+    assert res.ok, [d.message for d in res.diagnostics]
     import res_util
     res_util.spirv_val_flags(res.binary, "vulkan1.1", "--scalar-block-layout")
     members = {m["name"]: m for r in res.manifest["resources"] if r["name"] == "C" for m in r["block"]["members"]}

@@ -323,17 +323,15 @@ class TypeLowering:
 def _spirv_size(t: Type, lay, rule: str, row_major: bool) -> int:
     """Size of a laid-out type as spirv-val sizes it: an HLSL row_major matrix (SPIR-V ColMajor, one column per
     HLSL row) spans every one of its MatrixStride columns, also the last one that HLSL's cbuffer layout ends
-    early; a column_major one (SPIR-V RowMajor) ends after its last row's components, as in HLSL; arrays and
-    structs end where their last part does."""
+    early; a column_major one (SPIR-V RowMajor) ends after its last row's components, as in HLSL; an array ends
+    where its last element does; a struct is its HLSL size (spirv-val sizes a nested struct without its members'
+    matrix decorations, so a member after it does not overlap it there)."""
     if isinstance(t, Matrix) and matrix_shape(t) == "matrix" and lay.matrix_stride is not None:
         rm = lay.row_major if lay.row_major is not None else row_major
         return t.rows * lay.matrix_stride if rm else lay.size
     if isinstance(t, Array) and t.size and lay.array_stride is not None:
         el = layout_of(t.elem, rule, row_major)
         return lay.array_stride * (t.size - 1) + _spirv_size(t.elem, el, rule, row_major)
-    if isinstance(t, Struct) and lay.members:
-        return max(off + _spirv_size(f.type, m, rule, row_major if f.row_major is None else f.row_major)
-                   for f, m, off in zip(t.fields, lay.members, lay.offsets))
     return lay.size
 
 
