@@ -38,10 +38,14 @@ def _run_opts(backend: str, src: str, outputs: dict, inputs: dict, profile: str 
     from shaderbuild.options import CompileOptions
 
     def build(target: str, opt_level: int = 3) -> bytes:
-        opts = CompileOptions(entry="main", profile=profile, target=target, opt_level=opt_level, **options)
+        own = {k: v for k, v in options.items() if target == "spirv" or k != "vk_layout"}   # DXC ignores -fvk-*
+        opts = CompileOptions(entry="main", profile=profile, target=target, opt_level=opt_level, **own)
         res = compile_file("audit8.hlsl", opts, text=src)
         assert res.ok, "\n".join(d.render(res.sources) for d in res.diagnostics)
-        if target == "spirv":
+        if target == "spirv" and own.get("vk_layout") in ("dx", "scalar"):
+            import res_util
+            res_util.spirv_val_flags(res.binary, "vulkan1.1", "--scalar-block-layout")
+        elif target == "spirv":
             tools.spirv_val(res.binary, "vulkan1.1")
         else:
             dxil_tools.check_dxil(res.binary)
@@ -1058,3 +1062,28 @@ def test_dx_layout_packing_after_a_matrix_that_stays_valid(head, decl, use):
     res_util.spirv_val_flags(res.binary, "vulkan1.1", "--scalar-block-layout")
     members = {m["name"]: m for r in res.manifest["resources"] if r["name"] == "C" for m in r["block"]["members"]}
     assert members["c"]["vulkan"]["offset"] == members["c"]["hlsl"]["offset"] == 40
+
+
+# Arrays of non-square integer matrices under -fvk-use-dx-layout: the SPIR-V array stride was computed as if the
+# matrices were column_major (Vulkan's rules store integer matrices by rows whatever their orientation, HLSL's only
+# when row_major), so `row_major int3x2 a[3]` got stride 32 for D3D's 48 (invalid SPIR-V) and `row_major uint2x3
+# b[2]` 48 for 32 (valid SPIR-V reading the wrong words).  Word w of the cbuffer holds w.
+DX_INT_MATRIX_ARRAYS = """
+struct S { row_major int3x2 a[3]; uint f; row_major uint2x3 b[2]; };
+ConstantBuffer<S> R : register(b1);
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> I : register(t2);
+[numthreads(1,1,1)] void main() {
+    S v = R; uint i = I[0];
+    Out[0] = v.a[1]._32; Out[1] = v.f; Out[2] = R.a[i]._21; Out[3] = R.b[1]._23; Out[4] = R.b[i][0].y;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dx_layout_arrays_of_integer_matrices(backend):
+    # a: 3 rows of int2 in registers, 40 bytes, stride 48; f at 136; b: 2 rows of uint3 (28 bytes), stride 32, at 144
+    want = [(48 + 2 * 16 + 4) // 4, 136 // 4, (48 + 16) // 4, (144 + 32 + 16 + 8) // 4, (144 + 32 + 4) // 4]
+    got = _run_opts(backend, DX_INT_MATRIX_ARRAYS, {"Out": ("uint", 5)},
+                    {"R": ("uint", list(range(64))), "I": ("uint", [1])}, vk_layout="dx")["Out"]
+    assert got == want

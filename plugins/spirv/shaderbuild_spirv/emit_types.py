@@ -49,12 +49,17 @@ def matrix_shape(t: Matrix) -> str:
     return "matrix" if t.elem.kind == "float" else "array"
 
 
-def _strided_by_majority(t: Array) -> bool:
-    """Whether an array's stride depends on its matrices' orientation (non-square float matrices)."""
+def _strided_by_majority(t: Array, layout: str) -> bool:
+    """Whether an array's stride depends on its matrices' orientation: non-square float matrices, and under
+    HLSL's packing (-fvk-use-dx-layout) non-square non-float ones too (Vulkan's rules store those by rows
+    whatever their orientation; HLSL's by rows only when row_major)."""
     inner: Type = t
     while isinstance(inner, Array):
         inner = inner.elem
-    return isinstance(inner, Matrix) and matrix_shape(inner) == "matrix" and inner.rows != inner.cols
+    if not isinstance(inner, Matrix) or inner.rows == inner.cols:
+        return False
+    shape = matrix_shape(inner)
+    return shape == "matrix" or (shape == "array" and layout.startswith("dx_"))
 
 
 def has_layout_difference(t: Type) -> bool:
@@ -120,7 +125,7 @@ class TypeLowering:
         """The SPIR-V type id of `t` in layout context `layout` (a scalar's or vector's remembered:
         most calls ask for one, and IR types are interned, so the key hashes by identity).  `row_major`:
         the orientation of the matrices in an array of them (their stride depends on it)."""
-        if row_major and layout is not None and isinstance(t, Array) and _strided_by_majority(t):
+        if row_major and layout is not None and isinstance(t, Array) and _strided_by_majority(t, layout):
             return self._array(t, layout, True)
         key = (t, layout)
         got = self._value_tids.get(key)
