@@ -1080,6 +1080,28 @@ StructuredBuffer<uint> I : register(t2);
 """
 
 
+DX_ONE_ROW_ARRAYS = """
+struct S { row_major int1x3 c[2]; row_major float1x3 d[2]; column_major float3x1 e[2]; };
+ConstantBuffer<S> R : register(b1);
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> I : register(t2);
+[numthreads(1,1,1)] void main() {
+    uint i = I[0];
+    Out[0] = R.c[1]._13; Out[1] = asuint(R.d[i]._12); Out[2] = asuint(R.e[1]._21); Out[3] = R.c[i][0].y;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dx_layout_arrays_of_one_row_matrices(backend):
+    """1xN row_major / Nx1 column_major matrices (one register each, stored as a vector in SPIR-V) had the
+    stride of the other orientation (48 for D3D's 16) in arrays under -fvk-use-dx-layout."""
+    want = [16 // 4 + 2, 48 // 4 + 1, (64 + 16) // 4 + 1, 16 // 4 + 1]     # c at 0, d at 32, e at 64; stride 16
+    got = _run_opts(backend, DX_ONE_ROW_ARRAYS, {"Out": ("uint", 4)},
+                    {"R": ("uint", list(range(64))), "I": ("uint", [1])}, vk_layout="dx")["Out"]
+    assert got == want
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_dx_layout_arrays_of_integer_matrices(backend):
     # a: 3 rows of int2 in registers, 40 bytes, stride 48; f at 136; b: 2 rows of uint3 (28 bytes), stride 32, at 144

@@ -51,15 +51,14 @@ def matrix_shape(t: Matrix) -> str:
 
 def _strided_by_majority(t: Array, layout: str) -> bool:
     """Whether an array's stride depends on its matrices' orientation: non-square float matrices, and under
-    HLSL's packing (-fvk-use-dx-layout) non-square non-float ones too (Vulkan's rules store those by rows
-    whatever their orientation; HLSL's by rows only when row_major)."""
+    HLSL's packing (-fvk-use-dx-layout) every non-square one (Vulkan's rules store non-float matrices by rows
+    and 1xN / Nx1 ones as vectors whatever their orientation; HLSL's register packing follows it)."""
     inner: Type = t
     while isinstance(inner, Array):
         inner = inner.elem
     if not isinstance(inner, Matrix) or inner.rows == inner.cols:
         return False
-    shape = matrix_shape(inner)
-    return shape == "matrix" or (shape == "array" and layout.startswith("dx_"))
+    return matrix_shape(inner) == "matrix" or layout.startswith("dx_")
 
 
 def has_layout_difference(t: Type) -> bool:
