@@ -1109,3 +1109,36 @@ def test_dx_layout_arrays_of_integer_matrices(backend):
     got = _run_opts(backend, DX_INT_MATRIX_ARRAYS, {"Out": ("uint", 5)},
                     {"R": ("uint", list(range(64))), "I": ("uint", [1])}, vk_layout="dx")["Out"]
     assert got == want
+
+
+# 64-bit matrices in a cbuffer: D3D stores each vector from a 16-byte row, and a double3 / double4 vector takes two
+# rows, so the distance between vectors is 32 bytes; the DXIL layout used 16 for every matrix (the vectors
+# overlapped: silent wrong values from the second column on).  The default Vulkan layout (std140) agrees.
+CBUFFER_DOUBLE_MATRICES = """
+cbuffer C : register(b1) { double3x3 a; row_major double2x4 b; float c; };
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    Out[0] = (float)a._11; Out[1] = (float)a._31; Out[2] = (float)a._12; Out[3] = (float)a._33;
+    Out[4] = (float)b._14; Out[5] = (float)b._21; Out[6] = c;
+}
+"""
+
+
+def _double_matrix_cbuffer() -> list[int]:
+    buf = bytearray(256)
+    for col in range(3):            # a: column-major, columns at 0, 32, 64 (24 bytes each); 88 bytes
+        for row in range(3):
+            struct.pack_into("<d", buf, 32 * col + 8 * row, 10.0 * (row + 1) + col + 1)
+    for row in range(2):            # b: at 96 (a row of its own), rows at 96 and 128 (32 bytes each)
+        for col in range(4):
+            struct.pack_into("<d", buf, 96 + 32 * row + 8 * col, 100.0 * (row + 1) + col + 1)
+    struct.pack_into("<f", buf, 160, 7.5)
+    return list(struct.unpack("<64I", bytes(buf)))
+
+
+@pytest.mark.parametrize("vk_layout", ["default", "dx"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cbuffer_64_bit_matrices(backend, vk_layout):
+    got = _run_opts(backend, CBUFFER_DOUBLE_MATRICES, {"Out": ("float", 7)}, {"C": ("uint", _double_matrix_cbuffer())},
+                    vk_layout=vk_layout)["Out"]
+    assert got == [11.0, 31.0, 12.0, 33.0, 104.0, 201.0, 7.5]
