@@ -112,6 +112,7 @@ class Member(Expr):
     base: Expr
     name: str
     template: TypeRef | None = None     # buf.Load<float4>(...)
+    template_dims: list[Expr | None] = Record.factory(list)     # buf.Load<S[2]>(...): the array sizes
 
 
 class Index(Expr):
@@ -184,6 +185,7 @@ class SizeOf(Expr):
     """sizeof(type) or sizeof(expression), in bytes."""
 
     operand: TypeRef | Expr
+    dims: list[Expr | None] = Record.factory(list)     # sizeof(T[2]): the array sizes of a type operand
 
 
 class StaticMember(Expr):

@@ -1313,9 +1313,13 @@ class Parser:
                 self.advance()              # `d.Base::f()`: a base's member named through its struct
                 text += "::" + self.ident("a member name").text
             e = ast.Member(name.loc, e, text)
-            if self.at("<") and self.peek().kind is TokKind.IDENT and self.is_type_name(self.peek().text):
-                self.advance()              # templated method: buf.Load<float4>(addr)
-                e.template = self.type_ref()
+            if self.at("<") and self.peek().kind is TokKind.IDENT and (
+                    self.is_type_name(self.peek().text) or self.peek().text in ("row_major", "column_major")):
+                self.advance()              # templated method: buf.Load<float4>(addr), Load<row_major float2x2>
+                arg = self.template_arg()
+                assert isinstance(arg, ast.TypeRef)     # a type name or an orientation starts a type
+                e.template = arg
+                e.template_dims = self.dims()           # Load<S[2]>: an array type
                 self.close_angle()
         elif t.text == "[":
             self.advance()
@@ -1385,13 +1389,15 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 operand: ast.TypeRef | ast.Expr
+                dims: list[ast.Expr | None] = []
                 if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()) \
                         and not self.peek().is_punct("("):
                     operand = self.type_ref()
+                    dims = self.dims()          # sizeof(S[2])
                 else:
                     operand = self.expression()
                 self.expect(")", "to close 'sizeof'")
-                return ast.SizeOf(t.loc, operand)
+                return ast.SizeOf(t.loc, operand, dims)
             if t.text == "sizeof" and self.peek().kind is not TokKind.EOF and not self.peek().is_punct(";"):
                 self.advance()              # `sizeof x`, `sizeof v.x`: C's unary form
                 return ast.SizeOf(t.loc, self.unary())

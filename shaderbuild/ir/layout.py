@@ -107,8 +107,9 @@ def _matrix(t: Matrix, rule: str, row_major: bool) -> Layout:
     if rule == "dx_structured" or rule == "scalar":
         return Layout(e * n * count, e, matrix_stride=e * n, row_major=row_major)
     if rule == "dx_cbuffer":
-        # every stored vector starts a 16-byte row; the last one is not padded
-        return Layout(16 * (count - 1) + e * n, 16 if count > 1 else e, matrix_stride=16, row_major=row_major)
+        # every stored vector starts a 16-byte row (a 64-bit vector of 3 or 4 takes two); the last one is not padded
+        stride = round_up(e * n, 16)
+        return Layout(stride * (count - 1) + e * n, 16 if count > 1 else e, matrix_stride=stride, row_major=row_major)
     vl = _vector(Vector(t.elem, n), rule)
     align = max(vl.alignment, 16) if rule in _ROUND16 else vl.alignment
     stride = round_up(vl.size, align)

@@ -67,10 +67,11 @@ LIMITS = {
     "ssbo-sparse-feedback": "dxil-spirv refuses the status (the ResRet's fifth element) of a load from a buffer "
                             "it maps to an SSBO ('Cannot use SSBOs and sparse feedback'): SPIR-V has no residency "
                             "query for storage buffers, which is also why our SPIR-V backend refuses such a status",
-    "float-bitwise-atomic": "dxil-spirv translates the i32 cmpxchg on a bitcast pointer that "
-                            "Interlocked*FloatBitwise on a groupshared float is in DXIL (the integer operation on "
-                            "the float's bits, as LLVM writes it) into a uint OpAtomicCompareExchange on its float "
-                            "Workgroup pointer, which spirv-val rejects",
+    "float-bitwise-atomic": "dxil-spirv translates the i32 cmpxchg / atomicrmw xchg on a bitcast pointer that "
+                            "Interlocked*FloatBitwise and a float InterlockedExchange on a groupshared float are in "
+                            "DXIL (the integer operation on the float's bits, as LLVM writes it) into a uint "
+                            "OpAtomicCompareExchange / OpAtomicExchange on its float Workgroup pointer, which "
+                            "spirv-val rejects",
 }
 
 
@@ -88,8 +89,9 @@ def _limit_of(stage_failed: str, message: str, disassembly: str = "") -> str | N
         return "sv-builtin-in-stage"
     if stage_failed == "spirv-val" and "Invalid dimensionality operand: 2147483647" in message:
         return "tbuffer"
-    if (stage_failed == "spirv-val" and "AtomicCompareExchange: expected Pointer to point to a value of type Result "
-            "Type" in message and "OpAtomicCompareExchange %uint" in message
+    if (stage_failed == "spirv-val" and re.search(r"Atomic(Compare)?Exchange: expected Pointer to point to a value "
+                                                  r"of type Result Type", message)
+            and re.search(r"OpAtomic(Compare)?Exchange %uint", message)
             and re.search(r"OpTypePointer Workgroup %float\b", disassembly)):
         return "float-bitwise-atomic"
     if stage_failed == "convert" and "Cannot use SSBOs and sparse feedback" in message:

@@ -11,11 +11,11 @@ from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
 
-from .buffers import buffer_coords
+from .buffers import STRUCTURED, buffer_coords, component_offsets
 from .llvm import types as T
 from .llvm.values import ConstFloat, ConstInt, Undef, Value, float_type_of, int_type_of
 from .ops import RESRETS, get_op, overload_name, resret
-from .places import AddrPlace, BufferPlace, MemPlace, Place
+from .places import AddrPlace, BufferPlace, CompPlace, DynCompPlace, MemPlace, Place
 from .polyfills import POLYFILLED
 from .scalarize import component_types, llvm_scalar
 
@@ -552,6 +552,22 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
     p = L.place(e.args[0])
     if isinstance(p, MemPlace):
         p = p.as_addr(L)
+    if isinstance(p, DynCompPlace) and isinstance(p.base, BufferPlace) and p.base.res.shape == STRUCTURED \
+            and isinstance(p.base.type, ir.Vector):
+        # `InterlockedAdd(buf[i][k], v)`: component k of a vector element, its offset known at run time
+        b, size = p.base, p.base.type.elem.width // 8
+        off = L.mul_add(p.index, size, 0)
+        return BufferPlace(b.res, b.handle, b.index, p.type, b.offset,
+                           off if b.dyn_offset is None else L.add(b.dyn_offset, off), row_major=b.row_major)
+    while isinstance(p, CompPlace) and isinstance(p.base, CompPlace):     # m._12 is row 0, then its component 1
+        p = CompPlace(p.base.base, [p.base.comps[c] for c in p.comps], p.type)
+    if isinstance(p, CompPlace) and len(p.comps) == 1 and isinstance(p.base, BufferPlace) \
+            and p.base.res.shape == STRUCTURED and isinstance(p.base.type, (ir.Vector, ir.Matrix)):
+        # one component of a vector or matrix in a structured buffer (`InterlockedAdd(buf[i].y, v)`,
+        # `buf[i].m._12`): its own word, at its offset in the element's layout
+        b = p.base
+        at = component_offsets(b.type, "dx_structured", bool(b.row_major))[p.comps[0]]
+        p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + at, b.dyn_offset, row_major=b.row_major)
     return p
 
 
@@ -568,6 +584,13 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         p = _atomic_place(L, e)
         vals = [L.expr(a)[0] for a in e.args[1:]]
         signed = _kind(e.args[0].type) == "int"
+    if vals[0].type == T.f32:       # InterlockedExchange of a float (SM 6.6): on its bits, as DXC lowers it
+        vals[0] = L.b.bitcast(vals[0], T.i32)
+        return [L.b.bitcast(v, T.f32) for v in _atomic_on(L, e, p, vals, signed)]
+    return _atomic_on(L, e, p, vals, signed)
+
+
+def _atomic_on(L: FunctionLowerer, e: ir.Intrinsic, p: Place, vals: list[Value], signed: bool) -> list[Value]:
     if isinstance(p, BufferPlace):
         c = buffer_coords(L, p)
         ov = _ov(vals[0])
@@ -579,14 +602,14 @@ def _atomic(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         return [L.ops.call(L.b, "AtomicCompareExchange", ov, [p.handle, *c, vals[0], vals[1]])]
     if isinstance(p, AddrPlace) and len(p.addrs) == 1:
         ptr = p._ptr(L, p.addrs[0])
+        pt = ptr.type
+        if isinstance(pt, T.PointerType) and vals[0].type != pt.pointee:   # a float cell's bits (*FloatBitwise,
+            ptr = L.b.bitcast(ptr, T.pointer_to(vals[0].type, pt.addrspace))   # a float exchange)
         if e.name in ATOMIC_RMW:
             op = ATOMIC_RMW[e.name]
             if isinstance(op, tuple):
                 op = op[0] if signed else op[1]
             return [L.b.atomic_rmw(op, ptr, vals[0])]
-        pt = ptr.type
-        if isinstance(pt, T.PointerType) and vals[0].type != pt.pointee:   # *FloatBitwise: a float cell's bits
-            ptr = L.b.bitcast(ptr, T.pointer_to(vals[0].type, pt.addrspace))
         pair = L.b.cmpxchg(ptr, vals[0], vals[1])
         return [L.b.extract_value(pair, 0)]
     raise error(f"'{e.name}' needs a buffer element or groupshared destination")

@@ -49,12 +49,16 @@ def matrix_shape(t: Matrix) -> str:
     return "matrix" if t.elem.kind == "float" else "array"
 
 
-def _strided_by_majority(t: Array) -> bool:
-    """Whether an array's stride depends on its matrices' orientation (non-square float matrices)."""
+def _strided_by_majority(t: Array, layout: str) -> bool:
+    """Whether an array's stride depends on its matrices' orientation: non-square float matrices, and under
+    HLSL's packing (-fvk-use-dx-layout) every non-square one (Vulkan's rules store non-float matrices by rows
+    and 1xN / Nx1 ones as vectors whatever their orientation; HLSL's register packing follows it)."""
     inner: Type = t
     while isinstance(inner, Array):
         inner = inner.elem
-    return isinstance(inner, Matrix) and matrix_shape(inner) == "matrix" and inner.rows != inner.cols
+    if not isinstance(inner, Matrix) or inner.rows == inner.cols:
+        return False
+    return matrix_shape(inner) == "matrix" or layout.startswith("dx_")
 
 
 def has_layout_difference(t: Type) -> bool:
@@ -120,7 +124,7 @@ class TypeLowering:
         """The SPIR-V type id of `t` in layout context `layout` (a scalar's or vector's remembered:
         most calls ask for one, and IR types are interned, so the key hashes by identity).  `row_major`:
         the orientation of the matrices in an array of them (their stride depends on it)."""
-        if row_major and layout is not None and isinstance(t, Array) and _strided_by_majority(t):
+        if row_major and layout is not None and isinstance(t, Array) and _strided_by_majority(t, layout):
             return self._array(t, layout, True)
         key = (t, layout)
         got = self._value_tids.get(key)
@@ -226,7 +230,17 @@ class TypeLowering:
     def decorate_members(self, tid: int, t: Struct, layout: str) -> None:
         """Offset, MatrixStride and majorness of each member of a laid-out struct."""
         lay = layout_of(t, layout)
+        # the unused end of a matrix's last row that HLSL's cbuffer packing may give to the next member but a
+        # SPIR-V matrix spans (spirv-val: overlapping members): (start, end, member) per such member
+        tails = [(off + ml.size, off + _spirv_size(f.type, ml, layout, bool(f.row_major)), f.name)
+                 for f, off, ml in zip(t.fields, lay.offsets, lay.members)]
+        tails = [tail for tail in tails if tail[1] > tail[0]]
         for i, (f, off, ml) in enumerate(zip(t.fields, lay.offsets, lay.members)):
+            inside = [name for start, end, name in tails if name != f.name and start <= off < end]
+            if inside:
+                raise error(f"'{f.name}' is packed into the unused end of the last row of the matrix in '{inside[0]}' "
+                            f"in this buffer layout, which SPIR-V cannot express (a SPIR-V matrix spans whole "
+                            f"vectors); move '{f.name}' before '{inside[0]}' or use the default Vulkan layout")
             self.b.member_decorate(tid, i, "Offset", off)
             self.matrix_decorations(tid, i, f.type, ml)
 
@@ -308,6 +322,21 @@ class TypeLowering:
 
     def null(self, t: Type, layout: str | None = None) -> int:
         return self.b.constant("OpConstantNull", self.tid(t, layout))
+
+
+def _spirv_size(t: Type, lay, rule: str, row_major: bool) -> int:
+    """Size of a laid-out type as spirv-val sizes it: an HLSL row_major matrix (SPIR-V ColMajor, one column per
+    HLSL row) spans every one of its MatrixStride columns, also the last one that HLSL's cbuffer layout ends
+    early; a column_major one (SPIR-V RowMajor) ends after its last row's components, as in HLSL; an array ends
+    where its last element does; a struct is its HLSL size (spirv-val sizes a nested struct without its members'
+    matrix decorations, so a member after it does not overlap it there)."""
+    if isinstance(t, Matrix) and matrix_shape(t) == "matrix" and lay.matrix_stride is not None:
+        rm = lay.row_major if lay.row_major is not None else row_major
+        return t.rows * lay.matrix_stride if rm else lay.size
+    if isinstance(t, Array) and t.size and lay.array_stride is not None:
+        el = layout_of(t.elem, rule, row_major)
+        return lay.array_stride * (t.size - 1) + _spirv_size(t.elem, el, rule, row_major)
+    return lay.size
 
 
 def _has_16bit(t: Type) -> bool:

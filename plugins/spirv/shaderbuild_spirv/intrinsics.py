@@ -30,7 +30,7 @@ from shaderbuild.ir.types import (
 )
 
 from .builder import enum, inst
-from .emit_expr import ExprEmitter, ImagePlace, Ptr, ncomp, with_scalar
+from .emit_expr import ExprEmitter, ImagePlace, Ptr, SwizzlePlace, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
@@ -432,6 +432,9 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         tp = fe.op("OpImageTexelPointer", fe.T.ptr("Image", fe.tid(s)), fe.pointer(p.image), p.coord,
                    fe.T.uconst(0))
         return tp, s, list(e.args[1:])
+    if isinstance(p, SwizzlePlace) and len(p.comps) == 1 and isinstance(p.base, Ptr) \
+            and isinstance(p.base.type, Vector):
+        p = p.base.extend(fe.T.uconst(p.comps[0]), p.type)     # one vector component: `InterlockedAdd(v.y, x)`
     if not isinstance(p, Ptr):
         raise error(f"'{e.name}' needs a memory location")
     if isinstance(p.type, Resource):

@@ -843,7 +843,8 @@ class CallLowering(SemaBase):
 
     def special_interlocked(self, name, args, loc):
         dest, root = self._atomic_destination(name, args, loc)
-        if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int):
+        float_exchange = name == "InterlockedExchange" and dest.type == ir.FLOAT   # SM 6.6's float overload
+        if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int) and not float_exchange:
             raise error(f"'{name}' requires an int or uint destination, not '{dest.type}'", args[0].loc)
         var_of = root
         while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
@@ -965,8 +966,14 @@ class CallLowering(SemaBase):
                 base = ir.VarRef(tmp)
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
-            template = self.resolve_type(callee.template, []) if callee.template is not None else None
-            return self.resource_method(base, callee.name, args, loc, template)
+            template = self.resolve_type(callee.template, callee.template_dims) \
+                if callee.template is not None else None
+            inner = template
+            while isinstance(inner, ir.Array):
+                inner = inner.elem
+            row_major = self.element_major(callee.template) \
+                if callee.template is not None and isinstance(inner, ir.Matrix) else None
+            return self.resource_method(base, callee.name, args, loc, template, row_major)
         if isinstance(t, ir.RayQuery):
             from .rayquery import rayquery_method
 

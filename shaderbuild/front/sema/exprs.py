@@ -445,6 +445,8 @@ class ExprLowering(HeapLowering, SemaBase):
             return self.user_call("operator[]", self.methods[bt.name]["operator[]"], [e.index], e.loc,
                                   this=ir.VarRef(held))
         idx = self.index_value(e.index)
+        if self.one_component(base):
+            return self.only_component(base, idx, e)
         if isinstance(idx, ir.Const):
             n = self.index_bound(base.type)
             if n is not None and not 0 <= idx.value < n:
@@ -537,7 +539,7 @@ class ExprLowering(HeapLowering, SemaBase):
         from ...ir.layout import layout_of
 
         if isinstance(e.operand, ast.TypeRef):
-            t = self.resolve_type(e.operand, [])
+            t = self.resolve_type(e.operand, e.dims)
         else:
             with self.collect([]):            # sizeof does not evaluate its operand
                 t = self.rvalue(e.operand).type
@@ -816,6 +818,8 @@ class ExprLowering(HeapLowering, SemaBase):
                     raise error(f"index {idx.value} is out of bounds for type '{bt}'", e.index.loc)
             if isinstance(base, ir.SwizzleRef):
                 return self.swizzle_element(base, idx)
+            if self.one_component(base):
+                return self.only_component(base, idx, e)
             return self.component(base, idx, self.element_type(bt, e.loc))
         raise error("expression is not assignable", e.loc)
 
@@ -847,6 +851,22 @@ class ExprLowering(HeapLowering, SemaBase):
             mapped = ir.Select(ir.Binary("eq", idx, ir.Const(ir.UINT, i), ir.BOOL), ir.Const(ir.UINT, sw.comps[i]),
                                mapped, ir.UINT)
         return self.component(sw.base, mapped, elem)
+
+    def one_component(self, x: ir.Expr) -> bool:
+        """A scalar that is a one-component vector in HLSL (our IR has no float1): a row of an Nx1 matrix or a
+        variable declared `float1`; `x[0]` subscripts it (DXC accepts `m[i][0]`, `v[0]`)."""
+        if not isinstance(x.type, ir.Scalar):
+            return False
+        if isinstance(x, ir.Load):
+            x = x.place
+        if isinstance(x, (ir.IndexRef, ir.Extract)):
+            return isinstance((x.base if isinstance(x, ir.IndexRef) else x.value).type, ir.Matrix)
+        return isinstance(x, ir.VarRef) and id(x.var) in self.one_vector_elements
+
+    def only_component(self, base: ir.Expr, idx: ir.Expr, e: ast.Index) -> ir.Expr:
+        if isinstance(idx, ir.Const) and idx.value != 0:
+            raise error(f"index {idx.value} is out of bounds for a one-component vector", e.index.loc)
+        return base
 
     def component(self, base: ir.Expr, idx: ir.Expr, elem: ir.Type) -> ir.Expr:
         """Element `idx` of `base`; a texel (a typed buffer's or texture's element: not memory) indexed

@@ -20,6 +20,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase
+from .conversions import with_scalar
 from .exprs import scalar_value
 from .heaps import HeapElement
 
@@ -43,7 +44,8 @@ class ResourceLowering(SemaBase):
     """Mixin of Analyzer."""
 
     def resource_method(self, res: ir.Expr, name: str, args: list[ast.Expr], loc: SourceLoc,
-                        template: ir.Type | None = None) -> ir.Expr:
+                        template: ir.Type | None = None, template_row_major: bool | None = None) -> ir.Expr:
+        """template_row_major: the orientation of a matrix template argument (`Load<row_major float2x3>`)."""
         r = res.type
         assert isinstance(r, ir.Resource)   # only called on resource places
         if r.kind in STREAM_KINDS:
@@ -53,7 +55,7 @@ class ResourceLowering(SemaBase):
             raise self._no_method(r, name, loc)
         if (info.rep in ("structured", "raw") or info.dim == "Buffer") and name.startswith("Load") and len(args) == 2:
             if info.rep == "raw":
-                read = self._byte_address_method(res, r, name, args[:1], loc, template)
+                read = self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major)
             else:
                 assert r.elem is not None       # structured and typed buffers have an element type
                 read = ir.Intrinsic("Load", [res, self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)], r.elem)
@@ -61,7 +63,7 @@ class ResourceLowering(SemaBase):
         if info.rep == "structured" or info.dim == "Buffer":
             return self._buffer_method(res, r, name, args, loc)
         if info.rep == "raw":
-            return self._byte_address_method(res, r, name, args, loc, template)
+            return self._byte_address_method(res, r, name, args, loc, template, template_row_major)
         if args and len(args) - 1 in self._full_arities(r, name):
             return self._with_status(self._texture_method(res, r, name, args[:-1], loc), args[-1], loc)
         return self._texture_method(res, r, name, args, loc)
@@ -162,7 +164,8 @@ class ResourceLowering(SemaBase):
         raise error(f"no member function named '{name}' in '{r}'", loc)
 
     # -------------------------------------------------------------- raw buffers
-    def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template) -> ir.Expr:
+    def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template,
+                             row_major: bool | None = None) -> ir.Expr:
         widths = {"Load": 1, "Load2": 2, "Load3": 3, "Load4": 4, "Store": 1, "Store2": 2, "Store3": 3, "Store4": 4}
         if name in widths and name.startswith("Load"):
             self._arity(name, args, (1,), loc)
@@ -170,8 +173,8 @@ class ResourceLowering(SemaBase):
             t = template if template is not None else ir.vec(ir.UINT, widths[name])
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
-            if isinstance(t, (ir.Struct, ir.Array)):
-                loaded = self._byte_address_aggregate(res, addr, t, None, loc)
+            if isinstance(t, (ir.Struct, ir.Array)) or row_major or (isinstance(t, ir.Matrix) and t.elem.width != 32):
+                loaded = self._byte_address_aggregate(res, addr, t, None, loc, row_major)
                 assert loaded is not None   # a load (value None) returns the loaded value
                 return loaded
             if isinstance(t, (ir.Scalar, ir.Vector)) and ir.scalar_of(t).width == 64:
@@ -186,10 +189,15 @@ class ResourceLowering(SemaBase):
             addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
             if template is not None and name != "Store":
                 raise error(f"'{name}' does not take a template argument; use Store<T>", loc)
-            want = template if template is not None else ir.vec(ir.UINT, widths[name])
-            value = self.convert(self.rvalue(args[1]), want, args[1].loc)
-            if isinstance(want, (ir.Struct, ir.Array)):
-                self._byte_address_aggregate(res, addr, want, value, loc)
+            given = self.rvalue(args[1])
+            want = template if template is not None else \
+                self._store_deduced(given) if name == "Store" else ir.vec(ir.UINT, widths[name])
+            value = self.convert(given, want, args[1].loc)
+            if template is None and isinstance(want, ir.Matrix):
+                row_major = bool(self.options.row_major)     # a deduced T carries no orientation of its own
+            if isinstance(want, (ir.Struct, ir.Array)) or row_major or \
+                    (isinstance(want, ir.Matrix) and want.elem.width != 32):
+                self._byte_address_aggregate(res, addr, want, value, loc, row_major)
                 return self.void_value(loc)
             if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
                 self._byte_address_wide(res, addr, want, value)
@@ -218,6 +226,19 @@ class ResourceLowering(SemaBase):
             self.emit(ir.Store(p, self.convert(self.load(ir.VarRef(count)), p.type, loc), loc))
             return self.void_value(loc)
         raise error(f"no member function named '{name}' in '{r}'", loc)
+
+    def _store_deduced(self, value: ir.Expr) -> ir.Type:
+        """T of `Store(addr, value)` without a template argument: DXC declares Store as `template<T> void
+        Store(uint, T)`, so the value is stored as it is (a float's bits, a float3 as three words, a matrix, a
+        struct), not converted to uint as Store2/3/4 convert.  Bools are stored as uints (0 / 1); a literal
+        stores as a 32-bit value of its kind; 32-bit ints and integer literals as uints (the same bits, and the
+        code the uint conversion always gave)."""
+        t = value.type
+        s = ir.scalar_of(t) if ir.is_numeric(t) else None
+        if s is not None and (s.kind == "bool" or (not isinstance(t, ir.Matrix) and (
+                self.is_literal(value) or (s.kind == "int" and s.width == 32)))):
+            return with_scalar(t, ir.FLOAT if s.is_float else ir.UINT)
+        return t
 
     def _byte_address_atomic(self, res, r: ir.Resource, name, args, loc) -> ir.Expr:
         """B.Interlocked*(byteOffset, value[, out original]) and the compare forms:
@@ -304,9 +325,10 @@ class ResourceLowering(SemaBase):
         return comps[0] if n == 1 else ir.Construct(t, comps)
 
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
-                                loc: SourceLoc) -> ir.Expr | None:
-        """Load<S>/Store<S> for a struct or array S: per-member Load/Store intrinsics of the
-        scalar/vector paths at S's StructuredBuffer (dx_structured) offsets."""
+                                loc: SourceLoc, row_major: bool | None = None) -> ir.Expr | None:
+        """Load<S>/Store<S> for a struct or array S (or a row-major matrix): per-member Load/Store intrinsics
+        of the scalar/vector paths at S's StructuredBuffer (dx_structured) offsets; row_major: the orientation
+        of matrices that do not carry their own (default: -Zpr / -Zpc)."""
         from ...ir.layout import layout_of
         base = self.temp(ir.UINT)
         self.emit(ir.Store(ir.VarRef(base), addr, loc))
@@ -328,12 +350,10 @@ class ResourceLowering(SemaBase):
                 assert stride is not None   # an array's layout has a stride
                 for j in range(ty.size):
                     walk(ir.IndexRef(place, ir.Const(ir.UINT, j), ty.elem), ty.elem, off + j * stride, row_major)
-            elif isinstance(ty, ir.Matrix):
-                if ty.elem.width != 32:
-                    raise error(f"Load<{t}>/Store<{t}>: matrix member type '{ty}' needs 32-bit components", loc)
+            elif isinstance(ty, ir.Matrix):      # one leaf per component (16- and 64-bit ones on their paths)
                 lay = layout_of(ty, "dx_structured", row_major)
                 rm = lay.row_major if lay.row_major is not None else row_major
-                ms, es = lay.matrix_stride or 0, 4
+                ms, es = lay.matrix_stride or 0, ty.elem.width // 8
                 for rr in range(ty.rows):
                     row = ir.IndexRef(place, ir.Const(ir.UINT, rr), ir.Vector(ty.elem, ty.cols))
                     for c in range(ty.cols):
@@ -346,7 +366,7 @@ class ResourceLowering(SemaBase):
                                 f"vector", loc)
                 leaves.append((place, off, ty))
 
-        walk(ir.VarRef(var), t, 0, bool(self.options.row_major))
+        walk(ir.VarRef(var), t, 0, bool(self.options.row_major) if row_major is None else row_major)
         for place, off, ty in leaves:
             a = self.load(ir.VarRef(base))
             if off:
