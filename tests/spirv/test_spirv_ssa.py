@@ -126,3 +126,50 @@ def test_o0_keeps_variables():
     assert res.ok
     dis = tools.spirv_dis(res.binary)
     assert len(_function_variables(dis)) >= 6 and "OpPhi" not in dis
+
+
+COMPOSITES = """
+RWStructuredBuffer<float> Out : register(u0);
+StructuredBuffer<float> In : register(t1);
+struct Inner { float2 v[2]; float3x2 m; };
+struct Outer { Inner in_[2]; float1x1 one; float4x1 col; float1x3 row; };
+
+[numthreads(1, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    Outer o;
+    float a = In[0], b = In[1];
+    o.in_[1].v[0] = float2(a, b);
+    o.in_[1].v[1].y = a * b;
+    o.in_[0].m = float3x2(1, 2, 3, 4, 5, 6);
+    o.in_[0].m[2] = float2(a, -a);
+    o.in_[0].m[1][0] = b;
+    o.one[0] = a + 1;
+    o.col = float4x1(a, b, a, b);
+    o.col[2] = 9;
+    o.row = float1x3(b, a, b);
+    o.row[0][1] = 7;
+    float acc = 0;
+    switch ((uint)b) {
+    case 2: acc += 10;
+    case 3: acc += o.in_[1].v[0].x; break;
+    default: acc -= 1;
+    }
+    Out[0] = o.in_[1].v[0].y; Out[1] = o.in_[1].v[1].y;
+    Out[2] = o.in_[0].m[2][1]; Out[3] = o.in_[0].m[1][0]; Out[4] = o.in_[0].m[0][1];
+    Out[5] = o.one[0]; Out[6] = o.col[2] + o.col[1]; Out[7] = o.row[0][1] + o.row[0][2];
+    Out[8] = acc;
+}
+"""
+
+
+def test_composite_parts_and_fall_through():
+    """Parts of a promoted struct at constant indices: nested arrays, matrix rows and elements, and the
+    matrices whose SPIR-V type is a scalar or a vector (1x1, 4x1, 1x3); a switch case reached by
+    fall-through reads what the case before it stored."""
+    dis = _lowered(COMPOSITES, ssa=True)
+    assert _function_variables(dis) == []
+    for a, b in ((1.5, 2.0), (2.0, 3.0), (4.0, 5.0)):
+        acc = (10 + a) if b == 2 else a if b == 3 else -1
+        want = [b, a * b, -a, b, 2, a + 1, 9 + b, 7 + b, acc]
+        got = run_backend("spirv", COMPOSITES, {"Out": ("float", len(want))}, {"In": ("float", [a, b])})["Out"]
+        assert got == want, (a, b, got, want)
