@@ -270,7 +270,10 @@ class ExprEmitter:
         return self.T.spec_const(e)
 
     def e_load(self, e: Load) -> int:
-        return self.load(self.place(e.place))
+        p = e.place
+        if type(p) is VarRef and p.var in self.ssa_vars:     # a whole promoted local (most loads at -O1+)
+            return self.ssa.read(p.var, self.cur)       # type: ignore[union-attr]
+        return self.load(self.place(p))
 
     def e_place(self, e: Expr) -> int:
         return self.load(self.place(e))

@@ -27,6 +27,7 @@ from shaderbuild.ir.nodes import (
     Store,
     Switch,
     Variable,
+    VarRef,
 )
 from shaderbuild.ir.types import VOID, Type
 
@@ -204,7 +205,11 @@ class FunctionEmitter(ExprEmitter):
 
     def s_store(self, s: Store) -> None:
         v = self.expr(s.value)
-        self.store(self.place(s.place), v)
+        p = s.place
+        if type(p) is VarRef and p.var in self.ssa_vars:     # a whole promoted local
+            self.ssa.write(p.var, self.cur, v)      # type: ignore[union-attr]  # (set with ssa_vars)
+            return
+        self.store(self.place(p), v)
 
     def s_eval(self, s: Eval) -> None:
         self.expr(s.expr)
