@@ -16,13 +16,17 @@ there.  What is not promoted keeps its variable, and the optimiser's mem2reg pro
 from __future__ import annotations
 
 from shaderbuild.ir.nodes import (
+    LEAF_EXPRS,
+    Binary,
     Call,
     Const,
+    Expr,
     FieldRef,
     Function,
     If,
     IndexRef,
     Intrinsic,
+    Load,
     Loop,
     Stmt,
     Store,
@@ -30,7 +34,10 @@ from shaderbuild.ir.nodes import (
     SwizzleRef,
     Variable,
     VarRef,
-    body_exprs,
+    child_plan,
+    stmt_exprs,
+    walk_expr,
+    walk_stmts,
 )
 from shaderbuild.ir.types import Array, Matrix, Scalar, Struct, Type, Vector
 
@@ -102,16 +109,61 @@ def promotable(f: Function) -> set[Variable]:
     cands.update(p.var for p in f.params if p.direction == "in" and _plain(p.var.type, memo))
     if not cands:
         return cands
-    for x in body_exprs(f.body):
-        if type(x) is IndexRef:
-            i = x.index
-            if type(i) is not Const or type(i.value) is not int:
-                cands.discard(_root(x))
-        elif type(x) is Call or type(x) is Intrinsic:
-            for a in x.args:                # a place argument: out/inout, or a pointer operand
-                if type(a) in _PLACES:
-                    cands.discard(_root(a))
+    # every expression of the body, walked here rather than listed by ir.body_exprs: the common
+    # nodes (leaves, loads, binaries) are taken apart inline (~1/3 less time on a large body)
+    stack: list[Expr] = []
+    for s in walk_stmts(f.body):
+        stack += stmt_exprs(s)
+    pop, push = stack.pop, stack.append
+    while stack:
+        e = pop()
+        t = type(e)
+        if t in LEAF_EXPRS:
+            continue
+        if t is Load:
+            push(e.place)       # type: ignore[attr-defined]
+        elif t is Binary:
+            push(e.lhs)         # type: ignore[attr-defined]
+            push(e.rhs)         # type: ignore[attr-defined]
+        elif t is IndexRef or t is Call or t is Intrinsic:
+            _refuse(e, cands)
+            if t is IndexRef:
+                push(e.base)        # type: ignore[attr-defined]
+                push(e.index)       # type: ignore[attr-defined]
+            else:
+                stack += e.args     # type: ignore[attr-defined]
+        else:
+            if t not in _PLANS:
+                _PLANS[t] = child_plan(t)
+            plan = _PLANS[t]
+            if plan is None:        # a class walked generically: checked whole, here
+                for x in walk_expr(e):
+                    if type(x) is IndexRef or type(x) is Call or type(x) is Intrinsic:
+                        _refuse(x, cands)
+                continue
+            for name, many in plan:
+                v = getattr(e, name)
+                if many:
+                    stack += [x for x in v if isinstance(x, Expr)]
+                else:
+                    push(v)
     return cands
+
+
+def _refuse(e: Expr, cands: set[Variable]) -> None:
+    """Drop the locals `e` uses other than by a load or store at constant indices: a dynamic
+    index (IndexRef), a place argument (out/inout, or a pointer operand of an intrinsic)."""
+    if type(e) is IndexRef:
+        i = e.index
+        if type(i) is not Const or type(i.value) is not int:
+            cands.discard(_root(e))
+        return
+    for a in e.args:        # type: ignore[attr-defined]
+        if type(a) in _PLACES:
+            cands.discard(_root(a))
+
+
+_PLANS: dict[type, tuple[tuple[str, bool], ...] | None] = {}     # expression class -> ir.child_plan
 
 
 class _Phi:
