@@ -273,6 +273,9 @@ class ExprEmitter:
         p = e.place
         if type(p) is VarRef and p.var in self.ssa_vars:     # a whole promoted local (most loads at -O1+)
             return self.ssa.read(p.var, self.cur)       # type: ignore[union-attr]
+        if type(p) is SwizzleRef and type(p.base) is VarRef and p.base.var in self.ssa_vars:    # `v.xy`
+            base = p.base
+            return self.swizzle(self.ssa.read(base.var, self.cur), base.type, p.comps, p.type)  # type: ignore[union-attr]
         return self.load(self.place(p))
 
     def e_place(self, e: Expr) -> int:
