@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .debuginfo import DebugInfo
+    from .ssa import SsaBuilder
 
 # ------------------------------------------------------------------ tables
 
@@ -154,8 +155,16 @@ class Ptr(DataRecord):
         return Ptr(self.base, [*self.chain, index], self.sc, self.layout, t, None, self.res, self.nonuniform)
 
 
+class SsaPlace(DataRecord):
+    """A promoted local (ssa.py) or its part at constant composite indices `path`."""
+
+    var: Variable
+    path: tuple[int, ...]
+    type: Type
+
+
 class SwizzlePlace(DataRecord):
-    base: Ptr | SwizzlePlace | ImagePlace
+    base: Ptr | SwizzlePlace | ImagePlace | SsaPlace
     comps: tuple[int, ...]
     type: Type
 
@@ -203,6 +212,9 @@ class ExprEmitter:
     T: TypeLowering
     code: list[int]
     locals_slots: dict[Variable, VarSlot]
+    ssa_vars: set[Variable] | frozenset[Variable] = frozenset()    # locals emitted as SSA values (ssa.py)
+    ssa: SsaBuilder | None = None
+    cur = 0                 # the block being emitted (its label)
 
     # ----------------------------------------------------- primitives
 
@@ -260,7 +272,13 @@ class ExprEmitter:
         return self.T.spec_const(e)
 
     def e_load(self, e: Load) -> int:
-        return self.load(self.place(e.place))
+        p = e.place
+        if type(p) is VarRef and p.var in self.ssa_vars:     # a whole promoted local (most loads at -O1+)
+            return self.ssa.read(p.var, self.cur)       # type: ignore[union-attr]
+        if type(p) is SwizzleRef and type(p.base) is VarRef and p.base.var in self.ssa_vars:    # `v.xy`
+            base = p.base
+            return self.swizzle(self.ssa.read(base.var, self.cur), base.type, p.comps, p.type)  # type: ignore[union-attr]
+        return self.load(self.place(p))
 
     def e_place(self, e: Expr) -> int:
         return self.load(self.place(e))
@@ -530,6 +548,8 @@ class ExprEmitter:
     def place(self, e: Expr):
         t = type(e)
         if type(e) is VarRef:
+            if e.var in self.ssa_vars:
+                return SsaPlace(e.var, (), e.type)
             s = self.slot(e.var)
             vt = e.var.type
             if s.res is not None and s.res.kind.rep in ("cbuffer", "tbuffer") and not isinstance(vt, Array):
@@ -537,6 +557,8 @@ class ExprEmitter:
             return Ptr(s.id, [], s.sc, s.layout, vt, s.pointee, s.res)
         if type(e) is FieldRef:
             base = self.place(e.base)
+            if type(base) is SsaPlace:
+                return SsaPlace(base.var, (*base.path, e.index), e.type)
             if isinstance(base.type, Resource) and base.res is not None and base.res.kind.rep in ("cbuffer",
                                                                                                    "tbuffer"):
                 base.type = base.res.rtype.elem
@@ -554,6 +576,8 @@ class ExprEmitter:
         raise error(f"{t.__name__} is not an assignable place")
 
     def index_place(self, base, e: IndexRef):
+        if type(base) is SsaPlace:
+            return self.ssa_index(base, e)
         if not isinstance(base, Ptr):
             raise error("dynamic indexing of a swizzle or texel is not supported")
         bt = base.type
@@ -574,6 +598,18 @@ class ExprEmitter:
             self.nonuniform(index, base.res)
             p.nonuniform = True
         return p
+
+    def ssa_index(self, base: SsaPlace, e: IndexRef) -> SsaPlace:
+        """index_place for a promoted local: the index is a constant (ssa.promotable)."""
+        bt = base.type
+        if isinstance(bt, Matrix):
+            shape = matrix_shape(bt)
+            if shape == "scalar" or (shape == "vector" and bt.rows == 1):
+                return SsaPlace(base.var, base.path, e.type)
+        if isinstance(bt, Vector) and bt.size == 1 or isinstance(bt, Scalar):
+            return SsaPlace(base.var, base.path, e.type)
+        assert isinstance(e.index, Const)
+        return SsaPlace(base.var, (*base.path, int(e.index.value)), e.type)
 
     def nonuniform(self, value: int, rv: ResourceVar | None = None) -> None:
         """Decorate a value NonUniform (DXC's NonUniformResourceIndex lowering)."""
@@ -613,6 +649,10 @@ class ExprEmitter:
         return self.T.tid(p.type, p.layout)
 
     def load(self, p) -> int:
+        if type(p) is SsaPlace:
+            assert self.ssa is not None
+            whole = self.ssa.read(p.var, self.cur)
+            return self.op("OpCompositeExtract", self.T.tid(p.type), whole, *p.path) if p.path else whole
         if isinstance(p, Ptr):
             if isinstance(p.type, Resource):
                 raise error(f"resource {p.type} cannot be used as a value")
@@ -631,6 +671,14 @@ class ExprEmitter:
         def discard_if(self, cond: int) -> None: ...    # FunctionEmitter's (emit_stmt.py), for intrinsics
 
     def store(self, p, v: int) -> None:
+        if type(p) is SsaPlace:
+            ssa = self.ssa
+            assert ssa is not None
+            if p.path:
+                whole = ssa.read(p.var, self.cur)
+                v = self.op("OpCompositeInsert", self.T.tid(p.var.type), v, whole, *p.path)
+            ssa.write(p.var, self.cur, v)
+            return
         if isinstance(p, Ptr):
             if p.res is not None and not p.res.kind.writable and p.sc != "Function":
                 raise error(f"cannot write to read-only resource '{p.res.var.name}'")
@@ -647,6 +695,9 @@ class ExprEmitter:
             if len(p.comps) == 1 and isinstance(base, Ptr):
                 elem = numeric_scalar(bt)
                 self.store(base.extend(self.T.uconst(p.comps[0]), elem), v)
+                return
+            if len(p.comps) == 1 and type(base) is SsaPlace:
+                self.store(SsaPlace(base.var, (*base.path, p.comps[0]), numeric_scalar(bt)), v)
                 return
             old = self.load(base)
             if len(p.comps) == 1:
@@ -803,5 +854,5 @@ _EXPR_DISPATCH: dict[type, Callable[..., int]] = {
     SwizzleRef: ExprEmitter.e_place, BufferElem: ExprEmitter.e_place,
 }
 
-__all__ = ["BINARY_OPS", "CONVERT_OPS", "UNARY_OPS", "Ctx", "ExprEmitter", "ImagePlace", "Ptr", "SwizzlePlace",
-           "VarSlot"]
+__all__ = ["BINARY_OPS", "CONVERT_OPS", "UNARY_OPS", "Ctx", "ExprEmitter", "ImagePlace", "Ptr", "SsaPlace",
+           "SwizzlePlace", "VarSlot"]

@@ -25,11 +25,13 @@ from shaderbuild.ir.nodes import (
     Store,
     Switch,
     Variable,
+    VarRef,
 )
 from shaderbuild.ir.types import VOID, Type
 
 from .builder import enum, inst
 from .emit_expr import Ctx, ExprEmitter, VarSlot
+from .ssa import SsaBuilder, construct_stores, promotable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ _IF_HINTS = {"flatten": "Flatten", "branch": "DontFlatten"}
 class FunctionEmitter(ExprEmitter):
     """Emits one IR function; `emit()` returns its words."""
 
-    def __init__(self, ctx: Ctx, func: Function, prologue=None) -> None:
+    def __init__(self, ctx: Ctx, func: Function, prologue=None, ssa: bool = False) -> None:
         self.ctx = ctx
         self.b = ctx.b
         self.T = ctx.T
@@ -58,6 +60,9 @@ class FunctionEmitter(ExprEmitter):
         self.debug = ctx.debug      # a DebugInfo under -Zi
         self.scope = 0
         self.line_loc = None        # the statement whose code is being emitted (-Zi)
+        self.stored: dict[int, set[Variable]] = {}     # if/loop/switch (by id()) -> the variables it stores (SSA)
+        if ssa and self.debug is None:      # (-Zi keeps every variable: DebugDeclare describes it)
+            self.ssa_vars = promotable(func)
 
     # ----------------------------------------------------- frame
 
@@ -73,18 +78,24 @@ class FunctionEmitter(ExprEmitter):
         fid = self.ctx.func_ids[f]
         head = inst("OpFunction", [ret, fid, enum("FunctionControl", "None"), T.func_type(ret, ptypes)])
         b.name(fid, f.name)
+        entry = self.cur = b.new_id() if self.ssa_vars else 0     # (else numbered last, as before SSA)
+        ssa = self.ssa = SsaBuilder(b, T, entry) if self.ssa_vars else None
+        if ssa is not None:
+            construct_stores(f.body, self.stored)
         stores: list[tuple[int, int]] = []
         for p, pt in zip(f.params, ptypes):
             pid = b.new_id()
             head += inst("OpFunctionParameter", [pt, pid])
-            if p.direction == "in":
+            if ssa is not None and p.var in self.ssa_vars:
+                ssa.write(p.var, entry, pid)
+            elif p.direction == "in":
                 vid = self.declare(p.var)
                 stores.append((vid, pid))
             else:
                 b.name(pid, p.var.name)
                 self.locals_slots[p.var] = VarSlot(pid, "Function")
         for v in f.locals:
-            if v not in self.locals_slots:
+            if v not in self.locals_slots and v not in self.ssa_vars:
                 self.declare(v)
         debug_head = self.debug_prologue(fid) if self.debug is not None else []
         self.open = True
@@ -98,6 +109,8 @@ class FunctionEmitter(ExprEmitter):
                 self.void_op("OpReturn")
             else:
                 self.void_op("OpUnreachable")
+        if ssa is not None:
+            return head + inst("OpLabel", [entry]) + self.decls + ssa.assemble(self.code) + inst("OpFunctionEnd", [])
         return head + inst("OpLabel", [b.new_id()]) + self.decls + debug_head + self.code + inst("OpFunctionEnd", [])
 
     def debug_prologue(self, fid: int) -> list[int]:
@@ -132,8 +145,13 @@ class FunctionEmitter(ExprEmitter):
 
     # ----------------------------------------------------- blocks
 
-    def label(self, lid: int) -> None:
+    def label(self, lid: int, header: bool = False) -> None:
+        """Open block `lid`; a loop `header` is the only block a branch to which (its back edge)
+        is emitted after it."""
         self.code += inst("OpLabel", [lid])
+        self.cur = lid
+        if self.ssa is not None:
+            self.ssa.start(lid, len(self.code), header)
         if self.debug is not None:     # a DebugScope/DebugLine lasts to the end of its block
             self.code += self.debug.code("DebugScope", self.scope)
             if self.line_loc is not None:    # a block opened inside a statement (clip(), loops) keeps its line
@@ -144,11 +162,17 @@ class FunctionEmitter(ExprEmitter):
         self.void_op(opname, *operands)
         self.open = False
         if opname == "OpBranch":
-            self.entered.add(operands[0])
+            targets: tuple[int, ...] = operands[:1]
         elif opname == "OpBranchConditional":
-            self.entered.update(operands[1:3])
+            targets = operands[1:3]
         elif opname == "OpSwitch":
-            self.entered.update(operands[1::2])
+            targets = operands[1::2]
+        else:
+            return
+        self.entered.update(targets)
+        if self.ssa is not None:
+            for t in targets:
+                self.ssa.edge(self.cur, t)
 
     def merge_label(self, merge: int) -> None:
         """Open a construct's merge block; one that no branch enters gets OpUnreachable and closes."""
@@ -183,7 +207,11 @@ class FunctionEmitter(ExprEmitter):
 
     def s_store(self, s: Store) -> None:
         v = self.expr(s.value)
-        self.store(self.place(s.place), v)
+        p = s.place
+        if type(p) is VarRef and p.var in self.ssa_vars:     # a whole promoted local
+            self.ssa.write(p.var, self.cur, v)      # type: ignore[union-attr]  # (set with ssa_vars)
+            return
+        self.store(self.place(p), v)
 
     def s_eval(self, s: Eval) -> None:
         self.expr(s.expr)
@@ -195,6 +223,8 @@ class FunctionEmitter(ExprEmitter):
         else_l = b.new_id() if s.else_ else merge
         control = enum("SelectionControl", _IF_HINTS.get(s.hint or "", "None"))
         self.void_op("OpSelectionMerge", merge, control)
+        if self.ssa is not None:
+            self.ssa.join(merge, self.cur, self.stored[id(s)])
         self.terminate("OpBranchConditional", cond, then_l, else_l)
         self.label(then_l)
         self.block(s.then)
@@ -209,7 +239,11 @@ class FunctionEmitter(ExprEmitter):
         b = self.b
         header, body, cont, merge = b.new_id(), b.new_id(), b.new_id(), b.new_id()
         self.branch(header)
-        self.label(header)
+        if self.ssa is not None:
+            stored = self.stored[id(s)]
+            for join in (header, cont, merge):
+                self.ssa.join(join, self.cur, stored)
+        self.label(header, True)
         control = [enum("LoopControl", _LOOP_HINTS.get(s.hint or "", "None"))]
         if s.unroll_count and b.version >= (1, 4):
             control = [enum("LoopControl", "PartialCount"), s.unroll_count]
@@ -233,6 +267,8 @@ class FunctionEmitter(ExprEmitter):
                 self.terminate("OpBranchConditional", self.expr(s.break_if), merge, header)
             else:
                 self.terminate("OpBranch", header)
+        if self.ssa is not None:
+            self.ssa.seal(header)
         self.merge_label(merge)
 
     def s_switch(self, s: Switch) -> None:
@@ -246,6 +282,10 @@ class FunctionEmitter(ExprEmitter):
             for v in c.values:
                 targets += [int(v) & 0xFFFFFFFF, lab]
         self.void_op("OpSelectionMerge", merge, enum("SelectionControl", "None"))
+        if self.ssa is not None:
+            stored = self.stored[id(s)]
+            for join in (*labels, merge):
+                self.ssa.join(join, self.cur, stored)
         self.terminate("OpSwitch", sel, default, *targets)
         self.breaks.append(merge)
         for i, (c, lab) in enumerate(zip(s.cases, labels)):

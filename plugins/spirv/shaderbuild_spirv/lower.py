@@ -146,10 +146,11 @@ def reachable_functions(module: Module, entry: Function) -> list[Function]:
 
 
 def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str = "default",
-                 debug_command_line: str | None = None) -> Lowered:
-    """Translate `module` (entry wrapper already built) to a SPIR-V binary."""
+                 debug_command_line: str | None = None, ssa: bool = False) -> Lowered:
+    """Translate `module` (entry wrapper already built) to a SPIR-V binary; `ssa`: promotable locals
+    as SSA values (ssa.py; for the optimiser: -O0 keeps every variable, as written)."""
     if module.entries:
-        return _lower_library(module, target_env, vk_layout, debug_command_line)
+        return _lower_library(module, target_env, vk_layout, debug_command_line, ssa)
     if module.entry is None and module.stage == "library":
         raise error("a SPIR-V module needs at least one shader: a library of subobjects only has no SPIR-V form "
                     "(its subobjects are in the DXIL library and in the manifest)")
@@ -195,14 +196,15 @@ def lower_module(module: Module, target_env: str = "vulkan1.1", vk_layout: str =
             fe.store(fe.place(VarRef(g)), fe.expr(g.init))
 
     for f in funcs:
-        b.functions += FunctionEmitter(ctx, f, run_initializers if f is wrapper else None).emit()
+        b.functions += FunctionEmitter(ctx, f, run_initializers if f is wrapper else None, ssa).emit()
     _entry_point(ctx, model, ctx.func_ids[wrapper])
     if ctx.debug is not None:
         ctx.debug.entry_point(ctx.debug.functions[wrapper])
     return Lowered(b.assemble(), version, resources)
 
 
-def _lower_library(module: Module, target_env: str, vk_layout: str, debug_command_line: str | None) -> Lowered:
+def _lower_library(module: Module, target_env: str, vk_layout: str, debug_command_line: str | None,
+                   ssa: bool) -> Lowered:
     """A ray-tracing library: one module, one entry point per shader.  SPV_KHR_ray_tracing needs
     SPIR-V 1.4, so the target environment must be Vulkan 1.2 or newer.  Each entry point's interface
     lists every global its functions use (the SPIR-V 1.4 rule)."""
@@ -243,7 +245,7 @@ def _lower_library(module: Module, target_env: str, vk_layout: str, debug_comman
 
     uses: dict[Function, set[int]] = {}
     for f in funcs:
-        words = FunctionEmitter(ctx, f, run_initializers if id(f) in wrappers else None).emit()
+        words = FunctionEmitter(ctx, f, run_initializers if id(f) in wrappers else None, ssa).emit()
         uses[f] = id_operands(words)
         b.functions += words
     variables = set(b.variables)

@@ -47,10 +47,11 @@ def shaderbuild_compile(module, target, options):
         return None
     from .lower import lower_module, reflection
 
-    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"),
-                           debug_command_line(options) if getattr(options, "debug_info", False) else None)
-    binary = lowered.binary
     level = options.passes_level if hasattr(options, "passes_level") else 0
+    lowered = lower_module(module, getattr(options, "vk_target_env", "vulkan1.1"), getattr(options, "vk_layout", "default"),
+                           debug_command_line(options) if getattr(options, "debug_info", False) else None,
+                           ssa=level >= 1)
+    binary = lowered.binary
     if level >= 1:
         from .opt import optimize
 

@@ -37,8 +37,9 @@ def optimize(binary: bytes, level: int) -> bytes:
                 break
             simplify.run(f, info, folder)
             dce.function_dce(f, info)
-        if level >= 2 and cse.run(f, info):
-            simplify.run(f, info, folder)
+        # CSE leaves no dead code (a merged value's operands are its twin's), and the function was
+        # dead-code free before it: DCE only when simplify changed something
+        if level >= 2 and cse.run(f, info) and simplify.run(f, info, folder):
             dce.function_dce(f, info)
     dce.global_dce(m)
     return serialize(m)

@@ -16,6 +16,8 @@ _SIMPLIFIED = frozenset((_PHI, _COPY, _SHUFFLE, _CONSTRUCT, _EXTRACT))     # the
 
 
 def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
+    """Whether anything changed: a value replaced, or an instruction rewritten in place (whose
+    old operands may then be dead)."""
     defs: dict[int, Inst] = dict(info.defs)
     for b in f.blocks:
         for x in b.insts:
@@ -33,11 +35,14 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
         return d.type if d is not None else -1
 
     dead: set[int] = set()
+    rewritten = False
     for b in f.blocks:
         for x in b.insts:
             if repl:        # (empty until a first replacement: most walks find none or few)
                 x.rename(repl)
             r = _simplify(x, defs, type_of, info) if x.op in _SIMPLIFIED else None
+            if r == _REWRITTEN:
+                rewritten, r = True, None
             if r is None and x.op in FOLDED and x.r >= 0:
                 r = folder.fold(x, type_of)
                 if r is not None and r not in defs:      # a constant the folder just made
@@ -45,7 +50,10 @@ def run(f: Function, info: ModuleInfo, folder: Folder) -> bool:
             if r is not None:
                 repl[x.result] = val(r)
                 dead.add(id(x))
-    return replace_values(f, repl, dead)
+    return replace_values(f, repl, dead) or rewritten
+
+
+_REWRITTEN = -1     # what _simplify returns for an instruction it rewrote in place (no replacement)
 
 
 def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int | None:
@@ -71,42 +79,48 @@ def _simplify(x: Inst, defs: dict[int, Inst], type_of, info: ModuleInfo) -> int 
         if _is_vector(x.w[0], info) and _is_vector(type_of(src), info):
             # components of another vector: a shuffle of it (the extracts then die)
             x.op, x.w, x.uses = _SHUFFLE, [x.w[0], x.w[1], src, src, *idx], (2, 3)
+            return _REWRITTEN
         return None
     if op != _EXTRACT:
         return None
     # follow the chain of inserts/constructs the extracted value came from
+    moved = None        # _REWRITTEN once x reads from further down the chain
     while True:
         comp, idx = x.w[2], x.w[3:]
         d = defs.get(comp)
         if d is None or not idx:
-            return comp if not idx else None
+            return comp if not idx else moved
         if d.op == _INSERT:
             j = d.w[4:]
             if idx[:len(j)] == j:
                 if len(idx) == len(j):
                     return d.w[2]
                 x.w[2:] = [d.w[2], *idx[len(j):]]       # extract from the inserted object
+                moved = _REWRITTEN
                 continue
             if j[:len(idx)] == idx:
-                return None                             # extracting a part that contains the insert
+                return moved                            # extracting a part that contains the insert
             x.w[2] = d.w[3]                             # disjoint: look through the insert
+            moved = _REWRITTEN
             continue
         if d.op == _SHUFFLE and len(idx) == 1:
             k, n1 = d.w[4 + idx[0]], _count(type_of(d.w[2]), info)
             if k == 0xFFFFFFFF or n1 < 0:
-                return None                             # an undefined component
+                return moved                            # an undefined component
             x.w[2:] = [d.w[2], k] if k < n1 else [d.w[3], k - n1]
+            moved = _REWRITTEN
             continue
         if d.op in (_CONSTRUCT, _CCOMP):
             parts = d.w[2:]
             if _count(d.w[0], info) != len(parts):
-                return None                             # a vector built from smaller vectors
+                return moved                            # a vector built from smaller vectors
             part = parts[idx[0]]
             if len(idx) == 1:
                 return part
             x.w[2:] = [part, *idx[1:]]
+            moved = _REWRITTEN
             continue
-        return None
+        return moved
 
 
 def _is_vector(type_id: int, info: ModuleInfo) -> bool:
