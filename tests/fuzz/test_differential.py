@@ -449,8 +449,9 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 DXIL_SPIRV_BREAK_BESIDE_RETURN = (
-    "dxil-spirv's structurizer: a loop left by a `break` and by a `return` (our -O3 DXIL: one exit block whose "
-    "phi tells them apart; -O0: the break to the code after the loop, the return to the function's exit), with "
+    "dxil-spirv's structurizer: a loop left by a `break` and by a `return` (our DXIL leaves it through one exit "
+    "and tests a `returned` flag after it; -O0 did so from 69c39f9, sending the return to the function's exit "
+    "before), with "
     "a `continue` beside the break and an inner loop after them: it takes the break's block for the merge of "
     "the if holding the break and leaves that if through the continue's sibling (spirv-val: 'exits the "
     "selection ... not via a structured exit').  Letting the break branch straight to the shared exit (as "
