@@ -8,6 +8,7 @@ from shaderbuild_dxil.cfg import (
     bypass_break_blocks,
     bypass_continue_blocks,
     fold_trivial_switches,
+    give_endless_loops_an_exit,
     merge_straight_line_blocks,
     remove_unreachable_blocks,
 )
@@ -411,3 +412,25 @@ def test_a_switch_with_two_targets_on_a_run_time_value_stays():
     f, blocks, phi = _switch_into_phis(Undef(i32))
     assert not fold_trivial_switches(f)
     assert blocks[0].instructions[-1].op == "switch" and len(phi.attrs["incoming"]) == 2
+
+
+
+def test_an_endless_loop_gets_a_never_taken_exit_and_a_loop_with_an_exit_does_not():
+    """entry: br c, out, head; head: br body; body: br head (no exit); out: ret.  The back edge becomes
+    br true, head, never; never: unreachable.  A second run finds every loop with an exit."""
+    f, (entry, head, body, out) = function("entry", "head", "body", "out")
+    b = IRBuilder(entry)
+    b.cbranch(b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0)), out, head)
+    b.position_at_end(head)
+    b.br(body)
+    b.position_at_end(body)
+    b.br(head)
+    b.position_at_end(out)
+    b.ret()
+    assert give_endless_loops_an_exit(f)
+    term = body.instructions[-1]
+    never = f.blocks[-1]
+    assert term.attrs["targets"] == (head, never) and isinstance(term.operands[0], ConstInt)
+    assert term.operands[0].value == 1
+    assert [i.op for i in never.instructions] == ["unreachable"]
+    assert not give_endless_loops_an_exit(f)

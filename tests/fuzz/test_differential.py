@@ -174,6 +174,29 @@ def test_a_switch_on_a_constant_to_one_block_inside_a_case(backend: str) -> None
     assert run_backend(backend, SWITCH_TO_ONE_BLOCK_IN_A_CASE, {"Out": ("int", 4)})["Out"] == [t + 6 for t in range(4)]
 
 
+ENDLESS_LOOP_ON_A_PATH_NOT_TAKEN = """RWStructuredBuffer<uint> O : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint s = tid.x * 3;
+    if (tid.x > 5) {
+        for (int i = 0; 1; i++) {
+            s += O[i & 3];
+        }
+    }
+    O[tid.x] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_an_endless_loop_on_a_path_not_taken(backend: str) -> None:
+    """Fuzz finding (test_fuzz's mutated batch once its seeds changed: `for (int dx = -1; 1; dx++)` in a sample):
+    dxil-spirv crashed (SIGSEGV) on a function with a loop no edge leaves beside a path that returns; such a
+    loop now gets a never-taken exit into `unreachable` (cfg.give_endless_loops_an_exit).  No thread enters
+    the loop (tid.x <= 3): thread t stores 3 t."""
+    assert run_backend(backend, ENDLESS_LOOP_ON_A_PATH_NOT_TAKEN, {"O": ("uint", 4)})["O"] == [3 * t for t in range(4)]
+
+
 def _f32(x: int) -> float:
     return struct.unpack("<f", struct.pack("<f", float(x)))[0]
 
@@ -426,8 +449,9 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 DXIL_SPIRV_BREAK_BESIDE_RETURN = (
-    "dxil-spirv's structurizer: a loop left by a `break` and by a `return` (our -O3 DXIL: one exit block whose "
-    "phi tells them apart; -O0: the break to the code after the loop, the return to the function's exit), with "
+    "dxil-spirv's structurizer: a loop left by a `break` and by a `return` (our DXIL leaves it through one exit "
+    "and tests a `returned` flag after it; -O0 did so from 69c39f9, sending the return to the function's exit "
+    "before), with "
     "a `continue` beside the break and an inner loop after them: it takes the break's block for the merge of "
     "the if holding the break and leaves that if through the continue's sibling (spirv-val: 'exits the "
     "selection ... not via a structured exit').  Letting the break branch straight to the shared exit (as "

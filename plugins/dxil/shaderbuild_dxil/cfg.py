@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from shaderbuild.lightstd import itemgetter
 
-from .llvm.types import void
+from .llvm.types import i1, void
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches"]
+           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "give_endless_loops_an_exit"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -225,6 +225,39 @@ def fold_trivial_switches(f: Function) -> bool:
         br = Instruction("br", void, [], targets=(taken,))
         br.parent = bb
         insts[-1] = br
+        changed = True
+    return changed
+
+
+def give_endless_loops_an_exit(f: Function) -> bool:
+    """A loop no edge leaves (`for (;;)` without a break or return) gets one: its latch's back edge becomes
+    `br i1 true, header, X` with X holding only `unreachable`.  dxil-spirv crashed (SIGSEGV) converting a
+    function with such a loop on a path that may also return (a mutated sample of test_fuzz's batch, and an
+    endless loop inside an if): a structured loop needs a merge block.  The loop still never ends.  Run
+    remove_unreachable_blocks first.  Returns whether a loop got an exit."""
+    blocks = f.blocks
+    if len(blocks) < 2:
+        return False
+    rpo = reverse_postorder(f)
+    order = {bb: i for i, bb in enumerate(rpo)}
+    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in blocks}
+    for bb in rpo:
+        for s in successors(bb):
+            preds[s].append(bb)
+    changed = False
+    for h, body in _loop_bodies(rpo, order, preds).items():
+        if any(s not in body for bb in body for s in successors(bb)):
+            continue                                   # the loop has an exit
+        latch = max((p for p in preds[h] if p in body), key=order.__getitem__)
+        term = latch.instructions[-1]
+        if term.op != "br" or term.operands:
+            continue
+        never = f.append_block()
+        stop = Instruction("unreachable", void, [])
+        stop.parent = never
+        never.instructions.append(stop)
+        term.operands = [ConstInt(i1, 1)]
+        term.attrs["targets"] = (h, never)
         changed = True
     return changed
 
