@@ -577,6 +577,14 @@ def init_pppddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a5 = _f5() if _a5 is _M else _a5
 
 
+def init_pppdf(self, _a0, _a1, _a2, _a3=_M, _a4=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _f4() if _a4 is _M else _a4
+
+
 def init_pppdfff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a0 = _a0
   self._a1 = _a1
