@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
     from ...options import CompileOptions, Profile
     from .. import ast
-    from .scope import FuncInfo, Scope, VarSymbol
+    from .scope import FuncInfo, Scope, UnrollOffset, VarSymbol
     from .typeresolve import TypeResolver
 
 
@@ -64,6 +64,7 @@ class SemaBase:
         fn_return_type: ir.Type
         out: list[ir.Stmt]
         loop_depth: int
+        unroll_offsets: list[list[UnrollOffset]]   # per enclosing [unroll] loop: offsets reading counters
         switch_depth: int
         probing: bool
         matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]

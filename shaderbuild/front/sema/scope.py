@@ -36,6 +36,15 @@ class FuncInfo(Record):
         return f"{self.return_type} {self.decl.name}({ps})"
 
 
+class UnrollOffset(Record):
+    """A texture offset built from constants and local variables (sema/resources._counter_offset), let
+    through inside an `[unroll]` loop: each enclosing loop lowered resolves its counter (stmts.loop)."""
+    expr: ir.Expr
+    unresolved: dict[int, ir.Variable]
+    counters: dict[int, tuple[ir.Variable, list[int]]]     # resolved: each counter's iteration values
+    loc: SourceLoc
+
+
 class FuncSymbol(Record):
     overloads: list[FuncInfo]
 
