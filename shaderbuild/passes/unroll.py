@@ -30,7 +30,7 @@ _CMP = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: 
 def run(module: ir.Module, options: CompileOptions) -> None:
     optimise = options.passes_level >= 1
     for f in module.functions:
-        if optimise or any(True for _ in _counter_offsets(f.body)):
+        if optimise or any(isinstance(s, ir.Loop) and s.hint == "unroll" for s in ir.walk_stmts(f.body)):
             f.body = _walk(f.body, optimise)
 
 
