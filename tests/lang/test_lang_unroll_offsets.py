@@ -85,7 +85,8 @@ RWStructuredBuffer<float> Out : register(u2);
     [unroll] for (int m = 3; m > -4; m -= 3)        // counting down, the offset scaled and swizzled
         Out[3 + (3 - m) / 3] = Tex.Load(int3(4, 4, 0), (int2(m, 1) * 2 - int2(m, 2)).yx);
     [unroll] for (int g = 0; g < 2; ++g) {
-        float4 t = Tex.Gather(S, float2(4, 4) / 8.0, int2(g, -g));
+        const int2 moved = int2(g, -g);             // a const local of the counter
+        float4 t = Tex.Gather(S, float2(4, 4) / 8.0, moved);
         Out[6 + 4 * g] = t.x; Out[7 + 4 * g] = t.y; Out[8 + 4 * g] = t.z; Out[9 + 4 * g] = t.w;
     }
 }
@@ -153,6 +154,10 @@ REFUSED = [
      f"{NOT_CONST}"),
     ("[unroll] for (int x = 0; x < 2; ++x)\n    Out[x] = Tex.Load(int3(0, 0, 0), int2(x, id.x));",
      f"{NOT_CONST}"),
+    # a non-const local holding the counter (DXC accepts it after its own unrolling; shaderbuild does not track
+    # assignments: `const int2 o = ...` is accepted, see LOAD_GATHER)
+    ("[unroll] for (int x = 0; x < 2; ++x) {\n    int2 o = int2(x, 0);\n"
+     "    Out[x] = Tex.Load(int3(0, 0, 0), o); }", "texture offsets must be compile-time constants"),
     # out of range in one iteration (DXC: "... integer literal in the range -8 to 7")
     ("[unroll] for (int y = 0; y < 2; ++y) [unroll] for (int x = 6; x < 9; x += 2)\n"
      "    Out[x] = Tex.Load(int3(0, 0, 0), int2(x, -y));",
@@ -165,5 +170,7 @@ REFUSED = [
 def test_refused_offsets_are_located(body, want, target):
     src = HEAD + body + "\n}\n"
     line = next(i for i, t in enumerate(src.splitlines(), 1) if "Tex.Load" in t)
-    col = src.splitlines()[line - 1].index("int2(") + 1        # the offset argument
+    text = src.splitlines()[line - 1]
+    call = "Tex.Load(int3(0, 0, 0), "
+    col = text.index(call) + len(call) + 1        # the offset argument, after the coordinate
     assert _errors(src, target) == [f"{line}:{col}: {want}"]

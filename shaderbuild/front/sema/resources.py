@@ -554,6 +554,8 @@ class ResourceLowering(SemaBase):
         c = self._constant(e)
         if c is not None:
             return c, {}
+        if isinstance(e, ir.Load) and (held := self._held_value(e.place)) is not None:
+            return self._counter_offset(held)     # a const local: its initializer (of counters unchanged since)
         if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef):
             var = e.place.var
             ok = var.storage is ir.Storage.FUNCTION and var.type in (ir.INT, ir.UINT)
