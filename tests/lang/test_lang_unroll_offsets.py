@@ -174,3 +174,38 @@ def test_refused_offsets_are_located(body, want, target):
     call = "Tex.Load(int3(0, 0, 0), "
     col = text.index(call) + len(call) + 1        # the offset argument, after the coordinate
     assert _errors(src, target) == [f"{line}:{col}: {want}"]
+
+
+PS_PCF = """
+Texture2D<float> Depth : register(t0);
+SamplerComparisonState C : register(s1);
+float pcf(float2 uv, float z) {                     // a helper, inlined into the pixel shader
+    float sum = 0;
+    [unroll] for (int y = -1; y <= 1; ++y)
+        [unroll] for (int x = -1; x <= 1; ++x)
+            sum += Depth.SampleCmp(C, uv, z, int2(x, y) * 2);
+    return sum;
+}
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target {
+    return float4(pcf(uv, 0.5) / 9, Depth.SampleCmp(C, uv, 0.5), 0, 1);
+}
+"""
+
+
+def scattered(x: int, y: int) -> float:
+    """Depths in elevenths, scattered enough that neighbouring 3x3 footprints count differently."""
+    return ((x * x * 3 + y * 5 + x * y * 7) % 11 + 0.5) / 11
+
+
+def test_pcf_helper_in_a_pixel_shader():
+    px = R.draw(R.FULLSCREEN_VS, PS_PCF, N, N, {"Depth": _tex(scattered), "C": R.sampler(compare="less")})
+
+    def lit(x: int, y: int) -> int:
+        return int(0.5 < scattered(x, y))
+
+    def count(x: int, y: int) -> int:
+        return sum(lit(x + 2 * dx, y + 2 * dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))
+    inside = [(x, y) for y in range(2, N - 2) for x in range(2, N - 2)]   # taps two texels away stay inside
+    assert len({count(x, y) for x, y in inside}) > 3          # the pixels differ: a wrong offset shows
+    for x, y in inside:
+        assert R.pixel(px, N, x, y)[:2] == (R.unorm8(count(x, y) / 9), R.unorm8(lit(x, y))), (x, y)
