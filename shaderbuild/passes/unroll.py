@@ -1,4 +1,4 @@
-"""Full unrolling of small `[unroll]` loops with a constant trip count (-O1 and up).
+"""Full unrolling of small `[unroll]` loops with a constant trip count (-O1 and up; see below for -O0).
 
 The shape is the one sema gives a counted `for`: the loop variable is set to a constant just
 before the loop, the body starts with `if (!(i OP C)) break;`, the continuing block is only

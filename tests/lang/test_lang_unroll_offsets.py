@@ -82,7 +82,7 @@ RWStructuredBuffer<float> Out : register(u2);
 [numthreads(1,1,1)] void main() {
     [unroll] for (int k = -3; k <= 3; k += 3)
         Out[(k + 3) / 3] = Tex.Load(int3(4, 4, 0), int2(k, -k));
-    [unroll] for (int m = 3; m > -4; m -= 3)        // counting down, the offset scaled and swizzled
+    [unroll(3)] for (int m = 3; m > -4; m -= 3)     // counting down (unroll(N) at the trip count), scaled, swizzled
         Out[3 + (3 - m) / 3] = Tex.Load(int3(4, 4, 0), (int2(m, 1) * 2 - int2(m, 2)).yx);
     [unroll] for (int g = 0; g < 2; ++g) {
         const int2 moved = int2(g, -g);             // a const local of the counter
