@@ -10,14 +10,14 @@ MAX_TRIPS iterations or more than MAX_STMTS statements once unrolled stay loops.
 
 A loop whose texture offsets read its counter (sema let them through after `counted` accepted the
 loop) is unrolled at every level and whatever its size, nested loops included: in each copy the
-counter's loads in those offsets become the iteration's value and fold, so both backends see the
-immediate offsets they require.
+counter's loads in those offsets become the iteration's value (a local the copy sets once before the
+offset, its value) and fold, so both backends see the immediate offsets they require.
 """
 
 from __future__ import annotations
 
 from .. import ir
-from ..ir.clone import clone_stmts
+from ..ir.clone import clone_expr, clone_stmts
 from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
@@ -121,8 +121,13 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.S
     out: list[ir.Stmt] = []
     for value in values:
         copy = clone_stmts(body, {})
-        for args, i in _counter_offsets(copy):
-            args[i] = substitute(args[i], var, value)
+        for k, s in enumerate(copy):
+            for args, i in _counter_offsets([s]):
+                e = args[i]
+                for local in _locals_read(e, var):       # a local set once in the copy before: its value
+                    if (store := single_store(copy, local)) is not None and store[0] < k:
+                        e = substitute(e, local, store[1])
+                args[i] = substitute(e, var, value)
         out += copy
     return out
 
@@ -162,10 +167,11 @@ def _int_typed(e: ir.Expr) -> bool:
     return s is not None and not s.is_float and s.kind != "bool"
 
 
-def substitute(e: ir.Expr, var: ir.Variable, value: int) -> ir.Expr:
-    """`e` with `var` read as `value`, folded to a constant where all its parts are (32-bit wrap-around)."""
+def substitute(e: ir.Expr, var: ir.Variable, value: int | ir.Expr) -> ir.Expr:
+    """`e` with `var` read as `value` (a constant, or a copy of the expression stored in it), folded to a
+    constant where all its parts are (32-bit wrap-around)."""
     if _is_load_of(e, var):
-        return ir.Const(e.type, value)
+        return ir.Const(e.type, value) if isinstance(value, int) else clone_expr(value, {})
     if isinstance(e, ir.Construct):
         e = ir.Construct(e.type, [substitute(p, var, value) for p in e.parts])
     elif isinstance(e, ir.Binary):
@@ -178,6 +184,23 @@ def substitute(e: ir.Expr, var: ir.Variable, value: int) -> ir.Expr:
         e = ir.Swizzle(substitute(e.value, var, value), e.comps, e.type)
     c = const_int(e)
     return e if c is None else ir.Const(e.type, c[0] if isinstance(e.type, ir.Scalar) else tuple(c))
+
+
+def single_store(stmts: list[ir.Stmt], var: ir.Variable) -> tuple[int, ir.Expr] | None:
+    """(index, value) of the one statement of `stmts` writing `var`, if that is a top-level store to the
+    whole variable and nothing else in `stmts` (nested statements too) writes it."""
+    at = [i for i, s in enumerate(stmts) if writes([s], var)]
+    if len(at) != 1:
+        return None
+    s = stmts[at[0]]
+    if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
+        return at[0], s.value
+    return None
+
+
+def _locals_read(e: ir.Expr, counter: ir.Variable) -> list[ir.Variable]:
+    return [x.place.var for x in ir.walk_expr(e) if isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)
+            and x.place.var is not counter and x.place.var.storage is ir.Storage.FUNCTION]
 
 
 _OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}

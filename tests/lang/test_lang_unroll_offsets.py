@@ -154,10 +154,19 @@ REFUSED = [
      f"{NOT_CONST}"),
     ("[unroll] for (int x = 0; x < 2; ++x)\n    Out[x] = Tex.Load(int3(0, 0, 0), int2(x, id.x));",
      f"{NOT_CONST}"),
-    # a non-const local holding the counter (DXC accepts it after its own unrolling; shaderbuild does not track
-    # assignments: `const int2 o = ...` is accepted, see LOAD_GATHER)
-    ("[unroll] for (int x = 0; x < 2; ++x) {\n    int2 o = int2(x, 0);\n"
-     "    Out[x] = Tex.Load(int3(0, 0, 0), o); }", "texture offsets must be compile-time constants"),
+    # a local set from the counter twice, or after the read (a local set once before it is accepted: LOCALS)
+    ("[unroll] for (int x = 0; x < 2; ++x) {\n    int2 o = int2(x, 0); if (id.x > 2) o.y = 1;\n"
+     "    Out[x] = Tex.Load(int3(0, 0, 0), o); }",
+     f"{NOT_CONST}: 'o' is not set once in the [unroll] loop, before the offset, to a value of constants and loop "
+     "counters"),
+    ("[unroll] for (int x = 0; x < 2; ++x) {\n    int o = 0;\n"
+     "    Out[x] = Tex.Load(int3(0, 0, 0), int2(o, 0)); o = x; }",
+     f"{NOT_CONST}: 'o' is not set once in the [unroll] loop, before the offset, to a value of constants and loop "
+     "counters"),
+    ("[unroll] for (int x = 0; x < 2; ++x) {\n    int o = (int)id.x;\n"
+     "    Out[x] = Tex.Load(int3(0, 0, 0), int2(o, x)); }",
+     f"{NOT_CONST}: 'o' is not set once in the [unroll] loop, before the offset, to a value of constants and loop "
+     "counters"),
     # out of range in one iteration (DXC: "... integer literal in the range -8 to 7")
     ("[unroll] for (int y = 0; y < 2; ++y) [unroll] for (int x = 6; x < 9; x += 2)\n"
      "    Out[x] = Tex.Load(int3(0, 0, 0), int2(x, -y));",
@@ -174,6 +183,27 @@ def test_refused_offsets_are_located(body, want, target):
     call = "Tex.Load(int3(0, 0, 0), "
     col = text.index(call) + len(call) + 1        # the offset argument, after the coordinate
     assert _errors(src, target) == [f"{line}:{col}: {want}"]
+
+
+LOCALS = """
+Texture2D<float> Tex : register(t0);
+RWStructuredBuffer<float> Out : register(u2);
+[numthreads(1,1,1)] void main() {
+    [unroll] for (int y = 0; y < 2; ++y) {
+        int2 row = int2(0, y * 2 - 1);              // set once per outer iteration, read in the inner loop
+        [unroll] for (int x = -1; x <= 1; ++x) {
+            int2 o = row + int2(x, 0);              // DXC's engine pattern: the offset in a local first
+            Out[y * 3 + x + 1] = Tex.Load(int3(4, 4, 0), o);
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_offsets_through_locals_set_once(opt):
+    out = R.cs(LOCALS, {"Tex": _tex(value), "Out": R.storage(R.sentinel(6))}, opt_level=opt)
+    assert R.unpack("f", out["Out"]) == [value(4 + x, 4 + y * 2 - 1) for y in (0, 1) for x in (-1, 0, 1)]
 
 
 PS_PCF = """

@@ -538,7 +538,7 @@ class ResourceLowering(SemaBase):
         found = self._counter_offset(e) if v is None and self.loop_depth else None
         if found is not None and self.unroll_offsets:
             # built from counters of enclosing [unroll] loops: checked when they are lowered (stmts.loop)
-            self.unroll_offsets[-1].append(UnrollOffset(found[0], found[1], {}, a.loc))
+            self.unroll_offsets[-1].append(UnrollOffset(found[0], found[0], found[1], {}, a.loc))
             return found[0]
         if v is None:
             # DXC's hint in a loop: unrolling may make the counter an immediate; shaderbuild unrolls [unroll] loops
@@ -558,7 +558,9 @@ class ResourceLowering(SemaBase):
             return self._counter_offset(held)     # a const local: its initializer (of counters unchanged since)
         if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef):
             var = e.place.var
-            ok = var.storage is ir.Storage.FUNCTION and var.type in (ir.INT, ir.UINT)
+            t = var.type
+            ok = var.storage is ir.Storage.FUNCTION and isinstance(t, (ir.Scalar, ir.Vector)) \
+                and ir.scalar_of(t) in (ir.INT, ir.UINT)
             return (e, {id(var): var}) if ok else None
         if isinstance(e, ir.Construct):
             kids = e.parts

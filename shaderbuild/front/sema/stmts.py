@@ -6,7 +6,7 @@ import itertools
 
 from ... import ir
 from ...diagnostics import CompileError, error
-from ...passes.unroll import MAX_TRIPS, const_int, counted, substitute, writes
+from ...passes.unroll import MAX_TRIPS, const_int, counted, single_store, substitute, writes
 from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from ..modifiers import LOCAL, report_modifiers
@@ -229,20 +229,33 @@ class StmtLowering(SemaBase):
         self.emit(loop)
 
     def unroll_offset(self, loop: ir.Loop, o: UnrollOffset) -> None:
-        """Resolve a texture offset's counters that `loop` (an [unroll] loop just lowered) changes: the unroll
-        pass will make them its iteration's constant, if it can unroll it fully (passes/unroll.counted)."""
+        """Resolve a texture offset's variables that `loop` (an [unroll] loop just lowered) changes: its counter
+        the unroll pass will make each iteration's constant, if it can unroll it fully (passes/unroll.counted),
+        and a local the body sets once, at its top level before the offset, to a value of counters."""
         found = None
-        for key, var in list(o.unresolved.items()):
-            if not writes(loop.body + loop.continuing, var):
-                continue
+        body = loop.body + loop.continuing
+        use = next((i for i, s in enumerate(body) if _holds(s, o.node)), len(body))
+        while True:
+            var = next((v for v in o.unresolved.values() if writes(body, v)), None)
+            if var is None:
+                break
+            del o.unresolved[id(var)]
             found = found or counted(loop, self.out)
-            if found is None or found[0] is not var:
+            if found is not None and found[0] is var:
+                o.counters[id(var)] = found
+                continue
+            store = single_store(body, var)
+            value = self._counter_offset(store[1]) if store is not None and store[0] < use else None
+            if found is None:
                 raise error(f"texture offsets must be compile-time constants: '{var.name}' changes in an [unroll] "
                             "loop that cannot be unrolled fully (it needs a counter stepping by a constant from a "
                             f"constant to a constant bound, at most {MAX_TRIPS} iterations, not assigned in the "
                             "body)", o.loc)
-            o.counters[key] = found
-            del o.unresolved[key]
+            if value is None or id(var) in value[1]:
+                raise error(f"texture offsets must be compile-time constants: '{var.name}' is not set once in the "
+                            "[unroll] loop, before the offset, to a value of constants and loop counters", o.loc)
+            o.expr = substitute(o.expr, var, value[0])
+            o.unresolved.update(value[1])
         if o.unresolved:
             if not self.unroll_offsets:
                 raise error("texture offsets must be compile-time constants" + (LOOP_HINT if self.loop_depth else ""),
@@ -376,3 +389,13 @@ def _base_elem(t: ir.Type) -> ir.Type:
 
 
 __all__ = ["StmtLowering", "Scope", "ends_flow"]
+
+
+def _holds(s: ir.Stmt, e: ir.Expr) -> bool:
+    """Whether statement `s` (or one nested in it) has expression `e` itself in it."""
+    for x in ir.walk_stmts([s]):
+        for name in getattr(type(x), "__slots__", ()):
+            v = getattr(x, name)
+            if isinstance(v, ir.Expr) and any(y is e for y in ir.walk_expr(v)):
+                return True
+    return False
