@@ -1,4 +1,4 @@
-"""Full unrolling of small `[unroll]` loops with a constant trip count (-O1 and up).
+"""Full unrolling of small `[unroll]` loops with a constant trip count (-O1 and up; see below for -O0).
 
 The shape is the one sema gives a counted `for`: the loop variable is set to a constant just
 before the loop, the body starts with `if (!(i OP C)) break;`, the continuing block is only
@@ -7,12 +7,18 @@ count is found by running that recurrence (32-bit wrap-around, as the device wou
 becomes that many copies of body and continuing, the variable's stores kept, so later passes
 (SPIR-V mem2reg and folding) see constant indices.  Loops of other shapes, more than
 MAX_TRIPS iterations or more than MAX_STMTS statements once unrolled stay loops.
+
+A loop whose texture offsets read its counter (sema let them through after `counted` accepted the
+loop) is unrolled at every level and whatever its size, nested loops included: in each copy the
+counter's loads in those offsets become the iteration's value (a local the copy sets once before the
+offset, its value) and fold, so both backends see the immediate offsets they require.
 """
 
 from __future__ import annotations
 
 from .. import ir
-from ..ir.clone import clone_stmts
+from ..ir.clone import clone_expr, clone_stmts
+from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
 MAX_TRIPS = 64
@@ -22,23 +28,25 @@ _CMP = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: 
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
-    if options.passes_level < 1:
-        return
+    optimise = options.passes_level >= 1
     for f in module.functions:
-        f.body = _walk(f.body)
+        if optimise or any(isinstance(s, ir.Loop) and s.hint == "unroll" for s in ir.walk_stmts(f.body)):
+            f.body = _walk(f.body, optimise)
 
 
-def _walk(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+def _walk(stmts: list[ir.Stmt], optimise: bool) -> list[ir.Stmt]:
     out: list[ir.Stmt] = []
     for s in stmts:
         if isinstance(s, ir.If):
-            s = ir.If(s.cond, _walk(s.then), _walk(s.else_), s.hint, s.loc)
+            s = ir.If(s.cond, _walk(s.then, optimise), _walk(s.else_, optimise), s.hint, s.loc)
         elif isinstance(s, ir.Switch):
-            s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _walk(c.body)) for c in s.cases], s.loc)
+            s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _walk(c.body, optimise))
+                                       for c in s.cases], s.loc)
         elif isinstance(s, ir.Loop):
-            s = ir.Loop(_walk(s.body), _walk(s.continuing), s.break_if, s.hint, s.unroll_count, s.loc)
+            s = ir.Loop(_walk(s.body, optimise), _walk(s.continuing, optimise), s.break_if, s.hint, s.unroll_count,
+                        s.loc)
             if s.hint == "unroll":
-                copies = _unrolled(s, out)
+                copies = _unrolled(s, out, optimise)
                 if copies is not None:
                     out.extend(copies)
                     continue
@@ -54,7 +62,9 @@ def _is_load_of(e: ir.Expr, v: ir.Variable) -> bool:
     return isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is v
 
 
-def _unrolled(loop: ir.Loop, before: list[ir.Stmt]) -> list[ir.Stmt] | None:
+def counted(loop: ir.Loop, before: list[ir.Stmt]) -> tuple[ir.Variable, list[int]] | None:
+    """The counter of a counted loop of the shape above (nested loops allowed) and its value in each
+    iteration; None for other shapes, more than MAX_TRIPS iterations or an `[unroll(N)]` below them."""
     if loop.break_if is not None or not loop.body or len(loop.continuing) != 1:
         return None
     head, rest = loop.body[0], loop.body[1:]
@@ -76,9 +86,8 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt]) -> list[ir.Stmt] | None:
             and _is_load_of(step.value.lhs, var) and isinstance(step.value.rhs, ir.Const)):
         return None
     init = _initial_value(before, var)
-    if init is None or _writes(rest, var) or _leaves(rest, in_switch=False) \
-            or any(isinstance(x, ir.Loop) for x in ir.walk_stmts(rest)):
-        return None                # only simple bodies: a nested loop would be copied whole
+    if init is None or writes(rest, var) or _leaves(rest, in_switch=False):
+        return None
     signed = isinstance(var.type, ir.Scalar) and var.type.kind == "int"
 
     def wrap(x: int) -> int:
@@ -88,18 +97,151 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt]) -> list[ir.Stmt] | None:
     bound, delta = wrap(int(cond.rhs.value)), int(step.value.rhs.value)
     if step.value.op == "sub":
         delta = -delta
-    i, trips = wrap(int(init)), 0
+    i, values = wrap(int(init)), []
     while _CMP[cond.op](i, bound):
-        trips += 1
-        if trips > MAX_TRIPS or (loop.unroll_count is not None and trips > loop.unroll_count):
+        values.append(i)
+        if len(values) > MAX_TRIPS or (loop.unroll_count is not None and len(values) > loop.unroll_count):
             return None            # [unroll(N)] below the trip count asks for a partial unroll: not done
         i = wrap(i + delta)
-    body = rest + loop.continuing
-    if trips * sum(1 for _ in ir.walk_stmts(body)) > MAX_STMTS:
+    return var, values
+
+
+def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.Stmt] | None:
+    offsets = any(True for _ in _counter_offsets(loop.body))
+    if not (optimise or offsets):
+        return None
+    found = counted(loop, before)
+    if found is None:
+        return None
+    var, values = found
+    body = loop.body[1:] + loop.continuing
+    if not offsets and (any(isinstance(x, ir.Loop) for x in ir.walk_stmts(body))    # a nested loop: copied whole
+                        or len(values) * sum(1 for _ in ir.walk_stmts(body)) > MAX_STMTS):
         return None
     out: list[ir.Stmt] = []
-    for _ in range(trips):
-        out += clone_stmts(body, {})
+    for value in values:
+        copy = clone_stmts(body, {})
+        for k, s in enumerate(copy):
+            for args, i in _counter_offsets([s]):
+                e = args[i]
+                for local in _locals_read(e, var):       # a local set once in the copy before: its value
+                    if (store := single_store(copy, local)) is not None and store[0] < k:
+                        e = substitute(e, local, store[1])
+                args[i] = substitute(e, var, value)
+        out += copy
+    return out
+
+
+def _counter_offsets(stmts: list[ir.Stmt]):
+    """(argument list, index) of every texel offset of a texture read in `stmts` that is not a constant
+    (sema lets only offsets of constants and `[unroll]` counters through)."""
+    for s in ir.walk_stmts(stmts):
+        for name in getattr(type(s), "__slots__", ()):
+            e = getattr(s, name)
+            if not isinstance(e, ir.Expr):
+                continue
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.Intrinsic) and x.args and isinstance(x.args[0].type, ir.Resource):
+                    for i in _offset_positions(x):
+                        if not isinstance(x.args[i], ir.Const):
+                            yield x.args, i
+
+
+def _offset_positions(e: ir.Intrinsic) -> list[int]:
+    """Where sema puts texel offsets: after the coordinate (and a Load's sample index) of a texture
+    Load, the int operands after a Sample or Gather's sampler and coordinate (the others are float)."""
+    r = e.args[0].type
+    assert isinstance(r, ir.Resource)
+    kind = KINDS.get(r.kind)
+    if kind is None or not kind.offsets:
+        return []
+    if e.name == "Load":
+        return list(range(3 if kind.ms else 2, len(e.args)))
+    if e.name.startswith(("Sample", "Gather")):
+        return [i for i in range(3, len(e.args)) if _int_typed(e.args[i])]
+    return []
+
+
+def _int_typed(e: ir.Expr) -> bool:
+    s = ir.scalar_of(e.type) if isinstance(e.type, (ir.Scalar, ir.Vector)) else None
+    return s is not None and not s.is_float and s.kind != "bool"
+
+
+def substitute(e: ir.Expr, var: ir.Variable, value: int | ir.Expr) -> ir.Expr:
+    """`e` with `var` read as `value` (a constant, or a copy of the expression stored in it), folded to a
+    constant where all its parts are (32-bit wrap-around)."""
+    if _is_load_of(e, var):
+        return ir.Const(e.type, value) if isinstance(value, int) else clone_expr(value, {})
+    if isinstance(e, ir.Construct):
+        e = ir.Construct(e.type, [substitute(p, var, value) for p in e.parts])
+    elif isinstance(e, ir.Binary):
+        e = ir.Binary(e.op, substitute(e.lhs, var, value), substitute(e.rhs, var, value), e.type)
+    elif isinstance(e, ir.Unary):
+        e = ir.Unary(e.op, substitute(e.operand, var, value), e.type)
+    elif isinstance(e, ir.Convert):
+        e = ir.Convert(substitute(e.value, var, value), e.type)
+    elif isinstance(e, ir.Swizzle):
+        e = ir.Swizzle(substitute(e.value, var, value), e.comps, e.type)
+    c = const_int(e)
+    return e if c is None else ir.Const(e.type, c[0] if isinstance(e.type, ir.Scalar) else tuple(c))
+
+
+def single_store(stmts: list[ir.Stmt], var: ir.Variable) -> tuple[int, ir.Expr] | None:
+    """(index, value) of the one statement of `stmts` writing `var`, if that is a top-level store to the
+    whole variable and nothing else in `stmts` (nested statements too) writes it."""
+    at = [i for i, s in enumerate(stmts) if writes([s], var)]
+    if len(at) != 1:
+        return None
+    s = stmts[at[0]]
+    if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
+        return at[0], s.value
+    return None
+
+
+def _locals_read(e: ir.Expr, counter: ir.Variable) -> list[ir.Variable]:
+    return [x.place.var for x in ir.walk_expr(e) if isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)
+            and x.place.var is not counter and x.place.var.storage is ir.Storage.FUNCTION]
+
+
+_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
+
+
+def const_int(e: ir.Expr) -> list[int] | None:
+    """The components of an int scalar or vector built by constructors, swizzles, conversions between int
+    and uint, negation, add, sub and mul from constants (32-bit wrap-around); None otherwise."""
+    s = ir.scalar_of(e.type) if isinstance(e.type, (ir.Scalar, ir.Vector)) else None
+    if s is None or not _int_scalar(s):
+        return None
+    n = e.type.size if isinstance(e.type, ir.Vector) else 1
+    vals: list[int] | None = None
+    if isinstance(e, ir.Const):
+        vals = list(e.value) if isinstance(e.value, tuple) else [e.value]
+    elif isinstance(e, ir.Construct):
+        parts = [const_int(p) for p in e.parts]
+        vals = None if any(p is None for p in parts) else [x for p in parts for x in p]   # type: ignore[union-attr]
+    elif isinstance(e, ir.Binary) and e.op in _OPS:
+        a, b = const_int(e.lhs), const_int(e.rhs)
+        if a is not None and b is not None:
+            a, b = (a * n if len(a) == 1 else a), (b * n if len(b) == 1 else b)
+            vals = [_OPS[e.op](x, y) for x, y in zip(a, b)]
+    elif isinstance(e, ir.Unary) and e.op == "neg":
+        a = const_int(e.operand)
+        vals = None if a is None else [-x for x in a]
+    elif isinstance(e, ir.Convert):
+        vals = const_int(e.value)
+    elif isinstance(e, ir.Swizzle):
+        a = const_int(e.value)
+        vals = None if a is None else [a[i] for i in e.comps]
+    if vals is None:
+        return None
+    vals = vals * n if len(vals) == 1 else vals
+    if len(vals) != n:
+        return None
+    signed = s.kind == "int"
+    out = []
+    for x in vals:
+        x &= 0xFFFFFFFF
+        out.append(x - (1 << 32) if signed and x >> 31 else x)
     return out
 
 
@@ -108,7 +250,7 @@ def _initial_value(before: list[ir.Stmt], var: ir.Variable) -> int | None:
     for s in reversed(before):
         if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
             return s.value.value if isinstance(s.value, ir.Const) and isinstance(s.value.value, int) else None
-        if _writes([s], var):
+        if writes([s], var):
             return None
     return None
 
@@ -119,7 +261,7 @@ def _root(p: ir.Expr) -> ir.Expr:
     return p
 
 
-def _writes(stmts: list[ir.Stmt], var: ir.Variable) -> bool:
+def writes(stmts: list[ir.Stmt], var: ir.Variable) -> bool:
     """Whether any statement may write `var` (a store to it or a part, or a call taking it)."""
     for s in ir.walk_stmts(stmts):
         if isinstance(s, ir.Store):

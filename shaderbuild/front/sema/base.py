@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
     from ...options import CompileOptions, Profile
     from .. import ast
-    from .scope import FuncInfo, Scope, VarSymbol
+    from .scope import FuncInfo, Scope, UnrollOffset, VarSymbol
     from .typeresolve import TypeResolver
 
 
@@ -64,6 +64,7 @@ class SemaBase:
         fn_return_type: ir.Type
         out: list[ir.Stmt]
         loop_depth: int
+        unroll_offsets: list[list[UnrollOffset]]   # per enclosing [unroll] loop: offsets reading counters
         switch_depth: int
         probing: bool
         matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]
@@ -109,6 +110,7 @@ class SemaBase:
         def stage_error(self, message: str, loc: SourceLoc) -> None: ...
         def derivative_stage(self, what: str, loc: SourceLoc) -> None: ...
         def _constant(self, e: ir.Expr) -> ir.Const | None: ...
+        def _counter_offset(self, e: ir.Expr) -> tuple[ir.Expr, dict[int, ir.Variable]] | None: ...
         def constant_parameters(self, e: ir.Expr) -> set[str]: ...
         def const_specialize(self, name: str, f: FuncInfo, args: list[ast.Expr], values: list[ir.Expr],
                              is_place: list[bool],

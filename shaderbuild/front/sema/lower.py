@@ -39,6 +39,7 @@ from .scope import (
     StringSymbol,
     SubobjectSymbol,
     TypeSymbol,
+    UnrollOffset,
     VarSymbol,
 )
 from .stmts import StmtLowering, ends_flow
@@ -134,6 +135,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.fn_return_type: ir.Type = ir.VOID
         self.out: list[ir.Stmt] = []
         self.loop_depth = 0
+        self.unroll_offsets: list[list[UnrollOffset]] = []
         self.switch_depth = 0
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
@@ -188,11 +190,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def function_context(self) -> Undo:
         """Save and restore the current function (to lower another body in the middle of one)."""
-        saved = (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth, self.scope)
+        saved = (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth, self.scope,
+                 self.unroll_offsets)
+        self.unroll_offsets = []
 
         def restore() -> None:
             (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth,
-             self.scope) = saved
+             self.scope, self.unroll_offsets) = saved
         return Undo(restore)
 
     def collect(self, into: list[ir.Stmt]) -> Undo:

@@ -23,6 +23,9 @@ from .base import SemaBase
 from .conversions import with_scalar
 from .exprs import scalar_value
 from .heaps import HeapElement
+from .scope import UnrollOffset
+
+LOOP_HINT = " (a loop counter is one in a loop marked [unroll] that can be unrolled fully)"
 
 # sample method -> (names of the float arguments after the coordinates, comparison sampler, implicit derivatives)
 SAMPLE_METHODS = {
@@ -552,12 +555,61 @@ class ResourceLowering(SemaBase):
             assert self.fn_info is not None     # constant_parameters found parameters of a function
             self.fn_info.const_params.update(params)
             return e
+        found = self._counter_offset(e) if v is None and self.loop_depth else None
+        if found is not None and self.unroll_offsets:
+            # built from counters of enclosing [unroll] loops: checked when they are lowered (stmts.loop)
+            self.unroll_offsets[-1].append(UnrollOffset(found[0], found[0], found[1], {}, a.loc))
+            return found[0]
         if v is None:
-            raise error("texture offsets must be compile-time constants", a.loc)
+            # DXC's hint in a loop: unrolling may make the counter an immediate; shaderbuild unrolls [unroll] loops
+            raise error("texture offsets must be compile-time constants" + (LOOP_HINT if found else ""), a.loc)
         vals = v.value if isinstance(v.value, tuple) else (v.value,)
         if any(not -8 <= x <= 7 for x in vals):
             raise error("texture offsets must be in the range [-8, 7]", a.loc)
         return v
+
+    def _counter_offset(self, e: ir.Expr) -> tuple[ir.Expr, dict[int, ir.Variable]] | None:
+        """`e` with its constant parts folded, and the local int variables it reads, when it is built from
+        constants and such variables by the operations the unroll pass folds (passes/unroll.const_int)."""
+        c = self._constant(e)
+        if c is not None:
+            return c, {}
+        if isinstance(e, ir.Load) and (held := self._held_value(e.place)) is not None:
+            return self._counter_offset(held)     # a const local: its initializer (of counters unchanged since)
+        if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef):
+            var = e.place.var
+            t = var.type
+            ok = var.storage is ir.Storage.FUNCTION and isinstance(t, (ir.Scalar, ir.Vector)) \
+                and ir.scalar_of(t) in (ir.INT, ir.UINT)
+            return (e, {id(var): var}) if ok else None
+        if isinstance(e, ir.Construct):
+            kids = e.parts
+        elif isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul"):
+            kids = [e.lhs, e.rhs]
+        elif (isinstance(e, ir.Unary) and e.op == "neg") or isinstance(e, (ir.Convert, ir.Swizzle)):
+            kids = [e.operand if isinstance(e, ir.Unary) else e.value]
+        else:
+            return None
+        parts: list[ir.Expr] = []
+        used: dict[int, ir.Variable] = {}
+        for k in kids:
+            f = self._counter_offset(k)
+            if f is None:
+                return None
+            parts.append(f[0])
+            used.update(f[1])
+        if isinstance(e, ir.Construct):
+            return ir.Construct(e.type, parts), used
+        if isinstance(e, ir.Binary):
+            return ir.Binary(e.op, parts[0], parts[1], e.type), used
+        if isinstance(e, ir.Unary):
+            return ir.Unary(e.op, parts[0], e.type), used
+        if isinstance(e, ir.Convert):
+            if ir.scalar_of(parts[0].type) not in (ir.INT, ir.UINT):
+                return None
+            return ir.Convert(parts[0], e.type), used
+        assert isinstance(e, ir.Swizzle)
+        return ir.Swizzle(parts[0], e.comps, e.type), used
 
     def _constant(self, e: ir.Expr) -> ir.Const | None:
         """An integer scalar or vector expression of constants (static consts, constructors, arithmetic)

@@ -36,6 +36,16 @@ class FuncInfo(Record):
         return f"{self.return_type} {self.decl.name}({ps})"
 
 
+class UnrollOffset(Record):
+    """A texture offset built from constants and local variables (sema/resources._counter_offset), let
+    through inside an `[unroll]` loop: each enclosing loop lowered resolves its counter (stmts.loop)."""
+    node: ir.Expr                       # the offset operand in the IR (found by identity)
+    expr: ir.Expr                       # it, with the locals resolved so far replaced by their values
+    unresolved: dict[int, ir.Variable]
+    counters: dict[int, tuple[ir.Variable, list[int]]]     # resolved: each counter's iteration values
+    loc: SourceLoc
+
+
 class FuncSymbol(Record):
     overloads: list[FuncInfo]
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+
 from ... import ir
 from ...diagnostics import CompileError, error
+from ...passes.unroll import MAX_TRIPS, const_int, counted, single_store, substitute, writes
 from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from ..modifiers import LOCAL, report_modifiers
 from .base import SemaBase
-from .scope import Scope
+from .resources import LOOP_HINT
+from .scope import Scope, UnrollOffset
 
 LOOP_HINTS = {"unroll": "unroll", "loop": "loop", "fastopt": "fastopt", "allow_uav_condition": None}
 IF_HINTS = {"branch": "branch", "flatten": "flatten"}
@@ -198,6 +202,9 @@ class StmtLowering(SemaBase):
         cont: list[ir.Stmt] = []
         break_if = None
         self.loop_depth += 1
+        offsets: list[UnrollOffset] = []
+        if hint == "unroll":
+            self.unroll_offsets.append(offsets)
         try:
             with self.collect(body_ir):
                 if cond is not None and not do_while:
@@ -214,7 +221,57 @@ class StmtLowering(SemaBase):
                     break_if = ir.Unary("not", c, ir.BOOL)
         finally:
             self.loop_depth -= 1
-        self.emit(ir.Loop(body_ir, cont, break_if, hint, count))
+            if hint == "unroll":
+                self.unroll_offsets.pop()
+        loop = ir.Loop(body_ir, cont, break_if, hint, count)
+        for o in offsets:
+            self.unroll_offset(loop, o)
+        self.emit(loop)
+
+    def unroll_offset(self, loop: ir.Loop, o: UnrollOffset) -> None:
+        """Resolve a texture offset's variables that `loop` (an [unroll] loop just lowered) changes: its counter
+        the unroll pass will make each iteration's constant, if it can unroll it fully (passes/unroll.counted),
+        and a local the body sets once, at its top level before the offset, to a value of counters."""
+        found = None
+        body = loop.body + loop.continuing
+        use = next((i for i, s in enumerate(body) if _holds(s, o.node)), len(body))
+        while True:
+            var = next((v for v in o.unresolved.values() if writes(body, v)), None)
+            if var is None:
+                break
+            del o.unresolved[id(var)]
+            found = found or counted(loop, self.out)
+            if found is not None and found[0] is var:
+                o.counters[id(var)] = found
+                continue
+            store = single_store(body, var)
+            value = self._counter_offset(store[1]) if store is not None and store[0] < use else None
+            if found is None:
+                raise error(f"texture offsets must be compile-time constants: '{var.name}' changes in an [unroll] "
+                            "loop that cannot be unrolled fully (it needs a counter stepping by a constant from a "
+                            f"constant to a constant bound, at most {MAX_TRIPS} iterations, not assigned in the "
+                            "body)", o.loc)
+            if value is None or id(var) in value[1]:
+                raise error(f"texture offsets must be compile-time constants: '{var.name}' is not set once in the "
+                            "[unroll] loop, before the offset, to a value of constants and loop counters", o.loc)
+            o.expr = substitute(o.expr, var, value[0])
+            o.unresolved.update(value[1])
+        if o.unresolved:
+            if not self.unroll_offsets:
+                raise error("texture offsets must be compile-time constants" + (LOOP_HINT if self.loop_depth else ""),
+                            o.loc)
+            self.unroll_offsets[-1].append(o)
+            return
+        names = [v.name for v, _ in o.counters.values()]
+        for combo in itertools.product(*(vals for _, vals in o.counters.values())):
+            e = o.expr
+            for (var, _), x in zip(o.counters.values(), combo):
+                e = substitute(e, var, x)
+            c = const_int(e)
+            if c is None or any(not -8 <= x <= 7 for x in c):
+                at = ", ".join(f"{n} = {x}" for n, x in zip(names, combo))
+                raise error(f"texture offsets must be in the range [-8, 7] (is {tuple(c) if c else '?'} when {at})",
+                            o.loc)
 
     def st_ForStmt(self, s: ast.ForStmt) -> None:
         scoped = self.options.hlsl_version >= 2021   # before HLSL 2021 the init variable outlives the loop
@@ -332,3 +389,13 @@ def _base_elem(t: ir.Type) -> ir.Type:
 
 
 __all__ = ["StmtLowering", "Scope", "ends_flow"]
+
+
+def _holds(s: ir.Stmt, e: ir.Expr) -> bool:
+    """Whether statement `s` (or one nested in it) has expression `e` itself in it."""
+    for x in ir.walk_stmts([s]):
+        for name in getattr(type(x), "__slots__", ()):
+            v = getattr(x, name)
+            if isinstance(v, ir.Expr) and any(y is e for y in ir.walk_expr(v)):
+                return True
+    return False
