@@ -570,7 +570,7 @@ class ResourceLowering(SemaBase):
 
     def _counter_offset(self, e: ir.Expr) -> tuple[ir.Expr, dict[int, ir.Variable]] | None:
         """`e` with its constant parts folded, and the local int variables it reads, when it is built from
-        constants and such variables by the operations the unroll pass folds (passes/unroll.const_int)."""
+        constants and such variables by the operations the unroll pass folds (ir/loops.const_int)."""
         c = self._constant(e)
         if c is not None:
             return c, {}

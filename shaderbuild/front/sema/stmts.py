@@ -6,7 +6,7 @@ import itertools
 
 from ... import ir
 from ...diagnostics import CompileError, error
-from ...passes.unroll import MAX_TRIPS, const_int, counted, single_store, substitute, writes
+from ...ir.loops import MAX_TRIPS, const_int, counted, single_store, substitute, writes
 from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from ..modifiers import LOCAL, report_modifiers
@@ -230,7 +230,7 @@ class StmtLowering(SemaBase):
 
     def unroll_offset(self, loop: ir.Loop, o: UnrollOffset) -> None:
         """Resolve a texture offset's variables that `loop` (an [unroll] loop just lowered) changes: its counter
-        the unroll pass will make each iteration's constant, if it can unroll it fully (passes/unroll.counted),
+        the unroll pass will make each iteration's constant, if it can unroll it fully (ir/loops.counted),
         and a local the body sets once, at its top level before the offset, to a value of counters."""
         found = None
         body = loop.body + loop.continuing
