@@ -372,24 +372,31 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     # ------------------------------------------------------------ constants and types
     def attribute_uint(self, name: str, e: ast.Expr) -> int:
         """An attribute's integer argument; a float constant is truncated with DXC's warning."""
-        with self.collect([]):
-            v = self.rvalue(e)
-        if isinstance(v, ir.Const) and isinstance(v.type, ir.Scalar) and v.type.is_float and math.isfinite(v.value):
+        tmp: list[ir.Stmt] = []
+        v = self.constant_rvalue(e, tmp)
+        if (not tmp and isinstance(v, ir.Const) and isinstance(v.type, ir.Scalar) and v.type.is_float
+                and math.isfinite(v.value)):
             self.sink.warning(f"attribute {name} must have a uint literal argument", e.loc)
             return int(v.value)
         return self.const_int(e)
 
-    def const_int(self, e: ast.Expr) -> int:
-        tmp: list[ir.Stmt] = []
+    def constant_rvalue(self, e: ast.Expr, tmp: list[ir.Stmt]) -> ir.Expr:
+        """`e`'s value outside any function (statements it needs go to `tmp`); an error that has no location
+        of its own (e.g. a call outside any function) is 'not an integer constant expression' at `e`."""
         saved_fn = self.fn
         try:
             with self.collect(tmp):
                 v = self.rvalue(e)
         except CompileError as exc:
-            if exc.diagnostics[0].loc is None:   # e.g. a call outside any function
+            if exc.diagnostics[0].loc is None:
                 raise error("expression is not an integer constant expression", e.loc) from None
             raise
         self.fn = saved_fn
+        return v
+
+    def const_int(self, e: ast.Expr) -> int:
+        tmp: list[ir.Stmt] = []
+        v = self.constant_rvalue(e, tmp)
         spec = next((x for x in ir.walk_expr(v) if isinstance(x, ir.SpecConst)), None)
         if spec is not None:
             raise error(f"expression is not an integer constant expression: specialization constant "
