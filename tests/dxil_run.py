@@ -37,6 +37,9 @@ NOT_EXECUTABLE = {
                       "manifest, so the test bytes cannot be moved to the D3D layout",
     "thread-order": "threads read what other threads of the dispatch write, without a barrier: the result "
                     "depends on the thread schedule (lavapipe runs a group in lockstep, the interpreter serially)",
+    "dxop-overloads": "i16 / f16 / i64 overloads of dx.ops (dx.op.binary.i16, .unary.f16, .tertiary.i64, ...) that "
+                      "the interpreter runtime (harness/dxop_runtime.c) lacks: the twin runs through dxil-spirv on "
+                      "lavapipe only",
 }
 NOT_RUN: dict[str, int] = {}
 # keys that also stop the run through dxil-spirv (data the test cannot lay out for D3D); 'thread-order' does
