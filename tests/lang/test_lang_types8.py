@@ -317,3 +317,64 @@ def test_intrinsics_and_operators_per_type(t):
     bad = [f"{op.name} slot {i}: got {got[i]!r}, want {w!r}" for i, (op, w) in sorted(want.items())
            if not same(compare_type(t, op), got[i], rnd(compare_type(t, op), w) if kind(t) == "f" else w, op.ulps)]
     assert not bad, f"{t}: {len(bad)} wrong:\n" + "\n".join(bad[:40])
+
+
+# ---------------------------------------------------------------- casts between every pair of types
+
+CAST_FLOATS = [math.nan, math.inf, -math.inf, -3.6, 3.6, 2.5, -0.5, 0.0, 1e10, -1e10, 70000.0, 40000.5, -40000.5,
+               2.0**31, -2.0**31 - 4096, 2.0**63, 16777217.0, 65519.0, 65520.0, -129.75]
+CAST_INTS = [-1, 0, 1, 0x7FFF, 0x8000, -32769, 70000, 2**31 - 1, -2**31, 2**40 + 3, 2**53 + 1, 16777217, -16777217,
+             65505, 65520, 2**63 - 1, -2**63, 0xFFFF, 300, -129]
+CAST_DESTS = [*TYPES, "bool"]
+
+
+def cast_inputs(t: str) -> list:
+    return [to_type(t, v) for v in (CAST_FLOATS if kind(t) == "f" else CAST_INTS)]
+
+
+def cast_value(src: str, dst: str, x):
+    """D3D's conversion of x (already a value of type src) to dst; bool stored as 0/1."""
+    if dst == "bool":
+        return int(x != 0)
+    if kind(dst) == "f":
+        return rnd(dst, float(x))
+    if kind(src) != "f":
+        return wrap(dst, x)
+    if math.isnan(x):
+        return 0
+    lo, hi = (-(1 << (bits(dst) - 1)), (1 << (bits(dst) - 1)) - 1) if kind(dst) == "i" else (0, (1 << bits(dst)) - 1)
+    return min(max(math.trunc(x) if math.isfinite(x) else (hi if x > 0 else lo), lo), hi)
+
+
+def cast_shader(src: str) -> str:
+    n = len(cast_inputs(src))
+    lines = [f"StructuredBuffer<{src}> In : register(t0);"]
+    lines += [f"RWStructuredBuffer<{'uint' if d == 'bool' else d}> O_{d} : register(u{k + 1});"
+              for k, d in enumerate(CAST_DESTS)]
+    lines.append(f"[numthreads({n}, 1, 1)] void main(uint i : SV_DispatchThreadID) {{\n    {src} x = In[i];")
+    lines += [f"    O_{d}[i] = {'(uint)(bool)x' if d == 'bool' else f'({d})x'};" for d in CAST_DESTS]
+    return "\n".join(lines) + "\n}\n"
+
+
+def _needs_16(*ts: str) -> bool:
+    return any(t in SIXTEEN for t in ts)
+
+
+@pytest.mark.parametrize("src", list(TYPES))
+def test_casts_from_every_type_to_every_type(src):
+    xs = cast_inputs(src)
+    outs = {f"O_{d}": ("uint" if d == "bool" else d, len(xs)) for d in CAST_DESTS}
+    opts: dict = {"dxil_skip": "dxop-overloads"} if bits(src) != 32 else {}
+    got = R.cs(cast_shader(src), {"In": R.storage(R.pack(TYPES[src][0], xs)),
+                                  **{n: R.storage(R.sentinel((c * struct.calcsize(TYPES[t][0]) + 3) // 4))
+                                     for n, (t, c) in outs.items()}},
+               profile="cs_6_2", enable_16bit_types=True, **opts)
+    bad = []
+    for d in CAST_DESTS:
+        t = "uint" if d == "bool" else d
+        vals = R.unpack(TYPES[t][0], got[f"O_{d}"])
+        for x, g in zip(xs, vals):
+            w = cast_value(src, d, x)
+            if not same(t, g, w, 0):
+                bad.append(f"({d}){src} {x!r}: got {g!r}, want {w!r}")
+    assert not bad, f"{len(bad)} wrong:\n" + "\n".join(bad)
