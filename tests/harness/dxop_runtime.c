@@ -550,7 +550,8 @@ float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float ref, int
 
 /* ---- math op classes: rt_<class>_<overload>(opcode, args...) */
 
-static float saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+/* D3D: saturate(NaN) == 0 (the comparisons are false for NaN, so it falls to 0) */
+static float saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
 
 float rt_unary_f32(int op, float x) {
     switch (op) {
@@ -582,7 +583,7 @@ float rt_unary_f32(int op, float x) {
 double rt_unary_f64(int op, double x) {
     switch (op) {
     case 6: return fabs(x);
-    case 7: return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+    case 7: return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0;
     case 24: return sqrt(x);
     case 26: return nearbyint(x);
     case 27: return floor(x);
