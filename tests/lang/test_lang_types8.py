@@ -505,3 +505,116 @@ def test_one_component_vector_subscript():
            "[numthreads(1, 1, 1)] void main() { float1 r = A[0] * 2; Out[0] = r[0]; }\n")
     got = R.cs(src, {"A": R.storage(R.pack("f", [1.25])), "Out": R.storage(R.sentinel(1))})
     assert R.unpack("f", got["Out"]) == [2.5]
+
+
+# ---------------------------------------------------------------- component-wise on matrices
+
+MAT_SKIP = frozenset({"dot", "countbits", "firstbitlow", "firstbithigh", "reversebits"})
+
+
+def mat_ops(t: str) -> list[Op]:
+    return [op for op in ops_for(t) if op.name not in MAT_SKIP]
+
+
+@pytest.mark.parametrize("t", list(TYPES))
+def test_componentwise_on_matrices(t):
+    """Every component-wise intrinsic and operator of the per-type sweep on a 2x3 matrix of the type."""
+    ops, mt, threads = mat_ops(t), f"{t}2x3", 2
+    lines = [f"StructuredBuffer<{t}> {v} : register(t{k});" for k, v in enumerate("ABC")]
+    lines += [f"RWStructuredBuffer<{t}> Out : register(u3);",
+              f"[numthreads({threads}, 1, 1)] void main(uint i : SV_DispatchThreadID) {{"]
+    for v in "ABC":
+        lines.append(f"    {mt} {v.lower()} = {mt}({', '.join(f'{v}[i * 6 + {e}]' for e in range(6))});")
+    for j, op in enumerate(ops):
+        lines.append(f"    {{ {mt} r = ({mt})({op.code}); // {op.name}")
+        lines += [f"      Out[(i * {len(ops)} + {j}) * 6 + {e}] = r[{e // 3}][{e % 3}];" for e in range(6)]
+        lines.append("    }")
+    src = "\n".join(lines) + "\n}\n"
+    a_in, b_in, c_in = inputs(t)
+    profile, opts = profile_of(t)
+    got = run_buffers(src, {"A": (t, a_in), "B": (t, b_in), "C": (t, c_in)},
+                      {"Out": (t, threads * len(ops) * 6)}, profile, **opts)["Out"]
+    bad = []
+    for i in range(threads):
+        for j, op in enumerate(ops):
+            for e in range(6):
+                a, b, c = (to_type(t, v[i * 6 + e]) for v in (a_in, b_in, c_in))
+                w, ct = op.value(t, a, b, c), compare_type(t, op)
+                g = got[(i * len(ops) + j) * 6 + e]
+                if not same(ct, g, rnd(ct, w) if kind(t) == "f" else w, op.ulps):
+                    bad.append(f"{op.name} [{i}][{e}]: got {g!r}, want {w!r}")
+    assert not bad, f"{mt}: {len(bad)} wrong:\n" + "\n".join(bad[:40])
+
+
+# ---------------------------------------------------------------- typed buffers (Buffer<T> / RWBuffer<T>)
+
+# element type -> texel format the test binds (the harness has 32-bit formats of 1, 2 and 4 channels)
+TYPED = {"float": "r32f", "float2": "rg32f", "float4": "rgba32f", "uint": "r32ui", "uint2": "rg32ui",
+         "uint4": "rgba32ui", "int": "r32i", "int4": "rgba32i"}
+
+
+@pytest.mark.parametrize("vt", list(TYPED))
+def test_typed_buffer_elements(vt):
+    """RW[k] = T[3 - k] * 2 + T.Load(k) + RW[k] (operator[] and Load on Buffer<T>, read-modify-write on RWBuffer<T>)."""
+    t = vt.rstrip("1234")
+    n = int(vt[len(t):] or 1)
+    code = TYPES[t][0]
+    src_vals = [to_type(t, v) for v in (inputs(t)[0] * 2)[:4 * n]]
+    rw_vals = [to_type(t, v) for v in (inputs(t)[1] * 2)[:4 * n]]
+    src = (f"Buffer<{vt}> T : register(t0);\nRWBuffer<{vt}> RW : register(u1);\n"
+           "[numthreads(4, 1, 1)] void main(uint k : SV_DispatchThreadID) {\n"
+           f"    RW[k] = T[3 - k] * ({vt})2 + T.Load(k) + RW[k];\n}}\n")
+    got = R.cs(src, {"T": R.texel(R.pack(code, src_vals), TYPED[vt], writable=False),
+                     "RW": R.texel(R.pack(code, rw_vals), TYPED[vt])})
+    out = R.unpack(code, got["RW"])
+    want = [to_type(t, to_type(t, 2 * src_vals[(3 - k) * n + c]) + src_vals[k * n + c] + rw_vals[k * n + c])
+            for k in range(4) for c in range(n)]
+    assert out == want
+
+
+# ---------------------------------------------------------------- minimum-precision types (SM 6.0, no 16-bit types)
+
+MIN16 = [  # (expression over x, y of the min16 type, Python value from x, y); values exact at 16 bits
+    ("min16float", "abs(x) + floor(y)", lambda x, y: abs(x) + math.floor(y)),
+    ("min16float", "mad(x, y, x)", lambda x, y: x * y + x),
+    ("min16float", "max(x, y) - round(y)", lambda x, y: max(x, y) - _round_even(y)),
+    ("min16float", "clamp(x, -one, one) + sign(y)", lambda x, y: min(max(x, -1.0), 1.0) + _sign(y)),
+    ("min16float", "frac(x) + trunc(y)", lambda x, y: x - math.floor(x) + math.trunc(y)),
+    ("min16int", "abs(x) * 3 + min(x, y)", lambda x, y: abs(x) * 3 + min(x, y)),
+    ("min16int", "mad(x, y, x) + sign(y)", lambda x, y: x * y + x + _sign(y)),
+    ("min16int", "(x >> 1) + (y << 2)", lambda x, y: (x >> 1) + (y << 2)),
+    ("min16uint", "max(x, y) + countbits(x)", lambda x, y: max(x, y) + bin(x).count("1")),
+    ("min16uint", "(x | y) - (x & y) + firstbitlow(y)", lambda x, y: (x | y) - (x & y) + _firstbitlow("uint", y)),
+]
+MIN16_X = {"min16float": [-2.5, 3.75, 0.5, -7.25], "min16int": [-7, 13, 100, -250], "min16uint": [7, 13, 100, 250]}
+MIN16_Y = {"min16float": [1.5, -3.5, 2.5, 0.75], "min16int": [3, -5, 7, 2], "min16uint": [3, 5, 7, 2]}
+
+
+def test_min_precision_types():
+    base = {"min16float": "float", "min16int": "int", "min16uint": "uint"}
+    body = []
+    for j, (mt, expr, _f) in enumerate(MIN16):
+        bt = base[mt]
+        body.append(f"    {{ {mt} x = ({mt})X_{bt}[i], y = ({mt})Y_{bt}[i], one = ({mt})1;\n"
+                    f"      Out_{bt}[i * {len(MIN16)} + {j}] = ({bt})({expr}); }}")
+    src = "\n".join(f"StructuredBuffer<{bt}> X_{bt} : register(t{k});\nStructuredBuffer<{bt}> Y_{bt} : register(t{k + 3});\n"
+                    f"RWStructuredBuffer<{bt}> Out_{bt} : register(u{k + 6});"
+                    for k, bt in enumerate(("float", "int", "uint")))
+    src += "\n[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {\n" + "\n".join(body) + "\n}\n"
+    specs: dict[str, object] = {}
+    for mt, bt in base.items():
+        code = TYPES[bt][0]
+        specs[f"X_{bt}"] = R.storage(R.pack(code, MIN16_X[mt]))
+        specs[f"Y_{bt}"] = R.storage(R.pack(code, MIN16_Y[mt]))
+    for bt in ("float", "int", "uint"):
+        specs[f"Out_{bt}"] = R.storage(R.sentinel(4 * len(MIN16)))
+    got = R.cs(src, specs)
+    bad = []
+    for j, (mt, expr, fn) in enumerate(MIN16):
+        bt = base[mt]
+        out = R.unpack(TYPES[bt][0], got[f"Out_{bt}"])
+        for i in range(4):
+            w, g = fn(MIN16_X[mt][i], MIN16_Y[mt][i]), out[i * len(MIN16) + j]
+            if g != w:
+                bad.append(f"{mt} {expr} at {i}: got {g!r}, want {w!r}")
+    assert not bad, "\n".join(bad)

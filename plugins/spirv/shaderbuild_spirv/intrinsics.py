@@ -98,22 +98,24 @@ def _glsl_by_kind(names: dict[str, str | None]) -> Lowering:
 
 
 def _sign(fe: ExprEmitter, e: Intrinsic) -> int:
-    t = e.args[0].type
     k = _kind(e)
-    x = fe.expr(e.args[0])
-    if k == "uint":
-        return fe.convert(fe.op("OpINotEqual", fe.tid(with_scalar(t, BOOL)), x, fe.const(t, 0)),
-                          with_scalar(t, BOOL), e.type)
-    v = fe.ext({"float": "FSign", "int": "SSign"}[k], t, x)
-    return fe.convert(v, t, e.type)
+    elem = scalar_of(e.args[0].type)
+    assert elem is not None
+
+    def row(rt: Type, xs: list[int]) -> int:     # per row of a matrix (FSign/SSign take no matrices)
+        t = with_scalar(rt, elem)
+        if k == "uint":
+            return fe.convert(fe.op("OpINotEqual", fe.tid(with_scalar(t, BOOL)), xs[0], fe.const(t, 0)),
+                              with_scalar(t, BOOL), rt)
+        return fe.convert(fe.ext({"float": "FSign", "int": "SSign"}[k], t, xs[0]), t, rt)
+    return _per_row(fe, e, row)
 
 
 def _fma_or_muladd(fe: ExprEmitter, e: Intrinsic) -> int:
     if _kind(e) == "float":
         return _per_row(fe, e, lambda rt, xs: fe.ext("Fma", rt, *xs))
-    a, b, c = _args(fe, e)
-    t = fe.tid(e.type)
-    return fe.op("OpIAdd", t, fe.op("OpIMul", t, a, b), c)
+    # per row of an integer matrix too (OpIMul/OpIAdd take no matrices)
+    return _per_row(fe, e, lambda rt, xs: fe.op("OpIAdd", fe.tid(rt), fe.op("OpIMul", fe.tid(rt), xs[0], xs[1]), xs[2]))
 
 
 def _log10(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -167,10 +169,10 @@ def _check_access_fully_mapped(fe: ExprEmitter, e: Intrinsic) -> int:
 
 
 def _isfinite(fe: ExprEmitter, e: Intrinsic) -> int:
-    x = fe.expr(e.args[0])
-    t = fe.tid(e.type)
-    bad = fe.op("OpLogicalOr", t, fe.op("OpIsNan", t, x), fe.op("OpIsInf", t, x))
-    return fe.op("OpLogicalNot", t, bad)
+    def row(rt: Type, xs: list[int]) -> int:     # per row of a matrix (OpIsNan/OpIsInf take no matrices)
+        t = fe.tid(rt)
+        return fe.op("OpLogicalNot", t, fe.op("OpLogicalOr", t, fe.op("OpIsNan", t, xs[0]), fe.op("OpIsInf", t, xs[0])))
+    return _per_row(fe, e, row)
 
 
 def _all_any(opname: str, combine: str) -> Lowering:
