@@ -2,7 +2,7 @@
 
 One shader per element type (float, half, double, int, uint, int16_t, uint16_t, int64_t, uint64_t) computes each
 intrinsic of the table (shaderbuild/ir/intrinsics.py) that DXC overloads for that type, for the scalar and for
-vectors of 1 to 4 components, on values read from StructuredBuffers (so nothing folds); it runs on lavapipe at -O3
+a vector (each width 1..4 met across the types of a kind), on values read from StructuredBuffers (so nothing folds); it runs on lavapipe at -O3
 and -O0 and, through res_util's DXIL twin, on the DXIL interpreter and through dxil-spirv.  Expected values are
 computed here in Python from the inputs (struct-packed widths; D3D's rules from docs/CONFORMANCE.md for division
 by zero, shifts and float-to-int conversions).  Casts between every pair of types and buffer element types
@@ -26,9 +26,10 @@ TYPES = {
     "int64_t": ("q", "i"), "uint64_t": ("Q", "u"),
 }
 SIXTEEN = {"half", "int16_t", "uint16_t"}
-WIDTHS = ("", "1", "2", "3", "4")       # the scalar, then vectors of 1..4 components
-# 64-bit integer arithmetic is emulated by lavapipe and slow to compile: the scalar and one vector width
-WIDTHS64 = ("", "3")
+# The scalar or a one-component vector, and one wider vector, per type; across the types of each kind every
+# width 1..4 is met.  (Every width of every type in one shader took lavapipe over 30 s to compile for 16-bit ones.)
+WIDTHS = {"float": ("", "4"), "half": ("1", "3"), "double": ("", "2"), "int": ("", "3"), "uint": ("1", "4"),
+          "int16_t": ("", "2"), "uint16_t": ("1", "4"), "int64_t": ("", "3"), "uint64_t": ("1", "2")}
 THREADS = 3
 LANES = 4                                # inputs per thread: component c of every width reads A[i * 4 + c]
 
@@ -254,16 +255,16 @@ def profile_of(t: str) -> tuple[str, dict]:
 
 
 def widths(t: str) -> tuple[str, ...]:
-    return WIDTHS64 if bits(t) == 64 else WIDTHS
+    return WIDTHS[t]
 
 
 def intrinsic_shader(t: str) -> str:
     """Out[((i * |widths| + w) * |ops| + j) * 4 + c] = component c of op j at width w in thread i."""
-    ops, WIDTHS = ops_for(t), widths(t)
+    ops, ws = ops_for(t), widths(t)
     lines = [f"StructuredBuffer<{t}> A : register(t0);", f"StructuredBuffer<{t}> B : register(t1);",
              f"StructuredBuffer<{t}> C : register(t2);", f"RWStructuredBuffer<{t}> Out : register(u3);",
              f"[numthreads({THREADS}, 1, 1)] void main(uint i : SV_DispatchThreadID) {{"]
-    for wi, w in enumerate(WIDTHS):
+    for wi, w in enumerate(ws):
         n = int(w or 1)
         vt = vtype(t, w)
         lines.append("    {")
@@ -274,7 +275,7 @@ def intrinsic_shader(t: str) -> str:
             lines.append(f"        {{ {vt} r = ({vt})({op.code}); // {op.name}")
             for k in range(n):
                 comp = "r" if not w else f"r.{'xyzw'[k]}"
-                lines.append(f"          Out[((i * {len(WIDTHS)} + {wi}) * {len(ops)} + {j}) * 4 + {k}] = {comp};")
+                lines.append(f"          Out[((i * {len(ws)} + {wi}) * {len(ops)} + {j}) * 4 + {k}] = {comp};")
             lines.append("        }")
         lines.append("    }")
     lines.append("}")
@@ -282,11 +283,11 @@ def intrinsic_shader(t: str) -> str:
 
 
 def expected_intrinsics(t: str) -> dict[int, tuple[Op, float | int]]:
-    ops, WIDTHS = ops_for(t), widths(t)
+    ops, ws = ops_for(t), widths(t)
     a_in, b_in, c_in = inputs(t)
     want: dict[int, tuple[Op, float | int]] = {}
     for i in range(THREADS):
-        for wi, w in enumerate(WIDTHS):
+        for wi, w in enumerate(ws):
             for j, op in enumerate(ops):
                 n = int(w or 1)
                 for k in range(n):
@@ -296,9 +297,9 @@ def expected_intrinsics(t: str) -> dict[int, tuple[Op, float | int]]:
                         for m in range(n):
                             acc = to_type(t, acc + to_type(t, to_type(t, a_in[i * LANES + m])
                                                             * to_type(t, b_in[i * LANES + m])))
-                        want[((i * len(WIDTHS) + wi) * len(ops) + j) * 4 + k] = (op, acc)
+                        want[((i * len(ws) + wi) * len(ops) + j) * 4 + k] = (op, acc)
                         continue
-                    want[((i * len(WIDTHS) + wi) * len(ops) + j) * 4 + k] = (op, op.value(t, a, b, c))
+                    want[((i * len(ws) + wi) * len(ops) + j) * 4 + k] = (op, op.value(t, a, b, c))
     return want
 
 
