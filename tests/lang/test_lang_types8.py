@@ -621,3 +621,56 @@ def test_min_precision_types():
             if g != w:
                 bad.append(f"{mt} {expr} at {i}: got {g!r}, want {w!r}")
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- transcendental and float-only intrinsics
+
+TX = [0.25, 0.5, 0.75, 0.125]
+TY = [1.5, 2.0, -0.5, 3.0]
+# (expression over x in (0, 1) and y, Python value); results written as float
+TRANSCENDENTAL = [
+    ("exp(x)", lambda x, y: math.exp(x)), ("exp2(y)", lambda x, y: 2.0 ** y), ("log(x)", lambda x, y: math.log(x)),
+    ("log2(x)", lambda x, y: math.log2(x)), ("log10(x)", lambda x, y: math.log10(x)),
+    ("sin(y)", lambda x, y: math.sin(y)), ("cos(y)", lambda x, y: math.cos(y)), ("tan(x)", lambda x, y: math.tan(x)),
+    ("asin(x)", lambda x, y: math.asin(x)), ("acos(x)", lambda x, y: math.acos(x)),
+    ("atan(y)", lambda x, y: math.atan(y)), ("atan2(y, x)", lambda x, y: math.atan2(y, x)),
+    ("sinh(x)", lambda x, y: math.sinh(x)), ("cosh(x)", lambda x, y: math.cosh(x)),
+    ("tanh(y)", lambda x, y: math.tanh(y)), ("pow(x, y)", lambda x, y: x ** y), ("rsqrt(x)", lambda x, y: x ** -0.5),
+    ("ldexp(x, y)", lambda x, y: x * 2.0 ** y), ("degrees(x)", lambda x, y: math.degrees(x)),
+    ("radians(y)", lambda x, y: math.radians(y)),
+    ("smoothstep(0, 1, x)", lambda x, y: x * x * (3 - 2 * x)),
+    ("modf(y + x, w)", lambda x, y: math.modf(y + x)[0]), ("w", lambda x, y: math.modf(y + x)[1]),
+    ("frexp(y * 10, w)", lambda x, y: math.frexp(y * 10)[0]), ("w", lambda x, y: math.frexp(y * 10)[1]),
+]
+
+
+@pytest.mark.parametrize("t", ["float", "half", "double"])
+def test_transcendental_intrinsics(t):
+    """Relative error within 1e-3 (half: 4e-3): D3D's bounds are a few ulps for exp/log and absolute for sin/cos."""
+    body = []
+    for j, (e, _f) in enumerate(TRANSCENDENTAL):
+        if e == "w":
+            continue
+        uses_w = ", w)" in e
+        slot = f"i * {len(TRANSCENDENTAL)} + {j}"
+        body.append(f"    {{ {t} w = 0; Out[{slot}] = (float)({e});"
+                    + (f" Out[{slot} + 1] = (float)w;" if uses_w else "") + " }")
+    src = (f"StructuredBuffer<{t}> X : register(t0);\nStructuredBuffer<{t}> Y : register(t1);\n"
+           "RWStructuredBuffer<float> Out : register(u2);\n"
+           f"[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {{\n    {t} x = X[i], y = Y[i];\n"
+           + "\n".join(body) + "\n}\n")
+    code = TYPES[t][0]
+    profile, opts = profile_of(t)
+    opts["dxil_tol"] = 1e-3 if t != "half" else 4e-3
+    skip = {"dxil_skip": "dxop-overloads"} if opts.pop("no_interpreter", False) or t == "half" else {}
+    got = R.cs(src, {"X": R.storage(R.pack(code, TX)), "Y": R.storage(R.pack(code, TY)),
+                     "Out": R.storage(R.sentinel(4 * len(TRANSCENDENTAL)))}, profile=profile, **skip, **opts)
+    out = R.unpack("f", got["Out"])
+    tol = 4e-3 if t == "half" else 1e-3
+    bad = []
+    for i in range(4):
+        for j, (e, fn) in enumerate(TRANSCENDENTAL):
+            w, g = fn(TX[i], TY[i]), out[i * len(TRANSCENDENTAL) + j]
+            if not math.isclose(g, w, rel_tol=tol, abs_tol=tol):
+                bad.append(f"{e} at x={TX[i]}, y={TY[i]}: got {g!r}, want {w!r}")
+    assert not bad, f"{t}: {len(bad)} wrong:\n" + "\n".join(bad)
