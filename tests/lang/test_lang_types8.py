@@ -674,3 +674,40 @@ def test_transcendental_intrinsics(t):
             if not math.isclose(g, w, rel_tol=tol, abs_tol=tol):
                 bad.append(f"{e} at x={TX[i]}, y={TY[i]}: got {g!r}, want {w!r}")
     assert not bad, f"{t}: {len(bad)} wrong:\n" + "\n".join(bad)
+
+
+# ---------------------------------------------------------------- compound assignment, ++/-- (wrap-around per width)
+
+COMPOUND = [("+=", "b"), ("*=", "c"), ("-=", "a"), ("<<=", "c"), ("^=", "b"), (">>=", "c"), ("%=", "b"), ("++", ""),
+            ("/=", "c"), ("|=", "a"), ("--", ""), ("&=", "b")]
+
+
+def _step(t: str, op: str, x: int, v: int) -> int:
+    r = {"+=": lambda: x + v, "*=": lambda: x * v, "-=": lambda: x - v, "<<=": lambda: x << (v & (bits(t) - 1)),
+         "^=": lambda: x ^ v, ">>=": lambda: _shr(t, x, v), "%=": lambda: _rem(t, x, v), "++": lambda: x + 1,
+         "/=": lambda: _div(t, x, v), "|=": lambda: x | v, "--": lambda: x - 1, "&=": lambda: x & v}[op]()
+    return wrap(t, r)
+
+
+@pytest.mark.parametrize("t", [t for t in TYPES if kind(t) != "f"])
+def test_compound_assignment_wraps(t):
+    """x = a, then every compound assignment in turn; each intermediate x stored (a 16-bit x wraps at 16 bits)."""
+    body = [f"    {t} x = A[i], a = A[i], b = B[i], c = C[i];"]
+    for j, (op, v) in enumerate(COMPOUND):
+        body.append(f"    {'x' + op if op in ('++', '--') else f'x {op} {v}'}; Out[i * {len(COMPOUND)} + {j}] = x;")
+    src = (f"StructuredBuffer<{t}> A : register(t0);\nStructuredBuffer<{t}> B : register(t1);\n"
+           f"StructuredBuffer<{t}> C : register(t2);\nRWStructuredBuffer<{t}> Out : register(u3);\n"
+           "[numthreads(12, 1, 1)] void main(uint i : SV_DispatchThreadID) {\n" + "\n".join(body) + "\n}\n")
+    a_in, b_in, c_in = inputs(t)
+    profile, opts = profile_of(t)
+    got = run_buffers(src, {"A": (t, a_in), "B": (t, b_in), "C": (t, c_in)}, {"Out": (t, 12 * len(COMPOUND))},
+                      profile, **opts)["Out"]
+    bad = []
+    for i in range(12):
+        x, vals = a_in[i], {"a": a_in[i], "b": b_in[i], "c": c_in[i], "": 0}
+        for j, (op, v) in enumerate(COMPOUND):
+            x = _step(t, op, x, vals[v])
+            if got[i * len(COMPOUND) + j] != x:
+                bad.append(f"x {op} {v} in thread {i}: got {got[i * len(COMPOUND) + j]}, want {x}")
+                break
+    assert not bad, f"{t}: " + "\n".join(bad)
