@@ -711,3 +711,53 @@ def test_compound_assignment_wraps(t):
                 bad.append(f"x {op} {v} in thread {i}: got {got[i * len(COMPOUND) + j]}, want {x}")
                 break
     assert not bad, f"{t}: " + "\n".join(bad)
+
+
+# ---------------------------------------------------------------- bool vectors, any/all of numeric vectors, bit casts
+
+def _h(x: float) -> int:
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def _fbits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+BOOLS_AND_BITS = [  # (expression, Python value from f = F[i] (float3), n = N[i] (int3)); results are uint
+    ("any(n)", lambda f, n: int(any(n))), ("all(n)", lambda f, n: int(all(n))),
+    ("any(f)", lambda f, n: int(any(x != 0 for x in f))), ("all(f)", lambda f, n: int(all(x != 0 for x in f))),
+    ("dot((uint3)and(f < 1, n > 0), uint3(1, 2, 4))",
+     lambda f, n: sum(1 << k for k in range(3) if f[k] < 1 and n[k] > 0)),
+    ("dot((uint3)or(f < 1, n > 0), uint3(1, 2, 4))", lambda f, n: sum(1 << k for k in range(3) if f[k] < 1 or n[k] > 0)),
+    ("dot((uint3)!(n > 0), uint3(1, 2, 4))", lambda f, n: sum(1 << k for k in range(3) if not n[k] > 0)),
+    ("dot((uint3)((f < 1) == (n > 0)), uint3(1, 2, 4))",
+     lambda f, n: sum(1 << k for k in range(3) if (f[k] < 1) == (n[k] > 0))),
+    ("(uint)dot((int3)(f < 1) + (int3)(n > 0), int3(1, 10, 100))",
+     lambda f, n: sum((int(f[k] < 1) + int(n[k] > 0)) * 10 ** k for k in range(3))),
+    ("select(n > 0, (int3)f, n).x + 1000", lambda f, n: (int(f[0]) if n[0] > 0 else n[0]) + 1000),
+    ("asuint(f).y", lambda f, n: _fbits(f[1])), ("asuint(asfloat(asuint(f) ^ 0x80000000u)).z",
+                                                   lambda f, n: _fbits(f[2]) ^ 0x80000000),
+    ("asuint(-f.x)", lambda f, n: _fbits(-f[0])), ("asuint(asint(f.x) - n.y)", lambda f, n: (_fbits(f[0]) - n[1]) & 0xFFFFFFFF),
+    ("f32tof16(f.y)", lambda f, n: _h(f[1])), ("asuint(f16tof32(f32tof16(f.z)))",
+                                               lambda f, n: _fbits(struct.unpack("<e", struct.pack("<e", f[2]))[0])),
+    ("asuint((float)asdouble(asuint(f.x), 0x40000000u))",
+     lambda f, n: _fbits(struct.unpack("<d", struct.pack("<II", _fbits(f[0]), 0x40000000))[0])),
+]
+BF = [(1.5, -0.0, 2.0), (0.25, 3.0, -0.5), (-2.0, 0.0, 0.0), (1.0, 1.0, 65504.0)]
+BN = [(0, 0, -1), (3, 5, 7), (-4, 0, 2), (1, 1, 1)]
+
+
+def test_bool_vectors_any_all_and_bit_casts():
+    body = [f"    Out[i * {len(BOOLS_AND_BITS)} + {j}] = {e};" for j, (e, _f) in enumerate(BOOLS_AND_BITS)]
+    src = ("StructuredBuffer<float> F : register(t0);\nStructuredBuffer<int> N : register(t1);\n"
+           "RWStructuredBuffer<uint> Out : register(u2);\n[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {\n"
+           "    float3 f = float3(F[i * 3], F[i * 3 + 1], F[i * 3 + 2]);\n"
+           "    int3 n = int3(N[i * 3], N[i * 3 + 1], N[i * 3 + 2]);\n" + "\n".join(body) + "\n}\n")
+    got = R.cs(src, {"F": R.storage(R.pack("f", [x for v in BF for x in v])),
+                     "N": R.storage(R.pack("i", [x for v in BN for x in v])),
+                     "Out": R.storage(R.sentinel(4 * len(BOOLS_AND_BITS)))})
+    out = R.unpack("I", got["Out"])
+    bad = [f"{e} at {i}: got {out[i * len(BOOLS_AND_BITS) + j]:#x}, want {fn(BF[i], BN[i]) & 0xFFFFFFFF:#x}"
+           for i in range(4) for j, (e, fn) in enumerate(BOOLS_AND_BITS)
+           if out[i * len(BOOLS_AND_BITS) + j] != fn(BF[i], BN[i]) & 0xFFFFFFFF]
+    assert not bad, "\n".join(bad)
