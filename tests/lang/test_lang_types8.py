@@ -761,3 +761,38 @@ def test_bool_vectors_any_all_and_bit_casts():
            for i in range(4) for j, (e, fn) in enumerate(BOOLS_AND_BITS)
            if out[i * len(BOOLS_AND_BITS) + j] != fn(BF[i], BN[i]) & 0xFFFFFFFF]
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- mul / transpose / determinant per element type
+
+def _mul_expected(t: str, a: list) -> list:
+    m = [a[0:3], a[3:6]]
+    n = [[a[5], a[4]], [a[3], a[2]], [a[1], a[0]]]
+    v, u = [a[1], a[2], a[3]], [a[4], a[0]]
+    r = [sum(m[i][k] * v[k] for k in range(3)) for i in range(2)]
+    s = [sum(u[k] * m[k][j] for k in range(2)) for j in range(3)]
+    p = [[sum(m[i][k] * n[k][j] for k in range(3)) for j in range(2)] for i in range(2)]
+    det = p[0][0] * p[1][1] - p[0][1] * p[1][0]      # determinant is float_like<>: computed in float, converted back
+    return [*(to_type(t, x) for x in (r[0], r[1], s[0], s[2], p[0][0], p[1][1], sum(x * x for x in v), a[2] * m[1][2],
+                                      m[1][2])), cast_value("float", t, float(det))]
+
+
+@pytest.mark.parametrize("t", ["float", "half", "double", "int", "uint", "int16_t", "uint64_t"])
+def test_mul_transpose_determinant(t):
+    src = f"""StructuredBuffer<{t}> A : register(t0);
+RWStructuredBuffer<{t}> Out : register(u1);
+[numthreads(1, 1, 1)] void main() {{
+    {t}2x3 m = {t}2x3(A[0], A[1], A[2], A[3], A[4], A[5]);
+    {t}3x2 n = {t}3x2(A[5], A[4], A[3], A[2], A[1], A[0]);
+    {t}3 v = {t}3(A[1], A[2], A[3]);
+    {t}2 u = {t}2(A[4], A[0]);
+    {t}2 r = mul(m, v); {t}3 s = mul(u, m); {t}2x2 p = mul(m, n);
+    Out[0] = r.x; Out[1] = r.y; Out[2] = s.x; Out[3] = s.z; Out[4] = p._11; Out[5] = p._22; Out[6] = mul(v, v);
+    Out[7] = mul(A[2], m)._23; Out[8] = transpose(m)._32; Out[9] = ({t})determinant(p);
+}}
+"""
+    a = [to_type(t, x) for x in ([1, 2, 3, 4, 1, 2] if kind(t) == "u" else [1, -2, 3, 4, -1, 2])]
+    profile, opts = profile_of(t)
+    opts.pop("dxil_tol", None)
+    got = run_buffers(src, {"A": (t, a)}, {"Out": (t, 10)}, profile, **opts)["Out"]
+    assert got == _mul_expected(t, a)
