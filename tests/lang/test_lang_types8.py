@@ -796,3 +796,39 @@ RWStructuredBuffer<{t}> Out : register(u1);
     opts.pop("dxil_tol", None)
     got = run_buffers(src, {"A": (t, a)}, {"Out": (t, 10)}, profile, **opts)["Out"]
     assert got == _mul_expected(t, a)
+
+
+# ---------------------------------------------------------------- matrices: modf/frexp executed, <c>-shaped intrinsics refused
+
+@pytest.mark.parametrize("t", ["float", "half", "double"])
+def test_modf_frexp_on_matrices(t):
+    """modf/frexp of a matrix (float_like<> takes any shape) per element: the SPIR-V build used ModfStruct/FrexpStruct
+    on the whole matrix and failed spirv-val."""
+    src = (f"StructuredBuffer<{t}> A : register(t0);\nRWStructuredBuffer<float> Out : register(u1);\n"
+           f"[numthreads(1, 1, 1)] void main() {{\n    {t}2x2 m = {t}2x2(A[0], A[1], A[2], A[3]), w, e;\n"
+           f"    {t}2x2 f = modf(m, w); {t}2x2 g = frexp(m, e);\n"
+           "    for (uint k = 0; k < 4; k++) {\n"
+           "        Out[k] = f[k / 2][k % 2]; Out[4 + k] = w[k / 2][k % 2];\n"
+           "        Out[8 + k] = g[k / 2][k % 2]; Out[12 + k] = e[k / 2][k % 2];\n    }\n}\n")
+    a = [2.75, -1.5, 40.25, -0.375]
+    profile, opts = profile_of(t)
+    opts.pop("dxil_tol", None)
+    skip = {"dxil_skip": "dxop-overloads"} if opts.pop("no_interpreter", False) or t == "half" else {}
+    got = R.cs(src, {"A": R.storage(R.pack(TYPES[t][0], a)), "Out": R.storage(R.sentinel(16))},
+               profile=profile, **skip, **opts)
+    want = ([math.modf(x)[0] for x in a] + [math.modf(x)[1] for x in a] + [math.frexp(x)[0] for x in a]
+            + [float(math.frexp(x)[1]) for x in a])
+    assert R.unpack("f", got["Out"]) == want
+
+
+@pytest.mark.parametrize("call", ["countbits(m)", "firstbitlow(m)", "firstbithigh(m)", "reversebits(m)",
+                                  "f16tof32(m)", "f32tof16((float2x2)m)"])
+def test_vector_only_intrinsics_refuse_matrices(call):
+    """DXC declares these on scalars and vectors (<c> shapes): a matrix is a located error on both targets (it was
+    accepted, and the SPIR-V build failed spirv-val)."""
+    src = ("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)] void main() {\n"
+           f"    uint2x2 m = Out[0];\n    Out[1] = (uint)({call})._11;\n}}\n")
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, target=target)
+        assert not res.ok and R.errors(res)[0].startswith("4:"), (target, R.errors(res))
+        assert "no matching function" in R.errors(res)[0], R.errors(res)

@@ -136,14 +136,32 @@ def _fmod(fe: ExprEmitter, e: Intrinsic) -> int:
     return _per_row(fe, e, lambda rt, xs: fe.op("OpFRem", fe.tid(rt), *xs))
 
 
+def _matrix_parts(fe: ExprEmitter, inst: str, x: int, t: Matrix, second: Matrix) -> tuple[int, int]:
+    """The two members of GLSL.std.450 FrexpStruct/ModfStruct of a matrix, per row (they take no matrices)."""
+    ft, it = Vector(t.elem, t.cols), Vector(second.elem, second.cols)
+    st = fe.T.b.type("OpTypeStruct", fe.tid(ft), fe.tid(it))
+    firsts, seconds = [], []
+    for row in range(t.rows):
+        r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number(inst),
+                  fe.op("OpCompositeExtract", fe.tid(ft), x, row))
+        firsts.append(fe.op("OpCompositeExtract", fe.tid(ft), r, 0))
+        seconds.append(fe.op("OpCompositeExtract", fe.tid(it), r, 1))
+    return fe.op("OpCompositeConstruct", fe.tid(t), *firsts), fe.op("OpCompositeConstruct", fe.tid(second), *seconds)
+
+
 def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
     it = with_scalar(t, INT)
+    out = e.args[1]
+    if _is_matrix(t):
+        assert isinstance(it, Matrix)
+        mantissa, exp = _matrix_parts(fe, "FrexpStruct", x, t, it)
+        fe.store(fe.place(out), fe.convert(exp, it, out.type))
+        return mantissa
     st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(it))
     r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("FrexpStruct"), x)
     exp = fe.op("OpCompositeExtract", fe.tid(it), r, 1)
-    out = e.args[1]
     fe.store(fe.place(out), fe.convert(exp, it, out.type))
     return fe.op("OpCompositeExtract", fe.tid(t), r, 0)
 
@@ -151,6 +169,10 @@ def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
 def _modf(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
+    if _is_matrix(t):
+        frac, whole = _matrix_parts(fe, "ModfStruct", x, t, t)
+        fe.store(fe.place(e.args[1]), whole)
+        return frac
     st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(t))
     r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("ModfStruct"), x)
     fe.store(fe.place(e.args[1]), fe.op("OpCompositeExtract", fe.tid(t), r, 1))
