@@ -832,3 +832,31 @@ def test_vector_only_intrinsics_refuse_matrices(call):
         res = R.compile_hlsl(src, target=target)
         assert not res.ok and R.errors(res)[0].startswith("4:"), (target, R.errors(res))
         assert "no matching function" in R.errors(res)[0], R.errors(res)
+
+
+def test_relational_operators_on_bools():
+    """bool < bool (and <=, >, >=) compares the ints 0 and 1, for scalars, vectors and matrices (both backends
+    refused or emitted an unsigned compare of bools that dxil-spirv made invalid SPIR-V)."""
+    src = """StructuredBuffer<uint> A : register(t0);
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    bool a = A[i] & 1, b = A[i] & 2;
+    bool2 v = bool2(a, b), w = bool2(b, a);
+    bool2x2 m = bool2x2(a, b, b, a), n = bool2x2(b, b, a, a);
+    Out[i * 4 + 0] = (a < b) + 2 * (a <= b) + 4 * (a > b) + 8 * (a >= b);
+    Out[i * 4 + 1] = dot((uint2)(v < w), uint2(1, 2)) + 4 * dot((uint2)(v >= w), uint2(1, 2));
+    bool2x2 lt = m < n, ge = m >= n;
+    Out[i * 4 + 2] = lt._11 + 2 * lt._12 + 4 * lt._21 + 8 * lt._22;
+    Out[i * 4 + 3] = ge._11 + 2 * ge._12 + 4 * ge._21 + 8 * ge._22;
+}
+"""
+    got = R.unpack("I", R.cs(src, {"A": R.storage(R.pack("I", [0, 1, 2, 3])), "Out": R.storage(R.sentinel(16))})["Out"])
+    want = []
+    for x in range(4):
+        a, b = x & 1, (x >> 1) & 1
+        m, n = (a, b, b, a), (b, b, a, a)
+        want += [(a < b) + 2 * (a <= b) + 4 * (a > b) + 8 * (a >= b),
+                 (a < b) + 2 * (b < a) + 4 * ((a >= b) + 2 * (b >= a)),
+                 sum((p < q) << k for k, (p, q) in enumerate(zip(m, n))),
+                 sum((p >= q) << k for k, (p, q) in enumerate(zip(m, n)))]
+    assert got == want
