@@ -91,11 +91,12 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("faceforward", "V V V", "V"),
     *_sigs("all any", "T", "b", "b"),
     *_sigs("isnan isinf isfinite", "T", "B"),
-    *_sigs("countbits firstbitlow", "T", "U", "u"),
-    *_sigs("reversebits", "T", "T", "u"),
-    *_sigs("firstbithigh", "T", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
-    *_sigs("f32tof16", "T", "U", "f"),
-    *_sigs("f16tof32", "T", "F", "u"),
+    # DXC declares these on scalars and vectors only (<c> shapes): a matrix argument is refused
+    *_sigs("countbits firstbitlow", "V", "U", "u"),
+    *_sigs("reversebits", "V", "V", "u"),
+    *_sigs("firstbithigh", "V", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
+    *_sigs("f32tof16", "V", "U", "f"),
+    *_sigs("f16tof32", "V", "F", "u"),
     *_sigs("modf frexp", "T O", "T"),
     *_sigs("sincos", "T O O", "v"),
     *_sigs("and or", "T T", "B", "b"),

@@ -358,6 +358,14 @@ class ExprEmitter:
         if isinstance(lt, Vector) and not isinstance(rt, Vector):
             rhs = self.splat(rhs, Vector(numeric_scalar(rt), lt.size))
             rt = Vector(numeric_scalar(rt), lt.size)
+        if isinstance(lt, Matrix):      # per row: OpBitwiseAnd and the shifts take no matrices
+            rs = numeric_scalar(rt)
+
+            def row(row_t: Type, a: int, b: int) -> int:
+                bt = with_scalar(row_t, rs)
+                amount = self.op("OpBitwiseAnd", self.tid(bt), b, self.const(bt, s.width - 1))
+                return self.op(BINARY_OPS[(e.op, s.kind)], self.tid(row_t), a, amount)
+            return self.componentwise(e.type, row, (lt, lhs), (rt, rhs))
         amount = self.op("OpBitwiseAnd", self.tid(rt), rhs, self.const(rt, s.width - 1))
         return self.op(BINARY_OPS[(e.op, s.kind)], self.tid(e.type), lhs, amount)
 

@@ -99,22 +99,24 @@ def _glsl_by_kind(names: dict[str, str | None]) -> Lowering:
 
 
 def _sign(fe: ExprEmitter, e: Intrinsic) -> int:
-    t = e.args[0].type
     k = _kind(e)
-    x = fe.expr(e.args[0])
-    if k == "uint":
-        return fe.convert(fe.op("OpINotEqual", fe.tid(with_scalar(t, BOOL)), x, fe.const(t, 0)),
-                          with_scalar(t, BOOL), e.type)
-    v = fe.ext({"float": "FSign", "int": "SSign"}[k], t, x)
-    return fe.convert(v, t, e.type)
+    elem = scalar_of(e.args[0].type)
+    assert elem is not None
+
+    def row(rt: Type, xs: list[int]) -> int:     # per row of a matrix (FSign/SSign take no matrices)
+        t = with_scalar(rt, elem)
+        if k == "uint":
+            return fe.convert(fe.op("OpINotEqual", fe.tid(with_scalar(t, BOOL)), xs[0], fe.const(t, 0)),
+                              with_scalar(t, BOOL), rt)
+        return fe.convert(fe.ext({"float": "FSign", "int": "SSign"}[k], t, xs[0]), t, rt)
+    return _per_row(fe, e, row)
 
 
 def _fma_or_muladd(fe: ExprEmitter, e: Intrinsic) -> int:
     if _kind(e) == "float":
         return _per_row(fe, e, lambda rt, xs: fe.ext("Fma", rt, *xs))
-    a, b, c = _args(fe, e)
-    t = fe.tid(e.type)
-    return fe.op("OpIAdd", t, fe.op("OpIMul", t, a, b), c)
+    # per row of an integer matrix too (OpIMul/OpIAdd take no matrices)
+    return _per_row(fe, e, lambda rt, xs: fe.op("OpIAdd", fe.tid(rt), fe.op("OpIMul", fe.tid(rt), xs[0], xs[1]), xs[2]))
 
 
 def _log10(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -135,14 +137,32 @@ def _fmod(fe: ExprEmitter, e: Intrinsic) -> int:
     return _per_row(fe, e, lambda rt, xs: fe.op("OpFRem", fe.tid(rt), *xs))
 
 
+def _matrix_parts(fe: ExprEmitter, inst: str, x: int, t: Matrix, second: Matrix) -> tuple[int, int]:
+    """The two members of GLSL.std.450 FrexpStruct/ModfStruct of a matrix, per row (they take no matrices)."""
+    ft, it = Vector(t.elem, t.cols), Vector(second.elem, second.cols)
+    st = fe.T.b.type("OpTypeStruct", fe.tid(ft), fe.tid(it))
+    firsts, seconds = [], []
+    for row in range(t.rows):
+        r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number(inst),
+                  fe.op("OpCompositeExtract", fe.tid(ft), x, row))
+        firsts.append(fe.op("OpCompositeExtract", fe.tid(ft), r, 0))
+        seconds.append(fe.op("OpCompositeExtract", fe.tid(it), r, 1))
+    return fe.op("OpCompositeConstruct", fe.tid(t), *firsts), fe.op("OpCompositeConstruct", fe.tid(second), *seconds)
+
+
 def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
     it = with_scalar(t, INT)
+    out = e.args[1]
+    if _is_matrix(t):
+        assert isinstance(it, Matrix)
+        mantissa, exp = _matrix_parts(fe, "FrexpStruct", x, t, it)
+        fe.store(fe.place(out), fe.convert(exp, it, out.type))
+        return mantissa
     st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(it))
     r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("FrexpStruct"), x)
     exp = fe.op("OpCompositeExtract", fe.tid(it), r, 1)
-    out = e.args[1]
     fe.store(fe.place(out), fe.convert(exp, it, out.type))
     return fe.op("OpCompositeExtract", fe.tid(t), r, 0)
 
@@ -150,6 +170,10 @@ def _frexp(fe: ExprEmitter, e: Intrinsic) -> int:
 def _modf(fe: ExprEmitter, e: Intrinsic) -> int:
     x = fe.expr(e.args[0])
     t = e.args[0].type
+    if _is_matrix(t):
+        frac, whole = _matrix_parts(fe, "ModfStruct", x, t, t)
+        fe.store(fe.place(e.args[1]), whole)
+        return frac
     st = fe.T.b.type("OpTypeStruct", fe.tid(t), fe.tid(t))
     r = fe.op("OpExtInst", st, fe.b.glsl_std_450(), fe.b.ext_inst_number("ModfStruct"), x)
     fe.store(fe.place(e.args[1]), fe.op("OpCompositeExtract", fe.tid(t), r, 1))
@@ -182,10 +206,10 @@ def _printf(fe: ExprEmitter, e: Intrinsic) -> int:
 
 
 def _isfinite(fe: ExprEmitter, e: Intrinsic) -> int:
-    x = fe.expr(e.args[0])
-    t = fe.tid(e.type)
-    bad = fe.op("OpLogicalOr", t, fe.op("OpIsNan", t, x), fe.op("OpIsInf", t, x))
-    return fe.op("OpLogicalNot", t, bad)
+    def row(rt: Type, xs: list[int]) -> int:     # per row of a matrix (OpIsNan/OpIsInf take no matrices)
+        t = fe.tid(rt)
+        return fe.op("OpLogicalNot", t, fe.op("OpLogicalOr", t, fe.op("OpIsNan", t, xs[0]), fe.op("OpIsInf", t, xs[0])))
+    return _per_row(fe, e, row)
 
 
 def _all_any(opname: str, combine: str) -> Lowering:

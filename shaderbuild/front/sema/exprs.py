@@ -568,6 +568,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 s = sa if sa.is_int else ir.INT
         elif op in ARITH_OPS and s.kind == "bool":
             s = ir.INT
+        elif op in ("<", "<=", ">", ">=") and s.kind == "bool":
+            s = ir.INT      # bools order as the ints 0 and 1 (no backend orders bools)
         if op == "%" and s == ir.DOUBLE:
             raise error("modulo cannot be used with doubles, cast to float first", loc)     # DXC's words
         t = with_scalar(shape, s)
