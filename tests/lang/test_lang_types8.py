@@ -499,9 +499,8 @@ def test_nan_inf_and_signed_zero(t):
     assert not bad, f"{t}: {len(bad)} wrong:\n" + "\n".join(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="sema: a one-component vector (float1) is typed as a scalar, so r[0] is "
-                                       "refused ('subscripted value of type float'); DXC indexes float1")
 def test_one_component_vector_subscript():
+    """DXC indexes float1 (was refused: 'subscripted value of type float'; fixed by audit8's 7d09f9b)."""
     src = ("StructuredBuffer<float> A : register(t0);\nRWStructuredBuffer<float> Out : register(u1);\n"
            "[numthreads(1, 1, 1)] void main() { float1 r = A[0] * 2; Out[0] = r[0]; }\n")
     got = R.cs(src, {"A": R.storage(R.pack("f", [1.25])), "Out": R.storage(R.sentinel(1))})
