@@ -238,12 +238,7 @@ def give_endless_loops_an_exit(f: Function) -> bool:
     blocks = f.blocks
     if len(blocks) < 2:
         return False
-    rpo = reverse_postorder(f)
-    order = {bb: i for i, bb in enumerate(rpo)}
-    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in blocks}
-    for bb in rpo:
-        for s in successors(bb):
-            preds[s].append(bb)
+    rpo, order, preds = _reachable_cfg(f)
     changed = False
     for h, body in _loop_bodies(rpo, order, preds).items():
         if any(s not in body for bb in body for s in successors(bb)):
@@ -329,12 +324,7 @@ def bypass_break_blocks(f: Function) -> bool:
     blocks = f.blocks
     if len(blocks) < 3:
         return False
-    rpo = reverse_postorder(f)
-    order = {bb: i for i, bb in enumerate(rpo)}
-    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in blocks}
-    for bb in rpo:
-        for s in successors(bb):
-            preds[s].append(bb)
+    rpo, order, preds = _reachable_cfg(f)
     bodies = _loop_bodies(rpo, order, preds)
     if not bodies:
         return False
@@ -386,6 +376,17 @@ def _incoming_per_predecessor(target: BasicBlock, bypassed: BasicBlock, ps: list
         if inst.op != "phi":
             break
         inst.attrs["incoming"] = [(v, q) for v, b in inst.attrs["incoming"] for q in (ps if b is bypassed else (b,))]
+
+
+def _reachable_cfg(f: Function) -> tuple[list[BasicBlock], dict[BasicBlock, int], dict[BasicBlock, list[BasicBlock]]]:
+    """The blocks reachable from the entry in reverse postorder, each one's position in it, and each
+    block's reachable predecessors (what _loop_bodies reads)."""
+    rpo = reverse_postorder(f)
+    preds: dict[BasicBlock, list[BasicBlock]] = {bb: [] for bb in f.blocks}
+    for bb in rpo:
+        for s in successors(bb):
+            preds[s].append(bb)
+    return rpo, {bb: i for i, bb in enumerate(rpo)}, preds
 
 
 def _loop_bodies(rpo: list[BasicBlock], order: dict[BasicBlock, int],
