@@ -116,6 +116,7 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
 
 
 MAX_INLINED_STMTS = 100_000     # past this many statements inlined, the remaining calls stay calls
+_UNBOUNDED = 1 << 62            # inline_calls: the passes that must inline their targets have no budget
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
@@ -145,27 +146,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
 def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
     """`stmts` (of f) with every call of a function in `targets` (ids) inlined, in nested statements too (the
     callees' own calls of targets already inlined: callers are processed after their callees)."""
-    out: list[ir.Stmt] = []
-    for s in stmts:
-        if isinstance(s, ir.Store) and isinstance(s.value, ir.Call) and id(s.value.func) in targets:
-            assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
-            out.extend(inline_call(f, s.value, s.place.var, counter))
-        elif isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call) and id(s.expr.func) in targets:
-            out.extend(inline_call(f, s.expr, None, counter))
-        elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, inline_calls(f, s.then, targets, counter),
-                             inline_calls(f, s.else_, targets, counter), s.hint, s.loc))
-        elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(inline_calls(f, s.body, targets, counter),
-                               inline_calls(f, s.continuing, targets, counter), s.break_if, s.hint, s.unroll_count,
-                               s.loc))
-        elif isinstance(s, ir.Switch):
-            out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
-                                                            inline_calls(f, c.body, targets, counter))
-                                              for c in s.cases], s.loc))
-        else:
-            out.append(s)
-    return out
+    return _inline_all(f, stmts, counter, [_UNBOUNDED], targets)
 
 
 def _call_of(s: ir.Stmt) -> ir.Call | None:
@@ -176,15 +157,17 @@ def _call_of(s: ir.Stmt) -> ir.Call | None:
     return None
 
 
-def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget: list[int]) -> list[ir.Stmt]:
-    """`stmts` with every call inlined; a work stack, so the statements an inlined call produces
-    are scanned next without recursion (only nested statement lists recurse)."""
+def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget: list[int],
+                targets: set[int] | None = None) -> list[ir.Stmt]:
+    """`stmts` with every call (of a function in `targets`, when given) inlined while the budget lasts; a
+    work stack, so the statements an inlined call produces are scanned next without recursion (only nested
+    statement lists recurse)."""
     out: list[ir.Stmt] = []
     work = list(reversed(stmts))
     while work:
         s = work.pop()
         call = _call_of(s)
-        if call is not None and budget[0] > 0:
+        if call is not None and budget[0] > 0 and (targets is None or id(call.func) in targets):
             result = None
             if isinstance(s, ir.Store):
                 assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
@@ -193,14 +176,15 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget
             budget[0] -= sum(1 for _ in ir.walk_stmts(new))
             work.extend(reversed(new))
         elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, budget),
-                             _inline_all(f, s.else_, counter, budget), s.hint, s.loc))
+            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, budget, targets),
+                             _inline_all(f, s.else_, counter, budget, targets), s.hint, s.loc))
         elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(_inline_all(f, s.body, counter, budget), _inline_all(f, s.continuing, counter, budget),
-                               s.break_if, s.hint, s.unroll_count, s.loc))
+            out.append(ir.Loop(_inline_all(f, s.body, counter, budget, targets),
+                               _inline_all(f, s.continuing, counter, budget, targets), s.break_if, s.hint,
+                               s.unroll_count, s.loc))
         elif isinstance(s, ir.Switch):
             out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
-                                                             _inline_all(f, c.body, counter, budget))
+                                                             _inline_all(f, c.body, counter, budget, targets))
                                               for c in s.cases], s.loc))
         else:
             out.append(s)
