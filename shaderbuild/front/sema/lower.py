@@ -992,8 +992,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.written_major(p.qualifiers, p.type, p.loc)     # conflicting orientations are errors here too
             t = _param_type(self.resolve_type(p.type, p.dims))   # a RayQuery parameter names the caller's query
             self.check_type_qualifiers(p.qualifiers, t, p.loc)
-            q = p.qualifiers
-            direction = "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
+            direction = _param_direction(p)
             if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
                 raise error(f"a '{p.type.name}' parameter cannot be '{direction}': the buffer is read-only", p.loc)
             ptypes.append(t)
@@ -1188,8 +1187,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if not bad or any(isinstance(t, ir.Array) and t.size is None for t in types):
             return
         self.errors.extend(found)       # (reported_errors keeps the first of repeated diagnostics)
-        dirs = ["inout" if "inout" in p.qualifiers or {"in", "out"} <= p.qualifiers else
-                "out" if "out" in p.qualifiers else "in" for p in d.params]
+        dirs = [_param_direction(p) for p in d.params]
         probe = FuncInfo(d, types, dirs, rt, ir.Function(d.name, [], rt, loc=d.loc))
         self.probing, self.poisoned_params = True, bad
         try:
@@ -1528,6 +1526,12 @@ def _local_only(t: ir.Type, loc: SourceLoc, what: str) -> None:
 def _with_elem(t: ir.Type, elem: ir.Type) -> ir.Type:
     """The array type t with its innermost element replaced by elem."""
     return ir.Array(_with_elem(t.elem, elem), t.size) if isinstance(t, ir.Array) else elem
+
+
+def _param_direction(p: ast.VarDecl) -> str:
+    """'in', 'out' or 'inout' ('in out' written as two qualifiers is 'inout')."""
+    q = p.qualifiers
+    return "inout" if "inout" in q or ("in" in q and "out" in q) else "out" if "out" in q else "in"
 
 
 def _param_type(t: ir.Type) -> ir.Type:
