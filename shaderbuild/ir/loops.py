@@ -168,14 +168,8 @@ def writes(stmts: list[ir.Stmt], var: ir.Variable) -> bool:
             r = _root(s.place)
             if isinstance(r, ir.VarRef) and r.var is var:
                 return True
-        for name in getattr(type(s), "__slots__", ()):
-            e = getattr(s, name)
-            if isinstance(e, ir.Expr):
-                for x in ir.walk_expr(e):
-                    if isinstance(x, (ir.Call, ir.Intrinsic)) and any(
-                            isinstance(a, ir.VarRef) and a.var is var for a in x.args):
-                        return True
-    return False
+    return any(isinstance(x, (ir.Call, ir.Intrinsic)) and any(isinstance(a, ir.VarRef) and a.var is var
+                                                               for a in x.args) for x in ir.body_exprs(stmts))
 
 
 def _leaves(stmts: list[ir.Stmt], in_switch: bool) -> bool:

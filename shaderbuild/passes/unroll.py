@@ -78,16 +78,11 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.S
 def _counter_offsets(stmts: list[ir.Stmt]):
     """(argument list, index) of every texel offset of a texture read in `stmts` that is not a constant
     (sema lets only offsets of constants and `[unroll]` counters through)."""
-    for s in ir.walk_stmts(stmts):
-        for name in getattr(type(s), "__slots__", ()):
-            e = getattr(s, name)
-            if not isinstance(e, ir.Expr):
-                continue
-            for x in ir.walk_expr(e):
-                if isinstance(x, ir.Intrinsic) and x.args and isinstance(x.args[0].type, ir.Resource):
-                    for i in _offset_positions(x):
-                        if not isinstance(x.args[i], ir.Const):
-                            yield x.args, i
+    for x in ir.body_exprs(stmts):
+        if isinstance(x, ir.Intrinsic) and x.args and isinstance(x.args[0].type, ir.Resource):
+            for i in _offset_positions(x):
+                if not isinstance(x.args[i], ir.Const):
+                    yield x.args, i
 
 
 def _offset_positions(e: ir.Intrinsic) -> list[int]:

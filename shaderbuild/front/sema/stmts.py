@@ -393,9 +393,4 @@ __all__ = ["StmtLowering", "Scope", "ends_flow"]
 
 def _holds(s: ir.Stmt, e: ir.Expr) -> bool:
     """Whether statement `s` (or one nested in it) has expression `e` itself in it."""
-    for x in ir.walk_stmts([s]):
-        for name in getattr(type(x), "__slots__", ()):
-            v = getattr(x, name)
-            if isinstance(v, ir.Expr) and any(y is e for y in ir.walk_expr(v)):
-                return True
-    return False
+    return any(y is e for y in ir.body_exprs([s]))
