@@ -453,7 +453,7 @@ def _wave_match(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     key = b.local(bits_t, ir.Bitcast(e.args[0], bits_t) if s.kind != "uint" else e.args[0])
     out = b.local(_UINT4)
     same = _cmp("eq", _get(key), _call("WaveReadLaneFirst", bits_t, _get(key)))
-    if isinstance(bits_t, ir.Vector):
+    if isinstance(bits_t, (ir.Vector, ir.Matrix)):     # every component equal
         same = _call("all", ir.BOOL, same)
     take = [ir.Store(ir.VarRef(out), _call("WaveActiveBallot", _UINT4, ir.Const(ir.BOOL, True))), ir.Break()]
     b.pre.append(ir.Loop([ir.If(same, take, [])]))

@@ -302,3 +302,94 @@ def test_reductions_on_16_bit_types():
 def _wrap16(x: int) -> int:
     x &= 0xFFFF
     return x - 0x10000 if x >> 15 else x
+
+
+# ---------------------------------------------------------------- matrices, quads in compute, bool values
+
+MATRIX = DECLS + """
+RWStructuredBuffer<int> I : register(u0);
+RWStructuredBuffer<float> F : register(u1);
+StructuredBuffer<int> In : register(t2);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    int s = In[t];
+    int3x2 k = int3x2(s, -s, 5, s / 4, 7, s % 2);
+    float2x3 m = float2x3(s, 1, t, 2, -s, 0.5 * s);
+    bool3x2 e = WaveActiveAllEqual(k);
+    I[t * 10 + 0] = (e._m00 ? 1 : 0) + (e._m01 ? 2 : 0) + (e._m10 ? 4 : 0) + (e._m11 ? 8 : 0) + (e._m20 ? 16 : 0)
+                  + (e._m21 ? 32 : 0);
+    int3x2 a = WaveActiveMin(k);
+    I[t * 10 + 1] = a._m00 * 1000 + a._m01;
+    int3x2 b = WavePrefixSum(k);
+    I[t * 10 + 2] = b._m11 * 1000 + b._m21;
+    int3x2 c = QuadReadAcrossX(k);
+    I[t * 10 + 3] = c._m00 * 1000 + c._m11;
+    int3x2 d = QuadReadLaneAt(k, 2);
+    I[t * 10 + 4] = d._m01 * 1000 + d._m21;
+    int3x2 f = WaveReadLaneAt(k, 1);
+    I[t * 10 + 5] = f._m00 * 1000 + f._m10;
+    I[t * 10 + 6] = WaveMatch(k).x;
+    uint4 evens = WaveActiveBallot(s % 2 == 0), odds = WaveActiveBallot(s % 2 != 0);
+    int3x2 g = WaveMultiPrefixSum(k, s % 2 == 0 ? evens : odds);     // two partitions: even and odd values
+    I[t * 10 + 7] = g._m00 * 1000 + g._m20;
+    uint2x2 h = WaveActiveBitOr(uint2x2(t, 1u << (t % 8), 0, t));
+    I[t * 10 + 8] = h._m01;
+    int3x2 q = QuadReadAcrossDiagonal(k);
+    I[t * 10 + 9] = q._m00;
+    float2x3 p = WaveActiveSum(m);
+    F[t * 4 + 0] = p._m12;
+    float2x3 r = WaveReadLaneFirst(m);
+    F[t * 4 + 1] = r._m11;
+    float2x3 y = QuadReadAcrossY(m);
+    F[t * 4 + 2] = y._m02;
+    F[t * 4 + 3] = WavePrefixProduct(m)._m01 + (WaveActiveAllEqual(m)._m01 ? 1000.0 : 0.0);
+}
+"""
+MAT_IN = [(t * 5) % 7 - (3 if t % 3 == 0 else 0) for t in range(32)]
+
+
+def _quad(w: list[int], lane: int, i: int) -> int:
+    """Thread at lane i of this lane's quad (compute quads: 4 consecutive lanes)."""
+    return w[(lane & ~3) | i]
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_wave_and_quad_ops_on_matrices(backend):
+    """DXC declares the value of the wave/quad ops `<>` (any shape): a matrix works per component.  SPIR-V's
+    group operations take scalars and vectors only, so our SPIR-V lowers a matrix row by row (it used to
+    pass the matrix to OpGroupNonUniformFAdd etc.: invalid SPIR-V that spirv-val let through and lavapipe
+    crashed on)."""
+    got, ws = run(backend, MATRIX, 32, {"I": ("int", 320), "F": ("float", 128)}, {"In": ("int", MAT_IN)},
+                  profile="cs_6_5")
+    for w in ws:
+        s = [MAT_IN[u] for u in w]
+        ks = [[[x, -x], [5, int(x / 4)], [7, int(math.fmod(x, 2))]] for x in s]
+        ms = [[[float(x), 1.0, float(u)], [2.0, float(-x), 0.5 * x]] for x, u in zip(s, w)]
+        same = [[len({k[r][c] for k in ks}) == 1 for c in range(2)] for r in range(3)]
+        bits = sum(1 << (r * 2 + c) for r in range(3) for c in range(2) if same[r][c])
+        even = [x % 2 == 0 for x in s]
+        for lane, t in enumerate(w):
+            k = ks[lane]
+            pre = ks[:lane]
+            kx, k2, kd = ks[lane ^ 1], ks[(lane & ~3) | 2], ks[lane ^ 3]
+            g = [kk for j, kk in enumerate(pre) if even[j] == even[lane]]
+            match = sum(1 << j for j, kk in enumerate(ks) if kk == k)
+            want_i = [bits, min(kk[0][0] for kk in ks) * 1000 + min(kk[0][1] for kk in ks),
+                      sum(kk[1][1] for kk in pre) * 1000 + sum(kk[2][1] for kk in pre),
+                      kx[0][0] * 1000 + kx[1][1], k2[0][1] * 1000 + k2[2][1], ks[1][0][0] * 1000 + 5, match,
+                      sum(kk[0][0] for kk in g) * 1000 + sum(kk[2][0] for kk in g), _bor(1 << (u % 8) for u in w),
+                      kd[0][0]]
+            assert got["I"][t * 10:t * 10 + 10] == want_i, f"thread {t} (lane {lane})"
+            prod = 1.0
+            for mm in ms[:lane]:
+                prod *= mm[0][1]
+            want_f = [sum(mm[1][2] for mm in ms), ms[0][1][1], ms[lane ^ 2][0][2], prod + 1000.0]
+            assert got["F"][t * 4:t * 4 + 4] == want_f, f"thread {t} (lane {lane})"
+
+
+def _bor(xs) -> int:
+    r = 0
+    for x in xs:
+        r |= x
+    return r

@@ -611,30 +611,48 @@ WAVE_ARITH = {
 }
 
 
+def _per_value_row(fe: ExprEmitter, e: Intrinsic, fn: Callable[[Type, int], int]) -> int:
+    """fn(type, value id) on the first operand, per row of a matrix: the group operations take scalars and
+    vectors only (a matrix operand is invalid SPIR-V that spirv-val lets through and lavapipe crashes on)."""
+    t = e.args[0].type
+    return fe.componentwise(t, fn, (t, fe.expr(e.args[0])))
+
+
 def _wave_arith(fe: ExprEmitter, e: Intrinsic) -> int:
     group_op, ops = WAVE_ARITH[e.name]
     scope = _need_wave(fe, e, "GroupNonUniformArithmetic")
     opname = ops.get(_kind(e))
     if opname is None:
         raise error(f"'{e.name}' is not defined for {e.args[0].type}")
-    return fe.op(opname, fe.tid(e.type), scope, enum("GroupOperation", group_op), fe.expr(e.args[0]))
+    return _per_value_row(fe, e, lambda rt, x: fe.op(opname, fe.tid(rt), scope, enum("GroupOperation", group_op), x))
 
 
 def _wave_simple(opname: str, cap: str) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         scope = _need_wave(fe, e, cap)
-        return fe.op(opname, fe.tid(e.type), scope, *_args(fe, e))
+        if not e.args:
+            return fe.op(opname, fe.tid(e.type), scope)
+        rest = [fe.expr(a) for a in e.args[1:]]     # a lane index
+        return _per_value_row(fe, e, lambda rt, x: fe.op(opname, fe.tid(rt), scope, x, *rest))
     return lower
 
 
 def _wave_all_equal(fe: ExprEmitter, e: Intrinsic) -> int:
+    """Per component (a bool vector or matrix, as DXC); a matrix row by row, like the bool matrix it makes."""
     scope = _need_wave(fe, e, "GroupNonUniformVote")
+
+    def vote(t: Type, x: int) -> int:
+        if ncomp(t) == 1:
+            return fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, x)
+        comps = [fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, c) for c in fe.flatten(t, x)]
+        return fe.op("OpCompositeConstruct", fe.tid(with_scalar(t, BOOL)), *comps)
     t = e.args[0].type
     x = fe.expr(e.args[0])
-    if ncomp(e.type) > 1:
-        comps = [fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, c) for c in fe.flatten(t, x)]
-        return fe.op("OpCompositeConstruct", fe.tid(e.type), *comps)
-    return fe.op("OpGroupNonUniformAllEqual", fe.tid(BOOL), scope, x)
+    if not _is_matrix(t):
+        return vote(t, x)
+    rt = Vector(numeric_scalar(t), t.cols)
+    rows = [vote(rt, fe.op("OpCompositeExtract", fe.tid(rt), x, r)) for r in range(t.rows)]
+    return fe.op("OpCompositeConstruct", fe.tid(e.type), *rows)
 
 
 def _ballot(fe: ExprEmitter, e: Intrinsic, scope: int) -> int:
@@ -657,7 +675,8 @@ def _wave_count(group_op: str) -> Lowering:
 def _quad_swap(direction: int) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         scope = _need_wave(fe, e, "GroupNonUniformQuad")
-        return fe.op("OpGroupNonUniformQuadSwap", fe.tid(e.type), scope, fe.expr(e.args[0]), fe.T.uconst(direction))
+        return _per_value_row(fe, e, lambda rt, x: fe.op("OpGroupNonUniformQuadSwap", fe.tid(rt), scope, x,
+                                                         fe.T.uconst(direction)))
     return lower
 
 
