@@ -118,17 +118,19 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveGetLaneIndex WaveGetLaneCount", "", "u", side_effects=True),
     *_sigs("WaveIsFirstLane", "", "b", side_effects=True),
     *_sigs("IsHelperLane", "", "b", min_sm=(6, 6), side_effects=True),   # false outside pixel shaders
-    *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct "
-           "WaveReadLaneFirst", "T", "T", "fiu", side_effects=True),
+    *_sigs("WaveActiveSum WaveActiveProduct WaveActiveMin WaveActiveMax WavePrefixSum WavePrefixProduct",
+           "T", "T", "fiu", side_effects=True),
+    # DXC declares these three on any<> (bools too: a bool comes back as a bool), the others on numeric<>
+    *_sigs("WaveReadLaneFirst", "T", "T", "fiub", side_effects=True),
     *_sigs("QuadReadAcrossX QuadReadAcrossY QuadReadAcrossDiagonal", "T", "T", "fiu", stages=QUAD_STAGES,
            side_effects=True),
     *_sigs("WaveActiveBitAnd WaveActiveBitOr WaveActiveBitXor", "T", "T", "u", side_effects=True),
-    *_sigs("WaveReadLaneAt", "T u", "T", "fiu", side_effects=True),
+    *_sigs("WaveReadLaneAt", "T u", "T", "fiub", side_effects=True),
     *_sigs("QuadReadLaneAt", "T u", "T", "fiu", stages=QUAD_STAGES, side_effects=True),
     *_sigs("QuadAny QuadAll", "b", "b", "b", stages=QUAD_STAGES, min_sm=(6, 7), side_effects=True),
     *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", side_effects=True),
     # per component, as DXC (bool<> WaveActiveAllEqual(numeric<>)): a vector gives a bool vector
-    *_sigs("WaveActiveAllEqual", "T", "B", "fiu", side_effects=True),
+    *_sigs("WaveActiveAllEqual", "T", "B", "fiub", side_effects=True),
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", side_effects=True),
     # SM 6.5: the lanes holding the same value; prefix operations over the lanes of a partition (a uint4 mask)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from lang_util import run_backend
+from lang_util import compile_cs, diagnostics_text, run_backend
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -393,3 +393,63 @@ def _bor(xs) -> int:
     for x in xs:
         r |= x
     return r
+
+
+BOOLS = DECLS + """
+RWStructuredBuffer<int> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+int pick(bool x) { return 1; }
+int pick(int x) { return 2; }
+int pick(uint x) { return 3; }
+int pick(float x) { return 4; }
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    uint x = In[t];
+    bool b = x % 3 == 0;
+    Out[t * 6 + 4] = pick(WaveReadLaneFirst(b)) * 100 + pick(WaveReadLaneAt(b, 0)) * 10 + pick(WaveActiveAllEqual(b));
+    bool2 v = bool2(b, x > 10);
+    bool2 r = WaveReadLaneAt(v, 2);
+    bool2 e = WaveActiveAllEqual(v);
+    Out[t * 6 + 0] = -WaveReadLaneFirst(b);          // a bool: -true is the int -1
+    Out[t * 6 + 1] = WaveReadLaneAt(!b, 1) / 2;       // bool / int is an int division
+    Out[t * 6 + 2] = (r.x ? 1 : 0) + (r.y ? 2 : 0) + (e.x ? 4 : 0) + (e.y ? 8 : 0);
+    bool2x2 m = WaveReadLaneFirst(bool2x2(b, !b, x > 10, x == 0));
+    Out[t * 6 + 3] = (m._m00 ? 1 : 0) + (m._m01 ? 2 : 0) + (m._m10 ? 4 : 0) + (m._m11 ? 8 : 0);
+    Out[t * 6 + 5] = QuadReadLaneAt(x, In[32]) * 100 + QuadReadLaneAt(x, x % 4);   // uniform, then per-lane index
+}
+"""
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_bool_values_and_dynamic_quad_lanes(backend):
+    """WaveReadLaneFirst/WaveReadLaneAt/WaveActiveAllEqual take any<> in DXC: a bool (vector, matrix) stays a
+    bool (they converted it to int here: `pick` shows the type).  QuadReadLaneAt with a non-constant lane: OpGroupNonUniformQuadBroadcast
+    needs a constant index before SPIR-V 1.5, so our SPIR-V shuffles from lane (lane & ~3) | (index & 3)."""
+    vals = [(t * 13 + 5) % 29 for t in range(32)]
+    got, ws = run(backend, BOOLS, 32, {"Out": ("int", 32 * 6)}, {"In": ("uint", vals + [3])})
+    for w in ws:
+        xs = [vals[u] for u in w]
+        bs = [x % 3 == 0 for x in xs]
+        vs = [(b, x > 10) for b, x in zip(bs, xs)]
+        for lane, t in enumerate(w):
+            quad = [xs[(lane & ~3) | i] for i in range(4)]
+            want = [-int(bs[0]), int(not bs[1]) // 2,
+                    vs[2][0] + 2 * vs[2][1] + 4 * (len({v[0] for v in vs}) == 1) + 8 * (len({v[1] for v in vs}) == 1),
+                    bs[0] + 2 * (not bs[0]) + 4 * (xs[0] > 10) + 8 * (xs[0] == 0), 111,
+                    quad[3] * 100 + quad[xs[lane] % 4]]
+            assert got["Out"][t * 6:t * 6 + 6] == want, f"thread {t} (lane {lane})"
+
+
+def test_quad_read_lane_at_broadcasts_only_constant_lanes():
+    """SPIR-V 1.3 (vulkan1.1) requires OpGroupNonUniformQuadBroadcast's index to be a constant instruction;
+    spirv-val does not check it, so the module is read here: every broadcast's index is an OpConstant."""
+    from harness import tools
+    res = compile_cs(BOOLS, "spirv")
+    assert res.ok, diagnostics_text(res)
+    dis = tools.spirv_dis(res.binary)
+    consts = {line.split("=")[0].strip() for line in dis.splitlines() if "= OpConstant" in line}
+    broadcasts = [line.split() for line in dis.splitlines() if "OpGroupNonUniformQuadBroadcast" in line]
+    shuffles = [line for line in dis.splitlines() if "OpGroupNonUniformShuffle " in line]
+    assert all(words[-1] in consts for words in broadcasts), broadcasts
+    assert len(broadcasts) + len(shuffles) >= 2

@@ -680,6 +680,22 @@ def _quad_swap(direction: int) -> Lowering:
     return lower
 
 
+def _quad_read_lane_at(fe: ExprEmitter, e: Intrinsic) -> int:
+    """OpGroupNonUniformQuadBroadcast takes a constant index before SPIR-V 1.5 (a dynamically uniform one
+    after): any other index reads lane (this lane & ~3) | (index & 3) of the wave with a shuffle (a quad is
+    4 consecutive lanes of the subgroup)."""
+    if isinstance(e.args[1], Const):
+        scope = _need_wave(fe, e, "GroupNonUniformQuad")
+        index = fe.expr(e.args[1])
+        return _per_value_row(fe, e, lambda rt, x: fe.op("OpGroupNonUniformQuadBroadcast", fe.tid(rt), scope, x, index))
+    scope = _need_wave(fe, e, "GroupNonUniformShuffle")
+    u = fe.tid(UINT)
+    me = fe.op("OpLoad", u, builtin_input(fe, "SubgroupLocalInvocationId", UINT))
+    base = fe.op("OpBitwiseAnd", u, me, fe.T.uconst(~3 & 0xFFFFFFFF))
+    lane = fe.op("OpBitwiseOr", u, base, fe.op("OpBitwiseAnd", u, fe.expr(e.args[1]), fe.T.uconst(3)))
+    return _per_value_row(fe, e, lambda rt, x: fe.op("OpGroupNonUniformShuffle", fe.tid(rt), scope, x, lane))
+
+
 def _lane_builtin(builtin: str) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         _need_wave(fe, e, "GroupNonUniform")
@@ -925,7 +941,7 @@ TABLE.update({
     "WaveReadLaneFirst": _wave_simple("OpGroupNonUniformBroadcastFirst", "GroupNonUniformBallot"),
     "WaveReadLaneAt": _wave_simple("OpGroupNonUniformShuffle", "GroupNonUniformShuffle"),
     "QuadReadAcrossX": _quad_swap(0), "QuadReadAcrossY": _quad_swap(1), "QuadReadAcrossDiagonal": _quad_swap(2),
-    "QuadReadLaneAt": _wave_simple("OpGroupNonUniformQuadBroadcast", "GroupNonUniformQuad"),
+    "QuadReadLaneAt": _quad_read_lane_at,
     "sincos": _sincos, "clip": _clip, "asdouble": _asdouble,
     "NonUniformResourceIndex": _identity,
     "and": _logical("OpLogicalAnd"), "or": _logical("OpLogicalOr"),
