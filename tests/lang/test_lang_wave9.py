@@ -453,3 +453,194 @@ def test_quad_read_lane_at_broadcasts_only_constant_lanes():
     shuffles = [line for line in dis.splitlines() if "OpGroupNonUniformShuffle " in line]
     assert all(words[-1] in consts for words in broadcasts), broadcasts
     assert len(broadcasts) + len(shuffles) >= 2
+
+
+# ---------------------------------------------------------------- divergent control flow: only active lanes take part
+
+DIVERGENT = DECLS + """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+[numthreads(64, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    uint x = In[t];
+    if (x % 3 == 1) {
+        Out[t * 10 + 0] = WaveActiveSum(x);
+        Out[t * 10 + 1] = WavePrefixSum(x);
+        Out[t * 10 + 2] = WaveReadLaneFirst(t);
+        Out[t * 10 + 3] = WaveIsFirstLane() ? 1u : 0u;
+    } else {
+        Out[t * 10 + 0] = WaveActiveMax(x) + 1000u;
+        Out[t * 10 + 1] = WavePrefixCountBits(true);
+        Out[t * 10 + 2] = WaveActiveBallot(true).x;
+        Out[t * 10 + 3] = WaveActiveAllTrue(x % 3 == 0) ? 1u : 0u;
+    }
+    uint acc = 0;
+    for (uint i = 0; i < x % 5; i++)
+        acc = acc * 10u + WaveActiveCountBits(true);     // lanes still looping at iteration i
+    Out[t * 10 + 4] = acc;
+    switch (x % 4) {
+    case 0: Out[t * 10 + 5] = WaveActiveCountBits(true); break;
+    case 2: Out[t * 10 + 5] = 100u + WaveActiveMin(x); break;
+    default: Out[t * 10 + 5] = 200u + WavePrefixSum(1u); break;
+    }
+    [branch] if (x > 20) {
+        Out[t * 10 + 6] = 7u;
+        return;
+    }
+    Out[t * 10 + 6] = WaveActiveCountBits(true);           // after the early return: the lanes that stayed
+    Out[t * 10 + 7] = WaveActiveSum(x);
+    uint k = 0;
+    while (true) {                                         // a loop left by break at different trips
+        if (k >= x % 3) break;
+        k++;
+    }
+    Out[t * 10 + 8] = WaveActiveSum(k);                    // after the loop: every lane that stayed
+    Out[t * 10 + 9] = WaveReadLaneFirst(x);
+}
+"""
+DIV_IN = [(t * 11 + 7) % 31 for t in range(64)]
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_divergent_control_flow(backend):
+    """Inside if/else, loops with per-lane trip counts, switch cases and after an early return only the lanes
+    that got there take part (HLSL's active lanes); after the constructs the lanes reconverge."""
+    got, ws = run(backend, DIVERGENT, 64, {"Out": ("uint", 640)}, {"In": ("uint", DIV_IN)})
+    for w in ws:
+        xs = [DIV_IN[u] for u in w]
+        for lane, t in enumerate(w):
+            x = xs[lane]
+            group = [j for j in range(len(w)) if (xs[j] % 3 == 1) == (x % 3 == 1)]
+            below = [j for j in group if j < lane]
+            if x % 3 == 1:
+                want = [sum(xs[j] for j in group), sum(xs[j] for j in below), w[group[0]], int(group[0] == lane)]
+            else:
+                want = [max(xs[j] for j in group) + 1000, len(below), sum(1 << j for j in group if j < 32),
+                        int(all(xs[j] % 3 == 0 for j in group))]
+            acc = 0
+            for i in range(x % 5):
+                acc = acc * 10 + sum(1 for y in xs if y % 5 > i)
+            want.append(acc)
+            case = [j for j in range(len(w)) if (xs[j] % 4 in (0, 2) and xs[j] % 4 == x % 4)
+                    or (xs[j] % 4 in (1, 3) and x % 4 in (1, 3))]
+            if x % 4 == 0:
+                want.append(len(case))
+            elif x % 4 == 2:
+                want.append(100 + min(xs[j] for j in case))
+            else:
+                want.append(200 + sum(1 for j in case if j < lane))
+            stay = [j for j in range(len(w)) if xs[j] <= 20]
+            if x > 20:
+                want += [7]
+                assert got["Out"][t * 10:t * 10 + 7] == want, f"thread {t} (lane {lane})"
+                assert got["Out"][t * 10 + 7:t * 10 + 10] == [0xCDCDCDCD] * 3
+                continue
+            want += [len(stay), sum(xs[j] for j in stay), sum(xs[j] % 3 for j in stay), xs[stay[0]]]
+            assert got["Out"][t * 10:t * 10 + 10] == want, f"thread {t} (lane {lane})"
+
+
+# ---------------------------------------------------------------- barriers across the waves of a group
+
+BARRIERS = """
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Scratch : register(u1);
+RWStructuredBuffer<uint> Waves : register(u2);
+groupshared uint G[64];
+groupshared uint Tree[64];
+groupshared uint Total;
+[numthreads(8, 4, 2)]
+void main(uint t : SV_GroupIndex, uint3 gid : SV_GroupID) {
+    uint base = gid.x * 64u;
+    uint v = (t * 37u + gid.x * 5u) % 64u;
+    Waves[base + t] = WaveGetLaneCount();
+    G[t] = v;
+    Tree[t] = v;
+    GroupMemoryBarrierWithGroupSync();
+    Out[(base + t) * 4 + 0] = G[(t + 17u) % 64u] * 100u + G[63u - t];  // written by other waves
+    for (uint s = 32u; s > 0u; s >>= 1) {                               // a tree reduction across the waves
+        if (t < s)
+            Tree[t] += Tree[t + s];
+        GroupMemoryBarrierWithGroupSync();
+    }
+    Out[(base + t) * 4 + 1] = Tree[0];
+    Scratch[base + t] = v * 3u;                                          // device memory, then a device barrier
+    DeviceMemoryBarrierWithGroupSync();
+    Out[(base + t) * 4 + 2] = Scratch[base + (t + 9u) % 64u];
+    if (t == 0)
+        Total = 0;
+    AllMemoryBarrierWithGroupSync();
+    uint part = WaveActiveSum(v);                                        // per wave, then across the waves
+    if (WaveIsFirstLane())
+        InterlockedAdd(Total, part);
+    AllMemoryBarrierWithGroupSync();
+    uint total = Total;
+    GroupMemoryBarrier();
+    AllMemoryBarrier();
+    DeviceMemoryBarrier();
+    Out[(base + t) * 4 + 3] = total;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_barriers_with_groupshared_across_waves(backend):
+    """A 64-thread group (several waves on lavapipe) trades values through groupshared memory and a
+    storage buffer behind each group-sync barrier flavour; two groups keep their own groupshared memory."""
+    got = run_backend(backend, BARRIERS, {"Out": ("uint", 512), "Scratch": ("uint", 128), "Waves": ("uint", 128)},
+                      groups=(2, 1, 1))
+    size = got["Waves"][0]
+    assert set(got["Waves"]) == {size} and 64 % size == 0
+    assert size < 64, "precondition: the group spans several waves"
+    for g in range(2):
+        v = [(t * 37 + g * 5) % 64 for t in range(64)]
+        for t in range(64):
+            want = [v[(t + 17) % 64] * 100 + v[63 - t], sum(v), v[(t + 9) % 64] * 3, sum(v)]
+            assert got["Out"][(g * 64 + t) * 4:(g * 64 + t) * 4 + 4] == want, f"group {g} thread {t}"
+
+
+QUADS_2D = DECLS + """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(4, 4, 2)]
+void main(uint t : SV_GroupIndex, uint3 id : SV_GroupThreadID) {
+""" + LANES + """
+    uint v = id.z * 100u + id.y * 10u + id.x;
+    Out[t * 5 + 0] = QuadReadAcrossX(v);
+    Out[t * 5 + 1] = QuadReadAcrossY(v);
+    Out[t * 5 + 2] = QuadReadAcrossDiagonal(v);
+    Out[t * 5 + 3] = QuadReadLaneAt(v, 2);
+    Out[t * 5 + 4] = QuadReadLaneAt(v, Lane[t] / 4u % 4u);      // a lane uniform across each quad
+}
+"""
+
+
+@pytest.mark.parametrize("profile, backend", [("cs_6_0", "spirv"), ("cs_6_0", "dxil-vk"), ("cs_6_6", "spirv")])
+def test_quads_of_a_2d_compute_group(profile, backend):
+    """From SM 6.6 a compute shader's quads are those of its derivatives: 2x2 threads of a 2-D group (quad
+    lane 0 top-left, 1 top-right, 2 bottom-left), so our SPIR-V gives a quad op the DerivativeGroupQuads mode
+    as it does ddx (it used four consecutive lanes).  Before SM 6.6 a quad is four consecutive lanes of the
+    wave (as DXC's issue 8886 asks to keep; dxil-spirv agrees).  The SM 6.6 DXIL cannot be checked through
+    dxil-spirv here: Debian's spirv-val rejects its KHR derivative-group capability (a listed harness limit)."""
+    n = 32
+    got, ws = run(backend, QUADS_2D, n, {"Out": ("uint", n * 5)}, profile=profile)
+    ident = [(t // 16) * 100 + (t // 4 % 4) * 10 + t % 4 for t in range(n)]
+    for w in ws:
+        for lane, t in enumerate(w):
+            if profile == "cs_6_6":
+                x, y, z = t % 4, t // 4 % 4, t // 16
+                quad = [z * 100 + (y & ~1 | i >> 1) * 10 + (x & ~1 | i & 1) for i in range(4)]
+                me = (y & 1) * 2 + (x & 1)
+            else:
+                quad = [ident[w[(lane & ~3) | i]] for i in range(4)]
+                me = lane & 3
+            assert got["Out"][t * 5:t * 5 + 5] == [quad[me ^ 1], quad[me ^ 2], quad[me ^ 3], quad[2],
+                                                   quad[lane // 4 % 4]], f"thread {t} (lane {lane})"
+    if profile == "cs_6_6":
+        res = compile_cs(QUADS_2D, "spirv", profile=profile)
+        assert "DerivativeGroupQuads" in _dis(res.binary)
+        assert compile_cs(QUADS_2D, "dxil", profile=profile).ok
+
+
+def _dis(binary: bytes) -> str:
+    from harness import tools
+    return tools.spirv_dis(binary)

@@ -34,7 +34,14 @@ from .emit_expr import ExprEmitter, ImagePlace, Ptr, SwizzlePlace, ncomp, with_s
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
 from .resource_ops import RESOURCE_METHODS
-from .vulkan import BEGIN_INTERLOCK, END_INTERLOCK, PATCH_BARRIER, UNSUPPORTED_INTRINSICS, compute_derivatives
+from .vulkan import (
+    BEGIN_INTERLOCK,
+    END_INTERLOCK,
+    PATCH_BARRIER,
+    UNSUPPORTED_INTRINSICS,
+    compute_derivatives,
+    compute_quads,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:       # no typing at run time (~2 ms of a cold compile, issue 23)
@@ -675,6 +682,7 @@ def _wave_count(group_op: str) -> Lowering:
 def _quad_swap(direction: int) -> Lowering:
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         scope = _need_wave(fe, e, "GroupNonUniformQuad")
+        compute_quads(fe.ctx)
         return _per_value_row(fe, e, lambda rt, x: fe.op("OpGroupNonUniformQuadSwap", fe.tid(rt), scope, x,
                                                          fe.T.uconst(direction)))
     return lower
@@ -684,6 +692,7 @@ def _quad_read_lane_at(fe: ExprEmitter, e: Intrinsic) -> int:
     """OpGroupNonUniformQuadBroadcast takes a constant index before SPIR-V 1.5 (a dynamically uniform one
     after): any other index reads lane (this lane & ~3) | (index & 3) of the wave with a shuffle (a quad is
     4 consecutive lanes of the subgroup)."""
+    compute_quads(fe.ctx)
     if isinstance(e.args[1], Const):
         scope = _need_wave(fe, e, "GroupNonUniformQuad")
         index = fe.expr(e.args[1])

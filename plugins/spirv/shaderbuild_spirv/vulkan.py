@@ -173,6 +173,24 @@ def compute_derivatives(ctx: Ctx) -> None:
     ctx.derivative_group = f"DerivativeGroup{kind}NV"
 
 
+def compute_quads(ctx: Ctx) -> None:
+    """A quad operation in an SM 6.6+ compute shader uses the quads of derivatives (D3D: 2x2 threads of a 2-D
+    group, four consecutive threads of a 1-D one), so it takes the same DerivativeGroup mode when the group fits
+    one; otherwise (and before SM 6.6, and in other stages) a quad is four consecutive lanes of the wave."""
+    if ctx.stage != "compute" or ctx.entry is None or ctx.shader_model < (6, 6) or ctx.derivative_group:
+        return
+    x, y, z = ctx.entry.numthreads or (1, 1, 1)
+    if y == z == 1 and x % 4 == 0:
+        kind = "Linear"
+    elif x % 2 == 0 and y % 2 == 0:
+        kind = "Quads"
+    else:
+        return
+    ctx.b.capability(f"ComputeDerivativeGroup{kind}NV")
+    ctx.b.extension("SPV_NV_compute_shader_derivatives")
+    ctx.derivative_group = f"DerivativeGroup{kind}NV"
+
+
 def unsupported(module: ir.Module, options: CompileOptions) -> None:
     """A located error for the first call of an intrinsic this target cannot express."""
     for fn in module.functions:
