@@ -11,6 +11,7 @@ indices 0..n-1 once each, n == WaveGetLaneCount) and computes every expected val
 from __future__ import annotations
 
 import math
+import struct
 
 import pytest
 from lang_util import compile_cs, diagnostics_text, run_backend
@@ -644,3 +645,148 @@ def test_quads_of_a_2d_compute_group(profile, backend):
 def _dis(binary: bytes) -> str:
     from harness import tools
     return tools.spirv_dis(binary)
+
+
+# ---------------------------------------------------------------- quads in a pixel shader, quad votes
+
+PIXEL_QUADS = """
+RWStructuredBuffer<uint> Out : register(u1);
+float4 main(float4 pos : SV_Position) : SV_Target {
+    uint x = (uint)pos.x, y = (uint)pos.y;
+    uint v = y * 16u + x;
+    uint i = (y * 8u + x) * 5u;
+    Out[i + 0] = QuadReadAcrossX(v);
+    Out[i + 1] = QuadReadAcrossY(v);
+    Out[i + 2] = QuadReadAcrossDiagonal(v);
+    Out[i + 3] = QuadReadLaneAt(v, 1);
+    float2 d = float2(QuadReadAcrossX(pos.x), QuadReadAcrossY(pos.y));
+    Out[i + 4] = (uint)(abs(d.x - pos.x) + 2.0 * abs(d.y - pos.y));   // neighbours one pixel away: 3
+    return float4(0.0, 0.0, 0.0, 1.0);
+}
+"""
+
+
+def test_quads_in_a_pixel_shader():
+    """Pixel quads are 2x2 pixels: lane 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right; every pixel of
+    the 8x8 target is covered, so no quad has a helper lane.  Drawn from our SPIR-V and (res_util's twin) from
+    our DXIL through dxil-spirv, which must write the same buffer."""
+    import res_util as R
+    w = h = 8
+    _targets, bufs = R.draw(R.FULLSCREEN_VS, PIXEL_QUADS, w, h, {"Out": R.storage(R.sentinel(w * h * 5))}, full=True)
+    got = R.unpack("I", bufs["Out"])
+    for y in range(h):
+        for x in range(w):
+            quad = [(y & ~1 | q >> 1) * 16 + (x & ~1 | q & 1) for q in range(4)]
+            me = (y & 1) * 2 + (x & 1)
+            i = (y * w + x) * 5
+            assert got[i:i + 5] == [quad[me ^ 1], quad[me ^ 2], quad[me ^ 3], quad[1], 3], f"pixel ({x}, {y})"
+
+
+QUAD_VOTE = """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+    uint x = In[t];
+    Out[t * 3 + 0] = QuadAny(x % 5 == 0) ? 1u : 0u;
+    Out[t * 3 + 1] = QuadAll(x % 2 == 0) ? 1u : 0u;
+    Out[t * 3 + 2] = QuadReadAcrossX(x);
+}
+"""
+
+
+def test_quad_any_and_all():
+    """QuadAny/QuadAll (SM 6.7) over the quads of a 1-D compute group: four consecutive threads at SM 6.6+.
+    Our SPIR-V only: the DXIL through dxil-spirv meets the harness's compute-derivatives limit (SM 6.6+)."""
+    backend = "spirv"
+    assert compile_cs(QUAD_VOTE, "dxil", profile="cs_6_7").ok
+    vals = [(t * 7 + 3) % 13 for t in range(32)]
+    got = run_backend(backend, QUAD_VOTE, {"Out": ("uint", 96)}, {"In": ("uint", vals)}, profile="cs_6_7")
+    for t in range(32):
+        quad = vals[t & ~3:(t & ~3) + 4]
+        assert got["Out"][t * 3:t * 3 + 3] == [int(any(v % 5 == 0 for v in quad)), int(all(v % 2 == 0 for v in quad)),
+                                               vals[t ^ 1]], f"thread {t}"
+
+
+FLOAT_EDGES = DECLS + """
+RWStructuredBuffer<float> F : register(u0);
+StructuredBuffer<float> In : register(t1);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    float x = In[t];
+    F[t * 5 + 0] = WaveActiveMin(x);
+    F[t * 5 + 1] = WaveActiveMax(x);
+    F[t * 5 + 2] = WaveActiveMin(x == 0.0 ? x : 1.0);     // only zeros of both signs and ones
+    F[t * 5 + 3] = WaveReadLaneAt(x, 1);                   // moves NaN and -0 bits unchanged
+    F[t * 5 + 4] = WaveActiveAllEqual(x == 0.0 ? x : 0.0) ? 1.0 : 0.0;  // -0 == +0
+}
+"""
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_float_min_max_skip_nan_and_zero_signs(backend):
+    """Float WaveActiveMin/Max ignore NaN lanes (DXIL's min/max are IEEE minNum/maxNum; SPIR-V's group FMin/FMax
+    choose the other operand of a NaN); which zero min(-0, +0) gives is unspecified on both, so only its being
+    a zero is checked.  WaveReadLaneAt moves bits: a NaN stays NaN, -0 stays -0."""
+    nan = float("nan")
+    vals = [nan, 3.0, -0.0, 0.0, nan, -2.5, 7.0, 0.0] * 3 + [nan] * 7 + [4.0]
+    got, ws = run(backend, FLOAT_EDGES, 32, {"F": ("float", 160)}, {"In": ("float", vals)})
+    for w in ws:
+        xs = [vals[u] for u in w]
+        real = [x for x in xs if not math.isnan(x)]
+        for lane, t in enumerate(w):
+            r = got["F"][t * 5:t * 5 + 5]
+            if real:
+                assert r[:2] == [min(real), max(real)], f"thread {t}"
+            zeros = [x for x in xs if x == 0.0]
+            assert r[2] == (0.0 if zeros else 1.0) and (zeros or math.copysign(1.0, r[2]) == 1.0), f"thread {t}"
+            assert struct.pack("<f", r[3]) == struct.pack("<f", xs[1]) or math.isnan(r[3]) and math.isnan(xs[1])
+            if not math.isnan(xs[1]):
+                assert math.copysign(1.0, r[3]) == math.copysign(1.0, xs[1])
+            assert r[4] == 1.0
+
+
+# ---------------------------------------------------------------- refused: located errors
+
+PS = "float4 main() : SV_Target {{\n    {0};\n    return 0;\n}}\n"
+CS = "RWBuffer<float> B;\nstruct S {{ float a; }};\n[numthreads(4, 1, 1)] void main(uint t : SV_GroupIndex) {{\n    {0};\n}}\n"
+ERRORS = [
+    # a group barrier syncs the thread group: only compute, mesh and amplification shaders have one (DXC's
+    # validator: "sync in a non-Compute/Amplification/Mesh Shader must only sync UAV (sync_uglobal)")
+    *[("ps_6_0", PS, f"{name}()", f"2:5: error: intrinsic '{name}' is not allowed in pixel shaders (allowed in: "
+       "amplification, compute, mesh)")
+      for name in ("GroupMemoryBarrierWithGroupSync", "GroupMemoryBarrier", "DeviceMemoryBarrierWithGroupSync",
+                   "AllMemoryBarrierWithGroupSync", "AllMemoryBarrier")],
+    ("vs_6_0", "float4 main(float4 p : P) : SV_Position {{\n    {0};\n    return p;\n}}\n", "p = QuadReadAcrossX(p)",
+     "2:9: error: intrinsic 'QuadReadAcrossX' is not allowed in vertex shaders (allowed in: amplification, compute, "
+     "mesh, pixel)"),
+    ("cs_6_0", CS, "S s = {1.0}; B[t] = WaveReadLaneFirst(s).a",
+     "4:25: error: invalid argument of type 'S' to intrinsic 'WaveReadLaneFirst'"),
+    ("cs_6_0", CS, "float a[2] = {1, 2}; B[t] = WaveActiveSum(a)[0]",
+     "4:33: error: invalid argument of type 'float[2]' to intrinsic 'WaveActiveSum'"),
+    ("cs_6_0", CS, "B[t] = WaveMatch(t).x", "4:12: error: intrinsic 'WaveMatch' requires shader model 6.5 or higher"),
+    ("cs_6_0", CS, "B[t] = WaveMultiPrefixSum(t, 1u)",
+     "4:12: error: intrinsic 'WaveMultiPrefixSum' requires shader model 6.5 or higher"),
+    ("cs_6_6", CS, "B[t] = QuadAny(t > 1)", "4:12: error: intrinsic 'QuadAny' requires shader model 6.7 or higher"),
+    ("cs_6_0", CS, "B[t] = WaveReadLaneAt(t)",
+     "4:12: error: no matching intrinsic for call to 'WaveReadLaneAt': expected 2 arguments, have 1"),
+]
+
+
+@pytest.mark.parametrize("profile, frame, stmt, want", ERRORS, ids=[e[2][:40] for e in ERRORS])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_refused_with_a_located_error(profile, frame, stmt, want, target):
+    res = compile_cs(frame.format(stmt), target, profile=profile)
+    assert not res.ok
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert len(errs) == 1, diagnostics_text(res)
+    assert diagnostics_text(res).splitlines()[0].endswith(want), diagnostics_text(res)
+    assert "^" in diagnostics_text(res)
+
+
+def test_device_memory_barrier_is_allowed_in_every_stage():
+    """DeviceMemoryBarrier syncs UAV memory only (sync_uglobal): DXC's validator allows it outside thread groups."""
+    for target in ("spirv", "dxil"):
+        res = compile_cs(PS.format("DeviceMemoryBarrier()"), target, profile="ps_6_0")
+        assert res.ok, diagnostics_text(res)
