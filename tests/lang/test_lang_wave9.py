@@ -735,7 +735,7 @@ def test_float_min_max_skip_nan_and_zero_signs(backend):
     for w in ws:
         xs = [vals[u] for u in w]
         real = [x for x in xs if not math.isnan(x)]
-        for lane, t in enumerate(w):
+        for t in w:
             r = got["F"][t * 5:t * 5 + 5]
             if real:
                 assert r[:2] == [min(real), max(real)], f"thread {t}"
