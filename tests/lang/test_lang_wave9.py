@@ -790,3 +790,61 @@ def test_device_memory_barrier_is_allowed_in_every_stage():
     for target in ("spirv", "dxil"):
         res = compile_cs(PS.format("DeviceMemoryBarrier()"), target, profile="ps_6_0")
         assert res.ok, diagnostics_text(res)
+
+
+MULTI = DECLS + """
+RWStructuredBuffer<int> I : register(u0);
+RWStructuredBuffer<float> F : register(u1);
+StructuredBuffer<int> In : register(t2);
+uint inner(int x) {
+    if (x > 5)
+        return 1000u;                                  // these lanes leave the function early
+    return WaveActiveCountBits(true) + WavePrefixSum(1u) * 100u;
+}
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    int x = In[t];
+    uint4 part = WaveMatch(x % 3);                     // partitions: lanes with equal x % 3
+    I[t * 8 + 0] = WaveMultiPrefixSum(x, part);
+    I[t * 8 + 1] = WaveMultiPrefixProduct(x % 4 - 2, part);
+    I[t * 8 + 2] = (int)WaveMultiPrefixBitAnd((uint)x | 0xF0u, part);
+    I[t * 8 + 3] = WaveMultiPrefixBitXor(x, part);
+    I[t * 8 + 4] = WaveMultiPrefixBitOr(x * 16, part);
+    I[t * 8 + 5] = WaveMultiPrefixCountBits(x % 2 == 0, part);
+    I[t * 8 + 6] = (int)part.x;
+    I[t * 8 + 7] = (int)inner(x);
+    F[t] = WaveMultiPrefixSum(0.5 * x, part);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_multi_prefix_over_wave_match_partitions(backend):
+    """SM 6.5: WaveMatch's masks partition the wave; each WaveMultiPrefix* combines the lanes below this one in
+    its partition (exclusive: identity 0 / 1 / all ones).  And a function left early by some lanes: only the
+    others take part in its wave ops."""
+    vals = [(t * 5 + 1) % 11 - 3 for t in range(32)]
+    got, ws = run(backend, MULTI, 32, {"I": ("int", 256), "F": ("float", 32)}, {"In": ("int", vals)},
+                  profile="cs_6_5")
+    for w in ws:
+        xs = [vals[u] for u in w]
+        key = [int(math.fmod(x, 3)) for x in xs]
+        stay = [j for j, x in enumerate(xs) if x <= 5]
+        for lane, t in enumerate(w):
+            part = [j for j in range(len(w)) if key[j] == key[lane]]
+            below = [xs[j] for j in part if j < lane]
+            band = 0xFFFFFFFF
+            bxor = 0
+            bor = 0
+            prod = 1
+            for b in below:
+                band &= (b & 0xFFFFFFFF) | 0xF0
+                bxor ^= b
+                bor |= b * 16
+                prod *= int(math.fmod(b, 4)) - 2
+            want = [sum(below), i32(prod), i32(band), bxor, bor, sum(1 for b in below if b % 2 == 0),
+                    i32(sum(1 << j for j in part if j < 32)),
+                    1000 if xs[lane] > 5 else len(stay) + 100 * sum(1 for j in stay if j < lane)]
+            assert got["I"][t * 8:t * 8 + 8] == want, f"thread {t} (lane {lane})"
+            assert got["F"][t] == sum(0.5 * b for b in below)
