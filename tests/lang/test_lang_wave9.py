@@ -848,3 +848,41 @@ def test_multi_prefix_over_wave_match_partitions(backend):
                     1000 if xs[lane] > 5 else len(stay) + 100 * sum(1 for j in stay if j < lane)]
             assert got["I"][t * 8:t * 8 + 8] == want, f"thread {t} (lane {lane})"
             assert got["F"][t] == sum(0.5 * b for b in below)
+
+
+PARTIAL_VS = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    float2 p[3] = { float2(-1.0, -1.0), float2(0.3, -1.0), float2(-1.0, 0.45) };
+    return float4(p[id], 0.0, 1.0);
+}
+"""
+PARTIAL_PS = """
+RWStructuredBuffer<uint> Out : register(u1);
+float4 main(float4 pos : SV_Position) : SV_Target {
+    uint id = (uint)pos.y * 8u + (uint)pos.x;
+    Out[id * 3u + 0u] = WaveActiveCountBits(true);
+    Out[id * 3u + 1u] = WaveReadLaneFirst(id);
+    Out[id * 3u + 2u] = WaveActiveSum(id);
+    return float4(0.0, 0.0, 0.0, 1.0);
+}
+"""
+
+
+def test_helper_lanes_take_no_part_in_wave_ops():
+    """A triangle's edge leaves quads with helper lanes (pixels outside it that run for derivatives, writing
+    no UAV): D3D's active lanes exclude them, so each wave's count and sum cover exactly the pixels that
+    wrote (grouped by the wave's first lane), from our SPIR-V and from our DXIL through dxil-spirv."""
+    import res_util as R
+    w = h = 8
+    _t, bufs = R.draw(PARTIAL_VS, PARTIAL_PS, w, h, {"Out": R.storage(R.sentinel(w * h * 3))}, full=True)
+    got = R.unpack("I", bufs["Out"])
+    wrote = [i for i in range(w * h) if got[i * 3] != 0xCDCDCDCD]
+    assert 4 < len(wrote) < w * h // 2, "precondition: a partly covered target"
+    groups: dict[int, list[int]] = {}
+    for i in wrote:
+        groups.setdefault(got[i * 3 + 1], []).append(i)
+    for head, members in groups.items():
+        assert head in members
+        for i in members:
+            assert got[i * 3:i * 3 + 3] == [len(members), head, sum(members)], f"pixel {i}"
+    assert any(len(m) % 4 for m in groups.values()), "precondition: some quad has helper lanes"
