@@ -886,3 +886,47 @@ def test_helper_lanes_take_no_part_in_wave_ops():
         for i in members:
             assert got[i * 3:i * 3 + 3] == [len(members), head, sum(members)], f"pixel {i}"
     assert any(len(m) % 4 for m in groups.values()), "precondition: some quad has helper lanes"
+
+
+SELECTS = DECLS + """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+uint pick(uint x) { return x % 2 == 0 ? WaveActiveSum(1u) : 100u; }
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    uint x = In[t];
+    uint r = 0;
+    if (x % 2 == 0)
+        r = WaveActiveSum(1u);                       // a value computed in a branch: not if-converted
+    uint u = 0;
+    [flatten] if (x < 3)
+        u = WaveActiveCountBits(true);               // [flatten] keeps the wave op's lanes
+    Out[t * 4 + 0] = r;
+    Out[t * 4 + 1] = u;
+    Out[t * 4 + 2] = x > 3 ? WaveActiveSum(x) : 0u;  // HLSL 2021: short-circuits; 2018: both sides run
+    Out[t * 4 + 3] = pick(x);
+}
+"""
+
+
+@pytest.mark.parametrize("version", [2018, 2021])
+@pytest.mark.parametrize("backend", VK)
+def test_wave_ops_in_branches_and_conditional_operators(backend, version):
+    """A wave op whose value is assigned in a branch keeps the branch's lanes at -O3 and -O0 (no
+    if-conversion), [flatten] included.  The conditional operator follows the language version: HLSL 2021
+    evaluates only the chosen operand (so the wave op sees the lanes choosing it), HLSL 2018 evaluates both
+    for every lane (DXC likewise)."""
+    vals = [(t * 3 + 1) % 7 for t in range(32)]
+    got, ws = run(backend, SELECTS, 32, {"Out": ("uint", 128)}, {"In": ("uint", vals)}, hlsl_version=version)
+    for w in ws:
+        xs = [vals[u] for u in w]
+        short = version == 2021
+        for lane, t in enumerate(w):
+            x = xs[lane]
+            big = sum(y for y in xs if y > 3 or not short)
+            evens = sum(1 for y in xs if y % 2 == 0 or not short)
+            want = [sum(1 for y in xs if y % 2 == 0) if x % 2 == 0 else 0,
+                    sum(1 for y in xs if y < 3) if x < 3 else 0,
+                    big if x > 3 else 0, evens if x % 2 == 0 else 100]
+            assert got["Out"][t * 4:t * 4 + 4] == want, f"thread {t} (lane {lane})"
