@@ -930,3 +930,42 @@ def test_wave_ops_in_branches_and_conditional_operators(backend, version):
                     sum(1 for y in xs if y < 3) if x < 3 else 0,
                     big if x > 3 else 0, evens if x % 2 == 0 else 100]
             assert got["Out"][t * 4:t * 4 + 4] == want, f"thread {t} (lane {lane})"
+
+
+SAME_CALLS = DECLS + """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    uint x = In[t];
+    uint a = WaveActiveSum(x), f = WaveIsFirstLane() ? 1u : 0u, c = WaveActiveCountBits(x > 0);
+    uint b = 0, g = 0, d = 0, e = 0;
+    if (x > 3) {                                   // the same calls again on fewer lanes: not one value
+        b = WaveActiveSum(x);
+        g = WaveIsFirstLane() ? 1u : 0u;
+        d = WaveActiveCountBits(x > 0);
+        e = WaveReadLaneFirst(x);
+    }
+    uint h = WaveActiveSum(x);
+    Out[t * 8 + 0] = a; Out[t * 8 + 1] = b; Out[t * 8 + 2] = f; Out[t * 8 + 3] = g;
+    Out[t * 8 + 4] = c; Out[t * 8 + 5] = d; Out[t * 8 + 6] = e; Out[t * 8 + 7] = h;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_identical_wave_calls_on_different_lanes_stay_apart(backend):
+    """Two identical wave calls in different control flow see different lanes: neither the IR nor the
+    SPIR-V optimiser nor the DXIL may merge them (the table marks wave ops as having side effects)."""
+    vals = [(t * 5 + 2) % 9 for t in range(32)]
+    got, ws = run(backend, SAME_CALLS, 32, {"Out": ("uint", 256)}, {"In": ("uint", vals)})
+    for w in ws:
+        xs = [vals[u] for u in w]
+        inner = [j for j, y in enumerate(xs) if y > 3]
+        for lane, t in enumerate(w):
+            x = xs[lane]
+            on = x > 3
+            want = [sum(xs), sum(xs[j] for j in inner) if on else 0, int(lane == 0), int(on and lane == inner[0]),
+                    sum(1 for y in xs if y > 0), len(inner) if on else 0, xs[inner[0]] if on else 0, sum(xs)]
+            assert got["Out"][t * 8:t * 8 + 8] == want, f"thread {t} (lane {lane})"
