@@ -969,3 +969,32 @@ def test_identical_wave_calls_on_different_lanes_stay_apart(backend):
             want = [sum(xs), sum(xs[j] for j in inner) if on else 0, int(lane == 0), int(on and lane == inner[0]),
                     sum(1 for y in xs if y > 0), len(inner) if on else 0, xs[inner[0]] if on else 0, sum(xs)]
             assert got["Out"][t * 8:t * 8 + 8] == want, f"thread {t} (lane {lane})"
+
+
+MESH_QUADS = """struct V { float4 p : SV_Position; };
+[outputtopology("triangle")] [numthreads(NT)]
+void main(uint t : SV_GroupIndex, out vertices V v[3], out indices uint3 tri[1]) {
+    SetMeshOutputCounts(3, 1);
+    float q = QuadReadAcrossX((float)t);
+    if (t < 3) v[t].p = float4(q, 0, 0, 1);
+    if (t == 0) tri[0] = uint3(0, 1, 2);
+}"""
+
+
+@pytest.mark.parametrize("numthreads, profile, refused", [("4, 1, 1", "ms_6_6", False), ("2, 2, 1", "ms_6_5", False),
+                                                          ("2, 2, 1", "ms_6_6", True)])
+def test_mesh_quads_of_a_2d_group_are_refused_for_spirv(numthreads, profile, refused):
+    """SM 6.6 gives a 2-D mesh/amplification group 2x2 thread quads; SPIR-V has them there only through
+    SPV_KHR_compute_shader_derivatives (the NV extension we emit covers compute shaders), so our SPIR-V refuses
+    that case with a located error instead of using lane quads; DXIL compiles it."""
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+    src = MESH_QUADS.replace("NT", numthreads)
+    res = compile_file("m.hlsl", CompileOptions(entry="main", profile=profile, vk_target_env="vulkan1.2"), text=src)
+    if refused:
+        assert [d.message.split(",")[0] for d in res.diagnostics] == [
+            "quad operations in a mesh shader with a 2-D thread group read 2x2 thread quads from shader model 6.6"]
+        assert res.diagnostics[0].loc is not None and res.diagnostics[0].loc.line == 5
+    else:
+        assert res.ok, diagnostics_text(res)
+    assert compile_file("m.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=src).ok

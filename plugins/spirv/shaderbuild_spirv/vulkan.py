@@ -176,10 +176,17 @@ def compute_derivatives(ctx: Ctx) -> None:
 def compute_quads(ctx: Ctx) -> None:
     """A quad operation in an SM 6.6+ compute shader uses the quads of derivatives (D3D: 2x2 threads of a 2-D
     group, four consecutive threads of a 1-D one), so it takes the same DerivativeGroup mode when the group fits
-    one; otherwise (and before SM 6.6, and in other stages) a quad is four consecutive lanes of the wave."""
-    if ctx.stage != "compute" or ctx.entry is None or ctx.shader_model < (6, 6) or ctx.derivative_group:
+    one; otherwise (and before SM 6.6, and in other stages) a quad is four consecutive lanes of the wave.  A
+    2-D mesh or amplification group would need the KHR extension's modes there: a located error."""
+    if ctx.entry is None or ctx.shader_model < (6, 6) or ctx.derivative_group:
         return
     x, y, z = ctx.entry.numthreads or (1, 1, 1)
+    if ctx.stage in ("mesh", "amplification") and not y == z == 1:
+        raise error(f"quad operations in a {ctx.stage} shader with a 2-D thread group read 2x2 thread quads from "
+                    "shader model 6.6, which SPIR-V expresses only with SPV_KHR_compute_shader_derivatives (not "
+                    "supported here); use a 1-D [numthreads]")
+    if ctx.stage != "compute":
+        return
     if y == z == 1 and x % 4 == 0:
         kind = "Linear"
     elif x % 2 == 0 and y % 2 == 0:
