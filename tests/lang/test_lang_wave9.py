@@ -861,8 +861,8 @@ RWStructuredBuffer<uint> Out : register(u1);
 float4 main(float4 pos : SV_Position) : SV_Target {
     uint id = (uint)pos.y * 8u + (uint)pos.x;
     Out[id * 3u + 0u] = WaveActiveCountBits(true);
-    Out[id * 3u + 1u] = WaveReadLaneFirst(id);
-    Out[id * 3u + 2u] = WaveActiveSum(id);
+    Out[id * 3u + 1u] = WaveReadLaneFirst(id);          // the first non-helper lane
+    Out[id * 3u + 2u] = WaveActiveSum(id) | (WaveIsFirstLane() ? 0x80000000u : 0u);
     return float4(0.0, 0.0, 0.0, 1.0);
 }
 """
@@ -884,7 +884,8 @@ def test_helper_lanes_take_no_part_in_wave_ops():
     for head, members in groups.items():
         assert head in members
         for i in members:
-            assert got[i * 3:i * 3 + 3] == [len(members), head, sum(members)], f"pixel {i}"
+            first = 0x80000000 if i == head else 0      # WaveIsFirstLane: the lane WaveReadLaneFirst reads
+            assert got[i * 3:i * 3 + 3] == [len(members), head, sum(members) | first], f"pixel {i}"
     assert any(len(m) % 4 for m in groups.values()), "precondition: some quad has helper lanes"
 
 
