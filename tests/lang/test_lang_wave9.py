@@ -999,3 +999,35 @@ def test_mesh_quads_of_a_2d_group_are_refused_for_spirv(numthreads, profile, ref
     else:
         assert res.ok, diagnostics_text(res)
     assert compile_file("m.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=src).ok
+
+
+DISCARD_PS = """
+RWStructuredBuffer<uint> Out : register(u1);
+float4 main(float4 pos : SV_Position) : SV_Target {
+    uint id = (uint)pos.y * 8u + (uint)pos.x;
+    if ((id * 7u) % 5u < 2u)
+        discard;                                      // these lanes leave the wave's active set
+    Out[id * 3u + 0u] = WaveActiveCountBits(true);
+    Out[id * 3u + 1u] = WaveReadLaneFirst(id);
+    Out[id * 3u + 2u] = WavePrefixSum(1u);
+    return float4(1.0, 0.0, 0.0, 1.0);
+}
+"""
+
+
+def test_discarded_lanes_take_no_part_in_wave_ops():
+    """After `discard` a lane is no longer active (D3D: it may run on as a helper, writing nothing): the wave
+    ops that follow count only the pixels that kept going."""
+    import res_util as R
+    w = h = 8
+    _t, bufs = R.draw(R.FULLSCREEN_VS, DISCARD_PS, w, h, {"Out": R.storage(R.sentinel(w * h * 3))}, full=True)
+    got = R.unpack("I", bufs["Out"])
+    kept = [i for i in range(w * h) if (i * 7) % 5 >= 2]
+    assert [i for i in range(w * h) if got[i * 3] != 0xCDCDCDCD] == kept
+    groups: dict[int, list[int]] = {}
+    for i in kept:
+        groups.setdefault(got[i * 3 + 1], []).append(i)
+    assert sorted(got[i * 3 + 2] for i in kept) == sorted(k for m in groups.values() for k in range(len(m)))
+    for head, members in groups.items():
+        assert head in members
+        assert all(got[i * 3] == len(members) for i in members), f"wave of pixel {head}"
