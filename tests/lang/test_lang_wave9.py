@@ -10,11 +10,13 @@ indices 0..n-1 once each, n == WaveGetLaneCount) and computes every expected val
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import struct
 
 import pytest
-from lang_util import compile_cs, diagnostics_text, run_backend
+from lang_util import compile_cs, diagnostics_text, i32, run_backend
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -54,18 +56,13 @@ def waves(got: dict, n: int) -> list[list[int]]:
     return out
 
 
-def wave_of(ws: list[list[int]]) -> dict[int, list[int]]:
-    return {t: w for w in ws for t in w}
-
-
 def run(backend: str, src: str, n: int, outputs: dict, inputs: dict | None = None, **kw) -> tuple[dict, list]:
     got = run_backend(backend, src, {**outputs, **lane_bufs(n)}, inputs, **kw)
     return got, waves(got, n)
 
 
-def i32(x: int) -> int:
-    x &= U32
-    return x - (1 << 32) if x >> 31 else x
+def _bor(xs) -> int:
+    return functools.reduce(operator.or_, xs, 0)
 
 
 def i64(x: int) -> int:
@@ -158,13 +155,6 @@ void main(uint t : SV_GroupIndex) {
 REDUCE_IN = [(-1) ** t * ((t * 37) % 23) for t in range(32)]
 
 
-def _prod(xs, mask=None):
-    p = 1
-    for x in xs:
-        p *= x
-    return p if mask is None else p & mask
-
-
 @pytest.mark.parametrize("backend", VK)
 def test_reductions_and_scans_int_uint_float(backend):
     """Sum/Product/Min/Max and the prefix forms: signed min/max on int, unsigned on uint (a negative int
@@ -186,22 +176,15 @@ def test_reductions_and_scans_int_uint_float(backend):
                 bxor ^= x
             mx = [max(us), max(x >> 1 for x in us), 7]
             assert got["I"][t * 8:t * 8 + 8] == [
-                i32(sum(s)), i32(_prod(small)), min(s), max(s), i32(sum(s[:lane])), i32(_prod(small[:lane])),
-                min(s) * 1000 + min(-x for x in s), _or(s[:lane])], f"I thread {t}"
+                i32(sum(s)), i32(math.prod(small)), min(s), max(s), i32(sum(s[:lane])), i32(math.prod(small[:lane])),
+                min(s) * 1000 + min(-x for x in s), i32(_bor(s[:lane]))], f"I thread {t}"
             assert got["U"][t * 8:t * 8 + 8] == [min(us), max(us), band, bor, bxor, sum(us) & U32,
                                                   sum(us[:lane]) & U32, mx[0] ^ mx[1] ^ mx[2]], f"U thread {t}"
             fs = [x * 0.5 for x in s]
-            prod_f = _prod([2.0 if x % 2 == 0 else -0.5 for x in s])
-            gy = _prod([-1.0 if x < 0 else 1.0 for x in s[:lane]])
+            prod_f = math.prod([2.0 if x % 2 == 0 else -0.5 for x in s])
+            gy = math.prod([-1.0 if x < 0 else 1.0 for x in s[:lane]])
             assert got["F"][t * 6:t * 6 + 6] == [sum(fs), min(fs), max(fs), sum(fs[:lane]), prod_f,
                                                   1.5 ** lane * gy], f"F thread {t}"
-
-
-def _or(xs):
-    r = 0
-    for x in xs:
-        r |= x
-    return i32(r)
 
 
 
@@ -387,13 +370,6 @@ def test_wave_and_quad_ops_on_matrices(backend):
                 prod *= mm[0][1]
             want_f = [sum(mm[1][2] for mm in ms), ms[0][1][1], ms[lane ^ 2][0][2], prod + 1000.0]
             assert got["F"][t * 4:t * 4 + 4] == want_f, f"thread {t} (lane {lane})"
-
-
-def _bor(xs) -> int:
-    r = 0
-    for x in xs:
-        r |= x
-    return r
 
 
 BOOLS = DECLS + """
