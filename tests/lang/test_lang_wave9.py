@@ -187,7 +187,6 @@ def test_reductions_and_scans_int_uint_float(backend):
                                                   1.5 ** lane * gy], f"F thread {t}"
 
 
-
 WIDE = DECLS + """
 RWStructuredBuffer<int64_t> L : register(u0);
 RWStructuredBuffer<uint64_t> UL : register(u1);
