@@ -129,7 +129,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("QuadReadLaneAt", "T u", "T", "fiu", stages=QUAD_STAGES, side_effects=True),
     *_sigs("QuadAny QuadAll", "b", "b", "b", stages=QUAD_STAGES, min_sm=(6, 7), side_effects=True),
     *_sigs("WaveActiveAllTrue WaveActiveAnyTrue", "b", "b", "b", side_effects=True),
-    # per component, as DXC (bool<> WaveActiveAllEqual(numeric<>)): a vector gives a bool vector
+    # per component, as DXC (bool<> WaveActiveAllEqual(any<>)): a vector gives a bool vector
     *_sigs("WaveActiveAllEqual", "T", "B", "fiub", side_effects=True),
     *_sigs("WaveActiveCountBits WavePrefixCountBits", "b", "u", "b", side_effects=True),
     *_sigs("WaveActiveBallot", "b", "u4", "b", side_effects=True),
