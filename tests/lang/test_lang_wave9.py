@@ -1006,3 +1006,30 @@ def test_discarded_lanes_take_no_part_in_wave_ops():
     for head, members in groups.items():
         assert head in members
         assert all(got[i * 3] == len(members) for i in members), f"wave of pixel {head}"
+
+
+BOOL_NUMERIC = DECLS + """
+RWStructuredBuffer<float> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    bool b = In[t] % 3 == 0;
+    Out[t * 2 + 0] = WaveActiveSum(b) / 2;          // DXC: a float sum, then a float division
+    Out[t * 2 + 1] = -QuadReadAcrossX(b);           // DXC: -0.0 for a false neighbour
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="front end (sema/calls.py): a bool argument of a numeric<> intrinsic "
+                   "converts to int here; DXC converts it to float (its first numeric type; DXC issue 5153)")
+@pytest.mark.parametrize("backend", VK)
+def test_bool_argument_of_a_numeric_wave_op_is_a_float(backend):
+    vals = [(t * 5 + 1) % 7 for t in range(32)]
+    got, ws = run(backend, BOOL_NUMERIC, 32, {"Out": ("float", 64)}, {"In": ("uint", vals)})
+    for w in ws:
+        bs = [vals[u] % 3 == 0 for u in w]
+        for lane, t in enumerate(w):
+            other = bs[lane ^ 1]
+            assert got["Out"][t * 2] == sum(bs) / 2
+            assert struct.pack("<f", got["Out"][t * 2 + 1]) == struct.pack("<f", -1.0 if other else -0.0)
