@@ -1033,3 +1033,42 @@ def test_bool_argument_of_a_numeric_wave_op_is_a_float(backend):
             other = bs[lane ^ 1]
             assert got["Out"][t * 2] == sum(bs) / 2
             assert struct.pack("<f", got["Out"][t * 2 + 1]) == struct.pack("<f", -1.0 if other else -0.0)
+
+
+SINK = DECLS + """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<uint> In : register(t1);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+""" + LANES + """
+    uint x = In[t];
+    uint s = WaveActiveSum(x), c = WaveActiveCountBits(x > 2), f = WaveReadLaneFirst(x), p = WavePrefixSum(x);
+    if (x > 3) {                                   // used only here: must not be sunk into the branch
+        Out[t * 5 + 0] = s;
+        Out[t * 5 + 1] = c;
+        Out[t * 5 + 2] = f;
+        Out[t * 5 + 3] = p;
+    }
+    uint q = 0;
+    for (uint i = 0; i < x % 3; i++)               // nor into a loop some lanes skip
+        q += s;
+    if (x % 3 == 1)
+        Out[t * 5 + 4] = q + WaveActiveMax(x);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", VK)
+def test_wave_values_are_not_sunk_into_branches(backend):
+    """A wave op computed by every lane and used only inside a branch or loop keeps every lane's value: moving
+    it to its use (code sinking) would shrink its active lanes."""
+    vals = [(t * 3 + 2) % 8 for t in range(32)]
+    got, ws = run(backend, SINK, 32, {"Out": ("uint", 160)}, {"In": ("uint", vals)})
+    for w in ws:
+        xs = [vals[u] for u in w]
+        for lane, t in enumerate(w):
+            x = xs[lane]
+            row = [sum(xs), sum(1 for y in xs if y > 2), xs[0], sum(xs[:lane])] if x > 3 else [0xCDCDCDCD] * 4
+            ones = [y for y in xs if y % 3 == 1]
+            row.append(sum(xs) * (x % 3) + max(ones) if x % 3 == 1 else 0xCDCDCDCD)
+            assert got["Out"][t * 5:t * 5 + 5] == row, f"thread {t} (lane {lane})"
