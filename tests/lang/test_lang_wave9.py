@@ -629,7 +629,8 @@ RWStructuredBuffer<uint> Out : register(u1);
 float4 main(float4 pos : SV_Position) : SV_Target {
     uint x = (uint)pos.x, y = (uint)pos.y;
     uint v = y * 16u + x;
-    uint i = (y * 8u + x) * 5u;
+    uint i = (y * 8u + x) * 6u;
+    Out[i + 5] = QuadReadLaneAt(v, y / 2u % 4u);                       // uniform across each quad
     Out[i + 0] = QuadReadAcrossX(v);
     Out[i + 1] = QuadReadAcrossY(v);
     Out[i + 2] = QuadReadAcrossDiagonal(v);
@@ -642,19 +643,21 @@ float4 main(float4 pos : SV_Position) : SV_Target {
 
 
 def test_quads_in_a_pixel_shader():
-    """Pixel quads are 2x2 pixels: lane 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right; every pixel of
-    the 8x8 target is covered, so no quad has a helper lane.  Drawn from our SPIR-V and (res_util's twin) from
+    """Pixel quads are 2x2 pixels: lane 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right (also for a
+    QuadReadLaneAt lane that is not a constant); every pixel of the 8x8 target is covered, so no quad has a
+    helper lane.  Drawn from our SPIR-V and (res_util's twin) from
     our DXIL through dxil-spirv, which must write the same buffer."""
     import res_util as R
     w = h = 8
-    _targets, bufs = R.draw(R.FULLSCREEN_VS, PIXEL_QUADS, w, h, {"Out": R.storage(R.sentinel(w * h * 5))}, full=True)
+    _targets, bufs = R.draw(R.FULLSCREEN_VS, PIXEL_QUADS, w, h, {"Out": R.storage(R.sentinel(w * h * 6))}, full=True)
     got = R.unpack("I", bufs["Out"])
     for y in range(h):
         for x in range(w):
             quad = [(y & ~1 | q >> 1) * 16 + (x & ~1 | q & 1) for q in range(4)]
             me = (y & 1) * 2 + (x & 1)
-            i = (y * w + x) * 5
-            assert got[i:i + 5] == [quad[me ^ 1], quad[me ^ 2], quad[me ^ 3], quad[1], 3], f"pixel ({x}, {y})"
+            i = (y * w + x) * 6
+            assert got[i:i + 6] == [quad[me ^ 1], quad[me ^ 2], quad[me ^ 3], quad[1], 3, quad[y // 2 % 4]], \
+                f"pixel ({x}, {y})"
 
 
 QUAD_VOTE = """
