@@ -1075,3 +1075,71 @@ def test_wave_values_are_not_sunk_into_branches(backend):
             ones = [y for y in xs if y % 3 == 1]
             row.append(sum(xs) * (x % 3) + max(ones) if x % 3 == 1 else 0xCDCDCDCD)
             assert got["Out"][t * 5:t * 5 + 5] == row, f"thread {t} (lane {lane})"
+
+
+# ---------------------------------------------------------------- an amplification shader compacting with wave ops
+
+AMP = """
+struct Payload { uint ids[8]; };
+groupshared Payload pl;
+[numthreads(8, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    bool visible = (VISIBLE >> t) & 1;
+    uint slot = WavePrefixCountBits(visible);       // compaction in id order, one wave
+    if (visible)
+        pl.ids[slot] = t;
+    uint n = WaveActiveCountBits(visible);
+    GroupMemoryBarrierWithGroupSync();
+    DispatchMesh(n, 1, 1, pl);
+}
+"""
+AMP_MS = """
+struct V { float4 pos : SV_Position; [[vk::location(1)]] nointerpolation float4 color : COLOR0; };
+struct Payload { uint ids[8]; };
+[outputtopology("triangle")]
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint gid : SV_GroupID, in payload Payload p,
+          out vertices V verts[4], out indices uint3 tris[2]) {
+    SetMeshOutputCounts(4, 2);
+    uint m = p.ids[gid];                            // meshlet m covers pixel column pair 2m, 2m + 1
+    float x0 = m / 4.0 - 1.0, x1 = (m + 1) / 4.0 - 1.0;
+    V v;
+    v.pos = float4((t & 1) ? x1 : x0, (t & 2) ? 1.0 : -1.0, 0, 1);
+    v.color = float4((m + 1) / 8.0, 0, 0, 1);
+    verts[t] = v;
+    if (t < 2)
+        tris[t] = t == 0 ? uint3(0, 1, 2) : uint3(1, 3, 2);
+}
+"""
+AMP_PS = """
+struct V { float4 pos : SV_Position; [[vk::location(1)]] nointerpolation float4 color : COLOR0; };
+float4 main(V v) : SV_Target { return v.color; }
+"""
+
+
+@pytest.mark.parametrize("visible", [0b10110101, 0b00000000, 0b11111111])
+def test_amplification_shader_compacts_with_wave_ops(visible):
+    """WavePrefixCountBits gives each visible meshlet its payload slot and WaveActiveCountBits the mesh group
+    count (the 8 threads are one wave when waves have 8 or more lanes, as on lavapipe); drawn from
+    SPIR-V and again with the amplification shader's DXIL twin converted by dxil-spirv."""
+    import res_util as R
+    from dxil_run import consumer_spirv
+    from harness.vulkan_runner import run_mesh
+    env = "vulkan1.2"
+    task = R.build(AMP.replace("VISIBLE", str(visible)), "main", "as_6_5", env=env)
+    ms = R.build(AMP_MS, "main", "ms_6_5", env=env)
+    ps = R.build(AMP_PS, "main", "ps_6_5", env=env)
+    w, h = 16, 2
+    px = run_mesh(ms.binary, "main", ps.binary, "main", w, h, (1, 1, 1), task=(task.binary, "main"))
+    want = []
+    for _y in range(h):
+        for x in range(w):
+            m = x // 2
+            want.append((R.unorm8((m + 1) / 8), 0, 0, 255) if visible >> m & 1 else (0, 0, 0, 0))
+    assert [tuple(px[i:i + 4]) for i in range(0, w * h * 4, 4)] == want
+    twin = R.twin_of(task)
+    assert twin is not None
+    converted = consumer_spirv(twin)
+    assert converted is not None
+    again = run_mesh(ms.binary, "main", ps.binary, "main", w, h, (1, 1, 1), task=(converted[0], converted[1]["entry"]))
+    assert again == px, "the amplification shader's DXIL through dxil-spirv draws differently"
