@@ -35,7 +35,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 USAGES = ("in", "out", "inout")        # parameter usages: "HLSL usage 'in' is only valid on a parameter"
 # pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"
-EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"))
+EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"),
+             *(("nointerpolation", m) for m in ("linear", "sample", "noperspective", "centroid")))
 
 
 def check_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc) -> None:
@@ -61,3 +62,19 @@ def report_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc, errors: li
         check_modifiers(quals, kind, loc)
     except CompileError as e:
         errors.extend(e.diagnostics)
+
+
+# the interpolation modifiers (DXC's DxilInterpolationMode gives one mode: `sample` overrides `centroid`,
+# `noperspective` keeps a centroid / sample beside it, `linear` adds nothing; EXCLUSIVE refuses the rest)
+INTERPOLATION_MODIFIERS = ("nointerpolation", "linear", "noperspective", "centroid", "sample")
+
+
+def interpolation_mode(quals: Iterable[str]) -> str | None:
+    """The one mode a declaration's (checked) modifiers name, as IOInfo spells it; None: none given."""
+    q = set(quals)
+    if "nointerpolation" in q:
+        return "nointerpolation"
+    where = "sample" if "sample" in q else "centroid" if "centroid" in q else None
+    if "noperspective" in q:
+        return f"noperspective {where}" if where else "noperspective"
+    return where or ("linear" if "linear" in q else None)
