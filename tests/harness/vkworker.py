@@ -768,7 +768,8 @@ def run_graphics(ctx: Context, r: dict):
             draw = ffi.cast("PFN_vkCmdDrawMeshTasksEXT", vk.lib.vkGetDeviceProcAddr(dev, b"vkCmdDrawMeshTasksEXT"))
             draw(cmd, *r["mesh_groups"])
         else:
-            vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
+            vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), r.get("first_vertex", 0),
+                         r.get("first_instance", 0))
         if xfb is not None:
             vk.vkGetDeviceProcAddr(dev, "vkCmdEndTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdEndRenderPass(cmd)

@@ -320,3 +320,191 @@ def test_semantics_cascade_through_structs_and_arrays(case):
                            stores="\n".join(f"    Out[{k}] = {p};" for k, p in enumerate(leaves)))
     _t, got = R.draw(vs, ps, W, H, {"Out": R.storage(R.sentinel(len(leaves)))}, full=True)
     assert R.unpack("f", got["Out"]) == [(k + 1) / 64 for k in range(len(leaves))]
+
+
+# ---------------------------------------------------------------- vertex and instance ids with a non-zero base
+
+def _draw_each(target: str, vs_src: str, ps_src: str, vs_profile: str = "vs_6_0", **kw) -> bytes:
+    """Draw from the SPIR-V builds or from the DXIL builds through dxil-spirv, separately: for values where
+    DXC's SPIR-V and D3D differ on purpose (each is checked against its own rule)."""
+    run = R.vk_runner().run_graphics
+    if target == "spirv":
+        vs, ps = R.build(vs_src, "main", vs_profile), R.build(ps_src, "main", "ps_6_0")
+        return run(vs.binary, "main", ps.binary, "main", W, H, **kw)
+    from dxil_run import consumer_spirv
+    vs2, ps2 = (consumer_spirv(R.compile_hlsl(s, "main", p, "dxil")) for s, p in ((vs_src, vs_profile),
+                                                                                  (ps_src, "ps_6_0")))
+    assert vs2 is not None and ps2 is not None
+    return run(vs2[0], vs2[1]["entry"], ps2[0], ps2[1]["entry"], W, H, **kw)
+
+
+VS_IDS = """
+struct O { float4 pos : SV_Position; nointerpolation uint4 ids : IDS; };
+O main(uint vid : SV_VertexID, uint iid : SV_InstanceID START_PARAMS) {
+    const float2 corners[3] = { float2(-1, -1), float2(0, -1), float2(-1, 1) };
+    O o;
+    o.pos = float4(corners[vid % 3] + float2(iid % 2, 0), 0, 1);    // odd instances: the right half
+    o.ids = uint4(vid, iid, START_VALUES);
+    return o;
+}
+"""
+PS_IDS = """
+float4 main(float4 pos : SV_Position, nointerpolation uint4 ids : IDS) : SV_Target { return ids / 255.0; }
+"""
+FIRST_VERTEX, FIRST_INSTANCE = 5, 7
+
+
+@pytest.mark.parametrize("profile", ["vs_6_0", "vs_6_8"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_vertex_and_instance_ids_with_a_base(target, profile):
+    """vkCmdDraw(3 vertices, 2 instances, firstVertex 5, firstInstance 7).  D3D's SV_VertexID and
+    SV_InstanceID leave the draw's start locations out (HLSL spec proposal 0015, which adds
+    SV_StartVertexLocation / SV_StartInstanceLocation at SM 6.8 to read them); DXC's SPIR-V maps them to
+    VertexIndex / InstanceIndex, which include them (DXC's -fvk-support-nonzero-base-* options subtract them;
+    docs/CONFORMANCE.md).  Each pixel shows the ids of its triangle's provoking (first) vertex."""
+    start = profile == "vs_6_8"
+    vs = VS_IDS.replace("START_PARAMS", ", int sv : SV_StartVertexLocation, uint si : SV_StartInstanceLocation"
+                        if start else "").replace("START_VALUES", "(uint)sv, si" if start else "0, 0")
+    px = _draw_each(target, vs, PS_IDS, profile, vertex_count=3, instance_count=2, first_vertex=FIRST_VERTEX,
+                    first_instance=FIRST_INSTANCE)
+    base_v, base_i = (FIRST_VERTEX, FIRST_INSTANCE) if target == "spirv" else (0, 0)
+    for j in range(2):
+        iid = base_i + j
+        x = 4 * (iid % 2)          # a pixel inside that instance's triangle
+        want = (base_v, iid, FIRST_VERTEX if start else 0, FIRST_INSTANCE if start else 0)
+        assert R.pixel(px, W, x, 0) == want, (j, R.pixel(px, W, x, 0), want)
+
+
+# ---------------------------------------------------------------- conservative depth, primitive id, layer, cull
+
+VS_TWO_DEPTHS = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    uint k = id % 3;
+    float2 uv = float2((k << 1) & 2, k & 2);
+    return float4(uv * 2.0 - 1.0, id < 3 ? 0.5 : SECOND_Z, 1.0);
+}
+"""
+PS_CONSERVATIVE = """
+struct O { float4 color : SV_Target; float depth : SEMANTIC; };
+O main(float4 pos : SV_Position) {
+    O o;
+    bool first = abs(pos.z - 0.5) < 0.01;
+    o.color = first ? float4(1, 0, 0, 1) : float4(0, 1, 0, 1);
+    o.depth = first && pos.x < 4.0 ? MOVED : pos.z;      // on the side the semantic allows
+    return o;
+}
+"""
+
+
+@pytest.mark.parametrize(("semantic", "moved", "second_z"), [("SV_DepthGreaterEqual", 0.8, 0.6),
+                                                             ("SV_DepthLessEqual", 0.2, 0.4)])
+def test_conservative_depth_outputs_are_depth_tested(semantic, moved, second_z):
+    """The first triangle (z 0.5) moves its depth to `moved` in the left half; the second (drawn after, depth
+    test LESS) shows where its z is less than the first's depth."""
+    vs = VS_TWO_DEPTHS.replace("SECOND_Z", repr(second_z))
+    ps = PS_CONSERVATIVE.replace("SEMANTIC", semantic).replace("MOVED", repr(moved))
+    px = R.draw(vs, ps, W, H, vertex_count=6, depth=1.0)
+    red, green = (255, 0, 0, 255), (0, 255, 0, 255)
+    for y in range(H):
+        for x in range(W):
+            first_depth = moved if x < 4 else 0.5
+            assert R.pixel(px, W, x, y) == (green if second_z < first_depth else red), (x, y)
+    spv = R.spirv_dis(R.build(ps, "main", "ps_6_0"))
+    assert ("OpExecutionMode %main DepthGreater" if "Greater" in semantic else "OpExecutionMode %main DepthLess") \
+        in spv and "DepthReplacing" in spv
+
+
+VS_HALVES = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    const float2 corners[6] = { float2(-1, -1), float2(1, -1), float2(-1, 1),
+                                float2(1, -1), float2(1, 1), float2(-1, 1) };
+    return float4(corners[id], 0, 1);
+}
+"""
+GS_WRITES_PRIMITIVE_ID = """
+struct O { float4 pos : SV_Position; uint prim : SV_PrimitiveID; };
+[maxvertexcount(3)]
+void main(triangle float4 pos[3] : SV_Position, uint id : SV_PrimitiveID, inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) {
+        O o;
+        o.pos = pos[i];
+        o.prim = id * 3 + 5;        // the pixel shader's SV_PrimitiveID is what the GS wrote
+        s.Append(o);
+    }
+}
+"""
+PS_PRIMITIVE_ID = "float4 main(uint prim : SV_PrimitiveID) : SV_Target { return float4(prim / 255.0, 0, 0, 1); }"
+
+
+def test_geometry_shader_writes_primitive_id():
+    px = R.draw(VS_HALVES, PS_PRIMITIVE_ID, W, H, vertex_count=6, gs_src=GS_WRITES_PRIMITIVE_ID)
+    for y in range(H):
+        for x in range(W):
+            if x + y == W - 1:
+                continue            # on the shared diagonal
+            prim = 0 if x + y < W - 1 else 1
+            assert R.pixel(px, W, x, y) == (prim * 3 + 5, 0, 0, 255), (x, y)
+
+
+# (a pixel shader declares the vertex shader's outputs in the same order: D3D links the two signatures by
+# register, and both DXC and shaderbuild pack each signature in declaration order)
+VS_LAYER = """
+struct O { float4 pos : SV_Position; uint layer : SV_RenderTargetArrayIndex; nointerpolation uint inst : INST; };
+O main(uint id : SV_VertexID, uint inst : SV_InstanceID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.layer = 2 - inst;             // instance 0 -> layer 2, 1 -> 1, 2 -> 0
+    o.inst = inst;
+    return o;
+}
+"""
+PS_LAYER = """
+float4 main(float4 pos : SV_Position, uint layer : SV_RenderTargetArrayIndex, nointerpolation uint inst : INST)
+    : SV_Target {
+    return float4(inst / 255.0, layer / 255.0, 0.5, 1);
+}
+"""
+
+
+def test_vertex_shader_writes_render_target_array_index():
+    """SV_RenderTargetArrayIndex from the vertex stage (SPIR-V: Layer, ShaderLayer); the pixel shader reads it."""
+    px = R.draw(VS_LAYER, PS_LAYER, W, H, instance_count=3, layers=3)
+    for layer in range(3):
+        inst = 2 - layer
+        layer_px = px[layer * W * H * 4:(layer + 1) * W * H * 4]
+        assert {R.pixel(layer_px, W, x, y) for y in range(H) for x in range(W)} == {(inst, layer, 128, 255)}, layer
+
+
+VS_CULL = """
+struct O { float4 pos : SV_Position; float2 cull : SV_CullDistance0; float clip[2] : SV_ClipDistance1;
+           float seen : SEEN; };
+O main(uint id : SV_VertexID) {
+    uint k = id % 3;
+    float2 uv = float2((k << 1) & 2, k & 2);
+    O o;
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.cull = float2(1.0, id < 3 ? 1.0 : -1.0);      // the second triangle: every vertex negative, culled
+    o.clip[0] = 1.0;
+    o.clip[1] = o.pos.x + 0.5;                       // clips x < -0.5
+    o.seen = id < 3 ? 0.25 : 0.75;
+    return o;
+}
+"""
+PS_CULL = """
+float4 main(float4 pos : SV_Position, float2 cull : SV_CullDistance0, float clip[2] : SV_ClipDistance1,
+            float seen : SEEN) : SV_Target {
+    return float4(seen, clip[1] / 4.0, 0, 1);        // the pixel stage reads the interpolated distance too
+}
+"""
+
+
+def test_cull_and_clip_distance_arrays():
+    """A float2 SV_CullDistance0 culls the triangle whose vertices all have a negative distance; a float[2]
+    SV_ClipDistance1 clips x < -0.5 and reaches the pixel shader interpolated (x + 0.5 at the pixel)."""
+    px = R.draw(VS_CULL, PS_CULL, W, H, vertex_count=6)
+    for y in range(H):
+        for x in range(W):
+            ndc_x = _ndc(x, W)
+            want = (R.unorm8(0.25), R.unorm8((ndc_x + 0.5) / 4), 0, 255) if ndc_x > -0.5 else (0, 0, 0, 0)
+            assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
