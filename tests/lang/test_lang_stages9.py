@@ -508,3 +508,130 @@ def test_cull_and_clip_distance_arrays():
             ndc_x = _ndc(x, W)
             want = (R.unorm8(0.25), R.unorm8((ndc_x + 0.5) / 4), 0, 255) if ndc_x > -0.5 else (0, 0, 0, 0)
             assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- tessellation: what the domain shader reads
+
+VS_CP = """
+struct CP { float4 pos : POSITION0; };
+CP main(uint id : SV_VertexID) {
+    const float2 pts[4] = { float2(-1, -1), float2(1, -1), float2(1, 1), float2(-1, 1) };
+    CP o; o.pos = float4(pts[id], 0, 1); return o;
+}
+"""
+HS_TESS = """
+struct CP { float4 pos : POSITION0; };
+struct PC { float edges[EDGES] : SV_TessFactor; INSIDE_DECL };
+PC constants(InputPatch<CP, POINTS> patch) {
+    PC o;
+    [unroll] for (int i = 0; i < EDGES; i++) o.edges[i] = EDGE_VALUES[i];
+    INSIDE_SET
+    return o;
+}
+[domain("DOMAIN")] [partitioning("integer")] [outputtopology("OUTPUT_TOPOLOGY")]
+[outputcontrolpoints(POINTS)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, POINTS> patch, uint i : SV_OutputControlPointID) {
+    CP o;
+    o.pos = patch[(i + 1) % POINTS].pos;    // control point i is input point i + 1: the DS sees the rotation
+    return o;
+}
+"""
+DS_TESS = """
+struct CP { float4 pos : POSITION0; };
+struct PC { float edges[EDGES] : SV_TessFactor; INSIDE_DECL };
+RWStructuredBuffer<float4> Out : register(u0);
+RWStructuredBuffer<uint> Count : register(u1);
+struct DSOut { float4 pos : SV_Position; };
+[domain("DOMAIN")]
+DSOut main(PC pc, LOCATION_TYPE loc : SV_DomainLocation, const OutputPatch<CP, POINTS> p) {
+    uint n;
+    InterlockedAdd(Count[0], 1, n);
+    if (n < 64) {
+        Out[2 * n] = float4(LOCATION_XYZ, p[0].pos.x);
+        Out[2 * n + 1] = float4(FACTORS);
+    }
+    DSOut o;
+    o.pos = float4(0, 0, 0, 1);
+    return o;
+}
+"""
+PS_NONE = "float4 main() : SV_Target { return 1; }"
+
+TESS_CASES = {
+    # domain: (control points, edge factors, inside factors, the points the tessellator makes (integer partitioning))
+    "quad": (4, (3.0, 3.0, 3.0, 3.0), (3.0, 3.0), {(i / 3, j / 3, 0.0) for i in range(4) for j in range(4)}),
+    "tri": (3, (2.0, 2.0, 2.0), (2.0,),
+            {(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.5, 0.5, 0.0), (0.0, 0.5, 0.5), (0.5, 0.0, 0.5),
+             (1 / 3, 1 / 3, 1 / 3)}),
+    # isolines: edges[0] the number of lines (v = j / lines), edges[1] the segments of each (u = i / segments)
+    "isoline": (4, (2.0, 4.0), (), {(i / 4, j / 2, 0.0) for i in range(5) for j in range(2)}),
+}
+
+
+def _tess_sources(domain: str) -> tuple[str, str]:
+    points, edges, inside, _want = TESS_CASES[domain]
+    subs = {"DOMAIN": domain, "POINTS": str(points), "EDGES": str(len(edges)),
+            "EDGE_VALUES": f"float{len(edges)}({', '.join(map(repr, edges))})",
+            "OUTPUT_TOPOLOGY": "line" if domain == "isoline" else "triangle_cw",
+            "LOCATION_TYPE": "float3" if domain == "tri" else "float2",
+            "LOCATION_XYZ": "loc" if domain == "tri" else "loc, 0"}
+    if not inside:
+        subs.update(INSIDE_DECL="", INSIDE_SET="", FACTORS="pc.edges[0], pc.edges[1], 0, 0")
+    elif len(inside) == 1:
+        subs.update(INSIDE_DECL="float inside : SV_InsideTessFactor;", INSIDE_SET=f"o.inside = {inside[0]!r};",
+                    FACTORS="pc.edges[0], pc.edges[1], pc.edges[2], pc.inside")
+    else:
+        subs.update(INSIDE_DECL="float inside[2] : SV_InsideTessFactor;",
+                    INSIDE_SET=f"o.inside[0] = {inside[0]!r}; o.inside[1] = {inside[1]!r};",
+                    FACTORS="pc.edges[0] + pc.edges[3], pc.edges[1], pc.inside[0], pc.inside[1]")
+    hs, ds = HS_TESS, DS_TESS
+    for k, v in subs.items():
+        hs, ds = hs.replace(k, v), ds.replace(k, v)
+    return hs, ds
+
+
+def _tess_run(target: str, hs: str, ds: str, points: int) -> bytes:
+    """Draw one patch from the SPIR-V builds or the DXIL builds through dxil-spirv; the final bytes of Out."""
+    specs = {"Out": R.storage(bytes(4 * 4 * 128)), "Count": R.storage(bytes(4))}
+    run = R.vk_runner().run_graphics
+    stages = [(VS_CP, "vs_6_0"), (hs, "hs_6_0"), (ds, "ds_6_0"), (PS_NONE, "ps_6_0")]
+    builds = [R.build(s, "main", p) for s, p in stages]
+    if target == "spirv":
+        v, h, d, p = builds
+        _t, got = run(v.binary, "main", p.binary, "main", W, H, R.bind([d.manifest], specs), vertex_count=points,
+                      full=True, tessellation=(h.binary, "main", d.binary, "main", points))
+        return got[0]
+    from dxil_run import consumer_spirv, vk_descriptors
+    twins = [R.compile_hlsl(s, "main", p, "dxil") for s, p in stages]
+    conv = [consumer_spirv(t) for t in twins]
+    assert all(c is not None for c in conv)
+    descs, names = vk_descriptors([builds[2].manifest], [twins[2].manifest], specs, b"", {}, conv[2][1]["cross"])
+    (v, ve), (h, he), (d, de), (p, pe) = ((c[0], c[1]["entry"]) for c in conv)
+    _t, got = run(v, ve, p, pe, W, H, descs, vertex_count=points, full=True, tessellation=(h, he, d, de, points))
+    assert [n for n, _w, _i in names] == ["Out", "Count"] and all(i is None for _n, _w, i in names)
+    return got[0]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("domain", list(TESS_CASES))
+def test_domain_shader_reads_location_and_factors(domain, target):
+    """Each domain-shader invocation records SV_DomainLocation, control point 0 of the OutputPatch (the hull
+    shader's output point 0, which SV_OutputControlPointID made input point 1) and the SV_TessFactor /
+    SV_InsideTessFactor values the patch-constant function wrote; the locations are the points integer
+    partitioning makes for those factors."""
+    points, edges, inside, want = TESS_CASES[domain]
+    hs, ds = _tess_sources(domain)
+    data = R.unpack("f", _tess_run(target, hs, ds, points))
+    records = [(tuple(data[8 * n:8 * n + 4]), tuple(data[8 * n + 4:8 * n + 8])) for n in range(64)]
+    records = [r for r in records if r != ((0.0,) * 4, (0.0,) * 4)]
+    assert records, "the domain shader did not run"
+    got = {tuple(round(c, 4) for c in loc[:3]) for loc, _f in records}
+    assert got == {tuple(round(c, 4) for c in w) for w in want}
+    assert {loc[3] for loc, _f in records} == {1.0}        # input point 1 is (1, -1)
+    if domain == "quad":
+        factors = (edges[0] + edges[3], edges[1], inside[0], inside[1])
+    elif domain == "tri":
+        factors = (*edges, inside[0])
+    else:
+        factors = (edges[0], edges[1], 0.0, 0.0)
+    assert {f for _loc, f in records} == {factors}
