@@ -679,8 +679,11 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         vertexBindingDescriptionCount=len(bindings), pVertexBindingDescriptions=bindings or None,
         vertexAttributeDescriptionCount=len(attrs), pVertexAttributeDescriptions=attrs or None)
     w, h = r["size"]
-    viewport = vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0, maxDepth=1.0)
-    scissor = vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h))
+    n = r.get("viewports", 1)      # n > 1: side-by-side vertical strips of the target, viewport i the i-th
+    viewports = [vk.VkViewport(x=float(i * w // n), y=0.0, width=float(w // n), height=float(h), minDepth=0.0,
+                               maxDepth=1.0) for i in range(n)]
+    scissors = [vk.VkRect2D(offset=vk.VkOffset2D(x=i * w // n, y=0), extent=vk.VkExtent2D(width=w // n, height=h))
+                for i in range(n)]
     blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
     points = r.get("patch_control_points")    # with hs + ds: a patch list
     tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=points) if points else None
@@ -690,7 +693,7 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         pInputAssemblyState=None if mesh else vk.VkPipelineInputAssemblyStateCreateInfo(
             topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else _TOPOLOGIES[r.get("topology", "triangle_list")]),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
-            viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
+            viewportCount=n, pViewports=viewports, scissorCount=n, pScissors=scissors),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
             polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE,
             frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),

@@ -635,3 +635,52 @@ def test_domain_shader_reads_location_and_factors(domain, target):
     else:
         factors = (edges[0], edges[1], 0.0, 0.0)
     assert {f for _loc, f in records} == {factors}
+
+
+VS_VIEWPORT = """
+struct O { float4 pos : SV_Position; uint vp : SV_ViewportArrayIndex; nointerpolation uint inst : INST; };
+O main(uint id : SV_VertexID, uint inst : SV_InstanceID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.vp = 3 - inst;                // instance 0 -> viewport 3 (the right strip), ...
+    o.inst = inst;
+    return o;
+}
+"""
+GS_VIEWPORT = """
+struct I { float4 pos : SV_Position; nointerpolation uint inst : INST; };
+struct O { float4 pos : SV_Position; uint vp : SV_ViewportArrayIndex; nointerpolation uint inst : INST; };
+[maxvertexcount(3)]
+void main(triangle I v[3], inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) {
+        O o; o.pos = v[i].pos; o.vp = 3 - v[i].inst; o.inst = v[i].inst; s.Append(o);
+    }
+}
+"""
+VS_INSTANCE = """
+struct O { float4 pos : SV_Position; nointerpolation uint inst : INST; };
+O main(uint id : SV_VertexID, uint inst : SV_InstanceID) {
+    O o; float2 uv = float2((id << 1) & 2, id & 2); o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0); o.inst = inst; return o;
+}
+"""
+PS_VIEWPORT = """
+float4 main(float4 pos : SV_Position, uint vp : SV_ViewportArrayIndex, nointerpolation uint inst : INST) : SV_Target {
+    return float4(inst / 255.0, vp / 255.0, 0.5, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("stage", ["vertex", "geometry"])
+def test_viewport_array_index(stage):
+    """Four viewports side by side (two pixels wide each); instance k's full-screen triangle goes to viewport
+    3 - k by SV_ViewportArrayIndex written in the vertex (SPIR-V: ViewportIndex, ShaderViewportIndex) or the
+    geometry stage, and the pixel shader reads the index back."""
+    if stage == "vertex":
+        px = R.draw(VS_VIEWPORT, PS_VIEWPORT, W, H, instance_count=4, viewports=4)
+    else:
+        px = R.draw(VS_INSTANCE, PS_VIEWPORT, W, H, gs_src=GS_VIEWPORT, instance_count=4, viewports=4)
+    for y in range(H):
+        for x in range(W):
+            vp = x // 2
+            assert R.pixel(px, W, x, y) == (3 - vp, vp, 128, 255), (x, y)
