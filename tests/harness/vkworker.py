@@ -569,14 +569,15 @@ _VERTEX_FORMATS = {
 _COLOR_FORMAT = vk.VK_FORMAT_R8G8B8A8_UNORM
 
 
-def _color_target(res: Resources, width: int, height: int, layers: int = 1):
-    """RGBA8 image + view usable as color attachment and copy source (a 2D array view when layered)."""
+def _color_target(res: Resources, width: int, height: int, layers: int = 1, samples: int = 1):
+    """RGBA8 image + view usable as color attachment and copy source (a 2D array view when layered); with
+    samples > 1 a multisampled attachment only (resolved into a single-sampled target)."""
     dev = res.ctx.device
     image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
         imageType=vk.VK_IMAGE_TYPE_2D, format=_COLOR_FORMAT,
         extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=layers,
-        samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
-        usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+        samples=samples, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+        usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | (vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT if samples == 1 else 0),
         sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
     req = vk.vkGetImageMemoryRequirements(dev, image)
     mem = res.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
@@ -613,7 +614,9 @@ def _depth_target(res: Resources, width: int, height: int):
             baseArrayLayer=0, layerCount=1)), None))
 
 
-def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
+def _render_pass(res: Resources, targets: int = 1, depth: bool = False, samples: int = 1):
+    """Attachments: the color targets; with samples > 1 multisampled ones first, then the single-sampled
+    targets they resolve into; the depth buffer last."""
     attachment = vk.VkAttachmentDescription(
         format=_COLOR_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
         loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
@@ -622,6 +625,15 @@ def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
     refs = [vk.VkAttachmentReference(attachment=i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
             for i in range(targets)]
     attachments = [attachment] * targets
+    resolve = None
+    if samples > 1:
+        attachments = [vk.VkAttachmentDescription(
+            format=_COLOR_FORMAT, samples=samples, loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR,
+            storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+            finalLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)] * targets + attachments
+        resolve = [vk.VkAttachmentReference(attachment=targets + i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+                   for i in range(targets)]
     depth_ref = None
     if depth:
         attachments.append(vk.VkAttachmentDescription(
@@ -630,11 +642,11 @@ def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
             stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
             initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
             finalLayout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL))
-        depth_ref = vk.VkAttachmentReference(attachment=targets,
+        depth_ref = vk.VkAttachmentReference(attachment=len(attachments) - 1,
                                              layout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
     subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
                                       colorAttachmentCount=targets, pColorAttachments=refs,
-                                      pDepthStencilAttachment=depth_ref)
+                                      pResolveAttachments=resolve, pDepthStencilAttachment=depth_ref)
     dep = vk.VkSubpassDependency(
         srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -698,7 +710,7 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
             polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE,
             frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
-            rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
+            rasterizationSamples=r.get("samples", 1)),
         pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=len(blends), pAttachments=blends),
         pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
             depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
@@ -730,8 +742,12 @@ def run_graphics(ctx: Context, r: dict):
         depth = r.get("depth")
         if depth is not None and layers > 1:
             raise RuntimeError("a depth buffer with a layered target is not supported by the harness")
-        views = [t[1] for t in targets] + ([_depth_target(res, w, h)] if depth is not None else [])
-        rpass = _render_pass(res, ntargets, depth is not None)
+        samples = r.get("samples", 1)
+        if samples > 1 and depth is not None:
+            raise RuntimeError("a depth buffer with a multisampled target is not supported by the harness")
+        multisampled = [_color_target(res, w, h, layers, samples)[1] for _ in range(ntargets)] if samples > 1 else []
+        views = multisampled + [t[1] for t in targets] + ([_depth_target(res, w, h)] if depth is not None else [])
+        rpass = _render_pass(res, ntargets, depth is not None, samples)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
             renderPass=rpass, attachmentCount=len(views), pAttachments=views, width=w, height=h,
             layers=layers), None))
@@ -750,7 +766,7 @@ def run_graphics(ctx: Context, r: dict):
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
         bound.record_uploads(cmd)
         clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
-        clears = [clear] * ntargets
+        clears = [clear] * (ntargets * (2 if samples > 1 else 1))
         if depth is not None:
             clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=float(depth), stencil=0)))
         vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(

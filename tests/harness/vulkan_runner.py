@@ -377,6 +377,7 @@ def run_graphics(
     first_vertex: int = 0,
     first_instance: int = 0,
     viewports: int = 1,
+    samples: int = 1,
 ):
     """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
     RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
@@ -390,7 +391,8 @@ def run_graphics(
     shader's XfbBuffer/Offset decorations pick what is captured); returns (pixels of every target, its bytes).
     depth: a D32 depth buffer cleared to it, with depth test LESS and depth writes (primitives are drawn
     in order).  first_vertex / first_instance: vkCmdDraw's firstVertex and firstInstance.
-    viewports = n: n viewports (and scissors), side-by-side vertical strips of the target, viewport i the i-th."""
+    viewports = n: n viewports (and scissors), side-by-side vertical strips of the target, viewport i the i-th.
+    samples = n: rasterize into n-sample targets (standard sample locations) resolved into the returned ones."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
@@ -401,6 +403,7 @@ def run_graphics(
         "xfb": int(xfb),
         "depth": None if depth is None else float(depth),
         "first_vertex": int(first_vertex), "first_instance": int(first_instance), "viewports": int(viewports),
+        "samples": int(samples),
     }
     if tessellation is not None:
         hs, hs_entry, ds, ds_entry, points = tessellation

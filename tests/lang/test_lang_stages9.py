@@ -684,3 +684,99 @@ def test_viewport_array_index(stage):
         for x in range(W):
             vp = x // 2
             assert R.pixel(px, W, x, y) == (3 - vp, vp, 128, 255), (x, y)
+
+
+# ---------------------------------------------------------------- multisampled: per-sample values
+
+# Vulkan's standard 4-sample locations, which are D3D's standard 4-sample pattern too
+SAMPLE_LOCATIONS = ((0.375, 0.125), (0.875, 0.375), (0.125, 0.625), (0.625, 0.875))
+VS_NDC = """
+struct O { float4 pos : SV_Position; float2 ndc : NDC; nointerpolation uint flat : FLAT; };
+O main(uint id : SV_VertexID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.ndc = o.pos.xy;
+    o.flat = 40 + id;
+    return o;
+}
+"""
+PS_PER_SAMPLE = """
+RWStructuredBuffer<float4> Out : register(u0);
+float4 main(float4 pos : SV_Position, sample float2 ndc : NDC, nointerpolation uint flat : FLAT,
+            uint s : SV_SampleIndex, uint cov : SV_Coverage) : SV_Target {
+    uint i = ((uint)pos.y * 8 + (uint)pos.x) * 4 + s;
+    Out[i] = float4((ndc + 1) * 4, flat, cov * 16 + s);
+    return float4(s * 0.25, 0, 0, 1);
+}
+"""
+
+
+def test_per_sample_shading_reads_sample_values():
+    """Four samples per pixel: SV_SampleIndex makes the pixel shader run once per sample; a `sample` input is
+    interpolated at that sample's location, SV_Coverage holds that sample's bit, a nointerpolation input is the
+    provoking vertex's; the target resolves to the average of the four samples' colours.  (Where an input
+    without `sample` is interpolated in a per-sample invocation is left to the implementation: not checked.)"""
+    px, got = R.draw(VS_NDC, PS_PER_SAMPLE, W, H, {"Out": R.storage(bytes(16 * W * H * 4))}, samples=4, full=True)
+    out = R.unpack("f", got["Out"])
+    for y in range(H):
+        for x in range(W):
+            for s, (sx, sy) in enumerate(SAMPLE_LOCATIONS):
+                i = ((y * W + x) * 4 + s) * 4
+                assert out[i:i + 4] == [x + sx, y + sy, 40, (1 << s) * 16 + s], (x, y, s, out[i:i + 4])
+            want = sum(R.unorm8(s * 0.25) for s in range(4)) / 4
+            assert abs(R.pixel(px[0], W, x, y)[0] - want) <= 1, (x, y)
+
+
+PS_COVERAGE_OUT = """
+float4 main(float4 pos : SV_Position, out uint mask : SV_Coverage) : SV_Target {
+    mask = pos.x < 4.0 ? 0x5u : 0xEu;      // samples 0 and 2 on the left, 1, 2 and 3 on the right
+    return float4(1, 0, 0, 1);
+}
+"""
+
+
+def test_coverage_output_with_four_samples():
+    """SV_Coverage written by a pixel-rate shader keeps only those samples: the resolved target is the fraction
+    of samples written (2/4 on the left, 3/4 on the right)."""
+    px = R.draw(R.FULLSCREEN_VS, PS_COVERAGE_OUT, W, H, samples=4)
+    for y in range(H):
+        for x in range(W):
+            want = 255 * (2 if x < 4 else 3) / 4
+            got = R.pixel(px, W, x, y)
+            assert abs(got[0] - want) <= 1 and got[1:3] == (0, 0), (x, y, got)
+
+
+# (the vertex shader declares the modes too: D3D packs each signature by them, and links the two by register)
+VS_EDGE = """
+struct O { float4 pos : SV_Position; centroid float2 a : A; float2 b : B; };
+O main(uint id : SV_VertexID) {
+    const float2 corners[3] = { float2(-1, -1), float2(0.075, -1), float2(0.075, 3) };   // right edge at x = 4.3 px
+    O o;
+    o.pos = float4(corners[id], 0, 1);
+    o.a = o.pos.xy;
+    o.b = o.pos.xy;
+    return o;
+}
+"""
+PS_CENTROID = """
+RWStructuredBuffer<float2> Out : register(u0);
+float4 main(float4 pos : SV_Position, centroid float2 a : A, float2 b : B) : SV_Target {
+    if ((uint)pos.x == 4) {                 // the column the edge crosses: only sample 2 (x + 0.125) covered
+        Out[(uint)pos.y * 2] = (a + 1) * 4;
+        Out[(uint)pos.y * 2 + 1] = (b + 1) * 4;
+    }
+    return 1;
+}
+"""
+
+
+def test_centroid_input_stays_inside_the_primitive():
+    """In pixels the primitive covers partly (four samples), a `centroid` input is interpolated at a point the
+    primitive covers (its x at most the edge's 4.3), a plain one at the pixel centre (4.5, outside)."""
+    _t, got = R.draw(VS_EDGE, PS_CENTROID, W, H, {"Out": R.storage(bytes(8 * 2 * H))}, samples=4, full=True)
+    out = R.unpack("f", got["Out"])
+    for y in range(H):
+        ax, _ay, bx, by = out[4 * y:4 * y + 4]
+        assert 4.0 <= ax <= 4.3 + 1e-4, (y, ax)
+        assert (bx, by) == (4.5, y + 0.5), (y, bx, by)
