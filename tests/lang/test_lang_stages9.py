@@ -324,12 +324,14 @@ def test_semantics_cascade_through_structs_and_arrays(case):
 
 # ---------------------------------------------------------------- vertex and instance ids with a non-zero base
 
-def _draw_each(target: str, vs_src: str, ps_src: str, vs_profile: str = "vs_6_0", **kw) -> bytes:
-    """Draw from the SPIR-V builds or from the DXIL builds through dxil-spirv, separately: for values where
-    DXC's SPIR-V and D3D differ on purpose (each is checked against its own rule)."""
+def _draw_each(target: str, vs_src: str, ps_src: str, vs_profile: str = "vs_6_0", vs_options: dict | None = None,
+               **kw) -> bytes:
+    """Draw from the SPIR-V builds (vs_options: -fvk-* options of the vertex shader) or from the DXIL builds
+    through dxil-spirv, separately: for values where DXC's SPIR-V and D3D differ on purpose (each is checked
+    against its own rule)."""
     run = R.vk_runner().run_graphics
     if target == "spirv":
-        vs, ps = R.build(vs_src, "main", vs_profile), R.build(ps_src, "main", "ps_6_0")
+        vs, ps = R.build(vs_src, "main", vs_profile, **(vs_options or {})), R.build(ps_src, "main", "ps_6_0")
         return run(vs.binary, "main", ps.binary, "main", W, H, **kw)
     from dxil_run import consumer_spirv
     vs2, ps2 = (consumer_spirv(R.compile_hlsl(s, "main", p, "dxil")) for s, p in ((vs_src, vs_profile),
@@ -354,19 +356,22 @@ float4 main(float4 pos : SV_Position, nointerpolation uint4 ids : IDS) : SV_Targ
 FIRST_VERTEX, FIRST_INSTANCE = 5, 7
 
 
+NONZERO_BASE = {"vk_support_nonzero_base_vertex": True, "vk_support_nonzero_base_instance": True}
+
+
 @pytest.mark.parametrize("profile", ["vs_6_0", "vs_6_8"])
-@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("target", ["spirv", "spirv-nonzero-base", "dxil"])
 def test_vertex_and_instance_ids_with_a_base(target, profile):
     """vkCmdDraw(3 vertices, 2 instances, firstVertex 5, firstInstance 7).  D3D's SV_VertexID and
     SV_InstanceID leave the draw's start locations out (HLSL spec proposal 0015, which adds
     SV_StartVertexLocation / SV_StartInstanceLocation at SM 6.8 to read them); DXC's SPIR-V maps them to
-    VertexIndex / InstanceIndex, which include them (DXC's -fvk-support-nonzero-base-* options subtract them;
-    docs/CONFORMANCE.md).  Each pixel shows the ids of its triangle's provoking (first) vertex."""
+    VertexIndex / InstanceIndex, which include them, unless -fvk-support-nonzero-base-vertex / -instance
+    (docs/CONFORMANCE.md).  Each pixel shows the ids of its triangle's provoking (first) vertex."""
     start = profile == "vs_6_8"
     vs = VS_IDS.replace("START_PARAMS", ", int sv : SV_StartVertexLocation, uint si : SV_StartInstanceLocation"
                         if start else "").replace("START_VALUES", "(uint)sv, si" if start else "0, 0")
-    px = _draw_each(target, vs, PS_IDS, profile, vertex_count=3, instance_count=2, first_vertex=FIRST_VERTEX,
-                    first_instance=FIRST_INSTANCE)
+    px = _draw_each(target.split("-")[0], vs, PS_IDS, profile, NONZERO_BASE if "nonzero" in target else None,
+                    vertex_count=3, instance_count=2, first_vertex=FIRST_VERTEX, first_instance=FIRST_INSTANCE)
     base_v, base_i = (FIRST_VERTEX, FIRST_INSTANCE) if target == "spirv" else (0, 0)
     for j in range(2):
         iid = base_i + j
