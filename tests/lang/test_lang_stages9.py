@@ -182,12 +182,31 @@ def _expected(x: int, y: int) -> dict[str, float]:
             "z": sum(bi * z for bi, z in zip(b, ZS)), "inv_w": sum(bi / wi for bi, wi in zip(b, WS))}
 
 
+# a geometry shader passing the vertex shader's struct on: the modes are its output's
+GS_PERSPECTIVE = """
+struct Inner { noperspective float np : NP; };
+struct V {
+    float4 pos : SV_Position;
+    float smooth : SMOOTH;
+    Inner inner;
+    nointerpolation float flat : FLAT;
+    noperspective centroid float npc : NPC;
+    centroid sample float cs : CS;
+};
+[maxvertexcount(3)]
+void main(triangle V v[3], inout TriangleStream<V> s) {
+    for (uint i = 0; i < 3; i++) s.Append(v[i]);
+}
+"""
+
+
+@pytest.mark.parametrize("gs", [None, GS_PERSPECTIVE], ids=["vs-ps", "vs-gs-ps"])
 @pytest.mark.parametrize(("select", "key"), [("i.npc", "noperspective"), ("i.cs", "smooth")])
-def test_interpolation_modes_give_their_values(select, key):
+def test_interpolation_modes_give_their_values(select, key, gs):
     """Perspective-correct (no modifier), noperspective (a nested struct's member), nointerpolation (the
     provoking vertex, the first) and, single-sampled, `noperspective centroid` and `centroid sample` as their
-    centre-sampled modes, on a triangle whose vertices have w = 1, 2, 4."""
-    px = R.draw(VS_PERSPECTIVE, PS_PERSPECTIVE.replace("SELECT", select), W, H)
+    centre-sampled modes, on a triangle whose vertices have w = 1, 2, 4; also through a geometry shader."""
+    px = R.draw(VS_PERSPECTIVE, PS_PERSPECTIVE.replace("SELECT", select), W, H, gs_src=gs)
     for y in range(H):
         for x in range(W):
             if x + y >= W - 1:      # on the diagonal edge (the fill rule decides) or outside
@@ -785,3 +804,40 @@ def test_centroid_input_stays_inside_the_primitive():
         ax, _ay, bx, by = out[4 * y:4 * y + 4]
         assert 4.0 <= ax <= 4.3 + 1e-4, (y, ax)
         assert (bx, by) == (4.5, y + 0.5), (y, bx, by)
+
+
+VS_STRIP_SOURCE = """
+float4 main(uint id : SV_VertexID) : SV_Position { return float4(0, 0, 0, 1); }
+"""
+# four vertices of a strip covering the target; which way each triangle turns decides its facing
+STRIP = ((-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0))
+GS_STRIP = """
+struct O { float4 pos : SV_Position; };
+[maxvertexcount(4)]
+void main(point float4 p[1] : SV_Position, inout TriangleStream<O> s) {
+    const float2 v[4] = { float2(-1, -1), float2(-1, 1), float2(1, -1), float2(1, 1) };
+    for (uint i = 0; i < 4; i++) { O o; o.pos = float4(v[i], 0, 1); s.Append(o); }
+}
+"""
+PS_FACE = """
+float4 main(bool front : SV_IsFrontFace) : SV_Target { return front ? float4(1, 1, 1, 1) : float4(0, 0, 1, 1); }
+"""
+
+
+def _front_facing(tri) -> bool:
+    """Vulkan's rule in framebuffer coordinates (y down): a = -1/2 sum(x_i y_i+1 - x_i+1 y_i) > 0 is front
+    facing for VK_FRONT_FACE_COUNTER_CLOCKWISE (the harness's state)."""
+    pts = [((x + 1) * W / 2, (y + 1) * H / 2) for x, y in tri]
+    a = -0.5 * sum(pts[i][0] * pts[(i + 1) % 3][1] - pts[(i + 1) % 3][0] * pts[i][1] for i in range(3))
+    return a > 0
+
+
+def test_front_face_of_a_geometry_shader_strip():
+    """A geometry shader's triangle strip: Vulkan takes strip triangle k as (k, k+1, k+2), odd k as
+    (k+1, k, k+2), so both triangles of the strip face the same way; SV_IsFrontFace says which."""
+    tris = [(STRIP[0], STRIP[1], STRIP[2]), (STRIP[2], STRIP[1], STRIP[3])]
+    facing = {_front_facing(t) for t in tris}
+    assert len(facing) == 1
+    want = (255, 255, 255, 255) if facing.pop() else (0, 0, 255, 255)
+    px = R.draw(VS_STRIP_SOURCE, PS_FACE, W, H, vertex_count=1, gs_src=GS_STRIP, topology="point_list")
+    assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
