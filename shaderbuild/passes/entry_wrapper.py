@@ -106,7 +106,7 @@ class _Builder:
             if mode == "nointerpolation":
                 raise error("invalid interpolation mode for SV_Position: it cannot be nointerpolation", loc)
             return
-        if mode == "nointerpolation":
+        if mode == "nointerpolation" or sv is not None:     # other system values: left unchecked
             return
         elem = t
         while isinstance(elem, ir.Array):

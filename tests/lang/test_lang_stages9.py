@@ -299,6 +299,9 @@ CASCADES = {
     "own-semantics": ("struct Inner { float2 a : COLOR0; float b[2] : COLOR1; };\n"
                       "struct S { float c : TEXCOORD0; Inner i; float3 d : NORMAL; };",
                       {"c": "f", "i": {"a": 2, "b": ("a", 2, "f")}, "d": 3}, "S", ""),
+    # a derived struct: the base's members first
+    "derived": ("struct A { float a; float2 c; };\nstruct S : A { float b; float2x2 m; };",
+                {"a": "f", "c": 2, "b": "f", "m": ("m", 2, 2)}, "S", " : TEXCOORD2"),
     "struct-array": ("struct Inner { float2 a; float b; };\nstruct S { float c; Inner i[2]; float d; };",
                      {"c": "f", "i": ("a", 2, {"a": 2, "b": "f"}), "d": "f"}, "S", " : TEXCOORD2"),
 }
@@ -323,7 +326,7 @@ float4 main(float4 pos : SV_Position, nointerpolation {t} s{sem}) : SV_Target {{
 
 @pytest.mark.parametrize("case", [
     R.param("member-arrays", id="member-arrays"), R.param("nested", id="nested"),
-    R.param("own-semantics", id="own-semantics"),
+    R.param("own-semantics", id="own-semantics"), R.param("derived", id="derived"),
     R.param("struct-array", id="struct-array",
             dxil="a signature element whose type is an array of structs is a located error of the DXIL backend "
                  "('not supported by the DXIL backend yet'): the twin does not compile"),
@@ -841,3 +844,9 @@ def test_front_face_of_a_geometry_shader_strip():
     want = (255, 255, 255, 255) if facing.pop() else (0, 0, 255, 255)
     px = R.draw(VS_STRIP_SOURCE, PS_FACE, W, H, vertex_count=1, gs_src=GS_STRIP, topology="point_list")
     assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
+
+
+def test_interpolation_modifier_on_an_integer_system_value_is_kept():
+    """The integer rule covers user semantics only: a system value's element is DXC's own (not refused)."""
+    R.build("float4 main(float4 p : SV_Position, linear uint prim : SV_PrimitiveID) : SV_Target { return prim; }",
+            "main", "ps_6_0")
