@@ -96,26 +96,6 @@ class _Builder:
         (self.entry.inputs if direction == "in" else self.entry.outputs).append(var)
         return var
 
-    def check_interpolation(self, semantic: str, sv, t: ir.Type, direction: str, mode: str | None,
-                            loc: SourceLoc | None) -> None:
-        """DXC's validator: a pixel input of integer or bool components is nointerpolation (none given: implied).
-        A pixel shader's SV_Position interpolates (HLSignatureLower makes its linear modes noperspective ones)."""
-        if mode is None or self.stage != "pixel" or direction != "in":
-            return
-        if sv is not None and sv.name == "SV_Position":
-            if mode == "nointerpolation":
-                raise error("invalid interpolation mode for SV_Position: it cannot be nointerpolation", loc)
-            return
-        if mode == "nointerpolation" or sv is not None:     # other system values: left unchecked
-            return
-        elem = t
-        while isinstance(elem, ir.Array):
-            elem = elem.elem
-        scalar = ir.scalar_of(elem)
-        if scalar is not None and not scalar.is_float:
-            raise error(f"signature element '{semantic}' specifies invalid interpolation mode '{mode}' for integer "
-                        f"component type: an integer or bool pixel input must be nointerpolation", loc)
-
     def _io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                 interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
                 row_major: bool | None = None, stream: int = 0) -> ir.Variable:
@@ -136,7 +116,6 @@ class _Builder:
         if len(rows) > 1:
             self.array_rows.update(rows)
         sv = lookup(semantic)
-        self.check_interpolation(semantic, sv, t, direction, interpolation, loc)
         storage = ir.Storage.INPUT if direction == "in" else ir.Storage.OUTPUT
         name = f"{prefix}.{semantic}"
         if vk_builtin is not None:      # [[vk::builtin("PointSize")]]

@@ -55,17 +55,6 @@ ERRORS = [
     ("struct O { float4 p : SV_Position; nointerpolation noperspective float c : C; };\n"
      "O main() { O o = (O)0; return o; }", "vs_6_0",
      "1:72: 'nointerpolation' and 'noperspective' cannot be used together for a field"),
-    ("float4 main(linear int c : C) : SV_Target { return c; }", "ps_6_0",
-     "1:24: signature element 'C' specifies invalid interpolation mode 'linear' for integer component type: "
-     "an integer or bool pixel input must be nointerpolation"),
-    ("struct I { centroid uint2 c : C; };\nfloat4 main(I i) : SV_Target { return i.c.xyxy; }", "ps_6_0",
-     "2:15: signature element 'C' specifies invalid interpolation mode 'centroid' for integer component type: "
-     "an integer or bool pixel input must be nointerpolation"),
-    ("float4 main(sample bool c : C) : SV_Target { return c; }", "ps_6_0",
-     "1:25: signature element 'C' specifies invalid interpolation mode 'sample' for integer component type: "
-     "an integer or bool pixel input must be nointerpolation"),
-    ("float4 main(nointerpolation float4 p : SV_Position) : SV_Target { return p; }", "ps_6_0",
-     "1:36: invalid interpolation mode for SV_Position: it cannot be nointerpolation"),
 ]
 
 
@@ -75,6 +64,48 @@ def test_interpolation_errors_are_located(src, profile, want, target):
     res = R.compile_hlsl(src, "main", profile, target)
     assert not res.ok
     assert R.errors(res) == [want], R.errors(res)
+
+
+# DXIL's own refusals (DXC's validator: MetaIntegerInterpMode on every element of a signature whose elements have
+# modes; HLSignatureLower: a nointerpolation SV_Position); DXC's SPIR-V path runs neither, and Vulkan's integer
+# fragment inputs are Flat whatever the modifier
+DXIL_ERRORS = [
+    ("float4 main(linear int c : C) : SV_Target { return c; }", "ps_6_0",
+     "1:24: signature element 'C' specifies invalid interpolation mode 'linear' for integer component type: "
+     "integer and bool elements are nointerpolation"),
+    ("struct I { centroid uint2 c : C; };\nfloat4 main(I i) : SV_Target { return i.c.xyxy; }", "ps_6_0",
+     "2:15: signature element 'C' specifies invalid interpolation mode 'centroid' for integer component type: "
+     "integer and bool elements are nointerpolation"),
+    ("float4 main(sample bool c : C) : SV_Target { return c; }", "ps_6_0",
+     "1:25: signature element 'C' specifies invalid interpolation mode 'sample' for integer component type: "
+     "integer and bool elements are nointerpolation"),
+    ("float4 main(float4 p : SV_Position, linear uint prim : SV_PrimitiveID) : SV_Target { return prim; }",
+     "ps_6_0", "1:49: signature element 'SV_PrimitiveID' specifies invalid interpolation mode 'linear' for integer "
+     "component type: integer and bool elements are nointerpolation"),
+    ("struct O { float4 p : SV_Position; noperspective int c : C; };\nO main() { O o = (O)0; return o; }", "vs_6_0",
+     "2:3: signature element 'C' specifies invalid interpolation mode 'noperspective' for integer component type: "
+     "integer and bool elements are nointerpolation"),
+    ("float4 main(nointerpolation float4 p : SV_Position) : SV_Target { return p; }", "ps_6_0",
+     "1:36: invalid interpolation mode for SV_Position: it cannot be nointerpolation"),
+]
+
+
+@pytest.mark.parametrize(("src", "profile", "want"), DXIL_ERRORS, ids=[f"e{i}" for i in range(len(DXIL_ERRORS))])
+def test_dxil_interpolation_errors_are_located(src, profile, want):
+    res = R.compile_hlsl(src, "main", profile, "dxil")
+    assert not res.ok
+    assert R.errors(res) == [want], R.errors(res)
+
+
+@pytest.mark.parametrize(("src", "profile", "_want"), DXIL_ERRORS, ids=[f"e{i}" for i in range(len(DXIL_ERRORS))])
+def test_spirv_takes_what_only_dxil_refuses(src, profile, _want):
+    """Valid SPIR-V; an integer pixel input is Flat."""
+    res = R.compile_hlsl(src, "main", profile, "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.1")
+    dis = tools.spirv_dis(res.binary)
+    if profile == "ps_6_0" and "nointerpolation float4 p" not in src:     # the integer pixel inputs
+        assert re.search(r"OpDecorate %in_\w+ Flat", dis), dis
 
 
 ACCEPTED = [
@@ -845,8 +876,3 @@ def test_front_face_of_a_geometry_shader_strip():
     px = R.draw(VS_STRIP_SOURCE, PS_FACE, W, H, vertex_count=1, gs_src=GS_STRIP, topology="point_list")
     assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
 
-
-def test_interpolation_modifier_on_an_integer_system_value_is_kept():
-    """The integer rule covers user semantics only: a system value's element is DXC's own (not refused)."""
-    R.build("float4 main(float4 p : SV_Position, linear uint prim : SV_PrimitiveID) : SV_Target { return prim; }",
-            "main", "ps_6_0")
