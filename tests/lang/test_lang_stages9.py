@@ -876,3 +876,23 @@ def test_front_face_of_a_geometry_shader_strip():
     px = R.draw(VS_STRIP_SOURCE, PS_FACE, W, H, vertex_count=1, gs_src=GS_STRIP, topology="point_list")
     assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
 
+
+
+PS_TARGET_ARRAY = """
+struct O { float4 first : SV_Target0; float4 rest[2] : SV_Target1; };
+O main(float4 pos : SV_Position) {
+    O o;
+    o.first = float4(0.25, 0, 0, 1);
+    o.rest[0] = float4(0, 0.5, 0, 1);       // SV_Target1
+    o.rest[1] = float4(0, 0, 0.75, 1);      // SV_Target2
+    return o;
+}
+"""
+
+
+def test_render_target_array_member():
+    """An array member `float4 rest[2] : SV_Target1` writes targets 1 and 2."""
+    targets, _ = R.draw(R.FULLSCREEN_VS, PS_TARGET_ARRAY, W, H, targets=3, full=True)
+    wants = [(R.unorm8(0.25), 0, 0, 255), (0, R.unorm8(0.5), 0, 255), (0, 0, R.unorm8(0.75), 255)]
+    for t, want in zip(targets, wants):
+        assert {R.pixel(t, W, x, y) for y in range(H) for x in range(W)} == {want}
