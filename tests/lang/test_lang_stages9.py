@@ -896,3 +896,48 @@ def test_render_target_array_member():
     wants = [(R.unorm8(0.25), 0, 0, 255), (0, R.unorm8(0.5), 0, 255), (0, 0, R.unorm8(0.75), 255)]
     for t, want in zip(targets, wants):
         assert {R.pixel(t, W, x, y) for y in range(H) for x in range(W)} == {want}
+
+
+MS_PERSPECTIVE = """
+struct V { float4 pos : SV_Position; float smooth : SMOOTH; noperspective float np : NP; };
+[outputtopology("triangle")]
+[numthreads(3, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[3], out indices uint3 tris[1]) {
+    SetMeshOutputCounts(3, 1);
+    const float2 corners[3] = { float2(-1, -1), float2(1, -1), float2(-1, 1) };
+    const float ws[3] = { 1.0, 2.0, 4.0 };
+    const float values[3] = { 0.2, 0.9, 0.5 };
+    V v;
+    v.pos = float4(corners[t] * ws[t], 0.5 * ws[t], ws[t]);
+    v.smooth = values[t];
+    v.np = values[t];
+    verts[t] = v;
+    if (t == 0) tris[0] = uint3(0, 1, 2);
+}
+"""
+PS_MESH_PERSPECTIVE = """
+struct V { float4 pos : SV_Position; float smooth : SMOOTH; noperspective float np : NP; };
+float4 main(V v) : SV_Target { return float4(v.smooth, v.np, 0, 1); }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_mesh_shader_vertex_interpolation(target):
+    """A mesh shader's per-vertex outputs interpolate by their modes like a vertex shader's (the perspective
+    triangle of the tests above); both builds of both stages (DXIL through dxil-spirv)."""
+    from harness.vulkan_runner import run_mesh
+    ms = R.build(MS_PERSPECTIVE, "main", "ms_6_5", env="vulkan1.2")
+    ps = R.build(PS_MESH_PERSPECTIVE, "main", "ps_6_5", env="vulkan1.2")
+    if target == "spirv":
+        px = run_mesh(ms.binary, "main", ps.binary, "main", W, H)
+    else:
+        from dxil_run import consumer_spirv
+        (m, me), (p, pe) = ((c[0], c[1]["entry"]) for c in (consumer_spirv(R.twin_of(r)) for r in (ms, ps)))
+        px = run_mesh(m, me, p, pe, W, H)
+    for y in range(H):
+        for x in range(W):
+            if x + y >= W - 1:
+                continue
+            e = _expected(x, y)
+            want = (R.unorm8(e["smooth"]), R.unorm8(e["noperspective"]), 0, 255)
+            assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
