@@ -118,6 +118,8 @@ _OPTIONAL_EXTENSIONS = (
     # mesh and amplification (task) shaders: draws with vkCmdDrawMeshTasksEXT (run_graphics with r["ms"])
     ("VK_EXT_mesh_shader", "VkPhysicalDeviceMeshShaderFeaturesEXT",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT),
+    # SV_StencilRef (FragStencilRefEXT)
+    ("VK_EXT_shader_stencil_export", None, None),
     # SM 6.6 derivatives in compute shaders; the KHR struct is the NV one (same layout and sType value)
     ("VK_KHR_compute_shader_derivatives", "VkPhysicalDeviceComputeShaderDerivativesFeaturesNV",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_FEATURES_NV),
@@ -592,13 +594,15 @@ def _color_target(res: Resources, width: int, height: int, layers: int = 1, samp
 
 
 _DEPTH_FORMAT = vk.VK_FORMAT_D32_SFLOAT
+_DEPTH_STENCIL_FORMAT = vk.VK_FORMAT_D32_SFLOAT_S8_UINT     # with r['stencil']
 
 
-def _depth_target(res: Resources, width: int, height: int):
-    """D32 depth image + view (r['depth'] set: depth test LESS and depth writes)."""
+def _depth_target(res: Resources, width: int, height: int, fmt: int = _DEPTH_FORMAT):
+    """D32 depth image + view (r['depth'] set: depth test LESS and depth writes; r['stencil'] set: D32S8 and
+    the stencil test EQUAL against the reference, which a pixel shader's SV_StencilRef replaces)."""
     dev = res.ctx.device
     image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
-        imageType=vk.VK_IMAGE_TYPE_2D, format=_DEPTH_FORMAT,
+        imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
         extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
         samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
         usage=vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
@@ -608,13 +612,14 @@ def _depth_target(res: Resources, width: int, height: int):
         allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
     vk.vkBindImageMemory(dev, image, mem, 0)
     return res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
-        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_DEPTH_FORMAT,
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=fmt,
         subresourceRange=vk.VkImageSubresourceRange(
-            aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+            aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT | (vk.VK_IMAGE_ASPECT_STENCIL_BIT if fmt != _DEPTH_FORMAT else 0),
+            baseMipLevel=0, levelCount=1,
             baseArrayLayer=0, layerCount=1)), None))
 
 
-def _render_pass(res: Resources, targets: int = 1, depth: bool = False, samples: int = 1):
+def _render_pass(res: Resources, targets: int = 1, depth: int | None = None, samples: int = 1):
     """Attachments: the color targets; with samples > 1 multisampled ones first, then the single-sampled
     targets they resolve into; the depth buffer last."""
     attachment = vk.VkAttachmentDescription(
@@ -635,11 +640,11 @@ def _render_pass(res: Resources, targets: int = 1, depth: bool = False, samples:
         resolve = [vk.VkAttachmentReference(attachment=targets + i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
                    for i in range(targets)]
     depth_ref = None
-    if depth:
+    if depth is not None:       # the depth (depth/stencil) attachment's format
         attachments.append(vk.VkAttachmentDescription(
-            format=_DEPTH_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            format=depth, samples=vk.VK_SAMPLE_COUNT_1_BIT,
             loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
-            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
             initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
             finalLayout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL))
         depth_ref = vk.VkAttachmentReference(attachment=len(attachments) - 1,
@@ -697,6 +702,9 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
     scissors = [vk.VkRect2D(offset=vk.VkOffset2D(x=i * w // n, y=0), extent=vk.VkExtent2D(width=w // n, height=h))
                 for i in range(n)]
     blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
+    stencil = vk.VkStencilOpState(failOp=vk.VK_STENCIL_OP_KEEP, passOp=vk.VK_STENCIL_OP_KEEP,
+                                  depthFailOp=vk.VK_STENCIL_OP_KEEP, compareOp=vk.VK_COMPARE_OP_EQUAL,
+                                  compareMask=0xFF, writeMask=0, reference=0)
     points = r.get("patch_control_points")    # with hs + ds: a patch list
     tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=points) if points else None
     mesh = r.get("ms") is not None      # a mesh pipeline has no vertex input or input assembly
@@ -713,8 +721,9 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
             rasterizationSamples=r.get("samples", 1)),
         pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=len(blends), pAttachments=blends),
         pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
-            depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
-            depthCompareOp=vk.VK_COMPARE_OP_LESS) if r.get("depth") is not None else None,
+            depthTestEnable=r.get("depth") is not None, depthWriteEnable=r.get("depth") is not None,
+            depthCompareOp=vk.VK_COMPARE_OP_LESS, stencilTestEnable=r.get("stencil") is not None,
+            front=stencil, back=stencil) if r.get("depth") is not None or r.get("stencil") is not None else None,
         layout=layout, renderPass=render_pass, subpass=0)
     pipeline = vk.vkCreateGraphicsPipelines(dev, vk.VK_NULL_HANDLE, 1, [info], None)[0]
     del keep
@@ -743,11 +752,13 @@ def run_graphics(ctx: Context, r: dict):
         if depth is not None and layers > 1:
             raise RuntimeError("a depth buffer with a layered target is not supported by the harness")
         samples = r.get("samples", 1)
-        if samples > 1 and depth is not None:
+        stencil = r.get("stencil")
+        ds_format = _DEPTH_STENCIL_FORMAT if stencil is not None else _DEPTH_FORMAT if depth is not None else None
+        if samples > 1 and ds_format is not None:
             raise RuntimeError("a depth buffer with a multisampled target is not supported by the harness")
         multisampled = [_color_target(res, w, h, layers, samples)[1] for _ in range(ntargets)] if samples > 1 else []
-        views = multisampled + [t[1] for t in targets] + ([_depth_target(res, w, h)] if depth is not None else [])
-        rpass = _render_pass(res, ntargets, depth is not None, samples)
+        views = multisampled + [t[1] for t in targets] + ([_depth_target(res, w, h, ds_format)] if ds_format else [])
+        rpass = _render_pass(res, ntargets, ds_format, samples)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
             renderPass=rpass, attachmentCount=len(views), pAttachments=views, width=w, height=h,
             layers=layers), None))
@@ -767,8 +778,9 @@ def run_graphics(ctx: Context, r: dict):
         bound.record_uploads(cmd)
         clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
         clears = [clear] * (ntargets * (2 if samples > 1 else 1))
-        if depth is not None:
-            clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=float(depth), stencil=0)))
+        if ds_format is not None:
+            clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(
+                depth=1.0 if depth is None else float(depth), stencil=stencil or 0)))
         vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
             renderPass=rpass, framebuffer=fb,
             renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h)),

@@ -941,3 +941,20 @@ def test_mesh_shader_vertex_interpolation(target):
             e = _expected(x, y)
             want = (R.unorm8(e["smooth"]), R.unorm8(e["noperspective"]), 0, 255)
             assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
+
+
+PS_STENCIL = """
+float4 main(float4 pos : SV_Position, out uint ref : SV_StencilRef) : SV_Target {
+    ref = (uint)pos.x;              // the column; the stencil test passes where it equals the stored value
+    return float4(0, 1, 0, 1);
+}
+"""
+
+
+def test_stencil_ref_output_is_the_stencil_test_reference():
+    """The stencil buffer holds 3 everywhere and the test is EQUAL: with SV_StencilRef (SPIR-V: FragStencilRefEXT,
+    StencilRefReplacingEXT) the reference is the pixel shader's value, so only column 3 is drawn."""
+    px = R.draw(R.FULLSCREEN_VS, PS_STENCIL, W, H, stencil=3)
+    for y in range(H):
+        for x in range(W):
+            assert R.pixel(px, W, x, y) == ((0, 255, 0, 255) if x == 3 else (0, 0, 0, 0)), (x, y)
