@@ -958,3 +958,38 @@ def test_stencil_ref_output_is_the_stencil_test_reference():
     for y in range(H):
         for x in range(W):
             assert R.pixel(px, W, x, y) == ((0, 255, 0, 255) if x == 3 else (0, 0, 0, 0)), (x, y)
+
+
+PS_COVERAGE_IN = """
+RWStructuredBuffer<uint> Out : register(u0);
+float4 main(float4 pos : SV_Position, uint cov : SV_Coverage) : SV_Target {
+    InterlockedOr(Out[(uint)pos.y * 8 + (uint)pos.x], cov);    // a pixel may be shaded by two fragments
+    return 1;
+}
+"""
+
+
+def test_coverage_input_is_the_covered_samples():
+    """SV_Coverage in a pixel-rate shader, four samples: bit s set when the primitive (VS_EDGE's triangle,
+    (0, 0), (4.3, 0), (4.3, 16) in pixels of this 8 x 8 target) covers sample s at its standard location.  The
+    masks of a pixel's fragments are ORed: clipped to the view, the triangle is two, and pixels on the inner
+    edge are shaded once by each with the samples each covers."""
+    _t, got = R.draw(VS_EDGE, PS_COVERAGE_IN, W, H, {"Out": R.storage(bytes(4 * W * H))}, samples=4, full=True)
+    out = R.unpack("I", got["Out"])
+    tri = ((0.0, 0.0), (4.3, 0.0), (4.3, 16.0))
+    for y in range(H):
+        for x in range(W):
+            samples = [(x + sx, y + sy) for sx, sy in SAMPLE_LOCATIONS]
+            if any(_near_edge(tri, p) for p in samples):
+                continue
+            mask = sum(1 << s for s, p in enumerate(samples) if _inside(tri, p))
+            assert out[y * W + x] == mask, (x, y, out[y * W + x], mask)
+
+
+def _inside(tri, p) -> bool:
+    b = _bary(p, *tri)
+    return all(c > 0 for c in b)
+
+
+def _near_edge(tri, p) -> bool:
+    return any(abs(c) < 1e-6 for c in _bary(p, *tri))
