@@ -993,3 +993,31 @@ def _inside(tri, p) -> bool:
 
 def _near_edge(tri, p) -> bool:
     return any(abs(c) < 1e-6 for c in _bary(p, *tri))
+
+
+PS_EVALUATE_MS = """
+RWStructuredBuffer<float4> Out : register(u0);
+float4 main(float4 pos : SV_Position, float2 ndc : NDC) : SV_Target {
+    uint base = ((uint)pos.y * 8 + (uint)pos.x) * 6;
+    [unroll] for (uint s = 0; s < 4; s++)
+        Out[base + s] = float4((EvaluateAttributeAtSample(ndc, s) + 1) * 4, 0, 0);
+    Out[base + 4] = float4((EvaluateAttributeSnapped(ndc, int2(-8, 7)) + 1) * 4, 0, 0);
+    Out[base + 5] = float4((EvaluateAttributeSnapped(ndc, int2(3, -5)) + 1) * 4, 0, 0);
+    return 1;
+}
+"""
+
+
+def test_evaluate_attribute_at_samples_and_offsets():
+    """With four samples, EvaluateAttributeAtSample(v, s) is v at sample s's standard location and
+    EvaluateAttributeSnapped(v, o) v at the pixel centre + o / 16 pixel (x right, y down), for every pixel."""
+    _t, got = R.draw(VS_NDC, PS_EVALUATE_MS, W, H, {"Out": R.storage(bytes(16 * 6 * W * H))}, samples=4,
+                     full=True)
+    out = R.unpack("f", got["Out"])
+    for y in range(H):
+        for x in range(W):
+            base = (y * W + x) * 6 * 4
+            wants = [(x + sx, y + sy) for sx, sy in SAMPLE_LOCATIONS]
+            wants += [(x + 0.5 - 8 / 16, y + 0.5 + 7 / 16), (x + 0.5 + 3 / 16, y + 0.5 - 5 / 16)]
+            for k, want in enumerate(wants):
+                assert R.approx(out[base + 4 * k:base + 4 * k + 2], want, 1e-4), (x, y, k, out[base + 4 * k:][:2], want)
