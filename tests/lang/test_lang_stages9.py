@@ -1021,3 +1021,38 @@ def test_evaluate_attribute_at_samples_and_offsets():
             wants += [(x + 0.5 - 8 / 16, y + 0.5 + 7 / 16), (x + 0.5 + 3 / 16, y + 0.5 - 5 / 16)]
             for k, want in enumerate(wants):
                 assert R.approx(out[base + 4 * k:base + 4 * k + 2], want, 1e-4), (x, y, k, out[base + 4 * k:][:2], want)
+
+
+VS_MATRIX_ARRAY = """
+struct O { float4 pos : SV_Position; noperspective float2x2 m : M; float a[2] : ARR; noperspective float2 b[2] : B; };
+O main(uint id : SV_VertexID) {
+    const float2 corners[3] = { float2(-1, -1), float2(1, -1), float2(-1, 1) };
+    const float ws[3] = { 1.0, 2.0, 4.0 };
+    const float values[3] = { 0.2, 0.9, 0.5 };
+    float v = values[id];
+    O o;
+    o.pos = float4(corners[id] * ws[id], 0.5 * ws[id], ws[id]);
+    o.m = float2x2(v, v / 2, v / 3, v / 4);
+    o.a[0] = v / 5; o.a[1] = v / 2;
+    o.b[0] = float2(0, 0); o.b[1] = float2(v / 8, v);
+    return o;
+}
+"""
+PS_MATRIX_ARRAY = """
+struct O { float4 pos : SV_Position; noperspective float2x2 m : M; float a[2] : ARR; noperspective float2 b[2] : B; };
+float4 main(O i) : SV_Target { return float4(i.m[1][0] * 3, i.a[1] * 2, i.m[0][1] * 2, i.b[1].y); }
+"""
+
+
+def test_interpolation_modes_of_matrices_and_arrays():
+    """A noperspective matrix (every row), a perspective array, a noperspective array of vectors: each
+    element interpolates by its declaration's mode (the perspective triangle above)."""
+    px = R.draw(VS_MATRIX_ARRAY, PS_MATRIX_ARRAY, W, H)
+    for y in range(H):
+        for x in range(W):
+            if x + y >= W - 1:
+                continue
+            e = _expected(x, y)
+            want = (R.unorm8(e["noperspective"]), R.unorm8(e["smooth"]), R.unorm8(e["noperspective"]),
+                    R.unorm8(e["noperspective"]))
+            assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
