@@ -1056,3 +1056,40 @@ def test_interpolation_modes_of_matrices_and_arrays():
             want = (R.unorm8(e["noperspective"]), R.unorm8(e["smooth"]), R.unorm8(e["noperspective"]),
                     R.unorm8(e["noperspective"]))
             assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
+
+
+# DXC's validator limits the semantic index of a system value in a DXIL signature (MetaSemanticIndexMax); its
+# SPIR-V path has no such check (a Location / BuiltIn either way)
+SV_INDEX_ERRORS = [
+    ("float4 main() : SV_Target8 { return 1; }", "ps_6_0", "1:8: SV_Target semantic index exceeds maximum (7)"),
+    ("void main(out float4 t[2] : SV_Target7) { t[0] = 1; t[1] = 2; }", "ps_6_0",
+     "1:22: SV_Target semantic index exceeds maximum (7)"),
+    ("float4 main(float4 p : SV_Position1) : SV_Target { return p; }", "ps_6_0",
+     "1:20: SV_Position semantic index exceeds maximum (0)"),
+    ("float4 main(uint v : SV_VertexID1) : SV_Position { return v; }", "vs_6_0",
+     "1:18: SV_VertexID semantic index exceeds maximum (0)"),
+    ("float4 main(bool f : SV_IsFrontFace1) : SV_Target { return f; }", "ps_6_0",
+     "1:18: SV_IsFrontFace semantic index exceeds maximum (0)"),
+    ("float4 main(out float d : SV_Depth1) : SV_Target { d = 0; return 1; }", "ps_6_0",
+     "1:23: SV_Depth semantic index exceeds maximum (0)"),
+    ("float4 main(float3 b : SV_Barycentrics2) : SV_Target { return b.xyzx; }", "ps_6_1",
+     "1:20: SV_Barycentrics semantic index exceeds maximum (1)"),
+]
+
+
+@pytest.mark.parametrize(("src", "profile", "want"), SV_INDEX_ERRORS, ids=[f"e{i}" for i in range(len(SV_INDEX_ERRORS))])
+def test_system_value_semantic_index_limits_in_dxil(src, profile, want):
+    res = R.compile_hlsl(src, "main", profile, "dxil")
+    assert R.errors(res) == [want]
+    spv = R.compile_hlsl(src, "main", profile, "spirv")
+    assert spv.ok, R.diagnostics_text(spv)
+    tools.spirv_val(spv.binary, "vulkan1.1")
+
+
+def test_system_value_semantic_indices_dxil_allows():
+    """SV_Target0..7 (an array reaching 7), SV_Barycentrics1, two clip-distance rows: accepted."""
+    for src, profile in (("void main(out float4 t[2] : SV_Target6) { t[0] = 1; t[1] = 2; }", "ps_6_0"),
+                         ("float4 main(float3 b : SV_Barycentrics1) : SV_Target { return b.xyzx; }", "ps_6_1"),
+                         ("struct O { float4 p : SV_Position; float4 c : SV_ClipDistance0; float4 d : "
+                          "SV_ClipDistance1; }; O main() { O o = (O)0; return o; }", "vs_6_0")):
+        R.build_dxil(src, "main", profile)

@@ -199,6 +199,8 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
             continue
         assert isinstance(facts, tuple)
         kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
+        if how != sigpack.ARB:      # (the semantic index is not in the facts' key)
+            _check_system_value_index(io, how, rows, v.loc)
         if how == sigpack.TESS_FACTOR:
             sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
@@ -253,6 +255,19 @@ def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
                 raise error(f"{'output' if is_output else 'input'} semantic '{e.name}' has overlapping semantic "
                             f"index {e.index + r}", e.var.loc)
             seen.add(key)
+
+
+def _check_system_value_index(io: ir.IOInfo, how: str, rows: int, loc) -> None:
+    """DXC's validator (MetaSemanticIndexMax): SV_Target rows end by index 7, SV_Barycentrics' index is at
+    most 1, clip and cull distances have their own limits, every other system value in a signature is index 0."""
+    if how == sigpack.TARGET:
+        top = 7
+    elif how == sigpack.CLIPCULL:
+        return
+    else:
+        top = 1 if io.semantic == "SV_Barycentrics" else 0
+    if io.index + (rows if how == sigpack.TARGET else 1) - 1 > top:
+        raise error(f"{io.semantic} semantic index exceeds maximum ({top})", loc)
 
 
 def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> int:
