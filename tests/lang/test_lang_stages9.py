@@ -1093,3 +1093,49 @@ def test_system_value_semantic_indices_dxil_allows():
                          ("struct O { float4 p : SV_Position; float4 c : SV_ClipDistance0; float4 d : "
                           "SV_ClipDistance1; }; O main() { O o = (O)0; return o; }", "vs_6_0")):
         R.build_dxil(src, "main", profile)
+
+
+VS_CLIP_PARTS = """
+struct O { float4 pos : SV_Position; float2 c0 : SV_ClipDistance0; float c1 : SV_ClipDistance1; };
+O main(uint id : SV_VertexID) {
+    float2 uv = float2((id << 1) & 2, id & 2);
+    O o;
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.c0 = float2(1.0, o.pos.x + 0.5);      // clips x < -0.5
+    o.c1 = o.pos.y + 0.5;                    // clips y < -0.5
+    return o;
+}
+"""
+GS_CLIP_REGROUP = """
+struct I { float4 pos : SV_Position; float2 c0 : SV_ClipDistance0; float c1 : SV_ClipDistance1; };
+struct O { float4 pos : SV_Position; float3 c : SV_ClipDistance0; float4 seen : SEEN; };
+[maxvertexcount(3)]
+void main(triangle I v[3], inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) {
+        O o;
+        o.pos = v[i].pos;
+        o.c = float3(v[i].c0, v[i].c1);     // the two semantics regrouped as one float3
+        o.seen = float4(v[i].c0.y, v[i].c1, 0, 1);
+        s.Append(o);
+    }
+}
+"""
+# (the pixel shader declares the clip distances too: its signature's rows are the geometry shader's)
+PS_SEEN = """
+float4 main(float4 pos : SV_Position, float3 c : SV_ClipDistance0, float4 seen : SEEN) : SV_Target {
+    return float4(seen.xy, c.z, seen.w) / 4;
+}
+"""
+
+
+def test_clip_distances_regrouped_by_a_geometry_shader():
+    """The vertex shader's SV_ClipDistance0 (float2) and SV_ClipDistance1 (float), read by a geometry shader
+    that writes them as one float3 SV_ClipDistance0: both planes clip, the distances arrive intact."""
+    px = R.draw(VS_CLIP_PARTS, PS_SEEN, W, H, gs_src=GS_CLIP_REGROUP)
+    for y in range(H):
+        for x in range(W):
+            nx, ny = _ndc(x, W), _ndc(y, H)
+            inside = nx > -0.5 and ny > -0.5
+            want = (R.unorm8((nx + 0.5) / 4), R.unorm8((ny + 0.5) / 4), R.unorm8((ny + 0.5) / 4), R.unorm8(0.25)) \
+                if inside else (0, 0, 0, 0)
+            assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
