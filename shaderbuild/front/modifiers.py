@@ -36,7 +36,11 @@ ALLOWED: dict[str, frozenset[str]] = {
 USAGES = ("in", "out", "inout")        # parameter usages: "HLSL usage 'in' is only valid on a parameter"
 # pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"
 EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"),
-             *(("nointerpolation", m) for m in ("linear", "sample", "noperspective", "centroid")))
+             *(("nointerpolation", m) for m in ("linear", "sample", "noperspective", "centroid")),
+             # DXC's DiagnoseHLSLDecl: an interpolated value is not uniform, nor a geometry shader's primitive
+             *((m, "uniform") for m in ("nointerpolation", "linear", "sample", "noperspective", "centroid")),
+             *((p, m) for p in ("point", "line", "lineadj", "triangle", "triangleadj")
+               for m in ("nointerpolation", "linear", "sample", "noperspective", "centroid")))
 
 
 def check_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc) -> None:

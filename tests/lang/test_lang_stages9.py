@@ -55,6 +55,11 @@ ERRORS = [
     ("struct O { float4 p : SV_Position; nointerpolation noperspective float c : C; };\n"
      "O main() { O o = (O)0; return o; }", "vs_6_0",
      "1:72: 'nointerpolation' and 'noperspective' cannot be used together for a field"),
+    ("float4 main(uniform linear float4 c : C) : SV_Target { return c; }", "ps_6_0",
+     "1:35: 'linear' and 'uniform' cannot be used together for a parameter"),
+    ("struct O { float4 p : SV_Position; };\n[maxvertexcount(1)]\n"
+     "void main(triangle nointerpolation float4 v[3] : P, inout PointStream<O> s) { O o; o.p = v[0]; s.Append(o); }",
+     "gs_6_0", "3:43: 'triangle' and 'nointerpolation' cannot be used together for a parameter"),
 ]
 
 
