@@ -904,7 +904,8 @@ def test_render_target_array_member():
 
 
 MS_PERSPECTIVE = """
-struct V { float4 pos : SV_Position; float smooth : SMOOTH; noperspective float np : NP; };
+struct V { float4 pos : SV_Position; [[vk::location(1)]] float smooth : SMOOTH;
+           [[vk::location(2)]] noperspective float np : NP; };
 [outputtopology("triangle")]
 [numthreads(3, 1, 1)]
 void main(uint t : SV_GroupThreadID, out vertices V verts[3], out indices uint3 tris[1]) {
@@ -921,7 +922,8 @@ void main(uint t : SV_GroupThreadID, out vertices V verts[3], out indices uint3 
 }
 """
 PS_MESH_PERSPECTIVE = """
-struct V { float4 pos : SV_Position; float smooth : SMOOTH; noperspective float np : NP; };
+struct V { float4 pos : SV_Position; [[vk::location(1)]] float smooth : SMOOTH;
+           [[vk::location(2)]] noperspective float np : NP; };
 float4 main(V v) : SV_Target { return float4(v.smooth, v.np, 0, 1); }
 """
 
@@ -929,7 +931,10 @@ float4 main(V v) : SV_Target { return float4(v.smooth, v.np, 0, 1); }
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_mesh_shader_vertex_interpolation(target):
     """A mesh shader's per-vertex outputs interpolate by their modes like a vertex shader's (the perspective
-    triangle of the tests above); both builds of both stages (DXIL through dxil-spirv)."""
+    triangle of the tests above); the pixel shader's SPIR-V build or its DXIL through dxil-spirv, after our
+    SPIR-V mesh shader (dxil-spirv's mesh shaders store Position one component at a time, which lavapipe
+    loses: the strict xfail in tests/resources/test_mesh_shaders.py; here it drew nothing on a worker's
+    first mesh draw).  The Locations are the signature rows dxil-spirv gives the pixel shader's inputs."""
     from harness.vulkan_runner import run_mesh
     ms = R.build(MS_PERSPECTIVE, "main", "ms_6_5", env="vulkan1.2")
     ps = R.build(PS_MESH_PERSPECTIVE, "main", "ps_6_5", env="vulkan1.2")
@@ -937,8 +942,9 @@ def test_mesh_shader_vertex_interpolation(target):
         px = run_mesh(ms.binary, "main", ps.binary, "main", W, H)
     else:
         from dxil_run import consumer_spirv
-        (m, me), (p, pe) = ((c[0], c[1]["entry"]) for c in (consumer_spirv(R.twin_of(r)) for r in (ms, ps)))
-        px = run_mesh(m, me, p, pe, W, H)
+        converted = consumer_spirv(R.twin_of(ps))
+        assert converted is not None
+        px = run_mesh(ms.binary, "main", converted[0], converted[1]["entry"], W, H)
     for y in range(H):
         for x in range(W):
             if x + y >= W - 1:
