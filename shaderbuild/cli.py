@@ -58,9 +58,9 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-fvk-use-dx-position-w",), {"dest": "vk_use_dx_position_w", "action": "store_true",
                                    "help": "reciprocate SV_Position.w in the pixel stage, as D3D does"}),
     *(((f"-fvk-support-nonzero-base-{what}",), {"dest": f"vk_support_nonzero_base_{what}", "action": "store_true",
-                                                "help": f"SV_{sv}ID leaves out the draw's first {what}, as D3D does "
-                                                        f"({name}Index - Base{name})"})
-      for what, sv, name in (("vertex", "Vertex", "Vertex"), ("instance", "Instance", "Instance"))),
+                                                "help": f"SV_{what.title()}ID leaves out the draw's first {what}, as "
+                                                        f"D3D does ({what.title()}Index - Base{what.title()})"})
+      for what in ("vertex", "instance")),
     (("-fvk-auto-shift-bindings",), {"dest": "vk_auto_shift_bindings", "action": "store_true",
                                      "help": "resources without register() get D3D's register, then the class shift"}),
     (("-fvk-bind-register", "-vkbr"), {"dest": "vk_bind_register", "nargs": 4, "action": "append", "default": [],

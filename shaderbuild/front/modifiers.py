@@ -34,13 +34,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     "triangleadj": frozenset({PARAMETER}),
 }
 USAGES = ("in", "out", "inout")        # parameter usages: "HLSL usage 'in' is only valid on a parameter"
-# pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"
+_INTERPOLATING = ("linear", "sample", "noperspective", "centroid")
+_INTERPOLATION_MODIFIERS = ("nointerpolation", *_INTERPOLATING)
+# pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"; an
+# interpolation modifier beside nointerpolation, uniform or a geometry shader's primitive (DiagnoseHLSLDecl)
 EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"),
-             *(("nointerpolation", m) for m in ("linear", "sample", "noperspective", "centroid")),
-             # DXC's DiagnoseHLSLDecl: an interpolated value is not uniform, nor a geometry shader's primitive
-             *((m, "uniform") for m in ("nointerpolation", "linear", "sample", "noperspective", "centroid")),
-             *((p, m) for p in ("point", "line", "lineadj", "triangle", "triangleadj")
-               for m in ("nointerpolation", "linear", "sample", "noperspective", "centroid")))
+             *(("nointerpolation", m) for m in _INTERPOLATING),
+             *((m, "uniform") for m in _INTERPOLATION_MODIFIERS),
+             *((p, m) for p in ("point", "line", "lineadj", "triangle", "triangleadj") for m in _INTERPOLATION_MODIFIERS))
 
 
 def check_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc) -> None:
@@ -68,13 +69,10 @@ def report_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc, errors: li
         errors.extend(e.diagnostics)
 
 
-# the interpolation modifiers (DXC's DxilInterpolationMode gives one mode: `sample` overrides `centroid`,
-# `noperspective` keeps a centroid / sample beside it, `linear` adds nothing; EXCLUSIVE refuses the rest)
-INTERPOLATION_MODIFIERS = ("nointerpolation", "linear", "noperspective", "centroid", "sample")
-
-
 def interpolation_mode(quals: Iterable[str]) -> str | None:
-    """The one mode a declaration's (checked) modifiers name, as IOInfo spells it; None: none given."""
+    """The one mode a declaration's (checked) modifiers name, as IOInfo spells it; None: none given.  DXC's
+    DxilInterpolationMode: `sample` overrides `centroid`, `noperspective` keeps a centroid / sample beside it,
+    `linear` adds nothing (EXCLUSIVE refuses nointerpolation with any of them)."""
     q = set(quals)
     if "nointerpolation" in q:
         return "nointerpolation"
