@@ -1148,3 +1148,51 @@ def test_clip_distances_regrouped_by_a_geometry_shader():
             want = (R.unorm8((nx + 0.5) / 4), R.unorm8((ny + 0.5) / 4), R.unorm8((ny + 0.5) / 4), R.unorm8(0.25)) \
                 if inside else (0, 0, 0, 0)
             assert _close(R.pixel(px, W, x, y), want), (x, y, R.pixel(px, W, x, y), want)
+
+
+VS_THREE = """
+struct V { float4 pos : SV_Position; float a : A; float2 b : B; nointerpolation uint c : C; float4 d : D; };
+V main(uint id : SV_VertexID) {
+    float2 uv = float2((id << 1) & 2, id & 2);
+    V o;
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    o.a = 0.125; o.b = float2(0.25, 0.375); o.c = 77; o.d = float4(0.5, 0.625, 0.75, 0.875);
+    return o;
+}
+"""
+PS_ONE_READ = """
+struct V { float4 pos : SV_Position; float a : A; float2 b : B; nointerpolation uint c : C; float4 d : D; };
+float4 main(V v) : SV_Target { return float4(v.d.yw, v.c / 255.0, v.b.y); }   // a and pos never read
+"""
+
+
+def test_inputs_the_pixel_shader_does_not_read_keep_their_places():
+    """The pixel shader declares the vertex shader's outputs but reads only some (a and SV_Position never, b and
+    d in part): the unread ones keep their rows and Locations, so the read ones link to the right values."""
+    px = R.draw(VS_THREE, PS_ONE_READ, W, H)
+    want = (R.unorm8(0.625), R.unorm8(0.875), 77, R.unorm8(0.375))
+    assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
+
+
+VS_TWO_WINDINGS = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    const float2 v[6] = { float2(-1, -1), float2(0, -1), float2(-1, 1),     // left half
+                          float2(0, -1), float2(0, 1), float2(1, -1) };     // right half, the other winding
+    return float4(v[id], 0, 1);
+}
+"""
+PS_FACE_TYPED = """
+float4 main(float4 pos : SV_Position, TYPE f : SV_IsFrontFace) : SV_Target { return float4(f, 0.5, 0, 1); }
+"""
+
+
+@pytest.mark.parametrize("type_", ["uint", "int", "float", "bool"])
+def test_is_front_face_converted_to_its_declared_type(type_):
+    """SV_IsFrontFace declared uint / int / float / bool is 1 on the front-facing triangle, 0 on the other
+    (the bool converted as HLSL converts a bool, on both windings)."""
+    px = R.draw(VS_TWO_WINDINGS, PS_FACE_TYPED.replace("TYPE", type_), W, H, vertex_count=6)
+    left = _front_facing(((-1, -1), (0, -1), (-1, 1)))
+    right = _front_facing(((0, -1), (0, 1), (1, -1)))
+    assert left != right
+    for x, front in ((0, left), (6, right)):
+        assert R.pixel(px, W, x, 1) == (255 if front else 0, 128, 0, 255), (x, R.pixel(px, W, x, 1))
