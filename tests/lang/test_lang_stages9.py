@@ -1196,3 +1196,28 @@ def test_is_front_face_converted_to_its_declared_type(type_):
     assert left != right
     for x, front in ((0, left), (6, right)):
         assert R.pixel(px, W, x, 1) == (255 if front else 0, 128, 0, 255), (x, R.pixel(px, W, x, 1))
+
+
+MS_PRIMITIVE_MODE = """
+struct V { float4 p : SV_Position; };
+struct P { centroid float f : F; };
+[outputtopology("triangle")]
+[numthreads(1, 1, 1)]
+void main(out vertices V v[3], out indices uint3 t[1], out primitives P pr[1]) {
+    SetMeshOutputCounts(3, 1);
+    v[0] = (V)0; v[1] = (V)0; v[2] = (V)0;
+    t[0] = uint3(0, 1, 2);
+    pr[0].f = 1;
+}
+"""
+
+
+def test_interpolated_mesh_primitive_output_is_a_dxil_error():
+    """DXC's HLSignatureLower refuses an interpolation mode on a mesh shader's primitive output (DXIL); the
+    SPIR-V build takes it (a per-primitive value is flat whatever its decorations)."""
+    res = R.compile_hlsl(MS_PRIMITIVE_MODE, "main", "ms_6_5", "dxil")
+    assert R.errors(res) == ["6:73: mesh shader's primitive outputs' interpolation mode must be constant or "
+                             "undefined: 'F' is centroid"]
+    spv = R.compile_hlsl(MS_PRIMITIVE_MODE, "main", "ms_6_5", "spirv", env="vulkan1.2")
+    assert spv.ok, R.diagnostics_text(spv)
+    tools.spirv_val(spv.binary, "vulkan1.2")

@@ -274,12 +274,16 @@ def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> i
     """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for non-floats,
     else the declared mode (linear by default), the noperspective variant for SV_Position.  DXC's
     refusals: an interpolating mode on an integer or bool element where elements have modes (its validator,
-    MetaIntegerInterpMode), a nointerpolation SV_Position (HLSignatureLower)."""
+    MetaIntegerInterpMode), a nointerpolation SV_Position or an interpolated mesh primitive output
+    (HLSignatureLower)."""
     if point in _UNINTERPOLATED:
         return 0
     declared = io.interpolation
+    if point == "MSPOut" and declared not in (None, "nointerpolation"):
+        raise error(f"mesh shader's primitive outputs' interpolation mode must be constant or undefined: "
+                    f"'{io.semantic}' is {declared}", loc)
     if s.kind != "float" or point == "MSPOut":     # a primitive's values are constant over it
-        if declared not in (None, "nointerpolation") and point not in _PATCH_CONSTANT and point != "MSPOut":
+        if declared not in (None, "nointerpolation") and point not in _PATCH_CONSTANT:
             raise error(f"signature element '{io.semantic}' specifies invalid interpolation mode '{declared}' for "
                         f"integer component type: integer and bool elements are nointerpolation", loc)
         return 1
