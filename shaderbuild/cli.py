@@ -57,6 +57,10 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("-fvk-invert-y",), {"dest": "vk_invert_y", "action": "store_true", "help": "negate SV_Position.y (vertex stage)"}),
     (("-fvk-use-dx-position-w",), {"dest": "vk_use_dx_position_w", "action": "store_true",
                                    "help": "reciprocate SV_Position.w in the pixel stage, as D3D does"}),
+    *(((f"-fvk-support-nonzero-base-{what}",), {"dest": f"vk_support_nonzero_base_{what}", "action": "store_true",
+                                                "help": f"SV_{what.title()}ID leaves out the draw's first {what}, as "
+                                                        f"D3D does ({what.title()}Index - Base{what.title()})"})
+      for what in ("vertex", "instance")),
     (("-fvk-auto-shift-bindings",), {"dest": "vk_auto_shift_bindings", "action": "store_true",
                                      "help": "resources without register() get D3D's register, then the class shift"}),
     (("-fvk-bind-register", "-vkbr"), {"dest": "vk_bind_register", "nargs": 4, "action": "append", "default": [],
@@ -348,6 +352,8 @@ def _compile_options(args):
         dxil_hash=args.dxil_hash, hlsl_version=_HLSL_VERSIONS[str(args.hlsl_version)],
         enable_16bit_types=args.enable_16bit, enable_payload_qualifiers=args.enable_payload_qualifiers,
         vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
+        vk_support_nonzero_base_vertex=args.vk_support_nonzero_base_vertex,
+        vk_support_nonzero_base_instance=args.vk_support_nonzero_base_instance,
         vk_auto_shift_bindings=args.vk_auto_shift_bindings, vk_bind_registers=_parse_bind_registers(args),
         vk_bind_globals=tuple(args.vk_bind_globals) if args.vk_bind_globals else None,
         **{f"vk_bind_{h}_heap": tuple(getattr(args, f"vk_bind_{h}_heap")) if getattr(args, f"vk_bind_{h}_heap")

@@ -93,6 +93,8 @@ class CompileOptions(DataRecord):
     # DXC's Vulkan options (SPIR-V.rst "Vulkan-specific options")
     vk_invert_y: bool = False                       # -fvk-invert-y
     vk_use_dx_position_w: bool = False              # -fvk-use-dx-position-w
+    vk_support_nonzero_base_vertex: bool = False    # -fvk-support-nonzero-base-vertex
+    vk_support_nonzero_base_instance: bool = False  # -fvk-support-nonzero-base-instance
     vk_auto_shift_bindings: bool = False            # -fvk-auto-shift-bindings
     vk_bind_registers: list[BindRegister] = Record.factory(list)   # -fvk-bind-register
     vk_bind_globals: tuple[int, int] | None = None  # -fvk-bind-globals N M (binding, set)

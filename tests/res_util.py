@@ -151,7 +151,8 @@ def dxil_xfail(reason: str):
 
 # Options that only shape the Vulkan view (DXC's -fvk-* flags): the DXIL twin is compiled without
 # them, as DXC ignores them when it emits DXIL.
-_VULKAN_ONLY = frozenset({"vk_invert_y", "vk_use_dx_position_w", "vk_auto_shift_bindings", "vk_bind_registers",
+_VULKAN_ONLY = frozenset({"vk_invert_y", "vk_use_dx_position_w", "vk_support_nonzero_base_vertex",
+                          "vk_support_nonzero_base_instance", "vk_auto_shift_bindings", "vk_bind_registers",
                           "vk_bind_globals", "vk_layout"})
 # Diagnostics of the DXIL compile that mean "this shader uses a SPIR-V-only feature": no twin.
 # vk::ext_builtin_input/output: DXC parses vk:: attributes only for -spirv (for DXIL it warns and

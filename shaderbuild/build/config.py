@@ -90,6 +90,8 @@ BACKEND_OPTIONS: dict[str, dict[str, tuple[Spec, str]]] = {
         "layout": (Enum("default", "dx", "gl", "scalar"), "vk_layout"),
         "invert_y": (Bool(), "vk_invert_y"),
         "use_dx_position_w": (Bool(), "vk_use_dx_position_w"),
+        "support_nonzero_base_vertex": (Bool(), "vk_support_nonzero_base_vertex"),
+        "support_nonzero_base_instance": (Bool(), "vk_support_nonzero_base_instance"),
         "auto_shift_bindings": (Bool(), "vk_auto_shift_bindings"),
         "bind_registers": (ArrayOf(_BIND_REGISTER), "vk_bind_registers"),
         "bind_globals": (Table({"binding": Int(0, MAX_REGISTER), "set": Int(0, MAX_REGISTER)}, required=("binding", "set")), "vk_bind_globals"),

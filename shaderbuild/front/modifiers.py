@@ -34,8 +34,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     "triangleadj": frozenset({PARAMETER}),
 }
 USAGES = ("in", "out", "inout")        # parameter usages: "HLSL usage 'in' is only valid on a parameter"
-# pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"
-EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"))
+_INTERPOLATING = ("linear", "sample", "noperspective", "centroid")
+_INTERPOLATION_MODIFIERS = ("nointerpolation", *_INTERPOLATING)
+# pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"; an
+# interpolation modifier beside nointerpolation, uniform or a geometry shader's primitive (DiagnoseHLSLDecl)
+EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"),
+             *(("nointerpolation", m) for m in _INTERPOLATING),
+             *((m, "uniform") for m in _INTERPOLATION_MODIFIERS),
+             *((p, m) for p in ("point", "line", "lineadj", "triangle", "triangleadj") for m in _INTERPOLATION_MODIFIERS))
 
 
 def check_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc) -> None:
@@ -61,3 +67,16 @@ def report_modifiers(quals: Iterable[str], kind: str, loc: SourceLoc, errors: li
         check_modifiers(quals, kind, loc)
     except CompileError as e:
         errors.extend(e.diagnostics)
+
+
+def interpolation_mode(quals: Iterable[str]) -> str | None:
+    """The one mode a declaration's (checked) modifiers name, as IOInfo spells it; None: none given.  DXC's
+    DxilInterpolationMode: `sample` overrides `centroid`, `noperspective` keeps a centroid / sample beside it,
+    `linear` adds nothing (EXCLUSIVE refuses nointerpolation with any of them)."""
+    q = set(quals)
+    if "nointerpolation" in q:
+        return "nointerpolation"
+    where = "sample" if "sample" in q else "centroid" if "centroid" in q else None
+    if "noperspective" in q:
+        return f"noperspective {where}" if where else "noperspective"
+    return where or ("linear" if "linear" in q else None)

@@ -25,6 +25,8 @@ SAMPLE = Path(__file__).resolve().parents[2] / "sample_project"
 VULKAN_ONLY = {
     "vk_invert_y": True,
     "vk_use_dx_position_w": True,
+    "vk_support_nonzero_base_vertex": True,
+    "vk_support_nonzero_base_instance": True,
     "vk_auto_shift_bindings": True,
     "vk_bind_globals": (5, 3),
     "auto_binding_space": 4,

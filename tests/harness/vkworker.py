@@ -118,6 +118,8 @@ _OPTIONAL_EXTENSIONS = (
     # mesh and amplification (task) shaders: draws with vkCmdDrawMeshTasksEXT (run_graphics with r["ms"])
     ("VK_EXT_mesh_shader", "VkPhysicalDeviceMeshShaderFeaturesEXT",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT),
+    # SV_StencilRef (FragStencilRefEXT)
+    ("VK_EXT_shader_stencil_export", None, None),
     # SM 6.6 derivatives in compute shaders; the KHR struct is the NV one (same layout and sType value)
     ("VK_KHR_compute_shader_derivatives", "VkPhysicalDeviceComputeShaderDerivativesFeaturesNV",
      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COMPUTE_SHADER_DERIVATIVES_FEATURES_NV),
@@ -569,14 +571,15 @@ _VERTEX_FORMATS = {
 _COLOR_FORMAT = vk.VK_FORMAT_R8G8B8A8_UNORM
 
 
-def _color_target(res: Resources, width: int, height: int, layers: int = 1):
-    """RGBA8 image + view usable as color attachment and copy source (a 2D array view when layered)."""
+def _color_target(res: Resources, width: int, height: int, layers: int = 1, samples: int = 1):
+    """RGBA8 image + view usable as color attachment and copy source (a 2D array view when layered); with
+    samples > 1 a multisampled attachment only (resolved into a single-sampled target)."""
     dev = res.ctx.device
     image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
         imageType=vk.VK_IMAGE_TYPE_2D, format=_COLOR_FORMAT,
         extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=layers,
-        samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
-        usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+        samples=samples, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+        usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | (vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT if samples == 1 else 0),
         sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
     req = vk.vkGetImageMemoryRequirements(dev, image)
     mem = res.add(vk.vkFreeMemory, vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
@@ -591,13 +594,15 @@ def _color_target(res: Resources, width: int, height: int, layers: int = 1):
 
 
 _DEPTH_FORMAT = vk.VK_FORMAT_D32_SFLOAT
+_DEPTH_STENCIL_FORMAT = vk.VK_FORMAT_D32_SFLOAT_S8_UINT     # with r['stencil']
 
 
-def _depth_target(res: Resources, width: int, height: int):
-    """D32 depth image + view (r['depth'] set: depth test LESS and depth writes)."""
+def _depth_target(res: Resources, width: int, height: int, fmt: int = _DEPTH_FORMAT):
+    """D32 depth image + view (r['depth'] set: depth test LESS and depth writes; r['stencil'] set: D32S8 and
+    the stencil test EQUAL against the reference, which a pixel shader's SV_StencilRef replaces)."""
     dev = res.ctx.device
     image = res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
-        imageType=vk.VK_IMAGE_TYPE_2D, format=_DEPTH_FORMAT,
+        imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
         extent=vk.VkExtent3D(width=width, height=height, depth=1), mipLevels=1, arrayLayers=1,
         samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
         usage=vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
@@ -607,13 +612,16 @@ def _depth_target(res: Resources, width: int, height: int):
         allocationSize=req.size, memoryTypeIndex=res.ctx.memory_type(req.memoryTypeBits, 0)), None))
     vk.vkBindImageMemory(dev, image, mem, 0)
     return res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
-        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=_DEPTH_FORMAT,
+        image=image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=fmt,
         subresourceRange=vk.VkImageSubresourceRange(
-            aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+            aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT | (vk.VK_IMAGE_ASPECT_STENCIL_BIT if fmt != _DEPTH_FORMAT else 0),
+            baseMipLevel=0, levelCount=1,
             baseArrayLayer=0, layerCount=1)), None))
 
 
-def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
+def _render_pass(res: Resources, targets: int = 1, depth: int | None = None, samples: int = 1):
+    """Attachments: the color targets; with samples > 1 multisampled ones first, then the single-sampled
+    targets they resolve into; the depth buffer last."""
     attachment = vk.VkAttachmentDescription(
         format=_COLOR_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
         loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
@@ -622,19 +630,28 @@ def _render_pass(res: Resources, targets: int = 1, depth: bool = False):
     refs = [vk.VkAttachmentReference(attachment=i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
             for i in range(targets)]
     attachments = [attachment] * targets
+    resolve = None
+    if samples > 1:
+        attachments = [vk.VkAttachmentDescription(
+            format=_COLOR_FORMAT, samples=samples, loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR,
+            storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+            finalLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)] * targets + attachments
+        resolve = [vk.VkAttachmentReference(attachment=targets + i, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+                   for i in range(targets)]
     depth_ref = None
-    if depth:
+    if depth is not None:       # the depth (depth/stencil) attachment's format
         attachments.append(vk.VkAttachmentDescription(
-            format=_DEPTH_FORMAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            format=depth, samples=vk.VK_SAMPLE_COUNT_1_BIT,
             loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
-            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
             initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
             finalLayout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL))
-        depth_ref = vk.VkAttachmentReference(attachment=targets,
+        depth_ref = vk.VkAttachmentReference(attachment=len(attachments) - 1,
                                              layout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
     subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
                                       colorAttachmentCount=targets, pColorAttachments=refs,
-                                      pDepthStencilAttachment=depth_ref)
+                                      pResolveAttachments=resolve, pDepthStencilAttachment=depth_ref)
     dep = vk.VkSubpassDependency(
         srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -679,9 +696,15 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         vertexBindingDescriptionCount=len(bindings), pVertexBindingDescriptions=bindings or None,
         vertexAttributeDescriptionCount=len(attrs), pVertexAttributeDescriptions=attrs or None)
     w, h = r["size"]
-    viewport = vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0, maxDepth=1.0)
-    scissor = vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h))
+    n = r.get("viewports", 1)      # n > 1: side-by-side vertical strips of the target, viewport i the i-th
+    viewports = [vk.VkViewport(x=float(i * w // n), y=0.0, width=float(w // n), height=float(h), minDepth=0.0,
+                               maxDepth=1.0) for i in range(n)]
+    scissors = [vk.VkRect2D(offset=vk.VkOffset2D(x=i * w // n, y=0), extent=vk.VkExtent2D(width=w // n, height=h))
+                for i in range(n)]
     blends = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF)] * r.get("targets", 1)
+    stencil = vk.VkStencilOpState(failOp=vk.VK_STENCIL_OP_KEEP, passOp=vk.VK_STENCIL_OP_KEEP,
+                                  depthFailOp=vk.VK_STENCIL_OP_KEEP, compareOp=vk.VK_COMPARE_OP_EQUAL,
+                                  compareMask=0xFF, writeMask=0, reference=0)
     points = r.get("patch_control_points")    # with hs + ds: a patch list
     tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=points) if points else None
     mesh = r.get("ms") is not None      # a mesh pipeline has no vertex input or input assembly
@@ -690,16 +713,17 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         pInputAssemblyState=None if mesh else vk.VkPipelineInputAssemblyStateCreateInfo(
             topology=vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST if points else _TOPOLOGIES[r.get("topology", "triangle_list")]),
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
-            viewportCount=1, pViewports=[viewport], scissorCount=1, pScissors=[scissor]),
+            viewportCount=n, pViewports=viewports, scissorCount=n, pScissors=scissors),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
             polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE,
             frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
-            rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
+            rasterizationSamples=r.get("samples", 1)),
         pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(attachmentCount=len(blends), pAttachments=blends),
         pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
-            depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
-            depthCompareOp=vk.VK_COMPARE_OP_LESS) if r.get("depth") is not None else None,
+            depthTestEnable=r.get("depth") is not None, depthWriteEnable=r.get("depth") is not None,
+            depthCompareOp=vk.VK_COMPARE_OP_LESS, stencilTestEnable=r.get("stencil") is not None,
+            front=stencil, back=stencil) if r.get("depth") is not None or r.get("stencil") is not None else None,
         layout=layout, renderPass=render_pass, subpass=0)
     pipeline = vk.vkCreateGraphicsPipelines(dev, vk.VK_NULL_HANDLE, 1, [info], None)[0]
     del keep
@@ -727,8 +751,14 @@ def run_graphics(ctx: Context, r: dict):
         depth = r.get("depth")
         if depth is not None and layers > 1:
             raise RuntimeError("a depth buffer with a layered target is not supported by the harness")
-        views = [t[1] for t in targets] + ([_depth_target(res, w, h)] if depth is not None else [])
-        rpass = _render_pass(res, ntargets, depth is not None)
+        samples = r.get("samples", 1)
+        stencil = r.get("stencil")
+        ds_format = _DEPTH_STENCIL_FORMAT if stencil is not None else _DEPTH_FORMAT if depth is not None else None
+        if samples > 1 and ds_format is not None:
+            raise RuntimeError("a depth buffer with a multisampled target is not supported by the harness")
+        multisampled = [_color_target(res, w, h, layers, samples)[1] for _ in range(ntargets)] if samples > 1 else []
+        views = multisampled + [t[1] for t in targets] + ([_depth_target(res, w, h, ds_format)] if ds_format else [])
+        rpass = _render_pass(res, ntargets, ds_format, samples)
         fb = res.add(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(dev, vk.VkFramebufferCreateInfo(
             renderPass=rpass, attachmentCount=len(views), pAttachments=views, width=w, height=h,
             layers=layers), None))
@@ -747,9 +777,10 @@ def run_graphics(ctx: Context, r: dict):
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
         bound.record_uploads(cmd)
         clear = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(r["clear"])))
-        clears = [clear] * ntargets
-        if depth is not None:
-            clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=float(depth), stencil=0)))
+        clears = [clear] * (ntargets * (2 if samples > 1 else 1))
+        if ds_format is not None:
+            clears.append(vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(
+                depth=1.0 if depth is None else float(depth), stencil=stencil or 0)))
         vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
             renderPass=rpass, framebuffer=fb,
             renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0), extent=vk.VkExtent2D(width=w, height=h)),
@@ -768,7 +799,8 @@ def run_graphics(ctx: Context, r: dict):
             draw = ffi.cast("PFN_vkCmdDrawMeshTasksEXT", vk.lib.vkGetDeviceProcAddr(dev, b"vkCmdDrawMeshTasksEXT"))
             draw(cmd, *r["mesh_groups"])
         else:
-            vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), 0, 0)
+            vk.vkCmdDraw(cmd, r["vertex_count"], r.get("instance_count", 1), r.get("first_vertex", 0),
+                         r.get("first_instance", 0))
         if xfb is not None:
             vk.vkGetDeviceProcAddr(dev, "vkCmdEndTransformFeedbackEXT")(cmd, 0, 0, None, None)
         vk.vkCmdEndRenderPass(cmd)

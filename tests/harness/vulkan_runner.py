@@ -374,6 +374,11 @@ def run_graphics(
     layers: int = 1,
     xfb: int = 0,
     depth: float | None = None,
+    first_vertex: int = 0,
+    first_instance: int = 0,
+    viewports: int = 1,
+    samples: int = 1,
+    stencil: int | None = None,
 ):
     """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
     RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
@@ -386,7 +391,11 @@ def run_graphics(
     xfb = N bytes: transform feedback into an N-byte buffer bound as buffer 0 (VK_EXT_transform_feedback; the
     shader's XfbBuffer/Offset decorations pick what is captured); returns (pixels of every target, its bytes).
     depth: a D32 depth buffer cleared to it, with depth test LESS and depth writes (primitives are drawn
-    in order)."""
+    in order).  first_vertex / first_instance: vkCmdDraw's firstVertex and firstInstance.
+    viewports = n: n viewports (and scissors), side-by-side vertical strips of the target, viewport i the i-th.
+    samples = n: rasterize into n-sample targets (standard sample locations) resolved into the returned ones.
+    stencil = n: a stencil buffer cleared to n, the stencil test EQUAL against the reference (0, or the pixel
+    shader's SV_StencilRef), nothing written to it."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
@@ -396,11 +405,14 @@ def run_graphics(
         "gs": None if gs is None else (bytes(gs[0]), gs[1]), "topology": topology, "layers": int(layers),
         "xfb": int(xfb),
         "depth": None if depth is None else float(depth),
+        "first_vertex": int(first_vertex), "first_instance": int(first_instance), "viewports": int(viewports),
+        "samples": int(samples), "stencil": None if stencil is None else int(stencil),
     }
     if tessellation is not None:
         hs, hs_entry, ds, ds_entry, points = tessellation
         req.update(hs=(bytes(hs), hs_entry), ds=(bytes(ds), ds_entry), patch_control_points=int(points))
     stages = ("vs", "ps", "hs", "ds") if tessellation is not None else ("vs", "ps")
+    stages += ("gs",) if gs is not None else ()
     return _same_at_o0(req, _call(req, timeout), stages, timeout)
 
 

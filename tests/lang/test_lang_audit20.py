@@ -477,8 +477,10 @@ def test_quad_any_and_all_in_compute():
 # (as DXC decorates), DXIL LinearNoperspectiveCentroid / LinearNoperspectiveSample (modes 5 and 7).
 INTERPOLATION_PS = """
 float4 main(float4 p : SV_Position, noperspective centroid float2 q : Q, sample noperspective float r : R,
-            centroid float s : S, nointerpolation centroid float4 c : C) : SV_Target { return q.xyxy + r + s + c; }
+            centroid float s : S, nointerpolation float4 c : C) : SV_Target { return q.xyxy + r + s + c; }
 """
+# (`nointerpolation centroid` is DXC's error "'nointerpolation' and 'centroid' cannot be used together":
+# tests/lang/test_lang_stages9.py)
 
 
 def test_noperspective_keeps_centroid_and_sample():

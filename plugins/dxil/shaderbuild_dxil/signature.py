@@ -96,6 +96,7 @@ _INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspec
 # SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
 _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
 _UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode
+_PATCH_CONSTANT = frozenset({"PCOut", "DSIn"})     # packed per patch: DXC gives their elements no mode
 
 
 class SigElement(DataRecord):
@@ -198,6 +199,8 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
             continue
         assert isinstance(facts, tuple)
         kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
+        if how != sigpack.ARB:      # (the semantic index is not in the facts' key)
+            _check_system_value_index(io, how, rows, v.loc)
         if how == sigpack.TESS_FACTOR:
             sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
         out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
@@ -236,7 +239,7 @@ def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, poi
     width = 32 if s.kind == "bool" else s.width
     ct, sct = _COMP_TYPES[(s.kind, width)]
     data_width = 0 if width == 64 else 16 if width == 16 and native16 else 32
-    return (kind, sysval, ct, sct, rows, cols, _interpolation(point, kind, s, io.interpolation), how, data_width)
+    return (kind, sysval, ct, sct, rows, cols, _interpolation(point, kind, s, io, v.loc), how, data_width)
 
 
 def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
@@ -254,14 +257,39 @@ def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
             seen.add(key)
 
 
-def _interpolation(point: str, kind: int, s: ir.Scalar, declared: str | None) -> int:
+def _check_system_value_index(io: ir.IOInfo, how: str, rows: int, loc) -> None:
+    """DXC's validator (MetaSemanticIndexMax): SV_Target rows end by index 7, SV_Barycentrics' index is at
+    most 1, clip and cull distances have their own limits, every other system value in a signature is index 0."""
+    if how == sigpack.TARGET:
+        top = 7
+    elif how == sigpack.CLIPCULL:
+        return
+    else:
+        top = 1 if io.semantic == "SV_Barycentrics" else 0
+    if io.index + (rows if how == sigpack.TARGET else 1) - 1 > top:
+        raise error(f"{io.semantic} semantic index exceeds maximum ({top})", loc)
+
+
+def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> int:
     """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for non-floats,
-    else the declared mode (linear by default), the noperspective variant for SV_Position."""
+    else the declared mode (linear by default), the noperspective variant for SV_Position.  DXC's
+    refusals: an interpolating mode on an integer or bool element where elements have modes (its validator,
+    MetaIntegerInterpMode), a nointerpolation SV_Position or an interpolated mesh primitive output
+    (HLSignatureLower)."""
     if point in _UNINTERPOLATED:
         return 0
+    declared = io.interpolation
+    if point == "MSPOut" and declared not in (None, "nointerpolation"):
+        raise error(f"mesh shader's primitive outputs' interpolation mode must be constant or undefined: "
+                    f"'{io.semantic}' is {declared}", loc)
     if s.kind != "float" or point == "MSPOut":     # a primitive's values are constant over it
+        if declared not in (None, "nointerpolation") and point not in _PATCH_CONSTANT:
+            raise error(f"signature element '{io.semantic}' specifies invalid interpolation mode '{declared}' for "
+                        f"integer component type: integer and bool elements are nointerpolation", loc)
         return 1
     mode = _INTERP.get(declared, 2)
+    if kind == 3 and mode == 1:
+        raise error("invalid interpolation mode for SV_Position: it cannot be nointerpolation", loc)
     return _NOPERSPECTIVE.get(mode, mode) if kind == 3 else mode
 
 

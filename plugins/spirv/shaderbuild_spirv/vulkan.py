@@ -8,6 +8,7 @@ change only a Vulkan binary).
   interlock       a pixel shader using rasterizer-ordered views runs inside the fragment shader interlock
   invert_y        -fvk-invert-y: the vertex Position output's y is negated
   dx_position_w   -fvk-use-dx-position-w: FragCoord.w read as D3D's w (1 / Vulkan's)
+  nonzero_base    -fvk-support-nonzero-base-vertex / -instance: SV_VertexID / SV_InstanceID as D3D counts them
   ray_interface   ray-tracing library shaders' payloads, hit attributes and callable data -> variables of
                   the SPV_KHR_ray_tracing storage classes (raytracing.py)
   bindings        Vulkan descriptor sets and bindings (shaderbuild.passes.vk_bindings, strict:
@@ -686,6 +687,44 @@ def dx_position_w(module: ir.Module, options: CompileOptions) -> None:
             s.expr = ir.rewrite_expr(s.expr, change)
 
 
+# -fvk-support-nonzero-base-*: a vertex stage built-in D3D counts from the draw's start, and that start
+_NONZERO_BASE = (("VertexIndex", "BaseVertex", "SV_StartVertexLocation", "vk_support_nonzero_base_vertex"),
+                 ("InstanceIndex", "BaseInstance", "SV_StartInstanceLocation", "vk_support_nonzero_base_instance"))
+
+
+def nonzero_base(module: ir.Module, options: CompileOptions) -> None:
+    """-fvk-support-nonzero-base-vertex / -instance: the entry wrapper's reads of VertexIndex / InstanceIndex
+    see VertexIndex - BaseVertex / InstanceIndex - BaseInstance, D3D's SV_VertexID / SV_InstanceID (Vulkan's
+    include the draw's firstVertex / firstInstance).  The base is the SV_Start*Location input when the entry
+    has one (an entry point uses a built-in once)."""
+    ep = module.entry
+    if ep is None or ep.function is None or ep.stage != "vertex":
+        return
+    for builtin, base_builtin, semantic, option in _NONZERO_BASE:
+        index = next((v for v in ep.inputs if v.io is not None and v.io.builtin == builtin), None)
+        if not getattr(options, option) or index is None:
+            continue
+        base = next((v for v in ep.inputs if v.io is not None and v.io.builtin == base_builtin), None)
+        if base is None:
+            base = ir.Variable(f"in.{semantic}", index.type, ir.Storage.INPUT, index.loc,
+                               io=ir.IOInfo(semantic, builtin=base_builtin))
+            ep.inputs.append(base)
+        base_value: ir.Expr = ir.Load(ir.VarRef(base), base.type)
+        if base.type != index.type:     # SV_StartVertexLocation is an int
+            base_value = ir.Bitcast(base_value, index.type)
+
+        def change(e: ir.Expr, index: ir.Variable = index, base_value: ir.Expr = base_value) -> ir.Expr:
+            if isinstance(e, ir.Load) and isinstance(e.place, ir.VarRef) and e.place.var is index:
+                return ir.Binary("sub", e, base_value, index.type)
+            return e
+
+        for st in ep.function.body:
+            if isinstance(st, ir.Store):
+                st.value = ir.rewrite_expr(st.value, change)
+            elif isinstance(st, ir.Eval):
+                st.expr = ir.rewrite_expr(st.expr, change)
+
+
 def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 
@@ -702,6 +741,7 @@ def ray_interface(module: ir.Module, options: CompileOptions) -> None:
 
 
 RAISE_PASSES = (unsupported, system_values, tess_levels, io_types, hull_entry, interlock, invert_y, dx_position_w,
+                nonzero_base,
                 ray_interface, bindings)
 
 

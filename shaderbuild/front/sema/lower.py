@@ -19,7 +19,17 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
-from ..modifiers import FIELD, FUNCTION, GLOBAL, METHOD, PARAMETER, TYPEDEF, check_modifiers, report_modifiers
+from ..modifiers import (
+    FIELD,
+    FUNCTION,
+    GLOBAL,
+    METHOD,
+    PARAMETER,
+    TYPEDEF,
+    check_modifiers,
+    interpolation_mode,
+    report_modifiers,
+)
 from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .base import Undo
 from .bitfields import Bitfield, BitfieldLowering
@@ -504,7 +514,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
             self.check_type_qualifiers(f.qualifiers, t, f.loc)
-            interp = next((q for q in ("nointerpolation", "noperspective", "centroid", "sample", "linear") if q in f.qualifiers), None)
+            interp = interpolation_mode(f.qualifiers)
             row_major = self.majorness(f)
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
@@ -1059,7 +1069,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 per_primitive = any(a.name == "vk::perprimitive" for a in p.attributes)
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)
-                    var.io = ir.IOInfo(p.semantic, interpolation=_interpolation(p.qualifiers), location=loc_attr,
+                    var.io = ir.IOInfo(p.semantic, interpolation=interpolation_mode(p.qualifiers), location=loc_attr,
                                        builtin=builtin_attr, row_major=self.majorness(p), per_primitive=per_primitive)
                 elif per_primitive:     # a struct of values a mesh shader writes per primitive (no semantic of its own)
                     var.io = ir.IOInfo("", per_primitive=True)
@@ -1430,15 +1440,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             raise error("a geometry shader with several output streams must write points: every stream must be a "
                         "PointStream", stream_locs[bad])
         return ir.GeometryInfo(max_vertices, instances, primitive, tuple(streams), input_param)
-
-
-def _interpolation(quals) -> str | None:
-    """One mode; `noperspective` keeps a `centroid` / `sample` beside it ("noperspective centroid", as D3D's
-    LinearNoperspectiveCentroid and DXC's NoPerspective + Centroid decorations)."""
-    where = next((q for q in ("centroid", "sample") if q in quals), None)
-    if "noperspective" in quals and "nointerpolation" not in quals:
-        return f"noperspective {where}" if where else "noperspective"
-    return next((q for q in ("nointerpolation", "centroid", "sample", "linear") if q in quals), None)
 
 
 class MemberOfThis(VarSymbol):
