@@ -6,9 +6,26 @@ constant folding and for the bounds and guards both backends emit, so folded and
 from __future__ import annotations
 
 import math
+import struct
 
 # largest finite value of each float width (a bound beyond it is compared as infinity)
 _FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}
+
+
+_FLOAT_CODE = {16: struct.Struct("<e"), 32: struct.Struct("<f")}
+
+
+def round_float(x: float, width: int) -> float:
+    """x rounded to nearest-even in a `width`-bit float, as a run-time conversion rounds: a folded
+    `(half)0.3` or `(float)(1.0 + 1e-8)` holds the narrow value; beyond the largest finite value plus half an
+    ulp it is infinity (`(half)65519.0` is 65504, `(half)65520.0` infinity)."""
+    code = _FLOAT_CODE.get(width)
+    if code is None or not math.isfinite(x):
+        return x
+    try:
+        return float(code.unpack(code.pack(x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def int_range(kind: str, width: int) -> tuple[int, int]:

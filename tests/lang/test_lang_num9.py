@@ -1,0 +1,414 @@
+"""Issue 20, 16-bit and 64-bit types: what tests/lang/test_lang_types8.py (intrinsic x type sweep on run-time
+values) does not reach, executed.
+
+Every shader runs on lavapipe at -O3 and -O0, and its DXIL twin on the interpreter and through dxil-spirv
+(res_util).  Each operator and conversion is written twice, on values read from a buffer (run time) and on
+literals (folded by the front end); both must give the value computed here in Python with the struct module:
+16-bit integer wrap, shift amounts masked to 4 (16-bit) and 6 (64-bit) bits, D3D's division rules at 16 and 64
+bits, float -> integer saturation at every width (docs/CONFORMANCE.md), float constants rounded to their width,
+mixed 16/32/64-bit promotion, 16-bit storage (structured, raw, groupshared, cbuffer packing, signatures),
+min-precision types with and without -enable-16bit-types, 64-bit atomics.  Half results are compared as their
+16 bits (`asuint16`), so no narrowing conversion is widened back (lavapipe folds such round trips in
+dxil-spirv's output: lang_util.LAVAPIPE_ROUND_TRIP).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+import res_util as R
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+INF, NAN = math.inf, math.nan
+
+
+# ---------------------------------------------------------------- Python models (no code under test)
+
+def f16(x: float) -> float:
+    """x rounded to nearest-even binary16; infinity from 65520 up (IEEE overflow)."""
+    if math.isnan(x) or math.isinf(x):
+        return x
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    except OverflowError:
+        return math.copysign(INF, x)
+
+
+def f32(x: float) -> float:
+    if math.isnan(x) or math.isinf(x):
+        return x
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(INF, x)
+
+
+def bits16(x: float) -> int:
+    return struct.unpack("<H", struct.pack("<e", f16(x)))[0]
+
+
+def bits32(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", f32(x)))[0]
+
+
+def bits64(x: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def wrap(x: int, width: int, signed: bool) -> int:
+    x &= (1 << width) - 1
+    return x - (1 << width) if signed and x >> (width - 1) else x
+
+
+def ftoi(x: float, width: int, signed: bool) -> int:
+    """D3D ftoi/ftou at any width: NaN -> 0, toward zero, saturated to the type's range."""
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    if math.isnan(x):
+        return 0
+    if x == INF or x >= hi:
+        return hi
+    if x == -INF or x <= lo:
+        return lo
+    return int(x)
+
+
+def div(a: int, b: int, width: int, signed: bool) -> int:
+    """D3D: udiv by 0 is all ones; signed division is udiv of the magnitudes with the sign fixed."""
+    if not signed:
+        return (1 << width) - 1 if b == 0 else a // b
+    q = (1 << width) - 1 if b == 0 else abs(a) // abs(b)
+    return wrap(-q if (a < 0) != (b < 0) else q, width, True)
+
+
+def mod(a: int, b: int, width: int, signed: bool) -> int:
+    if not signed:
+        return (1 << width) - 1 if b == 0 else a % b
+    r = (1 << width) - 1 if b == 0 else abs(a) % abs(b)
+    return wrap(-r if a < 0 else r, width, True)
+
+
+# ---------------------------------------------------------------- running a table of slots
+
+def run(src: str, outs: dict, ins: dict | None = None, profile: str = "cs_6_2", e16: bool = True,
+        **kw) -> dict[str, list]:
+    """outs {name: (struct code, count)}, ins {name: (struct code, values)}; decoded final contents."""
+    specs: dict[str, object] = {n: R.storage(R.pack(c, v)) for n, (c, v) in (ins or {}).items()}
+    for n, (c, count) in outs.items():
+        specs[n] = R.storage(R.sentinel((count * struct.calcsize(c) + 3) // 4))
+    opts = {"enable_16bit_types": True} if e16 else {}
+    got = R.cs(src, specs, profile=profile, **opts, **kw)
+    return {n: R.unpack(c, got[n])[:count] for n, (c, count) in outs.items()}
+
+
+def table(rows: list[tuple[str, str, int]], ins: dict, decls: str = "", out: str = "uint", e16: bool = True,
+          profile: str = "cs_6_2", setup: str = "") -> list[str]:
+    """One shader: Out[i] = rows[i]'s expression; the mismatching rows ('name: got x, want y')."""
+    code = {"uint": "I", "uint64_t": "Q"}[out]
+    lines = [f"RWStructuredBuffer<{out}> Out : register(u0);"]
+    for i, (n, (c, _v)) in enumerate(ins.items()):
+        t = {"i": "int", "I": "uint", "f": "float", "d": "double", "q": "int64_t", "Q": "uint64_t"}[c]
+        lines.append(f"StructuredBuffer<{t}> {n} : register(t{i + 1});")
+    body = "\n".join(f"    Out[{i}] = {e}; // {name}" for i, (name, e, _w) in enumerate(rows))
+    src = "\n".join(lines) + "\n" + decls + "\n[numthreads(1, 1, 1)]\nvoid main() {\n" + setup + "\n" + body + "\n}\n"
+    got = run(src, {"Out": (code, len(rows))}, ins, profile=profile, e16=e16)["Out"]
+    mask = (1 << (8 * struct.calcsize(code))) - 1
+    return [f"{name}: got {g:#x}, want {w & mask:#x}" for (name, _e, w), g in zip(rows, got) if g != w & mask]
+
+
+def both(name: str, runtime: str, folded: str, want: int) -> list[tuple[str, str, int]]:
+    return [(name, runtime, want), (name + "_folded", folded, want)]
+
+
+def lit(x: float) -> str:
+    """An HLSL literal for x (64-bit 'L' so the folded value starts exact)."""
+    return repr(float(x)) + "L"
+
+
+# ---------------------------------------------------------------- float constants rounded to their width
+
+# (value, via): the float value converted to half (through a float buffer) and back out as its 16 bits
+HALF_VALUES = [0.3, 65519.0, 65520.0, -65519.0, 1000.7, 1.0 / 3.0, 2049.0, 2051.0, 70000.0, -1.0e6, 0.1]
+FLOAT_FROM_DOUBLE = [1.0 + 1e-8, 3.4028235677973366e38, 3.4028235e38, -3.4028236e38, 0.1, 16777217.0]
+
+
+def test_float_constants_round_to_their_width():
+    """A folded `(half)0.3` held 0.3 (and `(half)65519.0` infinity) while the run-time conversion rounds to
+    0.300048828125 and 65504: folded constants now round to their type's width (d3d_numerics.round_float)."""
+    rows: list[tuple[str, str, int]] = []
+    for i, x in enumerate(HALF_VALUES):
+        rows += both(f"half_{x!r}", f"(uint)asuint16((half)F[{i}])", f"(uint)asuint16((half){lit(f32(x))})",
+                     bits16(f32(x)))
+    for i, x in enumerate(FLOAT_FROM_DOUBLE):
+        rows += both(f"float_{x!r}", f"asuint((float)D[{i}])", f"asuint((float){lit(x)})", bits32(x))
+    # arithmetic on rounded constants: each operation rounds to half
+    h3 = f16(f16(0.3) * 3.0)
+    rows += both("half_mul", "(uint)asuint16((half)F[0] * (half)3)", "(uint)asuint16((half)0.3 * (half)3)", bits16(h3))
+    rows.append(("half_suffix_literal", "(uint)asuint16(0.3h * 3.0h)", bits16(h3)))
+    rows.append(("half_static_const", "(uint)asuint16(K * 3.0h)", bits16(h3)))
+    rows += both("half_sub", "(uint)asuint16((half)F[4] - (half)1000)", "(uint)asuint16((half)1000.7 - (half)1000)",
+                 bits16(f16(f16(f32(1000.7)) - 1000.0)))
+    rows += both("float_sub", "asuint((float)D[0] - 1.0f)", "asuint((float)(1.0L + 1e-8L) - 1.0f)",
+                 bits32(f32(1.0 + 1e-8) - 1.0))
+    # a float constant widened to double keeps the float's value, not the literal's (the run-time twin reads
+    # the float from F: a double -> float -> double round trip would be folded away by lavapipe in dxil-spirv's
+    # output, lang_util.LAVAPIPE_ROUND_TRIP)
+    lo = bits64(float(f32(0.1)) * 10.0) & 0xFFFFFFFF
+    rows += both("double_of_float_low_word", "LowWord((double)F[10] * 10.0L)",
+                 "LowWord((double)KF * 10.0L)", lo)
+    decls = ("static const half K = 0.3;\nstatic const float KF = 0.1;\n"
+             "uint LowWord(double d) { uint lo, hi; asuint(d, lo, hi); return lo; }\n")
+    bad = table(rows, {"F": ("f", [f32(x) for x in HALF_VALUES]), "D": ("d", FLOAT_FROM_DOUBLE)}, decls)
+    assert not bad, "\n".join(bad)
+
+
+def test_float_constants_without_16bit_types_stay_32_bit():
+    """Without -enable-16bit-types `half` is `float` (DXC): `(half)0.3` and `0.3h` are binary32 values."""
+    rows = [("half_cast", "asuint((half)0.3)", bits32(0.3)), ("half_suffix", "asuint(0.3h)", bits32(0.3)),
+            ("half_runtime", "asuint((half)F[0] * (half)3)", bits32(f32(0.3) * 3.0)),
+            ("min16float", "asuint((min16float)F[0] * (min16float)3)", bits32(f32(0.3) * 3.0)),
+            ("sizes", "sizeof(half) + 10 * sizeof(min16float) + 100 * sizeof(min16int) + 1000 * sizeof(min16uint)",
+             4444),
+            ("min16uint_wide", "(uint)(min16uint)(F[1] * 2.0)", 140000),
+            ("min16int_mul", "(uint)((min16int)F[1] * (min16int)1000)", 70000000)]
+    bad = table(rows, {"F": ("f", [f32(0.3), 70000.0])}, e16=False, profile="cs_6_0")
+    assert not bad, "\n".join(bad)
+
+
+def test_min_precision_types_are_16_bit_with_the_flag():
+    """With -enable-16bit-types DXC maps min16float/min16int/min16uint to half/int16_t/uint16_t
+    ("enable 16-bit types and disable min precision types")."""
+    rows = [("sizes", "sizeof(min16float) + 10 * sizeof(min16int) + 100 * sizeof(min16uint)", 222),
+            ("min16float_rounds", "(uint)asuint16((min16float)F[0])", bits16(f32(0.3))),
+            ("min16uint_wraps", "(uint)((min16uint)65535 + (min16uint)I[0])", 0),
+            ("min16int_wraps", "(uint)(int)((min16int)32767 + (min16int)I[0])", -32768),
+            ("min16uint_sat", "(uint)(min16uint)(F[1] * 2.0)", 65535)]
+    bad = table(rows, {"F": ("f", [f32(0.3), 70000.0]), "I": ("i", [1])})
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- 16-bit integer arithmetic
+
+I16 = [32767, -32768, -7, 3, 0, -1, 17, 20, 1000]     # read at run time as int16_t(I[k])
+U16 = [65535, 0, 7, 3, 0x8000, 17, 300]                 # as uint16_t(U[k])
+
+
+def _i16_lit(v: int) -> str:
+    return f"(int16_t){v}" if v != -32768 else "(int16_t)-32768"
+
+
+def _int16_rows() -> list[tuple[str, str, int]]:
+    rows: list[tuple[str, str, int]] = []
+    ops = {"add": ("+", lambda a, b, w, s: a + b), "sub": ("-", lambda a, b, w, s: a - b),
+           "mul": ("*", lambda a, b, w, s: a * b), "div": ("/", div), "mod": ("%", mod),
+           "and": ("&", lambda a, b, w, s: a & b), "or": ("|", lambda a, b, w, s: a | b),
+           "xor": ("^", lambda a, b, w, s: a ^ b)}
+    spairs = [(0, 3), (1, 5), (1, 2), (2, 3), (8, 8), (0, 0), (2, 4), (1, 1)]
+    for name, (op, fn) in ops.items():
+        for a, b in spairs:
+            x, y = I16[a], I16[b]
+            want = wrap(fn(x, y, 16, True), 16, True)
+            rt = f"(uint)(int)(int16_t)((int16_t)I[{a}] {op} (int16_t)I[{b}])"
+            rows.append((f"s{name}_{a}_{b}", rt, want))
+            if y != 0 or op not in "/%":
+                rows.append((f"s{name}_{a}_{b}_folded", f"(uint)(int)(int16_t)({_i16_lit(x)} {op} {_i16_lit(y)})",
+                             want))
+        for a, b in [(0, 3), (0, 1), (4, 6), (2, 3), (4, 5)]:
+            x, y = U16[a], U16[b]
+            want = wrap(fn(x, y, 16, False), 16, False)
+            rows.append((f"u{name}_{a}_{b}", f"(uint)(uint16_t)((uint16_t)U[{a}] {op} (uint16_t)U[{b}])", want))
+            if y != 0 or op not in "/%":
+                rows.append((f"u{name}_{a}_{b}_folded", f"(uint)(uint16_t)((uint16_t){x} {op} (uint16_t){y})", want))
+    for amount_k in (3, 6, 7):        # 3, 17, 20: masked to 4 bits
+        n = I16[amount_k] & 15
+        rows += both(f"shl_{amount_k}", f"(uint)(int)(int16_t)((int16_t)I[3] << (int16_t)I[{amount_k}])",
+                     f"(uint)(int)(int16_t)((int16_t)3 << (int16_t){I16[amount_k]})", wrap(3 << n, 16, True))
+        rows += both(f"sshr_{amount_k}", f"(uint)(int)((int16_t)I[1] >> (int16_t)I[{amount_k}])",
+                     f"(uint)(int)((int16_t)-32768 >> (int16_t){I16[amount_k]})", -32768 >> n)
+        rows += both(f"ushr_{amount_k}", f"(uint)((uint16_t)U[4] >> (uint16_t)I[{amount_k}])",
+                     f"(uint)((uint16_t)0x8000 >> (uint16_t){I16[amount_k]})", 0x8000 >> n)
+    rows += both("neg_min", "(uint)(int)(int16_t)(-(int16_t)I[1])", "(uint)(int)(int16_t)(-(int16_t)-32768)", -32768)
+    rows += both("not_u", "(uint)(uint16_t)(~(uint16_t)U[2])", "(uint)(uint16_t)(~(uint16_t)7)", 0xFFF8)
+    rows += both("lt_signed", "(uint)((int16_t)I[2] < (int16_t)I[3])", "(uint)((int16_t)-7 < (int16_t)3)", 1)
+    rows += both("lt_unsigned", "(uint)((uint16_t)I[2] < (uint16_t)I[3])", "(uint)((uint16_t)-7 < (uint16_t)3)", 0)
+    rows += both("inc_wraps", "(uint)(uint16_t)((uint16_t)U[0] + (uint16_t)1)", "(uint)(uint16_t)((uint16_t)65535 + (uint16_t)1)",
+                 0)
+    return rows
+
+
+def test_16_bit_integer_operators_wrap_and_follow_d3d():
+    """int16_t/uint16_t arithmetic wraps at 16 bits, shift amounts are masked to 4 bits, division and remainder
+    by zero and INT16_MIN / -1 follow D3D's rules at 16 bits; folded and run-time results agree."""
+    bad = table(_int16_rows(), {"I": ("i", I16), "U": ("I", U16)})
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- mixed-width promotion
+
+def test_mixed_16_32_64_bit_promotion():
+    """Usual arithmetic conversions across widths (DXC = C++ ranks: the wider type wins, unsigned wins at
+    equal width, any float beats any integer): the result's size and value."""
+    s, w = -2, 65535
+    rows = [
+        ("half_plus_float_size", "sizeof(h + f)", 4), ("int16_plus_int_size", "sizeof(s + I[0])", 4),
+        ("uint16_plus_int16_size", "sizeof(w + s)", 2), ("uint16_plus_int16", "(uint)(w + s)", wrap(w + s, 16, False)),
+        ("half_times_double_size", "sizeof(h * d)", 8), ("int16_plus_half_size", "sizeof(s + h)", 2),
+        ("int16_plus_int64_size", "sizeof(s + L)", 8), ("int16_plus_int64", "(uint)(s + L)", wrap(s + s, 32, False)),
+        ("int16_lt_uint16", "(uint)(s < w)", int(wrap(s, 16, False) < w)),
+        ("int16_lt_uint", "(uint)(s < (uint)I[0])", int(wrap(s, 32, False) < 3)),
+        ("int16_lt_int", "(uint)(s < I[0])", 1),
+        ("uint16_times_uint", "w * 2u", w * 2),
+        ("int16_times_int", "(uint)(s * I[1])", wrap(s * 100000, 32, False)),
+        ("half_plus_float_value", "asuint(h + f)", bits32(3.0 + 100000.0)),
+        ("int16_plus_half_value", "(uint)asuint16(s + h)", bits16(1.0)),
+        ("uint64_plus_int16", "(uint)((L2 + s) >> 32)", ((5 << 32) + s) >> 32),
+        ("suffix_sizes", "sizeof(1.5h) + 10 * sizeof(1.5L) + 100 * sizeof(5ll) + 1000 * sizeof(5ull)", 8882),
+    ]
+    setup = ("    half h = (half)I[0]; float f = (float)I[1]; int16_t s = (int16_t)I[2]; uint16_t w = (uint16_t)I[3];\n"
+             "    double d = (double)I[0]; int64_t L = (int64_t)s; uint64_t L2 = (uint64_t)(uint)I[4] << 32;")
+    bad = table(rows, {"I": ("i", [3, 100000, s, w, 5])}, setup=setup)
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- conversions with every other type
+
+def _conv16_rows() -> list[tuple[str, str, int]]:
+    rows: list[tuple[str, str, int]] = []
+    half_in = [1000.5, -1000.5, 65504.0, -65504.0, INF, -INF, -3.5, NAN]   # exact halves (F[0..7])
+    for k, x in enumerate(half_in):
+        folded = f"(half){lit(x)}" if math.isfinite(x) else None
+        for t, width, signed in (("int16_t", 16, True), ("uint16_t", 16, False), ("int", 32, True),
+                                 ("uint", 32, False)):
+            want = wrap(ftoi(x, width, signed), 32, False)
+            cast = f"(uint)(int)({t})" if signed else f"(uint)({t})"
+            rows.append((f"half{k}_to_{t}", f"{cast}(half)F[{k}]", want))
+            if folded:
+                rows.append((f"half{k}_to_{t}_folded", f"{cast}{folded}", want))
+        for t, signed in (("int64_t", True), ("uint64_t", False)):
+            want = ftoi(x, 64, signed) >> 32 & 0xFFFFFFFF
+            rows.append((f"half{k}_to_{t}_high", f"(uint)((uint64_t)({t})(half)F[{k}] >> 32)", want))
+        if not math.isnan(x):
+            rows.append((f"half{k}_to_double", f"HighWord((double)(half)F[{k}])", bits64(x) >> 32))
+    float_in = [70000.0, -70000.0, 40000.5, -0.9, 1e10, -1e10]     # F[8..13]
+    for k, x in enumerate(float_in, start=8):
+        for t, signed in (("int16_t", True), ("uint16_t", False)):
+            want = wrap(ftoi(f32(x), 16, signed), 32, False)
+            cast = f"(uint)(int)({t})" if signed else f"(uint)({t})"
+            rows += both(f"float{k}_to_{t}", f"{cast}F[{k}]", f"{cast}{lit(f32(x))}", want)
+    for k, x in enumerate([-40000.0, 1e300, 65535.9, NAN]):          # D[0..3]
+        for t, signed in (("int16_t", True), ("uint16_t", False)):
+            want = wrap(ftoi(x, 16, signed), 32, False)
+            cast = f"(uint)(int)({t})" if signed else f"(uint)({t})"
+            rows.append((f"double{k}_to_{t}", f"{cast}D[{k}]", want))
+            if not math.isnan(x):
+                rows.append((f"double{k}_to_{t}_folded", f"{cast}{lit(x)}", want))
+    # integer <-> 16-bit integer: wrap, sign or zero extension
+    ints = [70000, -70000, 65535, -2, 0x12345]                       # I[0..4]
+    for k, v in enumerate(ints):
+        for t, signed in (("int16_t", True), ("uint16_t", False)):
+            want = wrap(wrap(v, 16, signed), 32, False)
+            cast = f"(uint)(int)({t})" if signed else f"(uint)({t})"
+            rows += both(f"int{k}_to_{t}", f"{cast}I[{k}]", f"{cast}{v}", want)
+        rows += both(f"int16_{k}_to_uint64_high", f"(uint)((uint64_t)(int16_t)I[{k}] >> 32)",
+                     f"(uint)((uint64_t)(int16_t){v} >> 32)", wrap(wrap(v, 16, True), 64, False) >> 32)
+        rows += both(f"uint16_{k}_to_int64", f"(uint)(int64_t)(uint16_t)I[{k}]", f"(uint)(int64_t)(uint16_t){v}",
+                     wrap(v, 16, False))
+        rows += both(f"int64_{k}_to_uint16", f"(uint)(uint16_t)((int64_t)I[{k}] << 20 | 0x1234)",
+                     f"(uint)(uint16_t)((int64_t){v} << 20 | 0x1234)", wrap((v << 20) | 0x1234, 16, False))
+        # integer -> half rounds to nearest even, overflows to infinity
+        rows += both(f"int{k}_to_half", f"(uint)asuint16((half)I[{k}])", f"(uint)asuint16((half){v})", bits16(float(v)))
+    for k, v in enumerate([2049, 2051, 65519, -32768]):             # I[5..8]
+        rows += both(f"int{k + 5}_to_half", f"(uint)asuint16((half)I[{k + 5}])", f"(uint)asuint16((half){v})",
+                     bits16(float(v)))
+    rows += both("uint64_to_half", "(uint)asuint16((half)((uint64_t)(uint)I[2] << 40))",
+                 "(uint)asuint16((half)(65535ull << 40))", bits16(INF))
+    # bool <-> 16-bit
+    rows += both("half_to_bool", "(uint)(bool)((half)F[0] * (half)0.0001)", "(uint)(bool)(half)0.0001", 1)
+    rows += both("bool_to_half", "(uint)asuint16((half)(I[2] > 0))", "(uint)asuint16((half)true)", bits16(1.0))
+    rows += both("uint16_wrap_to_bool", "(uint)(bool)(uint16_t)(I[2] + 1)", "(uint)(bool)(uint16_t)65536", 0)
+    return rows
+
+
+def test_16_bit_conversions_with_every_other_type():
+    """half/int16_t/uint16_t to and from float, double, int, uint, int64_t, uint64_t and bool: float -> integer
+    saturates at the target width and maps NaN to 0 (D3D's ftoi/ftou extended to 16 and 64 bits, see
+    docs/CONFORMANCE.md), integer -> integer wraps or extends, integer -> half rounds to nearest even."""
+    floats = [1000.5, -1000.5, 65504.0, -65504.0, INF, -INF, -3.5, NAN, 70000.0, -70000.0, 40000.5, -0.9, 1e10, -1e10]
+    ins = {"F": ("f", floats), "D": ("d", [-40000.0, 1e300, 65535.9, NAN]),
+           "I": ("i", [70000, -70000, 65535, -2, 0x12345, 2049, 2051, 65519, -32768])}
+    decls = "uint HighWord(double d) { uint lo, hi; asuint(d, lo, hi); return hi; }\n"
+    bad = table(_conv16_rows(), ins, decls)
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- 64-bit integers and doubles
+
+I64_MIN, I64_MAX, U64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
+Q = [I64_MIN, -1, 0, 5, I64_MAX, 1 << 40, 3]                 # Q[k] read at run time
+
+
+def _q_lit(v: int) -> str:
+    return f"(int64_t){v & U64_MAX:#x}ull"
+
+
+def _int64_rows() -> list[tuple[str, str, int]]:
+    rows: list[tuple[str, str, int]] = []
+    for a, b in [(0, 1), (0, 2), (3, 2), (1, 2), (4, 6), (0, 6), (5, 1)]:
+        x, y = Q[a], Q[b]
+        for name, op, fn in (("div", "/", div), ("mod", "%", mod)):
+            want = fn(x, y, 64, True)
+            rows.append((f"s{name}_{a}_{b}", f"(uint64_t)(Q[{a}] {op} Q[{b}])", want))
+            if y:
+                rows.append((f"s{name}_{a}_{b}_folded", f"(uint64_t)({_q_lit(x)} {op} {_q_lit(y)})", want))
+            ux, uy = x & U64_MAX, y & U64_MAX
+            uwant = fn(ux, uy, 64, False)
+            rows.append((f"u{name}_{a}_{b}", f"(uint64_t)Q[{a}] {op} (uint64_t)Q[{b}]", uwant))
+            if uy:
+                rows.append((f"u{name}_{a}_{b}_folded", f"{ux:#x}ull {op} {uy:#x}ull", uwant))
+    for amount in (3, 64, 65, 127):
+        n = amount & 63
+        rows += both(f"shl_{amount}", f"(uint64_t)Q[3] << ((uint)Q[6] * 0 + {amount}u + (uint)Q[2])",
+                     f"5ull << {amount}", (5 << n) & U64_MAX)
+        rows += both(f"sshr_{amount}", f"(uint64_t)(Q[0] >> ({amount}u + (uint)Q[2]))",
+                     f"(uint64_t)({_q_lit(I64_MIN)} >> {amount})", (I64_MIN >> n) & U64_MAX)
+        rows += both(f"ushr_{amount}", f"(uint64_t)Q[0] >> ({amount}u + (uint)Q[2])",
+                     f"0x8000000000000000ull >> {amount}", (1 << 63) >> n)
+    rows += both("mul_wraps", "(uint64_t)(Q[4] * Q[6])", f"(uint64_t)({_q_lit(I64_MAX)} * 3ll)", (I64_MAX * 3) & U64_MAX)
+    rows += both("neg_min", "(uint64_t)(-Q[0])", f"(uint64_t)(-{_q_lit(I64_MIN)})", 1 << 63)
+    rows += both("lt_signed", "(uint64_t)(Q[0] < Q[3])", f"(uint64_t)({_q_lit(I64_MIN)} < 5ll)", 1)
+    rows += both("lt_unsigned", "(uint64_t)((uint64_t)Q[0] < (uint64_t)Q[3])", "(uint64_t)(0x8000000000000000ull < 5ull)", 0)
+    rows += both("high_bits_compare", "(uint64_t)(Q[5] > (int64_t)0xFFFFFFFF)", "(uint64_t)((1ll << 40) > 0xFFFFFFFFll)", 1)
+    # double <-> 64-bit integers: saturating, NaN -> 0; exact or rounded to nearest even the other way
+    dv = [1e30, -1e30, -5.0, 2.0 ** 64, 2.0 ** 63, -9.2e18, 123456789012.75, NAN]      # D[k]
+    for k, x in enumerate(dv):
+        for t, signed in (("int64_t", True), ("uint64_t", False)):
+            want = ftoi(x, 64, signed) & U64_MAX
+            rows.append((f"double{k}_to_{t}", f"(uint64_t)({t})D[{k}]", want))
+            if not math.isnan(x):
+                rows.append((f"double{k}_to_{t}_folded", f"(uint64_t)({t}){lit(x)}", want))
+    for k, v in enumerate([I64_MIN, (1 << 53) + 1, U64_MAX, (1 << 63) + 1025]):
+        rows += both(f"uint64_{k}_to_double", f"Bits((double)(uint64_t)W[{k}])",
+                     f"Bits((double){v & U64_MAX:#x}ull)", bits64(float(v & U64_MAX)))
+        sv = wrap(v, 64, True)
+        rows += both(f"int64_{k}_to_double", f"Bits((double)(int64_t)W[{k}])", f"Bits((double){_q_lit(sv)})",
+                     bits64(float(sv)))
+        rows += both(f"uint64_{k}_to_float", f"(uint64_t)asuint((float)(uint64_t)W[{k}])",
+                     f"(uint64_t)asuint((float){v & U64_MAX:#x}ull)", bits32(float(v & U64_MAX)))
+    # asuint / asdouble split a double into its words, low first
+    rows += both("asdouble", "Bits(asdouble((uint)Q[3] + 0x12345673u, 0x9abcdef0u))",
+                 "Bits(asdouble(0x12345678u, 0x9abcdef0u))", 0x9ABCDEF012345678)
+    rows.append(("asuint_split", "Bits(D[6])", bits64(123456789012.75)))
+    return rows
+
+
+def test_64_bit_integer_and_double_semantics():
+    """int64_t/uint64_t: D3D division rules at 64 bits (INT64_MIN / -1, x / 0), shift amounts masked to 6 bits,
+    signed and unsigned comparisons, double <-> 64-bit integer conversions saturating at 64 bits, asuint /
+    asdouble splits; folded and run-time results agree."""
+    ins = {"Q": ("q", Q), "D": ("d", [1e30, -1e30, -5.0, 2.0 ** 64, 2.0 ** 63, -9.2e18, 123456789012.75, NAN]),
+           "W": ("Q", [I64_MIN & U64_MAX, (1 << 53) + 1, U64_MAX, (1 << 63) + 1025])}
+    decls = "uint64_t Bits(double d) { uint lo, hi; asuint(d, lo, hi); return lo | ((uint64_t)hi << 32); }\n"
+    bad = table(_int64_rows(), ins, decls, out="uint64_t")
+    assert not bad, "\n".join(bad)
