@@ -19,6 +19,7 @@ import struct
 
 import pytest
 import res_util as R
+from lang_util import compile_cs, run_backend
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
 
@@ -412,3 +413,184 @@ def test_64_bit_integer_and_double_semantics():
     decls = "uint64_t Bits(double d) { uint lo, hi; asuint(d, lo, hi); return lo | ((uint64_t)hi << 32); }\n"
     bad = table(_int64_rows(), ins, decls, out="uint64_t")
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- 16-bit storage
+
+STORAGE16 = """
+RWByteAddressBuffer B : register(u0);
+RWStructuredBuffer<uint> Out : register(u1);
+struct S { half a; uint16_t b; half3 c; int16_t d; float e; };
+RWStructuredBuffer<S> SB : register(u2);
+RWStructuredBuffer<uint16_t> W : register(u3);
+groupshared uint16_t G[8];
+groupshared half2 GV[4];
+int16_t2 twice(int16_t2 v, out half h, inout uint16_t n) { h = (half)v.x * 0.5h; n += (uint16_t)1; return v * (int16_t)2; }
+[numthreads(1, 1, 1)]
+void main() {
+    for (uint t = 0; t < 4; ++t) {                      // 16-bit elements: two in each 32-bit word
+        W[t] = (uint16_t)(t * 0x1001 + 0xA000);
+        G[t] = (uint16_t)(t * 0x1111); G[t + 4] = (uint16_t)((t + 4) * 0x1111);
+        GV[t] = half2((half)t, (half)t * 0.5h);
+    }
+    half3 h3 = B.Load<half3>(2);                        // 2-byte aligned raw loads
+    Out[0] = (uint)asuint16(h3.x) | (uint)asuint16(h3.y) << 16; Out[1] = asuint16(h3.z);
+    B.Store<uint16_t2>(10, uint16_t2(0xBEEF, 0xCAFE));
+    B.Store<half>(14, (half)2.5);
+    uint16_t4 q = B.Load<uint16_t4>(0);
+    Out[2] = q.x | ((uint)q.y << 16); Out[3] = q.z | ((uint)q.w << 16);
+    Out[4] = G[7] + G[1];                               // promoted to int: no 16-bit wrap
+    Out[5] = (uint)asuint16(GV[3].y + GV[2].x);
+    half hh; uint16_t n = 65535;
+    int16_t2 r = twice(int16_t2(20000, -3), hh, n);
+    Out[6] = (uint)(int)r.x; Out[7] = (uint)(int)r.y; Out[8] = asuint16(hh); Out[9] = n;
+    S s = SB[0];
+    Out[10] = asuint16(s.a); Out[11] = s.b; Out[12] = asuint16(s.c.z); Out[13] = (uint)(int)s.d; Out[14] = asuint(s.e);
+    s.b += (uint16_t)1; s.c.y = -s.c.y; SB[1] = s;
+}
+"""
+
+
+def test_16_bit_storage_raw_structured_groupshared_and_signatures():
+    """ByteAddressBuffer Load<half3>/Load<uint16_t4> at 2-byte addresses and Store<uint16_t2>/Store<half>; a
+    struct of 16-bit members in a structured buffer (packed at 2-byte alignment: half3 at 4, float at 12);
+    uint16_t elements sharing a word; groupshared 16-bit arrays; 16-bit out/inout parameters."""
+    bab = struct.pack("<HHeee", 0x1234, 0, 1.0, -2.0, 0.5) + bytes(10)
+    elem = struct.pack("<eHeeehf", 0.75, 7, 1.0, 2.0, 3.0, -9, 6.5)
+    specs = {"B": R.storage(bab), "Out": R.storage(R.sentinel(15)), "SB": R.storage(elem * 2),
+             "W": R.storage(R.sentinel(2))}
+    got = R.cs(STORAGE16, specs, profile="cs_6_2", enable_16bit_types=True)
+    out = R.unpack("I", got["Out"])
+    half_bits = [bits16(x) for x in (0.0, 1.0, -2.0)]     # bytes 2..7: 0x0000, then the halves 1.0, -2.0
+    want = [half_bits[0] | half_bits[1] << 16, half_bits[2], 0x1234, bits16(1.0) | bits16(-2.0) << 16,
+            0x7777 + 0x1111, bits16(1.5 + 2.0),
+            wrap(40000, 16, True) & 0xFFFFFFFF, wrap(-6, 32, False), bits16(10000.0), 0,
+            bits16(0.75), 7, bits16(3.0), wrap(-9, 32, False), bits32(6.5)]
+    assert out == want, [f"{i}: {g:#x} != {w:#x}" for i, (g, w) in enumerate(zip(out, want)) if g != w]
+    assert got["B"] == bab[:10] + struct.pack("<HHe", 0xBEEF, 0xCAFE, 2.5) + bab[16:]
+    assert got["SB"] == elem + struct.pack("<eHeeehf", 0.75, 8, 1.0, -2.0, 3.0, -9, 6.5)
+    assert R.unpack("H", got["W"]) == [t * 0x1001 + 0xA000 for t in range(4)]
+
+
+CBUFFER16 = """
+cbuffer C : register(b0) {
+    half a; half b; int16_t c; float d; half3 e; uint16_t f; half2 g; double h; uint16_t k; half arr[3];
+    int64_t n; half z;
+};
+RWStructuredBuffer<uint> Out : register(u1);
+uint Lo(double x) { uint lo, hi; asuint(x, lo, hi); return lo; }
+uint Hi(double x) { uint lo, hi; asuint(x, lo, hi); return hi; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = asuint16(a); Out[1] = asuint16(b); Out[2] = (uint)(int)c; Out[3] = asuint(d);
+    Out[4] = asuint16(e.x); Out[5] = asuint16(e.y); Out[6] = asuint16(e.z); Out[7] = f;
+    Out[8] = asuint16(g.x); Out[9] = asuint16(g.y); Out[10] = Lo(h); Out[11] = Hi(h); Out[12] = k;
+    Out[13] = asuint16(arr[0]); Out[14] = asuint16(arr[1]); Out[15] = asuint16(arr[2]);
+    Out[16] = (uint)n; Out[17] = (uint)(n >> 32); Out[18] = asuint16(z);
+}
+"""
+# member -> (D3D byte offset by HLSL's packing with -enable-16bit-types, struct code, value): 16-bit members packed
+# at 2-byte alignment, nothing straddles a 16-byte row (half3 e moves to 16), an array element starts a row, 64-bit
+# members at 8-byte alignment
+CB16_D3D = {"a": (0, "e", 0.5), "b": (2, "e", -3.0), "c": (4, "h", -1234), "d": (8, "f", 6.25),
+            "e": (16, "3e", (1.5, 2.5, -4.0)), "f": (22, "H", 0xFEDC), "g": (24, "2e", (7.0, 0.125)),
+            "h": (32, "d", -2.75e10), "k": (40, "H", 0x1357), "arr": (48, "e", (10.0, 20.0, 30.0)),
+            "n": (88, "q", -(1 << 40) - 5), "z": (96, "e", 65504.0)}
+
+
+def _cb_bytes(offsets: dict[str, int], array_stride: int) -> bytes:
+    buf = bytearray(112)
+    for name, (_off, code, value) in CB16_D3D.items():
+        off = offsets[name]
+        if name == "arr":
+            for i, v in enumerate(value):
+                struct.pack_into("<e", buf, off + i * array_stride, v)
+        else:
+            struct.pack_into("<" + code, buf, off, *(value if isinstance(value, tuple) else (value,)))
+    return bytes(buf)
+
+
+def test_16_bit_cbuffer_packing_executed():
+    """cbuffer members of 16 and 64 bits: the D3D offsets (computed here from HLSL's packing rules) are the
+    manifest's and what the DXIL reads; the SPIR-V build reads the same values at its Vulkan offsets."""
+    res = R.build(CBUFFER16, profile="cs_6_2", enable_16bit_types=True)
+    [block] = [r["block"] for r in res.manifest["resources"] if r["name"] == "C"]
+    members = {m["name"]: m for m in block["members"]}
+    assert {n: members[n]["hlsl"]["offset"] for n in CB16_D3D} == {n: v[0] for n, v in CB16_D3D.items()}
+    assert block["hlsl_size"] == 98
+    vk_offsets = {n: members[n]["vulkan"]["offset"] for n in CB16_D3D}
+    vk = _cb_bytes(vk_offsets, 16)
+    d3d = _cb_bytes({n: v[0] for n, v in CB16_D3D.items()}, 16)
+    got = R.run_cs(res, {"C": R.uniform(vk), "Out": R.storage(R.sentinel(19))}, dxil_data={"C": d3d})
+    v = {n: val for n, (_o, _c, val) in CB16_D3D.items()}
+    h = bits64(v["h"])
+    want = [bits16(v["a"]), bits16(v["b"]), wrap(v["c"], 32, False), bits32(v["d"]), *map(bits16, v["e"]), v["f"],
+            *map(bits16, v["g"]), h & 0xFFFFFFFF, h >> 32, v["k"], *map(bits16, v["arr"]),
+            v["n"] & 0xFFFFFFFF, (v["n"] >> 32) & 0xFFFFFFFF, bits16(v["z"])]
+    assert R.unpack("I", got["Out"]) == want
+
+
+# ---------------------------------------------------------------- 64-bit atomics
+
+ATOMIC64_RAW = """
+RWByteAddressBuffer B : register(u0);
+RWStructuredBuffer<uint64_t> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main() {
+    uint64_t o0, o1, o2, o3, o4, o5;
+    B.InterlockedAdd64(0, 0x100000001ull, o0);
+    B.InterlockedMax64(8, 0xF000000000000000ull, o1);
+    B.InterlockedMin64(16, 5ull, o2);
+    B.InterlockedCompareExchange64(24, 7ull, 0x123456789ull, o3);
+    B.InterlockedExchange64(32, 0xAAAAAAAABBBBBBBBull, o4);
+    B.InterlockedOr64(40, 0x8000000000000000ull, o5);
+    Out[0] = o0; Out[1] = o1; Out[2] = o2; Out[3] = o3; Out[4] = o4; Out[5] = o5;
+}
+"""
+RAW_IN = [0xFFFFFFFF, 0x7000000000000000, 0xFFFFFFFF00000000, 7, 1, 0x22]
+
+
+@pytest.mark.parametrize("backend", ["dxil", "dxil-vk"])
+def test_64_bit_atomics_on_raw_buffers(backend):
+    """SM 6.6 Interlocked*64 on a RWByteAddressBuffer (unsigned 64-bit arithmetic, carry across the words),
+    on the DXIL interpreter and through dxil-spirv on lavapipe."""
+    got = run_backend(backend, ATOMIC64_RAW, {"B": ("uint64_t", RAW_IN), "Out": ("uint64_t", 6)}, profile="cs_6_6")
+    assert got["Out"] == RAW_IN
+    assert got["B"] == [0x200000000, 0xF000000000000000, 5, 0x123456789, 0xAAAAAAAABBBBBBBB, 0x8000000000000022]
+
+
+def test_64_bit_raw_buffer_atomics_are_a_located_spirv_error():
+    """SPIR-V has no 64-bit view of a raw buffer's 32-bit words (DXC's SPIR-V refuses these too)."""
+    res = compile_cs(ATOMIC64_RAW, "spirv", profile="cs_6_6")
+    errs = [(d.loc.line, d.loc.col) for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and errs[0] == (7, 7)
+    assert "InterlockedAdd64" in res.diagnostics[0].message
+
+
+ATOMIC64_TYPED = """
+RWStructuredBuffer<uint64_t> S : register(u0);
+RWStructuredBuffer<int64_t> SI : register(u1);
+RWStructuredBuffer<uint64_t> Out : register(u2);
+[numthreads(1, 1, 1)]
+void main() {
+    uint64_t o0, o1, o2, o3; int64_t o4, o5;
+    InterlockedAdd(S[0], 0xFFFFFFFFull, o0);
+    InterlockedOr(S[1], 0x8000000000000000ull, o1);
+    InterlockedMin(S[2], 0x100000000ull, o2);           // unsigned: 0xFFFFFFFF stays
+    InterlockedMax(S[3], 0x100000000ull, o3);
+    InterlockedMax(SI[0], (int64_t)-5, o4);             // signed: max(-9, -5)
+    InterlockedMin(SI[1], (int64_t)-1, o5);             // signed: min(3, -1)
+    Out[0] = o0; Out[1] = o1; Out[2] = o2; Out[3] = o3; Out[4] = (uint64_t)o4; Out[5] = (uint64_t)o5;
+}
+"""
+
+
+def test_64_bit_atomics_signedness_on_structured_buffers():
+    """InterlockedMin/Max pick the signed or unsigned 64-bit operation by the element type; original values
+    come back whole (both words)."""
+    s_in, si_in = [1, 2, 0xFFFFFFFF, 0xFFFFFFFF], [-9, 3]
+    specs = {"S": R.storage(R.pack("Q", s_in)), "SI": R.storage(R.pack("q", si_in)), "Out": R.storage(R.sentinel(12))}
+    got = R.cs(ATOMIC64_TYPED, specs, profile="cs_6_6")
+    assert R.unpack("Q", got["S"]) == [0x100000000, 0x8000000000000002, 0xFFFFFFFF, 0x100000000]
+    assert R.unpack("q", got["SI"]) == [-5, -1]
+    assert R.unpack("Q", got["Out"]) == s_in + [x & U64_MAX for x in si_in]
