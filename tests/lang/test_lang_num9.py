@@ -105,8 +105,9 @@ def run(src: str, outs: dict, ins: dict | None = None, profile: str = "cs_6_2", 
 
 
 def table(rows: list[tuple[str, str, int]], ins: dict, decls: str = "", out: str = "uint", e16: bool = True,
-          profile: str = "cs_6_2", setup: str = "") -> list[str]:
-    """One shader: Out[i] = rows[i]'s expression; the mismatching rows ('name: got x, want y')."""
+          profile: str = "cs_6_2", setup: str = "", **kw) -> list[str]:
+    """One shader: Out[i] = rows[i]'s expression; the mismatching rows ('name: got x, want y').
+    kw: res_util.run_cs options (dxil_skip='dxop-overloads' where the interpreter lacks a 16/64-bit dx.op)."""
     code = {"uint": "I", "uint64_t": "Q"}[out]
     lines = [f"RWStructuredBuffer<{out}> Out : register(u0);"]
     for i, (n, (c, _v)) in enumerate(ins.items()):
@@ -114,7 +115,7 @@ def table(rows: list[tuple[str, str, int]], ins: dict, decls: str = "", out: str
         lines.append(f"StructuredBuffer<{t}> {n} : register(t{i + 1});")
     body = "\n".join(f"    Out[{i}] = {e}; // {name}" for i, (name, e, _w) in enumerate(rows))
     src = "\n".join(lines) + "\n" + decls + "\n[numthreads(1, 1, 1)]\nvoid main() {\n" + setup + "\n" + body + "\n}\n"
-    got = run(src, {"Out": (code, len(rows))}, ins, profile=profile, e16=e16)["Out"]
+    got = run(src, {"Out": (code, len(rows))}, ins, profile=profile, e16=e16, **kw)["Out"]
     mask = (1 << (8 * struct.calcsize(code))) - 1
     return [f"{name}: got {g:#x}, want {w & mask:#x}" for (name, _e, w), g in zip(rows, got) if g != w & mask]
 
@@ -594,3 +595,135 @@ def test_64_bit_atomics_signedness_on_structured_buffers():
     assert R.unpack("Q", got["S"]) == [0x100000000, 0x8000000000000002, 0xFFFFFFFF, 0x100000000]
     assert R.unpack("q", got["SI"]) == [-5, -1]
     assert R.unpack("Q", got["Out"]) == s_in + [x & U64_MAX for x in si_in]
+
+
+# ---------------------------------------------------------------- intrinsics, compound assignment, 64-bit shapes
+
+def _fbh_signed(x: int, width: int) -> int:
+    u = (~x if x < 0 else x) & ((1 << width) - 1)
+    return u.bit_length() - 1 if u else -1
+
+
+def test_16_and_64_bit_intrinsics_folded_and_at_run_time():
+    """Bit, sign, min/max/clamp and float intrinsics on 16- and 64-bit operands: each on a value read at run time
+    and on a literal (folded), against the value computed here."""
+    u = [0xFFFF, 0xFFFFFFFF, 0xFFFF8000, 1, 2, 5, 3, 0x3C01, 1, bits32(0.3), 0x3C01]
+    rows: list[tuple[str, str, int]] = []
+    rows += both("countbits16", "countbits((uint16_t)U[0])", "countbits((uint16_t)0xFFFF)", 16)
+    rows += both("firstbithigh16_neg1", "(uint)firstbithigh((int16_t)U[1])", "(uint)firstbithigh((int16_t)-1)",
+                 _fbh_signed(-1, 16))
+    rows += both("firstbithigh16_min", "(uint)firstbithigh((int16_t)U[2])", "(uint)firstbithigh((int16_t)-32768)",
+                 _fbh_signed(-32768, 16))
+    rows += both("reversebits16", "(uint)reversebits((uint16_t)U[3])", "(uint)reversebits((uint16_t)1)", 0x8000)
+    rows += both("abs16_min", "(uint)(int)abs((int16_t)U[2])", "(uint)(int)abs((int16_t)-32768)", -32768)
+    rows += both("countbits64", "countbits((uint64_t)U[1] | ((uint64_t)U[1] << 32))", "countbits(0xFFFFFFFFFFFFFFFFull)", 64)
+    rows += both("firstbitlow64", "firstbitlow((uint64_t)U[3] << 40)", "firstbitlow(1ull << 40)", 40)
+    rows += both("firstbithigh64", "firstbithigh((uint64_t)U[3] << 40)", "firstbithigh(1ull << 40)", 40)
+    rows += both("firstbithigh64_signed", "(uint)firstbithigh((int64_t)(int)U[1] << 40)", "(uint)firstbithigh(-1ll << 40)",
+                 _fbh_signed(-(1 << 40), 64))
+    rows += both("reversebits64", "(uint)(reversebits((uint64_t)U[3]) >> 32)", "(uint)(reversebits(1ull) >> 32)", 1 << 31)
+    rows += both("sign64", "(uint)sign((int64_t)(int)U[1])", "(uint)sign(-5ll)", -1)
+    rows += both("sign16", "(uint)(int)sign((int16_t)U[1])", "(uint)(int)sign((int16_t)-5)", -1)
+    rows += both("max64", "(uint)max((int64_t)(int)U[1], (int64_t)2)", "(uint)max(-1ll, 2ll)", 2)
+    rows += both("min64_unsigned", "(uint)min((uint64_t)(int)U[1], 2ull)", "(uint)min((uint64_t)-1ll, 2ull)", 2)
+    rows += both("clamp16", "(uint)(int)clamp((int16_t)U[2], (int16_t)-5, (int16_t)5)",
+                 "(uint)(int)clamp((int16_t)-32768, (int16_t)-5, (int16_t)5)", -5)
+    rows += both("sqrt_half", "(uint)asuint16(sqrt((half)U[4]))", "(uint)asuint16(sqrt((half)2))", bits16(math.sqrt(2)))
+    rows += both("round_half_even", "(uint)asuint16(round((half)U[5] * 0.5h))", "(uint)asuint16(round((half)2.5))",
+                 bits16(2.0))
+    rows += both("frac_half", "(uint)asuint16(frac(-(half)U[6] * 0.25h))", "(uint)asuint16(frac((half)-0.75))",
+                 bits16(0.25))
+    rows += both("asfloat16", "(uint)asuint16(asfloat16((uint16_t)U[7]))", "(uint)asuint16(asfloat16((uint16_t)0x3C01))",
+                 0x3C01)
+    rows += both("asint16", "(uint)(int)asint16((half)U[8] * -1.0h)", "(uint)(int)asint16((half)-1.0)",
+                 wrap(bits16(-1.0), 16, True))
+    rows += both("f32tof16", "f32tof16(asfloat(U[9]))", "f32tof16(0.3f)", bits16(f32(0.3)))
+    rows += both("f16tof32", "asuint(f16tof32(U[10]))", "asuint(f16tof32(0x3C01u))", bits32(1.0 + 2.0 ** -10))
+    rows.append(("half_literal_overflow", "(uint)asuint16(1e5h)", bits16(INF)))
+    rows += both("abs_half", "(uint)asuint16(abs(-(half)U[4]))", "(uint)asuint16(abs((half)-2.0))", bits16(2.0))
+    rows += both("min_half", "(uint)asuint16(min((half)0.1, (half)U[4]))", "(uint)asuint16(min((half)0.1, (half)2.0))",
+                 bits16(0.1))
+    bad = table(rows, {"U": ("I", u)}, dxil_skip="dxop-overloads")
+    assert not bad, "\n".join(bad)
+
+
+COMPOUND16 = """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<int> I : register(t1);
+[numthreads(1, 1, 1)]
+void main() {
+    int16_t s = (int16_t)I[0]; s += 40000; Out[0] = (uint)(int)s;       // the literal becomes int16_t
+    int16_t s2 = (int16_t)I[0]; s2 *= 3; Out[1] = (uint)(int)s2;
+    uint16_t u = (uint16_t)I[1]; u -= 1; Out[2] = u;
+    int16_t s3 = (int16_t)I[2]; s3 >>= 17; Out[3] = (uint)(int)s3;     // amount masked to 4 bits
+    half h = (half)I[3]; h += 0.1; Out[4] = asuint16(h);               // 0.1 becomes half, the sum rounds
+    uint16_t w = (uint16_t)I[4]; w++; Out[5] = w;
+    int16_t s4 = (int16_t)I[0]; s4 += I[0]; Out[6] = (uint)(int)s4;    // int sum, narrowed on assignment
+    uint16_t u2 = (uint16_t)I[1]; Out[7] = (uint)(-u2 - (uint16_t)1);  // stays uint16_t
+    int64_t q = (int64_t)I[5]; q <<= 70; Out[8] = (uint)q;             // amount masked to 6 bits
+    uint64_t uq = 0xFFFFFFFFull; uq += (uint)I[5]; Out[9] = (uint)(uq >> 32);
+    half h2 = (half)I[6]; h2 /= 3.0; Out[10] = asuint16(h2);
+    uint16_t u3 = (uint16_t)I[4]; u3 <<= 20; Out[11] = u3;
+    int16_t t = I[0] > 0 ? (int16_t)I[2] : 7; Out[12] = (uint)(int)t;
+    Out[13] = sizeof(I[0] > 0 ? (int16_t)1 : 2) + 10 * sizeof(I[0] > 0 ? (uint16_t)1 : (int16_t)2)
+            + 100 * sizeof(I[0] > 0 ? (half)1 : 2.0);
+    int16_t m = (int16_t)I[2]; m--; Out[14] = (uint)(int)m;
+}
+"""
+
+
+def test_16_and_64_bit_compound_assignment():
+    """Compound assignments and ++/-- keep the left side's width: the right side converts to it (a literal
+    adopts it), the result wraps, shift amounts are masked; `?:` with a literal arm keeps the 16-bit type."""
+    i = [30000, 0, -32768, 1, 65535, 3, 1]
+    want = [wrap(30000 + wrap(40000, 16, True), 16, True), wrap(90000, 16, True), 65535, -32768 >> 1,
+            bits16(1.0 + f16(0.1)), 0, wrap(60000, 16, True), 65535, 3 << 6, 1, bits16(1.0 / 3.0), 0xFFF0,
+            -32768, 2 + 20 + 200, 32767]
+    got = run(COMPOUND16, {"Out": ("I", len(want))}, {"I": ("i", i)})["Out"]
+    assert got == [w & 0xFFFFFFFF for w in want]
+
+
+SHAPES64 = """
+RWStructuredBuffer<uint64_t> Out : register(u0);
+StructuredBuffer<int64_t> Q : register(t1);
+StructuredBuffer<double> D : register(t2);
+uint64_t Bits(double d) { uint lo, hi; asuint(d, lo, hi); return lo | ((uint64_t)hi << 32); }
+[numthreads(1, 1, 1)]
+void main() {
+    double2x2 m = double2x2(D[0], D[1], D[2], D[3]);
+    double2 r = mul(m, double2(D[1], D[0]));
+    Out[0] = Bits(r.x); Out[1] = Bits(r.y);
+    int64_t3 v = int64_t3(Q[0], Q[1], Q[2]);
+    v.zx = v.xz * 2;
+    Out[2] = (uint64_t)v.x; Out[3] = (uint64_t)v.z;
+    bool3 c = v > int64_t3(0, 0, 0);
+    Out[4] = (uint64_t)c.x + 2 * (uint64_t)c.y + 4 * (uint64_t)c.z;
+    Out[5] = (uint64_t)any(v == (int64_t)(1ull << 33)) + 2 * (uint64_t)all(v);
+    Out[6] = dot(uint64_t2(Q[0], Q[1]), uint64_t2(3, 5));
+    int64_t2 ir = mul(int64_t2(1, 1), int64_t2x2(Q[0], 1, 2, Q[1]));
+    Out[7] = (uint64_t)ir.x; Out[8] = (uint64_t)ir.y;
+    Out[9] = Bits(determinant(m));
+    Out[10] = Bits(dot(double3(D[0], D[1], D[2]), double3(1, 2, 3)));
+    Out[11] = (uint64_t)select(Q[0] > 0, Q[1], Q[2]);
+    Out[12] = Bits(abs(-D[2]) + min(D[0], D[1]) + max(D[2], D[3]));
+    Out[13] = Bits(saturate(D[3]) + sign(D[2]));
+    Out[14] = Bits(rcp(D[1]));
+    Out[15] = (uint64_t)(int)mad(D[0], D[1], D[2]);
+}
+"""
+
+
+def test_64_bit_vectors_matrices_and_double_intrinsics():
+    """double and int64_t vectors and matrices: mul, swizzled stores, comparisons, any/all, dot, determinant,
+    select, and the intrinsics DXC has double overloads for (abs, min, max, saturate, sign, rcp, mad)."""
+    q, d = [1 << 32, -3, 7], [1.5, 2.0, -0.25, 10.0]
+    v = [14, -3, 1 << 33]
+    want = [bits64(d[0] * d[1] + d[1] * d[0]), bits64(d[2] * d[1] + d[3] * d[0]), v[0], v[2],
+            sum(1 << k for k, x in enumerate(v) if x > 0), 1 + 2,
+            (q[0] * 3 + q[1] * 5) & U64_MAX, q[0] + 2, 1 + q[1],
+            bits64(d[0] * d[3] - d[1] * d[2]), bits64(d[0] + 2 * d[1] + 3 * d[2]), q[1],
+            bits64(abs(d[2]) + min(d[0], d[1]) + max(d[2], d[3])), bits64(1.0 - 1.0), bits64(1 / d[1]),
+            int(d[0] * d[1] + d[2])]
+    got = run(SHAPES64, {"Out": ("Q", len(want))}, {"Q": ("q", q), "D": ("d", d)}, profile="cs_6_3", e16=False,
+              dxil_skip="dxop-overloads")["Out"]
+    assert got == [w & U64_MAX for w in want]
