@@ -727,3 +727,66 @@ def test_64_bit_vectors_matrices_and_double_intrinsics():
     got = run(SHAPES64, {"Out": ("Q", len(want))}, {"Q": ("q", q), "D": ("d", d)}, profile="cs_6_3", e16=False,
               dxil_skip="dxop-overloads")["Out"]
     assert got == [w & U64_MAX for w in want]
+
+
+# ---------------------------------------------------------------- layouts of 64-bit and min-precision members
+
+STRUCT64 = """
+struct S64 { uint a; double b; uint c; int64_t d; half e; uint64_t f; };
+StructuredBuffer<S64> SB : register(t0);
+ByteAddressBuffer BB : register(t1);
+RWStructuredBuffer<uint64_t> Out : register(u2);
+uint64_t Bits(double d) { uint lo, hi; asuint(d, lo, hi); return lo | ((uint64_t)hi << 32); }
+[numthreads(1, 1, 1)]
+void main() {
+    S64 s = SB[1];
+    Out[0] = s.a; Out[1] = Bits(s.b); Out[2] = s.c; Out[3] = (uint64_t)s.d; Out[4] = asuint16(s.e); Out[5] = s.f;
+    S64 r = BB.Load<S64>(48);
+    Out[6] = r.a; Out[7] = Bits(r.b); Out[8] = r.c; Out[9] = (uint64_t)r.d; Out[10] = asuint16(r.e); Out[11] = r.f;
+    Out[12] = sizeof(S64);
+}
+"""
+
+
+def _s64(k: int) -> tuple[bytes, list[int]]:
+    """One S64 at D3D's offsets (64-bit members 8-byte aligned, the struct padded to 8), and its fields' bits."""
+    vals = (10 + k, 1.5 + k, 20 + k, -(1 << 40) - k, 0.5 + k, (1 << 63) + k)
+    raw = struct.pack("<I4xdI4xqe6xQ", *vals)
+    return raw, [vals[0], bits64(vals[1]), vals[2], vals[3] & U64_MAX, bits16(vals[4]), vals[5]]
+
+
+def test_64_bit_members_in_structured_and_raw_buffers():
+    """A struct mixing 32-, 64- and 16-bit members: 64-bit members at 8-byte offsets, 48-byte stride, the same
+    layout through StructuredBuffer and ByteAddressBuffer.Load<S64>."""
+    (e0, _w0), (e1, w1) = _s64(0), _s64(1)
+    assert len(e0) == 48
+    specs = {"SB": R.storage(e0 + e1), "BB": R.storage(e0 + e1), "Out": R.storage(R.sentinel(26))}
+    got = R.cs(STRUCT64, specs, profile="cs_6_2", enable_16bit_types=True)
+    assert R.unpack("Q", got["Out"]) == w1 + w1 + [48]
+
+
+MIN16_CB = """
+cbuffer C : register(b3) { min16float ca; min16int cb; half cc; min16uint cd; };
+StructuredBuffer<min16float> M : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+min16float Triple(min16float x) { return x * (min16float)3; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = asuint((float)ca); Out[1] = (uint)(int)cb; Out[2] = asuint((float)cc); Out[3] = cd;
+    Out[4] = asuint((float)M[1]); Out[5] = asuint((float)Triple(M[1])); Out[6] = sizeof(M[0]);
+}
+"""
+
+
+def test_min_precision_storage_without_16bit_types_is_32_bit():
+    """Without -enable-16bit-types min16float/min16int/min16uint/half take 32-bit slots in cbuffers (offsets
+    0, 4, 8, 12) and structured buffers (stride 4), and compute at 32 bits (as DXC's layout)."""
+    res = R.build(MIN16_CB, profile="cs_6_0")
+    [block] = [r["block"] for r in res.manifest["resources"] if r["name"] == "C"]
+    assert [(m["name"], m["hlsl"]["offset"], m["hlsl"]["size"]) for m in block["members"]] == \
+        [("ca", 0, 4), ("cb", 4, 4), ("cc", 8, 4), ("cd", 12, 4)]
+    specs = {"C": R.uniform(struct.pack("<fifI", 0.3, -4, 0.7, 9)), "M": R.storage(struct.pack("<2f", 0.1, 0.3)),
+             "Out": R.storage(R.sentinel(7))}
+    got = R.run_cs(res, specs)
+    assert R.unpack("I", got["Out"]) == [bits32(0.3), wrap(-4, 32, False), bits32(0.7), 9, bits32(0.3),
+                                         bits32(f32(0.3) * 3), 4]
