@@ -790,3 +790,25 @@ def test_min_precision_storage_without_16bit_types_is_32_bit():
     got = R.run_cs(res, specs)
     assert R.unpack("I", got["Out"]) == [bits32(0.3), wrap(-4, 32, False), bits32(0.7), 9, bits32(0.3),
                                          bits32(f32(0.3) * 3), 4]
+
+
+# ---------------------------------------------------------------- refused as DXC refuses
+
+ATOMIC16 = ("RWStructuredBuffer<uint16_t> W : register(u0);\nRWTexture1D<int16_t> T : register(u1);\n"
+            "groupshared uint16_t g;\n[numthreads(1, 1, 1)]\nvoid main() {\n    CALL\n}\n")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("call, col, dest", [
+    ("InterlockedAdd(W[0], (uint16_t)1);", 21, "uint16_t"),      # (a subscript is located at its '[')
+    ("InterlockedAdd(g, (uint16_t)1);", 20, "uint16_t"),
+    ("uint16_t o; InterlockedExchange(W[1], (uint16_t)1, o);", 38, "uint16_t"),
+    ("int16_t o; InterlockedMax(T[0], (int16_t)1, o);", 32, "int16_t"),
+])
+def test_16_bit_atomics_are_a_located_error(call, col, dest, target):
+    """DXC declares the Interlocked* intrinsics for 32- and 64-bit destinations only (int32_only / int64_only):
+    a 16-bit one was accepted, emitting an i16 atomicrmw on groupshared memory (invalid DXIL) and 16-bit
+    OpAtomic* (no Vulkan device has 16-bit integer atomics)."""
+    res = R.compile_hlsl(ATOMIC16.replace("CALL", call), profile="cs_6_6", target=target, enable_16bit_types=True)
+    assert R.errors(res) == [f"6:{col}: no matching intrinsic for call to '{call.split('(')[0].split()[-1]}': the "
+                             f"destination must be a 32- or 64-bit int or uint, not '{dest}'"]

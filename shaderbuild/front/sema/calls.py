@@ -846,6 +846,9 @@ class CallLowering(SemaBase):
         float_exchange = name == "InterlockedExchange" and dest.type == ir.FLOAT   # SM 6.6's float overload
         if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int) and not float_exchange:
             raise error(f"'{name}' requires an int or uint destination, not '{dest.type}'", args[0].loc)
+        if isinstance(dest.type, ir.Scalar) and dest.type.width == 16:   # DXC: int32_only / int64_only overloads
+            raise error(f"no matching intrinsic for call to '{name}': the destination must be a 32- or 64-bit int or "
+                        f"uint, not '{dest.type}'", args[0].loc)
         var_of = root
         while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
             var_of = var_of.resource if isinstance(var_of, ir.BufferElem) else var_of.base
