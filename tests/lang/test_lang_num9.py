@@ -812,3 +812,25 @@ def test_16_bit_atomics_are_a_located_error(call, col, dest, target):
     res = R.compile_hlsl(ATOMIC16.replace("CALL", call), profile="cs_6_6", target=target, enable_16bit_types=True)
     assert R.errors(res) == [f"6:{col}: no matching intrinsic for call to '{call.split('(')[0].split()[-1]}': the "
                              f"destination must be a 32- or 64-bit int or uint, not '{dest}'"]
+
+
+HALF3_SB = """
+StructuredBuffer<half3> H3 : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = asuint16(H3[1].x) | (uint)asuint16(H3[1].z) << 16; Out[1] = asuint16(H3[2].y); }
+"""
+
+
+@pytest.mark.parametrize("layout, stride", [("default", 8), ("dx", 6)])
+def test_structured_half3_stride(layout, stride):
+    """StructuredBuffer<half3>: D3D's stride is 6; on Vulkan DXC's default (relaxed std430) gives 8, as float3's 16,
+    and -fvk-use-dx-layout gives 6 (whose DXIL twin then runs on the same bytes)."""
+    vals = [(1.0, 2.0, 3.0), (0.5, -1.5, 2.25), (4.0, 8.0, -16.0)]
+    data = b"".join(struct.pack("<3e", *v) + bytes(stride - 6) for v in vals)
+    opts = {"vk_layout": "dx"} if layout == "dx" else {}
+    res = R.build(HALF3_SB, profile="cs_6_2", enable_16bit_types=True, **opts)
+    [h3] = [r for r in res.manifest["resources"] if r["name"] == "H3"]
+    assert (h3["hlsl"]["stride"], h3["vulkan"]["stride"]) == (6, stride)
+    got = R.run_cs(res, {"H3": R.storage(data), "Out": R.storage(R.sentinel(2))})
+    assert R.unpack("I", got["Out"]) == [bits16(0.5) | bits16(2.25) << 16, bits16(8.0)]
