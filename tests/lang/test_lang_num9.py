@@ -834,3 +834,17 @@ def test_structured_half3_stride(layout, stride):
     assert (h3["hlsl"]["stride"], h3["vulkan"]["stride"]) == (6, stride)
     got = R.run_cs(res, {"H3": R.storage(data), "Out": R.storage(R.sentinel(2))})
     assert R.unpack("I", got["Out"]) == [bits16(0.5) | bits16(2.25) << 16, bits16(8.0)]
+
+
+def test_f16tof32_of_16_and_64_bit_integers():
+    """f16tof32 takes DXC's uint<> (32-bit): a uint16_t or uint64_t argument converts to uint first.  A 16-bit
+    argument was passed through as it was, and the DXIL backend stopped with an internal error."""
+    rows: list[tuple[str, str, int]] = []
+    rows += both("uint16", "asuint(f16tof32((uint16_t)U[0]))", "asuint(f16tof32((uint16_t)0x3C01))",
+                 bits32(1.0 + 2.0 ** -10))
+    rows += both("uint64_truncated", "asuint(f16tof32(((uint64_t)U[1] << 32) | U[2]))",
+                 "asuint(f16tof32(0x100004000ull))", bits32(2.0))
+    rows += both("int16_vector", "asuint(f16tof32((int16_t2)uint2(U[3], U[0])).x)",
+                 "asuint(f16tof32(int16_t2((int16_t)0xC000, (int16_t)0x3C01)).x)", bits32(-2.0))
+    bad = table(rows, {"U": ("I", [0x3C01, 1, 0x4000, 0xC000])})
+    assert not bad, "\n".join(bad)

@@ -14,6 +14,7 @@ from ...ir.intrinsics import (
     INTRINSICS,
     SPECIAL,
     STREAM_METHODS,
+    UINT32_ONLY,
     IntrinsicSig,
     is_intrinsic,
 )
@@ -466,6 +467,8 @@ class CallLowering(SemaBase):
             scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
         if scalar.kind == "float" and scalar.width != 32 and sig.name in FLOAT32_ONLY:
             scalar = ir.FLOAT       # DXC: float<> is 32-bit float only
+        if scalar.kind != "float" and scalar.width != 32 and sig.name in UINT32_ONLY:
+            scalar = ir.UINT        # DXC: uint<> is 32-bit uint only (f16tof32 of a uint16_t read from memory)
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
         exprs: list[ir.Expr] = values  # type: ignore[assignment]   # None only for 'O': not converted
