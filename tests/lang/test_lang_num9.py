@@ -499,9 +499,10 @@ CB16_D3D = {"a": (0, "e", 0.5), "b": (2, "e", -3.0), "c": (4, "h", -1234), "d": 
             "n": (88, "q", -(1 << 40) - 5), "z": (96, "e", 65504.0)}
 
 
-def _cb_bytes(offsets: dict[str, int], array_stride: int) -> bytes:
-    buf = bytearray(112)
-    for name, (_off, code, value) in CB16_D3D.items():
+def _cb_bytes(offsets: dict[str, int], array_stride: int, spec: dict | None = None, size: int = 112) -> bytes:
+    """The cbuffer's bytes with each member of `spec` (default CB16_D3D) at `offsets`."""
+    buf = bytearray(size)
+    for name, (_off, code, value) in (spec or CB16_D3D).items():
         off = offsets[name]
         if name == "arr":
             for i, v in enumerate(value):
@@ -848,3 +849,43 @@ def test_f16tof32_of_16_and_64_bit_integers():
                  "asuint(f16tof32(int16_t2((int16_t)0xC000, (int16_t)0x3C01)).x)", bits32(-2.0))
     bad = table(rows, {"U": ("I", [0x3C01, 1, 0x4000, 0xC000])})
     assert not bad, "\n".join(bad)
+
+
+CBUFFER64 = """
+cbuffer C : register(b0) {
+    float a; double3 b; float c; double2 e; uint64_t f; int64_t2 g; float h; double4 k; half m;
+};
+RWStructuredBuffer<uint> Out : register(u1);
+uint Lo(double x) { uint lo, hi; asuint(x, lo, hi); return lo; }
+uint Hi(double x) { uint lo, hi; asuint(x, lo, hi); return hi; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = asuint(a); Out[1] = Lo(b.x); Out[2] = Hi(b.z); Out[3] = asuint(c); Out[4] = Hi(e.y); Out[5] = (uint)f;
+    Out[6] = (uint)(f >> 32); Out[7] = (uint)g.x; Out[8] = (uint)(g.y >> 32); Out[9] = asuint(h); Out[10] = Hi(k.w);
+    Out[11] = Lo(k.z); Out[12] = asuint16(m);
+}
+"""
+# D3D offsets by HLSL's rules: a vector that does not fit in the rest of its 16-byte row starts the next one
+# (double3 b at 16, spanning 24 bytes; double2 e at 48; int64_t2 g at 80; double4 k at 112, two rows)
+CB64_D3D = {"a": (0, "f", 1.25), "b": (16, "3d", (2.5, -3.5, 1e100)), "c": (40, "f", -7.75),
+            "e": (48, "2d", (0.5, -1e-300)), "f": (64, "Q", 0x123456789ABCDEF0), "g": (80, "2q", (-5, -(1 << 50))),
+            "h": (96, "f", 9.5), "k": (112, "4d", (1.0, 2.0, 3.0000000000000004, -4.5)), "m": (144, "e", -0.125)}
+
+
+def test_64_bit_cbuffer_rows_executed():
+    """double3/double2/int64_t2/double4 cbuffer members straddle no 16-byte row except as HLSL packs them
+    (a 24- or 32-byte vector starts a row and spans the next); offsets computed here, values read back."""
+    res = R.build(CBUFFER64, profile="cs_6_2", enable_16bit_types=True)
+    [block] = [r["block"] for r in res.manifest["resources"] if r["name"] == "C"]
+    members = {m["name"]: m for m in block["members"]}
+    assert {n: members[n]["hlsl"]["offset"] for n in CB64_D3D} == {n: v[0] for n, v in CB64_D3D.items()}
+    assert block["hlsl_size"] == 146
+    vk = _cb_bytes({n: members[n]["vulkan"]["offset"] for n in CB64_D3D}, 16, CB64_D3D, 160)
+    d3d = _cb_bytes({n: v[0] for n, v in CB64_D3D.items()}, 16, CB64_D3D, 160)
+    got = R.run_cs(res, {"C": R.uniform(vk), "Out": R.storage(R.sentinel(13))}, dxil_data={"C": d3d})
+    v = {n: val for n, (_o, _c, val) in CB64_D3D.items()}
+    want = [bits32(v["a"]), bits64(v["b"][0]) & 0xFFFFFFFF, bits64(v["b"][2]) >> 32, bits32(v["c"]),
+            bits64(v["e"][1]) >> 32, v["f"] & 0xFFFFFFFF, v["f"] >> 32, v["g"][0] & 0xFFFFFFFF,
+            (v["g"][1] & U64_MAX) >> 32, bits32(v["h"]), bits64(v["k"][3]) >> 32, bits64(v["k"][2]) & 0xFFFFFFFF,
+            bits16(v["m"])]
+    assert R.unpack("I", got["Out"]) == want
