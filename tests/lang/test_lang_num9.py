@@ -889,3 +889,34 @@ def test_64_bit_cbuffer_rows_executed():
             (v["g"][1] & U64_MAX) >> 32, bits32(v["h"]), bits64(v["k"][3]) >> 32, bits64(v["k"][2]) & 0xFFFFFFFF,
             bits16(v["m"])]
     assert R.unpack("I", got["Out"]) == want
+
+
+REFUSED = "RWStructuredBuffer<uint> O : register(u0);\nStructuredBuffer<double> D : register(t1);\n" \
+          "[numthreads(1, 1, 1)]\nvoid main() {\n    BODY\n}\n"
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("body, flag, message", [
+    ("O[0] = (uint)(D[0] % 2.0L);", False, "modulo cannot be used with doubles, cast to float first"),
+    ("half h = (half)D[0]; O[0] = (uint)fma(h, h, h);", True, "fma requires double arguments"),
+    ("O[0] = asuint(D[0]);", False, "'asuint' cannot reinterpret a value of type 'double'"),
+    ("O[0] = asuint((half)D[0]);", True, "'asuint' cannot reinterpret a value of type 'half'"),
+    ("O[0] = asuint16(O[1]);", True, "'asuint16' cannot reinterpret a value of type 'uint'"),
+    ("O[0] = (uint)asfloat((int16_t)O[1]);", True, "'asfloat' cannot reinterpret a value of type 'int16_t'"),
+    ("int16_t s = 1; O[0] = s;", False, "'int16_t' requires -enable-16bit-types"),
+    ("float16_t s = 1; O[0] = (uint)s;", False, "'float16_t' requires -enable-16bit-types"),
+])
+def test_16_and_64_bit_misuse_is_a_located_error(body, flag, message, target):
+    """What DXC refuses on 16- and 64-bit types (double `%`, fma on non-doubles, the 32-bit-only and 16-bit-only
+    reinterpretations, 16-bit type names without the flag): one located error on line 5."""
+    opts = {"enable_16bit_types": True} if flag else {}
+    res = R.compile_hlsl(REFUSED.replace("BODY", body), profile="cs_6_2", target=target, **opts)
+    errs = [d for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and [(e.loc.line, e.message) for e in errs] == [(5, message)]
+
+
+@pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_1"])
+def test_16bit_types_flag_needs_sm_6_2(profile):
+    res = R.compile_hlsl(REFUSED.replace("BODY", "O[0] = 1;"), profile=profile, enable_16bit_types=True)
+    assert [d.message for d in res.diagnostics if d.severity == "error"] == \
+        [f"-enable-16bit-types requires shader model 6.2 or higher (profile is {profile})"]
