@@ -920,3 +920,35 @@ def test_16bit_types_flag_needs_sm_6_2(profile):
     res = R.compile_hlsl(REFUSED.replace("BODY", "O[0] = 1;"), profile=profile, enable_16bit_types=True)
     assert [d.message for d in res.diagnostics if d.severity == "error"] == \
         [f"-enable-16bit-types requires shader model 6.2 or higher (profile is {profile})"]
+
+
+STATIC16 = """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<int> I : register(t1);
+static const half T[4] = { 0.3, 65519.0, 1e-3, -2.5 };
+static const int16_t S[3] = { 40000, -1, 32767 };
+struct P { half h; uint16_t u; int64_t q; double d; };
+static const P PP = { 0.1, 70000, -5, 0.1 };
+static const uint64_t Q[2] = { 0x123456789ull, -1 };
+[numthreads(1, 1, 1)]
+void main() {
+    for (int i = 0; i < 4; ++i) Out[i] = asuint16(T[I[i]]);
+    for (int j = 0; j < 3; ++j) Out[4 + j] = (uint)(int)S[I[j]];
+    Out[7] = asuint16(PP.h); Out[8] = PP.u; Out[9] = (uint)PP.q; uint lo, hi; asuint(PP.d, lo, hi); Out[10] = lo;
+    Out[11] = (uint)(Q[I[1]] >> 32); Out[12] = (uint)(Q[I[0]] >> 32);
+    half4 hv = half4(0.1, 0.2, 65519.0, 1.0 / 3.0);
+    Out[13] = asuint16(hv[I[3]]); Out[14] = asuint16(hv.z);
+    half2x2 hm = { 0.1, 0.2, 0.3, 0.4 };
+    Out[15] = asuint16(hm[I[1]][I[0]]);
+}
+"""
+
+
+def test_static_tables_of_16_and_64_bit_values():
+    """Initialisers of static const arrays, structs, vectors and matrices convert each literal to its element
+    type (rounded to half, wrapped to 16 bits, a double literal kept at 64 bits), read at run-time indices."""
+    want = [bits16(0.3), bits16(65519.0), bits16(1e-3), bits16(-2.5), wrap(40000, 16, True), -1, 32767,
+            bits16(0.1), wrap(70000, 16, False), -5, bits64(0.1) & 0xFFFFFFFF, 0xFFFFFFFF, 1,
+            bits16(1.0 / 3.0), bits16(65519.0), bits16(0.3)]
+    got = run(STATIC16, {"Out": ("I", 16)}, {"I": ("i", [0, 1, 2, 3])})["Out"]
+    assert got == [w & 0xFFFFFFFF for w in want]
