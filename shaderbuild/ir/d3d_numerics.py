@@ -28,6 +28,22 @@ def round_float(x: float, width: int) -> float:
         return math.copysign(math.inf, x)
 
 
+_SIGNIFICAND_BITS = {16: 11, 32: 24, 64: 53}
+
+
+def int_to_float(v: int, width: int) -> float:
+    """An integer converted to a `width`-bit float, rounded once to nearest-even as the run-time conversion
+    does: rounding first to double and then to float would round twice ((float)0x1000001000000001ull)."""
+    keep = _SIGNIFICAND_BITS[width]
+    extra = abs(v).bit_length() - keep
+    if extra > 0:
+        q, r = divmod(abs(v), 1 << extra)
+        half = 1 << (extra - 1)
+        q += r > half or (r == half and q & 1)
+        v = (q << extra) * (1 if v >= 0 else -1)
+    return round_float(float(v), width)     # exact now, or beyond the range (infinity)
+
+
 def int_range(kind: str, width: int) -> tuple[int, int]:
     """(min, max) of an integer type."""
     return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if kind == "int" else (0, (1 << width) - 1)

@@ -59,6 +59,14 @@ def bits64(x: float) -> int:
     return struct.unpack("<Q", struct.pack("<d", x))[0]
 
 
+def f32_of_int(v: int) -> int:
+    """Bits of the binary32 nearest to the integer v (ties to the even significand), by comparing the exact
+    distances of the float next to float(v) and its two neighbours (float(v) alone may round twice)."""
+    near = bits32(float(v))
+    cands = [c for c in (near - 1, near, near + 1) if c & 0x7FFFFFFF < 0x7F800000]
+    return min(cands, key=lambda c: (abs(int(struct.unpack("<f", struct.pack("<I", c))[0]) - v), c & 1))
+
+
 def wrap(x: int, width: int, signed: bool) -> int:
     x &= (1 << width) - 1
     return x - (1 << width) if signed and x >> (width - 1) else x
@@ -351,6 +359,9 @@ I64_MIN, I64_MAX, U64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 Q = [I64_MIN, -1, 0, 5, I64_MAX, 1 << 40, 3]                 # Q[k] read at run time
 
 
+W_IN = [I64_MIN, (1 << 53) + 1, U64_MAX, (1 << 63) + 1025, 0x1000001000000001, -0x1000001000000001]
+
+
 def _q_lit(v: int) -> str:
     return f"(int64_t){v & U64_MAX:#x}ull"
 
@@ -390,14 +401,18 @@ def _int64_rows() -> list[tuple[str, str, int]]:
             rows.append((f"double{k}_to_{t}", f"(uint64_t)({t})D[{k}]", want))
             if not math.isnan(x):
                 rows.append((f"double{k}_to_{t}_folded", f"(uint64_t)({t}){lit(x)}", want))
-    for k, v in enumerate([I64_MIN, (1 << 53) + 1, U64_MAX, (1 << 63) + 1025]):
+    # 0x1000001000000001 to float: one rounding gives 2^60 + 2^37; rounding to double first (2^60 + 2^36, a tie)
+    # and then to float gave 2^60 when folded
+    for k, v in enumerate(W_IN):
         rows += both(f"uint64_{k}_to_double", f"Bits((double)(uint64_t)W[{k}])",
                      f"Bits((double){v & U64_MAX:#x}ull)", bits64(float(v & U64_MAX)))
         sv = wrap(v, 64, True)
         rows += both(f"int64_{k}_to_double", f"Bits((double)(int64_t)W[{k}])", f"Bits((double){_q_lit(sv)})",
                      bits64(float(sv)))
         rows += both(f"uint64_{k}_to_float", f"(uint64_t)asuint((float)(uint64_t)W[{k}])",
-                     f"(uint64_t)asuint((float){v & U64_MAX:#x}ull)", bits32(float(v & U64_MAX)))
+                     f"(uint64_t)asuint((float){v & U64_MAX:#x}ull)", f32_of_int(v & U64_MAX))
+        rows += both(f"int64_{k}_to_float", f"(uint64_t)asuint((float)(int64_t)W[{k}])",
+                     f"(uint64_t)asuint((float){_q_lit(sv)})", f32_of_int(sv))
     # asuint / asdouble split a double into its words, low first
     rows += both("asdouble", "Bits(asdouble((uint)Q[3] + 0x12345673u, 0x9abcdef0u))",
                  "Bits(asdouble(0x12345678u, 0x9abcdef0u))", 0x9ABCDEF012345678)
@@ -410,7 +425,7 @@ def test_64_bit_integer_and_double_semantics():
     signed and unsigned comparisons, double <-> 64-bit integer conversions saturating at 64 bits, asuint /
     asdouble splits; folded and run-time results agree."""
     ins = {"Q": ("q", Q), "D": ("d", [1e30, -1e30, -5.0, 2.0 ** 64, 2.0 ** 63, -9.2e18, 123456789012.75, NAN]),
-           "W": ("Q", [I64_MIN & U64_MAX, (1 << 53) + 1, U64_MAX, (1 << 63) + 1025])}
+           "W": ("Q", [v & U64_MAX for v in W_IN])}
     decls = "uint64_t Bits(double d) { uint lo, hi; asuint(d, lo, hi); return lo | ((uint64_t)hi << 32); }\n"
     bad = table(_int64_rows(), ins, decls, out="uint64_t")
     assert not bad, "\n".join(bad)

@@ -6,7 +6,7 @@ import math
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
-from ...ir.d3d_numerics import float_to_int, int_div, int_mod, round_float
+from ...ir.d3d_numerics import float_to_int, int_div, int_mod, int_to_float, round_float
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
@@ -46,6 +46,8 @@ def scalar_value(s: ir.Scalar, v):
     if s.kind == "bool":
         return bool(v)
     if s.kind == "float":
+        if isinstance(v, int) and not isinstance(v, bool):
+            return int_to_float(v, s.width)
         return round_float(float(v), s.width)
     if isinstance(v, float):          # D3D's saturating ftoi/ftou, as at run time
         return float_to_int(v, s.kind, s.width)
