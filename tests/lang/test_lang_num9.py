@@ -967,3 +967,46 @@ def test_static_tables_of_16_and_64_bit_values():
             bits16(1.0 / 3.0), bits16(65519.0), bits16(0.3)]
     got = run(STATIC16, {"Out": ("I", 16)}, {"I": ("i", [0, 1, 2, 3])})["Out"]
     assert got == [w & 0xFFFFFFFF for w in want]
+
+
+CB16_MATRICES = """
+cbuffer C : register(b0) { half a; half2x3 m; row_major int16_t2x3 r; half b; };
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main() {
+    for (uint i = 0; i < 2; ++i)
+        for (uint j = 0; j < 3; ++j) { Out[i * 3 + j] = asuint16(m[i][j]); Out[6 + i * 3 + j] = (uint)(int)r[i][j]; }
+    Out[12] = asuint16(a); Out[13] = asuint16(b);
+}
+"""
+
+
+def test_16_bit_matrices_in_a_cbuffer():
+    """16-bit matrices in a cbuffer: each column (column_major) or row (row_major) starts a 16-byte row and
+    holds its components 2 bytes apart; the matrix ends after its last vector (half2x3: 16 + 3 rows, 36 bytes
+    from 16; row_major int16_t2x3: 22 bytes from 64), so `b` packs at 86."""
+    res = R.build(CB16_MATRICES, profile="cs_6_2", enable_16bit_types=True)
+    [block] = [r["block"] for r in res.manifest["resources"] if r["name"] == "C"]
+    mem = {m["name"]: m for m in block["members"]}
+    assert [(n, mem[n]["hlsl"]["offset"], mem[n]["hlsl"]["size"]) for n in "amrb"] == \
+        [("a", 0, 2), ("m", 16, 36), ("r", 64, 22), ("b", 86, 2)]
+    mv = [[0.5, -1.0, 2.25], [3.5, -0.125, 8.0]]
+    rv = [[-300, 7, 32767], [-32768, 1, -2]]
+
+    def layout(view: str) -> bytes:
+        buf = bytearray(112)
+        struct.pack_into("<e", buf, mem["a"][view]["offset"], 1.5)
+        struct.pack_into("<e", buf, mem["b"][view]["offset"], -6.0)
+        ms, rs = mem["m"][view]["matrix_stride"], mem["r"][view]["matrix_stride"]
+        for i in range(2):
+            for j in range(3):
+                struct.pack_into("<e", buf, mem["m"][view]["offset"] + ms * j + 2 * i, mv[i][j])   # column j
+                struct.pack_into("<h", buf, mem["r"][view]["offset"] + rs * i + 2 * j, rv[i][j])   # row i
+        return bytes(buf)
+
+    assert (mem["m"]["hlsl"]["matrix_stride"], mem["r"]["hlsl"]["matrix_stride"]) == (16, 16)
+    got = R.run_cs(res, {"C": R.uniform(layout("vulkan")), "Out": R.storage(R.sentinel(14))},
+                   dxil_data={"C": layout("hlsl")})
+    want = [bits16(x) for row in mv for x in row] + [wrap(x, 32, False) for row in rv for x in row] + \
+        [bits16(1.5), bits16(-6.0)]
+    assert R.unpack("I", got["Out"]) == want
