@@ -1010,3 +1010,18 @@ def test_16_bit_matrices_in_a_cbuffer():
     want = [bits16(x) for row in mv for x in row] + [wrap(x, 32, False) for row in rv for x in row] + \
         [bits16(1.5), bits16(-6.0)]
     assert R.unpack("I", got["Out"]) == want
+
+
+def test_h_suffix_literals_are_half_values_in_wider_expressions():
+    """With -enable-16bit-types `0.1h` is the half nearest 0.1 wherever it is used: widened to float or double,
+    or combined with a float operand (which makes the operation float), folded or not."""
+    h1 = f16(0.1)
+    rows = [("times_float", "asuint(F[0] * 0.1h)", bits32(h1)), ("times_float_folded", "asuint(1.0f * 0.1h)", bits32(h1)),
+            ("half_sum", "asuint((float)(0.1h + 0.2h))", bits32(f16(h1 + f16(0.2)))),
+            ("to_double_high", "Hi(0.1h)", bits64(h1) >> 32), ("to_double_low", "Lo(0.1h)", bits64(h1) & 0xFFFFFFFF),
+            ("unsuffixed_stays_float", "asuint(F[0] * 0.1)", bits32(0.1)),
+            ("max_float_half", "asuint(max(F[0] * 0.3, 0.1h))", bits32(0.3))]
+    decls = ("uint Hi(double d) { uint lo, hi; asuint(d, lo, hi); return hi; }\n"
+             "uint Lo(double d) { uint lo, hi; asuint(d, lo, hi); return lo; }\n")
+    bad = table(rows, {"F": ("f", [1.0])}, decls)
+    assert not bad, "\n".join(bad)
