@@ -1025,3 +1025,50 @@ def test_h_suffix_literals_are_half_values_in_wider_expressions():
              "uint Lo(double d) { uint lo, hi; asuint(d, lo, hi); return lo; }\n")
     bad = table(rows, {"F": ("f", [1.0])}, decls)
     assert not bad, "\n".join(bad)
+
+
+# (expression over I = [-1, 1, -1, 5], expected): the common type decides signedness and width
+MIXED_COMPARES = [
+    ("(uint)((int64_t)I[0] < (uint)I[1])", 1),          # int64_t holds every uint: -1 < 1
+    ("(uint)((int)I[0] < (uint)I[1])", 0),              # uint: 0xFFFFFFFF < 1 is false
+    ("(uint)((uint64_t)(uint)I[1] < I[0])", 1),         # uint64_t: -1 is 2^64 - 1
+    ("(uint)((int16_t)I[0] < (uint16_t)I[1])", 0),      # uint16_t: 65535 < 1 is false
+    ("(uint)((int16_t)I[0] < (uint)I[1])", 0),          # uint
+    ("(uint)((int16_t)I[0] < (int)I[1])", 1),           # int
+    ("(uint)((uint16_t)I[0] < (int)I[1])", 0),          # int: 65535 < 1 is false
+    ("(uint)((uint16_t)I[0] > (int)I[0])", 1),          # int: 65535 > -1
+    ("(uint)((int64_t)I[0] == (uint64_t)I[2])", 1),
+    ("(uint)((int)I[0] == (int64_t)I[2])", 1),
+    ("(uint)(-1 < (uint)I[1])", 0), ("(uint)(-1 < (uint64_t)I[1])", 0), ("(uint)(-1 < (int64_t)I[1])", 1),
+    ("(uint)(((int64_t)I[0] * (uint)I[3]) >> 32)", 0xFFFFFFFF),     # int64_t product -5
+    ("(uint)((int)I[0] * (uint64_t)I[3] >> 32)", 0xFFFFFFFF),       # uint64_t product 2^64 - 5
+]
+
+
+def test_mixed_signedness_and_width_comparisons():
+    """Comparisons and products across 16/32/64-bit signed and unsigned operands use the usual arithmetic
+    conversions (wider wins, unsigned wins at equal width), at run time and folded."""
+    rows: list[tuple[str, str, int]] = []
+    for k, (e, want) in enumerate(MIXED_COMPARES):
+        folded = e
+        for i, v in enumerate([-1, 1, -1, 5]):
+            folded = folded.replace(f"I[{i}]", f"(int){v}")
+        rows += both(f"cmp{k}", e, folded, want)
+    bad = table(rows, {"I": ("i", [-1, 1, -1, 5])})
+    assert not bad, "\n".join(bad)
+
+
+def test_an_explicitly_cast_literal_is_typed():
+    """`(int)1` and `int(1)` are ints, not literals that adopt the other operand's type (DXC: a cast gives its
+    type): with a 16-bit operand the operation is 32-bit.  Before, `(uint16_t)65535 + (int)1` wrapped to 0 and
+    `(uint16_t)65535 > (int)-1` was false."""
+    rows = [("cast_size", "sizeof((uint16_t)1 + (int)1)", 4), ("ctor_size", "sizeof((uint16_t)1 + int(1))", 4),
+            ("literal_size", "sizeof((uint16_t)1 + 1)", 2),          # an uncast literal does adopt uint16_t
+            ("cast_sum", "(uint)((uint16_t)65535 + (int)1)", 65536),
+            ("cast_sum_runtime", "(uint)((uint16_t)I[0] + (int)1)", 65536),
+            ("ctor_sum", "(uint)((uint16_t)I[0] + int(1))", 65536),
+            ("cast_compare", "(uint)((uint16_t)65535 > (int)-1)", 1),
+            ("cast_compare_runtime", "(uint)((uint16_t)I[0] > (int)-1)", 1),
+            ("int64_cast", "(uint)(((int16_t)-2 * (int64_t)0x40000000) >> 32)", wrap((-2 * 0x40000000) >> 32, 32, False))]
+    bad = table(rows, {"I": ("i", [65535])})
+    assert not bad, "\n".join(bad)

@@ -100,8 +100,8 @@ class CallLowering(SemaBase):
                 raise error(f"cannot use a value of type '{v.type}' to construct '{t}'", a.loc)
             comps.extend(self.components(v, a.loc))
         need = self.flat_count(t)
-        if len(comps) == 1 and need > 1 and isinstance(values[0].type, ir.Scalar):
-            return self.convert(values[0], t, loc, explicit=True)
+        if len(comps) == 1 and (need > 1 or isinstance(t, ir.Scalar)) and isinstance(values[0].type, ir.Scalar):
+            return self.convert(values[0], t, loc, explicit=True)     # a splat, or `int(x)` as the cast `(int)x`
         if len(comps) != need:
             raise error(f"{'too few' if len(comps) < need else 'too many'} elements in vector initialization "
                         f"(expected {need} elements, have {len(comps)})", loc)
