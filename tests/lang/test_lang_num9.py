@@ -527,15 +527,20 @@ def _cb_bytes(offsets: dict[str, int], array_stride: int, spec: dict | None = No
     return bytes(buf)
 
 
-def test_16_bit_cbuffer_packing_executed():
+@pytest.mark.parametrize("layout", ["default", "dx"])
+def test_16_bit_cbuffer_packing_executed(layout):
     """cbuffer members of 16 and 64 bits: the D3D offsets (computed here from HLSL's packing rules) are the
-    manifest's and what the DXIL reads; the SPIR-V build reads the same values at its Vulkan offsets."""
-    res = R.build(CBUFFER16, profile="cs_6_2", enable_16bit_types=True)
+    manifest's and what the DXIL reads; the SPIR-V build reads the same values at its Vulkan offsets (with
+    -fvk-use-dx-layout the D3D ones)."""
+    opts = {"vk_layout": "dx"} if layout == "dx" else {}
+    res = R.build(CBUFFER16, profile="cs_6_2", enable_16bit_types=True, **opts)
     [block] = [r["block"] for r in res.manifest["resources"] if r["name"] == "C"]
     members = {m["name"]: m for m in block["members"]}
     assert {n: members[n]["hlsl"]["offset"] for n in CB16_D3D} == {n: v[0] for n, v in CB16_D3D.items()}
     assert block["hlsl_size"] == 98
     vk_offsets = {n: members[n]["vulkan"]["offset"] for n in CB16_D3D}
+    if layout == "dx":
+        assert vk_offsets == {n: v[0] for n, v in CB16_D3D.items()}
     vk = _cb_bytes(vk_offsets, 16)
     d3d = _cb_bytes({n: v[0] for n, v in CB16_D3D.items()}, 16)
     got = R.run_cs(res, {"C": R.uniform(vk), "Out": R.storage(R.sentinel(19))}, dxil_data={"C": d3d})
