@@ -1122,3 +1122,37 @@ def test_constants_through_calls_follow_d3d_rules_when_optimised():
     want = [1 << 63, 0, U64_MAX, 1, 6, I64_MAX, 0, f32_of_int(0x1000001000000001), bits64(float(I64_MAX)),
             wrap(300 * 300, 16, True) & U64_MAX, 0, 32767, bits16(65519.0), bits16(INF), 1 << 63, U64_MAX]
     assert run(INLINED_CONSTANTS, {"Out": ("Q", 16)})["Out"] == want
+
+
+VECTOR_CONVERSIONS = """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<float> F : register(t1);
+StructuredBuffer<int> I : register(t2);
+[numthreads(1, 1, 1)]
+void main() {
+    int16_t3 a = (int16_t3)float3(F[0], F[1], F[2]);
+    Out[0] = (uint)(int)a.x; Out[1] = (uint)(int)a.y; Out[2] = (uint)(int)a.z;
+    int16_t3 b = (int16_t3)float3(1e6, -1e6, 7.9);
+    Out[3] = (uint)(int)b.x; Out[4] = (uint)(int)b.y; Out[5] = (uint)(int)b.z;
+    uint16_t2 c = (uint16_t2)half2((half)F[3], (half)F[4]);
+    Out[6] = c.x; Out[7] = c.y;
+    half3 d = (half3)int3(I[0], I[1], I[2]);
+    Out[8] = asuint16(d.x); Out[9] = asuint16(d.y); Out[10] = asuint16(d.z);
+    int16_t2x2 m = (int16_t2x2)float2x2(F[0], F[1], F[2], F[3]);
+    Out[11] = (uint)(int)m[0][0]; Out[12] = (uint)(int)m[1][1];
+    uint64_t2 e = (uint64_t2)float2(F[1], F[5]);
+    Out[13] = (uint)(e.x >> 32); Out[14] = (uint)(e.y >> 32);
+    half2 h = (half2)double2(65519.0L, (double)F[2]);
+    Out[15] = asuint16(h.x); Out[16] = asuint16(h.y);
+}
+"""
+
+
+def test_vector_and_matrix_conversions_at_16_and_64_bits():
+    """Component-wise conversions of vectors and matrices follow the scalar rules: saturation to 16 or 64
+    bits, integer -> half rounding and overflow, double -> half rounding, folded (b) and at run time."""
+    f = [1e6, -1e6, 7.9, -3.0, 1000.0, 1e10]
+    want = [32767, -32768, 7, 32767, -32768, 7, 0, 1000, bits16(70000.0), bits16(-65519.0), bits16(2049.0),
+            32767, -3, 0, int(f32(1e10)) >> 32, bits16(65519.0), bits16(f32(7.9))]
+    got = run(VECTOR_CONVERSIONS, {"Out": ("I", 17)}, {"F": ("f", f), "I": ("i", [70000, -65519, 2049])})["Out"]
+    assert got == [w & 0xFFFFFFFF for w in want]
