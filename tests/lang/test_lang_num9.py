@@ -7,7 +7,8 @@ literals (folded by the front end); both must give the value computed here in Py
 16-bit integer wrap, shift amounts masked to 4 (16-bit) and 6 (64-bit) bits, D3D's division rules at 16 and 64
 bits, float -> integer saturation at every width (docs/CONFORMANCE.md), float constants rounded to their width,
 mixed 16/32/64-bit promotion, 16-bit storage (structured, raw, groupshared, cbuffer packing, signatures),
-min-precision types with and without -enable-16bit-types, 64-bit atomics.  Half results are compared as their
+min-precision types with and without -enable-16bit-types, 64-bit atomics, and the located refusals DXC has
+(16-bit atomics, 32/16-bit-only reinterpretations, double `%`).  Half results are compared as their
 16 bits (`asuint16`), so no narrowing conversion is widened back (lavapipe folds such round trips in
 dxil-spirv's output: lang_util.LAVAPIPE_ROUND_TRIP).
 """
