@@ -1157,3 +1157,24 @@ def test_vector_and_matrix_conversions_at_16_and_64_bits():
             32767, -3, 0, int(f32(1e10)) >> 32, bits16(65519.0), bits16(f32(7.9))]
     got = run(VECTOR_CONVERSIONS, {"Out": ("I", 17)}, {"F": ("f", f), "I": ("i", [70000, -65519, 2049])})["Out"]
     assert got == [w & 0xFFFFFFFF for w in want]
+
+
+MIN16_CB_FLAG = """
+cbuffer C : register(b0) { min16float a; min16int b; min16uint c; float d; };
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = asuint16(a) | (uint)asuint16(b) << 16; Out[1] = c; Out[2] = asuint(d); }
+"""
+
+
+def test_min_precision_cbuffer_members_are_16_bit_with_the_flag():
+    """With -enable-16bit-types min16float/min16int/min16uint cbuffer members take 2 bytes each (DXC maps them to
+    half/int16_t/uint16_t), so `d` packs at 8."""
+    res = R.build(MIN16_CB_FLAG, profile="cs_6_2", enable_16bit_types=True)
+    [block] = [r["block"] for r in res.manifest["resources"] if r["name"] == "C"]
+    assert [(m["name"], m["hlsl"]["offset"], m["hlsl"]["size"]) for m in block["members"]] == \
+        [("a", 0, 2), ("b", 2, 2), ("c", 4, 2), ("d", 8, 4)]
+    data = struct.pack("<ehHxxf", -0.5, -3, 65535, 2.5)
+    got = R.run_cs(res, {"C": R.uniform(data + bytes(4)), "Out": R.storage(R.sentinel(3))},
+                   dxil_data={"C": data + bytes(4)})
+    assert R.unpack("I", got["Out"]) == [bits16(-0.5) | wrap(-3, 16, False) << 16, 65535, bits32(2.5)]
