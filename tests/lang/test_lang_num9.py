@@ -1178,3 +1178,22 @@ def test_min_precision_cbuffer_members_are_16_bit_with_the_flag():
     got = R.run_cs(res, {"C": R.uniform(data + bytes(4)), "Out": R.storage(R.sentinel(3))},
                    dxil_data={"C": data + bytes(4)})
     assert R.unpack("I", got["Out"]) == [bits16(-0.5) | wrap(-3, 16, False) << 16, 65535, bits32(2.5)]
+
+
+def test_a_literal_intrinsic_argument_adopts_the_others_type_in_any_position():
+    """A literal argument of a generic intrinsic adopts the type of the non-literal ones wherever it stands:
+    `step(0.3, h)` and `max(0.3, h)` are half like `max(h, 0.3)`, `max(1, s16)` is int16_t.  Before, a literal
+    in first position set the type (float / int), so the call was computed at 32 bits."""
+    a, b = 0.25, 3.0
+    rows = [("step_first", "(uint)asuint16(step(0.3, (half)F[0]))", bits16(0.0)),
+            ("step_second", "(uint)asuint16(step((half)F[0], 0.3))", bits16(1.0)),
+            ("max_first", "(uint)asuint16(max(0.3, (half)F[0]))", bits16(0.3)),
+            ("clamp_first", "(uint)asuint16(clamp(0.1, (half)F[0], 0.7))", bits16(max(f16(0.1), a))),
+            ("lerp_literals_first", "(uint)asuint16(lerp(0.1, 0.7, (half)F[0]))",
+             bits16(f16(f16(0.1) + f16(a * f16(f16(0.7) - f16(0.1)))))),
+            ("sizes", "sizeof(max(0.3, (half)F[0])) + 10 * sizeof(max(1, (int16_t)F[1])) + 100 * sizeof(min(2, (uint64_t)F[1]))",
+             2 + 20 + 800),
+            ("min_int16_first", "(uint)(int)min(-1, (int16_t)F[1] * (int16_t)20000)", wrap(3 * 20000, 16, True)),
+            ("lerp_mixed", "(uint)asuint16(lerp((half)F[0], (half)F[1], 0.5))", bits16(f16(a + f16(0.5 * f16(b - a)))))]
+    bad = table(rows, {"F": ("f", [a, b])}, dxil_skip="dxop-overloads")
+    assert not bad, "\n".join(bad)

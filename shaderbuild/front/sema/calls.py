@@ -433,12 +433,16 @@ class CallLowering(SemaBase):
             shape_t = self._intrinsic_shape(sig.name, shape_t, arg_t, args, i, loc)
         if isinstance(shape_t, ir.Vector) and shape_t.size == 1:    # a `float1` template: our IR's scalar
             shape_t = shape_t.elem
+        scalar_lit = False      # every argument unified so far is a literal (which adopts a later argument's type)
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
             s = ir.scalar_of(v.type)
             lit = self.is_literal(v)
-            scalar = s if scalar is None else common_scalar(scalar, s, False, lit)
+            if scalar is None:
+                scalar, scalar_lit = s, lit
+            else:
+                scalar, scalar_lit = common_scalar(scalar, s, scalar_lit, lit), scalar_lit and lit
         if shape_t is None and not generic:     # no generic parameter: the first allowed kind
             shape_t = scalar = KIND_SCALARS[sig.kinds[0]]
         if shape_t is None:
