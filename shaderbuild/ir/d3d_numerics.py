@@ -6,9 +6,42 @@ constant folding and for the bounds and guards both backends emit, so folded and
 from __future__ import annotations
 
 import math
+import struct
 
 # largest finite value of each float width (a bound beyond it is compared as infinity)
 _FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}
+
+
+_FLOAT_CODE = {16: struct.Struct("<e"), 32: struct.Struct("<f")}
+
+
+def round_float(x: float, width: int) -> float:
+    """x rounded to nearest-even in a `width`-bit float, as a run-time conversion rounds: a folded
+    `(half)0.3` or `(float)(1.0 + 1e-8)` holds the narrow value; beyond the largest finite value plus half an
+    ulp it is infinity (`(half)65519.0` is 65504, `(half)65520.0` infinity)."""
+    code = _FLOAT_CODE.get(width)
+    if code is None or not math.isfinite(x):
+        return x
+    try:
+        return float(code.unpack(code.pack(x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+_SIGNIFICAND_BITS = {16: 11, 32: 24, 64: 53}
+
+
+def int_to_float(v: int, width: int) -> float:
+    """An integer converted to a `width`-bit float, rounded once to nearest-even as the run-time conversion
+    does: rounding first to double and then to float would round twice ((float)0x1000001000000001ull)."""
+    keep = _SIGNIFICAND_BITS[width]
+    extra = abs(v).bit_length() - keep
+    if extra > 0:
+        q, r = divmod(abs(v), 1 << extra)
+        half = 1 << (extra - 1)
+        q += r > half or (r == half and q & 1)
+        v = (q << extra) * (1 if v >= 0 else -1)
+    return round_float(float(v), width)     # exact now, or beyond the range (infinity)
 
 
 def int_range(kind: str, width: int) -> tuple[int, int]:

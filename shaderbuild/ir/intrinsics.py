@@ -172,6 +172,8 @@ FLOAT_LIKE = frozenset((
 
 # DXC's float<> parameters: 32-bit float only, so a half (or double) argument converts to float
 FLOAT32_ONLY = frozenset(("f32tof16", "frexp"))
+# DXC's uint<> parameters: 32-bit uint only, so a 16- or 64-bit integer argument converts to uint
+UINT32_ONLY = frozenset(("f16tof32",))
 
 INTRINSICS: dict[str, list[IntrinsicSig]] = {}
 for _sig in _TABLE:

@@ -14,6 +14,7 @@ from ...ir.intrinsics import (
     INTRINSICS,
     SPECIAL,
     STREAM_METHODS,
+    UINT32_ONLY,
     IntrinsicSig,
     is_intrinsic,
 )
@@ -99,8 +100,8 @@ class CallLowering(SemaBase):
                 raise error(f"cannot use a value of type '{v.type}' to construct '{t}'", a.loc)
             comps.extend(self.components(v, a.loc))
         need = self.flat_count(t)
-        if len(comps) == 1 and need > 1 and isinstance(values[0].type, ir.Scalar):
-            return self.convert(values[0], t, loc, explicit=True)
+        if len(comps) == 1 and (need > 1 or isinstance(t, ir.Scalar)) and isinstance(values[0].type, ir.Scalar):
+            return self.convert(values[0], t, loc, explicit=True)     # a splat, or `int(x)` as the cast `(int)x`
         if len(comps) != need:
             raise error(f"{'too few' if len(comps) < need else 'too many'} elements in vector initialization "
                         f"(expected {need} elements, have {len(comps)})", loc)
@@ -432,12 +433,16 @@ class CallLowering(SemaBase):
             shape_t = self._intrinsic_shape(sig.name, shape_t, arg_t, args, i, loc)
         if isinstance(shape_t, ir.Vector) and shape_t.size == 1:    # a `float1` template: our IR's scalar
             shape_t = shape_t.elem
+        scalar_lit = False      # every argument unified so far is a literal (which adopts a later argument's type)
         for v in generic:
             if v is None or not ir.is_numeric(v.type):
                 continue
             s = ir.scalar_of(v.type)
             lit = self.is_literal(v)
-            scalar = s if scalar is None else common_scalar(scalar, s, False, lit)
+            if scalar is None:
+                scalar, scalar_lit = s, lit
+            else:
+                scalar, scalar_lit = common_scalar(scalar, s, scalar_lit, lit), scalar_lit and lit
         if shape_t is None and not generic:     # no generic parameter: the first allowed kind
             shape_t = scalar = KIND_SCALARS[sig.kinds[0]]
         if shape_t is None:
@@ -466,6 +471,8 @@ class CallLowering(SemaBase):
             scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
         if scalar.kind == "float" and scalar.width != 32 and sig.name in FLOAT32_ONLY:
             scalar = ir.FLOAT       # DXC: float<> is 32-bit float only
+        if scalar.kind != "float" and scalar.width != 32 and sig.name in UINT32_ONLY:
+            scalar = ir.UINT        # DXC: uint<> is 32-bit uint only (f16tof32 of a uint16_t read from memory)
         ut = with_scalar(shape_t, scalar) if ir.is_numeric(shape_t) else shape_t
         conv: list[ir.Expr] = []
         exprs: list[ir.Expr] = values  # type: ignore[assignment]   # None only for 'O': not converted
@@ -846,6 +853,9 @@ class CallLowering(SemaBase):
         float_exchange = name == "InterlockedExchange" and dest.type == ir.FLOAT   # SM 6.6's float overload
         if not (isinstance(dest.type, ir.Scalar) and dest.type.is_int) and not float_exchange:
             raise error(f"'{name}' requires an int or uint destination, not '{dest.type}'", args[0].loc)
+        if isinstance(dest.type, ir.Scalar) and dest.type.width == 16:   # DXC: int32_only / int64_only overloads
+            raise error(f"no matching intrinsic for call to '{name}': the destination must be a 32- or 64-bit int or "
+                        f"uint, not '{dest.type}'", args[0].loc)
         var_of = root
         while isinstance(var_of, (ir.BufferElem, ir.IndexRef)):
             var_of = var_of.resource if isinstance(var_of, ir.BufferElem) else var_of.base

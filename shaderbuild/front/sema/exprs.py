@@ -6,7 +6,7 @@ import math
 
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
-from ...ir.d3d_numerics import float_to_int, int_div, int_mod
+from ...ir.d3d_numerics import float_to_int, int_div, int_mod, int_to_float, round_float
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
@@ -42,14 +42,13 @@ FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: float("inf")}
 
 def scalar_value(s: ir.Scalar, v):
     """Coerce a Python number to the representation of scalar type s (C conversion
-    rules; a float beyond the type's range becomes infinity)."""
+    rules; a float is rounded to its width, infinity beyond its range)."""
     if s.kind == "bool":
         return bool(v)
     if s.kind == "float":
-        f = float(v)
-        if math.isfinite(f) and abs(f) > FLOAT_MAX[s.width]:
-            f = math.copysign(math.inf, f)
-        return f
+        if isinstance(v, int) and not isinstance(v, bool):
+            return int_to_float(v, s.width)
+        return round_float(float(v), s.width)
     if isinstance(v, float):          # D3D's saturating ftoi/ftou, as at run time
         return float_to_int(v, s.kind, s.width)
     iv = int(v)
@@ -141,6 +140,8 @@ class ExprLowering(HeapLowering, SemaBase):
         if src == to:
             if isinstance(x, ir.Const) and isinstance(to, ir.Scalar) and to.is_float and self.is_literal(x):
                 return ir.Const(to, scalar_value(to, x.value))   # a literal used as a float: inf if out of range
+            if explicit and isinstance(x, ir.Const) and self.is_literal(x):
+                return ir.Const(to, x.value)    # `(int)1`, `int(1)`: an int, no literal adopting the other operand's type
             return x
         if isinstance(to, ir.Array) and isinstance(src, ir.Array):
             if to.size is not None and src.size is None:
