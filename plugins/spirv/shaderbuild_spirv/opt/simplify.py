@@ -163,12 +163,13 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
         return False
     uses: dict[int, int] = {}
     count = uses.get
-    for b in f.blocks:
-        for x in b.insts:
-            w = x.w
-            for p in x.uses:        # (read in place: this loop sees every instruction)
-                if w[p] in defs:
-                    uses[w[p]] = count(w[p], 0) + 1
+    if any(x.w[3] in defs for x in defs.values()):      # a chain (else `link` never asks for a count)
+        for b in f.blocks:
+            for x in b.insts:
+                w = x.w
+                for p in x.uses:        # (read in place: this loop sees every instruction)
+                    if w[p] in defs:
+                        uses[w[p]] = count(w[p], 0) + 1
 
     def link(x: Inst) -> Inst | None:
         """The insert into the same type whose only use is as `x`'s composite."""
