@@ -43,7 +43,7 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
     pending: list[ir.Variable] = []
     # a resource the code never names may share a binding (DXC's optimiser removes it; Vulkan requires
     # matching descriptors for statically used variables only)
-    named = ir.referenced_variables(module.functions) if strict else set()
+    named, counters = _uses(module, strict)
 
     def claim(var: ir.Variable, set_: int, binding: int) -> None:
         if not (0 <= set_ <= MAX_REGISTER and 0 <= binding <= MAX_REGISTER):   # a shift can push it past
@@ -87,8 +87,8 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
         while (space, n) in used:
             n += 1
         claim(var, space, n)
-    _counter_bindings(module, used)
-    _heap_bindings(module, options, used, strict)
+    _counter_bindings(module, used, counters)
+    _heap_bindings(module, options, used, strict, counters)
 
 
 def _kind_of(var: ir.Variable):
@@ -113,7 +113,7 @@ _HEAP_OPTIONS = {"resource": "vk_bind_resource_heap", "sampler": "vk_bind_sample
 
 
 def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[int, int], ir.Variable],
-                   strict: bool) -> None:
+                   strict: bool, users: set[int]) -> None:
     """SM 6.6 heap views (DXC): every view of a heap is a runtime array at the heap's one binding,
     -fvk-bind-{resource,sampler}-heap N M, else the first free binding of set 0, taken lazily
     (resource heap first, then sampler heap) after every other resource and counter."""
@@ -138,7 +138,6 @@ def _heap_bindings(module: ir.Module, options: CompileOptions, used: dict[tuple[
             places[heap] = (set_, n)
             used[(set_, n)] = var
         b.vk = ir.VkBinding(*places[heap])
-    users = _counter_users(module) if views else set()
     counted = [v for v in views if id(v) in users or _always_counted(ir.view_type(v))]
     if counted:     # one counter heap: a runtime array of counters, indexed like the resource heap
         given = options.vk_bind_counter_heap
@@ -172,25 +171,29 @@ def _is_view(var: ir.Variable) -> bool:
     return var.binding is not None and var.binding.heap is not None
 
 
-def _counter_users(module: ir.Module) -> set[int]:
-    """Structured buffers whose hidden counter is used (Append/Consume always have one); for a heap
-    view, any element's counter."""
+def _uses(module: ir.Module, strict: bool) -> tuple[set[int], set[int]]:
+    """In one walk of the code: the ids of the variables it names (when `strict`, else none: what
+    ir.referenced_variables finds), and of the structured buffers whose hidden counter it uses
+    (Append/Consume always have one); for a heap view, any element's counter."""
+    named: set[int] = set()
     users: set[int] = set()
     for f in module.functions:
         for x in ir.body_exprs(f.body):
-            if isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
+            if isinstance(x, ir.VarRef):
+                if strict:
+                    named.add(id(x.var))
+            elif isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
                 r = x.args[0]
                 if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and _is_view(r.base.var):
                     r = r.base
                 if isinstance(r, ir.VarRef):
                     users.add(id(r.var))
-    return users
+    return named, users
 
 
-def _counter_bindings(module: ir.Module, used: dict[tuple[int, int], ir.Variable]) -> None:
+def _counter_bindings(module: ir.Module, used: dict[tuple[int, int], ir.Variable], users: set[int]) -> None:
     """DXC gives a structured buffer's counter its own binding in the same set:
-    [[vk::counter_binding(N)]], else the next free binding."""
-    users = _counter_users(module)
+    [[vk::counter_binding(N)]], else the next free binding (`users`: _uses's counters)."""
     for var in module.resources:
         kind = var.type.kind if isinstance(var.type, ir.Resource) else None
         if kind not in ("AppendStructuredBuffer", "ConsumeStructuredBuffer") and id(var) not in users:

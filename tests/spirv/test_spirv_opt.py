@@ -387,6 +387,28 @@ void main() { for (int i = 0; i < Out[0]; i++) Out[1 + i] = i * 3; }
     assert got["Out"] == [3, 0, 3, 6, 0]
 
 
+def test_pure_loop_used_after_its_merge_block_stays_and_an_unused_one_goes():
+    """_dead_loops: a loop with only pure instructions whose value is read past its merge block (inside
+    a later `if`: found by the scan of the candidates' uses, not by the merge-block test) stays; a pure
+    loop whose value nothing reads goes."""
+    src = """
+RWStructuredBuffer<int> Out : register(u0);
+[numthreads(1,1,1)]
+void main() {
+    int s = 0;
+    for (int i = 0; i < Out[0]; i++) s += i * 3;
+    if (Out[1] > 0) Out[2] = s;
+    int t = 0;
+    for (int j = 0; j < Out[3]; j++) t += j;
+    Out[4] = 1;
+}
+"""
+    assert _body(_build(src, 0)).count("OpLoopMerge") == 2
+    assert _body(_build(src, 3)).count("OpLoopMerge") == 1
+    got = run_cs(src, {"Out": ("int", [3, 1, 0, 2, 0])})
+    assert got["Out"] == [3, 1, sum(i * 3 for i in range(3)), 2, 1]
+
+
 def test_layouts_looked_up_by_word_count_equal_the_decoded_ones():
     """opt/module.py reuses an instruction's layout for every instruction of its opcode and word
     count unless a word's value steered the decoding: each instruction of the sample project's

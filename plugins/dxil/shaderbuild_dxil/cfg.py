@@ -328,6 +328,10 @@ def bypass_break_blocks(f: Function) -> bool:
     bodies = _loop_bodies(rpo, order, preds)
     if not bodies:
         return False
+    loops_of: dict[BasicBlock, list[set[BasicBlock]]] = {}     # block -> the bodies holding it
+    for body in bodies.values():
+        for x in body:
+            loops_of.setdefault(x, []).append(body)
     gone: set[BasicBlock] = set()
     for bb in rpo[1:]:
         insts = bb.instructions
@@ -335,9 +339,12 @@ def bypass_break_blocks(f: Function) -> bool:
             continue
         exit_ = insts[0].attrs["targets"][0]
         ps = preds[bb]
+        # a body holding every predecessor holds the first one: only those are asked (not every loop's)
+        around = loops_of.get(ps[0], ()) if ps else bodies.values()
+        if exit_ in bodies or not around:
+            continue
         others = _entered_through_empty_blocks([q for q in preds[exit_] if q is not bb], preds)
-        if exit_ in bodies or not any(exit_ not in body and body.issuperset(ps) and body.issuperset(others)
-                                      for body in bodies.values()):
+        if not any(exit_ not in body and body.issuperset(ps) and body.issuperset(others) for body in around):
             continue                                   # not on the way out of a loop into its own exit
         if not ps or len(set(ps)) != len(ps) or any(
                 p.instructions[-1].op != "br" or p in preds[exit_] for p in ps):

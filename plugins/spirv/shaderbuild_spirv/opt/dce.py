@@ -35,7 +35,9 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
     """Remove pure instructions whose results nothing live uses, and local variables only stored to."""
     defs: dict[int, Inst] = {}
     variables: set[int] = set()
+    total = 0
     for b in f.blocks:
+        total += len(b.insts)
         for x in b.insts:
             if x.r >= 0:
                 v = x.w[x.r]
@@ -72,6 +74,7 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
             work.append(x)      # a root: kept whatever uses it
     # each root, and the definition of each value found live, is visited once: a definition is
     # pushed only when its value first becomes live (no set of visited instructions needed)
+    kept = len(work)        # the roots, and below each pure definition found live: what stays
     while work:
         x = work.pop()
         w = x.w
@@ -82,6 +85,10 @@ def function_dce(f: Function, info: ModuleInfo) -> bool:
                 d = defs.get(v)
                 if d is not None:
                     work.append(d)
+                    if d.op in PURE or (d.op == _EXT_INST and d.w[2] == glsl and d.w[3] not in (35, 51)):
+                        kept += 1
+    if kept == total:       # nothing is dead (the usual case after the first call): no block rebuilt
+        return False
     changed = False
     for b in f.blocks:
         # kept: a root (not pure, not a dead store) or the definition of a live value

@@ -325,20 +325,14 @@ def _dead_loops(f: Function, folder: Folder, cfg: CFG) -> int:
     block.  (A loop that cannot end has no effect a shader may rely on; spirv-opt and DXC drop
     such loops too.)"""
     blocks = {b.label: b for b in f.blocks}
-    users: dict[int, list[tuple[int, bool]]] = {}     # id -> (block using it, whether by a phi)
     merge_decls: dict[int, list[int]] = {}           # merge block -> blocks declaring it
     for b in f.blocks:
-        plain, by_phi = (b.label, False), (b.label, True)
-        for x in b.insts:
-            w, use = x.w, by_phi if x.op == _PHI else plain
-            for p in x.uses:
-                got = users.get(w[p])
-                if got is None:
-                    users[w[p]] = [use]
-                else:
-                    got.append(use)
-            if x.op == _SEL_MERGE or x.op == _LOOP_MERGE:
-                merge_decls.setdefault(w[0], []).append(b.label)
+        if len(b.insts) > 1 and b.insts[-2].op in (_SEL_MERGE, _LOOP_MERGE):
+            merge_decls.setdefault(b.insts[-2].w[0], []).append(b.label)
+    # the loops that pass every test but the uses of their values elsewhere than in their merge block,
+    # in block order: those uses are then looked up in one scan, for their values only (a loop whose
+    # value is used in its merge block, the usual case, fails before that)
+    candidates: list[tuple[Block, int, set[int], set[int], list[Inst]]] = []
     for h in f.blocks:
         if h.label not in cfg.reachable or len(h.insts) < 2 or h.insts[-2].op != _LOOP_MERGE:
             continue
@@ -351,6 +345,9 @@ def _dead_loops(f: Function, folder: Folder, cfg: CFG) -> int:
         entry = blocks[outside[0]]
         if entry.term.op != _BRANCH or (len(entry.insts) > 1 and entry.insts[-2].op in (_SEL_MERGE, _LOOP_MERGE)):
             continue
+        own = {x.w[x.r] for x in h.insts if x.r >= 0}      # the header's values (its phis: the loop's)
+        if any(x.w[p] in own for x in blocks[merge].insts for p in x.uses):
+            continue        # used right after the loop (the usual case): no walk of its body needed
         body, stack, ok = set(), [h.label], True
         while stack and ok:
             n = stack.pop()
@@ -366,9 +363,24 @@ def _dead_loops(f: Function, folder: Folder, cfg: CFG) -> int:
         phis = [x for x in blocks[merge].insts if x.op == _PHI]
         if any(len(set(x.w[2::2])) != 1 or x.w[2] in defined for x in phis):
             continue
-        if any(label not in body and not (phi and label == merge) for v in defined for label, phi in users.get(v, ())):
-            continue
         if any(label not in body for label in merge_decls[merge]):
+            continue
+        if any(x.w[p] in defined for x in blocks[merge].insts for p in x.uses):
+            continue        # another value of the loop used right after it
+        candidates.append((entry, merge, body, defined, phis))
+    if not candidates:
+        return 0
+    wanted = set().union(*(c[3] for c in candidates))
+    users: dict[int, list[tuple[int, bool]]] = {}     # wanted id -> (block using it, whether by a phi)
+    for b in f.blocks:
+        plain, by_phi = (b.label, False), (b.label, True)
+        for x in b.insts:
+            w = x.w
+            for p in x.uses:
+                if w[p] in wanted:
+                    users.setdefault(w[p], []).append(by_phi if x.op == _PHI else plain)
+    for entry, merge, body, defined, phis in candidates:
+        if any(label not in body and not (phi and label == merge) for v in defined for label, phi in users.get(v, ())):
             continue
         entry.insts[-1] = Inst.make("OpBranch", [merge])
         for x in phis:

@@ -163,12 +163,13 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
         return False
     uses: dict[int, int] = {}
     count = uses.get
-    for b in f.blocks:
-        for x in b.insts:
-            w = x.w
-            for p in x.uses:        # (read in place: this loop sees every instruction)
-                if w[p] in defs:
-                    uses[w[p]] = count(w[p], 0) + 1
+    if any(x.w[3] in defs for x in defs.values()):      # a chain (else `link` never asks for a count)
+        for b in f.blocks:
+            for x in b.insts:
+                w = x.w
+                for p in x.uses:        # (read in place: this loop sees every instruction)
+                    if w[p] in defs:
+                        uses[w[p]] = count(w[p], 0) + 1
 
     def link(x: Inst) -> Inst | None:
         """The insert into the same type whose only use is as `x`'s composite."""
@@ -185,6 +186,11 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
                 absorbed.add(d.result)
     changed = False
     for b in f.blocks:
+        for x in b.insts:       # (most blocks have nothing to rewrite: they are not rebuilt)
+            if (x.op == _INSERT and len(x.w) > 4) or (x.op == _EXTRACT and len(x.w) > 3 and x.w[2] in defs):
+                break
+        else:
+            continue
         out: list[Inst] = []
         for x in b.insts:
             if x.op == _INSERT and len(x.w) > 4 and x.result not in absorbed:
@@ -203,7 +209,7 @@ def insert_chains(f: Function, info: ModuleInfo) -> bool:
                     last = new[-1]
                     x.op, x.w, x.t, x.r, x.uses = last.op, [last.w[0], x.result, *last.w[2:]], last.t, last.r, last.uses
                     changed = True
-            elif x.op == _EXTRACT and len(x.w) > 3:
+            elif x.op == _EXTRACT and len(x.w) > 3 and x.w[2] in defs:     # (only an insert's parts are built)
                 new = []
                 whole = _extract_written(x, defs, info, new)
                 if whole is not None and new:
