@@ -663,6 +663,21 @@ def init_pppfddfffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M,
   self._a9 = _a9
 
 
+def init_pppfddfffddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _f6() if _a6 is _M else _a6
+  self._a7 = _f7() if _a7 is _M else _a7
+  self._a8 = _f8() if _a8 is _M else _a8
+  self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _f11() if _a11 is _M else _a11
+
+
 def init_pppffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a0 = _a0
   self._a1 = _a1
