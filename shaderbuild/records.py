@@ -106,8 +106,9 @@ def _first_init(self, *args, **kwargs) -> None:
 # (shape, post) -> __init__ code with placeholder names.  Compiling is ~40 us a class, and a
 # compilation instantiates ~70 record classes but only a few dozen shapes ('p'lain, 'd'efault,
 # 'f'actory per field), so one template is compiled per shape, in-process (never cached on disk).
-# The shapes of the compile path are pre-generated in the package (_record_inits.py, see
-# write_inits): plain source, imported and byte-compiled like any module of the package.
+# The shapes of the package's own Record classes are pre-generated (_record_inits.py, see write_inits):
+# plain source, imported and byte-compiled like any module of the package.  A process's first
+# compile() costs ~10 M instructions more (the compiler's own set-up), ~5% of a cold compile.
 _templates: dict[tuple[tuple[str, ...], bool], CodeType] = {}
 
 
@@ -265,10 +266,18 @@ class Constant:
         return self
 
 
+def init_shape(cls: type) -> tuple[tuple[str, ...], bool]:
+    """The (shape, post) key of the template `_first_init` uses for `cls` (write_inits' input)."""
+    defaults = cls._defaults  # type: ignore[attr-defined]
+    shape = tuple("f" if isinstance(d, _Factory) else "p" if d is _MISSING else "d"
+                  for d in (defaults.get(f, _MISSING) for f in cls._fields))  # type: ignore[attr-defined]
+    return shape, hasattr(cls, "__post_init__")
+
+
 def write_inits(shapes: set[tuple[tuple[str, ...], bool]], path: str) -> None:
-    """Write the pre-generated templates module (_record_inits.py) for `shapes`.  To regenerate:
-    wrap `_template` to record its (shape, post) arguments, compile the sample project for both
-    targets, then call this (tests/ir/test_record_inits.py checks the committed file)."""
+    """Write the pre-generated templates module (_record_inits.py) for `shapes`: the shapes of every
+    Record class of the three packages (`python tests/ir/test_record_inits.py` regenerates it;
+    the test checks the committed file)."""
     parts = ['"""Generated from records.template_source: the Record __init__ templates of the compile path."""\n',
              "# ruff: noqa\n# mypy: ignore-errors\n",
              "# _M and _fN are the globals records.py gives each __init__ (its real defaults too)\n_M = None\n"]
