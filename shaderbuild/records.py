@@ -17,6 +17,8 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
+from . import _record_inits  # the generated __init__ templates (imports nothing)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # no typing at run time: importing it costs a cold compile ~2 ms
     from collections.abc import Callable
@@ -53,20 +55,22 @@ def _factory(make: Callable[[], _T]) -> _T:
 
 class _RecordMeta(type):
     def __new__(mcls, name, bases, ns):
+        # everything goes into the namespace before type.__new__: an attribute set on the class
+        # afterwards costs a type-cache invalidation, and `__init__` a slot update (issue 23)
         anns = ns.get("__annotations__", {})
-        own = tuple(k for k, v in anns.items() if not str(v).startswith("ClassVar"))
+        own = tuple([k for k, v in anns.items() if not str(v).startswith("ClassVar")])
         defaults = {k: ns.pop(k) for k in own if k in ns}
         ns.setdefault("__slots__", own)
-        cls = super().__new__(mcls, name, bases, ns)
-        base_fields = tuple(f for b in bases for f in getattr(b, "_fields", ()))
+        base_fields: tuple[str, ...] = ()
         base_defaults: dict = {}
         for b in bases:
+            base_fields += getattr(b, "_fields", ())
             base_defaults.update(getattr(b, "_defaults", {}))
-        cls._fields = base_fields + tuple(f for f in own if f not in base_fields)
-        cls._defaults = {**base_defaults, **defaults}
+        ns["_fields"] = base_fields + tuple([f for f in own if f not in base_fields])
+        ns["_defaults"] = {**base_defaults, **defaults}
         if "__init__" not in ns:
-            cls.__init__ = _first_init
-        return cls
+            ns["__init__"] = _first_init
+        return super().__new__(mcls, name, bases, ns)
 
 
 def _first_init(self, *args, **kwargs) -> None:
@@ -89,7 +93,8 @@ def _first_init(self, *args, **kwargs) -> None:
             argdefs.append(d)
         else:
             shape.append("p")
-    post = hasattr(owner, "__post_init__")   # not dir(): ~5 us per class on the cold path
+    # not hasattr: a miss formats an AttributeError message (~4 k instructions, ~90 classes a compile)
+    post = any("__post_init__" in vars(k) for k in owner.__mro__)
     code = _template(tuple(shape), post)
     # the template's placeholder names (its parameters after self, `_aN`, also the attributes it
     # sets) become the field names; map() with dict.get keeps the renaming in C (a cold compile
@@ -130,8 +135,6 @@ def template_source(shape: tuple[str, ...], post: bool, name: str = "__init__") 
 def _template(shape: tuple[str, ...], post: bool) -> CodeType:
     code = _templates.get((shape, post))
     if code is None:
-        from . import _record_inits
-
         made = getattr(_record_inits, template_name(shape, post), None)
         if made is not None:
             code = made.__code__    # renamed __init__ by _first_init
