@@ -92,41 +92,6 @@ def init_dddfffddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_
   self._a34 = _a34
 
 
-def init_dddfffdddddddfdddddddddddddddddf(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _f3() if _a3 is _M else _a3
-  self._a4 = _f4() if _a4 is _M else _a4
-  self._a5 = _f5() if _a5 is _M else _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _a9
-  self._a10 = _a10
-  self._a11 = _a11
-  self._a12 = _a12
-  self._a13 = _f13() if _a13 is _M else _a13
-  self._a14 = _a14
-  self._a15 = _a15
-  self._a16 = _a16
-  self._a17 = _a17
-  self._a18 = _a18
-  self._a19 = _a19
-  self._a20 = _a20
-  self._a21 = _a21
-  self._a22 = _a22
-  self._a23 = _a23
-  self._a24 = _a24
-  self._a25 = _a25
-  self._a26 = _a26
-  self._a27 = _a27
-  self._a28 = _a28
-  self._a29 = _a29
-  self._a30 = _a30
-  self._a31 = _f31() if _a31 is _M else _a31
-
-
 def init_ddffddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -197,20 +162,6 @@ def init_pdddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M):
   self._a2 = _a2
   self._a3 = _a3
   self._a4 = _a4
-
-
-def init_pdddddddddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _a9
-  self._a10 = _a10
 
 
 def init_pdddddddddddd(self, _a0, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
@@ -358,18 +309,6 @@ def init_ppddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a6 = _a6
 
 
-def init_ppddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-
-
 def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -406,7 +345,7 @@ def init_ppdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
   self._a4 = _a4
 
 
-def init_ppdfffdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
+def init_ppdfffdfddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -416,20 +355,14 @@ def init_ppdfffdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_
   self._a6 = _a6
   self._a7 = _f7() if _a7 is _M else _a7
   self._a8 = _a8
+  self._a9 = _a9
+  self._a10 = _a10
 
 
 def init_ppf(self, _a0, _a1, _a2=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _f2() if _a2 is _M else _a2
-
-
-def init_ppfdd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _f2() if _a2 is _M else _a2
-  self._a3 = _a3
-  self._a4 = _a4
 
 
 def init_ppfddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
@@ -439,18 +372,6 @@ def init_ppfddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
   self._a3 = _a3
   self._a4 = _a4
   self._a5 = _a5
-
-
-def init_ppffdfffd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _f2() if _a2 is _M else _a2
-  self._a3 = _f3() if _a3 is _M else _a3
-  self._a4 = _a4
-  self._a5 = _f5() if _a5 is _M else _a5
-  self._a6 = _f6() if _a6 is _M else _a6
-  self._a7 = _f7() if _a7 is _M else _a7
-  self._a8 = _a8
 
 
 def init_ppffdfffdfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
@@ -466,14 +387,6 @@ def init_ppffdfffdfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a
   self._a9 = _f9() if _a9 is _M else _a9
   self._a10 = _f10() if _a10 is _M else _a10
   self._a11 = _f11() if _a11 is _M else _a11
-
-
-def init_ppfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _f2() if _a2 is _M else _a2
-  self._a3 = _f3() if _a3 is _M else _a3
-  self._a4 = _f4() if _a4 is _M else _a4
 
 
 def init_ppffff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
@@ -537,21 +450,6 @@ def init_pppdddddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, 
   self._a8 = _a8
 
 
-def init_pppddddddffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _f9() if _a9 is _M else _a9
-  self._a10 = _f10() if _a10 is _M else _a10
-  self._a11 = _a11
-
-
 def init_pppddddddffdd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -595,42 +493,19 @@ def init_pppdfff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a6 = _f6() if _a6 is _M else _a6
 
 
-def init_pppfdd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
+def init_pppf(self, _a0, _a1, _a2, _a3=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _f3() if _a3 is _M else _a3
+
+
+def init_pppfd(self, _a0, _a1, _a2, _a3=_M, _a4=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
   self._a3 = _f3() if _a3 is _M else _a3
   self._a4 = _a4
-  self._a5 = _a5
-
-
-def init_pppfdddddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _f3() if _a3 is _M else _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _f9() if _a9 is _M else _a9
-
-
-def init_pppfdddddfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _f3() if _a3 is _M else _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _f9() if _a9 is _M else _a9
-  self._a10 = _a10
-  self._a11 = _a11
-  self._a12 = _a12
 
 
 def init_pppfddddfdfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
@@ -650,7 +525,7 @@ def init_pppfddddfdfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7
   self._a13 = _a13
 
 
-def init_pppfddfffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
+def init_pppfddfffddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -661,6 +536,8 @@ def init_pppfddfffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M,
   self._a7 = _f7() if _a7 is _M else _a7
   self._a8 = _f8() if _a8 is _M else _a8
   self._a9 = _a9
+  self._a10 = _a10
+  self._a11 = _f11() if _a11 is _M else _a11
 
 
 def init_pppffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
@@ -698,6 +575,15 @@ def init_ppppd(self, _a0, _a1, _a2, _a3, _a4=_M):
   self._a2 = _a2
   self._a3 = _a3
   self._a4 = _a4
+
+
+def init_ppppdd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
 
 
 def init_ppppddd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M):
@@ -743,19 +629,6 @@ def init_ppppdf(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M):
   self._a5 = _f5() if _a5 is _M else _a5
 
 
-def init_ppppdffffd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _f5() if _a5 is _M else _a5
-  self._a6 = _f6() if _a6 is _M else _a6
-  self._a7 = _f7() if _a7 is _M else _a7
-  self._a8 = _f8() if _a8 is _M else _a8
-  self._a9 = _a9
-
-
 def init_ppppdffffddd(self, _a0, _a1, _a2, _a3, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -796,6 +669,16 @@ def init_pppppd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
   self._a5 = _a5
 
 
+def init_pppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+
+
 def init_pppppddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -805,24 +688,6 @@ def init_pppppddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M):
   self._a5 = _a5
   self._a6 = _a6
   self._a7 = _a7
-
-
-def init_pppppdddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _a9
-  self._a10 = _a10
-  self._a11 = _a11
-  self._a12 = _a12
-  self._a13 = _a13
-  self._a14 = _a14
 
 
 def init_pppppddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M):
@@ -842,19 +707,6 @@ def init_pppppddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M,
   self._a13 = _a13
   self._a14 = _a14
   self._a15 = _a15
-
-
-def init_pppppddfff(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _f7() if _a7 is _M else _a7
-  self._a8 = _f8() if _a8 is _M else _a8
-  self._a9 = _f9() if _a9 is _M else _a9
 
 
 def init_pppppddfffddddddddddfddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M):
@@ -890,20 +742,6 @@ def init_pppppddfffddddddddddfddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _
   self._a29 = _a29
 
 
-def init_pppppddffff(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _f7() if _a7 is _M else _a7
-  self._a8 = _f8() if _a8 is _M else _a8
-  self._a9 = _f9() if _a9 is _M else _a9
-  self._a10 = _f10() if _a10 is _M else _a10
-
-
 def init_pppppddffffdf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -918,36 +756,6 @@ def init_pppppddffffdf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a
   self._a10 = _f10() if _a10 is _M else _a10
   self._a11 = _a11
   self._a12 = _f12() if _a12 is _M else _a12
-
-
-def init_pppppdfdfd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _f6() if _a6 is _M else _a6
-  self._a7 = _a7
-  self._a8 = _f8() if _a8 is _M else _a8
-  self._a9 = _a9
-
-
-def init_pppppdfdfdffdd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _f6() if _a6 is _M else _a6
-  self._a7 = _a7
-  self._a8 = _f8() if _a8 is _M else _a8
-  self._a9 = _a9
-  self._a10 = _f10() if _a10 is _M else _a10
-  self._a11 = _f11() if _a11 is _M else _a11
-  self._a12 = _a12
-  self._a13 = _a13
 
 
 def init_pppppdfdfdffddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
@@ -986,27 +794,6 @@ def init_ppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
   self._a5 = _a5
   self._a6 = _a6
   self._a7 = _a7
-
-
-def init_ppppppdddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-  self._a7 = _a7
-  self._a8 = _a8
-  self._a9 = _a9
-  self._a10 = _a10
-  self._a11 = _a11
-  self._a12 = _a12
-  self._a13 = _a13
-  self._a14 = _a14
-  self._a15 = _a15
-  self._a16 = _a16
-  self._a17 = _a17
 
 
 def init_ppppppddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M):

@@ -17,6 +17,8 @@ identity, as for `@dataclass(eq=False)` nodes.
 
 from __future__ import annotations
 
+from . import _record_inits  # the generated __init__ templates (imports nothing)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # no typing at run time: importing it costs a cold compile ~2 ms
     from collections.abc import Callable
@@ -53,20 +55,32 @@ def _factory(make: Callable[[], _T]) -> _T:
 
 class _RecordMeta(type):
     def __new__(mcls, name, bases, ns):
-        anns = ns.get("__annotations__", {})
-        own = tuple(k for k, v in anns.items() if not str(v).startswith("ClassVar"))
-        defaults = {k: ns.pop(k) for k in own if k in ns}
-        ns.setdefault("__slots__", own)
-        cls = super().__new__(mcls, name, bases, ns)
-        base_fields = tuple(f for b in bases for f in getattr(b, "_fields", ()))
+        # everything goes into the namespace before type.__new__: an attribute set on the class
+        # afterwards costs a type-cache invalidation, and `__init__` a slot update (issue 23)
+        # plain loops, no comprehensions: each is a function call, and ~180 classes run this (issue 23)
+        own: list[str] = []
+        defaults = {}
+        for k, v in ns.get("__annotations__", {}).items():
+            if not (v if type(v) is str else str(v)).startswith("ClassVar"):
+                own.append(k)
+                if k in ns:
+                    defaults[k] = ns.pop(k)
+        ns.setdefault("__slots__", tuple(own))
+        base_fields: tuple[str, ...] = ()
         base_defaults: dict = {}
         for b in bases:
+            base_fields += getattr(b, "_fields", ())
             base_defaults.update(getattr(b, "_defaults", {}))
-        cls._fields = base_fields + tuple(f for f in own if f not in base_fields)
-        cls._defaults = {**base_defaults, **defaults}
+        fields = list(base_fields)
+        for f in own:
+            if f not in base_fields:
+                fields.append(f)
+        ns["_fields"] = tuple(fields)
+        base_defaults.update(defaults)
+        ns["_defaults"] = base_defaults
         if "__init__" not in ns:
-            cls.__init__ = _first_init
-        return cls
+            ns["__init__"] = _first_init
+        return super().__new__(mcls, name, bases, ns)
 
 
 def _first_init(self, *args, **kwargs) -> None:
@@ -89,7 +103,8 @@ def _first_init(self, *args, **kwargs) -> None:
             argdefs.append(d)
         else:
             shape.append("p")
-    post = hasattr(owner, "__post_init__")   # not dir(): ~5 us per class on the cold path
+    # not hasattr: a miss formats an AttributeError message (~4 k instructions, ~90 classes a compile)
+    post = any("__post_init__" in vars(k) for k in owner.__mro__)
     code = _template(tuple(shape), post)
     # the template's placeholder names (its parameters after self, `_aN`, also the attributes it
     # sets) become the field names; map() with dict.get keeps the renaming in C (a cold compile
@@ -106,8 +121,9 @@ def _first_init(self, *args, **kwargs) -> None:
 # (shape, post) -> __init__ code with placeholder names.  Compiling is ~40 us a class, and a
 # compilation instantiates ~70 record classes but only a few dozen shapes ('p'lain, 'd'efault,
 # 'f'actory per field), so one template is compiled per shape, in-process (never cached on disk).
-# The shapes of the compile path are pre-generated in the package (_record_inits.py, see
-# write_inits): plain source, imported and byte-compiled like any module of the package.
+# The shapes of the package's own Record classes are pre-generated (_record_inits.py, see write_inits):
+# plain source, imported and byte-compiled like any module of the package.  A process's first
+# compile() costs ~10 M instructions more (the compiler's own set-up), ~5% of a cold compile.
 _templates: dict[tuple[tuple[str, ...], bool], CodeType] = {}
 
 
@@ -129,8 +145,6 @@ def template_source(shape: tuple[str, ...], post: bool, name: str = "__init__") 
 def _template(shape: tuple[str, ...], post: bool) -> CodeType:
     code = _templates.get((shape, post))
     if code is None:
-        from . import _record_inits
-
         made = getattr(_record_inits, template_name(shape, post), None)
         if made is not None:
             code = made.__code__    # renamed __init__ by _first_init
@@ -265,10 +279,18 @@ class Constant:
         return self
 
 
+def init_shape(cls: type) -> tuple[tuple[str, ...], bool]:
+    """The (shape, post) key of the template `_first_init` uses for `cls` (write_inits' input)."""
+    defaults = cls._defaults  # type: ignore[attr-defined]
+    shape = tuple("f" if isinstance(d, _Factory) else "p" if d is _MISSING else "d"
+                  for d in (defaults.get(f, _MISSING) for f in cls._fields))  # type: ignore[attr-defined]
+    return shape, hasattr(cls, "__post_init__")
+
+
 def write_inits(shapes: set[tuple[tuple[str, ...], bool]], path: str) -> None:
-    """Write the pre-generated templates module (_record_inits.py) for `shapes`.  To regenerate:
-    wrap `_template` to record its (shape, post) arguments, compile the sample project for both
-    targets, then call this (tests/ir/test_record_inits.py checks the committed file)."""
+    """Write the pre-generated templates module (_record_inits.py) for `shapes`: the shapes of every
+    Record class of the three packages (`python tests/ir/test_record_inits.py` regenerates it;
+    the test checks the committed file)."""
     parts = ['"""Generated from records.template_source: the Record __init__ templates of the compile path."""\n',
              "# ruff: noqa\n# mypy: ignore-errors\n",
              "# _M and _fN are the globals records.py gives each __init__ (its real defaults too)\n_M = None\n"]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.clone import clone_stmts
-from ..ir.loops import counted, single_store, substitute
 from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
 
@@ -50,6 +49,8 @@ def _walk(stmts: list[ir.Stmt], optimise: bool) -> list[ir.Stmt]:
 
 
 def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.Stmt] | None:
+    from ..ir.loops import counted, single_store, substitute  # [unroll] loops only (issue 23)
+
     offsets = any(True for _ in _counter_offsets(loop.body))
     if not (optimise or offsets):
         return None

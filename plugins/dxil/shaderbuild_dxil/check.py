@@ -15,7 +15,6 @@ from shaderbuild.records import ValueRecord
 
 from . import sigpack
 from .container import ContainerInfo, parse_container
-from .ctrldep import dominator_tree, successors
 from .dxmeta import FEATURE_BITS, KNOWN_NAMED_METADATA, SHADER_FLAG_BITS, SHADER_KINDS, shader_flags
 from .llvm import types as T
 from .llvm.metadata import MDNode, MDValue
@@ -608,6 +607,8 @@ def _check_ssa(f: Function) -> None:
     not instructions (constants, globals, functions, arguments) are valid everywhere.  A block
     the entry does not reach is in no dominator tree: it is walked alone, seeing only its own
     definitions."""
+    from .ctrldep import dominator_tree, successors  # only when asked to check (issue 23: not on the path)
+
     blocks = f.blocks
     succ = successors(blocks)                   # by layout index
     idom = dominator_tree(succ)                 # layout index -> its immediate dominator; -1: unreachable

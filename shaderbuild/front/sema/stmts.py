@@ -6,7 +6,6 @@ import itertools
 
 from ... import ir
 from ...diagnostics import CompileError, error
-from ...ir.loops import MAX_TRIPS, const_int, counted, single_store, substitute, writes
 from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from ..modifiers import LOCAL, report_modifiers
@@ -232,6 +231,8 @@ class StmtLowering(SemaBase):
         """Resolve a texture offset's variables that `loop` (an [unroll] loop just lowered) changes: its counter
         the unroll pass will make each iteration's constant, if it can unroll it fully (ir/loops.counted),
         and a local the body sets once, at its top level before the offset, to a value of counters."""
+        from ...ir.loops import MAX_TRIPS, const_int, counted, single_store, substitute, writes  # issue 23: rare
+
         found = None
         body = loop.body + loop.continuing
         use = next((i for i, s in enumerate(body) if _holds(s, o.node)), len(body))
