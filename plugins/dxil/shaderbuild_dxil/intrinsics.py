@@ -621,6 +621,7 @@ SAMPLE_METHODS = {
     "Sample": ("Sample", (), True), "SampleBias": ("SampleBias", ("bias",), True),
     "SampleLevel": ("SampleLevel", ("lod",), False), "SampleGrad": ("SampleGrad", ("ddx", "ddy"), True),
     "SampleCmp": ("SampleCmp", ("cmp",), True), "SampleCmpLevelZero": ("SampleCmpLevelZero", ("cmp",), False),
+    "SampleCmpLevel": ("SampleCmpLevel", ("cmp", "lod"), False),
 }
 
 

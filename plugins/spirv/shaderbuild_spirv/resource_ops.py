@@ -120,6 +120,7 @@ SAMPLES = {
     "Sample": (None, 0, True, False), "SampleBias": ("Bias", 1, True, False),
     "SampleLevel": ("Lod", 1, False, False), "SampleGrad": ("Grad", 2, False, False),
     "SampleCmp": (None, 0, True, True), "SampleCmpLevelZero": ("Lod", 0, False, True),
+    "SampleCmpLevel": ("Lod", 1, False, True),
 }
 
 
@@ -313,6 +314,8 @@ def _store(fe: ExprEmitter, e: Intrinsic) -> None:
 # ---------------------------------------------------------------- sizes
 
 def _array_length(fe: ExprEmitter, p: Ptr) -> int:
+    if p.chain and p.pointee is None:   # an element of a buffer array (`sb[i].GetDimensions`): it points to a block
+        p = Ptr(p.base, p.chain, p.sc, p.layout, p.type, p.rv.block_type, p.res, p.nonuniform)
     return fe.op("OpArrayLength", fe.tid(UINT), fe.pointer(p), 0)
 
 

@@ -31,7 +31,7 @@ LOOP_HINT = " (a loop counter is one in a loop marked [unroll] that can be unrol
 SAMPLE_METHODS = {
     "Sample": ((), False, True), "SampleBias": (("bias",), False, True), "SampleLevel": (("lod",), False, False),
     "SampleGrad": (("ddx", "ddy"), False, False), "SampleCmp": (("compare value",), True, True),
-    "SampleCmpLevelZero": (("compare value",), True, False),
+    "SampleCmpLevelZero": (("compare value",), True, False), "SampleCmpLevel": (("compare value", "lod"), True, False),
 }
 
 
@@ -108,9 +108,10 @@ class ResourceLowering(SemaBase):
     def _no_method(r: ir.Resource, name: str, loc: SourceLoc) -> Exception:
         """The error for a method the resource-kind table does not list for r's kind."""
         info = KINDS.get(r.kind)
-        if info is not None and info.rep == "typed" and name in SAMPLE_METHODS:
+        if info is not None and info.rep == "typed" and name in SAMPLE_METHODS and "Sample" not in info.methods:
             return error(f"'{r.kind}' cannot be sampled", loc)
-        if info is not None and info.rep == "typed" and (name in GATHER_METHODS or name in GATHER_CMP_METHODS):
+        if info is not None and info.rep == "typed" and (name in GATHER_METHODS or name in GATHER_CMP_METHODS
+                                                         or name in SAMPLE_METHODS):
             return error(f"'{name}' is not available on '{r.kind}'", loc)
         if info is not None and info.rep == "raw" and name in KINDS["RWByteAddressBuffer"].methods:
             return error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
@@ -401,6 +402,8 @@ class ResourceLowering(SemaBase):
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         if name in SAMPLE_METHODS:
             extras, comparison, implicit = SAMPLE_METHODS[name]
+            if name == "SampleCmpLevel" and (self.profile.major, self.profile.minor) < (6, 7):
+                self.stage_error(f"'{name}' requires shader model 6.7 or higher (the profile is {self.profile})", loc)
             if implicit:
                 self.derivative_stage(f"'{name}'", loc)
             n = 2 + len(extras)
