@@ -466,6 +466,9 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "isSpecialFloat": _is_special_float,
     "atomicBinOp": _atomic_bin_op,
     "bufferUpdateCounter": _update_counter,
+    # the runtime's reads store status 0 (every resource is fully mapped)
+    "checkAccessFullyMapped": lambda d: (f"define {d.ret} @{d.name}({_sig(d)}) {{\n  %r = icmp eq i32 %a1, 0\n"
+                                         f"  ret {d.ret} %r\n}}\n"),
     "atomicCompareExchange": _atomic_cmpxchg,
     # mesh shaders (run_dxil_mesh): outputs captured per group, the payload from the test
     "storeVertexOutput": _mesh_store(0),

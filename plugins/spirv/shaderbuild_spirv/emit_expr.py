@@ -56,7 +56,7 @@ from shaderbuild.records import DataRecord, Record
 from .builder import ModuleBuilder, enum
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
 from .grammar import OPCODES
-from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
+from .resources import Kind, ResourceLowering, ResourceVar, image_format, texel_scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -762,7 +762,7 @@ class ExprEmitter:
             return self.b.type("OpTypeSampler")
         if p.rv.kind.rep == "accel":
             return self.T.acceleration_structure()
-        return self.ctx.R.image_type(p.rv.rtype, p.rv.kind)
+        return self.ctx.R.image_type(p.rv.rtype, p.rv.kind, image_format(p.rv.var))
 
     def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:
         """The image's texel: component scalar, count, and the 4-vector reads return (texel_scalar)."""
