@@ -593,3 +593,245 @@ def test_vk_image_format_executes_on_an_rgba8_image():
 def test_vk_image_format_errors(decl, message):
     src = f"{OUTF}{decl}\n[numthreads(1, 1, 1)]\nvoid main() {{ Out[0] = Img[0]; }}\n".replace("Img[0]", "1")
     assert R.errors(R.compile_hlsl(src)) == [message]
+
+
+# ---------------------------------------------------------------- structured buffers: counters, strides
+
+def run_counters(src: str, specs: dict, counters: dict[str, int], check, groups=(1, 1, 1)) -> None:
+    """Run on lavapipe with each named buffer's hidden counter bound (at the manifest's counter_binding)
+    holding the given value; check({name: bytes, 'name.counter': bytes}) judges the -O3 and -O0 runs (the
+    results depend on thread order).  The DXIL twin runs on the interpreter with the same counters."""
+    from harness import dxil_exec
+    res = R.build(src)
+    vk = R.vk_runner()
+    descs = R.bind([res.manifest], specs)
+    names = list(specs)
+    for name, value in counters.items():
+        v = R.resource(res.manifest, name)["vulkan"]
+        descs.append(vk.Buf(v["set"], v["counter_binding"], R.pack("I", [value])))
+        names.append(f"{name}.counter")
+
+    def by_name(got: list[bytes]) -> dict[str, bytes]:
+        return dict(zip(names, got))
+
+    got = vk.run_compute(res.binary, "main", descs, groups=groups, o0_check=lambda again, _first: check(by_name(again)))
+    check(by_name(got))
+    dx, _chk = R.build_dxil(src)
+    binds = []
+    for name, spec in specs.items():
+        h = R.resource(dx.manifest, name)["hlsl"]
+        view = dxil_exec.View(counter=counters[name]) if name in counters else None
+        binds.append((h["register"], h["space"], h["class"], spec.data, *([view] if view else [])))
+    out = dxil_exec.run_dxil_compute(dx.binary, "main", binds, groups=groups)
+    check(dict(zip(specs, out)))
+
+
+COUNTERS = """
+RWStructuredBuffer<uint> U : register(u1);
+RWStructuredBuffer<uint> D : register(u2);
+RWStructuredBuffer<uint2> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) {
+    uint i = U.IncrementCounter();      // the value before the increment
+    U[i] = 100 + t.x;
+    uint d = D.DecrementCounter();      // the value after the decrement
+    Out[t.x] = uint2(i, d);
+}
+"""
+
+
+def test_increment_and_decrement_counter_values():
+    def check(got: dict) -> None:
+        pairs = R.unpack("I", got["Out"])
+        incs, decs = sorted(pairs[0::2]), sorted(pairs[1::2])
+        assert incs == list(range(2, 10)), incs          # U's counter starts at 2
+        assert decs == list(range(0, 8)), decs           # D's at 8
+        u = R.unpack("I", got["U"])
+        assert u[:2] == [R.SENTINEL] * 2 and sorted(u[2:10]) == list(range(100, 108))
+        assert all(u[i] == 100 + pairs[0::2].index(i) for i in range(2, 10))   # each thread wrote its own slot
+        if "U.counter" in got:
+            assert R.unpack("I", got["U.counter"]) == [10] and R.unpack("I", got["D.counter"]) == [0]
+    run_counters(COUNTERS, {"U": R.storage(R.sentinel(12)), "D": R.storage(R.sentinel(8)),
+                            "Out": R.storage(R.sentinel(16))}, {"U": 2, "D": 8}, check)
+
+
+APPEND_CONSUME = """
+struct E { float a0, a1; uint b; };     // 12 bytes in both layouts (a float2 would make Vulkan's stride 16)
+ConsumeStructuredBuffer<E> C : register(u1);
+AppendStructuredBuffer<E> A : register(u2);
+[numthreads(4, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) {
+    E e = C.Consume();
+    e.b += 1000;
+    float x = e.a0; e.a0 = e.a1; e.a1 = x;
+    A.Append(e);
+}
+"""
+
+
+def test_append_and_consume_execute():
+    """Consume reads element counter-1 (after the decrement), Append writes at the counter (before the
+    increment): four threads move C's top four elements into A after its one existing element."""
+    elems = [(float(k), float(k) + 0.5, k) for k in range(6)]
+    data = b"".join(struct.pack("<2fI", *e) for e in elems)
+
+    def check(got: dict) -> None:
+        a = [struct.unpack_from("<2fI", got["A"], 12 * k) for k in range(6)]
+        assert a[0] == (9.0, 9.0, 9)                       # A's element before the dispatch, untouched
+        assert sorted(a[1:5]) == sorted((e[1], e[0], e[2] + 1000) for e in elems[2:6])
+        assert got["A"][60:] == R.sentinel(3)
+        if "C.counter" in got:
+            assert R.unpack("I", got["C.counter"]) == [2] and R.unpack("I", got["A.counter"]) == [5]
+    run_counters(APPEND_CONSUME, {"C": R.storage(data), "A": R.storage(struct.pack("<2fI", 9.0, 9.0, 9) + R.sentinel(15))},
+                 {"C": 6, "A": 1}, check)
+
+
+NESTED = """
+struct In { float2x3 m; bool b[2]; int3 i; };
+struct E { In a[2]; float f; bool c; };
+StructuredBuffer<E> SB : register(t1);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    uint n, s; SB.GetDimensions(n, s);
+    E e = SB[2];
+    Out[0] = float4(n, s, e.f, e.c ? 1 : 0);
+    Out[1] = float4(e.a[1].m[1][2], e.a[0].m[0][1], e.a[1].b[1] ? 1 : 0, e.a[0].i.z);
+    Out[2] = float4(SB[1].a[0].i.x, SB[1].a[1].i.y, SB[0].a[1].m[1][0], SB.Load(0).f);
+}
+"""
+# element layouts: (In's offset step, b, i, f, c, stride).  Vulkan (std430, DXC's default for structured
+# buffers): the column_major float2x3 is 3 columns of float2 (24 bytes), bool[2] at 24, int3 aligned to 16 at 32,
+# In rounded to 48, E to a multiple of 16.  D3D: 4-byte packing, no padding.
+NESTED_LAYOUTS = {"vulkan": (48, 24, 32, 96, 100, 112), "d3d": (44, 24, 32, 88, 92, 96)}
+
+
+def _nested_m(e: int, a: int, r: int, c: int) -> float:
+    return 100 * e + 10 * a + 3 * r + c + 0.5
+
+
+def _nested_data(layout: str, n: int = 3) -> bytes:
+    step, ob, oi, of, oc, stride = NESTED_LAYOUTS[layout]
+    buf = bytearray(stride * n)
+    for e in range(n):
+        base = e * stride
+        for a in range(2):
+            ia = base + a * step
+            for r in range(2):
+                for c in range(3):
+                    struct.pack_into("<f", buf, ia + 8 * c + 4 * r, _nested_m(e, a, r, c))
+            for k in range(2):
+                struct.pack_into("<I", buf, ia + ob + 4 * k, (e + k + a) % 2)
+            struct.pack_into("<3i", buf, ia + oi, e * 7 + a, -a, 3 * e + 1)
+        struct.pack_into("<fI", buf, base + of, e + 0.25, e % 2)
+    return bytes(buf)
+
+
+def _nested_want(stride: int) -> list[float]:
+    return [3.0, float(stride), 2.25, 0.0,
+            _nested_m(2, 1, 1, 2), _nested_m(2, 0, 0, 1), float((2 + 1 + 1) % 2), 7.0,
+            7.0, -1.0, _nested_m(0, 1, 1, 0), 0.25]
+
+
+@pytest.mark.llvm
+def test_structured_buffer_of_nested_structs():
+    """GetDimensions(count, stride) and reads of matrices, bool arrays and int3 fields of a nested struct
+    element: the stride is the target's layout (Vulkan std430 112, D3D 96), so the DXIL twin runs on the
+    interpreter with D3D-laid-out data and the D3D stride."""
+    from harness import dxil_exec
+    out = R.cs(NESTED, {"SB": R.storage(_nested_data("vulkan")), "Out": R.storage(R.sentinel(12))},
+               dxil_skip="structured-layout")
+    assert R.unpack("f", out["Out"]) == _nested_want(112)
+    res, _chk = R.build_dxil(NESTED)
+    got = dxil_exec.run_dxil_compute(res.binary, "main", [(1, 0, "t", _nested_data("d3d")), (0, 0, "u", R.sentinel(12))])
+    assert R.unpack("f", got[1]) == _nested_want(96)
+
+
+# ---------------------------------------------------------------- resource arrays, samplers as values
+
+SB_ARRAY = """
+StructuredBuffer<float4> T[3] : register(t1);
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint3 t : SV_GroupID) {
+    uint n, s, m, r, k, q;
+    T[t.x].GetDimensions(n, s);                             // dynamically uniform index
+    T[NonUniformResourceIndex(2 - t.x)].GetDimensions(m, r);
+    T[1].GetDimensions(k, q);                               // a constant index
+    Out[t.x] = uint4(n, m, k, s + r + q);
+}
+"""
+
+
+def test_get_dimensions_of_structured_buffer_array_elements():
+    """Regression: `sb[i].GetDimensions(n, stride)` on an array of structured buffers failed in SPIR-V ('resource
+    type ... cannot be used as a value here': OpArrayLength needs the element's block pointer)."""
+    lens = [2, 5, 3]
+    # one thread per group: the index is the group id, dynamically uniform (lavapipe, Mesa 25.0.7, gives every
+    # invocation of a group the first one's OpArrayLength when the index varies inside the group, even with
+    # NonUniform decorations: a driver limit, not the compiler's)
+    out = R.cs(SB_ARRAY, {"T": [R.storage(R.sentinel(4 * n)) for n in lens], "Out": R.storage(R.sentinel(12))},
+               groups=(3, 1, 1))
+    assert R.unpack("I", out["Out"]) == [v for i in range(3) for v in (lens[i], lens[2 - i], lens[1], 48)]
+
+
+SAMPLER_ARRAYS = """
+Texture2D<float> Tex : register(t1);
+SamplerState SS[2] : register(s2);                  // [0] wraps, [1] clamps
+SamplerComparisonState CS[2] : register(s4);        // [0] less_equal, [1] greater
+cbuffer K : register(b5) { uint pick; };
+RWStructuredBuffer<float4> Out : register(u0);
+struct Pair { Texture2D<float> t; SamplerState s; };
+float through(Texture2D<float> t, SamplerState s, float2 uv) { return t.SampleLevel(s, uv, 0); }
+float through_pair(Pair p, float2 uv) { return p.t.SampleLevel(p.s, uv, 0); }
+float compare(SamplerComparisonState c, float ref) { return Tex.SampleCmpLevelZero(c, float2(0.1, 0.1), ref); }
+[numthreads(1, 1, 1)]
+void main(uint3 t : SV_GroupID) {                   // one thread per group: indices by t are dynamically uniform
+    float2 uv = float2(1.3, 0.1);                   // wraps to x = 1, clamps to x = 3
+    Pair p; p.t = Tex; p.s = SS[1 - t.x];
+    Out[t.x * 2] = float4(Tex.SampleLevel(SS[NonUniformResourceIndex(t.x)], uv, 0), through(Tex, SS[0], uv),
+                          through_pair(p, uv), Tex.SampleCmpLevelZero(CS[pick], float2(0.1, 0.1), 0.5));
+    Out[t.x * 2 + 1] = float4(compare(CS[t.x], 0.5), compare(CS[1 - pick], 0.5), 0, 0);
+}
+"""
+
+
+def test_sampler_arrays_parameters_and_struct_members():
+    """Samplers (plain and comparison) in arrays indexed by constants, by NonUniformResourceIndex, by a
+    dynamically uniform cbuffer value and by the thread id; passed to functions, and in a struct parameter."""
+    texels = [0.25, 0.5, 0.75, 1.0] * 4         # texel (x, y) = 0.25 * (x + 1)
+    out = R.cs(SAMPLER_ARRAYS, {"Tex": R.image(R.pack("f", texels), 4, 4, "d32f"),
+                                "SS": [R.sampler(address="wrap"), R.sampler(address="clamp")],
+                                "CS": [R.sampler(compare="less_equal"), R.sampler(compare="greater")],
+                                "K": R.uniform(R.pack("I", [1, 0, 0, 0])), "Out": R.storage(R.sentinel(16))},
+               groups=(2, 1, 1))
+    wrap, clamp = 0.5, 1.0                          # u = 1.3: texel x = 1 wrapped, x = 3 clamped
+    le, gt = float(0.5 <= 0.25), float(0.5 > 0.25)     # ref 0.5 against texel (0, 0) = 0.25
+    assert R.unpack("f", out["Out"]) == [wrap, wrap, clamp, gt, le, le, 0.0, 0.0,
+                                         clamp, wrap, wrap, gt, gt, le, 0.0, 0.0]
+
+
+CB_ARRAY = """
+struct C { float4 v; uint next; };
+ConstantBuffer<C> CB[3] : register(b1);
+cbuffer K : register(b5) { uint pick; };
+RWStructuredBuffer<float4> Out : register(u0);
+float4 read(ConstantBuffer<C> c) { return c.v * 2; }
+[numthreads(1, 1, 1)]
+void main(uint3 t : SV_GroupID) {                   // one thread per group: CB[t.x] is dynamically uniform
+    Out[t.x] = CB[t.x].v + CB[CB[pick].next].v * 10 + read(CB[2]) * 100;
+}
+"""
+
+
+def test_constant_buffer_arrays():
+    """ConstantBuffer<T> arrays indexed by the thread id, by a value read from another element (dynamically
+    uniform), by a constant, and passed to a function."""
+    vals = [[float(i * 4 + c + 1) for c in range(4)] for i in range(3)]
+    nexts = [2, 0, 1]
+    cbs = [R.uniform(R.pack("f", vals[i]) + R.pack("I", [nexts[i], 0, 0, 0])) for i in range(3)]
+    out = R.cs(CB_ARRAY, {"CB": cbs, "K": R.uniform(R.pack("I", [1, 0, 0, 0])), "Out": R.storage(R.sentinel(12))},
+               groups=(3, 1, 1))
+    far = nexts[1]
+    want = [vals[i][c] + vals[far][c] * 10 + vals[2][c] * 200 for i in range(3) for c in range(4)]
+    assert R.unpack("f", out["Out"]) == want
