@@ -835,3 +835,99 @@ def test_constant_buffer_arrays():
     far = nexts[1]
     want = [vals[i][c] + vals[far][c] * 10 + vals[2][c] * 200 for i in range(3) for c in range(4)]
     assert R.unpack("f", out["Out"]) == want
+
+
+# ---------------------------------------------------------------- implicit-LOD sampling (compute quads, SM 6.6)
+
+IMPLICIT = """
+Texture2D<float> Tex : register(t1);
+Texture2D<float> Dep : register(t2);
+SamplerState S : register(s3);
+SamplerComparisonState C : register(s4);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(2, 2, 1)]
+void main(uint3 t : SV_DispatchThreadID, uint gi : SV_GroupIndex) {
+    float2 uv = (t.xy + 0.5) * SCALE;           // the quad's uv step: SCALE per thread
+    Out[gi * 3] = float4(Tex.Sample(S, uv), Tex.Sample(S, uv, int2(1, 0), 2.0),
+                         Tex.SampleBias(S, uv, 1.0), Tex.SampleBias(S, uv, -8.0, int2(0, 0), 1.0));
+    Out[gi * 3 + 1] = float4(Tex.CalculateLevelOfDetail(S, uv), Tex.CalculateLevelOfDetailUnclamped(S, uv),
+                             Dep.SampleCmp(C, uv, 0.5), Dep.SampleCmp(C, uv, 0.5, int2(0, 0), 1.0));
+    Out[gi * 3 + 2] = float4(uv, 0, 0);
+}
+"""
+
+
+def _level_value(level: int) -> float:
+    return level + 1.0
+
+
+@pytest.mark.parametrize("scale, lod", [(1 / 16, 0.0), (1 / 4, 2.0), (4, 6.0)], ids=["lod0", "lod2", "lod6"])
+def test_implicit_lod_sampling(scale, lod):
+    """Sample / SampleBias / SampleCmp, CalculateLevelOfDetail(Unclamped), in a compute shader's quads: a uv step
+    of `scale` per thread on a 16x16 texture is a level of detail log2(16 * scale).  Each level of Tex holds
+    level + 1; Dep's level 0 is 0.25 and its level 1 0.75 (less_equal 0.5 fails at level 0, passes at 1).  The
+    clamped LOD is clamped to the view's levels (0..4), the unclamped one is not.
+
+    The clamp forms (offset, then the smallest level read) are checked as instructions, not values: lavapipe
+    (Mesa 25.0.7) ignores MinLod on implicit-LOD samples (a pixel shader likewise; SampleGrad's clamp it honours,
+    test_sample[samplegrad-clamp]), and the DXIL through dxil-spirv gives the same values as our SPIR-V."""
+    levels = [16 >> k for k in range(5)]
+    data = b"".join(R.pack("f", [_level_value(k)] * (n * n)) for k, n in enumerate(levels))
+    dep = R.pack("f", [0.25] * 256 + [0.75] * 64)
+    out = R.cs(IMPLICIT.replace("SCALE", repr(scale)),
+               {"Tex": R.image(data, 16, 16, "r32f", mips=5), "Dep": R.image(dep, 16, 16, "d32f", mips=2),
+                "S": R.sampler(), "C": R.sampler(compare="less_equal"), "Out": R.storage(R.sentinel(48))},
+               profile="cs_6_6", dxil_skip="quads")
+    got = R.unpack("f", out["Out"])
+    nearest = lambda x: min(max(int(x + 0.5), 0), 4)  # noqa: E731 - Vulkan's nearest level: round(lod), .5 up
+    for q in range(4):
+        row = got[q * 12:q * 12 + 8]
+        assert [row[0], row[2]] == [_level_value(nearest(lod)), _level_value(nearest(lod + 1.0))], (q, row)
+        assert R.approx(row[4:6], [min(lod, 4.0), lod], 1e-3), (q, row)
+        assert row[6] == (1.0 if nearest(lod) >= 1 else 0.0), (q, row)
+
+
+def test_implicit_lod_clamp_operands():
+    """The clamp of Sample / SampleBias / SampleCmp: SPIR-V's MinLod image operand after the ConstOffset, DXIL's
+    clamp argument (the last float of dx.op.sample / sampleBias / sampleCmp)."""
+    src = IMPLICIT.replace("SCALE", "0.25")
+    dis = R.spirv_dis(R.build(src, profile="cs_6_6"))
+    assert "OpCapability MinLod" in dis
+    assert re.search(r"OpImageSampleImplicitLod %v4float %\d+ %\d+ ConstOffset\|MinLod %\d+ %float_2\n", dis), dis
+    assert re.search(r"OpImageSampleImplicitLod %v4float %\d+ %\d+ Bias\|ConstOffset\|MinLod %float_n8 %\d+ %float_1\n",
+                     dis), dis
+    assert re.search(r"OpImageSampleDrefImplicitLod %float %\d+ %\d+ %float_0_5 ConstOffset\|MinLod %\d+ %float_1\n",
+                     dis), dis
+    ir = R.build_dxil(src, profile="cs_6_6")[1].ir
+    assert re.search(r"@dx\.op\.sample\.f32\(i32 60, .*i32 1, i32 0, i32 undef, float 2\.000000e\+00\)", ir), ir
+    assert re.search(r"@dx\.op\.sampleBias\.f32\(i32 61, .*float -8\.000000e\+00, float 1\.000000e\+00\)", ir), ir
+    assert re.search(r"@dx\.op\.sampleCmp\.f32\(i32 64, .*float 5\.000000e-01, float 1\.000000e\+00\)", ir), ir
+
+
+def test_cube_offset_is_refused_with_the_reason():
+    """A cube has no texel offsets: `SampleLevel(s, dir, lod, int2(..))` reads as the status form, so the error
+    says why the fourth argument is not an offset."""
+    src = (f"{OUTF}TextureCube<float> Tex : register(t1);\n{S}\n[numthreads(1, 1, 1)]\nvoid main() {{\n"
+           "  Out[0] = Tex.SampleLevel(S, float3(1, 0, 0), 0, int2(1, 1));\n}\n")
+    assert R.errors(R.compile_hlsl(src)) == [
+        "6:51: the status argument must be an lvalue of type uint ('TextureCube' takes no texel offset)"]
+
+
+SAMPLER_IN_CBUFFER = """
+cbuffer Material : register(b5) {
+    float4 tint;
+    SamplerState Clamp : register(s2);       // a global of its own register, not a member (as DXC)
+    Texture2D<float> Tex : register(t1);
+    float bias;
+};
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() { Out[0] = Tex.SampleLevel(Clamp, float2(1.7, 0.1), 0) * tint + bias; }
+"""
+
+
+def test_sampler_and_texture_declared_in_a_cbuffer():
+    out = R.cs(SAMPLER_IN_CBUFFER, {"Material": R.uniform(R.pack("f", [1, 2, 3, 4, 0.5, 0, 0, 0])),
+                                    "Clamp": R.sampler(address="clamp"), "Tex": tex("2d", 4, 4)(),
+                                    "Out": R.storage(R.sentinel(4))})
+    assert R.unpack("f", out["Out"]) == [val(3, 0) * k + 0.5 for k in (1, 2, 3, 4)]

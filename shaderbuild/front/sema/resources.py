@@ -92,7 +92,10 @@ class ResourceLowering(SemaBase):
                                                                    *GATHER_CMP_METHODS):
             raise error(f"a status argument is supported on 32-bit loads only, not on a load of '{read.type}'", loc)
         if not self.is_place_expr(arg):
-            raise error("the status argument must be an lvalue of type uint", arg.loc)
+            r = read.args[0].type
+            info = KINDS.get(r.kind) if isinstance(r, ir.Resource) else None
+            no_offset = f" ('{info.name}' takes no texel offset)" if info is not None and not info.offsets else ""
+            raise error(f"the status argument must be an lvalue of type uint{no_offset}", arg.loc)
         if read.name.startswith("Gather") and sum(ir.is_numeric(a.type) and ir.numeric_scalar(a.type).kind == "int"
                                                   for a in read.args) == 4:
             raise error(f"'{read.name}' with four offsets and a status is not supported", loc)
