@@ -931,3 +931,76 @@ def test_sampler_and_texture_declared_in_a_cbuffer():
                                     "Clamp": R.sampler(address="clamp"), "Tex": tex("2d", 4, 4)(),
                                     "Out": R.storage(R.sentinel(4))})
     assert R.unpack("f", out["Out"]) == [val(3, 0) * k + 0.5 for k in (1, 2, 3, 4)]
+
+
+# ---------------------------------------------------------------- SM 6.6 heaps: kinds the heap tests do not cover
+
+HEAP = """
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    Texture1DArray<float> a = ResourceDescriptorHeap[0];
+    TextureCubeArray<float> c = ResourceDescriptorHeap[1];
+    Texture3D<float> v = ResourceDescriptorHeap[2];
+    StructuredBuffer<float4> sb = ResourceDescriptorHeap[3];
+    RWTexture2D<uint> img = ResourceDescriptorHeap[4];
+    Texture2D<float> d = ResourceDescriptorHeap[5];
+    SamplerComparisonState cmp = SamplerDescriptorHeap[12];
+    uint w, e, n; a.GetDimensions(1, w, e, n);
+    uint cw, ch, ce; c.GetDimensions(cw, ch, ce);
+    uint sn, ss; sb.GetDimensions(sn, ss);
+    uint old; InterlockedAdd(img[uint2(1, 0)], 5, old);
+    Out[0] = float4(w, e, n, cw);
+    Out[1] = float4(ch, ce, sn, ss);
+    Out[2] = float4(a.Load(int3(2, 1, 1), 1), v.Load(int4(1, 2, 3, 0), int3(1, 0, -1)), sb[4].y, old);
+    Out[3] = float4(d.SampleCmpLevelZero(cmp, float2(0.1, 0.1), 0.5), d.SampleCmpLevelZero(cmp, float2(0.9, 0.9), 0.5),
+                    0, 0);
+}
+"""
+HEAP_WANT = [4.0, 2.0, 2.0, 2.0, 2.0, 2.0, 5.0, 16.0, val(3, layer=1, mip=1), val(2, 2, 2), 4.5, 7.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def _heap_descs(vk, rs: int, rb: int, ss: int, sb: int) -> list:
+    """Resource heap elements 0..5 as HEAP reads them, fillers to 16; sampler heap: a comparison sampler at 12.
+    When both heaps are one binding (dxil-spirv), element 12 of the one heap is that sampler."""
+    kinds = [
+        lambda i: vk.Image(rs, rb, r32f(8, layers=2, mips=2), 8, 1, "r32f", "sampled_image", dim="1d_array", layers=2,
+                           mips=2, index=i),
+        lambda i: vk.Image(rs, rb, r32f(2, 2, layers=12), 2, 2, "r32f", "sampled_image", dim="cube_array", layers=12,
+                           index=i),
+        lambda i: vk.Image(rs, rb, r32f(4, 4, depth=4), 4, 4, "r32f", "sampled_image", dim="3d", depth=4, index=i),
+        lambda i: vk.Buf(rs, rb, R.pack("f", [c + k / 2 for c in range(5) for k in range(4)]), "storage", index=i),
+        lambda i: vk.Image(rs, rb, R.pack("I", [3, 7]), 2, 1, "r32ui", "storage_image", index=i),
+        lambda i: vk.Image(rs, rb, R.pack("f", [0.25, 0.5, 0.75, 1.0] * 4), 4, 4, "d32f", "sampled_image", index=i),
+    ]
+    descs = [make(i) for i, make in enumerate(kinds)]
+    shared = (rs, rb) == (ss, sb)
+    for i in range(len(kinds), 16):
+        descs.append(vk.Sampler(ss, sb, compare="less_equal", index=i) if shared and i == 12
+                     else vk.Buf(rs, rb, R.pack("I", [i]), "storage", index=i))
+    if not shared:
+        descs += [vk.Sampler(ss, sb, compare="less_equal" if i == 12 else None, index=i) for i in range(16)]
+    return descs
+
+
+@pytest.mark.vulkan
+def test_heap_kinds_execute():
+    """Texture1DArray / TextureCubeArray / Texture3D / StructuredBuffer / RWTexture2D<uint> (an atomic) / a
+    depth texture with a SamplerComparisonState, all taken from the heaps: SPIR-V on lavapipe, and the DXIL
+    through dxil-spirv (its heaps: set 0 binding 0)."""
+    from harness import dxil_consumer, tools
+    res = R.compile_hlsl(HEAP, profile="cs_6_6", env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.2")
+    vk = R.vk_runner()
+    heaps = {h["heap"]: h["vulkan"] for h in res.manifest["descriptor_heaps"]}
+    out = R.resource(res.manifest, "Out")["vulkan"]
+    descs = [vk.Buf(out["set"], out["binding"], R.sentinel(16), "storage"),
+             *_heap_descs(vk, heaps["resource"]["set"], heaps["resource"]["binding"], heaps["sampler"]["set"],
+                          heaps["sampler"]["binding"])]
+    assert R.unpack("f", vk.run_compute(res.binary, "main", descs)[0]) == HEAP_WANT
+    dx = R.compile_hlsl(HEAP, profile="cs_6_6", target="dxil")
+    assert dx.ok, R.diagnostics_text(dx)
+    spirv = dxil_consumer.to_spirv(dx.binary)
+    descs = [vk.Buf(0, dxil_consumer.SHIFTS["u"], R.sentinel(16), "storage"), *_heap_descs(vk, 0, 0, 0, 0)]
+    assert R.unpack("f", vk.run_compute(spirv, "main", descs)[0]) == HEAP_WANT
