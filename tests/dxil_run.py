@@ -39,6 +39,8 @@ NOT_EXECUTABLE = {
                     "depends on the thread schedule (lavapipe runs a group in lockstep, the interpreter serially)",
     "quads": "SM 6.6 derivatives in a compute shader: they read the other threads of a 2x2 quad, and the "
              "interpreter runs one thread at a time",
+    "multisampled": "multisampled textures (Texture2DMS*: sample counts and positions, per-sample texels) that the "
+                    "interpreter runtime does not model: the twin runs through dxil-spirv on lavapipe only",
     "dxop-overloads": "i16 / f16 / i64 overloads of dx.ops (dx.op.binary.i16, .unary.f16, .tertiary.i64, ...) that "
                       "the interpreter runtime (harness/dxop_runtime.c) lacks: the twin runs through dxil-spirv on "
                       "lavapipe only",

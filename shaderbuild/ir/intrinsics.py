@@ -239,7 +239,7 @@ RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
 METHODS = frozenset({
     *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *ATOMICS64, *FLOAT_BITWISE,
     *STREAM_METHODS,
-    "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
+    "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume", "GetSamplePosition",
 })
 
 # WithStatus(read, status place): a texture read given an `out uint status` (Sample(s, uv, offset, clamp,

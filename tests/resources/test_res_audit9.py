@@ -1004,3 +1004,60 @@ def test_heap_kinds_execute():
     spirv = dxil_consumer.to_spirv(dx.binary)
     descs = [vk.Buf(0, dxil_consumer.SHIFTS["u"], R.sentinel(16), "storage"), *_heap_descs(vk, 0, 0, 0, 0)]
     assert R.unpack("f", vk.run_compute(spirv, "main", descs)[0]) == HEAP_WANT
+
+
+# ---------------------------------------------------------------- multisampled textures (executed: cleared images)
+
+MS = """
+Texture2DMS<float4> A : register(t1);
+Texture2DMSArray<uint> B : register(t2);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    uint w, h, s; A.GetDimensions(w, h, s);
+    float fw, fh, fe, fs; B.GetDimensions(fw, fh, fe, fs);
+    Out[0] = float4(w, h, s, 0);
+    Out[1] = float4(fw, fh, fe, fs);
+    Out[2] = A.Load(int2(1, 2), 3) + A.sample[2][uint2(0, 1)];
+    Out[3] = float4(B.Load(int3(1, 0, 1), 1), B.sample[3][uint3(2, 2, 0)], B.Load(int3(0, 0, 0), 0, int2(1, 1)), 0);
+    for (int i = 0; i < 5; i++)
+        Out[4 + i] = float4(A.GetSamplePosition(i), B.GetSamplePosition(i));
+}
+"""
+# D3D's standard 4-sample pattern, in 1/16 pixel from the centre (D3D11_STANDARD_MULTISAMPLE_PATTERN)
+FOUR_SAMPLES = [(-2, -6), (6, -2), (-6, 2), (2, 6)]
+
+
+def test_multisampled_textures_execute():
+    """Texture2DMS / Texture2DMSArray with 4 samples (images cleared to one texel: the harness has no per-sample
+    upload): GetDimensions' sample count (uint and float outputs), Load with a sample index (and an offset),
+    .sample[s][pos], and GetSamplePosition (D3D's standard pattern; (0, 0) for a sample that does not exist).
+    Regression: GetSamplePosition was refused ('no member function')."""
+    out = R.cs(MS, {"A": R.image(R.pack("f", [1, 2, 3, 4]), 4, 3, "rgba32f", samples=4),
+                    "B": R.image(R.pack("I", [7]), 3, 3, "r32ui", dim="2d_array", layers=2, samples=4),
+                    "Out": R.storage(R.sentinel(36))}, dxil_skip="multisampled")
+    pos = [(x / 16, y / 16) for x, y in FOUR_SAMPLES] + [(0.0, 0.0)]
+    want = [4.0, 3.0, 4.0, 0.0, 3.0, 3.0, 2.0, 4.0, 2.0, 4.0, 6.0, 8.0, 7.0, 7.0, 7.0, 0.0]
+    want += [c for p in pos for c in (*p, *p)]
+    assert R.unpack("f", out["Out"]) == want
+
+
+def test_sample_position_table_in_spirv():
+    """The SPIR-V table GetSamplePosition reads: every standard pattern (1, 2, 4, 8, 16 samples) in turn, then
+    (0, 0), a Private array indexed by count - 1 + index (spirv-val at Vulkan 1.2 too: the variable is in the
+    entry point's interface from SPIR-V 1.4)."""
+    from harness import tools
+    patterns = {1: [(0, 0)], 2: [(4, 4), (-4, -4)], 4: FOUR_SAMPLES,
+                8: [(1, -3), (-1, 3), (5, 1), (-3, -5), (-5, 5), (-7, -1), (3, 7), (7, -7)],
+                16: [(1, 1), (-1, -3), (-3, 2), (4, -1), (-5, -2), (2, 5), (5, 3), (3, -5), (-2, 6), (0, -7),
+                     (-4, -6), (-6, 4), (-8, 0), (7, -4), (6, 7), (-7, -8)]}
+    flat = [p for n in (1, 2, 4, 8, 16) for p in patterns[n]] + [(0, 0)]
+    text = R.spirv_dis(R.build(MS))
+    consts = {name: float(v) for name, v in re.findall(r"(%\w+) = OpConstant %float (\S+)", text)}
+    pairs = {cid: (consts[x], consts[y])
+             for cid, x, y in re.findall(r"(%\w+) = OpConstantComposite %v2float (%\w+) (%\w+)\n", text)}
+    table = re.search(r"= OpConstantComposite %_arr_v2float_uint_32 ((?:%\w+ ?)+)\n", text)
+    assert table, text
+    assert [pairs[c] for c in table.group(1).split()] == [(x / 16, y / 16) for x, y in flat]
+    v12 = R.compile_hlsl(MS, env="vulkan1.2")
+    tools.spirv_val(v12.binary, "vulkan1.2")

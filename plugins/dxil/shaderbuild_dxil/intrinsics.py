@@ -691,6 +691,14 @@ def _render_target_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[
     return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
 
 
+@intrinsic("GetSamplePosition")
+def _ms_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """Texture2DMS(Array).GetSamplePosition(i): texture2DMSGetSamplePosition's SamplePos (x, y)."""
+    tex = L.handle(L.resource_place(e.args[0]))
+    pos = L.ops.call(L.b, "Texture2DMSGetSamplePosition", None, [tex, L.expr(e.args[1])[0]])
+    return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
+
+
 @intrinsic("CheckAccessFullyMapped")
 def _check_access_fully_mapped(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     return [L.ops.call(L.b, "CheckAccessFullyMapped", "i32", [L.expr(e.args[0])[0]])]

@@ -466,6 +466,10 @@ class ResourceLowering(SemaBase):
             return ir.Intrinsic("Load", ops, elem)
         if name == "GetDimensions":
             return self._get_dimensions(res, r, args, loc)
+        if name == "GetSamplePosition":     # (sample index) -> the sample's offset from the pixel centre
+            self._arity(name, args, (1,), loc)
+            return ir.Intrinsic(name, [res, self.convert(self.rvalue(args[0]), ir.INT, args[0].loc)],
+                                ir.Vector(ir.FLOAT, 2))
         raise error(f"no member function named '{name}' in '{r}'", loc)
 
     def _get_dimensions(self, res, r: ir.Resource, args, loc) -> ir.Expr:
