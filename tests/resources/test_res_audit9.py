@@ -1061,3 +1061,81 @@ def test_sample_position_table_in_spirv():
     assert [pairs[c] for c in table.group(1).split()] == [(x / 16, y / 16) for x, y in flat]
     v12 = R.compile_hlsl(MS, env="vulkan1.2")
     tools.spirv_val(v12.binary, "vulkan1.2")
+
+
+# ---------------------------------------------------------------- 3-component elements, integer texels, atomics
+
+FLOAT3_STORE = """
+RWBuffer<float3> B : register(u1);
+RWTexture2D<float3> T : register(u2);
+[numthreads(2, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) { B[t.x] = B[t.x].zyx * 2 + t.x; T[t.xy] = float3(t.x + 1, 5, 6); }
+"""
+
+
+def test_float3_element_store_fills_w_as_d3d():
+    """Regression: a float3 element lives in an Rgba32f view; SPIR-V wrote its w as 0 where D3D (DXC's DXIL:
+    the typed store repeats the first component) writes x, so the two targets left different bytes."""
+    out = R.cs(FLOAT3_STORE, {"B": R.texel(R.pack("f", range(8)), "rgba32f"),
+                              "T": R.image(bytes(32), 2, 1, "rgba32f", storage_image=True)})
+    b = [[2 * v + i for v in (4 * i + 2, 4 * i + 1, 4 * i)] for i in range(2)]
+    assert R.unpack("f", out["B"]) == [c for v in b for c in (*v, v[0])]
+    assert R.unpack("f", out["T"]) == [1.0, 5.0, 6.0, 1.0, 2.0, 5.0, 6.0, 2.0]
+
+
+MIXED = """
+Buffer<float3> B : register(t1);
+Texture2D<float3> T3 : register(t2);
+Texture2D<uint4> TU : register(t3);
+Texture1D<int4> TI : register(t4);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = float4(B[1], T3.Load(int3(0, 0, 0)).z);
+    Out[1] = TU[uint2(1, 0)];
+    Out[2] = TI.Load(int2(1, 0));
+    Out[3] = TU.Load(int3(0, 0, 0), int2(1, 0)).wzyx;
+}
+"""
+
+
+def test_three_component_and_integer_texels():
+    out = R.cs(MIXED, {"B": R.texel(R.pack("f", range(8)), "rgba32f", writable=False),
+                       "T3": R.image(R.pack("f", range(8)), 2, 1, "rgba32f"),
+                       "TU": R.image(R.pack("I", range(8)), 2, 1, "rgba32ui"),
+                       "TI": R.image(R.pack("i", [-1, -2, -3, -4, 5, -6, 7, -8]), 2, 1, "rgba32i", dim="1d"),
+                       "Out": R.storage(R.sentinel(16))})
+    assert R.unpack("f", out["Out"]) == [4.0, 5.0, 6.0, 2.0, 4.0, 5.0, 6.0, 7.0, 5.0, -6.0, 7.0, -8.0, 7.0, 6.0, 5.0, 4.0]
+
+
+ATOMICS_MORE = """
+RWBuffer<uint> U[2] : register(u1);
+RWTexture1D<uint> A : register(u3);
+RWTexture3D<int> B : register(u4);
+RWTexture2DArray<uint> C : register(u5);
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(2, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) {
+    uint o, a, c; int b;
+    InterlockedAdd(U[1][t.x], 10, o);
+    InterlockedOr(U[0][0], 1u << t.x);
+    InterlockedMax(A[t.x], 5u, a);
+    InterlockedMin(B[uint3(t.x, 0, 1)], -2, b);
+    InterlockedCompareExchange(C[uint3(t.x, 0, 1)], 9u, 4u, c);
+    Out[t.x] = uint4(o, a, asuint(b), c);
+}
+"""
+
+
+def test_interlocked_on_typed_buffer_arrays_and_other_texture_kinds():
+    out = R.cs(ATOMICS_MORE, {
+        "U": [R.texel(R.pack("I", [0, 0]), "r32ui"), R.texel(R.pack("I", [1, 2]), "r32ui")],
+        "A": R.image(R.pack("I", [3, 8]), 2, 1, "r32ui", storage_image=True, dim="1d"),
+        "B": R.image(R.pack("i", [0, 0, 7, -9]), 2, 1, "r32i", storage_image=True, dim="3d", depth=2),
+        "C": R.image(R.pack("I", [0, 0, 9, 1]), 2, 1, "r32ui", storage_image=True, dim="2d_array", layers=2),
+        "Out": R.storage(R.sentinel(8))})
+    assert R.unpack("I", out["U[0]"]) == [3, 0] and R.unpack("I", out["U[1]"]) == [11, 12]
+    assert R.unpack("I", out["A"]) == [5, 8]
+    assert R.unpack("i", out["B"]) == [0, 0, -2, -9]
+    assert R.unpack("I", out["C"]) == [0, 0, 4, 1]
+    assert R.unpack("I", out["Out"]) == [1, 3, 7, 9, 2, 8, 2**32 - 9, 1]

@@ -817,7 +817,9 @@ class ExprEmitter:
             return
         if n != 4:
             comps = [v] if n == 1 else [self.op("OpCompositeExtract", self.tid(s), v, i) for i in range(n)]
-            comps += [self.const(s, 0)] * (4 - n)
+            # a 3-component element lives in a 4-component format (Rgba32f, ...): its w gets x, as D3D writes
+            # it (DXC's DXIL repeats the first component in a typed store); 1 and 2 fill what the format drops
+            comps += [comps[0] if n == 3 else self.const(s, 0)] * (4 - n)
             v = self.op("OpCompositeConstruct", self.tid(t4), *comps)
         self.void_op("OpImageWrite", img, p.coord, v)
 
