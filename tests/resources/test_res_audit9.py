@@ -1139,3 +1139,21 @@ def test_interlocked_on_typed_buffer_arrays_and_other_texture_kinds():
     assert R.unpack("i", out["B"]) == [0, 0, -2, -9]
     assert R.unpack("I", out["C"]) == [0, 0, 4, 1]
     assert R.unpack("I", out["Out"]) == [1, 3, 7, 9, 2, 8, 2**32 - 9, 1]
+
+
+@pytest.mark.parametrize(("decl", "call", "want"), [
+    ("Texture2D<float> Tex : register(t1);", "uint a, b, c; Tex.GetDimensions(a, b, c);", "2 or 4 arguments, have 3"),
+    ("Texture2DArray<float> Tex : register(t1);", "uint a, b, c, d; Tex.GetDimensions(a, b, c, d);",
+     "3 or 5 arguments, have 4"),
+    ("Texture2DMS<float> Tex : register(t1);", "uint a, b; Tex.GetDimensions(a, b);", "3 arguments, have 2"),
+    ("RWTexture2D<float> Tex : register(u1);", "uint a, b, c; Tex.GetDimensions(a, b, c);", "2 arguments, have 3"),
+], ids=["2d-three", "2d-array-four", "ms-without-samples", "rw-with-levels"])
+def test_get_dimensions_overloads_dxc_does_not_have(decl, call, want):
+    """Regression: a texture with mips also took (dims..., levels) without the mip argument, and a multisampled
+    one (dims...) without the sample count; DXC has neither overload."""
+    src = f"{OUTF}{decl}\n[numthreads(1, 1, 1)]\nvoid main() {{\n  {call}\n}}\n"
+    kind = decl.split("<")[0]
+    col = 3 + call.index("Tex.GetDimensions") + 4
+    for target in ("spirv", "dxil"):
+        assert R.errors(R.compile_hlsl(src, target=target)) == [
+            f"5:{col}: no matching member function for call to 'GetDimensions' on '{kind}': expected {want}"]

@@ -480,12 +480,14 @@ class ResourceLowering(SemaBase):
         kind = r.kind
         info = KINDS[kind]
         nsize = info.size_components
-        has_levels = info.access == "SRV" and info.dim != "Buffer"     # mip levels, or samples (MS)
-        forms = {nsize}
-        if has_levels:
-            forms.add(nsize + 1)
-            if not info.ms:
-                forms.add(nsize + 2)     # (mip, dims..., levels)
+        # DXC's overloads: (dims...) and, for a texture with mips, (mip, dims..., levels); a multisampled
+        # texture has only (dims..., samples)
+        if info.ms:
+            forms = {nsize + 1}
+        elif info.access == "SRV" and info.dim != "Buffer":
+            forms = {nsize, nsize + 2}
+        else:
+            forms = {nsize}
         if len(args) not in forms:
             want = " or ".join(str(n) for n in sorted(forms))
             raise error(f"no matching member function for call to 'GetDimensions' on '{kind}': expected "
