@@ -1157,3 +1157,62 @@ def test_get_dimensions_overloads_dxc_does_not_have(decl, call, want):
     for target in ("spirv", "dxil"):
         assert R.errors(R.compile_hlsl(src, target=target)) == [
             f"5:{col}: no matching member function for call to 'GetDimensions' on '{kind}': expected {want}"]
+
+
+# ---------------------------------------------------------------- sampling integer textures (SM 6.7)
+
+INT_SAMPLE = """
+Texture2D<uint> U : register(t1);
+Texture2D<int4> I : register(t2);
+SamplerState S : register(s3);
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = uint4(U.SampleLevel(S, float2(0.6, 0.1), 0), U.SampleGrad(S, float2(0.1, 0.9), 0, 0, int2(1, 0)), 0, 0);
+    Out[1] = asuint(I.SampleLevel(S, float2(0.75, 0.25), 0));
+}
+"""
+
+
+def test_integer_texture_sampling_needs_sm67():
+    """Below SM 6.7 sampling an integer texture is an error, as in DXC ('cannot SampleLevel from resource
+    containing uint'); SPIR-V also refuses a depth comparison of one at any model (Vulkan compares float depth
+    formats only: it gave SPIR-V that spirv-val refuses)."""
+    for target in ("spirv", "dxil"):
+        assert R.errors(R.compile_hlsl(INT_SAMPLE, profile="cs_6_6", target=target)) == [
+            "8:22: cannot SampleLevel from resource containing uint", "8:61: cannot SampleGrad from resource containing uint",
+            "9:23: cannot SampleLevel from resource containing int4"]
+    cmp = (f"{OUTF}Texture2D<uint> U : register(t1);\n{C}\n[numthreads(1, 1, 1)]\n"
+           "void main() {\n  Out[0] = U.SampleCmpLevelZero(C, 0.5, 0.5);\n}\n")
+    assert R.errors(R.compile_hlsl(cmp, profile="cs_6_7")) == [
+        "6:10: 'SampleCmpLevelZero' of an integer texture ('Texture2D<uint>') is not supported when targeting SPIR-V: "
+        "Vulkan compares depth (float) formats only"]
+    assert R.compile_hlsl(cmp, profile="cs_6_7", target="dxil").ok
+
+
+@pytest.mark.vulkan
+def test_integer_texture_sampling_executes_at_sm67():
+    """SM 6.7 integer sampling (nearest): SPIR-V on lavapipe and the DXIL (sampleLevel.i32 / sampleGrad.i32)
+    through dxil-spirv; the interpreter samples float textures only, so the twin is run here directly."""
+    from harness import dxil_consumer, tools
+    u = list(range(100, 116))                         # texel (x, y) = 100 + x + 4y
+    i = [v * (-1) ** (k % 2) for k, v in enumerate(range(64))]
+    want = [100 + 2, 100 + 1 + 12, 0, 0] + [x & 0xFFFFFFFF for x in i[(1 * 4 + 3) * 4:(1 * 4 + 3) * 4 + 4]]
+    vk = R.vk_runner()
+    res = R.compile_hlsl(INT_SAMPLE, profile="cs_6_7")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.1")
+
+    def descs(m: dict | None, shift=lambda c, r: r) -> list:
+        where = {n: (R.resource(m, n)["vulkan"]["set"], R.resource(m, n)["vulkan"]["binding"]) for n in
+                 ("U", "I", "S", "Out")} if m else {"U": (0, shift("t", 1)), "I": (0, shift("t", 2)),
+                                                    "S": (0, shift("s", 3)), "Out": (0, shift("u", 0))}
+        return [vk.Image(*where["U"], R.pack("I", u), 4, 4, "r32ui"),
+                vk.Image(*where["I"], R.pack("i", i), 4, 4, "rgba32i"), vk.Sampler(*where["S"]),
+                vk.Buf(*where["Out"], R.sentinel(8), "storage")]
+    assert R.unpack("I", vk.run_compute(res.binary, "main", descs(res.manifest))[3]) == want
+    dx = R.compile_hlsl(INT_SAMPLE, profile="cs_6_7", target="dxil")
+    assert dx.ok, R.diagnostics_text(dx)
+    spirv = dxil_consumer.to_spirv(dx.binary)
+    got = vk.run_compute(spirv, "main", descs(None, lambda c, r: dxil_consumer.SHIFTS[c] + r))
+    assert R.unpack("I", got[3]) == want

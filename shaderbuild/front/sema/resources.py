@@ -405,8 +405,11 @@ class ResourceLowering(SemaBase):
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         if name in SAMPLE_METHODS:
             extras, comparison, implicit = SAMPLE_METHODS[name]
-            if name == "SampleCmpLevel" and (self.profile.major, self.profile.minor) < (6, 7):
+            sm67 = (self.profile.major, self.profile.minor) >= (6, 7)
+            if name == "SampleCmpLevel" and not sm67:
                 self.stage_error(f"'{name}' requires shader model 6.7 or higher (the profile is {self.profile})", loc)
+            if not sm67 and ir.scalar_of(elem).kind in ("int", "uint"):   # integer sampling is SM 6.7 (DXC)
+                self.stage_error(f"cannot {name} from resource containing {elem}", loc)
             if implicit:
                 self.derivative_stage(f"'{name}'", loc)
             n = 2 + len(extras)
