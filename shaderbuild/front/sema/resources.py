@@ -408,6 +408,7 @@ class ResourceLowering(SemaBase):
             sm67 = (self.profile.major, self.profile.minor) >= (6, 7)
             if name == "SampleCmpLevel" and not sm67:
                 self.stage_error(f"'{name}' requires shader model 6.7 or higher (the profile is {self.profile})", loc)
+            assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             if not sm67 and ir.scalar_of(elem).kind in ("int", "uint"):   # integer sampling is SM 6.7 (DXC)
                 self.stage_error(f"cannot {name} from resource containing {elem}", loc)
             if implicit:
