@@ -1252,3 +1252,64 @@ def test_gather_four_offsets_with_status():
     for target in ("spirv", "dxil"):
         res = R.compile_hlsl(GATHER_FOUR_STATUS, target=target)
         assert res.ok, R.diagnostics_text(res)
+
+
+HEAP2 = """
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    Texture2DMS<float4> ms = ResourceDescriptorHeap[0];
+    RWBuffer<uint> rb = ResourceDescriptorHeap[1];
+    Buffer<float4> tb = ResourceDescriptorHeap[2];
+    ByteAddressBuffer raw = ResourceDescriptorHeap[3];
+    TextureCube<float> cube = ResourceDescriptorHeap[4];
+    SamplerState s = SamplerDescriptorHeap[13];
+    uint w, h, n; ms.GetDimensions(w, h, n);
+    uint old; InterlockedAdd(rb[1], 10, old);
+    uint tn; tb.GetDimensions(tn);
+    uint cw, ch, cl; cube.GetDimensions(0, cw, ch, cl);
+    Out[0] = float4(w, h, n, old);
+    Out[1] = float4(ms.GetSamplePosition(3), ms.Load(int2(1, 1), 2).y, tn);
+    Out[2] = float4(tb[1].z, asfloat(raw.Load(8)), cube.SampleLevel(s, float3(0.01, -1, 0.01), 0), cw * 10 + cl);
+}
+"""
+HEAP2_WANT = [4.0, 2.0, 4.0, 5.0, 2 / 16, 6 / 16, 2.0, 3.0, 6.0, 2.5, val(1, 0, layer=3), 21.0]
+
+
+def _heap2_descs(vk, rs: int, rb: int, ss: int, sb: int) -> list:
+    kinds = [
+        lambda i: vk.Image(rs, rb, R.pack("f", [1, 2, 3, 4]), 4, 2, "rgba32f", "sampled_image", samples=4, index=i),
+        lambda i: vk.TexelBuffer(rs, rb, R.pack("I", [4, 5, 6]), "r32ui", "storage_texel_buffer", index=i),
+        lambda i: vk.TexelBuffer(rs, rb, R.pack("f", range(12)), "rgba32f", "uniform_texel_buffer", index=i),
+        lambda i: vk.Buf(rs, rb, R.pack("f", [0.5, 1.5, 2.5, 3.5]), "storage", index=i),
+        lambda i: vk.Image(rs, rb, r32f(2, 2, layers=6), 2, 2, "r32f", "sampled_image", dim="cube", layers=6, index=i),
+    ]
+    descs = [make(i) for i, make in enumerate(kinds)]
+    shared = (rs, rb) == (ss, sb)
+    for i in range(len(kinds), 16):
+        descs.append(vk.Sampler(ss, sb, index=i) if shared and i == 13 else vk.Buf(rs, rb, R.pack("I", [i]), "storage",
+                                                                                  index=i))
+    if not shared:
+        descs += [vk.Sampler(ss, sb, index=i) for i in range(16)]
+    return descs
+
+
+@pytest.mark.vulkan
+def test_heap_kinds_execute_more():
+    """Texture2DMS (sample count, position, a sample), RWBuffer<uint> (an atomic), Buffer<float4>,
+    ByteAddressBuffer and TextureCube from the heaps, SPIR-V and DXIL through dxil-spirv."""
+    from harness import dxil_consumer, tools
+    res = R.compile_hlsl(HEAP2, profile="cs_6_6", env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.2")
+    vk = R.vk_runner()
+    heaps = {h["heap"]: h["vulkan"] for h in res.manifest["descriptor_heaps"]}
+    out = R.resource(res.manifest, "Out")["vulkan"]
+    descs = [vk.Buf(out["set"], out["binding"], R.sentinel(12), "storage"),
+             *_heap2_descs(vk, heaps["resource"]["set"], heaps["resource"]["binding"], heaps["sampler"]["set"],
+                           heaps["sampler"]["binding"])]
+    assert R.unpack("f", vk.run_compute(res.binary, "main", descs)[0]) == HEAP2_WANT
+    dx = R.compile_hlsl(HEAP2, profile="cs_6_6", target="dxil")
+    assert dx.ok, R.diagnostics_text(dx)
+    descs = [vk.Buf(0, dxil_consumer.SHIFTS["u"], R.sentinel(12), "storage"), *_heap2_descs(vk, 0, 0, 0, 0)]
+    assert R.unpack("f", vk.run_compute(dxil_consumer.to_spirv(dx.binary), "main", descs)[0]) == HEAP2_WANT
