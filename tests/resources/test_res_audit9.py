@@ -1313,3 +1313,69 @@ def test_heap_kinds_execute_more():
     assert dx.ok, R.diagnostics_text(dx)
     descs = [vk.Buf(0, dxil_consumer.SHIFTS["u"], R.sentinel(12), "storage"), *_heap2_descs(vk, 0, 0, 0, 0)]
     assert R.unpack("f", vk.run_compute(dxil_consumer.to_spirv(dx.binary), "main", descs)[0]) == HEAP2_WANT
+
+
+NESTED_WRITE = """
+struct In { float2x3 m; bool b[2]; int3 i; };
+struct E { In a[2]; float f; bool c; };
+StructuredBuffer<E> SB : register(t1);
+RWStructuredBuffer<E> W : register(u2);
+AppendStructuredBuffer<E> A : register(u3);
+[numthreads(1, 1, 1)]
+void main() {
+    E e = SB[2];
+    W[0] = e;                               // a whole element
+    W[1] = SB[1];
+    W[1].a[1].b[1] = !e.c;                  // one bool of an array of a struct of an array
+    W[1].a[0].m[1][2] = e.f * 4;            // one matrix element
+    W[1].a[1].i.yz = int2(-7, 8);           // a swizzle of an int3 member
+    e.a[0].b[0] = true;
+    A.Append(e);
+}
+"""
+
+
+def _nested_read(buf: bytes, layout: str, e: int) -> dict:
+    step, ob, oi, of, oc, stride = NESTED_LAYOUTS[layout]
+    base = e * stride
+    out = {"f": struct.unpack_from("<f", buf, base + of)[0], "c": struct.unpack_from("<I", buf, base + oc)[0]}
+    for a in range(2):
+        ia = base + a * step
+        out[f"m{a}"] = [struct.unpack_from("<f", buf, ia + 8 * c + 4 * r)[0] for r in range(2) for c in range(3)]
+        out[f"b{a}"] = list(struct.unpack_from("<2I", buf, ia + ob))
+        out[f"i{a}"] = list(struct.unpack_from("<3i", buf, ia + oi))
+    return out
+
+
+@pytest.mark.llvm
+def test_structured_buffer_nested_struct_writes():
+    """Writes into structured buffers of nested structs (a whole element, one bool of an array, one matrix
+    element, a swizzle) and Append of one: checked field by field against the source element, Vulkan layout on
+    lavapipe, D3D layout on the interpreter."""
+    from harness import dxil_exec
+
+    def check(layout: str, w: bytes, a: bytes) -> None:
+        src = _nested_data(layout)
+        want0, want1 = _nested_read(src, layout, 2), _nested_read(src, layout, 1)
+        want1["b1"][1] = 1 - want0["c"]
+        want1["m0"][5] = want0["f"] * 4                       # m[1][2]: row 1, column 2
+        want1["i1"][1:] = [-7, 8]
+        appended = dict(want0, b0=[1, want0["b0"][1]])
+        assert _nested_read(w, layout, 0) == want0
+        assert _nested_read(w, layout, 1) == want1
+        assert _nested_read(a, layout, 0) == appended
+
+    stride = NESTED_LAYOUTS["vulkan"][5]
+    res = R.build(NESTED_WRITE)
+    vk = R.vk_runner()
+    descs = R.bind([res.manifest], {"SB": R.storage(_nested_data("vulkan")), "W": R.storage(bytes(2 * stride)),
+                                    "A": R.storage(bytes(stride))})
+    v = R.resource(res.manifest, "A")["vulkan"]
+    descs.append(vk.Buf(v["set"], v["counter_binding"], R.pack("I", [0])))
+    got = vk.run_compute(res.binary, "main", descs)
+    check("vulkan", got[1], got[2])
+    dx, _chk = R.build_dxil(NESTED_WRITE)
+    d3d = NESTED_LAYOUTS["d3d"][5]
+    got = dxil_exec.run_dxil_compute(dx.binary, "main", [(1, 0, "t", _nested_data("d3d")), (2, 0, "u", bytes(2 * d3d)),
+                                                         (3, 0, "u", bytes(d3d), dxil_exec.View(counter=0))])
+    check("d3d", got[1], got[2])
