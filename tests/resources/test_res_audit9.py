@@ -1379,3 +1379,22 @@ def test_structured_buffer_nested_struct_writes():
     got = dxil_exec.run_dxil_compute(dx.binary, "main", [(1, 0, "t", _nested_data("d3d")), (2, 0, "u", bytes(2 * d3d)),
                                                          (3, 0, "u", bytes(d3d), dxil_exec.View(counter=0))])
     check("d3d", got[1], got[2])
+
+
+APPEND_CONSUME_DIMS = """
+ConsumeStructuredBuffer<float2> C : register(u1);
+AppendStructuredBuffer<uint> A : register(u2);
+RWStructuredBuffer<uint4> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() { uint n, s, m, t; C.GetDimensions(n, s); A.GetDimensions(m, t); Out[0] = uint4(n, s, m, t); }
+"""
+
+
+def test_append_consume_get_dimensions_without_counter_use():
+    """Regression: an Append/Consume buffer whose counter the code never touches (only GetDimensions) had its
+    counter in the manifest but not in the SPIR-V (spirv-cross saw fewer descriptors); the counter is declared
+    with the buffer now, so its binding does not depend on the code."""
+    res = R.build(APPEND_CONSUME_DIMS)
+    assert "counter.var.C" in R.spirv_dis(res) and "counter.var.A" in R.spirv_dis(res)
+    out = R.run_cs(res, {"C": R.storage(bytes(40)), "A": R.storage(bytes(12)), "Out": R.storage(R.sentinel(4))})
+    assert R.unpack("I", out["Out"]) == [5, 8, 3, 4]
