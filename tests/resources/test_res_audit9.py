@@ -1398,3 +1398,33 @@ def test_append_consume_get_dimensions_without_counter_use():
     assert "counter.var.C" in R.spirv_dis(res) and "counter.var.A" in R.spirv_dis(res)
     out = R.run_cs(res, {"C": R.storage(bytes(40)), "A": R.storage(bytes(12)), "Out": R.storage(R.sentinel(4))})
     assert R.unpack("I", out["Out"]) == [5, 8, 3, 4]
+
+
+UNBOUNDED = """
+Texture2D<float> T[] : register(t1);
+SamplerState S[] : register(s1, space1);
+Buffer<float> B[] : register(t0, space2);
+RWStructuredBuffer<float4> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) {
+    uint i = NonUniformResourceIndex(t.x % 3);
+    Out[t.x] = float4(T[i].SampleLevel(S[NonUniformResourceIndex(t.x % 2)], float2(1.3, 0.1), 0),
+                      T[NonUniformResourceIndex(2 - t.x % 3)].Load(int3(0, 0, 0)), B[NonUniformResourceIndex(t.x % 2)][t.x], 0);
+}
+"""
+
+
+def test_unbounded_arrays_with_non_uniform_indices():
+    """Unbounded texture, sampler and typed-buffer arrays indexed per thread through NonUniformResourceIndex
+    (the index kept in a local too): texture k holds 10k + x, sampler 0 wraps and 1 clamps (u = 1.3: x = 1 or 3),
+    buffer k holds 100 + 10k + j."""
+    out = R.cs(UNBOUNDED, {
+        "T": [R.image(R.pack("f", [k * 10 + x for _y in range(4) for x in range(4)]), 4, 4, "r32f") for k in range(3)],
+        "S": [R.sampler(address="wrap"), R.sampler(address="clamp")],
+        "B": [R.texel(R.pack("f", [100 + k * 10 + j for j in range(4)]), "r32f", writable=False) for k in range(2)],
+        "Out": R.storage(R.sentinel(16))})
+    want = []
+    for t in range(4):
+        x = 1 if t % 2 == 0 else 3
+        want += [10.0 * (t % 3) + x, 10.0 * (2 - t % 3), 100.0 + 10 * (t % 2) + t, 0.0]
+    assert R.unpack("f", out["Out"]) == want
