@@ -1428,3 +1428,23 @@ def test_unbounded_arrays_with_non_uniform_indices():
         x = 1 if t % 2 == 0 else 3
         want += [10.0 * (t % 3) + x, 10.0 * (2 - t % 3), 100.0 + 10 * (t % 2) + t, 0.0]
     assert R.unpack("f", out["Out"]) == want
+
+
+def _advanced_texture_ops(src: str) -> tuple[bool, int]:
+    """(SFI0's AdvancedTextureOps as obj2yaml reads it, the entry's shader flags) of the SM 6.7 DXIL build."""
+    res, chk = R.build_dxil(src, profile="cs_6_7")
+    sfi0 = next(p for p in chk.container["Parts"] if p["Name"] == "SFI0").get("Flags", {})
+    m = re.search(r"^!\d+ = !\{i32 0, i64 (\d+), ", chk.ir, re.M)
+    assert m, chk.ir
+    return bool(sfi0.get("AdvancedTextureOps", False)), int(m.group(1))
+
+
+def test_advanced_texture_ops_flag():
+    """SampleCmpLevel and integer sampling are SM 6.7 "advanced texture ops": DXIL shader flag bit 34
+    (DxilShaderFlags.h) and SFI0's AdvancedTextureOps (0x20000000), as DXC's flag collection sets them; a
+    SampleCmpLevelZero module has neither."""
+    cmp = f"{OUTF}{T2}\n{C}\n[numthreads(1, 1, 1)]\nvoid main() {{ Out[0] = Tex.SampleCmpLevel(C, 0.5, 0.5, 1); }}\n"
+    zero = cmp.replace("SampleCmpLevel(C, 0.5, 0.5, 1)", "SampleCmpLevelZero(C, 0.5, 0.5)")
+    for src, want in ((cmp, True), (INT_SAMPLE, True), (zero, False)):
+        sfi0, flags = _advanced_texture_ops(src)
+        assert sfi0 is want and bool(flags >> 34 & 1) is want, (src, sfi0, flags)
