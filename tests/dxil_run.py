@@ -41,6 +41,8 @@ NOT_EXECUTABLE = {
              "interpreter runs one thread at a time",
     "wave": "wave and quad operations: they read the other lanes of the wave, and the interpreter runs one thread at "
             "a time",
+    "multisampled": "multisampled textures (Texture2DMS*: sample counts and positions, per-sample texels) that the "
+                    "interpreter runtime does not model: the twin runs through dxil-spirv on lavapipe only",
     "dxop-overloads": "i16 / f16 / i64 overloads of dx.ops (dx.op.binary.i16, .unary.f16, .tertiary.i64, ...) that "
                       "the interpreter runtime (harness/dxop_runtime.c) lacks: the twin runs through dxil-spirv on "
                       "lavapipe only",

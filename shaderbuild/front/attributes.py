@@ -33,6 +33,7 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "raypayload": (0, 0),
     "vk::binding": (1, 2),
     "vk::counter_binding": (1, 1),
+    "vk::image_format": (1, 1),
     "vk::offset": (1, 1),
     "vk::location": (1, 1),
     "vk::builtin": (1, 1),

@@ -207,7 +207,11 @@ SPECIAL = frozenset({
 RAY_CALLS = ("TraceRay", "ReportHit", "CallShader")
 
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
-SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero")
+SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero",
+                  "SampleCmpLevel")
+# the depth-comparison sample methods (D3D and Vulkan have no comparison on 3-D textures); SampleCmpLevel
+# (an explicit level) is SM 6.7
+SAMPLE_CMP_METHODS = ("SampleCmp", "SampleCmpLevelZero", "SampleCmpLevel")
 GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
 # Gather*(s, location[, offset]) with a compare value after the location and a SamplerComparisonState
 GATHER_CMP_METHODS = ("GatherCmp", "GatherCmpRed", "GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")
@@ -239,7 +243,7 @@ RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
 METHODS = frozenset({
     *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *ATOMICS64, *FLOAT_BITWISE,
     *STREAM_METHODS,
-    "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume",
+    "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume", "GetSamplePosition",
 })
 
 # WithStatus(read, status place): a texture read given an `out uint status` (Sample(s, uv, offset, clamp,

@@ -87,6 +87,7 @@ class Binding(DataRecord):
     count: int | None = 1        # flattened array size; None = unbounded
     vk_explicit: tuple[int, int] | None = None  # [[vk::binding(b, s)]]
     vk_counter_explicit: int | None = None      # [[vk::counter_binding(b)]]
+    vk_image_format: str | None = None          # [[vk::image_format("rgba8")]] (the SPIR-V backend reads it)
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...

@@ -15,6 +15,7 @@ from .intrinsics import (
     GATHER_METHODS,
     LOD_METHODS,
     RAW_METHODS,
+    SAMPLE_CMP_METHODS,
     SAMPLE_METHODS,
     STREAM_METHODS,
 )
@@ -58,7 +59,12 @@ _STREAM = frozenset(STREAM_METHODS)
 
 def _texture(name: str, dim: str, coords: int, offsets: int, sizes: int, arrayed: bool = False, ms: bool = False,
              gather: bool = False, indexed: str | None = "mips") -> ResourceKind:
-    methods = frozenset({"Load", "GetDimensions"}) if ms else _SAMPLED | (_GATHER if gather else frozenset())
+    methods = frozenset({"Load", "GetDimensions", "GetSamplePosition"}) if ms else _SAMPLED | (
+        _GATHER if gather else frozenset())
+    if dim == "3D":     # no depth comparison on volumes (DXC's methods; Vulkan's VUID-...-OpImage-04777)
+        methods -= frozenset(SAMPLE_CMP_METHODS)
+    if dim == "Cube":   # cubes are only sampled: no Load (SPIR-V's OpImageFetch takes no Cube image either)
+        methods -= {"Load"}
     return ResourceKind(name, "SRV", "typed", "sampled_image", "texel", methods, dim, arrayed, ms, coords, offsets,
                         sizes, indexed)
 

@@ -391,9 +391,12 @@ _float_sample = {
     # (op, t, s, c0..c3, o0..o2, compare)
     "sampleCmpLevelZero": (lambda k: "call float @rt_sample_cmp(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
                                      "float %a6, float %a10)", _SAMPLE_OFFSETS),
+    # (op, t, s, c0..c3, o0..o2, compare, lod)
+    "sampleCmpLevel": (lambda k: "call float @rt_sample_cmp_level(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                                 "float %a6, float %a10, float %a11)", _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0..o2, ddx0..2, ddy0..2, clamp)
     "sampleGrad": (lambda k: "call float @rt_sample_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                             f"float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, i32 {k})",
+                             f"float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, float %a16, i32 {k})",
                    _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0, o1, channel)
     "textureGather": (lambda k: "call float @rt_gather(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
@@ -463,6 +466,9 @@ SHIMS: dict[str, Callable[[OpDecl], str]] = {
     "isSpecialFloat": _is_special_float,
     "atomicBinOp": _atomic_bin_op,
     "bufferUpdateCounter": _update_counter,
+    # the runtime's reads store status 0 (every resource is fully mapped)
+    "checkAccessFullyMapped": lambda d: (f"define {d.ret} @{d.name}({_sig(d)}) {{\n  %r = icmp eq i32 %a1, 0\n"
+                                         f"  ret {d.ret} %r\n}}\n"),
     "atomicCompareExchange": _atomic_cmpxchg,
     # mesh shaders (run_dxil_mesh): outputs captured per group, the payload from the test
     "storeVertexOutput": _mesh_store(0),
@@ -490,7 +496,8 @@ declare i32 @rt_dims(ptr, i32, i32)
 declare void @rt_sample_offsets(i32, i32, i32)
 declare float @rt_sample_level(ptr, ptr, float, float, float, float, float, i32)
 declare float @rt_sample_cmp(ptr, ptr, float, float, float, float, float)
-declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, i32)
+declare float @rt_sample_cmp_level(ptr, ptr, float, float, float, float, float, float)
+declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, i32)
 declare float @rt_gather(ptr, ptr, float, float, float, i32, i32)
 declare float @rt_gather_cmp(ptr, ptr, float, float, float, float, i32)
 declare i32 @rt_thread_id(i32)

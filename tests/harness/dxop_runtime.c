@@ -518,13 +518,21 @@ float rt_sample_cmp(Res *t, Res *s, float c0, float c1, float c2, float c3, floa
     return sample_lod(t, s, c0, c1, c2, 0.0f, 0, ref);
 }
 
+float rt_sample_cmp_level(Res *t, Res *s, float c0, float c1, float c2, float c3, float ref, float lod) {
+    if (!s->compare) die("SampleCmpLevel with a sampler that has no compare op", 0, 0, 0);
+    if (is_cube(t)) return sample_cube(t, s, c0, c1, c2, c3, lod, 0, ref);
+    return sample_lod(t, s, c0, c1, c2, lod, 0, ref);
+}
+
 float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, float dx1, float dx2,
-                     float dy0, float dy1, float dy2, int k) {
+                     float dy0, float dy1, float dy2, float clamp, int k) {
     float w = (float)t->width, h = (float)t->height, d = (float)t->depth;
     float lx = sqrtf(dx0 * w * dx0 * w + dx1 * h * dx1 * h + dx2 * d * dx2 * d);
     float ly = sqrtf(dy0 * w * dy0 * w + dy1 * h * dy1 * h + dy2 * d * dy2 * d);
     float m = lx > ly ? lx : ly;
-    return sample_lod(t, s, c0, c1, c2, m > 0.0f ? log2f(m) : 0.0f, k, 0.0f);
+    float lod = m > 0.0f ? log2f(m) : 0.0f;
+    if (clamp > lod) lod = clamp;   /* the clamp: the smallest level read (undef when not given: NaN or 0) */
+    return sample_lod(t, s, c0, c1, c2, lod, k, 0.0f);
 }
 
 /* Texel k of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order (-,+), (+,+), (+,-), (-,-) of

@@ -241,6 +241,8 @@ def _image_levels(d: dict) -> list[tuple[int, int, int]]:
 def image_data_size(d: dict) -> int:
     """Bytes of an image's data: per mip level, every layer's texels (rows of width texels)."""
     layers = d.get("layers", 1)
+    if d.get("samples", 1) > 1:     # a multisampled image: one texel, every sample cleared to it
+        return _texel_size(d["format"])
     return sum(w * h * dep * layers for w, h, dep in _image_levels(d)) * _texel_size(d["format"])
 
 
@@ -310,7 +312,7 @@ class Descriptors:
         image = self.res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
             flags=vk.VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT if cube else 0, imageType=itype, format=fmt,
             extent=vk.VkExtent3D(width=d["width"], height=d.get("height", 1), depth=d.get("depth", 1)),
-            mipLevels=mips, arrayLayers=layers, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            mipLevels=mips, arrayLayers=layers, samples=d.get("samples", 1),     # VkSampleCountFlagBits = the count
             tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE,
             initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
         req = vk.vkGetImageMemoryRequirements(dev, image)
@@ -330,8 +332,14 @@ class Descriptors:
                                                              layerCount=layers),
                 imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=dep)))
             offset += w * h * dep * layers * _texel_size(d["format"])
-        return {"type": _IMAGE_KINDS[d["kind"]], "image": image, "view": view, "staging": staging,
+        item = {"type": _IMAGE_KINDS[d["kind"]], "image": image, "view": view, "staging": staging,
                 "regions": regions, "subrange": subrange, "readback": storage, "size": size}
+        if d.get("samples", 1) > 1:     # no buffer copies into multisampled images: cleared to the one texel
+            code = {"r32ui": "I", "rg32ui": "I", "rgba32ui": "I", "r32i": "i", "rgba32i": "i"}.get(d["format"], "f")
+            vals = list(struct.unpack(f"<{size // 4}{code}", d["data"])) + [0] * (4 - size // 4)
+            field = {"I": "uint32", "i": "int32", "f": "float32"}[code]
+            item["clear"] = vk.VkClearColorValue(**{field: vals})
+        return item
 
     def _check_limits(self) -> None:
         """Exceeding a per-stage descriptor limit is undefined behaviour (lavapipe segfaults): refuse it."""
@@ -451,8 +459,13 @@ class Descriptors:
         for item in self._images():
             self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                              0, vk.VK_ACCESS_TRANSFER_WRITE_BIT)
-            vk.vkCmdCopyBufferToImage(cmd, item["staging"][0], item["image"],
-                                      vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, len(item["regions"]), item["regions"])
+            if "clear" in item:
+                vk.vkCmdClearColorImage(cmd, item["image"], vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, item["clear"], 1,
+                                        [item["subrange"]])
+            else:
+                vk.vkCmdCopyBufferToImage(cmd, item["staging"][0], item["image"],
+                                          vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, len(item["regions"]),
+                                          item["regions"])
             self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
                              vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                              vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT)

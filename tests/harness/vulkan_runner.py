@@ -87,6 +87,7 @@ class Image:
     layers: int = 1
     mips: int = 1
     index: int = 0
+    samples: int = 1  # > 1: a multisampled image, every sample cleared to `data`, one texel (no upload path)
 
     def levels(self) -> list[tuple[int, int, int]]:
         """(width, height, depth) of each mip level."""
@@ -94,6 +95,8 @@ class Image:
                 for m in range(self.mips)]
 
     def data_size(self) -> int:
+        if self.samples > 1:
+            return TEXEL_SIZES[self.format]
         return sum(w * h * d for w, h, d in self.levels()) * self.layers * TEXEL_SIZES[self.format]
 
 
@@ -341,6 +344,10 @@ def _describe(b) -> dict:
             raise ValueError(f"image {where}: {len(b.data)} bytes of data, its shape needs {b.data_size()}")
         d.update(format=b.format, width=b.width, height=b.height, depth=b.depth, layers=b.layers, mips=b.mips,
                  dim=b.dim)
+        if b.samples > 1:
+            if b.mips != 1 or b.dim not in ("2d", "2d_array") or b.format in ("d32f", "rgba8") or b.kind != "sampled_image":
+                raise ValueError(f"multisampled image {where}: one level of a sampled 2d/2d_array 32-bit color image")
+            d["samples"] = b.samples
         return d
     if isinstance(b, TexelBuffer):
         if b.kind not in _TEXEL_KINDS or b.format not in TEXEL_SIZES or b.format == "d32f":

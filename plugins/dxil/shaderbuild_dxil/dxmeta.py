@@ -37,12 +37,17 @@ GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
                     "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
-                    "raytracing_1_1": 25, "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31}
+                    "raytracing_1_1": 25, "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31,
+                    "advanced_texture_ops": 34}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
                 "raytracing_1_1": 0x100000, "derivatives_mesh_amp": 0x1000000,
-                "resource_heap": 0x2000000, "sampler_heap": 0x4000000}   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
+                "resource_heap": 0x2000000, "sampler_heap": 0x4000000,   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
+                "advanced_texture_ops": 0x20000000}                       # SM 6.7
+# SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
+# i32/i16 overloads of the sample ops)
+_INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 # loads that make a multi-component typed UAV need TypedUAVLoadAdditionalFormats (DXC's CollectShaderFlags)
 _TYPED_LOAD_FNS = ("dx.op.bufferLoad.", "dx.op.textureLoad.")
@@ -51,6 +56,7 @@ _TYPED_KINDS = range(1, 11)         # DXIL::ResourceKind Texture1D .. TypedBuffe
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
                        29: ("shading_rate", True, True)}
 _OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1",
+                "SampleCmpLevel": "advanced_texture_ops",
                 "GeometryIndex": "raytracing_1_1"}
 MIN_VALIDATOR = (1, 7)
 
@@ -108,6 +114,8 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
                 elif callee.name.startswith(_TYPED_LOAD_FNS) and _multi_component_uav(inst.operands[2], resources):
                     feats.add("typed_uav_load_formats")
+                elif callee.name.startswith(_INTEGER_SAMPLES) and callee.name.endswith((".i32", ".i16")):
+                    feats.add("advanced_texture_ops")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)

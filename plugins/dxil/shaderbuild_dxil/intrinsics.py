@@ -621,6 +621,7 @@ SAMPLE_METHODS = {
     "Sample": ("Sample", (), True), "SampleBias": ("SampleBias", ("bias",), True),
     "SampleLevel": ("SampleLevel", ("lod",), False), "SampleGrad": ("SampleGrad", ("ddx", "ddy"), True),
     "SampleCmp": ("SampleCmp", ("cmp",), True), "SampleCmpLevelZero": ("SampleCmpLevelZero", ("cmp",), False),
+    "SampleCmpLevel": ("SampleCmpLevel", ("cmp", "lod"), False),
 }
 
 
@@ -687,6 +688,14 @@ def _render_target_sample_count(L: FunctionLowerer, e: ir.Intrinsic) -> list[Val
 @intrinsic("GetRenderTargetSamplePosition")
 def _render_target_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     pos = L.ops.call(L.b, "RenderTargetGetSamplePosition", None, [L.expr(e.args[0])[0]])
+    return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
+
+
+@intrinsic("GetSamplePosition")
+def _ms_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
+    """Texture2DMS(Array).GetSamplePosition(i): texture2DMSGetSamplePosition's SamplePos (x, y)."""
+    tex = L.handle(L.resource_place(e.args[0]))
+    pos = L.ops.call(L.b, "Texture2DMSGetSamplePosition", None, [tex, L.expr(e.args[1])[0]])
     return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
 
 

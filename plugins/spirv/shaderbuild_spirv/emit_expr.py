@@ -56,7 +56,7 @@ from shaderbuild.records import DataRecord, Record
 from .builder import ModuleBuilder, enum
 from .emit_types import TypeLowering, has_layout_difference, matrix_shape
 from .grammar import OPCODES
-from .resources import Kind, ResourceLowering, ResourceVar, texel_scalar
+from .resources import Kind, ResourceLowering, ResourceVar, image_format, texel_scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -762,7 +762,7 @@ class ExprEmitter:
             return self.b.type("OpTypeSampler")
         if p.rv.kind.rep == "accel":
             return self.T.acceleration_structure()
-        return self.ctx.R.image_type(p.rv.rtype, p.rv.kind)
+        return self.ctx.R.image_type(p.rv.rtype, p.rv.kind, image_format(p.rv.var))
 
     def texel4(self, rtype: Resource) -> tuple[Scalar, int, Type]:
         """The image's texel: component scalar, count, and the 4-vector reads return (texel_scalar)."""
@@ -817,7 +817,9 @@ class ExprEmitter:
             return
         if n != 4:
             comps = [v] if n == 1 else [self.op("OpCompositeExtract", self.tid(s), v, i) for i in range(n)]
-            comps += [self.const(s, 0)] * (4 - n)
+            # a 3-component element lives in a 4-component format (Rgba32f, ...): its w gets x, as D3D writes
+            # it (DXC's DXIL repeats the first component in a typed store); 1 and 2 fill what the format drops
+            comps += [comps[0] if n == 3 else self.const(s, 0)] * (4 - n)
             v = self.op("OpCompositeConstruct", self.tid(t4), *comps)
         self.void_op("OpImageWrite", img, p.coord, v)
 

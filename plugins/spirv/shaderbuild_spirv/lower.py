@@ -23,6 +23,7 @@ from shaderbuild.ir.nodes import (
     VarRef,
     body_exprs,
 )
+from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import Array, Resource, Scalar, Struct, Type, Vector, scalar_of
 from shaderbuild.records import DataRecord
 
@@ -297,6 +298,9 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
         ctx.slots[g] = slot
         if spirv_14:      # from SPIR-V 1.4 the interface lists every global the entry uses
             ctx.interface.append(slot.id)
+    for rv in resources:  # Append/Consume: the counter the manifest lists, used or not (after every binding)
+        if RESOURCE_KINDS[rv.rtype.kind].counter and not isinstance(rv.var.type, Array):
+            ctx.R.counter(rv)
     return resources, initializers
 
 

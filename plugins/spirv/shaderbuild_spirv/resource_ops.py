@@ -120,6 +120,7 @@ SAMPLES = {
     "Sample": (None, 0, True, False), "SampleBias": ("Bias", 1, True, False),
     "SampleLevel": ("Lod", 1, False, False), "SampleGrad": ("Grad", 2, False, False),
     "SampleCmp": (None, 0, True, True), "SampleCmpLevelZero": ("Lod", 0, False, True),
+    "SampleCmpLevel": ("Lod", 1, False, True),
 }
 
 
@@ -128,6 +129,9 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     if implicit:
         compute_derivatives(fe.ctx)
     p = _resource(fe, e)
+    if dref and fe.texel4(p.rv.rtype)[0].kind != "float":
+        raise error(f"'{e.name}' of an integer texture ('{p.rv.rtype}') is not supported when targeting SPIR-V: "
+                    "Vulkan compares depth (float) formats only")
     si = _sampled_image(fe, e, p)
     coord = fe.expr(e.args[2])
     pos = 3
@@ -313,6 +317,8 @@ def _store(fe: ExprEmitter, e: Intrinsic) -> None:
 # ---------------------------------------------------------------- sizes
 
 def _array_length(fe: ExprEmitter, p: Ptr) -> int:
+    if p.chain and p.pointee is None:   # an element of a buffer array (`sb[i].GetDimensions`): it points to a block
+        p = Ptr(p.base, p.chain, p.sc, p.layout, p.type, p.rv.block_type, p.res, p.nonuniform)
     return fe.op("OpArrayLength", fe.tid(UINT), fe.pointer(p), 0)
 
 
@@ -356,6 +362,59 @@ def _get_dimensions(fe: ExprEmitter, e: Intrinsic) -> int | None:
         name = "OpImageQueryLevels" if sampled_mip else "OpImageQuerySamples"
         fe.store(fe.place(outs[nsize]), fe.convert(fe.op(name, fe.tid(UINT), img), UINT, outs[nsize].type))
     return None
+
+
+# ---------------------------------------------------------------- multisampled textures
+
+# D3D's standard sample patterns (D3D11_STANDARD_MULTISAMPLE_PATTERN) for 1, 2, 4, 8 and 16 samples, in
+# 1/16 pixel from the pixel centre; Vulkan has no query of a sample's position in an image, so GetSamplePosition
+# reads these (as DXC's SPIR-V does) by the image's sample count
+STANDARD_SAMPLE_POSITIONS = {
+    1: [(0, 0)],
+    2: [(4, 4), (-4, -4)],
+    4: [(-2, -6), (6, -2), (-6, 2), (2, 6)],
+    8: [(1, -3), (-1, 3), (5, 1), (-3, -5), (-5, 5), (-7, -1), (3, 7), (7, -7)],
+    16: [(1, 1), (-1, -3), (-3, 2), (4, -1), (-5, -2), (2, 5), (5, 3), (3, -5), (-2, 6), (0, -7), (-4, -6),
+         (-6, 4), (-8, 0), (7, -4), (6, 7), (-7, -8)],
+}
+
+
+def _sample_positions(fe: ExprEmitter) -> int:
+    """A Private array of every pattern in turn (the n-sample one starts at element n - 1) and (0, 0) last;
+    made once per module."""
+    key = "$standard_sample_positions"
+    vid = fe.ctx.builtins.get(key)
+    if vid is None:
+        f2 = Vector(FLOAT, 2)
+        points = [p for n in sorted(STANDARD_SAMPLE_POSITIONS) for p in STANDARD_SAMPLE_POSITIONS[n]] + [(0, 0)]
+        at = fe.b.type("OpTypeArray", fe.tid(f2), fe.T.uconst(len(points)))
+        table = fe.b.constant("OpConstantComposite", at, *[fe.const(f2, (x / 16, y / 16)) for x, y in points])
+        vid = fe.b.global_variable(fe.T.ptr("Private", at), "Private", table)
+        fe.b.name(vid, "standard_sample_positions")
+        fe.ctx.builtins[key] = vid
+    if fe.b.version >= (1, 4) and vid not in fe.ctx.interface:
+        fe.ctx.interface.append(vid)
+    return vid
+
+
+def _get_sample_position(fe: ExprEmitter, e: Intrinsic) -> int:
+    """Element count - 1 + index of the table for a standard count (1, 2, 4, 8, 16) and an index below it;
+    (0, 0) otherwise, as D3D returns for a sample that does not exist."""
+    p = _resource(fe, e)
+    fe.b.capability("ImageQuery")
+    count = fe.op("OpImageQuerySamples", fe.tid(UINT), fe.load_image(p))
+    index = fe.op("OpBitcast", fe.tid(UINT), fe.expr(e.args[1]))
+    u = fe.T.uconst
+    b = fe.tid(BOOL)
+    power_of_two = fe.op("OpIEqual", b, fe.op("OpBitwiseAnd", fe.tid(UINT), count,
+                                              fe.op("OpISub", fe.tid(UINT), count, u(1))), u(0))
+    ok = fe.op("OpLogicalAnd", b, fe.op("OpLogicalAnd", b, power_of_two, fe.op("OpULessThanEqual", b, count, u(16))),
+               fe.op("OpULessThan", b, index, count))
+    at = fe.op("OpSelect", fe.tid(UINT), ok, fe.op("OpIAdd", fe.tid(UINT), fe.op("OpISub", fe.tid(UINT), count, u(1)),
+                                                   index), u(31))
+    f2 = Vector(FLOAT, 2)
+    ptr = fe.op("OpAccessChain", fe.T.ptr("Private", fe.tid(f2)), _sample_positions(fe), at)
+    return fe.op("OpLoad", fe.tid(f2), ptr)
 
 
 # ---------------------------------------------------------------- counters
@@ -420,7 +479,7 @@ RESOURCE_METHODS: dict[str, Lowering] = {
     "GatherCmp": _gather_cmp, "GatherCmpRed": _gather_cmp,
     "CalculateLevelOfDetail": _lod, "CalculateLevelOfDetailUnclamped": _lod,
     "Load": _load, "Store": _store,
-    "GetDimensions": _get_dimensions, "WithStatus": _with_status,
+    "GetDimensions": _get_dimensions, "WithStatus": _with_status, "GetSamplePosition": _get_sample_position,
     "IncrementCounter": _increment, "DecrementCounter": _decrement, "Append": _append, "Consume": _consume,
 }
 

@@ -17,6 +17,7 @@ from shaderbuild.records import DataRecord, ValueRecord
 
 from .builder import enum
 from .emit_types import TypeLowering
+from .grammar import ENUMS
 
 
 class Kind(ValueRecord):
@@ -50,6 +51,28 @@ _FORMATS = {
     ("uint", 16, 1): "R16ui", ("uint", 16, 2): "Rg16ui", ("uint", 16, 4): "Rgba16ui",
 }
 _EXTENDED_FORMATS = frozenset(("Rg32f", "Rg16f", "R16f", "Rg32i", "Rg32ui", "R16i", "Rg16i", "R16ui", "Rg16ui"))
+# [[vk::image_format("...")]] names (DXC's spelling: the ImageFormat lower-cased) -> ImageFormat; the formats
+# a storage image may have without StorageImageExtendedFormats (SPIR-V spec, capability Shader)
+_NAMED_FORMATS = {**{f.lower(): f for f in ENUMS["ImageFormat"] if not f.startswith("R64")}, "r11g11b10f": "R11fG11fB10f"}
+_BASE_FORMATS = frozenset(("Rgba32f", "Rgba16f", "R32f", "Rgba8", "Rgba8Snorm", "Rgba32i", "Rgba16i", "Rgba8i", "R32i",
+                           "Rgba32ui", "Rgba16ui", "Rgba8ui", "R32ui"))
+
+
+def _named_format(name: str, s: Scalar) -> str:
+    """The ImageFormat [[vk::image_format]] names; its numeric class must be the element's (Vulkan's
+    VUID-StandaloneSpirv-Image-04965: a float/unorm/snorm format reads floats, *i ints, *ui uints)."""
+    fmt = _NAMED_FORMATS.get(name.lower())
+    if fmt is None:
+        raise error(f"unknown or unsupported image format '{name}' in 'vk::image_format'")
+    kind = "float" if fmt == "Unknown" else "uint" if fmt.endswith("ui") else "int" if fmt.endswith("i") else "float"
+    if fmt != "Unknown" and kind != s.kind:
+        raise error(f"image format '{name}' holds {kind} texels, the element type has {s.kind} components")
+    return fmt
+
+
+def image_format(var: Variable) -> str | None:
+    """The format [[vk::image_format]] names on a resource variable, if any."""
+    return var.binding.vk_image_format if var.binding is not None else None
 
 
 def kind_of(t: Resource) -> Kind:
@@ -254,14 +277,22 @@ class ResourceLowering:
             return "UniformConstant", None, None, self.b.type("OpTypeSampler")
         if k.rep == "accel":
             return "UniformConstant", None, None, self.T.acceleration_structure()
-        return "UniformConstant", None, None, self.image_type(t, k)
+        return "UniformConstant", None, None, self.image_type(t, k, image_format(var))
 
-    def image_type(self, t: Resource, k: Kind) -> int:
+    def image_type(self, t: Resource, k: Kind, named: str | None = None) -> int:
+        """named: the format a [[vk::image_format]] gives the variable, instead of the one of its element type."""
         assert k.dim is not None        # every image kind has a Dim
         s, n = texel_scalar(t)
         sampled_type = self.T.scalar(s)
         fmt: str | None = "Unknown"
-        if k.writable:
+        if named is not None:
+            fmt = _named_format(named, s)
+            if k.writable and fmt == "Unknown":
+                self.b.capability("StorageImageWriteWithoutFormat")
+                self.b.capability("StorageImageReadWithoutFormat")
+            elif k.writable and fmt not in _BASE_FORMATS:
+                self.b.capability("StorageImageExtendedFormats")
+        elif k.writable:
             es = element_scalar(t)[0]       # the format keeps a 16-bit element's width (Rgba16f, R16ui, ...)
             fmt = _FORMATS.get((s.kind, es.width if es.width == 16 else s.width, n if n != 3 else 4))
             if fmt is None:

@@ -902,6 +902,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 binding.vk_explicit = (vals[0], vals[1] if len(vals) > 1 else 0)
             elif a.name == "vk::counter_binding":
                 binding.vk_counter_explicit = self.const_int(a.args[0])
+            elif a.name == "vk::image_format":
+                if not isinstance(a.args[0], ast.StringLit) or KINDS[base.kind].rep != "typed":
+                    raise error("'vk::image_format' takes a format string and applies to textures and typed "
+                                "buffers", a.loc)
+                binding.vk_image_format = a.args[0].value
         var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)

@@ -31,7 +31,7 @@ LOOP_HINT = " (a loop counter is one in a loop marked [unroll] that can be unrol
 SAMPLE_METHODS = {
     "Sample": ((), False, True), "SampleBias": (("bias",), False, True), "SampleLevel": (("lod",), False, False),
     "SampleGrad": (("ddx", "ddy"), False, False), "SampleCmp": (("compare value",), True, True),
-    "SampleCmpLevelZero": (("compare value",), True, False),
+    "SampleCmpLevelZero": (("compare value",), True, False), "SampleCmpLevel": (("compare value", "lod"), True, False),
 }
 
 
@@ -92,7 +92,10 @@ class ResourceLowering(SemaBase):
                                                                    *GATHER_CMP_METHODS):
             raise error(f"a status argument is supported on 32-bit loads only, not on a load of '{read.type}'", loc)
         if not self.is_place_expr(arg):
-            raise error("the status argument must be an lvalue of type uint", arg.loc)
+            r = read.args[0].type
+            info = KINDS.get(r.kind) if isinstance(r, ir.Resource) else None
+            no_offset = f" ('{info.name}' takes no texel offset)" if info is not None and not info.offsets else ""
+            raise error(f"the status argument must be an lvalue of type uint{no_offset}", arg.loc)
         if read.name.startswith("Gather") and sum(ir.is_numeric(a.type) and ir.numeric_scalar(a.type).kind == "int"
                                                   for a in read.args) == 4:
             raise error(f"'{read.name}' with four offsets and a status is not supported", loc)
@@ -108,9 +111,10 @@ class ResourceLowering(SemaBase):
     def _no_method(r: ir.Resource, name: str, loc: SourceLoc) -> Exception:
         """The error for a method the resource-kind table does not list for r's kind."""
         info = KINDS.get(r.kind)
-        if info is not None and info.rep == "typed" and name in SAMPLE_METHODS:
+        if info is not None and info.rep == "typed" and name in SAMPLE_METHODS and "Sample" not in info.methods:
             return error(f"'{r.kind}' cannot be sampled", loc)
-        if info is not None and info.rep == "typed" and (name in GATHER_METHODS or name in GATHER_CMP_METHODS):
+        if info is not None and info.rep == "typed" and (name in GATHER_METHODS or name in GATHER_CMP_METHODS
+                                                         or name in SAMPLE_METHODS):
             return error(f"'{name}' is not available on '{r.kind}'", loc)
         if info is not None and info.rep == "raw" and name in KINDS["RWByteAddressBuffer"].methods:
             return error(f"'{name}' requires a RWByteAddressBuffer, not '{r}'", loc)
@@ -401,6 +405,12 @@ class ResourceLowering(SemaBase):
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         if name in SAMPLE_METHODS:
             extras, comparison, implicit = SAMPLE_METHODS[name]
+            sm67 = (self.profile.major, self.profile.minor) >= (6, 7)
+            if name == "SampleCmpLevel" and not sm67:
+                self.stage_error(f"'{name}' requires shader model 6.7 or higher (the profile is {self.profile})", loc)
+            assert ir.is_numeric(elem)      # texture elements are scalars or vectors
+            if not sm67 and ir.scalar_of(elem).kind in ("int", "uint"):   # integer sampling is SM 6.7 (DXC)
+                self.stage_error(f"cannot {name} from resource containing {elem}", loc)
             if implicit:
                 self.derivative_stage(f"'{name}'", loc)
             n = 2 + len(extras)
@@ -460,6 +470,10 @@ class ResourceLowering(SemaBase):
             return ir.Intrinsic("Load", ops, elem)
         if name == "GetDimensions":
             return self._get_dimensions(res, r, args, loc)
+        if name == "GetSamplePosition":     # (sample index) -> the sample's offset from the pixel centre
+            self._arity(name, args, (1,), loc)
+            return ir.Intrinsic(name, [res, self.convert(self.rvalue(args[0]), ir.INT, args[0].loc)],
+                                ir.Vector(ir.FLOAT, 2))
         raise error(f"no member function named '{name}' in '{r}'", loc)
 
     def _get_dimensions(self, res, r: ir.Resource, args, loc) -> ir.Expr:
@@ -470,12 +484,14 @@ class ResourceLowering(SemaBase):
         kind = r.kind
         info = KINDS[kind]
         nsize = info.size_components
-        has_levels = info.access == "SRV" and info.dim != "Buffer"     # mip levels, or samples (MS)
-        forms = {nsize}
-        if has_levels:
-            forms.add(nsize + 1)
-            if not info.ms:
-                forms.add(nsize + 2)     # (mip, dims..., levels)
+        # DXC's overloads: (dims...) and, for a texture with mips, (mip, dims..., levels); a multisampled
+        # texture has only (dims..., samples)
+        if info.ms:
+            forms = {nsize + 1}
+        elif info.access == "SRV" and info.dim != "Buffer":
+            forms = {nsize, nsize + 2}
+        else:
+            forms = {nsize}
         if len(args) not in forms:
             want = " or ".join(str(n) for n in sorted(forms))
             raise error(f"no matching member function for call to 'GetDimensions' on '{kind}': expected "
