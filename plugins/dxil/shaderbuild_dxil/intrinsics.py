@@ -668,9 +668,13 @@ def _with_status(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         vals = L.expr(e.args[0])
     finally:
         RESRETS.reset(token)
-    if len(rets) != 1:
+    if not rets:
         raise error(f"the status of '{e.args[0]}' is not supported by the DXIL backend")
-    L.place(e.args[1]).write(L, [L.b.extract_value(rets[0], 4)])
+    status: Value = L.b.extract_value(rets[0], 4)
+    for rr in rets[1:]:     # four-offset gathers: the first status not fully mapped, else the last
+        nxt = L.b.extract_value(rr, 4)
+        status = L.b.select(L.ops.call(L.b, "CheckAccessFullyMapped", "i32", [status]), nxt, status)
+    L.place(e.args[1]).write(L, [status])
     return vals
 
 
@@ -789,7 +793,7 @@ def _gather(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
             args.append(L.expr(e.args[3])[0])
         return L.ops.call(L.b, "TextureGatherCmp" if cmp else "TextureGather", ov, args)
     if len(per_texel) == 4:     # one offset per texel: four gathers, texel k from the k-th (as DXC)
-        return [L.b.extract_value(gather(per_texel[k]), k) for k in range(4)]
+        return [L.b.extract_value(resret(gather(per_texel[k])), k) for k in range(4)]
     rr = resret(gather(per_texel[0] if per_texel else []))
     return [L.b.extract_value(rr, k) for k in range(4)]
 

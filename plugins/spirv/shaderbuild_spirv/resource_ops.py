@@ -96,9 +96,11 @@ def _with_status(fe: ExprEmitter, e: Intrinsic) -> int:
         res = read.args[0].type if isinstance(read, Intrinsic) else read.type
         raise error(f"SPIR-V has no residency status for a storage buffer ('{res}'): "
                     "a status argument needs a texture or a typed buffer")
-    if len(codes) != 1:
-        raise error("the status of this read is not supported by the SPIR-V backend")
-    fe.store(fe.place(e.args[1]), fe.op("OpBitcast", fe.tid(UINT), codes[0]))
+    code = codes[0]
+    for nxt in codes[1:]:   # four-offset gathers: the first code not resident, else the last
+        resident = fe.op("OpImageSparseTexelsResident", fe.tid(BOOL), code)
+        code = fe.op("OpSelect", fe.tid(INT), resident, nxt, code)
+    fe.store(fe.place(e.args[1]), fe.op("OpBitcast", fe.tid(UINT), code))
     return v
 
 
@@ -186,7 +188,8 @@ def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
     rt = e.type
     if numeric_scalar(e.type).width == 16:      # gathered as the image's 32-bit texels (texel_scalar)
         rt = fe.texel4(p.rv.rtype)[2]
-    four = _four_gathers(fe, e, 3, lambda tail: fe.op("OpImageGather", fe.tid(rt), si, coord, comp, *tail), rt)
+    four = _four_gathers(fe, e, 3, lambda tail: _image_op(fe, "OpImageGather", fe.tid(rt), si, coord, comp, *tail),
+                         rt)
     if four is None:
         tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
         four = _image_op(fe, "OpImageGather", fe.tid(rt), si, coord, comp, *tail)
@@ -198,8 +201,8 @@ def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)
     coord, dref = fe.expr(e.args[2]), fe.expr(e.args[3])
-    four = _four_gathers(fe, e, 4, lambda tail: fe.op("OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail),
-                         e.type)
+    four = _four_gathers(fe, e, 4, lambda tail: _image_op(fe, "OpImageDrefGather", fe.tid(e.type), si, coord, dref,
+                                                          *tail), e.type)
     if four is not None:
         return four
     tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])

@@ -96,9 +96,6 @@ class ResourceLowering(SemaBase):
             info = KINDS.get(r.kind) if isinstance(r, ir.Resource) else None
             no_offset = f" ('{info.name}' takes no texel offset)" if info is not None and not info.offsets else ""
             raise error(f"the status argument must be an lvalue of type uint{no_offset}", arg.loc)
-        if read.name.startswith("Gather") and sum(ir.is_numeric(a.type) and ir.numeric_scalar(a.type).kind == "int"
-                                                  for a in read.args) == 4:
-            raise error(f"'{read.name}' with four offsets and a status is not supported", loc)
         place = self.place(arg, for_write=True)
         if place.type != ir.UINT:
             raise error(f"the status argument must be a uint, not '{place.type}'", arg.loc)
