@@ -290,7 +290,8 @@ def check_reflection(manifest: dict, spirv: bytes) -> dict:
             ckey = (v["set"], v["counter_binding"])
             assert ckey not in ours, f"manifest puts {r['name']}'s counter on an occupied binding {ckey}"
             ours[ckey] = {"set": v["set"], "binding": v["counter_binding"], "descriptor_type": "storage_buffer",
-                          "count": 1, "name": f"{r['name']}.counter", "kind": "counter", "block": None}
+                          "count": v["count"], "name": f"{r['name']}.counter", "kind": "counter",
+                          "block": None}
     assert sorted(ours) == sorted(cross), (
         f"(set, binding) keys differ: manifest {sorted(ours)} ({[o['name'] for o in ours.values()]}), "
         f"spirv-cross {sorted(cross)}")

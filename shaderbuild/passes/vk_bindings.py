@@ -167,10 +167,6 @@ def _always_counted(t: ir.Resource) -> bool:
     return info is not None and info.counter
 
 
-def _is_view(var: ir.Variable) -> bool:
-    return var.binding is not None and var.binding.heap is not None
-
-
 def _uses(module: ir.Module, strict: bool) -> tuple[set[int], set[int]]:
     """In one walk of the code: the ids of the variables it names (when `strict`, else none: what
     ir.referenced_variables finds), and of the structured buffers whose hidden counter it uses
@@ -184,7 +180,7 @@ def _uses(module: ir.Module, strict: bool) -> tuple[set[int], set[int]]:
                     named.add(id(x.var))
             elif isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
                 r = x.args[0]
-                if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef) and _is_view(r.base.var):
+                if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef):  # a heap view, an array element
                     r = r.base
                 if isinstance(r, ir.VarRef):
                     users.add(id(r.var))
@@ -195,8 +191,8 @@ def _counter_bindings(module: ir.Module, used: dict[tuple[int, int], ir.Variable
     """DXC gives a structured buffer's counter its own binding in the same set:
     [[vk::counter_binding(N)]], else the next free binding (`users`: _uses's counters)."""
     for var in module.resources:
-        kind = var.type.kind if isinstance(var.type, ir.Resource) else None
-        if kind not in ("AppendStructuredBuffer", "ConsumeStructuredBuffer") and id(var) not in users:
+        t = var.type.elem if isinstance(var.type, ir.Array) else var.type
+        if not (isinstance(t, ir.Resource) and _always_counted(t)) and id(var) not in users:
             continue
         b = ir.binding_of(var)
         assert b.vk is not None   # every resource got one above

@@ -64,7 +64,7 @@ def vulkan_layout(resources: list[dict], push_constants: list[dict], stage: str)
                                                "count": vk["count"], "stages": [stage], "resource": r["name"]})
         if "counter_binding" in vk:
             sets[vk["set"]].append({"binding": vk["counter_binding"], "descriptor_type": "storage_buffer",
-                                    "count": 1, "stages": [stage], "resource": f"counter.{r['name']}"})
+                                    "count": vk["count"], "stages": [stage], "resource": f"counter.{r['name']}"})
     ranges = []
     offset = 0
     for pc in push_constants:

@@ -1222,18 +1222,52 @@ def test_integer_texture_sampling_executes_at_sm67():
 
 COUNTER_ARRAY = """
 RWStructuredBuffer<uint> U[2] : register(u1);
+AppendStructuredBuffer<uint> A[2] : register(u4);
 RWStructuredBuffer<uint> Out : register(u0);
-[numthreads(1, 1, 1)]
-void main() { Out[0] = U[1].IncrementCounter(); }
+[numthreads(4, 1, 1)]
+void main(uint3 t : SV_DispatchThreadID) {
+    uint k = t.x & 1;
+    uint i = U[k].IncrementCounter();   // element k's own counter: the value before the increment
+    U[k][i] = 100 + t.x;
+    Out[t.x] = i;
+    A[1].Append(200 + t.x);
+}
 """
 
 
-@R.xfail("SPIR-V: the hidden counters of a structured-buffer array (`U[i].IncrementCounter()`) are refused "
-         "('counters of resource arrays are not supported'): DXC makes an array of counter buffers, the manifest "
-         "and passes/vk_bindings.py have one counter binding per resource")
 def test_counter_of_a_structured_buffer_array():
-    res = R.compile_hlsl(COUNTER_ARRAY)
-    assert res.ok, R.diagnostics_text(res)
+    """`U[i].IncrementCounter()` and `A[1].Append(..)` on structured-buffer arrays: DXC's SPIR-V makes an array
+    of counter buffers (`counter.var.U`, one per element) at the manifest's counter_binding, the element's
+    index choosing its counter.  Run on lavapipe with each element's counter bound at that binding (index k)."""
+    res = R.build(COUNTER_ARRAY)
+    vk = R.vk_runner()
+    u, a = R.resource(res.manifest, "U")["vulkan"], R.resource(res.manifest, "A")["vulkan"]
+    assert u["count"] == 2 and a["count"] == 2 and u["counter_binding"] != a["counter_binding"]
+    # a root signature's Vulkan view of the same manifest: each counter binding holds two counters
+    from shaderbuild.rootsig.manifest import vulkan_layout
+    layout = vulkan_layout(res.manifest["resources"], [], "compute")["set_layouts"]
+    assert sorted(b["count"] for s in layout for b in s["bindings"] if b["resource"].startswith("counter.")) == [2, 2]
+    starts = {("U", 0): 3, ("U", 1): 7, ("A", 0): 0, ("A", 1): 2}
+    descs = [vk.Buf(u["set"], u["binding"], R.sentinel(12), index=k) for k in range(2)]
+    descs += [vk.Buf(a["set"], a["binding"], R.sentinel(8), index=k) for k in range(2)]
+    descs += [vk.Buf(v["set"], v["counter_binding"], R.pack("I", [starts[(n, k)]]), index=k)
+              for n, v in (("U", u), ("A", a)) for k in range(2)]
+    descs.append(vk.Buf(*(R.resource(res.manifest, "Out")["vulkan"][f] for f in ("set", "binding")), R.sentinel(4)))
+
+    def check(got: list[bytes]) -> None:
+        out = R.unpack("I", got[8])
+        assert sorted(out[0::2]) == [3, 4] and sorted(out[1::2]) == [7, 8], out      # even threads U[0], odd U[1]
+        for k in range(2):
+            vals = R.unpack("I", got[k])
+            assert all(vals[out[t]] == 100 + t for t in range(k, 4, 2)), vals
+        assert R.unpack("I", got[2]) == [R.SENTINEL] * 8                             # A[0] untouched
+        a1 = R.unpack("I", got[3])
+        assert a1[:2] == [R.SENTINEL] * 2 and sorted(a1[2:6]) == [200, 201, 202, 203], a1
+        assert [R.unpack("I", got[4 + j])[0] for j in range(4)] == [5, 9, 0, 6]   # U[0], U[1], A[0], A[1]
+
+    check(vk.run_compute(res.binary, "main", descs, o0_check=lambda again, _first: check(again)))
+    dis = R.spirv_dis(res)
+    assert re.search(r"%counter_var_U = OpVariable %_ptr_\w+_arr_type_ACSBuffer_counter_uint_2 ", dis), dis
 
 
 GATHER_FOUR_STATUS = f"""{OUTF}Texture2D<float4> Tex : register(t1);

@@ -299,7 +299,7 @@ def _lower_globals(ctx: Ctx, module: Module) -> tuple[list[ResourceVar], list[Va
         if spirv_14:      # from SPIR-V 1.4 the interface lists every global the entry uses
             ctx.interface.append(slot.id)
     for rv in resources:  # Append/Consume: the counter the manifest lists, used or not (after every binding)
-        if RESOURCE_KINDS[rv.rtype.kind].counter and not isinstance(rv.var.type, Array):
+        if RESOURCE_KINDS[rv.rtype.kind].counter:
             ctx.R.counter(rv)
     return resources, initializers
 

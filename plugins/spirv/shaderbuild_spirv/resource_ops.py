@@ -430,7 +430,8 @@ def _counter_ptr(fe: ExprEmitter, p: Ptr) -> int:
     if fe.b.version >= (1, 4) and vid not in fe.ctx.interface:
         fe.ctx.interface.append(vid)
     sc = rv.storage_class
-    if rv.var.binding is not None and rv.var.binding.heap is not None:   # the counter heap, same index
+    if (rv.var.binding is not None and rv.var.binding.heap is not None) or isinstance(rv.var.type, Array):
+        # the counter heap, or a resource array's array of counters: the element's index
         ptr = fe.op("OpAccessChain", fe.T.ptr(sc, fe.tid(INT)), vid, p.chain[0], fe.T.uconst(0))
         if p.nonuniform:
             fe.nonuniform(ptr)

@@ -200,8 +200,6 @@ class ResourceLowering:
             return rv.counter
         if rv.var.binding is not None and rv.var.binding.heap is not None:
             return self._heap_counter(rv)
-        if isinstance(rv.var.type, Array):
-            raise error(f"counters of resource arrays are not supported ('{rv.var.name}')", rv.var.loc)
         bd = binding_of(rv.var)
         b = bd.vk.counter_binding if bd.vk is not None else None
         if b is None:
@@ -214,6 +212,9 @@ class ResourceLowering:
         st = Struct("type.ACSBuffer.counter", (StructField("counter", INT),))
         bt = self.T.block_struct(st.name, st, "std430")
         self.b.decorate(bt, deco)
+        if isinstance(rv.var.type, Array):   # a resource array: an array of counters, one per element (DXC)
+            bt = (self.b.type("OpTypeRuntimeArray", bt) if rv.count is None
+                  else self.b.type("OpTypeArray", bt, self.T.uconst(rv.count)))
         vid = self.b.global_variable(self.T.ptr(sc, bt), sc)
         self.b.name(vid, f"counter.var.{rv.var.name}")
         self.b.decorate(vid, "DescriptorSet", rv.set)
@@ -319,7 +320,8 @@ def reflection_entries(r: ResourceVar) -> list[dict]:
             "count": r.count, "type": str(r.rtype)}]
     if r.counter is not None:
         out.append({"name": f"counter.var.{r.var.name}", "set": r.set, "binding": r.counter_binding,
-                    "descriptor_type": "storage_buffer", "count": 1, "type": "counter", "counter_of": r.var.name})
+                    "descriptor_type": "storage_buffer", "count": r.count if isinstance(r.var.type, Array) else 1,
+                    "type": "counter", "counter_of": r.var.name})
     return out
 
 
