@@ -340,6 +340,12 @@ CASCADES = {
                 {"a": "f", "c": 2, "b": "f", "m": ("m", 2, 2)}, "S", " : TEXCOORD2"),
     "struct-array": ("struct Inner { float2 a; float b; };\nstruct S { float c; Inner i[2]; float d; };",
                      {"c": "f", "i": ("a", 2, {"a": 2, "b": "f"}), "d": "f"}, "S", " : TEXCOORD2"),
+    # an array of structs holding matrices (either majorness) and a nested struct: DXIL numbers the rows
+    # element by element, leaf by leaf (DXC's AllocateSemanticIndex), one signature element per leaf
+    "struct-array-nested": ("struct Deep { float a; float2 b; };\n"
+                            "struct Inner { row_major float2x3 m; Deep d; float2x2 n; };\nstruct S { float c; Inner i[3]; };",
+                            {"c": "f", "i": ("a", 3, {"m": ("m", 2, 3), "d": {"a": "f", "b": 2}, "n": ("m", 2, 2)})},
+                            "S", " : TEXCOORD1"),
 }
 CASCADE_VS = """{decls}
 struct VOut {{ float4 pos : SV_Position; nointerpolation {t} s{sem}; }};
@@ -363,9 +369,7 @@ float4 main(float4 pos : SV_Position, nointerpolation {t} s{sem}) : SV_Target {{
 @pytest.mark.parametrize("case", [
     R.param("member-arrays", id="member-arrays"), R.param("nested", id="nested"),
     R.param("own-semantics", id="own-semantics"), R.param("derived", id="derived"),
-    R.param("struct-array", id="struct-array",
-            dxil="a signature element whose type is an array of structs is a located error of the DXIL backend "
-                 "('not supported by the DXIL backend yet'): the twin does not compile"),
+    R.param("struct-array", id="struct-array"), R.param("struct-array-nested", id="struct-array-nested"),
 ])
 def test_semantics_cascade_through_structs_and_arrays(case):
     """Every scalar of a nested struct (arrays, matrices, nested structs, members with their own semantics)
@@ -378,6 +382,20 @@ def test_semantics_cascade_through_structs_and_arrays(case):
                            stores="\n".join(f"    Out[{k}] = {p};" for k, p in enumerate(leaves)))
     _t, got = R.draw(vs, ps, W, H, {"Out": R.storage(R.sentinel(len(leaves)))}, full=True)
     assert R.unpack("f", got["Out"]) == [(k + 1) / 64 for k in range(len(leaves))]
+
+
+def test_struct_array_signature_rows_numbered_element_by_element():
+    """DXIL: `S s : TEXCOORD2` with `Inner i[2]` (Inner { float2 a; float b; }) is one element per leaf member,
+    its rows numbered in memory order (DXC's AllocateSemanticIndex): c 2, i[0].a 3, i[0].b 4, i[1].a 5, i[1].b 6,
+    d 7, so i.a is a two-row element of semantic indices 3 and 5 and i.b one of 4 and 6."""
+    decls, shape, t, sem = CASCADES["struct-array"]
+    leaves = _leaves("s", shape)
+    vs = CASCADE_VS.format(decls=decls, t=t, sem=sem, stores="\n".join(f"    o.{p} = {k};" for k, p in enumerate(leaves)))
+    _res, check = R.build_dxil(vs, profile="vs_6_0")
+    rows = re.findall(r'!\{i32 \d+, !"TEXCOORD", i8 9, i8 0, (!\d+), i8 1, i32 (\d+), i8 (\d+),', check.ir)
+    nodes = dict(re.findall(r"^(!\d+) = !\{(.*)\}$", check.ir, re.M))
+    got = sorted((tuple(int(x.split()[1]) for x in nodes[n].split(", ")), int(r), int(c)) for n, r, c in rows)
+    assert got == [((2,), 1, 1), ((3, 5), 2, 2), ((4, 6), 2, 1), ((7,), 1, 1)], got
 
 
 # ---------------------------------------------------------------- vertex and instance ids with a non-zero base

@@ -417,11 +417,11 @@ def check_container(lm: LoweredModule, blob: bytes) -> None:
             col = e.start_col if e.start_col > 0 else 0
             mask = ((1 << e.cols) - 1) << col
             if allocated:
-                want_rows += [(start_row + r, e.index + r, mask) for r in range(rows)]
+                want_rows += [(start_row + r, e.semantic_index(r), mask) for r in range(rows)]
                 if start_row + rows > used and e.stream == 0:
                     used = start_row + rows
             else:
-                want_rows += [(0xFFFFFFFF, e.index + r, mask) for r in range(rows)]
+                want_rows += [(0xFFFFFFFF, e.semantic_index(r), mask) for r in range(rows)]
             want_psv.append((rows, start_row if allocated else 0, e.cols, col, allocated))
         want_rows.sort()
         if sorted(_signature_rows(parts[tag])) != want_rows:

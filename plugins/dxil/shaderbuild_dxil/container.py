@@ -63,6 +63,10 @@ class SignatureElement(DataRecord):
     interpolation: int = 0
     min_precision: int = 0
     stream: int = 0
+    indices: tuple[int, ...] = ()     # each row's semantic index when not index, index + 1, ...
+
+    def semantic_index(self, row: int) -> int:
+        return self.indices[row] if self.indices else self.index + row
 
 
 class GeometryState(DataRecord):
@@ -181,7 +185,7 @@ def _signature_part(elems: list[SignatureElement]) -> bytes:
         # an isoline's SV_TessFactor: row 0 the line density, row 1 the line detail
         return LINE_DETAIL_TESS_FACTOR if e.system_value == LINE_DENSITY_TESS_FACTOR and r == 1 else e.system_value
     body = b"".join(
-        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.index + r, system_value(e, r), e.comp_type,
+        struct.pack("<IIIIIIBBHI", e.stream, names[e.name], e.semantic_index(r), system_value(e, r), e.comp_type,
                     register(e, r), e.mask, e.rw_mask, 0, e.min_precision)
         for e, r in rows)
     return struct.pack("<II", len(rows), 8) + body + bytes(strings)
@@ -237,7 +241,7 @@ def _psv_part(info: ContainerInfo) -> bytes:
             if e.semantic_kind == 0 and e.name:
                 name_off = len(strings)
                 strings += e.name.encode() + b"\0"
-            idx = [e.index + r for r in range(e.rows)]
+            idx = [e.semantic_index(r) for r in range(e.rows)]
             pos = _find_run(sem_index, idx)
             if pos < 0:
                 pos = len(sem_index)

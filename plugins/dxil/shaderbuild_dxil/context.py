@@ -308,6 +308,7 @@ class ModuleContext:
         self.input_elems: dict[int, SigElement] = {}
         self.output_elems: dict[int, SigElement] = {}
         self.patch_elems: dict[int, SigElement] = {}       # hull/domain patch constants
+        self.io_parts: dict[int, list[SigElement]] = {}    # an array-of-structs variable's elements (one per leaf)
         self.group_shared_bytes = 0
         self.payload_globals: dict[int, Value] = {}         # amplification: id(payload variable) -> its global
         self.folded_stores: set[int] = set()

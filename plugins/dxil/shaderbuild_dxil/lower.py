@@ -73,8 +73,10 @@ from .signature import (
     INTRINSIC_INPUTS,
     TESS_INTRINSIC_INPUTS,
     THREAD_GROUP_STAGES,
+    SigElement,
     build_signature,
     record_call_usage,
+    struct_array_leaves,
 )
 from .ssa import EdgeRecordingBuilder, SSABuilder
 from .statics import fold_static_initializers
@@ -519,16 +521,15 @@ class FunctionLowerer:
             read = "LoadOutputControlPoint"     # the output patch, in a hull shader's patch-constant function
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
-        vt = _point_type(p.var)                     # per control point / GS: per vertex
-        plan = _io_plan(vt, el.cols, io.row_major)
+        plan = self._io_targets(p.var, el)          # per control point / GS: per vertex
         per_vertex = len(plan)
         call, b = self.ops.call, self.b
-        elem_id, undef = ConstInt(T.i32, el.id), Undef(T.i32)
+        undef = Undef(T.i32)
         vertex = p.vertex if p.vertex is not None else undef
         out: list[Value] = []
         for c in p.comps:
             k, c = divmod(c, per_vertex)
-            row, col, ov, is_bool = plan[c]
+            elem_id, row, col, ov, is_bool = plan[c]
             if io.vertices and p.vertex is None:    # a whole GS input: the components run over the vertices
                 vertex = ConstInt(T.i32, k)
             args: list[Value] = [elem_id, row, col] if read == "LoadPatchConstant" else [elem_id, row, col, vertex]
@@ -542,9 +543,30 @@ class FunctionLowerer:
         io = p.var.io
         if el is None or io is None:
             raise error(f"'{p.var.name}' is not an input that can be interpolated again", p.var.loc)
-        plan = _io_plan(p.var.type, el.cols, io.row_major)
-        elem_id = ConstInt(T.i32, el.id)
-        return [self.ops.call(self.b, op, plan[c][2], [elem_id, plan[c][0], plan[c][1], *extra]) for c in p.comps]
+        plan = self._io_targets(p.var, el)
+        return [self.ops.call(self.b, op, plan[c][3], [plan[c][0], plan[c][1], plan[c][2], *extra]) for c in p.comps]
+
+    def _io_targets(self, var: ir.Variable, el: SigElement) -> tuple[tuple[ConstInt, ConstInt, ConstInt, str, bool],
+                                                                      ...]:
+        """Per component of the variable (one control point / vertex of it): the element id, _io_plan's
+        row, column, overload and bool flag.  An array of structs is several elements, one per leaf
+        member (signature.struct_array_leaves): component k of its element i is that leaf's array
+        element i, component k."""
+        parts = self.m.io_parts.get(id(var))
+        if parts is None:
+            eid = ConstInt(T.i32, el.id)
+            return tuple((eid, *step) for step in _io_plan(_point_type(var), el.cols, ir.io_of(var).row_major))
+        vt = _point_type(var)
+        assert isinstance(vt, ir.Array) and vt.size is not None     # struct_array_leaves made the parts
+        leaves = struct_array_leaves(vt)
+        assert leaves is not None and len(leaves) == len(parts)
+        plans = [(ConstInt(T.i32, e.id), _io_plan(lt, e.cols, rm)) for e, (lt, rm, _o) in zip(parts, leaves)]
+        out = []
+        for i in range(vt.size):
+            for eid, plan in plans:
+                n = len(plan) // vt.size
+                out += [(eid, *step) for step in plan[i * n:(i + 1) * n]]
+        return tuple(out)
 
     def io_write(self, p: IOPlace, values: list[Value], comps: list[int] | None) -> None:
         write = "StoreOutput"       # a hull shader's control-point outputs too: the point is implicit
@@ -563,13 +585,11 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
-        vt = _point_type(p.var)
-        plan = _io_plan(vt, el.cols, ir.io_of(p.var).row_major)
+        plan = self._io_targets(p.var, el)
         call, b = self.ops.call, self.b
-        elem_id = ConstInt(T.i32, el.id)
         extra = [p.vertex] if mesh is not None and p.vertex is not None else []
         for c, v in zip(sel, values, strict=True):
-            row, col, _, is_bool = plan[c]
+            elem_id, row, col, _, is_bool = plan[c]
             if is_bool:
                 v = b.zext(v, T.i32)
             call(b, write, _ov(v.type), [elem_id, row, col, v, *extra], p.var.loc)
@@ -1373,9 +1393,12 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
                               native16=native16)
     patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain", "mesh") \
         else []
-    ctx.input_elems = {id(e.var): e for e in inputs}
-    ctx.output_elems = {id(e.var): e for e in outputs}
-    ctx.patch_elems = {id(e.var): e for e in patch}
+    ctx.input_elems = {id(e.var): e for e in reversed(inputs)}       # a variable's first element
+    ctx.output_elems = {id(e.var): e for e in reversed(outputs)}
+    ctx.patch_elems = {id(e.var): e for e in reversed(patch)}
+    for e in (*inputs, *outputs):       # an array of structs: one element per leaf member
+        if e.indices:
+            ctx.io_parts.setdefault(id(e.var), []).append(e)
     lowerer = FunctionLowerer(ctx)
     fn = lowerer.lower_entry(entry.function)
     keep = [fn]

@@ -22,7 +22,7 @@ from .llvm import types as T
 from .llvm.metadata import MDNode, MDString, Metadata, md_ints
 
 __all__ = ["COMPUTE_BUILTINS", "INTRINSIC_INPUTS", "TESS_INTRINSIC_INPUTS", "GS_INTRINSIC_INPUTS", "SigElement",
-           "build_signature", "signature_metadata",
+           "build_signature", "struct_array_leaves", "signature_metadata",
            "record_usage", "record_call_usage", "element_layout"]
 
 # semantic -> DXIL operation reading it in compute shaders
@@ -117,6 +117,10 @@ class SigElement(DataRecord):
     start_col: int = -1
     usage: int = 0          # components the shader reads (inputs) / writes (outputs), element-relative
     stream: int = 0         # GS output stream (each stream is packed on its own)
+    indices: tuple[int, ...] = ()   # each row's semantic index when not index, index + 1, ... (struct_array_leaves)
+
+    def semantic_index(self, row: int) -> int:
+        return self.indices[row] if self.indices else self.index + row
 
     @property
     def allocated(self) -> bool:
@@ -133,7 +137,34 @@ class SigElement(DataRecord):
             comp_type=self.sig_comp_type, register=self.start_row if self.allocated else 0xFFFFFFFF,
             mask=mask, rw_mask=(~usage & 0xF if is_output else usage), cols=self.cols,
             start_col=self.start_col if self.allocated else 0, rows=self.rows, interpolation=self.interp,
-            stream=self.stream)
+            stream=self.stream, indices=self.indices)
+
+
+def struct_array_leaves(t: ir.Type) -> list[tuple[ir.Type, bool, tuple[int, ...]]] | None:
+    """An array of structs as signature elements (DXC's SROA_Parameter_HLSL: each leaf member becomes an
+    array, and AllocateSemanticIndex numbers the rows in memory order, element by element, member by member):
+    per leaf, (its array type, row_major, each row's semantic index offset); None when t is not one."""
+    if not (isinstance(t, ir.Array) and isinstance(t.elem, ir.Struct) and t.size is not None):
+        return None
+    leaves: list[tuple[ir.Type, bool, int]] = []         # (leaf type, row_major, its first row in one element)
+    rows = 0
+
+    def walk(st: ir.Struct) -> None:
+        nonlocal rows
+        for f in st.fields:
+            if isinstance(f.type, ir.Struct):
+                walk(f.type)
+                continue
+            lay = element_layout(f.type, bool(f.row_major))
+            leaves.append((f.type, bool(f.row_major), rows))
+            rows += lay[0] if lay is not None else 1     # an unsupported leaf is refused by its element
+    walk(t.elem)
+    out: list[tuple[ir.Type, bool, tuple[int, ...]]] = []
+    for lt, rm, first in leaves:
+        lay = element_layout(lt, rm)
+        n = lay[0] if lay is not None else 1
+        out.append((ir.Array(lt, t.size), rm, tuple(k * rows + first + r for k in range(t.size) for r in range(n))))
+    return out
 
 
 def element_layout(t: ir.Type, row_major: bool = False) -> tuple[int, int, ir.Scalar] | None:
@@ -188,23 +219,26 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
             continue            # read by an operation (SigPoint GSIn: not in the signature)
         # per control point (tessellation) / per vertex (GS inputs): the element type
         vt = v.type.elem if (io.arrayed or io.vertices or io.mesh) and isinstance(v.type, ir.Array) else v.type
-        key = (io.semantic, vt, io.interpolation, point, native16, io.row_major)
-        facts = facts_of(key, False)
-        if facts is False:
-            facts = _element_facts(v, vt, stage, bool(is_output), point, native16)
-            if len(_FACTS) >= _FACTS_LIMIT:
-                _FACTS.clear()
-            _FACTS[key] = facts
-        if facts is None:
-            continue
-        assert isinstance(facts, tuple)
-        kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
-        if how != sigpack.ARB:      # (the semantic index is not in the facts' key)
-            _check_system_value_index(io, how, rows, v.loc)
-        if how == sigpack.TESS_FACTOR:
-            sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
-        out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, rows, cols, interp, how,
-                              data_width, stream=io.stream))
+        parts = struct_array_leaves(vt) if not (io.arrayed or io.vertices or io.mesh) else None
+        for et, row_major, offsets in parts or [(vt, io.row_major, ())]:
+            key = (io.semantic, et, io.interpolation, point, native16, row_major)
+            facts = facts_of(key, False)
+            if facts is False:
+                facts = _element_facts(v, et, stage, bool(is_output), point, native16, row_major)
+                if len(_FACTS) >= _FACTS_LIMIT:
+                    _FACTS.clear()
+                _FACTS[key] = facts
+            if facts is None:
+                continue
+            assert isinstance(facts, tuple)
+            kind, sysval, ct, sct, rows, cols, interp, how, data_width = facts
+            if how != sigpack.ARB:      # (the semantic index is not in the facts' key)
+                _check_system_value_index(io, how, rows, v.loc)
+            if how == sigpack.TESS_FACTOR:
+                sysval = TESS_FACTOR_SYSTEM_VALUES.get((kind, domain or ""), 0)
+            out.append(SigElement(v, len(out), io.semantic, io.index + (offsets[0] if offsets else 0), kind, sysval,
+                                  ct, sct, rows, cols, interp, how, data_width, stream=io.stream,
+                                  indices=tuple(io.index + o for o in offsets)))
     _check_semantic_indices(out, bool(is_output))
     unfit = [e for k in sorted({e.stream for e in out}) for e in sigpack.pack([e for e in out if e.stream == k], point)]
     if unfit:
@@ -215,11 +249,11 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
 
 
 def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, point: str,
-                   native16: bool) -> tuple | None:
-    """The _FACTS entry of `v` (of per-control-point / per-vertex type vt) at `point` (None: not
-    in the signature); raises for unsupported ones."""
+                   native16: bool, row_major: bool) -> tuple | None:
+    """The _FACTS entry of `v` (of per-control-point / per-vertex type vt, or a leaf of its array of
+    structs) at `point` (None: not in the signature); raises for unsupported ones."""
     io = ir.io_of(v)
-    layout = element_layout(vt, io.row_major)
+    layout = element_layout(vt, row_major)
     if layout is None:
         raise error(f"signature element '{io.semantic}' of type '{vt}' is not supported by the DXIL "
                     f"backend yet", v.loc)
@@ -250,10 +284,10 @@ def _check_semantic_indices(elems: list[SigElement], is_output: bool) -> None:
     for e in elems:
         name = e.name.upper()
         for r in range(e.rows):
-            key = (e.stream, name, e.index + r)
+            key = (e.stream, name, e.semantic_index(r))
             if key in seen:
                 raise error(f"{'output' if is_output else 'input'} semantic '{e.name}' has overlapping semantic "
-                            f"index {e.index + r}", e.var.loc)
+                            f"index {e.semantic_index(r)}", e.var.loc)
             seen.add(key)
 
 
@@ -307,7 +341,7 @@ def signature_metadata(elems: list[SigElement]) -> MDNode | None:
         return MDNode(props) if props else None
 
     return MDNode([MDNode([i32[e.id], MDString(e.name), i8[e.comp_type], i8[e.kind],
-                           MDNode([i32[e.index + r] for r in range(e.rows)]), i8[e.interp], i32[e.rows], i8[e.cols],
+                           MDNode([i32[e.semantic_index(r)] for r in range(e.rows)]), i8[e.interp], i32[e.rows], i8[e.cols],
                            i32[e.start_row], i8[e.start_col], properties(e)])
                    for e in elems])
 
