@@ -108,7 +108,8 @@ def _resources_view(lm: LoweredModule) -> list[dict]:
 def _element(e) -> dict:
     """A signature element's packed place: start register and column (-1 when it has none)."""
     return {"semantic": e.name, "index": e.index, "register": e.start_row, "column": e.start_col,
-            "rows": e.rows, "cols": e.cols, "interpolation": _INTERP_NAMES.get(e.interp)}
+            "rows": e.rows, "cols": e.cols, "interpolation": _INTERP_NAMES.get(e.interp),
+            **({"indices": list(e.indices)} if e.indices else {})}     # a leaf of an array of structs
 
 
 # DXIL::InterpolationMode -> HLSL modifiers (0: undefined, a VS input or PS output)
