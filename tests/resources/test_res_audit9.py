@@ -1303,7 +1303,11 @@ def test_gather_four_offsets_with_status():
     res = R.build(GATHER_FOUR_STATUS)       # spirv-val and reflection
     dis = R.spirv_dis(res)
     assert dis.count("OpImageSparseGather") == 8 and dis.count("OpImageSparseTexelsResident") == 2 + 6
-    dx, _chk = R.build_dxil(GATHER_FOUR_STATUS)
+    dx, chk = R.build_dxil(GATHER_FOUR_STATUS)
+    # the interpreter's reads are all fully mapped: the fold's shape is checked in the IR (8 gathers; per
+    # status three checkAccessFullyMapped + select steps, and the shader's own two calls)
+    assert chk.ir.count("call %dx.types.ResRet.f32 @dx.op.textureGather.f32(") == 8
+    assert chk.ir.count("call i1 @dx.op.checkAccessFullyMapped.i32(") == 2 * 3 + 2 and chk.ir.count("select i1") == 6
     got = dxil_exec.run_dxil_compute(dx.binary, "main", [
         (1, 0, "t", r32f(4, 4, channels=4), dxil_exec.View(fmt="rgba32f", width=4, height=4)),
         (2, 0, "s", b"", dxil_exec.View()), (0, 0, "u", R.sentinel(12))])
