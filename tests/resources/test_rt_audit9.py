@@ -1,0 +1,315 @@
+"""Ray tracing audit (issue 20): pipelines and ray queries executed on lavapipe, from SPIR-V at -O3
+(the harness repeats every run at -O0) and from DXIL through dxil-spirv, every value checked against
+the harness's reference tracer (tests/harness/accel.py: Moller-Trumbore and slab tests in plain
+Python) and the shading written out again here, never against another run of the compiler.
+
+The pipeline test sweeps one configuration per column (ray flags, instance inclusion mask, the
+hit-group index arithmetic, the miss index) over rows of rays meeting rotated, scaled and translated
+instances of a two-geometry bottom-level structure (an opaque quad and a non-opaque one whose odd
+triangles the any-hit shader ignores) and of a procedural box."""
+
+from __future__ import annotations
+
+import functools
+import math
+import struct
+
+import pytest
+from harness import accel, dxil_consumer
+from harness.dxil_tools import check_dxil_library
+from harness.vulkan_runner import Buf, register_unoptimised, run_raytracing
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+T, U = dxil_consumer.SHIFTS["t"], dxil_consumer.SHIFTS["u"]
+
+
+def spirv_library(name: str, src: str, profile: str = "lib_6_5", **opts) -> bytes:
+    """The library at -O3, with its -O0 build registered for the harness's second run."""
+
+    def build(opt: int) -> bytes:
+        res = compile_file(name, CompileOptions(profile=profile, entry="", target="spirv", vk_target_env="vulkan1.2",
+                                                opt_level=opt, **opts), text=src)
+        assert res.ok, [d.message for d in res.diagnostics]
+        assert res.binary is not None
+        return res.binary
+
+    spirv = build(3)
+    register_unoptimised(spirv, lambda: build(0))
+    return spirv
+
+
+def dxil_modules(name: str, src: str, entries: list[str], profile: str = "lib_6_5") -> dict[str, bytes]:
+    """dxil-spirv's module of every entry of the DXIL library (each checked by check_dxil_library)."""
+    res = compile_file(name, CompileOptions(profile=profile, entry="", target="dxil"), text=src)
+    assert res.ok, [d.message for d in res.diagnostics]
+    assert res.binary is not None
+    _read, modules = check_dxil_library(res.binary, entries)
+    missing = [n for n, m in modules.items() if m is None]
+    assert not missing, f"dxil-spirv limits hit for {missing}"
+    dxil_consumer.STATS.executed += 1
+    return {n: m for n, m in modules.items() if m is not None}
+
+
+# ---- the sweep: flags, masks, hit-group arithmetic, miss index
+
+RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH = 0x4
+RAY_FLAG_SKIP_CLOSEST_HIT_SHADER = 0x8
+A = accel
+# (ray flags, instance mask, RayContributionToHitGroupIndex, MultiplierForGeometryContribution..., miss index)
+CONFIGS = [
+    (0, 0xFF, 0, 1, 0),
+    (A.RAY_FLAG_FORCE_OPAQUE, 0xFF, 1, 1, 1),
+    (A.RAY_FLAG_FORCE_NON_OPAQUE, 0xFF, 0, 2, 0),
+    (A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES, 0xFF, 0, 1, 0),
+    (A.RAY_FLAG_CULL_FRONT_FACING_TRIANGLES, 0xFF, 1, 0, 1),
+    (A.RAY_FLAG_CULL_OPAQUE, 0xFF, 0, 1, 0),
+    (A.RAY_FLAG_CULL_NON_OPAQUE, 0xFF, 1, 2, 1),
+    (0, 0x01, 0, 1, 0),
+    (0, 0x06, 1, 1, 1),
+    (0, 0x00, 0, 1, 1),
+    (RAY_FLAG_SKIP_CLOSEST_HIT_SHADER, 0xFF, 0, 1, 0),
+    (RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH | A.RAY_FLAG_FORCE_OPAQUE | A.RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES,
+     0xFF, 0, 1, 0),
+    (A.RAY_FLAG_SKIP_TRIANGLES, 0xFF, 1, 1, 0),
+    (A.RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES | A.RAY_FLAG_FORCE_NON_OPAQUE, 0xFF, 1, 1, 1),
+    (A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES | A.RAY_FLAG_FORCE_NON_OPAQUE, 0x03, 0, 2, 1),
+    (A.RAY_FLAG_CULL_FRONT_FACING_TRIANGLES | A.RAY_FLAG_CULL_OPAQUE, 0xFF, 0, 1, 0),
+]
+SW, SH = len(CONFIGS), 16
+BOX_LO, BOX_HI = (-0.5, -0.5, -0.25), (0.5, 0.5, 0.25)
+
+
+def _rot_z(deg: float, scale: float, t: tuple[float, float, float]) -> tuple[float, ...]:
+    c, s = math.cos(math.radians(deg)) * scale, math.sin(math.radians(deg)) * scale
+    return (c, -s, 0, t[0], s, c, 0, t[1], 0, 0, scale, t[2])
+
+
+OPAQUE_QUAD = A.Triangles(((-1, -1, 0), (1, -1, 0), (-1, 1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)))
+GLASS = A.Triangles(((-1, -1, 0.5), (1, -1, 0.5), (1, 1, 0.5), (-1, -1, 0.5), (1, 1, 0.5), (-1, 1, 0.5)),
+                    opaque=False)
+SWEEP_SCENE = A.Scene(
+    blases=((OPAQUE_QUAD, GLASS), (A.Boxes(((BOX_LO, BOX_HI),)),)),
+    instances=(
+        A.Instance(0, _rot_z(30, 1.25, (-2.0, 0.0, 0.0)), instance_id=11, mask=0x01, sbt_offset=0),
+        A.Instance(0, _rot_z(-90, 0.75, (0.5, 0.25, 1.0)), instance_id=0x654321, mask=0x02, sbt_offset=2),
+        A.Instance(1, _rot_z(45, 2.0, (2.5, 0.0, -0.5)), instance_id=77, mask=0x04, sbt_offset=6),
+    ))
+
+
+def sweep_ray(row: int) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """Even rows travel +z from z = -4, odd rows -z from z = +4; x walks across the three instances,
+    a slight slant keeps the rays off the quads' diagonals."""
+    x = -3.6 + row * 0.45
+    y = -0.55 + 0.07 * row
+    return ((x, y, -4.0), (0.02, 0.01, 1.0)) if row % 2 == 0 else ((x, y, 4.0), (-0.01, 0.02, -1.0))
+
+
+SWEEP_TMIN, SWEEP_TMAX = 0.5, 50.0
+CLOSEST = "\n".join(f"""
+[shader("closesthit")]
+void ch{k}(inout Payload p, BuiltInTriangleIntersectionAttributes a) {{ shade_triangle(p, a, {k}); }}""" for k in range(6))
+
+SWEEP = """
+struct Payload { float4 a; uint2 ids; float t[2]; int group; };
+struct Box { float2 uv; uint face; };
+struct Config { uint flags, mask, contribution, multiplier, miss; };
+RaytracingAccelerationStructure scene : register(t0);
+StructuredBuffer<Config> configs : register(t1);
+StructuredBuffer<float4> rays : register(t2);
+RWStructuredBuffer<float4> results : register(u3);
+RWStructuredBuffer<float4> state : register(u4);
+
+uint pixel() { return DispatchRaysIndex().y * DispatchRaysDimensions().x + DispatchRaysIndex().x; }
+
+[shader("raygeneration")]
+void rg() {
+    Config c = configs[DispatchRaysIndex().x];
+    uint row = DispatchRaysIndex().y;
+    RayDesc ray;
+    ray.Origin = rays[2 * row].xyz;
+    ray.TMin = rays[2 * row].w;
+    ray.Direction = rays[2 * row + 1].xyz;
+    ray.TMax = rays[2 * row + 1].w;
+    Payload p;
+    p.a = float4(-5, -5, -5, -5);
+    p.ids = uint2(1000, 1000);
+    p.t[0] = -5;
+    p.t[1] = -5;
+    p.group = -100;
+    TraceRay(scene, c.flags, c.mask, c.contribution, c.multiplier, c.miss, ray, p);
+    uint i = pixel();
+    results[2 * i] = p.a;
+    results[2 * i + 1] = float4(p.ids, p.t[0], p.t[1]) + float4(0, 0, 0, 0) * p.group;
+    state[8 * i + 7] = float4(p.group, DispatchRaysDimensions().xy, 0);
+}
+
+void shade_triangle(inout Payload p, BuiltInTriangleIntersectionAttributes a, int k) {
+    p.a = float4(a.barycentrics, InstanceID(), RayFlags());
+    p.ids = uint2(InstanceIndex() * 16 + GeometryIndex(), PrimitiveIndex() * 256 + HitKind());
+    p.t[0] = RayTCurrent();
+    p.t[1] = RayTMin();
+    p.group = k;
+    uint i = pixel();
+    float3x4 o2w = ObjectToWorld3x4();
+    float4x3 w2o = WorldToObject4x3();
+    state[8 * i] = o2w[0];
+    state[8 * i + 1] = o2w[1];
+    state[8 * i + 2] = o2w[2];
+    state[8 * i + 3] = float4(w2o[0], w2o[3].x);
+    state[8 * i + 4] = float4(w2o[1], w2o[3].y);
+    state[8 * i + 5] = float4(ObjectRayOrigin(), WorldRayOrigin().x);
+    state[8 * i + 6] = float4(ObjectRayDirection(), WorldRayDirection().y);
+}
+CLOSEST
+
+[shader("anyhit")]
+void ah(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    if (PrimitiveIndex() & 1)
+        IgnoreHit();
+}
+
+[shader("intersection")]
+void isect() {
+    float3 o = ObjectRayOrigin(), d = ObjectRayDirection();
+    float3 lo = float3 BOX_LO, hi = float3 BOX_HI;
+    float3 a = (lo - o) / d, b = (hi - o) / d;
+    float3 n = min(a, b), f = max(a, b);
+    float t0 = max(max(n.x, n.y), n.z), t1 = min(min(f.x, f.y), f.z);
+    if (t0 <= t1) {
+        float3 at = o + t0 * d;
+        Box h;
+        h.uv = at.xy;
+        h.face = n.z >= max(n.x, n.y) ? 2 : (n.y >= n.x ? 1 : 0);
+        ReportHit(t0, 100 + h.face, h);      // refused by the runtime outside [RayTMin, RayTCurrent]
+    }
+}
+
+void shade_box(inout Payload p, Box h, int k) {
+    p.a = float4(h.uv, InstanceID(), RayFlags());
+    p.ids = uint2(InstanceIndex() * 16 + GeometryIndex(), PrimitiveIndex() * 256 + HitKind());
+    p.t[0] = RayTCurrent();
+    p.t[1] = RayTMin();
+    p.group = k;
+}
+
+[shader("closesthit")]
+void cb6(inout Payload p, Box h) { shade_box(p, h, 6); }
+[shader("closesthit")]
+void cb7(inout Payload p, Box h) { shade_box(p, h, 7); }
+
+[shader("miss")]
+void miss0(inout Payload p) { p.group = -1; p.a = float4(RayFlags(), RayTCurrent(), RayTMin(), 0); }
+[shader("miss")]
+void miss1(inout Payload p) { p.group = -2; p.a = float4(RayFlags(), RayTCurrent(), RayTMin(), 1); }
+""".replace("CLOSEST", CLOSEST).replace("BOX_LO", str(BOX_LO)).replace("BOX_HI", str(BOX_HI))
+SWEEP_GROUPS = tuple({"closest": f"ch{k}", "any": "ah"} for k in range(6)) + tuple(
+    {"closest": f"cb{k}", "intersection": "isect"} for k in (6, 7))
+SWEEP_ENTRIES = ["rg", "ah", "isect", "miss0", "miss1", "cb6", "cb7"] + [f"ch{k}" for k in range(6)]
+
+
+def _box_report(h: A.Hit) -> float | None:
+    span = A.intersect_box(h.object_origin, h.object_direction, BOX_LO, BOX_HI)
+    return None if span is None else span[0]
+
+
+def _box_face(h: A.Hit) -> int:
+    o, d = h.object_origin, h.object_direction
+    n = [min((BOX_LO[i] - o[i]) / d[i], (BOX_HI[i] - o[i]) / d[i]) for i in range(3)]
+    return 2 if n[2] >= max(n[0], n[1]) else (1 if n[1] >= n[0] else 0)
+
+
+def sweep_expected(col: int, row: int) -> list[tuple]:
+    """The acceptable outcomes of one pixel: (results 8 floats, group, state rows or None); one outcome
+    except under ACCEPT_FIRST_HIT_AND_END_SEARCH, where any candidate may be the first found."""
+    flags, mask, contribution, multiplier, miss = CONFIGS[col]
+    o, d = sweep_ray(row)
+    accept = lambda h: h.primitive_index % 2 == 0      # noqa: E731  (the any-hit shader)
+    if flags & RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH:
+        hits = [h for h in A.candidates(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask)
+                if not h.procedural and (h.opaque or accept(h))]
+    else:
+        hit = A.trace(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask, accept=accept, procedural=_box_report)
+        hits = [hit] if hit is not None else []
+    if not hits:
+        return [((flags, SWEEP_TMAX, SWEEP_TMIN, miss, 1000, 1000, -5, -5), -1 - miss, None)]
+    out = []
+    for h in hits:
+        inst = SWEEP_SCENE.instances[h.instance_index]
+        group = inst.sbt_offset + contribution + multiplier * h.geometry_index
+        if flags & RAY_FLAG_SKIP_CLOSEST_HIT_SHADER:
+            out.append(((-5, -5, -5, -5, 1000, 1000, -5, -5), -100, None))
+            continue
+        if h.procedural:
+            face = _box_face(h)
+            at = tuple(h.object_origin[i] + h.t * h.object_direction[i] for i in range(3))
+            first = (at[0], at[1], inst.instance_id, flags)
+            kind = 100 + face
+        else:
+            first = (*h.barycentrics, inst.instance_id, flags)
+            kind = 0xFE if h.front_face else 0xFF
+        ids = (h.instance_index * 16 + h.geometry_index, h.primitive_index * 256 + kind, h.t, SWEEP_TMIN)
+        state = None
+        if not h.procedural:
+            m, w = inst.transform, A.world_to_object(inst.transform)
+            state = (*m, w[0], w[4], w[8], w[3], w[1], w[5], w[9], w[7], *h.object_origin, o[0],
+                     *h.object_direction, d[1])
+        out.append(((*first, *ids), group, state))
+    return out
+
+
+@functools.cache
+def _sweep_inputs() -> tuple[bytes, bytes]:
+    configs = b"".join(struct.pack("<5I", *c) for c in CONFIGS)
+    rays = b"".join(struct.pack("<8f", *o, SWEEP_TMIN, *d, SWEEP_TMAX) for o, d in map(sweep_ray, range(SH)))
+    return configs, rays
+
+
+def _sweep_run(target: str) -> tuple[bytes, bytes]:
+    configs, rays = _sweep_inputs()
+    shift = {"t": T, "u": U} if target == "dxil" else {"t": 0, "u": 0}
+    descriptors = [A.AccelStructure(0, shift["t"] + 0, SWEEP_SCENE),
+                   Buf(set=0, binding=shift["t"] + 1, data=configs), Buf(set=0, binding=shift["t"] + 2, data=rays),
+                   Buf(set=0, binding=shift["u"] + 3, data=bytes(SW * SH * 32)),
+                   Buf(set=0, binding=shift["u"] + 4, data=bytes(SW * SH * 128))]
+    miss = ("miss0", "miss1")
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SW, SH), descriptors, miss=miss, hit_groups=SWEEP_GROUPS,
+                                modules=dxil_modules("sweep.hlsl", SWEEP, SWEEP_ENTRIES))
+    else:
+        result = run_raytracing(spirv_library("sweep.hlsl", SWEEP), "rg", (SW, SH), descriptors, miss=miss,
+                                hit_groups=SWEEP_GROUPS)
+    return result["buffers"][3], result["buffers"][4]
+
+
+def test_sweep_reference_is_not_trivial():
+    """Every configuration's column differs from plain tracing somewhere, and the rows meet every
+    instance, both faces, both geometries, the box and misses."""
+    outcomes = {(c, r): sweep_expected(c, r) for c in range(SW) for r in range(SH)}
+    for c in range(1, SW):
+        assert any(outcomes[c, r] != outcomes[0, r] for r in range(SH)), f"config {c} changes nothing"
+    plain = [o for r in range(SH) for o in outcomes[0, r]]
+    assert {g for _res, g, _s in plain} >= {-1, 0, 1, 2, 3, 6}
+    kinds = {int(res[5]) % 256 for c in range(SW) for r in range(SH) for res, g, _s in outcomes[c, r] if g >= 0}
+    assert kinds >= {0xFE, 0xFF, 102}
+    assert any(len(outcomes[11, r]) > 1 for r in range(SH))     # ACCEPT_FIRST has a real choice
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_sweep_of_flags_masks_and_hit_group_indices(target):
+    results, states = _sweep_run(target)
+    for row in range(SH):
+        for col in range(SW):
+            i = row * SW + col
+            got = struct.unpack_from("<8f", results, 32 * i)
+            got_state = struct.unpack_from("<32f", states, 128 * i)
+            group = got_state[28]
+            assert got_state[29:31] == (SW, SH)
+            options = sweep_expected(col, row)
+            matches = [o for o in options if o[1] == group and got == pytest.approx(o[0], abs=2e-4)]
+            assert matches, f"config {col} row {row}: got {got} group {group}, want one of {options}"
+            if matches[0][2] is not None:
+                assert got_state[:28] == pytest.approx(matches[0][2], abs=2e-4), f"config {col} row {row} state"
