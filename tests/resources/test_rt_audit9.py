@@ -532,3 +532,293 @@ def test_ray_t_current_follows_the_accepted_reports(target):
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_a_rejected_report_keeps_the_committed_attributes(target):
     _ball_run(target, attributes=True)
+
+
+# ---- payload and callable-data shapes, nested CallShader, the payload passed on by a nested TraceRay
+
+SHAPES = """
+struct Payload { float3 v; uint arr[3]; float2x2 m; int s; bool hit; };
+struct CA { float4 x; uint n[2]; };
+struct CB { int depth; float f; float2 pair[2]; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    CA ca;
+    ca.x = float4(i, 1, 2, 3);
+    ca.n[0] = i;
+    ca.n[1] = 100;
+    CallShader(0, ca);
+    CB cb = { -3, 0.5 * i, { float2(1, 2), float2(i, -(int)i) } };
+    CallShader(1 + (i & 1), cb);
+    Payload p;
+    p.v = float3(i, 0, 0);
+    p.arr[0] = 1; p.arr[1] = 2; p.arr[2] = 3;
+    p.m = float2x2(1, 2, 3, 4);
+    p.s = -7;
+    p.hit = false;
+    RayDesc ray = { float3(-0.9 + 0.25 * i, 0.2, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, i & 1, ray, p);
+    results[8 * i] = ca.x;
+    results[8 * i + 1] = float4(ca.n[0], ca.n[1], cb.depth, cb.f);
+    results[8 * i + 2] = float4(cb.pair[0], cb.pair[1]);
+    results[8 * i + 3] = float4(p.v, p.s);
+    results[8 * i + 4] = float4(p.arr[0], p.arr[1], p.arr[2], p.hit ? 1 : 0);
+    results[8 * i + 5] = float4(p.m[0], p.m[1]);
+}
+
+[shader("callable")]
+void c0(inout CA a) {
+    a.x *= 2;
+    a.n[0] += a.n[1];
+    CB inner = { 10, a.x.x, { a.x.yz, a.x.zw } };
+    CallShader(1, inner);                   // nested: a callable calls another
+    a.n[1] = inner.depth;
+    a.x.w = inner.f;
+}
+
+[shader("callable")]
+void c1(inout CB b) {
+    b.depth += 1;
+    b.f *= 3;
+    b.pair[1] = b.pair[0] + b.pair[1];
+}
+
+[shader("callable")]
+void c2(inout CB b) {
+    b.depth -= 1;
+    b.pair[0] = b.pair[0].yx;
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    p.v = float3(p.v.x, a.barycentrics);
+    p.arr[1] = p.arr[0] + p.arr[2] * 10 + PrimitiveIndex();
+    p.m = mul(p.m, float2x2(0, 1, 1, 0));
+    p.s = -p.s;
+    p.hit = true;
+}
+
+[shader("miss")]
+void m0(inout Payload p) { p.arr[2] = 30; p.s = 0; p.m = transpose(p.m); }
+[shader("miss")]
+void m1(inout Payload p) { p.arr[0] = 10; p.s = 1; p.v.z = WorldRayOrigin().x; }
+"""
+SHAPES_SCENE = A.Scene(blases=((A.Triangles(((-1, -1, 0), (0, -1, 0), (-1, 1, 0), (0, -1, 0), (0, 1, 0), (-1, 1, 0))),),),
+                       instances=(A.Instance(0),))
+SHAPES_N = 8
+
+
+def shapes_expected(i: int) -> tuple[float, ...]:
+    """The rows rg writes for ray i, the shaders above run by hand."""
+    x = [2.0 * i, 2.0, 4.0, 6.0]
+    n = [i + 100, 0]
+    inner = [10 + 1, x[0] * 3, (x[1], x[2]), (x[1] + x[2], x[2] + x[3])]     # c1 on c0's inner data
+    n[1] = inner[0]
+    x[3] = inner[1]
+    cb_depth, cb_f, pair = -3, 0.5 * i, [(1.0, 2.0), (float(i), float(-i))]
+    if i & 1:                       # c2
+        cb_depth, pair = cb_depth - 1, [(2.0, 1.0), pair[1]]
+    else:                           # c1
+        cb_depth, cb_f, pair = cb_depth + 1, cb_f * 3, [pair[0], (1.0 + i, 2.0 - i)]
+    o = (-0.9 + 0.25 * i, 0.2, -1.0)
+    hit = A.trace(SHAPES_SCENE, o, (0.0, 0.0, 1.0), 0.0, 10.0)
+    v, arr, m, s, flag = [float(i), 0.0, 0.0], [1, 2, 3], [[1.0, 2.0], [3.0, 4.0]], -7, 0
+    if hit is not None:
+        v = [float(i), *hit.barycentrics]
+        arr[1] = arr[0] + arr[2] * 10 + hit.primitive_index
+        m = [[m[0][1], m[0][0]], [m[1][1], m[1][0]]]          # times [[0, 1], [1, 0]]: columns swapped
+        s, flag = 7, 1
+    elif i & 1:
+        arr[0], s, v[2] = 10, 1, o[0]
+    else:
+        arr[2], s, m = 30, 0, [[m[0][0], m[1][0]], [m[0][1], m[1][1]]]
+    return (*x, n[0], n[1], cb_depth, cb_f, *pair[0], *pair[1], *v, s, *arr, flag, *m[0], *m[1])
+
+
+def test_shapes_reference_is_not_trivial():
+    flags = {(shapes_expected(i)[19], i & 1) for i in range(SHAPES_N)}
+    assert flags == {(1, 0), (1, 1), (0, 0), (0, 1)}      # hits and both misses
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_payload_and_callable_data_shapes(target):
+    u = U if target == "dxil" else 0
+    t = T if target == "dxil" else 0
+    descriptors = [A.AccelStructure(0, t, SHAPES_SCENE), Buf(set=0, binding=u + 1, data=bytes(SHAPES_N * 128))]
+    kw = dict(miss=("m0", "m1"), hit_groups=({"closest": "ch"},), callables=("c0", "c1", "c2"))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SHAPES_N, 1), descriptors, **kw,
+                                modules=dxil_modules("shapes.hlsl", SHAPES, ["rg", "c0", "c1", "c2", "ch", "m0", "m1"]))
+    else:
+        result = run_raytracing(spirv_library("shapes.hlsl", SHAPES), "rg", (SHAPES_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(SHAPES_N):
+        got = struct.unpack_from("<24f", out, 128 * i)
+        assert got == pytest.approx(shapes_expected(i), abs=1e-5), f"ray {i}"
+
+
+DEPTH = """
+struct Payload { uint depth; uint ids[4]; float ts[4]; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    Payload p = (Payload)0;
+    p.ids[3] = 99;
+    RayDesc ray = { float3(-0.75 + 0.5 * i, 0.1, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    results[2 * i] = float4(p.ids[0], p.ids[1], p.ids[2], p.ids[3]);
+    results[2 * i + 1] = float4(p.ts[0], p.ts[1], p.ts[2], p.depth);
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    p.ids[p.depth] = InstanceID();
+    p.ts[p.depth] = RayTCurrent();
+    p.depth += 1;
+    if (p.depth < MAXDEPTH) {       // the incoming payload goes on to the next level
+        RayDesc ray = { WorldRayOrigin() + WorldRayDirection() * RayTCurrent(), 0.01, WorldRayDirection(), 10.0 };
+        TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    }
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.ids[p.depth] = 1000 + p.depth; }
+""".replace("MAXDEPTH", "3")
+# three sheets at z = 0, 1, 2; the left half of the middle one is missing
+SHEET = ((-1, -1, 0), (1, -1, 0), (-1, 1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0))
+HALF = ((0, -1, 0), (1, -1, 0), (0, 1, 0), (1, -1, 0), (1, 1, 0), (0, 1, 0))
+DEPTH_SCENE = A.Scene(blases=((A.Triangles(SHEET),), (A.Triangles(HALF),)), instances=(
+    A.Instance(0, instance_id=1), A.Instance(1, (1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1), instance_id=2),
+    A.Instance(0, (1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2), instance_id=3)))
+
+
+def depth_expected(i: int) -> tuple[float, ...]:
+    o, d = (-0.75 + 0.5 * i, 0.1, -1.0), (0.0, 0.0, 1.0)
+    ids, ts, depth, tmin = [0, 0, 0, 99], [0.0, 0.0, 0.0], 0, 0.0
+    while True:
+        hit = A.trace(DEPTH_SCENE, o, d, tmin, 10.0)
+        if hit is None:
+            ids[depth] = 1000 + depth
+            break
+        ids[depth], ts[depth] = hit.instance_id, hit.t
+        depth += 1
+        if depth >= 3:
+            break
+        o, tmin = tuple(o[k] + hit.t * d[k] for k in range(3)), 0.01
+    return (*ids, *ts, depth)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_recursion_three_levels_deep_passing_the_payload_on(target):
+    assert {depth_expected(i)[:3] for i in range(4)} == {(1, 3, 1002), (1, 2, 3)}
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, DEPTH_SCENE), Buf(set=0, binding=u + 1, data=bytes(4 * 32))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},), max_recursion=3)
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (4, 1), descriptors, **kw,
+                                modules=dxil_modules("depth.hlsl", DEPTH, ["rg", "ch", "ms"]))
+    else:
+        result = run_raytracing(spirv_library("depth.hlsl", DEPTH), "rg", (4, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(4):
+        assert struct.unpack_from("<8f", out, 32 * i) == pytest.approx(depth_expected(i), abs=1e-5), f"ray {i}"
+
+
+WIDE = """
+struct Payload { half h[2]; uint16_t u; float16_t2 v; double d; uint64_t big; int64_t neg; };
+struct Call { double x; uint16_t2 w; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<uint4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    Payload p;
+    p.h[0] = (half)(0.5 * i);
+    p.h[1] = -2.25h;
+    p.u = (uint16_t)(65530 + i);
+    p.v = float16_t2(1.5, (float16_t)i);
+    p.d = 1.0 / 3.0 + i;
+    p.big = 0x100000000ull * (i + 1) + 7;
+    p.neg = -(int64_t)i * 0x10000000000ll;
+    RayDesc ray = { float3(-0.9 + 0.25 * i, 0.2, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    Call c = { p.d, uint16_t2(p.u, 3) };
+    CallShader(0, c);
+    uint2 dbits;
+    asuint(c.x, dbits.x, dbits.y);
+    results[3 * i] = uint4(asuint16(p.h[0]), asuint16(p.h[1]), p.u, c.w.x | ((uint)c.w.y << 16));
+    results[3 * i + 1] = uint4(dbits, (uint)p.big, (uint)(p.big >> 32));
+    results[3 * i + 2] = uint4((uint)p.neg, (uint)((uint64_t)p.neg >> 32), asuint16(p.v.x), asuint16(p.v.y));
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    p.h[0] = p.h[0] * 2.0h;
+    p.u += 10;                      // wraps at 16 bits
+    p.v = p.v.yx;
+    p.d = p.d * 3.0;
+    p.big += 0xFFFFFFFFull;
+    p.neg -= 1;
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.h[1] = -p.h[1]; p.big = ~p.big; p.neg = p.neg >> 4; }
+
+[shader("callable")]
+void c0(inout Call c) { c.x = c.x * c.x; c.w = c.w * 2; }
+"""
+
+
+def _half_bits(x: float) -> int:
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def wide_expected(i: int) -> tuple[int, ...]:
+    m64 = (1 << 64) - 1
+    h0, h1, u, v = 0.5 * i, -2.25, (65530 + i) & 0xFFFF, (1.5, float(i))
+    d = _f32(_f32(1.0 / 3.0) + i)       # literal / literal + uint: a float expression, then widened
+    big, neg = (1 << 32) * (i + 1) + 7, -i * 0x10000000000
+    hit = A.trace(SHAPES_SCENE, (-0.9 + 0.25 * i, 0.2, -1.0), (0.0, 0.0, 1.0), 0.0, 10.0)
+    if hit is not None:
+        h0, u, v, d, big, neg = h0 * 2, (u + 10) & 0xFFFF, v[::-1], d * 3.0, big + 0xFFFFFFFF, neg - 1
+    else:
+        h1, big, neg = -h1, ~big & m64, neg >> 4
+    x = d * d
+    w = ((u * 2) & 0xFFFF, 6)
+    dbits = struct.unpack("<2I", struct.pack("<d", x))
+    neg &= m64
+    return (_half_bits(h0), _half_bits(h1), u, w[0] | w[1] << 16, *dbits, big & 0xFFFFFFFF, big >> 32 & 0xFFFFFFFF,
+            neg & 0xFFFFFFFF, neg >> 32, _half_bits(v[0]), _half_bits(v[1]))
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_16_and_64_bit_payload_and_callable_data(target):
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SHAPES_SCENE), Buf(set=0, binding=u + 1, data=bytes(SHAPES_N * 48))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},), callables=("c0",))
+    if target == "dxil":
+        res = compile_file("wide.hlsl", CompileOptions(profile="lib_6_6", entry="", target="dxil",
+                                                       enable_16bit_types=True), text=WIDE)
+        assert res.ok and res.binary is not None, [d.message for d in res.diagnostics]
+        _read, modules = check_dxil_library(res.binary, ["rg", "ch", "ms", "c0"])
+        assert all(modules.values()), [n for n, m in modules.items() if m is None]
+        dxil_consumer.STATS.executed += 1
+        result = run_raytracing(b"", "rg", (SHAPES_N, 1), descriptors, **kw,
+                                modules={n: m for n, m in modules.items() if m is not None})
+    else:
+        result = run_raytracing(spirv_library("wide.hlsl", WIDE, "lib_6_6", enable_16bit_types=True), "rg",
+                                (SHAPES_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(SHAPES_N):
+        assert struct.unpack_from("<12I", out, 48 * i) == wide_expected(i), f"ray {i}"
