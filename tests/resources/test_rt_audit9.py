@@ -822,3 +822,164 @@ def test_16_and_64_bit_payload_and_callable_data(target):
     out = result["buffers"][1]
     for i in range(SHAPES_N):
         assert struct.unpack_from("<12I", out, 48 * i) == wide_expected(i), f"ray {i}"
+
+
+# ---- RayQuery: template flags combined with the call's, instance masks, commits, ACCEPT_FIRST
+
+RQ_CONFIGS = [      # (template flags, call flags, instance mask)
+    (0, 0, 0xFF),
+    (A.RAY_FLAG_FORCE_OPAQUE, 0, 0xFF),
+    (0, A.RAY_FLAG_FORCE_NON_OPAQUE, 0xFF),
+    (A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES, A.RAY_FLAG_FORCE_NON_OPAQUE, 0xFF),
+    (A.RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES, A.RAY_FLAG_CULL_FRONT_FACING_TRIANGLES, 0xFF),
+    (A.RAY_FLAG_CULL_OPAQUE, 0, 0x03),
+    (A.RAY_FLAG_SKIP_TRIANGLES, 0, 0xFF),
+    (0, A.RAY_FLAG_CULL_NON_OPAQUE | A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES, 0x05),
+    (RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, A.RAY_FLAG_FORCE_OPAQUE, 0xFF),
+    (A.RAY_FLAG_FORCE_NON_OPAQUE, RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, 0x06),
+]
+RQ_TEMPLATES = sorted({c[0] for c in RQ_CONFIGS})
+RQ_BODY = """
+void trace_TF(uint i, uint flags, uint mask, RayDesc ray) {
+    RayQuery<TF> q;
+    q.TraceRayInline(Scene, flags, mask, ray);
+    uint seen = 0;
+    bool shrinking = true;
+    float last = q.CommittedRayT();
+    while (q.Proceed()) {
+        seen++;
+        if (q.CandidateType() == CANDIDATE_NON_OPAQUE_TRIANGLE) {
+            if (q.CandidatePrimitiveIndex() % 2 == 0)
+                q.CommitNonOpaqueTriangleHit();
+        } else {
+            float3 o = q.CandidateObjectRayOrigin(), d = q.CandidateObjectRayDirection();
+            float3 a = (BOX_LO - o) / d, b = (BOX_HI - o) / d;
+            float3 n = min(a, b), f = max(a, b);
+            float t0 = max(max(n.x, n.y), n.z), t1 = min(min(f.x, f.y), f.z);
+            if (t0 <= t1 && t0 >= q.RayTMin() && t0 <= q.CommittedRayT())
+                q.CommitProceduralPrimitiveHit(t0);
+        }
+        shrinking = shrinking && q.CommittedRayT() <= last;
+        last = q.CommittedRayT();
+    }
+    uint status = q.CommittedStatus();
+    Out[4 * i + 3] = float4(q.RayFlags(), seen > 0, shrinking, status);
+    if (status == COMMITTED_NOTHING) {
+        Out[4 * i] = float4(-1, q.CommittedRayT(), 0, 0);
+        return;
+    }
+    Out[4 * i] = float4(q.CommittedInstanceIndex() * 16 + q.CommittedGeometryIndex(), q.CommittedRayT(),
+                        q.CommittedPrimitiveIndex(), q.CommittedInstanceID());
+    if (status == COMMITTED_TRIANGLE_HIT)
+        Out[4 * i + 1] = float4(q.CommittedTriangleBarycentrics(), q.CommittedTriangleFrontFace(), 0);
+    else
+        Out[4 * i + 1] = float4(q.CommittedObjectRayOrigin().xy, 2, 0);
+    Out[4 * i + 2] = float4(q.CommittedObjectToWorld3x4()[1], );
+}
+"""
+RQ_CS = """
+RaytracingAccelerationStructure Scene : register(t0);
+StructuredBuffer<uint4> Configs : register(t1);
+StructuredBuffer<float4> Rays : register(t2);
+RWStructuredBuffer<float4> Out : register(u3);
+""" + "".join(RQ_BODY.replace("TF", str(tf)) for tf in RQ_TEMPLATES).replace(
+    "BOX_LO", f"float3{BOX_LO}").replace("BOX_HI", f"float3{BOX_HI}").replace(
+    "float4(q.CommittedObjectToWorld3x4()[1], )", "q.CommittedObjectToWorld3x4()[1]") + """
+[numthreads(8, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint c = id.x / RAYS, r = id.x % RAYS;
+    RayDesc ray = { Rays[2 * r].xyz, Rays[2 * r].w, Rays[2 * r + 1].xyz, Rays[2 * r + 1].w };
+    uint4 cfg = Configs[c];
+    switch (cfg.x) {
+""" + "".join(f"    case {tf}: trace_{tf}(id.x, cfg.y, cfg.z, ray); break;\n" for tf in RQ_TEMPLATES) + """    }
+}
+"""
+RQ_CS = RQ_CS.replace("RAYS", str(SH))
+
+
+def rq_expected(col: int, row: int) -> list[tuple[float, ...]]:
+    """The acceptable 16 floats of one query (several under ACCEPT_FIRST_HIT_AND_END_SEARCH)."""
+    template, call, mask = RQ_CONFIGS[col]
+    flags = template | call
+    o, d = sweep_ray(row)
+    accept = lambda h: h.primitive_index % 2 == 0      # noqa: E731
+    if flags & RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH:
+        hits = []
+        for h in A.candidates(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask):
+            if h.procedural:
+                t = _box_report(h)
+                if t is not None and SWEEP_TMIN <= t <= SWEEP_TMAX:
+                    hits.append(A.Hit(**{**h.__dict__, "t": t}))
+            elif h.opaque or accept(h):
+                hits.append(h)
+    else:
+        hit = A.trace(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask, accept=accept, procedural=_box_report)
+        hits = [hit] if hit is not None else []
+    any_candidate = float(bool(A.candidates(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask)))
+    if not hits:
+        return [(-1, SWEEP_TMAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, flags, any_candidate, 1, 0)]
+    out = []
+    for h in hits:
+        inst = SWEEP_SCENE.instances[h.instance_index]
+        # Proceed returned true at least once if the committed hit needed the shader; otherwise it depends
+        # on the traversal order whether a farther non-opaque candidate came before the opaque hit (-1: either)
+        seen = 1.0 if h.procedural or not h.opaque else -1.0
+        first = (h.instance_index * 16 + h.geometry_index, h.t, h.primitive_index, inst.instance_id)
+        if h.procedural:
+            second = (*h.object_origin[:2], 2, 0)
+        else:
+            second = (*h.barycentrics, float(h.front_face), 0)
+        out.append((*first, *second, *inst.transform[4:8], flags, seen, 1, 2 if h.procedural else 1))
+    return out
+
+
+def _rq_run(target: str) -> bytes:
+    from harness import dxil_tools, tools
+    from harness.vulkan_runner import run_compute
+
+    configs = b"".join(struct.pack("<4I", t, c, m, 0) for t, c, m in RQ_CONFIGS)
+    _, rays = _sweep_inputs()
+    n = len(RQ_CONFIGS) * SH
+    if target == "dxil":
+        res = compile_file("rq.hlsl", CompileOptions(profile="cs_6_5", entry="main", target="dxil"), text=RQ_CS)
+        assert res.ok and res.binary is not None, [d.message for d in res.diagnostics]
+        spirv = dxil_tools.check_dxil(res.binary).spirv
+        assert spirv is not None
+        reflect = tools.spirv_cross_reflect(spirv)
+        where = {e["name"].removesuffix("SSBO"): (e["set"], e["binding"])
+                 for cat in ("ssbos", "acceleration_structures") for e in reflect.get(cat, [])}
+        entry = reflect["entryPoints"][0]["name"]
+        dxil_consumer.STATS.executed += 1
+    else:
+        def build(opt: int) -> bytes:
+            r = compile_file("rq.hlsl", CompileOptions(profile="cs_6_5", entry="main", target="spirv",
+                                                       vk_target_env="vulkan1.2", opt_level=opt), text=RQ_CS)
+            assert r.ok and r.binary is not None, [d.message for d in r.diagnostics]
+            return r.binary
+        spirv, entry = build(3), "main"
+        register_unoptimised(spirv, lambda: build(0))
+        where = {"Scene": (0, 0), "Configs": (0, 1), "Rays": (0, 2), "Out": (0, 3)}
+    descriptors = [A.AccelStructure(*where["Scene"], SWEEP_SCENE), Buf(*where["Configs"], data=configs),
+                   Buf(*where["Rays"], data=rays), Buf(*where["Out"], data=bytes(64 * n))]
+    return run_compute(spirv, entry, descriptors, groups=(n // 8, 1, 1))[3]
+
+
+def test_rq_reference_is_not_trivial():
+    outcomes = {(c, r): rq_expected(c, r) for c in range(len(RQ_CONFIGS)) for r in range(SH)}
+    for c in range(1, len(RQ_CONFIGS)):
+        assert any(outcomes[c, r] != outcomes[0, r] for r in range(SH)), f"config {c} changes nothing"
+    assert {o[15] for v in outcomes.values() for o in v} == {0, 1, 2}
+    assert any(len(outcomes[8, r]) > 1 for r in range(SH))
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_ray_query_flags_masks_and_commits(target):
+    assert len(RQ_CONFIGS) * SH % 8 == 0
+    out = _rq_run(target)
+    for c in range(len(RQ_CONFIGS)):
+        for r in range(SH):
+            i = c * SH + r
+            got = struct.unpack_from("<16f", out, 64 * i)
+            options = [o if o[13] >= 0 else (*o[:13], got[13], *o[14:]) for o in rq_expected(c, r)]
+            assert any(got == pytest.approx(o, abs=2e-4) for o in options), \
+                f"config {c} ray {r}: got {got}, want one of {options}"
