@@ -1,0 +1,189 @@
+"""Mesh and amplification audit (issue 20), drawn on lavapipe (VK_EXT_mesh_shader) and checked pixel
+by pixel against images computed here: every primitive is an axis-aligned quad with its edges on
+pixel boundaries, or a horizontal line through pixel centres, so coverage is a comparison, not a
+rasteriser.
+
+What the older test_mesh_shaders.py does not reach: several amplification groups each sending a
+payload struct (counts, floats, an id array, a vector) to a two-dimensional DispatchMesh; a mesh
+shader whose outputs are written by different threads than the ones that computed them (through
+groupshared memory and a barrier) and whose vertices, indices and primitive attributes are written
+by disjoint threads; SV_PrimitiveID written per primitive; line topology with uint2 indices,
+executed.  The amplification and pixel shaders run again from their DXIL twins through dxil-spirv
+(the DXIL mesh shader does not draw on lavapipe: see test_mesh_shaders.py's strict xfail)."""
+
+from __future__ import annotations
+
+import pytest
+import res_util as R
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+W = H = 16
+ENV = "vulkan1.2"
+
+MS = """
+struct V { float4 pos : SV_Position; [[vk::location(1)]] nointerpolation float4 color : COLOR0; };
+struct P { [[vk::location(2)]] nointerpolation float4 tint : TINT; uint id : SV_PrimitiveID; };
+struct Payload { uint count; float base; uint ids[8]; float4 tint; };
+groupshared float2 corners[4];
+
+[outputtopology("triangle")]
+[numthreads(8, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint2 gid : SV_GroupID, in payload Payload pl,
+          out vertices V verts[4], out indices uint3 tris[2], out primitives P prims[2]) {
+    SetMeshOutputCounts(4, 2);
+    uint m = pl.ids[gid.x];
+    if (t < 4) {        // threads 0-3 compute the corners (pixels -> NDC) ...
+        float x0 = (m % 4) * 4, y0 = (m / 4) * 8 + 1 + 3 * gid.y;
+        corners[t] = float2((t & 1) ? x0 + 3 : x0, (t & 2) ? y0 + 3 : y0) / 8.0 - 1.0;
+    }
+    GroupMemoryBarrierWithGroupSync();
+    if (t < 4) {        // ... and each writes its neighbour's vertex
+        uint v = (t + 1) % 4;
+        verts[v].pos = float4(corners[v], 0, 1);
+        verts[v].color = float4(pl.base + m * 0.0625, 0, 0, 1);
+    } else if (t < 6) {
+        tris[t - 4] = t == 4 ? uint3(0, 1, 2) : uint3(1, 3, 2);
+    } else {
+        uint p = t - 6;
+        prims[p].tint = float4(0, pl.tint.g + gid.y * 0.25, 0, 0);
+        prims[p].id = m * 2 + gid.y;
+    }
+}
+"""
+AS = """
+struct Payload { uint count; float base; uint ids[8]; float4 tint; };
+groupshared Payload pl;
+
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint g : SV_GroupID) {
+    uint mask = g == 0 ? MASK0 : MASK1;
+    if ((mask >> t) & 1)
+        pl.ids[countbits(mask & ((1u << t) - 1))] = g * 4 + t;
+    if (t == 0) {
+        pl.count = countbits(mask);
+        pl.base = 0.5 * g;
+        pl.tint = float4(0, 0.5, 0, 0);
+    }
+    GroupMemoryBarrierWithGroupSync();
+    DispatchMesh(pl.count, 2, 1, pl);
+}
+"""
+PS = """
+struct V { float4 pos : SV_Position; [[vk::location(1)]] nointerpolation float4 color : COLOR0; };
+struct P { [[vk::location(2)]] [[vk::perprimitive]] nointerpolation float4 tint : TINT; };
+float4 main(V v, P p, uint id : SV_PrimitiveID) : SV_Target {
+    return float4(v.color.r, p.tint.g, id / 16.0, 1);
+}
+"""
+
+
+def pixels(data: bytes) -> list[tuple[int, ...]]:
+    return [tuple(data[i:i + 4]) for i in range(0, W * H * 4, 4)]
+
+
+def expected(masks: tuple[int, int]) -> list[tuple[int, ...]]:
+    """Meshlet m = 4g + t of amplification group g (drawn when bit t of its mask is set) covers the
+    4 x 8 cell (m % 4, m // 4) of the target, inset: columns 4(m % 4) .. +2, and its two mesh groups
+    (SV_GroupID.y = half) rows 8(m // 4) + 1 + 3 half .. +2."""
+    want = [(0, 0, 0, 0)] * (W * H)
+    for g, mask in enumerate(masks):
+        for t in range(4):
+            if not mask >> t & 1:
+                continue
+            m = 4 * g + t
+            for half in (0, 1):
+                color = (R.unorm8(0.5 * g + m * 0.0625), R.unorm8(0.5 + 0.25 * half), R.unorm8((2 * m + half) / 16), 255)
+                x0, y0 = (m % 4) * 4, (m // 4) * 8 + 1 + 3 * half
+                for y in range(y0, y0 + 3):
+                    for x in range(x0, x0 + 3):
+                        want[y * W + x] = color
+    return want
+
+
+def _converted(res):
+    from dxil_run import consumer_spirv
+
+    twin = R.twin_of(res)
+    assert twin is not None, "the DXIL twin failed"
+    out = consumer_spirv(twin)
+    assert out is not None, "dxil-spirv could not convert the DXIL twin"
+    return out[0], out[1]["entry"]
+
+
+@pytest.mark.parametrize("masks", [(0b1111, 0b1111), (0b1011, 0b0110), (0b0000, 0b1001)])
+def test_amplification_groups_payload_and_threads_writing_each_others_outputs(masks):
+    from harness.vulkan_runner import run_mesh
+
+    ms = R.build(MS, "main", "ms_6_5", env=ENV)
+    ps = R.build(PS, "main", "ps_6_5", env=ENV)
+    task = R.build(AS.replace("MASK0", str(masks[0])).replace("MASK1", str(masks[1])), "main", "as_6_5", env=ENV)
+    for res in (ms, ps, task):
+        R.spirv_val_flags(res.binary, "vulkan1.3")
+    want = expected(masks)
+    got = pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1), task=(task.binary, "main")))
+    assert got == want
+    again = pixels(run_mesh(ms.binary, "main", *_converted(ps), W, H, (2, 1, 1), task=_converted(task)))
+    assert again == want, "the DXIL twins through dxil-spirv draw differently"
+
+
+def test_reference_is_not_trivial():
+    full = expected((0b1111, 0b1111))
+    assert len({p for p in full if p != (0, 0, 0, 0)}) == 16      # 8 meshlets x 2 halves, all distinct
+    assert sum(p != (0, 0, 0, 0) for p in full) == 16 * 9
+
+
+LINES = """
+struct V { float4 pos : SV_Position; };
+struct P { [[vk::location(2)]] nointerpolation float4 tint : TINT; uint id : SV_PrimitiveID; };
+
+[outputtopology("line")]
+[numthreads(8, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint g : SV_GroupID, out vertices V verts[8], out indices uint2 lines[4],
+          out primitives P prims[4]) {
+    SetMeshOutputCounts(8, COUNT);
+    uint seg = t / 2, row = 2 + 4 * g + seg;
+    float x = (t & 1) ? 2 + 2 * seg + 6 : 2 + 2 * seg;
+    verts[t].pos = float4(x / 8.0 - 1.0, (row + 0.5) / 8.0 - 1.0, 0, 1);
+    if (t < COUNT) {
+        lines[t] = uint2(2 * t, 2 * t + 1);
+        prims[t].tint = float4(0, 0.25 * (t + 1), 0, 0);
+        prims[t].id = 10 * g + t;
+    }
+}
+"""
+PS_LINES = """
+struct P { [[vk::location(2)]] [[vk::perprimitive]] nointerpolation float4 tint : TINT; };
+float4 main(float4 pos : SV_Position, P p, uint id : SV_PrimitiveID) : SV_Target {
+    return float4(1, p.tint.g, id / 32.0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("count", [4, 3])
+def test_line_topology_draws_its_lines(count):
+    """Group g's line k runs along pixel row 2 + 4g + k from x = 2 + 2k to 8 + 2k: the pixels strictly
+    inside light up in its per-primitive colour (the end pixels depend on the line rasterisation
+    rule and may go either way), no other pixel does; SetMeshOutputCounts(8, 3) drops the fourth."""
+    from harness.vulkan_runner import run_mesh
+
+    ms = R.build(LINES.replace("COUNT", str(count)), "main", "ms_6_5", env=ENV)
+    ps = R.build(PS_LINES, "main", "ps_6_5", env=ENV)
+    got = pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1)))
+    either = set()
+    want = [(0, 0, 0, 0)] * (W * H)
+    for g in range(2):
+        for k in range(count):
+            row, x0, x1 = 2 + 4 * g + k, 2 + 2 * k, 8 + 2 * k
+            color = (255, R.unorm8(0.25 * (k + 1)), R.unorm8((10 * g + k) / 32), 255)
+            for x in range(x0, x1):
+                want[row * W + x] = color
+            either |= {(row * W + x0 - 1, color), (row * W + x0, color), (row * W + x1 - 1, color),
+                       (row * W + x1, color)}
+    loose = {i for i, _ in either}
+    for i, (g_px, w_px) in enumerate(zip(got, want)):
+        if i in loose:
+            assert g_px == (0, 0, 0, 0) or (i, g_px) in either, f"pixel {i % W}, {i // W}: {g_px}"
+        else:
+            assert g_px == w_px, f"pixel {i % W}, {i // W}: {g_px} != {w_px}"
+    assert sum(p != (0, 0, 0, 0) for p in got) >= 2 * count * 4
