@@ -88,11 +88,13 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
     """Retarget the HLSL function's uses of the mesh parameters (see the module docstring).  A mesh
     shader must say how many vertices and primitives it writes (D3D's validator requires the call;
     without it Vulkan draws nothing)."""
-    if not any(
-            isinstance(x, ir.Intrinsic) and x.name == "SetMeshOutputCounts"
-            for f in module.functions for s in ir.walk_stmts(f.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)):
+    calls = [s for f in module.functions for s in ir.walk_stmts(f.body) if _sets_counts(s)]
+    if not calls:
         raise error(f"mesh entry point '{src.name}' never calls SetMeshOutputCounts(vertices, primitives): the "
                     f"counts of the vertices and primitives it outputs", src.loc)
+    if len(calls) > 1:
+        raise error("SetMeshOutputCounts is called once per mesh shader: a second call", calls[1].loc)
+    _check_counts_first(src, calls[0], mb)
     def fix_refs(e: ir.Expr) -> None:
         for x in ir.walk_expr(e):
             if isinstance(x, ir.VarRef) and id(x.var) in mb.renamed:
@@ -127,6 +129,52 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
         return None
 
     src.body = ir.rewrite_stmts(src.body, change)
+
+
+def _sets_counts(s: ir.Stmt) -> bool:
+    return any(isinstance(x, ir.Intrinsic) and x.name == "SetMeshOutputCounts"
+               for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
+
+
+def _placed(stmts: list[ir.Stmt], where: tuple = ()):
+    """(statement, where): `where` names each enclosing statement list and the index in it."""
+    for i, s in enumerate(stmts):
+        here = (*where, (id(stmts), i))
+        yield s, here
+        if isinstance(s, ir.If):
+            yield from _placed(s.then, here)
+            yield from _placed(s.else_, here)
+        elif isinstance(s, ir.Loop):
+            yield from _placed(s.body, here)
+            yield from _placed(s.continuing, here)
+        elif isinstance(s, ir.Switch):
+            for c in s.cases:
+                yield from _placed(c.body, here)
+
+
+def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> None:
+    """D3D's validator refuses an output write that SetMeshOutputCounts does not dominate: the call
+    must come earlier in the same statement list as the write or one enclosing it.  (A call inside a
+    helper function is left to that helper's callers: not checked.)"""
+    placed = list(_placed(src.body))
+    at = next((w for s, w in placed if s is call), None)
+    if at is None:
+        return
+    for s, w in placed:
+        if not isinstance(s, ir.Store):
+            continue
+        root = s.place
+        while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            root = root.base
+        if not isinstance(root, ir.VarRef) or (id(root.var) not in mb.outputs and not (
+                id(root.var) in mb.renamed and mb.renamed[id(root.var)].storage is ir.Storage.OUTPUT)):
+            continue
+        level = len(at) - 1
+        if w[:level] != at[:level] or len(w) <= level or w[level][0] != at[level][0] or w[level][1] <= at[level][1]:
+            loc = getattr(call, "loc", None)
+            line = f" (line {loc.line})" if loc is not None else ""
+            raise error(f"mesh shader output '{mb.names[id(root.var)]}' is written where SetMeshOutputCounts{line} "
+                        f"may not have run: the call must come first on every path to an output write", s.loc)
 
 
 def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stmt]:

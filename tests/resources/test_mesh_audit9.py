@@ -187,3 +187,60 @@ def test_line_topology_draws_its_lines(count):
         else:
             assert g_px == w_px, f"pixel {i % W}, {i // W}: {g_px} != {w_px}"
     assert sum(p != (0, 0, 0, 0) for p in got) >= 2 * count * 4
+
+
+# ---- D3D's validator: one SetMeshOutputCounts, dominating every output write
+
+ONE_QUAD = """
+struct V { float4 pos : SV_Position; };
+[outputtopology("triangle")]
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[4], out indices uint3 tris[2]) {
+BODY
+}
+"""
+WRITES = """    verts[t].pos = float4(t & 1, t >> 1, 0, 1);
+    if (t < 2)
+        tris[t] = t == 0 ? uint3(0, 1, 2) : uint3(1, 3, 2);"""
+
+
+def _error(body: str, target: str) -> str:
+    src = ONE_QUAD.replace("BODY", body)
+    res = R.compile_hlsl(src, "main", "ms_6_5", target, env=ENV)
+    assert not res.ok, f"{target} compiled:\n{src}"
+    d = next(d for d in res.diagnostics if d.severity == "error")
+    assert d.loc is not None
+    return f"{d.loc.line}:{d.loc.col}: {d.message}"
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_set_mesh_output_counts_twice_is_refused(target):
+    body = "    SetMeshOutputCounts(4, 2);\n" + WRITES + "\n    SetMeshOutputCounts(4, 2);"
+    assert _error(body, target) == "10:5: SetMeshOutputCounts is called once per mesh shader: a second call"
+
+
+@pytest.mark.parametrize("body, where", [
+    ("    if (t == 0)\n        SetMeshOutputCounts(4, 2);\n" + WRITES, "8:18: mesh shader output 'verts'"),
+    (WRITES + "\n    SetMeshOutputCounts(4, 2);", "6:18: mesh shader output 'verts'"),
+    ("    verts[t].pos = 0;\n    if (t < 4) {\n        SetMeshOutputCounts(4, 2);\n"
+     "        tris[0] = uint3(0, 1, 2);\n    }", "6:18: mesh shader output 'verts'"),
+    ("    for (uint i = 0; i < 1; i++)\n        SetMeshOutputCounts(4, 2);\n" + WRITES,
+     "8:18: mesh shader output 'verts'"),
+], ids=["in-a-branch", "after-the-writes", "write-before-the-branch", "in-a-loop"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_writes_set_mesh_output_counts_does_not_dominate_are_refused(body, where, target):
+    got = _error(body, target)
+    assert got.startswith(where), got
+    assert "may not have run: the call must come first on every path to an output write" in got
+
+
+@pytest.mark.parametrize("body", [
+    "    if (t > 7)\n        return;\n    SetMeshOutputCounts(4, 2);\n" + WRITES,
+    "    if (t < 4) {\n        SetMeshOutputCounts(4, 2);\n" + WRITES.replace("\n", "\n    ") + "\n    }",
+    "    SetMeshOutputCounts(4, 2);\n    for (uint i = 0; i < 1; i++) {\n" + WRITES + "\n    }",
+], ids=["after-an-early-return", "writes-in-the-same-branch", "writes-in-a-later-loop"])
+def test_dominated_writes_compile(body):
+    src = ONE_QUAD.replace("BODY", body)
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, "main", "ms_6_5", target, env=ENV)
+        assert res.ok, R.diagnostics_text(res)
