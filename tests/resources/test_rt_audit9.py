@@ -983,3 +983,157 @@ def test_ray_query_flags_masks_and_commits(target):
             options = [o if o[13] >= 0 else (*o[:13], got[13], *o[14:]) for o in rq_expected(c, r)]
             assert any(got == pytest.approx(o, abs=2e-4) for o in options), \
                 f"config {c} ray {r}: got {got}, want one of {options}"
+
+
+NESTED = """
+struct Inner { float2 uv; uint tag[2]; };
+struct Payload { Inner hits[2]; Inner last; row_major float2x3 m; min16float h; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    Payload p = (Payload)0;
+    p.m = float2x3(1, 2, 3, 4, 5, 6);
+    p.h = 0.5;
+    p.hits[1].tag[1] = 77;
+    RayDesc ray = { float3(-0.9 + 0.25 * i, 0.2, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    results[4 * i] = float4(p.hits[0].uv, p.hits[0].tag[0], p.hits[0].tag[1]);
+    results[4 * i + 1] = float4(p.hits[1].uv, p.hits[1].tag[0], p.hits[1].tag[1]);
+    results[4 * i + 2] = float4(p.last.uv, p.last.tag[0], p.h);
+    results[4 * i + 3] = float4(p.m[0][2], p.m[1][0], p.m[1][2], p.last.tag[1]);
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    Inner in0 = { a.barycentrics, { PrimitiveIndex(), 5 } };
+    p.hits[PrimitiveIndex()] = in0;
+    p.last = p.hits[1];
+    p.m[1] = p.m[0] * 2;
+    p.h = p.h * 4;
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.last.tag[1] = 9; p.m = -p.m; }
+"""
+
+
+def nested_expected(i: int) -> tuple[float, ...]:
+    hits = [[0.0, 0.0, 0, 0], [0.0, 0.0, 0, 77]]
+    last, m, h = [0.0, 0.0, 0, 0], [[1, 2, 3], [4, 5, 6]], 0.5
+    hit = A.trace(SHAPES_SCENE, (-0.9 + 0.25 * i, 0.2, -1.0), (0.0, 0.0, 1.0), 0.0, 10.0)
+    if hit is not None:
+        hits[hit.primitive_index] = [*hit.barycentrics, hit.primitive_index, 5]
+        last = list(hits[1])
+        m = [m[0], [2 * x for x in m[0]]]
+        h *= 4
+    else:
+        last[3] = 9
+        m = [[-x for x in r] for r in m]
+    return (*hits[0], *hits[1], *last[:3], h, m[0][2], m[1][0], m[1][2], last[3])
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_nested_structs_arrays_of_structs_and_row_major_matrices_in_a_payload(target):
+    assert {nested_expected(i)[15] for i in range(SHAPES_N)} == {5, 9, 77}   # misses, hits on both triangles
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SHAPES_SCENE), Buf(set=0, binding=u + 1, data=bytes(SHAPES_N * 64))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SHAPES_N, 1), descriptors, **kw,
+                                modules=dxil_modules("nested.hlsl", NESTED, ["rg", "ch", "ms"]))
+    else:
+        result = run_raytracing(spirv_library("nested.hlsl", NESTED), "rg", (SHAPES_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(SHAPES_N):
+        assert struct.unpack_from("<16f", out, 64 * i) == pytest.approx(nested_expected(i), abs=1e-5), f"ray {i}"
+
+
+TWO_QUERIES = """
+RaytracingAccelerationStructure Scene : register(t0);
+StructuredBuffer<float4> Rays : register(t1);
+RWStructuredBuffer<float4> Out : register(u2);
+
+[numthreads(8, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint r = id.x;
+    RayDesc a = { Rays[2 * r].xyz, Rays[2 * r].w, Rays[2 * r + 1].xyz, Rays[2 * r + 1].w };
+    RayDesc b = a;
+    b.Origin.x += 1.5;
+    RayQuery<RAY_FLAG_FORCE_OPAQUE> q1;
+    RayQuery<RAY_FLAG_FORCE_OPAQUE | RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES> q2;
+    q1.TraceRayInline(Scene, 0, 0xFF, a);
+    q2.TraceRayInline(Scene, 0, 0xFF, b);
+    bool more1 = true, more2 = true;
+    while (more1 || more2) {        // the two traversals interleaved
+        if (more1) more1 = q1.Proceed();
+        if (more2) more2 = q2.Proceed();
+        if (more1 && q1.CandidateType() == CANDIDATE_PROCEDURAL_PRIMITIVE)
+            q1.CommitProceduralPrimitiveHit(q1.RayTMin() + 1.0);
+    }
+    float4 first = float4(q1.CommittedStatus(), q1.CommittedRayT(), q2.CommittedStatus(), q2.CommittedRayT());
+    q1.TraceRayInline(Scene, RAY_FLAG_CULL_BACK_FACING_TRIANGLES, 0xFF, b);      // the same query again
+    q1.Proceed();
+    Out[2 * r] = first;
+    Out[2 * r + 1] = float4(q1.CommittedStatus(), q1.CommittedRayT(),
+                            q1.CommittedStatus() == COMMITTED_NOTHING ? -1 : (int)q1.CommittedInstanceIndex(), 0);
+}
+"""
+
+
+def two_queries_expected(r: int) -> tuple[float, ...]:
+    o, d = sweep_ray(r)
+    b = (o[0] + 1.5, o[1], o[2])
+
+    def summary(hit: A.Hit | None) -> tuple[float, float]:
+        if hit is None:
+            return (0.0, SWEEP_TMAX)
+        return (2.0 if hit.procedural else 1.0, hit.t)
+
+    opaque = A.RAY_FLAG_FORCE_OPAQUE
+    h1 = A.trace(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, opaque, procedural=lambda h: SWEEP_TMIN + 1.0)
+    h2 = A.trace(SWEEP_SCENE, b, d, SWEEP_TMIN, SWEEP_TMAX, opaque | A.RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES)
+    h3 = A.trace(SWEEP_SCENE, b, d, SWEEP_TMIN, SWEEP_TMAX, opaque | A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES)
+    kinds = {c.procedural for c in A.candidates(SWEEP_SCENE, b, d, SWEEP_TMIN, SWEEP_TMAX,
+                                                opaque | A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES)}
+    assert len(kinds) <= 1, "the second trace would depend on the traversal order"
+    if h3 is not None and h3.procedural:
+        h3 = None           # the second trace commits nothing procedural: Proceed's one true is not answered
+    third = summary(h3)
+    return (*summary(h1), *summary(h2), *third, -1.0 if h3 is None else h3.instance_index, 0.0)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_two_queries_interleaved_and_a_query_traced_again(target):
+    from harness import dxil_tools, tools
+    from harness.vulkan_runner import run_compute
+
+    outcomes = [two_queries_expected(r) for r in range(SH)]
+    assert {o[0] for o in outcomes} == {0.0, 1.0, 2.0} and {o[4] for o in outcomes} >= {0.0, 1.0}
+    _, rays = _sweep_inputs()
+    if target == "dxil":
+        res = compile_file("two.hlsl", CompileOptions(profile="cs_6_5", entry="main", target="dxil"), text=TWO_QUERIES)
+        assert res.ok and res.binary is not None, [d.message for d in res.diagnostics]
+        spirv = dxil_tools.check_dxil(res.binary).spirv
+        assert spirv is not None
+        reflect = tools.spirv_cross_reflect(spirv)
+        where = {e["name"].removesuffix("SSBO"): (e["set"], e["binding"])
+                 for cat in ("ssbos", "acceleration_structures") for e in reflect.get(cat, [])}
+        entry = reflect["entryPoints"][0]["name"]
+        dxil_consumer.STATS.executed += 1
+    else:
+        def build(opt: int) -> bytes:
+            r = compile_file("two.hlsl", CompileOptions(profile="cs_6_5", entry="main", target="spirv",
+                                                        vk_target_env="vulkan1.2", opt_level=opt), text=TWO_QUERIES)
+            assert r.ok and r.binary is not None, [d.message for d in r.diagnostics]
+            return r.binary
+        spirv, entry = build(3), "main"
+        register_unoptimised(spirv, lambda: build(0))
+        where = {"Scene": (0, 0), "Rays": (0, 1), "Out": (0, 2)}
+    out = run_compute(spirv, entry, [A.AccelStructure(*where["Scene"], SWEEP_SCENE), Buf(*where["Rays"], data=rays),
+                                     Buf(*where["Out"], data=bytes(32 * SH))], groups=(SH // 8, 1, 1))[2]
+    for r in range(SH):
+        got = struct.unpack_from("<8f", out, 32 * r)
+        assert got == pytest.approx(outcomes[r], abs=2e-4), f"ray {r}"
