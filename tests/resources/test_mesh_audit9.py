@@ -244,3 +244,60 @@ def test_dominated_writes_compile(body):
     for target in ("spirv", "dxil"):
         res = R.compile_hlsl(src, "main", "ms_6_5", target, env=ENV)
         assert res.ok, R.diagnostics_text(res)
+
+
+PERSPECTIVE_MS = """
+struct V { float4 pos : SV_Position; [[vk::location(1)]] float4 smooth : COLOR0;
+           [[vk::location(2)]] noperspective float4 flat_screen : COLOR1; };
+[outputtopology("triangle")]
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[4], out indices uint3 tris[2]) {
+    SetMeshOutputCounts(4, 2);
+    float x = (t & 1) ? 1.0 : -1.0, y = (t & 2) ? 1.0 : -1.0, w = (t & 1) ? 2.0 : 1.0;
+    verts[t].pos = float4(x * w, y * w, 0, w);       // the same square on screen, deeper on the right
+    verts[t].smooth = float4((t & 1), (t & 2) / 2, 0, 0);
+    verts[t].flat_screen = float4((t & 1), 0, 0, 0);
+    if (t < 2)
+        tris[t] = t == 0 ? uint3(0, 1, 2) : uint3(1, 3, 2);
+}
+"""
+PERSPECTIVE_PS = """
+struct V { float4 pos : SV_Position; [[vk::location(1)]] float4 smooth : COLOR0;
+           [[vk::location(2)]] noperspective float4 flat_screen : COLOR1; };
+float4 main(V v) : SV_Target { return float4(v.smooth.r, v.flat_screen.r, v.smooth.g, 1); }
+"""
+
+
+def _interpolated(px: float, py: float) -> tuple[float, float, float]:
+    """(smooth.r, flat_screen.r, smooth.g) at NDC point (px, py): screen-space barycentrics in the triangle
+    holding it, weighted by 1/w for the perspective-correct attribute."""
+    verts = [((-1, -1), 1.0, (0, 0)), ((1, -1), 2.0, (1, 0)), ((-1, 1), 1.0, (0, 1)), ((1, 1), 2.0, (1, 1))]
+    tri = (0, 1, 2) if px + py < 0 else (1, 3, 2)
+    (ax, ay), (bx, by), (cx, cy) = (verts[i][0] for i in tri)
+    det = (bx - ax) * (cy - ay) - (cx - ax) * (by - ay)
+    l1 = ((px - ax) * (cy - ay) - (cx - ax) * (py - ay)) / det
+    l2 = ((bx - ax) * (py - ay) - (px - ax) * (by - ay)) / det
+    lam = (1 - l1 - l2, l1, l2)
+    inv = sum(lam[k] / verts[i][1] for k, i in enumerate(tri))
+    r = sum(lam[k] * verts[i][2][0] / verts[i][1] for k, i in enumerate(tri)) / inv
+    g = sum(lam[k] * verts[i][2][1] / verts[i][1] for k, i in enumerate(tri)) / inv
+    return r, sum(lam[k] * verts[i][2][0] for k, i in enumerate(tri)), g
+
+
+def test_mesh_outputs_interpolate_with_and_without_perspective():
+    """Across a full-screen quad whose right edge has w = 2, perspective-correct and noperspective
+    attributes differ (each within one unorm8 step of _interpolated's value)."""
+    from harness.vulkan_runner import run_mesh
+
+    ms = R.build(PERSPECTIVE_MS, "main", "ms_6_5", env=ENV)
+    ps = R.build(PERSPECTIVE_PS, "main", "ps_6_5", env=ENV)
+    assert "NoPerspective" in R.spirv_dis(ms) and "NoPerspective" in R.spirv_dis(ps)
+    assert max(abs(r - n) for r, n, _g in (_interpolated(x / 8 - 0.9375, 0.0) for x in range(16))) * 255 > 20
+    for got in (pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H)),
+                pixels(run_mesh(ms.binary, "main", *_converted(ps), W, H))):
+        for y in range(H):
+            for x in range(W):
+                want = _interpolated(2 * (x + 0.5) / W - 1, 2 * (y + 0.5) / H - 1)
+                px = got[y * W + x]
+                assert all(abs(px[k] - want[k] * 255) <= 1.0 for k in range(3)) and px[3] == 255, \
+                    f"pixel ({x}, {y}): {px}, want {[round(c * 255, 1) for c in want]}"
