@@ -1137,3 +1137,87 @@ def test_two_queries_interleaved_and_a_query_traced_again(target):
     for r in range(SH):
         got = struct.unpack_from("<8f", out, 32 * r)
         assert got == pytest.approx(outcomes[r], abs=2e-4), f"ray {r}"
+
+
+
+HELPERS = """
+struct Payload { float t; uint n; };
+struct Call { uint v; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+void trace_one(inout Payload p, float3 o) {
+    RayDesc ray = { o, 0.0, float3(0, 0, 1), 10.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+}
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    Payload ps[2];
+    ps[0].t = 0; ps[0].n = 0; ps[1].t = 0; ps[1].n = 0;
+    for (uint k = 0; k < 3; k++)
+        trace_one(ps[0], float3(-0.9 + 0.25 * i + 0.01 * k, -0.5 + 0.15 * i, -1.0));
+    RayDesc ray = { float3(-0.9 + 0.25 * i, -0.5 + 0.15 * i, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, ps[1]);
+    Call c = { 1 };
+    for (uint j = 0; j < i; j++)
+        CallShader(0, c);
+    results[i] = float4(ps[0].t, ps[0].n, ps[1].n, c.v);
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    RayQuery<RAY_FLAG_FORCE_OPAQUE> q;
+    RayDesc shadow = { WorldRayOrigin() + WorldRayDirection() * RayTCurrent(), 0.01, float3(1, 0, 0), 10.0 };
+    q.TraceRayInline(scene, 0, 0xff, shadow);
+    q.Proceed();
+    p.t += RayTCurrent();
+    p.n += q.CommittedStatus() == COMMITTED_TRIANGLE_HIT ? 100 : 1;
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.n += 10000; }
+
+[shader("callable")]
+void c0(inout Call c) { c.v = c.v * 3 + 1; }
+"""
+WALL = A.Triangles(((0.5, -0.3, -1), (0.5, 1, -1), (0.5, -0.3, 1), (0.5, 1, -1), (0.5, 1, 1), (0.5, -0.3, 1)))
+HELPERS_SCENE = A.Scene(blases=(SHAPES_SCENE.blases[0], (WALL,)), instances=(A.Instance(0), A.Instance(1)))
+
+
+def helpers_expected(i: int) -> tuple[float, ...]:
+    """TraceRay from a helper in a loop and on an array element, a closest-hit shader's own RayQuery
+    (a shadow ray towards +x), CallShader in a loop."""
+    def one(o: tuple[float, float, float]) -> tuple[float, int]:
+        hit = A.trace(HELPERS_SCENE, o, (0.0, 0.0, 1.0), 0.0, 10.0)
+        if hit is None:
+            return 0.0, 10000
+        at = (o[0], o[1], o[2] + hit.t)
+        shadow = A.trace(HELPERS_SCENE, at, (1.0, 0.0, 0.0), 0.01, 10.0, A.RAY_FLAG_FORCE_OPAQUE)
+        return hit.t, 100 if shadow is not None else 1
+
+    t0, n0 = 0.0, 0
+    for k in range(3):
+        t, n = one((-0.9 + 0.25 * i + 0.01 * k, -0.5 + 0.15 * i, -1.0))
+        t0, n0 = t0 + t, n0 + n
+    v = 1
+    for _ in range(i):
+        v = 3 * v + 1
+    return (t0, n0, one((-0.9 + 0.25 * i, -0.5 + 0.15 * i, -1.0))[1], v)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_trace_from_helpers_and_loops_and_ray_query_in_a_hit_shader(target):
+    assert {helpers_expected(i)[2] for i in range(SHAPES_N)} == {1, 100, 10000}
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, HELPERS_SCENE), Buf(set=0, binding=u + 1, data=bytes(SHAPES_N * 16))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},), callables=("c0",))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SHAPES_N, 1), descriptors, **kw,
+                                modules=dxil_modules("helpers.hlsl", HELPERS, ["rg", "ch", "ms", "c0"]))
+    else:
+        result = run_raytracing(spirv_library("helpers.hlsl", HELPERS), "rg", (SHAPES_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(SHAPES_N):
+        assert struct.unpack_from("<4f", out, 16 * i) == pytest.approx(helpers_expected(i), rel=1e-6), f"ray {i}"
