@@ -1221,3 +1221,94 @@ def test_trace_from_helpers_and_loops_and_ray_query_in_a_hit_shader(target):
     out = result["buffers"][1]
     for i in range(SHAPES_N):
         assert struct.unpack_from("<4f", out, 16 * i) == pytest.approx(helpers_expected(i), rel=1e-6), f"ray {i}"
+
+
+SYSVALS = """
+struct Payload { float4 a; float4 b; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+RWStructuredBuffer<float4> isect_log : register(u2);
+
+uint pixel() { return DispatchRaysIndex().x; }
+
+[shader("raygeneration")]
+void rg() {
+    uint i = pixel();
+    RayDesc ray = { float3(-2.7 + 0.6 * i, 0.15 + 0.01 * i, -3.0), 0.25, float3(0.01, 0.02, 1), 20.0 };
+    Payload p = { float4(-5, -5, -5, -5), float4(-5, -5, -5, -5) };
+    TraceRay(scene, i & 1 ? RAY_FLAG_FORCE_NON_OPAQUE : RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    results[2 * i] = p.a;
+    results[2 * i + 1] = p.b;
+}
+
+[shader("anyhit")]
+void ah(inout Payload p, BuiltInTriangleIntersectionAttributes attr) {
+    // written, then the hit is ignored: the miss shader sees these writes (D3D keeps them)
+    p.a = float4(InstanceIndex() * 16 + GeometryIndex(), PrimitiveIndex(), HitKind(), RayFlags());
+    p.b = float4(InstanceID(), RayTCurrent(), WorldToObject3x4()[0][3], ObjectToWorld4x3()[3][1]);
+    IgnoreHit();
+}
+
+[shader("intersection")]
+void isect() {
+    isect_log[2 * pixel()] = float4(InstanceIndex() * 16 + GeometryIndex(), PrimitiveIndex(), InstanceID(),
+                                    RayFlags());
+    isect_log[2 * pixel() + 1] = float4(WorldRayOrigin().x, ObjectRayOrigin().x, ObjectToWorld3x4()[0][0],
+                                        WorldToObject4x3()[3][0]);
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes attr) { p.a.w += 1000; }
+
+[shader("miss")]
+void ms(inout Payload p) { p.b.y = -p.b.y; }
+"""
+# instance 0: a non-opaque quad, scaled and moved; instance 1: a box (the intersection shader reports nothing)
+SYS_O2W = (1.5, 0, 0, -1.75, 0, 0.5, 0, 0.25, 0, 0, 2, 0.5)
+BOX_O2W = (0.5, 0, 0, 1.25, 0, 1, 0, 0, 0, 0, 1, 0)
+SYS_SCENE = A.Scene(
+    blases=((A.Triangles(OPAQUE_QUAD.vertices, opaque=False),), (A.Boxes((((-1, -1, -1), (1, 1, 1)),)),)),
+    instances=(A.Instance(0, SYS_O2W, instance_id=0xABCDE), A.Instance(1, BOX_O2W, instance_id=31, sbt_offset=1)))
+SYS_N = 8
+
+
+def sysvals_expected(i: int) -> tuple[tuple, tuple | None]:
+    o, d = (-2.7 + 0.6 * i, 0.15 + 0.01 * i, -3.0), (0.01, 0.02, 1.0)
+    flags = A.RAY_FLAG_FORCE_NON_OPAQUE if i & 1 else 0
+    cands = A.candidates(SYS_SCENE, o, d, 0.25, 20.0, flags)
+    assert len(cands) <= 1
+    results: tuple = (-5, -5, -5, -5, -5, 5, -5, -5)      # a miss negates b.y
+    log = None
+    for c in cands:
+        inst = SYS_SCENE.instances[c.instance_index]
+        if c.procedural:
+            log = (c.instance_index * 16 + c.geometry_index, c.primitive_index, inst.instance_id, flags,
+                   o[0], c.object_origin[0], inst.transform[0], A.world_to_object(inst.transform)[3])
+        else:
+            kind = 0xFE if c.front_face else 0xFF
+            results = (c.instance_index * 16 + c.geometry_index, c.primitive_index, kind, flags,
+                       inst.instance_id, -c.t, A.world_to_object(inst.transform)[3], inst.transform[7])
+    return results, log
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_system_values_in_any_hit_and_intersection_shaders(target):
+    """The any-hit shader writes the payload and ignores the hit: the miss shader sees its writes (negating
+    RayTCurrent(), which in an any-hit shader is the candidate's t); the intersection shader reports
+    nothing and logs its system values."""
+    seen = [sysvals_expected(i) for i in range(SYS_N)]
+    assert any(r[0] != -5 for r, _ in seen) and any(lg for _, lg in seen) and any(r[0] == -5 for r, _ in seen)
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SYS_SCENE), Buf(set=0, binding=u + 1, data=bytes(SYS_N * 32)),
+                   Buf(set=0, binding=u + 2, data=bytes(SYS_N * 32))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch", "any": "ah"}, {"intersection": "isect"}))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SYS_N, 1), descriptors, **kw,
+                                modules=dxil_modules("sysvals.hlsl", SYSVALS, ["rg", "ah", "isect", "ch", "ms"]))
+    else:
+        result = run_raytracing(spirv_library("sysvals.hlsl", SYSVALS), "rg", (SYS_N, 1), descriptors, **kw)
+    _, out, logs = result["buffers"]
+    for i in range(SYS_N):
+        want, want_log = seen[i]
+        assert struct.unpack_from("<8f", out, 32 * i) == pytest.approx(want, abs=1e-5), f"ray {i}"
+        assert struct.unpack_from("<8f", logs, 32 * i) == pytest.approx(want_log or (0,) * 8, abs=1e-5), f"ray {i} log"
