@@ -301,3 +301,53 @@ def test_mesh_outputs_interpolate_with_and_without_perspective():
                 px = got[y * W + x]
                 assert all(abs(px[k] - want[k] * 255) <= 1.0 for k in range(3)) and px[3] == 255, \
                     f"pixel ({x}, {y}): {px}, want {[round(c * 255, 1) for c in want]}"
+
+
+# the mesh shader without groupshared memory (the DXIL interpreter runs a group's threads one after another):
+# each thread computes the vertex it writes, still another thread's
+MS_SERIAL = MS.replace("groupshared float2 corners[4];\n", "").replace("""    if (t < 4) {        // threads 0-3 compute the corners (pixels -> NDC) ...
+        float x0 = (m % 4) * 4, y0 = (m / 4) * 8 + 1 + 3 * gid.y;
+        corners[t] = float2((t & 1) ? x0 + 3 : x0, (t & 2) ? y0 + 3 : y0) / 8.0 - 1.0;
+    }
+    GroupMemoryBarrierWithGroupSync();
+""", "").replace("""        verts[v].pos = float4(corners[v], 0, 1);""", """        float x0 = (m % 4) * 4, y0 = (m / 4) * 8 + 1 + 3 * gid.y;
+        verts[v].pos = float4(float2((v & 1) ? x0 + 3 : x0, (v & 2) ? y0 + 3 : y0) / 8.0 - 1.0, 0, 1);""")
+
+
+@pytest.mark.parametrize("ids", [(0, 1, 2, 3), (6, 3, 5, 0)])
+def test_dxil_mesh_outputs_from_other_threads_on_the_interpreter(ids):
+    """MS_SERIAL's DXIL twin run by the lli interpreter over a 4 x 2 grid of groups, the payload given here:
+    each group's counts, indices, positions, colours, tints and primitive ids as computed from the meshlet
+    its payload names; the SPIR-V build draws the same picture as MS on lavapipe."""
+    import struct
+
+    from harness.dxil_exec import run_dxil_mesh
+    from harness.vulkan_runner import run_mesh
+
+    assert "corners" not in MS_SERIAL and "GroupMemoryBarrier" not in MS_SERIAL
+    ms = R.build(MS_SERIAL, "main", "ms_6_5", env=ENV)
+    ps = R.build(PS, "main", "ps_6_5", env=ENV)
+    task = R.build(AS.replace("MASK0", "15").replace("MASK1", "15"), "main", "as_6_5", env=ENV)
+    assert pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1), task=(task.binary, "main"))) \
+        == expected((15, 15))
+    twin = R.twin_of(ms)
+    assert twin is not None
+    refl = twin.manifest["backend"]["dxil"]
+    vsig = {e["semantic"]: i for i, e in enumerate(refl["outputs"])}
+    psig = {e["semantic"]: i for i, e in enumerate(refl["primitive_outputs"])}
+    base = 0.25
+    payload = struct.pack("<If8I4f", 4, base, *ids, 0, 0, 0, 0, 0, 0.375, 0, 0)
+    got = run_dxil_mesh(twin.binary, "main", [], (4, 2, 1), payload)
+    assert len(got) == 8
+    for g, out in enumerate(got):
+        gx, half = g % 4, g // 4
+        m = ids[gx]
+        x0, y0 = (m % 4) * 4, (m // 4) * 8 + 1 + 3 * half
+        assert out.counts == (4, 2) and out.indices == [(0, 1, 2), (1, 3, 2)], f"group {g}"
+        for v in range(4):
+            pos = ((x0 + 3 if v & 1 else x0) / 8 - 1, (y0 + 3 if v & 2 else y0) / 8 - 1, 0, 1)
+            assert out.value(False, vsig["SV_Position"], v) == pytest.approx(pos), f"group {g} vertex {v}"
+            assert out.value(False, vsig["COLOR"], v) == pytest.approx((base + m * 0.0625, 0, 0, 1)), f"group {g}"
+        for p in range(2):
+            assert out.value(True, psig["TINT"], p) == pytest.approx((0, 0.375 + 0.25 * half, 0, 0)), f"group {g}"
+            assert out.value(True, psig["SV_PrimitiveID"], p, cols=1, kind="I") == (2 * m + half,), f"group {g}"
