@@ -499,3 +499,40 @@ def test_16_and_64_bit_payload_and_a_3d_dispatch_mesh():
                 want[y * W + x] = (R.unorm8(k / 4), R.unorm8(0.25), R.unorm8(0.5), 255)
     got = pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (1, 1, 1), task=(task.binary, "main")))
     assert got == want
+
+
+HALVES_CS = """
+RWStructuredBuffer<float4> buf : register(u0);
+RWStructuredBuffer<float4> shared_out : register(u1);
+groupshared float4 gs[32];
+[numthreads(64, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    float f = t;
+    if (t & 1) buf[t / 2].zw = float2(f, f + 0.5);
+    else buf[t / 2].xy = float2(f, f + 0.5);
+    if (t < 32) gs[t] = 0;
+    GroupMemoryBarrierWithGroupSync();
+    if (t & 1) gs[t / 2].wz = float2(f, -f);
+    else gs[t / 2].yx = float2(f, -f);
+    GroupMemoryBarrierWithGroupSync();
+    if (t < 32) shared_out[t] = gs[t];
+}
+"""
+
+
+def test_neighbouring_threads_write_the_halves_of_one_vector():
+    """Thread 2k writes .xy (.yx) of element k, thread 2k + 1 its .zw (.wz), in a storage buffer and in
+    groupshared memory: every element ends with both halves (D3D's result; the SPIR-V is a whole-vector
+    read-modify-write, as DXC's, see docs/CONFORMANCE.md)."""
+    import struct
+
+    from harness.vulkan_runner import Buf, register_unoptimised, run_compute
+
+    res = R.build(HALVES_CS, "main", "cs_6_0")
+    register_unoptimised(res.binary, lambda: R.build(HALVES_CS, "main", "cs_6_0", opt_level=0).binary)
+    got = run_compute(res.binary, "main", [Buf(0, 0, bytes(512)), Buf(0, 1, bytes(512))])
+    buf, gs = struct.unpack("<128f", got[0]), struct.unpack("<128f", got[1])
+    for k in range(32):
+        a, b = 2 * k, 2 * k + 1
+        assert buf[4 * k:4 * k + 4] == (a, a + 0.5, b, b + 0.5), f"buffer element {k}"
+        assert gs[4 * k:4 * k + 4] == (-a, a, -b, b), f"groupshared element {k}"
