@@ -1312,3 +1312,37 @@ def test_system_values_in_any_hit_and_intersection_shaders(target):
         want, want_log = seen[i]
         assert struct.unpack_from("<8f", out, 32 * i) == pytest.approx(want, abs=1e-5), f"ray {i}"
         assert struct.unpack_from("<8f", logs, 32 * i) == pytest.approx(want_log or (0,) * 8, abs=1e-5), f"ray {i} log"
+
+
+RAYDESC_BUFFER = SWEEP.replace("StructuredBuffer<float4> rays : register(t2);",
+                               "StructuredBuffer<RayDesc> rays : register(t2);").replace("""    RayDesc ray;
+    ray.Origin = rays[2 * row].xyz;
+    ray.TMin = rays[2 * row].w;
+    ray.Direction = rays[2 * row + 1].xyz;
+    ray.TMax = rays[2 * row + 1].w;
+""", """    RayDesc ray = rays[row];
+""")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_ray_descs_read_from_a_structured_buffer(target):
+    """The sweep with each RayDesc read whole from a StructuredBuffer<RayDesc> (32-byte elements: Origin,
+    TMin, Direction, TMax): the results are the sweep's, checked against the reference tracer."""
+    assert "StructuredBuffer<RayDesc>" in RAYDESC_BUFFER and "RayDesc ray = rays[row];" in RAYDESC_BUFFER
+    configs, rays = _sweep_inputs()
+    sh = {"t": T, "u": U} if target == "dxil" else {"t": 0, "u": 0}
+    descriptors = [A.AccelStructure(0, sh["t"] + 0, SWEEP_SCENE),
+                   Buf(set=0, binding=sh["t"] + 1, data=configs), Buf(set=0, binding=sh["t"] + 2, data=rays),
+                   Buf(set=0, binding=sh["u"] + 3, data=bytes(SW * SH * 32)),
+                   Buf(set=0, binding=sh["u"] + 4, data=bytes(SW * SH * 128))]
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SW, SH), descriptors, miss=("miss0", "miss1"), hit_groups=SWEEP_GROUPS,
+                                modules=dxil_modules("raydescs.hlsl", RAYDESC_BUFFER, SWEEP_ENTRIES))
+    else:
+        result = run_raytracing(spirv_library("raydescs.hlsl", RAYDESC_BUFFER), "rg", (SW, SH), descriptors,
+                                miss=("miss0", "miss1"), hit_groups=SWEEP_GROUPS)
+    results = result["buffers"][3]
+    for row in range(SH):
+        for col in range(SW):
+            got = struct.unpack_from("<8f", results, 32 * (row * SW + col))
+            assert any(got == pytest.approx(o[0], abs=2e-4) for o in sweep_expected(col, row)), f"({col}, {row})"
