@@ -222,23 +222,24 @@ def _box_face(h: A.Hit) -> int:
     return 2 if n[2] >= max(n[0], n[1]) else (1 if n[1] >= n[0] else 0)
 
 
-def sweep_expected(col: int, row: int) -> list[tuple]:
+def sweep_expected(col: int, row: int, scene: A.Scene | None = None) -> list[tuple]:
     """The acceptable outcomes of one pixel: (results 8 floats, group, state rows or None); one outcome
     except under ACCEPT_FIRST_HIT_AND_END_SEARCH, where any candidate may be the first found."""
+    scene = scene or SWEEP_SCENE
     flags, mask, contribution, multiplier, miss = CONFIGS[col]
     o, d = sweep_ray(row)
     accept = lambda h: h.primitive_index % 2 == 0      # noqa: E731  (the any-hit shader)
     if flags & RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH:
-        hits = [h for h in A.candidates(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask)
+        hits = [h for h in A.candidates(scene, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask)
                 if not h.procedural and (h.opaque or accept(h))]
     else:
-        hit = A.trace(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask, accept=accept, procedural=_box_report)
+        hit = A.trace(scene, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask, accept=accept, procedural=_box_report)
         hits = [hit] if hit is not None else []
     if not hits:
         return [((flags, SWEEP_TMAX, SWEEP_TMIN, miss, 1000, 1000, -5, -5), -1 - miss, None)]
     out = []
     for h in hits:
-        inst = SWEEP_SCENE.instances[h.instance_index]
+        inst = scene.instances[h.instance_index]
         group = inst.sbt_offset + contribution + multiplier * h.geometry_index
         if flags & RAY_FLAG_SKIP_CLOSEST_HIT_SHADER:
             out.append(((-5, -5, -5, -5, 1000, 1000, -5, -5), -100, None))
@@ -268,10 +269,10 @@ def _sweep_inputs() -> tuple[bytes, bytes]:
     return configs, rays
 
 
-def _sweep_run(target: str) -> tuple[bytes, bytes]:
+def _sweep_run(target: str, scene: A.Scene | None = None) -> tuple[bytes, bytes]:
     configs, rays = _sweep_inputs()
     shift = {"t": T, "u": U} if target == "dxil" else {"t": 0, "u": 0}
-    descriptors = [A.AccelStructure(0, shift["t"] + 0, SWEEP_SCENE),
+    descriptors = [A.AccelStructure(0, shift["t"] + 0, scene or SWEEP_SCENE),
                    Buf(set=0, binding=shift["t"] + 1, data=configs), Buf(set=0, binding=shift["t"] + 2, data=rays),
                    Buf(set=0, binding=shift["u"] + 3, data=bytes(SW * SH * 32)),
                    Buf(set=0, binding=shift["u"] + 4, data=bytes(SW * SH * 128))]
@@ -298,9 +299,15 @@ def test_sweep_reference_is_not_trivial():
     assert any(len(outcomes[11, r]) > 1 for r in range(SH))     # ACCEPT_FIRST has a real choice
 
 
+@pytest.mark.parametrize("scene", ["plain", "instance-flags"])
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
-def test_sweep_of_flags_masks_and_hit_group_indices(target):
-    results, states = _sweep_run(target)
+def test_sweep_of_flags_masks_and_hit_group_indices(target, scene):
+    """Every configuration against the plain scene and against FLAGGED_SCENE (the same instances with
+    instance flags: counter-clockwise front faces, culling disabled, opacity forced either way)."""
+    flagged = scene != "plain"
+    if flagged:
+        assert sum(sweep_expected(c, r, FLAGGED_SCENE) != sweep_expected(c, r) for c in range(SW) for r in range(SH)) > 20
+    results, states = _sweep_run(target, FLAGGED_SCENE if flagged else None)
     for row in range(SH):
         for col in range(SW):
             i = row * SW + col
@@ -308,7 +315,7 @@ def test_sweep_of_flags_masks_and_hit_group_indices(target):
             got_state = struct.unpack_from("<32f", states, 128 * i)
             group = got_state[28]
             assert got_state[29:31] == (SW, SH)
-            options = sweep_expected(col, row)
+            options = sweep_expected(col, row, FLAGGED_SCENE if flagged else None)
             matches = [o for o in options if o[1] == group and got == pytest.approx(o[0], abs=2e-4)]
             assert matches, f"config {col} row {row}: got {got} group {group}, want one of {options}"
             if matches[0][2] is not None:
@@ -897,7 +904,7 @@ void main(uint3 id : SV_DispatchThreadID) {
 RQ_CS = RQ_CS.replace("RAYS", str(SH))
 
 
-def rq_expected(col: int, row: int) -> list[tuple[float, ...]]:
+def rq_expected(col: int, row: int, scene: A.Scene = SWEEP_SCENE) -> list[tuple[float, ...]]:
     """The acceptable 16 floats of one query (several under ACCEPT_FIRST_HIT_AND_END_SEARCH)."""
     template, call, mask = RQ_CONFIGS[col]
     flags = template | call
@@ -905,7 +912,7 @@ def rq_expected(col: int, row: int) -> list[tuple[float, ...]]:
     accept = lambda h: h.primitive_index % 2 == 0      # noqa: E731
     if flags & RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH:
         hits = []
-        for h in A.candidates(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask):
+        for h in A.candidates(scene, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask):
             if h.procedural:
                 t = _box_report(h)
                 if t is not None and SWEEP_TMIN <= t <= SWEEP_TMAX:
@@ -913,14 +920,14 @@ def rq_expected(col: int, row: int) -> list[tuple[float, ...]]:
             elif h.opaque or accept(h):
                 hits.append(h)
     else:
-        hit = A.trace(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask, accept=accept, procedural=_box_report)
+        hit = A.trace(scene, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask, accept=accept, procedural=_box_report)
         hits = [hit] if hit is not None else []
-    any_candidate = float(bool(A.candidates(SWEEP_SCENE, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask)))
+    any_candidate = float(bool(A.candidates(scene, o, d, SWEEP_TMIN, SWEEP_TMAX, flags, mask)))
     if not hits:
         return [(-1, SWEEP_TMAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, flags, any_candidate, 1, 0)]
     out = []
     for h in hits:
-        inst = SWEEP_SCENE.instances[h.instance_index]
+        inst = scene.instances[h.instance_index]
         # Proceed returned true at least once if the committed hit needed the shader; otherwise it depends
         # on the traversal order whether a farther non-opaque candidate came before the opaque hit (-1: either)
         seen = 1.0 if h.procedural or not h.opaque else -1.0
@@ -933,7 +940,7 @@ def rq_expected(col: int, row: int) -> list[tuple[float, ...]]:
     return out
 
 
-def _rq_run(target: str) -> bytes:
+def _rq_run(target: str, scene: A.Scene = SWEEP_SCENE) -> bytes:
     from harness import dxil_tools, tools
     from harness.vulkan_runner import run_compute
 
@@ -959,7 +966,7 @@ def _rq_run(target: str) -> bytes:
         spirv, entry = build(3), "main"
         register_unoptimised(spirv, lambda: build(0))
         where = {"Scene": (0, 0), "Configs": (0, 1), "Rays": (0, 2), "Out": (0, 3)}
-    descriptors = [A.AccelStructure(*where["Scene"], SWEEP_SCENE), Buf(*where["Configs"], data=configs),
+    descriptors = [A.AccelStructure(*where["Scene"], scene), Buf(*where["Configs"], data=configs),
                    Buf(*where["Rays"], data=rays), Buf(*where["Out"], data=bytes(64 * n))]
     return run_compute(spirv, entry, descriptors, groups=(n // 8, 1, 1))[3]
 
@@ -972,15 +979,27 @@ def test_rq_reference_is_not_trivial():
     assert any(len(outcomes[8, r]) > 1 for r in range(SH))
 
 
+# the sweep's scene with instance flags: a counter-clockwise-front, forced non-opaque instance, a
+# cull-disabled, forced opaque one, and a forced non-opaque box
+FLAGGED_SCENE = A.Scene(blases=SWEEP_SCENE.blases, instances=tuple(
+    A.Instance(i.blas, i.transform, i.instance_id, i.mask, i.sbt_offset, f) for i, f in zip(SWEEP_SCENE.instances, (
+        A.INSTANCE_TRIANGLE_FRONT_COUNTERCLOCKWISE | A.INSTANCE_FORCE_NON_OPAQUE,
+        A.INSTANCE_TRIANGLE_CULL_DISABLE | A.INSTANCE_FORCE_OPAQUE, A.INSTANCE_FORCE_NON_OPAQUE))))
+
+
+@pytest.mark.parametrize("scene", ["plain", "instance-flags"])
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
-def test_ray_query_flags_masks_and_commits(target):
+def test_ray_query_flags_masks_and_commits(target, scene):
     assert len(RQ_CONFIGS) * SH % 8 == 0
-    out = _rq_run(target)
+    s = SWEEP_SCENE if scene == "plain" else FLAGGED_SCENE
+    if scene != "plain":
+        assert any(rq_expected(c, r, s) != rq_expected(c, r) for c in range(len(RQ_CONFIGS)) for r in range(SH))
+    out = _rq_run(target, s)
     for c in range(len(RQ_CONFIGS)):
         for r in range(SH):
             i = c * SH + r
             got = struct.unpack_from("<16f", out, 64 * i)
-            options = [o if o[13] >= 0 else (*o[:13], got[13], *o[14:]) for o in rq_expected(c, r)]
+            options = [o if o[13] >= 0 else (*o[:13], got[13], *o[14:]) for o in rq_expected(c, r, s)]
             assert any(got == pytest.approx(o, abs=2e-4) for o in options), \
                 f"config {c} ray {r}: got {got}, want one of {options}"
 
