@@ -1365,3 +1365,46 @@ def test_ray_descs_read_from_a_structured_buffer(target):
         for col in range(SW):
             got = struct.unpack_from("<8f", results, 32 * (row * SW + col))
             assert any(got == pytest.approx(o[0], abs=2e-4) for o in sweep_expected(col, row)), f"({col}, {row})"
+
+
+def _with_semantics(src: str) -> str:
+    """SHAPES with the early DXR draft's parameter semantics (still in engines' shaders) and semantics on
+    payload fields, which DXC accepts and ignores."""
+    out = (src.replace("void c0(inout CA a)", "void c0(inout CA a : SV_CallableData)")
+           .replace("void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a)",
+                    "void ch(inout Payload p : SV_RayPayload, in BuiltInTriangleIntersectionAttributes a : "
+                    "SV_IntersectionAttributes)")
+           .replace("void m0(inout Payload p)", "void m0(inout Payload p : SV_RayPayload)")
+           .replace("struct Payload { float3 v;", "struct Payload { float3 v : V;"))
+    assert out.count("SV_") == src.count("SV_") + 4 and "float3 v : V;" in out
+    return out
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_semantics_on_ray_tracing_parameters_are_ignored_as_dxc_does(target):
+    src = _with_semantics(SHAPES)
+    builds = [compile_file("sem.hlsl", CompileOptions(profile="lib_6_5", entry="", target=target,
+                                                      vk_target_env="vulkan1.2"), text=x) for x in (src, SHAPES)]
+    assert builds[0].ok and builds[0].binary == builds[1].binary     # the same library, byte for byte
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SHAPES_SCENE), Buf(set=0, binding=u + 1, data=bytes(SHAPES_N * 128))]
+    kw = dict(miss=("m0", "m1"), hit_groups=({"closest": "ch"},), callables=("c0", "c1", "c2"))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SHAPES_N, 1), descriptors, **kw,
+                                modules=dxil_modules("sem.hlsl", src, ["rg", "c0", "c1", "c2", "ch", "m0", "m1"]))
+    else:
+        result = run_raytracing(spirv_library("sem.hlsl", src), "rg", (SHAPES_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(SHAPES_N):
+        assert struct.unpack_from("<24f", out, 128 * i) == pytest.approx(shapes_expected(i), abs=1e-5), f"ray {i}"
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_semantic_on_a_ray_tracing_shader_itself_is_still_refused(target):
+    src = SHAPES.replace("void m1(inout Payload p) {", "void m1(inout Payload p) : SV_Target {")
+    res = compile_file("sem.hlsl", CompileOptions(profile="lib_6_5", entry="", target=target,
+                                                  vk_target_env="vulkan1.2"), text=src)
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and errors[0].loc is not None
+    line = src[:src.index("void m1(")].count("\n") + 1
+    assert (errors[0].loc.line, errors[0].message) == (line, "miss shader 'm1' takes no semantic")
