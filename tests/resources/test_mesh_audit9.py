@@ -536,3 +536,21 @@ def test_neighbouring_threads_write_the_halves_of_one_vector():
         a, b = 2 * k, 2 * k + 1
         assert buf[4 * k:4 * k + 4] == (a, a + 0.5, b, b + 0.5), f"buffer element {k}"
         assert gs[4 * k:4 * k + 4] == (-a, a, -b, b), f"groupshared element {k}"
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_attribute_names_in_any_case_as_dxc_reads_them(target):
+    """DXC looks an attribute up as written and then in lower case, so `[NumThreads(...)]` and
+    `[OutputTopology("triangle")]` (as engines' mesh shaders spell them) are `numthreads` and
+    `outputtopology`: the same modules byte for byte; a wrong argument count is reported on the
+    attribute's table name."""
+    pairs = [(MS, "ms_6_5", ("[numthreads(", "[NumThreads("), ('[outputtopology(', '[OutputTopology(')),
+             (AS.replace("MASK0", "3").replace("MASK1", "5"), "as_6_5", ("[numthreads(", "[NUMTHREADS("), ("", ""))]
+    for src, profile, (a, b), (c, d) in pairs:
+        upper = src.replace(a, b).replace(c, d) if c else src.replace(a, b)
+        assert upper != src
+        got = [R.compile_hlsl(x, "main", profile, target, env=ENV) for x in (src, upper)]
+        assert got[0].ok and got[1].ok, R.diagnostics_text(got[1])
+        assert got[0].binary == got[1].binary
+    bad = R.compile_hlsl(MS.replace("[numthreads(8, 1, 1)]", "[NumThreads(8, 1)]"), "main", "ms_6_5", target, env=ENV)
+    assert R.errors(bad) and "attribute 'numthreads' takes three arguments, not 2" in R.errors(bad)[0]

@@ -1408,3 +1408,15 @@ def test_a_semantic_on_a_ray_tracing_shader_itself_is_still_refused(target):
     assert not res.ok and errors[0].loc is not None
     line = src[:src.index("void m1(")].count("\n") + 1
     assert (errors[0].loc.line, errors[0].message) == (line, "miss shader 'm1' takes no semantic")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_shader_attribute_in_any_case(target):
+    """`[Shader("miss")]` is DXC's `shader` attribute (looked up as written, then in lower case): the
+    library is byte-identical to the lower-case spelling."""
+    upper = SHAPES.replace('[shader("', '[Shader("')
+    assert upper.count('[Shader("') == 7
+    builds = [compile_file("s.hlsl", CompileOptions(profile="lib_6_5", entry="", target=target,
+                                                    vk_target_env="vulkan1.2"), text=x) for x in (SHAPES, upper)]
+    assert builds[1].ok, [d.message for d in builds[1].diagnostics]
+    assert builds[0].binary == builds[1].binary
