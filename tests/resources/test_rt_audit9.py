@@ -78,6 +78,7 @@ CONFIGS = [
     (A.RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES | A.RAY_FLAG_FORCE_NON_OPAQUE, 0xFF, 1, 1, 1),
     (A.RAY_FLAG_CULL_BACK_FACING_TRIANGLES | A.RAY_FLAG_FORCE_NON_OPAQUE, 0x03, 0, 2, 1),
     (A.RAY_FLAG_CULL_FRONT_FACING_TRIANGLES | A.RAY_FLAG_CULL_OPAQUE, 0xFF, 0, 1, 0),
+    (0, 0x1FE, 0x11, 0x21, 0x30001),      # only the low 8 / 4 / 4 / 16 bits count (DXR, SPV_KHR_ray_tracing)
 ]
 SW, SH = len(CONFIGS), 16
 BOX_LO, BOX_HI = (-0.5, -0.5, -0.25), (0.5, 0.5, 0.25)
@@ -227,6 +228,7 @@ def sweep_expected(col: int, row: int, scene: A.Scene | None = None) -> list[tup
     except under ACCEPT_FIRST_HIT_AND_END_SEARCH, where any candidate may be the first found."""
     scene = scene or SWEEP_SCENE
     flags, mask, contribution, multiplier, miss = CONFIGS[col]
+    mask, contribution, multiplier, miss = mask & 0xFF, contribution & 0xF, multiplier & 0xF, miss & 0xFFFF
     o, d = sweep_ray(row)
     accept = lambda h: h.primitive_index % 2 == 0      # noqa: E731  (the any-hit shader)
     if flags & RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH:
