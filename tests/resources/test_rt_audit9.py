@@ -89,6 +89,13 @@ def _rot_z(deg: float, scale: float, t: tuple[float, float, float]) -> tuple[flo
     return (c, -s, 0, t[0], s, c, 0, t[1], 0, 0, scale, t[2])
 
 
+def _sheared(m: tuple[float, ...]) -> tuple[float, ...]:
+    """m followed by a shear x += 0.3 y, z += 0.2 x and a non-uniform stretch of z by 1.5 (world space)."""
+    shear = ((1, 0.3, 0), (0, 1, 0), (0.2, 0, 1.5))
+    rows = [m[0:4], m[4:8], m[8:12]]
+    return tuple(sum(shear[r][k] * rows[k][c] for k in range(3)) for r in range(3) for c in range(4))
+
+
 OPAQUE_QUAD = A.Triangles(((-1, -1, 0), (1, -1, 0), (-1, 1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)))
 GLASS = A.Triangles(((-1, -1, 0.5), (1, -1, 0.5), (1, 1, 0.5), (-1, -1, 0.5), (1, 1, 0.5), (-1, 1, 0.5)),
                     opaque=False)
@@ -96,7 +103,7 @@ SWEEP_SCENE = A.Scene(
     blases=((OPAQUE_QUAD, GLASS), (A.Boxes(((BOX_LO, BOX_HI),)),)),
     instances=(
         A.Instance(0, _rot_z(30, 1.25, (-2.0, 0.0, 0.0)), instance_id=11, mask=0x01, sbt_offset=0),
-        A.Instance(0, _rot_z(-90, 0.75, (0.5, 0.25, 1.0)), instance_id=0x654321, mask=0x02, sbt_offset=2),
+        A.Instance(0, _sheared(_rot_z(-90, 0.75, (0.5, 0.25, 1.0))), instance_id=0x654321, mask=0x02, sbt_offset=2),
         A.Instance(1, _rot_z(45, 2.0, (2.5, 0.0, -0.5)), instance_id=77, mask=0x04, sbt_offset=6),
     ))
 
