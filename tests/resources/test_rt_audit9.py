@@ -1429,3 +1429,30 @@ def test_shader_attribute_in_any_case(target):
                                                     vk_target_env="vulkan1.2"), text=x) for x in (SHAPES, upper)]
     assert builds[1].ok, [d.message for d in builds[1].diagnostics]
     assert builds[0].binary == builds[1].binary
+
+
+DEPTH_PAQ = DEPTH.replace(
+    "struct Payload { uint depth; uint ids[4]; float ts[4]; };",
+    "struct [raypayload] Payload {\n"
+    "    uint depth : read(caller, closesthit, miss) : write(caller, closesthit);\n"
+    "    uint ids[4] : read(caller, closesthit, miss) : write(caller, closesthit, miss);\n"
+    "    float ts[4] : read(caller, closesthit) : write(caller, closesthit);\n"
+    "};")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_payload_access_qualifiers_in_effect_at_lib_6_7(target):
+    """DEPTH's recursion with a [raypayload] struct whose fields carry read/write qualifiers, at lib_6_7
+    where they take effect (DXIL: dx.dxrPayloadAnnotations, read by dxil-spirv): the same results."""
+    assert "[raypayload]" in DEPTH_PAQ
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, DEPTH_SCENE), Buf(set=0, binding=u + 1, data=bytes(4 * 32))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},), max_recursion=3)
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (4, 1), descriptors, **kw,
+                                modules=dxil_modules("paq.hlsl", DEPTH_PAQ, ["rg", "ch", "ms"], profile="lib_6_7"))
+    else:
+        result = run_raytracing(spirv_library("paq.hlsl", DEPTH_PAQ, "lib_6_7"), "rg", (4, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    for i in range(4):
+        assert struct.unpack_from("<8f", out, 32 * i) == pytest.approx(depth_expected(i), abs=1e-5), f"ray {i}"
