@@ -1456,3 +1456,71 @@ def test_payload_access_qualifiers_in_effect_at_lib_6_7(target):
     out = result["buffers"][1]
     for i in range(4):
         assert struct.unpack_from("<8f", out, 32 * i) == pytest.approx(depth_expected(i), abs=1e-5), f"ray {i}"
+
+
+ATTRS32 = """
+struct Payload { float4 a; float4 b; };
+struct Attr { float4 a; uint2 b; int c; bool d; };      // 32 bytes: D3D12's largest attribute struct
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    RayDesc ray = { float3(-2.7 + 0.6 * i, 0.15 + 0.01 * i, -3.0), 0.25, float3(0.01, 0.02, 1), 20.0 };
+    Payload p = { float4(-5, -5, -5, -5), float4(-5, -5, -5, -5) };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    results[2 * i] = p.a;
+    results[2 * i + 1] = p.b;
+}
+
+[shader("intersection")]
+void isect() {
+    Attr h;
+    h.a = float4(ObjectRayOrigin(), InstanceID());
+    h.b = uint2(PrimitiveIndex() + 7, 0xFFFFFFF0u);
+    h.c = -(int)InstanceIndex() - 3;
+    h.d = ObjectRayOrigin().x > 0;
+    ReportHit(RayTMin() + 1.0, 9, h);
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, Attr h) {
+    p.a = h.a;
+    p.b = float4(h.b.x, h.b.y & 0xFF, h.c, h.d ? 1 : 0);
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.a.x = -1; }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_32_byte_attribute_struct_of_mixed_types(target):
+    """Hit attributes of float4, uint2, int and bool (32 bytes, D3D12's limit) from the intersection shader
+    to the closest-hit shader, against SYS_SCENE's box (instance 1)."""
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SYS_SCENE), Buf(set=0, binding=u + 1, data=bytes(SYS_N * 32))]
+    kw = dict(miss=("ms",), hit_groups=({}, {"closest": "ch", "intersection": "isect"}))    # the quad: no shaders
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SYS_N, 1), descriptors, **kw,
+                                modules=dxil_modules("attrs.hlsl", ATTRS32, ["rg", "isect", "ch", "ms"]))
+    else:
+        result = run_raytracing(spirv_library("attrs.hlsl", ATTRS32), "rg", (SYS_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    boxes, flags = 0, set()
+    for i in range(SYS_N):
+        o, d = (-2.7 + 0.6 * i, 0.15 + 0.01 * i, -3.0), (0.01, 0.02, 1.0)
+        got = struct.unpack_from("<8f", out, 32 * i)
+        box = [c for c in A.candidates(SYS_SCENE, o, d, 0.25, 20.0) if c.procedural]
+        if box:
+            c = box[0]
+            boxes += 1
+            inst = SYS_SCENE.instances[c.instance_index]
+            want = (*c.object_origin, inst.instance_id, c.primitive_index + 7, 0xF0, -c.instance_index - 3,
+                    1.0 if c.object_origin[0] > 0 else 0.0)
+            assert got == pytest.approx(want, abs=1e-5), f"ray {i}"
+            flags.add(want[7])
+        else:
+            assert got[0] in (-1.0, -5.0), f"ray {i}"       # a miss, or the quad's empty hit group
+    assert boxes >= 2 and flags == {0.0, 1.0}
