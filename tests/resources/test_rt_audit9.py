@@ -1524,3 +1524,63 @@ def test_a_32_byte_attribute_struct_of_mixed_types(target):
         else:
             assert got[0] in (-1.0, -5.0), f"ray {i}"       # a miss, or the quad's empty hit group
     assert boxes >= 2 and flags == {0.0, 1.0}
+
+
+STATICS = """
+struct Payload { float4 a; };
+struct Call { int v; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+static int s = 3;
+static float3 trail[2] = { float3(1, 2, 3), float3(4, 5, 6) };
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    s = 100 + i;
+    trail[1].y = -1;
+    RayDesc ray = { float3(-0.9 + 0.25 * i, 0.2, -1.0), 0.0, float3(0, 0, 1), 10.0 };
+    Payload p = { float4(0, 0, 0, 0) };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    Call c = { 0 };
+    CallShader(0, c);
+    results[2 * i] = p.a;
+    results[2 * i + 1] = float4(s, trail[1].y, c.v, trail[0].z);     // the shaders' statics are their own
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    s += PrimitiveIndex() + 10;
+    trail[0].z *= 2;
+    p.a = float4(s, trail[1].y, trail[0].z, 1);
+}
+
+[shader("miss")]
+void ms(inout Payload p) { s -= 1; p.a = float4(s, trail[1].y, trail[0].z, 2); }
+
+[shader("callable")]
+void c0(inout Call c) { s *= 2; c.v = s; }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_each_shader_has_its_own_statics_initialised(target):
+    """`static` globals are per invocation, initialised at every shader's start: the closest-hit, miss and
+    callable shaders see the initialisers, not the ray-generation shader's writes, and their own writes
+    do not reach it."""
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SHAPES_SCENE), Buf(set=0, binding=u + 1, data=bytes(SHAPES_N * 32))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},), callables=("c0",))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SHAPES_N, 1), descriptors, **kw,
+                                modules=dxil_modules("statics.hlsl", STATICS, ["rg", "ch", "ms", "c0"]))
+    else:
+        result = run_raytracing(spirv_library("statics.hlsl", STATICS), "rg", (SHAPES_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    kinds = set()
+    for i in range(SHAPES_N):
+        hit = A.trace(SHAPES_SCENE, (-0.9 + 0.25 * i, 0.2, -1.0), (0.0, 0.0, 1.0), 0.0, 10.0)
+        first = (3 + hit.primitive_index + 10, 5, 6, 1) if hit is not None else (2, 5, 3, 2)
+        kinds.add(first[3])
+        assert struct.unpack_from("<8f", out, 32 * i) == (*first, 100 + i, -1, 6, 3), f"ray {i}"
+    assert kinds == {1, 2}
