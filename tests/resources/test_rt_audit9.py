@@ -1584,3 +1584,40 @@ def test_each_shader_has_its_own_statics_initialised(target):
         kinds.add(first[3])
         assert struct.unpack_from("<8f", out, 32 * i) == (*first, 100 + i, -1, 6, 3), f"ray {i}"
     assert kinds == {1, 2}
+
+
+DERIV = """
+struct P { float4 c; };
+struct C { float4 c; };
+Texture2D<float4> tex : register(t1);
+SamplerState smp : register(s0);
+SamplerComparisonState cmp : register(s1);
+float4 helper(float2 uv) { return CALL; }
+[shader("closesthit")] void ch(inout P p, BuiltInTriangleIntersectionAttributes a) { p.c = WHERE_CH; }
+[shader("miss")] void ms(inout P p) { p.c = tex.SampleLevel(smp, float2(0, 0), 0); }
+[shader("callable")] void cs(inout C c) { c.c = WHERE_CS; }
+"""
+
+
+@pytest.mark.parametrize("call, name", [
+    ("tex.Sample(smp, uv)", "Sample"), ("tex.SampleBias(smp, uv, 1.0)", "SampleBias"),
+    ("tex.SampleCmp(cmp, uv, 0.5).xxxx", "SampleCmp"),
+    ("tex.CalculateLevelOfDetail(smp, uv).xxxx", "CalculateLevelOfDetail")])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_implicit_derivatives_are_refused_in_ray_tracing_shaders(call, name, target):
+    """A ray-tracing shader has no 2x2 quads: a sample with implicit derivatives or a LOD query is refused in
+    every shader that reaches it, on both targets with the intrinsic's stage rule (SampleLevel is fine)."""
+    for where, kind in (("ch", "closesthit"), ("cs", "callable")):
+        src = DERIV.replace("CALL", call).replace(f"WHERE_{where.upper()}", "helper(float2(0.5, 0.5))")
+        src = src.replace("WHERE_CH", "0").replace("WHERE_CS", "0")
+        res = compile_file("d.hlsl", CompileOptions(profile="lib_6_6", entry="", target=target,
+                                                    vk_target_env="vulkan1.2"), text=src)
+        errors = [d for d in res.diagnostics if d.severity == "error"]
+        assert not res.ok and errors and errors[0].loc is not None
+        assert errors[0].loc.line == 7 and errors[0].loc.col == src.splitlines()[6].index(name) + 1
+        title = "closest-hit" if kind == "closesthit" else "callable"
+        assert errors[0].message == (f"intrinsic '{name}' is not allowed in {kind} shaders (allowed in: "
+                                     f"amplification, compute, mesh, pixel) (reached from {title} shader '{where}')")
+    fine = DERIV.replace("CALL", "tex.SampleLevel(smp, uv, 2)").replace("WHERE_CH", "helper(0)")
+    assert compile_file("d.hlsl", CompileOptions(profile="lib_6_6", entry="", target=target,
+                                                 vk_target_env="vulkan1.2"), text=fine.replace("WHERE_CS", "0")).ok
