@@ -587,3 +587,46 @@ def test_a_mesh_shader_has_28_kib_of_groupshared_memory_in_dxil():
                               "limit of a mesh shader"]
     assert R.compile_hlsl(GS_MS.replace("COUNT", "1793"), "main", "ms_6_5", "spirv", env=ENV).ok
     assert R.compile_hlsl(GS_CS.replace("COUNT", "1793"), "main", "cs_6_0", "dxil").ok
+
+
+BIG_MS = """
+struct V { float4 pos : SV_Position; float4 a[VA] : A; };
+struct P { nointerpolation float4 b[PB] : B; };
+struct Payload { uint words[PAYLOAD]; };
+[outputtopology("triangle")] [numthreads(32, 1, 1)]
+void main(uint t : SV_GroupThreadID, in payload Payload pl, out vertices V verts[NV], out indices uint3 tris[NP],
+          out primitives P prims[NP]) {
+    SetMeshOutputCounts(4, 2);
+    V v = (V)0;
+    v.pos.x = pl.words[0];
+    verts[t % 4] = v;
+    P p = (P)0;
+    if (t < 2) { prims[t] = p; tris[t] = uint3(0, 1, 2); }
+}
+"""
+
+
+@pytest.mark.parametrize("va, pb, nv, np_, payload, message", [
+    (15, 16, 4, 2, 4, None),
+    (16, 16, 4, 2, 4, "the mesh shader's vertex and primitive outputs take 17 + 16 signature rows: at most 32 "
+                      "together"),
+    (3, 4, 256, 256, 4, None),          # 16 + 16 scalars x 256 x 4 bytes: 32 KiB exactly
+    (4, 4, 225, 225, 4, "the mesh shader's vertex and primitive outputs are 36864 bytes (counts rounded up to "
+                        "32): at most 32768"),     # 32400 bytes before the counts are rounded up to 256
+    (3, 5, 250, 225, 4, "the mesh shader's vertex and primitive outputs are 36864 bytes (counts rounded up to "
+                        "32): at most 32768"),
+    (3, 4, 256, 256, 4096, "the mesh shader's outputs and payload are 32768 + 16384 bytes: at most 48128"),
+], ids=["32-rows", "33-rows", "32-KiB", "over-32-KiB-rounded", "over-32-KiB", "over-47-KiB-with-payload"])
+def test_dxil_mesh_output_limits(va, pb, nv, np_, payload, message):
+    """D3D's validator limits a mesh shader's outputs: 32 signature rows for vertices and primitives
+    together, 32 KiB of outputs (each element's scalars x 4 bytes, per vertex / primitive with the counts
+    rounded up to 32), 47 KiB with the payload: located DXIL errors at the entry point.  SPIR-V leaves the
+    limits to the device (VkPhysicalDeviceMeshShaderPropertiesEXT), as DXC's SPIR-V does."""
+    src = BIG_MS.replace("VA", str(va)).replace("PB", str(pb)).replace("NV", str(nv)).replace("NP", str(np_)) \
+        .replace("PAYLOAD", str(payload))
+    res = R.compile_hlsl(src, "main", "ms_6_5", "dxil", env=ENV)
+    if message is None:
+        assert res.ok, R.diagnostics_text(res)
+    else:
+        assert R.errors(res) == [f"6:6: {message}"]
+    assert R.compile_hlsl(src, "main", "ms_6_5", "spirv", env=ENV).ok

@@ -74,6 +74,7 @@ from .signature import (
     TESS_INTRINSIC_INPUTS,
     THREAD_GROUP_STAGES,
     build_signature,
+    check_mesh_signatures,
     record_call_usage,
 )
 from .ssa import EdgeRecordingBuilder, SSABuilder
@@ -1373,6 +1374,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
                               native16=native16)
     patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain", "mesh") \
         else []
+    if stage == "mesh" and entry.mesh is not None:
+        check_mesh_signatures(outputs, patch, entry.mesh, entry.function.loc)
     ctx.input_elems = {id(e.var): e for e in inputs}
     ctx.output_elems = {id(e.var): e for e in outputs}
     ctx.patch_elems = {id(e.var): e for e in patch}
