@@ -1621,3 +1621,51 @@ def test_implicit_derivatives_are_refused_in_ray_tracing_shaders(call, name, tar
     fine = DERIV.replace("CALL", "tex.SampleLevel(smp, uv, 2)").replace("WHERE_CH", "helper(0)")
     assert compile_file("d.hlsl", CompileOptions(profile="lib_6_6", entry="", target=target,
                                                  vk_target_env="vulkan1.2"), text=fine.replace("WHERE_CS", "0")).ok
+
+
+LAUNCH3D = """
+struct Payload { float4 a; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint3 i = DispatchRaysIndex(), n = DispatchRaysDimensions();
+    RayDesc ray = { float3(-0.9 + 0.25 * i.x, 0.2, -1.0 - i.z), 0.0, float3(0, 0, 1), 10.0 };
+    Payload p = { float4(0, 0, 0, 0) };
+    TraceRay(scene, RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    results[(i.z * n.y + i.y) * n.x + i.x] = float4(p.a.x, p.a.y, i.z, n.z * 100 + n.y * 10 + i.y);
+}
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes a) {
+    p.a = float4(RayTCurrent(), DispatchRaysIndex().z + 10 * DispatchRaysDimensions().z, 0, 0);
+}
+
+[shader("miss")]
+void ms(inout Payload p) { p.a = float4(-1, DispatchRaysIndex().z, 0, 0); }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_three_dimensional_launch(target):
+    """vkCmdTraceRaysKHR with depth 3 (the harness takes size (w, h, d)): DispatchRaysIndex().z and
+    DispatchRaysDimensions().z in the ray-generation and hit or miss shaders; the z-th layer's rays start
+    z further back, so RayTCurrent grows with it."""
+    w, h, d = SHAPES_N, 2, 3
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SHAPES_SCENE), Buf(set=0, binding=u + 1, data=bytes(w * h * d * 16))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch"},))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (w, h, d), descriptors, **kw,
+                                modules=dxil_modules("l3.hlsl", LAUNCH3D, ["rg", "ch", "ms"]))
+    else:
+        result = run_raytracing(spirv_library("l3.hlsl", LAUNCH3D), "rg", (w, h, d), descriptors, **kw)
+    out = result["buffers"][1]
+    for z in range(d):
+        for y in range(h):
+            for x in range(w):
+                hit = A.trace(SHAPES_SCENE, (-0.9 + 0.25 * x, 0.2, -1.0 - z), (0.0, 0.0, 1.0), 0.0, 10.0)
+                first = (hit.t, z + 10 * d) if hit is not None else (-1.0, z)
+                got = struct.unpack_from("<4f", out, 16 * ((z * h + y) * w + x))
+                assert got == pytest.approx((*first, z, d * 100 + h * 10 + y)), f"({x}, {y}, {z})"
