@@ -1669,3 +1669,80 @@ def test_a_three_dimensional_launch(target):
                 first = (hit.t, z + 10 * d) if hit is not None else (-1.0, z)
                 got = struct.unpack_from("<4f", out, 16 * ((z * h + y) * w + x))
                 assert got == pytest.approx((*first, z, d * 100 + h * 10 + y)), f"({x}, {y}, {z})"
+
+
+HELPER_TERMINATORS = """
+struct Payload { float4 a; float4 b; };
+RaytracingAccelerationStructure scene : register(t0);
+RWStructuredBuffer<float4> results : register(u1);
+
+[shader("raygeneration")]
+void rg() {
+    uint i = DispatchRaysIndex().x;
+    RayDesc ray = { float3(-2.7 + 0.6 * i, 0.15 + 0.01 * i, -3.0), 0.25, float3(0.01, 0.02, 1), 20.0 };
+    Payload p = { float4(-5, -5, -5, -5), float4(-5, -5, -5, -5) };
+    TraceRay(scene, i & 1 ? RAY_FLAG_FORCE_NON_OPAQUE : RAY_FLAG_NONE, 0xff, 0, 1, 0, ray, p);
+    results[2 * i] = p.a;
+    results[2 * i + 1] = p.b;
+}
+
+void inner(inout float4 v, uint prim) {
+    v.y = 20 + prim;            // written to the helper's copy, then the hit ends inside the helper
+    if (prim == 0)
+        IgnoreHit();
+    v.z = 30;
+    AcceptHitAndEndSearch();
+}
+
+void outer(inout Payload p) {
+    p.a.x = 10;
+    inner(p.a, PrimitiveIndex());
+    p.a.w = 99;                 // never runs: both paths end the hit inside `inner`
+}
+
+[shader("anyhit")]
+void ah(inout Payload p, BuiltInTriangleIntersectionAttributes attr) { outer(p); }
+
+[shader("closesthit")]
+void ch(inout Payload p, BuiltInTriangleIntersectionAttributes attr) { p.b = float4(1, PrimitiveIndex(), p.a.z, 0); }
+
+[shader("miss")]
+void ms(inout Payload p) { p.b = float4(2, 0, p.a.y, 0); }
+
+[shader("intersection")]
+void nothing() { }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_ignore_and_accept_inside_nested_helpers_keep_the_payload_written(target):
+    """IgnoreHit and AcceptHitAndEndSearch called two helpers deep (the payload passed inout to one, a
+    member of it to the next): the writes made so far, in the helpers' copies too, reach the payload the
+    miss or closest-hit shader sees (D3D keeps them); nothing after the terminator runs."""
+    u, t = (U, T) if target == "dxil" else (0, 0)
+    descriptors = [A.AccelStructure(0, t, SYS_SCENE), Buf(set=0, binding=u + 1, data=bytes(SYS_N * 32))]
+    kw = dict(miss=("ms",), hit_groups=({"closest": "ch", "any": "ah"}, {"intersection": "nothing"}))
+    if target == "dxil":
+        result = run_raytracing(b"", "rg", (SYS_N, 1), descriptors, **kw,
+                                modules=dxil_modules("term.hlsl", HELPER_TERMINATORS,
+                                                     ["rg", "ah", "ch", "ms", "nothing"]))
+    else:
+        result = run_raytracing(spirv_library("term.hlsl", HELPER_TERMINATORS), "rg", (SYS_N, 1), descriptors, **kw)
+    out = result["buffers"][1]
+    seen = set()
+    for i in range(SYS_N):
+        o, d = (-2.7 + 0.6 * i, 0.15 + 0.01 * i, -3.0), (0.01, 0.02, 1.0)
+        tris = [c for c in A.candidates(SYS_SCENE, o, d, 0.25, 20.0) if not c.procedural]
+        assert len(tris) <= 1
+        got = struct.unpack_from("<8f", out, 32 * i)
+        if not tris:
+            # a miss (or the box, whose intersection shader reports nothing)
+            assert got == (-5, -5, -5, -5, 2, 0, -5, 0), f"ray {i}"
+            continue
+        prim = tris[0].primitive_index
+        seen.add(prim)
+        if prim == 0:   # ignored: x and y written before IgnoreHit, then the ray misses
+            assert got == (10, 20, -5, -5, 2, 0, 20, 0), f"ray {i}"
+        else:           # accepted: z written too, the closest-hit shader runs
+            assert got == (10, 20 + prim, 30, -5, 1, prim, 30, 0), f"ray {i}"
+    assert seen == {0, 1}
