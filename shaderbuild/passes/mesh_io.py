@@ -152,14 +152,47 @@ def _placed(stmts: list[ir.Stmt], where: tuple = ()):
                 yield from _placed(c.body, here)
 
 
+def _may_leave(stmts: list[ir.Stmt]) -> bool:
+    """Whether a statement of `stmts` may leave the loop that holds them (a break or continue not
+    inside a nested loop, or a return)."""
+    for s in stmts:
+        if isinstance(s, (ir.Break, ir.Continue, ir.Return)):
+            return True
+        if isinstance(s, ir.If) and (_may_leave(s.then) or _may_leave(s.else_)):
+            return True
+        if isinstance(s, ir.Switch) and any(isinstance(x, (ir.Return, ir.Continue))
+                                            for c in s.cases for x in ir.walk_stmts(c.body)):
+            return True     # (a switch's own breaks leave the switch only)
+        if isinstance(s, ir.Loop) and any(isinstance(x, ir.Return) for x in ir.walk_stmts([s])):
+            return True
+    return False
+
+
 def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> None:
     """D3D's validator refuses an output write that SetMeshOutputCounts does not dominate: the call
-    must come earlier in the same statement list as the write or one enclosing it.  (A call inside a
+    must come earlier in the same statement list as the write or one enclosing it; a call in a loop's
+    body that nothing before it in the body can leave runs on the first iteration, so it also comes
+    before what follows the loop (`do { SetMeshOutputCounts(...); } while (...)`).  (A call inside a
     helper function is left to that helper's callers: not checked.)"""
     placed = list(_placed(src.body))
     at = next((w for s, w in placed if s is call), None)
     if at is None:
         return
+    by_place = {w: s for s, w in placed}
+    firsts = [at]
+    while len(firsts[-1]) > 1:
+        inner = firsts[-1]
+        loop = by_place[inner[:-1]]
+        if not (isinstance(loop, ir.Loop) and id(loop.body) == inner[-1][0]
+                and not _may_leave(loop.body[:inner[-1][1]])):
+            break
+        firsts.append(inner[:-1])
+
+    def after(w: tuple, at: tuple) -> bool:
+        level = len(at) - 1
+        return w[:level] == at[:level] and len(w) > level and w[level][0] == at[level][0] \
+            and w[level][1] > at[level][1]
+
     for s, w in placed:
         if not isinstance(s, ir.Store):
             continue
@@ -169,8 +202,7 @@ def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> No
         if not isinstance(root, ir.VarRef) or (id(root.var) not in mb.outputs and not (
                 id(root.var) in mb.renamed and mb.renamed[id(root.var)].storage is ir.Storage.OUTPUT)):
             continue
-        level = len(at) - 1
-        if w[:level] != at[:level] or len(w) <= level or w[level][0] != at[level][0] or w[level][1] <= at[level][1]:
+        if not any(after(w, first) for first in firsts):
             loc = getattr(call, "loc", None)
             line = f" (line {loc.line})" if loc is not None else ""
             raise error(f"mesh shader output '{mb.names[id(root.var)]}' is written where SetMeshOutputCounts{line} "

@@ -630,3 +630,24 @@ def test_dxil_mesh_output_limits(va, pb, nv, np_, payload, message):
     else:
         assert R.errors(res) == [f"6:6: {message}"]
     assert R.compile_hlsl(src, "main", "ms_6_5", "spirv", env=ENV).ok
+
+
+@pytest.mark.parametrize("body", [
+    "    do {\n        SetMeshOutputCounts(4, 2);\n    } while (t > 100);\n" + WRITES,
+    "    [loop] for (uint i = 0; ; i++) {\n        SetMeshOutputCounts(4, 2);\n        break;\n    }\n" + WRITES,
+], ids=["do-while", "for-ever-with-break"])
+def test_a_call_a_loop_runs_first_dominates_what_follows(body):
+    """A call at the head of a loop body, which nothing before it can leave, runs on the first iteration:
+    it dominates the writes after the loop."""
+    src = ONE_QUAD.replace("BODY", body)
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, "main", "ms_6_5", target, env=ENV)
+        assert res.ok, R.diagnostics_text(res)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_call_after_a_loop_exit_does_not_dominate(target):
+    body = ("    for (uint i = 0; i < 3; i++) {\n        if (t == i)\n            break;\n"
+            "        SetMeshOutputCounts(4, 2);\n    }\n" + WRITES)
+    got = _error(body, target)
+    assert got.startswith("11:18: mesh shader output 'verts'") and "may not have run" in got, got
