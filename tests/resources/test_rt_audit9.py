@@ -497,12 +497,23 @@ def test_ball_reference_is_not_trivial():
     assert len(logs) >= 4
 
 
-def _ball_run(target: str, tcurrent: bool = False, attributes: bool = False) -> None:
+def _through_a_helper(src: str) -> str:
+    """BALL with every ReportHit made by a helper function the intersection shader calls."""
+    out = src.replace("ReportHit(", "report(").replace(
+        '[shader("intersection")]', 'bool report(float t, uint kind, Attr h) { return ReportHit(t, kind, h); }\n\n'
+                                    '[shader("intersection")]')
+    assert out.count("report(") == src.count("ReportHit(") + 1
+    return out
+
+
+def _ball_run(target: str, tcurrent: bool = False, attributes: bool = False, helper: bool = False) -> None:
     """Trace BALL and check every pixel; the intersection shader's RayTCurrent() after its reports is
     compared only with `tcurrent` (LAVAPIPE_TCURRENT), the committed attributes after a rejected report
     only with `attributes` (LAVAPIPE_ATTRIBUTES)."""
     late = True
     src = BALL.replace("LATE", LATE)
+    if helper:
+        src = _through_a_helper(src)
     configs = b"".join(struct.pack("<IIff", m, f, t, 0) for m, f, t in BALL_CONFIGS)
     sh = {"t": T, "u": U} if target == "dxil" else {"t": 0, "u": 0}
     descriptors = [A.AccelStructure(0, sh["t"] + 0, BALL_SCENE), Buf(set=0, binding=sh["t"] + 1, data=configs),
@@ -510,7 +521,7 @@ def _ball_run(target: str, tcurrent: bool = False, attributes: bool = False) -> 
                    Buf(set=0, binding=sh["u"] + 3, data=bytes(BW * BH * 16)),
                    Buf(set=0, binding=sh["u"] + 4, data=bytes(BW * BH * 4))]
     group = ({"closest": "ch", "any": "ah", "intersection": "isect"},)
-    name = f"ball{int(late)}.hlsl"
+    name = f"ball{int(late)}{int(helper)}.hlsl"
     if target == "dxil":
         result = run_raytracing(b"", "rg", (BW, BH), descriptors, miss=("ms",), hit_groups=group,
                                 modules=dxil_modules(name, src, ["rg", "isect", "ah", "ch", "ms"]))
@@ -533,9 +544,10 @@ def _ball_run(target: str, tcurrent: bool = False, attributes: bool = False) -> 
             assert struct.unpack_from("<I", anyhits, 4 * i)[0] == want_kinds, f"({col}, {row}) any-hit kinds"
 
 
+@pytest.mark.parametrize("helper", [False, True], ids=["direct", "ReportHit-in-a-helper"])
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
-def test_intersection_report_hit_rules_and_any_hit_verdicts(target):
-    _ball_run(target)
+def test_intersection_report_hit_rules_and_any_hit_verdicts(target, helper):
+    _ball_run(target, helper=helper)
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=LAVAPIPE_TCURRENT)
