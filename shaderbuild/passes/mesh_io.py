@@ -273,25 +273,36 @@ def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stm
 
 
 def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.Stmt:
-    """An amplification shader's DispatchMesh: the last statement of the entry function (D3D: called
-    once, by every thread).  Its counts go to private globals; the returned statement, which the
+    """An amplification shader's DispatchMesh: the last statement of the entry function, or of a helper
+    whose call is (D3D: called once, by every thread).  Its counts go to private globals; the returned statement, which the
     wrapper runs after the call, dispatches them with the payload (now Storage.PAYLOAD)."""
-    calls = [s for s in ir.walk_stmts(src.body) if _is_dispatch(s)]
-    elsewhere = [s for f in module.functions if f is not src for s in ir.walk_stmts(f.body) if _is_dispatch(s)]
-    if elsewhere:
-        raise error("DispatchMesh must be called by the amplification entry point itself, not by a function it "
-                    "calls", elsewhere[0].loc)
+    calls = [(src, s) for s in ir.walk_stmts(src.body) if _is_dispatch(s)]
+    calls += [(f, s) for f in module.functions if f is not src for s in ir.walk_stmts(f.body) if _is_dispatch(s)]
     if not calls:
         raise error(f"amplification entry point '{ep.name}' must call DispatchMesh(x, y, z, payload)", src.loc)
     if len(calls) > 1:
-        raise error("DispatchMesh is called once per amplification shader: a second call", calls[1].loc)
-    call = calls[0]
-    body = list(src.body)
-    while body and isinstance(body[-1], ir.Return):
-        body.pop()
-    if not body or body[-1] is not call:
-        raise error("DispatchMesh must be the last statement of the amplification entry point, reached by "
-                    "every thread (not inside a branch or loop, nor after a return)", call.loc)
+        raise error("DispatchMesh is called once per amplification shader: a second call", calls[1][1].loc)
+    holder, call = calls[0]
+    # a helper may make the call (DXC inlines it): then the helper's call is the last statement of its caller,
+    # up to the entry point, and each helper on the way is called once
+    fn, last = holder, call
+    while True:
+        body = list(fn.body)
+        while body and isinstance(body[-1], ir.Return):
+            body.pop()
+        if not body or body[-1] is not last:
+            raise error("DispatchMesh must be the last statement of the amplification entry point, reached by "
+                        "every thread (not inside a branch or loop, nor after a return)", call.loc)
+        if fn is src:
+            break
+        sites = [(f, st) for f in module.functions for st in ir.walk_stmts(f.body)
+                 if any(isinstance(x, ir.Call) and x.func is fn for e in ir.stmt_exprs(st) for x in ir.walk_expr(e))]
+        if len(sites) != 1 or not (isinstance(sites[0][1], ir.Eval) and isinstance(sites[0][1].expr, ir.Call)):
+            where = sites[1][1] if len(sites) > 1 else (sites[0][1] if sites else call)
+            raise error(f"DispatchMesh is called once per amplification shader: '{fn.name}', which calls it, is "
+                        f"called {'more than once' if len(sites) > 1 else 'inside an expression'}",
+                        getattr(where, "loc", None) or call.loc)
+        fn, last = sites[0]
     assert isinstance(call, ir.Eval) and isinstance(call.expr, ir.Intrinsic)
     args = call.expr.args
     payload = args[3]
@@ -302,7 +313,7 @@ def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.
     ep.mesh.payload_size = payload_size(pv.type)
     if ep.mesh.payload_size > MAX_PAYLOAD_BYTES:
         raise error(f"payload '{pv.name}' is {ep.mesh.payload_size} bytes: at most {MAX_PAYLOAD_BYTES}", call.loc)
-    i = src.body.index(call)
+    i = holder.body.index(call)
     counts = []
     stores: list[ir.Stmt] = []
     for axis, a in zip("xyz", args[:3]):
@@ -310,7 +321,7 @@ def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.
         module.globals.append(g)
         stores.append(ir.Store(ir.VarRef(g), a, call.loc))
         counts.append(ir.Load(ir.VarRef(g), ir.UINT))
-    src.body[i:i + 1] = stores
+    holder.body[i:i + 1] = stores
     return ir.Eval(ir.Intrinsic("DispatchMesh", [*counts, ir.VarRef(pv)], ir.VOID), call.loc)
 
 

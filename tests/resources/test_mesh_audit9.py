@@ -651,3 +651,22 @@ def test_a_call_after_a_loop_exit_does_not_dominate(target):
             "        SetMeshOutputCounts(4, 2);\n    }\n" + WRITES)
     got = _error(body, target)
     assert got.startswith("11:18: mesh shader output 'verts'") and "may not have run" in got, got
+
+
+def test_dispatch_mesh_made_by_a_helper_the_entry_point_calls_last():
+    """DXC inlines every call, so a DispatchMesh made by a helper (two deep here) whose call is the entry
+    point's last statement is the entry point's own: it draws as test 1's amplification shader does."""
+    from harness.vulkan_runner import run_mesh
+
+    src = AS.replace("MASK0", "11").replace("MASK1", "6").replace(
+        "    DispatchMesh(pl.count, 2, 1, pl);", "    go();").replace(
+        "[numthreads(4, 1, 1)]", "void send() { DispatchMesh(pl.count, 2, 1, pl); }\n"
+                                 "void go() { send(); return; }\n[numthreads(4, 1, 1)]")
+    assert "go();" in src and src.count("DispatchMesh") == 1
+    ms = R.build(MS, "main", "ms_6_5", env=ENV)
+    ps = R.build(PS, "main", "ps_6_5", env=ENV)
+    task = R.build(src, "main", "as_6_5", env=ENV)
+    want = expected((11, 6))
+    assert pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1), task=(task.binary, "main"))) == want
+    again = pixels(run_mesh(ms.binary, "main", *_converted(ps), W, H, (2, 1, 1), task=_converted(task)))
+    assert again == want, "the DXIL twins through dxil-spirv draw differently"
