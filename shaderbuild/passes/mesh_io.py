@@ -88,13 +88,26 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
     """Retarget the HLSL function's uses of the mesh parameters (see the module docstring).  A mesh
     shader must say how many vertices and primitives it writes (D3D's validator requires the call;
     without it Vulkan draws nothing)."""
-    calls = [s for f in module.functions for s in ir.walk_stmts(f.body) if _sets_counts(s)]
+    calls = [(f, s) for f in module.functions for s in ir.walk_stmts(f.body) if _sets_counts(s)]
     if not calls:
         raise error(f"mesh entry point '{src.name}' never calls SetMeshOutputCounts(vertices, primitives): the "
                     f"counts of the vertices and primitives it outputs", src.loc)
     if len(calls) > 1:
-        raise error("SetMeshOutputCounts is called once per mesh shader: a second call", calls[1].loc)
-    _check_counts_first(src, calls[0], mb)
+        raise error("SetMeshOutputCounts is called once per mesh shader: a second call", calls[1][1].loc)
+    # made by a helper (DXC inlines it): each helper on the way is called once, and where the helper makes
+    # the call first thing, the entry point's statement that reaches it is the call's place
+    fn, at = calls[0]
+    while fn is not src and at is not None:
+        sites = [(f, st) for f in module.functions for st in ir.walk_stmts(f.body)
+                 if any(isinstance(x, ir.Call) and x.func is fn for e in ir.stmt_exprs(st) for x in ir.walk_expr(e))]
+        if len(sites) > 1:
+            raise error(f"SetMeshOutputCounts is called once per mesh shader: '{fn.name}', which calls it, is "
+                        f"called more than once", getattr(sites[1][1], "loc", None) or calls[0][1].loc)
+        first = next((i for i, st in enumerate(fn.body) if st is at), None)
+        at = sites[0][1] if sites and first is not None and not _may_leave(fn.body[:first]) else None
+        fn = sites[0][0] if sites else fn
+    if at is not None:
+        _check_counts_first(src, at, mb)
     def fix_refs(e: ir.Expr) -> None:
         for x in ir.walk_expr(e):
             if isinstance(x, ir.VarRef) and id(x.var) in mb.renamed:

@@ -670,3 +670,34 @@ def test_dispatch_mesh_made_by_a_helper_the_entry_point_calls_last():
     assert pixels(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1), task=(task.binary, "main"))) == want
     again = pixels(run_mesh(ms.binary, "main", *_converted(ps), W, H, (2, 1, 1), task=_converted(task)))
     assert again == want, "the DXIL twins through dxil-spirv draw differently"
+
+
+HELPERS_MS = """
+struct V { float4 pos : SV_Position; };
+void counts() { SetMeshOutputCounts(4, 2); }
+void setup() { counts(); }
+[outputtopology("triangle")]
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[4], out indices uint3 tris[2]) {
+BODY
+}
+"""
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    setup();\n" + WRITES, None),
+    (WRITES + "\n    setup();", "8:18: mesh shader output 'verts' is written where SetMeshOutputCounts (line 11) may "
+                                "not have run: the call must come first on every path to an output write"),
+    ("    counts();\n    counts();\n" + WRITES,
+     "9:5: SetMeshOutputCounts is called once per mesh shader: 'counts', which calls it, is called more than once"),
+], ids=["two-deep-first", "after-the-writes", "helper-twice"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_set_mesh_output_counts_made_by_a_helper(body, message, target):
+    """DXC inlines: a helper that makes the call counts where the entry point calls it, and calling it
+    twice is two calls."""
+    src = HELPERS_MS.replace("BODY", body)
+    res = R.compile_hlsl(src, "main", "ms_6_5", target, env=ENV)
+    if message is None:
+        assert res.ok, R.diagnostics_text(res)
+    else:
+        assert R.errors(res)[:1] == [message]
