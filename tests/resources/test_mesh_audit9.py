@@ -701,3 +701,27 @@ def test_set_mesh_output_counts_made_by_a_helper(body, message, target):
         assert res.ok, R.diagnostics_text(res)
     else:
         assert R.errors(res)[:1] == [message]
+
+
+SHADOWING_MS = """
+struct MeshInfo { uint first; uint count; };
+ConstantBuffer<MeshInfo> MeshInfo : register(b1);     // as D3D12's meshlet samples declare it
+struct V { float4 pos : SV_Position; };
+[outputtopology("triangle")]
+[numthreads(4, 1, 1)]
+void main(uint t : SV_GroupThreadID, out vertices V verts[4], out indices uint3 tris[2]) {
+    SetMeshOutputCounts(MeshInfo.count, 2);
+    verts[t].pos = float4(t & 1, t >> 1, MeshInfo.first, 1);
+    if (t < 2) tris[t] = uint3(0, 1, 2);
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "front end (parser is_type_name, sema global scope): a global variable may take the name of a struct type "
+    "(C++ rules, which DXC follows: the variable hides the type), but the parser reads `MeshInfo.count` as the "
+    "type and sema refuses the redefinition"))
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_constant_buffer_named_as_its_struct(target):
+    res = R.compile_hlsl(SHADOWING_MS, "main", "ms_6_5", target, env=ENV)
+    assert res.ok, R.diagnostics_text(res)
