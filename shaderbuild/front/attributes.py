@@ -62,6 +62,16 @@ def _count(lo: int, hi: int) -> str:
     return f"{_WORDS[lo].split()[0]} or {_WORDS[hi]}"
 
 
+def canonical_name(name: str) -> str:
+    """DXC looks an attribute up by its spelling and then by its spelling in lower case
+    (AttributeList::getKind), so `[NumThreads(...)]` and `[OutputTopology("triangle")]` are the
+    table's `numthreads` and `outputtopology`."""
+    if name in ATTRIBUTE_ARGS:
+        return name
+    lower = name.lower()
+    return lower if lower in ATTRIBUTE_ARGS else name
+
+
 def check_attribute(a: Attribute) -> None:
     """Reject a known attribute given the wrong number of arguments."""
     bounds = ATTRIBUTE_ARGS.get(a.name)

@@ -12,7 +12,7 @@ from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
 from . import ast
-from .attributes import check_attribute
+from .attributes import canonical_name, check_attribute
 from .tokens import Token, TokKind
 
 _WORD_KINDS = (TokKind.PUNCT, TokKind.IDENT)    # the kinds Parser.at matches by text
@@ -306,7 +306,7 @@ class Parser:
                         while self.accept(","):
                             args.append(self.assignment())
                     self.expect(")")
-                attr = ast.Attribute(name_tok.loc, name, args)
+                attr = ast.Attribute(name_tok.loc, canonical_name(name), args)
                 check_attribute(attr)
                 attrs.append(attr)
                 if not (double and self.accept(",")):

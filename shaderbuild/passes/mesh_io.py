@@ -88,11 +88,26 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
     """Retarget the HLSL function's uses of the mesh parameters (see the module docstring).  A mesh
     shader must say how many vertices and primitives it writes (D3D's validator requires the call;
     without it Vulkan draws nothing)."""
-    if not any(
-            isinstance(x, ir.Intrinsic) and x.name == "SetMeshOutputCounts"
-            for f in module.functions for s in ir.walk_stmts(f.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)):
+    calls = [(f, s) for f in module.functions for s in ir.walk_stmts(f.body) if _sets_counts(s)]
+    if not calls:
         raise error(f"mesh entry point '{src.name}' never calls SetMeshOutputCounts(vertices, primitives): the "
                     f"counts of the vertices and primitives it outputs", src.loc)
+    if len(calls) > 1:
+        raise error("SetMeshOutputCounts is called once per mesh shader: a second call", calls[1][1].loc)
+    # made by a helper (DXC inlines it): each helper on the way is called once, and where the helper makes
+    # the call first thing, the entry point's statement that reaches it is the call's place
+    fn, at = calls[0]
+    while fn is not src and at is not None:
+        sites = [(f, st) for f in module.functions for st in ir.walk_stmts(f.body)
+                 if any(isinstance(x, ir.Call) and x.func is fn for e in ir.stmt_exprs(st) for x in ir.walk_expr(e))]
+        if len(sites) > 1:
+            raise error(f"SetMeshOutputCounts is called once per mesh shader: '{fn.name}', which calls it, is "
+                        f"called more than once", getattr(sites[1][1], "loc", None) or calls[0][1].loc)
+        first = next((i for i, st in enumerate(fn.body) if st is at), None)
+        at = sites[0][1] if sites and first is not None and not _may_leave(fn.body[:first]) else None
+        fn = sites[0][0] if sites else fn
+    if at is not None:
+        _check_counts_first(src, at, mb)
     def fix_refs(e: ir.Expr) -> None:
         for x in ir.walk_expr(e):
             if isinstance(x, ir.VarRef) and id(x.var) in mb.renamed:
@@ -127,6 +142,84 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
         return None
 
     src.body = ir.rewrite_stmts(src.body, change)
+
+
+def _sets_counts(s: ir.Stmt) -> bool:
+    return any(isinstance(x, ir.Intrinsic) and x.name == "SetMeshOutputCounts"
+               for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
+
+
+def _placed(stmts: list[ir.Stmt], where: tuple = ()):
+    """(statement, where): `where` names each enclosing statement list and the index in it."""
+    for i, s in enumerate(stmts):
+        here = (*where, (id(stmts), i))
+        yield s, here
+        if isinstance(s, ir.If):
+            yield from _placed(s.then, here)
+            yield from _placed(s.else_, here)
+        elif isinstance(s, ir.Loop):
+            yield from _placed(s.body, here)
+            yield from _placed(s.continuing, here)
+        elif isinstance(s, ir.Switch):
+            for c in s.cases:
+                yield from _placed(c.body, here)
+
+
+def _may_leave(stmts: list[ir.Stmt]) -> bool:
+    """Whether a statement of `stmts` may leave the loop that holds them (a break or continue not
+    inside a nested loop, or a return)."""
+    for s in stmts:
+        if isinstance(s, (ir.Break, ir.Continue, ir.Return)):
+            return True
+        if isinstance(s, ir.If) and (_may_leave(s.then) or _may_leave(s.else_)):
+            return True
+        if isinstance(s, ir.Switch) and any(isinstance(x, (ir.Return, ir.Continue))
+                                            for c in s.cases for x in ir.walk_stmts(c.body)):
+            return True     # (a switch's own breaks leave the switch only)
+        if isinstance(s, ir.Loop) and any(isinstance(x, ir.Return) for x in ir.walk_stmts([s])):
+            return True
+    return False
+
+
+def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> None:
+    """D3D's validator refuses an output write that SetMeshOutputCounts does not dominate: the call
+    must come earlier in the same statement list as the write or one enclosing it; a call in a loop's
+    body that nothing before it in the body can leave runs on the first iteration, so it also comes
+    before what follows the loop (`do { SetMeshOutputCounts(...); } while (...)`).  (A call inside a
+    helper function is left to that helper's callers: not checked.)"""
+    placed = list(_placed(src.body))
+    at = next((w for s, w in placed if s is call), None)
+    if at is None:
+        return
+    by_place = {w: s for s, w in placed}
+    firsts = [at]
+    while len(firsts[-1]) > 1:
+        inner = firsts[-1]
+        loop = by_place[inner[:-1]]
+        if not (isinstance(loop, ir.Loop) and id(loop.body) == inner[-1][0]
+                and not _may_leave(loop.body[:inner[-1][1]])):
+            break
+        firsts.append(inner[:-1])
+
+    def after(w: tuple, at: tuple) -> bool:
+        level = len(at) - 1
+        return w[:level] == at[:level] and len(w) > level and w[level][0] == at[level][0] \
+            and w[level][1] > at[level][1]
+
+    for s, w in placed:
+        if not isinstance(s, ir.Store):
+            continue
+        root = s.place
+        while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
+            root = root.base
+        if not isinstance(root, ir.VarRef) or (id(root.var) not in mb.outputs and not (
+                id(root.var) in mb.renamed and mb.renamed[id(root.var)].storage is ir.Storage.OUTPUT)):
+            continue
+        if not any(after(w, first) for first in firsts):
+            loc = getattr(call, "loc", None)
+            line = f" (line {loc.line})" if loc is not None else ""
+            raise error(f"mesh shader output '{mb.names[id(root.var)]}' is written where SetMeshOutputCounts{line} "
+                        f"may not have run: the call must come first on every path to an output write", s.loc)
 
 
 def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stmt]:
@@ -193,25 +286,36 @@ def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stm
 
 
 def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.Stmt:
-    """An amplification shader's DispatchMesh: the last statement of the entry function (D3D: called
-    once, by every thread).  Its counts go to private globals; the returned statement, which the
+    """An amplification shader's DispatchMesh: the last statement of the entry function, or of a helper
+    whose call is (D3D: called once, by every thread).  Its counts go to private globals; the returned statement, which the
     wrapper runs after the call, dispatches them with the payload (now Storage.PAYLOAD)."""
-    calls = [s for s in ir.walk_stmts(src.body) if _is_dispatch(s)]
-    elsewhere = [s for f in module.functions if f is not src for s in ir.walk_stmts(f.body) if _is_dispatch(s)]
-    if elsewhere:
-        raise error("DispatchMesh must be called by the amplification entry point itself, not by a function it "
-                    "calls", elsewhere[0].loc)
+    calls = [(src, s) for s in ir.walk_stmts(src.body) if _is_dispatch(s)]
+    calls += [(f, s) for f in module.functions if f is not src for s in ir.walk_stmts(f.body) if _is_dispatch(s)]
     if not calls:
         raise error(f"amplification entry point '{ep.name}' must call DispatchMesh(x, y, z, payload)", src.loc)
     if len(calls) > 1:
-        raise error("DispatchMesh is called once per amplification shader: a second call", calls[1].loc)
-    call = calls[0]
-    body = list(src.body)
-    while body and isinstance(body[-1], ir.Return):
-        body.pop()
-    if not body or body[-1] is not call:
-        raise error("DispatchMesh must be the last statement of the amplification entry point, reached by "
-                    "every thread (not inside a branch or loop, nor after a return)", call.loc)
+        raise error("DispatchMesh is called once per amplification shader: a second call", calls[1][1].loc)
+    holder, call = calls[0]
+    # a helper may make the call (DXC inlines it): then the helper's call is the last statement of its caller,
+    # up to the entry point, and each helper on the way is called once
+    fn, last = holder, call
+    while True:
+        body = list(fn.body)
+        while body and isinstance(body[-1], ir.Return):
+            body.pop()
+        if not body or body[-1] is not last:
+            raise error("DispatchMesh must be the last statement of the amplification entry point, reached by "
+                        "every thread (not inside a branch or loop, nor after a return)", call.loc)
+        if fn is src:
+            break
+        sites = [(f, st) for f in module.functions for st in ir.walk_stmts(f.body)
+                 if any(isinstance(x, ir.Call) and x.func is fn for e in ir.stmt_exprs(st) for x in ir.walk_expr(e))]
+        if len(sites) != 1 or not (isinstance(sites[0][1], ir.Eval) and isinstance(sites[0][1].expr, ir.Call)):
+            where = sites[1][1] if len(sites) > 1 else (sites[0][1] if sites else call)
+            raise error(f"DispatchMesh is called once per amplification shader: '{fn.name}', which calls it, is "
+                        f"called {'more than once' if len(sites) > 1 else 'inside an expression'}",
+                        getattr(where, "loc", None) or call.loc)
+        fn, last = sites[0]
     assert isinstance(call, ir.Eval) and isinstance(call.expr, ir.Intrinsic)
     args = call.expr.args
     payload = args[3]
@@ -222,7 +326,7 @@ def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.
     ep.mesh.payload_size = payload_size(pv.type)
     if ep.mesh.payload_size > MAX_PAYLOAD_BYTES:
         raise error(f"payload '{pv.name}' is {ep.mesh.payload_size} bytes: at most {MAX_PAYLOAD_BYTES}", call.loc)
-    i = src.body.index(call)
+    i = holder.body.index(call)
     counts = []
     stores: list[ir.Stmt] = []
     for axis, a in zip("xyz", args[:3]):
@@ -230,7 +334,7 @@ def move_dispatch(module: ir.Module, ep: ir.EntryPoint, src: ir.Function) -> ir.
         module.globals.append(g)
         stores.append(ir.Store(ir.VarRef(g), a, call.loc))
         counts.append(ir.Load(ir.VarRef(g), ir.UINT))
-    src.body[i:i + 1] = stores
+    holder.body[i:i + 1] = stores
     return ir.Eval(ir.Intrinsic("DispatchMesh", [*counts, ir.VarRef(pv)], ir.VOID), call.loc)
 
 

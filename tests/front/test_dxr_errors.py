@@ -97,8 +97,6 @@ CASES = [
      "18:22: the payload of miss shader 'ms' must be a user-defined struct, not 'float4'"),
     (("void cs(inout Params c)", "void cs(inout Params c, uint extra)"),
      "26:30: callable shader 'cs' takes 1 parameter (callable data): 'extra' is one too many"),
-    (("void ms(inout Payload p)", "void ms(inout Payload p : PAYLOAD)"),
-     "18:23: parameter 'p' of miss shader 'ms' takes no semantic"),
     (("p.color = float4(WorldRayDirection(), 1); }", "ReportHit(1.0, 0, p); }"),
      "18:28: intrinsic 'ReportHit' is not allowed in miss shaders (allowed in: intersection)"),
     (("if (PrimitiveIndex() % 2 == 1) IgnoreHit();", "TraceRay(scene, 0, 0xff, 0, 1, 0, (RayDesc)0, p);"),

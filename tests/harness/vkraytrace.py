@@ -69,7 +69,7 @@ def _group(kind: int, general: int = _UNUSED, closest: int = _UNUSED, any_hit: i
 
 def run(ctx, r: dict, resources_cls, descriptors_cls, submit_and_wait) -> dict:
     """r: spirv, raygen, miss [names], hit_groups [{closest, any, intersection}] (procedural when it
-    has an intersection shader), callables [names], size (w, h), buffers, max_recursion.  Returns
+    has an intersection shader), callables [names], size (w, h) or (w, h, d), buffers, max_recursion.  Returns
     {"buffers": final descriptor contents, "sbt": the table's layout} (the layout lets a test check
     that the strides and offsets follow the device's properties)."""
     dev = ctx.device
@@ -142,8 +142,8 @@ def run(ctx, r: dict, resources_cls, descriptors_cls, submit_and_wait) -> dict:
         if sets:
             vk.vkCmdBindDescriptorSets(cmd, _BIND_POINT, playout, 0, len(sets), sets, 0, None)
         trace = vkaccel._proc(dev, "vkCmdTraceRaysKHR")
-        width, height = r["size"]
-        trace(cmd, *regions, width, height, 1)
+        width, height, depth = (*r["size"], 1)[:3]
+        trace(cmd, *regions, width, height, depth)
         bound.record_readbacks(cmd)
         vk.vkEndCommandBuffer(cmd)
         submit_and_wait(res, cmd)

@@ -294,7 +294,7 @@ def run_compute(
 def run_raytracing(
     spirv: bytes,
     raygen: str,
-    size: tuple[int, int],
+    size: tuple[int, int] | tuple[int, int, int],
     descriptors: list,
     *,
     miss: tuple[str, ...] = (),
@@ -304,7 +304,7 @@ def run_raytracing(
     timeout: float = DEFAULT_TIMEOUT,
     modules: dict[str, bytes] | None = None,
 ) -> dict:
-    """Trace size[0] x size[1] rays through a ray-tracing pipeline made of entry points of one SPIR-V
+    """Trace size[0] x size[1] (x size[2]) rays through a ray-tracing pipeline made of entry points of one SPIR-V
     library (or, with `modules` and empty `spirv`, of one module per shader name, entry point "main":
     what dxil-spirv makes of each shader of a DXIL library): shader groups raygen, then `miss` (miss index i = group 1 + i), `hit_groups` (dicts with
     'closest', 'any' and 'intersection' entry names; with an intersection shader the group is

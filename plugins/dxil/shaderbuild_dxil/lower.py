@@ -75,6 +75,7 @@ from .signature import (
     THREAD_GROUP_STAGES,
     SigElement,
     build_signature,
+    check_mesh_signatures,
     record_call_usage,
     struct_array_leaves,
 )
@@ -1393,6 +1394,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
                               native16=native16)
     patch = build_signature(patch_vars, stage, "patch", native16, domain) if stage in ("hull", "domain", "mesh") \
         else []
+    if stage == "mesh" and entry.mesh is not None:
+        check_mesh_signatures(outputs, patch, entry.mesh, entry.function.loc)
     ctx.input_elems = {id(e.var): e for e in reversed(inputs)}       # a variable's first element
     ctx.output_elems = {id(e.var): e for e in reversed(outputs)}
     ctx.patch_elems = {id(e.var): e for e in reversed(patch)}

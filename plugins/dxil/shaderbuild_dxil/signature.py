@@ -248,6 +248,36 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
     return out
 
 
+MS_MAX_SIG_ROWS = 32                # DXC's validator: kMaxMSVSigRows = kMaxMSPSigRows = kMaxMSTotalSigRows
+MS_MAX_OUTPUT_BYTES = 32 * 1024     # kMaxMSOutputTotalBytes
+MS_MAX_IN_OUT_BYTES = 47 * 1024     # kMaxMSInputOutputTotalBytes (payload included)
+
+
+def check_mesh_signatures(vertex: list[SigElement], primitive: list[SigElement], mesh: ir.MeshInfo,
+                          loc) -> None:
+    """A mesh shader's output limits as D3D's validator counts them: at most 32 signature rows for the
+    vertices and primitives together, and the outputs (each element's rows x cols scalars of 4 bytes per
+    vertex / primitive, the counts rounded up to 32) within 32 KiB, 47 KiB with the payload."""
+    def rows(elems: list[SigElement]) -> int:
+        return max((e.start_row + e.rows for e in elems if e.allocated), default=0)
+
+    if rows(vertex) + rows(primitive) > MS_MAX_SIG_ROWS:
+        raise error(f"the mesh shader's vertex and primitive outputs take {rows(vertex)} + {rows(primitive)} "
+                    f"signature rows: at most {MS_MAX_SIG_ROWS} together", loc)
+
+    def up32(n: int) -> int:
+        return (n + 31) & ~31
+
+    size = 4 * (sum(e.rows * e.cols for e in vertex) * up32(mesh.max_vertices)
+                + sum(e.rows * e.cols for e in primitive) * up32(mesh.max_primitives))
+    if size > MS_MAX_OUTPUT_BYTES:
+        raise error(f"the mesh shader's vertex and primitive outputs are {size} bytes (counts rounded up to "
+                    f"32): at most {MS_MAX_OUTPUT_BYTES}", loc)
+    if size + mesh.payload_size > MS_MAX_IN_OUT_BYTES:
+        raise error(f"the mesh shader's outputs and payload are {size} + {mesh.payload_size} bytes: at most "
+                    f"{MS_MAX_IN_OUT_BYTES}", loc)
+
+
 def _element_facts(v: ir.Variable, vt: ir.Type, stage: str, is_output: bool, point: str,
                    native16: bool, row_major: bool) -> tuple | None:
     """The _FACTS entry of `v` (of per-control-point / per-vertex type vt, or a leaf of its array of

@@ -385,10 +385,14 @@ class CallLowering(SemaBase):
         """Derivatives outside pixel shaders: compute, mesh and amplification shaders from SM 6.6 (their
         quads come from the thread indices; the backends check [numthreads])."""
         stage = self.profile.stage
-        if stage not in DERIVATIVE_STAGES and stage != "library":
+        if stage == "library":      # checked per shader, as the intrinsics' stage limits are (sema/raytracing.py)
+            if self.fn_info is not None:
+                self.fn_info.stage_uses.append((what.rsplit(" ", 1)[-1].strip("'"), DERIVATIVE_STAGES, loc))
+            return
+        if stage not in DERIVATIVE_STAGES:
             self.stage_error(f"{what} computes derivatives and is not allowed in {stage} shaders (allowed in: "
                              f"{', '.join(sorted(DERIVATIVE_STAGES))})", loc)
-        elif stage not in ("pixel", "library") and (self.profile.major, self.profile.minor) < DERIVATIVE_SM:
+        elif stage != "pixel" and (self.profile.major, self.profile.minor) < DERIVATIVE_SM:
             self.stage_error(f"{what} computes derivatives, which {stage} shaders allow from shader model "
                              f"{DERIVATIVE_SM[0]}.{DERIVATIVE_SM[1]}", loc)
         elif stage != "pixel" and self.fn_info is not None and self.fn_info.derivatives is None:

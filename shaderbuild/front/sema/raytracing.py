@@ -107,8 +107,8 @@ class RayTracingLowering(SemaBase):
             if given != direction:
                 raise error(f"the {noun} parameter '{p.name}' of {rule.title} '{d.name}' must be "
                             f"{'declared inout' if direction == 'inout' else 'an in parameter'}, not {given}", p.loc)
-            if p.semantic is not None:
-                raise error(f"parameter '{p.name}' of {rule.title} '{d.name}' takes no semantic", p.loc)
+            # a semantic here (`inout P p : SV_RayPayload`, `A a : SV_IntersectionAttributes`, from an early DXR
+            # draft) means nothing: the position says what a parameter is, and DXC ignores it, so do we
             if role == "payload":
                 self.check_payload_type(t, p.loc)
             if role == "attributes" and payload_size(t) > MAX_ATTRIBUTE_BYTES:
