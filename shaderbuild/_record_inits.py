@@ -54,7 +54,7 @@ def init_dddddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, 
   self._a7 = _a7
 
 
-def init_dddfffddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M, _a32=_M, _a33=_M, _a34=_M):
+def init_dddfffddddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M, _a32=_M, _a33=_M, _a34=_M, _a35=_M, _a36=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -69,9 +69,9 @@ def init_dddfffddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_
   self._a11 = _a11
   self._a12 = _a12
   self._a13 = _a13
-  self._a14 = _f14() if _a14 is _M else _a14
+  self._a14 = _a14
   self._a15 = _a15
-  self._a16 = _a16
+  self._a16 = _f16() if _a16 is _M else _a16
   self._a17 = _a17
   self._a18 = _a18
   self._a19 = _a19
@@ -87,9 +87,11 @@ def init_dddfffddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_
   self._a29 = _a29
   self._a30 = _a30
   self._a31 = _a31
-  self._a32 = _f32() if _a32 is _M else _a32
-  self._a33 = _f33() if _a33 is _M else _a33
-  self._a34 = _a34
+  self._a32 = _a32
+  self._a33 = _a33
+  self._a34 = _f34() if _a34 is _M else _a34
+  self._a35 = _f35() if _a35 is _M else _a35
+  self._a36 = _a36
 
 
 def init_ddffddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
@@ -322,7 +324,7 @@ def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a9 = _a9
 
 
-def init_ppdddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
+def init_ppddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -335,6 +337,7 @@ def init_ppdddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a
   self._a9 = _a9
   self._a10 = _a10
   self._a11 = _a11
+  self._a12 = _a12
 
 
 def init_ppdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
@@ -852,7 +855,7 @@ def init_pppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M):
   self._a8 = _a8
 
 
-def init_pppppppddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
+def init_pppppppdddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -867,6 +870,7 @@ def init_pppppppddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7=_M, _a8=_M,
   self._a11 = _a11
   self._a12 = _a12
   self._a13 = _a13
+  self._a14 = _a14
 
 
 def init_ppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8):
@@ -950,7 +954,7 @@ def init_pppppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a
   self._a11 = _a11
 
 
-def init_pppppppppppppdddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13=_M, _a14=_M, _a15=_M, _a16=_M):
+def init_pppppppppppppddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -968,3 +972,4 @@ def init_pppppppppppppdddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a
   self._a14 = _a14
   self._a15 = _a15
   self._a16 = _a16
+  self._a17 = _a17
