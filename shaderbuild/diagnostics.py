@@ -134,6 +134,14 @@ class DiagnosticSink:
     def error(self, message: str, loc: SourceLoc | None = None) -> None:
         self.items.append(Diagnostic("error", message, loc))
 
+    def mark(self) -> tuple[int, frozenset]:
+        """A point to roll back to (`rollback`) when what was analysed since is thrown away."""
+        return len(self.items), frozenset(self._warned)
+
+    def rollback(self, mark: tuple[int, frozenset]) -> None:
+        del self.items[mark[0]:]
+        self._warned = set(mark[1])
+
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity == "error"]

@@ -1,0 +1,269 @@
+"""Issue 20 language gaps (session 9): the width of integer and float literals in constant folding, DXC's
+overload ranking (and user functions named as intrinsics), texture-offset and buffer edge cases.
+
+Every executed case runs on lavapipe from SPIR-V (-O3, repeated at -O0), on the DXIL interpreter and
+through dxil-spirv; expected values are computed here in Python from the inputs, never by the compiler.
+Folded results are checked against the same operation done at run time on values the compiler cannot see.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lang_util import BACKENDS, f32, run_backend
+
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+M32, M64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+def _compile(src: str, target: str = "spirv", profile: str = "cs_6_2"):
+    return compile_file("gaps9.hlsl", CompileOptions(entry="main", profile=profile, target=target), text=src)
+
+
+def _diags(res, severity: str) -> list[tuple[int, int, str]]:
+    return [(d.loc.line, d.loc.col, d.message) for d in res.diagnostics if d.severity == severity]
+
+
+def s64(x: int) -> int:
+    """A Python int wrapped to a signed 64-bit value (DXC's "literal int" is 64 bits wide)."""
+    x &= M64
+    return x - (1 << 64) if x >> 63 else x
+
+
+def s32(x: int) -> int:
+    x &= M32
+    return x - (1 << 32) if x >> 31 else x
+
+
+# ---------------------------------------------------------------- 1. integer literal width in folding
+# The run-time inputs: I[k] holds what the folded row writes as a literal, so the same operation is done by
+# the device on values it cannot fold.
+I_IN = [1, 0xFFFFFFFF, 2147483648, 4294967296, -1, 2147483647, 3, 40, 33, 65, 34, 0xF0000000, 36, 63, 4]
+
+# (folded expression, run-time twin, expected value as stored to a uint64_t)
+INT_ROWS = [
+    ("1 << 40", "I[0] << I[7]", s64(1 << 40)),                               # 64-bit, not 1 << (40 & 31)
+    ("(uint)(1 << 33)", "(uint)(I[0] << I[8])", (1 << 33) & M32),            # shifted in 64 bits, then truncated
+    ("0xFFFFFFFF + 1", "I[1] + I[0]", 0xFFFFFFFF + 1),
+    ("(uint)-2147483648", "(uint)(-I[2])", -2147483648 & M32),
+    ("(uint)4294967296", "(uint)I[3]", 4294967296 & M32),
+    ("1 << 65", "I[0] << I[9]", 1 << (65 & 63)),                             # a 64-bit shift masks to 6 bits
+    ("-1 >> 40", "I[4] >> I[7]", -1),                                        # signed: arithmetic
+    ("0xFFFFFFFF >> 4", "I[1] >> 4", 0xFFFFFFFF >> 4),                       # positive in 64 bits: no sign fill
+    ("(float)(2147483647 + 1)", "(float)(I[5] + I[0])", 2147483648),         # no 32-bit wrap before the use
+    ("(int)(2147483647 + 1)", "(int)(I[5] + I[0])", s32(2147483647 + 1)),    # the wrap happens at the use
+    ("(1 << 34) / 3", "(I[0] << I[10]) / I[6]", (1 << 34) // 3),
+    ("-7 / 2", "(-7 * I[0]) / 2", -3),                                       # truncating division
+    ("3L << 34", "(int)I[6] << (int)I[10]", 3 << (34 & 31)),                 # L: HLSL's long is a 32-bit int
+    ("0xF0000000L >> 36", "(uint)I[11] >> (uint)I[12]", 0xF0000000 >> (36 & 31)),   # ... an unsigned one here
+    ("1ull << 63", "(uint64_t)I[0] << I[13]", 1 << 63),
+    ("1ll << 40", "I[0] << I[7]", 1 << 40),
+]
+
+
+def _int_literal_shader() -> str:
+    lines = []
+    for k, (folded, runtime, _want) in enumerate(INT_ROWS):
+        lines.append(f"    O[{2 * k}] = (uint64_t)({folded});")
+        lines.append(f"    O[{2 * k + 1}] = (uint64_t)({runtime});")
+    return """
+RWStructuredBuffer<int64_t> I : register(u0);
+RWStructuredBuffer<uint64_t> O : register(u1);
+RWStructuredBuffer<uint> C : register(u2);
+template<uint N> struct Count { uint get() { return N; } };
+static const uint64_t K = 1 << 36;
+[numthreads(1,1,1)] void main() {
+""" + "\n".join(lines) + """
+    uint sel = (uint)I[14];
+    switch (sel) { case (1 << 33) >> 31: C[0] = 1; break; case 0: C[0] = 2; break; default: C[0] = 3; break; }
+    float arr[(1 << 34) >> 32];
+    C[1] = sizeof(arr) / sizeof(float);
+    Count<((1 << 35) >> 33)> c;
+    C[2] = c.get();
+    C[3] = (uint)(K >> 32);
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_integer_literals_fold_in_64_bits(backend):
+    """DXC's unsuffixed integer literal is a 64-bit "literal int": an operation on two of them folds in 64 bits
+    (a shift masked to 6 bits) and the result converts only where it is used; `L` is a 32-bit long, `ll` and
+    `ull` 64-bit.  Each folded row equals its run-time twin and the value computed here."""
+    out = run_backend(backend, _int_literal_shader(), {"O": ("uint64_t", 2 * len(INT_ROWS)), "C": ("uint", 4)},
+                      {"I": ("int64_t", I_IN)}, profile="cs_6_2")
+    for k, (folded, runtime, want) in enumerate(INT_ROWS):
+        assert out["O"][2 * k] == want & M64, folded
+        assert out["O"][2 * k + 1] == want & M64, runtime
+    # a case label, an array size, a template argument and a static initializer fold the same way:
+    # (1 << 33) >> 31 == 4 in 64 bits (0 in 32), likewise the others
+    assert out["C"] == [1, ((1 << 34) >> 32), ((1 << 35) >> 33), (1 << 36) >> 32]
+
+
+# (folded expression, run-time twin over F = [1.0, 1e-9, 0.1, 0.2, 16777216.0], expected float)
+FLOAT_ROWS = [
+    ("(1.0f + 1e-9f) - 1.0f", "(F[0] + 1e-9f) - F[0]", f32(f32(1.0 + f32(1e-9)) - 1.0)),     # rounded per step
+    ("1e-9f * 1e9f", "F[1] * 1e9f", f32(f32(1e-9) * f32(1e9))),
+    ("(0.1f + 0.2f == 0.3f) ? 1.0f : 0.0f", "(F[2] + F[3] == 0.3f) ? 1.0f : 0.0f",
+     1.0 if f32(f32(0.1) + f32(0.2)) == f32(0.3) else 0.0),
+    ("16777216.0f + 1.0f", "F[4] + 1.0f", f32(16777216.0 + 1.0)),
+    # unsuffixed float literals fold in double precision and round once where used; so does `L`
+    ("(1.0 + 1e-9) - 1.0", "(float)(((double)F[0] + 1e-9L) - (double)F[0])", f32((1.0 + 1e-9) - 1.0)),
+    ("(float)((1.0L + 1e-9L) - 1.0L)", "(float)(((double)F[0] + 1e-9L) - (double)F[0])", f32((1.0 + 1e-9) - 1.0)),
+    ("(0.1 + 0.2 == 0.3) ? 1.0f : 0.0f", "((double)F[2] == 0.1L) ? 2.0f : 3.0f", 0.0 if 0.1 + 0.2 != 0.3 else 1.0),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_literals_fold_at_their_width(backend):
+    """A `float` constant holds what the device holds: `1.0f + 1e-9f` folds to 1.0f as at run time (it had
+    folded in double and kept 1e-9); unsuffixed literals and `L` fold in double."""
+    lines = []
+    for k, (folded, runtime, _want) in enumerate(FLOAT_ROWS):
+        lines.append(f"    O[{2 * k}] = {folded};")
+        lines.append(f"    precise float r{k} = {runtime};")    # lavapipe would reassociate (a + b) - a
+        lines.append(f"    O[{2 * k + 1}] = r{k};")
+    src = """
+RWStructuredBuffer<float> F : register(u0);
+RWStructuredBuffer<float> O : register(u1);
+[numthreads(1,1,1)] void main() {
+""" + "\n".join(lines) + "\n}\n"
+    inputs = [1.0, 1e-9, 0.1, 0.2, 16777216.0]
+    out = run_backend(backend, src, {"O": ("float", 2 * len(FLOAT_ROWS))}, {"F": ("float", inputs)},
+                      profile="cs_6_2")
+    for k, (folded, _runtime, want) in enumerate(FLOAT_ROWS):
+        assert out["O"][2 * k] == want, folded
+    for k, (_folded, runtime, want) in enumerate(FLOAT_ROWS[:-1]):
+        assert out["O"][2 * k + 1] == want, runtime
+    # the last twin only shows that F[2] is the float 0.1f, not the double 0.1
+    assert out["O"][2 * len(FLOAT_ROWS) - 1] == (2.0 if f32(0.1) == 0.1 else 3.0)
+
+
+def test_literal_narrowing_warnings():
+    """clang's -Wconstant-conversion as DXC words it: an implicit conversion of a literal int that needs more
+    than the target's 32 bits; none for an explicit cast or a value that fits (either sign)."""
+    src = """RWStructuredBuffer<uint> O : register(u0);
+[numthreads(1,1,1)] void main() {
+    uint a = 4294967296;
+    int b = 1 << 40;
+    uint c = (uint)(1 << 40);
+    uint d = -1;
+    int e = 4294967295;
+    O[0] = a + b + c + d + e;
+}
+"""
+    res = _compile(src)
+    assert _diags(res, "error") == []
+    assert _diags(res, "warning") == [
+        (3, 14, "implicit conversion from 'literal int' to 'uint' changes value from 4294967296 to 0"),
+        (4, 15, "implicit conversion from 'literal int' to 'int' changes value from 1099511627776 to 0"),  # at '<<'
+
+    ]
+
+
+# ---------------------------------------------------------------- 2. overload ranking
+OVERLOADS = """
+RWStructuredBuffer<uint> Out : register(u0);
+uint fi_u_f(int x) { return 1; } uint fi_u_f(uint x) { return 2; } uint fi_u_f(float x) { return 3; }
+uint ff_d(float x) { return 1; } uint ff_d(double x) { return 2; }
+uint fi_f(int x) { return 1; } uint fi_f(float x) { return 2; }
+uint fv(float2 x) { return 1; } uint fv(float4 x) { return 2; } uint fv(int x) { return 3; }
+uint fv2(float2 x) { return 1; } uint fv2(int4 x) { return 2; }
+uint fu_d(uint x) { return 1; } uint fu_d(double x) { return 2; }
+uint fb_i(bool x) { return 1; } uint fb_i(int x) { return 2; }
+uint fi64(int64_t x) { return 1; } uint fi64(float x) { return 2; }
+uint fsum(int x, float y) { return 1; } uint fsum(float x, float y) { return 2; }
+uint fout(out int x) { x = 5; return 1; } uint fout(out float x) { x = 6; return 2; }
+"""
+
+# (call, the overload DXC picks).  DXC scores each argument's conversion with flags, worst first: truncation,
+# cast, int (sign) cast, promotion, splat; the arguments' flags add up and the least sum wins.
+RANKED_CALLS = [
+    ("fi_u_f(i)", 1), ("fi_u_f(u)", 2), ("fi_u_f(f)", 3),    # exact matches
+    ("fi_u_f(1.5)", 3),          # a literal float is as good as any float; to int/uint it is a cast
+    ("fi_u_f(1u)", 2), ("fi_u_f(1L)", 1), ("fi_u_f(1.5f)", 3),   # suffixes give the literal a type
+    ("fi_f(1)", 1), ("fi_f(1.5)", 2),
+    ("ff_d(h)", 1),              # half is float without -enable-16bit-types
+    ("fv(f3)", 1),               # truncation to float2 beats truncation plus a cast to int
+    ("fv(i2)", 1),               # a cast keeping the shape beats a truncation (int2 -> int)
+    ("fv2(f3)", 1), ("fv2(f)", 1),   # a splat to float2 beats a splat plus a cast to int4
+    ("fu_d(i)", 1),              # int -> uint is a sign change, ranked below int -> double (a cast)
+    ("fu_d(1.5)", 2),
+    ("fb_i(u)", 2),              # uint -> int a sign change; uint -> bool a cast
+    ("fi64(u)", 1), ("fi64(1)", 1),  # uint -> int64_t widens; to float it is a cast
+    ("fsum(i, 2)", 1),           # (int, float): one cast (2 -> float); (float, float): two
+    ("fout(i)", 1),              # an out parameter ranks its copy back too
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_overload_ranking_follows_dxc(backend):
+    body = "\n".join(f"    Out[{k}] = {c};" for k, (c, _) in enumerate(RANKED_CALLS))
+    src = OVERLOADS + """[numthreads(1,1,1)] void main() {
+    int i = Out[60]; uint u = Out[61]; float f = Out[62]; half h = Out[63];
+    float3 f3 = f; int2 i2 = i;
+""" + body + "\n}\n"
+    out = run_backend(backend, src, {"Out": ("uint", 64)}, profile="cs_6_2")
+    assert out["Out"][:len(RANKED_CALLS)] == [want for _, want in RANKED_CALLS]
+
+
+@pytest.mark.parametrize("call", [
+    "fi_u_f(2)",         # a literal int: int and uint both take it unchanged
+    "fi_u_f(b)",         # bool -> int, uint and float are all casts
+    "fi_u_f(d)",         # double -> int, uint and float are all casts to the parameter
+    "ff_d(1)",           # literal int -> float and -> double both casts
+    "ff_d(i)",
+    "fi_f(d)",
+    "fv(f)",             # a splat to float2 and to float4 rank alike
+    "fi_u_f(1.5l)",      # a double, as fi_u_f(d)
+])
+def test_ambiguous_calls_are_located_errors(call):
+    src = OVERLOADS + f"""[numthreads(1,1,1)] void main() {{
+    int i = Out[60]; uint u = Out[61]; float f = Out[62]; bool b = Out[63]; double d = Out[59];
+    Out[0] = {call};
+}}
+"""
+    name = call.split("(")[0]
+    line = OVERLOADS.count("\n") + 3
+    col = src.splitlines()[line - 1].index(call) + 1
+    for target in ("spirv", "dxil"):
+        assert _diags(_compile(src, target), "error") == [(line, col, f"call to '{name}' is ambiguous")]
+
+
+INTRINSIC_NAMES = """
+RWStructuredBuffer<float> In : register(u0);
+RWStructuredBuffer<float> Out : register(u1);
+struct S { float v; };
+float2 max(float2 a, float2 b) { return a * 100 + b; }
+float lerp(float a, float b, float t) { return 100; }
+float length(S s) { return s.v * 10; }
+int asint(bool b) { return b ? 7 : 8; }
+[numthreads(1,1,1)] void main() {
+    float2 a = float2(In[0], 5), b = float2(3, 2);
+    S s; s.v = 4;
+    bool t = In[1] != 0;
+    Out[0] = max(a, b).x; Out[1] = max(a, b).y;
+    Out[2] = lerp(2.0f, 4.0f, 0.25f);
+    Out[3] = length(s);
+    Out[4] = length(float2(3, 4));
+    Out[5] = asint(t);
+    Out[6] = asint(1.0f) == 0x3F800000 ? 1 : 0;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_user_functions_named_as_intrinsics(backend):
+    """DXC calls the intrinsic whenever it accepts the arguments, and a user function of the same name only
+    otherwise (a struct argument, `asint(bool)`): its issue #1887 (FXC called the user's function)."""
+    out = run_backend(backend, INTRINSIC_NAMES, {"Out": ("float", 7)}, {"In": ("float", [1.0, 1.0])},
+                      profile="cs_6_2")
+    assert out["Out"][:7] == [max(1.0, 3.0), max(5.0, 2.0),      # the intrinsic max, not a * 100 + b
+                              2.0 + (4.0 - 2.0) * 0.25,          # the intrinsic lerp
+                              4.0 * 10,                          # length(S): only the user's accepts a struct
+                              5.0,                               # the intrinsic length
+                              7.0,                               # asint(bool): the user's
+                              1.0]                               # asint(float): the intrinsic
