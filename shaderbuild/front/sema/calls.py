@@ -24,7 +24,7 @@ from .base import SemaBase, Undo
 from .conversions import SCORE_FLAGS, common_scalar, conversion_cost, overload_score, shape_of, with_scalar
 from .exprs import scatter
 from .heaps import HeapElement
-from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, VarSymbol
+from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, UnrollOffset, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
@@ -212,6 +212,7 @@ class CallLowering(SemaBase):
         needs them constant only after inlining).  A parameter of the caller passed on makes the caller such a
         helper in turn (the generic call then stays, unreachable once the caller's calls are specialised)."""
         bound: dict[str, ir.Const] = {}
+        unrolled = False
         for i, p in enumerate(f.decl.params):
             if p.name not in f.const_params:
                 continue
@@ -225,11 +226,17 @@ class CallLowering(SemaBase):
                 assert self.fn_info is not None
                 self.fn_info.const_params.update(passed)
                 return f
+            if c is None and self.unroll_offsets and (found := self._counter_offset(conv)) is not None:
+                # built from counters of enclosing [unroll] loops: the loop checks they are (stmts.unroll_offset)
+                # and the unroll pass inlines the call into each iteration, where the offset folds
+                self.unroll_offsets[-1].append(UnrollOffset(conv, found[0], found[1], {}, arg.loc, False))
+                unrolled = True
+                continue
             if c is None:
                 raise error(f"the argument for parameter '{p.name}' of '{name}' must be a compile-time constant: "
                             f"'{name}' uses it as a texture offset", arg.loc)
             bound[p.name] = c
-        return self.const_instance(f, bound, bindings)
+        return f if unrolled else self.const_instance(f, bound, bindings)
 
     def const_instance(self, f: FuncInfo, bound: dict[str, ir.Const],
                        bindings: Callable[[], AbstractContextManager[None]] | None = None) -> FuncInfo:

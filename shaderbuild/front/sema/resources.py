@@ -584,7 +584,8 @@ class ResourceLowering(SemaBase):
             return (e, {id(var): var}) if ok else None
         if isinstance(e, ir.Construct):
             kids = e.parts
-        elif isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul"):
+        elif isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul", "div", "mod", "shl", "shr", "bitand", "bitor",
+                                                   "bitxor"):
             kids = [e.lhs, e.rhs]
         elif (isinstance(e, ir.Unary) and e.op == "neg") or isinstance(e, (ir.Convert, ir.Swizzle)):
             kids = [e.operand if isinstance(e, ir.Unary) else e.value]
@@ -667,7 +668,7 @@ class ResourceLowering(SemaBase):
         with constant arguments for them makes `e` constant.  Empty in the entry function (its parameters are
         stage inputs) and when `e` reads an assigned parameter."""
         fn, info = self.fn, self.fn_info
-        if fn is None or info is None or info.decl.name == self.options.entry or info.method_of is not None:
+        if fn is None or info is None or info.decl.name == self.options.entry:
             return set()
         params = {id(p.var): p for p in fn.params if p.direction == "in"}
         read = {id(x.place.var) for x in ir.walk_expr(e) if isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)}

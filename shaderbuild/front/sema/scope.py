@@ -44,6 +44,7 @@ class UnrollOffset(Record):
     unresolved: dict[int, ir.Variable]
     counters: dict[int, tuple[ir.Variable, list[int]]]     # resolved: each counter's iteration values
     loc: SourceLoc
+    is_offset: bool = True              # False: a helper's argument, the helper's offset made of it (no range)
 
 
 class FuncSymbol(Record):
