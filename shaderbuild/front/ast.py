@@ -179,6 +179,7 @@ class StructDecl(Node):
     namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
     spec_args: list[TypeRef | Expr] | None = None   # `template<...> struct S<int, U>`: a (partial) specialisation
     statics: list[VarDecl] = Record.factory(list)   # a template's static data members (one set per instance)
+    static_methods: list[FuncDecl] = Record.factory(list)   # a template's static member functions (likewise)
 
 
 class SizeOf(Expr):

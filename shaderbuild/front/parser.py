@@ -942,7 +942,9 @@ class Parser:
                               fname.loc)
             if self.at("("):
                 fn = self.function(ftype, fname, attrs, quals)
-                if "static" in quals and self.depth == 0:     # a static member function is a global S::name
+                if "static" in quals and templated:     # one global S<args>::name per instance (sema)
+                    sd.static_methods.append(fn)
+                elif "static" in quals and self.depth == 0:     # a static member function is a global S::name
                     fn.name = f"{name}::{fn.name}"
                     self.static_funcs.add(fn.name)
                     uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))

@@ -332,3 +332,30 @@ float tap(int2 o) { return Tex.Load(int3(4, 4, 0), o * 4); }
         assert not res.ok
         errs = _diags(res, "error")
         assert errs and all("texture offset" in m for _, _, m in errs), errs
+
+
+STATIC_TEMPLATE_METHODS = """
+Texture2D<float> Tex : register(t0);
+RWStructuredBuffer<float> Out : register(u2);
+template<typename T> struct W {
+    static const T scale = 3;
+    static T twice(T x) { return x + x; }
+    static T scaled(T x) { return twice(x) * scale; }                 // calls a sibling, reads static data
+    static float at(int2 o) { return Tex.Load(int3(4, 4, 0), o); }   // an offset from its parameter
+};
+struct P { static float half_of(float x) { return x / 2; } };
+[numthreads(1,1,1)] void main() {
+    Out[0] = W<float>::twice(1.25);
+    Out[1] = W<int>::twice(7) / 2;                                    // int: 14 / 2, truncating
+    Out[2] = W<float>::scaled(2);
+    Out[3] = W<int2>::at(int2(-1, 2));
+    Out[4] = P::half_of(5);
+}
+"""
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_static_member_functions_of_struct_templates(opt):
+    import res_util as R
+    out = R.cs(STATIC_TEMPLATE_METHODS, {"Tex": _texture(), "Out": R.storage(R.sentinel(5))}, opt_level=opt)
+    assert R.unpack("f", out["Out"]) == [1.25 * 2, float(7 * 2 // 2), (2.0 + 2.0) * 3, texel(3, 6), 2.5]

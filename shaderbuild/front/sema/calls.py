@@ -47,6 +47,12 @@ class CallLowering(SemaBase):
             return self.construct(self.resolve_type(callee, []), e.args, e.loc)
         if isinstance(callee, ast.Member):
             return self.method_call(callee, e.args, e.loc)
+        if isinstance(callee, ast.StaticMember):     # `S<int>::f(...)`: a static member function of an instance
+            callee = self.static_member_name(callee)
+            sym = self.scope.lookup(callee.name)
+            if not isinstance(sym, FuncSymbol):
+                raise error(f"no static member function '{callee.name}'", e.loc)
+            return self.user_call(callee.name, sym.overloads, e.args, e.loc)
         if not isinstance(callee, ast.Name):
             raise error("called object is not a function", e.loc)
         sym = self.scope.lookup(callee.name)
