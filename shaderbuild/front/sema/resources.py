@@ -58,7 +58,8 @@ class ResourceLowering(SemaBase):
             raise self._no_method(r, name, loc)
         if (info.rep in ("structured", "raw") or info.dim == "Buffer") and name.startswith("Load") and len(args) == 2:
             if info.rep == "raw":
-                read = self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major)
+                return self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major,
+                                                 status=args[1])
             else:
                 assert r.elem is not None       # structured and typed buffers have an element type
                 read = ir.Intrinsic("Load", [res, self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)], r.elem)
@@ -168,7 +169,8 @@ class ResourceLowering(SemaBase):
 
     # -------------------------------------------------------------- raw buffers
     def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template,
-                             row_major: bool | None = None) -> ir.Expr:
+                             row_major: bool | None = None, status: ast.Expr | None = None) -> ir.Expr:
+        """status: a Load's `out uint status` argument."""
         widths = {"Load": 1, "Load2": 2, "Load3": 3, "Load4": 4, "Store": 1, "Store2": 2, "Store3": 3, "Store4": 4}
         if name in widths and name.startswith("Load"):
             self._arity(name, args, (1,), loc)
@@ -176,6 +178,13 @@ class ResourceLowering(SemaBase):
             t = template if template is not None else ir.vec(ir.UINT, widths[name])
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
+            if status is not None:
+                if ir.is_numeric(t) and not row_major and ir.scalar_of(t).width == 32:      # one load
+                    return self._with_status(ir.Intrinsic("Load", [res, addr], t), status, loc)
+                # several loads (a struct, an array, 16- or 64-bit values): DXC sets the status from each (the
+                # last one's stays); all read the same buffer, so a word load's at the same address is theirs
+                addr = self.stable(addr)
+                self._with_status(ir.Intrinsic("Load", [res, addr], ir.UINT), status, loc)
             if isinstance(t, (ir.Struct, ir.Array)) or row_major or (isinstance(t, ir.Matrix) and t.elem.width != 32):
                 loaded = self._byte_address_aggregate(res, addr, t, None, loc, row_major)
                 assert loaded is not None   # a load (value None) returns the loaded value
