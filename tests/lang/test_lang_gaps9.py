@@ -411,3 +411,61 @@ def test_templated_struct_load_with_status_on_dxil():
     spirv = _compile("#define STATUS 1\n" + LOAD_STRUCT_STATUS, "spirv")
     errs = _diags(spirv, "error")
     assert errs and all("no residency status for a storage buffer" in m for _, _, m in errs)
+
+
+GS_VECTOR_ATOMICS = """
+groupshared uint4 g;
+groupshared int2 h[2];
+RWStructuredBuffer<uint> In : register(u0);
+RWStructuredBuffer<int> Out : register(u1);
+[numthreads(1,1,1)] void main() {
+    g = uint4(1, 2, 3, 4); h[0] = int2(-5, 6); h[1] = int2(7, -8);
+    uint i = In[0], j = In[1], k = In[2];
+    uint o0, o1, o2, o3; int o4, o5;
+    InterlockedAdd(g[i], 10, o0);                 // g.z += 10
+    InterlockedOr(g[j], 0x30, o1);                // g.y |= 0x30
+    InterlockedMax(g[k], 100, o2);                // g.w = max(g.w, 100)
+    InterlockedCompareExchange(g[i], 13, 50, o3); // g.z == 13: becomes 50
+    InterlockedMin(h[j][k - 2], -20, o4);         // h[1].y = min(-8, -20), signed
+    InterlockedMax(h[j - 1][i - 2], 9, o5);       // h[0].x = max(-5, 9)
+    Out[0] = g.x; Out[1] = g.y; Out[2] = g.z; Out[3] = g.w;
+    Out[4] = h[0].x; Out[5] = h[0].y; Out[6] = h[1].x; Out[7] = h[1].y;
+    Out[8] = o0; Out[9] = o1; Out[10] = o2; Out[11] = o3; Out[12] = o4; Out[13] = o5;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_atomics_on_groupshared_vector_components_at_run_time_indices(backend):
+    """DXIL keeps each component of a groupshared vector a variable of its own: an atomic on the component an
+    index picks at run time is done on every component, the others with the operation's identity (it was
+    refused); the old value is the chosen component's."""
+    i, j, k = 2, 1, 3
+    g, h = [1, 2, 3, 4], [[-5, 6], [7, -8]]
+    olds = [g[i]]
+    g[i] += 10
+    olds.append(g[j])
+    g[j] |= 0x30
+    olds.append(g[k])
+    g[k] = max(g[k], 100)
+    olds.append(g[i])
+    g[i] = 50 if g[i] == 13 else g[i]
+    olds.append(h[j][k - 2])
+    h[j][k - 2] = min(h[j][k - 2], -20)
+    olds.append(h[j - 1][i - 2])
+    h[j - 1][i - 2] = max(h[j - 1][i - 2], 9)
+    out = run_backend(backend, GS_VECTOR_ATOMICS, {"Out": ("int", 14)}, {"In": ("uint", [i, j, k])})
+    assert out["Out"] == g + h[0] + h[1] + olds
+
+
+def test_exchange_on_a_groupshared_vector_component_at_run_time_is_located_in_dxil():
+    src = """groupshared uint4 g;
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1,1,1)] void main() {
+    uint old; InterlockedExchange(g[Out[0]], 5, old);
+    Out[1] = old;
+}
+"""
+    assert _compile(src, "spirv").ok
+    errs = _diags(_compile(src, "dxil"), "error")
+    assert errs and errs[0][0] == 4 and "not supported in DXIL" in errs[0][2], errs

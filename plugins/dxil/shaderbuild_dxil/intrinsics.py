@@ -612,7 +612,42 @@ def _atomic_on(L: FunctionLowerer, e: ir.Intrinsic, p: Place, vals: list[Value],
             return [L.b.atomic_rmw(op, ptr, vals[0])]
         pair = L.b.cmpxchg(ptr, vals[0], vals[1])
         return [L.b.extract_value(pair, 0)]
+    if isinstance(p, DynCompPlace) and all(len(g) == 1 for g in p.groups) \
+            and isinstance(base := p.base.as_addr(L) if isinstance(p.base, MemPlace) else p.base, AddrPlace):
+        return _atomic_on_components(L, e, base, p, vals, signed)
     raise error(f"'{e.name}' needs a buffer element or groupshared destination")
+
+
+def _atomic_on_components(L: FunctionLowerer, e: ir.Intrinsic, base: AddrPlace, p: DynCompPlace,
+                          vals: list[Value], signed: bool) -> list[Value]:
+    """An atomic on the component of a groupshared vector chosen at run time (`InterlockedAdd(g[i], v)`).
+    DXC makes such a vector an array and indexes it; here each component is a variable of its own, so every
+    component gets the atomic, the others with an operand that leaves them unchanged (the operation's
+    identity; a compare-exchange of 0 with 0), and the chosen one's old value is the result."""
+    if e.name == "InterlockedExchange":
+        raise error("'InterlockedExchange' on a groupshared vector component chosen at run time is not supported "
+                    "in DXIL; index an array instead")
+    t = vals[0].type
+    assert isinstance(t, T.IntType)     # the bitwise float forms reach here only as an exchange
+    width = t.width
+    identity = {"add": 0, "or": 0, "xor": 0, "and": (1 << width) - 1, "min": (1 << (width - 1)) - 1,
+                "umin": (1 << width) - 1, "max": -(1 << (width - 1)), "umax": 0}
+    result: Value | None = None
+    for g, (comp,) in enumerate(p.groups):
+        hit = L.b.icmp("eq", p.index, ConstInt(T.i32, g))
+        ptr = base._ptr(L, base.addrs[comp])
+        if e.name in ATOMIC_RMW:
+            op = ATOMIC_RMW[e.name]
+            if isinstance(op, tuple):
+                op = op[0] if signed else op[1]
+            old = L.b.atomic_rmw(op, ptr, L.b.select(hit, vals[0], ConstInt(t, identity[op])))
+        else:
+            zero = ConstInt(t, 0)
+            pair = L.b.cmpxchg(ptr, L.b.select(hit, vals[0], zero), L.b.select(hit, vals[1], zero))
+            old = L.b.extract_value(pair, 0)
+        result = old if result is None else L.b.select(hit, old, result)
+    assert result is not None       # a vector has components
+    return [result]
 
 
 # ---------------------------------------------------------------- textures
