@@ -469,3 +469,46 @@ RWStructuredBuffer<uint> Out : register(u1);
     assert _compile(src, "spirv").ok
     errs = _diags(_compile(src, "dxil"), "error")
     assert errs and errs[0][0] == 4 and "not supported in DXIL" in errs[0][2], errs
+
+
+LOCAL_OFFSETS = """
+Texture2D<float> Tex : register(t0);
+RWStructuredBuffer<float> Out : register(u2);
+float fixed(int2 o) { o = int2(2, -3); return Tex.Load(int3(4, 4, 0), o); }    // the helper sets its parameter
+[numthreads(1,1,1)] void main(uint3 id : SV_DispatchThreadID) {
+    int2 a = int2(1, -1);                       // a local set once, then read
+    int2 b;
+    b = a * 2 + int2(0, 1);                     // set from another local
+    Out[0] = Tex.Load(int3(4, 4, 0), a);
+    Out[1] = Tex.Load(int3(4, 4, 0), b);
+    Out[2] = fixed(int2(id.xy));                // the argument is not constant: the helper's store is
+    for (uint i = 0; i < 2; ++i)                // a loop (not [unroll]) reading a local set before it
+        Out[3 + i] = Tex.Load(int3(4, 4 + i, 0), -a);
+}
+"""
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_offsets_from_locals_set_once(opt):
+    """DXC folds an offset held by a local variable after its optimisations; we take a local (or a helper's
+    parameter the helper assigns) that the function stores to once, at its top level, before the read."""
+    import res_util as R
+    out = R.cs(LOCAL_OFFSETS, {"Tex": _texture(), "Out": R.storage(R.sentinel(5))}, opt_level=opt)
+    assert R.unpack("f", out["Out"]) == [texel(5, 3), texel(6, 3), texel(6, 1), texel(3, 5), texel(3, 6)]
+
+
+@pytest.mark.parametrize("body, want", [
+    ("int2 a = int2(1, 1); if (id.x > 2) a = int2(0, 0);\n    Out[0] = Tex.Load(int3(0, 0, 0), a);",
+     "texture offsets must be compile-time constants"),        # two stores
+    ("int2 a = int2(id.xy);\n    Out[0] = Tex.Load(int3(0, 0, 0), a);",
+     "texture offsets must be compile-time constants"),        # stored once, not a constant
+    ("int2 a = int2(9, 0);\n    Out[0] = Tex.Load(int3(0, 0, 0), a);",
+     "texture offsets must be in the range [-8, 7]"),
+])
+def test_offsets_from_locals_refused_are_located(body, want):
+    src = ("Texture2D<float> Tex : register(t0);\nRWStructuredBuffer<float> Out : register(u2);\n"
+           "[numthreads(1,1,1)] void main(uint3 id : SV_DispatchThreadID) {\n    " + body + "\n}\n")
+    line = next(i for i, t in enumerate(src.splitlines(), 1) if "Tex.Load" in t)
+    col = src.splitlines()[line - 1].index("a);") + 1
+    for target in ("spirv", "dxil"):
+        assert _diags(_compile(src, target), "error") == [(line, col, want)]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
     from ...options import CompileOptions, Profile
     from .. import ast
-    from .scope import FuncInfo, Scope, UnrollOffset, VarSymbol
+    from .scope import FuncInfo, LocalOffset, Scope, UnrollOffset, VarSymbol
     from .typeresolve import TypeResolver
 
 
@@ -65,6 +65,7 @@ class SemaBase:
         out: list[ir.Stmt]
         loop_depth: int
         unroll_offsets: list[list[UnrollOffset]]   # per enclosing [unroll] loop: offsets reading counters
+        local_offsets: list[LocalOffset]           # offsets of locals set once, resolved at the body's end
         switch_depth: int
         probing: bool
         matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]]
@@ -112,6 +113,7 @@ class SemaBase:
         def _constant(self, e: ir.Expr) -> ir.Const | None: ...
         def _counter_offset(self, e: ir.Expr) -> tuple[ir.Expr, dict[int, ir.Variable]] | None: ...
         def constant_parameters(self, e: ir.Expr) -> set[str]: ...
+        def resolve_local_offsets(self, body: list[ir.Stmt]) -> None: ...
         def const_specialize(self, name: str, f: FuncInfo, args: list[ast.Expr], values: list[ir.Expr],
                              is_place: list[bool],
                              bindings: Callable[[], AbstractContextManager[None]] | None = None) -> FuncInfo: ...

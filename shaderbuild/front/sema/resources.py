@@ -16,6 +16,7 @@ from ...ir.intrinsics import (
     STREAM_METHODS,
     WITH_STATUS,
 )
+from ...ir.loops import const_int, single_store, substitute
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -23,7 +24,7 @@ from .base import SemaBase
 from .conversions import with_scalar
 from .exprs import scalar_value
 from .heaps import HeapElement
-from .scope import UnrollOffset
+from .scope import LocalOffset, UnrollOffset
 
 LOOP_HINT = " (a loop counter is one in a loop marked [unroll] that can be unrolled fully)"
 
@@ -564,11 +565,16 @@ class ResourceLowering(SemaBase):
             assert self.fn_info is not None     # constant_parameters found parameters of a function
             self.fn_info.const_params.update(params)
             return e
-        found = self._counter_offset(e) if v is None and self.loop_depth else None
+        found = self._counter_offset(e) if v is None else None
         if found is not None and self.unroll_offsets:
             # built from counters of enclosing [unroll] loops: checked when they are lowered (stmts.loop)
             self.unroll_offsets[-1].append(UnrollOffset(found[0], found[0], found[1], {}, a.loc))
             return found[0]
+        if found is not None and found[1]:
+            # locals (a helper's parameter it assigns too): each set once before, the body's end tells
+            self.local_offsets.append(LocalOffset(found[0], found[0], a.loc, self.loop_depth > 0))
+            return found[0]
+        found = found if self.loop_depth else None
         if v is None:
             # DXC's hint in a loop: unrolling may make the counter an immediate; shaderbuild unrolls [unroll] loops
             raise error("texture offsets must be compile-time constants" + (LOOP_HINT if found else ""), a.loc)
@@ -576,6 +582,34 @@ class ResourceLowering(SemaBase):
         if any(not -8 <= x <= 7 for x in vals):
             raise error("texture offsets must be in the range [-8, 7]", a.loc)
         return v
+
+    def resolve_local_offsets(self, body: list[ir.Stmt]) -> None:
+        """Fold each pending LocalOffset of the function whose `body` is complete: every local it reads (again,
+        for locals set from locals) is replaced by the value of the one top-level store the body makes to it,
+        before the statement reading it (DXC folds such offsets after inlining); else a located error."""
+        pending, self.local_offsets = self.local_offsets, []
+        for o in pending:
+            use = next((i for i, s in enumerate(body) if any(y is o.node for y in ir.body_exprs([s]))), None)
+            e = o.expr
+            for _ in range(16):
+                stores = [(x.place.var, st) for x in ir.walk_expr(e) if isinstance(x, ir.Load)
+                          and isinstance(x.place, ir.VarRef) and x.place.var.storage is ir.Storage.FUNCTION
+                          and use is not None and (st := single_store(body, x.place.var)) is not None
+                          and st[0] < use]
+                for var, st in stores:
+                    e = substitute(e, var, st[1])
+                if not stores:
+                    break
+            c = const_int(e)
+            if c is None or use is None:
+                raise error("texture offsets must be compile-time constants" + (LOOP_HINT if o.in_loop else ""),
+                            o.loc)
+            if any(not -8 <= x <= 7 for x in c):
+                raise error("texture offsets must be in the range [-8, 7]", o.loc)
+            value = ir.Const(o.node.type, c[0] if isinstance(o.node.type, ir.Scalar) else tuple(c))
+            for x in ir.body_exprs([body[use]]):
+                if isinstance(x, ir.Intrinsic):
+                    x.args = [value if a is o.node else a for a in x.args]
 
     def _counter_offset(self, e: ir.Expr) -> tuple[ir.Expr, dict[int, ir.Variable]] | None:
         """`e` with its constant parts folded, and the local int variables it reads, when it is built from
