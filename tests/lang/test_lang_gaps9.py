@@ -475,6 +475,8 @@ LOCAL_OFFSETS = """
 Texture2D<float> Tex : register(t0);
 RWStructuredBuffer<float> Out : register(u2);
 float fixed(int2 o) { o = int2(2, -3); return Tex.Load(int3(4, 4, 0), o); }    // the helper sets its parameter
+int2 corner() { return int2(-2, 3); }                                          // a helper returning a constant
+template<typename T> struct Off { static T get() { return T(3, -4); } };
 [numthreads(1,1,1)] void main(uint3 id : SV_DispatchThreadID) {
     int2 a = int2(1, -1);                       // a local set once, then read
     int2 b;
@@ -484,6 +486,8 @@ float fixed(int2 o) { o = int2(2, -3); return Tex.Load(int3(4, 4, 0), o); }    /
     Out[2] = fixed(int2(id.xy));                // the argument is not constant: the helper's store is
     for (uint i = 0; i < 2; ++i)                // a loop (not [unroll]) reading a local set before it
         Out[3 + i] = Tex.Load(int3(4, 4 + i, 0), -a);
+    Out[5] = Tex.Load(int3(4, 4, 0), corner());
+    Out[6] = Tex.Load(int3(4, 4, 0), Off<int2>::get());
 }
 """
 
@@ -491,10 +495,12 @@ float fixed(int2 o) { o = int2(2, -3); return Tex.Load(int3(4, 4, 0), o); }    /
 @pytest.mark.parametrize("opt", [3, 0])
 def test_offsets_from_locals_set_once(opt):
     """DXC folds an offset held by a local variable after its optimisations; we take a local (or a helper's
-    parameter the helper assigns) that the function stores to once, at its top level, before the read."""
+    parameter the helper assigns) that the function stores to once, at its top level, before the read, and
+    the result of a helper whose body is one `return` of a constant."""
     import res_util as R
-    out = R.cs(LOCAL_OFFSETS, {"Tex": _texture(), "Out": R.storage(R.sentinel(5))}, opt_level=opt)
-    assert R.unpack("f", out["Out"]) == [texel(5, 3), texel(6, 3), texel(6, 1), texel(3, 5), texel(3, 6)]
+    out = R.cs(LOCAL_OFFSETS, {"Tex": _texture(), "Out": R.storage(R.sentinel(7))}, opt_level=opt)
+    assert R.unpack("f", out["Out"]) == [texel(5, 3), texel(6, 3), texel(6, 1), texel(3, 5), texel(3, 6),
+                                         texel(2, 7), texel(7, 0)]
 
 
 @pytest.mark.parametrize("body, want", [

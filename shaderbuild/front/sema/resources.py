@@ -600,6 +600,9 @@ class ResourceLowering(SemaBase):
                     e = substitute(e, var, st[1])
                 if not stores:
                     break
+            if isinstance(e, ir.Call) and len(body_of := e.func.body) == 1 and isinstance(ret := body_of[0], ir.Return) \
+                    and ret.value is not None:
+                e = ret.value       # a helper returning a constant (`int2 off() { return int2(1, 2); }`)
             c = const_int(e)
             if c is None or use is None:
                 raise error("texture offsets must be compile-time constants" + (LOOP_HINT if o.in_loop else ""),
