@@ -583,6 +583,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 s = sa if sa.is_int else ir.INT
             elif op in ("<<", ">>") and not self.is_literal(b):
                 s = ir.UINT if sb == ir.UINT else ir.INT     # DXC types `1 << x` by x: uint for a uint x, else int
+                self.warn("ambiguous type for bit shift; use a type suffix on literal values, like 'L' or 'U', or a "
+                          "cast", loc)
         elif op in ARITH_OPS and s.kind == "bool":
             s = ir.INT
         elif op in ("<", "<=", ">", ">=") and s.kind == "bool":
