@@ -8,7 +8,9 @@ ir.loops.MAX_TRIPS iterations or more than MAX_STMTS statements once unrolled st
 A loop whose texture offsets read its counter (sema let them through after `counted` accepted the
 loop) is unrolled at every level and whatever its size, nested loops included: in each copy the
 counter's loads in those offsets become the iteration's value (a local the copy sets once before the
-offset, its value) and fold, so both backends see the immediate offsets they require.
+offset, its value) and fold, so both backends see the immediate offsets they require.  A loop calling a
+helper whose offsets read its parameters (sema let `[unroll]` counters through as the arguments) has those
+calls inlined first, at every level, so their offsets fold the same way.
 """
 
 from __future__ import annotations
