@@ -61,6 +61,7 @@ INT_ROWS = [
     ("0xF0000000L >> 36", "(uint)I[11] >> (uint)I[12]", 0xF0000000 >> (36 & 31)),   # ... an unsigned one here
     ("1ull << 63", "(uint64_t)I[0] << I[13]", 1 << 63),
     ("1ll << 40", "I[0] << I[7]", 1 << 40),
+    ("~0 & 0xFFFFFFFF", "~(I[0] - I[0]) & I[1]", 0xFFFFFFFF),                 # ~0 stays a 64-bit literal
 ]
 
 

@@ -507,6 +507,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 else:
                     raise error(f"invalid argument type '{t}' to unary operator '~'", e.loc)
             if isinstance(x, ir.Const) and isinstance(x.type, ir.Scalar):
+                if self.is_literal(x):      # a literal int stays one (64-bit): `~0 & 0xFFFFFFFF` is 0xFFFFFFFF
+                    return self.lit(literal_int(scalar_value(ir.INT64, ~x.value)))
                 return ir.Const(x.type, scalar_value(x.type, ~x.value))
             return ir.Unary("bitnot", x, x.type)
         raise error(f"unsupported unary operator '{op}'", e.loc)
