@@ -178,6 +178,8 @@ uint fb_i(bool x) { return 1; } uint fb_i(int x) { return 2; }
 uint fi64(int64_t x) { return 1; } uint fi64(float x) { return 2; }
 uint fsum(int x, float y) { return 1; } uint fsum(float x, float y) { return 2; }
 uint fout(out int x) { x = 5; return 1; } uint fout(out float x) { x = 6; return 2; }
+uint fm(float2x2 x) { return 1; } uint fm(float4 x) { return 2; }
+uint fz(float x, float y) { return 1; } uint fz(int x, float2 y) { return 2; }
 """
 
 # (call, the overload DXC picks).  DXC scores each argument's conversion with flags, worst first: truncation,
@@ -197,6 +199,8 @@ RANKED_CALLS = [
     ("fi64(u)", 1), ("fi64(1)", 1),  # uint -> int64_t widens; to float it is a cast
     ("fsum(i, 2)", 1),           # (int, float): one cast (2 -> float); (float, float): two
     ("fout(i)", 1),              # an out parameter ranks its copy back too
+    ("fz(i, f)", 2),             # (float, float): a cast; (int, float2): a splat, ranked below it (the flags of
+                                 # all arguments add up: no argument need be at least as good in each)
 ]
 
 
@@ -205,7 +209,7 @@ def test_overload_ranking_follows_dxc(backend):
     body = "\n".join(f"    Out[{k}] = {c};" for k, (c, _) in enumerate(RANKED_CALLS))
     src = OVERLOADS + """[numthreads(1,1,1)] void main() {
     int i = Out[60]; uint u = Out[61]; float f = Out[62]; half h = Out[63];
-    float3 f3 = f; int2 i2 = i;
+    float3 f3 = f; int2 i2 = i; float4 f4 = f; float2x2 m2 = (float2x2)f;
 """ + body + "\n}\n"
     out = run_backend(backend, src, {"Out": ("uint", 64)}, profile="cs_6_2")
     assert out["Out"][:len(RANKED_CALLS)] == [want for _, want in RANKED_CALLS]
@@ -219,16 +223,20 @@ def test_overload_ranking_follows_dxc(backend):
     "ff_d(i)",
     "fi_f(d)",
     "fv(f)",             # a splat to float2 and to float4 rank alike
+    "fm(f)",             # likewise a splat to float2x2 and to float4
+    "fm(f4)",            # one float4 to float4 or to float2x2: as many components of one kind, no flag either
+    "fm(m2)",            # way (DXC scores an exact match and a same-count shape change alike)
     "fi_u_f(1.5l)",      # a double, as fi_u_f(d)
 ])
 def test_ambiguous_calls_are_located_errors(call):
     src = OVERLOADS + f"""[numthreads(1,1,1)] void main() {{
     int i = Out[60]; uint u = Out[61]; float f = Out[62]; bool b = Out[63]; double d = Out[59];
+    float4 f4 = f; float2x2 m2 = (float2x2)f;
     Out[0] = {call};
 }}
 """
     name = call.split("(")[0]
-    line = OVERLOADS.count("\n") + 3
+    line = OVERLOADS.count("\n") + 4
     col = src.splitlines()[line - 1].index(call) + 1
     for target in ("spirv", "dxil"):
         assert _diags(_compile(src, target), "error") == [(line, col, f"call to '{name}' is ambiguous")]
