@@ -53,6 +53,7 @@ class Expr(Node):
 class IntLit(Expr):
     value: int
     suffix: str = ""          # 'u', 'l', 'ul', ... lower-cased
+    decimal: bool = True      # written in base 10 (HLSL 202x types a hexadecimal or octal one as C does)
 
 
 class FloatLit(Expr):

@@ -1361,7 +1361,8 @@ class Parser:
             if len(digits) > 24:
                 raise error("integer literal is too large to be represented in any integer type", t.loc)
             value = int(digits, 16) if hexadecimal else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
-            return ast.IntLit(t.loc, value, t.text[len(digits):].lower())
+            return ast.IntLit(t.loc, value, t.text[len(digits):].lower(),
+                              not hexadecimal and not (len(digits) > 1 and digits[0] == "0"))
         if t.kind is TokKind.FLOAT:
             self.advance()
             # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not

@@ -539,3 +539,32 @@ def test_offsets_from_locals_refused_are_located(body, want):
     col = src.splitlines()[line - 1].index("a);") + 1
     for target in ("spirv", "dxil"):
         assert _diags(_compile(src, target), "error") == [(line, col, want)]
+
+
+CONFORMING_LITERALS = """
+RWStructuredBuffer<uint64_t> O : register(u0);
+RWStructuredBuffer<float> F : register(u1);
+uint fi(int x) { return 1; } uint fi(uint x) { return 2; }
+[numthreads(1,1,1)] void main() {
+    O[0] = 1 << 40;                     // int: a 32-bit shift
+    O[1] = 0xFFFFFFFF >> 4;             // a hexadecimal literal beyond int is a uint: logical shift
+    O[2] = 0x80000000 >> 4;
+    O[3] = 4294967296;                  // a decimal one beyond int is an int64_t
+    O[4] = fi(1);                       // int: an exact match, no longer ambiguous
+    O[5] = fi(0xFFFFFFFF);
+    O[6] = (uint64_t)(2147483647 + 1);  // int arithmetic wraps
+    F[0] = (1.0 + 1e-9) - 1.0;          // float arithmetic, each step rounded
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_conforming_literals_at_hlsl_202x(backend):
+    """-HV 202x (proposal 0017, conforming literals): no literal types; an unsuffixed integer literal is the
+    first of int, int64_t (decimal) or int, uint, int64_t, uint64_t (hexadecimal, octal) that holds it, an
+    unsuffixed float literal a float."""
+    out = run_backend(backend, CONFORMING_LITERALS, {"O": ("uint64_t", 7), "F": ("float", 1)}, profile="cs_6_2",
+                      hlsl_version=2029)
+    assert out["O"] == [1 << (40 & 31), 0xFFFFFFFF >> 4, 0x80000000 >> 4, 4294967296, 1, 2,
+                        s32(2147483647 + 1) & M64]
+    assert out["F"] == [f32(f32(1.0 + f32(1e-9)) - 1.0)]

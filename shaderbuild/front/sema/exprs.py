@@ -39,6 +39,7 @@ def const_of(t: ir.Type, v) -> ir.Const:
 
 
 FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: float("inf")}
+HLSL_202X = 2029        # options.hlsl_version of -HV 202x (cli._HLSL_VERSIONS)
 
 
 def scalar_value(s: ir.Scalar, v):
@@ -376,6 +377,13 @@ class ExprLowering(HeapLowering, SemaBase):
             t = ir.INT64
         elif s == "l":      # HLSL's long is 32 bits: int, else (C's rule, as DXC) uint or a 64-bit int; not a literal
             t = ir.INT if e.value <= 0x7FFFFFFF else ir.UINT if e.value <= 0xFFFFFFFF else ir.INT64
+        elif self.options.hlsl_version >= HLSL_202X:
+            # conforming literals (HLSL 202x, proposal 0017): no literal types; C's first type that holds the
+            # value, from int and int64_t, or for a hexadecimal/octal one int, uint, int64_t and uint64_t
+            kinds = (ir.INT, ir.INT64) if e.decimal else (ir.INT, ir.UINT, ir.INT64, ir.UINT64)
+            t = next((k for k in kinds if e.value <= (1 << (k.width - (k.kind == "int"))) - 1), ir.UINT64)
+            if e.value > (1 << (t.width - (t.kind == "int"))) - 1:
+                raise error("integer literal is too large to be represented in any integer type", e.loc)
         else:
             # an unsuffixed literal is DXC's "literal int": it adopts the other operand's type;
             # alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative)
@@ -390,7 +398,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if e.suffix == "h":
             t = ir.HALF if self.options.enable_16bit_types else ir.FLOAT
             return ir.Const(t, scalar_value(t, e.value))
-        if e.suffix == "f":
+        if e.suffix == "f" or self.options.hlsl_version >= HLSL_202X:     # 202x: an unsuffixed one is a float
             return ir.Const(ir.FLOAT, scalar_value(ir.FLOAT, e.value))   # 3.4e39f is infinity
         return self.lit(ir.Const(ir.FLOAT, e.value))
 
