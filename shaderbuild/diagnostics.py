@@ -134,6 +134,14 @@ class DiagnosticSink:
     def error(self, message: str, loc: SourceLoc | None = None) -> None:
         self.items.append(Diagnostic("error", message, loc))
 
+    def mark(self) -> tuple[int, frozenset]:
+        """A point to roll back to (`rollback`) when what was analysed since is thrown away."""
+        return len(self.items), frozenset(self._warned)
+
+    def rollback(self, mark: tuple[int, frozenset]) -> None:
+        del self.items[mark[0]:]
+        self._warned = set(mark[1])
+
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity == "error"]
@@ -196,6 +204,11 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                        (r"effect ", r"possible effect annotation")),
     "switch": ("a case value that does not fit the switch condition's type (converted, as clang)",
                (r"overflow converting case value",)),
+    "ambig-lit-shift": ("a shift of an unsuffixed literal by a value that is not one (`1 << x`: typed by x, as DXC)",
+                        (r"ambiguous type for bit shift",)),
+    "constant-conversion": ("an integer literal (or literal expression) converted implicitly to a type it needs "
+                            "more bits than (as clang's)", (r"implicit conversion from 'literal int' to .* changes "
+                                                            r"value from",)),
     "attribute-type": ("an attribute's integer argument written as a float (truncated, as DXC)",
                        (r"attribute .* must have a uint literal argument$",)),
     "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",

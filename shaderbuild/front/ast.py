@@ -53,6 +53,7 @@ class Expr(Node):
 class IntLit(Expr):
     value: int
     suffix: str = ""          # 'u', 'l', 'ul', ... lower-cased
+    decimal: bool = True      # written in base 10 (HLSL 202x types a hexadecimal or octal one as C does)
 
 
 class FloatLit(Expr):
@@ -179,6 +180,7 @@ class StructDecl(Node):
     namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces
     spec_args: list[TypeRef | Expr] | None = None   # `template<...> struct S<int, U>`: a (partial) specialisation
     statics: list[VarDecl] = Record.factory(list)   # a template's static data members (one set per instance)
+    static_methods: list[FuncDecl] = Record.factory(list)   # a template's static member functions (likewise)
 
 
 class SizeOf(Expr):

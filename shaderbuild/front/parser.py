@@ -942,7 +942,9 @@ class Parser:
                               fname.loc)
             if self.at("("):
                 fn = self.function(ftype, fname, attrs, quals)
-                if "static" in quals and self.depth == 0:     # a static member function is a global S::name
+                if "static" in quals and templated:     # one global S<args>::name per instance (sema)
+                    sd.static_methods.append(fn)
+                elif "static" in quals and self.depth == 0:     # a static member function is a global S::name
                     fn.name = f"{name}::{fn.name}"
                     self.static_funcs.add(fn.name)
                     uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))
@@ -1359,7 +1361,8 @@ class Parser:
             if len(digits) > 24:
                 raise error("integer literal is too large to be represented in any integer type", t.loc)
             value = int(digits, 16) if hexadecimal else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
-            return ast.IntLit(t.loc, value, t.text[len(digits):].lower())
+            return ast.IntLit(t.loc, value, t.text[len(digits):].lower(),
+                              not hexadecimal and not (len(digits) > 1 and digits[0] == "0"))
         if t.kind is TokKind.FLOAT:
             self.advance()
             # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not

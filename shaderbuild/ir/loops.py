@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import ir
 from .clone import clone_expr
+from .d3d_numerics import int_div, int_mod
 
 MAX_TRIPS = 64
 
@@ -103,12 +104,15 @@ def single_store(stmts: list[ir.Stmt], var: ir.Variable) -> tuple[int, ir.Expr] 
     return None
 
 
-_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
+_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+        "bitand": lambda a, b: a & b, "bitor": lambda a, b: a | b, "bitxor": lambda a, b: a ^ b,
+        "shl": lambda a, b: a << (b & 31), "shr": lambda a, b: a >> (b & 31)}    # operands signed as their type
 
 
 def const_int(e: ir.Expr) -> list[int] | None:
     """The components of an int scalar or vector built by constructors, swizzles, conversions between int
-    and uint, negation, add, sub and mul from constants (32-bit wrap-around); None otherwise."""
+    and uint, negation and the integer operators (D3D's division, shifts masked to 5 bits) from constants
+    (32-bit wrap-around); None otherwise."""
     s = ir.scalar_of(e.type) if isinstance(e.type, (ir.Scalar, ir.Vector)) else None
     if s is None or not _int_scalar(s):
         return None
@@ -119,11 +123,15 @@ def const_int(e: ir.Expr) -> list[int] | None:
     elif isinstance(e, ir.Construct):
         parts = [const_int(p) for p in e.parts]
         vals = None if any(p is None for p in parts) else [x for p in parts for x in p]   # type: ignore[union-attr]
-    elif isinstance(e, ir.Binary) and e.op in _OPS:
+    elif isinstance(e, ir.Binary) and (e.op in _OPS or e.op in ("div", "mod")):
         a, b = const_int(e.lhs), const_int(e.rhs)
         if a is not None and b is not None:
             a, b = (a * n if len(a) == 1 else a), (b * n if len(b) == 1 else b)
-            vals = [_OPS[e.op](x, y) for x, y in zip(a, b)]
+            if e.op in _OPS:
+                vals = [_OPS[e.op](x, y) for x, y in zip(a, b)]
+            else:           # D3D's results, division by zero included
+                op = int_div if e.op == "div" else int_mod
+                vals = [op(x, y, s.kind, 32) for x, y in zip(a, b)]
     elif isinstance(e, ir.Unary) and e.op == "neg":
         a = const_int(e.operand)
         vals = None if a is None else [-x for x in a]

@@ -8,39 +8,70 @@ ir.loops.MAX_TRIPS iterations or more than MAX_STMTS statements once unrolled st
 A loop whose texture offsets read its counter (sema let them through after `counted` accepted the
 loop) is unrolled at every level and whatever its size, nested loops included: in each copy the
 counter's loads in those offsets become the iteration's value (a local the copy sets once before the
-offset, its value) and fold, so both backends see the immediate offsets they require.
+offset, its value) and fold, so both backends see the immediate offsets they require.  A loop calling a
+helper whose offsets read its parameters (sema let `[unroll]` counters through as the arguments) has those
+calls inlined first, at every level, so their offsets fold the same way.
 """
 
 from __future__ import annotations
 
 from .. import ir
+from ..diagnostics import error
 from ..ir.clone import clone_stmts
 from ..ir.resource_kinds import KINDS
 from ..options import CompileOptions
+from .inline import inline_calls
 
 MAX_STMTS = 512
+_MAX_LOCAL_CHAIN = 16       # locals set from locals followed back from an offset (helpers calling helpers)
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
     optimise = options.passes_level >= 1
+    helpers = _offset_helpers(module)
     for f in module.functions:
         if optimise or any(isinstance(s, ir.Loop) and s.hint == "unroll" for s in ir.walk_stmts(f.body)):
-            f.body = _walk(f.body, optimise)
+            f.body = _walk(f.body, _Context(optimise, f, helpers))
 
 
-def _walk(stmts: list[ir.Stmt], optimise: bool) -> list[ir.Stmt]:
+class _Context:
+    """What unrolling one function needs: the level, the function (for inlined locals) and the helpers."""
+
+    def __init__(self, optimise: bool, f: ir.Function, helpers: set[int]) -> None:
+        self.optimise, self.f, self.helpers = optimise, f, helpers
+
+
+def _offset_helpers(module: ir.Module) -> set[int]:
+    """ids of the functions with a texture offset made of their parameters (a helper called with [unroll]
+    counters: sema's generic instance), and of the functions calling them: an [unroll] loop calling one has the
+    call inlined and is unrolled at every level (-O1 has inlined every call already)."""
+    found = {id(f) for f in module.functions if any(_reads_params(args[i], f) for args, i in _counter_offsets(f.body))}
+    grew = bool(found)
+    while grew:
+        grew = False
+        for f in module.functions:
+            if id(f) not in found and any(isinstance(x, ir.Call) and id(x.func) in found
+                                          for x in ir.body_exprs(f.body)):
+                found.add(id(f))
+                grew = True
+    return found
+
+
+def _walk(stmts: list[ir.Stmt], cx: _Context) -> list[ir.Stmt]:
     out: list[ir.Stmt] = []
     for s in stmts:
         if isinstance(s, ir.If):
-            s = ir.If(s.cond, _walk(s.then, optimise), _walk(s.else_, optimise), s.hint, s.loc)
+            s = ir.If(s.cond, _walk(s.then, cx), _walk(s.else_, cx), s.hint, s.loc)
         elif isinstance(s, ir.Switch):
-            s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _walk(c.body, optimise))
+            s = ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default, _walk(c.body, cx))
                                        for c in s.cases], s.loc)
         elif isinstance(s, ir.Loop):
-            s = ir.Loop(_walk(s.body, optimise), _walk(s.continuing, optimise), s.break_if, s.hint, s.unroll_count,
-                        s.loc)
+            if s.hint == "unroll" and cx.helpers and _calls(s.body + s.continuing, cx.helpers):
+                s = ir.Loop(inline_calls(cx.f, s.body, cx.helpers, [0]), inline_calls(cx.f, s.continuing, cx.helpers,
+                            [0]), s.break_if, s.hint, s.unroll_count, s.loc)
+            s = ir.Loop(_walk(s.body, cx), _walk(s.continuing, cx), s.break_if, s.hint, s.unroll_count, s.loc)
             if s.hint == "unroll":
-                copies = _unrolled(s, out, optimise)
+                copies = _unrolled(s, out, cx.optimise)
                 if copies is not None:
                     out.extend(copies)
                     continue
@@ -68,12 +99,30 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.S
         for k, s in enumerate(copy):
             for args, i in _counter_offsets([s]):
                 e = args[i]
-                for local in _locals_read(e, var):       # a local set once in the copy before: its value
-                    if (store := single_store(copy, local)) is not None and store[0] < k:
-                        e = substitute(e, local, store[1])
-                args[i] = substitute(e, var, value)
+                for _ in range(_MAX_LOCAL_CHAIN):   # a local set once in the copy before: its value (a local again
+                    stores = [(local, st) for local in _locals_read(e, var)     # for an inlined helper's parameter)
+                              if (st := single_store(copy, local)) is not None and st[0] < k]
+                    for local, st in stores:
+                        e = substitute(e, local, st[1])
+                    if not stores:
+                        break
+                args[i] = c = substitute(e, var, value)
+                if isinstance(c, ir.Const) and not all(-8 <= x <= 7 for x in (
+                        c.value if isinstance(c.value, tuple) else (c.value,))):    # an inlined helper's offset
+                    raise error(f"texture offsets must be in the range [-8, 7] (is {c.value} when {var.name.split('.')[0]} = "
+                                f"{value})", getattr(s, "loc", None))
         out += copy
     return out
+
+
+def _reads_params(e: ir.Expr, f: ir.Function) -> bool:
+    params = {id(p.var) for p in f.params}
+    return any(isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef) and id(x.place.var) in params
+               for x in ir.walk_expr(e))
+
+
+def _calls(stmts: list[ir.Stmt], helpers: set[int]) -> bool:
+    return any(isinstance(x, ir.Call) and id(x.func) in helpers for x in ir.body_exprs(stmts))
 
 
 def _counter_offsets(stmts: list[ir.Stmt]):

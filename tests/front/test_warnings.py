@@ -43,6 +43,8 @@ void main() {
 }
 int S(int v) { switch (v) { case 4294967297: return 1; } return 0; }
 technique T { pass P { } }
+static const uint B = 1 << 40;
+uint Shift(uint n) { return 1 << n; }
 """
 
 EXPECTED = [
@@ -67,6 +69,10 @@ EXPECTED = [
     "t.hlsl:19:6: warning: attribute 'forcecase' can only be applied to 'switch' statements [-Wattribute-statement]",
     "t.hlsl:20:7: warning: expression result unused [-Wunused-value]",
     "t.hlsl:25:29: warning: overflow converting case value to switch condition type (4294967297 to 1) [-Wswitch]",
+    "t.hlsl:27:25: warning: implicit conversion from 'literal int' to 'uint' changes value from 1099511627776 to 0 "
+    "[-Wconstant-conversion]",
+    "t.hlsl:28:31: warning: ambiguous type for bit shift; use a type suffix on literal values, like 'L' or 'U', or "
+    "a cast [-Wambig-lit-shift]",
 ]
 
 

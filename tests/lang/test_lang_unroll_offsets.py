@@ -146,7 +146,7 @@ REFUSED = [
      f"{NOT_CONST}: 'x'{UNROLLABLE}"),
     # more iterations than the pass unrolls
     ("[unroll] for (int x = 0; x < 100; ++x)\n    Out[0] += Tex.Load(int3(0, 0, 0), int2(x % 2, 0));",
-     f"{NOT_CONST}"),
+     f"{NOT_CONST}: 'x'{UNROLLABLE}"),
     ("[unroll] for (int x = 0; x < 100; ++x)\n    Out[0] += Tex.Load(int3(0, 0, 0), int2(x - x, 0));",
      f"{NOT_CONST}: 'x'{UNROLLABLE}"),
     # a local that is not a counter, and a runtime value next to a counter

@@ -612,7 +612,65 @@ def _atomic_on(L: FunctionLowerer, e: ir.Intrinsic, p: Place, vals: list[Value],
             return [L.b.atomic_rmw(op, ptr, vals[0])]
         pair = L.b.cmpxchg(ptr, vals[0], vals[1])
         return [L.b.extract_value(pair, 0)]
+    if isinstance(p, DynCompPlace) and all(len(g) == 1 for g in p.groups) \
+            and isinstance(base := p.base.as_addr(L) if isinstance(p.base, MemPlace) else p.base, AddrPlace):
+        return _atomic_on_components(L, e, base, p, vals, signed)
     raise error(f"'{e.name}' needs a buffer element or groupshared destination")
+
+
+def _atomic_on_components(L: FunctionLowerer, e: ir.Intrinsic, base: AddrPlace, p: DynCompPlace,
+                          vals: list[Value], signed: bool) -> list[Value]:
+    """An atomic on the component of a groupshared vector chosen at run time (`InterlockedAdd(g[i], v)`).
+    DXC makes such a vector an array and indexes it; here each component is a variable of its own, so every
+    component gets the atomic, the others with an operand that leaves them unchanged (the operation's
+    identity; a compare-exchange of 0 with 0), and the chosen one's old value is the result.  An exchange has
+    no identity: it is done in a branch per component instead."""
+    if e.name == "InterlockedExchange":
+        return [_exchange_on_component(L, base, p, vals[0])]
+    t = vals[0].type
+    assert isinstance(t, T.IntType)     # the bitwise float forms reach here only as an exchange
+    width = t.width
+    identity = {"add": 0, "or": 0, "xor": 0, "and": (1 << width) - 1, "min": (1 << (width - 1)) - 1,
+                "umin": (1 << width) - 1, "max": -(1 << (width - 1)), "umax": 0}
+    result: Value | None = None
+    for g, (comp,) in enumerate(p.groups):
+        hit = L.b.icmp("eq", p.index, ConstInt(T.i32, g))
+        ptr = base._ptr(L, base.addrs[comp])
+        if e.name in ATOMIC_RMW:
+            op = ATOMIC_RMW[e.name]
+            if isinstance(op, tuple):
+                op = op[0] if signed else op[1]
+            old = L.b.atomic_rmw(op, ptr, L.b.select(hit, vals[0], ConstInt(t, identity[op])))
+        else:
+            zero = ConstInt(t, 0)
+            pair = L.b.cmpxchg(ptr, L.b.select(hit, vals[0], zero), L.b.select(hit, vals[1], zero))
+            old = L.b.extract_value(pair, 0)
+        result = old if result is None else L.b.select(hit, old, result)
+    assert result is not None       # a vector has components
+    return [result]
+
+
+def _exchange_on_component(L: FunctionLowerer, base: AddrPlace, p: DynCompPlace, value: Value) -> Value:
+    """`if (i == c) old = exchange(component c, value)` for each component c, the old values joined by phis."""
+    result: Value = Undef(value.type)
+    for g, (comp,) in enumerate(p.groups):
+        hit = L.b.icmp("eq", p.index, ConstInt(T.i32, g))
+        pre = L.b.block
+        then_bb, merge = L.new_block(), L.new_block()
+        L.b.cbranch(hit, then_bb, merge)
+        L.seal(then_bb)
+        L.set_block(then_bb)
+        ptr = base._ptr(L, base.addrs[comp])
+        pt = ptr.type
+        if isinstance(pt, T.PointerType) and value.type != pt.pointee:     # a float cell's bits
+            ptr = L.b.bitcast(ptr, T.pointer_to(value.type, pt.addrspace))
+        old = L.b.atomic_rmw("xchg", ptr, value)
+        then_end = L.b.block
+        L.branch_to(merge)
+        L.enter_join(merge)
+        assert pre is not None and then_end is not None
+        result = L.b.phi(value.type, [(old, then_end), (result, pre)])
+    return result
 
 
 # ---------------------------------------------------------------- textures

@@ -1020,6 +1020,10 @@ class FunctionLowerer:
         self.seal(bb)
         self.set_block(bb)
 
+    def enter_join(self, bb: BasicBlock) -> None:
+        """_enter for the intrinsic handlers (lowering.Lowering): a join block after their own branches."""
+        self._enter(bb)
+
     def _move_to_end(self, bb: BasicBlock) -> None:
         """Keep blocks in a dominance-friendly order: a merge block follows its arms.
         The block was created just before its construct's arms, so it is searched for from

@@ -22,10 +22,10 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase, Undo
-from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
+from .conversions import SCORE_FLAGS, common_scalar, conversion_cost, overload_score, shape_of, with_scalar
 from .exprs import scatter
 from .heaps import HeapElement
-from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, VarSymbol
+from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, UnrollOffset, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
@@ -48,6 +48,12 @@ class CallLowering(SemaBase):
             return self.construct(self.resolve_type(callee, []), e.args, e.loc)
         if isinstance(callee, ast.Member):
             return self.method_call(callee, e.args, e.loc)
+        if isinstance(callee, ast.StaticMember):     # `S<int>::f(...)`: a static member function of an instance
+            callee = self.static_member_name(callee)
+            sym = self.scope.lookup(callee.name)
+            if not isinstance(sym, FuncSymbol):
+                raise error(f"no static member function '{callee.name}'", e.loc)
+            return self.user_call(callee.name, sym.overloads, e.args, e.loc)
         if not isinstance(callee, ast.Name):
             raise error("called object is not a function", e.loc)
         sym = self.scope.lookup(callee.name)
@@ -77,12 +83,31 @@ class CallLowering(SemaBase):
             this = self.place(callee, for_write=False)
             return self.user_call("operator()", self.methods[sym.var.type.name]["operator()"], e.args, e.loc, this=this)
         if isinstance(sym, FuncSymbol):
+            if is_intrinsic(callee.name) and all(f.method_of is None for f in sym.overloads):
+                return self.intrinsic_or_user_call(callee.name, sym.overloads, e.args, e.loc)
             return self.user_call(callee.name, sym.overloads, e.args, e.loc)
         if sym is None and is_intrinsic(callee.name):
             return self.intrinsic_call(callee.name, e.args, e.loc)
         if sym is None:
             raise self.undeclared(callee.name, callee.loc)
         raise error(f"called object '{callee.name}' is not a function", e.loc)
+
+    def intrinsic_or_user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr],
+                               loc: SourceLoc) -> ir.Expr:
+        """A user function named as an intrinsic: DXC calls the intrinsic whenever it accepts the arguments and
+        considers the user's overloads only otherwise (`abs(S)` for a struct S, `asint(bool)`; its issue #1887:
+        FXC calls the user's function).  The intrinsic is tried first, its code and diagnostics dropped if it
+        does not accept them."""
+        mark = self.sink.mark()
+        body: list[ir.Stmt] = []
+        try:
+            with self.collect(body):
+                result = self.intrinsic_call(name, args, loc)
+        except CompileError:
+            self.sink.rollback(mark)
+            return self.user_call(name, overloads, args, loc)
+        self.out.extend(body)      # emitted once already, into `body`
+        return result
 
     # ------------------------------------------------------------ constructors
     def construct(self, t: ir.Type, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
@@ -129,7 +154,7 @@ class CallLowering(SemaBase):
         return values, is_place
 
     def resolve_overload(self, name, overloads, args, values, loc) -> FuncInfo:
-        viable: list[tuple[list[int], FuncInfo]] = []
+        viable: list[tuple[tuple[int, ...], FuncInfo]] = []
         rejections: list[tuple[FuncInfo, str, SourceLoc]] = []
         for f in overloads:
             n_req = sum(1 for p in f.decl.params if p.init is None)
@@ -138,8 +163,8 @@ class CallLowering(SemaBase):
                 rejections.append((f, f"requires {want} argument{'s' if len(f.param_types) != 1 else ''}, "
                                       f"but {len(args)} {'was' if len(args) == 1 else 'were'} provided", f.decl.loc))
                 continue
-            costs = []
-            for a, v, pt in zip(args, values, f.param_types):
+            score = [0] * (len(SCORE_FLAGS) + 1)
+            for a, v, pt, d in zip(args, values, f.param_types, f.param_dirs):
                 c = conversion_cost(v.type, pt, self.is_literal(v))
                 if c is None and isinstance(v.type, ir.Struct) and isinstance(pt, ir.Struct) and self.derives_from(v.type, pt):
                     c = 1 + self.derives_from(v.type, pt)     # derived to base: the nearest base ranks best (C++)
@@ -149,9 +174,9 @@ class CallLowering(SemaBase):
                 if c is None:
                     rejections.append((f, f"cannot convert '{v.type}' to '{pt}'", a.loc))
                     break
-                costs.append(c)
+                _add_score(score, v.type, pt, d, self.is_literal(v), c)
             else:
-                viable.append((costs, f))
+                viable.append((tuple(score), f))
         if not viable:
             if len(overloads) == 1 and rejections[0][2] is not overloads[0].decl.loc:
                 # one candidate: name the failing argument conversion at the argument
@@ -161,15 +186,12 @@ class CallLowering(SemaBase):
                      for f, why, _ in rejections]
             tys = ", ".join(str(v.type) for v in values)
             raise error(f"no matching function for call to '{name}' with arguments ({tys})", loc, notes)
-        best = [v for v in viable if not any(self._better(o[0], v[0]) for o in viable if o is not v)]
+        least = min(score for score, _ in viable)
+        best = [v for v in viable if v[0] == least]
         if len(best) != 1:
             notes = [Diagnostic("note", f"candidate function: {f.signature()}", f.decl.loc) for _, f in (best or viable)]
             raise error(f"call to '{name}' is ambiguous", loc, notes)
         return best[0][1]
-
-    @staticmethod
-    def _better(a: list[int], b: list[int]) -> bool:
-        return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
 
     def specialize(self, f: FuncInfo, arg_types: list[ir.Type]) -> FuncInfo:
         """An instance of a function with unsized array parameters for the argument
@@ -197,6 +219,7 @@ class CallLowering(SemaBase):
         needs them constant only after inlining).  A parameter of the caller passed on makes the caller such a
         helper in turn (the generic call then stays, unreachable once the caller's calls are specialised)."""
         bound: dict[str, ir.Const] = {}
+        unrolled = False
         for i, p in enumerate(f.decl.params):
             if p.name not in f.const_params:
                 continue
@@ -210,11 +233,17 @@ class CallLowering(SemaBase):
                 assert self.fn_info is not None
                 self.fn_info.const_params.update(passed)
                 return f
+            if c is None and self.unroll_offsets and (found := self._counter_offset(conv)) is not None:
+                # built from counters of enclosing [unroll] loops: the loop checks they are (stmts.unroll_offset)
+                # and the unroll pass inlines the call into each iteration, where the offset folds
+                self.unroll_offsets[-1].append(UnrollOffset(conv, found[0], found[1], {}, arg.loc, False))
+                unrolled = True
+                continue
             if c is None:
                 raise error(f"the argument for parameter '{p.name}' of '{name}' must be a compile-time constant: "
                             f"'{name}' uses it as a texture offset", arg.loc)
             bound[p.name] = c
-        return self.const_instance(f, bound, bindings)
+        return f if unrolled else self.const_instance(f, bound, bindings)
 
     def const_instance(self, f: FuncInfo, bound: dict[str, ir.Const],
                        bindings: Callable[[], AbstractContextManager[None]] | None = None) -> FuncInfo:
@@ -1039,3 +1068,17 @@ def _unescape(raw: str) -> str:
     return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
                   lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) > 1
                   else _ESCAPES.get(m.group(1), m.group(1)), raw)
+
+
+def _add_score(score: list[int], arg: ir.Type, param: ir.Type, direction: str, literal: bool, cost: int) -> None:
+    """Add one argument's rank to a candidate's: DXC sums its arguments' conversion flags (and an out/inout
+    parameter's copy back), least wins and a tie is ambiguous.  Conversions DXC does not score by
+    components (a struct to its base, an array to an unsized one) rank after them by our conversion cost."""
+    if not (ir.is_numeric(arg) and ir.is_numeric(param)):
+        score[-1] += cost
+        return
+    flags = overload_score(arg, param, literal)
+    if direction != "in":
+        flags = tuple(x + y for x, y in zip(flags, overload_score(param, arg)))
+    for i, x in enumerate(flags):
+        score[i] += x

@@ -138,3 +138,86 @@ def conversion_cost(src: ir.Type, dst: ir.Type, literal: bool = False) -> int | 
         n_s, n_d = _components(shp_s), _components(shp_d)
         return (2 if n_s == n_d else 3 if n_s == 1 else 6) + kind_cost
     return None
+
+
+# ---------------------------------------------------------------- overload ranking (DXC's ScoreCast)
+# A component kind for ranking: (class 'bool' | 'int' | 'float', bits (0 for a literal or bool), unsigned, literal).
+_Kind = tuple[str, int, bool, bool]
+
+# The ranks of one argument's conversion, worst first.  DXC scores each argument with these flags (as bits of
+# one number, spaced so that sums of up to 128 arguments never carry) and adds the arguments' scores: the
+# candidate with the least sum wins, and a tie is ambiguous.  Summed flag counts compared worst first are that.
+SCORE_FLAGS = ("truncation", "cast_from_argument", "cast_to_parameter", "int_cast_from_argument",
+               "int_cast_to_parameter", "promotion_from_argument", "promotion_to_parameter", "splat")
+
+
+def _kind(s: ir.Scalar, literal: bool) -> _Kind:
+    cls = "bool" if s.kind == "bool" else "float" if s.is_float else "int"
+    if literal and cls != "bool":
+        return (cls, 0, False, True)
+    return (cls, 0 if cls == "bool" else s.width, s.kind == "uint", False)
+
+
+def _combine(a: _Kind, b: _Kind) -> _Kind:
+    """The kind two component kinds meet in (DXC's usual arithmetic conversion of element kinds)."""
+    if a == b:
+        return a
+    if a[0] == b[0] == "bool":
+        return a
+    is_float = "float" in (a[0], b[0])
+    if a[3] and b[3]:
+        return ("float" if is_float else "int", 0, False, True)
+    if is_float and not (a[0] == b[0] == "float"):
+        side = a if a[0] == "float" else b           # int with float: the float side's kind, not literal
+        return ("float", side[1] or 32, False, False)
+    bits = max(a[1], b[1]) or 32
+    return ("float" if is_float else "int", bits, not is_float and (a[2] or b[2]), False)
+
+
+def _promotes(to: _Kind, frm: _Kind) -> bool:
+    """frm widens to `to` without loss: a wider float from a float, a wider int from an int (either sign)."""
+    if to == frm or to[3] or frm[3] or "bool" in (to[0], frm[0]) or to[0] != frm[0]:
+        return False
+    return to[1] > frm[1]
+
+
+def _casts(to: _Kind, frm: _Kind) -> bool:
+    """A conversion that is neither exact nor a sign change of ints of one width nor a literal's adoption."""
+    if to == frm:
+        return False
+    if to[3]:        # to a literal kind: a literal int from any int, a literal float from any float
+        return not (to[0] == frm[0] and to[0] != "bool" and (to[0] == "float" or not frm[3]))
+    if to[0] == "int":
+        return not (frm[0] == "int" and (frm[3] or frm[1] == to[1]))
+    if to[0] == "float":
+        return not (frm[0] == "float" and frm[3])
+    return True
+
+
+def _int_casts(to: _Kind, frm: _Kind) -> bool:
+    """Ints of one class that differ (in sign): anything but a literal's adoption."""
+    if to == frm:
+        return False
+    if to[3]:
+        return not (to[0] == frm[0] and to[0] != "bool")
+    if to[0] in ("int", "float"):
+        return not (frm[3] and frm[0] == to[0])
+    return True
+
+
+def overload_score(src: ir.Type, dst: ir.Type, literal: bool = False) -> tuple[int, ...]:
+    """One argument's flags (SCORE_FLAGS order, 0 or 1 each) for converting a `src` argument to a `dst` parameter
+    whose conversion is legal, as DXC ranks it (SemaHLSL's ScoreCast, read for its rules)."""
+    if src == dst and not literal:
+        return (0,) * len(SCORE_FLAGS)
+    ss, sd = ir.scalar_of(src), ir.scalar_of(dst)
+    assert ss is not None and sd is not None
+    n_src, n_dst = _components(shape_of(src)), _components(shape_of(dst))
+    p, a = _kind(sd, False), _kind(ss, literal)
+    c = _combine(p, a)
+    lp, ap = _promotes(p, c), _promotes(c, a)
+    lc = not lp and _casts(p, c)
+    rc = not ap and _casts(c, a)
+    li = not lp and not lc and _int_casts(p, c)
+    ri = not ap and not rc and _int_casts(c, a)
+    return (int(n_dst < n_src), int(rc), int(lc), int(ri), int(li), int(ap), int(lp), int(n_src < n_dst))

@@ -38,6 +38,7 @@ def const_of(t: ir.Type, v) -> ir.Const:
 
 
 FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: float("inf")}
+HLSL_202X = 2029        # options.hlsl_version of -HV 202x (cli._HLSL_VERSIONS)
 
 
 def scalar_value(s: ir.Scalar, v):
@@ -57,6 +58,11 @@ def scalar_value(s: ir.Scalar, v):
     if s.kind == "int" and iv >= 1 << (bits - 1):
         iv -= 1 << bits
     return iv
+
+
+def literal_int(v: int) -> ir.Const:
+    """An integer literal's constant: int, or a 64-bit int when the value does not fit in 32 bits."""
+    return ir.Const(ir.INT if -0x80000000 <= v <= 0x7FFFFFFF else ir.INT64, v)
 
 
 def _check_increment(t: ir.Type, loc: SourceLoc) -> None:
@@ -175,6 +181,9 @@ class ExprLowering(HeapLowering, SemaBase):
                 v = scalar_value(sd, x.value)
             except (OverflowError, ValueError):
                 raise error(f"constant value {x.value} is out of range for type '{sd}'", loc) from None
+            if not explicit and isinstance(v, int) and self.is_literal(x) and sd.is_int \
+                    and not -(1 << (sd.width - 1)) <= x.value < 1 << sd.width:     # clang's -Wconstant-conversion
+                self.warn(f"implicit conversion from 'literal int' to '{to}' changes value from {x.value} to {v}", loc)
             if shp_d == ("s",):
                 return ir.Const(to, v)
             if shp_d[0] == "v":
@@ -363,13 +372,21 @@ class ExprLowering(HeapLowering, SemaBase):
             t = ir.UINT64 if "ll" in s else ir.UINT
         elif "ll" in s:
             t = ir.INT64
+        elif s == "l":      # HLSL's long is 32 bits: int, else (C's rule, as DXC) uint or a 64-bit int; not a literal
+            t = ir.INT if e.value <= 0x7FFFFFFF else ir.UINT if e.value <= 0xFFFFFFFF else ir.INT64
+        elif self.options.hlsl_version >= HLSL_202X:
+            # conforming literals (HLSL 202x, proposal 0017): no literal types; C's first type that holds the
+            # value, from int and int64_t, or for a hexadecimal/octal one int, uint, int64_t and uint64_t
+            kinds = (ir.INT, ir.INT64) if e.decimal else (ir.INT, ir.UINT, ir.INT64, ir.UINT64)
+            t = next((k for k in kinds if e.value <= (1 << (k.width - (k.kind == "int"))) - 1), ir.UINT64)
+            if e.value > (1 << (t.width - (t.kind == "int"))) - 1:
+                raise error("integer literal is too large to be represented in any integer type", e.loc)
         else:
             # an unsuffixed literal is DXC's "literal int": it adopts the other operand's type;
             # alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative)
-            t = ir.INT if e.value <= 0x7FFFFFFF else ir.INT64
             if e.value > 0x7FFFFFFFFFFFFFFF:
                 raise error("integer literal is too large to be represented in any integer type", e.loc)
-            return self.lit(ir.Const(t, e.value))
+            return self.lit(literal_int(e.value))
         return ir.Const(t, scalar_value(t, e.value))
 
     def rv_FloatLit(self, e: ast.FloatLit) -> ir.Expr:
@@ -378,7 +395,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if e.suffix == "h":
             t = ir.HALF if self.options.enable_16bit_types else ir.FLOAT
             return ir.Const(t, scalar_value(t, e.value))
-        if e.suffix == "f":
+        if e.suffix == "f" or self.options.hlsl_version >= HLSL_202X:     # 202x: an unsuffixed one is a float
             return ir.Const(ir.FLOAT, scalar_value(ir.FLOAT, e.value))   # 3.4e39f is infinity
         return self.lit(ir.Const(ir.FLOAT, e.value))
 
@@ -480,6 +497,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 x = self.convert(x, with_scalar(t, ir.INT), e.loc)
                 t = x.type
             if isinstance(x, ir.Const) and isinstance(t, ir.Scalar):
+                if self.is_literal(x) and s.is_int:       # literal int: 64-bit, `-(-2147483648)` stays positive
+                    return self.lit(literal_int(scalar_value(ir.INT64, -x.value)))
                 c = ir.Const(t, scalar_value(t, -x.value))
                 return self.lit(c) if self.is_literal(x) else c
             return ir.Unary("neg", x, t)
@@ -493,6 +512,8 @@ class ExprLowering(HeapLowering, SemaBase):
                 else:
                     raise error(f"invalid argument type '{t}' to unary operator '~'", e.loc)
             if isinstance(x, ir.Const) and isinstance(x.type, ir.Scalar):
+                if self.is_literal(x):      # a literal int stays one (64-bit): `~0 & 0xFFFFFFFF` is 0xFFFFFFFF
+                    return self.lit(literal_int(scalar_value(ir.INT64, ~x.value)))
                 return ir.Const(x.type, scalar_value(x.type, ~x.value))
             return ir.Unary("bitnot", x, x.type)
         raise error(f"unsupported unary operator '{op}'", e.loc)
@@ -567,14 +588,20 @@ class ExprLowering(HeapLowering, SemaBase):
                 s = ir.INT
             if op in ("<<", ">>") and not self.is_literal(a):
                 s = sa if sa.is_int else ir.INT
+            elif op in ("<<", ">>") and not self.is_literal(b):
+                s = ir.UINT if sb == ir.UINT else ir.INT     # DXC types `1 << x` by x: uint for a uint x, else int
+                self.warn("ambiguous type for bit shift; use a type suffix on literal values, like 'L' or 'U', or a "
+                          "cast", loc)
         elif op in ARITH_OPS and s.kind == "bool":
             s = ir.INT
         elif op in ("<", "<=", ">", ">=") and s.kind == "bool":
             s = ir.INT      # bools order as the ints 0 and 1 (no backend orders bools)
         if op == "%" and s == ir.DOUBLE:
             raise error("modulo cannot be used with doubles, cast to float first", loc)     # DXC's words
-        t = with_scalar(shape, s)
         literal = self.is_literal(a) and self.is_literal(b)
+        if literal and s.is_int and isinstance(ta, ir.Scalar) and isinstance(tb, ir.Scalar):
+            return self.literal_int_binary(op, a, b, loc)
+        t = with_scalar(shape, s)
         if literal and ta == tb == t:
             ca, cb = a, b     # two literals fold unclamped: `1e300 * 10.0` is finite in a double context
         else:
@@ -591,6 +618,22 @@ class ExprLowering(HeapLowering, SemaBase):
         if folded is not None:
             return self.lit(folded) if literal else folded
         return ir.Binary(irop, ca, cb, t)
+
+    def literal_int_binary(self, op: str, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Expr:
+        """Two unsuffixed integer literals: DXC's "literal int" is 64-bit, so the operation folds in 64 bits (a
+        shift masked to 6 bits) and the result stays a literal, converted (truncated) only where it is used:
+        `(uint)(1 << 33)` is 0 and `uint64_t x = 1 << 40` is 2^40."""
+        ca, cb = self.convert(a, ir.INT64, loc), self.convert(b, ir.INT64, loc)
+        if op in CMP_OPS:
+            folded = self.fold(CMP_OPS[op], ca, cb, ir.BOOL)
+            assert folded is not None
+            return folded
+        irop = ARITH_OPS.get(op) or BIT_OPS[op]
+        if irop in ("div", "mod") and isinstance(cb, ir.Const) and cb.value == 0:
+            raise error("division by zero", loc)
+        folded = self.fold(irop, ca, cb, ir.INT64)
+        assert folded is not None
+        return self.lit(literal_int(folded.value))
 
     def fold(self, op: str, a: ir.Expr, b: ir.Expr, t: ir.Type, literal: bool = False) -> ir.Const | None:
         """Fold scalar constants (used for array sizes, case labels and static consts).

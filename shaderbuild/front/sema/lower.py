@@ -44,6 +44,7 @@ from .scope import (
     ErrorSymbol,
     FuncInfo,
     FuncSymbol,
+    LocalOffset,
     Scope,
     SpecConstSymbol,
     StringSymbol,
@@ -146,6 +147,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.out: list[ir.Stmt] = []
         self.loop_depth = 0
         self.unroll_offsets: list[list[UnrollOffset]] = []
+        self.local_offsets: list[LocalOffset] = []
         self.switch_depth = 0
         self.temp_counter = 0
         self.decl_locs: dict[int, SourceLoc] = {}
@@ -201,12 +203,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def function_context(self) -> Undo:
         """Save and restore the current function (to lower another body in the middle of one)."""
         saved = (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth, self.scope,
-                 self.unroll_offsets)
-        self.unroll_offsets = []
+                 self.unroll_offsets, self.local_offsets)
+        self.unroll_offsets, self.local_offsets = [], []
 
         def restore() -> None:
             (self.fn, self.fn_info, self.fn_return_type, self.out, self.loop_depth, self.switch_depth,
-             self.scope, self.unroll_offsets) = saved
+             self.scope, self.unroll_offsets, self.local_offsets) = saved
         return Undo(restore)
 
     def collect(self, into: list[ir.Stmt]) -> Undo:
@@ -1093,7 +1095,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
                 returned_query(self, info)
             failed_before, locals_before = self.failed_items, len(self.declared_locals)
+            self.local_offsets = []
             self.lower_block(d.body.stmts, new_scope=False)
+            self.resolve_local_offsets(irf.body)
             unused = [v for v in self.declared_locals[locals_before:] if id(v) not in self.used_vars]
             del self.declared_locals[locals_before:]
             if self.failed_items > failed_before:

@@ -16,6 +16,7 @@ from ...ir.intrinsics import (
     STREAM_METHODS,
     WITH_STATUS,
 )
+from ...ir.loops import const_int, single_store, substitute
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -23,7 +24,7 @@ from .base import SemaBase
 from .conversions import with_scalar
 from .exprs import scalar_value
 from .heaps import HeapElement
-from .scope import UnrollOffset
+from .scope import LocalOffset, UnrollOffset
 
 LOOP_HINT = " (a loop counter is one in a loop marked [unroll] that can be unrolled fully)"
 
@@ -58,7 +59,8 @@ class ResourceLowering(SemaBase):
             raise self._no_method(r, name, loc)
         if (info.rep in ("structured", "raw") or info.dim == "Buffer") and name.startswith("Load") and len(args) == 2:
             if info.rep == "raw":
-                read = self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major)
+                return self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major,
+                                                 status=args[1])
             else:
                 assert r.elem is not None       # structured and typed buffers have an element type
                 read = ir.Intrinsic("Load", [res, self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)], r.elem)
@@ -169,7 +171,8 @@ class ResourceLowering(SemaBase):
 
     # -------------------------------------------------------------- raw buffers
     def _byte_address_method(self, res, r: ir.Resource, name, args, loc, template,
-                             row_major: bool | None = None) -> ir.Expr:
+                             row_major: bool | None = None, status: ast.Expr | None = None) -> ir.Expr:
+        """status: a Load's `out uint status` argument."""
         widths = {"Load": 1, "Load2": 2, "Load3": 3, "Load4": 4, "Store": 1, "Store2": 2, "Store3": 3, "Store4": 4}
         if name in widths and name.startswith("Load"):
             self._arity(name, args, (1,), loc)
@@ -177,6 +180,13 @@ class ResourceLowering(SemaBase):
             t = template if template is not None else ir.vec(ir.UINT, widths[name])
             if template is not None and name != "Load":
                 raise error(f"'{name}' does not take a template argument; use Load<T>", loc)
+            if status is not None:
+                if ir.is_numeric(t) and not row_major and ir.scalar_of(t).width == 32:      # one load
+                    return self._with_status(ir.Intrinsic("Load", [res, addr], t), status, loc)
+                # several loads (a struct, an array, 16- or 64-bit values): DXC sets the status from each (the
+                # last one's stays); all read the same buffer, so a word load's at the same address is theirs
+                addr = self.stable(addr)
+                self._with_status(ir.Intrinsic("Load", [res, addr], ir.UINT), status, loc)
             if isinstance(t, (ir.Struct, ir.Array)) or row_major or (isinstance(t, ir.Matrix) and t.elem.width != 32):
                 loaded = self._byte_address_aggregate(res, addr, t, None, loc, row_major)
                 assert loaded is not None   # a load (value None) returns the loaded value
@@ -568,11 +578,16 @@ class ResourceLowering(SemaBase):
             assert self.fn_info is not None     # constant_parameters found parameters of a function
             self.fn_info.const_params.update(params)
             return e
-        found = self._counter_offset(e) if v is None and self.loop_depth else None
+        found = self._counter_offset(e) if v is None else None
         if found is not None and self.unroll_offsets:
             # built from counters of enclosing [unroll] loops: checked when they are lowered (stmts.loop)
             self.unroll_offsets[-1].append(UnrollOffset(found[0], found[0], found[1], {}, a.loc))
             return found[0]
+        if found is not None and found[1]:
+            # locals (a helper's parameter it assigns too): each set once before, the body's end tells
+            self.local_offsets.append(LocalOffset(found[0], found[0], a.loc, self.loop_depth > 0))
+            return found[0]
+        found = found if self.loop_depth else None
         if v is None:
             # DXC's hint in a loop: unrolling may make the counter an immediate; shaderbuild unrolls [unroll] loops
             raise error("texture offsets must be compile-time constants" + (LOOP_HINT if found else ""), a.loc)
@@ -580,6 +595,37 @@ class ResourceLowering(SemaBase):
         if any(not -8 <= x <= 7 for x in vals):
             raise error("texture offsets must be in the range [-8, 7]", a.loc)
         return v
+
+    def resolve_local_offsets(self, body: list[ir.Stmt]) -> None:
+        """Fold each pending LocalOffset of the function whose `body` is complete: every local it reads (again,
+        for locals set from locals) is replaced by the value of the one top-level store the body makes to it,
+        before the statement reading it (DXC folds such offsets after inlining); else a located error."""
+        pending, self.local_offsets = self.local_offsets, []
+        for o in pending:
+            use = next((i for i, s in enumerate(body) if any(y is o.node for y in ir.body_exprs([s]))), None)
+            e = o.expr
+            for _ in range(16):
+                stores = [(x.place.var, st) for x in ir.walk_expr(e) if isinstance(x, ir.Load)
+                          and isinstance(x.place, ir.VarRef) and x.place.var.storage is ir.Storage.FUNCTION
+                          and use is not None and (st := single_store(body, x.place.var)) is not None
+                          and st[0] < use]
+                for var, st in stores:
+                    e = substitute(e, var, st[1])
+                if not stores:
+                    break
+            if isinstance(e, ir.Call) and len(body_of := e.func.body) == 1 and isinstance(ret := body_of[0], ir.Return) \
+                    and ret.value is not None:
+                e = ret.value       # a helper returning a constant (`int2 off() { return int2(1, 2); }`)
+            c = const_int(e)
+            if c is None or use is None:
+                raise error("texture offsets must be compile-time constants" + (LOOP_HINT if o.in_loop else ""),
+                            o.loc)
+            if any(not -8 <= x <= 7 for x in c):
+                raise error("texture offsets must be in the range [-8, 7]", o.loc)
+            value = ir.Const(o.node.type, c[0] if isinstance(o.node.type, ir.Scalar) else tuple(c))
+            for x in ir.body_exprs([body[use]]):
+                if isinstance(x, ir.Intrinsic):
+                    x.args = [value if a is o.node else a for a in x.args]
 
     def _counter_offset(self, e: ir.Expr) -> tuple[ir.Expr, dict[int, ir.Variable]] | None:
         """`e` with its constant parts folded, and the local int variables it reads, when it is built from
@@ -597,7 +643,8 @@ class ResourceLowering(SemaBase):
             return (e, {id(var): var}) if ok else None
         if isinstance(e, ir.Construct):
             kids = e.parts
-        elif isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul"):
+        elif isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul", "div", "mod", "shl", "shr", "bitand", "bitor",
+                                                   "bitxor"):
             kids = [e.lhs, e.rhs]
         elif (isinstance(e, ir.Unary) and e.op == "neg") or isinstance(e, (ir.Convert, ir.Swizzle)):
             kids = [e.operand if isinstance(e, ir.Unary) else e.value]
@@ -680,7 +727,7 @@ class ResourceLowering(SemaBase):
         with constant arguments for them makes `e` constant.  Empty in the entry function (its parameters are
         stage inputs) and when `e` reads an assigned parameter."""
         fn, info = self.fn, self.fn_info
-        if fn is None or info is None or info.decl.name == self.options.entry or info.method_of is not None:
+        if fn is None or info is None or info.decl.name == self.options.entry:
             return set()
         params = {id(p.var): p for p in fn.params if p.direction == "in"}
         read = {id(x.place.var) for x in ir.walk_expr(e) if isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)}

@@ -44,6 +44,16 @@ class UnrollOffset(Record):
     unresolved: dict[int, ir.Variable]
     counters: dict[int, tuple[ir.Variable, list[int]]]     # resolved: each counter's iteration values
     loc: SourceLoc
+    is_offset: bool = True              # False: a helper's argument, the helper's offset made of it (no range)
+
+
+class LocalOffset(Record):
+    """A texture offset outside [unroll] loops made of local variables (and constants): resolved when the
+    function's body is complete, each variable by the one store the body makes to it, before the read."""
+    node: ir.Expr                       # the offset operand in the IR (found by identity)
+    expr: ir.Expr                       # it, with its constant parts folded
+    loc: SourceLoc
+    in_loop: bool                       # read in a loop (the error then hints at [unroll])
 
 
 class FuncSymbol(Record):

@@ -8,7 +8,7 @@ from ... import ir
 from ...diagnostics import Diagnostic, SourceLoc, error
 from .. import ast
 from .base import SemaBase, Undo
-from .scope import EnumConstSymbol, FuncInfo, Scope
+from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope
 
 TemplateArg = ir.Type | int     # a type, or the value of a non-type parameter
 
@@ -69,7 +69,9 @@ class TemplateLowering(SemaBase):
                 saved = {k: self.global_scope.names.get(k) for k in aliases}
                 self.global_scope.names.update(aliases)     # the methods' unqualified names (`S::x`) see them
                 try:
-                    return self.struct(inst)
+                    st = self.struct(inst)
+                    self.instance_static_methods(d, name)
+                    return st
                 finally:
                     for k, old in saved.items():
                         if old is None:
@@ -89,6 +91,37 @@ class TemplateLowering(SemaBase):
             self.global_scope.names[gname] = sym
             aliases[f"{d.name}::{v.name}"] = sym
         return aliases
+
+    def instance_static_methods(self, d: ast.StructDecl, name: str) -> None:
+        """The static member functions of instance `name` of d: global functions `S<args>::f` (their bodies see
+        the template's parameters and the instance's static data), called as `S<args>::f(...)`."""
+        infos = []
+        for fn in d.static_methods:         # all declared first: their bodies may call each other
+            gname = f"{name}::{fn.name}"
+            info = self.function_decl(fn, register=False, name=gname)
+            sym = self.global_scope.names.get(gname)
+            if isinstance(sym, FuncSymbol):
+                sym.overloads.append(info)
+            else:
+                self.global_scope.names[gname] = FuncSymbol([info])
+            infos.append(info)
+        # in their bodies the class's names are in scope unqualified (and as `S::name`), before the globals
+        names = self.global_scope.names
+        scoped = {fn.name: names[f"{name}::{fn.name}"] for fn in d.static_methods}
+        scoped |= {f"{d.name}::{k}": v for k, v in scoped.items()}
+        scoped |= {v.name: names[f"{name}::{v.name}"] for v in d.statics if f"{name}::{v.name}" in names}
+        saved = {k: names.get(k) for k in scoped}
+        names.update(scoped)
+        try:
+            for info in infos:
+                if info.decl.body is not None:
+                    self.function_body(info)
+        finally:
+            for k, old in saved.items():
+                if old is None:
+                    names.pop(k, None)
+                else:
+                    names[k] = old
 
     def match_specialisation(self, spec: ast.StructDecl, tparams: list[str], types: list[TemplateArg],
                              values: dict[str, ast.TypeRef]) -> list[TemplateArg] | None:
