@@ -266,16 +266,17 @@ int asint(bool b) { return b ? 7 : 8; }
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_user_functions_named_as_intrinsics(backend):
-    """DXC calls the intrinsic whenever it accepts the arguments, and a user function of the same name only
-    otherwise (a struct argument, `asint(bool)`): its issue #1887 (FXC called the user's function)."""
+    """A user function named as an intrinsic takes precedence where it matches exactly (issue 20; FXC's rule,
+    DXC's open bug #1887), then the intrinsic where it accepts the arguments, then the user's best overload."""
     out = run_backend(backend, INTRINSIC_NAMES, {"Out": ("float", 7)}, {"In": ("float", [1.0, 1.0])},
                       profile="cs_6_2")
-    assert out["Out"][:7] == [max(1.0, 3.0), max(5.0, 2.0),      # the intrinsic max, not a * 100 + b
-                              2.0 + (4.0 - 2.0) * 0.25,          # the intrinsic lerp
-                              4.0 * 10,                          # length(S): only the user's accepts a struct
-                              5.0,                               # the intrinsic length
-                              7.0,                               # asint(bool): the user's
-                              1.0]                               # asint(float): the intrinsic
+    a, b = (1.0, 5.0), (3.0, 2.0)
+    assert out["Out"][:7] == [a[0] * 100 + b[0], a[1] * 100 + b[1],   # the user's max(float2, float2)
+                              100.0,                             # the user's lerp
+                              4.0 * 10,                          # the user's length(S)
+                              5.0,                               # length(float2): only the intrinsic accepts it
+                              7.0,                               # the user's asint(bool): exact
+                              1.0]                               # asint(float): the intrinsic's is exact
 
 
 # ---------------------------------------------------------------- 3. texture offsets known after inlining/unrolling

@@ -94,20 +94,24 @@ class CallLowering(SemaBase):
 
     def intrinsic_or_user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr],
                                loc: SourceLoc) -> ir.Expr:
-        """A user function named as an intrinsic: DXC calls the intrinsic whenever it accepts the arguments and
-        considers the user's overloads only otherwise (`abs(S)` for a struct S, `asint(bool)`; its issue #1887:
-        FXC calls the user's function).  The intrinsic is tried first, its code and diagnostics dropped if it
-        does not accept them."""
-        mark = self.sink.mark()
-        body: list[ir.Stmt] = []
-        try:
-            with self.collect(body):
-                result = self.intrinsic_call(name, args, loc)
-        except CompileError:
-            self.sink.rollback(mark)
-            return self.user_call(name, overloads, args, loc)
-        self.out.extend(body)      # emitted once already, into `body`
-        return result
+        """A user function named as an intrinsic takes precedence where it matches the arguments exactly
+        (FXC's rule, the one issue 20 asks for: `float2 max(float2, float2)`; DXC calls the intrinsic instead,
+        its open bug #1887); otherwise the intrinsic where it accepts the arguments (`asint(1.0f)` beside a
+        user `asint(bool)`), else the user's best overload (`length(S)`).  Each trial's code and diagnostics
+        are dropped when it does not accept the arguments."""
+        for trial in (lambda: self.user_call(name, overloads, args, loc, exact_only=True),
+                      lambda: self.intrinsic_call(name, args, loc)):
+            mark = self.sink.mark()
+            body: list[ir.Stmt] = []
+            try:
+                with self.collect(body):
+                    result = trial()
+            except CompileError:
+                self.sink.rollback(mark)
+                continue
+            self.out.extend(body)      # emitted once already, into `body`
+            return result
+        return self.user_call(name, overloads, args, loc)
 
     # ------------------------------------------------------------ constructors
     def construct(self, t: ir.Type, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
@@ -134,9 +138,9 @@ class CallLowering(SemaBase):
 
     # ------------------------------------------------------------ user calls
     def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
-                  this: ir.Expr | None = None) -> ir.Expr:
+                  this: ir.Expr | None = None, exact_only: bool = False) -> ir.Expr:
         values, is_place = self.lower_args(args)
-        best = self.resolve_overload(name, overloads, args, values, loc)
+        best = self.resolve_overload(name, overloads, args, values, loc, exact_only)
         if any(_unsized_value_array(t) for t in best.param_types) and not self.probing:
             best = self.specialize(best, [v.type for v in values])
         if best.const_params and not self.probing:
@@ -153,7 +157,9 @@ class CallLowering(SemaBase):
             values.append(self.place(a, for_write=False) if p else self.rvalue(a))
         return values, is_place
 
-    def resolve_overload(self, name, overloads, args, values, loc) -> FuncInfo:
+    def resolve_overload(self, name, overloads, args, values, loc, exact_only: bool = False) -> FuncInfo:
+        """The overload whose summed conversion flags are least (DXC's ScoreCast); exact_only: only one that
+        needs no conversion at all qualifies (a user function named as an intrinsic, intrinsic_or_user_call)."""
         viable: list[tuple[tuple[int, ...], FuncInfo]] = []
         rejections: list[tuple[FuncInfo, str, SourceLoc]] = []
         for f in overloads:
@@ -176,6 +182,9 @@ class CallLowering(SemaBase):
                     break
                 _add_score(score, v.type, pt, d, self.is_literal(v), c)
             else:
+                if exact_only and any(score):
+                    rejections.append((f, "not an exact match", f.decl.loc))
+                    continue
                 viable.append((tuple(score), f))
         if not viable:
             if len(overloads) == 1 and rejections[0][2] is not overloads[0].decl.loc:
