@@ -1,0 +1,276 @@
+"""Issue 20, HLSL 2018/2021 semantics audited adversarially and executed (SPIR-V on lavapipe at -O3 and -O0,
+DXIL on the interpreter and through dxil-spirv): evaluation order and single evaluation of lvalues in
+compound assignments and ++/--, copy-in/copy-out of inout/out arguments (aliasing globals, the same variable
+twice), switch fallthrough with `default` in the middle and loops inside cases, several-declaration `for`,
+do/while with continue, zero and buffer-bounded trip counts, loop attributes, brace initialisers with nested
+flattening, static initialisers calling functions, function-local statics, HLSL 2021 operators/members/
+inheritance/templates/enums/bitfields, `using` aliases and directives.  Expected values are computed here in
+Python from the inputs the shader reads from a buffer, never by the compiler.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lang_util import SlotTable, case, compile_cs, diagnostics_text, table_test, u32
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
+
+IN = list(range(8))                                     # In[k] == k: the shader cannot fold it
+SETUP = "    int k0 = In[0], k1 = In[1], k2 = In[2], k3 = In[3], k4 = In[4], k5 = In[5], k7 = In[7];\n"
+INPUTS = {"In": ("int", IN)}
+
+
+def _postinc_elem() -> int:
+    a, i = [1, 2, 3], 0
+    r = a[i]
+    a[i] += 1
+    i += 1
+    return r + a[0] * 10 + i * 100
+
+
+def _switch_fall() -> int:
+    s = 0
+    for k in range(5):
+        v = IN[k]
+        if v == 0:
+            s += 1 + 10                                 # case 0 falls into case 1
+        elif v == 1:
+            s += 10
+        elif v == 3:
+            s += 100
+        elif v == 4:
+            s += 3 * 10000                              # the inner loop's break leaves only the loop
+        else:
+            s += 1000 + 100                             # default (in the middle) falls into case 3
+    return s
+
+
+def _switch_continue() -> int:
+    s = 0
+    for k in range(6):
+        m = IN[k] % 3
+        if m == 0:
+            continue                                    # continue inside a switch continues the loop
+        s += 1 if m == 1 else 10
+        s += 100
+    return s
+
+
+def _for_multi() -> int:
+    s, i, j = 0, 0, IN[7]
+    while i < j:
+        s += i * 10 + j
+        i, j = i + 1, j - 1
+    return s
+
+
+def _do_continue() -> int:
+    i = s = 0
+    while True:
+        i += 1
+        if i % 2 == 0:
+            s += i
+        if not i < IN[7]:                               # continue jumps to the condition
+            break
+    return s * 100 + i
+
+
+def _big_trip() -> int:
+    s = 0
+    for i in range(IN[7] * 10000):
+        s = u32(s + (i ^ (s >> 3)))
+    return s if s < 1 << 31 else s - (1 << 32)
+
+
+def _deep_break() -> int:
+    s, done = 0, False
+    for i in range(5):
+        if done:
+            break
+        for j in range(5):
+            if i * j == IN[6]:
+                done = True
+                break
+            s += 1
+    return s
+
+
+ORDER = SlotTable("ctl9_eval_order", "int", [
+    case("compound_subscript_postinc_once", "int i = k1; int a[4] = {10, 20, 30, 40}; a[i++] += 5; a[i++] *= 2;"
+         " R = a[0] + a[1] * 10 + a[2] * 1000 + i * 100000;", 10 + 25 * 10 + 60 * 1000 + 3 * 100000, stmt=True),
+    case("compound_subscript_call_once", "g = 0; int a[4] = {10, 20, 30, 40}; a[next()] += 5; a[next()] -= 1;"
+         " R = a[1] + a[2] * 100 + g * 10000;", 25 + 29 * 100 + 2 * 10000, stmt=True),
+    case("postinc_of_postinc_subscript", "int a[3] = {1, 2, 3}; int i = k0; int r = a[i++]++;"
+         " R = r + a[0] * 10 + i * 100;", _postinc_elem(), stmt=True),
+    case("increment_vector_swizzles", "int4 v = int4(k1, 2, 3, 4); v.yz++; ++v.w; --v.x;"
+         " R = v.x + v.y * 10 + v.z * 100 + v.w * 1000;", 0 + 3 * 10 + 4 * 100 + 5 * 1000, stmt=True),
+    case("increment_matrix_elements_and_rows", "int2x2 m = {k1, 2, 3, 4}; m._12++; m[1][0]++; m[1]++;"
+         " R = m._11 + m._12 * 10 + m._21 * 100 + m._22 * 1000;", 1 + 3 * 10 + 5 * 100 + 5 * 1000, stmt=True),
+    case("comma_operator_sequences", "int i = k1; int j = (i++, i++, i * 10); R = j * 10 + i;", 30 * 10 + 3,
+         stmt=True),
+    case("compound_through_struct_array_members", "Outer s; s.a[0].v = int2(1, 2); s.a[1].v = int2(3, 4);"
+         " int i = k1; s.a[i].v.y += 10; s.a[i - 1].v *= 3; s.a[i].v.x <<= 2;"
+         " R = s.a[0].v.x + s.a[0].v.y * 10 + s.a[1].v.x * 100 + s.a[1].v.y * 10000;",
+         3 + 6 * 10 + 12 * 100 + 14 * 10000, stmt=True),
+    # copy-in/copy-out: the callee's own write to the global is overwritten by the write-back of x
+    case("inout_global_copy_back_wins", "g = k2; bump_both(g); R = g;", 3, stmt=True),
+    case("inout_subscript_evaluated_once", "int a[3] = {1, 2, 3}; int i = k0; add100(a[i++]);"
+         " R = a[0] + a[1] * 1000 + i * 100000;", 101 + 2 * 1000 + 100000, stmt=True),
+    case("callee_sees_global_before_return", "g = k1; int r = set50(g); R = r * 100 + g;", (1 + 50) * 100 + 50,
+         stmt=True),
+    # seed 000 (Init(V, V) leaves V == 1): write-backs in reverse parameter order, the first one last
+    case("out_same_variable_twice", "int x = k0; two(x, x); R = x;", 1, stmt=True),
+], prelude="""
+static int g;
+int next() { g++; return g; }
+struct Elem { int2 v; };
+struct Outer { Elem a[2]; };
+void bump_both(inout int x) { x += 1; g += 10; }
+void add100(inout int x) { x += 100; }
+int set50(int x) { g = 50; return x + g; }
+void two(out int a, out int b) { a = 1; b = 2; }
+""", setup=SETUP, inputs=INPUTS)
+
+CONTROL = SlotTable("ctl9_control", "int", [
+    case("switch_fallthrough_default_in_middle_loop_in_case",
+         "for (int k = 0; k < 5; k++) { switch (In[k]) { case 0: R += 1; case 1: R += 10; break;"
+         " default: R += 1000; case 3: R += 100; break;"
+         " case 4: { for (int q = 0; q < 10; q++) { if (q == 3) break; R += 10000; } } } }",
+         _switch_fall(), stmt=True),
+    case("continue_inside_switch_continues_loop",
+         "for (int k = 0; k < 6; k++) { switch (In[k] % 3) { case 0: continue; case 1: R += 1; break;"
+         " default: R += 10; } R += 100; }", _switch_continue(), stmt=True),
+    case("for_two_declarations_comma_increment", "for (int i = 0, j = k7; i < j; i++, j--) R += i * 10 + j;",
+         _for_multi(), stmt=True),
+    case("do_while_continue_tests_condition", "int i = 0; int s = 0; do { i++; if (i % 2) continue; s += i; }"
+         " while (i < k7); R = s * 100 + i;", _do_continue(), stmt=True),
+    case("zero_trip_loops", "R = 5; for (int i = k3; i < k2; i++) R += 1; while (k0 > 0) { R += 7; }"
+         " [loop] for (uint j = 0; j < (uint)k0; j++) R += 3; do { R += 2; } while (k0 > 0);", 7, stmt=True),
+    case("trip_count_from_buffer", "uint s = 0; [loop] for (uint i = 0; i < (uint)k7 * 10000u; i++)"
+         " s += i ^ (s >> 3); R = (int)s;", _big_trip(), stmt=True),
+    case("loop_attributes", "int s = 0; [fastopt] for (int i = 0; i < k5; i++) s += i;"
+         " [allow_uav_condition] for (int j = 0; j < In[7] - 4; j++) s += 100; [loop] while (s < 1000) s *= 2;"
+         " R = s;", 1240, stmt=True),
+    case("deep_break_through_flag", "bool done = false; for (int i = 0; i < 5 && !done; i++)"
+         " { for (int j = 0; j < 5; j++) { if (i * j == In[6]) { done = true; break; } R += 1; } }",
+         _deep_break(), stmt=True),
+    case("return_in_every_arm", "R = arms(k0) + arms(k1) * 100 + arms(k5) * 10000 + arms(k7) * 1000000;",
+         10 + 20 * 100 + 50 * 10000 + 99 * 1000000, stmt=True),
+], prelude="""
+int arms(int x) {
+    if (x == 0) return 10;
+    else if (x == 1) { return 20; }
+    else { switch (x) { case 5: return 50; default: return 99; } }
+}
+""", setup=SETUP, inputs=INPUTS)
+
+INIT = SlotTable("ctl9_init", "int", [
+    case("array_of_vectors_flattened", "float4 a[2] = {1, 2, 3, 4, 5, 6, 7, 8}; R = (int)(a[0].w * 10 + a[1].x);",
+         45, stmt=True),
+    case("struct_with_vector_and_nested_struct", "S3 s = {int2(k1, k2), 3, {4, 5}};"
+         " R = s.v.x + s.v.y * 10 + s.k * 100 + s.t.a * 1000 + s.t.b * 10000;", 54321, stmt=True),
+    case("matrix_from_scalars_and_vector", "int2x2 m = {k1, 2, int2(3, 4)};"
+         " R = m._11 + m._12 * 10 + m._21 * 100 + m._22 * 1000;", 4321, stmt=True),
+    case("struct_array_member_flattened", "T2 t = {1, 2, 3, 4}; R = t.a[0] + t.a[1] * 10 + t.b.x * 100 + t.b.y * 1000;",
+         4321, stmt=True),
+    case("static_initialiser_calls_function", "R = G0 * 100 + G1[2] + G1[1] * 10000;", 50 * 100 + 50 + 9 * 10000,
+         stmt=True),
+    case("statics_zeroed", "R = Z + Za[3] + Zs.a + (int)Zf.y;", 0, stmt=True),
+    case("function_local_static_persists", "int a = counter(); int b = counter(); R = a * 100 + b;", 11 * 100 + 12,
+         stmt=True),
+    case("static_const_array_dynamic_index", "R = K + SK[k1] * 10 + SK[k2] * 100;", 4 + 2 * 10 + 3 * 100,
+         stmt=True),
+], prelude="""
+struct In2 { int a; int b; };
+struct S3 { int2 v; int k; In2 t; };
+struct T2 { int a[2]; int2 b; };
+int sq(int x) { return x * x; }
+static int G0 = sq(7) + 1;
+static int G1[3] = {sq(2), sq(3), G0};
+static int Z;
+static int Za[4];
+struct ZS { int a; };
+static ZS Zs;
+static float2 Zf;
+int counter() { static int c = 10; c++; return c; }
+static const int K = 4;
+static const int SK[3] = {1, 2, 3};
+""", setup=SETUP, inputs=INPUTS)
+
+HLSL2021 = SlotTable("ctl9_hlsl2021", "int", [
+    case("member_operators", "V a = {k1, k2}; V b = {10, 20}; V c = a + b * b; R = c.x + c.y * 1000;",
+         (1 + 100) + (2 + 400) * 1000, stmt=True),
+    case("subscript_call_unary_compare_operators", "V a = {k1, k2}; V b = {10, 20};"
+         " R = a[1] + a(3) * 10 + (-a).x * 100 + (a == b ? 1000 : 0) + (a == a ? 10000 : 0);",
+         2 + (1 * 3 + 2) * 10 - 100 + 10000, stmt=True),
+    case("this_inheritance_hiding_and_base_cast", "D d; d.a = k2; d.b = k3; d.set(5); B bb = (B)d;"
+         " R = d.a + d.get() * 10 + d.sum() * 100000 + bb.get() * 100 + d.B::get() * 1000;",
+         5 + 1000 * 10 + (5 + 3 + 1000) * 100000 + 10 * 100 + 10 * 1000, stmt=True),
+    case("function_and_struct_templates", "P2<int> p = {k2, k3};"
+         " R = tmax(k4, 3) + (int)tmax(2.5f, 1.5f) * 10 + p.sum() * 100 + add3<int>(1, 2, 3) * 1000;",
+         4 + 2 * 10 + 5 * 100 + 6 * 1000, stmt=True),
+    case("enums_values_casts_underlying", "C c = C::B2; R = (int)C::G + E1B * 10 + (int)(E1)k2 * 100"
+         " + (c == C::B2 ? 1000 : 0) + (int)sizeof(E16) * 10000 + ((int)U::Big == -1 ? 100000 : 0);",
+         7 + 5 * 10 + 2 * 100 + 1000 + 8 * 10000 + 100000, stmt=True),
+    case("namespaces_nested", "R = N::f() + N::M::g() * 10 + N::k * 100;", 3 + 6 * 10 + 9 * 100, stmt=True),
+    case("bitfields_truncate_and_sign_extend", "BF b; b.lo = k5; b.mid = 0x1FF; b.hi = 3; B2 q; q.s = -1;"
+         " q.t = 6; R = b.lo + b.mid * 10 + b.hi * 10000 + (int)sizeof(BF) * 100000 + q.s * 1000000;",
+         5 + 0xFF * 10 + 3 * 10000 + 4 * 100000 - 1000000, stmt=True),
+    case("and_or_select_intrinsics", "bool2 a = bool2(k0 != 0, k1 != 0); bool2 b = bool2(true, false);"
+         " bool2 x = and(a, b); bool2 y = or(a, b); int2 s = select(a, int2(1, 2), int2(3, 4));"
+         " R = x.x + x.y * 10 + y.x * 100 + y.y * 1000 + s.x * 10000 + s.y * 100000 + select(k1 != 0, 7, 8) * 1000000;",
+         0 + 0 + 100 + 1000 + 3 * 10000 + 2 * 100000 + 7 * 1000000, stmt=True),
+], prelude="""
+struct V {
+    int x; int y;
+    V operator+(V o) { V r = {x + o.x, y + o.y}; return r; }
+    V operator*(V o) { V r = {x * o.x, y * o.y}; return r; }
+    int operator[](int i) { return i == 0 ? x : y; }
+    bool operator==(V o) { return x == o.x && y == o.y; }
+    int operator()(int s) { return x * s + y; }
+    V operator-() { V r = {-x, -y}; return r; }
+};
+struct B { int a; int get() { return this.a * 2; } void set(int v) { this.a = v; } };
+struct D : B { int b; int sum() { return a + b + get(); } int get() { return 1000; } };
+template<typename T> T tmax(T a, T b) { return a > b ? a : b; }
+template<typename T> struct P2 { T x; T y; T sum() { return x + y; } };
+template<typename T> T add3(T a, T b, T c) { return a + b + c; }
+enum E1 { E1A, E1B = 5, E1C };
+enum class C { R0, G = 7, B2 };
+enum class U : uint { Big = 0xFFFFFFFF };
+enum class E16 : uint64_t { Z };
+namespace N { static const int k = 9; int f() { return 3; } namespace M { int g() { return f() * 2; } } }
+struct BF { uint lo : 4; uint mid : 8; uint hi : 20; };
+struct B2 { int s : 3; int t : 29; };
+""", setup=SETUP, inputs=INPUTS)
+
+SC_PRELUDE = "int bump(inout int x) { x++; return x; }\n"
+SC_BODY = ("int c = 0; bool r = (k0 != 0) && (bump(c) != 0); int d = 0; bool r2 = (k1 != 0) || (bump(d) != 0);"
+           " int e = 0; int t = k1 ? 5 : bump(e); R = c + d * 10 + e * 100 + t * 1000;")
+SC_2021 = SlotTable("ctl9_short_circuit_2021", "int", [case("inout_side_effects_skipped", SC_BODY, 5000, stmt=True)],
+                    prelude=SC_PRELUDE, setup=SETUP, inputs=INPUTS)
+# HLSL 2018 evaluates both operands of && and || and both arms of ?: (bump runs three times)
+SC_2018 = SlotTable("ctl9_short_circuit_2018", "int", [case("inout_side_effects_all_happen", SC_BODY, 5111,
+                                                            stmt=True)],
+                    prelude=SC_PRELUDE, setup=SETUP, inputs=INPUTS, hlsl_version=2018)
+
+test_ctl9_eval_order = table_test(ORDER)
+test_ctl9_control = table_test(CONTROL)
+test_ctl9_init = table_test(INIT)
+test_ctl9_hlsl2021 = table_test(HLSL2021)
+test_ctl9_short_circuit = table_test(SC_2021, SC_2018)
+
+
+def _errors(src: str, **kw) -> str:
+    res = compile_cs(src, **kw)
+    assert not res.ok, "compiled; DXC refuses it"
+    return diagnostics_text(res)
+
+
+def test_repeated_swizzle_component_is_not_an_lvalue():
+    """Assigning or incrementing a swizzle naming one component twice is refused at each use, as DXC does."""
+    src = "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(1,1,1)] void main() {\n" \
+          "    int2 v = int2(1, 2);\n    v.xx = int2(3, 4);\n    v.yy++;\n    Out[0] = v.x;\n}\n"
+    text = _errors(src)
+    assert "lang_test.hlsl:4:7: error: vector swizzle 'xx' has duplicate components" in text, text
+    assert "lang_test.hlsl:5:7: error: vector swizzle 'yy' has duplicate components" in text, text
