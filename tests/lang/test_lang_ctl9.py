@@ -274,3 +274,38 @@ def test_repeated_swizzle_component_is_not_an_lvalue():
     text = _errors(src)
     assert "lang_test.hlsl:4:7: error: vector swizzle 'xx' has duplicate components" in text, text
     assert "lang_test.hlsl:5:7: error: vector swizzle 'yy' has duplicate components" in text, text
+
+
+# `using` (DXC accepts it since 2022: a type alias, or a directive making a namespace's names visible)
+USING_PRELUDE = """
+namespace N {
+    static const int k = 9;
+    int f() { return 3; }
+    struct S { int a; };
+    namespace M { int g() { return f() * 2; } using Pair = int2; }
+    using Trio = int[3];
+}
+using I = int;
+using Vec = vector<int, 2>;
+int outer() { using namespace N::M; Pair p = int2(g(), 1); return p.x * 10 + p.y; }
+"""
+USING = SlotTable("ctl9_using", "int", [
+    case("alias_declarations", "I x = k4; Vec v = Vec(k1, k2); N::Trio t = {7, 8, 9}; using L = uint; L u = 5u;"
+         " R = x + v.y * 10 + t[k2] * 100 + (int)u * 1000;", 4 + 2 * 10 + 9 * 100 + 5 * 1000, stmt=True),
+    case("directive_in_block", "using namespace N; S s; s.a = k4; R = f() + s.a * 10 + k * 100;",
+         3 + 4 * 10 + 9 * 100, stmt=True),
+    case("directive_nested_namespace", "R = outer();", 61, stmt=True),
+    case("local_shadows_namespace_member", "using namespace N; int k = k5; R = k + N::k * 10;", 5 + 90, stmt=True),
+], prelude=USING_PRELUDE, setup=SETUP, inputs=INPUTS)
+test_ctl9_using = table_test(USING)
+
+
+@pytest.mark.parametrize("body, want", [
+    ("    { using namespace N; }\n    Out[0] = f();\n", "lang_test.hlsl:5:14: error: use of undeclared identifier 'f'"),
+    ("    using namespace Q;\n", "lang_test.hlsl:4:21: error: expected namespace name, 'Q' is not a namespace"),
+    ("    using N::f;\n", "lang_test.hlsl:4:12: error: expected '=' after the alias name"),
+], ids=["directive_ends_with_its_block", "unknown_namespace", "using_declaration"])
+def test_using_errors_are_located(body, want):
+    src = ("RWStructuredBuffer<int> Out : register(u0);\nnamespace N { int f() { return 3; } }\n"
+           "[numthreads(1,1,1)] void main() {\n" + body + "}\n")
+    assert want in _errors(src)

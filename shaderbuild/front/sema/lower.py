@@ -458,6 +458,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.declare(d.name, TypeSymbol(t), d.loc)
         elif isinstance(d, ast.EnumDecl):
             self.enum(d)
+        elif isinstance(d, ast.UsingDirective):
+            self.scope.used.append(d.prefix)
 
     def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
         """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC;

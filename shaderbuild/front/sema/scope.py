@@ -93,9 +93,13 @@ class Scope:
         # set on the global scope while code inside `namespace NS` (or struct S) is lowered: NS::name is
         # found for name, innermost namespace first, before a global name
         self.prefixes: tuple[str, ...] = ()
+        # `using namespace N;` directives of this scope ('N::'): N's names (declared globally as N::name) are
+        # found after every name declared in or around the scope
+        self.used: list[str] = []
 
     def lookup(self, name: str) -> Symbol | None:
         s: Scope | None = self
+        used: tuple[str, ...] = ()
         while s is not None:
             if s.prefixes:
                 for prefix in reversed(s.prefixes):
@@ -107,7 +111,18 @@ class Scope:
                 if isinstance(sym, ErrorSymbol):
                     raise ErrorReported()
                 return sym
+            if s.used:
+                used += tuple(reversed(s.used))
             s = s.parent
+        for prefix in used:         # (namespace members are declared in the global scope)
+            s = self
+            while s is not None:
+                sym = s.names.get(prefix + name)
+                if sym is not None:
+                    if isinstance(sym, ErrorSymbol):
+                        raise ErrorReported()
+                    return sym
+                s = s.parent
         return None
 
     def all_names(self) -> list[str]:
