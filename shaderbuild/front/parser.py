@@ -15,6 +15,9 @@ from . import ast
 from .attributes import check_attribute
 from .tokens import Token, TokKind
 
+# operators HLSL 2021 does not let a struct overload (DXC: "overloading 'operator=' is not allowed")
+_NOT_OVERLOADABLE = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "<<", ">>", "<<=", ">>=",
+                               "->", "++", "--"))
 _WORD_KINDS = (TokKind.PUNCT, TokKind.IDENT)    # the kinds Parser.at matches by text
 
 SCALAR_TYPE_NAMES = (
@@ -973,6 +976,8 @@ class Parser:
             fname = self.decl_name("a field name")
             if fname.text == "operator":
                 op = self.advance()
+                if op.kind is TokKind.PUNCT and op.text in _NOT_OVERLOADABLE:    # DXC: they would need references
+                    raise error(f"overloading 'operator{op.text}' is not allowed", op.loc)
                 if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "(", "!", "~"):
                     raise error("expected an operator after 'operator'", op.loc)
                 if op.text in ("[", "("):

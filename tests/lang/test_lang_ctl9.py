@@ -309,3 +309,12 @@ def test_using_errors_are_located(body, want):
     src = ("RWStructuredBuffer<int> Out : register(u0);\nnamespace N { int f() { return 3; } }\n"
            "[numthreads(1,1,1)] void main() {\n" + body + "}\n")
     assert want in _errors(src)
+
+
+@pytest.mark.parametrize("op", ["=", "+=", "<<=", "<<", ">>", "++", "--", "->"])
+def test_operators_needing_references_cannot_be_overloaded(op):
+    """HLSL 2021 refuses overloads of assignment, compound assignment, shifts, ++/-- and -> (DXC's list)."""
+    src = ("RWStructuredBuffer<int> Out : register(u0);\n"
+           f"struct S {{ int v; int operator{op}(S s) {{ return 7; }} }};\n"
+           "[numthreads(1,1,1)] void main() { S a; a.v = 1; Out[0] = a.v; }\n")
+    assert f"lang_test.hlsl:2:31: error: overloading 'operator{op}' is not allowed" in _errors(src)
