@@ -244,6 +244,22 @@ struct BF { uint lo : 4; uint mid : 8; uint hi : 20; };
 struct B2 { int s : 3; int t : 29; };
 """, setup=SETUP, inputs=INPUTS)
 
+# empty structs (stateless helpers): a zero-operand OpCompositeConstruct and a by-value parameter of an empty
+# struct each made lavapipe fail pipeline creation at -O0 (where calls are not inlined)
+EMPTY = SlotTable("ctl9_empty_struct", "int", [
+    case("constructed_local", "Tool t = Tool(); R = k3;", 3, stmt=True),
+    case("method_of_temporary", "R = Tool().twice(k4);", 8, stmt=True),
+    case("by_value_parameter", "Tool t; R = use(t, k5) + use(Tool(), k1) * 100;", 15 + 11 * 100, stmt=True),
+    case("array_parameter", "Tool ts[2]; R = count(ts);", 2, stmt=True),
+    case("argument_side_effects_kept", "g = 0; R = use(make(), k2) * 10 + g;", 12 * 10 + 1, stmt=True),
+], prelude="""
+struct Tool { int twice(int x) { return 2 * x; } };
+static int g;
+int use(Tool t, int x) { return t.twice(x) - x + 10; }
+int count(Tool ts[2]) { return 2; }
+Tool make() { g++; Tool t; return t; }
+""", setup=SETUP, inputs=INPUTS)
+
 SC_PRELUDE = "int bump(inout int x) { x++; return x; }\n"
 SC_BODY = ("int c = 0; bool r = (k0 != 0) && (bump(c) != 0); int d = 0; bool r2 = (k1 != 0) || (bump(d) != 0);"
            " int e = 0; int t = k1 ? 5 : bump(e); R = c + d * 10 + e * 100 + t * 1000;")
@@ -259,6 +275,7 @@ test_ctl9_control = table_test(CONTROL)
 test_ctl9_init = table_test(INIT)
 test_ctl9_hlsl2021 = table_test(HLSL2021)
 test_ctl9_short_circuit = table_test(SC_2021, SC_2018)
+test_ctl9_empty_struct = table_test(EMPTY)
 
 
 def _errors(src: str, **kw) -> str:
