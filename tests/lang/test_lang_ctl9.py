@@ -11,7 +11,7 @@ Python from the inputs the shader reads from a buffer, never by the compiler.
 from __future__ import annotations
 
 import pytest
-from lang_util import SlotTable, case, compile_cs, diagnostics_text, table_test, u32
+from lang_util import SlotTable, case, compile_cs, diagnostics_text, run_cs, table_test, u32
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.usefixtures("vk")]
 
@@ -260,6 +260,49 @@ int count(Tool ts[2]) { return 2; }
 Tool make() { g++; Tool t; return t; }
 """, setup=SETUP, inputs=INPUTS)
 
+MEMBERS = SlotTable("ctl9_members", "int", [
+    case("base_method_calls_base_version", "D2 d; d.a = k2; R = d.caller() * 1000 + d.get();", 20 * 1000 + 99,
+         stmt=True),
+    case("method_on_array_element_index_once", "Cell arr[3]; for (int i = 0; i < 3; i++) arr[i].v = i;"
+         " int j = k1; arr[j++].set(50); arr[2].bump(); R = arr[0].v + arr[1].v * 10 + arr[2].v * 1000 + j * 1000000;",
+         0 + 500 + 102 * 1000 + 2 * 1000000, stmt=True),
+    case("method_on_nested_member", "Holder o; o.inner.v = k3; o.inner.set(o.inner.v + 4); R = o.inner.v;", 7,
+         stmt=True),
+    case("static_data_members", "Cnt::count += k2; Cnt::count += 1; R = Cnt::count * 100 + Cnt::K;", 8 * 100 + 11,
+         stmt=True),
+    case("enum_class_switch_and_negative_enumerators", "Cl c = (Cl)k2; int r = 0;"
+         " switch (c) { case Cl::A: r = 1; break; case Cl::B: r = 2; break; case Cl::Cc: r = 3; break; }"
+         " En e = (En)(k1 - 3); R = r + (e + 10) * 10 + (int)(NegTwo - 1 + 10) * 1000;",
+         3 + 8 * 10 + 7 * 1000, stmt=True),
+    case("template_vector_deduction_and_value_parameter", "float2 m = tmax2(float2(k1, k5), float2(k4, k2));"
+         " R = (int)(m.x * 10 + m.y) + Arr<3>::n * 100 + Arr<4>().get() * 1000;", 45 + 300 + 40000, stmt=True),
+    case("ternary_of_structs", "Cell a = {1}; Cell b = {2}; Cell c = k1 ? a : b; Cell d = k0 ? a : b;"
+         " R = c.v * 10 + d.v;", 12, stmt=True),
+], prelude="""
+struct B2x { int a; int get() { return a; } int caller() { return get() * 10; } };
+struct D2 : B2x { int get() { return 99; } };
+struct Cell { int v; void set(int x) { v = x; } void bump() { v += 100; } };
+struct Holder { int pad; Cell inner; };
+struct Cnt { static int count; static const int K = 11; };
+int Cnt::count = 5;
+enum class Cl { A, B = 1, Cc };
+enum En { NegTwo = -2, Seven = 7 };
+template<typename T> T tmax2(T a, T b) { return max(a, b); }
+template<uint N> struct Arr { static const int n = N; int get() { return N * 10; } };
+""", setup=SETUP, inputs=INPUTS)
+
+MORE_CONTROL = SlotTable("ctl9_more_control", "int", [
+    case("comma_in_for_condition", "int i = 0; int s = 0; for (; s += 1, i < k3; i++) {} R = s * 10 + i;", 4 * 10 + 3,
+         stmt=True),
+    case("nested_switch_and_loop_breaks", "for (int i = 0; i < 4; i++) { switch (In[i]) { case 1: switch (In[i + 1])"
+         " { case 2: R += 100; break; default: R += 1000; } R += 10; break;"
+         " case 2: for (;;) { R += 5; if (R > 30) break; } break; default: R += 1; } }", 117, stmt=True),
+    case("dynamic_vector_element_compound", "int4 v = int4(1, 2, 3, 4); int i = k2; v[i] += 10; v[i - 1] *= v[i];"
+         " R = v.x + v.y * 10 + v.z * 100 + v.w * 1000;", 1 + 26 * 10 + 13 * 100 + 4 * 1000, stmt=True),
+    case("dynamic_matrix_element_compound", "int3x3 m = (int3x3)0; int i = k1; m[i][i + 1] += 7; m[i + 1][i]++;"
+         " R = m._23 * 10 + m._32;", 71, stmt=True),
+], setup=SETUP, inputs=INPUTS)
+
 SC_PRELUDE = "int bump(inout int x) { x++; return x; }\n"
 SC_BODY = ("int c = 0; bool r = (k0 != 0) && (bump(c) != 0); int d = 0; bool r2 = (k1 != 0) || (bump(d) != 0);"
            " int e = 0; int t = k1 ? 5 : bump(e); R = c + d * 10 + e * 100 + t * 1000;")
@@ -276,6 +319,8 @@ test_ctl9_init = table_test(INIT)
 test_ctl9_hlsl2021 = table_test(HLSL2021)
 test_ctl9_short_circuit = table_test(SC_2021, SC_2018)
 test_ctl9_empty_struct = table_test(EMPTY)
+test_ctl9_members = table_test(MEMBERS)
+test_ctl9_more_control = table_test(MORE_CONTROL)
 
 
 def _errors(src: str, **kw) -> str:
@@ -335,3 +380,33 @@ def test_operators_needing_references_cannot_be_overloaded(op):
            f"struct S {{ int v; int operator{op}(S s) {{ return 7; }} }};\n"
            "[numthreads(1,1,1)] void main() { S a; a.v = 1; Out[0] = a.v; }\n")
     assert f"lang_test.hlsl:2:31: error: overloading 'operator{op}' is not allowed" in _errors(src)
+
+
+BUFFER_SRC = """
+struct BF { uint lo : 4; uint mid : 8; uint hi : 20; };
+struct Cell { int v; void set(int x) { v = x; } };
+StructuredBuffer<BF> Src : register(t0);
+RWStructuredBuffer<BF> Dst : register(u1);
+RWStructuredBuffer<Cell> Cells : register(u2);
+RWStructuredBuffer<uint> Out : register(u3);
+[numthreads(1,1,1)] void main() {
+    BF b = Src[0];
+    Out[0] = b.lo; Out[1] = b.mid; Out[2] = b.hi;
+    Dst[0] = b;
+    BF w; w.lo = 0xF; w.mid = 0x12; w.hi = 0xABCDE;
+    Dst[1] = w;
+    Cells[0].set(Cells[0].v * 7);
+    Out[3] = Cells[0].v;
+}
+"""
+
+
+def test_bitfields_in_buffers_and_methods_on_buffer_elements():
+    """Bit-fields pack from the low bit of their 32-bit unit (as DXC lays them out); a method called on a
+    buffer element writes through to the buffer."""
+    word = 0x12345678
+    out = run_cs(BUFFER_SRC, {"Dst": ("uint", 2), "Cells": ("int", [6]), "Out": ("uint", 4)},
+                 {"Src": ("uint", [word])})
+    assert out["Out"] == [word & 0xF, (word >> 4) & 0xFF, word >> 12, 42]
+    assert out["Dst"] == [word, 0xF | 0x12 << 4 | 0xABCDE << 12]
+    assert out["Cells"] == [42]
