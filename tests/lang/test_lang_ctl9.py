@@ -410,3 +410,59 @@ def test_bitfields_in_buffers_and_methods_on_buffer_elements():
     assert out["Out"] == [word & 0xF, (word >> 4) & 0xFF, word >> 12, 42]
     assert out["Dst"] == [word, 0xF | 0x12 << 4 | 0xABCDE << 12]
     assert out["Cells"] == [42]
+
+
+DISCARD_PS = """
+void cut_left(float x) { if (x < 3.0) discard; }
+float keep_low(float y) { clip(4.0 - y); return y; }
+int nested(float2 p) { cut_left(p.x); return (int)keep_low(p.y); }
+float4 main(float4 pos : SV_Position) : SV_Target {
+    int row = nested(pos.xy);
+    return float4(row / 8.0, 0.5, 0, 1);
+}
+"""
+
+
+def test_discard_and_clip_in_helper_functions():
+    """`discard` and `clip` two calls deep end the pixel's invocation; the pixels they spare get the colour."""
+    import res_util as R
+
+    px = R.draw(R.FULLSCREEN_VS, DISCARD_PS, 8, 8)
+    for y in range(8):
+        for x in range(8):
+            cx, cy = x + 0.5, y + 0.5
+            killed = cx < 3.0 or 4.0 - cy < 0.0
+            want = (0, 0, 0, 0) if killed else (R.unorm8(int(cy) / 8.0), R.unorm8(0.5), 0, 255)
+            assert R.pixel(px, 8, x, y) == want, (x, y)
+
+
+GLOBALS_SRC = """
+const int CG = 5;
+int Plain;
+float4 V = float4(1, 2, 3, 4);
+static const int SC = 9;
+static int SV = SC * 2;
+RWStructuredBuffer<int> Out : register(u0);
+[numthreads(1,1,1)] void main() { SV += 1; Out[0] = CG; Out[1] = Plain; Out[2] = (int)V.w; Out[3] = SC + SV * 100; }
+"""
+
+
+def _f32_word(x: float) -> int:
+    import struct
+
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def test_non_static_globals_are_uniforms_and_static_ones_are_not():
+    """`const int CG = 5;` and plain globals live in $Globals (their initializers ignored with a warning, as
+    DXC ignores them); `static const` and `static` globals keep their initializers."""
+    words = [77, 88, 0, 0] + [_f32_word(x) for x in (1.5, 2.5, 3.5, 42.0)]
+    out = run_cs(GLOBALS_SRC, {"Out": ("int", 4)}, {"$Globals": ("uint", words)})
+    assert out["Out"] == [77, 88, 42, 9 + (9 * 2 + 1) * 100]
+
+
+@pytest.mark.parametrize("stmt, name", [("Plain = 3;", "Plain"), ("CG = 3;", "CG"), ("V.x = 1;", "V"),
+                                        ("Plain++;", "Plain")])
+def test_uniform_globals_are_read_only(stmt, name):
+    src = GLOBALS_SRC.replace("SV += 1;", stmt)
+    assert f"lang_test.hlsl:8:35: error: cannot assign to constant buffer member '{name}'" in _errors(src)
