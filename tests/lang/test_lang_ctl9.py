@@ -118,6 +118,12 @@ ORDER = SlotTable("ctl9_eval_order", "int", [
          " R = a[0] + a[1] * 1000 + i * 100000;", 101 + 2 * 1000 + 100000, stmt=True),
     case("callee_sees_global_before_return", "g = k1; int r = set50(g); R = r * 100 + g;", (1 + 50) * 100 + 50,
          stmt=True),
+    # operands left to right, as DXC (clang) evaluates them: the left one is read before the right one's call
+    case("left_operand_read_before_right_call", "g = k1; int r = g * 10 + next(); R = r * 100 + g;",
+         (1 * 10 + 2) * 100 + 2, stmt=True),
+    case("left_element_read_before_right_call", "g = k3; int r = (g == next()) ? 1 : 2; int s = g - next(); R = r * 100 + s;",
+         2 * 100 + (4 - 5), stmt=True),
+    case("call_arguments_left_to_right", "g = k1; R = pair(g, next());", 1 * 10 + 2, stmt=True),
     # seed 000 (Init(V, V) leaves V == 1): write-backs in reverse parameter order, the first one last
     case("out_same_variable_twice", "int x = k0; two(x, x); R = x;", 1, stmt=True),
 ], prelude="""
@@ -129,6 +135,7 @@ void bump_both(inout int x) { x += 1; g += 10; }
 void add100(inout int x) { x += 100; }
 int set50(int x) { g = 50; return x + g; }
 void two(out int a, out int b) { a = 1; b = 2; }
+int pair(int a, int b) { return a * 10 + b; }
 """, setup=SETUP, inputs=INPUTS)
 
 CONTROL = SlotTable("ctl9_control", "int", [
@@ -276,6 +283,25 @@ MEMBERS = SlotTable("ctl9_members", "int", [
          3 + 8 * 10 + 7 * 1000, stmt=True),
     case("template_vector_deduction_and_value_parameter", "float2 m = tmax2(float2(k1, k5), float2(k4, k2));"
          " R = (int)(m.x * 10 + m.y) + Arr<3>::n * 100 + Arr<4>().get() * 1000;", 45 + 300 + 40000, stmt=True),
+    case("overloaded_logical_operators_evaluate_both_sides", "g2 = 0; Lg a = {k1}; Lg b = {k0};"
+         " bool r1 = a && b; bool r2 = b || a; R = (int)r1 + (int)r2 * 10 + g2 * 100;", 0 + 10 + 2 * 100, stmt=True,
+         prelude="static int g2;\nstruct Lg { int v; bool operator&&(Lg o) { g2++; return v != 0 && o.v != 0; }\n"
+                 "    bool operator||(Lg o) { g2++; return v != 0 || o.v != 0; } };\n"),
+    case("operators_inherited_and_in_templates", "Dop a; a.v = k2; a.w = 9; Dop b; b.v = k3; b.w = 1; Bop c = a + b;"
+         " Pt<int> p = {k1, k2}; Pt<int> q = {10, 20}; Pt<int> t = p + q; R = c.v + t.x * 10 + t.y * 1000;",
+         5 + 11 * 10 + 22 * 1000, stmt=True,
+         prelude="struct Bop { int v; Bop operator+(Bop o) { Bop r = {v + o.v}; return r; } };\n"
+                 "struct Dop : Bop { int w; };\n"
+                 "template<typename T> struct Pt { T x; T y; Pt<T> operator+(Pt<T> o) { Pt<T> r = {x + o.x, y + o.y};"
+                 " return r; } };\n"),
+    case("bitfield_compound_assignments_wrap", "BFw b; b.lo = 15; b.mid = 250; b.hi = 0; b.lo++; b.mid += 10; b.hi -= 1;"
+         " BSw q; q.s = 3; q.s++; q.t = 0; R = b.lo + b.mid * 10 + (b.hi == 0xFFFFF ? 1000 : 0) + q.s * 10000;",
+         0 + 4 * 10 + 1000 - 4 * 10000, stmt=True,
+         prelude="struct BFw { uint lo : 4; uint mid : 8; uint hi : 20; };\nstruct BSw { int s : 3; int t : 29; };\n"),
+    case("method_returning_this_copy", "Chain s; s.v = k2; s.twice().twice(); R = s.v * 100 + s.inc3();", 4 * 100 + 7,
+         stmt=True,
+         prelude="struct Chain { int v; Chain twice() { v *= 2; return this; }\n"
+                 "    int inc3() { this.v++; inc(); inc(); return v; } void inc() { v++; } };\n"),
     case("ternary_of_structs", "Cell a = {1}; Cell b = {2}; Cell c = k1 ? a : b; Cell d = k0 ? a : b;"
          " R = c.v * 10 + d.v;", 12, stmt=True),
 ], prelude="""

@@ -73,6 +73,7 @@ class SemaBase:
         scatter_temps: dict[int, tuple[ir.Variable, Callable[[ir.Expr, SourceLoc | None], list[ir.Stmt]]]]
         bitfields: dict[str, dict]
         write_roots: dict[int, ir.Expr]
+        early_reads: dict[int, tuple[list[ir.Expr], dict[int, ir.Expr]]]
         one_vector_elements: dict[int, str]
         unset_vars: set[int]
         used_vars: set[int]

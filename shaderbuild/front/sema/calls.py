@@ -121,11 +121,34 @@ class CallLowering(SemaBase):
         """Each argument is lowered exactly once: places stay places (for out/inout), the rest become values."""
         values: list[ir.Expr] = []
         is_place: list[bool] = []
+        out, ends = self.out, []
         for a in args:
             p = self.is_place_expr(a)
             is_place.append(p)
             values.append(self.place(a, for_write=False) if p else self.rvalue(a))
+            ends.append(len(out))
+        if len(args) > 1 and ends[0] < len(out):
+            self.read_early(values, is_place, ends)
         return values, is_place
+
+    def read_early(self, values: list[ir.Expr], is_place: list[bool], ends: list[int]) -> None:
+        """A later argument emitted code (a call, ++): what an earlier one reads is read where it was written,
+        left to right as DXC evaluates `f(g, next())` (a place keeps itself for out/inout write-back)."""
+        early: dict[int, ir.Expr] = {}
+        for i in reversed(range(len(values) - 1)):      # (an insertion moves only the positions after it)
+            v = values[i]
+            if ends[i] == ends[-1] or not (ir.is_numeric(v.type) or isinstance(v.type, ir.Struct)):
+                continue
+            if not any(isinstance(x, (ir.Load, ir.VarRef)) for x in ir.walk_expr(v)):
+                continue
+            held = self.temp(v.type, "arg")
+            self.out.insert(ends[i], ir.Store(ir.VarRef(held), self.load(v) if is_place[i] else v))
+            if is_place[i]:
+                early[i] = self.load(ir.VarRef(held))
+            else:
+                values[i] = self.load(ir.VarRef(held))
+        if early:
+            self.early_reads[id(values)] = (values, early)
 
     def resolve_overload(self, name, overloads, args, values, loc) -> FuncInfo:
         viable: list[tuple[list[int], FuncInfo]] = []
@@ -260,6 +283,8 @@ class CallLowering(SemaBase):
 
     def emit_call(self, f: FuncInfo, args, values, is_place, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:
         self.record_call(f, loc)
+        entry = self.early_reads.pop(id(values), None)
+        early = entry[1] if entry is not None and entry[0] is values else {}
         call_args: list[ir.Expr] = []
         writebacks: list[tuple[ir.Expr, ir.Variable]] = []
         if this is not None:
@@ -286,7 +311,7 @@ class CallLowering(SemaBase):
                 raise error(f"the argument for parameter '{f.decl.params[i].name}' must be a {kind} (a copy of its "
                             f"block is passed), not a value of type '{v.type}'", a.loc)
             if d == "in":
-                value = self.load(v) if is_place[i] else v
+                value = early.get(i) or self.load(v) if is_place[i] else v
                 call_args.append(self.convert(value, pt, a.loc))
                 continue
             if not is_place[i]:
@@ -294,7 +319,7 @@ class CallLowering(SemaBase):
             self.check_writable(v, a)
             tmp = self.temp(pt)
             if d == "inout":
-                self.emit(ir.Store(ir.VarRef(tmp), self.convert(self.load(v), pt, a.loc)))
+                self.emit(ir.Store(ir.VarRef(tmp), self.convert(early.get(i) or self.load(v), pt, a.loc)))
             else:
                 # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
                 self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))

@@ -509,17 +509,24 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def rv_BinaryOp(self, e: ast.BinaryOp) -> ir.Expr:
         op = e.op
+        if self.is_struct_operand(e.lhs):       # (before &&/||: a struct may overload them, and then both sides
+            return self.operator_call(e)        # are evaluated, as for any call)
         if op in ("&&", "||"):
             return self.logical(e)
-        if self.is_struct_operand(e.lhs):
-            return self.operator_call(e)
         a = self.rvalue(e.lhs)
         if isinstance(a.type, ir.Struct) and "operator" + op in self.methods.get(a.type.name, {}):
             held = self.temp(a.type, "operand")      # a struct value such as `(x + y) * k`'s left side
             self.emit(ir.Store(ir.VarRef(held), a, e.loc))
             return self.user_call("operator" + op, self.methods[a.type.name]["operator" + op], [e.rhs], e.loc,
                                   this=ir.VarRef(held))
+        out, mark = self.out, len(self.out)
         b = self.rvalue(e.rhs)
+        if len(out) > mark and any(isinstance(x, ir.Load) for x in ir.walk_expr(a)):
+            # the right side emitted code (a call, ++, an assignment) that may change what `a` reads: `a` is
+            # read first, left to right as DXC evaluates `g + next()`
+            held = self.temp(a.type, "operand")
+            out.insert(mark, ir.Store(ir.VarRef(held), a, e.loc))
+            a = self.load(ir.VarRef(held))
         return self.binary(op, a, b, e.loc)
 
     def is_struct_operand(self, e: ast.Expr) -> bool:
