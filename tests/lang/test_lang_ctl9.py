@@ -124,6 +124,17 @@ ORDER = SlotTable("ctl9_eval_order", "int", [
     case("left_element_read_before_right_call", "g = k3; int r = (g == next()) ? 1 : 2; int s = g - next(); R = r * 100 + s;",
          2 * 100 + (4 - 5), stmt=True),
     case("call_arguments_left_to_right", "g = k1; R = pair(g, next());", 1 * 10 + 2, stmt=True),
+    case("constructor_operands_left_to_right", "g = k1; int3 v = int3(g, g, next()); R = v.x * 100 + v.y * 10 + v.z;",
+         112, stmt=True),
+    case("intrinsic_operands_left_to_right", "g = k1; int a = min(g, next()); g = k1; int b = max(g * 10, next() * 10 - 5);"
+         " R = a * 100 + b;", 1 * 100 + 15, stmt=True),
+    case("initializer_items_left_to_right", "g = k1; int a[2] = {g, next()}; Pair2 p = {g, {next(), g}};"
+         " R = a[0] * 1000 + a[1] * 100 + p.a * 10 + p.b.x + p.b.y * 10000;", 1000 + 200 + 20 + 3 + 30000,
+         stmt=True, prelude="struct Pair2 { int a; int2 b; };\n"),
+    case("method_arguments_left_to_right", "g = k1; Pairer t; R = t.pair(g, next());", 12, stmt=True,
+         prelude="struct Pairer { int pair(int a, int b) { return a * 10 + b; } };\n"),
+    case("inout_copy_in_before_later_argument", "g = k1; int r = bump_then(g, next()); R = r * 100 + g;",
+         (1 + 2) * 100 + 1 + 1, stmt=True, prelude="int bump_then(inout int x, int y) { int o = x + y; x++; return o; }\n"),
     # seed 000 (Init(V, V) leaves V == 1): write-backs in reverse parameter order, the first one last
     case("out_same_variable_twice", "int x = k0; two(x, x); R = x;", 1, stmt=True),
 ], prelude="""

@@ -88,11 +88,11 @@ class CallLowering(SemaBase):
         if not ir.is_numeric(t):
             if isinstance(t, ir.Struct) and len(args) == self.flat_count(t) or isinstance(t, ir.Struct):
                 comps: list[ir.Expr] = []
-                for a in args:
-                    comps.extend(self.components(self.rvalue(a), a.loc))
+                for a, v in zip(args, self.rvalues(args)):
+                    comps.extend(self.components(v, a.loc))
                 return self.build_from_components(comps, t, loc)
             raise error(f"cannot construct a value of type '{t}'", loc)
-        values = [self.rvalue(a) for a in args]
+        values = self.rvalues(args)
         comps = []
         for a, v in zip(args, values):
             if not ir.is_numeric(v.type):
@@ -149,6 +149,16 @@ class CallLowering(SemaBase):
                 values[i] = self.load(ir.VarRef(held))
         if early:
             self.early_reads[id(values)] = (values, early)
+
+    def rvalues(self, exprs: list[ast.Expr]) -> list[ir.Expr]:
+        """The values of `exprs` (constructor, intrinsic and initializer operands), read left to right."""
+        out, ends, values = self.out, [], []
+        for x in exprs:
+            values.append(self.rvalue(x))
+            ends.append(len(out))
+        if len(values) > 1 and ends[0] < len(out):
+            self.read_early(values, [False] * len(values), ends)
+        return values
 
     def resolve_overload(self, name, overloads, args, values, loc) -> FuncInfo:
         viable: list[tuple[list[int], FuncInfo]] = []
@@ -434,12 +444,20 @@ class CallLowering(SemaBase):
     def apply_sig(self, sig: IntrinsicSig, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         values: list[ir.Expr | None] = []
         places: dict[int, ir.Expr] = {}     # the `out` arguments, in argument order with the others
+        out, ends = self.out, []
         for i, (p, a) in enumerate(zip(sig.params, args)):
             if p == "O":
                 if not self.is_place_expr(a):
                     raise error(f"cannot bind non-lvalue argument to out parameter of '{sig.name}'", a.loc)
                 places[i] = self.place(a, for_write=True)
             values.append(None if p == "O" else self.rvalue(a))
+            ends.append(len(out))
+        if len(values) > 1 and ends[0] < len(out):      # read left to right (rvalues)
+            held = [(v, e) for v, e in zip(values, ends) if v is not None]
+            read = [v for v, _ in held]
+            self.read_early(read, [False] * len(read), [e for _, e in held])
+            it = iter(read)
+            values = [None if v is None else next(it) for v in values]
         # unify generic parameters
         generic = [v for p, v in zip(sig.params, values) if p in ("T", "V", "S")]
         shape_t: ir.Type | None = None
@@ -612,7 +630,7 @@ class CallLowering(SemaBase):
         if len(args) != count:
             raise error(f"no matching intrinsic for call to '{name}': expected {count} argument"
                         f"{'s' if count != 1 else ''}, have {len(args)}", loc)
-        vals = [self.rvalue(a) for a in args]
+        vals = self.rvalues(args)
         for a, v in zip(args, vals):
             if not ir.is_numeric(v.type):
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{name}'", a.loc)

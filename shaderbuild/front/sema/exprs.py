@@ -338,13 +338,15 @@ class ExprLowering(HeapLowering, SemaBase):
         return ir.Construct(ir.Array(t.elem, len(items)), items)
 
     def flatten_init(self, init: ast.InitList) -> list[ir.Expr]:
-        out: list[ir.Expr] = []
-        for item in init.items:
+        items: list[ast.Expr] = []
+        todo = list(reversed(init.items))
+        while todo:
+            item = todo.pop()
             if isinstance(item, ast.InitList):
-                out.extend(self.flatten_init(item))
+                todo.extend(reversed(item.items))
             else:
-                out.append(self.rvalue(item))
-        return out
+                items.append(item)
+        return self.rvalues(items)
 
     # ---------------------------------------------------------------- rvalues
     def rvalue(self, e: ast.Expr) -> ir.Expr:
