@@ -340,6 +340,44 @@ MORE_CONTROL = SlotTable("ctl9_more_control", "int", [
          " R = m._23 * 10 + m._32;", 71, stmt=True),
 ], setup=SETUP, inputs=INPUTS)
 
+def _continue_in_switch_in_do() -> int:
+    i = s = 0
+    while True:
+        i += 1
+        if i % 3 != 0:
+            s += i + 100
+        if not i < IN[7]:
+            break
+    return s
+
+
+MORE_INIT = SlotTable("ctl9_more_init", "int", [
+    case("unsized_array_from_initializer", "int a[] = {k1, 2, 3}; R = a[k2] + sizeof(a);", 3 + 12, stmt=True),
+    case("zero_cast_struct", "Mixed s = (Mixed)0; R = s.a + (int)s.b + s.c.y;", 0, stmt=True),
+    case("static_const_struct_table", "R = Tbl[k1].a * 10 + Tbl[k0].b;", 32, stmt=True),
+    case("struct_value_inside_initializer", "Two s = {k1, 2}; Wrap t = {s, 5}; R = t.s.a * 100 + t.s.b * 10 + t.c;", 125,
+         stmt=True),
+    case("struct_flattened_into_vector", "Two s = {k1, 2}; int3 v = {s, 7}; R = v.x * 100 + v.y * 10 + v.z;", 127,
+         stmt=True),
+    case("scalar_splat_initialisers", "float4 v = 2; int2x2 m = k3; R = (int)v.w * 10 + m._22;", 23, stmt=True),
+    case("negative_and_named_case_values", "int r = 0; int x = k3 - 6; switch (x) { case KNeg: r = 1; break;"
+         " case Seven2: r = 2; break; case -1: r = 3; break; } switch (k7) { case KNeg: r += 10; break;"
+         " case Seven2: r += 20; break; } R = r;", 21, stmt=True),
+    case("return_from_endless_loop", "R = until4(k1) * 100 + once(k1) * 10 + once(k2);", 5 * 100 + 10 * 10 + 3,
+         stmt=True),
+    case("continue_in_switch_in_do_while", "int i = 0; do { i++; switch (i % 3) { case 0: continue;"
+         " default: R += i; } R += 100; } while (i < k7);", _continue_in_switch_in_do(), stmt=True),
+], prelude="""
+struct Mixed { int a; float b; int2 c; };
+struct Two { int a; int b; };
+struct Wrap { Two s; int c; };
+static const Two Tbl[2] = {{1, 2}, {3, 4}};
+static const int KNeg = -3;
+enum E7 { Seven2 = 7 };
+int until4(int x) { while (true) { if (x > 3) return x; x += 2; } return -1; }
+int once(int x) { do { if (x == 1) return 10; x++; } while (false); return x; }
+""", setup=SETUP, inputs=INPUTS)
+
 SC_PRELUDE = "int bump(inout int x) { x++; return x; }\n"
 SC_BODY = ("int c = 0; bool r = (k0 != 0) && (bump(c) != 0); int d = 0; bool r2 = (k1 != 0) || (bump(d) != 0);"
            " int e = 0; int t = k1 ? 5 : bump(e); R = c + d * 10 + e * 100 + t * 1000;")
@@ -358,6 +396,7 @@ test_ctl9_short_circuit = table_test(SC_2021, SC_2018)
 test_ctl9_empty_struct = table_test(EMPTY)
 test_ctl9_members = table_test(MEMBERS)
 test_ctl9_more_control = table_test(MORE_CONTROL)
+test_ctl9_more_init = table_test(MORE_INIT)
 
 
 def _errors(src: str, **kw) -> str:
@@ -503,3 +542,13 @@ def test_non_static_globals_are_uniforms_and_static_ones_are_not():
 def test_uniform_globals_are_read_only(stmt, name):
     src = GLOBALS_SRC.replace("SV += 1;", stmt)
     assert f"lang_test.hlsl:8:35: error: cannot assign to constant buffer member '{name}'" in _errors(src)
+
+
+@pytest.mark.parametrize("body, want", [
+    ("int a[4] = {1, 2}; Out[0] = a[1];",
+     "lang_test.hlsl:3:12: error: too few elements in initializer for type 'int[4]' (expected 4, have 2)"),
+    ("switch (Out[1]) { case 1: break; case 1: break; }", "lang_test.hlsl:3:34: error: duplicate case value '1'"),
+], ids=["too_few_initializers", "duplicate_case"])
+def test_initializer_and_case_errors_are_located(body, want):
+    src = "RWStructuredBuffer<int> Out : register(u0);\n[numthreads(1,1,1)] void main() {\n" + body + "\n}\n"
+    assert want in _errors(src)
