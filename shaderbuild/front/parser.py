@@ -957,6 +957,10 @@ class Parser:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
             quals = self.qualifiers()
+            if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
+                self.hoisted.append(self.enum_decl())
+                self.expect(";", "after enum")
+                continue
             if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
                 inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
                 self.hoisted.append(inner)
@@ -1473,6 +1477,13 @@ class Parser:
                 return call
             self.advance()
             name = t.text
+            while self.at("::"):
+                self.advance()
+                name += "::" + self.ident().text
+            return ast.Name(t.loc, name)
+        if t.is_punct("::") and self.peek().kind is TokKind.IDENT:     # `::f()`: the global name
+            self.advance()
+            name = "::" + self.ident().text
             while self.at("::"):
                 self.advance()
                 name += "::" + self.ident().text

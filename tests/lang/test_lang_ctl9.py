@@ -378,6 +378,28 @@ int until4(int x) { while (true) { if (x > 3) return x; x += 2; } return -1; }
 int once(int x) { do { if (x == 1) return 10; x++; } while (false); return x; }
 """, setup=SETUP, inputs=INPUTS)
 
+SCOPES = SlotTable("ctl9_scopes", "int", [
+    case("global_qualifier_and_namespace_shadowing", "R = Ns::Inner::g() * 10 + Ns::h();", (3 * 100 + 2 * 10 + 1) * 10 + 2,
+         stmt=True),
+    case("enum_nested_in_struct", "Holds::Kind k = Holds::KB; Holds o; o.x = k2;"
+         " R = (int)k * 100 + o.scaled() + (int)Ns::Col::Blue * 1000;", 10 * 100 + 2 * 9 + 5 * 1000, stmt=True),
+    case("templates_defaults_statics_and_explicit_arguments", "Arr2<> a; Arr2<float, 5> b; int c1 = cnt(1);"
+         " int c2 = cnt(2); int c3 = cnt(1.0f); R = a.size() * 10 + b.size() + twice<int>(3.7) * 100"
+         " + (c1 * 100 + c2 * 10 + c3) * 1000;", 35 + 6 * 100 + 121 * 1000, stmt=True),
+], prelude="""
+int f() { return 1; }
+namespace Ns {
+    int f() { return 2; }
+    namespace Inner { int f() { return 3; } int g() { return f() * 100 + Ns::f() * 10 + ::f(); } }
+    int h() { return f(); }
+    enum class Col { Red = 4, Blue };
+}
+struct Holds { enum Kind { KA = 9, KB }; int x; int scaled() { return x * KA; } };
+template<typename T = int, int N = 3> struct Arr2 { T v[N]; int size() { return N; } };
+template<typename T> int cnt(T x) { static int c = 0; c++; return c; }
+template<typename T> T twice(T x) { return x * 2; }
+""", setup=SETUP, inputs=INPUTS)
+
 SC_PRELUDE = "int bump(inout int x) { x++; return x; }\n"
 SC_BODY = ("int c = 0; bool r = (k0 != 0) && (bump(c) != 0); int d = 0; bool r2 = (k1 != 0) || (bump(d) != 0);"
            " int e = 0; int t = k1 ? 5 : bump(e); R = c + d * 10 + e * 100 + t * 1000;")
@@ -397,6 +419,7 @@ test_ctl9_empty_struct = table_test(EMPTY)
 test_ctl9_members = table_test(MEMBERS)
 test_ctl9_more_control = table_test(MORE_CONTROL)
 test_ctl9_more_init = table_test(MORE_INIT)
+test_ctl9_scopes = table_test(SCOPES)
 
 
 def _errors(src: str, **kw) -> str:

@@ -98,6 +98,8 @@ class Scope:
         self.used: list[str] = []
 
     def lookup(self, name: str) -> Symbol | None:
+        if name[0] == ":":          # `::name`: the global one (the predefined scope is the global scope's parent)
+            return self.global_lookup(name[2:])
         s: Scope | None = self
         used: tuple[str, ...] = ()
         while s is not None:
@@ -123,6 +125,20 @@ class Scope:
                         raise ErrorReported()
                     return sym
                 s = s.parent
+        return None
+
+    def global_lookup(self, name: str) -> Symbol | None:
+        chain = [self]
+        parent = self.parent
+        while parent is not None:
+            chain.append(parent)
+            parent = parent.parent
+        for s in chain[-2:]:
+            sym = s.names.get(name)
+            if sym is not None:
+                if isinstance(sym, ErrorSymbol):
+                    raise ErrorReported()
+                return sym
         return None
 
     def all_names(self) -> list[str]:
