@@ -135,6 +135,11 @@ ORDER = SlotTable("ctl9_eval_order", "int", [
          prelude="struct Pairer { int pair(int a, int b) { return a * 10 + b; } };\n"),
     case("inout_copy_in_before_later_argument", "g = k1; int r = bump_then(g, next()); R = r * 100 + g;",
          (1 + 2) * 100 + 1 + 1, stmt=True, prelude="int bump_then(inout int x, int y) { int o = x + y; x++; return o; }\n"),
+    # an assignment evaluates its right side before its target's subscripts (clang's order)
+    case("assignment_value_before_target_subscript", "g = k1; int a[4] = {0, 0, 0, 0}; a[next()] = g * 10;"
+         " R = a[2] * 100 + g;", 10 * 100 + 2, stmt=True),
+    case("compound_value_before_target_subscript", "g = k0; int a[3] = {5, 6, 7}; a[g++] += readg() + 10;"
+         " R = a[0] * 100 + a[1] * 10 + g;", 15 * 100 + 6 * 10 + 1, stmt=True),
     # seed 000 (Init(V, V) leaves V == 1): write-backs in reverse parameter order, the first one last
     case("out_same_variable_twice", "int x = k0; two(x, x); R = x;", 1, stmt=True),
 ], prelude="""
@@ -147,6 +152,7 @@ void add100(inout int x) { x += 100; }
 int set50(int x) { g = 50; return x + g; }
 void two(out int a, out int b) { a = 1; b = 2; }
 int pair(int a, int b) { return a * 10 + b; }
+int readg() { return g; }
 """, setup=SETUP, inputs=INPUTS)
 
 CONTROL = SlotTable("ctl9_control", "int", [

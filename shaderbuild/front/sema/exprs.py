@@ -733,15 +733,22 @@ class ExprLowering(HeapLowering, SemaBase):
         return self.load(place)
 
     def assign(self, e: ast.Assign) -> ir.Expr:
+        if e.op == "=" and isinstance(e.value, ast.InitList):
+            raise error("an initializer list is only allowed in a declaration", e.value.loc)
+        # the right side first, then the target, as DXC (clang) emits an assignment: `a[next()] = g` stores
+        # the g read before next() runs
+        rhs = self.rvalue(e.value)
+        out, mark = self.out, len(self.out)
         place = self.place(e.target, for_write=True)
+        if len(out) > mark and any(isinstance(x, ir.Load) for x in ir.walk_expr(rhs)):
+            held = self.temp(rhs.type, "value")
+            out.insert(mark, ir.Store(ir.VarRef(held), rhs, e.loc))
+            rhs = self.load(ir.VarRef(held))
         if e.op == "=":
-            if isinstance(e.value, ast.InitList):
-                raise error("an initializer list is only allowed in a declaration", e.value.loc)
-            value = self.convert(self.rvalue(e.value), place.type, e.value.loc)
+            value = self.convert(rhs, place.type, e.value.loc)
         else:
             if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
                 raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
-            rhs = self.rvalue(e.value)
             if ir.is_numeric(rhs.type) and ir.is_numeric(place.type) \
                     and not shape_accepts(shape_of(place.type), shape_of(rhs.type)):
                 # DXC converts the right side to the left side's type first (`float3 v; v += float2x2` fails)
