@@ -229,8 +229,13 @@ class Block(Stmt):
     stmts: list[Stmt]
 
 
+class UsingDirective(Node):
+    """`using namespace N;`: names of N (prefix 'N::') found unqualified in the rest of the scope."""
+    prefix: str
+
+
 class DeclStmt(Stmt):
-    decls: list[VarDecl | StructDecl | TypedefDecl | EnumDecl]
+    decls: list[VarDecl | StructDecl | TypedefDecl | EnumDecl | UsingDirective]
 
 
 class ExprStmt(Stmt):

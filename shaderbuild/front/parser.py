@@ -15,6 +15,9 @@ from . import ast
 from .attributes import canonical_name, check_attribute
 from .tokens import Token, TokKind
 
+# operators HLSL 2021 does not let a struct overload (DXC: "overloading 'operator=' is not allowed")
+_NOT_OVERLOADABLE = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "<<", ">>", "<<=", ">>=",
+                               "->", "++", "--"))
 _WORD_KINDS = (TokKind.PUNCT, TokKind.IDENT)    # the kinds Parser.at matches by text
 
 SCALAR_TYPE_NAMES = (
@@ -129,6 +132,8 @@ class Parser:
         # enclosing namespaces and structs as name prefixes ('NS::', 'NS::S::'), innermost last: names declared
         # there are qualified with the innermost; unqualified type names are looked up innermost first
         self.ns: list[str] = []
+        self.namespaces: set[str] = set()   # every namespace declared so far ('N::', 'N::M::')
+        self.used: list[str] = []           # namespaces of `using namespace` directives in scope, innermost last
         self.warnings: list[Diagnostic] = []
         self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
@@ -188,6 +193,10 @@ class Parser:
         for prefix in reversed(self.ns):
             if prefix + name in known:
                 return prefix + name
+        if self.used and name not in known:
+            for prefix in reversed(self.used):
+                if prefix + name in known:
+                    return prefix + name
         return name
 
     def qualified(self, name: str) -> str:
@@ -357,6 +366,8 @@ class Parser:
                 return [d]
             if t.text == "namespace":
                 return self.namespace()
+            if t.text == "using":
+                return self.using()
             if t.text == "template":
                 return self.template_decl(attrs)
         return self.declaration(attrs, top_level=True)
@@ -368,6 +379,8 @@ class Parser:
         prefix = self.qualified(self.ident("a namespace name").text) + "::"
         lb = self.expect("{", "to begin the namespace body")
         self.ns.append(prefix)
+        self.namespaces.add(prefix)
+        used = len(self.used)
         out: list[ast.Node] = []
         try:
             while not self.at("}"):
@@ -385,8 +398,37 @@ class Parser:
                 out.extend(self.take_hoisted(new))
         finally:
             self.ns.pop()
+            del self.used[used:]
         self.advance()
         return out
+
+    def using(self) -> list[ast.Node]:
+        """`using Name = type[dims];` (a typedef) or `using namespace N::M;` (HLSL 2021; DXC accepts both)."""
+        kw = self.advance()
+        if self.accept("namespace"):
+            t = self.ident("a namespace name")
+            name = t.text
+            while self.accept("::"):
+                name += "::" + self.ident("a namespace name").text
+            self.expect(";", "after the using directive")
+            prefix = self.scoped(name + "::", self.namespaces)
+            if prefix not in self.namespaces:
+                raise error(f"expected namespace name, '{name}' is not a namespace", t.loc)
+            self.used.append(prefix)
+            return [ast.UsingDirective(kw.loc, prefix)]
+        t = self.decl_name("a type alias name")
+        if not self.at("="):
+            self.fail("expected '=' after the alias name (using-declarations of namespace members are not "
+                      "supported; use `using namespace` or the qualified name)")
+        self.advance()
+        quals = self.qualifiers()
+        ref = self.type_ref()
+        quals |= self.trailing_qualifiers()
+        name = self.qualified(t.text)
+        decl = ast.TypedefDecl(kw.loc, name, ref, self.dims(), frozenset(quals))
+        self.user_types.add(name)
+        self.expect(";", "after the alias declaration")
+        return [decl]
 
     def template_decl(self, attrs) -> list[ast.Node]:
         """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
@@ -915,6 +957,10 @@ class Parser:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
             quals = self.qualifiers()
+            if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
+                self.hoisted.append(self.enum_decl())
+                self.expect(";", "after enum")
+                continue
             if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
                 inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
                 self.hoisted.append(inner)
@@ -934,6 +980,8 @@ class Parser:
             fname = self.decl_name("a field name")
             if fname.text == "operator":
                 op = self.advance()
+                if op.kind is TokKind.PUNCT and op.text in _NOT_OVERLOADABLE:    # DXC: they would need references
+                    raise error(f"overloading 'operator{op.text}' is not allowed", op.loc)
                 if op.kind is not TokKind.PUNCT or op.text not in BINARY_PREC and op.text not in ("[", "(", "!", "~"):
                     raise error("expected an operator after 'operator'", op.loc)
                 if op.text in ("[", "("):
@@ -1036,6 +1084,7 @@ class Parser:
     def block(self) -> ast.Block:
         lb = self.expect("{")
         self.enter(lb.loc)
+        used = len(self.used)
         stmts: list[ast.Stmt] = []
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
@@ -1044,6 +1093,7 @@ class Parser:
             if st is not None:
                 stmts.append(st)
         self.advance()
+        del self.used[used:]      # a directive in a block ends with it
         self.leave()
         return ast.Block(lb.loc, stmts)
 
@@ -1064,7 +1114,7 @@ class Parser:
         if t.kind is not TokKind.IDENT:
             return False
         if (t.text in QUALIFIERS and not self.at_keyword_name()) or t.text in ("struct", "class", "typedef", "enum") \
-                or self.at_effect_object():
+                or self.at_effect_object() or (t.text == "using" and self.peek().kind is TokKind.IDENT):
             return True
         if not self.is_type_name(t.text):
             if self.peek().is_punct("::"):      # NS::S x, NS::Inner::T<...> x
@@ -1180,6 +1230,8 @@ class Parser:
         if self.at("typedef"):
             tds = self.typedef()
             return ast.DeclStmt(loc, self.take_hoisted([*tds]))  # type: ignore[arg-type]  # hoisted: structs
+        if self.at("using"):
+            return ast.DeclStmt(loc, self.using())  # type: ignore[arg-type]  # an alias or a directive
         if self.at("enum"):
             d = self.enum_decl()
             self.expect(";")
@@ -1428,6 +1480,13 @@ class Parser:
                 return call
             self.advance()
             name = t.text
+            while self.at("::"):
+                self.advance()
+                name += "::" + self.ident().text
+            return ast.Name(t.loc, name)
+        if t.is_punct("::") and self.peek().kind is TokKind.IDENT:     # `::f()`: the global name
+            self.advance()
+            name = "::" + self.ident().text
             while self.at("::"):
                 self.advance()
                 name += "::" + self.ident().text

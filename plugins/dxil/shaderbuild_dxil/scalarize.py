@@ -131,7 +131,7 @@ def leaf_layout(t: ir.Type) -> LeafLayout:
             raise error(f"runtime-sized array '{t}' cannot be a local variable")
         e = leaf_layout(t.elem)
         mult = tuple(m * t.size for m in e.mult)
-        if max(mult) > MAX_LEAF_ELEMENTS:
+        if mult and max(mult) > MAX_LEAF_ELEMENTS:      # (an array of empty structs has no leaves)
             raise error(f"array '{t}' is too large for the DXIL backend ({max(mult)} elements, "
                         f"limit {MAX_LEAF_ELEMENTS})")
         return LeafLayout(e.leaves, mult)

@@ -54,7 +54,7 @@ from shaderbuild.ir.types import (
 from shaderbuild.records import DataRecord, Record
 
 from .builder import ModuleBuilder, enum
-from .emit_types import TypeLowering, has_layout_difference, matrix_shape
+from .emit_types import TypeLowering, has_layout_difference, holds_no_data, matrix_shape
 from .grammar import OPCODES
 from .resources import Kind, ResourceLowering, ResourceVar, image_format, texel_scalar
 
@@ -476,6 +476,8 @@ class ExprEmitter:
             if shape == "scalar" or (shape == "vector" and t.rows == 1):
                 return parts[0][1]      # the single row is the whole value
             return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
+        if not parts:       # an empty struct: lavapipe (Mesa 25) fails a pipeline with a zero-operand construct
+            return self.T.null(t)
         return self.op("OpCompositeConstruct", self.tid(t), *(v for _, v in parts))
 
     def flatten(self, t: Type, v: int) -> list[int]:
@@ -517,6 +519,10 @@ class ExprEmitter:
         args = []
         copy_back: list[tuple[object, int, Type]] = []
         for p, a in zip(f.params, e.args):
+            if p.direction == "in" and holds_no_data(p.var.type):
+                self.expr(a)                        # (for its side effects) the callee takes a pointer
+                args.append(self.temp_var(p.var.type))
+                continue
             if p.direction == "in":
                 args.append(self.expr(a))
                 continue

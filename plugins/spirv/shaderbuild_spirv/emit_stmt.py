@@ -31,6 +31,7 @@ from shaderbuild.ir.types import VOID, Type
 
 from .builder import enum, inst
 from .emit_expr import Ctx, ExprEmitter, VarSlot
+from .emit_types import holds_no_data
 from .ssa import SsaBuilder, construct_stores, promotable
 
 TYPE_CHECKING = False
@@ -72,9 +73,12 @@ class FunctionEmitter(ExprEmitter):
         b = self.b
         ret = T.tid(f.return_type)
         ptypes = []
+        by_pointer = {p.var for p in f.params if p.direction == "in" and holds_no_data(p.var.type)}
+        if by_pointer:
+            self.ssa_vars = self.ssa_vars - by_pointer
         for p in f.params:
             vt = T.tid(p.var.type)
-            ptypes.append(vt if p.direction == "in" else T.ptr("Function", vt))
+            ptypes.append(vt if p.direction == "in" and p.var not in by_pointer else T.ptr("Function", vt))
         fid = self.ctx.func_ids[f]
         head = inst("OpFunction", [ret, fid, enum("FunctionControl", "None"), T.func_type(ret, ptypes)])
         b.name(fid, f.name)
@@ -86,7 +90,9 @@ class FunctionEmitter(ExprEmitter):
         for p, pt in zip(f.params, ptypes):
             pid = b.new_id()
             head += inst("OpFunctionParameter", [pt, pid])
-            if ssa is not None and p.var in self.ssa_vars:
+            if p.var in by_pointer:
+                self.locals_slots[p.var] = VarSlot(pid, "Function")
+            elif ssa is not None and p.var in self.ssa_vars:
                 ssa.write(p.var, entry, pid)
             elif p.direction == "in":
                 vid = self.declare(p.var)

@@ -72,6 +72,14 @@ def has_layout_difference(t: Type) -> bool:
     return isinstance(t, (Array, Struct))
 
 
+def holds_no_data(t: Type) -> bool:
+    """An empty struct (or an array of them): a by-value parameter of such a type makes lavapipe (Mesa 25)
+    fail pipeline creation, so the function takes a pointer to it instead (emit_stmt, emit_expr.e_call)."""
+    if isinstance(t, Array):
+        return holds_no_data(t.elem)
+    return isinstance(t, Struct) and all(holds_no_data(f.type) for f in t.fields)
+
+
 class TypeLowering:
     """Interns SPIR-V types and constants for IR types."""
 

@@ -118,11 +118,11 @@ class CallLowering(SemaBase):
         if not ir.is_numeric(t):
             if isinstance(t, ir.Struct) and len(args) == self.flat_count(t) or isinstance(t, ir.Struct):
                 comps: list[ir.Expr] = []
-                for a in args:
-                    comps.extend(self.components(self.rvalue(a), a.loc))
+                for a, v in zip(args, self.rvalues(args)):
+                    comps.extend(self.components(v, a.loc))
                 return self.build_from_components(comps, t, loc)
             raise error(f"cannot construct a value of type '{t}'", loc)
-        values = [self.rvalue(a) for a in args]
+        values = self.rvalues(args)
         comps = []
         for a, v in zip(args, values):
             if not ir.is_numeric(v.type):
@@ -151,11 +151,44 @@ class CallLowering(SemaBase):
         """Each argument is lowered exactly once: places stay places (for out/inout), the rest become values."""
         values: list[ir.Expr] = []
         is_place: list[bool] = []
+        out, ends = self.out, []
         for a in args:
             p = self.is_place_expr(a)
             is_place.append(p)
             values.append(self.place(a, for_write=False) if p else self.rvalue(a))
+            ends.append(len(out))
+        if len(args) > 1 and ends[0] < len(out):
+            self.read_early(values, is_place, ends)
         return values, is_place
+
+    def read_early(self, values: list[ir.Expr], is_place: list[bool], ends: list[int]) -> None:
+        """A later argument emitted code (a call, ++): what an earlier one reads is read where it was written,
+        left to right as DXC evaluates `f(g, next())` (a place keeps itself for out/inout write-back)."""
+        early: dict[int, ir.Expr] = {}
+        for i in reversed(range(len(values) - 1)):      # (an insertion moves only the positions after it)
+            v = values[i]
+            if ends[i] == ends[-1] or not (ir.is_numeric(v.type) or isinstance(v.type, ir.Struct)):
+                continue
+            if not any(isinstance(x, (ir.Load, ir.VarRef)) for x in ir.walk_expr(v)):
+                continue
+            held = self.temp(v.type, "arg")
+            self.out.insert(ends[i], ir.Store(ir.VarRef(held), self.load(v) if is_place[i] else v))
+            if is_place[i]:
+                early[i] = self.load(ir.VarRef(held))
+            else:
+                values[i] = self.load(ir.VarRef(held))
+        if early:
+            self.early_reads[id(values)] = (values, early)
+
+    def rvalues(self, exprs: list[ast.Expr]) -> list[ir.Expr]:
+        """The values of `exprs` (constructor, intrinsic and initializer operands), read left to right."""
+        out, ends, values = self.out, [], []
+        for x in exprs:
+            values.append(self.rvalue(x))
+            ends.append(len(out))
+        if len(values) > 1 and ends[0] < len(out):
+            self.read_early(values, [False] * len(values), ends)
+        return values
 
     def resolve_overload(self, name, overloads, args, values, loc, exact_only: bool = False) -> FuncInfo:
         """The overload whose summed conversion flags are least (DXC's ScoreCast); exact_only: only one that
@@ -299,6 +332,8 @@ class CallLowering(SemaBase):
 
     def emit_call(self, f: FuncInfo, args, values, is_place, loc: SourceLoc, this: ir.Expr | None) -> ir.Expr:
         self.record_call(f, loc)
+        entry = self.early_reads.pop(id(values), None)
+        early = entry[1] if entry is not None and entry[0] is values else {}
         call_args: list[ir.Expr] = []
         writebacks: list[tuple[ir.Expr, ir.Variable]] = []
         if this is not None:
@@ -325,7 +360,7 @@ class CallLowering(SemaBase):
                 raise error(f"the argument for parameter '{f.decl.params[i].name}' must be a {kind} (a copy of its "
                             f"block is passed), not a value of type '{v.type}'", a.loc)
             if d == "in":
-                value = self.load(v) if is_place[i] else v
+                value = early.get(i) or self.load(v) if is_place[i] else v
                 call_args.append(self.convert(value, pt, a.loc))
                 continue
             if not is_place[i]:
@@ -333,7 +368,7 @@ class CallLowering(SemaBase):
             self.check_writable(v, a)
             tmp = self.temp(pt)
             if d == "inout":
-                self.emit(ir.Store(ir.VarRef(tmp), self.convert(self.load(v), pt, a.loc)))
+                self.emit(ir.Store(ir.VarRef(tmp), self.convert(early.get(i) or self.load(v), pt, a.loc)))
             else:
                 # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
                 self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))
@@ -452,12 +487,20 @@ class CallLowering(SemaBase):
     def apply_sig(self, sig: IntrinsicSig, args: list[ast.Expr], loc: SourceLoc) -> ir.Expr:
         values: list[ir.Expr | None] = []
         places: dict[int, ir.Expr] = {}     # the `out` arguments, in argument order with the others
+        out, ends = self.out, []
         for i, (p, a) in enumerate(zip(sig.params, args)):
             if p == "O":
                 if not self.is_place_expr(a):
                     raise error(f"cannot bind non-lvalue argument to out parameter of '{sig.name}'", a.loc)
                 places[i] = self.place(a, for_write=True)
             values.append(None if p == "O" else self.rvalue(a))
+            ends.append(len(out))
+        if len(values) > 1 and ends[0] < len(out):      # read left to right (rvalues)
+            held = [(v, e) for v, e in zip(values, ends) if v is not None]
+            read = [v for v, _ in held]
+            self.read_early(read, [False] * len(read), [e for _, e in held])
+            it = iter(read)
+            values = [None if v is None else next(it) for v in values]
         # unify generic parameters
         generic = [v for p, v in zip(sig.params, values) if p in ("T", "V", "S")]
         shape_t: ir.Type | None = None
@@ -636,7 +679,7 @@ class CallLowering(SemaBase):
         if len(args) != count:
             raise error(f"no matching intrinsic for call to '{name}': expected {count} argument"
                         f"{'s' if count != 1 else ''}, have {len(args)}", loc)
-        vals = [self.rvalue(a) for a in args]
+        vals = self.rvalues(args)
         for a, v in zip(args, vals):
             if not ir.is_numeric(v.type):
                 raise error(f"invalid argument of type '{v.type}' to intrinsic '{name}'", a.loc)

@@ -348,13 +348,15 @@ class ExprLowering(HeapLowering, SemaBase):
         return ir.Construct(ir.Array(t.elem, len(items)), items)
 
     def flatten_init(self, init: ast.InitList) -> list[ir.Expr]:
-        out: list[ir.Expr] = []
-        for item in init.items:
+        items: list[ast.Expr] = []
+        todo = list(reversed(init.items))
+        while todo:
+            item = todo.pop()
             if isinstance(item, ast.InitList):
-                out.extend(self.flatten_init(item))
+                todo.extend(reversed(item.items))
             else:
-                out.append(self.rvalue(item))
-        return out
+                items.append(item)
+        return self.rvalues(items)
 
     # ---------------------------------------------------------------- rvalues
     def rvalue(self, e: ast.Expr) -> ir.Expr:
@@ -531,17 +533,24 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def rv_BinaryOp(self, e: ast.BinaryOp) -> ir.Expr:
         op = e.op
+        if self.is_struct_operand(e.lhs):       # (before &&/||: a struct may overload them, and then both sides
+            return self.operator_call(e)        # are evaluated, as for any call)
         if op in ("&&", "||"):
             return self.logical(e)
-        if self.is_struct_operand(e.lhs):
-            return self.operator_call(e)
         a = self.rvalue(e.lhs)
         if isinstance(a.type, ir.Struct) and "operator" + op in self.methods.get(a.type.name, {}):
             held = self.temp(a.type, "operand")      # a struct value such as `(x + y) * k`'s left side
             self.emit(ir.Store(ir.VarRef(held), a, e.loc))
             return self.user_call("operator" + op, self.methods[a.type.name]["operator" + op], [e.rhs], e.loc,
                                   this=ir.VarRef(held))
+        out, mark = self.out, len(self.out)
         b = self.rvalue(e.rhs)
+        if len(out) > mark and any(isinstance(x, ir.Load) for x in ir.walk_expr(a)):
+            # the right side emitted code (a call, ++, an assignment) that may change what `a` reads: `a` is
+            # read first, left to right as DXC evaluates `g + next()`
+            held = self.temp(a.type, "operand")
+            out.insert(mark, ir.Store(ir.VarRef(held), a, e.loc))
+            a = self.load(ir.VarRef(held))
         return self.binary(op, a, b, e.loc)
 
     def is_struct_operand(self, e: ast.Expr) -> bool:
@@ -768,15 +777,22 @@ class ExprLowering(HeapLowering, SemaBase):
         return self.load(place)
 
     def assign(self, e: ast.Assign) -> ir.Expr:
+        if e.op == "=" and isinstance(e.value, ast.InitList):
+            raise error("an initializer list is only allowed in a declaration", e.value.loc)
+        # the right side first, then the target, as DXC (clang) emits an assignment: `a[next()] = g` stores
+        # the g read before next() runs
+        rhs = self.rvalue(e.value)
+        out, mark = self.out, len(self.out)
         place = self.place(e.target, for_write=True)
+        if len(out) > mark and any(isinstance(x, ir.Load) for x in ir.walk_expr(rhs)):
+            held = self.temp(rhs.type, "value")
+            out.insert(mark, ir.Store(ir.VarRef(held), rhs, e.loc))
+            rhs = self.load(ir.VarRef(held))
         if e.op == "=":
-            if isinstance(e.value, ast.InitList):
-                raise error("an initializer list is only allowed in a declaration", e.value.loc)
-            value = self.convert(self.rvalue(e.value), place.type, e.value.loc)
+            value = self.convert(rhs, place.type, e.value.loc)
         else:
             if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
                 raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
-            rhs = self.rvalue(e.value)
             if ir.is_numeric(rhs.type) and ir.is_numeric(place.type) \
                     and not shape_accepts(shape_of(place.type), shape_of(rhs.type)):
                 # DXC converts the right side to the left side's type first (`float3 v; v += float2x2` fails)

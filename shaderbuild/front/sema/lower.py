@@ -164,6 +164,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.scatter_temps: dict[int, tuple[ir.Variable, WriteBack]] = {}
         self.bitfields: dict[str, dict[str, Bitfield]] = {}     # struct name -> bit-field name -> where it lives
         self.write_roots: dict[int, ir.Expr] = {}   # id of a temp standing for a bit-field -> its unit (for out checks)
+        # id of a call's argument list -> (the list, {index: the value a place argument had before a later
+        # argument's code ran}): calls.lower_args reads arguments left to right, emit_call copies them in
+        self.early_reads: dict[int, tuple[list[ir.Expr], dict[int, ir.Expr]]] = {}
         # non-constant static initialisers run, in declaration order, at the start of the entry wrapper
         self.static_init = ir.Function("static.init", [], ir.VOID)
         self.spec_constants: list[ir.SpecConst] = []
@@ -470,6 +473,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.declare(d.name, TypeSymbol(t), d.loc)
         elif isinstance(d, ast.EnumDecl):
             self.enum(d)
+        elif isinstance(d, ast.UsingDirective):
+            self.scope.used.append(d.prefix)
 
     def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
         """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC;

@@ -103,9 +103,15 @@ class Scope:
         # set on the global scope while code inside `namespace NS` (or struct S) is lowered: NS::name is
         # found for name, innermost namespace first, before a global name
         self.prefixes: tuple[str, ...] = ()
+        # `using namespace N;` directives of this scope ('N::'): N's names (declared globally as N::name) are
+        # found after every name declared in or around the scope
+        self.used: list[str] = []
 
     def lookup(self, name: str) -> Symbol | None:
+        if name[0] == ":":          # `::name`: the global one (the predefined scope is the global scope's parent)
+            return self.global_lookup(name[2:])
         s: Scope | None = self
+        used: tuple[str, ...] = ()
         while s is not None:
             if s.prefixes:
                 for prefix in reversed(s.prefixes):
@@ -117,7 +123,32 @@ class Scope:
                 if isinstance(sym, ErrorSymbol):
                     raise ErrorReported()
                 return sym
+            if s.used:
+                used += tuple(reversed(s.used))
             s = s.parent
+        for prefix in used:         # (namespace members are declared in the global scope)
+            s = self
+            while s is not None:
+                sym = s.names.get(prefix + name)
+                if sym is not None:
+                    if isinstance(sym, ErrorSymbol):
+                        raise ErrorReported()
+                    return sym
+                s = s.parent
+        return None
+
+    def global_lookup(self, name: str) -> Symbol | None:
+        chain = [self]
+        parent = self.parent
+        while parent is not None:
+            chain.append(parent)
+            parent = parent.parent
+        for s in chain[-2:]:
+            sym = s.names.get(name)
+            if sym is not None:
+                if isinstance(sym, ErrorSymbol):
+                    raise ErrorReported()
+                return sym
         return None
 
     def all_names(self) -> list[str]:
