@@ -121,6 +121,12 @@ class Parser:
             for (start, state), nxt in zip(pack_matrix, [*[i for i, _ in pack_matrix[1:]], len(tokens)]):
                 self.pack[start:nxt] = [state] * (nxt - start)
         self.user_types: set[str] = set()
+        # C++ name hiding: a variable, parameter or member named like a type hides the type in expressions
+        # from its declaration to the end of its scope (`ConstantBuffer<S> S;` then `S.x`); `struct S` still
+        # names it. One dict per open scope, innermost last (True: hidden, False: a type declared again there)
+        self.hiding: list[dict[str, bool]] = [{}]
+        self.ever_hidden: set[str] = set()      # (a fast test: most programs hide nothing)
+        self.typedef_names: set[str] = set()    # (a hidden typedef has no tag to name it by)
         self.template_funcs: set[str] = set()
         self.depth = 0
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
@@ -187,6 +193,32 @@ class Parser:
     def is_type_name(self, name: str) -> bool:
         return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
                 or name in ("unsigned", "signed"))
+
+    def hidden(self, name: str) -> bool:
+        """`name` is a type hidden by a variable of that name in an enclosing scope."""
+        if name not in self.ever_hidden:
+            return False
+        return next((scope[name] for scope in reversed(self.hiding) if name in scope), False)
+
+    def names_value(self, name: str) -> None:
+        """A variable named `name` is declared in the current scope: it hides a type of that name."""
+        if self.scoped(name, self.user_types) in self.user_types:
+            self.hiding[-1][name] = True
+            self.ever_hidden.add(name)
+
+    def names_type(self, name: str) -> None:
+        """A type named `name` is declared in the current scope: it is visible again there."""
+        if name in self.ever_hidden:
+            self.hiding[-1][name] = False
+
+    def declared_type(self) -> ast.TypeRef:
+        """The type of a declaration: a type name a variable hides needs its tag (C++)."""
+        t = self.tok
+        if t.kind is TokKind.IDENT and self.hidden(t.text):
+            raise error(f"must use 'struct' tag to refer to type '{t.text}' in this scope"
+                        if t.text not in self.typedef_names else
+                        f"'{t.text}' names a variable here, which hides the type of that name", t.loc)
+        return self.type_ref()
 
     def scoped(self, name: str, known: set[str]) -> str:
         """`name` qualified with the innermost enclosing namespace that declares it (else `name`)."""
@@ -506,7 +538,7 @@ class Parser:
             self.warn("effect object" + _EFFECTS, t.loc)
             type_ref = ast.TypeRef(t.loc, t.text)
         else:
-            type_ref = self.type_ref()
+            type_ref = self.declared_type()
         quals |= self.trailing_qualifiers()
         name_tok = self.decl_name("a name for the declaration")
         owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
@@ -775,6 +807,7 @@ class Parser:
         `field`: a struct member, which may be a bit-field (`uint lo : 4`)."""
         d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs,
                         namespaces=tuple(self.ns) if self.depth == 0 else ())
+        self.names_value(name_tok.text)     # (before its initializer, as in C++)
         if field and self.at(":") and self.peek().kind is TokKind.INT:
             self.advance()
             d.bitfield = self.conditional()
@@ -889,6 +922,13 @@ class Parser:
     def function(self, ret: ast.TypeRef, name_tok: Token, attrs, quals) -> ast.FuncDecl:
         self.expect("(")
         params: list[ast.VarDecl] = []
+        self.hiding.append({})      # the parameters' scope, which the body's block is inside
+        try:
+            return self.function_rest(ret, name_tok, attrs, quals, params)
+        finally:
+            self.hiding.pop()
+
+    def function_rest(self, ret: ast.TypeRef, name_tok: Token, attrs, quals, params: list[ast.VarDecl]) -> ast.FuncDecl:
         if not self.at(")") and not (self.at("void") and self.peek().is_punct(")")):
             while True:
                 p_attrs = self.attributes()
@@ -897,7 +937,7 @@ class Parser:
                         and self.peek().kind is TokKind.IDENT:
                     p_quals.add(self.advance().text)
                     p_quals |= self.qualifiers()
-                p_type = self.type_ref()
+                p_type = self.declared_type()
                 p_quals |= self.trailing_qualifiers()
                 if self.tok.kind is TokKind.IDENT:
                     p_name = self.decl_name("a parameter name")
@@ -906,6 +946,7 @@ class Parser:
                     if not (self.at(",") or self.at(")") or self.at("[") or self.at(":") or self.at("=")):
                         self.fail("expected a parameter name")
                 p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
+                self.names_value(p_name.text)
                 self.semantics(p)
                 self.maybe_annotations()
                 if self.accept("="):
@@ -931,6 +972,7 @@ class Parser:
         name_tok = self.ident("a struct name") if self.tok.kind is TokKind.IDENT else None
         name = self.qualified(name_tok.text) if name_tok else f"anon.{kw.loc.line}.{kw.loc.col}"
         self.user_types.add(name)
+        self.names_type(name)
         templated = self.template_head
         spec_args = self.specialisation_args()
         base = None
@@ -942,10 +984,12 @@ class Parser:
         if templated:
             self.template_structs.setdefault(name, []).append(sd)
         self.ns.append(name + "::")
+        self.hiding.append({})      # members hide types in the methods that follow them
         try:
             self.struct_body(sd, templated)
         finally:
             self.ns.pop()
+            self.hiding.pop()
         self.expect("}")
         return sd
 
@@ -1054,6 +1098,8 @@ class Parser:
             name = self.qualified(self.ident("a typedef name").text)
             out.append(ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals)))
             self.user_types.add(name)
+            self.typedef_names.add(name)
+            self.names_type(name)
             self.maybe_annotations()
             if not self.accept(","):
                 break
@@ -1086,12 +1132,16 @@ class Parser:
         self.enter(lb.loc)
         used = len(self.used)
         stmts: list[ast.Stmt] = []
-        while not self.at("}"):
-            if self.tok.kind is TokKind.EOF:
-                raise error("expected '}' to close the block opened here", lb.loc)
-            st = self.item(self.statement)
-            if st is not None:
-                stmts.append(st)
+        self.hiding.append({})
+        try:
+            while not self.at("}"):
+                if self.tok.kind is TokKind.EOF:
+                    raise error("expected '}' to close the block opened here", lb.loc)
+                st = self.item(self.statement)
+                if st is not None:
+                    stmts.append(st)
+        finally:
+            self.hiding.pop()
         self.advance()
         del self.used[used:]      # a directive in a block ends with it
         self.leave()
@@ -1332,7 +1382,8 @@ class Parser:
             self.leave()
             return ast.UnaryOp(t.loc, t.text, operand)
         if t.is_punct("(") and self.peek().kind is TokKind.IDENT \
-                and (self.is_type_name(self.peek().text) or self.peek().text == "struct") and not self.peek(2).is_punct("("):
+                and (self.is_type_name(self.peek().text) and not self.hidden(self.peek().text)
+                     or self.peek().text == "struct") and not self.peek(2).is_punct("("):
             # C-style cast: (type[dims]) expr
             self.advance()
             type_ref = self.type_ref()
@@ -1445,8 +1496,8 @@ class Parser:
                 self.expect("(")
                 operand: ast.TypeRef | ast.Expr
                 dims: list[ast.Expr | None] = []
-                if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) or self.at_struct_specifier()) \
-                        and not self.peek().is_punct("("):
+                if self.tok.kind is TokKind.IDENT and (self.is_type_name(self.tok.text) and not self.hidden(self.tok.text)
+                                                       or self.at_struct_specifier()) and not self.peek().is_punct("("):
                     operand = self.type_ref()
                     dims = self.dims()          # sizeof(S[2])
                 else:
@@ -1468,7 +1519,7 @@ class Parser:
             if template != t.text and not self.peek().is_punct("::"):
                 self.advance()              # a function template of an enclosing namespace, called by deduction
                 return ast.Name(t.loc, template)
-            if self.is_type_name(t.text) and not self.peek().is_punct("::"):
+            if self.is_type_name(t.text) and not self.peek().is_punct("::") and not self.hidden(t.text):
                 type_ref = self.type_ref()
                 if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
                     return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)

@@ -538,9 +538,9 @@ class CallLowering(SemaBase):
         kind_key = {"float": "f", "int": "i", "uint": "u", "bool": "b"}[scalar.kind]
         if kind_key not in kinds:
             fallback = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
-            if kind_key == "b" and "i" in kinds:
+            if kind_key == "b" and "i" in kinds and "f" not in kinds:
                 scalar = ir.INT
-            elif kind_key in "iub" and "f" in kinds:
+            elif kind_key in "iub" and "f" in kinds:    # DXC: a kind not allowed takes the list's first (float)
                 scalar = ir.FLOAT
             elif kind_key == "i" and "u" in kinds:
                 scalar = ir.Scalar("uint", scalar.width)      # same width: countbits(int64_t) is 64-bit

@@ -245,6 +245,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def declare(self, name: str, sym, loc: SourceLoc) -> None:
         prev = self.scope.names.get(name)
+        if isinstance(prev, TypeSymbol) and not isinstance(sym, TypeSymbol | None):
+            prev = None     # a variable named like a type hides it (C++); types resolve through self.types
         if prev is not None:
             prev_loc = self.decl_locs.get(id(prev))
             notes = [Diagnostic("note", "previous definition is here", prev_loc)] if prev_loc else []
