@@ -408,6 +408,62 @@ def test_a_switch_to_one_block_becomes_a_branch_and_its_phi_keeps_one_incoming()
     assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(5, entry)]
 
 
+def test_a_switch_whose_targets_forward_to_one_block_becomes_a_branch():
+    """entry: switch undef, d [0 -> a, 3 -> a, 4 -> b]; a: br b; b: br d; d: br head (head has a phi, so the
+    forwarding stops at d); the switch becomes `br d` and a, b become unreachable (shapes program 182)."""
+    f, (head, entry, a, b, d, out) = function("head", "entry", "a", "b", "d", "out")
+    bld = IRBuilder(head)
+    bld.phi(i32, [(ConstInt(i32, 0), d)])
+    bld.br(entry)
+    bld.position_at_end(entry)
+    bld.switch(Undef(i32), d, [(ConstInt(i32, 0), a), (ConstInt(i32, 3), a), (ConstInt(i32, 4), b)])
+    for bb, to in ((a, b), (b, d), (d, head)):
+        bld.position_at_end(bb)
+        bld.br(to)
+    bld.position_at_end(out)
+    bld.ret()
+    assert fold_trivial_switches(f)
+    term = entry.instructions[-1]
+    assert term.op == "br" and term.attrs["targets"] == (d,)
+    remove_unreachable_blocks(f)
+    assert a not in f.blocks and b not in f.blocks
+
+
+def test_a_switch_forwarding_to_a_block_with_phis_keeps_its_cases():
+    """a and b forward to join, which has a phi naming them: the switch stays (no case enters its default)."""
+    f, (entry, a, b, c, join) = function("entry", "a", "b", "c", "join")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), c, [(ConstInt(i32, 1), a), (ConstInt(i32, 2), b)])
+    for bb in (a, b, c):
+        bld.position_at_end(bb)
+        bld.br(join)
+    bld.position_at_end(join)
+    bld.phi(i32, [(ConstInt(i32, 1), a), (ConstInt(i32, 2), b), (ConstInt(i32, 3), c)])
+    bld.ret()
+    assert not fold_trivial_switches(f)
+    assert entry.instructions[-1].op == "switch" and len(entry.instructions[-1].attrs["cases"]) == 2
+
+
+def test_the_cases_of_a_switch_into_its_default_go_and_its_phi_keeps_one_incoming():
+    """`case 5: default:` sharing a body: switch undef, b [1 -> a, 5 -> b, 6 -> b]; the cases 5 and 6 go (as
+    LLVM's ConstantFoldTerminator drops them), b's phi had an incoming per edge from entry and keeps one."""
+    f, (entry, a, b, join) = function("entry", "a", "b", "join")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), b, [(ConstInt(i32, 1), a), (ConstInt(i32, 5), b), (ConstInt(i32, 6), b)])
+    bld.position_at_end(a)
+    bld.br(b)
+    bld.position_at_end(b)
+    phi = bld.phi(i32, [(ConstInt(i32, 7), entry), (ConstInt(i32, 8), a), (ConstInt(i32, 7), entry),
+                        (ConstInt(i32, 7), entry)])
+    bld.br(join)
+    bld.position_at_end(join)
+    bld.ret()
+    assert fold_trivial_switches(f)
+    term = entry.instructions[-1]
+    assert term.op == "switch" and [(v.value, t) for v, t in term.attrs["cases"]] == [(1, a)]
+    assert sorted((v.value, bb.name) for v, bb in phi.attrs["incoming"]) == [(7, "entry"), (8, "a")]
+
+
 def test_a_switch_with_two_targets_on_a_run_time_value_stays():
     f, blocks, phi = _switch_into_phis(Undef(i32))
     assert not fold_trivial_switches(f)

@@ -200,7 +200,10 @@ def fold_trivial_switches(f: Function) -> bool:
     simplifycfg leaves DXC's: dxil-spirv wrote such a switch (all its cases empty, on a selector the front end
     folded to -1) as an OpSwitch without an OpSelectionMerge, which spirv-val rejects (shapes program 32 of
     tag hunt8x).  The phis of the blocks it no longer enters drop those incomings, and of the block it takes
-    keep one.  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
+    keep one.  A switch whose every target is, or leads through blocks holding only a `br` to, one block without
+    phis goes too, as simplifycfg folds the empty blocks first: dxil-spirv left the merge of such a switch in a
+    loop (cases sharing a label and falling through, all empty) without a terminator (shapes program 182 of tag
+    campaign).  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
     changed = False
     for bb in f.blocks:
         insts = bb.instructions
@@ -214,7 +217,13 @@ def fold_trivial_switches(f: Function) -> bool:
         elif all(b is default for _v, b in cases):
             taken = default
         else:
-            continue
+            ends = {_through_forwarding_blocks(b) for b in (default, *(b for _v, b in cases))}
+            if len(ends) != 1:
+                changed = _drop_cases_to_default(bb, term) or changed
+                continue
+            taken = ends.pop()
+            if taken is bb or _has_phis(taken):
+                continue
         for target in {default, *(b for _v, b in cases)}:
             for inst in target.instructions:             # phis lead their blocks
                 if inst.op != "phi":
@@ -227,6 +236,38 @@ def fold_trivial_switches(f: Function) -> bool:
         insts[-1] = br
         changed = True
     return changed
+
+
+def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
+    """Drop the cases of a switch that enter its default block, as LLVM's ConstantFoldTerminator does (`case 5:
+    default:` sharing a body); the phis of the default block keep one incoming from `bb`.  dxil-spirv wrote a case
+    falling through into such a shared body where the OpSwitch's target list did not let it (spirv-val: 'Case
+    construct ... does not immediately precede it'; shapes programs 468 and 595 of tag hunt8x)."""
+    default, cases = term.attrs["default"], term.attrs["cases"]
+    kept_cases = [(v, b) for v, b in cases if b is not default]
+    if len(kept_cases) == len(cases) or not kept_cases:
+        return False
+    term.attrs["cases"] = kept_cases
+    for inst in default.instructions:
+        if inst.op != "phi":
+            break
+        incoming = inst.attrs["incoming"]
+        first = next(x for x in incoming if x[1] is bb)
+        inst.attrs["incoming"] = [x for x in incoming if x[1] is not bb] + [first]
+    return True
+
+
+def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
+    """The block reached from `bb` through blocks that hold only an unconditional `br`, stopping before a block
+    with phis (its incomings name the blocks passed through)."""
+    seen = set()
+    while bb not in seen:
+        insts = bb.instructions
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or _has_phis(insts[0].attrs["targets"][0]):
+            break
+        seen.add(bb)
+        bb = insts[0].attrs["targets"][0]
+    return bb
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:
