@@ -239,12 +239,16 @@ def fold_trivial_switches(f: Function) -> bool:
 
 
 def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
-    """Drop the cases of a switch that enter its default block, as LLVM's ConstantFoldTerminator does (`case 5:
-    default:` sharing a body); the phis of the default block keep one incoming from `bb`.  dxil-spirv wrote a case
-    falling through into such a shared body where the OpSwitch's target list did not let it (spirv-val: 'Case
-    construct ... does not immediately precede it'; shapes programs 468 and 595 of tag hunt8x)."""
+    """Drop the cases of a switch that enter its default block, directly or through blocks holding only a `br`,
+    as LLVM's ConstantFoldTerminator does once simplifycfg has folded the empty blocks (`case 5: default:`
+    sharing a body, empty cases falling through into the code after the switch); the phis of the default block
+    keep one incoming from `bb`.  dxil-spirv wrote a case falling through into such a shared body where the
+    OpSwitch's target list did not let it (spirv-val: 'Case construct ... does not immediately precede it';
+    shapes programs 468 and 595 of tag hunt8x), and left a merge block without a terminator (506 of tag
+    campaign)."""
     default, cases = term.attrs["default"], term.attrs["cases"]
-    kept_cases = [(v, b) for v, b in cases if b is not default]
+    end = _through_forwarding_blocks(default)
+    kept_cases = [(v, b) for v, b in cases if b is not default and _through_forwarding_blocks(b) is not end]
     if len(kept_cases) == len(cases) or not kept_cases:
         return False
     term.attrs["cases"] = kept_cases

@@ -22,7 +22,7 @@ from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase, Undo
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
-from .exprs import scatter
+from .exprs import scalar_value, scatter
 from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
@@ -104,7 +104,10 @@ class CallLowering(SemaBase):
         if len(comps) != need:
             raise error(f"{'too few' if len(comps) < need else 'too many'} elements in vector initialization "
                         f"(expected {need} elements, have {len(comps)})", loc)
-        return self.build_from_components(comps, t, loc)
+        built = self.build_from_components(comps, t, loc)
+        if isinstance(built, ir.Const) and self.is_literal(built):
+            return ir.Const(built.type, scalar_value(built.type, built.value))    # `int(-1)` is typed, as a cast is
+        return built
 
     # ------------------------------------------------------------ user calls
     def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
