@@ -22,7 +22,7 @@ from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase, Undo
 from .conversions import common_scalar, conversion_cost, shape_of, with_scalar
-from .exprs import scalar_value, scatter
+from .exprs import scatter
 from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, VarSymbol
 from .typeresolve import unsized_value_array as _unsized_value_array
@@ -106,7 +106,7 @@ class CallLowering(SemaBase):
                         f"(expected {need} elements, have {len(comps)})", loc)
         built = self.build_from_components(comps, t, loc)
         if isinstance(built, ir.Const) and self.is_literal(built):
-            return ir.Const(built.type, scalar_value(built.type, built.value))    # `int(-1)` is typed, as a cast is
+            return ir.Const(built.type, built.value)    # `int(-1)` is typed, as a cast is
         return built
 
     # ------------------------------------------------------------ user calls

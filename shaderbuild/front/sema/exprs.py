@@ -142,7 +142,7 @@ class ExprLowering(HeapLowering, SemaBase):
             if isinstance(x, ir.Const) and isinstance(to, ir.Scalar) and to.is_float and self.is_literal(x):
                 return ir.Const(to, scalar_value(to, x.value))   # a literal used as a float: inf if out of range
             if explicit and isinstance(x, ir.Const) and self.is_literal(x):
-                return ir.Const(to, scalar_value(to, x.value))   # `(int)-1` is typed: no longer adopts the other side's type
+                return ir.Const(to, x.value)     # `(int)-1` is typed: it no longer adopts the other side's type
             return x
         if isinstance(to, ir.Array) and isinstance(src, ir.Array):
             if to.size is not None and src.size is None:
