@@ -562,12 +562,17 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 
+DEAD_CODE_IN_A_CASE_FALLEN_INTO = EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP.replace(
+    "case 4: {}", "case 4: { int2 v = int2(f, (int)tid.x) ^ 3; }")
+
+
 def _empty_cases_model(t: int) -> list[int]:
     return [t + 3]
 
 
 SWITCH_SHAPES = {"fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT, _fallthrough_model),
-                 "empty_cases_falling_through": (EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP, _empty_cases_model)}
+                 "empty_cases_falling_through": (EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP, _empty_cases_model),
+                 "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, _empty_cases_model)}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
@@ -581,7 +586,8 @@ def test_switch_shapes_dxil_spirv_took_badly(shape: str, backend: str) -> None:
     case into the default block.  `empty_cases_falling_through` (shapes program 182 of tag campaign): a switch in
     a loop whose empty cases share a label and fall through into the latch; dxil-spirv left the switch's merge
     block without a terminator ('A block must end with a branch instruction').  The switch is now a branch, as
-    simplifycfg folds its empty blocks."""
+    simplifycfg folds its empty blocks; `dead_code_in_a_case_fallen_into` (the same program reduced again) holds
+    unused side-effect-free code in a case, which the switch's fold ran before DCE (and -O0 keeps) saw."""
     src, model = SWITCH_SHAPES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":

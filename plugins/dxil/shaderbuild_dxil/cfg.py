@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from shaderbuild.lightstd import itemgetter
 
+from .dce import _removable
 from .llvm.types import i1, void
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Value
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "give_endless_loops_an_exit"]
@@ -200,11 +201,12 @@ def fold_trivial_switches(f: Function) -> bool:
     simplifycfg leaves DXC's: dxil-spirv wrote such a switch (all its cases empty, on a selector the front end
     folded to -1) as an OpSwitch without an OpSelectionMerge, which spirv-val rejects (shapes program 32 of
     tag hunt8x).  The phis of the blocks it no longer enters drop those incomings, and of the block it takes
-    keep one.  A switch whose every target is, or leads through blocks holding only a `br` to, one block without
-    phis goes too, as simplifycfg folds the empty blocks first: dxil-spirv left the merge of such a switch in a
+    keep one.  A switch whose every target is, or leads through blocks doing nothing but branch to, one block
+    without phis goes too, as simplifycfg folds the empty blocks first: dxil-spirv left the merge of such a switch in a
     loop (cases sharing a label and falling through, all empty) without a terminator (shapes program 182 of tag
     campaign).  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
     changed = False
+    outside: set[Value] | None = None        # the values used outside their block, once a switch needs them
     for bb in f.blocks:
         insts = bb.instructions
         term = insts[-1] if insts else None
@@ -217,9 +219,11 @@ def fold_trivial_switches(f: Function) -> bool:
         elif all(b is default for _v, b in cases):
             taken = default
         else:
-            ends = {_through_forwarding_blocks(b) for b in (default, *(b for _v, b in cases))}
+            if outside is None:
+                outside = _values_used_outside_their_block(f)
+            ends = {_through_forwarding_blocks(b, outside) for b in (default, *(b for _v, b in cases))}
             if len(ends) != 1:
-                changed = _drop_cases_to_default(bb, term) or changed
+                changed = _drop_cases_to_default(bb, term, outside) or changed
                 continue
             taken = ends.pop()
             if taken is bb or _has_phis(taken):
@@ -238,7 +242,7 @@ def fold_trivial_switches(f: Function) -> bool:
     return changed
 
 
-def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
+def _drop_cases_to_default(bb: BasicBlock, term: Instruction, kept: set[Value]) -> bool:
     """Drop the cases of a switch that enter its default block, directly or through blocks holding only a `br`,
     as LLVM's ConstantFoldTerminator does once simplifycfg has folded the empty blocks (`case 5: default:`
     sharing a body, empty cases falling through into the code after the switch); the phis of the default block
@@ -247,8 +251,8 @@ def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
     shapes programs 468 and 595 of tag hunt8x), and left a merge block without a terminator (506 of tag
     campaign)."""
     default, cases = term.attrs["default"], term.attrs["cases"]
-    end = _through_forwarding_blocks(default)
-    kept_cases = [(v, b) for v, b in cases if b is not default and _through_forwarding_blocks(b) is not end]
+    end = _through_forwarding_blocks(default, kept)
+    kept_cases = [(v, b) for v, b in cases if b is not default and _through_forwarding_blocks(b, kept) is not end]
     if len(kept_cases) == len(cases) or not kept_cases:
         return False
     term.attrs["cases"] = kept_cases
@@ -261,17 +265,30 @@ def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
     return True
 
 
-def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
-    """The block reached from `bb` through blocks that hold only an unconditional `br`, stopping before a block
-    with phis (its incomings name the blocks passed through)."""
+def _through_forwarding_blocks(bb: BasicBlock, kept: set[Value]) -> BasicBlock:
+    """The block reached from `bb` through blocks that do nothing but branch (an unconditional `br`, after only
+    side-effect-free instructions no other block uses, which DCE would drop: -O0 does not run it), stopping
+    before a block with phis (its incomings name the blocks passed through)."""
     seen = set()
     while bb not in seen:
         insts = bb.instructions
-        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or _has_phis(insts[0].attrs["targets"][0]):
+        term = insts[-1] if insts else None
+        if term is None or term.op != "br" or term.operands or _has_phis(term.attrs["targets"][0]) \
+                or not all(i.op != "phi" and i not in kept and _removable(i) for i in insts[:-1]):
             break
         seen.add(bb)
-        bb = insts[0].attrs["targets"][0]
+        bb = term.attrs["targets"][0]
     return bb
+
+
+def _values_used_outside_their_block(f: Function) -> set[Value]:
+    owner = {i: bb for bb in f.blocks for i in bb.instructions}
+    used: set[Value] = set()
+    for bb in f.blocks:
+        for inst in bb.instructions:
+            ops = [v for v, _b in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
+            used.update(v for v in ops if v in owner and owner[v] is not bb)
+    return used
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:
