@@ -450,6 +450,28 @@ def test_a_case_block_with_only_dead_pure_code_forwards(used_after):
     assert entry.instructions[-1].op == ("switch" if used_after else "br")
 
 
+@pytest.mark.parametrize("same", [True, False])
+def test_a_case_into_the_default_block_with_the_same_phi_values_goes(same):
+    """entry: switch undef, m [1 -> a, 4 -> c]; a: br m; c: br m; m: phi [0, entry] [5, a] [0 or 9, c]; br out.
+    Case 4 reaches m as the default does and, when m's phi takes the same value from c as from entry, it goes
+    and the phi drops c's incoming once c is unreachable (182 of tag campaign: a `continue` flag's phi)."""
+    f, (entry, a, c, m, out) = function("entry", "a", "c", "m", "out")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), m, [(ConstInt(i32, 1), a), (ConstInt(i32, 4), c)])
+    for bb in (a, c):
+        bld.position_at_end(bb)
+        bld.br(m)
+    bld.position_at_end(m)
+    phi = bld.phi(i32, [(ConstInt(i32, 0), entry), (ConstInt(i32, 5), a), (ConstInt(i32, 0 if same else 9), c)])
+    bld.br(out)
+    bld.position_at_end(out)
+    bld.ret()
+    assert fold_trivial_switches(f) is same
+    assert [v.value for v, _b in entry.instructions[-1].attrs["cases"]] == ([1] if same else [1, 4])
+    remove_unreachable_blocks(f)
+    assert (c in f.blocks) is not same and len(phi.attrs["incoming"]) == (2 if same else 3)
+
+
 def test_a_switch_forwarding_to_a_block_with_phis_keeps_its_cases():
     """a and b forward to join, which has a phi naming them: the switch stays (no case enters its default)."""
     f, (entry, a, b, c, join) = function("entry", "a", "b", "c", "join")

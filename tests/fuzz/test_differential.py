@@ -566,13 +566,37 @@ DEAD_CODE_IN_A_CASE_FALLEN_INTO = EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP.replace(
     "case 4: {}", "case 4: { int2 v = int2(f, (int)tid.x) ^ 3; }")
 
 
+CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    int v = 0;
+    for (;;) {
+        f++;
+        v += f * (int)tid.x;
+        if (f > 5) break;
+        switch ((int)tid.x) {
+        case 0:
+        case 3: {
+            if (f == 2) continue;
+        }
+        case 4: {}
+        }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
 def _empty_cases_model(t: int) -> list[int]:
     return [t + 3]
 
 
 SWITCH_SHAPES = {"fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT, _fallthrough_model),
                  "empty_cases_falling_through": (EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP, _empty_cases_model),
-                 "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, _empty_cases_model)}
+                 "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, _empty_cases_model),
+                 "continue_in_a_case_beside_an_empty_one": (CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE,
+                                                            lambda t: [21 * t])}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
@@ -587,7 +611,10 @@ def test_switch_shapes_dxil_spirv_took_badly(shape: str, backend: str) -> None:
     a loop whose empty cases share a label and fall through into the latch; dxil-spirv left the switch's merge
     block without a terminator ('A block must end with a branch instruction').  The switch is now a branch, as
     simplifycfg folds its empty blocks; `dead_code_in_a_case_fallen_into` (the same program reduced again) holds
-    unused side-effect-free code in a case, which the switch's fold ran before DCE (and -O0 keeps) saw."""
+    unused side-effect-free code in a case, which the switch's fold ran before DCE (and -O0 keeps) saw;
+    `continue_in_a_case_beside_an_empty_one` (182 reduced with that fixed): the empty `case 4` reaches the loop's
+    latch through the switch's merge, whose phi (did a `continue` leave?) takes the same value from it as from the
+    default edge, so the case goes."""
     src, model = SWITCH_SHAPES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":

@@ -7,7 +7,7 @@ them but the DXIL validator wants a tidy, reducible CFG.
 
 from __future__ import annotations
 
-from shaderbuild.lightstd import itemgetter
+from shaderbuild.lightstd import Counter, itemgetter
 
 from .dce import _removable
 from .llvm.types import i1, void
@@ -242,26 +242,66 @@ def fold_trivial_switches(f: Function) -> bool:
     return changed
 
 
-def _drop_cases_to_default(bb: BasicBlock, term: Instruction, kept: set[Value]) -> bool:
-    """Drop the cases of a switch that enter its default block, directly or through blocks holding only a `br`,
-    as LLVM's ConstantFoldTerminator does once simplifycfg has folded the empty blocks (`case 5: default:`
-    sharing a body, empty cases falling through into the code after the switch); the phis of the default block
-    keep one incoming from `bb`.  dxil-spirv wrote a case falling through into such a shared body where the
+def _drop_cases_to_default(bb: BasicBlock, term: Instruction, outside: set[Value]) -> bool:
+    """Drop the cases of a switch that enter the block its default enters, directly or through blocks doing nothing
+    but branch, with the same values for that block's phis, as LLVM's ConstantFoldTerminator does once
+    simplifycfg has folded the empty blocks (`case 5: default:` sharing a body, empty cases falling through into
+    the code after the switch).  dxil-spirv wrote a case falling through into such a shared body where the
     OpSwitch's target list did not let it (spirv-val: 'Case construct ... does not immediately precede it';
-    shapes programs 468 and 595 of tag hunt8x), and left a merge block without a terminator (506 of tag
+    shapes programs 468 and 595 of tag hunt8x), and left a merge block without a terminator (506 and 182 of tag
     campaign)."""
     default, cases = term.attrs["default"], term.attrs["cases"]
-    end = _through_forwarding_blocks(default, kept)
-    kept_cases = [(v, b) for v, b in cases if b is not default and _through_forwarding_blocks(b, kept) is not end]
+    end, via = _entry_into(default, outside)
+    kept_cases = []
+    for v, b in cases:
+        if b is default:
+            continue
+        end_c, via_c = _entry_into(b, outside)
+        if end_c is not end or not _same_phi_values(end, via_c or bb, via or bb):
+            kept_cases.append((v, b))
     if len(kept_cases) == len(cases) or not kept_cases:
         return False
     term.attrs["cases"] = kept_cases
-    for inst in default.instructions:
-        if inst.op != "phi":
+    edges = Counter(successors(bb))
+    for target in {*(b for _v, b in cases)}:
+        n = edges[target]
+        for inst in target.instructions:
+            if inst.op != "phi":
+                break
+            ins = inst.attrs["incoming"]
+            from_bb = [x for x in ins if x[1] is bb][:n]
+            inst.attrs["incoming"] = [x for x in ins if x[1] is not bb] + from_bb
+    return True
+
+
+def _entry_into(bb: BasicBlock, outside: set[Value]) -> tuple[BasicBlock, BasicBlock | None]:
+    """(the block `bb` leads to through blocks doing nothing but branch, into a block with phis at the latest;
+    the last block passed through, or None when that is `bb` itself)."""
+    seen: set[BasicBlock] = set()
+    via = None
+    while bb not in seen and not (via is not None and _has_phis(bb)):
+        insts = bb.instructions
+        term = insts[-1] if insts else None
+        if term is None or term.op != "br" or term.operands \
+                or not all(i.op != "phi" and i not in outside and _removable(i) for i in insts[:-1]):
             break
-        incoming = inst.attrs["incoming"]
-        first = next(x for x in incoming if x[1] is bb)
-        inst.attrs["incoming"] = [x for x in incoming if x[1] is not bb] + [first]
+        seen.add(bb)
+        via, bb = bb, term.attrs["targets"][0]
+    return bb, via
+
+
+def _same_phi_values(bb: BasicBlock, p: BasicBlock, q: BasicBlock) -> bool:
+    """Whether every phi of `bb` takes the same value from `p` as from `q`."""
+    if p is q:
+        return True
+    for inst in bb.instructions:
+        if inst.op != "phi":
+            return True
+        a = next(v for v, b in inst.attrs["incoming"] if b is p)
+        c = next(v for v, b in inst.attrs["incoming"] if b is q)
+        if a is not c and not (isinstance(a, ConstInt) and isinstance(c, ConstInt) and a.type == c.type
+                               and a.value == c.value):
+            return False
     return True
 
 
