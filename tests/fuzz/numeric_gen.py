@@ -8,9 +8,8 @@ INT_MIN / -1, shifts masked to 5 bits, saturating float -> int with NaN -> 0, IE
 firstbithigh/firstbitlow/countbits/reversebits.  `evaluate` computes the value in Python from those
 rules (written here from the D3D rules in docs/CONFORMANCE.md, not taken from the compiler), and the tree
 is emitted twice: once over leaves read from a buffer (run time) and once over literals (constant folding),
-so folded and run-time results must both equal it.  Where D3D leaves a result open (a NaN's payload, the
-sign of a zero min/max/saturate picks, arithmetic on denormals, which may be flushed) the draw is rejected
-and redrawn.
+so folded and run-time results must both equal it.  Where D3D or Vulkan leave a result open (a NaN's payload,
+the sign of a zero result, arithmetic on denormals, which may be flushed) the draw is rejected and redrawn.
 """
 
 from __future__ import annotations
@@ -288,6 +287,8 @@ def _word(n: Node, v) -> int:
     if n.ty == "float":
         if math.isnan(v):
             raise Unspecified("a NaN's payload")
+        if v == 0:     # Vulkan keeps the sign of a zero only under SignedZeroInfNanPreserve (lavapipe's -(+0) is +0)
+            raise Unspecified("the sign of a zero result")
         return bits(v)
     return int(v) & MASK
 

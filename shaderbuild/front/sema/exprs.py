@@ -40,6 +40,12 @@ def const_of(t: ir.Type, v) -> ir.Const:
 FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: float("inf")}
 
 
+def _round_to_width(f: float, width: int) -> float:
+    import struct  # only for folding an integer into a narrow float
+    code = "<f" if width == 32 else "<e"
+    return struct.unpack(code, struct.pack(code, f))[0]
+
+
 def scalar_value(s: ir.Scalar, v):
     """Coerce a Python number to the representation of scalar type s (C conversion
     rules; a float beyond the type's range becomes infinity)."""
@@ -49,6 +55,8 @@ def scalar_value(s: ir.Scalar, v):
         f = float(v)
         if math.isfinite(f) and abs(f) > FLOAT_MAX[s.width]:
             f = math.copysign(math.inf, f)
+        elif not isinstance(v, float) and s.width < 64:     # an integer rounds to the float's precision, as
+            f = _round_to_width(f, s.width)               # at run time: (uint)(float)0x7FFFFFFFu is 2^31
         return f
     if isinstance(v, float):          # D3D's saturating ftoi/ftou, as at run time
         return float_to_int(v, s.kind, s.width)
