@@ -7,6 +7,7 @@ import pytest
 from shaderbuild_dxil.cfg import (
     bypass_break_blocks,
     bypass_continue_blocks,
+    fold_constant_branches,
     fold_trivial_switches,
     give_endless_loops_an_exit,
     merge_straight_line_blocks,
@@ -15,7 +16,7 @@ from shaderbuild_dxil.cfg import (
 from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
 from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
-from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i8, i32, void
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i1, i8, i32, void
 from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction, Undef
 from shaderbuild_dxil.mem2reg import prune_trivial_phis
 from shaderbuild_dxil.undef_outputs import remove_undef_among
@@ -470,6 +471,27 @@ def test_a_case_into_the_default_block_with_the_same_phi_values_goes(same):
     assert [v.value for v, _b in entry.instructions[-1].attrs["cases"]] == ([1] if same else [1, 4])
     remove_unreachable_blocks(f)
     assert (c in f.blocks) is not same and len(phi.attrs["incoming"]) == (2 if same else 3)
+
+
+@pytest.mark.parametrize("cond", [1, 0])
+def test_a_branch_on_a_constant_goes_to_its_target(cond):
+    """entry: br i1 cond, a, b; a: br b; b: phi [7, entry] [8, a]; br join.  When entry takes a, b's phi drops
+    entry's incoming; a second run finds nothing to fold."""
+    f, (entry, a, b, join) = function("entry", "a", "b", "join")
+    bld = IRBuilder(entry)
+    bld.cbranch(ConstInt(i1, cond), a, b)
+    bld.position_at_end(a)
+    bld.br(b)
+    bld.position_at_end(b)
+    phi_b = bld.phi(i32, [(ConstInt(i32, 7), entry), (ConstInt(i32, 8), a)])
+    bld.br(join)
+    bld.position_at_end(join)
+    bld.ret()
+    assert fold_constant_branches(f)
+    term = entry.instructions[-1]
+    assert term.op == "br" and not term.operands and term.attrs["targets"] == ((a,) if cond else (b,))
+    assert [(v.value, bb) for v, bb in phi_b.attrs["incoming"]] == ([(8, a)] if cond else [(7, entry), (8, a)])
+    assert not fold_constant_branches(f)
 
 
 def test_a_switch_forwarding_to_a_block_with_phis_keeps_its_cases():

@@ -588,6 +588,30 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 
+CONSTANT_IF_AROUND_A_BREAK_BEFORE_A_FALLTHROUGH = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = (int)tid.x;
+    switch ((int)tid.x % 6) {
+    case 2: {
+        v += 10;
+        if ((-1) <= 0) {
+            if (tid.y == 0) break;
+        }
+    }
+    case 3: {
+        int w = 0;
+        while (w < 0) {
+            v += 100;
+        }
+        v += 1000;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
 def _empty_cases_model(t: int) -> list[int]:
     return [t + 3]
 
@@ -596,7 +620,9 @@ SWITCH_SHAPES = {"fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WIT
                  "empty_cases_falling_through": (EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP, _empty_cases_model),
                  "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, _empty_cases_model),
                  "continue_in_a_case_beside_an_empty_one": (CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE,
-                                                            lambda t: [21 * t])}
+                                                            lambda t: [21 * t]),
+                 "constant_if_around_a_break": (CONSTANT_IF_AROUND_A_BREAK_BEFORE_A_FALLTHROUGH,
+                                                lambda t: [(0, 1, 12, 1003)[t]])}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
@@ -614,7 +640,10 @@ def test_switch_shapes_dxil_spirv_took_badly(shape: str, backend: str) -> None:
     unused side-effect-free code in a case, which the switch's fold ran before DCE (and -O0 keeps) saw;
     `continue_in_a_case_beside_an_empty_one` (182 reduced with that fixed): the empty `case 4` reaches the loop's
     latch through the switch's merge, whose phi (did a `continue` leave?) takes the same value from it as from the
-    default edge, so the case goes."""
+    default edge, so the case goes; `constant_if_around_a_break` (270 of tag campaign, reduced): `if (-1 <= 0)`
+    around a case's `break` was a `br i1 true` and the loop `while (w < 0)` after the fallthrough kept its
+    never-taken edges, which dxil-spirv's structurizer took for exits ('exits the selection ... not via a
+    structured exit'); constant branches now fold (cfg.fold_constant_branches)."""
     src, model = SWITCH_SHAPES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":

@@ -14,7 +14,8 @@ from .llvm.types import i1, void
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Value
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "give_endless_loops_an_exit"]
+           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
+           "give_endless_loops_an_exit"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -329,6 +330,31 @@ def _values_used_outside_their_block(f: Function) -> set[Value]:
             ops = [v for v, _b in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
             used.update(v for v in ops if v in owner and owner[v] is not bb)
     return used
+
+
+def fold_constant_branches(f: Function) -> bool:
+    """`br i1 true/false, A, B` becomes `br` to the block it takes, as simplifycfg folds DXC's (a condition the front
+    end folded, `if (-1 <= 0)`); the other block's phis drop the incoming from this one.  dxil-spirv's structurizer
+    took such never-taken edges for real exits (shapes program 270 of tag campaign).  Run it before
+    give_endless_loops_an_exit, whose never-taken exits it would undo, then remove_unreachable_blocks."""
+    changed = False
+    for bb in f.blocks:
+        insts = bb.instructions
+        term = insts[-1] if insts else None
+        if term is None or term.op != "br" or not term.operands or not isinstance(term.operands[0], ConstInt):
+            continue
+        yes, no = term.attrs["targets"]
+        taken, other = (yes, no) if term.operands[0].value else (no, yes)
+        if other is not taken:
+            for inst in other.instructions:
+                if inst.op != "phi":
+                    break
+                inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
+        br = Instruction("br", void, [], targets=(taken,))
+        br.parent = bb
+        insts[-1] = br
+        changed = True
+    return changed
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:
