@@ -690,3 +690,35 @@ def test_differential_check_can_fail() -> None:
     other = decode(str(o.ty), run_dxil(changed.source, outputs)[o.name])
     assert not same(base[0], other[0]) or base[0] == other[0] == ((12345,) * o.ty.n if o.ty.n > 1 else 12345)
     assert differences(prog) == []
+
+
+RETURN_AFTER_A_SWITCH_THAT_ALWAYS_CONTINUES = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int d = 0;
+    do {
+        d++;
+        switch (0) {
+        case 0: {
+            if (tid.x >= tid.z) continue;
+        }
+        default: {}
+        case 5: {
+            continue;
+        }
+        }
+        if (tid.y > 100) return;
+    } while (d < 2);
+    Out[tid.x] = d * 10 + (int)tid.x;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_a_return_no_path_reaches_after_a_switch_in_a_loop(backend: str) -> None:
+    """Differential finding (shapes program 290 of tag hunt9, reduced): every path of the switch continues, so
+    the `return` after it is dead; the SPIR-V emitter's SSA construction (-O1 and up) named the `returned` flag by
+    a loop-header phi it had removed while removing the phi's user (an undefined id: spirv-val rejected the
+    module).  Thread t stores 20 + t."""
+    assert run_backend(backend, RETURN_AFTER_A_SWITCH_THAT_ALWAYS_CONTINUES, {"Out": ("int", 4)})["Out"] == [
+        20 + t for t in range(4)]
