@@ -722,3 +722,47 @@ def test_a_return_no_path_reaches_after_a_switch_in_a_loop(backend: str) -> None
     module).  Thread t stores 20 + t."""
     assert run_backend(backend, RETURN_AFTER_A_SWITCH_THAT_ALWAYS_CONTINUES, {"Out": ("int", 4)})["Out"] == [
         20 + t for t in range(4)]
+
+
+DEFAULT_THAT_BREAKS_BESIDE_EMPTY_CASES_IN_A_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int w = 0;
+    while (w < 3) {
+        w++;
+        switch ((int)tid.x) {
+        default: {
+            Out[tid.x] = w;
+            break;
+        }
+        case 1:
+        case 3: {}
+        case 5: {}
+        }
+    }
+}
+"""
+
+
+DXIL_SPIRV_UNTERMINATED_MERGE = (
+    "dxil-spirv's structurizer: a switch in a loop whose `default` stores and breaks while cases sharing a label "
+    "fall through an empty case to the loop's latch (our DXIL: the cases enter empty blocks that branch on to the "
+    "latch); dxil-spirv writes the switch's merge block without a terminator, which spirv-val rejects ('A block "
+    "must end with a branch instruction'); at -O0 and -O3.  Sending the cases straight to the latch (as simplifycfg "
+    "would) converts this program but made shapes program 79 of tag campaign fail the same way")
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", *(
+    pytest.param(b, marks=pytest.mark.xfail(strict=True, raises=ConsumerError, reason=DXIL_SPIRV_UNTERMINATED_MERGE))
+    for b in ("dxil", "dxil-vk"))])
+def test_a_default_that_breaks_beside_empty_cases_in_a_loop(backend: str) -> None:
+    """Differential finding (shapes program 21 of tag hunt9, reduced).  Our SPIR-V and our DXIL on lli store the
+    model's values; dxil-spirv's SPIR-V of the DXIL fails spirv-val (see the reason).  Threads 0 and 2 take the
+    default (the last store is w = 3); 1 and 3 store nothing."""
+    src = DEFAULT_THAT_BREAKS_BESIDE_EMPTY_CASES_IN_A_LOOP
+    if backend == "lli":
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == [3, -1, 3, -1]
+        return
+    assert run_backend(backend, src, {"Out": ("int", [-1] * 4)})["Out"] == [3, -1, 3, -1]
