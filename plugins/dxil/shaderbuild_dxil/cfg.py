@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from shaderbuild.lightstd import Counter, itemgetter
 
-from .dce import _removable
 from .llvm.types import i1, void
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Value
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
@@ -207,7 +206,6 @@ def fold_trivial_switches(f: Function) -> bool:
     loop (cases sharing a label and falling through, all empty) without a terminator (shapes program 182 of tag
     campaign).  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
     changed = False
-    outside: set[Value] | None = None        # the values used outside their block, once a switch needs them
     for bb in f.blocks:
         insts = bb.instructions
         term = insts[-1] if insts else None
@@ -220,11 +218,9 @@ def fold_trivial_switches(f: Function) -> bool:
         elif all(b is default for _v, b in cases):
             taken = default
         else:
-            if outside is None:
-                outside = _values_used_outside_their_block(f)
-            ends = {_through_forwarding_blocks(b, outside) for b in (default, *(b for _v, b in cases))}
+            ends = {_through_forwarding_blocks(b) for b in (default, *(b for _v, b in cases))}
             if len(ends) != 1:
-                changed = _drop_cases_to_default(bb, term, outside) or changed
+                changed = _drop_cases_to_default(bb, term) or changed
                 continue
             taken = ends.pop()
             if taken is bb or _has_phis(taken):
@@ -243,7 +239,7 @@ def fold_trivial_switches(f: Function) -> bool:
     return changed
 
 
-def _drop_cases_to_default(bb: BasicBlock, term: Instruction, outside: set[Value]) -> bool:
+def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
     """Drop the cases of a switch that enter the block its default enters, directly or through blocks doing nothing
     but branch, with the same values for that block's phis, as LLVM's ConstantFoldTerminator does once
     simplifycfg has folded the empty blocks (`case 5: default:` sharing a body, empty cases falling through into
@@ -252,12 +248,12 @@ def _drop_cases_to_default(bb: BasicBlock, term: Instruction, outside: set[Value
     shapes programs 468 and 595 of tag hunt8x), and left a merge block without a terminator (506 and 182 of tag
     campaign)."""
     default, cases = term.attrs["default"], term.attrs["cases"]
-    end, via = _entry_into(default, outside)
+    end, via = _entry_into(default)
     kept_cases = []
     for v, b in cases:
         if b is default:
             continue
-        end_c, via_c = _entry_into(b, outside)
+        end_c, via_c = _entry_into(b)
         if end_c is not end or not _same_phi_values(end, via_c or bb, via or bb):
             kept_cases.append((v, b))
     if len(kept_cases) == len(cases) or not kept_cases:
@@ -275,17 +271,16 @@ def _drop_cases_to_default(bb: BasicBlock, term: Instruction, outside: set[Value
     return True
 
 
-def _entry_into(bb: BasicBlock, outside: set[Value]) -> tuple[BasicBlock, BasicBlock | None]:
-    """(the block `bb` leads to through blocks doing nothing but branch, into a block with phis at the latest;
-    the last block passed through, or None when that is `bb` itself)."""
+def _entry_into(bb: BasicBlock) -> tuple[BasicBlock, BasicBlock | None]:
+    """(the block `bb` leads to through blocks holding only a `br`, into a block with phis at the latest; the
+    last block passed through, or None when that is `bb` itself)."""
     seen: set[BasicBlock] = set()
     via = None
     while bb not in seen and not (via is not None and _has_phis(bb)):
         insts = bb.instructions
-        term = insts[-1] if insts else None
-        if term is None or term.op != "br" or term.operands \
-                or not all(i.op != "phi" and i not in outside and _removable(i) for i in insts[:-1]):
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands:
             break
+        term = insts[0]
         seen.add(bb)
         via, bb = bb, term.attrs["targets"][0]
     return bb, via
@@ -306,30 +301,19 @@ def _same_phi_values(bb: BasicBlock, p: BasicBlock, q: BasicBlock) -> bool:
     return True
 
 
-def _through_forwarding_blocks(bb: BasicBlock, kept: set[Value]) -> BasicBlock:
-    """The block reached from `bb` through blocks that do nothing but branch (an unconditional `br`, after only
-    side-effect-free instructions no other block uses, which DCE would drop: -O0 does not run it), stopping
-    before a block with phis (its incomings name the blocks passed through)."""
+def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
+    """The block reached from `bb` through blocks holding only an unconditional `br`, stopping before a block
+    with phis (its incomings name the blocks passed through).  Blocks holding dead side-effect-free code (-O0
+    runs no DCE, and the fold runs before it) do not count: folding a switch past them made dxil-spirv abort
+    ('detected infinite loop') on shapes program 1 of test_differential's seeds."""
     seen = set()
     while bb not in seen:
         insts = bb.instructions
-        term = insts[-1] if insts else None
-        if term is None or term.op != "br" or term.operands or _has_phis(term.attrs["targets"][0]) \
-                or not all(i.op != "phi" and i not in kept and _removable(i) for i in insts[:-1]):
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or _has_phis(insts[0].attrs["targets"][0]):
             break
         seen.add(bb)
-        bb = term.attrs["targets"][0]
+        bb = insts[0].attrs["targets"][0]
     return bb
-
-
-def _values_used_outside_their_block(f: Function) -> set[Value]:
-    owner = {i: bb for bb in f.blocks for i in bb.instructions}
-    used: set[Value] = set()
-    for bb in f.blocks:
-        for inst in bb.instructions:
-            ops = [v for v, _b in inst.attrs["incoming"]] if inst.op == "phi" else inst.operands
-            used.update(v for v in ops if v in owner and owner[v] is not bb)
-    return used
 
 
 def fold_constant_branches(f: Function) -> bool:
