@@ -260,8 +260,13 @@ def _components(b: _Fn, e: ir.Expr) -> list[ir.Expr]:
     if isinstance(t, ir.Vector):
         return [ir.Extract(v(), i, t.elem) for i in range(t.size)]
     t = _matrix(t)
-    row = ir.Vector(t.elem, t.cols)
-    return [ir.Extract(ir.Extract(v(), r, row), c, t.elem) for r in range(t.rows) for c in range(t.cols)]
+    return [_element(v(), t, r, c) for r in range(t.rows) for c in range(t.cols)]
+
+
+def _element(m: ir.Expr, t: ir.Matrix, r: int, c: int) -> ir.Expr:
+    """m[r][c]: a row of an Rx1 matrix is its scalar (the IR's row type is ir.vec(elem, cols))."""
+    row = ir.Extract(m, r, ir.vec(t.elem, t.cols))
+    return row if t.cols == 1 else ir.Extract(row, c, t.elem)
 
 
 @_polyfill("sign")
@@ -292,9 +297,8 @@ def _and_or(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 def _transpose(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     m = b.once(e.args[0])
     t = _matrix(e.args[0].type)
-    row_t, out_row = ir.Vector(t.elem, t.cols), ir.vec(t.elem, t.rows)
-    rows: list[list[ir.Expr]] = [[ir.Extract(ir.Extract(m(), r, row_t), c, t.elem) for r in range(t.rows)]
-                                 for c in range(t.cols)]
+    out_row = ir.vec(t.elem, t.rows)
+    rows: list[list[ir.Expr]] = [[_element(m(), t, r, c) for r in range(t.rows)] for c in range(t.cols)]
     return ir.Construct(e.type, [ir.Construct(out_row, r) if t.rows > 1 else r[0] for r in rows])
 
 

@@ -7,6 +7,7 @@ import pytest
 from shaderbuild_dxil.cfg import (
     bypass_break_blocks,
     bypass_continue_blocks,
+    fold_constant_branches,
     fold_trivial_switches,
     give_endless_loops_an_exit,
     merge_straight_line_blocks,
@@ -15,7 +16,7 @@ from shaderbuild_dxil.cfg import (
 from shaderbuild_dxil.cleanup import clean_up
 from shaderbuild_dxil.cse import eliminate_common_calls
 from shaderbuild_dxil.dce import eliminate_dead_code, remove_dead_code
-from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i8, i32, void
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, f32, i1, i8, i32, void
 from shaderbuild_dxil.llvm.values import ConstFloat, ConstInt, Function, Instruction, Undef
 from shaderbuild_dxil.mem2reg import prune_trivial_phis
 from shaderbuild_dxil.undef_outputs import remove_undef_among
@@ -406,6 +407,121 @@ def test_a_switch_to_one_block_becomes_a_branch_and_its_phi_keeps_one_incoming()
     assert fold_trivial_switches(f)
     assert entry.instructions[-1].op == "br" and entry.instructions[-1].attrs["targets"] == (a,)
     assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(5, entry)]
+
+
+def test_a_switch_whose_targets_forward_to_one_block_becomes_a_branch():
+    """entry: switch undef, d [0 -> a, 3 -> a, 4 -> b]; a: br b; b: br d; d: br head (head has a phi, so the
+    forwarding stops at d); the switch becomes `br d` and a, b become unreachable (shapes program 182)."""
+    f, (head, entry, a, b, d, out) = function("head", "entry", "a", "b", "d", "out")
+    bld = IRBuilder(head)
+    bld.phi(i32, [(ConstInt(i32, 0), d)])
+    bld.br(entry)
+    bld.position_at_end(entry)
+    bld.switch(Undef(i32), d, [(ConstInt(i32, 0), a), (ConstInt(i32, 3), a), (ConstInt(i32, 4), b)])
+    for bb, to in ((a, b), (b, d), (d, head)):
+        bld.position_at_end(bb)
+        bld.br(to)
+    bld.position_at_end(out)
+    bld.ret()
+    assert fold_trivial_switches(f)
+    term = entry.instructions[-1]
+    assert term.op == "br" and term.attrs["targets"] == (d,)
+    remove_unreachable_blocks(f)
+    assert a not in f.blocks and b not in f.blocks
+
+
+def test_a_case_block_with_dead_code_does_not_forward():
+    """-O0 runs no DCE and the fold runs before it: entry: switch undef, d [1 -> a]; a: x = add 1, 2; br d; d: ret.
+    `a` holds dead code, so the switch stays: folding switches past such blocks made dxil-spirv abort ('detected
+    infinite loop') on shapes program 1 of test_differential's seeds."""
+    f, (entry, a, d) = function("entry", "a", "d")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), d, [(ConstInt(i32, 1), a)])
+    bld.position_at_end(a)
+    bld.add(ConstInt(i32, 1), ConstInt(i32, 2))
+    bld.br(d)
+    bld.position_at_end(d)
+    bld.ret()
+    assert not fold_trivial_switches(f)
+    assert entry.instructions[-1].op == "switch"
+
+
+@pytest.mark.parametrize("same", [True, False])
+def test_a_case_into_the_default_block_with_the_same_phi_values_goes(same):
+    """entry: switch undef, m [1 -> a, 4 -> c]; a: br m; c: br m; m: phi [0, entry] [5, a] [0 or 9, c]; br out.
+    Case 4 reaches m as the default does and, when m's phi takes the same value from c as from entry, it goes
+    and the phi drops c's incoming once c is unreachable (182 of tag campaign: a `continue` flag's phi)."""
+    f, (entry, a, c, m, out) = function("entry", "a", "c", "m", "out")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), m, [(ConstInt(i32, 1), a), (ConstInt(i32, 4), c)])
+    for bb in (a, c):
+        bld.position_at_end(bb)
+        bld.br(m)
+    bld.position_at_end(m)
+    phi = bld.phi(i32, [(ConstInt(i32, 0), entry), (ConstInt(i32, 5), a), (ConstInt(i32, 0 if same else 9), c)])
+    bld.br(out)
+    bld.position_at_end(out)
+    bld.ret()
+    assert fold_trivial_switches(f) is same
+    assert [v.value for v, _b in entry.instructions[-1].attrs["cases"]] == ([1] if same else [1, 4])
+    remove_unreachable_blocks(f)
+    assert (c in f.blocks) is not same and len(phi.attrs["incoming"]) == (2 if same else 3)
+
+
+@pytest.mark.parametrize("cond", [1, 0])
+def test_a_branch_on_a_constant_goes_to_its_target(cond):
+    """entry: br i1 cond, a, b; a: br b; b: phi [7, entry] [8, a]; br join.  When entry takes a, b's phi drops
+    entry's incoming; a second run finds nothing to fold."""
+    f, (entry, a, b, join) = function("entry", "a", "b", "join")
+    bld = IRBuilder(entry)
+    bld.cbranch(ConstInt(i1, cond), a, b)
+    bld.position_at_end(a)
+    bld.br(b)
+    bld.position_at_end(b)
+    phi_b = bld.phi(i32, [(ConstInt(i32, 7), entry), (ConstInt(i32, 8), a)])
+    bld.br(join)
+    bld.position_at_end(join)
+    bld.ret()
+    assert fold_constant_branches(f)
+    term = entry.instructions[-1]
+    assert term.op == "br" and not term.operands and term.attrs["targets"] == ((a,) if cond else (b,))
+    assert [(v.value, bb) for v, bb in phi_b.attrs["incoming"]] == ([(8, a)] if cond else [(7, entry), (8, a)])
+    assert not fold_constant_branches(f)
+
+
+def test_a_switch_forwarding_to_a_block_with_phis_keeps_its_cases():
+    """a and b forward to join, which has a phi naming them: the switch stays (no case enters its default)."""
+    f, (entry, a, b, c, join) = function("entry", "a", "b", "c", "join")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), c, [(ConstInt(i32, 1), a), (ConstInt(i32, 2), b)])
+    for bb in (a, b, c):
+        bld.position_at_end(bb)
+        bld.br(join)
+    bld.position_at_end(join)
+    bld.phi(i32, [(ConstInt(i32, 1), a), (ConstInt(i32, 2), b), (ConstInt(i32, 3), c)])
+    bld.ret()
+    assert not fold_trivial_switches(f)
+    assert entry.instructions[-1].op == "switch" and len(entry.instructions[-1].attrs["cases"]) == 2
+
+
+def test_the_cases_of_a_switch_into_its_default_go_and_its_phi_keeps_one_incoming():
+    """`case 5: default:` sharing a body: switch undef, b [1 -> a, 5 -> b, 6 -> b]; the cases 5 and 6 go (as
+    LLVM's ConstantFoldTerminator drops them), b's phi had an incoming per edge from entry and keeps one."""
+    f, (entry, a, b, join) = function("entry", "a", "b", "join")
+    bld = IRBuilder(entry)
+    bld.switch(Undef(i32), b, [(ConstInt(i32, 1), a), (ConstInt(i32, 5), b), (ConstInt(i32, 6), b)])
+    bld.position_at_end(a)
+    bld.br(b)
+    bld.position_at_end(b)
+    phi = bld.phi(i32, [(ConstInt(i32, 7), entry), (ConstInt(i32, 8), a), (ConstInt(i32, 7), entry),
+                        (ConstInt(i32, 7), entry)])
+    bld.br(join)
+    bld.position_at_end(join)
+    bld.ret()
+    assert fold_trivial_switches(f)
+    term = entry.instructions[-1]
+    assert term.op == "switch" and [(v.value, t) for v, t in term.attrs["cases"]] == [(1, a)]
+    assert sorted((v.value, bb.name) for v, bb in phi.attrs["incoming"]) == [(7, "entry"), (8, "a")]
 
 
 def test_a_switch_with_two_targets_on_a_run_time_value_stays():

@@ -7,7 +7,9 @@ through dxil-spirv must agree, and dxil-spirv must convert the -O0 DXIL too), `e
 denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `shapes` (loops plus matrices
 and switches with fallthrough and shared labels), `switchloop` (programs with
 a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
-name).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
+name), `matrix` (matrix_gen int matrix programs over row_major/column_major buffers: every route must store
+what matrix_gen computes), `numeric` (numeric_gen expressions at D3D's integer and float edges, run time and folded: every route
+must store the words numeric_gen's own evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from lang_util import run_backend
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 
-from . import cbuffer_gen, hlsl_gen
+from . import cbuffer_gen, hlsl_gen, matrix_gen, numeric_gen
 from .test_differential import _zero_sign_free, differences, same
 
 
@@ -90,12 +92,45 @@ def _cbuffer_findings(layout: cbuffer_gen.Layout) -> list[str]:
     return found
 
 
+def _numeric_findings(prog: numeric_gen.NumProgram) -> list[str]:
+    found = []
+    for backend in ("spirv", "dxil", "dxil-vk"):
+        try:
+            got = run_backend(backend, prog.source, {"Out": ("uint", len(prog.expected))},
+                              {"In": ("uint", prog.inputs)})["Out"]
+        except ConsumerLimit:
+            continue
+        # dxil-spirv's int -> float conversion has no NoContraction and lavapipe folds its round trip back
+        known = "known LAVAPIPE_ROUND_TRIP? " if backend == "dxil-vk" and "((float)(" in prog.source else ""
+        found += [f"{known}{backend} Out[{k}]: {g:#x}, want {w:#x}"
+                  for k, (g, w) in enumerate(zip(got, prog.expected)) if g != w]
+    return found
+
+
+def _matrix_findings(prog: matrix_gen.MatProgram) -> list[str]:
+    found = []
+    inputs = {n: ("float", [float(x) for x in v]) for n, v in prog.inputs.items()}
+    for backend in ("spirv", "dxil", "dxil-vk"):
+        try:
+            got = run_backend(backend, prog.source, {"Out": ("int", len(prog.expected))}, inputs)["Out"]
+        except ConsumerLimit:
+            continue
+        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, prog.expected)) if g != w]
+    return found
+
+
 def _input(kind: str, tag: str, i: int):
     """(source, thunk giving the findings) of input i, or None when the kind filters it out."""
     rng = random.Random(f"{tag}:{i}")
     if kind == "cbuffer":
         layout = cbuffer_gen.generate(rng)
         return layout.source, lambda: _cbuffer_findings(layout)
+    if kind == "matrix":
+        mat = matrix_gen.generate(rng)
+        return mat.source, lambda: _matrix_findings(mat)
+    if kind == "numeric":
+        num = numeric_gen.generate(rng)
+        return num.source, lambda: _numeric_findings(num)
     prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind in ("loops", "shapes"),
                              shapes=kind == "shapes")
     if kind == "switchloop" and not ("switch" in prog.source and any(
@@ -106,7 +141,7 @@ def _input(kind: str, tag: str, i: int):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer"),
+    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix"),
                     default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)

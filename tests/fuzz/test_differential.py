@@ -489,14 +489,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-DXIL_SPIRV_FALLTHROUGH_INTO_DEFAULT = (
-    "dxil-spirv's OpSwitch: a case that falls through into the body `case 5:` shares with `default:` no "
-    "longer immediately precedes it in the target list (our DXIL lists the cases in source order, 0, 2, 5; "
-    "dxil-spirv writes 2, 0, 5), which spirv-val rejects ('Case construct ... does not immediately precede "
-    "it in the OpSwitch's target list').  The same converts when `default` has a body of its own; in a loop "
-    "too (shapes programs 468 and 595 of tag hunt8x); at -O0 and -O3, on 0964c6e")
-
-
 def _fallthrough_model(t: int) -> list[int]:
     k = t % 6
     return [1 if k == 0 else 110 if k == 2 else 100]
@@ -532,12 +524,34 @@ def _inner_loop_arm_model(t: int) -> list[int]:
     return [v * 16 + i]
 
 
+DEAD_CODE_IN_A_CASE_FALLEN_INTO = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    for (;;) {
+        f++;
+        if (f > (int)tid.x + 2) break;
+        switch ((int)tid.x) { case 0: case 3: {} case 4: { int2 v = int2(f, (int)tid.x) ^ 3; } }
+    }
+    Out[tid.x] = f;
+}
+"""
+
+DXIL_SPIRV_DEAD_CODE_IN_A_CASE = (
+    "dxil-spirv's structurizer: a switch in a loop whose empty cases share a label and fall through into a case "
+    "holding only dead side-effect-free code (DXIL at -O0, which runs no DCE, and at -O3, whose switch clean-up "
+    "runs before DCE) and on to the latch: dxil-spirv leaves the switch's merge without a terminator ('A block must "
+    "end with a branch instruction'; shapes program 182 of tag campaign, reduced).  Folding the switch past such "
+    "blocks converted this but made dxil-spirv abort ('detected infinite loop') on shapes program 1 of the "
+    "differential seeds, so the DXIL keeps it")
+
+
 LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
                                         DXIL_SPIRV_BREAK_BESIDE_RETURN),
                 "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
                                              DXIL_SPIRV_INNER_LOOP_ARM),
-                "fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT, _fallthrough_model,
-                                             DXIL_SPIRV_FALLTHROUGH_INTO_DEFAULT)}
+                "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, lambda t: [t + 3],
+                                                    DXIL_SPIRV_DEAD_CODE_IN_A_CASE)}
 
 
 @pytest.mark.parametrize(("shape", "backend"), [
@@ -549,6 +563,105 @@ def test_loop_exits_dxil_spirv_cannot_structurize(shape: str, backend: str) -> N
     Our SPIR-V and our DXIL on lli give the models' values; dxil-spirv's SPIR-V of the DXIL fails spirv-val
     (see each reason), which the checked DXIL runs (`dxil`, `dxil-vk`) include."""
     src, model, _reason = LIMIT_SHAPES[shape]
+    want = [v for t in range(4) for v in model(t)]
+    if backend == "lli":
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == want
+        return
+    assert run_backend(backend, src, {"Out": ("int", 4)})["Out"] == want
+
+
+EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    for (;;) {
+        f++;
+        if (f > (int)tid.x + 2) break;
+        switch ((int)tid.x) { case 0: case 3: {} case 4: {} }
+    }
+    Out[tid.x] = f;
+}
+"""
+
+
+CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    int v = 0;
+    for (;;) {
+        f++;
+        v += f * (int)tid.x;
+        if (f > 5) break;
+        switch ((int)tid.x) {
+        case 0:
+        case 3: {
+            if (f == 2) continue;
+        }
+        case 4: {}
+        }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
+CONSTANT_IF_AROUND_A_BREAK_BEFORE_A_FALLTHROUGH = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = (int)tid.x;
+    switch ((int)tid.x % 6) {
+    case 2: {
+        v += 10;
+        if ((-1) <= 0) {
+            if (tid.y == 0) break;
+        }
+    }
+    case 3: {
+        int w = 0;
+        while (w < 0) {
+            v += 100;
+        }
+        v += 1000;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
+def _empty_cases_model(t: int) -> list[int]:
+    return [t + 3]
+
+
+SWITCH_SHAPES = {"fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT, _fallthrough_model),
+                 "empty_cases_falling_through": (EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP, _empty_cases_model),
+                 "continue_in_a_case_beside_an_empty_one": (CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE,
+                                                            lambda t: [21 * t]),
+                 "constant_if_around_a_break": (CONSTANT_IF_AROUND_A_BREAK_BEFORE_A_FALLTHROUGH,
+                                                lambda t: [(0, 1, 12, 1003)[t]])}
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
+@pytest.mark.parametrize("shape", list(SWITCH_SHAPES))
+def test_switch_shapes_dxil_spirv_took_badly(shape: str, backend: str) -> None:
+    """Differential findings, reduced, that dxil-spirv converted to SPIR-V spirv-val rejects until our DXIL took
+    simplifycfg's shape (cfg.fold_trivial_switches).  `fallthrough_into_default` (shapes programs 468 and 595 of
+    tag hunt8x, 30 of tag campaign): a case falling through into the body `case 5:` shares with `default:`; its
+    OpSwitch listed the cases so that the fallthrough did not immediately precede its target ('Case construct
+    ... does not immediately precede it').  The `case 5` edge now goes, as LLVM's ConstantFoldTerminator drops a
+    case into the default block.  `empty_cases_falling_through` (shapes program 182 of tag campaign): a switch in
+    a loop whose empty cases share a label and fall through into the latch; dxil-spirv left the switch's merge
+    block without a terminator ('A block must end with a branch instruction').  The switch is now a branch, as
+    simplifycfg folds its empty blocks; `continue_in_a_case_beside_an_empty_one` (182 reduced with that fixed): the empty `case 4` reaches the loop's
+    latch through the switch's merge, whose phi (did a `continue` leave?) takes the same value from it as from the
+    default edge, so the case goes; `constant_if_around_a_break` (270 of tag campaign, reduced): `if (-1 <= 0)`
+    around a case's `break` was a `br i1 true` and the loop `while (w < 0)` after the fallthrough kept its
+    never-taken edges, which dxil-spirv's structurizer took for exits ('exits the selection ... not via a
+    structured exit'); constant branches now fold (cfg.fold_constant_branches)."""
+    src, model = SWITCH_SHAPES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":
         res = compile_ok(src, "dxil")
@@ -594,3 +707,79 @@ def test_differential_check_can_fail() -> None:
     other = decode(str(o.ty), run_dxil(changed.source, outputs)[o.name])
     assert not same(base[0], other[0]) or base[0] == other[0] == ((12345,) * o.ty.n if o.ty.n > 1 else 12345)
     assert differences(prog) == []
+
+
+RETURN_AFTER_A_SWITCH_THAT_ALWAYS_CONTINUES = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int d = 0;
+    do {
+        d++;
+        switch (0) {
+        case 0: {
+            if (tid.x >= tid.z) continue;
+        }
+        default: {}
+        case 5: {
+            continue;
+        }
+        }
+        if (tid.y > 100) return;
+    } while (d < 2);
+    Out[tid.x] = d * 10 + (int)tid.x;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_a_return_no_path_reaches_after_a_switch_in_a_loop(backend: str) -> None:
+    """Differential finding (shapes program 290 of tag hunt9, reduced): every path of the switch continues, so
+    the `return` after it is dead; the SPIR-V emitter's SSA construction (-O1 and up) named the `returned` flag by
+    a loop-header phi it had removed while removing the phi's user (an undefined id: spirv-val rejected the
+    module).  Thread t stores 20 + t."""
+    assert run_backend(backend, RETURN_AFTER_A_SWITCH_THAT_ALWAYS_CONTINUES, {"Out": ("int", 4)})["Out"] == [
+        20 + t for t in range(4)]
+
+
+DEFAULT_THAT_BREAKS_BESIDE_EMPTY_CASES_IN_A_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int w = 0;
+    while (w < 3) {
+        w++;
+        switch ((int)tid.x) {
+        default: {
+            Out[tid.x] = w;
+            break;
+        }
+        case 1:
+        case 3: {}
+        case 5: {}
+        }
+    }
+}
+"""
+
+
+DXIL_SPIRV_UNTERMINATED_MERGE = (
+    "dxil-spirv's structurizer: a switch in a loop whose `default` stores and breaks while cases sharing a label "
+    "fall through an empty case to the loop's latch (our DXIL: the cases enter empty blocks that branch on to the "
+    "latch); dxil-spirv writes the switch's merge block without a terminator, which spirv-val rejects ('A block "
+    "must end with a branch instruction'); at -O0 and -O3.  Sending the cases straight to the latch (as simplifycfg "
+    "would) converts this program but made shapes program 79 of tag campaign fail the same way")
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", *(
+    pytest.param(b, marks=pytest.mark.xfail(strict=True, raises=ConsumerError, reason=DXIL_SPIRV_UNTERMINATED_MERGE))
+    for b in ("dxil", "dxil-vk"))])
+def test_a_default_that_breaks_beside_empty_cases_in_a_loop(backend: str) -> None:
+    """Differential finding (shapes program 21 of tag hunt9, reduced).  Our SPIR-V and our DXIL on lli store the
+    model's values; dxil-spirv's SPIR-V of the DXIL fails spirv-val (see the reason).  Threads 0 and 2 take the
+    default (the last store is w = 3); 1 and 3 store nothing."""
+    src = DEFAULT_THAT_BREAKS_BESIDE_EMPTY_CASES_IN_A_LOOP
+    if backend == "lli":
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == [3, -1, 3, -1]
+        return
+    assert run_backend(backend, src, {"Out": ("int", [-1] * 4)})["Out"] == [3, -1, 3, -1]

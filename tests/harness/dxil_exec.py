@@ -4,6 +4,9 @@ There is no DXIL driver here; this route gives DXIL output an executed check.  T
 text (typed pointers already upgraded to `ptr` by llvm-dis) gets:
   * its target triple/datalayout removed (lli JITs for the host),
   * its entry renamed to `__dxil_entry` (the runtime owns `main`),
+  * its fast-math flags dropped: DXC's and our DXIL mark float ops `fast`, which to LLVM 19 makes an infinity or a
+    NaN poison (lli-19 read `2.5 >= -inf` as false, numeric program 48 of tag n1); D3D computes them as IEEE,
+    as dxil-spirv's SPIR-V on lavapipe does,
   * every known `dx.op.*` declaration replaced by a definition generated from a table below,
     which addresses buffers through `rt_addr` in dxop_runtime.c.
 Resources are bound by (register, space, class letter) using the module's !dx.resources records;
@@ -58,6 +61,7 @@ _PARAM_ATTR = re.compile(r"\s+(?:noundef|zeroext|signext|nocapture|readonly|read
 _MD_NODE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$", re.M)
 _NAMED_MD = re.compile(r"^!dx\.resources = !\{(.*)\}\s*$", re.M)
 _TARGET = re.compile(r"^target (?:datalayout|triple) = .*$\n?", re.M)
+_FAST = re.compile(r"\b(fadd|fsub|fmul|fdiv|frem|fcmp|fneg) fast\b")
 _INT = re.compile(r"^i\d+ (-?\d+)$")
 
 
@@ -546,7 +550,7 @@ def prepare_module(ir: str, entry: str, runtime_fns: dict[str, str]) -> str:
         raise DxilExecError(f"dx.op functions the interpreter runtime does not implement: {', '.join(missing)}")
     text = _DX_CALL.sub(lambda m: _UNDEF.sub(lambda u: f"{u.group(1)} {_ZERO[u.group(1)]}", m.group(0)),
                         _DECL.sub("", ir))
-    text = _TARGET.sub("", text)
+    text = _FAST.sub(r"\1", _TARGET.sub("", text))
     entry_ref = re.compile(rf"@{re.escape(entry)}(?![-\w$.])")
     if not re.search(rf"^define [^\n]*@{re.escape(entry)}\(", text, re.M):
         raise DxilExecError(f"entry function @{entry} is not defined in the module")

@@ -7,13 +7,14 @@ them but the DXIL validator wants a tidy, reducible CFG.
 
 from __future__ import annotations
 
-from shaderbuild.lightstd import itemgetter
+from shaderbuild.lightstd import Counter, itemgetter
 
 from .llvm.types import i1, void
 from .llvm.values import BasicBlock, ConstInt, Function, Instruction
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
-           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "give_endless_loops_an_exit"]
+           "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
+           "give_endless_loops_an_exit"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -200,7 +201,10 @@ def fold_trivial_switches(f: Function) -> bool:
     simplifycfg leaves DXC's: dxil-spirv wrote such a switch (all its cases empty, on a selector the front end
     folded to -1) as an OpSwitch without an OpSelectionMerge, which spirv-val rejects (shapes program 32 of
     tag hunt8x).  The phis of the blocks it no longer enters drop those incomings, and of the block it takes
-    keep one.  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
+    keep one.  A switch whose every target is, or leads through blocks doing nothing but branch to, one block
+    without phis goes too, as simplifycfg folds the empty blocks first: dxil-spirv left the merge of such a switch in a
+    loop (cases sharing a label and falling through, all empty) without a terminator (shapes program 182 of tag
+    campaign).  Run remove_unreachable_blocks after it.  Returns whether a switch went."""
     changed = False
     for bb in f.blocks:
         insts = bb.instructions
@@ -214,7 +218,13 @@ def fold_trivial_switches(f: Function) -> bool:
         elif all(b is default for _v, b in cases):
             taken = default
         else:
-            continue
+            ends = {_through_forwarding_blocks(b) for b in (default, *(b for _v, b in cases))}
+            if len(ends) != 1:
+                changed = _drop_cases_to_default(bb, term) or changed
+                continue
+            taken = ends.pop()
+            if taken is bb or _has_phis(taken):
+                continue
         for target in {default, *(b for _v, b in cases)}:
             for inst in target.instructions:             # phis lead their blocks
                 if inst.op != "phi":
@@ -222,6 +232,108 @@ def fold_trivial_switches(f: Function) -> bool:
                 kept = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
                 first = next((x for x in inst.attrs["incoming"] if x[1] is bb), None)
                 inst.attrs["incoming"] = kept + [first] if target is taken and first is not None else kept
+        br = Instruction("br", void, [], targets=(taken,))
+        br.parent = bb
+        insts[-1] = br
+        changed = True
+    return changed
+
+
+def _drop_cases_to_default(bb: BasicBlock, term: Instruction) -> bool:
+    """Drop the cases of a switch that enter the block its default enters, directly or through blocks doing nothing
+    but branch, with the same values for that block's phis, as LLVM's ConstantFoldTerminator does once
+    simplifycfg has folded the empty blocks (`case 5: default:` sharing a body, empty cases falling through into
+    the code after the switch).  dxil-spirv wrote a case falling through into such a shared body where the
+    OpSwitch's target list did not let it (spirv-val: 'Case construct ... does not immediately precede it';
+    shapes programs 468 and 595 of tag hunt8x), and left a merge block without a terminator (506 and 182 of tag
+    campaign)."""
+    default, cases = term.attrs["default"], term.attrs["cases"]
+    end, via = _entry_into(default)
+    kept_cases = []
+    for v, b in cases:
+        if b is default:
+            continue
+        end_c, via_c = _entry_into(b)
+        if end_c is not end or not _same_phi_values(end, via_c or bb, via or bb):
+            kept_cases.append((v, b))
+    if len(kept_cases) == len(cases) or not kept_cases:
+        return False
+    term.attrs["cases"] = kept_cases
+    edges = Counter(successors(bb))
+    for target in {*(b for _v, b in cases)}:
+        n = edges[target]
+        for inst in target.instructions:
+            if inst.op != "phi":
+                break
+            ins = inst.attrs["incoming"]
+            from_bb = [x for x in ins if x[1] is bb][:n]
+            inst.attrs["incoming"] = [x for x in ins if x[1] is not bb] + from_bb
+    return True
+
+
+def _entry_into(bb: BasicBlock) -> tuple[BasicBlock, BasicBlock | None]:
+    """(the block `bb` leads to through blocks holding only a `br`, into a block with phis at the latest; the
+    last block passed through, or None when that is `bb` itself)."""
+    seen: set[BasicBlock] = set()
+    via = None
+    while bb not in seen and not (via is not None and _has_phis(bb)):
+        insts = bb.instructions
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands:
+            break
+        term = insts[0]
+        seen.add(bb)
+        via, bb = bb, term.attrs["targets"][0]
+    return bb, via
+
+
+def _same_phi_values(bb: BasicBlock, p: BasicBlock, q: BasicBlock) -> bool:
+    """Whether every phi of `bb` takes the same value from `p` as from `q`."""
+    if p is q:
+        return True
+    for inst in bb.instructions:
+        if inst.op != "phi":
+            return True
+        a = next(v for v, b in inst.attrs["incoming"] if b is p)
+        c = next(v for v, b in inst.attrs["incoming"] if b is q)
+        if a is not c and not (isinstance(a, ConstInt) and isinstance(c, ConstInt) and a.type == c.type
+                               and a.value == c.value):
+            return False
+    return True
+
+
+def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
+    """The block reached from `bb` through blocks holding only an unconditional `br`, stopping before a block
+    with phis (its incomings name the blocks passed through).  Blocks holding dead side-effect-free code (-O0
+    runs no DCE, and the fold runs before it) do not count: folding a switch past them made dxil-spirv abort
+    ('detected infinite loop') on shapes program 1 of test_differential's seeds."""
+    seen = set()
+    while bb not in seen:
+        insts = bb.instructions
+        if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or _has_phis(insts[0].attrs["targets"][0]):
+            break
+        seen.add(bb)
+        bb = insts[0].attrs["targets"][0]
+    return bb
+
+
+def fold_constant_branches(f: Function) -> bool:
+    """`br i1 true/false, A, B` becomes `br` to the block it takes, as simplifycfg folds DXC's (a condition the front
+    end folded, `if (-1 <= 0)`); the other block's phis drop the incoming from this one.  dxil-spirv's structurizer
+    took such never-taken edges for real exits (shapes program 270 of tag campaign).  Run it before
+    give_endless_loops_an_exit, whose never-taken exits it would undo, then remove_unreachable_blocks."""
+    changed = False
+    for bb in f.blocks:
+        insts = bb.instructions
+        term = insts[-1] if insts else None
+        if term is None or term.op != "br" or not term.operands or not isinstance(term.operands[0], ConstInt):
+            continue
+        yes, no = term.attrs["targets"]
+        taken, other = (yes, no) if term.operands[0].value else (no, yes)
+        if other is not taken:
+            for inst in other.instructions:
+                if inst.op != "phi":
+                    break
+                inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
         br = Instruction("br", void, [], targets=(taken,))
         br.parent = bb
         insts[-1] = br

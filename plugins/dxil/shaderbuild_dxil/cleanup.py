@@ -46,6 +46,7 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     switches on a constant or to one block (branches now), the unreachable blocks, the empty blocks on the way to
     a loop latch or out of a loop and the undef output stores go, and endless loops get a never-taken exit."""
     cfg.fold_trivial_switches(f)                         # for dxil-spirv, also without optimisation
+    cfg.fold_constant_branches(f)
     only_pred = cfg.remove_unreachable_blocks(f)
     if cfg.give_endless_loops_an_exit(f):
         only_pred = cfg.remove_unreachable_blocks(f)     # the table of single predecessors changed

@@ -333,7 +333,9 @@ class SsaBuilder:
         for u in phi.users:
             if not u.removed:
                 self._try_remove(u)
-        return same
+        # a user's removal can remove `same` too (a loop header's phi whose other operand was this one:
+        # shapes program 290 of tag hunt9 named such a removed phi, an undefined id)
+        return self._find(same)
 
     # ------------------------------------------------------------ output
 

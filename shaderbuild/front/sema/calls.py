@@ -134,7 +134,10 @@ class CallLowering(SemaBase):
         if len(comps) != need:
             raise error(f"{'too few' if len(comps) < need else 'too many'} elements in vector initialization "
                         f"(expected {need} elements, have {len(comps)})", loc)
-        return self.build_from_components(comps, t, loc)
+        built = self.build_from_components(comps, t, loc)
+        if isinstance(built, ir.Const) and self.is_literal(built):
+            return ir.Const(built.type, built.value)    # `int(-1)` is typed, as a cast is
+        return built
 
     # ------------------------------------------------------------ user calls
     def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
