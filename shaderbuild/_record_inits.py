@@ -528,7 +528,7 @@ def init_pppfddddfdfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7
   self._a13 = _a13
 
 
-def init_pppfddfffddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
+def init_pppfddfffddff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -541,6 +541,7 @@ def init_pppfddfffddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_
   self._a9 = _a9
   self._a10 = _a10
   self._a11 = _f11() if _a11 is _M else _a11
+  self._a12 = _f12() if _a12 is _M else _a12
 
 
 def init_pppffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
