@@ -16,7 +16,6 @@ from ...ir.intrinsics import (
     STREAM_METHODS,
     WITH_STATUS,
 )
-from ...ir.loops import const_int, single_store, substitute
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
@@ -601,6 +600,8 @@ class ResourceLowering(SemaBase):
         for locals set from locals) is replaced by the value of the one top-level store the body makes to it,
         before the statement reading it (DXC folds such offsets after inlining); else a located error."""
         pending, self.local_offsets = self.local_offsets, []
+        if pending:
+            from ...ir.loops import const_int, single_store, substitute  # offsets held by locals only (issue 23)
         for o in pending:
             use = next((i for i, s in enumerate(body) if any(y is o.node for y in ir.body_exprs([s]))), None)
             e = o.expr
