@@ -105,3 +105,46 @@ def test_exponential_tree_of_resource_parameters_is_a_located_error(tmp_path, ta
 def test_moderate_call_tree_compiles(tmp_path, target: str) -> None:
     proc = cli(tmp_path, call_tree(8), target=target)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- one value or instruction too large
+
+
+def _cs(body: str, before: str = "") -> str:
+    return ("RWStructuredBuffer<float> O : register(u0);\n" + before
+            + f"[numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {{\n{body}\n}}\n")
+
+
+BIG_TABLE = _cs("O[i] = a[i];", "static const float a[70000] = {" + ",".join(["1"] * 70000) + "};\n")
+BIG_SWITCH = _cs("float s = 0;\nswitch (i) {\n" + "".join(f"case {k}: s = {k}; break;\n" for k in range(33000))
+                 + "}\nO[i] = s;")
+BIG_STRUCT = ("struct S {\n" + "".join(f"float f{k};\n" for k in range(70000)) + "};\n"
+              + _cs("S s = (S)0; s.f5 = 1; O[i] = s.f5;"))
+
+
+@pytest.mark.parametrize("src,target,pattern,line", [
+    # SPIR-V: an instruction's word count is 16 bits; the table is one OpCompositeConstruct of 70,003 words
+    pytest.param(BIG_TABLE, "spirv", r"too large for SPIR-V: one OpComposite\w+ of 70,00\d words", 2, id="table-spirv"),
+    pytest.param(BIG_TABLE, "dxil", r"70000 components, too large for the DXIL backend", 2, id="table-dxil"),
+    # 33,000 cases: OpSwitch has 3 + 2 * 33,000 words
+    pytest.param(BIG_SWITCH, "spirv", r"one OpSwitch of 66,003 words", 4, id="switch-spirv"),
+    pytest.param(BIG_STRUCT, "spirv", r"one OpTypeStruct of 70,002 words", 70005, id="struct-spirv"),
+    pytest.param(BIG_STRUCT, "dxil", r"'S' has 70000 components, too large for the DXIL backend", 70005,
+                 id="struct-dxil"),
+])
+def test_value_or_instruction_past_the_target_limit_is_located(tmp_path, src: str, target: str, pattern: str,
+                                                               line: int) -> None:
+    """Was an internal compiler error (SPIR-V: a word count past 16 bits reached struct.pack) or an error
+    without a location (DXIL: the check sits in a type-level helper)."""
+    assert_cli_error(cli(tmp_path, src, target=target), pattern, line=line)
+
+
+def test_huge_static_array_is_located_for_dxil(tmp_path) -> None:
+    proc = cli(tmp_path, _cs("O[i] = a[i];", "static float a[1 << 24];\n"), target="dxil")
+    assert_cli_error(proc, r"array 'float\[16777216\]' is too large for the DXIL backend", line=2, col=14)
+
+
+def test_groupshared_past_32_kib_is_located_for_dxil(tmp_path) -> None:
+    """D3D12: 32 KiB of groupshared memory per compute thread group (8,193 floats is 32,772 bytes)."""
+    proc = cli(tmp_path, _cs("a[i] = 1; O[i] = a[i];", "groupshared float a[8193];\n"), target="dxil")
+    assert_cli_error(proc, r"groupshared memory \(32772 bytes.*exceeds the 32768-byte limit", line=2)
