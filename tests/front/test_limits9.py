@@ -148,3 +148,31 @@ def test_groupshared_past_32_kib_is_located_for_dxil(tmp_path) -> None:
     """D3D12: 32 KiB of groupshared memory per compute thread group (8,193 floats is 32,772 bytes)."""
     proc = cli(tmp_path, _cs("a[i] = 1; O[i] = a[i];", "groupshared float a[8193];\n"), target="dxil")
     assert_cli_error(proc, r"groupshared memory \(32772 bytes.*exceeds the 32768-byte limit", line=2)
+
+
+# ---------------------------------------------------------------- [unroll] for texel offsets
+
+
+def offset_loops(counters: str, trips: int = 8) -> str:
+    """Nested `[unroll]` loops around a Load whose offset reads the two outer counters: every loop is
+    unrolled whatever its size (offsets must be immediates), so the copies multiply."""
+    loops = "".join(f"  [unroll] for (int {v} = 0; {v} < {trips}; {v}++)\n" for v in counters)
+    return ("Texture2D<float4> T : register(t0);\nRWStructuredBuffer<float4> O : register(u1);\n"
+            "[numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {\n  float4 s = 0;\n" + loops
+            + f"    s += T.Load(int3(i, 0, 0), int2({counters[0]} - 4, {counters[1]} - 4));\n  O[i] = s;\n}}\n")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_nested_offset_unrolls_past_the_limit_are_located(tmp_path, target: str) -> None:
+    """8^7 copies of the Load hung (over 60 s); the outermost loop is where the count crosses the limit."""
+    from shaderbuild.passes.unroll import MAX_OFFSET_STMTS
+
+    proc = cli(tmp_path, offset_loops("abcdefg"), target=target)
+    assert_cli_error(proc, rf"would give 8 copies of .* statements .*more than the limit of {MAX_OFFSET_STMTS:,}",
+                     line=7, col=12)
+
+
+def test_offset_unrolls_below_the_limit_compile(tmp_path) -> None:
+    """8^4 Loads, each with its own immediate offset."""
+    proc = cli(tmp_path, offset_loops("abcd"), "-Fc", "out.dis", target="dxil")
+    assert proc.returncode == 0, proc.stderr[-2000:]
