@@ -176,3 +176,27 @@ def test_offset_unrolls_below_the_limit_compile(tmp_path) -> None:
     """8^4 Loads, each with its own immediate offset."""
     proc = cli(tmp_path, offset_loops("abcd"), "-Fc", "out.dis", target="dxil")
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- pixel outputs
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("src,semantic,index,line", [
+    ("float4 main() : SV_Target8 { return 1; }\n", "SV_Target8", 8, 1),
+    ("struct O { float4 c[9] : SV_Target; };\nO main() { O o = (O)0; return o; }\n", "SV_Target", 8, 2),
+    ("struct O { float4 a : SV_Target0; float4 c[2] : SV_Target7; };\nO main() { O o = (O)0; return o; }\n",
+     "SV_Target7", 8, 2),
+])
+def test_render_target_past_7_is_a_located_error(tmp_path, target: str, src: str, semantic: str, index: int,
+                                                  line: int) -> None:
+    """D3D12 has 8 render targets; DXC says the same words for SV_Target12345 (were accepted)."""
+    proc = cli(tmp_path, src, target=target, profile="ps_6_0")
+    assert_cli_error(proc, rf"'{semantic}' is defined with semantic index {index}, but only values 0 through 7 "
+                           r"are supported", line=line)
+
+
+def test_eight_render_targets_compile(tmp_path) -> None:
+    src = "struct O { float4 a : SV_Target0; float4 c[7] : SV_Target1; };\nO main() { O o = (O)0; return o; }\n"
+    proc = cli(tmp_path, src, target="dxil", profile="ps_6_0")
+    assert proc.returncode == 0, proc.stderr[-2000:]
