@@ -200,3 +200,38 @@ def test_eight_render_targets_compile(tmp_path) -> None:
     src = "struct O { float4 a : SV_Target0; float4 c[7] : SV_Target1; };\nO main() { O o = (O)0; return o; }\n"
     proc = cli(tmp_path, src, target="dxil", profile="ps_6_0")
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+MESH_GS = """struct V {{ float4 p : SV_Position; }};
+groupshared float g[{n}];
+[outputtopology("triangle")] [numthreads(1,1,1)]
+void main(uint i : SV_GroupIndex, out vertices V v[3], out indices uint3 t[1]) {{
+  g[i] = 1; SetMeshOutputCounts(0, 0); v[0].p = g[0];
+}}
+"""
+
+
+def test_mesh_groupshared_past_28_kib_is_located_for_dxil(tmp_path) -> None:
+    """DXIL validation gives a mesh shader 28,672 bytes of groupshared memory, not 32,768 (was accepted)."""
+    proc = cli(tmp_path, MESH_GS.format(n=7169), target="dxil", profile="ms_6_5")
+    assert_cli_error(proc, r"groupshared memory \(28676 bytes with 'g'\) exceeds the 28672-byte limit of a mesh shader",
+                     line=2)
+
+
+def test_mesh_groupshared_at_28_kib_compiles_for_dxil(tmp_path) -> None:
+    proc = cli(tmp_path, MESH_GS.format(n=7168), target="dxil", profile="ms_6_5")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- numthreads
+
+
+@pytest.mark.parametrize("numthreads,pattern", [
+    ("1,1,65", r"numthreads Z value exceeds 64"),
+    ("1025,1,1", r"numthreads total exceeds 1024 threads per group"),
+    ("4294967295,4294967295,4294967295", r"numthreads total exceeds 1024 threads per group"),
+])
+def test_numthreads_past_the_d3d_limits_is_located(tmp_path, numthreads: str, pattern: str) -> None:
+    proc = cli(tmp_path, f"RWStructuredBuffer<float> O : register(u0);\n[numthreads({numthreads})] void main() "
+                         "{ O[0] = 1; }\n")
+    assert_cli_error(proc, pattern, line=2, col=2)

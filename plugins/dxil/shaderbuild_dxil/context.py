@@ -32,6 +32,7 @@ DATALAYOUT_LEGACY = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:3
 DATALAYOUT_NATIVE16 = "e-m:e-p:32:32-i1:32-i8:8-i16:16-i32:32-i64:64-f16:16-f32:32-f64:64-n8:16:32:64"
 GROUPSHARED_ADDRSPACE = 3
 MAX_GROUPSHARED_BYTES = 32768       # D3D12 thread-group shared memory per group
+MAX_MESH_GROUPSHARED_BYTES = 28672  # a mesh shader's (DXIL validation up to SM 6.9)
 
 
 _CHILDREN: dict[type, Any] = {}
@@ -372,9 +373,11 @@ class ModuleContext:
                 g.initializer = Undef(t)
                 g.linkage = "internal"
                 self.group_shared_bytes += (mt.width // 8 if mt != T.i1 else 4) * n
-                if self.group_shared_bytes > MAX_GROUPSHARED_BYTES:
+                limit = MAX_MESH_GROUPSHARED_BYTES if self.stage == "mesh" else MAX_GROUPSHARED_BYTES
+                if self.group_shared_bytes > limit:
                     raise error(f"total groupshared memory ({self.group_shared_bytes} bytes with '{var.name}') "
-                                f"exceeds the {MAX_GROUPSHARED_BYTES}-byte limit", var.loc)
+                                f"exceeds the {limit}-byte limit{' of a mesh shader' if self.stage == 'mesh' else ''}",
+                                var.loc)
             ptrs.append(g)
         self.global_storages[id(var)] = VarStorage(var, ptrs, list(lay.mult), list(lay.leaves))
 
