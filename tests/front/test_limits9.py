@@ -35,6 +35,7 @@ def cli(tmp_path, src: str, *args: str, target: str = "spirv", profile: str = "c
     except subprocess.TimeoutExpired:
         pytest.fail(f"compiling for {target} {args} did not end within {TIMEOUT} s")
     assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 0 or not out.exists(), "a failed compile wrote its output"
     return proc
 
 
