@@ -236,3 +236,32 @@ def test_numthreads_past_the_d3d_limits_is_located(tmp_path, numthreads: str, pa
     proc = cli(tmp_path, f"RWStructuredBuffer<float> O : register(u0);\n[numthreads({numthreads})] void main() "
                          "{ O[0] = 1; }\n")
     assert_cli_error(proc, pattern, line=2, col=2)
+
+
+# ---------------------------------------------------------------- templates
+
+
+TEMPLATE_GROWTH = """RWStructuredBuffer<float> O : register(u0);
+template<typename T> struct W {{ T a; T b; }};
+template<typename T> float g(T x) {{ W<T> w = {init}; w.a = x; return g(w); }}
+[numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) {{ O[i] = g(O[i]); }}
+"""
+
+
+@pytest.mark.parametrize("src,line,col", [
+    # each call deduces W<T> of the last type: the struct doubles at every level (hung past 20 levels)
+    pytest.param(TEMPLATE_GROWTH.format(init="(W<T>)0"), 3, 37, id="doubling-call"),
+    pytest.param(TEMPLATE_GROWTH.format(init="(W<T>)0").replace("W<T> w = (W<T>)0; ", "W<T> w; "), 3, 37,
+                 id="doubling-call-uninitialised"),
+    # a struct template holding itself one level deeper (was a recursion-limit error at 1:1)
+    pytest.param("RWStructuredBuffer<float> O : register(u0);\ntemplate<typename T> struct W { T v; W<W<T> > n; };\n"
+                 "[numthreads(1,1,1)] void main(uint i : SV_DispatchThreadID) { W<float> w; O[i] = 1; }\n", 2, 40,
+                 id="nested-struct"),
+])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_runaway_template_instantiation_is_located(tmp_path, target: str, src: str, line: int, col: int) -> None:
+    from shaderbuild.front.sema.templates import MAX_TEMPLATE_DEPTH
+
+    proc = cli(tmp_path, src, target=target)
+    assert_cli_error(proc, rf"recursive template instantiation of 'W' exceeded the maximum depth of "
+                           rf"{MAX_TEMPLATE_DEPTH}", line=line, col=col)
