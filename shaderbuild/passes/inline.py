@@ -237,18 +237,26 @@ def _inlined_size(root: ir.Function, size: dict[int, int], targets: set[int] | N
     """The statements of root with every call inlined (memoised in `size`, by function id); an explicit
     stack: sema refuses recursion, but a call chain may be long."""
     work = [root]
+    own: dict[int, tuple[int, list[ir.Function]]] = {}     # a function's statements and callees
     while work:
         f = work[-1]
         if id(f) in size:
             work.pop()
             continue
-        calls = [c.func for s in ir.walk_stmts(f.body) if (c := _inlined(s, targets)) is not None]
+        if id(f) not in own:
+            n, calls = 0, []
+            for s in ir.walk_stmts(f.body):
+                n += 1
+                if (c := _inlined(s, targets)) is not None:
+                    calls.append(c.func)
+            own[id(f)] = n, calls
+        n, calls = own[id(f)]
         pending = [g for g in calls if id(g) not in size]
         if pending:
             work += pending
             continue
         work.pop()
-        size[id(f)] = sum(1 for _ in ir.walk_stmts(f.body)) + sum(size[id(g)] for g in calls)
+        size[id(f)] = n + sum(size[id(g)] for g in calls)
     return size[id(root)]
 
 
