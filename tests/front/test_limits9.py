@@ -108,6 +108,13 @@ def test_moderate_call_tree_compiles(tmp_path, target: str) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
+def test_call_tree_of_half_the_limit_compiles(tmp_path) -> None:
+    """The largest tree of this shape under the limit (f<k> alone is within it, two calls of it are not):
+    about 65,000 statements inlined, a second or two."""
+    proc = cli(tmp_path, call_tree(_crossing_level()), target="dxil")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 # ---------------------------------------------------------------- one value or instruction too large
 
 
