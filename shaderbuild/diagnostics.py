@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from .records import DataRecord, Record, ValueRecord
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class SourceLoc(ValueRecord):
     """A position in a source file: 1-based line and column."""
@@ -90,6 +94,24 @@ class ErrorReported(CompileError):
 def error(message: str, loc: SourceLoc | None = None, notes: list[Diagnostic] | None = None) -> CompileError:
     """Build a CompileError for a single error diagnostic (use as `raise error(...)`)."""
     return CompileError(Diagnostic("error", message, loc, notes or []))
+
+
+def stmt_loc(s: Any) -> SourceLoc | None:
+    """Where an IR statement is in the source: its own location, else (a static's initialisation,
+    which the entry wrapper stores) the stored variable's declaration."""
+    loc = getattr(s, "loc", None)
+    if loc is None and hasattr(s, "place"):
+        loc = getattr(getattr(s.place, "var", None), "loc", None)
+    return loc
+
+
+def locate(exc: CompileError, loc: SourceLoc | None) -> CompileError:
+    """exc, its diagnostics without a location given `loc` (a backend's limit met while it lowers a
+    declaration: the type-level check that fails knows no source position); then `raise`."""
+    for d in exc.diagnostics:
+        if d.loc is None:
+            d.loc = loc
+    return exc
 
 
 class SourceCache:

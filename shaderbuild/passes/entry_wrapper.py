@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .mesh_io import MeshBindings
 
 MAX_CLIP_CULL = 8       # D3D: clip and cull distances together have 8 components (two registers)
+MAX_RENDER_TARGET = 7   # D3D12: SV_Target0 to SV_Target7 (D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT = 8)
 
 
 class _Builder:
@@ -163,6 +164,9 @@ class _Builder:
             if direction != "out" or self.stage != "pixel":
                 raise error(f"invalid semantic '{semantic}' for {self.stage} shader "
                             f"{'input' if direction == 'in' else 'output'}", loc)
+            if (last := index + len(rows) - 1) > MAX_RENDER_TARGET:     # D3D12: 8 render targets
+                raise error(f"'{semantic}' is defined with semantic index {last}, but only values 0 through "
+                            f"{MAX_RENDER_TARGET} are supported", loc)
             location = index
         elif vk_location is not None:   # [[vk::location(N)]]
             location = vk_location

@@ -14,6 +14,7 @@ return is in that loop outside nested loops and switches, they become
 from __future__ import annotations
 
 from .. import ir
+from ..diagnostics import error
 from ..ir.clone import clone_stmts
 from ..options import CompileOptions
 
@@ -115,27 +116,27 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
     return prologue + body
 
 
-MAX_INLINED_STMTS = 100_000     # past this many statements inlined, the remaining calls stay calls
-_UNBOUNDED = 1 << 62            # inline_calls: the passes that must inline their targets have no budget
+# statements of one entry point once every call is inlined: above real shaders (bench/gen.py's
+# 22,842-line shader inlines to 22,824, the sample project's largest to 17), far below the hours a
+# 2^39-copy call tree takes (and the minutes 10^5 statements take to compile)
+MAX_INLINED_STMTS = 100_000
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
     """From -O1 on: inline every call into the entry function (and a hull shader's patch-constant
     function), top-down (a callee's body is copied
     as written and its own calls are inlined in the copy, so a chain of N functions costs O(N)),
-    and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS keeps
-    its remaining calls."""
+    and drop the functions no longer reached.  A call tree larger than MAX_INLINED_STMTS is refused
+    before any copy (check_inlined_size)."""
     entries = ir.entry_points(module)
     if options.passes_level < 1 or not entries:
         return
-    roots = [entry.function or entry.source_function for entry in entries]    # a library: every shader
-    for entry in entries:
-        if entry.tess is not None and entry.tess.patch_function is not None:
-            roots.append(entry.tess.patch_function)     # a hull shader's second entry (patch constants)
-    counter, budget = [0], [MAX_INLINED_STMTS]
+    roots = _roots(entries)
+    _check_size(roots)
+    counter = [0]
     reached: set[int] = set()
     for root in roots:
-        root.body = _inline_all(root, root.body, counter, budget)
+        root.body = _inline_all(root, root.body, counter)
         reached |= _reached(root)
     module.functions = [f for f in module.functions if id(f) in reached]
     for entry in entries:
@@ -143,10 +144,22 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             entry.static_init = None        # inlined into the wrapper
 
 
+def _roots(entries: list[ir.EntryPoint]) -> list[ir.Function]:
+    """The functions every call is inlined into: each entry's (a library: every shader) and a hull
+    shader's patch-constant function (its second entry)."""
+    roots = [entry.function or entry.source_function for entry in entries]
+    for entry in entries:
+        if entry.tess is not None and entry.tess.patch_function is not None:
+            roots.append(entry.tess.patch_function)
+    return roots
+
+
 def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counter: list[int]) -> list[ir.Stmt]:
     """`stmts` (of f) with every call of a function in `targets` (ids) inlined, in nested statements too (the
-    callees' own calls of targets already inlined: callers are processed after their callees)."""
-    return _inline_all(f, stmts, counter, [_UNBOUNDED], targets)
+    callees' own calls of targets already inlined: callers are processed after their callees), after the
+    size check of `run` on those calls."""
+    _check_size([f], targets)
+    return _inline_all(f, stmts, counter, targets)
 
 
 def _call_of(s: ir.Stmt) -> ir.Call | None:
@@ -157,34 +170,32 @@ def _call_of(s: ir.Stmt) -> ir.Call | None:
     return None
 
 
-def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int], budget: list[int],
+def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
                 targets: set[int] | None = None) -> list[ir.Stmt]:
-    """`stmts` with every call (of a function in `targets`, when given) inlined while the budget lasts; a
-    work stack, so the statements an inlined call produces are scanned next without recursion (only nested
+    """`stmts` with every call (of a function in `targets`, when given) inlined; a work stack, so the statements an inlined call produces are scanned next without recursion (only nested
     statement lists recurse)."""
     out: list[ir.Stmt] = []
     work = list(reversed(stmts))
     while work:
         s = work.pop()
         call = _call_of(s)
-        if call is not None and budget[0] > 0 and (targets is None or id(call.func) in targets):
+        if call is not None and (targets is None or id(call.func) in targets):
             result = None
             if isinstance(s, ir.Store):
                 assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
                 result = s.place.var
             new = inline_call(f, call, result, counter)
-            budget[0] -= sum(1 for _ in ir.walk_stmts(new))
             work.extend(reversed(new))
         elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, budget, targets),
-                             _inline_all(f, s.else_, counter, budget, targets), s.hint, s.loc))
+            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, targets),
+                             _inline_all(f, s.else_, counter, targets), s.hint, s.loc))
         elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(_inline_all(f, s.body, counter, budget, targets),
-                               _inline_all(f, s.continuing, counter, budget, targets), s.break_if, s.hint,
+            out.append(ir.Loop(_inline_all(f, s.body, counter, targets),
+                               _inline_all(f, s.continuing, counter, targets), s.break_if, s.hint,
                                s.unroll_count, s.loc))
         elif isinstance(s, ir.Switch):
             out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
-                                                             _inline_all(f, c.body, counter, budget, targets))
+                                                             _inline_all(f, c.body, counter, targets))
                                               for c in s.cases], s.loc))
         else:
             out.append(s)
@@ -202,3 +213,78 @@ def _reached(root: ir.Function) -> set[int]:
                 seen.add(id(x.func))
                 work.append(x.func)
     return seen
+
+
+def check_inlined_size(module: ir.Module, options: CompileOptions) -> None:
+    """A raise pass for a target that inlines every call at every level (DXIL): at -O0 the size check
+    `run` makes from -O1 on."""
+    if options.passes_level < 1:
+        _check_size(_roots(ir.entry_points(module)))
+
+
+def _check_size(roots: list[ir.Function], targets: set[int] | None = None) -> None:
+    """Refuse entry points that would have more than MAX_INLINED_STMTS statements with every call
+    inlined, before a copy is made: a call tree that doubles at each of 40 levels is 2^40 statements.
+    The sizes are counted per function, once (a callee's size is its statements plus its callees'
+    sizes), so the check is linear in the source.  `targets` (ids): only calls of these are inlined."""
+    size: dict[int, int] = {}
+    for root in roots:
+        if _inlined_size(root, size, targets) > MAX_INLINED_STMTS:
+            _refuse(root, size, targets)
+
+
+def _inlined_size(root: ir.Function, size: dict[int, int], targets: set[int] | None) -> int:
+    """The statements of root with every call inlined (memoised in `size`, by function id); an explicit
+    stack: sema refuses recursion, but a call chain may be long."""
+    work = [root]
+    own: dict[int, tuple[int, list[ir.Function]]] = {}     # a function's statements and callees
+    while work:
+        f = work[-1]
+        if id(f) in size:
+            work.pop()
+            continue
+        if id(f) not in own:
+            n, calls = 0, []
+            for s in ir.walk_stmts(f.body):
+                n += 1
+                if (c := _inlined(s, targets)) is not None:
+                    calls.append(c.func)
+            own[id(f)] = n, calls
+        n, calls = own[id(f)]
+        pending = [g for g in calls if id(g) not in size]
+        if pending:
+            work += pending
+            continue
+        work.pop()
+        size[id(f)] = n + sum(size[id(g)] for g in calls)
+    return size[id(root)]
+
+
+def _inlined(s: ir.Stmt, targets: set[int] | None) -> ir.Call | None:
+    """The call statement s makes, if it is one that is inlined."""
+    call = _call_of(s)
+    return call if call is not None and (targets is None or id(call.func) in targets) else None
+
+
+def _refuse(root: ir.Function, size: dict[int, int], targets: set[int] | None) -> None:
+    """The located error: down the calls whose callee alone is over the limit, then at the call where
+    the running count of the last such function crosses it."""
+    chain, f = [root.name], root
+    while True:
+        total, at = 0, None
+        for s in ir.walk_stmts(f.body):
+            call = _inlined(s, targets)
+            total += 1 + (size[id(call.func)] if call is not None else 0)
+            if call is not None and (size[id(call.func)] > MAX_INLINED_STMTS or total > MAX_INLINED_STMTS):
+                at = s, call
+                break
+        assert at is not None
+        s, call = at
+        chain.append(call.func.name)
+        if size[id(call.func)] <= MAX_INLINED_STMTS:
+            names = [n.removeprefix("src.") for n in chain]     # the entry wrapper calls src.<entry>
+            names = [n for i, n in enumerate(names) if i == 0 or n != names[i - 1]]
+            raise error(f"inlining every call into '{names[0]}' would give about {size[id(root)]:,} statements, "
+                        f"more than the limit of {MAX_INLINED_STMTS:,}: it is crossed at this call "
+                        f"({' -> '.join(names)})", getattr(s, "loc", None) or f.loc)
+        f = call.func

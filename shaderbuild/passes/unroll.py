@@ -10,7 +10,8 @@ loop) is unrolled at every level and whatever its size, nested loops included: i
 counter's loads in those offsets become the iteration's value (a local the copy sets once before the
 offset, its value) and fold, so both backends see the immediate offsets they require.  A loop calling a
 helper whose offsets read its parameters (sema let `[unroll]` counters through as the arguments) has those
-calls inlined first, at every level, so their offsets fold the same way.
+calls inlined first, at every level, so their offsets fold the same way.  Nested loops multiply: past
+MAX_OFFSET_STMTS statements that unrolling is a located error.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from .inline import inline_calls
 
 MAX_STMTS = 512
 _MAX_LOCAL_CHAIN = 16       # locals set from locals followed back from an offset (helpers calling helpers)
+# a loop unrolled for its texel offsets, nested loops' copies included: 8^4 offsets (9,360 statements)
+# compile in about a second; 8^7 was 2 million copies
+MAX_OFFSET_STMTS = 16_384
 
 
 def run(module: ir.Module, options: CompileOptions) -> None:
@@ -90,21 +94,30 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.S
         return None
     var, values = found
     body = loop.body[1:] + loop.continuing
+    if offsets and len(values) * (size := sum(1 for _ in ir.walk_stmts(body))) > MAX_OFFSET_STMTS:
+        raise error(f"unrolling this loop for the texel offsets that read its counter would give "
+                    f"{len(values)} copies of {size:,} statements (nested loops unrolled), more than the limit of "
+                    f"{MAX_OFFSET_STMTS:,}; unroll fewer loops or use a constant offset", loop.loc)
     if not offsets and (any(isinstance(x, ir.Loop) for x in ir.walk_stmts(body))    # a nested loop: copied whole
                         or len(values) * sum(1 for _ in ir.walk_stmts(body)) > MAX_STMTS):
         return None
     out: list[ir.Stmt] = []
     for value in values:
         copy = clone_stmts(body, {})
+        stores: dict[int, tuple[int, ir.Expr] | None] = {}     # single_store(copy, local), by id(local)
         for k, s in enumerate(copy):
             for args, i in _counter_offsets([s]):
                 e = args[i]
                 for _ in range(_MAX_LOCAL_CHAIN):   # a local set once in the copy before: its value (a local again
-                    stores = [(local, st) for local in _locals_read(e, var)     # for an inlined helper's parameter)
-                              if (st := single_store(copy, local)) is not None and st[0] < k]
-                    for local, st in stores:
-                        e = substitute(e, local, st[1])
-                    if not stores:
+                    held = []                       # for an inlined helper's parameter); one scan per local and copy
+                    for local in _locals_read(e, var):
+                        if id(local) not in stores:
+                            stores[id(local)] = single_store(copy, local)
+                        if (st := stores[id(local)]) is not None and st[0] < k:
+                            held.append((local, st[1]))
+                    for local, value_of_local in held:
+                        e = substitute(e, local, value_of_local)
+                    if not held:
                         break
                 args[i] = c = substitute(e, var, value)
                 if isinstance(c, ir.Const) and not all(-8 <= x <= 7 for x in (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error, locate
 from shaderbuild.lightstd import attrgetter
 
 from .llvm import types as T
@@ -355,7 +355,11 @@ class ModuleContext:
                 r.symbol = self.llmod.add_global(symbol_type(r), r.var.name, constant=True)
 
     def add_global_storage(self, var: ir.Variable) -> None:
-        lay = leaf_layout(var.type)
+        try:
+            lay = leaf_layout(var.type)
+        except CompileError as exc:         # a size limit: at the declaration
+            locate(exc, var.loc)
+            raise
         space = GROUPSHARED_ADDRSPACE if var.storage == ir.Storage.WORKGROUP else 0
         ptrs: list[Value | None] = []
         for p, (s, n) in enumerate(zip(lay.leaves, lay.mult)):

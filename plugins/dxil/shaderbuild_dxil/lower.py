@@ -11,7 +11,7 @@ the module-level parts (resources, signatures, metadata inputs).
 from __future__ import annotations
 
 from shaderbuild import ir
-from shaderbuild.diagnostics import CompileError, error
+from shaderbuild.diagnostics import CompileError, error, locate, stmt_loc
 from shaderbuild.ir.d3d_numerics import conversion_bounds, float_to_int, int_div, int_mod, int_range
 from shaderbuild.ir.layout import layout_of
 from shaderbuild.lightstd import cache
@@ -245,6 +245,13 @@ class FunctionLowerer:
 
     # ------------------------------------------------------------------ storage
     def make_storage(self, var: ir.Variable) -> VarStorage:
+        try:
+            return self._make_storage(var)
+        except CompileError as exc:         # a size limit: at the declaration
+            locate(exc, var.loc)
+            raise
+
+    def _make_storage(self, var: ir.Variable) -> VarStorage:
         lay = leaf_layout(var.type)
         ssa = self.ssa
         if ssa is not None:
@@ -946,10 +953,7 @@ class FunctionLowerer:
             try:
                 h(self, s)
             except CompileError as exc:       # an operation the profile forbids: located at its statement
-                where = getattr(s, "loc", None)
-                for d in exc.diagnostics:
-                    if d.loc is None and where is not None:
-                        d.loc = where
+                locate(exc, stmt_loc(s))
                 raise
 
     def _store(self, s: ir.Store) -> None:

@@ -11,9 +11,12 @@ from . import __version__
 def capabilities() -> Capabilities:
     """DXIL's decisions, built when a compile for this target first asks (a SPIR-V compile does not
     import this backend's polyfill list)."""
+    from shaderbuild.passes.inline import check_inlined_size
+
     from .polyfills import POLYFILLED
 
-    return Capabilities(polyfills=POLYFILLED)
+    # the backend inlines every call (DXIL entry points have none), -O0 too
+    return Capabilities(polyfills=POLYFILLED, raise_passes=(check_inlined_size,))
 
 
 @hookimpl

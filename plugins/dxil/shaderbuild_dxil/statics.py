@@ -4,6 +4,7 @@ become initializers of constant globals (no per-invocation stores)."""
 from __future__ import annotations
 
 from shaderbuild import ir
+from shaderbuild.diagnostics import CompileError, locate
 
 from .context import ModuleContext
 from .llvm import types as T
@@ -52,7 +53,11 @@ def fold_static_initializers(ctx: ModuleContext, body: list[ir.Stmt]) -> None:
         st = ctx.global_storages.get(id(var))
         if st is None or not var.const or var.storage != ir.Storage.PRIVATE:
             continue
-        vals = _const_eval(s.value)
+        try:
+            vals = _const_eval(s.value)
+        except CompileError as exc:         # a size limit: at the declaration
+            locate(exc, var.loc)
+            raise
         if vals is None:
             continue
         lay = leaf_layout(var.type)

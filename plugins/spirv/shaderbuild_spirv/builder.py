@@ -32,6 +32,18 @@ def string_words(s: str) -> list[int]:
     return list(struct.unpack(f"<{len(data) // 4}I", data))
 
 
+MAX_WORDS = 0xFFFF      # an instruction's word count is 16 bits
+
+
+def too_long(opname: str, words: int) -> Exception:
+    """The error for an instruction past MAX_WORDS (an initializer list of 70,000 values, a switch of
+    40,000 cases); the statement or declaration being lowered gives it a location."""
+    from shaderbuild.diagnostics import error
+
+    return error(f"too large for SPIR-V: one {opname} of {words:,} words (an instruction holds at most "
+                 f"{MAX_WORDS:,}; use fewer values or cases)")
+
+
 def inst(opname: str, operands: Iterable[Operand]) -> list[int]:
     """Encode one instruction; operands are words (ints) or literal strings."""
     words: list[int] = [0]
@@ -40,6 +52,8 @@ def inst(opname: str, operands: Iterable[Operand]) -> list[int]:
             words.extend(string_words(o))
         else:
             words.append(o & 0xFFFFFFFF)
+    if len(words) > MAX_WORDS:
+        raise too_long(opname, len(words))
     words[0] = (len(words) << 16) | OPCODES[opname]
     return words
 

@@ -53,7 +53,7 @@ from shaderbuild.ir.types import (
 )
 from shaderbuild.records import DataRecord, Record
 
-from .builder import ModuleBuilder, enum
+from .builder import MAX_WORDS, ModuleBuilder, enum, too_long
 from .emit_types import TypeLowering, has_layout_difference, holds_no_data, matrix_shape
 from .grammar import OPCODES
 from .resources import Kind, ResourceLowering, ResourceVar, image_format, texel_scalar
@@ -221,6 +221,8 @@ class ExprEmitter:
     def op(self, opname: str, type_id: int, *operands: int) -> int:
         rid = self.b.new_id()
         code = self.code        # inst(opname, [type_id, rid, *operands]) for word operands, inlined (~18k calls per 5k lines)
+        if len(operands) > MAX_WORDS - 3:
+            raise too_long(opname, len(operands) + 3)
         code.append(((len(operands) + 3) << 16) | OPCODES[opname])
         code.append(type_id)
         code.append(rid)
@@ -242,6 +244,8 @@ class ExprEmitter:
 
     def void_op(self, opname: str, *operands: int) -> None:
         code = self.code        # inst(opname, operands), inlined as in op()
+        if len(operands) > MAX_WORDS - 1:
+            raise too_long(opname, len(operands) + 1)
         code.append(((len(operands) + 1) << 16) | OPCODES[opname])
         for o in operands:
             code.append(o & 0xFFFFFFFF)

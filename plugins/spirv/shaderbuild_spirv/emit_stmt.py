@@ -11,7 +11,7 @@ OpUnreachable, since code in it would sit outside every construct around it.
 
 from __future__ import annotations
 
-from shaderbuild.diagnostics import CompileError, error
+from shaderbuild.diagnostics import CompileError, error, locate, stmt_loc
 from shaderbuild.ir.nodes import (
     Break,
     Continue,
@@ -203,10 +203,7 @@ class FunctionEmitter(ExprEmitter):
             try:
                 fn(self, s)
             except CompileError as exc:       # an operation the target cannot express: located at its statement
-                where = getattr(s, "loc", None)
-                for d in exc.diagnostics:
-                    if d.loc is None and where is not None:
-                        d.loc = where
+                locate(exc, stmt_loc(s))
                 raise
 
     # ----------------------------------------------------- statements

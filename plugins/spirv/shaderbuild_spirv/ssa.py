@@ -41,7 +41,7 @@ from shaderbuild.ir.nodes import (
 )
 from shaderbuild.ir.types import Array, Matrix, Scalar, Struct, Type, Vector
 
-from .builder import ModuleBuilder
+from .builder import MAX_WORDS, ModuleBuilder, too_long
 from .emit_types import TypeLowering
 from .grammar import OPCODES
 
@@ -356,6 +356,8 @@ class SsaBuilder:
             for phi in phis:
                 if phi.removed:
                     continue
+                if 3 + 2 * len(preds) > MAX_WORDS:
+                    raise too_long("OpPhi", 3 + 2 * len(preds))
                 out.append(((3 + 2 * len(preds)) << 16) | _PHI)
                 out.append(phi.type)
                 out.append(phi.id)

@@ -11,6 +11,10 @@ from .base import SemaBase, Undo
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope
 
 TemplateArg = ir.Type | int     # a type, or the value of a non-type parameter
+# instantiations inside instantiations (each level nests a struct in a struct, or a call in a body):
+# above real shaders (a template calling itself must deduce a new type each time), low enough that
+# a struct doubling at each level (2^16 components) is still cheap to walk; 20 levels took 1.3 s
+MAX_TEMPLATE_DEPTH = 16
 
 
 class TemplateLowering(SemaBase):
@@ -36,8 +40,26 @@ class TemplateLowering(SemaBase):
                     self.types.named[p] = old
         return Undo(restore)
 
+    _template_depth = 0
+
+    def template_depth(self, name: str, loc: SourceLoc | None) -> Undo:
+        """Count one more instantiation in progress: past MAX_TEMPLATE_DEPTH a located error (a template
+        that instantiates itself with a growing type never ends)."""
+        if self._template_depth >= MAX_TEMPLATE_DEPTH:
+            raise error(f"recursive template instantiation of '{name}' exceeded the maximum depth of "
+                        f"{MAX_TEMPLATE_DEPTH}", loc)
+        self._template_depth += 1
+
+        def leave() -> None:
+            self._template_depth -= 1
+        return Undo(leave)
+
     # ------------------------------------------------------------------ structs
     def instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
+        with self.template_depth(ref.name, ref.loc):
+            return self._instantiate_struct(ref)
+
+    def _instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
         d = self.struct_templates[ref.name]
         tparams = d.template_params or []      # a struct template has them
         args = [*ref.args, *(d.template_defaults[p] for p in tparams[len(ref.args):] if p in d.template_defaults)]
@@ -165,7 +187,8 @@ class TemplateLowering(SemaBase):
             bound = self.deduce(d, args, values, explicit, errors)
             if bound is None:
                 continue
-            info = self.instantiate_function(d, bound)
+            with self.template_depth(name, loc):
+                info = self.instantiate_function(d, bound)
             best = self.resolve_overload(name, [info], args, values, loc)
             if best.const_params and not self.probing:      # texture offsets from its parameters
                 best = self.const_specialize(name, best, args, values, is_place, (
