@@ -1088,9 +1088,6 @@ def test_interpolation_modes_of_matrices_and_arrays():
 # DXC's validator limits the semantic index of a system value in a DXIL signature (MetaSemanticIndexMax); its
 # SPIR-V path has no such check (a Location / BuiltIn either way)
 SV_INDEX_ERRORS = [
-    ("float4 main() : SV_Target8 { return 1; }", "ps_6_0", "1:8: SV_Target semantic index exceeds maximum (7)"),
-    ("void main(out float4 t[2] : SV_Target7) { t[0] = 1; t[1] = 2; }", "ps_6_0",
-     "1:22: SV_Target semantic index exceeds maximum (7)"),
     ("float4 main(float4 p : SV_Position1) : SV_Target { return p; }", "ps_6_0",
      "1:20: SV_Position semantic index exceeds maximum (0)"),
     ("float4 main(uint v : SV_VertexID1) : SV_Position { return v; }", "vs_6_0",
@@ -1102,6 +1099,21 @@ SV_INDEX_ERRORS = [
     ("float4 main(float3 b : SV_Barycentrics2) : SV_Target { return b.xyzx; }", "ps_6_1",
      "1:20: SV_Barycentrics semantic index exceeds maximum (1)"),
 ]
+
+
+# SV_Target's index is DXC's front-end check (SemaHLSL: eight render targets), so both targets refuse it
+TARGET_INDEX_ERRORS = [
+    ("float4 main() : SV_Target8 { return 1; }",
+     "1:8: 'SV_Target8' is defined with semantic index 8, but only values 0 through 7 are supported"),
+    ("void main(out float4 t[2] : SV_Target7) { t[0] = 1; t[1] = 2; }",
+     "1:22: 'SV_Target7' is defined with semantic index 8, but only values 0 through 7 are supported"),
+]
+
+
+@pytest.mark.parametrize(("src", "want"), TARGET_INDEX_ERRORS, ids=["one", "array"])
+def test_render_target_index_limit_on_both_targets(src, want):
+    for target in ("dxil", "spirv"):
+        assert R.errors(R.compile_hlsl(src, "main", "ps_6_0", target)) == [want], target
 
 
 @pytest.mark.parametrize(("src", "profile", "want"), SV_INDEX_ERRORS, ids=[f"e{i}" for i in range(len(SV_INDEX_ERRORS))])
