@@ -551,6 +551,8 @@ class CallLowering(SemaBase):
                 scalar = ir.BOOL
             elif kinds == "b" or "b" in kinds:
                 scalar = ir.BOOL
+            elif kind_key == "f" and sig.name in UINT32_ONLY:
+                scalar = ir.UINT    # DXC: uint<> lists no NOCAST, so a float/half argument converts by value
             else:
                 if kind_key == "f" and ("i" in kinds or "u" in kinds):
                     raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
