@@ -48,13 +48,13 @@ def wrap(x: int, width: int, signed: bool) -> int:
 
 
 def table(rows: list[tuple[str, str, int]], ins: dict[str, tuple[str, list]], e16: bool,
-          decls: str = "") -> list[str]:
+          decls: str = "", setup: str = "") -> list[str]:
     """One shader: Out[i] = rows[i]'s expression (a uint); the mismatching rows."""
     types = {"f": "float", "e": "half", "I": "uint", "Q": "uint64_t"}
     lines = ["RWStructuredBuffer<uint> Out : register(u0);"]
     lines += [f"StructuredBuffer<{types[c]}> {n} : register(t{i + 1});" for i, (n, (c, _v)) in enumerate(ins.items())]
     body = "\n".join(f"    Out[{i}] = {e}; // {name}" for i, (name, e, _w) in enumerate(rows))
-    src = "\n".join(lines) + "\n" + decls + "\n[numthreads(1, 1, 1)]\nvoid main() {\n" + body + "\n}\n"
+    src = "\n".join(lines) + "\n" + decls + "\n[numthreads(1, 1, 1)]\nvoid main() {\n" + setup + "\n" + body + "\n}\n"
     specs: dict[str, object] = {n: R.storage(R.pack(c, v)) for n, (c, v) in ins.items()}
     specs["Out"] = R.storage(R.sentinel(len(rows)))
     opts = {"enable_16bit_types": True} if e16 else {}
@@ -157,3 +157,68 @@ def test_shifts_keep_the_16_bit_left_operand_type():
     decls = "uint Compound(uint v, uint n) { uint16_t x = (uint16_t)v; x <<= n; return x; }\n"
     bad = table(_shift_rows(), {"U": ("I", U), "Q": ("Q", Q)}, True, decls)
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------- overloads apart only by half/min-precision
+
+# DXC gives half, min16float, min10float, min16int, min12int and min16uint types of their own in its AST (with or
+# without -enable-16bit-types), so overloads on them are distinct and a call picks the one its argument is
+# spelled as; our IR shares one type among them (float without the flag, half with it).
+OVERLOADS = """
+uint F(float x) { return 100 + (uint)x; }
+uint F(half x) { return 200 + (uint)x; }
+uint F(min16float x) { return 300 + (uint)x; }
+uint F(min10float x) { return 400 + (uint)x; }
+uint G(int x) { return 100 + (uint)x; }
+uint G(min16int x) { return 200 + (uint)x; }
+uint G(min12int x) { return 300 + (uint)x; }
+uint V(float2 v) { return 100 + (uint)v.y; }
+uint V(half2 v) { return 200 + (uint)v.y; }
+static const half KH = 5;
+"""
+
+
+@pytest.mark.parametrize("e16", [False, True], ids=["no16bit", "enable16bit"])
+def test_overloads_apart_only_by_precision_spelling(e16):
+    """`f(float)` and `f(half)` (and min16float, min10float; int, min16int, min12int) were refused as a
+    redefinition where the IR types coincide; each is now its own overload, and a call picks the one spelled
+    like its argument (a variable's declared type, a cast, a constructor, an `h`/`f` literal, arithmetic)."""
+    rows = [("float_var", "F(vf)", 103), ("half_var", "F(vh)", 203), ("min16_var", "F(vm)", 303),
+            ("min10_var", "F(vt)", 403), ("half_cast", "F((half)I[0])", 203), ("float_cast", "F((float)I[0])", 103),
+            ("min16_cast", "F((min16float)I[0])", 303), ("half_literal", "F(3.0h)", 203), ("float_literal", "F(3.0f)", 103),
+            ("half_arith", "F(vh * 2.0 + vh)", 209), ("half_neg_sum", "F(-vh + vh + vh)", 203),
+            ("half_static", "F(KH)", 205), ("int_var", "G(vi)", 103), ("min16int_var", "G(vn)", 203),
+            ("min12int_cast", "G((min12int)I[0])", 303), ("min16int_arith", "G(vn * 2)", 206),
+            ("float2", "V(float2(vf, vf))", 103), ("half2", "V(half2(vh, vh))", 203), ("half2_var", "V(v2)", 203),
+            ("param", "Twice(vh)", 406)]
+    decls = OVERLOADS + "uint Twice(half p) { return F(p) + F(p); }\n"
+    setup = ("float vf = (float)I[0]; half vh = (half)I[0]; min16float vm = (min16float)I[0]; "
+             "min10float vt = (min10float)I[0]; int vi = (int)I[0]; min16int vn = (min16int)I[0]; "
+             "half2 v2 = (half2)vh;")
+    bad = table(rows, {"I": ("I", [3])}, e16, decls, setup)
+    assert not bad, "\n".join(bad)
+
+
+REFUSED = [
+    # the argument's spelling is not written where the call can see it (a buffer element): ambiguous, not guessed
+    (False, "uint F(float x) { return 1; }\nuint F(half x) { return 2; }\n", "Out[0] = F(B[0]);",
+     "7:14: call to 'F' is ambiguous"),
+    # an unsuffixed literal fits every float type, as in DXC
+    (False, "uint F(float x) { return 1; }\nuint F(min16float x) { return 2; }\n", "Out[0] = F(1.5);",
+     "7:14: call to 'F' is ambiguous"),
+    # the same spelling twice is still a redefinition; float16_t is half (with the flag)
+    (False, "uint F(half x) { return 1; }\nuint F(half y) { return 2; }\n", "Out[0] = 0;",
+     "4:6: redefinition of 'F'"),
+    (True, "uint F(half x) { return 1; }\nuint F(float16_t y) { return 2; }\n", "Out[0] = 0;",
+     "4:6: redefinition of 'F'"),
+]
+
+
+@pytest.mark.parametrize("e16, decls, stmt, want", REFUSED, ids=["buffer_arg", "literal_arg", "same", "float16_t"])
+def test_precision_overload_refusals(e16, decls, stmt, want):
+    src = ("RWStructuredBuffer<uint> Out : register(u0);\nStructuredBuffer<float> B : register(t0);\n" + decls +
+           "[numthreads(1, 1, 1)]\nvoid main() {\n    " + stmt + "\n}\n")
+    opts = {"enable_16bit_types": True} if e16 else {}
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, profile="cs_6_2", target=target, **opts)
+        assert R.errors(res)[:1] == [want], (target, R.diagnostics_text(res))

@@ -26,6 +26,7 @@ from .conversions import SCORE_FLAGS, common_scalar, conversion_cost, overload_s
 from .exprs import scatter
 from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, UnrollOffset, VarSymbol
+from .typeresolve import precision_spelling
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
@@ -233,10 +234,41 @@ class CallLowering(SemaBase):
             raise error(f"no matching function for call to '{name}' with arguments ({tys})", loc, notes)
         least = min(score for score, _ in viable)
         best = [v for v in viable if v[0] == least]
+        if len(best) > 1 and all(f.param_types == best[0][1].param_types for _, f in best):
+            # overloads apart only by half/min-precision spelling: the one spelled as the arguments are
+            spelled = [self._spelling(a) for a in args]
+            best = [v for v in best if list(v[1].param_spellings[:len(args)]) == spelled] or best
         if len(best) != 1:
             notes = [Diagnostic("note", f"candidate function: {f.signature()}", f.decl.loc) for _, f in (best or viable)]
             raise error(f"call to '{name}' is ambiguous", loc, notes)
         return best[0][1]
+
+    def _spelling(self, a: ast.Expr) -> str | None:
+        """The precision spelling (typeresolve.precision_spelling) of an argument's type where it is written
+        or declared: a variable, a cast, a constructor, a suffixed literal, and arithmetic of those; None where
+        the source does not say (a call to such overloads is then ambiguous rather than guessed)."""
+        if isinstance(a, ast.Name):
+            sym = self.scope.lookup(a.name)
+            held = self.precision_spellings.get(id(sym.var)) if isinstance(sym, VarSymbol) else None
+            return held[1] if held is not None and held[0] is sym.var else None   # type: ignore[union-attr]
+        if isinstance(a, ast.Cast) and not a.dims:
+            return precision_spelling(a.type)
+        if isinstance(a, ast.CallExpr) and isinstance(a.callee, ast.TypeRef):
+            return precision_spelling(a.callee)
+        if isinstance(a, ast.FloatLit):
+            return {"h": "half", "f": "", "l": ""}.get(a.suffix)      # unsuffixed: a literal of any float type
+        if isinstance(a, ast.IntLit):
+            return "" if a.suffix else None
+        if isinstance(a, ast.UnaryOp) and a.op in ("-", "+", "~"):
+            return self._spelling(a.operand)
+        if isinstance(a, ast.BinaryOp) and a.op in ("+", "-", "*", "/", "%"):
+            lhs, rhs = self._spelling(a.lhs), self._spelling(a.rhs)
+            if isinstance(a.rhs, ast.FloatLit | ast.IntLit) and not getattr(a.rhs, "suffix", ""):
+                return lhs      # an unsuffixed literal takes the other operand's type
+            if isinstance(a.lhs, ast.FloatLit | ast.IntLit) and not getattr(a.lhs, "suffix", ""):
+                return rhs
+            return lhs if lhs == rhs else None
+        return None
 
     def specialize(self, f: FuncInfo, arg_types: list[ir.Type]) -> FuncInfo:
         """An instance of a function with unsized array parameters for the argument

@@ -62,7 +62,7 @@ from .struct_resources import (
     struct_has_resource,
 )
 from .templates import TemplateLowering
-from .typeresolve import PATCH_TYPES, TypeResolver
+from .typeresolve import PATCH_TYPES, TypeResolver, precision_spelling
 from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
@@ -135,6 +135,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.one_vector_elements: dict[int, str] = {}
         self.one_vector_locals: list[ir.Variable] = []     # keeps the locals above alive (a probed body's would
         #                                                    be freed and their ids reused)
+        # id(variable) -> (it, its typeresolve.precision_spelling) for locals, parameters and statics: which of
+        # two overloads that differ only by half/min-precision spelling a call picks (calls.resolve_overload)
+        self.precision_spellings: dict[int, tuple[ir.Variable, str]] = {}
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
@@ -260,6 +263,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         sym = VarSymbol(var, const_value)
         self.declare(name, sym, loc)
         return sym
+
+    def note_spelling(self, var: ir.Variable, ref: ast.TypeRef) -> None:
+        spelling = precision_spelling(ref)
+        if spelling is not None:
+            self.precision_spellings[id(var)] = (var, spelling)
 
     def note_one_vector(self, var: ir.Variable, type_name: str) -> None:
         """A scalar variable declared as a one-component vector (`float1 x`): calls.py's intrinsic templates."""
@@ -723,6 +731,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"const variable '{d.name}' must be initialized", d.loc)
             self.globals.append(var)
             self.declare_var(d.name, var, d.loc, const_value if isinstance(t, (ir.Scalar, ir.Vector)) else None)
+            self.note_spelling(var, d.type)
             if isinstance(t, ir.Scalar):
                 self.note_one_vector(var, d.type.name)
             return
@@ -1025,12 +1034,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
             _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
+        spellings = tuple(precision_spelling(p.type) or "" for p in d.params)
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
             for f in existing.overloads:
-                if f.param_types == key_types:
+                if f.param_types == key_types and f.param_spellings == spellings:
                     if f.return_type != rt:
                         raise error("functions that differ only in their return type cannot be overloaded", d.loc)
                     if d.body is not None and f.defined:
@@ -1045,7 +1055,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     return f
         name = name or (d.name if method_of is None else f"{method_of.name}.{d.name}")
         irf = ir.Function(name, [], ir.VOID if isinstance(rt, ir.RayQuery) else rt, loc=d.loc)
-        info = FuncInfo(d, ptypes, pdirs, rt, irf, method_of=method_of)
+        info = FuncInfo(d, ptypes, pdirs, rt, irf, method_of=method_of, param_spellings=spellings)
         if method_of is None and register:
             if isinstance(existing, FuncSymbol):
                 existing.overloads.append(info)
@@ -1089,6 +1099,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     var.io = ir.IOInfo("", per_primitive=True)
                 irf.params.append(ir.Param(var, direction))
                 self.declare_var(p.name, var, p.loc)
+                self.note_spelling(var, p.type)
                 bound = self.param_bindings.get(id(info), {}).get(p.name)
                 if bound is not None:
                     self.bound_params[id(var)] = bound

@@ -30,9 +30,14 @@ class FuncInfo(Record):
     derivatives: SourceLoc | None = None       # the first derivative outside a pixel shader (checks [numthreads])
     # `in` parameters used as texture offsets: each call compiles an instance with them bound to its constant arguments
     const_params: set[str] = Record.factory(set)
+    # the parameters' typeresolve.precision_spelling ('' for the rest): f(float) and f(half) are two overloads
+    param_spellings: tuple[str, ...] = ()
 
     def signature(self) -> str:
-        ps = ", ".join(f"{'' if d == 'in' else d + ' '}{t}" for t, d in zip(self.param_types, self.param_dirs))
+        spelled = self.param_spellings or ("",) * len(self.param_types)
+        ps = ", ".join(f"{'' if d == 'in' else d + ' '}"
+                       f"{str(t).replace(str(ir.scalar_of(t)), s, 1) if s and ir.scalar_of(t) else t}"
+                       for t, d, s in zip(self.param_types, self.param_dirs, spelled))
         return f"{self.return_type} {self.decl.name}({ps})"
 
 

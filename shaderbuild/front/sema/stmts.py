@@ -151,6 +151,7 @@ class StmtLowering(SemaBase):
         assert self.fn is not None          # statements are lowered inside a function
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
+        self.note_spelling(var, d.type)
         self.declared_locals.append(var)
         if d.type.name[-1:] == "1" and isinstance(t, ir.Scalar):     # `float1 x`: a vector to intrinsics
             self.note_one_vector(var, d.type.name)

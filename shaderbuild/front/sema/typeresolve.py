@@ -29,6 +29,22 @@ SCALAR_SPELLINGS: dict[str, tuple[str, int, int]] = {
     "int64_t": ("int", 64, 64), "uint64_t": ("uint", 64, 64),
 }
 REQUIRES_16BIT = frozenset({"float16_t", "int16_t", "uint16_t"})
+# DXC's distinct types that can share another's IR type (half is float without -enable-16bit-types, min16float
+# is half with it): the written name keeps their overloads apart (sema/calls.resolve_overload)
+PRECISION_SPELLINGS = {"half": "half", "float16_t": "half", "min16float": "min16float", "min10float": "min10float",
+                       "min16int": "min16int", "min12int": "min12int", "min16uint": "min16uint"}
+
+
+def precision_spelling(ref: ast.TypeRef) -> str | None:
+    """The PRECISION_SPELLINGS name of a written numeric type's components, '' for another built-in scalar
+    (its IR type tells it apart), None for a name that does not say (a typedef, a struct)."""
+    name = ref.name
+    if name in ("vector", "matrix") and ref.args and isinstance(ref.args[0], ast.TypeRef):
+        name = ref.args[0].name
+    shaped = _shape_suffix(name) if name not in SCALAR_SPELLINGS else None
+    if shaped is not None:
+        name = shaped[0]
+    return PRECISION_SPELLINGS.get(name, "") if name in SCALAR_SPELLINGS else None
 
 
 def _shape_suffix(name: str) -> tuple[str, int, int | None] | None:
