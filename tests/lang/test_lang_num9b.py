@@ -190,8 +190,10 @@ def test_overloads_apart_only_by_precision_spelling(e16):
             ("half_static", "F(KH)", 205), ("int_var", "G(vi)", 103), ("min16int_var", "G(vn)", 203),
             ("min12int_cast", "G((min12int)I[0])", 303), ("min16int_arith", "G(vn * 2)", 206),
             ("float2", "V(float2(vf, vf))", 103), ("half2", "V(half2(vh, vh))", 203), ("half2_var", "V(v2)", 203),
-            ("param", "Twice(vh)", 406)]
-    decls = OVERLOADS + "uint Twice(half p) { return F(p) + F(p); }\n"
+            ("param", "Twice(vh)", 406), ("typedef_prototype", "Q()", 11)]
+    # a prototype written with a typedef still declares the definition written with the type's name
+    decls = OVERLOADS + ("uint Twice(half p) { return F(p) + F(p); }\n"
+                         "typedef half H;\nuint P(H x);\nuint Q() { return P(4.0f); }\nuint P(half x) { return 7 + (uint)x; }\n")
     setup = ("float vf = (float)I[0]; half vh = (half)I[0]; min16float vm = (min16float)I[0]; "
              "min10float vt = (min10float)I[0]; int vi = (int)I[0]; min16int vn = (min16int)I[0]; "
              "half2 v2 = (half2)vh;")

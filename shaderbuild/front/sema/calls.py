@@ -237,7 +237,7 @@ class CallLowering(SemaBase):
         if len(best) > 1 and all(f.param_types == best[0][1].param_types for _, f in best):
             # overloads apart only by half/min-precision spelling: the one spelled as the arguments are
             spelled = [self._spelling(a) for a in args]
-            best = [v for v in best if list(v[1].param_spellings[:len(args)]) == spelled] or best
+            best = [v for v in best if None not in spelled and list(v[1].param_spellings[:len(args)]) == spelled] or best
         if len(best) != 1:
             notes = [Diagnostic("note", f"candidate function: {f.signature()}", f.decl.loc) for _, f in (best or viable)]
             raise error(f"call to '{name}' is ambiguous", loc, notes)

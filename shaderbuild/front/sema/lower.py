@@ -1034,13 +1034,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
             _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
-        spellings = tuple(precision_spelling(p.type) or "" for p in d.params)
+        spellings = tuple(precision_spelling(p.type) for p in d.params)
         existing = None if method_of is not None or not register else self.scope.lookup(d.name)
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
             for f in existing.overloads:
-                if f.param_types == key_types and f.param_spellings == spellings:
+                if f.param_types == key_types and all(a == b or None in (a, b) for a, b in zip(f.param_spellings, spellings)):
                     if f.return_type != rt:
                         raise error("functions that differ only in their return type cannot be overloaded", d.loc)
                     if d.body is not None and f.defined:

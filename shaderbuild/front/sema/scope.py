@@ -30,11 +30,12 @@ class FuncInfo(Record):
     derivatives: SourceLoc | None = None       # the first derivative outside a pixel shader (checks [numthreads])
     # `in` parameters used as texture offsets: each call compiles an instance with them bound to its constant arguments
     const_params: set[str] = Record.factory(set)
-    # the parameters' typeresolve.precision_spelling ('' for the rest): f(float) and f(half) are two overloads
-    param_spellings: tuple[str, ...] = ()
+    # the parameters' typeresolve.precision_spelling: f(float) and f(half) are two overloads (None, a typedef's or
+    # struct's, matches any: a prototype written with a typedef still declares its definition)
+    param_spellings: tuple[str | None, ...] = ()
 
     def signature(self) -> str:
-        spelled = self.param_spellings or ("",) * len(self.param_types)
+        spelled = self.param_spellings or (None,) * len(self.param_types)
         ps = ", ".join(f"{'' if d == 'in' else d + ' '}"
                        f"{str(t).replace(str(ir.scalar_of(t)), s, 1) if s and ir.scalar_of(t) else t}"
                        for t, d, s in zip(self.param_types, self.param_dirs, spelled))
