@@ -172,6 +172,8 @@ uint F(min10float x) { return 400 + (uint)x; }
 uint G(int x) { return 100 + (uint)x; }
 uint G(min16int x) { return 200 + (uint)x; }
 uint G(min12int x) { return 300 + (uint)x; }
+uint W(uint x) { return 100 + x; }
+uint W(min16uint x) { return 200 + (uint)x; }
 uint V(float2 v) { return 100 + (uint)v.y; }
 uint V(half2 v) { return 200 + (uint)v.y; }
 static const half KH = 5;
@@ -190,20 +192,23 @@ def test_overloads_apart_only_by_precision_spelling(e16):
             ("half_static", "F(KH)", 205), ("int_var", "G(vi)", 103), ("min16int_var", "G(vn)", 203),
             ("min12int_cast", "G((min12int)I[0])", 303), ("min16int_arith", "G(vn * 2)", 206),
             ("float2", "V(float2(vf, vf))", 103), ("half2", "V(half2(vh, vh))", 203), ("half2_var", "V(v2)", 203),
-            ("param", "Twice(vh)", 406), ("typedef_prototype", "Q()", 11)]
+            ("param", "Twice(vh)", 406),
+            ("uint_element", "W(I[0])", 103), ("min16uint_cast", "W((min16uint)I[0])", 203),
+            ("half_swizzle", "F(v2.y)", 203), ("half2_swizzle", "V(v2.yx)", 203), ("half_index", "F(v2[1])", 203),
+            ("min16int_array", "G(an[1])", 203), ("typedef_prototype", "Q()", 11)]
     # a prototype written with a typedef still declares the definition written with the type's name
     decls = OVERLOADS + ("uint Twice(half p) { return F(p) + F(p); }\n"
                          "typedef half H;\nuint P(H x);\nuint Q() { return P(4.0f); }\nuint P(half x) { return 7 + (uint)x; }\n")
     setup = ("float vf = (float)I[0]; half vh = (half)I[0]; min16float vm = (min16float)I[0]; "
              "min10float vt = (min10float)I[0]; int vi = (int)I[0]; min16int vn = (min16int)I[0]; "
-             "half2 v2 = (half2)vh;")
+             "half2 v2 = (half2)vh; min16int an[2] = {vn, vn};")
     bad = table(rows, {"I": ("I", [3])}, e16, decls, setup)
     assert not bad, "\n".join(bad)
 
 
 REFUSED = [
-    # the argument's spelling is not written where the call can see it (a buffer element): ambiguous, not guessed
-    (False, "uint F(float x) { return 1; }\nuint F(half x) { return 2; }\n", "Out[0] = F(B[0]);",
+    # the argument's spelling is not written where the call can see it (a call's result): ambiguous, not guessed
+    (False, "uint F(float x) { return 1; }\nuint F(half x) { return 2; }\n", "Out[0] = F(sqrt(B[0]));",
      "7:14: call to 'F' is ambiguous"),
     # an unsuffixed literal fits every float type, as in DXC
     (False, "uint F(float x) { return 1; }\nuint F(min16float x) { return 2; }\n", "Out[0] = F(1.5);",

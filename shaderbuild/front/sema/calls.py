@@ -245,8 +245,9 @@ class CallLowering(SemaBase):
 
     def _spelling(self, a: ast.Expr) -> str | None:
         """The precision spelling (typeresolve.precision_spelling) of an argument's type where it is written
-        or declared: a variable, a cast, a constructor, a suffixed literal, and arithmetic of those; None where
-        the source does not say (a call to such overloads is then ambiguous rather than guessed)."""
+        or declared: a variable (its elements and swizzles, a resource's elements), a cast, a constructor, a
+        suffixed literal, and arithmetic of those; None where the source does not say (a call to such
+        overloads is then ambiguous rather than guessed)."""
         if isinstance(a, ast.Name):
             sym = self.scope.lookup(a.name)
             held = self.precision_spellings.get(id(sym.var)) if isinstance(sym, VarSymbol) else None
@@ -261,6 +262,11 @@ class CallLowering(SemaBase):
             return "" if a.suffix else None
         if isinstance(a, ast.UnaryOp) and a.op in ("-", "+", "~"):
             return self._spelling(a.operand)
+        if isinstance(a, ast.Index):        # an element of a spelled array, vector, matrix or resource
+            return self._spelling(a.base)
+        if isinstance(a, ast.Member) and (set(a.name) <= set("xyzw") or set(a.name) <= set("rgba")
+                                          or a.name.startswith("_")):
+            return self._spelling(a.base)   # a swizzle (a struct's field: its base has no spelling)
         if isinstance(a, ast.BinaryOp) and a.op in ("+", "-", "*", "/", "%"):
             lhs, rhs = self._spelling(a.lhs), self._spelling(a.rhs)
             if isinstance(a.rhs, ast.FloatLit | ast.IntLit) and not getattr(a.rhs, "suffix", ""):

@@ -931,6 +931,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elem = d.type.args[0] if d.type.args else None
         if isinstance(elem, ast.TypeRef) and elem.name in _ONE_VECTOR:
             self.one_vector_elements[id(var)] = elem.name
+        if isinstance(elem, ast.TypeRef):
+            self.note_spelling(var, elem)       # its elements' (calls._spelling of `Buf[i]`)
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
         """`static RWBuffer<T> A = B;` names the global resource B again (no new binding), as in DXC."""
