@@ -746,7 +746,7 @@ def init_pppppddfffddddddddddfddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _
   self._a29 = _a29
 
 
-def init_pppppddffffdf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+def init_pppppddffffdfd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -760,6 +760,7 @@ def init_pppppddffffdf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a
   self._a10 = _f10() if _a10 is _M else _a10
   self._a11 = _a11
   self._a12 = _f12() if _a12 is _M else _a12
+  self._a13 = _a13
 
 
 def init_pppppdfdfdffddd(self, _a0, _a1, _a2, _a3, _a4, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
