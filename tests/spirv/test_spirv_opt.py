@@ -475,3 +475,43 @@ def test_cfg_dominators_match_the_definition(edges):
     want = _brute_dominators(edges, 1)
     for b in want:
         assert {a for a in want if cfg.dominates(a, b)} == want[b], b
+
+
+ENDLESS_INNER_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+int spin(int n) {
+    for (int i = 0; i < n; i++) {
+        while (true) {
+            if (false) break;
+        }
+    }
+    return 7;
+}
+int pick(int t) {
+    if (t > 0) {
+        if (spin(t - 4) != 7) {
+            return 1;
+        }
+        if (t == 2) {
+            return 2;
+        }
+    }
+    return 3 + t;
+}
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    Out[tid.x] = pick((int)tid.x);
+}
+"""
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_a_loop_with_an_endless_inner_path_stays_a_loop(level):
+    """Folding `if (false) break;` leaves the inner `while (true)` endless and the outer loop's continue
+    target unreachable; the outer loop's one exit is a break from inside a selection whose merge is on the
+    endless path.  flatten kept removing the outer loop (`_run_once_loops`), which turned that break into a
+    branch out of the selection other than through its merge: spirv-val refused the -O1..-O3 module (a
+    reduction of hunt9's shapes program 818).  No thread enters the loop (n = t - 4 < 0).  (The DXIL side is
+    tests/fuzz/test_differential.py's test_a_never_taken_break_keeps_its_loop_from_becoming_endless.)"""
+    _build(ENDLESS_INNER_LOOP, level)       # spirv-val
+    want = [2 if t == 2 else 3 + t for t in range(4)]
+    assert run_cs(ENDLESS_INNER_LOOP, {"Out": ("int", 4)}, check_dxil=False)["Out"] == want

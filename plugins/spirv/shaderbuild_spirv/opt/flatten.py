@@ -204,7 +204,7 @@ def _run_once_loops(f: Function, folder: Folder, cfg: CFG) -> int:
             succ = cfg.succ[n]
             ok = bool(succ) and n != merge and n != cont and cfg.dominates(h.label, n)
             stack += succ
-        if not ok or _refs(f)[1].get(cont, 0) != 1:     # named by this loop only
+        if not ok or not _all_reach(cfg, seen, last) or _refs(f)[1].get(cont, 0) != 1:   # named by this loop only
             continue
         del h.insts[-2]
         f.blocks = [b for b in f.blocks if b.label != cont]
@@ -212,6 +212,20 @@ def _run_once_loops(f: Function, folder: Folder, cfg: CFG) -> int:
         _drop_unreachable(f, folder)            # unreachable blocks that branched to it
         return 1
     return 0
+
+
+def _all_reach(cfg: CFG, body: set[int], last: int) -> bool:
+    """Every block of `body` reaches `last`.  A path that never does (an endless inner loop) can hold the
+    merge of a selection `last` is nested in: `last`'s branch to the loop's merge was a break, and with the
+    loop gone it would leave that selection other than through its merge (invalid structured control flow)."""
+    reach = {last}
+    stack = [last]
+    while stack:
+        for p in cfg.pred[stack.pop()]:
+            if p in body and p not in reach:
+                reach.add(p)
+                stack.append(p)
+    return body <= reach
 
 
 def _refs(f: Function) -> tuple[dict[int, list[int]], dict[int, int]]:
