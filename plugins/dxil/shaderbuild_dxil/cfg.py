@@ -326,7 +326,9 @@ def fold_constant_branches(f: Function) -> bool:
     `unreachable` (spirv-val: "Function end cannot be called in blocks"; a reduction of shapes program 818 of tag
     campaign).  Run it before give_endless_loops_an_exit, whose never-taken exits it would undo, then
     remove_unreachable_blocks."""
-    folded: list[tuple[BasicBlock, Instruction, list[tuple[Instruction, list]]]] = []   # what undoes each fold
+    folded: list[tuple[BasicBlock, Instruction, BasicBlock]] = []      # (block, its branch, the block it left)
+    phis: dict[Instruction, tuple[BasicBlock, list]] = {}              # phi -> (its block, its incomings before)
+    merged = False                                                     # a branch with one target twice went
     for bb in f.blocks:
         insts = bb.instructions
         term = insts[-1] if insts else None
@@ -334,33 +336,33 @@ def fold_constant_branches(f: Function) -> bool:
             continue
         yes, no = term.attrs["targets"]
         taken, other = (yes, no) if term.operands[0].value else (no, yes)
-        phis = []
         if other is not taken:
             for inst in other.instructions:
                 if inst.op != "phi":
                     break
-                phis.append((inst, inst.attrs["incoming"]))
+                phis.setdefault(inst, (other, inst.attrs["incoming"]))
                 inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
+            folded.append((bb, term, other))
+        merged = merged or other is taken
         br = Instruction("br", void, [], targets=(taken,))
         br.parent = bb
         insts[-1] = br
-        folded.append((bb, term, phis))
     if not folded:
-        return False
+        return merged
     rpo, order, preds = _reachable_cfg(f)
     endless: set[BasicBlock] = set()
     for body in _loop_bodies(rpo, order, preds).values():
         if all(s in body for x in body for s in successors(x)):
             endless |= body
-    kept = 0
-    for bb, term, phis in folded:                     # one no longer reached may be again once the loop's are undone
+    left: dict[BasicBlock, BasicBlock] = {}          # folded block -> the block it no longer enters
+    for bb, term, other in folded:                   # one no longer reached may be again once the loop's are undone
         if bb in order and bb not in endless:
-            kept += 1
-            continue
-        bb.instructions[-1] = term
-        for inst, incoming in phis:
-            inst.attrs["incoming"] = incoming
-    return kept > 0
+            left[bb] = other
+        else:
+            bb.instructions[-1] = term
+    for phi, (block, incoming) in phis.items():      # from the incomings before: two folds may have left one block
+        phi.attrs["incoming"] = [(v, b) for v, b in incoming if left.get(b) is not block]
+    return merged or bool(left)
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:
