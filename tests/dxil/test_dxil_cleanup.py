@@ -489,6 +489,28 @@ def test_a_branch_on_a_constant_goes_to_its_target(cond):
     assert not fold_constant_branches(f)
 
 
+def test_a_branch_on_a_constant_that_is_its_loops_last_exit_stays():
+    """entry: br w; h: br body; body: br i1 false, x, h; w: br i1 true, h, x; x: phi [1, w] [2, body] (in that
+    layout, body's fold before w's).  Folding body's branch would leave the loop h without an exit: it stays, and
+    x's phi keeps body's incoming; w's fold (outside the loop) stays, and the phi drops w's."""
+    f, (entry, h, body, w, x) = function("entry", "h", "body", "w", "x")
+    bld = IRBuilder(entry)
+    bld.br(w)
+    bld.position_at_end(h)
+    bld.br(body)
+    bld.position_at_end(body)
+    bld.cbranch(ConstInt(i1, 0), x, h)
+    bld.position_at_end(w)
+    bld.cbranch(ConstInt(i1, 1), h, x)
+    bld.position_at_end(x)
+    phi = bld.phi(i32, [(ConstInt(i32, 1), w), (ConstInt(i32, 2), body)])
+    bld.ret()
+    assert fold_constant_branches(f)
+    assert w.instructions[-1].attrs["targets"] == (h,) and not w.instructions[-1].operands
+    assert body.instructions[-1].attrs["targets"] == (x, h) and body.instructions[-1].operands[0].value == 0
+    assert [(v.value, bb) for v, bb in phi.attrs["incoming"]] == [(2, body)]
+
+
 def test_a_switch_forwarding_to_a_block_with_phis_keeps_its_cases():
     """a and b forward to join, which has a phi naming them: the switch stays (no case enters its default)."""
     f, (entry, a, b, c, join) = function("entry", "a", "b", "c", "join")

@@ -197,6 +197,53 @@ def test_an_endless_loop_on_a_path_not_taken(backend: str) -> None:
     assert run_backend(backend, ENDLESS_LOOP_ON_A_PATH_NOT_TAKEN, {"O": ("uint", 4)})["O"] == [3 * t for t in range(4)]
 
 
+NEVER_TAKEN_BREAK_OF_A_LOOP_NOT_ENTERED = """RWStructuredBuffer<int> Out : register(u0);
+int spin(int n) {
+    for (int i = 0; i < n; i++) {
+        while (true) {
+            if (false) break;
+        }
+    }
+    return 7;
+}
+int pick(int t) {
+    if (t > 0) {
+        if (spin(t - 4) != 7) {
+            return 1;
+        }
+        if (t == 2) {
+            return 2;
+        }
+    }
+    return 3 + t;
+}
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    Out[tid.x] = pick((int)tid.x);
+}
+"""
+
+
+SPIRV_OPT_ENDLESS_LOOP_IN_A_SELECTION = (
+    "our SPIR-V optimiser (-O3; -O0 is valid): with `if (false) break;` folded, the endless `while (true)` inside the "
+    "inlined function's selection leaves it other than through its merge (spirv-val: a block 'exits the selection "
+    "... but not via a structured exit'); also before the DXIL fold changed, outside the DXIL backend")
+
+
+@pytest.mark.parametrize("backend", [
+    pytest.param("spirv", marks=pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                  reason=SPIRV_OPT_ENDLESS_LOOP_IN_A_SELECTION)),
+    "dxil", "dxil-vk"])
+def test_a_never_taken_break_keeps_its_loop_from_becoming_endless(backend: str) -> None:
+    """Differential finding (shapes program 818 of tag campaign, reduced): folding `if (false) break;` made the
+    `while (true)` endless inside a selection of the inlined function (its early returns beside it), which
+    dxil-spirv does not structurize even with a never-taken exit into `unreachable` (spirv-val: "Function end
+    cannot be called in blocks", at -O0 and -O3).  cfg.fold_constant_branches now undoes the folds inside a loop
+    they leave without an exit.  No thread enters the loop (n = t - 4 < 0): thread t stores 3 + t, 2 for t = 2."""
+    want = [2 if t == 2 else 3 + t for t in range(4)]
+    assert run_backend(backend, NEVER_TAKEN_BREAK_OF_A_LOOP_NOT_ENTERED, {"Out": ("int", 4)})["Out"] == want
+
+
 def _f32(x: int) -> float:
     return struct.unpack("<f", struct.pack("<f", float(x)))[0]
 
@@ -546,12 +593,55 @@ DXIL_SPIRV_DEAD_CODE_IN_A_CASE = (
     "differential seeds, so the DXIL keeps it")
 
 
+RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH = """RWStructuredBuffer<int> Out : register(u0);
+int count(int n) {
+    for (int i = 0; i < n; i++) {
+    }
+    return 7;
+}
+int pick(int t) {
+    if (t > 0) {
+        if (count(t) != 0) {
+            return 0;
+        }
+        if (t < 0) {
+            return 5;
+        }
+    }
+    return 0;
+}
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int w = 0;
+    while (w < (int)tid.x + 2) {
+        w++;
+        CONTINUE
+        pick((int)tid.x);
+    }
+    Out[tid.x] = w;
+}
+"""
+
+DXIL_SPIRV_RETURNS_INTO_THE_LATCH = (
+    "dxil-spirv's structurizer: a loop body ending in a selection that holds an inner loop and then the early "
+    "returns of an inlined call whose value goes unused (so its return blocks branch straight to the latch): "
+    "spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; at -O0 and "
+    "-O3, also before any constant branch was folded).  A never-taken `if (false) continue;` at the top of the "
+    "body hid it (its edge kept the join of the returns apart from the latch) until cfg.fold_constant_branches "
+    "folded it (shapes program 818 of tag campaign, reduced)")
+
+
 LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
                                         DXIL_SPIRV_BREAK_BESIDE_RETURN),
                 "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
                                              DXIL_SPIRV_INNER_LOOP_ARM),
                 "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, lambda t: [t + 3],
-                                                    DXIL_SPIRV_DEAD_CODE_IN_A_CASE)}
+                                                    DXIL_SPIRV_DEAD_CODE_IN_A_CASE),
+                "returns_into_the_latch": (RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", ""),
+                                           lambda t: [t + 2], DXIL_SPIRV_RETURNS_INTO_THE_LATCH),
+                "returns_into_the_latch_beside_a_never_taken_continue": (
+                    RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", "if (false) { continue; }"),
+                    lambda t: [t + 2], DXIL_SPIRV_RETURNS_INTO_THE_LATCH)}
 
 
 @pytest.mark.parametrize(("shape", "backend"), [

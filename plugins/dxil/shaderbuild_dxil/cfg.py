@@ -319,9 +319,16 @@ def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
 def fold_constant_branches(f: Function) -> bool:
     """`br i1 true/false, A, B` becomes `br` to the block it takes, as simplifycfg folds DXC's (a condition the front
     end folded, `if (-1 <= 0)`); the other block's phis drop the incoming from this one.  dxil-spirv's structurizer
-    took such never-taken edges for real exits (shapes program 270 of tag campaign).  Run it before
-    give_endless_loops_an_exit, whose never-taken exits it would undo, then remove_unreachable_blocks."""
-    changed = False
+    took such never-taken edges for real exits (shapes program 270 of tag campaign).  The folds inside a loop that
+    no edge leaves afterwards are undone, with those in blocks the entry no longer reaches (`while (true) { if
+    (false) break; }`, or such a break under `if (false)`): dxil-spirv converted the loop with its never-taken exit,
+    not the endless one inside a selection, even with give_endless_loops_an_exit's never-taken exit into
+    `unreachable` (spirv-val: "Function end cannot be called in blocks"; a reduction of shapes program 818 of tag
+    campaign).  Run it before give_endless_loops_an_exit, whose never-taken exits it would undo, then
+    remove_unreachable_blocks."""
+    folded: list[tuple[BasicBlock, Instruction, BasicBlock]] = []      # (block, its branch, the block it left)
+    phis: dict[Instruction, tuple[BasicBlock, list]] = {}              # phi -> (its block, its incomings before)
+    merged = False                                                     # a branch with one target twice went
     for bb in f.blocks:
         insts = bb.instructions
         term = insts[-1] if insts else None
@@ -333,12 +340,29 @@ def fold_constant_branches(f: Function) -> bool:
             for inst in other.instructions:
                 if inst.op != "phi":
                     break
+                phis.setdefault(inst, (other, inst.attrs["incoming"]))
                 inst.attrs["incoming"] = [(v, b) for v, b in inst.attrs["incoming"] if b is not bb]
+            folded.append((bb, term, other))
+        merged = merged or other is taken
         br = Instruction("br", void, [], targets=(taken,))
         br.parent = bb
         insts[-1] = br
-        changed = True
-    return changed
+    if not folded:
+        return merged
+    rpo, order, preds = _reachable_cfg(f)
+    endless: set[BasicBlock] = set()
+    for body in _loop_bodies(rpo, order, preds).values():
+        if all(s in body for x in body for s in successors(x)):
+            endless |= body
+    left: dict[BasicBlock, BasicBlock] = {}          # folded block -> the block it no longer enters
+    for bb, term, other in folded:                   # one no longer reached may be again once the loop's are undone
+        if bb in order and bb not in endless:
+            left[bb] = other
+        else:
+            bb.instructions[-1] = term
+    for phi, (block, incoming) in phis.items():      # from the incomings before: two folds may have left one block
+        phi.attrs["incoming"] = [(v, b) for v, b in incoming if left.get(b) is not block]
+    return merged or bool(left)
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:
