@@ -224,16 +224,7 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 
-SPIRV_OPT_ENDLESS_LOOP_IN_A_SELECTION = (
-    "our SPIR-V optimiser (-O3; -O0 is valid): with `if (false) break;` folded, the endless `while (true)` inside the "
-    "inlined function's selection leaves it other than through its merge (spirv-val: a block 'exits the selection "
-    "... but not via a structured exit'); also before the DXIL fold changed, outside the DXIL backend")
-
-
-@pytest.mark.parametrize("backend", [
-    pytest.param("spirv", marks=pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                  reason=SPIRV_OPT_ENDLESS_LOOP_IN_A_SELECTION)),
-    "dxil", "dxil-vk"])
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
 def test_a_never_taken_break_keeps_its_loop_from_becoming_endless(backend: str) -> None:
     """Differential finding (shapes program 818 of tag campaign, reduced): folding `if (false) break;` made the
     `while (true)` endless inside a selection of the inlined function (its early returns beside it), which
