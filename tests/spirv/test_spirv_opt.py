@@ -477,31 +477,10 @@ def test_cfg_dominators_match_the_definition(edges):
         assert {a for a in want if cfg.dominates(a, b)} == want[b], b
 
 
-ENDLESS_INNER_LOOP = """RWStructuredBuffer<int> Out : register(u0);
-int spin(int n) {
-    for (int i = 0; i < n; i++) {
-        while (true) {
-            if (false) break;
-        }
-    }
-    return 7;
-}
-int pick(int t) {
-    if (t > 0) {
-        if (spin(t - 4) != 7) {
-            return 1;
-        }
-        if (t == 2) {
-            return 2;
-        }
-    }
-    return 3 + t;
-}
-[numthreads(4, 1, 1)]
-void main(uint3 tid : SV_DispatchThreadID) {
-    Out[tid.x] = pick((int)tid.x);
-}
-"""
+def _endless_inner_loop() -> str:
+    """The reduced program of test_differential's never-taken-break test (shapes program 818)."""
+    from fuzz.test_differential import NEVER_TAKEN_BREAK_OF_A_LOOP_NOT_ENTERED
+    return NEVER_TAKEN_BREAK_OF_A_LOOP_NOT_ENTERED
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
@@ -512,6 +491,7 @@ def test_a_loop_with_an_endless_inner_path_stays_a_loop(level):
     branch out of the selection other than through its merge: spirv-val refused the -O1..-O3 module (a
     reduction of hunt9's shapes program 818).  No thread enters the loop (n = t - 4 < 0).  (The DXIL side is
     tests/fuzz/test_differential.py's test_a_never_taken_break_keeps_its_loop_from_becoming_endless.)"""
-    _build(ENDLESS_INNER_LOOP, level)       # spirv-val
+    src = _endless_inner_loop()
+    _build(src, level)       # spirv-val
     want = [2 if t == 2 else 3 + t for t in range(4)]
-    assert run_cs(ENDLESS_INNER_LOOP, {"Out": ("int", 4)}, check_dxil=False)["Out"] == want
+    assert run_cs(src, {"Out": ("int", 4)}, check_dxil=False)["Out"] == want
