@@ -1,6 +1,7 @@
 """Counted-loop analysis shared by sema and the unroll pass: a counted `for` loop's counter and its value in
-each iteration, and the constant folding of int expressions of counters (texture offsets from `[unroll]`
-loop counters must be constants once unrolled: sema checks they will be, passes/unroll.py makes them so).
+each iteration, the constant folding of int expressions of counters, and locals stored once read back to
+their values (texture offsets from `[unroll]` loop counters, or held by locals, must be constants once
+unrolled or inlined: sema checks they will be, passes/unroll.py makes them so).
 
 The shape is the one sema gives a counted `for`: the loop variable is set to a constant just before the
 loop, the body starts with `if (!(i OP C)) break;`, the continuing block is only `i = i +/- C`, and nothing
@@ -102,6 +103,34 @@ def single_store(stmts: list[ir.Stmt], var: ir.Variable) -> tuple[int, ir.Expr] 
     if isinstance(s, ir.Store) and isinstance(s.place, ir.VarRef) and s.place.var is var:
         return at[0], s.value
     return None
+
+
+MAX_LOCAL_CHAIN = 16        # locals set from locals followed back (a helper's parameter set from its caller's)
+
+
+def follow_stores(e: ir.Expr, stmts: list[ir.Stmt], before: int, skip: ir.Variable | None = None,
+                  found: dict[int, tuple[int, ir.Expr] | None] | None = None) -> ir.Expr:
+    """`e` with each function-local variable it reads (but `skip`) read as the value of the one top-level
+    store `stmts` make to it (single_store) ahead of statement `before`, and again for the locals those values
+    read, up to MAX_LOCAL_CHAIN rounds.  `found` keeps single_store's answers for callers asking often about
+    the same unchanged `stmts`."""
+    found = {} if found is None else found
+    for _ in range(MAX_LOCAL_CHAIN):
+        held = []
+        for x in ir.walk_expr(e):
+            if not (isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef) and x.place.var is not skip
+                    and x.place.var.storage is ir.Storage.FUNCTION):
+                continue
+            local = x.place.var
+            if id(local) not in found:
+                found[id(local)] = single_store(stmts, local)
+            if (st := found[id(local)]) is not None and st[0] < before:
+                held.append((local, st[1]))
+        for local, value in held:
+            e = substitute(e, local, value)
+        if not held:
+            break
+    return e
 
 
 _OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,

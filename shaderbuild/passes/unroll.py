@@ -24,7 +24,6 @@ from ..options import CompileOptions
 from .inline import inline_calls
 
 MAX_STMTS = 512
-_MAX_LOCAL_CHAIN = 16       # locals set from locals followed back from an offset (helpers calling helpers)
 # a loop unrolled for its texel offsets, nested loops' copies included: 8^4 offsets (9,360 statements)
 # compile in about a second; 8^7 was 2 million copies
 MAX_OFFSET_STMTS = 16_384
@@ -84,7 +83,7 @@ def _walk(stmts: list[ir.Stmt], cx: _Context) -> list[ir.Stmt]:
 
 
 def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.Stmt] | None:
-    from ..ir.loops import counted, single_store, substitute  # [unroll] loops only (issue 23)
+    from ..ir.loops import counted, follow_stores, substitute  # [unroll] loops only (issue 23)
 
     offsets = any(True for _ in _counter_offsets(loop.body))
     if not (optimise or offsets):
@@ -104,22 +103,11 @@ def _unrolled(loop: ir.Loop, before: list[ir.Stmt], optimise: bool) -> list[ir.S
     out: list[ir.Stmt] = []
     for value in values:
         copy = clone_stmts(body, {})
-        stores: dict[int, tuple[int, ir.Expr] | None] = {}     # single_store(copy, local), by id(local)
+        stores: dict[int, tuple[int, ir.Expr] | None] = {}     # single_store(copy, local): one scan per copy
         for k, s in enumerate(copy):
             for args, i in _counter_offsets([s]):
-                e = args[i]
-                for _ in range(_MAX_LOCAL_CHAIN):   # a local set once in the copy before: its value (a local again
-                    held = []                       # for an inlined helper's parameter); one scan per local and copy
-                    for local in _locals_read(e, var):
-                        if id(local) not in stores:
-                            stores[id(local)] = single_store(copy, local)
-                        if (st := stores[id(local)]) is not None and st[0] < k:
-                            held.append((local, st[1]))
-                    for local, value_of_local in held:
-                        e = substitute(e, local, value_of_local)
-                    if not held:
-                        break
-                args[i] = c = substitute(e, var, value)
+                # a local set once in the copy before: its value (a local again for an inlined helper's parameter)
+                args[i] = c = substitute(follow_stores(args[i], copy, k, var, stores), var, value)
                 if isinstance(c, ir.Const) and not all(-8 <= x <= 7 for x in (
                         c.value if isinstance(c.value, tuple) else (c.value,))):    # an inlined helper's offset
                     raise error(f"texture offsets must be in the range [-8, 7] (is {c.value} when {var.name.split('.')[0]} = "
@@ -166,8 +154,3 @@ def _offset_positions(e: ir.Intrinsic) -> list[int]:
 def _int_typed(e: ir.Expr) -> bool:
     s = ir.scalar_of(e.type) if isinstance(e.type, (ir.Scalar, ir.Vector)) else None
     return s is not None and not s.is_float and s.kind != "bool"
-
-
-def _locals_read(e: ir.Expr, counter: ir.Variable) -> list[ir.Variable]:
-    return [x.place.var for x in ir.walk_expr(e) if isinstance(x, ir.Load) and isinstance(x.place, ir.VarRef)
-            and x.place.var is not counter and x.place.var.storage is ir.Storage.FUNCTION]

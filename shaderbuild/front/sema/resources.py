@@ -601,19 +601,11 @@ class ResourceLowering(SemaBase):
         before the statement reading it (DXC folds such offsets after inlining); else a located error."""
         pending, self.local_offsets = self.local_offsets, []
         if pending:
-            from ...ir.loops import const_int, single_store, substitute  # offsets held by locals only (issue 23)
+            from ...ir.loops import const_int, follow_stores  # offsets held by locals only (issue 23)
+        found: dict[int, tuple[int, ir.Expr] | None] = {}
         for o in pending:
             use = next((i for i, s in enumerate(body) if any(y is o.node for y in ir.body_exprs([s]))), None)
-            e = o.expr
-            for _ in range(16):
-                stores = [(x.place.var, st) for x in ir.walk_expr(e) if isinstance(x, ir.Load)
-                          and isinstance(x.place, ir.VarRef) and x.place.var.storage is ir.Storage.FUNCTION
-                          and use is not None and (st := single_store(body, x.place.var)) is not None
-                          and st[0] < use]
-                for var, st in stores:
-                    e = substitute(e, var, st[1])
-                if not stores:
-                    break
+            e = o.expr if use is None else follow_stores(o.expr, body, use, found=found)
             if isinstance(e, ir.Call) and len(body_of := e.func.body) == 1 and isinstance(ret := body_of[0], ir.Return) \
                     and ret.value is not None:
                 e = ret.value       # a helper returning a constant (`int2 off() { return int2(1, 2); }`)
