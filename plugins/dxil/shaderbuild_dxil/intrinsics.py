@@ -749,15 +749,19 @@ def _render_target_sample_count(L: FunctionLowerer, e: ir.Intrinsic) -> list[Val
 
 @intrinsic("GetRenderTargetSamplePosition")
 def _render_target_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    pos = L.ops.call(L.b, "RenderTargetGetSamplePosition", None, [L.expr(e.args[0])[0]])
-    return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
+    return _sample_pos(L, "RenderTargetGetSamplePosition", [L.expr(e.args[0])[0]])
 
 
 @intrinsic("GetSamplePosition")
 def _ms_sample_position(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
-    """Texture2DMS(Array).GetSamplePosition(i): texture2DMSGetSamplePosition's SamplePos (x, y)."""
+    """Texture2DMS(Array).GetSamplePosition(i): texture2DMSGetSamplePosition on the texture's handle."""
     tex = L.handle(L.resource_place(e.args[0]))
-    pos = L.ops.call(L.b, "Texture2DMSGetSamplePosition", None, [tex, L.expr(e.args[1])[0]])
+    return _sample_pos(L, "Texture2DMSGetSamplePosition", [tex, L.expr(e.args[1])[0]])
+
+
+def _sample_pos(L: FunctionLowerer, op: str, args: list[Value]) -> list[Value]:
+    """The (x, y) of the SamplePos the sample-position op `op` returns for `args`."""
+    pos = L.ops.call(L.b, op, None, args)
     return [L.b.extract_value(pos, 0), L.b.extract_value(pos, 1)]
 
 
