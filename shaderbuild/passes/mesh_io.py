@@ -88,7 +88,7 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
     """Retarget the HLSL function's uses of the mesh parameters (see the module docstring).  A mesh
     shader must say how many vertices and primitives it writes (D3D's validator requires the call;
     without it Vulkan draws nothing)."""
-    calls = [(f, s) for f in module.functions for s in ir.walk_stmts(f.body) if _sets_counts(s)]
+    calls = [(f, s) for f in module.functions for s in _live(f.body) if _sets_counts(s)]
     if not calls:
         raise error(f"mesh entry point '{src.name}' never calls SetMeshOutputCounts(vertices, primitives): the "
                     f"counts of the vertices and primitives it outputs", src.loc)
@@ -98,7 +98,7 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
     # the call first thing, the entry point's statement that reaches it is the call's place
     fn, at = calls[0]
     while fn is not src and at is not None:
-        sites = [(f, st) for f in module.functions for st in ir.walk_stmts(f.body)
+        sites = [(f, st) for f in module.functions for st in _live(f.body)
                  if any(isinstance(x, ir.Call) and x.func is fn for e in ir.stmt_exprs(st) for x in ir.walk_expr(e))]
         if len(sites) > 1:
             raise error(f"SetMeshOutputCounts is called once per mesh shader: '{fn.name}', which calls it, is "
@@ -181,12 +181,38 @@ def _may_leave(stmts: list[ir.Stmt]) -> bool:
     return False
 
 
+def _live(stmts: list[ir.Stmt]) -> list:      # (untyped, as ir.walk_stmts)
+    """ir.walk_stmts's statements but those in a branch an `if` on a constant never takes (DXC folds them
+    away before its validator counts the calls)."""
+    placed = list(_placed(stmts))
+    dead = _dead(placed)
+    return [s for s, w in placed if not any(list_id in dead for list_id, _ in w)]
+
+
+def _dead(placed: list) -> set[int]:
+    """ids of the statement lists of `placed` (see _placed) an `if` on a constant never runs."""
+    return {id(s.else_ if s.cond.value else s.then) for s, _ in placed
+            if isinstance(s, ir.If) and isinstance(s.cond, ir.Const)}
+
+
+def _always_entered(s: ir.Stmt) -> list[ir.Stmt] | None:
+    """The statement list running `s` always enters: a loop's body (its first iteration), the branch of
+    an `if` on a constant."""
+    if isinstance(s, ir.Loop):
+        return s.body
+    if isinstance(s, ir.If) and isinstance(s.cond, ir.Const):
+        return s.then if s.cond.value else s.else_
+    return None
+
+
 def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> None:
     """D3D's validator refuses an output write that SetMeshOutputCounts does not dominate: the call
     must come earlier in the same statement list as the write or one enclosing it; a call in a loop's
     body that nothing before it in the body can leave runs on the first iteration, so it also comes
-    before what follows the loop (`do { SetMeshOutputCounts(...); } while (...)`).  (A call inside a
-    helper function is left to that helper's callers: not checked.)"""
+    before what follows the loop (`do { SetMeshOutputCounts(...); } while (...)`), and so does a call in
+    the branch a constant condition takes (`if (true)`), whose other branch's writes never run: DXC's
+    validator sees the control flow once constants are folded.  (A call inside a helper function is left
+    to that helper's callers: not checked.)"""
     placed = list(_placed(src.body))
     at = next((w for s, w in placed if s is call), None)
     if at is None:
@@ -195,11 +221,11 @@ def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> No
     firsts = [at]
     while len(firsts[-1]) > 1:
         inner = firsts[-1]
-        loop = by_place[inner[:-1]]
-        if not (isinstance(loop, ir.Loop) and id(loop.body) == inner[-1][0]
-                and not _may_leave(loop.body[:inner[-1][1]])):
+        entered = _always_entered(by_place[inner[:-1]])
+        if entered is None or id(entered) != inner[-1][0] or _may_leave(entered[:inner[-1][1]]):
             break
         firsts.append(inner[:-1])
+    dead = _dead(placed)
 
     def after(w: tuple, at: tuple) -> bool:
         level = len(at) - 1
@@ -213,7 +239,8 @@ def _check_counts_first(src: ir.Function, call: ir.Stmt, mb: MeshBindings) -> No
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base
         if not isinstance(root, ir.VarRef) or (id(root.var) not in mb.outputs and not (
-                id(root.var) in mb.renamed and mb.renamed[id(root.var)].storage is ir.Storage.OUTPUT)):
+                id(root.var) in mb.renamed and mb.renamed[id(root.var)].storage is ir.Storage.OUTPUT)) \
+                or any(list_id in dead for list_id, _ in w):
             continue
         if not any(after(w, first) for first in firsts):
             loc = getattr(call, "loc", None)

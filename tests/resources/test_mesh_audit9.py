@@ -723,3 +723,37 @@ def test_a_constant_buffer_named_as_its_struct(target):
     (executed: tests/front/test_name_hiding9.py)."""
     res = R.compile_hlsl(SHADOWING_MS, "main", "ms_6_5", target, env=ENV)
     assert res.ok, R.diagnostics_text(res)
+
+
+@pytest.mark.parametrize("body", [
+    "    if (true) {\n        SetMeshOutputCounts(4, 2);\n    }\n" + WRITES,
+    "    if (1 > 2) {\n        tris[0] = uint3(0, 1, 2);\n    } else {\n        SetMeshOutputCounts(4, 2);\n    }\n"
+    + WRITES,
+    "    if (false)\n        verts[0].pos = 0;\n    SetMeshOutputCounts(4, 2);\n" + WRITES,
+], ids=["if-true", "else-of-a-false-condition", "write-in-a-dead-branch"])
+def test_a_call_a_constant_condition_takes_dominates_what_follows(body):
+    """DXC's validator sees the control flow once constant conditions are folded: a call in the branch an
+    `if` on a constant takes runs first, and a write in the branch it never takes never runs.  Both
+    targets accept; the DXIL has the call in the entry block, ahead of every output store and branch
+    (what D3D's dominance rule needs), and the SPIR-V passes spirv-val."""
+    src = ONE_QUAD.replace("BODY", body)
+    R.build(src, "main", "ms_6_5", "spirv", env=ENV)
+    _, check = R.build_dxil(src, "main", "ms_6_5", env=ENV)
+    body_ir = check.ir.split("define void @main()", 1)[1]
+    call = body_ir.index("@dx.op.setMeshOutputCounts(")
+    assert call < body_ir.index("@dx.op.storeVertexOutput") and call < body_ir.index(" br ")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_call_in_a_branch_never_taken_is_no_call(target):
+    """A call a constant condition never runs is not made: alone, the shader has none (DXC's validator,
+    after folding, finds the writes without the call); beside the one that runs, it is no second call."""
+    dead = "    if (false) {\n        SetMeshOutputCounts(4, 2);\n    }\n"
+    assert _error(dead + WRITES, target) == ("5:6: mesh entry point 'main' never calls SetMeshOutputCounts(vertices, "
+                                             "primitives): the counts of the vertices and primitives it outputs")
+    src = ONE_QUAD.replace("BODY", "    SetMeshOutputCounts(4, 2);\n" + dead + WRITES)
+    if target == "spirv":
+        R.build(src, "main", "ms_6_5", "spirv", env=ENV)        # spirv-val: one call runs
+    else:
+        _, check = R.build_dxil(src, "main", "ms_6_5", env=ENV)
+        assert check.ir.count("call void @dx.op.setMeshOutputCounts(") == 1
