@@ -1,0 +1,361 @@
+"""Texture sampling and typed formats, executed with the values checked (issue 20, session 10).
+
+Each shader reads its coordinates from a buffer and writes one result per thread, so one build checks a
+whole table of cases: filtering (nearest, linear), address modes (wrap, clamp, mirror, border), explicit
+LOD (SampleLevel, SampleGrad with known gradients), mip filtering, array-layer rounding, cube face
+selection, Gather's texel order, offsets, Load with mips and offsets, GetDimensions, comparison sampling
+and typed-UAV format conversions.  Every shader runs on lavapipe at -O3 and -O0 and its DXIL twin on the
+interpreter and through dxil-spirv (res_util.run_cs).  Expected values come from the texel data and the
+D3D / Vulkan sampling rules modelled in this file (`Ref`), never from the compiler.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import res_util as R
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+# ---------------------------------------------------------------- the reference sampler
+
+
+def texel_value(x: int, y: int, layer: int = 0, mip: int = 0, z: int = 0) -> float:
+    """Distinct small integers (exact in float32) that are not linear in x or y, so a wrong texel or a
+    wrong filter weight shows."""
+    return float((x * 7 + y * 13 + z * 5 + layer * 17 + mip * 29) % 31 + 40 * mip + 100 * layer)
+
+
+class Ref:
+    """One-channel image (levels x layers x depth x height x width of floats) and the sampling rules of
+    D3D11 (and Vulkan, where the two agree): texel-space coordinates u * size - 0.5 for linear filtering,
+    floor(u * size) for nearest, address modes on integer texel coordinates, LOD clamped to the mip range."""
+
+    def __init__(self, w: int, h: int = 1, layers: int = 1, mips: int = 1, depth: int = 1, fn=texel_value):
+        self.w, self.h, self.layers, self.mips, self.depth = w, h, layers, mips, depth
+        self.fn = fn
+
+    def size(self, mip: int) -> tuple[int, int, int]:
+        return max(1, self.w >> mip), max(1, self.h >> mip), max(1, self.depth >> mip)
+
+    def data(self) -> bytes:
+        vals = []
+        for m in range(self.mips):
+            w, h, d = self.size(m)
+            for layer in range(self.layers):
+                for z in range(d):
+                    for y in range(h):
+                        for x in range(w):
+                            vals.append(self.fn(x, y, layer, m, z))
+        return R.pack("f", vals)
+
+    def image(self, dim: str = "2d", fmt: str = "r32f"):
+        return R.image(self.data(), self.w, self.h, fmt, dim=dim, layers=self.layers, mips=self.mips, depth=self.depth)
+
+    @staticmethod
+    def wrap(i: int, n: int, mode: str) -> int | None:
+        """The texel index after the address mode; None for a border texel."""
+        if mode == "wrap":
+            return i % n
+        if mode == "clamp":
+            return min(max(i, 0), n - 1)
+        if mode == "mirror":
+            t = i % (2 * n)
+            return t if t < n else 2 * n - 1 - t
+        if mode == "border":
+            return i if 0 <= i < n else None
+        raise ValueError(mode)
+
+    def fetch(self, x: int, y: int, layer: int, mip: int, mode: str, border: float, z: int = 0) -> float:
+        w, h, d = self.size(mip)
+        xi, yi, zi = self.wrap(x, w, mode), self.wrap(y, h, mode), self.wrap(z, d, mode)
+        if xi is None or yi is None or zi is None:
+            return border
+        return self.fn(xi, yi, layer, mip, zi)
+
+    def level(self, u: float, v: float, layer: int, mip: int, filt: str, mode: str, border: float = 0.0) -> float:
+        w, h, _ = self.size(mip)
+        if filt == "nearest":
+            return self.fetch(math.floor(u * w), math.floor(v * h), layer, mip, mode, border)
+        x, y = u * w - 0.5, v * h - 0.5
+        x0, y0 = math.floor(x), math.floor(y)
+        a, b = x - x0, y - y0
+        t = [[self.fetch(x0 + i, y0 + j, layer, mip, mode, border) for i in (0, 1)] for j in (0, 1)]
+        return (1 - a) * (1 - b) * t[0][0] + a * (1 - b) * t[0][1] + (1 - a) * b * t[1][0] + a * b * t[1][1]
+
+    def sample(self, u: float, v: float, lod: float, filt: str = "nearest", mode: str = "clamp",
+               mipmap: str = "nearest", layer: float = 0.0, border: float = 0.0) -> float:
+        """Sample at an explicit LOD; the layer coordinate rounds to the nearest layer and clamps."""
+        li = min(max(math.floor(layer + 0.5), 0), self.layers - 1)
+        lam = min(max(lod, 0.0), self.mips - 1)
+        if mipmap == "nearest":
+            return self.level(u, v, li, math.ceil(lam + 0.5) - 1 if lam > 0.5 else 0, filt, mode, border)
+        d = math.floor(lam)
+        f = lam - d
+        lo = self.level(u, v, li, d, filt, mode, border)
+        return lo if f == 0 else (1 - f) * lo + f * self.level(u, v, li, d + 1, filt, mode, border)
+
+
+def coords(n: int, lo: float, hi: float, step: float) -> list[float]:
+    """n coordinates from lo in steps of `step` wrapping into [lo, hi), plus 1/128: exact in float32 and
+    never on a texel edge of an image up to 64 texels wide (where nearest filtering of a mirrored
+    coordinate may round either way: lavapipe mirrors the float coordinate, the Vulkan spec the texel index)."""
+    span = round((hi - lo) / step)
+    return [lo + step * ((k * 37) % span) + 1 / 128 for k in range(n)]
+
+
+# ---------------------------------------------------------------- SampleLevel: filters x address x mip filter
+
+SAMPLE_LEVEL = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+StructuredBuffer<float4> In : register(t2);
+RWStructuredBuffer<float> Out : register(u3);
+[numthreads(64, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float4 c = In[i];
+    Out[i] = Tex.SampleLevel(S, c.xy, c.z);
+}
+"""
+LEVEL_TEX = Ref(8, 4, mips=4)       # 8x4, 4x2, 2x1, 1x1: non-square so a swapped axis shows
+LODS = [0.0, 0.25, 0.75, 1.0, 1.25, 1.75, 2.0, 2.25, 3.0, 5.0, -1.0]
+
+
+def level_inputs(n: int = 64) -> list[tuple[float, float, float]]:
+    us, vs = coords(n, -1.25, 2.25, 1 / 64), coords(n + 5, -1.25, 2.25, 3 / 64)
+    return [(us[k], vs[k + 5], LODS[k % len(LODS)]) for k in range(n)]
+
+
+@pytest.mark.parametrize("filt", ["nearest", "linear"])
+@pytest.mark.parametrize("mode", ["wrap", "clamp", "mirror", "border"])
+@pytest.mark.parametrize("mipmap", ["nearest", "linear"])
+def test_sample_level_values(filt, mode, mipmap):
+    """64 coordinates inside and outside [0, 1) at 11 LODs (negative, fractional, past the last level)."""
+    pts = level_inputs()
+    out = R.cs(SAMPLE_LEVEL, {"Tex": LEVEL_TEX.image(), "S": R.sampler(filter=filt, address=mode, mipmap=mipmap),
+                              "In": R.storage(R.pack("f", [c for p in pts for c in (*p, 0.0)])),
+                              "Out": R.storage(R.sentinel(len(pts)))}, dxil_tol=1e-3)
+    got = R.unpack("f", out["Out"])
+    want = [LEVEL_TEX.sample(u, v, lod, filt, mode, mipmap) for u, v, lod in pts]
+    bad = [(k, pts[k], g, w) for k, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w, abs_tol=2e-2)]
+    assert not bad, f"{len(bad)} of {len(pts)} wrong (index, (u, v, lod), got, want): {bad[:8]}"
+
+
+# ---------------------------------------------------------------- SampleGrad: LOD from known gradients
+
+SAMPLE_GRAD = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+StructuredBuffer<float4> In : register(t2);
+RWStructuredBuffer<float> Out : register(u3);
+[numthreads(32, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float4 c = In[i];
+    Out[i] = Tex.SampleGrad(S, c.xy, float2(c.z, 0), float2(0, c.w));
+}
+"""
+# lambda = log2(max(|ddx.x| * 8, |ddy.y| * 4)): (ddx.x, ddy.y) pairs giving lambda -1, 0, 1, 2, 3, 1.5 (linear
+# mips: halfway), with the larger of the two axes deciding
+GRADS = [(1 / 16, 1 / 16), (1 / 8, 1 / 8), (1 / 4, 1 / 8), (1 / 8, 1 / 2), (1, 1 / 4), (1 / 8, 2 ** 1.5 / 4),
+         (2 ** 0.5 / 8, 1 / 16), (1 / 64, 1 / 2)]
+
+
+def test_sample_grad_values():
+    """SampleGrad with axis-aligned gradients: the LOD is log2 of the longer footprint axis in texels."""
+    us, vs = coords(32, 0.0, 1.0, 1 / 64), coords(32, 0.0, 1.0, 5 / 64)
+    pts = [(us[k], vs[k], *GRADS[k % len(GRADS)]) for k in range(32)]
+    out = R.cs(SAMPLE_GRAD, {"Tex": LEVEL_TEX.image(), "S": R.sampler(filter="linear", mipmap="linear"),
+                             "In": R.storage(R.pack("f", [c for p in pts for c in p])),
+                             "Out": R.storage(R.sentinel(len(pts)))}, dxil_tol=1e-2)
+    got = R.unpack("f", out["Out"])
+    want = [LEVEL_TEX.sample(u, v, math.log2(max(gx * 8, gy * 4)), "linear", "clamp", "linear") for u, v, gx, gy in pts]
+    bad = [(k, pts[k], g, w) for k, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w, abs_tol=0.1)]
+    assert not bad, f"{len(bad)} of {len(pts)} wrong (index, (u, v, ddx, ddy), got, want): {bad[:8]}"
+
+
+# ---------------------------------------------------------------- array layers
+
+ARRAY_LAYERS = """
+Texture2DArray<float> Tex : register(t0);
+Texture1DArray<float> Row : register(t4);
+SamplerState S : register(s1);
+StructuredBuffer<float4> In : register(t2);
+RWStructuredBuffer<float2> Out : register(u3);
+[numthreads(32, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float4 c = In[i];
+    Out[i] = float2(Tex.SampleLevel(S, c.xyz, c.w), Row.SampleLevel(S, c.xz, c.w));
+}
+"""
+LAYER_COORDS = [-3.0, -0.4, 0.0, 0.4, 0.6, 1.25, 1.75, 2.2, 2.8, 3.0, 3.3, 9.0]
+ARRAY_TEX = Ref(4, 4, layers=4, mips=3)
+ROW_TEX = Ref(8, 1, layers=4, mips=2)
+
+
+@pytest.mark.parametrize("filt", ["nearest", "linear"])
+def test_array_layer_rounding(filt):
+    """The layer coordinate rounds to the nearest layer and clamps to [0, layers - 1] (no filtering across
+    layers, even with a linear filter); 2D and 1D arrays, at explicit LODs."""
+    us, vs = coords(32, -0.5, 1.5, 1 / 64), coords(32, 0.0, 1.0, 7 / 64)
+    pts = [(us[k], vs[k], LAYER_COORDS[k % len(LAYER_COORDS)], [0.0, 1.0, 0.5, 2.0][k % 4]) for k in range(32)]
+    out = R.cs(ARRAY_LAYERS, {"Tex": ARRAY_TEX.image("2d_array"), "Row": ROW_TEX.image("1d_array"),
+                              "S": R.sampler(filter=filt, mipmap="linear"),
+                              "In": R.storage(R.pack("f", [c for p in pts for c in p])),
+                              "Out": R.storage(R.sentinel(2 * len(pts)))}, dxil_tol=1e-3)
+    got = R.unpack("f", out["Out"])
+    want = []
+    for u, v, layer, lod in pts:
+        want += [ARRAY_TEX.sample(u, v, lod, filt, "clamp", "linear", layer),
+                 ROW_TEX.sample(u, 0.5, lod, filt, "clamp", "linear", layer)]
+    bad = [(k // 2, pts[k // 2], g, w) for k, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w, abs_tol=2e-2)]
+    assert not bad, f"{len(bad)} wrong ((index, (u, v, layer, lod), got, want): {bad[:8]}"
+
+
+# ---------------------------------------------------------------- cube face selection
+
+CUBE = """
+TextureCube<float> Cube : register(t0);
+TextureCubeArray<float> Cubes : register(t4);
+SamplerState S : register(s1);
+StructuredBuffer<float4> In : register(t2);
+RWStructuredBuffer<float2> Out : register(u3);
+[numthreads(32, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float4 c = In[i];
+    Out[i] = float2(Cube.SampleLevel(S, c.xyz, 0), Cubes.SampleLevel(S, float4(c.xyz, c.w), 0));
+}
+"""
+
+
+def cube_texel(d: tuple[float, float, float], size: int) -> tuple[int, int, int]:
+    """(face, x, y) that a direction selects: the major axis picks the face (+X, -X, +Y, -Y, +Z, -Z) and
+    the (sc, tc, ma) table of D3D / Vulkan the position on it."""
+    rx, ry, rz = d
+    ax = max(range(3), key=lambda i: abs(d[i]))
+    if ax == 0:
+        face, sc, tc, ma = (0, -rz, -ry, rx) if rx > 0 else (1, rz, -ry, rx)
+    elif ax == 1:
+        face, sc, tc, ma = (2, rx, rz, ry) if ry > 0 else (3, rx, -rz, ry)
+    else:
+        face, sc, tc, ma = (4, rx, -ry, rz) if rz > 0 else (5, -rx, -ry, rz)
+    s, t = 0.5 * (sc / abs(ma) + 1), 0.5 * (tc / abs(ma) + 1)
+    return face, min(math.floor(s * size), size - 1), min(math.floor(t * size), size - 1)
+
+
+def cube_value(x: int, y: int, layer: int, mip: int = 0, z: int = 0) -> float:
+    return float(100 * layer + 10 * y + x)
+
+
+def test_cube_face_selection():
+    """TextureCube and TextureCubeArray (4x4 faces, every texel distinct): the major axis picks the face and
+    the direction's other two components the texel, for all six faces and both signs of the minor axes."""
+    dirs = []
+    for k in range(32):
+        a = [((k * 5 + 3 * i) % 9 - 4) / 4.5 + (0.03 * (i + 1)) for i in range(3)]
+        major = k % 3
+        a[major] = (1 if (k // 3) % 2 == 0 else -1) * (1.2 + 0.1 * (k % 4))
+        dirs.append(tuple(a))
+    pts = [(*d, float(k % 2)) for k, d in enumerate(dirs)]
+    cube = Ref(4, 4, layers=6, fn=cube_value)
+    cubes = Ref(4, 4, layers=12, fn=cube_value)
+    out = R.cs(CUBE, {"Cube": cube.image("cube"), "Cubes": cubes.image("cube_array"), "S": R.sampler(),
+                      "In": R.storage(R.pack("f", [c for p in pts for c in p])),
+                      "Out": R.storage(R.sentinel(2 * len(pts)))})
+    got = R.unpack("f", out["Out"])
+    want = []
+    for *d, arr in pts:
+        face, x, y = cube_texel(tuple(d), 4)
+        want += [cube_value(x, y, face), cube_value(x, y, 6 * int(arr) + face)]
+    bad = [(k // 2, pts[k // 2], g, w) for k, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"{len(bad)} wrong (index, (dir, cube index), got, want): {bad[:8]}"
+
+
+# ---------------------------------------------------------------- Gather: component order, offsets, channels
+
+GATHER = """
+Texture2D<float4> Tex : register(t0);
+SamplerState S : register(s1);
+StructuredBuffer<float2> In : register(t2);
+RWStructuredBuffer<float4> Out : register(u3);
+static const int2 Off = int2(-2, 1);
+[numthreads(16, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float2 c = In[i];
+    Out[6 * i + 0] = Tex.Gather(S, c);
+    Out[6 * i + 1] = Tex.GatherGreen(S, c, int2(1, -1));
+    Out[6 * i + 2] = Tex.GatherBlue(S, c, Off);
+    Out[6 * i + 3] = Tex.GatherAlpha(S, c);
+    Out[6 * i + 4] = Tex.GatherRed(S, c, int2(3, 0));
+    Out[6 * i + 5] = Tex.Gather(S, c, Off);
+}
+"""
+GATHER_CALLS = [(0, (0, 0)), (1, (1, -1)), (2, (-2, 1)), (3, (0, 0)), (0, (3, 0)), (0, (-2, 1))]
+
+
+def rgba_value(x: int, y: int, layer: int = 0, mip: int = 0, z: int = 0) -> float:
+    return texel_value(x, y, layer, mip, z)
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clamp", "mirror", "border"])
+def test_gather_order_and_offsets(mode):
+    """Gather* on an 8x4 RGBA image (channel c of a texel = value + c / 4): D3D's texel order (-x,+y), (+x,+y),
+    (+x,-y), (-x,-y) of the bilinear footprint, the offset applied before the address mode (immediate and
+    static const offsets), each channel."""
+    w, h = 8, 4
+    vals = [texel_value(x, y) + c / 4 for y in range(h) for x in range(w) for c in range(4)]
+    us, vs = coords(16, -0.5, 1.5, 1 / 64), coords(16, -0.5, 1.5, 3 / 64)
+    pts = list(zip(us, vs))
+    out = R.cs(GATHER, {"Tex": R.image(R.pack("f", vals), w, h, "rgba32f"), "S": R.sampler(address=mode),
+                        "In": R.storage(R.pack("f", [c for p in pts for c in p])),
+                        "Out": R.storage(R.sentinel(4 * 6 * len(pts)))})
+    got = R.unpack("f", out["Out"])
+    ref = Ref(w, h)
+    want = []
+    for u, v in pts:
+        x0, y0 = math.floor(u * w - 0.5), math.floor(v * h - 0.5)
+        for chan, (ox, oy) in GATHER_CALLS:
+            for dx, dy in ((0, 1), (1, 1), (1, 0), (0, 0)):
+                t = ref.fetch(x0 + ox + dx, y0 + oy + dy, 0, 0, mode, None)
+                want.append(0.0 if t is None else t + chan / 4)
+    bad = [(k // 24, pts[k // 24], (k // 4) % 6, g, w_) for k, (g, w_) in enumerate(zip(got, want)) if g != w_]
+    assert not bad, f"{len(bad)} wrong (point, (u, v), call, got, want): {bad[:8]}"
+
+
+# ---------------------------------------------------------------- Load: mips, offsets, .mips[][]
+
+LOAD = """
+Texture2D<float> Tex : register(t0);
+Texture2DArray<float> Arr : register(t4);
+StructuredBuffer<int4> In : register(t2);
+RWStructuredBuffer<float4> Out : register(u3);
+static const int2 Off = int2(1, -1);
+[numthreads(16, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    int4 c = In[i];
+    Out[i] = float4(Tex.Load(int3(c.xy, c.z)), Tex.Load(int3(c.xy, c.z), Off), Tex.mips[c.z][c.xy],
+                    Arr.Load(int4(c.xy, c.w, c.z), int2(-1, 0)));
+}
+"""
+
+
+def test_load_mips_and_offsets():
+    """Load with a mip level, with an immediate offset (static const), .mips[level][pos], and Texture2DArray
+    Load(x, y, layer, mip) with an offset; every position stays inside its level (out-of-range texel fetches
+    are undefined in Vulkan without robustImageAccess)."""
+    tex, arr = Ref(8, 4, mips=4), Ref(4, 4, layers=3, mips=3)
+    pts = []
+    for k in range(16):
+        mip = k % 3
+        w, h, _ = tex.size(mip)
+        aw, ah, _ = arr.size(mip)
+        x, y = 1 + (k * 3) % max(1, min(w, aw) - 1), (k * 5) % max(1, min(h, ah) - 1) + (1 if h > 1 and ah > 1 else 0)
+        x, y = min(x, min(w, aw) - 1), min(y, min(h, ah) - 1)
+        pts.append((x, y, mip, k % 3))
+    # keep every offset position inside too: x+1 < w, y-1 >= 0, x-1 >= 0
+    pts = [(x, y, m, layer) for x, y, m, layer in pts
+           if x + 1 < tex.size(m)[0] and y >= 1 and x >= 1]
+    assert len(pts) >= 6
+    pts += [pts[0]] * (16 - len(pts))
+    out = R.cs(LOAD, {"Tex": tex.image(), "Arr": arr.image("2d_array"),
+                      "In": R.storage(R.pack("i", [c for p in pts for c in p])),
+                      "Out": R.storage(R.sentinel(4 * len(pts)))})
+    got = R.unpack("f", out["Out"])
+    want = []
+    for x, y, m, layer in pts:
+        want += [tex.fn(x, y, 0, m), tex.fn(x + 1, y - 1, 0, m), tex.fn(x, y, 0, m), arr.fn(x - 1, y, layer, m)]
+    assert got == want
