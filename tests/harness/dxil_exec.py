@@ -617,7 +617,7 @@ class View:
 
 # code tables shared with dxop_runtime.c (FORMATS, sampler fields); index = code
 TEXEL_FORMATS = ("", "rgba8", "r32f", "rg32f", "rgba32f", "r32ui", "r32i", "rgba32ui", "rgba32i", "d32f",
-                 "rg32ui")
+                 "rg32ui", "r8", "rgba8_snorm", "r16f", "rgba16f")
 FILTERS = ("nearest", "linear")
 ADDRESS_MODES = ("clamp", "wrap", "mirror", "border")
 BORDERS = ("transparent_black", "opaque_black", "opaque_white")

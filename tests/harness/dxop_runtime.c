@@ -173,7 +173,7 @@ uint32_t rt_unaryBits_i64(int op, uint64_t x) {
 
 /* ---- texel formats (index = harness format code; the names are vulkan_runner.TEXEL_SIZES keys) */
 
-enum { C_F32, C_U32, C_I32, C_UNORM8 };
+enum { C_F32, C_U32, C_I32, C_UNORM8, C_SNORM8, C_F16 };
 typedef struct { int ncomp, ctype; } Format;
 static const Format FORMATS[] = {
     {0, 0},          /* 0: plain memory */
@@ -187,21 +187,45 @@ static const Format FORMATS[] = {
     {4, C_I32},      /* 8 rgba32i */
     {1, C_F32},      /* 9 d32f */
     {2, C_U32},      /* 10 rg32ui */
+    {1, C_UNORM8},   /* 11 r8 */
+    {4, C_SNORM8},   /* 12 rgba8_snorm */
+    {1, C_F16},      /* 13 r16f */
+    {4, C_F16},      /* 14 rgba16f */
 };
 
 static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t texel_size(const Res *r) {
     const Format *f = &FORMATS[r->fmt];
-    return (uint32_t)f->ncomp * (f->ctype == C_UNORM8 ? 1u : 4u);
+    return (uint32_t)f->ncomp * (f->ctype == C_UNORM8 || f->ctype == C_SNORM8 ? 1u : f->ctype == C_F16 ? 2u : 4u);
+}
+
+/* IEEE half <-> float by bits (the interpreter has no half arithmetic).  A store rounds toward zero, as
+ * lavapipe's image stores do (Vulkan allows either rounding; finite values past 65504 give the largest
+ * half), so the two runs can be compared bit for bit. */
+static float half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f) return bitsf(sign | 0x7f800000u | (m << 13));
+    if (e == 0) return bitsf(sign) + (sign ? -1.0f : 1.0f) * (float)m * (1.0f / 16777216.0f);
+    return bitsf(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+static uint16_t float_to_half(float x) {
+    uint32_t u = fbits(x), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 0x47800000u) return (uint16_t)(sign | (a == 0x7f800000u ? 0x7c00u : 0x7bffu));
+    if (a < 0x38800000u) return (uint16_t)(sign | (uint32_t)(bitsf(a) * 16777216.0f));   /* subnormal */
+    return (uint16_t)(sign | ((a - 0x38000000u) >> 13));
 }
 
 /* Component k of the texel at p as 32 bits (float bits for float/unorm formats); missing: 0, alpha 1. */
 static uint32_t texel_get(const Res *r, const uint8_t *p, int k) {
     const Format *f = &FORMATS[r->fmt];
-    int is_float = f->ctype == C_F32 || f->ctype == C_UNORM8;
+    int is_float = f->ctype != C_U32 && f->ctype != C_I32;
     if (!p || k >= f->ncomp) return k == 3 && p ? (is_float ? fbits(1.0f) : 1u) : 0u;
     if (f->ctype == C_UNORM8) return fbits(p[k] * (1.0f / 255.0f)); /* as lavapipe converts */
+    if (f->ctype == C_SNORM8) { float s = (int8_t)p[k] * (1.0f / 127.0f); return fbits(s < -1.0f ? -1.0f : s); }
+    if (f->ctype == C_F16) { uint16_t h; memcpy(&h, p + 2 * k, 2); return fbits(half_to_float(h)); }
     uint32_t v;
     memcpy(&v, p + 4 * k, 4);
     return v;
@@ -214,6 +238,13 @@ static void texel_put(const Res *r, uint8_t *p, int k, uint32_t bits) {
         float x = bitsf(bits);
         x = x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x));
         p[k] = (uint8_t)floorf(x * 255.0f + 0.5f);
+    } else if (f->ctype == C_SNORM8) {
+        float x = bitsf(bits);
+        x = x != x ? 0.0f : (x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x));
+        p[k] = (uint8_t)(int8_t)floorf(x * 127.0f + 0.5f);
+    } else if (f->ctype == C_F16) {
+        uint16_t h = float_to_half(bitsf(bits));
+        memcpy(p + 2 * k, &h, 2);
     } else {
         memcpy(p + 4 * k, &bits, 4);
     }
