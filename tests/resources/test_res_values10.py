@@ -359,3 +359,186 @@ def test_load_mips_and_offsets():
     for x, y, m, layer in pts:
         want += [tex.fn(x, y, 0, m), tex.fn(x + 1, y - 1, 0, m), tex.fn(x, y, 0, m), arr.fn(x - 1, y, layer, m)]
     assert got == want
+
+
+# ---------------------------------------------------------------- typed UAV / SRV formats: conversions
+
+def unorm_store(x: float, bits: int = 8) -> int:
+    """D3D's float -> UNORM conversion: NaN -> 0, clamp to [0, 1], scale by 2^n - 1, round to nearest."""
+    if x != x:
+        return 0
+    return math.floor(min(max(R.f32(x), 0.0), 1.0) * (2 ** bits - 1) + 0.5)
+
+
+def snorm_store(x: float, bits: int = 8) -> int:
+    """float -> SNORM: NaN -> 0, clamp to [-1, 1], scale by 2^(n-1) - 1, round to nearest (never -2^(n-1))."""
+    if x != x:
+        return 0
+    return math.floor(min(max(R.f32(x), -1.0), 1.0) * (2 ** (bits - 1) - 1) + 0.5)
+
+
+def snorm_load(b: int) -> float:
+    """SNORM8 -> float: c / 127, with -128 giving -1 as -127 does."""
+    s = b - 256 if b > 127 else b
+    return max(s / 127, -1.0)
+
+
+def half_bits(x: float) -> int:
+    """float -> half rounded to nearest even (D3D's rule for stores into 16-bit float texels)."""
+    return R.unpack("H", R.pack("e", [R.f32(x)]))[0]
+
+
+def half_rtz_bits(x: float) -> int:
+    """float -> half rounded toward zero (what Vulkan also allows an image store to do)."""
+    f = R.f32(x)
+    h = half_bits(f)
+    back = R.unpack("e", R.pack("H", [h]))[0]
+    return h - 1 if abs(back) > abs(f) and h & 0x7FFF else h
+
+
+# values away from rounding ties of the 8-bit conversions (x * 255 and x * 127 never end in .5 +- 0.01)
+STORE_VALUES = [0.0, 1.0, 0.2, 0.61, 0.999, 0.001, 0.0025, -0.2, 1.7, -1.5, 0.5019, 0.33, -0.61, -0.004, 0.75, 0.125]
+
+TYPED_STORE = """
+{decl}
+StructuredBuffer<float4> In : register(t2);
+[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {{
+    {store}
+}}
+"""
+# (id, declaration, store statement, harness format, kind, bytes -> stored values, value -> expected stored)
+STORES = [
+    ("unorm4-rgba8", '[[vk::image_format("rgba8")]] RWTexture2D<unorm float4> Img : register(u1);',
+     "Img[uint2(i, 0)] = In[i];", "rgba8", "image", lambda b: list(b), unorm_store),
+    ("unorm-r8-buffer", '[[vk::image_format("r8")]] RWBuffer<unorm float> Img : register(u1);',
+     "for (uint c = 0; c < 4; c++) Img[4 * i + c] = In[i][c];", "r8", "texel", lambda b: list(b), unorm_store),
+    ("snorm4-rgba8", '[[vk::image_format("rgba8snorm")]] RWTexture2D<snorm float4> Img : register(u1);',
+     "Img[uint2(i, 0)] = In[i];", "rgba8_snorm", "image", lambda b: [x - 256 if x > 127 else x for x in b],
+     snorm_store),
+    ("float4-rgba16f", '[[vk::image_format("rgba16f")]] RWTexture2D<float4> Img : register(u1);',
+     "Img[uint2(i, 0)] = In[i];", "rgba16f", "image", lambda b: R.unpack("H", b), half_bits),
+    ("float-r16f-buffer", '[[vk::image_format("r16f")]] RWBuffer<float> Img : register(u1);',
+     "for (uint c = 0; c < 4; c++) Img[4 * i + c] = In[i][c];", "r16f", "texel", lambda b: R.unpack("H", b),
+     half_bits),
+]
+
+
+@pytest.mark.parametrize("cid, decl, store, fmt, kind, read, conv", STORES, ids=[s[0] for s in STORES])
+def test_typed_store_conversion(cid, decl, store, fmt, kind, read, conv):
+    """Float stores into UNORM8 / SNORM8 / half texels convert as D3D specifies (clamp, scale, round to
+    nearest; NaN-free values here), through typed UAV textures and typed buffers."""
+    src = TYPED_STORE.format(decl=decl, store=store)
+    size = 16 * R.vk_runner().TEXEL_SIZES[fmt] // (4 if kind == "image" else 1)
+    init = bytes([0x5A]) * size
+    img = R.image(init, 4, 1, fmt, storage_image=True) if kind == "image" else R.texel(init, fmt)
+    out = R.cs(src, {"Img": img, "In": R.storage(R.pack("f", STORE_VALUES))})
+    got = read(out["Img"])
+    if conv is half_bits:   # Vulkan lets an image store round a half either way; lavapipe truncates
+        assert got in ([half_bits(x) for x in STORE_VALUES], [half_rtz_bits(x) for x in STORE_VALUES]), got
+    else:
+        assert got == [conv(x) for x in STORE_VALUES]
+
+
+TYPED_LOAD = """
+Texture2D<unorm float4> U : register(t0);
+Texture2D<snorm float4> S : register(t1);
+Texture2D<half4> H : register(t2);
+Buffer<float> HB : register(t3);
+RWStructuredBuffer<float4> Out : register(u5);
+[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    Out[3 * i] = U.Load(int3(i, 0, 0));
+    Out[3 * i + 1] = S[uint2(i, 0)];
+    Out[3 * i + 2] = float4(H.Load(int3(i, 0, 0)).xy, HB[i], HB[i + 4]);
+}
+"""
+
+
+@pytest.mark.parametrize("bits16", [False, True], ids=["half-is-float", "enable-16bit-types"])
+def test_typed_load_conversion(bits16):
+    """Loads from UNORM8 / SNORM8 / half texels give the exact converted values (c / 255, c / 127 with -128
+    clamped to -1, the half's value), half4 elements both with and without -enable-16bit-types."""
+    ubytes = [0, 255, 1, 128, 77, 200, 3, 254, 51, 102, 153, 204, 10, 20, 30, 40]
+    sbytes = [0, 127, 129, 128, 1, 255, 64, 192, 100, 156, 7, 249, 126, 130, 63, 193]
+    halves = [0.5, -2.25, 65504.0, 6.1035156e-05, 0.333251953125, -0.0001, 1024.5, 3.0]
+    hvals = [R.unpack("e", R.pack("e", [h]))[0] for h in halves]
+    hb = [1.5, -0.75, 100.0, 2.0 ** -20, 7.0, -8.5, 0.1, 9.75]
+    hbvals = [R.unpack("e", R.pack("e", [h]))[0] for h in hb]
+    # the interpreter has no f16 dx.op overloads: with 16-bit types the twin runs through dxil-spirv only
+    opts = {"enable_16bit_types": True, "profile": "cs_6_2", "dxil_skip": "dxop-overloads"} if bits16 else {}
+    out = R.cs(TYPED_LOAD, {"U": R.image(bytes(ubytes), 4, 1, "rgba8"), "S": R.image(bytes(sbytes), 4, 1, "rgba8_snorm"),
+                            "H": R.image(R.pack("e", halves * 2), 4, 1, "rgba16f"),
+                            "HB": R.texel(R.pack("e", hb), "r16f", writable=False),
+                            "Out": R.storage(R.sentinel(48))}, **opts)
+    want = []
+    for i in range(4):
+        want += [R.f32(b / 255) for b in ubytes[4 * i:4 * i + 4]]
+        want += [R.f32(snorm_load(b)) for b in sbytes[4 * i:4 * i + 4]]
+        want += [hvals[(4 * i) % 8], hvals[(4 * i + 1) % 8], hbvals[i], hbvals[i + 4]]
+    got = R.unpack("f", out["Out"])
+    assert R.approx(got, want, 1e-6), list(zip(got, want))
+
+
+HALF_RMW = """
+RWTexture2D<half4> Img : register(u1);
+RWBuffer<min16float> Buf : register(u2);
+[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    Img[uint2(i, 0)] = Img[uint2(i, 0)].wzyx * 2 + half4(0.5, 0, 0, 0);
+    Buf[i] = Buf[i] - 1.25;
+}
+"""
+
+
+@pytest.mark.parametrize("bits16", [False, True], ids=["half-is-float", "enable-16bit-types"])
+def test_half_elements_read_modify_write_16bit_images(bits16):
+    """RWTexture2D<half4> / RWBuffer<min16float> bound to 16-bit float images, with no vk::image_format.
+    Regression: without -enable-16bit-types the storage format was Rgba32f / R32f (the element held at 32
+    bits), not the R16G16B16A16 / R16 image such a shader is written for (a format mismatch: undefined in
+    Vulkan); now Rgba16f / R16f as DXC gives them.  All values are exact in half, so no rounding is involved."""
+    img = [0.5, -1.0, 2.25, 8.0, 0.125, 3.0, -0.75, 64.0] * 2
+    buf = [4.0, -2.5, 0.25, 100.0]
+    opts = {"enable_16bit_types": True, "profile": "cs_6_2", "dxil_skip": "dxop-overloads"} if bits16 else {}
+    out = R.cs(HALF_RMW, {"Img": R.image(R.pack("e", img), 4, 1, "rgba16f", storage_image=True),
+                          "Buf": R.texel(R.pack("e", buf), "r16f")}, **opts)
+    want = []
+    for i in range(4):
+        px = img[4 * i:4 * i + 4]
+        want += [px[3] * 2 + 0.5, px[2] * 2, px[1] * 2, px[0] * 2]
+    assert R.unpack("e", out["Img"]) == want
+    assert R.unpack("e", out["Buf"]) == [b - 1.25 for b in buf]
+    dis = R.spirv_dis(R.build(HALF_RMW, profile=opts.get("profile", "cs_6_0"),
+                              **({"enable_16bit_types": True} if bits16 else {})))
+    assert " 2D 2 0 0 2 Rgba16f\n" in dis and " Buffer 2 0 0 2 R16f\n" in dis, dis
+
+
+def test_min_precision_storage_formats_in_spirv():
+    """Every min-precision element kind picks its 16-bit format (float, int, uint; one, two and four
+    components), an explicit vk::image_format still wins, and a sampled texture stays Unknown."""
+    src = ("RWTexture2D<min16float2> A : register(u0);\nRWBuffer<min16uint> B : register(u1);\n"
+           "RWTexture2D<min16int4> C[2] : register(u2);\nRWTexture2D<min10float> D : register(u4);\n"
+           "RWTexture2D<min12int2> E : register(u5);\n[[vk::image_format(\"rgba32f\")]] RWTexture2D<half4> F : register(u6);\n"
+           "Texture2D<half4> S : register(t7);\n"
+           "[numthreads(1, 1, 1)] void main() { A[uint2(0, 0)] = 1; B[0] = 2; C[1][uint2(0, 0)] = 3; "
+           "D[uint2(0, 0)] = S[uint2(0, 0)].x; E[uint2(0, 0)] = 4; F[uint2(0, 0)] = 5; }\n")
+    dis = R.spirv_dis(R.build(src))
+    for shape in ("%float 2D 2 0 0 2 Rg16f", "%uint Buffer 2 0 0 2 R16ui", "%int 2D 2 0 0 2 Rgba16i",
+                  "%float 2D 2 0 0 2 R16f", "%int 2D 2 0 0 2 Rg16i", "%float 2D 2 0 0 2 Rgba32f",
+                  "%float 2D 2 0 0 1 Unknown"):
+        assert f"OpTypeImage {shape}\n" in dis, (shape, dis)
+
+
+@pytest.mark.llvm
+def test_norm_elements_have_norm_component_types_in_dxil():
+    """Regression: `unorm` / `snorm` on a typed resource's element was dropped, and the DXIL resource record
+    said F32 (9); DXC records UNormF32 (14) / SNormF32 (13), and UNormF16 (12) for a 16-bit half."""
+    src = ("RWTexture2D<unorm float4> U : register(u1);\nRWBuffer<snorm float> S : register(u2);\n"
+           "Texture2D<unorm half4> H : register(t0);\nRWTexture2D<float2> F : register(u3);\n"
+           "[numthreads(1, 1, 1)] void main() { U[uint2(0, 0)] = H[uint2(0, 0)]; S[0] = -0.5; F[uint2(0, 0)] = 1; }\n")
+    _, check = R.build_dxil(src, profile="cs_6_2", enable_16bit_types=True)
+    tags = {}
+    for line in check.ir.splitlines():
+        for name in "USHF":
+            if f'!"{name}", ' in line:
+                tags[name] = line.rsplit("!", 1)[1].rstrip("}")
+    meta = {line.split(" = ")[0].lstrip("!"): line for line in check.ir.splitlines() if line.startswith("!")}
+    got = {name: meta[tag].split("i32 0, i32 ")[1].rstrip("}") for name, tag in tags.items()}
+    assert got == {"U": "14", "S": "13", "H": "12", "F": "9"}, got
