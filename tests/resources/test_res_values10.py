@@ -742,3 +742,96 @@ def test_sample_3d_1d_and_offsets(filt, mode):
 
 def _nearest_level(lod: float) -> int:
     return math.ceil(lod + 0.5) - 1 if lod > 0.5 else 0
+
+
+# ---------------------------------------------------------------- out-of-range Load / store (robustness)
+
+OOB = """
+Texture2D<float> Tex : register(t0);
+Texture2DArray<float> Arr : register(t1);
+Buffer<float> Buf : register(t2);
+RWTexture2D<float> Img : register(u3);
+RWBuffer<float> RwBuf : register(u4);
+StructuredBuffer<int4> In : register(t5);
+RWStructuredBuffer<float4> Out : register(u6);
+[numthreads(16, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    int4 c = In[i];
+    Out[2 * i] = float4(Tex.Load(int3(c.xy, c.z)), Tex.Load(int3(c.xy, 0), int2(2, -1)),
+                        Arr.Load(int4(c.xy, c.w, c.z)), Buf[c.x + 4 * c.y]);
+    Out[2 * i + 1] = float4(Img[c.xy], RwBuf[c.x + 4 * c.y], Tex.mips[c.z][c.xy], 0);
+    Img[c.xy + int2(8, 0)] = 100.0 + i;      // out of range for every thread: the store is dropped
+    RwBuf[c.x + 4 * c.y + 64] = 200.0 + i;   // past the end of the buffer: dropped
+}
+"""
+
+
+def test_out_of_range_loads_are_zero():
+    """D3D defines an out-of-range Load (texel, mip level or layer; typed buffer element) as 0 and drops an
+    out-of-range store; Vulkan agrees for single-channel formats under robustImageAccess / robustBufferAccess,
+    which the harness enables (for 4-channel formats Vulkan may return alpha 1, so only r32f is used here).
+    Positions inside and outside, negative ones, levels and layers past the end."""
+    tex, arr = Ref(4, 4, mips=2), Ref(4, 4, layers=2, mips=2)
+    img_vals = [float(k) + 0.5 for k in range(16)]
+    buf_vals = [float(k) * 3 for k in range(16)]
+    pts = [(0, 0, 0, 0), (3, 3, 0, 1), (4, 0, 0, 0), (0, 4, 0, 1), (-1, 2, 0, 0), (1, 1, 1, 1), (2, 1, 1, 0),
+           (1, 1, 2, 0), (1, 1, 5, 1), (1, 2, 0, 2), (1, 2, 0, -1), (2, 2, 1, 3), (3, 0, 0, 0), (0, -3, 0, 0),
+           (100, 100, 0, 0), (2, 3, 0, 1)]
+    out = R.cs(OOB, {"Tex": tex.image(), "Arr": arr.image("2d_array"),
+                     "Buf": R.texel(R.pack("f", buf_vals), "r32f", writable=False),
+                     "Img": R.image(R.pack("f", img_vals), 4, 4, "r32f", storage_image=True),
+                     "RwBuf": R.texel(R.pack("f", buf_vals), "r32f"),
+                     "In": R.storage(R.pack("i", [c for p in pts for c in p])), "Out": R.storage(R.sentinel(128))})
+
+    def inside(x: int, y: int, m: int, r: Ref, layer: int = 0) -> bool:
+        w, h, _ = r.size(m)
+        return 0 <= m < r.mips and 0 <= x < w and 0 <= y < h and 0 <= layer < r.layers
+
+    want = []
+    for x, y, m, layer in pts:
+        lin = x + 4 * y
+        want += [tex.fn(x, y, 0, m) if inside(x, y, m, tex) else 0.0,
+                 tex.fn(x + 2, y - 1, 0, 0) if inside(x + 2, y - 1, 0, tex) else 0.0,
+                 arr.fn(x, y, layer, m) if inside(x, y, m, arr, layer) else 0.0,
+                 buf_vals[lin] if 0 <= lin < 16 else 0.0]
+        want += [img_vals[lin] if inside(x, y, 0, tex) else 0.0, buf_vals[lin] if 0 <= lin < 16 else 0.0,
+                 tex.fn(x, y, 0, m) if inside(x, y, m, tex) else 0.0, 0.0]
+    got = R.unpack("f", out["Out"])
+    bad = [(k // 8, (k // 4) % 2, k % 4, pts[k // 8], g, w) for k, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, f"(thread, row, column, (x, y, mip, layer), got, want): {bad[:10]}"
+    assert R.unpack("f", out["Img"]) == img_vals and R.unpack("f", out["RwBuf"]) == buf_vals
+
+
+# ---------------------------------------------------------------- implicit LOD in a pixel shader: Sample, SampleBias,
+# CalculateLevelOfDetail(Unclamped) with known derivatives
+
+PS_LOD = """
+Texture2D<float> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float4> Out : register(u2);
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target {
+    float2 st = uv * float2(KX, KY);
+    uint i = (uint)pos.y * 4 + (uint)pos.x;
+    Out[i] = float4(Tex.CalculateLevelOfDetail(S, st), Tex.CalculateLevelOfDetailUnclamped(S, st),
+                    Tex.Sample(S, st), Tex.SampleBias(S, st, BIAS));
+    return float4(0, 0, 0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("kx, ky, bias", [(0.25, 0.25, 0.5), (1.0, 1.0, -1.0), (0.5, 4.0, 0.75), (0.125, 0.125, 2.0),
+                                          (8.0, 1.0, -2.5), (0.35, 0.1, 1.25), (0.0625, 2.5, 0.0)],
+                         ids=["lod0", "lod2", "lod3-by-y", "lod-1", "lod5", "lod0.49", "lod2.3-by-y"])
+def test_pixel_shader_lod(kx, ky, bias):
+    """A 4x4 target draws uv in [0, 1); the shader samples a 16x8 texture at uv * (kx, ky), so one pixel steps
+    kx * 16 / 4 texels in x and ky * 8 / 4 in y: LOD = log2(max of the two).  Each level of the texture holds
+    1 + level, and the sampler filters linearly between levels, so Sample gives 1 + clamp(LOD, 0, 4) and
+    SampleBias 1 + clamp(LOD + bias, 0, 4); CalculateLevelOfDetail clamps to the 5 levels, ...Unclamped not."""
+    levels = Ref(16, 8, mips=5, fn=lambda x, y, layer, mip, z: 1.0 + mip)
+    ps = PS_LOD.replace("KX", repr(kx)).replace("KY", repr(ky)).replace("BIAS", repr(bias))
+    _t, got = R.draw(R.FULLSCREEN_VS, ps, 4, 4, {"Tex": levels.image(), "S": R.sampler(filter="linear", mipmap="linear"),
+                                                 "Out": R.storage(R.sentinel(64))}, full=True)
+    lod = math.log2(max(kx * 16 / 4, ky * 8 / 4))
+    want = [min(max(lod, 0.0), 4.0), lod, 1 + min(max(lod, 0.0), 4.0), 1 + min(max(lod + bias, 0.0), 4.0)]
+    vals = R.unpack("f", got["Out"])
+    for p in range(16):
+        assert R.approx(vals[4 * p:4 * p + 4], want, 2e-2), (p, vals[4 * p:4 * p + 4], want)
