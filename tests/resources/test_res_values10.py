@@ -835,3 +835,62 @@ def test_pixel_shader_lod(kx, ky, bias):
     vals = R.unpack("f", got["Out"])
     for p in range(16):
         assert R.approx(vals[4 * p:4 * p + 4], want, 2e-2), (p, vals[4 * p:4 * p + 4], want)
+
+
+# ---------------------------------------------------------------- 16-bit element types: sampling returns converted texels
+
+HALF_SAMPLING = """
+Texture2D<half> Depth : register(t0);
+Texture2D<half4> Color : register(t1);
+SamplerComparisonState C : register(s2);
+SamplerState S : register(s3);
+RWStructuredBuffer<float4> Out : register(u4);
+[numthreads(1, 1, 1)] void main() {
+    half2 uv = half2(0.375, 0.625);
+    Out[0] = Depth.GatherCmp(C, uv, 0.5);
+    Out[1] = Depth.GatherCmpRed(C, uv, 0.5, int2(1, 0), int2(0, 1), int2(-1, 0), int2(0, -1));
+    Out[2] = Depth.GatherCmp(C, uv, 0.5, int2(1, 1));
+    Out[3] = float4(Color.Gather(S, uv), );
+    Out[4] = Color.SampleLevel(S, uv, 0);
+    Out[5] = float4(Depth.SampleCmpLevelZero(C, uv, 0.5), 1, Color.GatherAlpha(S, uv).xy);
+}
+""".replace(", );", ");")
+
+
+def test_half_textures_gather_cmp_and_sample():
+    """Texture2D<half> / <half4> with -enable-16bit-types: GatherCmp (plain, offset, four offsets), Gather,
+    SampleLevel, SampleCmpLevelZero.  Regression: GatherCmp on a half texture made OpImageDrefGather return
+    v4half, which spirv-val rejects (the result must be the image's 32-bit sampled type): it now gathers floats
+    and converts, as Gather did.  The status form is built and validated only (lavapipe's worker dies on every
+    OpImageSparse*: tests/lang/test_lang_gaps.py)."""
+    status = HALF_SAMPLING.replace("Out[2] = Depth.GatherCmp(C, uv, 0.5, int2(1, 1));",
+                                   "uint st; Out[2] = Depth.GatherCmp(C, uv, 0.5, int2(1, 1), st) + CheckAccessFullyMapped(st);")
+    assert "OpImageSparseDrefGather %" in R.spirv_dis(R.build(status, profile="cs_6_2", enable_16bit_types=True))
+    depth = Ref(4, 4, fn=depth_value)
+    vals = [texel_value(x, y) / 32 + c / 4 for y in range(4) for x in range(4) for c in range(4)]
+    out = R.cs(HALF_SAMPLING, {"Depth": R.image(depth.data(), 4, 4, "d32f"),
+                               "Color": R.image(R.pack("f", vals), 4, 4, "rgba32f"),
+                               "C": R.sampler(compare="less_equal"), "S": R.sampler(),
+                               "Out": R.storage(R.sentinel(24))},
+               profile="cs_6_2", enable_16bit_types=True, dxil_skip="dxop-overloads")
+    got = R.unpack("f", out["Out"])
+    h = lambda v: R.unpack("e", R.pack("e", [v]))[0]  # noqa: E731 - the texel as a half
+    u, v = 0.375, 0.625
+    x0, y0 = math.floor(u * 4 - 0.5), math.floor(v * 4 - 0.5)
+    quad = [(0, 1), (1, 1), (1, 0), (0, 0)]
+
+    def cmp(x: int, y: int) -> float:
+        return float(0.5 <= depth.fn(min(max(x, 0), 3), min(max(y, 0), 3), 0, 0, 0))
+
+    def color(x: int, y: int, c: int) -> float:
+        return h(vals[(min(max(y, 0), 3) * 4 + min(max(x, 0), 3)) * 4 + c])
+
+    offs = [(1, 0), (0, 1), (-1, 0), (0, -1)]
+    want = [cmp(x0 + dx, y0 + dy) for dx, dy in quad]
+    want += [cmp(x0 + ox + quad[k][0], y0 + oy + quad[k][1]) for k, (ox, oy) in enumerate(offs)]
+    want += [cmp(x0 + 1 + dx, y0 + 1 + dy) for dx, dy in quad]
+    want += [color(x0 + dx, y0 + dy, 0) for dx, dy in quad]
+    nx, ny = math.floor(u * 4), math.floor(v * 4)
+    want += [color(nx, ny, c) for c in range(4)]
+    want += [cmp(nx, ny), 1.0, color(x0, y0 + 1, 3), color(x0 + 1, y0 + 1, 3)]
+    assert got == want, list(zip(got, want))

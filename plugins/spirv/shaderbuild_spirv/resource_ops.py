@@ -201,12 +201,15 @@ def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)
     coord, dref = fe.expr(e.args[2]), fe.expr(e.args[3])
-    four = _four_gathers(fe, e, 4, lambda tail: _image_op(fe, "OpImageDrefGather", fe.tid(e.type), si, coord, dref,
-                                                          *tail), e.type)
-    if four is not None:
-        return four
-    tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])
-    return _image_op(fe, "OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail)
+    rt = e.type
+    if numeric_scalar(e.type).width == 16:      # compared as the image's 32-bit texels, as _gather
+        rt = fe.texel4(p.rv.rtype)[2]
+    four = _four_gathers(fe, e, 4, lambda tail: _image_op(fe, "OpImageDrefGather", fe.tid(rt), si, coord, dref,
+                                                          *tail), rt)
+    if four is None:
+        tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])
+        four = _image_op(fe, "OpImageDrefGather", fe.tid(rt), si, coord, dref, *tail)
+    return fe.convert(four, rt, e.type)
 
 
 def _lod(fe: ExprEmitter, e: Intrinsic) -> int:
