@@ -402,6 +402,10 @@ _float_sample = {
     "sampleGrad": (lambda k: "call float @rt_sample_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
                              f"float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, float %a16, i32 {k})",
                    _SAMPLE_OFFSETS),
+    # (op, t, s, c0..c3, o0..o2, compare, ddx0..2, ddy0..2, clamp)
+    "sampleCmpGrad": (lambda k: "call float @rt_sample_cmp_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                                "float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, float %a16, "
+                                "float %a17)", _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0, o1, channel)
     "textureGather": (lambda k: "call float @rt_gather(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
                                 f"i32 %a9, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
@@ -502,6 +506,7 @@ declare float @rt_sample_level(ptr, ptr, float, float, float, float, float, i32)
 declare float @rt_sample_cmp(ptr, ptr, float, float, float, float, float)
 declare float @rt_sample_cmp_level(ptr, ptr, float, float, float, float, float, float)
 declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, i32)
+declare float @rt_sample_cmp_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, float)
 declare float @rt_gather(ptr, ptr, float, float, float, i32, i32)
 declare float @rt_gather_cmp(ptr, ptr, float, float, float, float, i32)
 declare i32 @rt_thread_id(i32)

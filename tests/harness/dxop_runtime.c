@@ -555,15 +555,26 @@ float rt_sample_cmp_level(Res *t, Res *s, float c0, float c1, float c2, float c3
     return sample_lod(t, s, c0, c1, c2, lod, 0, ref);
 }
 
-float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, float dx1, float dx2,
-                     float dy0, float dy1, float dy2, float clamp, int k) {
+/* The level of detail of explicit gradients: log2 of the longer footprint axis in texels of level 0, raised to
+ * the clamp (the smallest level read; undef when not given: NaN or 0). */
+static float grad_lod(const Res *t, float dx0, float dx1, float dx2, float dy0, float dy1, float dy2, float clamp) {
     float w = (float)t->width, h = (float)t->height, d = (float)t->depth;
     float lx = sqrtf(dx0 * w * dx0 * w + dx1 * h * dx1 * h + dx2 * d * dx2 * d);
     float ly = sqrtf(dy0 * w * dy0 * w + dy1 * h * dy1 * h + dy2 * d * dy2 * d);
     float m = lx > ly ? lx : ly;
     float lod = m > 0.0f ? log2f(m) : 0.0f;
-    if (clamp > lod) lod = clamp;   /* the clamp: the smallest level read (undef when not given: NaN or 0) */
-    return sample_lod(t, s, c0, c1, c2, lod, k, 0.0f);
+    return clamp > lod ? clamp : lod;
+}
+
+float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, float dx1, float dx2,
+                     float dy0, float dy1, float dy2, float clamp, int k) {
+    return sample_lod(t, s, c0, c1, c2, grad_lod(t, dx0, dx1, dx2, dy0, dy1, dy2, clamp), k, 0.0f);
+}
+
+float rt_sample_cmp_grad(Res *t, Res *s, float c0, float c1, float c2, float ref, float dx0, float dx1, float dx2,
+                         float dy0, float dy1, float dy2, float clamp) {
+    if (!s->compare) die("SampleCmpGrad with a sampler that has no compare op", 0, 0, 0);
+    return sample_lod(t, s, c0, c1, c2, grad_lod(t, dx0, dx1, dx2, dy0, dy1, dy2, clamp), 0, ref);
 }
 
 /* Texel k of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order (-,+), (+,+), (+,-), (-,-) of

@@ -12,6 +12,7 @@ D3D / Vulkan sampling rules modelled in this file (`Ref`), never from the compil
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import res_util as R
@@ -894,3 +895,108 @@ def test_half_textures_gather_cmp_and_sample():
     want += [color(nx, ny, c) for c in range(4)]
     want += [cmp(nx, ny), 1.0, color(x0, y0 + 1, 3), color(x0 + 1, y0 + 1, 3)]
     assert got == want, list(zip(got, want))
+
+
+# ---------------------------------------------------------------- SampleCmpGrad / SampleCmpBias (SM 6.8)
+
+CMP_GRAD = """
+Texture2D<float> Depth : register(t0);
+SamplerComparisonState C : register(s1);
+StructuredBuffer<float4> In : register(t2);
+RWStructuredBuffer<float2> Out : register(u3);
+[numthreads(16, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float4 c = In[i];
+    Out[i] = float2(Depth.SampleCmpGrad(C, c.xy, c.w, float2(c.z, 0), float2(0, c.z)),
+                    Depth.SampleCmpGrad(C, c.xy, c.w, float2(c.z, 0), float2(0, c.z * 0.5), int2(1, 0), 2.0));
+}
+"""
+LEVEL_DEPTHS = [0.125, 0.375, 0.625, 0.875]     # an 8x8 depth image of 4 levels, each level one depth
+
+
+def cmp_levels(ref: float, lod: float, op) -> float:
+    """Linear mip filtering of the per-level comparison results at a LOD clamped to the 4 levels."""
+    lam = min(max(lod, 0.0), 3.0)
+    d = math.floor(lam)
+    f = lam - d
+    lo = float(op(ref, LEVEL_DEPTHS[d]))
+    return lo if f == 0 else (1 - f) * lo + f * float(op(ref, LEVEL_DEPTHS[d + 1]))
+
+
+def level_depths():
+    return R.image(R.pack("f", [dep for m, dep in enumerate(LEVEL_DEPTHS) for _ in range((8 >> m) ** 2)]), 8, 8,
+                   "d32f", mips=4)
+
+
+@pytest.mark.parametrize("op", ["less_equal", "greater"])
+def test_sample_cmp_grad_values(op):
+    """SampleCmpGrad (SM 6.8): the gradients pick the LOD (log2 of the longer axis in texels) and linear mip
+    filtering mixes the comparison results of the two levels; the clamp form raises the LOD to at least 2.
+    Each level of the depth image is one depth, so the expected value depends on the LOD only."""
+    grads = [1 / 16, 1 / 8, 2 ** 0.5 / 8, 1 / 4, 2 ** 1.25 / 8, 1 / 2, 1.0, 2.0]
+    refs = [0.25, 0.5, 0.75, 1.0]
+    pts = [((k * 5 % 16 + 0.5) / 16, (k * 3 % 16 + 0.5) / 16, grads[k % 8], refs[k // 4 % 4]) for k in range(16)]
+    out = R.cs(CMP_GRAD, {"Depth": level_depths(), "C": R.sampler(compare=op, mipmap="linear"),
+                          "In": R.storage(R.pack("f", [c for p in pts for c in p])),
+                          "Out": R.storage(R.sentinel(2 * len(pts)))}, profile="cs_6_8", dxil_tol=1e-2)
+    got = R.unpack("f", out["Out"])
+    passes = _CMP[op]
+    want = []
+    for _u, _v, g, ref in pts:
+        lod = math.log2(g * 8)
+        want += [cmp_levels(ref, lod, passes), cmp_levels(ref, max(lod, 2.0), passes)]
+    assert R.approx(got, want, 2e-2), list(zip(pts, zip(got[0::2], got[1::2]), zip(want[0::2], want[1::2])))
+
+
+PS_CMP_BIAS = """
+Texture2D<float> Depth : register(t0);
+SamplerComparisonState C : register(s1);
+RWStructuredBuffer<float2> Out : register(u2);
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target {
+    uint i = (uint)pos.y * 4 + (uint)pos.x;
+    Out[i] = float2(Depth.SampleCmpBias(C, uv * K, REF, BIAS), Depth.SampleCmpBias(C, uv * K, REF, BIAS, int2(0, 1)));
+    return float4(0, 0, 0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("k, ref, bias", [(0.5, 0.5, 0.5), (2.0, 0.25, -1.25), (1.0, 0.75, 1.5), (4.0, 0.5, -3.0)],
+                         ids=["lod0+0.5", "lod2-1.25", "lod1+1.5", "lod3-3"])
+def test_sample_cmp_bias_in_a_pixel_shader(k, ref, bias):
+    """SampleCmpBias (SM 6.8) in a 4x4 draw: uv * k steps 2k texels of the 8x8 depth image per pixel (LOD
+    log2(2k)), the bias is added, then linear mip filtering of the comparisons (less_equal); with an offset
+    too.  The clamp form is checked as instructions (test_sample_cmp_bias_and_grad_instructions): lavapipe
+    ignores MinLod on implicit-LOD samples (test_res_audit9.test_implicit_lod_sampling)."""
+    ps = PS_CMP_BIAS.replace("K", repr(k)).replace("REF", repr(ref)).replace("BIAS", repr(bias))
+    _t, got = R.draw(R.FULLSCREEN_VS, ps, 4, 4, {"Depth": level_depths(),
+                                                 "C": R.sampler(compare="less_equal", mipmap="linear"),
+                                                 "Out": R.storage(R.sentinel(32))}, full=True, ps_profile="ps_6_8")
+    lod = math.log2(2 * k) + bias
+    le = _CMP["less_equal"]
+    want = [cmp_levels(ref, lod, le)] * 32
+    assert R.approx(R.unpack("f", got["Out"]), want, 2e-2), (R.unpack("f", got["Out"])[:4], want[:2])
+
+
+def test_sample_cmp_bias_and_grad_instructions():
+    """SampleCmpBias -> OpImageSampleDrefImplicitLod with Bias (then ConstOffset, MinLod), SampleCmpGrad ->
+    OpImageSampleDrefExplicitLod with Grad; DXIL's sampleCmpBias (255) / sampleCmpGrad (254) with DXC's operand
+    order and the SM 6.8 shader flag SampleCmpGradientOrBias (bit 37); below SM 6.8 both are refused."""
+    src = PS_CMP_BIAS.replace("K", "1.0").replace("REF", "0.5").replace("BIAS", "0.25").replace(
+        "int2(0, 1))", "int2(0, 1), 1.5) + Depth.SampleCmpGrad(C, uv, 0.5, float2(0.25, 0), float2(0, 0.125), "
+                       "int2(-1, 0), 0.5)")
+    dis = R.spirv_dis(R.build(src, profile="ps_6_8"))
+    assert re.search(r"OpImageSampleDrefImplicitLod %float %\d+ %\d+ %float_0_5 Bias\|ConstOffset\|MinLod "
+                     r"%float_0_25 %\d+ %float_1_5\n", dis), dis
+    assert re.search(r"OpImageSampleDrefExplicitLod %float %\d+ %\d+ %float_0_5 Grad\|ConstOffset\|MinLod "
+                     r"%\d+ %\d+ %\d+ %float_0_5\n", dis), dis
+    ir = R.build_dxil(src, profile="ps_6_8")[1].ir
+    assert re.search(r"@dx\.op\.sampleCmpBias\.f32\(i32 255, .*i32 0, i32 1, i32 undef, float 5\.000000e-01, "
+                     r"float 2\.500000e-01, float 1\.500000e\+00\)", ir), ir
+    assert re.search(r"@dx\.op\.sampleCmpGrad\.f32\(i32 254, .*i32 -1, i32 0, i32 undef, float 5\.000000e-01, "
+                     r"float 2\.500000e-01, float 0\.000000e\+00, float undef, float 0\.000000e\+00, "
+                     r"float 1\.250000e-01, float undef, float 5\.000000e-01\)", ir), ir
+    flags = re.search(r"!\{i32 0, i64 (\d+)\}", ir)
+    assert flags and int(flags.group(1)) & (1 << 37), ir
+    old = R.compile_hlsl(src, profile="ps_6_7")
+    assert [e.split(": ", 1)[1] for e in R.errors(old)] == [
+        "'SampleCmpBias' requires shader model 6.8 or higher (the profile is ps_6_7)"] * 2 + [
+        "'SampleCmpGrad' requires shader model 6.8 or higher (the profile is ps_6_7)"]

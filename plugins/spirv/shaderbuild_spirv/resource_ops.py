@@ -122,7 +122,8 @@ SAMPLES = {
     "Sample": (None, 0, True, False), "SampleBias": ("Bias", 1, True, False),
     "SampleLevel": ("Lod", 1, False, False), "SampleGrad": ("Grad", 2, False, False),
     "SampleCmp": (None, 0, True, True), "SampleCmpLevelZero": ("Lod", 0, False, True),
-    "SampleCmpLevel": ("Lod", 1, False, True),
+    "SampleCmpLevel": ("Lod", 1, False, True), "SampleCmpBias": ("Bias", 1, True, True),
+    "SampleCmpGrad": ("Grad", 2, False, True),
 }
 
 
