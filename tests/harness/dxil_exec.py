@@ -408,10 +408,10 @@ _float_sample = {
                                 "float %a17)", _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0, o1, channel)
     "textureGather": (lambda k: "call float @rt_gather(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                                f"i32 %a9, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
+                                f"float %a6, i32 %a9, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
     # (op, t, s, c0..c3, o0, o1, channel, compare)
     "textureGatherCmp": (lambda k: "call float @rt_gather_cmp(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                                   f"float %a10, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
+                                   f"float %a6, float %a10, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
 }
 
 
@@ -507,8 +507,8 @@ declare float @rt_sample_cmp(ptr, ptr, float, float, float, float, float)
 declare float @rt_sample_cmp_level(ptr, ptr, float, float, float, float, float, float)
 declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, i32)
 declare float @rt_sample_cmp_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, float)
-declare float @rt_gather(ptr, ptr, float, float, float, i32, i32)
-declare float @rt_gather_cmp(ptr, ptr, float, float, float, float, i32)
+declare float @rt_gather(ptr, ptr, float, float, float, float, i32, i32)
+declare float @rt_gather_cmp(ptr, ptr, float, float, float, float, float, i32)
 declare i32 @rt_thread_id(i32)
 declare i32 @rt_group_id(i32)
 declare i32 @rt_thread_id_in_group(i32)

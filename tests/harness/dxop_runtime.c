@@ -579,6 +579,21 @@ float rt_sample_cmp_grad(Res *t, Res *s, float c0, float c1, float c2, float ref
 
 /* Texel k of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order (-,+), (+,+), (+,-), (-,-) of
  * (x, y) relative to the sample point: component `channel`, or (a comparison sampler) the comparison with ref. */
+static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int channel, float ref, int k);
+
+/* A cube's gather: the face's 2-D footprint (clamped to the face: no filtering across its edges). */
+static float gather_cube(Res *t, Res *s, float c0, float c1, float c2, float c3, int channel, float ref, int k) {
+    Res face_view = *t, edge = *s;
+    float u, v;
+    int face = cube_face(c0, c1, c2, &u, &v);
+    int cube = t->kind == S_CUBE_ARRAY ? (int)floorf(c3 + 0.5f) : 0;
+    int ncubes = (int)t->layers / 6;
+    cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
+    face_view.kind = S_2D_ARRAY;
+    edge.address = 0;
+    return gather_texel(&face_view, &edge, u, v, (float)(cube * 6 + face), channel, ref, k);
+}
+
 static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int channel, float ref, int k) {
     if (t->kind != S_2D && t->kind != S_2D_ARRAY) die("gather: texture shape not supported", (int)t->kind, 0, 0);
     int layer = t->kind == S_2D_ARRAY ? array_layer(t, c2) : 0;
@@ -588,13 +603,15 @@ static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int chan
     return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, channel, ref);
 }
 
-float rt_gather(Res *t, Res *s, float c0, float c1, float c2, int channel, int k) {
+float rt_gather(Res *t, Res *s, float c0, float c1, float c2, float c3, int channel, int k) {
+    if (is_cube(t)) return gather_cube(t, s, c0, c1, c2, c3, channel, 0.0f, k);
     return gather_texel(t, s, c0, c1, c2, channel, 0.0f, k);
 }
 
 /* textureGatherCmp: the sampler's comparison of each footprint texel (its first component, as SampleCmp). */
-float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float ref, int k) {
+float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float c3, float ref, int k) {
     if (!s->compare) die("GatherCmp with a sampler that has no compare op", 0, 0, 0);
+    if (is_cube(t)) return gather_cube(t, s, c0, c1, c2, c3, 0, ref, k);
     return gather_texel(t, s, c0, c1, c2, 0, ref, k);
 }
 

@@ -1031,3 +1031,111 @@ def test_norm_stores_of_infinities_and_nan_and_read_modify_write():
     want_s = [snorm_store(x) & 0xFF for x in vals] + [snorm_store(-snorm_load(b)) & 0xFF for b in srows]
     assert list(out["U"]) == want_u
     assert list(out["S"]) == want_s
+
+
+# ---------------------------------------------------------------- Gather on cubes and arrays, Load on 1D / 3D kinds
+
+CUBE_GATHER = """
+TextureCube<float4> Cube : register(t0);
+TextureCubeArray<float4> Cubes : register(t1);
+Texture2DArray<float4> Arr : register(t4);
+SamplerState S : register(s2);
+StructuredBuffer<float4> In : register(t3);
+RWStructuredBuffer<float4> Out : register(u5);
+[numthreads(16, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float4 c = In[i];
+    Out[4 * i] = Cube.GatherGreen(S, c.xyz);
+    Out[4 * i + 1] = Cubes.Gather(S, float4(c.xyz, c.w));
+    Out[4 * i + 2] = Arr.GatherAlpha(S, float3(c.xy * 0.5 + 0.25, c.w * 1.5), int2(-1, 1));
+    Out[4 * i + 3] = Cube.SampleLevel(S, c.xyz, 0);
+}
+"""
+
+
+def test_cube_and_array_gather():
+    """Gather* on TextureCube / TextureCubeArray at directions well inside a face (the 2x2 footprint never
+    crosses an edge, where both APIs filter across faces), channel c of a texel = value + c / 4; Gather on a
+    Texture2DArray with the layer rounded and an offset; a linear SampleLevel on the cube against the footprint's
+    bilinear weights."""
+    size = 8
+    cube_vals = Ref(size, size, layers=12, fn=cube_value)
+
+    def rgba(r: Ref) -> bytes:
+        return R.pack("f", [v + c / 4 for v in R.unpack("f", r.data()) for c in range(4)])
+
+    arr = Ref(8, 4, layers=3)
+    pts = []
+    for k in range(16):
+        major = k % 3
+        sign = 1 if (k // 3) % 2 == 0 else -1
+        d = [((k * 5 + 3 * j) % 7 - 3) / 6 + 0.013 * (j + 1) for j in range(3)]    # |minor| < 0.55: inside
+        d[major] = sign * 1.0
+        pts.append((*d, float(k % 2) + 0.2))
+    out = R.cs(CUBE_GATHER, {"Cube": R.image(rgba(Ref(size, size, layers=6, fn=cube_value)), size, size, "rgba32f",
+                                             dim="cube", layers=6),
+                             "Cubes": R.image(rgba(cube_vals), size, size, "rgba32f", dim="cube_array", layers=12),
+                             "Arr": R.image(rgba(arr), 8, 4, "rgba32f", dim="2d_array", layers=3),
+                             "S": R.sampler(filter="linear"),
+                             "In": R.storage(R.pack("f", [c for p in pts for c in p])),
+                             "Out": R.storage(R.sentinel(16 * len(pts)))}, dxil_tol=1e-3)
+    got = R.unpack("f", out["Out"])
+    quad = [(0, 1), (1, 1), (1, 0), (0, 0)]
+    want = []
+    for x, y, z, w in pts:
+        face, s, t = _cube_st((x, y, z))
+        fx, fy = s * size - 0.5, t * size - 0.5
+        x0, y0 = math.floor(fx), math.floor(fy)
+        want += [cube_value(x0 + dx, y0 + dy, face) + 1 / 4 for dx, dy in quad]
+        cube = math.floor(w + 0.5)
+        want += [cube_value(x0 + dx, y0 + dy, 6 * cube + face) for dx, dy in quad]
+        au, av, layer = x * 0.5 + 0.25, y * 0.5 + 0.25, min(max(math.floor(w * 1.5 + 0.5), 0), 2)
+        ax0, ay0 = math.floor(au * 8 - 0.5) - 1, math.floor(av * 4 - 0.5) + 1
+        want += [arr.fetch(ax0 + dx, ay0 + dy, layer, 0, "clamp", 0.0) + 3 / 4 for dx, dy in quad]
+        a, b = fx - x0, fy - y0
+        want.append(sum(wt * cube_value(x0 + dx, y0 + dy, face) for wt, (dx, dy) in
+                        zip([(1 - a) * b, a * b, a * (1 - b), (1 - a) * (1 - b)], quad)))
+        want += [None, None, None]      # .yzw of the sample: channels 1..3 (not compared)
+    bad = [(k // 16, (k // 4) % 4, pts[k // 16], g, w_) for k, (g, w_) in enumerate(zip(got, want))
+           if w_ is not None and not math.isclose(g, w_, abs_tol=2e-2)]
+    assert not bad, f"{len(bad)} wrong (point, call, (x, y, z, w), got, want): {bad[:8]}"
+
+
+def _cube_st(d: tuple[float, float, float]) -> tuple[int, float, float]:
+    """(face, s, t) of a direction: cube_texel's face selection with the continuous position on the face."""
+    rx, ry, rz = d
+    ax = max(range(3), key=lambda i: abs(d[i]))
+    if ax == 0:
+        face, sc, tc, ma = (0, -rz, -ry, rx) if rx > 0 else (1, rz, -ry, rx)
+    elif ax == 1:
+        face, sc, tc, ma = (2, rx, rz, ry) if ry > 0 else (3, rx, -rz, ry)
+    else:
+        face, sc, tc, ma = (4, rx, -ry, rz) if rz > 0 else (5, -rx, -ry, rz)
+    return face, 0.5 * (sc / abs(ma) + 1), 0.5 * (tc / abs(ma) + 1)
+
+
+LOAD_1D_3D = """
+Texture1D<float> L : register(t0);
+Texture1DArray<float> LA : register(t1);
+Texture3D<float> V : register(t2);
+StructuredBuffer<int4> In : register(t3);
+RWStructuredBuffer<float4> Out : register(u4);
+[numthreads(8, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    int4 c = In[i];
+    Out[i] = float4(L.Load(int2(c.x, c.w), 1), LA.Load(int3(c.x, c.y, c.w), -1), V.Load(c.xyzw, int3(-1, 1, 0)),
+                    V.mips[c.w][uint3(c.xyz)]);
+}
+"""
+
+
+def test_load_1d_and_3d_with_offsets_and_mips():
+    """Load on Texture1D (offset +1), Texture1DArray (layer, offset -1), Texture3D (offset (-1, 1, 0)) and
+    Texture3D.mips[level][x, y, z], every position inside its level."""
+    line, rows, vol = Ref(16, mips=3), Ref(16, layers=3, mips=3), Ref(8, 8, depth=8, mips=3)
+    pts = [(1 + k % 3, k % 3, k % 2, (k // 2) % 2) for k in range(8)]     # (x, y / layer, z, level)
+    out = R.cs(LOAD_1D_3D, {"L": line.image("1d"), "LA": rows.image("1d_array"), "V": vol.image("3d"),
+                            "In": R.storage(R.pack("i", [c for p in pts for c in p])),
+                            "Out": R.storage(R.sentinel(4 * len(pts)))})
+    want = []
+    for x, y, z, m in pts:
+        want += [line.fn(x + 1, 0, 0, m), rows.fn(x - 1, 0, y, m), vol.fn(x - 1, y + 1, 0, m, z), vol.fn(x, y, 0, m, z)]
+    assert R.unpack("f", out["Out"]) == want
