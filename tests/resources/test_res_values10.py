@@ -1139,3 +1139,68 @@ def test_load_1d_and_3d_with_offsets_and_mips():
     for x, y, z, m in pts:
         want += [line.fn(x + 1, 0, 0, m), rows.fn(x - 1, 0, y, m), vol.fn(x - 1, y + 1, 0, m, z), vol.fn(x, y, 0, m, z)]
     assert R.unpack("f", out["Out"]) == want
+
+
+# ---------------------------------------------------------------- partial writes of typed texels
+
+PARTIAL = """
+RWTexture2D<float4> Img : register(u0);
+RWBuffer<uint2> Buf : register(u1);
+[[vk::image_format("rgba8")]] RWTexture2D<unorm float4> Px : register(u2);
+RWTexture2DArray<int4> Arr : register(u3);
+[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    uint2 p = uint2(i, 0);
+    Img[p].y = 100.0 + i;                    // one component: the others keep their values
+    Img[p].wx += float2(0.5, 1000.0);        // a swizzle, read-modify-write
+    Img[p][i % 3] *= 2.0;                    // a component picked at run time
+    Buf[i].x = Buf[i].y * 3;
+    Buf[i + 4] = Buf[i + 4].yx;
+    Px[p].zw = Px[p].xy;                     // UNORM8 channels copied
+    Arr[uint3(i, 1, 1)].z -= 7;
+    Arr[uint3(i, 0, 1)].xyz = Arr[uint3(i, 0, 0)].zyx;
+}
+"""
+
+
+def test_partial_writes_of_typed_texels():
+    """Writes of single components, swizzles and a run-time component of RWTexture2D / RWBuffer / RWTexture2DArray
+    elements (and UNORM8 channels) keep the other components: each is a read of the texel, the change, and a
+    write of the whole texel, as D3D (DXC) does."""
+    img = [float(10 * k + c) for k in range(4) for c in range(4)]
+    buf = [k * 2 + c + 1 for k in range(8) for c in range(2)]
+    px = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160]
+    arr = [(k * 4 + c) * (-1) ** c for k in range(16) for c in range(4)]     # 4 x 2 x 2 layers of int4
+    out = R.cs(PARTIAL, {"Img": R.image(R.pack("f", img), 4, 1, "rgba32f", storage_image=True),
+                         "Buf": R.texel(R.pack("I", buf), "rg32ui"),
+                         "Px": R.image(bytes(px), 4, 1, "rgba8", storage_image=True),
+                         "Arr": R.image(R.pack("i", arr), 4, 2, "rgba32i", storage_image=True, dim="2d_array",
+                                        layers=2)})
+    want_img = []
+    for i in range(4):
+        t = img[4 * i:4 * i + 4]
+        t[1] = 100.0 + i
+        t[3] += 0.5
+        t[0] += 1000.0
+        t[i % 3] *= 2.0
+        want_img += t
+    want_buf = list(buf)
+    for i in range(4):
+        want_buf[2 * i] = want_buf[2 * i + 1] * 3
+        j = i + 4
+        want_buf[2 * j], want_buf[2 * j + 1] = want_buf[2 * j + 1], want_buf[2 * j]
+    want_px = []
+    for i in range(4):
+        t = px[4 * i:4 * i + 4]
+        want_px += [t[0], t[1], t[0], t[1]]
+    texel = lambda x, y, layer: arr[((layer * 2 + y) * 4 + x) * 4:((layer * 2 + y) * 4 + x) * 4 + 4]  # noqa: E731
+    want_arr = list(arr)
+    for i in range(4):
+        base = ((1 * 2 + 1) * 4 + i) * 4
+        want_arr[base + 2] -= 7
+        src = texel(i, 0, 0)
+        base = ((1 * 2 + 0) * 4 + i) * 4
+        want_arr[base:base + 3] = [src[2], src[1], src[0]]
+    assert R.unpack("f", out["Img"]) == want_img
+    assert R.unpack("I", out["Buf"]) == want_buf
+    assert list(out["Px"]) == want_px
+    assert R.unpack("i", out["Arr"]) == want_arr
