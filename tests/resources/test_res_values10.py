@@ -1204,3 +1204,37 @@ def test_partial_writes_of_typed_texels():
     assert R.unpack("I", out["Buf"]) == want_buf
     assert list(out["Px"]) == want_px
     assert R.unpack("i", out["Arr"]) == want_arr
+
+
+# ---------------------------------------------------------------- textures read in a vertex shader
+
+VS_TEX = """
+Texture2D<float4> Colors : register(t0);
+Texture1D<float> Shift : register(t1);
+SamplerState S : register(s2);
+struct VOut { float4 pos : SV_Position; float4 color : COLOR0; };
+VOut main(uint id : SV_VertexID) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    // every vertex reads the same texels: the flat result is the color of the whole triangle
+    o.color = Colors.SampleLevel(S, float2(0.625, 0.25), 0) * 0.5 + Colors.Load(int3(1, 1, 0)) * 0.25
+              + Shift.SampleLevel(S, 0.875, 1);
+    return o;
+}
+"""
+PS_COLOR = "float4 main(float4 pos : SV_Position, float4 c : COLOR0) : SV_Target { return c; }\n"
+
+
+def test_textures_sampled_in_a_vertex_shader():
+    """SampleLevel and Load in a vertex shader (no derivatives there): texel (2, 0) of a 4x2 RGBA image at half
+    weight, texel (1, 1) at a quarter, plus level 1 of a 1-D image; the pixels show the sum (UNORM8 target)."""
+    colors = [[0.1 * ((x + 4 * y) % 5), 0.05 * (x + y), 0.2, 0.1 * y] for y in range(2) for x in range(4)]
+    shift = [0.0] * 8 + [0.01, 0.02, 0.03, 0.125]        # level 0 (8 texels), level 1 (4 texels)
+    specs = {"Colors": R.image(R.pack("f", [c for t in colors for c in t]), 4, 2, "rgba32f"),
+             "Shift": R.image(R.pack("f", shift), 8, 1, "r32f", dim="1d", mips=2), "S": R.sampler()}
+    px = R.draw(VS_TEX, PS_COLOR, 4, 4, specs)
+    want = tuple(R.unorm8(R.f32(colors[2][c] * 0.5 + colors[5][c] * 0.25 + 0.125)) for c in range(4))
+    for y in range(4):
+        for x in range(4):
+            assert all(abs(a - b) <= 1 for a, b in zip(R.pixel(px, 4, x, y), want)), (x, y, R.pixel(px, 4, x, y), want)
