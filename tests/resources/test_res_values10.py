@@ -1238,3 +1238,30 @@ def test_textures_sampled_in_a_vertex_shader():
     for y in range(4):
         for x in range(4):
             assert all(abs(a - b) <= 1 for a, b in zip(R.pixel(px, 4, x, y), want)), (x, y, R.pixel(px, 4, x, y), want)
+
+
+BORDER = """
+Texture2D<float4> Tex : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float4> Out : register(u2);
+[numthreads(1, 1, 1)] void main() {
+    Out[0] = Tex.SampleLevel(S, float2(-0.5, 0.5), 0);       // outside: the border color
+    Out[1] = Tex.SampleLevel(S, float2(0.5, 1.75), 0);
+    Out[2] = Tex.SampleLevel(S, float2(0.375, 0.625), 0);    // inside: texel (1, 2)
+    Out[3] = Tex.Gather(S, float2(1.0, 1.0));                 // footprint (3, 3) inside, the rest border
+}
+"""
+
+
+@pytest.mark.parametrize("border, color", [("transparent_black", (0.0, 0.0, 0.0, 0.0)),
+                                           ("opaque_black", (0.0, 0.0, 0.0, 1.0)),
+                                           ("opaque_white", (1.0, 1.0, 1.0, 1.0))])
+def test_border_colors(border, color):
+    """The three standard border colors of a float RGBA image (every component in the format, so both APIs
+    return the color as it is); Gather's border texels give its red."""
+    vals = [texel_value(x, y) + c / 4 for y in range(4) for x in range(4) for c in range(4)]
+    out = R.cs(BORDER, {"Tex": R.image(R.pack("f", vals), 4, 4, "rgba32f"), "S": R.sampler(address="border", border=border),
+                        "Out": R.storage(R.sentinel(16))})
+    inside = [vals[(2 * 4 + 1) * 4 + c] for c in range(4)]
+    gather = [color[0], color[0], color[0], vals[(3 * 4 + 3) * 4]]
+    assert R.unpack("f", out["Out"]) == [*color, *color, *inside, *gather]
