@@ -305,7 +305,9 @@ def _typed(d: OpDecl, k: int, call: str, rt_ret: str = "i32") -> list[str]:
     ty = OVERLOADS[d.overload][0]
     if ty == rt_ret:
         return [f"  %v{k} = {call}"]
-    return [f"  %r{k} = {call}", f"  %v{k} = bitcast {rt_ret} %r{k} to {ty}"]
+    # a sample of an integer texture: the runtime's float of the texel (exact below 2^24) back to an integer
+    conv = "fptosi" if (rt_ret, ty) == ("float", "i32") else "bitcast"
+    return [f"  %r{k} = {call}", f"  %v{k} = {conv} {rt_ret} %r{k} to {ty}"]
 
 
 def _per_component(call: Callable[[int], str], rt_ret: str = "i32", pre: Callable[[OpDecl], str] = lambda d: ""
@@ -419,8 +421,8 @@ def _sample(op_class: str) -> Callable[[OpDecl], str]:
     call, offsets = _float_sample[op_class]
 
     def gen(d: OpDecl) -> str:
-        if d.overload != "f32":
-            raise DxilExecError(f"{d.name}: the runtime samples float textures only")
+        if d.overload not in ("f32", "i32"):
+            raise DxilExecError(f"{d.name}: the runtime samples float and 32-bit integer textures only")
         return _per_component(call, "float", _sampler_pre(offsets))(d)
     return gen
 

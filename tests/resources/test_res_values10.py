@@ -1265,3 +1265,60 @@ def test_border_colors(border, color):
     inside = [vals[(2 * 4 + 1) * 4 + c] for c in range(4)]
     gather = [color[0], color[0], color[0], vals[(3 * 4 + 3) * 4]]
     assert R.unpack("f", out["Out"]) == [*color, *color, *inside, *gather]
+
+
+# ---------------------------------------------------------------- integer textures: Gather, Load, SM 6.7 sampling
+
+INT_TEX = """
+Texture2D<uint4> U : register(t0);
+Texture2DArray<int4> I : register(t1);
+SamplerState S : register(s2);
+RWStructuredBuffer<uint4> Out : register(u3);
+RWBuffer<unorm float4> Px : register(u4);
+[numthreads(4, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    float2 uv = float2(0.25 * i + 0.1, 0.6);
+    Out[6 * i] = U.GatherRed(S, uv);
+    Out[6 * i + 1] = U.GatherAlpha(S, uv, int2(1, -1));
+    Out[6 * i + 2] = asuint(I.GatherGreen(S, float3(uv, 1)));
+    Out[6 * i + 3] = U.SampleLevel(S, uv, 0);                 // SM 6.7: an integer texel, nearest only
+    Out[6 * i + 4] = asuint(I.SampleLevel(S, float3(uv, 0.7), 0, int2(-1, 0)));
+    Out[6 * i + 5] = U.Load(int3(i, 1, 0), int2(0, 1));
+    Px[i] = Px[i].yzwx;                                       // a UNORM8 texel buffer
+}
+"""
+
+
+def test_integer_textures_and_unorm_texel_buffer():
+    """Gather* of uint4 / int4 textures returns the integer texels (D3D order), SampleLevel of integer textures
+    (SM 6.7, nearest filtering) the texel itself, Load with an offset; a RWBuffer<unorm float4> with
+    vk::image_format("rgba8") over an RGBA8 texel buffer reads and writes UNORM8 channels."""
+    uvals = [[(x * 7 + y * 11 + c * 3) % 50 + 1000 * c for c in range(4)] for y in range(4) for x in range(4)]
+    ivals = [[((x + 2 * y + 3 * layer) * (-1) ** c) * 5 - c for c in range(4)] for layer in range(2)
+             for y in range(4) for x in range(4)]
+    px = list(range(3, 3 + 16 * 7, 7))
+    src = INT_TEX.replace("RWBuffer<unorm float4> Px", '[[vk::image_format("rgba8")]] RWBuffer<unorm float4> Px')
+    out = R.cs(src, {"U": R.image(R.pack("I", [c for t in uvals for c in t]), 4, 4, "rgba32ui"),
+                     "I": R.image(R.pack("i", [c for t in ivals for c in t]), 4, 4, "rgba32i", dim="2d_array",
+                                  layers=2),
+                     "S": R.sampler(), "Px": R.texel(bytes(px), "rgba8"), "Out": R.storage(R.sentinel(96))},
+               profile="cs_6_7")
+    quad = [(0, 1), (1, 1), (1, 0), (0, 0)]
+    u_at = lambda x, y: uvals[min(max(y, 0), 3) * 4 + min(max(x, 0), 3)]  # noqa: E731
+    i_at = lambda x, y, layer: ivals[layer * 16 + min(max(y, 0), 3) * 4 + min(max(x, 0), 3)]  # noqa: E731
+    want = []
+    for i in range(4):
+        u, v = 0.25 * i + 0.1, 0.6
+        x0, y0 = math.floor(u * 4 - 0.5), math.floor(v * 4 - 0.5)
+        nx, ny = math.floor(R.f32(u) * 4), math.floor(R.f32(v) * 4)
+        want += [u_at(x0 + dx, y0 + dy)[0] for dx, dy in quad]
+        want += [u_at(x0 + 1 + dx, y0 - 1 + dy)[3] for dx, dy in quad]
+        want += [i_at(x0 + dx, y0 + dy, 1)[1] & 0xFFFFFFFF for dx, dy in quad]
+        want += u_at(nx, ny)
+        want += [c & 0xFFFFFFFF for c in i_at(nx - 1, ny, 1)]
+        want += u_at(i, 2)
+    assert R.unpack("I", out["Out"]) == want
+    want_px = []
+    for i in range(4):
+        t = px[4 * i:4 * i + 4]
+        want_px += [t[1], t[2], t[3], t[0]]
+    assert list(out["Px"]) == want_px
