@@ -1322,3 +1322,54 @@ def test_integer_textures_and_unorm_texel_buffer():
         t = px[4 * i:4 * i + 4]
         want_px += [t[1], t[2], t[3], t[0]]
     assert list(out["Px"]) == want_px
+
+
+# ---------------------------------------------------------------- programmable Gather offsets (D3D gather4_po)
+
+GATHER_PO = """
+Texture2D<float4> Tex : register(t0);
+Texture2D<float> Depth : register(t4);
+SamplerState S : register(s1);
+SamplerComparisonState C : register(s5);
+StructuredBuffer<int4> In : register(t2);
+RWStructuredBuffer<float4> Out : register(u3);
+[numthreads(8, 1, 1)] void main(uint i : SV_DispatchThreadID) {
+    int4 o = In[i];
+    float2 uv = float2(0.5, 0.5);
+    Out[4 * i] = Tex.Gather(S, uv, o.xy);                                  // an offset read at run time
+    Out[4 * i + 1] = Tex.GatherBlue(S, uv, o.xy, o.zw, int2(31, -32), o.yx);
+    Out[4 * i + 2] = Depth.GatherCmp(C, uv, 0.5, o.zw);
+    Out[4 * i + 3] = Tex.GatherAlpha(S, uv, int2(-20, 12));                 // an immediate past [-8, 7]
+}
+"""
+
+
+def test_programmable_gather_offsets():
+    """Gather* offsets need not be immediates nor within [-8, 7] (D3D's gather4_po, [-32, 31]; DXC accepts them):
+    SPIR-V's Offset operand (ImageGatherExtended) or a wide ConstOffset, DXIL's i32 operands.  Regression: both
+    were refused ('texture offsets must be compile-time constants' / 'in the range [-8, 7]').  A 64x64 image
+    with wrap addressing, so every offset lands on distinct texels."""
+    w = h = 64
+    vals = [float(x + 64 * y) + c / 4 for y in range(h) for x in range(w) for c in range(4)]
+    depth = Ref(w, h, fn=lambda x, y, la, m, z: ((x * 3 + y * 5) % 8) / 8)
+    offs = [(0, 0, 1, 1), (-8, 7, 31, -32), (12, -20, -3, 9), (-32, 31, 20, 5), (5, 5, -5, -5), (1, -1, 0, 30),
+            (-17, 0, 17, -1), (3, 29, -29, 2)]
+    out = R.cs(GATHER_PO, {"Tex": R.image(R.pack("f", vals), w, h, "rgba32f"), "Depth": R.image(depth.data(), w, h, "d32f"),
+                           "S": R.sampler(address="wrap"), "C": R.sampler(address="wrap", compare="less_equal"),
+                           "In": R.storage(R.pack("i", [c for o in offs for c in o])), "Out": R.storage(R.sentinel(128))})
+    quad = [(0, 1), (1, 1), (1, 0), (0, 0)]
+    x0 = y0 = math.floor(0.5 * 64 - 0.5)
+
+    def texel(dx: int, dy: int, c: int) -> float:
+        return vals[(((y0 + dy) % h) * w + (x0 + dx) % w) * 4 + c]
+
+    want = []
+    for ox, oy, oz, ow in offs:
+        want += [texel(ox + qx, oy + qy, 0) for qx, qy in quad]
+        want += [texel(o[0] + quad[k][0], o[1] + quad[k][1], 2)
+                 for k, o in enumerate([(ox, oy), (oz, ow), (31, -32), (oy, ox)])]
+        want += [float(0.5 <= depth.fn((x0 + oz + qx) % w, (y0 + ow + qy) % h, 0, 0, 0)) for qx, qy in quad]
+        want += [texel(-20 + qx, 12 + qy, 3) for qx, qy in quad]
+    assert R.unpack("f", out["Out"]) == want
+    dis = R.spirv_dis(R.build(GATHER_PO))
+    assert "OpCapability ImageGatherExtended" in dis and " Offset %" in dis

@@ -455,7 +455,7 @@ class ResourceLowering(SemaBase):
             samp = self._sampler(args[0], cmp, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self.convert(self.rvalue(args[2]), ir.FLOAT, args[2].loc)] if cmp else [])
-            ops += [self._offset(a, noff) for a in args[n:]]
+            ops += [self._gather_offset(a, noff) for a in args[n:]]
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
@@ -600,6 +600,19 @@ class ResourceLowering(SemaBase):
         vals = v.value if isinstance(v.value, tuple) else (v.value,)
         if any(not -8 <= x <= 7 for x in vals):
             raise error("texture offsets must be in the range [-8, 7]", a.loc)
+        return v
+
+    def _gather_offset(self, a: ast.Expr, noff: int) -> ir.Expr:
+        """A Gather* offset: D3D's programmable offsets (gather4_po), so any int expression, as DXC accepts; an
+        immediate one must fit their 6-bit range [-32, 31] (the hardware reads the low 6 bits)."""
+        if noff == 0:
+            raise error("this texture type does not take an offset", a.loc)
+        e = self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc)
+        v = self._constant(e)
+        if v is None:
+            return e
+        if any(not -32 <= x <= 31 for x in (v.value if isinstance(v.value, tuple) else (v.value,))):
+            raise error("gather offsets must be in the range [-32, 31]", a.loc)
         return v
 
     def resolve_local_offsets(self, body: list[ir.Stmt]) -> None:
