@@ -480,8 +480,9 @@ static float sample_mip(const Res *t, const Res *s, int mip, float u, float v, f
     return acc;
 }
 
+/* The layer of an array coordinate: rounded to nearest, ties to even (Vulkan's RNE; lavapipe does so too). */
 static int array_layer(const Res *t, float c) {
-    int l = (int)floorf(c + 0.5f);
+    int l = (int)rintf(c);
     return l < 0 ? 0 : ((uint32_t)l >= t->layers ? (int)t->layers - 1 : l);
 }
 
@@ -505,7 +506,7 @@ static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c
     Res face_view = *t, edge = *s;
     float u, v;
     int face = cube_face(c0, c1, c2, &u, &v);
-    int cube = t->kind == S_CUBE_ARRAY ? (int)floorf(c3 + 0.5f) : 0;
+    int cube = t->kind == S_CUBE_ARRAY ? (int)rintf(c3) : 0;
     int ncubes = (int)t->layers / 6;
     cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
     face_view.kind = S_2D_ARRAY;
@@ -586,7 +587,7 @@ static float gather_cube(Res *t, Res *s, float c0, float c1, float c2, float c3,
     Res face_view = *t, edge = *s;
     float u, v;
     int face = cube_face(c0, c1, c2, &u, &v);
-    int cube = t->kind == S_CUBE_ARRAY ? (int)floorf(c3 + 0.5f) : 0;
+    int cube = t->kind == S_CUBE_ARRAY ? (int)rintf(c3) : 0;
     int ncubes = (int)t->layers / 6;
     cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
     face_view.kind = S_2D_ARRAY;

@@ -87,8 +87,9 @@ class Ref:
 
     def sample(self, u: float, v: float, lod: float, filt: str = "nearest", mode: str = "clamp",
                mipmap: str = "nearest", layer: float = 0.0, border: float = 0.0) -> float:
-        """Sample at an explicit LOD; the layer coordinate rounds to the nearest layer and clamps."""
-        li = min(max(math.floor(layer + 0.5), 0), self.layers - 1)
+        """Sample at an explicit LOD; the layer coordinate rounds to the nearest layer (ties to even, Vulkan's
+        RNE: Python's round) and clamps."""
+        li = min(max(round(layer), 0), self.layers - 1)
         lam = min(max(lod, 0.0), self.mips - 1)
         if mipmap == "nearest":
             return self.level(u, v, li, math.ceil(lam + 0.5) - 1 if lam > 0.5 else 0, filt, mode, border)
@@ -186,7 +187,7 @@ RWStructuredBuffer<float2> Out : register(u3);
     Out[i] = float2(Tex.SampleLevel(S, c.xyz, c.w), Row.SampleLevel(S, c.xz, c.w));
 }
 """
-LAYER_COORDS = [-3.0, -0.4, 0.0, 0.4, 0.6, 1.25, 1.75, 2.2, 2.8, 3.0, 3.3, 9.0]
+LAYER_COORDS = [-3.0, -0.4, 0.0, 0.4, 0.6, 1.25, 1.75, 2.2, 2.8, 3.0, 3.3, 9.0, 0.5, 1.5, 2.5, -0.5]
 ARRAY_TEX = Ref(4, 4, layers=4, mips=3)
 ROW_TEX = Ref(8, 1, layers=4, mips=2)
 
@@ -194,7 +195,8 @@ ROW_TEX = Ref(8, 1, layers=4, mips=2)
 @pytest.mark.parametrize("filt", ["nearest", "linear"])
 def test_array_layer_rounding(filt):
     """The layer coordinate rounds to the nearest layer and clamps to [0, layers - 1] (no filtering across
-    layers, even with a linear filter); 2D and 1D arrays, at explicit LODs."""
+    layers, even with a linear filter); 2D and 1D arrays, at explicit LODs.  A tie (0.5, 1.5, 2.5) goes to the
+    even layer: Vulkan's RNE, which lavapipe follows and the interpreter models (it rounded half up before)."""
     us, vs = coords(32, -0.5, 1.5, 1 / 64), coords(32, 0.0, 1.0, 7 / 64)
     pts = [(us[k], vs[k], LAYER_COORDS[k % len(LAYER_COORDS)], [0.0, 1.0, 0.5, 2.0][k % 4]) for k in range(32)]
     out = R.cs(ARRAY_LAYERS, {"Tex": ARRAY_TEX.image("2d_array"), "Row": ROW_TEX.image("1d_array"),
