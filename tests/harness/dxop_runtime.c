@@ -501,17 +501,26 @@ static int cube_face(float x, float y, float z, float *s, float *t) {
 
 static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref);
 
-static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c2, float c3, float lod, int k,
-                         float ref) {
-    Res face_view = *t, edge = *s;
-    float u, v;
-    int face = cube_face(c0, c1, c2, &u, &v);
+/* A cube direction (and cube-array index c3) as a 2-D array view of the faces: the view, a clamping sampler,
+ * the face coordinates (u, v); returns the layer (cube * 6 + face). */
+static float cube_as_array(const Res *t, const Res *s, float c0, float c1, float c2, float c3, Res *face_view,
+                           Res *edge, float *u, float *v) {
+    *face_view = *t;
+    *edge = *s;
+    int face = cube_face(c0, c1, c2, u, v);
     int cube = t->kind == S_CUBE_ARRAY ? (int)rintf(c3) : 0;
     int ncubes = (int)t->layers / 6;
     cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
-    face_view.kind = S_2D_ARRAY;
-    edge.address = 0;
-    return sample_lod(&face_view, &edge, u, v, (float)(cube * 6 + face), lod, k, ref);
+    face_view->kind = S_2D_ARRAY;
+    edge->address = 0;
+    return (float)(cube * 6 + face);
+}
+
+static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c2, float c3, float lod, int k,
+                         float ref) {
+    Res face_view, edge;
+    float u, v, layer = cube_as_array(t, s, c0, c1, c2, c3, &face_view, &edge, &u, &v);
+    return sample_lod(&face_view, &edge, u, v, layer, lod, k, ref);
 }
 
 static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref) {
@@ -584,15 +593,9 @@ static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int chan
 
 /* A cube's gather: the face's 2-D footprint (clamped to the face: no filtering across its edges). */
 static float gather_cube(Res *t, Res *s, float c0, float c1, float c2, float c3, int channel, float ref, int k) {
-    Res face_view = *t, edge = *s;
-    float u, v;
-    int face = cube_face(c0, c1, c2, &u, &v);
-    int cube = t->kind == S_CUBE_ARRAY ? (int)rintf(c3) : 0;
-    int ncubes = (int)t->layers / 6;
-    cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
-    face_view.kind = S_2D_ARRAY;
-    edge.address = 0;
-    return gather_texel(&face_view, &edge, u, v, (float)(cube * 6 + face), channel, ref, k);
+    Res face_view, edge;
+    float u, v, layer = cube_as_array(t, s, c0, c1, c2, c3, &face_view, &edge, &u, &v);
+    return gather_texel(&face_view, &edge, u, v, layer, channel, ref, k);
 }
 
 static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int channel, float ref, int k) {

@@ -107,6 +107,14 @@ def coords(n: int, lo: float, hi: float, step: float) -> list[float]:
     return [lo + step * ((k * 37) % span) + 1 / 128 for k in range(n)]
 
 
+def assert_values(got: list, want: list, pts: list, per_point: int, what: str, tol: float = 0.0) -> None:
+    """Every result equals its expected value (within tol; None: not compared); a failure lists the wrong ones
+    as (point, result of the point, the point's inputs, got, want)."""
+    bad = [(k // per_point, k % per_point, pts[k // per_point], g, w) for k, (g, w) in enumerate(zip(got, want))
+           if w is not None and not (g == w or (tol and math.isclose(g, w, abs_tol=tol)))]
+    assert len(got) == len(want) and not bad, f"{len(bad)} wrong (point, result, {what}, got, want): {bad[:8]}"
+
+
 # ---------------------------------------------------------------- SampleLevel: filters x address x mip filter
 
 SAMPLE_LEVEL = """
@@ -139,8 +147,7 @@ def test_sample_level_values(filt, mode, mipmap):
                               "Out": R.storage(R.sentinel(len(pts)))}, dxil_tol=1e-3)
     got = R.unpack("f", out["Out"])
     want = [LEVEL_TEX.sample(u, v, lod, filt, mode, mipmap) for u, v, lod in pts]
-    bad = [(k, pts[k], g, w) for k, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w, abs_tol=2e-2)]
-    assert not bad, f"{len(bad)} of {len(pts)} wrong (index, (u, v, lod), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 1, "(u, v, lod)", 2e-2)
 
 
 # ---------------------------------------------------------------- SampleGrad: LOD from known gradients
@@ -170,8 +177,7 @@ def test_sample_grad_values():
                              "Out": R.storage(R.sentinel(len(pts)))}, dxil_tol=1e-2)
     got = R.unpack("f", out["Out"])
     want = [LEVEL_TEX.sample(u, v, math.log2(max(gx * 8, gy * 4)), "linear", "clamp", "linear") for u, v, gx, gy in pts]
-    bad = [(k, pts[k], g, w) for k, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w, abs_tol=0.1)]
-    assert not bad, f"{len(bad)} of {len(pts)} wrong (index, (u, v, ddx, ddy), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 1, "(u, v, ddx, ddy)", 0.1)
 
 
 # ---------------------------------------------------------------- array layers
@@ -208,8 +214,7 @@ def test_array_layer_rounding(filt):
     for u, v, layer, lod in pts:
         want += [ARRAY_TEX.sample(u, v, lod, filt, "clamp", "linear", layer),
                  ROW_TEX.sample(u, 0.5, lod, filt, "clamp", "linear", layer)]
-    bad = [(k // 2, pts[k // 2], g, w) for k, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w, abs_tol=2e-2)]
-    assert not bad, f"{len(bad)} wrong ((index, (u, v, layer, lod), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 2, "(u, v, layer, lod)", 2e-2)
 
 
 # ---------------------------------------------------------------- cube face selection
@@ -229,16 +234,8 @@ RWStructuredBuffer<float2> Out : register(u3);
 
 def cube_texel(d: tuple[float, float, float], size: int) -> tuple[int, int, int]:
     """(face, x, y) that a direction selects: the major axis picks the face (+X, -X, +Y, -Y, +Z, -Z) and
-    the (sc, tc, ma) table of D3D / Vulkan the position on it."""
-    rx, ry, rz = d
-    ax = max(range(3), key=lambda i: abs(d[i]))
-    if ax == 0:
-        face, sc, tc, ma = (0, -rz, -ry, rx) if rx > 0 else (1, rz, -ry, rx)
-    elif ax == 1:
-        face, sc, tc, ma = (2, rx, rz, ry) if ry > 0 else (3, rx, -rz, ry)
-    else:
-        face, sc, tc, ma = (4, rx, -ry, rz) if rz > 0 else (5, -rx, -ry, rz)
-    s, t = 0.5 * (sc / abs(ma) + 1), 0.5 * (tc / abs(ma) + 1)
+    the (sc, tc, ma) table of D3D / Vulkan the position on it (_cube_st)."""
+    face, s, t = _cube_st(d)
     return face, min(math.floor(s * size), size - 1), min(math.floor(t * size), size - 1)
 
 
@@ -266,8 +263,7 @@ def test_cube_face_selection():
     for *d, arr in pts:
         face, x, y = cube_texel(tuple(d), 4)
         want += [cube_value(x, y, face), cube_value(x, y, 6 * int(arr) + face)]
-    bad = [(k // 2, pts[k // 2], g, w) for k, (g, w) in enumerate(zip(got, want)) if g != w]
-    assert not bad, f"{len(bad)} wrong (index, (dir, cube index), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 2, "(dir, cube index)")
 
 
 # ---------------------------------------------------------------- Gather: component order, offsets, channels
@@ -316,8 +312,7 @@ def test_gather_order_and_offsets(mode):
             for dx, dy in ((0, 1), (1, 1), (1, 0), (0, 0)):
                 t = ref.fetch(x0 + ox + dx, y0 + oy + dy, 0, 0, mode, None)
                 want.append(0.0 if t is None else t + chan / 4)
-    bad = [(k // 24, pts[k // 24], (k // 4) % 6, g, w_) for k, (g, w_) in enumerate(zip(got, want)) if g != w_]
-    assert not bad, f"{len(bad)} wrong (point, (u, v), call, got, want): {bad[:8]}"
+    assert_values(got, want, pts, 24, "(u, v)")
 
 
 # ---------------------------------------------------------------- Load: mips, offsets, .mips[][]
@@ -598,9 +593,7 @@ def test_sample_cmp_values(op, filt):
     for u, v, ref, layer in pts:
         want += [pcf(ref_img, u, v, ref), pcf(ref_img, u, v, ref, off=(-1, 1)), pcf(arr_img, u, v, ref, layer),
                  pcf(ref_img, v, u, ref)]
-    bad = [(k // 4, k % 4, pts[k // 4], g, w) for k, (g, w) in enumerate(zip(got, want))
-           if not math.isclose(g, w, abs_tol=1e-2)]
-    assert not bad, f"{len(bad)} wrong (point, call, (u, v, ref, layer), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 4, "(u, v, ref, layer)", 1e-2)
 
 
 # ---------------------------------------------------------------- GetDimensions at every mip level (dynamic level)
@@ -736,9 +729,7 @@ def test_sample_3d_1d_and_offsets(filt, mode):
                  tex.sample(u - 3 / tex.size(_nearest_level(lod))[0], v + 2 / tex.size(_nearest_level(lod))[1],
                             lod, filt, mode),
                  sample3(w, u, v, 0.0, (1, 0, -1))]
-    bad = [(k // 4, k % 4, pts[k // 4], g, w_) for k, (g, w_) in enumerate(zip(got, want))
-           if not math.isclose(g, w_, abs_tol=2e-2)]
-    assert not bad, f"{len(bad)} wrong (point, call, (u, v, w, lod), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 4, "(u, v, w, lod)", 2e-2)
 
 
 def _nearest_level(lod: float) -> int:
@@ -797,8 +788,7 @@ def test_out_of_range_loads_are_zero():
         want += [img_vals[lin] if inside(x, y, 0, tex) else 0.0, buf_vals[lin] if 0 <= lin < 16 else 0.0,
                  tex.fn(x, y, 0, m) if inside(x, y, m, tex) else 0.0, 0.0]
     got = R.unpack("f", out["Out"])
-    bad = [(k // 8, (k // 4) % 2, k % 4, pts[k // 8], g, w) for k, (g, w) in enumerate(zip(got, want)) if g != w]
-    assert not bad, f"(thread, row, column, (x, y, mip, layer), got, want): {bad[:10]}"
+    assert_values(got, want, pts, 8, "(x, y, mip, layer)")
     assert R.unpack("f", out["Img"]) == img_vals and R.unpack("f", out["RwBuf"]) == buf_vals
 
 
@@ -1097,13 +1087,12 @@ def test_cube_and_array_gather():
         want.append(sum(wt * cube_value(x0 + dx, y0 + dy, face) for wt, (dx, dy) in
                         zip([(1 - a) * b, a * b, a * (1 - b), (1 - a) * (1 - b)], quad)))
         want += [None, None, None]      # .yzw of the sample: channels 1..3 (not compared)
-    bad = [(k // 16, (k // 4) % 4, pts[k // 16], g, w_) for k, (g, w_) in enumerate(zip(got, want))
-           if w_ is not None and not math.isclose(g, w_, abs_tol=2e-2)]
-    assert not bad, f"{len(bad)} wrong (point, call, (x, y, z, w), got, want): {bad[:8]}"
+    assert_values(got, want, pts, 16, "(x, y, z, w)", 2e-2)
 
 
 def _cube_st(d: tuple[float, float, float]) -> tuple[int, float, float]:
-    """(face, s, t) of a direction: cube_texel's face selection with the continuous position on the face."""
+    """(face, s, t) of a direction: the major axis picks the face, the (sc, tc, ma) table of D3D / Vulkan the
+    continuous position on it."""
     rx, ry, rz = d
     ax = max(range(3), key=lambda i: abs(d[i]))
     if ax == 0:
