@@ -324,7 +324,7 @@ def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a9 = _a9
 
 
-def init_ppddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+def init_ppddddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -338,6 +338,8 @@ def init_ppddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _
   self._a10 = _a10
   self._a11 = _a11
   self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
 
 
 def init_ppdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
@@ -368,13 +370,14 @@ def init_ppf(self, _a0, _a1, _a2=_M):
   self._a2 = _f2() if _a2 is _M else _a2
 
 
-def init_ppfddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
+def init_ppfdddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _f2() if _a2 is _M else _a2
   self._a3 = _a3
   self._a4 = _a4
   self._a5 = _a5
+  self._a6 = _a6
 
 
 def init_ppffdfffdfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):

@@ -451,12 +451,12 @@ VOut main(uint id : SV_VertexID) {
 
 def draw(vs_src: str, ps_src: str, width: int, height: int, specs: dict | None = None, vertex_buffers=None,
          vertex_count: int = 3, *, vs_entry: str = "main", ps_entry: str = "main", full: bool = False,
-         gs_src: str | None = None, gs_entry: str = "main", gs_profile: str = "gs_6_0", **kw):
-    """Build VS (vs_6_0), the optional GS (gs_src, gs_profile) and PS (ps_6_0), draw; pixels of target 0 (or
+         gs_src: str | None = None, gs_entry: str = "main", gs_profile: str = "gs_6_0", ps_profile: str = "ps_6_0", **kw):
+    """Build VS (vs_6_0), the optional GS (gs_src, gs_profile) and PS (ps_profile), draw; pixels of target 0 (or
     with full: (targets, {name: bytes})).  The DXIL twins draw again through dxil-spirv on lavapipe and must
     give the same pixels and buffers."""
     vs = build(vs_src, vs_entry, "vs_6_0")
-    ps = build(ps_src, ps_entry, "ps_6_0")
+    ps = build(ps_src, ps_entry, ps_profile)
     gs = build(gs_src, gs_entry, gs_profile) if gs_src is not None else None
     stages = [vs.manifest, ps.manifest] + ([gs.manifest] if gs is not None else [])
     specs = specs or {}

@@ -23,6 +23,7 @@ class TypeRef(Node):
     args: list[TypeRef | Expr] = Record.factory(list)
     pack: str | None = None       # `#pragma pack_matrix` state where the type is written (None: no pragma yet)
     major: str | None = None      # row_major / column_major written on a template argument
+    norm: str | None = None       # unorm / snorm written on a template argument (`RWTexture2D<unorm float4>`)
     hint: str | None = None       # a name not declared where written: the type one typo away, for sema's error
 
 

@@ -691,6 +691,7 @@ class Parser:
             if ref.name in NUMERIC_TYPE_NAMES and _element_type_name(ref.name) not in (
                     "float", "half", "min16float", "min10float", "float16_t", "float32_t", "float64_t", "double"):
                 raise error("snorm and unorm qualifier can only be used on floating-point types", norm.loc)
+            ref.norm = norm.text
             return ref
         if self.tok.kind is TokKind.IDENT and self.tok.text in ("row_major", "column_major"):
             quals = self.qualifiers()

@@ -208,10 +208,10 @@ RAY_CALLS = ("TraceRay", "ReportHit", "CallShader")
 
 # resource methods (which kinds have which: ir/resource_kinds.py); typed in sema/resources.py
 SAMPLE_METHODS = ("Sample", "SampleBias", "SampleLevel", "SampleGrad", "SampleCmp", "SampleCmpLevelZero",
-                  "SampleCmpLevel")
+                  "SampleCmpLevel", "SampleCmpBias", "SampleCmpGrad")
 # the depth-comparison sample methods (D3D and Vulkan have no comparison on 3-D textures); SampleCmpLevel
-# (an explicit level) is SM 6.7
-SAMPLE_CMP_METHODS = ("SampleCmp", "SampleCmpLevelZero", "SampleCmpLevel")
+# (an explicit level) is SM 6.7, SampleCmpBias / SampleCmpGrad SM 6.8
+SAMPLE_CMP_METHODS = ("SampleCmp", "SampleCmpLevelZero", "SampleCmpLevel", "SampleCmpBias", "SampleCmpGrad")
 GATHER_METHODS = ("Gather", "GatherRed", "GatherGreen", "GatherBlue", "GatherAlpha")
 # Gather*(s, location[, offset]) with a compare value after the location and a SamplerComparisonState
 GATHER_CMP_METHODS = ("GatherCmp", "GatherCmpRed", "GatherCmpGreen", "GatherCmpBlue", "GatherCmpAlpha")

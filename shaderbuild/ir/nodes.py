@@ -88,6 +88,8 @@ class Binding(DataRecord):
     vk_explicit: tuple[int, int] | None = None  # [[vk::binding(b, s)]]
     vk_counter_explicit: int | None = None      # [[vk::counter_binding(b)]]
     vk_image_format: str | None = None          # [[vk::image_format("rgba8")]] (the SPIR-V backend reads it)
+    elem_norm: str | None = None     # 'unorm' / 'snorm' written on a typed resource's element (DXIL's component type)
+    elem_spelling: str = ""          # typeresolve.PRECISION_SPELLINGS name of the element ('half', 'min16float', ...)
     vk: VkBinding | None = None
     implicit: bool = False       # register assigned by passes/dx_registers.py, not written in the source
     kind: str | None = None      # for struct-typed blocks: 'cbuffer' | 'tbuffer' | 'ConstantBuffer' | '$Globals' ...

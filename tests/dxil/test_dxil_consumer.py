@@ -46,6 +46,11 @@ groupshared float g;
 """),
     # the front end allows ddx in pixel shaders only, so this one is built from IR (as test_dxil_lower does)
     "compute-derivatives": ("cs_6_6", None),
+    # compiled with -enable-16bit-types (the '16:' prefix): a typed UAV of F16 components, read
+    "typed-uav-read-16bit": ("16:cs_6_2", """
+RWTexture2D<half4> Img : register(u1);
+[numthreads(1, 1, 1)] void main() { Img[uint2(0, 0)] = Img[uint2(1, 0)] * (half)2; }
+"""),
 }
 
 
@@ -62,7 +67,9 @@ def _ddx_in_compute() -> bytes:
 
 
 def _dxil(src: str, profile: str, opt_level: int = 3) -> bytes:
-    res = R.compile_hlsl(src, "main", profile, "dxil", opt_level=opt_level)
+    bits16 = profile.startswith("16:")
+    res = R.compile_hlsl(src, "main", profile.removeprefix("16:"), "dxil", opt_level=opt_level,
+                         **({"enable_16bit_types": True} if bits16 else {}))
     assert res.ok, R.diagnostics_text(res)
     return res.binary
 

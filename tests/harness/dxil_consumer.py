@@ -67,6 +67,10 @@ LIMITS = {
     "ssbo-sparse-feedback": "dxil-spirv refuses the status (the ResRet's fifth element) of a load from a buffer "
                             "it maps to an SSBO ('Cannot use SSBOs and sparse feedback'): SPIR-V has no residency "
                             "query for storage buffers, which is also why our SPIR-V backend refuses such a status",
+    "typed-uav-read-16bit": "dxil-spirv reads a typed UAV whose component type is not 32-bit (F16, I16, U16: "
+                            "RWTexture2D<half4> with -enable-16bit-types, as DXC records it) only with its "
+                            "typed_uav_read_without_format option, which vkd3d-proton sets from the device's "
+                            "shaderStorageImageReadWithoutFormat and our driver (driver.c) does not",
     "float-bitwise-atomic": "dxil-spirv translates the i32 cmpxchg / atomicrmw xchg on a bitcast pointer that "
                             "Interlocked*FloatBitwise and a float InterlockedExchange on a groupshared float are in "
                             "DXIL (the integer operation on the float's bits, as LLVM writes it) into a uint "
@@ -96,6 +100,8 @@ def _limit_of(stage_failed: str, message: str, disassembly: str = "") -> str | N
         return "float-bitwise-atomic"
     if stage_failed == "convert" and "Cannot use SSBOs and sparse feedback" in message:
         return "ssbo-sparse-feedback"
+    if stage_failed == "convert" and "typed_uav_read_without_format option must be enabled" in message:
+        return "typed-uav-read-16bit"
     return None
 
 

@@ -305,7 +305,9 @@ def _typed(d: OpDecl, k: int, call: str, rt_ret: str = "i32") -> list[str]:
     ty = OVERLOADS[d.overload][0]
     if ty == rt_ret:
         return [f"  %v{k} = {call}"]
-    return [f"  %r{k} = {call}", f"  %v{k} = bitcast {rt_ret} %r{k} to {ty}"]
+    # a sample of an integer texture: the runtime's float of the texel (exact below 2^24) back to an integer
+    conv = "fptosi" if (rt_ret, ty) == ("float", "i32") else "bitcast"
+    return [f"  %r{k} = {call}", f"  %v{k} = {conv} {rt_ret} %r{k} to {ty}"]
 
 
 def _per_component(call: Callable[[int], str], rt_ret: str = "i32", pre: Callable[[OpDecl], str] = lambda d: ""
@@ -402,12 +404,16 @@ _float_sample = {
     "sampleGrad": (lambda k: "call float @rt_sample_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
                              f"float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, float %a16, i32 {k})",
                    _SAMPLE_OFFSETS),
+    # (op, t, s, c0..c3, o0..o2, compare, ddx0..2, ddy0..2, clamp)
+    "sampleCmpGrad": (lambda k: "call float @rt_sample_cmp_grad(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
+                                "float %a10, float %a11, float %a12, float %a13, float %a14, float %a15, float %a16, "
+                                "float %a17)", _SAMPLE_OFFSETS),
     # (op, t, s, c0..c3, o0, o1, channel)
     "textureGather": (lambda k: "call float @rt_gather(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                                f"i32 %a9, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
+                                f"float %a6, i32 %a9, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
     # (op, t, s, c0..c3, o0, o1, channel, compare)
     "textureGatherCmp": (lambda k: "call float @rt_gather_cmp(ptr %h, ptr %s, float %a3, float %a4, float %a5, "
-                                   f"float %a10, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
+                                   f"float %a6, float %a10, i32 {k})", "i32 %a7, i32 %a8, i32 0"),
 }
 
 
@@ -415,8 +421,8 @@ def _sample(op_class: str) -> Callable[[OpDecl], str]:
     call, offsets = _float_sample[op_class]
 
     def gen(d: OpDecl) -> str:
-        if d.overload != "f32":
-            raise DxilExecError(f"{d.name}: the runtime samples float textures only")
+        if d.overload not in ("f32", "i32"):
+            raise DxilExecError(f"{d.name}: the runtime samples float and 32-bit integer textures only")
         return _per_component(call, "float", _sampler_pre(offsets))(d)
     return gen
 
@@ -502,8 +508,9 @@ declare float @rt_sample_level(ptr, ptr, float, float, float, float, float, i32)
 declare float @rt_sample_cmp(ptr, ptr, float, float, float, float, float)
 declare float @rt_sample_cmp_level(ptr, ptr, float, float, float, float, float, float)
 declare float @rt_sample_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, i32)
-declare float @rt_gather(ptr, ptr, float, float, float, i32, i32)
-declare float @rt_gather_cmp(ptr, ptr, float, float, float, float, i32)
+declare float @rt_sample_cmp_grad(ptr, ptr, float, float, float, float, float, float, float, float, float, float, float)
+declare float @rt_gather(ptr, ptr, float, float, float, float, i32, i32)
+declare float @rt_gather_cmp(ptr, ptr, float, float, float, float, float, i32)
 declare i32 @rt_thread_id(i32)
 declare i32 @rt_group_id(i32)
 declare i32 @rt_thread_id_in_group(i32)
@@ -617,7 +624,7 @@ class View:
 
 # code tables shared with dxop_runtime.c (FORMATS, sampler fields); index = code
 TEXEL_FORMATS = ("", "rgba8", "r32f", "rg32f", "rgba32f", "r32ui", "r32i", "rgba32ui", "rgba32i", "d32f",
-                 "rg32ui")
+                 "rg32ui", "r8", "rgba8_snorm", "r16f", "rgba16f")
 FILTERS = ("nearest", "linear")
 ADDRESS_MODES = ("clamp", "wrap", "mirror", "border")
 BORDERS = ("transparent_black", "opaque_black", "opaque_white")

@@ -173,7 +173,7 @@ uint32_t rt_unaryBits_i64(int op, uint64_t x) {
 
 /* ---- texel formats (index = harness format code; the names are vulkan_runner.TEXEL_SIZES keys) */
 
-enum { C_F32, C_U32, C_I32, C_UNORM8 };
+enum { C_F32, C_U32, C_I32, C_UNORM8, C_SNORM8, C_F16 };
 typedef struct { int ncomp, ctype; } Format;
 static const Format FORMATS[] = {
     {0, 0},          /* 0: plain memory */
@@ -187,21 +187,45 @@ static const Format FORMATS[] = {
     {4, C_I32},      /* 8 rgba32i */
     {1, C_F32},      /* 9 d32f */
     {2, C_U32},      /* 10 rg32ui */
+    {1, C_UNORM8},   /* 11 r8 */
+    {4, C_SNORM8},   /* 12 rgba8_snorm */
+    {1, C_F16},      /* 13 r16f */
+    {4, C_F16},      /* 14 rgba16f */
 };
 
 static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t texel_size(const Res *r) {
     const Format *f = &FORMATS[r->fmt];
-    return (uint32_t)f->ncomp * (f->ctype == C_UNORM8 ? 1u : 4u);
+    return (uint32_t)f->ncomp * (f->ctype == C_UNORM8 || f->ctype == C_SNORM8 ? 1u : f->ctype == C_F16 ? 2u : 4u);
+}
+
+/* IEEE half <-> float by bits (the interpreter has no half arithmetic).  A store rounds toward zero, as
+ * lavapipe's image stores do (Vulkan allows either rounding; finite values past 65504 give the largest
+ * half), so the two runs can be compared bit for bit. */
+static float half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f) return bitsf(sign | 0x7f800000u | (m << 13));
+    if (e == 0) return bitsf(sign) + (sign ? -1.0f : 1.0f) * (float)m * (1.0f / 16777216.0f);
+    return bitsf(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+static uint16_t float_to_half(float x) {
+    uint32_t u = fbits(x), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 0x47800000u) return (uint16_t)(sign | (a == 0x7f800000u ? 0x7c00u : 0x7bffu));
+    if (a < 0x38800000u) return (uint16_t)(sign | (uint32_t)(bitsf(a) * 16777216.0f));   /* subnormal */
+    return (uint16_t)(sign | ((a - 0x38000000u) >> 13));
 }
 
 /* Component k of the texel at p as 32 bits (float bits for float/unorm formats); missing: 0, alpha 1. */
 static uint32_t texel_get(const Res *r, const uint8_t *p, int k) {
     const Format *f = &FORMATS[r->fmt];
-    int is_float = f->ctype == C_F32 || f->ctype == C_UNORM8;
+    int is_float = f->ctype != C_U32 && f->ctype != C_I32;
     if (!p || k >= f->ncomp) return k == 3 && p ? (is_float ? fbits(1.0f) : 1u) : 0u;
     if (f->ctype == C_UNORM8) return fbits(p[k] * (1.0f / 255.0f)); /* as lavapipe converts */
+    if (f->ctype == C_SNORM8) { float s = (int8_t)p[k] * (1.0f / 127.0f); return fbits(s < -1.0f ? -1.0f : s); }
+    if (f->ctype == C_F16) { uint16_t h; memcpy(&h, p + 2 * k, 2); return fbits(half_to_float(h)); }
     uint32_t v;
     memcpy(&v, p + 4 * k, 4);
     return v;
@@ -214,6 +238,13 @@ static void texel_put(const Res *r, uint8_t *p, int k, uint32_t bits) {
         float x = bitsf(bits);
         x = x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x));
         p[k] = (uint8_t)floorf(x * 255.0f + 0.5f);
+    } else if (f->ctype == C_SNORM8) {
+        float x = bitsf(bits);
+        x = x != x ? 0.0f : (x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x));
+        p[k] = (uint8_t)(int8_t)floorf(x * 127.0f + 0.5f);
+    } else if (f->ctype == C_F16) {
+        uint16_t h = float_to_half(bitsf(bits));
+        memcpy(p + 2 * k, &h, 2);
     } else {
         memcpy(p + 4 * k, &bits, 4);
     }
@@ -449,8 +480,9 @@ static float sample_mip(const Res *t, const Res *s, int mip, float u, float v, f
     return acc;
 }
 
+/* The layer of an array coordinate: rounded to nearest, ties to even (Vulkan's RNE; lavapipe does so too). */
 static int array_layer(const Res *t, float c) {
-    int l = (int)floorf(c + 0.5f);
+    int l = (int)rintf(c);
     return l < 0 ? 0 : ((uint32_t)l >= t->layers ? (int)t->layers - 1 : l);
 }
 
@@ -469,17 +501,26 @@ static int cube_face(float x, float y, float z, float *s, float *t) {
 
 static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref);
 
-static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c2, float c3, float lod, int k,
-                         float ref) {
-    Res face_view = *t, edge = *s;
-    float u, v;
-    int face = cube_face(c0, c1, c2, &u, &v);
-    int cube = t->kind == S_CUBE_ARRAY ? (int)floorf(c3 + 0.5f) : 0;
+/* A cube direction (and cube-array index c3) as a 2-D array view of the faces: the view, a clamping sampler,
+ * the face coordinates (u, v); returns the layer (cube * 6 + face). */
+static float cube_as_array(const Res *t, const Res *s, float c0, float c1, float c2, float c3, Res *face_view,
+                           Res *edge, float *u, float *v) {
+    *face_view = *t;
+    *edge = *s;
+    int face = cube_face(c0, c1, c2, u, v);
+    int cube = t->kind == S_CUBE_ARRAY ? (int)rintf(c3) : 0;
     int ncubes = (int)t->layers / 6;
     cube = cube < 0 ? 0 : (cube >= ncubes ? ncubes - 1 : cube);
-    face_view.kind = S_2D_ARRAY;
-    edge.address = 0;
-    return sample_lod(&face_view, &edge, u, v, (float)(cube * 6 + face), lod, k, ref);
+    face_view->kind = S_2D_ARRAY;
+    edge->address = 0;
+    return (float)(cube * 6 + face);
+}
+
+static float sample_cube(const Res *t, const Res *s, float c0, float c1, float c2, float c3, float lod, int k,
+                         float ref) {
+    Res face_view, edge;
+    float u, v, layer = cube_as_array(t, s, c0, c1, c2, c3, &face_view, &edge, &u, &v);
+    return sample_lod(&face_view, &edge, u, v, layer, lod, k, ref);
 }
 
 static float sample_lod(const Res *t, const Res *s, float c0, float c1, float c2, float lod, int k, float ref) {
@@ -524,19 +565,39 @@ float rt_sample_cmp_level(Res *t, Res *s, float c0, float c1, float c2, float c3
     return sample_lod(t, s, c0, c1, c2, lod, 0, ref);
 }
 
-float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, float dx1, float dx2,
-                     float dy0, float dy1, float dy2, float clamp, int k) {
+/* The level of detail of explicit gradients: log2 of the longer footprint axis in texels of level 0, raised to
+ * the clamp (the smallest level read; undef when not given: NaN or 0). */
+static float grad_lod(const Res *t, float dx0, float dx1, float dx2, float dy0, float dy1, float dy2, float clamp) {
     float w = (float)t->width, h = (float)t->height, d = (float)t->depth;
     float lx = sqrtf(dx0 * w * dx0 * w + dx1 * h * dx1 * h + dx2 * d * dx2 * d);
     float ly = sqrtf(dy0 * w * dy0 * w + dy1 * h * dy1 * h + dy2 * d * dy2 * d);
     float m = lx > ly ? lx : ly;
     float lod = m > 0.0f ? log2f(m) : 0.0f;
-    if (clamp > lod) lod = clamp;   /* the clamp: the smallest level read (undef when not given: NaN or 0) */
-    return sample_lod(t, s, c0, c1, c2, lod, k, 0.0f);
+    return clamp > lod ? clamp : lod;
+}
+
+float rt_sample_grad(Res *t, Res *s, float c0, float c1, float c2, float dx0, float dx1, float dx2,
+                     float dy0, float dy1, float dy2, float clamp, int k) {
+    return sample_lod(t, s, c0, c1, c2, grad_lod(t, dx0, dx1, dx2, dy0, dy1, dy2, clamp), k, 0.0f);
+}
+
+float rt_sample_cmp_grad(Res *t, Res *s, float c0, float c1, float c2, float ref, float dx0, float dx1, float dx2,
+                         float dy0, float dy1, float dy2, float clamp) {
+    if (!s->compare) die("SampleCmpGrad with a sampler that has no compare op", 0, 0, 0);
+    return sample_lod(t, s, c0, c1, c2, grad_lod(t, dx0, dx1, dx2, dy0, dy1, dy2, clamp), 0, ref);
 }
 
 /* Texel k of the 2x2 footprint of a bilinear sample at mip 0, in the D3D order (-,+), (+,+), (+,-), (-,-) of
  * (x, y) relative to the sample point: component `channel`, or (a comparison sampler) the comparison with ref. */
+static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int channel, float ref, int k);
+
+/* A cube's gather: the face's 2-D footprint (clamped to the face: no filtering across its edges). */
+static float gather_cube(Res *t, Res *s, float c0, float c1, float c2, float c3, int channel, float ref, int k) {
+    Res face_view, edge;
+    float u, v, layer = cube_as_array(t, s, c0, c1, c2, c3, &face_view, &edge, &u, &v);
+    return gather_texel(&face_view, &edge, u, v, layer, channel, ref, k);
+}
+
 static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int channel, float ref, int k) {
     if (t->kind != S_2D && t->kind != S_2D_ARRAY) die("gather: texture shape not supported", (int)t->kind, 0, 0);
     int layer = t->kind == S_2D_ARRAY ? array_layer(t, c2) : 0;
@@ -546,13 +607,15 @@ static float gather_texel(Res *t, Res *s, float c0, float c1, float c2, int chan
     return fetch(t, s, 0, x0 + dx[k], y0 + dy[k], 0, layer, channel, ref);
 }
 
-float rt_gather(Res *t, Res *s, float c0, float c1, float c2, int channel, int k) {
+float rt_gather(Res *t, Res *s, float c0, float c1, float c2, float c3, int channel, int k) {
+    if (is_cube(t)) return gather_cube(t, s, c0, c1, c2, c3, channel, 0.0f, k);
     return gather_texel(t, s, c0, c1, c2, channel, 0.0f, k);
 }
 
 /* textureGatherCmp: the sampler's comparison of each footprint texel (its first component, as SampleCmp). */
-float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float ref, int k) {
+float rt_gather_cmp(Res *t, Res *s, float c0, float c1, float c2, float c3, float ref, int k) {
     if (!s->compare) die("GatherCmp with a sampler that has no compare op", 0, 0, 0);
+    if (is_cube(t)) return gather_cube(t, s, c0, c1, c2, c3, 0, ref, k);
     return gather_texel(t, s, c0, c1, c2, 0, ref, k);
 }
 

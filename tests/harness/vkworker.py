@@ -62,6 +62,10 @@ _TEXEL_FORMATS = {
     "rgba32i": (vk.VK_FORMAT_R32G32B32A32_SINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
     "d32f": (vk.VK_FORMAT_D32_SFLOAT, vk.VK_IMAGE_ASPECT_DEPTH_BIT),
     "rg32ui": (vk.VK_FORMAT_R32G32_UINT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "r8": (vk.VK_FORMAT_R8_UNORM, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "rgba8_snorm": (vk.VK_FORMAT_R8G8B8A8_SNORM, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "r16f": (vk.VK_FORMAT_R16_SFLOAT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
+    "rgba16f": (vk.VK_FORMAT_R16G16B16A16_SFLOAT, vk.VK_IMAGE_ASPECT_COLOR_BIT),
 }
 # dim name -> (image type, view type, cube compatible)
 _DIMS = {
@@ -229,7 +233,8 @@ class Resources:
 
 
 def _texel_size(fmt: str) -> int:
-    return {"rgba8": 4, "rg32f": 8, "rgba32f": 16, "rgba32ui": 16, "rgba32i": 16, "rg32ui": 8}.get(fmt, 4)
+    return {"rgba8": 4, "rg32f": 8, "rgba32f": 16, "rgba32ui": 16, "rgba32i": 16, "rg32ui": 8, "r8": 1,
+            "rgba8_snorm": 4, "r16f": 2, "rgba16f": 8}.get(fmt, 4)
 
 
 def _image_levels(d: dict) -> list[tuple[int, int, int]]:

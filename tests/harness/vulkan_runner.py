@@ -35,7 +35,8 @@ _IMAGE_KINDS = frozenset({"sampled_image", "storage_image"})
 _DIMS = frozenset({"1d", "1d_array", "2d", "2d_array", "3d", "cube", "cube_array"})
 # texel format -> bytes per texel (the worker maps the names to VkFormats)
 TEXEL_SIZES = {"rgba8": 4, "r32f": 4, "rg32f": 8, "rgba32f": 16, "r32ui": 4, "r32i": 4,
-               "rgba32ui": 16, "rgba32i": 16, "d32f": 4, "rg32ui": 8}
+               "rgba32ui": 16, "rgba32i": 16, "d32f": 4, "rg32ui": 8,
+               "r8": 1, "rgba8_snorm": 4, "r16f": 2, "rgba16f": 8}
 
 
 class VulkanError(RuntimeError):

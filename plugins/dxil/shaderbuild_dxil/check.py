@@ -697,8 +697,9 @@ def _check_instruction(inst: Instruction) -> None:
 
 # dx.op opcode -> the call operands (after the callee and the opcode) that are texel offsets, which DXIL requires
 # immediate: Sample* 60-65 (handle, sampler, 4 coordinates, 3 offsets), TextureLoad 66 (handle, mip or sample,
-# 3 coordinates, 3 offsets), TextureGather 73 / TextureGatherCmp 74 (handle, sampler, 4 coordinates, 2 offsets)
-_OFFSET_OPERANDS = {**{op: (8, 9, 10) for op in range(60, 66)}, 66: (7, 8, 9), 73: (8, 9), 74: (8, 9)}
+# 3 coordinates, 3 offsets).  TextureGather 73 / TextureGatherCmp 74 take programmable offsets (D3D's gather4_po;
+# DXC's validator checks only that both are given)
+_OFFSET_OPERANDS = {**{op: (8, 9, 10) for op in range(60, 66)}, 66: (7, 8, 9)}
 
 
 @lru_cache(maxsize=1024)

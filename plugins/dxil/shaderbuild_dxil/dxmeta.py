@@ -38,13 +38,14 @@ SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "view
                     "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "raytracing_1_1": 25, "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31,
-                    "advanced_texture_ops": 34}
+                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
                 "raytracing_1_1": 0x100000, "derivatives_mesh_amp": 0x1000000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000,   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
-                "advanced_texture_ops": 0x20000000}                       # SM 6.7
+                "advanced_texture_ops": 0x20000000,                       # SM 6.7
+                "sample_cmp_gradient_or_bias": 0x80000000}                # SM 6.8
 # SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
 # i32/i16 overloads of the sample ops)
 _INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
@@ -57,6 +58,7 @@ _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", Tr
                        29: ("shading_rate", True, True)}
 _OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1",
                 "SampleCmpLevel": "advanced_texture_ops",
+                "SampleCmpBias": "sample_cmp_gradient_or_bias", "SampleCmpGrad": "sample_cmp_gradient_or_bias",
                 "GeometryIndex": "raytracing_1_1"}
 MIN_VALIDATOR = (1, 7)
 

@@ -680,6 +680,7 @@ SAMPLE_METHODS = {
     "SampleLevel": ("SampleLevel", ("lod",), False), "SampleGrad": ("SampleGrad", ("ddx", "ddy"), True),
     "SampleCmp": ("SampleCmp", ("cmp",), True), "SampleCmpLevelZero": ("SampleCmpLevelZero", ("cmp",), False),
     "SampleCmpLevel": ("SampleCmpLevel", ("cmp", "lod"), False),
+    "SampleCmpBias": ("SampleCmpBias", ("cmp", "bias"), True), "SampleCmpGrad": ("SampleCmpGrad", ("cmp", "ddx", "ddy"), True),
 }
 
 
@@ -792,6 +793,8 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
         offsets, rest = L.expr(rest[0]), rest[1:]
     if e.name == "SampleBias":
         extra = [_clamp_bias(extra[0])]
+    elif e.name == "SampleCmpBias":
+        extra = [extra[0], _clamp_bias(extra[1])]
     args = [tex, samp, *_pad(coords, ncoord, T.f32), *[Undef(T.f32)] * (4 - ncoord),
             *_offsets(offsets, noff, 3), *extra]
     if has_clamp:

@@ -38,6 +38,10 @@ _SHAPES: dict[tuple[str | None, bool, bool], int] = {
 KIND_RAW, KIND_STRUCTURED, KIND_CBUFFER, KIND_SAMPLER, KIND_TBUFFER, KIND_RTAS = 11, 12, 13, 14, 15, 16
 _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32): 4, ("uint", 32): 5,
                    ("int", 64): 6, ("uint", 64): 7, ("float", 16): 8, ("float", 32): 9, ("float", 64): 10}
+# a unorm / snorm element (`RWTexture2D<unorm float4>`): the component type of its float width (DXIL's
+# SNormF16 11 .. UNormF64 16)
+_NORM_COMPONENT_TYPE = {("snorm", 16): 11, ("unorm", 16): 12, ("snorm", 32): 13, ("unorm", 32): 14,
+                        ("snorm", 64): 15, ("unorm", 64): 16}
 TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
 
 
@@ -134,6 +138,8 @@ def _classify(var: ir.Variable) -> ResourceInfo:
         if s is None:
             raise error(f"typed resource element '{t.elem}' must be a scalar or vector", var.loc)
         info.comp_type = _COMPONENT_TYPE[(s.kind, s.width)]
+        if b.elem_norm is not None:
+            info.comp_type = _NORM_COMPONENT_TYPE[(b.elem_norm, s.width)]
         info.comp_count = t.elem.size if isinstance(t.elem, ir.Vector) else 1
         if s.width == 64:       # as DXC: stored as 32-bit uint words, twice as many (buffers.typed_words)
             if info.comp_count > 2:

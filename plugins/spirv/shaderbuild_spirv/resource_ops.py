@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.layout import layout_of
-from shaderbuild.ir.nodes import Const, Intrinsic
+from shaderbuild.ir.nodes import Const, Expr, Intrinsic
 from shaderbuild.ir.resource_kinds import KINDS as RESOURCE_KINDS
 from shaderbuild.ir.types import BOOL, FLOAT, INT, UINT, Array, Matrix, Type, Vector, numeric_scalar, resource_elem
 from shaderbuild.lightstd import ContextVar
@@ -122,7 +122,8 @@ SAMPLES = {
     "Sample": (None, 0, True, False), "SampleBias": ("Bias", 1, True, False),
     "SampleLevel": ("Lod", 1, False, False), "SampleGrad": ("Grad", 2, False, False),
     "SampleCmp": (None, 0, True, True), "SampleCmpLevelZero": ("Lod", 0, False, True),
-    "SampleCmpLevel": ("Lod", 1, False, True),
+    "SampleCmpLevel": ("Lod", 1, False, True), "SampleCmpBias": ("Bias", 1, True, True),
+    "SampleCmpGrad": ("Grad", 2, False, True),
 }
 
 
@@ -173,11 +174,18 @@ def _four_gathers(fe: ExprEmitter, e: Intrinsic, index: int, gather: Callable[[l
         return None
     parts = []
     for k, a in enumerate(e.args[index:]):
-        if not isinstance(a, Const):
-            raise error("texture offsets must be compile-time constants")
-        g = gather(_image_operands(fe, [("ConstOffset", [fe.expr(a)])]))
+        g = gather(_image_operands(fe, [_gather_offset(fe, a)]))
         parts.append(fe.op("OpCompositeExtract", fe.tid(numeric_scalar(rt)), g, k))
     return fe.op("OpCompositeConstruct", fe.tid(rt), *parts)
+
+
+def _gather_offset(fe: ExprEmitter, a: Expr) -> tuple[str, list[int]]:
+    """A gather's texel offset: ConstOffset for an immediate, else Offset (D3D's programmable offsets), which a
+    gather may take with ImageGatherExtended (Vulkan: shaderImageGatherExtended)."""
+    if isinstance(a, Const):
+        return ("ConstOffset", [fe.expr(a)])
+    fe.b.capability("ImageGatherExtended")
+    return ("Offset", [fe.expr(a)])
 
 
 def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
@@ -191,7 +199,7 @@ def _gather(fe: ExprEmitter, e: Intrinsic) -> int:
     four = _four_gathers(fe, e, 3, lambda tail: _image_op(fe, "OpImageGather", fe.tid(rt), si, coord, comp, *tail),
                          rt)
     if four is None:
-        tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 3))])
+        tail = _image_operands(fe, [_gather_offset(fe, e.args[3])] if len(e.args) > 3 else [])
         four = _image_op(fe, "OpImageGather", fe.tid(rt), si, coord, comp, *tail)
     return fe.convert(four, rt, e.type)
 
@@ -201,12 +209,15 @@ def _gather_cmp(fe: ExprEmitter, e: Intrinsic) -> int:
     p = _resource(fe, e)
     si = _sampled_image(fe, e, p)
     coord, dref = fe.expr(e.args[2]), fe.expr(e.args[3])
-    four = _four_gathers(fe, e, 4, lambda tail: _image_op(fe, "OpImageDrefGather", fe.tid(e.type), si, coord, dref,
-                                                          *tail), e.type)
-    if four is not None:
-        return four
-    tail = _image_operands(fe, [("ConstOffset", _offset(fe, e, 4))])
-    return _image_op(fe, "OpImageDrefGather", fe.tid(e.type), si, coord, dref, *tail)
+    rt = e.type
+    if numeric_scalar(e.type).width == 16:      # compared as the image's 32-bit texels, as _gather
+        rt = fe.texel4(p.rv.rtype)[2]
+    four = _four_gathers(fe, e, 4, lambda tail: _image_op(fe, "OpImageDrefGather", fe.tid(rt), si, coord, dref,
+                                                          *tail), rt)
+    if four is None:
+        tail = _image_operands(fe, [_gather_offset(fe, e.args[4])] if len(e.args) > 4 else [])
+        four = _image_op(fe, "OpImageDrefGather", fe.tid(rt), si, coord, dref, *tail)
+    return fe.convert(four, rt, e.type)
 
 
 def _lod(fe: ExprEmitter, e: Intrinsic) -> int:

@@ -70,9 +70,28 @@ def _named_format(name: str, s: Scalar) -> str:
     return fmt
 
 
+# a min-precision element held at 32 bits (`half` without -enable-16bit-types, min16float, ...): DXC's
+# SPIR-V gives its storage image the 16-bit format of the element's kind (the image a D3D user binds there)
+_MIN_PRECISION_FORMATS = {"half": "16f", "min16float": "16f", "min10float": "16f", "min16int": "16i",
+                          "min12int": "16i", "min16uint": "16ui"}
+
+
 def image_format(var: Variable) -> str | None:
-    """The format [[vk::image_format]] names on a resource variable, if any."""
-    return var.binding.vk_image_format if var.binding is not None else None
+    """The format [[vk::image_format]] names on a resource variable, else the 16-bit format of a
+    min-precision element held at 32 bits (as DXC), if any."""
+    b = var.binding
+    if b is None:
+        return None
+    if b.vk_image_format is not None:
+        return b.vk_image_format
+    bits = _MIN_PRECISION_FORMATS.get(b.elem_spelling)
+    t = var.type
+    while isinstance(t, Array):
+        t = t.elem
+    if bits is None or not isinstance(t, Resource) or not kind_of(t).writable:
+        return None
+    s, n = element_scalar(t)
+    return None if s.width != 32 or n == 3 else ("r", "rg", "", "rgba")[n - 1] + bits
 
 
 def kind_of(t: Resource) -> Kind:

@@ -925,10 +925,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     raise error("'vk::image_format' takes a format string and applies to textures and typed "
                                 "buffers", a.loc)
                 binding.vk_image_format = a.args[0].value
+        elem = d.type.args[0] if d.type.args else None
+        if isinstance(elem, ast.TypeRef) and KINDS[base.kind].rep == "typed":
+            binding.elem_norm = elem.norm
+            binding.elem_spelling = precision_spelling(elem) or ""
         var = ir.Variable(d.name, t, ir.Storage.UNIFORM, d.loc, binding=binding)
         self.globals.append(var)
         self.declare_var(d.name, var, d.loc)
-        elem = d.type.args[0] if d.type.args else None
         if isinstance(elem, ast.TypeRef) and elem.name in _ONE_VECTOR:
             self.one_vector_elements[id(var)] = elem.name
         if isinstance(elem, ast.TypeRef):

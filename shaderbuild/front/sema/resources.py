@@ -32,7 +32,12 @@ SAMPLE_METHODS = {
     "Sample": ((), False, True), "SampleBias": (("bias",), False, True), "SampleLevel": (("lod",), False, False),
     "SampleGrad": (("ddx", "ddy"), False, False), "SampleCmp": (("compare value",), True, True),
     "SampleCmpLevelZero": (("compare value",), True, False), "SampleCmpLevel": (("compare value", "lod"), True, False),
+    "SampleCmpBias": (("compare value", "bias"), True, True), "SampleCmpGrad": (("compare value", "ddx", "ddy"), True, False),
 }
+# the forms with a trailing clamp (the smallest mip level read) after the offset
+CLAMPED_SAMPLES = frozenset({"Sample", "SampleBias", "SampleGrad", "SampleCmp", "SampleCmpBias", "SampleCmpGrad"})
+# the sample methods newer than SM 6.0: name -> the shader model that has them
+SAMPLE_MIN_SM = {"SampleCmpLevel": (6, 7), "SampleCmpBias": (6, 8), "SampleCmpGrad": (6, 8)}
 
 
 def texel_index_type(kind: str) -> ir.Type | None:
@@ -78,8 +83,7 @@ class ResourceLowering(SemaBase):
         info = KINDS[r.kind]
         noff = info.offsets
         if name in SAMPLE_METHODS:
-            clamps = name in ("Sample", "SampleBias", "SampleGrad", "SampleCmp")
-            return (2 + len(SAMPLE_METHODS[name][0]) + int(bool(noff)) + int(clamps),)
+            return (2 + len(SAMPLE_METHODS[name][0]) + int(bool(noff)) + int(name in CLAMPED_SAMPLES),)
         if name in GATHER_METHODS or name in GATHER_CMP_METHODS:
             n = 3 if name in GATHER_CMP_METHODS else 2
             return (n + 1, n + 4) if noff == 2 and name not in ("Gather", "GatherCmp") else (n + int(bool(noff)),)
@@ -411,9 +415,12 @@ class ResourceLowering(SemaBase):
         elem = r.elem or ir.Vector(ir.FLOAT, 4)
         if name in SAMPLE_METHODS:
             extras, comparison, implicit = SAMPLE_METHODS[name]
-            sm67 = (self.profile.major, self.profile.minor) >= (6, 7)
-            if name == "SampleCmpLevel" and not sm67:
-                self.stage_error(f"'{name}' requires shader model 6.7 or higher (the profile is {self.profile})", loc)
+            sm = (self.profile.major, self.profile.minor)
+            sm67 = sm >= (6, 7)
+            need = SAMPLE_MIN_SM.get(name)
+            if need is not None and sm < need:
+                self.stage_error(f"'{name}' requires shader model {need[0]}.{need[1]} or higher (the profile is "
+                                 f"{self.profile})", loc)
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             if not sm67 and ir.scalar_of(elem).kind in ("int", "uint"):   # integer sampling is SM 6.7 (DXC)
                 self.stage_error(f"cannot {name} from resource containing {elem}", loc)
@@ -422,7 +429,7 @@ class ResourceLowering(SemaBase):
             n = 2 + len(extras)
             # a trailing float clamp (the smallest mip level read) after the offset: Sample, SampleBias,
             # SampleGrad and SampleCmp; in the IR the offset is an int operand, the clamp a float one
-            clamps = name in ("Sample", "SampleBias", "SampleGrad", "SampleCmp")
+            clamps = name in CLAMPED_SAMPLES
             self._arity(name, args, tuple(range(n, n + 1 + int(bool(noff)) + int(clamps))), loc)
             samp = self._sampler(args[0], comparison, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
@@ -448,7 +455,7 @@ class ResourceLowering(SemaBase):
             samp = self._sampler(args[0], cmp, name)
             coord = self.convert(self.rvalue(args[1]), ir.vec(ir.FLOAT, ncoord), args[1].loc)
             ops = [res, samp, coord] + ([self.convert(self.rvalue(args[2]), ir.FLOAT, args[2].loc)] if cmp else [])
-            ops += [self._offset(a, noff) for a in args[n:]]
+            ops += [self._gather_offset(a, noff) for a in args[n:]]
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
             return ir.Intrinsic(name, ops, ir.Vector(ir.scalar_of(elem), 4))
         if name in LOD_METHODS:
@@ -593,6 +600,19 @@ class ResourceLowering(SemaBase):
         vals = v.value if isinstance(v.value, tuple) else (v.value,)
         if any(not -8 <= x <= 7 for x in vals):
             raise error("texture offsets must be in the range [-8, 7]", a.loc)
+        return v
+
+    def _gather_offset(self, a: ast.Expr, noff: int) -> ir.Expr:
+        """A Gather* offset: D3D's programmable offsets (gather4_po), so any int expression, as DXC accepts; an
+        immediate one must fit their 6-bit range [-32, 31] (the hardware reads the low 6 bits)."""
+        if noff == 0:
+            raise error("this texture type does not take an offset", a.loc)
+        e = self.convert(self.rvalue(a), ir.vec(ir.INT, noff), a.loc)
+        v = self._constant(e)
+        if v is None:
+            return e
+        if any(not -32 <= x <= 31 for x in (v.value if isinstance(v.value, tuple) else (v.value,))):
+            raise error("gather offsets must be in the range [-32, 31]", a.loc)
         return v
 
     def resolve_local_offsets(self, body: list[ir.Stmt]) -> None:
