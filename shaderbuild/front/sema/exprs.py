@@ -573,7 +573,11 @@ class ExprLowering(HeapLowering, SemaBase):
             t = self.resolve_type(e.operand, e.dims)
         else:
             with self.collect([]):            # sizeof does not evaluate its operand
-                t = self.rvalue(e.operand).type
+                operand = self.rvalue(e.operand)
+            t = operand.type
+            if self.is_literal(operand) and isinstance(t, ir.Scalar):     # a literal's width is not fixed
+                kind = "float" if t.is_float else "int"
+                raise error(f"invalid application of 'sizeof' to literal type 'literal {kind}'", e.loc)
         try:
             size = layout_of(t, "dx_structured").size
         except TypeError:

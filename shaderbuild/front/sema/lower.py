@@ -19,6 +19,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from ..attributes import wave_size_problems
 from ..modifiers import (
     FIELD,
     FUNCTION,
@@ -747,6 +748,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """`string s = "...";` at global scope: checked as DXC does; printf may read it as its format."""
         if d.dims:
             raise error("array of type string is not supported", d.loc)
+        if "extern" in d.qualifiers:
+            raise error("string cannot be declared with 'extern' storage specifier", d.loc)     # DXC's words
         init = d.init.items[0] if isinstance(d.init, ast.InitList) and len(d.init.items) == 1 else d.init
         if init is not None and not isinstance(init, ast.StringLit) and not (
                 isinstance(init, ast.Name) and isinstance(self.scope.lookup(init.name), StringSymbol)):
@@ -1365,6 +1368,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def entry_point(self, info: FuncInfo) -> ir.EntryPoint:
         d = info.decl
         stage = self.profile.stage
+        marked = shader_kind(d)
+        if marked is not None and marked[0] != stage:
+            at = next(a.loc for a in d.attributes if a.name == "shader")
+            raise error(f"entry type '{stage}' from profile '{self.profile}' conflicts with shader attribute type "
+                        f"'{marked[0]}' on entry function '{d.name}'.", at)      # DXC's words
         numthreads = None
         for a in d.attributes:
             if a.name == "numthreads":
@@ -1382,6 +1390,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     raise error(f"derivatives need [numthreads] to be 1D and a multiple of 4, or 2D/3D with X and "
                                 f"Y both multiples of 2 (not ({nx}, {ny}, {nz}))", a.loc,
                                 notes=[Diagnostic("note", "a derivative is computed here", used)])
+            if a.name == "wavesize":
+                sizes = [self.attribute_uint(a.name, x) for x in a.args]
+                problems = wave_size_problems(sizes, stage, self.profile.minor)
+                if problems:
+                    raise error(problems[0], a.loc)
         mesh = None
         if stage in ("mesh", "amplification"):
             from .mesh import mesh_info
@@ -1392,10 +1405,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
             raise error(f"compute entry point '{d.name}' must return void", d.loc)
         for p, t in zip(d.params, info.param_types):
+            if isinstance(t, ir.Array) and isinstance(t.elem, ir.Resource) and t.elem.kind in STREAM_KINDS:
+                raise error(f"entry parameter of type '{t.elem}' may not be an array", p.loc)     # DXC's words
             if isinstance(t, ir.Resource) and t.kind in STREAM_KINDS:
                 if stage != "geometry":
                     raise error(f"stream parameter '{p.name}' is only allowed in a geometry shader", p.loc)
                 continue
+            if isinstance(t, ir.Resource) and p.type.name not in PATCH_TYPES:
+                raise error(f"object '{t}' is not allowed in entry function parameters", p.loc)   # DXC's words
             if stage == "geometry" and isinstance(t, ir.Array):
                 t = t.elem      # a primitive's vertices
             q = _mesh_qualifier([p])
