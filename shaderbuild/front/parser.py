@@ -76,6 +76,7 @@ QUALIFIERS = frozenset({
 # HLSL modifiers DXC's parser accepts only before the type (ParseDecl.cpp, err_hlsl_modifier_after_type)
 # a parameter's usages: the directions each gives (`in out` is `inout`; `in in`, `out inout` are errors)
 _USAGES = {"in": frozenset("i"), "out": frozenset("o"), "inout": frozenset("io")}
+_INTERPOLATION = frozenset({"linear", "nointerpolation", "noperspective", "centroid", "sample"})
 BEFORE_TYPE_ONLY = frozenset({
     "in", "out", "inout", "linear", "nointerpolation", "noperspective", "centroid", "row_major", "column_major",
     "snorm", "unorm", "point", "line", "lineadj", "triangle", "triangleadj", "shared", "groupshared", "uniform",
@@ -363,6 +364,7 @@ class Parser:
 
     def qualifiers(self) -> set[str]:
         quals: set[str] = set()
+        where: dict[str, SourceLoc] = {}
         while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS and not self.at_keyword_name():
             t = self.advance()
             if t.text == "volatile":    # DXC's parser (reported; parsing goes on)
@@ -370,6 +372,11 @@ class Parser:
             if t.text in _USAGES and any(_USAGES[t.text] & _USAGES[q] for q in quals if q in _USAGES):
                 # `in in`, `out inout`: DXC's IsUsageAttributeCompatible (`in out` is inout)
                 self.errors.append(Diagnostic("error", f"duplicate HLSL parameter usages '{t.text}'", t.loc))
+            elif t.text in quals and t.text in _INTERPOLATION:
+                self.warn(f"duplicate HLSL specifier '{t.text}'", t.loc)      # DXC's -Wignored-attributes
+            where.setdefault(t.text, t.loc)
+            if t.text in ("sample", "centroid") and {"sample", "centroid"} <= where.keys() and t.text not in quals:
+                self.warn("'centroid' will be overridden by 'sample'", where["centroid"])
             quals.add(t.text)
         return quals
 
@@ -751,6 +758,8 @@ class Parser:
             elif t.text == "packoffset":
                 reg = self.register_spec(t, "packoffset")
                 if isinstance(decl, ast.VarDecl):
+                    if decl.packoffset is not None:     # the last one is used, as DXC does
+                        self.warn("packoffset is overridden by another packoffset annotation", t.loc)
                     decl.packoffset = reg
             elif t.text in ("read", "write") and self.at("(") and isinstance(decl, ast.VarDecl):
                 self.payload_access(decl, t)
@@ -839,6 +848,8 @@ class Parser:
                 self.effect_value()
             else:
                 d.init = self.initializer()
+                if isinstance(d.init, ast.Comma):       # `float2 v = (1, 2);` is 2, not float2(1, 2)
+                    self.warn("comma expression used where a constructor list may have been intended", d.init.loc)
         return d
 
     # ------------------------------------------------------------ effects (FX) syntax, skipped and dropped

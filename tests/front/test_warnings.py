@@ -45,6 +45,8 @@ int S(int v) { switch (v) { case 4294967297: return 1; } return 0; }
 technique T { pass P { } }
 static const uint B = 1 << 40;
 uint Shift(uint n) { return 1 << n; }
+cbuffer PO { float po : packoffset(c0) : packoffset(c1); };
+float4 PS(sample centroid float4 v : V) : SV_Target { float2 w = (1, 2); return v + w.x; }
 """
 
 EXPECTED = [
@@ -53,6 +55,10 @@ EXPECTED = [
     "[-Wignored-pragmas]",
     "t.hlsl:4:10: warning: extra tokens at end of #undef directive [-Wextra-tokens]",
     "t.hlsl:26:1: warning: effect technique ignored - effect syntax is deprecated [-Weffects-syntax]",   # parser's
+    "t.hlsl:29:42: warning: packoffset is overridden by another packoffset annotation [-Wpackoffset-override]",
+    "t.hlsl:30:18: warning: 'centroid' will be overridden by 'sample' [-Wspecifier-override]",
+    "t.hlsl:30:67: warning: comma expression used where a constructor list may have been intended "
+    "[-Wcomma-in-init]",
     "t.hlsl:6:11: warning: the initializer of uniform global 'g' is ignored; declare it 'static const' for a "
     "compile-time constant [-Wignored-attributes]",
     "t.hlsl:7:18: warning: 'out' parameter 'x' is not assigned on every path through 'F'; the caller receives "

@@ -54,6 +54,10 @@ def _direct_breaks(stmts: list[ir.Stmt]):
 _STATEMENT_KINDS = {"ForStmt": "loop", "WhileStmt": "loop", "DoStmt": "loop", "IfStmt": "if", "SwitchStmt": "switch"}
 
 
+# resource methods DXC's intrinsic table marks read-only ([[ro]]): a call whose value is dropped does nothing
+_READ_METHODS = ("Load", "Sample", "Gather", "CalculateLevelOfDetail", "GetSamplePosition")
+
+
 def _has_no_effect(e: ast.Expr) -> bool:
     """An expression statement that computes a value and drops it (`x + 1;`, `v.x;`); calls, assignments,
     increments and casts (`(void)x;`) count as meant."""
@@ -106,6 +110,10 @@ class StmtLowering(SemaBase):
     def st_ExprStmt(self, s: ast.ExprStmt) -> None:
         if _has_no_effect(s.expr):
             self.warn("expression result unused", s.expr.loc)     # clang's -Wunused-value
+        elif (isinstance(s.expr, ast.CallExpr) and isinstance(s.expr.callee, ast.Member)
+              and s.expr.callee.name.startswith(_READ_METHODS)
+              and isinstance(self.peek_type(s.expr.callee.base), ir.Resource)):
+            self.warn("ignoring return value of function that only reads data", s.expr.loc)     # DXC's words
         self.effect(s.expr)
 
     def st_DeclStmt(self, s: ast.DeclStmt) -> None:
