@@ -20,6 +20,7 @@ NEIGHBOURS are valid programs next to the newly refused ones: they must keep com
 from __future__ import annotations
 
 import pytest
+from lang_util import run_cs
 
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
@@ -715,3 +716,20 @@ def test_neighbours_compile(name, target):
     source, profile = NEIGHBOURS[name]
     ok, diags = _diagnostics(source, profile, target)
     assert ok and diags == []
+
+
+def test_character_literals_sizeof_and_a_comma_initializer_compute_their_values():
+    """The neighbours that compute: C's escapes, sizeof of typed operands, and `int2 v = (1, 2)`, which
+    DXC warns about and initializes with the comma expression's value (2) splatted.  Expected values
+    from Python's ord() and the sizes of 32-bit components."""
+    src = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = 'a'; Out[1] = '\\n'; Out[2] = '\\\\'; Out[3] = '\\''; Out[4] = '\\t'; Out[5] = '\\0';
+    Out[6] = sizeof(float2) + sizeof((uint)1);
+    int2 v = (1, 2);
+    Out[7] = v.x; Out[8] = v.y;
+}
+"""
+    got = run_cs(src, {"Out": ("int", 9)})["Out"]
+    assert got == [ord("a"), ord("\n"), ord("\\"), ord("'"), ord("\t"), 0, 2 * 4 + 4, 2, 2]
