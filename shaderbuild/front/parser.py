@@ -192,7 +192,12 @@ class Parser:
         """The name a declarator declares: not a type keyword (`float float;` is two type specifiers to DXC)."""
         t = self.ident(what)
         if t.text in KEYWORD_TYPES:
-            raise error(f"cannot combine with previous '{self.toks[self.pos - 2].text}' declaration specifier", t.loc)
+            before = self.toks[self.pos - 2]
+            if before.text == "operator":       # `operator float()` in a struct (DXC's words)
+                raise error("conversion operator overloading is not allowed", before.loc)
+            if before.text == "typedef":        # only a struct body gets here with one
+                raise error("nested typedefs are not supported in HLSL", before.loc)
+            raise error(f"cannot combine with previous '{before.text}' declaration specifier", t.loc)
         return t
 
     def is_type_name(self, name: str) -> bool:
@@ -1556,6 +1561,11 @@ class Parser:
                 type_ref = self.type_ref()
                 if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
                     return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)
+                if self.at("{"):            # `float4{1, 2, 3, 4}` (DXC's words)
+                    raise error("generalized initializer lists are incompatible with HLSL", self.tok.loc)
+                if self.at("&") or self.at("*"):      # `float& r = x;`, `float* p;`
+                    kind = "references" if self.at("&") else "pointers"
+                    raise error(f"{kind} are unsupported in HLSL", self.tok.loc)
                 if not self.at("("):
                     self.fail(f"expected '(' after type name '{type_ref.name}' in an expression")
                 self.enter(self.tok.loc)     # float(float(...)): each constructor is one level
