@@ -741,3 +741,29 @@ void main() {
 """
     got = run_cs(src, {"Out": ("int", 9)})["Out"]
     assert got == [ord("a"), ord("\n"), ord("\\"), ord("'"), ord("\t"), 0, 2 * 4 + 4, 2, 2]
+
+
+# several of the sweep's mistakes in one file: each is reported once, where it is, and nothing else
+# (the parser recovers at declarations and statements; semantic analysis at declarations and statements
+# when the file parses: after a syntax error it does not run, docs/CONFORMANCE.md)
+RECOVERY = {
+    "parser": ("float uniform g;\nstruct S { float a = 1; };\nTexture2D t : register(t0) : register(t1);\n"
+               "void f(in in float x) {}\n" + PS + "    int c = 'ab';\n" + E,
+               ["1:7: modifiers must appear before type", "2:20: struct/class members cannot have default values",
+                "3:30: conflicting register semantics", "4:11: duplicate HLSL parameter usages 'in'",
+                "6:13: unsupported style of char literal - use a single-character char-based literal"]),
+    "sema": ('extern string s = "x";\nBuffer<double4> b;\n' + PS + "    uint k = sizeof(1);\n    float2 v = (1, 2);\n"
+             + E,
+             ["1:15: string cannot be declared with 'extern' storage specifier",
+              "2:8: elements of typed buffers and textures must fit in four 32-bit quantities",
+              "4:14: invalid application of 'sizeof' to literal type 'literal int'"]),
+}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("name", sorted(RECOVERY))
+def test_independent_mistakes_are_each_reported_once(name, target):
+    source, expected = RECOVERY[name]
+    ok, diags = _diagnostics(source, "ps_6_0", target)
+    assert not ok
+    assert [f"{at}: {message}" for severity, at, message in diags if severity == "error"] == expected
