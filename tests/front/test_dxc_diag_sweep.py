@@ -265,6 +265,9 @@ REJECTED: dict[str, tuple[str, str, str, str]] = {
     "err_hlsl_unsupported_char_literal": (PS + "    int c = 'ab';\n" + E, "ps_6_0", "2:13",
                                           "unsupported style of char literal - use a single-character char-based "
                                           "literal"),
+    "err_hlsl_unsupported_div_minint": (PS + "    min16int a = i, b = 3;\n    min16int c = a / b;\n" + E, "ps_6_0", "3:20",
+                                        "signed integer division is not supported on minimum-precision types, cast "
+                                        "to int to use 32-bit division"),
     "err_hlsl_unsupported_mod_double": (PS + "    double a = p.x; double c = a % 2.0;\n" + E, "ps_6_0", "2:34",
                                         "modulo cannot be used with doubles, cast to float first"),
     "err_hlsl_unsupported_nested_typedef": ("struct S { typedef float F; };\n" + PS + E, "ps_6_0", "1:12",
@@ -631,8 +634,6 @@ LEFT: dict[str, str] = {
     "warn_hlsl_payload_access_write_but_no_write_for_trace_payload": "payload data-flow warnings are not computed",
     "warn_hlsl_payload_access_read_of_undef_after_trace": "payload data-flow warnings are not computed",
     "warn_hlsl_payload_access_read_but_no_read_after_trace": "payload data-flow warnings are not computed",
-    "err_hlsl_unsupported_div_minint": "min16int/min12int are 32-bit ints in the IR without -enable-16bit-types: "
-                                       "the written precision does not reach the operator",
     "warn_hlsl_impcast_coherence_mismatch": "warning not given (globallycoherent lost in a conversion)",
     "warn_hlsl_semantic_attribute_position_misuse_hint": "warning not given (a vertex output named POSITION)",
     "warn_hlsl_sema_minprecision_promotion": "warning not given (min10float/min12int promoted)",
@@ -673,6 +674,8 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
     "a_user_method_named_load": ("struct S { float Load(int x) { return x; } };\n" + PS + "    S s; s.Load(1);\n" + E,
                                  "ps_6_0"),
     "a_constructor_not_a_comma": (PS + "    float2 x = float2(1, 2);\n    return x.x;\n}\n", "ps_6_0"),
+    "min_precision_division_of_wider_types": (PS + "    min16int a = i;\n    int c = a / i + (int)a % 3;\n"
+                                              "    min16uint u = 7; u = u / 2;\n    return c + u;\n}\n", "ps_6_0"),
     "vk_attribute_on_a_variable": ("[[vk::binding(0)]] RWBuffer<float> b;\n[numthreads(1,1,1)] void main() { b[0] = 1; }\n",
                                    "cs_6_0"),
 }

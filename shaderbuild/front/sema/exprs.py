@@ -65,6 +65,11 @@ def literal_int(v: int) -> ir.Const:
     return ir.Const(ir.INT if -0x80000000 <= v <= 0x7FFFFFFF else ir.INT64, v)
 
 
+def _plain_int(e: ast.Expr) -> bool:
+    """An integer literal without a suffix: it takes the type of the other operand."""
+    return isinstance(e, ast.IntLit) and not e.suffix
+
+
 def _check_increment(t: ir.Type, loc: SourceLoc) -> None:
     """`++`/`--` need a numeric, non-bool place (DXC's words for a bool)."""
     if ir.is_numeric(t) and ir.scalar_of(t) == ir.BOOL:
@@ -537,6 +542,7 @@ class ExprLowering(HeapLowering, SemaBase):
             return self.operator_call(e)        # are evaluated, as for any call)
         if op in ("&&", "||"):
             return self.logical(e)
+        self.check_min_int_division(op, e.lhs, e.rhs, e.loc)
         a = self.rvalue(e.lhs)
         if isinstance(a.type, ir.Struct) and "operator" + op in self.methods.get(a.type.name, {}):
             held = self.temp(a.type, "operand")      # a struct value such as `(x + y) * k`'s left side
@@ -552,6 +558,21 @@ class ExprLowering(HeapLowering, SemaBase):
             out.insert(mark, ir.Store(ir.VarRef(held), a, e.loc))
             a = self.load(ir.VarRef(held))
         return self.binary(op, a, b, e.loc)
+
+    def check_min_int_division(self, op: str, lhs: ast.Expr, rhs: ast.Expr, loc: SourceLoc) -> None:
+        """DXC refuses a signed `/` or `%` whose result is a minimum-precision int (min16int, min12int) unless
+        -enable-16bit-types makes them int16_t; the written spelling says so (the IR type is a 32-bit int)."""
+        if op not in ("/", "%", "/=", "%=") or self.options.enable_16bit_types:
+            return
+        mins = ("min16int", "min12int")
+        left, right = self._spelling(lhs), self._spelling(rhs)
+        if op.endswith("="):        # a compound assignment has the target's type
+            bad = left in mins
+        else:                       # an unsuffixed literal takes the other operand's type
+            bad = (left in mins and (right in mins or _plain_int(rhs))) or (right in mins and _plain_int(lhs))
+        if bad:
+            raise error("signed integer division is not supported on minimum-precision types, cast to int to use "
+                        "32-bit division", loc)      # DXC's words
 
     def is_struct_operand(self, e: ast.Expr) -> bool:
         t = self.peek_type(e)
@@ -795,6 +816,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if e.op == "=":
             value = self.convert(rhs, place.type, e.value.loc)
         else:
+            self.check_min_int_division(e.op, e.target, e.value, e.loc)
             if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
                 raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
             if ir.is_numeric(rhs.type) and ir.is_numeric(place.type) \
