@@ -154,8 +154,8 @@ TD_NAMES = (
     'warn_hlsl_effect_state_block', 'warn_hlsl_effect_technique', 'warn_hlsl_semantic_identifier_collision',
     'err_hlsl_expected_hlsl_attribute', 'err_hlsl_enum', 'warn_hlsl_new_feature',)
 
-# diagnostic -> (program, profile, "line:col" of our error, a phrase of its message)
-REJECTED: dict[str, tuple[str, str, str, str]] = {
+# diagnostic -> (program, profile, "line:col" of our error, a phrase of its message[, compile options])
+REJECTED: dict[str, tuple] = {
     "err_hlsl_array_element_index_out_of_bounds": (PS + "    float a[2] = {1, 2};\n    return a[2];\n}\n", "ps_6_0",
                                                    "3:14", "index 2 is out of bounds"),
     "err_hlsl_attribute_expects_string_literal": (PC + HS.format(d="tri", n=3).replace('"tri"', "3"), "hs_6_0",
@@ -268,6 +268,18 @@ REJECTED: dict[str, tuple[str, str, str, str]] = {
     "err_hlsl_unsupported_div_minint": (PS + "    min16int a = i, b = 3;\n    min16int c = a / b;\n" + E, "ps_6_0", "3:20",
                                         "signed integer division is not supported on minimum-precision types, cast "
                                         "to int to use 32-bit division"),
+    # HLSL 2021 (and 2018) types `?:` with DXC's CheckVectorConditional (SemaExpr.cpp: before 202x, C++'s
+    # rules are not used): numeric operands only, shapes combined as for `+`
+    "err_hlsl_conditional_result_typecheck": ("struct S { float a; };\n" + PS + "    S s = (S)0, t = (S)1;\n"
+                                              "    S u = i ? s : t;\n" + E, "ps_6_0", "4:13",
+                                              "conditional operator only supports results with numeric scalar, "
+                                              "vector, or matrix types."),
+    "err_hlsl_conditional_result_dimensions": (PS + "    float3 x = i ? float2x2(p) : p.xyz;\n" + E, "ps_6_0", "2:18",
+                                               "conditional operator result dimensions mismatch."),
+    # a vector condition: HLSL 2018 and earlier
+    "err_hlsl_conditional_dimensions": (PS + "    float2 x = (p.xyz > 0) ? p.xy : p.zw;\n" + E, "ps_6_0", "2:28",
+                                        "conditional operator condition and result dimensions mismatch.",
+                                        {"hlsl_version": 2018}),
     "err_hlsl_unsupported_mod_double": (PS + "    double a = p.x; double c = a % 2.0;\n" + E, "ps_6_0", "2:34",
                                         "modulo cannot be used with doubles, cast to float first"),
     "err_hlsl_unsupported_nested_typedef": ("struct S { typedef float F; };\n" + PS + E, "ps_6_0", "1:12",
@@ -532,12 +544,9 @@ NOT_APPLICABLE: dict[str, str] = {
     "err_hlsl_unsupported_type_nesting": "DXC's own analysis limit, not a language rule",
     "warn_hlsl_gc_implies_rc_attribute": _SM69 + " (reordercoherent)",
     "warn_hlsl_glc_implies_rdc": _SM69 + " (reordercoherent)",
+    "err_hlsl_conditional_result_comptype_mismatch": "numeric component types always combine (CombineBasicTypes); "
+                                                     "other operands are refused first (result_typecheck)",
     "err_hlsl_nointerpolation_and_linear": "unused in DXC's sources (err_hlsl_varmodifiersna is what fires)",
-    "err_hlsl_conditional_result_typecheck": "the vector `?:` of HLSL 2018 and earlier; 2021 refuses a non-scalar "
-                                             "condition (err_hlsl_ternary_scalar) and a scalar one takes C++ rules",
-    "err_hlsl_conditional_dimensions": "the vector `?:` of HLSL 2018 and earlier (see above)",
-    "err_hlsl_conditional_result_dimensions": "the vector `?:` of HLSL 2018 and earlier (see above)",
-    "err_hlsl_conditional_result_comptype_mismatch": "the vector `?:` of HLSL 2018 and earlier (see above)",
     "warn_hlsl_entry_attribute_without_shader_attribute": "library compute entries: our libraries hold DXR shaders",
     "warn_hlsl_for_redefinition": "the for-loop scope of HLSL 2018 and earlier; 2021 scopes a for variable as C++",
     "warn_hlsl_for_redefinition_different_type": "the for-loop scope of HLSL 2018 and earlier (see above)",
@@ -676,19 +685,21 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
     "a_constructor_not_a_comma": (PS + "    float2 x = float2(1, 2);\n    return x.x;\n}\n", "ps_6_0"),
     "min_precision_division_of_wider_types": (PS + "    min16int a = i;\n    int c = a / i + (int)a % 3;\n"
                                               "    min16uint u = 7; u = u / 2;\n    return c + u;\n}\n", "ps_6_0"),
+    "conditionals_of_numeric_shapes": (PS + "    float2x2 m = i ? float2x2(p) : p;\n    float2 v = i ? p.xy : 1;\n"
+                                       "    return m[0].x + v.y;\n}\n", "ps_6_0"),
     "vk_attribute_on_a_variable": ("[[vk::binding(0)]] RWBuffer<float> b;\n[numthreads(1,1,1)] void main() { b[0] = 1; }\n",
                                    "cs_6_0"),
 }
 
 
-def _options(profile: str, target: str) -> CompileOptions:
+def _options(profile: str, target: str, **extra) -> CompileOptions:
     # libraries and mesh shaders need SPIR-V 1.4: the sweep checks the front end, not the target version
     env = "vulkan1.2" if profile[:2] in ("li", "ms") else "vulkan1.1"
-    return CompileOptions(entry="main", profile=profile, target=target, vk_target_env=env)
+    return CompileOptions(entry="main", profile=profile, target=target, vk_target_env=env, **extra)
 
 
-def _diagnostics(source: str, profile: str, target: str) -> tuple[bool, list[tuple[str, str, str]]]:
-    res = compile_file("t.hlsl", _options(profile, target), text=source)
+def _diagnostics(source: str, profile: str, target: str, **extra) -> tuple[bool, list[tuple[str, str, str]]]:
+    res = compile_file("t.hlsl", _options(profile, target, **extra), text=source)
     if not res.ok:
         assert res.binary is None
     return res.ok, [(d.severity, f"{d.loc.line}:{d.loc.col}", d.message) for d in res.diagnostics]
@@ -704,8 +715,8 @@ def test_the_sweep_covers_every_hlsl_diagnostic_once():
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 @pytest.mark.parametrize("name", sorted(REJECTED))
 def test_rejected(name, target):
-    source, profile, where, phrase = REJECTED[name]
-    ok, diags = _diagnostics(source, profile, target)
+    source, profile, where, phrase, *extra = REJECTED[name]
+    ok, diags = _diagnostics(source, profile, target, **(extra[0] if extra else {}))
     errors = [(at, message) for severity, at, message in diags if severity == "error"]
     assert not ok
     assert len(errors) == 1, errors                   # one mistake, one error: no cascade

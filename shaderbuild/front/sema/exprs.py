@@ -762,7 +762,7 @@ class ExprLowering(HeapLowering, SemaBase):
                 a = self.rvalue(e.true)
             with self.collect(else_body):
                 b = self.rvalue(e.false)
-            t = _conditional_type(self.result_type_of_pair(a, b, e.loc))
+            t = self.conditional_type(a, b, e.loc)
             result = self.temp(t)
             with self.collect(then_body):
                 self.emit(ir.Store(ir.VarRef(result), self.convert(a, t, e.true.loc)))
@@ -772,7 +772,19 @@ class ExprLowering(HeapLowering, SemaBase):
             return self.load(ir.VarRef(result))
         a = self.rvalue(e.true)
         b = self.rvalue(e.false)
-        return self.select(c, a, b, e.loc, _conditional_type(self.result_type_of_pair(a, b, e.loc)))
+        t = self.conditional_type(a, b, e.loc)
+        if not isinstance(c.type, ir.Scalar) and not isinstance(t, ir.Scalar) and shape_of(c.type) != shape_of(t):
+            # a vector condition selects per component: its shape is the result's (or a scalar result's)
+            raise error("conditional operator condition and result dimensions mismatch.", e.loc)     # DXC's words
+        return self.select(c, a, b, e.loc, t)
+
+    def conditional_type(self, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Type:
+        """`c ? a : b`'s type: DXC's HLSL 2021 rules (SemaHLSL.cpp CheckVectorConditional) take numeric
+        scalars, vectors and matrices, or two resources of one type; a struct or an array is refused."""
+        if isinstance(a.type, (ir.Struct, ir.Array)) or isinstance(b.type, (ir.Struct, ir.Array)):
+            raise error("conditional operator only supports results with numeric scalar, vector, or matrix types.",
+                        loc)     # DXC's words
+        return _conditional_type(self.result_type_of_pair(a, b, loc))
 
     def result_type_of_pair(self, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Type:
         if a.type == b.type:
