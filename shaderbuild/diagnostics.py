@@ -242,6 +242,8 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                             (r"packoffset is overridden by another packoffset",)),
     "specifier-override": ("`sample` with `centroid`: sample interpolation wins (DXC's group)",
                            (r"'centroid' will be overridden by 'sample'",)),
+    "for-redefinition": ("before HLSL 2021: a for-init variable declared again by a later for-init (the newest "
+                         "declaration is used, as DXC)", (r"redefinition of '.*' .*shadows declaration in the outer",)),
     "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",
                                 (r"Length is deprecated$",)),
 }

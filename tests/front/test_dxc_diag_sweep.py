@@ -465,8 +465,17 @@ REJECTED: dict[str, tuple] = {
     "err_hlsl_unsupported_construct": ("void f(float x, ...) {}\n" + PS + E, "ps_6_0", "1:17", "found '...'"),
 }
 
-# diagnostic -> (program, profile, "line:col" of our warning, a phrase of its message): the program compiles
-WARNED: dict[str, tuple[str, str, str, str]] = {
+# diagnostic -> (program, profile, "line:col" of our warning, a phrase of its message[, compile options]):
+# the program compiles
+WARNED: dict[str, tuple] = {
+    # before HLSL 2021 a for-init variable outlives its loop; a later for-init may declare it again
+    "warn_hlsl_for_redefinition": (PS + "    for (int k = 0; k < 2; k++) {}\n    for (int k = 0; k < 3; k++) {}\n"
+                                   "    return k;\n}\n", "ps_6_0", "3:14", "redefinition of 'k' shadows declaration "
+                                   "in the outer scope; most recent declaration will be used", {"hlsl_version": 2018}),
+    "warn_hlsl_for_redefinition_different_type": (PS + "    for (int k = 0; k < 2; k++) {}\n    for (uint k = 0; k < 3; "
+                                                  "k++) {}\n    return k;\n}\n", "ps_6_0", "3:15",
+                                                  "redefinition of 'k' with a different type: 'uint' vs 'int' shadows",
+                                                  {"hlsl_version": 2018}),
     "warn_hlsl_uninit_out_param": ("void f(out float x) { }\n" + PS + E, "ps_6_0", "1:18",
                                    "'out' parameter 'x' is not assigned on every path through 'f'"),
     "warn_hlsl_sometimes_uninit_out_param": ("void f(out float x, bool c) { if (c) x = 1; }\n" + PS + E, "ps_6_0",
@@ -548,8 +557,6 @@ NOT_APPLICABLE: dict[str, str] = {
                                                      "other operands are refused first (result_typecheck)",
     "err_hlsl_nointerpolation_and_linear": "unused in DXC's sources (err_hlsl_varmodifiersna is what fires)",
     "warn_hlsl_entry_attribute_without_shader_attribute": "library compute entries: our libraries hold DXR shaders",
-    "warn_hlsl_for_redefinition": "the for-loop scope of HLSL 2018 and earlier; 2021 scopes a for variable as C++",
-    "warn_hlsl_for_redefinition_different_type": "the for-loop scope of HLSL 2018 and earlier (see above)",
     "err_hlsl_object_missing_initializer": "never emitted by DXC (no use in its sources)",
     "err_hlsl_unsupported_keyword_for_version": "a keyword of a later language version; we compile HLSL 2021",
     "err_hlsl_unsupported_for_version_lower": "a form of an earlier language version only",
@@ -726,8 +733,8 @@ def test_rejected(name, target):
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 @pytest.mark.parametrize("name", sorted(WARNED))
 def test_warned(name, target):
-    source, profile, where, phrase = WARNED[name]
-    ok, diags = _diagnostics(source, profile, target)
+    source, profile, where, phrase, *extra = WARNED[name]
+    ok, diags = _diagnostics(source, profile, target, **(extra[0] if extra else {}))
     assert ok, diags
     assert [(s, at) for s, at, message in diags if phrase in message] == [("warning", where)], diags
 
@@ -781,3 +788,21 @@ def test_independent_mistakes_are_each_reported_once(name, target):
     ok, diags = _diagnostics(source, "ps_6_0", target)
     assert not ok
     assert [f"{at}: {message}" for severity, at, message in diags if severity == "error"] == expected
+
+
+def test_a_for_variable_declared_again_before_hlsl_2021_is_the_newest_one():
+    """-HV 2018: `k` after the loops is the last for-init's variable, as DXC ("most recent declaration will be
+    used"): 2 after the first loop, 9 after the second, 4 after the uint one (loop bounds, counted here)."""
+    src = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main() {
+    for (int k = 0; k < 2; k++) {}
+    int a = k;
+    for (int k = 5; k < 9; k++) {}
+    Out[0] = a; Out[1] = k;
+    for (uint k = 0; k < 4; k++) {}
+    Out[2] = k;
+}
+"""
+    got = run_cs(src, {"Out": ("int", 3)}, hlsl_version=2018)["Out"]
+    assert got == [2, 9, 4]

@@ -111,8 +111,11 @@ QUIET_WARNINGS = [
 
 
 # warnings of forms only older language versions accept
-HV2016 = "RWStructuredBuffer<uint> O;\n[numthreads(2.0, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length; }\n"
+HV2016 = ("RWStructuredBuffer<uint> O;\n[numthreads(2.0, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length;\n"
+          "    for (int k = 0; k < 2; k++) {} for (int k = 0; k < 3; k++) {} O[1] = k; }\n")
 HV2016_WARNINGS = ["t.hlsl:3:36: warning: Length is deprecated [-Wdeprecated-declarations]",
+                   "t.hlsl:4:45: warning: redefinition of 'k' shadows declaration in the outer scope; most recent "
+                   "declaration will be used [-Wfor-redefinition]",
                    "t.hlsl:2:13: warning: attribute numthreads must have a uint literal argument [-Wattribute-type]"]
 
 

@@ -11,7 +11,7 @@ from ..attributes import check_statement_attributes, misplaced_statement_attribu
 from ..modifiers import LOCAL, report_modifiers
 from .base import SemaBase
 from .resources import LOOP_HINT
-from .scope import Scope, UnrollOffset
+from .scope import Scope, UnrollOffset, VarSymbol
 
 LOOP_HINTS = {"unroll": "unroll", "loop": "loop", "fastopt": "fastopt", "allow_uav_condition": None}
 IF_HINTS = {"branch": "branch", "flatten": "flatten"}
@@ -291,11 +291,26 @@ class StmtLowering(SemaBase):
             self.push_scope()
         try:
             if s.init is not None:
+                if not scoped and isinstance(s.init, ast.DeclStmt):
+                    self.redeclare_leaked(s.init)
                 self.lower_stmt(s.init)
             self.loop(s.attributes, s.cond, s.body, s.step, do_while=False)
         finally:
             if scoped:
                 self.pop_scope()
+
+    def redeclare_leaked(self, init: ast.DeclStmt) -> None:
+        """Before HLSL 2021 a for-init variable lives on in the enclosing scope, and a later for-init may
+        declare the name again: DXC warns and uses the newest declaration (SemaDecl.cpp, -Wfor-redefinition)."""
+        for d in init.decls:
+            old = self.scope.names.get(d.name) if isinstance(d, ast.VarDecl) else None
+            if not isinstance(d, ast.VarDecl) or not isinstance(old, VarSymbol):
+                continue
+            new_type = self.resolve_type(d.type, d.dims)
+            diff = "" if new_type == old.var.type else f" with a different type: '{new_type}' vs '{old.var.type}'"
+            self.warn(f"redefinition of '{d.name}'{diff} shadows declaration in the outer scope; most recent "
+                      f"declaration will be used", d.loc)
+            del self.scope.names[d.name]
 
     def st_WhileStmt(self, s: ast.WhileStmt) -> None:
         self.loop(s.attributes, s.cond, s.body, None, do_while=False)
