@@ -77,6 +77,11 @@ if TYPE_CHECKING:
 GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
 MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
 
+# the min-precision types a declaration gets another precision for, without and with -enable-16bit-types
+_PROMOTED = {False: {"min10float": "min16float", "min12int": "min16int"},
+             True: {"min10float": "half", "min16float": "half", "min12int": "int16_t", "min16int": "int16_t",
+                    "min16uint": "uint16_t"}}
+
 MAX_ARRAY_ELEMENTS = 1 << 24
 # one-element vector type names (a set: a regex here cost its compile on every cold start)
 _ONE_VECTOR = frozenset(f"{t}1" for t in (
@@ -265,10 +270,20 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.declare(name, sym, loc)
         return sym
 
-    def note_spelling(self, var: ir.Variable, ref: ast.TypeRef) -> None:
+    def note_spelling(self, var: ir.Variable, ref: ast.TypeRef, declared: bool = True) -> None:
         spelling = precision_spelling(ref)
         if spelling is not None:
             self.precision_spellings[id(var)] = (var, spelling)
+        if declared:
+            self.warn_promoted(ref)
+
+    def warn_promoted(self, ref: ast.TypeRef) -> None:
+        """DXC's note on a declaration of a min-precision type given another precision (SemaHLSL.cpp
+        WarnMinPrecision); a declaration seen twice warns once (the sink keeps one per place)."""
+        spelling = precision_spelling(ref)
+        promoted = _PROMOTED[self.options.enable_16bit_types].get(spelling or "")
+        if promoted:
+            self.sink.warning(f"'{spelling}' is promoted to '{promoted}'", ref.loc)
 
     def note_one_vector(self, var: ir.Variable, type_name: str) -> None:
         """A scalar variable declared as a one-component vector (`float1 x`): calls.py's intrinsic templates."""
@@ -845,6 +860,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> int:
         """A global without `static` is a member of the implicit `$Globals` cbuffer (the field index returned)."""
+        self.warn_promoted(d.type)
         if d.init is not None:
             self.sink.warning(f"the initializer of uniform global '{d.name}' is ignored; declare it 'static const' "
                               f"for a compile-time constant", d.init.loc)
@@ -935,7 +951,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if isinstance(elem, ast.TypeRef) and elem.name in _ONE_VECTOR:
             self.one_vector_elements[id(var)] = elem.name
         if isinstance(elem, ast.TypeRef):
-            self.note_spelling(var, elem)       # its elements' (calls._spelling of `Buf[i]`)
+            self.note_spelling(var, elem, declared=False)       # its elements' (calls._spelling of `Buf[i]`)
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
         """`static RWBuffer<T> A = B;` names the global resource B again (no new binding), as in DXC."""
@@ -968,6 +984,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
         for m in d.members:
             check_modifiers(m.qualifiers, GLOBAL, m.loc)
+            self.warn_promoted(m.type)
             t = self.resolve_type(m.type, m.dims)
             elem = t
             while isinstance(elem, ir.Array):
