@@ -244,6 +244,8 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                            (r"'centroid' will be overridden by 'sample'",)),
     "for-redefinition": ("before HLSL 2021: a for-init variable declared again by a later for-init (the newest "
                          "declaration is used, as DXC)", (r"redefinition of '.*' .*shadows declaration in the outer",)),
+    "dx9-deprecation": ("a vertex shader returning D3D9's POSITION, a user semantic at SM 6 (DXC's group)",
+                        (r"'.*' is a user-defined semantic; did you mean 'SV_Position'\?$",)),
     "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",
                                 (r"Length is deprecated$",)),
 }

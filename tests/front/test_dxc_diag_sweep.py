@@ -517,6 +517,9 @@ WARNED: dict[str, tuple] = {
                                 "comma expression used where a constructor list may have been intended"),
     "warn_hlsl_sema_minprecision_promotion": (PS + "    min10float x = p.x;\n    return x;\n}\n", "ps_6_0", "2:5",
                                               "'min10float' is promoted to 'min16float'"),
+    "warn_hlsl_semantic_attribute_position_misuse_hint": ("float4 main(float4 p : P) : POSITION { return p; }\n", "vs_6_0",
+                                                          "1:8", "'POSITION' is a user-defined semantic; did you mean "
+                                                          "'SV_Position'?"),
     "warn_hlsl_effect_technique": ("technique T { pass P { } }\n" + PS + E, "ps_6_0", "1:1",
                                    "effect technique ignored - effect syntax is deprecated"),
 }
@@ -653,7 +656,6 @@ LEFT: dict[str, str] = {
     "warn_hlsl_payload_access_read_of_undef_after_trace": "payload data-flow warnings are not computed",
     "warn_hlsl_payload_access_read_but_no_read_after_trace": "payload data-flow warnings are not computed",
     "warn_hlsl_impcast_coherence_mismatch": "warning not given (globallycoherent lost in a conversion)",
-    "warn_hlsl_semantic_attribute_position_misuse_hint": "warning not given (a vertex output named POSITION)",
     "warn_hlsl_semantic_identifier_collision": "warning not given (a semantic spelled as an integer variable's name)",
 }
 
@@ -697,6 +699,7 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
                                        "    return m[0].x + v.y;\n}\n", "ps_6_0"),
     "min16_types_keep_their_names": (PS + "    min16float x = p.x; min16int k = i; min16uint u = 2;\n"
                                      "    return x + k + u;\n}\n", "ps_6_0"),
+    "vertex_output_sv_position": ("float4 main(float4 p : P) : SV_Position { return p; }\n", "vs_6_0"),
     "vk_attribute_on_a_variable": ("[[vk::binding(0)]] RWBuffer<float> b;\n[numthreads(1,1,1)] void main() { b[0] = 1; }\n",
                                    "cs_6_0"),
 }

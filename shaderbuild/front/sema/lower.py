@@ -1385,6 +1385,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def entry_point(self, info: FuncInfo) -> ir.EntryPoint:
         d = info.decl
         stage = self.profile.stage
+        if stage == "vertex" and (d.semantic or "").upper() in ("POSITION", "POSITION0"):
+            # SM 6 keeps D3D9's POSITION a user semantic: no clip-space position is written (DXC's hint)
+            self.sink.warning(f"'{d.semantic}' is a user-defined semantic; did you mean 'SV_Position'?", d.loc)
         marked = shader_kind(d)
         if marked is not None and marked[0] != stage:
             at = next(a.loc for a in d.attributes if a.name == "shader")
