@@ -360,8 +360,10 @@ REJECTED: dict[str, tuple] = {
                                         "numthreads total exceeds 1024 threads per group"),
     "warn_hlsl_builtin_type_unavailable": (PS + "    RayQuery<0> q;\n" + E, "ps_6_4", "2:5",
                                            "'RayQuery' requires shader model 6.5"),
-    "err_hlsl_intrinsic_template_arg_unsupported": (PS + "    float x = abs<float>(p.x);\n" + E, "ps_6_0", "2:24",
-                                                    "expected '(' after type name 'float'"),
+    "err_hlsl_intrinsic_template_arg_unsupported": ("Texture2D t;\nSamplerState s;\n" + PS
+                                                    + "    float4 x = t.Sample<float4>(s, p.xy);\n" + E, "ps_6_0",
+                                                    "4:18", "Explicit template arguments on intrinsic Sample are "
+                                                    "not supported"),
     "err_hlsl_intrinsic_template_arg_numeric": ("ByteAddressBuffer b;\n" + PS + "    float x = b.Load<Texture2D>(0);\n"
                                                 + E, "ps_6_2", "3:17", "supports 32-bit scalar, vector and matrix"),
     "err_hlsl_no_struct_user_defined_type": (RT + '[shader("raygeneration")] void main() { RayDesc r = (RayDesc)0; '
@@ -708,6 +710,8 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
     "min16_types_keep_their_names": (PS + "    min16float x = p.x; min16int k = i; min16uint u = 2;\n"
                                      "    return x + k + u;\n}\n", "ps_6_0"),
     "vertex_output_sv_position": ("float4 main(float4 p : P) : SV_Position { return p; }\n", "vs_6_0"),
+    "byte_address_load_and_store_templates": ("RWByteAddressBuffer b;\n" + PS + "    b.Store<float2>(0, p.xy);\n"
+                                              "    return b.Load<float2>(8).x;\n}\n", "ps_6_2"),
     "vk_attribute_on_a_variable": ("[[vk::binding(0)]] RWBuffer<float> b;\n[numthreads(1,1,1)] void main() { b[0] = 1; }\n",
                                    "cs_6_0"),
 }
