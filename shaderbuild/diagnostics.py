@@ -207,15 +207,18 @@ def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = 
 WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "conversion": ("implicit conversions that lose components or precision (DXC: -Wconversion)",
                    (r"implicit truncation of (vector|matrix) type$", r"conversion from larger type .* possible loss of data$",
-                    r"array index is a floating-point value")),
+                    r"array index is a floating-point value", r"'.*' is promoted to '.*'$")),
     "macro-redefined": ("a #define that changes an existing macro", (r"'.*' macro redefined$",)),
     "extra-tokens": ("tokens after a preprocessor directive's arguments", (r"extra tokens at end of",)),
     "ignored-pragmas": ("a #pragma the compiler does not understand and ignores", (r"unknown pack_matrix pragma",)),
     "ignored-attributes": ("a declaration part the compiler ignores",
-                           (r"the initializer of uniform global", r"semantic '.*' is ignored")),
+                           (r"the initializer of uniform global", r"semantic '.*' is ignored",
+                            r"duplicate HLSL specifier")),
     "attribute-statement": ("a statement attribute on the wrong kind of statement (DXC's group)",
                             (r"attribute '.*' can only be applied to",)),
-    "unused-value": ("an expression statement whose value is unused", (r"expression result unused$",)),
+    "unused-value": ("an expression statement whose value is unused", (r"expression result unused$",
+                                                                       r"ignoring return value of function that only "
+                                                                       r"reads data$")),
     "uninitialized": ("an 'out' parameter not written on every path; with -Wall or -Wuninitialized also a local "
                       "variable read before anything is stored to it",
                       (r"'out' parameter", r"variable '.*' is uninitialized when used here$")),
@@ -233,6 +236,16 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                                                             r"value from",)),
     "attribute-type": ("an attribute's integer argument written as a float (truncated, as DXC)",
                        (r"attribute .* must have a uint literal argument$",)),
+    "comma-in-init": ("a parenthesized comma expression as an initializer (`float2 v = (1, 2);` is 2, not "
+                      "float2(1, 2); DXC's group)", (r"comma expression used where a constructor list",)),
+    "packoffset-override": ("a second packoffset on one member: the last one is used (DXC's group)",
+                            (r"packoffset is overridden by another packoffset",)),
+    "specifier-override": ("`sample` with `centroid`: sample interpolation wins (DXC's group)",
+                           (r"'centroid' will be overridden by 'sample'",)),
+    "for-redefinition": ("before HLSL 2021: a for-init variable declared again by a later for-init (the newest "
+                         "declaration is used, as DXC)", (r"redefinition of '.*' .*shadows declaration in the outer",)),
+    "dx9-deprecation": ("a vertex shader returning D3D9's POSITION, a user semantic at SM 6 (DXC's group)",
+                        (r"'.*' is a user-defined semantic; did you mean 'SV_Position'\?$",)),
     "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",
                                 (r"Length is deprecated$",)),
 }

@@ -30,6 +30,7 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "patchconstantfunc": (1, 1),
     "maxtessfactor": (1, 1),
     "shader": (1, 1),
+    "wavesize": (1, 3),               # [WaveSize(min[, max[, preferred]])]: checked by wave_size_problems
     "raypayload": (0, 0),
     "vk::binding": (1, 2),
     "vk::counter_binding": (1, 1),
@@ -44,12 +45,45 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "vk::ext_builtin_output": (1, 1),
 }
 
+# attributes of functions (entry points): DXC refuses them on any other declaration
+# (SemaHLSL.cpp ValidateAttributeTargetIsFunction)
+FUNCTION_ONLY = frozenset({"numthreads", "maxvertexcount", "instance", "RootSignature", "domain", "partitioning",
+                           "outputtopology", "outputcontrolpoints", "patchconstantfunc", "maxtessfactor", "shader",
+                           "wavesize", "earlydepthstencil"})
+
 # statement attributes DXC refuses together -> (its message, located at the statement rather than the attribute)
 INCOMPATIBLE: dict[tuple[str, str], tuple[str, bool]] = {
     ("loop", "unroll"): ("loop and unroll attributes are not compatible", False),
     ("fastopt", "unroll"): ("fastopt and unroll attributes are not compatible", False),
     ("branch", "flatten"): ("can't use branch and flatten attributes together", True),
 }
+
+_WAVE_SIZES = (4, 8, 16, 32, 64, 128)
+
+
+def wave_size_problems(values: list[int], stage: str, sm_minor: int) -> list[str]:
+    """The errors of a [WaveSize] on an entry point, in DXC's words (SemaHLSL.cpp
+    ValidateWaveSizeAttributes, DiagnoseComputeEntry, DiagnoseEntryAttrAllowedOnStage): the shader
+    does not depend on the wave size it asks for, so the attribute is only checked. An equal minimum and
+    maximum is a warning DXC makes an error by default (DefaultError): an error here."""
+    out: list[str] = []
+    if stage != "compute":
+        out.append("attribute WaveSize only allowed on compute or node shaders")
+    if any(v not in _WAVE_SIZES for v in values):
+        out.append("WaveSize arguments must be between 4 and 128 and a power of 2")
+    elif len(values) > 1 and values[1] == values[0]:
+        out.append("Wave Size Range minimum and maximum are equal")
+    elif len(values) > 1 and values[1] < values[0]:
+        out.append(f"Minimum WaveSize value {values[0]} must be less than maximum WaveSize value "
+                   f"{values[1]}")
+    elif len(values) > 2 and not values[0] <= values[2] <= values[1]:
+        out.append(f"Preferred WaveSize value {values[2]} must be between {values[0]} and {values[1]}")
+    if stage == "compute" and sm_minor < 6:
+        out.append("attribute wavesize requires shader model 6.6 or greater")
+    if stage == "compute" and sm_minor < 8 and len(values) > 1:
+        out.append("WaveSize only takes multiple arguments in Shader Model 6.8 or higher")
+    return out
+
 
 _WORDS = {0: "no arguments", 1: "one argument", 2: "two arguments", 3: "three arguments"}
 

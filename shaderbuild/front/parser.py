@@ -12,7 +12,7 @@ from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
 from . import ast
-from .attributes import canonical_name, check_attribute
+from .attributes import FUNCTION_ONLY, canonical_name, check_attribute
 from .tokens import Token, TokKind
 
 # operators HLSL 2021 does not let a struct overload (DXC: "overloading 'operator=' is not allowed")
@@ -41,6 +41,7 @@ SAMPLER_ALIASES = frozenset({"sampler", "sampler1D", "sampler2D", "sampler3D", "
 OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", "int8_t4_packed", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11}   # '\n' is 10, not 'n'
 _UNSIGNED_RE = r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$"    # compiled when first met
 _UNSIGNED_OF = {"int": "uint", "int16_t": "uint16_t", "int32_t": "uint32_t", "int64_t": "uint64_t",
                 "min16int": "min16uint"}
@@ -73,9 +74,13 @@ QUALIFIERS = frozenset({
 })
 
 # HLSL modifiers DXC's parser accepts only before the type (ParseDecl.cpp, err_hlsl_modifier_after_type)
+# a parameter's usages: the directions each gives (`in out` is `inout`; `in in`, `out inout` are errors)
+_USAGES = {"in": frozenset("i"), "out": frozenset("o"), "inout": frozenset("io")}
+_INTERPOLATION = frozenset({"linear", "nointerpolation", "noperspective", "centroid", "sample"})
 BEFORE_TYPE_ONLY = frozenset({
     "in", "out", "inout", "linear", "nointerpolation", "noperspective", "centroid", "row_major", "column_major",
-    "snorm", "unorm", "point", "line", "lineadj", "triangle", "triangleadj",
+    "snorm", "unorm", "point", "line", "lineadj", "triangle", "triangleadj", "shared", "groupshared", "uniform",
+    "export",
 })
 
 # binary operator precedence (higher binds tighter), C rules
@@ -187,7 +192,12 @@ class Parser:
         """The name a declarator declares: not a type keyword (`float float;` is two type specifiers to DXC)."""
         t = self.ident(what)
         if t.text in KEYWORD_TYPES:
-            raise error(f"cannot combine with previous '{self.toks[self.pos - 2].text}' declaration specifier", t.loc)
+            before = self.toks[self.pos - 2]
+            if before.text == "operator":       # `operator float()` in a struct (DXC's words)
+                raise error("conversion operator overloading is not allowed", before.loc)
+            if before.text == "typedef":        # only a struct body gets here with one
+                raise error("nested typedefs are not supported in HLSL", before.loc)
+            raise error(f"cannot combine with previous '{before.text}' declaration specifier", t.loc)
         return t
 
     def is_type_name(self, name: str) -> bool:
@@ -359,10 +369,19 @@ class Parser:
 
     def qualifiers(self) -> set[str]:
         quals: set[str] = set()
+        where: dict[str, SourceLoc] = {}
         while self.tok.kind is TokKind.IDENT and self.tok.text in QUALIFIERS and not self.at_keyword_name():
             t = self.advance()
             if t.text == "volatile":    # DXC's parser (reported; parsing goes on)
                 self.errors.append(Diagnostic("error", "'volatile' is a reserved keyword in HLSL", t.loc))
+            if t.text in _USAGES and any(_USAGES[t.text] & _USAGES[q] for q in quals if q in _USAGES):
+                # `in in`, `out inout`: DXC's IsUsageAttributeCompatible (`in out` is inout)
+                self.errors.append(Diagnostic("error", f"duplicate HLSL parameter usages '{t.text}'", t.loc))
+            elif t.text in quals and t.text in _INTERPOLATION:
+                self.warn(f"duplicate HLSL specifier '{t.text}'", t.loc)      # DXC's -Wignored-attributes
+            where.setdefault(t.text, t.loc)
+            if t.text in ("sample", "centroid") and {"sample", "centroid"} <= where.keys() and t.text not in quals:
+                self.warn("'centroid' will be overridden by 'sample'", where["centroid"])
             quals.add(t.text)
         return quals
 
@@ -738,12 +757,15 @@ class Parser:
             if t.text == "register":
                 reg = self.register_spec(t)
                 if isinstance(decl, ast.VarDecl):
+                    _check_register_conflict(decl.registers, reg)
                     decl.register = self.take_register(decl.register, reg)
                     if reg.profile is None or self.stage is None or _PROFILE_STAGES[reg.profile] == self.stage:
                         decl.registers.append(reg)
             elif t.text == "packoffset":
                 reg = self.register_spec(t, "packoffset")
                 if isinstance(decl, ast.VarDecl):
+                    if decl.packoffset is not None:     # the last one is used, as DXC does
+                        self.warn("packoffset is overridden by another packoffset annotation", t.loc)
                     decl.packoffset = reg
             elif t.text in ("read", "write") and self.at("(") and isinstance(decl, ast.VarDecl):
                 self.payload_access(decl, t)
@@ -806,6 +828,9 @@ class Parser:
         """name[dims] semantics, then the effects syntax DXC ignores (`< annotations >`, a `{ state block }`,
         `= sampler_state {...}`) or `= initializer`; `effect`: an effects object, whose value is not HLSL;
         `field`: a struct member, which may be a bit-field (`uint lo : 4`)."""
+        for a in attrs:
+            if a.name in FUNCTION_ONLY:
+                raise error("attribute is valid only on functions", a.loc)
         d = ast.VarDecl(name_tok.loc, name_tok.text, type_ref, self.dims(), None, frozenset(quals), attributes=attrs,
                         namespaces=tuple(self.ns) if self.depth == 0 else ())
         self.names_value(name_tok.text)     # (before its initializer, as in C++)
@@ -818,7 +843,10 @@ class Parser:
             self.warn("effect state block" + _EFFECTS + ". To use braces as an initializer use them with equal signs.",
                       self.tok.loc)
             self.state_block()
-        elif self.accept("="):
+        elif self.at("="):
+            if field and not {"static", "const"} <= set(quals):     # DXC allows `static const` members only
+                raise error("struct/class members cannot have default values", self.tok.loc)
+            self.advance()
             if self.at("sampler_state"):
                 self.warn("effect sampler_state assignment" + _EFFECTS, self.advance().loc)
                 self.state_block()
@@ -826,6 +854,8 @@ class Parser:
                 self.effect_value()
             else:
                 d.init = self.initializer()
+                if isinstance(d.init, ast.Comma):       # `float2 v = (1, 2);` is 2, not float2(1, 2)
+                    self.warn("comma expression used where a constructor list may have been intended", d.init.loc)
         return d
 
     # ------------------------------------------------------------ effects (FX) syntax, skipped and dropped
@@ -1065,11 +1095,15 @@ class Parser:
         kw = self.advance()
         name = self.ident("a cbuffer name")
         cb = ast.CBufferDecl(kw.loc, name.text, kw.text, [], None, attrs)
+        given: list[ast.Register] = []
         while self.accept(":"):
             t = self.ident("register")
             if t.text != "register":
                 raise error("expected 'register' after ':' in a cbuffer declaration", t.loc)
-            cb.register = self.take_register(cb.register, self.register_spec(t))
+            reg = self.register_spec(t)
+            _check_register_conflict(given, reg)
+            given.append(reg)
+            cb.register = self.take_register(cb.register, reg)
         self.expect("{", "to begin the cbuffer body")
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
@@ -1487,7 +1521,11 @@ class Parser:
         if t.kind is TokKind.CHAR:
             self.advance()
             body = t.text[1:-1]
-            return ast.IntLit(t.loc, ord(body[-1]) if body else 0, "")
+            if len(body) > 1 and not body.startswith("\\"):      # 'ab': C's implementation-defined int
+                raise error("unsupported style of char literal - use a single-character char-based literal", t.loc)
+            if body.startswith("\\"):
+                return ast.IntLit(t.loc, _CHAR_ESCAPES.get(body[1:], ord(body[-1])), "")
+            return ast.IntLit(t.loc, ord(body) if body else 0, "")
         if t.kind is TokKind.IDENT:
             if t.text in ("true", "false"):
                 self.advance()
@@ -1524,6 +1562,11 @@ class Parser:
                 type_ref = self.type_ref()
                 if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
                     return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)
+                if self.at("{"):            # `float4{1, 2, 3, 4}` (DXC's words)
+                    raise error("generalized initializer lists are incompatible with HLSL", self.tok.loc)
+                if self.at("&") or self.at("*"):      # `float& r = x;`, `float* p;`
+                    kind = "references" if self.at("&") else "pointers"
+                    raise error(f"{kind} are unsupported in HLSL", self.tok.loc)
                 if not self.at("("):
                     self.fail(f"expected '(' after type name '{type_ref.name}' in an expression")
                 self.enter(self.tok.loc)     # float(float(...)): each constructor is one level
@@ -1565,6 +1608,15 @@ def parse(tokens: list[Token], pack_matrix: Sequence[tuple[int, str]] = (), stag
 # `register(ps_5_0, b1)`: the profile prefix -> Profile.stage
 _PROFILE_STAGES = {"vs": "vertex", "ps": "pixel", "gs": "geometry", "hs": "hull", "ds": "domain", "cs": "compute",
                    "ms": "mesh", "as": "amplification", "lib": "library"}
+
+
+def _check_register_conflict(given: list[ast.Register], new: ast.Register) -> None:
+    """DXC refuses two `register(...)` clauses that put one declaration at two slots of the same class for
+    the same profile (SemaHLSL.cpp, err_hlsl_register_semantics_conflicting); another space is no conflict."""
+    for old in given:
+        if (old.reg_class == new.reg_class and (old.profile is None or new.profile is None or old.profile == new.profile)
+                and old.number != new.number):
+            raise error("conflicting register semantics", new.loc)
 
 
 def _profile_stage(text: str) -> str | None:

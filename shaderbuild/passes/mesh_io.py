@@ -131,6 +131,8 @@ def rewrite(module: ir.Module, src: ir.Function, mb: MeshBindings) -> None:
             if isinstance(root, ir.VarRef) and id(root.var) in mb.renamed:     # indices[i] = ...
                 if mb.renamed[id(root.var)].storage is ir.Storage.PAYLOAD:
                     raise error(f"the payload '{mb.names[id(root.var)]}' is read-only in a mesh shader", s.loc)
+                if not (isinstance(s.place, ir.IndexRef) and s.place.base is root):      # `indices[i].x = ...`
+                    raise error("a vector in out indices array must be accessed as a whole", s.loc)   # DXC's words
                 fix_refs(s.value)
                 for x in ir.walk_expr(s.place):
                     if isinstance(x, ir.IndexRef):

@@ -44,7 +44,7 @@ HS_CASES = [
      "7:4: hull shader entry point 'main' requires the [outputcontrolpoints(...)] attribute (the number of "
      "control points the hull shader writes)"),
     (("outputcontrolpoints(3)", "outputcontrolpoints(33)"),
-     "6:22: [outputcontrolpoints] must be between 0 and 32, not 33"),
+     "6:22: [outputcontrolpoints] must be between 1 and 32, not 33"),
     (('[patchconstantfunc("constants")]', ""),
      "7:4: hull shader entry point 'main' requires the [patchconstantfunc(...)] attribute (the function that "
      "computes the tessellation factors)"),

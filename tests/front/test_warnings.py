@@ -45,6 +45,8 @@ int S(int v) { switch (v) { case 4294967297: return 1; } return 0; }
 technique T { pass P { } }
 static const uint B = 1 << 40;
 uint Shift(uint n) { return 1 << n; }
+cbuffer PO { float po : packoffset(c0) : packoffset(c1); };
+float4 PS(sample centroid float4 v : V) : SV_Target { float2 w = (1, 2); return v + w.x; }
 """
 
 EXPECTED = [
@@ -53,6 +55,10 @@ EXPECTED = [
     "[-Wignored-pragmas]",
     "t.hlsl:4:10: warning: extra tokens at end of #undef directive [-Wextra-tokens]",
     "t.hlsl:26:1: warning: effect technique ignored - effect syntax is deprecated [-Weffects-syntax]",   # parser's
+    "t.hlsl:29:42: warning: packoffset is overridden by another packoffset annotation [-Wpackoffset-override]",
+    "t.hlsl:30:18: warning: 'centroid' will be overridden by 'sample' [-Wspecifier-override]",
+    "t.hlsl:30:67: warning: comma expression used where a constructor list may have been intended "
+    "[-Wcomma-in-init]",
     "t.hlsl:6:11: warning: the initializer of uniform global 'g' is ignored; declare it 'static const' for a "
     "compile-time constant [-Wignored-attributes]",
     "t.hlsl:7:18: warning: 'out' parameter 'x' is not assigned on every path through 'F'; the caller receives "
@@ -105,9 +111,18 @@ QUIET_WARNINGS = [
 
 
 # warnings of forms only older language versions accept
-HV2016 = "RWStructuredBuffer<uint> O;\n[numthreads(2.0, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length; }\n"
+HV2016 = ("RWStructuredBuffer<uint> O;\n[numthreads(2.0, 1, 1)]\nvoid main() { float a[3]; O[0] = a.Length;\n"
+          "    for (int k = 0; k < 2; k++) {} for (int k = 0; k < 3; k++) {} O[1] = k; }\n")
 HV2016_WARNINGS = ["t.hlsl:3:36: warning: Length is deprecated [-Wdeprecated-declarations]",
+                   "t.hlsl:4:45: warning: redefinition of 'k' shadows declaration in the outer scope; most recent "
+                   "declaration will be used [-Wfor-redefinition]",
                    "t.hlsl:2:13: warning: attribute numthreads must have a uint literal argument [-Wattribute-type]"]
+
+
+# warnings only a vertex shader gets
+VS = "float4 main(float4 p : P) : POSITION { return p; }\n"
+VS_WARNINGS = ["t.hlsl:1:8: warning: 'POSITION' is a user-defined semantic; did you mean 'SV_Position'? "
+               "[-Wdx9-deprecation]"]
 
 
 def test_every_warning_has_its_group():
@@ -116,7 +131,10 @@ def test_every_warning_has_its_group():
     assert _headers(res) == EXPECTED
     old = _compile(HV2016, hlsl_version=2016)
     assert old.ok and _headers(old) == HV2016_WARNINGS
-    shown = {re.search(r"\[-W([a-z-]+)\]$", h).group(1) for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS}
+    vs = compile_file("t.hlsl", CompileOptions(entry="main", profile="vs_6_0", target="spirv"), text=VS)
+    assert vs.ok and _headers(vs) == VS_WARNINGS
+    shown = {re.search(r"\[-W([a-z0-9-]+)\]$", h).group(1)
+             for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS + VS_WARNINGS}
     assert shown == set(WARNING_GROUPS)        # the shaders cover every group
 
 
@@ -153,7 +171,7 @@ def test_wx_makes_every_warning_an_error():
 
 def test_docs_list_every_group():
     text = (REPO / "docs" / "WARNINGS.md").read_text()
-    listed = set(re.findall(r"^\| `([a-z-]+)` \|", text, re.M))
+    listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", text, re.M))
     assert listed == set(WARNING_GROUPS)
 
 

@@ -313,4 +313,4 @@ def test_wide_64bit_typed_element_is_located_for_spirv():
     two components had no location."""
     res = R.compile_hlsl("RWBuffer<uint64_t3> B : register(u0);\n[numthreads(1,1,1)] void main() { B[0] = 1; }\n",
                          profile="cs_6_0")
-    assert R.errors(res) == ["1:21: the element type of 'RWBuffer<uint64_t3>' does not fit in four 32-bit components"]
+    assert R.errors(res) == ["1:10: elements of typed buffers and textures must fit in four 32-bit quantities"]

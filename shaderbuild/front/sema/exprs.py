@@ -65,6 +65,11 @@ def literal_int(v: int) -> ir.Const:
     return ir.Const(ir.INT if -0x80000000 <= v <= 0x7FFFFFFF else ir.INT64, v)
 
 
+def _plain_int(e: ast.Expr) -> bool:
+    """An integer literal without a suffix: it takes the type of the other operand."""
+    return isinstance(e, ast.IntLit) and not e.suffix
+
+
 def _check_increment(t: ir.Type, loc: SourceLoc) -> None:
     """`++`/`--` need a numeric, non-bool place (DXC's words for a bool)."""
     if ir.is_numeric(t) and ir.scalar_of(t) == ir.BOOL:
@@ -537,6 +542,7 @@ class ExprLowering(HeapLowering, SemaBase):
             return self.operator_call(e)        # are evaluated, as for any call)
         if op in ("&&", "||"):
             return self.logical(e)
+        self.check_min_int_division(op, e.lhs, e.rhs, e.loc)
         a = self.rvalue(e.lhs)
         if isinstance(a.type, ir.Struct) and "operator" + op in self.methods.get(a.type.name, {}):
             held = self.temp(a.type, "operand")      # a struct value such as `(x + y) * k`'s left side
@@ -552,6 +558,21 @@ class ExprLowering(HeapLowering, SemaBase):
             out.insert(mark, ir.Store(ir.VarRef(held), a, e.loc))
             a = self.load(ir.VarRef(held))
         return self.binary(op, a, b, e.loc)
+
+    def check_min_int_division(self, op: str, lhs: ast.Expr, rhs: ast.Expr, loc: SourceLoc) -> None:
+        """DXC refuses a signed `/` or `%` whose result is a minimum-precision int (min16int, min12int) unless
+        -enable-16bit-types makes them int16_t; the written spelling says so (the IR type is a 32-bit int)."""
+        if op not in ("/", "%", "/=", "%=") or self.options.enable_16bit_types:
+            return
+        mins = ("min16int", "min12int")
+        left, right = self._spelling(lhs), self._spelling(rhs)
+        if op.endswith("="):        # a compound assignment has the target's type
+            bad = left in mins
+        else:                       # an unsuffixed literal takes the other operand's type
+            bad = (left in mins and (right in mins or _plain_int(rhs))) or (right in mins and _plain_int(lhs))
+        if bad:
+            raise error("signed integer division is not supported on minimum-precision types, cast to int to use "
+                        "32-bit division", loc)      # DXC's words
 
     def is_struct_operand(self, e: ast.Expr) -> bool:
         t = self.peek_type(e)
@@ -573,7 +594,11 @@ class ExprLowering(HeapLowering, SemaBase):
             t = self.resolve_type(e.operand, e.dims)
         else:
             with self.collect([]):            # sizeof does not evaluate its operand
-                t = self.rvalue(e.operand).type
+                operand = self.rvalue(e.operand)
+            t = operand.type
+            if self.is_literal(operand) and isinstance(t, ir.Scalar):     # a literal's width is not fixed
+                kind = "float" if t.is_float else "int"
+                raise error(f"invalid application of 'sizeof' to literal type 'literal {kind}'", e.loc)
         try:
             size = layout_of(t, "dx_structured").size
         except TypeError:
@@ -737,7 +762,7 @@ class ExprLowering(HeapLowering, SemaBase):
                 a = self.rvalue(e.true)
             with self.collect(else_body):
                 b = self.rvalue(e.false)
-            t = _conditional_type(self.result_type_of_pair(a, b, e.loc))
+            t = self.conditional_type(a, b, e.loc)
             result = self.temp(t)
             with self.collect(then_body):
                 self.emit(ir.Store(ir.VarRef(result), self.convert(a, t, e.true.loc)))
@@ -747,7 +772,19 @@ class ExprLowering(HeapLowering, SemaBase):
             return self.load(ir.VarRef(result))
         a = self.rvalue(e.true)
         b = self.rvalue(e.false)
-        return self.select(c, a, b, e.loc, _conditional_type(self.result_type_of_pair(a, b, e.loc)))
+        t = self.conditional_type(a, b, e.loc)
+        if not isinstance(c.type, ir.Scalar) and not isinstance(t, ir.Scalar) and shape_of(c.type) != shape_of(t):
+            # a vector condition selects per component: its shape is the result's (or a scalar result's)
+            raise error("conditional operator condition and result dimensions mismatch.", e.loc)     # DXC's words
+        return self.select(c, a, b, e.loc, t)
+
+    def conditional_type(self, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Type:
+        """`c ? a : b`'s type: DXC's HLSL 2021 rules (SemaHLSL.cpp CheckVectorConditional) take numeric
+        scalars, vectors and matrices, or two resources of one type; a struct or an array is refused."""
+        if isinstance(a.type, (ir.Struct, ir.Array)) or isinstance(b.type, (ir.Struct, ir.Array)):
+            raise error("conditional operator only supports results with numeric scalar, vector, or matrix types.",
+                        loc)     # DXC's words
+        return _conditional_type(self.result_type_of_pair(a, b, loc))
 
     def result_type_of_pair(self, a: ir.Expr, b: ir.Expr, loc: SourceLoc) -> ir.Type:
         if a.type == b.type:
@@ -791,6 +828,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if e.op == "=":
             value = self.convert(rhs, place.type, e.value.loc)
         else:
+            self.check_min_int_division(e.op, e.target, e.value, e.loc)
             if e.op not in ("&=", "|=", "^=") and ir.scalar_of(place.type) == ir.BOOL:
                 raise error("operator cannot be used with a bool lvalue", e.loc)     # DXC's words
             if ir.is_numeric(rhs.type) and ir.is_numeric(place.type) \

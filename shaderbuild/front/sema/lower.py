@@ -19,6 +19,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from ..attributes import wave_size_problems
 from ..modifiers import (
     FIELD,
     FUNCTION,
@@ -75,6 +76,11 @@ if TYPE_CHECKING:
 # stages with thread groups, hence groupshared memory
 GROUPSHARED_STAGES = frozenset({"compute", "mesh", "amplification"})
 MESH_OUTPUTS = frozenset({"vertices", "indices", "primitives"})
+
+# the min-precision types a declaration gets another precision for, without and with -enable-16bit-types
+_PROMOTED = {False: {"min10float": "min16float", "min12int": "min16int"},
+             True: {"min10float": "half", "min16float": "half", "min12int": "int16_t", "min16int": "int16_t",
+                    "min16uint": "uint16_t"}}
 
 MAX_ARRAY_ELEMENTS = 1 << 24
 # one-element vector type names (a set: a regex here cost its compile on every cold start)
@@ -264,10 +270,20 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.declare(name, sym, loc)
         return sym
 
-    def note_spelling(self, var: ir.Variable, ref: ast.TypeRef) -> None:
+    def note_spelling(self, var: ir.Variable, ref: ast.TypeRef, declared: bool = True) -> None:
         spelling = precision_spelling(ref)
         if spelling is not None:
             self.precision_spellings[id(var)] = (var, spelling)
+        if declared:
+            self.warn_promoted(ref)
+
+    def warn_promoted(self, ref: ast.TypeRef) -> None:
+        """DXC's note on a declaration of a min-precision type given another precision (SemaHLSL.cpp
+        WarnMinPrecision); a declaration seen twice warns once (the sink keeps one per place)."""
+        spelling = precision_spelling(ref)
+        promoted = _PROMOTED[self.options.enable_16bit_types].get(spelling or "")
+        if promoted:
+            self.sink.warning(f"'{spelling}' is promoted to '{promoted}'", ref.loc)
 
     def note_one_vector(self, var: ir.Variable, type_name: str) -> None:
         """A scalar variable declared as a one-component vector (`float1 x`): calls.py's intrinsic templates."""
@@ -747,6 +763,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """`string s = "...";` at global scope: checked as DXC does; printf may read it as its format."""
         if d.dims:
             raise error("array of type string is not supported", d.loc)
+        if "extern" in d.qualifiers:
+            raise error("string cannot be declared with 'extern' storage specifier", d.loc)     # DXC's words
         init = d.init.items[0] if isinstance(d.init, ast.InitList) and len(d.init.items) == 1 else d.init
         if init is not None and not isinstance(init, ast.StringLit) and not (
                 isinstance(init, ast.Name) and isinstance(self.scope.lookup(init.name), StringSymbol)):
@@ -842,6 +860,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def loose_uniform(self, d: ast.VarDecl, t: ir.Type) -> int:
         """A global without `static` is a member of the implicit `$Globals` cbuffer (the field index returned)."""
+        self.warn_promoted(d.type)
         if d.init is not None:
             self.sink.warning(f"the initializer of uniform global '{d.name}' is ignored; declare it 'static const' "
                               f"for a compile-time constant", d.init.loc)
@@ -935,7 +954,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if isinstance(elem, ast.TypeRef) and elem.name in _ONE_VECTOR:
             self.one_vector_elements[id(var)] = elem.name
         if isinstance(elem, ast.TypeRef):
-            self.note_spelling(var, elem)       # its elements' (calls._spelling of `Buf[i]`)
+            self.note_spelling(var, elem, declared=False)       # its elements' (calls._spelling of `Buf[i]`)
 
     def resource_alias(self, d: ast.VarDecl, t: ir.Type) -> None:
         """`static RWBuffer<T> A = B;` names the global resource B again (no new binding), as in DXC."""
@@ -968,6 +987,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
         for m in d.members:
             check_modifiers(m.qualifiers, GLOBAL, m.loc)
+            self.warn_promoted(m.type)
             t = self.resolve_type(m.type, m.dims)
             elem = t
             while isinstance(elem, ir.Array):
@@ -1368,6 +1388,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def entry_point(self, info: FuncInfo) -> ir.EntryPoint:
         d = info.decl
         stage = self.profile.stage
+        if stage == "vertex" and (d.semantic or "").upper() in ("POSITION", "POSITION0"):
+            # SM 6 keeps D3D9's POSITION a user semantic: no clip-space position is written (DXC's hint)
+            self.sink.warning(f"'{d.semantic}' is a user-defined semantic; did you mean 'SV_Position'?", d.loc)
+        marked = shader_kind(d)
+        if marked is not None and marked[0] != stage:
+            at = next(a.loc for a in d.attributes if a.name == "shader")
+            raise error(f"entry type '{stage}' from profile '{self.profile}' conflicts with shader attribute type "
+                        f"'{marked[0]}' on entry function '{d.name}'.", at)      # DXC's words
         numthreads = None
         for a in d.attributes:
             if a.name == "numthreads":
@@ -1385,6 +1413,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                     raise error(f"derivatives need [numthreads] to be 1D and a multiple of 4, or 2D/3D with X and "
                                 f"Y both multiples of 2 (not ({nx}, {ny}, {nz}))", a.loc,
                                 notes=[Diagnostic("note", "a derivative is computed here", used)])
+            if a.name == "wavesize":
+                sizes = [self.attribute_uint(a.name, x) for x in a.args]
+                problems = wave_size_problems(sizes, stage, self.profile.minor)
+                if problems:
+                    raise error(problems[0], a.loc)
         mesh = None
         if stage in ("mesh", "amplification"):
             from .mesh import mesh_info
@@ -1395,10 +1428,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if stage == "compute" and not isinstance(info.return_type, ir.VoidType):
             raise error(f"compute entry point '{d.name}' must return void", d.loc)
         for p, t in zip(d.params, info.param_types):
+            if isinstance(t, ir.Array) and isinstance(t.elem, ir.Resource) and t.elem.kind in STREAM_KINDS:
+                raise error(f"entry parameter of type '{t.elem}' may not be an array", p.loc)     # DXC's words
             if isinstance(t, ir.Resource) and t.kind in STREAM_KINDS:
                 if stage != "geometry":
                     raise error(f"stream parameter '{p.name}' is only allowed in a geometry shader", p.loc)
                 continue
+            if isinstance(t, ir.Resource) and p.type.name not in PATCH_TYPES:
+                raise error(f"object '{t}' is not allowed in entry function parameters", p.loc)   # DXC's words
             if stage == "geometry" and isinstance(t, ir.Array):
                 t = t.elem      # a primitive's vertices
             q = _mesh_qualifier([p])

@@ -57,7 +57,7 @@ def mesh_info(an, info: FuncInfo, numthreads: tuple[int, ...] | None) -> ir.Mesh
             continue
         if stage != "mesh":
             raise error(f"'{kind}' parameters are only allowed in a mesh shader", p.loc)
-        if direction != PARAMS[kind]:
+        if direction != PARAMS[kind] or PARAMS[kind] not in p.qualifiers:     # DXC wants `in payload` spelled
             raise error(f"a '{kind}' parameter must be declared '{PARAMS[kind]} {kind}'", p.loc)
         if getattr(mi, f"{kind}_param"):
             raise error(f"a mesh shader has one '{kind}' parameter", p.loc)

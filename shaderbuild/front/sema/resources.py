@@ -61,6 +61,8 @@ class ResourceLowering(SemaBase):
         info = KINDS.get(r.kind)
         if info is None or name not in info.methods:
             raise self._no_method(r, name, loc)
+        if template is not None and info.rep != "raw":     # only a byte-address buffer's Load<T>/Store<T> take one
+            raise error(f"Explicit template arguments on intrinsic {name} are not supported", loc)    # DXC's words
         if (info.rep in ("structured", "raw") or info.dim == "Buffer") and name.startswith("Load") and len(args) == 2:
             if info.rep == "raw":
                 return self._byte_address_method(res, r, name, args[:1], loc, template, template_row_major,

@@ -11,7 +11,7 @@ from ..attributes import check_statement_attributes, misplaced_statement_attribu
 from ..modifiers import LOCAL, report_modifiers
 from .base import SemaBase
 from .resources import LOOP_HINT
-from .scope import Scope, UnrollOffset
+from .scope import Scope, UnrollOffset, VarSymbol
 
 LOOP_HINTS = {"unroll": "unroll", "loop": "loop", "fastopt": "fastopt", "allow_uav_condition": None}
 IF_HINTS = {"branch": "branch", "flatten": "flatten"}
@@ -52,6 +52,10 @@ def _direct_breaks(stmts: list[ir.Stmt]):
 
 
 _STATEMENT_KINDS = {"ForStmt": "loop", "WhileStmt": "loop", "DoStmt": "loop", "IfStmt": "if", "SwitchStmt": "switch"}
+
+
+# resource methods DXC's intrinsic table marks read-only ([[ro]]): a call whose value is dropped does nothing
+_READ_METHODS = ("Load", "Sample", "Gather", "CalculateLevelOfDetail", "GetSamplePosition")
 
 
 def _has_no_effect(e: ast.Expr) -> bool:
@@ -106,6 +110,10 @@ class StmtLowering(SemaBase):
     def st_ExprStmt(self, s: ast.ExprStmt) -> None:
         if _has_no_effect(s.expr):
             self.warn("expression result unused", s.expr.loc)     # clang's -Wunused-value
+        elif (isinstance(s.expr, ast.CallExpr) and isinstance(s.expr.callee, ast.Member)
+              and s.expr.callee.name.startswith(_READ_METHODS)
+              and isinstance(self.peek_type(s.expr.callee.base), ir.Resource)):
+            self.warn("ignoring return value of function that only reads data", s.expr.loc)     # DXC's words
         self.effect(s.expr)
 
     def st_DeclStmt(self, s: ast.DeclStmt) -> None:
@@ -283,11 +291,26 @@ class StmtLowering(SemaBase):
             self.push_scope()
         try:
             if s.init is not None:
+                if not scoped and isinstance(s.init, ast.DeclStmt):
+                    self.redeclare_leaked(s.init)
                 self.lower_stmt(s.init)
             self.loop(s.attributes, s.cond, s.body, s.step, do_while=False)
         finally:
             if scoped:
                 self.pop_scope()
+
+    def redeclare_leaked(self, init: ast.DeclStmt) -> None:
+        """Before HLSL 2021 a for-init variable lives on in the enclosing scope, and a later for-init may
+        declare the name again: DXC warns and uses the newest declaration (SemaDecl.cpp, -Wfor-redefinition)."""
+        for d in init.decls:
+            old = self.scope.names.get(d.name) if isinstance(d, ast.VarDecl) else None
+            if not isinstance(d, ast.VarDecl) or not isinstance(old, VarSymbol):
+                continue
+            new_type = self.resolve_type(d.type, d.dims)
+            diff = "" if new_type == old.var.type else f" with a different type: '{new_type}' vs '{old.var.type}'"
+            self.warn(f"redefinition of '{d.name}'{diff} shadows declaration in the outer scope; most recent "
+                      f"declaration will be used", d.loc)
+            del self.scope.names[d.name]
 
     def st_WhileStmt(self, s: ast.WhileStmt) -> None:
         self.loop(s.attributes, s.cond, s.body, None, do_while=False)

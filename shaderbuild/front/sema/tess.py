@@ -110,11 +110,18 @@ def tess_info(an, info: FuncInfo, patch_constant: FuncInfo | None) -> ir.TessInf
     tess.output_topology = topo
     a = _required(d, "outputcontrolpoints", "the number of control points the hull shader writes")
     n = an.const_int(a.args[0])
-    if not 0 <= n <= MAX_CONTROL_POINTS:
-        raise error(f"[outputcontrolpoints] must be between 0 and {MAX_CONTROL_POINTS}, not {n}", a.args[0].loc)
+    if not 1 <= n <= MAX_CONTROL_POINTS:      # DXC: "outside the valid range of [1..32]"
+        raise error(f"[outputcontrolpoints] must be between 1 and {MAX_CONTROL_POINTS}, not {n}", a.args[0].loc)
     tess.output_control_points = n
     sizes = _patch_sizes(info, "InputPatch")
     if patch_constant is not None:
+        pc = patch_constant.decl.name
+        if any(f is patch_constant for f in an.reachable(info)):       # DXC's words (SemaHLSLDiagnoseTU.cpp)
+            raise error(f"patch constant function '{pc}' should not be reachable from entry function '{d.name}'",
+                        d.loc)
+        if any(f is info for f in an.reachable(patch_constant)):
+            raise error(f"entry function '{d.name}' should not be reachable from patch constant function '{pc}'",
+                        d.loc)
         sizes += _patch_sizes(patch_constant, "InputPatch")
         for p, t in zip(patch_constant.decl.params, patch_constant.param_types):
             if p.type.name == "OutputPatch" and isinstance(t, ir.Array) and t.size != n:

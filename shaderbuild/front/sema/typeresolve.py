@@ -47,6 +47,13 @@ def precision_spelling(ref: ast.TypeRef) -> str | None:
     return PRECISION_SPELLINGS.get(name, "") if name in SCALAR_SPELLINGS else None
 
 
+def _bits(t: ir.Type) -> int:
+    """The bits of a scalar or vector value."""
+    if isinstance(t, ir.Vector):
+        return t.size * t.elem.width
+    return t.width if isinstance(t, ir.Scalar) else 0
+
+
 def _shape_suffix(name: str) -> tuple[str, int, int | None] | None:
     """`half2x3` -> ('half', 2, 3), `float4` -> ('float', 4, None): the component name and shape of
     a shaped type name (string tests: a regular expression compiled at import costs a cold start)."""
@@ -155,6 +162,8 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
+            if name in TEXEL_RESOURCES and _bits(elem) > 128:     # double3/4, uint64_t3/4: DXC's words
+                raise error("elements of typed buffers and textures must fit in four 32-bit quantities", arg.loc)
             inner = resource_inside(elem) if KINDS[name].element != "block" else None
             if inner is not None:       # buffer memory holds values, not resources (fuzz finding)
                 raise error(f"'{elem}' is not a valid element type for '{name}': it contains the resource "
