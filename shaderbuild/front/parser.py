@@ -191,7 +191,8 @@ class Parser:
         return t
 
     def is_type_name(self, name: str) -> bool:
-        return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
+        known = self.user_types
+        return ((self.scoped(name, known) if self.ns or self.used else name) in known or is_builtin_type_name(name)
                 or name in ("unsigned", "signed"))
 
     def hidden(self, name: str) -> bool:
@@ -221,7 +222,8 @@ class Parser:
         return self.type_ref()
 
     def scoped(self, name: str, known: set[str]) -> str:
-        """`name` qualified with the innermost enclosing namespace that declares it (else `name`)."""
+        """`name` qualified with the innermost enclosing namespace that declares it (else `name`).
+        (Outside namespaces and `using namespace`, `name`: the hot callers test that themselves.)"""
         for prefix in reversed(self.ns):
             if prefix + name in known:
                 return prefix + name
@@ -655,7 +657,7 @@ class Parser:
                 self.advance()
             name = _UNSIGNED_OF[m.group(1)] + m.group(2) if m else "uint"
             return ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
-        name = self.scoped(t.text, self.user_types)
+        name = self.scoped(t.text, self.user_types) if self.ns or self.used else t.text
         if not self.is_type_name(name):
             # allow scoped enum / qualified names
             if self.peek().is_punct("::"):
@@ -1335,7 +1337,7 @@ class Parser:
 
     def assignment(self) -> ast.Expr:
         lhs = self.conditional()
-        t = self.tok
+        t = self.toks[self.pos]
         if t.kind is TokKind.PUNCT and t.text in ASSIGN_OPS:
             self.advance()
             self.enter(t.loc)
@@ -1360,7 +1362,7 @@ class Parser:
         lhs = self.unary()
         operators = 0
         while True:
-            t = self.tok
+            t = self.toks[self.pos]
             prec = BINARY_PREC.get(t.text) if t.kind is TokKind.PUNCT else None
             if prec is None or prec < min_prec or (self.in_template_arg and t.text in (">", ">>", ">=")):
                 return lhs
@@ -1374,7 +1376,7 @@ class Parser:
             lhs = ast.BinaryOp(t.loc, t.text, lhs, rhs)
 
     def unary(self) -> ast.Expr:
-        t = self.tok
+        t = self.toks[self.pos]
         if t.kind is TokKind.PUNCT and t.text in ("-", "+", "!", "~", "++", "--"):
             self.advance()
             self.enter(t.loc)
@@ -1400,7 +1402,7 @@ class Parser:
         entered = 0
         try:
             while True:
-                t = self.tok
+                t = self.toks[self.pos]
                 if t.kind is not TokKind.PUNCT or t.text not in (".", "[", "(", "++", "--"):
                     return e
                 self.enter(t.loc)
@@ -1450,7 +1452,7 @@ class Parser:
         return args
 
     def primary(self) -> ast.Expr:
-        t = self.tok
+        t = self.toks[self.pos]
         if t.kind is TokKind.INT:
             self.advance()
             digits = t.text.rstrip("uUlL")
@@ -1507,7 +1509,7 @@ class Parser:
             if t.text == "sizeof" and self.peek().kind is not TokKind.EOF and not self.peek().is_punct(";"):
                 self.advance()              # `sizeof x`, `sizeof v.x`: C's unary form
                 return ast.SizeOf(t.loc, self.unary())
-            template = self.scoped(t.text, self.template_funcs)
+            template = self.scoped(t.text, self.template_funcs) if self.ns or self.used else t.text
             if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()
                 self.advance()
