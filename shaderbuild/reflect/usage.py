@@ -3,11 +3,7 @@ manifest with "used": false (a DXIL build leaves it out of its resource table, a
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from .. import ir
-
-_VAR = attrgetter("var")
 
 
 def used_globals(module: ir.Module, entries: list[ir.EntryPoint] | None = None) -> set[int]:
@@ -25,6 +21,6 @@ def used_globals(module: ir.Module, entries: list[ir.EntryPoint] | None = None) 
             continue
         seen_fns.add(id(fn))
         exprs = ir.body_exprs(fn.body)
-        used |= global_ids.intersection(map(id, map(_VAR, ir.nodes_of(exprs, ir.VarRef))))
+        used |= global_ids.intersection([id(e.var) for e in ir.nodes_of(exprs, ir.VarRef)])
         stack += [e.func for e in ir.nodes_of(exprs, ir.Call)]
     return used
