@@ -163,15 +163,18 @@ class Parser:
         return t.text == text and t.kind in _WORD_KINDS
 
     def accept(self, text: str) -> bool:
-        if self.at(text):
-            self.advance()
+        t = self.toks[self.pos]     # at() and advance() inlined: a matched PUNCT or IDENT token is not EOF
+        if t.text == text and t.kind in _WORD_KINDS:
+            self.pos += 1
             return True
         return False
 
     def expect(self, text: str, what: str | None = None) -> Token:
-        if not self.at(text):
+        t = self.toks[self.pos]     # (as in accept)
+        if not (t.text == text and t.kind in _WORD_KINDS):
             self.fail(f"expected '{text}'" + (f" {what}" if what else ""))
-        return self.advance()
+        self.pos += 1
+        return t
 
     def fail(self, message: str, tok: Token | None = None) -> NoReturn:
         tok = tok or self.tok
