@@ -168,15 +168,18 @@ class Parser:
         return t.text == text and t.kind in _WORD_KINDS
 
     def accept(self, text: str) -> bool:
-        if self.at(text):
-            self.advance()
+        t = self.toks[self.pos]     # at() and advance() inlined: a matched PUNCT or IDENT token is not EOF
+        if t.text == text and t.kind in _WORD_KINDS:
+            self.pos += 1
             return True
         return False
 
     def expect(self, text: str, what: str | None = None) -> Token:
-        if not self.at(text):
+        t = self.toks[self.pos]     # (as in accept)
+        if not (t.text == text and t.kind in _WORD_KINDS):
             self.fail(f"expected '{text}'" + (f" {what}" if what else ""))
-        return self.advance()
+        self.pos += 1
+        return t
 
     def fail(self, message: str, tok: Token | None = None) -> NoReturn:
         tok = tok or self.tok
@@ -201,7 +204,8 @@ class Parser:
         return t
 
     def is_type_name(self, name: str) -> bool:
-        return (self.scoped(name, self.user_types) in self.user_types or is_builtin_type_name(name)
+        known = self.user_types
+        return ((self.scoped(name, known) if self.ns or self.used else name) in known or is_builtin_type_name(name)
                 or name in ("unsigned", "signed"))
 
     def hidden(self, name: str) -> bool:
@@ -231,7 +235,8 @@ class Parser:
         return self.type_ref()
 
     def scoped(self, name: str, known: set[str]) -> str:
-        """`name` qualified with the innermost enclosing namespace that declares it (else `name`)."""
+        """`name` qualified with the innermost enclosing namespace that declares it (else `name`).
+        (Outside namespaces and `using namespace`, `name`: the hot callers test that themselves.)"""
         for prefix in reversed(self.ns):
             if prefix + name in known:
                 return prefix + name
@@ -674,7 +679,7 @@ class Parser:
                 self.advance()
             name = _UNSIGNED_OF[m.group(1)] + m.group(2) if m else "uint"
             return ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
-        name = self.scoped(t.text, self.user_types)
+        name = self.scoped(t.text, self.user_types) if self.ns or self.used else t.text
         if not self.is_type_name(name):
             # allow scoped enum / qualified names
             if self.peek().is_punct("::"):
@@ -1370,7 +1375,7 @@ class Parser:
 
     def assignment(self) -> ast.Expr:
         lhs = self.conditional()
-        t = self.tok
+        t = self.toks[self.pos]
         if t.kind is TokKind.PUNCT and t.text in ASSIGN_OPS:
             self.advance()
             self.enter(t.loc)
@@ -1395,7 +1400,7 @@ class Parser:
         lhs = self.unary()
         operators = 0
         while True:
-            t = self.tok
+            t = self.toks[self.pos]
             prec = BINARY_PREC.get(t.text) if t.kind is TokKind.PUNCT else None
             if prec is None or prec < min_prec or (self.in_template_arg and t.text in (">", ">>", ">=")):
                 return lhs
@@ -1409,7 +1414,7 @@ class Parser:
             lhs = ast.BinaryOp(t.loc, t.text, lhs, rhs)
 
     def unary(self) -> ast.Expr:
-        t = self.tok
+        t = self.toks[self.pos]
         if t.kind is TokKind.PUNCT and t.text in ("-", "+", "!", "~", "++", "--"):
             self.advance()
             self.enter(t.loc)
@@ -1435,7 +1440,7 @@ class Parser:
         entered = 0
         try:
             while True:
-                t = self.tok
+                t = self.toks[self.pos]
                 if t.kind is not TokKind.PUNCT or t.text not in (".", "[", "(", "++", "--"):
                     return e
                 self.enter(t.loc)
@@ -1485,7 +1490,7 @@ class Parser:
         return args
 
     def primary(self) -> ast.Expr:
-        t = self.tok
+        t = self.toks[self.pos]
         if t.kind is TokKind.INT:
             self.advance()
             digits = t.text.rstrip("uUlL")
@@ -1546,7 +1551,7 @@ class Parser:
             if t.text == "sizeof" and self.peek().kind is not TokKind.EOF and not self.peek().is_punct(";"):
                 self.advance()              # `sizeof x`, `sizeof v.x`: C's unary form
                 return ast.SizeOf(t.loc, self.unary())
-            template = self.scoped(t.text, self.template_funcs)
+            template = self.scoped(t.text, self.template_funcs) if self.ns or self.used else t.text
             if template in self.template_funcs and self.peek().is_punct("<"):
                 self.advance()
                 self.advance()

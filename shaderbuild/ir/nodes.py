@@ -20,6 +20,8 @@ Semantic analysis has already:
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ..diagnostics import SourceLoc
 from ..records import Constant, DataRecord, Record
 from .subobjects import Subobject
@@ -27,8 +29,10 @@ from .types import Array, Resource, Struct, Type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any, ClassVar
+    from collections.abc import Callable, Iterator
+    from typing import Any, ClassVar, TypeVar
+
+    _E = TypeVar("_E", bound="Expr")
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
@@ -37,7 +41,7 @@ __all__ = [
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "Subobject",
     "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
-    "stmt_exprs", "body_exprs", "referenced_variables", "view_binding", "view_type", "entry_points",
+    "stmt_exprs", "body_exprs", "nodes_of", "referenced_variables", "view_binding", "view_type", "entry_points",
 ]
 
 
@@ -585,6 +589,12 @@ def body_exprs(stmts: list[Stmt]) -> list[Expr]:
                     else:
                         push(v)
     return out
+
+
+def nodes_of(exprs: list[Expr], cls: type[_E]) -> Iterator[_E]:
+    """The `cls` nodes of `exprs` (a `body_exprs` list), in order, selected at C speed: a search
+    testing every node in a Python loop costs ~110 ns a node, ~3.5 ms for a 5,700-line entry."""
+    return compress(exprs, map(cls.__instancecheck__, exprs))  # type: ignore[arg-type]
 
 
 def _push_children(e: Expr, stack: list[Expr]) -> None:

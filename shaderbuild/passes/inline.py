@@ -208,8 +208,8 @@ def _reached(root: ir.Function) -> set[int]:
     work = [root]
     while work:
         f = work.pop()
-        for x in ir.body_exprs(f.body):
-            if isinstance(x, ir.Call) and id(x.func) not in seen:
+        for x in ir.nodes_of(ir.body_exprs(f.body), ir.Call):
+            if id(x.func) not in seen:
                 seen.add(id(x.func))
                 work.append(x.func)
     return seen

@@ -512,7 +512,7 @@ def run(module: ir.Module, names: Iterable[str]) -> None:
     for fn in fns:
         if id(fn) not in seen:
             seen.add(id(fn))
-            if any(isinstance(x, ir.Intrinsic) and x.name in wanted for x in ir.body_exprs(fn.body)):
+            if any(x.name in wanted for x in ir.nodes_of(ir.body_exprs(fn.body), ir.Intrinsic)):
                 _Walk(fn, wanted).stmts(fn.body)    # (the search costs less than this rewriting walk)
 
 

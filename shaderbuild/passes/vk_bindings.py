@@ -174,11 +174,11 @@ def _uses(module: ir.Module, strict: bool) -> tuple[set[int], set[int]]:
     named: set[int] = set()
     users: set[int] = set()
     for f in module.functions:
-        for x in ir.body_exprs(f.body):
-            if isinstance(x, ir.VarRef):
-                if strict:
-                    named.add(id(x.var))
-            elif isinstance(x, ir.Intrinsic) and x.name in ("IncrementCounter", "DecrementCounter"):
+        exprs = ir.body_exprs(f.body)
+        if strict:
+            named.update([id(x.var) for x in ir.nodes_of(exprs, ir.VarRef)])
+        for x in ir.nodes_of(exprs, ir.Intrinsic):
+            if x.name in ("IncrementCounter", "DecrementCounter"):
                 r = x.args[0]
                 if isinstance(r, ir.IndexRef) and isinstance(r.base, ir.VarRef):  # a heap view, an array element
                     r = r.base

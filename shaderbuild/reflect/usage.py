@@ -20,9 +20,7 @@ def used_globals(module: ir.Module, entries: list[ir.EntryPoint] | None = None) 
         if id(fn) in seen_fns:
             continue
         seen_fns.add(id(fn))
-        for e in ir.body_exprs(fn.body):
-            if isinstance(e, ir.VarRef) and id(e.var) in global_ids:
-                used.add(id(e.var))
-            elif isinstance(e, ir.Call):
-                stack.append(e.func)
+        exprs = ir.body_exprs(fn.body)
+        used |= global_ids.intersection([id(e.var) for e in ir.nodes_of(exprs, ir.VarRef)])
+        stack += [e.func for e in ir.nodes_of(exprs, ir.Call)]
     return used

@@ -202,7 +202,7 @@ def compute_quads(ctx: Ctx) -> None:
 def unsupported(module: ir.Module, options: CompileOptions) -> None:
     """A located error for the first call of an intrinsic this target cannot express."""
     for fn in module.functions:
-        if not any(isinstance(x, ir.Intrinsic) and x.name in UNSUPPORTED_INTRINSICS for x in ir.body_exprs(fn.body)):
+        if not any(x.name in UNSUPPORTED_INTRINSICS for x in ir.nodes_of(ir.body_exprs(fn.body), ir.Intrinsic)):
             continue        # (the common case, found by the faster search; the walk below finds the statement)
         for s in ir.walk_stmts(fn.body):
             for e in ir.stmt_exprs(s):

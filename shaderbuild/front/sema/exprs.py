@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 _SWIZZLE_SETS = ("xyzw", "rgba")
+# (swizzle, vector size) -> its components: a pure result, remembered (at most 2 x 340 names per size)
+_SWIZZLE_COMPS: dict[tuple[str, int], tuple[int, ...]] = {}
 
 ARITH_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
 BIT_OPS = {"&": "bitand", "|": "bitor", "^": "bitxor", "<<": "shl", ">>": "shr"}
@@ -1151,6 +1153,9 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def swizzle_comps(self, t: ir.Type, name: str, loc: SourceLoc) -> tuple[int, ...]:
         n = t.size if isinstance(t, ir.Vector) else 1
+        comps = _SWIZZLE_COMPS.get((name, n))
+        if comps is not None:
+            return comps
         for letters in _SWIZZLE_SETS:
             if all(ch in letters for ch in name):
                 comps = tuple(letters.index(ch) for ch in name)
@@ -1159,6 +1164,7 @@ class ExprLowering(HeapLowering, SemaBase):
                 bad = [name[i] for i, c in enumerate(comps) if c >= n]
                 if bad:
                     raise error(f"vector swizzle '{name}' is out of bounds for type '{t}'", loc)
+                _SWIZZLE_COMPS[name, n] = comps
                 return comps
         raise error(f"invalid swizzle '{name}' on type '{t}'", loc)
 
