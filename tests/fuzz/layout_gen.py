@@ -73,6 +73,8 @@ class Lay:
     vectors: list[tuple[int, int]] = field(default_factory=list)   # (offset, size) of relaxed-placed vectors
     vec_place: bool = False         # placed as a vector (relaxed or cbuffer rules)
     starts_register: bool = False   # dx_cb: starts a 16-byte register
+    fields: list[tuple[str, int]] = field(default_factory=list)   # a struct's (member, offset)
+    stride: int | None = None       # an array's
 
 
 def _as_vector(node: tuple, rule: str) -> tuple | None:
@@ -131,7 +133,7 @@ def layout(node: tuple, rule: str) -> Lay:
             size = stride * length
         leaves = [(f"[{i}]{p}", i * stride + off, k) for i in range(length) for p, off, k in el.leaves]
         vectors = [(i * stride + off, s) for i in range(length) for off, s in el.vectors]
-        return Lay(size, align, leaves, vectors, starts_register=rule == "dx_cb")
+        return Lay(size, align, leaves, vectors, starts_register=rule == "dx_cb", stride=stride)
     return _struct(node[2], rule)
 
 
@@ -153,19 +155,20 @@ def _elem_align(lay: Lay) -> int:
 
 
 def _struct(fields: list, rule: str) -> Lay:
-    pos, align, leaves, vectors = 0, 1, [], []
+    pos, align, leaves, vectors, offsets = 0, 1, [], [], []
     for name, sub in fields:
         lay = layout(sub, rule)
         pos = place(pos, lay, rule)
+        offsets.append((name, pos))
         leaves += [(f".{name}{p}", pos + off, k) for p, off, k in lay.leaves]
         vectors += [(pos + off, s) for off, s in lay.vectors]
         pos += lay.size
         align = max(align, lay.align)
     if rule == "dx_cb":
-        return Lay(pos, 16, leaves, vectors, starts_register=True)
+        return Lay(pos, 16, leaves, vectors, starts_register=True, fields=offsets)
     if rule in ROUND16:
         align = _up(align, 16)
-    return Lay(_up(pos, align), align, leaves, vectors)
+    return Lay(_up(pos, align), align, leaves, vectors, fields=offsets)
 
 
 class _Gen:
@@ -225,6 +228,7 @@ class Case:
     expected: dict[str, list[int]]
     final: dict[str, bytes | None]
     layouts: dict[str, Lay]
+    tree: tuple = ()                # the struct T (a cbuffer's members: T's fields)
 
 
 def _store(kind: str, path: str, k: int) -> tuple[str, int]:
@@ -357,4 +361,4 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
         decl = "cbuffer C : register(b1) {" + inner + "};"
     source = "\n".join(["RWStructuredBuffer<uint> Out : register(u0);", *g.decls, decl, "[numthreads(1, 1, 1)]",
                         "void main() {", *body, *stores, *writes, "}"]) + "\n"
-    return Case(source, container, flag, sixteen, rules, data, expected, final, lays)
+    return Case(source, container, flag, sixteen, rules, data, expected, final, lays, tree)

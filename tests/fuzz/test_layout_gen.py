@@ -95,6 +95,94 @@ def test_raw_load_of_struct_with_column_matrices(backend: str) -> None:
     _check(case, backend)
 
 
+@pytest.mark.parametrize("block", ("cbuffer", "sb"))
+def test_relaxed_64bit_vector_and_row_matrix_members_as_dxc(block: str) -> None:
+    """Layout finding (DXC's AlignmentSizeCalculator::alignUsingHLSLRelaxedLayout): under the vector-relaxed
+    std140/std430 rules a vector of 64-bit elements keeps its base alignment (double3: 32; we put it at 16),
+    and a 1xN / Nx1 matrix member is relaxed like a vector (float1x3 after a float: 4-aligned unless it
+    straddles; we used its full alignment).  Offsets by hand: a 0, d 32 (base alignment 32), b 56, m 60 would
+    straddle 64, so 64; n (float2x1) right after at 76 -> straddles 80, so 80."""
+    tree = ("t", "S", [("a", ("v", "float", 1)), ("d", ("v", "double", 3)), ("b", ("v", "float", 1)),
+                       ("m", ("m", "float", 1, 3, False)), ("n", ("m", "float", 2, 1, True))])
+    rule = "std140" if block == "cbuffer" else "std430"
+    lay = layout_gen.layout(tree, rule)
+    at = {p: off for p, off, _k in lay.leaves}
+    assert [at[".a"], at[".d.x"], at[".b"], at[".m._m00"], at[".n._m00"]] == [0, 32, 56, 64, 80]
+    fields = "float a; double3 d; float b; column_major float1x3 m; row_major float2x1 n;"
+    decl = f"cbuffer C : register(b1) {{ {fields} }};" if block == "cbuffer" else \
+        f"struct S {{ {fields} }};\nStructuredBuffer<S> B : register(t2);"
+    pre = "" if block == "cbuffer" else "B[0]."
+    src = (f"RWStructuredBuffer<uint> Out : register(u0);\n{decl}\n[numthreads(1, 1, 1)]\nvoid main() {{\n"
+           f"  {{ uint lo, hi; asuint({pre}d.z, lo, hi); Out[0] = lo; Out[1] = hi; }}\n"
+           f"  Out[2] = asuint({pre}b);\n  Out[3] = asuint({pre}m._m02);\n  Out[4] = asuint({pre}n._m10);\n}}\n")
+    buf = bytes(layout_gen._halfwords(256, set()))
+    want = [*layout_gen._read(buf, at[".d.z"], "double"), *(layout_gen._read(buf, at[p], "float")[0]
+                                                            for p in (".b", ".m._m02", ".n._m10"))]
+    case = layout_gen.Case(src, "cbuffer" if block == "cbuffer" else "sb", "default", False,
+                           {"vk": rule, "dx": rule}, {"vk": buf, "dx": buf}, {"vk": want, "dx": want},
+                           {"vk": None, "dx": None}, {"vk": lay, "dx": lay})
+    _check(case, "spirv")
+
+
+def _manifest_mismatches(case: layout_gen.Case) -> list[str]:
+    """Where the binding manifest's reflected offsets, sizes and strides (both sides: "hlsl" and "vulkan")
+    differ from the generator's layout of the same struct."""
+    m = layout_run.compile_case(case, "spirv").manifest
+    res = {r["name"]: r for r in m["resources"]}
+    if case.container == "push":
+        top = m["push_constants"][0]["block"]
+    elif case.container in ("cbuffer", "cbt"):
+        top = res["C"]["block"]
+    else:
+        top = res["B"]["element"]
+        for side, route in (("hlsl", "dx"), ("vulkan", "vk")):
+            lay = case.layouts[route]
+            if res["B"][side]["stride"] != -(-lay.size // lay.align) * lay.align:
+                return [f"{side} stride {res['B'][side]['stride']}, want {lay.size} rounded to {lay.align}"]
+    want = {side: case.layouts[route].size for side, route in (("hlsl", "dx"), ("vulkan", "vk"))}
+    if case.container in ("cbuffer", "cbt", "push"):     # a block's Vulkan size: the byte range it covers
+        lay = case.layouts["vk"]
+        want["vulkan"] = max(off + layout_gen.layout(sub, case.rule["vk"]).size
+                             for (_n, off), (_m, sub) in zip(lay.fields, case.tree[2]))
+    bad = [f"{side}_size {top[f'{side}_size']}, want {size}" for side, size in want.items()
+           if top[f"{side}_size"] != size]
+
+    def walk(node: tuple, members: list[dict], where: str) -> None:
+        for (name, sub), mj in zip(node[2], members, strict=True):
+            assert mj["name"] == name
+            for side, route in (("hlsl", "dx"), ("vulkan", "vk")):
+                rule = case.rule[route]
+                off = dict(layout_gen.layout(node, rule).fields)[name]
+                sub_lay = layout_gen.layout(sub, rule)
+                got = (mj[side]["offset"], mj[side]["size"], mj[side].get("array_stride"))
+                want = (off, sub_lay.size, sub_lay.stride)
+                if got != want:
+                    bad.append(f"{where}{name} {side}: (offset, size, stride) {got}, want {want}")
+            inner = sub[1] if sub[0] == "a" else sub
+            if inner[0] == "t":
+                walk(inner, mj["members"], f"{where}{name}.")
+
+    walk(case.tree, top["members"], "")
+    return bad
+
+
+@pytest.mark.parametrize("container", ("cbuffer", "cbt", "push", "sb", "rw"))
+def test_manifest_reflects_the_generated_layout(container: str) -> None:
+    """The manifest's reflected layout (hlsl and vulkan sides) is the generator's, for a sample of cases per
+    container and flag."""
+    checked = 0
+    for flag in layout_gen.FLAGS:
+        for k in range(3):
+            case = layout_gen.generate(random.Random(f"manifest:{container}:{flag}:{k}"), container, flag)
+            try:
+                bad = _manifest_mismatches(case)
+            except layout_run.Refused:
+                continue
+            checked += 1
+            assert not bad, "\n".join(bad[:20]) + "\n--- program ---\n" + case.source
+    assert checked >= 8
+
+
 def _hand_case(src: str, tree: tuple, copies: list, reads: list) -> layout_gen.Case:
     """A case written by hand, its expectations computed by the generator's rule functions."""
     rules = {"vk": "std430", "dx": "dx_sb"}
