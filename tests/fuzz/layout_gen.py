@@ -1,9 +1,10 @@
 """A generator of buffer memory layouts (issue 20): a struct of bool / 32-bit / 64-bit / 16-bit members
 (vectors, matrices of every element type in both majorities, arrays, nested structs) in a cbuffer,
-ConstantBuffer<T>, push-constant block, StructuredBuffer<T>, RWStructuredBuffer<T> or
-ByteAddressBuffer.Load<T>, under DXC's default Vulkan rules or -fvk-use-{dx,gl,scalar}-layout, with the
-bytes every read returns and, for RWStructuredBuffer, the buffer after whole-struct and single-member
-stores.  The offsets are computed here from the rules alone (not from shaderbuild/ir/layout.py):
+ConstantBuffer<T>, push-constant block, StructuredBuffer<T>, RWStructuredBuffer<T>, ByteAddressBuffer.Load<T>
+or RWByteAddressBuffer.Load<T> / Store<T>, under DXC's default Vulkan rules or -fvk-use-{dx,gl,scalar}-layout,
+with the bytes every read returns and, for the RW buffers, the whole buffer after whole-struct (and, for
+RWStructuredBuffer, single-member) stores: untouched bytes keep their value.  The offsets are computed here
+from the rules alone (not from shaderbuild/ir/layout.py):
 
   dx_cb   D3D cbuffer packing: 16-byte registers, nothing of 16 bytes or less crosses one, larger
           vectors start one; arrays, structs and matrices of more than one stored vector start a
@@ -35,13 +36,14 @@ SIZES = {"bool": 4, "int": 4, "uint": 4, "float": 4, "double": 8, "int64_t": 8, 
 K32 = ("bool", "int", "uint", "float", "half", "double", "int64_t", "uint64_t")    # half: 32-bit without the flag
 K16 = ("bool", "int", "uint", "float", "double", "int64_t", "uint64_t", "half", "int16_t", "uint16_t", "min16float")
 CORE = ("bool", "int", "uint", "float", "double", "half", "min16float")   # with NxM matrix type names
-CONTAINERS = ("cbuffer", "cbt", "push", "sb", "rw", "bab")
+CONTAINERS = ("cbuffer", "cbt", "push", "sb", "rw", "bab", "rwbab")
 FLAGS = ("default", "dx", "gl", "scalar")
 # (D3D rule, Vulkan rule per flag) of each container
 UNIFORM = {"default": "std140", "dx": "dx_cb", "gl": "gl140", "scalar": "scalar"}
 STORAGE = {"default": "std430", "dx": "dx_sb", "gl": "gl430", "scalar": "scalar"}
 RULES = {"cbuffer": ("dx_cb", UNIFORM), "cbt": ("dx_cb", UNIFORM), "push": ("dx_cb", STORAGE),
-         "sb": ("dx_sb", STORAGE), "rw": ("dx_sb", STORAGE), "bab": ("dx_sb", dict.fromkeys(FLAGS, "dx_sb"))}
+         "sb": ("dx_sb", STORAGE), "rw": ("dx_sb", STORAGE), "bab": ("dx_sb", dict.fromkeys(FLAGS, "dx_sb")),
+         "rwbab": ("dx_sb", dict.fromkeys(FLAGS, "dx_sb"))}
 # ByteAddressBuffer.Load<T>: shaderbuild reads T at D3D's offsets on both targets whatever the flag
 # (docs/CONFORMANCE.md "Raw buffers"); DXC's SPIR-V uses its structured-buffer rule (RawBufferMethods.cpp,
 # sBufferLayoutRule), so this is the project's rule, not DXC's
@@ -301,8 +303,8 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
     if container == "push" and lays["vk"].size > 128:
         return None         # Vulkan's guaranteed push-constant size
     stride = {r: _up(lay.size, lay.align) for r, lay in lays.items()}
-    reader = {"cbuffer": "", "cbt": "C.", "push": "C.", "sb": "B[1].", "rw": "B[1].", "bab": "t."}[container]
-    base = {r: (stride[r] if container in ("sb", "rw") else BAB_BASE if container == "bab" else 0) for r in rules}
+    reader = {"cbuffer": "", "cbt": "C.", "push": "C.", "sb": "B[1].", "rw": "B[1].", "bab": "t.", "rwbab": "t."}[container]
+    base = {r: (stride[r] if container in ("sb", "rw") else BAB_BASE if container in ("bab", "rwbab") else 0) for r in rules}
     leaves = lays["vk"].leaves
     stores, k = [], 0
     for path, _off, kind in leaves:
@@ -321,7 +323,8 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
             copied.append(path)
     data, expected, final = {}, {}, {}
     for route, lay in lays.items():
-        nbytes = (base[route] + ELEMS * stride[route]) if container in ("sb", "rw", "bab") else _up(lay.size, 16)
+        nbytes = base[route] + ELEMS * _up(stride[route], 16) if container in ("sb", "rw", "bab", "rwbab") \
+            else _up(lay.size, 16)
         nbytes = _up(nbytes + 16, 16)
         bools = sorted({(base[route] + off) // 4 for _p, off, kind in lay.leaves if kind == "bool"})
         if container == "rw":
@@ -332,14 +335,17 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
         data[route] = bytes(buf)
         expected[route] = [w for _p, off, kind in lay.leaves for w in _read(buf, base[route] + off, kind)]
         final[route] = None
-        if container == "rw":
+        st = stride[route]
+        copies = [(0, 2 * st, None)] + [(st, 3 * st, p) for p in copied] if container == "rw" else \
+            [(BAB_BASE, BAB_BASE + 2 * _up(st, 16), None)] if container == "rwbab" else []
+        if copies:
             out = bytearray(buf)
-            for src, dst, pick in [(0, 2, None)] + [(1, 3, p) for p in copied]:
+            for src, dst, pick in copies:
                 for p, off, kind in lay.leaves:
                     if pick is not None and not (p == pick or p.startswith(pick + ".") or p.startswith(pick + "[")):
                         continue
                     size = SIZES[kind]
-                    s, d = src * stride[route] + off, dst * stride[route] + off
+                    s, d = src + off, dst + off
                     chunk = buf[s:s + size]
                     if kind == "bool":
                         chunk = bytearray(int(any(chunk)).to_bytes(4, "little"))
@@ -352,8 +358,11 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
         "sb": f"StructuredBuffer<{tname}> B : register(t2);",
         "rw": f"RWStructuredBuffer<{tname}> B : register(u2);",
         "bab": "ByteAddressBuffer B : register(t2);",
+        "rwbab": "RWByteAddressBuffer B : register(u2);",
     }[container]
-    body = [f"  {tname} t = B.Load<{tname}>({BAB_BASE});"] if container == "bab" else []
+    body = [f"  {tname} t = B.Load<{tname}>({BAB_BASE});"] if container in ("bab", "rwbab") else []
+    if container == "rwbab":        # a whole-struct Store<T>: only T's members' bytes change
+        writes.append(f"  B.Store<{tname}>({BAB_BASE + 2 * _up(stride['dx'], 16)}, t);")
     if container == "cbuffer":
         # the cbuffer's members are T's fields (the last struct declared is T; move its body into the cbuffer)
         tdecl = g.decls.pop()

@@ -70,7 +70,7 @@ def run(case: Case, backend: str) -> tuple[list[int], bytes | None]:
         from harness import dxil_exec
         specs = [(rmap[b]["hlsl"]["register"], rmap[b]["hlsl"]["space"], rmap[b]["hlsl"]["class"], d) for b, d in bufs]
         got = dxil_exec.run_dxil_compute(res.binary, "main", specs)
-        return _words(got[1])[:n], got[0] if case.container == "rw" else None
+        return _words(got[1])[:n], got[0] if case.container in ("rw", "rwbab") else None
     from harness import dxil_consumer, vulkan_runner
     spirv = dxil_consumer.to_spirv(res.binary)
     reflect = tools.spirv_cross_reflect(spirv)
@@ -84,7 +84,7 @@ def run(case: Case, backend: str) -> tuple[list[int], bytes | None]:
         order.append((d, key in used))
     got = iter(vulkan_runner.run_compute(spirv, reflect["entryPoints"][0]["name"], descs))
     outs = [next(got) if bound else d for d, bound in order]
-    return _words(outs[1])[:n], outs[0] if case.container == "rw" else None
+    return _words(outs[1])[:n], outs[0] if case.container in ("rw", "rwbab") else None
 
 
 def _run_spirv(case: Case, n: int, name: str, data: bytes) -> tuple[list[int], bytes | None]:
@@ -109,7 +109,7 @@ def _run_spirv(case: Case, n: int, name: str, data: bytes) -> tuple[list[int], b
                                        "uniform" if v["descriptor_type"] == "uniform_buffer" else "storage"))
     got = vulkan_runner.run_compute(res.binary, "main", descs, push_constants=push)
     out = got[-1]
-    return _words(out)[:n], got[0] if case.container == "rw" else None
+    return _words(out)[:n], got[0] if case.container in ("rw", "rwbab") else None
 
 
 def findings(case: Case, backends: tuple[str, ...] = ("spirv", "dxil", "dxil-vk")) -> list[str]:
