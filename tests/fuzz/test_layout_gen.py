@@ -214,3 +214,20 @@ def test_layout_check_can_fail() -> None:
     assert [o for _p, o, _k in wrong.leaves] == [0, 16, 32] and [o for _p, o, _k in right.leaves] == [0, 4, 8]
     case.expected["vk"] = [w ^ 1 for w in case.expected["vk"]]
     assert layout_run.findings(case, ("spirv",))
+
+
+@pytest.mark.parametrize("decl", ["column_major int3x4 m;", "column_major uint2x2 m[2];"])
+def test_dx_layout_push_constant_refusal_is_located(decl: str) -> None:
+    """Layout finding (campaign): under -fvk-use-dx-layout a push-constant block holding a matrix the SPIR-V
+    types cannot store as HLSL packs it was refused without a location ("error: ..." only); now the error
+    points at the push-constant variable, as it does for every other buffer."""
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.diagnostics import render_all
+    from shaderbuild.options import CompileOptions
+
+    src = (f"RWStructuredBuffer<uint> Out : register(u0);\nstruct S {{ uint a; {decl} }};\n"
+           "[[vk::push_constant]] ConstantBuffer<S> P;\n[numthreads(1, 1, 1)]\nvoid main() { Out[0] = P.a; }\n")
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="spirv", vk_layout="dx")
+    res = compile_file("dx.hlsl", opts, text=src)
+    text = render_all(res.diagnostics, res.sources)
+    assert not res.ok and text.startswith("dx.hlsl:3:41: error: ") and "not supported by the SPIR-V backend" in text
