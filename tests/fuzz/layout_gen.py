@@ -32,10 +32,11 @@ import random
 from dataclasses import dataclass, field
 
 SIZES = {"bool": 4, "int": 4, "uint": 4, "float": 4, "double": 8, "int64_t": 8, "uint64_t": 8,
-         "half": 2, "int16_t": 2, "uint16_t": 2, "min16float": 2}
+         "half": 2, "int16_t": 2, "uint16_t": 2, "min16float": 2, "min16int": 2, "min16uint": 2}
 K32 = ("bool", "int", "uint", "float", "half", "double", "int64_t", "uint64_t")    # half: 32-bit without the flag
-K16 = ("bool", "int", "uint", "float", "double", "int64_t", "uint64_t", "half", "int16_t", "uint16_t", "min16float")
-CORE = ("bool", "int", "uint", "float", "double", "half", "min16float")   # with NxM matrix type names
+K16 = ("bool", "int", "uint", "float", "double", "int64_t", "uint64_t", "half", "int16_t", "uint16_t", "min16float",
+       "min16int", "min16uint")                     # min16*: 16-bit with the flag (DXC's SPIR-V.rst table)
+CORE = ("bool", "int", "uint", "float", "double", "half", "min16float", "min16int", "min16uint")   # NxM type names
 CONTAINERS = ("cbuffer", "cbt", "push", "sb", "rw", "bab", "rwbab")
 FLAGS = ("default", "dx", "gl", "scalar")
 # (D3D rule, Vulkan rule per flag) of each container
@@ -197,10 +198,8 @@ class _Gen:
             return f"{'row' if rm else 'column'}_major {ty}", "", ("m", kind, rows, cols, rm)
         if r < 0.8:
             ty, suffix, node = self.member(depth + 1) if depth < 2 else (f"{kind}2", "", ("v", kind, 2))
-            if suffix:
-                ty, node = f"{kind}3", ("v", kind, 3)
             length = self.rng.randint(1, 3)
-            return ty, f"[{length}]", ("a", node, length)
+            return ty, f"[{length}]{suffix}", ("a", node, length)      # suffix: an array of arrays
         return self.struct(depth + 1, self.rng.randint(1, 3)), "", self.last
 
     def struct(self, depth: int, n: int) -> str:
@@ -241,7 +240,7 @@ def _store(kind: str, path: str, k: int) -> tuple[str, int]:
         return f"  {{ uint lo, hi; asuint({path}, lo, hi); Out[{k}] = lo; Out[{k + 1}] = hi; }}", 2
     if kind in ("int64_t", "uint64_t"):
         return f"  Out[{k}] = uint({path}); Out[{k + 1}] = uint({path} >> 32);", 2
-    if kind in ("int16_t", "uint16_t", "min16float") or (kind == "half"):
+    if SIZES[kind] == 2:
         return f"  Out[{k}] = uint(asuint16({path}));", 1
     if kind == "uint":
         return f"  Out[{k}] = {path};", 1
