@@ -297,8 +297,11 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
     dx_rule, vk_rules = RULES[container]
     rules = {"dx": dx_rule, "vk": vk_rules[flag]}
     lays = {route: layout(tree, rule) for route, rule in rules.items()}
-    if any(_straddles(o, s) for o, s in lays["vk"].vectors) and rules["vk"] in RELAXED:
-        return None         # DXC's own layout is invalid for Vulkan; ir/layout.py moves it on purpose
+    vk_stride = _up(lays["vk"].size, lays["vk"].align)
+    if rules["vk"] in RELAXED and any(_straddles(i * vk_stride + o, s) for o, s in lays["vk"].vectors
+                                      for i in range(16 if container in ("sb", "rw") else 1)):
+        return None         # DXC's own layout (of some buffer element) is invalid for Vulkan; ir/layout.py
+        # moves such a struct, or rounds the stride of an array of them to 16, on purpose
     if container == "push" and lays["vk"].size > 128:
         return None         # Vulkan's guaranteed push-constant size
     stride = {r: _up(lay.size, lay.align) for r, lay in lays.items()}
