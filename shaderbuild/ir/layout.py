@@ -150,7 +150,7 @@ def _improper_straddle(offset: int, size: int) -> bool:
 
 def _straddles(t: Type, lay: Layout, base: int, rule: str, row_major: bool) -> bool:
     """Whether a vector somewhere inside `t`, placed at absolute offset `base`, improperly straddles."""
-    if isinstance(t, Vector):
+    if _vector_like(t):
         return _improper_straddle(base, lay.size)
     if isinstance(t, Struct):
         return any(_straddles(f.type, m, base + off, rule, row_major if f.row_major is None else f.row_major)
@@ -179,6 +179,19 @@ def _place_aggregate(offset: int, t: Type, fl: Layout, rule: str, row_major: boo
             break
         offset += fl.alignment
     return offset
+
+
+def _vector_like(t: Type) -> bool:
+    """A vector, or a 1xN / Nx1 matrix (a vector under the Vulkan rules; DXC's isVectorType)."""
+    return isinstance(t, Vector) or (isinstance(t, Matrix) and (t.rows == 1) != (t.cols == 1))
+
+
+def _relaxed_alignment(t: Type, fl: Layout) -> int:
+    """DXC's vector relaxation (AlignmentSizeCalculator::alignUsingHLSLRelaxedLayout): a vector of 16- or
+    32-bit elements aligns to its element; a 64-bit one keeps its base alignment (a double3 at 32)."""
+    assert isinstance(t, (Vector, Matrix))
+    e = _scalar_size(t.elem)
+    return e if e <= 4 else fl.alignment
 
 
 def _place_vector(offset: int, fl: Layout, elem_align: int) -> int:
@@ -213,8 +226,10 @@ def _struct(t: Struct, rule: str, row_major: bool) -> Layout:
             end = max(end, f.packoffset + fl.size)
             max_align = max(max_align, fl.alignment)
             continue
-        elif isinstance(f.type, Vector) and (rule in _RELAXED or rule == "dx_cbuffer"):
+        elif isinstance(f.type, Vector) and rule == "dx_cbuffer":
             offset = _place_vector(offset, fl, _scalar_size(f.type.elem))
+        elif _vector_like(f.type) and rule in _RELAXED:
+            offset = _place_vector(offset, fl, _relaxed_alignment(f.type, fl))
         elif rule == "dx_cbuffer":
             offset = _place_cbuffer(offset, f.type, fl)
         elif rule in _RELAXED and isinstance(f.type, (Struct, Array)):

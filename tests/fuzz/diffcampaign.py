@@ -7,7 +7,9 @@ through dxil-spirv must agree, and dxil-spirv must convert the -O0 DXIL too), `e
 denser control flow: jumps in nested ifs, loops left by `break` only, early returns), `shapes` (loops plus matrices
 and switches with fallthrough and shared labels), `switchloop` (programs with
 a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
-name), `matrix` (matrix_gen int matrix programs over row_major/column_major buffers: every route must store
+name), `layout` (layout_gen structs of bool/16/32/64-bit members in every buffer kind under every
+-fvk-use-*-layout flag: every read and every word after RWStructuredBuffer stores must be what the rules name;
+a refusal must be a located error; one line per run with the case's container and flag goes to stderr with -v), `matrix` (matrix_gen int matrix programs over row_major/column_major buffers: every route must store
 what matrix_gen computes), `numeric` (numeric_gen expressions at D3D's integer and float edges, run time and folded: every route
 must store the words numeric_gen's own evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
@@ -15,6 +17,7 @@ must store the words numeric_gen's own evaluator computes).  Input i depends onl
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import random
 import sys
@@ -29,7 +32,7 @@ from lang_util import run_backend
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 
-from . import cbuffer_gen, hlsl_gen, matrix_gen, numeric_gen
+from . import cbuffer_gen, hlsl_gen, layout_gen, layout_run, matrix_gen, numeric_gen
 from .test_differential import _zero_sign_free, differences, same
 
 
@@ -92,6 +95,19 @@ def _cbuffer_findings(layout: cbuffer_gen.Layout) -> list[str]:
     return found
 
 
+REFUSED: collections.Counter[str] = collections.Counter()     # layout: the located refusals, by message
+
+
+def _layout_findings(case: layout_gen.Case) -> list[str]:
+    try:
+        return layout_run.findings(case)
+    except layout_run.Refused as exc:
+        text = str(exc)
+        located = text.startswith("layout.hlsl:") and ": error: " in text and "internal compiler error" not in text
+        REFUSED[text.splitlines()[0].split(": error: ")[-1][:60]] += 1
+        return [] if located else [f"unlocated refusal: {text}"[:3000]]
+
+
 def _numeric_findings(prog: numeric_gen.NumProgram) -> list[str]:
     found = []
     for backend in ("spirv", "dxil", "dxil-vk"):
@@ -125,6 +141,10 @@ def _input(kind: str, tag: str, i: int):
     if kind == "cbuffer":
         layout = cbuffer_gen.generate(rng)
         return layout.source, lambda: _cbuffer_findings(layout)
+    if kind == "layout":
+        case = layout_gen.generate(rng)
+        head = f"// {case.container} -fvk-use-{case.flag}-layout 16bit={case.enable_16bit}\n"
+        return head + case.source, lambda: _layout_findings(case)
     if kind == "matrix":
         mat = matrix_gen.generate(rng)
         return mat.source, lambda: _matrix_findings(mat)
@@ -141,7 +161,8 @@ def _input(kind: str, tag: str, i: int):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix"),
+    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix",
+                                          "layout"),
                     default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)
@@ -171,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{run} run, {bad} with findings, {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
     vulkan_runner.shutdown()
     print(json.dumps({"kind": args.kind, "tag": args.tag, "run": run, "with_findings": bad,
-                      "seconds": round(time.monotonic() - t0, 1)}))
+                      "seconds": round(time.monotonic() - t0, 1), **({"refused": dict(REFUSED)} if REFUSED else {})}))
     return 1 if bad else 0
 
 

@@ -64,8 +64,9 @@ def _is64(s: ir.Scalar) -> bool:
     return s.kind != "bool" and s.width == 64
 
 
-def _runs(scalars: Sequence[ir.Scalar], offsets: Sequence[int], comps: list[int], limit: int = 4) -> list[list[int]]:
-    """Group components into runs of <= 4 consecutive same-typed values."""
+def _runs(scalars: Sequence[ir.Scalar], offsets: Sequence[int], comps: list[int], split: bool) -> list[list[int]]:
+    """Group components into runs of <= 4 consecutive same-typed values (<= 2 of a 64-bit type moved as
+    i32 pairs when `split`: four words; decided per run, as one element mixes 32- and 64-bit members)."""
     runs: list[list[int]] = []
     for c in comps:
         if runs:
@@ -73,7 +74,7 @@ def _runs(scalars: Sequence[ir.Scalar], offsets: Sequence[int], comps: list[int]
             p = last[-1]
             s = scalars[c]
             if (memory_scalar(scalars[p]) == memory_scalar(s) and offsets[c] == offsets[p] + _size(s)
-                    and len(last) < limit):
+                    and len(last) < (2 if split and _is64(s) else 4)):
                 last.append(c)
                 continue
         runs.append([c])
@@ -90,7 +91,7 @@ def _load_plan(t: ir.Type, row_major: bool, split: bool) -> tuple[tuple, int]:
     offs = component_offsets(t, "dx_structured", row_major)
     in_memory = sorted(range(len(scalars)), key=offs.__getitem__)
     plan = []
-    for run in _runs(scalars, offs, in_memory, 2 if split and _is64(scalars[0]) else 4):
+    for run in _runs(scalars, offs, in_memory, split):
         mt = memory_scalar(scalars[run[0]])
         plan.append((tuple(run), offs[run[0]], mt, split and mt.width == 64,
                      tuple(scalars[c].kind == "bool" for c in run)))
@@ -207,7 +208,7 @@ class BufferAccess:
         if p.res.shape not in (STRUCTURED, RAW):
             return self._typed_write(p, scalars, vals)
         split = L.sm < (6, 3)
-        for run in _runs(scalars, offs, comps, 2 if split and _is64(scalars[comps[0]]) else 4):
+        for run in _runs(scalars, offs, comps, split):
             s = scalars[run[0]]
             mt = memory_scalar(s)
             vs = [to_memory(L, vals[c], scalars[c]) for c in run]

@@ -750,6 +750,8 @@ class ExprEmitter:
                 raise error("a runtime-sized array cannot be copied")
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(t.elem, src, row_major), v, i), t.elem, src,
                                    dst, row_major) for i in range(t.size)]
+        elif isinstance(t, Matrix) and matrix_shape(t) in ("scalar", "vector"):   # 1xN / Nx1: stored as a vector
+            return self.relayout(v, t.elem if t.rows == t.cols == 1 else Vector(t.elem, t.rows * t.cols), src, dst)
         elif isinstance(t, Matrix):
             rt = row_type(t)
             parts = [self.relayout(self.op("OpCompositeExtract", T.tid(rt, src), v, i), rt, src, dst)

@@ -7,7 +7,7 @@ storage classes, stage I/O decorations, the entry point and its interface.
 
 from __future__ import annotations
 
-from shaderbuild.diagnostics import error
+from shaderbuild.diagnostics import CompileError, error
 from shaderbuild.ir import entry_points, wrapper_of
 from shaderbuild.ir.layout import vulkan_rule
 from shaderbuild.ir.nodes import (
@@ -368,7 +368,12 @@ def _is_resource(g: Variable) -> bool:
 def _push_constant(T: TypeLowering, g: Variable, rule: str) -> VarSlot:
     if not isinstance(g.type, Struct):
         raise error(f"push constant '{g.name}' must be a struct", g.loc)
-    bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, rule)
+    try:
+        bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, rule)
+    except CompileError as exc:      # a layout the SPIR-V types cannot express: located at the variable
+        if exc.diagnostics[0].loc is not None:
+            raise
+        raise error(exc.diagnostics[0].message, g.loc) from None
     T.b.decorate(bt, "Block")
     T.note_storage(g.type, "push_constant")
     vid = T.b.global_variable(T.ptr("PushConstant", bt), "PushConstant")

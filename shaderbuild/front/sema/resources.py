@@ -374,9 +374,10 @@ class ResourceLowering(SemaBase):
                 rm = lay.row_major if lay.row_major is not None else row_major
                 ms, es = lay.matrix_stride or 0, ty.elem.width // 8
                 for rr in range(ty.rows):
-                    row = ir.IndexRef(place, ir.Const(ir.UINT, rr), ir.Vector(ty.elem, ty.cols))
+                    # a row of an Nx1 matrix is its scalar
+                    row = ir.IndexRef(place, ir.Const(ir.UINT, rr), ir.Vector(ty.elem, ty.cols) if ty.cols > 1 else ty.elem)
                     for c in range(ty.cols):
-                        walk(ir.IndexRef(row, ir.Const(ir.UINT, c), ty.elem), ty.elem,
+                        walk(ir.IndexRef(row, ir.Const(ir.UINT, c), ty.elem) if ty.cols > 1 else row, ty.elem,
                              off + (rr * ms + c * es if rm else c * ms + rr * es), rm)
             else:
                 elem = ir.scalar_of(ty) if ir.is_numeric(ty) else None
