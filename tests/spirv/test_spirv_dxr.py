@@ -317,13 +317,13 @@ def test_hit_shaders_read_their_ray_state_once_at_their_start():
           return RayTCurrent():float
         }
     """, """
-          store %arg.4 = load(%tmp.2)
+          store %tmp.2 = call which()
           store %tmp.3 = call tnow()
-          store %p.f0 = float4(convert<float>(load(%arg.4)), load(%tmp.3), load(%ray.RayTCurrent), convert<float>(load(%ray.HitKind)))
+          store %p.f0 = float4(convert<float>(load(%tmp.2)), load(%tmp.3), load(%ray.RayTCurrent), convert<float>(load(%ray.HitKind)))
     """, """
-          store %accepted.7 = ReportHit(load(%ray.RayTMin), 0:uint, %hit.attributes.Attr):bool
-          store %tmp.8 = call which()
-          store %a.f0 = add(RayTCurrent():float, convert<float>(load(%tmp.8)))
+          store %accepted.6 = ReportHit(load(%ray.RayTMin), 0:uint, %hit.attributes.Attr):bool
+          store %tmp.7 = call which()
+          store %a.f0 = add(RayTCurrent():float, convert<float>(load(%tmp.7)))
     """, """
         fn ch() -> void {
           local p.arg: Payload

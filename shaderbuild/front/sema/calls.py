@@ -23,7 +23,7 @@ from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase, Undo
 from .conversions import SCORE_FLAGS, common_scalar, conversion_cost, overload_score, shape_of, with_scalar
-from .exprs import scatter
+from .exprs import changed_by, scatter
 from .heaps import HeapElement
 from .scope import FuncInfo, FuncSymbol, StringSymbol, TypeSymbol, UnrollOffset, VarSymbol
 from .typeresolve import precision_spelling
@@ -167,13 +167,13 @@ class CallLowering(SemaBase):
 
     def read_early(self, values: list[ir.Expr], is_place: list[bool], ends: list[int]) -> None:
         """A later argument emitted code (a call, ++): what an earlier one reads is read where it was written,
-        left to right as DXC evaluates `f(g, next())` (a place keeps itself for out/inout write-back)."""
+        left to right as DXC evaluates `f(g, next())` (a place keeps itself for out/inout write-back); what that
+        code cannot change (exprs.changed_by: a call's result, a constant) is not copied."""
         early: dict[int, ir.Expr] = {}
+        changed = [ends[i] < ends[-1] and changed_by(values[i], self.out[ends[i]:]) for i in range(len(values) - 1)]
         for i in reversed(range(len(values) - 1)):      # (an insertion moves only the positions after it)
             v = values[i]
-            if ends[i] == ends[-1] or not (ir.is_numeric(v.type) or isinstance(v.type, ir.Struct)):
-                continue
-            if not any(isinstance(x, (ir.Load, ir.VarRef)) for x in ir.walk_expr(v)):
+            if not changed[i] or not (ir.is_numeric(v.type) or isinstance(v.type, ir.Struct)):
                 continue
             held = self.temp(v.type, "arg")
             self.out.insert(ends[i], ir.Store(ir.VarRef(held), self.load(v) if is_place[i] else v))

@@ -545,7 +545,7 @@ class ExprLowering(HeapLowering, SemaBase):
                                   this=ir.VarRef(held))
         out, mark = self.out, len(self.out)
         b = self.rvalue(e.rhs)
-        if len(out) > mark and any(isinstance(x, ir.Load) for x in ir.walk_expr(a)):
+        if len(out) > mark and changed_by(a, out[mark:]):
             # the right side emitted code (a call, ++, an assignment) that may change what `a` reads: `a` is
             # read first, left to right as DXC evaluates `g + next()`
             held = self.temp(a.type, "operand")
@@ -1154,6 +1154,18 @@ class ExprLowering(HeapLowering, SemaBase):
         v = self.call(e) if isinstance(e, ast.CallExpr) else self.rvalue(e)    # (a discarded RayQuery result too)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))
+
+
+def changed_by(v: ir.Expr, code: list[ir.Stmt]) -> bool:
+    """Whether running `code` may change what `v` reads (left to right, `v` is then read before it): a
+    resource's contents and a variable other than a local may change, a local only if `code` names it (no
+    callee reaches a caller's local it is not given): a call's result temporary and constants do not."""
+    refs = [x for x in ir.walk_expr(v) if isinstance(x, ir.VarRef) or isinstance(x.type, ir.Resource)]
+    if not refs:
+        return False
+    named = {id(x.var) for x in ir.body_exprs(code) if isinstance(x, ir.VarRef)}
+    return any(not isinstance(x, ir.VarRef) or isinstance(x.type, ir.Resource) or x.var.storage is not ir.Storage.FUNCTION
+               or id(x.var) in named for x in refs)
 
 
 def _conditional_type(t: ir.Type) -> ir.Type:
