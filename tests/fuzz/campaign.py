@@ -32,6 +32,7 @@ def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fract
     """The campaign's input stream; input i depends only on (seed, i), so any one is reproducible.
     Each input is compiled for both backends with probability `both_fraction`, else for one."""
     seeds = mutators.load_seeds()
+    weights = [s.weight for s in seeds]
     donors = [s.data for s in seeds]
     for i in range(start, start + count):
         rng = random.Random(f"{seed}:{i}")
@@ -42,13 +43,13 @@ def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fract
             yield FuzzInput(f"gen_{i}.hlsl", prog.source.encode(), f"gen seed={seed} i={i}", targets, validate)
             continue
         if rng.random() < 0.3:  # mutate a generated program: mutations then reach sema and the backends
-            base, name, dirs = hlsl_gen.generate(rng).source.encode(), "generated", ()
+            base, name, options = hlsl_gen.generate(rng).source.encode(), "generated", {}
         else:
-            s = rng.choice(seeds)
-            base, name, dirs = s.data, s.name, s.include_dirs
+            s = rng.choices(seeds, weights)[0]
+            base, name, options = s.data, s.name, s.compile_options()
         data, applied = mutators.mutate(rng, base, donors)
         yield FuzzInput(f"mut_{i}.hlsl", data, f"mutate {name} [{','.join(applied)}] seed={seed} i={i}",
-                        targets, validate, options={"include_dirs": list(dirs)} if dirs else {})
+                        targets, validate, options=options)
 
 
 class Tally:

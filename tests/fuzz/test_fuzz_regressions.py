@@ -135,3 +135,19 @@ CASES = [pytest.param(data, target, id=f"{name}-{target}",
 @pytest.mark.parametrize(("data", "target"), CASES)
 def test_fuzz_regression(data: bytes, target: str, tmp_path) -> None:
     assert_clean(data, target, tmp_path)
+
+
+LIBRARY = {"profile": "lib_6_5", "entry": "", "vk_target_env": "vulkan1.2"}
+# (id, reproducer, compile options, finding): shaders of the stages the stage-aware seeds reach
+STAGE_REGRESSIONS = [
+    ("library_with_an_error", b'struct P { uint16_t b; };\n[shader("miss")] void ms(inout P p) { p.b = 1; }\n',
+     LIBRARY, "sema: any error in a library (no entry name): collecting the entry's stage errors looked up the "
+              "name '' -> IndexError at scope.py:117 -> internal compiler error"),
+]
+
+
+@pytest.mark.parametrize(("data", "options", "target"),
+                         [pytest.param(d, o, t, id=f"{n}-{t}") for n, d, o, _f in STAGE_REGRESSIONS for t in TARGETS])
+def test_stage_fuzz_regression(data: bytes, options: dict, target: str, tmp_path) -> None:
+    out = compile_one(data, "repro.hlsl", target, True, options, str(tmp_path))
+    assert out.acceptable, f"{out.cls}: {out.detail}"
