@@ -119,6 +119,16 @@ REGRESSIONS = [
      b"[numthreads(1,1,1)] void main() { S s; s.a = 1; Out[0] = s.a; }\n",
      "spirv: invalid output (spirv-val: structures cannot contain a void type); dxil: error without location",
      None),
+    ("byte_address_load_struct_holding_a_sampler",
+     b"struct S { float a; SamplerState d; };\nRWByteAddressBuffer B : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { S s = B.Load<S>(4); B.Store(0, s.a); }\n",
+     "sema: Load<S> of a struct holding a resource reached the layout -> TypeError at layout.py:84 -> internal "
+     "compiler error (campaign seed 10102, swap_type on a test_lang_gaps9 seed)", None),
+    ("byte_address_store_deduced_struct_holding_a_sampler",
+     b"struct S { float a; SamplerState d; };\nRWByteAddressBuffer B : register(u0);\n"
+     b"[numthreads(1,1,1)] void main() { S s; s.a = 1; B.Store(0, s); }\n",
+     "sema: Store of a deduced struct holding a resource -> TypeError at layout.py:84 -> internal compiler error",
+     None),
 ]
 
 
@@ -143,6 +153,11 @@ STAGE_REGRESSIONS = [
     ("library_with_an_error", b'struct P { uint16_t b; };\n[shader("miss")] void ms(inout P p) { p.b = 1; }\n',
      LIBRARY, "sema: any error in a library (no entry name): collecting the entry's stage errors looked up the "
               "name '' -> IndexError at scope.py:117 -> internal compiler error"),
+    ("per_primitive_pixel_input_below_spirv_1_4",
+     b"struct P { [[vk::location(2)]] [[vk::perprimitive]] nointerpolation float4 tint : TINT; };\n"
+     b"float4 main(P p) : SV_Target { return p.tint; }\n", {"profile": "ps_6_0"},
+     "spirv: a [[vk::perprimitive]] pixel input for vulkan1.1 emitted SPV_EXT_mesh_shader into SPIR-V 1.3 -> "
+     "exit 0 with output spirv-val refuses (4 unmutated test_mesh_* seeds)"),
 ]
 
 

@@ -404,6 +404,9 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
         b.decorate(vid, "Patch")
     if io.mesh == "primitive" or (io.per_primitive and stage == "pixel"):
+        if b.version < MESH_SPIRV:      # (a mesh shader was refused already: this is the pixel input)
+            raise error("a per-primitive input needs SPIR-V 1.4 (SPV_EXT_mesh_shader): compile with "
+                        "-fspv-target-env=vulkan1.2 or later", g.loc)
         b.decorate(vid, "PerPrimitiveEXT")      # a mesh shader's per-primitive output, the pixel input reading it
         b.capability("MeshShadingEXT")
         b.extension("SPV_EXT_mesh_shader")
