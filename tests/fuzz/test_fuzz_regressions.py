@@ -158,6 +158,11 @@ STAGE_REGRESSIONS = [
      b"float4 main(P p) : SV_Target { return p.tint; }\n", {"profile": "ps_6_0"},
      "spirv: a [[vk::perprimitive]] pixel input for vulkan1.1 emitted SPV_EXT_mesh_shader into SPIR-V 1.3 -> "
      "exit 0 with output spirv-val refuses (4 unmutated test_mesh_* seeds)"),
+    ("semantic_index_beyond_32_bits",
+     b"struct V { float4 pos : SV_Position; float4x4 c : A4294967295; };\n"
+     b"V main(uint i : SV_VertexID) { V v; v.pos = i; v.c = (float4x4)1; return v; }\n", {"profile": "vs_6_0"},
+     "dxil: a semantic index past 2^32-1 (here rows 4294967295..4294967298) reached the signature writer -> "
+     "struct.error at container.py:188 -> internal compiler error (focus run, semantic mutator on a mesh seed)"),
 ]
 
 
