@@ -163,6 +163,11 @@ STAGE_REGRESSIONS = [
      b"V main(uint i : SV_VertexID) { V v; v.pos = i; v.c = (float4x4)1; return v; }\n", {"profile": "vs_6_0"},
      "dxil: a semantic index past 2^32-1 (here rows 4294967295..4294967298) reached the signature writer -> "
      "struct.error at container.py:188 -> internal compiler error (focus run, semantic mutator on a mesh seed)"),
+    ("cbuffer_register_past_int32",
+     b"cbuffer C : register(b4294967295) { uint k; };\nstruct VOut { float4 pos : SV_Position; };\n"
+     b"VOut main(uint id : SV_VertexID) { VOut o; o.pos = float4(k, id, 0, 1); return o; }\n", {"profile": "vs_6_0"},
+     "not ours: dxil-spirv drops a Binding/DescriptorSet literal of 2^31 or more (its SpvBuilder takes an int), so "
+     "the DXIL validation failed; now the consumer limit 'binding-past-int32' (focus run, register mutator)"),
 ]
 
 
