@@ -1,7 +1,8 @@
 """A long fuzz campaign: `python -m tests.fuzz.campaign --inputs N --jobs 2 --seed S --out report.json`.
 
 Inputs alternate between generated well-typed programs (hlsl_gen) and mutations (mutators) of
-our own shaders and of generated programs.  Every input is compiled for both backends in a
+our own shaders and of generated programs; a share of the shader mutations use the grammar-aware
+mutators alone.  Every input is compiled for both backends in a
 subprocess worker with a per-input timeout.  Successful compiles are validated externally for
 a random `--validate-fraction` of inputs (1.0 in CI).  The report holds the figures and one
 reproducer per finding signature (written beside the report in `<out stem>_repro/`).
@@ -21,6 +22,8 @@ from pathlib import Path
 from . import hlsl_gen, mutators
 from .outcome import FINDINGS
 from .runner import DEFAULT_TIMEOUT, TARGETS, FuzzInput, Pool
+
+GRAMMAR_SHARE = 0.3    # mutations of test seeds made by the grammar-aware mutators alone (they get past the parser)
 
 
 def _targets(rng: random.Random, both_fraction: float) -> tuple[str, ...]:
@@ -47,7 +50,10 @@ def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fract
         else:
             s = rng.choices(seeds, weights)[0]
             base, name, options = s.data, s.name, s.compile_options()
-        data, applied = mutators.mutate(rng, base, donors)
+        if name != "generated" and rng.random() < GRAMMAR_SHARE:
+            data, applied = mutators.mutate_grammar(rng, base)
+        else:
+            data, applied = mutators.mutate(rng, base, donors)
         yield FuzzInput(f"mut_{i}.hlsl", data, f"mutate {name} [{','.join(applied)}] seed={seed} i={i}",
                         targets, validate, options=options)
 

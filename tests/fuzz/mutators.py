@@ -467,6 +467,19 @@ def load_seeds() -> list[Seed]:
     return seeds
 
 
+GRAMMAR = ("swap_type", "literal_to_identifier", "template_argument", "attribute_argument", "semantic", "register",
+           "nest_declaration")
+
+
+def mutate_grammar(rng: random.Random, data: bytes) -> tuple[bytes, list[str]]:
+    """1-3 grammar-aware mutations only: the input mostly still parses, so they reach sema, the entry
+    wrapper and the backends (most token-level mutants stop at the parser)."""
+    applied = [rng.choice(GRAMMAR) for _ in range(rng.choice((1, 1, 2, 3)))]
+    for name in applied:
+        data = MUTATORS[name](rng, data)
+    return data, applied
+
+
 def mutate(rng: random.Random, data: bytes, donors: list[bytes] | None = None) -> tuple[bytes, list[str]]:
     """Apply 1-3 weighted mutations; returns the new bytes and the names of what was applied."""
     names = list(WEIGHTS)
