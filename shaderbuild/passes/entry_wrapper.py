@@ -101,6 +101,9 @@ class _Builder:
                 interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
                 row_major: bool | None = None, stream: int = 0) -> ir.Variable:
         base, index = split_semantic(semantic)
+        last = index + _semantic_rows(t, bool(row_major)) - 1
+        if last > 0xFFFFFFFF:      # a signature element's index is 32 bits (DXC's atoi() wraps it silently)
+            raise error(f"semantic '{semantic}' reaches index {last}; a semantic index is at most 4294967295", loc)
         vk_location, vk_builtin = vk
         # the signature rows it takes: SV_Target is SV_Target0, an array `t[2] : TEXCOORD1` is TEXCOORD1 and 2
         side = direction if stream == 0 else f"{direction}{stream}"

@@ -44,6 +44,11 @@ RWStructuredBuffer<float> Out : register(u1);
 groupshared float g;
 [numthreads(1, 1, 1)] void main() { float o; g = 0.0; InterlockedCompareExchangeFloatBitwise(g, 0.0, 4.5, o); Out[0] = o; }
 """),
+    "binding-past-int32": ("cs_6_0", """
+cbuffer C : register(b2147483648) { uint k; };
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1, 1, 1)] void main() { Out[0] = k; }
+"""),
     # the front end allows ddx in pixel shaders only, so this one is built from IR (as test_dxil_lower does)
     "compute-derivatives": ("cs_6_6", None),
     # compiled with -enable-16bit-types (the '16:' prefix): a typed UAV of F16 components, read

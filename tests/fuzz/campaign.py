@@ -1,7 +1,8 @@
 """A long fuzz campaign: `python -m tests.fuzz.campaign --inputs N --jobs 2 --seed S --out report.json`.
 
 Inputs alternate between generated well-typed programs (hlsl_gen) and mutations (mutators) of
-our own shaders and of generated programs.  Every input is compiled for both backends in a
+our own shaders and of generated programs; a share of the shader mutations use the grammar-aware
+mutators alone.  Every input is compiled for both backends in a
 subprocess worker with a per-input timeout.  Successful compiles are validated externally for
 a random `--validate-fraction` of inputs (1.0 in CI).  The report holds the figures and one
 reproducer per finding signature (written beside the report in `<out stem>_repro/`).
@@ -22,6 +23,8 @@ from . import hlsl_gen, mutators
 from .outcome import FINDINGS
 from .runner import DEFAULT_TIMEOUT, TARGETS, FuzzInput, Pool
 
+GRAMMAR_SHARE = 0.3    # mutations of test seeds made by the grammar-aware mutators alone (they get past the parser)
+
 
 def _targets(rng: random.Random, both_fraction: float) -> tuple[str, ...]:
     return TARGETS if rng.random() < both_fraction else (rng.choice(TARGETS),)
@@ -32,6 +35,7 @@ def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fract
     """The campaign's input stream; input i depends only on (seed, i), so any one is reproducible.
     Each input is compiled for both backends with probability `both_fraction`, else for one."""
     seeds = mutators.load_seeds()
+    weights = [s.weight for s in seeds]
     donors = [s.data for s in seeds]
     for i in range(start, start + count):
         rng = random.Random(f"{seed}:{i}")
@@ -42,13 +46,16 @@ def make_inputs(count: int, seed: int, validate_fraction: float = 1.0, gen_fract
             yield FuzzInput(f"gen_{i}.hlsl", prog.source.encode(), f"gen seed={seed} i={i}", targets, validate)
             continue
         if rng.random() < 0.3:  # mutate a generated program: mutations then reach sema and the backends
-            base, name, dirs = hlsl_gen.generate(rng).source.encode(), "generated", ()
+            base, name, options = hlsl_gen.generate(rng).source.encode(), "generated", {}
         else:
-            s = rng.choice(seeds)
-            base, name, dirs = s.data, s.name, s.include_dirs
-        data, applied = mutators.mutate(rng, base, donors)
+            s = rng.choices(seeds, weights)[0]
+            base, name, options = s.data, s.name, s.compile_options()
+        if name != "generated" and rng.random() < GRAMMAR_SHARE:
+            data, applied = mutators.mutate_grammar(rng, base)
+        else:
+            data, applied = mutators.mutate(rng, base, donors)
         yield FuzzInput(f"mut_{i}.hlsl", data, f"mutate {name} [{','.join(applied)}] seed={seed} i={i}",
-                        targets, validate, options={"include_dirs": list(dirs)} if dirs else {})
+                        targets, validate, options=options)
 
 
 class Tally:

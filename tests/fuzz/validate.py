@@ -39,8 +39,20 @@ def _run(args: list[str], data: bytes, suffix: str, workdir: str | None) -> str 
     return None
 
 
+# the Vulkan environment that first takes a SPIR-V version (mesh and ray-tracing seeds compile for vulkan1.2)
+_ENV_OF_VERSION = {(1, 4): "vulkan1.2", (1, 5): "vulkan1.2", (1, 6): "vulkan1.3"}
+
+
+def spirv_env(binary: bytes) -> str:
+    """The Vulkan environment to validate a module in, from its header's version word."""
+    if len(binary) < 8:
+        return SPIRV_ENV
+    version = int.from_bytes(binary[4:8], "little")
+    return _ENV_OF_VERSION.get((version >> 16 & 0xFF, version >> 8 & 0xFF), SPIRV_ENV)
+
+
 def check_spirv(binary: bytes, workdir: str | None = None) -> str | None:
-    return _run(["spirv-val", "--target-env", SPIRV_ENV], binary, ".spv", workdir)
+    return _run(["spirv-val", "--target-env", spirv_env(binary)], binary, ".spv", workdir)
 
 
 def check_dxil(binary: bytes, workdir: str | None = None) -> str | None:

@@ -76,6 +76,11 @@ LIMITS = {
                             "DXIL (the integer operation on the float's bits, as LLVM writes it) into a uint "
                             "OpAtomicCompareExchange / OpAtomicExchange on its float Workgroup pointer, which "
                             "spirv-val rejects",
+    "binding-past-int32": "dxil-spirv's SPIR-V builder takes a decoration's literal as a signed int and drops it "
+                          "when negative (third_party/glslang-spirv/SpvBuilder.cpp, Builder::addDecoration: "
+                          "`if (num >= 0)`), so a register or space of 2^31 or more (after the binding shift) "
+                          "leaves a DescriptorSet / Binding decoration without its operand; DXIL keeps the 32-bit "
+                          "register and space as they are written",
 }
 
 
@@ -98,6 +103,10 @@ def _limit_of(stage_failed: str, message: str, disassembly: str = "") -> str | N
             and re.search(r"OpAtomic(Compare)?Exchange %uint", message)
             and re.search(r"OpTypePointer Workgroup %float\b", disassembly)):
         return "float-bitwise-atomic"
+    if (stage_failed == "spirv-val" and "End of input reached while decoding OpDecorate" in message
+            and "expected more operands after 3 words" in message
+            and re.search(r"Decorate [^\n]*\n\s*$", disassembly)):      # (spirv-dis stops there too)
+        return "binding-past-int32"
     if stage_failed == "convert" and "Cannot use SSBOs and sparse feedback" in message:
         return "ssbo-sparse-feedback"
     if stage_failed == "convert" and "typed_uav_read_without_format option must be enabled" in message:

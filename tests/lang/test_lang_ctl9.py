@@ -472,6 +472,62 @@ def test_values_later_code_cannot_change_are_not_copied():
     assert len(names) == 4, names
 
 
+T_CURRENT_READS = """struct Attr { float2 b; };
+RWStructuredBuffer<float> Out : register(u0);
+float pair(float a, float b) { return a * 1000 + b; }
+float report(float t) { Attr h = { float2(t, 0) }; ReportHit(t, 1, h); return t; }
+float twice(float x) { return 2 * x; }
+[shader("intersection")]
+void isect() {
+    Attr h = { float2(1, 1) };
+    Out[0] = pair(RayTCurrent(), report(0.5));                    // read first: report() may accept a hit
+    Out[1] = RayTCurrent() * 1000 + report(0.25);                 // the same for an operator's operands
+    Out[2] = pair(RayTCurrent(), ReportHit(0.125, 2, h) ? 1 : 0);
+    Out[3] = pair(RayTMin(), report(0.0625));                     // RayTMin() no ReportHit changes
+    Out[4] = pair(RayTCurrent(), twice(3));                       // nor does a call that cannot report
+}
+"""
+
+
+def _t_current_order(disassembly: str, start: str, read: str, report: str) -> list[str]:
+    """'t' (a RayTCurrent read) and 'R' (a report) in the order the function from `start` on has them."""
+    body = disassembly[disassembly.index(start):].split("OpFunctionEnd")[0].split("\n}\n")[0]
+    return [("t" if m.group(0) == read else "R") for m in re.finditer(f"{re.escape(read)}|{re.escape(report)}", body)]
+
+
+def test_ray_t_current_is_read_before_a_later_argument_reports_a_hit():
+    """In an intersection shader an accepted ReportHit shrinks RayTCurrent(), so `f(RayTCurrent(), g())` with g
+    reporting reads it first, left to right as DXC does (its dx.op.rayTCurrent is a read-only operation,
+    emitted where the source reads it).  lavapipe keeps TMax there (test_rt_audit9 LAVAPIPE_TCURRENT), so no
+    run shows the order: the IR, the -O3 SPIR-V (calls inlined) and the DXIL are checked, and validated."""
+    from harness import tools
+    from harness.dxil_tools import read_dxil
+    from passes.passutil import sema_module, text
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    module, _ = sema_module(T_CURRENT_READS, "lib_6_5", entry="")
+    ir_text = text(module)
+    body = ir_text[ir_text.index("fn isect"):]
+    assert re.findall(r"(RayTCurrent\(\)|call report|ReportHit\()", body) == [
+        "RayTCurrent()", "call report", "RayTCurrent()", "call report", "RayTCurrent()", "ReportHit(", "call report",
+        "RayTCurrent()"]
+    assert "store %arg.4 = RayTCurrent()" in body and "pair(RayTMin()" in body, body   # RayTMin is not copied
+    assert "call pair(RayTCurrent():float, load(" in body, body         # nor RayTCurrent before twice()
+    res = compile_file("t.hlsl", CompileOptions(profile="lib_6_5", entry="", target="spirv",
+                                                vk_target_env="vulkan1.2"), text=T_CURRENT_READS)
+    assert res.ok, [d.message for d in res.diagnostics]
+    tools.spirv_val(res.binary, "vulkan1.2")
+    dis = tools.spirv_dis(res.binary)
+    tmax = re.search(r"OpDecorate (%\w+) BuiltIn RayTmax(?:KHR|NV)", dis).group(1)
+    assert _t_current_order(dis, "%isect = OpFunction", f"OpLoad %float {tmax}", "OpReportIntersectionKHR") == list("tRtRtRRt")
+    res = compile_file("t.hlsl", CompileOptions(profile="lib_6_5", entry="", target="dxil"), text=T_CURRENT_READS)
+    assert res.ok, [d.message for d in res.diagnostics]
+    order = _t_current_order(read_dxil(res.binary).ir, "define void @isect", "@dx.op.rayTCurrent.f32(i32 154)", "@dx.op.reportHit")
+    assert order == list("tRtRtRRt"), order
+
+
 def _errors(src: str, **kw) -> str:
     res = compile_cs(src, **kw)
     assert not res.ok, "compiled; DXC refuses it"

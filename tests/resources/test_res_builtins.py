@@ -253,6 +253,14 @@ DIAG = [
      ["1:3: 'vk::ext_builtin_input' is only supported when targeting SPIR-V"]),
     ("output-on-dxil", "[[vk::ext_builtin_output(0)]] static float4 p;\nfloat4 main() : SV_Position { p = 1; return p; }\n",
      "vs_6_0", "dxil", ["1:3: 'vk::ext_builtin_output' is only supported when targeting SPIR-V"]),
+    # a type Vulkan does not give the built-in (exit 0 with output spirv-val refuses before: fuzz, swap_type)
+    ("output-wrong-type", "[[vk::ext_builtin_output(0)]] static int p;\nfloat4 main() : SV_Position { p = 1; return p; }\n",
+     "vs_6_0", "spirv", ["1:42: 'p' cannot be SPIR-V BuiltIn 0: Vulkan's Position is float4, not 'int'"]),
+    ("input-wrong-width", "[[vk::ext_builtin_input(24)]] static const uint2 nwg;\n"
+     "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1,1,1)] void main() { Out[0] = nwg.x; }\n", "cs_6_0",
+     "spirv", ["1:50: 'nwg' cannot be SPIR-V BuiltIn 24: Vulkan's NumWorkgroups is a uint3 or int3, not 'uint2'"]),
+    ("input-float-index", "[[vk::ext_builtin_input(42)]] static const float v;\nfloat4 main() : SV_Position { return v; }\n",
+     "vs_6_0", "spirv", ["1:50: 'v' cannot be SPIR-V BuiltIn 42: Vulkan's VertexIndex is a 32-bit int or uint, not 'float'"]),
 ]
 
 

@@ -32,7 +32,7 @@ from .emit_expr import Ctx, VarSlot
 from .emit_stmt import FunctionEmitter
 from .emit_types import TypeLowering
 from .resources import ResourceLowering, ResourceVar, reflection_entries
-from .vulkan import BEGIN_INTERLOCK
+from .vulkan import BEGIN_INTERLOCK, ext_builtin_type_problem
 
 # --fspv-target-env -> SPIR-V version (DXC's mapping)
 TARGET_ENVS: dict[str, tuple[int, int]] = {
@@ -394,6 +394,9 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
         raise error(f"{io.semantic} in a mesh shader is not supported by the SPIR-V backend: spirv-val rejects the "
                     f"per-primitive PrimitiveShadingRateKHR array that Vulkan specifies for mesh shaders", g.loc)
     if io.builtin:
+        problem = ext_builtin_type_problem(io.builtin, g.type) if io.semantic.startswith("vk::ext_builtin") else None
+        if problem:
+            raise error(f"'{g.name}' cannot be SPIR-V BuiltIn {_builtin_value(io.builtin)}: {problem}", g.loc)
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
         for cap, ext in _builtin_caps(io.builtin, stage, b.version):
             b.capability(cap)
@@ -409,6 +412,9 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     if io.patch or io.builtin in ("TessLevelOuter", "TessLevelInner"):
         b.decorate(vid, "Patch")
     if io.mesh == "primitive" or (io.per_primitive and stage == "pixel"):
+        if b.version < MESH_SPIRV:      # (a mesh shader was refused already: this is the pixel input)
+            raise error("a per-primitive input needs SPIR-V 1.4 (SPV_EXT_mesh_shader): compile with "
+                        "-fspv-target-env=vulkan1.2 or later", g.loc)
         b.decorate(vid, "PerPrimitiveEXT")      # a mesh shader's per-primitive output, the pixel input reading it
         b.capability("MeshShadingEXT")
         b.extension("SPV_EXT_mesh_shader")

@@ -152,6 +152,34 @@ EXT_BUILTINS: tuple[tuple[int, str, str], ...] = (
     (4425, "BaseInstance", "in"), (4426, "DrawIndex", "in"), (4440, "ViewIndex", "in"),
 )
 
+# the type Vulkan gives each of those built-ins ('int': a 32-bit int or uint scalar, 'int3' its vector, 'float[]' a
+# float array, 'uint[]' an array of 32-bit ints); a variable of another type is refused, as DXC's spirv-val does
+_EXT_BUILTIN_TYPES = {"Position": "float4", "PointSize": "float", "ClipDistance": "float[]", "CullDistance": "float[]",
+                      "FragCoord": "float4", "FrontFacing": "bool", "SamplePosition": "float2", "SampleMask": "uint[]",
+                      "FragDepth": "float", "HelperInvocation": "bool", **dict.fromkeys((
+                          "NumWorkgroups", "WorkgroupSize", "WorkgroupId", "LocalInvocationId",
+                          "GlobalInvocationId"), "int3")}
+
+
+def ext_builtin_type_problem(builtin: str, t: ir.Type) -> str | None:
+    """Why a [[vk::ext_builtin_*]] variable of type t cannot be `builtin` (Vulkan gives it another type), or None."""
+    want = _EXT_BUILTIN_TYPES.get(builtin, "int")
+    if _type_is(want, t):
+        return None
+    words = {"int": "a 32-bit int or uint", "int3": "a uint3 or int3", "float[]": "a float array", "uint[]": "a uint array"}
+    return f"Vulkan's {builtin} is {words.get(want, want)}, not '{t}'"
+
+
+def _type_is(want: str, t: ir.Type) -> bool:
+    if want.endswith("[]"):
+        return isinstance(t, ir.Array) and _type_is(want[:-2].replace("uint", "int"), t.elem)
+    kind, n = want.rstrip("234"), int(want[-1]) if want[-1] in "234" else 1
+    if n > 1:
+        if not (isinstance(t, ir.Vector) and t.size == n):
+            return False
+        t = t.elem
+    return t in {"float": (ir.FLOAT,), "bool": (ir.BOOL,), "int": (ir.INT, ir.UINT)}[kind]
+
 
 def compute_derivatives(ctx: Ctx) -> None:
     """A derivative (ddx..., an implicit-LOD sample, a LOD query) outside a pixel shader: SM 6.6 compute shaders

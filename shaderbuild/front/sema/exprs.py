@@ -1203,13 +1203,33 @@ class ExprLowering(HeapLowering, SemaBase):
 def changed_by(v: ir.Expr, code: list[ir.Stmt]) -> bool:
     """Whether running `code` may change what `v` reads (left to right, `v` is then read before it): a
     resource's contents and a variable other than a local may change, a local only if `code` names it (no
-    callee reaches a caller's local it is not given): a call's result temporary and constants do not."""
-    refs = [x for x in ir.walk_expr(v) if isinstance(x, ir.VarRef) or isinstance(x.type, ir.Resource)]
-    if not refs:
+    callee reaches a caller's local it is not given): a call's result temporary and constants do not.
+    RayTCurrent() changes with an accepted ReportHit, in `code` or in a function it calls (DXIL's
+    rayTCurrent is a read-only operation, read where the source reads it)."""
+    walked = list(ir.walk_expr(v))
+    refs = [x for x in walked if isinstance(x, ir.VarRef) or isinstance(x.type, ir.Resource)]
+    reads_t = any(isinstance(x, ir.Intrinsic) and x.name == "RayTCurrent" for x in walked)
+    if not refs and not reads_t:
         return False
-    named = {id(x.var) for x in ir.body_exprs(code) if isinstance(x, ir.VarRef)}
+    exprs = ir.body_exprs(code)
+    if reads_t and _may_report_hit(exprs, set()):
+        return True
+    named = {id(x.var) for x in exprs if isinstance(x, ir.VarRef)}
     return any(not isinstance(x, ir.VarRef) or isinstance(x.type, ir.Resource) or x.var.storage is not ir.Storage.FUNCTION
                or id(x.var) in named for x in refs)
+
+
+def _may_report_hit(exprs: list[ir.Expr], seen: set[int]) -> bool:
+    """Whether these expressions call ReportHit, directly or through a function (one whose body is not
+    lowered yet, a prototype defined later, may)."""
+    for x in exprs:
+        if isinstance(x, ir.Intrinsic) and x.name == "ReportHit":
+            return True
+        if isinstance(x, ir.Call) and id(x.func) not in seen:
+            seen.add(id(x.func))
+            if not x.func.body or _may_report_hit(ir.body_exprs(x.func.body), seen):
+                return True
+    return False
 
 
 def _conditional_type(t: ir.Type) -> ir.Type:

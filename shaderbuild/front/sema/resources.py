@@ -216,7 +216,7 @@ class ResourceLowering(SemaBase):
                 row_major = bool(self.options.row_major)     # a deduced T carries no orientation of its own
             if isinstance(want, (ir.Struct, ir.Array)) or row_major or \
                     (isinstance(want, ir.Matrix) and want.elem.width != 32):
-                self._byte_address_aggregate(res, addr, want, value, loc, row_major)
+                self._byte_address_aggregate(res, addr, want, value, loc, row_major, template is not None)
                 return self.void_value(loc)
             if isinstance(want, (ir.Scalar, ir.Vector)) and ir.scalar_of(want).width == 64:
                 self._byte_address_wide(res, addr, want, value)
@@ -344,11 +344,18 @@ class ResourceLowering(SemaBase):
         return comps[0] if n == 1 else ir.Construct(t, comps)
 
     def _byte_address_aggregate(self, res, addr: ir.Expr, t: ir.Type, value: ir.Expr | None,
-                                loc: SourceLoc, row_major: bool | None = None) -> ir.Expr | None:
+                                loc: SourceLoc, row_major: bool | None = None, explicit: bool = True) -> ir.Expr | None:
         """Load<S>/Store<S> for a struct or array S (or a row-major matrix): per-member Load/Store intrinsics
         of the scalar/vector paths at S's StructuredBuffer (dx_structured) offsets; row_major: the orientation
-        of matrices that do not carry their own (default: -Zpr / -Zpc)."""
+        of matrices that do not carry their own (default: -Zpr / -Zpc); explicit: S was written (Load<S>), not
+        deduced from a stored value."""
         from ...ir.layout import layout_of
+        from .typeresolve import resource_inside
+        if resource_inside(t) is not None:     # (DXC: IsHLSLNumericOrAggregateOfNumericType fails)
+            op = "Load" if value is None else "Store"
+            if not explicit:
+                raise error(f"'{op}' of a '{t}' value: a type holding a resource has no layout in a raw buffer", loc)
+            raise error(f"Explicit template arguments on intrinsic {op} must be a single numeric type", loc)
         base = self.temp(ir.UINT)
         self.emit(ir.Store(ir.VarRef(base), addr, loc))
         var = self.temp(t)

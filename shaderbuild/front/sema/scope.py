@@ -114,7 +114,7 @@ class Scope:
         self.used: list[str] = []
 
     def lookup(self, name: str) -> Symbol | None:
-        if name[0] == ":":          # `::name`: the global one (the predefined scope is the global scope's parent)
+        if name[:1] == ":":          # `::name`: the global one (the predefined scope is the global scope's parent)
             return self.global_lookup(name[2:])
         s: Scope | None = self
         used: tuple[str, ...] = ()
