@@ -18,12 +18,16 @@ import random
 import struct
 
 import pytest
+from harness import tools, vulkan_runner
 from harness.dxil_consumer import ConsumerError, ConsumerLimit
 from harness.dxil_exec import run_dxil_compute
+from harness.vulkan_runner import VulkanCrash
 from hypothesis import HealthCheck, given, settings
 from lang_util import LAVAPIPE_ROUND_TRIP, compile_ok, decode, run_backend, run_dxil, run_dxil_vk, run_spirv
 
 from fuzz import hlsl_gen
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.llvm, pytest.mark.usefixtures("vk")]
 
@@ -864,3 +868,54 @@ def test_a_default_that_breaks_beside_empty_cases_in_a_loop(backend: str) -> Non
         assert list(struct.unpack("<4i", got)) == [3, -1, 3, -1]
         return
     assert run_backend(backend, src, {"Out": ("int", [-1] * 4)})["Out"] == [3, -1, 3, -1]
+
+
+NEVER_TRUE_EXIT_OF_A_COUNTED_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int s = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!(2147483647 >= (i | i))) {
+            Out[tid.x * 2 + 1] = 5;
+            return;
+        }
+        s += i + (int)tid.x;
+    }
+    Out[tid.x * 2] = s;
+}
+"""
+
+# Found with the reduced program below and glslangValidator's SPIR-V of the same loop written in GLSL (it hangs too;
+# `spirv-opt -O` of either module folds the comparison and runs): the hang is in pipeline creation (the main thread
+# inside lavapipe's compiler, its llvmpipe threads idle), so no shader code of ours runs.  `i > 2147483646` compiles.
+LAVAPIPE_INT_MAX_EXIT = (
+    "lavapipe (Mesa 25.0.7) never finishes compiling a loop with an exit on `i > INT_MAX` of its counter (signed, "
+    "never true); valid SPIR-V, and glslangValidator's SPIR-V of the same GLSL loop hangs it too.  -O1 and up fold "
+    "the comparison (fold.Folder._bound_compare); -O0 keeps the source's comparison")
+
+
+def _spirv_at(src: str, level: int, timeout: float) -> list[int]:
+    """Out of `src` built at `level`, on lavapipe within `timeout` seconds (no -O0 rerun of this build)."""
+    res = compile_file("hang.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv", opt_level=level),
+                       text=src)
+    assert res.ok and res.binary is not None
+    tools.spirv_val(res.binary, "vulkan1.1")
+    binding = next(r["vulkan"] for r in res.manifest["resources"] if r["name"] == "Out")
+    out = vulkan_runner.Buf(binding["set"], binding["binding"], struct.pack("<8i", *[-1] * 8))
+    got = vulkan_runner.run_compute(res.binary, "main", [out], timeout=timeout)[0]
+    return list(struct.unpack("<8i", got))
+
+
+@pytest.mark.parametrize("route", ["spirv-O3", "spirv-O1", pytest.param(
+    "spirv-O0", marks=pytest.mark.xfail(strict=True, raises=VulkanCrash, reason=LAVAPIPE_INT_MAX_EXIT)),
+    "dxil", "dxil-vk"])
+def test_a_loop_exit_on_a_counter_above_int_max(route: str) -> None:
+    """Differential finding (shapes programs 611 at -O3 and 864 at -O0 of tag campaign: the Vulkan worker's 60 s
+    timeout), reduced.  `!(2147483647 >= (i | i))` is never true, so the loop runs its 3 rounds; thread t stores
+    sum(i + t for i < 3) = 3 + 3t and leaves its second slot alone.  The SPIR-V runs get 20 s (a build that
+    compiles takes well under a second)."""
+    want = [v for t in range(4) for v in (sum(i + t for i in range(3)), -1)]
+    if route.startswith("spirv"):
+        assert _spirv_at(NEVER_TRUE_EXIT_OF_A_COUNTED_LOOP, int(route[-1]), 20.0 if route != "spirv-O0" else 5.0) == want
+        return
+    assert run_backend(route, NEVER_TRUE_EXIT_OF_A_COUNTED_LOOP, {"Out": ("int", [-1] * 8)})["Out"] == want
