@@ -579,15 +579,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-DXIL_SPIRV_DEAD_CODE_IN_A_CASE = (
-    "dxil-spirv's structurizer: a switch in a loop whose empty cases share a label and fall through into a case "
-    "holding only dead side-effect-free code (DXIL at -O0, which runs no DCE, and at -O3, whose switch clean-up "
-    "runs before DCE) and on to the latch: dxil-spirv leaves the switch's merge without a terminator ('A block must "
-    "end with a branch instruction'; shapes program 182 of tag campaign, reduced).  Folding the switch past such "
-    "blocks converted this but made dxil-spirv abort ('detected infinite loop') on shapes program 1 of the "
-    "differential seeds, so the DXIL keeps it")
-
-
 RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH = """RWStructuredBuffer<int> Out : register(u0);
 int count(int n) {
     for (int i = 0; i < n; i++) {
@@ -626,12 +617,42 @@ DXIL_SPIRV_RETURNS_INTO_THE_LATCH = (
     "folded it (shapes program 818 of tag campaign, reduced)")
 
 
+RETURN_IN_A_CASE_FALLING_THROUGH = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 1;
+    switch ((int)tid.x & 1) {
+    case 1: {
+        if (tid.y == 0) {
+            if (tid.x > 2) {
+                Out[tid.x] = 7;
+                return;
+            }
+            v = -v;
+        }
+    }
+    case 0: {
+        v += 3;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH = (
+    "dxil-spirv's structurizer: a switch case that returns from inside a nested if and otherwise falls through into "
+    "the next case: spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; "
+    "shapes program 543 of tag campaign, reduced).  Also with the returning block branching straight to the "
+    "function's `ret` block (DXC's front end's shape, tried instead of our flag tested after the switch); a "
+    "return directly in the case, or a case ending in `break`, converts")
+
+
 LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
                                         DXIL_SPIRV_BREAK_BESIDE_RETURN),
                 "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
                                              DXIL_SPIRV_INNER_LOOP_ARM),
-                "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, lambda t: [t + 3],
-                                                    DXIL_SPIRV_DEAD_CODE_IN_A_CASE),
+                "return_in_a_case_falling_through": (RETURN_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 7)[t]],
+                                                     DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH),
                 "returns_into_the_latch": (RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", ""),
                                            lambda t: [t + 2], DXIL_SPIRV_RETURNS_INTO_THE_LATCH),
                 "returns_into_the_latch_beside_a_never_taken_continue": (
@@ -717,6 +738,28 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 
+CONTINUE_BEFORE_A_CASE_HOLDING_ONLY_DEAD_CODE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int w = 0;
+    while (w < 2) {
+        w++;
+        switch ((int)tid.x) {
+        case 1: {
+            if (tid.x > 0) continue;
+        }
+        case 5: {
+            float3 v = (float3)tid * 0.25;
+        }
+        default: {
+        }
+        }
+    }
+    Out[tid.x] = w * 10 + (int)tid.x;
+}
+"""
+
+
 def _empty_cases_model(t: int) -> list[int]:
     return [t + 3]
 
@@ -726,7 +769,10 @@ SWITCH_SHAPES = {"fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WIT
                  "continue_in_a_case_beside_an_empty_one": (CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE,
                                                             lambda t: [21 * t]),
                  "constant_if_around_a_break": (CONSTANT_IF_AROUND_A_BREAK_BEFORE_A_FALLTHROUGH,
-                                                lambda t: [(0, 1, 12, 1003)[t]])}
+                                                lambda t: [(0, 1, 12, 1003)[t]]),
+                 "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, lambda t: [t + 3]),
+                 "continue_before_a_case_holding_only_dead_code": (CONTINUE_BEFORE_A_CASE_HOLDING_ONLY_DEAD_CODE,
+                                                                   lambda t: [20 + t])}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
@@ -745,7 +791,11 @@ def test_switch_shapes_dxil_spirv_took_badly(shape: str, backend: str) -> None:
     default edge, so the case goes; `constant_if_around_a_break` (270 of tag campaign, reduced): `if (-1 <= 0)`
     around a case's `break` was a `br i1 true` and the loop `while (w < 0)` after the fallthrough kept its
     never-taken edges, which dxil-spirv's structurizer took for exits ('exits the selection ... not via a
-    structured exit'); constant branches now fold (cfg.fold_constant_branches)."""
+    structured exit'); constant branches now fold (cfg.fold_constant_branches).  `dead_code_in_a_case_fallen_into`
+    (182 of tag campaign, reduced) and `continue_before_a_case_holding_only_dead_code` (215 of tag campaign,
+    reduced): a case holding only dead code, fallen into, left the switch's merge without a terminator ('A block
+    must end with a branch instruction'); the switch folds again once DCE has emptied such blocks, as DXC's
+    simplifycfg runs after its DCE."""
     src, model = SWITCH_SHAPES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":
