@@ -642,7 +642,7 @@ void main(uint3 tid : SV_DispatchThreadID) {
 DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH = (
     "dxil-spirv's structurizer: a switch case that returns from inside a nested if and otherwise falls through into "
     "the next case: spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; "
-    "shapes program 543 of tag campaign, reduced).  Also with the returning block branching straight to the "
+    "shapes program 543 of tag campaign, reduced; 424, 546 and 718 convert once such cases end in `break`).  Also with the returning block branching straight to the "
     "function's `ret` block (DXC's front end's shape, tried instead of our flag tested after the switch); a "
     "return directly in the case, or a case ending in `break`, converts")
 
