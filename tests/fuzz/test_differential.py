@@ -642,9 +642,43 @@ void main(uint3 tid : SV_DispatchThreadID) {
 DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH = (
     "dxil-spirv's structurizer: a switch case that returns from inside a nested if and otherwise falls through into "
     "the next case: spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; "
-    "shapes program 543 of tag campaign, reduced; 424, 546 and 718 convert once such cases end in `break`).  Also with the returning block branching straight to the "
-    "function's `ret` block (DXC's front end's shape, tried instead of our flag tested after the switch); a "
-    "return directly in the case, or a case ending in `break`, converts")
+    "shapes program 543 of tag campaign, reduced; 424, 546 and 718 convert once such cases end in `break`).  It "
+    "fails the same way with the returning block branching straight to the function's `ret` block (DXC's front "
+    "end's shape, tried instead of our flag tested after the switch); a return directly in the case, or a case "
+    "ending in `break`, converts")
+
+
+BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    switch ((int)tid.x) {
+    case 0: {
+        if (tid.y > 5) break;
+        v += 1;
+    }
+    case 1: {
+        v += 10;
+    }
+    case 2: {
+        v += 100;
+    }
+    default: {
+        v += 1000;
+        break;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+DXIL_SPIRV_BREAK_THEN_FALLTHROUGHS = (
+    "dxil-spirv's structurizer: a switch whose first case may break and otherwise falls through two more cases into "
+    "the default: spirv-val rejects the SPIR-V ('Case construct that targets ... has branches to the case construct "
+    "that targets ...'; shapes programs 222 and 752 of tag campaign fail with this message and 222 holds a switch "
+    "of this shape, not shown to be its only cause).  Without the conditional break, or with one case fewer in the chain, it "
+    "converts.  It fails the same way with the empty blocks between the case and its targets bypassed "
+    "(simplifycfg's shape, tried)")
 
 
 LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
@@ -653,6 +687,9 @@ LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _
                                              DXIL_SPIRV_INNER_LOOP_ARM),
                 "return_in_a_case_falling_through": (RETURN_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 7)[t]],
                                                      DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH),
+                "break_then_a_chain_of_fallthroughs": (BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS,
+                                                       lambda t: [(1111, 1110, 1100, 1000)[t]],
+                                                       DXIL_SPIRV_BREAK_THEN_FALLTHROUGHS),
                 "returns_into_the_latch": (RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", ""),
                                            lambda t: [t + 2], DXIL_SPIRV_RETURNS_INTO_THE_LATCH),
                 "returns_into_the_latch_beside_a_never_taken_continue": (
