@@ -18,12 +18,16 @@ import random
 import struct
 
 import pytest
+from harness import tools, vulkan_runner
 from harness.dxil_consumer import ConsumerError, ConsumerLimit
 from harness.dxil_exec import run_dxil_compute
+from harness.vulkan_runner import VulkanCrash
 from hypothesis import HealthCheck, given, settings
 from lang_util import LAVAPIPE_ROUND_TRIP, compile_ok, decode, run_backend, run_dxil, run_dxil_vk, run_spirv
 
 from fuzz import hlsl_gen
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.llvm, pytest.mark.usefixtures("vk")]
 
@@ -575,15 +579,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-DXIL_SPIRV_DEAD_CODE_IN_A_CASE = (
-    "dxil-spirv's structurizer: a switch in a loop whose empty cases share a label and fall through into a case "
-    "holding only dead side-effect-free code (DXIL at -O0, which runs no DCE, and at -O3, whose switch clean-up "
-    "runs before DCE) and on to the latch: dxil-spirv leaves the switch's merge without a terminator ('A block must "
-    "end with a branch instruction'; shapes program 182 of tag campaign, reduced).  Folding the switch past such "
-    "blocks converted this but made dxil-spirv abort ('detected infinite loop') on shapes program 1 of the "
-    "differential seeds, so the DXIL keeps it")
-
-
 RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH = """RWStructuredBuffer<int> Out : register(u0);
 int count(int n) {
     for (int i = 0; i < n; i++) {
@@ -622,12 +617,79 @@ DXIL_SPIRV_RETURNS_INTO_THE_LATCH = (
     "folded it (shapes program 818 of tag campaign, reduced)")
 
 
+RETURN_IN_A_CASE_FALLING_THROUGH = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 1;
+    switch ((int)tid.x & 1) {
+    case 1: {
+        if (tid.y == 0) {
+            if (tid.x > 2) {
+                Out[tid.x] = 7;
+                return;
+            }
+            v = -v;
+        }
+    }
+    case 0: {
+        v += 3;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH = (
+    "dxil-spirv's structurizer: a switch case that returns from inside a nested if and otherwise falls through into "
+    "the next case: spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; "
+    "shapes program 543 of tag campaign, reduced; 424, 546 and 718 convert once such cases end in `break`).  It "
+    "fails the same way with the returning block branching straight to the function's `ret` block (DXC's front "
+    "end's shape, tried instead of our flag tested after the switch); a return directly in the case, or a case "
+    "ending in `break`, converts")
+
+
+BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    switch ((int)tid.x) {
+    case 0: {
+        if (tid.y > 5) break;
+        v += 1;
+    }
+    case 1: {
+        v += 10;
+    }
+    case 2: {
+        v += 100;
+    }
+    default: {
+        v += 1000;
+        break;
+    }
+    }
+    Out[tid.x] = v;
+}
+"""
+
+DXIL_SPIRV_BREAK_THEN_FALLTHROUGHS = (
+    "dxil-spirv's structurizer: a switch whose first case may break and otherwise falls through two more cases into "
+    "the default: spirv-val rejects the SPIR-V ('Case construct that targets ... has branches to the case construct "
+    "that targets ...'; shapes programs 222 and 752 of tag campaign fail with this message and 222 holds a switch "
+    "of this shape, not shown to be its only cause).  Without the conditional break, or with one case fewer in the chain, it "
+    "converts.  It fails the same way with the empty blocks between the case and its targets bypassed "
+    "(simplifycfg's shape, tried)")
+
+
 LIMIT_SHAPES = {"break_beside_return": (BREAK_BESIDE_RETURN_BEFORE_INNER_LOOP, _break_beside_return_model,
                                         DXIL_SPIRV_BREAK_BESIDE_RETURN),
                 "inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
                                              DXIL_SPIRV_INNER_LOOP_ARM),
-                "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, lambda t: [t + 3],
-                                                    DXIL_SPIRV_DEAD_CODE_IN_A_CASE),
+                "return_in_a_case_falling_through": (RETURN_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 7)[t]],
+                                                     DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH),
+                "break_then_a_chain_of_fallthroughs": (BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS,
+                                                       lambda t: [(1111, 1110, 1100, 1000)[t]],
+                                                       DXIL_SPIRV_BREAK_THEN_FALLTHROUGHS),
                 "returns_into_the_latch": (RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", ""),
                                            lambda t: [t + 2], DXIL_SPIRV_RETURNS_INTO_THE_LATCH),
                 "returns_into_the_latch_beside_a_never_taken_continue": (
@@ -713,6 +775,28 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 
+CONTINUE_BEFORE_A_CASE_HOLDING_ONLY_DEAD_CODE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int w = 0;
+    while (w < 2) {
+        w++;
+        switch ((int)tid.x) {
+        case 1: {
+            if (tid.x > 0) continue;
+        }
+        case 5: {
+            float3 v = (float3)tid * 0.25;
+        }
+        default: {
+        }
+        }
+    }
+    Out[tid.x] = w * 10 + (int)tid.x;
+}
+"""
+
+
 def _empty_cases_model(t: int) -> list[int]:
     return [t + 3]
 
@@ -722,7 +806,10 @@ SWITCH_SHAPES = {"fallthrough_into_default": (FALLTHROUGH_INTO_A_CASE_SHARED_WIT
                  "continue_in_a_case_beside_an_empty_one": (CONTINUE_IN_A_CASE_BESIDE_AN_EMPTY_ONE,
                                                             lambda t: [21 * t]),
                  "constant_if_around_a_break": (CONSTANT_IF_AROUND_A_BREAK_BEFORE_A_FALLTHROUGH,
-                                                lambda t: [(0, 1, 12, 1003)[t]])}
+                                                lambda t: [(0, 1, 12, 1003)[t]]),
+                 "dead_code_in_a_case_fallen_into": (DEAD_CODE_IN_A_CASE_FALLEN_INTO, lambda t: [t + 3]),
+                 "continue_before_a_case_holding_only_dead_code": (CONTINUE_BEFORE_A_CASE_HOLDING_ONLY_DEAD_CODE,
+                                                                   lambda t: [20 + t])}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
@@ -741,7 +828,11 @@ def test_switch_shapes_dxil_spirv_took_badly(shape: str, backend: str) -> None:
     default edge, so the case goes; `constant_if_around_a_break` (270 of tag campaign, reduced): `if (-1 <= 0)`
     around a case's `break` was a `br i1 true` and the loop `while (w < 0)` after the fallthrough kept its
     never-taken edges, which dxil-spirv's structurizer took for exits ('exits the selection ... not via a
-    structured exit'); constant branches now fold (cfg.fold_constant_branches)."""
+    structured exit'); constant branches now fold (cfg.fold_constant_branches).  `dead_code_in_a_case_fallen_into`
+    (182 of tag campaign, reduced) and `continue_before_a_case_holding_only_dead_code` (215 of tag campaign,
+    reduced): a case holding only dead code, fallen into, left the switch's merge without a terminator ('A block
+    must end with a branch instruction'); the switch folds again once DCE has emptied such blocks, as DXC's
+    simplifycfg runs after its DCE."""
     src, model = SWITCH_SHAPES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":
@@ -864,3 +955,54 @@ def test_a_default_that_breaks_beside_empty_cases_in_a_loop(backend: str) -> Non
         assert list(struct.unpack("<4i", got)) == [3, -1, 3, -1]
         return
     assert run_backend(backend, src, {"Out": ("int", [-1] * 4)})["Out"] == [3, -1, 3, -1]
+
+
+NEVER_TRUE_EXIT_OF_A_COUNTED_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int s = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!(2147483647 >= (i | i))) {
+            Out[tid.x * 2 + 1] = 5;
+            return;
+        }
+        s += i + (int)tid.x;
+    }
+    Out[tid.x * 2] = s;
+}
+"""
+
+# Found with the reduced program below and glslangValidator's SPIR-V of the same loop written in GLSL (it hangs too;
+# `spirv-opt -O` of either module folds the comparison and runs): the hang is in pipeline creation (the main thread
+# inside lavapipe's compiler, its llvmpipe threads idle), so no shader code of ours runs.  `i > 2147483646` compiles.
+LAVAPIPE_INT_MAX_EXIT = (
+    "lavapipe (Mesa 25.0.7) never finishes compiling a loop with an exit on `i > INT_MAX` of its counter (signed, "
+    "never true); valid SPIR-V, and glslangValidator's SPIR-V of the same GLSL loop hangs it too.  -O1 and up fold "
+    "the comparison (fold.Folder._bound_compare); -O0 keeps the source's comparison")
+
+
+def _spirv_at(src: str, level: int, timeout: float) -> list[int]:
+    """Out of `src` built at `level`, on lavapipe within `timeout` seconds (no -O0 rerun of this build)."""
+    res = compile_file("hang.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv", opt_level=level),
+                       text=src)
+    assert res.ok and res.binary is not None
+    tools.spirv_val(res.binary, "vulkan1.1")
+    binding = next(r["vulkan"] for r in res.manifest["resources"] if r["name"] == "Out")
+    out = vulkan_runner.Buf(binding["set"], binding["binding"], struct.pack("<8i", *[-1] * 8))
+    got = vulkan_runner.run_compute(res.binary, "main", [out], timeout=timeout)[0]
+    return list(struct.unpack("<8i", got))
+
+
+@pytest.mark.parametrize("route", ["spirv-O3", "spirv-O1", pytest.param(
+    "spirv-O0", marks=pytest.mark.xfail(strict=True, raises=VulkanCrash, reason=LAVAPIPE_INT_MAX_EXIT)),
+    "dxil", "dxil-vk"])
+def test_a_loop_exit_on_a_counter_above_int_max(route: str) -> None:
+    """Differential finding (shapes programs 611 at -O3 and 864 at -O0 of tag campaign: the Vulkan worker's 60 s
+    timeout), reduced.  `!(2147483647 >= (i | i))` is never true, so the loop runs its 3 rounds; thread t stores
+    sum(i + t for i < 3) = 3 + 3t and leaves its second slot alone.  The SPIR-V runs get 20 s (a build that
+    compiles takes well under a second)."""
+    want = [v for t in range(4) for v in (sum(i + t for i in range(3)), -1)]
+    if route.startswith("spirv"):
+        assert _spirv_at(NEVER_TRUE_EXIT_OF_A_COUNTED_LOOP, int(route[-1]), 20.0 if route != "spirv-O0" else 5.0) == want
+        return
+    assert run_backend(route, NEVER_TRUE_EXIT_OF_A_COUNTED_LOOP, {"Out": ("int", [-1] * 8)})["Out"] == want

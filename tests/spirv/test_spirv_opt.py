@@ -495,3 +495,33 @@ def test_a_loop_with_an_endless_inner_path_stays_a_loop(level):
     _build(src, level)       # spirv-val
     want = [2 if t == 2 else 3 + t for t in range(4)]
     assert run_cs(src, {"Out": ("int", 4)}, check_dxil=False)["Out"] == want
+
+
+# (HLSL comparison of the unknown x, Python's answer for every x): each compares against its type's least or
+# greatest value, so each has one answer; `x > 2147483646` is the control that must stay
+EXTREMES = {
+    "x > 2147483647": lambda x, u: 0, "2147483647 < x": lambda x, u: 0, "x <= 2147483647": lambda x, u: 1,
+    "2147483647 >= x": lambda x, u: 1, "x < (-2147483647 - 1)": lambda x, u: 0, "x >= (-2147483647 - 1)": lambda x, u: 1,
+    "(-2147483647 - 1) > x": lambda x, u: 0, "(-2147483647 - 1) <= x": lambda x, u: 1,
+    "u > 4294967295u": lambda x, u: 0, "u <= 4294967295u": lambda x, u: 1, "u < 0u": lambda x, u: 0,
+    "0u <= u": lambda x, u: 1, "4294967295u >= u": lambda x, u: 1, "0u > u": lambda x, u: 0,
+    "x > 2147483646": lambda x, u: int(x > 2147483646),
+}
+
+
+def test_comparisons_against_a_types_extremes_fold():
+    """An ordered integer comparison against its type's least or greatest value has one answer for every x
+    (lavapipe hangs compiling a loop that exits on `i > INT_MAX`, tests/fuzz/test_differential.py's
+    test_a_loop_exit_on_a_counter_above_int_max); only the control keeps its comparison at -O3.  Run at -O3
+    and -O0 (and as DXIL) over x at both ends and between; the answers are Python's."""
+    xs = [-2147483648, -1, 0, 7, 2147483646, 2147483647]
+    exprs = list(EXTREMES)
+    src = ("StructuredBuffer<int> In : register(t1);\nRWStructuredBuffer<int> Out : register(u0);\n"
+           f"[numthreads({len(xs)}, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {{\n"
+           "    int x = In[id.x];\n    uint u = (uint)x;\n"
+           + "".join(f"    Out[id.x * {len(exprs)} + {k}] = ({e}) ? 1 : 0;\n" for k, e in enumerate(exprs)) + "}\n")
+    body = _body(_build(src, 3))
+    compares = [ln for ln in body.splitlines() if "GreaterThan" in ln or "LessThan" in ln]
+    assert len(compares) == 1 and "OpSGreaterThan" in compares[0], compares
+    got = run_cs(src, {"Out": ("int", len(xs) * len(exprs))}, {"In": ("int", xs)})["Out"]
+    assert got == [EXTREMES[e](x, x & 0xFFFFFFFF) for x in xs for e in exprs]

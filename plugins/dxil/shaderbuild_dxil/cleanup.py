@@ -72,7 +72,11 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
 
     eliminate_common_calls(f, pending, hook_for)
     stores = remove_undef_among(f, stores)               # after CSE, as a pass of its own would run
-    _, uses = remove_dead_code(f)
+    removed, uses = remove_dead_code(f)
+    # a case holding only dead code is empty now: its switch folds as DXC's simplifycfg, run after DCE, folds it
+    # (dxil-spirv left the merge of a switch fallen through such a case without a terminator; shapes 182, 215)
+    if removed and cfg.fold_trivial_switches(f):
+        cfg.remove_unreachable_blocks(f)
     # a call or callee left has a positive use count: merged and dead reads, and callees
     # whose calls all went, have none
     return Cleaned({c for c in callees if uses[c] > 0}, stores + [i for i in loads if uses[i] > 0])

@@ -147,6 +147,8 @@ _UNARY = {
     "OpUConvert": ("int", "int", lambda a, w, ow: a & _mask(ow)),
     "OpFConvert": ("float", "float", lambda a, w, ow: _bits(_float(a, w), ow) if _tame(a, w) else None),
 }
+# ordered integer comparisons, monotonic in each operand: op -> whether its operands are read as signed
+_ORDERED = {OP[n]: n.startswith("OpS") for n in _INT_CMP if "Than" in n}
 _BINARY: dict[int, tuple[str, str, object]] = {}
 for _table, _kin, _kout in ((_INT_BIN, "int", "int"), (_INT_CMP, "int", "bool"), (_BOOL_BIN, "bool", "bool"),
                             (_FLOAT_BIN, "float", "float"), (_FLOAT_CMP, "float", "bool")):
@@ -265,6 +267,25 @@ class Folder:
             return other
         return None
 
+    def _bound_compare(self, op: int, x: Inst, a, b) -> int | None:
+        """`x > INT_MAX`, `x < 0u`, `x >= INT_MIN`, `UINT_MAX >= x`...: an ordered comparison against its type's
+        extreme has one answer for every x (it is monotonic in x, so its answers at x's least and greatest
+        values decide).  Lavapipe (Mesa 25.0) hangs compiling a loop with `i > INT_MAX` in it (shapes
+        program 611); LLVM's instcombine folds these too."""
+        const = a if a is not None else b
+        if self.scalar_kind.get(const[0]) != "int":
+            return None
+        w = self.width[const[0]]
+        lo, hi = ((1 << (w - 1), (1 << (w - 1)) - 1) if _ORDERED[op] else (0, _mask(w)))
+        fn = _BINARY[op][2]
+        out: list[bool] = []
+        for c in const[1]:
+            ends = {fn(v, c, w) if a is None else fn(c, v, w) for v in (lo, hi)}     # type: ignore[operator]
+            if len(ends) != 1:
+                return None
+            out += ends
+        return self.const(x.w[0], out)
+
     def _bitcast(self, t: int, rt: int, operand: int) -> int | None:
         """A constant reinterpreted: all lanes as one little-endian bit string, cut into the result's."""
         a = self.lanes(operand)
@@ -310,6 +331,8 @@ class Folder:
             a, b = self.lanes(x.w[2]), self.lanes(x.w[3])
             if kin == "int" and kout == "int" and (a is None) != (b is None):
                 return self._identity(op, x, a, b, type_of)
+            if kout == "bool" and op in _ORDERED and (a is None) != (b is None):
+                return self._bound_compare(op, x, a, b)
             if kin == "float" and kout == "float" and (a is None) != (b is None):
                 return self._float_identity(op, x, a, b)
             if a is None or b is None or len(a[1]) != len(b[1]) or self.scalar_kind.get(a[0]) != kin \
