@@ -2,7 +2,8 @@
 
 Checked once, in the parser, so every later use may index an attribute's arguments
 without guarding against a missing one. Attributes not listed are accepted and ignored,
-as DXC does with attributes it does not know."""
+as DXC does with attributes it does not know; every attribute DXC gives a meaning to is listed,
+and either carried into the IR (ENTRY_MODES, the entry and resource records) or refused (REFUSED)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "patchconstantfunc": (1, 1),
     "maxtessfactor": (1, 1),
     "shader": (1, 1),
+    "wavesize": (1, 3),               # [WaveSize(min[, max[, preferred]])]: checked by wave_size_problems
     "raypayload": (0, 0),
     "vk::binding": (1, 2),
     "vk::counter_binding": (1, 1),
@@ -42,6 +44,36 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "vk::perprimitive": (0, 0),       # a pixel-shader input a mesh shader writes per primitive
     "vk::ext_builtin_input": (1, 1),
     "vk::ext_builtin_output": (1, 1),
+    "earlydepthstencil": (0, 0),
+    **{name: (0, 0) for name in ("vk::post_depth_coverage", "vk::early_and_late_tests", "vk::depth_unchanged",
+                                 "vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
+                                 "vk::stencil_ref_less_equal_front", "vk::stencil_ref_unchanged_back",
+                                 "vk::stencil_ref_greater_equal_back", "vk::stencil_ref_less_equal_back")},
+}
+
+# entry attributes that change how a pixel shader runs: sema records each one written in
+# ir.EntryPoint.modes and each backend gives it its form (SPIR-V: an execution mode; DXIL: a
+# shader flag, or nothing for the [[vk::...]] ones, which are Vulkan's alone: DXC's DXIL ignores
+# them, and D3D's pipeline behaves as without them).  [WaveSize] is the entry's `wave_size`.
+ENTRY_MODES: frozenset[str] = frozenset({
+    "earlydepthstencil",              # depth/stencil tests before the shader runs
+    "vk::post_depth_coverage",        # SV_Coverage after the early tests
+    "vk::early_and_late_tests", "vk::depth_unchanged",
+    "vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front", "vk::stencil_ref_less_equal_front",
+    "vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back", "vk::stencil_ref_less_equal_back",
+})
+# at most one of each group on an entry (DXC's SPIR-V emitter refuses two)
+EXCLUSIVE_MODES = (("vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
+                    "vk::stencil_ref_less_equal_front"),
+                   ("vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back",
+                    "vk::stencil_ref_less_equal_back"))
+
+# attributes DXC gives a meaning this compiler does not implement -> why (refused where written,
+# rather than compiled into a shader that behaves otherwise)
+REFUSED: dict[str, str] = {
+    "waveopsincludehelperlanes": "[WaveOpsIncludeHelperLanes] is not supported: wave operations here never "
+                                 "include helper lanes",
+    "clipplanes": "[clipplanes] is not supported: write the clip distances to SV_ClipDistance instead",
 }
 
 # statement attributes DXC refuses together -> (its message, located at the statement rather than the attribute)
@@ -69,14 +101,31 @@ def canonical_name(name: str) -> str:
     if name in ATTRIBUTE_ARGS:
         return name
     lower = name.lower()
-    return lower if lower in ATTRIBUTE_ARGS else name
+    return lower if lower in ATTRIBUTE_ARGS or lower in REFUSED else name
 
 
 def check_attribute(a: Attribute) -> None:
     """Reject a known attribute given the wrong number of arguments."""
+    if a.name in REFUSED:
+        raise error(REFUSED[a.name], a.loc)
     bounds = ATTRIBUTE_ARGS.get(a.name)
     if bounds is not None and not bounds[0] <= len(a.args) <= bounds[1]:
         raise error(f"attribute '{a.name}' takes {_count(*bounds)}, not {len(a.args)}", a.loc)
+
+
+def entry_modes(attrs: list[Attribute], stage: str) -> tuple[str, ...]:
+    """The ENTRY_MODES written on an entry of `stage`, sorted (so the output does not depend on their order);
+    each applies to pixel shaders only, and at most one of each EXCLUSIVE_MODES group."""
+    found = {a.name: a for a in attrs if a.name in ENTRY_MODES}
+    for name, a in found.items():
+        if stage != "pixel":
+            raise error(f"attribute '{name}' only applies to pixel shaders, not {stage} shaders", a.loc)
+    for group in EXCLUSIVE_MODES:
+        both = [found[n] for n in group if n in found]
+        if len(both) > 1:
+            raise error(f"'{both[0].name}' and '{both[1].name}' cannot both be given: shaders must not specify more "
+                        f"than one of {', '.join(group)}", both[1].loc)
+    return tuple(sorted(found))
 
 
 def check_statement_attributes(attrs: list[Attribute], stmt_loc: SourceLoc) -> None:

@@ -19,6 +19,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
+from ..attributes import entry_modes
 from ..modifiers import (
     FIELD,
     FUNCTION,
@@ -914,6 +915,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                             f"(expected '{cls}')", reg.loc)
             binding.register = reg.number
             binding.space = reg.space or 0
+        if "globallycoherent" in d.qualifiers:
+            if cls != "u":
+                raise error("'globallycoherent' can only be applied to UAV objects", d.loc)
+            binding.globally_coherent = True
         for a in d.attributes:
             if a.name == "vk::binding":
                 vals = [self.const_int(x) for x in a.args]
@@ -1415,6 +1420,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             ep.tess = tess_info(self, info, self.patch_constant)
         if stage in ("mesh", "amplification"):
             ep.mesh = mesh
+        ep.modes = entry_modes(d.attributes, stage)
+        ep.wave_size = next((tuple(self.attribute_uint(a.name, x) for x in a.args)
+                             for a in d.attributes if a.name == "wavesize"), None)
         return ep
 
     def geometry_info(self, info: FuncInfo) -> ir.GeometryInfo:

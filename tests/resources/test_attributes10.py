@@ -1,0 +1,295 @@
+"""Attributes and qualifiers that change how a shader runs (front/attributes.py ENTRY_MODES and REFUSED, the
+entry's `modes` / `wave_size`, the resource binding's `globally_coherent`): each is carried into both targets'
+binaries or refused where written, never accepted and dropped.
+
+Every check reads the binary through an independent tool: spirv-dis / spirv-val for SPIR-V; llvm-dis-19 /
+obj2yaml-19 (harness.dxil_tools.check_dxil) for DXIL, whose container also goes through dxil-spirv, whose
+SPIR-V must show the same effect.  [earlydepthstencil] is executed: two full-screen triangles, the nearer
+drawn first, a pixel shader counting its invocations in a UAV; with the attribute the occluded triangle's
+fragments never run the shader, without it they do (a UAV write makes the depth test late).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import res_util as R
+from harness import dxil_tools, tools
+
+pytestmark = [pytest.mark.spirv_tools]
+
+PS = "float4 main(float4 p : SV_Position) : SV_Target {{ return p; }}\n"
+
+
+def _spirv(src: str, profile: str, env: str = "vulkan1.1") -> str:
+    res = R.compile_hlsl(src, "main", profile, "spirv", env=env)
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, env)
+    return tools.spirv_dis(res.binary)
+
+
+def _dxil(src: str, profile: str) -> dxil_tools.DxilCheck:
+    res = R.compile_hlsl(src, "main", profile, "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    checked = dxil_tools.check_dxil(res.binary)
+    assert checked.spirv is not None
+    return checked
+
+
+def _shader_flags(ir: str) -> int:
+    """The kDxilShaderFlagsTag (0) entry property's i64, 0 when the entry has none."""
+    props = _entry_properties(ir)
+    m = re.match(r"i32 0, i64 (\d+)", props)
+    return int(m.group(1)) if m else 0
+
+
+def _entry_properties(ir: str) -> str:
+    """The text of the entry's property list (the fifth operand of its dx.entryPoints node)."""
+    node = re.search(r"!dx\.entryPoints = !\{!(\d+)\}", ir)
+    assert node, ir
+    entry = re.search(rf"^!{node.group(1)} = !\{{(.*)\}}$", ir, re.M)
+    assert entry, ir
+    last = entry.group(1).rsplit(", ", 1)[-1]
+    if last == "null":
+        return ""
+    props = re.search(rf"^{re.escape(last)} = !\{{(.*)\}}$", ir, re.M)
+    assert props, ir
+    return props.group(1)
+
+
+def _node(ir: str, ref: str) -> str:
+    m = re.search(rf"^{re.escape(ref)} = !\{{(.*)\}}$", ir, re.M)
+    assert m, (ref, ir)
+    return m.group(1)
+
+
+# ------------------------------------------------------------------ [earlydepthstencil]
+
+EARLY_PS = "RWByteAddressBuffer c : register(u1);\n{attr}" \
+           "float4 main(float4 p : SV_Position) : SV_Target {{\n    uint o;\n    c.InterlockedAdd(0, 1, o);\n" \
+           "    return float4(p.z, 0, 0, 1);\n}}\n"
+
+
+@pytest.mark.parametrize("spelling", ["[earlydepthstencil]\n", "[EarlyDepthStencil]\n"])
+def test_early_depth_stencil_spirv(spelling):
+    for env in ("vulkan1.1", "vulkan1.3"):
+        dis = _spirv(EARLY_PS.format(attr=spelling), "ps_6_0", env)
+        assert "OpExecutionMode %main EarlyFragmentTests" in dis
+    assert "EarlyFragmentTests" not in _spirv(EARLY_PS.format(attr=""), "ps_6_0")
+
+
+@pytest.mark.llvm
+def test_early_depth_stencil_dxil_flag():
+    """Shader flag bit 3 (DxilShaderFlags' ForceEarlyDepthStencil) with the attribute, not without; dxil-spirv
+    reads it back as EarlyFragmentTests."""
+    with_attr = _dxil(EARLY_PS.format(attr="[earlydepthstencil]\n"), "ps_6_0")
+    without = _dxil(EARLY_PS.format(attr=""), "ps_6_0")
+    assert _shader_flags(with_attr.ir) >> 3 & 1
+    assert not _shader_flags(without.ir) >> 3 & 1
+    assert _shader_flags(with_attr.ir) == _shader_flags(without.ir) | 8
+    assert "OpExecutionMode %main EarlyFragmentTests" in tools.spirv_dis(with_attr.spirv)
+    assert "EarlyFragmentTests" not in tools.spirv_dis(without.spirv)
+
+
+DEPTH_VS = """
+float4 main(uint v : SV_VertexID) : SV_Position {
+    uint k = v % 3;
+    return float4(k == 1 ? 3.0 : -1.0, k == 2 ? 3.0 : -1.0, v < 3 ? 0.25 : 0.75, 1.0);
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize(("attr", "runs"), [("[earlydepthstencil]\n", 1), ("", 2)])
+def test_early_depth_stencil_executed(attr, runs):
+    """Vertices 0-2 cover the target at depth 0.25, then 3-5 at 0.75 (depth test LESS): the far triangle is
+    hidden.  Its fragments run the shader only without [earlydepthstencil]; the colour is the near one's
+    either way.  R.draw runs the DXIL twin through dxil-spirv too and requires the same results."""
+    w, h = 8, 4
+    pixels, bufs = R.draw(DEPTH_VS, EARLY_PS.format(attr=attr), w, h, {"c": R.storage(bytes(4))}, vertex_count=6,
+                          full=True, depth=1.0)
+    assert R.unpack("I", bufs["c"][:4]) == [runs * w * h]
+    assert {R.pixel(pixels[0], w, x, y) for x in range(w) for y in range(h)} == {(R.unorm8(0.25), 0, 0, 255)}
+
+
+# ------------------------------------------------------------------ [[vk::...]] pixel modes
+
+VK_MODES = {
+    "vk::post_depth_coverage": ("PostDepthCoverage", "SampleMaskPostDepthCoverage", "SPV_KHR_post_depth_coverage"),
+    "vk::early_and_late_tests": ("EarlyAndLateFragmentTestsAMD", None,
+                                 "SPV_AMD_shader_early_and_late_fragment_tests"),
+    "vk::depth_unchanged": ("DepthUnchanged", None, None),
+    "vk::stencil_ref_unchanged_front": ("StencilRefUnchangedFrontAMD", "StencilExportEXT",
+                                        "SPV_AMD_shader_early_and_late_fragment_tests"),
+    "vk::stencil_ref_greater_equal_front": ("StencilRefGreaterFrontAMD", "StencilExportEXT",
+                                            "SPV_AMD_shader_early_and_late_fragment_tests"),
+    "vk::stencil_ref_less_equal_front": ("StencilRefLessFrontAMD", "StencilExportEXT",
+                                         "SPV_AMD_shader_early_and_late_fragment_tests"),
+    "vk::stencil_ref_unchanged_back": ("StencilRefUnchangedBackAMD", "StencilExportEXT",
+                                       "SPV_AMD_shader_early_and_late_fragment_tests"),
+    "vk::stencil_ref_greater_equal_back": ("StencilRefGreaterBackAMD", "StencilExportEXT",
+                                           "SPV_AMD_shader_early_and_late_fragment_tests"),
+    "vk::stencil_ref_less_equal_back": ("StencilRefLessBackAMD", "StencilExportEXT",
+                                        "SPV_AMD_shader_early_and_late_fragment_tests"),
+}
+
+
+@pytest.mark.parametrize("name", list(VK_MODES))
+def test_vk_pixel_modes_spirv(name):
+    mode, cap, ext = VK_MODES[name]
+    for env in ("vulkan1.1", "vulkan1.3"):
+        dis = _spirv(f"[[{name}]]\n" + PS.format(), "ps_6_0", env)
+        assert f"OpExecutionMode %main {mode}\n" in dis + "\n"
+        if cap is not None:
+            assert f"OpCapability {cap}\n" in dis
+        if ext is not None:
+            assert f'OpExtension "{ext}"' in dis
+
+
+@pytest.mark.llvm
+@pytest.mark.parametrize("name", ["vk::post_depth_coverage", "vk::early_and_late_tests", "vk::depth_unchanged",
+                                  "vk::stencil_ref_less_equal_back"])
+def test_vk_pixel_modes_leave_dxil_unchanged(name):
+    """Vulkan's alone: the DXIL container is the one compiled without the attribute (DXC's DXIL ignores them)."""
+    with_attr = R.compile_hlsl(f"[[{name}]]\n" + PS.format(), "main", "ps_6_0", "dxil")
+    without = R.compile_hlsl(PS.format(), "main", "ps_6_0", "dxil")
+    assert with_attr.ok and without.ok
+    assert with_attr.binary == without.binary
+    dxil_tools.check_dxil(with_attr.binary)
+
+
+def test_two_stencil_front_modes_refused():
+    src = "[[vk::stencil_ref_unchanged_front]]\n[[vk::stencil_ref_less_equal_front]]\n" + PS.format()
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "ps_6_0", target))
+        assert errs and errs[0].startswith("2:3: ") and "cannot both be given" in errs[0], errs
+
+
+@pytest.mark.parametrize(("attr", "profile", "body"), [
+    ("[earlydepthstencil]", "cs_6_0", "[numthreads(1, 1, 1)] void main() {}\n"),
+    ("[[vk::depth_unchanged]]", "vs_6_0", "float4 main() : SV_Position { return 0; }\n"),
+])
+def test_pixel_modes_refused_on_other_stages(attr, profile, body):
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(attr + "\n" + body, "main", profile, target))
+        assert errs and errs[0].startswith("1:") and "only applies to pixel shaders" in errs[0], errs
+
+
+# ------------------------------------------------------------------ globallycoherent
+
+COHERENT_CS = """{q}RWStructuredBuffer<uint> b : register(u0);
+{q}RWTexture2D<float4> t : register(u1);
+RWBuffer<uint> plain : register(u2);
+[numthreads(4, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {{
+    b[i] = i;
+    t[uint2(i, 0)] = 1;
+    plain[i] = i;
+}}
+"""
+
+
+def _decorations(dis: str, name: str) -> set[str]:
+    ids = re.findall(rf'OpName (%\S+) "{name}"', dis)
+    assert len(ids) == 1, dis
+    return set(re.findall(rf"OpDecorate {re.escape(ids[0])} (\w+)", dis))
+
+
+@pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_6"])
+def test_globally_coherent_spirv(profile):
+    """DXC's choice (DeclResultIdMapper::decorateResourceCoherent): Coherent on the resource variable."""
+    dis = _spirv(COHERENT_CS.format(q="globallycoherent "), profile)
+    assert "Coherent" in _decorations(dis, "b") and "Coherent" in _decorations(dis, "t")
+    assert "Coherent" not in _decorations(dis, "plain")
+    assert "Coherent" not in _spirv(COHERENT_CS.format(q=""), profile)
+
+
+def _uav_records(ir: str) -> dict[str, list[str]]:
+    """name -> the UAV record's fields (DXIL.rst: id, symbol, name, space, lower bound, range, shape, globally
+    coherent, counter, ROV, extra)."""
+    out = {}
+    for m in re.finditer(r'^!\d+ = !\{(i32 \d+, [^,]+, !"(\w+)", .*)\}$', ir, re.M):
+        out[m.group(2)] = [f.strip() for f in m.group(1).split(",")]
+    return out
+
+
+@pytest.mark.llvm
+@pytest.mark.parametrize("profile", ["cs_6_0", "cs_6_6"])
+def test_globally_coherent_dxil(profile):
+    """The UAV record's globally-coherent field (index 7); at SM 6.6 also ResourceProperties bit 14 of
+    annotateHandle; dxil-spirv's SPIR-V decorates the two resources Coherent."""
+    checked = _dxil(COHERENT_CS.format(q="globallycoherent "), profile)
+    recs = _uav_records(checked.ir)
+    assert recs["b"][7] == recs["t"][7] == "i1 true" and recs["plain"][7] == "i1 false", recs
+    plain = _uav_records(_dxil(COHERENT_CS.format(q=""), profile).ir)
+    assert all(r[7] == "i1 false" for r in plain.values())
+    if profile == "cs_6_6":
+        props = [int(d0) for d0 in re.findall(r"%dx\.types\.ResourceProperties \{ i32 (\d+), i32 \d+ \}", checked.ir)]
+        assert len(props) == 3 and sorted(d0 >> 14 & 1 for d0 in props) == [0, 1, 1], props
+    dis = tools.spirv_dis(checked.spirv)
+    assert len(re.findall(r"OpDecorate %\S+ Coherent", dis)) == 2, dis
+
+
+def test_globally_coherent_on_a_read_only_resource_refused():
+    src = "globallycoherent StructuredBuffer<uint> s : register(t0);\nRWBuffer<uint> o : register(u0);\n" \
+          "[numthreads(1, 1, 1)] void main() { o[0] = s[0]; }\n"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
+        assert errs and errs[0].startswith("1:") and "'globallycoherent' can only be applied to UAV" in errs[0], errs
+
+
+def test_reordercoherent_is_not_accepted():
+    """DXC accepts `reordercoherent` from SM 6.9 only (DXIL.rst INSTR.REORDERCOHERENTREQUIRESSM69); this compiler
+    targets at most SM 6.8, so it is refused (a located error), never dropped."""
+    src = "reordercoherent RWBuffer<uint> b : register(u0);\n[numthreads(1, 1, 1)] void main() { b[0] = 1; }\n"
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_6", target))
+        assert errs and errs[0].startswith("1:"), errs
+
+
+# ------------------------------------------------------------------ [WaveSize]
+
+@pytest.mark.llvm
+@pytest.mark.parametrize(("attr", "profile", "tag", "values"), [
+    ("[WaveSize(32)]", "cs_6_6", 11, [32]),
+    ("[WaveSize(64)]", "cs_6_7", 11, [64]),
+    ("[WaveSize(32)]", "cs_6_8", 23, [32, 0, 0]),
+    ("[WaveSize(16, 64)]", "cs_6_8", 23, [16, 64, 0]),
+    ("[WaveSize(16, 64, 32)]", "cs_6_8", 23, [16, 64, 32]),
+    ("[WaveSize(32, 32, 32)]", "cs_6_8", 23, [32, 0, 0]),
+])
+def test_wave_size_dxil(attr, profile, tag, values):
+    """kDxilWaveSizeTag {size} before SM 6.8, kDxilRangedWaveSizeTag {min, max, preferred} from it, with DxilWaveSize::
+    Translate's zeros for a maximum (or preferred size) equal to the minimum."""
+    checked = _dxil(attr + "\n[numthreads(64, 1, 1)] void main() {}\n", profile)
+    props = [p.strip() for p in _entry_properties(checked.ir).split(",")]
+    i = props.index(f"i32 {tag}")
+    assert [int(v.split()[1]) for v in _node(checked.ir, props[i + 1]).split(",")] == values
+    assert "i32 11" not in props[:i] + props[i + 2:] and "i32 23" not in props[:i] + props[i + 2:]
+
+
+def test_wave_size_spirv_warns():
+    """DXC's SPIR-V emitter: a warning, no execution mode (SubgroupSize is the Kernel model's)."""
+    src = "RWBuffer<uint> o : register(u0);\n[WaveSize(32)]\n[numthreads(32, 1, 1)] void main(uint i : SV_GroupIndex) " \
+          "{ o[i] = WaveGetLaneCount(); }\n"
+    res = R.compile_hlsl(src, "main", "cs_6_6", "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary)
+    warnings = [d for d in res.diagnostics if d.severity == "warning"]
+    assert any("Wave size is not supported by Vulkan SPIR-V" in d.message for d in warnings), warnings
+    modes = re.findall(r"OpExecutionMode %main (\w+)", tools.spirv_dis(res.binary))
+    assert modes == ["LocalSize"], modes
+
+
+# ------------------------------------------------------------------ refused
+
+@pytest.mark.parametrize(("src", "profile", "where", "message"), [
+    ("[WaveOpsIncludeHelperLanes]\n" + PS.format(), "ps_6_7", "1:2", "[WaveOpsIncludeHelperLanes] is not supported"),
+    ("cbuffer C { float4 plane; };\n[clipplanes(plane)]\nfloat4 main(float4 p : POSITION) : SV_Position "
+     "{ return p; }\n", "vs_6_0", "2:2", "[clipplanes] is not supported"),
+])
+def test_refused_attributes(src, profile, where, message):
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", profile, target))
+        assert errs and errs[0].startswith(where + ": ") and message in errs[0], errs
