@@ -7,6 +7,8 @@ and either carried into the IR (ENTRY_MODES, the entry and resource records) or 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..diagnostics import SourceLoc, error
 from .ast import Attribute
 
@@ -113,13 +115,15 @@ def check_attribute(a: Attribute) -> None:
         raise error(f"attribute '{a.name}' takes {_count(*bounds)}, not {len(a.args)}", a.loc)
 
 
-def entry_modes(attrs: list[Attribute], stage: str) -> tuple[str, ...]:
-    """The ENTRY_MODES written on an entry of `stage`, sorted (so the output does not depend on their order);
-    each applies to pixel shaders only, and at most one of each EXCLUSIVE_MODES group."""
+def entry_modes(attrs: list[Attribute], stage: str, warn: Callable[[str, SourceLoc], None]) -> tuple[str, ...]:
+    """The ENTRY_MODES written on an entry of `stage`, sorted (so the output does not depend on their order),
+    at most one of each EXCLUSIVE_MODES group.  They describe the pixel stage's depth and stencil tests: on
+    another stage they change nothing (DXC accepts them silently); a warning says so."""
     found = {a.name: a for a in attrs if a.name in ENTRY_MODES}
-    for name, a in found.items():
-        if stage != "pixel":
-            raise error(f"attribute '{name}' only applies to pixel shaders, not {stage} shaders", a.loc)
+    if stage != "pixel":
+        for name, a in found.items():
+            warn(f"attribute '{name}' has no effect on a {stage} shader: it applies to pixel shaders", a.loc)
+        return ()
     for group in EXCLUSIVE_MODES:
         both = [found[n] for n in group if n in found]
         if len(both) > 1:

@@ -170,10 +170,16 @@ def test_two_stencil_front_modes_refused():
     ("[earlydepthstencil]", "cs_6_0", "[numthreads(1, 1, 1)] void main() {}\n"),
     ("[[vk::depth_unchanged]]", "vs_6_0", "float4 main() : SV_Position { return 0; }\n"),
 ])
-def test_pixel_modes_refused_on_other_stages(attr, profile, body):
+def test_pixel_modes_warned_and_without_effect_on_other_stages(attr, profile, body):
+    """DXC accepts them on any stage; they describe the pixel stage's tests, so elsewhere the binary is the one
+    compiled without them, and a warning says so."""
     for target in ("spirv", "dxil"):
-        errs = R.errors(R.compile_hlsl(attr + "\n" + body, "main", profile, target))
-        assert errs and errs[0].startswith("1:") and "only applies to pixel shaders" in errs[0], errs
+        res = R.compile_hlsl(attr + "\n" + body, "main", profile, target)
+        plain = R.compile_hlsl("\n" + body, "main", profile, target)
+        assert res.ok and plain.ok and res.binary == plain.binary
+        warnings = [d for d in res.diagnostics if d.severity == "warning"]
+        assert len(warnings) == 1 and "has no effect on a" in warnings[0].message, warnings
+        assert warnings[0].loc.line == 1
 
 
 # ------------------------------------------------------------------ globallycoherent
@@ -237,6 +243,24 @@ def test_globally_coherent_on_a_read_only_resource_refused():
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", target))
         assert errs and errs[0].startswith("1:") and "'globallycoherent' can only be applied to UAV" in errs[0], errs
+
+
+@pytest.mark.parametrize(("src", "where"), [
+    ("RWBuffer<uint> g : register(u0);\nvoid f(globallycoherent RWBuffer<uint> b) { b[0] = 1; }\n"
+     "[numthreads(1, 1, 1)] void main() { f(g); }\n", "2:40"),
+    ("[numthreads(1, 1, 1)] void main() {\n    globallycoherent RWBuffer<uint> b = ResourceDescriptorHeap[0];\n"
+     "    b[0] = 1;\n}\n", "2:37"),
+    ("struct S { globallycoherent RWBuffer<uint> b; };\nS s;\n[numthreads(1, 1, 1)] void main() { s.b[0] = 1; }\n",
+     "1:44"),
+    ("RWBuffer<uint> g : register(u0);\nstatic globallycoherent RWBuffer<uint> a = g;\n"
+     "[numthreads(1, 1, 1)] void main() { a[0] = 1; }\n", "2:40"),
+])
+def test_globally_coherent_elsewhere_refused(src, where):
+    """Only a global resource's binding carries the qualifier; on a parameter, local, member or static alias it
+    is refused where written rather than dropped."""
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_6", target))
+        assert errs and errs[0].startswith(where + ": ") and "global resource declaration only" in errs[0], errs
 
 
 def test_reordercoherent_is_not_accepted():
