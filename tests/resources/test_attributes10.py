@@ -317,3 +317,36 @@ def test_refused_attributes(src, profile, where, message):
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", profile, target))
         assert errs and errs[0].startswith(where + ": ") and message in errs[0], errs
+
+
+# ------------------------------------------------------------------ libraries
+
+def _rdat_resource_flags(blob: bytes) -> dict[int, int]:
+    """RDAT (DXC's RDAT_LibraryTypes.inl): a header {version, part count, offsets}, each part {type, size, data};
+    the resource table (type 3) is {count, stride} then records {class, kind, id, space, lower, upper, name,
+    flags}: lower bound -> flags."""
+    import struct
+
+    data = dxil_tools.container_parts(blob)["RDAT"]
+    _version, count = struct.unpack_from("<II", data, 0)
+    for off in struct.unpack_from(f"<{count}I", data, 8):
+        kind, _size = struct.unpack_from("<II", data, off)
+        if kind == 3:
+            n, stride = struct.unpack_from("<II", data, off + 8)
+            recs = [struct.unpack_from("<8I", data, off + 16 + i * stride) for i in range(n)]
+            return {r[4]: r[7] for r in recs}
+    raise AssertionError("no RDAT resource table")
+
+
+@pytest.mark.llvm
+def test_globally_coherent_in_a_library():
+    """lib_6_6: the UAV record's field and the RDAT resource flag UAVGloballyCoherent (1 << 0)."""
+    src = ("globallycoherent RWBuffer<uint> g : register(u0);\nRWBuffer<uint> h : register(u1);\n"
+           "[shader(\"raygeneration\")] void rg() { g[DispatchRaysIndex().x] = 1; h[0] = 2; }\n")
+    res = R.compile_hlsl(src, "", "lib_6_6", "dxil")
+    assert res.ok, R.diagnostics_text(res)
+    checked, _ = dxil_tools.check_dxil_library(res.binary, ["rg"])
+    recs = _uav_records(checked.ir)
+    assert recs["g"][7] == "i1 true" and recs["h"][7] == "i1 false", recs
+    flags = _rdat_resource_flags(res.binary)
+    assert flags[0] & 1 and not flags[1] & 1, flags
