@@ -70,6 +70,14 @@ EXCLUSIVE_MODES = (("vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_
                    ("vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back",
                     "vk::stencil_ref_less_equal_back"))
 
+# Vulkan attributes DXC's SPIR-V gives a meaning this compiler does not implement (inline SPIR-V, dual-source
+# blending's output index, subpass inputs, shader-record buffers, combined image samplers, buffer pointers):
+# refused for a target whose Capabilities.vulkan_attributes is set; elsewhere they mean nothing, as in DXC's DXIL
+VK_UNIMPLEMENTED: frozenset[str] = frozenset(f"vk::{n}" for n in (
+    "index", "input_attachment_index", "shader_record_nv", "shader_record_ext", "combinedImageSampler",
+    "aliased_pointer", "spvexecutionmode", "ext_capability", "ext_extension", "ext_decorate", "ext_decorate_id",
+    "ext_decorate_string", "ext_storage_class", "ext_instruction", "ext_literal", "ext_reference", "ext_type_def"))
+
 # attributes DXC gives a meaning this compiler does not implement -> why (refused where written,
 # rather than compiled into a shader that behaves otherwise)
 REFUSED: dict[str, str] = {

@@ -350,3 +350,36 @@ def test_globally_coherent_in_a_library():
     assert recs["g"][7] == "i1 true" and recs["h"][7] == "i1 false", recs
     flags = _rdat_resource_flags(res.binary)
     assert flags[0] & 1 and not flags[1] & 1, flags
+
+
+# ------------------------------------------------------------------ [[vk::...]] this compiler does not implement
+
+VK_CASES = {
+    "vk::index": ("struct PSOut {{ [[vk::location(0), {a}]] float4 a : SV_Target0; }};\n"
+                  "PSOut main(float4 p : SV_Position) {{ PSOut o; o.a = p; return o; }}\n", "vk::index(1)", "ps_6_0"),
+    "vk::shader_record_ext": ("struct R {{ float4 c; }};\n[[{a}]] ConstantBuffer<R> rec;\nRWBuffer<float> o : register(u0);\n"
+                              "[numthreads(1, 1, 1)] void main() {{ o[0] = rec.c.x; }}\n", "vk::shader_record_ext",
+                              "cs_6_0"),
+    "vk::combinedImageSampler": ("[[{a}]] Texture2D t : register(t0);\n[[{a}]] SamplerState s : register(s0);\n"
+                                 "float4 main(float2 uv : TEXCOORD0) : SV_Target {{ return t.Sample(s, uv); }}\n",
+                                 "vk::combinedImageSampler", "ps_6_0"),
+    "vk::spvexecutionmode": ("[[{a}]]\nfloat4 main(float4 p : SV_Position) : SV_Target {{ return p; }}\n",
+                             "vk::spvexecutionmode(4446)", "ps_6_0"),
+    "vk::ext_decorate": ("[[{a}]] RWBuffer<uint> o : register(u0);\n[numthreads(1, 1, 1)] void main() {{ o[0] = 1; }}\n",
+                         "vk::ext_decorate(21)", "cs_6_0"),
+}
+
+
+@pytest.mark.parametrize("name", list(VK_CASES))
+def test_unimplemented_vk_attributes(name):
+    """SPIR-V: a located error at the attribute (DXC's SPIR-V would change the shader with it).  DXIL: the container
+    compiled without it, as DXC's DXIL ignores Vulkan attributes."""
+    template, attr, profile = VK_CASES[name]
+    src = template.format(a=attr)
+    errs = R.errors(R.compile_hlsl(src, "main", profile, "spirv"))
+    line = next(i for i, text in enumerate(src.splitlines(), 1) if attr in text)
+    col = src.splitlines()[line - 1].index(attr) + 1
+    assert errs == [f"{line}:{col}: attribute '{name}' is not supported when compiling for Vulkan"], errs
+    dx = R.compile_hlsl(src, "main", profile, "dxil")
+    plain = R.compile_hlsl(template.format(a="vendor::none"), "main", profile, "dxil")
+    assert dx.ok and plain.ok and dx.binary == plain.binary, R.diagnostics_text(dx)

@@ -25,6 +25,7 @@ def capabilities() -> Capabilities:
 
     return Capabilities(
         push_constants=True,
+        vulkan_attributes=True,
         ext_builtins=EXT_BUILTINS,
         specialization_constants=True,
         predefined_macros=(("__spirv__", "1"),),

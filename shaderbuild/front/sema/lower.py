@@ -1556,6 +1556,9 @@ def _has_field_semantics(t: ir.Type) -> bool:
 def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
             source_files: list[str], main_file: str, caps: Capabilities = DEFAULT) -> ir.Module:
     """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
+    if caps.vulkan_attributes and tu.vk_unimplemented:
+        a = tu.vk_unimplemented[0]
+        raise error(f"attribute '{a.name}' is not supported when compiling for Vulkan", a.loc)
     an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)
 
