@@ -84,6 +84,11 @@ REFUSED: dict[str, str] = {
     "waveopsincludehelperlanes": "[WaveOpsIncludeHelperLanes] is not supported: wave operations here never "
                                  "include helper lanes",
     "clipplanes": "[clipplanes] is not supported: write the clip distances to SV_ClipDistance instead",
+    "groupsharedlimit": "[GroupSharedLimit] is not supported: it needs shader model 6.10 (this compiler targets 6.8)",
+    **{name: f"[{name}] is not supported: work-graph node shaders are not supported" for name in (
+        "nodelaunch", "nodeisprogramentry", "nodeid", "nodelocalrootargumentstableindex", "nodeshareinputof",
+        "nodedispatchgrid", "nodemaxdispatchgrid", "nodemaxrecursiondepth", "nodetrackrwinputsharing",
+        "maxrecords", "maxrecordssharedwith", "allowsparsenodes", "nodearraysize", "unboundedsparsenodes")},
 }
 
 # statement attributes DXC refuses together -> (its message, located at the statement rather than the attribute)

@@ -312,11 +312,27 @@ def test_wave_size_spirv_warns():
     ("[WaveOpsIncludeHelperLanes]\n" + PS.format(), "ps_6_7", "1:2", "[WaveOpsIncludeHelperLanes] is not supported"),
     ("cbuffer C { float4 plane; };\n[clipplanes(plane)]\nfloat4 main(float4 p : POSITION) : SV_Position "
      "{ return p; }\n", "vs_6_0", "2:2", "[clipplanes] is not supported"),
+    ("[NodeLaunch(\"broadcasting\")]\n[numthreads(1, 1, 1)] void main() {}\n", "cs_6_6", "1:2",
+     "[nodelaunch] is not supported: work-graph node shaders"),
+    ("[GroupSharedLimit(1024)]\n[numthreads(1, 1, 1)] void main() {}\n", "cs_6_6", "1:2",
+     "[GroupSharedLimit] is not supported"),
 ])
 def test_refused_attributes(src, profile, where, message):
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", profile, target))
         assert errs and errs[0].startswith(where + ": ") and message in errs[0], errs
+
+
+@pytest.mark.parametrize("attr", ["[noinline]", "[[maybe_unused]]", "[[nodiscard]]"])
+def test_hints_without_effect_are_accepted(attr):
+    """They change nothing a shader computes (inlining is invisible in HLSL; the others only silence warnings):
+    both binaries equal the ones compiled without the attribute."""
+    body = "RWBuffer<uint> o : register(u0);\n{a} uint f(uint x) {{ return x * 3; }}\n" \
+           "[numthreads(1, 1, 1)] void main() {{ o[0] = f(5); }}\n"
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(body.format(a=attr), "main", "cs_6_0", target)
+        plain = R.compile_hlsl(body.format(a=""), "main", "cs_6_0", target)
+        assert res.ok and plain.ok and res.binary == plain.binary, R.diagnostics_text(res)
 
 
 # ------------------------------------------------------------------ libraries
