@@ -335,6 +335,30 @@ def test_hints_without_effect_are_accepted(attr):
         assert res.ok and plain.ok and res.binary == plain.binary, R.diagnostics_text(res)
 
 
+HS = """struct CP { float4 p : POSITION; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
+PC constants(InputPatch<CP, 3> ip) { PC o; o.e[0] = 4; o.e[1] = 4; o.e[2] = 4; o.i = 4; return o; }
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")] [outputcontrolpoints(3)]
+[patchconstantfunc("constants")] ATTR
+CP main(InputPatch<CP, 3> ip, uint i : SV_OutputControlPointID) { return ip[i]; }
+"""
+
+
+@pytest.mark.llvm
+@pytest.mark.parametrize(("attr", "value"), [("[maxtessfactor(12.0)]", 12.0), ("", 64.0)])
+def test_max_tess_factor(attr, value):
+    """DXIL: the HS state's last field (64 when not given, as DXC).  SPIR-V has no such execution mode and DXC's
+    SPIR-V emits none: the value is the shader's promise about its own factors, so the module is unchanged."""
+    checked = _dxil(HS.replace("ATTR", attr), "hs_6_0")
+    props = [p.strip() for p in _entry_properties(checked.ir).split(",")]
+    hs = _node(checked.ir, props[props.index("i32 3") + 1])
+    assert float(hs.rsplit(", ", 1)[1].split()[1]) == value, hs
+    with_attr = R.compile_hlsl(HS.replace("ATTR", attr), "main", "hs_6_0", "spirv")
+    plain = R.compile_hlsl(HS.replace("ATTR", ""), "main", "hs_6_0", "spirv")
+    assert with_attr.ok and with_attr.binary == plain.binary
+    tools.spirv_val(with_attr.binary)
+
+
 # ------------------------------------------------------------------ libraries
 
 def _rdat_resource_flags(blob: bytes) -> dict[int, int]:
