@@ -40,6 +40,9 @@ class Capabilities(ValueRecord):
     # SPIR-V BuiltIns that [[vk::ext_builtin_input/output(N)]] may name: (N, name, 'in'|'out'|'inout');
     # empty: the attributes are refused for this target
     ext_builtins: tuple[tuple[int, str, str], ...] = ()
+    # [[vk::...]] attributes are this target's: those the compiler does not implement (front/attributes.py
+    # VK_UNIMPLEMENTED) are refused; without, every [[vk::...]] attribute means nothing here (DXC's DXIL)
+    vulkan_attributes: bool = False
     # the manifest lists [[vk::constant_id]] specialisation constants (they are overridable)
     specialization_constants: bool = False
     # macros the preprocessor predefines for this target, e.g. (('__spirv__', '1'),)

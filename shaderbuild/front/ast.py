@@ -303,3 +303,4 @@ class DiscardStmt(Stmt):
 class TranslationUnit(Node):
     decls: list[Node]
     warnings: list = Record.factory(list)     # the parser's warnings (ignored effects syntax), as Diagnostics
+    vk_unimplemented: list = Record.factory(list)  # front/attributes.py VK_UNIMPLEMENTED attributes written

@@ -2,9 +2,12 @@
 
 Checked once, in the parser, so every later use may index an attribute's arguments
 without guarding against a missing one. Attributes not listed are accepted and ignored,
-as DXC does with attributes it does not know."""
+as DXC does with attributes it does not know; every attribute DXC gives a meaning to is listed,
+and either carried into the IR (ENTRY_MODES, the entry and resource records) or refused (REFUSED)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from ..diagnostics import SourceLoc, error
 from .ast import Attribute
@@ -43,6 +46,49 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "vk::perprimitive": (0, 0),       # a pixel-shader input a mesh shader writes per primitive
     "vk::ext_builtin_input": (1, 1),
     "vk::ext_builtin_output": (1, 1),
+    "earlydepthstencil": (0, 0),
+    **{name: (0, 0) for name in ("vk::post_depth_coverage", "vk::early_and_late_tests", "vk::depth_unchanged",
+                                 "vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
+                                 "vk::stencil_ref_less_equal_front", "vk::stencil_ref_unchanged_back",
+                                 "vk::stencil_ref_greater_equal_back", "vk::stencil_ref_less_equal_back")},
+}
+
+# entry attributes that change how a pixel shader runs: sema records each one written in
+# ir.EntryPoint.modes and each backend gives it its form (SPIR-V: an execution mode; DXIL: a
+# shader flag, or nothing for the [[vk::...]] ones, which are Vulkan's alone: DXC's DXIL ignores
+# them, and D3D's pipeline behaves as without them).  [WaveSize] is the entry's `wave_size`.
+ENTRY_MODES: frozenset[str] = frozenset({
+    "earlydepthstencil",              # depth/stencil tests before the shader runs
+    "vk::post_depth_coverage",        # SV_Coverage after the early tests
+    "vk::early_and_late_tests", "vk::depth_unchanged",
+    "vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front", "vk::stencil_ref_less_equal_front",
+    "vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back", "vk::stencil_ref_less_equal_back",
+})
+# at most one of each group on an entry (DXC's SPIR-V emitter refuses two)
+EXCLUSIVE_MODES = (("vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
+                    "vk::stencil_ref_less_equal_front"),
+                   ("vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back",
+                    "vk::stencil_ref_less_equal_back"))
+
+# Vulkan attributes DXC's SPIR-V gives a meaning this compiler does not implement (inline SPIR-V, dual-source
+# blending's output index, subpass inputs, shader-record buffers, combined image samplers, buffer pointers):
+# refused for a target whose Capabilities.vulkan_attributes is set; elsewhere they mean nothing, as in DXC's DXIL
+VK_UNIMPLEMENTED: frozenset[str] = frozenset(f"vk::{n}" for n in (
+    "index", "input_attachment_index", "shader_record_nv", "shader_record_ext", "combinedImageSampler",
+    "aliased_pointer", "spvexecutionmode", "ext_capability", "ext_extension", "ext_decorate", "ext_decorate_id",
+    "ext_decorate_string", "ext_storage_class", "ext_instruction", "ext_literal", "ext_reference", "ext_type_def"))
+
+# attributes DXC gives a meaning this compiler does not implement -> why (refused where written,
+# rather than compiled into a shader that behaves otherwise)
+REFUSED: dict[str, str] = {
+    "waveopsincludehelperlanes": "[WaveOpsIncludeHelperLanes] is not supported: wave operations here never "
+                                 "include helper lanes",
+    "clipplanes": "[clipplanes] is not supported: write the clip distances to SV_ClipDistance instead",
+    "groupsharedlimit": "[GroupSharedLimit] is not supported: it needs shader model 6.10 (this compiler targets 6.8)",
+    **{name: f"[{name}] is not supported: work-graph node shaders are not supported" for name in (
+        "nodelaunch", "nodeisprogramentry", "nodeid", "nodelocalrootargumentstableindex", "nodeshareinputof",
+        "nodedispatchgrid", "nodemaxdispatchgrid", "nodemaxrecursiondepth", "nodetrackrwinputsharing",
+        "maxrecords", "maxrecordssharedwith", "allowsparsenodes", "nodearraysize", "unboundedsparsenodes")},
 }
 
 # attributes of functions (entry points): DXC refuses them on any other declaration
@@ -103,14 +149,33 @@ def canonical_name(name: str) -> str:
     if name in ATTRIBUTE_ARGS:
         return name
     lower = name.lower()
-    return lower if lower in ATTRIBUTE_ARGS else name
+    return lower if lower in ATTRIBUTE_ARGS or lower in REFUSED else name
 
 
 def check_attribute(a: Attribute) -> None:
     """Reject a known attribute given the wrong number of arguments."""
+    if a.name in REFUSED:
+        raise error(REFUSED[a.name], a.loc)
     bounds = ATTRIBUTE_ARGS.get(a.name)
     if bounds is not None and not bounds[0] <= len(a.args) <= bounds[1]:
         raise error(f"attribute '{a.name}' takes {_count(*bounds)}, not {len(a.args)}", a.loc)
+
+
+def entry_modes(attrs: list[Attribute], stage: str, warn: Callable[[str, SourceLoc], None]) -> tuple[str, ...]:
+    """The ENTRY_MODES written on an entry of `stage`, sorted (so the output does not depend on their order),
+    at most one of each EXCLUSIVE_MODES group.  They describe the pixel stage's depth and stencil tests: on
+    another stage they change nothing (DXC accepts them silently); a warning says so."""
+    found = {a.name: a for a in attrs if a.name in ENTRY_MODES}
+    if stage != "pixel":
+        for name, a in found.items():
+            warn(f"attribute '{name}' has no effect on a {stage} shader: it applies to pixel shaders", a.loc)
+        return ()
+    for group in EXCLUSIVE_MODES:
+        both = [found[n] for n in group if n in found]
+        if len(both) > 1:
+            raise error(f"'{both[0].name}' and '{both[1].name}' cannot both be given: shaders must not specify more "
+                        f"than one of {', '.join(group)}", both[1].loc)
+    return tuple(sorted(found))
 
 
 def check_statement_attributes(attrs: list[Attribute], stmt_loc: SourceLoc) -> None:

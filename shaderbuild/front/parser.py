@@ -12,7 +12,7 @@ from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
 from . import ast
-from .attributes import FUNCTION_ONLY, canonical_name, check_attribute
+from .attributes import FUNCTION_ONLY, VK_UNIMPLEMENTED, canonical_name, check_attribute
 from .tokens import Token, TokKind
 
 # operators HLSL 2021 does not let a struct overload (DXC: "overloading 'operator=' is not allowed")
@@ -146,6 +146,7 @@ class Parser:
         self.namespaces: set[str] = set()   # every namespace declared so far ('N::', 'N::M::')
         self.used: list[str] = []           # namespaces of `using namespace` directives in scope, innermost last
         self.warnings: list[Diagnostic] = []
+        self.vk_unimplemented: list[ast.Attribute] = []
         self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
     # ------------------------------------------------------------ token helpers
@@ -339,7 +340,7 @@ class Parser:
             decls.extend(self.take_hoisted(self.item(self.top_level_decl, top_level=True) or []))
         if self.errors:         # sema runs on a complete tree only: a skipped declaration would cascade
             raise CompileError(self.errors)
-        return ast.TranslationUnit(loc, decls, self.warnings)
+        return ast.TranslationUnit(loc, decls, self.warnings, self.vk_unimplemented)
 
     def attributes(self) -> list[ast.Attribute]:
         attrs: list[ast.Attribute] = []
@@ -364,6 +365,8 @@ class Parser:
                     self.expect(")")
                 attr = ast.Attribute(name_tok.loc, canonical_name(name), args)
                 check_attribute(attr)
+                if attr.name in VK_UNIMPLEMENTED:
+                    self.vk_unimplemented.append(attr)
                 attrs.append(attr)
                 if not (double and self.accept(",")):
                     break

@@ -100,6 +100,7 @@ class Binding(DataRecord):
     heap: str | None = None      # SM 6.6 'resource' | 'sampler': one view of a descriptor heap (no register)
     non_uniform: bool = False    # a heap view indexed through NonUniformResourceIndex somewhere
     push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
+    globally_coherent: bool = False  # `globallycoherent` UAV: its writes are seen by every thread group
 
 
 class IOInfo(DataRecord):
@@ -465,6 +466,8 @@ class EntryPoint(Record):
     outputs: list[Variable] = Record.factory(list)
     tess: TessInfo | None = None            # hull and domain shaders
     mesh: MeshInfo | None = None            # mesh and amplification shaders
+    modes: tuple[str, ...] = ()             # front/attributes.py ENTRY_MODES written on the entry, sorted
+    wave_size: tuple[int, ...] | None = None  # [WaveSize(min[, max[, preferred]])] as written
 
 
 class Module(Record):

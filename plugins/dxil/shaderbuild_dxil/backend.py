@@ -231,12 +231,21 @@ def library_rdat(lm: LoweredModule) -> bytes:
     state-object subobjects."""
     from shaderbuild.rootsig.rts0 import serialize
 
-    from .rdat import RESOURCE_FLAG_UAV_COUNTER, RdatFunction, RdatResource, RdatSubobject, encode_min_target, rdat_part
+    from .rdat import (
+        RESOURCE_FLAG_GLOBALLY_COHERENT,
+        RESOURCE_FLAG_UAV_COUNTER,
+        RdatFunction,
+        RdatResource,
+        RdatSubobject,
+        encode_min_target,
+        rdat_part,
+    )
 
     table = [r for cls in _RDAT_ORDER for r in lm.resources if r.res_class == cls]
     index = {id(r): i for i, r in enumerate(table)}
     resources = [RdatResource(_RDAT_CLASS[r.res_class], r.shape, r.range_id, r.space, r.lower, r.upper, r.var.name,
-                              RESOURCE_FLAG_UAV_COUNTER if r.has_counter else 0) for r in table]
+                              (RESOURCE_FLAG_UAV_COUNTER if r.has_counter else 0)
+                              | (RESOURCE_FLAG_GLOBALLY_COHERENT if r.globally_coherent else 0)) for r in table]
     functions = []
     for lf in lm.library:
         kind = SHADER_KINDS[lf.kind]

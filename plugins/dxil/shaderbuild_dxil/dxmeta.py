@@ -24,6 +24,7 @@ KNOWN_NAMED_METADATA = frozenset({"dx.version", "dx.valver", "dx.shaderModel", "
                                   "dx.subobjects", "dx.dxrPayloadAnnotations"})
 TAG_SHADER_FLAGS, TAG_GS_STATE, TAG_DS_STATE, TAG_HS_STATE, TAG_NUM_THREADS = 0, 1, 2, 3, 4
 TAG_MS_STATE, TAG_AS_STATE = 9, 10          # kDxilMSStateTag, kDxilASStateTag
+TAG_WAVE_SIZE, TAG_RANGED_WAVE_SIZE = 11, 23  # kDxilWaveSizeTag (before SM 6.8), kDxilRangedWaveSizeTag
 MESH_OUTPUT_TOPOLOGY = {"line": 1, "triangle": 2}     # DXIL::MeshOutputTopology
 # DXIL::TessellatorDomain / TessellatorPartitioning / TessellatorOutputPrimitive
 TESS_DOMAINS = {"isoline": 1, "tri": 2, "quad": 3}
@@ -34,7 +35,7 @@ DEFAULT_MAX_TESS_FACTOR = 64.0
 GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "triangleadj": 7}
 GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
-SHADER_FLAG_BITS = {"doubles": 2, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
+SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
                     "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "raytracing_1_1": 25, "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31,
@@ -144,6 +145,8 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in resources):
         feats.add("uavs_every_stage")
     feats.update(f for op, f in _OP_FEATURES.items() if op in used_ops)
+    if "earlydepthstencil" in lm.modes:     # D3D11_SB_GLOBAL_FLAG_FORCE_EARLY_DEPTH_STENCIL (no SFI0 feature)
+        feats.add("early_depth_stencil")
     for e in (*lm.inputs, *lm.outputs):
         row = _SIGNATURE_FEATURES.get(e.kind)
         if row is not None and (row[1] if e in lm.inputs else row[2]):
@@ -253,6 +256,7 @@ def add_metadata(lm: LoweredModule) -> None:
     if lm.stage == "compute":
         props += [_i32(TAG_NUM_THREADS), MDNode([_i32(n) for n in lm.numthreads])]
     props += tess_state(lm) + mesh_state(lm)
+    props += wave_size_state(lm)
     gs = geometry_state(lm.geometry)
     if gs is not None and lm.geometry is not None:          # kDxilGSStateTag: {input primitive, max vertices, stream mask, topology, instances}
         primitive, topology, mask, max_vertices = gs
@@ -260,6 +264,19 @@ def add_metadata(lm: LoweredModule) -> None:
                                               _i32(lm.geometry.instances)])]
     m.add_named_md("dx.entryPoints", [MDNode([MDValue(lm.entry), MDString(lm.entry.name), sigs, res,
                                               MDNode(props) if props else None])])
+
+
+def wave_size_state(lm: LoweredModule) -> list:
+    """[WaveSize]: before SM 6.8 kDxilWaveSizeTag {size}; from SM 6.8 kDxilRangedWaveSizeTag {min, max,
+    preferred}, max and preferred 0 when not given or equal to min (DxilWaveSize::Translate)."""
+    if lm.wave_size is None:
+        return []
+    lo, hi, pref = (*lm.wave_size, 0, 0)[:3]
+    if lm.sm < (6, 8):
+        return [_i32(TAG_WAVE_SIZE), MDNode([_i32(lo)])]
+    hi = 0 if hi == lo else hi
+    pref = 0 if hi == 0 and pref == lo else pref
+    return [_i32(TAG_RANGED_WAVE_SIZE), MDNode([_i32(lo), _i32(hi), _i32(pref)])]
 
 
 def mesh_state(lm: LoweredModule) -> list:

@@ -1450,6 +1450,7 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
     lm.patch_function = patch_fn
     lm.tess = entry.tess
     lm.mesh = entry.mesh
+    lm.modes, lm.wave_size = entry.modes, entry.wave_size
     payload = next((g for g in module.globals if g.storage is ir.Storage.PAYLOAD), None)
     lm.payload_bytes = payload_bytes(payload_struct(payload)) if payload is not None else 0
     return lm

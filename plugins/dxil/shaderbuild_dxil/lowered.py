@@ -59,5 +59,7 @@ class LoweredModule(DataRecord):
     library: list[LibraryFunction] = Record.factory(list)
     subobjects: list = Record.factory(list)    # shaderbuild.ir.Subobject
     mesh: ir.MeshInfo | None = None                   # a mesh / amplification shader's outputs and payload
+    modes: tuple[str, ...] = ()                       # the entry's ir.EntryPoint.modes
+    wave_size: tuple[int, ...] | None = None          # the entry's [WaveSize]
     payload_bytes: int = 0                            # the payload struct's size (context.payload_struct)
     payload_access: list = Record.factory(list)  # shaderbuild.ir.Module.payload_access

@@ -65,6 +65,7 @@ class ResourceInfo(DataRecord):
     heap: str | None = None      # SM 6.6 heap view ('resource' | 'sampler'): no record, createHandleFromHeap
     rov: bool = False            # a rasterizer-ordered view (UAV metadata, ResourceProperties, the ROVs flag)
     samples: int = 0             # Texture2DMS<T, N>: N, the SRV record's sample count
+    globally_coherent: bool = False  # a `globallycoherent` UAV (UAV metadata, ResourceProperties, RDAT flags)
 
     @property
     def upper(self) -> int:
@@ -92,6 +93,7 @@ def _base_resource_type(t: ir.Type) -> tuple[ir.Type, int | None]:
 def classify(var: ir.Variable) -> ResourceInfo:
     info = _classify(var)
     info.heap = ir.binding_of(var).heap
+    info.globally_coherent = ir.binding_of(var).globally_coherent
     return info
 
 
@@ -225,7 +227,7 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
         if r.res_class == "SRV":
             rec = [*common, _i32(r.shape), _i32(r.samples), tags]
         elif r.res_class == "UAV":
-            rec = [*common, _i32(r.shape), _i1(False), _i1(r.has_counter), _i1(r.rov), tags]
+            rec = [*common, _i32(r.shape), _i1(r.globally_coherent), _i1(r.has_counter), _i1(r.rov), tags]
         elif r.res_class == "CBV":
             rec = [*common, _i32(r.cbuffer_size), None]
         else:
@@ -262,6 +264,7 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
 def resource_properties(r: ResourceInfo) -> tuple[int, int]:
     """The two dwords of %dx.types.ResourceProperties (SM 6.6 annotateHandle)."""
     d0 = r.shape | (1 << 12 if r.res_class == "UAV" else 0) | (1 << 13 if r.rov else 0) \
+        | (1 << 14 if r.globally_coherent else 0) \
         | (1 << 15 if r.sampler_cmp or r.has_counter else 0)
     if r.res_class == "CBV" or r.shape == KIND_TBUFFER:
         d1 = r.cbuffer_size

@@ -97,6 +97,22 @@ _VS_LAYER_CAPS = {"Layer": "ShaderLayer", "ViewportIndex": "ShaderViewportIndex"
 _OUTPUT_MODES = {"FragDepth": ("DepthReplacing",), "FragStencilRefEXT": ("StencilRefReplacingEXT",),
                  "SV_DepthGreaterEqual": ("DepthGreater",), "SV_DepthLessEqual": ("DepthLess",)}
 
+# front/attributes.py ENTRY_MODES -> (execution mode, capability, extensions) (DXC's, SPIR-V.rst)
+_AMD_TESTS = "SPV_AMD_shader_early_and_late_fragment_tests"
+_STENCIL = ("StencilExportEXT", (_AMD_TESTS, "SPV_EXT_shader_stencil_export"))
+_ENTRY_MODES: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
+    "earlydepthstencil": ("EarlyFragmentTests", None, ()),
+    "vk::post_depth_coverage": ("PostDepthCoverage", "SampleMaskPostDepthCoverage", ("SPV_KHR_post_depth_coverage",)),
+    "vk::early_and_late_tests": ("EarlyAndLateFragmentTestsAMD", None, (_AMD_TESTS,)),
+    "vk::depth_unchanged": ("DepthUnchanged", None, ()),
+    "vk::stencil_ref_unchanged_front": ("StencilRefUnchangedFrontAMD", *_STENCIL),
+    "vk::stencil_ref_greater_equal_front": ("StencilRefGreaterFrontAMD", *_STENCIL),
+    "vk::stencil_ref_less_equal_front": ("StencilRefLessFrontAMD", *_STENCIL),
+    "vk::stencil_ref_unchanged_back": ("StencilRefUnchangedBackAMD", *_STENCIL),
+    "vk::stencil_ref_greater_equal_back": ("StencilRefGreaterBackAMD", *_STENCIL),
+    "vk::stencil_ref_less_equal_back": ("StencilRefLessBackAMD", *_STENCIL),
+}
+
 
 def _builtin_caps(builtin: str, stage: str, version: tuple[int, int]) -> list[tuple[str, str | None]]:
     """(capability, extension or None) pairs a built-in needs in `stage`."""
@@ -340,6 +356,13 @@ def _entry_point(ctx: Ctx, model: str, fid: int) -> None:
         b.execution_mode(fid, "OutputVertices", gs.max_vertex_count)
     elif entry.stage == "pixel":
         b.execution_mode(fid, "OriginUpperLeft")
+        for name in entry.modes:
+            mode, cap, exts = _ENTRY_MODES[name]
+            if cap is not None:
+                b.capability(cap)
+            for ext in exts:
+                b.extension(ext)
+            b.execution_mode(fid, mode)
         modes = [m for v in entry.outputs if v.io is not None and v.io.builtin
                  for key in (v.io.builtin, v.io.semantic) for m in _OUTPUT_MODES.get(key, ())]
         for mode in dict.fromkeys(modes):

@@ -25,6 +25,7 @@ def capabilities() -> Capabilities:
 
     return Capabilities(
         push_constants=True,
+        vulkan_attributes=True,
         ext_builtins=EXT_BUILTINS,
         specialization_constants=True,
         predefined_macros=(("__spirv__", "1"),),
@@ -57,7 +58,21 @@ def shaderbuild_compile(module, target, options):
 
         binary = optimize(binary, level)
     return BackendResult(binary=binary, reflection=reflection(lowered),
-                         disassembly=lambda: _disassemble(binary), diagnostics=_debug_warnings(options))
+                         disassembly=lambda: _disassemble(binary),
+                         diagnostics=_debug_warnings(options) + _wave_size_warnings(module))
+
+
+def _wave_size_warnings(module) -> list:
+    """[WaveSize] has no SPIR-V form for Vulkan (the SubgroupSize execution mode is the Kernel model's): the
+    application picks the subgroup size (VK_EXT_subgroup_size_control).  DXC's warning, and the shader runs
+    with the device's size."""
+    from shaderbuild.diagnostics import Diagnostic
+
+    entry = module.entry
+    if entry is None or entry.wave_size is None:
+        return []
+    return [Diagnostic("warning", "Wave size is not supported by Vulkan SPIR-V. Consider using "
+                                  "VK_EXT_subgroup_size_control.", entry.source_function.loc)]
 
 
 def _debug_warnings(options) -> list:

@@ -208,6 +208,8 @@ class ResourceLowering:
         s, bnd = vk_binding(var)
         self.b.decorate(vid, "DescriptorSet", s)
         self.b.decorate(vid, "Binding", bnd)
+        if var.binding is not None and var.binding.globally_coherent:
+            self.b.decorate(vid, "Coherent")        # DXC's: on the resource variable
         self.used_bindings.setdefault(s, set()).add(bnd)
         return ResourceVar(var, vid, sc, layout, k, t, block_type, s, bnd, count)
 

@@ -19,7 +19,7 @@ from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
 from ...options import CompileOptions, Profile
 from .. import ast
-from ..attributes import wave_size_problems
+from ..attributes import entry_modes, wave_size_problems
 from ..modifiers import (
     FIELD,
     FUNCTION,
@@ -364,12 +364,20 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         return own[0] if own else via or ref.major or ref.pack
 
     @staticmethod
-    def check_type_qualifiers(qualifiers, t: ir.Type, loc: SourceLoc) -> None:
+    def check_type_qualifiers(qualifiers, t: ir.Type, loc: SourceLoc, resource_global: bool = False) -> None:
         """Qualifiers that need a kind of type, in DXC's words: `row_major` / `column_major` a matrix (or an
-        array of them), `snorm` / `unorm` a float type (and not both)."""
+        array of them), `snorm` / `unorm` a float type (and not both), `globallycoherent` a UAV; the binding of
+        a `resource_global` carries it (resource_global), so elsewhere (a local, parameter, member, static
+        alias) it is refused rather than dropped."""
         own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
         while isinstance(t, ir.Array):
             t = t.elem
+        if "globallycoherent" in qualifiers:
+            if not (isinstance(t, ir.Resource) and t.register_class == "u"):
+                raise error("'globallycoherent' can only be applied to UAV objects", loc)
+            if not resource_global:
+                raise error("'globallycoherent' is supported on a global resource declaration only: declare the "
+                            "global resource globallycoherent", loc)
         if own is not None and not isinstance(t, ir.Matrix):
             raise error(f"'{own}' can only be used with a matrix type", loc)
         if "snorm" in qualifiers and "unorm" in qualifiers:
@@ -656,7 +664,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
-        self.check_type_qualifiers(d.qualifiers, t, d.loc)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc, resource_global="static" not in d.qualifiers)
         _local_only(t, d.type.loc, "a global or static variable")
         q = d.qualifiers
         base = t
@@ -933,6 +941,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                             f"(expected '{cls}')", reg.loc)
             binding.register = reg.number
             binding.space = reg.space or 0
+        binding.globally_coherent = "globallycoherent" in d.qualifiers     # (check_type_qualifiers: a UAV)
         for a in d.attributes:
             if a.name == "vk::binding":
                 vals = [self.const_int(x) for x in a.args]
@@ -1455,6 +1464,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             ep.tess = tess_info(self, info, self.patch_constant)
         if stage in ("mesh", "amplification"):
             ep.mesh = mesh
+        ep.modes = entry_modes(d.attributes, stage, self.sink.warning)
+        ep.wave_size = next((tuple(self.attribute_uint(a.name, x) for x in a.args)
+                             for a in d.attributes if a.name == "wavesize"), None)
         return ep
 
     def geometry_info(self, info: FuncInfo) -> ir.GeometryInfo:
@@ -1583,6 +1595,9 @@ def _has_field_semantics(t: ir.Type) -> bool:
 def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
             source_files: list[str], main_file: str, caps: Capabilities = DEFAULT) -> ir.Module:
     """Type-check the translation unit and lower it to an ir.Module for a target with `caps`."""
+    if caps.vulkan_attributes and tu.vk_unimplemented:
+        a = tu.vk_unimplemented[0]
+        raise error(f"attribute '{a.name}' is not supported when compiling for Vulkan", a.loc)
     an = Analyzer(options, profile, sink, caps)
     return an.run(tu, source_files, main_file)
 
