@@ -33,16 +33,6 @@ def init_ddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M):
   self._a4 = _a4
 
 
-def init_ddddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
-  self._a0 = _a0
-  self._a1 = _a1
-  self._a2 = _a2
-  self._a3 = _a3
-  self._a4 = _a4
-  self._a5 = _a5
-  self._a6 = _a6
-
-
 def init_dddddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M):
   self._a0 = _a0
   self._a1 = _a1
@@ -324,7 +314,7 @@ def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a9 = _a9
 
 
-def init_ppddddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
+def init_ppdddddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -340,6 +330,7 @@ def init_ppddddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M,
   self._a12 = _a12
   self._a13 = _a13
   self._a14 = _a14
+  self._a15 = _a15
 
 
 def init_ppdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
@@ -378,6 +369,13 @@ def init_ppfdddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a4 = _a4
   self._a5 = _a5
   self._a6 = _a6
+
+
+def init_ppff(self, _a0, _a1, _a2=_M, _a3=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _f2() if _a2 is _M else _a2
+  self._a3 = _f3() if _a3 is _M else _a3
 
 
 def init_ppffdfffdfff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M):
@@ -456,7 +454,7 @@ def init_pppdddddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, 
   self._a8 = _a8
 
 
-def init_pppddddddffdd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+def init_pppddddddffdddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -470,6 +468,8 @@ def init_pppddddddffdd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a10 = _f10() if _a10 is _M else _a10
   self._a11 = _a11
   self._a12 = _a12
+  self._a13 = _a13
+  self._a14 = _a14
 
 
 def init_pppddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
@@ -804,7 +804,7 @@ def init_ppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
   self._a7 = _a7
 
 
-def init_ppppppddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M):
+def init_ppppppdddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -824,6 +824,7 @@ def init_ppppppddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M,
   self._a16 = _a16
   self._a17 = _a17
   self._a18 = _a18
+  self._a19 = _a19
 
 
 def init_ppppppff(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
@@ -918,7 +919,7 @@ def init_ppppppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a
   self._a11 = _a11
 
 
-def init_ppppppppppdfddfdddffddf(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M):
+def init_ppppppppppdfddfdddffddddf(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -941,7 +942,9 @@ def init_ppppppppppdfddfdddffddf(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _
   self._a19 = _f19() if _a19 is _M else _a19
   self._a20 = _a20
   self._a21 = _a21
-  self._a22 = _f22() if _a22 is _M else _a22
+  self._a22 = _a22
+  self._a23 = _a23
+  self._a24 = _f24() if _a24 is _M else _a24
 
 
 def init_pppppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11):

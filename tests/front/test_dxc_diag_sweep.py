@@ -662,8 +662,8 @@ LEFT: dict[str, str] = {
     "warn_hlsl_payload_access_write_but_no_write_for_trace_payload": "payload data-flow warnings are not computed",
     "warn_hlsl_payload_access_read_of_undef_after_trace": "payload data-flow warnings are not computed",
     "warn_hlsl_payload_access_read_but_no_read_after_trace": "payload data-flow warnings are not computed",
-    "warn_hlsl_impcast_coherence_mismatch": "warning not given: `globallycoherent` is parsed and not carried into "
-                                            "the IR, so a conversion that drops it is not seen",
+    "warn_hlsl_impcast_coherence_mismatch": "warning not given: `globallycoherent` is a flag of the resource "
+                                            "variable, not of its type, so a conversion that drops it is not seen",
     "warn_hlsl_semantic_identifier_collision": "warning not given (a semantic spelled as an integer variable's "
                                                "name: the parser does not know a name's type where it reads "
                                                "a semantic; the semantic is taken, as DXC does)",
