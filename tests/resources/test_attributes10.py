@@ -283,7 +283,6 @@ def test_reordercoherent_is_not_accepted():
     ("[WaveSize(32)]", "cs_6_8", 23, [32, 0, 0]),
     ("[WaveSize(16, 64)]", "cs_6_8", 23, [16, 64, 0]),
     ("[WaveSize(16, 64, 32)]", "cs_6_8", 23, [16, 64, 32]),
-    ("[WaveSize(32, 32, 32)]", "cs_6_8", 23, [32, 0, 0]),
 ])
 def test_wave_size_dxil(attr, profile, tag, values):
     """kDxilWaveSizeTag {size} before SM 6.8, kDxilRangedWaveSizeTag {min, max, preferred} from it, with DxilWaveSize::
