@@ -664,7 +664,7 @@ def test_global_arrays_of_structs_with_resource_members():
     ("struct S { Texture2D t; };\nS g[2];\n[numthreads(1,1,1)] void f(uint i) { float x = g[i].t.Load(0).x; }\n",
      "an array of structs with resource members can only be indexed with a constant", (3, 50)),
     ("struct S { Texture2D t; };\nS g : register(u0);\n", "no resource member of register class 'u'", (2, 7)),
-    ("struct S { Texture2D t; };\nS g : register(t0) : register(t1);\n", "two registers of class 't'", (2, 22)),
+    ("struct S { Texture2D t; };\nS g : register(t0) : register(t1);\n", "conflicting register semantics", (2, 22)),
     ("struct S { Texture2D t; };\nS g;\n[numthreads(1,1,1)] void f() { g.t = g.t; }\n",
      "cannot assign to a member of a global struct with resource members", (3, 34)),
     ("struct S { Texture2D t; float k; };\nS g;\n[numthreads(1,1,1)] void f() { g.k = 1; }\n",
