@@ -9,7 +9,9 @@ and switches with fallthrough and shared labels), `switchloop` (programs with
 a switch and a loop only), `cbuffer` (cbuffer_gen layouts: every read must be the word the packing rules
 name), `matrix` (matrix_gen int matrix programs over row_major/column_major buffers: every route must store
 what matrix_gen computes), `numeric` (numeric_gen expressions at D3D's integer and float edges, run time and folded: every route
-must store the words numeric_gen's own evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
+must store the words numeric_gen's own evaluator computes), `aggregates` (aggregate_gen structs and arrays through
+functions, storage and casts: every route must store what aggregate_gen tracks), `wide` (wide_gen 16/64-bit expressions
+with -enable-16bit-types, stored with Store<T>: every route must write the bytes wide_gen's evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from lang_util import run_backend
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 
-from . import cbuffer_gen, hlsl_gen, matrix_gen, numeric_gen
+from . import aggregate_gen, cbuffer_gen, hlsl_gen, matrix_gen, numeric_gen, routes, wide_gen
 from .test_differential import _zero_sign_free, differences, same
 
 
@@ -119,6 +121,23 @@ def _matrix_findings(prog: matrix_gen.MatProgram) -> list[str]:
     return found
 
 
+def _aggregate_findings(prog: aggregate_gen.AggProgram) -> list[str]:
+    found = []
+    for backend in ("spirv", "dxil", "dxil-vk"):
+        try:
+            got = run_backend(backend, prog.source, {"Out": ("int", len(prog.expected))}, {"In": ("int", prog.inputs)})["Out"]
+        except ConsumerLimit:
+            continue
+        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, prog.expected)) if g != w]
+    return found
+
+
+def _wide_findings(prog: wide_gen.WideProgram) -> list[str]:
+    bufs = {"In": prog.inputs, "Out": bytes([wide_gen.SENTINEL]) * len(prog.expected)}
+    return [f for route, got in routes.every_route(prog.source, bufs, **wide_gen.OPTIONS).items()
+            for f in wide_gen.findings(got["Out"], prog, route)]
+
+
 def _input(kind: str, tag: str, i: int):
     """(source, thunk giving the findings) of input i, or None when the kind filters it out."""
     rng = random.Random(f"{tag}:{i}")
@@ -131,6 +150,12 @@ def _input(kind: str, tag: str, i: int):
     if kind == "numeric":
         num = numeric_gen.generate(rng)
         return num.source, lambda: _numeric_findings(num)
+    if kind == "aggregates":
+        agg = aggregate_gen.generate(rng)
+        return agg.source, lambda: _aggregate_findings(agg)
+    if kind == "wide":
+        wide = wide_gen.generate(rng)
+        return wide.source, lambda: _wide_findings(wide)
     prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind in ("loops", "shapes"),
                              shapes=kind == "shapes")
     if kind == "switchloop" and not ("switch" in prog.source and any(
@@ -141,7 +166,8 @@ def _input(kind: str, tag: str, i: int):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix"),
+    ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix",
+                                       "aggregates", "wide"),
                     default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)
