@@ -366,23 +366,32 @@ class _Draw:
         assert a is not None
         return a
 
+    def _aggregate_var(self) -> tuple[str, Ty]:
+        """A struct or an array of structs (a parameter is declared `T p[N]` for an array)."""
+        a = self.var_of(lambda t: t.kind == "struct" or t.kind == "arr" and t.elem is not None and t.elem.kind == "struct")
+        return a if a is not None else self._struct_var()
+
+    @staticmethod
+    def param(t: Ty, name: str) -> str:
+        return f"{t.hlsl()} {name}{t.dims()}"
+
     def s_inout(self) -> None:
-        an, at = self._struct_var()
+        an, at = self._aggregate_var()
         fn = self.fresh("mod")
         body, ops = self._mutations(at, "p")
-        self.fns.append(_Fn(fn, f"void {fn}(inout {at.name} p, int d) {{\n" + "\n".join(body) + "\n}"))
+        self.fns.append(_Fn(fn, f"void {fn}(inout {self.param(at, 'p')}, int d) {{\n" + "\n".join(body) + "\n}"))
         e, d = self.scalar()
         self.lines.append(f"    {fn}({an}, {e});")
         self._apply(self.vars[an][1], ops, d)
 
     def s_in(self) -> None:
         """An `in` aggregate changed inside the callee: the caller's copy keeps its value."""
-        an, at = self._struct_var()
+        an, at = self._aggregate_var()
         fn = self.fresh("peek")
         body, ops = self._mutations(at, "p")
         scalars = [p for p, pt in subpaths(at) if pt.kind == "int" and p]
         p = self.rng.choice(scalars)
-        self.fns.append(_Fn(fn, f"int {fn}({at.name} p, int d) {{\n" + "\n".join(body)
+        self.fns.append(_Fn(fn, f"int {fn}({self.param(at, 'p')}, int d) {{\n" + "\n".join(body)
                             + f"\n    return p{self.text(p, False)};\n}}"))
         e, d = self.scalar()
         copy_v = copy.deepcopy(self.vars[an][1])
@@ -392,18 +401,18 @@ class _Draw:
         self.vars[res] = (INT, get(copy_v, p))
 
     def s_out(self) -> None:
-        an, at = self._struct_var()
+        an, at = self._aggregate_var()
         src = self.var_of(lambda t: t == at and True)
         assert src is not None
         sn, _ = src
         fn = self.fresh("make")
         body, ops = self._mutations(at, "o")
-        self.fns.append(_Fn(fn, f"void {fn}({at.name} q, out {at.name} o, int d) {{\n    o = q;\n"
+        self.fns.append(_Fn(fn, f"void {fn}({self.param(at, 'q')}, out {self.param(at, 'o')}, int d) {{\n    o = q;\n"
                             + "\n".join(body) + "\n}"))
         e, d = self.scalar()
         if sn == an:          # no aliasing of the two arguments: copy first
             tmp = self.fresh("v")
-            self.lines.append(f"    {at.name} {tmp} = {an};")
+            self.lines.append(f"    {self.param(at, tmp)} = {an};")
             self.vars[tmp] = (at, copy.deepcopy(self.vars[an][1]))
             sn = tmp
         val = copy.deepcopy(self.vars[sn][1])
