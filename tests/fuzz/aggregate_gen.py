@@ -323,7 +323,7 @@ class _Draw:
         cur = get(self.vars[an][1], p)
         new = v if op == "=" else wrap(cur + v) if op == "+=" else wrap(cur ^ v)
         self.lines.append(f"    {an}{self.text(p)} {op} {e};")
-        put(self.vars[an][1], p, new)
+        self.vars[an] = (at, put(self.vars[an][1], p, new))      # an int variable's path is empty
 
     def s_part(self) -> None:
         """A sub-aggregate (vector, row, struct, array element) assigned from a same-typed one elsewhere."""

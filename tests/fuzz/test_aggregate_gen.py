@@ -25,6 +25,14 @@ def test_initializer_order_is_fields_then_elements_then_matrix_rows() -> None:
     assert g.braces(S, v, str) == "{1, {{2, 3}, {4, 5}}, {{6, 7, 8}, {9, 10, 11}}, {12, 13}}"
 
 
+def test_an_int_variable_is_replaced_whole() -> None:
+    """aggregate campaign fz10a (programs 34, 37, ...): `r ^= 10` on an int variable left the model unchanged (the
+    empty path's value was computed and dropped)."""
+    assert g.put(5, (), 7) == 7
+    v = {"x": [1, 2]}
+    assert g.put(v, (("f", "x"), ("i", 1)), 9) is v and v == {"x": [1, 9]}
+
+
 def test_paths_reach_every_component() -> None:
     scalars = [p for p, t in g.subpaths(S) if t.kind == "int"]
     assert len(scalars) == 13

@@ -208,3 +208,32 @@ def test_explicit_cast_between_struct_types(backend: str) -> None:
     from lang_util import run_backend
     got = run_backend(backend, STRUCT_FLAT_CAST, {"Out": ("int", 5)}, {"In": ("int", [10, 50])})["Out"]
     assert got == [10, 30, 50, 10, 20]
+
+
+INT64_THROUGH_FLOAT = """ByteAddressBuffer In : register(t1);
+RWByteAddressBuffer Out : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int64_t a = In.Load<int64_t>(0);
+    Out.Store<double>(0, 1.0L / (double)((float)(a)));
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.llvm
+@pytest.mark.usefixtures("vk")
+@pytest.mark.parametrize("route", [
+    "spirv", "dxil",
+    pytest.param("dxil-vk", marks=pytest.mark.xfail(strict=True, reason="dxil-spirv + lavapipe: "
+                                                    "lang_util.LAVAPIPE_ROUND_TRIP (an int64 -> float -> double chain)")),
+])
+def test_int64_to_float_rounds_before_widening(route: str) -> None:
+    """wide campaign fz10w program 51: (float)(int64_t)0xFFFFFFFF is 2^32 (24 significant bits), so the double
+    1 / (double)(float)a is exactly 2^-32; through dxil-spirv, lavapipe drops the float step (1 / (2^32 - 1))."""
+    import struct
+
+    from fuzz import routes
+    got = routes.run(route, INT64_THROUGH_FLOAT, {"In": struct.pack("<q", 0xFFFFFFFF), "Out": bytes(8)},
+                     profile="cs_6_2", enable_16bit_types=True)["Out"]
+    assert struct.unpack("<d", got)[0] == 2.0 ** -32

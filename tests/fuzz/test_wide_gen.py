@@ -60,6 +60,8 @@ def test_promotion(a: str, b: str, want: str) -> None:
     (Node("+", "float", (leaf("half", 0.5), leaf("float", 16777216.0))), 16777216.0),
     (Node("*", "half", (leaf("half", 256.0), leaf("half", 256.0))), math.inf),
     (Node("/", "double", (leaf("double", 1.0), leaf("double", 3.0))), 1.0 / 3.0),
+    (Node("/", "double", (leaf("double", -math.inf), leaf("double", 2.0))), -math.inf),
+    (Node("/", "double", (leaf("double", 1.0), leaf("double", -math.inf))), -0.0),
     (Node("<", "bool", (leaf("int16_t", -1), leaf("uint16_t", 1))), False),                  # -1 as 0xFFFF
     (Node("<", "bool", (leaf("int16_t", -1), leaf("int", 1))), True),
     (Node("<", "bool", (leaf("int", -1), leaf("uint", 1))), False),
@@ -71,6 +73,12 @@ def test_promotion(a: str, b: str, want: str) -> None:
 ])
 def test_the_evaluator_gives_the_documented_values(node: Node, want) -> None:
     assert g.evaluate(node) == want
+
+
+def test_a_double_division_by_nan_is_nan() -> None:
+    """wide campaign fz10w program 62: X / NaN was taken for X / infinity (every route gave NaN)."""
+    assert math.isnan(g.evaluate(Node("/", "double", (leaf("double", -math.inf), leaf("double", math.nan)))))
+    assert math.isnan(g.evaluate(Node("/", "double", (leaf("double", math.nan), leaf("double", 2.0)))))
 
 
 def test_the_evaluator_refuses_what_a_backend_may_do_differently() -> None:

@@ -233,6 +233,8 @@ def _float_binary(op: str, x: float, y: float, width: int) -> float:
         return min(x, y) if op == "min" else max(x, y)
     if op == "/":
         assert width == 64
+        if math.isnan(x) or math.isnan(y):
+            return _NAN
         if y == 0:
             raise Unspecified("a double division by zero (the zero's sign decides)")
         if math.isinf(x) and math.isinf(y):
@@ -325,18 +327,35 @@ def literal(n: Node) -> str:
     return _float_literal(n.value, n.ty) if n.ty in FLOATS else _int_literal(n.value, n.ty)
 
 
+def _bare(n: Node) -> str | None:
+    """A leaf as an untyped literal (`5`, `(-3)`, `2.5`), which adopts the other operand's type, or None where its
+    value has no such spelling (beyond 32 bits, non-finite, -0, every other leaf only)."""
+    v = n.value
+    if n.slot % 2:
+        return None
+    if n.ty in FLOATS:
+        return f"{v!r}" if math.isfinite(v) and v > 0 else f"({v!r})" if math.isfinite(v) and v < 0 else None
+    return (f"{v}" if v >= 0 else f"({v})") if -(1 << 31) < v < (1 << 31) else None
+
+
 def text(n: Node, folded: bool) -> str:
-    """`n` in HLSL over literals (`folded`) or over the leaf variables `aK`."""
+    """`n` in HLSL over literals (`folded`) or over the leaf variables `aK`.  A leaf beside a non-leaf operand of
+    its own type in an arithmetic operator or a comparison may be written as an untyped literal."""
     if n.op == "leaf":
         return literal(n) if folded else f"a{n.slot}"
     op = n.op
     a = [text(x, folded) for x in n.args]
+    if op in ARITH + COMPARE and n.args[0].ty == n.args[1].ty:
+        for k in (0, 1):
+            x, other = n.args[k], n.args[1 - k]
+            if x.op == "leaf" and other.op != "leaf" and not (k == 1 and op in ("/", "%")):
+                a[k] = _bare(x) or a[k]
     if folded and op in ("/", "%") and n.ty in INTS and evaluate(n.args[1]) == 0:
         a[1] = text(n.args[1], False)            # a constant 0 divisor is a compile error
     if op == "cast":
         return f"(({n.ty})({a[0]}))"
     if op == "neg":
-        return f"(-{a[0]})"
+        return f"(-({a[0]}))"
     if op == "~":
         return f"(~{a[0]})"
     if op == "abs":
