@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 import traceback
@@ -137,7 +138,7 @@ def _wide_findings(prog: wide_gen.WideProgram) -> list[str]:
     found = [f for route, got in routes.every_route(prog.source, bufs, **wide_gen.OPTIONS).items()
              for f in wide_gen.findings(got["Out"], prog, route)]
     # a narrowing float conversion widened again: dxil-spirv gives it no NoContraction and lavapipe folds it away
-    narrowing = any(f"({t})(" in prog.source for t in ("float", "half"))
+    narrowing = re.search(r"\((float|half)[234]?\)\(", prog.source) is not None
     return [f"known LAVAPIPE_ROUND_TRIP? {f}" if narrowing and f.startswith("dxil-vk ") else f for f in found]
 
 

@@ -34,7 +34,7 @@ TYPES = {"int16_t": ("int", 16), "uint16_t": ("uint", 16), "int": ("int", 32), "
          "double": ("float", 64), "bool": ("bool", 32)}
 INTS = ("int16_t", "uint16_t", "int", "uint", "int64_t", "uint64_t")
 FLOATS = ("half", "float", "double")
-SLOT = 8                        # bytes per input leaf and per output value
+SLOT = 32                       # bytes per input leaf and per output value (a 4-vector of 64 bits)
 OUT_SLOTS = 8
 SENTINEL = 0xEE
 
@@ -338,22 +338,52 @@ def _bare(n: Node) -> str | None:
     return (f"{v}" if v >= 0 else f"({v})") if -(1 << 31) < v < (1 << 31) else None
 
 
-def text(n: Node, folded: bool) -> str:
-    """`n` in HLSL over literals (`folded`) or over the leaf variables `aK`.  A leaf beside a non-leaf operand of
-    its own type in an arithmetic operator or a comparison may be written as an untyped literal."""
+@dataclass
+class Vec:
+    """A vector program's context: its width and every leaf slot's component values."""
+    n: int
+    comps: dict[int, list]
+
+    def ty(self, t: str) -> str:
+        return f"{t}{self.n}"
+
+
+def _evaluates_to_zero(n: Node, vec: Vec | None) -> bool:
+    if vec is None:
+        return evaluate(n) == 0
+    return any(evaluate(_component(n, vec.comps, c)) == 0 for c in range(vec.n))
+
+
+def _component(n: Node, comps: dict[int, list], c: int) -> Node:
+    """Component c of a vector tree: the same tree over the leaves' component c."""
     if n.op == "leaf":
-        return literal(n) if folded else f"a{n.slot}"
+        return Node("leaf", n.ty, value=comps[n.slot][c], slot=n.slot)
+    return Node(n.op, n.ty, tuple(_component(x, comps, c) for x in n.args))
+
+
+def text(n: Node, folded: bool, vec: Vec | None = None) -> str:
+    """`n` in HLSL over literals (`folded`) or over the leaf variables `aK`; with `vec`, over vectors of its width
+    (component-wise: `select` for `?:`, as HLSL 2021 refuses vector conditions in `?:`).  A scalar leaf beside a
+    non-leaf operand of its own type in an arithmetic operator or a comparison may be written as an untyped literal."""
+    if n.op == "leaf":
+        if not folded:
+            return f"a{n.slot}"
+        if vec is None:
+            return literal(n)
+        lits = (literal(Node("leaf", n.ty, value=v)) for v in vec.comps[n.slot])
+        return f"{vec.ty(n.ty)}({', '.join(lits)})"
     op = n.op
-    a = [text(x, folded) for x in n.args]
-    if op in ARITH + COMPARE and n.args[0].ty == n.args[1].ty:
+    a = [text(x, folded, vec) for x in n.args]
+    if vec is None and op in ARITH + COMPARE and n.args[0].ty == n.args[1].ty:
         for k in (0, 1):
             x, other = n.args[k], n.args[1 - k]
             if x.op == "leaf" and other.op != "leaf" and not (k == 1 and op in ("/", "%")):
                 a[k] = _bare(x) or a[k]
-    if folded and op in ("/", "%") and n.ty in INTS and evaluate(n.args[1]) == 0:
-        a[1] = text(n.args[1], False)            # a constant 0 divisor is a compile error
+    if folded and op in ("/", "%") and n.ty in INTS and _evaluates_to_zero(n.args[1], vec):
+        a[1] = text(n.args[1], False, vec)            # a constant 0 divisor is a compile error
+    ty = n.ty if vec is None else vec.ty(n.ty)
     if op == "cast":
-        return f"(({n.ty})({a[0]}))"
+        return f"(({ty})({a[0]}))"
     if op == "neg":
         return f"(-({a[0]}))"
     if op == "~":
@@ -361,7 +391,9 @@ def text(n: Node, folded: bool) -> str:
     if op == "abs":
         return f"abs({a[0]})"
     if op in ("min", "max"):        # the intrinsics want one type: both operands cast to the result's
-        return f"{op}(({n.ty})({a[0]}), ({n.ty})({a[1]}))"
+        return f"{op}(({ty})({a[0]}), ({ty})({a[1]}))"
+    if op == "?:" and vec is not None:
+        return f"select({a[0]}, ({ty})({a[1]}), ({ty})({a[2]}))"
     if op == "?:":
         return f"({a[0]} ? {a[1]} : {a[2]})"
     return f"({a[0]} {op} {a[1]})"
@@ -397,33 +429,55 @@ class WideProgram:
 OPTIONS = {"profile": "cs_6_2", "enable_16bit_types": True}
 
 
-def _store(k: int, n: Node, folded: bool) -> str:
-    t = text(n, folded)
+def _store(k: int, n: Node, folded: bool, vec: Vec | None) -> str:
+    t = text(n, folded, vec)
     if n.ty == "bool":
-        return f"    Out.Store<uint>({SLOT * k}, ({t}) ? 1u : 0u);"
-    return f"    Out.Store<{n.ty}>({SLOT * k}, {t});"
+        if vec is None:
+            return f"    Out.Store<uint>({SLOT * k}, ({t}) ? 1u : 0u);"
+        return f"    Out.Store<uint{vec.n}>({SLOT * k}, (uint{vec.n})({t}));"
+    return f"    Out.Store<{n.ty if vec is None else vec.ty(n.ty)}>({SLOT * k}, {t});"
+
+
+def _redraw_leaves(n: Node, rng: random.Random, comps: dict[int, list]) -> None:
+    """One more component for every leaf slot of n (a vector's next lane)."""
+    if n.op == "leaf":
+        comps[n.slot].append(rng.choice(LEAVES[n.ty]))
+    for x in n.args:
+        _redraw_leaves(x, rng, comps)
 
 
 def generate(rng: random.Random, depth: int = 4) -> WideProgram:
-    """OUT_SLOTS // 2 trees, each stored from run-time leaves and from literals."""
+    """OUT_SLOTS // 2 trees, each stored from run-time leaves and from literals; scalars, or (one program in two)
+    vectors of 2 to 4 components, each lane its own leaves, evaluated lane by lane."""
+    width = rng.choice((1, 1, 2, 3, 4))
     d = _Draw(rng)
+    comps: dict[int, list] = {}
     trees, vals = [], []
     while len(trees) < OUT_SLOTS // 2:
         mark = len(d.leaves)
         tree = d.expr(rng.choice(INTS + FLOATS + INTS + ("bool",)), depth)
+        for k in range(mark, len(d.leaves)):
+            comps[k] = [d.leaves[k][1]]
+        for _ in range(width - 1):
+            _redraw_leaves(tree, rng, comps)
         try:
-            vals.append(_store_bytes(tree.ty, evaluate(tree)))
+            vals.append(b"".join(_store_bytes(tree.ty, evaluate(_component(tree, comps, c))) for c in range(width)))
         except Unspecified:
             del d.leaves[mark:]
+            for k in [k for k in comps if k >= mark]:
+                del comps[k]
             continue
         trees.append(tree)
+    vec = Vec(width, comps) if width > 1 else None
+    tn = (lambda t: t) if vec is None else vec.ty
     lines = ["ByteAddressBuffer In : register(t1);", "RWByteAddressBuffer Out : register(u0);",
              "[numthreads(1, 1, 1)]", "void main(uint3 tid : SV_DispatchThreadID) {"]
-    lines += [f"    {ty} a{k} = In.Load<{ty}>({SLOT * k});" for k, (ty, _v) in enumerate(d.leaves)]
+    lines += [f"    {tn(ty)} a{k} = In.Load<{tn(ty)}>({SLOT * k});" for k, (ty, _v) in enumerate(d.leaves)]
     for i, t in enumerate(trees):
-        lines += [_store(2 * i, t, False), _store(2 * i + 1, t, True)]
+        lines += [_store(2 * i, t, False, vec), _store(2 * i + 1, t, True, vec)]
     lines.append("}")
-    inputs = b"".join(_leaf_bytes(ty, v).ljust(SLOT, b"\0") for ty, v in d.leaves) or bytes(SLOT)
+    inputs = b"".join(b"".join(_leaf_bytes(ty, v) for v in comps[k]).ljust(SLOT, b"\0")
+                      for k, (ty, _v) in enumerate(d.leaves)) or bytes(SLOT)
     expected = b"".join(v.ljust(SLOT, bytes([SENTINEL])) for v in vals for _ in (0, 1))
     return WideProgram("\n".join(lines) + "\n", inputs, expected)
 
