@@ -58,10 +58,9 @@ def test_promotion(a: str, b: str, want: str) -> None:
     (Node("cast", "double", (leaf("uint64_t", (1 << 64) - 1),)), 2.0 ** 64),
     (Node("+", "half", (leaf("half", 2048.0), leaf("half", 1.0))), 2048.0),
     (Node("+", "float", (leaf("half", 0.5), leaf("float", 16777216.0))), 16777216.0),
-    (Node("*", "half", (leaf("half", 256.0), leaf("half", 256.0))), math.inf),
     (Node("/", "double", (leaf("double", 1.0), leaf("double", 3.0))), 1.0 / 3.0),
-    (Node("/", "double", (leaf("double", -math.inf), leaf("double", 2.0))), -math.inf),
-    (Node("/", "double", (leaf("double", 1.0), leaf("double", -math.inf))), -0.0),
+    (Node("cast", "half", (Node("*", "float", (leaf("half", 256.0), leaf("half", 256.0))),)), math.inf),
+    (Node("<", "bool", (leaf("half", math.inf), leaf("double", 1e300))), False),
     (Node("<", "bool", (leaf("int16_t", -1), leaf("uint16_t", 1))), False),                  # -1 as 0xFFFF
     (Node("<", "bool", (leaf("int16_t", -1), leaf("int", 1))), True),
     (Node("<", "bool", (leaf("int", -1), leaf("uint", 1))), False),
@@ -75,10 +74,15 @@ def test_the_evaluator_gives_the_documented_values(node: Node, want) -> None:
     assert g.evaluate(node) == want
 
 
-def test_a_double_division_by_nan_is_nan() -> None:
-    """wide campaign fz10w program 62: X / NaN was taken for X / infinity (every route gave NaN)."""
-    assert math.isnan(g.evaluate(Node("/", "double", (leaf("double", -math.inf), leaf("double", math.nan)))))
-    assert math.isnan(g.evaluate(Node("/", "double", (leaf("double", math.nan), leaf("double", 2.0)))))
+def test_float_arithmetic_on_infinity_or_nan_is_left_open() -> None:
+    """wide campaign fz10w3 program 85: `inf * abs(0.0) < x` is false in IEEE, but our DXIL's `fmul fast` (DXC's
+    too) lets dxil-spirv's output on lavapipe fold the product to 0; fz10w program 62 had X / NaN taken for X / inf."""
+    for node in (Node("*", "double", (leaf("double", math.inf), leaf("double", 0.0))),
+                 Node("/", "double", (leaf("double", -math.inf), leaf("double", math.nan))),
+                 Node("+", "float", (leaf("float", 3e38), leaf("float", 3e38))),        # overflows
+                 Node("neg", "half", (leaf("half", math.inf),))):
+        with pytest.raises(g.Unspecified):
+            g.evaluate(node)
 
 
 def test_the_evaluator_refuses_what_a_backend_may_do_differently() -> None:

@@ -14,7 +14,9 @@ checked too (the bytes after the value keep their sentinel).
 `evaluate` computes every value in Python from those rules (written from the documents, not from the
 compiler).  What a backend may legitimately do differently is avoided by redrawing (`Unspecified`): a NaN's
 payload and the sign of a zero in a stored float; denormal operands or results (a device may flush them);
-`min`/`max` of +0 and -0; float division except for doubles (half and float division are not correctly
+`min`/`max` of +0 and -0; float arithmetic (`+ - * /`, negation) on or giving an infinity or a NaN (DXIL's
+float operations carry `fast` flags, as DXC's do, so a consumer may assume neither: dxil-spirv's output on lavapipe
+folds `inf * 0.0` to 0; conversions, comparisons, min/max and abs keep them); float division except for doubles (half and float division are not correctly
 rounded in D3D or Vulkan), a double division by zero (the sign of the zero divisor decides); a float `*`
 feeding a float `+`/`-` (a backend may contract them into an fma: the generator never draws that shape).
 Half, float and double `+ - *` are correctly rounded in IEEE 754, and a wider format holds their exact
@@ -200,6 +202,8 @@ def evaluate(n: Node):
     elif op in ("neg", "~", "abs"):
         x = a[0]
         if kind == "float":
+            if op == "neg" and not math.isfinite(x):    # fsub fast -0.0, x
+                raise Unspecified("float negation of infinity or NaN (DXIL's `fast` flags let a consumer assume neither)")
             r = -x if op == "neg" else abs(x)
         else:
             r = wrap(-x if op == "neg" else ~x if op == "~" else abs(x), ty)
@@ -231,23 +235,18 @@ def _float_binary(op: str, x: float, y: float, width: int) -> float:
         if x == y == 0 and math.copysign(1, x) != math.copysign(1, y):
             raise Unspecified("min/max of +0 and -0")
         return min(x, y) if op == "min" else max(x, y)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise Unspecified("float arithmetic on infinity or NaN (DXIL's `fast` flags let a consumer assume neither)")
     if op == "/":
         assert width == 64
-        if math.isnan(x) or math.isnan(y):
-            return _NAN
         if y == 0:
             raise Unspecified("a double division by zero (the zero's sign decides)")
-        if math.isinf(x) and math.isinf(y):
-            return _NAN
-        return x / y if math.isfinite(x) or not math.isfinite(y) else math.copysign(_INF, x) * math.copysign(1, y)
-    if math.isnan(x) or math.isnan(y):
-        return _NAN
-    if math.isinf(x) or math.isinf(y):
-        try:
-            return {"+": x + y, "-": x - y, "*": x * y}[op]     # inf - inf and inf * 0 give nan in Python too
-        except (ArithmeticError, ValueError):
-            return _NAN
-    return round_to({"+": x + y, "-": x - y, "*": x * y}[op], width)
+        r = x / y
+    else:
+        r = round_to({"+": x + y, "-": x - y, "*": x * y}[op], width)
+    if not math.isfinite(r):
+        raise Unspecified("float arithmetic overflowing to infinity (DXIL's `fast` flags let a consumer assume not)")
+    return r
 
 
 # ------------------------------------------------------------------ drawing
