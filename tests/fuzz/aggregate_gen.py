@@ -6,8 +6,10 @@ arrays of them, structs and arrays of structs; the innermost struct has member f
 mutating `this`) and a twin of the innermost struct with the same layout, then runs statements over locals,
 a `static` global and a `groupshared` variable: declarations with initializer lists (flattened, or with braces
 nested as the type), whole and partial assignments (a scalar, a vector, a row, a nested struct or an array
-element), indices read at run time from a buffer (always in range), calls passing aggregates `in` (the
-callee's writes to its copy stay there), `out` and `inout`, calls of functions returning a struct from inside
+element, vector lanes through a swizzle), indices read at run time from a buffer (always in range), calls passing
+aggregates (structs, arrays of structs) `in` (the callee's writes to its copy stay there), `out` and `inout`, and
+parts of them (a nested struct, an element at a run-time index, a vector field) `inout`, calls of functions
+returning a struct from inside
 a loop or a switch (early returns), member function calls, and casts to the same-layout twin.  Arguments of
 one call never alias each other (the order of copy-out is pinned nowhere we rely on).  Every variable's value
 is tracked in Python by HLSL's rules (value semantics for aggregates, copy-in/copy-out for parameters,
@@ -293,7 +295,7 @@ class _Draw:
 
     def step(self) -> None:
         r = self.rng
-        kind = r.choice(("declare", "declare_arr", "whole", "scalar", "part", "part", "inout", "out", "in",
+        kind = r.choice(("declare", "declare_arr", "whole", "scalar", "part", "part", "inout", "inout_part", "swizzle", "out", "in",
                          "loop_ret", "switch_ret", "member", "cast", "static", "shared"))
         getattr(self, f"s_{kind}")()
 
@@ -324,6 +326,23 @@ class _Draw:
         new = v if op == "=" else wrap(cur + v) if op == "+=" else wrap(cur ^ v)
         self.lines.append(f"    {an}{self.text(p)} {op} {e};")
         self.vars[an] = (at, put(self.vars[an][1], p, new))      # an int variable's path is empty
+
+    def s_swizzle(self) -> None:
+        """A vector field (or matrix row) written through a swizzle of distinct components, `=` or `+=`."""
+        refs = [(n, q, qt) for n, (t, _v) in sorted(self.vars.items()) for q, qt in subpaths(t)
+                if qt.kind == "vec"]
+        if not refs:
+            return self.s_scalar()
+        n, q, qt = self.rng.choice(refs)
+        lanes = self.rng.sample(range(qt.n), self.rng.randint(1, qt.n))
+        vals = [self.scalar() for _ in lanes]          # read before the write: the right side is evaluated first
+        op = self.rng.choice(("=", "+="))
+        sw = "".join("xyzw"[k] for k in lanes)
+        rhs = vals[0][0] if len(lanes) == 1 else f"int{len(lanes)}({', '.join(e for e, _v in vals)})"
+        self.lines.append(f"    {n}{self.text(q)}.{sw} {op} {rhs};")
+        vec = get(self.vars[n][1], q)
+        for k, (_e, v) in zip(lanes, vals):
+            vec[k] = v if op == "=" else wrap(vec[k] + v)
 
     def s_part(self) -> None:
         """A sub-aggregate (vector, row, struct, array element) assigned from a same-typed one elsewhere."""
@@ -383,6 +402,21 @@ class _Draw:
         e, d = self.scalar()
         self.lines.append(f"    {fn}({an}, {e});")
         self._apply(self.vars[an][1], ops, d)
+
+    def s_inout_part(self) -> None:
+        """A part of a variable (a nested struct, an array element at a run-time index, a vector field, a matrix
+        row) passed `inout`: the copy-out lands in the element the index named when the call began."""
+        refs = [(n, q, qt) for n, (t, _v) in sorted(self.vars.items()) for q, qt in subpaths(t)
+                if q and qt.kind in ("struct", "arr", "vec")]
+        if not refs:
+            return self.s_inout()
+        n, q, qt = self.rng.choice(refs)
+        fn = self.fresh("mod")
+        body, ops = self._mutations(qt, "p")
+        self.fns.append(_Fn(fn, f"void {fn}(inout {self.param(qt, 'p')}, int d) {{\n" + "\n".join(body) + "\n}"))
+        e, d = self.scalar()
+        self.lines.append(f"    {fn}({n}{self.text(q)}, {e});")
+        self._apply(get(self.vars[n][1], q), ops, d)
 
     def s_in(self) -> None:
         """An `in` aggregate changed inside the callee: the caller's copy keeps its value."""
