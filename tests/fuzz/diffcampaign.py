@@ -111,25 +111,23 @@ def _numeric_findings(prog: numeric_gen.NumProgram) -> list[str]:
 
 
 def _matrix_findings(prog: matrix_gen.MatProgram) -> list[str]:
-    found = []
     inputs = {n: ("float", [float(x) for x in v]) for n, v in prog.inputs.items()}
-    for backend in ("spirv", "dxil", "dxil-vk"):
-        try:
-            got = run_backend(backend, prog.source, {"Out": ("int", len(prog.expected))}, inputs)["Out"]
-        except ConsumerLimit:
-            continue
-        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, prog.expected)) if g != w]
-    return found
+    return _int_out_findings(prog.source, prog.expected, inputs)
 
 
 def _aggregate_findings(prog: aggregate_gen.AggProgram) -> list[str]:
+    return _int_out_findings(prog.source, prog.expected, {"In": ("int", prog.inputs)})
+
+
+def _int_out_findings(source: str, expected: list[int], inputs: dict) -> list[str]:
+    """The routes' differences from `expected`, the ints the program stores to Out."""
     found = []
     for backend in ("spirv", "dxil", "dxil-vk"):
         try:
-            got = run_backend(backend, prog.source, {"Out": ("int", len(prog.expected))}, {"In": ("int", prog.inputs)})["Out"]
+            got = run_backend(backend, source, {"Out": ("int", len(expected))}, inputs)["Out"]
         except ConsumerLimit:
             continue
-        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, prog.expected)) if g != w]
+        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, expected)) if g != w]
     return found
 
 
