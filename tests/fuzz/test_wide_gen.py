@@ -104,6 +104,23 @@ def test_stored_bytes_have_the_values_width() -> None:
     assert g._store_bytes("bool", True) == b"\x01\0\0\0"
 
 
+def test_values_are_placed_at_multiples_of_their_component_size() -> None:
+    import re
+    shifted = 0
+    for seed in range(40):
+        p = g.generate(random.Random(f"place:{seed}"))
+        stores = re.findall(r"Out\.Store<(\w+)>\((\d+), ", p.source)
+        assert [int(at) // g.SLOT for _t, at in stores] == list(range(g.OUT_SLOTS))
+        for name, at in stores:
+            ty, lanes = (name, "") if name in g.TYPES else (name[:-1], name[-1])
+            size = g.TYPES[ty][1] // 8
+            shift = int(at) % g.SLOT
+            assert shift % size == 0 and shift + size * int(lanes or 1) <= g.SLOT
+            assert p.expected[int(at) - shift:int(at)] == bytes([g.SENTINEL]) * shift
+            shifted += shift % 4 != 0
+    assert shifted                                  # some 16-bit values sit at 2-byte addresses
+
+
 def test_programs_are_reproducible_and_never_contract() -> None:
     a, b = (g.generate(random.Random("wide:3")) for _ in range(2))
     assert a.source == b.source and a.expected == b.expected and len(a.expected) == g.SLOT * g.OUT_SLOTS

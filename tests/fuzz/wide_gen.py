@@ -8,8 +8,9 @@ int), shifts keep the left operand's type and mask the amount to its width, cast
 (float -> integer saturates to the target width and maps NaN to 0; integer -> float rounds once to nearest
 even; integer -> integer wraps), ternaries promote their arms, comparisons promote their operands.  Leaves are
 read from a ByteAddressBuffer with `Load<T>` (run time) or written as literals (folded), and each tree's value
-is stored with `RWByteAddressBuffer.Store<T>` of its own type into an 8-byte slot, so the store's width is
-checked too (the bytes after the value keep their sentinel).
+is stored with `RWByteAddressBuffer.Store<T>` of its own type into a 32-byte slot, at a multiple of its component
+size (2-byte addresses for 16-bit values), so the store's width and placement are checked too (the bytes around
+the value keep their sentinel); leaves are loaded from such places too.
 
 `evaluate` computes every value in Python from those rules (written from the documents, not from the
 compiler).  What a backend may legitimately do differently is avoided by redrawing (`Unspecified`): a NaN's
@@ -428,13 +429,19 @@ class WideProgram:
 OPTIONS = {"profile": "cs_6_2", "enable_16bit_types": True}
 
 
-def _store(k: int, n: Node, folded: bool, vec: Vec | None) -> str:
+def _store(at: int, n: Node, folded: bool, vec: Vec | None) -> str:
     t = text(n, folded, vec)
     if n.ty == "bool":
         if vec is None:
-            return f"    Out.Store<uint>({SLOT * k}, ({t}) ? 1u : 0u);"
-        return f"    Out.Store<uint{vec.n}>({SLOT * k}, (uint{vec.n})({t}));"
-    return f"    Out.Store<{n.ty if vec is None else vec.ty(n.ty)}>({SLOT * k}, {t});"
+            return f"    Out.Store<uint>({at}, ({t}) ? 1u : 0u);"
+        return f"    Out.Store<uint{vec.n}>({at}, (uint{vec.n})({t}));"
+    return f"    Out.Store<{n.ty if vec is None else vec.ty(n.ty)}>({at}, {t});"
+
+
+def _shift(rng: random.Random, ty: str, lanes: int) -> int:
+    """Where in its slot a value goes: a multiple of its component size (2-byte addresses for 16-bit values)."""
+    size = 4 if ty == "bool" else TYPES[ty][1] // 8
+    return size * rng.randrange((SLOT - size * lanes) // size + 1)
 
 
 def _redraw_leaves(n: Node, rng: random.Random, comps: dict[int, list]) -> None:
@@ -471,13 +478,17 @@ def generate(rng: random.Random, depth: int = 4) -> WideProgram:
     tn = (lambda t: t) if vec is None else vec.ty
     lines = ["ByteAddressBuffer In : register(t1);", "RWByteAddressBuffer Out : register(u0);",
              "[numthreads(1, 1, 1)]", "void main(uint3 tid : SV_DispatchThreadID) {"]
-    lines += [f"    {tn(ty)} a{k} = In.Load<{tn(ty)}>({SLOT * k});" for k, (ty, _v) in enumerate(d.leaves)]
+    ins = [_shift(rng, ty, width) for ty, _v in d.leaves]
+    outs = [_shift(rng, t.ty, width) for t in trees for _ in (0, 1)]
+    lines += [f"    {tn(ty)} a{k} = In.Load<{tn(ty)}>({SLOT * k + ins[k]});" for k, (ty, _v) in enumerate(d.leaves)]
     for i, t in enumerate(trees):
-        lines += [_store(2 * i, t, False, vec), _store(2 * i + 1, t, True, vec)]
+        lines += [_store(SLOT * 2 * i + outs[2 * i], t, False, vec),
+                  _store(SLOT * (2 * i + 1) + outs[2 * i + 1], t, True, vec)]
     lines.append("}")
-    inputs = b"".join(b"".join(_leaf_bytes(ty, v) for v in comps[k]).ljust(SLOT, b"\0")
+    inputs = b"".join((bytes(ins[k]) + b"".join(_leaf_bytes(ty, v) for v in comps[k])).ljust(SLOT, b"\0")
                       for k, (ty, _v) in enumerate(d.leaves)) or bytes(SLOT)
-    expected = b"".join(v.ljust(SLOT, bytes([SENTINEL])) for v in vals for _ in (0, 1))
+    expected = b"".join((bytes([SENTINEL]) * outs[2 * i + j] + v).ljust(SLOT, bytes([SENTINEL]))
+                        for i, v in enumerate(vals) for j in (0, 1))
     return WideProgram("\n".join(lines) + "\n", inputs, expected)
 
 
