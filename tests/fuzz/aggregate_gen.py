@@ -111,18 +111,21 @@ def unflatten(t: Ty, comps: list[int]):
     return build(t)
 
 
-def braces(t: Ty, v, lit) -> str:
-    """An initializer with braces nested as the type (vectors and matrices as constructors or braces)."""
+def braces(t: Ty, v, lit, ctor=lambda: False) -> str:
+    """An initializer with braces nested as the type; a vector or matrix as braces, or as a constructor where
+    `ctor()` says so (`int2(1, 2)`, `int2x2(1, 2, 3, 4)`: the same components)."""
     if t.kind == "int":
         return lit(v)
+    if t.kind in ("vec", "mat") and ctor():
+        return f"{t.hlsl()}({', '.join(map(lit, flatten(t, v)))})"
     if t.kind == "vec":
         return "{" + ", ".join(map(lit, v)) + "}"
     if t.kind == "mat":
         return "{" + ", ".join("{" + ", ".join(map(lit, r)) + "}" for r in v) + "}"
     if t.kind == "arr":
         assert t.elem is not None
-        return "{" + ", ".join(braces(t.elem, e, lit) for e in v) + "}"
-    return "{" + ", ".join(braces(ft, v[f], lit) for f, ft in t.fields) + "}"
+        return "{" + ", ".join(braces(t.elem, e, lit, ctor) for e in v) + "}"
+    return "{" + ", ".join(braces(ft, v[f], lit, ctor) for f, ft in t.fields) + "}"
 
 
 # A step of an access path: ("f", name) a field, ("i", k) an array element / vector component / matrix row,
@@ -285,7 +288,7 @@ class _Draw:
             return self.input(x) if r.random() < 0.3 else _lit(x)
         if r.random() < 0.5:
             return "{" + ", ".join(map(lit, flatten(t, v))) + "}"
-        return braces(t, v, lit)
+        return braces(t, v, lit, lambda: r.random() < 0.4)
 
     def declare(self, t: Ty) -> None:
         name = self.fresh("v")

@@ -23,6 +23,7 @@ def test_initializer_order_is_fields_then_elements_then_matrix_rows() -> None:
     assert v == {"x": 1, "m": [[2, 3], [4, 5]], "a": [[6, 7, 8], [9, 10, 11]], "v": [12, 13]}
     assert g.flatten(S, v) == list(range(1, 14))
     assert g.braces(S, v, str) == "{1, {{2, 3}, {4, 5}}, {{6, 7, 8}, {9, 10, 11}}, {12, 13}}"
+    assert g.braces(S, v, str, lambda: True) == "{1, int2x2(2, 3, 4, 5), {{6, 7, 8}, {9, 10, 11}}, int2(12, 13)}"
 
 
 def test_an_int_variable_is_replaced_whole() -> None:
