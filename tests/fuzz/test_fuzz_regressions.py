@@ -210,12 +210,16 @@ def test_explicit_cast_between_struct_types(backend: str) -> None:
     assert got == [10, 30, 50, 10, 20]
 
 
-INT64_THROUGH_FLOAT = """ByteAddressBuffer In : register(t1);
+NARROWED_AND_WIDENED = """ByteAddressBuffer In : register(t1);
 RWByteAddressBuffer Out : register(u0);
 [numthreads(1, 1, 1)]
 void main(uint3 tid : SV_DispatchThreadID) {
     int64_t a = In.Load<int64_t>(0);
     Out.Store<double>(0, 1.0L / (double)((float)(a)));
+    int b = In.Load<int>(8);
+    Out.Store<int>(8, (int)((half)(b)));
+    double c = In.Load<double>(16);
+    Out.Store<double>(16, (double)((float)(c)));
 }
 """
 
@@ -226,14 +230,18 @@ void main(uint3 tid : SV_DispatchThreadID) {
 @pytest.mark.parametrize("route", [
     "spirv", "dxil",
     pytest.param("dxil-vk", marks=pytest.mark.xfail(strict=True, reason="dxil-spirv + lavapipe: "
-                                                    "lang_util.LAVAPIPE_ROUND_TRIP (an int64 -> float -> double chain)")),
+                                                    "lang_util.LAVAPIPE_ROUND_TRIP (narrowing float conversions "
+                                                    "between wider values)")),
 ])
-def test_int64_to_float_rounds_before_widening(route: str) -> None:
-    """wide campaign fz10w program 51: (float)(int64_t)0xFFFFFFFF is 2^32 (24 significant bits), so the double
-    1 / (double)(float)a is exactly 2^-32; through dxil-spirv, lavapipe drops the float step (1 / (2^32 - 1))."""
+def test_narrowing_conversions_round_before_widening(route: str) -> None:
+    """wide campaign findings (fz10w program 51, fz10w5 programs 141 and 144), each the only dxil-vk difference of
+    its program, reduced: (float)(int64_t)0xFFFFFFFF is 2^32 (24 significant bits), so 1 / (double)(float)a is
+    2^-32; (half)32767 is 32768 (11 significant bits); (float)(double)(2^32 + 1) is 2^32.  Through dxil-spirv,
+    lavapipe drops each narrowing step."""
     import struct
 
     from fuzz import routes
-    got = routes.run(route, INT64_THROUGH_FLOAT, {"In": struct.pack("<q", 0xFFFFFFFF), "Out": bytes(8)},
+    data = struct.pack("<qi4xd", 0xFFFFFFFF, 32767, 2.0 ** 32 + 1)
+    got = routes.run(route, NARROWED_AND_WIDENED, {"In": data, "Out": bytes(24)},
                      profile="cs_6_2", enable_16bit_types=True)["Out"]
-    assert struct.unpack("<d", got)[0] == 2.0 ** -32
+    assert struct.unpack("<di4xd", got) == (2.0 ** -32, 32768, 2.0 ** 32)
