@@ -135,8 +135,8 @@ def _wide_findings(prog: wide_gen.WideProgram) -> list[str]:
     bufs = {"In": prog.inputs, "Out": bytes([wide_gen.SENTINEL]) * len(prog.expected)}
     found = [f for route, got in routes.every_route(prog.source, bufs, **wide_gen.OPTIONS).items()
              for f in wide_gen.findings(got["Out"], prog, route)]
-    # a narrowing float conversion widened again: dxil-spirv gives it no NoContraction and lavapipe folds it away
-    narrowing = re.search(r"\((float|half)[234]?\)\(", prog.source) is not None
+    # a rounding conversion to a float type converted on: dxil-spirv gives it no NoContraction, lavapipe folds it away
+    narrowing = re.search(r"\((float|half|double)[234]?\)\(", prog.source) is not None
     return [f"known LAVAPIPE_ROUND_TRIP? {f}" if narrowing and f.startswith("dxil-vk ") else f for f in found]
 
 

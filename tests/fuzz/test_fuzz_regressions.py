@@ -220,6 +220,8 @@ void main(uint3 tid : SV_DispatchThreadID) {
     Out.Store<int>(8, (int)((half)(b)));
     double c = In.Load<double>(16);
     Out.Store<double>(16, (double)((float)(c)));
+    uint64_t d = In.Load<uint64_t>(24);
+    Out.Store<int64_t>(24, (int64_t)((double)(d)));
 }
 """
 
@@ -234,14 +236,14 @@ void main(uint3 tid : SV_DispatchThreadID) {
                                                     "between wider values)")),
 ])
 def test_narrowing_conversions_round_before_widening(route: str) -> None:
-    """wide campaign findings (fz10w program 51, fz10w5 programs 141 and 144), each the only dxil-vk difference of
-    its program, reduced: (float)(int64_t)0xFFFFFFFF is 2^32 (24 significant bits), so 1 / (double)(float)a is
-    2^-32; (half)32767 is 32768 (11 significant bits); (float)(double)(2^32 + 1) is 2^32.  Through dxil-spirv,
-    lavapipe drops each narrowing step."""
+    """wide campaign findings (fz10w program 51, fz10w5 programs 141, 144 and 942), each the only dxil-vk difference
+    of its program, reduced: (float)(int64_t)0xFFFFFFFF is 2^32 (24 significant bits), so 1 / (double)(float)a is
+    2^-32; (half)32767 is 32768 (11 significant bits); (float)(double)(2^32 + 1) is 2^32; (double)(2^53 + 1) is
+    2^53 (53 significant bits).  Through dxil-spirv, lavapipe drops each rounding step."""
     import struct
 
     from fuzz import routes
-    data = struct.pack("<qi4xd", 0xFFFFFFFF, 32767, 2.0 ** 32 + 1)
-    got = routes.run(route, NARROWED_AND_WIDENED, {"In": data, "Out": bytes(24)},
+    data = struct.pack("<qi4xdQ", 0xFFFFFFFF, 32767, 2.0 ** 32 + 1, 2 ** 53 + 1)
+    got = routes.run(route, NARROWED_AND_WIDENED, {"In": data, "Out": bytes(32)},
                      profile="cs_6_2", enable_16bit_types=True)["Out"]
-    assert struct.unpack("<di4xd", got) == (2.0 ** -32, 32768, 2.0 ** 32)
+    assert struct.unpack("<di4xdq", got) == (2.0 ** -32, 32768, 2.0 ** 32, 2 ** 53)
