@@ -11,7 +11,9 @@ name), `layout` (layout_gen structs of bool/16/32/64-bit members in every buffer
 -fvk-use-*-layout flag: every read and every word after RWStructuredBuffer stores must be what the rules name;
 a refusal must be a located error; one line per run with the case's container and flag goes to stderr with -v), `matrix` (matrix_gen int matrix programs over row_major/column_major buffers: every route must store
 what matrix_gen computes), `numeric` (numeric_gen expressions at D3D's integer and float edges, run time and folded: every route
-must store the words numeric_gen's own evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
+must store the words numeric_gen's own evaluator computes), `aggregates` (aggregate_gen structs and arrays through
+functions, storage and casts: every route must store what aggregate_gen tracks), `wide` (wide_gen 16/64-bit expressions
+with -enable-16bit-types, stored with Store<T>: every route must write the bytes wide_gen's evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import argparse
 import collections
 import json
 import random
+import re
 import sys
 import time
 import traceback
@@ -32,7 +35,7 @@ from lang_util import run_backend
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 
-from . import cbuffer_gen, hlsl_gen, layout_gen, layout_run, matrix_gen, numeric_gen
+from . import aggregate_gen, cbuffer_gen, hlsl_gen, layout_gen, layout_run, matrix_gen, numeric_gen, routes, wide_gen
 from .test_differential import _zero_sign_free, differences, same
 
 
@@ -124,15 +127,33 @@ def _numeric_findings(prog: numeric_gen.NumProgram) -> list[str]:
 
 
 def _matrix_findings(prog: matrix_gen.MatProgram) -> list[str]:
-    found = []
     inputs = {n: ("float", [float(x) for x in v]) for n, v in prog.inputs.items()}
+    return _int_out_findings(prog.source, prog.expected, inputs)
+
+
+def _aggregate_findings(prog: aggregate_gen.AggProgram) -> list[str]:
+    return _int_out_findings(prog.source, prog.expected, {"In": ("int", prog.inputs)})
+
+
+def _int_out_findings(source: str, expected: list[int], inputs: dict) -> list[str]:
+    """The routes' differences from `expected`, the ints the program stores to Out."""
+    found = []
     for backend in ("spirv", "dxil", "dxil-vk"):
         try:
-            got = run_backend(backend, prog.source, {"Out": ("int", len(prog.expected))}, inputs)["Out"]
+            got = run_backend(backend, source, {"Out": ("int", len(expected))}, inputs)["Out"]
         except ConsumerLimit:
             continue
-        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, prog.expected)) if g != w]
+        found += [f"{backend} Out[{k}]: {g}, want {w}" for k, (g, w) in enumerate(zip(got, expected)) if g != w]
     return found
+
+
+def _wide_findings(prog: wide_gen.WideProgram) -> list[str]:
+    bufs = {"In": prog.inputs, "Out": bytes([wide_gen.SENTINEL]) * len(prog.expected)}
+    found = [f for route, got in routes.every_route(prog.source, bufs, **wide_gen.OPTIONS).items()
+             for f in wide_gen.findings(got["Out"], prog, route)]
+    # a rounding conversion to a float type converted on: dxil-spirv gives it no NoContraction, lavapipe folds it away
+    narrowing = re.search(r"\((float|half|double)[234]?\)\(", prog.source) is not None
+    return [f"known LAVAPIPE_ROUND_TRIP? {f}" if narrowing and f.startswith("dxil-vk ") else f for f in found]
 
 
 def _input(kind: str, tag: str, i: int):
@@ -151,6 +172,12 @@ def _input(kind: str, tag: str, i: int):
     if kind == "numeric":
         num = numeric_gen.generate(rng)
         return num.source, lambda: _numeric_findings(num)
+    if kind == "aggregates":
+        agg = aggregate_gen.generate(rng)
+        return agg.source, lambda: _aggregate_findings(agg)
+    if kind == "wide":
+        wide = wide_gen.generate(rng)
+        return wide.source, lambda: _wide_findings(wide)
     prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind in ("loops", "shapes"),
                              shapes=kind == "shapes")
     if kind == "switchloop" and not ("switch" in prog.source and any(
@@ -162,7 +189,7 @@ def _input(kind: str, tag: str, i: int):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
     ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix",
-                                          "layout"),
+                                          "layout", "aggregates", "wide"),
                     default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)

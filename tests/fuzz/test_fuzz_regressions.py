@@ -185,3 +185,115 @@ STAGE_REGRESSIONS = [
 def test_stage_fuzz_regression(data: bytes, options: dict, target: str, tmp_path) -> None:
     out = compile_one(data, "repro.hlsl", target, True, options, str(tmp_path))
     assert out.acceptable, f"{out.cls}: {out.detail}"
+
+
+# ---------------------------------------------------------------- executed: the differential generators' findings
+
+STRUCT_FROM_A_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+StructuredBuffer<int> In : register(t1);
+struct S0 { int x; int f0[3]; };
+S0 walk(S0 p, int n) {
+    for (int i = 0; i < 4; i++) {
+        if (i == n) {
+            return p;
+        }
+        p.x += 1;
+    }
+    return p;
+}
+[numthreads(1, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    S0 v1 = {1, 2, 3, 4};
+    S0 v2 = walk(v1, In[0]);
+    S0 v3 = walk(v1, In[1]);
+    Out[0] = v2.x;
+    Out[1] = v3.x;
+    Out[2] = v2.f0[2];
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.llvm
+@pytest.mark.usefixtures("vk")
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_struct_with_an_array_returned_from_a_loop(backend: str) -> None:
+    """aggregate_gen finding (tag try, programs 1-11): a struct with an array member returned from inside a
+    loop stopped the DXIL backend with an internal error (KeyError in the writer): alloca promotion pruned a
+    phi that a phi forwarded by the SSA construction still led to.  x starts at 1 and grows once per
+    iteration before the return: n = 2 returns at i == 2 (x = 3), n = 9 runs all 4 iterations (x = 5)."""
+    from lang_util import run_backend
+    got = run_backend(backend, STRUCT_FROM_A_LOOP, {"Out": ("int", 3)}, {"In": ("int", [2, 9])})["Out"]
+    assert got == [3, 5, 4]
+
+
+STRUCT_FLAT_CAST = """RWStructuredBuffer<int> Out : register(u0);
+StructuredBuffer<int> In : register(t1);
+struct S0 { int x; int2 v; int a[2]; };
+struct T0 { int g0; int2 g1; int g2[2]; };
+struct U { int p; int q; };
+[numthreads(1, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    S0 s = {In[0], 20, 30, 40, In[1]};
+    T0 t = (T0)s;
+    U u = (U)s;
+    Out[0] = t.g0;
+    Out[1] = t.g1.y;
+    Out[2] = t.g2[1];
+    Out[3] = u.p;
+    Out[4] = u.q;
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.llvm
+@pytest.mark.usefixtures("vk")
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_explicit_cast_between_struct_types(backend: str) -> None:
+    """aggregate_gen finding: `(T0)s` between two struct types was refused ('cannot convert from S0 to T0');
+    DXC's CanConvert (SemaHLSL.cpp) allows an explicit cast between aggregates whose elements convert when
+    the source has at least as many: the target takes the source's leading components in declaration order.
+    s flattens to (10, 20, 30, 40, 50)."""
+    from lang_util import run_backend
+    got = run_backend(backend, STRUCT_FLAT_CAST, {"Out": ("int", 5)}, {"In": ("int", [10, 50])})["Out"]
+    assert got == [10, 30, 50, 10, 20]
+
+
+NARROWED_AND_WIDENED = """ByteAddressBuffer In : register(t1);
+RWByteAddressBuffer Out : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int64_t a = In.Load<int64_t>(0);
+    Out.Store<double>(0, 1.0L / (double)((float)(a)));
+    int b = In.Load<int>(8);
+    Out.Store<int>(8, (int)((half)(b)));
+    double c = In.Load<double>(16);
+    Out.Store<double>(16, (double)((float)(c)));
+    uint64_t d = In.Load<uint64_t>(24);
+    Out.Store<int64_t>(24, (int64_t)((double)(d)));
+}
+"""
+
+
+@pytest.mark.vulkan
+@pytest.mark.llvm
+@pytest.mark.usefixtures("vk")
+@pytest.mark.parametrize("route", [
+    "spirv", "dxil",
+    pytest.param("dxil-vk", marks=pytest.mark.xfail(strict=True, reason="dxil-spirv + lavapipe: "
+                                                    "lang_util.LAVAPIPE_ROUND_TRIP (narrowing float conversions "
+                                                    "between wider values)")),
+])
+def test_narrowing_conversions_round_before_widening(route: str) -> None:
+    """wide campaign findings (fz10w program 51, fz10w5 programs 141, 144 and 942), each the only dxil-vk difference
+    of its program, reduced: (float)(int64_t)0xFFFFFFFF is 2^32 (24 significant bits), so 1 / (double)(float)a is
+    2^-32; (half)32767 is 32768 (11 significant bits); (float)(double)(2^32 + 1) is 2^32; (double)(2^53 + 1) is
+    2^53 (53 significant bits).  Through dxil-spirv, lavapipe drops each rounding step."""
+    import struct
+
+    from fuzz import routes
+    data = struct.pack("<qi4xdQ", 0xFFFFFFFF, 32767, 2.0 ** 32 + 1, 2 ** 53 + 1)
+    got = routes.run(route, NARROWED_AND_WIDENED, {"In": data, "Out": bytes(32)},
+                     profile="cs_6_2", enable_16bit_types=True)["Out"]
+    assert struct.unpack("<di4xdq", got) == (2.0 ** -32, 32768, 2.0 ** 32, 2 ** 53)

@@ -730,6 +730,41 @@ uint64_t rt_binary_i64(int op, uint64_t a, uint64_t b) {
     return 0;
 }
 
+/* 16-bit overloads (-enable-16bit-types): computed in float / int32, which is exact for these operations */
+uint16_t rt_binary_i16(int op, uint16_t a, uint16_t b) {
+    switch (op) {
+    case 37: return (int16_t)a > (int16_t)b ? a : b;
+    case 38: return (int16_t)a < (int16_t)b ? a : b;
+    case 39: return a > b ? a : b;
+    case 40: return a < b ? a : b;
+    }
+    die("unsupported binary.i16 opcode", op, 0, 0);
+    return 0;
+}
+
+_Float16 rt_binary_f16(int op, _Float16 a, _Float16 b) {
+    switch (op) {
+    case 35: return (_Float16)fmaxf((float)a, (float)b);
+    case 36: return (_Float16)fminf((float)a, (float)b);
+    }
+    die("unsupported binary.f16 opcode", op, 0, 0);
+    return 0;
+}
+
+_Float16 rt_unary_f16(int op, _Float16 h) {
+    float x = (float)h;
+    switch (op) {
+    case 6: return (_Float16)fabsf(x);
+    case 7: return (_Float16)(x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f);
+    case 26: return (_Float16)nearbyintf(x);
+    case 27: return (_Float16)floorf(x);
+    case 28: return (_Float16)ceilf(x);
+    case 29: return (_Float16)truncf(x);
+    }
+    die("unsupported unary.f16 opcode", op, 0, 0);
+    return 0;
+}
+
 float rt_tertiary_f32(int op, float a, float b, float c) {
     if (op == 46) return a * b + c;
     die("unsupported tertiary.f32 opcode", op, 0, 0);

@@ -19,7 +19,7 @@ from . import cfg
 from .cse import eliminate_common_calls
 from .dce import remove_dead_code
 from .llvm.values import Function, Instruction, Value
-from .mem2reg import promote_allocas, trivial_phi_replacements
+from .mem2reg import promote_allocas, prune_trivial_phis, trivial_phi_replacements
 from .ops import LOAD_INPUT, STORE_OUTPUT
 from .undef_outputs import remove_undef_among, remove_undef_output_stores
 
@@ -56,6 +56,9 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
         remove_undef_output_stores(f)
         return _calls_left(f)
     if "alloca" in map(_opcode, f.blocks[0].instructions):
+        if forwarded:        # promotion prunes trivial phis of its own, which a forwarded phi may lead to
+            prune_trivial_phis(f, forwarded)
+            forwarded = {}
         promote_allocas(f)               # local arrays indexed only by constants (split first)
     # rewrites uses of forwarded phis; dropping unreachable predecessors can leave more
     pending = trivial_phi_replacements(f, forwarded)

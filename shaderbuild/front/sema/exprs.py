@@ -169,7 +169,8 @@ class ExprLowering(HeapLowering, SemaBase):
             if explicit and ir.is_numeric(src) and isinstance(to, (ir.Struct, ir.Array)):
                 return self.build_from_components(self.components(x, loc) * self.flat_count(to), to, loc) \
                     if self.flat_count(src) == 1 else self.build_from_components(self.components(x, loc), to, loc)
-            if explicit and isinstance(src, (ir.Struct, ir.Array)) and ir.is_numeric(to):
+            if explicit and isinstance(src, (ir.Struct, ir.Array)) and (ir.is_numeric(to) or isinstance(to, (ir.Struct, ir.Array))):
+                # DXC's flat conversion: `(T)s` between aggregates takes the source's leading components
                 comps = self.components(x, loc)
                 if len(comps) >= self.flat_count(to):
                     return self.build_from_components(comps[: self.flat_count(to)], to, loc)

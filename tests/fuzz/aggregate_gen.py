@@ -1,0 +1,573 @@
+"""Structs and arrays moved through assignments, functions and storage, their values tracked here (issue 20:
+silent wrong values).
+
+A program declares a few struct types (nested; fields of int, int vectors, int matrices, arrays and arrays of
+arrays of them, structs and arrays of structs; the innermost struct has member functions, one of them
+mutating `this`) and a twin of the innermost struct with the same layout, then runs statements over locals,
+a `static` global and a `groupshared` variable: declarations with initializer lists (flattened, or with braces
+nested as the type), whole and partial assignments (a scalar, a vector, a row, a nested struct or an array
+element, vector lanes through a swizzle), indices read at run time from a buffer (always in range), calls passing
+aggregates (structs, arrays of structs) `in` (the callee's writes to its copy stay there), `out` and `inout`, and
+parts of them (a nested struct, an element at a run-time index, a vector field) `inout`, calls of functions
+returning a struct from inside
+a loop or a switch (early returns), member function calls, and casts to the same-layout twin.  Arguments of
+one call never alias each other (the order of copy-out is pinned nowhere we rely on).  Every variable's value
+is tracked in Python by HLSL's rules (value semantics for aggregates, copy-in/copy-out for parameters,
+initializer lists flattened in declaration order, matrices by rows), and the program stores some of their
+components; `expected` is what the stores must write, computed here, not by the compiler.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass
+
+OUT_SLOTS = 48
+
+
+def wrap(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
+
+
+# ------------------------------------------------------------------ types and values
+
+@dataclass(frozen=True)
+class Ty:
+    kind: str                       # int, vec, mat, arr, struct
+    n: int = 0                      # vec size, mat rows, arr length
+    c: int = 0                      # mat columns
+    elem: Ty | None = None          # arr element
+    name: str = ""                  # struct name
+    fields: tuple = ()              # struct (name, Ty) pairs
+
+    def hlsl(self) -> str:
+        """The type's name (arrays: the element's; dims() gives the brackets)."""
+        if self.kind == "int":
+            return "int"
+        if self.kind == "vec":
+            return f"int{self.n}"
+        if self.kind == "mat":
+            return f"int{self.n}x{self.c}"
+        if self.kind == "arr":
+            assert self.elem is not None
+            return self.elem.hlsl()
+        return self.name
+
+    def dims(self) -> str:
+        t, out = self, ""
+        while t.kind == "arr":
+            out += f"[{t.n}]"
+            assert t.elem is not None
+            t = t.elem
+        return out
+
+
+INT = Ty("int")
+
+
+def zero(t: Ty):
+    if t.kind == "int":
+        return 0
+    if t.kind == "vec":
+        return [0] * t.n
+    if t.kind == "mat":
+        return [[0] * t.c for _ in range(t.n)]
+    if t.kind == "arr":
+        assert t.elem is not None
+        return [zero(t.elem) for _ in range(t.n)]
+    return {f: zero(ft) for f, ft in t.fields}
+
+
+def flatten(t: Ty, v) -> list[int]:
+    """The components in HLSL's initializer-list order (struct fields, array elements, matrix rows)."""
+    if t.kind == "int":
+        return [v]
+    if t.kind == "vec":
+        return list(v)
+    if t.kind == "mat":
+        return [x for row in v for x in row]
+    if t.kind == "arr":
+        assert t.elem is not None
+        return [x for e in v for x in flatten(t.elem, e)]
+    return [x for f, ft in t.fields for x in flatten(ft, v[f])]
+
+
+def unflatten(t: Ty, comps: list[int]):
+    it = iter(comps)
+
+    def build(t: Ty):
+        if t.kind == "int":
+            return next(it)
+        if t.kind == "vec":
+            return [next(it) for _ in range(t.n)]
+        if t.kind == "mat":
+            return [[next(it) for _ in range(t.c)] for _ in range(t.n)]
+        if t.kind == "arr":
+            assert t.elem is not None
+            return [build(t.elem) for _ in range(t.n)]
+        return {f: build(ft) for f, ft in t.fields}
+    return build(t)
+
+
+def braces(t: Ty, v, lit, ctor=lambda: False) -> str:
+    """An initializer with braces nested as the type; a vector or matrix as braces, or as a constructor where
+    `ctor()` says so (`int2(1, 2)`, `int2x2(1, 2, 3, 4)`: the same components)."""
+    if t.kind == "int":
+        return lit(v)
+    if t.kind in ("vec", "mat") and ctor():
+        return f"{t.hlsl()}({', '.join(map(lit, flatten(t, v)))})"
+    if t.kind == "vec":
+        return "{" + ", ".join(map(lit, v)) + "}"
+    if t.kind == "mat":
+        return "{" + ", ".join("{" + ", ".join(map(lit, r)) + "}" for r in v) + "}"
+    if t.kind == "arr":
+        assert t.elem is not None
+        return "{" + ", ".join(braces(t.elem, e, lit, ctor) for e in v) + "}"
+    return "{" + ", ".join(braces(ft, v[f], lit, ctor) for f, ft in t.fields) + "}"
+
+
+# A step of an access path: ("f", name) a field, ("i", k) an array element / vector component / matrix row,
+Step = tuple
+
+
+def subpaths(t: Ty, prefix: tuple = ()) -> list[tuple[tuple, Ty]]:
+    """Every (path, type) inside t, t itself first (matrix rows are int vectors)."""
+    out = [(prefix, t)]
+    if t.kind == "vec":
+        out += [((*prefix, ("i", k)), INT) for k in range(t.n)]
+    elif t.kind == "mat":
+        for r in range(t.n):
+            out += subpaths(Ty("vec", t.c), (*prefix, ("i", r)))
+    elif t.kind == "arr":
+        assert t.elem is not None
+        for k in range(t.n):
+            out += subpaths(t.elem, (*prefix, ("i", k)))
+    elif t.kind == "struct":
+        for f, ft in t.fields:
+            out += subpaths(ft, (*prefix, ("f", f)))
+    return out
+
+
+def get(v, path: tuple):
+    for _kind, key in path:
+        v = v[key]
+    return v
+
+
+def put(v, path: tuple, x):
+    """v with the value at path replaced by x (v is changed in place unless path is empty)."""
+    if not path:
+        return x
+    target = get(v, path[:-1])
+    target[path[-1][1]] = x
+    return v
+
+
+# ------------------------------------------------------------------ drawing
+
+@dataclass
+class _Fn:
+    name: str
+    text: str
+
+
+@dataclass
+class AggProgram:
+    source: str
+    inputs: list[int]
+    expected: list[int]
+
+
+VALUES = (0, 1, -1, 2, 3, 5, 7, -8, 10, 100, -1000, 0x7FFFFFFF, -0x80000000)
+
+
+def _lit(v: int) -> str:
+    return "int(-2147483647 - 1)" if v == -0x80000000 else f"({v})" if v < 0 else str(v)
+
+
+class _Draw:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.inputs: list[int] = []
+        self.vars: dict[str, tuple[Ty, object]] = {}     # name -> (type, value)
+        self.lines: list[str] = []
+        self.fns: list[_Fn] = []
+        self.structs: list[Ty] = []
+        self.globals: list[str] = []
+        self.sum_paths: list[tuple] = []
+        self.bump_path: tuple = ()
+        self.n = 0
+
+    def fresh(self, p: str) -> str:
+        self.n += 1
+        return f"{p}{self.n}"
+
+    def input(self, v: int) -> str:
+        """A run-time read of v."""
+        self.inputs.append(v)
+        return f"In[{len(self.inputs) - 1}]"
+
+    # ---------------------------------------------------------------- types
+    def leaf_type(self) -> Ty:
+        r = self.rng
+        c = r.random()
+        if c < 0.3:
+            return INT
+        if c < 0.55:
+            return Ty("vec", r.randint(2, 4))
+        if c < 0.7:
+            return Ty("mat", r.randint(1, 3), r.randint(2, 3))
+        if c < 0.85:
+            return Ty("arr", r.randint(2, 3), elem=r.choice((INT, Ty("vec", 2))))
+        return Ty("arr", 2, elem=Ty("arr", r.randint(2, 3), elem=INT))
+
+    def make_structs(self) -> None:
+        r = self.rng
+        inner = Ty("struct", name="S0", fields=tuple((f"f{k}", self.leaf_type()) for k in range(r.randint(2, 3))))
+        inner = Ty("struct", name="S0", fields=((("x", INT),) + inner.fields))
+        twin = Ty("struct", name="T0", fields=tuple((f"g{k}", ft) for k, (_f, ft) in enumerate(inner.fields)))
+        mid_fields = [("s", inner), ("arr", Ty("arr", 2, elem=inner))] + [(f"h{k}", self.leaf_type())
+                                                                          for k in range(r.randint(1, 2))]
+        r.shuffle(mid_fields)
+        mid = Ty("struct", name="S1", fields=tuple(mid_fields))
+        top = Ty("struct", name="S2", fields=(("m", mid), ("y", INT), ("ms", Ty("arr", 2, elem=mid))))
+        self.structs = [inner, twin, mid] + ([top] if r.random() < 0.4 else [])
+
+    def struct_text(self, t: Ty) -> str:
+        lines = [f"struct {t.name} {{"]
+        lines += [f"    {ft.hlsl()} {f}{ft.dims()};" for f, ft in t.fields]
+        if t.name == "S0":
+            scalars = [p for p, pt in subpaths(t) if pt.kind == "int" and p]
+            self.sum_paths = self.rng.sample(scalars, min(3, len(scalars)))
+            lines.append("    int sum() { return " + " + ".join(self.text(p, False)[1:] for p in self.sum_paths) + "; }")
+            self.bump_path = self.rng.choice(scalars)
+            lines.append(f"    void bump(int d) {{ {self.text(self.bump_path, False)[1:]} += d; }}")
+        lines.append("};")
+        return "\n".join(lines)
+
+    # ---------------------------------------------------------------- paths
+    def text(self, path: tuple, runtime: bool | None = None) -> str:
+        """HLSL for a path; indices literal, or read at run time (runtime None: drawn)."""
+        out = ""
+        for kind, key in path:
+            if kind == "f":
+                out += f".{key}"
+            else:
+                dyn = self.rng.random() < 0.35 if runtime is None else runtime
+                out += f"[{self.input(key)}]" if dyn else f"[{key}]"
+        return out
+
+    def scalar(self) -> tuple[str, int]:
+        """A scalar expression and its value: a literal, an input, or a component of a variable."""
+        r = self.rng
+        c = r.random()
+        if c < 0.3 or not self.vars:
+            v = r.choice(VALUES)
+            return _lit(v), v
+        if c < 0.45:
+            v = r.choice(VALUES)
+            return self.input(v), v
+        name = r.choice(sorted(self.vars))
+        t, val = self.vars[name]
+        p = r.choice([p for p, pt in subpaths(t) if pt.kind == "int"])
+        return name + self.text(p), get(val, p)
+
+    def var_of(self, pred) -> tuple[str, Ty] | None:
+        names = [n for n, (t, _v) in self.vars.items() if pred(t)]
+        if not names:
+            return None
+        n = self.rng.choice(sorted(names))
+        return n, self.vars[n][0]
+
+    # ---------------------------------------------------------------- statements
+    def init_text(self, t: Ty, v) -> str:
+        r = self.rng
+        def lit(x: int) -> str:
+            return self.input(x) if r.random() < 0.3 else _lit(x)
+        if r.random() < 0.5:
+            return "{" + ", ".join(map(lit, flatten(t, v))) + "}"
+        return braces(t, v, lit, lambda: r.random() < 0.4)
+
+    def declare(self, t: Ty) -> None:
+        name = self.fresh("v")
+        v = unflatten(t, [self.rng.choice(VALUES) for _ in flatten(t, zero(t))])
+        self.lines.append(f"    {t.hlsl()} {name}{t.dims()} = {self.init_text(t, v)};")
+        self.vars[name] = (t, v)
+
+    def step(self) -> None:
+        r = self.rng
+        kind = r.choice(("declare", "declare_arr", "whole", "scalar", "part", "part", "inout", "inout_part", "swizzle", "out", "in",
+                         "loop_ret", "switch_ret", "member", "cast", "static", "shared"))
+        getattr(self, f"s_{kind}")()
+
+    def s_declare(self) -> None:
+        self.declare(self.rng.choice(self.structs))
+
+    def s_declare_arr(self) -> None:
+        self.declare(Ty("arr", self.rng.randint(2, 3), elem=self.rng.choice(self.structs[:1] + self.structs[2:])))
+
+    def s_whole(self) -> None:
+        a = self.var_of(lambda t: True)
+        assert a is not None
+        an, at = a
+        b = self.var_of(lambda t: t == at)
+        assert b is not None
+        bn, _bt = b
+        self.lines.append(f"    {an} = {bn};")
+        self.vars[an] = (at, copy.deepcopy(self.vars[bn][1]))
+
+    def s_scalar(self) -> None:
+        a = self.var_of(lambda t: True)
+        assert a is not None
+        an, at = a
+        p = self.rng.choice([p for p, pt in subpaths(at) if pt.kind == "int"])
+        e, v = self.scalar()
+        op = self.rng.choice(("=", "+=", "^="))
+        cur = get(self.vars[an][1], p)
+        new = v if op == "=" else wrap(cur + v) if op == "+=" else wrap(cur ^ v)
+        self.lines.append(f"    {an}{self.text(p)} {op} {e};")
+        self.vars[an] = (at, put(self.vars[an][1], p, new))      # an int variable's path is empty
+
+    def s_swizzle(self) -> None:
+        """A vector field (or matrix row) written through a swizzle of distinct components, `=` or `+=`."""
+        refs = [(n, q, qt) for n, (t, _v) in sorted(self.vars.items()) for q, qt in subpaths(t)
+                if qt.kind == "vec"]
+        if not refs:
+            return self.s_scalar()
+        n, q, qt = self.rng.choice(refs)
+        lanes = self.rng.sample(range(qt.n), self.rng.randint(1, qt.n))
+        vals = [self.scalar() for _ in lanes]          # read before the write: the right side is evaluated first
+        op = self.rng.choice(("=", "+="))
+        sw = "".join("xyzw"[k] for k in lanes)
+        rhs = vals[0][0] if len(lanes) == 1 else f"int{len(lanes)}({', '.join(e for e, _v in vals)})"
+        self.lines.append(f"    {n}{self.text(q)}.{sw} {op} {rhs};")
+        vec = get(self.vars[n][1], q)
+        for k, (_e, v) in zip(lanes, vals):
+            vec[k] = v if op == "=" else wrap(vec[k] + v)
+
+    def s_part(self) -> None:
+        """A sub-aggregate (vector, row, struct, array element) assigned from a same-typed one elsewhere."""
+        r = self.rng
+        a = self.var_of(lambda t: True)
+        assert a is not None
+        an, at = a
+        choices = [(p, pt) for p, pt in subpaths(at) if p and pt.kind != "int"]
+        if not choices:
+            return self.s_scalar()
+        p, pt = r.choice(choices)
+        sources = [(n, q) for n, (t, _v) in sorted(self.vars.items()) for q, qt in subpaths(t) if qt == pt]
+        sn, q = r.choice(sources)
+        val = copy.deepcopy(get(self.vars[sn][1], q))
+        self.lines.append(f"    {an}{self.text(p)} = {sn}{self.text(q)};")
+        put(self.vars[an][1], p, val)
+
+    def _mutations(self, t: Ty, param: str) -> tuple[list[str], list[tuple]]:
+        """Statements changing scalars of `param` by `d` (a parameter) and their model."""
+        scalars = [p for p, pt in subpaths(t) if pt.kind == "int" and p]
+        lines, ops = [], []
+        for _ in range(self.rng.randint(1, 3)):
+            p = self.rng.choice(scalars)
+            op = self.rng.choice(("+=", "=", "^="))
+            lines.append(f"    {param}{self.text(p, False)} {op} d;")
+            ops.append((p, op))
+        return lines, ops
+
+    @staticmethod
+    def _apply(v, ops: list[tuple], d: int) -> None:
+        for p, op in ops:
+            cur = get(v, p)
+            put(v, p, d if op == "=" else wrap(cur + d) if op == "+=" else wrap(cur ^ d))
+
+    def _struct_var(self) -> tuple[str, Ty]:
+        a = self.var_of(lambda t: t.kind == "struct")
+        if a is None:
+            self.declare(self.rng.choice(self.structs))
+            a = self.var_of(lambda t: t.kind == "struct")
+        assert a is not None
+        return a
+
+    def _aggregate_var(self) -> tuple[str, Ty]:
+        """A struct or an array of structs (a parameter is declared `T p[N]` for an array)."""
+        a = self.var_of(lambda t: t.kind == "struct" or t.kind == "arr" and t.elem is not None and t.elem.kind == "struct")
+        return a if a is not None else self._struct_var()
+
+    @staticmethod
+    def param(t: Ty, name: str) -> str:
+        return f"{t.hlsl()} {name}{t.dims()}"
+
+    def s_inout(self) -> None:
+        an, at = self._aggregate_var()
+        fn = self.fresh("mod")
+        body, ops = self._mutations(at, "p")
+        self.fns.append(_Fn(fn, f"void {fn}(inout {self.param(at, 'p')}, int d) {{\n" + "\n".join(body) + "\n}"))
+        e, d = self.scalar()
+        self.lines.append(f"    {fn}({an}, {e});")
+        self._apply(self.vars[an][1], ops, d)
+
+    def s_inout_part(self) -> None:
+        """A part of a variable (a nested struct, an array element at a run-time index, a vector field, a matrix
+        row) passed `inout`: the copy-out lands in the element the index named when the call began."""
+        refs = [(n, q, qt) for n, (t, _v) in sorted(self.vars.items()) for q, qt in subpaths(t)
+                if q and qt.kind in ("struct", "arr", "vec")]
+        if not refs:
+            return self.s_inout()
+        n, q, qt = self.rng.choice(refs)
+        fn = self.fresh("mod")
+        body, ops = self._mutations(qt, "p")
+        self.fns.append(_Fn(fn, f"void {fn}(inout {self.param(qt, 'p')}, int d) {{\n" + "\n".join(body) + "\n}"))
+        e, d = self.scalar()
+        self.lines.append(f"    {fn}({n}{self.text(q)}, {e});")
+        self._apply(get(self.vars[n][1], q), ops, d)
+
+    def s_in(self) -> None:
+        """An `in` aggregate changed inside the callee: the caller's copy keeps its value."""
+        an, at = self._aggregate_var()
+        fn = self.fresh("peek")
+        body, ops = self._mutations(at, "p")
+        scalars = [p for p, pt in subpaths(at) if pt.kind == "int" and p]
+        p = self.rng.choice(scalars)
+        self.fns.append(_Fn(fn, f"int {fn}({self.param(at, 'p')}, int d) {{\n" + "\n".join(body)
+                            + f"\n    return p{self.text(p, False)};\n}}"))
+        e, d = self.scalar()
+        copy_v = copy.deepcopy(self.vars[an][1])
+        self._apply(copy_v, ops, d)
+        res = self.fresh("r")
+        self.lines.append(f"    int {res} = {fn}({an}, {e});")
+        self.vars[res] = (INT, get(copy_v, p))
+
+    def s_out(self) -> None:
+        an, at = self._aggregate_var()
+        src = self.var_of(lambda t: t == at and True)
+        assert src is not None
+        sn, _ = src
+        fn = self.fresh("make")
+        body, ops = self._mutations(at, "o")
+        self.fns.append(_Fn(fn, f"void {fn}({self.param(at, 'q')}, out {self.param(at, 'o')}, int d) {{\n    o = q;\n"
+                            + "\n".join(body) + "\n}"))
+        e, d = self.scalar()
+        if sn == an:          # no aliasing of the two arguments: copy first
+            tmp = self.fresh("v")
+            self.lines.append(f"    {self.param(at, tmp)} = {an};")
+            self.vars[tmp] = (at, copy.deepcopy(self.vars[an][1]))
+            sn = tmp
+        val = copy.deepcopy(self.vars[sn][1])
+        self._apply(val, ops, d)
+        self.lines.append(f"    {fn}({sn}, {an}, {e});")
+        self.vars[an] = (at, val)
+
+    def s_loop_ret(self) -> None:
+        """A struct returned from inside a loop: the scalar at p grows by one per iteration before the return."""
+        an, at = self._struct_var()
+        scalars = [p for p, pt in subpaths(at) if pt.kind == "int" and p]
+        p = self.rng.choice(scalars)
+        fn = self.fresh("walk")
+        pt = self.text(p, False)
+        self.fns.append(_Fn(fn, f"{at.name} {fn}({at.name} p, int n) {{\n"
+                            f"    for (int i = 0; i < 4; i++) {{\n        if (i == n) {{\n            return p;\n        }}\n"
+                            f"        p{pt} += 1;\n    }}\n    return p;\n}}"))
+        n = self.rng.choice((-1, 0, 1, 2, 3, 4, 7))
+        val = copy.deepcopy(self.vars[an][1])
+        put(val, p, wrap(get(val, p) + (n if 0 <= n < 4 else 4)))
+        res = self.fresh("v")
+        self.lines.append(f"    {at.name} {res} = {fn}({an}, {self.input(n)});")
+        self.vars[res] = (at, val)
+
+    def s_switch_ret(self) -> None:
+        an, at = self._struct_var()
+        scalars = [p for p, pt in subpaths(at) if pt.kind == "int" and p]
+        p1, p2 = self.rng.choice(scalars), self.rng.choice(scalars)
+        fn = self.fresh("pick")
+        self.fns.append(_Fn(fn, f"{at.name} {fn}({at.name} p, int n) {{\n    switch (n) {{\n"
+                            f"    case 0:\n        return p;\n    case 1:\n        p{self.text(p1, False)} = 7;\n"
+                            f"        break;\n    case 2:\n    case 3:\n        p{self.text(p2, False)} += 3;\n"
+                            f"        return p;\n    default:\n        p{self.text(p1, False)} ^= 5;\n        break;\n"
+                            f"    }}\n    p{self.text(p2, False)} += 100;\n    return p;\n}}"))
+        n = self.rng.choice((0, 1, 2, 3, 4, -1))
+        val = copy.deepcopy(self.vars[an][1])
+        if n == 1:
+            put(val, p1, 7)
+        elif n in (2, 3):
+            put(val, p2, wrap(get(val, p2) + 3))
+        elif n != 0:
+            put(val, p1, wrap(get(val, p1) ^ 5))
+        if n not in (0, 2, 3):
+            put(val, p2, wrap(get(val, p2) + 100))
+        res = self.fresh("v")
+        self.lines.append(f"    {at.name} {res} = {fn}({an}, {self.input(n)});")
+        self.vars[res] = (at, val)
+
+    def _inner_ref(self) -> tuple[str, object, tuple] | None:
+        """(text, owning value, path) of an S0 somewhere in a variable."""
+        refs = [(n, q) for n, (t, _v) in sorted(self.vars.items()) for q, qt in subpaths(t) if qt.name == "S0"]
+        if not refs:
+            return None
+        n, q = self.rng.choice(refs)
+        return n + self.text(q), self.vars[n][1], q
+
+    def s_member(self) -> None:
+        ref = self._inner_ref()
+        if ref is None:
+            return self.declare(self.structs[0])
+        t, owner, q = ref
+        s0 = get(owner, q)
+        if self.rng.random() < 0.5:
+            res = self.fresh("r")
+            self.lines.append(f"    int {res} = {t}.sum();")
+            self.vars[res] = (INT, wrap(sum(get(s0, p) for p in self.sum_paths)))
+        else:
+            e, d = self.scalar()
+            self.lines.append(f"    {t}.bump({e});")
+            put(s0, self.bump_path, wrap(get(s0, self.bump_path) + d))
+
+    def s_cast(self) -> None:
+        ref = self._inner_ref()
+        if ref is None:
+            return self.declare(self.structs[0])
+        t, owner, q = ref
+        res = self.fresh("v")
+        twin = self.structs[1]
+        self.lines.append(f"    T0 {res} = (T0){t};")
+        s0 = get(owner, q)
+        self.vars[res] = (twin, {g: copy.deepcopy(s0[f]) for (f, _), (g, _) in zip(self.structs[0].fields, twin.fields)})
+
+    def s_static(self) -> None:
+        self._global("static", self.rng.choice(self.structs), initialised=True)
+
+    def s_shared(self) -> None:
+        self._global("groupshared", self.rng.choice(self.structs), initialised=False)
+
+    def _global(self, storage: str, t: Ty, initialised: bool) -> None:
+        name = self.fresh("g")
+        v = unflatten(t, [self.rng.choice(VALUES) for _ in flatten(t, zero(t))])
+        if initialised:       # a static initializer takes constants only
+            self.globals.append(f"{storage} {t.hlsl()} {name}{t.dims()} = {braces(t, v, _lit)};")
+        else:
+            self.globals.append(f"{storage} {t.hlsl()} {name}{t.dims()};")
+            src = self.var_of(lambda u: u == t)
+            if src is None:
+                self.declare(t)
+                src = self.var_of(lambda u: u == t)
+            assert src is not None
+            self.lines.append(f"    {name} = {src[0]};")
+            v = copy.deepcopy(self.vars[src[0]][1])
+        self.vars[name] = (t, v)
+
+
+
+def generate(rng: random.Random, steps: int = 10) -> AggProgram:
+    d = _Draw(rng)
+    d.make_structs()
+    head = [d.struct_text(t) for t in d.structs]
+    d.declare(rng.choice(d.structs))
+    for _ in range(steps):
+        d.step()
+    comps = [(n + d.text(p), get(v, p)) for n, (t, v) in sorted(d.vars.items())
+             for p, pt in subpaths(t) if pt.kind == "int"]
+    picks = comps if len(comps) <= OUT_SLOTS else rng.sample(comps, OUT_SLOTS)
+    body = d.lines + [f"    Out[{k}] = {e};" for k, (e, _v) in enumerate(picks)]
+    src = "\n".join(["RWStructuredBuffer<int> Out : register(u0);", "StructuredBuffer<int> In : register(t1);",
+                     *head, *d.globals, *(f.text for f in d.fns), "[numthreads(1, 1, 1)]",
+                     "void main(uint3 tid : SV_DispatchThreadID) {", *body, "}"]) + "\n"
+    return AggProgram(src, d.inputs or [0], [v for _e, v in picks])
