@@ -7,10 +7,12 @@ and either carried into the IR (ENTRY_MODES, the entry and resource records) or 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..diagnostics import SourceLoc, error
 from .ast import Attribute
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:                     # `collections` stays off the compile path (tests/cli/test_import_budget.py)
+    from collections.abc import Callable
 
 # name -> (fewest, most) arguments
 ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {

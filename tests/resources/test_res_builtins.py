@@ -261,6 +261,11 @@ DIAG = [
      "spirv", ["1:50: 'nwg' cannot be SPIR-V BuiltIn 24: Vulkan's NumWorkgroups is a uint3 or int3, not 'uint2'"]),
     ("input-float-index", "[[vk::ext_builtin_input(42)]] static const float v;\nfloat4 main() : SV_Position { return v; }\n",
      "vs_6_0", "spirv", ["1:50: 'v' cannot be SPIR-V BuiltIn 42: Vulkan's VertexIndex is a 32-bit int or uint, not 'float'"]),
+    # [[vk::builtin("PointSize")]] on an int field (fuzz, swap_type on a test_res_reflection seed: exit 0, spirv-val
+    # VUID-PointSize-PointSize-04317)
+    ("vk-builtin-wrong-type", 'struct VOut { float4 pos : SV_Position; [[vk::builtin("PointSize")]] int ps : PSIZE; };\n'
+     "VOut main() { VOut o; o.pos = 0; o.ps = 1; return o; }\n", "vs_6_0", "spirv",
+     ["2:6: 'out.PSIZE' cannot be SPIR-V BuiltIn 1: Vulkan's PointSize is float, not 'int'"]),
 ]
 
 

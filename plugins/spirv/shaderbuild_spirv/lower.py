@@ -404,6 +404,20 @@ def _push_constant(T: TypeLowering, g: Variable, rule: str) -> VarSlot:
     return VarSlot(vid, "PushConstant", rule, bt)
 
 
+# built-ins a [[vk::builtin("X")]] names (front/sema/lower.py VK_BUILTIN_ATTRIBUTE) with the type Vulkan gives them
+# in vulkan.py (ViewportMaskNV, an int array of any size, is not checked)
+_CHECKED_VK_BUILTINS = frozenset({"PointSize", "HelperInvocation", "BaseVertex", "BaseInstance", "DrawIndex",
+                                  "DeviceIndex"})
+
+
+def _written_builtin(io) -> bool:
+    """Whether the source names this built-in itself ([[vk::ext_builtin_*]] or [[vk::builtin]]), so its declared
+    type must be Vulkan's (a system-value semantic's variable is given Vulkan's type by the entry wrapper)."""
+    if io.semantic.startswith("vk::ext_builtin"):
+        return True
+    return io.builtin in _CHECKED_VK_BUILTINS and not io.semantic.upper().startswith("SV_")
+
+
 def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
     sc = "Input" if g.storage == Storage.INPUT else "Output"
     b = T.b
@@ -417,7 +431,7 @@ def _stage_io(T: TypeLowering, g: Variable, stage: str) -> VarSlot:
         raise error(f"{io.semantic} in a mesh shader is not supported by the SPIR-V backend: spirv-val rejects the "
                     f"per-primitive PrimitiveShadingRateKHR array that Vulkan specifies for mesh shaders", g.loc)
     if io.builtin:
-        problem = ext_builtin_type_problem(io.builtin, g.type) if io.semantic.startswith("vk::ext_builtin") else None
+        problem = ext_builtin_type_problem(io.builtin, g.type) if _written_builtin(io) else None
         if problem:
             raise error(f"'{g.name}' cannot be SPIR-V BuiltIn {_builtin_value(io.builtin)}: {problem}", g.loc)
         b.decorate(vid, "BuiltIn", _builtin_value(io.builtin))
