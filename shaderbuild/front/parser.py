@@ -69,8 +69,8 @@ _EFFECTS = " ignored - effect syntax is deprecated"
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
     "in", "out", "inout", "row_major", "column_major", "nointerpolation", "noperspective",
-    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline", "export",
-    "point", "line", "triangle", "lineadj", "triangleadj",
+    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "reordercoherent", "inline",
+    "export", "point", "line", "triangle", "lineadj", "triangleadj",
 })
 
 # HLSL modifiers DXC's parser accepts only before the type (ParseDecl.cpp, err_hlsl_modifier_after_type)

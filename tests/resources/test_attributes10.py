@@ -265,13 +265,26 @@ def test_globally_coherent_elsewhere_refused(src, where):
         assert errs and errs[0].startswith(where + ": ") and "global resource declaration only" in errs[0], errs
 
 
-def test_reordercoherent_is_not_accepted():
-    """DXC accepts `reordercoherent` from SM 6.9 only (DXIL.rst INSTR.REORDERCOHERENTREQUIRESSM69); this compiler
-    targets at most SM 6.8, so it is refused (a located error), never dropped."""
-    src = "reordercoherent RWBuffer<uint> b : register(u0);\n[numthreads(1, 1, 1)] void main() { b[0] = 1; }\n"
+@pytest.mark.parametrize(("src", "expected"), [
+    ("reordercoherent RWBuffer<uint> b : register(u0);\n[numthreads(1, 1, 1)] void main() { b[0] = 1; }\n",
+     "1:32: reordercoherent requires SM 6.9 or later"),
+    ("RWBuffer<uint> g : register(u0);\nvoid f(reordercoherent RWBuffer<uint> p) { p[0] = 1; }\n"
+     "[numthreads(1, 1, 1)] void main() { f(g); }\n", "2:39: reordercoherent requires SM 6.9 or later"),
+    ("RWBuffer<uint> g : register(u0);\n[numthreads(1, 1, 1)] void main() {\n"
+     "    reordercoherent RWBuffer<uint> l = g;\n    l[0] = 1;\n}\n", "3:36: reordercoherent requires SM 6.9 or later"),
+    ("reordercoherent Buffer<uint> s : register(t0);\nRWBuffer<uint> o : register(u0);\n"
+     "[numthreads(1, 1, 1)] void main() { o[0] = s[0]; }\n", "1:30: 'reordercoherent' can only be applied to UAV objects"),
+])
+def test_reordercoherent_is_refused_where_written(src, expected):
+    """DXC accepts `reordercoherent` from SM 6.9 only (its validator's Instr.ReorderCoherentRequiresSM69, in its
+    words); this compiler's profiles end at SM 6.8, so it is refused at the declaration, never dropped; on a
+    non-UAV it is Sema's type error first.  A variable may still be named `reordercoherent`."""
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", "cs_6_6", target))
-        assert errs and errs[0].startswith("1:"), errs
+        assert errs == [expected], errs
+    named = "RWBuffer<uint> o : register(u0);\n[numthreads(1, 1, 1)] void main() { uint reordercoherent = 3; " \
+            "o[0] = reordercoherent; }\n"
+    assert R.compile_hlsl(named, "main", "cs_6_0", "spirv").ok
 
 
 # ------------------------------------------------------------------ [WaveSize]

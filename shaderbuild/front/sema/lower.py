@@ -368,7 +368,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """Qualifiers that need a kind of type, in DXC's words: `row_major` / `column_major` a matrix (or an
         array of them), `snorm` / `unorm` a float type (and not both), `globallycoherent` a UAV; the binding of
         a `resource_global` carries it (resource_global), so elsewhere (a local, parameter, member, static
-        alias) it is refused rather than dropped."""
+        alias) it is refused rather than dropped.  `reordercoherent` needs SM 6.9, past this compiler's
+        profiles: refused."""
         own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
         while isinstance(t, ir.Array):
             t = t.elem
@@ -378,6 +379,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if not resource_global:
                 raise error("'globallycoherent' is supported on a global resource declaration only: declare the "
                             "global resource globallycoherent", loc)
+        if "reordercoherent" in qualifiers:
+            if not (isinstance(t, ir.Resource) and t.register_class == "u"):
+                raise error("'reordercoherent' can only be applied to UAV objects", loc)
+            # DXC's validator (Instr.ReorderCoherentRequiresSM69); this compiler's profiles end at SM 6.8
+            raise error("reordercoherent requires SM 6.9 or later", loc)
         if own is not None and not isinstance(t, ir.Matrix):
             raise error(f"'{own}' can only be used with a matrix type", loc)
         if "snorm" in qualifiers and "unorm" in qualifiers:
