@@ -941,8 +941,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         reg = d.register
         binding = ir.Binding(cls, None, 0, count)
         if reg is not None:
-            if reg.reg_class != cls:
-                kinds = {"t": "shader resource view", "u": "unordered access view", "b": "constant buffer", "s": "sampler"}
+            kinds = {"t": "shader resource view", "u": "unordered access view", "b": "constant buffer", "s": "sampler"}
+            if reg.reg_class != cls and _other_class_accepted(base, reg.reg_class):
+                binding.written_class = reg.reg_class
+                self.warn(f"register class '{reg.reg_class}' on {kinds[cls]} '{d.name}' of type '{base}': it is "
+                          f"bound as '{cls}{reg.number}' (DXC's binding; the written class only picks the Vulkan "
+                          f"-fvk-{reg.reg_class}-shift / -fvk-bind-register entry)", reg.loc)
+            elif reg.reg_class != cls:
                 raise error(f"invalid register class '{reg.reg_class}' for {kinds[cls]} '{d.name}' of type '{base}' "
                             f"(expected '{cls}')", reg.loc)
             binding.register = reg.number
@@ -1686,3 +1691,11 @@ def _refuse_struct_resource(name: str, t: ir.Type, loc: SourceLoc) -> None:
     if found is not None:
         raise error(f"'{name}' has type '{t}', whose member '{found[0]}' is a resource ('{found[1]}'): structs with "
                     f"resource members are not supported yet; declare the resource as a global", loc)
+
+
+def _other_class_accepted(base: ir.Resource, written: str) -> bool:
+    """DXC's Sema (DiagnoseRegisterType) lets a texture take an 's' register and a sampler a 't' one; its
+    codegen then uses the number in the resource's own class (DXIL) and the written letter's shift (SPIR-V)."""
+    k = KINDS[base.kind]
+    texture = k.access == "SRV" and k.rep == "typed" and k.dim not in (None, "Buffer")
+    return (texture and written == "s") or (k.rep == "sampler" and written == "t")
