@@ -101,3 +101,31 @@ def test_other_classes_still_refused(decl, where):
     src = decl + "\nRWBuffer<float4> o : register(u1);\n[numthreads(1, 1, 1)] void main() { o[0] = 0; }\n"
     errs = R.errors(R.compile_hlsl(src, "main", "cs_6_0", "spirv"))
     assert errs and errs[0].startswith(where + ": invalid register class"), errs
+
+
+# ------------------------------------------------------------------ register(c1[2]) / register(c0.z)
+
+SUB_TAIL = "RWBuffer<float4> o : register(u0);\n[numthreads(1, 1, 1)] void main() { o[0] = a; }\n"
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_register_subcomponent_ignored_with_a_warning(target):
+    """DXC's parser takes `[constant]` after the register and neither code generator reads it (the
+    placement itself is executed in test_res_register_reservations.py's global_register_subcomponent)."""
+    src = "float4 a : register(c1[2]);\nTexture2D<float4> t : register(t2[0], space1);\n" + SUB_TAIL
+    res = R.compile_hlsl(src, "main", "cs_6_0", target)
+    assert res.ok, R.diagnostics_text(res)
+    assert _warnings(res) == ["1:23: register subcomponent [2] is ignored: the register is c1 (as DXC)",
+                              "2:34: register subcomponent [0] is ignored: the register is t2 (as DXC)"]
+
+
+@pytest.mark.parametrize(("decl", "expected"), [
+    ("float4 a : register(c0.z);", "1:23: expected ')', found '.'"),       # DXC: expected ')' (no component form)
+    ("float4 a : register(c0[-1]);", "1:24: register subcomponent is not an integral constant"),
+    ('float4 a : register(c0["x"]);', "1:24: register subcomponent is not an integral constant"),
+    ("float4 a : register(c1[1]) : register(c1[2]);", "1:30: conflicting register semantics"),
+])
+def test_register_subcomponent_errors(decl, expected):
+    for target in ("spirv", "dxil"):
+        errs = R.errors(R.compile_hlsl(decl + "\n" + SUB_TAIL, "main", "cs_6_0", target))
+        assert errs[:1] == [expected], errs
