@@ -147,7 +147,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
-        self.heap_views: dict[tuple[str, ir.Type], ir.Variable] = {}   # sema/heaps.py
+        self.heap_views: dict[tuple[str, ir.Type, bool], ir.Variable] = {}   # sema/heaps.py (heap, type, coherent)
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.fn: ir.Function | None = None
