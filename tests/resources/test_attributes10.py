@@ -290,6 +290,9 @@ def test_globally_coherent_heap_view_spirv(opt_level):
     heap variable per attributed type), at the heap's one binding; the plain view stays undecorated."""
     views = _heap_views(_spirv(HEAP_CS, "cs_6_6", opt_level=opt_level))
     assert views == {0: {"Coherent", "DescriptorSet 0", "Binding 0"}, 1: {"DescriptorSet 0", "Binding 0"}}, views
+    manifest = R.compile_hlsl(HEAP_CS, "main", "cs_6_6", "spirv", opt_level=opt_level).manifest
+    [heap] = manifest["descriptor_heaps"]
+    assert [t["kind"] for t in heap["types"]] == ["RWStructuredBuffer<uint>"], heap     # one type, listed once
 
 
 @pytest.mark.vulkan

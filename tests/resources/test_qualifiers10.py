@@ -12,6 +12,8 @@ import pytest
 import res_util as R
 from harness import dxil_tools, tools
 
+from shaderbuild.options import BindRegister
+
 pytestmark = [pytest.mark.spirv_tools]
 
 
@@ -80,6 +82,19 @@ def test_other_class_register_spirv_bindings(shifts, expected):
     assert res.ok, R.diagnostics_text(res)
     tools.spirv_val(res.binary, "vulkan1.1")
     assert _bindings(tools.spirv_dis(res.binary)) == expected
+
+
+def test_other_class_register_bind_register_matches_the_written_letter():
+    """-fvk-bind-register entries match the letter written (DXC's RegisterBindingMapper reads RegisterType):
+    `s0` maps the texture, `t1` the sampler; an entry for the resource's own class would not."""
+    maps = [BindRegister("s", 0, 0, 5, 1), BindRegister("t", 1, 0, 6, 1), BindRegister("t", 3, 0, 7, 1)]
+    res = R.compile_hlsl(OTHER_CLASS_PS, "main", "ps_6_0", "spirv", vk_bind_registers=maps)
+    assert res.ok, R.diagnostics_text(res)
+    tools.spirv_val(res.binary, "vulkan1.1")
+    assert _bindings(tools.spirv_dis(res.binary)) == {"tex": 5, "smp": 6, "plain": 7}
+    own = [BindRegister("t", 0, 0, 5, 1), BindRegister("s", 1, 0, 6, 1), BindRegister("t", 3, 0, 7, 1)]
+    errs = R.errors(R.compile_hlsl(OTHER_CLASS_PS, "main", "ps_6_0", "spirv", vk_bind_registers=own))
+    assert errs and "'tex' (s0, space0) has no -fvk-bind-register mapping" in errs[0], errs
 
 
 @pytest.mark.llvm
