@@ -144,3 +144,14 @@ def test_register_subcomponent_errors(decl, expected):
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(decl + "\n" + SUB_TAIL, "main", "cs_6_0", target))
         assert errs[:1] == [expected], errs
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_other_class_register_takes_its_own_class_slot(target):
+    """`register(s0)` on a texture takes SRV t0: a second texture at t0 overlaps it (a sampler at s0 would not)."""
+    src = "Texture2D a : register(s0);\nTexture2D b : register(t0);\nSamplerState s : register(s1);\n" \
+          "float4 main(float2 uv : TEXCOORD0) : SV_Target { return a.Sample(s, uv) + b.Sample(s, uv); }\n"
+    assert R.errors(R.compile_hlsl(src, "main", "ps_6_0", target)) == [
+        "2:11: resource 'b' overlaps resource 'a' at register t0, space0"]
+    beside = src.replace("register(t0)", "register(t1)").replace("register(s1)", "register(s0)")
+    assert R.compile_hlsl(beside, "main", "ps_6_0", target).ok
