@@ -43,6 +43,7 @@ class Register(Node):
     kind: str = "register"
     component: str | None = None
     profile: str | None = None    # `register(ps_5_0, b1)`: the profile prefix ('ps')
+    subcomponent: int = 0         # `register(c1[2])`: parsed and ignored, as DXC (only conflicts compare it)
 
 
 # --------------------------------------------------------------------- expressions

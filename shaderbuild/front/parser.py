@@ -69,8 +69,8 @@ _EFFECTS = " ignored - effect syntax is deprecated"
 QUALIFIERS = frozenset({
     "static", "const", "uniform", "extern", "volatile", "groupshared", "shared", "precise",
     "in", "out", "inout", "row_major", "column_major", "nointerpolation", "noperspective",
-    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "inline", "export",
-    "point", "line", "triangle", "lineadj", "triangleadj",
+    "linear", "centroid", "sample", "snorm", "unorm", "globallycoherent", "reordercoherent", "inline",
+    "export", "point", "line", "triangle", "lineadj", "triangleadj",
 })
 
 # HLSL modifiers DXC's parser accepts only before the type (ParseDecl.cpp, err_hlsl_modifier_after_type)
@@ -820,6 +820,8 @@ class Parser:
         number = int(digits) if digits else 0
         _check_register_range(number, "register", first)
         reg = ast.Register(kw.loc, letter.lower(), number, None, kind, profile=profile)
+        if kind == "register" and self.at("["):
+            reg.subcomponent = self.register_subcomponent(f"{letter}{number}")
         if kind == "packoffset" and self.accept("."):
             reg.component = self.ident("a component").text
         if kind == "register" and self.accept(","):
@@ -830,6 +832,20 @@ class Parser:
             _check_register_range(reg.space, "register space", sp)
         self.expect(")")
         return reg
+
+    def register_subcomponent(self, register: str) -> int:
+        """`register(c1[2])`: DXC's parser takes a constant subcomponent, which its code generators then ignore
+        (the register is c1, for a $Globals member byte 16), so a warning says so.  Only a literal is taken
+        here (DXC folds any constant expression: a difference)."""
+        open_tok = self.advance()
+        e = self.conditional()
+        self.expect("]")
+        value = e.value if isinstance(e, (ast.IntLit, ast.FloatLit)) else None
+        if value is None or value < 0 or value != value or value == float("inf"):
+            raise error("register subcomponent is not an integral constant", e.loc)     # DXC's words
+        n = int(value)      # a float truncated toward zero, as DXC
+        self.warn(f"register subcomponent [{n}] is ignored: the register is {register} (as DXC)", open_tok.loc)
+        return n
 
     def declarator(self, type_ref: ast.TypeRef, name_tok: Token, attrs, quals, effect: bool = False,
                    field: bool = False) -> ast.VarDecl:
@@ -1623,7 +1639,7 @@ def _check_register_conflict(given: list[ast.Register], new: ast.Register) -> No
     the same profile (SemaHLSL.cpp, err_hlsl_register_semantics_conflicting); another space is no conflict."""
     for old in given:
         if (old.reg_class == new.reg_class and (old.profile is None or new.profile is None or old.profile == new.profile)
-                and old.number != new.number):
+                and (old.number, old.subcomponent) != (new.number, new.subcomponent)):
             raise error("conflicting register semantics", new.loc)
 
 

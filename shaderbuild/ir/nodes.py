@@ -101,6 +101,8 @@ class Binding(DataRecord):
     non_uniform: bool = False    # a heap view indexed through NonUniformResourceIndex somewhere
     push_constant: bool = False  # a [[vk::push_constant]] block made a constant buffer (a target without them)
     globally_coherent: bool = False  # `globallycoherent` UAV: its writes are seen by every thread group
+    written_class: str | None = None  # register() letter DXC accepts for another class (a texture's 's', a
+    #                                   sampler's 't'): SPIR-V shifts / -fvk-bind-register map by it
 
 
 class IOInfo(DataRecord):

@@ -65,12 +65,13 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
         if explicit_map:
             if b.vk_explicit is not None:
                 raise error("-fvk-bind-register cannot be combined with [[vk::binding]]", var.loc)
-            target = explicit_map.get((b.register_class, b.register, b.space)) if not b.implicit else None
+            letter = b.written_class or b.register_class
+            target = explicit_map.get((letter, b.register, b.space)) if not b.implicit else None
             if target is None:
                 if b.kind == "$Globals" and options.vk_bind_globals is not None:
                     claim(var, options.vk_bind_globals[1], options.vk_bind_globals[0])
                     continue
-                raise error(f"resource '{var.name}' ({b.register_class}{b.register}, space{b.space}) has no "
+                raise error(f"resource '{var.name}' ({letter}{b.register}, space{b.space}) has no "
                             f"-fvk-bind-register mapping", var.loc)
             claim(var, *target)
         elif b.vk_explicit is not None:
@@ -78,7 +79,7 @@ def run(module: ir.Module, options: CompileOptions, strict: bool = False) -> Non
         elif b.kind == "$Globals" and options.vk_bind_globals is not None:
             claim(var, options.vk_bind_globals[1], options.vk_bind_globals[0])
         elif b.register is not None and (not b.implicit or options.vk_auto_shift_bindings):
-            claim(var, b.space, b.register + class_shift(options, b.register_class, b.space))
+            claim(var, b.space, b.register + class_shift(options, b.written_class or b.register_class, b.space))
         else:
             pending.append(var)
     space = options.auto_binding_space

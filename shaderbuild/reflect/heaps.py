@@ -43,15 +43,18 @@ def heap_usage(module: ir.Module) -> list[dict]:
         if not mine:
             continue
         heap_type, flag, name = _D3D12[heap]
-        types = []
+        by_kind: dict[str, dict] = {}      # a type's globallycoherent view is the same type here
         for v in views:
             b, h = ir.view_binding(v)
             if h != heap:
                 continue
             t = ir.view_type(v)
             kind = KINDS[t.kind]
-            types.append({"kind": str(t), "access": "read-write" if kind.access == "UAV" else "read-only",
-                          "descriptor_type": kind.descriptor, "non_uniform": b.non_uniform})
+            seen = by_kind.setdefault(str(t), {"kind": str(t), "access": "read-write" if kind.access == "UAV"
+                                               else "read-only", "descriptor_type": kind.descriptor,
+                                               "non_uniform": False})
+            seen["non_uniform"] = seen["non_uniform"] or b.non_uniform
+        types = list(by_kind.values())
         entry: dict = {"heap": heap, "name": name, "types": types,
                        "non_uniform": any(b.non_uniform for b in mine),
                        "d3d12": {"heap_type": heap_type, "root_signature_flag": flag}}

@@ -250,8 +250,8 @@ def test_globally_coherent_on_a_read_only_resource_refused():
 @pytest.mark.parametrize(("src", "where"), [
     ("RWBuffer<uint> g : register(u0);\nvoid f(globallycoherent RWBuffer<uint> b) { b[0] = 1; }\n"
      "[numthreads(1, 1, 1)] void main() { f(g); }\n", "2:40"),
-    ("[numthreads(1, 1, 1)] void main() {\n    globallycoherent RWBuffer<uint> b = ResourceDescriptorHeap[0];\n"
-     "    b[0] = 1;\n}\n", "2:37"),
+    ("RWBuffer<uint> g : register(u0);\n[numthreads(1, 1, 1)] void main() {\n"
+     "    globallycoherent RWBuffer<uint> b = g;\n    b[0] = 1;\n}\n", "3:37"),
     ("struct S { globallycoherent RWBuffer<uint> b; };\nS s;\n[numthreads(1, 1, 1)] void main() { s.b[0] = 1; }\n",
      "1:44"),
     ("RWBuffer<uint> g : register(u0);\nstatic globallycoherent RWBuffer<uint> a = g;\n"
@@ -265,13 +265,80 @@ def test_globally_coherent_elsewhere_refused(src, where):
         assert errs and errs[0].startswith(where + ": ") and "global resource declaration only" in errs[0], errs
 
 
-def test_reordercoherent_is_not_accepted():
-    """DXC accepts `reordercoherent` from SM 6.9 only (DXIL.rst INSTR.REORDERCOHERENTREQUIRESSM69); this compiler
-    targets at most SM 6.8, so it is refused (a located error), never dropped."""
-    src = "reordercoherent RWBuffer<uint> b : register(u0);\n[numthreads(1, 1, 1)] void main() { b[0] = 1; }\n"
+HEAP_CS = """[numthreads(4, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+    globallycoherent RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];
+    RWStructuredBuffer<uint> c = ResourceDescriptorHeap[1];
+    b[i] = 10 + i;
+    c[i] = 20 + i;
+}
+"""
+
+
+def _heap_views(dis: str) -> dict[int, set[str]]:
+    """heap index a view is indexed with -> that view variable's decorations."""
+    consts = dict(re.findall(r"(%\S+) = OpConstant %uint (\d+)", dis))
+    out = {}
+    for var, idx in re.findall(r"= OpAccessChain %\S+ (%ResourceDescriptorHeap\S*) (%\S+)", dis):
+        out[int(consts[idx])] = set(re.findall(rf"OpDecorate {re.escape(var)} (\w+(?: \d+)?)", dis))
+    return out
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+def test_globally_coherent_heap_view_spirv(opt_level):
+    """SM 6.6: a globallycoherent local taken from the heap reads a view of its own decorated Coherent (DXC's
+    heap variable per attributed type), at the heap's one binding; the plain view stays undecorated."""
+    views = _heap_views(_spirv(HEAP_CS, "cs_6_6", opt_level=opt_level))
+    assert views == {0: {"Coherent", "DescriptorSet 0", "Binding 0"}, 1: {"DescriptorSet 0", "Binding 0"}}, views
+    manifest = R.compile_hlsl(HEAP_CS, "main", "cs_6_6", "spirv", opt_level=opt_level).manifest
+    [heap] = manifest["descriptor_heaps"]
+    assert [t["kind"] for t in heap["types"]] == ["RWStructuredBuffer<uint>"], heap     # one type, listed once
+
+
+@pytest.mark.vulkan
+def test_globally_coherent_heap_view_executed():
+    """Both views reach the heap's descriptors: the writes through the coherent one land in element 0."""
+    res = R.compile_hlsl(HEAP_CS, "main", "cs_6_6", "spirv", env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    vk = R.vk_runner()
+    got = vk.run_compute(res.binary, "main", [vk.Buf(0, 0, R.sentinel(4), "storage", index=k) for k in range(2)])
+    assert R.unpack("I", got[0]) == [10, 11, 12, 13] and R.unpack("I", got[1]) == [20, 21, 22, 23]
+
+
+@pytest.mark.llvm
+def test_globally_coherent_heap_view_dxil():
+    """DXIL: the handle of heap element 0 is annotated with ResourceProperties bit 14 (globally coherent), the
+    other's not; heap views have no UAV record.  dxil-spirv converts the container (check_dxil)."""
+    checked = _dxil(HEAP_CS, "cs_6_6")
+    heap_handles = re.findall(r"call %dx\.types\.Handle @dx\.op\.createHandleFromHeap\(i32 218, i32 (\d+),", checked.ir)
+    props = [int(d0) for d0 in re.findall(r"%dx\.types\.ResourceProperties \{ i32 (\d+), i32 \d+ \}", checked.ir)]
+    assert sorted(heap_handles) == ["0", "1"] and len(props) == 2, checked.ir
+    annotated = re.findall(r"@dx\.op\.createHandleFromHeap\(i32 218, i32 (\d+), [^\n]*\n(?:[^\n]*\n)*?[^\n]*"
+                           r"@dx\.op\.annotateHandle\([^\n]*ResourceProperties \{ i32 (\d+),", checked.ir)
+    assert {int(i): int(d0) >> 14 & 1 for i, d0 in annotated} == {0: 1, 1: 0}, annotated
+    assert props[0] ^ props[1] == 1 << 14, props        # the same view otherwise
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("reordercoherent RWBuffer<uint> b : register(u0);\n[numthreads(1, 1, 1)] void main() { b[0] = 1; }\n",
+     "1:32: reordercoherent requires SM 6.9 or later"),
+    ("RWBuffer<uint> g : register(u0);\nvoid f(reordercoherent RWBuffer<uint> p) { p[0] = 1; }\n"
+     "[numthreads(1, 1, 1)] void main() { f(g); }\n", "2:39: reordercoherent requires SM 6.9 or later"),
+    ("RWBuffer<uint> g : register(u0);\n[numthreads(1, 1, 1)] void main() {\n"
+     "    reordercoherent RWBuffer<uint> l = g;\n    l[0] = 1;\n}\n", "3:36: reordercoherent requires SM 6.9 or later"),
+    ("reordercoherent Buffer<uint> s : register(t0);\nRWBuffer<uint> o : register(u0);\n"
+     "[numthreads(1, 1, 1)] void main() { o[0] = s[0]; }\n", "1:30: 'reordercoherent' can only be applied to UAV objects"),
+])
+def test_reordercoherent_is_refused_where_written(src, expected):
+    """DXC accepts `reordercoherent` from SM 6.9 only (its validator's Instr.ReorderCoherentRequiresSM69, in its
+    words); this compiler's profiles end at SM 6.8, so it is refused at the declaration, never dropped; on a
+    non-UAV it is Sema's type error first.  A variable may still be named `reordercoherent`."""
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", "cs_6_6", target))
-        assert errs and errs[0].startswith("1:"), errs
+        assert errs == [expected], errs
+    named = "RWBuffer<uint> o : register(u0);\n[numthreads(1, 1, 1)] void main() { uint reordercoherent = 3; " \
+            "o[0] = reordercoherent; }\n"
+    assert R.compile_hlsl(named, "main", "cs_6_0", "spirv").ok
 
 
 # ------------------------------------------------------------------ [WaveSize]

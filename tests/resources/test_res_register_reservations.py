@@ -35,6 +35,9 @@ CASES = {
     "global_register_profiles": (
         "float a : register(cs, c2) : register(ps, c5);\nfloat4 b : register(c0);\nfloat c : register(vs_6_0, c7);\n",
         "$Globals", ["a", "b.w", "c"], [word(2), word(0, "w"), after(word(2) + 1, 1)]),
+    # DXC parses a register subcomponent and its code generators ignore it: c3[2] is c3 (with a warning)
+    "global_register_subcomponent": ("float4 a : register(c3[2]);\nfloat b : register(c1[1.5]);\n", "$Globals",
+                                     ["a.y", "b"], [word(3, "y"), word(1)]),
     "global_packoffset": ("float a : packoffset(c1.y);\nfloat2 b;\n", "$Globals", ["a", "b.y"],
                           [word(1, "y"), after(word(1, "z"), 2) + 1]),
     "cbuffer_packoffset_every_component": (

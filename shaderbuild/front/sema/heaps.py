@@ -65,8 +65,9 @@ class HeapLowering(SemaBase):
                 idx = ir.Intrinsic("NonUniformResourceIndex", [idx], inner.type)
         return HeapElement(HEAPS[name], idx, e.base.loc, ir.Resource(f".{name}"))
 
-    def heap_view_element(self, x: HeapElement, to: ir.Type, loc: SourceLoc) -> ir.Expr:
-        """`x` converted to resource type `to`: a load of the element of `to`'s view of the heap."""
+    def heap_view_element(self, x: HeapElement, to: ir.Type, loc: SourceLoc, coherent: bool = False) -> ir.Expr:
+        """`x` converted to resource type `to`: a load of the element of `to`'s view of the heap; a
+        `coherent` (globallycoherent) view is a view of its own, as DXC's heap variable per attributed type."""
         name = "SamplerDescriptorHeap" if x.heap == "sampler" else "ResourceDescriptorHeap"
         info = KINDS.get(to.kind) if isinstance(to, ir.Resource) else None
         if info is None or (info.access == "Sampler") != (x.heap == "sampler"):
@@ -74,13 +75,30 @@ class HeapLowering(SemaBase):
             raise error(f"an element of '{name}' converts only to {want}, not to '{to}'", x.loc)
         if info.rep == "tbuffer":    # TextureBuffer<T>: as arrays of them (sema/lower.py)
             raise error(f"'{to}' from '{name}' is not supported yet", x.loc)
-        views: dict[tuple[str, ir.Type], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
-        var = views.get((x.heap, to))
+        views: dict[tuple[str, ir.Type, bool], ir.Variable] = self.heap_views  # type: ignore[attr-defined]
+        var = views.get((x.heap, to, coherent))
         if var is None:
-            binding = ir.Binding(info.register_class, None, 0, None, heap=x.heap)
+            binding = ir.Binding(info.register_class, None, 0, None, heap=x.heap, globally_coherent=coherent)
             var = ir.Variable(name, ir.Array(to, None), ir.Storage.UNIFORM, x.loc, binding=binding)
-            views[(x.heap, to)] = var
+            views[(x.heap, to, coherent)] = var
             self.globals.append(var)
         if isinstance(x.index, ir.Intrinsic) and x.index.name == "NonUniformResourceIndex":
             ir.view_binding(var)[0].non_uniform = True
         return ir.Load(ir.IndexRef(ir.VarRef(var, x.loc), x.index, to), to)
+
+    def coherent_heap_view(self, e: ir.Expr, loc: SourceLoc) -> ir.Expr:
+        """`globallycoherent RWBuffer<T> b = ResourceDescriptorHeap[i];`: the element `e` (heap_view_element's
+        load) re-read from the globallycoherent view of the same heap and type (SPIR-V Coherent on that view's
+        variable, DXIL annotateHandle's globally-coherent bit), as DXC carries the attributed type."""
+        assert isinstance(e, ir.Load) and isinstance(e.place, ir.IndexRef) and isinstance(e.place.base, ir.VarRef)
+        view, heap = e.place.base.var, ir.view_binding(e.place.base.var)[1]
+        x = HeapElement(heap, e.place.index, loc, ir.Resource(f".{view.name}"))
+        out = self.heap_view_element(x, e.type, loc, coherent=True)
+        if ir.view_binding(view)[0].non_uniform:
+            ir.view_binding(_view_of(out))[0].non_uniform = True
+        return out
+
+
+def _view_of(e: ir.Expr) -> ir.Variable:
+    assert isinstance(e, ir.Load) and isinstance(e.place, ir.IndexRef) and isinstance(e.place.base, ir.VarRef)
+    return e.place.base.var

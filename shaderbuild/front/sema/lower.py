@@ -147,7 +147,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.function_instances: dict = {}
         self.literals: dict[int, ir.Const] = {}
         self.globals: list[ir.Variable] = []
-        self.heap_views: dict[tuple[str, ir.Type], ir.Variable] = {}   # sema/heaps.py
+        self.heap_views: dict[tuple[str, ir.Type, bool], ir.Variable] = {}   # sema/heaps.py (heap, type, coherent)
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.fn: ir.Function | None = None
@@ -368,7 +368,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """Qualifiers that need a kind of type, in DXC's words: `row_major` / `column_major` a matrix (or an
         array of them), `snorm` / `unorm` a float type (and not both), `globallycoherent` a UAV; the binding of
         a `resource_global` carries it (resource_global), so elsewhere (a local, parameter, member, static
-        alias) it is refused rather than dropped."""
+        alias) it is refused rather than dropped.  `reordercoherent` needs SM 6.9, past this compiler's
+        profiles: refused."""
         own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
         while isinstance(t, ir.Array):
             t = t.elem
@@ -378,6 +379,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if not resource_global:
                 raise error("'globallycoherent' is supported on a global resource declaration only: declare the "
                             "global resource globallycoherent", loc)
+        if "reordercoherent" in qualifiers:
+            if not (isinstance(t, ir.Resource) and t.register_class == "u"):
+                raise error("'reordercoherent' can only be applied to UAV objects", loc)
+            # DXC's validator (Instr.ReorderCoherentRequiresSM69); this compiler's profiles end at SM 6.8
+            raise error("reordercoherent requires SM 6.9 or later", loc)
         if own is not None and not isinstance(t, ir.Matrix):
             raise error(f"'{own}' can only be used with a matrix type", loc)
         if "snorm" in qualifiers and "unorm" in qualifiers:
@@ -935,8 +941,13 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         reg = d.register
         binding = ir.Binding(cls, None, 0, count)
         if reg is not None:
-            if reg.reg_class != cls:
-                kinds = {"t": "shader resource view", "u": "unordered access view", "b": "constant buffer", "s": "sampler"}
+            kinds = {"t": "shader resource view", "u": "unordered access view", "b": "constant buffer", "s": "sampler"}
+            if reg.reg_class != cls and _other_class_accepted(base, reg.reg_class):
+                binding.written_class = reg.reg_class
+                self.warn(f"register class '{reg.reg_class}' on {kinds[cls]} '{d.name}' of type '{base}': it is "
+                          f"bound as '{cls}{reg.number}' (DXC's binding; the written class only picks the Vulkan "
+                          f"-fvk-{reg.reg_class}-shift / -fvk-bind-register entry)", reg.loc)
+            elif reg.reg_class != cls:
                 raise error(f"invalid register class '{reg.reg_class}' for {kinds[cls]} '{d.name}' of type '{base}' "
                             f"(expected '{cls}')", reg.loc)
             binding.register = reg.number
@@ -1680,3 +1691,11 @@ def _refuse_struct_resource(name: str, t: ir.Type, loc: SourceLoc) -> None:
     if found is not None:
         raise error(f"'{name}' has type '{t}', whose member '{found[0]}' is a resource ('{found[1]}'): structs with "
                     f"resource members are not supported yet; declare the resource as a global", loc)
+
+
+def _other_class_accepted(base: ir.Resource, written: str) -> bool:
+    """DXC's Sema (DiagnoseRegisterType) lets a texture take an 's' register and a sampler a 't' one; its
+    codegen then uses the number in the resource's own class (DXIL) and the written letter's shift (SPIR-V)."""
+    k = KINDS[base.kind]
+    texture = k.access == "SRV" and k.rep == "typed" and k.dim not in (None, "Buffer")
+    return (texture and written == "s") or (k.rep == "sampler" and written == "t")

@@ -127,7 +127,10 @@ class StmtLowering(SemaBase):
         report_modifiers(d.qualifiers, LOCAL, d.loc, self.errors)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors here too
         t = self.resolve_type(d.type, d.dims, allow_unsized=d.init is not None)
-        self.check_type_qualifiers(d.qualifiers, t, d.loc)
+        # a globallycoherent local initialised from a heap element names a globallycoherent view (sema/heaps.py)
+        coherent_heap = "globallycoherent" in d.qualifiers and "static" not in d.qualifiers \
+            and isinstance(d.init, ast.Index) and self.is_heap_index(d.init)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc, resource_global=coherent_heap)
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
         if "static" in d.qualifiers:
@@ -154,6 +157,8 @@ class StmtLowering(SemaBase):
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
+        if coherent_heap and init is not None:
+            init = self.coherent_heap_view(init, d.loc)
         var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers,
                           precise="precise" in d.qualifiers)
         assert self.fn is not None          # statements are lowered inside a function
