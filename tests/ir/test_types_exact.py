@@ -1,0 +1,28 @@
+"""ir.types.scalar_of / is_numeric test the exact class (a faster test than `isinstance` against
+Record classes): correct only while Scalar, Vector and Matrix have no subclasses."""
+
+import shaderbuild_dxil.plugin  # noqa: F401
+import shaderbuild_spirv.plugin  # noqa: F401
+
+import shaderbuild.compiler  # noqa: F401  (the compiler, both backends and sema loaded: all their classes exist)
+from shaderbuild import ir
+from shaderbuild.ir.types import is_numeric, scalar_of
+
+
+def _all_subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_all_subclasses(sub)]
+    return out
+
+
+def test_numeric_type_classes_have_no_subclasses():
+    assert [c for k in (ir.Scalar, ir.Vector, ir.Matrix) for c in _all_subclasses(k)] == []
+
+
+def test_scalar_of_and_is_numeric_agree_with_isinstance():
+    f = ir.FLOAT
+    kinds = [f, ir.Vector(f, 3), ir.Matrix(f, 2, 4), ir.Array(f, 4), ir.Struct("S", (ir.StructField("x", f),))]
+    assert [is_numeric(t) for t in kinds] == [isinstance(t, (ir.Scalar, ir.Vector, ir.Matrix)) for t in kinds]
+    assert [is_numeric(t) for t in kinds] == [True, True, True, False, False]
+    assert [scalar_of(t) for t in kinds] == [f, f, f, None, None]
