@@ -1,5 +1,7 @@
-"""ir.types.scalar_of / is_numeric test the exact class (a faster test than `isinstance` against
-Record classes): correct only while Scalar, Vector and Matrix have no subclasses."""
+"""Hot paths test the exact class (a faster test than `isinstance` against Record classes, whose
+metaclass makes a failed test call `__instancecheck__`): ir.types.scalar_of / is_numeric, sema's
+shape_of, conversions and name lookup, the inliner's call search.  Correct only while those
+classes have no subclasses."""
 
 import shaderbuild_dxil.plugin  # noqa: F401
 import shaderbuild_spirv.plugin  # noqa: F401
@@ -16,8 +18,12 @@ def _all_subclasses(cls: type) -> list[type]:
     return out
 
 
-def test_numeric_type_classes_have_no_subclasses():
-    assert [c for k in (ir.Scalar, ir.Vector, ir.Matrix) for c in _all_subclasses(k)] == []
+def test_exactly_tested_classes_have_no_subclasses():
+    from shaderbuild.front.sema.exprs import HeapElement
+    from shaderbuild.front.sema.scope import ErrorSymbol
+
+    exact = (ir.Scalar, ir.Vector, ir.Matrix, ir.Store, ir.Eval, ir.Call, HeapElement, ErrorSymbol)
+    assert [c for k in exact for c in _all_subclasses(k)] == []
 
 
 def test_scalar_of_and_is_numeric_agree_with_isinstance():
