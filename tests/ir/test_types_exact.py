@@ -22,7 +22,8 @@ def test_exactly_tested_classes_have_no_subclasses():
     from shaderbuild.front.sema.exprs import HeapElement
     from shaderbuild.front.sema.scope import ErrorSymbol
 
-    exact = (ir.Scalar, ir.Vector, ir.Matrix, ir.Store, ir.Eval, ir.Call, HeapElement, ErrorSymbol)
+    exact = (ir.Scalar, ir.Vector, ir.Matrix, ir.Store, ir.Eval, ir.Call, ir.If, ir.Loop, ir.Switch, ir.Return,
+             HeapElement, ErrorSymbol)
     assert [c for k in exact for c in _all_subclasses(k)] == []
 
 
