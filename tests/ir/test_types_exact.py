@@ -19,11 +19,13 @@ def _all_subclasses(cls: type) -> list[type]:
 
 
 def test_exactly_tested_classes_have_no_subclasses():
+    from shaderbuild.front import ast
     from shaderbuild.front.sema.exprs import HeapElement
+    from shaderbuild.front.sema.lower import MemberOfThis, MemberSymbol
     from shaderbuild.front.sema.scope import ErrorSymbol
 
     exact = (ir.Scalar, ir.Vector, ir.Matrix, ir.Store, ir.Eval, ir.Call, ir.If, ir.Loop, ir.Switch, ir.Return,
-             HeapElement, ErrorSymbol)
+             HeapElement, ErrorSymbol, MemberOfThis, MemberSymbol, ast.Name, ast.StaticMember)
     assert [c for k in exact for c in _all_subclasses(k)] == []
 
 
