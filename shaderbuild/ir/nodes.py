@@ -503,18 +503,41 @@ class Module(Record):
 # ------------------------------------------------------------------- walking
 
 def walk_stmts(stmts: list[Stmt]):
-    """Yield every statement in a statement list, depth-first, pre-order."""
+    """Yield every statement in a statement list, depth-first, pre-order.  (Exact class tests
+    here and in stmt_exprs: a failed `isinstance` against a Record class calls the metaclass's
+    `__instancecheck__`; tests/ir/test_types_exact.py keeps these classes without subclasses.)"""
     for s in stmts:
         yield s
-        if isinstance(s, If):
-            yield from walk_stmts(s.then)
-            yield from walk_stmts(s.else_)
-        elif isinstance(s, Loop):
-            yield from walk_stmts(s.body)
-            yield from walk_stmts(s.continuing)
-        elif isinstance(s, Switch):
-            for c in s.cases:
+        cls = s.__class__
+        if cls is If:
+            yield from walk_stmts(s.then)  # type: ignore[attr-defined]
+            yield from walk_stmts(s.else_)  # type: ignore[attr-defined]
+        elif cls is Loop:
+            yield from walk_stmts(s.body)  # type: ignore[attr-defined]
+            yield from walk_stmts(s.continuing)  # type: ignore[attr-defined]
+        elif cls is Switch:
+            for c in s.cases:  # type: ignore[attr-defined]
                 yield from walk_stmts(c.body)
+
+
+def _stmt_list(stmts: list, out: list[Stmt]) -> list[Stmt]:   # list: `type(s) is` does not narrow
+    """`walk_stmts(stmts)` appended to `out` as a list: for walks that read the statements and
+    change none, ~4x faster than the generator (which resumes a generator per nesting level
+    for every statement it yields)."""
+    add = out.append
+    for s in stmts:
+        add(s)
+        cls = type(s)
+        if cls is If:
+            _stmt_list(s.then, out)
+            _stmt_list(s.else_, out)
+        elif cls is Loop:
+            _stmt_list(s.body, out)
+            _stmt_list(s.continuing, out)
+        elif cls is Switch:
+            for c in s.cases:
+                _stmt_list(c.body, out)
+    return out
 
 
 def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:
@@ -570,7 +593,7 @@ def body_exprs(stmts: list[Stmt]) -> list[Expr]:
     push = stack.append
     pop = stack.pop
     plans = _CHILD_PLANS
-    for s in walk_stmts(stmts):
+    for s in _stmt_list(stmts, []):
         if type(s) is Store:
             push(s.value)
             push(s.place)
@@ -677,18 +700,19 @@ def rewrite_body(stmts: list[Stmt], change: Callable[[Expr], Expr],
 
 def stmt_exprs(s: Stmt) -> list[Expr]:
     """The expressions a statement evaluates itself (not those of nested statements)."""
-    if isinstance(s, Store):
-        return [s.place, s.value]
-    if isinstance(s, Eval):
-        return [s.expr]
-    if isinstance(s, If):
-        return [s.cond]
-    if isinstance(s, Loop):
-        return [s.break_if] if s.break_if is not None else []
-    if isinstance(s, Switch):
-        return [s.selector]
-    if isinstance(s, Return) and s.value is not None:
-        return [s.value]
+    cls = s.__class__
+    if cls is Store:
+        return [s.place, s.value]  # type: ignore[attr-defined]
+    if cls is Eval:
+        return [s.expr]  # type: ignore[attr-defined]
+    if cls is If:
+        return [s.cond]  # type: ignore[attr-defined]
+    if cls is Loop:
+        return [s.break_if] if s.break_if is not None else []  # type: ignore[attr-defined]
+    if cls is Switch:
+        return [s.selector]  # type: ignore[attr-defined]
+    if cls is Return and s.value is not None:  # type: ignore[attr-defined]
+        return [s.value]  # type: ignore[attr-defined]
     return []
 
 

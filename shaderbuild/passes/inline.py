@@ -163,10 +163,11 @@ def inline_calls(f: ir.Function, stmts: list[ir.Stmt], targets: set[int], counte
 
 
 def _call_of(s: ir.Stmt) -> ir.Call | None:
-    if isinstance(s, ir.Store) and isinstance(s.value, ir.Call):
-        return s.value
-    if isinstance(s, ir.Eval) and isinstance(s.expr, ir.Call):
-        return s.expr
+    cls = s.__class__       # exact class tests: isinstance against a Record class is slow when it fails
+    if cls is ir.Store:
+        return s.value if s.value.__class__ is ir.Call else None  # type: ignore[attr-defined]
+    if cls is ir.Eval:
+        return s.expr if s.expr.__class__ is ir.Call else None  # type: ignore[attr-defined]
     return None
 
 

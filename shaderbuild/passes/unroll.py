@@ -43,13 +43,13 @@ def _has_unroll(stmts: list[ir.Stmt]) -> bool:
     """Whether `stmts` hold an `[unroll]` loop, nested statements included (a recursive loop: cheaper
     than the generators of ir.walk_stmts on every statement of an inlined entry)."""
     for s in stmts:
-        if isinstance(s, ir.Loop):
+        if type(s) is ir.Loop:      # exact classes (tests/ir/test_types_exact.py): see ir.walk_stmts
             if s.hint == "unroll" or _has_unroll(s.body) or _has_unroll(s.continuing):
                 return True
-        elif isinstance(s, ir.If):
+        elif type(s) is ir.If:
             if _has_unroll(s.then) or _has_unroll(s.else_):
                 return True
-        elif isinstance(s, ir.Switch):
+        elif type(s) is ir.Switch:
             if any(_has_unroll(c.body) for c in s.cases):
                 return True
     return False

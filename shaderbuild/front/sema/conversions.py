@@ -30,13 +30,14 @@ def common_scalar(a: ir.Scalar, b: ir.Scalar, a_literal: bool = False, b_literal
 
 
 def shape_of(t: ir.Type) -> tuple:
-    """('s',) scalar, ('v', n) vector, ('m', r, c) matrix."""
-    if isinstance(t, ir.Scalar):
+    """('s',) scalar, ('v', n) vector, ('m', r, c) matrix.  (Exact class tests: see ir.scalar_of.)"""
+    cls = t.__class__
+    if cls is ir.Scalar:
         return ("s",)
-    if isinstance(t, ir.Vector):
-        return ("v", t.size)
-    if isinstance(t, ir.Matrix):
-        return ("m", t.rows, t.cols)
+    if cls is ir.Vector:
+        return ("v", t.size)  # type: ignore[attr-defined]
+    if cls is ir.Matrix:
+        return ("m", t.rows, t.cols)  # type: ignore[attr-defined]
     return ("x",)
 
 

@@ -147,7 +147,7 @@ class ExprLowering(HeapLowering, SemaBase):
 
     # ---------------------------------------------------------------- conversions
     def convert(self, x: ir.Expr, to: ir.Type, loc: SourceLoc, explicit: bool = False, what: str = "") -> ir.Expr:
-        if isinstance(x, HeapElement):
+        if x.__class__ is HeapElement:      # (exact: a failed isinstance against a Record class is slow)
             return self.heap_view_element(x, to, loc)
         src = x.type
         if src == to:
@@ -857,9 +857,9 @@ class ExprLowering(HeapLowering, SemaBase):
 
     # ---------------------------------------------------------------- places
     def is_place_expr(self, e: ast.Expr) -> bool:
-        if isinstance(e, ast.StaticMember):
+        if type(e) is ast.StaticMember:     # exact classes (tests/ir/test_types_exact.py): isinstance is slow here
             e = self.static_member_name(e)
-        if isinstance(e, ast.Name):
+        if type(e) is ast.Name:
             sym = self.scope.lookup(e.name)
             return isinstance(sym, VarSymbol) and not (sym.const_value is not None and isinstance(sym.var.type, ir.Scalar))
         if isinstance(e, ast.Index) and self.has_index_operator(e.base):
@@ -873,9 +873,9 @@ class ExprLowering(HeapLowering, SemaBase):
         return isinstance(t, ir.Struct) and "operator[]" in self.methods.get(t.name, {})
 
     def place(self, e: ast.Expr, for_write: bool) -> ir.Expr:
-        if isinstance(e, ast.StaticMember):
+        if type(e) is ast.StaticMember:     # exact classes, as in is_place_expr
             e = self.static_member_name(e)
-        if isinstance(e, ast.Name):
+        if type(e) is ast.Name:
             sym = self.scope.lookup(e.name)
             if sym is None:
                 raise self.undeclared(e.name, e.loc)

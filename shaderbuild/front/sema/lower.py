@@ -1046,10 +1046,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def place(self, e, for_write):  # cbuffer members resolve to fields
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
-            if isinstance(sym, MemberOfThis):
+            if type(sym) is MemberOfThis:      # exact classes: a failed isinstance against a Record class is slow
                 st = sym.var.type
                 return ir.FieldRef(ir.VarRef(sym.var), sym.index, st.fields[sym.index].type)
-            if isinstance(sym, MemberSymbol):
+            if type(sym) is MemberSymbol:
                 if for_write:
                     raise error(f"cannot assign to constant buffer member '{e.name}'", e.loc)
                 if self.globals_block is not None and sym.var is self.globals_block[0]:
