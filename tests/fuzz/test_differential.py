@@ -1009,12 +1009,35 @@ def _continue_before_dead_code_model(t: int) -> int:
     return w
 
 
+LOOP_EXITS_BEFORE_A_ONE_BLOCK_LOOP = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int f = 0;
+    for (;;) {
+        f++;
+        if (f > 2) break;
+        if ((tid.y ^ tid.x) >= 2u) {
+            if ((float)tid.z >= -(float)tid.x) {
+                break;
+            }
+        }
+    }
+    int d = 0;
+    do {
+    } while (++d < (int)tid.x);
+    switch ((int)(tid.z / (tid.y | 1u)) % 6) {
+    }
+    Out[tid.x] = f * 16 + d;
+}
+"""
+
 DEAD_CODE_BEFORE_THE_LATCH = {
     "continue_before_dead_code_beside_a_break": (CONTINUE_BEFORE_DEAD_CODE_BESIDE_A_BREAK,
                                                  lambda t: [_continue_before_dead_code_model(t)]),
     "returns_into_the_latch": (RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", ""), lambda t: [t + 2]),
     "returns_into_the_latch_beside_a_never_taken_continue": (
-        RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", "if (false) { continue; }"), lambda t: [t + 2])}
+        RETURNS_OF_AN_INLINED_CALL_INTO_THE_LATCH.replace("CONTINUE", "if (false) { continue; }"), lambda t: [t + 2]),
+    "loop_exits_before_a_one_block_loop": (LOOP_EXITS_BEFORE_A_ONE_BLOCK_LOOP, lambda t: [(49, 49, 18, 19)[t]])}
 
 
 @pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
@@ -1027,7 +1050,10 @@ def test_blocks_dce_empties_before_a_latch(shape: str, backend: str) -> None:
     entered the latch; `returns_into_the_latch*` (shapes program 818 of tag campaign; a strict xfail until then):
     a loop body ending in a selection that holds an inner loop and then the early returns of an inlined call
     whose value goes unused.  Those blocks are now bypassed after DCE as the lowering's empty ones are before it
-    (cleanup.clean_up, cfg.bypass_continue_blocks), as simplifycfg leaves DXC's."""
+    (cleanup.clean_up, cfg.bypass_continue_blocks), as simplifycfg leaves DXC's.  `loop_exits_before_a_one_block_loop`
+    (shapes program 333 of tag campaign, reduced): that bypass took a one-block loop (`do {} while (++d < n)`, its
+    header its latch once DCE emptied the body) for a latch and sent the exits of the loop before it straight into
+    its header ('exits the loop ... not via a structured exit'); a one-block loop's preheader now stays."""
     src, model = DEAD_CODE_BEFORE_THE_LATCH[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":
