@@ -634,8 +634,8 @@ void main(uint3 tid : SV_DispatchThreadID) {
 DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH = (
     "dxil-spirv's structurizer: a switch case that returns from inside a nested if and otherwise falls through into "
     "the next case: spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; "
-    "shapes program 543 of tag campaign, reduced; 424, 546 and 718, and 154 of tag fz10old, convert once such cases end "
-    "in `break`).  It "
+    "shapes program 543 of tag campaign, reduced; 424, 546 and 718, and 154 and 296 of tag fz10old, convert once such "
+    "cases end in `break`).  It "
     "fails the same way with the returning block branching straight to the function's `ret` block (DXC's front "
     "end's shape, tried instead of our flag tested after the switch); a return directly in the case, or a case "
     "ending in `break`, converts")
@@ -666,9 +666,10 @@ DXIL_SPIRV_BREAK_IN_A_CASE_FALLING_THROUGH = (
     "dxil-spirv's structurizer: a switch case that leaves the switch by a `break` from inside a nested if and "
     "otherwise falls through into the next case (the `break` form of return_in_a_case_falling_through): spirv-val "
     "rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; shapes programs 37 and 106 "
-    "of tag fz10old, reduced, hold this shape; 248 and 121 (a `return` beside the `break`), reduced, convert once "
-    "that case ends in `break`; not tried with the `break` block folded into the merge's phi).  With one if around "
-    "the `break` instead of two it converts")
+    "of tag fz10old, reduced, hold this shape; 248 and 121 (a `return` beside the `break`) of tag fz10old and 518 of "
+    "tag campaign convert once that case ends in `break`, and so do 40 (a `continue` from nested ifs), 64 and 297 "
+    "(a `break` or `return` after nested control flow) of tag fz10old, the same family; not tried with the `break` "
+    "block folded into the merge's phi).  With one if around the `break` instead of two it converts")
 
 BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS = """RWStructuredBuffer<int> Out : register(u0);
 [numthreads(4, 1, 1)]
