@@ -723,9 +723,10 @@ def write(buf: bytearray, at: int, t: Ty, v, rule: str) -> None:
         buf[at + off:at + off + len(b)] = b
 
 
-def _straddles(t: Ty, elems: int) -> bool:
-    """Whether DXC's std430 layout of t puts a vector across a 16-byte boundary in one of `elems` buffer
-    elements (shaderbuild moves such a struct on purpose: layout_gen leaves those out too)."""
+def _straddles(t: Ty, elems: int = layout_gen.STRADDLE_ELEMS) -> bool:
+    """Whether DXC's std430 layout of t puts a vector across a 16-byte boundary in one of the first `elems`
+    buffer elements (shaderbuild then rounds the structured buffer's stride to 16 on purpose, whichever element
+    is stored: layout_gen leaves those out too)."""
     lay = layout_gen.layout(node(t), "std430")
     stride = layout_gen._up(lay.size, lay.align)
     return any(layout_gen._straddles(i * stride + o, n) for o, n in lay.vectors for i in range(elems))
@@ -775,7 +776,7 @@ def _generate_wide(rng: random.Random, steps: int) -> WideAggProgram:
                "Out": bytes([wide_gen.SENTINEL]) * len(out), "Raw": bytes(raw)}
     write(raw, RAW_AT, rt, rv, "dx_sb")
     expected = {route: {"Out": bytes(out), "Raw": bytes(raw)} for route in STRUCTURED_RULE}
-    if not _straddles(at_, 2):        # the struct's element 1 of RWStructuredBuffer<T>: element 0 keeps its bytes
+    if not _straddles(at_):           # the struct's element 1 of RWStructuredBuffer<T>: element 0 keeps its bytes
         decls.append(f"RWStructuredBuffer<{at_.name}> Agg : register(u2);")
         body.append(f"    Agg[1] = {an};")
         size = 2 * max(layout_gen._up(lay.size, lay.align) for lay in

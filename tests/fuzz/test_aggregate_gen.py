@@ -104,3 +104,15 @@ def test_wide_aggregate_programs_give_the_generators_bytes(seed: int) -> None:
     got = routes.every_route(p.source, p.buffers, **g.OPTIONS)
     assert set(got) == {"spirv", "dxil", "dxil-vk"}
     assert g.wide_findings(got, p) == [], p.source
+
+
+def test_a_struct_whose_later_elements_straddle_is_not_stored_structured() -> None:
+    """campaign aw10 program 500 (generator bug): S1 = {S0 arr[2]; S0 s; int h0}, S0 = {int x; half f0;
+    int16_t2 f1; uint16_t f2[2]} has a 52-byte std430 stride; element 2's f1 (bytes 110-113) would straddle 16
+    bytes, so shaderbuild rounds the stride to 64 on purpose (as layout_gen knows); the generator checked only
+    elements 0 and 1 and expected element 1 at byte 52."""
+    s0 = Ty("struct", name="S0", fields=(("x", INT), ("f0", Ty("int", s="half")), ("f1", Ty("vec", 2, s="int16_t")),
+                                         ("f2", Ty("arr", 2, elem=Ty("int", s="uint16_t")))))
+    s1 = Ty("struct", name="S1", fields=(("arr", Ty("arr", 2, elem=s0)), ("s", s0), ("h0", INT)))
+    assert not g._straddles(s1, 2) and g._straddles(s1)
+    assert "Agg" not in g.generate_wide(random.Random("aw10:500")).source
