@@ -15,6 +15,14 @@ one call never alias each other (the order of copy-out is pinned nowhere we rely
 is tracked in Python by HLSL's rules (value semantics for aggregates, copy-in/copy-out for parameters,
 initializer lists flattened in declaration order, matrices by rows), and the program stores some of their
 components; `expected` is what the stores must write, computed here, not by the compiler.
+
+`generate_wide` draws the same programs over components of float, half, double, int16_t, uint16_t, int64_t,
+uint64_t, bool and int (-enable-16bit-types): integers wrap at their width, floats are small integers and halves
+whose sums stay exact and non-zero (a draw that would round or give a zero is redrawn), `d` arguments convert to
+each component's type exactly, and casts between component types are drawn only where they are exact.  The
+program stores components with RWByteAddressBuffer.Store<T>, one struct with Store<T> and one as a
+RWStructuredBuffer<T> element; their bytes are placed by layout_gen's rules (D3D's dx_sb, DXC's std430 for the
+SPIR-V structured buffer) and every other byte must keep its sentinel.
 """
 
 from __future__ import annotations

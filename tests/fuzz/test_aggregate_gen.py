@@ -116,3 +116,12 @@ def test_a_struct_whose_later_elements_straddle_is_not_stored_structured() -> No
     s1 = Ty("struct", name="S1", fields=(("arr", Ty("arr", 2, elem=s0)), ("s", s0), ("h0", INT)))
     assert not g._straddles(s1, 2) and g._straddles(s1)
     assert "Agg" not in g.generate_wide(random.Random("aw10:500")).source
+
+
+def test_wide_programs_store_every_scalar_type() -> None:
+    sources = [g.generate_wide(random.Random(f"aggw:{i}")).source for i in range(20)]
+    for s in g.WIDE_SCALARS:
+        store = "? 1u : 0u);" if s == "bool" else f"Out.Store<{s}>("
+        assert any(store in src for src in sources), s
+    assert any("RWStructuredBuffer<" in src for src in sources) and all("Raw.Store<S" in src or "Raw.Store<T0>" in src
+                                                                          for src in sources)
