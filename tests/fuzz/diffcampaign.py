@@ -12,7 +12,9 @@ name), `layout` (layout_gen structs of bool/16/32/64-bit members in every buffer
 a refusal must be a located error; one line per run with the case's container and flag goes to stderr with -v), `matrix` (matrix_gen int matrix programs over row_major/column_major buffers: every route must store
 what matrix_gen computes), `numeric` (numeric_gen expressions at D3D's integer and float edges, run time and folded: every route
 must store the words numeric_gen's own evaluator computes), `aggregates` (aggregate_gen structs and arrays through
-functions, storage and casts: every route must store what aggregate_gen tracks), `wide` (wide_gen 16/64-bit expressions
+functions, storage and casts: every route must store what aggregate_gen tracks), `aggregates_wide` (the same with
+float, half, double, 16/64-bit integer and bool components, -enable-16bit-types; whole structs stored to a
+RWStructuredBuffer<T> element and with Store<T>, their bytes placed by layout_gen's rules), `wide` (wide_gen 16/64-bit expressions
 with -enable-16bit-types, stored with Store<T>: every route must write the bytes wide_gen's evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
 
@@ -147,6 +149,10 @@ def _int_out_findings(source: str, expected: list[int], inputs: dict) -> list[st
     return found
 
 
+def _aggregate_wide_findings(prog: aggregate_gen.WideAggProgram) -> list[str]:
+    return aggregate_gen.wide_findings(routes.every_route(prog.source, prog.buffers, **aggregate_gen.OPTIONS), prog)
+
+
 def _wide_findings(prog: wide_gen.WideProgram) -> list[str]:
     bufs = {"In": prog.inputs, "Out": bytes([wide_gen.SENTINEL]) * len(prog.expected)}
     found = [f for route, got in routes.every_route(prog.source, bufs, **wide_gen.OPTIONS).items()
@@ -175,6 +181,9 @@ def _input(kind: str, tag: str, i: int):
     if kind == "aggregates":
         agg = aggregate_gen.generate(rng)
         return agg.source, lambda: _aggregate_findings(agg)
+    if kind == "aggregates_wide":
+        aw = aggregate_gen.generate_wide(rng)
+        return aw.source, lambda: _aggregate_wide_findings(aw)
     if kind == "wide":
         wide = wide_gen.generate(rng)
         return wide.source, lambda: _wide_findings(wide)
@@ -189,7 +198,7 @@ def _input(kind: str, tag: str, i: int):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
     ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix",
-                                          "layout", "aggregates", "wide"),
+                                          "layout", "aggregates", "aggregates_wide", "wide"),
                     default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)

@@ -53,6 +53,7 @@ ROUND16 = ("std140", "gl140")
 ELEMENT_ALIGNED = ("dx_cb", "dx_sb", "scalar")
 ELEMS = 4                       # elements of a structured/raw buffer
 BAB_BASE = 64                   # ByteAddressBuffer.Load<T>(BAB_BASE)
+STRADDLE_ELEMS = 16             # structured-buffer elements checked for a vector straddling 16 bytes
 
 
 def _up(n: int, a: int) -> int:
@@ -299,7 +300,7 @@ def _attempt_case(rng: random.Random, container: str, flag: str, sixteen: bool, 
     lays = {route: layout(tree, rule) for route, rule in rules.items()}
     vk_stride = _up(lays["vk"].size, lays["vk"].align)
     if rules["vk"] in RELAXED and any(_straddles(i * vk_stride + o, s) for o, s in lays["vk"].vectors
-                                      for i in range(16 if container in ("sb", "rw") else 1)):
+                                      for i in range(STRADDLE_ELEMS if container in ("sb", "rw") else 1)):
         return None         # DXC's own layout (of some buffer element) is invalid for Vulkan; ir/layout.py
         # moves such a struct, or rounds the stride of an array of them to 16, on purpose
     if container == "push" and lays["vk"].size > 128:

@@ -297,3 +297,34 @@ def test_narrowing_conversions_round_before_widening(route: str) -> None:
     got = routes.run(route, NARROWED_AND_WIDENED, {"In": data, "Out": bytes(32)},
                      profile="cs_6_2", enable_16bit_types=True)["Out"]
     assert struct.unpack("<di4xdq", got) == (2.0 ** -32, 32768, 2.0 ** 32, 2 ** 53)
+
+
+ZERO_AFTER_MINUS_ONE = """RWByteAddressBuffer Out : register(u0);
+ByteAddressBuffer In : register(t1);
+[numthreads(1, 1, 1)]
+void main() {
+    float2 g = {-1.0, 0.0};
+    Out.Store<float>(0, g[In.Load<int>(0)]);
+}
+"""
+
+_NEGATIVE_ZERO = pytest.mark.xfail(strict=True, reason="lavapipe: LAVAPIPE_NEGATIVE_ZERO (a 0.0 read from the "
+                                   "constant {-1.0, 0.0} at a run-time index is stored as -0.0; our SPIR-V is an "
+                                   "OpStore of the constant, an OpAccessChain and an OpLoad)")
+
+
+@pytest.mark.vulkan
+@pytest.mark.llvm
+@pytest.mark.usefixtures("vk")
+@pytest.mark.parametrize("route", [pytest.param("spirv", marks=_NEGATIVE_ZERO), "dxil",
+                                   pytest.param("dxil-vk", marks=_NEGATIVE_ZERO)])
+def test_a_zero_read_at_a_run_time_index_keeps_its_sign(route: str) -> None:
+    """aggregates_wide campaign aw10 (programs 627, 633, ...), reduced: a static or local float vector holding
+    -1.0 then 0.0, read at index 1 from the buffer, stores the bits 0x80000000 on lavapipe by both Vulkan
+    routes (it stores 0 with {1.0, 0.0}); the DXIL interpreter stores 0.  aggregate_gen keeps floats non-zero."""
+    import struct
+
+    from fuzz import routes
+    got = routes.run(route, ZERO_AFTER_MINUS_ONE, {"In": struct.pack("<i", 1), "Out": bytes([0xEE]) * 4},
+                     profile="cs_6_2", enable_16bit_types=True)["Out"]
+    assert got == bytes(4)
