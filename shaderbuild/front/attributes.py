@@ -14,6 +14,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:                     # `collections` stays off the compile path (tests/cli/test_import_budget.py)
     from collections.abc import Callable
 
+# at most one of each group on an entry (DXC's SPIR-V emitter refuses two)
+EXCLUSIVE_MODES = (("vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
+                    "vk::stencil_ref_less_equal_front"),
+                   ("vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back",
+                    "vk::stencil_ref_less_equal_back"))
+# entry attributes that change how a pixel shader runs: sema records each one written in
+# ir.EntryPoint.modes and each backend gives it its form (SPIR-V: an execution mode; DXIL: a
+# shader flag, or nothing for the [[vk::...]] ones, which are Vulkan's alone: DXC's DXIL ignores
+# them, and D3D's pipeline behaves as without them).  [WaveSize] is the entry's `wave_size`.
+ENTRY_MODES: frozenset[str] = frozenset({
+    "earlydepthstencil",              # depth/stencil tests before the shader runs
+    "vk::post_depth_coverage",        # SV_Coverage after the early tests
+    "vk::early_and_late_tests", "vk::depth_unchanged", *EXCLUSIVE_MODES[0], *EXCLUSIVE_MODES[1],
+})
+
 # name -> (fewest, most) arguments
 ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "numthreads": (3, 3),
@@ -48,29 +63,9 @@ ATTRIBUTE_ARGS: dict[str, tuple[int, int]] = {
     "vk::perprimitive": (0, 0),       # a pixel-shader input a mesh shader writes per primitive
     "vk::ext_builtin_input": (1, 1),
     "vk::ext_builtin_output": (1, 1),
-    "earlydepthstencil": (0, 0),
-    **{name: (0, 0) for name in ("vk::post_depth_coverage", "vk::early_and_late_tests", "vk::depth_unchanged",
-                                 "vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
-                                 "vk::stencil_ref_less_equal_front", "vk::stencil_ref_unchanged_back",
-                                 "vk::stencil_ref_greater_equal_back", "vk::stencil_ref_less_equal_back")},
+    **{name: (0, 0) for name in ENTRY_MODES},
 }
 
-# entry attributes that change how a pixel shader runs: sema records each one written in
-# ir.EntryPoint.modes and each backend gives it its form (SPIR-V: an execution mode; DXIL: a
-# shader flag, or nothing for the [[vk::...]] ones, which are Vulkan's alone: DXC's DXIL ignores
-# them, and D3D's pipeline behaves as without them).  [WaveSize] is the entry's `wave_size`.
-ENTRY_MODES: frozenset[str] = frozenset({
-    "earlydepthstencil",              # depth/stencil tests before the shader runs
-    "vk::post_depth_coverage",        # SV_Coverage after the early tests
-    "vk::early_and_late_tests", "vk::depth_unchanged",
-    "vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front", "vk::stencil_ref_less_equal_front",
-    "vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back", "vk::stencil_ref_less_equal_back",
-})
-# at most one of each group on an entry (DXC's SPIR-V emitter refuses two)
-EXCLUSIVE_MODES = (("vk::stencil_ref_unchanged_front", "vk::stencil_ref_greater_equal_front",
-                    "vk::stencil_ref_less_equal_front"),
-                   ("vk::stencil_ref_unchanged_back", "vk::stencil_ref_greater_equal_back",
-                    "vk::stencil_ref_less_equal_back"))
 
 # Vulkan attributes DXC's SPIR-V gives a meaning this compiler does not implement (inline SPIR-V, dual-source
 # blending's output index, subpass inputs, shader-record buffers, combined image samplers, buffer pointers):
