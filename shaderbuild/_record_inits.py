@@ -301,7 +301,7 @@ def init_ppddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
   self._a6 = _a6
 
 
-def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
+def init_ppddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -312,6 +312,7 @@ def init_ppdddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a7 = _a7
   self._a8 = _a8
   self._a9 = _a9
+  self._a10 = _a10
 
 
 def init_ppddddddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M):
@@ -464,6 +465,19 @@ def init_pppdddddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, 
   self._a6 = _a6
   self._a7 = _a7
   self._a8 = _a8
+
+
+def init_pppddddddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+  self._a6 = _a6
+  self._a7 = _a7
+  self._a8 = _a8
+  self._a9 = _a9
 
 
 def init_pppddddddffdddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M):

@@ -134,6 +134,7 @@ class Variable(Record):
     const: bool = False
     init: Expr | None = None     # constant initializer of a global (static const tables)
     precise: bool = False        # HLSL `precise`: what is stored here is computed exactly as written
+    coherent: bool = False       # a `globallycoherent` resource local or parameter (passes/resource_locals.py)
 
     def __repr__(self) -> str:
         return f"Variable({self.name}: {self.type}, {self.storage.value})"

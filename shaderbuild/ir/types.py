@@ -95,6 +95,7 @@ class StructField(InternedRecord):
     vk_builtin: str | None = None
     packoffset: int | None = None      # `: packoffset(cN.x)` in bytes: every cbuffer layout
     per_primitive: bool = False        # [[vk::perprimitive]]: a pixel input a mesh shader writes per primitive
+    coherent: bool = False             # a `globallycoherent` resource member: the resource it names is coherent
 
 
 class Struct(Type):

@@ -86,7 +86,8 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
             vmap[id(p.var)] = arg.var
         elif p.direction == "in":
             local = ir.Variable(f"{p.var.name}.i{tag}", arg.type if isinstance(p.var.type, ir.Array) and
-                                p.var.type.size is None else p.var.type, ir.Storage.FUNCTION, p.var.loc)
+                                p.var.type.size is None else p.var.type, ir.Storage.FUNCTION, p.var.loc,
+                                coherent=p.var.coherent)
             caller.locals.append(local)
             vmap[id(p.var)] = local
             prologue.append(ir.Store(ir.VarRef(local), arg))
@@ -94,7 +95,8 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
             assert isinstance(arg, ir.VarRef)   # sema: out/inout arguments are VarRefs of caller temporaries
             vmap[id(p.var)] = arg.var
     for v in callee.locals:
-        local = ir.Variable(f"{v.name}.i{tag}", v.type, v.storage, v.loc, v.binding, v.io, v.const, v.init)
+        local = ir.Variable(f"{v.name}.i{tag}", v.type, v.storage, v.loc, v.binding, v.io, v.const, v.init,
+                            coherent=v.coherent)
         caller.locals.append(local)
         vmap[id(v)] = local
     body = clone_stmts(callee.body, vmap)

@@ -80,7 +80,8 @@ def _split_round(f: ir.Function) -> bool:
     for v in split.values():
         st = v.type
         assert isinstance(st, ir.Struct)      # struct_with_resource
-        parts[id(v)] = [ir.Variable(f"{v.name}.{fd.name}", fd.type, ir.Storage.FUNCTION, v.loc) for fd in st.fields]
+        parts[id(v)] = [ir.Variable(f"{v.name}.{fd.name}", fd.type, ir.Storage.FUNCTION, v.loc, coherent=fd.coherent)
+                        for fd in st.fields]
     f.locals = [x for v in f.locals for x in (parts[id(v)] if id(v) in split else [v])]
 
     def member(place: ir.Expr, i: int) -> ir.Expr | None:
@@ -128,6 +129,17 @@ def _root(p: ir.Expr) -> ir.Expr:
     while isinstance(p, (ir.IndexRef, ir.FieldRef, ir.SwizzleRef)):
         p = p.base
     return p
+
+
+def _make_coherent(place: ir.Expr) -> None:
+    """An access through a `globallycoherent` local or parameter: the global resource it reaches becomes
+    globally coherent as a whole (its binding: DXIL's UAV record and annotateHandle bit, SPIR-V's Coherent
+    on its variable).  DXC marks only that access's handle at SM 6.6 (an annotateHandle of its own) and
+    drops the attribute before; a whole coherent resource is never less coherent than either, and
+    coherence only orders memory, it never changes a value."""
+    root = _root(place)
+    if isinstance(root, ir.VarRef) and root.var.binding is not None and root.var.binding.register_class == "u":
+        root.var.binding.globally_coherent = True
 
 
 def _place_name(p: ir.Expr) -> str:
@@ -233,7 +245,10 @@ class _Resolver:
                 and _is_local_resource(root.var):
             if root.loc is not None:
                 self.loc = root.loc      # errors while indexing point at the use, not at the statement
-            return self.need_ref(self.value_of_place(e, root.var.name), e)
+            place = self.need_ref(self.value_of_place(e, root.var.name), e)
+            if root.var.coherent:
+                _make_coherent(place)
+            return place
         if isinstance(e, ir.VarRef):
             return e
         cls = type(e)

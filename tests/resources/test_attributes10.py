@@ -247,24 +247,6 @@ def test_globally_coherent_on_a_read_only_resource_refused():
         assert errs and errs[0].startswith("1:") and "'globallycoherent' can only be applied to UAV" in errs[0], errs
 
 
-@pytest.mark.parametrize(("src", "where"), [
-    ("RWBuffer<uint> g : register(u0);\nvoid f(globallycoherent RWBuffer<uint> b) { b[0] = 1; }\n"
-     "[numthreads(1, 1, 1)] void main() { f(g); }\n", "2:40"),
-    ("RWBuffer<uint> g : register(u0);\n[numthreads(1, 1, 1)] void main() {\n"
-     "    globallycoherent RWBuffer<uint> b = g;\n    b[0] = 1;\n}\n", "3:37"),
-    ("struct S { globallycoherent RWBuffer<uint> b; };\nS s;\n[numthreads(1, 1, 1)] void main() { s.b[0] = 1; }\n",
-     "1:44"),
-    ("RWBuffer<uint> g : register(u0);\nstatic globallycoherent RWBuffer<uint> a = g;\n"
-     "[numthreads(1, 1, 1)] void main() { a[0] = 1; }\n", "2:40"),
-])
-def test_globally_coherent_elsewhere_refused(src, where):
-    """Only a global resource's binding carries the qualifier; on a parameter, local, member or static alias it
-    is refused where written rather than dropped."""
-    for target in ("spirv", "dxil"):
-        errs = R.errors(R.compile_hlsl(src, "main", "cs_6_6", target))
-        assert errs and errs[0].startswith(where + ": ") and "global resource declaration only" in errs[0], errs
-
-
 HEAP_CS = """[numthreads(4, 1, 1)]
 void main(uint i : SV_DispatchThreadID) {
     globallycoherent RWStructuredBuffer<uint> b = ResourceDescriptorHeap[0];

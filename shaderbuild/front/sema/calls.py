@@ -22,6 +22,7 @@ from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from .. import ast
 from .base import SemaBase, Undo
+from .coherence import warn_mismatch
 from .conversions import SCORE_FLAGS, common_scalar, conversion_cost, overload_score, shape_of, with_scalar
 from .exprs import changed_by, scatter
 from .heaps import HeapElement
@@ -400,8 +401,10 @@ class CallLowering(SemaBase):
             if kind in ("ConstantBuffer", "TextureBuffer") and not (is_place[i] and _is_block(v, kind)):
                 raise error(f"the argument for parameter '{f.decl.params[i].name}' must be a {kind} (a copy of its "
                             f"block is passed), not a value of type '{v.type}'", a.loc)
+            coherent = "globallycoherent" in f.decl.params[i].qualifiers
             if d == "in":
                 value = early.get(i) or self.load(v) if is_place[i] else v
+                warn_mismatch(self, value, pt, coherent, a.loc)
                 call_args.append(self.convert(value, pt, a.loc))
                 continue
             if not is_place[i]:
@@ -409,7 +412,9 @@ class CallLowering(SemaBase):
             self.check_writable(v, a)
             tmp = self.temp(pt)
             if d == "inout":
-                self.emit(ir.Store(ir.VarRef(tmp), self.convert(early.get(i) or self.load(v), pt, a.loc)))
+                value = early.get(i) or self.load(v)
+                warn_mismatch(self, value, pt, coherent, a.loc)
+                self.emit(ir.Store(ir.VarRef(tmp), self.convert(value, pt, a.loc)))
             else:
                 # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
                 self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))

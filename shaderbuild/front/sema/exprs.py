@@ -10,6 +10,7 @@ from ...ir.d3d_numerics import float_to_int, int_div, int_mod, int_to_float, rou
 from ...ir.resource_kinds import KINDS
 from .. import ast
 from .base import SemaBase
+from .coherence import place_coherence, warn_mismatch
 from .conversions import common_scalar, common_shape, shape_accepts, shape_of, with_scalar
 from .heaps import HeapElement, HeapLowering
 from .scope import (
@@ -829,6 +830,7 @@ class ExprLowering(HeapLowering, SemaBase):
             out.insert(mark, ir.Store(ir.VarRef(held), rhs, e.loc))
             rhs = self.load(ir.VarRef(held))
         if e.op == "=":
+            warn_mismatch(self, rhs, place.type, place_coherence(place), e.value.loc)
             value = self.convert(rhs, place.type, e.value.loc)
         else:
             self.check_min_int_division(e.op, e.target, e.value, e.loc)

@@ -35,6 +35,7 @@ from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .base import Undo
 from .bitfields import Bitfield, BitfieldLowering
 from .calls import CallLowering
+from .coherence import warn_mismatch
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
@@ -364,11 +365,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         return own[0] if own else via or ref.major or ref.pack
 
     @staticmethod
-    def check_type_qualifiers(qualifiers, t: ir.Type, loc: SourceLoc, resource_global: bool = False) -> None:
+    def check_type_qualifiers(qualifiers, t: ir.Type, loc: SourceLoc) -> None:
         """Qualifiers that need a kind of type, in DXC's words: `row_major` / `column_major` a matrix (or an
-        array of them), `snorm` / `unorm` a float type (and not both), `globallycoherent` a UAV; the binding of
-        a `resource_global` carries it (resource_global), so elsewhere (a local, parameter, member, static
-        alias) it is refused rather than dropped.  `reordercoherent` needs SM 6.9, past this compiler's
+        array of them), `snorm` / `unorm` a float type (and not both), `globallycoherent` a UAV (or an array of
+        them) wherever it is written (sema/coherence.py).  `reordercoherent` needs SM 6.9, past this compiler's
         profiles: refused."""
         own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
         while isinstance(t, ir.Array):
@@ -376,9 +376,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if "globallycoherent" in qualifiers:
             if not (isinstance(t, ir.Resource) and t.register_class == "u"):
                 raise error("'globallycoherent' can only be applied to UAV objects", loc)
-            if not resource_global:
-                raise error("'globallycoherent' is supported on a global resource declaration only: declare the "
-                            "global resource globallycoherent", loc)
         if "reordercoherent" in qualifiers:
             if not (isinstance(t, ir.Resource) and t.register_class == "u"):
                 raise error("'reordercoherent' can only be applied to UAV objects", loc)
@@ -566,7 +563,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             vk_location, vk_builtin = self.vk_io_attributes(f.attributes)
             vk_offset = next((self.const_int(a.args[0]) for a in f.attributes if a.name == "vk::offset"), None)
             fields.append(ir.StructField(f.name, t, f.semantic, interp, row_major, vk_offset, vk_location, vk_builtin,
-                                         per_primitive=any(a.name == "vk::perprimitive" for a in f.attributes)))
+                                         per_primitive=any(a.name == "vk::perprimitive" for a in f.attributes),
+                                         coherent="globallycoherent" in f.qualifiers))
         self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
         if bits:
@@ -670,7 +668,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             check_modifiers(d.qualifiers, GLOBAL, d.loc)
         self.written_major(d.qualifiers, d.type, d.loc)      # conflicting orientations are errors
         t = self.resolve_type(d.type, d.dims)
-        self.check_type_qualifiers(d.qualifiers, t, d.loc, resource_global="static" not in d.qualifiers)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc)
         _local_only(t, d.type.loc, "a global or static variable")
         q = d.qualifiers
         base = t
@@ -983,6 +981,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if var is None or var.binding is None or var.type != t:
             raise error(f"static resource '{d.name}' must be initialized with a global resource of type '{t}'",
                         d.init.loc if d.init is not None else d.loc)
+        coherent = "globallycoherent" in d.qualifiers
+        assert d.init is not None       # (global_var: a static resource with an initializer)
+        warn_mismatch(self, ir.Load(ir.VarRef(var), t), t, coherent, d.init.loc)
+        if coherent:        # every access through the alias is coherent: the resource it names is
+            var.binding.globally_coherent = True
         self.declare(d.name, sym, d.loc)
 
     def check_member_type(self, name: str, t: ir.Type, loc: SourceLoc) -> None:
@@ -1076,6 +1079,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             ptypes.append(t)
             pdirs.append(direction)
         rt = self.resolve_type(d.return_type, d.return_dims)
+        if "globallycoherent" in d.qualifiers:
+            self.check_type_qualifiers(("globallycoherent",), rt, d.return_type.loc)
         if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
             _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
@@ -1134,7 +1139,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 self.scope.names["this"] = VarSymbol(this)     # `this.x` as in HLSL 2021
             for p, t, direction in zip(params, info.param_types, info.param_dirs):
                 var = ir.Variable(p.name, t, ir.Storage.FUNCTION, p.loc, const="const" in p.qualifiers,
-                                  precise="precise" in p.qualifiers)
+                                  precise="precise" in p.qualifiers, coherent="globallycoherent" in p.qualifiers)
                 per_primitive = any(a.name == "vk::perprimitive" for a in p.attributes)
                 if p.semantic is not None:
                     loc_attr, builtin_attr = self.vk_io_attributes(p.attributes)

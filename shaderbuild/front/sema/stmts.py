@@ -10,6 +10,7 @@ from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from ..modifiers import LOCAL, report_modifiers
 from .base import SemaBase
+from .coherence import warn_mismatch
 from .resources import LOOP_HINT
 from .scope import Scope, UnrollOffset, VarSymbol
 
@@ -130,7 +131,7 @@ class StmtLowering(SemaBase):
         # a globallycoherent local initialised from a heap element names a globallycoherent view (sema/heaps.py)
         coherent_heap = "globallycoherent" in d.qualifiers and "static" not in d.qualifiers \
             and isinstance(d.init, ast.Index) and self.is_heap_index(d.init)
-        self.check_type_qualifiers(d.qualifiers, t, d.loc, resource_global=coherent_heap)
+        self.check_type_qualifiers(d.qualifiers, t, d.loc)
         if isinstance(t, ir.VoidType):
             raise error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
         if "static" in d.qualifiers:
@@ -157,10 +158,13 @@ class StmtLowering(SemaBase):
         if isinstance(t, ir.Resource) or (isinstance(t, ir.Array) and isinstance(_base_elem(t), ir.Resource)):
             if isinstance(t, ir.Array) and t.size is None:
                 raise error("local resource arrays must have a size", d.loc)
+        coherent = "globallycoherent" in d.qualifiers
+        if init is not None and d.init is not None:
+            warn_mismatch(self, init, t, coherent, d.init.loc)
         if coherent_heap and init is not None:
             init = self.coherent_heap_view(init, d.loc)
         var = ir.Variable(d.name, t, ir.Storage.FUNCTION, d.loc, const="const" in d.qualifiers,
-                          precise="precise" in d.qualifiers)
+                          precise="precise" in d.qualifiers, coherent=coherent)
         assert self.fn is not None          # statements are lowered inside a function
         self.fn.locals.append(var)
         self.declare_var(d.name, var, d.loc)
@@ -411,6 +415,8 @@ class StmtLowering(SemaBase):
             return_query(self, s)
             return
         v = self.init_value(s.value, rt, s.value.loc) if isinstance(s.value, ast.InitList) else self.rvalue(s.value)
+        if self.fn_info is not None:
+            warn_mismatch(self, v, rt, "globallycoherent" in self.fn_info.decl.qualifiers, s.value.loc)
         self.emit(ir.Return(self.convert(v, rt, s.value.loc, what=" in return statement")))
 
 

@@ -212,13 +212,13 @@ class StructResourceLowering(SemaBase):
                 sym.members[f.name] = inner
                 data_index += data_type(f.type) is not None
             elif struct_has_resource(f.type):
-                sym.members[f.name] = self._member_resource(d, full, f.type, regs, used)
+                sym.members[f.name] = self._member_resource(d, full, f.type, regs, used, f.coherent)
             else:
                 sym.members[f.name] = (*path, ("f", data_index))
                 data_index += 1
 
     def _member_resource(self, d: ast.VarDecl, name: str, t: ir.Type, regs: dict[str, ast.Register],
-                         used: dict[str, int]) -> ir.Variable:
+                         used: dict[str, int], coherent: bool = False) -> ir.Variable:
         count, base = 1, t
         while isinstance(base, ir.Array):
             if base.size is None or not isinstance(base.elem, ir.Resource):
@@ -232,7 +232,7 @@ class StructResourceLowering(SemaBase):
             raise error(f"member '{name}' of '{d.name}' has type '{base}', which cannot be a struct member "
                         f"resource here", d.loc)
         cls = base.register_class
-        binding = ir.Binding(cls, None, 0, count)
+        binding = ir.Binding(cls, None, 0, count, globally_coherent=coherent)      # DXC: the member's type's
         r = regs.get(cls)
         if r is not None:
             binding.register = r.number + used[cls]
