@@ -215,3 +215,17 @@ def test_on_a_non_uav_refused_where_written(src, where):
     for target in ("spirv", "dxil"):
         errs = R.errors(R.compile_hlsl(src, "main", "cs_6_6", target))
         assert errs and errs[0] == where + ": 'globallycoherent' can only be applied to UAV objects", errs
+
+
+def test_a_local_struct_member_carries_its_coherence():
+    """A local struct's coherent member: assigning a plain UAV to it warns "adds", and the resource reached
+    through it (also inside a callee taking the struct) is Coherent; the plain member's is not."""
+    src = ("struct S { globallycoherent RWBuffer<uint> b; RWBuffer<uint> c; };\n"
+           "RWBuffer<uint> g : register(u0);\nRWBuffer<uint> g2 : register(u1);\n"
+           "void use(S x) { x.b[0] = 1; x.c[0] = 2; }\n"
+           "[numthreads(1, 1, 1)] void main() { S l; l.b = g; l.c = g2; use(l); }\n")
+    res = R.compile_hlsl(src, "main", "cs_6_0", "spirv")
+    assert res.ok, R.diagnostics_text(res)
+    assert _warnings(res) == ["5:48: implicit conversion from 'RWBuffer<uint>' to 'globallycoherent RWBuffer<uint>' "
+                              "adds globallycoherent annotation"]
+    assert _coherent_vars(tools.spirv_dis(res.binary)) == {"g": True, "g2": False}

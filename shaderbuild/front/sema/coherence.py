@@ -31,6 +31,11 @@ def place_coherence(place: ir.Expr) -> bool | None:
     var = _root_var(place)
     if var is None or not _is_resource(place.type):
         return None
+    member = place
+    while isinstance(member, ir.IndexRef):        # an element of a resource array member
+        member = member.base
+    if isinstance(member, ir.FieldRef) and isinstance(member.base.type, ir.Struct):    # a local struct's member
+        return member.base.type.fields[member.index].coherent
     if var.binding is not None:
         return None if var.binding.heap is not None else var.binding.globally_coherent
     return var.coherent
