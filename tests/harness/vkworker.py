@@ -16,6 +16,7 @@ import sys
 import traceback
 
 import vkaccel  # the acceleration-structure builder beside this script (runs in the worker only)
+import vkmsfill  # per-sample contents of multisampled images (worker only)
 import vkraytrace  # ray-tracing pipelines and shader binding tables (worker only)
 import vulkan as vk
 
@@ -246,6 +247,8 @@ def _image_levels(d: dict) -> list[tuple[int, int, int]]:
 def image_data_size(d: dict) -> int:
     """Bytes of an image's data: per mip level, every layer's texels (rows of width texels)."""
     layers = d.get("layers", 1)
+    if d.get("samples", 1) > 1 and d.get("per_sample"):     # every sample of every texel (vkmsfill)
+        return d["width"] * d.get("height", 1) * layers * d["samples"] * _texel_size(d["format"])
     if d.get("samples", 1) > 1:     # a multisampled image: one texel, every sample cleared to it
         return _texel_size(d["format"])
     return sum(w * h * dep * layers for w, h, dep in _image_levels(d)) * _texel_size(d["format"])
@@ -310,8 +313,9 @@ class Descriptors:
         if len(d["data"]) != size:
             raise ValueError(f"image data is {len(d['data'])} bytes, its shape needs {size}")
         storage = d["kind"] == "storage_image"
+        per_sample = d.get("samples", 1) > 1 and d.get("per_sample", False)
         usage = vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
-        if storage:
+        if storage or per_sample:
             usage |= vk.VK_IMAGE_USAGE_STORAGE_BIT
         mips, layers = d.get("mips", 1), d.get("layers", 1)
         image = self.res.add(vk.vkDestroyImage, vk.vkCreateImage(dev, vk.VkImageCreateInfo(
@@ -328,7 +332,8 @@ class Descriptors:
                                               baseArrayLayer=0, layerCount=layers)
         view = self.res.add(vk.vkDestroyImageView, vk.vkCreateImageView(dev, vk.VkImageViewCreateInfo(
             image=image, viewType=vtype, format=fmt, subresourceRange=subrange), None))
-        staging = self.res.host_buffer(d["data"], vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        staging = self.res.host_buffer(d["data"], vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
+                                       | (vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT if per_sample else 0))
         regions, offset = [], 0
         for m, (w, h, dep) in enumerate(_image_levels(d)):
             regions.append(vk.VkBufferImageCopy(
@@ -339,7 +344,9 @@ class Descriptors:
             offset += w * h * dep * layers * _texel_size(d["format"])
         item = {"type": _IMAGE_KINDS[d["kind"]], "image": image, "view": view, "staging": staging,
                 "regions": regions, "subrange": subrange, "readback": storage, "size": size}
-        if d.get("samples", 1) > 1:     # no buffer copies into multisampled images: cleared to the one texel
+        if per_sample:                  # no buffer copies into multisampled images: stored by a shader
+            item["fill"] = vkmsfill.prepare(self.res, d, image, fmt, aspect, staging[0])
+        elif d.get("samples", 1) > 1:   # no buffer copies into multisampled images: cleared to the one texel
             code = {"r32ui": "I", "rg32ui": "I", "rgba32ui": "I", "r32i": "i", "rgba32i": "i"}.get(d["format"], "f")
             vals = list(struct.unpack(f"<{size // 4}{code}", d["data"])) + [0] * (4 - size // 4)
             field = {"I": "uint32", "i": "int32", "f": "float32"}[code]
@@ -462,6 +469,14 @@ class Descriptors:
     def record_uploads(self, cmd) -> None:
         """Copy every image's data in and leave it in GENERAL layout for the shaders."""
         for item in self._images():
+            if "fill" in item:          # a multisampled image with per-sample data (vkmsfill)
+                self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                 0, vk.VK_ACCESS_SHADER_WRITE_BIT)
+                item["fill"](cmd)
+                self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_GENERAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                 vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                 vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT)
+                continue
             self._transition(cmd, item, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                              0, vk.VK_ACCESS_TRANSFER_WRITE_BIT)
             if "clear" in item:

@@ -33,6 +33,7 @@ _KINDS = frozenset({"storage", "uniform"})
 _TEXEL_KINDS = frozenset({"uniform_texel_buffer", "storage_texel_buffer"})
 _IMAGE_KINDS = frozenset({"sampled_image", "storage_image"})
 _DIMS = frozenset({"1d", "1d_array", "2d", "2d_array", "3d", "cube", "cube_array"})
+_PER_SAMPLE_FORMATS = ("r32f", "rg32f", "rgba32f", "r32ui", "rg32ui", "rgba32ui", "r32i", "rgba32i")  # vkmsfill
 # texel format -> bytes per texel (the worker maps the names to VkFormats)
 TEXEL_SIZES = {"rgba8": 4, "r32f": 4, "rg32f": 8, "rgba32f": 16, "r32ui": 4, "r32i": 4,
                "rgba32ui": 16, "rgba32i": 16, "d32f": 4, "rg32ui": 8,
@@ -89,6 +90,7 @@ class Image:
     mips: int = 1
     index: int = 0
     samples: int = 1  # > 1: a multisampled image, every sample cleared to `data`, one texel (no upload path)
+    per_sample: bool = False  # with samples > 1: `data` holds every sample (vkmsfill's layout: each texel's samples)
 
     def levels(self) -> list[tuple[int, int, int]]:
         """(width, height, depth) of each mip level."""
@@ -96,6 +98,8 @@ class Image:
                 for m in range(self.mips)]
 
     def data_size(self) -> int:
+        if self.samples > 1 and self.per_sample:
+            return self.width * self.height * self.layers * self.samples * TEXEL_SIZES[self.format]
         if self.samples > 1:
             return TEXEL_SIZES[self.format]
         return sum(w * h * d for w, h, d in self.levels()) * self.layers * TEXEL_SIZES[self.format]
@@ -349,6 +353,10 @@ def _describe(b) -> dict:
             if b.mips != 1 or b.dim not in ("2d", "2d_array") or b.format in ("d32f", "rgba8") or b.kind != "sampled_image":
                 raise ValueError(f"multisampled image {where}: one level of a sampled 2d/2d_array 32-bit color image")
             d["samples"] = b.samples
+            if b.per_sample:
+                if b.format not in _PER_SAMPLE_FORMATS:
+                    raise ValueError(f"multisampled image {where}: per-sample data needs one of {_PER_SAMPLE_FORMATS}")
+                d["per_sample"] = True
         return d
     if isinstance(b, TexelBuffer):
         if b.kind not in _TEXEL_KINDS or b.format not in TEXEL_SIZES or b.format == "d32f":
