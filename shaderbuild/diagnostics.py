@@ -207,7 +207,8 @@ def render_all(diags: list[Diagnostic], sources: SourceCache | None, fmt: str = 
 WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "conversion": ("implicit conversions that lose components or precision (DXC: -Wconversion)",
                    (r"implicit truncation of (vector|matrix) type$", r"conversion from larger type .* possible loss of data$",
-                    r"array index is a floating-point value", r"'.*' is promoted to '.*'$")),
+                    r"array index is a floating-point value", r"'.*' is promoted to '.*'$",
+                    r"implicit conversion from .* (adds|loses) globallycoherent annotation$")),
     "macro-redefined": ("a #define that changes an existing macro", (r"'.*' macro redefined$",)),
     "extra-tokens": ("tokens after a preprocessor directive's arguments", (r"extra tokens at end of",)),
     "ignored-pragmas": ("a #pragma the compiler does not understand and ignores", (r"unknown pack_matrix pragma",)),

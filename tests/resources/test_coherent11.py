@@ -229,3 +229,13 @@ def test_a_local_struct_member_carries_its_coherence():
     assert _warnings(res) == ["5:48: implicit conversion from 'RWBuffer<uint>' to 'globallycoherent RWBuffer<uint>' "
                               "adds globallycoherent annotation"]
     assert _coherent_vars(tools.spirv_dis(res.binary)) == {"g": True, "g2": False}
+
+
+def test_the_warning_is_in_the_conversion_group():
+    """DXC's group (InGroup<Conversion>): -Wno-conversion silences it, -WX makes it an error."""
+    src = HEAD + "[numthreads(1, 1, 1)] void main() { RWBuffer<uint> l = h; l[0] = 1; }\n"
+    quiet = R.compile_hlsl(src, "main", "cs_6_0", "spirv", disabled_warnings=["conversion"])
+    assert quiet.ok and _warnings(quiet) == [], R.diagnostics_text(quiet)
+    strict = R.compile_hlsl(src, "main", "cs_6_0", "spirv", warnings_as_errors=True)
+    assert not strict.ok and any("loses globallycoherent annotation" in e for e in R.errors(strict)), \
+        R.diagnostics_text(strict)
