@@ -4,9 +4,10 @@ The harness gives every sample of a multisampled image its own value (vulkan_run
 per_sample=True: harness/vkmsfill.py stores each one with a compute shader, as Vulkan has no copy
 into a multisampled image), so `Load(pos, s)`, `Load(pos, s, offset)`, `.sample[s][pos]` and the
 sample count of GetDimensions are checked against values this test computes from the data it gave,
-for Texture2DMS and Texture2DMSArray, float, uint and int texels, 2, 4 and 8 samples.  Each program
-runs on lavapipe as SPIR-V and, as DXIL, through dxil-spirv on lavapipe (R.cs; the interpreter does
-not model multisampled textures: dxil_skip 'multisampled').
+for Texture2DMS and Texture2DMSArray, float, uint and int texels, 2, 4 and 8 samples, in compute and
+in a pixel shader.  Each program runs on lavapipe as SPIR-V and, as DXIL, through dxil-spirv on
+lavapipe (R.cs / R.draw; the interpreter does not model multisampled textures: dxil_skip
+'multisampled').
 """
 
 from __future__ import annotations
@@ -111,3 +112,25 @@ def test_texture2dms_signed_samples_with_their_positions():
                                   "Out": R.storage(R.sentinel(16))}, groups=(4, 1, 1), dxil_skip="multisampled")
     want = [float(v) for s in range(4) for v in (value(1, 1, 0, s, 0), value(1, 1, 0, s, 1), *FOUR_SAMPLES[s])]
     assert R.unpack("f", out["Out"]) == want
+
+
+MS_PS = """Texture2DMS<float, 4> T : register(t1);
+float4 main(float4 p : SV_Position) : SV_Target {
+    int2 q = int2(p.xy);
+    return float4(T.Load(q, 0), T.Load(q, 1), T.Load(q, 2), T.sample[3][q]);
+}
+"""
+
+
+def test_pixel_shader_reads_each_sample_of_its_pixel():
+    """A draw (the fill runs before the render pass too): each pixel's four samples land in its four channels
+    of an RGBA8 target, values k / 255 so the target stores k exactly."""
+    def k(x: int, y: int, s: int) -> int:
+        return 40 * s + 8 * y + x
+    data = _texels(4, 4, 1, 4, 1, lambda x, y, _layer, s, _c: k(x, y, s) / 255)
+    pixels = R.draw(R.FULLSCREEN_VS, MS_PS, 4, 4,
+                    {"T": R.image(R.pack("f", data), 4, 4, "r32f", samples=4, per_sample=True)})
+    for y in range(4):
+        for x in range(4):
+            want = tuple(R.unorm8(R.f32(k(x, y, s) / 255)) for s in range(4))
+            assert R.pixel(pixels, 4, x, y) == want, (x, y)
