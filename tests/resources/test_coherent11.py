@@ -239,3 +239,44 @@ def test_the_warning_is_in_the_conversion_group():
     strict = R.compile_hlsl(src, "main", "cs_6_0", "spirv", warnings_as_errors=True)
     assert not strict.ok and any("loses globallycoherent annotation" in e for e in R.errors(strict)), \
         R.diagnostics_text(strict)
+
+
+HEAP_TO_PLAIN_CS = """float get(RWByteAddressBuffer b, uint i) { return asfloat(b.Load(i * 4)); }
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+    globallycoherent RWByteAddressBuffer buf = ResourceDescriptorHeap[1];
+    Out[i] = get(buf, i);
+}
+"""
+
+
+@pytest.mark.llvm
+@pytest.mark.vulkan
+def test_a_coherent_heap_local_stays_coherent_through_a_plain_parameter():
+    """A coherent local taken from the heap, passed to a plain parameter: DXC warns "loses" (the local has the
+    coherent type) and its handle stays coherent (its first annotateHandle wins, DxilCleanupDynamicResource
+    Handle).  Here the access reads the coherent heap view: SPIR-V Coherent on it, DXIL bit 14 on the heap
+    handle's annotateHandle; the values read are the buffer's."""
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(HEAP_TO_PLAIN_CS, "main", "cs_6_6", target)
+        assert res.ok, R.diagnostics_text(res)
+        assert _warnings(res) == ["6:18: implicit conversion from 'globallycoherent RWByteAddressBuffer' to "
+                                  "'RWByteAddressBuffer' loses globallycoherent annotation"], _warnings(res)
+    spirv = R.compile_hlsl(HEAP_TO_PLAIN_CS, "main", "cs_6_6", "spirv")
+    dis = tools.spirv_dis(spirv.binary)
+    heap_vars = set(re.findall(r"= OpAccessChain %\S+ (%ResourceDescriptorHeap\S*) ", dis))
+    assert len(heap_vars) == 1 and re.search(rf"OpDecorate {re.escape(heap_vars.pop())} Coherent\b", dis), dis
+    checked = dxil_tools.check_dxil(R.compile_hlsl(HEAP_TO_PLAIN_CS, "main", "cs_6_6", "dxil").binary)
+    heap = re.search(r"(%\d+) = call %dx\.types\.Handle @dx\.op\.createHandleFromHeap\(i32 218, i32 1,", checked.ir)
+    assert heap, checked.ir
+    props = re.search(rf"@dx\.op\.annotateHandle\(i32 216, %dx\.types\.Handle {heap.group(1)}, "
+                      r"%dx\.types\.ResourceProperties \{ i32 (\d+),", checked.ir)
+    assert props and int(props.group(1)) >> 14 & 1, checked.ir
+    vk = R.vk_runner()
+    data = R.pack("f", [0.5, 1.5, 2.5, 3.5])
+    out, heap = R.resource(spirv.manifest, "Out")["vulkan"], spirv.manifest["descriptor_heaps"][0]["vulkan"]
+    got = vk.run_compute(spirv.binary, "main", [
+        vk.Buf(out["set"], out["binding"], R.sentinel(4), "storage"),
+        *(vk.Buf(heap["set"], heap["binding"], d, "storage", index=k) for k, d in enumerate([R.sentinel(4), data]))])
+    assert R.unpack("f", got[0]) == [0.5, 1.5, 2.5, 3.5]
