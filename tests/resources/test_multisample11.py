@@ -134,3 +134,17 @@ def test_pixel_shader_reads_each_sample_of_its_pixel():
         for x in range(4):
             want = tuple(R.unorm8(R.f32(k(x, y, s) / 255)) for s in range(4))
             assert R.pixel(pixels, 4, x, y) == want, (x, y)
+
+
+def test_per_sample_data_is_checked_before_the_work():
+    """The harness refuses per-sample data it cannot store (a format the fill shader does not write) and data
+    of the wrong size, before anything runs."""
+    res = R.build(MS_FLOAT.format(n=4, w=W, h=H))
+    vk = R.vk_runner()
+    out = vk.Buf(0, 0, R.sentinel(4 * (2 * W * H * 4 + 1)), "storage")
+    bad_format = vk.Image(0, 1, bytes(8 * W * H * 4), W, H, "rgba16f", samples=4, per_sample=True)
+    with pytest.raises(ValueError, match="per-sample data needs one of"):
+        vk.run_compute(res.binary, "main", [out, bad_format])
+    short = vk.Image(0, 1, bytes(16), W, H, "rgba32f", samples=4, per_sample=True)
+    with pytest.raises(ValueError, match="bytes of data, its shape needs"):
+        vk.run_compute(res.binary, "main", [out, short])
