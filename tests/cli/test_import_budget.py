@@ -65,7 +65,12 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # DXIL's -Zi collector; the ViewID state (stages with signatures: not a compute shader)
          "shaderbuild_dxil.debuginfo", "shaderbuild_dxil.viewid",
          # counted-loop analysis for [unroll] loops; DXIL's dominator trees for --validate's SSA check (and ViewID)
-         "shaderbuild.ir.loops", "shaderbuild_dxil.ctrldep"}
+         "shaderbuild.ir.loops", "shaderbuild_dxil.ctrldep",
+         # (sixth pass) the unroll pass for [unroll] loops only; the shared polyfills for a call of one only; the
+         # standalone root-signature compile for -T rootsig_1_x only; DXIL's intrinsic handlers for a shader that
+         # calls an intrinsic (this one calls none)
+         "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill", "shaderbuild.rootsig.standalone",
+         "shaderbuild_dxil.intrinsics"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
