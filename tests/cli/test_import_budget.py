@@ -70,7 +70,9 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # standalone root-signature compile for -T rootsig_1_x only; DXIL's intrinsic handlers for a shader that
          # calls an intrinsic (this one calls none)
          "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill", "shaderbuild.rootsig.standalone",
-         "shaderbuild_dxil.intrinsics"}
+         "shaderbuild_dxil.intrinsics",
+         # sema's template instantiation: TemplateLowering joins Analyzer on the first template declaration
+         "shaderbuild.front.sema.templates"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
