@@ -72,7 +72,9 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill", "shaderbuild.rootsig.standalone",
          "shaderbuild_dxil.intrinsics",
          # sema's template instantiation: TemplateLowering joins Analyzer on the first template declaration
-         "shaderbuild.front.sema.templates"}
+         "shaderbuild.front.sema.templates",
+         # SPIR-V's resource methods (Sample, Load, GetDimensions...): the intrinsic table's first miss loads them
+         "shaderbuild_spirv.resource_ops"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
@@ -137,6 +139,8 @@ HEAVY = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
 def test_graphics_compile_with_root_signature_imports_no_heavy_module(tmp_path, target):
     modules, _ = _cold_compile(tmp_path, target, VS, "vs_6_0")
     assert "shaderbuild.rootsig.shader" in modules and not modules & HEAVY, sorted(modules & HEAVY)
+    if target == "spirv":       # intrinsics (normalize, mul) but no resource method: their lowerings stay unloaded
+        assert "shaderbuild_spirv.intrinsics" in modules and "shaderbuild_spirv.resource_ops" not in modules
 
 
 # what `import shaderbuild.cli` may add to a fresh interpreter's modules
