@@ -158,3 +158,27 @@ def test_cli_import_is_light():
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
     new = set(proc.stdout.split())
     assert "shaderbuild.cli" in new and new <= CLI_IMPORTS, sorted(new - CLI_IMPORTS)
+
+
+# a template, an [unroll] loop, resource methods and intrinsics DXIL polyfills (smoothstep, fmod, log10):
+# each module the compute compile above must not import is loaded here, from a fresh process, by its first use
+FEATURES = """template<typename T> T twice(T v) { return v + v; }
+RWStructuredBuffer<float4> Out : register(u0);
+Texture2D<float4> Tex : register(t1);
+[numthreads(8, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {
+    float4 acc = 0;
+    [unroll] for (int i = 0; i < 4; i++) acc += Tex.Load(int3(id.x + i, 0, 0));
+    acc.x += smoothstep(0.0, 1.0, twice(acc.w)) + fmod(acc.y, 3.0) + log10(acc.z + 2.0);
+    Out[id.x] = acc;
+}
+"""
+FIRST_USE = {"spirv": {"shaderbuild.front.sema.templates", "shaderbuild.passes.unroll", "shaderbuild_spirv.resource_ops"},
+             "dxil": {"shaderbuild.front.sema.templates", "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill",
+                      "shaderbuild_dxil.intrinsics"}}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_modules_load_on_first_use(tmp_path, target):
+    modules, _ = _cold_compile(tmp_path, target, FEATURES)
+    assert (tmp_path / "cs.out").stat().st_size > 0
+    assert FIRST_USE[target] <= modules, sorted(FIRST_USE[target] - modules)
