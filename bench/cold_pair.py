@@ -37,7 +37,7 @@ GLSLANG_STAGES = {"cs": "comp", "vs": "vert", "ps": "frag"}
 def _glslang(case: tuple[str, str, str], out: Path) -> list[str] | None:
     exe = shutil.which("glslangValidator")
     path, entry, profile = case
-    if exe is None:
+    if exe is None or profile[:2] not in GLSLANG_STAGES:
         return None
     return [exe, "-D", "-V", "-S", GLSLANG_STAGES[profile[:2]], "-e", entry, str(SHADERS / path), "-I" + str(SHADERS),
             "-o", str(out)]
@@ -46,8 +46,10 @@ def _glslang(case: tuple[str, str, str], out: Path) -> list[str] | None:
 def _args(script: Path, case: tuple[str, str, str], target: str, out: Path) -> list[str]:
     path, entry, profile = case
     flags = ["-spirv", *SHIFTS] if target == "spirv" else []
-    return [str(script), "compile", str(SHADERS / path), "-T", profile, "-E", entry, *flags, "-I", str(SHADERS),
-            "-o", str(out)]
+    if target == "spirv" and profile[:2] in ("ms", "as", "li"):     # mesh and ray-tracing stages need SPIR-V 1.4
+        flags.append("-fspv-target-env=vulkan1.2")
+    return [str(script), "compile", str(SHADERS / path), "-T", profile, *(["-E", entry] if entry else []), *flags,
+            "-I", str(SHADERS), "-o", str(out)]
 
 
 def _cpu_ms(args: list[str], env: dict[str, str]) -> float:
@@ -70,6 +72,9 @@ def main() -> int:
     ap.add_argument("base", help="the commit to compare this checkout with")
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--count", action="store_true", help="also count instructions under valgrind")
+    ap.add_argument("--case", action="append", metavar="FILE:ENTRY:PROFILE",
+                    help="a sample entry instead of the three defaults, e.g. meshlet/meshlet.hlsl:ms_main:ms_6_5 "
+                         "or raytracing/rt_shadows.hlsl::lib_6_3 (repeatable)")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cold_pair_"))
     try:
@@ -81,7 +86,8 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
         env["XDG_CACHE_HOME"] = str(work / "cache")
         print(f"base {opts.base} against {ROOT}; CPU ms, medians of {opts.runs} interleaved runs")
-        for case in CASES:
+        cases = [tuple(c.split(":")) for c in opts.case] if opts.case else CASES
+        for case in cases:
             for target in ("dxil", "spirv"):
                 cmds = {name: _args(script, case, target, work / f"{name}.out") for name, script in scripts.items()}
                 glslang = _glslang(case, work / "g.spv")

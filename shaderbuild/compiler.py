@@ -26,7 +26,7 @@ from .diagnostics import (
 )
 from .options import VK_LAYOUTS, VK_TARGET_ENVS, CompileOptions, Profile, parse_profile
 from .records import DataRecord, Record
-from .rootsig.standalone import ROOTSIG_PROFILES, compile_standalone
+from .rootsig import ROOTSIG_PROFILES
 
 
 class CompileResult(DataRecord):
@@ -147,6 +147,8 @@ def _compile_into(result: CompileResult, path: str, options: CompileOptions, tex
 
     try:
         if options.profile in ROOTSIG_PROFILES:         # -T rootsig_1_x -E NAME: a standalone blob
+            from .rootsig.standalone import compile_standalone
+
             result.binary, result.manifest, files = compile_standalone(path, options, text, reader, result.sources,
                                                                        source_display_name(path))
             result.root_signature, result.dependencies, result.ok = result.binary, files, True

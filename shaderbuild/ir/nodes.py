@@ -42,6 +42,7 @@ __all__ = [
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "Subobject",
     "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
     "stmt_exprs", "body_exprs", "nodes_of", "referenced_variables", "view_binding", "view_type", "entry_points",
+    "functions_calling", "has_unroll_loop",
 ]
 
 
@@ -541,6 +542,23 @@ def _stmt_list(stmts: list, out: list[Stmt]) -> list[Stmt]:   # list: `type(s) i
     return out
 
 
+def has_unroll_loop(stmts: list[Stmt]) -> bool:
+    """Whether `stmts` hold an `[unroll]` loop, nested statements included (a recursive loop: cheaper
+    than the generators of walk_stmts on every statement of an inlined entry).  The pipeline asks
+    before it imports passes/unroll.py, which unrolls them."""
+    for s in stmts:
+        if type(s) is Loop:      # exact classes (tests/ir/test_types_exact.py): see ir.walk_stmts
+            if s.hint == "unroll" or has_unroll_loop(s.body) or has_unroll_loop(s.continuing):
+                return True
+        elif type(s) is If:
+            if has_unroll_loop(s.then) or has_unroll_loop(s.else_):
+                return True
+        elif type(s) is Switch:
+            if any(has_unroll_loop(c.body) for c in s.cases):
+                return True
+    return False
+
+
 def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:
     """A statement list with each statement (nested ones first, in place) replaced by what
     change(statement) returns: a list of statements, or None to keep it."""
@@ -758,6 +776,24 @@ def entry_points(module: Module) -> list[EntryPoint]:
     if module.entries:
         return module.entries
     return [module.entry] if module.entry is not None else []
+
+
+def functions_calling(module: Module, names: frozenset[str]) -> list[Function]:
+    """Each function of `module` (entry functions, static initialisers and entry sources too), once,
+    that calls an intrinsic named in `names`: a pass searches with it before importing its rewriter."""
+    if not names:
+        return []
+    fns = [*module.functions]
+    for entry in entry_points(module):
+        fns += [f for f in (entry.function, entry.static_init, entry.source_function) if f]
+    seen: set[int] = set()
+    out = []
+    for fn in fns:
+        if id(fn) not in seen:
+            seen.add(id(fn))
+            if any(x.name in names for x in nodes_of(body_exprs(fn.body), Intrinsic)):
+                out.append(fn)
+    return out
 
 
 def entry_of(module: Module) -> EntryPoint:

@@ -17,7 +17,7 @@ import os
 from .. import ir
 from ..capabilities import Capabilities
 from ..options import CompileOptions
-from . import dx_registers, entry_wrapper, flatten_resource_arrays, inline, resource_locals, unroll
+from . import dx_registers, entry_wrapper, flatten_resource_arrays, inline, resource_locals
 
 
 def _end_hits(module: ir.Module, options: CompileOptions) -> None:
@@ -29,8 +29,16 @@ def _end_hits(module: ir.Module, options: CompileOptions) -> None:
         hit_terminators.run(module, options)
 
 
+def _unroll(module: ir.Module, options: CompileOptions) -> None:
+    """unroll.run, imported when a function holds an `[unroll]` loop (most shaders have none)."""
+    if any(ir.has_unroll_loop(f.body) for f in module.functions):
+        from . import unroll
+
+        unroll.run(module, options)
+
+
 PIPELINE = (resource_locals.run, flatten_resource_arrays.run, entry_wrapper.run, _end_hits, dx_registers.run,
-            inline.run, unroll.run)
+            inline.run, _unroll)
 
 
 def validation_requested(options: CompileOptions) -> bool:
@@ -61,10 +69,11 @@ def run_passes(module: ir.Module, options: CompileOptions, caps: Capabilities) -
             from ..ir.validate import validate_module
 
             validate_module(module, getattr(p, "__module__", "raise").rsplit(".", 1)[-1])
-    if caps.polyfills:
+    fns = ir.functions_calling(module, frozenset(caps.polyfills))
+    if fns:     # polyfill's expansions (~55 KB of bytecode) load only for a shader that calls one (issue 23)
         from . import polyfill
 
-        polyfill.run(module, caps.polyfills)
+        polyfill.rewrite(fns, caps.polyfills)
         if validate:
             from ..ir.validate import validate_module
 

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-__all__ = ["POLYFILLS", "run"]
+__all__ = ["POLYFILLS", "rewrite", "run"]
 
 
 class _Fn:
@@ -502,18 +502,15 @@ def _wave_multi_prefix(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 # ------------------------------------------------------------------ the walk
 def run(module: ir.Module, names: Iterable[str]) -> None:
     """Expand every intrinsic named in `names` in every function of `module`, in place."""
+    rewrite(ir.functions_calling(module, frozenset(names) & POLYFILLS.keys()), names)
+
+
+def rewrite(fns: list[ir.Function], names: Iterable[str]) -> None:
+    """Expand the intrinsics named in `names` in `fns`, the functions found calling one
+    (ir.functions_calling: the pipeline searches before it imports this module)."""
     wanted = frozenset(names) & POLYFILLS.keys()
-    if not wanted:
-        return
-    seen: set[int] = set()
-    fns = [*module.functions]
-    for entry in ir.entry_points(module):
-        fns += [f for f in (entry.function, entry.static_init, entry.source_function) if f]
     for fn in fns:
-        if id(fn) not in seen:
-            seen.add(id(fn))
-            if any(x.name in wanted for x in ir.nodes_of(ir.body_exprs(fn.body), ir.Intrinsic)):
-                _Walk(fn, wanted).stmts(fn.body)    # (the search costs less than this rewriting walk)
+        _Walk(fn, wanted).stmts(fn.body)    # (the search costs less than this rewriting walk)
 
 
 # per expression class, the fields that can hold expressions (never: types, operators, names, ...)

@@ -31,28 +31,12 @@ MAX_OFFSET_STMTS = 16_384
 
 def run(module: ir.Module, options: CompileOptions) -> None:
     optimise = options.passes_level >= 1
-    todo = [f for f in module.functions if _has_unroll(f.body)]
+    todo = [f for f in module.functions if ir.has_unroll_loop(f.body)]
     if not todo:        # only `[unroll]` loops are unrolled: no search for offset helpers, no rebuilt tree
         return
     helpers = _offset_helpers(module)
     for f in todo:
         f.body = _walk(f.body, _Context(optimise, f, helpers))
-
-
-def _has_unroll(stmts: list[ir.Stmt]) -> bool:
-    """Whether `stmts` hold an `[unroll]` loop, nested statements included (a recursive loop: cheaper
-    than the generators of ir.walk_stmts on every statement of an inlined entry)."""
-    for s in stmts:
-        if type(s) is ir.Loop:      # exact classes (tests/ir/test_types_exact.py): see ir.walk_stmts
-            if s.hint == "unroll" or _has_unroll(s.body) or _has_unroll(s.continuing):
-                return True
-        elif type(s) is ir.If:
-            if _has_unroll(s.then) or _has_unroll(s.else_):
-                return True
-        elif type(s) is ir.Switch:
-            if any(_has_unroll(c.body) for c in s.cases):
-                return True
-    return False
 
 
 class _Context:

@@ -3,7 +3,7 @@ standalone blob (a DXBC container holding only RTS0, as DXC writes it)."""
 
 from __future__ import annotations
 
-ROOTSIG_PROFILES = {"rootsig_1_0": "1.0", "rootsig_1_1": "1.1"}
+from . import ROOTSIG_PROFILES
 
 
 def compile_standalone(path: str, options, text, reader, sources, display_name: str) -> tuple[bytes, dict, list[str]]:

@@ -65,7 +65,16 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # DXIL's -Zi collector; the ViewID state (stages with signatures: not a compute shader)
          "shaderbuild_dxil.debuginfo", "shaderbuild_dxil.viewid",
          # counted-loop analysis for [unroll] loops; DXIL's dominator trees for --validate's SSA check (and ViewID)
-         "shaderbuild.ir.loops", "shaderbuild_dxil.ctrldep"}
+         "shaderbuild.ir.loops", "shaderbuild_dxil.ctrldep",
+         # (sixth pass) the unroll pass for [unroll] loops only; the shared polyfills for a call of one only; the
+         # standalone root-signature compile for -T rootsig_1_x only; DXIL's intrinsic handlers for a shader that
+         # calls an intrinsic (this one calls none)
+         "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill", "shaderbuild.rootsig.standalone",
+         "shaderbuild_dxil.intrinsics",
+         # sema's template instantiation: TemplateLowering joins Analyzer on the first template declaration
+         "shaderbuild.front.sema.templates",
+         # SPIR-V's resource methods (Sample, Load, GetDimensions...): the intrinsic table's first miss loads them
+         "shaderbuild_spirv.resource_ops"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
@@ -130,6 +139,8 @@ HEAVY = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
 def test_graphics_compile_with_root_signature_imports_no_heavy_module(tmp_path, target):
     modules, _ = _cold_compile(tmp_path, target, VS, "vs_6_0")
     assert "shaderbuild.rootsig.shader" in modules and not modules & HEAVY, sorted(modules & HEAVY)
+    if target == "spirv":       # intrinsics (normalize, mul) but no resource method: their lowerings stay unloaded
+        assert "shaderbuild_spirv.intrinsics" in modules and "shaderbuild_spirv.resource_ops" not in modules
 
 
 # what `import shaderbuild.cli` may add to a fresh interpreter's modules
@@ -147,3 +158,27 @@ def test_cli_import_is_light():
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=True)
     new = set(proc.stdout.split())
     assert "shaderbuild.cli" in new and new <= CLI_IMPORTS, sorted(new - CLI_IMPORTS)
+
+
+# a template, an [unroll] loop, resource methods and intrinsics DXIL polyfills (smoothstep, fmod, log10):
+# each module the compute compile above must not import is loaded here, from a fresh process, by its first use
+FEATURES = """template<typename T> T twice(T v) { return v + v; }
+RWStructuredBuffer<float4> Out : register(u0);
+Texture2D<float4> Tex : register(t1);
+[numthreads(8, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {
+    float4 acc = 0;
+    [unroll] for (int i = 0; i < 4; i++) acc += Tex.Load(int3(id.x + i, 0, 0));
+    acc.x += smoothstep(0.0, 1.0, twice(acc.w)) + fmod(acc.y, 3.0) + log10(acc.z + 2.0);
+    Out[id.x] = acc;
+}
+"""
+FIRST_USE = {"spirv": {"shaderbuild.front.sema.templates", "shaderbuild.passes.unroll", "shaderbuild_spirv.resource_ops"},
+             "dxil": {"shaderbuild.front.sema.templates", "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill",
+                      "shaderbuild_dxil.intrinsics"}}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_modules_load_on_first_use(tmp_path, target):
+    modules, _ = _cold_compile(tmp_path, target, FEATURES)
+    assert (tmp_path / "cs.out").stat().st_size > 0
+    assert FIRST_USE[target] <= modules, sorted(FIRST_USE[target] - modules)

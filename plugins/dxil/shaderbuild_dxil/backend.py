@@ -229,8 +229,6 @@ def library_rdat(lm: LoweredModule) -> bytes:
     """The RDAT part of a library: its resources, one function record per exported shader
     (kind, payload and attribute sizes, features, stage, minimum shader model) and the
     state-object subobjects."""
-    from shaderbuild.rootsig.rts0 import serialize
-
     from .rdat import (
         RESOURCE_FLAG_GLOBALLY_COHERENT,
         RESOURCE_FLAG_UAV_COUNTER,
@@ -267,7 +265,11 @@ def library_rdat(lm: LoweredModule) -> bytes:
                       o.field("Intersection") if "Intersection" in fields else "")
         else:
             values = o.values
-        data = serialize(o.root_signature) if o.root_signature is not None else b""
+        data = b""
+        if o.root_signature is not None:      # (the rootsig serializer loads for such subobjects only)
+            from shaderbuild.rootsig.rts0 import serialize
+
+            data = serialize(o.root_signature)
         subobjects.append(RdatSubobject(row.dxil_kind, o.name, values, data))
     return rdat_part(resources, functions, subobjects)
 

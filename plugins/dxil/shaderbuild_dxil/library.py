@@ -10,13 +10,16 @@ from shaderbuild.diagnostics import error
 from shaderbuild.ir.raytracing import RT_STAGES
 
 from .context import ModuleContext, used_globals
-from .debuginfo import DebugInfo
 from .llvm import types as T
 from .llvm.values import Function
 from .lower import FunctionLowerer
 from .lowered import LibraryFunction, LoweredModule
 from .raytracing import udt_size, udt_type
 from .statics import fold_static_initializers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .debuginfo import DebugInfo  # -Zi only: backend._debug_info imports it then
 
 __all__ = ["lower_library"]
 

@@ -28,7 +28,6 @@ from .context import (
     payload_struct,
     used_globals,
 )
-from .intrinsics import lower_intrinsic
 from .llvm import types as T
 from .llvm.builder import IRBuilder
 from .llvm.metadata import DINode
@@ -123,6 +122,15 @@ class _LoopTargets(DataRecord):
     cont: BasicBlock | None                # None: a switch
     returned: bool = False                 # a return breaks out of it: the flag is checked at `brk`
     continued: bool = False                # a switch a `continue` breaks out of: the flag is checked at `brk`
+
+
+@cache
+def _lower_intrinsic() -> Callable[[FunctionLowerer, ir.Intrinsic], list[Value]]:
+    """intrinsics.lower_intrinsic, imported on a shader's first intrinsic call: its handler table is
+    ~87 KB of bytecode that a shader calling none never runs (issue 23)."""
+    from .intrinsics import lower_intrinsic
+
+    return lower_intrinsic
 
 
 class FunctionLowerer:
@@ -862,7 +870,7 @@ class FunctionLowerer:
     def _intrinsic(self, e: ir.Intrinsic) -> list[Value]:
         if e.precise and self.b.fp_flags:
             return self._precise(e)
-        return lower_intrinsic(self, e)
+        return _lower_intrinsic()(self, e)
 
     # ------------------------------------------------------------------ calls (inlined)
     def _call(self, e: ir.Call) -> list[Value]:

@@ -51,6 +51,7 @@ from shaderbuild.ir.types import (
     resource_elem,
     scalar_of,
 )
+from shaderbuild.lightstd import cache
 from shaderbuild.records import DataRecord, Record
 
 from .builder import MAX_WORDS, ModuleBuilder, enum, too_long
@@ -202,6 +203,15 @@ class Ctx(DataRecord):
     debug: DebugInfo | None = None        # under -Zi
     derivative_group: str | None = None   # a compute shader's DerivativeGroup*NV mode (vulkan.compute_derivatives)
     shader_model: tuple[int, int] = (6, 0)
+
+
+@cache
+def _lower_intrinsic() -> Callable[[ExprEmitter, Intrinsic], int | None]:
+    """intrinsics.lower_intrinsic, imported on a shader's first intrinsic call (intrinsics.py imports this
+    module; a shader calling none never loads its table)."""
+    from .intrinsics import lower_intrinsic
+
+    return lower_intrinsic
 
 
 class ExprEmitter:
@@ -548,11 +558,9 @@ class ExprEmitter:
         return rid
 
     def e_intrinsic(self, e: Intrinsic) -> int:
-        from .intrinsics import lower_intrinsic
-
         if e.precise and not self.precise:
             return self.e_precise(e)
-        rid = lower_intrinsic(self, e)
+        rid = _lower_intrinsic()(self, e)
         return 0 if rid is None else rid
 
     # ----------------------------------------------------- places

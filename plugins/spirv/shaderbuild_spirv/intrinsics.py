@@ -33,7 +33,6 @@ from .builder import enum, inst
 from .emit_expr import ExprEmitter, ImagePlace, Ptr, SwizzlePlace, ncomp, with_scalar
 from .emit_types import matrix_shape
 from .polyfills import POLYFILLED
-from .resource_ops import RESOURCE_METHODS
 from .vulkan import (
     BEGIN_INTERLOCK,
     END_INTERLOCK,
@@ -48,6 +47,8 @@ if TYPE_CHECKING:       # no typing at run time (~2 ms of a cold compile, issue 
     from collections.abc import Callable
     from typing import TypeGuard
 
+    NATIVE_INTRINSICS: frozenset[str]       # (module __getattr__ below)
+
 if TYPE_CHECKING:      # a type alias: for type checkers only (no collections.abc at run time)
     Lowering = Callable[[ExprEmitter, Intrinsic], "int | None"]
 TABLE: dict[str, Lowering] = {}
@@ -55,9 +56,28 @@ TABLE: dict[str, Lowering] = {}
 
 def lower_intrinsic(fe: ExprEmitter, e: Intrinsic) -> int | None:
     fn = TABLE.get(e.name)
+    if fn is None and _add_resource_methods():
+        fn = TABLE.get(e.name)
     if fn is None:
         raise error(f"intrinsic '{e.name}' is not supported by the SPIR-V backend")
     return fn(fe, e)
+
+
+_RESOURCE_METHODS_ADDED = False
+
+
+def _add_resource_methods() -> bool:
+    """Put the resource methods (resource_ops.py: Sample, Load, GetDimensions, ...) into TABLE, once: on
+    the first name the table lacks, so that a shader calling no resource method does not import that
+    module (issue 23; no other entry has their names).  False when they were in already."""
+    global _RESOURCE_METHODS_ADDED
+    if _RESOURCE_METHODS_ADDED:
+        return False
+    _RESOURCE_METHODS_ADDED = True
+    from .resource_ops import RESOURCE_METHODS
+
+    TABLE.update(RESOURCE_METHODS)
+    return True
 
 
 def _ray_query(fe: ExprEmitter, e: Intrinsic) -> int | None:
@@ -962,7 +982,6 @@ TABLE.update({
     "ddx_fine": _derivative("OpDPdxFine", "DerivativeControl"),
     "ddy_fine": _derivative("OpDPdyFine", "DerivativeControl"),
 })
-TABLE.update(RESOURCE_METHODS)
 TABLE.update({name: _ray_query for name in RAYQUERY_METHODS})
 TABLE.update({name: _atomic for name in _ATOMICS})
 TABLE.update({name: _barrier for name in BARRIERS})
@@ -984,6 +1003,13 @@ TABLE.update({"SetMeshOutputCounts": _set_mesh_outputs, "DispatchMesh": _emit_me
 # other entry has a handler in TABLE (tests/ir/test_intrinsic_coverage.py)
 # table entries this backend refuses, with the reason: vulkan.UNSUPPORTED_INTRINSICS (its raise pass refuses them)
 # the HLSL intrinsics handled here (PATCH_BARRIER and the interlock pair are the backend's own: vulkan.py makes them)
-NATIVE_INTRINSICS = frozenset(TABLE) - {PATCH_BARRIER, BEGIN_INTERLOCK, END_INTERLOCK}
+
+
+def __getattr__(name: str) -> object:
+    if name == "NATIVE_INTRINSICS":     # every intrinsic with a handler, the resource methods included
+        _add_resource_methods()
+        return frozenset(TABLE) - {PATCH_BARRIER, BEGIN_INTERLOCK, END_INTERLOCK}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["BARRIERS", "NATIVE_INTRINSICS", "PATCH_BARRIER", "POLYFILLED", "UNSUPPORTED_INTRINSICS", "TABLE", "WAVE_ARITH", "builtin_input", "lower_intrinsic"]
