@@ -71,8 +71,6 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          # calls an intrinsic (this one calls none)
          "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill", "shaderbuild.rootsig.standalone",
          "shaderbuild_dxil.intrinsics",
-         # sema's template instantiation: TemplateLowering joins Analyzer on the first template declaration
-         "shaderbuild.front.sema.templates",
          # SPIR-V's resource methods (Sample, Load, GetDimensions...): the intrinsic table's first miss loads them
          "shaderbuild_spirv.resource_ops"}
 OTHER_BACKEND_ALLOWED = {
@@ -172,8 +170,8 @@ Texture2D<float4> Tex : register(t1);
     Out[id.x] = acc;
 }
 """
-FIRST_USE = {"spirv": {"shaderbuild.front.sema.templates", "shaderbuild.passes.unroll", "shaderbuild_spirv.resource_ops"},
-             "dxil": {"shaderbuild.front.sema.templates", "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill",
+FIRST_USE = {"spirv": {"shaderbuild.passes.unroll", "shaderbuild_spirv.resource_ops"},
+             "dxil": {"shaderbuild.passes.unroll", "shaderbuild.passes.polyfill",
                       "shaderbuild_dxil.intrinsics"}}
 
 

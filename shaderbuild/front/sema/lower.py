@@ -17,7 +17,6 @@ from ...ir.raytracing import RAYQUERY_MIN_SM, TRIANGLE_ATTRIBUTES
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
 from ...ir.subobjects import SUBOBJECT_CONSTANTS, SUBOBJECT_KINDS
-from ...lightstd import cache
 from ...options import CompileOptions, Profile
 from .. import ast
 from ..attributes import entry_modes, wave_size_problems
@@ -64,6 +63,7 @@ from .struct_resources import (
     set_data,
     struct_has_resource,
 )
+from .templates import TemplateLowering
 from .typeresolve import PATCH_TYPES, TypeResolver, precision_spelling
 from .typeresolve import unsized_value_array as _unsized_value_array
 
@@ -103,10 +103,9 @@ class MemberSymbol(VarSymbol):
         index: int = 0      # a slot set after construction, not a field
 
 
-class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLowering, StmtLowering,
+class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLowering, TemplateLowering, StmtLowering,
                RayTracingLowering, BitfieldLowering):
-    """The mixins combined, with the state they share.  templates.py's TemplateLowering joins on the first
-    template declaration (`declare_template`)."""
+    """The mixins combined, with the state they share."""
 
     def __init__(self, options: CompileOptions, profile: Profile, sink: DiagnosticSink,
                  caps: Capabilities = DEFAULT) -> None:
@@ -491,13 +490,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return self.instantiate_struct(ref)
         return None
 
-    def declare_template(self) -> None:
-        """Give this analyzer templates.py's methods (every call of one is behind a declared template): its
-        class becomes Analyzer with the TemplateLowering mixin.  Most shaders declare no template, and that
-        module is ~31 KB of bytecode (issue 23)."""
-        if type(self) is Analyzer:
-            self.__class__ = _templating_analyzer()
-
     def declare_type_like(self, d) -> None:
         if isinstance(d, ast.StructDecl) and d.spec_args is not None:
             if d.name not in self.struct_templates:
@@ -506,7 +498,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.StructDecl) and d.template_params:
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
-            self.declare_template()
             self.struct_templates[d.name] = d
         elif isinstance(d, ast.StructDecl):
             self.struct(d)
@@ -1230,7 +1221,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.template_params:
-            self.declare_template()
             self.func_templates.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:
             self.define_method(d)
@@ -1618,17 +1608,6 @@ def _has_unsized_param(info: FuncInfo) -> bool:
 
 def _has_field_semantics(t: ir.Type) -> bool:
     return isinstance(t, ir.Struct) and all(f.semantic is not None or _has_field_semantics(f.type) for f in t.fields)
-
-
-@cache
-def _templating_analyzer() -> type[Analyzer]:
-    """Analyzer with the TemplateLowering mixin (no method name of it is defined by another base)."""
-    from .templates import TemplateLowering
-
-    class TemplatingAnalyzer(Analyzer, TemplateLowering):
-        pass
-
-    return TemplatingAnalyzer
 
 
 def analyze(tu: ast.TranslationUnit, options: CompileOptions, profile: Profile, sink: DiagnosticSink,

@@ -18,7 +18,7 @@ MAX_TEMPLATE_DEPTH = 16
 
 
 class TemplateLowering(SemaBase):
-    """Mixin of Analyzer, joined on the first template declaration (lower.Analyzer.declare_template)."""
+    """Mixin of Analyzer."""
 
     def template_bindings(self, params: list[str], args: list[TemplateArg], values: dict[str, ast.TypeRef]) -> Undo:
         """Bind type parameters as type names and value parameters as constants of a scope under the current one."""
