@@ -388,3 +388,235 @@ def test_five_stages_carry_nested_structs_arrays_and_matrices(inner):
             want = expected(0 if x + y < W - 1 else 1)
             got = [c for t in targets for c in R.pixel(t, W, x, y)]
             assert got == want, (x, y, got, want)
+
+
+# ---------------------------------------------------------------- tessellation factors -> generated vertices
+
+G = 13      # the target is G x G; a domain location (u, v) is drawn as the pixel (round(12 u), round(12 v))
+VS_CP = """
+struct CP { float4 pos : POS; };
+CP main(uint id : SV_VertexID) { CP o; o.pos = float4(id, 0, 0, 1); return o; }
+"""
+HS_POINTS = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[EDGES] : SV_TessFactor; INSIDE_DECL };
+PC constants() {
+    const float e[4] = { OUTER };
+    PC o;
+    [unroll] for (int i = 0; i < EDGES; i++) o.edges[i] = e[i];
+    INSIDE_SET
+    return o;
+}
+[domain("DOMAIN")] [partitioning("PARTITIONING")] [outputtopology("point")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+DS_POINTS = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[EDGES] : SV_TessFactor; INSIDE_DECL };
+struct O { float4 pos : SV_Position; };
+[domain("DOMAIN")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) {
+    O o;
+    o.pos = float4((floor(uv * 12 + 0.5) + 0.5) / 13 * 2 - 1, 0, 1);
+    return o;
+}
+"""
+GS_SPRITE = """
+struct O { float4 pos : SV_Position; };
+[maxvertexcount(4)]
+void main(point O v[1], inout TriangleStream<O> s) {
+    const float h = 1.0 / 13;       // half a pixel in NDC
+    O o;
+    o.pos = v[0].pos + float4(-h, -h, 0, 0); s.Append(o);
+    o.pos = v[0].pos + float4(h, -h, 0, 0); s.Append(o);
+    o.pos = v[0].pos + float4(-h, h, 0, 0); s.Append(o);
+    o.pos = v[0].pos + float4(h, h, 0, 0); s.Append(o);
+}
+"""
+PS_WHITE = "float4 main(float4 pos : SV_Position) : SV_Target { return 1; }"
+
+
+def _segments(factor: float, partitioning: str) -> int:
+    """Segments of an edge whose factor needs no fractional placement (D3D and Vulkan spacing rules):
+    integer rounds up, fractional_odd / fractional_even round up to odd / even."""
+    n = -(-factor // 1)
+    if partitioning == "fractional_odd" and n % 2 == 0 or partitioning == "fractional_even" and n % 2:
+        n += 1
+    return int(n)
+
+
+def _quad_points(outer, inside, partitioning) -> set[tuple[float, float]]:
+    """Domain locations of a quad patch: edge i (u = 0, v = 0, u = 1, v = 1) split by outer[i], the
+    interior grid by inside[0] along u and inside[1] along v."""
+    e = [_segments(f, partitioning) for f in outer]
+    iu, iv = (_segments(f, partitioning) for f in inside)
+    pts = {(0.0, k / e[0]) for k in range(e[0] + 1)} | {(k / e[1], 0.0) for k in range(e[1] + 1)}
+    pts |= {(1.0, k / e[2]) for k in range(e[2] + 1)} | {(k / e[3], 1.0) for k in range(e[3] + 1)}
+    return pts | {(i / iu, j / iv) for i in range(1, iu) for j in range(1, iv)}
+
+
+def _isoline_points(outer, partitioning) -> set[tuple[float, float]]:
+    """outer[0] is the line density (lines at v = j / n, j < n, always integer spacing), outer[1] the line
+    detail (segments along u, by the partitioning)."""
+    lines, detail = _segments(outer[0], "integer"), _segments(outer[1], partitioning)
+    return {(k / detail, j / lines) for k in range(detail + 1) for j in range(lines)}
+
+
+TESS_POINT_CASES = {
+    "quad-integer": ("quad", "integer", (1.5, 2.2, 4.0, 5.5), (2.7, 3.1)),
+    "quad-fractional_even": ("quad", "fractional_even", (2.0, 4.0, 6.0, 2.0), (4.0, 2.0)),
+    "quad-fractional_odd": ("quad", "fractional_odd", (1.0, 3.0, 1.0, 3.0), (3.0, 1.0)),
+    "isoline-integer": ("isoline", "integer", (2.5, 3.2), None),
+    "isoline-fractional_odd": ("isoline", "fractional_odd", (2.0, 3.0), None),
+    "isoline-fractional_even": ("isoline", "fractional_even", (4.0, 6.0), None),
+}
+
+
+@pytest.mark.parametrize("case", list(TESS_POINT_CASES))
+def test_tess_factors_give_the_generated_vertices(case):
+    """The hull shader asks for point output: each generated vertex is drawn as one pixel at its domain
+    location, so the image is the set of vertices the tessellator made for the factors and partitioning."""
+    domain, partitioning, outer, inside = TESS_POINT_CASES[case]
+    edges = len(outer)
+    subs = {"DOMAIN": domain, "PARTITIONING": partitioning, "EDGES": str(edges),
+            "OUTER": ", ".join(repr(f) for f in (*outer, 0.0, 0.0)[:4]),
+            "INSIDE_DECL": "float inside[2] : SV_InsideTessFactor;" if inside else "",
+            "INSIDE_SET": f"o.inside[0] = {inside[0]!r}; o.inside[1] = {inside[1]!r};" if inside else ""}
+    hs, ds = HS_POINTS, DS_POINTS
+    for k, v in subs.items():
+        hs, ds = hs.replace(k, v), ds.replace(k, v)
+    (px,) = draw_tess(VS_CP, hs, ds, PS_WHITE, 4, 4, gs=GS_SPRITE, width=G, height=G)
+    pts = _quad_points(outer, inside, partitioning) if domain == "quad" else _isoline_points(outer, partitioning)
+    want = {(int(u * 12 + 0.5), int(v * 12 + 0.5)) for u, v in pts}
+    got = {(x, y) for y in range(G) for x in range(G) if R.pixel(px, G, x, y) != (0, 0, 0, 0)}
+    assert got == want, (sorted(got - want), sorted(want - got))
+    assert {R.pixel(px, G, x, y) for x, y in got} == {(255, 255, 255, 255)}
+
+
+# ---------------------------------------------------------------- patch constants read both patches at run-time indices
+
+VS_PATCH = """
+struct CP { float4 pos : POS; float val : VAL; uint count : COUNT; };
+static const float2 P[6] = { float2(-1, -1), float2(0, -1), float2(-1, 1), float2(0, -1), float2(1, -1), float2(0, 1) };
+CP main(uint id : SV_VertexID) {
+    CP o;
+    o.pos = float4(P[id], 0, 1);
+    o.val = id * 4 + 1;
+    o.count = id < 3 ? 2 : 4;       // how many output control points the patch constants add up
+    return o;
+}
+"""
+HS_PATCH = """
+struct CP { float4 pos : POS; float val : VAL; uint count : COUNT; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; float3 tint : TINT; };
+PC constants(InputPatch<CP, 3> ip, const OutputPatch<CP, 4> op, uint pid : SV_PrimitiveID) {
+    PC o;
+    [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 1;
+    o.inside[0] = 1; o.inside[1] = 1;
+    float sum = 0;
+    for (uint i = 0; i < ip[0].count; i++)      // a run-time bound: op[i] at a run-time index
+        sum += op[i].val;
+    o.tint = float3(sum, ip[pid % 3].val, op[3 - pid].val);
+    return o;
+}
+// three control points in, four out: the fourth completes the parallelogram
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) {
+    CP o;
+    if (i < 3) {
+        o = patch[i];
+        o.val = patch[i].val * 2;
+    } else {
+        o = patch[0];
+        o.pos = patch[1].pos + patch[2].pos - patch[0].pos;
+        o.val = patch[1].val + patch[2].val - patch[0].val;
+    }
+    return o;
+}
+"""
+DS_PATCH = """
+struct CP { float4 pos : POS; float val : VAL; uint count : COUNT; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; float3 tint : TINT; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) {
+    O o;
+    o.pos = p[0].pos + uv.x * (p[1].pos - p[0].pos) + uv.y * (p[2].pos - p[0].pos);
+    o.color = float4(pc.tint / 255, 1);
+    return o;
+}
+"""
+
+
+def test_patch_constants_read_input_and_output_patches_at_run_time_indices():
+    """Two patches of three control points (the left and right halves' lower-left triangles) each become a
+    four-point patch (the half); the patch-constant function sums a run-time count of output control points
+    and reads both patches at indices from SV_PrimitiveID, and the domain shader shows the result."""
+    (px,) = draw_tess(VS_PATCH, HS_PATCH, DS_PATCH, PS_COLOR, 3, 6)
+    for pid in range(2):
+        ins = [(3 * pid + i) * 4 + 1 for i in range(3)]
+        outs = [2 * v for v in ins] + [ins[1] + ins[2] - ins[0]]
+        count = 2 if pid == 0 else 4
+        want = (sum(outs[:count]), ins[pid % 3], outs[3 - pid], 255)
+        for y in range(H):
+            for x in range(pid * W // 2, (pid + 1) * W // 2):
+                assert R.pixel(px, W, x, y) == want, (pid, x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- layer and viewport written by the domain shader
+
+DS_LAYER = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+struct O {
+    float4 pos : SV_Position;
+    nointerpolation uint pid : PID;
+    uint layer : SV_RenderTargetArrayIndex;
+    uint vp : SV_ViewportArrayIndex;
+};
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pid : SV_PrimitiveID) {
+    O o;
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    o.pid = pid;
+    o.layer = pid;          // patch 0 -> layer 0, viewport 1; patch 1 -> layer 1, viewport 0
+    o.vp = 1 - pid;
+    return o;
+}
+"""
+HS_QUAD1 = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+PC constants() {
+    PC o;
+    [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 2;
+    o.inside[0] = 2; o.inside[1] = 2;
+    return o;
+}
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+PS_LAYER = """
+float4 main(float4 pos : SV_Position, nointerpolation uint pid : PID, uint layer : SV_RenderTargetArrayIndex,
+            uint vp : SV_ViewportArrayIndex) : SV_Target {
+    return float4(pid * 100 + 20, layer * 100 + 30, vp * 100 + 40, 255) / 255;
+}
+"""
+
+
+def test_domain_shader_writes_layer_and_viewport():
+    """SV_RenderTargetArrayIndex and SV_ViewportArrayIndex from the domain stage (Vulkan: Layer and ViewportIndex
+    in the tessellation evaluation stage, the shaderOutputLayer / shaderOutputViewportIndex features): each
+    patch lands in its layer, in its viewport's half, and the pixel shader reads both back."""
+    (px,) = draw_tess(VS_CP, HS_QUAD1, DS_LAYER, PS_LAYER, 4, 8, layers=2, viewports=2)
+    for layer in range(2):
+        pid, vp = layer, 1 - layer
+        img = px[layer * W * H * 4:(layer + 1) * W * H * 4]
+        for y in range(H):
+            for x in range(W):
+                inside = vp * W // 2 <= x < (vp + 1) * W // 2
+                want = (pid * 100 + 20, layer * 100 + 30, vp * 100 + 40, 255) if inside else (0, 0, 0, 0)
+                assert R.pixel(img, W, x, y) == want, (layer, x, y, R.pixel(img, W, x, y), want)
