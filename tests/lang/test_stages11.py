@@ -544,7 +544,10 @@ struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
 O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) {
     O o;
     o.pos = p[0].pos + uv.x * (p[1].pos - p[0].pos) + uv.y * (p[2].pos - p[0].pos);
-    o.color = float4(pc.tint / 255, 1);
+    float sum = 0;
+    for (uint k = 0; k < p[0].count; k++)      // the domain shader too reads the output patch at run-time indices
+        sum += p[k].val;
+    o.color = float4(pc.tint, sum) / 255;
     return o;
 }
 """
@@ -553,13 +556,14 @@ O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) {
 def test_patch_constants_read_input_and_output_patches_at_run_time_indices():
     """Two patches of three control points (the left and right halves' lower-left triangles) each become a
     four-point patch (the half); the patch-constant function sums a run-time count of output control points
-    and reads both patches at indices from SV_PrimitiveID, and the domain shader shows the result."""
+    and reads both patches at indices from SV_PrimitiveID; the domain shader shows the result and sums the same
+    output control points itself."""
     (px,) = draw_tess(VS_PATCH, HS_PATCH, DS_PATCH, PS_COLOR, 3, 6)
     for pid in range(2):
         ins = [(3 * pid + i) * 4 + 1 for i in range(3)]
         outs = [2 * v for v in ins] + [ins[1] + ins[2] - ins[0]]
         count = 2 if pid == 0 else 4
-        want = (sum(outs[:count]), ins[pid % 3], outs[3 - pid], 255)
+        want = (sum(outs[:count]), ins[pid % 3], outs[3 - pid], sum(outs[:count]))
         for y in range(H):
             for x in range(pid * W // 2, (pid + 1) * W // 2):
                 assert R.pixel(px, W, x, y) == want, (pid, x, y, R.pixel(px, W, x, y), want)
@@ -620,3 +624,107 @@ def test_domain_shader_writes_layer_and_viewport():
                 inside = vp * W // 2 <= x < (vp + 1) * W // 2
                 want = (pid * 100 + 20, layer * 100 + 30, vp * 100 + 40, 255) if inside else (0, 0, 0, 0)
                 assert R.pixel(img, W, x, y) == want, (layer, x, y, R.pixel(img, W, x, y), want)
+
+
+# ---------------------------------------------------------------- matrix and array vertex inputs from a vertex buffer
+
+VS_MATRIX_INPUT = """
+struct VIn { float2 pos : POSITION; float2x3 m : M; row_major float2x3 r : R; float a[2] : ARR; };
+struct VOut { float4 pos : SV_Position; float4 c[4] : COLOR; };
+VOut main(VIn i) {
+    VOut o;
+    o.pos = float4(i.pos, 0, 1);
+    o.c[0] = float4(i.m[0][0], i.m[0][1], i.m[0][2], i.m[1][0]) / 255;
+    o.c[1] = float4(i.m[1][1], i.m[1][2], i.r[0][0], i.r[0][1]) / 255;
+    o.c[2] = float4(i.r[0][2], i.r[1][0], i.r[1][1], i.r[1][2]) / 255;
+    o.c[3] = float4(i.a[0], i.a[1], 0, 255) / 255;
+    return o;
+}
+"""
+PS_MATRIX_INPUT = """
+struct O { float4 t[4] : SV_Target0; };
+O main(float4 pos : SV_Position, nointerpolation float4 c[4] : COLOR) { O o; o.t = c; return o; }
+"""
+
+
+def test_matrix_and_array_vertex_inputs_from_a_vertex_buffer():
+    """A column_major and a row_major float2x3 and a float[2] read from a vertex buffer.  The two targets lay the
+    attributes out differently, as their APIs do: in SPIR-V (DXC's convention) a float2x3 is a mat2v3, one
+    Location per HLSL row whatever the packing; in DXIL a column_major matrix is one signature row (D3D input
+    element) per column, a row_major one per row.  The test writes each layout itself and both draws must show
+    the fourteen values (the DXIL draw goes through dxil-spirv, its input Locations read from its reflection)."""
+    from dxil_run import consumer_spirv
+    vals = [10 + 13 * j for j in range(14)]
+    m = [vals[0:3], vals[3:6]]
+    r = [vals[6:9], vals[9:12]]
+    a = vals[12:14]
+    corners = [(-1.0, -1.0), (3.0, -1.0), (-1.0, 3.0)]
+    vk = R.vk_runner()
+    vs, ps = R.build(VS_MATRIX_INPUT, "main", "vs_6_0"), R.build(PS_MATRIX_INPUT, "main", "ps_6_0")
+    # SPIR-V: pos | M row 0 | M row 1 | R row 0 | R row 1 | a[0] | a[1]
+    spirv_vertex = [*m[0], *m[1], *r[0], *r[1], *a]
+    locs = {(e["semantic"], e["index"]): e["location"] for e in vs.manifest["entry"]["inputs"]}
+    spirv_vb = vk.VertexBuffer(b"".join(R.pack("f", [*c, *spirv_vertex]) for c in corners), 64, [
+        (locs["POSITION", 0], "float2", 0), (locs["M", 0], "float3", 8), (locs["M", 0] + 1, "float3", 20),
+        (locs["R", 0], "float3", 32), (locs["R", 0] + 1, "float3", 44), (locs["ARR", 0], "float", 56),
+        (locs["ARR", 0] + 1, "float", 60)])
+    # D3D: pos | M column 0, 1, 2 (float2 each) | R row 0 | R row 1 | a[0] | a[1]
+    d3d_vertex = [m[0][0], m[1][0], m[0][1], m[1][1], m[0][2], m[1][2], *r[0], *r[1], *a]
+    want = [(vals[0], vals[1], vals[2], vals[3]), (vals[4], vals[5], vals[6], vals[7]),
+            (vals[8], vals[9], vals[10], vals[11]), (vals[12], vals[13], 0, 255)]
+
+    def check(targets: list[bytes], who: str) -> None:
+        for t, w in enumerate(want):
+            assert {R.pixel(targets[t], W, x, y) for y in range(H) for x in range(W)} == {w}, (who, t, w)
+
+    targets, _ = vk.run_graphics(vs.binary, "main", ps.binary, "main", W, H, vertex_buffers=[spirv_vb], targets=4,
+                                 full=True)
+    check(targets, "SPIR-V")
+    converted = [consumer_spirv(t) for t in (R.twin_of(vs), R.twin_of(ps)) if t is not None]
+    assert len(converted) == 2 and None not in converted, "no checked DXIL twin"
+    (vs2, vs_facts), (ps2, ps_facts) = converted
+    theirs = {e["name"]: e["location"] for e in vs_facts["reflect"]["inputs"]}
+    d3d_vb = vk.VertexBuffer(b"".join(R.pack("f", [*c, *d3d_vertex]) for c in corners), 64, [
+        (theirs["POSITION"], "float2", 0), *((theirs["M"] + k, "float2", 8 + 8 * k) for k in range(3)),
+        (theirs["R"], "float3", 32), (theirs["R"] + 1, "float3", 44), (theirs["ARR"], "float", 56),
+        (theirs["ARR"] + 1, "float", 60)])
+    targets, _ = vk.run_graphics(vs2, vs_facts["entry"], ps2, ps_facts["entry"], W, H, vertex_buffers=[d3d_vb],
+                                 targets=4, full=True)
+    check(targets, "DXIL through dxil-spirv")
+
+
+# ---------------------------------------------------------------- pixel inputs indexed at run time
+
+VS_ROWS = """
+struct VOut { float4 pos : SV_Position; float4 c[3] : COLOR; row_major float3x4 m : MAT; };
+VOut main(uint id : SV_VertexID) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    for (uint k = 0; k < 3; k++) {
+        o.c[k] = float4(k * 40 + 10, k * 40 + 20, k * 40 + 30, 255) / 255;
+        o.m[k] = float4(k * 30 + 5, 200 - k * 50, k * 7 + 1, 255) / 255;
+    }
+    return o;
+}
+"""
+PS_ROWS = """
+float4 main(float4 pos : SV_Position, nointerpolation float4 c[3] : COLOR, nointerpolation row_major float3x4 m : MAT)
+    : SV_Target {
+    uint k = uint(pos.x) % 3;                  // a run-time index: the pixel's column
+    uint j = uint(pos.y) % 3;
+    return float4(c[k].x, c[j].y, m[k].y, m[j][(k + j) % 3]);
+}
+"""
+
+
+def test_pixel_inputs_indexed_at_run_time():
+    """An input array and the rows of a row_major matrix input read at indices computed from SV_Position."""
+    px = R.draw(VS_ROWS, PS_ROWS, W, H)
+    c = [(k * 40 + 10, k * 40 + 20, k * 40 + 30, 255) for k in range(3)]
+    m = [(k * 30 + 5, 200 - k * 50, k * 7 + 1, 255) for k in range(3)]
+    for y in range(H):
+        for x in range(W):
+            k, j = x % 3, y % 3
+            want = (c[k][0], c[j][1], m[k][1], m[j][(k + j) % 3])
+            assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y), want)
