@@ -728,3 +728,61 @@ def test_pixel_inputs_indexed_at_run_time():
             k, j = x % 3, y % 3
             want = (c[k][0], c[j][1], m[k][1], m[j][(k + j) % 3])
             assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- winding of the tessellator's triangles
+
+HS_WINDING = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[EDGES] : SV_TessFactor; float inside INSIDE : SV_InsideTessFactor; };
+PC constants() {
+    PC o;
+    [unroll] for (int e = 0; e < EDGES; e++) o.edges[e] = 2;
+    o.inside = 2;
+    return o;
+}
+[domain("DOMAIN")] [partitioning("integer")] [outputtopology("TOPOLOGY")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+DS_WINDING = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[EDGES] : SV_TessFactor; float inside INSIDE : SV_InsideTessFactor; };
+struct O { float4 pos : SV_Position; };
+[domain("DOMAIN")]
+O main(PC pc, LOCATION_TYPE loc : SV_DomainLocation, const OutputPatch<CP, 4> p) {
+    O o;
+    o.pos = float4(POSITION, 0, 1);
+    return o;
+}
+"""
+PS_FACING = "float4 main(float4 p : SV_Position, bool f : SV_IsFrontFace) : SV_Target { return f ? float4(1, 0, 0, 1) : float4(0, 0, 1, 1); }"
+WINDING_DOMAINS = {
+    # the whole target: (u, v) -> (x, y) = (2u - 1, 2v - 1) (y down)
+    "quad": {"EDGES": "4", "INSIDE": "[2]", "LOCATION_TYPE": "float2", "POSITION": "loc * 2 - 1"},
+    # barycentrics (b0, b1, b2) -> corners (-1, -1), (3, -1), (-1, 3), covering the target
+    "tri": {"EDGES": "3", "INSIDE": "", "LOCATION_TYPE": "float3",
+            "POSITION": "loc.x * float2(-1, -1) + loc.y * float2(3, -1) + loc.z * float2(-1, 3)"},
+}
+
+
+@pytest.mark.parametrize("domain", list(WINDING_DOMAINS))
+def test_output_topology_winding_gives_the_facing(domain):
+    """triangle_cw and triangle_ccw give every generated triangle one facing, opposite to each other, and culling
+    that face leaves nothing.  Which facing is cw is not computed here: SPIR-V takes DXC's mapping (VertexOrderCw /
+    VertexOrderCcw), and the DXIL twin through dxil-spirv must agree with it pixel for pixel."""
+    subs = dict(WINDING_DOMAINS[domain], DOMAIN=domain)
+    seen = {}
+    for topology in ("triangle_cw", "triangle_ccw"):
+        hs, ds = HS_WINDING.replace("TOPOLOGY", topology), DS_WINDING
+        for k, v in subs.items():
+            hs, ds = hs.replace(k, v), ds.replace(k, v)
+        if domain == "quad":
+            hs = hs.replace("o.inside = 2;", "o.inside[0] = 2; o.inside[1] = 2;")
+        (px,) = draw_tess(VS_CP, hs, ds, PS_FACING, 4, 4)
+        colours = {R.pixel(px, W, x, y) for y in range(H) for x in range(W)}
+        assert len(colours) == 1 and colours <= {(255, 0, 0, 255), (0, 0, 255, 255)}, (topology, colours)
+        seen[topology] = colours.pop()
+        (culled,) = draw_tess(VS_CP, hs, ds, PS_FACING, 4, 4, cull="front" if seen[topology][0] else "back")
+        assert set(culled) == {0}, topology
+    assert seen["triangle_cw"] != seen["triangle_ccw"]
